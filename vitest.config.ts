@@ -11,6 +11,7 @@ export const OWN_PROCESS = [
   'test/remote/http-pool.test.ts',
   'test/runs/journal-group-commit.test.ts',
   'test/store/create-store-busy.test.ts',
+  'test/store/failed-append.test.ts',
   'test/store/file-store.test.ts',
   'test/store/lock-portable.test.ts',
   'test/sync/no-hard-links.test.ts',

@@ -10,7 +10,7 @@
 //  2b. (scripts/xlsx-interop.mjs) every workbook examctl writes (run report, the report kept
 //     beside a target held open, templates with their Columns sheet, review-session show -o xlsx)
 //     read by openpyxl, LibreOffice (CSV of every sheet, and saved again) and examctl's reader:
-//     the same values, and the fills, notes, filter, text format and frozen header; the typed
+//     the same values, and the fills, marked cells, filter, text format and frozen header; the typed
 //     cells of review-session show -o xlsx (numbers, booleans, date-times) kept by a LibreOffice save;
 //  2c. packs examctl and installs the tarball with --omit=dev into an empty folder: at most 60
 //     packages and 20 MB, no "deprecated" warning; its report workbook opens in openpyxl;

@@ -2,7 +2,7 @@
 test/xlsx/typed-workbooks.test.ts): per sheet its values (every cell as text, an empty cell ''),
 each cell's type and value as openpyxl gives it (`typed`: [type name, text], a datetime in ISO
 8601, an empty cell null), the value types openpyxl saw, the fill colour of each row, the number
-formats of the cells that hold a value, the notes (comments) with their cell's fill, the header's
+formats of the cells that hold a value, the cells in the marked fill (FFC00000), the header's
 boldness, the frozen pane, the auto-filter range and the column widths. Prints one JSON
 document: {file: [sheet, ...]}."""
 import json
@@ -27,7 +27,7 @@ def typed(value):
 def sheet_summary(ws):
     rows = []
     typed_rows = []
-    notes = {}
+    marked = []
     types = set()
     fills = []
     formats = set()
@@ -37,8 +37,8 @@ def sheet_summary(ws):
         row_fills = set()
         for cell in row:
             value = cell.value
-            if cell.comment is not None:
-                notes[cell.coordinate] = {'text': cell.comment.text, 'fill': fill_of(cell)}
+            if fill_of(cell) == 'FFC00000':
+                marked.append(cell.coordinate)
             if value is not None:
                 types.add(type(value).__name__)
             values.append('' if value is None else value if isinstance(value, str) else repr(value))
@@ -54,7 +54,7 @@ def sheet_summary(ws):
         'name': ws.title,
         'rows': rows,
         'typed': typed_rows,
-        'notes': notes,
+        'marked': marked,
         'types': sorted(types),
         'fills': fills,
         'formats': sorted(formats),

@@ -27,20 +27,17 @@ import { commandName } from './command-declaration.js';
  * entry here. Only run-cli.ts imports this file: it hands the map to the command tree and, for
  * `runs resume` and `runs show`, to the commands through their deps.
  */
-function behaviour<T extends SpecTable>(
-  declaration: DeclaredCommand<T>,
-  run: () => Promise<CommandRun<CommandOptions<DeclaredCommand<T>>>>,
-  rerunInput?: () => Promise<RerunInput>,
-): [string, CommandBehaviour] {
-  return [commandName(declaration), rerunInput === undefined ? { run: run as () => Promise<CommandRun<never>> } : { run: run as () => Promise<CommandRun<never>>, rerunInput }];
+function behaviour<T extends SpecTable>(declaration: DeclaredCommand<T>, run: () => Promise<CommandRun<CommandOptions<DeclaredCommand<T>>>>): [string, CommandBehaviour] {
+  return [commandName(declaration), { run: run as () => Promise<CommandRun<never>> }];
+}
+
+/** A resumable command's module: its `run` and the `rerunInput` that reads its input again, from the one import. */
+function resumable<T extends SpecTable>(declaration: DeclaredCommand<T>, load: () => Promise<{ run: CommandRun<CommandOptions<DeclaredCommand<T>>>; rerunInput: RerunInput }>): [string, CommandBehaviour] {
+  return [commandName(declaration), { run: async () => (await load()).run as CommandRun<never>, rerunInput: async () => (await load()).rerunInput }];
 }
 
 export const COMMAND_BEHAVIOURS: Behaviours = new Map([
-  behaviour(
-    COLLECTION_ADD,
-    async () => (await import('./commands/collection-add.js')).run,
-    async () => (await import('./commands/collection-add.js')).rerunInput,
-  ),
+  resumable(COLLECTION_ADD, () => import('./commands/collection-add.js')),
   behaviour(COMPLETION, async () => (await import('./commands/completion.js')).run),
   behaviour(CONFIG_SET_PROFILE, async () => (await import('./commands/config.js')).runSetProfile),
   behaviour(CONFIG_LIST, async () => (await import('./commands/config.js')).runList),
@@ -48,11 +45,7 @@ export const COMMAND_BEHAVIOURS: Behaviours = new Map([
   behaviour(CONFIG_USE, async () => (await import('./commands/config.js')).runUse),
   behaviour(CONFIG_SHOW, async () => (await import('./commands/config.js')).runShow),
   behaviour(DOCTOR, async () => (await import('./commands/doctor.js')).run),
-  behaviour(
-    INVIGILATORS_REMOVE,
-    async () => (await import('./commands/invigilators-remove.js')).run,
-    async () => (await import('./commands/invigilators-remove.js')).rerunInput,
-  ),
+  resumable(INVIGILATORS_REMOVE, () => import('./commands/invigilators-remove.js')),
   behaviour(LOCAL_EXPORT, async () => (await import('./commands/local-export.js')).run),
   behaviour(LOCAL_INIT, async () => (await import('./commands/local-init.js')).run),
   behaviour(LOCAL_SERVE, async () => (await import('./commands/local-serve.js')).run),
@@ -63,11 +56,7 @@ export const COMMAND_BEHAVIOURS: Behaviours = new Map([
   behaviour(RUNS_RESUME, async () => (await import('./commands/runs.js')).runResume),
   behaviour(RUNS_PRUNE, async () => (await import('./commands/runs.js')).runPrune),
   behaviour(SCHEDULE_LINKS, async () => (await import('./commands/schedule-links.js')).run),
-  behaviour(
-    SCHEDULE_PUSH,
-    async () => (await import('./commands/schedule-push.js')).run,
-    async () => (await import('./commands/schedule-push.js')).rerunInput,
-  ),
+  resumable(SCHEDULE_PUSH, () => import('./commands/schedule-push.js')),
   behaviour(SCHEMA, async () => (await import('./commands/schema.js')).run),
   behaviour(SYNCED_SHOW, async () => (await import('./commands/synced.js')).runShow),
   behaviour(SYNCED_FORGET, async () => (await import('./commands/synced.js')).runForget),
@@ -78,9 +67,5 @@ export const COMMAND_BEHAVIOURS: Behaviours = new Map([
   behaviour(SYNCED_ADOPT_SCHEDULES, async () => (await import('./commands/synced-adopt.js')).runAdoptSchedules),
   behaviour(SYNCED_ADOPT_COLLECTIONS, async () => (await import('./commands/synced-adopt.js')).runAdoptCollections),
   behaviour(TEMPLATE, async () => (await import('./commands/template.js')).run),
-  behaviour(
-    USER_SYNC,
-    async () => (await import('./commands/user-sync.js')).run,
-    async () => (await import('./commands/user-sync.js')).rerunInput,
-  ),
+  resumable(USER_SYNC, () => import('./commands/user-sync.js')),
 ]);

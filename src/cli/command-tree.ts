@@ -129,8 +129,8 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
           keptOptions,
           commandFlags,
           invocation: piped === undefined ? options : { ...options, file: '-' },
-          ...(stdin === undefined ? {} : { stdinFile: stdin.path }),
-          ...(piped === undefined ? {} : { pipedFile: parsed.file as string }),
+          stdinFile: stdin?.path,
+          pipedFile: piped === undefined ? undefined : (parsed.file as string),
         };
         setExit(await run(options as never, commandDeps, targetOnce(options, commandDeps)));
       } finally {

@@ -1,4 +1,4 @@
-import { CommanderError, type Command, type Option } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { ExamctlError, ExitCode, UsageError } from '../system/errors.js';
 import { terminalLines } from '../formats/terminal-text.js';
 import { COMMAND_BEHAVIOURS } from './command-behaviours.js';
@@ -35,6 +35,9 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     COMMAND_BEHAVIOURS,
     true,
   );
+  // The command commander entered last: the one whose subcommand is missing when it shows help instead (commands are at most two deep).
+  let entered: Command = program;
+  program.hook('preSubcommand', (_program, command) => void (entered = command));
   const debug = argv.includes('--debug');
   // Help and the version are text: with --json or -o a script would parse it as the document.
   const textFlag = argv.find((arg) => arg === '-h' || arg === '--help' || arg === '-V' || arg === '--version');
@@ -50,7 +53,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     if (error instanceof CommanderError) {
       // Help or version asked for: 0. A command group without its subcommand (`examctl user`) shows help: a usage error.
       if (error.exitCode === 0) return ExitCode.Ok;
-      const message = error.code === 'commander.help' ? missingCommandMessage(program, argv) : error.message.replace(/^error: /, '');
+      const message = error.code === 'commander.help' ? missingCommandMessage(entered) : error.message.replace(/^error: /, '');
       return failWith(new UsageError(message), ExitCode.Usage);
     }
     if (error instanceof ExamctlError) {
@@ -73,30 +76,11 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
  * Commander's help-instead-of-a-command error says only "(outputHelp)": name the group whose
  * command is missing, as a script reading the --json error document needs.
  */
-function missingCommandMessage(program: Command, argv: readonly string[]): string {
-  let command = program;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg.startsWith('-')) {
-      // An option's value is not a command (`--store runs user`): skip it.
-      const option = optionsInScope(command).find((candidate) => candidate.long === arg || candidate.short === arg);
-      if (option !== undefined && (option.required || option.optional)) i += 1;
-      continue;
-    }
-    const sub = command.commands.find((candidate) => candidate.name() === arg || candidate.aliases().includes(arg));
-    if (sub !== undefined) command = sub;
-  }
+function missingCommandMessage(command: Command): string {
   const path = [];
   for (let at: Command | null = command; at !== null; at = at.parent) path.unshift(at.name());
   const names = command.commands.map((sub) => sub.name()).filter((name) => name !== 'help');
   return `missing command: ${path.join(' ')} <command>, one of ${names.join(', ')} (${path.join(' ')} --help says more)`;
-}
-
-/** The options a command takes: its own and those of the commands above it (global flags). */
-function optionsInScope(command: Command): readonly Option[] {
-  const options: Option[] = [];
-  for (let at: Command | null = command; at !== null; at = at.parent) options.push(...at.options);
-  return options;
 }
 
 /** --json, or -o / --output with any format, anywhere in argv. */

@@ -36,6 +36,8 @@ export interface CommandDeps {
   openApi?: ApiFactory;
   /** Yes/no question on a TTY; defaults to @inquirer/prompts. */
   confirm?: (message: string) => Promise<boolean>;
+  /** A secret asked on a TTY, masked (login's token, a PIN); defaults to @inquirer/prompts' password on stderr. */
+  askSecret?: (message: string, signal?: AbortSignal) => Promise<string>;
   /** The terminal behind `stderr`, for the progress line; absent (tests, pipes): no progress line. */
   progressStream?: NodeJS.WritableStream;
   /** Where prompts read keys and draw; default process.stdin and process.stderr. Tests inject a fake terminal. */
@@ -71,7 +73,7 @@ export interface CommandDeps {
   runTrust?: import('../runs/run-trust.js').RunTrust;
   /** The platform messages describe (tests: a Windows path through on Linux); process.platform when absent. */
   platform?: NodeJS.Platform;
-  /** The remote client's wait between attempts (backoff, Retry-After); the real timer when absent. Tests of retried runs pass a short one. */
+  /** The remote client's wait between attempts (backoff, Retry-After; login's check too); the real timer when absent. Tests of retried runs pass a short one. */
   retrySleep?: import('../api/flow-control.js').Sleep;
 }
 
@@ -91,5 +93,5 @@ export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boole
 
 /** The prompt streams and the Ctrl-C signal, as src/terminal/prompts.ts takes them. */
 export function promptIoOf(deps: CommandDeps): { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream; signal?: AbortSignal } {
-  return { ...deps.promptIo, ...(deps.signal === undefined ? {} : { signal: deps.signal }) };
+  return { ...deps.promptIo, signal: deps.signal };
 }

@@ -228,6 +228,13 @@ export function profileNamed(config: ExamctlConfig, name: string, env: Env, via?
   throw new UsageError(`${via === undefined ? '' : `${via}: `}no profile named ${quotedValue(name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ' (no profiles configured)'}`);
 }
 
+/** The same checks a run makes, so a profile (config set-profile, login) cannot hold a URL every command would refuse; its trailing slashes dropped. */
+export async function checkedBaseUrl(baseUrl: string, allowInsecureHttp: boolean): Promise<string> {
+  const { parseBaseUrl } = await import('../api/url-policy.js');
+  parseBaseUrl(baseUrl, allowInsecureHttp);
+  return baseUrl.trim().replace(/\/+$/, '');
+}
+
 /** Expands `~/` and resolves a relative path against `base`. */
 export function expandPath(file: string, base: string, env: Env = process.env): string {
   if (file === '~' || file.startsWith('~/')) return path.join(env.HOME ?? os.homedir(), file.slice(1));

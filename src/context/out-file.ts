@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { ReplaceFailedError } from '../system/atomic-file.js';
 import { TargetError, UsageError } from '../system/errors.js';
 import { fileIdentity, openOutputFile, type OutputFile } from '../system/output-file.js';
@@ -16,14 +17,9 @@ function writeFailure(out: string, error: unknown): TargetError {
 
 /**
  * Runs `produce` with stdout pointed at `out` (`--out <file>`), or as it is when `out` is
- * undefined; diagnostics stay on stderr. Through the output gate (system/output-file.ts): a file
- * is written beside its name and renamed into place only once the command succeeded, so a
- * failed command leaves the old file; a FIFO, device or descriptor (`/dev/stdout`) is written in
- * place; anything else, or an unwritable location, is exit 2 before any work; a write that fails
- * (`/dev/full`, a full disk) or a final replace that fails (on Windows: the file is open in
- * Excel, the finished file kept beside it) is exit 3. What is written from the store or the
- * service is created 0600 whatever the umask (docs/security.md, "Other local users"); a
- * template or schema, which holds nothing of the user's, keeps the umask.
+ * undefined; diagnostics stay on stderr. Through the output gate (docs/security.md, "Outputs"):
+ * a failed command leaves the old file; a write or a final replace that fails (on Windows: the
+ * file is open in Excel, the finished file kept beside it) is exit 3.
  */
 export async function withOutFile(
   out: string | undefined,
@@ -67,10 +63,7 @@ export async function withOutFile(
     code = await produce(fileDeps);
     // A workbook's last chunks may still wait in `bytes` when the producer is done: all of them
     // reach the file before it is renamed into place (else a cut-short zip, exit 0).
-    await new Promise<void>((resolveEnd, reject) => {
-      bytes.once('error', reject);
-      bytes.end(() => resolveEnd());
-    });
+    await finished(bytes.end());
   } catch (error) {
     await file.discard();
     throw error;

@@ -1,10 +1,7 @@
 import { UsageError } from '../system/errors.js';
-import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import { assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
 import { promptsAllowed, type CommandDeps, type GlobalOptions } from './command-deps.js';
 import { nonEmpty } from '../system/env-values.js';
-import { describeSystemError } from '../system/system-error-words.js';
 
 /*
  * Where a schedule PIN comes from (docs/security.md, "Other local users"): a command line is
@@ -30,35 +27,16 @@ export async function givenPin(flags: PinFlags, deps: CommandDeps): Promise<stri
 }
 
 async function readPinFile(file: string, deps: CommandDeps): Promise<string> {
-  const { resolve } = await import('node:path');
-  const path = resolve(deps.cwd, file);
-  let text: string;
-  try {
-    const context = currentTrustContext(deps.env);
-    // Whoever can write the file or a folder above it chooses the PIN candidates type: the trust rule.
-    const { bytes, stat } = await readRegularFileWithStat(path, {
-      followLinks: true,
-      maxBytes: PIN_FILE_MAX_BYTES,
-      check: (handle, opened) => assertOpenedTrusted('--pin-file', path, handle, context, { stat: opened }),
-    });
-    if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) {
-      await deps.stderr.write(`${terminalLine(`warning: --pin-file: ${file} is readable by group or others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 ${file}`)}\n`);
-    }
-    text = bytes.toString('utf8');
-  } catch (error) {
-    if (error instanceof UntrustedPlaceError) throw error;
-    if (error instanceof NotRegularFileError) throw new UsageError(`--pin-file: ${error.message}`);
-    if (error instanceof FileTooLargeError) throw new UsageError(`--pin-file: ${file} is larger than ${PIN_FILE_MAX_BYTES} bytes: not a PIN file, not read`);
-    throw new UsageError(`--pin-file: cannot read ${file}: ${describeSystemError(error, 'file')}`);
+  const [{ resolve }, { readSecretFile }] = await Promise.all([import('node:path'), import('./remote-settings.js')]);
+  const { text, mode } = await readSecretFile(resolve(deps.cwd, file), '--pin-file', 'PIN', PIN_FILE_MAX_BYTES, deps.env, file);
+  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+    await deps.stderr.write(`${terminalLine(`warning: --pin-file: ${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`)}\n`);
   }
-  const pin = text.trim();
-  if (pin === '') throw new UsageError(`--pin-file: ${file} is empty`);
-  if (/[\r\n]/.test(pin)) throw new UsageError(`--pin-file: ${file} has more than one line; it must hold only the PIN`);
-  return pin;
+  return text;
 }
 
 /** Asks for the PIN (masked) when a person can be asked; undefined otherwise (the caller refuses as before). */
-export async function askPin(why: string, options: GlobalOptions, deps: CommandDeps & { askSecret?: (message: string, signal?: AbortSignal) => Promise<string> }): Promise<string | undefined> {
+export async function askPin(why: string, options: GlobalOptions, deps: CommandDeps): Promise<string | undefined> {
   if (!promptsAllowed(options, deps)) return undefined;
   const ask = deps.askSecret ?? (async (message: string, signal?: AbortSignal) => (await import('../terminal/prompts.js')).inquirerSecret(message, signal, 'PIN'));
   const pin = (await ask(`${why}: PIN`, deps.signal)).trim();

@@ -38,8 +38,6 @@ export interface RemoteTarget {
   warnings: string[];
 }
 
-export type RemoteTargetWithToken = RemoteTarget & { token: string; tokenSource: TokenSource };
-
 export const NO_TOKEN_MESSAGE = 'no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token';
 
 export const NO_BASE_URL_MESSAGE =
@@ -58,8 +56,8 @@ export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<Rem
  * The remote target of resolved settings: their base URL, and the token from --token-file,
  * EXAMCTL_TOKEN, else the profile's (tokenFile, else token). Undefined when no base URL is
  * configured anywhere (the caller that needs one throws NO_BASE_URL_MESSAGE). A missing token is
- * not an error here (a dry run sends nothing and needs none): use `requireRemoteTarget` where one
- * is needed. Throws UsageError for an unreadable, empty or multi-line token file.
+ * not an error here (a dry run sends nothing and needs none): sending without one is (target.ts).
+ * Throws UsageError for an unreadable, empty or multi-line token file.
  */
 export async function remoteTargetOf(settings: RunSettings, input: Pick<RemoteTargetInput, 'tokenFile' | 'env' | 'cwd'>): Promise<RemoteTarget | undefined> {
   const { env } = input;
@@ -109,19 +107,6 @@ export async function remoteTargetOf(settings: RunSettings, input: Pick<RemoteTa
   return target;
 }
 
-/** As resolveRemoteTarget, but a missing base URL or token is a UsageError naming the flags and variables. */
-export async function requireRemoteTarget(input: RemoteTargetInput): Promise<RemoteTargetWithToken> {
-  const target = await resolveRemoteTarget(input);
-  if (target === undefined) throw new UsageError(NO_BASE_URL_MESSAGE);
-  if (target.token === undefined || target.tokenSource === undefined) {
-    throw new UsageError(
-      NO_TOKEN_MESSAGE +
-        (target.profile !== undefined ? ` (profile ${target.profile} has none)` : ''),
-    );
-  }
-  return target as RemoteTargetWithToken;
-}
-
 const SOURCE_WORDS: Readonly<Record<TokenSource, string>> = {
   'token-file': '--token-file',
   env: 'EXAMCTL_TOKEN',
@@ -136,41 +121,51 @@ export function describeSource(source: TokenSource): string {
 /** A token is a few hundred bytes at most: a larger "token file" is the wrong file, refused unread. */
 const TOKEN_FILE_MAX_BYTES = 64 * 1024;
 
-/**
- * Reads a token file: the whole file minus trailing whitespace (a trailing newline is normal).
- * Opened once as a regular file (src/system/regular-file.ts: a FIFO or device planted there is refused
- * without blocking), and its mode judged from that open handle, so another user cannot swap the
- * file between the check and the read. A symbolic link the user made is followed.
- */
+/** Reads a token file (below): the token, its file's loose mode added to `warnings`. */
 export async function readTokenFile(file: string, via: string, warnings: string[], env: Env = process.env): Promise<string> {
-  let text: string;
+  const { text, mode } = await readSecretFile(file, via, 'token', TOKEN_FILE_MAX_BYTES, env);
+  const exposed = tokenFileModeWarning(file, mode, via);
+  if (exposed !== undefined) warnings.push(exposed);
+  return text;
+}
+
+/**
+ * Reads a file holding one secret (a token, a schedule PIN): the whole file decoded by its BOM,
+ * minus surrounding whitespace (a trailing newline is normal), and its mode. Opened once as a
+ * regular file (src/system/regular-file.ts: a FIFO or device planted there is refused without
+ * blocking), judged by the trust rule on that open handle, so another user cannot swap the file
+ * between the check and the read (they would choose the secret sent). A symbolic link the user
+ * made is followed. Empty, larger than `maxBytes` or more than one line: refused, exit 2, naming `file` (the path as given).
+ */
+export async function readSecretFile(path: string, via: string, what: 'token' | 'PIN', maxBytes: number, env: Env, file = path): Promise<{ text: string; mode: number }> {
+  let read: { bytes: Buffer; stat: { mode: number } };
   const context = currentTrustContext(env);
   try {
-    const { bytes, stat } = await readRegularFileWithStat(file, {
+    read = await readRegularFileWithStat(path, {
       followLinks: true,
-      maxBytes: TOKEN_FILE_MAX_BYTES,
-      // Another user who can write the file or a directory above it chooses the token sent.
-      check: (handle, opened) => assertOpenedTrusted(`${via}: the token file`, file, handle, context, { stat: opened }),
+      maxBytes,
+      // Another user who can write the file or a directory above it chooses the secret sent.
+      check: (handle, opened) => assertOpenedTrusted(what === 'token' ? `${via}: the token file` : via, path, handle, context, { stat: opened }),
     });
-    const exposed = tokenFileModeWarning(file, stat.mode, via);
-    if (exposed !== undefined) warnings.push(exposed);
-    text = decodeByBom(bytes);
   } catch (error) {
     if (error instanceof UntrustedPlaceError) throw error;
     if (error instanceof NotRegularFileError) throw new UsageError(`${via}: ${error.message}`);
-    if (error instanceof FileTooLargeError) throw new UsageError(`${via}: ${file} is larger than ${TOKEN_FILE_MAX_BYTES / 1024} KiB: not a token file, not read`);
+    if (error instanceof FileTooLargeError) {
+      const most = maxBytes % 1024 === 0 ? `${maxBytes / 1024} KiB` : `${maxBytes} bytes`;
+      throw new UsageError(`${via}: ${file} is larger than ${most}: not a ${what} file, not read`);
+    }
     throw new UsageError(`${via}: cannot read ${file}: ${describeSystemError(error, 'file')}`);
   }
-  const token = text.replace(/\s+$/, '').replace(/^\s+/, '');
-  if (token === '') throw new UsageError(`${via}: ${file} is empty`);
+  const text = decodeByBom(read.bytes).trim();
+  if (text === '') throw new UsageError(`${via}: ${file} is empty`);
   // A token is printable ASCII: anything else is a file in an encoding examctl did not
   // recognise (UTF-16 without a BOM, a legacy code page), which the service would refuse (401).
-  if (/[^\x20-\x7e\r\n]/.test(token)) {
+  if (what === 'token' && /[^\x20-\x7e\r\n]/.test(text)) {
     throw new UsageError(
       `${via}: ${file} does not hold a plain token (it has characters a token never has: a file saved in another encoding?); ` +
         'save it as text (UTF-8, or UTF-16 with a BOM), e.g. in PowerShell: Set-Content -Encoding ascii token.txt $token',
     );
   }
-  if (/[\r\n]/.test(token)) throw new UsageError(`${via}: ${file} has more than one line; it must hold only the token`);
-  return token;
+  if (/[\r\n]/.test(text)) throw new UsageError(`${via}: ${file} has more than one line; it must hold only the ${what}`);
+  return { text, mode: read.stat.mode };
 }

@@ -3,14 +3,7 @@ import { nonEmpty } from '../system/env-values.js';
 import { configDir, loadConfig, profileNamed, type Env, type Profile, type ProfileDefaults } from './config-file.js';
 import type { ProfileNote } from '../report/run-report.js';
 
-/*
- * Every setting of a run with where it came from (docs/remote.md, "Where each setting comes
- * from"): a flag, then the environment, then a profile named (--profile, EXAMCTL_PROFILE), then the
- * default profile, then examctl's own. A flag or variable naming a target (--target, --store,
- * --base-url, EXAMCTL_TARGET, EXAMCTL_STORE, EXAMCTL_BASE_URL) is never overridden by a profile;
- * the default profile applies only to its own target (its base URL; the local engine when it has
- * none), a named one wherever it is named.
- */
+/* Every setting of a run with where it came from, by one rule: docs/remote.md, "Where each setting comes from". */
 
 /** The flags that choose the target and the profile, and those a profile's settings stand in for. */
 export type SettingFlags = { target?: string; store?: string; baseUrl?: string; profile?: string; map?: readonly string[]; set?: readonly string[] } & Partial<Pick<ProfileDefaults, ValueKey | 'mapFile'>>;
@@ -75,7 +68,7 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   const chosen = named ?? (fallback === undefined ? undefined : { name: fallback, via: 'the default profile' });
   const record = chosen === undefined ? undefined : profiles[chosen.name];
 
-  const target = targetOf(flags, env, named === undefined ? undefined : { name: named.name, baseUrl: profiles[named.name]?.baseUrl }, fallback === undefined ? undefined : { name: fallback, baseUrl: profiles[fallback]?.baseUrl });
+  const target = targetOf(flags, env, chosen === undefined ? undefined : { name: chosen.name, baseUrl: record?.baseUrl });
   const baseUrl: Setting<string> | undefined =
     target.value !== 'remote'
       ? undefined
@@ -116,8 +109,8 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   };
 }
 
-/** --target, a flag naming one, EXAMCTL_TARGET, a variable naming one, the named profile's, the default profile's, else local. */
-function targetOf(flags: SettingFlags, env: Env, named: { name: string; baseUrl: string | undefined } | undefined, fallback: { name: string; baseUrl: string | undefined } | undefined): Setting<'local' | 'remote'> {
+/** --target, a flag naming one, EXAMCTL_TARGET, a variable naming one, the chosen profile's (named, else the default one), else local. */
+function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUrl: string | undefined } | undefined): Setting<'local' | 'remote'> {
   const kind = (text: string, via: string): 'local' | 'remote' => {
     if (text === 'local' || text === 'remote') return text;
     throw new UsageError(`${via} must be local or remote, not "${text}"`);
@@ -129,7 +122,6 @@ function targetOf(flags: SettingFlags, env: Env, named: { name: string; baseUrl:
   if (variable !== undefined) return { value: kind(variable, 'EXAMCTL_TARGET'), from: `EXAMCTL_TARGET=${variable}` };
   if (nonEmpty(env.EXAMCTL_BASE_URL) !== undefined) return { value: 'remote', from: 'EXAMCTL_BASE_URL' };
   if (nonEmpty(env.EXAMCTL_STORE) !== undefined) return { value: 'local', from: 'EXAMCTL_STORE' };
-  const profile = named ?? fallback;
   if (profile?.baseUrl !== undefined) return { value: 'remote', from: `profile ${profile.name}` };
   return { value: 'local', from: 'built-in' };
 }

@@ -1,12 +1,8 @@
 /**
- * The HTTP exchanges with a state service that keeps the sync memory (docs/sync.md, "A state
- * service"): one bounded request at a time through undici's public API, as the remote target's
- * client makes them (src/api/http-pool.ts). Bounded: the request timeout for the whole exchange
- * (one failure, not retried), a cut for the answer's size, three attempts for a failure the
- * service may not repeat (a network failure, 5xx, 429). A redirect is never followed (the credentials
- * would go with it). Credentials come from EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD only,
- * never from the address, and every text the service sends passes the redaction gate before any
- * sink sees it.
+ * The HTTP exchanges with a state service that keeps the sync memory, one bounded request at a
+ * time through the remote client's undici helpers (src/api/http-pool.ts); their bounds, attempts
+ * and credentials: docs/sync.md, "A state service". Every text the service sends passes the
+ * redaction gate before any sink sees it.
  */
 import { quotedValue } from '../domain/problem.js';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,13 +1,4 @@
-/**
- * Finding the local store the way git finds `.git`: in the current directory, else in a parent,
- * so `examctl` run from a project's subdirectory uses the project's store instead of quietly
- * creating a second one. The search stops below the home directory and below the filesystem
- * root (neither is searched unless it is where examctl runs): a stray `~/.examctl-store` must
- * not capture every project under the home directory. It also stops at the first folder not owned
- * by the user or writable by group or others (docs/security.md, "Other local users"): a store
- * there may be another user's. Nothing found: the store is the one in the
- * current directory, created on first use as before. `--store` and EXAMCTL_STORE skip the search.
- */
+/** Finding the local store the way git finds `.git`, and where the search stops: docs/cli.md, "The local store". */
 import { dirname, join, posix, relative, resolve, win32 } from 'node:path';
 
 /**

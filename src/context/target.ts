@@ -118,21 +118,6 @@ async function settingsLine(target: string, from: string, profile: ProfileNote):
   return `${where}; profile ${profile.name} (${profile.via}): ${took === '' ? 'none of its settings is read here' : took}`;
 }
 
-/** EXAMCTL_STOP_GRACE_MS: how long requests on the wire may still answer after Ctrl-C (default 10 s). */
-function interruptGrace(env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>): { interruptGraceMs?: number } {
-  const ms = wholeMillisecondsFromEnv(env, 'EXAMCTL_STOP_GRACE_MS');
-  return ms === undefined ? {} : { interruptGraceMs: ms };
-}
-
-/**
- * EXAMCTL_REQUEST_TIMEOUT_MS: how long one attempt of a request may take, headers and body
- * (docs/remote.md, "Limits, timeouts, retries"; default 60 s), from 100 ms to 1 hour.
- */
-function requestTimeout(env: NodeJS.ProcessEnv | Readonly<Record<string, string | undefined>>): { requestTimeoutMs?: number } {
-  const ms = requestTimeoutFromEnv(env);
-  return ms === undefined ? {} : { requestTimeoutMs: ms };
-}
-
 async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   for (const warning of settings.warnings) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
   const { baseUrl, token } = settings;
@@ -141,9 +126,9 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
   return {
     kind: 'remote',
     baseUrl,
-    ...(settings.profile === undefined ? {} : { profile: settings.profile }),
-    ...(settings.tokenSource === undefined ? {} : { tokenSource: settings.tokenSource }),
-    ...(settings.tokenFile === undefined ? {} : { tokenFile: settings.tokenFile }),
+    profile: settings.profile,
+    tokenSource: settings.tokenSource,
+    tokenFile: settings.tokenFile,
     report: { kind: 'remote', baseUrl },
     remote: {
       baseUrl,
@@ -161,9 +146,11 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           // Ctrl-C cuts backoff and rate waits short; requests already on the wire get a grace.
           signal: deps.signal,
           env: deps.env,
-          ...(deps.retrySleep === undefined ? {} : { sleep: deps.retrySleep }),
-          ...interruptGrace(deps.env),
-          ...requestTimeout(deps.env),
+          sleep: deps.retrySleep,
+          // EXAMCTL_STOP_GRACE_MS: how long requests on the wire may still answer after Ctrl-C (default 10 s).
+          interruptGraceMs: wholeMillisecondsFromEnv(deps.env, 'EXAMCTL_STOP_GRACE_MS'),
+          // EXAMCTL_REQUEST_TIMEOUT_MS: one attempt, headers and body (docs/remote.md, "Limits, timeouts, retries").
+          requestTimeoutMs: requestTimeoutFromEnv(deps.env),
           debug: options.debug ? (line) => void deps.stderr.write(`${terminalLine(`debug: ${line}`)}\n`) : undefined,
         });
       },
@@ -173,7 +160,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
       },
       async probe(path, now) {
         const { probeRemote } = await import('../api/remote-probe.js');
-        return probeRemote({ baseUrl, allowInsecureHttp, now, env: deps.env, ...(token === undefined ? {} : { token }), ...(deps.signal ? { signal: deps.signal } : {}) }, path);
+        return probeRemote({ baseUrl, allowInsecureHttp, now, env: deps.env, token, signal: deps.signal }, path);
       },
     },
   };

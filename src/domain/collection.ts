@@ -178,20 +178,3 @@ export function validateCollection(input: unknown): Validation<CollectionRequest
   if (problems.length > 0 || out === null) return { ok: false, problems };
   return { ok: true, value: out as unknown as CollectionRequest };
 }
-
-/**
- * The repositories a collection names, from both list names, without duplicates (first
- * occurrence wins; docs/interpretations.md, "Collections"). For the engine, on a validated request.
- */
-export function collectionRepositories(request: CollectionRequest): { ExternalId: string; Title?: string }[] {
-  const seen = new Set<string>();
-  const out: { ExternalId: string; Title?: string }[] = [];
-  for (const list of [request.LoRepositoryExternalIds, request.ObjectiveRepositories]) {
-    for (const entry of list ?? []) {
-      if (seen.has(entry.ExternalId)) continue;
-      seen.add(entry.ExternalId);
-      out.push(entry);
-    }
-  }
-  return out;
-}

@@ -130,11 +130,6 @@ export function unknownFieldProblem(table: RuleTable, prefix: string, key: strin
   return { field: prefix + key, code: null, message: `Unknown field "${key}" in a ${table.entity}${hint}` };
 }
 
-/** A record that is not a JSON object at all; `prefix` is the record's path plus `.` (or ''). */
-export function notAnObjectProblem(table: RuleTable, prefix: string): Problem {
-  return { field: prefix.endsWith('.') ? prefix.slice(0, -1) : prefix, code: null, message: `A ${table.entity} must be a JSON object` };
-}
-
 const wireCache = new WeakMap<FieldRule, z.ZodType>();
 
 /** The rule's wire schema, built on first use and kept (zod schemas are immutable). */
@@ -167,21 +162,15 @@ export function optionalInputOf(zod: Zod, rule: FieldRule): z.ZodType {
   return schema;
 }
 
-/** What the API takes for a required field: its input (or wire) value; null is "missing". */
-export function requiredInputOf(zod: Zod, rule: FieldRule): z.ZodType {
-  return rule.input !== undefined ? rule.input(zod) : wireOf(zod, rule);
-}
-
 /**
- * The shape of one record of `table` as the API takes it: every rule's input, optional (and
- * nullable) unless the rule is required (or named in `required`, for a table whose container
- * makes a field mandatory).
+ * The shape of one record of `table` as the API takes it: every rule's input (or wire) value,
+ * optional (and nullable) unless the rule is required (then null is "missing").
  */
-export function tableWire(zod: Zod, table: RuleTable, required: readonly string[] = []): z.ZodObject {
+export function tableWire(zod: Zod, table: RuleTable): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const rule of table.rules) {
-    shape[rule.name] =
-      rule.required === true || required.includes(rule.name) ? requiredInputOf(zod, rule) : optionalInputOf(zod, rule).optional();
+    const input = rule.input !== undefined ? rule.input(zod) : wireOf(zod, rule);
+    shape[rule.name] = rule.required === true ? input : optionalInputOf(zod, rule).optional();
   }
   return zod.strictObject(shape);
 }
@@ -233,7 +222,8 @@ export function validateFields(
   problems: Problem[],
 ): Record<string, unknown> | null {
   if (!isPlainObject(input)) {
-    problems.push(notAnObjectProblem(table, prefix));
+    // `prefix` is the record's path plus `.` (or '').
+    problems.push({ field: prefix.endsWith('.') ? prefix.slice(0, -1) : prefix, code: null, message: `A ${table.entity} must be a JSON object` });
     return null;
   }
   const out: Record<string, unknown> = {};

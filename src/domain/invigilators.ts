@@ -35,12 +35,15 @@ export const invigilatorIdsWire = (zod: Zod) =>
         `Missing or []${codeNote(ErrorCode.InvigilatorBodyEmpty)}; no non-empty string among them${codeNote(ErrorCode.InvigilatorNoValidIds)}.`,
     );
 
-/**
- * The body's ids: the usable ones, in order. Problems carry `UserExtIds` / `UserExtIds[i]` fields.
- * An entry that is empty or not a string is reported by index; when none is usable the whole
- * body is 200, as the API would answer.
- */
-export function checkInvigilatorIds(userExtIds: unknown, problems: Problem[]): string[] {
+/** Ids are sent as given, in order (duplicates included: each is one report item). */
+export function validateInvigilatorRemoval(scheduleExtId: unknown, userExtIds: unknown): Validation<InvigilatorRemoval> {
+  const problems: Problem[] = [];
+  if (!isUsableId(scheduleExtId)) {
+    problems.push({ field: INVIGILATOR_SCHEDULE_FIELD, code: ErrorCode.InvigilatorScheduleIdEmpty, message: 'The schedule external id must not be empty' });
+  }
+  // The body's ids: the usable ones, in order (problems on `UserExtIds` / `UserExtIds[i]`). An
+  // entry that is empty or not a string is reported by index; when none is usable the whole body
+  // is 200, as the API would answer.
   const ids: string[] = [];
   if (userExtIds === undefined || userExtIds === null || (Array.isArray(userExtIds) && userExtIds.length === 0)) {
     problems.push({ field: INVIGILATOR_IDS_FIELD, code: ErrorCode.InvigilatorBodyEmpty, message: 'The list of invigilator user ids is empty' });
@@ -59,16 +62,6 @@ export function checkInvigilatorIds(userExtIds: unknown, problems: Problem[]): s
       problems.push(...bad);
     }
   }
-  return ids;
-}
-
-/** Ids are sent as given, in order (duplicates included: each is one report item). */
-export function validateInvigilatorRemoval(scheduleExtId: unknown, userExtIds: unknown): Validation<InvigilatorRemoval> {
-  const problems: Problem[] = [];
-  if (!isUsableId(scheduleExtId)) {
-    problems.push({ field: INVIGILATOR_SCHEDULE_FIELD, code: ErrorCode.InvigilatorScheduleIdEmpty, message: 'The schedule external id must not be empty' });
-  }
-  const ids = checkInvigilatorIds(userExtIds, problems);
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value: { scheduleExtId: scheduleExtId as string, userExtIds: ids } };
 }

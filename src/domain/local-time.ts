@@ -1,9 +1,7 @@
 /**
- * Dates and times as an admin's export writes them: a `--date-format` (tokens YYYY MM DD HH mm ss,
- * any separators) and a `--timezone` (an IANA zone, through Intl: Node's ICU, no library) for
- * date-times without an offset. Nothing is guessed: a text that is neither ISO nor the given
- * format is refused with the format it looks like; a local time the clocks skip or pass twice is
- * refused. Pure (Intl only). docs/input-formats.md, "Dates, times and time zones".
+ * Dates and times as an admin's export writes them, read by `--date-format` and `--timezone`
+ * (docs/input-formats.md, "Dates, times and time zones": nothing is guessed). Pure: Intl (Node's
+ * ICU) places a local time in its zone, no library (docs/architecture.md, "Written here, and why").
  */
 import { quotedValue } from './problem.js';
 import { isCalendarDate, parseDateTime } from './date-time.js';
@@ -438,11 +436,21 @@ export function readTypedDateTime(field: string, text: string, options: LocalTim
   return parseDateTime(text).ok && options.format === undefined ? { ok: true, value: text.trim() } : readDateTimeText(field, text, options);
 }
 
+/**
+ * A wall clock by a `--date-format`'s tokens; a format without a time gets ` HH:mm` (`:ss` when
+ * the seconds are not 0), as readDateTimeText reads it back.
+ */
+export function formattedWall(w: WallClock, format: DateFormat, withTime: boolean): string {
+  const tokens: Record<string, string> = { YYYY: pad(w.y, 4), MM: pad(w.mo), DD: pad(w.d), HH: pad(w.h), mm: pad(w.mi), ss: pad(w.s) };
+  const fill = (text: string): string => text.replace(/YYYY|MM|DD|HH|mm|ss/g, (token) => tokens[token] as string);
+  if (!withTime) return fill(format.dateText);
+  if (format.dateTime !== undefined) return fill(format.text);
+  return `${fill(format.dateText)} ${tokens['HH']}:${tokens['mm']}${w.s === 0 ? '' : `:${tokens['ss']}`}`;
+}
+
 /** An example start as the admin would type it (`25.01.2027 14:00` for DD.MM.YYYY), for a prompt. */
 export function exampleDateTime(options: LocalTimeOptions): string {
-  const format = options.format;
-  const text = format === undefined ? '2027-01-25 14:00' : format.dateTime === undefined ? `${format.dateText} HH:mm` : format.text;
-  const example = text.replace(/YYYY|MM|DD|HH|mm|ss/g, (token) => ({ YYYY: '2027', MM: '01', DD: '25', HH: '14', mm: '00', ss: '00' })[token] as string);
+  const example = options.format === undefined ? '2027-01-25 14:00' : formattedWall({ y: 2027, mo: 1, d: 25, h: 14, mi: 0, s: 0 }, options.format, true);
   return options.timeZone === undefined ? `${example}+01:00` : example;
 }
 

@@ -166,25 +166,15 @@ export function candidateSpecialNeeds(value: unknown): boolean | undefined | 'in
   return 'invalid';
 }
 
-/** `workflow` null: the request's Workflow is itself invalid, so the AttemptExtId rule cannot be decided. */
+/**
+ * One candidate, with the rules across its fields (250) and against the request's Workflow
+ * (AttemptExtId). `workflow` null: the request's Workflow is itself invalid, so the AttemptExtId
+ * rule cannot be decided.
+ */
 function checkCandidate(input: unknown, workflow: Workflow | null, prefix: string, problems: Problem[]): Record<string, unknown> | null {
   const out = validateFields(input, CANDIDATE_TABLE, prefix, problems);
   if (out === null) return null;
-  checkCandidateCrossFields(input as Record<string, unknown>, workflow, prefix, problems);
-  return out;
-}
-
-/**
- * The rules across fields of one candidate (250) and against the request's Workflow
- * (AttemptExtId). `record` holds the raw values, or (from the zod schema) the checked ones,
- * where a field that failed its own check is set but neither a boolean nor "true"/"false".
- */
-export function checkCandidateCrossFields(
-  record: Record<string, unknown>,
-  workflow: Workflow | null,
-  prefix: string,
-  problems: Problem[],
-): void {
+  const record = input as Record<string, unknown>;
   checkAdjustmentNeedsSpecialNeeds(
     record['ReasonableAdjustmentPercentage'],
     candidateSpecialNeeds(record['SpecialNeeds']),
@@ -193,18 +183,11 @@ export function checkCandidateCrossFields(
   );
   const attempt = record['AttemptExtId'];
   if (workflow === 'EXTERNAL_ATTEMPTS' && isUnset(attempt)) {
-    problems.push({ field: `${prefix}AttemptExtId`, code: null, message: attemptRequiredMessage() });
+    problems.push({ field: `${prefix}AttemptExtId`, code: null, message: 'AttemptExtId is required for every candidate when Workflow is EXTERNAL_ATTEMPTS' });
   } else if (workflow === 'DEFAULT' && !isUnset(attempt)) {
-    problems.push({ field: `${prefix}AttemptExtId`, code: null, message: attemptForbiddenMessage() });
+    problems.push({ field: `${prefix}AttemptExtId`, code: null, message: 'AttemptExtId must not be set when Workflow is DEFAULT (use Workflow EXTERNAL_ATTEMPTS)' });
   }
-}
-
-export function attemptRequiredMessage(): string {
-  return 'AttemptExtId is required for every candidate when Workflow is EXTERNAL_ATTEMPTS';
-}
-
-export function attemptForbiddenMessage(): string {
-  return 'AttemptExtId must not be set when Workflow is DEFAULT (use Workflow EXTERNAL_ATTEMPTS)';
+  return out;
 }
 
 /** One candidate; field paths are relative to the candidate. */
@@ -215,34 +198,18 @@ export function validateCandidate(input: unknown, context: { workflow: Workflow 
   return { ok: true, value: out as unknown as Candidate };
 }
 
-/** The Schedule object alone; paths are relative to it (validateScheduleRequest prefixes `Schedule.`). */
-export function validateSchedule(input: unknown): Validation<Schedule> {
-  const problems: Problem[] = [];
-  const out = checkSchedule(input, '', problems);
-  if (problems.length > 0 || out === null) return { ok: false, problems };
-  return { ok: true, value: out as unknown as Schedule };
-}
-
+/** The Schedule's fields, then EndDateTime after StartDateTime, on checked values (a date that failed its own check is not a string). */
 function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Record<string, unknown> | null {
   const out = validateFields(input, SCHEDULE_TABLE, prefix, problems);
   if (out === null) return null;
-  checkScheduleCrossFields(out, prefix, problems);
-  return out;
-}
-
-/** EndDateTime after StartDateTime, on checked values (a date that failed its own check is not a string). */
-export function checkScheduleCrossFields(out: Record<string, unknown>, prefix: string, problems: Problem[]): void {
   const start = out['StartDateTime'];
   const end = out['EndDateTime'];
-  // Both are normalised UTC strings of one width here, so string order is time order.
+  // Both are normalised UTC strings of one width here, so string order is time order; both named
+  // (UTC, as the rule compares them; the CLI quotes them as the file wrote them first).
   if (typeof start === 'string' && typeof end === 'string' && end <= start) {
-    problems.push({ field: `${prefix}EndDateTime`, code: null, message: endNotAfterStartMessage(end, start) });
+    problems.push({ field: `${prefix}EndDateTime`, code: null, message: `EndDateTime must be after StartDateTime: EndDateTime ${end}, StartDateTime ${start}` });
   }
-}
-
-/** Both times named (UTC, as the rule compares them; the CLI quotes them as the file wrote them first). */
-export function endNotAfterStartMessage(endUtc?: string, startUtc?: string): string {
-  return `EndDateTime must be after StartDateTime${endUtc === undefined || startUtc === undefined ? '' : `: EndDateTime ${endUtc}, StartDateTime ${startUtc}`}`;
+  return out;
 }
 
 export const WORKFLOW_RULE = enumRule('Workflow', WORKFLOWS);
@@ -268,98 +235,60 @@ export const SCHEDULE_REQUEST_TABLE: RuleTable = ruleTable('schedule request', [
   },
 ]);
 
-/** The Workflow the AttemptExtId rule applies: absent is DEFAULT; null when Workflow itself is invalid. */
-export function effectiveWorkflow(value: unknown): Workflow | null {
-  if (isUnset(value)) return 'DEFAULT';
-  return WORKFLOWS.includes(value as Workflow) ? (value as Workflow) : null;
-}
-
-/** A request that is not an object, or whose every field is empty: the one problem reported. */
-export function scheduleRequestBodyProblem(input: unknown): Problem | null {
-  if (!isPlainObject(input)) {
-    return { field: '', code: null, message: 'A schedule request must be a JSON object with Schedule and Candidates' };
-  }
-  const allEmpty = SCHEDULE_REQUEST_FIELDS.every((name) => isEmptyValue(input[name]));
-  if (allEmpty && Object.keys(input).every((k) => requestFieldNames.has(k))) {
-    return { field: '', code: null, message: emptyScheduleBodyMessage() };
-  }
-  return null;
-}
-
-export function scheduleMissingProblem(): Problem {
-  return { field: 'Schedule', code: null, message: 'Schedule is required' };
-}
-
-/** Candidates absent, null or not a list (an empty list is allowed). */
-export function candidatesShapeProblem(candidates: unknown): Problem | null {
-  if (candidates === undefined || candidates === null) {
-    return { field: 'Candidates', code: null, message: 'Candidates is required (an empty list is allowed)' };
-  }
-  if (!Array.isArray(candidates)) {
-    return { field: 'Candidates', code: null, message: 'Candidates must be a list of candidate objects' };
-  }
-  return null;
-}
-
-/**
- * CandidateExtIds are unique within a request, compared ignoring case (candidates become users,
- * whose ExternalIds collide that way, 233). Call in index order; the later one is reported.
- */
-export function checkCandidateIdUnique(
-  candidate: Record<string, unknown>,
-  index: number,
-  firstIndexById: Map<string, number>,
-  problems: Problem[],
-): void {
-  const id = candidate['CandidateExtId'];
-  if (typeof id !== 'string') return;
-  const key = id.toLowerCase();
-  const first = firstIndexById.get(key);
-  if (first !== undefined) {
-    problems.push({ field: `Candidates[${index}].CandidateExtId`, code: null, message: duplicateCandidateMessage(id, first) });
-  } else {
-    firstIndexById.set(key, index);
-  }
-}
-
 /**
  * One whole POST /schedule body. Workflow absent behaves as DEFAULT for the AttemptExtId rule
  * and stays absent on the wire. CandidateExtIds must be unique within the request, compared
  * case-insensitively because candidates become users whose ExternalIds collide that way (233).
  */
 export function validateScheduleRequest(input: unknown): Validation<ScheduleRequest> {
-  const bodyProblem = scheduleRequestBodyProblem(input);
-  if (bodyProblem !== null) return { ok: false, problems: [bodyProblem] };
+  if (!isPlainObject(input)) {
+    return { ok: false, problems: [{ field: '', code: null, message: 'A schedule request must be a JSON object with Schedule and Candidates' }] };
+  }
+  const body = input;
+  // A request whose every field is empty: the one problem reported.
+  const allEmpty = SCHEDULE_REQUEST_FIELDS.every((name) => isEmptyValue(body[name]));
+  if (allEmpty && Object.keys(body).every((k) => requestFieldNames.has(k))) {
+    return { ok: false, problems: [{ field: '', code: null, message: 'All fields of the request body are empty' }] };
+  }
   const problems: Problem[] = [];
   const out: Record<string, unknown> = {};
-  // Narrowed by scheduleRequestBodyProblem.
-  const body = input as Record<string, unknown>;
   const workflow = WORKFLOW_RULE.check(body['Workflow'], 'Workflow', problems) as Workflow | undefined;
   if (workflow !== undefined) out['Workflow'] = workflow;
   const upsert = UPSERT_RULE.check(body['Upsert'], 'Upsert', problems);
   if (upsert !== undefined) out['Upsert'] = upsert;
 
   if (body['Schedule'] === undefined || body['Schedule'] === null) {
-    problems.push(scheduleMissingProblem());
+    problems.push({ field: 'Schedule', code: null, message: 'Schedule is required' });
   } else {
     const schedule = checkSchedule(body['Schedule'], 'Schedule.', problems);
     if (schedule !== null) out['Schedule'] = schedule;
   }
 
   const candidates = body['Candidates'];
-  const candidatesProblem = candidatesShapeProblem(candidates);
-  if (candidatesProblem !== null) {
-    problems.push(candidatesProblem);
-  } else if (Array.isArray(candidates)) {
+  if (candidates === undefined || candidates === null) {
+    problems.push({ field: 'Candidates', code: null, message: 'Candidates is required (an empty list is allowed)' });
+  } else if (!Array.isArray(candidates)) {
+    problems.push({ field: 'Candidates', code: null, message: 'Candidates must be a list of candidate objects' });
+  } else {
     // An invalid Workflow has its own problem; guessing one would add misleading AttemptExtId errors.
-    const attemptWorkflow = effectiveWorkflow(workflow ?? body['Workflow']);
+    const given = workflow ?? body['Workflow'];
+    const attemptWorkflow = isUnset(given) ? 'DEFAULT' : WORKFLOWS.includes(given as Workflow) ? (given as Workflow) : null;
     const list: Record<string, unknown>[] = [];
     const firstIndexById = new Map<string, number>();
     for (let i = 0; i < candidates.length; i++) {
       const candidate = checkCandidate(candidates[i], attemptWorkflow, `Candidates[${i}].`, problems);
       if (candidate === null) continue;
       list.push(candidate);
-      checkCandidateIdUnique(candidate, i, firstIndexById, problems);
+      // Compared ignoring case (candidates become users, whose ExternalIds collide that way, 233); the later one is reported.
+      const id = candidate['CandidateExtId'];
+      if (typeof id !== 'string') continue;
+      const first = firstIndexById.get(id.toLowerCase());
+      if (first === undefined) {
+        firstIndexById.set(id.toLowerCase(), i);
+      } else {
+        const message = `CandidateExtId ${id} appears more than once in this request (first at Candidates[${first}]); ids are compared ignoring case`;
+        problems.push({ field: `Candidates[${i}].CandidateExtId`, code: null, message });
+      }
     }
     out['Candidates'] = list;
   }
@@ -376,12 +305,4 @@ function isEmptyValue(v: unknown): boolean {
   if (Array.isArray(v)) return v.length === 0;
   if (isPlainObject(v)) return Object.keys(v).length === 0;
   return false;
-}
-
-export function emptyScheduleBodyMessage(): string {
-  return 'All fields of the request body are empty';
-}
-
-export function duplicateCandidateMessage(id: string, firstIndex: number): string {
-  return `CandidateExtId ${id} appears more than once in this request (first at Candidates[${firstIndex}]); ids are compared ignoring case`;
 }

@@ -119,11 +119,6 @@ export function hasWhitespace(s: string): boolean {
   return WHITESPACE.test(s);
 }
 
-/** The e-mail check of EMAIL_PATTERN. */
-export function isEmail(s: string): boolean {
-  return EMAIL_PATTERN.test(s);
-}
-
 /** A GUID in the dashed form, with or without braces, any case (231). */
 export function isGuid(s: string): boolean {
   return GUID_PATTERN.test(s);

@@ -2,7 +2,7 @@
  * Wire shapes of the integration API (docs/api-reference.md, "Fields"), after local validation and
  * normalisation: DateTimes in UTC `yyyy-mm-ddThh:mm:ss.sssZ`, candidate SpecialNeeds as the
  * string "true"/"false", unset optional fields absent (never empty strings).
- * The zod schemas in this folder produce exactly these types.
+ * The validators of this folder produce exactly these types.
  *
  * The request types list the fields their rule tables declare (domain/user.ts, schedule.ts):
  * each table module has an `AssertSameNames` check, so a field added to a table and not here

@@ -276,12 +276,6 @@ export const HIERARCHY_FIELDS: readonly HierarchyField[] = fieldNames(HIERARCHY_
 /** tsc stops here when HierarchyMembership (types.ts) and HIERARCHY_TABLE do not name the same fields. */
 type HierarchyMatchesTable = AssertSameNames<SameNames<keyof HierarchyMembership, HierarchyField>>;
 
-/** A boolean field's value for cross-field rules: its value, undefined when unset, 'invalid' otherwise. */
-export function booleanState(value: unknown): boolean | undefined | 'invalid' {
-  if (value === undefined || value === null) return undefined;
-  return typeof value === 'boolean' ? value : 'invalid';
-}
-
 /**
  * Checks one user request and returns the wire-ready value or every problem found.
  * Role is optional here: whether 240 applies depends on whether the user exists, which only
@@ -292,25 +286,18 @@ export function validateUser(input: unknown, context?: { isCreate?: boolean }): 
   const out = validateFields(input, USER_TABLE, '', problems);
   if (out !== null) {
     const record = input as Record<string, unknown>;
-    checkUserCrossFields(record, problems);
+    // 250: SpecialNeeds as given; one that is not a boolean fails its own check, and 250 is not decided.
+    const specialNeeds = record['SpecialNeeds'];
+    checkAdjustmentNeedsSpecialNeeds(
+      record['ReasonableAdjustmentPercentage'],
+      specialNeeds === undefined || specialNeeds === null ? undefined : typeof specialNeeds === 'boolean' ? specialNeeds : 'invalid',
+      'ReasonableAdjustmentPercentage',
+      problems,
+    );
     if (context?.isCreate === true && isUnset(record['Role'])) problems.push(roleRequiredProblem());
   }
   if (problems.length > 0 || out === null) return { ok: false, problems };
   return { ok: true, value: out as unknown as UserRequest };
-}
-
-/**
- * The rules across fields of one user (250). `record` holds the raw values, or (from the zod
- * schema) the checked ones, where a field that failed its own check is never a boolean: either
- * way SpecialNeeds reads as invalid and 250 is not decided.
- */
-export function checkUserCrossFields(record: Record<string, unknown>, problems: Problem[]): void {
-  checkAdjustmentNeedsSpecialNeeds(
-    record['ReasonableAdjustmentPercentage'],
-    booleanState(record['SpecialNeeds']),
-    'ReasonableAdjustmentPercentage',
-    problems,
-  );
 }
 
 /** 240: the user is being created and has no Role. */

@@ -78,16 +78,9 @@ function externalIdOf(raw: unknown): string | undefined {
 export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
   const { store } = options;
   const now: Clock = options.now ?? (() => new Date());
-  // The file store answers the secondary lookups from the hints it persists (nothing to build at
-  // load); any other store leaves the engine to index the values itself.
-  const indexes = new StateIndexes(store.keyByHint ? (collection, hint) => store.keyByHint!(collection, hint) : undefined);
-  const rebuild = (): void => indexes.rebuild(store.state);
-  store.observe({
-    change: (change, previous) => indexes.apply(change, previous),
-    reset: rebuild,
-    indexer: ENGINE_INDEXER,
-  });
-  rebuild();
+  // The store answers the secondary lookups from the hints it persists: nothing to build at load.
+  store.useIndexer(ENGINE_INDEXER);
+  const indexes = new StateIndexes((collection, hint) => store.keyByHint(collection, hint));
   const live = (): EngineView => new StoreView(store.state, indexes);
   let overlay: OverlayView | undefined;
   const planView = (): OverlayView => (overlay ??= new OverlayView(live));

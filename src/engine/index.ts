@@ -1,7 +1,7 @@
 export { clockFromEnv, type Clock } from './clock.js';
 export { lockTimeoutFromEnv } from '../system/lock.js';
 export { createLocalEngine } from './engine.js';
-export { apiTokenDigest, exportWorld, exportWorldText, worldToChanges } from './world-io.js';
+export { apiTokenDigest, exportWorldText, worldToChanges } from './world-io.js';
 export { ENGINE_INDEXER } from './view.js';
 // The CLI's local runs import local-target.js directly: this index re-exports world-io.ts, which
 // loads the world schemas (zod), so importing it costs start-up that a run does not need.

@@ -10,7 +10,7 @@ export const SETTINGS_KEY = 'settings';
 
 /**
  * What the rules read: entities by key plus the secondary lookups the API's uniqueness rules
- * need. Two implementations: the store's live state with observer-maintained indexes, and a
+ * need. Two implementations: the store's live state with the indexes its hints answer, and a
  * dry-run overlay that layers planned changes over it without writing anything.
  */
 export interface EngineView {
@@ -61,24 +61,14 @@ export const ENGINE_INDEXER: StoreIndexer = {
 export type HintLookup = (collection: CollectionName, hint: string) => string | undefined;
 
 /**
- * Secondary indexes over users and the root hierarchy. Two ways to hold them: asked of the store
- * (`lookup`, when it offers keyByHint: nothing to build at load), or kept here in a map, built
- * from the values and kept true through `Store.observe` (each change removes what the previous
- * value contributed and adds what the new one does).
+ * Secondary indexes over users and the root hierarchy, asked of a hint lookup: the store's
+ * keyByHint (nothing to build at load), or the users a dry run planned.
  */
 export class StateIndexes {
-  /**
-   * Lower-cased UserName, normalised SynchronizationKey and lower-cased ExternalId (for keys not
-   * already lower case) -> user key, in one map keyed by the tagged hint itself (the same strings
-   * the store persists as hints).
-   */
-  private readonly byHint = new Map<string, string>();
-  private ownRootKey: string | undefined;
-
-  constructor(private readonly lookup?: HintLookup) {}
+  constructor(private readonly lookup: HintLookup) {}
 
   get rootKey(): string | undefined {
-    return this.lookup ? this.lookup('hierarchies', HINT_ROOT) : this.ownRootKey;
+    return this.lookup('hierarchies', HINT_ROOT);
   }
 
   /**
@@ -87,65 +77,16 @@ export class StateIndexes {
    * case, so there is at most one such key.
    */
   keyByLowerExternalId(lowerExternalId: string): string | undefined {
-    return this.userKeyByHint(HINT_LOWER_EXTERNAL_ID + lowerExternalId);
+    return this.lookup('users', HINT_LOWER_EXTERNAL_ID + lowerExternalId);
   }
 
   keyByUserName(lowerUserName: string): string | undefined {
-    return this.userKeyByHint(HINT_USER_NAME + lowerUserName);
+    return this.lookup('users', HINT_USER_NAME + lowerUserName);
   }
 
   keyBySyncKey(normalisedKey: string): string | undefined {
-    return this.userKeyByHint(HINT_SYNC_KEY + normalisedKey);
+    return this.lookup('users', HINT_SYNC_KEY + normalisedKey);
   }
-
-  private userKeyByHint(hint: string): string | undefined {
-    return this.lookup ? this.lookup('users', hint) : this.byHint.get(hint);
-  }
-
-  /** Every hint this instance indexes itself (none with a lookup), for tests comparing two builds. */
-  hints(): ReadonlyMap<string, string> {
-    return this.byHint;
-  }
-
-  /** Builds the own index from the values (nothing to do with a lookup). */
-  rebuild(state: StoreState): void {
-    this.byHint.clear();
-    this.ownRootKey = undefined;
-    if (this.lookup) return;
-    for (const [key, user] of state.get('users') ?? []) this.addUser(key, user as WorldUser);
-    for (const [key, hierarchy] of state.get('hierarchies') ?? []) this.addHierarchy(key, hierarchy as WorldHierarchy);
-  }
-
-  apply(change: Change, previous: unknown): void {
-    if (this.lookup) return;
-    if (change.collection === 'users') {
-      if (previous !== undefined && previous !== null) this.removeUser(change.key, previous as WorldUser);
-      if (change.value !== null && change.value !== undefined) this.addUser(change.key, change.value as WorldUser);
-    } else if (change.collection === 'hierarchies') {
-      if (this.ownRootKey === change.key) this.ownRootKey = undefined;
-      if (change.value !== null && change.value !== undefined) this.addHierarchy(change.key, change.value as WorldHierarchy);
-    }
-  }
-
-  addUser(key: string, user: WorldUser): void {
-    this.addUserHints(key, userHints(key, user));
-  }
-
-  private addUserHints(key: string, hints: readonly string[]): void {
-    for (const hint of hints) this.byHint.set(hint, key);
-  }
-
-  private removeUser(key: string, user: WorldUser): void {
-    for (const hint of userHints(key, user)) deleteIfOwned(this.byHint, hint, key);
-  }
-
-  private addHierarchy(key: string, hierarchy: WorldHierarchy): void {
-    if (isRootHierarchy(hierarchy)) this.ownRootKey = key;
-  }
-}
-
-function deleteIfOwned(map: Map<string, string>, indexKey: string | undefined, owner: string): void {
-  if (indexKey !== undefined && map.get(indexKey) === owner) map.delete(indexKey);
 }
 
 /** The store's state as it is now. */
@@ -163,32 +104,23 @@ export class StoreView implements EngineView {
     return (this.state.get(collection)?.values() ?? []) as Iterable<T>;
   }
 
+  // The store's keyByHint follows every change, reload and catch-up (test/store/hint-lookup.test.ts
+  // compares it with an index built from the values at every step): its answers need no second check.
   userKeyByUserName(userName: string): string | undefined {
-    return this.verified(this.indexes.keyByUserName(userName.toLowerCase()), (u) => u.UserName?.toLowerCase() === userName.toLowerCase());
+    return this.indexes.keyByUserName(userName.toLowerCase());
   }
 
   userKeyByExternalIdIgnoringCase(externalId: string): string | undefined {
     const lower = externalId.toLowerCase();
-    return this.verified(this.indexes.keyByLowerExternalId(lower), () => true) ?? this.verified(lower, () => true);
+    return this.indexes.keyByLowerExternalId(lower) ?? (this.get('users', lower) !== undefined ? lower : undefined);
   }
 
   userKeyBySynchronizationKey(key: string): string | undefined {
-    const wanted = normaliseGuid(key);
-    return this.verified(this.indexes.keyBySyncKey(wanted), (u) =>
-      typeof u.SynchronizationKey === 'string' ? normaliseGuid(u.SynchronizationKey) === wanted : false,
-    );
+    return this.indexes.keyBySyncKey(normaliseGuid(key));
   }
 
   rootHierarchyKey(): string | undefined {
-    const key = this.indexes.rootKey;
-    return key !== undefined && this.get('hierarchies', key) !== undefined ? key : undefined;
-  }
-
-  /** An index entry is trusted only if the entity still says so (cheap insurance against a stale index). */
-  private verified(key: string | undefined, holds: (user: WorldUser) => boolean): string | undefined {
-    if (key === undefined) return undefined;
-    const user = this.get<WorldUser>('users', key);
-    return user !== undefined && holds(user) ? key : undefined;
+    return this.indexes.rootKey;
   }
 }
 
@@ -198,7 +130,9 @@ export class StoreView implements EngineView {
  */
 export class OverlayView implements EngineView {
   private readonly overlay = new Map<CollectionName, Map<string, unknown>>();
-  private readonly indexes = new StateIndexes();
+  /** The hints of the users planned so far, to their keys (the index verifies each answer against the user). */
+  private readonly planned = new Map<string, string>();
+  private readonly indexes = new StateIndexes((collection, hint) => (collection === 'users' ? this.planned.get(hint) : undefined));
 
   constructor(private readonly base: () => EngineView) {}
 
@@ -211,7 +145,7 @@ export class OverlayView implements EngineView {
       }
       map.set(change.key, change.value ?? null);
       if (change.collection === 'users' && change.value !== null && change.value !== undefined) {
-        this.indexes.addUser(change.key, change.value as WorldUser);
+        for (const hint of userHints(change.key, change.value as WorldUser)) this.planned.set(hint, change.key);
       }
     }
   }

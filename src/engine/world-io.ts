@@ -120,9 +120,11 @@ function exportedSettings(state: StoreState): unknown {
 }
 
 /**
- * The world file text of `local export`, in chunks: exactly `JSON.stringify(exportWorld(state),
- * null, 2)` plus a newline, but never one string. A store of 1M users exports to hundreds of MB,
- * near V8's string limit (about 512 MB), so the whole text must never be built at once.
+ * The world file text of `local export`, in chunks: exactly `JSON.stringify(world, null, 2)` plus
+ * a newline, but never one string. A store of 1M users exports to hundreds of MB, near V8's
+ * string limit (about 512 MB), so the whole text must never be built at once. Lists are sorted
+ * by key (code-unit order, not locale) so exports diff cleanly; passwords exist only as
+ * PasswordHash and API tokens only as digests, so no secret can leak here.
  */
 export function* exportWorldText(state: StoreState): Generator<string> {
   // JSON.stringify escapes newlines inside strings, so every raw newline is structure to indent.
@@ -147,18 +149,4 @@ export function* exportWorldText(state: StoreState): Generator<string> {
     yield `${chunk}\n  ]`;
   }
   yield '\n}\n';
-}
-
-/**
- * The store as a world file. Lists are sorted by key (code-unit order, not locale) so exports
- * diff cleanly; passwords exist only as PasswordHash and API tokens only as digests, so no
- * secret can leak here. `local export` writes the same as text with exportWorldText.
- */
-export function exportWorld(state: StoreState): World {
-  const world: Record<string, unknown> = { Settings: exportedSettings(state) };
-  for (const [list, collection] of LISTS) {
-    const fieldOrder = LIST_ORDER[list];
-    world[list] = sortedEntries(state, collection).map(([, value]) => ordered(value, fieldOrder));
-  }
-  return world as unknown as World;
 }

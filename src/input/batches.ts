@@ -82,18 +82,19 @@ export function keepingHeader(source: AsyncIterable<InputRecord>, records: Async
 
 /**
  * The batches of a reader that collects records while it walks its file: after each step of
- * `steps`, what `take` hands over (if anything). On a structural problem the records collected
- * before it are still passed on, then the problem.
+ * `walk` (given where to put them), the records it put, if any. On a structural problem the
+ * records collected before it are still passed on, then the problem.
  */
-export async function* collectedBatches(steps: AsyncIterable<void>, take: () => InputRecord[]): AsyncGenerator<readonly InputRecord[]> {
+export async function* collectedBatches(walk: (add: (record: InputRecord) => void) => AsyncIterable<void>): AsyncGenerator<readonly InputRecord[]> {
+  let pending: InputRecord[] = [];
   try {
-    for await (const _ of steps) {
-      const batch = take();
-      if (batch.length > 0) yield batch;
+    for await (const _ of walk((record) => pending.push(record))) {
+      if (pending.length === 0) continue;
+      yield pending;
+      pending = [];
     }
   } catch (error) {
-    const rest = take();
-    if (rest.length > 0) yield rest;
+    if (pending.length > 0) yield pending;
     throw error;
   }
 }

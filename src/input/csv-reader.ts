@@ -542,9 +542,8 @@ export function rowFields(cells: readonly string[], mapping: HeaderMapping): Rec
   return fields;
 }
 
-async function* csvRecordBatches(path: string, options: CsvReadOptions, kept: KeptRows | undefined, met: (header: TableHeader) => void): AsyncGenerator<readonly InputRecord[]> {
+function csvRecordSteps(path: string, options: CsvReadOptions, kept: KeptRows | undefined, met: (header: TableHeader) => void, add: (record: InputRecord) => void): AsyncIterable<void> {
   const file = options.displayName ?? path;
-  let pending: InputRecord[] = [];
   let header: readonly string[] = [];
   let dialect: CsvDialect = PLAIN_CSV;
   let mapping: HeaderMapping | undefined;
@@ -563,15 +562,10 @@ async function* csvRecordBatches(path: string, options: CsvReadOptions, kept: Ke
       const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, dialect, names: (mapping as HeaderMapping).names } };
       const warnings = listCellWarnings(cells, mapping as HeaderMapping);
       if (warnings !== undefined) record.warnings = warnings;
-      pending.push(record);
+      add(record);
     },
   };
-  const steps = kept === undefined ? csvRows(path, file, sink, options.encoding) : keptRowsTo(kept, sink);
-  yield* collectedBatches(steps, () => {
-    const batch = pending;
-    pending = [];
-    return batch;
-  });
+  return kept === undefined ? csvRows(path, file, sink, options.encoding) : keptRowsTo(kept, sink);
 }
 
 /**
@@ -586,7 +580,7 @@ export function readCsvRecords(path: string, options: CsvReadOptions): BatchedRe
   let kept: KeptRows | undefined;
   let header: TableHeader | undefined;
   return batchedRecords(
-    () => csvRecordBatches(path, options, kept, (met) => (header = met)),
+    () => collectedBatches((add) => csvRecordSteps(path, options, kept, (met) => (header = met), add)),
     async (notOkOnly) => {
       const keeping: KeptRows = { header: undefined, rows: [], chars: 0 };
       const count = await countCsvRecords(path, options, notOkOnly, keeping);

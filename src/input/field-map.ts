@@ -287,6 +287,20 @@ function withConstants(fields: Record<string, unknown>, set: ReadonlyMap<string,
 const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(SCHEDULE_COLUMNS.map((spec) => spec.name));
 
 /**
+ * A whole schedule request with `each` applied to its Schedule and to each of its Candidates
+ * (`prefix`: `Schedule.`, `Candidates[3].`); a part missing or of the wrong type is left for the
+ * validator to name. The request itself when `each` changed nothing.
+ */
+export function requestParts(request: Record<string, unknown>, each: (part: Record<string, unknown>, prefix: string) => Record<string, unknown>): Record<string, unknown> {
+  const given = request.Schedule;
+  const schedule = isPlainObject(given) ? each(given, 'Schedule.') : given;
+  const list = request.Candidates;
+  const candidates = Array.isArray(list) ? list.map((candidate: unknown, i) => (isPlainObject(candidate) ? each(candidate, `Candidates[${i}].`) : candidate)) : list;
+  const same = schedule === given && (!Array.isArray(list) || (candidates as unknown[]).every((candidate, i) => candidate === list[i]));
+  return same ? request : { ...request, Schedule: schedule, Candidates: candidates };
+}
+
+/**
  * One record shaped: JSON keys renamed by the map (CSV and xlsx headers were mapped by the
  * reader), `--set` values where the field is missing, dates and local times read. A whole
  * schedule request (JSON with Schedule or Candidates) is shaped inside: schedule fields in its
@@ -296,15 +310,7 @@ const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(SCHEDULE_COLUMNS.map((spec)
 export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputRecord {
   let fields = record.fields;
   if (record.raw === undefined && isScheduleRequest(fields)) {
-    const given = fields.Schedule;
-    const schedule = isPlainObject(given) ? withConstants(renamed(given, shaping.map, record, 'Schedule.'), shaping.set, (field) => SCHEDULE_FIELDS.has(field)) : given;
-    const list = fields.Candidates;
-    const candidates = Array.isArray(list)
-      ? list.map((candidate: unknown, i) =>
-          isPlainObject(candidate) ? withConstants(renamed(candidate, shaping.map, record, `Candidates[${i}].`), shaping.set, (field) => !SCHEDULE_FIELDS.has(field)) : candidate,
-        )
-      : list;
-    if (schedule !== given || (Array.isArray(list) && (candidates as unknown[]).some((candidate, i) => candidate !== list[i]))) fields = { ...fields, Schedule: schedule, Candidates: candidates };
+    fields = requestParts(fields, (part, prefix) => withConstants(renamed(part, shaping.map, record, prefix), shaping.set, (field) => SCHEDULE_FIELDS.has(field) === (prefix === 'Schedule.')));
   } else {
     if (shaping.computed !== undefined) {
       record = shaping.computed.apply(record);

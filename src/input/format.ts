@@ -1,13 +1,14 @@
 import { extname } from 'node:path';
 import { InputFileError } from '../system/errors.js';
-import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
-import { readCsvRecords, unknownColumnsProblem } from './csv-reader.js';
+import { batchedRecords, type BatchedRecords } from './batches.js';
+import { readCsvRecords, reportStatusOf, unknownColumnsProblem } from './csv-reader.js';
+import { isOkStatus } from '../formats/report-csv-contract.js';
 import type { InputRecord } from './record.js';
 import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 import { isPlainObject } from '../domain/field-rules.js';
 import { readTextHead } from './text-source.js';
-import { shapeRecord, type RecordShaping } from './field-map.js';
+import { requestParts, shapeRecord, type RecordShaping } from './field-map.js';
 import type { HiddenRows, XlsxReadOptions } from './xlsx-reader.js';
 
 /** `json` covers one object, an array of objects and NDJSON: one reader handles all three. */
@@ -31,10 +32,11 @@ export function formatFromExtension(path: string): InputFormat | undefined {
  * The input format: by extension (.csv, .json, .ndjson, .jsonl, .xlsx, .xlsm, any case); otherwise by the
  * first non-blank character of the text (`{` or `[`: JSON, anything else: CSV).
  */
-export async function detectFormat(path: string, displayName: string = path): Promise<InputFormat> {
+export async function detectFormat(path: string, displayName: string = path, encoding?: string): Promise<InputFormat> {
   const known = formatFromExtension(path);
   if (known !== undefined) return known;
-  const head = (await readTextHead(path, displayName)).trimStart();
+  // Read in the --encoding the CSV reader will use: a windows-1252 accent is no binary content.
+  const head = (await readTextHead(path, displayName, 4096, encoding === undefined ? {} : { encoding })).trimStart();
   return head.startsWith('{') || head.startsWith('[') ? 'json' : 'csv';
 }
 
@@ -66,10 +68,10 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   let json = false;
   // One reader for every read (a CSV one replays the rows its structure pass kept); the xlsx and
   // JSON readers load only for such a file: a CSV run does without their modules.
-  let reader: BatchedRecords | AsyncIterable<InputRecord> | undefined;
-  const open = async (): Promise<BatchedRecords | AsyncIterable<InputRecord>> => {
+  let reader: BatchedRecords | undefined;
+  const open = async (): Promise<BatchedRecords> => {
     if (reader !== undefined) return reader;
-    const format = options.format ?? (await detectFormat(path, file));
+    const format = options.format ?? (await detectFormat(path, file, options.encoding));
     json = format === 'json';
     if (format !== 'xlsx') refuseSheetFlags(file, format === 'csv' ? 'CSV' : 'JSON', options);
     if (format === 'csv') return (reader = readCsvRecords(path, readOptions));
@@ -81,17 +83,18 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   const keysOf = (record: InputRecord): InputRecord => (json ? withKnownKeys(record, known, options) : record);
   return batchedRecords(
     async function* () {
-      for await (const batch of recordBatches(await open())) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
+      for await (const batch of (await open()).batches()) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
     },
-    // A CSV structure pass builds no records; JSON has no report status, so every record counts.
+    // A CSV structure pass builds no records; an xlsx one reads them all, counting a report's rows
+    // not ok (JSON has no report status, so every record counts).
     async (notOkOnly) => {
       const records = await open();
-      if ('countRecords' in records && records.countRecords !== undefined) return records.countRecords(notOkOnly);
+      if (records.countRecords !== undefined) return records.countRecords(notOkOnly);
       let count = 0;
-      for await (const batch of recordBatches(records)) count += batch.length;
+      for await (const batch of records.batches()) for (const record of batch) if (!notOkOnly || !isOkStatus(reportStatusOf(record))) count += 1;
       return count;
     },
-    () => (reader as Partial<BatchedRecords> | undefined)?.header?.(),
+    () => reader?.header?.(),
   );
 }
 
@@ -116,16 +119,7 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
     }
     return Object.fromEntries(Object.entries(object).filter(([key]) => known.has(key)));
   };
-  let out: Record<string, unknown>;
-  if (isScheduleRequest(fields)) {
-    const schedule = isPlainObject(fields.Schedule) ? checked(fields.Schedule, 'Schedule.') : fields.Schedule;
-    const given = fields.Candidates;
-    const candidates = Array.isArray(given) ? given.map((candidate: unknown, i) => (isPlainObject(candidate) ? checked(candidate, `Candidates[${i}].`) : candidate)) : given;
-    const same = schedule === fields.Schedule && (!Array.isArray(given) || (candidates as unknown[]).every((candidate, i) => candidate === given[i]));
-    out = same ? fields : { ...fields, Schedule: schedule, Candidates: candidates };
-  } else {
-    out = checked(fields, '');
-  }
+  const out = isScheduleRequest(fields) ? requestParts(fields, checked) : checked(fields, '');
   if (out === fields) return record;
   return { ...record, fields: out, ...(problems.length > 0 ? { problems: [...(record.problems ?? []), ...problems] } : {}) };
 }

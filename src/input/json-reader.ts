@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { InputFileError } from '../system/errors.js';
 import type { InputRecord } from './record.js';
+import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
 import { quotedValue } from '../domain/problem.js';
 import { JsonFault, JsonScanner, keyLines, MAX_JSON_DEPTH, scanJson } from '../system/json-scan.js';
 import { readUtf8Chunks } from './text-source.js';
@@ -300,33 +301,25 @@ function countKeys(value: object): number {
   return count;
 }
 
-async function* jsonRecordGenerator(path: string, options: JsonReadOptions): AsyncGenerator<InputRecord> {
-  const file = options.displayName ?? path;
-  const pending: InputRecord[] = [];
-  const scanner = new JsonElementScanner(file, (record) => pending.push(record));
+async function* jsonRecordSteps(path: string, file: string, add: (record: InputRecord) => void): AsyncGenerator<void> {
+  const scanner = new JsonElementScanner(file, add);
   const decoder = new StringDecoder('utf8');
-  try {
-    for await (const chunk of readUtf8Chunks(path, file)) {
-      scanner.feed(decoder.write(chunk));
-      for (const record of pending) yield record;
-      pending.length = 0;
-    }
-    const rest = decoder.end();
-    if (rest !== '') scanner.feed(rest);
-    scanner.finish();
-  } catch (error) {
-    // The records before the problem are still passed on, then the problem.
-    for (const record of pending) yield record;
-    throw error;
+  for await (const chunk of readUtf8Chunks(path, file)) {
+    scanner.feed(decoder.write(chunk));
+    yield;
   }
-  for (const record of pending) yield record;
+  const rest = decoder.end();
+  if (rest !== '') scanner.feed(rest);
+  scanner.finish();
+  yield;
 }
 
 /**
  * Streams the records of a JSON file: one object, an array of objects, or NDJSON (one object
- * per line, blank lines allowed). Each record carries the line where it starts and its index.
- * Every iteration re-reads the file. Structural problems throw InputFileError.
+ * per line, blank lines allowed), in batches of the records each chunk read completes. Each
+ * record carries the line where it starts and its index. Every iteration re-reads the file.
+ * Structural problems throw InputFileError (after the records before them).
  */
-export function readJsonRecords(path: string, options: JsonReadOptions = {}): AsyncIterable<InputRecord> {
-  return { [Symbol.asyncIterator]: () => jsonRecordGenerator(path, options) };
+export function readJsonRecords(path: string, options: JsonReadOptions = {}): BatchedRecords {
+  return batchedRecords(() => collectedBatches((add) => jsonRecordSteps(path, options.displayName ?? path, add)));
 }

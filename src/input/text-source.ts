@@ -105,27 +105,6 @@ function firstInvalidOffset(bytes: Buffer): number {
   return bytes.length;
 }
 
-/**
- * Byte offset of the first UTF-16 code unit that breaks the encoding in `bytes`: a low
- * surrogate without a high one before it, or a high surrogate not followed by a low one.
- * Only called once the decoder refused the chunk.
- */
-function firstInvalidUtf16(bytes: Buffer, littleEndian: boolean): number {
-  const units = bytes.length >> 1;
-  const unitAt = (i: number): number => (littleEndian ? bytes.readUInt16LE(i * 2) : bytes.readUInt16BE(i * 2));
-  for (let i = 0; i < units; i++) {
-    const unit = unitAt(i);
-    if (unit >= 0xdc00 && unit <= 0xdfff) return i * 2;
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      if (i + 1 >= units) return i * 2;
-      const next = unitAt(i + 1);
-      if (next < 0xdc00 || next > 0xdfff) return i * 2;
-      i++;
-    }
-  }
-  return units * 2;
-}
-
 /** How a text file is read beyond what its bytes say. */
 export interface TextOptions {
   /**
@@ -246,10 +225,10 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
       try {
         return Buffer.from(decoder.decode(chunk, { stream: !last }), 'utf8');
       } catch {
-        // Located to the character: the UTF-8 length of the valid text before the bad unit.
+        // Located to the character: the text before the first one a lenient decoder replaces (U+FFFD).
         const label = encoding ?? 'utf-8';
-        const bad = label.startsWith('utf-16') ? firstInvalidUtf16(chunk, label === 'utf-16le') : 0;
-        const before = new TextDecoder(label, { ignoreBOM: true }).decode(chunk.subarray(0, bad));
+        const lenient = new TextDecoder(label, { ignoreBOM: true }).decode(chunk);
+        const before = lenient.slice(0, lenient.indexOf('\ufffd'));
         const what = label.startsWith('utf-16') ? 'invalid UTF-16 (a lone surrogate)' : `bytes that are not ${label}`;
         throw refused(Buffer.from(before, 'utf8'), Number.POSITIVE_INFINITY, `${BINARY}: ${what}; save the file as UTF-8 text`);
       }
@@ -312,10 +291,10 @@ export function decodeTextDocument(bytes: Buffer, file: string): string {
 }
 
 /** The first bytes of the file's text (after BOM handling), for format sniffing; all of it with `bytes` infinite. */
-export async function readTextHead(path: string, file: string = path, bytes = 4096): Promise<string> {
+export async function readTextHead(path: string, file: string = path, bytes = 4096, options: TextOptions = {}): Promise<string> {
   const parts: Buffer[] = [];
   let length = 0;
-  for await (const chunk of readUtf8Chunks(path, file)) {
+  for await (const chunk of readUtf8Chunks(path, file, options)) {
     parts.push(chunk);
     length += chunk.length;
     if (length >= bytes) break;

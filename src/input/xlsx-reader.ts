@@ -13,7 +13,7 @@
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/templates.js';
-import { isOkStatus } from '../formats/report-csv-contract.js';
+import { SECRET_FIELDS } from '../domain/text-rules.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
@@ -22,7 +22,6 @@ import {
   listCellWarnings,
   mapHeader,
   normalizeColumnName,
-  reportStatusOf,
   rowFields,
   type CsvReadOptions,
   type HeaderMapping,
@@ -80,9 +79,6 @@ function rowNumbers(lines: readonly number[], count: number): string {
 
 /** Records per batch handed on (the CSV reader's batches are one 64 KiB chunk, about this many rows). */
 const BATCH_ROWS = 512;
-
-/** Fields whose cells are secrets: no message may show what the cell holds. */
-const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password']);
 
 const ZIP_SIGNATURE = 0x04034b50;
 const OLE2_SIGNATURE = 0xe011cfd0;
@@ -440,15 +436,6 @@ async function* sheetRows(
   yield;
 }
 
-async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): AsyncGenerator<readonly InputRecord[]> {
-  let pending: InputRecord[] = [];
-  yield* collectedBatches(xlsxRows(path, options, (record) => pending.push(record)), () => {
-    const batch = pending;
-    pending = [];
-    return batch;
-  });
-}
-
 /**
  * Streams the records of one worksheet of an .xlsx file. Every iteration re-reads the file.
  * Records carry `problems` (cells that cannot be used: the record fails with them) and
@@ -456,15 +443,5 @@ async function* xlsxRecordBatches(path: string, options: XlsxReadOptions): Async
  * sheet: `users.xlsx[Sheet1]:7: reason`.
  */
 export function readXlsxRecords(path: string, options: XlsxReadOptions): BatchedRecords {
-  return batchedRecords(
-    () => xlsxRecordBatches(path, options),
-    async (notOkOnly) => {
-      let count = 0;
-      for await (const batch of xlsxRecordBatches(path, options)) {
-        if (!notOkOnly) count += batch.length;
-        else for (const record of batch) if (!isOkStatus(reportStatusOf(record))) count += 1;
-      }
-      return count;
-    },
-  );
+  return batchedRecords(() => collectedBatches((add) => xlsxRows(path, options, add)));
 }

@@ -254,16 +254,10 @@ export class RecordDispatcher<P, R> {
     return this.job.intend?.(unit, journal.id) === true ? bothDurable(durable, this.job.intentsDurable?.()) : durable;
   }
 
-  /** The reason on an item the stopped run did not send: `runs show`'s words (one array for all of them). */
+  /** The reason on an item the stopped run did not send: `runs show`'s words. */
   private notSent(): Problem[] {
-    const maxErrors = this.stop?.kind === 'max-errors';
-    if (this.notSentProblems?.maxErrors !== maxErrors) {
-      this.notSentProblems = { maxErrors, problems: [{ field: '', code: null, message: notSentReason(maxErrors, this.journal?.id) }] };
-    }
-    return this.notSentProblems.problems;
+    return [{ field: '', code: null, message: notSentReason(this.stop?.kind === 'max-errors', this.journal?.id) }];
   }
-
-  private notSentProblems: { maxErrors: boolean; problems: Problem[] } | undefined;
 
   /** An interrupt, or a failure outside (stopWhen), stops the run before the next unit goes. */
   private checkStop(): void {

@@ -7,7 +7,7 @@ import type { WrittenTime } from '../domain/local-time.js';
 import { quoteWrittenProblems } from '../domain/written-times.js';
 import type { InputRecord } from '../input/record.js';
 import type { SummaryNote } from '../report/report-writers.js';
-import type { ItemAction, ItemStatus, ReportEntry, ReportItem, ReportSummary, SourceRow, SyncMemoryNote } from '../report/run-report.js';
+import type { ItemAction, ItemStatus, ReportItem, ReportSummary, SourceRow, SyncMemoryNote } from '../report/run-report.js';
 import type { GlobalOptions } from '../context/command-deps.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 
@@ -247,13 +247,3 @@ export interface RunOutcome<R = never> {
   remembered: R[];
 }
 
-/**
- * Watches a run without steering it: the progress line today; a periodic plain progress line
- * or a run journal would be more of them (a journal would add "sending" and "answered" hooks).
- */
-export interface RunObserver {
-  /** An item reached the report, in input order. */
-  reported(entry: ReportEntry): void;
-  /** The run ended, completed or not; called once. */
-  ended(): void;
-}

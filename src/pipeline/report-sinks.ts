@@ -168,17 +168,12 @@ export async function openRunReport(
   times?: RunTimes,
 ): Promise<OpenReport> {
   const sinks: ReportSink[] = [];
-  const buffers: BufferedSink[] = [];
-  const buffered = (target: TextSink): BufferedSink => {
-    const sink = new BufferedSink(target);
-    buffers.push(sink);
-    return sink;
-  };
   // A dry run reads its input once, so a structural error late in the file comes after items
   // were reported: its document reaches stdout only once the run completed, never half of it.
   // A real run checked the structure first and streams (a consumer sees sending under way).
   const spool = options.json && header.dryRun ? new SpoolSink(deps.stdout) : undefined;
-  if (options.json) sinks.push(new JsonReportWriter(buffered(spool ?? deps.stdout), header));
+  const stdout = options.json ? new BufferedSink(spool ?? deps.stdout) : undefined;
+  if (stdout !== undefined) sinks.push(new JsonReportWriter(stdout, header));
   let file: Pick<ReportFile, 'commit' | 'discard'> | undefined;
   let guarded: GuardedFileSink | undefined;
   let fileBuffer: BufferedSink | undefined;
@@ -209,7 +204,7 @@ export async function openRunReport(
     builder,
     async close() {
       await builder.finish(async () => {
-        for (const buffer of buffers) await buffer.flush();
+        await stdout?.flush();
         if (guarded !== undefined && guarded.failure === undefined) {
           try {
             await fileBuffer?.flush();

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Problem } from '../domain/problem.js';
 import type { ReportEntry } from '../report/run-report.js';
 import type { ReportSummary, ReportTarget } from '../report/run-report.js';
-import { currentTrust, laterRunsOnTarget, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
+import { currentTrust, laterRunsOf, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 import { InternalError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
 import { RunJournalError } from '../runs/run-errors.js';
@@ -89,7 +89,7 @@ export async function startJournaling(
   deps: CommandDeps,
   { lostAttemptDid, choosesIds }: JournaledTraits = {},
 ): Promise<RunJournaling> {
-  const { RunJournal, chosenIdOf, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../runs/index.js');
+  const { RunJournal, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../runs/index.js');
   const testSignal = testSignalFrom(deps.env);
   const resumed = deps.resume;
   if (resumed !== undefined) {
@@ -98,13 +98,8 @@ export async function startJournaling(
     return journaling(journal, {
       kept(n, unit) {
         const decision = plan.decide(refOf(n, unit));
-        if (decision.action === 'keep') {
-          const { status, errors, action, note, removed } = decision.outcome;
-          // An item created by an earlier attempt with an id examctl chose: that id (docs/runs.md).
-          const base = { source: unit.source, id: unit.id ?? chosenIdOf(record, n, status), status, errors, ...(removed === undefined ? {} : { removed }) };
-          const item = note === undefined ? base : { ...base, note };
-          return { item: action === undefined ? item : { ...item, action }, rows: unit.rows };
-        }
+        // As `runs show` gives it (with the id examctl chose, if it did).
+        if (decision.action === 'keep') return { item: decision.item, rows: unit.rows };
         if (decision.maybeApplied) decisions.set(n, decision);
         return undefined;
       },
@@ -250,7 +245,8 @@ const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrenc
  * (docs/runs.md, "runs resume").
  */
 export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume['record']['header']): Promise<void> {
-  const later = await laterRunsOnTarget(runsDir, header, currentTrust());
+  const later: string[] = [];
+  for await (const { id } of laterRunsOf(runsDir, header.id, { ...header, population: header.options.population }, currentTrust())) later.push(id);
   if (later.length === 0) return;
   const named = later.slice(0, 3).join(', ') + (later.length > 3 ? ` and ${formatCount(later.length - 3)} more` : '');
   throw new RunJournalError(

@@ -8,14 +8,15 @@ import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefuse
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { checkReportOption, openRunReport } from './report-sinks.js';
-import { createRunProgress, progressColor, progressEnabled } from '../terminal/progress.js';
+import { createRunProgress, progressEnabled, type Progress } from '../terminal/progress.js';
+import { colorEnabled } from '../terminal/table-format.js';
 import { AfterWrites } from './after-writes.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun, recordCount } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
-import type { RecordJob, RunObserver, RunOptions, RunOutcome, Unit } from './record-job.js';
+import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
-import { checkReportColumns, checkReportRows } from './report-fits.js';
+import { checkReportFits } from './report-fits.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
 import { failingWarned, warningsFail } from './strict-warnings.js';
 
@@ -59,12 +60,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const dryRun = options.dryRun ?? false;
   const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true, job.command);
   await input.checkIsRunReport();
-  await checkReportColumns(() => input.records(), options);
   // A real run checks the whole file's structure before anything is sent or created. A dry run
   // sends nothing, so it reads once and counts as it goes; a structural error late in the file
   // still ends it with exit 2 and no report (stdout and report files are held back until the end).
   const total = dryRun ? undefined : await input.checkStructure();
-  if (total !== undefined) await checkReportRows(total, options);
+  await checkReportFits(() => input.records(), total, options);
   const describeSend = async (): Promise<string> => {
     const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
     // A resume sends only what the journal did not settle: said, so the count is what remains.
@@ -91,14 +91,14 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // One file, one id: the whole input read before the units, so both records of an id fail
   // (OneIdPerFile); after the run says its target and settings, which a dry run's header error follows.
   await job.readIds?.(input.records());
-  const observers = progressObservers(job, unitTotal, options, deps);
+  const progress = runProgress(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
   const scheduler = new InOrderScheduler<ReportEntry>({
     window,
     maxBuffered: job.sendsTogether ? Infinity : MAX_PENDING,
     emit(entry) {
-      for (const observer of observers) observer.reported(entry);
+      progress.tick(entry.item.status);
       return report.builder.add(entry);
     },
   });
@@ -131,7 +131,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     await dispatchAll(units, scheduler, dispatcher, afterWrites, ahead);
   } catch (error) {
     await units.close().catch(() => undefined);
-    for (const observer of observers) observer.ended();
+    progress.stop();
     await scheduler.abandon();
     await api?.close();
     await report.discard();
@@ -139,7 +139,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     await journal?.close();
     throw error;
   }
-  for (const observer of observers) observer.ended();
+  progress.stop();
   await api?.close();
   const retries = api?.retryCounts?.();
   if (retries !== undefined) Object.assign(report.builder.summary, { retried: retries.total, retriedByCause: retries.byCause });
@@ -456,14 +456,14 @@ function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Err
  * The progress line on a terminal, counting items as they are reported; elsewhere (CI, a pipe, a
  * log) a plain line on stderr every ~10 s once a run lasts that long, no spinner frames.
  */
-function progressObservers(job: RecordJob<unknown, unknown>, units: number | undefined, options: RunOptions, deps: CommandDeps): RunObserver[] {
-  const progress = createRunProgress({
+function runProgress(job: RecordJob<unknown, unknown>, units: number | undefined, options: RunOptions, deps: CommandDeps): Progress {
+  return createRunProgress({
     terminal: deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env }),
     stream: deps.progressStream ?? process.stderr,
     write: (line) => void deps.stderr.write(line),
     total: units,
     label: job.command,
-    color: progressColor(deps.env),
+    // The spinner's colour as every table's, on the terminal it is drawn on.
+    color: colorEnabled({ isTTY: true, env: deps.env }),
   });
-  return [{ reported: (entry) => progress.tick(entry.item.status), ended: () => progress.stop() }];
 }

@@ -1,13 +1,10 @@
 /**
  * The JSON of a run that ended with exit 2, 3, 130 or 70: with --json, stdout still carries one
- * document, so a script reads why the run stopped instead of parsing stderr. The shape extends
- * the run report's: `{ command?, target?, dryRun?, error: {...}, items?, summary? }` where
- * `items`/`summary` are the partial report when records were already reported (a run stopped by
- * a 403 after 1,000 records), and absent when nothing was (a usage error, a malformed file).
+ * document, so a script reads why the run stopped instead of parsing stderr. A run whose report
+ * had started says it in that document (`errorMember`, between its items and its summary); one
+ * that reported nothing (a usage error, a malformed file) prints `{ error: {...} }`.
  */
 import { ExamctlError, ExitCode, InputFileError, InterruptedError, StoreDamagedError, StoreLockedError, TargetError, UsageError } from '../system/errors.js';
-import type { ReportHeader } from './run-report.js';
-import type { ReportItem, ReportSummary } from './run-report.js';
 
 /**
  * Why the run stopped, as a word a script can switch on. `refused`: the service did not accept
@@ -51,27 +48,9 @@ export function runErrorJson(error: unknown): RunErrorJson {
   return { exitCode: ExitCode.Internal, kind: 'internal', message: `internal error: ${message}` };
 }
 
-export interface ErrorDocument {
-  command?: string;
-  target?: ReportHeader['target'];
-  targetFrom?: string;
-  profile?: ReportHeader['profile'];
-  dryRun?: boolean;
-  error: RunErrorJson;
-  items?: ReportItem[];
-  summary?: ReportSummary;
-}
-
-/**
- * The whole document, for a run whose report was not streamed (or never started). `header` when
- * the command and target were known; `partial` when some records were already reported.
- */
-export function errorDocument(error: unknown, header?: ReportHeader, partial?: { items: ReportItem[]; summary: ReportSummary }): ErrorDocument {
-  return {
-    ...(header === undefined ? {} : { command: header.command, target: header.target, ...(header.targetFrom === undefined ? {} : { targetFrom: header.targetFrom }), ...(header.profile === undefined ? {} : { profile: header.profile }), dryRun: header.dryRun }),
-    error: runErrorJson(error),
-    ...(partial === undefined ? {} : { items: partial.items, summary: partial.summary }),
-  };
+/** The whole document of a run that reported nothing. */
+export function errorDocument(error: unknown): { error: RunErrorJson } {
+  return { error: runErrorJson(error) };
 }
 
 /**

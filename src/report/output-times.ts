@@ -5,9 +5,11 @@
  * file examctl wrote reads back with the same flags), or as an Excel date (a serial day number
  * under a date format). Pure (Intl only).
  */
-import { parseDateTime } from '../domain/date-time.js';
+import { isCalendarDate, parseDateTime } from '../domain/date-time.js';
 import {
   dateText,
+  dateTimeText,
+  formattedWall,
   isKnownTimeZone,
   offsetText,
   parseDateFormat,
@@ -70,20 +72,10 @@ export function calendarDateOf(value: unknown): WallClock | undefined {
   const match = MIDNIGHT_OR_DATE.exec(value.trim());
   if (match === null) return undefined;
   const w: WallClock = { y: Number(match[1]), mo: Number(match[2]), d: Number(match[3]), h: 0, mi: 0, s: 0 };
-  const check = new Date(Date.UTC(w.y, w.mo - 1, w.d));
-  return check.getUTCMonth() === w.mo - 1 && check.getUTCDate() === w.d ? w : undefined;
+  return isCalendarDate(w.y, w.mo, w.d) ? w : undefined;
 }
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
-
-/** The wall clock by a `--date-format`'s tokens; a format without a time gets ` HH:mm` (`:ss` when the seconds are not 0), as the input side reads it. */
-function formatted(w: WallClock, format: DateFormat, withTime: boolean): string {
-  const tokens: Record<string, string> = { YYYY: pad(w.y, 4), MM: pad(w.mo), DD: pad(w.d), HH: pad(w.h), mm: pad(w.mi), ss: pad(w.s) };
-  const fill = (text: string): string => text.replace(/YYYY|MM|DD|HH|mm|ss/g, (token) => tokens[token] as string);
-  if (!withTime) return fill(format.dateText);
-  if (format.dateTime !== undefined) return fill(format.text);
-  return `${fill(format.dateText)} ${tokens['HH']}:${tokens['mm']}${w.s === 0 ? '' : `:${tokens['ss']}`}`;
-}
 
 /**
  * An instant as text in the chosen zone: by the `--date-format` when there is one; else
@@ -93,7 +85,7 @@ function formatted(w: WallClock, format: DateFormat, withTime: boolean): string 
  */
 export function instantText(epochMs: number, times: OutputTimes, style: 'iso' | 'minutes'): string {
   const { wall, ms, offsetMinutes } = wallClockAt(epochMs, times.zone);
-  const iso = (): string => `${dateText(wall)}T${pad(wall.h)}:${pad(wall.mi)}:${pad(wall.s)}${ms === 0 ? '' : `.${pad(ms, 3)}`}${offsetText(offsetMinutes)}`;
+  const iso = (): string => `${dateTimeText(wall)}${ms === 0 ? '' : `.${pad(ms, 3)}`}${offsetText(offsetMinutes)}`;
   if (times.format === undefined && style === 'iso') return iso();
   // A wall clock the zone shows twice (the hour the clocks go back) says which of the two by its
   // offset (`25/10/2026 01:30 +01:00`), as the input side reads it back with the same flags.
@@ -104,14 +96,20 @@ export function instantText(epochMs: number, times: OutputTimes, style: 'iso' | 
     if (ms !== 0 || (wall.s !== 0 && times.format.dateTime !== undefined && !times.format.dateTimeOrder.includes('ss'))) {
       return iso();
     }
-    return `${formatted(wall, times.format, true)}${twice}`;
+    return `${formattedWall(wall, times.format, true)}${twice}`;
   }
   return `${dateText(wall)} ${pad(wall.h)}:${pad(wall.mi)}${twice}`;
 }
 
 /** A calendar date as text: by the `--date-format`'s date part, else ISO `YYYY-MM-DD`. */
 export function calendarDateText(w: WallClock, times: Pick<OutputTimes, 'format'>): string {
-  return times.format === undefined ? dateText(w) : formatted(w, times.format, false);
+  return times.format === undefined ? dateText(w) : formattedWall(w, times.format, false);
+}
+
+/** A number's text that reads back as the same text (`25`, `-3`, `87.5`; not `+7`, `007`, `12.50`, `1e3`). */
+export function plainNumber(text: string): number | undefined {
+  const number = Number(text);
+  return text !== '' && Number.isFinite(number) && Math.abs(number) <= Number.MAX_SAFE_INTEGER && String(number) === text ? number : undefined;
 }
 
 /** Days from 1899-12-30 to 1970-01-01 in the 1900 date system. */

@@ -1,12 +1,7 @@
 /**
- * The cells of a run report workbook typed by the field their column was read as (`--report
- * x.xlsx`): a whole-number field's number a number, a yes/no field's value a boolean, a date of
- * birth a date, a schedule's start and end a date-time in the run's zone. Only a value that
- * reads back as the same value is typed: `00456`, `+7` or `12.50` stay the text typed, and so
- * does every value of a failed cell, so that the report fed back (`--only-failed`, `--file`)
- * gives the records it reported (docs/input-formats.md, "The .xlsx run report"). A date-time is typed
- * only in a zone the run names (`--timezone`): an Excel date keeps no zone, and one that the
- * zone's clocks show twice (the hour the clocks go back) stays text. Also where a dry run's
+ * The cells of a run report workbook typed by the field their column was read as, where a value
+ * reads back as the same value (docs/input-formats.md, "The .xlsx run report": which fields, and
+ * why a failed cell or a date-time without the run's zone stays text); and where a dry run's
  * offending cell is: the column of the field an error names.
  */
 import { COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, CANDIDATE_COLUMNS } from '../domain/columns.js';
@@ -14,10 +9,10 @@ import { parseBooleanSpelling } from '../domain/coercion.js';
 import { DATE_FIELDS, DATE_TIME_FIELDS } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
 import { normalizeColumnName } from '../formats/column-name.js';
-import { calendarDateOf, excelDate, excelDateTime, instantOf } from './output-times.js';
+import { calendarDateOf, excelDate, excelDateTime, instantOf, plainNumber } from './output-times.js';
 import { Column, onRow } from './report-writers.js';
 import { type SourceRow } from './run-report.js';
-import { CellFormat, type CellNote, type SheetCell } from './xlsx-workbook.js';
+import { CellFormat, type SheetCell } from './xlsx-workbook.js';
 
 type FieldKind = 'number' | 'boolean' | 'date' | 'dateTime';
 
@@ -52,12 +47,6 @@ interface KeptColumn {
   source: number;
   field: string | undefined;
   kind: FieldKind | undefined;
-}
-
-/** A number's text that reads back as the same text (`25`, `-3`, `87.5`; not `+7`, `007`, `12.50`, `1e3`). */
-function plainNumber(text: string): number | undefined {
-  const number = Number(text);
-  return text !== '' && Number.isFinite(number) && Math.abs(number) <= Number.MAX_SAFE_INTEGER && String(number) === text ? number : undefined;
 }
 
 /** The field an error names, without its place in a schedule request or a list (`Candidates[2].Email` -> `Email`). */
@@ -132,14 +121,14 @@ export class ReportCellTypes {
   }
 
   /**
-   * A dry run's invalid row: the cells of the fields its errors name (on this row of a
+   * A dry run's invalid row: the columns of the fields its errors name (on this row of a
    * multi-row item), or for a field the map file computes the cells it came from (the one at
-   * fault when it could not), each with a note of its codes and messages; an error that names no column of the row goes on its
-   * status cell. `statusAt` is the status cell's index in the row.
+   * fault when it could not); an error that names no column of the row marks its status cell.
+   * `statusAt` is the status cell's index in the row. Each error's words are in error_messages.
    */
-  marks(errors: readonly Problem[], row: SourceRow | undefined, modes: readonly Column[], statusAt: number): CellNote[] {
+  marks(errors: readonly Problem[], row: SourceRow | undefined, modes: readonly Column[], statusAt: number): number[] {
     const layout = row === undefined ? [] : this.layoutOf(row, modes);
-    const notes = new Map<number, string[]>();
+    const marked = new Set<number>();
     for (const error of row === undefined ? errors : onRow(errors, row.line)) {
       const field = error.field === undefined || error.field === '' ? undefined : baseField(error.field);
       let places = field === undefined ? [] : [layout.findIndex((column) => column.field === field)].filter((at) => at !== -1);
@@ -148,10 +137,9 @@ export class ReportCellTypes {
         const keys = new Set((row.cellsOf?.[field] ?? [field]).map(normalizeColumnName));
         places = layout.flatMap((column, at) => (keys.has(normalizeColumnName(row.header[column.source] as string)) ? [at] : []));
       }
-      const text = `${error.code === null ? '' : `${error.code} `}${error.field ? `${error.field}: ` : ''}${error.message}`;
-      for (const at of places.length === 0 ? [statusAt] : places) notes.set(at, [...(notes.get(at) ?? []), text]);
+      for (const at of places.length === 0 ? [statusAt] : places) marked.add(at);
     }
-    return [...notes].map(([column, texts]) => ({ column, text: texts.join('\n') }));
+    return [...marked];
   }
 }
 

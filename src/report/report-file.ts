@@ -23,7 +23,10 @@ export function reportFormatOf(path: string): ReportFormat {
  * old report survives a crashed run; a FIFO or device is written in place.
  */
 export interface ReportFile {
-  sink: TextSink;
+  /** Text, or the bytes of a workbook's zip (xlsx-report-writer.ts). */
+  sink: TextSink & { write(chunk: string | Buffer): Promise<void> };
+  /** A failure met beside the writes (the workbook's stream): `commit` then discards the file and throws it. */
+  failed(error: unknown): void;
   commit(): Promise<void>;
   discard(): Promise<void>;
 }
@@ -55,11 +58,12 @@ export async function openReportFile(path: string, options: AtomicFileOptions = 
   }
   let failure: unknown;
   return {
+    failed: (error) => void (failure ??= error),
     sink: {
-      async write(text: string) {
+      async write(chunk: string | Buffer) {
         if (failure !== undefined) throw cannotWriteReport(path, failure);
         try {
-          await file.writer.write(text);
+          await file.writer.write(chunk);
         } catch (error) {
           failure = error;
           throw cannotWriteReport(path, error);

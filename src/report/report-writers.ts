@@ -138,7 +138,7 @@ export class JsonReportWriter implements ReportSink {
     const text = `${this.itemsWritten === 0 ? '\n' : ',\n'}${itemJson(entry.item)}`;
     this.itemsWritten += 1;
     if (this.opened) return this.out.write(text);
-    return then(this.open(), () => this.out.write(text));
+    return inSequence([() => this.open(), () => this.out.write(text)]);
   }
 
   async finish(summary: ReportSummary): Promise<void> {
@@ -245,9 +245,12 @@ export function sourceRowCells(item: ReportItem): string[] {
   return [item.source.file, String(item.source.line), item.id ?? '', statusCell(item.status, item.dryRun), errorCodes(item.errors), errorMessages(item.errors), item.action ?? '', item.note ?? ''];
 }
 
-/** Runs `next` after `first`, awaiting only when `first` is a promise. */
-function then(first: void | Promise<void>, next: () => void | Promise<void>): void | Promise<void> {
-  return first instanceof Promise ? first.then(next) : next();
+/** Runs `steps` one after the other, each after the previous one's promise if it gave one. */
+export function inSequence(steps: readonly (() => void | Promise<void>)[], from = 0): void | Promise<void> {
+  for (let i = from; i < steps.length; i++) {
+    const pending = (steps[i] as () => void | Promise<void>)();
+    if (pending !== undefined) return pending.then(() => inSequence(steps, i + 1));
+  }
 }
 
 /**

@@ -7,8 +7,8 @@ import { answerFieldNames, RESULT_FIELDS, type AnswerValue } from '../domain/ans
 import type { ReviewSession } from '../domain/types.js';
 import { WITHHELD_PIN } from '../formats/report-csv-contract.js';
 import { csvLine, type CsvCell } from '../formats/csv-cell.js';
-import { calendarDateOf, calendarDateText, excelDate, excelDateTime, instantOf, instantText, type OutputTimes } from '../report/output-times.js';
-import { CellFormat, type CellNote, type SheetCell } from '../report/xlsx-workbook.js';
+import { calendarDateOf, calendarDateText, excelDate, excelDateTime, instantOf, instantText, plainNumber, type OutputTimes } from '../report/output-times.js';
+import { CellFormat, type SheetCell } from '../report/xlsx-workbook.js';
 
 /** The Results entry's fields in the API text's order (domain answer-fields.ts): the CSV export's first columns. */
 export const RESULT_COLUMNS: readonly string[] = answerFieldNames(RESULT_FIELDS);
@@ -175,16 +175,10 @@ export function textRows(table: ResultsTable, options: TextCellOptions = {}): st
 }
 
 /**
- * The table as CSV (RFC 4180, CRLF, header row; `--delimiter` `;` or tab for Excel in other
- * locales); text cells a spreadsheet would run as a formula are neutralised by the shared cell
- * writer. A value the service typed as a number is written as the number (a Score of -5 is
- * `-5`, not `'-5`, so a spreadsheet sums it); a number sent as text stays text, guarded.
+ * The table's rows as CSV lines (RFC 4180, CRLF; `--delimiter` `;` or tab), without the header;
+ * text a spreadsheet would run as a formula is neutralised by the shared cell writer. A number
+ * the service typed is written as the number (`-5`, summed); one sent as text stays text, guarded.
  */
-export function resultsCsv(table: ResultsTable, delimiter = ',', options: TextCellOptions = {}): string {
-  return csvLine(table.header, delimiter) + csvRows(table, delimiter, options);
-}
-
-/** The table's rows as CSV lines, without the header (a session's share of a longer table). */
 export function csvRows(table: ResultsTable, delimiter = ',', options: TextCellOptions = {}): string {
   return textRows(table, options)
     .map((cells, r) => {
@@ -196,17 +190,6 @@ export function csvRows(table: ResultsTable, delimiter = ',', options: TextCellO
 
 function isFiniteNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
-}
-
-/** One session's results as CSV, as `review-session show ID -o csv` writes them. */
-export function reviewSessionResultsCsv(session: ReviewSession, options: PinColumn = {}, delimiter = ',', cells: TextCellOptions = {}): string {
-  return resultsCsv(resultsTable([{ externalId: session.ExternalId, session }], options), delimiter, cells);
-}
-
-/** A numeric string a lenient server sent for a number field, when it is a number's plain form (`87.5`, not `087.5`). */
-function numberOf(value: string): number | undefined {
-  const number = Number(value);
-  return value.trim() !== '' && Number.isFinite(number) && String(number) === value ? number : undefined;
 }
 
 /** A value as a workbook cell: numbers, booleans and times typed (times in `zone`), the rest as its text. */
@@ -227,7 +210,8 @@ function sheetValue(column: string, value: unknown, zone: string): SheetCell {
       if (instant !== undefined) return instantText(instant, { zone }, 'iso');
     }
     const kind = kindOf(column);
-    if (kind === 'number' || kind === 'integer') return numberOf(value) ?? value;
+    // A numeric string a lenient server sent for a number field, when it is a number's plain form (`87.5`, not `087.5`).
+    if (kind === 'number' || kind === 'integer') return plainNumber(value) ?? value;
   }
   return textValue(value, false);
 }
@@ -240,15 +224,6 @@ export function sheetFormats(table: ResultsTable): CellFormat[] {
     const kind = kindOf(column);
     return kind === 'number' || kind === 'integer' || kind === 'boolean' ? CellFormat.general : CellFormat.text;
   });
-}
-
-/**
- * A note on the header of each time column of a workbook: an Excel date keeps no zone, so the
- * column says which zone its wall times are in and where that zone came from.
- */
-export function timeZoneNotes(table: ResultsTable, zone: string, from: string): CellNote[] {
-  const text = `Times in ${zone} (${from}): an Excel date keeps no zone, so the times of this column are wall times there.`;
-  return table.header.flatMap((column, i) => (INSTANT_COLUMNS.has(column) ? [{ column: i, text }] : []));
 }
 
 /** The table's rows as typed workbook cells, times in `zone` (Excel keeps none). */

@@ -109,12 +109,6 @@ export interface ReportSummary {
 }
 
 
-/** A whole run's report as the JSON document carries it; `runs show` rebuilds one from a journal. */
-export interface RunReport extends Pick<ReportHeader, 'command' | 'target' | 'dryRun'> {
-  summary: ReportSummary;
-  items: ReportItem[];
-}
-
 /** The report's fixed head: what ran, where, and whether anything could change. */
 export interface ReportHeader {
   command: string;

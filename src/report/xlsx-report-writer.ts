@@ -1,29 +1,20 @@
 /**
  * The run report as an .xlsx workbook (`--report x.xlsx`), and any table (review-session
- * results) as one: the same columns as the CSV report (the input's columns, Password blank, PIN withheld,
- * then status, error_codes, error_messages, warnings). Input cells are typed by their field where
- * the value reads back the same (report-cell-types.ts: numbers, yes/no, dates, date-times in the
- * run's zone); every other cell is a text cell in a text-formatted column, so that Excel or
- * LibreOffice keeps `00456`, long numbers and dates as typed, also in cells edited or added
- * later. Header frozen with a filter; failed rows filled red, partial and skipped ones amber; a
- * dry run's invalid row has the cell of each error it names in a strong red with a note (the
- * code and message). Written by examctl's own writer (xlsx-workbook.ts) as the rows come: each
- * row goes through the deflater to the file, and a row waits (its promise) while the file is behind.
- *
- * Fed back as input, the file is read by xlsx-reader.ts like any sheet: status and error
- * columns ignored, `--only-failed` by the status column (reportStatusOf), values unchanged.
+ * results) as one. What a report workbook holds, and how it reads back as input, is
+ * docs/input-formats.md, "The .xlsx run report": the CSV report's rows (report-writers.ts), typed
+ * by report-cell-types.ts, written by xlsx-workbook.ts as they come; a row waits (its promise)
+ * while the file is behind.
  */
 import { Writable } from 'node:stream';
-import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { DateFormat } from '../domain/local-time.js';
-import { cannotWriteReport, REPORT_FILE_OPTIONS } from './report-file.js';
-import { ColumnModes, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages } from './report-writers.js';
+import { openReportFile } from './report-file.js';
+import { ColumnModes, inSequence, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages } from './report-writers.js';
 import { type ReportEntry, type ReportSink, type SourceRow } from './run-report.js';
 import { SOURCE_COLUMNS, WARNINGS_COLUMN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
 import type { ItemStatus } from './run-report.js';
 import { excelDateFormats } from './output-times.js';
 import { failedFieldsOf, ReportCellTypes, type ReportCellOptions } from './report-cell-types.js';
-import { MAX_NOTES, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, RowLook, WorkbookWriter, type CellFormat, type CellNote, type CellPlace, type SheetCell, type SheetWriter, type WorkbookDateFormats } from './xlsx-workbook.js';
+import { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, RowLook, WorkbookWriter, type CellFormat, type CellPlace, type SheetCell, type SheetWriter, type WorkbookDateFormats } from './xlsx-workbook.js';
 import { formatCount } from '../formats/number-format.js';
 
 /** How a report row looks by its item's status: failed red, partial and skipped amber. */
@@ -33,14 +24,6 @@ const LOOKS: Readonly<Record<ItemStatus, RowLook>> = {
   partial: RowLook.amber,
   skipped: RowLook.amber,
 };
-
-/** Runs `steps` one after the other, each after the previous one's promise if it gave one. */
-function inSequence(steps: readonly (() => void | Promise<void>)[], from = 0): void | Promise<void> {
-  for (let i = from; i < steps.length; i++) {
-    const pending = (steps[i] as () => void | Promise<void>)();
-    if (pending !== undefined) return pending.then(() => inSequence(steps, i + 1));
-  }
-}
 
 /** The columns a report adds after the input's: status, error_codes, error_messages, action, note, warnings. */
 const REPORT_COLUMN_COUNT = WRITTEN_COLUMNS.length + 1;
@@ -88,8 +71,6 @@ export class XlsxReportWriter implements ReportSink {
       const first = cut.first === undefined ? '' : ` (first: ${cut.first.sheet}!${cut.first.reference})`;
       said.push(`${path}: ${formatCount(cut.count)} cells longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}; a .csv or .json report keeps them whole`);
     }
-    const left = this.workbook.notesLeftOut;
-    if (left > 0) said.push(`${path}: ${formatCount(left)} marked cells have no note (a sheet keeps at most ${formatCount(MAX_NOTES)}); their errors are in error_messages`);
     return said;
   }
 
@@ -159,7 +140,7 @@ export class XlsxReportWriter implements ReportSink {
       const statusAt = cells.length - WRITTEN_COLUMNS.length;
       this.types.typed(cells, row, modes, failedFieldsOf(item.errors, row.line));
       cells.push(warningMessages(item.warnings && onRow(item.warnings, row.line)));
-      const marks: CellNote[] | undefined = marking ? this.types.marks(item.errors, row, modes, statusAt) : undefined;
+      const marks = marking ? this.types.marks(item.errors, row, modes, statusAt) : undefined;
       return sheet.row(cells, look, marks !== undefined && marks.length > 0 ? marks : undefined);
     };
     // One row (a user, a candidate) is the common case: no list of steps for it.
@@ -181,8 +162,6 @@ export interface SheetHeader {
   name: string;
   header: readonly string[];
   formats?: readonly CellFormat[];
-  /** Notes on header cells (what a column holds that its name cannot say). */
-  headerNotes?: readonly CellNote[];
 }
 
 /** One sheet of a workbook written at once: its header and its rows. */
@@ -220,7 +199,7 @@ export class TablesWorkbook {
   }
 
   /** Opens the next sheet for `rowCount` rows: `row` each of them, then `end`. */
-  async sheet({ name, header, formats, headerNotes }: SheetHeader, rowCount: number): Promise<{ row(cells: readonly SheetCell[]): void | Promise<void>; end(): Promise<void> }> {
+  async sheet({ name, header, formats }: SheetHeader, rowCount: number): Promise<{ row(cells: readonly SheetCell[]): void | Promise<void>; end(): Promise<void> }> {
     const sheet = await this.workbook.sheet(name);
     const extraColumns = header.length - MAX_SHEET_COLUMNS;
     const width = extraColumns > 0 ? MAX_SHEET_COLUMNS - 1 : header.length;
@@ -228,7 +207,6 @@ export class TablesWorkbook {
     await sheet.header(
       extraColumns > 0 ? [...header.slice(0, width), cutMarker(extraColumns + 1, 'columns', MAX_SHEET_COLUMNS)] : header,
       formats?.slice(0, width),
-      headerNotes?.filter((note) => note.column < width),
     );
     // Header, rows, and one row for the marker when they do not all fit.
     const room = rowCount + 1 > MAX_SHEET_ROWS ? MAX_SHEET_ROWS - 2 : rowCount;
@@ -274,33 +252,20 @@ export interface XlsxReportFile {
 }
 
 /**
- * Opens the output at once (the one output gate, output-file.ts), so an unwritable report
- * location fails before anything is sent; the workbook's zip streams into it.
+ * The report file of every format (report-file.ts: opened at once, so an unwritable report
+ * location fails before anything is sent), the workbook's zip streamed into it.
  */
 export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}): Promise<XlsxReportFile> {
-  const cannotWrite = (error: unknown) => cannotWriteReport(path, error);
-  let file: OutputFile;
-  try {
-    file = await openOutputFile(path, REPORT_FILE_OPTIONS);
-  } catch (error) {
-    throw cannotWrite(error);
-  }
-  let failure: unknown;
+  const file = await openReportFile(path);
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      file.writer.write(chunk).then(
-        () => done(),
-        (error: unknown) => {
-          failure ??= error;
-          done(error as Error);
-        },
-      );
+      file.sink.write(chunk).then(() => done(), done);
     },
   });
   const finished = new Promise<void>((resolve) => {
-    stream.on('finish', () => resolve());
+    stream.on('finish', resolve);
     stream.on('error', (error) => {
-      failure ??= error;
+      file.failed(error);
       resolve();
     });
   });
@@ -309,13 +274,7 @@ export async function openXlsxReportFile(path: string, options: XlsxReportOption
     sink,
     async commit() {
       await finished;
-      if (failure !== undefined) {
-        await file.discard();
-        throw cannotWrite(failure);
-      }
-      await file.commit().catch((error: unknown) => {
-        throw cannotWrite(error);
-      });
+      await file.commit();
     },
     async discard() {
       stream.destroy();

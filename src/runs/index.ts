@@ -8,23 +8,20 @@ export { recordedOptions, redactUrl } from './recorded-options.js';
 export type { EndReason, ItemRef } from './journal-lines.js';
 export { RunJournal, journalPath, type NewRunHeader } from './run-journal.js';
 export {
-  chosenIdOf,
   scanRun,
   runState,
   summarize,
-  reportItemOf,
   unlinedItem,
   unjournaledCount,
   unitsOf,
   listRuns,
-  laterRunsOnTarget,
-  laterFeedingRuns,
+  laterRunsOf,
   resolveRunId,
   pruneRuns,
   DEFAULT_PRUNE_POLICY,
   type JournalHead,
   type RunIndex,
 } from './read-run.js';
-export { CHANGED_INPUT_ADVICE, changedDigestedFile, digestKey, recordedFlags, fingerprintInput, inputChange, planResume, isRefusal, settleInFlight, openResume, type OpenedResume, type ResumeDecision } from './resume-plan.js';
+export { CHANGED_INPUT_ADVICE, changedDigestedFile, digestKey, recordedFlags, fingerprintInput, inputChange, planResume, settleInFlight, openResume, type OpenedResume, type ResumeDecision } from './resume-plan.js';
 export { NothingToResumeError, RunJournalError, RunJournalWriteError } from './run-errors.js';
 export { assertTrustedRun, assertTrustedRunsDir, currentTrust, type RunTrust } from './run-trust.js';

@@ -1,4 +1,4 @@
-import { readdir, stat, type FileHandle } from 'node:fs/promises';
+import { readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../system/lock.js';
@@ -10,7 +10,6 @@ import {
   type EndLine,
   type ItemRef,
   type OutcomeLine,
-  type ResumeLine,
   type RunHeaderLine,
   type UnsentLine,
   unchangedNote,
@@ -18,8 +17,8 @@ import {
 import { NothingToResumeError, RunJournalError } from './run-errors.js';
 import { chosenId, isRunId } from './run-id.js';
 import { openRegularFile } from '../system/regular-file.js';
-import { currentTrust, runProblem, type RunTrust } from './run-trust.js';
-import { removeOwnedRun, runDirRefusal, runsDirPruneRefusal } from './prune-ownership.js';
+import { currentTrust, runProblem, runsDirProblem, type RunTrust } from './run-trust.js';
+import { RM_RETRY } from '../system/busy-retry.js';
 import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
 import { journalHeader, quickRun } from './run-summary.js';
 import { BEFORE_IN_FLIGHT, BEFORE_SENT, HAS_OUTCOME, IN_FLIGHT, ItemStates, KNOWN, TRANSIENT, statusIn, withStatus } from './item-index.js';
@@ -52,13 +51,10 @@ export interface JournalHead {
   id: string;
   file: string;
   header: RunHeaderLine;
-  resumes: ResumeLine[];
   /** The end line of the last attempt, if it wrote one (an attempt killed writes none). */
   end?: EndLine;
   /** Bytes up to the end of the last whole line: where a resume appends. */
   validLength: number;
-  /** The last line was cut short (a write that never finished) and was ignored. */
-  tornTail: boolean;
   /** Units --changed-only did not send, journaled compactly (`unchanged` lines): no item state of their own. */
   unchanged: UnchangedPositions;
 }
@@ -107,20 +103,15 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
     throw code === 'ENOENT' ? noRun(id, runsDir) : new RunJournalError(`cannot read the run journal ${file}: ${describeSystemError(error, 'file')}`);
   }
   let header: RunHeaderLine | undefined;
-  const resumes: ResumeLine[] = [];
   let end: EndLine | undefined;
   let validLength = 0;
-  let tornTail = false;
   let done = false;
   const unchanged = new UnchangedPositions();
   try {
     await streamLines(handle, (raw) => {
-      if (!raw.terminated) {
-        // A write a kill cut short (the newline is its last byte): never acknowledged, so a
-        // sent line in it went out with no request, and an outcome in it is resent. Ignored.
-        tornTail = true;
-        return;
-      }
+      // A write a kill cut short (the newline is its last byte): never acknowledged, so a sent
+      // line in it went out with no request, and an outcome in it is resent. Ignored.
+      if (!raw.terminated) return;
       const decoded = decodeChecksummedLine(raw.bytes);
       if (!decoded.ok) throw damagedAt(file, raw.lineNo, decoded.reason);
       const line = checkJournalLine(decoded.body, raw.lineNo === 1);
@@ -131,7 +122,6 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
           header = line;
           break;
         case 'resume':
-          resumes.push(line);
           end = undefined;
           break;
         case 'end':
@@ -139,14 +129,14 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
           break;
         case 'unchanged':
           if (fold.forget !== undefined) for (let k = 0; k < line.r.length; k += 3) for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) fold.forget(n);
-          unchanged.addLine(line);
+          if (!unchanged.addLine(line)) throw damagedAt(file, raw.lineNo, 'unchanged positions an earlier line settled');
           break;
         case 'unsent':
           fold.unsent(line, raw.start);
           break;
         default:
-          // A position's later line takes it over from an `unchanged` line before it.
-          unchanged.remove(line.n);
+          // A position settled unchanged is kept by a resume: no line of its own follows.
+          if (unchanged.since(line.n) !== undefined) throw damagedAt(file, raw.lineNo, `a line for item ${line.n}, settled unchanged before`);
           if (line.t === 'sent') fold.sent(line, raw.start);
           else fold.outcome(line, raw.start);
       }
@@ -156,14 +146,11 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
       throw new RunJournalError(`${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`);
     }
     done = keepOpen;
-    return { head: { id, file, header, resumes, ...(end !== undefined ? { end } : {}), validLength, tornTail, unchanged }, handle };
+    return { head: { id, file, header, ...(end !== undefined ? { end } : {}), validLength, unchanged }, handle };
   } finally {
     if (!done) await handle.close().catch(() => undefined);
   }
 }
-
-/** Journaled items a resume keeps (a definite outcome), sends again as lost in flight, or sends again after a transient answer. */
-export type ResumeCounts = Record<'keep' | 'inFlight' | 'transient', number>;
 
 /**
  * A run read for showing it: the journal streamed once, each item kept as a byte of state and
@@ -188,10 +175,6 @@ export class RunIndex {
   /** Items with a line in the journal. */
   get journaled(): number {
     return this.states.size;
-  }
-
-  has(n: number): boolean {
-    return this.states.flags(n) !== 0;
   }
 
   /** How many journaled items are numbered `from` or above. */
@@ -248,16 +231,14 @@ export class RunIndex {
     return { ref: { n, source: ref.source, id: ref.id }, inFlight, maybeApplied, ...(outcome === undefined ? {} : { outcome }), ...(withdrawn === undefined || inFlight ? {} : { withdrawn }) };
   }
 
-  /** What a resume would do with the journaled items numbered below `below`, from the state bytes alone. */
-  resumeCounts(below = Infinity): ResumeCounts {
-    const counts = { keep: 0, inFlight: 0, transient: 0 };
+  /** Journaled items below `below` whose outcome a resume keeps, from the state bytes alone. */
+  keptBelow(below: number): number {
+    let kept = 0;
     for (const n of this.states.numbers()) {
       if (n >= below) break;
-      const flags = this.states.flags(n);
-      if ((flags & IN_FLIGHT) !== 0) counts.inFlight += 1;
-      else if ((flags & HAS_OUTCOME) !== 0) counts[(flags & TRANSIENT) !== 0 ? 'transient' : 'keep'] += 1;
+      if ((this.states.flags(n) & (IN_FLIGHT | HAS_OUTCOME | TRANSIENT)) === HAS_OUTCOME) kept += 1;
     }
-    return counts;
+    return kept;
   }
 
   /** The journaled items numbered `from` or above, in input order, as report items. */
@@ -364,7 +345,7 @@ export function summarize(run: CountedRun): ReportSummary {
 type RunFacts = Pick<JournalHead, 'id' | 'end' | 'header'>;
 
 /** The id examctl gave an item that had none, where the run records that it chose ids and the item was created. */
-export function chosenIdOf(record: RunFacts, n: number, status: ReportItem['status']): string | null {
+function chosenIdOf(record: RunFacts, n: number, status: ReportItem['status']): string | null {
   return record.header.chosenIds === true && (status === 'ok' || status === 'partial') ? chosenId(record.id, n) : null;
 }
 
@@ -436,8 +417,8 @@ export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ run
       continue;
     }
     try {
-      // A finished run: its summary and header line; else (interrupted, or older) its journal streamed for the counts, never held whole.
-      const quick = await quickRun(runDir(runsDir, id), journalPath(runsDir, id));
+      // Finished: its header and end lines; else its journal streamed for the counts.
+      const quick = await quickRun(journalPath(runsDir, id));
       const record = quick === undefined ? await scanCounts(runsDir, id) : undefined;
       const { command, target, startedAt, input } = (quick ?? (record as RunIndex)).header;
       const endedAt = quick?.endedAt ?? record?.end?.at;
@@ -478,24 +459,13 @@ export async function runIds(runsDir: string): Promise<string[]> {
  * exports, two populations"), so it is passed over. Only header lines are read; runs `trust`
  * refuses are passed over.
  */
-async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown }, trust: RunTrust | undefined): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
+export async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown }, trust: RunTrust | undefined): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
   for (const id of await runIds(runsDir)) {
     if (id <= after) break; // newest first: the rest started before it
     if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) continue;
     const header = await journalHeader(journalPath(runsDir, id)).catch(() => undefined);
     if (header !== undefined && header.command === of.command && targetIdentity(header.target) === targetIdentity(of.target) && header.options.population === of.population) yield { id, header };
   }
-}
-
-/**
- * Runs of the same command, target and population that started after `header`'s run, newest
- * first (docs/runs.md, "runs resume"): resuming an older run after them sends its older rows over
- * what they sent.
- */
-export async function laterRunsOnTarget(runsDir: string, header: Pick<RunHeaderLine, 'id' | 'command' | 'target' | 'options'>, trust?: RunTrust): Promise<string[]> {
-  const later: string[] = [];
-  for await (const { id } of laterRunsOf(runsDir, header.id, { ...header, population: header.options.population }, trust)) later.push(id);
-  return later;
 }
 
 /**
@@ -513,7 +483,7 @@ export async function laterFeedingRuns(
   const found: { id: string; startedAt: string }[] = [];
   for await (const { id, header } of laterRunsOf(runsDir, wanted.after, wanted, trust)) {
     if (id === wanted.except || header.options.dryRun === true || header.options.syncDir !== wanted.syncDir) continue;
-    const finished = await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined);
+    const finished = await quickRun(journalPath(runsDir, id)).catch(() => undefined);
     if (finished !== undefined && finished.summary.ok + finished.summary.partial === 0) continue;
     // Not finished with no item on record: it stopped before anything was sent (its start store failed), so it did nothing.
     if (finished === undefined && (await scanCounts(runsDir, id).catch(() => undefined))?.journaled === 0) continue;
@@ -523,22 +493,22 @@ export async function laterFeedingRuns(
 }
 
 /**
- * When run `id` of this runs directory finished (its summary, written after its end line): its
+ * When run `id` of this runs directory finished (its end line last in its journal): its
  * start. Undefined when it is not a run id, is not there, did not finish, or `trust` refuses it.
  */
 export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
   if (!isRunId(id)) return undefined;
   if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) return undefined;
-  return (await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined))?.header.startedAt;
+  return (await quickRun(journalPath(runsDir, id)).catch(() => undefined))?.header.startedAt;
 }
 
 /**
- * A run's state for choosing or pruning it: finished from its summary alone, else from its journal
+ * A run's state for choosing or pruning it: finished from its end line alone, else from its journal
  * (damaged: it cannot be read). A lock that cannot be read (changed under us) counts as running:
  * the run is left, never an internal error.
  */
 async function stateOf(runsDir: string, id: string): Promise<RunState | 'damaged'> {
-  if ((await quickRun(runDir(runsDir, id), journalPath(runsDir, id)).catch(() => undefined)) !== undefined) return 'finished';
+  if ((await quickRun(journalPath(runsDir, id)).catch(() => undefined)) !== undefined) return 'finished';
   const record = await scanCounts(runsDir, id).catch(() => undefined);
   return record === undefined ? 'damaged' : runState(runsDir, record).catch(() => 'running' as const);
 }
@@ -584,10 +554,8 @@ export interface PruneResult {
 
 /**
  * Removes runs past the policy; returns what was removed, the unfinished runs kept, and the
- * entries left alone because they are not plainly the user's (prune-ownership.ts: another user's
- * run, a symbolic link, a run directory holding something else), which are never read.
- * A run is removed under its own lock, so a resume starting meanwhile is never pulled from
- * under it (and a running run, whose lock is held, is never removed).
+ * runs run-trust.ts refuses (left, never read). Only in a trusted runs directory: no other user
+ * can plant or swap anything there. A run is removed under its own lock: never a running one.
  */
 export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_PRUNE_POLICY, now: Date = new Date(), trust: RunTrust = currentTrust()): Promise<PruneResult> {
   const removed: string[] = [];
@@ -596,12 +564,12 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
   const cutoff = now.getTime() - policy.maxAgeDays * 24 * 60 * 60 * 1000;
   let finishedSeen = 0;
   let unfinishedSeen = 0;
-  const unsafe = await runsDirPruneRefusal(runsDir, trust);
-  if (unsafe !== undefined) throw new RunJournalError(unsafe);
+  const unsafe = await runsDirProblem(runsDir, trust);
+  if (unsafe !== undefined) throw new RunJournalError(`${unsafe}; nothing pruned`);
   for (const id of await runIds(runsDir)) {
-    const refusal = await runDirRefusal(runDir(runsDir, id), trust);
+    const refusal = await runProblem(runsDir, id, trust);
     if (refusal !== undefined) {
-      if (refusal !== 'gone') leftAlone.push({ id, reason: refusal });
+      leftAlone.push({ id, reason: refusal });
       continue;
     }
     const state = await stateOf(runsDir, id);
@@ -621,9 +589,13 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
       continue; // taken by a resume meanwhile, or no longer a directory to lock in
     }
     // The lock lives inside the directory: removing the directory removes it; a run left keeps no stray LOCK.
-    const changed = await removeOwnedRun(runDir(runsDir, id), trust, () => lock.release());
-    if (changed === undefined) removed.push(id);
-    else leftAlone.push({ id, reason: changed });
+    try {
+      await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY });
+      removed.push(id);
+    } catch (error) {
+      await lock.release().catch(() => undefined);
+      leftAlone.push({ id, reason: `cannot remove it: ${describeSystemError(error)}` });
+    }
   }
   return { removed, keptUnfinished, leftAlone };
 }

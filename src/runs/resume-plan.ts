@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { openRegularFile } from '../system/regular-file.js';
 import { resolve } from 'node:path';
-import { finishesRun, unchangedNote, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
+import { finishesRun, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
+import type { ReportItem } from '../report/run-report.js';
 import { NothingToResumeError, RunJournalError } from './run-errors.js';
 import type { RecordedValue } from './recorded-options.js';
-import { RunJournal, type GroupCommit } from './run-journal.js';
-import { assertRunHere, scanRun, type JournalHead, type ResumeCounts, type RunIndex, type RunState } from './read-run.js';
+import { RunJournal } from './run-journal.js';
+import { assertRunHere, reportItemOf, scanRun, unlinedItem, type JournalHead, type RunIndex } from './read-run.js';
 
 /** Size and SHA-256 of an input file, streamed (any size, constant memory). */
 export async function fingerprintInput(path: string): Promise<InputFingerprint> {
@@ -40,8 +41,8 @@ export function inputChange(recorded: InputFingerprint, now: InputFingerprint | 
 
 /** What a resume does with one item. */
 export type ResumeDecision =
-  /** Its outcome stands (ok, partial, or a rule or validation failure: the report and --only-failed fix those). */
-  | { action: 'keep'; outcome: OutcomeLine }
+  /** Its outcome stands (ok, partial, a rule or validation failure: --only-failed fixes those), as `runs show` gives it. */
+  | { action: 'keep'; item: ReportItem }
   /**
    * Send it: never sent, its answer lost, or answered transiently. `maybeApplied`: an earlier
    * request for it went out and no definite answer came back (lost, or a network failure, 429 or
@@ -51,7 +52,6 @@ export type ResumeDecision =
 
 export interface ResumePlan {
   decide(ref: ItemRef): ResumeDecision;
-  counts: ResumeCounts;
   /** Units numbered below `total` whose outcome stands (the "settled, kept" of a resume's confirmation). */
   keptBelow(total: number): number;
 }
@@ -64,59 +64,30 @@ export interface ResumePlan {
 export const CHANGED_INPUT_ADVICE =
   'put the original back and resume, or run the command again on the file as it is now (a job that can run twice loses nothing: user sync, --upsert, --missing-ok, --existing ok; docs/ci.md, "A job that runs twice")';
 
-export type ResumeRefusal = { refused: true; reason: 'finished' | 'running' | 'input-changed' | 'input-missing'; message: string };
-
 /**
- * Whether and how a run can be resumed. Refuses a finished run, a run another process holds,
- * and an input file that is missing or changed (size or SHA-256): the items are keyed by their
- * position in the input, so a different file would be matched to the wrong outcomes. `runs
- * resume` plans from the streamed index (9 bytes an item, each item's deciding line read back
- * as the dispatcher reaches it).
+ * How a run is resumed; throws (exit 2) for an input file missing or changed (size or SHA-256):
+ * items are keyed by their position in it, so another file would get the wrong outcomes.
  */
-export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'unchanged' | 'resumeCounts' | 'historyAt'>, state: RunState, input: InputFingerprint | 'missing' | null): ResumePlan | ResumeRefusal {
+export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'end' | 'unchanged' | 'keptBelow' | 'historyAt'>, input: InputFingerprint | 'missing' | null): ResumePlan {
   const id = record.id;
-  if (state === 'finished') {
-    return { refused: true, reason: 'finished', message: `run ${id} is finished; nothing to resume (its report follows; fix failures with --only-failed on it)` };
-  }
-  if (state === 'running') return { refused: true, reason: 'running', message: `run ${id} is running in another process` };
   const recorded = record.header.input;
-  if (recorded !== null) {
-    const now = input ?? 'missing';
-    const changed = inputChange(recorded, now);
-    if (changed !== undefined) {
-      return now === 'missing'
-        ? { refused: true, reason: 'input-missing', message: `run ${id}: ${changed}` }
-        : { refused: true, reason: 'input-changed', message: `run ${id}: ${changed}; ${CHANGED_INPUT_ADVICE}` };
-    }
-  }
-  // Judged unchanged (--changed-only) and journaled compactly: kept, like any settled outcome.
-  const countsBelow = (below = Infinity): ResumeCounts => {
-    const counts = record.resumeCounts(below);
-    return { ...counts, keep: counts.keep + record.unchanged.countBelow(below) };
-  };
+  const changed = recorded === null ? undefined : inputChange(recorded, input ?? 'missing');
+  if (changed !== undefined) throw new RunJournalError(input === 'missing' || input === null ? `run ${id}: ${changed}` : `run ${id}: ${changed}; ${CHANGED_INPUT_ADVICE}`);
   return {
-    counts: countsBelow(),
-    keptBelow: (total) => countsBelow(total).keep,
+    // Judged unchanged (--changed-only) and journaled compactly: kept, like any settled outcome.
+    keptBelow: (total) => record.keptBelow(total) + record.unchanged.countBelow(total),
     decide(ref) {
       const history = record.historyAt(ref.n);
-      if (history === undefined) {
-        const since = record.unchanged.since(ref.n);
-        if (since === undefined) return { action: 'send', maybeApplied: false };
-        return { action: 'keep', outcome: { t: 'outcome', n: ref.n, source: ref.source, id: ref.id, status: 'ok', errors: [], action: 'unchanged', note: unchangedNote(since), transient: false } };
-      }
+      if (history === undefined) return record.unchanged.since(ref.n) === undefined ? { action: 'send', maybeApplied: false } : { action: 'keep', item: unlinedItem(record, ref) };
       if (history.ref.source.line !== ref.source.line || history.ref.id !== ref.id) {
         // Same bytes and options must give the same items; anything else is a bug, not a user error.
         throw new Error(`run ${id}: item ${ref.n} is line ${ref.source.line} (${ref.id}) now but line ${history.ref.source.line} (${history.ref.id}) in the journal`);
       }
       const outcome = history.outcome;
       // Sent again: in flight (maybe applied), withdrawn with no earlier answer (as if never reached), or answered transiently.
-      return outcome === undefined || history.inFlight || outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', outcome };
+      return outcome === undefined || history.inFlight || outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', item: reportItemOf(record, history) };
     },
   };
-}
-
-export function isRefusal(plan: ResumePlan | ResumeRefusal): plan is ResumeRefusal {
-  return (plan as ResumeRefusal).refused === true;
 }
 
 /** The answer to a resend, in report terms (the pipeline's Outcome). */
@@ -204,7 +175,7 @@ export interface OpenedResume {
  * the journal read again under the lock, the plan, and the journal reopened for appending.
  * Throws RunJournalError (exit 2) with the reason when the run cannot be resumed.
  */
-export async function openResume(runsDir: string, id: string, commit?: GroupCommit): Promise<OpenedResume> {
+export async function openResume(runsDir: string, id: string): Promise<OpenedResume> {
   await assertRunHere(runsDir, id);
   const held = await RunJournal.lockForResume(runsDir, id);
   let record: RunIndex | undefined;
@@ -212,12 +183,12 @@ export async function openResume(runsDir: string, id: string, commit?: GroupComm
     // Streamed, not held whole: 9 bytes an item (docs/runs.md, "runs resume").
     record = await scanRun(runsDir, id);
     // Under our own lock the run is not running elsewhere: finished or interrupted.
-    const state: RunState = record.end !== undefined && finishesRun(record.end.reason) ? 'finished' : 'interrupted';
+    if (record.end !== undefined && finishesRun(record.end.reason)) {
+      throw new NothingToResumeError(`run ${id} is finished; nothing to resume (its report follows; fix failures with --only-failed on it)`, id);
+    }
     const recorded = record.header.input;
-    const input = recorded === null ? null : await fingerprintInput(recorded.path).catch(() => 'missing' as const);
-    const plan = planResume(record, state, input);
-    if (isRefusal(plan)) throw plan.reason === 'finished' ? new NothingToResumeError(plan.message, id) : new RunJournalError(plan.message);
-    const journal = await held.reopen(record.validLength, commit);
+    const plan = planResume(record, recorded === null ? null : await fingerprintInput(recorded.path).catch(() => 'missing' as const));
+    const journal = await held.reopen(record.validLength);
     return { journal, record, plan };
   } catch (error) {
     await record?.close();

@@ -7,12 +7,11 @@ import { StoreLockedError } from '../system/errors.js';
 import { DSYNC_FLAG, appendDurably } from '../system/durable-write.js';
 import { LOCK_FILE, readLockInfo, StoreLock } from '../system/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
-import { finishesRun, journalVersionFor, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine, type UnchangedLine } from './journal-lines.js';
+import { journalVersionFor, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine, type UnchangedLine } from './journal-lines.js';
 import { RunJournalError, RunJournalWriteError } from './run-errors.js';
 import { JournalGroupEncoder, outcomeBody, refBody } from './journal-encoder.js';
 import { newRunId } from './run-id.js';
 import { RM_RETRY } from '../system/busy-retry.js';
-import { writeRunSummary } from './run-summary.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
 /** The journal of a run: `<runs dir>/<id>/journal.ndjson`, beside the run's LOCK. */
@@ -215,7 +214,7 @@ export class RunJournal {
   }
 
   /** Unchanged units (--changed-only) since the last group: one `unchanged` line when it is written. */
-  private same: { r: number[]; since: string[]; index: Map<string, number> } | undefined;
+  private same: { r: number[]; since: string[] } | undefined;
 
   /**
    * Queues a unit judged unchanged (not sent) against the memory entry of run `since`: a
@@ -225,13 +224,10 @@ export class RunJournal {
   unchanged(n: number, since: string): void {
     if (this.failure !== undefined) throw this.failure;
     if (this.closed) throw new RunJournalError(`run journal ${this.file} is closed`);
-    const same = (this.same ??= { r: [] as number[], since: [] as string[], index: new Map<string, number>() });
-    let s = same.index.get(since);
-    if (s === undefined) {
-      s = same.since.length;
-      same.since.push(since);
-      same.index.set(since, s);
-    }
+    const same = (this.same ??= { r: [] as number[], since: [] as string[] });
+    // The runs a group's units matched: one or two, searched, not indexed.
+    let s = same.since.indexOf(since);
+    if (s === -1) s = same.since.push(since) - 1;
     const r = same.r;
     const last = r.length - 3;
     if (last >= 0 && r[last]! + r[last + 1]! === n && r[last + 2] === s) r[last + 1]! += 1;
@@ -256,13 +252,9 @@ export class RunJournal {
 
   /** Ends this attempt: the end line, durably; then the journal is closed and the lock released. */
   async end(reason: EndReason, summary: ReportSummary): Promise<void> {
-    const at = new Date().toISOString();
     try {
-      await this.append({ t: 'end', at, reason, summary }, true);
-      // After the end line is durable, under the run's lock: a summary never describes a journal
-      // without its end. Best effort: without it (a full disk now) `runs list` reads the journal,
-      // as it does for an interrupted run or one of an older examctl (src/runs/run-summary.ts).
-      if (finishesRun(reason)) await writeRunSummary(dirname(this.file), this.position, at, reason, summary).catch(() => undefined);
+      // A finished run's last line: `runs list` reads it (run-summary.ts).
+      await this.append({ t: 'end', at: new Date().toISOString(), reason, summary }, true);
     } finally {
       await this.close();
     }

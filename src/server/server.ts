@@ -70,15 +70,15 @@ export interface RunningServer {
 type Handler = (api: IntegrationApi, params: string[], body: unknown, call: CallOptions) => Promise<ApiResult<unknown>>;
 
 interface Route {
-  /** The exact path of a route without parameters (found by a map lookup), or the pattern whose groups are its parameters. */
-  path: string | RegExp;
+  /** The pattern of its path, whose groups are its parameters. */
+  path: RegExp;
   methods: Partial<Record<string, { handler: Handler; hasBody: boolean }>>;
 }
 
 /** The spec's five routes, relative to API_PREFIX. */
 const ROUTES: Route[] = [
   {
-    path: '/schedule',
+    path: /^\/schedule$/,
     methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.createSchedule(body as never, call) } },
   },
   {
@@ -86,11 +86,11 @@ const ROUTES: Route[] = [
     methods: { GET: { hasBody: false, handler: (api, [id], _b, call) => api.getReviewSession(id!, call) } },
   },
   {
-    path: '/collections',
+    path: /^\/collections$/,
     methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.addCollection(body as never, call) } },
   },
   {
-    path: '/user',
+    path: /^\/user$/,
     methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.upsertUser(body as never, call) } },
   },
   {
@@ -106,15 +106,10 @@ const ROUTES: Route[] = [
   },
 ];
 
-const EXACT_ROUTES = new Map(ROUTES.flatMap((route) => (typeof route.path === 'string' ? [[route.path, route] as const] : [])));
-const PATTERN_ROUTES = ROUTES.flatMap((route) => (typeof route.path === 'string' ? [] : [{ route, pattern: route.path }]));
-
 /** The route of a path relative to API_PREFIX, with its decoded parameters; undefined: none. */
 function findRoute(relative: string): { route: Route; params: string[] } | undefined {
-  const exact = EXACT_ROUTES.get(relative);
-  if (exact !== undefined) return { route: exact, params: [] };
-  for (const { route, pattern } of PATTERN_ROUTES) {
-    const match = pattern.exec(relative);
+  for (const route of ROUTES) {
+    const match = route.path.exec(relative);
     if (match) return { route, params: match.slice(1).map(decodeSegment) };
   }
   return undefined;
@@ -162,60 +157,12 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/** A body being read, and what to do when its deadline passes first. */
-interface BodyDeadline {
-  /** performance.now() value after which the body is late. */
-  at: number;
-  expire(): void;
-}
-
-/**
- * The deadlines of the bodies being read, checked by one sweep instead of a timer per request: a
- * setTimeout and clearTimeout around every body cost ~7 us of CPU per request (over a stub API,
- * 141 -> 134 us). A body still incomplete at its deadline is refused at the next sweep, so at
- * most one interval late (a tenth of the request timeout, at most 1 s).
- */
-class BodyDeadlines {
-  private readonly pending = new Set<BodyDeadline>();
-  private sweeper: NodeJS.Timeout | undefined;
-
-  constructor(private readonly everyMs: number) {}
-
-  add(deadline: BodyDeadline): void {
-    this.pending.add(deadline);
-    if (this.sweeper === undefined) {
-      // Armed once and left running (a server reads bodies all the time); it never keeps the process up.
-      this.sweeper = setInterval(() => this.sweep(), this.everyMs);
-      this.sweeper.unref();
-    }
-  }
-
-  delete(deadline: BodyDeadline): void {
-    this.pending.delete(deadline);
-  }
-
-  stop(): void {
-    clearInterval(this.sweeper);
-    this.sweeper = undefined;
-  }
-
-  private sweep(): void {
-    const now = performance.now();
-    for (const deadline of this.pending) {
-      if (deadline.at <= now) {
-        this.pending.delete(deadline);
-        deadline.expire();
-      }
-    }
-  }
-}
-
 /**
  * The body, at most `limit` bytes, complete before `deadlineAt` (a performance.now() value).
  * Listeners rather than an async iterator: this runs for every write and the iterator's promise
  * per chunk showed in profiles.
  */
-function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number, deadlines: BodyDeadlines): Promise<Buffer> {
+function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     return Promise.reject(new HttpFailure(413, M.bodyTooLarge(limit)));
@@ -223,9 +170,9 @@ function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number, 
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const deadline: BodyDeadline = { at: deadlineAt, expire: () => finish(new HttpFailure(408, M.bodyTooSlow())) };
+    const deadline = setTimeout(() => finish(new HttpFailure(408, M.bodyTooSlow())), deadlineAt - performance.now());
     const finish = (error?: Error): void => {
-      deadlines.delete(deadline);
+      clearTimeout(deadline);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('close', onClose);
@@ -247,7 +194,6 @@ function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number, 
     const onClose = (): void => {
       if (!req.complete) finish(new ClientGone('the client closed the connection before its body was complete'));
     };
-    deadlines.add(deadline);
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('close', onClose);
@@ -326,7 +272,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let openapiText: string | undefined;
   const faults = options.faults ? faultPlan(options.faults.spec, options.faults.seed) : undefined;
   const tokenCheck = new TokenCheck();
-  const bodyDeadlines = new BodyDeadlines(Math.min(1_000, Math.max(10, Math.ceil(timeouts.requestMs / 10))));
   let closing = false;
   // Requests whose handler is still running, and who waits for them to reach none (close()).
   // A count rather than a set of promises: tracking each request's promise cost a promise per request.
@@ -402,7 +347,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (contentType !== 'application/json') throw new HttpFailure(400, M.notJson());
         // Only now, with the caller and the route known, is the body worth asking for.
         if (expectsContinue) res.writeContinue();
-        const raw = await readBody(req, bodyLimit, started + timeouts.requestMs, bodyDeadlines);
+        const raw = await readBody(req, bodyLimit, started + timeouts.requestMs);
         bodyRead = true;
         body = parseJsonBody(raw);
       } else if (!bodyRead) {
@@ -521,7 +466,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       } finally {
         clearTimeout(grace);
         clearTimeout(giveUp);
-        bodyDeadlines.stop();
       }
     },
   };

@@ -1,13 +1,6 @@
 /**
- * A run's progress on stderr: done/total, ok/failed, rate and ETA, in one of two forms.
- * - On a terminal, a spinner line (ora) that appears only after a delay (short runs never
- *   flicker) and redraws at most 10 times a second. When disabled it writes nothing at all and
- *   never loads ora.
- * - Elsewhere (CI, a pipe, a log) there is no line to redraw: a plain line now and then, e.g.
- *   `user sync: 12,000/50,000 ok 11,990 failed 10, 2,400/s, ETA 16 s`. Nothing for the first
- *   ~10 s (short runs stay quiet), then one line every ~10 s.
- * `createRunProgress` picks the form. Numbers and durations are written by
- * src/formats/number-format.ts, as the run summary writes them.
+ * A run's progress on stderr in its two forms, a spinner line (ora, never loaded when disabled)
+ * and a plain line elsewhere (docs/human.md, "Progress"); `createRunProgress` picks the form.
  */
 import { isCiEnvironment } from './prompt-state.js';
 import type { Ora } from 'ora';
@@ -31,7 +24,7 @@ export interface ProgressOptions {
   delayMs?: number;
   /** Injected clock (ms) so the text can be tested without waiting. */
   now?: () => number;
-  /** False: the spinner is drawn without colour (NO_COLOR). Default true. */
+  /** False: the spinner is drawn without colour (table-format.ts, colorEnabled: NO_COLOR, FORCE_COLOR=0). Default true. */
   color?: boolean;
 }
 
@@ -48,12 +41,6 @@ export function progressEnabled(options: {
   // A dumb terminal has no cursor controls to redraw a line with: it gets the plain periodic line.
   return options.isTTY === true && !options.json && !isCiEnvironment(options.env) && options.env.TERM !== 'dumb';
 }
-
-/** NO_COLOR (any non-empty value, no-color.org): the spinner is drawn without colour. */
-export function progressColor(env: Readonly<Record<string, string | undefined>>): boolean {
-  return env.NO_COLOR === undefined || env.NO_COLOR === '';
-}
-
 
 export type ProgressCounts = Record<ItemStatus, number> & { done: number };
 
@@ -190,16 +177,11 @@ export interface PlainProgressOptions {
   label?: string | undefined;
   /** Milliseconds since an arbitrary origin; default Date.now. */
   now?: () => number;
-  /** Quiet for this long (default 10 s). */
-  firstAfterMs?: number;
-  /** Then a line at most this often (default 10 s). */
-  everyMs?: number;
   timers?: IntervalTimers;
 }
 
-/** How often the ticker looks at the clock: the lines come within a second of their due time. */
-const POLL_MS = 1000;
-const DEFAULT_EVERY_MS = 10_000;
+/** How often the plain line is written, the first time after as long: a short run stays quiet. */
+const PLAIN_PROGRESS_EVERY_MS = 10_000;
 
 const REAL_TIMERS: IntervalTimers = {
   setInterval(callback, ms) {
@@ -214,7 +196,7 @@ const REAL_TIMERS: IntervalTimers = {
 };
 
 /**
- * Counts outcomes and writes the plain line when due. Driven by a timer rather than by ticks, so
+ * Counts outcomes and writes the plain line every 10 s. Driven by a timer rather than by ticks, so
  * a run stalled on a slow server still shows it is alive (the rate then falls and the ETA grows).
  */
 export class PlainProgressTicker implements Progress {
@@ -223,14 +205,13 @@ export class PlainProgressTicker implements Progress {
   private readonly startedAt: number;
   private readonly timers: IntervalTimers;
   private readonly handle: unknown;
-  private lastWrittenAt: number | undefined;
   private stopped = false;
 
   constructor(private readonly options: PlainProgressOptions) {
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
     this.timers = options.timers ?? REAL_TIMERS;
-    this.handle = this.timers.setInterval(() => this.poll(), POLL_MS);
+    this.handle = this.timers.setInterval(() => this.write(), PLAIN_PROGRESS_EVERY_MS);
   }
 
   tick(outcome: ItemStatus): void {
@@ -238,21 +219,16 @@ export class PlainProgressTicker implements Progress {
     this.counts[outcome] += 1;
   }
 
-  /** Writes the line if one is due; returns whether it did. */
-  poll(): boolean {
-    if (this.stopped) return false;
-    const at = this.now();
-    if (at - this.startedAt < (this.options.firstAfterMs ?? DEFAULT_EVERY_MS)) return false;
-    if (this.lastWrittenAt !== undefined && at - this.lastWrittenAt < (this.options.everyMs ?? DEFAULT_EVERY_MS)) return false;
-    this.lastWrittenAt = at;
-    const line = plainProgressLine(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: at - this.startedAt });
+  /** Writes the line (the timer calls it every PLAIN_PROGRESS_EVERY_MS). */
+  write(): void {
+    if (this.stopped) return;
+    const line = plainProgressLine(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: this.now() - this.startedAt });
     // A courtesy for the log reader: a failing write must never fail the run.
     try {
       this.options.write(`${line}\n`);
     } catch {
       // ignored on purpose (see above)
     }
-    return true;
   }
 
   stop(): void {

@@ -15,8 +15,6 @@ import { exampleDateTime, readTypedDateTime, type LocalTimeOptions } from '../do
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
 import { InterruptedError, UsageError } from '../system/errors.js';
 
-export { canPrompt } from './prompt-state.js';
-
 /** Where prompts read keys and draw; tests inject fake streams. Defaults: stdin and stderr. */
 export interface PromptIo {
   input?: NodeJS.ReadableStream;
@@ -80,8 +78,7 @@ async function ask<Config, T>(
 
 /** The masked prompt on stderr (login's token, a PIN); `what` names it when the prompt is interrupted. */
 export async function inquirerSecret(message: string, signal?: AbortSignal, what = 'token'): Promise<string> {
-  const io = signal === undefined ? {} : { signal };
-  return ask(io, password, { message, mask: true }, `interrupted at the ${what} prompt: nothing was changed`);
+  return ask({ signal }, password, { message, mask: true }, `interrupted at the ${what} prompt: nothing was changed`);
 }
 
 /** A line of information between questions, on the prompts' stream (stderr in the CLI). */

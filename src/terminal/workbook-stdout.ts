@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { InternalError, UsageError } from '../system/errors.js';
 import { drainedOrGone } from '../system/drained-or-gone.js';
 
@@ -28,10 +29,7 @@ export async function writeWorkbookToStdout(deps: WorkbookStdout, redirect: stri
       void drainedOrGone(out).then(() => done());
     },
   });
-  const finished = new Promise<void>((resolve, reject) => {
-    stream.on('finish', () => resolve());
-    stream.on('error', reject);
-  });
+  const written = finished(stream);
   await write(stream);
-  await finished;
+  await written;
 }

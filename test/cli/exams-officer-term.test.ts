@@ -111,16 +111,16 @@ async function workbookRows(path: string): Promise<Map<string, ExcelJS.Cell>[]> 
   return rowsByHeader(await firstSheet(path));
 }
 
-/** The marked cells of a dry run's workbook report: column header -> the note, for each data row. */
+/** The marked cells of a dry run's workbook report: column header -> its row's codes and error_messages, for each data row. */
 function marked(rows: Map<string, ExcelJS.Cell>[]): Record<string, string>[] {
   return rows.map((row) => {
-    const notes: Record<string, string> = {};
+    const marks: Record<string, string> = {};
     for (const [name, cell] of row) {
       if ((cell.fill as ExcelJS.FillPattern | undefined)?.fgColor?.argb !== 'FFC00000') continue;
-      const note = cell.note;
-      notes[name] = typeof note === 'string' ? note : (note?.texts ?? []).map((run) => run.text).join('');
+      expect(cell.note).toBeUndefined();
+      marks[name] = `${String(row.get('error_codes')?.value ?? '')} ${String(row.get('error_messages')?.value)}`.trim();
     }
-    return notes;
+    return marks;
   });
 }
 
@@ -188,7 +188,7 @@ describe("an exams officer's term: the exports in with their own words, the resu
       expect(hrDry.stderr).toContain('Hierarchies "DEPT-MATH:coordinator+reports" from Dept "Mathematics", Exams Officer "Y", Sees Reports "Y", Rescorer "0"');
       expect(hrDry.stderr).toContain('Email "bob.ng@home.example" from Personal email "bob.ng@home.example"');
       const hrMarks = marked(await workbookRows(join(dir, 'hr-dry.xlsx')));
-      expect(hrMarks.map((notes) => Object.keys(notes))).toEqual([[], [], ['Dept'], ['Exams Officer'], ['Dept'], ['Personal email']]);
+      expect(hrMarks.map((marks) => Object.keys(marks))).toEqual([[], [], ['Dept'], ['Exams Officer'], ['Dept'], ['Personal email']]);
       expect(hrMarks[2]!.Dept).toMatch(/^Hierarchies: Dept "History" has no entry/);
       expect(hrMarks[5]!['Personal email']).toMatch(/^209 Email: Email is not a valid address/);
       expect((await cli(dir, ['--profile', 'hr', '--target', 'local', 'user', 'sync', '--file', 'hr.csv'])).code).toBe(1);

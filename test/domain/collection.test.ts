@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { validateCollection, collectionRepositories } from '../../src/domain/collection.js';
+import { validateCollection } from '../../src/domain/collection.js';
 import type { Problem } from '../../src/domain/problem.js';
 
 function problemsOf(input: unknown): Problem[] {
@@ -49,15 +49,5 @@ describe('validateCollection', () => {
     expect(problems.map((p) => `${p.field}:${p.code}`).sort()).toEqual(
       ['ExternalId:802', 'Title:804', 'Taxonomies[0]:901', 'Taxonomies[1].ExternalId:902', 'LoRepositoryExternalIds[0]:1004'].sort(),
     );
-  });
-
-  it('merges both repository lists without duplicates', () => {
-    const result = validateCollection({
-      Title: 'Maths',
-      LoRepositoryExternalIds: [{ ExternalId: 'LO-1' }, { ExternalId: 'LO-2' }],
-      ObjectiveRepositories: [{ ExternalId: 'LO-2', Title: 'Two' }, { ExternalId: 'LO-3' }],
-    });
-    if (!result.ok) throw new Error('expected valid');
-    expect(collectionRepositories(result.value).map((r) => r.ExternalId)).toEqual(['LO-1', 'LO-2', 'LO-3']);
   });
 });

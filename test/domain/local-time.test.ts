@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { likelyDateFormat, parseDateFormat, readDateText, readDateTimeText, readRecordDates, type DateFormat } from '../../src/domain/local-time.js';
-import { emailFault, isEmail } from '../../src/domain/text-rules.js';
+import { EMAIL_PATTERN, emailFault } from '../../src/domain/text-rules.js';
 
 function format(text: string): DateFormat {
   const parsed = parseDateFormat(text);
@@ -108,7 +108,7 @@ describe('an impossible ISO date with --date-format', () => {
 describe('e-mail: WHATWG valid e-mail address with a dotted domain', () => {
   it('takes what browsers take', () => {
     for (const address of ["o'brien@x.ie", 'first.last+tag@sub.example.co.uk', 'a_b-c@uni-example.de', "!#$%&'*+/=?^_`{|}~-@example.com", 'x@xn--mller-kva.de']) {
-      expect(isEmail(address), address).toBe(true);
+      expect(EMAIL_PATTERN.test(address), address).toBe(true);
     }
   });
 

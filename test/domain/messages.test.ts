@@ -1,8 +1,10 @@
 import { describe, it, expect } from 'vitest';
+import { z } from 'zod';
 import { checkScheduleSpan, defaultEndDateTime, hierarchyNotFoundMessage, scheduleSpanProblem } from '../../src/domain/messages.js';
 import { USER_COLUMNS, CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, COLLECTION_COLUMNS } from '../../src/domain/columns.js';
 import { USER_FIELDS } from '../../src/domain/user.js';
-import { userRequestSchema, problemsFromZodIssues, fieldPathSegments } from '../../src/domain/schemas.js';
+import { userRequestSchema } from '../../src/domain/schemas.js';
+import { validateUser } from '../../src/domain/user.js';
 
 describe('schedule span (shared with the engine)', () => {
   it('default end is start + duration + 60 minutes', () => {
@@ -54,17 +56,17 @@ describe('column catalogs', () => {
   });
 });
 
-describe('zod schemas wrap the same rules', () => {
-  it('carry codes and paths, and round-trip to problems', () => {
-    const r = userRequestSchema.safeParse({ ExternalId: 'u 1', FirstName: 'A', LastName: 'B', Hierarchies: [{ ExternalId: 'H', Action: 'x' }] });
-    expect(r.success).toBe(false);
-    if (!r.success) {
-      expect(problemsFromZodIssues(r.error.issues).map((p) => `${p.field}:${p.code}`).sort()).toEqual(['ExternalId:219', 'Hierarchies[0].Action:244']);
-    }
-    expect(userRequestSchema.parse({ ExternalId: 'u1', FirstName: 'A', LastName: 'B', Email: '' })).toEqual({ ExternalId: 'u1', FirstName: 'A', LastName: 'B' });
+describe('the validator and the document of a user request', () => {
+  it('the validator carries codes and paths; the document takes an empty Email as unset', () => {
+    const r = validateUser({ ExternalId: 'u 1', FirstName: 'A', LastName: 'B', Hierarchies: [{ ExternalId: 'H', Action: 'x' }] });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.problems.map((p) => `${p.field}:${p.code}`).sort()).toEqual(['ExternalId:219', 'Hierarchies[0].Action:244']);
+    expect(validateUser({ ExternalId: 'u1', FirstName: 'A', LastName: 'B', Email: '' })).toEqual({ ok: true, value: { ExternalId: 'u1', FirstName: 'A', LastName: 'B' } });
+    expect(userRequestSchema.safeParse({ ExternalId: 'u1', FirstName: 'A', LastName: 'B', Email: '' }).success).toBe(true);
   });
-  it('field paths split into segments', () => {
-    expect(fieldPathSegments('Candidates[3].Email')).toEqual(['Candidates', 3, 'Email']);
-    expect(fieldPathSegments('')).toEqual([]);
+  it('the document declares every field of the table, and no other', () => {
+    const json = z.toJSONSchema(userRequestSchema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, unknown>; additionalProperties?: unknown };
+    expect(Object.keys(json.properties)).toEqual(USER_FIELDS);
+    expect(json.additionalProperties).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { validateCandidate, validateScheduleRequest, validateSchedule } from '../../src/domain/schedule.js';
+import { validateCandidate, validateScheduleRequest } from '../../src/domain/schedule.js';
 import type { Problem } from '../../src/domain/problem.js';
 
 const schedule = {
@@ -107,9 +107,9 @@ describe('validateScheduleRequest: schedule fields', () => {
     // 10:00+02:00 is 08:00Z, before a 09:00Z start.
     expectProblem(withSchedule({ EndDateTime: '2026-03-01T10:00:00+02:00' }), 'Schedule.EndDateTime', null, 'after StartDateTime');
   });
-  it('validateSchedule checks the object alone with relative paths', () => {
-    const result = validateSchedule({ ...schedule, PIN: 'xxxxx' });
-    expect(result.ok ? [] : result.problems.map((p) => p.field)).toEqual(['PIN']);
+  it('a problem of the Schedule object alone names its field under Schedule.', () => {
+    const result = validateScheduleRequest({ Schedule: { ...schedule, PIN: 'xxxxx' }, Candidates: [] });
+    expect(result.ok ? [] : result.problems.map((p) => p.field)).toEqual(['Schedule.PIN']);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
- * The zod schemas of src/domain/schemas.ts against the fast validators: the same input must give
- * the same verdict, the same wire value and the same problems (field, code, message) either way.
- * Each table row also states the expected verdict, so a rule both paths get wrong still fails.
+ * The request schemas of src/domain/schemas.ts (what the OpenAPI document and `examctl schema`
+ * say the API takes) against the validators, the one validator: each row states the validator's
+ * expected verdict, and every input the validator accepts, and the wire value it sends, the
+ * document takes too, so the document never refuses a body the engine takes.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -17,26 +18,22 @@ import { COLLECTION_TABLE, ID_TITLE_ENTRY_TABLE } from '../../src/domain/collect
 import {
   collectionRequestSchema,
   invigilatorIdsSchema,
-  problemsFromZodIssues,
   scheduleRequestSchema,
   userRequestSchema,
   wireSchema,
 } from '../../src/domain/schemas.js';
 
-const key = (p: Problem) => `${p.field}|${String(p.code)}|${p.message}`;
-const sorted = (ps: readonly Problem[]) => ps.map(key).sort();
-
-/** Parses with zod and with the validator; asserts they agree and returns the verdict. */
+/** Validates; an accepted input and its wire value must satisfy the document's schema, a refused one says why. */
 function agree(schema: z.ZodType, validate: (v: unknown) => Validation<unknown>, input: unknown): Validation<unknown> {
   const fast = validate(input);
-  const parsed = schema.safeParse(input);
   if (fast.ok) {
-    expect(parsed.success, `zod refused what the validator accepts: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
-    // toEqual ignores keys holding undefined: zod keeps a present-but-unset key, the validator drops it.
-    expect(parsed.data).toEqual(fast.value);
+    const taken = schema.safeParse(input);
+    expect(taken.success, `the document refuses what the validator accepts: ${JSON.stringify(taken.error?.issues)}`).toBe(true);
+    const sent = schema.safeParse(fast.value);
+    expect(sent.success, `the document refuses what the validator sends: ${JSON.stringify(sent.error?.issues)}`).toBe(true);
   } else {
-    expect(parsed.success, 'zod accepted what the validator refuses').toBe(false);
-    if (!parsed.success) expect(sorted(problemsFromZodIssues(parsed.error.issues))).toEqual(sorted(fast.problems));
+    expect(fast.problems.length).toBeGreaterThan(0);
+    for (const problem of fast.problems) expect(problem.message).not.toBe('');
   }
   return fast;
 }
@@ -143,7 +140,7 @@ const userRows: Row[] = [
   ['ReasonableAdjustmentPercentage', 'abc', false],
 ];
 
-describe('user: zod schema and validateUser agree', () => {
+describe('user: validateUser, and the document takes what it takes', () => {
   it.each(titled(userRows))('%s', (_title, field, value, valid) => {
     expect(agreeUser(user({ [field]: value })).ok).toBe(valid);
   });
@@ -164,12 +161,12 @@ describe('user: zod schema and validateUser agree', () => {
     for (const input of [null, [], 'user', {}, { FirstName: 'A' }]) expect(agreeUser(input).ok).toBe(false);
   });
 
-  it('carries the API code in params.code and the field in path', () => {
-    const r = userRequestSchema.safeParse(user({ ReasonableAdjustmentPercentage: 20, Hierarchies: [{ ExternalId: 'H' }, { ExternalId: 'H' }] }));
-    expect(r.success).toBe(false);
-    const issues = r.error?.issues ?? [];
-    expect(issues.map((i) => [i.path.join('.'), (i as { params?: { code?: unknown } }).params?.code]).sort()).toEqual([
-      ['Hierarchies.1.ExternalId', 243],
+  it('carries the API code and the field of each problem', () => {
+    const r = validateUser(user({ ReasonableAdjustmentPercentage: 20, Hierarchies: [{ ExternalId: 'H' }, { ExternalId: 'H' }] }));
+    expect(r.ok).toBe(false);
+    const problems: Problem[] = r.ok ? [] : r.problems;
+    expect(problems.map((p) => [p.field, p.code]).sort()).toEqual([
+      ['Hierarchies[1].ExternalId', 243],
       ['ReasonableAdjustmentPercentage', 250],
     ]);
   });
@@ -244,7 +241,7 @@ const candidateRows: Row[] = [
   ['Emial', 'a@b.co', false],
 ];
 
-describe('schedule: zod schema and validateScheduleRequest agree', () => {
+describe('schedule: validateScheduleRequest, and the document takes what it takes', () => {
   it.each(titled(scheduleRows))('Schedule.%s', (_title, field, value, valid) => {
     expect(agreeSchedule({ Schedule: { ...schedule, [field]: value }, Candidates: [candidate] }).ok).toBe(valid);
   });
@@ -305,7 +302,7 @@ const collectionRows: Row[] = [
   ['ObjectiveRepositories', [{ ExternalId: 'x'.repeat(65) }], false],
 ];
 
-describe('collection: zod schema and validateCollection agree', () => {
+describe('collection: validateCollection, and the document takes what it takes', () => {
   it.each(titled(collectionRows))('%s', (_title, field, value, valid) => {
     expect(agreeCollection({ Title: 'Collection', [field]: value }).ok).toBe(valid);
   });
@@ -316,11 +313,11 @@ describe('collection: zod schema and validateCollection agree', () => {
   });
 });
 
-describe('invigilators: zod schema of the body and validateInvigilatorRemoval agree', () => {
+describe('invigilators: validateInvigilatorRemoval, and the document takes what it takes', () => {
   const validateBody = (ids: unknown): Validation<unknown> => {
     const r = validateInvigilatorRemoval('S-1', ids);
     if (r.ok) return { ok: true, value: r.value.userExtIds };
-    // The schema parses the body itself, so its paths start inside the list: UserExtIds[2] is [2].
+    // The schema is the body itself, so its paths start inside the list: UserExtIds[2] is [2].
     return { ok: false, problems: r.problems.map((p) => ({ ...p, field: p.field.slice(INVIGILATOR_IDS_FIELD.length) })) };
   };
   it.each<[unknown, boolean]>([

@@ -24,6 +24,21 @@ describe('addCollection', () => {
     expect(stored.ObjectiveRepositories.map((r) => r.ExternalId)).toEqual(['LO-CORE']);
   });
 
+  it('merges the two repository lists in order, the first occurrence of a repository kept', async () => {
+    const { engine, store } = demoEngine((w) => {
+      for (const id of ['LO-A', 'LO-B']) w.LoRepositories.push({ ExternalId: id, Title: id, IsRepository: true, Published: true, AccessUserNames: ['scheduler'] });
+    });
+    const result = await add(engine, {
+      ExternalId: 'maths2027',
+      Title: 'Maths',
+      LoRepositoryExternalIds: [{ ExternalId: 'LO-CORE' }, { ExternalId: 'LO-A' }],
+      ObjectiveRepositories: [{ ExternalId: 'LO-A', Title: 'A again' }, { ExternalId: 'LO-B' }],
+    });
+    expect(result.status).toBe(200);
+    const stored = store.state.get('collections')!.get('maths2027') as WorldCollection;
+    expect(stored.ObjectiveRepositories.map((r) => r.ExternalId)).toEqual(['LO-CORE', 'LO-A', 'LO-B']);
+  });
+
   it('generates a 16-character lowercase alphanumeric ExternalId when omitted', async () => {
     const { engine, store } = demoEngine();
     const result = await add(engine, { Title: 'Generated' });

@@ -3,9 +3,9 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UserRequest } from '../../src/domain/types.js';
-import { apiTokenDigest, exportWorld, openLocalTarget, worldToChanges } from '../../src/engine/index.js';
+import { apiTokenDigest, openLocalTarget, worldToChanges } from '../../src/engine/index.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
-import { demoWorld, NOW } from './helpers.js';
+import { demoWorld, exportWorld, NOW } from './helpers.js';
 
 const user = (id: string, extra: Record<string, unknown> = {}) =>
   ({ ExternalId: id, FirstName: 'F', LastName: 'L', Role: 'Author', ...extra }) as unknown as UserRequest;

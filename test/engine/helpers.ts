@@ -2,10 +2,16 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseWorld, type World } from '../../src/domain/world.js';
 import { createLocalEngine, type LocalEngine } from '../../src/engine/engine.js';
-import { worldToChanges } from '../../src/engine/world-io.js';
+import { exportWorldText, worldToChanges } from '../../src/engine/world-io.js';
+import type { StoreState } from '../../src/engine/store/contract.js';
 import { MemoryStore } from './memory-store.js';
 
 /** Tests pin the engine clock (docs/cli-contract.md, "Local engine clock": EXAMCTL_NOW). The demo world is dated around it. */
+/** The world `local export` writes for `state`, parsed. */
+export function exportWorld(state: StoreState): World {
+  return JSON.parse([...exportWorldText(state)].join('')) as World;
+}
+
 export const NOW = new Date('2026-11-21T12:00:00.000Z');
 
 const WORLD_PATH = fileURLToPath(new URL('../../fixtures/world.json', import.meta.url));

@@ -1,14 +1,15 @@
-import { COLLECTION_NAMES, type Change, type CollectionName, type Store, type StoreObserver, type StoreState } from '../../src/engine/store/contract.js';
+import { COLLECTION_NAMES, type Change, type CollectionName, type Store, type StoreIndexer, type StoreState } from '../../src/engine/store/contract.js';
 
 /**
  * A faithful in-memory Store for engine tests: serial transactions, decide() runs synchronously
- * against the caught-up state, a throwing decide applies nothing, observers see every change
- * (own and "other processes'") and whole reloads.
+ * against the caught-up state, a throwing decide applies nothing, and keyByHint answers by asking
+ * the indexer of every value as it is now (own changes, "other processes'", whole reloads): a
+ * reference for the file store's persisted hints.
  */
 export class MemoryStore implements Store {
   readonly location = 'memory:test';
   private maps = new Map<CollectionName, Map<string, unknown>>();
-  private readonly observers: StoreObserver[] = [];
+  private indexer: StoreIndexer | undefined;
   private foreign: Change[] = [];
   private queue: Promise<unknown> = Promise.resolve();
   /** Every committed change batch, in order (what a file store would have appended). */
@@ -32,16 +33,19 @@ export class MemoryStore implements Store {
     return this.maps;
   }
 
-  observe(observer: StoreObserver): void {
-    this.observers.push(observer);
+  useIndexer(indexer: StoreIndexer): void {
+    this.indexer = indexer;
+  }
+
+  keyByHint(collection: CollectionName, hint: string): string | undefined {
+    for (const [key, value] of this.maps.get(collection)!) if (this.indexer?.hints(collection, key, value)?.includes(hint)) return key;
+    return undefined;
   }
 
   private apply(change: Change): void {
     const map = this.maps.get(change.collection)!;
-    const previous = map.get(change.key);
     if (change.value === null || change.value === undefined) map.delete(change.key);
     else map.set(change.key, structuredClone(change.value));
-    for (const observer of this.observers) observer.change(change, previous);
   }
 
   private catchUp(): void {
@@ -86,6 +90,5 @@ export class MemoryStore implements Store {
   /** Another process compacted: the state is replaced wholesale. */
   reload(changes: Iterable<Change>): void {
     this.maps = MemoryStore.build(changes);
-    for (const observer of this.observers) observer.reset();
   }
 }

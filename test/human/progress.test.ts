@@ -2,12 +2,12 @@ import { describe, it, expect, vi } from 'vitest';
 import { Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { isCiEnvironment } from '../../src/terminal/prompt-state.js';
+import { colorEnabled } from '../../src/terminal/table-format.js';
 import {
   createProgress,
   createRunProgress,
   plainProgressLine,
   PlainProgressTicker,
-  progressColor,
   progressEnabled,
   progressText,
   type IntervalTimers,
@@ -117,10 +117,12 @@ describe('createProgress', () => {
     for (const line of drawn) expect(line.length).toBeLessThanOrEqual(30);
   });
 
-  it('reads NO_COLOR as no-color.org says: any non-empty value', () => {
-    expect(progressColor({ NO_COLOR: '1' })).toBe(false);
-    expect(progressColor({ NO_COLOR: '' })).toBe(true);
-    expect(progressColor({})).toBe(true);
+  it("is coloured by the tables' rule on its terminal: NO_COLOR as no-color.org says (any non-empty value), FORCE_COLOR=0 off", () => {
+    const spinner = (env: Record<string, string>) => colorEnabled({ isTTY: true, env });
+    expect(spinner({ NO_COLOR: '1' })).toBe(false);
+    expect(spinner({ NO_COLOR: '' })).toBe(true);
+    expect(spinner({})).toBe(true);
+    expect(spinner({ FORCE_COLOR: '0' })).toBe(false);
   });
 
   it('writes nothing for a run that ends before the delay', async () => {
@@ -216,12 +218,14 @@ describe('plain progress line', () => {
   });
 });
 
-function fakeTimers(): IntervalTimers & { callback?: () => void; cleared: boolean } {
+function fakeTimers(): IntervalTimers & { callback?: () => void; ms?: number; cleared: boolean } {
   const timers = {
     cleared: false,
     callback: undefined as (() => void) | undefined,
-    setInterval(callback: () => void) {
+    ms: undefined as number | undefined,
+    setInterval(callback: () => void, ms: number) {
       timers.callback = callback;
+      timers.ms = ms;
       return 1;
     },
     clearInterval() {
@@ -238,20 +242,19 @@ describe('PlainProgressTicker', () => {
     const timers = fakeTimers();
     const ticker = new PlainProgressTicker({ write: (line) => lines.push(line), total: 100, label: 'user sync', now: () => clock, timers });
     for (let i = 0; i < 40; i++) ticker.tick(i % 10 === 0 ? 'failed' : 'ok');
-    clock = 9_999;
-    timers.callback!();
+    // Nothing is written but by the timer, whose period is 10 s: the first line comes at 10 s.
+    expect(timers.ms).toBe(10_000);
     expect(lines).toEqual([]);
     clock = 10_000;
     timers.callback!();
     expect(lines).toEqual(['user sync: 40/100 ok 36 failed 4, 4.0/s, ETA 15 s\n']);
-    clock = 15_000;
-    expect(ticker.poll()).toBe(false);
     clock = 20_000;
-    expect(ticker.poll()).toBe(true);
+    timers.callback!();
     expect(lines).toHaveLength(2);
     ticker.stop();
     clock = 60_000;
-    expect(ticker.poll()).toBe(false);
+    timers.callback!();
+    expect(lines).toHaveLength(2);
     expect(timers.cleared).toBe(true);
   });
 
@@ -265,7 +268,7 @@ describe('PlainProgressTicker', () => {
       timers: fakeTimers(),
     });
     clock = 10_000;
-    expect(() => ticker.poll()).not.toThrow();
+    expect(() => ticker.write()).not.toThrow();
   });
 });
 

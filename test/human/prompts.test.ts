@@ -1,6 +1,6 @@
 import { describe, it, expect, vi, afterEach } from 'vitest';
+import { canPrompt } from '../../src/terminal/prompt-state.js';
 import {
-  canPrompt,
   confirmSend,
   missingValue,
   PROMPTS_OFF,

@@ -2,12 +2,18 @@ import { describe, it, expect } from 'vitest';
 import { stripVTControlCharacters } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import type { ReviewSession, ReviewSessionResult } from '../../src/domain/types.js';
-import { RESULT_COLUMNS, reviewSessionResultsCsv } from '../../src/report/review-session-csv.js';
+import { csvRows, RESULT_COLUMNS, resultsTable, type PinColumn, type TextCellOptions } from '../../src/report/review-session-csv.js';
+import { csvLine } from '../../src/formats/csv-cell.js';
 import { parseDateFormat } from '../../src/domain/local-time.js';
-import { resultStatistics } from '../../src/terminal/review-session-statistics.js';
-import { renderReviewSession } from '../../src/terminal/review-session-view.js';
+import { renderReviewSession, resultStatistics } from '../../src/terminal/review-session-view.js';
 import { renderRunSummaryTable } from '../../src/terminal/run-summary-table.js';
 import { colorEnabled, displayText } from '../../src/terminal/table-format.js';
+
+/** One session's results as CSV, as `review-session show ID -o csv` writes them: the header line, then the rows. */
+function reviewSessionResultsCsv(session: ReviewSession, options: PinColumn = {}, delimiter = ',', cells: TextCellOptions = {}): string {
+  const table = resultsTable([{ externalId: session.ExternalId, session }], options);
+  return csvLine(table.header, delimiter) + csvRows(table, delimiter, cells);
+}
 
 function result(overrides: Partial<ReviewSessionResult>): ReviewSessionResult {
   return {

@@ -22,6 +22,19 @@ describe('detectFormat', () => {
     expect(await detectFormat(fixture('records-csv.data'))).toBe('csv');
   });
 
+  it('looks inside in the --encoding given: a windows-1252 accent in a .txt export is read, not refused as binary', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'examctl-sniff-'));
+    try {
+      const file = path.join(dir, 'users.txt');
+      await fs.writeFile(file, Buffer.from('ExternalId,FirstName\nu-1,Zo\xeb\n', 'latin1'));
+      expect(await detectFormat(file, file, 'windows-1252')).toBe('csv');
+      const records = await collect(readRecords(file, { columns: userColumns, encoding: 'windows-1252' }));
+      expect(records.map((record) => record.fields['FirstName'])).toEqual(['Zoë']);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reports an unreadable file when it has to look inside', async () => {
     await expectInputFileError(detectFormat(fixture('missing.data'), 'missing.data'), { line: undefined, reason: /no such file/ });
   });

@@ -42,6 +42,12 @@ describe('a refusal of the text names the line of the fault', () => {
     await expectInputFileError(collect(readUtf8Chunks(path, path, { encoding: 'windows-1252' })), { line: LINES + 1, reason: /is UTF-8 text \(these bytes read as UTF-8 are "ürgen/ });
   });
 
+  it('bytes that are not the --encoding given (a multi-byte one), on their line', async () => {
+    const ascii = 'ExternalId,FirstName\n' + Array.from({ length: LINES - 1 }, (_, i) => `u-${i},Ann\n`).join('');
+    const path = await file('sjis.csv', Buffer.concat([Buffer.from(ascii), Buffer.from([0x75, 0x2c, 0xff, 0x0a])]));
+    await expectInputFileError(collect(readUtf8Chunks(path, path, { encoding: 'shift_jis' })), { line: LINES + 1, reason: /bytes that are not shift_jis/ });
+  });
+
   it('a lone surrogate in UTF-16, on its line', async () => {
     const text = Buffer.from(`\ufeff${body}u-x,`, 'utf16le');
     const path = await file('utf16.csv', Buffer.concat([text, Buffer.from([0x00, 0xdc]), Buffer.from('\n', 'utf16le')]));

@@ -2,7 +2,6 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { LoginDeps } from '../../src/cli/commands/login.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { resolveRemoteTarget } from '../../src/context/remote-settings.js';
@@ -199,7 +198,7 @@ describe('examctl login', () => {
       await cli(dir, ['config', 'set-profile', 'prod', '--base-url', server.url]);
       const io = testDeps(dir, { isTTY: true });
       const asked: string[] = [];
-      const deps: LoginDeps = {
+      const deps: CommandDeps = {
         ...io.deps,
         askSecret: async (message) => {
           asked.push(message);
@@ -230,10 +229,10 @@ describe('examctl login verifies the token before storing it', () => {
   beforeEach(() => {
     waits = [];
   });
-  const typing = (io: ReturnType<typeof testDeps>, token = TOKEN): LoginDeps => ({
+  const typing = (io: ReturnType<typeof testDeps>, token = TOKEN): CommandDeps => ({
     ...io.deps,
     askSecret: async () => token,
-    sleep: async (ms) => void waits.push(ms),
+    retrySleep: async (ms) => void waits.push(ms),
   });
 
   it.each<[string, ScriptedReply[]]>([

@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configPath, listProfiles, loadConfig, removeProfile, saveConfig, setProfile } from '../../src/context/config-file.js';
-import { requireRemoteTarget, resolveRemoteTarget } from '../../src/context/remote-settings.js';
+import { NO_TOKEN_MESSAGE, resolveRemoteTarget, type RemoteTargetInput } from '../../src/context/remote-settings.js';
+import { targetOnce } from '../../src/context/target.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
 import { UsageError } from '../../src/system/errors.js';
 
 let dir: string;
@@ -18,6 +20,21 @@ beforeEach(async () => {
 afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
+
+/** The remote target a command gets, with its token (each test here gives one). */
+async function withToken(input: RemoteTargetInput) {
+  const target = await resolveRemoteTarget(input);
+  expect(target?.token).toBeDefined();
+  return target!;
+}
+
+/** What sending to the remote target does, as every command does it (target.ts): refused when no base URL or no token is configured. */
+async function sendingFails(given: Record<string, string | undefined>): Promise<unknown> {
+  const deps: CommandDeps = { stdout: { write: () => undefined }, stderr: { write: () => undefined }, env: given, now: () => new Date(), isTTY: false, cwd: dir };
+  return targetOnce({ target: 'remote' }, deps)()
+    .then((target) => (target.kind === 'remote' ? target.remote.connect() : undefined))
+    .catch((error: unknown) => error);
+}
 
 async function writeToken(name: string, content: string, mode = 0o600): Promise<string> {
   const file = path.join(dir, name);
@@ -79,7 +96,7 @@ describe('config file', () => {
 
 describe('resolveRemoteTarget', () => {
   it('takes --base-url and EXAMCTL_TOKEN', async () => {
-    const target = await requireRemoteTarget({ baseUrl: 'https://exam.example.com', env: { ...env, EXAMCTL_TOKEN: ' tok \n' } });
+    const target = await withToken({ baseUrl: 'https://exam.example.com', env: { ...env, EXAMCTL_TOKEN: ' tok \n' } });
     expect(target).toMatchObject({ baseUrl: 'https://exam.example.com', token: 'tok', tokenSource: 'env' });
     expect(target.profile).toBeUndefined();
     expect(target.concurrency).toBeUndefined();
@@ -87,7 +104,7 @@ describe('resolveRemoteTarget', () => {
 
   it('prefers --token-file over EXAMCTL_TOKEN and trims the trailing newline', async () => {
     const file = await writeToken('tok', 'from-file\n');
-    const target = await requireRemoteTarget({ baseUrl: 'https://x.example.com', tokenFile: file, env: { ...env, EXAMCTL_TOKEN: 'from-env' } });
+    const target = await withToken({ baseUrl: 'https://x.example.com', tokenFile: file, env: { ...env, EXAMCTL_TOKEN: 'from-env' } });
     expect(target.token).toBe('from-file');
     expect(target.tokenSource).toBe('token-file');
     expect(target.warnings).toEqual([]);
@@ -95,7 +112,7 @@ describe('resolveRemoteTarget', () => {
 
   it('warns (only) about a token file readable by others', async () => {
     const file = await writeToken('open-tok', 'abc\n', 0o644);
-    const target = await requireRemoteTarget({ baseUrl: 'https://x.example.com', tokenFile: file, env });
+    const target = await withToken({ baseUrl: 'https://x.example.com', tokenFile: file, env });
     expect(target.token).toBe('abc');
     expect(target.warnings[0]).toContain('readable by group or others');
     expect(target.warnings[0]).not.toContain('abc');
@@ -116,14 +133,14 @@ describe('resolveRemoteTarget', () => {
     const big = await writeToken('big', 'a'.repeat(64 * 1024 + 1));
     await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: big, env })).rejects.toThrow(/is larger than 64 KiB: not a token file, not read/);
     const justFits = await writeToken('fits', `${'a'.repeat(64 * 1024 - 1)}\n`);
-    expect((await requireRemoteTarget({ baseUrl: 'https://x', tokenFile: justFits, env })).token).toHaveLength(64 * 1024 - 1);
+    expect((await withToken({ baseUrl: 'https://x', tokenFile: justFits, env })).token).toHaveLength(64 * 1024 - 1);
   });
 
   it('follows a symbolic link the user made, and judges the mode of the file read', async () => {
     const target = await writeToken('real-token', 'linked\n', 0o640);
     const link = path.join(dir, 'link-token');
     await fs.symlink(target, link);
-    const resolved = await requireRemoteTarget({ baseUrl: 'https://x', tokenFile: link, env });
+    const resolved = await withToken({ baseUrl: 'https://x', tokenFile: link, env });
     expect(resolved.token).toBe('linked');
     expect(resolved.warnings).toEqual([`--token-file: ${link} is readable by group or others (mode 640); consider chmod 600 ${link}`]);
   });
@@ -157,7 +174,7 @@ describe('resolveRemoteTarget', () => {
   it('uses the default profile with its token file (~ expanded) and defaults', async () => {
     await writeToken('.prod-token', 'prod-secret\n');
     await setProfile('prod', { baseUrl: 'https://prod.example.com', tokenFile: '~/.prod-token', defaults: { rate: 120 } }, env);
-    const target = await requireRemoteTarget({ env });
+    const target = await withToken({ env });
     expect(target).toMatchObject({
       baseUrl: 'https://prod.example.com',
       token: 'prod-secret',
@@ -171,20 +188,20 @@ describe('resolveRemoteTarget', () => {
     await setProfile('prod', { baseUrl: 'https://prod.example.com', token: 'prod-secret' }, env);
     const byFlag = await resolveRemoteTarget({ baseUrl: 'https://other.example.com', env });
     expect(byFlag).toEqual({ baseUrl: 'https://other.example.com', warnings: [] });
-    await expect(requireRemoteTarget({ env: { ...env, EXAMCTL_BASE_URL: 'https://other.example.com' } })).rejects.toThrow(/EXAMCTL_TOKEN/);
+    expect(await sendingFails({ ...env, EXAMCTL_BASE_URL: 'https://other.example.com' })).toEqual(new UsageError(NO_TOKEN_MESSAGE));
   });
 
   it('selects a profile by EXAMCTL_PROFILE and names the flag for an unknown one', async () => {
     await setProfile('a', { baseUrl: 'https://a.example.com', token: 'ta' }, env);
     await setProfile('b', { baseUrl: 'https://b.example.com', token: 'tb' }, env);
-    const target = await requireRemoteTarget({ env: { ...env, EXAMCTL_PROFILE: 'b' } });
+    const target = await withToken({ env: { ...env, EXAMCTL_PROFILE: 'b' } });
     expect(target.token).toBe('tb');
     await expect(resolveRemoteTarget({ profile: 'zz', env })).rejects.toThrow(/--profile: no profile named "zz".*known: a, b/);
   });
 
-  it('resolves nothing when no base URL is configured anywhere; require names the flags', async () => {
+  it('resolves nothing when no base URL is configured anywhere; a command names the flags', async () => {
     expect(await resolveRemoteTarget({ env })).toBeUndefined();
-    const error = await requireRemoteTarget({ env }).catch((e: unknown) => e);
+    const error = await sendingFails(env);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toContain('--base-url');
     expect((error as Error).message).toContain('EXAMCTL_BASE_URL');
@@ -195,6 +212,6 @@ describe('resolveRemoteTarget', () => {
     const target = await resolveRemoteTarget({ env });
     expect(target).toMatchObject({ baseUrl: 'https://bare.example.com', profile: 'bare' });
     expect(target?.token).toBeUndefined();
-    await expect(requireRemoteTarget({ env })).rejects.toThrow(/profile bare has none/);
+    expect(await sendingFails(env)).toEqual(new UsageError(NO_TOKEN_MESSAGE));
   });
 });

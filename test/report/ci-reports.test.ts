@@ -5,7 +5,7 @@ import { ErrorCodeTally, formatErrorCodeCounts } from '../../src/report/error-co
 import { errorDocument, errorMember, runErrorJson } from '../../src/report/error-document.js';
 import { annotationsOf, escapeData, escapeProperty, GithubAnnotationsWriter, githubActionsEnabled } from '../../src/report/github-annotations.js';
 import { JunitReportWriter, xmlAttribute, xmlText } from '../../src/report/junit-report-writer.js';
-import { RunReportBuilder } from '../../src/report/report-writers.js';
+import { JsonReportWriter, RunReportBuilder } from '../../src/report/report-writers.js';
 import { type ReportHeader } from '../../src/report/run-report.js';
 import type { ReportItem } from '../../src/report/run-report.js';
 import { StringSink } from '../support/string-sink.js';
@@ -172,9 +172,16 @@ describe('JSON error document', () => {
     expect(runErrorJson(new TargetError('ECONNREFUSED')).kind).toBe('target');
   });
 
-  it('with the partial report when records were already reported; one JSON member for a streamed report', () => {
-    const doc = errorDocument(new TargetError('x'), header, { items: items.slice(0, 1), summary: { total: 1, ok: 1, partial: 0, failed: 0, skipped: 0 } });
-    expect(Object.keys(doc)).toEqual(['command', 'target', 'dryRun', 'error', 'items', 'summary']);
+  it('a report stopped after records were reported is one document, its error between the items and the summary; a run that reported nothing, the error alone', async () => {
+    const out = new StringSink();
+    const builder = new RunReportBuilder([new JsonReportWriter(out, header)]);
+    await builder.add({ item: { ...items[0]! } });
+    builder.stopped(new TargetError('x'));
+    await builder.finish();
+    const doc = JSON.parse(out.text) as Record<string, unknown>;
+    expect(Object.keys(doc)).toEqual(['command', 'target', 'dryRun', 'items', 'error', 'summary']);
+    expect(doc['error']).toEqual(runErrorJson(new TargetError('x')));
+    expect(doc['summary']).toEqual({ total: 1, ok: 1, partial: 0, failed: 0, skipped: 0, created: 1, updated: 0 });
     expect(Object.keys(errorDocument(new UsageError('u')))).toEqual(['error']);
     expect(JSON.parse(`{${errorMember(new UsageError('u'))}}`)).toEqual({ error: { exitCode: 2, kind: 'usage', message: 'u' } });
   });

@@ -4,14 +4,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { StringSink } from '../support/string-sink.js';
 import { pruneRuns, RunJournal, type RunTrust } from '../../src/runs/index.js';
-import { pruneRefusal, type EntryStat } from '../../src/runs/prune-ownership.js';
 import { header, tempRunsDir } from './helpers.js';
 
 /**
- * Issue 22 (left alone then): `runs prune` removes only what is plainly the user's run: a real
- * directory the user owns holding only regular files the user owns. A symbolic link planted in
- * the runs directory is never followed out of it, another user's run is never touched; both are
- * left alone and said.
+ * Issue 22 (left alone then): `runs prune` removes only the user's runs, judged as `runs
+ * list|show|resume` judge them (run-trust.ts), in a runs directory that passes the trust rule:
+ * a symbolic link planted as a run is never followed out of it, another user's run is never
+ * touched; both are left alone and said. In a runs directory others can write it prunes nothing.
  */
 
 const ME = (process.getuid?.() ?? 0) as number;
@@ -37,30 +36,15 @@ async function oldRun(day: number): Promise<string> {
   return journal.id;
 }
 
-function fakeStat(kind: 'file' | 'directory' | 'link' | 'fifo', uid: number): EntryStat {
-  return {
-    uid,
-    isFile: () => kind === 'file',
-    isDirectory: () => kind === 'directory',
-    isSymbolicLink: () => kind === 'link',
-    isFIFO: () => kind === 'fifo',
-    isCharacterDevice: () => false,
-    isBlockDevice: () => false,
-    isSocket: () => false,
-  };
-}
-
-describe('the ownership predicate', () => {
-  it('accepts only the wanted kind owned by the current user; without uids (Windows) only the kind counts', () => {
-    const me: RunTrust = { uid: 1000 };
-    expect(pruneRefusal(fakeStat('directory', 1000), 'directory', me)).toBeUndefined();
-    expect(pruneRefusal(fakeStat('file', 1000), 'file', me)).toBeUndefined();
-    expect(pruneRefusal(fakeStat('directory', 1001), 'directory', me)).toBe('owned by uid 1001, not by you');
-    expect(pruneRefusal(fakeStat('file', 0), 'file', me)).toBe('owned by uid 0, not by you');
-    expect(pruneRefusal(fakeStat('link', 1000), 'directory', me)).toBe('a symbolic link, not a directory');
-    expect(pruneRefusal(fakeStat('fifo', 1000), 'file', me)).toBe('a FIFO, not a regular file');
-    expect(pruneRefusal(fakeStat('directory', 1001), 'directory', { uid: undefined })).toBeUndefined();
-    expect(pruneRefusal(fakeStat('link', 1001), 'directory', { uid: undefined })).toBe('a symbolic link, not a directory');
+describe('the run judged as runs list judges it', () => {
+  it('a run directory group or others can write is left alone and named, the user’s other runs go', async () => {
+    const mine = await oldRun(7);
+    const loose = await oldRun(8);
+    chmodSync(join(runsDir, loose), 0o777);
+    const result = await pruneRuns(runsDir, POLICY, NOW);
+    expect(result.removed).toEqual([mine]);
+    expect(result.leftAlone).toEqual([{ id: loose, reason: `the run directory ${join(runsDir, loose)} is writable by others (mode 777): anyone who can write there could plant a run; chmod go-w ${join(runsDir, loose)}` }]);
+    expect(existsSync(join(runsDir, loose, 'journal.ndjson'))).toBe(true);
   });
 });
 
@@ -77,24 +61,24 @@ describe('runs prune leaves alone what is not plainly the user’s run', () => {
 
     const result = await pruneRuns(runsDir, POLICY, NOW);
     expect(result.removed).toEqual([mine]);
-    expect(result.leftAlone).toEqual([{ id: planted, reason: 'a symbolic link, not a directory' }]);
+    expect(result.leftAlone).toEqual([{ id: planted, reason: `${join(runsDir, planted)} is not a directory (a symbolic link)` }]);
     expect(lstatSync(join(runsDir, planted)).isSymbolicLink()).toBe(true);
     // No file removed there, and no LOCK left behind by a lock taken through the link.
     expect(readdirSync(outside).sort()).toEqual(before);
     expect(readFileSync(join(outside, 'journal.ndjson'))).toEqual(journal);
   });
 
-  it('a run directory holding a symbolic link to a file outside: the run is left alone, the file survives', async () => {
+  it('a run directory holding a symbolic link to a file outside: the link goes with the run, never followed; the file survives', async () => {
     const id = await oldRun(3);
     const precious = join(root, 'precious.txt');
     writeFileSync(precious, 'keep me\n');
     symlinkSync(precious, join(runsDir, id, 'extra'));
 
     const result = await pruneRuns(runsDir, POLICY, NOW);
-    expect(result.removed).toEqual([]);
-    expect(result.leftAlone).toEqual([{ id, reason: 'extra is a symbolic link, not a regular file' }]);
+    expect(result.removed).toEqual([id]);
+    expect(result.leftAlone).toEqual([]);
     expect(readFileSync(precious, 'utf8')).toBe('keep me\n');
-    expect(existsSync(join(runsDir, id, 'journal.ndjson'))).toBe(true);
+    expect(existsSync(join(runsDir, id))).toBe(false);
   });
 
   it('runs owned by another uid are never removed nor read; the CLI says how many it left and why', async () => {
@@ -103,7 +87,7 @@ describe('runs prune leaves alone what is not plainly the user’s run', () => {
     const result = await pruneRuns(runsDir, POLICY, NOW, OTHER_USER);
     expect(result.removed).toEqual([]);
     expect(result.leftAlone.map((entry) => entry.id).sort()).toEqual([first, second].sort());
-    expect(result.leftAlone[0]?.reason).toBe(`owned by uid ${ME}, not by you`);
+    expect(result.leftAlone[0]?.reason).toBe(`the run directory ${join(runsDir, result.leftAlone[0]?.id ?? '')} is owned by uid ${ME}, not by you (uid ${ME + 4242})`);
     expect(readdirSync(runsDir).sort()).toEqual([first, second].sort());
 
     const stdout = new StringSink();
@@ -112,16 +96,22 @@ describe('runs prune leaves alone what is not plainly the user’s run', () => {
     expect(code).toBe(0);
     expect(stderr.text).toContain('removed 0 runs');
     expect(stderr.text).toContain('left 2 entries not owned by you (or not a plain run directory) alone:');
-    expect(stderr.text).toContain(`  ${first}: owned by uid ${ME}, not by you`);
+    expect(stderr.text).toContain(`  ${first}: the run directory ${join(runsDir, first)} is owned by uid ${ME}, not by you (uid ${ME + 4242})`);
     expect(readdirSync(runsDir)).toHaveLength(2);
   });
 
-  it('a runs dir others can write without the sticky bit: nothing pruned (a checked run could be swapped for a link); with the sticky bit the user’s runs go', async () => {
+  it('a runs dir others can write, with the sticky bit or without: nothing pruned (exit 2 from the CLI), as list, show and resume use nothing there', async () => {
     const id = await oldRun(6);
     chmodSync(runsDir, 0o777);
-    await expect(pruneRuns(runsDir, POLICY, NOW)).rejects.toThrow(/writable by others without the sticky bit \(mode 777\): nothing pruned/);
-    expect(existsSync(join(runsDir, id))).toBe(true);
+    await expect(pruneRuns(runsDir, POLICY, NOW)).rejects.toThrow(/the runs directory \S+ is writable by others \(mode 777\); chmod go-w \S+; nothing pruned/);
     chmodSync(runsDir, 0o1777);
+    await expect(pruneRuns(runsDir, POLICY, NOW)).rejects.toThrow(/writable by others \(mode 1777\).*; nothing pruned/);
+    const stderr = new StringSink();
+    const code = await runCli(['runs', 'prune', '--all', '--older-than', '1d'], { stdout: new StringSink(), stderr, env: { EXAMCTL_RUNS_DIR: runsDir }, now: () => NOW, isTTY: false, cwd: root });
+    expect(code).toBe(2);
+    expect(stderr.text).toContain('nothing pruned');
+    expect(existsSync(join(runsDir, id))).toBe(true);
+    chmodSync(runsDir, 0o700);
     mkdirSync(join(runsDir, 'not-a-run'));
     expect((await pruneRuns(runsDir, POLICY, NOW)).removed).toEqual([id]);
     expect(readdirSync(runsDir)).toEqual(['not-a-run']);

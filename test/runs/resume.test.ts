@@ -3,9 +3,9 @@ import { statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  NothingToResumeError,
   RunJournal,
   fingerprintInput,
-  isRefusal,
   openResume,
   planResume,
   settleInFlight,
@@ -36,23 +36,23 @@ describe('resume planning', () => {
     journal.outcome({ ...ref(1), status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad' }], transient: false });
     journal.outcome({ ...ref(2), status: 'failed', errors: [{ field: '', code: null, message: '503 after retries' }], transient: true });
     await journal.close();
-    const plan = planResume(await readRun(runsDir, journal.id), 'interrupted', null);
-    if (isRefusal(plan)) throw new Error(plan.message);
+    const plan = planResume(await readRun(runsDir, journal.id), null);
     expect([0, 1, 2, 3, 4].map((n) => plan.decide(ref(n)).action)).toEqual(['keep', 'keep', 'send', 'send', 'send']);
+    expect(plan.decide(ref(2))).toEqual({ action: 'send', maybeApplied: true });
     expect(plan.decide(ref(3))).toEqual({ action: 'send', maybeApplied: true });
     expect(plan.decide(ref(4))).toEqual({ action: 'send', maybeApplied: false });
-    expect(plan.counts).toEqual({ keep: 2, inFlight: 1, transient: 1 });
+    expect(plan.keptBelow(5)).toBe(2);
+    expect(plan.keptBelow(1)).toBe(1);
   });
 
-  it('refuses a finished run, a running one, and a changed or missing input file (exit 2, with the reason)', async () => {
+  it('refuses a finished run, one held by another process, and a changed or missing input file (exit 2, with the reason)', async () => {
     const input = await withInput('ExternalId\nu-0\n');
     const journal = await RunJournal.start(runsDir, header({ input: input.fingerprint }));
     await journal.close();
     const record = await readRun(runsDir, journal.id);
-    expect(planResume(record, 'finished', input.fingerprint)).toMatchObject({ refused: true, reason: 'finished' });
-    expect(planResume(record, 'running', input.fingerprint)).toMatchObject({ refused: true, reason: 'running' });
-    expect(planResume(record, 'interrupted', 'missing')).toMatchObject({ refused: true, reason: 'input-missing' });
-    expect(isRefusal(planResume(record, 'interrupted', input.fingerprint))).toBe(false);
+    expect(() => planResume(record, 'missing')).toThrow(`run ${journal.id}: its input file ${input.path} cannot be read any more`);
+    expect(() => planResume(record, { ...input.fingerprint, sha256: '0'.repeat(64) })).toThrow(/its content changed \(SHA-256 differs\); put the original back/);
+    expect(planResume(record, input.fingerprint).decide(ref(0))).toEqual({ action: 'send', maybeApplied: false });
 
     writeFileSync(input.path, 'ExternalId\nu-9\n');
     await expect(openResume(runsDir, journal.id)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/changed since the run started: its content changed \(SHA-256 differs\)/) as unknown });
@@ -65,6 +65,7 @@ describe('resume planning', () => {
     await opened.journal.end('completed', { total: 1, ok: 1, partial: 0, failed: 0, skipped: 0 });
     await opened.record.close();
     await expect(openResume(runsDir, journal.id)).rejects.toThrow(/is finished; nothing to resume/);
+    await expect(openResume(runsDir, journal.id)).rejects.toBeInstanceOf(NothingToResumeError);
   });
 });
 
@@ -178,8 +179,7 @@ describe('every input row exactly once across crashes and resumes (property)', (
       // run here, standing for the retry an admin would do, so the property covers them too.
       const record = await readRun(runsDir, first.id);
       if (![...record.items.values()].some((history) => history.outcome?.transient === true)) break;
-      const retry = planResume(record, 'interrupted', null);
-      if (isRefusal(retry)) throw new Error(retry.message);
+      const retry = planResume(record, null);
       const held = await RunJournal.lockForResume(runsDir, first.id);
       finished = await attempt(await held.reopen(record.validLength), (unit) => retry.decide(unit));
     }

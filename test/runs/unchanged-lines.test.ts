@@ -2,7 +2,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunJournal, planResume, summarize, unjournaledCount } from '../../src/runs/index.js';
 import { readRun, rebuildReport } from './whole-record.js';
-import { isRefusal } from '../../src/runs/resume-plan.js';
 import { UnchangedPositions } from '../../src/runs/unchanged-positions.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { checkedLineBodies } from '../support/checked-lines.js';
@@ -23,20 +22,29 @@ afterEach(() => cleanup());
 const note = (run: string) => `unchanged since run ${run}: not sent (--changed-only)`;
 
 describe('UnchangedPositions', () => {
-  it('joins runs, finds a position, and gives a position up to a later line of its own (split)', () => {
+  it('joins runs, finds a position, counts below a total; a line covering a position in a run already is refused', () => {
     const positions = new UnchangedPositions();
-    positions.addLine({ t: 'unchanged', r: [0, 3, 0, 3, 2, 1, 7, 4, 0], since: ['A', 'B'] });
+    expect(positions.addLine({ t: 'unchanged', r: [0, 3, 0, 3, 2, 1, 7, 4, 0], since: ['A', 'B'] })).toBe(true);
     expect(positions.count).toBe(9);
     expect([0, 2, 3, 4, 5, 6, 7, 10, 11].map((n) => positions.since(n) ?? '-')).toEqual(['A', 'A', 'B', 'B', '-', '-', 'A', 'A', '-']);
-    positions.remove(8);
-    expect(positions.count).toBe(8);
-    expect([7, 8, 9, 10].map((n) => positions.since(n) ?? '-')).toEqual(['A', '-', 'A', 'A']);
-    expect(positions.countBelow(9)).toBe(6);
-    // A later line for covered positions takes them over with its own run.
-    positions.addLine({ t: 'unchanged', r: [1, 4, 0], since: ['C'] });
-    expect(positions.count).toBe(8);
-    expect([0, 1, 4, 5].map((n) => positions.since(n) ?? '-')).toEqual(['A', 'C', 'C', '-']);
-    expect([...positions.positions()].map(({ n }) => n)).toEqual([0, 1, 2, 3, 4, 7, 9, 10]);
+    expect(positions.countBelow(9)).toBe(7);
+    expect(positions.addLine({ t: 'unchanged', r: [5, 2, 0], since: ['C'] })).toBe(true);
+    expect([4, 5, 6, 7].map((n) => positions.since(n) ?? '-')).toEqual(['B', 'C', 'C', 'A']);
+    expect(positions.addLine({ t: 'unchanged', r: [10, 3, 0], since: ['C'] })).toBe(false);
+    expect(Array.from({ length: 12 }, (_, n) => positions.since(n) ?? '-')).toEqual(['A', 'A', 'A', 'B', 'B', 'C', 'C', 'A', 'A', 'A', 'A', '-']);
+    expect(positions.count).toBe(11);
+  });
+
+  it('a journal line for a position an unchanged line settled, or a second unchanged line over it, is refused as damage (no resume writes one)', async () => {
+    const journal = await RunJournal.start(runsDir, header({ units: 2 }));
+    journal.unchanged(0, 'OLD');
+    await journal.flush();
+    await journal.close();
+    const lines = readFileSync(journal.file, 'utf8');
+    writeFileSync(journal.file, `${lines}${encodeChecksummedLine(JSON.stringify({ t: 'outcome', ...ref(0), status: 'ok', errors: [], transient: false }))}`);
+    await expect(readRun(runsDir, journal.id)).rejects.toThrow(/:3: run journal damaged: a line for item 0, settled unchanged before/);
+    writeFileSync(journal.file, `${lines}${encodeChecksummedLine(JSON.stringify({ t: 'unchanged', r: [0, 1, 0], since: ['NEW'] }))}`);
+    await expect(readRun(runsDir, journal.id)).rejects.toThrow(/:3: run journal damaged: unchanged positions an earlier line settled/);
   });
 });
 
@@ -71,11 +79,10 @@ describe('a journal with unchanged units', () => {
     // Without the input: counted, not listed.
     expect(rebuildReport(record).summary).toEqual({ total: 6, ok: 5, partial: 0, failed: 0, skipped: 1 });
 
-    const plan = planResume(record, 'interrupted', null);
-    if (isRefusal(plan)) throw new Error(plan.message);
-    expect(plan.counts.keep).toBe(5);
+    const plan = planResume(record, null);
+    expect(plan.keptBelow(Infinity)).toBe(5);
     const kept = plan.decide(ref(4));
-    expect(kept).toMatchObject({ action: 'keep', outcome: { status: 'ok', action: 'unchanged', note: note('RUN-B'), id: 'u-4' } });
+    expect(kept).toMatchObject({ action: 'keep', item: { status: 'ok', action: 'unchanged', note: note('RUN-B'), id: 'u-4' } });
     expect(plan.decide(ref(5))).toEqual({ action: 'send', maybeApplied: false });
   });
 
@@ -104,9 +111,8 @@ describe('a journal with unchanged units', () => {
     const record = await readRun(runsDir, journal.id);
     expect(record.unchanged.count).toBe(0);
     expect(summarize(record)).toEqual({ total: 2, ok: 1, partial: 0, failed: 0, skipped: 1 });
-    const plan = planResume(record, 'interrupted', null);
-    if (isRefusal(plan)) throw new Error(plan.message);
-    expect(plan.decide(ref(0))).toMatchObject({ action: 'keep', outcome: { action: 'unchanged', note: note('OLD') } });
+    const plan = planResume(record, null);
+    expect(plan.decide(ref(0))).toMatchObject({ action: 'keep', item: { action: 'unchanged', note: note('OLD') } });
   });
 });
 

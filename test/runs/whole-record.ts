@@ -4,8 +4,14 @@
  * direct view of the journal for tests. examctl itself reads journals only through scanRun.
  */
 import type { ItemRef, OutcomeLine } from '../../src/runs/journal-lines.js';
-import { readJournal, reportItemOf, unitsOf, unlinedItem, type JournalHead, type ResumeCounts, type ResumeView } from '../../src/runs/read-run.js';
-import type { ItemStatus, ReportItem, ReportSummary, RunReport } from '../../src/report/run-report.js';
+import { readJournal, reportItemOf, unitsOf, unlinedItem, type JournalHead, type ResumeView } from '../../src/runs/read-run.js';
+import type { ItemStatus, ReportHeader, ReportItem, ReportSummary } from '../../src/report/run-report.js';
+
+/** A whole run's report as the JSON document carries it. */
+interface RunReport extends Pick<ReportHeader, 'command' | 'target' | 'dryRun'> {
+  summary: ReportSummary;
+  items: ReportItem[];
+}
 
 /** What the journal says about one item, over every attempt of the run. */
 export interface ItemHistory extends ResumeView {
@@ -20,7 +26,7 @@ export interface RunRecord extends JournalHead {
   items: Map<number, ItemHistory>;
   readonly journaled: number;
   statuses(): Generator<ItemStatus>;
-  resumeCounts(below?: number): ResumeCounts;
+  keptBelow(below: number): number;
   historyAt(n: number): ResumeView | undefined;
 }
 
@@ -79,15 +85,10 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
     *statuses() {
       for (const history of items.values()) yield statusOf(history);
     },
-    resumeCounts(below = Infinity) {
-      const counts = { keep: 0, inFlight: 0, transient: 0 };
-      for (const history of items.values()) {
-        if (history.ref.n >= below) continue;
-        if (history.inFlight) counts.inFlight += 1;
-        else if (history.outcome?.transient === true) counts.transient += 1;
-        else if (history.outcome !== undefined) counts.keep += 1;
-      }
-      return counts;
+    keptBelow(below) {
+      let kept = 0;
+      for (const history of items.values()) if (history.ref.n < below && !history.inFlight && history.outcome !== undefined && !history.outcome.transient) kept += 1;
+      return kept;
     },
     historyAt: (n) => items.get(n),
   };
@@ -126,7 +127,7 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
       add(history !== undefined ? reportItemOf(record, history) : unlinedItem(record, ref));
     }
     for (const history of journaledItems(record)) if (!seen.has(history.ref.n)) add(reportItemOf(record, history));
-    for (const { n } of record.unchanged.positions()) if (!seen.has(n)) countUnlisted(summary, 1);
+    countUnlisted(summary, record.unchanged.count - [...seen].filter((n) => record.unchanged.since(n) !== undefined).length);
   } else {
     for (const history of journaledItems(record)) add(reportItemOf(record, history));
     countUnlisted(summary, record.unchanged.count);

@@ -2,7 +2,8 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, exportWorld, loadWorldFile, worldToChanges } from '../../src/engine/index.js';
+import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, loadWorldFile, worldToChanges } from '../../src/engine/index.js';
+import { exportWorld } from '../engine/helpers.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
 import { startServer, storeTokens, type RunningServer } from '../../src/server/index.js';
 

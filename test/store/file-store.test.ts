@@ -2,11 +2,10 @@ import { describe, it, expect } from 'vitest';
 import { appendFile, mkdir, readFile, readdir, readlink, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreDamagedError, UsageError } from '../../src/system/errors.js';
-import type { Change, StoreState } from '../../src/engine/store/contract.js';
+import type { Change, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
 import {
   StoreExistsError,
   createStore,
-  exportEntities,
   journalFileName,
   lockTimeoutFromEnv,
   openStore,
@@ -14,6 +13,7 @@ import {
   storeExists,
 } from '../../src/engine/store/index.js';
 import { put } from '../support/store.js';
+import { exportWorldText } from '../../src/engine/world-io.js';
 import { useTempStore } from '../support/temp-dir.js';
 
 let root: string;
@@ -77,24 +77,27 @@ describe('create, open, round trip', () => {
     await again.close();
   });
 
-  it('after an observer failed mid-transaction, a read reloads: memory never shows a change that is not on the disk', async () => {
+  it('after the hints of a change failed mid-transaction, a read reloads: memory never shows a change that is not on the disk', async () => {
     await createStore(dir, []);
     const store = await openStore(dir);
-    let changes = 0;
-    store.observe({
-      change: (change) => {
-        changes += 1;
-        if (change.key === 'half-applied') throw new Error('index broken');
+    let derived = 0;
+    store.useIndexer({
+      version: 'test',
+      hints: (_collection, key) => {
+        derived += 1;
+        if (key === 'half-applied') throw new Error('index broken');
+        return [`k${key}`];
       },
-      reset: () => undefined,
     });
+    // Asked once, the lookup keeps its overlay true through every later change.
+    expect(store.keyByHint('users', 'kkept')).toBeUndefined();
     await store.transact(put(user('kept')));
-    await expect(store.transact(put(user('half-applied')))).rejects.toThrow('index broken');
-    // The map took the value before the observer threw.
-    expect(users(store.state).has('half-applied')).toBe(true);
+    await expect(store.transact(put(user('first-half'), user('half-applied')))).rejects.toThrow('index broken');
+    // The map took the first change before the second's hints threw.
+    expect(users(store.state).has('first-half')).toBe(true);
     await store.refresh();
     expect([...users(store.state).keys()]).toEqual(['kept']);
-    expect(changes).toBeGreaterThanOrEqual(2);
+    expect(derived).toBeGreaterThanOrEqual(2);
     await store.transact(put(user('after')));
     expect([...users(store.state).keys()].sort()).toEqual(['after', 'kept']);
     await store.close();
@@ -131,14 +134,12 @@ describe('create, open, round trip', () => {
     await store.close();
   });
 
-  it('exports entities in a stable order', async () => {
-    await createStore(dir, [user('b'), user('a'), { collection: 'settings', key: 'settings', value: {} }]);
+  it('local export lists entities sorted by key, whatever order the store holds them in', async () => {
+    await createStore(dir, [user('b'), user('a'), user('B'), { collection: 'settings', key: 'settings', value: { SiteUrl: 'x' } }]);
     const store = await openStore(dir);
-    expect([...exportEntities(store.state)].map(([c, k]) => `${c}/${k}`)).toEqual([
-      'settings/settings',
-      'users/a',
-      'users/b',
-    ]);
+    expect([...users(store.state).keys()]).toEqual(['b', 'a', 'B']);
+    const exported = JSON.parse([...exportWorldText(store.state)].join('')) as { Users: { UserName: string }[] };
+    expect(exported.Users.map((u) => u.UserName)).toEqual(['B', 'a', 'b']);
     await store.close();
   });
 });
@@ -179,19 +180,22 @@ describe('compaction', () => {
     await again.close();
   });
 
-  it('another open store notices the new generation on refresh and reloads (observer reset)', async () => {
+  it('another open store notices the new generation on refresh and reloads, its hint lookups with it', async () => {
     await createStore(dir, []);
     const writer = await openStore(dir);
     const reader = await openStore(dir, { readOnly: true });
-    const events: string[] = [];
-    reader.observe({ change: (c, previous) => events.push(`${c.key}:${previous === undefined ? 'new' : 'old'}`), reset: () => events.push('reset') });
+    const byName: StoreIndexer = { version: 'test', hints: (_collection, _key, value) => [`n${(value as { UserName: string }).UserName}`] };
+    writer.useIndexer(byName);
+    reader.useIndexer(byName);
     await writer.transact(put(user('a')));
     await reader.refresh();
-    expect(events).toEqual(['a:new']);
+    expect(reader.currentGeneration).toBe(1);
+    expect(reader.keyByHint('users', 'na')).toBe('a');
     await writer.compact();
     await writer.transact(put(user('b'), user('a', { UserName: 'a2' })));
     await reader.refresh();
-    expect(events.slice(1)).toEqual(['reset', 'b:new', 'a:old']);
+    expect(reader.currentGeneration).toBe(2);
+    expect([reader.keyByHint('users', 'na'), reader.keyByHint('users', 'na2'), reader.keyByHint('users', 'nb')]).toEqual([undefined, 'a', 'b']);
     expect(users(reader.state).get('a')).toEqual({ UserName: 'a2' });
     await writer.close();
     await reader.close();

@@ -1,20 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { Change, StoreState } from '../../src/engine/store/contract.js';
-import { GroupCommit, type CommitSteps, type Decide, type GatherTiming } from '../../src/engine/store/group-commit.js';
+import { GroupCommit, type CommitSteps, type Decide } from '../../src/engine/store/group-commit.js';
 
 /**
- * The pipelined group commit over scripted steps: each journal write is a promise the test
- * settles, so what is decided, written and answered while a write is in flight is observable.
+ * The group commit over scripted steps: each journal write is a promise the test settles, so
+ * what is decided, written and answered in each session is observable.
  */
-function harness(options: { drainDue?: () => boolean; gather?: GatherTiming } = {}) {
+function harness() {
   const log: string[] = [];
   const writes: { lines: string[]; settle: (error?: Error) => void }[] = [];
   let memory: string[] = [];
+  let stale = false;
   const steps: CommitSteps = {
     acquireLock: async () => void log.push('lock'),
     releaseLock: async () => void log.push('release'),
     keepLock: async () => void log.push('keep'),
-    catchUp: async () => void log.push('catch-up'),
+    catchUp: async () => void log.push(stale ? 'reload' : 'catch-up'),
     decide: (decide) => {
       const { result, changes } = decide(new Map() as StoreState);
       memory = [...memory, ...changes.map((c) => c.key)];
@@ -25,13 +26,14 @@ function harness(options: { drainDue?: () => boolean; gather?: GatherTiming } = 
         log.push(`write ${serialized.join('+')}`);
         writes.push({ lines: serialized, settle: (error) => (error ? reject(error) : resolve()) });
       }),
-    markStale: () => void log.push('stale'),
-    drainDue: options.drainDue ?? (() => false),
+    markStale: () => {
+      stale = true;
+      log.push('stale');
+    },
+    stale: () => stale,
     afterCommit: async () => void log.push('after-commit'),
   };
-  // Unless a test is about gathering, lines go at once whatever the (scripted) write time.
-  const gather = options.gather ?? { gatherFromWriteMs: Infinity, maxGatherMs: 0 };
-  return { commits: new GroupCommit(steps, gather), log, writes, memory: () => memory };
+  return { commits: new GroupCommit(steps), log, writes, memory: () => memory, markStale: () => (stale = true) };
 }
 
 const put = (key: string): Decide => () => ({ result: key, changes: [{ collection: 'users', key, value: {} } satisfies Change] });
@@ -46,118 +48,123 @@ function track<T>(promise: Promise<T>) {
   return state;
 }
 
-describe('pipelined group commit', () => {
-  it('decides while a write is in flight, writes that batch only once the first is durable, and answers each caller after its own write', async () => {
+describe('group commit', () => {
+  it('the transactions of one turn share a session: one lock, one catch-up, one line, each answered once it is durable', async () => {
+    const { commits, log, writes, memory } = harness();
+    const a = track(commits.submit(put('a')));
+    const b = track(commits.submit(put('b')));
+    await tick();
+    expect(memory()).toEqual(['a', 'b']);
+    expect(writes.map((w) => w.lines)).toEqual([['a', 'b']]);
+    expect([a.settled, b.settled]).toEqual([false, false]);
+    writes[0]!.settle();
+    await tick();
+    expect([a.value, b.value]).toEqual(['a', 'b']);
+    expect(log).toEqual(['lock', 'catch-up', 'write a+b', 'after-commit', 'keep']);
+  });
+
+  it('what is submitted while a line is written waits undecided for the next session', async () => {
     const { commits, log, writes, memory } = harness();
     const a = track(commits.submit(put('a')));
     await tick();
-    expect(writes.map((w) => w.lines)).toEqual([['a']]);
-
-    // Write 1 in flight: b and c are decided at once (memory shows them) but not written yet.
     const b = track(commits.submit(put('b')));
-    const c = track(commits.submit(put('c')));
-    expect(memory()).toEqual(['a', 'b', 'c']);
     await tick();
+    expect(memory()).toEqual(['a']);
     expect(writes).toHaveLength(1);
-    expect([a.settled, b.settled, c.settled]).toEqual([false, false, false]);
-
     writes[0]!.settle();
     await tick();
-    expect(writes.map((w) => w.lines)).toEqual([['a'], ['b', 'c']]);
-    expect(a).toMatchObject({ settled: true, value: 'a' });
-    expect([b.settled, c.settled]).toEqual([false, false]);
-
+    expect(a.value).toBe('a');
+    expect(b.settled).toBe(false);
+    expect(writes.map((w) => w.lines)).toEqual([['a'], ['b']]);
     writes[1]!.settle();
     await tick();
-    expect([b.value, c.value]).toEqual(['b', 'c']);
-    // One lock and one catch-up for the whole session; the lease is kept once the writes drained.
-    expect(log).toEqual(['lock', 'catch-up', 'write a', 'write b+c', 'after-commit', 'keep']);
+    expect(b.value).toBe('b');
+    expect(log).toEqual(['lock', 'catch-up', 'write a', 'after-commit', 'keep', 'lock', 'catch-up', 'write b', 'after-commit', 'keep']);
   });
 
-  it('whenDurable waits for everything decided so far, not for what comes after', async () => {
+  it('whenDurable waits for the line being written, not for what comes after', async () => {
     const { commits, writes } = harness();
     await expect(commits.whenDurable()).resolves.toBeUndefined();
     void commits.submit(put('a'));
     await tick();
-    void commits.submit(put('b'));
     const durable = track(commits.whenDurable());
-    writes[0]!.settle();
+    // b comes after the read: its line is not waited for.
+    void commits.submit(put('b'));
     await tick();
-    // c comes after the read: its batch is not waited for.
-    void commits.submit(put('c'));
     expect(durable.settled).toBe(false);
-    writes[1]!.settle();
+    writes[0]!.settle();
     await tick();
     expect(durable.settled).toBe(true);
     expect(durable.error).toBeUndefined();
-    expect(writes.map((w) => w.lines)).toEqual([['a'], ['b'], ['c']]);
-    writes[2]!.settle();
+    expect(writes.map((w) => w.lines)).toEqual([['a'], ['b']]);
+    writes[1]!.settle();
   });
 
-  it('a failed write refuses its batch and the one decided on top of it; the next transaction starts over with a reload', async () => {
+  it('a failed write refuses its batch and what waits on its durability; the next transaction starts over with a reload', async () => {
     const { commits, log, writes } = harness();
     const a = track(commits.submit(put('a')));
-    await tick();
     const b = track(commits.submit(put('b')));
+    await tick();
     const durable = track(commits.whenDurable());
     writes[0]!.settle(new Error('disk full'));
     await tick();
     expect((a.error as Error).message).toBe('disk full');
     expect((b.error as Error).message).toBe('disk full');
     expect((durable.error as Error).message).toBe('disk full');
-    expect(log).toEqual(['lock', 'catch-up', 'write a', 'stale', 'release']);
+    expect(log).toEqual(['lock', 'catch-up', 'write a+b', 'stale', 'release']);
 
     const c = track(commits.submit(put('c')));
     await tick();
     writes[1]!.settle();
     await tick();
     expect(c.value).toBe('c');
-    expect(log.slice(5)).toEqual(['lock', 'catch-up', 'write c', 'after-commit', 'keep']);
+    expect(log.slice(5)).toEqual(['lock', 'reload', 'write c', 'after-commit', 'keep']);
   });
 
   it('a throwing decide fails alone, and a transaction with nothing to write is answered with its batch', async () => {
     const { commits, writes } = harness();
     const a = track(commits.submit(put('a')));
-    await tick();
     const bad = track(
       commits.submit(() => {
         throw new Error('rule bug');
       }),
     );
     const read = track(commits.submit(() => ({ result: 'nothing', changes: [] })));
+    await tick();
+    // Decided on memory that showed a: answered once a is durable, with no write of its own.
+    expect(read.settled).toBe(false);
     writes[0]!.settle();
     await tick();
     expect(a.value).toBe('a');
     expect((bad.error as Error).message).toBe('rule bug');
-    // Decided on memory that showed a: answered once a was durable, with no write of its own.
     expect(read.value).toBe('nothing');
     expect(writes).toHaveLength(1);
   });
 
-  it('when a compaction or a handover is due, stops deciding, lets the writes drain, and runs the rest in a new session', async () => {
-    let due = false;
-    const { commits, log, writes, memory } = harness({ drainDue: () => due });
-    void commits.submit(put('a'));
+  it('a decide that leaves memory stale stops the batch: the ones after it are decided after a reload', async () => {
+    const { commits, log, writes, memory, markStale } = harness();
+    const a = track(commits.submit(put('a')));
+    const broken = track(
+      commits.submit(() => {
+        markStale();
+        throw new Error('hints threw halfway');
+      }),
+    );
+    const c = track(commits.submit(put('c')));
     await tick();
-    due = true;
-    void commits.submit(put('b'));
+    expect(memory()).toEqual(['a']);
     writes[0]!.settle();
     await tick();
-    // b was decided before the drain: it is written; c, submitted after, waits undecided.
-    const c = track(commits.submit(put('c')));
-    expect(memory()).toEqual(['a', 'b']);
-    due = false;
+    expect(a.value).toBe('a');
+    expect((broken.error as Error).message).toBe('hints threw halfway');
+    await tick();
     writes[1]!.settle();
     await tick();
-    await tick();
-    expect(log.slice(0, 6)).toEqual(['lock', 'catch-up', 'write a', 'write b', 'after-commit', 'keep']);
-    expect(log.slice(6)).toEqual(['lock', 'catch-up', 'write c']);
-    writes[2]!.settle();
-    await tick();
     expect(c.value).toBe('c');
+    expect(log).toEqual(['lock', 'catch-up', 'write a', 'after-commit', 'keep', 'lock', 'reload', 'write c', 'after-commit', 'keep']);
   });
 
-  it('a session starts at the end of the event-loop turn: transactions submitted by separate callbacks of one turn share its first line', async () => {
+  it('a session starts at the end of the event-loop turn: transactions submitted by separate callbacks of one turn share its line', async () => {
     const { commits, writes } = harness();
     // Two callbacks of one check phase, as two sockets' requests are callbacks of one poll phase.
     const a = new Promise((resolve) => setImmediate(() => resolve(commits.submit(put('a')))));
@@ -180,7 +187,7 @@ describe('pipelined group commit', () => {
     expect(closed.value).toBe('closed');
   });
 
-  it('exclusive work waits for a session to drain', async () => {
+  it('exclusive work waits for a session to finish its line', async () => {
     const { commits, writes } = harness();
     void commits.submit(put('a'));
     await tick();
@@ -190,34 +197,5 @@ describe('pipelined group commit', () => {
     writes[0]!.settle();
     await tick();
     expect(work.value).toBe('compacted');
-  });
-
-  it('on a slow disk, answers first and holds the next line until the callers just answered are back, at most the bound', async () => {
-    const { commits, writes } = harness({ gather: { gatherFromWriteMs: 10, maxGatherMs: 40 } });
-    const slowDisk = () => new Promise((resolve) => setTimeout(resolve, 30));
-    const a = track(commits.submit(put('a')));
-    await tick();
-    void commits.submit(put('b'));
-    await slowDisk();
-    writes[0]!.settle();
-    await tick();
-    // a is answered; b waits for a's caller to come back rather than going alone.
-    expect(a.value).toBe('a');
-    expect(writes).toHaveLength(1);
-    void commits.submit(put('c'));
-    await tick();
-    expect(writes.map((w) => w.lines)).toEqual([['a'], ['b', 'c']]);
-
-    // Nobody comes back: the line goes after about one write's time.
-    await slowDisk();
-    writes[1]!.settle();
-    await tick();
-    void commits.submit(put('d'));
-    writes.length = 2;
-    const before = performance.now();
-    while (writes.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(performance.now() - before).toBeGreaterThanOrEqual(20);
-    expect(writes[2]!.lines).toEqual(['d']);
-    writes[2]!.settle();
   });
 });

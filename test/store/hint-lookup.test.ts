@@ -1,11 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
+import type { Change, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
 import { createStore, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import type { FileStore } from '../../src/engine/store/index.js';
 import type { EntityMap } from '../../src/engine/store/entity-map.js';
-import { ENGINE_INDEXER, StateIndexes } from '../../src/engine/view.js';
+import { ENGINE_INDEXER } from '../../src/engine/view.js';
 import { createLocalEngine, type LocalEngine } from '../../src/engine/engine.js';
 import { worldToChanges } from '../../src/engine/world-io.js';
 import { ErrorCode } from '../../src/domain/codes.js';
@@ -13,7 +13,7 @@ import type { UserRequest } from '../../src/domain/types.js';
 import { MemoryStore } from '../engine/memory-store.js';
 import { NOW, codes, demoWorld } from '../engine/helpers.js';
 import { writeFormatOneStore } from './format-one.js';
-import { noop, put } from '../support/store.js';
+import { hintsFromValues, put } from '../support/store.js';
 import { useTempStore } from '../support/temp-dir.js';
 import { mulberry32 as prng } from '../../src/system/seeded-random.js';
 
@@ -26,28 +26,23 @@ const usersOf = (state: StoreState): EntityMap => state.get('users') as EntityMa
 
 async function openIndexed(indexer: StoreIndexer = ENGINE_INDEXER): Promise<FileStore> {
   const store = await openStore(dir);
-  store.observe({ ...noop, indexer });
+  store.useIndexer(indexer);
   return store;
 }
 
-/** The engine's own index, built from the values (what the engine uses over a store without keyByHint). */
-function fromValues(users: ReadonlyMap<string, unknown>, hierarchies: ReadonlyMap<string, unknown> = new Map()): StateIndexes {
-  const indexes = new StateIndexes();
-  indexes.rebuild(new Map<CollectionName, ReadonlyMap<string, unknown>>([
-    ['users', users],
-    ['hierarchies', hierarchies],
-  ]));
-  return indexes;
+/** The index built from the values, the reference keyByHint must agree with. */
+function fromValues(users: ReadonlyMap<string, unknown>, hierarchies: ReadonlyMap<string, unknown> = new Map()) {
+  return hintsFromValues(ENGINE_INDEXER, users, hierarchies);
 }
 
 /** keyByHint agrees with `expected` on every hint it has, and knows none of `gone` that it has not. */
-function expectSameAnswers(store: FileStore, expected: StateIndexes, gone: Iterable<string>, label: string): void {
-  for (const [hint, key] of expected.hints()) {
+function expectSameAnswers(store: FileStore, expected: ReturnType<typeof fromValues>, gone: Iterable<string>, label: string): void {
+  for (const [hint, key] of expected.users) {
     const got = store.keyByHint('users', hint);
     if (got !== key) expect(got, `${label}: ${JSON.stringify(hint)}`).toBe(key);
   }
   for (const hint of gone) {
-    if (expected.hints().has(hint)) continue;
+    if (expected.users.has(hint)) continue;
     const got = store.keyByHint('users', hint);
     if (got !== undefined) expect(got, `${label}: ${JSON.stringify(hint)} should be held by nobody`).toBeUndefined();
   }
@@ -234,7 +229,7 @@ describe('keyByHint equals an index built from the values', () => {
         const other = await openStore(dir);
         stats.otherProcess += 1;
         const indexed = rand() < 0.5;
-        if (indexed) other.observe({ ...noop, indexer: ENGINE_INDEXER });
+        if (indexed) other.useIndexer(ENGINE_INDEXER);
         const count = 1 + Math.floor(rand() * 4);
         for (let i = 0; i < count; i += 1) {
           await other.transact(put(...transaction()));
@@ -337,7 +332,7 @@ describe('changes the journal replays before the indexer is registered', () => {
     const store = await openStore(dir);
     // The journal is replayed by openStore, before anything observes.
     expect(usersOf(store.state).get('u-1')).toEqual({ ExternalId: 'u-1', UserName: 'Alicia' });
-    store.observe({ ...noop, indexer: ENGINE_INDEXER });
+    store.useIndexer(ENGINE_INDEXER);
     expect(store.keyByHint('users', 'nalice')).toBeUndefined();
     expect(store.keyByHint('users', 'nalicia')).toBe('u-1');
     expect(store.keyByHint('users', 'nbob')).toBe('u-5');
@@ -357,7 +352,7 @@ describe('changes the journal replays before the indexer is registered', () => {
     await writer.close();
 
     const store = await openStore(dir);
-    store.observe({ ...noop, indexer: ENGINE_INDEXER });
+    store.useIndexer(ENGINE_INDEXER);
     // Not asked yet: the overlay does not exist; these are applied without it.
     await store.transact(put(person('u-1', 'Alice'), person('u-3', 'Alicia')));
     await store.transact(put(gone('u-4')));
@@ -381,7 +376,7 @@ describe('changes the journal replays before the indexer is registered', () => {
   it('a read-only store (dry run) answers for its in-memory changes too', async () => {
     await createStore(dir, initial, { indexer: ENGINE_INDEXER });
     const store = await openStore(dir, { readOnly: true });
-    store.observe({ ...noop, indexer: ENGINE_INDEXER });
+    store.useIndexer(ENGINE_INDEXER);
     await store.transact(put(person('u-1', 'Zed'), gone('U-2')));
     expect(store.keyByHint('users', 'nalice')).toBeUndefined();
     expect(store.keyByHint('users', 'nzed')).toBe('u-1');
@@ -552,7 +547,7 @@ describe('through the engine: the same answers as over a store without keyByHint
           await engine.close();
           if (mode === 'compacted' && i % 4 === 0) {
             const store = await openStore(location);
-            store.observe({ ...noop, indexer: ENGINE_INDEXER });
+            store.useIndexer(ENGINE_INDEXER);
             await store.compact();
             await store.close();
           }

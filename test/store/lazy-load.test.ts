@@ -4,11 +4,11 @@ import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import { StoreDamagedError } from '../../src/system/errors.js';
 import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
-import { createStore, exportEntities, openStore, snapshotFileName } from '../../src/engine/store/index.js';
+import { createStore, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import { EntityMap } from '../../src/engine/store/entity-map.js';
 import { ENGINE_INDEXER, StateIndexes, StoreView } from '../../src/engine/view.js';
 import { writeFormatOneStore } from './format-one.js';
-import { noop, put } from '../support/store.js';
+import { exportEntities, hintsFromValues, put } from '../support/store.js';
 import { useTempStore } from '../support/temp-dir.js';
 
 let root: string;
@@ -33,13 +33,6 @@ function countingIndexer(version = ENGINE_INDEXER.version): StoreIndexer & { cal
       this.calls += 1;
       return ENGINE_INDEXER.hints(collection, key, value);
     },
-  };
-}
-
-function indexesOf(indexes: StateIndexes) {
-  return {
-    byHint: [...indexes.hints()].sort(),
-    rootKey: indexes.rootKey,
   };
 }
 
@@ -83,7 +76,7 @@ describe('lazy load', () => {
 
     const store = await openStore(dir);
     const indexer = countingIndexer();
-    store.observe({ ...noop, indexer });
+    store.useIndexer(indexer);
     expect([...store.hintsOf('users')]).toEqual([
       ['u-1', ['nname-u-1', 'sab12cd34-0000-0000-0000-000000000001']],
       ['U-2', ['eu-2', 'nname-u-2']],
@@ -106,19 +99,17 @@ describe('lazy load', () => {
   it('the engine indexes built from hints equal those built from the values', async () => {
     await createStore(dir, content, { indexer: ENGINE_INDEXER });
     const store = await openStore(dir);
-    store.observe({ ...noop, indexer: ENGINE_INDEXER });
+    store.useIndexer(ENGINE_INDEXER);
     const fromHints = new StateIndexes((c, hint) => store.keyByHint(c, hint));
-    fromHints.rebuild(store.state);
     expect(fromHints.rootKey).toBe('H-ROOT');
     expect(fromHints.keyByUserName('name-u-3')).toBeUndefined();
     expect(fromHints.keyByLowerExternalId('u-2')).toBe('U-2');
     expect(fromHints.keyBySyncKey('ab12cd34-0000-0000-0000-000000000001')).toBe('u-1');
     // Answered from the persisted hints: no user value was parsed.
     expect(['u-1', 'U-2', 'u-3'].every((key) => isRaw(store.state, 'users', key))).toBe(true);
-    const fromValues = new StateIndexes();
-    fromValues.rebuild(store.state);
-    expect(indexesOf(fromValues).byHint.length).toBe(4);
-    for (const [hint, key] of fromValues.hints()) expect(store.keyByHint('users', hint)).toBe(key);
+    const fromValues = hintsFromValues(ENGINE_INDEXER, store.state.get('users')!, store.state.get('hierarchies')!);
+    expect(fromValues.users.size).toBe(4);
+    for (const [hint, key] of fromValues.users) expect(store.keyByHint('users', hint)).toBe(key);
     expect(fromValues.rootKey).toBe('H-ROOT');
     expect(store.keyByHint('users', 'nno-such-name')).toBeUndefined();
     // Case-insensitive ExternalId lookups: through the hint for a mixed-case key, through the users map for a lower-case one.
@@ -131,8 +122,7 @@ describe('lazy load', () => {
     expect(fromHints.keyByUserName('name-u-2')).toBe('U-2');
     expect(fromHints.keyByLowerExternalId('u-2')).toBe('U-2');
     expect(fromHints.keyBySyncKey('ab12cd34-0000-0000-0000-000000000001')).toBe('u-1');
-    // A deletion seen through the observer removes every entry the user contributed.
-    store.observe({ change: (change, previous) => fromHints.apply(change, previous), reset: () => undefined });
+    // A deletion removes every entry the user contributed.
     await store.transact(put({ collection: 'users', key: 'U-2', value: null }));
     expect(fromHints.keyByLowerExternalId('u-2')).toBeUndefined();
     expect(view.userKeyByUserName('name-u-2')).toBeUndefined();
@@ -143,11 +133,9 @@ describe('lazy load', () => {
     await createStore(dir, content, { indexer: ENGINE_INDEXER });
     const reader = await openStore(dir);
     const indexes = new StateIndexes((c, hint) => reader.keyByHint(c, hint));
-    const rebuild = () => indexes.rebuild(reader.state);
-    reader.observe({ change: (change, previous) => indexes.apply(change, previous), reset: rebuild, indexer: ENGINE_INDEXER });
-    rebuild();
+    reader.useIndexer(ENGINE_INDEXER);
     const writer = await openStore(dir);
-    writer.observe({ ...noop, indexer: ENGINE_INDEXER });
+    writer.useIndexer(ENGINE_INDEXER);
     await writer.transact(put(user('New-5', { SynchronizationKey: '{00000000-0000-0000-0000-00000000000A}' })));
     await writer.compact();
     await writer.close();
@@ -165,7 +153,7 @@ describe('lazy load', () => {
     await createStore(dir, content, { indexer: { version: 'old', hints: () => ['stale'] } });
     const store = await openStore(dir);
     const indexer = countingIndexer();
-    store.observe({ ...noop, indexer });
+    store.useIndexer(indexer);
     expect(new Map([...store.hintsOf('users')]).get('U-2')).toEqual(['eu-2', 'nname-u-2']);
     expect(indexer.calls).toBeGreaterThan(0);
     await store.compact();
@@ -180,7 +168,7 @@ describe('lazy load', () => {
     await createStore(dir, content, { indexer: ENGINE_INDEXER });
     const store = await openStore(dir);
     const indexer = countingIndexer();
-    store.observe({ ...noop, indexer });
+    store.useIndexer(indexer);
     await store.transact(put(user('u-4')));
     await store.compact();
     expect(isRaw(store.state, 'users', 'u-1')).toBe(true);
@@ -200,7 +188,7 @@ describe('lazy load', () => {
     const plain = { ExternalId: 'Ü-1', UserName: 'Zoë😀', Nested: { s: '},"v":{' } };
     await createStore(dir, [{ collection: 'users', key, value }, { collection: 'users', key: 'Ü-1', value: plain }], { indexer: ENGINE_INDEXER });
     const store = await openStore(dir);
-    store.observe({ ...noop, indexer: ENGINE_INDEXER });
+    store.useIndexer(ENGINE_INDEXER);
     expect([...store.hintsOf('users')]).toEqual([
       [key, ['nzoë ,"v": \\']],
       ['Ü-1', ['eü-1', 'nzoë😀']],
@@ -234,7 +222,7 @@ describe('format 1 stores', () => {
     await formatOneStore();
     const store = await openStore(dir);
     const indexer = countingIndexer();
-    store.observe({ ...noop, indexer });
+    store.useIndexer(indexer);
     expect(store.state.get('users')!.get('U-2')).toEqual({ ExternalId: 'U-2', UserName: 'Name-U-2' });
     expect(new Map([...store.hintsOf('hierarchies')]).get('H-ROOT')).toEqual(['root']);
     expect(indexer.calls).toBe(2);
@@ -279,7 +267,7 @@ describe('compaction copies unchanged lines as they are', () => {
 
     const store = await openStore(dir);
     const indexer = countingIndexer();
-    store.observe({ ...noop, indexer });
+    store.useIndexer(indexer);
     await store.transact(put(user('u-2', { UserName: 'Bob' }), { collection: 'users', key: 'u-5', value: null }, user('u-6')));
     await store.compact();
     expect(store.currentGeneration).toBe(2);

@@ -76,7 +76,8 @@ export interface OracleSheet {
   name: string;
   rows: string[][];
   typed: ([string, string] | null)[][];
-  notes: Record<string, { text: string; fill: string | null }>;
+  /** The cells in the marked fill (a dry run's offending cells). */
+  marked: string[];
   types: string[];
 }
 

@@ -1,6 +1,7 @@
 import { UsageError } from '../../system/errors.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import {
+  checkedBaseUrl,
   configPath,
   expandPath,
   listProfiles,
@@ -106,13 +107,6 @@ export async function runShow(options: GlobalOptions, deps: CommandDeps): Promis
 function profileName(name: string, subcommand: string): string {
   if (name.trim() === '') throw new UsageError(`examctl config ${subcommand}: a profile name is required`);
   return name.trim();
-}
-
-/** The same checks a run makes, so a profile cannot hold a URL every command would refuse. */
-async function checkedBaseUrl(baseUrl: string, allowInsecureHttp: boolean): Promise<string> {
-  const { parseBaseUrl } = await import('../../api/url-policy.js');
-  parseBaseUrl(baseUrl, allowInsecureHttp);
-  return baseUrl.trim().replace(/\/+$/, '');
 }
 
 function absoluteTokenFile(file: string, deps: CommandDeps): string {

@@ -137,9 +137,9 @@ async function idEntries(
     const idColumn = [...shaping.map].find(([, field]) => field === 'UserExtId')?.[0];
     const listed = await readIdList(inputPathOf(file, deps), {
       displayName: displayNameOf(file),
-      ...(sheet !== undefined ? { sheet } : {}),
-      ...(hiddenRows !== undefined ? { hiddenRows } : {}),
-      ...(idColumn !== undefined ? { idColumn } : {}),
+      sheet,
+      hiddenRows,
+      idColumn,
       notice: (text) => sayOnce(deps, text),
     });
     // Without a status column every id would be sent again: the original list picked by mistake.

@@ -52,7 +52,7 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
     }
   }
   if (options.json) {
-    const document = { command: 'local init', target: { kind: 'local', store }, dryRun: options.dryRun ?? false, seed, ...(token === undefined ? {} : { token }) };
+    const document = { command: 'local init', target: { kind: 'local', store }, dryRun: options.dryRun ?? false, seed, token };
     await deps.stdout.write(`${JSON.stringify(document)}\n`);
   }
   return 0;

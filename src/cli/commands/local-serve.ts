@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { once } from 'node:events';
 import { UsageError } from '../../system/errors.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
@@ -59,23 +60,12 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
     // Before it is said how to stop: a Ctrl-C from then on is told in the server's words.
     setInterruptNotice('interrupted: stopping the server after the requests in flight (Ctrl-C again to quit now)');
     await say(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C`);
-    await stopped(deps.signal);
+    // Until the signal aborts; without one (an embedding that never stops us), never.
+    if (deps.signal?.aborted !== true) await once(deps.signal ?? new EventTarget(), 'abort');
     await say('stopping: finishing requests in flight');
   } finally {
     await server.close();
   }
   await say('stopped');
   return 0;
-}
-
-/** Resolves when the signal aborts; without a signal (an embedding that never stops us) never. */
-function stopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal === undefined) return;
-    if (signal.aborted) {
-      resolve();
-      return;
-    }
-    signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }

@@ -2,22 +2,11 @@ import { quotedValue } from '../../domain/problem.js';
 import { join } from 'node:path';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { TargetError, UsageError } from '../../system/errors.js';
-import { configDir, configPath, loadConfig, setProfile, writeTokenFile } from '../../context/config-file.js';
+import { checkedBaseUrl, configDir, configPath, loadConfig, setProfile, writeTokenFile } from '../../context/config-file.js';
 import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
 
 import type { LoginOptions } from './login.options.js';
-import type { Sleep } from '../../api/flow-control.js';
-
-/** Asks for a secret, masked (each character shown as *); resolves with what was typed. */
-export type AskSecret = (message: string, signal?: AbortSignal) => Promise<string>;
-
-export interface LoginDeps extends CommandDeps {
-  /** Test seam; defaults to @inquirer/prompts `password` (masked) on stderr. */
-  askSecret?: AskSecret;
-  /** Test seam: the wait between two attempts of the token check (default: a timer Ctrl-C ends). */
-  sleep?: Sleep;
-}
 
 /**
  * `examctl login [--profile name]`: prompts for the EAPI token (masked) and stores it in a
@@ -27,7 +16,7 @@ export interface LoginDeps extends CommandDeps {
  * rotated or revoked by replacing or deleting one file.
  * Only on a terminal: scripts give the token with --token-file or EXAMCTL_TOKEN instead.
  */
-export async function run(options: LoginOptions, deps: LoginDeps): Promise<number> {
+export async function run(options: LoginOptions, deps: CommandDeps): Promise<number> {
   const env = deps.env;
   const config = await loadConfig(env);
   const name = options.profile ?? nonEmpty(env.EXAMCTL_PROFILE) ?? config.defaultProfile;
@@ -44,12 +33,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<numbe
         `(or examctl config set-profile ${name} --token-file <path>), pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
     );
   }
-  let baseUrl: string | undefined;
-  if (options.baseUrl !== undefined) {
-    const { parseBaseUrl } = await import('../../api/url-policy.js');
-    parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
-    baseUrl = options.baseUrl.trim().replace(/\/+$/, '');
-  }
+  const baseUrl = options.baseUrl === undefined ? undefined : await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
 
   const target = baseUrl ?? existing?.baseUrl;
   const typed = options.withToken === true ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${target ?? name}:`, deps.signal)).trim();
@@ -110,7 +94,7 @@ async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
  * 502-504 or a dropped connection, within the same limits. Refused: exit 3 and nothing stored.
  * No answer: exit 3 too, naming --no-verify, since a token stored unchecked is the next run's surprise.
  */
-async function verifyToken(baseUrl: string, token: string, options: LoginOptions, deps: LoginDeps): Promise<void> {
+async function verifyToken(baseUrl: string, token: string, options: LoginOptions, deps: CommandDeps): Promise<void> {
   const [{ probeRemote }, { probeId }, { errorsOf }, { ErrorCode }] = await Promise.all([
     import('../../api/remote-probe.js'),
     import('./doctor.js'),
@@ -123,7 +107,7 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
       token,
       allowInsecureHttp: options.allowInsecureHttp ?? false,
       env: deps.env,
-      retries: deps.sleep === undefined ? {} : { sleep: deps.sleep },
+      retries: { sleep: deps.retrySleep },
       ...(deps.signal ? { signal: deps.signal } : {}),
     },
     `/external/review-sessions/${probeId()}`,

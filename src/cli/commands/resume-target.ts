@@ -11,10 +11,15 @@ import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from
  * token to the base URL it names.
  */
 
-/** What in the recorded remote target differs from what `given` (and the env and profile) give now. */
-export async function targetDifferences(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps): Promise<string[]> {
+/**
+ * What in the recorded remote target differs from what `given` (and the env and profile) give
+ * now; and the profile a resume takes its token from when neither the run nor today's flags name
+ * one: the profile configured now (the default one) when it points at the recorded base URL, as
+ * for any other command. Another base URL's profile is never used: its token is for another service.
+ */
+export async function targetDifferences(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps): Promise<{ differences: string[]; profile?: string }> {
   const { header } = opened.record;
-  if (header.target.kind !== 'remote') return [];
+  if (header.target.kind !== 'remote') return { differences: [] };
   const recorded = header.options;
   const [{ resolveRemoteTarget }, { expandPath }] = await Promise.all([import('../../context/remote-settings.js'), import('../../context/config-file.js')]);
   const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, profile: given.profile, env: deps.env, cwd: deps.cwd });
@@ -34,14 +39,16 @@ export async function targetDifferences(opened: OpenedResume, given: GlobalOptio
     differences.push(`it uses the profile ${recorded.profile}, not ${now?.profile === undefined ? 'none' : `${now.profile} (configured now)`}`);
   }
   if (recorded.allowInsecureHttp === true && given.allowInsecureHttp === undefined) differences.push('it allows plain http (--allow-insecure-http), which is not given now');
-  return differences;
+  const configured = given.profile === undefined && typeof recorded.profile !== 'string' && now?.profile !== undefined && currentUrl === redactUrl(recordedUrl);
+  return configured ? { differences, profile: now.profile } : { differences };
 }
 
 /**
  * Says the recorded target on stderr, then refuses (exit 2, nothing sent) a differing one unless
- * --target-from-run was given or a person confirmed it at a prompt. --yes is not enough.
+ * --target-from-run was given or a person confirmed it at a prompt (--yes is not enough).
+ * Returns the configured profile the resume takes its token from (targetDifferences).
  */
-export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOptions & { targetFromRun?: boolean }, deps: CommandDeps): Promise<void> {
+export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOptions & { targetFromRun?: boolean }, deps: CommandDeps): Promise<string | undefined> {
   const { header } = opened.record;
   const tokenFile = header.options.tokenFile;
   const insecure = header.options.allowInsecureHttp === true;
@@ -52,33 +59,17 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
         (insecure ? ', plain http allowed' : ''),
     ) + '\n',
   );
-  const differences = await targetDifferences(opened, given, deps);
-  if (differences.length === 0 || given.targetFromRun === true) return;
+  const { differences, profile } = await targetDifferences(opened, given, deps);
+  if (differences.length === 0 || given.targetFromRun === true) return profile;
   const said = `run ${header.id}: the recorded target differs from what your flags, environment and profile give now: ${differences.join('; ')}`;
   if (promptsAllowed(given, deps)) {
     const question = terminalLine(`${said}. Send the rest of the run, with your token, to ${describeTarget(header.target)}?`);
     const confirmed = deps.confirm ? await deps.confirm(question) : await (await import('../../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
-    if (confirmed) return;
+    if (confirmed) return profile;
     throw new RunJournalError('not confirmed: nothing was sent');
   }
   throw new RunJournalError(
     `${said}. Nothing was sent. If you started this run and mean that target, add --target-from-run (--yes alone does not confirm a target); ` +
       'or give the same --base-url (and --token-file) again',
   );
-}
-
-/**
- * The profile a resume of a remote run takes its token from when neither the run nor today's
- * flags name one: the profile configured now (the default one) when it points at the recorded
- * base URL, as for any other command. Another base URL's profile is never used: its token is
- * for another service.
- */
-export async function configuredProfileFor(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps): Promise<string | undefined> {
-  const { header } = opened.record;
-  if (header.target.kind !== 'remote' || given.profile !== undefined || typeof header.options.profile === 'string') return undefined;
-  const { resolveRemoteTarget } = await import('../../context/remote-settings.js');
-  const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, env: deps.env, cwd: deps.cwd });
-  if (now?.profile === undefined) return undefined;
-  const recordedUrl = typeof header.options.baseUrl === 'string' ? header.options.baseUrl : header.target.baseUrl;
-  return redactUrl(now.baseUrl) === redactUrl(recordedUrl) ? now.profile : undefined;
 }

@@ -47,13 +47,6 @@ function systemTimeZone(env: Readonly<Record<string, string | undefined>>): stri
   return typeof resolved === 'string' && isKnownTimeZone(resolved) ? resolved : 'UTC';
 }
 
-/** The times as asked (`--timezone`, `--date-format`, or the profile's), else in `defaultZone`: refused with exit 2 before anything is read. */
-function outputTimes(settings: OutputTimeSettings, defaultZone: string): OutputTimes {
-  const reading = readOutputTimes(settings, defaultZone);
-  if (!reading.ok) throw new UsageError(reading.message);
-  return reading.times;
-}
-
 /**
  * The output settings: each flag, else the profile's key (docs/cli.md, "review-session show"):
  * the admin's zone and date format serve both ways, so a profile that reads the exports in
@@ -69,7 +62,7 @@ async function outputSettings(
     times: { timezone: settingText(values.timezone, 'timezone'), dateFormat: settingText(values.dateFormat, 'dateFormat') },
     delimiter: values.delimiter?.value,
     decimalSeparator: values.decimalSeparator?.value,
-    ...(profile === undefined ? {} : { profile: profile.name }),
+    profile: profile?.name,
   };
 }
 
@@ -82,8 +75,8 @@ async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'
     const listed = await readIdList(inputPathOf(options.file, deps), {
       displayName: displayNameOf(options.file),
       idColumn: 'ExternalId',
-      ...(options.sheet === undefined ? {} : { sheet: options.sheet }),
-      ...(options.hiddenRows === undefined ? {} : { hiddenRows: options.hiddenRows }),
+      sheet: options.sheet,
+      hiddenRows: options.hiddenRows,
       notice: (text) => sayOnce(deps, text),
     });
     if (listed.length === 0) throw new UsageError(`${displayNameOf(options.file)}: no review session id in the file`);
@@ -101,11 +94,7 @@ async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'
  */
 function refuseTooLong(id: string, where: string): void {
   const problem = reviewSessionIdProblem(id);
-  if (problem !== null) refuse(`${where}: ${problem.message}: nothing was sent`);
-}
-
-function refuse(problem: string | undefined): void {
-  if (problem !== undefined) throw new UsageError(problem);
+  if (problem !== null) throw new UsageError(`${where}: ${problem.message}: nothing was sent`);
 }
 
 /** A failed answer in one line: `1101 Review session not found`, or the HTTP status when the envelope says nothing. */
@@ -138,8 +127,11 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
   const { delimiter, decimalSeparator } = settings;
   const ids = await idsOf({ externalIds, file, sheet, hiddenRows }, deps);
   const several = ids.length > 1 || file !== undefined;
-  // Checked before the target is read: a bad zone or format is exit 2 with nothing asked.
-  const tableTimes = outputTimes(settings.times, systemTimeZone(deps.env));
+  // The times as asked (--timezone, --date-format, the profile's), else in this computer's zone:
+  // checked before the target is read, a bad zone or format is exit 2 with nothing asked.
+  const reading = readOutputTimes(settings.times, systemTimeZone(deps.env));
+  if (!reading.ok) throw new UsageError(reading.message);
+  const tableTimes = reading.times;
   // Text files and scripts get the times as sent (RFC 3339, each with its offset) unless a flag or the
   // profile asks. A date format writes wall times, which name no zone, and a workbook's date cells keep
   // none: those are in the admin's zone, the table's (--timezone, the profile's, else this computer's), said on stderr.
@@ -148,7 +140,10 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
   const fileTimes = zoneGiven || wallTimes ? tableTimes : undefined;
   const fileOutput = json || output === 'ndjson' || output === 'csv' || output === 'xlsx';
   const target = await targetOf();
-  if (target.kind === 'remote') for (const id of ids) refuse(pathIdProblem(id, 'review-session show: the review session id'));
+  for (const id of target.kind === 'remote' ? ids : []) {
+    const problem = pathIdProblem(id, 'review-session show: the review session id');
+    if (problem !== undefined) throw new UsageError(problem);
+  }
   // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
   const dryRun = target.kind === 'local' && (globals.dryRun ?? false);
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
@@ -191,7 +186,7 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
       if (only !== undefined) await written(only);
       await spool.commit();
     };
-    if (output === 'xlsx') await warnCut(await writeXlsx(layout.header, columns.results + columns.failed, eachTable, tableTimes, timesFromOf(settings), ids, deps), deps);
+    if (output === 'xlsx') await warnCut(await writeXlsx(layout.header, columns.results + columns.failed, eachTable, tableTimes, ids, deps), deps);
     else if (json) {
       // One JSON array as JSON.stringify(rows, null, 2) writes it, a session's rows at a time.
       let first = true;
@@ -238,13 +233,13 @@ async function tableView(session: ReviewSession, options: ShowOptions, times: Ou
   const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
   const timesFrom = timesFromOf(settings);
   const timesLine = settings.times.timezone === undefined ? `${timesFrom}; --timezone to change` : timesFrom;
-  return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom: timesLine, ...(width === undefined ? {} : { width }) });
+  return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom: timesLine, width });
 }
 
 /**
  * The table as a typed workbook on stdout (or --out), times in `times.zone`, shown by the
  * `--date-format` when given. Excel's dates keep no zone: the workbook names it in its custom
- * document property TimeZone and in a note on each time column's header, its columns as in CSV.
+ * document property TimeZone (and stderr says it), its columns as in CSV.
  * The rows go into the sheet a session at a time (`eachTable`).
  */
 async function writeXlsx(
@@ -252,11 +247,10 @@ async function writeXlsx(
   rowCount: number,
   eachTable: (write: (table: ResultsTable) => void | Promise<void>) => Promise<void>,
   times: OutputTimes,
-  timesFrom: string,
   ids: readonly string[],
   deps: CommandDeps,
 ): Promise<TablesWritten> {
-  const { sheetFormats, sheetRows, timeZoneNotes, TIME_ZONE_COLUMN } = cells;
+  const { sheetFormats, sheetRows, TIME_ZONE_COLUMN } = cells;
   const [{ TablesWorkbook }, { writeWorkbookToStdout }, { excelDateFormats }] = await Promise.all([
     import('../../report/xlsx-report-writer.js'),
     import('../../terminal/workbook-stdout.js'),
@@ -267,7 +261,7 @@ async function writeXlsx(
   await writeWorkbookToStdout(deps, redirect, async (stream) => {
     const workbook = new TablesWorkbook(stream, excelDateFormats(times.format), { [TIME_ZONE_COLUMN]: times.zone });
     const table = { header, rows: [] };
-    const sheet = await workbook.sheet({ name: 'Results', header, formats: sheetFormats(table), headerNotes: timeZoneNotes(table, times.zone, timesFrom) }, rowCount);
+    const sheet = await workbook.sheet({ name: 'Results', header, formats: sheetFormats(table) }, rowCount);
     await eachTable(async (rows) => {
       for (const row of sheetRows(rows, times.zone)) await sheet.row(row);
     });

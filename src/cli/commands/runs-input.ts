@@ -65,7 +65,7 @@ export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps
   let tableHeader: TableHeader | undefined;
   const units = async function* (input: JobInput): AsyncIterable<Unit<unknown>> {
     const source = new RecordSource(() => input.records(), onlyFailed && input.readsOnlyFailedItself !== true);
-    source.tellHeaderTo((cells, dialect) => (tableHeader = { cells, ...(dialect === undefined ? {} : { dialect }) }));
+    source.tellHeaderTo((cells, dialect) => (tableHeader = { cells, dialect }));
     for await (const batch of input.units(source.batches())) yield* batch;
   };
   try {
@@ -81,7 +81,7 @@ export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps
       table = record.raw;
       break;
     }
-    return { units: () => units(input), count, ...notes, ...(table === undefined ? {} : { table }), ...(tableHeader === undefined ? {} : { header: tableHeader }) };
+    return { units: () => units(input), count, ...notes, table, header: tableHeader };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { unlisted: header.input === null ? FROM_PROMPTS : `reading its input again failed: ${message}` };

@@ -273,8 +273,9 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     const fileChanged = await changedDigestedFile(opened.record, entry.keptOptions.digested);
     if (fileChanged !== undefined) throw new RunJournalError(`run ${wanted}: ${fileChanged}; ${CHANGED_INPUT_ADVICE}`);
     const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
-    const { confirmResumeTarget, configuredProfileFor } = await import('./resume-target.js');
-    await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
+    const { confirmResumeTarget } = await import('./resume-target.js');
+    // The token comes from where every command takes it: flags, environment, the default profile.
+    const profile = await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
     const overLater = overLaterRuns === true || force === true;
     if (!overLater) await refuseOverLaterRuns(runsDir, opened.record.header);
     // The memory knows the newest run of each population wherever it ran, and whether it was lost since this run started (docs/runs.md, "runs resume").
@@ -282,8 +283,6 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     const runCwd = typeof recordedCwd === 'string' ? recordedCwd : deps.cwd;
     const { refuseResumeAgainstMemory } = await import('../../sync/stale-resume.js');
     await refuseResumeAgainstMemory(opened.record.header, given.runsDir, { env: deps.env, cwd: runCwd }, { laterRuns: !overLater, lostMemory: force !== true });
-    // The token comes from where every command takes it: flags, environment, the default profile.
-    const profile = await configuredProfileFor(opened, given, deps);
     if (profile !== undefined) options.profile = profile;
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
     const resumedDeps: CliDeps = { ...deps, cwd: runCwd, resume: opened, invocation: options, keptOptions: entry.keptOptions, ...runProfileOf(opened.record.header) };

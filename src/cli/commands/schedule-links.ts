@@ -28,7 +28,8 @@ export function run({ out, ...options }: ScheduleLinksOptions, deps: CommandDeps
 async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
   const target = await targetOf();
   if (target.kind !== 'local') throw new UsageError(REMOTE_HAS_NO_LINKS);
-  const directory = await (deps.openDirectory ? openInjected(deps.openDirectory, target, deps) : openStoreDirectory(target.store));
+  const directory = await (deps.openDirectory?.(target, deps) ?? openStoreDirectory(target.store));
+  if (directory === null) throw new UsageError(REMOTE_HAS_NO_LINKS);
   let links: ScheduleLinks;
   try {
     const scheduleExtId = options.scheduleExtId ?? (await pickSchedule(directory, options, deps));
@@ -47,7 +48,7 @@ async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: Comma
     const { colorEnabled } = await import('../../terminal/table-format.js');
     const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
     const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-    await deps.stdout.write(await linksTable(links, { color, ...(width === undefined ? {} : { width }) }));
+    await deps.stdout.write(await linksTable(links, { color, width }));
   }
   const count = links.Candidates.length;
   // The id and the title come from the store or the service: gated like every such text.
@@ -78,16 +79,6 @@ export async function linksTable(links: ScheduleLinks, options: { width?: number
     ...(proctored ? [candidate.LaunchUrl ?? ''] : []),
   ]);
   return renderRecordTable(columns, rows, { ...options, headingColumns: 2 });
-}
-
-async function openInjected(
-  open: NonNullable<CommandDeps['openDirectory']>,
-  target: ResolvedTarget,
-  deps: CommandDeps,
-): Promise<OpenDirectory> {
-  const directory = await open(target, deps);
-  if (directory === null) throw new UsageError(REMOTE_HAS_NO_LINKS);
-  return directory;
 }
 
 /** Read-only and never created: a missing store has no links (the demo world's would mislead). */

@@ -8,20 +8,7 @@
  */
 
 /** Entity collections of the engine's state. `settings` holds a single entity under key "settings". */
-export type CollectionName =
-  | 'settings'
-  | 'roles'
-  | 'users'
-  | 'hierarchies'
-  | 'assessments'
-  | 'proctoringTemplates'
-  | 'taxonomies'
-  | 'loRepositories'
-  | 'schedules'
-  | 'reviewSessions'
-  | 'collections';
-
-export const COLLECTION_NAMES: readonly CollectionName[] = [
+export const COLLECTION_NAMES = [
   'settings',
   'roles',
   'users',
@@ -33,7 +20,9 @@ export const COLLECTION_NAMES: readonly CollectionName[] = [
   'schedules',
   'reviewSessions',
   'collections',
-];
+] as const;
+
+export type CollectionName = (typeof COLLECTION_NAMES)[number];
 
 /** One entity-level change. `value: null` deletes the entity. */
 export interface Change {
@@ -55,13 +44,6 @@ export interface StoreIndexer {
   hints(collection: CollectionName, key: string, value: unknown): readonly string[] | undefined;
 }
 
-export interface StoreObserver {
-  change(change: Change, previous: unknown | undefined): void;
-  reset(): void;
-  /** Optional: the hints to persist with each entity (see `Store.keyByHint`). One indexer per store. */
-  indexer?: StoreIndexer;
-}
-
 export interface StoreOpenOptions {
   /** Read-only: never takes the lock, never writes; `transact` applies changes to memory only (dry-run plans). */
   readOnly?: boolean;
@@ -79,37 +61,31 @@ export interface Store {
    * appended, then calls `decide(state)` (synchronous, so no other work interleaves), applies the
    * returned changes to memory and appends them durably (fsync) before resolving.
    * Concurrent calls in one process are group-committed: one lock, one catch-up and one fsync
-   * serve a batch, each `decide` seeing the changes of the ones before it; while one batch is
-   * written, the next is decided (and applied to memory), and resolves after the first is durable.
+   * serve the calls of one event-loop turn, each `decide` seeing the changes of the ones before it.
    * If `decide` throws, that call rejects and its changes are not applied.
    * Rejects with StoreLockedError (exit 3) after the lock wait bound.
    */
   transact<T>(decide: (state: StoreState) => { result: T; changes: Change[] }): Promise<T>;
+  /** The indexer whose hints are persisted with each entity and answer `keyByHint`. One per store. */
+  useIndexer(indexer: StoreIndexer): void;
   /**
-   * Lets the engine keep secondary indexes (UserName, lower-cased ExternalId, SynchronizationKey...)
-   * true across every way the state moves: its own transactions, other processes' changes caught
-   * up on, and whole reloads (after another process compacted). `change` runs after the change is
-   * applied to memory, with the value it replaced (undefined if none); `reset` runs after the
-   * state was replaced wholesale.
+   * The key of the entity of `collection` whose hints (from the indexer) include `hint`, in the
+   * state as it is now, through every way the state moves (this process's transactions, other
+   * processes' changes caught up on, reloads). Hints are meant to be unique (the engine's rules
+   * and the world file check keep them so); if several entities share one, any of them may
+   * answer. The engine's secondary lookups (UserName, lower-cased ExternalId, SynchronizationKey,
+   * the root hierarchy) are answered from the hints persisted beside each entity, without an
+   * index of the whole store built at start-up: at 100k users that index was most of what a
+   * command spent before its first record.
    */
-  observe(observer: StoreObserver): void;
-  /**
-   * Optional (additive): the key of the entity of `collection` whose hints (from the registered
-   * indexer) include `hint`, in the state as it is now. Hints are meant to be unique (the engine's
-   * rules and the world file check keep them so); if several entities share one, any of them may
-   * answer. Lets the engine answer its secondary lookups from the hints the store persisted beside
-   * each entity, without building an index of the whole store at start-up: at 100k users that
-   * index was most of what a command spent before its first record. Stores without it leave the
-   * engine to keep its own index through `observe`.
-   */
-  keyByHint?(collection: CollectionName, hint: string): string | undefined;
+  keyByHint(collection: CollectionName, hint: string): string | undefined;
   /** Catches up with other processes' committed changes without taking the lock. */
   refresh(): Promise<void>;
   /**
    * Resolves once every change this process has applied to `state` so far is durable (rejects if
-   * its write failed). Memory runs ahead of the disk while a write is in flight (group commit
-   * decides the next batch meanwhile): a read answered from `state` waits for this before it is
-   * told, so no caller learns of a change a crash could still take back.
+   * its write failed). Memory runs ahead of the disk while a write is in flight: a read answered
+   * from `state` waits for this before it is told, so no caller learns of a change a crash could
+   * still take back.
    */
   whenDurable(): Promise<void>;
   /** Flushes and releases everything (lock, file handles). */

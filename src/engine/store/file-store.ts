@@ -10,13 +10,13 @@ import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InternalError, StoreDamagedError, TargetError } from '../../system/errors.js';
 import { COLLECTION_NAMES } from './contract.js';
-import type { Change, CollectionName, Store, StoreIndexer, StoreObserver, StoreOpenOptions, StoreState } from './contract.js';
+import type { Change, CollectionName, Store, StoreIndexer, StoreOpenOptions, StoreState } from './contract.js';
 import { EntityMap } from './entity-map.js';
 import { errnoCode } from '../../system/errno.js';
 import { removeLeftovers, writeGeneration } from './generation.js';
 import { GroupCommit, type Decide } from './group-commit.js';
 import { HintLookup } from './hint-lookup.js';
-import { encodeJournalLine, isCollectionName, serializeChanges } from './journal.js';
+import { encodeJournalLine, serializeChanges } from './journal.js';
 import { openRegularFile } from '../../system/regular-file.js';
 import { DSYNC_FLAG, appendDurably, appendDurablySync } from '../../system/durable-write.js';
 import { replayJournal, type JournalPosition } from './journal-replay.js';
@@ -54,7 +54,6 @@ class FileStore implements Store {
   private journal: FileHandle | undefined;
   private readonly journalPosition: JournalPosition = { offset: 0, lines: 0 };
   private snapshotBytes = 0;
-  private readonly observers: StoreObserver[] = [];
   private indexer: StoreIndexer | undefined;
   /** The indexer version of the hints held by the loaded snapshot's raw entities (null: none). */
   private hintsVersion: string | null = null;
@@ -97,7 +96,7 @@ class FileStore implements Store {
       markStale: () => {
         this.stale = true;
       },
-      drainDue: () => this.stale || this.journalPosition.offset >= this.compactThreshold() || lease!.holdExpired(),
+      stale: () => this.stale,
       afterCommit: async () => {
         if (this.journalPosition.offset >= this.compactThreshold()) await this.compactUnderLock();
       },
@@ -117,12 +116,9 @@ class FileStore implements Store {
     return join(this.location, journalFileName(this.generation));
   }
 
-  observe(observer: StoreObserver): void {
-    this.observers.push(observer);
-    if (observer.indexer) {
-      if (this.indexer && this.indexer !== observer.indexer) throw new InternalError('a store takes one indexer');
-      this.indexer = observer.indexer;
-    }
+  useIndexer(indexer: StoreIndexer): void {
+    if (this.indexer && this.indexer !== indexer) throw new InternalError('a store takes one indexer');
+    this.indexer = indexer;
   }
 
   private hintsTrusted(): boolean {
@@ -186,7 +182,6 @@ class FileStore implements Store {
       this.journalPosition.lines = 0;
       this.stale = false;
       await previous?.close().catch(() => undefined);
-      for (const observer of this.observers) observer.reset();
       await this.readJournal(underLock);
       return;
     }
@@ -202,23 +197,20 @@ class FileStore implements Store {
     this.hints.beforeChange(change, previous);
     if (change.value === null || change.value === undefined) map.delete(change.key);
     else map.set(change.key, change.value);
-    for (const observer of this.observers) observer.change(change, previous);
   }
 
-  /** Runs one decide(); throws (and applies nothing) if it throws or returns something unwritable. */
+  /**
+   * Runs one decide(); throws (and applies nothing) if it throws or returns a value JSON cannot
+   * hold. A change's collection and key are typed (CollectionName, string): every caller is the
+   * engine's TypeScript, so they are not checked again here.
+   */
   private runDecide(decide: Decide): { result: unknown; serialized: string } {
     const { result, changes } = decide(this.maps);
-    if (!Array.isArray(changes)) throw new InternalError('transact: decide() must return { result, changes: Change[] }');
-    for (const change of changes) {
-      if (!isCollectionName(change?.collection) || typeof change.key !== 'string') {
-        throw new InternalError(`transact: invalid change ${JSON.stringify(change)?.slice(0, 200)}`);
-      }
-    }
     const serialized = serializeChanges(changes);
     try {
       for (const change of changes) this.apply(change);
     } catch (error) {
-      // An observer threw halfway: memory no longer matches the disk, so reload before the next batch.
+      // The hints of a change threw halfway: memory no longer matches the disk, so reload before the next batch.
       this.stale = true;
       throw error;
     }

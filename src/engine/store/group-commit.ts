@@ -1,16 +1,9 @@
 /**
- * Group commit, pipelined. A session takes the lock (or keeps the lease), catches up once and
- * then opens the gate: from then on every transaction is decided the moment it is submitted,
- * into the batch being collected, while the previous batch's journal write is on its way to the
- * disk. When that write returns, the collected batch's write starts at once and only then are the
- * finished batch's callers answered, so the disk and the CPU work side by side (on a slow disk the
- * callers are answered first and the next line waits briefly for them: GatherTiming). A write starts
- * only after the one before it is durable (a journal line never lands after one that may not),
- * and a caller is answered only once its batch, and with it everything decided before it, is.
- *
- * The gate closes (submissions wait undecided) while the lock is being taken, when memory must be
- * reloaded, and when a compaction or a lock handover is due: the writes in flight finish, the
- * session ends under the lock (compaction, lease), and the next session takes the waiting ones.
+ * Group commit. The transactions submitted in one turn of the event loop share a session: it
+ * takes the lock (or keeps the lease), catches up once, decides them in order and appends their
+ * changes as one durable journal line; a caller is answered only once its line is durable. Then,
+ * still under the lock, a compaction when due, and the lock is kept as a lease (or handed over);
+ * what was submitted meanwhile waits for the next session.
  * Also the one queue through which all journal-touching work of a process runs, one at a time.
  */
 import type { Change, StoreState } from './contract.js';
@@ -32,37 +25,13 @@ export interface CommitSteps {
   append(serialized: string[]): Promise<void>;
   /** Memory may now be ahead of the disk: the next session must reload. */
   markStale(): void;
-  /** Whether to stop deciding and let the writes drain: memory is stale, a compaction or a lock handover is due. */
-  drainDue(): boolean;
-  /** After the writes drained, still under the lock (compaction when due); its failure is the store's to absorb. */
+  /** Whether memory is stale (a decide threw halfway): decide nothing more on it. */
+  stale(): boolean;
+  /** After the line, still under the lock (compaction when due); its failure is the store's to absorb. */
   afterCommit(): Promise<void>;
 }
 
-/**
- * Holding a line back for callers about to join it. With closed-loop callers (a client with N
- * requests in flight) a line written the moment the previous one is durable carries only those
- * that arrived during that write: the callers split into two halves taking turns, half of them
- * per line. Once a write takes longer than the callers need to come back with their next
- * transaction, holding the next line for them (at most one write's time) puts all of them on
- * one line: twice the transactions per write on a slow disk. On a fast disk (a write under
- * `gatherFromWriteMs`) lines go at once.
- *
- * The time measured is until the event loop sees the write's completion, so a busy server on a
- * fast disk measures more than the disk takes: `local serve` under 8 closed-loop clients saw
- * ~1.2 ms per write where an idle O_DSYNC append takes 0.1-0.25 ms, and holding its lines cost
- * it ~10 % of its throughput. Hence 5 ms: a rotating or network disk, not a busy loop.
- */
-export interface GatherTiming {
-  gatherFromWriteMs: number;
-  maxGatherMs: number;
-}
-
-export const DEFAULT_GATHER: GatherTiming = { gatherFromWriteMs: 5, maxGatherMs: 10 };
-
 const endOfTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** Weight of the newest write in the moving average of write times. */
-const WRITE_TIME_WEIGHT = 0.2;
 
 interface Pending {
   decide: Decide;
@@ -70,63 +39,17 @@ interface Pending {
   reject: (reason: unknown) => void;
 }
 
-type Outcome = { pending: Pending; ok: true; result: unknown } | { pending: Pending; ok: false; error: unknown };
-
-/** Decided transactions sharing one journal line; their callers are answered together once it is durable. */
-class Batch {
-  readonly outcomes: Outcome[] = [];
-  /** The non-empty serialised changes, in decision order. */
-  readonly serialized: string[] = [];
-  private settled: { ok: true } | { ok: false; error: unknown } | undefined;
-  private listeners: { resolve: () => void; reject: (reason: unknown) => void }[] = [];
-
-  get size(): number {
-    return this.outcomes.length;
-  }
-
-  /** Resolves once the batch is durable; rejects with its write's failure. */
-  whenDone(): Promise<void> {
-    if (this.settled?.ok) return Promise.resolve();
-    if (this.settled) return Promise.reject(this.settled.error);
-    return new Promise((resolve, reject) => this.listeners.push({ resolve, reject }));
-  }
-
-  commit(): void {
-    this.settled = { ok: true };
-    for (const outcome of this.outcomes) {
-      if (outcome.ok) outcome.pending.resolve(outcome.result);
-      else outcome.pending.reject(outcome.error);
-    }
-    for (const listener of this.listeners.splice(0)) listener.resolve();
-  }
-
-  fail(error: unknown): void {
-    this.settled = { ok: false, error };
-    for (const outcome of this.outcomes) outcome.pending.reject(error);
-    for (const listener of this.listeners.splice(0)) listener.reject(error);
-  }
-}
+type Outcome = { pending: Pending; ok: true; result: unknown; serialized: string } | { pending: Pending; ok: false; error: unknown };
 
 export class GroupCommit {
-  /** Submitted while the gate was closed: not decided yet. */
+  /** Submitted, not decided yet. */
   private waiting: Pending[] = [];
   private sessionScheduled = false;
-  /** Lock held, memory caught up, nothing due: a submitted transaction is decided at once. */
-  private open = false;
-  /** Decided, its journal line not yet started. */
-  private collecting = new Batch();
-  /** Its journal line on its way to the disk. */
-  private writing: Batch | undefined;
   private serial: Promise<unknown> = Promise.resolve();
-  /** Recent journal write time (ms, moving average); undefined before the first. */
-  private writeMs: number | undefined;
-  /** Holding the next line until this many transactions are collected (see gatherMs). */
-  private gathering: { expected: number; done: () => void } | undefined;
+  /** The journal line on its way to the disk: memory shows its changes already. */
+  private writing: Promise<void> | undefined;
 
-  constructor(
-    private readonly steps: CommitSteps,
-    private readonly timing: GatherTiming = DEFAULT_GATHER,
-  ) {}
+  constructor(private readonly steps: CommitSteps) {}
 
   /** Runs journal-touching work one at a time within this process. */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -137,40 +60,17 @@ export class GroupCommit {
 
   submit<T>(decide: Decide): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const pending: Pending = { decide, resolve: resolve as (value: unknown) => void, reject };
-      if (this.open) {
-        this.decideInto(pending);
-      } else {
-        this.waiting.push(pending);
-        this.scheduleSession();
-      }
+      this.waiting.push({ decide, resolve: resolve as (value: unknown) => void, reject });
+      this.scheduleSession();
     });
   }
 
   /**
    * Resolves once every transaction decided so far (everything memory shows) is durable; rejects
-   * if one of their writes failed. Transactions still waiting undecided are not in memory yet.
+   * if their write failed. Transactions still waiting undecided are not in memory yet.
    */
   whenDurable(): Promise<void> {
-    const last = this.collecting.size > 0 ? this.collecting : this.writing;
-    return last ? last.whenDone() : Promise.resolve();
-  }
-
-  private decideInto(pending: Pending): void {
-    const batch = this.collecting;
-    try {
-      const done = this.steps.decide(pending.decide);
-      if (done.serialized.length > 0) batch.serialized.push(done.serialized);
-      batch.outcomes.push({ pending, ok: true, result: done.result });
-      if (this.gathering !== undefined && batch.size >= this.gathering.expected) this.gathering.done();
-    } catch (error) {
-      batch.outcomes.push({ pending, ok: false, error });
-      // An observer that threw may have left memory off the disk: decide nothing more on it.
-      if (this.steps.drainDue()) {
-        this.open = false;
-        this.gathering?.done();
-      }
-    }
+    return this.writing ?? Promise.resolve();
   }
 
   private scheduleSession(): void {
@@ -216,104 +116,54 @@ export class GroupCommit {
       return;
     }
     this.sessionScheduled = false;
-    this.open = true;
-    for (const pending of this.waiting.splice(0)) {
-      if (this.open) this.decideInto(pending);
-      else this.waiting.push(pending);
-    }
-    const failed = await this.writeUntilDrained();
-    if (failed) {
+    const outcomes = this.decideWaiting();
+    const serialized = outcomes.flatMap((outcome) => (outcome.ok && outcome.serialized.length > 0 ? [outcome.serialized] : []));
+    try {
+      // Started in the same synchronous stretch as the decisions: whenDurable covers them at once.
+      if (serialized.length > 0) await (this.writing = steps.append(serialized));
+    } catch (error) {
+      steps.markStale();
+      for (const { pending } of outcomes) pending.reject(error);
       await steps.releaseLock().catch(() => undefined);
-    } else {
-      try {
-        await steps.afterCommit();
-      } catch {
-        // Everything is already durable in the journal; a failed compaction leaves the old
-        // generation in force and is retried after the next write. Memory may not say which
-        // generation is in force: the next session reloads, even under a kept lock.
-        steps.markStale();
-      } finally {
-        await steps.keepLock().catch(() => undefined);
-      }
+      if (this.waiting.length > 0) this.scheduleSession();
+      return;
+    } finally {
+      this.writing = undefined;
+    }
+    for (const outcome of outcomes) {
+      if (outcome.ok) outcome.pending.resolve(outcome.result);
+      else outcome.pending.reject(outcome.error);
+    }
+    try {
+      await steps.afterCommit();
+    } catch {
+      // Everything is already durable in the journal; a failed compaction leaves the old
+      // generation in force and is retried after the next write. Memory may not say which
+      // generation is in force: the next session reloads, even under a kept lock.
+      steps.markStale();
+    } finally {
+      await steps.keepLock().catch(() => undefined);
     }
     if (this.waiting.length > 0) this.scheduleSession();
   }
 
-  /**
-   * Writes collected batches one after the other until one finishes with nothing collected
-   * behind it. Returns true when a write failed (its batch and the one decided on top of it are
-   * refused, memory is stale).
-   */
-  private async writeUntilDrained(): Promise<boolean> {
-    const { steps } = this;
-    let finished: Batch | undefined;
-    for (;;) {
-      const gatherMs = finished ? this.gatherMs() : 0;
-      if (finished && gatherMs > 0) {
-        // A slow disk: answer first, then give the callers just answered (a client sending its
-        // next request, a pipeline dispatching more) up to one write's time to join the next line.
-        const expected = this.collecting.size + finished.size;
-        finished.commit();
-        finished = undefined;
-        await this.gather(expected, gatherMs);
-      }
-      if (this.collecting.size === 0) break;
-      const batch = this.collecting;
-      this.collecting = new Batch();
-      if (this.open && steps.drainDue()) this.open = false;
-      this.writing = batch;
-      // The write is handed to the disk before the previous batch's callers are answered: their
-      // answers (serialising, socket writes) overlap it.
-      const started = performance.now();
-      const written = batch.serialized.length > 0 ? steps.append(batch.serialized) : undefined;
-      finished?.commit();
-      finished = undefined;
+  /** Decides the waiting transactions in order; after one that left memory stale, the rest wait for a reload. */
+  private decideWaiting(): Outcome[] {
+    const batch = this.waiting.splice(0);
+    const outcomes: Outcome[] = [];
+    for (const [index, pending] of batch.entries()) {
       try {
-        if (written) {
-          await written;
-          this.recordWrite(performance.now() - started);
-        }
+        const done = this.steps.decide(pending.decide);
+        outcomes.push({ pending, ok: true, result: done.result, serialized: done.serialized });
       } catch (error) {
-        this.writing = undefined;
-        this.open = false;
-        steps.markStale();
-        batch.fail(error);
-        const onTop = this.collecting;
-        this.collecting = new Batch();
-        onTop.fail(error);
-        return true;
+        outcomes.push({ pending, ok: false, error });
+        // A change whose hints threw halfway may have left memory off the disk: decide nothing more on it.
+        if (this.steps.stale()) {
+          this.waiting.unshift(...batch.slice(index + 1));
+          break;
+        }
       }
-      this.writing = undefined;
-      finished = batch;
     }
-    // Closed before answering: an answer's continuation may submit, and no loop would write it.
-    this.open = false;
-    finished?.commit();
-    return false;
-  }
-
-  private recordWrite(ms: number): void {
-    this.writeMs = this.writeMs === undefined ? ms : this.writeMs + WRITE_TIME_WEIGHT * (ms - this.writeMs);
-  }
-
-  /** How long to hold the next line for callers about to join (0: write at once). */
-  private gatherMs(): number {
-    const { writeMs } = this;
-    if (!this.open || writeMs === undefined || writeMs < this.timing.gatherFromWriteMs) return 0;
-    return Math.min(Math.max(1, Math.ceil(writeMs)), this.timing.maxGatherMs);
-  }
-
-  /** Resolves once `expected` transactions are collected, the gate closed, or `ms` passed. */
-  private gather(expected: number, ms: number): Promise<void> {
-    if (!this.open || this.collecting.size >= expected) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => done(), ms);
-      const done = (): void => {
-        clearTimeout(timer);
-        this.gathering = undefined;
-        resolve();
-      };
-      this.gathering = { expected, done };
-    });
+    return outcomes;
   }
 }

@@ -85,11 +85,6 @@ export class LockLease {
     return this.lock.held;
   }
 
-  /** Held past the maximum: the holder should pause its writes at the next chance and look for waiters (batchDone). */
-  holdExpired(): boolean {
-    return this.lock.held && Date.now() - this.heldSince >= this.timing.maxHoldMs;
-  }
-
   /** Releases now (a failed batch, a compaction on request, close). */
   async releaseNow(): Promise<void> {
     this.cancelIdle();

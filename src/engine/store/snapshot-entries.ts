@@ -1,9 +1,7 @@
 /** The in-memory collections and the entries a snapshot is written from. */
-import { InternalError } from '../../system/errors.js';
 import { COLLECTION_NAMES } from './contract.js';
 import type { Change, CollectionName, StoreIndexer } from './contract.js';
 import { EntityMap } from './entity-map.js';
-import { isCollectionName } from './journal.js';
 import type { SnapshotEntry } from './snapshot.js';
 
 export type Maps = Map<CollectionName, EntityMap>;
@@ -12,13 +10,10 @@ export function emptyMaps(): Maps {
   return new Map(COLLECTION_NAMES.map((name) => [name, new EntityMap()]));
 }
 
-/** The collections holding `initial` (a new store's content); refuses a change that names no collection. */
+/** The collections holding `initial` (a new store's content). */
 export function mapsFrom(initial: Iterable<Change>): Maps {
   const maps = emptyMaps();
   for (const change of initial) {
-    if (!isCollectionName(change.collection) || typeof change.key !== 'string') {
-      throw new InternalError(`createStore: invalid change ${JSON.stringify(change)?.slice(0, 200)}`);
-    }
     const map = maps.get(change.collection)!;
     if (change.value === null || change.value === undefined) map.delete(change.key);
     else map.set(change.key, change.value);

@@ -45,8 +45,6 @@ export class CollectionTableBuilder {
   readonly lineNo = new U32List();
   /** Keys that are not plain ASCII without escapes, decoded. */
   readonly keyText = new Map<number, string>();
-  /** Hints of entities read through JSON.parse (undefined: no hints member). */
-  readonly hintList = new Map<number, readonly string[] | undefined>();
 
   constructor(readonly name: string) {}
 
@@ -69,7 +67,6 @@ export class CollectionTable {
   private readonly hintsFrom: Uint32Array;
   private readonly hintsTo: Uint32Array;
   private readonly keyText: Map<number, string>;
-  private readonly hintList: Map<number, readonly string[] | undefined>;
   /** Key -> ordinal. A probe looks for `probeKey`, or (while the table is built) for the key of `probeOrdinal`. */
   private readonly keySlots: HashSlots;
   private probeKey: string | undefined;
@@ -90,7 +87,6 @@ export class CollectionTable {
     this.hintsFrom = built.hintsFrom.data;
     this.hintsTo = built.hintsTo.data;
     this.keyText = built.keyText;
-    this.hintList = built.hintList;
     const hashes = built.keyHash.data;
     this.keySlots = new HashSlots(
       (taken) => (this.probeKey !== undefined ? this.keyEquals(taken, this.probeKey) : hashes[taken] === hashes[this.probeOrdinal] && this.keyOf(taken) === this.keyOf(this.probeOrdinal)),
@@ -145,7 +141,6 @@ export class CollectionTable {
 
   /** The hints persisted beside the entity (undefined: none were). */
   hintsOf(ordinal: number): readonly string[] | undefined {
-    if (this.hintList.has(ordinal)) return this.hintList.get(ordinal);
     const from = this.hintsFrom[ordinal]!;
     if (from === NO_HINTS) return undefined;
     const to = this.hintsTo[ordinal]!;
@@ -213,10 +208,6 @@ export class CollectionTable {
   private buildHintIndex(): HintIndex {
     const index = new HintIndex(this.buffer);
     for (let ordinal = 0; ordinal < this.count; ordinal += 1) {
-      if (this.hintList.has(ordinal)) {
-        for (const hint of this.hintList.get(ordinal) ?? []) index.addText(ordinal, hint);
-        continue;
-      }
       const from = this.hintsFrom[ordinal]!;
       if (from === NO_HINTS) continue;
       const to = this.hintsTo[ordinal]!;

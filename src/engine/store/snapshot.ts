@@ -98,10 +98,6 @@ function hex(crc: number): string {
   return crc.toString(16).padStart(8, '0');
 }
 
-function isHints(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
 const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
 const NEWLINE = 0x0a;
@@ -141,8 +137,9 @@ async function readWhole(handle: FileHandle, file: string): Promise<Buffer> {
 /**
  * Loads a snapshot: checks every line's shape, the count and the checksum (so damage anywhere,
  * inside a value too, is found now), and records where each entity's key, hints and value lie.
- * Keys and hints in the layout entityLine writes (no escape sequence) are read from the bytes;
- * anything else goes through JSON.parse. Throws StoreDamagedError naming file:line.
+ * An entity line is read from its bytes, in the one layout entityLine writes (a key with an
+ * escape sequence decoded by JSON.parse); any other line is damage. Throws StoreDamagedError
+ * naming file:line.
  */
 export async function readSnapshot(handle: FileHandle, file: string, expectedGeneration: number): Promise<LoadedSnapshot> {
   const buffer = await readWhole(handle, file);
@@ -174,7 +171,7 @@ export async function readSnapshot(handle: FileHandle, file: string, expectedGen
     return builder;
   };
 
-  /** An entity line in entityLine's layout, recorded from its bytes; false if it is not (the caller parses it). */
+  /** An entity line in entityLine's layout, recorded from its bytes; false if it is not one. */
   const scanEntity = (from: number, to: number, lineNo: number): boolean => {
     let at = from + ENTITY_START_BYTES.length;
     let builder: CollectionTableBuilder;
@@ -197,11 +194,17 @@ export async function readSnapshot(handle: FileHandle, file: string, expectedGen
     const keyStart = at;
     let hash = FNV_OFFSET;
     let ascii = true;
+    let escaped = false;
     for (;;) {
       if (at >= to) return false;
       const byte = buffer[at]!;
       if (byte === QUOTE) break;
-      if (byte === BACKSLASH) return false;
+      if (byte === BACKSLASH) {
+        // The escaped character may be a quote: skip it (a \uXXXX's digits hold none).
+        escaped = true;
+        at += 2;
+        continue;
+      }
       if (byte >= 0x80) ascii = false;
       hash = Math.imul(hash ^ byte, FNV_PRIME);
       at += 1;
@@ -225,8 +228,8 @@ export async function readSnapshot(handle: FileHandle, file: string, expectedGen
     const valueStart = marker + VALUE_MARKER_BYTES.length;
     if (valueStart >= to - 1) throw damaged(lineNo, 'invalid JSON');
     const ordinal = builder.count;
-    if (!ascii) {
-      const key = buffer.toString('utf8', keyStart, keyEnd);
+    if (!ascii || escaped) {
+      const key = escaped ? parseKey(keyStart, keyEnd, lineNo) : buffer.toString('utf8', keyStart, keyEnd);
       builder.keyText.set(ordinal, key);
       hash = hashString(key);
     }
@@ -242,29 +245,12 @@ export async function readSnapshot(handle: FileHandle, file: string, expectedGen
     return true;
   };
 
-  /** Any other entity line: its members before the value through JSON.parse. */
-  const parseEntity = (from: number, to: number, lineNo: number): void => {
-    const marker = buffer.indexOf(VALUE_MARKER_BYTES, from);
-    if (marker === -1 || marker >= to) throw damaged(lineNo, 'invalid JSON');
-    const { c, k, h, ...rest } = parseObject(`${buffer.toString('utf8', from, marker)}}`, lineNo);
-    if (!isCollectionName(c) || typeof k !== 'string' || (h !== undefined && !isHints(h)) || Object.keys(rest).length > 0) {
-      throw damaged(lineNo, 'not an entity line');
+  const parseKey = (keyStart: number, keyEnd: number, lineNo: number): string => {
+    try {
+      return JSON.parse(buffer.toString('utf8', keyStart - 1, keyEnd + 1)) as string;
+    } catch {
+      throw damaged(lineNo, 'invalid JSON');
     }
-    const valueStart = marker + VALUE_MARKER_BYTES.length;
-    if (valueStart >= to - 1) throw damaged(lineNo, 'invalid JSON');
-    const builder = builderFor(c);
-    const ordinal = builder.count;
-    builder.keyText.set(ordinal, k);
-    builder.hintList.set(ordinal, h);
-    builder.lineStart.push(from);
-    builder.keyStart.push(0);
-    builder.keyEnd.push(0);
-    builder.keyHash.push(hashString(k));
-    builder.valueStart.push(valueStart);
-    builder.valueEnd.push(to - 1);
-    builder.hintsFrom.push(NO_HINTS);
-    builder.hintsTo.push(0);
-    builder.lineNo.push(lineNo);
   };
 
   let position = 0;
@@ -278,7 +264,10 @@ export async function readSnapshot(handle: FileHandle, file: string, expectedGen
     if (ended) throw damaged(lineNo, 'content after the end line');
     if (header !== undefined && matches(buffer, from, ENTITY_START_BYTES) && to - from > ENTITY_START_BYTES.length) {
       if (buffer[to - 1] !== CLOSE_BRACE) throw damaged(lineNo, 'invalid JSON');
-      if (!scanEntity(from, to, lineNo)) parseEntity(from, to, lineNo);
+      if (!scanEntity(from, to, lineNo)) {
+        parseObject(buffer.toString('utf8', from, to), lineNo);
+        throw damaged(lineNo, 'not an entity line');
+      }
       // Format 2 chains the crc over the entity lines with their newlines (one call at the end
       // line); format 1 chained it over each line without its newline.
       if (header.format === 1) crc = crc32(buffer.subarray(from, to), crc);
