@@ -76,7 +76,7 @@ export class SentMemory<P> {
   private readonly unsentByRun = new Map<string, NonNullable<Unit<P>['unsent']>>();
   /** Whether the memory held any id, and a record of this run's population, when opened: without, a remote answer's action is not known. */
   private heldAny = false;
-  /** --only-new / --only-existing: which ids the target holds (`openKnown`). */
+  /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
@@ -166,6 +166,8 @@ export class SentMemory<P> {
           : `no sync memory for ${describeTarget(target)}, though run ${fed.run} of this runs directory fed one (started at ${fed.since}): it was lost, or forgotten (synced forget, a store made anew)`;
       await this.deps.stderr.write(`${terminalLine(`--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : fed === undefined ? '' : ' again'})`)}\n`);
     }
+    // --only-new / --only-existing (docs/sync.md, "New and existing"): what the target holds; refused (exit 2) when nothing can tell.
+    if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
     return this.memory;
   }
 
@@ -415,15 +417,6 @@ export class SentMemory<P> {
     this.known = undefined;
     await known?.close();
     await placed?.close();
-  }
-
-  /**
-   * --only-new / --only-existing (docs/sync.md, "New and existing"): after `open`, before
-   * anything is sent, what the target holds; refused (exit 2) when nothing can tell.
-   */
-  async openKnown(what: 'users' | 'schedules'): Promise<void> {
-    if (this.flags.only === undefined) return;
-    this.known = await KnownIds.open(what, this.flags.only, await this.target(), this.memory, this.heldAny, this.deps);
   }
 
   /** A unit --only-new or --only-existing does not send: ok, action `left`, with why; any other as it is. */

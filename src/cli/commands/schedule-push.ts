@@ -68,7 +68,6 @@ export async function run(
       await memory.open(changedOnly ?? false);
       // Candidate ids a spreadsheet stripped of their leading zeros: refused before anything is sent.
       await memory.refuseLostZeros(records());
-      await memory.openKnown('schedules');
     },
     ...memory.hooks(),
     // A remote answer does not say created or updated: without Upsert the request only creates; with, the memory says (docs/sync.md, "Created or updated").

@@ -106,10 +106,7 @@ async function syncFile(
       for await (const batch of units(batches)) yield batch.map((unit) => memory.reportRows(memory.leaveOut(memory.unit(unit))));
       yield* memory.leaverBatches();
     },
-    prepare: async () => {
-      await memory.prepare();
-      await memory.openKnown('users');
-    },
+    prepare: () => memory.prepare(),
     ...memory.hooks(),
     // A remote answer does not say created or updated: the memory does (docs/sync.md, "Created or updated").
     send: async (api, user, options) => memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
