@@ -248,11 +248,6 @@ export class SentMemory<P> {
     return contents === undefined || ofOtherInstance(contents, this.instance) ? undefined : contents.entries;
   }
 
-  /** The memory a deciding run found (undefined for a run that only feeds it), for the report's sinks. */
-  note(): SyncMemoryNote | undefined {
-    return this.found;
-  }
-
   /**
    * With --changed-only, a unit whose request this target acknowledged last time is not sent.
    * `entry`: what the memory holds for the unit's id, when the caller peeked already.
@@ -293,7 +288,7 @@ export class SentMemory<P> {
     };
     if (this.kind === 'collections') return fed;
     // Stored (a service's copy too) before the report sinks complete: a failed store reaches them (docs/ci.md).
-    return { ...fed, syncMemory: () => this.note(), started: (run) => this.started(run), ending: () => this.close() };
+    return { ...fed, syncMemory: () => this.found, started: (run) => this.started(run), ending: () => this.close() };
   }
 
   /**
@@ -401,12 +396,12 @@ export class SentMemory<P> {
     memory.record(unit.id, { ...rest, digest: '' });
   }
 
-  /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */
   /** Closes after the run failed: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */
   async closeAfterFailure(): Promise<void> {
     await this.close().catch((error: unknown) => void this.deps.stderr.write(`${terminalLine(`examctl: ${error instanceof Error ? error.message : String(error)}`)}\n`));
   }
 
+  /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */
   async close(): Promise<void> {
     // Its end marked (also where `ending` was not reached: a stop, a signal); a failed write is the close's to say.
     await this.ending().catch(() => undefined);
