@@ -1,7 +1,7 @@
 import { type FileHandle } from 'node:fs/promises';
 import { appendDurably } from '../system/durable-write.js';
 import type { StoreLock } from '../system/lock.js';
-import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, onlyFeeder, openMemoryFile, type OnWait } from './memory-access.js';
+import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, liveFeeders, makeTrustedMemoryDir, openMemoryFile, type OnWait } from './memory-access.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { JournalGroupEncoder } from '../runs/journal-encoder.js';
@@ -102,7 +102,7 @@ export class SyncMemory {
       }
       if (options.readOnly) await handle?.close();
       const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.instance, contents.populations);
-      if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, otherInstance, lock !== undefined ? async () => true : () => onlyFeeder(dir));
+      if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, otherInstance, lock !== undefined ? async () => true : async () => (await liveFeeders(dir)).length <= 1);
       return memory;
     } catch (error) {
       await handle?.close().catch(() => undefined);
@@ -116,7 +116,7 @@ export class SyncMemory {
    * Ready to append (`restart`: the file is of another instance of the store, begun anew). Bytes
    * past what was read are other feeders' whole lines, appended since (left as they are), or a
    * torn last line a kill left (cut off, so the next line does not glue onto it). Only a run alone
-   * on the memory (`alone`: it decides, or no other live run feeds it) cuts anything: a feeder's
+   * on the memory (`alone`: it decides, or no live feeding marker is there but its own) cuts anything: a feeder's
    * write in progress can look torn to another.
    */
   private async openForAppend(contents: MemoryContents, handle: FileHandle, restart: boolean, alone: () => Promise<boolean>): Promise<void> {
