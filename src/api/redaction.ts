@@ -332,7 +332,7 @@ function secretForms(secrets: readonly string[], bitsPerPiece?: number): SecretM
  * escaped itself (or twice) holds them after parsing. Each escape decodes to one UTF-16 unit, so
  * a surrogate pair's two escapes decode to its character.
  */
-const REFERENCE = /&(?:#[xX](0*[0-9a-fA-F]{1,8})|#(0*[0-9]{1,10})|([A-Za-z][A-Za-z0-9]{1,31}));?|\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g;
+const REFERENCE = /&(?:#[xX](0*[0-9a-fA-F]{1,8})|#(0*[0-9]{1,10})|([A-Za-z][A-Za-z0-9]{1,31}));?|\\(?:u([0-9a-fA-F]{4})|(["/bfnrt]|\\+))/g;
 /** Only a text holding `&#`, `&` and a letter, or a JSON escape is decoded: a plain answer pays two `indexOf`s. */
 const MAY_HOLD_REFERENCE = /&[#A-Za-z]|\\[u"\\/bfnrt]/;
 const JSON_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
@@ -347,7 +347,8 @@ const NAMED_REFERENCES: Readonly<Record<string, string>> = {
 /** What one reference or escape decodes to; undefined for a name that is none of `NAMED_REFERENCES`. */
 function referenceChar(hex?: string, decimal?: string, name?: string, unit?: string, escape?: string): string | undefined {
   if (unit !== undefined) return String.fromCharCode(Number.parseInt(unit, 16));
-  if (escape !== undefined) return JSON_ESCAPES[escape];
+  // A run of n backslashes as one match (n / 2, rounded up): 8 MiB of them cost one call a round, not millions.
+  if (escape !== undefined) return JSON_ESCAPES[escape] ?? '\\'.repeat(Math.ceil((escape.length + 1) / 2));
   if (name !== undefined) return NAMED_REFERENCES[name.toLowerCase()];
   const code = hex !== undefined ? Number.parseInt(hex, 16) : Number(decimal);
   return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';

@@ -267,6 +267,8 @@ describe('JSON-escaped secrets: a server echoing them as \\uXXXX escapes, wholly
     expect(wide.text('echo ab\\uD83D\\uDE00cdef!')).toBe('echo [redacted]!');
     // Escaped twice (`\\u0050`: a backslash, then u0050) is decoded in the next round.
     expect(gate.text(`x ${escape(TOKEN).replace(/\\/g, '\\\\')} y`)).toBe('x [redacted] y');
+    // A run of backslashes halves each round, in one match: 2 MiB of them and an escaped token lose only the token.
+    expect(gate.text(`${'\\'.repeat(2 ** 21)} ${escape(TOKEN)} \\\\\\u0041`)).toBe(`${'\\'.repeat(2 ** 21)} [redacted] \\\\\\u0041`);
     expect(gate.text('C:\\new\\table \\u0041BC "\\/" \\x41 \\u12')).toBe('C:\\new\\table \\u0041BC "\\/" \\x41 \\u12');
   });
 });
