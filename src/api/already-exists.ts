@@ -8,8 +8,8 @@ import type { Envelope } from '../domain/envelope.js';
 import type { Problem } from '../domain/problem.js';
 import { errorsOf } from './envelope-errors.js';
 
+/** A create call's rule (every create is a POST). */
 interface AlreadyExistsRule {
-  method: 'POST';
   route: string;
   code: ProblemCode;
   /**
@@ -25,10 +25,9 @@ interface AlreadyExistsRule {
 }
 
 const RULES: readonly AlreadyExistsRule[] = [
-  { method: 'POST', route: '/collections', code: ErrorCode.CollectionExternalIdTaken },
+  { route: '/collections', code: ErrorCode.CollectionExternalIdTaken },
   // docs/api-reference.md, "Errors"; docs/interpretations.md, "Envelope and errors": HTTP 400, Code null.
   {
-    method: 'POST',
     route: '/schedule',
     code: null,
     condition: 'duplicate scheduleextid',
@@ -58,7 +57,7 @@ export function saysAlreadyExists(method: string, route: string, payload: unknow
  * that was in flight when its run died, the answer to whose first attempt was lost with the run.
  */
 export function problemsSayAlreadyExists(method: string, route: string, payload: unknown, problems: readonly Problem[]): boolean {
-  const rule = RULES.find((candidate) => candidate.method === method && candidate.route === route);
+  const rule = method === 'POST' ? RULES.find((candidate) => candidate.route === route) : undefined;
   if (rule === undefined || (rule.applies !== undefined && !rule.applies(payload))) return false;
   return problems.length > 0 && problems.every((problem) => matches(rule, problem));
 }

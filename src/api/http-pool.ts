@@ -9,7 +9,7 @@ import { Pool, ProxyAgent, errors, type Dispatcher } from 'undici';
 import { systemErrorCode } from '../system/system-error-words.js';
 import { shownProxy } from './proxy-env.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
-import type { ResponseHeaders } from './envelope-reader.js';
+import { headerValue, type ResponseHeaders } from './envelope-reader.js';
 
 export const undiciErrors = errors;
 
@@ -477,8 +477,7 @@ export class ResponseBudgetError extends Error {
 
 /** The Content-Length the server announced, if a whole number. */
 function declaredLength(headers: ResponseHeaders): number | undefined {
-  const raw = headers['content-length'];
-  const value = Array.isArray(raw) ? raw[0] : raw;
+  const value = headerValue(headers, 'content-length');
   return value !== undefined && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
 }
 

@@ -7,7 +7,7 @@ import { EXAMCTL_VERSION } from '../version.js';
 import type { CollectionRequest, CollectionResponseContent, InvigilatorsResponseContent, ReviewSession, ScheduleRequest, UserRequest } from '../domain/types.js';
 import type { UserResponseContent } from '../domain/user.js';
 import { AnswerUnreadableError, NeverSentTargetError, TargetError, TokenRefusedError, TransientTargetError } from '../system/errors.js';
-import { describeSystemError, systemErrorCode, systemErrorWords } from '../system/system-error-words.js';
+import { describeSystemError, systemErrorCode } from '../system/system-error-words.js';
 import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope, undecodableBody } from './envelope-reader.js';
@@ -116,10 +116,7 @@ export function describeNetworkError(error: Error): string {
   if (error instanceof AttemptDeadlineError || error instanceof ProxyTunnelError) return error.message;
   if (error instanceof undiciErrors.HeadersTimeoutError) return 'no response within the request timeout';
   if (error instanceof undiciErrors.BodyTimeoutError) return 'response body stalled past the request timeout';
-  const code = systemErrorCode(error);
-  const words = code === undefined ? undefined : systemErrorWords(code);
-  if (words !== undefined) return `${words} (${code})`;
-  return code !== undefined && !code.startsWith('UND_ERR') ? describeSystemError(error) : error.message;
+  return describeSystemError(error);
 }
 
 /** How a call is retried: attempts, time, backoff, Retry-After's cap, and the test seams. */

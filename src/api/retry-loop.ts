@@ -7,6 +7,7 @@ import { AnswerLostError, InterruptedError, NeverSentTargetError, TransientTarge
 import { interrupted, type Sleep } from './flow-control.js';
 import { describeStatus, mayHaveReachedService, statusPolicy } from './http-status.js';
 import type { HeldText } from './http-pool.js';
+import { headerValue } from './envelope-reader.js';
 import { formatMilliseconds } from '../formats/number-format.js';
 
 /** An answer as `requestText` read it (http-pool.ts). */
@@ -64,10 +65,9 @@ export interface RetriedCall<T> {
  * unreadable, negative or a date in the past: the normal backoff applies then (a malformed
  * answer must not remove the backoff). `0` is a server's own "retry now", honoured.
  */
-export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (raw === undefined) return undefined;
-  const text = raw.trim();
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
   // "-5" is no delta-seconds (and Date.parse would read it as a year long past).
   if (/^[-+]/.test(text)) return undefined;
@@ -122,7 +122,7 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
         if (statusPolicy(outcome.status) !== 'retry') return call.settle(outcome, lostAttempt);
         cause = String(outcome.status);
         retryReason = describeStatus(outcome.status);
-        retryAfterMs = parseRetryAfter(outcome.headers['retry-after'], now());
+        retryAfterMs = parseRetryAfter(headerValue(outcome.headers, 'retry-after'), now());
         if (mayHaveReachedService(outcome.status)) lostAttempt = retryReason;
       }
 

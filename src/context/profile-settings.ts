@@ -11,7 +11,7 @@ import { UsageError } from '../system/errors.js';
 import { isKnownTimeZone, parseDateFormat, unknownTimeZoneMessage, type LocalTimeOptions } from '../domain/local-time.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { checkProfileField, splitPair } from '../input/field-map.js';
-import { isKnownEncoding } from '../input/text-source.js';
+import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 
 /** The flags of `config set-profile` that become settings, as given: those a run's flags beat (settings.ts). */
 export type ProfileSettingFlags = Omit<SettingFlags, 'target' | 'store' | 'baseUrl' | 'profile'>;
@@ -49,7 +49,7 @@ export async function profileSettings(flags: ProfileSettingFlags, existing: Prof
     settings.timezone = flags.timezone;
   }
   if (flags.encoding !== undefined) {
-    if (!isKnownEncoding(flags.encoding)) throw new UsageError(`--encoding ${flags.encoding}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`);
+    refuseUnknownEncoding('--encoding', flags.encoding);
     settings.encoding = flags.encoding;
   }
   if (flags.delimiter !== undefined) settings.delimiter = flags.delimiter;

@@ -8,7 +8,8 @@ import { isCalendarDate, parseDateTime } from './date-time.js';
 import { ErrorCode } from './codes.js';
 import type { Problem } from './problem.js';
 
-function pad(n: number, width = 2): string {
+/** `n` with leading zeros to `width` digits (a time's fields). */
+export function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
 

@@ -11,8 +11,10 @@
  */
 import type { Command, Option } from 'commander';
 
-export type Shell = 'bash' | 'zsh' | 'fish' | 'powershell';
-export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish', 'powershell'];
+/** Each shell's script, in the order `examctl completion` lists them. */
+const SCRIPTS = { bash: bashCompletion, zsh: zshCompletion, fish: fishCompletion, powershell: powershellCompletion } as const;
+export type Shell = keyof typeof SCRIPTS;
+export const SHELLS = Object.keys(SCRIPTS) as Shell[];
 
 interface OptionNode {
   names: string[];
@@ -58,24 +60,16 @@ export function commandTree(program: Command): CommandNode {
     options: [...visibleOptions(command), { names: ['-h', '--help'], description: 'display help', takesValue: false, file: false, choices: [] }],
   });
   const root = walk(program, []);
-  // `help <command...>` completes the command tree below it, plus the `environment` topic.
-  const helpAt = root.children.findIndex((child) => child.path[0] === 'help');
-  const helpCommand = helpAt === -1 ? undefined : root.children.splice(helpAt, 1)[0];
-  {
-    const helpOf = (node: CommandNode, path: string[]): CommandNode => ({
-      path,
-      description: node.description,
-      children: node.children.map((child) => helpOf(child, [...path, child.path[child.path.length - 1]!])),
-      options: [],
-    });
-    const topics: CommandNode[] = helpCommand === undefined ? [] : [{ path: ['help', 'environment'], description: 'the environment variables examctl reads', children: [], options: [] }];
-    root.children.push({
-      path: ['help'],
-      description: helpCommand?.description ?? 'display help for a command',
-      children: [...root.children.map((child) => helpOf(child, ['help', child.path[0]!])), ...topics],
-      options: [],
-    });
-  }
+  // `help <command...>` (always registered, program.ts) completes the command tree below it, plus the `environment` topic.
+  const [help] = root.children.splice(root.children.findIndex((child) => child.path[0] === 'help'), 1);
+  const helpOf = (node: CommandNode, path: string[]): CommandNode => ({
+    path,
+    description: node.description,
+    children: node.children.map((child) => helpOf(child, [...path, child.path[child.path.length - 1]!])),
+    options: [],
+  });
+  const environment: CommandNode = { path: ['help', 'environment'], description: 'the environment variables examctl reads', children: [], options: [] };
+  root.children.push({ ...help!, children: [...root.children.map((child) => helpOf(child, ['help', child.path[0]!])), environment], options: [] });
   return root;
 }
 
@@ -299,8 +293,5 @@ ${choices.map((line) => `  ${line}`).join('\n')}
 }
 
 export function completionScript(shell: Shell, program: Command): string {
-  if (shell === 'bash') return bashCompletion(program);
-  if (shell === 'zsh') return zshCompletion(program);
-  if (shell === 'powershell') return powershellCompletion(program);
-  return fishCompletion(program);
+  return SCRIPTS[shell](program);
 }

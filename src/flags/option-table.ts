@@ -88,9 +88,7 @@ export interface KeptOptions {
 
 /** commander's attribute of a flag's text (`--no-keycode` is `keycode`), as AttributeOf types it. */
 export function attributeOf(flags: string): string {
-  const long = /--([a-z0-9-]+)/.exec(flags)?.[1] ?? '';
-  const name = long.startsWith('no-') ? long.slice(3) : long;
-  return name.replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+  return new Option(flags).attributeName();
 }
 export type SpecTable = readonly Spec[];
 
@@ -227,37 +225,27 @@ export function grouped<const T extends readonly Spec[]>(group: string, specs: T
   return specs.map((spec) => (spec.kind === 'option' && spec.group === undefined ? { ...spec, group } : spec)) as unknown as T;
 }
 
-/** Each option of `table` with the heading `--help` shows it under (see OptionSpec.group). */
-export function helpGroups(table: SpecTable): Map<OptionSpec, string> {
-  const groups = new Map<OptionSpec, string>();
-  let current = DEFAULT_HELP_GROUP;
-  for (const spec of table) {
-    if (spec.kind !== 'option') continue;
-    current = spec.group ?? current;
-    groups.set(spec, current);
-  }
-  return groups;
-}
-
 /**
  * Registers a table's flags and arguments on a commander command, in table order; with more than
  * HELP_GROUPS_ABOVE flags, each under its group's heading (commander's Option.helpGroup).
  */
 export function registerSpecs(command: Command, table: SpecTable): Command {
-  const groups = helpGroups(table);
-  const headed = groups.size > HELP_GROUPS_ABOVE;
+  const headed = table.filter((spec) => spec.kind === 'option').length > HELP_GROUPS_ABOVE;
+  // A flag without a group of its own is under the heading of the flag before it (OptionSpec.group).
+  let group = DEFAULT_HELP_GROUP;
   for (const spec of table) {
     if (spec.kind === 'argument') {
       command.addArgument(new Argument(spec.syntax, spec.description));
       continue;
     }
+    group = spec.group ?? group;
     const registered = new Option(spec.flags, spec.description);
     if (spec.parse !== undefined) registered.argParser(spec.parse);
     if (spec.choices !== undefined) registered.choices(spec.choices);
     if (spec.defaultValue !== undefined) registered.default(spec.defaultValue);
     if (spec.mandatory) registered.makeOptionMandatory();
     if (registered.required || registered.optional) refuseSecondValue(registered, spec);
-    if (headed) registered.helpGroup(`${groups.get(spec) ?? DEFAULT_HELP_GROUP}:`);
+    if (headed) registered.helpGroup(`${group}:`);
     BRIEF_LINES.set(registered, briefLine(spec));
     if (registered.negate) {
       const positive = command.options.find((other) => !other.negate && other.attributeName() === registered.attributeName());

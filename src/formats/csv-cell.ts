@@ -43,7 +43,6 @@ export function csvCell(value: CsvCell, delimiter = ','): string {
 }
 
 export function csvLine(cells: readonly CsvCell[], delimiter = ',', lineEnd: CsvDialect['lineEnd'] = '\r\n'): string {
-  if (delimiter === ',') return `${cells.map((cell) => csvCell(cell)).join(',')}${lineEnd}`;
   return `${cells.map((cell) => csvCell(cell, delimiter)).join(delimiter)}${lineEnd}`;
 }
 

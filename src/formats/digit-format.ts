@@ -23,47 +23,25 @@ const COLOUR = /^\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{
 
 /** The format's sections, split on `;` outside quotes and escapes; undefined for an unclosed quote. */
 function sectionsOf(numFmt: string): string[] | undefined {
-  const sections: string[] = [];
-  let current = '';
-  for (let i = 0; i < numFmt.length; i++) {
-    const char = numFmt[i] as string;
-    if (char === '"') {
-      const close = numFmt.indexOf('"', i + 1);
-      if (close === -1) return undefined;
-      current += numFmt.slice(i, close + 1);
-      i = close;
-    } else if (char === '\\') {
-      current += numFmt.slice(i, i + 2);
-      i += 1;
-    } else if (char === ';') {
-      sections.push(current);
-      current = '';
-    } else current += char;
+  const sections = [''];
+  for (const [token] of numFmt.matchAll(/"[^"]*"|\\[^]?|;|"|[^";\\]+/g)) {
+    if (token === '"') return undefined;
+    if (token === ';') sections.push('');
+    else sections[sections.length - 1] += token;
   }
-  sections.push(current);
   return sections;
 }
 
-/** A section's placeholders and literal text; undefined when it holds anything else. */
+/** A section's placeholders and literal text (quoted, escaped, or shown as it is); undefined when it holds anything else. */
 function partsOf(section: string): FormatPart[] | undefined {
   const parts: FormatPart[] = [];
-  for (let i = 0; i < section.length; i++) {
-    const char = section[i] as string;
-    if (char === '0' || char === '#' || char === '?') parts.push({ placeholder: char });
-    else if (char === '"') {
-      const close = section.indexOf('"', i + 1);
-      parts.push({ literal: section.slice(i + 1, close) });
-      i = close;
-    } else if (char === '\\') {
-      if (i + 1 >= section.length) return undefined;
-      parts.push({ literal: section[i + 1] as string });
-      i += 1;
-    } else if (char === '[') {
-      const close = section.indexOf(']', i);
-      if (close === -1 || !COLOUR.test(section.slice(i, close + 1))) return undefined;
-      i = close;
-    } else if (PLAIN_LITERALS.has(char)) parts.push({ literal: char });
-    else return undefined;
+  for (const [token] of section.matchAll(/"[^"]*"|\\[^]?|\[[^\]]*\]?|[^]/g)) {
+    if (token === '0' || token === '#' || token === '?') parts.push({ placeholder: token });
+    else if (token.startsWith('"')) parts.push({ literal: token.slice(1, -1) });
+    else if (token.startsWith('\\') && token.length === 2) parts.push({ literal: token.slice(1) });
+    else if (PLAIN_LITERALS.has(token)) parts.push({ literal: token });
+    // A colour (`[Red]`) changes how the text looks, not what it says; anything else is no format of digits.
+    else if (!COLOUR.test(token)) return undefined;
   }
   return parts;
 }

@@ -13,12 +13,8 @@ export function formatCount(value: number): string {
   const digits = String(Math.abs(rounded));
   // Not finite, or so large that String() writes an exponent: leave it to ICU.
   if (!/^\d+$/.test(digits)) return rounded.toLocaleString('en-US');
-  let grouped = digits.length > 3 ? '' : digits;
-  if (grouped === '') {
-    const head = digits.length % 3 || 3;
-    grouped = digits.slice(0, head);
-    for (let at = head; at < digits.length; at += 3) grouped += `,${digits.slice(at, at + 3)}`;
-  }
+  // A comma before every digit that has a multiple of three digits after it.
+  const grouped = digits.replace(/\B(?=(?:\d{3})+$)/g, ',');
   return rounded < 0 || Object.is(rounded, -0) ? `-${grouped}` : grouped;
 }
 

@@ -16,7 +16,7 @@ import { isScheduleRequest } from '../domain/sittings.js';
 import { isPlainObject } from '../domain/field-rules.js';
 import { SECRET_FIELDS } from '../domain/text-rules.js';
 import { normalizeColumnName } from '../formats/column-name.js';
-import { isKnownEncoding } from './text-source.js';
+import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import { closestName } from './name-hints.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import type { InputRecord } from './record.js';
@@ -142,9 +142,7 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
   const timeZone = flags.timezone?.text;
   if (flags.timezone !== undefined && !isKnownTimeZone(flags.timezone.text)) throw new UsageError(`${flags.timezone.origin}: ${unknownTimeZoneMessage(flags.timezone.text)}`);
   const dates: LocalTimeOptions = { format, timeZone };
-  if (flags.encoding !== undefined && !isKnownEncoding(flags.encoding.text)) {
-    throw new UsageError(`${flags.encoding.origin} ${flags.encoding.text}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`);
-  }
+  if (flags.encoding !== undefined) refuseUnknownEncoding(flags.encoding.origin, flags.encoding.text);
 
   const chosen = new Map<string, MapEntry>();
   const skipped: { origin: Origin; text: string }[] = [];

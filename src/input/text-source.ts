@@ -123,16 +123,6 @@ function isSingleByte(encoding: string): boolean {
   return !/^(utf-8|utf-16|shift_jis|euc-|iso-2022|gb|big5)/i.test(encoding);
 }
 
-/** True when `label` is an encoding TextDecoder knows (`windows-1252`, `utf-16le`...). */
-export function isKnownEncoding(label: string): boolean {
-  try {
-    new TextDecoder(label);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Line feeds in `bytes` before `end`. */
 function lineFeedsIn(bytes: Buffer, end = bytes.length): number {
   let count = 0;

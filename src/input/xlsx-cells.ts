@@ -5,7 +5,7 @@
  * plain shapes, so every cell rule is testable without a workbook.
  */
 
-import { DATE_FIELDS, DATE_TIME_FIELDS, dateText, dateTimeText, wallClockInZone, zoneConversionMessage, type WallClock } from '../domain/local-time.js';
+import { DATE_FIELDS, DATE_TIME_FIELDS, dateText, dateTimeText, pad, wallClockInZone, zoneConversionMessage, type WallClock } from '../domain/local-time.js';
 import { WARNING_CODES } from '../domain/codes.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { wholeNumberAsShown } from '../formats/digit-format.js';
@@ -51,10 +51,6 @@ export interface CellContext {
   timeZone?: string;
   /** The workbook counts days from 1904 (old Mac Excel) instead of 1900. */
   date1904?: boolean;
-}
-
-function pad(n: number, width = 2): string {
-  return String(n).padStart(width, '0');
 }
 
 /**

@@ -6,7 +6,7 @@ import { batchedRecords, readRecords, type BatchedRecords } from '../input/index
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
 import { resolveSettings, settingText } from '../context/settings.js';
 import { trustedFileCheck } from '../context/loose-permissions.js';
-import { isKnownEncoding } from '../input/text-source.js';
+import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { UsageError } from '../system/errors.js';
@@ -137,9 +137,7 @@ export function readInput(
   options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; command: string; shaping?: RecordShaping } & SheetFlagOptions & InputFlagOptions,
 ): AsyncIterable<InputRecord> {
   const { sheet, hiddenRows, encoding, columns, ignoreUnknownColumns, command } = options;
-  if (encoding !== undefined && !isKnownEncoding(encoding)) {
-    throw new UsageError(`--encoding ${encoding}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`);
-  }
+  if (encoding !== undefined) refuseUnknownEncoding('--encoding', encoding);
   let shaped: BatchedRecords | undefined;
   const open = async (): Promise<BatchedRecords> => {
     if (shaped !== undefined) return shaped;

@@ -1,7 +1,6 @@
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { makePrivateTempDir } from './private-temp.js';
-import { StringDecoder } from 'node:string_decoder';
 
 /**
  * Where text output goes. `write` may return a promise so a producer of 500k report items
@@ -91,17 +90,9 @@ export class SpoolSink implements TextSink {
     const file = this.file;
     try {
       if (file !== undefined) {
-        const buffer = Buffer.allocUnsafe(1024 * 1024);
-        const decoder = new StringDecoder('utf8');
-        for (let position = 0; position < file.length; ) {
-          const { bytesRead } = await file.handle.read(buffer, 0, Math.min(buffer.length, file.length - position), position);
-          if (bytesRead === 0) break;
-          position += bytesRead;
-          const text = decoder.write(buffer.subarray(0, bytesRead));
-          if (text.length > 0) await this.target.write(text);
-        }
-        const rest = decoder.end();
-        if (rest.length > 0) await this.target.write(rest);
+        // Through the handle (the name is gone), 1 MiB at a time, a character cut by a chunk's end decoded whole.
+        const chunks = file.handle.createReadStream({ start: 0, end: file.length - 1, encoding: 'utf8', highWaterMark: 1 << 20, autoClose: false });
+        for await (const text of chunks) await this.target.write(text as string);
       }
       if (this.parts.length > 0) await this.target.write(this.parts.join(''));
     } finally {

@@ -106,9 +106,9 @@ describe('system errors reach the admin in words', () => {
       }
     };
     walk(root);
-    // `${x.code ?? String(error)}`, `${errnoCode(error) ?? ...}`, `${code ?? ...}` inside a message
+    // `${x.code ?? String(error)}`, `${systemErrorCode(error) ?? ...}`, `${code ?? ...}` inside a message
     // (an API problem's numeric code shown as `${problem.code ?? '-'}` is not a system code).
-    const bare = /\$\{\(?(?:\w+(?:\.\w+)*\)?\.code|errnoCode\([^)]*\)|code) \?\? (?!'-')/;
+    const bare = /\$\{\(?(?:\w+(?:\.\w+)*\)?\.code|systemErrorCode\([^)]*\)|code) \?\? (?!'-')/;
     const found = files.flatMap((file) =>
       readFileSync(file, 'utf8')
         .split('\n')

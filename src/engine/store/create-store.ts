@@ -6,13 +6,12 @@ import { StoreDamagedError, TargetError, UsageError } from '../../system/errors.
 import { fsyncDirectory } from '../../system/atomic-file.js';
 import { renameRetrying, RM_RETRY } from '../../system/busy-retry.js';
 import type { Change, StoreIndexer } from './contract.js';
-import { errnoCode } from '../../system/errno.js';
 import { highestGenerationIn, removeLeftovers, writeGeneration } from './generation.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { CURRENT_FILE, readManifest } from './manifest.js';
 import { mapsFrom, type Maps } from './snapshot-entries.js';
 import { writeStoreInstance } from './store-instance.js';
-import { describeSystemError } from '../../system/system-error-words.js';
+import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
 
 /** `createStore` without force found a store (or lost the race to another process creating one). */
 export class StoreExistsError extends UsageError {}
@@ -22,7 +21,7 @@ export async function storeExists(dir: string): Promise<boolean> {
     await stat(join(dir, CURRENT_FILE));
     return true;
   } catch (error) {
-    const code = errnoCode(error);
+    const code = systemErrorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     throw new StoreDamagedError(`${join(dir, CURRENT_FILE)}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
   }
@@ -55,7 +54,7 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
   try {
     entries = await readdir(target);
   } catch (error) {
-    const code = errnoCode(error);
+    const code = systemErrorCode(error);
     if (code === 'ENOTDIR') throw new UsageError(`${target} exists and is not a directory`);
     if (code !== 'ENOENT') throw new TargetError(`cannot read ${target}: ${describeSystemError(error, 'directory')}`, { cause: error });
   }
@@ -73,7 +72,7 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
       // Retried while an antivirus or indexer still holds a file of the new directory (Windows).
       await renameRetrying(temp, target);
     } catch (error) {
-      const code = errnoCode(error);
+      const code = systemErrorCode(error);
       // Windows says EPERM where POSIX says ENOTEMPTY for a directory renamed onto a store.
       if (code === 'ENOTEMPTY' || code === 'EEXIST' || (code === 'EPERM' && (await storeExists(target).catch(() => false)))) {
         throw new StoreExistsError(`a store already exists at ${target} (created by another process); use --force to replace it`);

@@ -12,7 +12,6 @@ import { InternalError, StoreDamagedError, TargetError } from '../../system/erro
 import { COLLECTION_NAMES } from './contract.js';
 import type { Change, CollectionName, Store, StoreIndexer, StoreOpenOptions, StoreState } from './contract.js';
 import { EntityMap } from './entity-map.js';
-import { errnoCode } from '../../system/errno.js';
 import { removeLeftovers, writeGeneration } from './generation.js';
 import { GroupCommit, type Decide } from './group-commit.js';
 import { HintLookup } from './hint-lookup.js';
@@ -26,7 +25,7 @@ import { LockLease } from './lock-lease.js';
 import { journalFileName, readManifest, snapshotFileName } from './manifest.js';
 import { readSnapshot } from './snapshot.js';
 import { emptyMaps, type Maps } from './snapshot-entries.js';
-import { describeSystemError } from '../../system/system-error-words.js';
+import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
 
 /**
  * Compact once the journal outgrows both this and a quarter of the snapshot. The journal is
@@ -148,7 +147,7 @@ class FileStore implements Store {
         snapshot = await openRegularFile(snapshotPath);
       } catch (error) {
         await journal?.close();
-        const code = errnoCode(error);
+        const code = systemErrorCode(error);
         if (code === 'ENOENT' && attempt < 5) {
           // A compaction by another process may have switched generations between our reads.
           const again = await readManifest(this.location);

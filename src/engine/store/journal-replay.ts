@@ -2,7 +2,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { StoreDamagedError } from '../../system/errors.js';
 import type { Change } from './contract.js';
-import { errnoCode } from '../../system/errno.js';
 import { decodeJournalLine } from './journal.js';
 import { streamLines } from '../../system/file-lines.js';
 import { describeSystemError } from '../../system/system-error-words.js';

@@ -7,9 +7,8 @@ import { readRegularFile } from '../../system/regular-file.js';
 import { join } from 'node:path';
 import { StoreDamagedError } from '../../system/errors.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
-import { errnoCode } from '../../system/errno.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
-import { describeSystemError } from '../../system/system-error-words.js';
+import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
 
 export const CURRENT_FILE = 'CURRENT';
 
@@ -34,8 +33,8 @@ export async function readManifest(dir: string): Promise<Manifest> {
   try {
     text = await readRegularFile(path);
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') throw new StoreDamagedError(`${dir}: not an examctl store (no ${CURRENT_FILE} file)`);
-    if (errnoCode(error) === 'ENOTREG') throw new StoreDamagedError((error as Error).message, { cause: error });
+    if (systemErrorCode(error) === 'ENOENT') throw new StoreDamagedError(`${dir}: not an examctl store (no ${CURRENT_FILE} file)`);
+    if (systemErrorCode(error) === 'ENOTREG') throw new StoreDamagedError((error as Error).message, { cause: error });
     throw new StoreDamagedError(`${path}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
   }
   let parsed: Partial<Manifest> & { examctl?: unknown };

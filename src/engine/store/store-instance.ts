@@ -9,8 +9,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { readRegularFile } from '../../system/regular-file.js';
 import { StoreDamagedError } from '../../system/errors.js';
-import { errnoCode } from '../../system/errno.js';
-import { describeSystemError } from '../../system/system-error-words.js';
+import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
 
 export const INSTANCE_FILE = 'INSTANCE';
 
@@ -29,7 +28,7 @@ export async function readStoreInstance(dir: string): Promise<string | undefined
     const id = (await readRegularFile(join(dir, INSTANCE_FILE))).trim();
     return id === '' ? undefined : id;
   } catch (error) {
-    const code = errnoCode(error);
+    const code = systemErrorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new StoreDamagedError(`${join(dir, INSTANCE_FILE)}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
   }
