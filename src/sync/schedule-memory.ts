@@ -71,7 +71,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
       {
         what: 'schedule id',
         made: 'schedule',
-        memory: memory.entries.size === 0 ? undefined : memory,
+        memory: memory.entries.size === 0 ? undefined : memory.entries,
         idsOf: (record) => [idOf(isScheduleRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : record.fields, 'ScheduleExtId')],
         pairsRefuseRun: true,
       },

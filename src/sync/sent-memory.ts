@@ -265,7 +265,7 @@ export class SentMemory<P> {
    * With --changed-only, a unit whose request this target acknowledged last time is not sent.
    * `entry`: what the memory holds for the unit's id, when the caller peeked already.
    */
-  unit(unit: Unit<P>, entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.peek(unit.id) : undefined): Unit<P> {
+  unit(unit: Unit<P>, entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.entries.peek(unit.id) : undefined): Unit<P> {
     if (!this.flags.changedOnly || entry === undefined || entry.disabled === true || !unit.prepared.ok) return unit;
     const digest = this.digestOf(unit.prepared.value);
     if (entry.digest !== digest) {

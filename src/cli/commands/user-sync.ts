@@ -94,7 +94,7 @@ async function syncFile(
   const read = userSyncInput(input, deps);
   const memory = new UserSyncMemory(flags, deps, target, read.records, userUnit);
   // Each record through the memory: a row it knows unchanged by its raw digest is not validated again.
-  const { units, readIds } = unitPerRecord((record) => memory.recordUnit(record), USER_ID_RULE);
+  const { units, readIds } = unitPerRecord((record) => memory.recordUnit(record), USER_ID_RULE, () => (input.onlyFailed ? undefined : memory.fileIds));
   const job: RecordJob<UserRequest> = {
     command: commandName(USER_SYNC),
     ...read,
