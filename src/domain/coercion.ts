@@ -3,10 +3,11 @@
  * people write booleans as yes/no or 1/0. JSON booleans and numbers pass through untouched.
  *
  * A value that cannot be converted stays as it was and gets a problem here (whose message
- * lists the accepted spellings); validation will flag the same field again, so callers merge
- * the two lists with mergeProblems (or use the coerceAndValidate* helpers, which do).
+ * lists the accepted spellings); validation would flag the same field again, so the
+ * coerceAndValidate* helpers leave that out as they do a reader's (withReaderProblems).
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
+import { withReaderProblems } from './spreadsheet-warnings.js';
 import { listCellParts } from './list-cells.js';
 import type { CollectionRequest, ScheduleRequest, UserRequest, Workflow, Candidate } from './types.js';
 import { BOOLEAN_SPELLINGS, isPlainObject, type CellKind, type FieldRule } from './field-rules.js';
@@ -229,31 +230,10 @@ export function coerceScheduleRequestFields(body: Record<string, unknown>): Coer
   return { fields: out, problems };
 }
 
-function covers(coercion: Problem, validation: Problem): boolean {
-  const f = coercion.field;
-  const g = validation.field;
-  const sameField = g === f || g.startsWith(`${f}[`) || g.startsWith(`${f}.`);
-  return sameField && (validation.code === coercion.code || validation.code === null);
-}
-
-/**
- * Coercion problems, then the validation problems they do not already say: a value coercion
- * could not convert is flagged again by validation, with a less helpful message.
- */
-export function mergeProblems(coercion: readonly Problem[], validation: readonly Problem[]): Problem[] {
-  if (coercion.length === 0) return validation.slice();
-  return [...coercion, ...validation.filter((v) => !coercion.some((c) => covers(c, v)))];
-}
-
-function combine<T>(coercion: Problem[], validation: Validation<T>): Validation<T> {
-  if (coercion.length === 0) return validation;
-  return { ok: false, problems: mergeProblems(coercion, validation.ok ? [] : validation.problems) };
-}
-
 /** Coercion and validation of one user record in one call. */
 export function coerceAndValidateUser(fields: Record<string, unknown>, context?: { isCreate?: boolean }): Validation<UserRequest> {
   const c = coerceUserFields(fields);
-  return combine(c.problems, validateUser(c.fields, context));
+  return withReaderProblems(c.problems, validateUser(c.fields, context));
 }
 
 /**
@@ -262,20 +242,20 @@ export function coerceAndValidateUser(fields: Record<string, unknown>, context?:
  */
 export function coerceAndValidateUserRecord(fields: Record<string, unknown>): Validation<UserRequest> {
   const c = coerceWith(USER_COERCION, fields, true);
-  return combine(c.problems, validateUser(c.fields));
+  return withReaderProblems(c.problems, validateUser(c.fields));
 }
 
 export function coerceAndValidateCandidate(fields: Record<string, unknown>, context: { workflow: Workflow }): Validation<Candidate> {
   const c = coerceCandidateFields(fields);
-  return combine(c.problems, validateCandidate(c.fields, context));
+  return withReaderProblems(c.problems, validateCandidate(c.fields, context));
 }
 
 export function coerceAndValidateCollection(fields: Record<string, unknown>): Validation<CollectionRequest> {
   const c = coerceCollectionFields(fields);
-  return combine(c.problems, validateCollection(c.fields));
+  return withReaderProblems(c.problems, validateCollection(c.fields));
 }
 
 export function coerceAndValidateScheduleRequest(body: Record<string, unknown>): Validation<ScheduleRequest> {
   const c = coerceScheduleRequestFields(body);
-  return combine(c.problems, validateScheduleRequest(c.fields));
+  return withReaderProblems(c.problems, validateScheduleRequest(c.fields));
 }

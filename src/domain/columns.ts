@@ -33,3 +33,9 @@ export const CANDIDATE_COLUMNS: readonly ColumnSpec[] = columns(CANDIDATE_TABLE.
 /** Schedule fields plus the request's Workflow and Upsert, for sittings files. */
 export const SCHEDULE_COLUMNS: readonly ColumnSpec[] = columns([...SCHEDULE_TABLE.rules, WORKFLOW_RULE, UPSERT_RULE]);
 export const COLLECTION_COLUMNS: readonly ColumnSpec[] = columns(COLLECTION_TABLE.rules);
+
+/**
+ * The xlsx template's second sheet, which describes the columns of the first: the reader knows
+ * it by its name and header, and reads the first sheet without naming it as a sheet not read.
+ */
+export const TEMPLATE_DESCRIPTION_SHEET = { name: 'Columns', header: ['Column', 'Required', 'Type', 'Limit', 'Example', 'Rules'] } as const;

@@ -68,6 +68,22 @@ export function unknownTimeZoneMessage(timeZone: string): string {
   return `unknown time zone "${timeZone}": give an IANA name such as Europe/Paris, America/New_York or UTC`;
 }
 
+/** `--timezone` and `--date-format` as given (a flag, a profile), each with where it came from for its refusal. */
+export interface TimeSettings {
+  timezone?: { text: string; origin: string } | undefined;
+  dateFormat?: { text: string; origin: string } | undefined;
+}
+
+export type TimeSettingsReading = { ok: true; zone: string | undefined; format: DateFormat | undefined } | { ok: false; message: string };
+
+/** The settings checked, the format first: a format examctl cannot read or an unknown zone is refused, naming where it came from. */
+export function readTimeSettings({ timezone, dateFormat }: TimeSettings): TimeSettingsReading {
+  const parsed = dateFormat === undefined ? undefined : parseDateFormat(dateFormat.text);
+  if (parsed?.ok === false) return { ok: false, message: `${dateFormat?.origin} ${dateFormat?.text}: ${parsed.message}` };
+  if (timezone !== undefined && !isKnownTimeZone(timezone.text)) return { ok: false, message: `${timezone.origin}: ${unknownTimeZoneMessage(timezone.text)}` };
+  return { ok: true, zone: timezone?.text, format: parsed?.format };
+}
+
 /** The zone's offset from UTC at an instant, in minutes. */
 function offsetMinutesAt(timeZone: string, epochMs: number): number {
   const parts: Record<string, string> = {};

@@ -203,22 +203,30 @@ export function checkSpreadsheetValues(fields: Record<string, unknown>): Checked
 }
 
 /**
- * A record's validation with the problems its reader found first (cells that could not be
- * read, docs/input-formats.md): a record with reader problems fails, whatever its validation.
+ * A record's validation with the problems found before it first (cells its reader could not
+ * read, docs/input-formats.md; values a cell's coercion could not convert, coercion.ts): a
+ * record with such problems fails, whatever its validation, which says nothing more of those fields.
  */
 export function withReaderProblems<T>(readerProblems: readonly Problem[] | undefined, validation: Validation<T>): Validation<T> {
   if (readerProblems === undefined || readerProblems.length === 0) return validation;
-  // The reader left the field out; "is required" for it would only repeat the reader's problem,
-  // also where validation names it inside a request (`Schedule.StartDateTime` of a sittings row).
-  const unreadAt = (field: string, line: number | undefined): boolean =>
+  // The reader left the field out, or coercion left it unconverted: "is required" or "must be" for
+  // it would only repeat that problem, also where validation names it inside a request
+  // (`Schedule.StartDateTime` of a sittings row) or inside the field (`Hierarchies[0].ExternalId`).
+  // A numbered earlier problem (a whole-number cell's 249) speaks only for its code: 250 on the same value still applies.
+  const unreadAt = (field: string, { line, code }: Problem): boolean =>
     readerProblems.some(
-      (unread) => field === unread.field || (field.endsWith(`.${unread.field}`) && (line === undefined || unread.line === undefined || line === unread.line)),
+      (unread) =>
+        !(unread.code !== null && code !== null && code !== unread.code) &&
+        (field === unread.field ||
+        field.startsWith(`${unread.field}[`) ||
+        field.startsWith(`${unread.field}.`) ||
+        (field.endsWith(`.${unread.field}`) && (line === undefined || unread.line === undefined || line === unread.line))),
     );
   // A SpecialNeeds the reader could not read is not "false": 250 (an adjustment without it) would
   // blame the adjustment for the unread cell (docs/domain-rules.md: 250 is not said when SpecialNeeds is invalid).
   const repeats = (problem: Problem): boolean =>
-    unreadAt(problem.field, problem.line) ||
-    (problem.code === ErrorCode.AdjustmentWithoutSpecialNeeds && unreadAt(problem.field.replace(/ReasonableAdjustmentPercentage$/, 'SpecialNeeds'), problem.line));
+    unreadAt(problem.field, problem) ||
+    (problem.code === ErrorCode.AdjustmentWithoutSpecialNeeds && unreadAt(problem.field.replace(/ReasonableAdjustmentPercentage$/, 'SpecialNeeds'), problem));
   const rest = validation.ok ? [] : validation.problems.filter((p) => !repeats(p));
   return { ok: false, problems: [...readerProblems, ...rest] };
 }

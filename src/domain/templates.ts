@@ -199,12 +199,6 @@ function exampleOf(kind: TemplateKind, name: string): string {
   return KIND_EXAMPLES[kind]?.[name] ?? EXAMPLES[name] ?? '';
 }
 
-/**
- * The xlsx template's second sheet, which describes the columns of the first: the reader knows
- * it by its name and header, and reads the first sheet without naming it as a sheet not read.
- */
-export const TEMPLATE_DESCRIPTION_SHEET = { name: 'Columns', header: ['Column', 'Required', 'Type', 'Limit', 'Example', 'Rules'] } as const;
-
 /** Every column of a kind's file, described for the template's second sheet. */
 export function templateColumns(kind: TemplateKind): ColumnDescription[] {
   const spec = kindSpec(kind);

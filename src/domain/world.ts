@@ -238,10 +238,9 @@ const WorldObjectSchema = z.strictObject({
   Collections: z.array(WorldCollectionSchema),
 });
 
-/** Keys that must be unique within each list (they are the store's entity keys). */
+/** Keys that must be unique within each list (they are the store's entity keys); a user's ExternalId ignoring case, below. */
 const KEY_OF = {
   Roles: 'Title',
-  Users: 'ExternalId',
   Hierarchies: 'ExternalId',
   Assessments: 'ExternalId',
   ProctoringTemplates: 'ExternalId',
@@ -278,7 +277,7 @@ export const WorldSchema = WorldObjectSchema.superRefine((world, ctx) => {
       ctx.addIssue({
         code: 'custom',
         path: ['Users', index, 'ExternalId'],
-        message: `ExternalId "${user.ExternalId}" differs only in case from another user's`,
+        message: `duplicate ExternalId "${user.ExternalId}" (user ids are compared ignoring case)`,
       });
     }
     lowerIds.add(id);

@@ -10,7 +10,7 @@ import { UsageError } from '../system/errors.js';
 import { coerceCell } from '../domain/coercion.js';
 import { listCellEntries } from '../domain/list-cells.js';
 import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from '../domain/columns.js';
-import { isKnownTimeZone, parseDateFormat, readRecordDates, unknownTimeZoneMessage, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
+import { readRecordDates, readTimeSettings, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 import { isPlainObject } from '../domain/field-rules.js';
@@ -133,15 +133,9 @@ export function splitPair(entry: string, flag: string, last: boolean): [string, 
  * its rule refuses, an unknown `--date-format` token or zone: UsageError naming the flag.
  */
 export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[], command: string): RecordShaping {
-  let format;
-  if (flags.dateFormat !== undefined) {
-    const parsed = parseDateFormat(flags.dateFormat.text);
-    if (!parsed.ok) throw new UsageError(`${flags.dateFormat.origin} ${flags.dateFormat.text}: ${parsed.message}`);
-    format = parsed.format;
-  }
-  const timeZone = flags.timezone?.text;
-  if (flags.timezone !== undefined && !isKnownTimeZone(flags.timezone.text)) throw new UsageError(`${flags.timezone.origin}: ${unknownTimeZoneMessage(flags.timezone.text)}`);
-  const dates: LocalTimeOptions = { format, timeZone };
+  const times = readTimeSettings(flags);
+  if (!times.ok) throw new UsageError(times.message);
+  const dates: LocalTimeOptions = { format: times.format, timeZone: times.zone };
   if (flags.encoding !== undefined) refuseUnknownEncoding(flags.encoding.origin, flags.encoding.text);
 
   const chosen = new Map<string, MapEntry>();

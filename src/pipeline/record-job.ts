@@ -183,9 +183,10 @@ export class OneIdPerFile {
     private readonly idIn: (record: InputRecord) => string | null = (record) => idOf(record.fields, rule.field),
   ) {}
 
-  async read(records: AsyncIterable<InputRecord>): Promise<void> {
-    const before = new IdsOfOneInput(this.rule);
-    for await (const record of records) before.repeated(this.idIn(record), record.source);
+  /** `known`: the ids of these very records, met by a read before (the sync memory's, user-sync-memory.ts): not read again. */
+  async read(records: AsyncIterable<InputRecord>, known?: IdsOfOneInput): Promise<void> {
+    const before = known ?? new IdsOfOneInput(this.rule);
+    if (known === undefined) for await (const record of records) before.repeated(this.idIn(record), record.source);
     this.before = before;
   }
 
@@ -210,11 +211,11 @@ export class OneIdPerFile {
  * `units` and `oneUnitPerRecord` for a job whose every record is one unit; with `idRule`, its
  * records pass OneIdPerFile (`readIds` too).
  */
-export function unitPerRecord<P>(unitOf: (record: InputRecord) => Unit<P>, idRule?: IdRule): Pick<RecordJob<P>, 'units' | 'oneUnitPerRecord' | 'readIds'> {
+export function unitPerRecord<P>(unitOf: (record: InputRecord) => Unit<P>, idRule?: IdRule, known?: () => IdsOfOneInput | undefined): Pick<RecordJob<P>, 'units' | 'oneUnitPerRecord' | 'readIds'> {
   const ids = idRule === undefined ? undefined : new OneIdPerFile(idRule);
   return {
     oneUnitPerRecord: true,
-    ...(ids === undefined ? {} : { readIds: (records) => ids.read(records) }),
+    ...(ids === undefined ? {} : { readIds: (records) => ids.read(records, known?.()) }),
     async *units(batches) {
       ids?.start();
       for await (const batch of batches) {

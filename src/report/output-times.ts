@@ -10,13 +10,12 @@ import {
   dateText,
   dateTimeText,
   formattedWall,
-  isKnownTimeZone,
   offsetText,
-  parseDateFormat,
-  unknownTimeZoneMessage,
+  readTimeSettings,
   wallClockAt,
   wallClockInZone,
   type DateFormat,
+  type TimeSettings,
   type WallClock,
 } from '../domain/local-time.js';
 import type { ExcelDate } from './xlsx-workbook.js';
@@ -28,23 +27,15 @@ export interface OutputTimes {
 }
 
 /** The settings as given (flags now; a profile may give the same values), each with where it came from for messages. */
-export interface OutputTimeSettings {
-  timezone?: { text: string; origin: string } | undefined;
-  dateFormat?: { text: string; origin: string } | undefined;
-}
+export type OutputTimeSettings = TimeSettings;
 
 export type OutputTimesReading = { ok: true; times: OutputTimes } | { ok: false; message: string };
 
-/** The settings checked: an unknown zone or a format examctl cannot read is refused, naming where it came from. */
+/** The settings checked (readTimeSettings), the zone `defaultZone` when none was given. */
 export function readOutputTimes(settings: OutputTimeSettings, defaultZone: string): OutputTimesReading {
-  const zone = settings.timezone?.text ?? defaultZone;
-  if (settings.timezone !== undefined && !isKnownTimeZone(settings.timezone.text)) {
-    return { ok: false, message: `${settings.timezone.origin}: ${unknownTimeZoneMessage(settings.timezone.text)}` };
-  }
-  if (settings.dateFormat === undefined) return { ok: true, times: { zone } };
-  const parsed = parseDateFormat(settings.dateFormat.text);
-  if (!parsed.ok) return { ok: false, message: `${settings.dateFormat.origin} ${settings.dateFormat.text}: ${parsed.message}` };
-  return { ok: true, times: { zone, format: parsed.format } };
+  const reading = readTimeSettings(settings);
+  if (!reading.ok) return reading;
+  return { ok: true, times: { zone: reading.zone ?? defaultZone, format: reading.format } };
 }
 
 /** RFC 3339 with an offset, seconds optional (`2026-10-13T18:21Z`): what a service sends as an instant. */

@@ -76,10 +76,6 @@ function missedRecovery(adopt: string, kind: SyncMemoryNote['kind']): string {
   return `rebuild it before the next night: ${adopt} ${files} (docs/sync.md, "When the memory is lost")`;
 }
 
-export function emptySummary(): ReportSummary {
-  return { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
-}
-
 export function describeTarget(target: ReportTarget): string {
   return target.kind === 'local' ? `local store ${target.store}` : `remote ${target.baseUrl}`;
 }
@@ -160,7 +156,8 @@ export function errorCodes(errors: readonly Problem[]): string {
     .join('|');
 }
 
-export function errorMessages(errors: readonly Problem[]): string {
+/** Errors (or warnings) as one cell: `field: message`, joined with ` | `. */
+export function errorMessages(errors: readonly Pick<Problem, 'field' | 'message'>[] = []): string {
   return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join(' | ');
 }
 
@@ -196,11 +193,6 @@ export function columnMode(name: string): Column {
  */
 export function onRow<T extends { line?: number }>(entries: readonly T[], line: number): readonly T[] {
   return entries.length === 0 ? entries : entries.filter((entry) => entry.line === undefined || entry.line === line);
-}
-
-/** An item's warnings as one cell: `field: message`, joined as error_messages joins errors. */
-export function warningMessages(warnings: Readonly<ReportItem['warnings']>): string {
-  return warnings === undefined ? '' : warnings.map((w) => (w.field ? `${w.field}: ${w.message}` : w.message)).join(' | ');
 }
 
 /** What a report does with each column of a header, worked out once per header (all rows of a file share one array). */
@@ -500,7 +492,7 @@ function retriedLine(summary: ReportSummary): string[] {
 
 /** Counts the items, fans them out to every sink, and says how the run ends. */
 export class RunReportBuilder {
-  readonly summary: ReportSummary = emptySummary();
+  readonly summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
 
   constructor(
     private readonly sinks: readonly ReportSink[],

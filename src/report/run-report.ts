@@ -190,6 +190,7 @@ export interface ReportEntry {
 }
 
 export interface ReportSink {
+  /** A promise given back is waited for before the next item or `finish` (RunReportBuilder does, and the scheduler before it). */
   item(entry: ReportEntry): void | Promise<void>;
   finish(summary: ReportSummary): void | Promise<void>;
   /** The header of the CSV input, also when no row of it is reported (--only-failed, all ok). */

@@ -9,16 +9,16 @@ import type { Writable } from 'node:stream';
 import {
   coerceAndValidateCandidate,
   coerceAndValidateCollection,
-  coerceAndValidateScheduleRequest,
   coerceAndValidateUser,
 } from '../domain/coercion.js';
 import { validateInvigilatorRemoval } from '../domain/invigilators.js';
 import type { Validation } from '../domain/problem.js';
 import { InternalError } from '../system/errors.js';
-import { CANDIDATE_FIELDS } from '../domain/schedule.js';
-import { TEMPLATE_DESCRIPTION_SHEET, templateColumnSpecs, templateColumns, templateExampleRow, type TemplateKind } from '../domain/templates.js';
+import { Sittings, type Sitting } from '../domain/sittings.js';
+import { templateColumnSpecs, templateColumns, templateExampleRow, type TemplateKind } from '../domain/templates.js';
 import { mapHeader, rowFields } from '../input/csv-reader.js';
 import { csvLine } from '../formats/csv-cell.js';
+import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/columns.js';
 import { writeTablesXlsx } from './xlsx-report-writer.js';
 
 const SHEET_NAMES: Readonly<Record<TemplateKind, string>> = {
@@ -51,14 +51,11 @@ export function templateExampleRecord(kind: TemplateKind): unknown {
     case 'invigilators':
       return validValue(validateInvigilatorRemoval('S-1', [fields['UserExtId']])).userExtIds[0];
     case 'sittings': {
-      // A sittings JSON file holds whole requests: the schedule, then its candidates.
-      const candidate: Record<string, unknown> = {};
-      const schedule: Record<string, unknown> = {};
-      const candidateNames: ReadonlySet<string> = new Set(CANDIDATE_FIELDS);
-      for (const [name, value] of Object.entries(fields)) {
-        if (name !== 'Workflow' && name !== 'Upsert') (candidateNames.has(name) ? candidate : schedule)[name] = value;
-      }
-      return validValue(coerceAndValidateScheduleRequest({ Workflow: fields['Workflow'], Upsert: fields['Upsert'], Schedule: schedule, Candidates: [candidate] }));
+      // A sittings JSON file holds whole requests: the example row grouped as a run groups a sittings file's rows.
+      const sittings = new Sittings({ schedule: {} });
+      sittings.add({ line: 2, csv: true, fields }, undefined);
+      const [sitting] = sittings.all();
+      return validValue((sitting as Sitting<undefined>).prepare()).request;
     }
   }
 }

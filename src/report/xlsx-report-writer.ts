@@ -8,7 +8,7 @@
 import { Writable } from 'node:stream';
 import type { DateFormat } from '../domain/local-time.js';
 import { openReportFile } from './report-file.js';
-import { ColumnModes, inSequence, keptHeader, reportRowCells, sourceRowCells, onRow, warningMessages } from './report-writers.js';
+import { ColumnModes, errorMessages, inSequence, keptHeader, reportRowCells, sourceRowCells, onRow } from './report-writers.js';
 import { type ReportEntry, type ReportSink, type SourceRow } from './run-report.js';
 import { SOURCE_COLUMNS, WARNINGS_COLUMN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
 import type { ItemStatus } from './run-report.js';
@@ -90,24 +90,7 @@ export class XlsxReportWriter implements ReportSink {
     this.inputHeader ??= header;
   }
 
-  /**
-   * The write still under way when `item` gave a promise: a caller that did not wait for it
-   * (the builder does; a test may not) gets its rows after it, never in a sheet opened twice.
-   */
-  private pending: Promise<void> | undefined;
-
   item(entry: ReportEntry): void | Promise<void> {
-    const pending = this.pending === undefined ? this.write(entry) : this.pending.then(() => this.write(entry));
-    if (pending === undefined) return;
-    this.pending = pending;
-    const settled = (): void => {
-      if (this.pending === pending) this.pending = undefined;
-    };
-    pending.then(settled, settled);
-    return pending;
-  }
-
-  private write(entry: ReportEntry): void | Promise<void> {
     const { item, rows } = entry;
     if (this.onlyNotOk && item.status === 'ok') {
       if (rows !== undefined && rows.length > 0) this.sourceHeader((rows[0] as SourceRow).header);
@@ -128,7 +111,7 @@ export class XlsxReportWriter implements ReportSink {
     const look = LOOKS[item.status];
     const marking = item.dryRun === true && item.status === 'failed' && item.errors.length > 0;
     if (rows === undefined || rows.length === 0) {
-      const cells: SheetCell[] = [...sourceRowCells(item), warningMessages(item.warnings)];
+      const cells: SheetCell[] = [...sourceRowCells(item), errorMessages(item.warnings)];
       // file, line, id, status...: the line a number.
       cells[1] = item.source.line;
       return sheet.row(cells, look, marking ? this.types.marks(item.errors, undefined, [], SOURCE_COLUMNS.length) : undefined);
@@ -139,7 +122,7 @@ export class XlsxReportWriter implements ReportSink {
       const cells: SheetCell[] = reportRowCells(item, row, modes);
       const statusAt = cells.length - WRITTEN_COLUMNS.length;
       this.types.typed(cells, row, modes, failedFieldsOf(item.errors, row.line));
-      cells.push(warningMessages(item.warnings && onRow(item.warnings, row.line)));
+      cells.push(errorMessages(item.warnings && onRow(item.warnings, row.line)));
       const marks = marking ? this.types.marks(item.errors, row, modes, statusAt) : undefined;
       return sheet.row(cells, look, marks !== undefined && marks.length > 0 ? marks : undefined);
     };
@@ -148,7 +131,6 @@ export class XlsxReportWriter implements ReportSink {
   }
 
   async finish(): Promise<void> {
-    await this.pending;
     // Nothing reported: the input's own header when known, so the (empty) report is still its kind of file.
     if (this.sheet === undefined) await this.start(this.inputHeader === undefined ? SOURCE_HEADER : this.headerOf(this.inputHeader));
     await this.workbook.finish();

@@ -1,15 +1,16 @@
 import { type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { appendDurably } from '../system/durable-write.js';
-import type { StoreLock } from '../system/lock.js';
-import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, onlyFeeder, openMemoryFile, type OnWait } from './memory-access.js';
+import { StoreLock } from '../system/lock.js';
+import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, liveFeeders, makeTrustedMemoryDir, openMemoryFile, type OnWait } from './memory-access.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
-import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PeekedEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
-import { APPEND_FLAGS, COMPACT_SLACK, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, type MemoryContents } from './memory-files.js';
+import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
+import { APPEND_FLAGS, COMPACT_SLACK, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, populationsOf, type MemoryContents } from './memory-files.js';
 
 export { canonicalJson, requestDigest, type MemoryEntry } from './memory-lines.js';
 export { memoryDir, memoryFile, readMemory, resolveSyncDir, memoryOfText } from './memory-files.js';
@@ -30,6 +31,37 @@ export interface OpenMemoryOptions {
   instance?: string;
   /** Told when the memory is of another instance of the store (replaced since): it is not used. */
   onOtherInstance?: OnWait;
+}
+
+/**
+ * A memory of another instance of the store (replaced since) begun anew for this one. Under LOCK
+ * (a decider holds it; a feeder takes it for this moment, and no decider holds it long while a
+ * feeder's marker lives: memory-access.ts), the file is opened again, and only if it is still of
+ * another instance is a file holding just the header put in its place, atomically (compact). So
+ * the path's file is replaced at most once, only while of another instance, which no run of this
+ * instance appends to: of feeders that found the old file at once, one replaces it and the others
+ * use the new one, no appended line is lost, and a kill leaves the old file or the new one, whole.
+ * (Truncating in place let one feeder's lines land before another's header, or cut another's lines.)
+ */
+async function begunAnew(file: string, kind: SyncKind, target: ReportTarget, options: OpenMemoryOptions, held: StoreLock | undefined): Promise<{ contents: MemoryContents; handle: FileHandle | undefined }> {
+  const lock = held ?? new StoreLock(dirname(file), options.lockTimeoutMs);
+  await lock.acquire();
+  try {
+    const header = Buffer.from(headerLine(kind, target, options.instance), 'utf8');
+    const opened = (await openMemoryFile(file, 'append', APPEND_FLAGS, header))!;
+    try {
+      const found = memoryOfText(opened.bytes, file, kind, target);
+      if (!ofOtherInstance(found, options.instance)) return { contents: found, handle: opened.handle };
+    } catch (error) {
+      await opened.handle.close();
+      throw error;
+    }
+    await opened.handle.close();
+    const contents = await compact({ ...emptyContents(file, kind), instance: options.instance }, target);
+    return { contents, handle: (await openMemoryFile(file, 'append', APPEND_FLAGS, header))?.handle };
+  } finally {
+    if (held === undefined) await lock.release();
+  }
 }
 
 const GROUP_DELAY_MS = 20;
@@ -86,9 +118,14 @@ export class SyncMemory {
       let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : memoryOfText(opened.bytes, file, kind, target);
       const otherInstance = ofOtherInstance(contents, options.instance);
       if (otherInstance) {
-        // Not used: as with no memory. A run that writes starts the file again (openForAppend).
+        // Not used: as with no memory. A run that writes starts the file again (begunAnew).
         options.onOtherInstance?.(`the sync memory ${file} is of another instance of this store (replaced since, e.g. by local init --force): not used, as if there were none`);
         contents = emptyContents(file, kind);
+        if (!options.readOnly) {
+          await handle?.close();
+          handle = undefined;
+          ({ contents, handle } = await begunAnew(file, kind, target, options, lock));
+        }
       }
       // Compacted under the lock once most lines are superseded (a full run appends every id each
       // night), and a file of format 1 rewritten as 2 with the populations of its entries.
@@ -102,7 +139,7 @@ export class SyncMemory {
       }
       if (options.readOnly) await handle?.close();
       const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.instance, contents.populations);
-      if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, otherInstance, lock !== undefined ? async () => true : () => onlyFeeder(dir));
+      if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, lock !== undefined ? async () => true : async () => (await liveFeeders(dir)).length <= 1);
       return memory;
     } catch (error) {
       await handle?.close().catch(() => undefined);
@@ -113,19 +150,16 @@ export class SyncMemory {
   }
 
   /**
-   * Ready to append (`restart`: the file is of another instance of the store, begun anew). Bytes
-   * past what was read are other feeders' whole lines, appended since (left as they are), or a
+   * Ready to append. Bytes past what was read are other feeders' whole lines, appended since (left as they are), or a
    * torn last line a kill left (cut off, so the next line does not glue onto it). Only a run alone
-   * on the memory (`alone`: it decides, or no other live run feeds it) cuts anything: a feeder's
+   * on the memory (`alone`: it decides, or no live feeding marker is there but its own) cuts anything: a feeder's
    * write in progress can look torn to another.
    */
-  private async openForAppend(contents: MemoryContents, handle: FileHandle, restart: boolean, alone: () => Promise<boolean>): Promise<void> {
+  private async openForAppend(contents: MemoryContents, handle: FileHandle, alone: () => Promise<boolean>): Promise<void> {
     this.handle = handle;
     try {
       const { size } = await handle.stat();
-      // Of a store replaced since (`ofOtherInstance`): started again, for this instance.
-      if (restart) await handle.truncate(0);
-      else if (size > contents.validLength) {
+      if (size > contents.validLength) {
         const tail = Buffer.alloc(size - contents.validLength);
         const { bytesRead } = await handle.read(tail, 0, tail.length, contents.validLength);
         const whole = tail.lastIndexOf(0x0a, bytesRead - 1) + 1;
@@ -139,25 +173,13 @@ export class SyncMemory {
     }
   }
 
-  get(id: string): MemoryEntry | undefined {
-    return this.entries.get(id);
-  }
-
-  /** What --changed-only compares, without parsing the whole entry (MemoryEntries.peek). */
-  peek(id: string): PeekedEntry | undefined {
-    return this.entries.peek(id);
-  }
-
   /**
    * The populations real runs synced to this target (docs/sync.md, "When the memory is lost"), by
    * `populationKey`: recorded in the file, or for a file of format 1 taken from its entries.
    */
   populations(): Map<string, PopulationRecord> {
-    return this.populationRecords ?? (this.inferred ??= this.entries.populationsOfEntries());
+    return populationsOf({ populations: this.populationRecords, entries: this.entries });
   }
-
-  /** A file of format 1: the populations of its entries, once asked. */
-  private inferred: Map<string, PopulationRecord> | undefined;
 
   /**
    * Records that run `run` synced the population `key` (a real run, at its start and, `ended`, at
@@ -178,13 +200,6 @@ export class SyncMemory {
     }
     this.populationRecords!.set(key, record);
     this.append(populationBody(key, { ...record, files: added }));
-  }
-
-  /** Non-disabled ids the memory holds: the population --max-disable's percentage is of. */
-  get remembered(): number {
-    let count = 0;
-    for (const entry of this.entries.values()) if (entry.disabled !== true) count += 1;
-    return count;
   }
 
   /** Remembers an acknowledged request; on disk within the group commit's delay. */

@@ -16,11 +16,12 @@ import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { Problem } from '../domain/problem.js';
 import type { InputRecord } from '../input/record.js';
+import { recordBatches } from '../input/batches.js';
 import { linksAfter, linksMaybeAfter, pruneOf, removalsOf } from './memberships.js';
 import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
-import { withProblem } from '../domain/one-id-per-file.js';
+import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
 import type { LostZerosRule } from './lost-zeros.js';
 import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
@@ -107,6 +108,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * sent and the file no longer gives (said after the run, `keptLinksLine`), and the first few.
    */
   private readonly keptLinks = { count: 0, first: [] as string[], seen: new Set<string>() };
+  /** The ids of the file's records as this read met them: one id per file (record-job.ts) takes them where it reads these same records (not --only-failed's). */
+  fileIds: IdsOfOneInput | undefined;
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();
 
@@ -170,9 +173,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const zeros = await this.zerosRule([{ what: 'id', made: 'user', idsOf: (record) => [idOf(record.fields, 'ExternalId')] }]);
     let losing = 0;
     let notStated = 0;
-    for await (const record of this.fileRecords()) {
+    this.fileIds = new IdsOfOneInput(USER_ID_RULE);
+    // In batches (one per chunk read), not a promise per record.
+    for await (const batch of recordBatches(this.fileRecords())) for (const record of batch) {
       const read = recordMemberships(record);
       if (read.id === null) continue;
+      // A U+FEFF inside an id is removed before the units are made (record-source.ts): their ids are not these.
+      if (read.id.includes('\uFEFF')) this.fileIds = undefined;
+      this.fileIds?.repeated(read.id, record.source);
       zeros?.add(record);
       // Ids as the service compares them, ignoring case: a row whose id only changed case is the
       // same user, never a leaver (an export spelling st-3 as ST-3 one night).
@@ -180,7 +188,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (disableMissing && record.raw !== undefined) this.table ??= leaverTable(record.raw);
       if (!pruneMemberships) continue;
       if (read.table) this.hierarchiesColumn ??= read.given;
-      const links = memory.get(read.id)?.links;
+      const links = memory.entries.get(read.id)?.links;
       if (links === undefined) continue;
       if (!read.given) notStated += 1;
       else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
@@ -281,8 +289,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (unit.unsent !== undefined) return unit;
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
     // Only --prune-memberships needs the entry's links: otherwise what --changed-only compares, unparsed.
-    const full = this.userFlags.pruneMemberships ? this.memory?.get(unit.id) : undefined;
-    const entry = full ?? this.memory?.peek(unit.id);
+    const full = this.userFlags.pruneMemberships ? this.memory?.entries.get(unit.id) : undefined;
+    const entry = full ?? this.memory?.entries.peek(unit.id);
     const given = unit.prepared.value;
     if (!this.userFlags.pruneMemberships && entry !== undefined && entry.disabled !== true && (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))) {
       this.noteKeptLinks(unit.id, given);
@@ -314,7 +322,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * and need not: an entry is remembered with a raw digest only when its links are the request's.
    */
   private noteKeptLinks(id: string, request: UserRequest): void {
-    const prune = pruneOf(this.memory?.get(id)?.links, request, true);
+    const prune = pruneOf(this.memory?.entries.get(id)?.links, request, true);
     const kept = this.keptLinks;
     if (prune?.added !== true || kept.seen.has(id)) return;
     kept.seen.add(id);
@@ -347,19 +355,15 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * (unitPerRecord): a row with a finding never takes this path.
    */
   recordUnit(record: InputRecord): Unit<UserRequest> {
-    const fingerprint = this.fingerprint;
-    let raw: string | undefined;
-    if (fingerprint !== undefined && record.raw !== undefined && record.problems === undefined && record.warnings === undefined) {
-      // Made before the unit is built (coercion works in the record's own fields), and only where
-      // it is used: every row of a full run, and on a night a row whose entry has one (compared)
-      // or none at all (a joiner): not a row whose entry was written without one (an older
-      // memory), so such a night costs what it did; it gains one from the next full run.
-      const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
-      const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
-      if (state !== 'none') raw = rawDigest(fingerprint, record.fields);
-      const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
-      if (since !== undefined) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
-    }
+    // Made before the unit is built (coercion works in the record's own fields), and only where
+    // it is used: every row of a full run, and on a night a row whose entry has one (compared)
+    // or none at all (a joiner): not a row whose entry was written without one (an older
+    // memory), so such a night costs what it did; it gains one from the next full run.
+    const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
+    const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
+    const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
+    const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
+    if (since !== undefined) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
     const unit = this.build(record);
     if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
     // An empty Hierarchies cell states "no managed links" (a JSON record without the key states nothing).
@@ -431,7 +435,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * digest is cleared so the request is sent whatever the file says next.
    */
   private rememberDeletesOfPartial(payload: UserRequest, errors: readonly Problem[]): void {
-    const entry = this.memory?.get(payload.ExternalId);
+    const entry = this.memory?.entries.get(payload.ExternalId);
     if (entry === undefined || payload.Hierarchies === undefined) return;
     const failed = new Set(errors.map((problem) => /^Hierarchies\[(\d+)\]$/.exec(problem.field)?.[1]).filter((index) => index !== undefined).map(Number));
     const done = payload.Hierarchies.filter((link, index) => link.Action === 'DELETE' && !failed.has(index));
@@ -487,13 +491,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * Users: also what a disable request needs without the file, whether this was one, and the
    * links and flags examctl manages after this request (what --prune-memberships may remove).
    */
-  rememberUser(unit: Unit<UserRequest>, payload: UserRequest, run: string, kept: boolean): void {
-    const entry = unit.id === null ? undefined : this.memory?.get(unit.id);
-    const links = unit.id === null ? undefined : linksAfter(entry?.links, payload.Hierarchies);
+  protected override keptBeside(id: string, payload: UserRequest, run: string): Omit<MemoryEntry, 'digest' | 'run'> {
+    const entry = this.memory?.entries.get(id);
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
-    this.acknowledged(unit, payload, run, kept, { ...acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), ...joinedOf(entry, run) });
+    return { ...acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), ...joinedOf(entry, run) };
   }
 
   /**
@@ -528,7 +531,7 @@ export async function populationFingerprint(build: (record: InputRecord) => Unit
 
 /**
  * What the memory keeps of a user whose request the target acknowledged, besides its digest and
- * run (rememberUser; `synced adopt` records a file's rows so): the names a disable needs, a
+ * run (UserSyncMemory.keptBeside; `synced adopt` records a file's rows so): the names a disable needs, a
  * leaver's mark, the links managed after `sent` (`links`), the population, and the row's raw digest
  * only where the next night's verdict needs nothing else (--prune-memberships would add nothing
  * to this same request against those links).

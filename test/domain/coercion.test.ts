@@ -7,7 +7,6 @@ import {
   coerceScheduleFields,
   coerceScheduleRequestFields,
   coerceUserFields,
-  mergeProblems,
   parseBooleanSpelling,
 } from '../../src/domain/coercion.js';
 import { validateUser } from '../../src/domain/user.js';
@@ -146,15 +145,25 @@ describe('schedule and request coercion', () => {
   });
 });
 
-describe('mergeProblems', () => {
-  it('drops the validation echo of a coercion problem but keeps other codes on the field', () => {
+describe('coercion problems before validation (withReaderProblems)', () => {
+  it('drops the validation echo of a coercion problem and keeps the other fields\' problems', () => {
     const r = coerceAndValidateUser({ ...user, SpecialNeeds: 'maybe', ReasonableAdjustmentPercentage: 'abc', Email: 'x' });
     expect(r.ok ? [] : r.problems.map((p) => `${p.field}:${p.code}`).sort()).toEqual(
       ['SpecialNeeds:null', 'ReasonableAdjustmentPercentage:249', 'Email:209'].sort(),
     );
   });
   it('keeps everything when coercion found nothing', () => {
-    const v = [{ field: 'Email', code: 209 as const, message: 'm' }];
-    expect(mergeProblems([], v)).toEqual(v);
+    const r = coerceAndValidateUser({ ...user, SpecialNeeds: 'yes', Email: 'x' });
+    expect(r).toEqual(validateUser({ ...user, SpecialNeeds: true, Email: 'x' }));
+    expect(r.ok ? [] : r.problems.map((p) => `${p.field}:${p.code}`)).toEqual(['Email:209']);
+  });
+  it('a whole-number cell refused (249) leaves the rule across fields (250) on the same value', () => {
+    const r = coerceAndValidateUser({ ...user, SpecialNeeds: 'no', ReasonableAdjustmentPercentage: 'abc' });
+    expect(r.ok ? [] : r.problems.map((p) => `${p.field}:${p.code}`)).toEqual(['ReasonableAdjustmentPercentage:249', 'ReasonableAdjustmentPercentage:250']);
+  });
+  it('a Hierarchies entry coercion could not read is said once, not again inside the entry', () => {
+    const r = coerceAndValidateUser({ ...user, Hierarchies: 'H-1:bogus|H-2' });
+    expect(r.ok ? [] : r.problems.map((p) => p.field)).toEqual(['Hierarchies[0]']);
+    expect(r.ok ? '' : r.problems[0]?.message).toMatch(/unknown flag "bogus"/);
   });
 });

@@ -94,6 +94,16 @@ describe('a run that validates and sends records does not load zod', () => {
     });
   });
 
+  it('user sync --dry-run of an .xlsx file (the reader knows a template\'s Columns sheet without the templates module)', async () => {
+    await inTempDir(async (dir) => {
+      const file = join(ROOT, 'fixtures/xlsx/users-libreoffice.xlsx');
+      const run = await loadedBy(dir, ['user', 'sync', '--dry-run', '--target', 'local', '--store', join(dir, 'store'), '--file', file, '--no-input']);
+      expect(run.urls.some((u) => u.endsWith('/dist/input/xlsx-reader.js')), run.stderr).toBe(true);
+      expect(run.urls.filter((u) => u.endsWith('/dist/domain/templates.js'))).toEqual([]);
+      expect(run.urls.filter(isZod)).toEqual([]);
+    });
+  });
+
   it('user sync on an existing local store, dry run and real run (creating the store may load it)', async () => {
     await inTempDir(async (dir) => {
       const store = join(dir, 'store');

@@ -113,6 +113,17 @@ describe('world file', () => {
     });
   }
 
+  it('a user ExternalId given twice is one error, and one differing only in case is the same refusal', () => {
+    const world = raw() as Record<string, any>;
+    const first = world['Users'][0];
+    world['Users'].push({ ...first, UserName: 'other' });
+    const twice = parseWorld(world);
+    expect(twice.ok ? [] : twice.errors.filter((e) => e.includes('ExternalId'))).toEqual([`Users[${world['Users'].length - 1}].ExternalId: duplicate ExternalId "${first.ExternalId}" (user ids are compared ignoring case)`]);
+    world['Users'][world['Users'].length - 1].ExternalId = String(first.ExternalId).toUpperCase();
+    const cased = parseWorld(world);
+    expect(cased.ok ? [] : cased.errors.filter((e) => e.includes('ExternalId'))).toEqual([`Users[${world['Users'].length - 1}].ExternalId: duplicate ExternalId "${String(first.ExternalId).toUpperCase()}" (user ids are compared ignoring case)`]);
+  });
+
   it('review sessions keep fields the schema does not list', () => {
     const world = raw() as Record<string, any>;
     world['ReviewSessions'][0]['FutureField'] = { any: 'thing' };

@@ -69,3 +69,14 @@ describe('an instant the --date-format cannot hold whole', () => {
     expect(instantText(Date.parse('2026-10-12T09:00:45Z'), withSeconds, 'iso')).toBe('12.10.2026 11:00:45');
   });
 });
+
+describe('--timezone and --date-format are checked by one rule (readTimeSettings) for every command', () => {
+  it('review-session show refuses as a run does: the format first, then the zone, each naming where it came from', () => {
+    const both = { timezone: { text: 'Europe/Atlantis', origin: '--timezone' }, dateFormat: { text: 'QQ/MM', origin: 'profile sis: dateFormat' } };
+    const reading = readOutputTimes(both, 'UTC');
+    expect(reading.ok ? '' : reading.message).toMatch(/^profile sis: dateFormat QQ\/MM: /);
+    const zoneOnly = readOutputTimes({ timezone: both.timezone }, 'UTC');
+    expect(zoneOnly.ok ? '' : zoneOnly.message).toMatch(/^--timezone: unknown time zone "Europe\/Atlantis"/);
+    expect(readOutputTimes({}, 'Asia/Tokyo')).toEqual({ ok: true, times: { zone: 'Asia/Tokyo' } });
+  });
+});

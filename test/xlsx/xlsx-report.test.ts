@@ -38,7 +38,7 @@ function entry(record: InputRecord, status: ItemStatus): ReportEntry {
 async function writeReport(path: string, records: readonly InputRecord[], statuses: readonly ItemStatus[], onlyNotOk = false): Promise<void> {
   const file = await openXlsxReportFile(path, { onlyNotOk });
   const builder = new RunReportBuilder([file.sink]);
-  records.forEach((record, i) => builder.add(entry(record, statuses[i] ?? 'ok')));
+  for (const [i, record] of records.entries()) await builder.add(entry(record, statuses[i] ?? 'ok'));
   await builder.finish();
   await file.commit();
 }
@@ -106,7 +106,7 @@ describe('xlsx run report', () => {
       const path = join(dir, 'j.xlsx');
       const stream = createWriteStream(path);
       const writer = await XlsxReportWriter.create(stream);
-      writer.item({ item: { source: { file: 'users.json', line: 3 }, id: 'u-1', status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad' }], warnings: [{ field: 'PhoneNumber', code: 9003, message: 'exponent form' }] } });
+      await writer.item({ item: { source: { file: 'users.json', line: 3 }, id: 'u-1', status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad' }], warnings: [{ field: 'PhoneNumber', code: 9003, message: 'exponent form' }] } });
       await writer.finish();
       await new Promise<void>((resolve) => stream.on('close', () => resolve()));
       const workbook = new ExcelJS.Workbook();
