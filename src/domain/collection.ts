@@ -4,7 +4,6 @@
  */
 import { ErrorCode, type ProblemCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
-import type { CollectionRequest } from './types.js';
 import {
   codeNote,
   forbiddenNameCharacterMessage,
@@ -18,10 +17,9 @@ import {
   type FieldRule,
   wireOf,
   fieldNames,
-  type AssertSameNames,
   type FieldOf,
+  type RecordOf,
   type RuleTable,
-  type SameNames,
 } from './field-rules.js';
 import { codePointLength, hasForbiddenNameCharacter, LOWER_ALNUM, NAME_FORBIDDEN_CLASS } from './text-rules.js';
 
@@ -31,7 +29,7 @@ export const COLLECTION_EXTERNAL_ID_MESSAGE = 'ExternalId must be alphanumeric (
 /** "Shorter than 100 symbols": 100 characters is already too long (805). */
 export const COLLECTION_TITLE_LIMIT = 100;
 
-const titleRule: FieldRule<'Title'> = {
+const titleRule: FieldRule<'Title', string, true> = {
   name: 'Title',
   required: true,
   wire: (zod) =>
@@ -79,16 +77,18 @@ const ENTRY_ID_MAX = 64;
 const ENTRY_TITLE_MAX = 500;
 
 /** How a list's check reads one entry: an empty ExternalId is left to the list, which numbers it (902 / 1004). */
-const ID_TITLE_ENTRY_CHECK: RuleTable = ruleTable('list entry', [stringRule('ExternalId', { max: ENTRY_ID_MAX }), stringRule('Title', { max: ENTRY_TITLE_MAX })]);
+const entryTitleRule = stringRule('Title', { max: ENTRY_TITLE_MAX });
+const ID_TITLE_ENTRY_CHECK: RuleTable = ruleTable('list entry', [stringRule('ExternalId', { max: ENTRY_ID_MAX }), entryTitleRule]);
 
 /** The entry's ExternalId as every list requires it: what the document and docs/api-reference.md say of it. */
 const listEntryIdRule = stringRule('ExternalId', { max: ENTRY_ID_MAX, required: null, doc: 'Every list requires it: empty in Taxonomies is code 902, in the repository lists code 1004.' });
 
 /** One entry of Taxonomies, LoRepositoryExternalIds or ObjectiveRepositories, as the API takes it (docs/api-reference.md). */
-export const ID_TITLE_ENTRY_TABLE: RuleTable = ruleTable('list entry', [listEntryIdRule, ID_TITLE_ENTRY_CHECK.byName.get('Title')!]);
+export const ID_TITLE_ENTRY_TABLE = ruleTable('list entry', [listEntryIdRule, entryTitleRule]);
+export type IdTitle = RecordOf<typeof ID_TITLE_ENTRY_TABLE>;
 
 /** A list of { ExternalId, Title } objects; null or absent means "all available" and is left out. */
-function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>): FieldRule<Name> {
+function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>): FieldRule<Name, IdTitle[], false> {
   const { name, emptyEntryCode, emptyIdCode, what } = spec;
   return {
     name,
@@ -99,7 +99,7 @@ function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>)
         .array(
           zod.strictObject({
             ExternalId: wireOf(zod, listEntryIdRule),
-            Title: optionalInputOf(zod, ID_TITLE_ENTRY_CHECK.byName.get('Title')!).optional(),
+            Title: optionalInputOf(zod, entryTitleRule).optional(),
           }),
         )
         .describe(
@@ -113,7 +113,7 @@ function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>)
         return undefined;
       }
       const before = problems.length;
-      const out: Record<string, unknown>[] = [];
+      const out: IdTitle[] = [];
       for (let i = 0; i < value.length; i++) {
         const entry: unknown = value[i];
         const entryPath = `${path}[${i}]`;
@@ -128,7 +128,7 @@ function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>)
           problems.push({ field: `${entryPath}.ExternalId`, code: emptyIdCode, message: `The ExternalId of a ${what} must not be empty` });
           continue;
         }
-        out.push(idTitle);
+        out.push(idTitle as IdTitle);
       }
       return problems.length === before ? out : undefined;
     },
@@ -153,6 +153,7 @@ export const COLLECTION_TABLE = ruleTable('collection', [
     emptyIdCode: ErrorCode.TaxonomyExternalIdEmpty,
     what: 'taxonomy',
   }),
+  // The parameter-list name; merged with ObjectiveRepositories (docs/interpretations.md, "Collections").
   idTitleListRule({
     name: 'LoRepositoryExternalIds',
     emptyEntryCode: ErrorCode.RepositoryExternalIdEmpty,
@@ -167,14 +168,14 @@ export const COLLECTION_TABLE = ruleTable('collection', [
   }),
 ]);
 
+/** POST /collections' body as COLLECTION_TABLE's checks return it: the table is the one declaration of its fields. */
+export type CollectionRequest = RecordOf<typeof COLLECTION_TABLE>;
 export type CollectionField = FieldOf<typeof COLLECTION_TABLE>;
 export const COLLECTION_FIELDS: readonly CollectionField[] = fieldNames(COLLECTION_TABLE);
-/** tsc stops here when CollectionRequest (types.ts) and COLLECTION_TABLE do not name the same fields. */
-type CollectionMatchesTable = AssertSameNames<SameNames<keyof CollectionRequest, CollectionField>>;
 
 export function validateCollection(input: unknown): Validation<CollectionRequest> {
   const problems: Problem[] = [];
   const out = validateFields(input, COLLECTION_TABLE, '', problems);
   if (problems.length > 0 || out === null) return { ok: false, problems };
-  return { ok: true, value: out as unknown as CollectionRequest };
+  return { ok: true, value: out };
 }

@@ -16,24 +16,25 @@ import type { ProblemCode } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';
 import { exceedsLength, hasForbiddenNameCharacter, NAME_FORBIDDEN_CLASS } from './text-rules.js';
 
-/**
- * Checks one field's value (undefined when the field is absent) and returns the wire value,
- * or undefined to leave the field out. Problems are pushed with `path` as their field.
- */
 /** The zod namespace, passed to the wire builders by the one module that imports zod at run time. */
 export type Zod = typeof z;
 
 /** Builds a field's wire schema from the zod namespace it is given. */
 export type WireBuilder = (zod: Zod) => z.ZodType;
 
-export type FieldCheck = (value: unknown, path: string, problems: Problem[]) => unknown;
-
-/** `Name` is the field's API name as a literal type, so a table's names are a type (FieldOf). */
-export interface FieldRule<Name extends string = string> {
+/**
+ * `Name` is the field's API name as a literal type, `Value` the wire value its check returns and
+ * `Required` whether it is required, so a table is also the type of its records (RecordOf).
+ */
+export interface FieldRule<Name extends string = string, Value = unknown, Required extends boolean = boolean> {
   readonly name: Name;
-  readonly check: FieldCheck;
+  /**
+   * Checks one field's value (undefined when the field is absent) and returns the wire value,
+   * or undefined to leave the field out. Problems are pushed with `path` as their field.
+   */
+  readonly check: (value: unknown, path: string, problems: Problem[]) => Value | undefined;
   /** True when the rule must also run for an absent field (it reports the field as missing). */
-  readonly required?: boolean;
+  readonly required?: Required;
   /**
    * Builds the field's wire value as a zod schema (type, lengths, pattern, enum, range, item
    * shape), described with the rule and its codes. Not `.optional()`: tables add that from
@@ -72,10 +73,10 @@ export interface IntegerCell {
   readonly percent?: boolean;
 }
 
-export interface RuleTable<Name extends string = string> {
+export interface RuleTable<Rule extends FieldRule = FieldRule> {
   /** What one record is called in messages ("user", "candidate"). */
   readonly entity: string;
-  readonly rules: readonly FieldRule<Name>[];
+  readonly rules: readonly Rule[];
   readonly names: ReadonlySet<string>;
   readonly byName: ReadonlyMap<string, FieldRule>;
   readonly requiredRules: readonly FieldRule[];
@@ -83,7 +84,7 @@ export interface RuleTable<Name extends string = string> {
   readonly byLowerName: ReadonlyMap<string, string>;
 }
 
-export function ruleTable<const Name extends string>(entity: string, rules: readonly FieldRule<Name>[]): RuleTable<Name> {
+export function ruleTable<const Rule extends FieldRule>(entity: string, rules: readonly Rule[]): RuleTable<Rule> {
   return {
     entity,
     rules,
@@ -95,25 +96,28 @@ export function ruleTable<const Name extends string>(entity: string, rules: read
 }
 
 /** The field names of a table, as a union of literal types ('ExternalId' | 'LastName' | ...). */
-export type FieldOf<Table> = Table extends RuleTable<infer Name> ? Name : never;
+export type FieldOf<Table> = Table extends RuleTable<infer Rule> ? Rule['name'] : never;
 
 /** A table's field names in its order, typed (the spec's order: columns, templates, views). */
-export function fieldNames<Name extends string>(table: RuleTable<Name>): readonly Name[] {
+export function fieldNames<Rule extends FieldRule>(table: RuleTable<Rule>): readonly Rule['name'][] {
   return table.rules.map((r) => r.name);
 }
 
+type WireValue<Rule> = Rule extends FieldRule<string, infer Value> ? Value : never;
+type RequiredRule = FieldRule<string, unknown, true>;
+
 /**
- * `true` when a type's field names are exactly a table's; otherwise an object naming the odd
- * ones, which `AssertSameNames` refuses: a type written beside a table compiles only while it
- * has exactly the table's fields, and tsc's message says which field is missing or extra.
+ * One record of a table as its checks return it (the wire shape): each rule's value, required
+ * where the rule is. The request types are these, so each field is declared once, in its table.
  */
-export type SameNames<TypeField extends string, TableField extends string> = [
-  Exclude<TypeField, TableField>,
-  Exclude<TableField, TypeField>,
-] extends [never, never]
-  ? true
-  : { onlyInType: Exclude<TypeField, TableField>; onlyInTable: Exclude<TableField, TypeField> };
-export type AssertSameNames<Check extends true> = Check;
+export type RecordOf<Table> =
+  Table extends RuleTable<infer Rule>
+    ? {
+        [R in Rule as R extends RequiredRule ? R['name'] : never]: WireValue<R>;
+      } & {
+        [R in Rule as R extends RequiredRule ? never : R['name']]?: WireValue<R>;
+      }
+    : never;
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -215,12 +219,12 @@ export function codeNote(code: ProblemCode): string {
  * (unknown fields are reported, not dropped, so a typo cannot silently lose data).
  * Returns the wire object, or null when `input` is not an object at all.
  */
-export function validateFields(
+export function validateFields<Rule extends FieldRule>(
   input: unknown,
-  table: RuleTable,
+  table: RuleTable<Rule>,
   prefix: string,
   problems: Problem[],
-): Record<string, unknown> | null {
+): RecordOf<RuleTable<Rule>> | null {
   if (!isPlainObject(input)) {
     // `prefix` is the record's path plus `.` (or '').
     problems.push({ field: prefix.endsWith('.') ? prefix.slice(0, -1) : prefix, code: null, message: `A ${table.entity} must be a JSON object` });
@@ -243,7 +247,8 @@ export function validateFields(
     const rule = required[i] as FieldRule;
     if (!Object.hasOwn(input, rule.name)) rule.check(undefined, prefix + rule.name, problems);
   }
-  return out;
+  // Each key holds what its rule's check returned; a required one is absent only with a problem pushed.
+  return out as RecordOf<RuleTable<Rule>>;
 }
 
 /**
@@ -262,10 +267,10 @@ export interface StringFormat {
   wire?: (s: z.ZodString) => z.ZodType;
 }
 
-export interface StringRuleSpec {
+export interface StringRuleSpec<Required extends ProblemCode | undefined = ProblemCode | undefined> {
   max: number;
   /** Present when the field is required: the code for "null or empty" (null when not numbered). */
-  required?: ProblemCode;
+  required?: Required;
   tooLongCode?: ProblemCode;
   pattern?: RegExp;
   patternCode?: ProblemCode;
@@ -285,7 +290,10 @@ export interface StringRuleSpec {
 }
 
 /** A string(N) field: required or optional, maximum length in code points, optional pattern and format. */
-export function stringRule<Name extends string>(name: Name, spec: StringRuleSpec): FieldRule<Name> {
+export function stringRule<Name extends string, Required extends ProblemCode | undefined = undefined>(
+  name: Name,
+  spec: StringRuleSpec<Required>,
+): FieldRule<Name, string, undefined extends Required ? false : true> {
   const { max, required, tooLongCode = null, pattern, patternCode = null, patternHint, format } = spec;
   const patternMessage = spec.patternMessage ?? `${name} may contain only ${patternHint ?? 'allowed characters'}`;
   const patternProblem = typeof patternMessage === 'string' ? () => patternMessage : patternMessage;
@@ -294,7 +302,8 @@ export function stringRule<Name extends string>(name: Name, spec: StringRuleSpec
   const isName = spec.name === true;
   return {
     name,
-    required: isRequired,
+    // What the spec's type says: a `required` code makes the field required.
+    required: isRequired as undefined extends Required ? false : true,
     emptyIsUnset: !isRequired,
     wire(zod) {
       // zod 4 measures string lengths in code points, as the check does (exceedsLength).
@@ -358,7 +367,7 @@ export function forbiddenNameCharacterMessage(name: string): string {
 export const BOOLEAN_SPELLINGS = 'true/false, yes/no, Y/N or 1/0';
 
 /** A JSON boolean field; null means unset. */
-export function booleanRule<Name extends string>(name: Name, doc?: string): FieldRule<Name> {
+export function booleanRule<Name extends string>(name: Name, doc?: string): FieldRule<Name, boolean, false> {
   return {
     name,
     cell: 'boolean',
@@ -375,7 +384,11 @@ export function booleanRule<Name extends string>(name: Name, doc?: string): Fiel
 }
 
 /** A field whose value is one of a fixed set, accepted in any case and sent in the API's case. */
-export function enumRule<Name extends string>(name: Name, values: readonly [string, ...string[]], code: ProblemCode = null): FieldRule<Name> {
+export function enumRule<Name extends string, const Value extends string>(
+  name: Name,
+  values: readonly [Value, ...Value[]],
+  code: ProblemCode = null,
+): FieldRule<Name, Value, false> {
   const byUpper = new Map(values.map((v) => [v.toUpperCase(), v]));
   const list = values.join(' or ');
   const anyCase = caseInsensitivePattern(values);
@@ -400,7 +413,7 @@ export function enumRule<Name extends string>(name: Name, values: readonly [stri
 }
 
 /** A field sent as given (the spec gives it no format). */
-export function passThroughRule<Name extends string>(name: Name): FieldRule<Name> {
+export function passThroughRule<Name extends string>(name: Name): FieldRule<Name, string, false> {
   return {
     name,
     emptyIsUnset: true,
@@ -436,7 +449,7 @@ export interface StringListSpec {
  * A list of strings, sent trimmed: at most `max` entries, each checked after trimming (blank is
  * invalid), and no two with the same key. Every problem is reported, not only the first.
  */
-export function stringListRule<Name extends string>(name: Name, spec: StringListSpec): FieldRule<Name> {
+export function stringListRule<Name extends string>(name: Name, spec: StringListSpec): FieldRule<Name, string[], false> {
   const { max, tooManyCode, entryName, keyOf, invalidCode, invalidMessage, duplicateCode } = spec;
   return {
     name,
@@ -491,7 +504,7 @@ export interface IntegerRuleSpec {
  * with the caller's code, for every way a value can miss: not a number, a fraction, out of range;
  * it quotes the value (`not "25,0"`), so the admin sees which cell to fix.
  */
-export function integerRule<Name extends string>(name: Name, spec: IntegerRuleSpec): FieldRule<Name> & { readonly cell: IntegerCell } {
+export function integerRule<Name extends string>(name: Name, spec: IntegerRuleSpec): FieldRule<Name, number, false> & { readonly cell: IntegerCell } {
   const { min, max, code } = spec;
   const invalid = (path: string, value: unknown): Problem => ({
     field: path,

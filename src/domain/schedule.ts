@@ -8,7 +8,6 @@
  */
 import { quotedValue } from './problem.js';
 import type { Problem, Validation } from './problem.js';
-import type { Candidate, Schedule, ScheduleRequest, Workflow } from './types.js';
 import {
   booleanRule,
   caseInsensitivePattern,
@@ -21,11 +20,9 @@ import {
   tableWire,
   validateFields,
   fieldNames,
-  type AssertSameNames,
   type FieldOf,
   type FieldRule,
-  type RuleTable,
-  type SameNames,
+  type RecordOf,
 } from './field-rules.js';
 import {
   checkAdjustmentNeedsSpecialNeeds,
@@ -35,7 +32,8 @@ import {
 } from './common-rules.js';
 import { ALNUM, ALNUM_DASH } from './text-rules.js';
 
-export const WORKFLOWS: readonly [Workflow, ...Workflow[]] = ['DEFAULT', 'EXTERNAL_ATTEMPTS'];
+export const WORKFLOWS = ['DEFAULT', 'EXTERNAL_ATTEMPTS'] as const;
+export type Workflow = (typeof WORKFLOWS)[number];
 const ALNUM_DASH_HINT = 'letters, digits and dashes';
 
 /**
@@ -72,7 +70,7 @@ export const SCHEDULE_TABLE = ruleTable('schedule', [
 ]);
 
 const SPECIAL_NEEDS_DOC = 'The string "true" or "false" (any case, surrounding spaces ignored; a JSON boolean is taken too), sent as the string. Null or empty leaves it unset.';
-const specialNeedsRule: FieldRule<'SpecialNeeds'> = {
+const specialNeedsRule: FieldRule<'SpecialNeeds', 'true' | 'false', false> = {
   name: 'SpecialNeeds',
   emptyIsUnset: true,
   // Read as yes/no like any boolean cell, then sent as the string "true"/"false" by the check.
@@ -90,7 +88,7 @@ const specialNeedsRule: FieldRule<'SpecialNeeds'> = {
   },
 };
 
-const proctorUIdsRule: FieldRule<'ProctorUIds'> = {
+const proctorUIdsRule: FieldRule<'ProctorUIds', string[], false> = {
   name: 'ProctorUIds',
   cell: 'list',
   wire: (zod) => zod.array(zod.string().min(1).regex(/\S/)).describe('Proctor user ids, each a non-empty string (not blank).'),
@@ -112,7 +110,7 @@ const proctorUIdsRule: FieldRule<'ProctorUIds'> = {
   },
 };
 
-const candidateString = <Name extends string>(name: Name): FieldRule<Name> => stringRule(name, { max: 500 });
+const candidateString = <Name extends string>(name: Name): FieldRule<Name, string, false> => stringRule(name, { max: 500 });
 
 /**
  * Free-text candidate fields that a platform user has too: the engine copies them onto the user
@@ -145,14 +143,14 @@ export const CANDIDATE_TABLE = ruleTable('candidate', [
   proctorUIdsRule,
 ]);
 
-/** A schedule's and a candidate's field names: each table is the one declaration of its fields. */
+/** The Schedule and a Candidate as their tables' checks return them: each table is the one declaration of its fields. */
+export type Schedule = RecordOf<typeof SCHEDULE_TABLE>;
+export type Candidate = RecordOf<typeof CANDIDATE_TABLE>;
+/** A schedule's and a candidate's field names. */
 export type ScheduleField = FieldOf<typeof SCHEDULE_TABLE>;
 export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
 export const SCHEDULE_FIELDS: readonly ScheduleField[] = fieldNames(SCHEDULE_TABLE);
 export const CANDIDATE_FIELDS: readonly CandidateField[] = fieldNames(CANDIDATE_TABLE);
-/** tsc stops here when Schedule or Candidate (types.ts) and their tables do not name the same fields. */
-type ScheduleMatchesTable = AssertSameNames<SameNames<keyof Schedule, ScheduleField>>;
-type CandidateMatchesTable = AssertSameNames<SameNames<keyof Candidate, CandidateField>>;
 export const SCHEDULE_REQUEST_FIELDS: readonly string[] = ['Workflow', 'Upsert', 'Schedule', 'Candidates'];
 
 const SPECIAL_NEEDS_ANY_CASE = caseInsensitivePattern(['true', 'false']);
@@ -170,7 +168,7 @@ export function candidateSpecialNeeds(value: unknown): boolean | undefined | 'in
  * (AttemptExtId). `workflow` null: the request's Workflow is itself invalid, so the AttemptExtId
  * rule cannot be decided.
  */
-function checkCandidate(input: unknown, workflow: Workflow | null, prefix: string, problems: Problem[]): Record<string, unknown> | null {
+function checkCandidate(input: unknown, workflow: Workflow | null, prefix: string, problems: Problem[]): Candidate | null {
   const out = validateFields(input, CANDIDATE_TABLE, prefix, problems);
   if (out === null) return null;
   const record = input as Record<string, unknown>;
@@ -194,11 +192,11 @@ export function validateCandidate(input: unknown, context: { workflow: Workflow 
   const problems: Problem[] = [];
   const out = checkCandidate(input, context.workflow, '', problems);
   if (problems.length > 0 || out === null) return { ok: false, problems };
-  return { ok: true, value: out as unknown as Candidate };
+  return { ok: true, value: out };
 }
 
 /** The Schedule's fields, then EndDateTime after StartDateTime, on checked values (a date that failed its own check is not a string). */
-function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Record<string, unknown> | null {
+function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Schedule | null {
   const out = validateFields(input, SCHEDULE_TABLE, prefix, problems);
   if (out === null) return null;
   const start = out['StartDateTime'];
@@ -218,34 +216,37 @@ const requestFieldNames = new Set(SCHEDULE_REQUEST_FIELDS);
  * The request's own fields, checked by validateFields like any table: Schedule by its table;
  * Candidates as a list here, and each candidate in validateScheduleRequest (it needs the Workflow).
  */
-export const SCHEDULE_REQUEST_TABLE: RuleTable = ruleTable('schedule request', [
-  WORKFLOW_RULE,
-  UPSERT_RULE,
-  {
-    name: 'Schedule',
-    required: true,
-    check(value, path, problems) {
-      if (value !== undefined && value !== null) return checkSchedule(value, `${path}.`, problems) ?? undefined;
-      problems.push({ field: path, code: null, message: 'Schedule is required' });
-      return undefined;
-    },
-    wire: (zod) => tableWire(zod, SCHEDULE_TABLE).describe('The schedule (required).'),
+const scheduleRule: FieldRule<'Schedule', Schedule, true> = {
+  name: 'Schedule',
+  required: true,
+  check(value, path, problems) {
+    if (value !== undefined && value !== null) return checkSchedule(value, `${path}.`, problems) ?? undefined;
+    problems.push({ field: path, code: null, message: 'Schedule is required' });
+    return undefined;
   },
-  {
-    name: 'Candidates',
-    required: true,
-    check(value, path, problems) {
-      if (Array.isArray(value)) return value;
-      const message = value === undefined || value === null ? 'Candidates is required (an empty list is allowed)' : 'Candidates must be a list of candidate objects';
-      problems.push({ field: path, code: null, message });
-      return undefined;
-    },
-    wire: (zod) =>
-      zod
-        .array(tableWire(zod, CANDIDATE_TABLE))
-        .describe('The candidates to register (required; may be empty). CandidateExtIds are unique within the request, ignoring case.'),
+  wire: (zod) => tableWire(zod, SCHEDULE_TABLE).describe('The schedule (required).'),
+};
+
+/** The list as given: validateScheduleRequest checks each candidate against the Workflow. */
+const candidatesRule: FieldRule<'Candidates', unknown[], true> = {
+  name: 'Candidates',
+  required: true,
+  check(value, path, problems) {
+    if (Array.isArray(value)) return value;
+    const message = value === undefined || value === null ? 'Candidates is required (an empty list is allowed)' : 'Candidates must be a list of candidate objects';
+    problems.push({ field: path, code: null, message });
+    return undefined;
   },
-]);
+  wire: (zod) =>
+    zod
+      .array(tableWire(zod, CANDIDATE_TABLE))
+      .describe('The candidates to register (required; may be empty). CandidateExtIds are unique within the request, ignoring case.'),
+};
+
+export const SCHEDULE_REQUEST_TABLE = ruleTable('schedule request', [WORKFLOW_RULE, UPSERT_RULE, scheduleRule, candidatesRule]);
+
+/** POST /schedule's body as SCHEDULE_REQUEST_TABLE reads it, each of its Candidates checked. */
+export type ScheduleRequest = Omit<RecordOf<typeof SCHEDULE_REQUEST_TABLE>, 'Candidates'> & { Candidates: Candidate[] };
 
 /**
  * One whole POST /schedule body. Workflow absent behaves as DEFAULT for the AttemptExtId rule

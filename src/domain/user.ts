@@ -4,7 +4,7 @@
  */
 import { ErrorCode } from './codes.js';
 import { quotedValue, type Problem, type Validation } from './problem.js';
-import type { GroupError, HierarchyAction, HierarchyMembership, UserRequest } from './types.js';
+import type { AnswerObject, GROUP_ERROR_FIELDS } from './answer-fields.js';
 import {
   booleanRule,
   codeNote,
@@ -16,10 +16,9 @@ import {
   tableWire,
   validateFields,
   fieldNames,
-  type AssertSameNames,
   type FieldOf,
   type FieldRule,
-  type SameNames,
+  type RecordOf,
 } from './field-rules.js';
 import { checkAdjustmentNeedsSpecialNeeds, emailFormat, reasonableAdjustmentRule } from './common-rules.js';
 import {
@@ -43,7 +42,8 @@ export const MAX_LABEL_LENGTH = 100;
 export const MAX_IP_ADDRESSES = 100;
 export const PASSWORD_MIN = 5;
 export const PASSWORD_MAX = 500;
-export const HIERARCHY_ACTIONS: readonly [HierarchyAction, ...HierarchyAction[]] = ['UPSERT', 'DELETE'];
+export const HIERARCHY_ACTIONS = ['UPSERT', 'DELETE'] as const;
+export type HierarchyAction = (typeof HIERARCHY_ACTIONS)[number];
 
 export const HIERARCHY_FLAG_FIELDS = [
   'IsCoordinator',
@@ -57,6 +57,9 @@ export const HIERARCHY_TABLE = ruleTable('hierarchy membership', [
   ...HIERARCHY_FLAG_FIELDS.map((name) => booleanRule(name)),
   enumRule('Action', HIERARCHY_ACTIONS, ErrorCode.HierarchyActionInvalid),
 ]);
+
+/** One element of a user's Hierarchies, as HIERARCHY_TABLE's checks return it. */
+export type HierarchyMembership = RecordOf<typeof HIERARCHY_TABLE>;
 
 const labelsRule = stringListRule('Labels', {
   max: MAX_LABELS,
@@ -98,7 +101,7 @@ const allowedIpAddressesRule = stringListRule('AllowedIpAddresses', {
       ),
 });
 
-const passwordRule: FieldRule<'Password'> = {
+const passwordRule: FieldRule<'Password', string, false> = {
   name: 'Password',
   emptyIsUnset: true,
   wire: (zod) =>
@@ -123,7 +126,7 @@ const passwordRule: FieldRule<'Password'> = {
   },
 };
 
-const hierarchiesRule: FieldRule<'Hierarchies'> = {
+const hierarchiesRule: FieldRule<'Hierarchies', HierarchyMembership[], false> = {
   name: 'Hierarchies',
   cell: 'hierarchies',
   wire: (zod) =>
@@ -140,7 +143,7 @@ const hierarchiesRule: FieldRule<'Hierarchies'> = {
       return undefined;
     }
     const before = problems.length;
-    const out: Record<string, unknown>[] = [];
+    const out: HierarchyMembership[] = [];
     const seen = new Set<string>();
     for (let i = 0; i < value.length; i++) {
       const entry: unknown = value[i];
@@ -242,7 +245,10 @@ export const USER_TABLE = ruleTable('user', [
   hierarchiesRule,
 ]);
 
-/** A user field's API name: the table is the one declaration of a user's fields. */
+/** POST /user's body as USER_TABLE's checks return it: the table is the one declaration of a user's fields. */
+export type UserRequest = RecordOf<typeof USER_TABLE>;
+
+/** A user field's API name. */
 export type UserField = FieldOf<typeof USER_TABLE>;
 
 /** The API names of every user field, in the spec's order. */
@@ -260,6 +266,8 @@ export type StoredUserField = Exclude<UserField, UserFieldNotInView>;
 /** Content.User of POST /user: the stored user, never the password. */
 export type StoredUserView = Omit<UserRequest, UserFieldNotInView>;
 
+export type GroupError = AnswerObject<typeof GROUP_ERROR_FIELDS>;
+
 export interface UserResponseContent {
   User: StoredUserView;
   GroupErrors: GroupError[];
@@ -269,12 +277,8 @@ const notInView: ReadonlySet<string> = new Set(USER_FIELDS_NOT_IN_VIEW);
 /** The fields Content.User shows (docs/api-reference.md, "Add a user"), in the spec's order; never the password. */
 export const USER_VIEW_FIELDS: readonly StoredUserField[] = USER_FIELDS.filter((name): name is StoredUserField => !notInView.has(name));
 
-/** tsc stops here when UserRequest (types.ts) and USER_TABLE do not name the same fields. */
-type UserRequestMatchesTable = AssertSameNames<SameNames<keyof UserRequest, UserField>>;
 export type HierarchyField = FieldOf<typeof HIERARCHY_TABLE>;
 export const HIERARCHY_FIELDS: readonly HierarchyField[] = fieldNames(HIERARCHY_TABLE);
-/** tsc stops here when HierarchyMembership (types.ts) and HIERARCHY_TABLE do not name the same fields. */
-type HierarchyMatchesTable = AssertSameNames<SameNames<keyof HierarchyMembership, HierarchyField>>;
 
 /**
  * Checks one user request and returns the wire-ready value or every problem found.
@@ -297,7 +301,7 @@ export function validateUser(input: unknown, context?: { isCreate?: boolean }): 
     if (context?.isCreate === true && isUnset(record['Role'])) problems.push(roleRequiredProblem());
   }
   if (problems.length > 0 || out === null) return { ok: false, problems };
-  return { ok: true, value: out as unknown as UserRequest };
+  return { ok: true, value: out };
 }
 
 /** 240: the user is being created and has no Role. */
