@@ -3,7 +3,7 @@
  * every library message about a request, passes `Redactor.text` (or `Redactor.deep` for a parsed
  * answer) before it reaches any sink (terminal, --json, --report, run journal, debug lines).
  *
- * What it removes, and behind which encodings (`addEncodedForms`; HTML character references:
+ * What it removes, and behind which encodings (`addEncodedForms`; HTML references, JSON escapes:
  * `markDecoded`): docs/security.md, "One redaction gate". Redaction comes before any truncation.
  * The price: a message that happens to share 8 characters with a secret loses them too (a
  * Password "Password2026" takes the word "Password" out of that record's messages).
@@ -260,20 +260,17 @@ function redactMarked(text: string, marks: Uint8Array): string {
 }
 
 /**
- * A secret, and it as a server may re-encode it: percent-encoded (`+` for a space too), JSON-escaped
- * (`/` as `\/` too), and base64, standard and url-safe, of the secret and of any larger string
- * holding it (`Basic`, `Bearer ` + token): the secret preceded by 0, 1 and 2 bytes, without the
- * characters at either edge that depend on its neighbours (a match is widened to the whole
- * encoding, edges included: `widenBase64`). Each form is then matched as a secret.
+ * A secret, and it as a server may re-encode it: percent-encoded (`+` for a space too), and
+ * base64, standard and url-safe, of the secret and of any larger string holding it (`Basic`,
+ * `Bearer ` + token): the secret preceded by 0, 1 and 2 bytes, without the characters at either
+ * edge that depend on its neighbours (a match is widened to the whole encoding, edges included:
+ * `widenBase64`). Each form is then matched as a secret; JSON escapes are decoded (`markDecoded`).
  */
 function addEncodedForms(forms: Forms, secret: string): void {
   addForm(forms, secret);
   const percent = encodeURIComponent(secret);
   addForm(forms, percent);
   addForm(forms, percent.replace(/%20/g, '+'));
-  const escaped = JSON.stringify(secret).slice(1, -1);
-  addForm(forms, escaped);
-  addForm(forms, escaped.replace(/\//g, '\\/'));
   const bytes = Buffer.from(secret, 'utf8');
   // Every byte as %XX (the matcher ignores letter case, so %4a and %4A alike), and hex.
   addForm(forms, everyBytePercent(bytes));
@@ -318,8 +315,8 @@ function secretForms(secrets: readonly string[], bitsPerPiece?: number): SecretM
   for (const secret of secrets) {
     if (secret.length >= MIN_PREFIX) addEncodedForms(long, secret);
     else if (secret.length >= MIN_SECRET) addShortEncodedForms(whole, secret);
-    // A tiny one as written, JSON-escaped and percent-encoded, each a whole token.
-    else if (secret.length > 0) for (const text of [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]) addForm(tokens, text);
+    // A tiny one as written and percent-encoded, each a whole token.
+    else if (secret.length > 0) for (const text of [secret, encodeURIComponent(secret)]) addForm(tokens, text);
   }
   return new SecretMatcher(long, whole, bitsPerPiece, tokens);
 }
@@ -330,10 +327,14 @@ function secretForms(secrets: readonly string[], bitsPerPiece?: number): SecretM
  * characters: HTML5's names of ASCII punctuation (and `&hyphen;`/`&dash;`/`&minus;`, which a
  * browser shows as a dash). The semicolon may be missing (a browser decodes `&#43` and `&amp`
  * too), and names are matched in any case: a reference that could decode to a secret counts.
+ * And JSON's escapes (`\u0050` in either case of hex, `\"`, `\/`, `\n`...): a string a server
+ * escaped itself (or twice) holds them after parsing. Each escape decodes to one UTF-16 unit, so
+ * a surrogate pair's two escapes decode to its character.
  */
-const REFERENCE = /&(?:#[xX](0*[0-9a-fA-F]{1,8})|#(0*[0-9]{1,10})|([A-Za-z][A-Za-z0-9]{1,31}));?/g;
-/** Only a text holding `&#` or `&` and a letter is decoded: a plain answer pays one `indexOf`. */
-const MAY_HOLD_REFERENCE = /&[#A-Za-z]/;
+const REFERENCE = /&(?:#[xX](0*[0-9a-fA-F]{1,8})|#(0*[0-9]{1,10})|([A-Za-z][A-Za-z0-9]{1,31}));?|\\(?:u([0-9a-fA-F]{4})|(["/bfnrt]|\\+))/g;
+/** Only a text holding `&#`, `&` and a letter, or a JSON escape is decoded: a plain answer pays two `indexOf`s. */
+const MAY_HOLD_REFERENCE = /&[#A-Za-z]|\\[u"\\/bfnrt]/;
+const JSON_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 const NAMED_REFERENCES: Readonly<Record<string, string>> = {
   amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", plus: '+', sol: '/', bsol: '\\', equals: '=', num: '#', percnt: '%',
   lowbar: '_', underbar: '_', hyphen: '-', dash: '-', minus: '-', period: '.', colon: ':', semi: ';', excl: '!', quest: '?',
@@ -342,8 +343,11 @@ const NAMED_REFERENCES: Readonly<Record<string, string>> = {
   grave: '`', diacriticalgrave: '`', hat: '^', nbsp: ' ', tab: '\t', newline: '\n',
 };
 
-/** What one reference decodes to; undefined for a name that is none of `NAMED_REFERENCES`. */
-function referenceChar(hex: string | undefined, decimal: string | undefined, name: string | undefined): string | undefined {
+/** What one reference or escape decodes to; undefined for a name that is none of `NAMED_REFERENCES`. */
+function referenceChar(hex?: string, decimal?: string, name?: string, unit?: string, escape?: string): string | undefined {
+  if (unit !== undefined) return String.fromCharCode(Number.parseInt(unit, 16));
+  // A run of n backslashes as one match (n / 2, rounded up): 8 MiB of them cost one call a round, not millions.
+  if (escape !== undefined) return JSON_ESCAPES[escape] ?? '\\'.repeat(Math.ceil((escape.length + 1) / 2));
   if (name !== undefined) return NAMED_REFERENCES[name.toLowerCase()];
   const code = hex !== undefined ? Number.parseInt(hex, 16) : Number(decimal);
   return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
@@ -352,8 +356,8 @@ function referenceChar(hex: string | undefined, decimal: string | undefined, nam
 /** One round of decoding: each reference as its character; undefined when nothing decoded. */
 function decodeReferences(text: string): string | undefined {
   let decodedAny = false;
-  const out = text.replace(REFERENCE, (reference: string, hex?: string, decimal?: string, name?: string) => {
-    const char = referenceChar(hex, decimal, name);
+  const out = text.replace(REFERENCE, (reference: string, hex?: string, decimal?: string, name?: string, unit?: string, escape?: string) => {
+    const char = referenceChar(hex, decimal, name, unit, escape);
     if (char === undefined) return reference;
     decodedAny = true;
     return char;
@@ -373,7 +377,7 @@ function marksBefore(text: string, decodedMarks: Uint8Array): Uint8Array {
     for (; at < end; at += 1, to += 1) marks[at] = decodedMarks[to]!;
   };
   for (const match of text.matchAll(REFERENCE)) {
-    const char = referenceChar(match[1], match[2], match[3]);
+    const char = referenceChar(match[1], match[2], match[3], match[4], match[5]);
     if (char === undefined) continue;
     keep(match.index);
     at = match.index + match[0].length;
@@ -383,7 +387,7 @@ function marksBefore(text: string, decodedMarks: Uint8Array): Uint8Array {
   return marks;
 }
 
-/** Rounds of decoding: `&amp;#43;` is `&#43;` once decoded, `+` twice. */
+/** Rounds of decoding: `&amp;#43;` is `&#43;` once decoded, `+` twice (`\\u0050`, `&#92;u0050` too). Each round shortens the text. */
 const DECODING_ROUNDS = 4;
 
 /**
@@ -415,7 +419,7 @@ function gateOf(matchers: readonly SecretMatcher[]): Redactor {
   const text = (value: string): string => {
     let marks: Uint8Array | undefined;
     for (const matcher of live) marks = matcher.mark(value, marks);
-    if (value.includes('&') && MAY_HOLD_REFERENCE.test(value)) marks = markDecoded(value, live, marks);
+    if ((value.includes('&') || value.includes('\\')) && MAY_HOLD_REFERENCE.test(value)) marks = markDecoded(value, live, marks);
     if (marks === undefined) return value;
     widenBase64(value, marks);
     return redactMarked(value, marks);

@@ -13,14 +13,10 @@ import type {
   ScheduleLinks,
 } from '../port/local-directory.js';
 import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
-import type { CollectionName } from './store/contract.js';
-import { keyOf, type EngineView } from './view.js';
-
-/** What the directory reads: a part of EngineView a world file can offer too. */
-export type DirectoryView = Pick<EngineView, 'get' | 'values' | 'userKeyByExternalIdIgnoringCase'>;
+import { OverlayView, StoreView, worldEntityChanges, type EngineView } from './view.js';
 
 /** Queries over `view()`, asked anew on each call so they read the state as it is then. */
-export function directoryOver(view: () => DirectoryView): LocalDirectory {
+export function directoryOver(view: () => EngineView): LocalDirectory {
   return {
     roleTitles: () => participateFirst([...view().values<WorldRole>('roles')]),
     invigilatorsOf: (scheduleExtId) => {
@@ -46,32 +42,13 @@ export function directoryOver(view: () => DirectoryView): LocalDirectory {
   };
 }
 
-/** The same directory over a world file: the store a first real run would create from it. */
+/**
+ * The same directory over a world file: the store a first real run would create from it, as
+ * a dry run's overlay of its entities over an empty store.
+ */
 export function worldDirectory(world: World): LocalDirectory {
-  const lists: Partial<Record<CollectionName, readonly object[]>> = {
-    roles: world.Roles,
-    users: world.Users,
-    hierarchies: world.Hierarchies,
-    assessments: world.Assessments,
-    schedules: world.Schedules,
-  };
-  const maps = new Map<CollectionName, Map<string, unknown>>();
-  const mapOf = (collection: CollectionName): Map<string, unknown> => {
-    let map = maps.get(collection);
-    if (map === undefined) {
-      map = new Map((lists[collection] ?? []).map((value) => [keyOf(collection, value as Record<string, unknown>), value]));
-      maps.set(collection, map);
-    }
-    return map;
-  };
-  const view: DirectoryView = {
-    get: <T>(collection: CollectionName, key: string) => mapOf(collection).get(key) as T | undefined,
-    values: <T>(collection: CollectionName) => (lists[collection] ?? []) as Iterable<T>,
-    userKeyByExternalIdIgnoringCase: (externalId) => {
-      const lower = externalId.toLowerCase();
-      return world.Users.find((user) => user.ExternalId.toLowerCase() === lower)?.ExternalId;
-    },
-  };
+  const view = new OverlayView(() => new StoreView(new Map(), () => undefined));
+  view.apply(worldEntityChanges(world));
   return directoryOver(() => view);
 }
 

@@ -19,7 +19,7 @@ import { hashPassword, verifyPassword } from './password.js';
 import { decideSchedule, type PreparedPassword, type ScheduleInputs } from './schedule-rules.js';
 import type { Store } from './store/contract.js';
 import { decideUser } from './user-rules.js';
-import { ENGINE_INDEXER, OverlayView, StateIndexes, StoreView, type EngineView } from './view.js';
+import { ENGINE_INDEXER, OverlayView, StoreView, type EngineView, type HintLookup } from './view.js';
 
 export interface LocalEngineOptions {
   store: Store;
@@ -80,8 +80,8 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
   const now: Clock = options.now ?? (() => new Date());
   // The store answers the secondary lookups from the hints it persists: nothing to build at load.
   store.useIndexer(ENGINE_INDEXER);
-  const indexes = new StateIndexes((collection, hint) => store.keyByHint(collection, hint));
-  const live = (): EngineView => new StoreView(store.state, indexes);
+  const lookup: HintLookup = (collection, hint) => store.keyByHint(collection, hint);
+  const live = (): EngineView => new StoreView(store.state, lookup);
   let overlay: OverlayView | undefined;
   const planView = (): OverlayView => (overlay ??= new OverlayView(live));
   const viewFor = (callOptions: CallOptions | undefined): EngineView => (callOptions?.dryRun ? planView() : live());
@@ -94,7 +94,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
       return decision.result;
     }
     return store.transact((state) => {
-      const decision = decide(new StoreView(state, indexes));
+      const decision = decide(new StoreView(state, lookup));
       return { result: decision.result, changes: decision.changes };
     });
   }

@@ -1,5 +1,5 @@
 import type { Change, CollectionName, StoreIndexer, StoreState } from './store/contract.js';
-import type { WorldHierarchy, WorldUser } from '../domain/world.js';
+import type { World, WorldHierarchy, WorldUser } from '../domain/world.js';
 import { normaliseGuid } from '../domain/text-rules.js';
 
 /**
@@ -7,6 +7,25 @@ import { normaliseGuid } from '../domain/text-rules.js';
  * name it without loading world-io (and, through it, zod and the world schemas) on every run.
  */
 export const SETTINGS_KEY = 'settings';
+
+/** World file list name <-> store collection. Settings is a single entity under key "settings". */
+export const WORLD_LISTS: readonly [Exclude<keyof World, 'Settings'>, CollectionName][] = [
+  ['Roles', 'roles'],
+  ['Users', 'users'],
+  ['Hierarchies', 'hierarchies'],
+  ['Assessments', 'assessments'],
+  ['ProctoringTemplates', 'proctoringTemplates'],
+  ['Taxonomies', 'taxonomies'],
+  ['LoRepositories', 'loRepositories'],
+  ['Schedules', 'schedules'],
+  ['ReviewSessions', 'reviewSessions'],
+  ['Collections', 'collections'],
+];
+
+/** The changes that put a world's listed entities (all but its Settings) in a store. */
+export function worldEntityChanges(world: World): Change[] {
+  return WORLD_LISTS.flatMap(([list, collection]) => (world[list] as unknown as Record<string, unknown>[]).map((value) => ({ collection, key: keyOf(collection, value), value })));
+}
 
 /**
  * What the rules read: entities by key plus the secondary lookups the API's uniqueness rules
@@ -60,40 +79,12 @@ export const ENGINE_INDEXER: StoreIndexer = {
 /** The store's answer to "which key has this hint now" (see Store.keyByHint). */
 export type HintLookup = (collection: CollectionName, hint: string) => string | undefined;
 
-/**
- * Secondary indexes over users and the root hierarchy, asked of a hint lookup: the store's
- * keyByHint (nothing to build at load), or the users a dry run planned.
- */
-export class StateIndexes {
-  constructor(private readonly lookup: HintLookup) {}
-
-  get rootKey(): string | undefined {
-    return this.lookup('hierarchies', HINT_ROOT);
-  }
-
-  /**
-   * The key whose lower-case form is `lowerExternalId`, if it is not that string itself (the
-   * caller checks the users map for it). The rules refuse a second ExternalId differing only in
-   * case, so there is at most one such key.
-   */
-  keyByLowerExternalId(lowerExternalId: string): string | undefined {
-    return this.lookup('users', HINT_LOWER_EXTERNAL_ID + lowerExternalId);
-  }
-
-  keyByUserName(lowerUserName: string): string | undefined {
-    return this.lookup('users', HINT_USER_NAME + lowerUserName);
-  }
-
-  keyBySyncKey(normalisedKey: string): string | undefined {
-    return this.lookup('users', HINT_SYNC_KEY + normalisedKey);
-  }
-}
-
 /** The store's state as it is now. */
 export class StoreView implements EngineView {
   constructor(
     private readonly state: StoreState,
-    private readonly indexes: StateIndexes,
+    /** The store's keyByHint: the secondary lookups, with nothing to build at load. */
+    private readonly lookup: HintLookup,
   ) {}
 
   get<T>(collection: CollectionName, key: string): T | undefined {
@@ -107,20 +98,21 @@ export class StoreView implements EngineView {
   // The store's keyByHint follows every change, reload and catch-up (test/store/hint-lookup.test.ts
   // compares it with an index built from the values at every step): its answers need no second check.
   userKeyByUserName(userName: string): string | undefined {
-    return this.indexes.keyByUserName(userName.toLowerCase());
+    return this.lookup('users', HINT_USER_NAME + userName.toLowerCase());
   }
 
+  /** A key differing only in case from its lower-case form has a hint; a lower-case key is its own entry (the users map). */
   userKeyByExternalIdIgnoringCase(externalId: string): string | undefined {
     const lower = externalId.toLowerCase();
-    return this.indexes.keyByLowerExternalId(lower) ?? (this.get('users', lower) !== undefined ? lower : undefined);
+    return this.lookup('users', HINT_LOWER_EXTERNAL_ID + lower) ?? (this.get('users', lower) !== undefined ? lower : undefined);
   }
 
   userKeyBySynchronizationKey(key: string): string | undefined {
-    return this.indexes.keyBySyncKey(normaliseGuid(key));
+    return this.lookup('users', HINT_SYNC_KEY + normaliseGuid(key));
   }
 
   rootHierarchyKey(): string | undefined {
-    return this.indexes.rootKey;
+    return this.lookup('hierarchies', HINT_ROOT);
   }
 }
 
@@ -132,7 +124,6 @@ export class OverlayView implements EngineView {
   private readonly overlay = new Map<CollectionName, Map<string, unknown>>();
   /** The hints of the users planned so far, to their keys (the index verifies each answer against the user). */
   private readonly planned = new Map<string, string>();
-  private readonly indexes = new StateIndexes((collection, hint) => (collection === 'users' ? this.planned.get(hint) : undefined));
 
   constructor(private readonly base: () => EngineView) {}
 
@@ -172,7 +163,7 @@ export class OverlayView implements EngineView {
   userKeyByUserName(userName: string): string | undefined {
     const lower = userName.toLowerCase();
     return this.firstVerified(
-      [this.indexes.keyByUserName(lower), this.base().userKeyByUserName(userName)],
+      [this.planned.get(HINT_USER_NAME + lower), this.base().userKeyByUserName(userName)],
       (u) => u.UserName?.toLowerCase() === lower,
     );
   }
@@ -180,7 +171,7 @@ export class OverlayView implements EngineView {
   userKeyByExternalIdIgnoringCase(externalId: string): string | undefined {
     const lower = externalId.toLowerCase();
     return this.firstVerified(
-      [this.indexes.keyByLowerExternalId(lower), lower, this.base().userKeyByExternalIdIgnoringCase(externalId)],
+      [this.planned.get(HINT_LOWER_EXTERNAL_ID + lower), lower, this.base().userKeyByExternalIdIgnoringCase(externalId)],
       () => true,
     );
   }
@@ -188,7 +179,7 @@ export class OverlayView implements EngineView {
   userKeyBySynchronizationKey(key: string): string | undefined {
     const wanted = normaliseGuid(key);
     return this.firstVerified(
-      [this.indexes.keyBySyncKey(wanted), this.base().userKeyBySynchronizationKey(key)],
+      [this.planned.get(HINT_SYNC_KEY + wanted), this.base().userKeyBySynchronizationKey(key)],
       (u) => (typeof u.SynchronizationKey === 'string' ? normaliseGuid(u.SynchronizationKey) === wanted : false),
     );
   }

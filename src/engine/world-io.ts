@@ -19,21 +19,7 @@ import {
   type WorldSettings,
 } from '../domain/world.js';
 import type { Change, CollectionName, StoreState } from './store/contract.js';
-import { keyOf, SETTINGS_KEY } from './view.js';
-
-/** World file list name <-> store collection. Settings is a single entity under key "settings". */
-const LISTS: readonly [Exclude<keyof World, 'Settings'>, CollectionName][] = [
-  ['Roles', 'roles'],
-  ['Users', 'users'],
-  ['Hierarchies', 'hierarchies'],
-  ['Assessments', 'assessments'],
-  ['ProctoringTemplates', 'proctoringTemplates'],
-  ['Taxonomies', 'taxonomies'],
-  ['LoRepositories', 'loRepositories'],
-  ['Schedules', 'schedules'],
-  ['ReviewSessions', 'reviewSessions'],
-  ['Collections', 'collections'],
-];
+import { SETTINGS_KEY, WORLD_LISTS, worldEntityChanges } from './view.js';
 
 export { SETTINGS_KEY };
 
@@ -96,13 +82,7 @@ function withTokenDigests(settings: WorldSettings): WorldSettings {
 
 /** The changes that create a store holding exactly this (already validated) world. */
 export function worldToChanges(world: World): Change[] {
-  const changes: Change[] = [{ collection: 'settings', key: SETTINGS_KEY, value: withTokenDigests(world.Settings) }];
-  for (const [list, collection] of LISTS) {
-    for (const entity of world[list] as unknown as Record<string, unknown>[]) {
-      changes.push({ collection, key: keyOf(collection, entity), value: entity });
-    }
-  }
-  return changes;
+  return [{ collection: 'settings', key: SETTINGS_KEY, value: withTokenDigests(world.Settings) }, ...worldEntityChanges(world)];
 }
 
 /** Entities per chunk of exportWorldText: few writes, and no chunk near V8's string limit. */
@@ -130,7 +110,7 @@ export function* exportWorldText(state: StoreState): Generator<string> {
   // JSON.stringify escapes newlines inside strings, so every raw newline is structure to indent.
   const indent = (json: string, pad: string): string => json.replaceAll('\n', `\n${pad}`);
   yield `{\n  "Settings": ${indent(JSON.stringify(exportedSettings(state), null, 2), '  ')}`;
-  for (const [list, collection] of LISTS) {
+  for (const [list, collection] of WORLD_LISTS) {
     const entries = sortedEntries(state, collection);
     if (entries.length === 0) {
       yield `,\n  "${list}": []`;

@@ -1,6 +1,6 @@
 import { extname } from 'node:path';
 import { InputFileError } from '../system/errors.js';
-import { batchedRecords, type BatchedRecords } from './batches.js';
+import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js';
 import { readCsvRecords, reportStatusOf, unknownColumnsProblem } from './csv-reader.js';
 import { isOkStatus } from '../formats/report-csv-contract.js';
 import type { InputRecord } from './record.js';
@@ -85,17 +85,21 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
     async function* () {
       for await (const batch of (await open()).batches()) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
     },
-    // A CSV structure pass builds no records; an xlsx one reads them all, counting a report's rows
-    // not ok (JSON has no report status, so every record counts).
-    async (notOkOnly) => {
-      const records = await open();
-      if (records.countRecords !== undefined) return records.countRecords(notOkOnly);
-      let count = 0;
-      for await (const batch of records.batches()) for (const record of batch) if (!notOkOnly || !isOkStatus(reportStatusOf(record))) count += 1;
-      return count;
-    },
+    // A CSV structure pass builds no records; an xlsx one reads them all.
+    async (notOkOnly) => countRecordsOf(await open(), notOkOnly),
     () => reader?.header?.(),
   );
+}
+
+/**
+ * The records a structure pass counts (`notOkOnly`: a run report's rows whose status is not ok;
+ * JSON has no report status, so every record counts): the reader's own count when it has one.
+ */
+export async function countRecordsOf(records: AsyncIterable<InputRecord> & Partial<BatchedRecords>, notOkOnly: boolean): Promise<number> {
+  if (records.countRecords !== undefined) return records.countRecords(notOkOnly);
+  let count = 0;
+  for await (const batch of recordBatches(records)) for (const record of batch) if (!notOkOnly || !isOkStatus(reportStatusOf(record))) count += 1;
+  return count;
 }
 
 /**

@@ -1,4 +1,4 @@
 export { reportStatusOf, normalizeColumnName } from './csv-reader.js';
 export { batchedRecords, keepingHeader, recordBatches, type BatchedRecords, type TableHeader } from './batches.js';
-export { readRecords } from './format.js';
+export { countRecordsOf, readRecords } from './format.js';
 export { readIdList } from './id-list.js';

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { InputRecord } from '../input/record.js';
 import type { HiddenRows } from '../input/xlsx-reader.js';
 import type { ColumnSpec } from '../domain/columns.js';
-import { batchedRecords, readRecords, type BatchedRecords } from '../input/index.js';
+import { batchedRecords, countRecordsOf, readRecords, type BatchedRecords } from '../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
 import { resolveSettings, settingText } from '../context/settings.js';
 import { trustedFileCheck } from '../context/loose-permissions.js';
@@ -165,11 +165,7 @@ export function readInput(
     async function* () {
       yield* (await open()).batches();
     },
-    async (notOkOnly) => {
-      const records = await open();
-      if (records.countRecords === undefined) throw new Error('readRecords counts records');
-      return records.countRecords(notOkOnly);
-    },
+    async (notOkOnly) => countRecordsOf(await open(), notOkOnly),
     () => shaped?.header?.(),
   );
 }

@@ -1,5 +1,5 @@
 import type { CsvDialect } from '../formats/csv-cell.js';
-import { recordBatches, reportStatusOf, type BatchedRecords } from '../input/index.js';
+import { countRecordsOf, recordBatches, reportStatusOf, type BatchedRecords } from '../input/index.js';
 import { checkSpreadsheetValues } from '../domain/spreadsheet-warnings.js';
 import type { InputRecord } from '../input/record.js';
 import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport } from '../formats/report-csv-contract.js';
@@ -57,15 +57,8 @@ export class RecordSource {
    * before anything is sent or created) and counts the records to send, building none when
    * the reader can count on its own.
    */
-  async checkStructure(): Promise<number> {
-    const source: AsyncIterable<InputRecord> & Partial<BatchedRecords> = this.read();
-    if (source.countRecords !== undefined) return source.countRecords(this.onlyFailed);
-    let count = 0;
-    for await (const batch of recordBatches(source)) {
-      if (!this.onlyFailed) count += batch.length;
-      else for (const record of batch) if (!isOkStatus(reportStatusOf(record))) count += 1;
-    }
-    return count;
+  checkStructure(): Promise<number> {
+    return countRecordsOf(this.read(), this.onlyFailed);
   }
 
   /**

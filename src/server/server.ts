@@ -35,7 +35,7 @@ export interface ServerOptions {
    * The accepted tokens (the world's Settings.ApiTokens), each plain or as `sha256:<hex>`; asked
    * on every request so a changed store is honoured.
    */
-  tokens: () => string[] | Promise<string[]>;
+  tokens: () => string[];
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0 (any free port). */
@@ -315,8 +315,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         return;
       }
       const token = /^EAPI[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '')?.[1];
-      const tokens = options.tokens();
-      if (token === undefined || !tokenCheck.accepts(token, Array.isArray(tokens) ? tokens : await tokens)) {
+      if (token === undefined || !tokenCheck.accepts(token, options.tokens())) {
         throw new HttpFailure(403, M.notAllowed());
       }
       if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, M.noSuchRoute(logPath));

@@ -24,6 +24,7 @@ import { acknowledgedSchedule } from './schedule-memory.js';
 import { collectionFields } from './collection-memory.js';
 import { populationKey, requestDigest, type MemoryEntry, type SyncKind } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
+import type { MemoryEntries } from './memory-entries.js';
 import { acknowledgedUser, digestedAs, populationFingerprint, rawDigestOfRecord } from './user-sync-memory.js';
 
 /** A row adopted: its id, where it came from, what the memory will hold, and what it held before. */
@@ -55,7 +56,7 @@ export interface Adoption {
  */
 export async function adoptionOf<P>(
   units: AsyncIterable<readonly Unit<P>[]>,
-  memory: Pick<SyncMemory, 'get'>,
+  memory: Pick<MemoryEntries, 'get'>,
   run: string,
   entryOf: (payload: P, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> | Problem,
 ): Promise<Adoption> {
@@ -115,7 +116,7 @@ export async function adoptFile<P>(
   let adoption: Adoption;
   try {
     // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
-    adoption = await adoptionOf(input.units, placed.memory, newRunId(), input.entryOf);
+    adoption = await adoptionOf(input.units, placed.memory.entries, newRunId(), input.entryOf);
     if (!dryRun) recordAdoption(placed.memory, adoption, input.population, input.digest);
   } catch (error) {
     // The adoption's error is what is thrown; a close that fails too is said, not lost.
@@ -134,7 +135,7 @@ export function recordAdoption(memory: SyncMemory, adoption: Adoption, populatio
 
 /**
  * `user sync`'s units for an adoption, each row's raw digest made before it is built (as a full
- * run makes it), and the entry of a valid one: what `rememberUser` records for the file's own
+ * run makes it), and the entry of a valid one: what `keptBeside` records for the file's own
  * request acknowledged (no link pruned: adopting decides nothing), keeping what examctl knows that
  * the file cannot say (a leaver it disabled: the next night sends the user DisableLogin false).
  * `tentative` (a file whose outcome is not known, docs/sync.md, "When the memory is lost"): each

@@ -37,8 +37,8 @@ export function fieldDifferences(then: Readonly<Record<string, string>>, now: Re
 }
 
 export class CollectionMemory extends SentMemory<CollectionRequest> {
-  override acknowledged(unit: Unit<CollectionRequest>, payload: CollectionRequest, run: string, kept: boolean): void {
-    super.acknowledged(unit, payload, run, kept, { fields: collectionFields(payload) });
+  protected override keptBeside(_id: string, payload: CollectionRequest): Omit<MemoryEntry, 'digest' | 'run'> {
+    return { fields: collectionFields(payload) };
   }
 
   /**
@@ -60,7 +60,7 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
     if (existing !== 'ok' || outcome.status !== 'failed' || !outcome.errors.some((problem) => problem.code === ErrorCode.CollectionExternalIdTaken)) return outcome;
     const id = payload.ExternalId ?? '';
     // What the memory held before the request went (`intend`); a dry run writes no intent: what it holds now.
-    const entry = this.entriesBefore.has(payload) ? (this.entriesBefore.get(payload) ?? undefined) : this.memory?.get(id);
+    const entry = this.entriesBefore.has(payload) ? (this.entriesBefore.get(payload) ?? undefined) : this.memory?.entries.get(id);
     const target = this.memory === undefined ? 'this target' : describeTarget(this.memory.target);
     const api = 'the API cannot update a collection (POST /collections only creates one, and nothing reads one back)';
     if (entry?.fields === undefined) {

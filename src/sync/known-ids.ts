@@ -80,7 +80,7 @@ export class KnownIds {
       );
     }
     // An entry whose only request was cut short (tentative) may not exist: as far as examctl knows, new.
-    return new KnownIds((id) => rememberedAction(memory.get(id), true) === 'updated', null);
+    return new KnownIds((id) => rememberedAction(memory.entries.get(id), true) === 'updated', null);
   }
 
   /**

@@ -67,8 +67,8 @@ function refusal(says: string, named: readonly string[], why: string, really: st
 class LostZeros {
   /** Each id of digits by its value without leading zeros (packed, see LINE_UNIT). */
   private readonly seen = new Map<number | string, number>();
-  /** Rows whose id another row gives with other leading zeros: line -> that other row. */
-  private readonly pairs = new Map<number, { id: string; line: number }>();
+  /** Rows whose id another row gives with other leading zeros: line -> that other row (any: the units are then checked). */
+  readonly pairs = new Map<number, { id: string; line: number }>();
   /** The same pairs, each once, in the order found (`settle`). */
   private readonly pairList: { first: { id: string; line: number }; then: { id: string; line: number }; file: string }[] = [];
   private readonly twins: Twin[] = [];
@@ -146,11 +146,6 @@ class LostZeros {
         `Neither is sent. Keep the ids as text (docs/input-formats.md, "Leading zeros"); if they are two users, ${REALLY_NEW_IDS}`,
     };
   }
-
-  /** Whether any row fails as one of a pair (the units are then checked). */
-  get hasPairs(): boolean {
-    return this.pairs.size > 0;
-  }
 }
 
 /**
@@ -189,12 +184,12 @@ export class LostZerosRule {
 
   /** The problem of a row one of a pair (LostZeros.problemAt), for the kinds whose rows fail. */
   problemAt(line: number, id: string | null): Problem | undefined {
-    for (const guard of this.guards) if (guard.kind.pairsRefuseRun !== true && guard.hasPairs) return guard.problemAt(line, id);
+    for (const guard of this.guards) if (guard.kind.pairsRefuseRun !== true && guard.pairs.has(line)) return guard.problemAt(line, id);
     return undefined;
   }
 
   /** Whether any row fails as one of a pair (the units are then checked). */
   get hasPairs(): boolean {
-    return this.guards.some((guard) => guard.kind.pairsRefuseRun !== true && guard.hasPairs);
+    return this.guards.some((guard) => guard.kind.pairsRefuseRun !== true && guard.pairs.size > 0);
   }
 }

@@ -37,7 +37,7 @@ async function liveHolder(path: string, remove: boolean): Promise<LockInfo | 'un
 }
 
 /** The live feeders' markers in `dir`; a marker of a process that is gone (killed) is removed. */
-async function liveFeeders(dir: string): Promise<(LockInfo | 'unreadable')[]> {
+export async function liveFeeders(dir: string): Promise<(LockInfo | 'unreadable')[]> {
   const names = await readdir(dir).catch(() => [] as string[]);
   const live: (LockInfo | 'unreadable')[] = [];
   for (const name of names) {
@@ -66,11 +66,6 @@ async function createMarker(dir: string, path: string, text: string): Promise<vo
   } catch (error) {
     throw new RunJournalWriteError(`cannot write ${path} (the sync memory's feeding marker): ${describeSystemError(error, 'directory')}`);
   }
-}
-
-/** Whether the calling run, which holds its feeding marker, is the only live run feeding the memory in `dir`. */
-export async function onlyFeeder(dir: string): Promise<boolean> {
-  return (await liveFeeders(dir)).length <= 1;
 }
 
 /** A feeding run's marker: present from before the memory is read until the run's last line is on disk. */

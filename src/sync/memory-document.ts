@@ -8,7 +8,7 @@
  * over all of it, so a damaged or edited document is refused, never used.
  */
 import { canonicalJson, SYNC_KINDS, SYNC_MEMORY_VERSION, type SyncKind } from './memory-lines.js';
-import { compactedLines, memoryOfText, newestRunOf, populationsOf, type MemoryContents } from './memory-files.js';
+import { compactedLines, memoryOfText, populationsOf, type MemoryContents } from './memory-files.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { JsonFault, MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
@@ -57,10 +57,7 @@ export interface MemoryDocument {
 /** The newest run of a target's memories (every kind), or undefined when none holds one. */
 export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryContents>): string | undefined {
   let newest: string | undefined;
-  for (const contents of memories.values()) {
-    const run = newestRunOf(populationsOf(contents));
-    if (run !== undefined && (newest === undefined || run > newest)) newest = run;
-  }
+  for (const contents of memories.values()) for (const { run } of populationsOf(contents).values()) if (newest === undefined || run > newest) newest = run;
   return newest;
 }
 
@@ -88,6 +85,11 @@ export function documentText(target: ReportTarget, memories: ReadonlyMap<SyncKin
     body.memories[kind] = [...compactedLines(contents, target, populations)].join('');
   }
   body.newestRun = newestRunOfMemories(memories) ?? null;
+  return summedText(body);
+}
+
+/** A document's text: its body and, last, the SHA-256 of the body's canonical JSON (the deltas and intents beside it too, write-ahead.ts). */
+export function summedText(body: object): string {
   return `${JSON.stringify({ ...body, sha256: checksumOf(body) })}\n`;
 }
 
@@ -96,7 +98,7 @@ export function documentSum(text: string): string {
   return text.slice(-67, -3);
 }
 
-function checksumOf(body: DocumentBody): string {
+export function checksumOf(body: object): string {
   return hash('sha256', canonicalJson(body), 'hex');
 }
 

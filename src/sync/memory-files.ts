@@ -57,13 +57,6 @@ export function populationsOf(contents: Pick<MemoryContents, 'populations' | 'en
   return contents.populations ?? contents.entries.populationsOfEntries();
 }
 
-/** The newest run a memory records, or undefined for an empty one. */
-export function newestRunOf(populations: ReadonlyMap<string, PopulationRecord>): string | undefined {
-  let newest: string | undefined;
-  for (const { run } of populations.values()) if (newest === undefined || run > newest) newest = run;
-  return newest;
-}
-
 /**
  * Reads one memory file: never silently empty. A damaged line, a newer format, a file of another
  * user or one recording another target than `expected` is exit 2 naming the file; a missing file

@@ -65,29 +65,26 @@ export interface PlaceOptions extends OpenMemoryOptions {
 
 /** Opens the memory of `kind` at `place`; a real run on a service locks it (whether it decides or only feeds). */
 export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget, kind: SyncKind, options: PlaceOptions): Promise<PlacedMemory> {
-  if (place.kind === 'dir') {
-    const memory = await SyncMemory.open(place.syncDir, target, kind, options);
-    return { memory, name: memory.file, writeAhead: () => Promise.resolve(), readKind: (other) => readMemory(memoryFile(place.syncDir, target, other), other, target), close: () => memory.close() };
-  }
-  const copy = await ServiceCopy.open(place.address, target, options);
+  const copy = place.kind === 'dir' ? undefined : await ServiceCopy.open(place.address, target, options);
+  const syncDir = place.kind === 'dir' ? place.syncDir : copy!.syncDir;
   let memory: SyncMemory;
   try {
-    memory = await SyncMemory.open(copy.syncDir, target, kind, options);
+    memory = await SyncMemory.open(syncDir, target, kind, options);
   } catch (error) {
-    await copy.finish(false).catch(() => undefined);
+    await copy?.finish(false).catch(() => undefined);
     throw error;
   }
   return {
     memory,
-    name: `${place.address} (${kind})`,
-    ...(copy.foldedRun === undefined ? {} : { foldedRun: copy.foldedRun }),
-    writeAhead: (run) => copy.writeAhead(run),
-    readKind: (other) => readMemory(memoryFile(copy.syncDir, target, other), other, target),
+    name: place.kind === 'dir' ? memory.file : `${place.address} (${kind})`,
+    ...(copy?.foldedRun === undefined ? {} : { foldedRun: copy.foldedRun }),
+    writeAhead: async (run) => copy?.writeAhead(run),
+    readKind: (other) => readMemory(memoryFile(syncDir, target, other), other, target),
     async close() {
       try {
         await memory.close();
       } finally {
-        await copy.finish(!options.readOnly);
+        await copy?.finish(!options.readOnly);
       }
     },
   };

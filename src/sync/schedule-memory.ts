@@ -46,13 +46,8 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     return super.unit(unit);
   }
 
-  /**
-   * A schedule examctl named (no ScheduleExtId in the file: the id it was sent with, the answer's
-   * `id`) is remembered under that name too: its candidates count for the leading-zeros guard.
-   */
-  acknowledgedSchedule(unit: Unit<PreparedSchedule>, payload: PreparedSchedule, outcome: Pick<Outcome, 'id'>, run: string, kept: boolean): void {
-    const named = unit.id === null && outcome.id !== undefined ? { ...unit, id: outcome.id } : unit;
-    this.acknowledged(named, payload, run, kept, acknowledgedSchedule(payload));
+  protected override keptBeside(_id: string, payload: PreparedSchedule): { candidates: string[] } {
+    return acknowledgedSchedule(payload);
   }
 
   /**
@@ -83,7 +78,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
 
   /** The candidates the memory says the last acknowledged request registered that this one leaves out (ids compare ignoring case, as the service's do). */
   private noteWithdrawn(id: string, payload: PreparedSchedule): void {
-    const registered = this.memory?.get(id)?.candidates;
+    const registered = this.memory?.entries.get(id)?.candidates;
     if (registered === undefined || registered.length === 0 || this.withdrawn.seen.has(id)) return;
     const given = new Set(candidateIds(payload).map((candidate) => candidate.toLowerCase()));
     const left = registered.filter((candidate) => !given.has(candidate.toLowerCase()));

@@ -16,7 +16,7 @@ import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice, populationWords } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
-import type { Outcome, Unit } from '../pipeline/record-job.js';
+import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unchangedNote } from '../runs/journal-lines.js';
 import { targetInstance } from '../context/target.js';
@@ -27,16 +27,6 @@ import { type TargetOf } from '../context/resolved-target.js';
  * items carry the note naming the run that sent them (a rebuilt report's too).
  */
 export const NOT_SENT_NOTE: SummaryNote = { counts: (item) => item.action === 'unchanged' && isUnchangedNote(item.note), words: () => 'unchanged (not sent)' };
-
-/**
- * Whether an acknowledged outcome feeds the memory: not an item a resume keeps as unchanged (not
- * sent by this run). Its entry was in the memory when it was judged; if the memory lost it since
- * (`synced forget`, a store replaced), putting it back would claim a request this target may
- * never have had (docs/sync.md, "The sync memory").
- */
-export function feedsMemory(outcome: { action?: string }, kept: boolean): boolean {
-  return !(kept && outcome.action === 'unchanged');
-}
 
 /** The flags every command that feeds a sync memory reads. */
 export interface SyncFlags {
@@ -86,7 +76,7 @@ export class SentMemory<P> {
   private readonly unsentByRun = new Map<string, NonNullable<Unit<P>['unsent']>>();
   /** Whether the memory held any id, and a record of this run's population, when opened: without, a remote answer's action is not known. */
   private heldAny = false;
-  /** --only-new / --only-existing: which ids the target holds (`openKnown`). */
+  /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
@@ -176,6 +166,8 @@ export class SentMemory<P> {
           : `no sync memory for ${describeTarget(target)}, though run ${fed.run} of this runs directory fed one (started at ${fed.since}): it was lost, or forgotten (synced forget, a store made anew)`;
       await this.deps.stderr.write(`${terminalLine(`--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : fed === undefined ? '' : ' again'})`)}\n`);
     }
+    // --only-new / --only-existing (docs/sync.md, "New and existing"): what the target holds; refused (exit 2) when nothing can tell.
+    if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
     return this.memory;
   }
 
@@ -256,11 +248,6 @@ export class SentMemory<P> {
     return contents === undefined || ofOtherInstance(contents, this.instance) ? undefined : contents.entries;
   }
 
-  /** The memory a deciding run found (undefined for a run that only feeds it), for the report's sinks. */
-  note(): SyncMemoryNote | undefined {
-    return this.found;
-  }
-
   /**
    * With --changed-only, a unit whose request this target acknowledged last time is not sent.
    * `entry`: what the memory holds for the unit's id, when the caller peeked already.
@@ -286,13 +273,44 @@ export class SentMemory<P> {
     return unsent;
   }
 
-  /** Remembers what the target acknowledged; a resume's kept outcome only when the memory lost it. */
-  acknowledged(unit: Unit<P>, payload: P, run: string, kept: boolean, more: Omit<MemoryEntry, 'digest' | 'run'> = {}): void {
+  /**
+   * The record job's hooks that feed the memory: acknowledged outcomes, intents written ahead,
+   * refusals and unsettled requests; where runs put their population on record (not collections:
+   * only an adoption does), the run's start and end, and the report's note of what was found.
+   */
+  hooks(): Pick<RecordJob<P>, 'syncMemory' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
+    const fed: Pick<RecordJob<P>, 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> = {
+      acknowledged: (unit, payload, outcome, run, kept) => this.acknowledged(unit, payload, outcome, run, kept),
+      unsettled: (unit) => this.unsettled(unit),
+      refused: (unit, taken) => this.refused(unit, taken),
+      intend: (unit, run) => this.intend(unit, run),
+      intentsDurable: () => this.intentsDurable(),
+    };
+    if (this.kind === 'collections') return fed;
+    // Stored (a service's copy too) before the report sinks complete: a failed store reaches them (docs/ci.md).
+    return { ...fed, syncMemory: () => this.found, started: (run) => this.started(run), ending: () => this.close() };
+  }
+
+  /**
+   * Remembers what the target acknowledged, and what its kind keeps besides (`keptBeside`). Not
+   * an item a resume keeps as unchanged (not sent by this run): its entry was in the memory when
+   * it was judged; if the memory lost it since (`synced forget`, a store replaced), putting it back
+   * would claim a request this target may never have had (docs/sync.md, "The sync memory"). Any
+   * other kept outcome only when the memory lost it. A schedule examctl named (no ScheduleExtId in
+   * the file) is remembered under the answer's `id`: its candidates count for the leading-zeros guard.
+   */
+  private acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void {
     const memory = this.memory;
-    if (memory === undefined || unit.id === null) return;
+    const id = unit.id ?? (this.kind === 'schedules' ? outcome.id : undefined);
+    if (memory === undefined || id === undefined || (kept && outcome.action === 'unchanged')) return;
     const digest = this.digestOf(payload);
-    if (kept && memory.get(unit.id)?.digest === digest) return;
-    memory.record(unit.id, { digest, run, ...more });
+    if (kept && memory.entries.get(id)?.digest === digest) return;
+    memory.record(id, { digest, run, ...this.keptBeside(id, payload, run) });
+  }
+
+  /** What the memory keeps of an acknowledged request besides its digest and run (per kind). */
+  protected keptBeside(_id: string, _payload: P, _run: string): Omit<MemoryEntry, 'digest' | 'run'> {
+    return {};
   }
 
   /**
@@ -305,7 +323,7 @@ export class SentMemory<P> {
   intend(unit: Unit<P>, run: string): boolean {
     const memory = this.memory;
     if (memory === undefined || unit.id === null || !unit.prepared.ok) return false;
-    const entry = memory.get(unit.id);
+    const entry = memory.entries.get(unit.id);
     this.entriesBefore.set(unit.prepared.value as object, entry ?? null);
     const intent = this.intentOf(unit.prepared.value, entry, run);
     if (intent === undefined) return false;
@@ -342,7 +360,7 @@ export class SentMemory<P> {
     if (outcome.status === 'failed' || outcome.action !== undefined || this.flags.dryRun === true) return outcome;
     const before = this.entriesBefore.get(payload as object);
     // No intent written for it (a run without a journal): the memory is still as it was before.
-    const action = before !== undefined ? rememberedAction(before ?? undefined, this.heldAny) : id === null ? undefined : rememberedAction(this.memory?.get(id), this.heldAny);
+    const action = before !== undefined ? rememberedAction(before ?? undefined, this.heldAny) : id === null ? undefined : rememberedAction(this.memory?.entries.get(id), this.heldAny);
     return { ...outcome, action: action ?? 'sent' };
   }
 
@@ -372,18 +390,18 @@ export class SentMemory<P> {
   unsettled(unit: Unit<P>): void {
     const memory = this.memory;
     if (memory === undefined || unit.id === null) return;
-    const entry = memory.get(unit.id);
+    const entry = memory.entries.get(unit.id);
     if (entry === undefined || entry.digest === '') return;
     const { raw: _raw, ...rest } = entry;
     memory.record(unit.id, { ...rest, digest: '' });
   }
 
-  /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */
   /** Closes after the run failed: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */
   async closeAfterFailure(): Promise<void> {
     await this.close().catch((error: unknown) => void this.deps.stderr.write(`${terminalLine(`examctl: ${error instanceof Error ? error.message : String(error)}`)}\n`));
   }
 
+  /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */
   async close(): Promise<void> {
     // Its end marked (also where `ending` was not reached: a stop, a signal); a failed write is the close's to say.
     await this.ending().catch(() => undefined);
@@ -394,15 +412,6 @@ export class SentMemory<P> {
     this.known = undefined;
     await known?.close();
     await placed?.close();
-  }
-
-  /**
-   * --only-new / --only-existing (docs/sync.md, "New and existing"): after `open`, before
-   * anything is sent, what the target holds; refused (exit 2) when nothing can tell.
-   */
-  async openKnown(what: 'users' | 'schedules'): Promise<void> {
-    if (this.flags.only === undefined) return;
-    this.known = await KnownIds.open(what, this.flags.only, await this.target(), this.memory, this.heldAny, this.deps);
   }
 
   /** A unit --only-new or --only-existing does not send: ok, action `left`, with why; any other as it is. */

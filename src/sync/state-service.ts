@@ -18,6 +18,7 @@ import { describeHolder as describeLocalHolder, isStale, ownLockInfo, type LockI
 import { nonEmpty } from '../system/env-values.js';
 import { EXAMCTL_VERSION } from '../version.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
+import type { OnWait } from './memory-access.js';
 
 /** Terraform's lock info, as sent to lock and unlock and as a holder is named. */
 export interface StateLockInfo {
@@ -29,9 +30,6 @@ export interface StateLockInfo {
   Created: string;
   Path: string;
 }
-
-/** Called once when a run starts waiting for another's lock, and when it takes over a dead holder's. */
-type OnWait = (message: string) => void;
 
 const METHOD = /^[A-Za-z]{1,20}$/;
 

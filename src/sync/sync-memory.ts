@@ -2,7 +2,7 @@ import { type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { appendDurably } from '../system/durable-write.js';
 import { StoreLock } from '../system/lock.js';
-import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, makeTrustedMemoryDir, onlyFeeder, openMemoryFile, type OnWait } from './memory-access.js';
+import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, liveFeeders, makeTrustedMemoryDir, openMemoryFile, type OnWait } from './memory-access.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { JournalGroupEncoder } from '../runs/journal-encoder.js';
@@ -10,7 +10,7 @@ import { describeSystemError } from '../system/system-error-words.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
 import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
-import { APPEND_FLAGS, COMPACT_SLACK, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, type MemoryContents } from './memory-files.js';
+import { APPEND_FLAGS, COMPACT_SLACK, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, populationsOf, type MemoryContents } from './memory-files.js';
 
 export { canonicalJson, requestDigest, type MemoryEntry } from './memory-lines.js';
 export { memoryDir, memoryFile, readMemory, resolveSyncDir, memoryOfText } from './memory-files.js';
@@ -139,7 +139,7 @@ export class SyncMemory {
       }
       if (options.readOnly) await handle?.close();
       const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.instance, contents.populations);
-      if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, lock !== undefined ? async () => true : () => onlyFeeder(dir));
+      if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, lock !== undefined ? async () => true : async () => (await liveFeeders(dir)).length <= 1);
       return memory;
     } catch (error) {
       await handle?.close().catch(() => undefined);
@@ -152,7 +152,7 @@ export class SyncMemory {
   /**
    * Ready to append. Bytes past what was read are other feeders' whole lines, appended since (left as they are), or a
    * torn last line a kill left (cut off, so the next line does not glue onto it). Only a run alone
-   * on the memory (`alone`: it decides, or no other live run feeds it) cuts anything: a feeder's
+   * on the memory (`alone`: it decides, or no live feeding marker is there but its own) cuts anything: a feeder's
    * write in progress can look torn to another.
    */
   private async openForAppend(contents: MemoryContents, handle: FileHandle, alone: () => Promise<boolean>): Promise<void> {
@@ -173,20 +173,13 @@ export class SyncMemory {
     }
   }
 
-  get(id: string): MemoryEntry | undefined {
-    return this.entries.get(id);
-  }
-
   /**
    * The populations real runs synced to this target (docs/sync.md, "When the memory is lost"), by
    * `populationKey`: recorded in the file, or for a file of format 1 taken from its entries.
    */
   populations(): Map<string, PopulationRecord> {
-    return this.populationRecords ?? (this.inferred ??= this.entries.populationsOfEntries());
+    return populationsOf({ populations: this.populationRecords, entries: this.entries });
   }
-
-  /** A file of format 1: the populations of its entries, once asked. */
-  private inferred: Map<string, PopulationRecord> | undefined;
 
   /**
    * Records that run `run` synced the population `key` (a real run, at its start and, `ended`, at
@@ -207,13 +200,6 @@ export class SyncMemory {
     }
     this.populationRecords!.set(key, record);
     this.append(populationBody(key, { ...record, files: added }));
-  }
-
-  /** Non-disabled ids the memory holds: the population --max-disable's percentage is of. */
-  get remembered(): number {
-    let count = 0;
-    for (const entry of this.entries.values()) if (entry.disabled !== true) count += 1;
-    return count;
   }
 
   /** Remembers an acknowledged request; on disk within the group commit's delay. */

@@ -188,7 +188,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (disableMissing && record.raw !== undefined) this.table ??= leaverTable(record.raw);
       if (!pruneMemberships) continue;
       if (read.table) this.hierarchiesColumn ??= read.given;
-      const links = memory.get(read.id)?.links;
+      const links = memory.entries.get(read.id)?.links;
       if (links === undefined) continue;
       if (!read.given) notStated += 1;
       else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
@@ -289,7 +289,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (unit.unsent !== undefined) return unit;
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
     // Only --prune-memberships needs the entry's links: otherwise what --changed-only compares, unparsed.
-    const full = this.userFlags.pruneMemberships ? this.memory?.get(unit.id) : undefined;
+    const full = this.userFlags.pruneMemberships ? this.memory?.entries.get(unit.id) : undefined;
     const entry = full ?? this.memory?.entries.peek(unit.id);
     const given = unit.prepared.value;
     if (!this.userFlags.pruneMemberships && entry !== undefined && entry.disabled !== true && (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))) {
@@ -322,7 +322,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * and need not: an entry is remembered with a raw digest only when its links are the request's.
    */
   private noteKeptLinks(id: string, request: UserRequest): void {
-    const prune = pruneOf(this.memory?.get(id)?.links, request, true);
+    const prune = pruneOf(this.memory?.entries.get(id)?.links, request, true);
     const kept = this.keptLinks;
     if (prune?.added !== true || kept.seen.has(id)) return;
     kept.seen.add(id);
@@ -435,7 +435,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * digest is cleared so the request is sent whatever the file says next.
    */
   private rememberDeletesOfPartial(payload: UserRequest, errors: readonly Problem[]): void {
-    const entry = this.memory?.get(payload.ExternalId);
+    const entry = this.memory?.entries.get(payload.ExternalId);
     if (entry === undefined || payload.Hierarchies === undefined) return;
     const failed = new Set(errors.map((problem) => /^Hierarchies\[(\d+)\]$/.exec(problem.field)?.[1]).filter((index) => index !== undefined).map(Number));
     const done = payload.Hierarchies.filter((link, index) => link.Action === 'DELETE' && !failed.has(index));
@@ -491,13 +491,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * Users: also what a disable request needs without the file, whether this was one, and the
    * links and flags examctl manages after this request (what --prune-memberships may remove).
    */
-  rememberUser(unit: Unit<UserRequest>, payload: UserRequest, run: string, kept: boolean): void {
-    const entry = unit.id === null ? undefined : this.memory?.get(unit.id);
-    const links = unit.id === null ? undefined : linksAfter(entry?.links, payload.Hierarchies);
+  protected override keptBeside(id: string, payload: UserRequest, run: string): Omit<MemoryEntry, 'digest' | 'run'> {
+    const entry = this.memory?.entries.get(id);
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
-    this.acknowledged(unit, payload, run, kept, { ...acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), ...joinedOf(entry, run) });
+    return { ...acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), ...joinedOf(entry, run) };
   }
 
   /**
@@ -532,7 +531,7 @@ export async function populationFingerprint(build: (record: InputRecord) => Unit
 
 /**
  * What the memory keeps of a user whose request the target acknowledged, besides its digest and
- * run (rememberUser; `synced adopt` records a file's rows so): the names a disable needs, a
+ * run (UserSyncMemory.keptBeside; `synced adopt` records a file's rows so): the names a disable needs, a
  * leaver's mark, the links managed after `sent` (`links`), the population, and the row's raw digest
  * only where the next night's verdict needs nothing else (--prune-memberships would add nothing
  * to this same request against those links).

@@ -13,12 +13,11 @@
  * document and the next serial: a delta of an older document (the memory stored whole since) or a
  * delta not yet written ends the chain, so whatever a kill leaves is a memory a reader can load.
  */
-import { hash } from 'node:crypto';
 import { UsageError } from '../system/errors.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
-import { canonicalJson, SYNC_KINDS, type SyncKind } from './memory-lines.js';
+import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import type { StateService } from './state-service.js';
-import { readDocument, type MemoryDocument } from './memory-document.js';
+import { checksumOf, readDocument, summedText, type MemoryDocument } from './memory-document.js';
 import { memoryOfText } from './memory-files.js';
 import type { ReportTarget } from '../report/run-report.js';
 
@@ -80,14 +79,9 @@ function linesOf(chain: readonly { body: IntentsBody | DeltaBody }[]): KindLines
   return lines;
 }
 
-/** A body with its checksum, as the service keeps it. */
-function summed(body: IntentsBody | DeltaBody): string {
-  return `${JSON.stringify({ ...body, sha256: hash('sha256', canonicalJson(body), 'hex') })}\n`;
-}
-
 /** Stores delta `n` of the document of checksum `base` (read back: write); returns its size. */
 export async function storeDelta(service: StateService, n: number, body: Omit<DeltaBody, 'format' | 'version'>): Promise<number> {
-  const text = summed({ format: DELTA_FORMAT, version: 1, ...body });
+  const text = summedText({ format: DELTA_FORMAT, version: 1, ...body });
   await service.write(text, undefined, deltaAddress(service.address, n));
   return text.length;
 }
@@ -141,7 +135,7 @@ export class WriteAhead {
   /** Uploads one batch of lines (by kind); throws when the service does not take it (nothing of the batch may be sent then). */
   async push(lines: KindLines): Promise<void> {
     const n = this.count;
-    await this.service.write(summed({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }), undefined, intentsAddress(this.service.address, n));
+    await this.service.write(summedText({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }), undefined, intentsAddress(this.service.address, n));
     this.count += 1;
   }
 }
@@ -177,7 +171,7 @@ function besideOf(text: string, where: string, format: string): IntentsBody | De
   }
   const { sha256, ...body } = parsed ?? ({} as Partial<IntentsBody & { sha256: unknown }>);
   const lines = body.lines as Record<string, unknown> | undefined;
-  if (body.format !== format || typeof body.run !== 'string' || typeof body.serial !== 'number' || typeof lines !== 'object' || lines === null || sha256 !== hash('sha256', canonicalJson(body), 'hex')) {
+  if (body.format !== format || typeof body.run !== 'string' || typeof body.serial !== 'number' || typeof lines !== 'object' || lines === null || sha256 !== checksumOf(body)) {
     const what = format === FORMAT ? 'the intents of a run examctl wrote ahead' : 'a delta of the sync memory examctl stored';
     throw new UsageError(`${where}: not ${what}, or damaged: what a run sent is not known. Move it aside on the service, then rebuild the memory (examctl synced adopt)`);
   }

@@ -113,6 +113,34 @@ describe('hostile answers through a whole run', () => {
     });
   });
 
+  it('the token and password echoed as JSON \\u escapes (every character, some, upper-case hex) in a 400 envelope and a 500 text: no sink holds them', async () => {
+    const escape = (text: string, which: (at: number) => boolean = () => true): string =>
+      [...text].map((char, at) => (which(at) ? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}` : char)).join('');
+    const forms = [escape(TOKEN), escape(PASSWORD), escape(PASSWORD, (at) => at % 2 === 0), escape(TOKEN).toUpperCase().replace(/\\U/g, '\\u')];
+    const undo = (text: string): string => text.replace(/\\+u([0-9a-f]{4})/gi, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    for (const status of [400, 500]) {
+      server = await startHostileServer((_request, res) => {
+        if (status === 400) return json(res, 400, { Content: null, Success: false, Errors: forms.map((form) => ({ Code: 213, Message: `bad credentials ${form}` })) });
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(`refused ${forms[1]} for ${forms[0]}`);
+      });
+      await withTempDir(async (dir) => {
+        const { code, stdout, stderr } = await sync(dir, server!.url);
+        expect(code).toBe(status === 400 ? 1 : 3);
+        const files = (await allFiles(dir)).replace(await readFile(join(dir, 'users.json'), 'utf8'), '');
+        expect(files).toContain('[redacted]');
+        expect(stderr).toContain(status === 400 ? 'bad credentials [redacted]' : 'refused [redacted] for [redacted]');
+        const shown = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+        await runCli(['runs', 'show', 'last', '--json'], shown.deps);
+        expect(shown.stdout.text).toContain('[redacted]');
+        // Decoded, escaped twice (a string in --json or the journal) too: no 8-character piece is left.
+        const decoded = undo(undo(`${stdout}\n${stderr}\n${files}\n${shown.stdout.text}\n${shown.stderr.text}`)).toLowerCase();
+        for (const secret of [TOKEN, PASSWORD]) for (let at = 0; at + 8 <= secret.length; at += 1) expect(decoded).not.toContain(secret.slice(at, at + 8).toLowerCase());
+      });
+      await server.close();
+    }
+  });
+
   it('a 500 page of 176 characters then the token: no part of it survives the cut', async () => {
     server = await startHostileServer((_request, res) => {
       res.writeHead(500, { 'content-type': 'text/html' });

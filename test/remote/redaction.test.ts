@@ -232,3 +232,43 @@ describe('HTML-escaped tokens: a server echoing the token as character reference
     expect(gate.mayHold('{"Success":true,"m":"a & b"}')).toBe(false);
   });
 });
+
+describe('JSON-escaped secrets: a server echoing them as \\uXXXX escapes, wholly or partly', () => {
+  const TOKEN = 'Tk+S3cr3t/zz=9Qw';
+  const PASSWORD = 'Pa55-word"horse';
+  const gate = withRecordSecrets(createRedactor([TOKEN]), { Password: PASSWORD, Sittings: [{ PIN: '4711' }] });
+  // Each UTF-16 unit of a character as `\uXXXX` (a surrogate pair as two escapes).
+  const units = (char: string, upper: boolean): string =>
+    Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`).map((hex) => (upper ? `\\u${hex.slice(2).toUpperCase()}` : hex)).join('');
+  const escape = (text: string, which: (at: number) => boolean = () => true, upper = false): string =>
+    [...text].map((char, at) => (which(at) ? units(char, upper) : char)).join('');
+
+  it('every character escaped, some of them, in upper- or lower-case hex: the escapes that spell it go, the text around stays', () => {
+    for (const secret of [TOKEN, PASSWORD]) {
+      for (const form of [escape(secret), escape(secret, (at) => at % 2 === 0), escape(secret, (at) => at % 3 !== 1, true), escape(secret, () => true, true)]) {
+        expect(gate.text(`bad <${form}> given`)).toBe('bad <[redacted]> given');
+        expect(gate.mayHold(JSON.stringify({ Message: form }))).toBe(true);
+        expect(gate.deep({ m: [form] })).toEqual({ m: ['[redacted]'] });
+      }
+    }
+    // The short escapes too (`\"`, `\/`), mixed with \u ones and HTML references.
+    expect(gate.text(`x Pa55-word\\"horse y`)).toBe('x [redacted] y');
+    expect(gate.text(`x Tk+S3cr3t\\/zz\\u003d9Qw y`)).toBe('x [redacted] y');
+    expect(gate.text(`x Tk&#43;S3cr3t\\u002Fzz&equals;9Qw y`)).toBe('x [redacted] y');
+  });
+
+  it('an 8-character piece escaped, a 4-digit PIN escaped, a character beyond the BMP as a surrogate pair; ordinary escapes stay', () => {
+    expect(gate.text(`cut: ${escape(TOKEN.slice(5, 13))}…`)).toBe('cut: [redacted]…');
+    expect(gate.text(`PIN ${escape('4711')} refused`)).toBe('PIN [redacted] refused');
+    expect(gate.text(`PIN ${escape('47112')} refused`)).toBe('PIN [redacted]\\u0032 refused');
+    const wide = createRedactor(['ab😀cdefghij']);
+    expect(escape('😀')).toBe('\\ud83d\\ude00');
+    expect(wide.text(`echo ${escape('ab😀cdefghij')}!`)).toBe('echo [redacted]!');
+    expect(wide.text('echo ab\\uD83D\\uDE00cdef!')).toBe('echo [redacted]!');
+    // Escaped twice (`\\u0050`: a backslash, then u0050) is decoded in the next round.
+    expect(gate.text(`x ${escape(TOKEN).replace(/\\/g, '\\\\')} y`)).toBe('x [redacted] y');
+    // A run of backslashes halves each round, in one match: 2 MiB of them and an escaped token lose only the token.
+    expect(gate.text(`${'\\'.repeat(2 ** 21)} ${escape(TOKEN)} \\\\\\u0041`)).toBe(`${'\\'.repeat(2 ** 21)} [redacted] \\\\\\u0041`);
+    expect(gate.text('C:\\new\\table \\u0041BC "\\/" \\x41 \\u12')).toBe('C:\\new\\table \\u0041BC "\\/" \\x41 \\u12');
+  });
+});

@@ -6,7 +6,7 @@ import { StoreDamagedError } from '../../src/system/errors.js';
 import type { Change, CollectionName, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
 import { createStore, openStore, snapshotFileName } from '../../src/engine/store/index.js';
 import { EntityMap } from '../../src/engine/store/entity-map.js';
-import { ENGINE_INDEXER, StateIndexes, StoreView } from '../../src/engine/view.js';
+import { ENGINE_INDEXER, StoreView } from '../../src/engine/view.js';
 import { writeFormatOneStore } from './format-one.js';
 import { exportEntities, hintsFromValues, put } from '../support/store.js';
 import { useTempStore } from '../support/temp-dir.js';
@@ -100,11 +100,11 @@ describe('lazy load', () => {
     await createStore(dir, content, { indexer: ENGINE_INDEXER });
     const store = await openStore(dir);
     store.useIndexer(ENGINE_INDEXER);
-    const fromHints = new StateIndexes((c, hint) => store.keyByHint(c, hint));
-    expect(fromHints.rootKey).toBe('H-ROOT');
-    expect(fromHints.keyByUserName('name-u-3')).toBeUndefined();
-    expect(fromHints.keyByLowerExternalId('u-2')).toBe('U-2');
-    expect(fromHints.keyBySyncKey('ab12cd34-0000-0000-0000-000000000001')).toBe('u-1');
+    const view = new StoreView(store.state, (c, hint) => store.keyByHint(c, hint));
+    expect(view.rootHierarchyKey()).toBe('H-ROOT');
+    expect(view.userKeyByUserName('name-u-3')).toBeUndefined();
+    expect(view.userKeyByExternalIdIgnoringCase('u-2')).toBe('U-2');
+    expect(view.userKeyBySynchronizationKey('ab12cd34-0000-0000-0000-000000000001')).toBe('u-1');
     // Answered from the persisted hints: no user value was parsed.
     expect(['u-1', 'U-2', 'u-3'].every((key) => isRaw(store.state, 'users', key))).toBe(true);
     const fromValues = hintsFromValues(ENGINE_INDEXER, store.state.get('users')!, store.state.get('hierarchies')!);
@@ -113,18 +113,17 @@ describe('lazy load', () => {
     expect(fromValues.rootKey).toBe('H-ROOT');
     expect(store.keyByHint('users', 'nno-such-name')).toBeUndefined();
     // Case-insensitive ExternalId lookups: through the hint for a mixed-case key, through the users map for a lower-case one.
-    const view = new StoreView(store.state, fromHints);
     expect(view.userKeyByExternalIdIgnoringCase('u-2')).toBe('U-2');
     expect(view.userKeyByExternalIdIgnoringCase('U-1')).toBe('u-1');
     expect(view.userKeyByExternalIdIgnoringCase('u-9')).toBeUndefined();
     expect(view.userKeyByUserName('NAME-U-1')).toBe('u-1');
     expect(view.userKeyBySynchronizationKey('ab12cd34-0000-0000-0000-000000000001')).toBe('u-1');
-    expect(fromHints.keyByUserName('name-u-2')).toBe('U-2');
-    expect(fromHints.keyByLowerExternalId('u-2')).toBe('U-2');
-    expect(fromHints.keyBySyncKey('ab12cd34-0000-0000-0000-000000000001')).toBe('u-1');
+    expect(view.userKeyByUserName('name-u-2')).toBe('U-2');
+    expect(view.userKeyByExternalIdIgnoringCase('u-2')).toBe('U-2');
+    expect(view.userKeyBySynchronizationKey('{AB12CD34-0000-0000-0000-000000000001}')).toBe('u-1');
     // A deletion removes every entry the user contributed.
     await store.transact(put({ collection: 'users', key: 'U-2', value: null }));
-    expect(fromHints.keyByLowerExternalId('u-2')).toBeUndefined();
+    expect(view.userKeyByExternalIdIgnoringCase('u-2')).toBeUndefined();
     expect(view.userKeyByUserName('name-u-2')).toBeUndefined();
     await store.close();
   });
@@ -132,7 +131,7 @@ describe('lazy load', () => {
   it('after another process compacts, a reload rebuilds the indexes from the new snapshot hints', async () => {
     await createStore(dir, content, { indexer: ENGINE_INDEXER });
     const reader = await openStore(dir);
-    const indexes = new StateIndexes((c, hint) => reader.keyByHint(c, hint));
+    const view = new StoreView(reader.state, (c, hint) => reader.keyByHint(c, hint));
     reader.useIndexer(ENGINE_INDEXER);
     const writer = await openStore(dir);
     writer.useIndexer(ENGINE_INDEXER);
@@ -142,9 +141,9 @@ describe('lazy load', () => {
     await reader.refresh();
     expect(reader.currentGeneration).toBe(2);
     expect(isRaw(reader.state, 'users', 'New-5')).toBe(true);
-    expect(indexes.keyBySyncKey('00000000-0000-0000-0000-00000000000a')).toBe('New-5');
-    expect(indexes.keyByLowerExternalId('new-5')).toBe('New-5');
-    expect(indexes.keyByUserName('name-new-5')).toBe('New-5');
+    expect(view.userKeyBySynchronizationKey('00000000-0000-0000-0000-00000000000a')).toBe('New-5');
+    expect(view.userKeyByExternalIdIgnoringCase('new-5')).toBe('New-5');
+    expect(view.userKeyByUserName('name-new-5')).toBe('New-5');
     expect(isRaw(reader.state, 'users', 'New-5')).toBe(true);
     await reader.close();
   });

@@ -127,8 +127,8 @@ describe('the sync memory keeps the links', () => {
     memory.record('u2', { digest: 'd', run: 'r' });
     await memory.close();
     const again = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    expect(again.get('u1')?.links).toEqual([L('H-A', 'coordinator'), L('H-B')]);
-    expect(again.get('u2')?.links).toBeUndefined();
+    expect(again.entries.get('u1')?.links).toEqual([L('H-A', 'coordinator'), L('H-B')]);
+    expect(again.entries.get('u2')?.links).toBeUndefined();
     await again.close();
     const file = memoryFile(dir, target, 'users');
     const header = encodeChecksummedLine(JSON.stringify({ t: 'sync-memory', v: 1, kind: 'users', target }));
@@ -136,9 +136,9 @@ describe('the sync memory keeps the links', () => {
     // Its checksum holds, so the memory opens (entries are parsed when the run asks for them):
     // the run that asks for u1, or goes through every entry (--disable-missing), is refused.
     const damagedOne = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    expect(() => damagedOne.get('u1')).toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: sync memory damaged: its links are not a list`));
+    expect(() => damagedOne.entries.get('u1')).toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: sync memory damaged: its links are not a list`));
     expect(() => [...damagedOne.entries]).toThrow(/links are not a list/);
-    expect(damagedOne.get('u2')).toBeUndefined();
+    expect(damagedOne.entries.get('u2')).toBeUndefined();
     await damagedOne.close();
   });
 });

@@ -45,7 +45,7 @@ describe('a sync memory where the file system has no hard links', () => {
     expect(lines.filter((line) => line.includes('"t":"sync-memory"'))).toHaveLength(1);
     expect(lines[0]).toContain('"t":"sync-memory"');
     const read = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    expect([read.get('u-1')?.digest, read.get('u-2')?.digest]).toEqual(['d1', 'd2']);
+    expect([read.entries.get('u-1')?.digest, read.entries.get('u-2')?.digest]).toEqual(['d1', 'd2']);
     await read.close();
     expect(readdirSync(dirname(file)).filter((name) => name.endsWith('.new'))).toEqual([]);
   });

@@ -177,15 +177,15 @@ describe('user sync --population', () => {
     memory.record('u2', { digest: 'd', run: 'r' });
     await memory.close();
     const again = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    expect(again.get('u1')?.population).toBe('staff');
-    expect(again.get('u2')?.population).toBeUndefined();
+    expect(again.entries.get('u1')?.population).toBe('staff');
+    expect(again.entries.get('u2')?.population).toBeUndefined();
     await again.close();
     const file = memoryFile(dir, target, 'users');
     expect(readFileSync(file, 'utf8')).toContain('"p":"staff"');
     const header = encodeChecksummedLine(JSON.stringify({ t: 'sync-memory', v: 1, kind: 'users', target }));
     writeFileSync(file, header + encodeChecksummedLine(JSON.stringify({ id: 'u1', d: 'd', r: 'r', p: 7 })));
     const damaged = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    expect(() => damaged.get('u1')).toThrow(/users\.ndjson:2: sync memory damaged: its population is not a name/);
+    expect(() => damaged.entries.get('u1')).toThrow(/users\.ndjson:2: sync memory damaged: its population is not a name/);
     await damaged.close();
   });
 });

@@ -109,13 +109,13 @@ describe('the sync memory file', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     writeFileSync(file, readFileSync(file, 'utf8') + '{"crc":"0000');
     const again = await SyncMemory.open(dir, target, 'users', plain);
-    expect(again.get('u1')).toEqual({ digest: 'd2', run: 'r2', firstName: 'A', lastName: 'C' });
-    expect(again.get('u2')).toEqual({ digest: 'd3', run: 'r2', disabled: true });
-    expect(again.remembered).toBe(1);
+    expect(again.entries.get('u1')).toEqual({ digest: 'd2', run: 'r2', firstName: 'A', lastName: 'C' });
+    expect(again.entries.get('u2')).toEqual({ digest: 'd3', run: 'r2', disabled: true });
+    expect([...again.entries.values()].filter((entry) => entry.disabled !== true)).toHaveLength(1);
     again.record('u3', { digest: 'd4', run: 'r3' });
     await again.close();
     const third = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    expect(third.get('u3')?.digest).toBe('d4');
+    expect(third.entries.get('u3')?.digest).toBe('d4');
   });
 
   it('indexed at open, parsed when asked: every id found (escapes, non-ASCII, thousands), a bad checksum refused at open, compaction keeps every entry', async () => {
@@ -130,14 +130,14 @@ describe('the sync memory file', () => {
     await memory.close();
     const again = await SyncMemory.open(dir, target, 'users', plain);
     expect(again.entries.size).toBe(ids.length + 2);
-    for (const [i, id] of ids.entries()) expect(again.get(id)?.digest).toBe(id === 'stu-7' ? 'later' : `d${i}`);
+    for (const [i, id] of ids.entries()) expect(again.entries.get(id)?.digest).toBe(id === 'stu-7' ? 'later' : `d${i}`);
     // What --changed-only compares, read off the line without parsing: the same as the parsed entry.
-    for (const id of ['quote"d', 'back\\slash', 'Zoë-ümlaut', 'stu-7', 'stu-4999', 'evil', 'leaver']) expect(pick(again.entries.peek(id))).toEqual(pick(again.get(id)));
+    for (const id of ['quote"d', 'back\\slash', 'Zoë-ümlaut', 'stu-7', 'stu-4999', 'evil', 'leaver']) expect(pick(again.entries.peek(id))).toEqual(pick(again.entries.get(id)));
     expect(again.entries.peek('evil')?.disabled).toBeUndefined();
     expect(again.entries.peek('leaver')?.disabled).toBe(true);
     expect(again.entries.peek('nobody')).toBeUndefined();
-    expect(again.get('stu-')).toBeUndefined();
-    expect(again.get('stu-50000')).toBeUndefined();
+    expect(again.entries.get('stu-')).toBeUndefined();
+    expect(again.entries.get('stu-50000')).toBeUndefined();
     again.record('new-one', { digest: 'n', run: 'r3' });
     expect(again.entries.size).toBe(ids.length + 3);
     expect(new Set([...again.entries].map(([id]) => id))).toEqual(new Set([...ids, 'evil', 'leaver', 'new-one']));
@@ -156,9 +156,9 @@ describe('the sync memory file', () => {
     await locked.close();
     expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(ids.length + 4);
     const compacted = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    for (const [i, id] of ids.entries()) expect(compacted.get(id)?.digest).toBe(/^stu-\d$/.test(id) ? `again${13_990 + Number(id.slice(4))}` : id === 'stu-7' ? 'later' : `d${i}`);
-    expect(compacted.get('quote"d')?.links).toEqual([['H-A', ['coordinator']]]);
-    expect(compacted.get('new-one')?.digest).toBe('n');
+    for (const [i, id] of ids.entries()) expect(compacted.entries.get(id)?.digest).toBe(/^stu-\d$/.test(id) ? `again${13_990 + Number(id.slice(4))}` : id === 'stu-7' ? 'later' : `d${i}`);
+    expect(compacted.entries.get('quote"d')?.links).toEqual([['H-A', ['coordinator']]]);
+    expect(compacted.entries.get('new-one')?.digest).toBe('n');
   });
 
   it('a FIFO planted as the memory file is refused (exit 2) at once, never waited on', async () => {
@@ -190,7 +190,7 @@ describe('the sync memory file', () => {
     const file = memoryFile(dir, target, 'users');
     expect(readFileSync(file, 'utf8').split('\n').length).toBeGreaterThan(12_000);
     const locked = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 1_000, readOnly: false });
-    expect(locked.get('u2')?.digest).toBe('d11999');
+    expect(locked.entries.get('u2')?.digest).toBe('d11999');
     locked.record('u9', { digest: 'x', run: 'r2' });
     await locked.close();
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
@@ -243,7 +243,7 @@ describe('the sync memory file', () => {
     await feeder.close();
     const opened = await decider;
     // It read the memory only once the feeder's last line was on disk.
-    expect(opened.get('u1')?.run).toBe('feeding-run');
+    expect(opened.entries.get('u1')?.run).toBe('feeding-run');
     await opened.close();
     expect(told).toHaveLength(1);
     expect(told[0]).toMatch(/^waiting for pid \d+ .*feeding the sync memory/);
@@ -269,7 +269,7 @@ describe('feeders that open a memory no one made yet, at once', () => {
     const lines = readFileSync(memoryFile(dir, target, 'users'), 'utf8').trim().split('\n');
     expect(lines.filter((line) => line.includes('"t":"sync-memory"'))).toHaveLength(1);
     const read = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    expect(Array.from({ length: 6 }, (_, k) => read.get(`u-${k}`)?.digest)).toEqual(['d0', 'd1', 'd2', 'd3', 'd4', 'd5']);
+    expect(Array.from({ length: 6 }, (_, k) => read.entries.get(`u-${k}`)?.digest)).toEqual(['d0', 'd1', 'd2', 'd3', 'd4', 'd5']);
     await read.close();
     // No temporary file is left beside it.
     expect(readdirSync(dirname(memoryFile(dir, target, 'users'))).filter((name) => name.endsWith('.new'))).toEqual([]);
@@ -294,7 +294,7 @@ describe('compaction by full runs (issue 37)', () => {
     expect(sizes[2]).toBeLessThan(sizes[0]! * 1.6);
     const last = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
     expect(last.entries.size).toBe(ids);
-    expect(last.get('u-7')).toEqual({ digest: 'd-3-7', run: 'run-3' });
+    expect(last.entries.get('u-7')).toEqual({ digest: 'd-3-7', run: 'run-3' });
     await last.close();
   });
 });

@@ -52,14 +52,14 @@ describe('a schedule entry\'s candidates in the memory', () => {
     memory.record('S-2', { digest: 'd', run: 'r', candidates: [] });
     await memory.close();
     const again = await SyncMemory.open(dir, target, 'schedules', { ...plain, readOnly: true });
-    expect(again.get('S-1')?.candidates).toEqual(['stu-1', 'stu-2']);
-    expect(again.get('S-2')?.candidates).toBeUndefined();
+    expect(again.entries.get('S-1')?.candidates).toEqual(['stu-1', 'stu-2']);
+    expect(again.entries.get('S-2')?.candidates).toBeUndefined();
     await again.close();
     const file = memoryFile(dir, target, 'schedules');
     const header = encodeChecksummedLine(JSON.stringify({ t: 'sync-memory', v: 1, kind: 'schedules', target }));
     writeFileSync(file, header + encodeChecksummedLine(JSON.stringify({ id: 'S-1', d: 'd', r: 'r', c: ['stu-1', 7] })));
     const damaged = await SyncMemory.open(dir, target, 'schedules', { ...plain, readOnly: true });
-    expect(() => damaged.get('S-1')).toThrow(/schedules\.ndjson:2: sync memory damaged: its candidates are not a list of ids/);
+    expect(() => damaged.entries.get('S-1')).toThrow(/schedules\.ndjson:2: sync memory damaged: its candidates are not a list of ids/);
     await damaged.close();
   });
 });

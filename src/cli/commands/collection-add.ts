@@ -16,7 +16,6 @@ import { COLLECTION_ADD, type CollectionAddOptions } from './collection-add.opti
 import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from '../../pipeline/command-input.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { CollectionMemory } from '../../sync/collection-memory.js';
-import { feedsMemory } from '../../sync/sent-memory.js';
 import { UsageError } from '../../system/errors.js';
 
 export const FLAGS_SOURCE = '<flags>';
@@ -37,13 +36,7 @@ export async function run(
     ...(await collectionAddInput({ file, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), title, externalId, owner, taxonomy, repository }, options, deps)),
     prepare: async () => void (await memory.open(existing === 'ok')),
     send: async (api, collection, callOptions) => memory.existing(collection, await sendCollection(api, collection, callOptions), existing),
-    acknowledged: (unit, collection, outcome, run, kept) => {
-      if (feedsMemory(outcome, kept)) memory.acknowledged(unit, collection, run, kept);
-    },
-    unsettled: (unit) => memory.unsettled(unit),
-    refused: (unit, taken) => memory.refused(unit, taken),
-    intend: (unit, run) => memory.intend(unit, run),
-    intentsDurable: () => memory.intentsDurable(),
+    ...memory.hooks(),
     // No ExternalId: examctl names it, so a resend after a lost answer is not a second collection (docs/runs.md).
     lostAttemptDid: createdByLostAttempt('/collections'),
     withChosenId: (collection, id) => (collection.ExternalId === undefined || collection.ExternalId === '' ? { ...collection, ExternalId: id } : undefined),

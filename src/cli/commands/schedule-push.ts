@@ -1,6 +1,6 @@
 import { InputFileError } from '../../system/errors.js';
 import type { PreparedSchedule } from '../../domain/index.js';
-import { feedsMemory, NOT_SENT_NOTE } from '../../sync/sent-memory.js';
+import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { ScheduleMemory, scheduleSyncFlags } from '../../sync/schedule-memory.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
@@ -68,19 +68,8 @@ export async function run(
       await memory.open(changedOnly ?? false);
       // Candidate ids a spreadsheet stripped of their leading zeros: refused before anything is sent.
       await memory.refuseLostZeros(records());
-      await memory.openKnown('schedules');
     },
-    syncMemory: () => memory.note(),
-    started: (run) => memory.started(run),
-    // Stored (a service's copy too) before the report sinks complete: a failed store reaches them (docs/ci.md).
-    ending: () => memory.close(),
-    acknowledged: (unit, payload, outcome, run, kept) => {
-      if (feedsMemory(outcome, kept)) memory.acknowledgedSchedule(unit, payload, outcome, run, kept);
-    },
-    unsettled: (unit) => memory.unsettled(unit),
-    refused: (unit, taken) => memory.refused(unit, taken),
-    intend: (unit, run) => memory.intend(unit, run),
-    intentsDurable: () => memory.intentsDurable(),
+    ...memory.hooks(),
     // A remote answer does not say created or updated: without Upsert the request only creates; with, the memory says (docs/sync.md, "Created or updated").
     send: async (api, payload, callOptions) => memory.answered(payload, payload.request.Schedule.ScheduleExtId ?? null, memory.withNote(payload, createdUnlessUpsert(payload, await sendSchedule(api, payload, callOptions), callOptions))),
     // No ScheduleExtId: examctl names it, so a resend after a lost answer is not a second schedule (docs/runs.md).

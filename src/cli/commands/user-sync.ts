@@ -17,7 +17,7 @@ import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } fr
 import { USER_SYNC, type UserSyncOptions } from './user-sync.options.js';
 import { commandName, type RerunInput } from '../command-declaration.js';
 import type { SummaryNote } from '../../report/report-writers.js';
-import { feedsMemory, NOT_SENT_NOTE } from '../../sync/sent-memory.js';
+import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { UsageError } from '../../system/errors.js';
 import type { RunOptions } from '../../pipeline/record-job.js';
@@ -106,23 +106,10 @@ async function syncFile(
       for await (const batch of units(batches)) yield batch.map((unit) => memory.reportRows(memory.leaveOut(memory.unit(unit))));
       yield* memory.leaverBatches();
     },
-    prepare: async () => {
-      await memory.prepare();
-      await memory.openKnown('users');
-    },
-    syncMemory: () => memory.note(),
-    started: (run) => memory.started(run),
-    // Stored (a service's copy too) before the report sinks complete: a failed store reaches them (docs/ci.md).
-    ending: () => memory.close(),
+    prepare: () => memory.prepare(),
+    ...memory.hooks(),
     // A remote answer does not say created or updated: the memory does (docs/sync.md, "Created or updated").
     send: async (api, user, options) => memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
-    acknowledged: (unit, user, outcome, run, kept) => {
-      if (feedsMemory(outcome, kept)) memory.rememberUser(unit, user, run, kept);
-    },
-    unsettled: (unit) => memory.unsettled(unit),
-    refused: (unit) => memory.refused(unit),
-    intend: (unit, run) => memory.intend(unit, run),
-    intentsDurable: () => memory.intentsDurable(),
   };
   let exitCode: number;
   try {
