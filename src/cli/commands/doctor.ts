@@ -225,9 +225,9 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
  * damaged one or a state service that cannot be read is a failure, since every sync would refuse.
  */
 async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps: CommandDeps): Promise<DoctorCheck> {
-  const [{ memoryPlaceOf, readPlacedMemories }, { populationWords }, { LOSS_COST, recoveries }] = await Promise.all([
+  const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf }, { LOSS_COST, recoveries }] = await Promise.all([
     import('../../sync/memory-place.js'),
-    import('./synced-transfer.js'),
+    import('../../sync/memory-files.js'),
     import('../../sync/memory-loss.js'),
   ]);
   const place = memoryPlaceOf(undefined, options.runsDir, deps);
@@ -236,7 +236,8 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
     const held: string[] = [];
     for (const [kind, contents] of memories) {
       if (contents.lines === 0) continue;
-      held.push(`${kind} ${contents.entries.size} (${populationWords(contents) || 'no population'})`);
+      const populations = [...populationsOf(contents)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      held.push(`${kind} ${contents.entries.size} (${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`);
     }
     if (held.length === 0) return { name: 'sync memory', status: 'skip', detail: `none at ${name}; if a nightly sync kept one there, it was lost: ${LOSS_COST}. ${recoveries()}` };
     return { name: 'sync memory', status: 'ok', detail: `${name}: ${held.join(', ')}` };

@@ -19,23 +19,23 @@ import { exportMemory, importMemory } from '../../sync/memory-transfer.js';
 import { StateService } from '../../sync/state-service.js';
 import type { SyncedExportOptions, SyncedImportOptions, SyncedUnlockOptions } from './synced.options.js';
 
-/** The populations real runs synced into a memory, in order of name, as export, import, `synced show` and doctor name them. */
-export function populationsSynced(contents: MemoryContents) {
-  return [...populationsOf(contents)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
-}
-
-/** `hr: newest run 2026-11-20T...; without --population: newest run ...`, empty for none. */
-export function populationWords(contents: MemoryContents): string {
-  return populationsSynced(contents).map((p) => `${p.population ?? 'without --population'}: newest run ${p.newestRun}`).join('; ');
-}
-
 /** What a memory holds, for the line and the JSON document of export and import: ids and populations per kind. */
 function summaryOf(memories: ReadonlyMap<SyncKind, MemoryContents>) {
-  return Object.fromEntries([...memories].map(([kind, contents]) => [kind, { ids: contents.entries.size, populations: populationsSynced(contents) }]));
+  return Object.fromEntries(
+    [...memories].map(([kind, contents]) => [
+      kind,
+      {
+        ids: contents.entries.size,
+        populations: [...populationsOf(contents)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count })),
+      },
+    ]),
+  );
 }
 
 function summaryWords(memories: ReadonlyMap<SyncKind, MemoryContents>): string {
-  return [...memories].map(([kind, contents]) => `${formatCount(contents.entries.size)} ${kind}${populationWords(contents) === '' ? '' : ` (${populationWords(contents)})`}`).join(', ');
+  return Object.entries(summaryOf(memories))
+    .map(([kind, { ids, populations }]) => `${formatCount(ids)} ${kind}${populations.length === 0 ? '' : ` (${populations.map((p) => `${p.population ?? 'without --population'}: newest run ${p.newestRun}`).join('; ')})`}`)
+    .join(', ');
 }
 
 /**

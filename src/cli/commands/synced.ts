@@ -2,8 +2,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.j
 import { formatCount } from '../../formats/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { terminalLine } from '../../formats/terminal-text.js';
-import { forgetMemory, listMemories, type MemoryContents } from '../../sync/memory-files.js';
-import { populationsSynced } from './synced-transfer.js';
+import { forgetMemory, listMemories, populationsOf, type MemoryContents } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import { forgetServiceMemory, serviceMemories } from '../../sync/memory-transfer.js';
 import { LOSS_COST, recoveries } from '../../sync/memory-loss.js';
@@ -73,9 +72,11 @@ function describeMemory({ file, target, kind, entries, ...contents }: MemoryCont
   }
   const populations = byPopulation.size === 0 ? {} : { populations: Object.fromEntries([...byPopulation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
   // The populations real runs synced, as the memory records them (docs/sync.md, "When the memory is lost").
-  const synced = populationsSynced({ ...contents, entries, file, target, kind });
-  for (const { newestRun } of synced) if (lastRun === null || newestRun > lastRun) lastRun = newestRun;
-  return { target: target ?? null, kind, remembered: entries.size, ...populations, populationsSynced: synced, disabled, unsettled, lastRun, file };
+  const populationsSynced = [...populationsOf({ ...contents, entries })]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
+  for (const { newestRun } of populationsSynced) if (lastRun === null || newestRun > lastRun) lastRun = newestRun;
+  return { target: target ?? null, kind, remembered: entries.size, ...populations, populationsSynced, disabled, unsettled, lastRun, file };
 }
 
 /** `synced forget`: the invocation's target forgets what examctl sent it; the next run sends everything. */
