@@ -454,9 +454,7 @@ export function stringListRule<Name extends string>(name: Name, spec: StringList
         ok = false;
       }
       const out: string[] = [];
-      // A list of a few entries (a row's Labels) is searched, not hashed: no Set per record.
-      const seen = value.length > SEARCHED_LIST ? new Set<string>() : undefined;
-      const keys: string[] = [];
+      const seen = new Set<string>();
       for (let i = 0; i < value.length; i++) {
         const entry: unknown = value[i];
         const text = typeof entry === 'string' ? entry.trim() : '';
@@ -464,12 +462,11 @@ export function stringListRule<Name extends string>(name: Name, spec: StringList
         if (key === null) {
           problems.push({ field: `${path}[${i}]`, code: invalidCode, message: invalidMessage });
           ok = false;
-        } else if (seen === undefined ? keys.includes(key) : seen.has(key)) {
+        } else if (seen.has(key)) {
           problems.push({ field: `${path}[${i}]`, code: duplicateCode, message: `${entryName} "${text}" appears more than once` });
           ok = false;
         } else {
-          if (seen === undefined) keys.push(key);
-          else seen.add(key);
+          seen.add(key);
           out.push(text);
         }
       }
@@ -477,9 +474,6 @@ export function stringListRule<Name extends string>(name: Name, spec: StringList
     },
   };
 }
-
-/** Lists up to this long are checked for repeats by searching their few keys. */
-const SEARCHED_LIST = 8;
 
 export interface IntegerRuleSpec {
   min: number;

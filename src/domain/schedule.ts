@@ -19,7 +19,6 @@ import {
   ruleTable,
   stringRule,
   tableWire,
-  unknownFieldProblem,
   validateFields,
   fieldNames,
   type AssertSameNames,
@@ -216,18 +215,31 @@ export const WORKFLOW_RULE = enumRule('Workflow', WORKFLOWS);
 export const UPSERT_RULE = booleanRule('Upsert', 'Update the schedule when it exists.');
 const requestFieldNames = new Set(SCHEDULE_REQUEST_FIELDS);
 /**
- * The request's own fields. Schedule and Candidates are checked by their tables in
- * validateScheduleRequest (Candidates needs the Workflow); their rules here carry the wire shape
- * and name unknown top-level fields.
+ * The request's own fields, checked by validateFields like any table: Schedule by its table;
+ * Candidates as a list here, and each candidate in validateScheduleRequest (it needs the Workflow).
  */
 export const SCHEDULE_REQUEST_TABLE: RuleTable = ruleTable('schedule request', [
   WORKFLOW_RULE,
   UPSERT_RULE,
-  { name: 'Schedule', required: true, check: () => undefined, wire: (zod) => tableWire(zod, SCHEDULE_TABLE).describe('The schedule (required).') },
+  {
+    name: 'Schedule',
+    required: true,
+    check(value, path, problems) {
+      if (value !== undefined && value !== null) return checkSchedule(value, `${path}.`, problems) ?? undefined;
+      problems.push({ field: path, code: null, message: 'Schedule is required' });
+      return undefined;
+    },
+    wire: (zod) => tableWire(zod, SCHEDULE_TABLE).describe('The schedule (required).'),
+  },
   {
     name: 'Candidates',
     required: true,
-    check: () => undefined,
+    check(value, path, problems) {
+      if (Array.isArray(value)) return value;
+      const message = value === undefined || value === null ? 'Candidates is required (an empty list is allowed)' : 'Candidates must be a list of candidate objects';
+      problems.push({ field: path, code: null, message });
+      return undefined;
+    },
     wire: (zod) =>
       zod
         .array(tableWire(zod, CANDIDATE_TABLE))
@@ -251,28 +263,11 @@ export function validateScheduleRequest(input: unknown): Validation<ScheduleRequ
     return { ok: false, problems: [{ field: '', code: null, message: 'All fields of the request body are empty' }] };
   }
   const problems: Problem[] = [];
-  const out: Record<string, unknown> = {};
-  const workflow = WORKFLOW_RULE.check(body['Workflow'], 'Workflow', problems) as Workflow | undefined;
-  if (workflow !== undefined) out['Workflow'] = workflow;
-  const upsert = UPSERT_RULE.check(body['Upsert'], 'Upsert', problems);
-  if (upsert !== undefined) out['Upsert'] = upsert;
-
-  if (body['Schedule'] === undefined || body['Schedule'] === null) {
-    problems.push({ field: 'Schedule', code: null, message: 'Schedule is required' });
-  } else {
-    const schedule = checkSchedule(body['Schedule'], 'Schedule.', problems);
-    if (schedule !== null) out['Schedule'] = schedule;
-  }
-
-  const candidates = body['Candidates'];
-  if (candidates === undefined || candidates === null) {
-    problems.push({ field: 'Candidates', code: null, message: 'Candidates is required (an empty list is allowed)' });
-  } else if (!Array.isArray(candidates)) {
-    problems.push({ field: 'Candidates', code: null, message: 'Candidates must be a list of candidate objects' });
-  } else {
+  const out = validateFields(body, SCHEDULE_REQUEST_TABLE, '', problems) as Record<string, unknown>;
+  const candidates = out['Candidates'];
+  if (Array.isArray(candidates)) {
     // An invalid Workflow has its own problem; guessing one would add misleading AttemptExtId errors.
-    const given = workflow ?? body['Workflow'];
-    const attemptWorkflow = isUnset(given) ? 'DEFAULT' : WORKFLOWS.includes(given as Workflow) ? (given as Workflow) : null;
+    const attemptWorkflow = (out['Workflow'] as Workflow | undefined) ?? (isUnset(body['Workflow']) ? 'DEFAULT' : null);
     const list: Record<string, unknown>[] = [];
     const firstIndexById = new Map<string, number>();
     for (let i = 0; i < candidates.length; i++) {
@@ -291,10 +286,6 @@ export function validateScheduleRequest(input: unknown): Validation<ScheduleRequ
       }
     }
     out['Candidates'] = list;
-  }
-
-  for (const key of Object.keys(body)) {
-    if (!requestFieldNames.has(key)) problems.push(unknownFieldProblem(SCHEDULE_REQUEST_TABLE, '', key));
   }
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value: out as unknown as ScheduleRequest };

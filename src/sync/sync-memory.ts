@@ -44,9 +44,7 @@ export interface OpenMemoryOptions {
  * (Truncating in place let one feeder's lines land before another's header, or cut another's lines.)
  */
 async function begunAnew(file: string, kind: SyncKind, target: ReportTarget, options: OpenMemoryOptions, held: StoreLock | undefined): Promise<{ contents: MemoryContents; handle: FileHandle | undefined }> {
-  const lock = held ?? new StoreLock(dirname(file), options.lockTimeoutMs);
-  await lock.acquire();
-  try {
+  return underLock(dirname(file), held, options.lockTimeoutMs, async () => {
     const header = Buffer.from(headerLine(kind, target, options.instance), 'utf8');
     const opened = (await openMemoryFile(file, 'append', APPEND_FLAGS, header))!;
     try {
@@ -59,9 +57,26 @@ async function begunAnew(file: string, kind: SyncKind, target: ReportTarget, opt
     await opened.handle.close();
     const contents = await compact({ ...emptyContents(file, kind), instance: options.instance }, target);
     return { contents, handle: (await openMemoryFile(file, 'append', APPEND_FLAGS, header))?.handle };
+  });
+}
+
+/** `work` under the LOCK of the memory in `dir`: the one `held` (a decider's), else taken for the moment (a feeder's). */
+async function underLock<T>(dir: string, held: StoreLock | undefined, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  const lock = held ?? new StoreLock(dir, timeoutMs);
+  await lock.acquire();
+  try {
+    return await work();
   } finally {
     if (held === undefined) await lock.release();
   }
+}
+
+/** Where a torn last line past `validLength` begins (a kill mid-write, or a write in progress), or undefined. */
+async function tornAt(handle: FileHandle, validLength: number): Promise<number | undefined> {
+  const tail = Buffer.alloc(Math.max(0, (await handle.stat()).size - validLength));
+  const { bytesRead } = await handle.read(tail, 0, tail.length, validLength);
+  const whole = tail.lastIndexOf(0x0a, bytesRead - 1) + 1;
+  return whole < bytesRead ? validLength + whole : undefined;
 }
 
 const GROUP_DELAY_MS = 20;
@@ -139,7 +154,7 @@ export class SyncMemory {
       }
       if (options.readOnly) await handle?.close();
       const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.instance, contents.populations);
-      if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, lock !== undefined ? async () => true : async () => (await liveFeeders(dir)).length <= 1);
+      if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, options.lockTimeoutMs);
       return memory;
     } catch (error) {
       await handle?.close().catch(() => undefined);
@@ -152,18 +167,19 @@ export class SyncMemory {
   /**
    * Ready to append. Bytes past what was read are other feeders' whole lines, appended since (left as they are), or a
    * torn last line a kill left (cut off, so the next line does not glue onto it). Only a run alone
-   * on the memory (`alone`: it decides, or no live feeding marker is there but its own) cuts anything: a feeder's
-   * write in progress can look torn to another.
+   * on the memory (it decides, or no live feeding marker is there but its own) cuts anything: a feeder's write in
+   * progress can look torn to another. It is decided under LOCK on the tail read again (no feeder
+   * enters meanwhile; a line one appended since is seen, never cut: as begunAnew).
    */
-  private async openForAppend(contents: MemoryContents, handle: FileHandle, alone: () => Promise<boolean>): Promise<void> {
+  private async openForAppend(contents: MemoryContents, handle: FileHandle, lockTimeoutMs: number): Promise<void> {
     this.handle = handle;
     try {
-      const { size } = await handle.stat();
-      if (size > contents.validLength) {
-        const tail = Buffer.alloc(size - contents.validLength);
-        const { bytesRead } = await handle.read(tail, 0, tail.length, contents.validLength);
-        const whole = tail.lastIndexOf(0x0a, bytesRead - 1) + 1;
-        if (whole < bytesRead && (await alone())) await handle.truncate(contents.validLength + whole);
+      if ((await tornAt(handle, contents.validLength)) !== undefined) {
+        const dir = dirname(this.file);
+        await underLock(dir, this.lock, lockTimeoutMs, async () => {
+          const cut = await tornAt(handle, contents.validLength);
+          if (cut !== undefined && (this.lock !== undefined || (await liveFeeders(dir)).length <= 1)) await handle.truncate(cut);
+        });
       }
       // A file with no line (a file system without hard links, where it is made empty first; or a
       // kill before its first line): the header first.

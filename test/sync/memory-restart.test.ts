@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { memoryFile, readMemory, SyncMemory } from '../../src/sync/sync-memory.js';
+import { holdFileCall } from './held-file-call.js';
 
 /**
  * Feeders that open at once a memory of a store replaced since (docs/sync.md, "The sync memory")
@@ -23,35 +24,13 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Holds the first read of a memory file holding `text` until released: that feeder has read it, nothing more. */
-async function holdReadOf(text: string): Promise<{ reached: Promise<void>; release: () => void }> {
-  const probe = await open(join(dir, 'probe'), 'w');
-  const proto = Object.getPrototypeOf(probe) as FileHandle;
-  await probe.close();
-  const readFile = proto.readFile;
-  let reached!: () => void;
-  let release!: () => void;
-  const reachedP = new Promise<void>((resolve) => (reached = resolve));
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let held = false;
-  vi.spyOn(proto, 'readFile').mockImplementation(async function (this: FileHandle, ...args: Parameters<FileHandle['readFile']>) {
-    const bytes = (await readFile.apply(this, args)) as Buffer;
-    if (!held && bytes.includes(text)) {
-      held = true;
-      reached();
-      await released;
-    }
-    return bytes;
-  } as FileHandle['readFile']);
-  return { reached: reachedP, release };
-}
-
 describe('a memory of another store instance, fed by two runs at once', () => {
   it('is begun anew once: the lines of the feeder that began it stay, one header, the old entries gone', async () => {
     const old = await SyncMemory.open(dir, target, 'users', fed('old-store'));
     old.record('o1', { digest: 'd0', run: 'R0' });
     await old.close();
-    const { reached, release } = await holdReadOf('old-store');
+    // Held right after it read the old file: that feeder has read it, nothing more.
+    const { reached, release } = await holdFileCall(dir, 'readFile', (bytes) => (bytes as Buffer).includes('old-store'));
     // A reads the old file and is held there; B reads it too, begins it anew and appends.
     const opening = SyncMemory.open(dir, target, 'users', fed('new-store'));
     await reached;
