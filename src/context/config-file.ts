@@ -107,7 +107,10 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
     // by its BOM: Windows PowerShell 5.1 writes UTF-16. Judged on the handle it is read through:
     // a config another user can write or plant names their server and a token file of ours.
     const context = currentTrustContext(env);
-    ({ bytes } = await readRegularFileWithStat(file, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) }));
+    ({ bytes } = await readRegularFileWithStat(
+      file,
+      { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) },
+    ));
   } catch (error) {
     if (error instanceof UntrustedPlaceError) throw error;
     if (error instanceof FileTooLargeError) throw new UsageError(`${file}: the config file is larger than ${SETTINGS_FILE_MAX_BYTES / 1024 / 1024} MiB, the most examctl reads: not a config file? Not read`);

@@ -35,7 +35,6 @@ export async function profileSettings(flags: ProfileSettingFlags, existing: Prof
   if (flags.concurrency !== undefined) settings.concurrency = flags.concurrency;
   if (flags.rate !== undefined) settings.rate = flags.rate;
   const given = (text: string | undefined, origin: string) => (text === undefined ? undefined : { text, origin });
-  // Checked as a run checks them (the format first), so the profile never holds one every run refuses.
   const times = readTimeSettings({ dateFormat: given(flags.dateFormat, '--date-format'), timezone: given(flags.timezone, '--timezone') });
   if (!times.ok) throw new UsageError(times.message);
   if (flags.dateFormat !== undefined) settings.dateFormat = flags.dateFormat;
