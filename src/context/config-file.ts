@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { UsageError } from '../system/errors.js';
 import { parseJsonDocument } from '../input/json-document.js';
-import { decodeByBom } from '../input/text-source.js';
+import { decodeTextDocument } from '../input/text-source.js';
 import { userConfigDir } from '../system/user-dirs.js';
 import { assertDirectoryTrusted, assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
 
@@ -101,22 +101,23 @@ function emptyConfig(): ExamctlConfig {
 /** Reads the config file; a missing file is an empty config. A malformed one is a UsageError naming the file. */
 export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig> {
   const file = configPath(env);
-  let text: string;
+  let bytes: Buffer;
   try {
     // A regular file only (a link to one is fine): a FIFO there would hang every command. Decoded
     // by its BOM: Windows PowerShell 5.1 writes UTF-16. Judged on the handle it is read through:
     // a config another user can write or plant names their server and a token file of ours.
     const context = currentTrustContext(env);
-    text = decodeByBom(
-      (await readRegularFileWithStat(file, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) })).bytes,
-    );
+    ({ bytes } = await readRegularFileWithStat(
+      file,
+      { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) },
+    ));
   } catch (error) {
     if (error instanceof UntrustedPlaceError) throw error;
     if (error instanceof FileTooLargeError) throw new UsageError(`${file}: the config file is larger than ${SETTINGS_FILE_MAX_BYTES / 1024 / 1024} MiB, the most examctl reads: not a config file? Not read`);
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
-  const parsed = parseJsonDocument(text, file);
+  const parsed = parseJsonDocument(decodeTextDocument(bytes, file), file);
   const { configSchema } = await configSchemas();
   const result = configSchema.safeParse(parsed);
   if (!result.success) {

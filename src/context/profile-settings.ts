@@ -8,7 +8,7 @@ import type { ProfileDefaults } from './config-file.js';
 import type { CommandDeps } from './command-deps.js';
 import { SETTING_KEYS, type SettingFlags } from './settings.js';
 import { UsageError } from '../system/errors.js';
-import { isKnownTimeZone, parseDateFormat, unknownTimeZoneMessage, type LocalTimeOptions } from '../domain/local-time.js';
+import { parseDateFormat, readTimeSettings, type LocalTimeOptions } from '../domain/local-time.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { checkProfileField, splitPair } from '../input/field-map.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
@@ -34,20 +34,11 @@ export async function profileSettings(flags: ProfileSettingFlags, existing: Prof
   const settings: ProfileDefaults = {};
   if (flags.concurrency !== undefined) settings.concurrency = flags.concurrency;
   if (flags.rate !== undefined) settings.rate = flags.rate;
-  let format;
-  if (flags.dateFormat !== undefined) {
-    const parsed = parseDateFormat(flags.dateFormat);
-    if (!parsed.ok) throw new UsageError(`--date-format ${flags.dateFormat}: ${parsed.message}`);
-    settings.dateFormat = flags.dateFormat;
-    format = parsed.format;
-  } else if (existing.dateFormat !== undefined) {
-    const parsed = parseDateFormat(existing.dateFormat);
-    if (parsed.ok) format = parsed.format;
-  }
-  if (flags.timezone !== undefined) {
-    if (!isKnownTimeZone(flags.timezone)) throw new UsageError(`--timezone: ${unknownTimeZoneMessage(flags.timezone)}`);
-    settings.timezone = flags.timezone;
-  }
+  const given = (text: string | undefined, origin: string) => (text === undefined ? undefined : { text, origin });
+  const times = readTimeSettings({ dateFormat: given(flags.dateFormat, '--date-format'), timezone: given(flags.timezone, '--timezone') });
+  if (!times.ok) throw new UsageError(times.message);
+  if (flags.dateFormat !== undefined) settings.dateFormat = flags.dateFormat;
+  if (flags.timezone !== undefined) settings.timezone = flags.timezone;
   if (flags.encoding !== undefined) {
     refuseUnknownEncoding('--encoding', flags.encoding);
     settings.encoding = flags.encoding;
@@ -72,7 +63,8 @@ export async function profileSettings(flags: ProfileSettingFlags, existing: Prof
     settings.map = map;
   }
   if (flags.set !== undefined && flags.set.length > 0) {
-    const dates: LocalTimeOptions = { format, timeZone: settings.timezone ?? existing.timezone };
+    const stored = existing.dateFormat === undefined ? undefined : parseDateFormat(existing.dateFormat);
+    const dates: LocalTimeOptions = { format: times.format ?? (stored?.ok ? stored.format : undefined), timeZone: settings.timezone ?? existing.timezone };
     const set: Record<string, string> = { ...existing.set };
     for (const entry of flags.set) {
       const [field, value] = splitPair(entry, '--set', false);

@@ -2,7 +2,7 @@ import { UsageError } from '../system/errors.js';
 import { configDir, configPath, expandPath, loadConfig, type Env } from './config-file.js';
 import type { RunSettings } from './settings.js';
 import { nonEmpty } from '../system/env-values.js';
-import { decodeByBom } from '../input/text-source.js';
+import { decodeTextDocument } from '../input/text-source.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
 import { tokenFileModeWarning } from './loose-permissions.js';
 import { assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
@@ -156,7 +156,7 @@ export async function readSecretFile(path: string, via: string, what: 'token' | 
     }
     throw new UsageError(`${via}: cannot read ${file}: ${describeSystemError(error, 'file')}`);
   }
-  const text = decodeByBom(read.bytes).trim();
+  const text = decodeTextDocument(read.bytes, `${via}: ${file}`).trim();
   if (text === '') throw new UsageError(`${via}: ${file} is empty`);
   // A token is printable ASCII: anything else is a file in an encoding examctl did not
   // recognise (UTF-16 without a BOM, a legacy code page), which the service would refuse (401).

@@ -1,7 +1,7 @@
 import type { IntegrationApi } from '../port/integration-api.js';
 import type { ProbeAnswer } from '../api/remote-probe.js';
 import type { ProfileNote, ReportTarget } from '../report/run-report.js';
-import type { RemoteTarget, TokenSource } from './remote-settings.js';
+import type { TokenSource } from './remote-settings.js';
 
 /* The target a command talks to, as context/target.ts resolves it from flags, environment and profiles. */
 

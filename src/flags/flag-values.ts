@@ -86,16 +86,6 @@ export function duration(name: string) {
   };
 }
 
-/** A duration that must be above zero (an idle time, an interval): `0s` is refused. */
-export function positiveDuration(name: string) {
-  const read = duration(name);
-  return (value: string): number => {
-    const ms = read(value);
-    if (ms <= 0) throw new InvalidArgumentError(`${name} must be a duration above zero, e.g. 30s, 5m or "1h 30m"`);
-    return ms;
-  };
-}
-
 /**
  * A point in time a flag gives (`runs list --since`): an instant (epoch ms), or an age (ms) that
  * means "that long before now", resolved by `instantOf` against the command's clock (`deps.now`),

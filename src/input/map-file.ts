@@ -18,7 +18,7 @@ import { UsageError } from '../system/errors.js';
 import { FileTooLargeError, readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES, type RegularReadOptions } from '../system/regular-file.js';
 import { formatBytes } from '../formats/number-format.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
-import { cannotReadReason, decodeByBom } from './text-source.js';
+import { cannotReadReason, decodeTextDocument } from './text-source.js';
 import { jsonFaultError } from './json-document.js';
 import { keyLines, MAX_JSON_DEPTH, parseJson, type DuplicateKey } from '../system/json-scan.js';
 import { quotedValue } from '../domain/problem.js';
@@ -108,7 +108,7 @@ export async function readMapFile(path: string, origin: string, check?: RegularR
   let text: string;
   try {
     // A map of a few thousand words is kilobytes. `check`: a profile's map file is judged as the config file naming it is.
-    text = decodeByBom((await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, ...(check === undefined ? {} : { check }) })).bytes);
+    text = decodeTextDocument((await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, ...(check === undefined ? {} : { check }) })).bytes, origin);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if (error instanceof FileTooLargeError) {
@@ -119,7 +119,7 @@ export async function readMapFile(path: string, origin: string, check?: RegularR
   return parseMapFile(text, origin);
 }
 
-/** A map file's text (its byte order mark dropped by decodeByBom), checked (see readMapFile). */
+/** A map file's text (its byte order mark dropped by decodeTextDocument), checked (see readMapFile). */
 async function parseMapFile(source: string, origin: string): Promise<MapFileEntries> {
   const limits = { depth: MAX_JSON_DEPTH, entries: MAP_FILE_MAX_ENTRIES };
   let parsed: unknown;

@@ -261,18 +261,12 @@ function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefine
 /**
  * The text of a small file read whole, by its BOM: UTF-8 with or without one (read leniently, as
  * Buffer.toString does), UTF-16 LE or BE with one (what Windows PowerShell 5.1's `>` and
- * `Out-File` write, and Notepad's "Unicode"). For the config and token files, a map file.
+ * `Out-File` write, and Notepad's "Unicode"). For an input document (a world file, a `--schedule`
+ * request), the config and token files, a map file: UTF-16 that is not valid UTF-16 is refused, naming the file.
  */
-export function decodeByBom(bytes: Buffer): string {
-  const bom = bomOf(bytes);
-  const body = bytes.subarray(bom?.length ?? 0);
-  return bom === undefined || bom.encoding === 'utf-8' ? body.toString('utf8') : new TextDecoder(bom.encoding, { ignoreBOM: true }).decode(body);
-}
-
-/** decodeByBom for an input document (a world file, a `--schedule` request): UTF-16 that is not valid UTF-16 is refused, naming the file. */
 export function decodeTextDocument(bytes: Buffer, file: string): string {
   const bom = bomOf(bytes);
-  if (bom === undefined || bom.encoding === 'utf-8') return decodeByBom(bytes);
+  if (bom === undefined || bom.encoding === 'utf-8') return bytes.subarray(bom?.length ?? 0).toString('utf8');
   try {
     return new TextDecoder(bom.encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(bom.length));
   } catch {

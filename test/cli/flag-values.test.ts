@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { dateOrAge, duration, instantOf, positiveDuration, parseCountOrPercent, parseDateOrAge, parseDuration, positiveInt, positiveNumber, wholeNumberIn } from '../../src/flags/flag-values.js';
+import { dateOrAge, duration, instantOf, parseCountOrPercent, parseDateOrAge, parseDuration, positiveInt, positiveNumber, wholeNumberIn } from '../../src/flags/flag-values.js';
 import { formatDuration } from '../../src/formats/number-format.js';
 
 describe('durations', () => {
@@ -31,11 +31,11 @@ describe('durations', () => {
     for (const seconds of [16, 245, 7380]) expect(parseDuration(formatDuration(seconds))).toBe(seconds * 1000);
   });
 
-  it('positiveDuration takes what duration takes above zero, and refuses zero naming the flag', () => {
-    expect(positiveDuration('--idle-exit')('90s')).toBe(90_000);
-    expect(positiveDuration('--idle-exit')('1ms')).toBe(1);
-    for (const zero of ['0s', '0 min', '0.0001ms']) expect(() => positiveDuration('--idle-exit')(zero)).toThrow('--idle-exit must be a duration above zero');
-    expect(() => positiveDuration('--idle-exit')('30')).toThrow(/--idle-exit must be a duration with its unit/);
+  it('duration takes zero (--older-than 0s) and refuses a bare number naming the flag', () => {
+    expect(duration('--older-than')('90s')).toBe(90_000);
+    expect(duration('--older-than')('1ms')).toBe(1);
+    for (const zero of ['0s', '0 min', '0.0001ms']) expect(duration('--older-than')(zero)).toBe(0);
+    expect(() => duration('--older-than')('30')).toThrow(/--older-than must be a duration with its unit/);
   });
 });
 

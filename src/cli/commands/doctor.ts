@@ -246,7 +246,8 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
   }
 }
 
-function describeErrors(envelope: unknown): string {
+/** A service's errors in one line: `1101 Review session not found; 3 ...`, empty for none. */
+export function describeErrors(envelope: unknown): string {
   return errorsOf(envelope)
     .map((problem) => `${problem.code ?? '-'} ${problem.message}`)
     .join('; ');

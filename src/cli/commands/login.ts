@@ -77,8 +77,8 @@ async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
     size += bytes.length;
     if (size > 64 * 1024) throw new UsageError('examctl login --with-token: stdin holds more than a token (over 64 KiB); nothing was changed');
   }
-  const { decodeByBom } = await import('../../input/text-source.js');
-  const token = decodeByBom(Buffer.concat(chunks)).trim();
+  const { decodeTextDocument } = await import('../../input/text-source.js');
+  const token = decodeTextDocument(Buffer.concat(chunks), 'examctl login --with-token: stdin').trim();
   if (/[^\x20-\x7e\r\n]/.test(token)) {
     throw new UsageError(
       'examctl login --with-token: stdin does not hold a plain token (it has characters a token never has: another encoding?); ' +

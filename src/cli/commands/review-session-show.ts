@@ -22,6 +22,7 @@ import type { ResultsTable, SessionOutcome, TextCellOptions } from '../../report
 import { LineSplitter, SpoolSink } from '../../system/text-sink.js';
 import { inOrderAhead } from '../../system/in-order-ahead.js';
 import { pathIdProblem } from '../../api/url-policy.js';
+import { describeErrors } from './doctor.js';
 import { displayNameOf, inputPathOf, sayOnce } from '../../pipeline/command-input.js';
 
 type ShowOptions = Omit<ReviewSessionShowOptions, 'out'>;
@@ -97,11 +98,6 @@ function refuseTooLong(id: string, where: string): void {
   if (problem !== null) throw new UsageError(`${where}: ${problem.message}: nothing was sent`);
 }
 
-/** A failed answer in one line: `1101 Review session not found`, or the HTTP status when the envelope says nothing. */
-function failureText(result: Awaited<ReturnType<IntegrationApi['getReviewSession']>>): string {
-  return errorsOf(result.envelope).map((e) => `${e.code ?? '-'} ${e.message}`).join('; ') || `HTTP ${result.status}`;
-}
-
 /**
  * One session's outcome: its Content (PIN withheld unless `showPin`), or why it could not be
  * read (1101..., no answer after the client's retries). A target that cannot be used at all (the
@@ -110,7 +106,7 @@ function failureText(result: Awaited<ReturnType<IntegrationApi['getReviewSession
 async function readSession(api: IntegrationApi, externalId: string, showPin: boolean): Promise<SessionOutcome> {
   try {
     const result = await api.getReviewSession(externalId);
-    if (!result.envelope.Success || !result.envelope.Content) return { externalId, error: failureText(result), errors: errorsOf(result.envelope) };
+    if (!result.envelope.Success || !result.envelope.Content) return { externalId, error: describeErrors(result.envelope) || `HTTP ${result.status}`, errors: errorsOf(result.envelope) };
     const sent = result.envelope.Content as ReviewSession;
     return { externalId, session: showPin ? sent : cells.withPinWithheld(sent) };
   } catch (error) {
