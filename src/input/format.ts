@@ -74,7 +74,7 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
     if (format !== 'xlsx') refuseSheetFlags(file, format === 'csv' ? 'CSV' : 'JSON', options);
     if (format === 'csv') return (reader = readCsvRecords(path, readOptions));
     if (format === 'xlsx') return (reader = (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions));
-    return (reader = (await import('./json-reader.js')).readJsonRecords(path, { displayName: file }));
+    return (reader = (await import('./json-reader.js')).readJsonRecords(path, file));
   };
   // JSON keys are checked after the map renamed them, as a CSV header is after mapping.
   const known = new Set(options.columns.map((spec) => spec.name));
