@@ -18,7 +18,7 @@ import type { CollectionRequest, PreparedSchedule, UserRequest } from '../domain
 import type { SourceRef } from '../input/record.js';
 import type { InputRecord } from '../input/record.js';
 import type { Unit } from '../pipeline/record-job.js';
-import { linksAfter, linksMaybeAfter } from './memberships.js';
+import { linksAfter } from './memberships.js';
 import { memoryPlaceOf, openPlacedMemory } from './memory-place.js';
 import { acknowledgedSchedule } from './schedule-memory.js';
 import { collectionFields } from './collection-memory.js';
@@ -162,7 +162,7 @@ export async function userAdoption(
       const disabled = before?.disabled === true;
       if (!tentative) return { digest: requestDigest(subject(user)), ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies), rawOf.get(user), disabled, population) };
       const unsure = before === undefined || before.tentative === true ? { tentative: true } : {};
-      return { digest: '', ...acknowledgedUser(user, user, linksMaybeAfter(before?.links, user.Hierarchies), undefined, disabled, population), ...unsure };
+      return { digest: '', ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies, true), undefined, disabled, population), ...unsure };
     },
   };
 }

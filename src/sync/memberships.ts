@@ -70,13 +70,16 @@ function isMembership(entry: unknown): entry is HierarchyMembership {
 /**
  * The links examctl manages after the target acknowledged `sent` (a request's Hierarchies):
  * an UPSERT adds the link (a flag sent true is kept, one sent false dropped, one not sent left
- * as it was: the platform keeps it), a DELETE removes it. No Hierarchies: unchanged.
+ * as it was: the platform keeps it), a DELETE removes it. No Hierarchies: unchanged. `maybe`:
+ * `sent` went out with no answer (docs/sync.md, "A request cut short"), applied or not, so only
+ * what it adds is added (a DELETE or a flag sent false may not have happened); the next
+ * --prune-memberships run then removes what the file no longer gives, applied or not.
  */
-export function linksAfter(previous: readonly ManagedLink[] | undefined, sent: readonly unknown[] | undefined): ManagedLink[] | undefined {
+export function linksAfter(previous: readonly ManagedLink[] | undefined, sent: readonly unknown[] | undefined, maybe = false): ManagedLink[] | undefined {
   if (sent === undefined) return previous === undefined || previous.length === 0 ? undefined : [...previous];
   const map = parseLinks(previous);
   for (const entry of sent) {
-    if (!isMembership(entry)) continue;
+    if (!isMembership(entry) || (maybe && entry.Action === 'DELETE')) continue;
     if (entry.Action === 'DELETE') {
       map.delete(entry.ExternalId);
       continue;
@@ -84,26 +87,8 @@ export function linksAfter(previous: readonly ManagedLink[] | undefined, sent: r
     const flags = map.get(entry.ExternalId) ?? new Set<FlagField>();
     for (const [, field] of FLAGS) {
       if (entry[field] === true) flags.add(field);
-      else if (entry[field] === false) flags.delete(field);
+      else if (entry[field] === false && !maybe) flags.delete(field);
     }
-    map.set(entry.ExternalId, flags);
-  }
-  const links = formatLinks(map);
-  return links.length === 0 ? undefined : links;
-}
-
-/**
- * The links examctl may manage after `sent` went out with no answer (docs/sync.md, "A request
- * cut short"): it may have been applied or not, so an UPSERT's link and the flags it sent true
- * are added, and nothing is taken away (a DELETE or a flag sent false may not have happened).
- * The next --prune-memberships run then removes what the file no longer gives, applied or not.
- */
-export function linksMaybeAfter(previous: readonly ManagedLink[] | undefined, sent: readonly unknown[] | undefined): ManagedLink[] | undefined {
-  const map = parseLinks(previous);
-  for (const entry of sent ?? []) {
-    if (!isMembership(entry) || entry.Action === 'DELETE') continue;
-    const flags = map.get(entry.ExternalId) ?? new Set<FlagField>();
-    for (const [, field] of FLAGS) if (entry[field] === true) flags.add(field);
     map.set(entry.ExternalId, flags);
   }
   const links = formatLinks(map);

@@ -153,7 +153,12 @@ export function ofOtherInstance(contents: Pick<MemoryContents, 'lines' | 'instan
 export const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | DSYNC_FLAG;
 
 /** Superseded lines a memory may carry before a run rewrites it (and half as many as it has ids). */
-export const COMPACT_SLACK = 10_000;
+const COMPACT_SLACK = 10_000;
+
+/** Whether a memory of `lines` lines holding `ids` ids is due a rewrite: mostly superseded lines (a full run appends every id each night). */
+export function overgrown(lines: number, ids: number): boolean {
+  return lines > ids * 1.5 + COMPACT_SLACK;
+}
 
 /**
  * The memory rewritten with one line per id (atomic replace, 0600), by a run that holds LOCK:
@@ -200,7 +205,7 @@ export async function compactIdle(file: string, kind: SyncKind, target: ReportTa
   }
   try {
     const contents = await readMemory(file, kind, target);
-    if (contents.lines > contents.entries.size * 1.5 + COMPACT_SLACK) await compact(contents, target);
+    if (overgrown(contents.lines, contents.entries.size)) await compact(contents, target);
   } catch {
     // Left as it is: still valid, only longer.
   } finally {

@@ -19,7 +19,7 @@ import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, documentSum, documentText, readDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
-import { intentsAddress, MAX_DELTAS, readServiceDocument, readServiceMemory, removeBeside, storeDelta, WriteAhead } from './write-ahead.js';
+import { besideAddress, MAX_DELTAS, readServiceDocument, readServiceMemory, removeBeside, storeDelta, WriteAhead } from './write-ahead.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
@@ -182,7 +182,7 @@ export class ServiceCopy {
    * run for one that did something.
    */
   private async withdrawMark(): Promise<void> {
-    const at = intentsAddress(this.service.address, 0);
+    const at = besideAddress(this.service.address, 'intents-0');
     const text = await this.service.read(at);
     if (text !== undefined && this.foldedRun === undefined && (parseJson(text, { depth: MAX_JSON_DEPTH }) as { run?: unknown } | null)?.run === this.run) await this.service.remove(undefined, at);
   }

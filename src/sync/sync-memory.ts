@@ -10,7 +10,7 @@ import { describeSystemError } from '../system/system-error-words.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
 import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
-import { APPEND_FLAGS, COMPACT_SLACK, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, populationsOf, type MemoryContents } from './memory-files.js';
+import { APPEND_FLAGS, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, overgrown, populationsOf, type MemoryContents } from './memory-files.js';
 
 export { canonicalJson, requestDigest, type MemoryEntry } from './memory-lines.js';
 export { memoryDir, memoryFile, readMemory, resolveSyncDir, memoryOfText } from './memory-files.js';
@@ -142,9 +142,8 @@ export class SyncMemory {
           ({ contents, handle } = await begunAnew(file, kind, target, options, lock));
         }
       }
-      // Compacted under the lock once most lines are superseded (a full run appends every id each
-      // night), and a file of format 1 rewritten as 2 with the populations of its entries.
-      if (lock !== undefined && (contents.lines > 1.5 * contents.entries.size + COMPACT_SLACK || (contents.populations === undefined && contents.lines > 0))) {
+      // Compacted under the lock once most lines are superseded, and a file of format 1 rewritten as 2 with the populations of its entries.
+      if (lock !== undefined && (overgrown(contents.lines, contents.entries.size) || (contents.populations === undefined && contents.lines > 0))) {
         contents = await compact(contents, target);
         // The compacted file replaced the one open: open it (in the same trusted directory) again.
         await handle?.close();
@@ -280,20 +279,13 @@ export class SyncMemory {
         this.handle = undefined;
       }
     } finally {
-      if (this.lock !== undefined && this.failure === undefined && this.lines > this.entries.size * 1.5 + COMPACT_SLACK) {
-        // A deciding run holds the lock: nobody appended meanwhile, so its map is the file's.
-        await compact(
-          { file: this.file, target: this.target, instance: this.instance, kind: this.kind, entries: this.entries, validLength: 0, lines: this.lines, populations: this.populationRecords },
-          this.target,
-        ).catch(() => undefined);
-      }
       await this.lock?.release();
       await this.marker?.leave();
     }
     if (this.failure !== undefined) throw this.failure;
-    // A run that only fed the memory (a full run appends every id) compacts it once it grew by half,
+    // A run that wrote the memory compacts it once it grew by half (a full run appends every id),
     // so full nights keep it at one line per id: when no other run feeds or decides (never waits).
-    if (this.marker !== undefined && this.lines > this.entries.size * 1.5 + COMPACT_SLACK) await compactIdle(this.file, this.kind, this.target);
+    if ((this.lock ?? this.marker) !== undefined && overgrown(this.lines, this.entries.size)) await compactIdle(this.file, this.kind, this.target);
   }
 
   private cannotWrite(error: unknown): RunJournalWriteError {

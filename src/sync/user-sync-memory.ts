@@ -17,7 +17,7 @@ import { coerceCell } from '../domain/coercion.js';
 import type { Problem } from '../domain/problem.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches } from '../input/batches.js';
-import { linksAfter, linksMaybeAfter, pruneOf, removalsOf } from './memberships.js';
+import { linksAfter, pruneOf, removalsOf } from './memberships.js';
 import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
@@ -461,8 +461,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // A full run's DisableLogin false for a user the memory has enabled already changes nothing it knows.
     const asKnown = payload === given || (entry?.disabled !== true && given.DisableLogin === undefined && payload.DisableLogin === false && !this.pruned.has(payload));
     if (entry !== undefined && !leaver && asKnown && entry.digest !== '' && entry.digest === this.keptDigestOf(given)) return undefined;
-    // A joiner without links (most of a first import) needs no links worked out.
-    const links = entry === undefined && (payload.Hierarchies === undefined || payload.Hierarchies.length === 0) ? undefined : linksMaybeAfter(entry?.links, payload.Hierarchies);
+    const links = linksAfter(entry?.links, payload.Hierarchies, true);
     const firstName = payload.FirstName ?? entry?.firstName;
     const lastName = payload.LastName ?? entry?.lastName;
     const intent: MemoryEntry = {

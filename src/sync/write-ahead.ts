@@ -56,9 +56,6 @@ export function besideAddress(address: string, what: string): string {
   return url.href;
 }
 
-export const intentsAddress = (address: string, n: number): string => besideAddress(address, `intents-${n}`);
-const deltaAddress = (address: string, n: number): string => besideAddress(address, `delta-${n}`);
-
 /** The documents at `<address>-<what><n>`, n from 0 (intents) or 1 (deltas) on, while `follows` takes each: a missing one ends them too. */
 async function chainOf<T extends IntentsBody | DeltaBody>(service: StateService, what: 'intents-' | 'delta-', follows: (body: T, n: number) => boolean): Promise<{ body: T; bytes: number }[]> {
   const chain: { body: T; bytes: number }[] = [];
@@ -82,7 +79,7 @@ function linesOf(chain: readonly { body: IntentsBody | DeltaBody }[]): KindLines
 /** Stores delta `n` of the document of checksum `base` (read back: write); returns its size. */
 export async function storeDelta(service: StateService, n: number, body: Omit<DeltaBody, 'format' | 'version'>): Promise<number> {
   const text = summedText({ format: DELTA_FORMAT, version: 1, ...body });
-  await service.write(text, undefined, deltaAddress(service.address, n));
+  await service.write(text, undefined, besideAddress(service.address, `delta-${n}`));
   return text.length;
 }
 
@@ -135,7 +132,7 @@ export class WriteAhead {
   /** Uploads one batch of lines (by kind); throws when the service does not take it (nothing of the batch may be sent then). */
   async push(lines: KindLines): Promise<void> {
     const n = this.count;
-    await this.service.write(summedText({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }), undefined, intentsAddress(this.service.address, n));
+    await this.service.write(summedText({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }), undefined, besideAddress(this.service.address, `intents-${n}`));
     this.count += 1;
   }
 }
