@@ -126,9 +126,9 @@ class GuardedFileSink implements ReportSink {
 
   fail(error: unknown): void {
     if (this.failure !== undefined) return;
-    // The report's own words without its path (report-file.ts `reason`): the path is named once, as given.
+    // The report's own words without its path (report-file.ts `reason`, on every failure of its file): the path is named once, as given.
     const reason = (error as { reason?: unknown } | undefined)?.reason;
-    const why = typeof reason === 'string' ? reason : error instanceof Error ? error.message.replace(/^cannot write report \S+: /, '') : String(error);
+    const why = typeof reason === 'string' ? reason : error instanceof Error ? error.message : String(error);
     // A final replace that failed (cannotWriteReport's cause, report-file.ts) kept the finished file.
     const kept = error instanceof Error && error.cause instanceof ReplaceFailedError ? error.cause : undefined;
     this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`, kept === undefined ? {} : { keptAt: kept.keptAt });
