@@ -45,8 +45,6 @@ export type ReadRecordsOptions = Pick<
   XlsxReadOptions,
   'columns' | 'ignoreUnknownColumns' | 'displayName' | 'sheet' | 'hiddenRows' | 'timeZone' | 'encoding' | 'notice'
 > & {
-  /** Skip detection (e.g. a `--format` flag). */
-  format?: InputFormat;
   /** `--map`, `--set`, `--date-format`, `--timezone` (field-map.ts): applied to every record read. */
   shaping?: RecordShaping;
 };
@@ -71,12 +69,12 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
   let reader: BatchedRecords | undefined;
   const open = async (): Promise<BatchedRecords> => {
     if (reader !== undefined) return reader;
-    const format = options.format ?? (await detectFormat(path, file, options.encoding));
+    const format = await detectFormat(path, file, options.encoding);
     json = format === 'json';
     if (format !== 'xlsx') refuseSheetFlags(file, format === 'csv' ? 'CSV' : 'JSON', options);
     if (format === 'csv') return (reader = readCsvRecords(path, readOptions));
     if (format === 'xlsx') return (reader = (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions));
-    return (reader = (await import('./json-reader.js')).readJsonRecords(path, { displayName: file }));
+    return (reader = (await import('./json-reader.js')).readJsonRecords(path, file));
   };
   // JSON keys are checked after the map renamed them, as a CSV header is after mapping.
   const known = new Set(options.columns.map((spec) => spec.name));

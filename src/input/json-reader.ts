@@ -13,11 +13,6 @@ import { readUtf8Chunks } from './text-source.js';
  */
 export const MAX_JSON_RECORD_CHARS = 32 * 1024 * 1024;
 
-export interface JsonReadOptions {
-  /** The file name used in messages and SourceRef (default: the path as given). */
-  displayName?: string;
-}
-
 const enum Code {
   Comma = 0x2c,
   OpenBracket = 0x5b,
@@ -317,9 +312,9 @@ async function* jsonRecordSteps(path: string, file: string, add: (record: InputR
 /**
  * Streams the records of a JSON file: one object, an array of objects, or NDJSON (one object
  * per line, blank lines allowed), in batches of the records each chunk read completes. Each
- * record carries the line where it starts and its index. Every iteration re-reads the file.
+ * record carries `file` (its name in messages), the line where it starts and its index. Every iteration re-reads the file.
  * Structural problems throw InputFileError (after the records before them).
  */
-export function readJsonRecords(path: string, options: JsonReadOptions = {}): BatchedRecords {
-  return batchedRecords(() => collectedBatches((add) => jsonRecordSteps(path, options.displayName ?? path, add)));
+export function readJsonRecords(path: string, file = path): BatchedRecords {
+  return batchedRecords(() => collectedBatches((add) => jsonRecordSteps(path, file, add)));
 }

@@ -8,15 +8,6 @@ import { type ReportEntry, type ReportHeader, type ReportSink } from '../report/
 import { ReportWriteError, UsageError } from '../system/errors.js';
 import { ReplaceFailedError } from '../system/atomic-file.js';
 import { fileIdentity } from '../system/output-file.js';
-
-/** The kept file of a report whose final replace failed, found through the error's causes. */
-function keptReplacement(error: unknown): ReplaceFailedError | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 3 && current instanceof Error; depth++, current = current.cause) {
-    if (current instanceof ReplaceFailedError) return current;
-  }
-  return undefined;
-}
 import type { ReportSummary } from '../report/run-report.js';
 import { BufferedSink, SpoolSink, type TextSink } from '../system/text-sink.js';
 import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
@@ -135,10 +126,11 @@ class GuardedFileSink implements ReportSink {
 
   fail(error: unknown): void {
     if (this.failure !== undefined) return;
-    // The report's own words without its path (report-file.ts `reason`): the path is named once, as given.
+    // The report's own words without its path (report-file.ts `reason`, on every failure of its file): the path is named once, as given.
     const reason = (error as { reason?: unknown } | undefined)?.reason;
-    const why = typeof reason === 'string' ? reason : error instanceof Error ? error.message.replace(/^cannot write report \S+: /, '') : String(error);
-    const kept = keptReplacement(error);
+    const why = typeof reason === 'string' ? reason : error instanceof Error ? error.message : String(error);
+    // A final replace that failed (cannotWriteReport's cause, report-file.ts) kept the finished file.
+    const kept = error instanceof Error && error.cause instanceof ReplaceFailedError ? error.cause : undefined;
     this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`, kept === undefined ? {} : { keptAt: kept.keptAt });
   }
 

@@ -80,11 +80,10 @@ export async function schedulePushInput(
   deps: CommandDeps,
 ): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units' | 'readIds'>> {
   const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding } = options;
-  const { taken: fieldFlags } = takeFlags(options, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
   // Checked before anything is read: the flags, then --start/--end and --schedule read by --date-format/--timezone.
   const shaping = await inputShaping(options, deps, columns, 'schedule push');
-  const defaults = await scheduleDefaults(schedule, fieldFlags, workflow, upsert, shaping, deps);
+  const defaults = await scheduleDefaults(schedule, options, workflow, upsert, shaping, deps);
   // Whole requests' ids (a sittings row's id names the schedule it is part of).
   const ids = new OneIdPerFile(SCHEDULE_ID_RULE, (record) => (isScheduleRequestRecord(record) ? scheduleIdOf(record.fields, defaults) : null));
   return {

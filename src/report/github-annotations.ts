@@ -34,8 +34,6 @@ export interface AnnotationOptions {
   cwd: string;
   /** GITHUB_WORKSPACE: file paths are given relative to it, as the pull request view needs. */
   workspace?: string | undefined;
-  /** Annotations written before the closing notice (default 50, GitHub's per-job bound). */
-  limit?: number;
   /** A run that decides from the sync memory found none, or one that misses a run: said as a warning (report-writers.ts, noMemorySentence). */
   noMemory?: string | undefined;
   /** The warning's title: `no sync memory`, or `sync memory incomplete` for one that misses a run. */
@@ -86,7 +84,8 @@ export function annotationsOf(item: ReportItem, options: AnnotationOptions): str
   });
 }
 
-const DEFAULT_LIMIT = 50;
+/** Annotations written before the closing notice: GitHub's per-job bound. */
+const ANNOTATION_LIMIT = 50;
 
 /** A report sink that writes the annotations as the items come. */
 export class GithubAnnotationsWriter implements ReportSink {
@@ -101,8 +100,7 @@ export class GithubAnnotationsWriter implements ReportSink {
   item({ item }: ReportEntry): void | Promise<void> {
     const lines = annotationsOf(item, this.options);
     if (lines.length === 0) return;
-    const limit = this.options.limit ?? DEFAULT_LIMIT;
-    if (this.written >= limit) {
+    if (this.written >= ANNOTATION_LIMIT) {
       this.notAnnotated += 1;
       return;
     }

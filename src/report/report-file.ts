@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import { ReplaceFailedError, type AtomicFileOptions } from '../system/atomic-file.js';
+import { ReplaceFailedError } from '../system/atomic-file.js';
 import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import { UsageError } from '../system/errors.js';
 import type { TextSink } from '../system/text-sink.js';
@@ -45,14 +45,11 @@ export function cannotWriteReport(path: string, error: unknown): UsageError & { 
   return Object.assign(new UsageError(`cannot write report ${path}: ${reason}`, { cause: error }), { reason });
 }
 
-/** How a report file is opened: mode 0666 as any file a tool writes, kept when only its final replace fails. */
-export const REPORT_FILE_OPTIONS: AtomicFileOptions = { mode: 0o666, keepOnFailedReplace: true };
-
-/** Opens the output at once, so an unwritable report location fails before anything is sent. */
-export async function openReportFile(path: string, options: AtomicFileOptions = REPORT_FILE_OPTIONS): Promise<ReportFile> {
+/** Opens the output at once (an unwritable location fails before anything is sent); mode 0666, kept when only its final replace fails. */
+export async function openReportFile(path: string): Promise<ReportFile> {
   let file: OutputFile;
   try {
-    file = await openOutputFile(path, options);
+    file = await openOutputFile(path, { mode: 0o666, keepOnFailedReplace: true });
   } catch (error) {
     throw cannotWriteReport(path, error);
   }

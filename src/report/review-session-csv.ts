@@ -124,14 +124,6 @@ export function outcomeTable(outcome: SessionOutcome, layout: ResultsLayout): Re
   return { header: layout.header, rows };
 }
 
-/** The results of `outcomes` as one table (ResultColumns.layout says how). */
-export function resultsTable(outcomes: readonly SessionOutcome[], options: PinColumn & { sessionColumn?: boolean; timeZoneColumn?: string } = {}): ResultsTable {
-  const columns = new ResultColumns();
-  for (const outcome of outcomes) columns.add(outcome);
-  const layout = columns.layout(options);
-  return { header: layout.header, rows: outcomes.flatMap((outcome) => outcomeTable(outcome, layout).rows) };
-}
-
 /** How the text of a CSV or JSON cell is written. */
 export interface TextCellOptions {
   /** `--decimal-separator ,`: a fractional number `87,5`. */

@@ -196,18 +196,13 @@ function checkSheetName(name: string): void {
   }
 }
 
-/** Raised when a sheet would get more rows than Excel opens. */
-export class SheetFullError extends Error {
-  constructor() {
-    super(`an .xlsx sheet holds at most ${MAX_SHEET_ROWS.toLocaleString('en-US')} rows: write a report this large as .csv`);
-  }
-}
-
-/** Raised when a sheet would get a column past Excel's last (XFD). */
-export class SheetTooWideError extends Error {
-  constructor(columns: number) {
-    super(`an .xlsx sheet holds at most ${MAX_SHEET_COLUMNS.toLocaleString('en-US')} columns (A to XFD), not ${columns.toLocaleString('en-US')}`);
-  }
+/**
+ * A row past Excel's last, or (`columns`) a column past its last (XFD): the callers refuse or cut
+ * before (xlsx-report-writer.ts), so this is a bug said loudly, never a sheet Excel cannot open.
+ */
+function pastSheetLimit(columns?: number): Error {
+  if (columns === undefined) return new Error(`an .xlsx sheet holds at most ${MAX_SHEET_ROWS.toLocaleString('en-US')} rows: write a report this large as .csv`);
+  return new Error(`an .xlsx sheet holds at most ${MAX_SHEET_COLUMNS.toLocaleString('en-US')} columns (A to XFD), not ${columns.toLocaleString('en-US')}`);
 }
 
 /**
@@ -253,7 +248,7 @@ export class SheetWriter {
    * (bold, frozen, with the filter).
    */
   header(cells: readonly string[], formats: readonly CellFormat[] = []): void | Promise<void> {
-    if (cells.length > MAX_SHEET_COLUMNS) throw new SheetTooWideError(cells.length);
+    if (cells.length > MAX_SHEET_COLUMNS) throw pastSheetLimit(cells.length);
     this.width = cells.length;
     this.letters = cells.map((_, i) => `<c r="${columnName(i + 1)}`);
     const cols = cells
@@ -281,8 +276,8 @@ export class SheetWriter {
    * so the garbage collector has next to nothing to keep up with.
    */
   row(cells: readonly SheetCell[], look: RowLook, marks?: readonly number[]): void | Promise<void> {
-    if (this.rows === MAX_SHEET_ROWS) throw new SheetFullError();
-    if (cells.length > MAX_SHEET_COLUMNS) throw new SheetTooWideError(cells.length);
+    if (this.rows === MAX_SHEET_ROWS) throw pastSheetLimit();
+    if (cells.length > MAX_SHEET_COLUMNS) throw pastSheetLimit(cells.length);
     const r = ++this.rows;
     const number = String(r);
     const out = this.bytes;

@@ -88,9 +88,9 @@ export async function assertRunHere(runsDir: string, id: string): Promise<void> 
  * Reads a run's journal line by line, in bounded memory: the run's own lines are kept, what the
  * others say of items goes to `fold`. A last line without its newline is a write a kill cut
  * short: ignored. Any other bad line (checksum, format) is damage: refused with the journal's
- * path and line. Returns the journal still open when `keepOpen` (the caller closes it).
+ * path and line. Returns the journal still open (the caller closes it).
  */
-export async function readJournal(runsDir: string, id: string, fold: ItemFold, keepOpen = false): Promise<{ head: JournalHead; handle: FileHandle }> {
+export async function readJournal(runsDir: string, id: string, fold: ItemFold): Promise<{ head: JournalHead; handle: FileHandle }> {
   if (!isRunId(id)) throw notARunId(id);
   const file = journalPath(runsDir, id);
   let handle: FileHandle;
@@ -105,7 +105,6 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
   let header: RunHeaderLine | undefined;
   let end: EndLine | undefined;
   let validLength = 0;
-  let done = false;
   const unchanged = new UnchangedPositions();
   try {
     await streamLines(handle, (raw) => {
@@ -145,10 +144,10 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold, k
       // Killed before its header was on disk: the run never sent anything.
       throw new RunJournalError(`${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`);
     }
-    done = keepOpen;
     return { head: { id, file, header, ...(end !== undefined ? { end } : {}), validLength, unchanged }, handle };
-  } finally {
-    if (!done) await handle.close().catch(() => undefined);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
   }
 }
 
@@ -283,7 +282,6 @@ export async function scanRun(runsDir: string, id: string): Promise<RunIndex> {
         states.set(n, 0);
       },
     },
-    true,
   );
   return new RunIndex(head, states, handle);
 }

@@ -12,20 +12,14 @@ import { assertRunHere, reportItemOf, scanRun, unlinedItem, type JournalHead, ty
 export async function fingerprintInput(path: string): Promise<InputFingerprint> {
   // A regular file (or a link to one): an input swapped for a FIFO since the run would hang a resume.
   const handle = await openRegularFile(path, { followLinks: true });
-  try {
-    const hash = createHash('sha256');
-    const buffer = Buffer.allocUnsafe(1 << 20);
-    let size = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, size);
-      if (bytesRead === 0) break;
-      hash.update(buffer.subarray(0, bytesRead));
-      size += bytesRead;
-    }
-    return { path, size, sha256: hash.digest('hex') };
-  } finally {
-    await handle.close();
+  const hash = createHash('sha256');
+  let size = 0;
+  // The stream closes the handle at its end or on an error.
+  for await (const chunk of handle.createReadStream({ highWaterMark: 1 << 20 })) {
+    hash.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
   }
+  return { path, size, sha256: hash.digest('hex') };
 }
 
 /**

@@ -138,7 +138,7 @@ export class RunJournal {
     const journal = new RunJournal(id, file, handle, lock, commit);
     const line: RunHeaderLine = { t: 'run', v: journalVersionFor(header.options), id, ...header, startedAt: now.toISOString(), pid: process.pid, host: hostname() };
     try {
-      await journal.append(line, true);
+      await journal.append(line);
     } catch (error) {
       await journal.close().catch(() => undefined);
       return abandon(error);
@@ -176,7 +176,7 @@ export class RunJournal {
         }
         const journal = new RunJournal(id, file, handle, lock, commit);
         journal.position = validLength;
-        await journal.append({ t: 'resume', at: new Date().toISOString(), pid: process.pid, host: hostname() }, true);
+        await journal.append({ t: 'resume', at: new Date().toISOString(), pid: process.pid, host: hostname() });
         return journal;
       },
     };
@@ -254,7 +254,7 @@ export class RunJournal {
   async end(reason: EndReason, summary: ReportSummary): Promise<void> {
     try {
       // A finished run's last line: `runs list` reads it (run-summary.ts).
-      await this.append({ t: 'end', at: new Date().toISOString(), reason, summary }, true);
+      await this.append({ t: 'end', at: new Date().toISOString(), reason, summary });
     } finally {
       await this.close();
     }
@@ -290,11 +290,11 @@ export class RunJournal {
     this.pending.push(body);
   }
 
-  private append(line: RunJournalLine, durable: boolean): Promise<void> {
+  private append(line: RunJournalLine): Promise<void> {
     // Before the end line: the journal's last line is its end.
     this.sealUnchanged();
     this.queueBody(JSON.stringify(line));
-    return durable ? this.durable() : Promise.resolve();
+    return this.durable();
   }
 
   private durable(): Promise<void> {

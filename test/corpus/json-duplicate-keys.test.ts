@@ -24,7 +24,7 @@ async function read(name: string, text: string): Promise<{ count: number; error?
   await writeFile(file, text);
   let count = 0;
   try {
-    for await (const _ of readJsonRecords(file, { displayName: name })) count++;
+    for await (const _ of readJsonRecords(file, name)) count++;
     return { count };
   } catch (error) {
     if (error instanceof InputFileError) return { count, error };

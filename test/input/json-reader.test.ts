@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readJsonRecords } from '../../src/input/json-reader.js';
 import { collect, expectInputFileError, fixture } from './helpers.js';
 
-const read = (name: string) => collect(readJsonRecords(fixture(name), { displayName: name }));
+const read = (name: string) => collect(readJsonRecords(fixture(name), name));
 
 describe('readJsonRecords: good files', () => {
   it('gives each array element the line of its opening brace and its index', async () => {

@@ -28,7 +28,7 @@ const contenders = {
   'JSON.parse whole file': async ({ jsonPath }) => JSON.parse(fs.readFileSync(jsonPath, 'utf8')).length,
   readJsonRecords: async ({ jsonPath, input }) => {
     let n = 0;
-    for await (const _ of input.readJsonRecords(jsonPath, {})) n++;
+    for await (const _ of input.readJsonRecords(jsonPath)) n++;
     return n;
   },
 };

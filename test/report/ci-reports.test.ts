@@ -140,14 +140,16 @@ describe('GitHub annotations', () => {
     expect(annotationsOf(prompted, { cwd: '/ws' })).toEqual(['::error title=failed::[u-1] x\n']);
   });
 
-  it('stops after the limit and says how many more records failed', async () => {
+  it('stops after the limit (50, the per-job bound of GitHub) and says how many more records failed', async () => {
     const out = new StringSink();
-    const writer = new GithubAnnotationsWriter(out, { cwd: '/ws', limit: 1 });
-    for (const item of items) await writer.item({ item });
+    const writer = new GithubAnnotationsWriter(out, { cwd: '/ws' });
+    const earlier = Array.from({ length: 49 }, (_, i): ReportItem => ({ source: { file: 'users.csv', line: 100 + i }, id: `e-${i}`, status: 'failed', errors: [{ field: 'Email', code: 209, message: 'x' }] }));
+    for (const item of [...earlier, ...items]) await writer.item({ item });
     await writer.finish();
     const lines = out.text.trimEnd().split('\n');
-    expect(lines).toHaveLength(2);
-    expect(lines[1]).toBe('::notice title=examctl::1 more failed or partial record not annotated: the run report (--report) lists every one');
+    expect(lines).toHaveLength(51);
+    expect(lines[49]).toMatch(/^::error file=users\.csv,line=3,/);
+    expect(lines[50]).toBe('::notice title=examctl::1 more failed or partial record not annotated: the run report (--report) lists every one');
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jsonRows, resultsTable, sheetRows, textRows } from '../../src/report/review-session-csv.js';
+import { jsonRows, sheetRows, textRows } from '../../src/report/review-session-csv.js';
+import { resultsTable } from '../support/results-table.js';
 import { readOutputTimes, type OutputTimes } from '../../src/report/output-times.js';
 import type { ReviewSession } from '../../src/domain/types.js';
 

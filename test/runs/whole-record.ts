@@ -46,7 +46,7 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
     }
     return history;
   };
-  const { head } = await readJournal(runsDir, id, {
+  const { head, handle } = await readJournal(runsDir, id, {
     sent(ref) {
       const history = itemOf(ref);
       history.beforeSent = { inFlight: history.inFlight, maybeApplied: history.maybeApplied };
@@ -76,6 +76,7 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
       items.delete(n);
     },
   });
+  await handle.close();
   return {
     ...head,
     items,
