@@ -7,7 +7,7 @@ import type { Envelope } from '../domain/envelope.js';
 import { TargetError, UsageError } from '../system/errors.js';
 import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
 import { DEFAULT_LINGER, isEndedByAnswer, lingerAfterAnswer, type LingerBounds } from './lingering-close.js';
-import { TokenCheck } from './token-check.js';
+import { tokenAccepted } from './token-check.js';
 import { FAILURE_MESSAGES as M } from './failure-messages.js';
 import { JsonFault, MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { API_PREFIX } from '../api/url-policy.js';
@@ -271,7 +271,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Set once listening: the document may name the server's own URL.
   let openapiText: string | undefined;
   const faults = options.faults ? faultPlan(options.faults.spec, options.faults.seed) : undefined;
-  const tokenCheck = new TokenCheck();
   let closing = false;
   // Requests whose handler is still running, and who waits for them to reach none (close()).
   // A count rather than a set of promises: tracking each request's promise cost a promise per request.
@@ -315,7 +314,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         return;
       }
       const token = /^EAPI[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '')?.[1];
-      if (token === undefined || !tokenCheck.accepts(token, options.tokens())) {
+      if (token === undefined || !tokenAccepted(token, options.tokens())) {
         throw new HttpFailure(403, M.notAllowed());
       }
       if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, M.noSuchRoute(logPath));
