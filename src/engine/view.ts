@@ -122,7 +122,7 @@ export class StoreView implements EngineView {
  */
 export class OverlayView implements EngineView {
   private readonly overlay = new Map<CollectionName, Map<string, unknown>>();
-  /** The hints of the users planned so far, to their keys (the index verifies each answer against the user). */
+  /** The hints of the users planned so far, to their keys (firstVerified checks each answer against the user). */
   private readonly planned = new Map<string, string>();
 
   constructor(private readonly base: () => EngineView) {}
