@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import type { CommandDeps } from '../../src/context/command-deps.js';
+import { askPin } from '../../src/context/pin-source.js';
+import { ExitCode, UsageError } from '../../src/system/errors.js';
+import { testDeps } from './helpers.js';
+
+/** The masked PIN prompt (src/context/pin-source.ts): asked only where a person can answer, a blank answer refused. */
+describe('askPin', () => {
+  const withAnswer = (answer: string, asked: string[], overrides: Partial<CommandDeps> = {}) =>
+    testDeps('/', { isTTY: true, askSecret: async (message) => (asked.push(message), answer), ...overrides }).deps;
+
+  it('returns the trimmed answer, and asks nobody without a terminal or with --no-input', async () => {
+    const asked: string[] = [];
+    expect(await askPin('run 7 was started with a PIN', {}, withAnswer(' 4821\n', asked))).toBe('4821');
+    expect(asked).toEqual(['run 7 was started with a PIN: PIN']);
+    expect(await askPin('why', {}, withAnswer('4821', asked, { isTTY: false }))).toBeUndefined();
+    expect(await askPin('why', { input: false }, withAnswer('4821', asked))).toBeUndefined();
+    expect(asked).toHaveLength(1);
+  });
+
+  it('refuses a blank answer: exit 2, nothing sent', async () => {
+    const refused = await askPin('why', {}, withAnswer('  ', [])).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UsageError);
+    expect((refused as UsageError).exitCode).toBe(ExitCode.Usage);
+    expect((refused as UsageError).message).toBe('no PIN entered; nothing was sent');
+  });
+});
