@@ -15,6 +15,13 @@ export function errorsOf(envelope: unknown): Problem[] {
   return problemsFrom(errors, '');
 }
 
+/** A service's errors in one line: `1101 Review session not found; 3 ...`, empty for none. */
+export function describeErrors(envelope: unknown): string {
+  return errorsOf(envelope)
+    .map((problem) => `${problem.code ?? '-'} ${problem.message}`)
+    .join('; ');
+}
+
 /** Bounds on what one answer's Errors can become : a hostile answer stays small and is walked without recursion. */
 export const ERROR_LIMITS = { depth: 32, problems: 100, messageChars: 64 * 1024 } as const;
 

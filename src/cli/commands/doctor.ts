@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { errorsOf } from '../../api/envelope-errors.js';
+import { describeErrors, errorsOf } from '../../api/envelope-errors.js';
 import { ErrorCode } from '../../domain/codes.js';
 import { UsageError } from '../../system/errors.js';
 import { type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
@@ -244,13 +244,6 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
   } catch (error) {
     return { name: 'sync memory', status: 'fail', detail: messageOf(error) };
   }
-}
-
-/** A service's errors in one line: `1101 Review session not found; 3 ...`, empty for none. */
-export function describeErrors(envelope: unknown): string {
-  return errorsOf(envelope)
-    .map((problem) => `${problem.code ?? '-'} ${problem.message}`)
-    .join('; ');
 }
 
 function messageOf(error: unknown): string {

@@ -1,4 +1,4 @@
-import { errorsOf } from '../../api/envelope-errors.js';
+import { describeErrors, errorsOf } from '../../api/envelope-errors.js';
 import type { IntegrationApi } from '../../port/integration-api.js';
 import { REMOTE_CONCURRENCY } from '../../defaults.js';
 import { isKnownTimeZone } from '../../domain/local-time.js';
@@ -22,7 +22,6 @@ import type { ResultsTable, SessionOutcome, TextCellOptions } from '../../report
 import { LineSplitter, SpoolSink } from '../../system/text-sink.js';
 import { inOrderAhead } from '../../system/in-order-ahead.js';
 import { pathIdProblem } from '../../api/url-policy.js';
-import { describeErrors } from './doctor.js';
 import { displayNameOf, inputPathOf, sayOnce } from '../../pipeline/command-input.js';
 
 type ShowOptions = Omit<ReviewSessionShowOptions, 'out'>;
