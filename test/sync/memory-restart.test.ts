@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryFile, readMemory, SyncMemory } from '../../src/sync/sync-memory.js';
+import { useTempStore } from '../support/temp-dir.js';
 import { holdFileCall } from './held-file-call.js';
 
 /**
@@ -16,12 +14,9 @@ let dir: string;
 const target = { kind: 'local', store: '/tmp/replaced-store' } as const;
 const fed = (instance: string) => ({ lock: false, lockTimeoutMs: 5_000, readOnly: false, instance });
 
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-memory-restart-'));
-});
-afterEach(async () => {
+useTempStore('examctl-memory-restart-', (made) => (dir = made.root));
+afterEach(() => {
   vi.restoreAllMocks();
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe('a memory of another store instance, fed by two runs at once', () => {

@@ -1,9 +1,7 @@
 import { appendFileSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryFile, readMemory, SyncMemory } from '../../src/sync/sync-memory.js';
+import { useTempStore } from '../support/temp-dir.js';
 import { holdFileCall } from './held-file-call.js';
 
 /**
@@ -15,12 +13,9 @@ import { holdFileCall } from './held-file-call.js';
 let dir: string;
 const target = { kind: 'local', store: '/tmp/torn-store' } as const;
 
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'examctl-memory-torn-'));
-});
-afterEach(async () => {
+useTempStore('examctl-memory-torn-', (made) => (dir = made.root));
+afterEach(() => {
   vi.restoreAllMocks();
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe('a torn last line, cut while another feeder starts', () => {

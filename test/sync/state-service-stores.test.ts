@@ -34,15 +34,20 @@ const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
 const methods = () => server.requests.map((request) => request.method);
 /** The requests to the memory's own address and its deltas (`delta`): a run's intents are written ahead to `<address>-intents-<n>`. */
 const memoryMethods = () => server.requests.filter((request) => !request.path.includes('-intents-')).map((request) => `${request.method}${request.path.includes('-delta-') ? ' delta' : ''}`);
+/** Night 1 stores the memory at the service's `name`; tonight's export adds a joiner, vs-new. */
+async function joinerNight(dir: string, name: string) {
+  const address = server.address(name);
+  const env = { EXAMCTL_SYNC_DIR: address };
+  writeUsers(dir, ids);
+  expect((await sync(dir, env)).code).toBe(0);
+  writeUsers(dir, [...ids, 'vs-new']);
+  return { address, env };
+}
 
 describe('an end store that failed, on the same runner', () => {
   it('the next --require-memory night takes in what the run wrote ahead, not refused as a memory cut short (found by a trial)', () =>
     withTempDir(async (dir) => {
-      const address = server.address('same');
-      const env = { EXAMCTL_SYNC_DIR: address };
-      writeUsers(dir, ids);
-      expect((await sync(dir, env)).code).toBe(0);
-      writeUsers(dir, [...ids, 'vs-new']);
+      const { env } = await joinerNight(dir, 'same');
       server.fail('POST -delta-', 200, 1, '');
       const failed = await sync(dir, env);
       expect(failed.code, failed.stderr).toBe(3);
@@ -60,12 +65,8 @@ describe('an end store that failed, on the same runner', () => {
 describe('the run\'s copy of the memory', () => {
   it('removed under the run (its private temp folder cleared): exit 3, the memory not stored, the service keeps every user (found by a trial: it was stored empty)', () =>
     withTempDir(async (dir) => {
-      const address = server.address('copy');
-      const env = { EXAMCTL_SYNC_DIR: address };
-      writeUsers(dir, ids);
-      expect((await sync(dir, env)).code).toBe(0);
+      const { env } = await joinerNight(dir, 'copy');
       const held = server.states.get('/state/copy');
-      writeUsers(dir, [...ids, 'vs-new']);
       // At the first intents written ahead, the run's copy is gone: what it read from the service.
       const root = await privateTempRoot();
       server.onRequest((request) => {
@@ -92,12 +93,8 @@ describe('the run\'s copy of the memory', () => {
 describe('every store is read back', () => {
   it('a store answered 200 and dropped is exit 3 saying the memory was not stored; on a fresh runner the next --require-memory night takes in what it wrote ahead, never runs on the old memory alone', () =>
     withTempDir(async (dir) => {
-      const address = server.address('n');
-      const env = { EXAMCTL_SYNC_DIR: address };
-      writeUsers(dir, ids);
-      expect((await sync(dir, env)).code).toBe(0);
-      // Tonight adds a joiner; the service takes what is written ahead (the start, the joiner's batch), acknowledges the end store (its delta) and drops it.
-      writeUsers(dir, [...ids, 'vs-new']);
+      const { address, env } = await joinerNight(dir, 'n');
+      // Tonight's run with the joiner: the service takes what is written ahead (the start, the joiner's batch), acknowledges the end store (its delta) and drops it.
       server.requests.length = 0;
       server.fail('POST -delta-', 200, 1, '');
       const dropped = await sync(dir, env);

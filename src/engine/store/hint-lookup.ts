@@ -65,7 +65,7 @@ export class HintLookup {
   /** Every entity of `collection` with its hints (undefined: none); for tests and diagnostics. */
   *hintsOf(collection: CollectionName): Iterable<readonly [string, readonly string[] | undefined]> {
     const indexer = this.source.indexer();
-    if (!indexer) throw new InternalError('hintsOf: no indexer registered (pass one to observe)');
+    if (!indexer) throw new InternalError('hintsOf: no indexer registered (pass one to useIndexer)');
     const trusted = this.source.hintsTrusted();
     const map = this.source.maps().get(collection)!;
     for (const [key, ordinal, value] of map.storedEntries()) {
@@ -78,7 +78,7 @@ export class HintLookup {
     const existing = this.overlays.get(collection);
     if (existing !== undefined) return existing;
     const indexer = this.source.indexer();
-    if (!indexer) throw new InternalError('keyByHint: no indexer registered (pass one to observe)');
+    if (!indexer) throw new InternalError('keyByHint: no indexer registered (pass one to useIndexer)');
     const map = this.source.maps().get(collection)!;
     const overlay: HintOverlay = { owners: new Map(), complete: !this.source.hintsTrusted() };
     // Registered first: disown asks keyByHint, which must see the overlay being built.
