@@ -9,13 +9,12 @@ import {
   forbiddenNameCharacterMessage,
   NAME_CHARACTERS_DOC,
   isPlainObject,
-  optionalInputOf,
   isUnset,
   ruleTable,
   stringRule,
   validateFields,
   type FieldRule,
-  wireOf,
+  tableWire,
   fieldNames,
   type FieldOf,
   type RecordOf,
@@ -96,12 +95,7 @@ function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>)
     // ExternalId is optional in the entry's check, and this list requires it with its own code (902 / 1004).
     wire: (zod) =>
       zod
-        .array(
-          zod.strictObject({
-            ExternalId: wireOf(zod, listEntryIdRule),
-            Title: optionalInputOf(zod, entryTitleRule).optional(),
-          }),
-        )
+        .array(tableWire(zod, ID_TITLE_ENTRY_TABLE))
         .describe(
           `Null or absent: all available. Entries must not be null or {}${codeNote(emptyEntryCode)}; ` +
             `each ${what} needs a non-empty ExternalId${codeNote(emptyIdCode)}.`,

@@ -88,14 +88,14 @@ function hasElapsedToken(numFmt: string): boolean {
   return /\[(h+|m+|s+)]/i.test(numFmt.replace(/"[^"]*"/g, ''));
 }
 
-/** A number format that shows a time of day (`hh:mm`, `dd/mm/yyyy hh:mm`, `[h]:mm:ss`): hour or second tokens. */
+/** A number format that shows a time of day (`hh:mm`, `dd/mm/yyyy hh:mm`, `[h]:mm:ss`): hour or second tokens (AM/PM and A/P hold none). */
 function showsTime(numFmt: string | undefined): boolean {
-  return numFmt !== undefined && (hasElapsedToken(numFmt) || /[hs]/i.test(formatTokens(numFmt).replace(/AM\/PM|A\/P/gi, '')));
+  return numFmt !== undefined && (hasElapsedToken(numFmt) || /[hs]/i.test(formatTokens(numFmt)));
 }
 
 /** A number format that shows a time of day and no date (`hh:mm`, `h:mm AM/PM`, `[h]:mm:ss`): hour or second tokens, no year or day. */
 export function isTimeOnlyFormat(numFmt: string | undefined): boolean {
-  return showsTime(numFmt) && !/[ydb]/i.test(formatTokens(numFmt ?? '').replace(/AM\/PM|A\/P/gi, ''));
+  return showsTime(numFmt) && !/[ydb]/i.test(formatTokens(numFmt ?? ''));
 }
 
 /** A number format that shows a percentage (`0%`, `0.0%`): a `%` among its own tokens. */

@@ -11,6 +11,7 @@ import {
   dateTimeText,
   formattedWall,
   offsetText,
+  pad,
   readTimeSettings,
   wallClockAt,
   wallClockInZone,
@@ -65,8 +66,6 @@ export function calendarDateOf(value: unknown): WallClock | undefined {
   const w: WallClock = { y: Number(match[1]), mo: Number(match[2]), d: Number(match[3]), h: 0, mi: 0, s: 0 };
   return isCalendarDate(w.y, w.mo, w.d) ? w : undefined;
 }
-
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
 
 /**
  * An instant as text in the chosen zone: by the `--date-format` when there is one; else

@@ -20,14 +20,13 @@ const CLOSED_EARLY = 'the output closed before the workbook was complete';
 
 export class ZipWriter {
   private readonly zip = new ZipFile();
-  private readonly options: { mtime: Date; compressionLevel: number; forceDosTimestamp: true };
+  private readonly options = { mtime: new Date(), compressionLevel: LEVEL, forceDosTimestamp: true };
   private open: ZipEntryStream | undefined;
   /** Why the output failed (an error, or closed before the archive's end). */
   private failure: Error | undefined;
   private readonly written: Promise<void>;
 
-  constructor(out: Writable, options: { modified?: Date } = {}) {
-    this.options = { mtime: options.modified ?? new Date(), compressionLevel: LEVEL, forceDosTimestamp: true };
+  constructor(out: Writable) {
     this.written = new Promise<void>((resolve, reject) => {
       const fail = (error: Error): void => {
         this.failure ??= error;

@@ -133,6 +133,9 @@ describe('readCell', () => {
     expect(readCell(14.5 / 24, 'hh:mm', user('City'))).toEqual({ text: '14:30' });
     expect(readCell((9 * 3600 + 5 * 60 + 7) / 86_400, 'h:mm:ss', user('City'))).toEqual({ text: '09:05:07' });
     expect(readCell(0, 'hh:mm', user('City'))).toEqual({ text: '00:00' });
+    // AM/PM (and A/P) are no date tokens: a 12-hour time alone is a time cell too, given in 24 hours.
+    expect(readCell(14.5 / 24, 'h:mm AM/PM', user('City'))).toEqual({ text: '14:30' });
+    expect(readCell(14.5 / 24, 'h:mm A/P', user('DateOfBirth'))).toEqual({ problem: 'DateOfBirth is a time cell (14:30) without a date; give the date', shown: '14:30' });
     expect(readCell(14.5 / 24, 'hh:mm', user('DateOfBirth'))).toEqual({ problem: 'DateOfBirth is a time cell (14:30) without a date; give the date', shown: '14:30' });
     expect(readCell(14.5 / 24, 'hh:mm', { field: 'StartDateTime', timeZone: 'Europe/London' })).toEqual({ problem: 'StartDateTime is a time cell (14:30) without a date; give the date and time', shown: '14:30' });
   });

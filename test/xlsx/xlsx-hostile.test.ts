@@ -120,6 +120,16 @@ describe('parts that are not XML', () => {
     await refusal(workbook({ rows: `${rowsXml(3)}<row r="5"><c r="A5"><v>1</c></row>` }), { line: 5, reason: /<\/c> closes <v> \(the XML is damaged\)/ });
   });
 
+  it('a row numbered 0, past the last sheet row or not a number is a damaged sheet at the row before it', async () => {
+    for (const r of ['0', '1048577', 'x2']) {
+      await refusal(workbook({ rows: `${rowsXml(2)}<row r="${r}"><c r="A4"><v>1</v></c></row>` }), {
+        file: 'h.xlsx[Sheet1]',
+        line: 3,
+        reason: new RegExp(`^the worksheet xl/worksheets/sheet1\\.xml is not valid XML: a row numbered "${r}", which is no sheet row`),
+      });
+    }
+  });
+
   it('a missing sheet part', async () => {
     await refusal(workbook({ withoutSheet: true }), { file: 'h.xlsx[Sheet1]', line: undefined, reason: /^the worksheet is missing from the file \(no xl\/worksheets\/sheet1\.xml in the archive\)/ });
   });
