@@ -78,3 +78,22 @@ describe('runs resume and a profile named for another target', () => {
     expect(posts()).toHaveLength(2);
   });
 });
+
+describe('runs resume without an id (trial 5, f13)', () => {
+  it('takes the newest run only when it is the interrupted one; an older interrupted run is refused, exit 2, naming it; its id resumes it', async () => {
+    const env = { EXAMCTL_BASE_URL: server.url, EXAMCTL_TOKEN: 'dev-token' };
+    const old = await killedOnStaging();
+    // A later night on another target, finished: the interrupted run is an older job's.
+    const night = await cli(['--yes', '--store', 'st', 'user', 'sync', '--file', 'users.csv', '--set', 'Role=Candidate']);
+    expect(night.code, night.stderr).toBe(0);
+    const refused = await cli(['runs', 'resume'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(new RegExp(`the newest run, \\S+, is not interrupted; the newest interrupted one is ${old}: examctl runs resume ${old} finishes it`));
+    expect(posts()).toEqual([]);
+    const byId = await cli(['runs', 'resume', old], env);
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(posts()).toHaveLength(2);
+    // Now none is interrupted: nothing to do, as before.
+    expect((await cli(['runs', 'resume'], env)).stderr).toMatch(/no interrupted run to resume/);
+  });
+});
