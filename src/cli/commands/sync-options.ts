@@ -10,6 +10,14 @@ export const [CHANGED_ONLY_OPTION] = grouped(HELP_GROUP.nightlySync, [brief('sen
   )),
 ] as const);
 
+/** --allow-old-file (src/sync/replayed-file.ts): on user sync and schedule push. */
+export const [ALLOW_OLD_FILE_OPTION] = grouped(HELP_GROUP.nightlySync, [
+  brief('run a file an older run read again', option(
+    '--allow-old-file',
+    'run a file byte for byte the one an older run (of the population) read, though its newest run read another (otherwise refused, exit 2, nothing sent: an old night\'s file run again? docs/sync.md, "Stale input")',
+  )),
+] as const);
+
 /** --require-memory: a nightly job that must not run as a first night (docs/ci.md). */
 export const [REQUIRE_MEMORY_OPTION] = grouped(HELP_GROUP.nightlySync, [
   kept(
