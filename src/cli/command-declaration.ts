@@ -1,7 +1,7 @@
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import type { GlobalOptions } from '../flags/global-options.js';
-import { attributeOf, keptNames, type KeptOptions, type OptionsOf, type SpecTable } from '../flags/option-table.js';
+import { keptNames, type KeptOptions, type OptionsOf, type SpecTable } from '../flags/option-table.js';
 import { GLOBAL_OPTIONS } from '../flags/global-options.js';
 import type { RecordJob } from '../pipeline/record-job.js';
 
@@ -97,9 +97,4 @@ export function declareGroup(declaration: { readonly name: string; readonly desc
 /** The options a run journal of this command keeps (the global ones and its own marked `kept`). */
 export function keptOptionNames(declaration: CommandDeclaration): KeptOptions {
   return keptNames(GLOBAL_OPTIONS, declaration.options ?? []);
-}
-
-/** The command's own flags by attribute: the profile settings a run of it reads (context/settings.ts, `profileNote`). */
-export function commandFlagsOf(declaration: CommandDeclaration): string[] {
-  return (declaration.options ?? []).flatMap((spec) => (spec.kind === 'argument' ? [] : [attributeOf(spec.flags)]));
 }

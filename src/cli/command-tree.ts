@@ -4,7 +4,7 @@ import { ExitCode, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
 import { argumentKeys, attributeOf, briefLineOf, briefTermOf, examples, registerSpecs, shownWithItsPositive } from '../flags/option-table.js';
-import { commandFlagsOf, commandName, keptOptionNames, type Behaviours, type CommandDeclaration } from './command-declaration.js';
+import { commandName, keptOptionNames, type Behaviours, type CommandDeclaration } from './command-declaration.js';
 import { resolveOutputFlags } from '../flags/output-flags.js';
 import { COMMANDS } from './program.js';
 import { sentenceLines } from '../terminal/sentence-wrap.js';
@@ -97,7 +97,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     if (behaviour === undefined) return;
     const keptOptions = keptOptionNames(declaration);
     const keys = argumentKeys(table);
-    const commandFlags = commandFlagsOf(declaration);
+    const commandFlags = table.flatMap((spec) => (spec.kind === 'argument' ? [] : [attributeOf(spec.flags)]));
     command.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();

@@ -97,7 +97,6 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     const store = await usedStorePath(options, deps);
     target = { kind: 'local', store, report: { kind: 'local', store } };
   }
-  // A resume's target is the one its journal records (runs resume --target-from-run), not a flag typed.
   const from = deps.resume !== undefined ? "the run's journal" : settings.target.value === 'remote' && settings.baseUrl !== undefined && settings.target.from.startsWith('--target') ? settings.baseUrl.from : settings.target.from;
   const profile = profileNote(settings, options as SettingFlags, deps.commandFlags);
   // The token itself never: where it was read.

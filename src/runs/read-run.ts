@@ -517,19 +517,16 @@ async function stateOf(runsDir: string, id: string): Promise<RunState | 'damaged
  */
 export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'unfinished', trust?: RunTrust): Promise<string> {
   if (wanted !== 'last' && wanted !== 'unfinished') return wanted;
-  const all = await runIds(runsDir);
   const ids: string[] = [];
-  for (const id of all) if (trust === undefined || (await runProblem(runsDir, id, trust)) === undefined) ids.push(id);
+  for (const id of await runIds(runsDir)) if (trust === undefined || (await runProblem(runsDir, id, trust)) === undefined) ids.push(id);
   if (wanted === 'last') {
     if (ids.length === 0) throw new RunJournalError(`no runs in ${runsDir}`);
     return ids[0] as string;
   }
-  const newest = ids[0] as string;
   for (const id of ids) {
     if ((await stateOf(runsDir, id)) !== 'interrupted') continue;
-    if (id === newest) return id;
-    // A later run (or tonight's, killed before its journal) makes this one an older job's: never guessed.
-    throw new RunJournalError(`the newest run, ${newest}, is not interrupted; the newest interrupted one is ${id}: examctl runs resume ${id} finishes it, if it is the run you mean`);
+    if (id === ids[0]) return id;
+    throw new RunJournalError(`the newest run, ${ids[0]}, is not interrupted; the newest interrupted one is ${id}: examctl runs resume ${id} finishes it, if it is the run you mean`);
   }
   throw new NothingToResumeError(`no interrupted run to resume in ${runsDir}: nothing to do (examctl runs list shows the runs and their states)`);
 }

@@ -8,8 +8,6 @@ import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { SentMemory } from './sent-memory.js';
 import { UsageError } from '../system/errors.js';
 import { onlyWhichOf, type OnlyWhich } from './known-ids.js';
-import { refuseOldFile } from './replayed-file.js';
-import { populationKey } from './memory-lines.js';
 
 /** How many schedules the line after the run names (docs/sync.md, "Withdrawn candidates"). */
 const NAMED_SCHEDULES = 3;
@@ -42,11 +40,6 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   private readonly withdrawn = { schedules: 0, candidates: 0, first: [] as string[], seen: new Set<string>() };
   /** Each request's left-out candidates, for the note on its report item. */
   private readonly leftOut = new WeakMap<PreparedSchedule, string[]>();
-
-  /** An old night's file run again (replayed-file.ts), judged where --changed-only takes it as tonight's state. Opened first. */
-  async refuseOldFile(file: string | undefined, allowed: boolean): Promise<void> {
-    this.inputDigest = await refuseOldFile(this.memory?.populations().get(populationKey(undefined)), file, this.deps, allowed);
-  }
 
   override unit(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
     if (unit.prepared.ok && unit.id !== null) this.noteWithdrawn(unit.id, unit.prepared.value);

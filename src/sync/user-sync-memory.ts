@@ -5,7 +5,6 @@ import { formatCount } from '../formats/number-format.js';
 import { describeTarget } from '../report/report-writers.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { isPopulationName, populationKey, type MemoryEntry } from './memory-lines.js';
-import { refuseOldFile } from './replayed-file.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -147,9 +146,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const decides = changedOnly || disableMissing || pruneMemberships;
     const memory = await this.open(decides);
     try {
-      const { file, population } = this.userFlags;
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
-      this.inputDigest = await refuseOldFile(memory.populations().get(populationKey(population)), file, this.deps, !decides || this.userFlags.allowOldFile === true, population);
+      await this.refuseOldFile(this.userFlags.file, !decides || this.userFlags.allowOldFile === true);
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);

@@ -62,10 +62,10 @@ describe('runs resume and a profile named for another target', () => {
     const id = await killedOnStaging();
     const typed = await cli(['--profile', 'prod', 'runs', 'resume', '--target-from-run']);
     expect(typed.code, typed.stderr).toBe(2);
-    expect(typed.stderr).toContain(`run ${id} was sent to ${server.url}, but --profile prod is for https://prod.example.test (its token is for that target). Nothing was sent. Leave --profile prod out`);
+    expect(typed.stderr).toContain(`run ${id} was sent to ${server.url}, but --profile prod gives https://prod.example.test: its token is for that target. Nothing was sent. Leave --profile prod out`);
     const fromEnv = await cli(['runs', 'resume', '--target-from-run'], { EXAMCTL_PROFILE: 'prod' });
     expect(fromEnv.code, fromEnv.stderr).toBe(2);
-    expect(fromEnv.stderr).toContain('but EXAMCTL_PROFILE prod is for https://prod.example.test');
+    expect(fromEnv.stderr).toContain('but EXAMCTL_PROFILE prod gives https://prod.example.test');
     expect(posts()).toEqual([]);
   });
 

@@ -22,21 +22,17 @@ export async function targetDifferences(opened: OpenedResume, given: GlobalOptio
   const { header } = opened.record;
   if (header.target.kind !== 'remote') return { differences: [] };
   const recorded = header.options;
-  const [{ resolveRemoteTarget }, { expandPath, loadConfig }] = await Promise.all([import('../../context/remote-settings.js'), import('../../context/config-file.js')]);
+  const [{ resolveRemoteTarget }, { expandPath }] = await Promise.all([import('../../context/remote-settings.js'), import('../../context/config-file.js')]);
   const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, profile: given.profile, env: deps.env, cwd: deps.cwd });
   const differences: string[] = [];
   const recordedUrl = typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
-  // A profile named now (not by the run) for another target: its token is for that one, never sent here.
-  const named = given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
-  const own = named === undefined || named === recorded.profile ? undefined : (await loadConfig(deps.env)).profiles[named.trim()];
-  if (own !== undefined && redactUrl(own.baseUrl ?? 'the local engine') !== redactUrl(recordedUrl)) {
-    const via = `${given.profile === undefined ? 'EXAMCTL_PROFILE' : '--profile'} ${named}`;
-    throw new RunJournalError(
-      `run ${header.id} was sent to ${recordedUrl}, but ${via} is for ${own.baseUrl ?? 'the local engine'} (its token is for that target). Nothing was sent. ` +
-        `Leave ${via} out (the token then comes from --token-file, EXAMCTL_TOKEN or the run's profile), or name a profile of ${recordedUrl}`,
-    );
-  }
   const currentUrl = now === undefined ? undefined : redactUrl(now.baseUrl);
+  // A profile named now, not by the run, for another target: its token is for that one (also with --target-from-run).
+  const named = given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
+  if (named !== undefined && named !== recorded.profile && currentUrl !== redactUrl(recordedUrl)) {
+    const via = `${given.profile === undefined ? 'EXAMCTL_PROFILE' : '--profile'} ${named}`;
+    throw new RunJournalError(`run ${header.id} was sent to ${recordedUrl}, but ${via} gives ${currentUrl ?? 'no base URL'}: its token is for that target. Nothing was sent. Leave ${via} out, or name a profile of ${recordedUrl}`);
+  }
   if (currentUrl !== redactUrl(recordedUrl)) {
     differences.push(`its base URL ${recordedUrl} is not ${currentUrl === undefined ? 'configured now (no --base-url, EXAMCTL_BASE_URL or profile)' : `the one configured now (${currentUrl})`}`);
   }
