@@ -9,8 +9,6 @@
 import { fingerprintInput } from '../runs/resume-plan.js';
 import { UsageError } from '../system/errors.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import { inputPathOf } from '../pipeline/command-input.js';
-import type { CommandDeps } from '../context/command-deps.js';
 
 /** How many runs' file digests a population's record keeps. */
 const KEPT_FILES = 30;
@@ -44,16 +42,17 @@ export function withRunFiles(kept: readonly RunFile[] | undefined, added: readon
 }
 
 /**
- * The SHA-256 of `file`, after refusing it when an older run of the population read those bytes
- * while its newest run read another (exit 2, nothing sent), unless `allowed`. Not judged: a
- * resume (its run was judged), a record without digests (an older examctl).
+ * Refuses a file whose bytes an older run of the population read, while its newest run read
+ * another (exit 2, nothing sent), unless `allowed`. A record without digests (an older examctl)
+ * is not judged.
  */
-export async function refuseOldFile(record: { run: string; files?: readonly RunFile[] } | undefined, file: string | undefined, deps: CommandDeps, allowed: boolean, population?: string): Promise<string | undefined> {
-  const digest = file === undefined ? undefined : await fileDigest(inputPathOf(file, deps));
+export function refuseOldFile(record: { run: string; files?: readonly RunFile[] } | undefined, digest: string | undefined, allowed: boolean, population: string | undefined): void {
   const files = record?.files;
-  if (allowed || deps.resume !== undefined || digest === undefined || files === undefined) return digest;
+  if (allowed || digest === undefined || files === undefined) return;
+  const newest = files.find(([run]) => run === record!.run);
+  if (newest?.[1] === digest) return;
   const older = files.findLast(([run, sha256]) => run !== record!.run && sha256 === digest);
-  if (older === undefined || files.find(([run]) => run === record!.run)?.[1] === digest) return digest;
+  if (older === undefined) return;
   throw new UsageError(
     terminalLine(
       `this file is byte for byte the one run ${older[0]} read, while the newest run${population === undefined ? '' : ` of --population ${population}`} (${record!.run}) read another: ` +

@@ -13,7 +13,8 @@ import type { MemoryEntries } from './memory-entries.js';
 import { ofOtherInstance, sameServerElsewhere } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
-import { refuseOldFile } from './replayed-file.js';
+import { fileDigest, refuseOldFile } from './replayed-file.js';
+import { inputPathOf } from '../pipeline/command-input.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice, populationWords } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
@@ -201,9 +202,10 @@ export class SentMemory<P> {
     return oldest === undefined ? undefined : { run: oldest.id, since: oldest.startedAt, later: true };
   }
 
-  /** An old night's file run again (replayed-file.ts): refused where a deciding run takes it as tonight's state. Opened first. */
+  /** An old night's file run again (replayed-file.ts): refused where a deciding run takes it as tonight's state; a resume reads its own run's file again: that run was judged. Opened first. */
   async refuseOldFile(file: string | undefined, allowed: boolean): Promise<void> {
-    this.inputDigest = await refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population)), file, this.deps, allowed, this.flags.population);
+    this.inputDigest = file === undefined ? undefined : await fileDigest(inputPathOf(file, this.deps));
+    refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population)), this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population);
   }
 
   /**

@@ -17,7 +17,7 @@ import type { Problem } from '../domain/problem.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches } from '../input/batches.js';
 import { linksAfter, pruneOf, removalsOf } from './memberships.js';
-import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
+import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
 import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
