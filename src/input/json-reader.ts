@@ -12,6 +12,8 @@ import { readUtf8Chunks } from './text-source.js';
  * that a runaway file is refused with bounded memory.
  */
 export const MAX_JSON_RECORD_CHARS = 32 * 1024 * 1024;
+/** Keys in one object: as many as a sheet row has cells. */
+export const MAX_JSON_OBJECT_KEYS = 16_384;
 
 const enum Code {
   Comma = 0x2c,
@@ -66,7 +68,7 @@ function strayCharacter(code: number): string | undefined {
 class JsonElementScanner {
   private text = '';
   private pos = 0;
-  private readonly scanner = new JsonScanner({ depth: MAX_JSON_DEPTH });
+  private readonly scanner = new JsonScanner({ depth: MAX_JSON_DEPTH, keys: MAX_JSON_OBJECT_KEYS });
   private mode = Mode.Start;
   private arrayLine = 0;
   /** Element in progress: start offset in `text`, its line and column. */

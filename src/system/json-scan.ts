@@ -12,6 +12,8 @@ export interface JsonLimits {
   depth: number;
   /** Object members and array elements in all (undefined: no limit). */
   entries?: number | undefined;
+  /** Members of any one object (undefined: no limit). */
+  keys?: number | undefined;
 }
 
 /** Objects and arrays open at once in any JSON examctl reads: its deepest (a schedule with candidates) nests five. */
@@ -82,6 +84,8 @@ export class JsonScanner {
   /** Where the scan stopped when the text ended inside a value: the next text starts with the rest from here. */
   resumeAt = 0;
   private readonly open: number[] = [];
+  /** Keys so far of each open object, by its depth. */
+  private readonly members: number[] = [];
   private readonly path: (string | number)[] = [];
   private expect = Expect.Value;
   private inString = false;
@@ -179,6 +183,7 @@ export class JsonScanner {
           if (open.length > 0 && (++this.entries > this.maxEntries || this.paths)) this.entry(text, pos, 0);
           if (c === 0x7b || c === 0x5b) {
             if (open.length >= this.limits.depth) throw this.fault(text, pos, `objects and arrays nested deeper than ${this.limits.depth} levels`, 'depth');
+            this.members[open.length] = 0;
             open.push(c + 2);
             if (this.paths) this.path.push(c === 0x7b ? '' : -1);
             this.expect = c === 0x7b ? Expect.KeyOrClose : Expect.ValueOrClose;
@@ -204,6 +209,7 @@ export class JsonScanner {
         case Expect.KeyOrClose:
         case Expect.Key:
           if (c === 0x22) {
+            if (++this.members[open.length - 1]! > (this.limits.keys ?? Infinity)) throw this.fault(text, pos, `more than ${this.limits.keys!.toLocaleString('en-US')} keys in one object`, 'entries');
             this.startString(pos, true);
             pos++;
             continue;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecords } from '../../src/input/index.js';
 import { MAX_RECORD_BYTES as MAX_RECORD_CHARS } from '../../src/input/csv-reader.js';
-import { MAX_JSON_RECORD_CHARS } from '../../src/input/json-reader.js';
+import { MAX_JSON_OBJECT_KEYS, MAX_JSON_RECORD_CHARS } from '../../src/input/json-reader.js';
 import { MAX_JSON_DEPTH } from '../../src/system/json-scan.js';
 import { parseJsonDocument } from '../../src/input/json-document.js';
 // @ts-expect-error: a plain .mjs generator shared with the measuring script
@@ -23,6 +23,7 @@ beforeAll(async () => {
     'stray-quote-header.csv': { rows: 100_000 },
     'huge-line.ndjson': { size: MAX_JSON_RECORD_CHARS + 1024 * 1024 },
     'huge-row-no-quote.csv': { size: MAX_RECORD_CHARS + 10 },
+    'key-flood.ndjson': { count: MAX_JSON_OBJECT_KEYS + 100 },
   })) as Record<string, string>;
 });
 
@@ -73,6 +74,19 @@ describe('hostile input files end with exit 2, the file and line, and a precise 
       line: 2,
       reason: /^record too large: the object starting on this line is over 33,554,432 characters long/,
     });
+  });
+
+  it('an object of more keys than a sheet has columns is refused at its line before it is parsed', async () => {
+    const records: unknown[] = [];
+    const error = await expectInputFileError(
+      (async () => {
+        for await (const batch of readRecords(files['key-flood.ndjson'] as string, { columns: userColumns, displayName: 'flood.ndjson' }).batches()) records.push(...batch);
+      })(),
+      { file: 'flood.ndjson', line: 2, reason: /^too many entries: more than 16,384 keys in one object \(column \d+\) \(record starting on line 2\)$/ },
+    );
+    expect(MAX_JSON_OBJECT_KEYS).toBe(16_384);
+    expect(records).toHaveLength(1);
+    expect(error.message.length).toBeLessThan(200);
   });
 
   it('a long row without any quote is called a line too large, and no quote is blamed', async () => {
