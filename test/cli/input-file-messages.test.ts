@@ -1,7 +1,9 @@
 /**
  * What an input file that cannot be read is called: `--file ""` (a script's unset variable) is
- * named as the empty flag, whichever command takes it, never "cannot read: is a directory".
+ * named as the empty flag, whichever command takes it, never "cannot read: is a directory"; a
+ * workbook under a text file's name is called a zip archive, with the name it needs.
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -12,6 +14,9 @@ async function run(dir: string, args: string[]): Promise<{ code: number; stdout:
   const code = await runCli(['--target', 'local', '--store', join(dir, 'store'), ...args], io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
+
+/** The local header of a zip entry, as an .xlsx workbook starts. */
+const WORKBOOK_HEAD = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00, 0x08, 0x00]);
 
 describe('input files named wrongly', () => {
   it.each([
@@ -30,4 +35,24 @@ describe('input files named wrongly', () => {
       expect(said.stdout).toBe('');
     }),
   );
+
+  it.each(['users.csv', 'users.json', 'users.txt'])('a workbook saved as %s is called a zip archive, to be named .xlsx', (name) =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, name), Buffer.concat([WORKBOOK_HEAD, Buffer.from('[Content_Types].xml')]));
+      const said = await run(dir, ['user', 'sync', '--dry-run', '--file', name]);
+      expect(said.code, said.stderr).toBe(2);
+      expect(said.stderr).toContain(`examctl: ${name}:1: not a text file (binary content): a zip archive, as an .xlsx workbook is: name it .xlsx`);
+    }),
+  );
+
+  it('other binary content, and a text that starts PK, are not called a workbook', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'bin.csv'), Buffer.from('ExternalId,FirstName\nu\u0000,Ann\n'));
+      const binary = await run(dir, ['user', 'sync', '--dry-run', '--file', 'bin.csv']);
+      expect(binary.code).toBe(2);
+      expect(binary.stderr).toMatch(/bin\.csv:2: not a text file \(binary content\)\n/);
+      await writeFile(join(dir, 'pk.csv'), Buffer.concat([Buffer.from('PK,FirstName\n1,Ann\u0000\n')]));
+      const text = await run(dir, ['user', 'sync', '--dry-run', '--file', 'pk.csv']);
+      expect(text.stderr).toMatch(/pk\.csv:2: not a text file \(binary content\)\n/);
+    }));
 });
