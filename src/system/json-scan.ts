@@ -18,6 +18,8 @@ export interface JsonLimits {
 
 /** Objects and arrays open at once in any JSON examctl reads: its deepest (a schedule with candidates) nests five. */
 export const MAX_JSON_DEPTH = 64;
+/** Bounds of input records and documents: one object holds as many keys as a sheet row has cells. */
+export const INPUT_LIMITS: JsonLimits = { depth: MAX_JSON_DEPTH, keys: 16_384 };
 
 /**
  * What is wrong at `offset` (line and column from 1, in the scanned text): a syntax fault

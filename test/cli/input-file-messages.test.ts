@@ -45,6 +45,16 @@ describe('input files named wrongly', () => {
     }),
   );
 
+  it('a --schedule file of more than 16,384 keys in one object: exit 2 naming it, its line and the limit', () =>
+    withTempDir(async (dir) => {
+      const keys = Array.from({ length: 16_385 }, (_, i) => `"${i.toString(16)}":1`).join(',');
+      await writeFile(join(dir, 'schedule.json'), `{"Schedule":\n{${keys}}}`);
+      await writeFile(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,Ann,Lee,c-1@example.test\n');
+      const said = await run(dir, ['schedule', 'push', '--dry-run', '--file', 'candidates.csv', '--schedule', 'schedule.json']);
+      expect(said.code, said.stderr).toBe(2);
+      expect(said.stderr).toMatch(/examctl: schedule\.json:2: too many entries: more than 16,384 keys in one object \(column \d+\)\n/);
+    }));
+
   it('other binary content, and a text that starts PK, are not called a workbook', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'bin.csv'), Buffer.from('ExternalId,FirstName\nu\u0000,Ann\n'));
