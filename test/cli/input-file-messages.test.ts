@@ -45,7 +45,7 @@ describe('input files named wrongly', () => {
     }),
   );
 
-  it('a --schedule file of more than 16,384 keys in one object: exit 2 naming it, its line and the limit', () =>
+  it('a --schedule file or a JSON id list of more than 16,384 keys in one object: exit 2 naming it, its line and the limit', () =>
     withTempDir(async (dir) => {
       const keys = Array.from({ length: 16_385 }, (_, i) => `"${i.toString(16)}":1`).join(',');
       await writeFile(join(dir, 'schedule.json'), `{"Schedule":\n{${keys}}}`);
@@ -53,6 +53,10 @@ describe('input files named wrongly', () => {
       const said = await run(dir, ['schedule', 'push', '--dry-run', '--file', 'candidates.csv', '--schedule', 'schedule.json']);
       expect(said.code, said.stderr).toBe(2);
       expect(said.stderr).toMatch(/examctl: schedule\.json:2: too many entries: more than 16,384 keys in one object \(column \d+\)\n/);
+      await writeFile(join(dir, 'ids.json'), `{${keys}}`);
+      const ids = await run(dir, ['invigilators', 'remove', 'S-1', '--dry-run', '--file', 'ids.json']);
+      expect(ids.code, ids.stderr).toBe(2);
+      expect(ids.stderr).toMatch(/examctl: ids\.json:1: too many entries: more than 16,384 keys in one object \(column \d+\)\n/);
     }));
 
   it('other binary content, and a text that starts PK, are not called a workbook', () =>
