@@ -86,7 +86,7 @@ export class JsonScanner {
   /** Where the scan stopped when the text ended inside a value: the next text starts with the rest from here. */
   resumeAt = 0;
   private readonly open: number[] = [];
-  /** Keys so far of each open object, by its depth. */
+  /** Keys each open object may still hold, by its depth. */
   private readonly members: number[] = [];
   private readonly path: (string | number)[] = [];
   private expect = Expect.Value;
@@ -185,7 +185,7 @@ export class JsonScanner {
           if (open.length > 0 && (++this.entries > this.maxEntries || this.paths)) this.entry(text, pos, 0);
           if (c === 0x7b || c === 0x5b) {
             if (open.length >= this.limits.depth) throw this.fault(text, pos, `objects and arrays nested deeper than ${this.limits.depth} levels`, 'depth');
-            this.members[open.length] = 0;
+            this.members[open.length] = this.limits.keys ?? Infinity;
             open.push(c + 2);
             if (this.paths) this.path.push(c === 0x7b ? '' : -1);
             this.expect = c === 0x7b ? Expect.KeyOrClose : Expect.ValueOrClose;
@@ -211,7 +211,7 @@ export class JsonScanner {
         case Expect.KeyOrClose:
         case Expect.Key:
           if (c === 0x22) {
-            if (++this.members[open.length - 1]! > (this.limits.keys ?? Infinity)) throw this.fault(text, pos, `more than ${this.limits.keys!.toLocaleString('en-US')} keys in one object`, 'entries');
+            if (--this.members[open.length - 1]! < 0) throw this.fault(text, pos, `more than ${this.limits.keys!.toLocaleString('en-US')} keys in one object`, 'entries');
             this.startString(pos, true);
             pos++;
             continue;
