@@ -458,13 +458,15 @@ export class HumanSummaryWriter implements ReportSink {
     // counts: they hold only examctl's own labels and numbers, and on a colour terminal the
     // table's own colour escapes, which the gate would turn into `?[36m` debris.
     const noMemory = noMemorySentence(this.header);
+    const memory = noMemory === undefined ? [] : [terminalLine(noMemory)];
     const reportFile = this.extras.reportFile?.();
+    const written = reportFile === undefined ? [] : [terminalLine(`report written to ${reportFile}`)];
+    const head = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...actionsLine(summary)];
     if (this.extras.countsOnly === true) {
-      const head = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...actionsLine(summary), ...(noMemory === undefined ? [] : [terminalLine(noMemory)])];
-      await this.out.write(`${[...head, ...(reportFile === undefined ? [] : [terminalLine(`report written to ${reportFile}`)])].join('\n')}\n`);
+      await this.out.write(`${[...head, ...memory, ...written].join('\n')}\n`);
       return;
     }
-    const lines = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...actionsLine(summary), ...(sync.length > 0 ? [sync.join(', ')] : []), ...(noMemory === undefined ? [] : [terminalLine(noMemory)]), ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
+    const lines = [...head, ...(sync.length > 0 ? [sync.join(', ')] : []), ...memory, ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
     if (this.hidden > 0) lines.push(terminalLine(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`));
     const codes = this.codes.entries();
@@ -474,8 +476,7 @@ export class HumanSummaryWriter implements ReportSink {
       lines.push(`${n(this.warnings)} ${this.warnings === 1 ? 'warning' : 'warnings'} (worth a look before they are used):`, ...this.shownWarnings);
       if (this.warnings > this.shownWarnings.length) lines.push(`  ... and ${n(this.warnings - this.shownWarnings.length)} more (${reportFile === undefined ? '--report <file>.xlsx or .json lists every one' : `every one is in ${reportFile}`})`);
     }
-    lines.push(...this.mappedLines());
-    if (reportFile !== undefined) lines.push(terminalLine(`report written to ${reportFile}`));
+    lines.push(...this.mappedLines(), ...written);
     await this.out.write(`${lines.join('\n')}\n`);
   }
 }
