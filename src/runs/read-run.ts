@@ -409,7 +409,7 @@ export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ run
   const runs: RunListing[] = [];
   const unreadable: { id: string; reason: string }[] = [];
   for (const id of ids) {
-    const refused = trust === undefined ? undefined : await runProblem(runsDir, id, trust);
+    const refused = await runProblem(runsDir, id, trust);
     if (refused !== undefined) {
       unreadable.push({ id, reason: `skipped: ${refused}` });
       continue;
@@ -460,7 +460,7 @@ export async function runIds(runsDir: string): Promise<string[]> {
 export async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown }, trust: RunTrust | undefined): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
   for (const id of await runIds(runsDir)) {
     if (id <= after) break; // newest first: the rest started before it
-    if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) continue;
+    if ((await runProblem(runsDir, id, trust)) !== undefined) continue;
     const header = await journalHeader(journalPath(runsDir, id)).catch(() => undefined);
     if (header !== undefined && header.command === of.command && targetIdentity(header.target) === targetIdentity(of.target) && header.options.population === of.population) yield { id, header };
   }
@@ -496,7 +496,7 @@ export async function laterFeedingRuns(
  */
 export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
   if (!isRunId(id)) return undefined;
-  if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) return undefined;
+  if ((await runProblem(runsDir, id, trust)) !== undefined) return undefined;
   return (await quickRun(journalPath(runsDir, id)).catch(() => undefined))?.header.startedAt;
 }
 
@@ -518,7 +518,7 @@ async function stateOf(runsDir: string, id: string): Promise<RunState | 'damaged
 export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'unfinished', trust?: RunTrust): Promise<string> {
   if (wanted !== 'last' && wanted !== 'unfinished') return wanted;
   const ids: string[] = [];
-  for (const id of await runIds(runsDir)) if (trust === undefined || (await runProblem(runsDir, id, trust)) === undefined) ids.push(id);
+  for (const id of await runIds(runsDir)) if ((await runProblem(runsDir, id, trust)) === undefined) ids.push(id);
   if (wanted === 'last') {
     if (ids.length === 0) throw new RunJournalError(`no runs in ${runsDir}`);
     return ids[0] as string;
