@@ -1,0 +1,60 @@
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from './helpers.js';
+
+/** An output never replaces what a run reads or keeps, whatever named it (found by trial 5: f02, f09). */
+async function cli(dir: string, argv: string[]) {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), HOME: dir });
+  const code = await runCli(argv, io.deps);
+  return { code, stderr: io.stderr.text };
+}
+
+const USERS = 'ExternalId,FirstName,LastName,Role\nu-1,A,B,Candidate\n';
+
+describe('an output over what the run reads or keeps', () => {
+  it('--report over the config file, or the map or token file the profile names: exit 2, each file kept', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      writeFileSync(join(dir, 'map.json'), JSON.stringify({ ID: 'ExternalId' }));
+      writeFileSync(join(dir, 'tok.json'), 'a-token\n');
+      chmodSync(join(dir, 'tok.json'), 0o600);
+      const profile = ['config', 'set-profile', 'p', '--base-url', 'https://exam.example.test', '--token-file', join(dir, 'tok.json'), '--map-file', join(dir, 'map.json')];
+      expect((await cli(dir, profile)).code).toBe(0);
+      const config = readFileSync(join(dir, '.config', 'config.json'), 'utf8');
+      const cases = [
+        ['.config/config.json', 'is the config file this run reads'],
+        ['map.json', "is profile p's mapFile this run reads"],
+        ['tok.json', "is profile p's tokenFile this run reads"],
+      ];
+      for (const [report, words] of cases) {
+        const run = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--report', report!]);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`--report ${report} ${words}: give the output another name`);
+      }
+      expect(readFileSync(join(dir, '.config', 'config.json'), 'utf8')).toBe(config);
+      expect(readFileSync(join(dir, 'map.json'), 'utf8')).toBe('{"ID":"ExternalId"}');
+      expect(readFileSync(join(dir, 'tok.json'), 'utf8')).toBe('a-token\n');
+    }));
+
+  it('local export --out into its store and synced export --out the memory file: exit 2, both still load', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      const local = ['--target', 'local', '--store', 'store'];
+      expect((await cli(dir, [...local, '--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only'])).code).toBe(0);
+      const journal = join('store', readdirSync(join(dir, 'store')).find((name) => name.startsWith('journal-'))!);
+      const store = await cli(dir, [...local, 'local', 'export', '--out', journal]);
+      expect(store.code).toBe(2);
+      expect(store.stderr).toContain(`--out ${journal} is in the local store ${join(dir, 'store')}`);
+      const memoryDir = readdirSync(join(dir, 'synced'))[0]!;
+      const memory = join(dir, 'synced', memoryDir, 'users.ndjson');
+      const before = readFileSync(memory, 'utf8');
+      const exported = await cli(dir, [...local, 'synced', 'export', '--out', memory]);
+      expect(exported.code).toBe(2);
+      expect(exported.stderr).toContain("is in a sync memory's directory");
+      expect(readFileSync(memory, 'utf8')).toBe(before);
+      expect((await cli(dir, [...local, 'synced', 'show'])).code).toBe(0);
+      expect((await cli(dir, [...local, '--dry-run', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
+    }));
+});
