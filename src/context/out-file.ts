@@ -17,8 +17,8 @@ const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--
 
 /**
  * Refuses (exit 2) an output over a file the run reads
- * (named by a flag, the config or the profile), or a
- * file of the local store, a run or
+ * (named by a flag, the config or the profile), stdout
+ * under --json, or a file of the local store, a run or
  * a sync memory (docs/cli.md, "Run report").
  */
 export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
@@ -34,6 +34,7 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
     [configPath(deps.env), 'the config file this run reads'],
     [profile?.defaults.mapFile, `profile ${profile?.name}'s mapFile this run reads`, profile?.configDir],
     [record?.tokenFile, `profile ${record?.name}'s tokenFile this run reads`, configDir(deps.env)],
+    [given.json && '/dev/stdout', 'standard output, where --json writes its document'],
     [runs, "in a run's directory", , dirname(dirname(path))],
     [givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced'), "in a sync memory's directory", , dirname(dirname(path))],
   ];
