@@ -16,14 +16,13 @@ import { CURRENT_FILE } from '../engine/store/manifest.js';
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
 /**
- * Refuses (exit 2) an output over a file the run reads
- * (named by a flag, the config or the profile), stdout
- * under --json, or a file of the local store, a run or
- * a sync memory (docs/cli.md, "Run report").
+ * Refuses (exit 2) an output over a file the run reads (named by a flag,
+ * the config or the profile), stdout under --json, or a file of the local
+ * store, a run or a sync memory (docs/cli.md, "Run report").
  */
 export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
   const id = async (file: unknown, base = deps.cwd) => {
-    const entry = typeof file === 'string' && file !== '-' ? await stat(expandPath(file, base, deps.env)).catch(() => undefined) : undefined;
+    const entry = typeof file === 'string' ? await stat(expandPath(file, base, deps.env)).catch(() => undefined) : undefined;
     return entry?.ino ? `${entry.dev}:${entry.ino}` : undefined;
   };
   const { profile, record } = (await resolveSettings(given, deps.env, deps.runProfile).catch(() => undefined)) ?? {};
@@ -31,12 +30,12 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
   const path = resolve(deps.cwd, out);
   const places: [unknown, string, string?, string?][] = [
     ...Object.entries(READ_FILE_OPTIONS).map(([key, name]): [unknown, string] => [given[key], `the ${name} file this run reads`]),
-    [configPath(deps.env), 'the config file this run reads'],
-    [profile?.defaults.mapFile, `profile ${profile?.name}'s mapFile this run reads`, profile?.configDir],
-    [record?.tokenFile, `profile ${record?.name}'s tokenFile this run reads`, configDir(deps.env)],
-    [given.json && '/dev/stdout', 'standard output, where --json writes its document'],
+    [configPath(deps.env), 'the config file'],
+    [profile?.defaults.mapFile, `profile ${profile?.name}'s mapFile`, profile?.configDir],
+    [record?.tokenFile, `profile ${record?.name}'s tokenFile`, configDir(deps.env)],
+    [given.json && '/dev/stdout', 'stdout under --json'],
     [runs, "in a run's directory", , dirname(dirname(path))],
-    [givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced'), "in a sync memory's directory", , dirname(dirname(path))],
+    [givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced'), 'in a sync memory', , dirname(dirname(path))],
   ];
   let what = (await id(join(dirname(path), CURRENT_FILE))) ? `in the local store ${dirname(path)}` : undefined;
   for (const [place, words, base, at = path] of places) {

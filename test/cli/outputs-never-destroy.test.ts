@@ -1,4 +1,4 @@
-import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -24,9 +24,9 @@ describe('an output over what the run reads or keeps', () => {
       expect((await cli(dir, profile)).code).toBe(0);
       const config = readFileSync(join(dir, '.config', 'config.json'), 'utf8');
       const cases = [
-        ['.config/config.json', 'is the config file this run reads'],
-        ['map.json', "is profile p's mapFile this run reads"],
-        ['tok.json', "is profile p's tokenFile this run reads"],
+        ['.config/config.json', 'is the config file'],
+        ['map.json', "is profile p's mapFile"],
+        ['tok.json', "is profile p's tokenFile"],
       ];
       for (const [report, words] of cases) {
         const run = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--report', report!]);
@@ -52,9 +52,25 @@ describe('an output over what the run reads or keeps', () => {
       const before = readFileSync(memory, 'utf8');
       const exported = await cli(dir, [...local, 'synced', 'export', '--out', memory]);
       expect(exported.code).toBe(2);
-      expect(exported.stderr).toContain("is in a sync memory's directory");
+      expect(exported.stderr).toContain('is in a sync memory: give the output another name');
       expect(readFileSync(memory, 'utf8')).toBe(before);
       expect((await cli(dir, [...local, 'synced', 'show'])).code).toBe(0);
       expect((await cli(dir, [...local, '--dry-run', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
+    }));
+
+  it('runs show --report over the run\'s input or the config file: exit 2, both kept', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      expect((await cli(dir, ['--store', 'store', '--yes', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
+      mkdirSync(join(dir, '.config'), { mode: 0o700 });
+      writeFileSync(join(dir, '.config', 'config.json'), '{"version":1,"profiles":{}}');
+      const input = await cli(dir, ['runs', 'show', 'last', '--report', 'users.csv']);
+      expect(input.code).toBe(2);
+      expect(input.stderr).toContain('--report users.csv is the --file file this run reads: give the output another name');
+      const config = await cli(dir, ['runs', 'show', 'last', '--report', '.config/config.json']);
+      expect(config.code).toBe(2);
+      expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(USERS);
+      expect(readFileSync(join(dir, '.config', 'config.json'), 'utf8')).toBe('{"version":1,"profiles":{}}');
+      expect((await cli(dir, ['runs', 'show', 'last', '--report', 'r.csv'])).code).toBe(0);
     }));
 });

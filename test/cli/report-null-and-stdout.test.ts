@@ -24,7 +24,7 @@ describe('--report on a device', () => {
       symlinkSync('/dev/stdout', join(dir, 'x.json'));
       const run = await examctl(['--store', 'store', '--json', 'user', 'sync', '--file', 'users.csv', '--dry-run', '--report', 'x.json'], dir);
       expect(run.code).toBe(2);
-      expect(JSON.parse(run.stdout)).toMatchObject({ error: { message: expect.stringContaining('--report x.json is standard output, where --json writes its document') } });
+      expect(JSON.parse(run.stdout)).toMatchObject({ error: { message: expect.stringContaining('--report x.json is stdout under --json: give the output another name') } });
       const plain = await examctl(['--store', 'store', 'user', 'sync', '--file', 'users.csv', '--dry-run', '--report', 'x.json'], dir);
       expect(plain.code, plain.stderr).toBe(0);
       expect(JSON.parse(plain.stdout)).toMatchObject({ command: 'user sync' });
