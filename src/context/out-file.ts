@@ -22,7 +22,7 @@ const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--
  */
 export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
   const id = async (file: unknown, base = deps.cwd) => {
-    const entry = typeof file === 'string' ? await stat(expandPath(file, base, deps.env)).catch(() => undefined) : undefined;
+    const entry = typeof file === 'string' ? await stat(expandPath(file, base, deps.env), { bigint: true }).catch(() => undefined) : undefined;
     return entry?.ino ? `${entry.dev}:${entry.ino}` : undefined;
   };
   const { profile, record } = (await resolveSettings(given, deps.env, deps.runProfile).catch(() => undefined)) ?? {};
@@ -34,7 +34,7 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
     [profile?.defaults.mapFile, `profile ${profile?.name}'s mapFile`, profile?.configDir],
     [record?.tokenFile, `profile ${record?.name}'s tokenFile`, configDir(deps.env)],
     [given.json && '/dev/stdout', 'stdout under --json'],
-    [runs, "in a run's directory", , dirname(dirname(path))],
+    [runs, "in a run's folder", , dirname(dirname(path))],
     [givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced'), 'in a sync memory', , dirname(dirname(path))],
   ];
   let what = (await id(join(dirname(path), CURRENT_FILE))) ? `in the local store ${dirname(path)}` : undefined;

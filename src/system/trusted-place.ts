@@ -164,5 +164,5 @@ export async function plantedEntryProblem(path: string, context: TrustContext = 
   if (entry === undefined || entry.uid === context.uid) return undefined;
   const dir = await stat(dirname(resolve(path))).catch(() => undefined);
   if (dir === undefined || entryProblem(path, dir, context) === undefined) return undefined;
-  return `${path} is already there, owned by uid ${entry.uid}, not by you, in a folder others can write: choose another path or remove it`;
+  return `${path} is already there, owned by uid ${entry.uid}, not by you, in a folder others can write: choose another path`;
 }

@@ -58,7 +58,7 @@ describe('an output over what the run reads or keeps', () => {
       expect((await cli(dir, [...local, '--dry-run', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
     }));
 
-  it('runs show --report over the run\'s input or the config file: exit 2, both kept', () =>
+  it('runs show --report over the run\'s input or the config file, an --out over its journal: exit 2, each kept', () =>
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'users.csv'), USERS);
       expect((await cli(dir, ['--store', 'store', '--yes', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
@@ -71,6 +71,12 @@ describe('an output over what the run reads or keeps', () => {
       expect(config.code).toBe(2);
       expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(USERS);
       expect(readFileSync(join(dir, '.config', 'config.json'), 'utf8')).toBe('{"version":1,"profiles":{}}');
+      const journal = join('runs', readdirSync(join(dir, 'runs'))[0]!, 'journal.ndjson');
+      const kept = readFileSync(join(dir, journal), 'utf8');
+      const own = await cli(dir, ['--store', 'store', 'local', 'export', '--out', journal]);
+      expect(own.code).toBe(2);
+      expect(own.stderr).toContain(`--out ${journal} is in a run's folder: give the output another name`);
+      expect(readFileSync(join(dir, journal), 'utf8')).toBe(kept);
       expect((await cli(dir, ['runs', 'show', 'last', '--report', 'r.csv'])).code).toBe(0);
     }));
 });
