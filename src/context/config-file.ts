@@ -1,4 +1,5 @@
 import { quotedValue } from '../domain/problem.js';
+import { normalizeColumnName } from '../formats/column-name.js';
 import { FileTooLargeError, readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -25,7 +26,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
  * selection, and loading zod costs ~50 ms of start-up that most runs (no config file) never need.
  */
 function buildSchemas(zod: typeof z) {
-  const profileDefaultsSchema = zod.looseObject({
+  const profileDefaultsSchema = zod.strictObject({
     concurrency: zod.number().int().min(1).max(256).optional(),
     rate: zod.number().positive().optional(),
     // How the admin's export is read (docs/input-formats.md, "Mapping an export"); flags win.
@@ -44,7 +45,7 @@ function buildSchemas(zod: typeof z) {
     ignoreUnknownColumns: zod.boolean().optional(),
   });
   // No base URL: settings for the local engine (docs/remote.md, "Where each setting comes from").
-  const profileSchema = zod.looseObject({
+  const profileSchema = zod.strictObject({
     baseUrl: zod.string().min(1).optional(),
     /** A file holding the token (`~/` allowed; relative paths are relative to the config directory). */
     tokenFile: zod.string().min(1).optional(),
@@ -52,7 +53,7 @@ function buildSchemas(zod: typeof z) {
     token: zod.string().min(1).optional(),
     defaults: profileDefaultsSchema.optional(),
   });
-  const configSchema = zod.looseObject({
+  const configSchema = zod.strictObject({
     version: zod.literal(1).default(1),
     defaultProfile: zod.string().optional(),
     profiles: zod.record(zod.string(), profileSchema).default({}),
@@ -122,7 +123,10 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
   const result = configSchema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new UsageError(`${file}: ${issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : 'invalid config'}`);
+    // A key examctl does not know (a typo: baseURL, default_profile) is refused, never skipped.
+    const unknown = issue?.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+    const near = unknown === undefined ? undefined : Object.values(await configSchemas()).flatMap((schema) => Object.keys(schema.shape)).find((key) => normalizeColumnName(key) === normalizeColumnName(unknown));
+    throw new UsageError(`${file}: ${issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}${near === undefined ? '' : ` (did you mean "${near}"?)`}` : 'invalid config'}`);
   }
   // Profiles by name, without a prototype: `--profile toString` is a name no profile has, not Object's method.
   return { ...result.data, profiles: Object.assign(Object.create(null) as ExamctlConfig['profiles'], result.data.profiles) };
