@@ -6,7 +6,7 @@ import type { ProfileNote } from '../report/run-report.js';
 /* Every setting of a run with where it came from, by one rule: docs/remote.md, "Where each setting comes from". */
 
 /** The flags that choose the target and the profile, and those a profile's settings stand in for. */
-export type SettingFlags = { target?: string; store?: string; baseUrl?: string; profile?: string; map?: readonly string[]; set?: readonly string[] } & Partial<Pick<ProfileDefaults, ValueKey | 'mapFile'>>;
+export type SettingFlags = { target?: string; store?: string; baseUrl?: string; profile?: string; tokenFile?: string; map?: readonly string[]; set?: readonly string[] } & Partial<Pick<ProfileDefaults, ValueKey | 'mapFile'>>;
 
 /** The profile whose settings a run takes, how it was chosen, and the directory its relative paths are read from. */
 export interface ActiveProfile {
@@ -62,32 +62,37 @@ export interface RunSettings {
 export async function resolveSettings(flags: SettingFlags, env: Env, replay?: ActiveProfile | null): Promise<RunSettings> {
   const config = await loadConfig(env);
   const profiles = config.profiles;
-  const named = nonEmpty(flags.profile) !== undefined ? { name: flags.profile!.trim(), via: '--profile' } : nonEmpty(env.EXAMCTL_PROFILE) !== undefined ? { name: env.EXAMCTL_PROFILE!.trim(), via: 'EXAMCTL_PROFILE' } : undefined;
-  if (named !== undefined) profileNamed(config, named.name, env, named.via);
-  const fallback = named === undefined && config.defaultProfile !== undefined && Object.hasOwn(profiles, config.defaultProfile) ? config.defaultProfile : undefined;
-  const chosen = named ?? (fallback === undefined ? undefined : { name: fallback, via: 'the default profile' });
-  const record = chosen === undefined ? undefined : profiles[chosen.name];
+  const named = flags.profile !== undefined ? { name: flags.profile.trim(), via: '--profile' } : nonEmpty(env.EXAMCTL_PROFILE) !== undefined ? { name: env.EXAMCTL_PROFILE!.trim(), via: 'EXAMCTL_PROFILE' } : undefined;
+  // A defaultProfile naming no profile is a config to fix, not one to pass over (docs/remote.md).
+  const chosen = named ?? (config.defaultProfile === undefined ? undefined : { name: config.defaultProfile, via: 'the default profile' });
+  const record = chosen === undefined ? undefined : profileNamed(config, chosen.name, env, named?.via ?? 'defaultProfile');
 
   const target = targetOf(flags, env, chosen === undefined ? undefined : { name: chosen.name, baseUrl: record?.baseUrl });
   const baseUrl: Setting<string> | undefined =
     target.value !== 'remote'
       ? undefined
-      : nonEmpty(flags.baseUrl) !== undefined
-        ? { value: flags.baseUrl!, from: '--base-url' }
+      : flags.baseUrl !== undefined
+        ? { value: flags.baseUrl, from: '--base-url' }
         : nonEmpty(env.EXAMCTL_BASE_URL) !== undefined
           ? { value: env.EXAMCTL_BASE_URL!, from: 'EXAMCTL_BASE_URL' }
           : record?.baseUrl !== undefined && chosen !== undefined
             ? { value: record.baseUrl, from: `profile ${chosen.name}` }
             : undefined;
 
-  // The default profile's own target: its base URL, or the local engine when it has none.
+  // The profile's own target: its base URL (however it is given), or the local engine when it has none.
   let used = chosen;
   let setAside: RunSettings['setAside'];
-  if (named === undefined && chosen !== undefined) {
-    const own = record?.baseUrl === undefined ? target.value === 'local' : target.value === 'remote' && baseUrl?.from === `profile ${chosen.name}`;
-    if (!own) {
+  const own = record?.baseUrl === undefined ? target.value === 'local' : target.value === 'remote' && urlKey(baseUrl?.value) === urlKey(record.baseUrl);
+  if (chosen !== undefined && !own) {
+    const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${record.baseUrl}`;
+    // A typed --profile is never overridden by a variable: two sources, two targets, the user chooses.
+    const variable = [target.from, baseUrl?.from].find((from) => from?.startsWith('EXAMCTL_'))?.split('=')[0];
+    if (named?.via === '--profile' && variable !== undefined) {
+      const theirs = target.value === 'local' ? 'the local engine' : `remote ${baseUrl?.value}`;
+      throw new UsageError(`--profile ${chosen.name} names ${its}, but ${variable} names ${theirs}: unset ${variable}, or choose with --target, --base-url or --store`);
+    }
+    if (named === undefined) {
       used = undefined;
-      const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${record.baseUrl}`;
       setAside = { name: chosen.name, why: `${target.from} names another target than its own, ${its}; name it with --profile ${chosen.name} to take its settings` };
     }
   }
@@ -115,15 +120,23 @@ function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUr
     if (text === 'local' || text === 'remote') return text;
     throw new UsageError(`${via} must be local or remote, not "${text}"`);
   };
-  if (nonEmpty(flags.target) !== undefined) return { value: kind(flags.target!, '--target'), from: `--target ${flags.target!}` };
-  if (nonEmpty(flags.baseUrl) !== undefined) return { value: 'remote', from: '--base-url' };
-  if (nonEmpty(flags.store) !== undefined) return { value: 'local', from: '--store' };
+  if (flags.target !== undefined) return { value: kind(flags.target, '--target'), from: `--target ${flags.target}` };
+  if (flags.baseUrl !== undefined) return { value: 'remote', from: '--base-url' };
+  if (flags.store !== undefined) return { value: 'local', from: '--store' };
   const variable = nonEmpty(env.EXAMCTL_TARGET);
   if (variable !== undefined) return { value: kind(variable, 'EXAMCTL_TARGET'), from: `EXAMCTL_TARGET=${variable}` };
   if (nonEmpty(env.EXAMCTL_BASE_URL) !== undefined) return { value: 'remote', from: 'EXAMCTL_BASE_URL' };
   if (nonEmpty(env.EXAMCTL_STORE) !== undefined) return { value: 'local', from: 'EXAMCTL_STORE' };
   if (profile?.baseUrl !== undefined) return { value: 'remote', from: `profile ${profile.name}` };
+  // Nothing chose local, yet a remote's URL (even empty: a CI variable not defined) or token is set: not a demo store's run.
+  const remote = env.EXAMCTL_BASE_URL !== undefined ? 'EXAMCTL_BASE_URL' : nonEmpty(env.EXAMCTL_TOKEN) !== undefined ? 'EXAMCTL_TOKEN' : flags.tokenFile !== undefined ? '--token-file' : undefined;
+  if (remote !== undefined) throw new UsageError(`${remote} is set but no base URL: give a base URL (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
   return { value: 'local', from: 'built-in' };
+}
+
+/** A base URL as compared: scheme and host in lower case, no default port, no trailing slash. */
+function urlKey(url: string | undefined): string | undefined {
+  return URL.canParse(url ?? '') ? new URL(url!).href.replace(/\/+$/, '') : url;
 }
 
 /** A text setting as messages name its origin: the flag (`--timezone`), or `profile hr: timezone`. */
@@ -146,13 +159,15 @@ function valuesOf(flags: SettingFlags, profile: RunSettings['profile']): Setting
 /**
  * What the profile gave this run, for its stderr line and its report's header: each one-value
  * setting no flag beat, its map file, and its map and set entries no flag replaced. `reads`: the
- * settings the command has flags for (all when unknown); a remote's concurrency and rate only there.
+ * settings the command has flags for (all when unknown).
  */
 export function profileNote(settings: RunSettings, flags: SettingFlags, reads?: readonly string[]): ProfileNote | undefined {
   const { profile, setAside } = settings;
   if (profile === undefined) return setAside === undefined ? undefined : { name: setAside.name, via: 'the default profile', used: false, why: setAside.why, settings: {} };
   const took: Record<string, unknown> = {};
-  const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : reads === undefined || reads.includes(key));
+  // A remote's concurrency and rate only there; strict by every record command (those that read a --file).
+  const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : reads === undefined || reads.includes(key === 'strict' ? 'file' : key));
+  if (settings.baseUrl?.from === `profile ${profile.name}`) took.baseUrl = settings.baseUrl.value;
   for (const [key, setting] of Object.entries(settings.values)) if (setting.from === `profile ${profile.name}` && readBy(key)) took[key] = setting.value;
   const { mapFile, map, set } = profile.defaults;
   if (mapFile !== undefined && readBy('mapFile')) took.mapFile = mapFile;

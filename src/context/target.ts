@@ -4,7 +4,7 @@ import { UsageError } from '../system/errors.js';
 import { nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
-import { NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
+import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
 import type { SettingFlags } from './settings.js';
 import type { ProfileNote } from '../report/run-report.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
@@ -102,16 +102,19 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   // The token itself never: where it was read.
   if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) Object.assign(profile.settings, target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile });
   target.note = { targetFrom: from, ...(profile === undefined ? {} : { profile }) };
-  if (profile !== undefined) {
+  // A remote run always says where it sends and whose token (by where it was read); a local one when a profile is in play.
+  if (profile !== undefined || target.kind === 'remote') {
     const { describeTarget } = await import('../report/report-writers.js');
-    await deps.stderr.write(`${terminalLine(await settingsLine(describeTarget(target.report), from, profile))}\n`);
+    const token = target.kind === 'remote' && (target.tokenSource === 'env' || target.tokenSource === 'token-file') ? `, token from ${describeSource(target.tokenSource)}` : '';
+    await deps.stderr.write(`${terminalLine(await settingsLine(`${describeTarget(target.report)} (${from})${token}`, profile))}\n`);
   }
   return target;
 }
 
 /** `target: local store /x (--store); profile hr (--profile): set Role=Author, timezone Europe/London`. */
-async function settingsLine(target: string, from: string, profile: ProfileNote): Promise<string> {
-  const where = `target: ${target} (${from})`;
+async function settingsLine(target: string, profile: ProfileNote | undefined): Promise<string> {
+  const where = `target: ${target}`;
+  if (profile === undefined) return where;
   if (!profile.used) return `${where}; the default profile ${profile.name} is not used: ${profile.why ?? ''}`;
   const { settingsText } = await import('./profile-settings.js');
   const took = settingsText(profile.settings);
