@@ -119,14 +119,14 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
   const parsed = parseJsonDocument(decodeTextDocument(bytes, file), file);
-  const { configSchema } = await configSchemas();
-  const result = configSchema.safeParse(parsed);
+  const schemas = await configSchemas();
+  const result = schemas.configSchema.safeParse(parsed);
   if (!result.success) {
     const issue = result.error.issues[0];
     // A key examctl does not know (a typo: baseURL, default_profile) is refused, never skipped.
-    const unknown = issue?.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
-    const near = unknown === undefined ? undefined : Object.values(await configSchemas()).flatMap((schema) => Object.keys(schema.shape)).find((key) => normalizeColumnName(key) === normalizeColumnName(unknown));
-    throw new UsageError(`${file}: ${issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}${near === undefined ? '' : ` (did you mean "${near}"?)`}` : 'invalid config'}`);
+    const unknown = normalizeColumnName(issue?.code === 'unrecognized_keys' ? (issue.keys[0] ?? '') : '');
+    const near = Object.values(schemas).flatMap((schema) => Object.keys(schema.shape)).find((key) => normalizeColumnName(key) === unknown);
+    throw new UsageError(`${file}: ${issue?.path.join('.') || '(top)'}: ${issue?.message}${near === undefined ? '' : ` (did you mean "${near}"?)`}`);
   }
   // Profiles by name, without a prototype: `--profile toString` is a name no profile has, not Object's method.
   return { ...result.data, profiles: Object.assign(Object.create(null) as ExamctlConfig['profiles'], result.data.profiles) };

@@ -1,7 +1,6 @@
 import { UsageError } from '../system/errors.js';
 import { configDir, configPath, expandPath, loadConfig, type Env } from './config-file.js';
 import type { RunSettings } from './settings.js';
-import { nonEmpty } from '../system/env-values.js';
 import { decodeTextDocument } from '../input/text-source.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
 import { tokenFileModeWarning } from './loose-permissions.js';
@@ -76,7 +75,7 @@ export async function remoteTargetOf(settings: RunSettings, input: Pick<RemoteTa
   if (settings.values.concurrency !== undefined) target.concurrency = settings.values.concurrency.value;
   if (settings.values.rate !== undefined) target.rate = settings.values.rate.value;
 
-  const flagFile = nonEmpty(input.tokenFile);
+  const flagFile = input.tokenFile;
   const envToken = env.EXAMCTL_TOKEN;
   if (flagFile !== undefined) {
     target.tokenFile = expandPath(flagFile, input.cwd ?? process.cwd(), env);

@@ -61,35 +61,25 @@ export interface RunSettings {
  */
 export async function resolveSettings(flags: SettingFlags, env: Env, replay?: ActiveProfile | null): Promise<RunSettings> {
   const config = await loadConfig(env);
-  const profiles = config.profiles;
   const named = flags.profile !== undefined ? { name: flags.profile.trim(), via: '--profile' } : nonEmpty(env.EXAMCTL_PROFILE) !== undefined ? { name: env.EXAMCTL_PROFILE!.trim(), via: 'EXAMCTL_PROFILE' } : undefined;
-  // A defaultProfile naming no profile is a config to fix, not one to pass over (docs/remote.md).
   const chosen = named ?? (config.defaultProfile === undefined ? undefined : { name: config.defaultProfile, via: 'the default profile' });
   const record = chosen === undefined ? undefined : profileNamed(config, chosen.name, env, named?.via ?? 'defaultProfile');
 
   const target = targetOf(flags, env, chosen === undefined ? undefined : { name: chosen.name, baseUrl: record?.baseUrl });
-  const baseUrl: Setting<string> | undefined =
-    target.value !== 'remote'
-      ? undefined
-      : flags.baseUrl !== undefined
-        ? { value: flags.baseUrl, from: '--base-url' }
-        : nonEmpty(env.EXAMCTL_BASE_URL) !== undefined
-          ? { value: env.EXAMCTL_BASE_URL!, from: 'EXAMCTL_BASE_URL' }
-          : record?.baseUrl !== undefined && chosen !== undefined
-            ? { value: record.baseUrl, from: `profile ${chosen.name}` }
-            : undefined;
+  const urls = [[flags.baseUrl, '--base-url'], [nonEmpty(env.EXAMCTL_BASE_URL), 'EXAMCTL_BASE_URL'], [record?.baseUrl, `profile ${chosen?.name}`]];
+  const url = target.value === 'remote' ? urls.find(([value]) => value !== undefined) : undefined;
+  const baseUrl = url === undefined ? undefined : { value: url[0]!, from: url[1]! };
 
   // The profile's own target: its base URL (however it is given), or the local engine when it has none.
   let used = chosen;
   let setAside: RunSettings['setAside'];
-  const own = record?.baseUrl === undefined ? target.value === 'local' : target.value === 'remote' && urlKey(baseUrl?.value) === urlKey(record.baseUrl);
+  const own = record?.baseUrl === undefined ? target.value === 'local' : baseUrl?.value.replace(/\/+$/, '') === record.baseUrl.replace(/\/+$/, '');
   if (chosen !== undefined && !own) {
     const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${record.baseUrl}`;
-    // A typed --profile is never overridden by a variable: two sources, two targets, the user chooses.
+    // A typed --profile is never overridden by a variable naming another target.
     const variable = [target.from, baseUrl?.from].find((from) => from?.startsWith('EXAMCTL_'))?.split('=')[0];
     if (named?.via === '--profile' && variable !== undefined) {
-      const theirs = target.value === 'local' ? 'the local engine' : `remote ${baseUrl?.value}`;
-      throw new UsageError(`--profile ${chosen.name} names ${its}, but ${variable} names ${theirs}: unset ${variable}, or choose with --target, --base-url or --store`);
+      throw new UsageError(`--profile ${chosen.name} names ${its}, but ${variable} ${baseUrl?.value ?? 'local'}: unset it, or choose with --target, --base-url or --store`);
     }
     if (named === undefined) {
       used = undefined;
@@ -103,7 +93,7 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
         : { ...replay, via: "the run's journal" }
       : used === undefined
         ? undefined
-        : { name: used.name, via: used.via, defaults: { ...profiles[used.name]?.defaults }, configDir: configDir(env) };
+        : { name: used.name, via: used.via, defaults: { ...record?.defaults }, configDir: configDir(env) };
   return {
     target,
     ...(baseUrl === undefined ? {} : { baseUrl }),
@@ -128,15 +118,10 @@ function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUr
   if (nonEmpty(env.EXAMCTL_BASE_URL) !== undefined) return { value: 'remote', from: 'EXAMCTL_BASE_URL' };
   if (nonEmpty(env.EXAMCTL_STORE) !== undefined) return { value: 'local', from: 'EXAMCTL_STORE' };
   if (profile?.baseUrl !== undefined) return { value: 'remote', from: `profile ${profile.name}` };
-  // Nothing chose local, yet a remote's URL (even empty: a CI variable not defined) or token is set: not a demo store's run.
-  const remote = env.EXAMCTL_BASE_URL !== undefined ? 'EXAMCTL_BASE_URL' : nonEmpty(env.EXAMCTL_TOKEN) !== undefined ? 'EXAMCTL_TOKEN' : flags.tokenFile !== undefined ? '--token-file' : undefined;
-  if (remote !== undefined) throw new UsageError(`${remote} is set but no base URL: give a base URL (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
+  // Nothing chose local, yet a remote's URL (even empty) or token is set.
+  const remote = [env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL', nonEmpty(env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN', flags.tokenFile && '--token-file'].find(Boolean);
+  if (remote) throw new UsageError(`${remote} is set but no base URL: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
   return { value: 'local', from: 'built-in' };
-}
-
-/** A base URL as compared: scheme and host in lower case, no default port, no trailing slash. */
-function urlKey(url: string | undefined): string | undefined {
-  return URL.canParse(url ?? '') ? new URL(url!).href.replace(/\/+$/, '') : url;
 }
 
 /** A text setting as messages name its origin: the flag (`--timezone`), or `profile hr: timezone`. */
@@ -159,13 +144,12 @@ function valuesOf(flags: SettingFlags, profile: RunSettings['profile']): Setting
 /**
  * What the profile gave this run, for its stderr line and its report's header: each one-value
  * setting no flag beat, its map file, and its map and set entries no flag replaced. `reads`: the
- * settings the command has flags for (all when unknown).
+ * settings the command has flags for (all when unknown); a remote's concurrency and rate only there.
  */
 export function profileNote(settings: RunSettings, flags: SettingFlags, reads?: readonly string[]): ProfileNote | undefined {
   const { profile, setAside } = settings;
   if (profile === undefined) return setAside === undefined ? undefined : { name: setAside.name, via: 'the default profile', used: false, why: setAside.why, settings: {} };
   const took: Record<string, unknown> = {};
-  // A remote's concurrency and rate only there; strict by every record command (those that read a --file).
   const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : reads === undefined || reads.includes(key === 'strict' ? 'file' : key));
   if (settings.baseUrl?.from === `profile ${profile.name}`) took.baseUrl = settings.baseUrl.value;
   for (const [key, setting] of Object.entries(settings.values)) if (setting.from === `profile ${profile.name}` && readBy(key)) took[key] = setting.value;

