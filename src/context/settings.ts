@@ -79,7 +79,7 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
     // A typed --profile is never overridden by a variable naming another target.
     const variable = [target.from, baseUrl?.from].find((from) => from?.startsWith('EXAMCTL_'))?.split('=')[0];
     if (named?.via === '--profile' && variable !== undefined) {
-      throw new UsageError(`--profile ${chosen.name} names ${its}, but ${variable} ${baseUrl?.value ?? 'local'}: unset it, or choose with --target, --base-url or --store`);
+      throw new UsageError(`--profile ${chosen.name} names ${its}, but ${variable} names ${baseUrl?.value ?? 'the local engine'}: unset it, or choose with --target, --base-url or --store`);
     }
     if (named === undefined) {
       used = undefined;
@@ -120,7 +120,7 @@ function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUr
   if (profile?.baseUrl !== undefined) return { value: 'remote', from: `profile ${profile.name}` };
   // Nothing chose local, yet a remote's URL (even empty) or token is set.
   const remote = [env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL', nonEmpty(env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN', flags.tokenFile && '--token-file'].find(Boolean);
-  if (remote) throw new UsageError(`${remote} is set but no base URL: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
+  if (remote) throw new UsageError(`${remote} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
   return { value: 'local', from: 'built-in' };
 }
 

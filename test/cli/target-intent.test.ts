@@ -84,7 +84,7 @@ describe('a typed --profile against a variable naming another target', () => {
       await twoProfiles(dir);
       const clash = await cli(dir, ['--profile', 'staging', ...SYNC], { EXAMCTL_BASE_URL: 'http://127.0.0.1:18672' });
       expect(clash.code).toBe(2);
-      expect(clash.stderr).toContain('--profile staging names remote http://127.0.0.1:18671, but EXAMCTL_BASE_URL http://127.0.0.1:18672');
+      expect(clash.stderr).toContain('--profile staging names remote http://127.0.0.1:18671, but EXAMCTL_BASE_URL names http://127.0.0.1:18672');
       const same = await cli(dir, ['--profile', 'staging', ...SYNC], { EXAMCTL_BASE_URL: 'http://127.0.0.1:18671/' });
       expect(same.code, same.stderr).toBe(0);
       expect(same.stderr).toContain('profile staging (--profile)');
