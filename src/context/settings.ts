@@ -6,7 +6,7 @@ import type { ProfileNote } from '../report/run-report.js';
 /* Every setting of a run with where it came from, by one rule: docs/remote.md, "Where each setting comes from". */
 
 /** The flags that choose the target and the profile, and those a profile's settings stand in for. */
-export type SettingFlags = { target?: string; store?: string; baseUrl?: string; profile?: string; tokenFile?: string; map?: readonly string[]; set?: readonly string[] } & Partial<Pick<ProfileDefaults, ValueKey | 'mapFile'>>;
+export type SettingFlags = { target?: string; store?: string; baseUrl?: string; profile?: string; map?: readonly string[]; set?: readonly string[] } & Partial<Pick<ProfileDefaults, ValueKey | 'mapFile'>>;
 
 /** The profile whose settings a run takes, how it was chosen, and the directory its relative paths are read from. */
 export interface ActiveProfile {
@@ -118,9 +118,6 @@ function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUr
   if (nonEmpty(env.EXAMCTL_BASE_URL) !== undefined) return { value: 'remote', from: 'EXAMCTL_BASE_URL' };
   if (nonEmpty(env.EXAMCTL_STORE) !== undefined) return { value: 'local', from: 'EXAMCTL_STORE' };
   if (profile?.baseUrl !== undefined) return { value: 'remote', from: `profile ${profile.name}` };
-  // Nothing chose local, yet a remote's URL (even empty) or token is set.
-  const remote = [env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL', nonEmpty(env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN', flags.tokenFile && '--token-file'].find(Boolean);
-  if (remote) throw new UsageError(`${remote} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
   return { value: 'local', from: 'built-in' };
 }
 

@@ -80,9 +80,9 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 
 /**
  * The target of a command (docs/cli-contract.md, "Targets"), from the run's settings
- * (settings.ts: flag > environment > named profile > default profile > built-in). When a profile
- * is used or the default one set aside, one stderr line names the target, the profile and each
- * setting it gave; the report's header says the same.
+ * (settings.ts: flag > environment > named profile > default profile > built-in). When it is
+ * remote, a profile is used or the default one set aside, one stderr line names the target, the
+ * token's source, the profile and each setting it gave; the report's header says the same.
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote } = await import('./settings.js');
@@ -94,6 +94,10 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
     target = await remoteTarget(remote, options, deps);
   } else {
+    // Nothing chose local, yet a remote's URL (even empty) or token is set.
+    const remote = [deps.env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL', nonEmpty(deps.env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN', options.tokenFile && '--token-file'];
+    const named = settings.target.from === 'built-in' ? remote.find(Boolean) : undefined;
+    if (named) throw new UsageError(`${named} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
     const store = await usedStorePath(options, deps);
     target = { kind: 'local', store, report: { kind: 'local', store } };
   }
@@ -102,7 +106,6 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   // The token itself never: where it was read.
   if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) Object.assign(profile.settings, target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile });
   target.note = { targetFrom: from, ...(profile === undefined ? {} : { profile }) };
-  // A remote run always says where it sends and whose token (by where it was read); a local one when a profile is in play.
   if (profile !== undefined || target.kind === 'remote') {
     const { describeTarget } = await import('../report/report-writers.js');
     const token = target.kind === 'remote' && (target.tokenSource === 'env' || target.tokenSource === 'token-file') ? `, token from ${describeSource(target.tokenSource)}` : '';
