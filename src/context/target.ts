@@ -95,9 +95,8 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     target = await remoteTarget(remote, options, deps);
   } else {
     // Nothing chose local, yet a remote's URL (even empty) or token is set.
-    const remote = [deps.env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL', nonEmpty(deps.env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN', options.tokenFile && '--token-file'];
-    const named = settings.target.from === 'built-in' ? remote.find(Boolean) : undefined;
-    if (named) throw new UsageError(`${named} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
+    const named = [deps.env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL', nonEmpty(deps.env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN', options.tokenFile && '--token-file'].find(Boolean);
+    if (named && settings.target.from === 'built-in') throw new UsageError(`${named} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
     const store = await usedStorePath(options, deps);
     target = { kind: 'local', store, report: { kind: 'local', store } };
   }
@@ -108,7 +107,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   target.note = { targetFrom: from, ...(profile === undefined ? {} : { profile }) };
   if (profile !== undefined || target.kind === 'remote') {
     const { describeTarget } = await import('../report/report-writers.js');
-    const token = target.kind === 'remote' && (target.tokenSource === 'env' || target.tokenSource === 'token-file') ? `, token from ${describeSource(target.tokenSource)}` : '';
+    const token = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === false ? `, token from ${describeSource(target.tokenSource)}` : '';
     await deps.stderr.write(`${terminalLine(await settingsLine(`${describeTarget(target.report)} (${from})${token}`, profile))}\n`);
   }
   return target;
