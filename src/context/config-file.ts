@@ -1,5 +1,4 @@
 import { quotedValue } from '../domain/problem.js';
-import { normalizeColumnName } from '../formats/column-name.js';
 import { FileTooLargeError, readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -119,14 +118,12 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
   const parsed = parseJsonDocument(decodeTextDocument(bytes, file), file);
-  const schemas = await configSchemas();
-  const result = schemas.configSchema.safeParse(parsed);
+  const { configSchema } = await configSchemas();
+  const result = configSchema.safeParse(parsed);
   if (!result.success) {
-    const issue = result.error.issues[0];
     // A key examctl does not know (a typo: baseURL, default_profile) is refused, never skipped.
-    const unknown = normalizeColumnName(issue?.code === 'unrecognized_keys' ? (issue.keys[0] ?? '') : '');
-    const near = Object.values(schemas).flatMap((schema) => Object.keys(schema.shape)).find((key) => normalizeColumnName(key) === unknown);
-    throw new UsageError(`${file}: ${issue?.path.join('.') || '(top)'}: ${issue?.message}${near === undefined ? '' : ` (did you mean "${near}"?)`}`);
+    const issue = result.error.issues[0];
+    throw new UsageError(`${file}: ${issue?.path.join('.') || '(top)'}: ${issue?.message}`);
   }
   // Profiles by name, without a prototype: `--profile toString` is a name no profile has, not Object's method.
   return { ...result.data, profiles: Object.assign(Object.create(null) as ExamctlConfig['profiles'], result.data.profiles) };

@@ -66,7 +66,11 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   const record = chosen === undefined ? undefined : profileNamed(config, chosen.name, env, named?.via ?? 'defaultProfile');
 
   const target = targetOf(flags, env, chosen === undefined ? undefined : { name: chosen.name, baseUrl: record?.baseUrl });
-  const urls = [[flags.baseUrl, '--base-url'], [nonEmpty(env.EXAMCTL_BASE_URL), 'EXAMCTL_BASE_URL'], [record?.baseUrl, `profile ${chosen?.name}`]];
+  const urls = [
+    [flags.baseUrl, '--base-url'],
+    [nonEmpty(env.EXAMCTL_BASE_URL), 'EXAMCTL_BASE_URL'],
+    [record?.baseUrl, `profile ${chosen?.name}`],
+  ];
   const url = target.value === 'remote' ? urls.find(([value]) => value !== undefined) : undefined;
   const baseUrl = url === undefined ? undefined : { value: url[0]!, from: url[1]! };
 

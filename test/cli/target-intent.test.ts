@@ -60,7 +60,7 @@ describe('a remote credential or URL beside a run that would go local by default
 });
 
 describe('the config file is checked strictly', () => {
-  it('a key examctl does not know is exit 2 naming the file, the key and the known one it resembles; a defaultProfile naming no profile too', () =>
+  it('a key examctl does not know is exit 2 naming the file and the key; a defaultProfile naming no profile too', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), USERS);
       await mkdir(join(dir, '.config'));
@@ -68,9 +68,9 @@ describe('the config file is checked strictly', () => {
       await writeFile(config, JSON.stringify({ version: 1, defaultProfile: 'prod', profiles: { prod: { baseURL: 'https://exam.example.org' } } }));
       const typo = await cli(dir, SYNC);
       expect(typo.code).toBe(2);
-      expect(typo.stderr).toContain(`${config}: profiles.prod: Unrecognized key: "baseURL" (did you mean "baseUrl"?)`);
+      expect(typo.stderr).toContain(`${config}: profiles.prod: Unrecognized key: "baseURL"`);
       await writeFile(config, JSON.stringify({ version: 1, default_profile: 'prod', profiles: { prod: { baseUrl: 'https://exam.example.org' } } }));
-      expect((await cli(dir, SYNC)).stderr).toContain('(did you mean "defaultProfile"?)');
+      expect((await cli(dir, SYNC)).stderr).toContain(`${config}: (top): Unrecognized key: "default_profile"`);
       await writeFile(config, JSON.stringify({ version: 1, defaultProfile: 'prod', profiles: { other: { baseUrl: 'https://exam.example.org' } } }));
       const gone = await cli(dir, SYNC);
       expect(gone.code).toBe(2);
