@@ -104,7 +104,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     const store = await usedStorePath(options, deps);
     target = { kind: 'local', store, report: { kind: 'local', store } };
   }
-  const from = settings.target.value === 'remote' && settings.baseUrl !== undefined && settings.target.from.startsWith('--target') ? settings.baseUrl.from : settings.target.from;
+  const from = deps.resume !== undefined ? "the run's journal" : settings.target.value === 'remote' && settings.baseUrl !== undefined && settings.target.from.startsWith('--target') ? settings.baseUrl.from : settings.target.from;
   const profile = profileNote(settings, options as SettingFlags, deps.commandFlags);
   // The token itself never: where it was read.
   if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) Object.assign(profile.settings, target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile });
