@@ -94,13 +94,13 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
     target = await remoteTarget(remote, options, deps);
   } else {
-    // Nothing chose local, yet a remote's URL (even empty) or token is set.
+    // Nothing chose local, yet a remote's URL (even empty) or token is set (a resume: the journal chose).
     const named = [
       deps.env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL',
       nonEmpty(deps.env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN',
       options.tokenFile && '--token-file',
     ].find(Boolean);
-    if (named && settings.target.from === 'built-in') throw new UsageError(`${named} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
+    if (named && settings.target.from === 'built-in' && !deps.resume) throw new UsageError(`${named} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
     const store = await usedStorePath(options, deps);
     target = { kind: 'local', store, report: { kind: 'local', store } };
   }
