@@ -33,7 +33,7 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
     [configPath(deps.env), 'the config file'],
     [profile?.defaults.mapFile, `profile ${profile?.name}'s mapFile`, profile?.configDir],
     [record?.tokenFile, `profile ${record?.name}'s tokenFile`, configDir(deps.env)],
-    [given.json && '/dev/stdout', 'stdout under --json'],
+    [flag === '--report' && given.json && '/dev/stdout', 'stdout under --json'],
     [runs, "in a run's folder", , dirname(dirname(path))],
     [givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced'), 'in a sync memory', , dirname(dirname(path))],
   ];

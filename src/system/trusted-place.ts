@@ -154,9 +154,9 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
 }
 
 /**
- * Why an output (a report, an --out file) must not be written: another user's entry (lstat) at its
- * path in a folder others can write (/tmp, a 0777 team folder): a link or FIFO there hands them the
- * output; in /tmp the final rename fails only after every record was sent. Windows: not checked.
+ * Why an output must not be written: another user's entry (lstat) at its path in a folder
+ * others can write (/tmp, a 0777 team folder): a link or FIFO there hands them the output;
+ * in /tmp the final rename fails only after every record was sent. Windows: not checked.
  */
 export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext()): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
