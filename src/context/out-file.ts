@@ -16,9 +16,8 @@ import { CURRENT_FILE } from '../engine/store/manifest.js';
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
 /**
- * Refuses (exit 2) an output over a file the run reads (named by a flag,
- * the config or the profile), stdout under --json, or a file of the local
- * store, a run or a sync memory (docs/cli.md, "Run report").
+ * Refuses (exit 2) an output over a file the run reads (named by a flag, the config or the profile),
+ * a report on stdout under --json, or a file of the local store, a run or a sync memory (docs/cli.md).
  */
 export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
   const id = async (file: unknown, base = deps.cwd) => {

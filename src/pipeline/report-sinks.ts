@@ -21,17 +21,18 @@ export async function checkReportOption(options: GlobalOptions, deps: CommandDep
   if (options.report === undefined) return;
   reportFormatOf(options.report);
   const place = resolve(deps.cwd, options.report);
-  // Before the target is opened (a first run makes the local store): a report that cannot be
-  // written leaves nothing behind. Its writer still says any other failure when it opens.
+  // Before the target is opened (a first run makes the store): nothing is left behind.
   const unwritable = unwritableReport(place);
   if (unwritable !== undefined) throw new UsageError(terminalLine(`cannot write report ${place}: ${unwritable}`));
   await assertNotRead('--report', options.report, deps.invocation ?? options, deps);
 }
 
-/** Why a report at `path` cannot be written (a directory of that name, a directory this user cannot write in), else undefined. */
+/** Why a report at `path` cannot be written (a directory of that name; a file in a directory this user cannot write in), else undefined. */
 function unwritableReport(path: string): string | undefined {
   try {
-    if (statSync(path).isDirectory()) return describeSystemError({ code: 'EISDIR' }, 'file');
+    const entry = statSync(path);
+    if (entry.isDirectory()) return describeSystemError({ code: 'EISDIR' }, 'file');
+    if (!entry.isFile()) return undefined;
   } catch {
     // Not there: it is made beside its siblings.
   }

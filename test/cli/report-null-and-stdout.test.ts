@@ -1,8 +1,9 @@
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { examctl } from '../support/cli.js';
+import { BIN, examctl } from '../support/cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 
 /** --report to the null device, and never to standard output under --json (trial 5: f16). */
@@ -15,6 +16,18 @@ describe('--report on a device', () => {
       const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
       expect(await runCli(['--store', 'store', 'user', 'sync', '--file', 'users.csv', '--dry-run', '--report', '/dev/null'], io.deps), io.stderr.text).toBe(0);
       expect(io.stderr.text).toContain('report written to /dev/null');
+    }));
+
+  // Root may write in /dev: run as nobody, who may not, the null device is written all the same (a FIFO, a device: in place).
+  it.skipIf(process.getuid?.() !== 0 || !existsSync('/usr/sbin/runuser'))('--report /dev/null of a user who cannot write in /dev', () =>
+    withTempDir(async (dir) => {
+      chmodSync(dir, 0o755);
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      const home = join(dir, 'h');
+      const argv = ['-u', 'nobody', '--', process.execPath, BIN, '--store', join(home, 's'), 'user', 'sync', '--file', 'users.csv', '--dry-run', '--report', '/dev/null'];
+      const run = spawnSync('/usr/sbin/runuser', argv, { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: home, EXAMCTL_CONFIG_DIR: join(home, 'cfg') }, encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stderr).toContain('report written to /dev/null');
     }));
 
   // Spawned: the process's own standard output (a pipe here) is the subject.
