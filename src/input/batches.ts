@@ -25,6 +25,12 @@ export interface BatchedRecords extends AsyncIterable<InputRecord> {
    * header-only file, a retry with nothing left) is still the input's kind of file.
    */
   header?(): TableHeader | undefined;
+  /**
+   * The rows a CSV structure pass kept as records of `field` alone (its cell, its line, the header
+   * as `raw` but no cells): what a check of that field reads without building whole records.
+   * Undefined without such rows, or where a record's `field` is not its cell (--set, a map file's computed fields).
+   */
+  keptRecords?(field: string): Iterable<readonly InputRecord[]> | undefined;
 }
 
 function hasBatches(records: AsyncIterable<InputRecord>): records is BatchedRecords {
@@ -58,15 +64,10 @@ export async function* recordBatches(records: AsyncIterable<InputRecord>): Async
 }
 
 /** An iterable that yields records one by one and also in batches. */
-export function batchedRecords(
-  batches: () => AsyncIterable<readonly InputRecord[]>,
-  countRecords?: (notOkOnly: boolean) => Promise<number>,
-  header?: () => TableHeader | undefined,
-): BatchedRecords {
+export function batchedRecords(batches: () => AsyncIterable<readonly InputRecord[]>, more?: Pick<BatchedRecords, 'countRecords' | 'header' | 'keptRecords'>): BatchedRecords {
   return {
     batches,
-    ...(countRecords ? { countRecords } : {}),
-    ...(header ? { header } : {}),
+    ...more,
     async *[Symbol.asyncIterator]() {
       for await (const batch of batches()) yield* batch;
     },

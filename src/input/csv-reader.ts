@@ -579,16 +579,41 @@ export function readCsvRecords(path: string, options: CsvReadOptions): BatchedRe
   // reads after it replay them instead of parsing the file again.
   let kept: KeptRows | undefined;
   let header: TableHeader | undefined;
-  return batchedRecords(
-    () => collectedBatches((add) => csvRecordSteps(path, options, kept, (met) => (header = met), add)),
-    async (notOkOnly) => {
+  return batchedRecords(() => collectedBatches((add) => csvRecordSteps(path, options, kept, (met) => (header = met), add)), {
+    async countRecords(notOkOnly) {
       const keeping: KeptRows = { header: undefined, rows: [], chars: 0 };
       const count = await countCsvRecords(path, options, notOkOnly, keeping);
       kept = keeping.chars <= KEEP_ROWS_MAX_CHARS ? keeping : undefined;
       return count;
     },
-    () => header,
-  );
+    header: () => header,
+    keptRecords: (field) => (options.computed === undefined && kept?.header !== undefined ? keptRecords(kept.rows, kept.header, field, options.displayName ?? path) : undefined),
+  });
+}
+
+/** The kept rows as records of `field` alone (BatchedRecords.keptRecords), a run report's cells restored as its records' are. */
+function* keptRecords(rows: KeptRows['rows'], { cells: header, names, dialect }: NonNullable<KeptRows['header']>, field: string, file: string): Generator<InputRecord[]> {
+  const column = names.indexOf(field);
+  const report = isRunReportHeader(header);
+  const raw = { header: header.slice(), cells: [], dialect, names };
+  for (let at = 0; at < rows.length; ) {
+    const batch: InputRecord[] = [];
+    for (const end = Math.min(rows.length, at + KEPT_ROWS_PER_STEP * 2); at < end; at += 2) {
+      const row = rows[at] as string | string[];
+      const cells = [column < 0 ? '' : typeof row === 'string' ? cellOf(row, column) : (row[column] as string)];
+      if (report) restoreNeutralisedCells(cells);
+      batch.push({ source: { file, line: rows[at + 1] as number }, fields: cells[0] === '' ? {} : { [field]: cells[0] }, raw });
+    }
+    yield batch;
+  }
+}
+
+/** The cell at `column` (a named one: every kept row has it) of a kept row, its cells joined by CELL_SEPARATOR. */
+function cellOf(row: string, column: number): string {
+  let start = 0;
+  for (let i = 0; i < column; i++) start = row.indexOf(CELL_SEPARATOR, start) + 1;
+  const end = row.indexOf(CELL_SEPARATOR, start);
+  return end < 0 ? row.slice(start) : row.slice(start, end);
 }
 
 /**
@@ -608,7 +633,7 @@ const CELL_SEPARATOR = '\u0000';
 
 /** Rows (already trimmed, width-checked) the structure pass kept, as its sink received them. */
 interface KeptRows {
-  header: { cells: string[]; line: number; dialect: CsvDialect } | undefined;
+  header: { cells: string[]; line: number; dialect: CsvDialect; names: readonly (string | undefined)[] } | undefined;
   /**
    * Each row then its line, flat: [row, line, row, line, ...], a row as its cells joined by
    * CELL_SEPARATOR (one string, not one per cell: a tenth of the heap of the arrays).
@@ -657,9 +682,9 @@ async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly:
   let status = -1;
   const sink: CsvRowSink = {
     header(cells, line, dialect) {
-      mapHeader(cells, options, file, line);
+      const { names } = mapHeader(cells, options, file, line);
       if (notOkOnly) status = statusColumnOf(cells);
-      if (keeping !== undefined) keeping.header = { cells: cells.slice(), line, dialect };
+      if (keeping !== undefined) keeping.header = { cells: cells.slice(), line, dialect, names };
     },
     row(cells, line) {
       if (keeping !== undefined && keeping.chars <= KEEP_ROWS_MAX_CHARS) {

@@ -83,9 +83,13 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
     async function* () {
       for await (const batch of (await open()).batches()) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
     },
-    // A CSV structure pass builds no records; an xlsx one reads them all.
-    async (notOkOnly) => countRecordsOf(await open(), notOkOnly),
-    () => reader?.header?.(),
+    {
+      // A CSV structure pass builds no records; an xlsx one reads them all.
+      countRecords: async (notOkOnly) => countRecordsOf(await open(), notOkOnly),
+      header: () => reader?.header?.(),
+      // A --set value fills an empty cell: the field is then not its column's cell alone.
+      keptRecords: (field) => (shaping?.set.has(field) === true ? undefined : reader?.keptRecords?.(field)),
+    },
   );
 }
 

@@ -16,7 +16,7 @@ import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { Problem } from '../domain/problem.js';
 import type { InputRecord } from '../input/record.js';
-import { recordBatches } from '../input/batches.js';
+import { recordBatches, type BatchedRecords } from '../input/batches.js';
 import { linksAfter, pruneOf, removalsOf } from './memberships.js';
 import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
@@ -174,8 +174,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     let losing = 0;
     let notStated = 0;
     this.fileIds = new IdsOfOneInput(USER_ID_RULE);
-    // In batches (one per chunk read), not a promise per record.
-    for await (const batch of recordBatches(this.fileRecords())) for (const record of batch) {
+    // In batches (one per chunk read), not a promise per record; to prune, whole records, else the ids of the rows the structure pass kept.
+    const kept = pruneMemberships ? undefined : (this.fileRecords() as Partial<BatchedRecords>).keptRecords?.('ExternalId');
+    for await (const batch of kept ?? recordBatches(this.fileRecords())) for (const record of batch) {
       const read = recordMemberships(record);
       if (read.id === null) continue;
       // A U+FEFF inside an id is removed before the units are made (record-source.ts): their ids are not these.
