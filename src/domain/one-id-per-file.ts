@@ -206,23 +206,18 @@ export class IdsOfOneInput {
 /** Ids longer than this are kept as strings (no valid id is this long; it bounds the byte array's offsets). */
 const MAX_COMPACT_LENGTH = 255;
 
-/** One character into an FNV-1a hash, A-Z folded to a-z when `fold`. */
-function fnvStep(hash: number, c: number, fold: boolean): number {
-  return Math.imul(hash ^ (fold && c >= 0x41 && c <= 0x5a ? c | 0x20 : c), FNV_PRIME);
-}
-
 /** The hash's high bits mixed into the low ones the table uses; never negative. */
 function fnvFinal(hash: number): number {
   return (hash ^ (hash >>> 15)) & 0x7fffffff;
 }
 
-/** The hash of an ASCII text (A-Z folded to a-z when `fold`), or -1 when a character is not ASCII. */
+/** The FNV-1a hash of an ASCII text (A-Z folded to a-z when `fold`), or -1 when a character is not ASCII. */
 function asciiHash(text: string, fold: boolean): number {
   let hash = FNV_OFFSET;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c > 0x7f) return -1;
-    hash = fnvStep(hash, c, fold);
+    hash = Math.imul(hash ^ (fold && c >= 0x41 && c <= 0x5a ? c | 0x20 : c), FNV_PRIME);
   }
   return fnvFinal(hash);
 }

@@ -25,12 +25,8 @@ export interface BatchedRecords extends AsyncIterable<InputRecord> {
    * header-only file, a retry with nothing left) is still the input's kind of file.
    */
   header?(): TableHeader | undefined;
-  /**
-   * The rows a CSV structure pass kept as records of `field` alone (its cell, its line, the header
-   * as `raw` but no cells): what a check of that field reads without building whole records.
-   * Undefined without such rows, or where a record's `field` is not its cell (--set, a map file's computed fields).
-   */
-  keptRecords?(field: string): Iterable<readonly InputRecord[]> | undefined;
+  /** The rows a CSV structure pass kept as records of `field` alone (one batch, read lazily), if it is their cell. */
+  keptRecords?(field: string): Iterable<Iterable<InputRecord>> | undefined;
 }
 
 function hasBatches(records: AsyncIterable<InputRecord>): records is BatchedRecords {

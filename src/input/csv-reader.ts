@@ -587,33 +587,24 @@ export function readCsvRecords(path: string, options: CsvReadOptions): BatchedRe
       return count;
     },
     header: () => header,
-    keptRecords: (field) => (options.computed === undefined && kept?.header !== undefined ? keptRecords(kept.rows, kept.header, field, options.displayName ?? path) : undefined),
+    keptRecords(field) {
+      const names = kept?.header?.names;
+      if (options.computed !== undefined || !names?.includes(field) || isRunReportHeader(kept!.header!.cells)) return undefined;
+      return [keptRecords(kept!, field, options.displayName ?? path)];
+    },
   });
 }
 
-/** The kept rows as records of `field` alone (BatchedRecords.keptRecords), a run report's cells restored as its records' are. */
-function* keptRecords(rows: KeptRows['rows'], { cells: header, names, dialect }: NonNullable<KeptRows['header']>, field: string, file: string): Generator<InputRecord[]> {
-  const column = names.indexOf(field);
-  const report = isRunReportHeader(header);
-  const raw = { header: header.slice(), cells: [], dialect, names };
-  for (let at = 0; at < rows.length; ) {
-    const batch: InputRecord[] = [];
-    for (const end = Math.min(rows.length, at + KEPT_ROWS_PER_STEP * 2); at < end; at += 2) {
-      const row = rows[at] as string | string[];
-      const cells = [column < 0 ? '' : typeof row === 'string' ? cellOf(row, column) : (row[column] as string)];
-      if (report) restoreNeutralisedCells(cells);
-      batch.push({ source: { file, line: rows[at + 1] as number }, fields: cells[0] === '' ? {} : { [field]: cells[0] }, raw });
-    }
-    yield batch;
+/** The kept rows as records of `field` alone: its cell, its line and the header (not a report's: cells restored as read). */
+function* keptRecords({ header, rows }: KeptRows, field: string, file: string): Generator<InputRecord> {
+  const { cells, dialect, names } = header!;
+  const at = names.indexOf(field);
+  const raw = { header: cells.slice(), cells: [], dialect, names };
+  for (let i = 0; i < rows.length; i += 2) {
+    const row = rows[i] as string | string[];
+    const cell = typeof row === 'string' ? row.split(CELL_SEPARATOR, at + 1)[at] : row[at];
+    yield { source: { file, line: rows[i + 1] as number }, fields: cell ? { [field]: cell } : {}, raw };
   }
-}
-
-/** The cell at `column` (a named one: every kept row has it) of a kept row, its cells joined by CELL_SEPARATOR. */
-function cellOf(row: string, column: number): string {
-  let start = 0;
-  for (let i = 0; i < column; i++) start = row.indexOf(CELL_SEPARATOR, start) + 1;
-  const end = row.indexOf(CELL_SEPARATOR, start);
-  return end < 0 ? row.slice(start) : row.slice(start, end);
 }
 
 /**

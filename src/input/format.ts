@@ -87,8 +87,7 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
       // A CSV structure pass builds no records; an xlsx one reads them all.
       countRecords: async (notOkOnly) => countRecordsOf(await open(), notOkOnly),
       header: () => reader?.header?.(),
-      // A --set value fills an empty cell: the field is then not its column's cell alone.
-      keptRecords: (field) => (shaping?.set.has(field) === true ? undefined : reader?.keptRecords?.(field)),
+      keptRecords: (field) => (shaping?.set.has(field) ? undefined : reader?.keptRecords?.(field)),
     },
   );
 }

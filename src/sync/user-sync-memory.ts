@@ -118,7 +118,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     deps: CommandDeps,
     target: TargetOf,
     /** The file's records, read once before the run (--disable-missing, --prune-memberships). */
-    private readonly fileRecords: () => AsyncIterable<InputRecord>,
+    private readonly fileRecords: () => AsyncIterable<InputRecord> & Partial<BatchedRecords>,
     /** A record to its unit (coercion and validation): what a raw digest stands for. */
     private readonly build: (record: InputRecord) => Unit<UserRequest>,
   ) {
@@ -174,8 +174,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     let losing = 0;
     let notStated = 0;
     this.fileIds = new IdsOfOneInput(USER_ID_RULE);
-    // In batches (one per chunk read), not a promise per record; to prune, whole records, else the ids of the rows the structure pass kept.
-    const kept = pruneMemberships ? undefined : (this.fileRecords() as Partial<BatchedRecords>).keptRecords?.('ExternalId');
+    // In batches (one per chunk read), not a promise per record; but to prune, the ids of the rows the structure pass kept.
+    const kept = pruneMemberships ? undefined : this.fileRecords().keptRecords?.('ExternalId');
     for await (const batch of kept ?? recordBatches(this.fileRecords())) for (const record of batch) {
       const read = recordMemberships(record);
       if (read.id === null) continue;
