@@ -69,16 +69,6 @@ export function thresholdOf(flag: string, value: string | undefined, remembered:
   throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${quotedValue(value)}`);
 }
 
-/** An input record's id and, for --prune-memberships, its Hierarchies as read and whether the input states them. */
-function recordMemberships(record: InputRecord): { id: string | null; hierarchies: unknown; given: boolean; table: boolean } {
-  const id = idOf(record.fields, 'ExternalId');
-  const value = record.fields.Hierarchies;
-  if (record.raw === undefined) return { id, hierarchies: value, given: value !== undefined, table: false };
-  // A table's column is there even where a cell is empty: an empty cell is "no managed links".
-  const given = record.raw.names === undefined ? value !== undefined : record.raw.names.includes('Hierarchies');
-  return { id, hierarchies: value === undefined ? undefined : coerceCell('Hierarchies', 'hierarchies', value, []), given, table: true };
-}
-
 /**
  * The sync memory's part in `user sync` (docs/sync.md): feeds it with every acknowledged user,
  * leaves out unchanged users with --changed-only, adds the leavers with --disable-missing, and
@@ -174,25 +164,30 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     let losing = 0;
     let notStated = 0;
     this.fileIds = new IdsOfOneInput(USER_ID_RULE);
-    // In batches (one per chunk read), not a promise per record; but to prune, the ids of the rows the structure pass kept.
+    // Unless it prunes, the ids of the rows the structure pass kept, if it kept them.
     const kept = pruneMemberships ? undefined : this.fileRecords().keptRecords?.('ExternalId');
+    // In batches (one per chunk read), not a promise per record.
     for await (const batch of kept ?? recordBatches(this.fileRecords())) for (const record of batch) {
-      const read = recordMemberships(record);
-      if (read.id === null) continue;
+      const id = idOf(record.fields, 'ExternalId');
+      if (id === null) continue;
       // A U+FEFF inside an id is removed before the units are made (record-source.ts): their ids are not these.
-      if (read.id.includes('\uFEFF')) this.fileIds = undefined;
-      this.fileIds?.repeated(read.id, record.source);
+      if (id.includes('\uFEFF')) this.fileIds = undefined;
+      this.fileIds?.repeated(id, record.source);
       zeros?.add(record);
       // Ids as the service compares them, ignoring case: a row whose id only changed case is the
       // same user, never a leaver (an export spelling st-3 as ST-3 one night).
-      if (disableMissing) inFile.add(read.id.toLowerCase());
+      if (disableMissing) inFile.add(id.toLowerCase());
       if (disableMissing && record.raw !== undefined) this.table ??= leaverTable(record.raw);
       if (!pruneMemberships) continue;
-      if (read.table) this.hierarchiesColumn ??= read.given;
-      const links = memory.entries.get(read.id)?.links;
+      const value = record.fields.Hierarchies;
+      // A table's column is there even where a cell is empty: an empty cell is "no managed links".
+      const given = record.raw?.names?.includes('Hierarchies') ?? value !== undefined;
+      if (record.raw !== undefined) this.hierarchiesColumn ??= given;
+      const links = memory.entries.get(id)?.links;
       if (links === undefined) continue;
-      if (!read.given) notStated += 1;
-      else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
+      const read = record.raw === undefined || value === undefined ? value : coerceCell('Hierarchies', 'hierarchies', value, []);
+      if (!given) notStated += 1;
+      else if (removalsOf(links, read, true) > 0) losing += 1;
     }
     zeros?.settle(describeTarget(memory.target));
     if (zeros?.hasPairs === true) this.lostZeros = zeros;
