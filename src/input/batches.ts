@@ -60,7 +60,10 @@ export async function* recordBatches(records: AsyncIterable<InputRecord>): Async
 }
 
 /** An iterable that yields records one by one and also in batches. */
-export function batchedRecords(batches: () => AsyncIterable<readonly InputRecord[]>, more?: Pick<BatchedRecords, 'countRecords' | 'header' | 'keptRecords'>): BatchedRecords {
+export function batchedRecords(
+  batches: () => AsyncIterable<readonly InputRecord[]>,
+  more?: Pick<BatchedRecords, 'countRecords' | 'header' | 'keptRecords'>,
+): BatchedRecords {
   return {
     batches,
     ...more,
