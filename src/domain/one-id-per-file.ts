@@ -38,7 +38,8 @@ export const CANDIDATE_ID_RULE: IdRule = { field: 'CandidateExtId', ignoreCase: 
  * (hash-slots.ts), its place packed in one number (`line + file * 2^32`). Nothing is allocated per
  * row (no lower-cased copy: case is folded while hashing and comparing), and the garbage
  * collector has no per-row object to trace, so the heap it grows in proportion to stays small.
- * Any other id (non-ASCII, or longer than any valid one) goes in a plain Map, as before.
+ * Any other id (non-ASCII, or longer than any valid one) goes in a plain Map, as do the first
+ * MAP_IDS ids (~5 MB of heap at most): a Map's native lookups are cheap while its callers are cold.
  */
 export class IdsOfOneInput {
   /** The compact ids' bytes, back to back; entry `e` is `bytes[starts[e]..starts[e + 1])`. */
@@ -74,9 +75,11 @@ export class IdsOfOneInput {
     if (id === null) return undefined;
     const packed = place.line + this.fileIndex(place.file) * LINE_SPAN;
     const fold = this.rule.ignoreCase;
-    let earlier: number | undefined;
     let earlierId: string;
-    const hash = id.length <= MAX_COMPACT_LENGTH ? asciiHash(id, fold) : -1;
+    const key = fold ? id.toLowerCase() : id;
+    let earlier = this.first.get(key);
+    const compact = earlier === undefined && this.first.size >= MAP_IDS;
+    const hash = compact && id.length <= MAX_COMPACT_LENGTH ? asciiHash(id, fold) : -1;
     if (hash >= 0) {
       const entry = this.find(id, hash, fold);
       if (entry < 0) {
@@ -86,8 +89,7 @@ export class IdsOfOneInput {
       earlier = this.places[entry] as number;
       earlierId = this.oddSpellings.get(entry) ?? this.spellingOf(entry);
     } else {
-      const key = fold ? id.toLowerCase() : id;
-      const keyHash = key.length <= MAX_COMPACT_LENGTH ? asciiHash(key, fold) : -1;
+      const keyHash = compact && key.length <= MAX_COMPACT_LENGTH ? asciiHash(key, fold) : -1;
       if (keyHash >= 0) {
         // A non-ASCII spelling of an ASCII key: it meets that key's other spellings in the table.
         const entry = this.find(key, keyHash, fold);
@@ -98,7 +100,6 @@ export class IdsOfOneInput {
         earlier = this.places[entry] as number;
         earlierId = this.oddSpellings.get(entry) ?? this.spellingOf(entry);
       } else {
-        earlier = this.first.get(key);
         if (earlier === undefined) {
           this.first.set(key, packed);
           if (key !== id) this.spelled.set(key, id);
@@ -202,6 +203,8 @@ export class IdsOfOneInput {
     return this.files.length - 1;
   }
 }
+
+const MAP_IDS = 1 << 16;
 
 /** Ids longer than this are kept as strings (no valid id is this long; it bounds the byte array's offsets). */
 const MAX_COMPACT_LENGTH = 255;
