@@ -34,7 +34,7 @@ export function accept<T>(
   const action: PlannedAction =
     effective.length === 0 ? 'unchanged' : view.get(primary.collection, primary.key) === undefined ? 'created' : 'updated';
   const result: ApiResult<T> = { status: 200, envelope: { Content: content, Success: true, Errors: null }, action };
-  if (action === 'updated') {
+  if (action !== 'unchanged') {
     const fields = changedFieldsOf(view, primary, effective);
     if (fields.length > 0) result.changedFields = fields;
   }
@@ -43,8 +43,8 @@ export function accept<T>(
 
 /**
  * The primary entity's top-level fields that the change gives a new value, for a plan a person
- * reads (`~ stu-2 (LastName)`); when only related entities change (a membership, a candidate),
- * their collection names say what.
+ * reads (`~ stu-2 (LastName)`); related entities changed (a schedule's candidates' users, new or
+ * not) are named by their collection (`+ S-1 (users)`).
  */
 function changedFieldsOf(view: EngineView, primary: { collection: CollectionName; key: string }, effective: readonly Change[]): string[] {
   const fields = new Set<string>();

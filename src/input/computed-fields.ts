@@ -78,7 +78,7 @@ export function compileComputation({ sources, values, flags, ...spec }: Computat
   };
 }
 
-/** Why a computation gave no value for a row, and the column (as written) whose cell is at fault. */
+/** Why a computation gave no value for a row (one of them), and the column (as written) whose cell is at fault. */
 interface ComputationProblem {
   problem: string;
   column: string | undefined;
@@ -208,7 +208,7 @@ export class ComputedFields {
         return text === '' ? undefined : { name: name as string, text };
       };
     }
-    const results: ({ entries: string[]; from: Record<string, string> } | ComputationProblem | undefined)[] = this.computations.map((computation, i) => {
+    const results = this.computations.map((computation, i) => {
       const sources = plan[i] as readonly Source[];
       return sources.length === 0 ? undefined : this.computed(computation, sources, cellOf);
     });
@@ -228,10 +228,11 @@ export class ComputedFields {
       const result = results[i];
       if (result === undefined) return;
       fields ??= { ...record.fields };
-      if ('problem' in result) {
+      if (Array.isArray(result)) {
         delete fields[computation.field];
-        problems.push({ field: computation.field, code: null, message: result.problem });
-        if (result.column !== undefined) cellsOf[computation.field] = [result.column];
+        for (const { problem } of result) problems.push({ field: computation.field, code: null, message: problem });
+        const columns = result.flatMap(({ column }) => (column === undefined ? [] : [column]));
+        if (columns.length > 0) cellsOf[computation.field] = columns;
         return;
       }
       if (!computation.translates && fields[computation.field] !== undefined && fields[computation.field] !== '') {
@@ -255,8 +256,8 @@ export class ComputedFields {
     return shaped;
   }
 
-  /** The value of one computation for one row, with the cells it came from; undefined when the row gives none. */
-  private computed(computation: Computation, sources: readonly Source[], cellOf: CellOf): { entries: string[]; from: Record<string, string> } | ComputationProblem | undefined {
+  /** The value of one computation for one row, with the cells it came from, or its problems; undefined when the row gives none. */
+  private computed(computation: Computation, sources: readonly Source[], cellOf: CellOf): { entries: string[]; from: Record<string, string> } | ComputationProblem[] | undefined {
     // No prototype: a column named __proto__ is a column like any other.
     const from: Record<string, string> = Object.create(null) as Record<string, string>;
     let value: string | undefined;
@@ -272,35 +273,35 @@ export class ComputedFields {
       // Measured before it is joined: cells repeated by a template could outgrow any string.
       const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
       if (length > MAX_COMPUTED_CHARS) {
-        return { problem: `the template of ${computation.where} makes a value of ${countOf(length, 'character')}, more than the ${countOf(MAX_COMPUTED_CHARS, 'character')} a computed value may have`, column: cells[0]?.name };
+        return [{ problem: `the template of ${computation.where} makes a value of ${countOf(length, 'character')}, more than the ${countOf(MAX_COMPUTED_CHARS, 'character')} a computed value may have`, column: cells[0]?.name }];
       }
       value = pieces.join('');
       break;
     }
     const flags: HierarchyFlag[] = [];
     const givers: string[] = [];
+    const faults: ComputationProblem[] = [];
     for (const flag of computation.flags) {
       const cell = cellOf(flag.key);
       if (cell === undefined) continue;
       from[cell.name] = cell.text;
       const yes = parseBooleanSpelling(cell.text);
-      if (yes === undefined) return { problem: `${cell.name} ${quotedValue(cell.text)} is not yes or no (Y/N, yes/no, true/false, 1/0): it gives the ${flag.flag} flag of ${computation.field} (${computation.where})`, column: cell.name };
-      if (yes) {
+      if (yes === undefined) faults.push({ problem: `${cell.name} ${quotedValue(cell.text)} is not yes or no (Y/N, yes/no, true/false, 1/0): it gives the ${flag.flag} flag of ${computation.field} (${computation.where})`, column: cell.name });
+      else if (yes) {
         flags.push(flag.flag);
         givers.push(`${cell.name} ${quotedValue(cell.text)}`);
       }
     }
-    if (value === undefined) {
-      if (flags.length === 0) return undefined;
+    if (value === undefined && flags.length > 0) {
       const empty = sources.flatMap((source) => source.columns.map((column) => column.name));
       // The empty cell a hierarchy should be in is the one to fill (or the flag's yes to take back).
-      return {
+      faults.push({
         problem: `${givers.join(', ')} ${flags.length === 1 ? 'gives the flag' : 'give the flags'} ${flags.join(', ')} but ${empty.map((name) => quotedValue(name)).join(' or ')} is empty: a flag needs a hierarchy (${computation.where})`,
         column: empty[0],
-      };
+      });
     }
-    let entries = computation.list ? listCellEntries(value) : [value.trim()];
-    if (entries.length === 0) return undefined;
+    let entries = value === undefined ? [] : computation.list ? listCellEntries(value) : [value.trim()];
+    if (entries.length === 0) return faults.length === 0 ? undefined : faults;
     const table = computation.table;
     if (table !== undefined) {
       const translated: string[] = [];
@@ -309,15 +310,15 @@ export class ComputedFields {
         if (found === undefined) {
           const column = Object.keys(from).find((name) => !computation.flags.some((flag) => flag.key === normalizeColumnName(name)));
           const said = column === undefined ? quotedValue(entry) : `${column} ${quotedValue(entry)}`;
-          return {
+          faults.push({
             problem: `${said} has no entry in the value table of ${computation.where} (known: ${table.known}); it is not sent as it is: add it to "values", or give a "default"`,
             column: column ?? sources[0]?.columns[0]?.name,
-          };
-        }
-        translated.push(found);
+          });
+        } else translated.push(found);
       }
       entries = translated;
     }
+    if (faults.length > 0) return faults;
     if (computation.flags.length > 0) entries = entries.map((entry) => withFlags(entry, flags));
     return { entries, from };
   }

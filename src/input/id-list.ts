@@ -6,7 +6,7 @@ import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
 import { readTextHead } from './text-source.js';
 import { parseJsonDocument } from './json-document.js';
-import { MAX_JSON_DEPTH } from '../system/json-scan.js';
+import { INPUT_LIMITS } from '../system/json-scan.js';
 import type { XlsxReadOptions } from './xlsx-reader.js';
 
 /** One id from an id list file, with where it was written. */
@@ -32,7 +32,7 @@ const ID_COLUMN_KEYS = ID_COLUMN_NAMES.map(normalizeColumnName);
 function readJsonIds(text: string, file: string): IdListEntry[] {
   // Lines of the elements: where each value directly inside the top-level array begins.
   const lines: number[] = [];
-  const value = parseJsonDocument(text, file, { depth: MAX_JSON_DEPTH }, { onEntry: (path, line) => path.length === 1 && lines.push(line) });
+  const value = parseJsonDocument(text, file, INPUT_LIMITS, { onEntry: (path, line) => path.length === 1 && lines.push(line) });
   // `null` is the API's empty list (code 100), as `[]` is: no ids, said as for `[]`.
   if (value === null) return [];
   if (!Array.isArray(value)) {

@@ -1,12 +1,12 @@
 import { InputFileError } from '../system/errors.js';
-import { JsonFault, MAX_JSON_DEPTH, parseJson, type JsonLimits, type ScanOptions } from '../system/json-scan.js';
+import { INPUT_LIMITS, JsonFault, parseJson, type JsonLimits, type ScanOptions } from '../system/json-scan.js';
 
 /**
  * Whole-document JSON (a world file, `--schedule file.json`, the config file, a map file): read
  * by the one bounded scanner (system/json-scan.ts) and JSON.parse, and on a fault refused as
  * `file:line: not valid JSON: expected X at column C`, quoting nothing of the file.
  */
-export function parseJsonDocument(text: string, file: string, limits: JsonLimits = { depth: MAX_JSON_DEPTH }, tell?: Omit<ScanOptions, 'strict'>): unknown {
+export function parseJsonDocument(text: string, file: string, limits: JsonLimits = INPUT_LIMITS, tell?: Omit<ScanOptions, 'strict'>): unknown {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
     return parseJson(source, limits, tell);

@@ -3,7 +3,7 @@ import { InputFileError } from '../system/errors.js';
 import type { InputRecord } from './record.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
 import { quotedValue } from '../domain/problem.js';
-import { JsonFault, JsonScanner, keyLines, MAX_JSON_DEPTH, scanJson } from '../system/json-scan.js';
+import { INPUT_LIMITS, JsonFault, JsonScanner, keyLines, scanJson } from '../system/json-scan.js';
 import { readUtf8Chunks } from './text-source.js';
 
 /**
@@ -66,7 +66,7 @@ function strayCharacter(code: number): string | undefined {
 class JsonElementScanner {
   private text = '';
   private pos = 0;
-  private readonly scanner = new JsonScanner({ depth: MAX_JSON_DEPTH });
+  private readonly scanner = new JsonScanner(INPUT_LIMITS);
   private mode = Mode.Start;
   private arrayLine = 0;
   /** Element in progress: start offset in `text`, its line and column. */
@@ -253,7 +253,7 @@ class JsonElementScanner {
     } catch {
       // What JSON.parse refused (a control character, an escape), found by a strict scan; its message would quote the file.
       try {
-        scanJson(source, { depth: MAX_JSON_DEPTH }, { strict: true });
+        scanJson(source, INPUT_LIMITS, { strict: true });
       } catch (error) {
         throw this.faultError(error, source, this.elementLine);
       }
@@ -262,7 +262,7 @@ class JsonElementScanner {
     if (countKeys(value as object) !== keys) {
       // A key given twice: JSON.parse silently keeps the last value, which would send a
       // different record than the file seems to say (like two CSV columns for one field).
-      const duplicate = keyLines(source, { depth: MAX_JSON_DEPTH }).duplicate;
+      const duplicate = keyLines(source, INPUT_LIMITS).duplicate;
       if (duplicate !== undefined) {
         throw this.error(
           this.elementLine + duplicate.line - 1,

@@ -18,6 +18,7 @@ const CHUNK_SIZE = 64 * 1024;
 const FIRST_CHUNK_SIZE = 8 * 1024;
 
 const BINARY = 'not a text file (binary content)';
+const WORKBOOK = `${BINARY}: a zip archive, as an .xlsx workbook is: name it .xlsx`;
 
 /** Maps an fs error to the `file: cannot read: ...` usage error the CLI reports. */
 export function cannotRead(file: string, error: unknown): InputFileError {
@@ -152,7 +153,7 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
     const check = (chunk: Buffer, last: boolean): Buffer => {
       // A NUL byte: refused on its own line (a stray one in a text file is found where it is).
       const nul = chunk.indexOf(0);
-      if (nul !== -1) throw refused(chunk, nul, BINARY);
+      if (nul !== -1) throw refused(chunk, nul, head.indexOf('PK\u0003\u0004') === 0 ? WORKBOOK : BINARY);
       if (encoding !== 'utf-8') return chunk;
       // UTF-8 is checked on whole sequences only: an incomplete tail waits for the next chunk.
       let body = chunk;

@@ -32,8 +32,9 @@ function planLine(sign: PlanSign, item: ReportItem): string {
     // A mover (--prune-memberships): what it leaves and joins says more than `(Hierarchies)`.
     case 'move':
       return `~ ${id} (${describeMove(item.removed ?? [], item.joined)})`;
+    case '+':
     case '~':
-      return `~ ${id}${item.changedFields && item.changedFields.length > 0 ? ` (${item.changedFields.join(', ')})` : ''}`;
+      return `${sign} ${id}${item.changedFields && item.changedFields.length > 0 ? ` (${item.changedFields.join(', ')})` : ''}`;
     case '-':
       return `- ${id} (disable login)`;
     case '!':

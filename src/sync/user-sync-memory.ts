@@ -413,8 +413,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (this.disables.has(payload) && outcome.status === 'ok') return { ...outcome, action: 'disabled' };
     if (this.tentative.has(payload) && outcome.status === 'failed' && outcome.errors.some((problem) => problem.code === ErrorCode.RoleEmpty)) {
       // 240 (a role is required to create): the user is not on the target, its one request was
-      // never applied. Nothing to disable: ok, and remembered as disabled (back, it is created).
-      return { status: 'ok', errors: [], action: 'disabled', note: 'not on the target (its only request was cut short, never applied): nothing to disable' };
+      // never applied. Nothing disabled: ok, unchanged (not counted as a disable), remembered as
+      // disabled (back, it is created).
+      return { status: 'ok', errors: [], action: 'unchanged', note: 'not on the target (its only request was cut short, never applied): nothing to disable' };
     }
     const deleted = this.pruned.get(payload);
     if (deleted === undefined || outcome.status !== 'partial') return outcome;

@@ -12,10 +12,14 @@ export interface JsonLimits {
   depth: number;
   /** Object members and array elements in all (undefined: no limit). */
   entries?: number | undefined;
+  /** Members of any one object (undefined: no limit). */
+  keys?: number | undefined;
 }
 
 /** Objects and arrays open at once in any JSON examctl reads: its deepest (a schedule with candidates) nests five. */
 export const MAX_JSON_DEPTH = 64;
+/** Bounds of input records and documents: one object holds as many keys as a sheet row has cells. */
+export const INPUT_LIMITS: JsonLimits = { depth: MAX_JSON_DEPTH, keys: 16_384 };
 
 /**
  * What is wrong at `offset` (line and column from 1, in the scanned text): a syntax fault
@@ -82,6 +86,8 @@ export class JsonScanner {
   /** Where the scan stopped when the text ended inside a value: the next text starts with the rest from here. */
   resumeAt = 0;
   private readonly open: number[] = [];
+  /** Keys each open object may still hold, by its depth. */
+  private readonly members: number[] = [];
   private readonly path: (string | number)[] = [];
   private expect = Expect.Value;
   private inString = false;
@@ -179,6 +185,7 @@ export class JsonScanner {
           if (open.length > 0 && (++this.entries > this.maxEntries || this.paths)) this.entry(text, pos, 0);
           if (c === 0x7b || c === 0x5b) {
             if (open.length >= this.limits.depth) throw this.fault(text, pos, `objects and arrays nested deeper than ${this.limits.depth} levels`, 'depth');
+            this.members[open.length] = this.limits.keys ?? Infinity;
             open.push(c + 2);
             if (this.paths) this.path.push(c === 0x7b ? '' : -1);
             this.expect = c === 0x7b ? Expect.KeyOrClose : Expect.ValueOrClose;
@@ -204,6 +211,7 @@ export class JsonScanner {
         case Expect.KeyOrClose:
         case Expect.Key:
           if (c === 0x22) {
+            if (--this.members[open.length - 1]! < 0) throw this.fault(text, pos, `more than ${this.limits.keys!.toLocaleString('en-US')} keys in one object`, 'entries');
             this.startString(pos, true);
             pos++;
             continue;

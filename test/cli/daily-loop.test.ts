@@ -49,6 +49,24 @@ describe('a plan people can read (dry run on the local engine)', () => {
       expect(bad.stderr.text).toContain('plan: 1 invalid');
     }));
 
+  it("a schedule's plan names the users its candidates would change, a new schedule's too", () =>
+    withTempDir(async (dir) => {
+      const store = join(dir, 'store');
+      expect(await runCli(['--store', store, 'local', 'init'], testDeps(dir).deps)).toBe(0);
+      const push = async (name: string, dry = true): Promise<string> => {
+        // c-1001 is Ada Moreno of the demo world, in H-NORTH: another name renames her user.
+        await writeFile(join(dir, 's.csv'), `ScheduleExtId,AssessmentExtId,StartDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\nS-NEW,A-PHYS-2,2026-12-20T09:00:00Z,H-NORTH,North campus,c-1001,${name},Moreno,ada.moreno@students.example.test\n`);
+        const io = testDeps(dir);
+        expect(await runCli(['--store', store, 'schedule', 'push', '--file', 's.csv', '--upsert', ...(dry ? ['--dry-run'] : [])], io.deps)).toBe(0);
+        return io.stderr.text;
+      };
+      expect(await push('Ada')).toContain('  + S-NEW\n');
+      expect(await push('Adaline')).toContain('  + S-NEW (users)\n');
+      await push('Adaline', false);
+      expect(await push('Adaline')).toContain('  = S-NEW\n');
+      expect(await push('Adela')).toContain('  ~ S-NEW (users, Candidates)\n');
+    }));
+
   it('a remote dry run says only the file was checked', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));

@@ -5,11 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecords } from '../../src/input/index.js';
 import { MAX_RECORD_BYTES as MAX_RECORD_CHARS } from '../../src/input/csv-reader.js';
 import { MAX_JSON_RECORD_CHARS } from '../../src/input/json-reader.js';
-import { MAX_JSON_DEPTH } from '../../src/system/json-scan.js';
+import { INPUT_LIMITS, MAX_JSON_DEPTH } from '../../src/system/json-scan.js';
 import { parseJsonDocument } from '../../src/input/json-document.js';
 // @ts-expect-error: a plain .mjs generator shared with the measuring script
 import { generateHostile } from '../../fixtures/hostile/generate.mjs';
 import { collect, expectInputFileError, userColumns } from './helpers.js';
+
+const MAX_KEYS = INPUT_LIMITS.keys as number;
 
 // Sizes are kept small enough for a test run yet past every limit; test/input/measure-hostile.mjs
 // runs the same generators at full size (100-200 MB) and reports time and peak RSS.
@@ -23,6 +25,7 @@ beforeAll(async () => {
     'stray-quote-header.csv': { rows: 100_000 },
     'huge-line.ndjson': { size: MAX_JSON_RECORD_CHARS + 1024 * 1024 },
     'huge-row-no-quote.csv': { size: MAX_RECORD_CHARS + 10 },
+    'key-flood.ndjson': { count: MAX_KEYS + 100 },
   })) as Record<string, string>;
 });
 
@@ -43,6 +46,12 @@ describe('hostile input files end with exit 2, the file and line, and a precise 
   it('a deeply nested whole document (world, config) reports its line instead of overflowing the stack', () => {
     const text = `{\n"a": ${'['.repeat(100_000)}1${']'.repeat(99_999)}}`;
     expect(() => parseJsonDocument(text, 'deep.json')).toThrow(/^deep\.json:2: nested too deep: objects and arrays nested deeper than 64 levels \(column 69\)/);
+  });
+
+  it('a whole document (a --schedule file, a world) holds at most 16,384 keys in one object, as a record does', () => {
+    const keys = (count: number): string => Array.from({ length: count }, (_, i) => `"k${i}":1`).join(',');
+    expect(Object.keys(parseJsonDocument(`{${keys(MAX_KEYS)}}`, 'ok.json') as object)).toHaveLength(MAX_KEYS);
+    expect(() => parseJsonDocument(`{"Schedule":\n{${keys(MAX_KEYS + 1)}}}`, 'flood.json')).toThrow(/^flood\.json:2: too many entries: more than 16,384 keys in one object \(column \d+\)$/);
   });
 
   it('UTF-16 with a BOM holding a lone surrogate names the file and the line of the bad character', async () => {
@@ -73,6 +82,19 @@ describe('hostile input files end with exit 2, the file and line, and a precise 
       line: 2,
       reason: /^record too large: the object starting on this line is over 33,554,432 characters long/,
     });
+  });
+
+  it('an object of more keys than a sheet has columns is refused at its line before it is parsed', async () => {
+    const records: unknown[] = [];
+    const error = await expectInputFileError(
+      (async () => {
+        for await (const batch of readRecords(files['key-flood.ndjson'] as string, { columns: userColumns, displayName: 'flood.ndjson' }).batches()) records.push(...batch);
+      })(),
+      { file: 'flood.ndjson', line: 2, reason: /^too many entries: more than 16,384 keys in one object \(column \d+\) \(record starting on line 2\)$/ },
+    );
+    expect(MAX_KEYS).toBe(16_384);
+    expect(records).toHaveLength(1);
+    expect(error.message.length).toBeLessThan(200);
   });
 
   it('a long row without any quote is called a line too large, and no quote is blamed', async () => {

@@ -21,7 +21,8 @@ describe('JsonScanner', () => {
     const text = '{"a": [1, -2.5e+3, true, false, null, "x\\"y\\u00e9\\\\"],\n "b": {"c": 12345, "d": ""}}';
     for (const strict of [false, true]) {
       for (let cut = 1; cut < text.length; cut++) {
-        const scanner = new JsonScanner({ depth: 8 }, { strict });
+        // Each object has 2 keys: a key cut by the texts' border counts once.
+        const scanner = new JsonScanner({ depth: 8, keys: 2 }, { strict });
         expect(scanner.scanValue(text.slice(0, cut), 0, false), `cut at ${cut}`).toBe(-1);
         const rest = text.slice(scanner.resumeAt);
         scanner.shift(scanner.resumeAt);
@@ -58,5 +59,11 @@ describe('JsonScanner', () => {
     expect(scanJson('{"a":[1,2],"b":{}}', { depth: 4, entries: 4 }).entries).toBe(4);
     const error = fault(() => scanJson('{"a":[1,2],"b":{},"c":0}', { depth: 4, entries: 4 }));
     expect([error.kind, error.column, error.message]).toEqual(['entries', 23, 'too many entries: more than 4 entries (column 23)']);
+  });
+
+  it('keys are bounded per object, each nested one counted on its own', () => {
+    expect(scanJson('[{"a":{"b":1,"c":{}},"d":[{"e":0,"f":1}]},{"g":1,"h":2}]', { depth: 8, keys: 2 }).keys).toBe(8);
+    const error = fault(() => scanJson('{"a":{"b":1,"c":2},"d":3,"e":4}', { depth: 8, keys: 2 }));
+    expect([error.kind, error.column, error.message]).toEqual(['entries', 26, 'too many entries: more than 2 keys in one object (column 26)']);
   });
 });

@@ -195,6 +195,7 @@ const HR = [
   'T-103,Di,Po,di@school.example,,,Y,N,',
   'T-104,Ed,Qu,ed@school.example,,Mathematics,maybe,N,',
   'T-105,Fay,,fay@school.example,,Mathematics,N,N,N',
+  'T-106,Gil,Ro,gil@school.example,,Maths|Chem,maybe,Y,perhaps',
 ].join('\n');
 
 const HR_MAP = {
@@ -226,6 +227,7 @@ describe('computed fields', () => {
         ['T-104', 'failed', undefined, 'Ed.Qu@school', 'ed@school.example'],
         // A template gives a value only when every column it names has one: UserName is then the field's own rule's.
         ['T-105', 'failed', 'DEPT-MATH', undefined, 'fay@school.example'],
+        ['T-106', 'failed', undefined, 'Gil.Ro@school', 'gil@school.example'],
       ]);
       expect(items[0]!.mapped?.find((mapped) => mapped.field === 'Hierarchies')?.from).toEqual({ Department: 'Mathematics', 'Exams Officer': 'Y', 'Sees Reports': 'N' });
       expect(items[3]!.errors[0]!.message).toBe('Exams Officer "Y" gives the flag coordinator but "Department" is empty: a flag needs a hierarchy (--map-file hr-map.json:12 "Hierarchies")');
@@ -233,6 +235,13 @@ describe('computed fields', () => {
         'Exams Officer "maybe" is not yes or no (Y/N, yes/no, true/false, 1/0): it gives the coordinator flag of Hierarchies (--map-file hr-map.json:12 "Hierarchies")',
       );
       expect(items[5]!.errors.map((error) => error.field)).toContain('LastName');
+      // Every problem of a row at once, not one per run: both bad flags and both unknown words.
+      expect(items[6]!.errors.map((error) => error.message)).toEqual([
+        expect.stringMatching(/^Exams Officer "maybe" is not yes or no/),
+        expect.stringMatching(/^Rescores "perhaps" is not yes or no/),
+        expect.stringMatching(/^Department "Maths" has no entry in the value table/),
+        expect.stringMatching(/^Department "Chem" has no entry in the value table/),
+      ]);
     }));
 
   it('JSON records and .xlsx sheets are read the same way: their keys and headers are the columns', () =>

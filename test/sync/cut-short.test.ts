@@ -166,9 +166,14 @@ describe('a night killed as a request arrives, not resumed', () => {
     expect(platform.has('u-9')).toBe(false);
     const gone = await night('first.csv', OLD_FILE_AGAIN);
     expect(gone.code, gone.stderr).toBe(0);
-    const item = (JSON.parse(gone.stdout) as { items: { id: string; status: string; action?: string; note?: string }[] }).items.find((entry) => entry.id === 'u-9');
-    expect(item).toMatchObject({ status: 'ok', action: 'disabled' });
+    const report = JSON.parse(gone.stdout) as { items: { id: string; status: string; action?: string; note?: string }[]; summary: Record<string, number> };
+    const item = report.items.find((entry) => entry.id === 'u-9');
+    // No login was turned off: the target changed nothing, and no summary counts it disabled.
+    expect(item).toMatchObject({ status: 'ok', action: 'unchanged' });
     expect(item?.note).toContain('not on the target');
+    expect(report.summary).toMatchObject({ ok: 2, unchanged: 2 });
+    expect(report.summary.disabled).toBeUndefined();
+    expect(gone.stderr).toContain('2 ok: 2 unchanged\n1 unchanged (not sent)\n');
     expect(platform.has('u-9')).toBe(false);
     const sent = server.requests.length;
     expect((await night('first.csv')).code).toBe(0);
