@@ -143,6 +143,7 @@ export class InFlight {
   private count = 0;
   private abandoned: Error | undefined;
   private sweeper: NodeJS.Timeout | undefined;
+  private idle = false;
   private readonly period: number;
 
   constructor(private readonly deadlineMs: number) {
@@ -163,8 +164,10 @@ export class InFlight {
     request.inFlightDeadline = performance.now() + this.deadlineMs;
     request.inFlightPrev = this.tail;
     request.inFlightNext = undefined;
-    if (this.tail === undefined) this.head = request;
-    else this.tail.inFlightNext = request;
+    if (this.tail !== undefined) this.tail.inFlightNext = request;
+    // Stored every time: a store only into an empty list (a window drained mid-run) would be a
+    // branch the optimized client never ran, and throw that code away.
+    this.head = this.head ?? request;
     this.tail = request;
     request.inFlightLinked = true;
     this.count += 1;
@@ -205,10 +208,14 @@ export class InFlight {
 
   private sweep(): void {
     this.dropUntil(performance.now(), () => new AttemptDeadlineError(this.deadlineMs));
-    if (this.count === 0 && this.sweeper !== undefined) {
+    // Stopped at the second sweep in a row with nothing on the wire (then `add` starts one, as
+    // above: a branch optimized code never ran), not at a moment's drain of the window.
+    const empty = this.count === 0;
+    if (empty && this.idle && this.sweeper !== undefined) {
       clearInterval(this.sweeper);
       this.sweeper = undefined;
     }
+    this.idle = empty && !this.idle;
   }
 }
 

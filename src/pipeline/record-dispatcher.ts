@@ -195,10 +195,8 @@ export class RecordDispatcher<P, R> {
   }
 
   /**
-   * The announced entry of the unit at position n (its decisions made ahead), after putting the
-   * units up to `recordAhead` positions further on record as sent when fewer than half that
-   * many are left: every fsync then carries at least half a window of lines, and runs while
-   * the requests before them are in flight. Undefined for a unit that was not announced.
+   * The announced entry of the unit at position n (its decisions made ahead), after
+   * `recordAheadFrom`. Undefined for a unit that was not announced.
    */
   private nextUpcoming(unit: Unit<P>, n: number): Upcoming<P> | undefined {
     const upcoming = this.upcoming;

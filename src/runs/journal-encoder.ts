@@ -71,7 +71,9 @@ export function outcomeBody(line: Omit<OutcomeLine, 't'>): string {
  * what `encode` returns is valid until the next call (the journal writes one group at a time).
  */
 export class JournalGroupEncoder {
-  private buffer = Buffer.allocUnsafe(64 * 1024);
+  // Grown from the first group on, so V8 holds the field mutable before code that inlines
+  // `encode` is optimized: a first growth mid-run would throw that code away.
+  private buffer = Buffer.alloc(0);
 
   encode(bodies: readonly string[]): Buffer {
     // At most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair: 4 for 2).

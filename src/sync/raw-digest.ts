@@ -76,6 +76,7 @@ export function rawDigest(fingerprint: string, fields: Readonly<Record<string, u
     if (!Array.isArray(value)) return undefined;
     for (const item of value) if (typeof item !== 'string') return undefined;
   }
-  // The first 16 bytes encoded, not a slice of the whole digest's text: a slice would keep that text alive with it.
-  return hash('sha256', fingerprint + JSON.stringify(fields), 'buffer').toString('base64url', 0, RAW_DIGEST_BYTES);
+  // The first 16 bytes encoded, not a slice of the whole digest's text (it would keep that text
+  // alive), nor a Buffer of its own (an ArrayBuffer per row for the GC): one from Node's pool.
+  return Buffer.from(hash('sha256', fingerprint + JSON.stringify(fields), 'binary'), 'latin1').toString('base64url', 0, RAW_DIGEST_BYTES);
 }

@@ -195,6 +195,26 @@ describe('InFlight: the requests on the wire, linked through themselves', () => 
     expect(inFlight.size).toBe(0);
   });
 
+  it('its sweeper outlives a moment with nothing on the wire (one sweep), stops at the second, and a request added after either is dropped when due', () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'performance'] });
+    const inFlight = new InFlight(100);
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => new Request(name)) as [Request, Request, Request];
+    inFlight.add(a);
+    inFlight.delete(a);
+    vi.advanceTimersByTime(10);
+    expect(vi.getTimerCount()).toBe(1);
+    inFlight.add(b);
+    vi.advanceTimersByTime(100);
+    expect(b.reasons).toEqual([expect.any(AttemptDeadlineError)]);
+    vi.advanceTimersByTime(10);
+    expect(vi.getTimerCount()).toBe(0);
+    inFlight.add(c);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(110);
+    expect(c.reasons).toEqual([expect.any(AttemptDeadlineError)]);
+    expect([a.reasons, inFlight.size]).toEqual([[], 0]);
+  });
+
   it('abandon stops every request still on the wire once, and each later one as it is added', () => {
     const inFlight = new InFlight(60_000);
     const [a, b, c] = ['a', 'b', 'c'].map((name) => new Request(name)) as [Request, Request, Request];

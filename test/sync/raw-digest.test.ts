@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -230,5 +231,15 @@ describe('rawDigest and the rules fingerprint', () => {
     // Typed values (a JSON input) have none: they take the request digest's path.
     expect(rawDigest(rules!, { ...fields, SpecialNeeds: true })).toBeUndefined();
     expect(rawDigest(rules!, { ...fields, Labels: [1] })).toBeUndefined();
+  });
+
+  it('is the first 16 bytes of the SHA-256 of the UTF-8 text, in base64url, whatever the characters (memories keep their digests)', () => {
+    for (const name of ['Ada', 'Chloé', '日本', '😀 \u2028', '']) {
+      const fields = { ExternalId: `u-${name}`, FirstName: name, Labels: [name] };
+      const bytes = createHash('sha256').update(`fp\n${JSON.stringify(fields)}`, 'utf8').digest();
+      expect(rawDigest('fp\n', fields)).toBe(bytes.subarray(0, 16).toString('base64url'));
+    }
+    // A digest the memories of earlier versions hold for these fields.
+    expect(rawDigest('fp\n', { ExternalId: 'u-1', FirstName: 'Chloé' })).toBe('ICSfMKRxwHAl-TuwpCQjsA');
   });
 });
