@@ -589,13 +589,14 @@ export function readCsvRecords(path: string, options: CsvReadOptions): BatchedRe
     header: () => header,
     keptRecords(field) {
       const names = kept?.header?.names;
+      // A run report's records have their cells restored: not these.
       if (options.computed !== undefined || !names?.includes(field) || isRunReportHeader(kept!.header!.cells)) return undefined;
       return [keptRecords(kept!, field, options.displayName ?? path)];
     },
   });
 }
 
-/** The kept rows as records of `field` alone: its cell, its line and the header (not a report's: cells restored as read). */
+/** The kept rows as records of `field` alone: its cell, line and header. */
 function* keptRecords({ header, rows }: KeptRows, field: string, file: string): Generator<InputRecord> {
   const { cells, dialect, names } = header!;
   const at = names.indexOf(field);

@@ -98,7 +98,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * sent and the file no longer gives (said after the run, `keptLinksLine`), and the first few.
    */
   private readonly keptLinks = { count: 0, first: [] as string[], seen: new Set<string>() };
-  /** The ids of the file's records as this read met them: one id per file (record-job.ts) takes them where it reads these same records (not --only-failed's). */
+  /** The ids of the file's records this read met: one id per file (record-job.ts) takes them (not --only-failed's). */
   fileIds: IdsOfOneInput | undefined;
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();
@@ -164,7 +164,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     let losing = 0;
     let notStated = 0;
     this.fileIds = new IdsOfOneInput(USER_ID_RULE);
-    // Unless it prunes, the ids of the rows the structure pass kept, if it kept them.
+    // Unless it prunes, the ids of the rows the structure pass kept, if any.
     const kept = pruneMemberships ? undefined : this.fileRecords().keptRecords?.('ExternalId');
     // In batches (one per chunk read), not a promise per record.
     for await (const batch of kept ?? recordBatches(this.fileRecords())) for (const record of batch) {
@@ -461,17 +461,15 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const links = linksAfter(entry?.links, payload.Hierarchies, true);
     const firstName = payload.FirstName ?? entry?.firstName;
     const lastName = payload.LastName ?? entry?.lastName;
-    const intent: MemoryEntry = {
-      digest: '',
-      run: entry?.run ?? run,
-      ...(firstName === undefined ? {} : { firstName }),
-      ...(lastName === undefined ? {} : { lastName }),
-      ...(leaver || entry?.disabled === true ? { disabled: true } : {}),
-      ...(links === undefined ? {} : { links }),
-      ...(entry === undefined || entry.tentative === true ? { tentative: true } : { ...joinedOf(entry, run) }),
-      // Sent by this population: missing from its next file, this population disables it.
-      ...this.populationOf(entry),
-    };
+    const intent: MemoryEntry = { digest: '', run: entry?.run ?? run };
+    if (firstName !== undefined) intent.firstName = firstName;
+    if (lastName !== undefined) intent.lastName = lastName;
+    if (leaver || entry?.disabled === true) intent.disabled = true;
+    if (links !== undefined) intent.links = links;
+    if (entry === undefined || entry.tentative === true) intent.tentative = true;
+    else if (entry.joined !== undefined) intent.joined = entry.joined;
+    // Sent by this population: missing from its next file, this population disables it.
+    Object.assign(intent, this.populationOf(entry));
     return entry !== undefined && sameEntry(entry, intent) ? undefined : intent;
   }
 
@@ -492,7 +490,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
-    return { ...acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), ...joinedOf(entry, run) };
+    return Object.assign(acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), joinedOf(entry, run));
   }
 
   /**
