@@ -171,7 +171,6 @@ export function readInput(
 
 /** Where `--file` is read from: `-` (or a named pipe) is its copy (made before the command ran, see stdin-file.ts). */
 export function inputPathOf(file: string, deps: CommandDeps): string {
-  if (file === '') throw new UsageError('--file is empty: give the input file, or - for stdin');
   if (file !== '-' && file !== deps.pipedFile) return resolve(deps.cwd, file);
   if (deps.stdinFile === undefined) throw new UsageError('--file -: stdin was not read');
   return deps.stdinFile;

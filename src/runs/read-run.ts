@@ -512,19 +512,22 @@ async function stateOf(runsDir: string, id: string): Promise<RunState | 'damaged
 }
 
 /**
- * `last`: the newest run; `unfinished`: the newest run not finished (what `runs resume` takes by
- * default). With `trust`, runs it refuses are passed over (never chosen for the user).
+ * `last`: the newest run; `unfinished`: the newest run when it is interrupted (what `runs resume`
+ * takes by default), exit 2 when an older one is. With `trust`, runs it refuses are passed over.
  */
 export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'unfinished', trust?: RunTrust): Promise<string> {
   if (wanted !== 'last' && wanted !== 'unfinished') return wanted;
-  const all = await runIds(runsDir);
   const ids: string[] = [];
-  for (const id of all) if (trust === undefined || (await runProblem(runsDir, id, trust)) === undefined) ids.push(id);
+  for (const id of await runIds(runsDir)) if (trust === undefined || (await runProblem(runsDir, id, trust)) === undefined) ids.push(id);
   if (wanted === 'last') {
     if (ids.length === 0) throw new RunJournalError(`no runs in ${runsDir}`);
     return ids[0] as string;
   }
-  for (const id of ids) if ((await stateOf(runsDir, id)) === 'interrupted') return id;
+  for (const id of ids) {
+    if ((await stateOf(runsDir, id)) !== 'interrupted') continue;
+    if (id === ids[0]) return id;
+    throw new RunJournalError(`the newest run, ${ids[0]}, is not interrupted; the newest interrupted one is ${id}: examctl runs resume ${id} finishes it, if it is the run you mean`);
+  }
   throw new NothingToResumeError(`no interrupted run to resume in ${runsDir}: nothing to do (examctl runs list shows the runs and their states)`);
 }
 

@@ -13,6 +13,8 @@ import type { MemoryEntries } from './memory-entries.js';
 import { ofOtherInstance, sameServerElsewhere } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
+import { fileDigest, refuseOldFile } from './replayed-file.js';
+import { inputPathOf } from '../pipeline/command-input.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice, populationWords } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
@@ -68,7 +70,7 @@ export class SentMemory<P> {
   /** The run under way (`started`): recorded as the population's newest run. */
   private run: string | undefined;
   /** The SHA-256 of the run's input file (src/sync/replayed-file.ts), recorded with its population. */
-  protected inputDigest: string | undefined;
+  private inputDigest: string | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */
   private found: SyncMemoryNote | undefined;
   /** The digests --changed-only computed for units it sends, until they are acknowledged. */
@@ -198,6 +200,12 @@ export class SentMemory<P> {
     const later = await laterFeedingRuns(runsDir, { after: newest, command, target, population: this.flags.population, syncDir, except: this.deps.resume?.record.id }, currentTrust()).catch(() => []);
     const oldest = later[0];
     return oldest === undefined ? undefined : { run: oldest.id, since: oldest.startedAt, later: true };
+  }
+
+  /** An old night's file run again (replayed-file.ts): refused where a deciding run takes it as tonight's state; a resume reads its own run's file again: that run was judged. Opened first. */
+  async refuseOldFile(file: string | undefined, allowed: boolean): Promise<void> {
+    this.inputDigest = file === undefined ? undefined : await fileDigest(inputPathOf(file, this.deps));
+    refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population)), this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population);
   }
 
   /**

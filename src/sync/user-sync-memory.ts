@@ -5,7 +5,6 @@ import { formatCount } from '../formats/number-format.js';
 import { describeTarget } from '../report/report-writers.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { isPopulationName, populationKey, type MemoryEntry } from './memory-lines.js';
-import { fileDigest, refuseOldFile } from './replayed-file.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -18,7 +17,7 @@ import type { Problem } from '../domain/problem.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches, type BatchedRecords } from '../input/batches.js';
 import { linksAfter, pruneOf, removalsOf } from './memberships.js';
-import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
+import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { InternalError } from '../system/errors.js';
 import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
@@ -137,10 +136,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const decides = changedOnly || disableMissing || pruneMemberships;
     const memory = await this.open(decides);
     try {
-      const { file, population } = this.userFlags;
-      this.inputDigest = file === undefined ? undefined : await fileDigest(inputPathOf(file, this.deps));
-      // Judged where the file is taken as tonight's state (a plain send is rows sent as given); a resume reads its own run's file again: that run was judged.
-      refuseOldFile(memory.populations().get(populationKey(population)), this.inputDigest, !decides || this.userFlags.allowOldFile === true || this.deps.resume !== undefined, population);
+      // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
+      await this.refuseOldFile(this.userFlags.file, !decides || this.userFlags.allowOldFile === true);
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);

@@ -62,7 +62,7 @@ async function resumedOverLaterNight(later: string): Promise<{ run: string; live
   expect(disabled).toEqual([]);
   const newer = await examctl(night(later), dir, env);
   expect(newer.code, newer.stderr).toBe(0);
-  const resumed = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', '--over-later-runs', '--json', '--report', 'live.csv'], dir, env);
+  const resumed = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', /run (\S+) \(examctl runs show/.exec(killed.stderr)![1]!, '--over-later-runs', '--json', '--report', 'live.csv'], dir, env);
   expect(resumed.code, resumed.stderr).toBe(0);
   const document = JSON.parse(resumed.stdout) as { run: string; summary: Summary; items: unknown[] };
   expect(document.items).toHaveLength(document.summary.total);

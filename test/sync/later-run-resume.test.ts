@@ -50,8 +50,9 @@ describe('runs resume after a later run on the same target', () => {
     const newerRun = (JSON.parse(newer.stdout) as { run: string }).run;
 
     applied = [];
-    // What docs/ci.md's recovery runs: the newest interrupted run, which is the older night.
-    const refused = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume'], dir, env);
+    // The older night by its id (without one, runs resume takes only the newest run, which finished).
+    const older = /run (\S+) \(examctl runs show/.exec(killed.stderr)![1]!;
+    const refused = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', older], dir, env);
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain(`a later run of user sync went to the same target since it started (${newerRun})`);
     expect(refused.stderr.replace(/\s+/g, ' ')).toContain("If a later run was this run's own retry (its report with --only-failed) and ended ok, this run's work is done");
@@ -59,7 +60,7 @@ describe('runs resume after a later run on the same target', () => {
     expect(applied).toEqual([]);
 
     // Asked for in so many words, the older night goes on: its leavers are disabled.
-    const forced = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', '--over-later-runs'], dir, env);
+    const forced = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', older, '--over-later-runs'], dir, env);
     expect(forced.code, forced.stderr).toBe(0);
     expect(applied.filter((user) => user.disabled).map((user) => user.id).sort()).toEqual([...leavers].sort());
   });

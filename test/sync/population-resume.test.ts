@@ -29,26 +29,29 @@ describe('runs resume of one population after another population ran', () => {
         };
         const cli = async (argv: string[]) => {
           const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' });
-          return { code: await runCli(argv, io.deps), stderr: io.stderr.text };
+          return { code: await runCli(argv, io.deps), stderr: io.stderr.text, run: /run (\S+) \(examctl runs show/.exec(io.stderr.text)?.[1] ?? '' };
         };
         const remote = ['--target', 'remote', '--base-url', api.url, '--allow-insecure-http', '--yes', '--concurrency', '1'];
         writeFileSync(join(dir, 'staff.csv'), `${[HEADER, ...rows('stf', 5)].join('\n')}\n`);
         writeFileSync(join(dir, 'students.csv'), `${[HEADER, ...rows('stu', 3)].join('\n')}\n`);
         const night = (population: string) => ['user', 'sync', '--file', `${population}.csv`, ...remote, '--population', population, '--changed-only', '--disable-missing'];
-        expect((await cli(night('staff'))).code).toBe(3);
+        const staff = await cli(night('staff'));
+        expect(staff.code).toBe(3);
         refuseAfter = Infinity;
         expect((await cli(night('students'))).code).toBe(0);
-        const resumed = await cli(['runs', 'resume', '--base-url', api.url, '--allow-insecure-http', '--yes']);
+        // By its id: without one, runs resume takes only the newest run (the students' finished).
+        const resumed = await cli(['runs', 'resume', staff.run, '--base-url', api.url, '--allow-insecure-http', '--yes']);
         expect(resumed.code, resumed.stderr).toBe(0);
         expect(sent.filter((id) => id.startsWith('stf')).sort()).toEqual(['stf-0', 'stf-1', 'stf-2', 'stf-3', 'stf-4']);
 
         // The same population's later night makes an older staff run stale.
         writeFileSync(join(dir, 'staff.csv'), `${[HEADER, ...rows('stf', 5), ...rows('new', 2)].join('\n')}\n`);
         refuseAfter = sent.length + 1;
-        expect((await cli(night('staff'))).code).toBe(3);
+        const older = await cli(night('staff'));
+        expect(older.code).toBe(3);
         refuseAfter = Infinity;
         expect((await cli(night('staff'))).code).toBe(0);
-        const stale = await cli(['runs', 'resume', '--base-url', api.url, '--allow-insecure-http', '--yes']);
+        const stale = await cli(['runs', 'resume', older.run, '--base-url', api.url, '--allow-insecure-http', '--yes']);
         expect(stale.code).toBe(2);
         expect(stale.stderr).toMatch(/a later run of user sync went to the same target since it started/);
       } finally {

@@ -6,8 +6,8 @@ import { demoServerDirs } from '../support/serve-store.js';
 
 /**
  * A create refused because its id is taken (a duplicate ScheduleExtId) says the id is on the
- * target, whoever made it (docs/runs.md, "`runs resume [<id>]` (default: the newest interrupted
- * run)"): the sync memory records it as existing, so a later request for it through a remote
+ * target, whoever made it (docs/runs.md, "`runs resume [<id>]` (default: the newest run, if
+ * interrupted)"): the sync memory records it as existing, so a later request for it through a remote
  * target, whose answers do not say created or updated, is `updated`, not `created`. The demo
  * world holds S-FUTURE, a schedule examctl never sent.
  */

@@ -1,5 +1,6 @@
 import { redactUrl, RunJournalError, type OpenedResume } from '../../runs/index.js';
 import { describeTarget } from '../../report/report-writers.js';
+import { nonEmpty } from '../../system/env-values.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 
@@ -27,6 +28,10 @@ export async function targetDifferences(opened: OpenedResume, given: GlobalOptio
   const recordedUrl = typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
   const currentUrl = now === undefined ? undefined : redactUrl(now.baseUrl);
   if (currentUrl !== redactUrl(recordedUrl)) {
+    // A profile named now, not by the run, for another target: its token is for that one (also with --target-from-run).
+    const named = given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
+    const via = `${given.profile === undefined ? 'EXAMCTL_PROFILE' : '--profile'} ${named}`;
+    if (named !== undefined && named !== recorded.profile) throw new RunJournalError(`run ${header.id} was sent to ${recordedUrl}, but ${via} gives ${currentUrl ?? 'no base URL'}: its token is for that target. Nothing was sent. Leave ${via} out, or name a profile of ${recordedUrl}`);
     differences.push(`its base URL ${recordedUrl} is not ${currentUrl === undefined ? 'configured now (no --base-url, EXAMCTL_BASE_URL or profile)' : `the one configured now (${currentUrl})`}`);
   }
   // A token file given now is the one used; a recorded one would be read and sent instead of EXAMCTL_TOKEN or the profile's.

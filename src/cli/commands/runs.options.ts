@@ -11,7 +11,7 @@ export const RUNS_LIST_OPTIONS = [
 ] as const;
 
 export const RUNS_RESUME_OPTIONS = [
-  argument('id', '[id]', 'the run to resume (default: the newest interrupted run; "last" is the newest run)'),
+  argument('id', '[id]', 'the run to resume (default: the newest run, if interrupted; "last" is the newest run)'),
   brief('the PIN the run was started with (prefer --pin-file)', option('--pin <pin>', 'the schedule PIN the run was started with (its journal keeps only a hash, so a resume asks for it); shows in `ps` to every user: prefer --pin-file or EXAMCTL_PIN')),
   brief('read that PIN from this file (or EXAMCTL_PIN)', option('--pin-file <file>', 'read that PIN from this file (one line); EXAMCTL_PIN gives it too; on a terminal it is asked'), 'asked'),
   brief('send to the run\'s recorded target, whatever today\'s flags say', option(

@@ -285,7 +285,7 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     await refuseResumeAgainstMemory(opened.record.header, given.runsDir, { env: deps.env, cwd: runCwd }, { laterRuns: !overLater, lostMemory: force !== true });
     if (profile !== undefined) options.profile = profile;
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
-    const resumedDeps: CliDeps = { ...deps, cwd: runCwd, resume: opened, invocation: options, keptOptions: entry.keptOptions, ...runProfileOf(opened.record.header) };
+    const resumedDeps: CliDeps = { ...deps, cwd: runCwd, resume: opened, invocation: options, keptOptions: entry.keptOptions, commandFlags: entry.keptOptions.names, ...runProfileOf(opened.record.header) };
     return await run(options as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
   } finally {
     // The pipeline ended the attempt; this releases the run when the command stopped before it.

@@ -1,7 +1,7 @@
 import { kept, allKept, choice, grouped, HELP_GROUP, mandatory, option, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
-import { CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REALLY_NEW_IDS_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
+import { ALLOW_OLD_FILE_OPTION, CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REALLY_NEW_IDS_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 /** The file of schedule requests: `schedule push` reads it, `synced adopt-schedules` too. */
 export const SCHEDULE_FILE_OPTIONS = grouped(HELP_GROUP.input, [
@@ -53,6 +53,7 @@ export const SCHEDULE_PUSH_OPTIONS = allKept([
   ...SCHEDULE_REQUEST_OPTIONS,
   REALLY_NEW_IDS_OPTION,
   CHANGED_ONLY_OPTION,
+  ALLOW_OLD_FILE_OPTION,
   REQUIRE_MEMORY_OPTION,
   ...ONLY_NEW_OR_EXISTING_OPTIONS,
   SYNC_DIR_OPTION,

@@ -20,7 +20,7 @@ import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, changedOnly, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, onlyNew, onlyExisting, reallyNewIds, ...rest }: SchedulePushOptions,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, changedOnly, allowOldFile, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, onlyNew, onlyExisting, reallyNewIds, ...rest }: SchedulePushOptions,
   givenDeps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -66,6 +66,7 @@ export async function run(
       // anything is sent (withheld-pins.ts), with its documents written (run-pipeline.ts).
       if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
       await memory.open(changedOnly ?? false);
+      await memory.refuseOldFile(file, allowOldFile === true || changedOnly !== true);
       // Candidate ids a spreadsheet stripped of their leading zeros: refused before anything is sent.
       await memory.refuseLostZeros(records());
     },

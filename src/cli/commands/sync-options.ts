@@ -3,10 +3,14 @@ import { grouped, HELP_GROUP, kept, option, brief } from '../../flags/option-tab
 /** Where sync memories live (docs/sync.md); every command that reads or feeds one takes it. */
 export const [SYNC_DIR_OPTION] = grouped(HELP_GROUP.nightlySync, [brief('where sync memories are kept', option('--sync-dir <dir|url>', 'where sync memories are kept: a directory, or the http(s):// address of a state service speaking Terraform\'s HTTP backend protocol (GitLab\'s managed state; docs/sync.md, "A state service"); env EXAMCTL_SYNC_DIR; default "synced" beside the runs directory'), 'synced/ by the runs dir')] as const);
 
-/** --changed-only: the nightly sync's flag, on user sync and schedule push. */
-export const [CHANGED_ONLY_OPTION] = grouped(HELP_GROUP.nightlySync, [brief('send only records changed since the last acknowledged run', option(
+/** --changed-only, the nightly sync's flag, and --allow-old-file (src/sync/replayed-file.ts): on user sync and schedule push. */
+export const [CHANGED_ONLY_OPTION, ALLOW_OLD_FILE_OPTION] = grouped(HELP_GROUP.nightlySync, [brief('send only records changed since the last acknowledged run', option(
   '--changed-only',
   'send only records whose request differs from the last one this target acknowledged (the sync memory, docs/sync.md); the others are reported ok, unchanged, not sent',
+  )),
+  brief('run a file an older run read again', option(
+    '--allow-old-file',
+    'run a file byte for byte the one an older run (of the population) read, though its newest run read another (otherwise refused, exit 2, nothing sent: an old night\'s file run again? docs/sync.md, "Stale input")',
   )),
 ] as const);
 

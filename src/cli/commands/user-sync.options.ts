@@ -1,7 +1,7 @@
 import { allKept, grouped, HELP_GROUP, option, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
-import { CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REALLY_NEW_IDS_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
+import { ALLOW_OLD_FILE_OPTION, CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REALLY_NEW_IDS_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
 export const USER_SYNC_OPTIONS = allKept([
@@ -20,10 +20,7 @@ export const USER_SYNC_OPTIONS = allKept([
     '--allow-disable-recent',
     'with --disable-missing: also disable users examctl created in runs later than every user the file holds (otherwise refused, exit 2, nothing sent: an older export run again? docs/sync.md, "Stale input")',
   )),
-  brief('run a file an older run read again', option(
-    '--allow-old-file',
-    'run a file byte for byte the one an older run of the population read, though its newest run read another (otherwise refused, exit 2, nothing sent: an old night\'s file run again? docs/sync.md, "Stale input")',
-  )),
+  ALLOW_OLD_FILE_OPTION,
   brief('movers: remove links and flags the file no longer gives', option(
     '--prune-memberships',
     'movers: send a DELETE for each hierarchy link, and false for each permission flag, examctl last sent this target that the file no longer gives (docs/sync.md)',

@@ -1,0 +1,41 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { examctlStep } from '../support/in-process.js';
+import { withTempDir } from '../support/temp-dir.js';
+
+/**
+ * Trial 5, f08: `schedule push --upsert --changed-only` of night 1's very file after night 2
+ * sent it again, putting back night 1's times, exit 0 without a word. It is refused as user
+ * sync refuses it (docs/sync.md, "Stale input"; src/sync/replayed-file.ts), unless --allow-old-file.
+ */
+
+const HEADER = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
+const night = (hour: 10 | 11): string =>
+  `${HEADER}\n${[0, 1].map((s) => `SW-${s},A-MATH-1,Sit ${s},2027-03-01T${hour}:00:00Z,2027-03-01T${hour + 2}:00:00Z,GW-${s},G,cw-${s},F,L,cw${s}@ex.test`).join('\n')}\n`;
+
+describe('schedule push --changed-only of an old night\'s file', () => {
+  it('is refused (exit 2, nothing sent) after a later night read another file; --allow-old-file sends it; a plain push is not judged', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'night1.csv'), night(10));
+      await writeFile(join(dir, 'night2.csv'), night(11));
+      const push = (file: string, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
+      for (const file of ['night1.csv', 'night2.csv']) {
+        const sent = await push(file, '--changed-only');
+        expect(sent.code, sent.stderr).toBe(0);
+      }
+      const old = await push('night1.csv', '--changed-only');
+      expect(old.code).toBe(2);
+      expect(old.stderr).toMatch(/this file is byte for byte the one run \S+ read, while the newest run \(\S+\) read another: .*Nothing was sent\. If it is meant, run again with --allow-old-file/);
+      const start = async (): Promise<string | undefined> => {
+        expect((await examctlStep(['--store', 'st', 'local', 'export', '--out', 'w.json'], dir)).code).toBe(0);
+        const world = JSON.parse(await readFile(join(dir, 'w.json'), 'utf8')) as { Schedules: { ScheduleExtId: string; StartDateTime: string }[] };
+        return world.Schedules.find((s) => s.ScheduleExtId === 'SW-0')?.StartDateTime;
+      };
+      expect(await start()).toMatch(/^2027-03-01T11:00/);
+      expect((await push('night1.csv', '--changed-only', '--allow-old-file')).code).toBe(0);
+      expect(await start()).toMatch(/^2027-03-01T10:00/);
+      // Without --changed-only the rows are sent as given, as user sync's plain send is.
+      expect((await push('night2.csv')).code).toBe(0);
+    }));
+});
