@@ -39,7 +39,7 @@ export const CANDIDATE_ID_RULE: IdRule = { field: 'CandidateExtId', ignoreCase: 
  * row (no lower-cased copy: case is folded while hashing and comparing), and the garbage
  * collector has no per-row object to trace, so the heap it grows in proportion to stays small.
  * Any other id (non-ASCII, or longer than any valid one) goes in a plain Map, as do the first
- * MAP_IDS ids (~5 MB of heap at most): a Map's native lookups are cheap while its callers are cold.
+ * MAP_IDS ids (~5 MB at most): a Map's lookups are native, cheap in cold code.
  */
 export class IdsOfOneInput {
   /** The compact ids' bytes, back to back; entry `e` is `bytes[starts[e]..starts[e + 1])`. */
@@ -214,7 +214,7 @@ function fnvFinal(hash: number): number {
   return (hash ^ (hash >>> 15)) & 0x7fffffff;
 }
 
-/** The FNV-1a hash of an ASCII text (A-Z folded to a-z when `fold`), or -1 when a character is not ASCII. */
+/** The FNV-1a hash of an ASCII text (A-Z folded to a-z when `fold`), or -1 for one that is not. */
 function asciiHash(text: string, fold: boolean): number {
   let hash = FNV_OFFSET;
   for (let i = 0; i < text.length; i++) {

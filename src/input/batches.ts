@@ -25,7 +25,7 @@ export interface BatchedRecords extends AsyncIterable<InputRecord> {
    * header-only file, a retry with nothing left) is still the input's kind of file.
    */
   header?(): TableHeader | undefined;
-  /** A CSV structure pass's kept rows as records of `field` alone (one lazy batch), if it is their cell. */
+  /** A CSV structure pass's kept rows as records of `field` alone, if it is their cell. */
   keptRecords?(field: string): Iterable<Iterable<InputRecord>> | undefined;
 }
 
