@@ -165,8 +165,7 @@ export function readInput(
     async function* () {
       yield* (await open()).batches();
     },
-    async (notOkOnly) => countRecordsOf(await open(), notOkOnly),
-    () => shaped?.header?.(),
+    { countRecords: async (notOkOnly) => countRecordsOf(await open(), notOkOnly), header: () => shaped?.header?.(), keptRecords: (field) => shaped?.keptRecords?.(field) },
   );
 }
 
