@@ -234,6 +234,14 @@ const SCRIPT_TRAINER = `
   compiled.runInThisContext().call(module.exports, module.exports, createRequire(script), module, script, dirname(script));`;
 
 /**
+ * The remote training run's token; none for the others (a token set while the target resolves
+ * to local is refused, docs/remote.md), whatever the builder's own environment holds.
+ */
+function trainingTarget(remote) {
+  return remote ? { EXAMCTL_TOKEN: 'code-cache-training' } : { EXAMCTL_TOKEN: undefined, EXAMCTL_BASE_URL: undefined };
+}
+
+/**
  * Writes `cache`, V8's code cache of `script` (a CommonJS file) as `node` compiles it in
  * bin/examctl's way, after a training run: a remote `user sync` of fixtures/users.csv against
  * a loopback server in this process (examctl's main job; the other commands share most of its
@@ -255,7 +263,7 @@ export async function trainCodeCache(node, script, cache, trainer = SCRIPT_TRAIN
       const child = spawn(node, ['-e', trainer, ...args], {
         stdio: ['ignore', 'ignore', 'pipe'],
         cwd: scratch,
-        env: { ...process.env, CI: 'true', TRAIN_SCRIPT: script, TRAIN_CACHE: cache, EXAMCTL_TOKEN: 'code-cache-training', EXAMCTL_CONFIG_DIR: join(scratch, 'config'), EXAMCTL_RUNS_DIR: join(scratch, 'runs'), HOME: scratch },
+        env: { ...process.env, CI: 'true', TRAIN_SCRIPT: script, TRAIN_CACHE: cache, ...trainingTarget(args === remote), EXAMCTL_CONFIG_DIR: join(scratch, 'config'), EXAMCTL_RUNS_DIR: join(scratch, 'runs'), HOME: scratch },
       });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (text) => (stderr += text));

@@ -25,7 +25,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
  * selection, and loading zod costs ~50 ms of start-up that most runs (no config file) never need.
  */
 function buildSchemas(zod: typeof z) {
-  const profileDefaultsSchema = zod.looseObject({
+  const profileDefaultsSchema = zod.strictObject({
     concurrency: zod.number().int().min(1).max(256).optional(),
     rate: zod.number().positive().optional(),
     // How the admin's export is read (docs/input-formats.md, "Mapping an export"); flags win.
@@ -44,7 +44,7 @@ function buildSchemas(zod: typeof z) {
     ignoreUnknownColumns: zod.boolean().optional(),
   });
   // No base URL: settings for the local engine (docs/remote.md, "Where each setting comes from").
-  const profileSchema = zod.looseObject({
+  const profileSchema = zod.strictObject({
     baseUrl: zod.string().min(1).optional(),
     /** A file holding the token (`~/` allowed; relative paths are relative to the config directory). */
     tokenFile: zod.string().min(1).optional(),
@@ -52,7 +52,7 @@ function buildSchemas(zod: typeof z) {
     token: zod.string().min(1).optional(),
     defaults: profileDefaultsSchema.optional(),
   });
-  const configSchema = zod.looseObject({
+  const configSchema = zod.strictObject({
     version: zod.literal(1).default(1),
     defaultProfile: zod.string().optional(),
     profiles: zod.record(zod.string(), profileSchema).default({}),
@@ -121,8 +121,9 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
   const { configSchema } = await configSchemas();
   const result = configSchema.safeParse(parsed);
   if (!result.success) {
+    // A key examctl does not know (a typo: baseURL, default_profile) is refused, never skipped.
     const issue = result.error.issues[0];
-    throw new UsageError(`${file}: ${issue ? `${issue.path.join('.') || '(top)'}: ${issue.message}` : 'invalid config'}`);
+    throw new UsageError(`${file}: ${issue?.path.join('.') || '(top)'}: ${issue?.message}`);
   }
   // Profiles by name, without a prototype: `--profile toString` is a name no profile has, not Object's method.
   return { ...result.data, profiles: Object.assign(Object.create(null) as ExamctlConfig['profiles'], result.data.profiles) };

@@ -1,11 +1,48 @@
-import { resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ReplaceFailedError } from '../system/atomic-file.js';
 import { TargetError, UsageError } from '../system/errors.js';
-import { fileIdentity, openOutputFile, type OutputFile } from '../system/output-file.js';
+import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { CommandDeps } from './command-deps.js';
 import { describeSystemError } from '../system/system-error-words.js';
+import { configDir, configPath, expandPath } from './config-file.js';
+import { resolveSettings } from './settings.js';
+import { resolveRunsDir } from '../runs/runs-dir.js';
+import { givenSyncDir } from './state-http.js';
+import { CURRENT_FILE } from '../engine/store/manifest.js';
+
+const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
+
+/**
+ * Refuses (exit 2) an output over a file the run reads (named by a flag, the config or the profile),
+ * a report on stdout under --json, or a file of the local store, a run or a sync memory (docs/cli.md).
+ */
+export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
+  const id = async (file: unknown, base = deps.cwd) => {
+    const entry = typeof file === 'string' ? await stat(expandPath(file, base, deps.env), { bigint: true }).catch(() => undefined) : undefined;
+    return entry?.ino ? `${entry.dev}:${entry.ino}` : undefined;
+  };
+  const { profile, record } = (await resolveSettings(given, deps.env, deps.runProfile).catch(() => undefined)) ?? {};
+  const runs = resolve(deps.cwd, resolveRunsDir(given.runsDir as string | undefined, deps.env));
+  const path = resolve(deps.cwd, out);
+  const places: [unknown, string, string?, string?][] = [
+    ...Object.entries(READ_FILE_OPTIONS).map(([key, name]): [unknown, string] => [given[key], `the ${name} file this run reads`]),
+    [configPath(deps.env), 'the config file'],
+    [profile?.defaults.mapFile, `profile ${profile?.name}'s mapFile`, profile?.configDir],
+    [record?.tokenFile, `profile ${record?.name}'s tokenFile`, configDir(deps.env)],
+    [flag === '--report' && given.json && '/dev/stdout', 'stdout under --json'],
+    [runs, "in a run's folder", , dirname(dirname(path))],
+    [givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced'), 'in a sync memory', , dirname(dirname(path))],
+  ];
+  let what = (await id(join(dirname(path), CURRENT_FILE))) ? `in the local store ${dirname(path)}` : undefined;
+  for (const [place, words, base, at = path] of places) {
+    const here = await id(at);
+    if (here !== undefined && here === (await id(place, base))) what ??= words;
+  }
+  if (what !== undefined) throw new UsageError(`${flag} ${out} is ${what}: give the output another name`);
+}
 
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */
 function writeFailure(out: string, error: unknown): TargetError {
@@ -27,13 +64,9 @@ export async function withOutFile(
   produce: (deps: CommandDeps) => Promise<number>,
   /** `secret`: what the store holds (PINs, password hashes, links): 0600, the kept-beside copy too. `public`: the umask decides. */
   holds: 'secret' | 'public' = 'secret',
-  /** The file the command reads (`--file`): written over, the input would be lost. */
-  reads?: string,
 ): Promise<number> {
   if (out === undefined) return produce(deps);
-  if (reads !== undefined && reads !== '-' && fileIdentity(resolve(deps.cwd, reads)) === fileIdentity(resolve(deps.cwd, out))) {
-    throw new UsageError(`--out ${out} is the --file file this run reads: the output would replace it; give the output another name`);
-  }
+  await assertNotRead('--out', out, deps.invocation ?? {}, deps);
   let file: OutputFile;
   try {
     file = await openOutputFile(resolve(deps.cwd, out), { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true, platform: deps.platform ?? process.platform });

@@ -1,7 +1,6 @@
 import { UsageError } from '../system/errors.js';
 import { configDir, configPath, expandPath, loadConfig, type Env } from './config-file.js';
 import type { RunSettings } from './settings.js';
-import { nonEmpty } from '../system/env-values.js';
 import { decodeTextDocument } from '../input/text-source.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
 import { tokenFileModeWarning } from './loose-permissions.js';
@@ -76,10 +75,9 @@ export async function remoteTargetOf(settings: RunSettings, input: Pick<RemoteTa
   if (settings.values.concurrency !== undefined) target.concurrency = settings.values.concurrency.value;
   if (settings.values.rate !== undefined) target.rate = settings.values.rate.value;
 
-  const flagFile = nonEmpty(input.tokenFile);
   const envToken = env.EXAMCTL_TOKEN;
-  if (flagFile !== undefined) {
-    target.tokenFile = expandPath(flagFile, input.cwd ?? process.cwd(), env);
+  if (input.tokenFile !== undefined) {
+    target.tokenFile = expandPath(input.tokenFile, input.cwd ?? process.cwd(), env);
     target.token = await readTokenFile(target.tokenFile, '--token-file', warnings, env);
     target.tokenSource = 'token-file';
   } else if (envToken !== undefined && envToken.trim() !== '') {
@@ -93,10 +91,7 @@ export async function remoteTargetOf(settings: RunSettings, input: Pick<RemoteTa
     target.token = profile.token.trim();
     target.tokenSource = 'profile';
   }
-  if (target.token !== undefined && target.tokenSource !== undefined && /[\r\n]/.test(target.token)) {
-    throw new UsageError(`the token from ${describeSource(target.tokenSource)} spans several lines`);
-  }
-  // Checked where the source is known, for every source alike; the token itself is never shown.
+  // Checked where the source is known, for every source alike (a line break too); the token itself is never shown.
   const bad = target.token === undefined ? -1 : target.token.search(/[^\x21-\x7e]/);
   if (bad >= 0 && target.tokenSource !== undefined) {
     throw new UsageError(

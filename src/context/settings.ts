@@ -61,33 +61,32 @@ export interface RunSettings {
  */
 export async function resolveSettings(flags: SettingFlags, env: Env, replay?: ActiveProfile | null): Promise<RunSettings> {
   const config = await loadConfig(env);
-  const profiles = config.profiles;
-  const named = nonEmpty(flags.profile) !== undefined ? { name: flags.profile!.trim(), via: '--profile' } : nonEmpty(env.EXAMCTL_PROFILE) !== undefined ? { name: env.EXAMCTL_PROFILE!.trim(), via: 'EXAMCTL_PROFILE' } : undefined;
-  if (named !== undefined) profileNamed(config, named.name, env, named.via);
-  const fallback = named === undefined && config.defaultProfile !== undefined && Object.hasOwn(profiles, config.defaultProfile) ? config.defaultProfile : undefined;
-  const chosen = named ?? (fallback === undefined ? undefined : { name: fallback, via: 'the default profile' });
-  const record = chosen === undefined ? undefined : profiles[chosen.name];
+  const named = flags.profile !== undefined ? { name: flags.profile.trim(), via: '--profile' } : nonEmpty(env.EXAMCTL_PROFILE) !== undefined ? { name: env.EXAMCTL_PROFILE!.trim(), via: 'EXAMCTL_PROFILE' } : undefined;
+  const chosen = named ?? (config.defaultProfile === undefined ? undefined : { name: config.defaultProfile, via: 'the default profile' });
+  const record = chosen === undefined ? undefined : profileNamed(config, chosen.name, env, named?.via ?? 'defaultProfile');
 
   const target = targetOf(flags, env, chosen === undefined ? undefined : { name: chosen.name, baseUrl: record?.baseUrl });
-  const baseUrl: Setting<string> | undefined =
-    target.value !== 'remote'
-      ? undefined
-      : nonEmpty(flags.baseUrl) !== undefined
-        ? { value: flags.baseUrl!, from: '--base-url' }
-        : nonEmpty(env.EXAMCTL_BASE_URL) !== undefined
-          ? { value: env.EXAMCTL_BASE_URL!, from: 'EXAMCTL_BASE_URL' }
-          : record?.baseUrl !== undefined && chosen !== undefined
-            ? { value: record.baseUrl, from: `profile ${chosen.name}` }
-            : undefined;
+  const urls = [
+    [flags.baseUrl, '--base-url'],
+    [nonEmpty(env.EXAMCTL_BASE_URL), 'EXAMCTL_BASE_URL'],
+    [record?.baseUrl, `profile ${chosen?.name}`],
+  ];
+  const url = target.value === 'remote' ? urls.find(([value]) => value !== undefined) : undefined;
+  const baseUrl = url === undefined ? undefined : { value: url[0]!, from: url[1]! };
 
-  // The default profile's own target: its base URL, or the local engine when it has none.
+  // The profile's own target: its base URL (however it is given), or the local engine when it has none.
   let used = chosen;
   let setAside: RunSettings['setAside'];
-  if (named === undefined && chosen !== undefined) {
-    const own = record?.baseUrl === undefined ? target.value === 'local' : target.value === 'remote' && baseUrl?.from === `profile ${chosen.name}`;
-    if (!own) {
+  const own = record?.baseUrl === undefined ? target.value === 'local' : baseUrl?.value.replace(/\/+$/, '') === record.baseUrl.replace(/\/+$/, '');
+  if (chosen !== undefined && !own) {
+    const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${record.baseUrl}`;
+    // A typed --profile is never overridden by a variable naming another target.
+    const variable = [target.from, baseUrl?.from].find((from) => from?.startsWith('EXAMCTL_'))?.split('=')[0];
+    if (named?.via === '--profile' && variable !== undefined) {
+      throw new UsageError(`--profile ${chosen.name} names ${its}, but ${variable} names ${baseUrl?.value ?? 'the local engine'}: unset it, or choose with --target, --base-url or --store`);
+    }
+    if (named === undefined) {
       used = undefined;
-      const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${record.baseUrl}`;
       setAside = { name: chosen.name, why: `${target.from} names another target than its own, ${its}; name it with --profile ${chosen.name} to take its settings` };
     }
   }
@@ -98,7 +97,7 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
         : { ...replay, via: "the run's journal" }
       : used === undefined
         ? undefined
-        : { name: used.name, via: used.via, defaults: { ...profiles[used.name]?.defaults }, configDir: configDir(env) };
+        : { name: used.name, via: used.via, defaults: { ...record?.defaults }, configDir: configDir(env) };
   return {
     target,
     ...(baseUrl === undefined ? {} : { baseUrl }),
@@ -115,9 +114,9 @@ function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUr
     if (text === 'local' || text === 'remote') return text;
     throw new UsageError(`${via} must be local or remote, not "${text}"`);
   };
-  if (nonEmpty(flags.target) !== undefined) return { value: kind(flags.target!, '--target'), from: `--target ${flags.target!}` };
-  if (nonEmpty(flags.baseUrl) !== undefined) return { value: 'remote', from: '--base-url' };
-  if (nonEmpty(flags.store) !== undefined) return { value: 'local', from: '--store' };
+  if (flags.target !== undefined) return { value: kind(flags.target, '--target'), from: `--target ${flags.target}` };
+  if (flags.baseUrl !== undefined) return { value: 'remote', from: '--base-url' };
+  if (flags.store !== undefined) return { value: 'local', from: '--store' };
   const variable = nonEmpty(env.EXAMCTL_TARGET);
   if (variable !== undefined) return { value: kind(variable, 'EXAMCTL_TARGET'), from: `EXAMCTL_TARGET=${variable}` };
   if (nonEmpty(env.EXAMCTL_BASE_URL) !== undefined) return { value: 'remote', from: 'EXAMCTL_BASE_URL' };
@@ -152,7 +151,8 @@ export function profileNote(settings: RunSettings, flags: SettingFlags, reads?: 
   const { profile, setAside } = settings;
   if (profile === undefined) return setAside === undefined ? undefined : { name: setAside.name, via: 'the default profile', used: false, why: setAside.why, settings: {} };
   const took: Record<string, unknown> = {};
-  const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : reads === undefined || reads.includes(key));
+  const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : reads === undefined || reads.includes(key === 'strict' ? 'file' : key));
+  if (settings.baseUrl?.from === `profile ${profile.name}`) took.baseUrl = settings.baseUrl.value;
   for (const [key, setting] of Object.entries(settings.values)) if (setting.from === `profile ${profile.name}` && readBy(key)) took[key] = setting.value;
   const { mapFile, map, set } = profile.defaults;
   if (mapFile !== undefined && readBy('mapFile')) took.mapFile = mapFile;

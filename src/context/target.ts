@@ -4,7 +4,7 @@ import { UsageError } from '../system/errors.js';
 import { nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
-import { NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
+import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
 import type { SettingFlags } from './settings.js';
 import type { ProfileNote } from '../report/run-report.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
@@ -80,9 +80,9 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 
 /**
  * The target of a command (docs/cli-contract.md, "Targets"), from the run's settings
- * (settings.ts: flag > environment > named profile > default profile > built-in). When a profile
- * is used or the default one set aside, one stderr line names the target, the profile and each
- * setting it gave; the report's header says the same.
+ * (settings.ts: flag > environment > named profile > default profile > built-in). When it is
+ * remote, a profile is used or the default one set aside, one stderr line names the target, the
+ * token's source, the profile and each setting it gave; the report's header says the same.
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote } = await import('./settings.js');
@@ -94,6 +94,13 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
     target = await remoteTarget(remote, options, deps);
   } else {
+    // Nothing chose local, yet a remote's URL (even empty) or token is set (a resume: the journal chose).
+    const named = [
+      deps.env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL',
+      nonEmpty(deps.env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN',
+      options.tokenFile && '--token-file',
+    ].find(Boolean);
+    if (named && settings.target.from === 'built-in' && !deps.resume) throw new UsageError(`${named} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
     const store = await usedStorePath(options, deps);
     target = { kind: 'local', store, report: { kind: 'local', store } };
   }
@@ -102,16 +109,18 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   // The token itself never: where it was read.
   if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) Object.assign(profile.settings, target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile });
   target.note = { targetFrom: from, ...(profile === undefined ? {} : { profile }) };
-  if (profile !== undefined) {
+  if (profile !== undefined || target.kind === 'remote') {
     const { describeTarget } = await import('../report/report-writers.js');
-    await deps.stderr.write(`${terminalLine(await settingsLine(describeTarget(target.report), from, profile))}\n`);
+    const token = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === false ? `, token from ${describeSource(target.tokenSource)}` : '';
+    await deps.stderr.write(`${terminalLine(await settingsLine(`${describeTarget(target.report)} (${from})${token}`, profile))}\n`);
   }
   return target;
 }
 
 /** `target: local store /x (--store); profile hr (--profile): set Role=Author, timezone Europe/London`. */
-async function settingsLine(target: string, from: string, profile: ProfileNote): Promise<string> {
-  const where = `target: ${target} (${from})`;
+async function settingsLine(target: string, profile: ProfileNote | undefined): Promise<string> {
+  const where = `target: ${target}`;
+  if (profile === undefined) return where;
   if (!profile.used) return `${where}; the default profile ${profile.name} is not used: ${profile.why ?? ''}`;
   const { settingsText } = await import('./profile-settings.js');
   const took = settingsText(profile.settings);

@@ -38,7 +38,8 @@ export const CANDIDATE_ID_RULE: IdRule = { field: 'CandidateExtId', ignoreCase: 
  * (hash-slots.ts), its place packed in one number (`line + file * 2^32`). Nothing is allocated per
  * row (no lower-cased copy: case is folded while hashing and comparing), and the garbage
  * collector has no per-row object to trace, so the heap it grows in proportion to stays small.
- * Any other id (non-ASCII, or longer than any valid one) goes in a plain Map, as before.
+ * Any other id (non-ASCII, or longer than any valid one) goes in a plain Map, as do the first
+ * MAP_IDS ids (~5 MB at most): a Map's lookups are native, cheap in cold code.
  */
 export class IdsOfOneInput {
   /** The compact ids' bytes, back to back; entry `e` is `bytes[starts[e]..starts[e + 1])`. */
@@ -74,9 +75,11 @@ export class IdsOfOneInput {
     if (id === null) return undefined;
     const packed = place.line + this.fileIndex(place.file) * LINE_SPAN;
     const fold = this.rule.ignoreCase;
-    let earlier: number | undefined;
     let earlierId: string;
-    const hash = id.length <= MAX_COMPACT_LENGTH ? asciiHash(id, fold) : -1;
+    const key = fold ? id.toLowerCase() : id;
+    let earlier = this.first.get(key);
+    const compact = earlier === undefined && this.first.size >= MAP_IDS;
+    const hash = compact && id.length <= MAX_COMPACT_LENGTH ? asciiHash(id, fold) : -1;
     if (hash >= 0) {
       const entry = this.find(id, hash, fold);
       if (entry < 0) {
@@ -86,8 +89,7 @@ export class IdsOfOneInput {
       earlier = this.places[entry] as number;
       earlierId = this.oddSpellings.get(entry) ?? this.spellingOf(entry);
     } else {
-      const key = fold ? id.toLowerCase() : id;
-      const keyHash = key.length <= MAX_COMPACT_LENGTH ? asciiHash(key, fold) : -1;
+      const keyHash = compact && key.length <= MAX_COMPACT_LENGTH ? asciiHash(key, fold) : -1;
       if (keyHash >= 0) {
         // A non-ASCII spelling of an ASCII key: it meets that key's other spellings in the table.
         const entry = this.find(key, keyHash, fold);
@@ -98,7 +100,6 @@ export class IdsOfOneInput {
         earlier = this.places[entry] as number;
         earlierId = this.oddSpellings.get(entry) ?? this.spellingOf(entry);
       } else {
-        earlier = this.first.get(key);
         if (earlier === undefined) {
           this.first.set(key, packed);
           if (key !== id) this.spelled.set(key, id);
@@ -203,26 +204,23 @@ export class IdsOfOneInput {
   }
 }
 
+const MAP_IDS = 1 << 16;
+
 /** Ids longer than this are kept as strings (no valid id is this long; it bounds the byte array's offsets). */
 const MAX_COMPACT_LENGTH = 255;
-
-/** One character into an FNV-1a hash, A-Z folded to a-z when `fold`. */
-function fnvStep(hash: number, c: number, fold: boolean): number {
-  return Math.imul(hash ^ (fold && c >= 0x41 && c <= 0x5a ? c | 0x20 : c), FNV_PRIME);
-}
 
 /** The hash's high bits mixed into the low ones the table uses; never negative. */
 function fnvFinal(hash: number): number {
   return (hash ^ (hash >>> 15)) & 0x7fffffff;
 }
 
-/** The hash of an ASCII text (A-Z folded to a-z when `fold`), or -1 when a character is not ASCII. */
+/** The FNV-1a hash of an ASCII text (A-Z folded to a-z when `fold`), or -1 for one that is not. */
 function asciiHash(text: string, fold: boolean): number {
   let hash = FNV_OFFSET;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c > 0x7f) return -1;
-    hash = fnvStep(hash, c, fold);
+    hash = Math.imul(hash ^ (fold && c >= 0x41 && c <= 0x5a ? c | 0x20 : c), FNV_PRIME);
   }
   return fnvFinal(hash);
 }

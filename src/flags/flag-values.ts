@@ -28,7 +28,7 @@ export function positiveInt(name: string) {
 export function positiveNumber(name: string) {
   return (value: string): number => {
     const number = Number(value);
-    if (value.trim() === '' || !Number.isFinite(number) || number <= 0) throw new InvalidArgumentError(`${name} must be a number above 0`);
+    if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError(`${name} must be a number above 0`);
     return number;
   };
 }

@@ -263,14 +263,15 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
  * A flag that takes one value, given twice, is a usage error rather than commander's "the last
  * one wins": `--file a.csv --file b.csv` would sync only b.csv (and a night would take a.csv's
  * users for leavers), two `--report`s would write one report. Scripts that build an invocation
- * from parts must give each such flag once (docs/cli.md, "Flags").
+ * from parts must give each such flag once (docs/cli.md, "Flags"). Any flag's value, repeatable
+ * too, is not empty: `--store ""` (a variable unset) taken as not given would pick a default.
  */
 function refuseSecondValue(registered: Option, spec: OptionSpec): void {
-  if (spec.repeatable === true) return;
   const parse = registered.parseArg;
   let given: string | undefined;
   registered.argParser((value: string, previous: unknown) => {
-    if (given !== undefined) throw new InvalidArgumentError(`${registered.long ?? registered.flags} given twice (${given}, then ${value}): it takes one value; give it once`);
+    if (value.trim() === '') throw new InvalidArgumentError(`${registered.long ?? registered.flags} is empty: give a value`);
+    if (given !== undefined && spec.repeatable !== true) throw new InvalidArgumentError(`${registered.long ?? registered.flags} given twice (${given}, then ${value}): it takes one value; give it once`);
     given = value;
     return parse === undefined ? value : parse(value, previous);
   });

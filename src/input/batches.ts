@@ -25,6 +25,8 @@ export interface BatchedRecords extends AsyncIterable<InputRecord> {
    * header-only file, a retry with nothing left) is still the input's kind of file.
    */
   header?(): TableHeader | undefined;
+  /** A CSV structure pass's kept rows as records of `field` alone, if it is their cell. */
+  keptRecords?(field: string): Iterable<Iterable<InputRecord>> | undefined;
 }
 
 function hasBatches(records: AsyncIterable<InputRecord>): records is BatchedRecords {
@@ -60,13 +62,11 @@ export async function* recordBatches(records: AsyncIterable<InputRecord>): Async
 /** An iterable that yields records one by one and also in batches. */
 export function batchedRecords(
   batches: () => AsyncIterable<readonly InputRecord[]>,
-  countRecords?: (notOkOnly: boolean) => Promise<number>,
-  header?: () => TableHeader | undefined,
+  more?: Pick<BatchedRecords, 'countRecords' | 'header' | 'keptRecords'>,
 ): BatchedRecords {
   return {
     batches,
-    ...(countRecords ? { countRecords } : {}),
-    ...(header ? { header } : {}),
+    ...more,
     async *[Symbol.asyncIterator]() {
       for await (const batch of batches()) yield* batch;
     },

@@ -579,16 +579,32 @@ export function readCsvRecords(path: string, options: CsvReadOptions): BatchedRe
   // reads after it replay them instead of parsing the file again.
   let kept: KeptRows | undefined;
   let header: TableHeader | undefined;
-  return batchedRecords(
-    () => collectedBatches((add) => csvRecordSteps(path, options, kept, (met) => (header = met), add)),
-    async (notOkOnly) => {
+  return batchedRecords(() => collectedBatches((add) => csvRecordSteps(path, options, kept, (met) => (header = met), add)), {
+    async countRecords(notOkOnly) {
       const keeping: KeptRows = { header: undefined, rows: [], chars: 0 };
       const count = await countCsvRecords(path, options, notOkOnly, keeping);
       kept = keeping.chars <= KEEP_ROWS_MAX_CHARS ? keeping : undefined;
       return count;
     },
-    () => header,
-  );
+    header: () => header,
+    keptRecords(field) {
+      const names = kept?.header?.names;
+      // A run report's records have their cells restored: not these.
+      if (options.computed !== undefined || !names?.includes(field) || isRunReportHeader(kept!.header!.cells)) return undefined;
+      return [keptRecords(kept!, field, options.displayName ?? path)];
+    },
+  });
+}
+
+/** The kept rows as records of `field` alone: its cell, line and header. */
+function* keptRecords({ header, rows }: KeptRows, field: string, file: string): Generator<InputRecord> {
+  const { cells, dialect, names } = header!;
+  const at = names.indexOf(field);
+  const raw = { header: cells.slice(), cells: [], dialect, names };
+  for (let i = 0; i < rows.length; i += 2) {
+    const cell = (rows[i] as string).split(CELL_SEPARATOR, at + 1)[at];
+    yield { source: { file, line: rows[i + 1] as number }, fields: cell ? { [field]: cell } : {}, raw };
+  }
 }
 
 /**
@@ -601,19 +617,19 @@ export function readCsvRecords(path: string, options: CsvReadOptions): BatchedRe
 export const KEEP_ROWS_MAX_CHARS = 4 * 1024 * 1024;
 
 /**
- * Between a kept row's cells: a text input holds no NUL (text-source.ts refuses it), so the
- * row's cells come back by one split. A row with one in a cell is kept as its array.
+ * Between a kept row's cells: a text input holds no NUL (text-source.ts refuses it after any
+ * transcoding), so the row's cells come back by one split.
  */
 const CELL_SEPARATOR = '\u0000';
 
 /** Rows (already trimmed, width-checked) the structure pass kept, as its sink received them. */
 interface KeptRows {
-  header: { cells: string[]; line: number; dialect: CsvDialect } | undefined;
+  header: { cells: string[]; line: number; dialect: CsvDialect; names: HeaderMapping['names'] } | undefined;
   /**
    * Each row then its line, flat: [row, line, row, line, ...], a row as its cells joined by
    * CELL_SEPARATOR (one string, not one per cell: a tenth of the heap of the arrays).
    */
-  rows: (string | string[] | number)[];
+  rows: (string | number)[];
   /** Characters of the cells kept so far; past KEEP_ROWS_MAX_CHARS nothing more is kept. */
   chars: number;
 }
@@ -637,9 +653,8 @@ async function* keptRowsTo(kept: KeptRows, sink: CsvRowSink): AsyncGenerator<voi
   for (let at = 0; at < rows.length; ) {
     const end = Math.min(rows.length, at + step);
     for (; at < end; at += 2) {
-      const row = rows[at] as string | string[];
       // A new array each time: a report's cells are restored in place, once per read.
-      sink.row(typeof row === 'string' ? row.split(CELL_SEPARATOR) : row.slice(), rows[at + 1] as number);
+      sink.row((rows[at] as string).split(CELL_SEPARATOR), rows[at + 1] as number);
     }
     step = KEPT_ROWS_PER_STEP * 2;
     yield;
@@ -649,23 +664,23 @@ async function* keptRowsTo(kept: KeptRows, sink: CsvRowSink): AsyncGenerator<voi
 /**
  * Structure only: the header is checked as in a full read and every row is tokenized and
  * width-checked, but no record is built (a real run's first pass, before anything is sent).
- * With `keeping`, the rows are kept until their cells pass KEEP_ROWS_MAX_CHARS.
+ * The rows are kept in `keeping` until their cells pass KEEP_ROWS_MAX_CHARS.
  */
-async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly: boolean, keeping?: KeptRows): Promise<number> {
+async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly: boolean, keeping: KeptRows): Promise<number> {
   const file = options.displayName ?? path;
   let count = 0;
   let status = -1;
   const sink: CsvRowSink = {
     header(cells, line, dialect) {
-      mapHeader(cells, options, file, line);
+      const { names } = mapHeader(cells, options, file, line);
       if (notOkOnly) status = statusColumnOf(cells);
-      if (keeping !== undefined) keeping.header = { cells: cells.slice(), line, dialect };
+      keeping.header = { cells: cells.slice(), line, dialect, names };
     },
     row(cells, line) {
-      if (keeping !== undefined && keeping.chars <= KEEP_ROWS_MAX_CHARS) {
+      if (keeping.chars <= KEEP_ROWS_MAX_CHARS) {
         const row = cells.join(CELL_SEPARATOR);
         keeping.chars += row.length;
-        if (keeping.chars <= KEEP_ROWS_MAX_CHARS) keeping.rows.push(cells.some((cell) => cell.includes(CELL_SEPARATOR)) ? cells.slice() : row, line);
+        if (keeping.chars <= KEEP_ROWS_MAX_CHARS) keeping.rows.push(row, line);
         else keeping.rows = [];
       }
       if (status !== -1 && isOkStatus(cells[status])) return;

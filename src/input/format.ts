@@ -83,9 +83,12 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
     async function* () {
       for await (const batch of (await open()).batches()) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
     },
-    // A CSV structure pass builds no records; an xlsx one reads them all.
-    async (notOkOnly) => countRecordsOf(await open(), notOkOnly),
-    () => reader?.header?.(),
+    {
+      // A CSV structure pass builds no records; an xlsx one reads them all.
+      countRecords: async (notOkOnly) => countRecordsOf(await open(), notOkOnly),
+      header: () => reader?.header?.(),
+      keptRecords: (field) => (shaping?.set.has(field) ? undefined : reader?.keptRecords?.(field)),
+    },
   );
 }
 

@@ -165,14 +165,12 @@ export function readInput(
     async function* () {
       yield* (await open()).batches();
     },
-    async (notOkOnly) => countRecordsOf(await open(), notOkOnly),
-    () => shaped?.header?.(),
+    { countRecords: async (notOkOnly) => countRecordsOf(await open(), notOkOnly), header: () => shaped?.header?.(), keptRecords: (field) => shaped?.keptRecords?.(field) },
   );
 }
 
 /** Where `--file` is read from: `-` (or a named pipe) is its copy (made before the command ran, see stdin-file.ts). */
 export function inputPathOf(file: string, deps: CommandDeps): string {
-  if (file === '') throw new UsageError('--file is empty: give the input file, or - for stdin');
   if (file !== '-' && file !== deps.pipedFile) return resolve(deps.cwd, file);
   if (deps.stdinFile === undefined) throw new UsageError('--file -: stdin was not read');
   return deps.stdinFile;

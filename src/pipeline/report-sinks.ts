@@ -7,7 +7,7 @@ import { CsvReportWriter, HumanSummaryWriter, noMemorySentence, JsonReportWriter
 import { type ReportEntry, type ReportHeader, type ReportSink } from '../report/run-report.js';
 import { ReportWriteError, UsageError } from '../system/errors.js';
 import { ReplaceFailedError } from '../system/atomic-file.js';
-import { fileIdentity } from '../system/output-file.js';
+import { assertNotRead } from '../context/out-file.js';
 import type { ReportSummary } from '../report/run-report.js';
 import { BufferedSink, SpoolSink, type TextSink } from '../system/text-sink.js';
 import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
@@ -16,36 +16,23 @@ import { terminalLine } from '../formats/terminal-text.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
 
-/** The options naming a file a run reads: a report written over one would replace it whole. */
-const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
-
-/**
- * Fails fast on a bad --report name, before any input is read; with `deps`, also on a report that
- * is a file the run reads (`--report users.csv --file users.csv` would replace the input with the
- * report, and leave a resume nothing to read).
- */
-export function checkReportOption(options: GlobalOptions, deps?: Pick<CommandDeps, 'cwd' | 'invocation'>): void {
+/** Fails fast on a bad --report, before any input is read or a store made. */
+export async function checkReportOption(options: GlobalOptions, deps: CommandDeps): Promise<void> {
   if (options.report === undefined) return;
   reportFormatOf(options.report);
-  if (deps === undefined) return;
-  const given = (deps.invocation ?? options) as Record<string, unknown>;
   const place = resolve(deps.cwd, options.report);
-  // Before the target is opened (a first run makes the local store): a report that cannot be
-  // written leaves nothing behind. Its writer still says any other failure when it opens.
+  // Before the target is opened (a first run makes the store): nothing is left behind.
   const unwritable = unwritableReport(place);
   if (unwritable !== undefined) throw new UsageError(terminalLine(`cannot write report ${place}: ${unwritable}`));
-  const report = fileIdentity(place);
-  for (const [name, flag] of Object.entries(READ_FILE_OPTIONS)) {
-    const path = given[name];
-    if (typeof path !== 'string' || path === '-' || fileIdentity(resolve(deps.cwd, path)) !== report) continue;
-    throw new UsageError(terminalLine(`--report ${options.report} is the ${flag} file this run reads: the report would replace it; give the report another name`));
-  }
+  await assertNotRead('--report', options.report, deps.invocation ?? options, deps);
 }
 
-/** Why a report at `path` cannot be written (a directory of that name, a directory this user cannot write in), else undefined. */
+/** Why a report at `path` cannot be written (a directory of that name; a file in a directory this user cannot write in), else undefined. */
 function unwritableReport(path: string): string | undefined {
   try {
-    if (statSync(path).isDirectory()) return describeSystemError({ code: 'EISDIR' }, 'file');
+    const entry = statSync(path);
+    if (entry.isDirectory()) return describeSystemError({ code: 'EISDIR' }, 'file');
+    if (!entry.isFile()) return undefined;
   } catch {
     // Not there: it is made beside its siblings.
   }

@@ -56,7 +56,7 @@ export function recordAheadFor(window: number): number {
  * written, and InputFileError (2) or UsageError (2) before anything is sent.
  */
 export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: RunOptions, deps: CommandDeps, targetOf: TargetOf): Promise<RunOutcome<R>> {
-  checkReportOption(options, deps);
+  await checkReportOption(options, deps);
   const dryRun = options.dryRun ?? false;
   const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true, job.command);
   await input.checkIsRunReport();

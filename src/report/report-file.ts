@@ -1,3 +1,4 @@
+import { devNull } from 'node:os';
 import { extname } from 'node:path';
 import { ReplaceFailedError } from '../system/atomic-file.js';
 import { openOutputFile, type OutputFile } from '../system/output-file.js';
@@ -7,9 +8,10 @@ import { describeSystemError } from '../system/system-error-words.js';
 
 export type ReportFormat = 'json' | 'csv' | 'xlsx' | 'junit';
 
-/** The report format from the file name; anything else is a usage error before any work starts. */
+/** The report format from the file name (/dev/null: any); anything else is a usage error before any work starts. */
 export function reportFormatOf(path: string): ReportFormat {
   const ext = extname(path).toLowerCase();
+  if (path === devNull) return 'json';
   if (ext === '.json') return 'json';
   if (ext === '.csv') return 'csv';
   if (ext === '.xlsx') return 'xlsx';

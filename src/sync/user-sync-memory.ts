@@ -15,7 +15,7 @@ import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { Problem } from '../domain/problem.js';
 import type { InputRecord } from '../input/record.js';
-import { recordBatches } from '../input/batches.js';
+import { recordBatches, type BatchedRecords } from '../input/batches.js';
 import { linksAfter, pruneOf, removalsOf } from './memberships.js';
 import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
@@ -68,16 +68,6 @@ export function thresholdOf(flag: string, value: string | undefined, remembered:
   throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${quotedValue(value)}`);
 }
 
-/** An input record's id and, for --prune-memberships, its Hierarchies as read and whether the input states them. */
-function recordMemberships(record: InputRecord): { id: string | null; hierarchies: unknown; given: boolean; table: boolean } {
-  const id = idOf(record.fields, 'ExternalId');
-  const value = record.fields.Hierarchies;
-  if (record.raw === undefined) return { id, hierarchies: value, given: value !== undefined, table: false };
-  // A table's column is there even where a cell is empty: an empty cell is "no managed links".
-  const given = record.raw.names === undefined ? value !== undefined : record.raw.names.includes('Hierarchies');
-  return { id, hierarchies: value === undefined ? undefined : coerceCell('Hierarchies', 'hierarchies', value, []), given, table: true };
-}
-
 /**
  * The sync memory's part in `user sync` (docs/sync.md): feeds it with every acknowledged user,
  * leaves out unchanged users with --changed-only, adds the leavers with --disable-missing, and
@@ -107,7 +97,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * sent and the file no longer gives (said after the run, `keptLinksLine`), and the first few.
    */
   private readonly keptLinks = { count: 0, first: [] as string[], seen: new Set<string>() };
-  /** The ids of the file's records as this read met them: one id per file (record-job.ts) takes them where it reads these same records (not --only-failed's). */
+  /** The ids of the file's records this read met: one id per file (record-job.ts) takes them (not --only-failed's). */
   fileIds: IdsOfOneInput | undefined;
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();
@@ -117,7 +107,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     deps: CommandDeps,
     target: TargetOf,
     /** The file's records, read once before the run (--disable-missing, --prune-memberships). */
-    private readonly fileRecords: () => AsyncIterable<InputRecord>,
+    private readonly fileRecords: () => AsyncIterable<InputRecord> & Partial<BatchedRecords>,
     /** A record to its unit (coercion and validation): what a raw digest stands for. */
     private readonly build: (record: InputRecord) => Unit<UserRequest>,
   ) {
@@ -171,24 +161,30 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     let losing = 0;
     let notStated = 0;
     this.fileIds = new IdsOfOneInput(USER_ID_RULE);
+    // Unless it prunes, the ids of the rows the structure pass kept, if any.
+    const kept = pruneMemberships ? undefined : this.fileRecords().keptRecords?.('ExternalId');
     // In batches (one per chunk read), not a promise per record.
-    for await (const batch of recordBatches(this.fileRecords())) for (const record of batch) {
-      const read = recordMemberships(record);
-      if (read.id === null) continue;
+    for await (const batch of kept ?? recordBatches(this.fileRecords())) for (const record of batch) {
+      const id = idOf(record.fields, 'ExternalId');
+      if (id === null) continue;
       // A U+FEFF inside an id is removed before the units are made (record-source.ts): their ids are not these.
-      if (read.id.includes('\uFEFF')) this.fileIds = undefined;
-      this.fileIds?.repeated(read.id, record.source);
+      if (id.includes('\uFEFF')) this.fileIds = undefined;
+      this.fileIds?.repeated(id, record.source);
       zeros?.add(record);
       // Ids as the service compares them, ignoring case: a row whose id only changed case is the
       // same user, never a leaver (an export spelling st-3 as ST-3 one night).
-      if (disableMissing) inFile.add(read.id.toLowerCase());
+      if (disableMissing) inFile.add(id.toLowerCase());
       if (disableMissing && record.raw !== undefined) this.table ??= leaverTable(record.raw);
       if (!pruneMemberships) continue;
-      if (read.table) this.hierarchiesColumn ??= read.given;
-      const links = memory.entries.get(read.id)?.links;
+      const value = record.fields.Hierarchies;
+      // A table's column is there even where a cell is empty: an empty cell is "no managed links".
+      const given = record.raw?.names?.includes('Hierarchies') ?? value !== undefined;
+      if (record.raw !== undefined) this.hierarchiesColumn ??= given;
+      const links = memory.entries.get(id)?.links;
       if (links === undefined) continue;
-      if (!read.given) notStated += 1;
-      else if (removalsOf(links, read.hierarchies, true) > 0) losing += 1;
+      const read = record.raw === undefined || value === undefined ? value : coerceCell('Hierarchies', 'hierarchies', value, []);
+      if (!given) notStated += 1;
+      else if (removalsOf(links, read, true) > 0) losing += 1;
     }
     zeros?.settle(describeTarget(memory.target));
     if (zeros?.hasPairs === true) this.lostZeros = zeros;
@@ -462,17 +458,15 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const links = linksAfter(entry?.links, payload.Hierarchies, true);
     const firstName = payload.FirstName ?? entry?.firstName;
     const lastName = payload.LastName ?? entry?.lastName;
-    const intent: MemoryEntry = {
-      digest: '',
-      run: entry?.run ?? run,
-      ...(firstName === undefined ? {} : { firstName }),
-      ...(lastName === undefined ? {} : { lastName }),
-      ...(leaver || entry?.disabled === true ? { disabled: true } : {}),
-      ...(links === undefined ? {} : { links }),
-      ...(entry === undefined || entry.tentative === true ? { tentative: true } : { ...joinedOf(entry, run) }),
-      // Sent by this population: missing from its next file, this population disables it.
-      ...this.populationOf(entry),
-    };
+    const intent: MemoryEntry = { digest: '', run: entry?.run ?? run };
+    if (firstName !== undefined) intent.firstName = firstName;
+    if (lastName !== undefined) intent.lastName = lastName;
+    if (leaver || entry?.disabled === true) intent.disabled = true;
+    if (links !== undefined) intent.links = links;
+    if (entry === undefined || entry.tentative === true) intent.tentative = true;
+    else if (entry.joined !== undefined) intent.joined = entry.joined;
+    // Sent by this population: missing from its next file, this population disables it.
+    Object.assign(intent, this.populationOf(entry));
     return entry !== undefined && sameEntry(entry, intent) ? undefined : intent;
   }
 
@@ -493,7 +487,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
-    return { ...acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), ...joinedOf(entry, run) };
+    return Object.assign(acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), joinedOf(entry, run));
   }
 
   /**

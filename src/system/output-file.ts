@@ -4,7 +4,7 @@
  * "Outputs"): a regular file (or nothing yet) is replaced atomically (atomic-file.ts), a FIFO,
  * character device or descriptor written in place, never replaced; anything else is refused.
  */
-import { closeSync, constants, createWriteStream, fstatSync, open as openFd, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, createWriteStream, fstatSync, open as openFd, type Stats } from 'node:fs';
 import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -77,7 +77,7 @@ function unwritable(path: string, entry: Stats): Error {
  * replaced, written in place or refused (see the top of this file).
  */
 export async function openOutputFile(path: string, options: OutputFileOptions = {}): Promise<OutputFile> {
-  // Another user's entry (a link too) planted at the path in /tmp: refused before anything is sent (trusted-place.ts).
+  // Another user's entry (a link, a FIFO) in a folder others can write: refused (trusted-place.ts).
   const planted = await (await import('./trusted-place.js')).plantedEntryProblem(path);
   if (planted !== undefined) throw new Error(planted);
   const destination = (options.platform ?? process.platform) === 'win32' ? { kind: 'replace' as const, path } : await destinationOf(path);
@@ -166,15 +166,4 @@ export async function checkReplaceable(path: string, check: Pick<OutputFileOptio
     // No cause: callers that put a system error into words follow causes to a code (EBUSY), which would drop the hint.
     throw new Error(`the existing file cannot be replaced (${code}): another program holds it open (close it in Excel) or it is read-only`);
   }
-}
-
-/** A name's file as the system finds it (links followed; case folded where names ignore it), for "is this output a file the run reads". */
-export function fileIdentity(path: string): string {
-  let real = path;
-  try {
-    real = realpathSync.native(path);
-  } catch {
-    // Not there yet: its name is what a report would take.
-  }
-  return process.platform === 'win32' || process.platform === 'darwin' ? real.toLowerCase() : real;
 }

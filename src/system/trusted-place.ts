@@ -154,17 +154,15 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
 }
 
 /**
- * Why a file examctl is about to replace (a report, an --out file) must not be: an entry another
- * user planted at that path in a sticky folder (/tmp). There the final rename fails only after
- * every record was sent (nobody but its owner may replace it), or, as root, would replace a file
- * whose place another user chose. Undefined when the path is free, the user's own, or not in a
- * sticky folder. Never follows a link (lstat). Windows: nothing is checked.
+ * Why an output must not be written: another user's entry (lstat) at its path in a folder
+ * others can write (/tmp, a 0777 team folder): a link or FIFO there hands them the output;
+ * in /tmp the final rename fails only after every record was sent. Windows: not checked.
  */
 export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext()): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const entry = await lstat(path).catch(() => undefined);
   if (entry === undefined || entry.uid === context.uid) return undefined;
   const dir = await stat(dirname(resolve(path))).catch(() => undefined);
-  if (dir === undefined || (dir.mode & 0o1000) === 0) return undefined;
-  return `${path} is already there, owned by uid ${entry.uid}, not by you, in a sticky folder (${dirname(resolve(path))}): another user put it there; choose another path or remove it`;
+  if (dir === undefined || entryProblem(path, dir, context) === undefined) return undefined;
+  return `${path} is already there, owned by uid ${entry.uid}, not by you, in a folder others can write: choose another path`;
 }

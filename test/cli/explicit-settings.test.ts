@@ -86,8 +86,9 @@ describe('a flag naming a target is never overridden by a profile', () => {
       const remoteReport = JSON.parse(remote.stdout) as Report;
       expect(remoteReport.target).toEqual({ kind: 'remote', baseUrl: 'https://exam.example.org' });
       expect(remoteReport.targetFrom).toBe('profile hr');
-      expect(remoteReport.profile).toEqual({ name: 'hr', via: 'the default profile', used: true, settings: { timezone: 'Europe/London', set: { Role: 'Author' } } });
-      expect(remote.stderr).toContain('target: remote https://exam.example.org (profile hr); profile hr (the default profile): set Role=Author, timezone Europe/London\n');
+      // The base URL it gave is named too (never "none of its settings").
+      expect(remoteReport.profile).toEqual({ name: 'hr', via: 'the default profile', used: true, settings: { baseUrl: 'https://exam.example.org', timezone: 'Europe/London', set: { Role: 'Author' } } });
+      expect(remote.stderr).toContain('target: remote https://exam.example.org (profile hr); profile hr (the default profile): set Role=Author, timezone Europe/London, baseUrl https://exam.example.org\n');
     }));
 
   it("a default profile's output settings do not shape a local review-session show; named with --profile they do", () =>

@@ -30,7 +30,7 @@ describe('input files named wrongly', () => {
     withTempDir(async (dir) => {
       const said = await run(dir, [...args, '--file', '']);
       expect(said.code, said.stderr).toBe(2);
-      expect(said.stderr).toContain('examctl: --file is empty: give the input file, or - for stdin');
+      expect(said.stderr).toContain('--file is empty: give a value');
       expect(said.stderr).not.toContain('directory');
       expect(said.stdout).toBe('');
     }),

@@ -18,7 +18,7 @@ describe('--report naming a file the run reads', () => {
       writeFileSync(join(dir, 'users.csv'), users);
       const same = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'users.csv', '--store', 's']);
       expect(same.code).toBe(2);
-      expect(same.stderr).toContain('--report users.csv is the --file file this run reads: the report would replace it; give the report another name');
+      expect(same.stderr).toContain('--report users.csv is the --file file this run reads: give the output another name');
       symlinkSync(join(dir, 'users.csv'), join(dir, 'link.csv'));
       expect((await cli(dir, ['user', 'sync', '--file', 'link.csv', '--report', './users.csv', '--store', 's'])).code).toBe(2);
       writeFileSync(join(dir, 'map.json'), JSON.stringify({ ID: 'ExternalId' }));

@@ -49,7 +49,7 @@ describe('review-session show streams the results (issue 60)', () => {
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      expect([code, stderr]).toEqual([0, `1,000 review sessions from remote ${server!.url}: 1,000 read (1,000,000 results)\n`]);
+      expect([code, stderr]).toEqual([0, `target: remote ${server!.url} (--base-url), token from EXAMCTL_TOKEN\n1,000 review sessions from remote ${server!.url}: 1,000 read (1,000,000 results)\n`]);
       expect(lines).toBe(SESSIONS * RESULTS + 1);
       expect(last.trimEnd().split('\r\n').at(-1)).toMatch(/^RS-999,c-999,/);
       expect(server!.requests).toHaveLength(SESSIONS);
@@ -68,7 +68,7 @@ describe('an id that is a path step (issue 60)', () => {
       };
       for (const id of ['..', '.']) {
         const shown = await cli(['review-session', 'show', 'RS-1', id, '-o', 'csv']);
-        expect([shown.code, shown.stdout, shown.stderr]).toEqual([2, '', `examctl: review-session show: the review session id "${id}" cannot be sent in a URL path (a proxy would read it as a step to another path): nothing was sent\n`]);
+        expect([shown.code, shown.stdout, shown.stderr]).toEqual([2, '', `target: remote ${server!.url} (--base-url), token from EXAMCTL_TOKEN\nexamctl: review-session show: the review session id "${id}" cannot be sent in a URL path (a proxy would read it as a step to another path): nothing was sent\n`]);
         const removed = await cli(['invigilators', 'remove', id, 'u-1', '--yes']);
         expect(removed.code).toBe(2);
         expect(removed.stderr).toContain(`the schedule id "${id}" cannot be sent in a URL path`);

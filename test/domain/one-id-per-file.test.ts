@@ -6,9 +6,16 @@ import { COLLECTION_ID_RULE, IdsOfOneInput, USER_ID_RULE } from '../../src/domai
 
 const at = (line: number, file = 'users.csv') => ({ file, line });
 
+/** A table that already holds `fill` other ids: past the first 65,536 (kept in a Map), ids go to the compact table. */
+function filled(rule: typeof USER_ID_RULE, fill: number): IdsOfOneInput {
+  const ids = new IdsOfOneInput(rule);
+  for (let i = 0; i < fill; i++) ids.repeated(`fill-${i}`, at(100_000 + i, 'other.csv'));
+  return ids;
+}
+
 describe('IdsOfOneInput', () => {
-  it('names the earlier line, and the first spelling when only the case differs (user ids)', () => {
-    const ids = new IdsOfOneInput(USER_ID_RULE);
+  it.each([0, 70_000])('names the earlier line, and the first spelling when only the case differs (user ids; %i ids before)', (fill) => {
+    const ids = filled(USER_ID_RULE, fill);
     expect(ids.repeated('u-1', at(2))).toBeUndefined();
     expect(ids.repeated('u-2', at(3))).toBeUndefined();
     expect(ids.repeated('u-1', at(4))?.message).toBe('ExternalId u-1 is also on line 2; an id appears once in one file');
@@ -19,15 +26,15 @@ describe('IdsOfOneInput', () => {
     expect(ids.repeated(null, at(9))).toBeUndefined();
   });
 
-  it('collection ids keep their case: PHYS1 and phys1 are two ids', () => {
-    const ids = new IdsOfOneInput(COLLECTION_ID_RULE);
+  it.each([0, 70_000])('collection ids keep their case: PHYS1 and phys1 are two ids (%i ids before)', (fill) => {
+    const ids = filled(COLLECTION_ID_RULE, fill);
     expect(ids.repeated('phys1', at(1))).toBeUndefined();
     expect(ids.repeated('PHYS1', at(2))).toBeUndefined();
     expect(ids.repeated('phys1', at(3))?.message).toBe('ExternalId phys1 is also on line 1; an id appears once in one file');
   });
 
-  it('non-ASCII ids fold as toLowerCase does, also onto an ASCII id (the Kelvin sign folds to k)', () => {
-    const ids = new IdsOfOneInput(USER_ID_RULE);
+  it.each([0, 70_000])('non-ASCII ids fold as toLowerCase does, also onto an ASCII id (the Kelvin sign folds to k; %i ids before)', (fill) => {
+    const ids = filled(USER_ID_RULE, fill);
     expect(ids.repeated('Ünal-1', at(2))).toBeUndefined();
     expect(ids.repeated('ünal-1', at(3))?.message).toBe('ExternalId ünal-1 is also on line 2 (as Ünal-1); an id appears once in one file');
     expect(ids.repeated('\u212A7', at(4))).toBeUndefined();
@@ -36,8 +43,8 @@ describe('IdsOfOneInput', () => {
     expect(ids.repeated('\u212A8', at(7))?.message).toBe('ExternalId \u212A8 is also on line 6 (as k8); an id appears once in one file');
   });
 
-  it('a very long id is compared whole, like any other', () => {
-    const ids = new IdsOfOneInput(USER_ID_RULE);
+  it.each([0, 70_000])('a very long id is compared whole, like any other (%i ids before)', (fill) => {
+    const ids = filled(USER_ID_RULE, fill);
     const long = 'x'.repeat(5000);
     expect(ids.repeated(long, at(2))).toBeUndefined();
     expect(ids.repeated(`${long}y`, at(3))).toBeUndefined();

@@ -69,6 +69,35 @@ describe('a CSV read after the structure pass', () => {
     }
   });
 
+  it.each(['users-basic.csv', 'users-semicolon.csv', 'quoted-newlines.csv', 'blank-lines.csv'])(
+    "gives one field's records of the kept rows as the records of a read (%s): the field's value, the line, the header",
+    async (name) => {
+      const reader = readCsvRecords(fixture(name), { columns: userColumns, displayName: name, ignoreUnknownColumns: true });
+      expect(reader.keptRecords!('ExternalId')).toBeUndefined();
+      await reader.countRecords!(false);
+      const records = await collect(reader);
+      for (const field of ['ExternalId', 'FirstName', 'LastName']) {
+        const kept = [...reader.keptRecords!(field)!].flatMap((batch) => [...batch]);
+        expect(kept.map(({ source, fields }) => [source.file, source.line, fields[field]])).toEqual(records.map(({ source, fields }) => [source.file, source.line, fields[field]]));
+        expect(kept.map((record) => [record.raw?.header, record.raw?.names])).toEqual(records.map((record) => [record.raw?.header, record.raw?.names]));
+      }
+    },
+  );
+
+  it("gives a cell as written, a quote and all; none of a run report fed back (its records' cells are restored) or of a field with no column", async () => {
+    const path = join(dir, 'users.csv');
+    writeFileSync(path, "FirstName,ExternalId,LastName\nAnn,'-u-1,Lee\nBob,,Lee\n");
+    const reader = readCsvRecords(path, { columns: userColumns });
+    await reader.countRecords!(false);
+    const kept = [...reader.keptRecords!('ExternalId')!].flatMap((batch) => [...batch]);
+    expect(kept.map((record) => record.fields)).toEqual([{ ExternalId: "'-u-1" }, {}]);
+    expect(kept.map((record) => record.fields)).toEqual((await collect(reader)).map((record) => ({ ExternalId: record.fields['ExternalId'] })).map((f) => (f.ExternalId === undefined ? {} : f)));
+    expect(reader.keptRecords!('Email')).toBeUndefined();
+    const report = readCsvRecords(fixture('report-as-input.csv'), { columns: userColumns, ignoreUnknownColumns: true });
+    await report.countRecords!(true);
+    expect(report.keptRecords!('ExternalId')).toBeUndefined();
+  });
+
   it('first hands on a small batch, so the first request waits for few rows', async () => {
     const path = join(dir, 'many.csv');
     writeFileSync(path, `ExternalId,FirstName,LastName\n${Array.from({ length: 2000 }, (_, i) => `u-${i},A,B`).join('\n')}\n`);

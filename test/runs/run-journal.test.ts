@@ -230,7 +230,7 @@ describe('the per-run lock', () => {
 });
 
 describe('list, last and prune', () => {
-  it('lists newest first with states and counts; resolves last and the latest unfinished run', async () => {
+  it('lists newest first with states and counts; resolves last; the latest unfinished run only when it is the newest', async () => {
     const old = await RunJournal.start(runsDir, header({ command: 'schedule push' }), undefined, new Date('2026-01-01T00:00:00Z'));
     await old.close();
     const done = await RunJournal.start(runsDir, header(), undefined, new Date('2026-02-01T00:00:00Z'));
@@ -241,7 +241,9 @@ describe('list, last and prune', () => {
       [old.id, 'interrupted'],
     ]);
     expect(await resolveRunId(runsDir, 'last')).toBe(done.id);
-    expect(await resolveRunId(runsDir, 'unfinished')).toBe(old.id);
+    // The newest run finished: an older interrupted one is named, never taken without its id.
+    await expect(resolveRunId(runsDir, 'unfinished')).rejects.toThrow(`the newest interrupted one is ${old.id}`);
+    expect(await resolveRunId(runsDir, old.id)).toBe(old.id);
   });
 
   it('prunes finished runs past 30 days or past the newest 100; keeps unfinished ones unless all', async () => {

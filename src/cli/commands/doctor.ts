@@ -185,7 +185,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
   const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }, { localStorePath }] =
     await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js'), import('../../sync/sent-memory.js'), import('../../context/target.js')]);
   const config = await loadConfig(deps.env).catch(() => undefined);
-  const flagFile = nonEmpty(options.tokenFile);
+  const flagFile = options.tokenFile;
   const { resolveSettings } = await import('../../context/settings.js');
   const profileFile = (await resolveSettings(options, deps.env).catch(() => undefined))?.record?.tokenFile;
   const tokenFile =

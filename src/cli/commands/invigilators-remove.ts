@@ -44,7 +44,7 @@ export async function run(
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
-  checkReportOption(options);
+  await checkReportOption(options, deps);
   const removal = new RemovalCall(scheduleExtId, missingOk ?? false);
   const job: RecordJob<string, RemovedId> = {
     command: commandName(INVIGILATORS_REMOVE),

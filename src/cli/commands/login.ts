@@ -46,6 +46,9 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   await writeTokenFile(file, typed, env);
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
   await setProfile(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, env);
+  if (existing?.baseUrl !== undefined && baseUrl !== undefined && existing.baseUrl !== baseUrl) {
+    await deps.stderr.write(`${terminalLine(`profile ${name}: base URL changed, ${existing.baseUrl} -> ${baseUrl}`)}\n`);
+  }
   await deps.stderr.write(
     `token stored in ${file} (${protectionOf(deps.platform ?? process.platform)}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}\n`,
   );

@@ -36,7 +36,7 @@ type ShowOptions = Omit<ReviewSessionShowOptions, 'out'>;
  * gets one document: `{ "target", "externalId", "errors" }` (one id).
  */
 export function run({ out, ...options }: ReviewSessionShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
-  return withOutFile(out, deps, (to) => show(options, to, targetOf), 'secret', options.file);
+  return withOutFile(out, deps, (to) => show(options, to, targetOf));
 }
 
 /** The zone of this computer: TZ when it names a zone, else what Intl says, else UTC. */

@@ -27,7 +27,7 @@ import type { ReportItem } from '../../report/run-report.js';
 import type { CommandDeps, GlobalOptions } from '../../context/command-deps.js';
 import type { CliDeps } from '../command-declaration.js';
 import { onlyGlobals } from '../../flags/global-options.js';
-import { openRunReport, type RunTimes } from '../../pipeline/report-sinks.js';
+import { checkReportOption, openRunReport, type RunTimes } from '../../pipeline/report-sinks.js';
 import { refuseOverLaterRuns, resumedOptions } from '../../pipeline/run-journaling.js';
 import { resumeEntry } from '../resume-registry.js';
 import { runInput, runProfileOf } from './runs-input.js';
@@ -122,6 +122,7 @@ function runTimes(startedAt: string, endedAt: string | undefined): RunTimes | un
 async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Promise<number> {
   // Read again (parsed) only where it adds to the journal: units it never saw, or the input's cells of a CSV or xlsx report.
   const cells = options.report !== undefined && ['csv', 'xlsx'].includes(reportFormatOf(options.report));
+  await checkReportOption(options, { ...deps, ...runProfileOf(run.header), invocation: { ...options, file: run.header.input?.path } });
   const input = await runInput(run, deps, cells || !run.coversUnits());
   const missing = 'unlisted' in input ? unjournaledCount(run) : unreachedLeavers(run, input.count);
   const reason = 'unlisted' in input ? input.unlisted : LEAVERS_UNLISTED;

@@ -1,0 +1,82 @@
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from './helpers.js';
+
+/** An output never replaces what a run reads or keeps, whatever named it (found by trial 5: f02, f09). */
+async function cli(dir: string, argv: string[]) {
+  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), HOME: dir });
+  const code = await runCli(argv, io.deps);
+  return { code, stderr: io.stderr.text };
+}
+
+const USERS = 'ExternalId,FirstName,LastName,Role\nu-1,A,B,Candidate\n';
+
+describe('an output over what the run reads or keeps', () => {
+  it('--report over the config file, or the map or token file the profile names: exit 2, each file kept', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      writeFileSync(join(dir, 'map.json'), JSON.stringify({ ID: 'ExternalId' }));
+      writeFileSync(join(dir, 'tok.json'), 'a-token\n');
+      chmodSync(join(dir, 'tok.json'), 0o600);
+      const profile = ['config', 'set-profile', 'p', '--base-url', 'https://exam.example.test', '--token-file', join(dir, 'tok.json'), '--map-file', join(dir, 'map.json')];
+      expect((await cli(dir, profile)).code).toBe(0);
+      const config = readFileSync(join(dir, '.config', 'config.json'), 'utf8');
+      const cases = [
+        ['.config/config.json', 'is the config file'],
+        ['map.json', "is profile p's mapFile"],
+        ['tok.json', "is profile p's tokenFile"],
+      ];
+      for (const [report, words] of cases) {
+        const run = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--report', report!]);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`--report ${report} ${words}: give the output another name`);
+      }
+      expect(readFileSync(join(dir, '.config', 'config.json'), 'utf8')).toBe(config);
+      expect(readFileSync(join(dir, 'map.json'), 'utf8')).toBe('{"ID":"ExternalId"}');
+      expect(readFileSync(join(dir, 'tok.json'), 'utf8')).toBe('a-token\n');
+    }));
+
+  it('local export --out into its store and synced export --out the memory file: exit 2, both still load', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      const local = ['--target', 'local', '--store', 'store'];
+      expect((await cli(dir, [...local, '--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only'])).code).toBe(0);
+      const journal = join('store', readdirSync(join(dir, 'store')).find((name) => name.startsWith('journal-'))!);
+      const store = await cli(dir, [...local, 'local', 'export', '--out', journal]);
+      expect(store.code).toBe(2);
+      expect(store.stderr).toContain(`--out ${journal} is in the local store ${join(dir, 'store')}`);
+      const memoryDir = readdirSync(join(dir, 'synced'))[0]!;
+      const memory = join(dir, 'synced', memoryDir, 'users.ndjson');
+      const before = readFileSync(memory, 'utf8');
+      const exported = await cli(dir, [...local, 'synced', 'export', '--out', memory]);
+      expect(exported.code).toBe(2);
+      expect(exported.stderr).toContain('is in a sync memory: give the output another name');
+      expect(readFileSync(memory, 'utf8')).toBe(before);
+      expect((await cli(dir, [...local, 'synced', 'show'])).code).toBe(0);
+      expect((await cli(dir, [...local, '--dry-run', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
+    }));
+
+  it('runs show --report over the run\'s input or the config file, an --out over its journal: exit 2, each kept', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      expect((await cli(dir, ['--store', 'store', '--yes', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
+      mkdirSync(join(dir, '.config'), { mode: 0o700 });
+      writeFileSync(join(dir, '.config', 'config.json'), '{"version":1,"profiles":{}}');
+      const input = await cli(dir, ['runs', 'show', 'last', '--report', 'users.csv']);
+      expect(input.code).toBe(2);
+      expect(input.stderr).toContain('--report users.csv is the --file file this run reads: give the output another name');
+      const config = await cli(dir, ['runs', 'show', 'last', '--report', '.config/config.json']);
+      expect(config.code).toBe(2);
+      expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(USERS);
+      expect(readFileSync(join(dir, '.config', 'config.json'), 'utf8')).toBe('{"version":1,"profiles":{}}');
+      const journal = join('runs', readdirSync(join(dir, 'runs'))[0]!, 'journal.ndjson');
+      const kept = readFileSync(join(dir, journal), 'utf8');
+      const own = await cli(dir, ['--store', 'store', 'local', 'export', '--out', journal]);
+      expect(own.code).toBe(2);
+      expect(own.stderr).toContain(`--out ${journal} is in a run's folder: give the output another name`);
+      expect(readFileSync(join(dir, journal), 'utf8')).toBe(kept);
+      expect((await cli(dir, ['runs', 'show', 'last', '--report', 'r.csv'])).code).toBe(0);
+    }));
+});

@@ -1,0 +1,124 @@
+/**
+ * The target a run takes is the one the operator meant, or the run is refused (exit 2) saying how
+ * to choose (docs/remote.md, "Where each setting comes from"): an empty flag, a CI job's empty URL
+ * variable beside its token, a config key with a typo, a variable against a typed --profile.
+ * Through the real CLI, in-process; every run here is a dry run or refused before sending.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from './helpers.js';
+
+async function cli(dir: string, args: string[], env: Record<string, string> = {}, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const io = testDeps(dir, stdin === undefined ? {} : { stdin: (async function* () { yield Buffer.from(stdin); })() as never }, env);
+  const code = await runCli(args, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+const USERS = 'ExternalId,FirstName,LastName,Email,UserName,Role\ns-1,Ann,Lee,ann@example.test,s-1,Candidate\n';
+const SYNC = ['user', 'sync', '--file', 'users.csv', '--dry-run', '--json'];
+
+/** prod (the default) and staging, each with its token file. */
+async function twoProfiles(dir: string): Promise<void> {
+  await writeFile(join(dir, 'users.csv'), USERS);
+  for (const [name, port] of [['prod', 18672], ['staging', 18671]] as const) {
+    await writeFile(join(dir, `${name}.token`), `${name}-token\n`, { mode: 0o600 });
+    const made = await cli(dir, ['config', 'set-profile', name, '--base-url', `http://127.0.0.1:${port}`, '--token-file', join(dir, `${name}.token`)]);
+    expect(made.code, made.stderr).toBe(0);
+  }
+}
+
+describe('an empty flag is refused, never taken as not given', () => {
+  it.each(['--store', '--profile', '--base-url', '--token-file', '--runs-dir'])('%s "" is exit 2 naming the flag, nothing resolved', (flag) =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      const run = await cli(dir, [flag, '', ...SYNC]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`${flag} is empty`);
+      expect(run.stdout).not.toContain('targetFrom');
+    }));
+});
+
+describe('a remote credential or URL beside a run that would go local by default', () => {
+  it('EXAMCTL_BASE_URL empty with EXAMCTL_TOKEN (the CI job of docs/ci.md, its variable undefined) is exit 2, no demo store made', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      for (const env of [{ EXAMCTL_BASE_URL: '', EXAMCTL_TOKEN: 'secret' }, { EXAMCTL_TOKEN: 'secret' }, { EXAMCTL_BASE_URL: ' ' }] as Record<string, string>[]) {
+        const run = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--yes'], env);
+        expect(run.code, JSON.stringify(env)).toBe(2);
+        expect(run.stderr).toContain('--target local');
+        expect(run.stderr).not.toContain('created local store');
+      }
+      const file = await cli(dir, ['--token-file', 'x.token', ...SYNC]);
+      expect([file.code, file.stderr]).toEqual([2, expect.stringContaining('--token-file is set but no base URL')]);
+      // --target remote (what docs/ci.md's job says) with the URL missing: exit 2 too; --target local is a choice.
+      expect((await cli(dir, ['--target', 'remote', ...SYNC], { EXAMCTL_BASE_URL: '', EXAMCTL_TOKEN: 'secret' })).code).toBe(2);
+      const local = await cli(dir, ['--target', 'local', ...SYNC], { EXAMCTL_BASE_URL: '', EXAMCTL_TOKEN: 'secret' });
+      expect(local.code, local.stderr).toBe(0);
+    }));
+});
+
+describe('the config file is checked strictly', () => {
+  it('a key examctl does not know is exit 2 naming the file and the key; a defaultProfile naming no profile too', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      await mkdir(join(dir, '.config'));
+      const config = join(dir, '.config', 'config.json');
+      await writeFile(config, JSON.stringify({ version: 1, defaultProfile: 'prod', profiles: { prod: { baseURL: 'https://exam.example.org' } } }));
+      const typo = await cli(dir, SYNC);
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toContain(`${config}: profiles.prod: Unrecognized key: "baseURL"`);
+      await writeFile(config, JSON.stringify({ version: 1, default_profile: 'prod', profiles: { prod: { baseUrl: 'https://exam.example.org' } } }));
+      expect((await cli(dir, SYNC)).stderr).toContain(`${config}: (top): Unrecognized key: "default_profile"`);
+      await writeFile(config, JSON.stringify({ version: 1, defaultProfile: 'prod', profiles: { other: { baseUrl: 'https://exam.example.org' } } }));
+      const gone = await cli(dir, SYNC);
+      expect(gone.code).toBe(2);
+      expect(gone.stderr).toContain('defaultProfile: no profile named "prod"');
+    }));
+});
+
+describe('a typed --profile against a variable naming another target', () => {
+  it('EXAMCTL_BASE_URL naming prod beside --profile staging is exit 2; naming staging\'s own URL it is staging\'s run', () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      const clash = await cli(dir, ['--profile', 'staging', ...SYNC], { EXAMCTL_BASE_URL: 'http://127.0.0.1:18672' });
+      expect(clash.code).toBe(2);
+      expect(clash.stderr).toContain('--profile staging names remote http://127.0.0.1:18671, but EXAMCTL_BASE_URL names http://127.0.0.1:18672');
+      const same = await cli(dir, ['--profile', 'staging', ...SYNC], { EXAMCTL_BASE_URL: 'http://127.0.0.1:18671/' });
+      expect(same.code, same.stderr).toBe(0);
+      expect(same.stderr).toContain('profile staging (--profile)');
+    }));
+
+  it("the default profile's own URL given by --base-url or EXAMCTL_BASE_URL keeps the profile (its token), not set aside", () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      for (const [args, env] of [[['--base-url', 'http://127.0.0.1:18672/'], {}], [[], { EXAMCTL_BASE_URL: 'http://127.0.0.1:18672' }]] as const) {
+        const run = await cli(dir, [...args, ...SYNC], env);
+        expect(run.code, run.stderr).toBe(0);
+        expect(JSON.parse(run.stdout).profile).toMatchObject({ name: 'prod', used: true, settings: { tokenFile: join(dir, 'prod.token') } });
+      }
+    }));
+});
+
+describe('what a run took, said whole', () => {
+  it("a profile's strict, and a token from EXAMCTL_TOKEN or --token-file, are named", () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      expect((await cli(dir, ['config', 'set-profile', 'prod', '--strict'])).code).toBe(0);
+      const run = await cli(dir, SYNC, { EXAMCTL_TOKEN: 'env-token' });
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout).profile.settings).toEqual({ baseUrl: 'http://127.0.0.1:18672', strict: true });
+      expect(run.stderr).toContain('target: remote http://127.0.0.1:18672 (profile prod), token from EXAMCTL_TOKEN; profile prod (the default profile): strict true, baseUrl http://127.0.0.1:18672\n');
+      const file = await cli(dir, ['--token-file', 'staging.token', '--base-url', 'http://127.0.0.1:18671', ...SYNC]);
+      expect(file.stderr).toContain('target: remote http://127.0.0.1:18671 (--base-url), token from --token-file;');
+    }));
+
+  it('login repointing an existing profile says old -> new on stderr', () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      const login = await cli(dir, ['login', '--profile', 'prod', '--base-url', 'http://127.0.0.1:18671', '--with-token', '--no-verify'], {}, 'new-token\n');
+      expect(login.code, login.stderr).toBe(0);
+      expect(login.stderr).toContain('profile prod: base URL changed, http://127.0.0.1:18672 -> http://127.0.0.1:18671\n');
+    }));
+});
