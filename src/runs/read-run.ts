@@ -304,12 +304,9 @@ export async function runState(runsDir: string, record: Pick<JournalHead, 'id' |
 }
 
 /**
- * How many units the run has, as its last attempt counted them: that attempt's end line (its
- * report listed every unit), else the header's count. They differ after a resume of a
- * `--disable-missing` run whose leavers changed since it started (a later run disabled some, or
- * synced others): the header's count is the first attempt's, and every view of the run (`runs
- * list`, `runs show`, the resumed attempt's own report) counts the last attempt's.
- * Undefined when neither knows (a schedule push killed in its first attempt).
+ * How many units the run has, as its last attempt counted them (docs/runs.md, "Every view of a run
+ * counts its last attempt's units"): that attempt's end line, else the header's count; undefined
+ * when neither knows (a schedule push killed in its first attempt).
  */
 export function unitsOf(run: Pick<JournalHead, 'header' | 'end'>): number | undefined {
   const endTotal: unknown = run.end?.summary.total;
