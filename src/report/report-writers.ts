@@ -162,11 +162,9 @@ export function errorMessages(errors: readonly Pick<Problem, 'field' | 'message'
 }
 
 /**
- * Columns whose cells are secrets (docs/cli-contract.md, "Run report": "Secrets never appear in ... reports"), kept
- * in the header so the report stays valid input. A password is written empty, which the reader
- * takes as "not set", so a retry leaves the password as it is. A schedule's PIN cell is written
- * as WITHHELD_PIN instead (empty stays empty): blank would read back as "no PIN" and a retried
- * schedule would silently lose it, so the marker makes a retry ask for --pin.
+ * Columns whose cells are secrets (docs/cli-contract.md, "Run report"), kept in the header so the
+ * report stays valid input: a password written empty (read back as "not set", so a retry leaves it
+ * as it is), a PIN as WITHHELD_PIN (empty stays empty): blank would read back as "no PIN".
  */
 const PASSWORD_KEY = normalizeColumnName('Password');
 const PIN_KEY = normalizeColumnName('PIN');
