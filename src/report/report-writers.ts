@@ -499,7 +499,6 @@ export class RunReportBuilder {
     private readonly dryRun = false,
   ) {}
 
-  /** Returns a promise only when a sink needs waiting for (back-pressure), so 500k items cost no 500k promises. */
   /** The CSV input's header, for reports that must show it even when no row of it is reported. */
   sourceHeader(header: readonly string[], dialect?: CsvDialect): void {
     for (const sink of this.sinks) sink.sourceHeader?.(header, dialect);
@@ -509,6 +508,7 @@ export class RunReportBuilder {
     for (const sink of this.sinks) sink.stopped?.(error);
   }
 
+  /** Returns a promise only when a sink needs waiting for (back-pressure), so 500k items cost no 500k promises. */
   add(entry: ReportEntry): void | Promise<void> {
     this.count(entry.item.status);
     if (entry.item.status === 'ok' && entry.item.action !== undefined && !this.dryRun) countAction(this.summary, entry.item.action);
