@@ -133,9 +133,7 @@ export abstract class Stoppable {
  * at once when they are abandoned (the interrupt grace is over). A list linked through the
  * requests themselves, oldest first (every deadline is the same span after its add, so the list
  * is in deadline order and a sweep stops at the first request not due): a Map keyed by the
- * request kept every answer's objects alive across scavenges (a loop of 20,000 requestText
- * promoted 41 MB to the old generation with it, 4 MB without; bench/README.md, "Session 40:
- * per-user").
+ * request kept every answer's objects alive across scavenges (bench/README.md, "Session 40: per-user").
  */
 export class InFlight {
   private head: Stoppable | undefined;

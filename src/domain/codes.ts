@@ -1,14 +1,10 @@
 /**
- * Every numbered error code a problem can carry, in two blocks:
- * - SPEC_CODES: the integration API's own (docs/api-reference.md, "Errors"), with the spec's numbers.
- *   Only a code the spec lists goes here.
- * - OWN_CODES: codes examctl invents for a condition the spec does not number (an extension
- *   field, a local rule). They are 9000..9999, a range the spec does not use, so a future spec code
- *   cannot collide with one; tsc refuses any other number here (FourDigitsFrom9) and
- *   test/domain/codes.test.ts checks that no two codes share a number.
- * Conditions the spec lists as "not numbered" carry `null` (docs/interpretations.md, "Envelope and errors") and are told
- * apart by their message only; a new condition of examctl's own may also stay null.
- * Use them through ErrorCode, the union of both blocks.
+ * Every numbered error code a problem can carry (docs/domain-rules.md, "Codes per endpoint"):
+ * SPEC_CODES, the integration API's own with the spec's numbers (only a code the spec lists),
+ * then OWN_CODES, examctl's, 9000..9999, a range the spec does not use (tsc refuses any other
+ * number: FourDigitsFrom9; test/domain/codes.test.ts checks that no two codes share a number).
+ * A condition the spec leaves unnumbered carries `null` (docs/interpretations.md, "Envelope and
+ * errors"). Use them through ErrorCode, the union of both blocks.
  */
 export const SPEC_CODES = {
   // user (400)

@@ -1,10 +1,7 @@
 /**
- * Schedule requests from a file (docs/cli.md, "schedule push"): sittings rows grouped by
- * ScheduleExtId into one request each, and whole requests taken as written. The rules: flags
- * and --schedule are defaults a row or a request overrides; an empty schedule cell means "as
- * the other rows say"; two different values of one schedule field are an error on the later
- * line; a ScheduleExtId used twice by whole requests fails both; every problem carries
- * the line it is about. Pure.
+ * Schedule requests from a file, by the rules of docs/cli.md, "schedule push": sittings rows
+ * grouped by ScheduleExtId into one request each, whole requests taken as written; every problem
+ * carries the line it is about. Pure.
  */
 import { quotedValue } from './problem.js';
 import type { WrittenTime } from './local-time.js';

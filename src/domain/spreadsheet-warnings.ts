@@ -1,12 +1,7 @@
 /**
- * Values that look mangled by a spreadsheet or a legacy encoding (docs/input-formats.md,
- * "Warnings"): reported with the record, never refused, because each may also be a real value.
- * One kind is refused: a spreadsheet's error value (`#N/A`, `#VALUE!`...) as a whole value is the
- * mark of a formula that failed, never data (and how a report writes back a cell examctl could
- * not read, so that row fails again until the cell is typed). The one change made to a value is
- * removing U+FEFF from inside it (an invisible character that a paste or a concatenation of
- * exports leaves; no platform field means it): removed and reported, never stored silently. Pure:
- * the run pipeline calls it on every record's fields, whatever the input format.
+ * Values that look mangled by a spreadsheet or a legacy encoding: warned of, a spreadsheet's
+ * error value refused, a U+FEFF inside a value removed and reported (docs/input-formats.md,
+ * "Warnings"). Pure: the run pipeline calls it on every record's fields, whatever the format.
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import { ErrorCode, WARNING_CODES } from './codes.js';

@@ -1,9 +1,7 @@
 /**
  * What `examctl template <kind>` and `examctl schema <kind>` describe (docs/input-formats.md,
- * "Templates and schemas"): each kind's columns with, per column, whether it is required, its
- * type and limit, an example and the rule's own description. Everything but the examples is
- * read from the rule tables and their wire schemas (the ones the OpenAPI document is generated
- * from), so a template cannot drift from validation. Loads zod: never on a run's path.
+ * "Templates and schemas"): everything but the examples read from the rule tables and their wire
+ * schemas, so a template cannot drift from validation. Loads zod: never on a run's path.
  */
 import { z } from 'zod';
 import type { ColumnSpec } from './columns.js';

@@ -238,61 +238,38 @@ const WorldObjectSchema = z.strictObject({
   Collections: z.array(WorldCollectionSchema),
 });
 
-/** Keys that must be unique within each list (they are the store's entity keys); a user's ExternalId ignoring case, below. */
-const KEY_OF = {
-  Roles: 'Title',
-  Hierarchies: 'ExternalId',
-  Assessments: 'ExternalId',
-  ProctoringTemplates: 'ExternalId',
-  Taxonomies: 'ExternalId',
-  LoRepositories: 'ExternalId',
-  Schedules: 'ScheduleExtId',
-  ReviewSessions: 'ExternalId',
-  Collections: 'ExternalId',
-} as const;
+type WorldList = Exclude<keyof z.infer<typeof WorldObjectSchema>, 'Settings'>;
+
+/**
+ * Keys that must be unique within each list (the store's entity keys; the engine's user indexes
+ * too, their lookups case-insensitive): each as compared, and what its message adds.
+ */
+const UNIQUE_KEYS: readonly (readonly [WorldList, string, ((key: string) => string)?, string?])[] = [
+  ['Roles', 'Title'],
+  ['Hierarchies', 'ExternalId'],
+  ['Assessments', 'ExternalId'],
+  ['ProctoringTemplates', 'ExternalId'],
+  ['Taxonomies', 'ExternalId'],
+  ['LoRepositories', 'ExternalId'],
+  ['Schedules', 'ScheduleExtId'],
+  ['ReviewSessions', 'ExternalId'],
+  ['Collections', 'ExternalId'],
+  ['Users', 'UserName', (key) => key.toLowerCase()],
+  ['Users', 'ExternalId', (key) => key.toLowerCase(), ' (user ids are compared ignoring case)'],
+  ['Users', 'SynchronizationKey', normaliseGuid, ' (keys compare ignoring case and braces)'],
+];
 
 export const WorldSchema = WorldObjectSchema.superRefine((world, ctx) => {
-  for (const [list, keyField] of Object.entries(KEY_OF) as [keyof typeof KEY_OF, string][]) {
+  for (const [list, keyField, compared = String, note = ''] of UNIQUE_KEYS) {
     const seen = new Set<string>();
     (world[list] as Record<string, unknown>[]).forEach((entry, index) => {
-      const key = String(entry[keyField]);
-      if (seen.has(key)) {
-        ctx.addIssue({ code: 'custom', path: [list, index, keyField], message: `duplicate ${keyField} "${key}"` });
+      const key = entry[keyField];
+      if (key === undefined) return;
+      if (seen.size === seen.add(compared(String(key))).size) {
+        ctx.addIssue({ code: 'custom', path: [list, index, keyField], message: `duplicate ${keyField} "${String(key)}"${note}` });
       }
-      seen.add(key);
     });
   }
-  // The engine's user indexes assume these are unique (lookups are case-insensitive).
-  const userNames = new Set<string>();
-  const lowerIds = new Set<string>();
-  const syncKeys = new Set<string>();
-  world.Users.forEach((user, index) => {
-    const name = user.UserName.toLowerCase();
-    if (userNames.has(name)) {
-      ctx.addIssue({ code: 'custom', path: ['Users', index, 'UserName'], message: `duplicate UserName "${user.UserName}"` });
-    }
-    userNames.add(name);
-    const id = user.ExternalId.toLowerCase();
-    if (lowerIds.has(id)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['Users', index, 'ExternalId'],
-        message: `duplicate ExternalId "${user.ExternalId}" (user ids are compared ignoring case)`,
-      });
-    }
-    lowerIds.add(id);
-    if (user.SynchronizationKey !== undefined) {
-      const syncKey = normaliseGuid(user.SynchronizationKey);
-      if (syncKeys.has(syncKey)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['Users', index, 'SynchronizationKey'],
-          message: `duplicate SynchronizationKey "${user.SynchronizationKey}" (keys compare ignoring case and braces)`,
-        });
-      }
-      syncKeys.add(syncKey);
-    }
-  });
   const roles = new Set(world.Roles.map((role) => role.Title));
   world.Users.forEach((user, index) => {
     if (!roles.has(user.Role)) {

@@ -1,10 +1,8 @@
 /**
- * Messages in the file's own terms (docs/input-formats.md, "Dates, times and time zones"): a
- * message about a time or a date quotes it as the file wrote it, with the zone used, and the
- * API's UTC form second: `StartDateTime 28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z
- * is in the past`. A rule, the engine or the service words its message with the value it was
- * given (UTC); this puts the written text before each instant or date the message names that
- * the record read from other text. Pure.
+ * Messages in the file's own terms (docs/input-formats.md, "Messages quote the file's own text"):
+ * a rule, the engine or the service words its message with the value it was given (UTC); this
+ * puts the written text before each instant or date the message names that the record read from
+ * other text. Pure.
  */
 import type { Problem } from './problem.js';
 import type { WrittenTime } from './local-time.js';

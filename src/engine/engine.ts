@@ -69,11 +69,9 @@ function externalIdOf(raw: unknown): string | undefined {
 }
 
 /**
- * Every state rule of docs/interpretations.md over a Store. Each call validates its request with the
- * domain rules (the same functions the CLI's dry run uses), prepares what is random or slow
- * (tokens, password hashes) and then decides in one synchronous `store.transact`. With
- * `dryRun`, the decision runs against a private overlay of earlier planned changes and nothing
- * is written.
+ * Every state rule of docs/interpretations.md over a Store, each call run as docs/engine-rules.md
+ * ("How a call runs") says: validated, prepared outside the lock, decided in one `store.transact`;
+ * with `dryRun`, against a private overlay of earlier planned changes, nothing written.
  */
 export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
   const { store } = options;

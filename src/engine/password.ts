@@ -2,10 +2,8 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 import { availableParallelism } from 'node:os';
 
 /**
- * Passwords are kept only as salted scrypt hashes: `scrypt$N=16384,r=8,p=1$<salt>$<key>`
- * (salt 16 random bytes, key 32 bytes, both base64url). The parameters travel inside the hash,
- * so they can be raised later without invalidating stored hashes. N=2^14, r=8 (16 MiB, tens of
- * milliseconds per hash) is a deliberate trade-off for bulk provisioning of many candidates.
+ * Passwords are kept only as salted scrypt hashes, the parameters inside the hash
+ * (docs/engine-rules.md, "Passwords").
  */
 export const SCRYPT_PARAMS = { N: 16384, r: 8, p: 1 } as const;
 const SALT_BYTES = 16;
@@ -13,14 +11,10 @@ const KEY_BYTES = 32;
 const HASH_FORMAT = /^scrypt\$N=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 
 /**
- * How many hashes run at once. async scrypt runs on libuv's thread pool (4 threads unless
- * UV_THREADPOOL_SIZE says otherwise), which every file operation of the store also needs: 64
- * hashes queued there made each fsync, stat and read of the store wait behind them, and so every
- * request, a review-session GET included, for seconds. So at least one pool thread stays free of
- * hashing, and no more hashes run than there are cores: each core hashes, and the event loop,
- * which needs well under a core while hashes are the bottleneck, gets its turn from the
- * scheduler in fractions of a millisecond (the bench's review-session GETs stay within a few ms
- * under a 64-wide password load). The remaining hashes wait here, in order.
+ * How many hashes run at once (docs/remote.md, "The local server"): one thread of libuv's pool
+ * (4 unless UV_THREADPOOL_SIZE says otherwise) stays free for the store's file operations, which
+ * 64 queued hashes once held up for seconds, and no more hashes run than there are cores. The
+ * remaining hashes wait here, in order.
  */
 export const SCRYPT_CONCURRENCY = Math.max(
   1,

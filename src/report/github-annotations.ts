@@ -1,12 +1,7 @@
 /**
- * GitHub Actions workflow annotations for failed records (with GITHUB_ACTIONS=true), so a pull
- * request shows each bad row on the input file's line:
- * `::error file=users.csv,line=12,title=209::Email: Email is not a valid address (code 209)`.
- * Written to stderr: the runner reads workflow commands from both streams, and stdout may hold
- * the --json document. A failed record is an error, a partial one a warning.
- *
- * GitHub shows at most 10 error annotations per step and 50 per job and drops the rest, so
- * after `limit` annotations one notice says how many more records failed and where to read them.
+ * GitHub Actions workflow annotations for failed records (docs/ci.md, "GitHub annotations"),
+ * written to stderr: the runner reads workflow commands from both streams, and stdout may hold
+ * the --json document.
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Problem } from '../domain/problem.js';

@@ -1,10 +1,8 @@
 /**
- * The run report as JUnit XML (`--report x.xml`), the format GitLab (`artifacts:reports:junit`),
- * Jenkins (`junit` step) and GitHub test reporters read: one <testcase> per record, a failed or
- * partial record failing with its codes, a skipped one <skipped/>. Only the elements and
- * attributes every one of them accepts: testsuites > testsuite (name, tests, failures, errors,
- * skipped, time, timestamp) > testcase (name, classname, file, line) > failure (message, type,
- * text) | skipped (message).
+ * The run report as JUnit XML (`--report x.xml`, docs/ci.md), in only the elements and attributes
+ * GitLab, Jenkins and GitHub test reporters all accept: testsuites > testsuite (name, tests,
+ * failures, errors, skipped, time, timestamp) > testcase (name, classname, file, line) > failure
+ * (message, type, text) | skipped (message).
  *
  * The suite's counts come first in the file but are known only at the end, so the test cases are
  * held in a SpoolSink (memory, then an unlinked temp file) and copied after the counts: memory

@@ -162,11 +162,9 @@ export function errorMessages(errors: readonly Pick<Problem, 'field' | 'message'
 }
 
 /**
- * Columns whose cells are secrets (docs/cli-contract.md, "Run report": "Secrets never appear in ... reports"), kept
- * in the header so the report stays valid input. A password is written empty, which the reader
- * takes as "not set", so a retry leaves the password as it is. A schedule's PIN cell is written
- * as WITHHELD_PIN instead (empty stays empty): blank would read back as "no PIN" and a retried
- * schedule would silently lose it, so the marker makes a retry ask for --pin.
+ * Columns whose cells are secrets (docs/cli-contract.md, "Run report"), kept in the header so the
+ * report stays valid input: a password written empty (read back as "not set", so a retry leaves it
+ * as it is), a PIN as WITHHELD_PIN (empty stays empty): blank would read back as "no PIN".
  */
 const PASSWORD_KEY = normalizeColumnName('Password');
 const PIN_KEY = normalizeColumnName('PIN');
@@ -458,13 +456,15 @@ export class HumanSummaryWriter implements ReportSink {
     // counts: they hold only examctl's own labels and numbers, and on a colour terminal the
     // table's own colour escapes, which the gate would turn into `?[36m` debris.
     const noMemory = noMemorySentence(this.header);
+    const memory = noMemory === undefined ? [] : [terminalLine(noMemory)];
     const reportFile = this.extras.reportFile?.();
+    const written = reportFile === undefined ? [] : [terminalLine(`report written to ${reportFile}`)];
+    const head = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...actionsLine(summary)];
     if (this.extras.countsOnly === true) {
-      const head = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...actionsLine(summary), ...(noMemory === undefined ? [] : [terminalLine(noMemory)])];
-      await this.out.write(`${[...head, ...(reportFile === undefined ? [] : [terminalLine(`report written to ${reportFile}`)])].join('\n')}\n`);
+      await this.out.write(`${[...head, ...memory, ...written].join('\n')}\n`);
       return;
     }
-    const lines = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...actionsLine(summary), ...(sync.length > 0 ? [sync.join(', ')] : []), ...(noMemory === undefined ? [] : [terminalLine(noMemory)]), ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
+    const lines = [...head, ...(sync.length > 0 ? [sync.join(', ')] : []), ...memory, ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
     if (this.hidden > 0) lines.push(terminalLine(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`));
     const codes = this.codes.entries();
@@ -474,8 +474,7 @@ export class HumanSummaryWriter implements ReportSink {
       lines.push(`${n(this.warnings)} ${this.warnings === 1 ? 'warning' : 'warnings'} (worth a look before they are used):`, ...this.shownWarnings);
       if (this.warnings > this.shownWarnings.length) lines.push(`  ... and ${n(this.warnings - this.shownWarnings.length)} more (${reportFile === undefined ? '--report <file>.xlsx or .json lists every one' : `every one is in ${reportFile}`})`);
     }
-    lines.push(...this.mappedLines());
-    if (reportFile !== undefined) lines.push(terminalLine(`report written to ${reportFile}`));
+    lines.push(...this.mappedLines(), ...written);
     await this.out.write(`${lines.join('\n')}\n`);
   }
 }
@@ -500,7 +499,6 @@ export class RunReportBuilder {
     private readonly dryRun = false,
   ) {}
 
-  /** Returns a promise only when a sink needs waiting for (back-pressure), so 500k items cost no 500k promises. */
   /** The CSV input's header, for reports that must show it even when no row of it is reported. */
   sourceHeader(header: readonly string[], dialect?: CsvDialect): void {
     for (const sink of this.sinks) sink.sourceHeader?.(header, dialect);
@@ -510,6 +508,7 @@ export class RunReportBuilder {
     for (const sink of this.sinks) sink.stopped?.(error);
   }
 
+  /** Returns a promise only when a sink needs waiting for (back-pressure), so 500k items cost no 500k promises. */
   add(entry: ReportEntry): void | Promise<void> {
     this.count(entry.item.status);
     if (entry.item.status === 'ok' && entry.item.action !== undefined && !this.dryRun) countAction(this.summary, entry.item.action);

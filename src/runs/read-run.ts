@@ -304,12 +304,9 @@ export async function runState(runsDir: string, record: Pick<JournalHead, 'id' |
 }
 
 /**
- * How many units the run has, as its last attempt counted them: that attempt's end line (its
- * report listed every unit), else the header's count. They differ after a resume of a
- * `--disable-missing` run whose leavers changed since it started (a later run disabled some, or
- * synced others): the header's count is the first attempt's, and every view of the run (`runs
- * list`, `runs show`, the resumed attempt's own report) counts the last attempt's.
- * Undefined when neither knows (a schedule push killed in its first attempt).
+ * How many units the run has, as its last attempt counted them (docs/runs.md, "Every view of a run
+ * counts its last attempt's units"): that attempt's end line, else the header's count; undefined
+ * when neither knows (a schedule push killed in its first attempt).
  */
 export function unitsOf(run: Pick<JournalHead, 'header' | 'end'>): number | undefined {
   const endTotal: unknown = run.end?.summary.total;
@@ -409,7 +406,7 @@ export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ run
   const runs: RunListing[] = [];
   const unreadable: { id: string; reason: string }[] = [];
   for (const id of ids) {
-    const refused = trust === undefined ? undefined : await runProblem(runsDir, id, trust);
+    const refused = await runProblem(runsDir, id, trust);
     if (refused !== undefined) {
       unreadable.push({ id, reason: `skipped: ${refused}` });
       continue;
@@ -460,7 +457,7 @@ export async function runIds(runsDir: string): Promise<string[]> {
 export async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown }, trust: RunTrust | undefined): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
   for (const id of await runIds(runsDir)) {
     if (id <= after) break; // newest first: the rest started before it
-    if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) continue;
+    if ((await runProblem(runsDir, id, trust)) !== undefined) continue;
     const header = await journalHeader(journalPath(runsDir, id)).catch(() => undefined);
     if (header !== undefined && header.command === of.command && targetIdentity(header.target) === targetIdentity(of.target) && header.options.population === of.population) yield { id, header };
   }
@@ -496,7 +493,7 @@ export async function laterFeedingRuns(
  */
 export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
   if (!isRunId(id)) return undefined;
-  if (trust !== undefined && (await runProblem(runsDir, id, trust)) !== undefined) return undefined;
+  if ((await runProblem(runsDir, id, trust)) !== undefined) return undefined;
   return (await quickRun(journalPath(runsDir, id)).catch(() => undefined))?.header.startedAt;
 }
 
@@ -518,7 +515,7 @@ async function stateOf(runsDir: string, id: string): Promise<RunState | 'damaged
 export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'unfinished', trust?: RunTrust): Promise<string> {
   if (wanted !== 'last' && wanted !== 'unfinished') return wanted;
   const ids: string[] = [];
-  for (const id of await runIds(runsDir)) if (trust === undefined || (await runProblem(runsDir, id, trust)) === undefined) ids.push(id);
+  for (const id of await runIds(runsDir)) if ((await runProblem(runsDir, id, trust)) === undefined) ids.push(id);
   if (wanted === 'last') {
     if (ids.length === 0) throw new RunJournalError(`no runs in ${runsDir}`);
     return ids[0] as string;

@@ -96,14 +96,9 @@ export type LostAttemptDid = (answer: ResentOutcome) => 'created' | 'removed' | 
 
 /**
  * An item in flight when the run died (or answered only with a network failure, 429 or 5xx) may
- * have been applied before the answer was lost. A resend refused in words that say what a lost
- * attempt would have done (`lostAttemptDid`: it already exists, it is already gone) proves it only
- * for an id examctl chose for this run (`chosenId`: no one else has it): that item is ok, created.
- * For an id the file gives, the same words fit a thing that existed before the run (or an id that
- * never was there), an item on record as sent may never have gone out (docs/runs.md, "Sent
- * ahead"), and one answered 5xx was most likely not applied: it keeps the target's answer, with a
- * note saying what examctl cannot tell. Anything else, and any item never sent before, keeps its
- * answer.
+ * have been applied before the answer was lost; its resend's refusal settles it as docs/runs.md
+ * says after "An id examctl chooses": ok for an id examctl chose for this run, else the target's
+ * answer with a note saying what examctl cannot tell. Any item never sent before keeps its answer.
  */
 export function settleInFlight(runId: string, decision: ResumeDecision, answer: ResentOutcome, lostAttemptDid: LostAttemptDid | undefined, chosenId = false): ResentOutcome {
   if (decision.action !== 'send' || !decision.maybeApplied) return answer;

@@ -18,11 +18,8 @@ export function isRunId(text: string): boolean {
 }
 
 /**
- * The id examctl gives a create the service would otherwise name (no ScheduleExtId, no collection
- * ExternalId; docs/runs.md, "An id examctl chooses"): 16 characters a-z and 0-9, the service's
- * own form, from the run id and the item's position. The same for a retry and for a resume of
- * the same run, so a resend after a lost answer meets "already exists" instead of making a
- * second schedule or collection; another run makes another.
+ * The id examctl gives a create the service would otherwise name (docs/runs.md, "An id examctl
+ * chooses"): 16 characters a-z and 0-9 from the run id and the item's position.
  */
 export function chosenId(run: string, position: number): string {
   const digest = createHash('sha256').update(`${run}:${position}`).digest();

@@ -32,11 +32,7 @@ export interface GroupCommit {
   maxLines: number;
 }
 
-/**
- * 20 ms: a kill loses at most the answers of the last 20 ms (each then resent, and an "already
- * exists" for it accepted); short next to a remote request, and on the local engine (thousands
- * of answers a second) one fsync carries hundreds of lines.
- */
+/** docs/runs.md, "Group commit": short next to a remote request; on the local engine one fsync carries hundreds of lines. */
 export const DEFAULT_GROUP_COMMIT: GroupCommit = { maxDelayMs: 20, maxLines: 1024 };
 
 /**
@@ -69,11 +65,8 @@ export async function lockRun(dir: string, id: string): Promise<StoreLock> {
 }
 
 /**
- * Writes one run's journal (docs/runs.md): checksummed lines appended and fsynced in groups.
- * `sent` resolves once its lines are on disk, so an item is on record before its request goes
- * out; `outcome` only queues (a lost answer means a resend, which the resume rules handle).
- * A write that fails fails every later call: the run must stop, it can no longer account for
- * what it sends.
+ * Writes one run's journal (docs/runs.md, "Group commit"). A write that fails fails every later
+ * call: the run must stop, it can no longer account for what it sends.
  */
 export class RunJournal {
   /** Bodies of the lines queued for the next group (checksummed as the group is encoded). */

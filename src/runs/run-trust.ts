@@ -36,9 +36,9 @@ export async function runsDirProblem(runsDir: string, trust: RunTrust): Promise<
   return problem.startsWith(`${runsDir} `) ? `the runs directory ${problem}` : `the runs directory ${runsDir} cannot be trusted: ${problem}`;
 }
 
-/** Why one run cannot be used, or undefined: its directory and journal, without following links. */
-export async function runProblem(runsDir: string, id: string, trust: RunTrust): Promise<string | undefined> {
-  if (trust.uid === undefined) return undefined;
+/** Why one run cannot be used, or undefined (also without `trust`): its directory and journal, without following links. */
+export async function runProblem(runsDir: string, id: string, trust: RunTrust | undefined): Promise<string | undefined> {
+  if (trust?.uid === undefined) return undefined;
   const dir = runDir(runsDir, id);
   const entry = await lstat(dir).catch((error: NodeJS.ErrnoException) => error);
   if (entry instanceof Error) return entry.code === 'ENOENT' ? undefined : `cannot read ${dir}: ${describeSystemError(entry, 'directory')}`;

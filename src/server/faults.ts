@@ -2,14 +2,10 @@ import { UsageError } from '../system/errors.js';
 import { mulberry32 } from '../system/seeded-random.js';
 
 /**
- * Fault injection for `local serve --faults SPEC [--faults-seed N]`: integrators test their own
- * retry logic against the emulator, as they would with WireMock or Toxiproxy in front of it.
- *
- * SPEC is a comma list of `429:P%`, `500:P%`, `503:P%`, `reset:P%`, `lost:P%` and at most one
- * `latency:A-Bms`. Each request of the API draws one number from a seeded PRNG: the kinds share
- * the interval [0, 100) in SPEC order, so `503:10%,reset:5%` makes 10 % of requests 503 and 5 %
- * reset, never both. Latency (when given) is drawn too, on every request, whether or not a fault
- * hit it. The same seed and the same order of arrival give the same faults.
+ * Fault injection for `local serve --faults SPEC [--faults-seed N]` (docs/remote.md, "Fault
+ * injection"). Each request of the API draws one number from a seeded PRNG: the kinds share the
+ * interval [0, 100) in SPEC order, so `503:10%,reset:5%` makes 10 % of requests 503 and 5 % reset,
+ * never both; latency (when given) is drawn too, on every request, whether or not a fault hit it.
  */
 export type FaultKind = '429' | '500' | '503' | 'reset' | 'lost';
 

@@ -3,9 +3,8 @@ import type { Socket } from 'node:net';
 
 /**
  * How long, and how much, a connection answered before its request body was read goes on being
- * read and discarded after its answer (lingering close, as nginx's `lingering_time` and Apache's
- * lingering close do). The byte bound sits above any body a client may announce to be refused
- * (the default body limit is 16 MiB); the time bound ends a slow or endless sender.
+ * read and discarded after its answer (docs/remote.md, "Lingering close"): the byte bound above
+ * any body a client may announce to be refused (16 MiB by default), the time bound for a slow one.
  */
 export interface LingerBounds {
   /** Bytes discarded after the answer; more, and the connection is cut. */
@@ -25,15 +24,10 @@ export function isEndedByAnswer(socket: Socket): boolean {
 }
 
 /**
- * Arranges the close of a connection whose answer goes out before its request body was read (403,
- * 404, 405, 413, 408, and 400 for a body not declared JSON). Node ends such a connection and
- * destroys the socket as soon as the answer is written (`destroySoon`); with the body still
- * arriving, the kernel answers those bytes with a reset, which a client still writing its body
- * meets before it reads the answer (a reset may also drop the answer from its receive buffer).
- * Instead: the answer, then a half-close (the client reads the answer and the end of the
- * stream), then the rest of the body read and discarded until the client has sent it all (the
- * body's end, or the client's own end of stream), or a bound is passed; then the socket is
- * closed. Call it before the answer is written.
+ * The lingering close docs/remote.md describes, for a connection answered before its request body
+ * was read: Node would destroy the socket once the answer is written (`destroySoon`), and the
+ * kernel would answer the body still arriving with a reset, which a client still writing its body
+ * meets before it reads the answer. Call it before the answer is written.
  */
 export function lingerAfterAnswer(req: http.IncomingMessage, bounds: LingerBounds): void {
   const socket = req.socket;

@@ -93,6 +93,11 @@ describe('world file', () => {
     { name: 'date without zone', edit: (w) => (w['Schedules'][0]['StartDateTime'] = '2026-10-05T09:00:00'), error: /^Schedules\[0\]\.StartDateTime:/ },
     { name: 'malformed token digest', edit: (w) => (w['Settings']['ApiTokens'] = ['sha256:abc']), error: /^Settings\.ApiTokens\[0\]: .*64 hex digits/ },
     { name: 'empty token', edit: (w) => (w['Settings']['ApiTokens'] = ['']), error: /^Settings\.ApiTokens\[0\]:/ },
+    {
+      name: 'two users with one UserName (ignoring case)',
+      edit: (w) => w['Users'].push({ ...w['Users'][0], ExternalId: 'U-OTHER', UserName: String(w['Users'][0]['UserName']).toUpperCase(), SynchronizationKey: undefined }),
+      error: /^Users\[\d+\]\.UserName: duplicate UserName "[^"]+"$/,
+    },
     { name: 'user with unknown role', edit: (w) => (w['Users'][0]['Role'] = 'Wizard'), error: /^Users\[0\]\.Role: unknown role/ },
     {
       name: 'two users with one SynchronizationKey (ignoring case and braces)',

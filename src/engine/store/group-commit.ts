@@ -1,10 +1,7 @@
 /**
- * Group commit. The transactions submitted in one turn of the event loop share a session: it
- * takes the lock (or keeps the lease), catches up once, decides them in order and appends their
- * changes as one durable journal line; a caller is answered only once its line is durable. Then,
- * still under the lock, a compaction when due, and the lock is kept as a lease (or handed over);
- * what was submitted meanwhile waits for the next session.
- * Also the one queue through which all journal-touching work of a process runs, one at a time.
+ * Group commit (docs/store.md, "Writing: durability and concurrency": the steps of a session, one
+ * line per event-loop turn), then, still under the lock, a compaction when due. Also the one queue
+ * through which all journal-touching work of a process runs, one at a time.
  */
 import type { Change, StoreState } from './contract.js';
 

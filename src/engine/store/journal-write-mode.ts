@@ -1,16 +1,8 @@
 /**
  * Whether the next journal line is written synchronously on the event loop or through the
- * thread pool. Both are equally durable (O_DSYNC, or a write then fdatasync): the choice is about
- * cost. On a fast disk a synchronous append of a line returns in about 0.1 ms and costs about
- * 50 us of CPU, where the same append through the thread pool cost 110 us (two thread wake-ups
- * per write, measured on the 2-core VM this project runs on) and its completion is seen only when
- * the event loop gets round to it, a millisecond later under load. So while appends are fast they
- * are made synchronously: `local serve` then writes one line per event-loop turn with every
- * request of the turn on it and answers them at once (users/s +20 %, CPU per user -9 % in
- * interleaved runs). On a slow disk (a rotating or network disk, a busy one) a synchronous write
- * would stall every connection for the whole flush, so once the moving average of synchronous
- * writes passes `maxSyncMs` lines go through the thread pool, and one line every `probeEveryMs`
- * is written synchronously again to see whether the disk is fast again.
+ * thread pool: equally durable (O_DSYNC, or a write then fdatasync), so the choice is about cost
+ * (docs/store.md, "Synchronous appends on a fast disk"; the figures in bench/README.md,
+ * "serve"). Past `maxSyncMs` lines go through the thread pool, one every `probeEveryMs` synchronous.
  */
 export interface JournalWriteTiming {
   /** Synchronous writes while their moving average stays under this (ms). */

@@ -43,16 +43,10 @@ export interface SnapshotHeader {
 }
 
 /*
- * Snapshot: NDJSON, one entity a line, so a store of millions of entities streams in and out.
- *   {"examctl":"store-snapshot","format":2,"generation":N,"hints":"<indexer version>"|null}
- *   {"c":"users","k":"u-1","h":["...",...],"v":{...}}   (one per entity; "h" only if hints)
- *   {"end":true,"count":K,"crc":"<8 hex>"}              (crc32 over the entity lines, newlines included;
- *                                                        format 1: chained over each line without its newline)
- * The end line proves the file is whole; the crc catches damage JSON.parse would accept (and,
- * since values are no longer parsed at load, any damage inside a value).
- * The value is the last member on purpose: the loader takes c, k and h from the short prefix
- * before `,"v":` and keeps the value's text unparsed. That marker cannot occur earlier: inside a
- * JSON string every `"` is escaped, so `,"` never appears in c, k or h.
+ * Snapshot: NDJSON, one entity a line, in the format docs/store.md ("Snapshot") shows. The value is
+ * the last member on purpose: the loader takes c, k and h from the short prefix before `,"v":`
+ * and keeps the value's text unparsed. That marker cannot occur earlier: inside a JSON string
+ * every `"` is escaped, so `,"` never appears in c, k or h.
  */
 const VALUE_MARKER = ',"v":';
 const ENTITY_START = '{"c":';

@@ -1,8 +1,6 @@
 /**
- * A store's instance id (docs/store.md, "Files": INSTANCE): a random id given when a store is
- * created or replaced (`local init --force`), kept in the file INSTANCE beside CURRENT. What
- * remembers a store from outside it (the sync memory, docs/sync.md) records this id, so a
- * memory of a store since replaced at the same path is never taken for the new one.
+ * A store's instance id (docs/store.md, "Files": INSTANCE), kept in the file INSTANCE beside
+ * CURRENT, so a memory of a store since replaced at the same path is never taken for the new one.
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
