@@ -154,10 +154,9 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
 }
 
 /**
- * Why an output must not be written: another user's link, FIFO or device at its path (root's and
- * the user's own are trusted) in a folder another user can write: it hands them the output. A
- * plain file is replaced by a rename, refused only in a sticky folder, where the rename would
- * fail after every record was sent. Windows: not checked.
+ * Why an output must not be written: another user's link, FIFO or device (root's are trusted) in a
+ * folder another user can write hands them the output; a plain file is replaced by a rename, but
+ * in a sticky folder that fails after the run, unless root. Windows: not checked.
  */
 export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext()): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
@@ -165,6 +164,6 @@ export async function plantedEntryProblem(path: string, context: TrustContext = 
   if (entry === undefined || entry.uid === context.uid || entry.uid === 0) return undefined;
   const dir = await stat(dirname(resolve(path))).catch(() => undefined);
   if (dir === undefined || entryProblem(path, dir, context) === undefined) return undefined;
-  if (entry.isFile() && (!(dir.mode & 0o1000) || context.uid === 0 || dir.uid === context.uid)) return undefined;
-  return `${path} is already there, owned by uid ${entry.uid}, not by you, in a folder another user can write: choose another path`;
+  if (entry.isFile() && !(dir.mode & 0o1000 && context.uid)) return undefined;
+  return `${path} is already there, owned by uid ${entry.uid}, in a folder another user can write: choose another path`;
 }
