@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { devNull } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -39,10 +40,11 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
     [join(runs, basename(dir), JOURNAL_FILE), "in a run's folder", , join(dir, JOURNAL_FILE)],
     ...['users.ndjson', 'schedules.ndjson', 'collections.ndjson'].map((file) => [join(givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced'), basename(dir), file), 'in a sync memory', , join(dir, file)] as const),
   ];
+  const nul = await id(devNull);
   let what: string | undefined;
   for (const [place, words, base, at = path] of places) {
     const here = await id(at);
-    if (here !== undefined && here === (await id(place, base))) what ??= words;
+    if (here !== undefined && here !== nul && here === (await id(place, base))) what ??= words;
   }
   if (what !== undefined) throw new UsageError(`${flag} ${out} is ${what}: give the output another name`);
 }
