@@ -80,11 +80,8 @@ export class SentMemory<P> {
   private heldAny = false;
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
-  /**
-   * The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict,
-   * and what `refused` puts back. Dropped with the answer (`settled`): a WeakMap cost ~0.5 us a user in GC.
-   */
-  protected readonly entriesBefore = new Map<object, MemoryEntry | null>();
+  /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
+  protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
   constructor(
     private readonly kind: SyncKind,
@@ -311,7 +308,6 @@ export class SentMemory<P> {
    * the file) is remembered under the answer's `id`: its candidates count for the leading-zeros guard.
    */
   private acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void {
-    this.settled(unit);
     const memory = this.memory;
     const id = unit.id ?? (this.kind === 'schedules' ? outcome.id : undefined);
     if (memory === undefined || id === undefined || (kept && outcome.action === 'unchanged')) return;
@@ -357,7 +353,6 @@ export class SentMemory<P> {
     const memory = this.memory;
     if (memory === undefined || unit.id === null || !unit.prepared.ok) return;
     const before = this.entriesBefore.get(unit.prepared.value as object);
-    this.settled(unit);
     if (before === undefined) return;
     if (taken) memory.record(unit.id, existing(before, this.run ?? ''));
     else if (before === null || before.tentative === true) memory.forget(unit.id, this.run ?? '');
@@ -403,18 +398,12 @@ export class SentMemory<P> {
    * put back in the file must be sent). Only ever makes more go.
    */
   unsettled(unit: Unit<P>): void {
-    this.settled(unit);
     const memory = this.memory;
     if (memory === undefined || unit.id === null) return;
     const entry = memory.entries.get(unit.id);
     if (entry === undefined || entry.digest === '') return;
     const { raw: _raw, ...rest } = entry;
     memory.record(unit.id, { ...rest, digest: '' });
-  }
-
-  /** The unit's answer handled (acknowledged, refused or unsettled): its entry before is needed no more. */
-  private settled(unit: Unit<P>): void {
-    if (unit.prepared.ok) this.entriesBefore.delete(unit.prepared.value as object);
   }
 
   /** Closes after the run failed: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */
