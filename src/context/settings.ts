@@ -121,7 +121,7 @@ function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUr
   if (variable !== undefined) return { value: kind(variable, 'EXAMCTL_TARGET'), from: `EXAMCTL_TARGET=${variable}` };
   if (nonEmpty(env.EXAMCTL_BASE_URL) !== undefined) return { value: 'remote', from: 'EXAMCTL_BASE_URL' };
   if (nonEmpty(env.EXAMCTL_STORE) !== undefined) return { value: 'local', from: 'EXAMCTL_STORE' };
-  if (profile?.baseUrl !== undefined) return { value: 'remote', from: `profile ${profile.name}` };
+  if (profile !== undefined) return { value: profile.baseUrl === undefined ? 'local' : 'remote', from: `profile ${profile.name}` };
   return { value: 'local', from: 'built-in' };
 }
 
