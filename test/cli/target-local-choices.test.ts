@@ -43,3 +43,16 @@ describe('a token exported beside a target chosen local', () => {
       expect((await cli(dir, SYNC, { EXAMCTL_TOKEN: 'shell-token' })).stderr).toContain('EXAMCTL_TOKEN is set but no base URL is given');
     }));
 });
+
+describe('one URL however written is one target', () => {
+  it.each(['https://Exam.Example.com', 'https://exam.example.com:443', 'HTTPS://exam.example.com/'])('%s is the profile\'s own: --profile against EXAMCTL_BASE_URL runs, the default profile is used', (url) =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      await writeFile(join(dir, 'p.token'), 'tok\n', { mode: 0o600 });
+      expect((await cli(dir, ['config', 'set-profile', 'prod', '--base-url', 'https://exam.example.com', '--token-file', join(dir, 'p.token'), '--default'])).code).toBe(0);
+      const typed = await cli(dir, ['--profile', 'prod', ...SYNC], { EXAMCTL_BASE_URL: url });
+      expect(typed.code, typed.stderr).toBe(0);
+      const byDefault = await cli(dir, ['--base-url', url, ...SYNC]);
+      expect(byDefault.stderr).toContain('; profile prod (the default profile): tokenFile');
+    }));
+});
