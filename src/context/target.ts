@@ -88,6 +88,12 @@ export async function findStore(options: GlobalOptions, deps: CommandDeps): Prom
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote } = await import('./settings.js');
   const settings = await resolveSettings(options, deps.env, deps.runProfile);
+  // A remote's URL (even empty) or token beside a local target.
+  const unused = [
+    deps.env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL',
+    nonEmpty(deps.env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN',
+    options.tokenFile && '--token-file',
+  ].find(Boolean);
   let target: ResolvedTarget;
   if (settings.target.value === 'remote') {
     const { NO_BASE_URL_MESSAGE, remoteTargetOf } = await import('./remote-settings.js');
@@ -95,13 +101,8 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
     target = await remoteTarget(remote, options, deps);
   } else {
-    // Nothing chose local, yet a remote's URL (even empty) or token is set (a resume: the journal chose).
-    const named = [
-      deps.env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL',
-      nonEmpty(deps.env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN',
-      options.tokenFile && '--token-file',
-    ].find(Boolean);
-    if (named && settings.target.from === 'built-in' && !deps.resume) throw new UsageError(`${named} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
+    // Refused when nothing chose local and the command can send (a resume: the journal chose).
+    if (unused && settings.target.from === 'built-in' && deps.sends === true && !deps.resume) throw new UsageError(`${unused} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
     const store = await usedStorePath(options, deps);
     target = { kind: 'local', store, report: { kind: 'local', store } };
   }
@@ -110,9 +111,9 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   // The token itself never: where it was read.
   if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) Object.assign(profile.settings, target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile });
   target.note = { targetFrom: from, ...(profile === undefined ? {} : { profile }) };
-  if (profile !== undefined || target.kind === 'remote') {
+  if (profile !== undefined || target.kind === 'remote' || unused) {
     const { describeTarget } = await import('../report/report-writers.js');
-    const token = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === false ? `, token from ${describeSource(target.tokenSource)}` : '';
+    const token = target.kind === 'local' ? (unused ? `, ${unused} not used` : '') : target.tokenSource?.startsWith('profile') === false ? `, token from ${describeSource(target.tokenSource)}` : '';
     await deps.stderr.write(`${terminalLine(await settingsLine(`${describeTarget(target.report)} (${from})${token}`, profile))}\n`);
   }
   return target;
