@@ -9,6 +9,7 @@ import type { SettingFlags } from './settings.js';
 import type { ProfileNote } from '../report/run-report.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
+import type { StoreDiscovery } from './store-discovery.js';
 
 /** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
 export const DEFAULT_STORE_DIR = '.examctl-store';
@@ -37,15 +38,19 @@ export async function assertTrustedStore(store: string, deps: CommandDeps, owner
  * The store a command uses: --store or EXAMCTL_STORE, else found like `.git` in the current
  * directory or a parent (store-discovery.ts), else the current directory's, created on first use.
  * A parent's store is named on stderr, so nobody writes to a store they did not mean. Whichever
- * it is, it passes the trust rule before it is opened.
+ * it is, it passes the trust rule before it is opened. findStore: the same store, unsaid and unchecked.
  */
 export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): Promise<string> {
-  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) {
-    const store = localStorePath(options, deps);
-    await assertTrustedStore(store, deps);
-    return store;
-  }
-  const [{ discoverStore, describeDiscovery }, { CURRENT_FILE }, { access, stat }, { join }, { homedir }, { currentTrustContext, entryProblem }] = await Promise.all([
+  const discovery = await findStore(options, deps);
+  const line = (await import('./store-discovery.js')).describeDiscovery(discovery, deps.cwd);
+  if (line !== undefined) await deps.stderr.write(`${line}\n`);
+  await assertTrustedStore(discovery.store, deps, discovery.found);
+  return discovery.store;
+}
+
+export async function findStore(options: GlobalOptions, deps: CommandDeps): Promise<StoreDiscovery> {
+  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) return { store: localStorePath(options, deps), found: false, searched: [] };
+  const [{ discoverStore }, { CURRENT_FILE }, { access, stat }, { join }, { homedir }, { currentTrustContext, entryProblem }] = await Promise.all([
     import('./store-discovery.js'),
     import('../engine/store/manifest.js'),
     import('node:fs/promises'),
@@ -54,7 +59,7 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
     import('../system/trusted-place.js'),
   ]);
   const context = currentTrustContext(deps.env);
-  const discovery = await discoverStore({
+  return discoverStore({
     cwd: deps.cwd,
     home: nonEmpty(deps.env.HOME) ?? homedir(),
     storeName: DEFAULT_STORE_DIR,
@@ -64,7 +69,7 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
           () => true,
           () => false,
         ),
-      // The current directory is always looked in (its store is judged below like any); above it, only folders of the user's own.
+      // The current directory is always looked in; above it, only folders of the user's own.
       stopAt: async (dir) => {
         if (dir === resolve(deps.cwd)) return undefined;
         const entry = await stat(dir).catch(() => undefined);
@@ -72,10 +77,6 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
       },
     },
   });
-  const line = describeDiscovery(discovery, deps.cwd);
-  if (line !== undefined) await deps.stderr.write(`${line}\n`);
-  await assertTrustedStore(discovery.store, deps, discovery.found);
-  return discovery.store;
 }
 
 /**
