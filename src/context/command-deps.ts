@@ -60,6 +60,8 @@ export interface CommandDeps {
   invocation?: Readonly<Record<string, unknown>>;
   /** The command's own flags (commander's attributes): which of a profile's settings it reads. */
   commandFlags?: readonly string[];
+  /** The command can send (it takes --report): see target.ts's local-by-default refusal. */
+  sends?: boolean;
   /** The options of `invocation` a run journal keeps (the command's declaration says which). */
   keptOptions?: KeptOptions;
   /** Set by `runs resume`: the run being resumed, whose journal the pipeline continues. */

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { devNull } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ReplaceFailedError } from '../system/atomic-file.js';
@@ -11,13 +12,14 @@ import { configDir, configPath, expandPath } from './config-file.js';
 import { resolveSettings } from './settings.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { givenSyncDir } from './state-http.js';
-import { CURRENT_FILE } from '../engine/store/manifest.js';
+import { JOURNAL_FILE } from '../runs/run-journal.js';
+import { findStore } from './target.js';
 
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
 /**
  * Refuses (exit 2) an output over a file the run reads (named by a flag, the config or the profile),
- * a report on stdout under --json, or a file of the local store, a run or a sync memory (docs/cli.md).
+ * a report on stdout under --json, or in the run's store, a run's or a memory's folder (docs/cli.md).
  */
 export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
   const id = async (file: unknown, base = deps.cwd) => {
@@ -27,19 +29,22 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
   const { profile, record } = (await resolveSettings(given, deps.env, deps.runProfile).catch(() => undefined)) ?? {};
   const runs = resolve(deps.cwd, resolveRunsDir(given.runsDir as string | undefined, deps.env));
   const path = resolve(deps.cwd, out);
-  const places: [unknown, string, string?, string?][] = [
+  const [dir, { store }] = [dirname(path), await findStore(given, deps)];
+  const places: Readonly<[unknown, string, string?, string?]>[] = [
     ...Object.entries(READ_FILE_OPTIONS).map(([key, name]): [unknown, string] => [given[key], `the ${name} file this run reads`]),
     [configPath(deps.env), 'the config file'],
     [profile?.defaults.mapFile, `profile ${profile?.name}'s mapFile`, profile?.configDir],
     [record?.tokenFile, `profile ${record?.name}'s tokenFile`, configDir(deps.env)],
     [flag === '--report' && given.json && '/dev/stdout', 'stdout under --json'],
-    [runs, "in a run's folder", , dirname(dirname(path))],
-    [givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced'), 'in a sync memory', , dirname(dirname(path))],
+    [store, `in the local store ${store}`, , dir],
+    [join(runs, basename(dir), JOURNAL_FILE), "in a run's folder", , join(dir, JOURNAL_FILE)],
+    ...['users.ndjson', 'schedules.ndjson', 'collections.ndjson'].map((file) => [join(givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced'), basename(dir), file), 'in a sync memory', , join(dir, file)] as const),
   ];
-  let what = (await id(join(dirname(path), CURRENT_FILE))) ? `in the local store ${dirname(path)}` : undefined;
+  const nul = await id(devNull);
+  let what: string | undefined;
   for (const [place, words, base, at = path] of places) {
     const here = await id(at);
-    if (here !== undefined && here === (await id(place, base))) what ??= words;
+    if (here !== undefined && here !== nul && here === (await id(place, base))) what ??= words;
   }
   if (what !== undefined) throw new UsageError(`${flag} ${out} is ${what}: give the output another name`);
 }

@@ -77,7 +77,9 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   // The profile's own target: its base URL (however it is given), or the local engine when it has none.
   let used = chosen;
   let setAside: RunSettings['setAside'];
-  const own = record?.baseUrl === undefined ? target.value === 'local' : baseUrl?.value.replace(/\/+$/, '') === record.baseUrl.replace(/\/+$/, '');
+  // A URL as the WHATWG parser reads it (scheme and host case, default port), a final / aside.
+  const key = (url = ''): string => (URL.canParse(url) ? new URL(url).href : url).replace(/\/+$/, '');
+  const own = record?.baseUrl === undefined ? target.value === 'local' : key(baseUrl?.value) === key(record.baseUrl);
   if (chosen !== undefined && !own) {
     const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${record.baseUrl}`;
     // A typed --profile is never overridden by a variable naming another target.
@@ -121,7 +123,7 @@ function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUr
   if (variable !== undefined) return { value: kind(variable, 'EXAMCTL_TARGET'), from: `EXAMCTL_TARGET=${variable}` };
   if (nonEmpty(env.EXAMCTL_BASE_URL) !== undefined) return { value: 'remote', from: 'EXAMCTL_BASE_URL' };
   if (nonEmpty(env.EXAMCTL_STORE) !== undefined) return { value: 'local', from: 'EXAMCTL_STORE' };
-  if (profile?.baseUrl !== undefined) return { value: 'remote', from: `profile ${profile.name}` };
+  if (profile !== undefined) return { value: profile.baseUrl === undefined ? 'local' : 'remote', from: `profile ${profile.name}` };
   return { value: 'local', from: 'built-in' };
 }
 

@@ -9,6 +9,7 @@ import type { SettingFlags } from './settings.js';
 import type { ProfileNote } from '../report/run-report.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
+import type { StoreDiscovery } from './store-discovery.js';
 
 /** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
 export const DEFAULT_STORE_DIR = '.examctl-store';
@@ -37,15 +38,19 @@ export async function assertTrustedStore(store: string, deps: CommandDeps, owner
  * The store a command uses: --store or EXAMCTL_STORE, else found like `.git` in the current
  * directory or a parent (store-discovery.ts), else the current directory's, created on first use.
  * A parent's store is named on stderr, so nobody writes to a store they did not mean. Whichever
- * it is, it passes the trust rule before it is opened.
+ * it is, it passes the trust rule before it is opened. findStore: the same store, unsaid and unchecked.
  */
 export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): Promise<string> {
-  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) {
-    const store = localStorePath(options, deps);
-    await assertTrustedStore(store, deps);
-    return store;
-  }
-  const [{ discoverStore, describeDiscovery }, { CURRENT_FILE }, { access, stat }, { join }, { homedir }, { currentTrustContext, entryProblem }] = await Promise.all([
+  const discovery = await findStore(options, deps);
+  const line = (await import('./store-discovery.js')).describeDiscovery(discovery, deps.cwd);
+  if (line !== undefined) await deps.stderr.write(`${line}\n`);
+  await assertTrustedStore(discovery.store, deps, discovery.found);
+  return discovery.store;
+}
+
+export async function findStore(options: GlobalOptions, deps: CommandDeps): Promise<StoreDiscovery> {
+  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) return { store: localStorePath(options, deps), found: false, searched: [] };
+  const [{ discoverStore }, { CURRENT_FILE }, { access, stat }, { join }, { homedir }, { currentTrustContext, entryProblem }] = await Promise.all([
     import('./store-discovery.js'),
     import('../engine/store/manifest.js'),
     import('node:fs/promises'),
@@ -54,7 +59,7 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
     import('../system/trusted-place.js'),
   ]);
   const context = currentTrustContext(deps.env);
-  const discovery = await discoverStore({
+  return discoverStore({
     cwd: deps.cwd,
     home: nonEmpty(deps.env.HOME) ?? homedir(),
     storeName: DEFAULT_STORE_DIR,
@@ -64,7 +69,7 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
           () => true,
           () => false,
         ),
-      // The current directory is always looked in (its store is judged below like any); above it, only folders of the user's own.
+      // The current directory is always looked in; above it, only folders of the user's own.
       stopAt: async (dir) => {
         if (dir === resolve(deps.cwd)) return undefined;
         const entry = await stat(dir).catch(() => undefined);
@@ -72,10 +77,6 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
       },
     },
   });
-  const line = describeDiscovery(discovery, deps.cwd);
-  if (line !== undefined) await deps.stderr.write(`${line}\n`);
-  await assertTrustedStore(discovery.store, deps, discovery.found);
-  return discovery.store;
 }
 
 /**
@@ -87,6 +88,12 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote } = await import('./settings.js');
   const settings = await resolveSettings(options, deps.env, deps.runProfile);
+  // A remote's URL (even empty) or token beside a local target.
+  const unused = [
+    deps.env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL',
+    nonEmpty(deps.env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN',
+    options.tokenFile && '--token-file',
+  ].find(Boolean);
   let target: ResolvedTarget;
   if (settings.target.value === 'remote') {
     const { NO_BASE_URL_MESSAGE, remoteTargetOf } = await import('./remote-settings.js');
@@ -94,13 +101,8 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
     target = await remoteTarget(remote, options, deps);
   } else {
-    // Nothing chose local, yet a remote's URL (even empty) or token is set (a resume: the journal chose).
-    const named = [
-      deps.env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL',
-      nonEmpty(deps.env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN',
-      options.tokenFile && '--token-file',
-    ].find(Boolean);
-    if (named && settings.target.from === 'built-in' && !deps.resume) throw new UsageError(`${named} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
+    // Refused when nothing chose local and the command can send (a resume: the journal chose).
+    if (unused && settings.target.from === 'built-in' && deps.sends === true && !deps.resume) throw new UsageError(`${unused} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
     const store = await usedStorePath(options, deps);
     target = { kind: 'local', store, report: { kind: 'local', store } };
   }
@@ -109,9 +111,9 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   // The token itself never: where it was read.
   if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) Object.assign(profile.settings, target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile });
   target.note = { targetFrom: from, ...(profile === undefined ? {} : { profile }) };
-  if (profile !== undefined || target.kind === 'remote') {
+  if (profile !== undefined || target.kind === 'remote' || unused) {
     const { describeTarget } = await import('../report/report-writers.js');
-    const token = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === false ? `, token from ${describeSource(target.tokenSource)}` : '';
+    const token = target.kind === 'local' ? (unused ? `, ${unused} not used` : '') : target.tokenSource?.startsWith('profile') === false ? `, token from ${describeSource(target.tokenSource)}` : '';
     await deps.stderr.write(`${terminalLine(await settingsLine(`${describeTarget(target.report)} (${from})${token}`, profile))}\n`);
   }
   return target;

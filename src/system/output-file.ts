@@ -77,7 +77,6 @@ function unwritable(path: string, entry: Stats): Error {
  * replaced, written in place or refused (see the top of this file).
  */
 export async function openOutputFile(path: string, options: OutputFileOptions = {}): Promise<OutputFile> {
-  // Another user's entry (a link, a FIFO) in a folder others can write: refused (trusted-place.ts).
   const planted = await (await import('./trusted-place.js')).plantedEntryProblem(path);
   if (planted !== undefined) throw new Error(planted);
   const destination = (options.platform ?? process.platform) === 'win32' ? { kind: 'replace' as const, path } : await destinationOf(path);

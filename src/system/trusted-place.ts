@@ -154,15 +154,16 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
 }
 
 /**
- * Why an output must not be written: another user's entry (lstat) at its path in a folder
- * others can write (/tmp, a 0777 team folder): a link or FIFO there hands them the output;
- * in /tmp the final rename fails only after every record was sent. Windows: not checked.
+ * Why an output must not be written: another user's link, FIFO or device (root's are trusted) in a
+ * folder another user can write hands them the output; a plain file is replaced by a rename, but
+ * in a sticky folder that fails after the run, unless root. Windows: not checked.
  */
 export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext()): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const entry = await lstat(path).catch(() => undefined);
-  if (entry === undefined || entry.uid === context.uid) return undefined;
+  if (entry === undefined || entry.uid === context.uid || entry.uid === 0) return undefined;
   const dir = await stat(dirname(resolve(path))).catch(() => undefined);
   if (dir === undefined || entryProblem(path, dir, context) === undefined) return undefined;
-  return `${path} is already there, owned by uid ${entry.uid}, not by you, in a folder others can write: choose another path`;
+  if (entry.isFile() && !(dir.mode & 0o1000 && context.uid)) return undefined;
+  return `${path} is already there, owned by uid ${entry.uid}, in a folder another user can write: choose another path`;
 }

@@ -79,4 +79,17 @@ describe('an output over what the run reads or keeps', () => {
       expect(readFileSync(join(dir, journal), 'utf8')).toBe(kept);
       expect((await cli(dir, ['runs', 'show', 'last', '--report', 'r.csv'])).code).toBe(0);
     }));
+
+  // trial6 5: only the real store, run folders and memories are refused, not folders that look alike.
+  it('a report beside a file named CURRENT, in a folder of the runs directory or of the sync directory that is no run or memory: written', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      for (const folder of ['proj', 'runs/reports', 'synced/nightly']) mkdirSync(join(dir, folder), { recursive: true });
+      writeFileSync(join(dir, 'proj', 'CURRENT'), 'v1.4\n');
+      for (const report of ['proj/users.xml', 'runs/reports/users.xml', 'synced/nightly/users.xml']) {
+        const run = await cli(dir, ['--store', 'store', '--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only', '--report', report]);
+        expect(run.code, run.stderr).toBe(0);
+        expect(readFileSync(join(dir, report), 'utf8')).toContain('<testsuite');
+      }
+    }));
 });

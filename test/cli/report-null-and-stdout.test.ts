@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, openSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -41,5 +41,14 @@ describe('--report on a device', () => {
       const plain = await examctl(['--store', 'store', 'user', 'sync', '--file', 'users.csv', '--dry-run', '--report', 'x.json'], dir);
       expect(plain.code, plain.stderr).toBe(0);
       expect(JSON.parse(plain.stdout)).toMatchObject({ command: 'user sync' });
+    }));
+
+  // trial6 10: stdout is the null device too, so no document is there for a report to join.
+  it.skipIf(process.platform === 'win32')('--json --report /dev/null with stdout on /dev/null: written, exit 0', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      const argv = [BIN, '--store', 'store', '--json', 'user', 'sync', '--file', 'users.csv', '--dry-run', '--report', '/dev/null'];
+      const run = spawnSync(process.execPath, argv, { cwd: dir, env: { ...process.env, HOME: dir }, stdio: ['ignore', openSync('/dev/null', 'w'), 'pipe'], encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
     }));
 });

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -256,14 +256,15 @@ describe.skipIf(!canMakeUsers)('two users on one machine: the admin (root) never
     expect(readFileSync(join(mine, 'own', readdirSync(join(mine, 'own')).find((name) => name.startsWith('snapshot'))!), 'utf8')).not.toContain(token);
   });
 
-  it('7. a report path the attacker planted in a sticky folder: exit 2 before any request', async () => {
+  it('7. a report path the attacker planted in a sticky folder (a link): exit 2 before any request', async () => {
     const report = join(sticky, 'report.csv');
-    attack(`printf 'theirs' > ${report}`);
+    attack(`printf 'theirs' > ${report}.txt && ln -s ${report}.txt ${report}`);
     const run = await admin(['--yes', '--base-url', server.url, 'user', 'sync', '--file', 'users.csv', '--report', report], { EXAMCTL_TOKEN: 'admin-secret-token' });
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toContain(`owned by uid ${attackerUid}, not by you, in a folder others can write`);
+    expect(run.stderr).toContain(`owned by uid ${attackerUid}, in a folder another user can write`);
     expect(server.received()).toBe(0);
-    expect(readFileSync(report, 'utf8')).toBe('theirs');
+    expect(lstatSync(report).isSymbolicLink()).toBe(true);
+    expect(readFileSync(`${report}.txt`, 'utf8')).toBe('theirs');
   });
 
   it('8. runs prune in a shared sticky runs directory prunes nothing (exit 2, as list, show and resume use nothing there) and leaves the attacker\'s plants (a directory, a link to the admin\'s folder)', async () => {
