@@ -34,14 +34,11 @@ function jsonArrayCell(cell: string): boolean {
  */
 export function listCellEntries(cell: string): string[] {
   const items: string[] = [];
-  const lineBreaks = !jsonArrayCell(cell);
-  let start = 0;
-  for (let i = 0; i <= cell.length; i++) {
-    const c = i === cell.length ? 0x7c : cell.charCodeAt(i);
-    if (c !== 0x7c && (!lineBreaks || (c !== 0x0a && c !== 0x0d))) continue;
-    const item = cell.slice(start, i).trim();
+  // Most cells have no line break: split natively on `|` (the pattern only where one is).
+  const parts = cell.includes('\n') || cell.includes('\r') ? listCellParts(cell) : cell.split('|');
+  for (let i = 0; i < parts.length; i++) {
+    const item = (parts[i] as string).trim();
     if (item !== '') items.push(item);
-    start = i + 1;
   }
   return items;
 }

@@ -86,15 +86,14 @@ export function keepingHeader(source: AsyncIterable<InputRecord>, records: Async
  * records collected before it are still passed on, then the problem.
  */
 export async function* collectedBatches(walk: (add: (record: InputRecord) => void) => AsyncIterable<void>): AsyncGenerator<readonly InputRecord[]> {
-  let pending: InputRecord[] = [];
+  // One array, emptied into each batch: `add` (inlined in a reader's row) never meets a new one.
+  const pending: InputRecord[] = [];
   try {
     for await (const _ of walk((record) => pending.push(record))) {
-      if (pending.length === 0) continue;
-      yield pending;
-      pending = [];
+      if (pending.length > 0) yield pending.splice(0);
     }
   } catch (error) {
-    if (pending.length > 0) yield pending;
+    if (pending.length > 0) yield pending.splice(0);
     throw error;
   }
 }

@@ -269,6 +269,7 @@ function renamed(fields: Record<string, unknown>, map: ReadonlyMap<string, strin
 /** `--set` values where the fields lack them (`only`: the fields that belong here). */
 function withConstants(fields: Record<string, unknown>, set: ReadonlyMap<string, unknown>, only?: (field: string) => boolean): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
+  if (set.size === 0) return fields;
   for (const [field, value] of set) {
     if ((only !== undefined && !only(field)) || !unset(fields[field])) continue;
     (out ??= { ...fields })[field] = value;
@@ -292,6 +293,10 @@ export function requestParts(request: Record<string, unknown>, each: (part: Reco
   return same ? request : { ...request, Schedule: schedule, Candidates: candidates };
 }
 
+/** What shapeRecord's date reading found, copied out when there is any: most records have no date. */
+const dateProblems: Problem[] = [];
+const datesWritten: WrittenTime[] = [];
+
 /**
  * One record shaped: JSON keys renamed by the map (CSV and xlsx headers were mapped by the
  * reader), `--set` values where the field is missing, dates and local times read. A whole
@@ -312,8 +317,10 @@ export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputR
     fields = withConstants(fields, shaping.set);
   }
   // Also without --date-format: a local date gets the hint that names it.
-  const problems: Problem[] = [];
-  const written: WrittenTime[] = [];
+  const problems = dateProblems;
+  const written = datesWritten;
+  problems.length = 0;
+  written.length = 0;
   fields = readRecordDates(fields, shaping.dates, problems, '', written);
   if (problems.length > 0) record = { ...record, problems: [...(record.problems ?? []), ...problems] };
   if (written.length > 0) record = { ...record, written: [...(record.written ?? []), ...written] };
