@@ -49,7 +49,10 @@ export function withRunFiles(kept: readonly RunFile[] | undefined, added: readon
  */
 export function refuseOldFile(record: { run: string; files?: readonly RunFile[] } | undefined, digest: string | undefined, allowed: boolean, population: string | undefined, kind: SyncKind): void {
   const files = record?.files;
-  const undone = kind === 'users' ? 'enable the leavers they disabled, revert the changes they sent' : "put back the sittings' times and candidates they changed";
+  const undone =
+    kind === 'users'
+      ? 'enable the leavers they disabled, revert the changes they sent'
+      : "put back the sittings' times and candidates they changed";
   if (allowed || digest === undefined || files === undefined) return;
   const newest = files.find(([run]) => run === record!.run);
   if (newest?.[1] === digest) return;
