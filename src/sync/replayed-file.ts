@@ -9,7 +9,6 @@
 import { fingerprintInput } from '../runs/resume-plan.js';
 import { UsageError } from '../system/errors.js';
 import { terminalLine } from '../formats/terminal-text.js';
-import type { SyncKind } from './memory-lines.js';
 
 /** How many runs' file digests a population's record keeps. */
 const KEPT_FILES = 30;
@@ -44,10 +43,10 @@ export function withRunFiles(kept: readonly RunFile[] | undefined, added: readon
 
 /**
  * Refuses a file whose bytes an older run of the population read, while its newest run read
- * another (exit 2, nothing sent), unless `allowed`. A record without digests (an older examctl)
- * is not judged.
+ * another (exit 2, nothing sent), unless `allowed`; `kind`, the memory's, says what it would
+ * undo. A record without digests (an older examctl) is not judged.
  */
-export function refuseOldFile(record: { run: string; files?: readonly RunFile[] } | undefined, digest: string | undefined, allowed: boolean, population: string | undefined, kind: SyncKind): void {
+export function refuseOldFile(record: { run: string; files?: readonly RunFile[] } | undefined, digest: string | undefined, allowed: boolean, population: string | undefined, kind: string): void {
   const files = record?.files;
   const undone =
     kind === 'users'
