@@ -148,11 +148,9 @@ export class JunitReportWriter implements ReportSink {
           `  <testsuite${attributes({ name: this.suiteName, ...counts, timestamp })}>\n` +
           `    <properties>\n      <property${attributes({ name: 'target', value: describeTarget(this.header.target) })}/>\n` +
           // Where the target and its token came from and the profile the run took settings from, as the JSON report's header says.
-          (targetFrom === undefined ? '' : `      <property${attributes({ name: 'targetFrom', value: targetFrom })}/>\n`) +
-          (tokenFrom === undefined ? '' : `      <property${attributes({ name: 'tokenFrom', value: tokenFrom })}/>\n`) +
-          (profile === undefined ? '' : `      <property${attributes({ name: 'profile', value: JSON.stringify(profile) })}/>\n`) +
-          `      <property${attributes({ name: 'dryRun', value: String(this.header.dryRun) })}/>\n` +
-          (memoryValue === undefined ? '' : `      <property${attributes({ name: 'syncMemory', value: memoryValue })}/>\n`) +
+          Object.entries({ targetFrom, tokenFrom, profile: profile && JSON.stringify(profile), dryRun: String(this.header.dryRun), syncMemory: memoryValue })
+            .map(([name, value]) => (value === undefined ? '' : `      <property${attributes({ name, value })}/>\n`))
+            .join('') +
           '    </properties>\n',
       );
       await this.cases.commit();
