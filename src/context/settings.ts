@@ -61,6 +61,10 @@ export interface RunSettings {
  */
 export async function resolveSettings(flags: SettingFlags, env: Env, replay?: ActiveProfile | null): Promise<RunSettings> {
   const config = await loadConfig(env);
+  // Set but blank (a script's unset variable), like an empty --profile: no choice of the default.
+  if (flags.profile === undefined && env.EXAMCTL_PROFILE !== undefined && nonEmpty(env.EXAMCTL_PROFILE) === undefined) {
+    throw new UsageError('EXAMCTL_PROFILE is set but empty: name a profile, or unset it');
+  }
   const named = flags.profile !== undefined ? { name: flags.profile.trim(), via: '--profile' } : nonEmpty(env.EXAMCTL_PROFILE) !== undefined ? { name: env.EXAMCTL_PROFILE!.trim(), via: 'EXAMCTL_PROFILE' } : undefined;
   const chosen = named ?? (config.defaultProfile === undefined ? undefined : { name: config.defaultProfile, via: 'the default profile' });
   const record = chosen === undefined ? undefined : profileNamed(config, chosen.name, env, named?.via ?? 'defaultProfile');

@@ -28,7 +28,7 @@ export function requestTimeoutFromEnv(env: Readonly<Record<string, string | unde
   throw new UsageError(`EXAMCTL_REQUEST_TIMEOUT_MS must be from 100 to 3600000 milliseconds (0.1 s to 1 hour), got ${ms}`);
 }
 
-/** A setting given as empty or blank text (`EXAMCTL_PROFILE=`) counts as not given. */
+/** A setting given as empty or blank text (`EXAMCTL_STORE=`) counts as not given (EXAMCTL_PROFILE set empty is refused: settings.ts). */
 export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

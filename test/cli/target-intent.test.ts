@@ -40,6 +40,21 @@ describe('an empty flag is refused, never taken as not given', () => {
     }));
 });
 
+describe('EXAMCTL_PROFILE set but empty', () => {
+  it('is exit 2, never the default profile (a script whose $PROFILE is unset)', () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      for (const blank of ['', ' ']) {
+        const run = await cli(dir, SYNC, { EXAMCTL_PROFILE: blank });
+        expect([run.code, run.stderr]).toEqual([2, expect.stringContaining('EXAMCTL_PROFILE is set but empty')]);
+        expect(run.stdout).not.toContain('targetFrom');
+      }
+      // A typed --profile is the choice: the empty variable beside it is not read.
+      const typed = await cli(dir, ['--profile', 'staging', ...SYNC], { EXAMCTL_PROFILE: '' });
+      expect(typed.code, typed.stderr).toBe(0);
+    }));
+});
+
 describe('a remote credential or URL beside a run that would go local by default', () => {
   it('EXAMCTL_BASE_URL empty with EXAMCTL_TOKEN (the CI job of docs/ci.md, its variable undefined) is exit 2, no demo store made', () =>
     withTempDir(async (dir) => {
