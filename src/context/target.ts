@@ -110,10 +110,11 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   const profile = profileNote(settings, options as SettingFlags, deps.commandFlags);
   // The token itself never: where it was read.
   if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) Object.assign(profile.settings, target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile });
-  target.note = { targetFrom: from, ...(profile === undefined ? {} : { profile }) };
+  const tokenFrom = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === false ? describeSource(target.tokenSource) : undefined;
+  target.note = { targetFrom: from, tokenFrom, ...(profile === undefined ? {} : { profile }) };
   if (profile !== undefined || target.kind === 'remote' || unused) {
     const { describeTarget } = await import('../report/report-writers.js');
-    const token = target.kind === 'local' ? (unused ? `, ${unused} not used` : '') : target.tokenSource?.startsWith('profile') === false ? `, token from ${describeSource(target.tokenSource)}` : '';
+    const token = target.kind === 'local' ? (unused ? `, ${unused} not used` : '') : tokenFrom === undefined ? '' : `, token from ${tokenFrom}`;
     await deps.stderr.write(`${terminalLine(await settingsLine(`${describeTarget(target.report)} (${from})${token}`, profile))}\n`);
   }
   return target;

@@ -141,17 +141,16 @@ export class JunitReportWriter implements ReportSink {
     };
     // xs:dateTime without a zone, as the Ant/Jenkins schema has it; the value is UTC.
     const timestamp = this.startedAt.toISOString().slice(0, 19);
-    const { targetFrom, profile } = this.header;
+    const { targetFrom, tokenFrom, profile } = this.header;
     try {
       await this.out.write(
         `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attributes({ name: this.suiteName, ...counts })}>\n` +
           `  <testsuite${attributes({ name: this.suiteName, ...counts, timestamp })}>\n` +
           `    <properties>\n      <property${attributes({ name: 'target', value: describeTarget(this.header.target) })}/>\n` +
-          // Where the target came from and the profile the run took settings from, as the JSON report's header says.
-          (targetFrom === undefined ? '' : `      <property${attributes({ name: 'targetFrom', value: targetFrom })}/>\n`) +
-          (profile === undefined ? '' : `      <property${attributes({ name: 'profile', value: JSON.stringify(profile) })}/>\n`) +
-          `      <property${attributes({ name: 'dryRun', value: String(this.header.dryRun) })}/>\n` +
-          (memoryValue === undefined ? '' : `      <property${attributes({ name: 'syncMemory', value: memoryValue })}/>\n`) +
+          // Where the target and its token came from and the profile the run took settings from, as the JSON report's header says.
+          Object.entries({ targetFrom, tokenFrom, profile: profile && JSON.stringify(profile), dryRun: String(this.header.dryRun), syncMemory: memoryValue })
+            .map(([name, value]) => (value === undefined ? '' : `      <property${attributes({ name, value })}/>\n`))
+            .join('') +
           '    </properties>\n',
       );
       await this.cases.commit();

@@ -112,18 +112,8 @@ export class JsonReportWriter implements ReportSink {
 
   private open(): void | Promise<void> {
     this.opened = true;
-    const { command, target, targetFrom, profile, dryRun, run, unlisted, unlistedUnchanged, syncMemory } = this.header;
-    const head = JSON.stringify({
-      command,
-      target,
-      ...(targetFrom === undefined ? {} : { targetFrom }),
-      ...(profile === undefined ? {} : { profile }),
-      dryRun,
-      ...(run === undefined ? {} : { run }),
-      ...(unlisted === undefined ? {} : { unlisted }),
-      ...(unlistedUnchanged === undefined ? {} : { unlistedUnchanged }),
-      ...(syncMemory === undefined ? {} : { syncMemory }),
-    });
+    const { plans: _plans, ...shown } = this.header;
+    const head = JSON.stringify(shown);
     return this.out.write(`${head.slice(0, -1)},"items":[`);
   }
 

@@ -115,6 +115,8 @@ export interface ReportHeader {
   target: ReportTarget;
   /** Where the target came from: `--store`, `EXAMCTL_BASE_URL`, `profile hr`, `built-in` (docs/remote.md, "Where each setting comes from"). */
   targetFrom?: string;
+  /** Where a token not a profile's was read: `EXAMCTL_TOKEN`, `--token-file` (never the token). */
+  tokenFrom?: string;
   /** The profile the run took settings from, or the default profile it set aside. */
   profile?: ProfileNote;
   dryRun: boolean;

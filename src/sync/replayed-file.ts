@@ -1,9 +1,9 @@
 /**
  * An old night's file run again (docs/sync.md, "Stale input"): a CI "re-run" of an old job sends
- * that night's export as if it were tonight's, enabling the leavers disabled since and reverting
- * every change made since. Each population's record keeps the SHA-256 of the input bytes of its
- * last runs; a file whose bytes are those of an older run than the population's newest (whose
- * file differed) is refused before anything is sent (exit 2, a dry run too) unless
+ * that night's export as if it were tonight's, undoing every change made since (user sync:
+ * enabling the leavers disabled since). Each population's record keeps the SHA-256 of the input
+ * bytes of its last runs; a file whose bytes are those of an older run than the population's
+ * newest (whose file differed) is refused before anything is sent (exit 2, a dry run too) unless
  * --allow-old-file. The newest run's own file again changes nothing: allowed.
  */
 import { fingerprintInput } from '../runs/resume-plan.js';
@@ -43,11 +43,15 @@ export function withRunFiles(kept: readonly RunFile[] | undefined, added: readon
 
 /**
  * Refuses a file whose bytes an older run of the population read, while its newest run read
- * another (exit 2, nothing sent), unless `allowed`. A record without digests (an older examctl)
- * is not judged.
+ * another (exit 2, nothing sent), unless `allowed`; `kind`, the memory's, says what it would
+ * undo. A record without digests (an older examctl) is not judged.
  */
-export function refuseOldFile(record: { run: string; files?: readonly RunFile[] } | undefined, digest: string | undefined, allowed: boolean, population: string | undefined): void {
+export function refuseOldFile(record: { run: string; files?: readonly RunFile[] } | undefined, digest: string | undefined, allowed: boolean, population: string | undefined, kind: string): void {
   const files = record?.files;
+  const undone =
+    kind === 'users'
+      ? 'enable the leavers they disabled, revert the changes they sent'
+      : "put back the sittings' times and candidates they changed";
   if (allowed || digest === undefined || files === undefined) return;
   const newest = files.find(([run]) => run === record!.run);
   if (newest?.[1] === digest) return;
@@ -56,7 +60,7 @@ export function refuseOldFile(record: { run: string; files?: readonly RunFile[] 
   throw new UsageError(
     terminalLine(
       `this file is byte for byte the one run ${older[0]} read, while the newest run${population === undefined ? '' : ` of --population ${population}`} (${record!.run}) read another: ` +
-        `is it an old night's file run again? Sent now, it would undo what the later runs did (enable the leavers they disabled, revert the changes they sent). ` +
+        `is it an old night's file run again? Sent now, it would undo what the later runs did (${undone}). ` +
         `Nothing was sent. If it is meant, run again with --allow-old-file (docs/sync.md, "Stale input")`,
     ),
   );

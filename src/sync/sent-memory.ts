@@ -205,7 +205,7 @@ export class SentMemory<P> {
   /** An old night's file run again (replayed-file.ts): refused where a deciding run takes it as tonight's state; a resume reads its own run's file again: that run was judged. Opened first. */
   async refuseOldFile(file: string | undefined, allowed: boolean): Promise<void> {
     this.inputDigest = file === undefined ? undefined : await fileDigest(inputPathOf(file, this.deps));
-    refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population)), this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population);
+    refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population)), this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
   }
 
   /**

@@ -91,6 +91,25 @@ describe('a flag naming a target is never overridden by a profile', () => {
       expect(remote.stderr).toContain('target: remote https://exam.example.org (profile hr); profile hr (the default profile): set Role=Author, timezone Europe/London, baseUrl https://exam.example.org\n');
     }));
 
+  it("trial 6, f09: a token from EXAMCTL_TOKEN or --token-file is named by its source in the JSON header and the JUnit properties, as on stderr; never the token", () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'no-role.csv'), NO_ROLE);
+      await writeFile(join(dir, 'tok'), 'tok-secret-2\n', { mode: 0o600 });
+      const remote = ['--base-url', 'https://exam.example.org', 'user', 'sync', '--file', 'no-role.csv', '--dry-run', '--json', '--report', 'r.xml'];
+      for (const [args, env, from] of [[[], { EXAMCTL_TOKEN: 'tok-secret-1' }, 'EXAMCTL_TOKEN'], [['--token-file', 'tok'], {}, '--token-file']] as const) {
+        const run = await cli(dir, [...args, ...remote], env);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stderr).toContain(`(--base-url), token from ${from}`);
+        expect((JSON.parse(run.stdout) as Report & { tokenFrom?: string }).tokenFrom).toBe(from);
+        const junit = await readFile(join(dir, 'r.xml'), 'utf8');
+        expect(junit).toContain(`<property name="tokenFrom" value="${from}"/>`);
+        expect(run.stdout + run.stderr + junit).not.toMatch(/tok-secret/);
+      }
+      // A local run has no token: no tokenFrom.
+      const local = await cli(dir, ['--target', 'local', '--store', 'st', 'user', 'sync', '--file', 'no-role.csv', '--dry-run', '--json']);
+      expect(local.stdout).not.toContain('tokenFrom');
+    }));
+
   it("a default profile's output settings do not shape a local review-session show; named with --profile they do", () =>
     withTempDir(async (dir) => {
       const store = join(dir, 'store');

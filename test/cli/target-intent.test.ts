@@ -135,5 +135,13 @@ describe('what a run took, said whole', () => {
       const login = await cli(dir, ['login', '--profile', 'prod', '--base-url', 'http://127.0.0.1:18671', '--with-token', '--no-verify'], {}, 'new-token\n');
       expect(login.code, login.stderr).toBe(0);
       expect(login.stderr).toContain('profile prod: base URL changed, http://127.0.0.1:18672 -> http://127.0.0.1:18671\n');
+      // Trial 6, f13: the token file the profile named, set aside for login's own, is said too.
+      const stored = /token stored in (\S+) /.exec(login.stderr)?.[1];
+      expect(stored).not.toBe(join(dir, 'prod.token'));
+      expect(login.stderr).toContain(`profile prod: token file changed, ${join(dir, 'prod.token')} -> ${stored}\n`);
+      // Again: the profile already names login's file, nothing changed to say.
+      const again = await cli(dir, ['login', '--profile', 'prod', '--with-token', '--no-verify'], {}, 'newer-token\n');
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).not.toContain('changed');
     }));
 });

@@ -157,7 +157,8 @@ export function mask(value: unknown, key = ''): unknown {
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      if (k === 'action' || k === 'retried' || k === 'retriedByCause') continue;
+      // A remote run's token source (tokenFrom): the local engine needs no token.
+      if (k === 'action' || k === 'retried' || k === 'retriedByCause' || k === 'tokenFrom') continue;
       // The summary's counts by action: the sync memory decides a remote answer's (`sent` without one).
       if (key === 'summary' && ACTION_COUNTS.has(k)) continue;
       if (k === 'target' || k === 'targetFrom') {

@@ -321,6 +321,11 @@ describe('examctl doctor: what other commands refuse is diagnosed', () => {
       const unknown = await cli(dir, ['--profile', 'nope', 'doctor']);
       expect(unknown.code).toBe(3);
       expect(unknown.stdout).toContain('no profile named "nope"');
+      // Trial 6, f14: the document names no target it did not find; --target's is the one asked for.
+      expect(doc.target).toBe('remote');
+      const unknownJson = await cli(dir, ['--profile', 'nope', 'doctor', '--json']);
+      expect(unknownJson.code).toBe(3);
+      expect(JSON.parse(unknownJson.stdout)).not.toHaveProperty('target');
     });
   });
 });

@@ -27,6 +27,9 @@ describe('schedule push --changed-only of an old night\'s file', () => {
       const old = await push('night1.csv', '--changed-only');
       expect(old.code).toBe(2);
       expect(old.stderr).toMatch(/this file is byte for byte the one run \S+ read, while the newest run \(\S+\) read another: .*Nothing was sent\. If it is meant, run again with --allow-old-file/);
+      // Its own words (trial 6, f14): what a push of the old file would undo, not user sync's leavers.
+      expect(old.stderr).toContain("would undo what the later runs did (put back the sittings' times and candidates they changed)");
+      expect(old.stderr).not.toContain('leaver');
       const start = async (): Promise<string | undefined> => {
         expect((await examctlStep(['--store', 'st', 'local', 'export', '--out', 'w.json'], dir)).code).toBe(0);
         const world = JSON.parse(await readFile(join(dir, 'w.json'), 'utf8')) as { Schedules: { ScheduleExtId: string; StartDateTime: string }[] };

@@ -21,7 +21,8 @@ export interface DoctorCheck {
 /** The one document `examctl doctor --json` prints. Never holds the token. */
 export interface DoctorReport {
   healthy: boolean;
-  target: 'local' | 'remote';
+  /** Absent when the target check failed and no --target was given: not known. */
+  target?: 'local' | 'remote';
   baseUrl?: string;
   store?: string;
   profile?: string;
@@ -53,7 +54,7 @@ export async function run(options: DoctorOptions, deps: CommandDeps, targetOf: T
     // What makes every other command a usage error (no base URL, unknown profile, unreadable
     // token file) is exactly what doctor is asked to diagnose: a failed check, exit 3.
     if (!(error instanceof UsageError)) throw error;
-    report = { healthy: false, target: options.target === 'local' ? 'local' : 'remote', checks: [{ name: 'target', status: 'fail', detail: error.message }] };
+    report = { healthy: false, target: options.target, checks: [{ name: 'target', status: 'fail', detail: error.message }] };
   }
   report.checks.push(await permissionsCheck(options, deps, report.store, tokenFile));
   if (resolved !== undefined) report.checks.push(await memoryCheck(resolved, options, deps));

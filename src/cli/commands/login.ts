@@ -2,7 +2,7 @@ import { quotedValue } from '../../domain/problem.js';
 import { join } from 'node:path';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { TargetError, UsageError } from '../../system/errors.js';
-import { checkedBaseUrl, configDir, configPath, loadConfig, setProfile, writeTokenFile } from '../../context/config-file.js';
+import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, setProfile, writeTokenFile } from '../../context/config-file.js';
 import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
 
@@ -46,8 +46,9 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   await writeTokenFile(file, typed, env);
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
   await setProfile(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, env);
-  if (existing?.baseUrl !== undefined && baseUrl !== undefined && existing.baseUrl !== baseUrl) {
-    await deps.stderr.write(`${terminalLine(`profile ${name}: base URL changed, ${existing.baseUrl} -> ${baseUrl}`)}\n`);
+  const told = existing?.tokenFile && expandPath(existing.tokenFile, configDir(env), env);
+  for (const [what, before, now] of [['base URL', existing?.baseUrl, baseUrl ?? existing?.baseUrl], ['token file', told, file]]) {
+    if (before && before !== now) await deps.stderr.write(`${terminalLine(`profile ${name}: ${what} changed, ${before} -> ${now}`)}\n`);
   }
   await deps.stderr.write(
     `token stored in ${file} (${protectionOf(deps.platform ?? process.platform)}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}\n`,
