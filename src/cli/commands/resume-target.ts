@@ -20,18 +20,18 @@ import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from
  */
 export async function targetDifferences(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps): Promise<{ differences: string[]; profile?: string }> {
   const { header } = opened.record;
-  if (header.target.kind !== 'remote') return { differences: [] };
   const recorded = header.options;
+  // A profile named now, not by the run, for another target: its token is for that one (also with --target-from-run).
+  const named = given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
+  if (header.target.kind !== 'remote' && (named === undefined || named === recorded.profile)) return { differences: [] };
   const [{ resolveRemoteTarget }, { expandPath }] = await Promise.all([import('../../context/remote-settings.js'), import('../../context/config-file.js')]);
   const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, profile: given.profile, env: deps.env, cwd: deps.cwd });
   const differences: string[] = [];
-  const recordedUrl = typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
-  const currentUrl = now === undefined ? undefined : redactUrl(now.baseUrl);
-  if (currentUrl !== redactUrl(recordedUrl)) {
-    // A profile named now, not by the run, for another target: its token is for that one (also with --target-from-run).
-    const named = given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
-    const via = `${given.profile === undefined ? 'EXAMCTL_PROFILE' : '--profile'} ${named}`;
-    if (named !== undefined && named !== recorded.profile) throw new RunJournalError(`run ${header.id} was sent to ${recordedUrl}, but ${via} gives ${currentUrl ?? 'no base URL'}: its token is for that target. Nothing was sent. Leave ${via} out, or name a profile of ${recordedUrl}`);
+  const recordedUrl = header.target.kind === 'local' ? undefined : typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
+  const [currentUrl, recordedKey] = [now && redactUrl(now.baseUrl), recordedUrl && redactUrl(recordedUrl)];
+  if (currentUrl !== recordedKey) {
+    const [via, sent] = [`${given.profile === undefined ? 'EXAMCTL_PROFILE' : '--profile'} ${named}`, recordedUrl ?? describeTarget(header.target)];
+    if (named !== undefined && named !== recorded.profile) throw new RunJournalError(`run ${header.id} was sent to ${sent}, but ${via} gives ${currentUrl ?? 'no base URL'}: its token is for that target. Nothing was sent. Leave ${via} out, or name a profile of ${sent}`);
     differences.push(`its base URL ${recordedUrl} is not ${currentUrl === undefined ? 'configured now (no --base-url, EXAMCTL_BASE_URL or profile)' : `the one configured now (${currentUrl})`}`);
   }
   // A token file given now is the one used; a recorded one would be read and sent instead of EXAMCTL_TOKEN or the profile's.
@@ -44,7 +44,7 @@ export async function targetDifferences(opened: OpenedResume, given: GlobalOptio
     differences.push(`it uses the profile ${recorded.profile}, not ${now?.profile === undefined ? 'none' : `${now.profile} (configured now)`}`);
   }
   if (recorded.allowInsecureHttp === true && given.allowInsecureHttp === undefined) differences.push('it allows plain http (--allow-insecure-http), which is not given now');
-  const configured = given.profile === undefined && typeof recorded.profile !== 'string' && now?.profile !== undefined && currentUrl === redactUrl(recordedUrl);
+  const configured = given.profile === undefined && typeof recorded.profile !== 'string' && now?.profile !== undefined && currentUrl === recordedKey;
   return configured ? { differences, profile: now.profile } : { differences };
 }
 
