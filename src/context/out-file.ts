@@ -19,9 +19,10 @@ const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--
 
 /**
  * Refuses (exit 2) an output over a file the run reads (named by a flag, the config or the profile),
- * a report on stdout under --json, or in the run's store, a run's or a memory's folder (docs/cli.md).
+ * `-`, stdout under --json, or in the run's store, a run's or a memory's folder (docs/cli.md).
  */
 export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
+  if (out === '-') throw new UsageError(`${flag} - names no file: give a file name`);
   const id = async (file: unknown, base = deps.cwd) => {
     const entry = typeof file === 'string' ? await stat(expandPath(file, base, deps.env), { bigint: true }).catch(() => undefined) : undefined;
     return entry?.ino ? `${entry.dev}:${entry.ino}` : undefined;
@@ -35,7 +36,7 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
     [configPath(deps.env), 'the config file'],
     [profile?.defaults.mapFile, `profile ${profile?.name}'s mapFile`, profile?.configDir],
     [record?.tokenFile, `profile ${record?.name}'s tokenFile`, configDir(deps.env)],
-    [flag === '--report' && given.json && '/dev/stdout', 'stdout under --json'],
+    [given.json && '/dev/stdout', 'stdout under --json'],
     [store, `in the local store ${store}`, , dir],
     [join(runs, basename(dir), JOURNAL_FILE), "in a run's folder", , join(dir, JOURNAL_FILE)],
     ...['users.ndjson', 'schedules.ndjson', 'collections.ndjson'].map((file) => [join(givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced'), basename(dir), file), 'in a sync memory', , join(dir, file)] as const),

@@ -45,13 +45,21 @@ export async function runSetProfile(
   if (makeDefault) update.makeDefault = true;
   const config = await setProfile(name, update, env);
   const verb = Object.hasOwn(before.profiles, name) ? 'updated' : 'created';
+  const made = config.profiles[name];
   await deps.stderr.write(
     `${verb} profile ${name} in ${configPath(env)}${config.defaultProfile === name ? ' (the default profile)' : ''}\n` +
-      (config.profiles[name]?.baseUrl !== undefined && config.profiles[name]?.tokenFile === undefined && config.profiles[name]?.token === undefined
+      (made?.baseUrl !== undefined && made.tokenFile === undefined && made.token === undefined
         ? `no token yet: run examctl login --profile ${name}, or set-profile with --token-file\n`
         : ''),
   );
+  await profileDone(options.json, name, { done: verb }, deps);
   return 0;
+}
+
+/** --json: what a profile command did, the profile as `config list` shows it (no token). */
+export async function profileDone(json: unknown, name: string, done: object, deps: CommandDeps): Promise<void> {
+  const profile = json && (await listProfiles(deps.env)).find((entry) => entry.name === name);
+  if (profile) await deps.stdout.write(`${JSON.stringify({ ...done, profile })}\n`);
 }
 
 /** `config list`. */

@@ -5,16 +5,14 @@ import { TargetError, UsageError } from '../../system/errors.js';
 import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, setProfile, writeTokenFile } from '../../context/config-file.js';
 import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
-
 import type { LoginOptions } from './login.options.js';
+import { profileDone } from './config.js';
 
 /**
  * `examctl login [--profile name]`: prompts for the EAPI token (masked) and stores it in a
  * token file beside the config (`<config dir>/<profile>.token`, mode 0600), referenced by the
- * profile's tokenFile. A file of its own, rather than the token inside config.json, keeps the
- * config file free of secrets (it can be shown, diffed, shared) and lets one profile's token be
- * rotated or revoked by replacing or deleting one file.
- * Only on a terminal: scripts give the token with --token-file or EXAMCTL_TOKEN instead.
+ * profile's tokenFile, not in config.json (why: docs/remote.md). Prompts need a terminal;
+ * scripts pipe the token to --with-token. --json: one document of what it did.
  */
 export async function run(options: LoginOptions, deps: CommandDeps): Promise<number> {
   const env = deps.env;
@@ -50,19 +48,13 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   for (const [what, before, now] of [['base URL', existing?.baseUrl, baseUrl ?? existing?.baseUrl], ['token file', told, file]]) {
     if (before && before !== now) await deps.stderr.write(`${terminalLine(`profile ${name}: ${what} changed, ${before} -> ${now}`)}\n`);
   }
+  const protection = (deps.platform ?? process.platform) === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
   await deps.stderr.write(
-    `token stored in ${file} (${protectionOf(deps.platform ?? process.platform)}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}\n`,
+    `token stored in ${file} (${protection}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}\n`,
   );
+  const checked = options.verify !== false && target !== undefined;
+  await profileDone(options.json, name, { done: 'token stored', checked }, deps);
   return 0;
-}
-
-/**
- * How the token file is protected, as the message says it: a mode on POSIX; on Windows there are
- * no mode bits (Node maps a mode to the read-only attribute only): the folder's access list does
- * it (docs/windows.md, "Where examctl keeps its files").
- */
-function protectionOf(platform: NodeJS.Platform): string {
-  return platform === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
 }
 
 /**
