@@ -47,7 +47,7 @@ export interface RunSettings {
   /** The profile the run takes its settings from (and a remote target its token), with how it was chosen. */
   profile?: ActiveProfile & { via: string };
   /** The config file's profile the target takes its base URL and token from (the used one, also when a journal replays another's settings). */
-  record?: Profile & { name: string };
+  record?: Profile & { name: string; via: string };
   /** The default profile this run does not use, and why. */
   setAside?: { name: string; why: string };
   /** Each one-value setting as the run takes it: the flag, else the profile's. */
@@ -108,7 +108,7 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
     target,
     ...(baseUrl === undefined ? {} : { baseUrl }),
     ...(active === undefined ? {} : { profile: active }),
-    ...(used === undefined || record === undefined ? {} : { record: { ...record, name: used.name } }),
+    ...(used === undefined || record === undefined ? {} : { record: { ...record, name: used.name, via: used.via } }),
     ...(setAside === undefined ? {} : { setAside }),
     values: valuesOf(flags, active),
   };

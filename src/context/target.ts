@@ -108,9 +108,12 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   }
   const from = deps.resume !== undefined ? "the run's journal" : settings.target.value === 'remote' && settings.baseUrl !== undefined && settings.target.from.startsWith('--target') ? settings.baseUrl.from : settings.target.from;
   const profile = profileNote(settings, options as SettingFlags, deps.commandFlags);
-  // The token itself never: where it was read.
-  if (profile?.used === true && target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true) Object.assign(profile.settings, target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile });
-  const tokenFrom = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === false ? describeSource(target.tokenSource) : undefined;
+  // The token itself never: where it was read, and from which profile when not the one the settings are from (a resume's --profile).
+  const { record } = settings;
+  const stored = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true ? (target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile }) : undefined;
+  if (profile?.used === true && stored !== undefined && record?.name === profile.name) Object.assign(profile.settings, stored);
+  const other = stored !== undefined && record !== undefined && record.name !== profile?.name ? `profile ${record.name} (${record.via}): ${Object.entries(stored)[0]!.join(' ')}` : undefined;
+  const tokenFrom = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === false ? describeSource(target.tokenSource) : other;
   target.note = { targetFrom: from, tokenFrom, ...(profile === undefined ? {} : { profile }) };
   if (profile !== undefined || target.kind === 'remote' || unused) {
     const { describeTarget } = await import('../report/report-writers.js');

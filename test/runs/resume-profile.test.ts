@@ -69,6 +69,30 @@ describe('runs resume and a profile named for another target', () => {
     expect(posts()).toEqual([]);
   });
 
+  it('a LOCAL run: --profile prod or EXAMCTL_PROFILE=prod (a remote profile) is refused, exit 2, as for a remote run (trial 6, 8)', async () => {
+    const file = join(dir, 'users.csv');
+    const store = join(dir, 'store');
+    const journal = await RunJournal.start(runsDir, { command: 'user sync', options: { file, cwd: dir, store, yes: true }, target: { kind: 'local', store }, input: await fingerprintInput(file), units: 2 });
+    await journal.close();
+    const typed = await cli(['--profile', 'prod', 'runs', 'resume']);
+    expect(typed.code, typed.stderr).toBe(2);
+    expect(typed.stderr).toContain(`run ${journal.id} was sent to local store ${store}, but --profile prod gives https://prod.example.test: its token is for that target. Nothing was sent.`);
+    const fromEnv = await cli(['runs', 'resume'], { EXAMCTL_PROFILE: 'prod' });
+    expect(fromEnv.code, fromEnv.stderr).toBe(2);
+    expect(fromEnv.stderr).toContain('but EXAMCTL_PROFILE prod gives https://prod.example.test');
+  });
+
+  it('another profile of the same base URL (--profile or EXAMCTL_PROFILE) gives the token; the line names it and where it was chosen (trial 6, 7)', async () => {
+    await writeFile(join(dir, 't-rotated'), 'dev-token\n', { mode: 0o600 });
+    expect((await cli(['config', 'set-profile', 'rotated', '--base-url', `${server.url}/`, '--token-file', join(dir, 't-rotated')])).code).toBe(0);
+    for (const [argv, env, via] of [[['--profile', 'rotated', 'runs', 'resume'], {}, '--profile'], [['runs', 'resume'], { EXAMCTL_PROFILE: 'rotated' }, 'EXAMCTL_PROFILE']] as const) {
+      await killedOnStaging();
+      const resumed = await cli([...argv], env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toContain(`(the run's journal), token from profile rotated (${via}): tokenFile ${join(dir, 't-rotated')}; profile staging (the run's journal): set Role=Author\n`);
+    }
+  });
+
   it("the run's own profile resumes it; the line names the journal as the target's source and the recorded settings it applies", async () => {
     await killedOnStaging();
     const resumed = await cli(['--profile', 'staging', 'runs', 'resume']);

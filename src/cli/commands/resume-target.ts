@@ -13,25 +13,23 @@ import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from
  */
 
 /**
- * What in the recorded remote target differs from what `given` (and the env and profile) give
- * now; and the profile a resume takes its token from when neither the run nor today's flags name
- * one: the profile configured now (the default one) when it points at the recorded base URL, as
- * for any other command. Another base URL's profile is never used: its token is for another service.
+ * What in the recorded remote target differs from what `given` (and the env and profile) give now.
+ * The token comes from where every command takes it (a profile of another base URL never: its token is for another service).
  */
-export async function targetDifferences(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps): Promise<{ differences: string[]; profile?: string }> {
+export async function targetDifferences(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps): Promise<string[]> {
   const { header } = opened.record;
-  if (header.target.kind !== 'remote') return { differences: [] };
   const recorded = header.options;
+  // A profile named now, not by the run, for another target: its token is for that one (also with --target-from-run).
+  const named = given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
+  if (header.target.kind !== 'remote' && (named === undefined || named === recorded.profile)) return [];
   const [{ resolveRemoteTarget }, { expandPath }] = await Promise.all([import('../../context/remote-settings.js'), import('../../context/config-file.js')]);
   const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, profile: given.profile, env: deps.env, cwd: deps.cwd });
   const differences: string[] = [];
-  const recordedUrl = typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
-  const currentUrl = now === undefined ? undefined : redactUrl(now.baseUrl);
-  if (currentUrl !== redactUrl(recordedUrl)) {
-    // A profile named now, not by the run, for another target: its token is for that one (also with --target-from-run).
-    const named = given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
-    const via = `${given.profile === undefined ? 'EXAMCTL_PROFILE' : '--profile'} ${named}`;
-    if (named !== undefined && named !== recorded.profile) throw new RunJournalError(`run ${header.id} was sent to ${recordedUrl}, but ${via} gives ${currentUrl ?? 'no base URL'}: its token is for that target. Nothing was sent. Leave ${via} out, or name a profile of ${recordedUrl}`);
+  const recordedUrl = header.target.kind === 'local' ? undefined : typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
+  const currentUrl = now && redactUrl(now.baseUrl);
+  if (currentUrl !== (recordedUrl && redactUrl(recordedUrl))) {
+    const [via, sent] = [`${given.profile === undefined ? 'EXAMCTL_PROFILE' : '--profile'} ${named}`, recordedUrl ?? describeTarget(header.target)];
+    if (named !== undefined && named !== recorded.profile) throw new RunJournalError(`run ${header.id} was sent to ${sent}, but ${via} gives ${currentUrl ?? 'no base URL'}: its token is for that target. Nothing was sent. Leave ${via} out, or name a profile of ${sent}`);
     differences.push(`its base URL ${recordedUrl} is not ${currentUrl === undefined ? 'configured now (no --base-url, EXAMCTL_BASE_URL or profile)' : `the one configured now (${currentUrl})`}`);
   }
   // A token file given now is the one used; a recorded one would be read and sent instead of EXAMCTL_TOKEN or the profile's.
@@ -44,16 +42,14 @@ export async function targetDifferences(opened: OpenedResume, given: GlobalOptio
     differences.push(`it uses the profile ${recorded.profile}, not ${now?.profile === undefined ? 'none' : `${now.profile} (configured now)`}`);
   }
   if (recorded.allowInsecureHttp === true && given.allowInsecureHttp === undefined) differences.push('it allows plain http (--allow-insecure-http), which is not given now');
-  const configured = given.profile === undefined && typeof recorded.profile !== 'string' && now?.profile !== undefined && currentUrl === redactUrl(recordedUrl);
-  return configured ? { differences, profile: now.profile } : { differences };
+  return differences;
 }
 
 /**
  * Says the recorded target on stderr, then refuses (exit 2, nothing sent) a differing one unless
  * --target-from-run was given or a person confirmed it at a prompt (--yes is not enough).
- * Returns the configured profile the resume takes its token from (targetDifferences).
  */
-export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOptions & { targetFromRun?: boolean }, deps: CommandDeps): Promise<string | undefined> {
+export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOptions & { targetFromRun?: boolean }, deps: CommandDeps): Promise<void> {
   const { header } = opened.record;
   const tokenFile = header.options.tokenFile;
   const insecure = header.options.allowInsecureHttp === true;
@@ -64,13 +60,13 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
         (insecure ? ', plain http allowed' : ''),
     ) + '\n',
   );
-  const { differences, profile } = await targetDifferences(opened, given, deps);
-  if (differences.length === 0 || given.targetFromRun === true) return profile;
+  const differences = await targetDifferences(opened, given, deps);
+  if (differences.length === 0 || given.targetFromRun === true) return;
   const said = `run ${header.id}: the recorded target differs from what your flags, environment and profile give now: ${differences.join('; ')}`;
   if (promptsAllowed(given, deps)) {
     const question = terminalLine(`${said}. Send the rest of the run, with your token, to ${describeTarget(header.target)}?`);
     const confirmed = deps.confirm ? await deps.confirm(question) : await (await import('../../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
-    if (confirmed) return profile;
+    if (confirmed) return;
     throw new RunJournalError('not confirmed: nothing was sent');
   }
   throw new RunJournalError(

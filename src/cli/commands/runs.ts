@@ -276,7 +276,7 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
     const { confirmResumeTarget } = await import('./resume-target.js');
     // The token comes from where every command takes it: flags, environment, the default profile.
-    const profile = await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
+    await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
     const overLater = overLaterRuns === true || force === true;
     if (!overLater) await refuseOverLaterRuns(runsDir, opened.record.header);
     // The memory knows the newest run of each population wherever it ran, and whether it was lost since this run started (docs/runs.md, "runs resume").
@@ -284,7 +284,6 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     const runCwd = typeof recordedCwd === 'string' ? recordedCwd : deps.cwd;
     const { refuseResumeAgainstMemory } = await import('../../sync/stale-resume.js');
     await refuseResumeAgainstMemory(opened.record.header, given.runsDir, { env: deps.env, cwd: runCwd }, { laterRuns: !overLater, lostMemory: force !== true });
-    if (profile !== undefined) options.profile = profile;
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
     const resumedDeps: CliDeps = { ...deps, cwd: runCwd, resume: opened, invocation: options, keptOptions: entry.keptOptions, commandFlags: entry.keptOptions.names, ...runProfileOf(opened.record.header) };
     return await run(options as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
