@@ -41,13 +41,11 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
     [join(runs, basename(dir), JOURNAL_FILE), "in a run's folder", , join(dir, JOURNAL_FILE)],
     ...['users.ndjson', 'schedules.ndjson', 'collections.ndjson'].map((file) => [join(givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced'), basename(dir), file), 'in a sync memory', , join(dir, file)] as const),
   ];
-  const nul = await id(devNull);
-  let what: string | undefined;
-  for (const [place, words, base, at = path] of places) {
-    const here = await id(at);
-    if (here !== undefined && here !== nul && here === (await id(place, base))) what ??= words;
+  const [nul, output] = [await id(devNull), await id(path)];
+  for (const [place, words, base, at] of places) {
+    const here = at === undefined ? output : await id(at);
+    if (here !== undefined && here !== nul && here === (await id(place, base))) throw new UsageError(`${flag} ${out} is ${words}: give the output another name`);
   }
-  if (what !== undefined) throw new UsageError(`${flag} ${out} is ${what}: give the output another name`);
 }
 
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */

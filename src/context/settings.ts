@@ -1,7 +1,7 @@
 import { UsageError } from '../system/errors.js';
 import { nonEmpty } from '../system/env-values.js';
 import { configDir, loadConfig, profileNamed, type Env, type Profile, type ProfileDefaults } from './config-file.js';
-import type { ProfileNote } from '../report/run-report.js';
+import { targetIdentity, type ProfileNote } from '../report/run-report.js';
 
 /* Every setting of a run with where it came from, by one rule: docs/remote.md, "Where each setting comes from". */
 
@@ -81,8 +81,8 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   // The profile's own target: its base URL (however it is given), or the local engine when it has none.
   let used = chosen;
   let setAside: RunSettings['setAside'];
-  // A URL as the WHATWG parser reads it (scheme and host case, default port), a final / aside.
-  const key = (url = ''): string => (URL.canParse(url) ? new URL(url).href : url).replace(/\/+$/, '');
+  // One target as runs and memories know one (targetIdentity), the default port read away too.
+  const key = (url = ''): string => targetIdentity({ kind: 'remote', baseUrl: URL.canParse(url) ? new URL(url).href : url });
   const own = record?.baseUrl === undefined ? target.value === 'local' : key(baseUrl?.value) === key(record.baseUrl);
   if (chosen !== undefined && !own) {
     const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${record.baseUrl}`;

@@ -464,7 +464,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (leaver || entry?.disabled === true) intent.disabled = true;
     if (links !== undefined) intent.links = links;
     if (entry === undefined || entry.tentative === true) intent.tentative = true;
-    else if (entry.joined !== undefined) intent.joined = entry.joined;
+    else Object.assign(intent, joinedOf(entry, run));
     // Sent by this population: missing from its next file, this population disables it.
     Object.assign(intent, this.populationOf(entry));
     return entry !== undefined && sameEntry(entry, intent) ? undefined : intent;
