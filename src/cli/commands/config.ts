@@ -12,7 +12,7 @@ import {
   type ProfileSummary,
   type ProfileUpdate,
 } from '../../context/config-file.js';
-import type { CommandDeps, GlobalOptions } from '../../context/command-deps.js';
+import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { profileSettings, settingsText, unsetKeys } from '../../context/profile-settings.js';
 import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config.options.js';
@@ -59,7 +59,7 @@ export async function runSetProfile(
 /** --json: what a profile command did, the profile as `config list` shows it (no token). */
 export async function profileDone(json: unknown, name: string, done: object, deps: CommandDeps): Promise<void> {
   const profile = json && (await listProfiles(deps.env)).find((entry) => entry.name === name);
-  if (profile) await deps.stdout.write(`${JSON.stringify({ ...done, profile })}\n`);
+  if (profile) await printJson(deps, { ...done, profile });
 }
 
 /** `config list`. */
@@ -67,7 +67,7 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
   const env = deps.env;
   const profiles = await listProfiles(env);
   if (options.json) {
-    await deps.stdout.write(`${JSON.stringify(profiles, null, 2)}\n`);
+    await printJson(deps, profiles, 2);
   } else if (profiles.length === 0) {
     await deps.stderr.write(`no profiles in ${configPath(env)}: create one with examctl config set-profile <name> --base-url <url>\n`);
   } else {
@@ -103,7 +103,7 @@ export async function runShow(options: GlobalOptions, deps: CommandDeps): Promis
   const config = await loadConfig(env);
   const document = { path: configPath(env), defaultProfile: config.defaultProfile ?? null, profiles };
   if (options.json) {
-    await deps.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    await printJson(deps, document, 2);
   } else {
     const lines = [`config file: ${document.path}`, `default profile: ${document.defaultProfile ?? '(none)'}`];
     for (const profile of profiles) lines.push(profileLine(profile));
