@@ -56,9 +56,9 @@ export async function runSetProfile(
   return 0;
 }
 
-/** --json: what a profile command did, the profile as `config list` shows it (no token). */
+/** --json: what a profile command did, the profile as `config list` shows it (no token), or its name once removed. */
 export async function profileDone(json: unknown, name: string, done: object, deps: CommandDeps): Promise<void> {
-  const profile = json && (await listProfiles(deps.env)).find((entry) => entry.name === name);
+  const profile = json && ((await listProfiles(deps.env)).find((entry) => entry.name === name) ?? name);
   if (profile) await printJson(deps, { ...done, profile });
 }
 
@@ -78,21 +78,21 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
 
 /** `config remove <name>`. */
 export async function runRemove({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
-  onlyGlobals(globals);
   const name = profileName(given, 'remove');
   const config = await removeProfile(name, deps.env);
   await deps.stderr.write(
     `removed profile ${name}${config.defaultProfile === undefined && Object.keys(config.profiles).length > 0 ? '; no default profile now (examctl config use <name>)' : ''}\n`,
   );
+  await profileDone(onlyGlobals(globals).json, name, { done: 'removed' }, deps);
   return 0;
 }
 
 /** `config use <name>`. */
 export async function runUse({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
-  onlyGlobals(globals);
   const name = profileName(given, 'use');
   await useProfile(name, deps.env);
   await deps.stderr.write(`default profile: ${name}\n`);
+  await profileDone(onlyGlobals(globals).json, name, { done: 'default' }, deps);
   return 0;
 }
 
