@@ -208,6 +208,17 @@ describe('synced show after a joiner never created (docs/sync.md, "Retention")',
     expect(await shown()).toMatchObject({ disabled: 0, unsettled: 1 });
     expect((await examctl(['synced', 'show'], dir, env)).stdout).not.toContain('disabled as leavers');
   });
+
+  it('counts none once the disable is answered 240 (not on the target); back in a file, the user is created and not disabled', async () => {
+    await lostJoiner();
+    const gone = await night('first.csv');
+    expect(gone.code, gone.stderr).toBe(0);
+    expect((JSON.parse(gone.stdout) as { items: { id: string; action?: string }[] }).items.find((item) => item.id === 'u-9')).toMatchObject({ action: 'unchanged' });
+    expect(await shown()).toMatchObject({ disabled: 0, unsettled: 0 });
+    expect((await night('with-joiner.csv', OLD_FILE_AGAIN)).code).toBe(0);
+    expect(platform.get('u-9')?.disabled).toBe(false);
+    expect(await shown()).toMatchObject({ disabled: 0, unsettled: 0 });
+  });
 });
 
 describe('a remote --changed-only dry run whose every record changed (QA 41-A)', () => {
