@@ -6,7 +6,7 @@ import { describeMemory, forgetMemory, listMemories } from '../../sync/memory-fi
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import { forgetServiceMemory, serviceMemories } from '../../sync/memory-transfer.js';
 import { LOSS_COST, recoveries } from '../../sync/memory-loss.js';
-import type { CommandDeps } from '../../context/command-deps.js';
+import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import type { SyncDirOnlyOptions } from './synced.options.js';
@@ -24,7 +24,7 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
   const kept = place.kind === 'dir' ? await listMemories(place.syncDir) : await serviceMemories(place.address, deps.env);
   const memories = kept.map(describeMemory);
   if (options.json) {
-    await deps.stdout.write(`${JSON.stringify({ syncDir: dir, memories })}\n`);
+    await printJson(deps, { syncDir: dir, memories });
     return 0;
   }
   if (memories.length === 0) {
@@ -59,7 +59,7 @@ export async function runForget({ syncDir, ...globals }: SyncDirOnlyOptions, dep
   const onWait = (message: string) => void deps.stderr.write(`${terminalLine(message)}\n`);
   const forgotten = place.kind === 'dir' ? await forgetMemory(place.syncDir, report, lockTimeoutMs) : await forgetServiceMemory(place.address, report, { lockTimeoutMs, onWait, env: deps.env });
   const dir = place.kind === 'dir' ? place.syncDir : place.address;
-  if (options.json) await deps.stdout.write(`${JSON.stringify({ syncDir: dir, target: report, forgotten })}\n`);
+  if (options.json) await printJson(deps, { syncDir: dir, target: report, forgotten });
   else {
     await deps.stderr.write(
       terminalLine(
