@@ -4,7 +4,7 @@ import { terminalLines } from '../formats/terminal-text.js';
 import { COMMAND_BEHAVIOURS } from './command-behaviours.js';
 import { buildProgram, textOnlyError } from './command-tree.js';
 import { COMMANDS } from './program.js';
-import type { CommandDeps } from '../context/command-deps.js';
+import { printJson, type CommandDeps } from '../context/command-deps.js';
 
 /**
  * Runs examctl on argv (without node and script) and returns the exit code. Every error ends
@@ -22,7 +22,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   const failWith = async (error: unknown, code: number): Promise<number> => {
     if (wantsJson && !stdoutWritten && code !== ExitCode.Ok) {
       const { errorDocument } = await import('../report/error-document.js');
-      await outer.stdout.write(`${JSON.stringify(errorDocument(error))}\n`);
+      await printJson(outer, errorDocument(error));
     }
     return code;
   };

@@ -87,6 +87,10 @@ export function noInput(options: GlobalOptions, deps: CommandDeps): boolean {
   return options.input === false || isCiEnvironment(deps.env);
 }
 
+/** `--json`'s one document on stdout: every command prints its own through here. */
+export function printJson(deps: CommandDeps, document: unknown, indent?: number): void | Promise<void> {
+  return deps.stdout.write(`${JSON.stringify(document, null, indent)}\n`);
+}
 
 /** A person can be asked: input allowed and stdin/stderr are terminals. */
 export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boolean {

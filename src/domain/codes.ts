@@ -101,6 +101,7 @@ export const WARNING_CODES = {
   DateCellInTextField: 9005,
   NumberCellPastFifteenDigits: 9006,
   WiderThanApiText: 9007,
+  DoubleEncodedLetters: 9008,
 } as const satisfies Record<string, FourDigitsFrom9>;
 
 /** examctl's own codes, 9000 up in the order they were added: its warnings' so far. See the header. Not named EXAMCTL_*: such names are environment variables (test/cli/environment-variables.test.ts). */

@@ -63,6 +63,15 @@ const REPLACEMENT = '\uFFFD';
 const EXPONENT_FORM = /^[+-]?\d(?:[.,]\d+)?E[+-]?\d+$/i;
 /** `??`, or a `?` between two letters (`Jos? Garc?a`): characters a legacy encoding could not hold. */
 const LOST_CHARACTERS = /\?\?|\p{L}\?\p{L}/u;
+/**
+ * UTF-8 read as Windows-1252 or Latin-1 (`Zoë` as `ZoÃ«`, `’` as `â€™`): a lead byte's letter
+ * (Â-ß), then what a continuation byte reads as (U+0080-U+00BF, or 1252's letters and marks).
+ */
+const DOUBLE_ENCODED = new RegExp(
+  '[\u00C2-\u00DF][\u0080-\u00BF\u0152\u0153\u0160\u0161\u0178\u017D\u017E\u0192' +
+    '\u02C6\u02DC\u2013\u2014\u2018-\u201E\u2020-\u2022\u2026\u2030\u2039\u203A' +
+    '\u20AC\u2122]|\u00E2\u20AC',
+);
 
 /** Fields holding an identifier or a number written as text, where exponent form means digits were lost. */
 function isDigitsField(name: string): boolean {
@@ -148,6 +157,12 @@ function checkString(value: string, base: string, index: number, name: string, f
       field: pathOf(base, index),
       code: WARNING_CODES.QuestionMarkForLetter,
       message: `${name} ${quotedValue(out)} has ? where letters are expected: the file may have been saved in a legacy encoding (Windows-1252); save it as UTF-8 or .xlsx`,
+    });
+  } else if ((checks & NAME) !== 0 && DOUBLE_ENCODED.test(out)) {
+    warnings.push({
+      field: pathOf(base, index),
+      code: WARNING_CODES.DoubleEncodedLetters,
+      message: `${name} ${quotedValue(out)} looks like UTF-8 read as Windows-1252 (Ã© for é): open the file as UTF-8 and save it again, or use .xlsx`,
     });
   }
   if ((checks & DIGITS) !== 0 && startsLikeNumber(out) && EXPONENT_FORM.test(out)) {

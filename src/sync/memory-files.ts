@@ -58,6 +58,38 @@ export function populationsOf(contents: Pick<MemoryContents, 'populations' | 'en
 }
 
 /**
+ * One memory as `synced show` gives it. Disabled: the leavers examctl
+ * disabled, not a tentative one (maybe never created; docs/sync.md, "Retention").
+ */
+export function describeMemory({ file, target, kind, entries, ...contents }: MemoryContents) {
+  let disabled = 0;
+  let unsettled = 0;
+  let lastRun: string | null = null;
+  // Users by --population (docs/sync.md, "Two exports, two populations"); "" for none.
+  const byPopulation = new Map<string, number>();
+  for (const entry of entries.values()) {
+    if (entry.population !== undefined) byPopulation.set(entry.population, (byPopulation.get(entry.population) ?? 0) + 1);
+    if (entry.disabled === true && entry.tentative !== true) disabled += 1;
+    // A cleared digest: a request went out with no ok recorded (docs/sync.md, "A request cut short").
+    if (entry.digest === '') unsettled += 1;
+    if (lastRun === null || entry.run > lastRun) lastRun = entry.run;
+  }
+  // Once any has a population, the users without one are counted too.
+  if (byPopulation.size > 0) {
+    let counted = 0;
+    for (const count of byPopulation.values()) counted += count;
+    if (counted < entries.size) byPopulation.set('', entries.size - counted);
+  }
+  const populations = byPopulation.size === 0 ? {} : { populations: Object.fromEntries([...byPopulation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+  // The populations real runs synced, as the memory records them (docs/sync.md, "When the memory is lost").
+  const populationsSynced = [...populationsOf({ ...contents, entries })]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
+  for (const { newestRun } of populationsSynced) if (lastRun === null || newestRun > lastRun) lastRun = newestRun;
+  return { target: target ?? null, kind, remembered: entries.size, ...populations, populationsSynced, disabled, unsettled, lastRun, file };
+}
+
+/**
  * Reads one memory file: never silently empty. A damaged line, a newer format, a file of another
  * user or one recording another target than `expected` is exit 2 naming the file; a missing file
  * is an empty memory.

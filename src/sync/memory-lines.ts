@@ -76,7 +76,8 @@ export interface MemoryEntry {
   links?: ManagedLink[];
   /**
    * Users: written before the first request for this id went out, never acknowledged since (a
-   * joiner cut short, docs/sync.md, "A request cut short"): the user may not exist on the target.
+   * joiner cut short, docs/sync.md, "A request cut short"): the user may not exist on the target
+   * (does not, once its disable was answered 240).
    */
   tentative?: boolean;
   /** Users: the run whose request for this id was first acknowledged (stale-input.ts); absent: unknown (an older examctl, an adoption). */

@@ -77,6 +77,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly disables = new WeakSet<UserRequest>();
   /** Leavers whose only request was cut short (a tentative entry): they may never have been created. */
   private readonly tentative = new WeakSet<UserRequest>();
+  /** Of those, the ones answered 240: never created. */
+  private readonly neverCreated = new WeakSet<UserRequest>();
   /** A request examctl added to (DisableLogin false for a leaver back, prune DELETEs or false flags): the request as the file gives it. */
   private readonly asTheFileGives = new WeakMap<UserRequest, UserRequest>();
   /** The links examctl added a DELETE for (--prune-memberships): a 131 or 1134 for one of them is done. */
@@ -411,7 +413,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (this.tentative.has(payload) && outcome.status === 'failed' && outcome.errors.some((problem) => problem.code === ErrorCode.RoleEmpty)) {
       // 240 (a role is required to create): the user is not on the target, its one request was
       // never applied. Nothing disabled: ok, unchanged (not counted as a disable), remembered as
-      // disabled (back, it is created).
+      // disabled, still tentative (not sent again; back, it is created).
+      this.neverCreated.add(payload);
       return { status: 'ok', errors: [], action: 'unchanged', note: 'not on the target (its only request was cut short, never applied): nothing to disable' };
     }
     const deleted = this.pruned.get(payload);
@@ -487,7 +490,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const given = this.asTheFileGives.get(payload) ?? payload;
     // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
     // would add nothing to this same request against the links now remembered with it.
-    return Object.assign(acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population), joinedOf(entry, run));
+    const kept = acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population);
+    // Answered 240: never created, so tentative, joined by no run.
+    return Object.assign(kept, this.neverCreated.has(payload) ? { tentative: true } : joinedOf(entry, run));
   }
 
   /**

@@ -38,6 +38,27 @@ describe('--encoding for CSV input', () => {
     });
   });
 
+  it('a UTF-8 file LibreOffice 7.4 opened as Windows-1252 and saved again: each mangled name is a 9008 warning, --strict fails it', async () => {
+    await inTempDir(async (dir) => {
+      // soffice --headless --infilter="CSV:44,34,1,1" --convert-to 'csv:Text - txt - csv (StarCalc):44,34,76,1'
+      // of `u-1,Zoë,O’Brien` and `u-2,Ana,São` in UTF-8: its output, byte for byte.
+      const file = join(dir, 'libreoffice.csv');
+      await writeFile(file, '"ExternalId","FirstName","LastName","Email"\n"u-1","Zo\u00C3\u00AB","O\u00E2\u20AC\u2122Brien","zoe@example.test"\n"u-2","Ana","S\u00C3\u00A3o","ana@example.test"\n');
+      const run = await examctl(['user', 'sync', '--file', file, '--dry-run', '--json', '--store', join(dir, 'store')], dir);
+      expect(run.code).toBe(0);
+      const items = parseReport(run).items;
+      expect(items.map((i) => [i.id, i.status, (i.warnings ?? []).map((w) => `${w.field} ${w.code}`)])).toEqual([
+        ['u-1', 'ok', ['FirstName 9008', 'LastName 9008']],
+        ['u-2', 'ok', ['LastName 9008']],
+      ]);
+      const strict = await examctl(['user', 'sync', '--file', file, '--dry-run', '--strict', '--json', '--store', join(dir, 'store')], dir);
+      expect(parseReport(strict).items.map((i) => [i.id, i.status, i.errors.map((e) => e.code)])).toEqual([
+        ['u-1', 'failed', [9008, 9008]],
+        ['u-2', 'failed', [9008]],
+      ]);
+    });
+  });
+
   it('collection add takes --encoding too', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'collections.csv');

@@ -23,6 +23,7 @@ export interface Report {
     id: string | null;
     status: 'ok' | 'partial' | 'failed' | 'skipped';
     errors: { line?: number; field: string | null; code: number | null; message: string }[];
+    warnings?: { field: string; code: number; message: string }[];
     action?: string;
   }[];
 }

@@ -34,6 +34,8 @@ let running: Running | undefined;
 let killOn: ((user: Record<string, unknown>) => boolean) | undefined;
 /** Killed as the request arrives, before it is applied (the answer is never sent). */
 let killBeforeApply = false;
+/** Answered 200 with a body no client reads, before it is applied (in process: the answer is lost). */
+let loseAnswer: ((user: Record<string, unknown>) => boolean) | undefined;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-cut-short-'));
@@ -42,6 +44,7 @@ beforeEach(async () => {
   running = undefined;
   killOn = undefined;
   killBeforeApply = false;
+  loseAnswer = undefined;
   server = await startFaultServer();
   server.fallback = (request) => {
     const user = JSON.parse(request.body) as Record<string, unknown> & { ExternalId: string; Hierarchies?: Link[] };
@@ -49,6 +52,7 @@ beforeEach(async () => {
       running?.child.kill('SIGKILL');
       return { hold: new Promise<void>(() => undefined) };
     }
+    if (loseAnswer?.(user) === true) return { status: 200, body: '<html>gateway</html>' };
     // As the platform: a user is created only with a role (240).
     if (!platform.has(user.ExternalId) && typeof user.Role !== 'string') {
       return { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 240, Message: 'Role null or empty.' }] } };
@@ -182,6 +186,38 @@ describe('a night killed as a request arrives, not resumed', () => {
     const back = await night('with-joiner.csv', OLD_FILE_AGAIN);
     expect(back.code, back.stderr).toBe(0);
     expect(platform.get('u-9')?.disabled).toBe(false);
+  });
+});
+
+describe('synced show after a joiner never created (docs/sync.md, "Retention")', () => {
+  const shown = async () => (JSON.parse((await examctl(['synced', 'show', '--json'], dir, env)).stdout) as { memories: { disabled: number; unsettled: number }[] }).memories[0];
+  /** A joiner whose create's answer is lost (never applied), then gone: its disable's answer lost too. */
+  async function lostJoiner(): Promise<void> {
+    writeUsers('first.csv', [['u-1', 'Ann', 'H-A']]);
+    writeUsers('with-joiner.csv', [['u-1', 'Ann', 'H-A'], ['u-9', 'Joe', 'H-A']]);
+    expect((await night('first.csv')).code).toBe(0);
+    loseAnswer = (user) => user.ExternalId === 'u-9';
+    expect((await night('with-joiner.csv')).code).toBe(3);
+    expect((await night('first.csv', OLD_FILE_AGAIN)).code).toBe(3);
+    loseAnswer = undefined;
+    expect(platform.has('u-9')).toBe(false);
+  }
+
+  it('counts no leaver disabled while the disable is unanswered: unsettled', async () => {
+    await lostJoiner();
+    expect(await shown()).toMatchObject({ disabled: 0, unsettled: 1 });
+    expect((await examctl(['synced', 'show'], dir, env)).stdout).not.toContain('disabled as leavers');
+  });
+
+  it('counts none once the disable is answered 240 (not on the target); back in a file, the user is created and not disabled', async () => {
+    await lostJoiner();
+    const gone = await night('first.csv');
+    expect(gone.code, gone.stderr).toBe(0);
+    expect((JSON.parse(gone.stdout) as { items: { id: string; action?: string }[] }).items.find((item) => item.id === 'u-9')).toMatchObject({ action: 'unchanged' });
+    expect(await shown()).toMatchObject({ disabled: 0, unsettled: 0 });
+    expect((await night('with-joiner.csv', OLD_FILE_AGAIN)).code).toBe(0);
+    expect(platform.get('u-9')?.disabled).toBe(false);
+    expect(await shown()).toMatchObject({ disabled: 0, unsettled: 0 });
   });
 });
 

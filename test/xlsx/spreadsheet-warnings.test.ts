@@ -31,6 +31,16 @@ describe('checkSpreadsheetValues', () => {
     expect(warnings.map((w) => w.code)).toEqual([9002, 9002, 9001]);
   });
 
+  it('warns on UTF-8 read as Windows-1252 or Latin-1 in names (9008), never on real names or other fields', () => {
+    const mangled = { FirstName: 'Zo\u00C3\u00AB', LastName: 'O\u00E2\u20AC\u2122Brien', City: 'M\u00C3\u00BCnchen', Company: 'Ca\u00C3\u00A9 Co' };
+    const { warnings } = checkSpreadsheetValues({ ...mangled, Title: 'Math\u00C3\u00A9matiques', Password: 'Zo\u00C3\u00AB' });
+    expect(warnings.map((w) => [w.field, w.code])).toEqual([['FirstName', 9008], ['LastName', 9008], ['City', 9008], ['Company', 9008]]);
+    expect(warnings[0]?.message).toBe('FirstName "Zo\u00C3\u00AB" looks like UTF-8 read as Windows-1252 (\u00C3\u00A9 for \u00E9): open the file as UTF-8 and save it again, or use .xlsx');
+    // Real names in many scripts: letters from \u00C0 up, followed by letters, never by what a continuation byte reads as.
+    const real = ['Zo\u00EB', 'S\u00E3o Paulo', '\u00D1and\u00FA', '\u00C9lodie', '\u00C5sa \u00D6berg', 'Sch\u00DF', '\u00D0or\u00F0ur', '\u0141\u00F3d\u017A', '\u0160koda', '\u00C6sa', 'O\u2019Brien', '\u00C2ngela', '\u00C3lvaro'];
+    for (const name of real) expect(checkSpreadsheetValues({ FirstName: name, City: `${name} ${name.toUpperCase()}` }).warnings).toEqual([]);
+  });
+
   it('removes U+FEFF inside a value and says so, in nested requests and lists too; never shows a password', () => {
     const input = {
       Schedule: { Title: 'Maths\uFEFF 1' },

@@ -12,7 +12,7 @@ import {
   type ProfileSummary,
   type ProfileUpdate,
 } from '../../context/config-file.js';
-import type { CommandDeps, GlobalOptions } from '../../context/command-deps.js';
+import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { profileSettings, settingsText, unsetKeys } from '../../context/profile-settings.js';
 import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config.options.js';
@@ -56,10 +56,10 @@ export async function runSetProfile(
   return 0;
 }
 
-/** --json: what a profile command did, the profile as `config list` shows it (no token). */
+/** --json: what a profile command did, the profile as `config list` shows it (no token), or its name once removed. */
 export async function profileDone(json: unknown, name: string, done: object, deps: CommandDeps): Promise<void> {
-  const profile = json && (await listProfiles(deps.env)).find((entry) => entry.name === name);
-  if (profile) await deps.stdout.write(`${JSON.stringify({ ...done, profile })}\n`);
+  const profile = json && ((await listProfiles(deps.env)).find((entry) => entry.name === name) ?? name);
+  if (profile) await printJson(deps, { ...done, profile });
 }
 
 /** `config list`. */
@@ -67,7 +67,7 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
   const env = deps.env;
   const profiles = await listProfiles(env);
   if (options.json) {
-    await deps.stdout.write(`${JSON.stringify(profiles, null, 2)}\n`);
+    await printJson(deps, profiles, 2);
   } else if (profiles.length === 0) {
     await deps.stderr.write(`no profiles in ${configPath(env)}: create one with examctl config set-profile <name> --base-url <url>\n`);
   } else {
@@ -78,21 +78,21 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
 
 /** `config remove <name>`. */
 export async function runRemove({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
-  onlyGlobals(globals);
   const name = profileName(given, 'remove');
   const config = await removeProfile(name, deps.env);
   await deps.stderr.write(
     `removed profile ${name}${config.defaultProfile === undefined && Object.keys(config.profiles).length > 0 ? '; no default profile now (examctl config use <name>)' : ''}\n`,
   );
+  await profileDone(onlyGlobals(globals).json, name, { done: 'removed' }, deps);
   return 0;
 }
 
 /** `config use <name>`. */
 export async function runUse({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
-  onlyGlobals(globals);
   const name = profileName(given, 'use');
   await useProfile(name, deps.env);
   await deps.stderr.write(`default profile: ${name}\n`);
+  await profileDone(onlyGlobals(globals).json, name, { done: 'default' }, deps);
   return 0;
 }
 
@@ -103,7 +103,7 @@ export async function runShow(options: GlobalOptions, deps: CommandDeps): Promis
   const config = await loadConfig(env);
   const document = { path: configPath(env), defaultProfile: config.defaultProfile ?? null, profiles };
   if (options.json) {
-    await deps.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+    await printJson(deps, document, 2);
   } else {
     const lines = [`config file: ${document.path}`, `default profile: ${document.defaultProfile ?? '(none)'}`];
     for (const profile of profiles) lines.push(profileLine(profile));

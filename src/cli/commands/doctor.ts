@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describeErrors, errorsOf } from '../../api/envelope-errors.js';
 import { ErrorCode } from '../../domain/codes.js';
 import { UsageError } from '../../system/errors.js';
-import { type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
+import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
 import type { ResolvedTarget, TargetOf } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
@@ -60,7 +60,7 @@ export async function run(options: DoctorOptions, deps: CommandDeps, targetOf: T
   if (resolved !== undefined) report.checks.push(await memoryCheck(resolved, options, deps));
   report.healthy = !report.checks.some((check) => check.status === 'fail');
   if (options.json) {
-    await deps.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    await printJson(deps, report, 2);
   } else {
     await deps.stdout.write(renderReport(report));
   }

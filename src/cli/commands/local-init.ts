@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, lockTimeoutFromEnv, worldToChanges } from '../../engine/index.js';
 import { createStore } from '../../engine/store/index.js';
-import type { CommandDeps } from '../../context/command-deps.js';
+import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { assertTrustedStore, localStorePath } from '../../context/target.js';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../../system/lock.js';
@@ -53,7 +53,7 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
   }
   if (options.json) {
     const document = { command: 'local init', target: { kind: 'local', store }, dryRun: options.dryRun ?? false, seed, token };
-    await deps.stdout.write(`${JSON.stringify(document)}\n`);
+    await printJson(deps, document);
   }
   return 0;
 }

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { once } from 'node:events';
 import { UsageError } from '../../system/errors.js';
-import type { CommandDeps } from '../../context/command-deps.js';
+import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { usedStorePath } from '../../context/target.js';
 import type { LocalServeOptions } from './local-serve.options.js';
@@ -11,7 +11,7 @@ import { setInterruptNotice } from '../../terminal/interrupt-notice.js';
 /**
  * `examctl local serve`: the local engine over HTTP until SIGINT/SIGTERM. main.ts owns the
  * process signals and turns both into `deps.signal`; a test hands its own AbortSignal.
- * Diagnostics (the listening line, one line per request) go to stderr: stdout stays empty.
+ * Diagnostics (the listening line, one line per request) go to stderr; stdout holds only --json's document.
  */
 export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSeed, ...globals }: LocalServeOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
@@ -56,6 +56,7 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
     }
     if (faults) log(`injecting faults ${describeFaultSpec(faults.spec)} with --faults-seed ${faults.seed}`);
     await say(`listening on ${server.url}`);
+    if (options.json) await printJson(deps, { listening: server.url, store: server.store });
     if (publicUrl !== undefined) await say(terminalLine(`public URL ${publicUrl} (the OpenAPI document's servers)`));
     // Before it is said how to stop: a Ctrl-C from then on is told in the server's words.
     setInterruptNotice('interrupted: stopping the server after the requests in flight (Ctrl-C again to quit now)');

@@ -10,7 +10,7 @@ import { readOutputTimes, type OutputTimes, type OutputTimeSettings } from '../.
 import { resolveSettings, settingText } from '../../context/settings.js';
 import { describeTarget } from '../../report/report-writers.js';
 import type { TablesWritten } from '../../report/xlsx-report-writer.js';
-import type { CommandDeps } from '../../context/command-deps.js';
+import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { openTargetApi } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
@@ -167,10 +167,10 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
     await api.close();
   }
   if (only !== undefined && 'error' in only) {
-    if (json) await deps.stdout.write(`${JSON.stringify({ target: target.report, externalId: only.externalId, errors: only.errors ?? [] })}\n`);
+    if (json) await printJson(deps, { target: target.report, externalId: only.externalId, errors: only.errors ?? [] });
     return 1;
   }
-  if (json && only !== undefined) await deps.stdout.write(`${JSON.stringify(only.session, null, 2)}\n`);
+  if (json && only !== undefined) await printJson(deps, only.session, 2);
   else if (fileOutput) {
     // A text file's wall times (a --date-format's) say their zone in a last column; a workbook says it in its properties and header notes.
     const zoneColumn = settings.times.dateFormat !== undefined && output !== 'xlsx' ? { timeZoneColumn: tableTimes.zone } : {};

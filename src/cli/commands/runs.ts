@@ -24,7 +24,7 @@ import { reportFormatOf } from '../../report/report-file.js';
 import { countAction, describeTarget } from '../../report/report-writers.js';
 import { type SourceRow } from '../../report/run-report.js';
 import type { ReportItem } from '../../report/run-report.js';
-import type { CommandDeps, GlobalOptions } from '../../context/command-deps.js';
+import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 import type { CliDeps } from '../command-declaration.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { checkReportOption, openRunReport, type RunTimes } from '../../pipeline/report-sinks.js';
@@ -71,7 +71,7 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
   const runs = from === undefined ? listed.runs : listed.runs.filter((run) => Date.parse(run.startedAt) >= from);
   const { unreadable } = listed;
   if (options.json) {
-    await deps.stdout.write(`${JSON.stringify({ runsDir, runs, unreadable })}\n`);
+    await printJson(deps, { runsDir, runs, unreadable });
     return 0;
   }
   if (runs.length === 0 && unreadable.length === 0) {
@@ -224,7 +224,7 @@ export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions,
   const runsDir = runsDirOf(options, deps);
   const maxAgeDays = olderThan === undefined ? DEFAULT_PRUNE_POLICY.maxAgeDays : olderThan / DAY_MS;
   const result = await pruneRuns(runsDir, { ...DEFAULT_PRUNE_POLICY, maxAgeDays, all: all ?? false }, new Date(), trustOf(deps));
-  if (options.json) await deps.stdout.write(`${JSON.stringify({ runsDir, ...result })}\n`);
+  if (options.json) await printJson(deps, { runsDir, ...result });
   else {
     await deps.stderr.write(`${terminalLine(`removed ${result.removed.length} ${result.removed.length === 1 ? 'run' : 'runs'} from ${runsDir}`)}\n`);
     if (result.keptUnfinished.length > 0) {
@@ -253,7 +253,7 @@ export async function runResume(options: RunsResumeOptions, deps: CliDeps): Prom
     await deps.stderr.write(`${terminalLine(`examctl: ${error.message}`)}\n`);
     const { id: _id, pin: _pin, pinFile: _pinFile, targetFromRun: _from, overLaterRuns: _over, force: _force, ...globals } = options;
     if (error.finishedRun !== undefined) return runShow({ ...globals, id: error.finishedRun }, deps);
-    if (globals.json === true) await deps.stdout.write(`${JSON.stringify({ run: null, resumed: false, reason: error.message })}\n`);
+    if (globals.json === true) await printJson(deps, { run: null, resumed: false, reason: error.message });
     return ExitCode.Ok;
   }
 }

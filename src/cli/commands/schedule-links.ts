@@ -3,7 +3,7 @@ import type { OpenDirectory, ScheduleLinks } from '../../port/local-directory.js
 import { UsageError } from '../../system/errors.js';
 import { csvLine, withUtf8Bom } from '../../formats/csv-cell.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
+import { printJson, promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { targetOnce } from '../../context/target.js';
 import { type ResolvedTarget, type TargetOf } from '../../context/resolved-target.js';
 import { withOutFile } from '../../context/out-file.js';
@@ -41,7 +41,7 @@ async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: Comma
   }
   const format = options.json ? 'json' : (options.output ?? 'table');
   if (format === 'json') {
-    await deps.stdout.write(`${JSON.stringify({ target: target.report, ...links }, null, 2)}\n`);
+    await printJson(deps, { target: target.report, ...links }, 2);
   } else if (format === 'csv') {
     await deps.stdout.write(dataForStdout(withUtf8Bom(linksCsv(links), options.bom !== false), deps.stdoutIsTTY));
   } else {

@@ -1,7 +1,7 @@
 import { formatCount } from '../../formats/number-format.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
-import type { CommandDeps } from '../../context/command-deps.js';
+import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { givenPin } from '../../context/pin-source.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
@@ -134,7 +134,7 @@ async function tell<P>(
       notAdopted: adoption.refused.map((row) => ({ source: row.source, id: row.id, errors: row.problems })),
       ...(where.dryRun ? { records: adoption.adopted.map((row) => ({ source: row.source, id: row.id, action: row.before === undefined ? 'new' : 'replaced', ...entryWords(row.entry) })) } : {}),
     };
-    await deps.stdout.write(`${JSON.stringify(document)}\n`);
+    await printJson(deps, document);
   } else if (where.dryRun) {
     for (const row of adoption.adopted) {
       const { links, population } = entryWords(row.entry);

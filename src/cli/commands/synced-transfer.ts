@@ -6,7 +6,7 @@ import { describeSystemError } from '../../system/system-error-words.js';
 import { formatBytes, formatCount } from '../../formats/number-format.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
-import type { CommandDeps } from '../../context/command-deps.js';
+import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { withOutFile } from '../../context/out-file.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { targetInstance } from '../../context/target.js';
@@ -53,7 +53,7 @@ export async function runExport({ out, syncDir, ...globals }: SyncedExportOption
     await file.stdout.write(text);
     return 0;
   });
-  if (options.json) await deps.stdout.write(`${JSON.stringify({ file: path, target: report, newestRun: newestRun ?? null, memories: summaryOf(memories) })}\n`);
+  if (options.json) await printJson(deps, { file: path, target: report, newestRun: newestRun ?? null, memories: summaryOf(memories) });
   else await deps.stderr.write(`${terminalLine(`exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}; newest run ${newestRun ?? '-'}`)}\n`);
   return 0;
 }
@@ -85,7 +85,7 @@ export async function runImport({ file, force, syncDir, ...globals }: SyncedImpo
     env: deps.env,
   });
   if (options.json) {
-    await deps.stdout.write(`${JSON.stringify({ file: path, target: resolved.report, newestRun: document.newestRun ?? null, replacedNewestRun: replaced ?? null, memories: summaryOf(document.memories) })}\n`);
+    await printJson(deps, { file: path, target: resolved.report, newestRun: document.newestRun ?? null, replacedNewestRun: replaced ?? null, memories: summaryOf(document.memories) });
   } else {
     const before = replaced === undefined ? 'there was none before' : `it replaced a memory whose newest run was ${replaced}`;
     await deps.stderr.write(`${terminalLine(`imported ${path} as the sync memory of ${describeTarget(resolved.report)}: ${summaryWords(document.memories)}; ${before}`)}\n`);
@@ -110,7 +110,7 @@ export async function runUnlock({ lockId, syncDir, ...globals }: SyncedUnlockOpt
   } finally {
     await service.close();
   }
-  if (options.json) await deps.stdout.write(`${JSON.stringify({ syncDir: place.address, released: lockId })}\n`);
+  if (options.json) await printJson(deps, { syncDir: place.address, released: lockId });
   else await deps.stderr.write(`${terminalLine(`released the lock ${lockId} of the sync memory at ${place.address}`)}\n`);
   return 0;
 }

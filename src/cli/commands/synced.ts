@@ -2,11 +2,11 @@ import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.j
 import { formatCount } from '../../formats/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { terminalLine } from '../../formats/terminal-text.js';
-import { forgetMemory, listMemories, populationsOf, type MemoryContents } from '../../sync/memory-files.js';
+import { describeMemory, forgetMemory, listMemories } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import { forgetServiceMemory, serviceMemories } from '../../sync/memory-transfer.js';
 import { LOSS_COST, recoveries } from '../../sync/memory-loss.js';
-import type { CommandDeps } from '../../context/command-deps.js';
+import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import type { SyncDirOnlyOptions } from './synced.options.js';
@@ -24,7 +24,7 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
   const kept = place.kind === 'dir' ? await listMemories(place.syncDir) : await serviceMemories(place.address, deps.env);
   const memories = kept.map(describeMemory);
   if (options.json) {
-    await deps.stdout.write(`${JSON.stringify({ syncDir: dir, memories })}\n`);
+    await printJson(deps, { syncDir: dir, memories });
     return 0;
   }
   if (memories.length === 0) {
@@ -50,35 +50,6 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
   return 0;
 }
 
-/** One memory as `synced show` gives it. */
-function describeMemory({ file, target, kind, entries, ...contents }: MemoryContents) {
-  let disabled = 0;
-  let unsettled = 0;
-  let lastRun: string | null = null;
-  // Users by --population (docs/sync.md, "Two exports, two populations"); "" for none.
-  const byPopulation = new Map<string, number>();
-  for (const entry of entries.values()) {
-    if (entry.population !== undefined) byPopulation.set(entry.population, (byPopulation.get(entry.population) ?? 0) + 1);
-    if (entry.disabled === true) disabled += 1;
-    // A cleared digest: a request went out with no ok recorded (docs/sync.md, "A request cut short").
-    if (entry.digest === '') unsettled += 1;
-    if (lastRun === null || entry.run > lastRun) lastRun = entry.run;
-  }
-  // Once any has a population, the users without one are counted too.
-  if (byPopulation.size > 0) {
-    let counted = 0;
-    for (const count of byPopulation.values()) counted += count;
-    if (counted < entries.size) byPopulation.set('', entries.size - counted);
-  }
-  const populations = byPopulation.size === 0 ? {} : { populations: Object.fromEntries([...byPopulation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
-  // The populations real runs synced, as the memory records them (docs/sync.md, "When the memory is lost").
-  const populationsSynced = [...populationsOf({ ...contents, entries })]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
-  for (const { newestRun } of populationsSynced) if (lastRun === null || newestRun > lastRun) lastRun = newestRun;
-  return { target: target ?? null, kind, remembered: entries.size, ...populations, populationsSynced, disabled, unsettled, lastRun, file };
-}
-
 /** `synced forget`: the invocation's target forgets what examctl sent it; the next run sends everything. */
 export async function runForget({ syncDir, ...globals }: SyncDirOnlyOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const options = onlyGlobals(globals);
@@ -88,7 +59,7 @@ export async function runForget({ syncDir, ...globals }: SyncDirOnlyOptions, dep
   const onWait = (message: string) => void deps.stderr.write(`${terminalLine(message)}\n`);
   const forgotten = place.kind === 'dir' ? await forgetMemory(place.syncDir, report, lockTimeoutMs) : await forgetServiceMemory(place.address, report, { lockTimeoutMs, onWait, env: deps.env });
   const dir = place.kind === 'dir' ? place.syncDir : place.address;
-  if (options.json) await deps.stdout.write(`${JSON.stringify({ syncDir: dir, target: report, forgotten })}\n`);
+  if (options.json) await printJson(deps, { syncDir: dir, target: report, forgotten });
   else {
     await deps.stderr.write(
       terminalLine(

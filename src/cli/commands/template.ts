@@ -54,7 +54,7 @@ async function writeExample(kind: string, output: TemplateOptions['output'], dep
   const which = templateKindOf(kind);
   const name = EXAMPLES[which];
   if (name === undefined) throw new UsageError(`--example: ${which} has no example file; one of ${Object.keys(EXAMPLES).join(', ')}`);
-  if (output === 'xlsx') throw new UsageError(`--example prints ${name} as it ships: leave out -o xlsx`);
+  if (output !== 'csv' && !name.endsWith(output)) throw new UsageError(`--example prints ${name} as it ships: leave out -o ${output}${output === 'json' ? ' (--json)' : ''}`);
   const { readShippedFile } = await import('../../system/shipped-file.js');
   await deps.stdout.write((await readShippedFile(fileURLToPath(new URL(`../../../fixtures/${name}`, import.meta.url)))).toString('utf8'));
   return 0;
