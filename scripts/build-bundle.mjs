@@ -14,7 +14,7 @@ import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -257,6 +257,8 @@ export async function trainCodeCache(node, script, cache, trainer = SCRIPT_TRAIN
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const scratch = mkdtempSync(join(tmpdir(), 'examctl-code-cache-'));
+  // A config directory of its own, there: one named but missing refuses the local dry run (docs/remote.md).
+  mkdirSync(join(scratch, 'config'));
   try {
     const remote = ['user', 'sync', '--target', 'remote', '--base-url', `http://127.0.0.1:${server.address().port}`, '--file', join(root, 'fixtures/users.csv'), '--yes', '--no-input'];
     for (const args of [remote, ...alsoRuns]) {

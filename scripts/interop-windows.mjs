@@ -65,7 +65,7 @@ export async function windowsTier() {
     check('node.exe runs as win32 (Windows 10)', [version.code, version.stdout.split(' ')[0], version.stdout.split(' ')[1]?.split('.')[0]], [0, 'win32', '10']);
 
     const work = join(scratch, 'work');
-    mkdirSync(work);
+    mkdirSync(join(work, 'config'), { recursive: true });
     const examctlEnv = {
       ...env,
       CI: 'true',

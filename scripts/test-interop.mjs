@@ -349,7 +349,7 @@ async function installedTarballChecks() {
     }
     const examctl = join(prefix, 'bin', 'examctl');
     const elsewhere = join(scratch, 'elsewhere');
-    execFileSync('mkdir', ['-p', elsewhere]);
+    execFileSync('mkdir', ['-p', join(elsewhere, '.config')]);
     const env = { ...process.env, HOME: elsewhere, EXAMCTL_CONFIG_DIR: join(elsewhere, '.config'), CI: 'true' };
     const version = spawnSync(examctl, ['--version'], { cwd: elsewhere, env, encoding: 'utf8' });
     check('installed tarball: examctl --version', version.stdout.trim(), `examctl ${JSON.parse(execFileSync('npm', ['pkg', 'get', 'version'], { cwd: root, encoding: 'utf8' }))} (Node ${process.version})`);

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../system/errors.js';
@@ -101,8 +102,18 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
     target = await remoteTarget(remote, options, deps);
   } else {
-    // Refused when nothing chose local and the command can send (a resume: the journal chose).
-    if (unused && settings.target.from === 'built-in' && deps.sends === true && !deps.resume) throw new UsageError(`${unused} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile), or --target local`);
+    // Nothing chose local (a resume: the journal did) while a remote's URL or token is set, or the
+    // config folder named is not there (a typo?): refused when the command can send, else said.
+    if (settings.target.from === 'built-in' && !deps.resume) {
+      const dir = deps.env.EXAMCTL_CONFIG_DIR && resolve(deps.env.EXAMCTL_CONFIG_DIR);
+      const gone = dir && !(await stat(dir).catch(() => undefined))?.isDirectory();
+      const lost = gone ? `EXAMCTL_CONFIG_DIR names ${dir}, no folder, so no profile chose the target` : '';
+      const why = unused
+        ? `${unused} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile)`
+        : lost && `${lost}: create it (examctl login, config set-profile), fix the path, name a --store`;
+      if (why && deps.sends === true) throw new UsageError(`${why}, or --target local`);
+      if (lost) await deps.stderr.write(`${terminalLine(`warning: ${lost}`)}\n`);
+    }
     const store = await usedStorePath(options, deps);
     target = { kind: 'local', store, report: { kind: 'local', store } };
   }

@@ -1,5 +1,5 @@
-import { join } from 'node:path';
 import { withTempDir as inFreshTempDir } from '../support/temp-dir.js';
+import { ownConfigDir } from '../support/child-env.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { StringSink } from '../support/string-sink.js';
 
@@ -16,9 +16,9 @@ export function testDeps(cwd: string, overrides: Partial<CommandDeps> = {}, env:
   const deps: CommandDeps = {
     stdout,
     stderr,
-    // A config dir of its own, so the developer's real profiles never steer a test; UTC as
-    // this computer's zone, so a table of times reads the same on every machine.
-    env: { EXAMCTL_NOW: '2026-11-21T10:00:00Z', EXAMCTL_CONFIG_DIR: join(cwd, '.config'), TZ: 'UTC', ...env },
+    // A config dir of its own (child-env.ts), unless the test names one; UTC as this
+    // computer's zone, so a table of times reads the same on every machine.
+    env: { EXAMCTL_NOW: '2026-11-21T10:00:00Z', EXAMCTL_CONFIG_DIR: env.EXAMCTL_CONFIG_DIR ?? ownConfigDir(cwd), TZ: 'UTC', ...env },
     now: () => new Date('2026-11-21T10:00:00Z'),
     isTTY: false,
     cwd,

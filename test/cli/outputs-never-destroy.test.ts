@@ -62,7 +62,6 @@ describe('an output over what the run reads or keeps', () => {
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'users.csv'), USERS);
       expect((await cli(dir, ['--store', 'store', '--yes', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
-      mkdirSync(join(dir, '.config'), { mode: 0o700 });
       writeFileSync(join(dir, '.config', 'config.json'), '{"version":1,"profiles":{}}');
       const input = await cli(dir, ['runs', 'show', 'last', '--report', 'users.csv']);
       expect(input.code).toBe(2);

@@ -4,8 +4,9 @@
  * variable beside its token, a config key with a typo, a variable against a typed --profile.
  * Through the real CLI, in-process; every run here is a dry run or refused before sending.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
@@ -143,5 +144,55 @@ describe('what a run took, said whole', () => {
       const again = await cli(dir, ['login', '--profile', 'prod', '--with-token', '--no-verify'], {}, 'newer-token\n');
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).not.toContain('changed');
+    }));
+});
+
+describe('a config directory named but not there (EXAMCTL_CONFIG_DIR with a typo)', () => {
+  const send = ['--yes', 'user', 'sync', '--file', 'users.csv'];
+
+  it('a run that could send, local by default, is exit 2 naming the variable and the path, also a dry run; nothing is made', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      const typo = join(dir, 'exmactl');
+      for (const args of [send, SYNC]) {
+        const run = await cli(dir, args, { EXAMCTL_CONFIG_DIR: typo });
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`EXAMCTL_CONFIG_DIR names ${typo}, no folder, so no profile chose the target: create it (examctl login, config set-profile)`);
+        expect(run.stderr).toMatch(/name a --store, or --target local/);
+      }
+      expect(existsSync(join(dir, '.examctl-store'))).toBe(false);
+      expect(existsSync(typo)).toBe(false);
+    }));
+
+  it('--target local, --store or EXAMCTL_STORE runs; a command that only reads goes on, with a warning', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      const typo = { EXAMCTL_CONFIG_DIR: join(dir, 'exmactl') };
+      for (const [args, env] of [[['--target', 'local'], {}], [['--store', '.examctl-store'], {}], [[], { EXAMCTL_STORE: '.examctl-store' }]] as [string[], Record<string, string>][]) {
+        const run = await cli(dir, [...args, ...send], { ...typo, ...env });
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stderr).not.toContain('EXAMCTL_CONFIG_DIR');
+      }
+      expect((await cli(dir, ['--target', 'local', 'schedule', 'push', '--file', resolve('fixtures/sittings.csv'), '--upsert'], typo)).code).toBe(0);
+      const links = await cli(dir, ['schedule', 'links', 'S-MATH1-DEC', '--output', 'csv'], typo);
+      expect(links.code, links.stderr).toBe(0);
+      expect(links.stdout).toContain('stu-2001');
+      expect(links.stderr).toContain(`warning: EXAMCTL_CONFIG_DIR names ${typo.EXAMCTL_CONFIG_DIR}, no folder`);
+    }));
+
+  it('login and config set-profile make the folder; then the run takes its profile, and says so', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      const [remote, local] = [{ EXAMCTL_CONFIG_DIR: join(dir, 'a', 'examctl') }, { EXAMCTL_CONFIG_DIR: join(dir, 'b') }];
+      const login = await cli(dir, ['login', '--profile', 'prod', '--base-url', 'http://127.0.0.1:18672', '--with-token', '--no-verify'], remote, 'tok\n');
+      expect(login.code, login.stderr).toBe(0);
+      expect(existsSync(join(remote.EXAMCTL_CONFIG_DIR, 'config.json'))).toBe(true);
+      const dry = await cli(dir, SYNC, remote);
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(JSON.parse(dry.stdout).targetFrom).toBe('profile prod');
+      expect((await cli(dir, ['config', 'set-profile', 'admin', '--timezone', 'Europe/London'], local)).code).toBe(0);
+      const run = await cli(dir, send, local);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/target: local store \S+ \(profile admin\); profile admin \(the default profile\): /);
     }));
 });

@@ -62,7 +62,7 @@ describe('--out <file> for documents and workbooks', () => {
       const io = testDeps(dir);
       expect(await runCli(['template', 'nonsense', '--out', 'keep.json'], io.deps)).toBe(2);
       expect(await readFile(join(dir, 'keep.json'), 'utf8')).toBe('old');
-      expect(await readdir(dir)).toEqual(['keep.json']);
+      expect((await readdir(dir)).sort()).toEqual(['.config', 'keep.json']);
       const missing = testDeps(dir);
       expect(await runCli(['schema', 'users', '--out', join('no-such-dir', 's.json')], missing.deps)).toBe(2);
       expect(missing.stderr.text).toContain('cannot write');

@@ -1,4 +1,6 @@
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, relative } from 'node:path';
 
 /** What Windows needs of the parent's environment for a child (Node and the OS find their own files with it). */
 const PASSED_THROUGH = ['SystemRoot', 'SYSTEMROOT', 'windir', 'ComSpec', 'PATHEXT', 'TEMP', 'TMP'] as const;
@@ -14,7 +16,7 @@ export function childEnv(home: string, parent: NodeJS.ProcessEnv = process.env):
   const env: Record<string, string> = {
     PATH: parent.PATH ?? parent.Path ?? '',
     HOME: home,
-    EXAMCTL_CONFIG_DIR: join(home, '.config'),
+    EXAMCTL_CONFIG_DIR: ownConfigDir(home),
     EXAMCTL_RUNS_DIR: join(home, '.local', 'state', 'examctl', 'runs'),
     // The computer's zone, which a review session's table shows its times in: the same on every machine.
     TZ: 'UTC',
@@ -27,4 +29,17 @@ export function childEnv(home: string, parent: NodeJS.ProcessEnv = process.env):
   if (parent.APPDATA !== undefined) env.APPDATA = join(home, 'AppData', 'Roaming');
   if (parent.LOCALAPPDATA !== undefined) env.LOCALAPPDATA = join(home, 'AppData', 'Local');
   return env;
+}
+
+/**
+ * `<dir>/.config`, a test's own config directory (no developer's profile steers a test), made
+ * when `dir` is an existing folder inside the temp directory: one named but missing is refused
+ * by a run that sends to the local store by default (docs/remote.md, "Where each setting comes
+ * from"). A test of that refusal names a folder of its own that is not there.
+ */
+export function ownConfigDir(dir: string): string {
+  const config = join(dir, '.config');
+  const inside = relative(tmpdir(), dir);
+  if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside) && existsSync(dir)) mkdirSync(config, { recursive: true, mode: 0o700 });
+  return config;
 }
