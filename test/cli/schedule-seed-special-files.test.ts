@@ -12,10 +12,13 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { SETTINGS_FILE_MAX_BYTES } from '../../src/system/regular-file.js';
 import { testDeps, withTempDir } from './helpers.js';
 
+/** A world file's limit (docs/engine-rules.md, "World file"). */
+const WORLD_FILE_MAX_BYTES = 256 * 2 ** 20;
 const SITTINGS = 'ScheduleExtId,Title\nS-1,Maths\n';
 
 const commands: [string, (dir: string, file: string) => string[], number][] = [
   ['--schedule', (dir, file) => ['--target', 'local', '--store', join(dir, 'store'), 'schedule', 'push', '--file', 's.csv', '--dry-run', '--schedule', file], SETTINGS_FILE_MAX_BYTES],
+  ['--seed', (dir, file) => ['--target', 'local', '--store', join(dir, 'store'), 'local', 'init', '--seed', file], WORLD_FILE_MAX_BYTES],
 ];
 
 async function run(dir: string, args: string[]): Promise<{ code: number; stderr: string }> {
