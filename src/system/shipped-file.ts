@@ -19,6 +19,9 @@ export function shippedAsset(path: string): Buffer | undefined {
   }
 }
 
+/** The demo world as named: the one-file executable has no such file. */
+export const DEMO_WORLD = `the demo world ${isSea() ? 'built into examctl' : '(fixtures/world.json)'}`;
+
 /** A file that ships with examctl: its asset, else a regular file of at most `maxBytes`. */
 export async function readShippedFile(path: string, maxBytes = SETTINGS_FILE_MAX_BYTES): Promise<Buffer> {
   return shippedAsset(path) ?? (await readRegularFileWithStat(path, { followLinks: true, maxBytes })).bytes;
