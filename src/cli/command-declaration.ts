@@ -39,9 +39,13 @@ export type RerunInput = (
  * How a report-writing command's journaled run is continued: `'rerun'`, its behaviour module
  * exports `rerunInput` (`runs show` reads the input again through it, `runs resume` runs the
  * command again with the options the journal kept); or, in words, why a run of it cannot be
- * resumed. test/runs/resume-registry.test.ts fails for a command with `takesReport` and neither.
+ * resumed. test/runs/resume-registry.test.ts fails for a command taking `--report` and neither.
  */
 export type ResumeSupport = 'rerun' | { readonly notResumable: string };
+
+/** The global flags that choose or shape the target (docs/cli.md, "Global flags"). */
+export const TARGET_FLAGS = ['--target', '--store', '--base-url', '--token-file', '--profile', '--concurrency', '--rate', '--allow-insecure-http'] as const;
+export type TakenFlag = '--report' | '--dry-run' | (typeof TARGET_FLAGS)[number];
 
 export interface CommandDeclaration {
   /** `['user', 'sync']`: a command under its group; `['doctor']`: a top-level command or a group. */
@@ -52,28 +56,25 @@ export interface CommandDeclaration {
   /** A group (`examctl user`) has neither flags nor behaviour: only subcommands. */
   readonly options?: SpecTable;
   /**
-   * Writes a run report, so honours the global `--report`. Absent (the default), `--report` is
-   * refused with exit 2 before the command runs (command-tree.ts), never silently ignored.
+   * The global flags with an effect only where a command has one, that it takes: `--report` (it
+   * writes a run report), `--dry-run` (it changes nothing with it, or only reads) and those of
+   * TARGET_FLAGS it reads (all once it resolves a target). Any other of these is refused with
+   * exit 2 before the command runs (command-tree.ts), never silently ignored.
    */
-  readonly takesReport?: boolean;
-  /**
-   * Honours the global `--dry-run` (changes nothing with it) or only reads. Absent (the default),
-   * `--dry-run` is refused with exit 2: a command that would change things all the same (prune
-   * runs, forget, write the config) must not look rehearsed.
-   */
-  readonly takesDryRun?: boolean;
+  readonly takes?: readonly TakenFlag[];
   /**
    * Writes text for a person or a shell (a completion script), never JSON: `--json` and `-o` are
    * refused with exit 2 (command-tree.ts), never silently ignored.
    */
   readonly printsText?: true;
-  /** Required with `takesReport` (a test checks): see ResumeSupport. */
+  /** Required with `--report` taken (a test checks): see ResumeSupport. */
   readonly resume?: ResumeSupport;
 }
 
 /** A declaration that remembers its table's type, so its behaviour is checked against it (command-behaviours.ts). */
 export interface DeclaredCommand<T extends SpecTable> extends CommandDeclaration {
   readonly options: T;
+  readonly takes: readonly TakenFlag[];
 }
 
 /** Declares a runnable command. The table is the one source of the options type its behaviour receives. */

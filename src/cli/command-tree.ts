@@ -101,9 +101,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     command.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
-      if (merged.report !== undefined && declaration.takesReport !== true) throw new UsageError(reportRefusal(declaration, commands));
+      if (merged.report !== undefined && declaration.takes?.includes('--report') !== true) throw new UsageError(reportRefusal(declaration, commands));
       if (declaration.printsText === true) refuseOutputFlags(declaration.path.join(' '), merged);
-      if (merged.dryRun === true && declaration.takesDryRun !== true) {
+      if (merged.dryRun === true && declaration.takes?.includes('--dry-run') !== true) {
         throw new UsageError(`--dry-run: ${declaration.path.join(' ')} has no dry run and would change things all the same; leave --dry-run out`);
       }
       const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
@@ -128,7 +128,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
           behaviours,
           keptOptions,
           commandFlags,
-          sends: declaration.takesReport,
+          sends: declaration.takes?.includes('--report'),
           invocation: piped === undefined ? options : { ...options, file: '-' },
           stdinFile: stdin?.path,
           pipedFile: piped === undefined ? undefined : (parsed.file as string),
@@ -243,7 +243,7 @@ function allPointer(command: Command): string {
  * before anything runs rather than ignored, which would leave the user believing a file exists.
  */
 export function reportRefusal(declaration: CommandDeclaration, commands: readonly CommandDeclaration[]): string {
-  const takers = commands.filter((candidate) => candidate.takesReport === true).map((candidate) => candidate.path.join(' '));
+  const takers = commands.filter((candidate) => candidate.takes?.includes('--report')).map((candidate) => candidate.path.join(' '));
   const name = declaration.path.join(' ');
   const writesFile = declaration.options?.some((spec) => spec.kind === 'option' && spec.flags.startsWith('--out ')) === true;
   const instead = writesFile ? `use --out <file> for ${name}` : `${name} writes no run report`;
