@@ -43,9 +43,15 @@ export type RerunInput = (
  */
 export type ResumeSupport = 'rerun' | { readonly notResumable: string };
 
-/** The global flags that choose or shape the target (docs/cli.md, "Global flags"). */
-export const TARGET_FLAGS = ['--target', '--store', '--base-url', '--token-file', '--profile', '--concurrency', '--rate', '--allow-insecure-http'] as const;
-export type TakenFlag = '--report' | '--dry-run' | (typeof TARGET_FLAGS)[number];
+/** Global flags only some commands use (`takes`). */
+export const TAKEN_FLAGS = [
+  '--report', '--dry-run',
+  // The target's:
+  '--target', '--store', '--base-url',
+  '--token-file', '--profile',
+  '--concurrency', '--rate', '--allow-insecure-http',
+] as const;
+export type TakenFlag = (typeof TAKEN_FLAGS)[number];
 
 export interface CommandDeclaration {
   /** `['user', 'sync']`: a command under its group; `['doctor']`: a top-level command or a group. */
@@ -55,13 +61,8 @@ export interface CommandDeclaration {
   readonly examples: readonly string[];
   /** A group (`examctl user`) has neither flags nor behaviour: only subcommands. */
   readonly options?: SpecTable;
-  /**
-   * The global flags with an effect only where a command has one, that it takes: `--report` (it
-   * writes a run report), `--dry-run` (it changes nothing with it, or only reads) and those of
-   * TARGET_FLAGS it reads (all once it resolves a target). Any other of these is refused with
-   * exit 2 before the command runs (command-tree.ts), never silently ignored.
-   */
-  readonly takes?: readonly TakenFlag[];
+  /** Those it uses (`target`: all, resolving one); any other is exit 2. */
+  readonly takes: readonly (TakenFlag | 'target')[];
   /**
    * Writes text for a person or a shell (a completion script), never JSON: `--json` and `-o` are
    * refused with exit 2 (command-tree.ts), never silently ignored.
@@ -74,7 +75,6 @@ export interface CommandDeclaration {
 /** A declaration that remembers its table's type, so its behaviour is checked against it (command-behaviours.ts). */
 export interface DeclaredCommand<T extends SpecTable> extends CommandDeclaration {
   readonly options: T;
-  readonly takes: readonly TakenFlag[];
 }
 
 /** Declares a runnable command. The table is the one source of the options type its behaviour receives. */
@@ -90,9 +90,14 @@ export function commandName(declaration: Pick<CommandDeclaration, 'path'>): stri
   return declaration.path.join(' ');
 }
 
+/** In its `takes`, or the target's where it resolves one. */
+export function takesFlag({ takes }: CommandDeclaration, flag: TakenFlag): boolean {
+  return takes.includes(flag) || (takes.includes('target') && TAKEN_FLAGS.indexOf(flag) > 1);
+}
+
 /** Declares a group of commands (`examctl config`): its help's purpose and examples. */
 export function declareGroup(declaration: { readonly name: string; readonly description: string; readonly examples: readonly string[] }): CommandDeclaration {
-  return { path: [declaration.name], description: declaration.description, examples: declaration.examples };
+  return { path: [declaration.name], description: declaration.description, examples: declaration.examples, takes: [] };
 }
 
 /** The options a run journal of this command keeps (the global ones and its own marked `kept`). */

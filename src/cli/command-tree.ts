@@ -4,7 +4,7 @@ import { ExitCode, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
 import { argumentKeys, attributeOf, briefLineOf, briefTermOf, examples, registerSpecs, shownWithItsPositive } from '../flags/option-table.js';
-import { commandName, keptOptionNames, type Behaviours, type CommandDeclaration } from './command-declaration.js';
+import { commandName, keptOptionNames, takesFlag, TAKEN_FLAGS, type Behaviours, type CommandDeclaration, type TakenFlag } from './command-declaration.js';
 import { resolveOutputFlags } from '../flags/output-flags.js';
 import { COMMANDS } from './program.js';
 import { sentenceLines } from '../terminal/sentence-wrap.js';
@@ -101,11 +101,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     command.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
-      if (merged.report !== undefined && declaration.takes?.includes('--report') !== true) throw new UsageError(reportRefusal(declaration, commands));
+      const refused = TAKEN_FLAGS.find((flag) => merged[attributeOf(flag)] !== undefined && !takesFlag(declaration, flag));
+      if (refused !== undefined) throw new UsageError(refusal(refused, declaration, commands));
       if (declaration.printsText === true) refuseOutputFlags(declaration.path.join(' '), merged);
-      if (merged.dryRun === true && declaration.takes?.includes('--dry-run') !== true) {
-        throw new UsageError(`--dry-run: ${declaration.path.join(' ')} has no dry run and would change things all the same; leave --dry-run out`);
-      }
       const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
       keys.forEach((key, index) => (parsed[key] = args[index]));
       // commander parsed exactly `table` and the global table: `declareCommand` typed `run` by them.
@@ -128,7 +126,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
           behaviours,
           keptOptions,
           commandFlags,
-          sends: declaration.takes?.includes('--report'),
+          sends: takesFlag(declaration, '--report'),
           invocation: piped === undefined ? options : { ...options, file: '-' },
           stdinFile: stdin?.path,
           pipedFile: piped === undefined ? undefined : (parsed.file as string),
@@ -238,16 +236,20 @@ function allPointer(command: Command): string {
   return `Each flag in full and every example: examctl help ${path.join(' ')} --all`;
 }
 
-/**
- * A global `--report` on a command that writes no run report (a read, a template): refused
- * before anything runs rather than ignored, which would leave the user believing a file exists.
- */
-export function reportRefusal(declaration: CommandDeclaration, commands: readonly CommandDeclaration[]): string {
-  const takers = commands.filter((candidate) => candidate.takes?.includes('--report')).map((candidate) => candidate.path.join(' '));
-  const name = declaration.path.join(' ');
-  const writesFile = declaration.options?.some((spec) => spec.kind === 'option' && spec.flags.startsWith('--out ')) === true;
-  const instead = writesFile ? `use --out <file> for ${name}` : `${name} writes no run report`;
-  return `--report is for commands that send or check records (${takers.join(', ')}); ${instead}`;
+/** Why a flag it does not take is refused. */
+function refusal(flag: TakenFlag, declaration: CommandDeclaration, commands: readonly CommandDeclaration[]): string {
+  const name = commandName(declaration);
+  if (flag === '--dry-run') return `--dry-run: ${name} has no dry run and would change things all the same; leave --dry-run out`;
+  if (flag === '--report') {
+    const takers = commands.filter((each) => takesFlag(each, flag)).map(commandName);
+    const out = declaration.options?.some((spec) => 'flags' in spec && spec.flags.startsWith('--out '));
+    const instead = out ? `use --out <file> for ${name}` : `${name} writes no run report`;
+    return `--report is for commands that send or check records (${takers.join(', ')}); ${instead}`;
+  }
+  const read = TAKEN_FLAGS.slice(2).filter((each) => takesFlag(declaration, each));
+  const what = read.length === 0 ? 'reads no target or profile' : `takes ${read.join(', ')}, not ${flag}`;
+  const hint = read.length === 0 ? (flag === '--profile' ? ' (scripts: EXAMCTL_PROFILE)' : '') : flag === '--store' ? ' (a profile keeps no store)' : '';
+  return `${flag}: ${name} ${what}${hint}; leave ${flag} out`;
 }
 
 /** The line every subcommand's help ends with. */

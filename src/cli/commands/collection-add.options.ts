@@ -1,6 +1,6 @@
 import { allKept, choice, grouped, HELP_GROUP, option, repeatable, brief } from '../../flags/option-table.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
-import { declareCommand, type CommandOptions, TARGET_FLAGS } from '../command-declaration.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { ENCODING_OPTION, ONLY_FAILED_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS } from './file-options.js';
 
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
@@ -46,6 +46,6 @@ export const COLLECTION_ADD = declareCommand({
     'examctl collection add --file collections.json --existing ok --yes',
   ],
   options: COLLECTION_ADD_OPTIONS,
-  takes: [...TARGET_FLAGS, '--dry-run', '--report'],
+  takes: ['target', '--dry-run', '--report'],
   resume: 'rerun',
 });

@@ -34,7 +34,6 @@ export const CONFIG_SET_PROFILE = declareCommand({
     '# an admin on the local engine: settings only, no base URL',
     'examctl config set-profile admin --timezone Europe/London --ignore-unknown-columns --default',
   ],
-  // --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile.
   options: [argument('name', '<name>', 'profile name'), ...grouped('Profile', [option('--default', 'make it the default profile')] as const), ...PROFILE_SETTINGS] as const,
   takes: ['--base-url', '--token-file', '--concurrency', '--rate', '--allow-insecure-http'],
 });

@@ -1,5 +1,5 @@
 import { allKept, argument, option, brief } from '../../flags/option-table.js';
-import { declareCommand, type CommandOptions, TARGET_FLAGS } from '../command-declaration.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTIONS } from './file-options.js';
 
 /** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
@@ -28,6 +28,6 @@ export const INVIGILATORS_REMOVE = declareCommand({
     'examctl invigilators remove S-FUTURE inv-1 inv-2 --missing-ok --yes',
   ],
   options: INVIGILATORS_REMOVE_OPTIONS,
-  takes: [...TARGET_FLAGS, '--dry-run', '--report'],
+  takes: ['target', '--dry-run', '--report'],
   resume: 'rerun',
 });

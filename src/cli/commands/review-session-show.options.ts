@@ -1,5 +1,5 @@
 import { argument, choice, grouped, HELP_GROUP, option, brief } from '../../flags/option-table.js';
-import { declareCommand, type CommandOptions, TARGET_FLAGS } from '../command-declaration.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 import { DELIMITER_OPTION, NO_BOM_OPTION, SHEET_OPTIONS } from './file-options.js';
 
@@ -46,5 +46,5 @@ export const REVIEW_SESSION_SHOW = declareCommand({
     'examctl review-session show RS-MATH1-OCT --show-pin',
   ],
   options: REVIEW_SESSION_SHOW_OPTIONS,
-  takes: [...TARGET_FLAGS, '--dry-run'],
+  takes: ['target', '--dry-run'],
 });

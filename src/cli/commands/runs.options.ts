@@ -1,5 +1,5 @@
 import { argument, option, parsed, brief } from '../../flags/option-table.js';
-import { declareCommand, type CommandOptions, TARGET_FLAGS } from '../command-declaration.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { dateOrAge, duration } from '../../flags/flag-values.js';
 
 export const RUNS_LIST_OPTIONS = [
@@ -68,7 +68,7 @@ export const RUNS_RESUME = declareCommand({
     'EXAMCTL_PIN=4821 examctl runs resume last --json',
   ],
   options: RUNS_RESUME_OPTIONS,
-  takes: [...TARGET_FLAGS, '--report'],
+  takes: ['target', '--report'],
   resume: { notResumable: 'it continues the journal of the run it resumed: resume that run again' },
 });
 

@@ -1,5 +1,5 @@
 import { argument, choice, brief } from '../../flags/option-table.js';
-import { declareCommand, type CommandOptions, TARGET_FLAGS } from '../command-declaration.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 import { NO_BOM_OPTION } from './file-options.js';
 
@@ -29,5 +29,5 @@ export const SCHEDULE_LINKS = declareCommand({
     'examctl schedule links S-MATH1-DEC -o json',
   ],
   options: SCHEDULE_LINKS_OPTIONS,
-  takes: [...TARGET_FLAGS, '--dry-run'],
+  takes: ['target', '--dry-run'],
 });

@@ -1,5 +1,5 @@
 import { kept, allKept, choice, grouped, HELP_GROUP, mandatory, option, brief } from '../../flags/option-table.js';
-import { declareCommand, type CommandOptions, TARGET_FLAGS } from '../command-declaration.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { ALLOW_OLD_FILE_OPTION, CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REALLY_NEW_IDS_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
@@ -78,6 +78,6 @@ export const SCHEDULE_PUSH = declareCommand({
     'examctl schedule push --file result.csv --only-failed --report retry.csv',
   ],
   options: SCHEDULE_PUSH_OPTIONS,
-  takes: [...TARGET_FLAGS, '--dry-run', '--report'],
+  takes: ['target', '--dry-run', '--report'],
   resume: 'rerun',
 });

@@ -1,5 +1,5 @@
 import { argument, brief, grouped, HELP_GROUP, mandatory, option, repeatable } from '../../flags/option-table.js';
-import { declareCommand, type CommandOptions, TARGET_FLAGS } from '../command-declaration.js';
+import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
 import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS, WHOLE_FILE_OPTIONS } from './file-options.js';
 import { SCHEDULE_FILE_OPTIONS, SCHEDULE_REQUEST_OPTIONS } from './schedule-push.options.js';
@@ -57,7 +57,7 @@ export const SYNCED_FORGET = declareCommand({
   description: "forget the target's sync memory (the usual target flags choose it): the next sync sends every record and disables no leaver (docs/sync.md, \"When the memory is lost\")",
   examples: ['examctl synced forget --profile prod', 'examctl synced forget --target local --store ./store'],
   options: SYNC_DIR_ONLY_OPTIONS,
-  takes: TARGET_FLAGS,
+  takes: ['target'],
 });
 
 export const SYNCED_EXPORT = declareCommand({
@@ -67,7 +67,7 @@ export const SYNCED_EXPORT = declareCommand({
     'keep it where CI does not evict it (docs/ci.md)',
   examples: ['examctl synced export --profile prod --out sync-memory.json', 'examctl synced export --target local --store ./store --out memory.json --json'],
   options: SYNCED_EXPORT_OPTIONS,
-  takes: TARGET_FLAGS,
+  takes: ['target'],
 });
 
 export const SYNCED_IMPORT = declareCommand({
@@ -77,7 +77,7 @@ export const SYNCED_IMPORT = declareCommand({
     "a damaged one, one older than the memory already there, or one exported while a run still wrote (--force)",
   examples: ['examctl synced import sync-memory.json --profile prod', 'examctl synced import memory.json --sync-dir "$EXAMCTL_SYNC_DIR" --yes'],
   options: SYNCED_IMPORT_OPTIONS,
-  takes: TARGET_FLAGS,
+  takes: ['target'],
 });
 
 export const SYNCED_ADOPT = declareCommand({
@@ -90,7 +90,7 @@ export const SYNCED_ADOPT = declareCommand({
     'examctl synced adopt --file students-2026-11-20.csv --population students --map "Student ID=ExternalId" --profile prod',
   ],
   options: SYNCED_ADOPT_OPTIONS,
-  takes: [...TARGET_FLAGS, '--dry-run'],
+  takes: ['target', '--dry-run'],
 });
 
 export const SYNCED_ADOPT_SCHEDULES = declareCommand({
@@ -103,7 +103,7 @@ export const SYNCED_ADOPT_SCHEDULES = declareCommand({
     'EXAMCTL_PIN=4821 examctl synced adopt-schedules --file candidates.csv --schedule-id S-MATH1-DEC --assessment A-MATH-1 --start 2026-12-14T09:00:00Z --upsert --profile prod',
   ],
   options: [...SCHEDULE_FILE_OPTIONS, ...WHOLE_FILE_OPTIONS, ...SCHEDULE_REQUEST_OPTIONS, SYNC_DIR_OPTION] as const,
-  takes: [...TARGET_FLAGS, '--dry-run'],
+  takes: ['target', '--dry-run'],
 });
 
 export const SYNCED_ADOPT_COLLECTIONS = declareCommand({
@@ -113,7 +113,7 @@ export const SYNCED_ADOPT_COLLECTIONS = declareCommand({
     'for collections checked on the platform whose request was cut short (collection add --existing ok fails those, docs/sync.md, "Collections"); nothing is sent',
   examples: ['examctl synced adopt-collections --file collections.json --profile prod --dry-run', 'examctl synced adopt-collections --file collections.json --profile prod'],
   options: SYNCED_ADOPT_COLLECTIONS_OPTIONS,
-  takes: [...TARGET_FLAGS, '--dry-run'],
+  takes: ['target', '--dry-run'],
 });
 
 export const SYNCED_UNLOCK = declareCommand({
