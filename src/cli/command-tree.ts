@@ -164,7 +164,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
 
   program
     .command('options')
-    .description('list the global flags, which every command takes')
+    .description('list the global flags')
     .addHelpText('after', examples('examctl options', 'examctl --dry-run --report result.csv user sync --file users.csv'))
     .action(async (_flags: unknown, self: Command) => {
       refuseOutputFlags('options', self.optsWithGlobals());
@@ -261,7 +261,7 @@ function globalOptionsHelp(program: Command): string {
   const visible = help.visibleOptions(program);
   const width = Math.max(...visible.map((option) => help.optionTerm(option).length));
   const lines = visible.map((option) => help.formatItem(help.optionTerm(option), width, help.optionDescription(option), help));
-  return `The following flags can be given to any command (before or after it):\n${lines.join('\n')}\n\nEnvironment variables: examctl help environment\n`;
+  return `Global flags, before or after the command (--report, --dry-run and the target's where it uses them):\n${lines.join('\n')}\n\nEnvironment variables: examctl help environment\n`;
 }
 
 
