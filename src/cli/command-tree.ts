@@ -101,7 +101,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     command.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
-      const refused = TAKEN_FLAGS.find((flag) => merged[attributeOf(flag)] !== undefined && !takesFlag(declaration, flag));
+      // `--target local` where --store is taken says what the command does anyway (a script's prefix).
+      const same = (flag: TakenFlag) => flag === '--target' && merged.target === 'local' && takesFlag(declaration, '--store');
+      const refused = TAKEN_FLAGS.find((flag) => merged[attributeOf(flag)] !== undefined && !takesFlag(declaration, flag) && !same(flag));
       if (refused !== undefined) throw new UsageError(refusal(refused, declaration, commands));
       if (declaration.printsText === true) refuseOutputFlags(declaration.path.join(' '), merged);
       const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };

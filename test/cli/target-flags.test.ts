@@ -41,9 +41,10 @@ const SURVEY: ReadonlyArray<readonly [argv: string, reads: readonly string[]]> =
   ['template users', []],
   ['schema users', []],
   ['review-session show RS-1', ALL],
-  ['local init', ['--store']],
-  ['local export', ['--store']],
-  ['local serve', ['--store']],
+  // `--target local` beside --store: what they do anyway (scripts prefix it to every command).
+  ['local init', ['--store', '--target']],
+  ['local export', ['--store', '--target']],
+  ['local serve', ['--store', '--target']],
   ['doctor', ALL],
   ['config set-profile q', ['--base-url', '--token-file', '--concurrency', '--rate', '--allow-insecure-http']],
   ['config list', []],
@@ -102,6 +103,11 @@ describe('a target flag a command does not read', () => {
     const name = commandName(COMMANDS.find((each) => each.options !== undefined && `${argv} `.startsWith(`${commandName(each)} `))!);
     expect((outcome as UsageError).message).toMatch(new RegExp(`^${flag}: ${name} (reads no target or profile|takes [-a-z, ]+, not ${flag})`));
     expect((outcome as UsageError).message).toMatch(new RegExp(`; leave ${flag} out$`));
+  });
+
+  it('a local command takes --target local (a script prefixing its target to every command), never --target remote', async () => {
+    expect(await parse(['--target', 'local', '--store', 'st', 'local', 'export'])).toMatchObject({ target: 'local', store: 'st' });
+    await expect(parse(['local', 'export', '--target', 'remote'])).rejects.toThrow('--target: local export takes --store, not --target; leave --target out');
   });
 
   it('before or after the command alike', async () => {
