@@ -193,7 +193,9 @@ describe('examctl login', () => {
       await cli(dir, ['config', 'set-profile', 'prod', '--base-url', 'https://exam.example.com']);
       const { code, stderr } = await cli(dir, ['login', '--profile', 'prod']);
       expect(code).toBe(2);
-      expect(stderr).toContain('--token-file');
+      // Trial 8, f05: never `--token-file` alone, which login refuses: the profile's token file.
+      expect(stderr).toContain('run examctl config set-profile prod --token-file <path>, pipe the token to examctl login --with-token');
+      expect(stderr).not.toContain('give the token with --token-file');
       expect(stderr).toContain('EXAMCTL_TOKEN');
     });
   });
