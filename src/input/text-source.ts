@@ -31,7 +31,8 @@ export function cannotReadReason(error: unknown): string {
   if (code === 'ENOENT') return 'no such file';
   if (code === 'EISDIR') return 'is a directory';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  return describeSystemError(error, 'file');
+  const pipe = (error as { kind?: string } | undefined)?.kind === 'a FIFO' ? ': save it to a file and name that' : '';
+  return describeSystemError(error, 'file') + pipe;
 }
 
 /** UTF-8, UTF-16 (from a BOM), or the label given with --encoding. */
