@@ -46,14 +46,15 @@ export async function runSetProfile(
   const config = await setProfile(name, update, env);
   const verb = Object.hasOwn(before.profiles, name) ? 'updated' : 'created';
   const made = config.profiles[name];
-  const clear = options.baseUrl && !(await checkedBaseUrl(options.baseUrl, false).catch(() => ''));
   await deps.stderr.write(
     `${verb} profile ${name} in ${configPath(env)}${config.defaultProfile === name ? ' (the default profile)' : ''}\n` +
       (made?.baseUrl !== undefined && made.tokenFile === undefined && made.token === undefined
         ? `no token yet: run examctl login --profile ${name}, or set-profile with --token-file\n`
-        : '') +
-      (clear ? `--allow-insecure-http is not kept: give it on each run (${name})\n` : ''),
+        : ''),
   );
+  if (options.baseUrl && !(await checkedBaseUrl(options.baseUrl, false).catch(() => ''))) {
+    await deps.stderr.write(`--allow-insecure-http is not kept: give it on each run\n`);
+  }
   await profileDone(options.json, name, { done: verb }, deps);
   return 0;
 }

@@ -47,13 +47,12 @@ export async function run(options: DoctorOptions, deps: CommandDeps): Promise<nu
   let tokenFile: string | undefined;
   let resolved: ResolvedTarget | undefined;
   try {
-    // As a run that sends: what refuses one fails here.
     const target = await targetOnce(options, { ...deps, sends: true })();
     resolved = target;
     if (target.kind === 'remote') tokenFile = target.tokenFile;
     report = target.kind === 'local' ? await checkLocal(target.store, deps) : await checkRemote(target, deps);
   } catch (error) {
-    // What makes every other command a usage error (no base URL, unknown profile, unreadable
+    // What makes a run that sends a usage error (no base URL, unknown profile, unreadable
     // token file) is exactly what doctor is asked to diagnose: a failed check, exit 3.
     if (!(error instanceof UsageError)) throw error;
     report = { healthy: false, target: options.target, checks: [{ name: 'target', status: 'fail', detail: error.message }] };
