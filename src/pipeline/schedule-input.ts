@@ -86,11 +86,12 @@ export async function schedulePushInput(
   const defaults = await scheduleDefaults(schedule, options, workflow, upsert, shaping, deps);
   // Whole requests' ids (a sittings row's id names the schedule it is part of).
   const ids = new OneIdPerFile(SCHEDULE_ID_RULE, (record) => (isScheduleRequestRecord(record) ? scheduleIdOf(record.fields, defaults) : null));
+  let read: ReturnType<typeof readInput> | undefined;
   return {
     defaults,
     shaping,
     records: () => {
-      const read = readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'schedule push', shaping });
+      read ??= readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'schedule push', shaping });
       return keepingHeader(read, withGivenPins(oneKindOfRecord(read), () => stringOf(defaults.schedule.PIN)));
     },
     units: (batches) => scheduleUnits(batches, defaults, ids),

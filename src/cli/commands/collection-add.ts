@@ -111,7 +111,8 @@ async function fileRecords(
   if (given.length > 0) {
     throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
   }
-  return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet, hiddenRows, encoding, command: 'collection add', ...input });
+  let read: AsyncIterable<InputRecord> | undefined;
+  return () => (read ??= readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet, hiddenRows, encoding, command: 'collection add', ...input }));
 }
 
 async function flagRecord(flags: CollectionFieldFlags, options: GlobalOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
