@@ -4,7 +4,7 @@ import { RunJournalWriteError } from '../runs/run-errors.js';
 import { exitCodeFor } from '../report/report-writers.js';
 import { type ReportEntry } from '../report/run-report.js';
 import { formatCount } from '../formats/number-format.js';
-import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, ReportWriteError, TransientTargetError } from '../system/errors.js';
+import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, ReportWriteError, TargetError, TransientTargetError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { checkReportOption, openRunReport } from './report-sinks.js';
@@ -88,9 +88,6 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     choosesIds: job.withChosenId !== undefined,
   });
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
-  // One file, one id: the whole input read before the units, so both records of an id fail
-  // (OneIdPerFile); after the run says its target and settings, which a dry run's header error follows.
-  await job.readIds?.(input.records());
   const progress = runProgress(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
@@ -108,7 +105,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     callOptions,
     maxErrors: options.maxErrors,
     signal: deps.signal,
-    stopWhen: () => report.failure(),
+    stopWhen: () => report.failure() ?? units.inputFailed,
     ...(journal === undefined ? {} : { journal }),
     // A job that sends its units together puts them on record together, in the turn they go.
     recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
@@ -125,8 +122,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const piece = Math.max(MIN_PIECE, window);
   const jobUnits = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
   // --strict: a warned record fails before anything of it is sent (strict-warnings.ts).
-  const units = new UnitQueue((await warningsFail(options, deps)) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next));
+  const units = new UnitQueue((await warningsFail(options, deps)) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next), !dryRun);
   try {
+    // One file, one id: the whole input read before the units, so both records of an id fail
+    // (OneIdPerFile); after the run says its target and settings, which a dry run's header error follows.
+    await job.readIds?.(input.records());
     if (journal !== undefined) await job.started?.(journal.id);
     await dispatchAll(units, scheduler, dispatcher, afterWrites, ahead);
   } catch (error) {
@@ -143,7 +143,10 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   await api?.close();
   const retries = api?.retryCounts?.();
   if (retries !== undefined) Object.assign(report.builder.summary, { retried: retries.total, retriedByCause: retries.byCause });
-  const stop = dispatcher.stopReason;
+  // The checked file's units it could not read again (changed): skipped, counted, not listed (as `runs show` counts them).
+  const unread = units.inputFailed === undefined ? 0 : (unitTotal ?? 0) - report.builder.summary.total;
+  if (unread > 0) Object.assign(report.builder.summary, { total: unitTotal, skipped: report.builder.summary.skipped + unread });
+  const stop = dispatcher.stopReason ?? (units.inputFailed && { kind: 'target-failed', error: units.inputFailed });
   // Retries after an answer with a status (503, 429...): those requests reached the service.
   const retriedStatuses = Object.entries(retries?.byCause ?? {}).reduce((sum, [cause, count]) => (/^\d{3}$/.test(cause) ? sum + count : sum), 0);
   // `runs show` rebuilds a report from the journal: the way back to a report file that failed.
@@ -295,10 +298,13 @@ class UnitQueue<P> {
   /** The piece being read, if one is. */
   reading: Promise<boolean> | undefined;
   announced = 0;
+  /** A real run's input that failed once checked (changed): read no further, the run stops. */
+  inputFailed: InputFileError | undefined;
 
   constructor(
     units: AsyncIterable<readonly Unit<P>[]>,
     private readonly onPiece: (piece: readonly Unit<P>[]) => void,
+    private readonly realRun: boolean,
   ) {
     this.source = units[Symbol.asyncIterator]();
   }
@@ -354,6 +360,10 @@ class UnitQueue<P> {
         this.announced += next.value.length;
         return true;
       }
+      return false;
+    } catch (error) {
+      if (!this.realRun || !(error instanceof InputFileError)) throw error;
+      this.inputFailed = error;
       return false;
     } finally {
       this.reading = undefined;
@@ -443,12 +453,13 @@ function reportFileFate(failure: ReportWriteError, rebuildHint: string): string 
 }
 
 /**
- * A run stopped by one of its own files (the journal, the --report file): said with what happened
- * to the rest and how to finish; a target's failure as it is.
+ * A run stopped by one of its own files (the journal, the --report file, its input: exit 3): said
+ * with what happened to the rest and how to finish; a target's failure as it is.
  */
 function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Error {
   if (error instanceof RunJournalWriteError) return new RunJournalWriteError(`${error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`);
   if (error instanceof ReportWriteError) return new ReportWriteError(`${error.message}: the run stopped, in-flight work finished, the report file was not kept${resumeHint}${rebuildHint}`);
+  if (error instanceof InputFileError) return new TargetError(`${error.message}: the run stopped, the rest was not sent: put back the file it checked and resume${resumeHint}, or run again`);
   return error;
 }
 
