@@ -117,7 +117,7 @@ export interface TextOptions {
   onBom?: (bom: boolean) => void;
   /** The refusal of a non-UTF-8 file names `--encoding` (the readers that take the flag). */
   encodingFlag?: boolean;
-  /** The file as the first read found it (fstat, SHA-256), set by it: each read checks each chunk against it. */
+  /** The file as the first read found it (fstat, SHA-256): each read checks it at each chunk. */
   same?: { stat?: string; sha256?: string };
 }
 
@@ -153,7 +153,7 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
     let carry: Buffer | undefined;
     const same = options.same ?? {};
     const hash = createHash('sha256');
-    // The file first read (its fstat; its SHA-256 once all is read), else no byte from this chunk on is read.
+    // The file first read (fstat; SHA-256 once all is read), or no byte from this chunk on is read.
     const sameFile = async (chunk: Buffer, position: number): Promise<void> => {
       const { dev, ino, size, mtimeMs, ctimeMs } = await handle.stat();
       const stat = `${dev}:${ino}:${size}:${mtimeMs}:${ctimeMs}`;

@@ -142,10 +142,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   progress.stop();
   await api?.close();
   const retries = api?.retryCounts?.();
-  if (retries !== undefined) Object.assign(report.builder.summary, { retried: retries.total, retriedByCause: retries.byCause });
-  // The checked file's units it could not read again (changed): skipped, counted, not listed (as `runs show` counts them).
-  const unread = units.inputFailed === undefined ? 0 : (unitTotal ?? 0) - report.builder.summary.total;
-  if (unread > 0) Object.assign(report.builder.summary, { total: unitTotal, skipped: report.builder.summary.skipped + unread });
+  const summary = report.builder.summary;
+  if (retries !== undefined) Object.assign(summary, { retried: retries.total, retriedByCause: retries.byCause });
+  // Units of the checked file not read again (it changed): skipped, counted, not listed (as by `runs show`).
+  const unread = units.inputFailed === undefined ? 0 : (unitTotal ?? 0) - summary.total;
+  if (unread > 0) Object.assign(summary, { total: unitTotal, skipped: summary.skipped + unread });
   const stop = dispatcher.stopReason ?? (units.inputFailed && { kind: 'target-failed', error: units.inputFailed });
   // Retries after an answer with a status (503, 429...): those requests reached the service.
   const retriedStatuses = Object.entries(retries?.byCause ?? {}).reduce((sum, [cause, count]) => (/^\d{3}$/.test(cause) ? sum + count : sum), 0);
@@ -185,7 +186,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   try {
     await journal?.end(
       stop?.kind === 'target-failed' || stopError instanceof TransientTargetError ? 'target-error' : stop === undefined ? 'completed' : closedPipe ? 'closed-pipe' : stop.kind,
-      report.builder.summary,
+      summary,
     );
   } catch (error) {
     // A journal that failed mid-run cannot take its end line either: the run stays interrupted
@@ -207,7 +208,6 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   if (reportFailure !== undefined) {
     throw new ReportWriteError(`${reportFailure.message}: every record was processed, ${reportFileFate(reportFailure, rebuildHint)}`, { keptAt: reportFailure.keptAt });
   }
-  const summary = report.builder.summary;
   // Requests already in flight when the limit was reached still finish: their failures count in the summary.
   if (stop?.kind === 'max-errors') {
     const inFlight = summary.failed > (options.maxErrors ?? 0) ? `, ${summary.failed} failed in all (requests already in flight finished)` : '';
@@ -298,7 +298,7 @@ class UnitQueue<P> {
   /** The piece being read, if one is. */
   reading: Promise<boolean> | undefined;
   announced = 0;
-  /** A real run's input that failed once checked (changed): read no further, the run stops. */
+  /** A real run's input failing once checked (it changed): the end of its units, the run's stop. */
   inputFailed: InputFileError | undefined;
 
   constructor(
@@ -459,7 +459,7 @@ function reportFileFate(failure: ReportWriteError, rebuildHint: string): string 
 function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Error {
   if (error instanceof RunJournalWriteError) return new RunJournalWriteError(`${error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`);
   if (error instanceof ReportWriteError) return new ReportWriteError(`${error.message}: the run stopped, in-flight work finished, the report file was not kept${resumeHint}${rebuildHint}`);
-  if (error instanceof InputFileError) return new TargetError(`${error.message}: the run stopped, the rest was not sent: put back the file it checked and resume${resumeHint}, or run again`);
+  if (error instanceof InputFileError) return new TargetError(`${error.message}: the rest was not sent; to resume, put back the file checked${resumeHint}`);
   return error;
 }
 

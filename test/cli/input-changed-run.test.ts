@@ -46,7 +46,7 @@ async function afterwards(): Promise<{ report: { error?: { message: string }; it
 
 function expectStoppedRun(finished: Finished, file: string): void {
   expect(finished.code, finished.stderr).toBe(3);
-  expect(finished.stderr).toMatch(new RegExp(`${file}:\\d+: the input file changed while the run read it: nothing from here on is read: the run stopped, the rest was not sent: put back the file it checked and resume \\(examctl runs resume \\S+ sends the rest\\), or run again`));
+  expect(finished.stderr).toMatch(new RegExp(`${file}:\\d+: the input file changed while the run read it: nothing from here on is read: the rest was not sent; to resume, put back the file checked \\(examctl runs resume \\S+ sends the rest\\)`));
 }
 
 describe('an input file rewritten in place while the run sends it', () => {
