@@ -39,9 +39,19 @@ export type RerunInput = (
  * How a report-writing command's journaled run is continued: `'rerun'`, its behaviour module
  * exports `rerunInput` (`runs show` reads the input again through it, `runs resume` runs the
  * command again with the options the journal kept); or, in words, why a run of it cannot be
- * resumed. test/runs/resume-registry.test.ts fails for a command with `takesReport` and neither.
+ * resumed. test/runs/resume-registry.test.ts fails for a command taking `--report` and neither.
  */
 export type ResumeSupport = 'rerun' | { readonly notResumable: string };
+
+/** Global flags only some commands use (`takes`). */
+export const TAKEN_FLAGS = [
+  '--report', '--dry-run',
+  // The target's:
+  '--target', '--store', '--base-url',
+  '--token-file', '--profile',
+  '--concurrency', '--rate', '--allow-insecure-http',
+] as const;
+export type TakenFlag = (typeof TAKEN_FLAGS)[number];
 
 export interface CommandDeclaration {
   /** `['user', 'sync']`: a command under its group; `['doctor']`: a top-level command or a group. */
@@ -51,23 +61,14 @@ export interface CommandDeclaration {
   readonly examples: readonly string[];
   /** A group (`examctl user`) has neither flags nor behaviour: only subcommands. */
   readonly options?: SpecTable;
-  /**
-   * Writes a run report, so honours the global `--report`. Absent (the default), `--report` is
-   * refused with exit 2 before the command runs (command-tree.ts), never silently ignored.
-   */
-  readonly takesReport?: boolean;
-  /**
-   * Honours the global `--dry-run` (changes nothing with it) or only reads. Absent (the default),
-   * `--dry-run` is refused with exit 2: a command that would change things all the same (prune
-   * runs, forget, write the config) must not look rehearsed.
-   */
-  readonly takesDryRun?: boolean;
+  /** Those it uses (`target`: all, resolving one); any other is exit 2. */
+  readonly takes: readonly (TakenFlag | 'target')[];
   /**
    * Writes text for a person or a shell (a completion script), never JSON: `--json` and `-o` are
    * refused with exit 2 (command-tree.ts), never silently ignored.
    */
   readonly printsText?: true;
-  /** Required with `takesReport` (a test checks): see ResumeSupport. */
+  /** Required with `--report` taken (a test checks): see ResumeSupport. */
   readonly resume?: ResumeSupport;
 }
 
@@ -89,9 +90,14 @@ export function commandName(declaration: Pick<CommandDeclaration, 'path'>): stri
   return declaration.path.join(' ');
 }
 
+/** In its `takes`, or the target's where it resolves one. */
+export function takesFlag({ takes }: CommandDeclaration, flag: TakenFlag): boolean {
+  return takes.includes(flag) || (takes.includes('target') && TAKEN_FLAGS.indexOf(flag) > 1);
+}
+
 /** Declares a group of commands (`examctl config`): its help's purpose and examples. */
 export function declareGroup(declaration: { readonly name: string; readonly description: string; readonly examples: readonly string[] }): CommandDeclaration {
-  return { path: [declaration.name], description: declaration.description, examples: declaration.examples };
+  return { path: [declaration.name], description: declaration.description, examples: declaration.examples, takes: [] };
 }
 
 /** The options a run journal of this command keeps (the global ones and its own marked `kept`). */

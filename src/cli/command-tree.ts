@@ -4,7 +4,7 @@ import { ExitCode, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
 import { argumentKeys, attributeOf, briefLineOf, briefTermOf, examples, registerSpecs, shownWithItsPositive } from '../flags/option-table.js';
-import { commandName, keptOptionNames, type Behaviours, type CommandDeclaration } from './command-declaration.js';
+import { commandName, keptOptionNames, takesFlag, TAKEN_FLAGS, type Behaviours, type CommandDeclaration, type TakenFlag } from './command-declaration.js';
 import { resolveOutputFlags } from '../flags/output-flags.js';
 import { COMMANDS } from './program.js';
 import { sentenceLines } from '../terminal/sentence-wrap.js';
@@ -101,11 +101,11 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     command.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
-      if (merged.report !== undefined && declaration.takesReport !== true) throw new UsageError(reportRefusal(declaration, commands));
+      // `--target local` where --store is taken says what the command does anyway (a script's prefix).
+      const same = (flag: TakenFlag) => flag === '--target' && merged.target === 'local' && takesFlag(declaration, '--store');
+      const refused = TAKEN_FLAGS.find((flag) => merged[attributeOf(flag)] !== undefined && !takesFlag(declaration, flag) && !same(flag));
+      if (refused !== undefined) throw new UsageError(refusal(refused, declaration, commands));
       if (declaration.printsText === true) refuseOutputFlags(declaration.path.join(' '), merged);
-      if (merged.dryRun === true && declaration.takesDryRun !== true) {
-        throw new UsageError(`--dry-run: ${declaration.path.join(' ')} has no dry run and would change things all the same; leave --dry-run out`);
-      }
       const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
       keys.forEach((key, index) => (parsed[key] = args[index]));
       // commander parsed exactly `table` and the global table: `declareCommand` typed `run` by them.
@@ -128,7 +128,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
           behaviours,
           keptOptions,
           commandFlags,
-          sends: declaration.takesReport,
+          sends: takesFlag(declaration, '--report'),
           invocation: piped === undefined ? options : { ...options, file: '-' },
           stdinFile: stdin?.path,
           pipedFile: piped === undefined ? undefined : (parsed.file as string),
@@ -166,7 +166,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
 
   program
     .command('options')
-    .description('list the global flags, which every command takes')
+    .description('list the global flags')
     .addHelpText('after', examples('examctl options', 'examctl --dry-run --report result.csv user sync --file users.csv'))
     .action(async (_flags: unknown, self: Command) => {
       refuseOutputFlags('options', self.optsWithGlobals());
@@ -238,16 +238,20 @@ function allPointer(command: Command): string {
   return `Each flag in full and every example: examctl help ${path.join(' ')} --all`;
 }
 
-/**
- * A global `--report` on a command that writes no run report (a read, a template): refused
- * before anything runs rather than ignored, which would leave the user believing a file exists.
- */
-export function reportRefusal(declaration: CommandDeclaration, commands: readonly CommandDeclaration[]): string {
-  const takers = commands.filter((candidate) => candidate.takesReport === true).map((candidate) => candidate.path.join(' '));
-  const name = declaration.path.join(' ');
-  const writesFile = declaration.options?.some((spec) => spec.kind === 'option' && spec.flags.startsWith('--out ')) === true;
-  const instead = writesFile ? `use --out <file> for ${name}` : `${name} writes no run report`;
-  return `--report is for commands that send or check records (${takers.join(', ')}); ${instead}`;
+/** Why a flag it does not take is refused. */
+function refusal(flag: TakenFlag, declaration: CommandDeclaration, commands: readonly CommandDeclaration[]): string {
+  const name = commandName(declaration);
+  if (flag === '--dry-run') return `--dry-run: ${name} has no dry run and would change things all the same; leave --dry-run out`;
+  if (flag === '--report') {
+    const takers = commands.filter((each) => takesFlag(each, flag)).map(commandName);
+    const out = declaration.options?.some((spec) => 'flags' in spec && spec.flags.startsWith('--out '));
+    const instead = out ? `use --out <file> for ${name}` : `${name} writes no run report`;
+    return `--report is for commands that send or check records (${takers.join(', ')}); ${instead}`;
+  }
+  const read = TAKEN_FLAGS.slice(2).filter((each) => takesFlag(declaration, each));
+  const what = read.length === 0 ? 'reads no target or profile' : `takes ${read.join(', ')}, not ${flag}`;
+  const hint = read.length === 0 ? (flag === '--profile' ? ' (scripts: EXAMCTL_PROFILE)' : '') : flag === '--store' ? ' (a profile keeps no store)' : '';
+  return `${flag}: ${name} ${what}${hint}; leave ${flag} out`;
 }
 
 /** The line every subcommand's help ends with. */
@@ -259,7 +263,7 @@ function globalOptionsHelp(program: Command): string {
   const visible = help.visibleOptions(program);
   const width = Math.max(...visible.map((option) => help.optionTerm(option).length));
   const lines = visible.map((option) => help.formatItem(help.optionTerm(option), width, help.optionDescription(option), help));
-  return `The following flags can be given to any command (before or after it):\n${lines.join('\n')}\n\nEnvironment variables: examctl help environment\n`;
+  return `Global flags, before or after the command (--report, --dry-run and the target's where it uses them):\n${lines.join('\n')}\n\nEnvironment variables: examctl help environment\n`;
 }
 
 

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../system/errors.js';
+import { DEMO_WORLD } from '../system/shipped-file.js';
 import { nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
@@ -194,7 +195,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
 
 /** stderr's line when a run creates the local store it was pointed at (docs/cli-contract.md, "Targets"). */
 export function storeCreatedLine(store: string): string {
-  return `${terminalLine(`created local store at ${store} from the demo world (fixtures/world.json)`)}\n`;
+  return `${terminalLine(`created local store at ${store} from ${DEMO_WORLD}`)}\n`;
 }
 
 /**

@@ -15,8 +15,7 @@
  */
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import { UsageError } from '../system/errors.js';
-import { FileTooLargeError, readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES, type RegularReadOptions } from '../system/regular-file.js';
-import { formatBytes } from '../formats/number-format.js';
+import { readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES, type RegularReadOptions } from '../system/regular-file.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
 import { cannotReadReason, decodeTextDocument } from './text-source.js';
 import { jsonFaultError } from './json-document.js';
@@ -111,9 +110,6 @@ export async function readMapFile(path: string, origin: string, check?: RegularR
     text = decodeTextDocument((await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, ...(check === undefined ? {} : { check }) })).bytes, origin);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    if (error instanceof FileTooLargeError) {
-      throw new UsageError(`${origin}: larger than ${formatBytes(SETTINGS_FILE_MAX_BYTES)}, the most a map file may hold: not a map file? Not read`);
-    }
     throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error)}`);
   }
   return parseMapFile(text, origin);

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { isPlainObject } from '../domain/field-rules.js';
 import { InputFileError, UsageError } from '../system/errors.js';
+import { readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { parseJsonDocument } from './json-document.js';
 import { cannotRead, decodeTextDocument } from './text-source.js';
 
@@ -24,7 +24,7 @@ export async function readScheduleFile(path: string, file: string): Promise<Sche
   }
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    ({ bytes } = await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES }));
   } catch (error) {
     throw cannotRead(file, error);
   }

@@ -106,10 +106,11 @@ export async function readRegularFileWithStat(path: string, options: RegularRead
   try {
     if (maxBytes === undefined) return { bytes: await handle.readFile(), stat };
     if (stat.size > maxBytes) throw new FileTooLargeError(path, maxBytes);
-    // The size can grow after the fstat: read at most one byte more than allowed, to see it did.
-    const buffer = Buffer.alloc(maxBytes + 1);
+    // What fstat said; a file grown since gets more, up to one byte past the limit.
+    let buffer = Buffer.allocUnsafe(stat.size + 1);
     let length = 0;
     for (;;) {
+      if (length === buffer.length) buffer = Buffer.concat([buffer], Math.min(2 * length, maxBytes + 1));
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
       if (bytesRead === 0) break;
       length += bytesRead;

@@ -1,6 +1,6 @@
 import { getAsset, isSea } from 'node:sea';
-import { readFile } from 'node:fs/promises';
 import { sep } from 'node:path';
+import { readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from './regular-file.js';
 
 /**
  * The bytes of a file that ships with examctl (package.json, fixtures/world.json, the
@@ -19,7 +19,10 @@ export function shippedAsset(path: string): Buffer | undefined {
   }
 }
 
-/** A file that ships with examctl: from the executable's assets, or else the package on disk (a world file given by path too). */
-export async function readShippedFile(path: string): Promise<Buffer> {
-  return shippedAsset(path) ?? (await readFile(path));
+/** The demo world as named: the one-file executable has no such file. */
+export const DEMO_WORLD = `the demo world ${isSea() ? 'built into examctl' : '(fixtures/world.json)'}`;
+
+/** A file that ships with examctl: its asset, else a regular file of at most `maxBytes`. */
+export async function readShippedFile(path: string, maxBytes = SETTINGS_FILE_MAX_BYTES): Promise<Buffer> {
+  return shippedAsset(path) ?? (await readRegularFileWithStat(path, { followLinks: true, maxBytes })).bytes;
 }

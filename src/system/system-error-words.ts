@@ -89,7 +89,7 @@ export function describeSystemError(error: unknown, subject?: PathSubject): stri
   // regular-file.ts's two refusals, known by their fields: importing their classes would load node:fs/promises into every start.
   const refusal = error as { code?: unknown; kind?: unknown; maxBytes?: unknown } | undefined;
   if (refusal?.code === 'ENOTREG' && typeof refusal.kind === 'string') return `it is ${refusal.kind}, not a regular file`;
-  if (refusal?.code === 'EFBIG' && typeof refusal.maxBytes === 'number') return `it is larger than the ${refusal.maxBytes} bytes examctl reads`;
+  if (refusal?.code === 'EFBIG' && typeof refusal.maxBytes === 'number') return `it is larger than ${refusal.maxBytes / 2 ** 20} MiB, the most examctl reads`;
   const code = systemErrorCode(error);
   const message = error instanceof Error ? error.message : String(error);
   if (code === undefined) return message;

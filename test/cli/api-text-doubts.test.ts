@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
+import { onTarget } from '../support/target-flags.js';
 
 /** docs/domain-rules.md, "Where the API text and examctl differ": sent, with the API's words as a warning. */
 async function cli(dir: string, argv: string[]) {
   const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
-  const code = await runCli(['--target', 'local', '--store', join(dir, 'store'), ...argv], io.deps);
+  const code = await runCli(onTarget(['--target', 'local', '--store', join(dir, 'store')], argv), io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 type Report = { items: { status: string; errors?: { field: string; code: number | null; message: string }[]; warnings?: { field: string; message: string }[] }[] };

@@ -15,10 +15,11 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { firstSheet, HAS_OPENPYXL, openpyxl, oracleCell, rowsByHeader, type OracleSheet } from '../xlsx/helpers.js';
 import { testDeps, withTempDir } from './helpers.js';
+import { onTarget } from '../support/target-flags.js';
 
 async function cli(dir: string, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const io = testDeps(dir);
-  const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
+  const code = await runCli(onTarget(['--store', join(dir, 'store')], argv), io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { examctl } from '../support/cli.js';
 import { testDeps, withTempDir } from './helpers.js';
+import { onTarget } from '../support/target-flags.js';
 
 /** `--out -` names no file; --out on stdout under --json would put two documents there (trial 6: 11). */
 const USERS = 'ExternalId,FirstName,LastName,Role\nu-1,A,B,Candidate\n';
@@ -16,7 +17,7 @@ describe('an output named - or on stdout under --json', () => {
       expect(await runCli(['--store', 'store', 'user', 'sync', '--file', 'users.csv'], testDeps(dir, {}, env).deps)).toBe(0);
       for (const command of [['local', 'export'], ['synced', 'export'], ['template', 'users']]) {
         const io = testDeps(dir, {}, env);
-        expect(await runCli(['--store', 'store', ...command, '--out', '-'], io.deps), io.stderr.text).toBe(2);
+        expect(await runCli(onTarget(['--store', 'store'], [...command, '--out', '-']), io.deps), io.stderr.text).toBe(2);
         expect(io.stderr.text).toContain('--out - names no file: give a file name');
       }
       expect(existsSync(join(dir, '-'))).toBe(false);

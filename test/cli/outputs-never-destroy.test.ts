@@ -44,7 +44,7 @@ describe('an output over what the run reads or keeps', () => {
       const local = ['--target', 'local', '--store', 'store'];
       expect((await cli(dir, [...local, '--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only'])).code).toBe(0);
       const journal = join('store', readdirSync(join(dir, 'store')).find((name) => name.startsWith('journal-'))!);
-      const store = await cli(dir, [...local, 'local', 'export', '--out', journal]);
+      const store = await cli(dir, ['--store', 'store', 'local', 'export', '--out', journal]);
       expect(store.code).toBe(2);
       expect(store.stderr).toContain(`--out ${journal} is in the local store ${join(dir, 'store')}`);
       const memoryDir = readdirSync(join(dir, 'synced'))[0]!;
@@ -54,7 +54,7 @@ describe('an output over what the run reads or keeps', () => {
       expect(exported.code).toBe(2);
       expect(exported.stderr).toContain('is in a sync memory: give the output another name');
       expect(readFileSync(memory, 'utf8')).toBe(before);
-      expect((await cli(dir, [...local, 'synced', 'show'])).code).toBe(0);
+      expect((await cli(dir, ['synced', 'show'])).code).toBe(0);
       expect((await cli(dir, [...local, '--dry-run', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
     }));
 

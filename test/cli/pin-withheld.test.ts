@@ -7,6 +7,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { ZipEntries } from '../../src/input/zip-entries.js';
 import { checkSpreadsheetValues } from '../../src/domain/spreadsheet-warnings.js';
 import { testDeps, withTempDir } from './helpers.js';
+import { onTarget } from '../support/target-flags.js';
 
 /**
  * docs/cli-contract.md, "Run report": schedule PINs never appear in output or reports. A report's PIN
@@ -15,7 +16,7 @@ import { testDeps, withTempDir } from './helpers.js';
 
 async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> = {}) {
   const io = testDeps(dir, overrides, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
-  const code = await runCli(['--target', 'local', '--store', join(dir, 'store'), ...argv], io.deps);
+  const code = await runCli(onTarget(['--target', 'local', '--store', join(dir, 'store')], argv), io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 

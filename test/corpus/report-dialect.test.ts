@@ -83,7 +83,7 @@ describe('a CSV report is written in its input dialect', () => {
       expect(nothing.code, nothing.stderr).toBe(0);
       expect(await readFile(join(dir, 'r3.csv'), 'utf8')).toBe(reportHeader);
       const run = (JSON.parse(nothing.stdout) as { run: string }).run;
-      const shown = await examctl(['runs', 'show', run, '--report', 'shown.csv', '--store', store], dir);
+      const shown = await examctl(['runs', 'show', run, '--report', 'shown.csv'], dir);
       expect(shown.code, shown.stderr).toBe(0);
       expect(await readFile(join(dir, 'shown.csv'), 'utf8')).toBe(reportHeader);
     });

@@ -128,7 +128,7 @@ describe('a FIFO planted in examctl’s own files is refused, naming it', () => 
 
   it("the store's CURRENT or journal as a FIFO: exit 3 naming the file", async () => {
     const store = join(dir, 'store');
-    expect((await examctl(['--target', 'local', '--store', store, 'local', 'init'], dir)).code).toBe(0);
+    expect((await examctl(['--store', store, 'local', 'init'], dir)).code).toBe(0);
     const journal = execFileSync('sh', ['-c', 'ls journal-*'], { cwd: store, encoding: 'utf8' }).trim().split('\n')[0] as string;
     await rm(join(store, journal));
     mkfifo(join(store, journal));

@@ -226,7 +226,7 @@ describe.skipIf(!canMakeUsers)('two users on one machine: the admin (root) never
     const umask022 = (args: string[]) =>
       execFileSync('sh', ['-c', `umask 022; exec "$0" "$@"`, process.execPath, BIN, ...args], { cwd: mine, env: { PATH: process.env.PATH ?? '', HOME: mine, EXAMCTL_RUNS_DIR: join(mine, 'runs'), EXAMCTL_CONFIG_DIR: join(mine, 'cfg') } });
     umask022(['--store', store, 'local', 'export', '--out', 'world.json']);
-    umask022(['--target', 'local', '--store', store, 'template', 'users', '--out', 'users-template.csv']);
+    umask022(['template', 'users', '--out', 'users-template.csv']);
     expect(statSync(join(mine, 'world.json')).mode & 0o777).toBe(0o600);
     expect(statSync(join(mine, 'users-template.csv')).mode & 0o777).toBe(0o644);
     expect(() => attack(`cat ${join(mine, 'world.json')}`)).toThrow();

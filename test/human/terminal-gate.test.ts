@@ -6,6 +6,7 @@ import type { OpenDirectory } from '../../src/port/local-directory.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
+import { onTarget } from '../support/target-flags.js';
 
 /**
  * Issue 22 (5): every text that reaches a terminal passes the one gate (terminalLine): the
@@ -21,7 +22,7 @@ async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> 
   const io = testDeps(dir, overrides, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
   // A test that names its own store gives it instead of the default one (a flag is taken once).
   const store = argv.includes('--store') ? [] : ['--store', join(dir, 'store')];
-  const code = await runCli(['--target', 'local', ...store, ...argv], io.deps);
+  const code = await runCli(onTarget(['--target', 'local', ...store], argv), io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 

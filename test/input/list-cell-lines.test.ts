@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { writeWorkbook } from '../xlsx/helpers.js';
+import { onTarget } from '../support/target-flags.js';
 
 interface Item {
   id: string;
@@ -21,7 +22,7 @@ interface Item {
 
 async function cli(dir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
-  const code = await runCli(['--target', 'local', '--store', join(dir, 'store'), ...args], io.deps);
+  const code = await runCli(onTarget(['--target', 'local', '--store', join(dir, 'store')], args), io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 

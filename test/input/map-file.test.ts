@@ -320,7 +320,7 @@ describe('map file refusals name the file, the line and the key', () => {
       await handle.close();
       const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'not-there.csv', '--map-file', 'huge.json', '--dry-run']);
       expect(code).toBe(2);
-      expect(stderr).toContain('--map-file huge.json: larger than 4 MiB, the most a map file may hold: not a map file? Not read');
+      expect(stderr).toContain('--map-file huge.json: cannot read: it is larger than 4 MiB, the most examctl reads');
     }));
 
   it("today's form, one object of column -> field, is read as it always was", () =>

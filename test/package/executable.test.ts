@@ -82,7 +82,7 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     expect(readFileSync(join(dir, 'sittings.csv'), 'utf8')).toBe(readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8'));
     const push = await run(file, ['schedule', 'push', '--file', 'sittings.csv'], dir);
     expect(push.code, push.stderr).toBe(0);
-    expect(push.stderr).toContain('from the demo world (fixtures/world.json)');
+    expect(push.stderr).toContain('from the demo world built into examctl');
     const links = await run(file, ['schedule', 'links', 'S-MATH1-DEC'], dir);
     expect(links.code, links.stderr).toBe(0);
     expect(links.stdout).toMatch(/stu-2001 .*external-login\?session=/);

@@ -8,11 +8,11 @@ import { resumeEntry } from '../../src/cli/resume-registry.js';
 /**
  * `runs resume` and `runs show` find a journaled command through its declaration (resume-registry.ts),
  * so the one place that can forget a command is the declaration itself: every command that writes
- * a run report (`takesReport`) says how its runs are read again, or why they cannot be resumed.
+ * a run report (`takes` holds `--report`) says how its runs are read again, or why they cannot be resumed.
  */
 function withoutResume(commands: readonly CommandDeclaration[]): string[] {
   return commands
-    .filter((declaration) => declaration.takesReport === true)
+    .filter((declaration) => declaration.takes?.includes('--report'))
     .filter((declaration) => {
       const support = declaration.resume;
       if (support === undefined) return true;
@@ -27,7 +27,7 @@ describe('resume registry (from the command declarations)', () => {
   });
 
   it('a new report-writing command without a resume entry is named (the check above would fail)', () => {
-    const added = declareCommand({ path: ['roster', 'push'], description: 'a new record command', examples: [], options: NO_OPTIONS, takesReport: true });
+    const added = declareCommand({ path: ['roster', 'push'], description: 'a new record command', examples: [], options: NO_OPTIONS, takes: ['--report'] });
     const behaviours = new Map([...COMMAND_BEHAVIOURS, ['roster push', { run: async () => async () => 0 }]]);
     expect(withoutResume([...COMMANDS, added])).toEqual(['roster push']);
     expect(resumeEntry('roster push', behaviours, [...COMMANDS, added])).toEqual({ notResumable: 'its command declares no way to resume' });

@@ -38,7 +38,7 @@ function healthyAgain(failing: LocalServer): Promise<LocalServer> {
 }
 
 async function exported(): Promise<{ Users: { ExternalId: string }[]; Schedules?: { ScheduleExtId?: string; ExternalId?: string }[] }> {
-  const run = await examctl(dir, ['--target', 'local', '--store', join(dir, 'served-store'), 'local', 'export']);
+  const run = await examctl(dir, ['--store', join(dir, 'served-store'), 'local', 'export']);
   expect(run.code, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as Awaited<ReturnType<typeof exported>>;
 }

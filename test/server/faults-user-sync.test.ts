@@ -32,7 +32,7 @@ describe('examctl user sync through local serve --faults', () => {
     } finally {
       await server.close();
     }
-    const exported = await examctl(dir, ['--target', 'local', '--store', join(dir, 'served-store'), 'local', 'export']);
+    const exported = await examctl(dir, ['--store', join(dir, 'served-store'), 'local', 'export']);
     const users = (JSON.parse(exported.stdout) as { Users: { ExternalId: string }[] }).Users.filter((u) => u.ExternalId.startsWith('fu-'));
     expect(users).toHaveLength(40);
     await rm(dir, { recursive: true, force: true });

@@ -98,7 +98,7 @@ describe('synced export and import', () => {
       }
 
       const before = memoryText(dir);
-      expect((await cli(dir, ['local', 'init', ...local(), '--force'])).code).toBe(0);
+      expect((await cli(dir, ['local', 'init', '--store', 'store', '--force'])).code).toBe(0);
       const replaced = await cli(dir, ['synced', 'import', 'm.json', ...local()]);
       expect(replaced.code).toBe(2);
       expect(replaced.stderr).toMatch(/m\.json: this sync memory is of the store instance \S+, but the store at .* is instance \S+: refused, nothing written/);
@@ -128,7 +128,7 @@ describe('the collections examctl sent travel with the memory', () => {
 describe('synced adopt-collections', () => {
   it('records the collections checked on the platform, each with its fields; one without an ExternalId is not adopted (exit 1, named)', () =>
     withTempDir(async (dir) => {
-      expect((await cli(dir, ['local', 'init', ...local()])).code).toBe(0);
+      expect((await cli(dir, ['local', 'init', '--store', 'store'])).code).toBe(0);
       writeFileSync(join(dir, 'c.json'), JSON.stringify([{ ExternalId: 'bio2027', Title: 'Biology 2027' }, { Title: 'Named anew each run' }]));
       const adopted = await cli(dir, ['synced', 'adopt-collections', '--file', 'c.json', ...local()]);
       expect(adopted.code).toBe(1);
@@ -142,7 +142,7 @@ describe('synced adopt-collections', () => {
 
   it('is not said to be "older than" the collection runs after it (they put no population on record): no warning on the nights that follow', () =>
     withTempDir(async (dir) => {
-      expect((await cli(dir, ['local', 'init', ...local()])).code).toBe(0);
+      expect((await cli(dir, ['local', 'init', '--store', 'store'])).code).toBe(0);
       writeFileSync(join(dir, 'c.json'), JSON.stringify([{ ExternalId: 'bio2027', Title: 'Biology 2027' }]));
       expect((await cli(dir, ['collection', 'add', '--file', 'c.json', ...local()])).code).toBe(0);
       expect((await cli(dir, ['synced', 'adopt-collections', '--file', 'c.json', ...local()])).code).toBe(0);
@@ -185,7 +185,7 @@ describe('synced adopt', () => {
       const noStore = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local()]);
       expect(noStore.code).toBe(2);
       expect(noStore.stderr).toContain(`there is no local store at ${join(dir, 'store')}: nothing was sent to it, so there is nothing to adopt`);
-      expect((await cli(dir, ['local', 'init', ...local()])).code).toBe(0);
+      expect((await cli(dir, ['local', 'init', '--store', 'store'])).code).toBe(0);
       const adopted = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local()]);
       expect(adopted.code).toBe(1);
       expect(adopted.stderr).toContain('users.csv:4 [mr-2]: not adopted: Email');

@@ -79,7 +79,7 @@ describe('the run\'s copy of the memory', () => {
       expect(cut.stderr).toContain('the sync memory was not saved to');
       expect(cut.stderr).toContain('was removed while the run ran');
       expect(server.states.get('/state/copy')!.length, JSON.stringify(server.requests.map((r) => [r.method, r.path, r.body.length]))).toBeGreaterThanOrEqual(held!.length);
-      const shown = await cli(dir, ['synced', 'show', '--target', 'local', '--store', 'store', '--json'], env);
+      const shown = await cli(dir, ['synced', 'show', '--json'], env);
       expect(shown.stdout, shown.stderr).toMatch(/"remembered":[45]\b/);
       // The next night on the same runner (its runs directory says the run finished) takes in what
       // the run wrote ahead: not refused as a memory cut short (found by a trial).

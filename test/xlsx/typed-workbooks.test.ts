@@ -6,6 +6,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { firstSheet, openpyxl, oracleCell, readAll, rowsByHeader, zipEntryText, type OracleSheet } from './helpers.js';
 import { RESULT_COLUMNS } from '../../src/report/review-session-csv.js';
+import { onTarget } from '../support/target-flags.js';
 
 /**
  * Issue 50, "Typed workbooks": what examctl writes as .xlsx read back by libraries nobody here
@@ -16,7 +17,7 @@ import { RESULT_COLUMNS } from '../../src/report/review-session-csv.js';
 
 async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
   const io = testDeps(dir, {}, env);
-  const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
+  const code = await runCli(onTarget(['--store', join(dir, 'store')], argv), io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 

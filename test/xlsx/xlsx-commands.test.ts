@@ -7,6 +7,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { writeWorkbook, xlsxFixture } from './helpers.js';
+import { onTarget } from '../support/target-flags.js';
 
 /** Runs examctl in-process; bytes written to stdout (a workbook) are collected apart from the text. */
 async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> = {}) {
@@ -14,7 +15,7 @@ async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> 
   const stdoutBytes = new PassThrough();
   stdoutBytes.on('data', (chunk: Buffer) => bytes.push(chunk));
   const io = testDeps(dir, { stdoutBytes, ...overrides });
-  const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
+  const code = await runCli(onTarget(['--store', join(dir, 'store')], argv), io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text, bytes: Buffer.concat(bytes) };
 }
 

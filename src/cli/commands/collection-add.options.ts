@@ -46,7 +46,6 @@ export const COLLECTION_ADD = declareCommand({
     'examctl collection add --file collections.json --existing ok --yes',
   ],
   options: COLLECTION_ADD_OPTIONS,
-  takesDryRun: true,
-  takesReport: true,
+  takes: ['target', '--dry-run', '--report'],
   resume: 'rerun',
 });

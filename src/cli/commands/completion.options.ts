@@ -15,6 +15,6 @@ export const COMPLETION = declareCommand({
     'examctl completion powershell | Out-String | Invoke-Expression',
   ],
   options: [argument('shell', '[shell]', 'bash, zsh, fish or powershell')] as const,
-  takesDryRun: true,
+  takes: ['--dry-run'],
   printsText: true,
 });

@@ -34,8 +34,8 @@ export const CONFIG_SET_PROFILE = declareCommand({
     '# an admin on the local engine: settings only, no base URL',
     'examctl config set-profile admin --timezone Europe/London --ignore-unknown-columns --default',
   ],
-  // --base-url, --token-file, --concurrency and --rate are the global options, stored in the profile.
   options: [argument('name', '<name>', 'profile name'), ...grouped('Profile', [option('--default', 'make it the default profile')] as const), ...PROFILE_SETTINGS] as const,
+  takes: ['--base-url', '--token-file', '--concurrency', '--rate', '--allow-insecure-http'],
 });
 
 export const CONFIG_LIST = declareCommand({
@@ -43,7 +43,7 @@ export const CONFIG_LIST = declareCommand({
   description: 'list the profiles (* marks the default)',
   examples: ['examctl config list', 'examctl config list --json'],
   options: NO_OPTIONS,
-  takesDryRun: true,
+  takes: ['--dry-run'],
 });
 
 export const CONFIG_REMOVE = declareCommand({
@@ -51,6 +51,7 @@ export const CONFIG_REMOVE = declareCommand({
   description: 'remove a profile (its token file is left in place)',
   examples: ['examctl config remove staging', 'examctl config list'],
   options: CONFIG_PROFILE_NAME,
+  takes: [],
 });
 
 export const CONFIG_USE = declareCommand({
@@ -58,6 +59,7 @@ export const CONFIG_USE = declareCommand({
   description: 'make a profile the default',
   examples: ['examctl config use prod', 'examctl config use staging'],
   options: CONFIG_PROFILE_NAME,
+  takes: [],
 });
 
 export const CONFIG_SHOW = declareCommand({
@@ -65,5 +67,5 @@ export const CONFIG_SHOW = declareCommand({
   description: 'the config file path, the default profile and every profile',
   examples: ['examctl config show', 'examctl config show --json'],
   options: NO_OPTIONS,
-  takesDryRun: true,
+  takes: ['--dry-run'],
 });

@@ -7,5 +7,5 @@ export const DOCTOR = declareCommand({
   description: 'check the target: base URL or store, token set (never shown), reachable, token accepted, clock skew; exit 0 healthy, 3 not',
   examples: ['examctl doctor', 'examctl doctor --profile prod --json', 'EXAMCTL_TOKEN=dev-token examctl --base-url http://127.0.0.1:8080 doctor'],
   options: NO_OPTIONS,
-  takesDryRun: true,
+  takes: ['target', '--dry-run'],
 });

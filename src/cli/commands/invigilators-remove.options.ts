@@ -28,7 +28,6 @@ export const INVIGILATORS_REMOVE = declareCommand({
     'examctl invigilators remove S-FUTURE inv-1 inv-2 --missing-ok --yes',
   ],
   options: INVIGILATORS_REMOVE_OPTIONS,
-  takesDryRun: true,
-  takesReport: true,
+  takes: ['target', '--dry-run', '--report'],
   resume: 'rerun',
 });

@@ -8,5 +8,5 @@ export const LOCAL_EXPORT = declareCommand({
   description: 'print the store as a world file on stdout (stable order; passwords only as hashes)',
   examples: ['examctl local export > world.json', '# later, or on another machine: the same store again', 'examctl local init --seed world.json --force'],
   options: [OUT_OPTION] as const,
-  takesDryRun: true,
+  takes: ['--store', '--dry-run'],
 });

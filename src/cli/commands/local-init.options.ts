@@ -19,5 +19,5 @@ export const LOCAL_INIT = declareCommand({
     'examctl --store /tmp/try-out local init',
   ],
   options: LOCAL_INIT_OPTIONS,
-  takesDryRun: true,
+  takes: ['--store', '--dry-run'],
 });

@@ -7,6 +7,7 @@ import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { assertTrustedStore, localStorePath } from '../../context/target.js';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../../system/lock.js';
+import { DEMO_WORLD } from '../../system/shipped-file.js';
 import { formatCount } from '../../formats/number-format.js';
 import { forgetMemory } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
@@ -45,7 +46,7 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
   } else {
     const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
     await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
-    await deps.stderr.write(`${terminalLine(`${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? 'the demo world (fixtures/world.json)'}`)}\n`);
+    await deps.stderr.write(`${terminalLine(`${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? DEMO_WORLD}`)}\n`);
     if (force) await forgetReplacedStore(store, options.runsDir, deps, lockTimeoutMs);
     if (token !== undefined && !options.json) {
       await deps.stderr.write(`API token of this store, shown only now (the store keeps its digest): ${token}\nuse it as EXAMCTL_TOKEN with examctl local serve\n`);

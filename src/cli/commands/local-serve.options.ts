@@ -48,4 +48,5 @@ export const LOCAL_SERVE = declareCommand({
     'examctl local serve --port 8080 --faults 503:10%,lost:2%,latency:5-50ms --faults-seed 42',
   ],
   options: LOCAL_SERVE_OPTIONS,
+  takes: ['--store'],
 });

@@ -3,10 +3,11 @@ import { once } from 'node:events';
 import { UsageError } from '../../system/errors.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
-import { usedStorePath } from '../../context/target.js';
+import { storeCreatedLine, usedStorePath } from '../../context/target.js';
 import type { LocalServeOptions } from './local-serve.options.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { setInterruptNotice } from '../../terminal/interrupt-notice.js';
+import { DEMO_WORLD } from '../../system/shipped-file.js';
 
 /**
  * `examctl local serve`: the local engine over HTTP until SIGINT/SIGTERM. main.ts owns the
@@ -40,7 +41,7 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
     lockTimeoutMs: lockTimeoutFromEnv(deps.env),
     log,
     faults,
-    onCreated: (location) => log(`created local store at ${location} from the demo world (fixtures/world.json)`),
+    onCreated: (location) => void deps.stderr.write(storeCreatedLine(location)),
   });
   try {
     const { isLoopbackHost } = await import('../../api/url-policy.js');
@@ -50,7 +51,7 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
     }
     if (server.acceptsPublishedToken) {
       log(
-        'warning: this store accepts the token published in the demo world (fixtures/world.json, in the README): anyone who can reach this port can change it; ' +
+        `warning: this store accepts the token published in ${DEMO_WORLD} and the README: anyone who can reach this port can change it; ` +
           'make a store with a token of its own (examctl local init, or --seed a world with your own Settings.ApiTokens)',
       );
     }

@@ -21,4 +21,5 @@ export const LOGIN = declareCommand({
     'examctl login --profile prod --no-verify',
   ],
   options: LOGIN_OPTIONS,
+  takes: ['--profile', '--base-url', '--allow-insecure-http'],
 });

@@ -46,5 +46,5 @@ export const REVIEW_SESSION_SHOW = declareCommand({
     'examctl review-session show RS-MATH1-OCT --show-pin',
   ],
   options: REVIEW_SESSION_SHOW_OPTIONS,
-  takesDryRun: true,
+  takes: ['target', '--dry-run'],
 });

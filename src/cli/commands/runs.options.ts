@@ -43,7 +43,7 @@ export const RUNS_LIST = declareCommand({
   description: 'every run in the runs directory, newest first: id, command, state (finished, interrupted, running), counts',
   examples: ['examctl runs list', 'examctl runs list --since 7d --json', 'examctl runs list --since 2026-11-01', 'examctl --runs-dir /var/lib/examctl/runs runs list'],
   options: RUNS_LIST_OPTIONS,
-  takesDryRun: true,
+  takes: ['--dry-run'],
 });
 
 export const RUNS_SHOW = declareCommand({
@@ -51,8 +51,7 @@ export const RUNS_SHOW = declareCommand({
   description: "a run's report rebuilt from its journal, finished or not; every input row once when the input is unchanged",
   examples: ['examctl runs show last', 'examctl runs show 20261122T110502.481Z-3f9a --json', 'examctl runs show last --report result.csv'],
   options: [argument('id', '<id>', 'a run id from examctl runs list, or "last"')] as const,
-  takesDryRun: true,
-  takesReport: true,
+  takes: ['--profile', '--dry-run', '--report'],
   resume: { notResumable: 'it only reads a journal and sends nothing: run it again' },
 });
 
@@ -69,7 +68,7 @@ export const RUNS_RESUME = declareCommand({
     'EXAMCTL_PIN=4821 examctl runs resume last --json',
   ],
   options: RUNS_RESUME_OPTIONS,
-  takesReport: true,
+  takes: ['target', '--report'],
   resume: { notResumable: 'it continues the journal of the run it resumed: resume that run again' },
 });
 
@@ -78,4 +77,5 @@ export const RUNS_PRUNE = declareCommand({
   description: 'remove finished runs older than 30 days (--older-than) or beyond the newest 100; --all also interrupted ones',
   examples: ['examctl runs prune', 'examctl runs prune --older-than 7d --all --json'],
   options: RUNS_PRUNE_OPTIONS,
+  takes: [],
 });

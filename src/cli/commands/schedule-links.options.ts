@@ -29,5 +29,5 @@ export const SCHEDULE_LINKS = declareCommand({
     'examctl schedule links S-MATH1-DEC -o json',
   ],
   options: SCHEDULE_LINKS_OPTIONS,
-  takesDryRun: true,
+  takes: ['target', '--dry-run'],
 });

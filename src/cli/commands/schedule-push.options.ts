@@ -78,7 +78,6 @@ export const SCHEDULE_PUSH = declareCommand({
     'examctl schedule push --file result.csv --only-failed --report retry.csv',
   ],
   options: SCHEDULE_PUSH_OPTIONS,
-  takesDryRun: true,
-  takesReport: true,
+  takes: ['target', '--dry-run', '--report'],
   resume: 'rerun',
 });

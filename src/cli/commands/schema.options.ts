@@ -13,5 +13,5 @@ export const SCHEMA = declareCommand({
     'examctl schema sittings',
   ],
   options: [argument('kind', '<kind>', 'users, candidates, sittings, collection or invigilators'), OUT_OPTION] as const,
-  takesDryRun: true,
+  takes: ['--dry-run'],
 });

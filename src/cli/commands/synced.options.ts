@@ -49,7 +49,7 @@ export const SYNCED_SHOW = declareCommand({
   description: 'every sync memory: target, kind, ids remembered, leavers disabled, each population with its newest run and count, file',
   examples: ['examctl synced show', 'examctl synced show --json', 'EXAMCTL_SYNC_DIR=https://gitlab.example.com/api/v4/projects/42/terraform/state/examctl examctl synced show'],
   options: SYNC_DIR_ONLY_OPTIONS,
-  takesDryRun: true,
+  takes: ['--dry-run'],
 });
 
 export const SYNCED_FORGET = declareCommand({
@@ -57,6 +57,7 @@ export const SYNCED_FORGET = declareCommand({
   description: "forget the target's sync memory (the usual target flags choose it): the next sync sends every record and disables no leaver (docs/sync.md, \"When the memory is lost\")",
   examples: ['examctl synced forget --profile prod', 'examctl synced forget --target local --store ./store'],
   options: SYNC_DIR_ONLY_OPTIONS,
+  takes: ['target'],
 });
 
 export const SYNCED_EXPORT = declareCommand({
@@ -66,6 +67,7 @@ export const SYNCED_EXPORT = declareCommand({
     'keep it where CI does not evict it (docs/ci.md)',
   examples: ['examctl synced export --profile prod --out sync-memory.json', 'examctl synced export --target local --store ./store --out memory.json --json'],
   options: SYNCED_EXPORT_OPTIONS,
+  takes: ['target'],
 });
 
 export const SYNCED_IMPORT = declareCommand({
@@ -75,6 +77,7 @@ export const SYNCED_IMPORT = declareCommand({
     "a damaged one, one older than the memory already there, or one exported while a run still wrote (--force)",
   examples: ['examctl synced import sync-memory.json --profile prod', 'examctl synced import memory.json --sync-dir "$EXAMCTL_SYNC_DIR" --yes'],
   options: SYNCED_IMPORT_OPTIONS,
+  takes: ['target'],
 });
 
 export const SYNCED_ADOPT = declareCommand({
@@ -87,7 +90,7 @@ export const SYNCED_ADOPT = declareCommand({
     'examctl synced adopt --file students-2026-11-20.csv --population students --map "Student ID=ExternalId" --profile prod',
   ],
   options: SYNCED_ADOPT_OPTIONS,
-  takesDryRun: true,
+  takes: ['target', '--dry-run'],
 });
 
 export const SYNCED_ADOPT_SCHEDULES = declareCommand({
@@ -100,7 +103,7 @@ export const SYNCED_ADOPT_SCHEDULES = declareCommand({
     'EXAMCTL_PIN=4821 examctl synced adopt-schedules --file candidates.csv --schedule-id S-MATH1-DEC --assessment A-MATH-1 --start 2026-12-14T09:00:00Z --upsert --profile prod',
   ],
   options: [...SCHEDULE_FILE_OPTIONS, ...WHOLE_FILE_OPTIONS, ...SCHEDULE_REQUEST_OPTIONS, SYNC_DIR_OPTION] as const,
-  takesDryRun: true,
+  takes: ['target', '--dry-run'],
 });
 
 export const SYNCED_ADOPT_COLLECTIONS = declareCommand({
@@ -110,7 +113,7 @@ export const SYNCED_ADOPT_COLLECTIONS = declareCommand({
     'for collections checked on the platform whose request was cut short (collection add --existing ok fails those, docs/sync.md, "Collections"); nothing is sent',
   examples: ['examctl synced adopt-collections --file collections.json --profile prod --dry-run', 'examctl synced adopt-collections --file collections.json --profile prod'],
   options: SYNCED_ADOPT_COLLECTIONS_OPTIONS,
-  takesDryRun: true,
+  takes: ['target', '--dry-run'],
 });
 
 export const SYNCED_UNLOCK = declareCommand({
@@ -122,4 +125,5 @@ export const SYNCED_UNLOCK = declareCommand({
     'examctl synced unlock 6f1c0e9a-0c7e-4b9e-9a55-5b0e1c2d3e4f --sync-dir https://gitlab.example.com/api/v4/projects/42/terraform/state/examctl',
   ],
   options: [argument('lockId', '<lock-id>', 'the lock id the refusal named (the ID of the lock info)'), SYNC_DIR_OPTION] as const,
+  takes: [],
 });

@@ -30,5 +30,5 @@ export const TEMPLATE = declareCommand({
     'examctl template sittings --example --out sittings.csv',
   ],
   options: TEMPLATE_OPTIONS,
-  takesDryRun: true,
+  takes: ['--dry-run'],
 });

@@ -49,7 +49,6 @@ export const USER_SYNC = declareCommand({
     'examctl user sync',
   ],
   options: USER_SYNC_OPTIONS,
-  takesDryRun: true,
-  takesReport: true,
+  takes: ['target', '--dry-run', '--report'],
   resume: 'rerun',
 });
