@@ -3,7 +3,7 @@ import { terminalLine } from '../formats/terminal-text.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { exitCodeFor } from '../report/report-writers.js';
 import { type ReportEntry } from '../report/run-report.js';
-import { formatCount } from '../formats/number-format.js';
+import { counted, formatCount } from '../formats/number-format.js';
 import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, ReportWriteError, TargetError, TransientTargetError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
@@ -12,7 +12,7 @@ import { createRunProgress, progressEnabled, type Progress } from '../terminal/p
 import { colorEnabled } from '../terminal/table-format.js';
 import { AfterWrites } from './after-writes.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
-import { openRun, recordCount } from './open-run.js';
+import { openRun } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
@@ -66,13 +66,13 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const total = dryRun ? undefined : await input.checkStructure();
   await checkReportFits(() => input.records(), total, options);
   const describeSend = async (): Promise<string> => {
-    const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
+    const what = job.describeSend ? await job.describeSend(input.records()) : counted(total ?? 0, 'record');
     // A resume sends only what the journal did not settle: said, so the count is what remains.
     const kept = deps.resume === undefined ? 0 : deps.resume.plan.keptBelow(total ?? 0);
     if (kept === 0) return what;
     const run = deps.resume?.record.id;
     if (job.describeSend) return `${what}, of which ${formatCount(kept)} already settled by run ${run} (kept, not sent again)`;
-    return `${recordCount(Math.max(0, (total ?? 0) - kept))} left of ${formatCount(total ?? 0)} (run ${run}: ${formatCount(kept)} settled, kept)`;
+    return `${counted(Math.max(0, (total ?? 0) - kept), 'record')} left of ${formatCount(total ?? 0)} (run ${run}: ${formatCount(kept)} settled, kept)`;
   };
   try {
     await job.prepare?.();
@@ -164,7 +164,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
               ? `interrupted before sending: nothing was sent${resumeHint}`
               : dispatcher.answered === 0
                 ? // Requests went out and were answered "try again later" (a 503, a 429): not done, but not "nothing was sent".
-                  `interrupted while waiting to retry: the service answered ${formatCount(retriedStatuses)} ${retriedStatuses === 1 ? 'request' : 'requests'} with "try again later" (not done); the rest was not sent (see the report)${resumeHint}`
+                  `interrupted while waiting to retry: the service answered ${counted(retriedStatuses, 'request')} with "try again later" (not done); the rest was not sent (see the report)${resumeHint}`
                 : `interrupted: in-flight work finished, the rest was not sent (see the report)${resumeHint}`,
         )
       : stop?.kind === 'target-failed'
@@ -380,7 +380,7 @@ function unreadableAnswers(count: number, run: string | undefined): TransientTar
   if (count === 0) return undefined;
   const resumeHint = run === undefined ? '' : ` (examctl runs resume ${run} sends ${count === 1 ? 'it' : 'them'} again)`;
   return new TransientTargetError(
-    `${formatCount(count)} ${count === 1 ? 'answer' : 'answers'} of the service could not be read after it said 2xx (too large, cut, or past the answer budget): ` +
+    `${counted(count, 'answer')} of the service could not be read after it said 2xx (too large, cut, or past the answer budget): ` +
       `${count === 1 ? 'that record' : 'those records'} may have been applied (see the report)${resumeHint}`,
   );
 }

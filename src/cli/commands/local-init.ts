@@ -8,7 +8,7 @@ import { onlyGlobals } from '../../flags/global-options.js';
 import { assertTrustedStore, localStorePath } from '../../context/target.js';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../../system/lock.js';
 import { DEMO_WORLD } from '../../system/shipped-file.js';
-import { formatCount } from '../../formats/number-format.js';
+import { counted } from '../../formats/number-format.js';
 import { forgetMemory } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import type { LocalInitOptions } from './local-init.options.js';
@@ -24,7 +24,7 @@ async function forgetReplacedStore(store: string, runsDir: string | undefined, d
   if (place.kind !== 'dir') return;
   try {
     const forgotten = await forgetMemory(place.syncDir, { kind: 'local', store }, lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
-    if (forgotten > 0) await deps.stderr.write(`${terminalLine(`forgot the sync memory of the replaced store (${formatCount(forgotten)} ${forgotten === 1 ? 'id' : 'ids'}): the next sync sends everything`)}\n`);
+    if (forgotten > 0) await deps.stderr.write(`${terminalLine(`forgot the sync memory of the replaced store (${counted(forgotten, 'id')}): the next sync sends everything`)}\n`);
   } catch (error) {
     await deps.stderr.write(`${terminalLine(`the sync memory of the replaced store was not forgotten (${(error as Error).message}); it is not used, being of the old store`)}\n`);
   }

@@ -1,4 +1,4 @@
-import { formatCount } from '../../formats/number-format.js';
+import { counted, formatCount } from '../../formats/number-format.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
@@ -148,7 +148,7 @@ async function tell<P>(
   }
   const n = formatCount;
   const more = adoption.refused.length > NAMED_REFUSALS ? ` (the first ${NAMED_REFUSALS} above; --json lists every one)` : adoption.refused.length > 0 ? ' (above)' : '';
-  const refused = adoption.refused.length === 0 ? '' : `; ${n(adoption.refused.length)} ${adoption.refused.length === 1 ? 'row was' : 'rows were'} not adopted${more}: ${adoption.refused.length === 1 ? 'it goes' : 'they go'} the next night`;
+  const refused = adoption.refused.length === 0 ? '' : `; ${counted(adoption.refused.length, 'row was', 'rows were')} not adopted${more}: ${adoption.refused.length === 1 ? 'it goes' : 'they go'} the next night`;
   const as = input.population === undefined ? (kind === 'users' ? ' for the runs without --population' : '') : ` as --population ${input.population}`;
   await deps.stderr.write(
     `${terminalLine(
