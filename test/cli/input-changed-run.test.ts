@@ -39,8 +39,8 @@ async function exported(kind: 'Users' | 'Schedules'): Promise<Record<string, unk
 /** The run's report, and `runs show` and `runs resume` of it afterwards. */
 async function afterwards(): Promise<{ report: { error?: { message: string }; items: { status: string; errors: { message: string }[] }[] }; shown: Finished; resumed: Finished }> {
   const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'));
-  const shown = await examctl(['--store', join(dir, 'store'), 'runs', 'show', 'last'], dir);
-  const resumed = await examctl(['--store', join(dir, 'store'), 'runs', 'resume'], dir);
+  const shown = await examctl(['runs', 'show', 'last'], dir);
+  const resumed = await examctl(['runs', 'resume'], dir);
   return { report, shown, resumed };
 }
 
