@@ -1,5 +1,5 @@
 import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
-import { terminalLine } from '../formats/terminal-text.js';
+import { say } from '../formats/terminal-text.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { exitCodeFor } from '../report/report-writers.js';
 import { type ReportEntry } from '../report/run-report.js';
@@ -173,7 +173,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // The sync memory stored where it is kept before the sinks complete: a store that fails is the
   // run's error in each of them (docs/ci.md), unless the run stopped for something else, which keeps its exit code.
   const endFailure = await job.ending?.().then(() => undefined, (error: unknown) => error);
-  if (stopError !== undefined && endFailure !== undefined) await deps.stderr.write(`${terminalLine(`examctl: ${endFailure instanceof Error ? endFailure.message : String(endFailure)}`)}\n`);
+  if (stopError !== undefined && endFailure !== undefined) await say(deps, `examctl: ${endFailure instanceof Error ? endFailure.message : String(endFailure)}`);
   const runError = stopError ?? endFailure;
   // The report says why the run stopped (a 403, Ctrl-C, a closed pipe, a memory not stored), not only by its counts.
   if (runError !== undefined) report.builder.stopped(runError);
@@ -201,7 +201,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // Stopped for something else (Ctrl-C, a closed pipe) while the report file failed too: that
   // stop keeps its exit code, and the missing file is said, with the way to get it back.
   if (runError !== undefined && reportFailure !== undefined && !(runError instanceof ReportWriteError)) {
-    await deps.stderr.write(`${terminalLine(`examctl: ${reportFailure.message}: ${reportFileFate(reportFailure, rebuildHint)}`)}\n`);
+    await say(deps, `examctl: ${reportFailure.message}: ${reportFileFate(reportFailure, rebuildHint)}`);
   }
   if (runError !== undefined) throw runError;
   // The report file failed only as it was completed: every record went, only the file is missing.
@@ -435,7 +435,7 @@ async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, 
     // The refusal is what the run ends with; a report that could not be completed is said below.
   }
   const failure = report.failure();
-  if (failure !== undefined) await deps.stderr.write(`${terminalLine(`examctl: ${failure.message}`)}\n`);
+  if (failure !== undefined) await say(deps, `examctl: ${failure.message}`);
   return error;
 }
 

@@ -3,7 +3,7 @@ import { UsageError } from '../system/errors.js';
 import type { UserRequest } from '../domain/types.js';
 import { counted, formatCount } from '../formats/number-format.js';
 import { describeTarget } from '../report/report-writers.js';
-import { terminalLine } from '../formats/terminal-text.js';
+import { say, terminalLine } from '../formats/terminal-text.js';
 import { isPopulationName, populationKey, type MemoryEntry } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
@@ -205,9 +205,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (memory.entries.size > 0 && this.hierarchiesColumn !== false && !recordsLinks(memory)) {
       // A memory an earlier examctl wrote holds no links: a full run (no --changed-only) records them.
       // The target's path or URL is the admin's, but it passes the terminal gate like every such text.
-      await this.deps.stderr.write(
-        `${terminalLine(`--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them`)}\n`,
-      );
+      await say(this.deps, `--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them`);
     }
     const remembered = this.rememberedHere(memory);
     const { limit, why } = thresholdOf('--max-prune', this.userFlags.maxPrune, remembered);
@@ -250,9 +248,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // populations' nights, each the other's missing users, say nothing.
     if (population !== undefined && remembered > 0) elsewhere = 0;
     if (elsewhere > 0) {
-      await this.deps.stderr.write(
-        `${terminalLine(`--disable-missing: ${counted(elsewhere, 'user')} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${population === undefined ? 'synced without --population' : `of --population ${population}`} (docs/sync.md, "Two exports, two populations")`)}\n`,
-      );
+      await say(this.deps, `--disable-missing: ${counted(elsewhere, 'user')} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${population === undefined ? 'synced without --population' : `of --population ${population}`} (docs/sync.md, "Two exports, two populations")`);
     }
     const { limit, why } = thresholdOf('--max-disable', this.userFlags.maxDisable, remembered);
     if (this.leavers.length > limit) {
