@@ -38,6 +38,8 @@ describe('checkSpreadsheetValues', () => {
     expect(warnings[0]?.message).toBe('FirstName "Zo\u00C3\u00AB" looks like UTF-8 read as Windows-1252 (\u00C3\u00A9 for \u00E9): open the file as UTF-8 and save it again, or use .xlsx');
     // Real names in many scripts: letters from \u00C0 up, followed by letters, never by what a continuation byte reads as.
     const real = ['Zo\u00EB', 'S\u00E3o Paulo', '\u00D1and\u00FA', '\u00C9lodie', '\u00C5sa \u00D6berg', 'Sch\u00DF', '\u00D0or\u00F0ur', '\u0141\u00F3d\u017A', '\u0160koda', '\u00C6sa', 'O\u2019Brien', '\u00C2ngela', '\u00C3lvaro'];
+    // Capitals and marks a trial found warned by a wider rule (any lead byte's letter, \u00C2-\u00DF).
+    real.push('K\u0158\u00CD\u017D', 'P\u00CD\u0160A', 'JOS\u00C9\u00A0MAR\u00CDA', 'Wei\u00DF\u2013Schmidt', 'Strau\u00DF\u00A0GmbH', 'NESTL\u00C9\u00AE', 'CAF\u00C9\u2122 Lda', 'Padaria \u00ABZ\u00C9\u00BB', 'JO\u00C3O', 'ROM\u00C2NIA');
     for (const name of real) expect(checkSpreadsheetValues({ FirstName: name, City: `${name} ${name.toUpperCase()}` }).warnings).toEqual([]);
   });
 
