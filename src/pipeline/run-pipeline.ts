@@ -145,8 +145,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const summary = report.builder.summary;
   if (retries !== undefined) Object.assign(summary, { retried: retries.total, retriedByCause: retries.byCause });
   // Units of the checked file not read again (it changed): skipped, counted, not listed (as by `runs show`).
-  const unread = units.inputFailed === undefined ? 0 : (unitTotal ?? 0) - summary.total;
-  if (unread > 0) Object.assign(summary, { total: unitTotal, skipped: summary.skipped + unread });
+  if (units.inputFailed !== undefined && unitTotal !== undefined) Object.assign(summary, { total: unitTotal, skipped: summary.skipped + unitTotal - summary.total });
   const stop = dispatcher.stopReason ?? (units.inputFailed && { kind: 'target-failed', error: units.inputFailed });
   // Retries after an answer with a status (503, 429...): those requests reached the service.
   const retriedStatuses = Object.entries(retries?.byCause ?? {}).reduce((sum, [cause, count]) => (/^\d{3}$/.test(cause) ? sum + count : sum), 0);
