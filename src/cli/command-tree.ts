@@ -8,7 +8,7 @@ import { commandName, keptOptionNames, takesFlag, TAKEN_FLAGS, type Behaviours, 
 import { resolveOutputFlags } from '../flags/output-flags.js';
 import { COMMANDS } from './program.js';
 import { sentenceLines } from '../terminal/sentence-wrap.js';
-import { terminalLine } from '../formats/terminal-text.js';
+import { say } from '../formats/terminal-text.js';
 
 /**
  * commander's tree of `examctl`, built from the registry (`program.ts`): the global flags, the
@@ -117,7 +117,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
         if (piped === undefined) return spoolStdin(deps.stdin ?? process.stdin, deps.signal);
         return spoolPipe(piped, String(parsed.file), deps.signal, {
           canWait: (await import('../context/command-deps.js')).promptsAllowed(options, deps),
-          onWait: () => void deps.stderr.write(terminalLine(`waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`) + '\n'),
+          onWait: () => void say(deps, `waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`),
         });
       };
       const stdin = parsed.file !== '-' && piped === undefined ? undefined : await spooled();

@@ -1,5 +1,5 @@
 import { UsageError } from '../system/errors.js';
-import { terminalLine } from '../formats/terminal-text.js';
+import { say } from '../formats/terminal-text.js';
 import { promptsAllowed, type CommandDeps, type GlobalOptions } from './command-deps.js';
 import { nonEmpty } from '../system/env-values.js';
 
@@ -30,7 +30,7 @@ async function readPinFile(file: string, deps: CommandDeps): Promise<string> {
   const [{ resolve }, { readSecretFile }] = await Promise.all([import('node:path'), import('./remote-settings.js')]);
   const { text, mode } = await readSecretFile(resolve(deps.cwd, file), '--pin-file', 'PIN', PIN_FILE_MAX_BYTES, deps.env, file);
   if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-    await deps.stderr.write(`${terminalLine(`warning: --pin-file: ${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`)}\n`);
+    await say(deps, `warning: --pin-file: ${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`);
   }
   return text;
 }

@@ -4,7 +4,7 @@ import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../system/errors.js';
 import { DEMO_WORLD } from '../system/shipped-file.js';
 import { nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
-import { terminalLine } from '../formats/terminal-text.js';
+import { say, terminalLine } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
 import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
 import type { SettingFlags } from './settings.js';
@@ -113,7 +113,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
         ? `${unused} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile)`
         : lost && `${lost}: create it (examctl login, config set-profile), fix the path, name a --store`;
       if (why && deps.sends === true) throw new UsageError(`${why}, or --target local`);
-      if (lost) await deps.stderr.write(`${terminalLine(`warning: ${lost}`)}\n`);
+      if (lost) await say(deps, `warning: ${lost}`);
     }
     const store = await usedStorePath(options, deps);
     target = { kind: 'local', store, report: { kind: 'local', store } };
@@ -130,7 +130,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   if (profile !== undefined || target.kind === 'remote' || unused) {
     const { describeTarget } = await import('../report/report-writers.js');
     const token = target.kind === 'local' ? (unused ? `, ${unused} not used` : '') : tokenFrom === undefined ? '' : `, token from ${tokenFrom}`;
-    await deps.stderr.write(`${terminalLine(await settingsLine(`${describeTarget(target.report)} (${from})${token}`, profile))}\n`);
+    await say(deps, await settingsLine(`${describeTarget(target.report)} (${from})${token}`, profile));
   }
   return target;
 }
@@ -146,7 +146,7 @@ async function settingsLine(target: string, profile: ProfileNote | undefined): P
 }
 
 async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
-  for (const warning of settings.warnings) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
+  for (const warning of settings.warnings) await say(deps, `warning: ${warning}`);
   const { baseUrl, token } = settings;
   const concurrency = settings.concurrency ?? REMOTE_CONCURRENCY;
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
@@ -178,7 +178,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           interruptGraceMs: wholeMillisecondsFromEnv(deps.env, 'EXAMCTL_STOP_GRACE_MS'),
           // EXAMCTL_REQUEST_TIMEOUT_MS: one attempt, headers and body (docs/remote.md, "Limits, timeouts, retries").
           requestTimeoutMs: requestTimeoutFromEnv(deps.env),
-          debug: options.debug ? (line) => void deps.stderr.write(`${terminalLine(`debug: ${line}`)}\n`) : undefined,
+          debug: options.debug ? (line) => void say(deps, `debug: ${line}`) : undefined,
         });
       },
       async checkBaseUrl() {
@@ -208,7 +208,7 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     if (dryRun) {
       // A dry run fails where the real run would: a plan for a URL that cannot be used is no plan.
       await target.remote.checkBaseUrl();
-      await deps.stderr.write(`${terminalLine(`dry run: validating only, nothing is sent to ${target.baseUrl}`)}\n`);
+      await say(deps, `dry run: validating only, nothing is sent to ${target.baseUrl}`);
       return null;
     }
     return target.remote.connect();
@@ -220,7 +220,7 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     lockTimeoutMs: lockTimeoutFromEnv(deps.env),
     onCreated: () => void deps.stderr.write(storeCreatedLine(target.store)),
   });
-  if (!api) await deps.stderr.write(`${terminalLine(`no store yet at ${target.store}: validating only, nothing created`)}\n`);
+  if (!api) await say(deps, `no store yet at ${target.store}: validating only, nothing created`);
   return api;
 };
 

@@ -51,3 +51,8 @@ export function formatBytes(bytes: number): string {
   const shown = value < 10 && !Number.isInteger(Math.round(value * 10) / 10) ? (Math.round(value * 10) / 10).toFixed(1) : String(Math.round(value));
   return `${shown} ${units[unit]}`;
 }
+
+/** "1 record", "12,000 records": a count in the summary's numbers, and its noun. */
+export function counted(count: number, noun: string, plural = `${noun}s`): string {
+  return `${formatCount(count)} ${count === 1 ? noun : plural}`;
+}

@@ -8,6 +8,7 @@
  * alone: JSON.stringify escapes the control characters, and a program reading it wants the value.
  */
 import { NAME_FORBIDDEN_CLASS } from '../domain/forbidden-characters.js';
+import type { TextSink } from '../system/text-sink.js';
 
 // The characters a name may not hold (one definition of the set), but for tab and line feed,
 // which each function below treats in its own way.
@@ -23,6 +24,11 @@ export function terminalLine(text: string): string {
 }
 
 const LINE_BREAK_SHOWN: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': ' ' };
+
+/** A line on stderr through the gate: `terminalLine` and a line feed. */
+export function say(to: { stderr: TextSink }, text: string): void | Promise<void> {
+  return to.stderr.write(`${terminalLine(text)}\n`);
+}
 
 /** Text that may span lines: its line breaks and tabs kept, carriage returns (which overwrite a line) and the rest as above. */
 export function terminalLines(text: string): string {

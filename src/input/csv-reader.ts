@@ -3,7 +3,7 @@ import { InputFileError } from '../system/errors.js';
 import { batchedRecords, collectedBatches, type BatchedRecords, type TableHeader } from './batches.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import type { InputRecord } from './record.js';
-import { readUtf8Chunks } from './text-source.js';
+import { readUtf8Chunks, type TextOptions } from './text-source.js';
 import { PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
 import { quotedValue } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
@@ -28,6 +28,8 @@ export interface CsvReadOptions {
   map?: ReadonlyMap<string, string>;
   /** The columns the map file's computed fields read: known columns, though no field is read from them. */
   computed?: ComputedFields;
+  /** The file as the first read found it (text-source.ts). */
+  same?: TextOptions['same'];
 }
 
 /** Receives every non-blank CSV row with the line it starts on; may throw InputFileError. */
@@ -216,7 +218,7 @@ function written(parser: Parser, chunk: Buffer | undefined): Promise<void> {
  * Lines without quotes are split directly (unquoted-csv.ts: the same cells) until a chunk is not
  * all such lines; `tokenizer: 'csv-parse'` reads every line with csv-parse (the tests compare both).
  */
-export async function* csvRows(path: string, file: string, sink: CsvRowSink, encoding?: string, tokenizer: 'auto' | 'csv-parse' = 'auto'): AsyncGenerator<void> {
+export async function* csvRows(path: string, file: string, sink: CsvRowSink, { encoding, same }: Pick<CsvReadOptions, 'encoding' | 'same'> = {}, tokenizer: 'auto' | 'csv-parse' = 'auto'): AsyncGenerator<void> {
   let parser: Parser | undefined;
   let lines: UnquotedCsvLines | undefined;
   let bom = false;
@@ -326,7 +328,7 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink, enc
   // A file in a legacy code page (--encoding windows-1252) gets its report in UTF-8 with a BOM:
   // without one, Excel would read the report's accents in its own code page.
   const legacyEncoding = encoding !== undefined && !/^\s*utf-?8\s*$/i.test(encoding);
-  const text = { encodingFlag: true, onBom: (found: boolean) => (bom = found || legacyEncoding), ...(encoding === undefined ? {} : { encoding }) };
+  const text = { encodingFlag: true, same, onBom: (found: boolean) => (bom = found || legacyEncoding), ...(encoding === undefined ? {} : { encoding }) };
   for await (const chunk of readUtf8Chunks(path, file, text)) {
     let input = chunk;
     if (parser === undefined && lines === undefined) {
@@ -565,7 +567,7 @@ function csvRecordSteps(path: string, options: CsvReadOptions, kept: KeptRows | 
       add(record);
     },
   };
-  return kept === undefined ? csvRows(path, file, sink, options.encoding) : keptRowsTo(kept, sink);
+  return kept === undefined ? csvRows(path, file, sink, options) : keptRowsTo(kept, sink);
 }
 
 /**
@@ -574,7 +576,8 @@ function csvRecordSteps(path: string, options: CsvReadOptions, kept: KeptRows | 
  * Structural problems throw InputFileError (`file:line: reason`). `batches()` gives the same
  * records in arrays, one per chunk read, for callers that process many records per await.
  */
-export function readCsvRecords(path: string, options: CsvReadOptions): BatchedRecords {
+export function readCsvRecords(path: string, given: CsvReadOptions): BatchedRecords {
+  const options = { ...given, same: {} };
   // The rows the structure pass tokenized, when the file is small enough to keep them: the
   // reads after it replay them instead of parsing the file again.
   let kept: KeptRows | undefined;
@@ -687,7 +690,7 @@ async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly:
       count += 1;
     },
   };
-  for await (const _ of csvRows(path, file, sink, options.encoding));
+  for await (const _ of csvRows(path, file, sink, options));
   return count;
 }
 

@@ -4,7 +4,7 @@ import type { InputRecord } from './record.js';
 import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
 import { quotedValue } from '../domain/problem.js';
 import { INPUT_LIMITS, JsonFault, JsonScanner, keyLines, scanJson } from '../system/json-scan.js';
-import { readUtf8Chunks } from './text-source.js';
+import { readUtf8Chunks, type TextOptions } from './text-source.js';
 
 /**
  * Characters in one record (one object of an array, or one NDJSON line). Far above any real
@@ -296,10 +296,10 @@ function countKeys(value: object): number {
   return count;
 }
 
-async function* jsonRecordSteps(path: string, file: string, add: (record: InputRecord) => void): AsyncGenerator<void> {
+async function* jsonRecordSteps(path: string, file: string, add: (record: InputRecord) => void, same: TextOptions['same']): AsyncGenerator<void> {
   const scanner = new JsonElementScanner(file, add);
   const decoder = new StringDecoder('utf8');
-  for await (const chunk of readUtf8Chunks(path, file)) {
+  for await (const chunk of readUtf8Chunks(path, file, { same })) {
     scanner.feed(decoder.write(chunk));
     yield;
   }
@@ -316,5 +316,6 @@ async function* jsonRecordSteps(path: string, file: string, add: (record: InputR
  * Structural problems throw InputFileError (after the records before them).
  */
 export function readJsonRecords(path: string, file = path): BatchedRecords {
-  return batchedRecords(() => collectedBatches((add) => jsonRecordSteps(path, file, add)));
+  const same = {};
+  return batchedRecords(() => collectedBatches((add) => jsonRecordSteps(path, file, add, same)));
 }

@@ -1,4 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import { InputFileError } from '../system/errors.js';
@@ -38,32 +39,31 @@ export function cannotReadReason(error: unknown): string {
 /** UTF-8, UTF-16 (from a BOM), or the label given with --encoding. */
 type Encoding = string;
 
-async function* rawChunks(handle: FileHandle, file: string): AsyncGenerator<Buffer> {
+async function* rawChunks(handle: FileHandle, file: string, check?: (read: Buffer, position: number) => Promise<void>): AsyncGenerator<Buffer> {
   // A fresh buffer per read: callers may hold on to a chunk (the CSV reader keeps the head until the header line is complete).
   // Reads at explicit positions, one ahead: the next chunk is read while the caller works on this one.
   let position = 0;
-  const readAt = (at: number, size = CHUNK_SIZE): Promise<{ buffer: Buffer; bytesRead: number; size: number }> => {
+  const readAt = (at: number, size = CHUNK_SIZE): Promise<Buffer> => {
     const buffer = Buffer.allocUnsafe(size);
-    const read = handle.read(buffer, 0, size, at).then(({ bytesRead }) => ({ buffer, bytesRead, size }));
+    const read = handle.read(buffer, 0, size, at).then(({ bytesRead }) => (bytesRead === size ? buffer : buffer.subarray(0, bytesRead)));
     // Handled when awaited; until then a failed read must not count as an unhandled rejection.
     read.catch(() => undefined);
     return read;
   };
-  let ahead: Promise<{ buffer: Buffer; bytesRead: number; size: number }> | undefined = readAt(position, FIRST_CHUNK_SIZE);
+  let ahead: Promise<Buffer> | undefined = readAt(position, FIRST_CHUNK_SIZE);
   try {
     for (;;) {
-      let chunk: { buffer: Buffer; bytesRead: number; size: number };
+      let read: Buffer;
       try {
-        chunk = await (ahead as Promise<{ buffer: Buffer; bytesRead: number; size: number }>);
+        read = await (ahead as Promise<Buffer>);
       } catch (error) {
         ahead = undefined;
         throw cannotRead(file, error);
       }
-      ahead = undefined;
-      if (chunk.bytesRead === 0) return;
-      position += chunk.bytesRead;
-      ahead = readAt(position);
-      yield chunk.bytesRead === chunk.size ? chunk.buffer : chunk.buffer.subarray(0, chunk.bytesRead);
+      ahead = read.length > 0 ? readAt((position += read.length)) : undefined;
+      await check?.(read, position);
+      if (read.length === 0) return;
+      yield read;
     }
   } finally {
     // The caller may stop early: let the read ahead settle before the handle is closed.
@@ -118,6 +118,8 @@ export interface TextOptions {
   onBom?: (bom: boolean) => void;
   /** The refusal of a non-UTF-8 file names `--encoding` (the readers that take the flag). */
   encodingFlag?: boolean;
+  /** The file as the first read found it (fstat, SHA-256): each read checks it at each chunk. */
+  same?: { stat?: string; sha256?: string };
 }
 
 /** An encoding of one byte per character (`windows-1252`, `iso-8859-2`...): not UTF-8, UTF-16 or a multi-byte Asian one. */
@@ -150,6 +152,17 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
     let lineFeeds = 0;
     const refused = (bytes: Buffer, end: number, reason: string): InputFileError => new InputFileError(file, 1 + lineFeeds + lineFeedsIn(bytes, end), reason);
     let carry: Buffer | undefined;
+    const same = options.same ?? {};
+    const hash = createHash('sha256');
+    // The file first read (fstat; SHA-256 once all is read), or no byte from this chunk on is read.
+    const sameFile = async (chunk: Buffer, position: number): Promise<void> => {
+      const { dev, ino, size, mtimeMs, ctimeMs } = await handle.stat();
+      const stat = `${dev}:${ino}:${size}:${mtimeMs}:${ctimeMs}`;
+      hash.update(chunk);
+      const sha256 = stat === (same.stat ??= stat) && position === size ? hash.copy().digest('hex') : undefined;
+      if (stat === same.stat && (sha256 === undefined || sha256 === (same.sha256 ??= sha256))) return;
+      throw new InputFileError(file, 1 + lineFeeds, 'the input file changed while the run read it: nothing from here on is read');
+    };
 
     const check = (chunk: Buffer, last: boolean): Buffer => {
       // A NUL byte: refused on its own line (a stray one in a text file is found where it is).
@@ -226,7 +239,7 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
       }
     };
 
-    for await (const read of rawChunks(handle, file)) {
+    for await (const read of rawChunks(handle, file, options.same && sameFile)) {
       let chunk: Buffer = read;
       if (encoding === undefined) {
         head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);

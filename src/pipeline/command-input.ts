@@ -11,7 +11,7 @@ import type { SourceRow } from '../report/run-report.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { UsageError } from '../system/errors.js';
 import { STDIN_NAME } from '../system/stdin-file.js';
-import { terminalLine } from '../formats/terminal-text.js';
+import { say } from '../formats/terminal-text.js';
 import { isKnownTimeZone, parseDateFormat, type DateFormat } from '../domain/local-time.js';
 
 /**
@@ -124,7 +124,7 @@ export async function sayOnce(deps: CommandDeps, text: string): Promise<void> {
   SAID.set(deps, said);
   if (said.has(text)) return;
   said.add(text);
-  await deps.stderr.write(`${terminalLine(text)}\n`);
+  await say(deps, text);
 }
 
 /**

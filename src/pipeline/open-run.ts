@@ -4,7 +4,6 @@ import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptio
 import { openRunReport, type OpenReport } from './report-sinks.js';
 import type { SummaryNote } from '../report/report-writers.js';
 import type { SyncMemoryNote } from '../report/run-report.js';
-import { formatCount } from '../formats/number-format.js';
 import { openTargetApi } from '../context/target.js';
 import { NO_TOKEN_MESSAGE } from '../context/remote-settings.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
@@ -73,11 +72,6 @@ export async function openRun(
     await api?.close();
     throw error;
   }
-}
-
-/** "1 record", "12,000 records" (numbers as in the summary: number-format.ts). */
-export function recordCount(count: number): string {
-  return `${formatCount(count)} ${count === 1 ? 'record' : 'records'}`;
 }
 
 /** Before sending to a remote target: a person confirms, or --yes says so up front. */

@@ -12,7 +12,7 @@ import type { ReportSummary } from '../report/run-report.js';
 import { BufferedSink, SpoolSink, type TextSink } from '../system/text-sink.js';
 import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
 import type { XlsxReportWriter } from '../report/xlsx-report-writer.js';
-import { terminalLine } from '../formats/terminal-text.js';
+import { say, terminalLine } from '../formats/terminal-text.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 
 
@@ -194,7 +194,7 @@ export async function openRunReport(
         }
         // A report file that failed is not left half-written, nor its temp file beside it.
         if (guarded?.failure !== undefined) await file?.discard().catch(() => undefined);
-        else if (xlsx !== undefined) for (const warning of xlsx.warnings(options.report as string)) await deps.stderr.write(`${terminalLine(`warning: ${warning}`)}\n`);
+        else if (xlsx !== undefined) for (const warning of xlsx.warnings(options.report as string)) await say(deps, `warning: ${warning}`);
       });
       await spool?.commit();
     },

@@ -1,10 +1,10 @@
 import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
-import { terminalLine } from '../formats/terminal-text.js';
+import { say } from '../formats/terminal-text.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { exitCodeFor } from '../report/report-writers.js';
 import { type ReportEntry } from '../report/run-report.js';
-import { formatCount } from '../formats/number-format.js';
-import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, ReportWriteError, TransientTargetError } from '../system/errors.js';
+import { counted, formatCount } from '../formats/number-format.js';
+import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, ReportWriteError, TargetError, TransientTargetError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { checkReportOption, openRunReport } from './report-sinks.js';
@@ -12,7 +12,7 @@ import { createRunProgress, progressEnabled, type Progress } from '../terminal/p
 import { colorEnabled } from '../terminal/table-format.js';
 import { AfterWrites } from './after-writes.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
-import { openRun, recordCount } from './open-run.js';
+import { openRun } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
@@ -66,13 +66,13 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const total = dryRun ? undefined : await input.checkStructure();
   await checkReportFits(() => input.records(), total, options);
   const describeSend = async (): Promise<string> => {
-    const what = job.describeSend ? await job.describeSend(input.records()) : recordCount(total ?? 0);
+    const what = job.describeSend ? await job.describeSend(input.records()) : counted(total ?? 0, 'record');
     // A resume sends only what the journal did not settle: said, so the count is what remains.
     const kept = deps.resume === undefined ? 0 : deps.resume.plan.keptBelow(total ?? 0);
     if (kept === 0) return what;
     const run = deps.resume?.record.id;
     if (job.describeSend) return `${what}, of which ${formatCount(kept)} already settled by run ${run} (kept, not sent again)`;
-    return `${recordCount(Math.max(0, (total ?? 0) - kept))} left of ${formatCount(total ?? 0)} (run ${run}: ${formatCount(kept)} settled, kept)`;
+    return `${counted(Math.max(0, (total ?? 0) - kept), 'record')} left of ${formatCount(total ?? 0)} (run ${run}: ${formatCount(kept)} settled, kept)`;
   };
   try {
     await job.prepare?.();
@@ -88,9 +88,6 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     choosesIds: job.withChosenId !== undefined,
   });
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
-  // One file, one id: the whole input read before the units, so both records of an id fail
-  // (OneIdPerFile); after the run says its target and settings, which a dry run's header error follows.
-  await job.readIds?.(input.records());
   const progress = runProgress(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
   const window = job.sendsTogether ? Infinity : target.kind === 'local' ? LOCAL_CONCURRENCY : target.remote.concurrency;
@@ -108,7 +105,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     callOptions,
     maxErrors: options.maxErrors,
     signal: deps.signal,
-    stopWhen: () => report.failure(),
+    stopWhen: () => report.failure() ?? units.inputFailed,
     ...(journal === undefined ? {} : { journal }),
     // A job that sends its units together puts them on record together, in the turn they go.
     recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
@@ -125,8 +122,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const piece = Math.max(MIN_PIECE, window);
   const jobUnits = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
   // --strict: a warned record fails before anything of it is sent (strict-warnings.ts).
-  const units = new UnitQueue((await warningsFail(options, deps)) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next));
+  const units = new UnitQueue((await warningsFail(options, deps)) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next), !dryRun);
   try {
+    // One file, one id: the whole input read before the units, so both records of an id fail
+    // (OneIdPerFile); after the run says its target and settings, which a dry run's header error follows.
+    await job.readIds?.(input.records());
     if (journal !== undefined) await job.started?.(journal.id);
     await dispatchAll(units, scheduler, dispatcher, afterWrites, ahead);
   } catch (error) {
@@ -142,8 +142,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   progress.stop();
   await api?.close();
   const retries = api?.retryCounts?.();
-  if (retries !== undefined) Object.assign(report.builder.summary, { retried: retries.total, retriedByCause: retries.byCause });
-  const stop = dispatcher.stopReason;
+  const summary = report.builder.summary;
+  if (retries !== undefined) Object.assign(summary, { retried: retries.total, retriedByCause: retries.byCause });
+  // Units of the checked file not read again (it changed): skipped, counted, not listed (as by `runs show`).
+  if (units.inputFailed !== undefined && unitTotal !== undefined) Object.assign(summary, { total: unitTotal, skipped: summary.skipped + unitTotal - summary.total });
+  const stop = dispatcher.stopReason ?? (units.inputFailed && { kind: 'target-failed', error: units.inputFailed });
   // Retries after an answer with a status (503, 429...): those requests reached the service.
   const retriedStatuses = Object.entries(retries?.byCause ?? {}).reduce((sum, [cause, count]) => (/^\d{3}$/.test(cause) ? sum + count : sum), 0);
   // `runs show` rebuilds a report from the journal: the way back to a report file that failed.
@@ -160,7 +163,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
               ? `interrupted before sending: nothing was sent${resumeHint}`
               : dispatcher.answered === 0
                 ? // Requests went out and were answered "try again later" (a 503, a 429): not done, but not "nothing was sent".
-                  `interrupted while waiting to retry: the service answered ${formatCount(retriedStatuses)} ${retriedStatuses === 1 ? 'request' : 'requests'} with "try again later" (not done); the rest was not sent (see the report)${resumeHint}`
+                  `interrupted while waiting to retry: the service answered ${counted(retriedStatuses, 'request')} with "try again later" (not done); the rest was not sent (see the report)${resumeHint}`
                 : `interrupted: in-flight work finished, the rest was not sent (see the report)${resumeHint}`,
         )
       : stop?.kind === 'target-failed'
@@ -169,7 +172,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // The sync memory stored where it is kept before the sinks complete: a store that fails is the
   // run's error in each of them (docs/ci.md), unless the run stopped for something else, which keeps its exit code.
   const endFailure = await job.ending?.().then(() => undefined, (error: unknown) => error);
-  if (stopError !== undefined && endFailure !== undefined) await deps.stderr.write(`${terminalLine(`examctl: ${endFailure instanceof Error ? endFailure.message : String(endFailure)}`)}\n`);
+  if (stopError !== undefined && endFailure !== undefined) await say(deps, `examctl: ${endFailure instanceof Error ? endFailure.message : String(endFailure)}`);
   const runError = stopError ?? endFailure;
   // The report says why the run stopped (a 403, Ctrl-C, a closed pipe, a memory not stored), not only by its counts.
   if (runError !== undefined) report.builder.stopped(runError);
@@ -182,7 +185,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   try {
     await journal?.end(
       stop?.kind === 'target-failed' || stopError instanceof TransientTargetError ? 'target-error' : stop === undefined ? 'completed' : closedPipe ? 'closed-pipe' : stop.kind,
-      report.builder.summary,
+      summary,
     );
   } catch (error) {
     // A journal that failed mid-run cannot take its end line either: the run stays interrupted
@@ -197,14 +200,13 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // Stopped for something else (Ctrl-C, a closed pipe) while the report file failed too: that
   // stop keeps its exit code, and the missing file is said, with the way to get it back.
   if (runError !== undefined && reportFailure !== undefined && !(runError instanceof ReportWriteError)) {
-    await deps.stderr.write(`${terminalLine(`examctl: ${reportFailure.message}: ${reportFileFate(reportFailure, rebuildHint)}`)}\n`);
+    await say(deps, `examctl: ${reportFailure.message}: ${reportFileFate(reportFailure, rebuildHint)}`);
   }
   if (runError !== undefined) throw runError;
   // The report file failed only as it was completed: every record went, only the file is missing.
   if (reportFailure !== undefined) {
     throw new ReportWriteError(`${reportFailure.message}: every record was processed, ${reportFileFate(reportFailure, rebuildHint)}`, { keptAt: reportFailure.keptAt });
   }
-  const summary = report.builder.summary;
   // Requests already in flight when the limit was reached still finish: their failures count in the summary.
   if (stop?.kind === 'max-errors') {
     const inFlight = summary.failed > (options.maxErrors ?? 0) ? `, ${summary.failed} failed in all (requests already in flight finished)` : '';
@@ -295,10 +297,13 @@ class UnitQueue<P> {
   /** The piece being read, if one is. */
   reading: Promise<boolean> | undefined;
   announced = 0;
+  /** A real run's input failing once checked (it changed): the end of its units, the run's stop. */
+  inputFailed: InputFileError | undefined;
 
   constructor(
     units: AsyncIterable<readonly Unit<P>[]>,
     private readonly onPiece: (piece: readonly Unit<P>[]) => void,
+    private readonly realRun: boolean,
   ) {
     this.source = units[Symbol.asyncIterator]();
   }
@@ -355,6 +360,10 @@ class UnitQueue<P> {
         return true;
       }
       return false;
+    } catch (error) {
+      if (!this.realRun || !(error instanceof InputFileError)) throw error;
+      this.inputFailed = error;
+      return false;
     } finally {
       this.reading = undefined;
     }
@@ -370,7 +379,7 @@ function unreadableAnswers(count: number, run: string | undefined): TransientTar
   if (count === 0) return undefined;
   const resumeHint = run === undefined ? '' : ` (examctl runs resume ${run} sends ${count === 1 ? 'it' : 'them'} again)`;
   return new TransientTargetError(
-    `${formatCount(count)} ${count === 1 ? 'answer' : 'answers'} of the service could not be read after it said 2xx (too large, cut, or past the answer budget): ` +
+    `${counted(count, 'answer')} of the service could not be read after it said 2xx (too large, cut, or past the answer budget): ` +
       `${count === 1 ? 'that record' : 'those records'} may have been applied (see the report)${resumeHint}`,
   );
 }
@@ -425,7 +434,7 @@ async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, 
     // The refusal is what the run ends with; a report that could not be completed is said below.
   }
   const failure = report.failure();
-  if (failure !== undefined) await deps.stderr.write(`${terminalLine(`examctl: ${failure.message}`)}\n`);
+  if (failure !== undefined) await say(deps, `examctl: ${failure.message}`);
   return error;
 }
 
@@ -443,12 +452,13 @@ function reportFileFate(failure: ReportWriteError, rebuildHint: string): string 
 }
 
 /**
- * A run stopped by one of its own files (the journal, the --report file): said with what happened
- * to the rest and how to finish; a target's failure as it is.
+ * A run stopped by one of its own files (the journal, the --report file, its input: exit 3): said
+ * with what happened to the rest and how to finish; a target's failure as it is.
  */
 function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Error {
   if (error instanceof RunJournalWriteError) return new RunJournalWriteError(`${error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`);
   if (error instanceof ReportWriteError) return new ReportWriteError(`${error.message}: the run stopped, in-flight work finished, the report file was not kept${resumeHint}${rebuildHint}`);
+  if (error instanceof InputFileError) return new TargetError(`${error.message}: the rest was not sent; to resume, put back the file checked${resumeHint}`);
   return error;
 }
 

@@ -86,13 +86,12 @@ export async function schedulePushInput(
   const defaults = await scheduleDefaults(schedule, options, workflow, upsert, shaping, deps);
   // Whole requests' ids (a sittings row's id names the schedule it is part of).
   const ids = new OneIdPerFile(SCHEDULE_ID_RULE, (record) => (isScheduleRequestRecord(record) ? scheduleIdOf(record.fields, defaults) : null));
+  // One reader for every pass: each read after the first checks the file is the one it read.
+  const read = readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'schedule push', shaping });
   return {
     defaults,
     shaping,
-    records: () => {
-      const read = readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'schedule push', shaping });
-      return keepingHeader(read, withGivenPins(oneKindOfRecord(read), () => stringOf(defaults.schedule.PIN)));
-    },
+    records: () => keepingHeader(read, withGivenPins(oneKindOfRecord(read), () => stringOf(defaults.schedule.PIN))),
     units: (batches) => scheduleUnits(batches, defaults, ids),
     readIds: (records) => ids.read(records),
   };

@@ -1,4 +1,4 @@
-import { terminalLine } from '../formats/terminal-text.js';
+import { say } from '../formats/terminal-text.js';
 import type { ScheduleDefaults } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
 import type { LocalTimeOptions } from '../domain/local-time.js';
@@ -94,7 +94,7 @@ export async function completeRequiredFields(
   const { missingValue, promptScheduleFields } = await import('../terminal/prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue(missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(', '));
   const flags = missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(' ');
-  await deps.stderr.write(`${terminalLine(`${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags})`)}\n`);
+  await say(deps, `${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags})`);
   // On the local target the store's assessments and groups are pickers: an id it lacks is not offered.
   const choices = await storeChoices(deps, target);
   // The Start prompt reads what --start would (--date-format, --timezone).
@@ -160,9 +160,7 @@ export async function warnBeforeSending(defaults: ScheduleDefaults, records: () 
         ? 'no --schedule-id (and no ScheduleExtId column): every run makes a new schedule'
         : `no --schedule-id, and ScheduleExtId is empty on ${emptyIds.join(', ')}${emptyIdCount > emptyIds.length ? ` and ${emptyIdCount - emptyIds.length} more` : ''}: ` +
           'every run makes a new schedule for such rows';
-    await deps.stderr.write(
-      `${terminalLine(`note: ${without}, so running this again makes another one. The generated id is printed at the end; give it with --schedule-id <id> --upsert to update that schedule instead.`)}\n`,
-    );
+    await say(deps, `note: ${without}, so running this again makes another one. The generated id is printed at the end; give it with --schedule-id <id> --upsert to update that schedule instead.`);
   }
   if (pastCount > 0) {
     await deps.stderr.write(

@@ -16,7 +16,7 @@ export interface TestSignal {
 
 const NO_SIGNAL: TestSignal = { counted() {} };
 const VARIABLE = 'EXAMCTL_TEST_SIGNAL_AFTER';
-const SIGNALS: readonly NodeJS.Signals[] = ['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP'];
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP', 'SIGSTOP'];
 
 export function testSignalFrom(env: Readonly<Record<string, string | undefined>>, signalSelf: (signal: NodeJS.Signals) => void = (signal) => process.kill(process.pid, signal)): TestSignal {
   const value = env[VARIABLE];

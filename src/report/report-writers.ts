@@ -6,7 +6,7 @@ import { isReportColumn, SOURCE_COLUMNS, statusCell, WITHHELD_PIN, WRITTEN_COLUM
 import { normalizeColumnName } from '../formats/column-name.js';
 import type { TextSink } from '../system/text-sink.js';
 import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
-import { formatCount } from '../formats/number-format.js';
+import { counted, formatCount } from '../formats/number-format.js';
 import { RunPlan } from './run-plan.js';
 import { errorMember } from './error-document.js';
 import { terminalLine } from '../formats/terminal-text.js';
@@ -435,7 +435,7 @@ export class HumanSummaryWriter implements ReportSink {
     const n = formatCount;
     const counts = this.renderCounts
       ? this.renderCounts(summary, dryRun).trimEnd()
-      : `${n(summary.total)} ${summary.total === 1 ? 'item' : 'items'}: ${n(summary.ok)} ${dryRun ? 'valid' : 'ok'}, ${n(summary.partial)} partial, ${n(summary.failed)} ${dryRun ? 'invalid' : 'failed'}, ${n(summary.skipped)} skipped`;
+      : `${counted(summary.total, 'item')}: ${n(summary.ok)} ${dryRun ? 'valid' : 'ok'}, ${n(summary.partial)} partial, ${n(summary.failed)} ${dryRun ? 'invalid' : 'failed'}, ${n(summary.skipped)} skipped`;
     const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
     const sync = (this.extras.notes ?? []).flatMap((note, i) => {
       const count = this.noted[i] ?? 0;
@@ -461,7 +461,7 @@ export class HumanSummaryWriter implements ReportSink {
     if (this.hidden > 0 || this.notSent > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes).map(terminalLine));
     if (this.warnings > 0) {
       // Values sent as they were, but which look mangled by a spreadsheet: worth a look, not a failure.
-      lines.push(`${n(this.warnings)} ${this.warnings === 1 ? 'warning' : 'warnings'} (worth a look before they are used):`, ...this.shownWarnings);
+      lines.push(`${counted(this.warnings, 'warning')} (worth a look before they are used):`, ...this.shownWarnings);
       if (this.warnings > this.shownWarnings.length) lines.push(`  ... and ${n(this.warnings - this.shownWarnings.length)} more (${reportFile === undefined ? '--report <file>.xlsx or .json lists every one' : `every one is in ${reportFile}`})`);
     }
     lines.push(...this.mappedLines(), ...written);
@@ -476,7 +476,7 @@ function retriedLine(summary: ReportSummary): string[] {
     .sort((a, b) => b[1] - a[1])
     .map(([cause, count]) => `${cause}: ${formatCount(count)}`)
     .join(', ');
-  return [`retried ${formatCount(summary.retried)} ${summary.retried === 1 ? 'request' : 'requests'}${causes === '' ? '' : ` (${causes})`}`];
+  return [`retried ${counted(summary.retried, 'request')}${causes === '' ? '' : ` (${causes})`}`];
 }
 
 /** Counts the items, fans them out to every sink, and says how the run ends. */

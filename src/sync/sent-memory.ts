@@ -3,7 +3,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import { describeTarget, missedRunSentence, type SummaryNote } from '../report/report-writers.js';
 import { type ReportTarget, type SyncMemoryNote } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
-import { terminalLine } from '../formats/terminal-text.js';
+import { say, terminalLine } from '../formats/terminal-text.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
@@ -99,7 +99,7 @@ export class SentMemory<P> {
     decides ||= this.flags.only !== undefined && resolved.kind === 'remote';
     const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
-    const say = (message: string) => void this.deps.stderr.write(`${terminalLine(message)}\n`);
+    const tell = (message: string) => void say(this.deps, message);
     let otherInstance = false;
     const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
     const population = this.flags.population;
@@ -108,16 +108,16 @@ export class SentMemory<P> {
       lock: decides && !dryRun,
       lockTimeoutMs: lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
       readOnly: dryRun,
-      onWait: say,
+      onWait: tell,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
       ...(this.instance === undefined ? {} : { instance: this.instance }),
       onOtherInstance: (message) => {
         otherInstance = true;
-        say(message);
+        tell(message);
       },
       operation: `examctl ${COMMAND_OF[this.kind]}${population === undefined ? '' : ` --population ${population}`}`,
       env: this.deps.env,
-      onNote: (message) => say(`note: ${message}`),
+      onNote: (message) => tell(`note: ${message}`),
     });
     this.memory = this.placed.memory;
     const remembered = this.memory.entries.size;
@@ -145,12 +145,12 @@ export class SentMemory<P> {
         await this.close();
         throw new UsageError(terminalLine(`--require-memory: ${words}; nothing was sent`));
       }
-      say(`warning: ${words}`);
+      tell(`warning: ${words}`);
     }
     if (decides && !found && !otherInstance && place.kind === 'dir') {
       // The same server under another name has a memory: said, as the likely cause.
       for (const other of await sameServerElsewhere(place.syncDir, target, this.kind)) {
-        say(`note: the sync directory holds a memory for ${describeTarget(other)}: if that is this server under another name, give the base URL as it was given then (each spelling of a host has a memory of its own)`);
+        tell(`note: the sync directory holds a memory for ${describeTarget(other)}: if that is this server under another name, give the base URL as it was given then (each spelling of a host has a memory of its own)`);
       }
     }
     if (decides && !populationFound && this.flags.requireMemory) {
@@ -166,7 +166,7 @@ export class SentMemory<P> {
         : fed === undefined
           ? `no sync memory for ${describeTarget(target)} yet`
           : `no sync memory for ${describeTarget(target)}, though run ${fed.run} of this runs directory fed one (started at ${fed.since}): it was lost, or forgotten (synced forget, a store made anew)`;
-      await this.deps.stderr.write(`${terminalLine(`--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : fed === undefined ? '' : ' again'})`)}\n`);
+      await say(this.deps, `--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : fed === undefined ? '' : ' again'})`);
     }
     // --only-new / --only-existing (docs/sync.md, "New and existing"): what the target holds; refused (exit 2) when nothing can tell.
     if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
@@ -408,7 +408,7 @@ export class SentMemory<P> {
 
   /** Closes after the run failed: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */
   async closeAfterFailure(): Promise<void> {
-    await this.close().catch((error: unknown) => void this.deps.stderr.write(`${terminalLine(`examctl: ${error instanceof Error ? error.message : String(error)}`)}\n`));
+    await this.close().catch((error: unknown) => void say(this.deps, `examctl: ${error instanceof Error ? error.message : String(error)}`));
   }
 
   /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */

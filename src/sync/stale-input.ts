@@ -8,7 +8,7 @@
  * --allow-disable-recent: a joiner who really left the next night needs that flag. No clock decides it: a month-old file is caught as a day-old one.
  */
 import { UsageError } from '../system/errors.js';
-import { formatCount } from '../formats/number-format.js';
+import { counted, formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import type { MemoryEntry } from './sync-memory.js';
 
@@ -45,7 +45,7 @@ export class StaleInput {
     const named = runs.slice(0, NAMED).join(', ') + (runs.length > NAMED ? `, ${n(runs.length - NAMED)} more` : '');
     throw new UsageError(
       terminalLine(
-        `--disable-missing would disable ${n(recent.length)} ${recent.length === 1 ? 'user' : 'users'} examctl created${population === undefined ? '' : ` as --population ${population}`} ` +
+        `--disable-missing would disable ${counted(recent.length, 'user')} examctl created${population === undefined ? '' : ` as --population ${population}`} ` +
           `in ${runs.length === 1 ? 'a run' : 'runs'} later than every user this file holds (${ids}; created by ${runs.length === 1 ? 'run' : 'runs'} ${named}): ` +
           `is the file an older export run again? Nothing was sent. If ${recent.length === 1 ? 'it' : 'they'} really left, run again with ${ALLOW_DISABLE_RECENT} (docs/sync.md, "Stale input")`,
       ),

@@ -1,9 +1,9 @@
 import { quotedValue } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import type { UserRequest } from '../domain/types.js';
-import { formatCount } from '../formats/number-format.js';
+import { counted, formatCount } from '../formats/number-format.js';
 import { describeTarget } from '../report/report-writers.js';
-import { terminalLine } from '../formats/terminal-text.js';
+import { say, terminalLine } from '../formats/terminal-text.js';
 import { isPopulationName, populationKey, type MemoryEntry } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
@@ -200,14 +200,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (this.hierarchiesColumn === false) {
       await this.deps.stderr.write('--prune-memberships: the file has no Hierarchies column, so no membership or permission is pruned\n');
     } else if (notStated > 0) {
-      await this.deps.stderr.write(`--prune-memberships: ${n(notStated)} ${notStated === 1 ? 'record gives' : 'records give'} no Hierarchies, so ${notStated === 1 ? 'its' : 'their'} memberships are left as they are\n`);
+      await this.deps.stderr.write(`--prune-memberships: ${counted(notStated, 'record gives', 'records give')} no Hierarchies, so ${notStated === 1 ? 'its' : 'their'} memberships are left as they are\n`);
     }
     if (memory.entries.size > 0 && this.hierarchiesColumn !== false && !recordsLinks(memory)) {
       // A memory an earlier examctl wrote holds no links: a full run (no --changed-only) records them.
       // The target's path or URL is the admin's, but it passes the terminal gate like every such text.
-      await this.deps.stderr.write(
-        `${terminalLine(`--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them`)}\n`,
-      );
+      await say(this.deps, `--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them`);
     }
     const remembered = this.rememberedHere(memory);
     const { limit, why } = thresholdOf('--max-prune', this.userFlags.maxPrune, remembered);
@@ -250,9 +248,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // populations' nights, each the other's missing users, say nothing.
     if (population !== undefined && remembered > 0) elsewhere = 0;
     if (elsewhere > 0) {
-      await this.deps.stderr.write(
-        `${terminalLine(`--disable-missing: ${formatCount(elsewhere)} ${elsewhere === 1 ? 'user' : 'users'} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${population === undefined ? 'synced without --population' : `of --population ${population}`} (docs/sync.md, "Two exports, two populations")`)}\n`,
-      );
+      await say(this.deps, `--disable-missing: ${counted(elsewhere, 'user')} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${population === undefined ? 'synced without --population' : `of --population ${population}`} (docs/sync.md, "Two exports, two populations")`);
     }
     const { limit, why } = thresholdOf('--max-disable', this.userFlags.maxDisable, remembered);
     if (this.leavers.length > limit) {

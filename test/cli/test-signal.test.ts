@@ -23,7 +23,7 @@ describe('EXAMCTL_TEST_SIGNAL_AFTER', () => {
     }
   });
 
-  it.each(['outcome:0:SIGKILL', 'outcome:5', 'later:5:SIGKILL', 'outcome:5:SIGSTOP', 'outcome:-1:SIGINT'])('refuses %s as a usage error naming the variable', (value) => {
+  it.each(['outcome:0:SIGKILL', 'outcome:5', 'later:5:SIGKILL', 'outcome:5:SIGUSR1', 'outcome:-1:SIGINT'])('refuses %s as a usage error naming the variable', (value) => {
     expect(() => testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: value })).toThrow(UsageError);
     expect(() => testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: value })).toThrow(/EXAMCTL_TEST_SIGNAL_AFTER/);
   });

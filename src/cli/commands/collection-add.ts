@@ -14,7 +14,7 @@ import { createdByLostAttempt, outcomeOf } from '../../pipeline/service-answer.j
 import type { TargetOf } from '../../context/resolved-target.js';
 import { COLLECTION_ADD, type CollectionAddOptions } from './collection-add.options.js';
 import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from '../../pipeline/command-input.js';
-import { terminalLine } from '../../formats/terminal-text.js';
+import { say } from '../../formats/terminal-text.js';
 import { CollectionMemory } from '../../sync/collection-memory.js';
 import { UsageError } from '../../system/errors.js';
 
@@ -44,7 +44,7 @@ export async function run(
   };
   // As schedule push says of a schedule without an id: a second run makes a second collection.
   if (!fromFile && externalId === undefined && !options.dryRun) {
-    await deps.stderr.write(`${terminalLine('note: no --external-id: examctl names the collection, so running this again makes another one. The id is printed at the end; give it with --external-id <id> --existing ok to leave that collection as it is instead.')}\n`);
+    await say(deps, 'note: no --external-id: examctl names the collection, so running this again makes another one. The id is printed at the end; give it with --external-id <id> --existing ok to leave that collection as it is instead.');
   }
   let outcome: RunOutcome<Outcome>;
   try {
@@ -56,7 +56,7 @@ export async function run(
   // One collection from flags or a prompt: say which id it got (the service may have chosen it).
   const last = remembered.at(-1);
   if (last?.status === 'ok' && last.id !== undefined) {
-    await deps.stderr.write(terminalLine(`collection ${last.id} ${options.dryRun ? 'would be ' : ''}${last.action ?? 'created'}`) + '\n');
+    await say(deps, `collection ${last.id} ${options.dryRun ? 'would be ' : ''}${last.action ?? 'created'}`);
   }
   return exitCode;
 }
@@ -111,7 +111,8 @@ async function fileRecords(
   if (given.length > 0) {
     throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
   }
-  return () => readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet, hiddenRows, encoding, command: 'collection add', ...input });
+  let read: AsyncIterable<InputRecord> | undefined;
+  return () => (read ??= readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet, hiddenRows, encoding, command: 'collection add', ...input }));
 }
 
 async function flagRecord(flags: CollectionFieldFlags, options: GlobalOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {

@@ -21,7 +21,7 @@ import { openTargetDirectory } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
 import { displayNameOf, inputPathOf, inputShaping, sayOnce, type InputFlagOptions } from '../../pipeline/command-input.js';
-import { terminalLine } from '../../formats/terminal-text.js';
+import { say } from '../../formats/terminal-text.js';
 
 export const ARGUMENTS_SOURCE = '<arguments>';
 export const PROMPT_SOURCE = '<prompt>';
@@ -116,10 +116,10 @@ async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly Remo
   const list = (ids: string[]) => `${ids.slice(0, NAMED_IDS).join(', ')}${ids.length > NAMED_IDS ? ` and ${ids.length - NAMED_IDS} more` : ''}`;
   const ids = (was: RemovedId['was']) => remembered.filter((kept) => kept.was === was).map((kept) => kept.id);
   const [removed, notThere, unknown] = [ids('removed'), ids('absent'), ids('unknown')];
-  if (removed.length > 0) await deps.stderr.write(terminalLine(`${dryRun ? 'would remove' : 'removed'} from ${scheduleExtId}: ${list(removed)}`) + '\n');
-  if (notThere.length > 0) await deps.stderr.write(terminalLine(`not invigilators of ${scheduleExtId} (nothing to remove): ${list(notThere)}`) + '\n');
+  if (removed.length > 0) await say(deps, `${dryRun ? 'would remove' : 'removed'} from ${scheduleExtId}: ${list(removed)}`);
+  if (notThere.length > 0) await say(deps, `not invigilators of ${scheduleExtId} (nothing to remove): ${list(notThere)}`);
   if (unknown.length > 0) {
-    await deps.stderr.write(terminalLine(`no longer invigilators of ${scheduleExtId} (the interrupted attempt may have removed them, or they were not): ${list(unknown)}`) + '\n');
+    await say(deps, `no longer invigilators of ${scheduleExtId} (the interrupted attempt may have removed them, or they were not): ${list(unknown)}`);
   }
 }
 

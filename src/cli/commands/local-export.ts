@@ -1,5 +1,5 @@
 import { exportWorldText } from '../../engine/index.js';
-import { terminalLine } from '../../formats/terminal-text.js';
+import { say } from '../../formats/terminal-text.js';
 import { openStore, storeExists } from '../../engine/store/index.js';
 import { UsageError } from '../../system/errors.js';
 import type { CommandDeps } from '../../context/command-deps.js';
@@ -25,6 +25,6 @@ async function exportStore(options: Omit<LocalExportOptions, 'out'>, deps: Comma
   } finally {
     await store.close();
   }
-  await deps.stderr.write(`${terminalLine(`exported local store ${location}`)}\n`);
+  await say(deps, `exported local store ${location}`);
   return 0;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { terminalLine } from '../../formats/terminal-text.js';
+import { say } from '../../formats/terminal-text.js';
 import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, lockTimeoutFromEnv, worldToChanges } from '../../engine/index.js';
 import { createStore } from '../../engine/store/index.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
@@ -8,7 +8,7 @@ import { onlyGlobals } from '../../flags/global-options.js';
 import { assertTrustedStore, localStorePath } from '../../context/target.js';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../../system/lock.js';
 import { DEMO_WORLD } from '../../system/shipped-file.js';
-import { formatCount } from '../../formats/number-format.js';
+import { counted } from '../../formats/number-format.js';
 import { forgetMemory } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import type { LocalInitOptions } from './local-init.options.js';
@@ -24,9 +24,9 @@ async function forgetReplacedStore(store: string, runsDir: string | undefined, d
   if (place.kind !== 'dir') return;
   try {
     const forgotten = await forgetMemory(place.syncDir, { kind: 'local', store }, lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
-    if (forgotten > 0) await deps.stderr.write(`${terminalLine(`forgot the sync memory of the replaced store (${formatCount(forgotten)} ${forgotten === 1 ? 'id' : 'ids'}): the next sync sends everything`)}\n`);
+    if (forgotten > 0) await say(deps, `forgot the sync memory of the replaced store (${counted(forgotten, 'id')}): the next sync sends everything`);
   } catch (error) {
-    await deps.stderr.write(`${terminalLine(`the sync memory of the replaced store was not forgotten (${(error as Error).message}); it is not used, being of the old store`)}\n`);
+    await say(deps, `the sync memory of the replaced store was not forgotten (${(error as Error).message}); it is not used, being of the old store`);
   }
 }
 
@@ -42,11 +42,11 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
   const token = seedFile === undefined && !options.dryRun ? randomBytes(24).toString('base64url') : undefined;
   if (token !== undefined) world.Settings.ApiTokens = [token];
   if (options.dryRun) {
-    await deps.stderr.write(`${terminalLine(`dry run: ${seedFile ?? 'the demo world'} is a valid world file; no store created at ${store}`)}\n`);
+    await say(deps, `dry run: ${seedFile ?? 'the demo world'} is a valid world file; no store created at ${store}`);
   } else {
     const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
     await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
-    await deps.stderr.write(`${terminalLine(`${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? DEMO_WORLD}`)}\n`);
+    await say(deps, `${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? DEMO_WORLD}`);
     if (force) await forgetReplacedStore(store, options.runsDir, deps, lockTimeoutMs);
     if (token !== undefined && !options.json) {
       await deps.stderr.write(`API token of this store, shown only now (the store keeps its digest): ${token}\nuse it as EXAMCTL_TOKEN with examctl local serve\n`);

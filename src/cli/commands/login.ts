@@ -1,6 +1,6 @@
 import { quotedValue } from '../../domain/problem.js';
 import { join } from 'node:path';
-import { terminalLine } from '../../formats/terminal-text.js';
+import { say } from '../../formats/terminal-text.js';
 import { TargetError, UsageError } from '../../system/errors.js';
 import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, setProfile, writeTokenFile } from '../../context/config-file.js';
 import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
@@ -46,7 +46,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   await setProfile(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, env);
   const told = existing?.tokenFile && expandPath(existing.tokenFile, configDir(env), env);
   for (const [what, before, now] of [['base URL', existing?.baseUrl, baseUrl ?? existing?.baseUrl], ['token file', told, file]]) {
-    if (before && before !== now) await deps.stderr.write(`${terminalLine(`profile ${name}: ${what} changed, ${before} -> ${now}`)}\n`);
+    if (before && before !== now) await say(deps, `profile ${name}: ${what} changed, ${before} -> ${now}`);
   }
   const protection = (deps.platform ?? process.platform) === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
   await deps.stderr.write(
@@ -121,5 +121,5 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
       `examctl login: ${baseUrl} answered HTTP ${answer.status}${answer.envelope === undefined ? " without the API's JSON envelope (is it the integration API's base URL?)" : ''}, so the token could not be checked; ${nothingStored}. To store it unchecked: examctl login --no-verify`,
     );
   }
-  await deps.stderr.write(`${terminalLine(`token accepted by ${baseUrl}`)}\n`);
+  await say(deps, `token accepted by ${baseUrl}`);
 }

@@ -1,7 +1,7 @@
 import { redactUrl, RunJournalError, type OpenedResume } from '../../runs/index.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { nonEmpty } from '../../system/env-values.js';
-import { terminalLine } from '../../formats/terminal-text.js';
+import { say, terminalLine } from '../../formats/terminal-text.js';
 import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 
 /*
@@ -53,12 +53,11 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
   const { header } = opened.record;
   const tokenFile = header.options.tokenFile;
   const insecure = header.options.allowInsecureHttp === true;
-  await deps.stderr.write(
-    terminalLine(
-      `run ${header.id} (${header.command}) was sent to ${describeTarget(header.target)}` +
-        (typeof tokenFile === 'string' ? `, token from ${tokenFile}` : '') +
-        (insecure ? ', plain http allowed' : ''),
-    ) + '\n',
+  await say(
+    deps,
+    `run ${header.id} (${header.command}) was sent to ${describeTarget(header.target)}` +
+      (typeof tokenFile === 'string' ? `, token from ${tokenFile}` : '') +
+      (insecure ? ', plain http allowed' : ''),
   );
   const differences = await targetDifferences(opened, given, deps);
   if (differences.length === 0 || given.targetFromRun === true) return;

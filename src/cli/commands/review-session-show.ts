@@ -15,7 +15,7 @@ import { onlyGlobals } from '../../flags/global-options.js';
 import { openTargetApi } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import type { ReviewSessionShowOptions } from './review-session-show.options.js';
-import { dataForStdout, terminalLine } from '../../formats/terminal-text.js';
+import { dataForStdout, say } from '../../formats/terminal-text.js';
 import { withOutFile } from '../../context/out-file.js';
 import * as cells from '../../report/review-session-csv.js';
 import type { ResultsTable, SessionOutcome, TextCellOptions } from '../../report/review-session-csv.js';
@@ -154,7 +154,7 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
     const limit = target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY;
     for await (const outcome of inOrderAhead(ids, limit, (id) => readSession(api, id, showPin === true))) {
       columns.add(outcome);
-      if ('error' in outcome) await deps.stderr.write(terminalLine(`examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`) + '\n');
+      if ('error' in outcome) await say(deps, `examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`);
       if (!several) only = outcome;
       else if (fileOutput) await spool.write(`${JSON.stringify(outcome)}\n`);
       // The table: each session's as it comes, one after another.
@@ -202,13 +202,13 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
   }
   // A file's wall times in a zone nobody named: which one, since the file cannot say.
   if (fileOutput && !zoneGiven && wallTimes && !(json && !several)) {
-    await deps.stderr.write(terminalLine(`times in ${tableTimes.zone} (this computer's zone; --timezone to change)`) + '\n');
+    await say(deps, `times in ${tableTimes.zone} (this computer's zone; --timezone to change)`);
   }
-  if (!several) await deps.stderr.write(terminalLine(`review session ${ids[0]} from ${where}`) + '\n');
+  if (!several) await say(deps, `review session ${ids[0]} from ${where}`);
   else {
     const read = `${formatCount(ids.length - columns.failed)} read (${formatCount(columns.results)} results)`;
     const failures = columns.failed === 0 ? '' : `, ${formatCount(columns.failed)} failed (one row each, with its error)`;
-    await deps.stderr.write(terminalLine(`${formatCount(ids.length)} review sessions from ${where}: ${read}${failures}`) + '\n');
+    await say(deps, `${formatCount(ids.length)} review sessions from ${where}: ${read}${failures}`);
   }
   return columns.failed === 0 ? 0 : 1;
 }
@@ -275,5 +275,5 @@ async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<void> {
   }
   if (cut.cutColumns > 0) lines.push(`the service's answer has more columns than a sheet holds: the last ${formatCount(cut.cutColumns)} were cut, the sheet's last column says how many; -o csv or ndjson writes them all`);
   if (cut.cutRows > 0) lines.push(`the service's answer has more results than a sheet holds: the last ${formatCount(cut.cutRows)} were cut, the sheet's last row says how many; -o csv or ndjson writes them all`);
-  for (const line of lines) await deps.stderr.write(terminalLine(`warning: ${line}`) + '\n');
+  for (const line of lines) await say(deps, `warning: ${line}`);
 }

@@ -33,7 +33,7 @@ import { resumeEntry } from '../resume-registry.js';
 import { runInput, runProfileOf } from './runs-input.js';
 import { instantOf } from '../../flags/flag-values.js';
 import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
-import { terminalLine } from '../../formats/terminal-text.js';
+import { say, terminalLine } from '../../formats/terminal-text.js';
 import { formatCount } from '../../formats/number-format.js';
 
 /*
@@ -78,7 +78,7 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
     // Runs that --since left out are said, so an empty answer is never read as "no runs at all".
     const older = listed.runs.length;
     const what = from === undefined ? `no runs in ${runsDir}` : `no runs since ${new Date(from).toISOString()} in ${runsDir} (${older} older)`;
-    await deps.stderr.write(`${terminalLine(what)}\n`);
+    await say(deps, what);
     return 0;
   }
   for (const run of runs) {
@@ -89,7 +89,7 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
     const counts = `${atLeast}${n(total)} ${total === 1 && atLeast === '' ? 'item' : 'items'}: ${n(ok)} ok, ${n(partial)} partial, ${n(failed)} failed, ${n(skipped)} skipped`;
     await deps.stdout.write(terminalLine(`${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}`) + '\n');
   }
-  for (const run of unreadable) await deps.stderr.write(terminalLine(`${run.id}: ${run.reason}`) + '\n');
+  for (const run of unreadable) await say(deps, `${run.id}: ${run.reason}`);
   return 0;
 }
 
@@ -147,7 +147,7 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
       unlisted.count === null
         ? 'the items it never reached are neither listed nor counted (how many there were is not on record)'
         : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'} counted as skipped but not listed`;
-    await deps.stderr.write(`${terminalLine(`run ${run.id}: ${what}: ${unlisted.reason}`)}\n`);
+    await say(deps, `run ${run.id}: ${what}: ${unlisted.reason}`);
   }
   const builder = report.builder;
   // The input's header and dialect: a CSV report of no row (every row ok for --only-failed, a header-only file) is still written as the input was.
@@ -168,7 +168,7 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
     builder.summary.total += unnamed;
     builder.summary.ok += unnamed;
     countAction(builder.summary, 'unchanged', unnamed);
-    await deps.stderr.write(`${terminalLine(`run ${run.id}: ${formatCount(unnamed)} unchanged ${unnamed === 1 ? 'item' : 'items'} (not sent, --changed-only) counted as ok but not listed: ${'unlisted' in input ? input.unlisted : 'past the input'}`)}\n`);
+    await say(deps, `run ${run.id}: ${formatCount(unnamed)} unchanged ${unnamed === 1 ? 'item' : 'items'} (not sent, --changed-only) counted as ok but not listed: ${'unlisted' in input ? input.unlisted : 'past the input'}`);
   }
   if (unlisted?.count) {
     builder.summary.total += unlisted.count;
@@ -197,9 +197,7 @@ async function leaverRows(
   if (run.header.command !== 'user sync' || input.table === undefined || listed === 0) return undefined;
   const { leaverTable, leaverRow, underLeaverHeader } = await import('../../sync/user-sync-memory.js');
   const table = leaverTable(input.table);
-  await deps.stderr.write(
-    `${terminalLine(`run ${run.id}: the report's ${formatCount(listed)} leaver ${listed === 1 ? 'row has' : 'rows have'} ExternalId and DisableLogin only: the run journal does not keep leavers' FirstName and LastName (the run's own --report has them)`)}\n`,
-  );
+  await say(deps, `run ${run.id}: the report's ${formatCount(listed)} leaver ${listed === 1 ? 'row has' : 'rows have'} ExternalId and DisableLogin only: the run journal does not keep leavers' FirstName and LastName (the run's own --report has them)`);
   return {
     fileRows: (rows) => underLeaverHeader(table, rows),
     row: (item) => leaverRow(table, { ExternalId: item.id ?? '' }),
@@ -226,9 +224,9 @@ export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions,
   const result = await pruneRuns(runsDir, { ...DEFAULT_PRUNE_POLICY, maxAgeDays, all: all ?? false }, new Date(), trustOf(deps));
   if (options.json) await printJson(deps, { runsDir, ...result });
   else {
-    await deps.stderr.write(`${terminalLine(`removed ${result.removed.length} ${result.removed.length === 1 ? 'run' : 'runs'} from ${runsDir}`)}\n`);
+    await say(deps, `removed ${result.removed.length} ${result.removed.length === 1 ? 'run' : 'runs'} from ${runsDir}`);
     if (result.keptUnfinished.length > 0) {
-      await deps.stderr.write(`${terminalLine(`kept ${result.keptUnfinished.length} interrupted (examctl runs resume, or runs prune --all): ${result.keptUnfinished.join(', ')}`)}\n`);
+      await say(deps, `kept ${result.keptUnfinished.length} interrupted (examctl runs resume, or runs prune --all): ${result.keptUnfinished.join(', ')}`);
     }
     if (result.leftAlone.length > 0) {
       const count = result.leftAlone.length;
@@ -250,7 +248,7 @@ export async function runResume(options: RunsResumeOptions, deps: CliDeps): Prom
   } catch (error) {
     if (!(error instanceof NothingToResumeError)) throw error;
     // Run twice, a resume ends as it did the first time (docs/runs.md, "runs resume"): a finished run's report and exit status.
-    await deps.stderr.write(`${terminalLine(`examctl: ${error.message}`)}\n`);
+    await say(deps, `examctl: ${error.message}`);
     const { id: _id, pin: _pin, pinFile: _pinFile, targetFromRun: _from, overLaterRuns: _over, force: _force, ...globals } = options;
     if (error.finishedRun !== undefined) return runShow({ ...globals, id: error.finishedRun }, deps);
     if (globals.json === true) await printJson(deps, { run: null, resumed: false, reason: error.message });

@@ -1,4 +1,4 @@
-import { dataForStdout, terminalLine } from '../../formats/terminal-text.js';
+import { dataForStdout, say } from '../../formats/terminal-text.js';
 import type { OpenDirectory, ScheduleLinks } from '../../port/local-directory.js';
 import { UsageError } from '../../system/errors.js';
 import { csvLine, withUtf8Bom } from '../../formats/csv-cell.js';
@@ -52,9 +52,7 @@ async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: Comma
   }
   const count = links.Candidates.length;
   // The id and the title come from the store or the service: gated like every such text.
-  await deps.stderr.write(
-    `${terminalLine(`${count} ${count === 1 ? 'candidate' : 'candidates'} of ${links.ScheduleExtId} (${links.Title}) from ${describeTarget(target.report)}`)}\n`,
-  );
+  await say(deps, `${count} ${count === 1 ? 'candidate' : 'candidates'} of ${links.ScheduleExtId} (${links.Title}) from ${describeTarget(target.report)}`);
   return 0;
 }
 

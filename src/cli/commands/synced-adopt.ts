@@ -1,5 +1,5 @@
-import { formatCount } from '../../formats/number-format.js';
-import { terminalLine } from '../../formats/terminal-text.js';
+import { counted, formatCount } from '../../formats/number-format.js';
+import { say, terminalLine } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import type { TargetOf } from '../../context/resolved-target.js';
@@ -95,13 +95,13 @@ async function adopt<P>(kind: SyncKind, input: AdoptedFile<P>, options: GlobalOp
   await input.source.checkStructure();
   const resolved = await target();
   const dryRun = options.dryRun ?? false;
-  const say = (message: string) => void deps.stderr.write(`${terminalLine(message)}\n`);
+  const note = (message: string) => void say(deps, message);
   const { adoption, memory } = await adoptFile(
     kind,
     { population: input.population, units: input.unitsOf(input.source.batches()), entryOf: input.entryOf, digest: await fileDigest(inputPathOf(input.file, deps)) },
     { target: resolved, syncDir: options.syncDir, runsDir: options.runsDir, dryRun },
     deps,
-    say,
+    note,
   );
   await tell(kind, input, adoption, { target: resolved.report, memory, dryRun, json: options.json ?? false }, deps);
   return adoption.refused.length > 0 ? 1 : 0;
@@ -144,17 +144,16 @@ async function tell<P>(
   }
   for (const row of adoption.refused.slice(0, NAMED_REFUSALS)) {
     const problems = row.problems.map((problem) => `${problem.field === '' ? '' : `${problem.field} `}${problem.code === null ? '' : `${problem.code} `}${problem.message}`).join('; ');
-    await deps.stderr.write(`${terminalLine(`${row.source.file}:${row.source.line}${row.id === null ? '' : ` [${row.id}]`}: not adopted: ${problems}`)}\n`);
+    await say(deps, `${row.source.file}:${row.source.line}${row.id === null ? '' : ` [${row.id}]`}: not adopted: ${problems}`);
   }
   const n = formatCount;
   const more = adoption.refused.length > NAMED_REFUSALS ? ` (the first ${NAMED_REFUSALS} above; --json lists every one)` : adoption.refused.length > 0 ? ' (above)' : '';
-  const refused = adoption.refused.length === 0 ? '' : `; ${n(adoption.refused.length)} ${adoption.refused.length === 1 ? 'row was' : 'rows were'} not adopted${more}: ${adoption.refused.length === 1 ? 'it goes' : 'they go'} the next night`;
+  const refused = adoption.refused.length === 0 ? '' : `; ${counted(adoption.refused.length, 'row was', 'rows were')} not adopted${more}: ${adoption.refused.length === 1 ? 'it goes' : 'they go'} the next night`;
   const as = input.population === undefined ? (kind === 'users' ? ' for the runs without --population' : '') : ` as --population ${input.population}`;
-  await deps.stderr.write(
-    `${terminalLine(
-      `${where.dryRun ? 'would adopt' : 'adopted'} ${n(adoption.adopted.length)} ${kind} of ${input.file} into the sync memory of ${describeTarget(where.target)}${as} ` +
-        `(run ${adoption.run}: ${n(fresh)} new, ${n(replaced)} replaced)${refused}${where.dryRun ? '; nothing was written (--dry-run)' : ''}`,
-    )}\n`,
+  await say(
+    deps,
+    `${where.dryRun ? 'would adopt' : 'adopted'} ${n(adoption.adopted.length)} ${kind} of ${input.file} into the sync memory of ${describeTarget(where.target)}${as} ` +
+      `(run ${adoption.run}: ${n(fresh)} new, ${n(replaced)} replaced)${refused}${where.dryRun ? '; nothing was written (--dry-run)' : ''}`,
   );
 }
 

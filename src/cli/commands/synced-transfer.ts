@@ -4,7 +4,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.j
 import { UsageError } from '../../system/errors.js';
 import { describeSystemError } from '../../system/system-error-words.js';
 import { formatBytes, formatCount } from '../../formats/number-format.js';
-import { terminalLine } from '../../formats/terminal-text.js';
+import { say } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { withOutFile } from '../../context/out-file.js';
@@ -54,7 +54,7 @@ export async function runExport({ out, syncDir, ...globals }: SyncedExportOption
     return 0;
   });
   if (options.json) await printJson(deps, { file: path, target: report, newestRun: newestRun ?? null, memories: summaryOf(memories) });
-  else await deps.stderr.write(`${terminalLine(`exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}; newest run ${newestRun ?? '-'}`)}\n`);
+  else await say(deps, `exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}; newest run ${newestRun ?? '-'}`);
   return 0;
 }
 
@@ -81,18 +81,18 @@ export async function runImport({ file, force, syncDir, ...globals }: SyncedImpo
     force: force ?? false,
     instance: await targetInstance(resolved, false, deps),
     lockTimeoutMs: lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
-    onWait: (message) => void deps.stderr.write(`${terminalLine(message)}\n`),
+    onWait: (message) => void say(deps, message),
     env: deps.env,
   });
   if (options.json) {
     await printJson(deps, { file: path, target: resolved.report, newestRun: document.newestRun ?? null, replacedNewestRun: replaced ?? null, memories: summaryOf(document.memories) });
   } else {
     const before = replaced === undefined ? 'there was none before' : `it replaced a memory whose newest run was ${replaced}`;
-    await deps.stderr.write(`${terminalLine(`imported ${path} as the sync memory of ${describeTarget(resolved.report)}: ${summaryWords(document.memories)}; ${before}`)}\n`);
+    await say(deps, `imported ${path} as the sync memory of ${describeTarget(resolved.report)}: ${summaryWords(document.memories)}; ${before}`);
   }
   // Forced over a newer memory (--force): what the runs since did is forgotten, said with its cost and the way back, also with --json.
   if (replaced !== undefined && (document.newestRun === undefined || document.newestRun < replaced)) {
-    await deps.stderr.write(`${terminalLine(`warning: the memory replaced was newer (its newest run ${replaced}): what the runs since ${document.newestRun ?? 'its start'} did is forgotten (their joiners stay enabled once they leave, users they created are reported created); before tonight's run, adopt each night's file since, in order: examctl synced adopt --file <night> … (docs/sync.md, "When the memory is lost")`)}\n`);
+    await say(deps, `warning: the memory replaced was newer (its newest run ${replaced}): what the runs since ${document.newestRun ?? 'its start'} did is forgotten (their joiners stay enabled once they leave, users they created are reported created); before tonight's run, adopt each night's file since, in order: examctl synced adopt --file <night> … (docs/sync.md, "When the memory is lost")`);
   }
   return 0;
 }
@@ -111,6 +111,6 @@ export async function runUnlock({ lockId, syncDir, ...globals }: SyncedUnlockOpt
     await service.close();
   }
   if (options.json) await printJson(deps, { syncDir: place.address, released: lockId });
-  else await deps.stderr.write(`${terminalLine(`released the lock ${lockId} of the sync memory at ${place.address}`)}\n`);
+  else await say(deps, `released the lock ${lockId} of the sync memory at ${place.address}`);
   return 0;
 }

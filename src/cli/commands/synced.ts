@@ -1,7 +1,7 @@
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
 import { formatCount } from '../../formats/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { terminalLine } from '../../formats/terminal-text.js';
+import { say, terminalLine } from '../../formats/terminal-text.js';
 import { describeMemory, forgetMemory, listMemories } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import { forgetServiceMemory, serviceMemories } from '../../sync/memory-transfer.js';
@@ -28,7 +28,7 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
     return 0;
   }
   if (memories.length === 0) {
-    await deps.stderr.write(terminalLine(`no sync memory in ${dir}; if a nightly sync kept one here, it was lost: ${LOSS_COST}. ${recoveries()}`) + '\n');
+    await say(deps, `no sync memory in ${dir}; if a nightly sync kept one here, it was lost: ${LOSS_COST}. ${recoveries()}`);
     return 0;
   }
   for (const memory of memories) {
@@ -56,16 +56,15 @@ export async function runForget({ syncDir, ...globals }: SyncDirOnlyOptions, dep
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const report = (await target()).report;
   const lockTimeoutMs = lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
-  const onWait = (message: string) => void deps.stderr.write(`${terminalLine(message)}\n`);
+  const onWait = (message: string) => void say(deps, message);
   const forgotten = place.kind === 'dir' ? await forgetMemory(place.syncDir, report, lockTimeoutMs) : await forgetServiceMemory(place.address, report, { lockTimeoutMs, onWait, env: deps.env });
   const dir = place.kind === 'dir' ? place.syncDir : place.address;
   if (options.json) await printJson(deps, { syncDir: dir, target: report, forgotten });
   else {
-    await deps.stderr.write(
-      terminalLine(
-        `forgot ${formatCount(forgotten)} remembered ${forgotten === 1 ? 'id' : 'ids'} of ${describeTarget(report)}: the next sync sends every record, ` +
-          'and disables none of the users examctl synced before nor removes the links it sent (docs/sync.md, "When the memory is lost")',
-      ) + '\n',
+    await say(
+      deps,
+      `forgot ${formatCount(forgotten)} remembered ${forgotten === 1 ? 'id' : 'ids'} of ${describeTarget(report)}: the next sync sends every record, ` +
+        'and disables none of the users examctl synced before nor removes the links it sent (docs/sync.md, "When the memory is lost")',
     );
   }
   return 0;

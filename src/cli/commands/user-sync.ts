@@ -18,7 +18,7 @@ import { USER_SYNC, type UserSyncOptions } from './user-sync.options.js';
 import { commandName, type RerunInput } from '../command-declaration.js';
 import type { SummaryNote } from '../../report/report-writers.js';
 import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
-import { terminalLine } from '../../formats/terminal-text.js';
+import { say } from '../../formats/terminal-text.js';
 import { UsageError } from '../../system/errors.js';
 import type { RunOptions } from '../../pipeline/record-job.js';
 import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
@@ -63,7 +63,7 @@ export async function run(
   // One prompted user: say what became of it (the summary table only counts).
   const last = remembered.at(-1);
   if (last !== undefined && last.outcome.status !== 'failed') {
-    await deps.stderr.write(terminalLine(`user ${last.id} ${options.dryRun ? 'would be ' : ''}${last.outcome.action ?? 'sent'}`) + '\n');
+    await say(deps, `user ${last.id} ${options.dryRun ? 'would be ' : ''}${last.outcome.action ?? 'sent'}`);
   }
   return exitCode;
 }
