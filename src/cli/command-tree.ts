@@ -249,7 +249,8 @@ function refusal(flag: TakenFlag, declaration: CommandDeclaration, commands: rea
     return `--report is for commands that send or check records (${takers.join(', ')}); ${instead}`;
   }
   const read = TAKEN_FLAGS.slice(2).filter((each) => takesFlag(declaration, each));
-  const what = read.length === 0 ? 'reads no target or profile' : `takes ${read.join(', ')}, not ${flag}`;
+  const local = flag === '--target' && read.includes('--store') ? ' (and --target local)' : '';
+  const what = read.length === 0 ? 'reads no target or profile' : `takes ${read.join(', ')}${local}, not ${flag}${local && ' remote'}`;
   const hint = read.length === 0 ? (flag === '--profile' ? ' (scripts: EXAMCTL_PROFILE)' : '') : flag === '--store' ? ' (a profile keeps no store)' : '';
   return `${flag}: ${name} ${what}${hint}; leave ${flag} out`;
 }

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseJsonDocument } from '../input/json-document.js';
-import { decodeTextDocument } from '../input/text-source.js';
+import { cannotReadReason, decodeTextDocument } from '../input/text-source.js';
 import type { World } from '../domain/world.js';
 import { InputFileError, UsageError } from '../system/errors.js';
 import { readShippedFile } from '../system/shipped-file.js';
@@ -15,7 +15,6 @@ import type { Clock } from './clock.js';
 import { createLocalEngine, type LocalEngine } from './engine.js';
 import { createStore, openStore, StoreExistsError, storeExists } from './store/index.js';
 import { ENGINE_INDEXER } from './view.js';
-import { describeSystemError } from '../system/system-error-words.js';
 
 export { clockFromEnv } from './clock.js';
 export { lockTimeoutFromEnv } from '../system/lock.js';
@@ -34,7 +33,7 @@ export async function loadWorldFile(file: string): Promise<World> {
     // 256 MiB: read whole, far below V8's longest string.
     bytes = await readShippedFile(file, 256 * 2 ** 20);
   } catch (error) {
-    throw new UsageError(`cannot read world file ${file}: ${describeSystemError(error, 'file')}`, { cause: error });
+    throw new UsageError(`cannot read world file ${file}: ${cannotReadReason(error)}`, { cause: error });
   }
   // `local export > world.json` in PowerShell 5.1 writes UTF-16: read like any text input.
   const text = decodeTextDocument(bytes, file);

@@ -28,11 +28,12 @@ export function cannotRead(file: string, error: unknown): InputFileError {
 
 /** Why a file could not be read, in the words every input file's message uses (`no such file`). */
 export function cannotReadReason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const { code, kind } = (error ?? {}) as { code?: string; kind?: string };
   if (code === 'ENOENT') return 'no such file';
   if (code === 'EISDIR') return 'is a directory';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  return describeSystemError(error, 'file');
+  const pipe = kind === 'a FIFO' ? ': save it to a file and name that' : '';
+  return describeSystemError(error, 'file') + pipe;
 }
 
 /** UTF-8, UTF-16 (from a BOM), or the label given with --encoding. */

@@ -77,7 +77,7 @@ describe('system errors reach the admin in words', () => {
       await writeFile(join(dir, 'plain'), '');
       const cases: [string[], Record<string, string>, string][] = [
         [['--target', 'local', '--store', join(dir, 'store'), 'schedule', 'push', '--file', 'users.csv', '--dry-run', '--schedule', 'none.json'], {}, 'none.json: cannot read: no such file'],
-        [['--store', join(dir, 'store'), 'local', 'init', '--seed', 'no-world.json'], {}, 'no-world.json: the file does not exist (ENOENT)'],
+        [['--store', join(dir, 'store'), 'local', 'init', '--seed', 'no-world.json'], {}, 'no-world.json: no such file'],
         [['runs', 'list'], { EXAMCTL_RUNS_DIR: join(dir, 'plain', 'runs') }, `the runs directory ${join(dir, 'plain', 'runs')} is not a directory`],
         [['--target', 'local', '--store', join(dir, 'store'), 'schedule', 'push', '--file', 'users.csv', '--pin-file', 'no-pin.txt'], {}, '--pin-file: cannot read no-pin.txt: the file does not exist (ENOENT)'],
       ];

@@ -107,7 +107,8 @@ describe('a target flag a command does not read', () => {
 
   it('a local command takes --target local (a script prefixing its target to every command), never --target remote', async () => {
     expect(await parse(['--target', 'local', '--store', 'st', 'local', 'export'])).toMatchObject({ target: 'local', store: 'st' });
-    await expect(parse(['local', 'export', '--target', 'remote'])).rejects.toThrow('--target: local export takes --store, not --target; leave --target out');
+    await expect(parse(['local', 'export', '--target', 'remote'])).rejects.toThrow('--target: local export takes --store (and --target local), not --target remote; leave --target out');
+    await expect(parse(['--target', 'remote', 'local', 'init'])).rejects.toThrow('local init takes --store (and --target local), not --target remote;');
   });
 
   it('before or after the command alike', async () => {

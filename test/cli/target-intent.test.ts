@@ -164,6 +164,18 @@ describe('a config directory named but not there (EXAMCTL_CONFIG_DIR with a typo
       expect(existsSync(typo)).toBe(false);
     }));
 
+  it('doctor fails its target check (exit 3) as the run would be refused: `doctor && user sync` stops at doctor', () =>
+    withTempDir(async (dir) => {
+      const typo = join(dir, 'exmactl');
+      const text = await cli(dir, ['doctor'], { EXAMCTL_CONFIG_DIR: typo });
+      expect(text.code, text.stderr).toBe(3);
+      expect(text.stdout).toContain(`FAIL  target`);
+      expect(text.stdout).toContain(`EXAMCTL_CONFIG_DIR names ${typo}, no folder`);
+      const json = await cli(dir, ['doctor', '--json'], { EXAMCTL_CONFIG_DIR: typo });
+      expect(JSON.parse(json.stdout)).toMatchObject({ healthy: false, checks: [{ name: 'target', status: 'fail' }, { name: 'permissions' }] });
+      expect((await cli(dir, ['--target', 'local', 'doctor'], { EXAMCTL_CONFIG_DIR: typo })).code).toBe(0);
+    }));
+
   it('--target local, --store or EXAMCTL_STORE runs; a command that only reads goes on, with a warning', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), USERS);

@@ -52,6 +52,9 @@ export async function runSetProfile(
         ? `no token yet: run examctl login --profile ${name}, or set-profile with --token-file\n`
         : ''),
   );
+  if (options.baseUrl && !(await checkedBaseUrl(options.baseUrl, false).catch(() => ''))) {
+    await deps.stderr.write(`--allow-insecure-http is not kept: give it on each run\n`);
+  }
   await profileDone(options.json, name, { done: verb }, deps);
   return 0;
 }

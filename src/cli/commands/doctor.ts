@@ -4,9 +4,10 @@ import { ErrorCode } from '../../domain/codes.js';
 import { UsageError } from '../../system/errors.js';
 import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
-import type { ResolvedTarget, TargetOf } from '../../context/resolved-target.js';
+import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { isStateAddress } from '../../context/state-http.js';
+import { targetOnce } from '../../context/target.js';
 
 export type DoctorOptions = GlobalOptions;
 
@@ -41,17 +42,17 @@ const SKEW_WARN_SECONDS = 60;
  * reachable and the token accepted; 403 says the token is refused. Exit 0 healthy, 3 otherwise.
  * The check list is the command's result, so it goes to stdout (one JSON document with --json).
  */
-export async function run(options: DoctorOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+export async function run(options: DoctorOptions, deps: CommandDeps): Promise<number> {
   let report: DoctorReport;
   let tokenFile: string | undefined;
   let resolved: ResolvedTarget | undefined;
   try {
-    const target = await targetOf();
+    const target = await targetOnce(options, { ...deps, sends: true })();
     resolved = target;
     if (target.kind === 'remote') tokenFile = target.tokenFile;
     report = target.kind === 'local' ? await checkLocal(target.store, deps) : await checkRemote(target, deps);
   } catch (error) {
-    // What makes every other command a usage error (no base URL, unknown profile, unreadable
+    // What makes a run that sends a usage error (no base URL, unknown profile, unreadable
     // token file) is exactly what doctor is asked to diagnose: a failed check, exit 3.
     if (!(error instanceof UsageError)) throw error;
     report = { healthy: false, target: options.target, checks: [{ name: 'target', status: 'fail', detail: error.message }] };

@@ -27,8 +27,8 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   }
   if (options.withToken !== true && !promptsAllowed(options, deps)) {
     throw new UsageError(
-      'examctl login prompts for the token and needs a terminal: in scripts give the token with --token-file <path> ' +
-        `(or examctl config set-profile ${name} --token-file <path>), pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
+      'examctl login prompts for the token and needs a terminal: in scripts ' +
+        `run examctl config set-profile ${name} --token-file <path>, pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
     );
   }
   const baseUrl = options.baseUrl === undefined ? undefined : await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
