@@ -321,16 +321,7 @@ function secretForms(secrets: readonly string[], bitsPerPiece?: number): SecretM
   return new SecretMatcher(long, whole, bitsPerPiece, tokens);
 }
 
-/**
- * HTML character references a server may echo a secret in (`&#84;`, `&#x2b;`, `&plus;`, and
- * partly escaped, `Tk&#43;S3cr3t`): decimal, hex, and by name the ones that can spell a token's
- * characters: HTML5's names of ASCII punctuation (and `&hyphen;`/`&dash;`/`&minus;`, which a
- * browser shows as a dash). The semicolon may be missing (a browser decodes `&#43` and `&amp`
- * too), and names are matched in any case: a reference that could decode to a secret counts.
- * And JSON's escapes (`\u0050` in either case of hex, `\"`, `\/`, `\n`...): a string a server
- * escaped itself (or twice) holds them after parsing. Each escape decodes to one UTF-16 unit, so
- * a surrogate pair's two escapes decode to its character.
- */
+/** The references and escapes a secret may be echoed behind: docs/security.md, "One redaction gate". */
 const REFERENCE = /&(?:#[xX](0*[0-9a-fA-F]{1,8})|#(0*[0-9]{1,10})|([A-Za-z][A-Za-z0-9]{1,31}));?|\\(?:u([0-9a-fA-F]{4})|(["/bfnrt]|\\+))/g;
 /** Only a text holding `&#`, `&` and a letter, or a JSON escape is decoded: a plain answer pays two `indexOf`s. */
 const MAY_HOLD_REFERENCE = /&[#A-Za-z]|\\[u"\\/bfnrt]/;

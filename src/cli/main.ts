@@ -32,13 +32,7 @@ for (const signal of INTERRUPT_SIGNALS) process.on(signal, onInterrupt);
 /** A reader that went away: nothing to tell anyone. Any other failure (ENOSPC on a redirected file) is worth a line on the other stream. */
 const READER_GONE = new Set(['EPIPE', 'EIO', 'ERR_STREAM_DESTROYED']);
 
-/**
- * Output that cannot be written, whatever the cause (a reader that went away, `... --json |
- * head`, a closed terminal, or a full disk under `> out.json`), is handled like Ctrl-C: stop
- * dispatching, finish what is in flight, journal it, write the --report file, and exit 141
- * (docs/runs.md). Later writes to that stream are dropped, never awaited; the other stream
- * still says how the run ended.
- */
+/** Output that cannot be written ends as Ctrl-C does, exit 141 (docs/runs.md, "Honest ends"). */
 function onWriteError(stream: NodeJS.WriteStream, name: string) {
   return (error: NodeJS.ErrnoException): void => {
     if (lostStreams.has(stream)) return;

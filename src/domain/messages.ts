@@ -25,11 +25,8 @@ function spanMinutes(startUtc: string, endUtc: string): number {
 }
 
 /**
- * The span rule's failure, naming both figures (docs/interpretations.md, "Schedules") and, when
- * known, the start and end it was measured between (quoted as the file wrote them by the CLI).
- * `defaulted`: the request gave no EndDateTime. The default end (start + duration + 60) is too
- * short whenever the extra time is 60 minutes or more; the message then says the end was the
- * default and from when an EndDateTime would do (docs/interpretations.md, "Schedules").
+ * The span rule's failure (docs/interpretations.md, "Schedules"): both figures, and the start and
+ * end when known (`defaulted`: the request gave no EndDateTime).
  */
 export function scheduleSpanProblem(durationMin: number, extraMin: number, spanMin: number, between?: { startUtc: string; endUtc: string; defaulted?: boolean }): Problem {
   const needed = durationMin + extraMin;

@@ -1,10 +1,7 @@
 /**
  * POST /schedule: the request (Workflow, Upsert, Schedule, Candidates), the Schedule object and
  * each Candidate (docs/api-reference.md, "Schedule", "Candidate"; docs/interpretations.md, "Schedules").
- * Of the spec's codes the schedule endpoint uses only 249 and 250 (ReasonableAdjustmentPercentage);
- * every other spec problem here carries code null. A field examctl adds gets a code of its own
- * (OWN_CODES in codes.ts, 9000 up) or null, never a spec number: a whole-number field is an
- * integerRule with its code.
+ * Its codes: docs/domain-rules.md, "Codes per endpoint".
  */
 import { quotedValue } from './problem.js';
 import type { Problem, Validation } from './problem.js';

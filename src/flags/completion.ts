@@ -3,11 +3,7 @@
  * tree itself (commands, their options, option choices, which options take a value or a file),
  * so a new command or flag is completed without anyone editing a script. Pure: returns the
  * script text.
- *
- * Install: `eval "$(examctl completion bash)"` in ~/.bashrc (`source <(...)` does nothing in
- * macOS's bash 3.2, and the script uses nothing newer than bash 3.2); `source <(examctl
- * completion zsh)` in ~/.zshrc; `examctl completion fish > ~/.config/fish/completions/examctl.fish`;
- * `examctl completion powershell | Out-String | Invoke-Expression` in the PowerShell $PROFILE.
+ * Installed as its `--help` examples say (completion.options.ts); bash's script keeps to bash 3.2.
  */
 import type { Command, Option } from 'commander';
 

@@ -49,12 +49,8 @@ export interface ArgumentSpec<Key extends string = string, Syntax extends string
 export type Spec = OptionSpec | ArgumentSpec;
 
 /**
- * Whether a run journal keeps a flag's value, so `runs resume` continues with it: `true`, or the
- * reason it does not (a secret, a check of the first run only). An allow-list: a flag of a
- * resumable command that says neither fails test/runs/kept-options.test.ts, and only a kept
- * value is ever written (docs/runs.md, "What a journal keeps"). `'with-digest'`: a file's path
- * kept with its SHA-256, for a file that shapes the requests as the input does (a resume refuses
- * it changed).
+ * Whether a run journal keeps a flag's value for `runs resume` (docs/runs.md, "What a journal keeps"):
+ * `true`, `'with-digest'` (with its file's SHA-256), or why not; test/runs/kept-options.test.ts asks.
  */
 export type JournalKeeping = true | 'with-digest' | { readonly notKept: string };
 
@@ -259,13 +255,7 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
   return command;
 }
 
-/**
- * A flag that takes one value, given twice, is a usage error rather than commander's "the last
- * one wins": `--file a.csv --file b.csv` would sync only b.csv (and a night would take a.csv's
- * users for leavers), two `--report`s would write one report. Scripts that build an invocation
- * from parts must give each such flag once (docs/cli.md, "Flags"). Any flag's value, repeatable
- * too, is not empty: `--store ""` (a variable unset) taken as not given would pick a default.
- */
+/** A flag given twice or empty is refused (docs/cli.md, "Flags"). */
 function refuseSecondValue(registered: Option, spec: OptionSpec): void {
   const parse = registered.parseArg;
   let given: string | undefined;

@@ -3,14 +3,7 @@
  * placeholders and literal text (docs/input-formats.md, ".xlsx"): `"C"000000` shows 4521 as
  * `C004521`, `00000-0000` shows 12345678 as `01234-5678`, `0000 000 000` shows 412345678 as
  * `0412 345 678`. An id, postal code or phone number typed so is read as the admin sees it, not
- * as the bare number the cell stores.
- *
- * Only this grammar is read: `0 # ?` placeholders, quoted text (`"C"`), a backslash-escaped
- * character (`\-`), the characters Excel shows without quotes (`$ - + / ( ) : ! ^ & ' ~ { } < > =`
- * and space), a colour (`[Red]`), sections split by `;` (positive;negative;zero;text). Anything
- * else (a decimal point, a thousands separator, `%`, `E+`, `@`, `_`, `*`, a condition `[<=99]`,
- * a locale, `General`, a date token) is not: the caller reads the number as it does without a
- * format, so a format this does not know never changes a value.
+ * as the bare number the cell stores. The grammar it reads, and what any other format does: that section.
  */
 
 type FormatPart = { placeholder: '0' | '#' | '?' } | { literal: string };

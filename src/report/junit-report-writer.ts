@@ -1,8 +1,6 @@
 /**
  * The run report as JUnit XML (`--report x.xml`, docs/ci.md), in only the elements and attributes
- * GitLab, Jenkins and GitHub test reporters all accept: testsuites > testsuite (name, tests,
- * failures, errors, skipped, time, timestamp) > testcase (name, classname, file, line) > failure
- * (message, type, text) | skipped (message).
+ * GitLab, Jenkins and GitHub test reporters all accept.
  *
  * The suite's counts come first in the file but are known only at the end, so the test cases are
  * held in a SpoolSink (memory, then an unlinked temp file) and copied after the counts: memory

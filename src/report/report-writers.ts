@@ -151,11 +151,7 @@ export function errorMessages(errors: readonly Pick<Problem, 'field' | 'message'
   return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join(' | ');
 }
 
-/**
- * Columns whose cells are secrets (docs/cli-contract.md, "Run report"), kept in the header so the
- * report stays valid input: a password written empty (read back as "not set", so a retry leaves it
- * as it is), a PIN as WITHHELD_PIN (empty stays empty): blank would read back as "no PIN".
- */
+/** Columns whose cells are secrets, kept in the header, their cells emptied or withheld (docs/cli.md, "Run report"). */
 const PASSWORD_KEY = normalizeColumnName('Password');
 const PIN_KEY = normalizeColumnName('PIN');
 

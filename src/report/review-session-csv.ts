@@ -247,12 +247,8 @@ function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
 }
 
 /**
- * The session as every renderer gets it (--json, -o csv, -o xlsx, the table): Content.Pin, the
- * candidates' PIN, is a secret (docs/cli-contract.md, "Run report") and is written as the marker a run report uses.
- * The marker, not null: null is the API's "no PIN", and a PIN in use stays
- * visible. UsePin and the rest are as the service sent them; a Pin a server quotes back in a
- * result row is withheld as well. `--show-pin` skips this (docs/cli.md, "Run report").
- * The local engine and `local serve` still return the PIN: they emulate the platform.
+ * The session as every renderer gets it (--json, -o csv, -o xlsx, the table), its PINs withheld
+ * unless `--show-pin` (docs/cli.md, "Run report"). The local engine and `local serve` return them.
  */
 export function withPinWithheld(session: ReviewSession): ReviewSession {
   const withheld = pinsWithheld(session);

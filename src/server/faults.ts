@@ -3,9 +3,7 @@ import { mulberry32 } from '../system/seeded-random.js';
 
 /**
  * Fault injection for `local serve --faults SPEC [--faults-seed N]` (docs/remote.md, "Fault
- * injection"). Each request of the API draws one number from a seeded PRNG: the kinds share the
- * interval [0, 100) in SPEC order, so `503:10%,reset:5%` makes 10 % of requests 503 and 5 % reset,
- * never both; latency (when given) is drawn too, on every request, whether or not a fault hit it.
+ * injection"): one draw a request, the kinds sharing [0, 100) in SPEC order; latency drawn apart.
  */
 export type FaultKind = '429' | '500' | '503' | 'reset' | 'lost';
 

@@ -24,10 +24,8 @@ export function isEndedByAnswer(socket: Socket): boolean {
 }
 
 /**
- * The lingering close docs/remote.md describes, for a connection answered before its request body
- * was read: Node would destroy the socket once the answer is written (`destroySoon`), and the
- * kernel would answer the body still arriving with a reset, which a client still writing its body
- * meets before it reads the answer. Call it before the answer is written.
+ * The lingering close (docs/remote.md, "Lingering close") of a connection answered before its body
+ * was read: Node would destroy the socket, and the kernel reset the body still arriving. Call it before answering.
  */
 export function lingerAfterAnswer(req: http.IncomingMessage, bounds: LingerBounds): void {
   const socket = req.socket;

@@ -32,11 +32,8 @@ interface IdEntry {
 }
 
 /**
- * `examctl invigilators remove`: one DELETE call for the schedule, one report item per
- * invigilator id. An id the service reports with 319 ("not an invigilator of this schedule")
- * is `failed`: nothing of that item was done (an item is one id: there is no part that was);
- * with --missing-ok it is ok, action `unchanged`, noted "already not an invigilator" (a retried
- * job's end state is the one asked for: docs/ci.md, "A job that runs twice").
+ * `examctl invigilators remove`: one DELETE call for the schedule, one report item per id. A 319:
+ * docs/interpretations.md, "Invigilators" (with --missing-ok, docs/ci.md, "A job that runs twice").
  */
 export async function run(
   { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, missingOk, ...globals }: InvigilatorsRemoveOptions,

@@ -182,11 +182,8 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
 }
 
 /**
- * The leavers' rows of a CSV or xlsx report of a table input (docs/sync.md, "Leavers"), as the
- * run's own report wrote them: the input's header (plus DisableLogin), the ExternalId and
- * DisableLogin cells. Their names are not in the journal, so those cells stay empty (fed back,
- * such a row is refused for its empty names, never sent nameless): said on stderr. Undefined
- * when the run listed no leaver or the input is not a table.
+ * The leavers' rows of a table input's CSV or xlsx report, as `runs show --report` rebuilds them
+ * (docs/sync.md, "In the report of a CSV or .xlsx input"); undefined for no leaver or no table.
  */
 async function leaverRows(
   run: RunIndex,
