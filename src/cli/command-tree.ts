@@ -239,6 +239,11 @@ function allPointer(command: Command): string {
 }
 
 /** Why a flag it does not take is refused. */
+const PROFILE_HINTS: Partial<Record<TakenFlag, string>> = {
+  '--store': ' (a profile keeps no store)',
+  '--token-file': ' (a profile keeps one: config set-profile <name> --token-file <path>)',
+};
+
 function refusal(flag: TakenFlag, declaration: CommandDeclaration, commands: readonly CommandDeclaration[]): string {
   const name = commandName(declaration);
   if (flag === '--dry-run') return `--dry-run: ${name} has no dry run and would change things all the same; leave --dry-run out`;
@@ -251,7 +256,9 @@ function refusal(flag: TakenFlag, declaration: CommandDeclaration, commands: rea
   const read = TAKEN_FLAGS.slice(2).filter((each) => takesFlag(declaration, each));
   const local = flag === '--target' && read.includes('--store') ? ' (and --target local)' : '';
   const what = read.length === 0 ? 'reads no target or profile' : `takes ${read.join(', ')}${local}, not ${flag}${local && ' remote'}`;
-  const hint = read.length === 0 ? (flag === '--profile' ? ' (scripts: EXAMCTL_PROFILE)' : '') : flag === '--store' ? ' (a profile keeps no store)' : '';
+  // Where a profile is written (set-profile, login): what the profile keeps instead.
+  const kept = read.includes('--base-url') ? PROFILE_HINTS[flag] : undefined;
+  const hint = read.length === 0 ? (flag === '--profile' ? ' (scripts: EXAMCTL_PROFILE)' : '') : (kept ?? '');
   return `${flag}: ${name} ${what}${hint}; leave ${flag} out`;
 }
 

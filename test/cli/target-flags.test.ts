@@ -123,7 +123,11 @@ describe('a target flag a command does not read', () => {
     await expect(parse(['config', 'set-profile', 'q', '--store', './exams'])).rejects.toThrow(
       '--store: config set-profile takes --base-url, --token-file, --concurrency, --rate, --allow-insecure-http, not --store (a profile keeps no store); leave --store out',
     );
-    await expect(parse(['login', '--token-file', 't.token'])).rejects.toThrow('--token-file: login takes --base-url, --profile, --allow-insecure-http, not --token-file; leave --token-file out');
+    await expect(parse(['login', '--token-file', 't.token'])).rejects.toThrow(
+      '--token-file: login takes --base-url, --profile, --allow-insecure-http, not --token-file (a profile keeps one: config set-profile <name> --token-file <path>); leave --token-file out',
+    );
+    // Only where a profile is written: runs show reads --profile, and --store there has no profile hint.
+    await expect(parse(['runs', 'show', 'last', '--store', 'x'])).rejects.toThrow('--store: runs show takes --profile, not --store; leave --store out');
   });
 
   it('--profile where no profile is read: exit 2 pointing at EXAMCTL_PROFILE, which such a command ignores', async () => {
