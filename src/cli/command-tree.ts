@@ -42,7 +42,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     .showSuggestionAfterError()
     // A subcommand's help lists its own flags and points at `examctl options` for the ~15 global
     // ones (kubectl's way): repeated in every help they buried the few flags that differ.
-    .addHelpText('afterAll', ({ command }) => (command === program ? '' : `\n${full ? '' : `${allPointer(command)}\n`}${GLOBAL_FLAGS_POINTER}`))
+    .addHelpText('afterAll', ({ command }) => (command === program ? '' : `\n${full ? '' : `${allPointer(command)}\n`}${globalPointer(command, commands)}`))
     .helpCommand(false)
     .configureHelp({
       boxWrap(this: Help, text: string, width: number): string {
@@ -233,9 +233,14 @@ function firstSentence(description: string): string {
 
 /** Where the rest of a command's help is, when `--help` left some out. */
 function allPointer(command: Command): string {
+  return `Each flag in full and every example: examctl help ${pathOf(command)} --all`;
+}
+
+/** `user sync`: a commander command's path below the program. */
+function pathOf(command: Command): string {
   const path: string[] = [];
   for (let at: Command | null = command; at !== null && at.parent !== null; at = at.parent) path.unshift(at.name());
-  return `Each flag in full and every example: examctl help ${path.join(' ')} --all`;
+  return path.join(' ');
 }
 
 /** Why a flag it does not take is refused. */
@@ -262,8 +267,12 @@ function refusal(flag: TakenFlag, declaration: CommandDeclaration, commands: rea
   return `${flag}: ${name} ${what}${hint}; leave ${flag} out`;
 }
 
-/** The line every subcommand's help ends with. */
-export const GLOBAL_FLAGS_POINTER = 'Global flags (--json, --dry-run, --report, --yes, --store...): examctl options';
+/** The line every subcommand's help ends with: the global flags it takes among the common ones. */
+function globalPointer(command: Command, commands: readonly CommandDeclaration[]): string {
+  const declaration = commands.find((each) => commandName(each) === pathOf(command));
+  const some = declaration === undefined ? [] : (['--dry-run', '--report', '--store'] as const).filter((flag) => takesFlag(declaration, flag));
+  return `Global flags (${['--json', ...some, '--yes'].join(', ')}...): examctl options`;
+}
 
 /** `examctl options`: the program's own flags, formatted by commander's help as a command's flags are. */
 function globalOptionsHelp(program: Command): string {

@@ -113,8 +113,10 @@ describe('--help', () => {
   it('a subcommand lists its own flags and points at `examctl options` for the global ones (--dry-run, --report, --yes)', async () => {
     const help = await helpOf(['user', 'sync']);
     expect(help.stdout).toContain('--only-failed');
-    expect(help.stdout).toContain('examctl options');
+    expect(help.stdout).toContain('Global flags (--json, --dry-run, --report, --store, --yes...): examctl options');
     expect(help.stdout).not.toContain('--max-errors <n>');
+    // The pointer names only the common global flags a command takes (docs/cli.md, "Global flags").
+    expect((await helpOf(['config', 'set-profile'])).stdout).toContain('Global flags (--json, --yes...): examctl options');
     const io = testDeps('/');
     expect(await runCli(['options'], io.deps)).toBe(0);
     for (const flag of ['--dry-run', '--report <file>', '--yes', '--no-input', '--max-errors <n>', '-o, --output <format>']) expect(io.stdout.text).toContain(flag);
