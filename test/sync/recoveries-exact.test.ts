@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -6,7 +6,7 @@ import { ROOT } from '../durability/helpers.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
 /**
- * synced adopt-schedules on a local store records only sittings the store holds (docs/sync.md,
+ * synced adopt and adopt-schedules on a local store record only users and sittings the store holds (docs/sync.md,
  * "When the memory is lost"), and an exact duplicate id in one user sync file fails both rows,
  * each naming the other line, as a leading-zeros pair does (docs/interpretations.md, "One file,
  * one id").
@@ -45,6 +45,35 @@ describe('synced adopt-schedules on a local store', () => {
         ['S-MATH1-DEC', 'updated'],
         ['S-PHYS2-JAN', 'created'],
       ]);
+    }));
+});
+
+describe('synced adopt (users) on a local store', () => {
+  it('refuses a user the store does not hold (store and memory restored from a backup); the next --changed-only night creates it', () =>
+    withTempDir(async (dir) => {
+      const users = (ids: number[]) => `ExternalId,FirstName,LastName,Email,Role\n${ids.map((i) => `u-${i},F,L,u${i}@example.test,Candidate`).join('\n')}\n`;
+      writeFileSync(join(dir, 'night1.csv'), users([1, 2, 3]));
+      writeFileSync(join(dir, 'night2.csv'), users([1, 2, 60]));
+      const nightly = ['--changed-only', '--disable-missing', '--yes', '--json'];
+      expect((await cli(dir, ['user', 'sync', '--file', 'night1.csv', ...local, ...nightly])).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
+      cpSync(join(dir, 'synced'), join(dir, 'synced.bak'), { recursive: true });
+      expect((await cli(dir, ['user', 'sync', '--file', 'night2.csv', ...local, ...nightly])).code).toBe(0);
+      for (const name of ['store', 'synced']) {
+        rmSync(join(dir, name), { recursive: true });
+        cpSync(join(dir, `${name}.bak`), join(dir, name), { recursive: true });
+      }
+      const adopted = await cli(dir, ['synced', 'adopt', '--file', 'night2.csv', ...local, '--json']);
+      expect(adopted.code).toBe(1);
+      const document = JSON.parse(adopted.stdout) as { adopted: number; notAdopted: { id: string; errors: { field: string; message: string }[] }[] };
+      expect(document.adopted).toBe(2);
+      expect(document.notAdopted.map((row) => [row.id, row.errors[0]!.field, row.errors[0]!.message])).toEqual([
+        ['u-60', 'ExternalId', 'not on the local store: never pushed there, so there is nothing to adopt (user sync sends it)'],
+      ]);
+      const night = await cli(dir, ['user', 'sync', '--file', 'night2.csv', ...local, ...nightly, '--require-memory']);
+      expect(night.code, night.stderr).toBe(0);
+      const items = (JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items;
+      expect(items.map((item) => [item.id, item.action])).toEqual([['u-1', 'unchanged'], ['u-2', 'unchanged'], ['u-60', 'created'], ['u-3', 'disabled']]);
     }));
 });
 
