@@ -1,9 +1,8 @@
 /**
  * `synced adopt` and `adopt-schedules` on a local store (docs/sync.md, "When the memory is lost"):
- * the store tells which users and sittings exist, so a user or schedule it does not hold, or a
- * schedule whose file candidates it does not all register, is not adopted (each named, exit 1):
- * recorded, it would be taken for sent and the next `--changed-only` run would never make it.
- * A remote target cannot tell.
+ * a user or schedule it does not hold, or candidates it does not register, are not adopted (each
+ * named, exit 1): recorded, the next `--changed-only` run would never send them. A remote target
+ * cannot tell.
  */
 import type { PreparedSchedule, UserRequest } from '../domain/index.js';
 import type { LocalDirectory } from '../port/local-directory.js';

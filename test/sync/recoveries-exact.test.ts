@@ -20,6 +20,15 @@ async function cli(dir: string, argv: string[]) {
 
 const local = ['--target', 'local', '--store', 'store'];
 
+/** night1 (u-1, u-2, u-`last`) and night2 (u-1, u-2, u-60) as CSV (judged by raw digest) or JSON (by request digest). */
+function writeNights(dir: string, last: number, ext = 'csv'): void {
+  for (const [name, ids] of [['night1', [1, 2, last]], ['night2', [1, 2, 60]]] as const) {
+    const users = ids.map((i) => ({ ExternalId: `u-${i}`, FirstName: 'F', LastName: 'L', Email: `u${i}@example.test`, Role: 'Candidate' }));
+    const csv = `ExternalId,FirstName,LastName,Email,Role\n${users.map((user) => Object.values(user).join(',')).join('\n')}\n`;
+    writeFileSync(join(dir, `${name}.${ext}`), ext === 'csv' ? csv : JSON.stringify(users));
+  }
+}
+
 describe('synced adopt-schedules on a local store', () => {
   it('refuses sittings never pushed (a schedule the store lacks, candidates it does not register); the next push --changed-only makes them', () =>
     withTempDir(async (dir) => {
@@ -51,9 +60,7 @@ describe('synced adopt-schedules on a local store', () => {
 describe('synced adopt (users) on a local store', () => {
   it('refuses a user the store does not hold (store and memory restored from a backup); the next --changed-only night creates it', () =>
     withTempDir(async (dir) => {
-      const users = (ids: number[]) => `ExternalId,FirstName,LastName,Email,Role\n${ids.map((i) => `u-${i},F,L,u${i}@example.test,Candidate`).join('\n')}\n`;
-      writeFileSync(join(dir, 'night1.csv'), users([1, 2, 3]));
-      writeFileSync(join(dir, 'night2.csv'), users([1, 2, 60]));
+      writeNights(dir, 3);
       const nightly = ['--changed-only', '--disable-missing', '--yes', '--json'];
       expect((await cli(dir, ['user', 'sync', '--file', 'night1.csv', ...local, ...nightly])).code).toBe(0);
       cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
@@ -74,6 +81,29 @@ describe('synced adopt (users) on a local store', () => {
       expect(night.code, night.stderr).toBe(0);
       const items = (JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items;
       expect(items.map((item) => [item.id, item.action])).toEqual([['u-1', 'unchanged'], ['u-2', 'unchanged'], ['u-60', 'created'], ['u-3', 'disabled']]);
+    }));
+});
+
+describe('a local store restored from a backup under its sync memory', () => {
+  it.each(['csv', 'json'])('%s: a joiner the store lacks is created, not unchanged; a leaver it has enabled is disabled again; said once', (ext) =>
+    withTempDir(async (dir) => {
+      writeNights(dir, 50, ext);
+      const nightly = ['--changed-only', '--disable-missing', '--require-memory', '--yes', '--json'];
+      expect((await cli(dir, ['user', 'sync', '--file', `night1.${ext}`, ...local, ...nightly.slice(0, 2)])).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
+      expect((await cli(dir, ['user', 'sync', '--file', `night2.${ext}`, ...local, ...nightly])).code).toBe(0);
+      rmSync(join(dir, 'store'), { recursive: true });
+      cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      for (const night of [3, 4]) {
+        const run = await cli(dir, ['user', 'sync', '--file', `night2.${ext}`, ...local, ...nightly]);
+        expect(run.code, run.stderr).toBe(0);
+        const items = (JSON.parse(run.stdout) as { items: { id: string; action?: string }[] }).items;
+        const expected = night === 3 ? [['u-1', 'unchanged'], ['u-2', 'unchanged'], ['u-60', 'created'], ['u-50', 'disabled']] : [['u-1', 'unchanged'], ['u-2', 'unchanged'], ['u-60', 'unchanged']];
+        expect(items.map((item) => [item.id, item.action])).toEqual(expected);
+        expect(run.stderr.match(/the local store no longer holds what the sync memory recorded/g)?.length ?? 0).toBe(night === 3 ? 1 : 0);
+      }
+      const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] };
+      expect(world.Users.filter((user) => ['u-50', 'u-60'].includes(user.ExternalId)).map((user) => [user.ExternalId, user.DisableLogin === true])).toEqual([['u-50', true], ['u-60', false]]);
     }));
 });
 

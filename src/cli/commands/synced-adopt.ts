@@ -83,7 +83,6 @@ interface AdoptedFile<P> {
   population: string | undefined;
   source: RecordSource;
   unitsOf: (batches: AsyncIterable<readonly InputRecord[]>) => AsyncIterable<readonly Unit<P>[]>;
-  /** A local store's lacks are not adopted (sync/adopt-sittings.ts). */
   entryOf: (directory: LocalDirectory | null) => AdoptInput<P>['entryOf'];
 }
 
