@@ -253,9 +253,10 @@ export class StoreLock {
         delay = Math.min(delay * 1.5, 50);
       }
     } catch (error) {
-      // A folder that refuses files (read-only, immutable, full): a store failure, exit 3.
+      // A folder refusing files (read-only, full): exit 3.
       if (error instanceof ExamctlError) throw error;
-      throw new TargetError(`cannot write the lock ${this.lockPath}: ${describeSystemError(error, 'directory')}`, { cause: error });
+      const why = describeSystemError(error, 'directory');
+      throw new TargetError(`cannot write the lock ${this.lockPath}: ${why}`, { cause: error });
     } finally {
       if (announced) await unlink(announce).catch(() => undefined);
     }
