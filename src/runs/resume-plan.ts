@@ -157,6 +157,8 @@ export interface OpenedResume {
   /** The run's index (open: its items' lines are read back as they are decided; `close` it after the journal). */
   record: JournalHead & { close(): Promise<void> };
   plan: ResumePlan;
+  /** runs resume's refusals, made again once the run holds its sync memory (sent-memory.ts). */
+  check?: (held?: { name: string; populations: ReadonlyMap<string, { run: string }> }) => Promise<void>;
 }
 
 /**

@@ -188,7 +188,10 @@ export async function openMemoryFile(file: string, mode: 'read' | 'append', appe
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ELOOP') throw new UntrustedPlaceError('the sync memory', file, `${file} is a symbolic link: refused, never followed`);
-      if (code !== 'ENOENT') throw new UsageError(`cannot read the sync memory ${file}: ${describeSystemError(error, 'file')}`);
+      const why = `the sync memory ${file}: ${describeSystemError(error, 'file')}`;
+      // Readable but not writable (read-only, immutable): exit 3.
+      if (mode === 'append' && ['EACCES', 'EPERM', 'EROFS'].includes(code ?? '')) throw new RunJournalWriteError(`cannot write ${why}`);
+      if (code !== 'ENOENT') throw new UsageError(`cannot read ${why}`);
       if (mode === 'read') return undefined;
       if (born !== undefined && attempt < 3 && (await createBorn(file, born))) continue;
       try {

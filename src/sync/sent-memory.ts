@@ -124,6 +124,11 @@ export class SentMemory<P> {
     this.memory = this.placed.memory;
     const remembered = this.memory.entries.size;
     const populations = this.memory.populations();
+    // A resume's checks again, now it holds the memory: a later run may have gone on record meanwhile.
+    await this.deps.resume?.check?.({ name: this.placed.name, populations }).catch(async (error: unknown) => {
+      await this.close();
+      throw error;
+    });
     const populationFound = populations.has(populationKey(population));
     // An id the memory lacks is new only where the memory knows this population: another
     // population's record says nothing of who this export's users are (a lost memory of theirs).

@@ -29,12 +29,14 @@ const DECIDING_FLAGS = ['changedOnly', 'disableMissing', 'pruneMemberships', 'on
  * Refuses the resume of run `header` when the memory records a later run of its target and
  * population (`laterRuns`: unless --over-later-runs or --force), or, for a run that decided from
  * the memory, when the memory holds no record of its population at all (`lostMemory`: unless --force).
+ * Read without a lock, unless `held`: the memory the resumed run opened and holds.
  */
 export async function refuseResumeAgainstMemory(
   header: { id: string; command: string; target: ReportTarget; options: Readonly<Record<string, unknown>> },
   runsDir: string | undefined,
   deps: Pick<CommandDeps, 'env' | 'cwd'>,
   check: { laterRuns: boolean; lostMemory: boolean },
+  held?: { name: string; populations: ReadonlyMap<string, { run: string }> },
 ): Promise<void> {
   const kind = KIND_OF[header.command];
   if (kind === undefined) return;
@@ -42,10 +44,10 @@ export async function refuseResumeAgainstMemory(
   if (!check.laterRuns && !(check.lostMemory && deciding.length > 0)) return;
   const syncDir = typeof header.options.syncDir === 'string' ? header.options.syncDir : undefined;
   const population = typeof header.options.population === 'string' ? header.options.population : undefined;
-  const place = memoryPlaceOf(syncDir, runsDir, deps);
-  const { name, memories } = await readPlacedMemories(place, header.target, deps.env);
-  const contents = memories.get(kind);
-  const newest = contents === undefined ? undefined : populationsOf(contents).get(populationKey(population))?.run;
+  const read = held === undefined ? await readPlacedMemories(memoryPlaceOf(syncDir, runsDir, deps), header.target, deps.env) : undefined;
+  const contents = read?.memories.get(kind);
+  const name = held?.name ?? read!.name;
+  const newest = (held?.populations ?? (contents && populationsOf(contents)))?.get(populationKey(population))?.run;
   if (newest === undefined && check.lostMemory && deciding.length > 0) {
     const flags = deciding.map((flag) => `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ');
     throw new RunJournalError(

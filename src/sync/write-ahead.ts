@@ -17,9 +17,9 @@ import { UsageError } from '../system/errors.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import type { StateService } from './state-service.js';
-import { checksumOf, readDocument, summedText, type MemoryDocument } from './memory-document.js';
-import { memoryOfText } from './memory-files.js';
-import type { ReportTarget } from '../report/run-report.js';
+import { checksumOf, newestRunOfMemories, readDocument, summedText, type MemoryDocument } from './memory-document.js';
+import { memoryOfText, type MemoryContents } from './memory-files.js';
+import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 
 const FORMAT = 'examctl-sync-intents';
 const DELTA_FORMAT = 'examctl-sync-delta';
@@ -113,10 +113,24 @@ export async function readServiceMemory(service: StateService, document: MemoryD
 /** The memory a service holds as a reader takes it (undefined: none yet): its document checked (exit 2 when it does not hold; `advice` follows), with its deltas and a lost run's intents. */
 export async function readServiceDocument(service: StateService, advice?: string): Promise<MemoryDocument | undefined> {
   const text = await service.read();
-  if (text === undefined) return undefined;
+  if (text === undefined) return firstIntents(service);
   const document = readDocument(text, service.address, advice);
   await readServiceMemory(service, document, true);
   return document;
+}
+
+/** No document yet, only what a lost first run wrote ahead: read as the next run takes it in. */
+async function firstIntents(service: StateService): Promise<MemoryDocument | undefined> {
+  const lines = (await intentsToFold(service, 0))?.lines ?? {};
+  const memories = new Map<SyncKind, MemoryContents>();
+  for (const kind of SYNC_KINDS) {
+    const text = lines[kind];
+    if (text !== undefined) memories.set(kind, memoryOfText(Buffer.from(text, 'utf8'), `${service.address} (${kind})`, kind));
+  }
+  const first = [...memories.values()].find((contents) => contents.target !== undefined);
+  if (first?.target === undefined) return undefined;
+  const [target, newestRun] = [first.target, newestRunOfMemories(memories)];
+  return { serial: 0, target, identity: targetIdentity(target), instance: first.instance, newestRun, memories, texts: new Map(), sha256: '' };
 }
 
 /** The batches of one run written ahead, one after the other. */

@@ -4,7 +4,8 @@ import { readRegularFile } from './regular-file.js';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StoreLockedError } from './errors.js';
+import { ExamctlError, StoreLockedError, TargetError } from './errors.js';
+import { describeSystemError } from './system-error-words.js';
 import { wholeMillisecondsFromEnv } from './env-values.js';
 import { ownStartTicks, processAlive } from './process-liveness.js';
 import { unlinkRetrying } from './busy-retry.js';
@@ -251,6 +252,11 @@ export class StoreLock {
         await sleep(Math.min(delay, Math.max(1, deadline - Date.now())) + Math.random() * delay);
         delay = Math.min(delay * 1.5, 50);
       }
+    } catch (error) {
+      // A folder refusing files (read-only, full): exit 3.
+      if (error instanceof ExamctlError) throw error;
+      const why = describeSystemError(error, 'directory');
+      throw new TargetError(`cannot write the lock ${this.lockPath}: ${why}`, { cause: error });
     } finally {
       if (announced) await unlink(announce).catch(() => undefined);
     }

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { createStore, openStore } from '../../src/engine/store/index.js';
 import { bootTime, isStale, StoreLock, type LockInfo } from '../../src/system/lock.js';
 import { ownStartTicks } from '../../src/system/process-liveness.js';
-import { StoreLockedError } from '../../src/system/errors.js';
+import { StoreLockedError, TargetError } from '../../src/system/errors.js';
+import { lockForDeciding } from '../../src/sync/memory-access.js';
 import { put } from '../support/store.js';
 import { useTempStore } from '../support/temp-dir.js';
 
@@ -14,7 +15,7 @@ import { useTempStore } from '../support/temp-dir.js';
  * link(2) fails with EPERM. `openFails` makes the next opens of a LOCK fail with EPERM, as
  * Windows does while a deleted LOCK is still held open by a reader.
  */
-const fsState = vi.hoisted(() => ({ openFails: 0, opensRefused: 0 }));
+const fsState = vi.hoisted(() => ({ openFails: 0, opensRefused: 0, failCode: 'EPERM' }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
   const eperm = (what: string) => Object.assign(new Error(`EPERM: operation not permitted, ${what}`), { code: 'EPERM' });
@@ -25,7 +26,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     if (fsState.openFails > 0 && String(path).endsWith('LOCK') && rest[0] === 'wx') {
       fsState.openFails--;
       fsState.opensRefused++;
-      throw eperm(`open '${path}'`);
+      throw Object.assign(eperm(`open '${path}'`), { code: fsState.failCode });
     }
     return (actual.open as (...args: unknown[]) => unknown)(path, ...rest);
   }) as typeof actual.open;
@@ -37,6 +38,7 @@ useTempStore('examctl-lock-portable-', (made) => ({ dir } = made));
 afterEach(() => {
   fsState.openFails = 0;
   fsState.opensRefused = 0;
+  fsState.failCode = 'EPERM';
 });
 
 function lockOf(info: Partial<LockInfo>): string {
@@ -78,6 +80,18 @@ describe('the store lock without hard links', () => {
     expect(fsState.opensRefused).toBe(3);
     expect(lock.held).toBe(true);
     await lock.release();
+  });
+
+  it.each(['EPERM', 'EROFS', 'ENOSPC'])('a folder that refuses LOCK for good (%s: immutable, read-only, full) is a target failure naming it, exit 3', async (code) => {
+    await createStore(dir, []);
+    fsState.openFails = Infinity;
+    fsState.failCode = code;
+    for (const taking of [() => new StoreLock(dir, 0).acquire(), () => lockForDeciding(dir, 0)]) {
+      const error = await taking().then(() => undefined, (refused: unknown) => refused);
+      expect(error).toBeInstanceOf(TargetError);
+      expect((error as TargetError).exitCode).toBe(3);
+      expect((error as Error).message).toMatch(new RegExp(`^cannot write the lock ${join(dir, 'LOCK')}: .+ \\(${code}\\)$`));
+    }
   });
 });
 

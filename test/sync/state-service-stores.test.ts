@@ -51,6 +51,9 @@ describe('an end store that failed, on the same runner', () => {
       server.fail('POST -delta-', 200, 1, '');
       const failed = await sync(dir, env);
       expect(failed.code, failed.stderr).toBe(3);
+      // Every record went, the memory's end was not stored: the run stays resumable, and says so.
+      expect(failed.stderr).toMatch(/once it can be written, examctl runs resume \S+ stores it/);
+      expect(JSON.parse((await cli(dir, ['runs', 'list', '--json'])).stdout).runs[0]).toMatchObject({ state: 'interrupted' });
       // Tonight's export (other bytes than night 1's: not an old file run again).
       writeUsers(dir, [...ids].reverse());
       const next = await sync(dir, env, '--require-memory', '--allow-disable-recent');

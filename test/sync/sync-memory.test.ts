@@ -1,10 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/system/errors.js';
+import { TargetError, UsageError } from '../../src/system/errors.js';
 import { thresholdOf } from '../../src/sync/user-sync-memory.js';
 import { canonicalJson, memoryFile, requestDigest, resolveSyncDir, SyncMemory } from '../../src/sync/sync-memory.js';
 
@@ -169,6 +169,23 @@ describe('the sync memory file', () => {
     execFileSync('mkfifo', [file]);
     await expect(SyncMemory.open(dir, target, 'users', plain)).rejects.toThrow(/is a FIFO, not a regular file/);
     await expect(SyncMemory.open(dir, target, 'users', plain)).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('a memory file that can be read but not written is exit 3 "cannot write", not "cannot read" (exit 2)', async (context) => {
+    await (await SyncMemory.open(dir, target, 'users', plain)).close();
+    const file = memoryFile(dir, target, 'users');
+    // Root writes a 0400 file anyway: make it immutable instead, where chattr and the file system allow.
+    const root = process.getuid?.() === 0;
+    if (!root) chmodSync(file, 0o400);
+    else if (spawnSync('chattr', ['+i', file]).status !== 0) context.skip();
+    try {
+      const refused = await SyncMemory.open(dir, target, 'users', plain).then(() => undefined, (error: unknown) => error);
+      expect(refused).toBeInstanceOf(TargetError);
+      expect((refused as Error).message).toMatch(/^cannot write the sync memory .+: .+ \((EACCES|EPERM)\)$/);
+      expect((await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true })).entries.size).toBe(0);
+    } finally {
+      if (root) spawnSync('chattr', ['-i', file]);
+    }
   });
 
   it('a newer format is refused (exit 2), never read as empty', async () => {

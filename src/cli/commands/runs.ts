@@ -24,7 +24,7 @@ import { reportFormatOf } from '../../report/report-file.js';
 import { countAction, describeTarget } from '../../report/report-writers.js';
 import { type SourceRow } from '../../report/run-report.js';
 import type { ReportItem } from '../../report/run-report.js';
-import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
+import { printJson, type CommandDeps, type GlobalOptions, type ResumeContext } from '../../context/command-deps.js';
 import type { CliDeps } from '../command-declaration.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { checkReportOption, openRunReport, type RunTimes } from '../../pipeline/report-sinks.js';
@@ -273,14 +273,18 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     // The token comes from where every command takes it: flags, environment, the default profile.
     await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
     const overLater = overLaterRuns === true || force === true;
-    if (!overLater) await refuseOverLaterRuns(runsDir, opened.record.header);
-    // The memory knows the newest run of each population wherever it ran, and whether it was lost since this run started (docs/runs.md, "runs resume").
     const recordedCwd = opened.record.header.options.cwd;
     const runCwd = typeof recordedCwd === 'string' ? recordedCwd : deps.cwd;
     const { refuseResumeAgainstMemory } = await import('../../sync/stale-resume.js');
-    await refuseResumeAgainstMemory(opened.record.header, given.runsDir, { env: deps.env, cwd: runCwd }, { laterRuns: !overLater, lostMemory: force !== true });
+    // The memory knows the newest run of each population wherever it ran, and whether it was lost since this run started (docs/runs.md, "runs resume").
+    // Made again once the run holds the memory: a later run may go on record while it waits.
+    const check: ResumeContext['check'] = async (held) => {
+      if (!overLater) await refuseOverLaterRuns(runsDir, opened.record.header);
+      await refuseResumeAgainstMemory(opened.record.header, given.runsDir, { env: deps.env, cwd: runCwd }, { laterRuns: !overLater, lostMemory: force !== true }, held);
+    };
+    await check();
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
-    const resumedDeps: CliDeps = { ...deps, cwd: runCwd, resume: opened, invocation: options, keptOptions: entry.keptOptions, commandFlags: entry.keptOptions.names, ...runProfileOf(opened.record.header) };
+    const resumedDeps: CliDeps = { ...deps, cwd: runCwd, resume: { ...opened, check }, invocation: options, keptOptions: entry.keptOptions, commandFlags: entry.keptOptions.names, ...runProfileOf(opened.record.header) };
     return await run(options as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
   } finally {
     // The pipeline ended the attempt; this releases the run when the command stopped before it.
