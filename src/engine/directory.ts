@@ -62,6 +62,7 @@ function knownUser(user: WorldUser): KnownUser {
     Role: user.Role,
   };
   if (typeof user.Email === 'string' && user.Email !== '') known.Email = user.Email;
+  if (user.DisableLogin === true) known.DisableLogin = true;
   return known;
 }
 

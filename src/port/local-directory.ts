@@ -30,6 +30,7 @@ export interface KnownUser {
   Email?: string;
   UserName: string;
   Role: string;
+  DisableLogin?: true;
 }
 
 export interface AssessmentEntry {

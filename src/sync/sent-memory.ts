@@ -21,7 +21,8 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unchangedNote } from '../runs/journal-lines.js';
-import { targetInstance } from '../context/target.js';
+import { openTargetDirectory, targetInstance } from '../context/target.js';
+import type { OpenDirectory } from '../port/local-directory.js';
 import { type TargetOf } from '../context/resolved-target.js';
 
 /**
@@ -80,6 +81,7 @@ export class SentMemory<P> {
   private heldAny = false;
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
+  protected store: OpenDirectory | null = null;
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
@@ -175,6 +177,7 @@ export class SentMemory<P> {
     }
     // --only-new / --only-existing (docs/sync.md, "New and existing"): what the target holds; refused (exit 2) when nothing can tell.
     if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
+    if (decides && this.kind === 'users' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
     return this.memory;
   }
 
@@ -426,6 +429,7 @@ export class SentMemory<P> {
     this.placed = undefined;
     this.known = undefined;
     await known?.close();
+    await this.store?.close();
     await placed?.close();
   }
 

@@ -84,6 +84,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** The links examctl added a DELETE for (--prune-memberships): a 131 or 1134 for one of them is done. */
   private readonly pruned = new WeakMap<UserRequest, ReadonlySet<string>>();
   private leavers: [string, MemoryEntry][] = [];
+  private told = false;
   /** Rows of the file whose ids are one once leading zeros are removed (src/sync/lost-zeros.ts): they fail. */
   private lostZeros: LostZerosRule | undefined;
   /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
@@ -237,7 +238,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (entry.disabled !== true) remembered += 1;
       stale.see(entry, missing);
       // A disable whose answer was lost (digest cleared: docs/sync.md, "A request cut short") goes again.
-      if (missing && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun)) {
+      if (missing && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun || !this.holds(id, true))) {
         leavers.push([id, entry]);
         if (entry.disabled === true) remembered += 1;
       }
@@ -304,7 +305,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       next = { ...unit, prepared: { ok: true, value }, ...(entry?.disabled === true && given.DisableLogin === undefined ? { plannedNote: 're-enables' } : {}) };
     }
     if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
-    return value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
+    const judged = value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
+    return judged.unsent === undefined || this.holds(unit.id) ? judged : next;
   }
 
   /**
@@ -354,12 +356,21 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
     const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
     const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
-    if (since !== undefined) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
+    if (since !== undefined && this.holds(id!)) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
     const unit = this.build(record);
     if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
     // An empty Hierarchies cell states "no managed links" (a JSON record without the key states nothing).
     if (unit.prepared.ok && record.fields.Hierarchies === undefined && record.raw?.names?.includes('Hierarchies') === true) this.emptiedHierarchies.add(unit.prepared.value);
     return unit;
+  }
+
+  /** Whether a local store agrees with the memory's verdict on `id` (docs/sync.md, "Drift"). */
+  private holds(id: string, disabled = false): boolean {
+    const user = this.store?.userOf(id);
+    if (user === undefined || (disabled ? user === null || user.DisableLogin === true : user !== null)) return true;
+    if (!this.told) void say(this.deps, `note: the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back): sent as changed, as is any other such user`);
+    this.told = true;
+    return false;
   }
 
   /** The request of a row `recordUnit` judged unchanged by its raw digest, built when asked for. */

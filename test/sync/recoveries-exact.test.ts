@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -6,7 +6,7 @@ import { ROOT } from '../durability/helpers.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
 /**
- * synced adopt-schedules on a local store records only sittings the store holds (docs/sync.md,
+ * synced adopt and adopt-schedules on a local store record only users and sittings the store holds (docs/sync.md,
  * "When the memory is lost"), and an exact duplicate id in one user sync file fails both rows,
  * each naming the other line, as a leading-zeros pair does (docs/interpretations.md, "One file,
  * one id").
@@ -19,6 +19,15 @@ async function cli(dir: string, argv: string[]) {
 }
 
 const local = ['--target', 'local', '--store', 'store'];
+
+/** night1 (u-1, u-2, u-`last`) and night2 (u-1, u-2, u-60) as CSV (judged by raw digest) or JSON (by request digest). */
+function writeNights(dir: string, last: number, ext = 'csv'): void {
+  for (const [name, ids] of [['night1', [1, 2, last]], ['night2', [1, 2, 60]]] as const) {
+    const users = ids.map((i) => ({ ExternalId: `u-${i}`, FirstName: 'F', LastName: 'L', Email: `u${i}@example.test`, Role: 'Candidate' }));
+    const csv = `ExternalId,FirstName,LastName,Email,Role\n${users.map((user) => Object.values(user).join(',')).join('\n')}\n`;
+    writeFileSync(join(dir, `${name}.${ext}`), ext === 'csv' ? csv : JSON.stringify(users));
+  }
+}
 
 describe('synced adopt-schedules on a local store', () => {
   it('refuses sittings never pushed (a schedule the store lacks, candidates it does not register); the next push --changed-only makes them', () =>
@@ -45,6 +54,56 @@ describe('synced adopt-schedules on a local store', () => {
         ['S-MATH1-DEC', 'updated'],
         ['S-PHYS2-JAN', 'created'],
       ]);
+    }));
+});
+
+describe('synced adopt (users) on a local store', () => {
+  it('refuses a user the store does not hold (store and memory restored from a backup); the next --changed-only night creates it', () =>
+    withTempDir(async (dir) => {
+      writeNights(dir, 3);
+      const nightly = ['--changed-only', '--disable-missing', '--yes', '--json'];
+      expect((await cli(dir, ['user', 'sync', '--file', 'night1.csv', ...local, ...nightly])).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
+      cpSync(join(dir, 'synced'), join(dir, 'synced.bak'), { recursive: true });
+      expect((await cli(dir, ['user', 'sync', '--file', 'night2.csv', ...local, ...nightly])).code).toBe(0);
+      for (const name of ['store', 'synced']) {
+        rmSync(join(dir, name), { recursive: true });
+        cpSync(join(dir, `${name}.bak`), join(dir, name), { recursive: true });
+      }
+      const adopted = await cli(dir, ['synced', 'adopt', '--file', 'night2.csv', ...local, '--json']);
+      expect(adopted.code).toBe(1);
+      const document = JSON.parse(adopted.stdout) as { adopted: number; notAdopted: { id: string; errors: { field: string; message: string }[] }[] };
+      expect(document.adopted).toBe(2);
+      expect(document.notAdopted.map((row) => [row.id, row.errors[0]!.field, row.errors[0]!.message])).toEqual([
+        ['u-60', 'ExternalId', 'not on the local store: never pushed there, so there is nothing to adopt (user sync sends it)'],
+      ]);
+      const night = await cli(dir, ['user', 'sync', '--file', 'night2.csv', ...local, ...nightly, '--require-memory']);
+      expect(night.code, night.stderr).toBe(0);
+      const items = (JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items;
+      expect(items.map((item) => [item.id, item.action])).toEqual([['u-1', 'unchanged'], ['u-2', 'unchanged'], ['u-60', 'created'], ['u-3', 'disabled']]);
+    }));
+});
+
+describe('a local store restored from a backup under its sync memory', () => {
+  it.each(['csv', 'json'])('%s: a joiner the store lacks is created, not unchanged; a leaver it has enabled is disabled again; said once', (ext) =>
+    withTempDir(async (dir) => {
+      writeNights(dir, 50, ext);
+      const nightly = ['--changed-only', '--disable-missing', '--require-memory', '--yes', '--json'];
+      expect((await cli(dir, ['user', 'sync', '--file', `night1.${ext}`, ...local, ...nightly.slice(0, 2)])).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
+      expect((await cli(dir, ['user', 'sync', '--file', `night2.${ext}`, ...local, ...nightly])).code).toBe(0);
+      rmSync(join(dir, 'store'), { recursive: true });
+      cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      for (const night of [3, 4]) {
+        const run = await cli(dir, ['user', 'sync', '--file', `night2.${ext}`, ...local, ...nightly]);
+        expect(run.code, run.stderr).toBe(0);
+        const items = (JSON.parse(run.stdout) as { items: { id: string; action?: string }[] }).items;
+        const expected = night === 3 ? [['u-1', 'unchanged'], ['u-2', 'unchanged'], ['u-60', 'created'], ['u-50', 'disabled']] : [['u-1', 'unchanged'], ['u-2', 'unchanged'], ['u-60', 'unchanged']];
+        expect(items.map((item) => [item.id, item.action])).toEqual(expected);
+        expect(run.stderr.match(/the local store no longer holds what the sync memory recorded/g)?.length ?? 0).toBe(night === 3 ? 1 : 0);
+      }
+      const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] };
+      expect(world.Users.filter((user) => ['u-50', 'u-60'].includes(user.ExternalId)).map((user) => [user.ExternalId, user.DisableLogin === true])).toEqual([['u-50', true], ['u-60', false]]);
     }));
 });
 

@@ -19,7 +19,8 @@ import { refuseWithheldPins } from '../../input/withheld-pins.js';
 import { schedulePushInput } from '../../pipeline/schedule-input.js';
 import type { SyncedAdoptCollectionsOptions, SyncedAdoptOptions, SyncedAdoptSchedulesOptions } from './synced.options.js';
 import { collectionAddInput } from './collection-add.js';
-import { sittingsOnStore } from '../../sync/adopt-sittings.js';
+import { sittingsOnStore, usersOnStore } from '../../sync/adopt-sittings.js';
+import type { LocalDirectory } from '../../port/local-directory.js';
 import { openTargetDirectory } from '../../context/target.js';
 
 /**
@@ -42,7 +43,8 @@ export async function runAdopt(
     const source = new RecordSource(() => read.records(), false, 'user sync');
     const adoption = await userAdoption(userUnit, population, tentative === true);
     const unitsOf = (batches: AsyncIterable<readonly InputRecord[]>) => unitPerRecord(adoption.unitOf, USER_ID_RULE).units(batches);
-    code = Math.max(code, await adopt('users', { file, population, source, unitsOf, entryOf: adoption.entryOf }, { ...options, syncDir }, deps, target));
+    const entryOf = (directory: LocalDirectory | null) => usersOnStore(adoption.entryOf, directory);
+    code = Math.max(code, await adopt('users', { file, population, source, unitsOf, entryOf }, { ...options, syncDir }, deps, target));
   }
   return code;
 }
@@ -60,13 +62,7 @@ export async function runAdoptSchedules({ syncDir, pin, pinFile, ...rest }: Sync
   // A report's withheld PIN cells need the PIN that was pushed (--pin-file, EXAMCTL_PIN): never asked here.
   if (input.defaults.schedule.PIN === undefined) await refuseWithheldPins(input.records(), false);
   const source = new RecordSource(() => input.records(), false, 'schedule push');
-  // A local store tells which sittings exist: those never pushed are not adopted.
-  const directory = await (deps.openDirectory ?? openTargetDirectory)(await target(), deps);
-  try {
-    return await adopt('schedules', { file: rest.file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: sittingsOnStore(directory) }, { ...options, syncDir }, deps, target);
-  } finally {
-    await directory?.close();
-  }
+  return adopt('schedules', { file: rest.file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: sittingsOnStore }, { ...options, syncDir }, deps, target);
 }
 
 /**
@@ -78,7 +74,7 @@ export async function runAdoptCollections({ file, sheet, hiddenRows, encoding, m
   const options = onlyGlobals(globals);
   const input = await collectionAddInput({ file, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, options, deps);
   const source = new RecordSource(() => input.records(), false, 'collection add');
-  return adopt('collections', { file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: collectionEntryOf }, { ...options, syncDir }, deps, target);
+  return adopt('collections', { file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: () => collectionEntryOf }, { ...options, syncDir }, deps, target);
 }
 
 /** What the command says of the file beside what it adopts: its name and how its units are made. */
@@ -87,7 +83,7 @@ interface AdoptedFile<P> {
   population: string | undefined;
   source: RecordSource;
   unitsOf: (batches: AsyncIterable<readonly InputRecord[]>) => AsyncIterable<readonly Unit<P>[]>;
-  entryOf: AdoptInput<P>['entryOf'];
+  entryOf: (directory: LocalDirectory | null) => AdoptInput<P>['entryOf'];
 }
 
 /** The file's structure checked first (a malformed one is exit 2, the memory untouched), then adopted (src/sync/adopt.ts) and told. */
@@ -96,13 +92,14 @@ async function adopt<P>(kind: SyncKind, input: AdoptedFile<P>, options: GlobalOp
   const resolved = await target();
   const dryRun = options.dryRun ?? false;
   const note = (message: string) => void say(deps, message);
+  const directory = await (deps.openDirectory ?? openTargetDirectory)(resolved, deps);
   const { adoption, memory } = await adoptFile(
     kind,
-    { population: input.population, units: input.unitsOf(input.source.batches()), entryOf: input.entryOf, digest: await fileDigest(inputPathOf(input.file, deps)) },
+    { population: input.population, units: input.unitsOf(input.source.batches()), entryOf: input.entryOf(directory), digest: await fileDigest(inputPathOf(input.file, deps)) },
     { target: resolved, syncDir: options.syncDir, runsDir: options.runsDir, dryRun },
     deps,
     note,
-  );
+  ).finally(() => directory?.close());
   await tell(kind, input, adoption, { target: resolved.report, memory, dryRun, json: options.json ?? false }, deps);
   return adoption.refused.length > 0 ? 1 : 0;
 }
