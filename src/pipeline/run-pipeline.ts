@@ -174,9 +174,9 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const endFailure = await job.ending?.().then(() => undefined, (error: unknown) => error);
   if (stopError !== undefined && endFailure !== undefined) await say(deps, `examctl: ${endFailure instanceof Error ? endFailure.message : String(endFailure)}`);
   // Not stored at the end: the run stays resumable, and its resume stores it (docs/sync.md, "Exit codes").
-  const unstored = stopError === undefined && endFailure instanceof Error && journal !== undefined;
-  const stores = unstored ? `; once it can be written, examctl runs resume ${journal.id} stores it` : '';
-  const runError = stopError ?? (unstored ? Object.assign(endFailure, { message: endFailure.message + stores }) : endFailure);
+  const unstored = stopError === undefined && endFailure instanceof Error ? endFailure : undefined;
+  if (unstored !== undefined && journal !== undefined) unstored.message += `; once it can be written, examctl runs resume ${journal.id} stores it`;
+  const runError = stopError ?? endFailure;
   // The report says why the run stopped (a 403, Ctrl-C, a closed pipe, a memory not stored), not only by its counts.
   if (runError !== undefined) report.builder.stopped(runError);
   try {
@@ -187,7 +187,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   }
   try {
     await journal?.end(
-      stop?.kind === 'target-failed' || stopError instanceof TransientTargetError || unstored ? 'target-error' : stop === undefined ? 'completed' : closedPipe ? 'closed-pipe' : stop.kind,
+      stop?.kind === 'target-failed' || stopError instanceof TransientTargetError || unstored !== undefined ? 'target-error' : stop === undefined ? 'completed' : closedPipe ? 'closed-pipe' : stop.kind,
       summary,
     );
   } catch (error) {

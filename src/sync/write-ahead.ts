@@ -129,8 +129,9 @@ async function firstIntents(service: StateService): Promise<MemoryDocument | und
   }
   const first = [...memories.values()].find((contents) => contents.target !== undefined);
   if (first?.target === undefined) return undefined;
-  const [target, newestRun] = [first.target, newestRunOfMemories(memories)];
-  return { serial: 0, target, identity: targetIdentity(target), instance: first.instance, newestRun, memories, texts: new Map(), sha256: '' };
+  const { target, instance } = first;
+  const newestRun = newestRunOfMemories(memories);
+  return { serial: 0, target, identity: targetIdentity(target), instance, newestRun, memories, texts: new Map(), sha256: '' };
 }
 
 /** The batches of one run written ahead, one after the other. */
