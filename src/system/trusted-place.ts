@@ -6,14 +6,10 @@ import { UsageError } from './errors.js';
 import { describeSystemError } from './system-error-words.js';
 
 /*
- * The one rule for every place examctl takes trust from: docs/security.md, "Other local users"
- * (who may own and write the entry and each directory above it). The entry is judged on the
- * handle examctl reads it through (fstat, opened with O_NOFOLLOW where examctl owns the name),
- * never by a path checked and then opened; its directories are judged both as the path names them
- * and as the opened handle really lies (/proc/self/fd on Linux, else realpath).
- *
- * Windows has no uid or mode bits that say this: nothing is checked there (docs/security.md,
- * "On Windows"); neither is anything where process.getuid is missing.
+ * The one rule for every place examctl takes trust from, and how the entry and the directories
+ * above it are judged (on the handle, never a path checked then opened): docs/security.md, "The
+ * rule". Nothing is checked on Windows (docs/security.md, "On Windows"), nor where process.getuid
+ * is missing.
  */
 
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
