@@ -149,11 +149,7 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
   if (problem !== undefined) throw new UntrustedPlaceError(place, path, problem);
 }
 
-/**
- * Why an output must not be written: another user's link, FIFO or device (root's are trusted) in a
- * folder another user can write hands them the output; a plain file is replaced by a rename, but
- * in a sticky folder that fails after the run, unless root. Windows: not checked.
- */
+/** Why an output must not be written (docs/security.md, "The report place is checked before sending"). */
 export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext()): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const entry = await lstat(path).catch(() => undefined);
