@@ -57,13 +57,6 @@ export function pinDigest(pin: string): string {
 const refOf = (n: number, unit: Unit<unknown>): ItemRef => ({ n, source: unit.source, id: unit.id });
 
 /**
- * Starts the journal of a new run, or continues the one `runs resume` opened. The options are
- * recorded as given, with the directory they were given in (`cwd`): a resume from elsewhere
- * resolves them from there, and reports the input file under the same name. --store and
- * --report are made absolute too. A --pin is recorded only as its SHA-256 (a resume asks for
- * it again).
- */
-/**
  * A new run is refused (exit 2, before the confirmation and before anything is sent) when its
  * runs directory fails the trust rule (src/system/trusted-place.ts): another user could plant or change
  * its journal, and runs resume, show and list would refuse it, so the run could not be recovered
@@ -81,6 +74,13 @@ export interface JournaledTraits {
   choosesIds?: boolean;
 }
 
+/**
+ * Starts the journal of a new run, or continues the one `runs resume` opened. The options are
+ * recorded as given, with the directory they were given in (`cwd`): a resume from elsewhere
+ * resolves them from there, and reports the input file under the same name. --store and
+ * --report are made absolute too. A --pin is recorded only as its SHA-256 (a resume asks for
+ * it again).
+ */
 export async function startJournaling(
   command: string,
   target: ReportTarget,
