@@ -1,10 +1,7 @@
 /**
  * Persistence only: the store keeps named collections of JSON entities keyed by string, and
- * knows nothing of the rules (those live in engine.ts and src/domain/).
- *
- * Design goals: durable (a resolved `transact` survives kill -9), atomic (no torn
- * file), multi-process (other writers' changes are caught up under the lock before each
- * transaction), scalable (a write costs the same in a store of 10k or 1M entities).
+ * knows nothing of the rules (those live in engine.ts and src/domain/). What it promises:
+ * docs/store.md.
  */
 
 /** Entity collections of the engine's state. `settings` holds a single entity under key "settings". */
