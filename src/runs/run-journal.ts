@@ -156,21 +156,22 @@ export class RunJournal {
     return {
       release: () => lock.release(),
       reopen: async (validLength, commit = DEFAULT_GROUP_COMMIT) => {
-        let handle: FileHandle;
+        let handle: FileHandle | undefined;
         try {
           // Checked by run-trust.ts before; opened as a regular file again so a swap since cannot redirect it.
           handle = await openRegularFile(file, { flags: REOPEN_FLAGS });
           await handle.truncate(validLength);
           // The cut itself made durable once, before the appends that O_DSYNC makes durable.
           await handle.datasync();
+          const journal = new RunJournal(id, file, handle, lock, commit);
+          journal.position = validLength;
+          await journal.append({ t: 'resume', at: new Date().toISOString(), pid: process.pid, host: hostname() });
+          return journal;
         } catch (error) {
+          await handle?.close().catch(() => undefined);
           await lock.release();
           throw cannotWrite(file, error);
         }
-        const journal = new RunJournal(id, file, handle, lock, commit);
-        journal.position = validLength;
-        await journal.append({ t: 'resume', at: new Date().toISOString(), pid: process.pid, host: hostname() });
-        return journal;
       },
     };
   }
