@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { readdir, readlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandDeps } from '../../src/context/command-deps.js';
@@ -15,6 +14,7 @@ import { JsonReportWriter, RunReportBuilder } from '../../src/report/report-writ
 import { type ReportHeader } from '../../src/report/run-report.js';
 import type { ReportItem } from '../../src/report/run-report.js';
 import { StringSink } from '../support/string-sink.js';
+import { openSpools } from '../support/open-files.js';
 import { InputFileError, InterruptedError, StoreLockedError, TargetError, UsageError } from '../../src/system/errors.js';
 
 const header: ReportHeader = { command: 'user sync', target: { kind: 'local', store: '/tmp/store' }, dryRun: false };
@@ -112,20 +112,15 @@ describe('JUnit report', () => {
 
   it.skipIf(process.platform !== 'linux')('a report dropped unfinished (the run failed) lets go of the cases held aside past 8 MB: no spool left open for the collector', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'examctl-junit-'));
-    // The spool's temp file, removed while open (text-sink.ts): only this process's descriptor holds it.
-    const spools = async (): Promise<number> => {
-      const targets = await Promise.all((await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
-      return targets.filter((target) => target.endsWith('/spool (deleted)')).length;
-    };
-    const before = await spools();
+    const before = await openSpools();
     try {
       const deps = { cwd: dir, env: {}, stdout: new StringSink(), stderr: new StringSink() } as unknown as CommandDeps;
       const report = await openRunReport(header, { report: 'report.xml' }, deps);
-      for (let n = 0; (await spools()) === before; n++) {
+      for (let n = 0; (await openSpools()) === before; n++) {
         for (let i = 0; i < 2000; i++) await report.builder.add({ item: { ...items[1]!, id: `stu-${n}-${i}` } });
       }
       await report.discard();
-      expect(await spools()).toBe(before);
+      expect(await openSpools()).toBe(before);
       expect(readdirSync(dir)).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { open, readdir, readlink } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 // Every durable write of the journal is counted (and its lines kept): a group is one write.
@@ -23,6 +23,7 @@ vi.mock(import('../../src/system/durable-write.js'), async (original) => {
 const { RunJournal } = await import('../../src/runs/index.js');
 const { readRun } = await import('./whole-record.js');
 const { header, ref, tempRunsDir } = await import('./helpers.js');
+const { openFiles } = await import('../support/open-files.js');
 
 let runsDir: string;
 let cleanup: () => void;
@@ -84,11 +85,7 @@ describe('group commit of the run journal (docs/runs.md, "Group commit")', () =>
 });
 
 describe('a resume that cannot take its journal back', () => {
-  /** How many descriptors of this process are open on `path` (Linux: /proc/self/fd). */
-  const openOn = async (path: string): Promise<number> => {
-    const targets = await Promise.all((await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
-    return targets.filter((target) => target === path).length;
-  };
+  const openOn = async (path: string): Promise<number> => (await openFiles()).filter((target) => target === path).length;
 
   it.skipIf(process.platform !== 'linux')('closes it and lets the run go, whether its cut or its resume line failed (a full disk): never left to the collector', async () => {
     const journal = await RunJournal.start(runsDir, header());
