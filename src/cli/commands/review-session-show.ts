@@ -150,57 +150,56 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
   let views = 0;
   let written: (outcome: SessionOutcome) => Promise<void>;
   try {
-    try {
-      // Read at most --concurrency ahead of the one written, in the order asked: memory holds those, however many.
-      const limit = target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY;
-      for await (const outcome of inOrderAhead(ids, limit, (id) => readSession(api, id, showPin === true))) {
-        columns.add(outcome);
-        if ('error' in outcome) await say(deps, `examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`);
-        if (!several) only = outcome;
-        else if (fileOutput) await spool.write(`${JSON.stringify(outcome)}\n`);
-        // The table: each session's as it comes, one after another.
-        if (!fileOutput && 'session' in outcome) await deps.stdout.write((views++ === 0 ? '' : '\n') + (await tableView(outcome.session, options, tableTimes, settings, deps)));
-      }
-    } finally {
-      await api.close();
+    // Read at most --concurrency ahead of the one written, in the order asked: memory holds those, however many.
+    const limit = target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY;
+    for await (const outcome of inOrderAhead(ids, limit, (id) => readSession(api, id, showPin === true))) {
+      columns.add(outcome);
+      if ('error' in outcome) await say(deps, `examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`);
+      if (!several) only = outcome;
+      else if (fileOutput) await spool.write(`${JSON.stringify(outcome)}\n`);
+      // The table: each session's as it comes, one after another.
+      if (!fileOutput && 'session' in outcome) await deps.stdout.write((views++ === 0 ? '' : '\n') + (await tableView(outcome.session, options, tableTimes, settings, deps)));
     }
-    if (only !== undefined && 'error' in only) {
-      if (json) await printJson(deps, { target: target.report, externalId: only.externalId, errors: only.errors ?? [] });
-      return 1;
-    }
-    if (json && only !== undefined) await printJson(deps, only.session, 2);
-    else if (fileOutput) {
-      // A text file's wall times (a --date-format's) say their zone in a last column; a workbook says it in its properties and header notes.
-      const zoneColumn = settings.times.dateFormat !== undefined && output !== 'xlsx' ? { timeZoneColumn: tableTimes.zone } : {};
-      const layout = columns.layout({ pinColumn: showPin === true, sessionColumn: several, ...zoneColumn });
-      const textOptions: TextCellOptions = { decimalComma: decimalSeparator === ',', times: fileTimes };
-      const eachTable = async (write: (table: ResultsTable) => void | Promise<void>): Promise<void> => {
-        written = async (outcome) => write(cells.outcomeTable(outcome, layout));
-        if (only !== undefined) await written(only);
-        await spool.commit();
-      };
-      if (output === 'xlsx') await warnCut(await writeXlsx(layout.header, columns.results + columns.failed, eachTable, tableTimes, ids, deps), deps);
-      else if (json) {
-        // One JSON array as JSON.stringify(rows, null, 2) writes it, a session's rows at a time.
-        let first = true;
-        await eachTable(async (table) => {
-          const rows = cells.jsonRows(table, textOptions).map((row) => `  ${JSON.stringify(row, null, 2).replaceAll('\n', '\n  ')}`);
-          if (rows.length === 0) return;
-          await deps.stdout.write(`${first ? '[\n' : ',\n'}${rows.join(',\n')}`);
-          first = false;
-        });
-        await deps.stdout.write(first ? '[]\n' : '\n]\n');
-      } else if (output === 'ndjson') await eachTable((table) => deps.stdout.write(cells.jsonRows(table, textOptions).map((row) => `${JSON.stringify(row)}\n`).join('')));
-      else {
-        const { withUtf8Bom, csvLine } = await import('../../formats/csv-cell.js');
-        const separator = delimiter === 'tab' ? '\t' : (delimiter ?? ',');
-        await deps.stdout.write(dataForStdout(withUtf8Bom(csvLine(layout.header, separator), bom !== false), deps.stdoutIsTTY));
-        await eachTable((table) => deps.stdout.write(dataForStdout(cells.csvRows(table, separator, textOptions), deps.stdoutIsTTY)));
-      }
-    }
-  } finally {
-    // However the output ended (a workbook refused on a terminal); after commit, a no-op.
+  } catch (error) {
     await spool.discard();
+    throw error;
+  } finally {
+    await api.close();
+  }
+  if (only !== undefined && 'error' in only) {
+    if (json) await printJson(deps, { target: target.report, externalId: only.externalId, errors: only.errors ?? [] });
+    return 1;
+  }
+  if (json && only !== undefined) await printJson(deps, only.session, 2);
+  else if (fileOutput) {
+    // A text file's wall times (a --date-format's) say their zone in a last column; a workbook says it in its properties and header notes.
+    const zoneColumn = settings.times.dateFormat !== undefined && output !== 'xlsx' ? { timeZoneColumn: tableTimes.zone } : {};
+    const layout = columns.layout({ pinColumn: showPin === true, sessionColumn: several, ...zoneColumn });
+    const textOptions: TextCellOptions = { decimalComma: decimalSeparator === ',', times: fileTimes };
+    const eachTable = async (write: (table: ResultsTable) => void | Promise<void>): Promise<void> => {
+      written = async (outcome) => write(cells.outcomeTable(outcome, layout));
+      if (only !== undefined) await written(only);
+      await spool.commit();
+    };
+    // Also when refused before the commit (a terminal).
+    if (output === 'xlsx') await warnCut(await writeXlsx(layout.header, columns.results + columns.failed, eachTable, tableTimes, ids, deps).finally(() => spool.discard()), deps);
+    else if (json) {
+      // One JSON array as JSON.stringify(rows, null, 2) writes it, a session's rows at a time.
+      let first = true;
+      await eachTable(async (table) => {
+        const rows = cells.jsonRows(table, textOptions).map((row) => `  ${JSON.stringify(row, null, 2).replaceAll('\n', '\n  ')}`);
+        if (rows.length === 0) return;
+        await deps.stdout.write(`${first ? '[\n' : ',\n'}${rows.join(',\n')}`);
+        first = false;
+      });
+      await deps.stdout.write(first ? '[]\n' : '\n]\n');
+    } else if (output === 'ndjson') await eachTable((table) => deps.stdout.write(cells.jsonRows(table, textOptions).map((row) => `${JSON.stringify(row)}\n`).join('')));
+    else {
+      const { withUtf8Bom, csvLine } = await import('../../formats/csv-cell.js');
+      const separator = delimiter === 'tab' ? '\t' : (delimiter ?? ',');
+      await deps.stdout.write(dataForStdout(withUtf8Bom(csvLine(layout.header, separator), bom !== false), deps.stdoutIsTTY));
+      await eachTable((table) => deps.stdout.write(dataForStdout(cells.csvRows(table, separator, textOptions), deps.stdoutIsTTY)));
+    }
   }
   // A file's wall times in a zone nobody named: which one, since the file cannot say.
   if (fileOutput && !zoneGiven && wallTimes && !(json && !several)) {
