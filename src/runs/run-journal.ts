@@ -190,7 +190,8 @@ export class RunJournal {
    * that stopped the run (its words as `reason`); durable with what follows (the end line).
    */
   unsent(items: readonly (ItemRef & { reason?: string })[]): void {
-    for (const item of items) this.queueBody(refBody('unsent', item, item.reason));
+    // None once failed: `end` says why, and closes.
+    for (const item of this.failure ? [] : items) this.queueBody(refBody('unsent', item, item.reason));
   }
 
   /** Queues an item's outcome; it reaches the disk within the group commit's delay. */
