@@ -217,6 +217,33 @@ describe('what a run took, said whole', () => {
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).not.toContain('changed');
     }));
+
+  it("set-profile repointing a profile says old -> new as login does, and drops the old URL's token unless given again", () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      const moved = await cli(dir, ['config', 'set-profile', 'prod', '--base-url', 'http://127.0.0.1:18673']);
+      expect(moved.code, moved.stderr).toBe(0);
+      expect(moved.stderr).toContain('profile prod: base URL changed, http://127.0.0.1:18672 -> http://127.0.0.1:18673\n');
+      expect(moved.stderr).toContain('profile prod: its token was for http://127.0.0.1:18672, not kept: run examctl login --profile prod');
+      const run = await cli(dir, ['--yes', 'user', 'sync', '--file', 'users.csv']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('no token');
+      const file = join(dir, 'staging.token');
+      const given = await cli(dir, ['config', 'set-profile', 'staging', '--base-url', 'http://127.0.0.1:18674', '--token-file', file, '--json']);
+      expect(given.stderr).not.toContain('not kept');
+      expect(JSON.parse(given.stdout).profile.token).toBe(`set (file ${file})`);
+    }));
+
+  it("a report fed back with --only-failed goes where today's settings point, and the line names it (docs/runs.md)", () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      await writeFile(join(dir, 'rep.csv'), USERS.replace('\n', ',status\n').replace('Candidate\n', 'Candidate,failed\n'));
+      for (const [args, url] of [[[], '18672 (profile prod)'], [['--profile', 'staging'], '18671 (profile staging)']] as const) {
+        const retry = await cli(dir, [...args, 'user', 'sync', '--file', 'rep.csv', '--only-failed', '--dry-run']);
+        expect(retry.code, retry.stderr).toBe(0);
+        expect(retry.stderr).toContain(`target: remote http://127.0.0.1:${url}`);
+      }
+    }));
 });
 
 describe('a config directory named but not there (EXAMCTL_CONFIG_DIR with a typo)', () => {
