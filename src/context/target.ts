@@ -103,8 +103,9 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     const remote = await remoteTargetOf(settings, { tokenFile: options.tokenFile, env: deps.env, cwd: deps.cwd });
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
     target = await remoteTarget(remote, options, deps, settingText(settings.baseUrl, 'baseUrl')?.origin);
-    // A project's store a profile's URL wins over is said.
-    const here = settings.target.from.startsWith('profile ') ? await findStore(options, deps) : undefined;
+    // A project's store an untyped profile's URL wins over is said.
+    const typed = options.profile !== undefined || !settings.target.from.startsWith('profile ');
+    const here = typed ? undefined : await findStore(options, deps);
     if (here?.found === true) passed = `, the local store ${here.store} passed over`;
   } else {
     // Nothing chose local (a resume: the journal did) while a remote's URL or token is set, or the

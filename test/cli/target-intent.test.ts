@@ -142,8 +142,10 @@ describe('a project store passed over for a profile\'s remote target (trial 10, 
       expect(run.code, run.stderr).toBe(0);
       expect(JSON.parse(run.stdout).targetFrom).toBe('profile prod');
       expect(run.stderr).toContain(`target: remote http://127.0.0.1:18672 (profile prod), the local store ${join(dir, '.examctl-store')} passed over; profile prod`);
-      // A target named (--target remote) passes over nothing unsaid.
+      // A target named (--target remote, --profile) passes over nothing unsaid.
       expect((await cli(dir, ['--target', 'remote', ...SYNC])).stderr).not.toContain('passed over');
+      expect((await cli(dir, ['--profile', 'prod', ...SYNC])).stderr).not.toContain('passed over');
+      expect((await cli(dir, SYNC, { EXAMCTL_PROFILE: 'prod' })).stderr).toContain('passed over');
     }));
 });
 
