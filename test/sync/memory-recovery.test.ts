@@ -123,6 +123,19 @@ describe('the collections examctl sent travel with the memory', () => {
       expect(again.code, again.stderr).toBe(0);
       expect((JSON.parse(again.stdout) as { items: { action?: string }[] }).items[0]!.action).toBe('unchanged');
     }));
+
+  it('an export older than the collections memory is refused by synced import, as for users and schedules (trial11 F04)', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 'users.csv', rows(1));
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()])).code).toBe(0);
+      expect((await cli(dir, ['synced', 'export', ...local(), '--out', 'night1.json'])).code).toBe(0);
+      expect((await cli(dir, ['collection', 'add', '--external-id', 'chem1', '--title', 'Chem', ...local()])).code).toBe(0);
+      const older = await cli(dir, ['synced', 'import', 'night1.json', ...local()]);
+      expect(older.code).toBe(2);
+      expect(older.stderr).toContain('older than the memory already there');
+      const kept = await cli(dir, ['collection', 'add', '--external-id', 'chem1', '--title', 'Chem', ...local(), '--existing', 'ok']);
+      expect(kept.code, kept.stderr).toBe(0);
+    }));
 });
 
 describe('synced adopt-collections', () => {
