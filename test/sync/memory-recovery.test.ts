@@ -166,6 +166,24 @@ describe('synced adopt-collections', () => {
         expect(again.stderr).not.toContain('older than run');
       }
     }));
+
+  it('a collection sent from flags whose answer was lost: the failure quotes the file to write, and adopting it turns the job green (trial11 F11)', () =>
+    withTempDir(async (dir) => {
+      const flags = ['collection', 'add', '--external-id', 'physics2027', '--title', 'Physics', '--taxonomy', 'TX-BLOOM', ...local()];
+      expect((await cli(dir, flags)).code).toBe(0);
+      // The answer lost: the memory holds the intent written before the request, not its ok.
+      const file = join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'collections.ndjson');
+      writeFileSync(file, readFileSync(file, 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
+      const lost = await cli(dir, [...flags, '--existing', 'ok']);
+      expect(lost.code).toBe(1);
+      const quoted = /adopt-collections --file F records it as examctl's \(F: the file this run read or, from flags, a \.json file holding (\{.*\})\)/.exec(lost.stderr);
+      expect(quoted, lost.stderr).not.toBeNull();
+      writeFileSync(join(dir, 'physics.json'), quoted![1]!);
+      expect((await cli(dir, ['synced', 'adopt-collections', '--file', 'physics.json', ...local()])).code).toBe(0);
+      const green = await cli(dir, [...flags, '--existing', 'ok']);
+      expect(green.code, green.stderr).toBe(0);
+      expect(green.stderr).toContain('1 ok: 1 unchanged');
+    }));
 });
 
 describe('synced adopt', () => {
