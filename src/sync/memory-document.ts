@@ -57,7 +57,7 @@ export interface MemoryDocument {
 /** The newest run of a target's memories (every kind), or undefined when none holds one. */
 export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryContents>): string | undefined {
   let newest: string | undefined;
-  // Collections' runs put no population on record (only an adoption does): their entries say.
+  // Collections' runs record no population: their entries say.
   for (const [kind, contents] of memories) {
     const populations = kind === 'collections' ? contents.entries.populationsOfEntries() : populationsOf(contents);
     for (const { run } of populations.values()) if (newest === undefined || run > newest) newest = run;

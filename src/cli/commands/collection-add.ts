@@ -48,18 +48,16 @@ export async function run(
     },
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
   };
-  // As schedule push says of a schedule without an id: a second run makes a second collection.
-  if (!fromFile && externalId === undefined && !options.dryRun) {
-    await say(deps, 'note: no --external-id: examctl names the collection, so running this again makes another one. The id is printed at the end; give it with --external-id <id> --existing ok to leave that collection as it is instead.');
-  }
   let outcome: RunOutcome<Outcome>;
   try {
     outcome = await runPipeline(job, { ...options, onlyFailed }, deps, target);
   } finally {
     await memory.close();
   }
-  if (fromFile && named > 0) {
-    await say(deps, `note: ${formatCount(named)} of the file's collections have no ExternalId: examctl named each, so running this again makes another one of each; give each an ExternalId to leave it as it is (--existing ok).`);
+  // As schedule push says of a schedule without an id: a second run makes a second collection.
+  if (named > 0) {
+    const none = fromFile ? `${formatCount(named)} of the file's collections have no ExternalId` : 'no --external-id';
+    await say(deps, `note: ${none}: examctl names each, so running this again makes another one; give ${fromFile ? 'each an ExternalId' : 'the id printed below with --external-id <id>'} and --existing ok to leave it as it is instead.`);
   }
   const { exitCode, remembered } = outcome;
   // One collection from flags or a prompt: say which id it got (the service may have chosen it).
