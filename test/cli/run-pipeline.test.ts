@@ -252,7 +252,7 @@ describe('a job whose units ride on one request (invigilators remove)', () => {
   });
 });
 
-describe('invigilators remove reads SuccessfullyRemoved (integration-api.md, "Delete invigilators")', () => {
+describe('invigilators remove reads SuccessfullyRemoved (docs/interpretations.md, "Invigilators")', () => {
   it('an id a 200 lists neither as removed nor in Errors fails, unconfirmed; ids compare ignoring case', async () => {
     const contents: unknown[] = [
       { SuccessfullyRemoved: ['INV-1', 'inv-9'], Errors: [] },
@@ -269,7 +269,7 @@ describe('invigilators remove reads SuccessfullyRemoved (integration-api.md, "De
         statuses.push([String(code), ...items.map((item) => `${item.status} ${item.action ?? item.errors[0]!.message}`)]);
       });
     }
-    const unconfirmed = 'failed the service did not confirm removing it (not in its SuccessfullyRemoved)';
+    const unconfirmed = 'failed the service did not confirm removing it';
     expect(statuses).toEqual([
       ['1', 'ok removed', unconfirmed],
       ['1', unconfirmed, 'failed not an invigilator'],
