@@ -114,7 +114,8 @@ const NO_SECRETS = createRedactor([]);
 function pinsWithheld(sent: ReviewSession): ReviewSession {
   const gate = withRecordSecrets(NO_SECRETS, sent);
   const withheld = cells.withPinWithheld(sent);
-  return gate === NO_SECRETS ? withheld : gate.deep(JSON.parse(JSON.stringify(withheld)) as ReviewSession);
+  const text = gate === NO_SECRETS ? '' : JSON.stringify(withheld);
+  return gate.mayHold(text) ? gate.deep(JSON.parse(text) as ReviewSession) : withheld;
 }
 
 async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
