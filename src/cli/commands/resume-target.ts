@@ -96,7 +96,9 @@ async function chooseToken(
     ? ['EXAMCTL_BASE_URL', nonEmpty(deps.env.EXAMCTL_BASE_URL)]
     : [`${whose}profile ${name}`, profiles[name]?.baseUrl];
   if (!named) options.profile = own;
-  if (!(env ? other : token(name))) return;
+  // A profile named beside a typed --base-url: the user's choice, as in the run.
+  const typed = named !== undefined && typeof record.header.options.baseUrl === 'string';
+  if (!(env ? other : !typed && token(name))) return;
   const url = String(options.baseUrl);
   if (redactUrl(other ?? '') === redactUrl(url)) return;
   throw new RunJournalError(
