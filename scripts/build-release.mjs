@@ -22,7 +22,7 @@
 // --host: the linux-x64 executable of this checkout, built once for its inputs (tests, bench), its path printed.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -290,12 +290,26 @@ export async function buildRelease(targets = Object.keys(PINS.targets), outDir =
       process.stderr.write(`build-release: ${target}: ${file}\n`);
     }
     copyFileSync(join(programDir, 'THIRD-PARTY-NOTICES.md'), join(outDir, 'THIRD-PARTY-NOTICES.md'));
+    await zipDocs(join(outDir, DOCS_ZIP));
     const names = readdirSync(outDir).filter((name) => name !== 'SHA256SUMS').sort();
     writeFileSync(join(outDir, 'SHA256SUMS'), names.map((name) => `${sha256(readFileSync(join(outDir, name)))}  ${name}\n`).join(''));
     return outDir;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** The docs the executable's help cites (`docs/sync.md`, ...), for an admin without the repository: README "Install". */
+export const DOCS_ZIP = 'examctl-docs.zip';
+
+/** README.md, LICENSE and docs/*.md under `examctl/`, dated 2026-01-01 (the same docs make the same file). */
+function zipDocs(file) {
+  const { ZipFile } = require('yazl');
+  const zip = new ZipFile();
+  const docs = readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`);
+  for (const name of ['README.md', 'LICENSE', ...docs]) zip.addFile(join(root, name), `examctl/${name}`, { mtime: new Date('2026-01-01T00:00:00Z') });
+  zip.end();
+  return new Promise((resolve, reject) => zip.outputStream.pipe(createWriteStream(file)).on('close', resolve).on('error', reject));
 }
 
 /** A hash of what the executables are built from: src/, these scripts, the pins, the lockfile, the demo world. */

@@ -2,11 +2,8 @@ import type { Problem } from '../domain/problem.js';
 import type { ProblemCode } from '../domain/codes.js';
 
 /**
- * Normalises the Errors member of any envelope into Problems. The spec does not show its
- * shape (docs/api-reference.md, "Errors"), so a real server may send null, a string, an array of
- * strings, an array of objects spelled `Code/Message/Field`, `code/message/field`,
- * `ErrorCode/ErrorMessage`, `Error`, `UserExtId`, `ExternalId`..., or an object map of
- * field -> message(s). Every message the server gave is kept; nothing is dropped.
+ * Normalises the Errors member of any envelope, whatever its shape, into Problems, keeping every
+ * message the server gave (docs/interpretations.md, "Tolerance (remote client)").
  */
 export function errorsOf(envelope: unknown): Problem[] {
   if (envelope === null || typeof envelope !== 'object') return [];

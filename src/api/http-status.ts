@@ -1,8 +1,6 @@
 /**
  * The one place where an HTTP status of the integration API is given a meaning for the remote
- * client (docs/remote.md, "What each answer means" and "Limits, timeouts, retries"): the answer is
- * the record's `result`, the token is `refused` (exit 3, nothing more is sent), a `retry` with
- * backoff, or the `target` itself unusable (exit 3 at once). Everything else asks `statusPolicy`.
+ * client (docs/remote.md, "What each answer means"). Everything else asks `statusPolicy`.
  */
 export type StatusPolicy = 'result' | 'refused' | 'retry' | 'target';
 

@@ -177,6 +177,11 @@ export async function setProfile(name: string, update: ProfileUpdate, env: Env =
   const existing = config.profiles[name];
   const baseUrl = update.baseUrl ?? existing?.baseUrl;
   const profile: Profile = { ...existing, ...(baseUrl === undefined ? {} : { baseUrl }) };
+  // A token is for its URL: repointed, the profile keeps one only when it is given again.
+  if (existing?.baseUrl !== undefined && existing.baseUrl !== baseUrl) {
+    delete profile.tokenFile;
+    delete profile.token;
+  }
   if (update.tokenFile !== undefined) {
     profile.tokenFile = update.tokenFile;
     delete profile.token;

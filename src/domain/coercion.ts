@@ -175,28 +175,17 @@ function coercionOf(rules: readonly FieldRule[]): CoercionTable {
   return rules.flatMap((rule) => (rule.cell === undefined ? [] : [[rule.name, rule.cell] as const]));
 }
 
-const USER_COERCION = coercionOf(USER_TABLE.rules);
-const CANDIDATE_COERCION = coercionOf(CANDIDATE_TABLE.rules);
-/** Schedule fields plus the request's Upsert (a sittings-file row carries both). */
-const SCHEDULE_COERCION = coercionOf([UPSERT_RULE, ...SCHEDULE_TABLE.rules]);
-const REQUEST_COERCION = coercionOf([UPSERT_RULE]);
-const COLLECTION_COERCION = coercionOf(COLLECTION_TABLE.rules);
+const COERCION = {
+  user: coercionOf(USER_TABLE.rules),
+  candidate: coercionOf(CANDIDATE_TABLE.rules),
+  /** Schedule fields and the request-level Upsert, as in a sittings-file row. */
+  schedule: coercionOf([UPSERT_RULE, ...SCHEDULE_TABLE.rules]),
+  request: coercionOf([UPSERT_RULE]),
+  collection: coercionOf(COLLECTION_TABLE.rules),
+};
 
-export function coerceUserFields(fields: Record<string, unknown>): Coerced {
-  return coerceWith(USER_COERCION, fields);
-}
-
-export function coerceCandidateFields(fields: Record<string, unknown>): Coerced {
-  return coerceWith(CANDIDATE_COERCION, fields);
-}
-
-/** Schedule fields and the request-level Workflow/Upsert, as in a sittings-file row. */
-export function coerceScheduleFields(fields: Record<string, unknown>): Coerced {
-  return coerceWith(SCHEDULE_COERCION, fields);
-}
-
-export function coerceCollectionFields(fields: Record<string, unknown>): Coerced {
-  return coerceWith(COLLECTION_COERCION, fields);
+export function coerceFields(kind: keyof typeof COERCION, fields: Record<string, unknown>): Coerced {
+  return coerceWith(COERCION[kind], fields);
 }
 
 function prefixed(problems: Problem[], prefix: string): Problem[] {
@@ -209,12 +198,12 @@ function prefixed(problems: Problem[], prefix: string): Problem[] {
  */
 export function coerceScheduleRequestFields(body: Record<string, unknown>): Coerced {
   const problems: Problem[] = [];
-  const top = coerceWith(REQUEST_COERCION, body);
+  const top = coerceFields('request', body);
   problems.push(...top.problems);
   const out: Record<string, unknown> = { ...top.fields };
   const schedule = body['Schedule'];
   if (isPlainObject(schedule)) {
-    const c = coerceScheduleFields(schedule);
+    const c = coerceFields('schedule', schedule);
     out['Schedule'] = c.fields;
     problems.push(...prefixed(c.problems, 'Schedule.'));
   }
@@ -222,7 +211,7 @@ export function coerceScheduleRequestFields(body: Record<string, unknown>): Coer
   if (Array.isArray(candidates)) {
     out['Candidates'] = candidates.map((candidate: unknown, i) => {
       if (!isPlainObject(candidate)) return candidate;
-      const c = coerceCandidateFields(candidate);
+      const c = coerceFields('candidate', candidate);
       problems.push(...prefixed(c.problems, `Candidates[${i}].`));
       return c.fields;
     });
@@ -232,7 +221,7 @@ export function coerceScheduleRequestFields(body: Record<string, unknown>): Coer
 
 /** Coercion and validation of one user record in one call. */
 export function coerceAndValidateUser(fields: Record<string, unknown>, context?: { isCreate?: boolean }): Validation<UserRequest> {
-  const c = coerceUserFields(fields);
+  const c = coerceFields('user', fields);
   return withReaderProblems(c.problems, validateUser(c.fields, context));
 }
 
@@ -241,17 +230,17 @@ export function coerceAndValidateUser(fields: Record<string, unknown>, context?:
  * a CSV row's fields, built for this record alone): coerced in place, not copied.
  */
 export function coerceAndValidateUserRecord(fields: Record<string, unknown>): Validation<UserRequest> {
-  const c = coerceWith(USER_COERCION, fields, true);
+  const c = coerceWith(COERCION.user, fields, true);
   return withReaderProblems(c.problems, validateUser(c.fields));
 }
 
 export function coerceAndValidateCandidate(fields: Record<string, unknown>, context: { workflow: Workflow }): Validation<Candidate> {
-  const c = coerceCandidateFields(fields);
+  const c = coerceFields('candidate', fields);
   return withReaderProblems(c.problems, validateCandidate(c.fields, context));
 }
 
 export function coerceAndValidateCollection(fields: Record<string, unknown>): Validation<CollectionRequest> {
-  const c = coerceCollectionFields(fields);
+  const c = coerceFields('collection', fields);
   return withReaderProblems(c.problems, validateCollection(c.fields));
 }
 

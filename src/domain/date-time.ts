@@ -23,9 +23,8 @@ export type DateTimeParse =
   | { ok: false; reason: 'format' | 'no-zone' | 'calendar' };
 
 /**
- * An RFC 3339 date-time with an explicit zone, normalised to UTC `yyyy-mm-ddThh:mm:ss.sssZ`.
- * A value without a zone is refused rather than guessed (docs/interpretations.md, "Field rules"). Fractions beyond
- * milliseconds are truncated; leap seconds (60) are refused because the wire form cannot carry them.
+ * An RFC 3339 date-time with an explicit zone, normalised to UTC `yyyy-mm-ddThh:mm:ss.sssZ`; no
+ * zone, or a leap second, is refused (docs/interpretations.md, "Field rules": DateTime).
  */
 export function parseDateTime(s: string): DateTimeParse {
   const m = RFC3339.exec(s);

@@ -79,34 +79,25 @@ export class IdsOfOneInput {
     const key = fold ? id.toLowerCase() : id;
     let earlier = this.first.get(key);
     const compact = earlier === undefined && this.first.size >= MAP_IDS;
-    const hash = compact && id.length <= MAX_COMPACT_LENGTH ? asciiHash(id, fold) : -1;
+    const idHash = compact && id.length <= MAX_COMPACT_LENGTH ? asciiHash(id, fold) : -1;
+    // Else a non-ASCII spelling of an ASCII key: it meets that key's other spellings in the table.
+    const odd = idHash < 0;
+    const hash = odd && compact && key.length <= MAX_COMPACT_LENGTH ? asciiHash(key, fold) : idHash;
     if (hash >= 0) {
-      const entry = this.find(id, hash, fold);
+      const entry = this.find(odd ? key : id, hash, fold);
       if (entry < 0) {
-        this.add(id, hash, packed, ~entry);
+        const added = this.add(odd ? key : id, hash, packed, ~entry);
+        if (odd) this.oddSpellings.set(added, id);
         return undefined;
       }
       earlier = this.places[entry] as number;
       earlierId = this.oddSpellings.get(entry) ?? this.spellingOf(entry);
+    } else if (earlier === undefined) {
+      this.first.set(key, packed);
+      if (key !== id) this.spelled.set(key, id);
+      return undefined;
     } else {
-      const keyHash = compact && key.length <= MAX_COMPACT_LENGTH ? asciiHash(key, fold) : -1;
-      if (keyHash >= 0) {
-        // A non-ASCII spelling of an ASCII key: it meets that key's other spellings in the table.
-        const entry = this.find(key, keyHash, fold);
-        if (entry < 0) {
-          this.oddSpellings.set(this.add(key, keyHash, packed, ~entry), id);
-          return undefined;
-        }
-        earlier = this.places[entry] as number;
-        earlierId = this.oddSpellings.get(entry) ?? this.spellingOf(entry);
-      } else {
-        if (earlier === undefined) {
-          this.first.set(key, packed);
-          if (key !== id) this.spelled.set(key, id);
-          return undefined;
-        }
-        earlierId = this.spelled.get(key) ?? key;
-      }
+      earlierId = this.spelled.get(key) ?? key;
     }
     const file = this.files[Math.floor(earlier / LINE_SPAN)]!;
     const line = earlier % LINE_SPAN;

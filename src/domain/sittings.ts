@@ -5,7 +5,7 @@
  */
 import { quotedValue } from './problem.js';
 import type { WrittenTime } from './local-time.js';
-import { coerceAndValidateScheduleRequest, coerceScheduleFields } from './coercion.js';
+import { coerceAndValidateScheduleRequest, coerceFields } from './coercion.js';
 import { isPlainObject } from './field-rules.js';
 import { CANDIDATE_ID_RULE, IdsOfOneInput } from './one-id-per-file.js';
 import type { Problem, Validation } from './problem.js';
@@ -147,7 +147,7 @@ export class Sittings<T = undefined> {
       else candidate[name] = value;
     }
     // Coerced only to compare "yes" and "true" as equal; the request is checked (and coerced) whole in prepare().
-    const rowFields = row.csv ? coerceScheduleFields(scheduleCells).fields : scheduleCells;
+    const rowFields = row.csv ? coerceFields('schedule', scheduleCells).fields : scheduleCells;
     const key = String(rowFields.ScheduleExtId ?? this.defaults.schedule.ScheduleExtId ?? '');
     let group = this.groups.get(key);
     if (group === undefined) {

@@ -23,13 +23,7 @@ export const USER_EXTERNAL_ID = /^[-_a-zA-Z0-9@]+$/;
 /** Fields whose values are secrets (docs/cli-contract.md, "Run report"): never quoted in a problem or a warning. */
 export const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password', 'PIN']);
 const WHITESPACE = /\s/;
-/**
- * WHATWG HTML's "valid e-mail address" (what browsers enforce for type=email) plus a dotted
- * domain: the local part of letters, digits and .!#$%&'*+/=?^_`{|}~- ; domain labels of letters,
- * digits and -, neither starting nor ending with -, at most 63 each, at least two labels. ASCII
- * only, as the grammar is: an international domain is written in its xn-- form. Also the e-mail
- * fields' schema pattern.
- */
+/** The e-mail check (docs/domain-rules.md, "Field decisions where the spec is open": Email); also the schema pattern. */
 export const EMAIL_PATTERN =
   /^[a-zA-Z0-9.!#\$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
 const EMAIL_LOCAL_CHAR = /[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]/;

@@ -19,11 +19,7 @@ const instant = z
 const nonEmpty = z.string().min(1);
 const optionalString = z.string().optional();
 
-/**
- * A stored API token: `sha256:` and the 64 hex digits of the SHA-256 of the token's UTF-8 bytes.
- * The store keeps only these (a world file may give plain tokens; they are digested on load), so
- * `local export` never prints a usable token, and an exported world still accepts the same tokens.
- */
+/** A stored API token, the only form the store keeps (docs/engine-rules.md, "API tokens"). */
 export const API_TOKEN_DIGEST = /^sha256:[0-9a-f]{64}$/i;
 
 export function isApiTokenDigest(value: string): boolean {

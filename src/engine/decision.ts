@@ -20,9 +20,8 @@ export function refuse<T>(problems: readonly Problem[], status = 400): Decision<
 }
 
 /**
- * A success. Changes that would store what is already there are dropped, so an identical
- * resend writes nothing and reports `unchanged`; otherwise the primary entity's existence
- * before the call tells `created` from `updated`.
+ * A success, its changes that would store what is already there dropped (docs/engine-rules.md,
+ * "How a call runs"); the primary entity's existence before the call tells created from updated.
  */
 export function accept<T>(
   view: EngineView,

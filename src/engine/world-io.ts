@@ -71,9 +71,8 @@ export function apiTokenDigest(token: string): string {
 }
 
 /**
- * Settings with every API token as its digest (duplicates dropped, order kept): what the store
- * holds and what an export shows, so no usable token is ever written out. A store made by an
- * earlier examctl may still hold plain tokens; they are digested on the way out as well.
+ * Settings with every API token as its digest (duplicates dropped, order kept), a store's plain
+ * tokens too: what an export shows (docs/engine-rules.md, "API tokens").
  */
 function withTokenDigests(settings: WorldSettings): WorldSettings {
   const tokens = Array.isArray(settings.ApiTokens) ? settings.ApiTokens : [];

@@ -12,10 +12,8 @@ export function normalizeColumnName(name: string): string {
 
 /**
  * The key a value table's word and a cell's word are compared by (docs/input-formats.md, "Map
- * files"): case, whitespace around and a run of whitespace inside do not matter, nor how an accent
- * is encoded; a hyphen, an underscore or a space between two characters does. A value table
- * translates words, and `Year 1-2` (a mixed group), `Year_12` or `Year12` is another word than
- * `Year 12`: read as it, it would be sent as another group's value without a word said.
+ * files"): a hyphen, an underscore or a space between two characters matters, so `Year 1-2` (a
+ * mixed group) is never sent as `Year 12`'s value.
  */
 export function valueWordKey(word: string): string {
   const composed = NON_ASCII.test(word) ? word.normalize('NFC') : word;

@@ -52,11 +52,10 @@ function chosenSection(sections: readonly string[], value: number): { section: s
 }
 
 /**
- * The text shown for a whole number (a safe integer) under `numFmt`, or undefined when the format
- * is not one of digit placeholders and literals, or shows the value with no digit at all (`#` on
- * 0 shows nothing; an empty section hides the value): the caller keeps the number's own digits.
- * Placeholders are filled from the right; digits beyond them go before the leftmost one; past the
- * value's digits `0` shows 0, `?` a space, `#` nothing.
+ * The text shown for a whole number (a safe integer) under `numFmt`, by the grammar of
+ * docs/input-formats.md, ".xlsx", "Cells"; undefined when the format is not one of digit
+ * placeholders and literals, or shows the value with no digit at all: the caller keeps the
+ * number's own digits.
  */
 export function wholeNumberAsShown(value: number, numFmt: string | undefined): string | undefined {
   if (numFmt === undefined || !Number.isSafeInteger(value)) return undefined;

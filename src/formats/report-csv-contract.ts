@@ -59,12 +59,7 @@ export function isOkStatus(cell: string | undefined): boolean {
   return cell !== undefined && cell.trim().toLowerCase() === 'ok';
 }
 
-/**
- * A dry run's report never says `ok`: nothing in it was sent (docs/cli.md, "A dry run's report").
- * Its status column says `valid` or `invalid` instead (`partial` and `skipped` stay), a marker
- * that survives a spreadsheet's editing and saving as long as the status column does. Fed back
- * with --only-failed it is refused (exit 2): every row of it still needs sending.
- */
+/** A dry run's report says `valid` or `invalid`, never `ok` (docs/cli.md, "A dry run's report"). */
 export const DRY_RUN_STATUS: Readonly<Record<string, string>> = { ok: 'valid', failed: 'invalid' };
 
 const DRY_RUN_CELLS: ReadonlySet<string> = new Set(Object.values(DRY_RUN_STATUS));

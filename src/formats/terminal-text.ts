@@ -1,11 +1,6 @@
 /*
- * Text that reaches a terminal from outside the program (an id or a file name from the input, a
- * message from the service) must not be able to act on it: C0 and C1 control characters (ESC
- * starts sequences that recolour, move the cursor, clear the screen, set the window title or,
- * in some terminals, write the clipboard), and the bidirectional embeddings, overrides and
- * isolates (U+202A-U+202E, U+2066-U+2069, the set names may not hold on input), one of which
- * reorders what the terminal shows after it on the line. Each becomes '?'. JSON output is left
- * alone: JSON.stringify escapes the control characters, and a program reading it wants the value.
+ * The one gate for text that reaches a terminal: what becomes '?' and why, and what is left alone
+ * (JSON, report files): docs/security.md, "Terminals". The set is the one names may not hold.
  */
 import { NAME_FORBIDDEN_CLASS } from '../domain/forbidden-characters.js';
 import type { TextSink } from '../system/text-sink.js';

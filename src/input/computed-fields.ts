@@ -1,10 +1,7 @@
 /**
- * The map file's values (docs/input-formats.md, "Map files"): a column's words translated by a
- * value table, and fields computed from columns (a template, a fallback column, Hierarchies with
- * permission flags from yes/no columns). Each record is shaped from its own cells: a CSV or xlsx
- * row's by its header, a JSON record's by its keys as written. A word the table does not know
- * (and no default) fails its record, naming the word, the column and the known words: it is
- * never sent as it is. What was computed is kept on the record (`mapped`) for the reports.
+ * The map file's values: value tables and computed fields (docs/input-formats.md, "Map files").
+ * Each record is shaped from its own cells: a CSV or xlsx row's by its header, a JSON record's by
+ * its keys as written. What was computed is kept on the record (`mapped`) for the reports.
  */
 import { coerceCell, parseBooleanSpelling } from '../domain/coercion.js';
 import { listCellEntries } from '../domain/list-cells.js';
@@ -132,11 +129,7 @@ export class ComputedFields {
     return this.computations.map((computation) => computation.sources.filter((source) => source.columns.every((column) => keys.has(column.key))));
   }
 
-  /**
-   * What a header cannot give (the reader refuses the file with them, naming its header line):
-   * a template some of whose columns are missing, a flag column missing, or a computed field that
-   * is also a column of the file.
-   */
+  /** What a header cannot give: the reader refuses the file (docs/input-formats.md, "Which entries apply"). */
   headerProblems(keys: ReadonlySet<string>, fieldsOfColumns: ReadonlySet<string>): string[] {
     const problems: string[] = [];
     const plan = this.planOf(keys);

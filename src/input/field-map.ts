@@ -1,9 +1,7 @@
 /**
- * The admin's export as exported (docs/input-formats.md, "Mapping an export"): `--map
- * SOURCE=Field` (and a map file, and a profile's map) reads a column under another name as an
- * API field; `--set Field=value` gives a field where the column is missing or the cell empty;
- * `--date-format`/`--timezone` read dates and local times. Every flag is checked before anything
- * is read (UsageError naming the flag, exit 2); then each record is shaped as it is read.
+ * The admin's export as exported: `--map`, a map file, `--set`, `--date-format`, `--timezone`
+ * (docs/input-formats.md, "Mapping an export"). Every flag is checked before anything is read
+ * (UsageError naming the flag, exit 2); then each record is shaped as it is read.
  */
 import { quotedValue } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
@@ -193,10 +191,8 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
 }
 
 /**
- * The map files' value tables and computed fields, checked against the command's fields. A
- * computed field and a column read as the same field: the higher level wins (a --map over a map
- * file, a map file over the profile); in one file, both is refused. A computed field of another
- * command is left out, as a map entry is.
+ * The map files' value tables and computed fields, checked against the command's fields; which
+ * apply and which level wins: docs/input-formats.md, "Which entries apply".
  */
 function computedFields(entries: readonly { entry: ComputedEntry; level: number }[], chosen: Map<string, MapEntry>, columns: readonly ColumnSpec[], command: string, skipped: { origin: Origin; text: string }[]): ComputationSpec[] {
   const byField = new Map<string, { spec: ComputationSpec; level: number }>();

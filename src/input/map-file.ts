@@ -1,17 +1,7 @@
 /**
- * A map file (`--map-file`, a profile's `mapFile`; docs/input-formats.md, "Map files"): one JSON
- * object whose keys are the export's columns or the fields computed from them. Today's form,
- * `{"Student ID": "ExternalId"}`, is one kind of entry among these:
- *
- *   "Student ID": "ExternalId"                                   a column read as a field
- *   "Subject": {"field": "Labels", "values": {...}, "default": "x"}  the same, its words translated
- *   "UserName": {"template": "{Given name}.{Surname}"}           a field computed from columns
- *   "Email": {"column": "School email", "fallback": "Home email"}  the first column with a value
- *   "Hierarchies": {"column": "Department", "values": {...},
- *                   "flags": {"Exams Officer": "coordinator"}}   memberships with permission flags
- *
- * Keys starting with `//` are notes, at any level. Declarative only: no expression is ever run.
- * Read with a size limit, checked with zod; every refusal names the file, the line and the key.
+ * A map file (`--map-file`, a profile's `mapFile`): its kinds of entry, notes and refusals are
+ * docs/input-formats.md, "Map files". Declarative only: no expression is ever run. Read with a
+ * size limit, checked with zod; every refusal names the file, the line and the key.
  */
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import { UsageError } from '../system/errors.js';

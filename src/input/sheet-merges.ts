@@ -1,12 +1,8 @@
 /**
- * Merged cells of a worksheet (docs/input-formats.md, ".xlsx", "Merged cells"). A vertical merge
- * (one column, several rows: `A2:A4`) shows its top cell's value on every row it covers, so an
- * exam's ScheduleExtId merged down its candidates' rows is read on each of them; any other merge
- * is left as the file stores it (the value in its top-left cell only).
- *
- * The `<mergeCells>` list comes after `<sheetData>` in the part, so it is found before the rows
- * are read, by a scan of the part's bytes that never tokenizes the rows: only the text after
- * `</sheetData>` is read as XML, and it is small.
+ * Merged cells of a worksheet: which are read on every row they cover (docs/input-formats.md,
+ * ".xlsx", "Merged cells"). The `<mergeCells>` list comes after `<sheetData>` in the part, so it
+ * is found before the rows are read, by a scan of the part's bytes that never tokenizes the
+ * rows: only the text after `</sheetData>` is read as XML, and it is small.
  */
 import { XmlLimitError } from './workbook-xml.js';
 import { columnOf, type ParsedRow, type SheetCell } from './sheet-rows.js';

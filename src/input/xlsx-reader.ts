@@ -52,11 +52,7 @@ export interface XlsxReadOptions extends CsvReadOptions {
   timeZone?: string;
   /** Lower limits than XLSX_LIMITS (tests of hostile files). */
   limits?: Partial<XlsxLimits>;
-  /**
-   * Rows hidden among the data (a filter, or by hand): `include` reads them as the others, `skip`
-   * leaves them out (said through `notice`); unset, a sheet with such rows is refused, naming
-   * them (docs/input-formats.md, ".xlsx", "Hidden rows").
-   */
+  /** `--hidden-rows`; unset, a sheet with hidden rows is refused (docs/input-formats.md, ".xlsx", "Hidden rows"). */
   hiddenRows?: HiddenRows;
   /** Where a line for the admin goes (stderr): which sheet was read and which were not (otherSheets). */
   notice?: (text: string) => Promise<void> | void;
@@ -153,11 +149,8 @@ async function headerNamesOf(workbook: OpenedWorkbook, sheet: SheetEntry, limits
 }
 
 /**
- * Without --sheet only one worksheet is read, so the others must not be left out without a word
- * (docs/input-formats.md, ".xlsx", "Other sheets"). Another visible worksheet whose first row
- * holds more than half of the read sheet's column names holds more of the same rows: the file is
- * refused, naming the sheets and how to choose. Other visible sheets (lists, notes) are named
- * once on stderr as not read; examctl's own template's "Columns" sheet is not named.
+ * Without --sheet the other visible worksheets are refused or named, never left out without a
+ * word (docs/input-formats.md, ".xlsx", "Other sheets").
  */
 async function checkOtherSheets(workbook: OpenedWorkbook, chosen: SheetEntry, display: string, options: XlsxReadOptions, limits: XlsxLimits): Promise<void> {
   const others = workbook.sheets.filter((sheet) => sheet !== chosen && sheet.part !== undefined && !sheet.hidden);

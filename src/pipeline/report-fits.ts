@@ -1,10 +1,7 @@
 /**
- * A `--report x.xlsx` that a sheet could not hold is refused before anything is sent (exit 2),
- * rather than written past Excel's last column or row, where Excel, LibreOffice and examctl's
- * own reader refuse it: the input's kept columns and the report's four past XFD (16,384), or
- * more records than rows below the header (1,048,576 in all). A dry run sends nothing and reads
- * its input once: its rows are counted as they come, and a report past the last row is a report
- * that cannot be written (docs/input-formats.md, "The .xlsx run report").
+ * A `--report x.xlsx` that a sheet could not hold is refused before anything is sent, exit 2
+ * (docs/input-formats.md, "Never past Excel's limits"). A dry run reads its input once: its rows
+ * are counted as they come, and a report past the last row is a report that cannot be written.
  */
 import { UsageError } from '../system/errors.js';
 import type { InputRecord } from '../input/record.js';

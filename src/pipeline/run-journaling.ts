@@ -57,17 +57,8 @@ export function pinDigest(pin: string): string {
 const refOf = (n: number, unit: Unit<unknown>): ItemRef => ({ n, source: unit.source, id: unit.id });
 
 /**
- * Starts the journal of a new run, or continues the one `runs resume` opened. The options are
- * recorded as given, with the directory they were given in (`cwd`): a resume from elsewhere
- * resolves them from there, and reports the input file under the same name. --store and
- * --report are made absolute too. A --pin is recorded only as its SHA-256 (a resume asks for
- * it again).
- */
-/**
- * A new run is refused (exit 2, before the confirmation and before anything is sent) when its
- * runs directory fails the trust rule (src/system/trusted-place.ts): another user could plant or change
- * its journal, and runs resume, show and list would refuse it, so the run could not be recovered
- * (docs/security.md, "Other local users").
+ * A new run in a runs directory that fails the trust rule is refused, exit 2, before anything
+ * is sent: it could not be resumed (docs/security.md, "Case by case": Runs directory).
  */
 export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandDeps): Promise<void> {
   const [{ resolveRunsDir }, { currentTrust, runsDirProblem }] = await Promise.all([import('../runs/index.js'), import('../runs/run-trust.js')]);
@@ -81,6 +72,13 @@ export interface JournaledTraits {
   choosesIds?: boolean;
 }
 
+/**
+ * Starts the journal of a new run, or continues the one `runs resume` opened. The options are
+ * recorded as given, with the directory they were given in (`cwd`): a resume from elsewhere
+ * resolves them from there, and reports the input file under the same name. --store and
+ * --report are made absolute too. A --pin is recorded only as its SHA-256 (a resume asks for
+ * it again).
+ */
 export async function startJournaling(
   command: string,
   target: ResolvedTarget,
@@ -241,12 +239,7 @@ export function journaledSyncDir(flag: unknown, deps: Pick<CommandDeps, 'env' | 
 /** Flags given to `runs resume` that apply to the resumed run: output, prompts and pacing, never what is sent. */
 const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrency', 'rate', 'tokenFile', 'profile', 'allowInsecureHttp'] as const;
 
-/**
- * A later run of the same command on the same target (a newer night) has sent since this one
- * started: resuming would send this run's older rows over theirs (a user the later export has
- * could be disabled again as this run's leaver), with exit 0. Refused unless --over-later-runs
- * (docs/runs.md, "runs resume").
- */
+/** A resume under a later run is refused unless --over-later-runs (docs/runs.md, "runs resume"). */
 export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume['record']['header']): Promise<void> {
   const later: string[] = [];
   for await (const { id } of laterRunsOf(runsDir, header.id, { ...header, population: header.options.population }, currentTrust())) later.push(id);

@@ -388,13 +388,11 @@ function unreadableAnswers(count: number, run: string | undefined): TransientTar
 }
 
 /**
- * A run refused by its own checks after its input was read (`prepare`, exit 2 or 3:
- * --max-disable, a withheld PIN with no --pin, --require-memory, a memory that cannot be read
- * or is locked) still gives CI its documents (docs/ci.md, "What examctl does under CI"):
- * --json's whole document and every --report file (not a resume's: the run's report stays), each item skipped with the reason, the
- * refusal as the run's error (a failing test case in JUnit). Nothing is sent, no journal is
- * kept. Returns the error to end with; when even the report cannot be opened (no target, an
- * unwritable --report), the refusal as it was.
+ * A run refused by its own checks after its input was read (`prepare`, exit 2 or 3) still gives
+ * CI its documents, each item skipped (docs/ci.md, "`--json` on exit 2 or 3"); not a resume's
+ * --report (the run's report stays). Nothing is sent, no journal is kept. Returns the error to
+ * end with; when even the report cannot be opened (no target, an unwritable --report), the
+ * refusal as it was.
  */
 async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, options: RunOptions, deps: CommandDeps, targetOf: TargetOf, error: unknown): Promise<unknown> {
   if (!(error instanceof ExamctlError) || error instanceof InterruptedError || (error.exitCode !== 2 && error.exitCode !== 3)) return error;

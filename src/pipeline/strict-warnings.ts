@@ -1,9 +1,6 @@
 /**
- * --strict (docs/cli.md, "--strict"): every warning fails its record, in a real run and a dry run
- * alike, for every record command. The record's errors are its warnings, each with its code and
- * text (codes.ts, WARNING_CODES); its report item keeps the warnings too. Nothing about the
- * record is sent. Read through `warningsFail`: a profile's `strict` sets it for every
- * command at once, and --no-strict turns it off for one run.
+ * --strict: every warning fails its record, its errors its warnings (docs/cli.md, "--strict").
+ * Read through `warningsFail`: a profile's `strict`, then --strict or --no-strict for one run.
  */
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';

@@ -1,9 +1,6 @@
 /**
- * `EXAMCTL_TEST_SIGNAL_AFTER=<sent|outcome>:<N>:<SIGNAL>`: the run sends itself SIGNAL once N
- * units of this attempt are on record as sent (durably), or once N outcomes were handed to its
- * journal. Crash and signal tests stop a run at a point the run reaches, never after a delay, so
- * they hold on a machine of any speed or load; an admin can use it the same way to rehearse a
- * CI job's recovery (docs/runs.md). Unset, it costs one environment lookup per run.
+ * `EXAMCTL_TEST_SIGNAL_AFTER=<sent|outcome>:<N>:<SIGNAL>` (docs/runs.md, "Rehearsing a crash"):
+ * the run sends itself SIGNAL at a point it reaches. Unset, it costs one environment lookup per run.
  */
 import { UsageError } from '../system/errors.js';
 

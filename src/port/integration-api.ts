@@ -33,20 +33,18 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/**
- * One method per endpoint of docs/api-reference.md, "Endpoints". Implemented by the remote client
- * (src/api/remote-client.ts) and by the local engine (src/engine/engine.ts); commands hold
- * this interface and never know which one they have.
- *
- * Methods resolve with the service's answer for 2xx and 4xx alike (the envelope says what
- * went wrong). They reject with a `TargetError` (src/system/errors.ts) only when the target
- * itself cannot be used: 403, network failure or 5xx after retries, store locked/unreadable.
- */
 export interface RetryCounts {
   total: number;
   byCause: Record<string, number>;
 }
 
+/**
+ * One method per endpoint of docs/api-reference.md, "Endpoints", implemented by the remote client
+ * and the local engine. Methods resolve with the service's answer for 2xx and 4xx alike (the
+ * envelope says what went wrong). They reject with a `TargetError` (src/system/errors.ts) only
+ * when the target itself cannot be used: 403, network failure or 5xx after retries, store
+ * locked/unreadable.
+ */
 export interface IntegrationApi {
   /** POST /schedule. Content: the schedule external id. */
   createSchedule(request: ScheduleRequest, options?: CallOptions): Promise<ApiResult<string>>;

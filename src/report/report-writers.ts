@@ -47,7 +47,7 @@ const MISSED_WORK = {
  * What a memory that misses a run costs, and the ways back (docs/sync.md, "A state service"): said
  * on stderr and in every sink, refused by --require-memory.
  */
-export function missedRunSentence(file: string, population: string | null, missed: { run: string; since: string; later?: true; cut?: true }, kind: SyncMemoryNote['kind'] = 'users'): string {
+export function missedRunSentence(file: string, population: string | null, missed: NonNullable<SyncMemoryNote['missesRun']>, kind: SyncMemoryNote['kind'] = 'users'): string {
   // Only user sync has populations: the others' runs are named by their command.
   const who = kind === 'schedules' ? 'schedule push' : kind === 'collections' ? 'collection add' : population === null ? 'the runs without --population' : `--population ${population}`;
   const adopt = `examctl ${ADOPT_COMMAND[kind]}${population === null ? '' : ` --population ${population}`}`;

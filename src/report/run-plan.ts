@@ -1,8 +1,6 @@
 /**
- * What a dry run on the local engine would do, in words a person reads before sending:
- * `plan: 1 to create, 1 to update, 1 unchanged, 1 invalid`, then the first records as
- * `+ stu-1`, `~ stu-2 (LastName)`, `= stu-3`, `! stu-4 (invalid)`. The same words go into the
- * dry-run JSON summary (`plan`), so a script and a person read one plan.
+ * What a dry run on the local engine would do (docs/cli.md, "The local store"), in words a person
+ * reads before sending; the same words go into the JSON summary, so a script reads one plan too.
  */
 import { formatCount } from '../formats/number-format.js';
 import type { ReportItem } from './run-report.js';

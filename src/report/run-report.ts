@@ -7,12 +7,7 @@ import type { CsvDialect } from '../formats/csv-cell.js';
 /** docs/cli-contract.md, "Run report". */
 export type ItemStatus = 'ok' | 'partial' | 'failed' | 'skipped';
 
-/**
- * What became of an item beyond its status (docs/cli.md, "Created and updated"): the target's
- * created / updated / unchanged; `sent` where neither the answer nor the sync memory says which;
- * `disabled` for a leaver whose login a --disable-missing sync turned off (docs/sync.md);
- * `removed` for an invigilator; `left` for a record --only-new or --only-existing did not send.
- */
+/** What became of an item beyond its status: each action in docs/cli.md, "Created and updated". */
 export type ItemAction = PlannedAction | 'disabled' | 'sent' | 'removed' | 'left';
 
 /** Every action, in the order the summary counts them. */

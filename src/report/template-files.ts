@@ -1,8 +1,7 @@
 /**
  * `examctl template <kind> -o csv|xlsx|json` (docs/input-formats.md, "Templates and schemas"): a
- * file examctl accepts as input as it is. CSV: the header row only. xlsx: the header on a first
- * sheet whose columns are formatted as text (so `00456` typed in stays `00456`), and the "Columns"
- * sheet. JSON: an array holding one example record in the API's form (valid as it is).
+ * file examctl accepts as input as it is; an xlsx one's columns are formatted as text, so `00456`
+ * typed in stays `00456`.
  */
 import type { Writable } from 'node:stream';
 import {

@@ -8,12 +8,9 @@ import { wireSchema } from '../domain/schemas.js';
 import { HIERARCHY_TABLE, USER_TABLE } from '../domain/user.js';
 
 /**
- * docs/api-reference.md's tables, generated from the rule tables of src/domain/ the way the flag
- * tables are generated from the option tables: a block `<!-- api: fields user -->` ...
- * `<!-- /api -->` (or `<!-- api: codes -->`) is rewritten with each field's type, limits and codes
- * as its rule checks them (the rule's wire schema and its description, the ones the OpenAPI
- * document is made of). `npm run docs:flags` rewrites the blocks; test/docs/api-reference.test.ts
- * fails while one is stale. Loaded by neither a command nor the engine.
+ * docs/api-reference.md's `<!-- api: ... -->` tables (docs/architecture.md, "Generated blocks in
+ * docs"): each field's type, limits and codes from its rule's wire schema and description, the
+ * ones the OpenAPI document is made of. Loaded by neither a command nor the engine.
  */
 
 const TABLES: Readonly<Record<string, RuleTable>> = {

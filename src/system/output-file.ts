@@ -1,8 +1,6 @@
 /**
- * The one gate for every file examctl writes under a name the user gave (`--out`, `--report`,
- * `synced export --out`): what is at the name decides how it is written (docs/security.md,
- * "Outputs"): a regular file (or nothing yet) is replaced atomically (atomic-file.ts), a FIFO,
- * character device or descriptor written in place, never replaced; anything else is refused.
+ * The one gate for every file examctl writes under a name the user gave: what is at the name
+ * decides how it is written (docs/security.md, "Outputs").
  */
 import { closeSync, constants, createWriteStream, fstatSync, open as openFd, type Stats } from 'node:fs';
 import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';

@@ -6,14 +6,10 @@ import { UsageError } from './errors.js';
 import { describeSystemError } from './system-error-words.js';
 
 /*
- * The one rule for every place examctl takes trust from: docs/security.md, "Other local users"
- * (who may own and write the entry and each directory above it). The entry is judged on the
- * handle examctl reads it through (fstat, opened with O_NOFOLLOW where examctl owns the name),
- * never by a path checked and then opened; its directories are judged both as the path names them
- * and as the opened handle really lies (/proc/self/fd on Linux, else realpath).
- *
- * Windows has no uid or mode bits that say this: nothing is checked there (docs/security.md,
- * "On Windows"); neither is anything where process.getuid is missing.
+ * The one rule for every place examctl takes trust from, and how the entry and the directories
+ * above it are judged (on the handle, never a path checked then opened): docs/security.md, "The
+ * rule". Nothing is checked on Windows (docs/security.md, "On Windows"), nor where process.getuid
+ * is missing.
  */
 
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
@@ -153,11 +149,7 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
   if (problem !== undefined) throw new UntrustedPlaceError(place, path, problem);
 }
 
-/**
- * Why an output must not be written: another user's link, FIFO or device (root's are trusted) in a
- * folder another user can write hands them the output; a plain file is replaced by a rename, but
- * in a sticky folder that fails after the run, unless root. Windows: not checked.
- */
+/** Why an output must not be written (docs/security.md, "The report place is checked before sending"). */
 export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext()): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const entry = await lstat(path).catch(() => undefined);

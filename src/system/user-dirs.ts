@@ -2,8 +2,7 @@ import { posix, win32 } from 'node:path';
 
 /**
  * The per-user directories, one rule per platform (docs/windows.md, "Where examctl keeps its
- * files"). `EXAMCTL_CONFIG_DIR` / `EXAMCTL_RUNS_DIR` (and `--runs-dir`) override them; an
- * absolute `XDG_CONFIG_HOME` is honoured on every platform (whoever sets it wants it), `XDG_STATE_HOME` on Linux.
+ * files"); an absolute `XDG_CONFIG_HOME` is honoured on every platform: whoever sets it wants it.
  */
 export interface UserDirsContext {
   env: Readonly<Record<string, string | undefined>>;

@@ -532,10 +532,7 @@ function yesNoAnswer(typed: string, defaultYes: boolean): boolean | undefined {
   return undefined;
 }
 
-/**
- * A yes/no question that takes only y, yes, n, no or Enter: anything else (a school code typed
- * into the wrong window, `yesterday`) is said and the question asked again, never read as an answer.
- */
+/** A yes/no question that reads nothing else as an answer (docs/human.md, "When examctl asks"). */
 async function askYesNo(io: PromptIo, message: string, defaultYes: boolean): Promise<boolean> {
   const typed = await ask(io, input, {
     message: `${message} (${defaultYes ? 'Y/n' : 'y/N'})`,

@@ -2,11 +2,8 @@ import { describe, it, expect } from 'vitest';
 import {
   coerceAndValidateScheduleRequest,
   coerceAndValidateUser,
-  coerceCandidateFields,
-  coerceCollectionFields,
-  coerceScheduleFields,
+  coerceFields,
   coerceScheduleRequestFields,
-  coerceUserFields,
   parseBooleanSpelling,
 } from '../../src/domain/coercion.js';
 import { validateUser } from '../../src/domain/user.js';
@@ -26,13 +23,13 @@ describe('boolean spellings', () => {
   }
 
   it('user booleans from strings; JSON booleans pass through', () => {
-    const { fields, problems } = coerceUserFields({ ...user, SpecialNeeds: 'Yes', DisableLogin: '0', EnableReadSpeaker: true });
+    const { fields, problems } = coerceFields('user', { ...user, SpecialNeeds: 'Yes', DisableLogin: '0', EnableReadSpeaker: true });
     expect(problems).toEqual([]);
     expect(fields).toMatchObject({ SpecialNeeds: true, DisableLogin: false, EnableReadSpeaker: true });
   });
 
   it('a bad spelling names the field and the accepted spellings, and the value stays', () => {
-    const { fields, problems } = coerceUserFields({ ...user, DisablePasswordReset: 'maybe' });
+    const { fields, problems } = coerceFields('user', { ...user, DisablePasswordReset: 'maybe' });
     expect(problems).toEqual([expect.objectContaining({ field: 'DisablePasswordReset', code: null })]);
     expect(problems[0]?.message).toContain('true/false, yes/no, Y/N or 1/0');
     expect(fields['DisablePasswordReset']).toBe('maybe');
@@ -40,22 +37,22 @@ describe('boolean spellings', () => {
 
   it('does not change its input', () => {
     const input = { ...user, SpecialNeeds: 'yes' };
-    coerceUserFields(input);
+    coerceFields('user', input);
     expect(input.SpecialNeeds).toBe('yes');
   });
 });
 
 describe('integers', () => {
   it('ReasonableAdjustmentPercentage from digits', () => {
-    expect(coerceUserFields({ ...user, ReasonableAdjustmentPercentage: ' 20 ' }).fields['ReasonableAdjustmentPercentage']).toBe(20);
-    expect(coerceCandidateFields({ ReasonableAdjustmentPercentage: '0' }).fields['ReasonableAdjustmentPercentage']).toBe(0);
+    expect(coerceFields('user', { ...user, ReasonableAdjustmentPercentage: ' 20 ' }).fields['ReasonableAdjustmentPercentage']).toBe(20);
+    expect(coerceFields('candidate', { ReasonableAdjustmentPercentage: '0' }).fields['ReasonableAdjustmentPercentage']).toBe(0);
   });
   it('"abc" is 249', () => {
-    const { problems } = coerceUserFields({ ...user, ReasonableAdjustmentPercentage: 'abc' });
+    const { problems } = coerceFields('user', { ...user, ReasonableAdjustmentPercentage: 'abc' });
     expect(problems).toEqual([expect.objectContaining({ field: 'ReasonableAdjustmentPercentage', code: 249 })]);
   });
   it('"12.5" is 249; "-3" becomes -3 and validation says 249', () => {
-    expect(coerceUserFields({ ReasonableAdjustmentPercentage: '12.5' }).problems[0]?.code).toBe(249);
+    expect(coerceFields('user', { ReasonableAdjustmentPercentage: '12.5' }).problems[0]?.code).toBe(249);
     const r = coerceAndValidateUser({ ...user, SpecialNeeds: 'true', ReasonableAdjustmentPercentage: '-3' });
     expect(r.ok ? [] : r.problems.map((p) => p.code)).toEqual([249]);
   });
@@ -63,11 +60,11 @@ describe('integers', () => {
 
 describe('lists', () => {
   it('a string list value is split on |', () => {
-    expect(coerceUserFields({ Labels: 'a|b' }).fields['Labels']).toEqual(['a', 'b']);
-    expect(coerceCandidateFields({ ProctorUIds: 'p1|p2' }).fields['ProctorUIds']).toEqual(['p1', 'p2']);
+    expect(coerceFields('user', { Labels: 'a|b' }).fields['Labels']).toEqual(['a', 'b']);
+    expect(coerceFields('candidate', { ProctorUIds: 'p1|p2' }).fields['ProctorUIds']).toEqual(['p1', 'p2']);
   });
   it('collection lists become ExternalId objects', () => {
-    const { fields } = coerceCollectionFields({ Title: 'T', Taxonomies: ['TX-1', ' TX-2 '], ObjectiveRepositories: 'LO-1|LO-2', LoRepositoryExternalIds: [{ ExternalId: 'LO-3' }] });
+    const { fields } = coerceFields('collection', { Title: 'T', Taxonomies: ['TX-1', ' TX-2 '], ObjectiveRepositories: 'LO-1|LO-2', LoRepositoryExternalIds: [{ ExternalId: 'LO-3' }] });
     expect(fields).toEqual({
       Title: 'T',
       Taxonomies: [{ ExternalId: 'TX-1' }, { ExternalId: 'TX-2' }],
@@ -79,7 +76,7 @@ describe('lists', () => {
 
 describe('Hierarchies cell', () => {
   it('EXTID and EXTID:flag+flag entries', () => {
-    const { fields, problems } = coerceUserFields({ ...user, Hierarchies: ['H-NORTH', 'H-SOUTH:coordinator+Reports', 'H-OLD:delete', ' H-EAST : administrator + rescoring '] });
+    const { fields, problems } = coerceFields('user', { ...user, Hierarchies: ['H-NORTH', 'H-SOUTH:coordinator+Reports', 'H-OLD:delete', ' H-EAST : administrator + rescoring '] });
     expect(problems).toEqual([]);
     expect(fields['Hierarchies']).toEqual([
       { ExternalId: 'H-NORTH', IsCoordinator: false, IsAdministrator: false, HasViewReportsPermissions: false, HasReScoringPermissions: false },
@@ -90,13 +87,13 @@ describe('Hierarchies cell', () => {
     expect(validateUser(fields).ok).toBe(true);
   });
   it('a plain string cell is split on | and empty entries are skipped', () => {
-    expect(coerceUserFields({ Hierarchies: 'H-1||H-2:delete|' }).fields['Hierarchies']).toEqual([
+    expect(coerceFields('user', { Hierarchies: 'H-1||H-2:delete|' }).fields['Hierarchies']).toEqual([
       { ExternalId: 'H-1', IsCoordinator: false, IsAdministrator: false, HasViewReportsPermissions: false, HasReScoringPermissions: false },
       { ExternalId: 'H-2', Action: 'DELETE' },
     ]);
   });
   it('an unknown flag is a problem at the entry, and validation still refuses the entry', () => {
-    const c = coerceUserFields({ ...user, Hierarchies: ['H-1', 'H-2:coordinater'] });
+    const c = coerceFields('user', { ...user, Hierarchies: ['H-1', 'H-2:coordinater'] });
     expect(c.problems).toEqual([expect.objectContaining({ field: 'Hierarchies[1]', code: null })]);
     expect(c.problems[0]?.message).toContain('coordinator, administrator, reports, rescoring, delete');
     expect(validateUser(c.fields).ok).toBe(false);
@@ -104,26 +101,26 @@ describe('Hierarchies cell', () => {
     expect(merged.ok ? [] : merged.problems).toEqual(c.problems);
   });
   it('delete with permission flags is a problem', () => {
-    expect(coerceUserFields({ Hierarchies: ['H-1:delete+coordinator'] }).problems[0]?.field).toBe('Hierarchies[0]');
+    expect(coerceFields('user', { Hierarchies: ['H-1:delete+coordinator'] }).problems[0]?.field).toBe('Hierarchies[0]');
   });
   it('a JSON array in the cell, even when the reader split it on |', () => {
     const json = '[{"ExternalId":"H-1","IsCoordinator":true},{"ExternalId":"H|2","Action":"DELETE"}]';
-    const { fields, problems } = coerceUserFields({ Hierarchies: json.split('|') });
+    const { fields, problems } = coerceFields('user', { Hierarchies: json.split('|') });
     expect(problems).toEqual([]);
     expect(fields['Hierarchies']).toEqual([{ ExternalId: 'H-1', IsCoordinator: true }, { ExternalId: 'H|2', Action: 'DELETE' }]);
   });
   it('bad JSON in the cell is a problem naming Hierarchies', () => {
-    expect(coerceUserFields({ Hierarchies: ['[{"ExternalId":'] }).problems).toEqual([expect.objectContaining({ field: 'Hierarchies', code: null })]);
+    expect(coerceFields('user', { Hierarchies: ['[{"ExternalId":'] }).problems).toEqual([expect.objectContaining({ field: 'Hierarchies', code: null })]);
   });
   it('JSON membership objects pass through untouched', () => {
     const list = [{ ExternalId: 'H-1' }];
-    expect(coerceUserFields({ Hierarchies: list }).fields['Hierarchies']).toBe(list);
+    expect(coerceFields('user', { Hierarchies: list }).fields['Hierarchies']).toBe(list);
   });
 });
 
 describe('schedule and request coercion', () => {
   it('sittings-row booleans including Upsert', () => {
-    const { fields, problems } = coerceScheduleFields({ Upsert: 'yes', UseKeyCode: 'NO', LockExamOnConnectionLoss: '1', enableAutomaticDataCleanup: 'false', UseProctoringService: 'x' });
+    const { fields, problems } = coerceFields('schedule', { Upsert: 'yes', UseKeyCode: 'NO', LockExamOnConnectionLoss: '1', enableAutomaticDataCleanup: 'false', UseProctoringService: 'x' });
     expect(fields).toMatchObject({ Upsert: true, UseKeyCode: false, LockExamOnConnectionLoss: true, enableAutomaticDataCleanup: false });
     expect(problems.map((p) => p.field)).toEqual(['UseProctoringService']);
   });

@@ -26,7 +26,7 @@ const WORLD = join(ROOT, 'fixtures/world.json');
 
 /** Runs a shell script as the attacker. */
 function attack(script: string, env: Record<string, string> = {}): string {
-  return execFileSync('/usr/sbin/runuser', ['-u', ATTACKER, '--', 'sh', '-c', script], { env: { PATH: process.env.PATH ?? '', HOME: '/tmp', ...env }, encoding: 'utf8' });
+  return execFileSync('/usr/sbin/runuser', ['-u', ATTACKER, '--', 'sh', '-c', script], { env: { PATH: process.env.PATH ?? '', HOME: '/tmp', ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** A loopback service that answers every POST ok (a user upsert's envelope) and counts requests. */
@@ -224,7 +224,7 @@ describe.skipIf(!canMakeUsers)('two users on one machine: the admin (root) never
     const store = join(mine, 'store');
     expect((await admin(['--store', store, 'local', 'init', '--seed', WORLD])).code).toBe(0);
     const umask022 = (args: string[]) =>
-      execFileSync('sh', ['-c', `umask 022; exec "$0" "$@"`, process.execPath, BIN, ...args], { cwd: mine, env: { PATH: process.env.PATH ?? '', HOME: mine, EXAMCTL_RUNS_DIR: join(mine, 'runs'), EXAMCTL_CONFIG_DIR: join(mine, 'cfg') } });
+      execFileSync('sh', ['-c', `umask 022; exec "$0" "$@"`, process.execPath, BIN, ...args], { cwd: mine, env: { PATH: process.env.PATH ?? '', HOME: mine, EXAMCTL_RUNS_DIR: join(mine, 'runs'), EXAMCTL_CONFIG_DIR: join(mine, 'cfg') }, stdio: ['ignore', 'pipe', 'pipe'] });
     umask022(['--store', store, 'local', 'export', '--out', 'world.json']);
     umask022(['template', 'users', '--out', 'users-template.csv']);
     expect(statSync(join(mine, 'world.json')).mode & 0o777).toBe(0o600);

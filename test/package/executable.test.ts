@@ -153,6 +153,17 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     expect(/status=(\d+)/.exec(screen)?.[1]).toBe('130');
   });
 
+  it('the docs the help cites travel beside the executable, in examctl-docs.zip (listed in SHA256SUMS)', async (context) => {
+    const file = exe(context);
+    const help = await run(file, ['--help'], scratch);
+    const cited = [...new Set(help.stdout.match(/docs\/[a-z-]+\.md/g) ?? [])];
+    expect(cited.length).toBeGreaterThan(0);
+    // Names are stored as they are in a zip's headers: found in its bytes.
+    const zip = readFileSync(join(dirname(file), 'examctl-docs.zip')).toString('latin1');
+    for (const doc of [...cited, 'docs/input-formats.md', 'README.md', 'LICENSE']) expect(zip, doc).toContain(`examctl/${doc}`);
+    expect(readFileSync(join(dirname(file), 'SHA256SUMS'), 'utf8')).toMatch(/ {2}examctl-docs\.zip\n/);
+  });
+
   it("the README's Install section for Linux, as written: the sum checked, then --version", async (context) => {
     const file = exe(context);
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');

@@ -63,7 +63,8 @@ describe('lock lease', () => {
     await otherIn;
     expect(other.held).toBe(true);
     const back = lease.acquire();
-    await sleep(20);
+    // Waiting for it now: shown by its temp file, as the other writer was.
+    await eventually(async () => (await readdir(dir)).some((name) => /^\.lock-\d+-/.test(name)));
     await other.release();
     expect(await back).toBe(false);
     await lease.releaseNow();

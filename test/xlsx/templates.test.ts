@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import ExcelJS from 'exceljs';
 import {
   coerceAndValidateCandidate,
@@ -92,6 +93,8 @@ describe.each(TEMPLATE_KINDS)('template %s', (kind) => {
 
   it('the JSON Schema (2020-12) compiles with ajv, accepts the json template and refuses an unknown field', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
+    // With the formats: the template's date-times are checked as date-times, not ignored.
+    (addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
     const check = ajv.compile(jsonSchemaOf(kind));
     const template = JSON.parse(templateJson(kind)) as unknown[];
     expect(check(template), JSON.stringify(check.errors)).toBe(true);

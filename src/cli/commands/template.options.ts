@@ -26,7 +26,7 @@ export const TEMPLATE = declareCommand({
     'examctl template candidates -o json > candidates.json',
     '# a map file to start from: value tables, computed fields, Hierarchies from Y/N columns',
     'examctl template users --map-example > users-map.json',
-    '# the README\'s sittings, for the demo world (what `npm ci` finds in fixtures/)',
+    '# the README\'s sittings, for the demo world (fixtures/sittings.csv in a clone)',
     'examctl template sittings --example --out sittings.csv',
   ],
   options: TEMPLATE_OPTIONS,

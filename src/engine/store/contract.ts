@@ -1,10 +1,7 @@
 /**
  * Persistence only: the store keeps named collections of JSON entities keyed by string, and
- * knows nothing of the rules (those live in engine.ts and src/domain/).
- *
- * Design goals: durable (a resolved `transact` survives kill -9), atomic (no torn
- * file), multi-process (other writers' changes are caught up under the lock before each
- * transaction), scalable (a write costs the same in a store of 10k or 1M entities).
+ * knows nothing of the rules (those live in engine.ts and src/domain/). What it promises:
+ * docs/store.md.
  */
 
 /** Entity collections of the engine's state. `settings` holds a single entity under key "settings". */
@@ -57,35 +54,26 @@ export interface Store {
   /** The state as of the last load/refresh/transaction. */
   readonly state: StoreState;
   /**
-   * Runs `decide` with exclusive write access: first catches up with changes other processes
-   * appended, then calls `decide(state)` (synchronous, so no other work interleaves), applies the
-   * returned changes to memory and appends them durably (fsync) before resolving.
-   * Concurrent calls in one process are group-committed: one lock, one catch-up and one fsync
-   * serve the calls of one event-loop turn, each `decide` seeing the changes of the ones before it.
-   * If `decide` throws, that call rejects and its changes are not applied.
-   * Rejects with StoreLockedError (exit 3) after the lock wait bound.
+   * Runs `decide(state)` (synchronous) with exclusive write access, group-committed with the
+   * calls of the same event-loop turn, resolving once its changes are durable (docs/store.md,
+   * "Writing: durability and concurrency"). If `decide` throws, that call rejects and its changes
+   * are not applied. Rejects with StoreLockedError (exit 3) after the lock wait bound.
    */
   transact<T>(decide: (state: StoreState) => { result: T; changes: Change[] }): Promise<T>;
   /** The indexer whose hints are persisted with each entity and answer `keyByHint`. One per store. */
   useIndexer(indexer: StoreIndexer): void;
   /**
    * The key of the entity of `collection` whose hints (from the indexer) include `hint`, in the
-   * state as it is now, through every way the state moves (this process's transactions, other
-   * processes' changes caught up on, reloads). Hints are meant to be unique (the engine's rules
-   * and the world file check keep them so); if several entities share one, any of them may
-   * answer. The engine's secondary lookups (UserName, lower-cased ExternalId, SynchronizationKey,
-   * the root hierarchy) are answered from the hints persisted beside each entity, without an
-   * index of the whole store built at start-up: at 100k users that index was most of what a
-   * command spent before its first record.
+   * state as it is now (docs/store.md, "Loading"). Hints are meant to be unique (the engine's
+   * rules and the world file check keep them so); if several entities share one, any may answer.
+   * No index of the whole store is built at start-up: at 100k users that was most of a command's.
    */
   keyByHint(collection: CollectionName, hint: string): string | undefined;
   /** Catches up with other processes' committed changes without taking the lock. */
   refresh(): Promise<void>;
   /**
-   * Resolves once every change this process has applied to `state` so far is durable (rejects if
-   * its write failed). Memory runs ahead of the disk while a write is in flight: a read answered
-   * from `state` waits for this before it is told, so no caller learns of a change a crash could
-   * still take back.
+   * Resolves once every change this process has applied to `state` so far is durable, rejects if
+   * its write failed (docs/store.md, "What a read sees").
    */
   whenDurable(): Promise<void>;
   /** Flushes and releases everything (lock, file handles). */

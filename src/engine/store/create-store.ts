@@ -36,12 +36,7 @@ export interface CreateStoreOptions {
   lockTimeoutMs?: number;
 }
 
-/**
- * Creates a store holding `initial`. A new store is built in a temp directory beside the target
- * and renamed into place (so it appears whole or not at all). With `force`, an existing store is
- * replaced in place under its lock by a new generation, switched by the atomic CURRENT rename: a
- * crash leaves the old store or the new one, and processes that have it open reload.
- */
+/** Creates a store holding `initial`, or with `force` replaces one (docs/store.md, "Creating and replacing"). */
 export async function createStore(dir: string, initial: Iterable<Change>, options: CreateStoreOptions = {}): Promise<void> {
   const target = resolve(dir);
   const maps = mapsFrom(initial);

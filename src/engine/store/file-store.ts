@@ -27,13 +27,7 @@ import { readSnapshot } from './snapshot.js';
 import { emptyMaps, type Maps } from './snapshot-entries.js';
 import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
 
-/**
- * Compact once the journal outgrows both this and a quarter of the snapshot. The journal is
- * parsed whole at every load (about 12 ms per MB), the snapshot is not (about 2 ms per MB), so a
- * long journal is what a command's start-up would pay for; a quarter keeps that below the
- * snapshot's own load cost, while a compaction (rewriting the snapshot) still comes only after
- * writes of at least a quarter of its size.
- */
+/** Compact once the journal outgrows both this and a quarter of the snapshot (docs/store.md, "Compaction": why). */
 export const DEFAULT_COMPACT_AT_BYTES = 4 * 1024 * 1024;
 
 /** Appends are durable when their write returns (src/system/durable-write.ts). */
@@ -260,12 +254,7 @@ class FileStore implements Store {
     this.journalPosition.lines += 1;
   }
 
-  /**
-   * New generation: snapshot of the current state and an empty journal, both durable, then
-   * CURRENT is switched atomically, then the old files go. A crash before the switch leaves the
-   * old generation in force; after it, the new one. Other processes see the new generation
-   * number and reload.
-   */
+  /** New generation, switched in by CURRENT (docs/store.md, "Compaction": the steps, what a crash leaves). */
   private async compactUnderLock(): Promise<void> {
     const next = this.generation + 1;
     await writeGeneration(this.location, next, this.maps, this.indexer, this.hintsVersion);

@@ -1,8 +1,7 @@
 /**
- * Whether the next journal line is written synchronously on the event loop or through the
- * thread pool: equally durable (O_DSYNC, or a write then fdatasync), so the choice is about cost
- * (docs/store.md, "Synchronous appends on a fast disk"; the figures in bench/README.md,
- * "serve"). Past `maxSyncMs` lines go through the thread pool, one every `probeEveryMs` synchronous.
+ * Whether the next journal line is written synchronously on the event loop or through the thread
+ * pool: equally durable, so the choice is about cost (docs/store.md, "Synchronous appends on a
+ * fast disk"; the figures in bench/README.md, "serve").
  */
 export interface JournalWriteTiming {
   /** Synchronous writes while their moving average stays under this (ms). */

@@ -1,8 +1,6 @@
 /**
- * The store lock held as a lease: taken for a batch and kept while batches keep coming, so a
- * busy writer (`local serve`, a long sync) pays for the lock file and the catch-up once per
- * lease instead of once per batch. Released after a short idle time, and after a bounded hold
- * whenever another writer is waiting, so other processes still get in.
+ * The store lock held as a lease, kept while batches keep coming and handed over to a waiting
+ * writer (docs/store.md, "The lock lease").
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
