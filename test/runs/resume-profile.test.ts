@@ -137,7 +137,8 @@ describe("runs resume --target-from-run: the token is the recorded URL's (trial 
 
   it("the run's default profile repointed gives no token either, said as the run's profile", async () => {
     const id = await killedOnStaging();
-    expect((await cli(['config', 'set-profile', 'staging', '--base-url', 'https://new.example.test'])).code).toBe(0);
+    // Repointed with the new service's token, as `login --base-url` leaves it.
+    expect((await cli(['config', 'set-profile', 'staging', '--base-url', 'https://new.example.test', '--token-file', join(dir, 't-prod')])).code).toBe(0);
     const refused = await cli(['runs', 'resume', '--target-from-run']);
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain(`run ${id} was sent to ${server.url}, but the run's profile staging names https://new.example.test: its token is for that one.`);
