@@ -43,7 +43,7 @@ export async function openRun(
   // target's HTTP client loads: ~100 ms of modules), not after it.
   const [opened, started] = await Promise.allSettled([
     (deps.openApi ?? openTargetApi)(target, { dryRun, deps }),
-    dryRun ? Promise.resolve(undefined) : startJournaling(command, target.report, units, options, deps, journaled),
+    dryRun ? Promise.resolve(undefined) : startJournaling(command, target, units, options, deps, journaled),
   ]);
   if (opened.status === 'rejected' || (opened.value === null && started.status === 'fulfilled')) {
     // No API, nothing to send: a journal started beside it goes (a resumed one is kept as it was).
