@@ -63,6 +63,8 @@ export interface RunHeaderLine {
    * the profile of today. Absent in a run of an older examctl.
    */
   profile?: RecordedProfile | null;
+  /** A local store's INSTANCE (docs/store.md): a resume onto another is refused. */
+  instance?: string;
   startedAt: string;
   pid: number;
   host: string;
