@@ -181,6 +181,17 @@ export async function unreadableAge(path: string): Promise<{ id: string; ageMs: 
   }
 }
 
+/** `work` under the LOCK in `dir`: the one `held` (a sync memory decider's), else taken for the moment. */
+export async function underLock<T>(dir: string, held: StoreLock | undefined, timeoutMs: number, work: () => Promise<T>): Promise<T> {
+  const lock = held ?? new StoreLock(dir, timeoutMs);
+  await lock.acquire();
+  try {
+    return await work();
+  } finally {
+    if (held === undefined) await lock.release();
+  }
+}
+
 /**
  * The store's writer lock, `LOCK` (docs/store.md, "The lock": how it is taken, waited for and
  * broken). While it waits, a writer announces itself with a file of its own (`.lock-<token>`),
