@@ -178,7 +178,7 @@ async function changeConfig(env: Env, change: (config: ExamctlConfig) => unknown
     await change(config);
     await saveConfig(config, env);
     return config;
-  });
+  }, 'the config directory');
 }
 
 /** Creates or updates a profile and saves the config. The first profile becomes the default. */
