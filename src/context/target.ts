@@ -125,6 +125,8 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   }
   const from = deps.resume !== undefined ? "the run's journal" : settings.target.value === 'remote' && settings.baseUrl !== undefined && settings.target.from.startsWith('--target') ? settings.baseUrl.from : settings.target.from;
   const profile = profileNote(settings, options as SettingFlags, deps.commandFlags);
+  // A resume's --target is the journal's, not typed.
+  if (deps.resume && profile?.why) profile.why = profile.why.replace(settings.target.from, from);
   // The token itself never: where it was read, and from which profile when not the one the settings are from (a resume's --profile).
   const { record } = settings;
   const stored = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true ? (target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile }) : undefined;

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Problem } from '../domain/problem.js';
-import type { ReportEntry } from '../report/run-report.js';
-import type { ReportSummary, ReportTarget } from '../report/run-report.js';
+import type { ReportEntry, ReportSummary } from '../report/run-report.js';
+import type { ResolvedTarget } from '../context/resolved-target.js';
 import { currentTrust, laterRunsOf, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 import { InternalError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
@@ -82,7 +82,7 @@ export interface JournaledTraits {
  */
 export async function startJournaling(
   command: string,
-  target: ReportTarget,
+  target: ResolvedTarget,
   units: number | undefined,
   options: RunOptions,
   deps: CommandDeps,
@@ -144,8 +144,11 @@ export async function startJournaling(
   // The profile the input is read with, as it is now: a rebuild or a resume reads the same (command-input.ts, inputProfile).
   const active = (await resolveSettings(invocation, deps.env, deps.runProfile).catch(() => undefined))?.profile;
   const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir };
-  const instance = await targetInstance(target, false, deps);
-  const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, profile, instance, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
+  // The memory's place, the default too (resolveSyncDir).
+  const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
+  const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
+  const instance = await targetInstance(target.report, false, deps);
+  const journal = await RunJournal.start(runsDir, { command, options: recorded, target: target.report, origin: target.note, input, profile, syncDir, instance, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
   return journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);
 }
 
@@ -283,6 +286,8 @@ export function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: 
   }
   // The recorded target, not the one configured today: the items already sent went there.
   options.target = header.target.kind;
+  // The sync memory it fed, whatever EXAMCTL_SYNC_DIR says now.
+  if (header.syncDir !== undefined) options.syncDir = header.syncDir;
   if (header.target.kind === 'local') options.store = header.target.store;
   else options.baseUrl = typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
   for (const name of RESUME_OVERRIDES) {

@@ -133,7 +133,7 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
   // The run's own zone and date format: a report workbook types its dates as the run's did.
   const { timezone, dateFormat } = run.header.options;
   const report = await openRunReport(
-    { command, target, dryRun: false, run: run.id, ...(unlisted === undefined ? {} : { unlisted }), ...(unlistedUnchanged === undefined ? {} : { unlistedUnchanged }) },
+    { command, target, ...run.header.origin, dryRun: false, run: run.id, ...(unlisted === undefined ? {} : { unlisted }), ...(unlistedUnchanged === undefined ? {} : { unlistedUnchanged }) },
     { ...options, ...(typeof timezone === 'string' ? { timezone } : {}), ...(typeof dateFormat === 'string' ? { dateFormat } : {}) },
     // The profile the run read its input with, not today's: its zone and format type the workbook's dates.
     { ...deps, ...runProfileOf(run.header) },
@@ -269,7 +269,7 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     if (fileChanged !== undefined) throw new RunJournalError(`run ${wanted}: ${fileChanged}; ${CHANGED_INPUT_ADVICE}`);
     const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
     const { confirmResumeTarget } = await import('./resume-target.js');
-    await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
+    await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps, options);
     await refuseReplacedStore(opened.record.header, deps);
     const overLater = overLaterRuns === true || force === true;
     const recordedCwd = opened.record.header.options.cwd;
