@@ -256,12 +256,11 @@ export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume[
   );
 }
 
-/** A resume onto a store replaced since (docs/runs.md, "runs resume"). */
 export async function refuseReplacedStore(header: OpenedResume['record']['header'], deps: CommandDeps): Promise<void> {
   const { target, instance } = header;
   if (instance === undefined || target.kind !== 'local' || (await targetInstance(target, false, deps)) === instance) return;
-  const what = `the store at ${target.store} was replaced since the run started (local init --force, or deleted)`;
-  throw new RunJournalError(`run ${header.id}: ${what}. Nothing was sent. Run the file again as a new run: a first night on this store`);
+  const what = `the store at ${target.store} was replaced since it started (local init --force, or deleted)`;
+  throw new RunJournalError(`run ${header.id}: ${what}. Nothing was sent. Run the file again: a first night on this store`);
 }
 
 /** The options a resumed run runs with: its recorded flags and target, the PIN checked against its digest, and the given output flags. */
