@@ -8,7 +8,7 @@ import { say, terminalLine } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
 import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
 import type { SettingFlags } from './settings.js';
-import type { ProfileNote } from '../report/run-report.js';
+import type { ProfileNote, ReportTarget } from '../report/run-report.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
@@ -238,7 +238,7 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
  * step later, so its first memory names the new store); a remote target, or a dry run without a
  * store, has none.
  */
-export async function targetInstance(target: ResolvedTarget, create: boolean, deps: CommandDeps): Promise<string | undefined> {
+export async function targetInstance(target: ReportTarget, create: boolean, deps: CommandDeps): Promise<string | undefined> {
   if (target.kind !== 'local') return undefined;
   const { ensureLocalStore, readStoreInstance } = await import('../engine/local-target.js');
   if (create) await ensureLocalStore(target.store, () => void deps.stderr.write(storeCreatedLine(target.store)));

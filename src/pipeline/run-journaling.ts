@@ -15,6 +15,7 @@ import { testSignalFrom, type TestSignal } from './test-signal.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
+import { targetInstance } from '../context/target.js';
 
 /**
  * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
@@ -146,7 +147,8 @@ export async function startJournaling(
   // The memory's place, the default too (resolveSyncDir).
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
-  const journal = await RunJournal.start(runsDir, { command, options: recorded, target: target.report, origin: target.note, input, profile, syncDir, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
+  const instance = await targetInstance(target.report, false, deps);
+  const journal = await RunJournal.start(runsDir, { command, options: recorded, target: target.report, origin: target.note, input, profile, syncDir, instance, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
   return journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);
 }
 
@@ -252,6 +254,13 @@ export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume[
       'else run the command again with today\'s file (safe where a second run is: user sync, --upsert, --missing-ok, --existing ok), ' +
       'or give --over-later-runs if the later runs sent other records',
   );
+}
+
+export async function refuseReplacedStore(header: OpenedResume['record']['header'], deps: CommandDeps): Promise<void> {
+  const { target, instance } = header;
+  if (instance === undefined || target.kind !== 'local' || (await targetInstance(target, false, deps)) === instance) return;
+  const what = `the store at ${target.store} was replaced since it started (local init --force, or deleted)`;
+  throw new RunJournalError(`run ${header.id}: ${what}. Nothing was sent. Run the file again: a first night on this store`);
 }
 
 /** The options a resumed run runs with: its recorded flags and target, the PIN checked against its digest, and the given output flags. */

@@ -67,6 +67,8 @@ export interface RunHeaderLine {
   origin?: Pick<ReportHeader, 'targetFrom' | 'tokenFrom' | 'profile'>;
   /** The sync memory's place it fed, the default too. */
   syncDir?: string;
+  /** A local store's INSTANCE (docs/store.md): a resume onto another is refused. */
+  instance?: string;
   startedAt: string;
   pid: number;
   host: string;

@@ -22,13 +22,12 @@ import {
 } from '../../runs/index.js';
 import { reportFormatOf } from '../../report/report-file.js';
 import { countAction, describeTarget } from '../../report/report-writers.js';
-import { type SourceRow } from '../../report/run-report.js';
-import type { ReportItem } from '../../report/run-report.js';
+import type { ReportItem, SourceRow } from '../../report/run-report.js';
 import { printJson, type CommandDeps, type GlobalOptions, type ResumeContext } from '../../context/command-deps.js';
 import type { CliDeps } from '../command-declaration.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { checkReportOption, openRunReport, type RunTimes } from '../../pipeline/report-sinks.js';
-import { refuseOverLaterRuns, resumedOptions } from '../../pipeline/run-journaling.js';
+import { refuseOverLaterRuns, refuseReplacedStore, resumedOptions } from '../../pipeline/run-journaling.js';
 import { resumeEntry } from '../resume-registry.js';
 import { runInput, runProfileOf } from './runs-input.js';
 import { instantOf } from '../../flags/flag-values.js';
@@ -271,6 +270,7 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
     const { confirmResumeTarget } = await import('./resume-target.js');
     await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps, options);
+    await refuseReplacedStore(opened.record.header, deps);
     const overLater = overLaterRuns === true || force === true;
     const recordedCwd = opened.record.header.options.cwd;
     const runCwd = typeof recordedCwd === 'string' ? recordedCwd : deps.cwd;
