@@ -29,7 +29,7 @@ type ShowOptions = Omit<ReviewSessionShowOptions, 'out'>;
 
 /** `examctl review-session show`: docs/cli.md, "review-session show" (and its one-id failures, above it). */
 export function run({ out, ...options }: ReviewSessionShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
-  return withOutFile(out, deps, (to) => show(options, to, targetOf));
+  return withOutFile(out, deps, (to) => show(options, to, targetOf, deps));
 }
 
 /** The zone of this computer: TZ when it names a zone, else what Intl says, else UTC. */
@@ -118,7 +118,7 @@ function pinsWithheld(sent: ReviewSession): ReviewSession {
   return gate.mayHold(text) ? gate.deep(JSON.parse(text) as ReviewSession) : withheld;
 }
 
-async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf, outer: CommandDeps): Promise<number> {
   const { externalIds, file, sheet, hiddenRows, output, showPin, timezone, dateFormat, bom, delimiter: delimiterFlag, decimalSeparator: separatorFlag, ...rest } = options;
   const globals = onlyGlobals(rest);
   const json = globals.json === true || output === 'json';
@@ -171,7 +171,7 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
     await api.close();
   }
   if (only !== undefined && 'error' in only) {
-    if (json) await printJson(deps, { target: target.report, externalId: only.externalId, errors: only.errors ?? [] });
+    if (json) await printJson(outer, { target: target.report, externalId: only.externalId, errors: only.errors ?? [] });
     return 1;
   }
   if (json && only !== undefined) await printJson(deps, only.session, 2);
