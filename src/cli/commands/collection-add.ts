@@ -56,7 +56,7 @@ export async function run(
   }
   // As schedule push says of a schedule without an id: a second run makes a second collection.
   if (named > 0) {
-    const none = fromFile ? `${formatCount(named)} of the file's collections have no ExternalId` : 'no --external-id';
+    const none = fromFile ? `${formatCount(named)} of the file's collections ${named === 1 ? 'has' : 'have'} no ExternalId` : 'no --external-id';
     await say(deps, `note: ${none}: examctl names each, so running this again makes another one; give ${fromFile ? 'each an ExternalId' : 'the id printed below with --external-id <id>'} and --existing ok to leave it as it is instead.`);
   }
   const { exitCode, remembered } = outcome;
