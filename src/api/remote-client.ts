@@ -55,6 +55,8 @@ export interface RemoteClientOptions {
   retryAfterCapMs?: number;
   /** Permit plain http:// to a host other than loopback. */
   allowInsecureHttp?: boolean;
+  /** Where the base URL came from: `EXAMCTL_BASE_URL`. */
+  via?: string;
   /** Receives one line per attempt (method, path, status, ms, attempt); the token never appears. */
   debug?: (line: string) => void;
   /**
@@ -151,7 +153,7 @@ export function networkFailure(error: unknown): NetworkFailure {
 
 /** The remote target: the integration API over HTTP(S), with keep-alive, limits and retries. */
 export function createRemoteClient(options: RemoteClientOptions): IntegrationApi {
-  const { origin, pathPrefix, host } = parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
+  const { origin, pathPrefix, host } = parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false, options.via);
   checkToken(options.token);
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? REMOTE_CONCURRENCY));
   const requestTimeoutMs = options.requestTimeoutMs ?? 60_000;
@@ -277,7 +279,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
         if (answer.status >= 300 && answer.status < 400) {
           // Any 3xx: the target is elsewhere. Never followed (the token would go along, and a POST
           // turned GET applies nothing); the run stops at the first one, naming where to point examctl.
-          const words = redirectWords(answer.status, headerValue(answer.headers, 'location'), `${origin}${pathPrefix}${route}`, gate.text);
+          const words = redirectWords(answer.status, headerValue(answer.headers, 'location'), `${origin}${pathPrefix}${route}`, gate.text, options.via);
           throw new NeverSentTargetError(`${host}: ${method} ${route} ${words}`);
         }
         const policy = statusPolicy(answer.status);

@@ -36,6 +36,7 @@ export interface ProbeOptions {
   /** Sent when given (an absent token still tells "reachable" apart); never in a reason. */
   token?: string;
   allowInsecureHttp?: boolean;
+  via?: string;
   signal?: AbortSignal;
   now?: () => number;
   /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read. Default process.env. */
@@ -50,7 +51,7 @@ export interface ProbeOptions {
  * URL the client would refuse.
  */
 export async function probeRemote(options: ProbeOptions, path: string): Promise<ProbeAnswer> {
-  const { origin, pathPrefix } = parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
+  const { origin, pathPrefix } = parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false, options.via);
   const timeout = 10_000; // connect, headers and body
   const now = options.now ?? Date.now;
   const { token } = options;
@@ -113,7 +114,7 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
     const receivedAt = now();
     const envelope = readEnvelope<unknown>(response.text, response.status);
     const status = response.status;
-    const redirect = status >= 300 && status < 400 ? { redirect: redirectWords(status, headerValue(response.headers, 'location'), `${origin}${fullPath}`, gate.text) } : {};
+    const redirect = status >= 300 && status < 400 ? { redirect: redirectWords(status, headerValue(response.headers, 'location'), `${origin}${fullPath}`, gate.text, options.via) } : {};
     return {
       kind: 'answered',
       path: fullPath,

@@ -16,25 +16,25 @@ export interface BaseUrl {
 }
 
 /** Parses and checks a base URL: http(s) only, no credentials, plain http only to loopback unless allowed. */
-export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false): BaseUrl {
+export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false, via = '--base-url'): BaseUrl {
   let url: URL;
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw new UsageError(`--base-url: not a valid URL: ${quotedValue(baseUrl)} (expected e.g. https://exam.example.com)`);
+    throw new UsageError(`${via}: not a valid URL: ${quotedValue(baseUrl)} (expected e.g. https://exam.example.com)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`--base-url: unsupported scheme ${url.protocol} (use https://)`);
+    throw new UsageError(`${via}: unsupported scheme ${url.protocol} (use https://)`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new UsageError('--base-url: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile');
+    throw new UsageError(`${via}: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile`);
   }
   if (url.search !== '' || url.hash !== '') {
-    throw new UsageError('--base-url: must not contain a query string or fragment');
+    throw new UsageError(`${via}: must not contain a query string or fragment`);
   }
   if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
     throw new UsageError(
-      `--base-url: refusing plain http:// to ${url.hostname}: the token would cross the network in clear text. ` +
+      `${via}: refusing plain http:// to ${url.hostname}: the token would cross the network in clear text. ` +
         'Use https://, or pass --allow-insecure-http if this network is trusted.',
     );
   }
@@ -43,7 +43,7 @@ export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false): BaseUr
   // like a wrong token or a wrong service, so it is refused before any request.
   if (ownPath.toLowerCase().endsWith(API_PREFIX)) {
     const root = url.origin + ownPath.slice(0, -API_PREFIX.length);
-    throw new UsageError(`--base-url: the path ends with ${API_PREFIX}, the API's own path, which examctl adds to every request; give the service's root: ${root}`);
+    throw new UsageError(`${via}: the path ends with ${API_PREFIX}, the API's own path, which examctl adds to every request; give the service's root: ${root}`);
   }
   const pathPrefix = ownPath + API_PREFIX;
   return { origin: url.origin, pathPrefix, host: url.host };

@@ -3,7 +3,7 @@ import { VERSION_LINE } from '../version.js';
 import { ExitCode, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
-import { argumentKeys, attributeOf, briefLineOf, briefTermOf, examples, registerSpecs, shownWithItsPositive } from '../flags/option-table.js';
+import { argumentKeys, attributeOf, briefLineOf, briefTermOf, examples, REFUSED_GLOBALS, registerSpecs, shownWithItsPositive } from '../flags/option-table.js';
 import { commandName, keptOptionNames, takesFlag, TAKEN_FLAGS, type Behaviours, type CommandDeclaration, type TakenFlag } from './command-declaration.js';
 import { resolveOutputFlags } from '../flags/output-flags.js';
 import { COMMANDS } from './program.js';
@@ -90,6 +90,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     const { options: table } = declaration;
     if (table === undefined) return;
     registerSpecs(command, table);
+    REFUSED_GLOBALS.set(command, TAKEN_FLAGS.filter((flag) => !takesFlag(declaration, flag)));
     // -h under the last heading, not a heading of its own: two lines of the screen saved.
     const lastHeading = command.options.at(-1)?.helpGroupHeading;
     if (lastHeading !== undefined) command.addHelpOption(new Option('-h, --help', 'display help for command').helpGroup(lastHeading));

@@ -9,12 +9,12 @@ import { UsageError } from '../system/errors.js';
 import { parseJsonDocument } from '../input/json-document.js';
 import { decodeTextDocument } from '../input/text-source.js';
 import { userConfigDir } from '../system/user-dirs.js';
+import { lockTimeoutFromEnv, underLock } from '../system/lock.js';
 import { assertDirectoryTrusted, assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
 
 /**
- * The user's examctl config file: named profiles of remote targets.
- * Location: $EXAMCTL_CONFIG_DIR/config.json, else the per-user config directory
- * (src/system/user-dirs.ts: ~/.config/examctl on Linux, %APPDATA%\examctl on Windows...). Written 0600 (it may hold a token) and atomically.
+ * The user's examctl config file (docs/remote.md, "Config file"): named profiles of remote
+ * targets. A change is read, made and written under the config directory's LOCK (changeConfig).
  */
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -170,44 +170,57 @@ export interface ProfileUpdate {
   makeDefault?: boolean;
 }
 
+/** Concurrent writers each keep their change. */
+async function changeConfig(env: Env, change: (config: ExamctlConfig) => unknown): Promise<ExamctlConfig> {
+  await fs.mkdir(configDir(env), { recursive: true, mode: 0o700 });
+  return underLock(configDir(env), undefined, lockTimeoutFromEnv(env) ?? 5_000, async () => {
+    const config = await loadConfig(env);
+    await change(config);
+    await saveConfig(config, env);
+    return config;
+  }, 'the config directory');
+}
+
 /** Creates or updates a profile and saves the config. The first profile becomes the default. */
 export async function setProfile(name: string, update: ProfileUpdate, env: Env = process.env): Promise<ExamctlConfig> {
   checkProfileName(name);
-  const config = await loadConfig(env);
-  const existing = config.profiles[name];
-  const baseUrl = update.baseUrl ?? existing?.baseUrl;
-  const profile: Profile = { ...existing, ...(baseUrl === undefined ? {} : { baseUrl }) };
-  if (update.tokenFile !== undefined) {
-    profile.tokenFile = update.tokenFile;
-    delete profile.token;
-  }
-  if (update.token !== undefined) {
-    profile.token = update.token;
-    delete profile.tokenFile;
-  }
-  if (update.defaults !== undefined) profile.defaults = { ...existing?.defaults, ...update.defaults };
-  if (update.unset !== undefined && profile.defaults !== undefined) {
-    const defaults: ProfileDefaults = { ...profile.defaults };
-    for (const key of update.unset) delete defaults[key];
-    profile.defaults = defaults;
-  }
   const { profileSchema } = await configSchemas();
-  const checked = profileSchema.safeParse(profile);
-  if (!checked.success) throw new UsageError(`profile ${name}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
-  config.profiles[name] = checked.data;
-  if (update.makeDefault || config.defaultProfile === undefined) config.defaultProfile = name;
-  await saveConfig(config, env);
-  return config;
+  return changeConfig(env, (config) => {
+    const existing = config.profiles[name];
+    const baseUrl = update.baseUrl ?? existing?.baseUrl;
+    const profile: Profile = { ...existing, ...(baseUrl === undefined ? {} : { baseUrl }) };
+    // A token is for its URL: repointed, the profile keeps one only when it is given again.
+    if (existing?.baseUrl !== undefined && existing.baseUrl !== baseUrl) {
+      delete profile.tokenFile;
+      delete profile.token;
+    }
+    if (update.tokenFile !== undefined) {
+      profile.tokenFile = update.tokenFile;
+      delete profile.token;
+    }
+    if (update.token !== undefined) {
+      profile.token = update.token;
+      delete profile.tokenFile;
+    }
+    if (update.defaults !== undefined) profile.defaults = { ...existing?.defaults, ...update.defaults };
+    if (update.unset !== undefined && profile.defaults !== undefined) {
+      const defaults: ProfileDefaults = { ...profile.defaults };
+      for (const key of update.unset) delete defaults[key];
+      profile.defaults = defaults;
+    }
+    const checked = profileSchema.safeParse(profile);
+    if (!checked.success) throw new UsageError(`profile ${name}: ${checked.error.issues[0]?.message ?? 'invalid'}`);
+    config.profiles[name] = checked.data;
+    if (update.makeDefault || config.defaultProfile === undefined) config.defaultProfile = name;
+  });
 }
 
-export async function removeProfile(name: string, env: Env = process.env): Promise<ExamctlConfig> {
-  const config = await loadConfig(env);
-  profileNamed(config, name, env);
-  delete config.profiles[name];
-  if (config.defaultProfile === name) delete config.defaultProfile;
-  await saveConfig(config, env);
-  return config;
-}
+export const removeProfile = (name: string, env: Env = process.env) =>
+  changeConfig(env, (config) => {
+    profileNamed(config, name, env);
+    delete config.profiles[name];
+    if (config.defaultProfile === name) delete config.defaultProfile;
+  });
 
 export async function listProfiles(env: Env = process.env): Promise<ProfileSummary[]> {
   const config = await loadConfig(env);
@@ -244,13 +257,11 @@ export function expandPath(file: string, base: string, env: Env = process.env): 
 }
 
 /** Makes an existing profile the default (used when no base URL is given by flag or env). */
-export async function useProfile(name: string, env: Env = process.env): Promise<ExamctlConfig> {
-  const config = await loadConfig(env);
-  profileNamed(config, name, env);
-  config.defaultProfile = name;
-  await saveConfig(config, env);
-  return config;
-}
+export const useProfile = (name: string, env: Env = process.env) =>
+  changeConfig(env, (config) => {
+    profileNamed(config, name, env);
+    config.defaultProfile = name;
+  });
 
 /**
  * Writes a token file atomically with mode 0600 (`examctl login`). The directory is created

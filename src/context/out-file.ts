@@ -8,6 +8,7 @@ import { TargetError, UsageError } from '../system/errors.js';
 import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { CommandDeps } from './command-deps.js';
 import { describeSystemError } from '../system/system-error-words.js';
+import { say } from '../formats/terminal-text.js';
 import { configDir, configPath, expandPath } from './config-file.js';
 import { resolveSettings } from './settings.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
@@ -59,8 +60,9 @@ function writeFailure(out: string, error: unknown): TargetError {
 /**
  * Runs `produce` with stdout pointed at `out` (`--out <file>`), or as it is when `out` is
  * undefined; diagnostics stay on stderr. Through the output gate (docs/security.md, "Outputs"):
- * a failed command leaves the old file; a write or a final replace that fails (on Windows: the
- * file is open in Excel, the finished file kept beside it) is exit 3.
+ * a command that throws, or fails having written nothing, or a dry run, leaves the old file; a
+ * write or a final replace that fails (on Windows: the file is open in Excel, the finished file
+ * kept beside it) is exit 3.
  */
 export async function withOutFile(
   out: string | undefined,
@@ -79,8 +81,9 @@ export async function withOutFile(
     const own = (error as NodeJS.ErrnoException).code === undefined && error instanceof Error;
     throw new UsageError(`cannot write ${out}: ${own ? error.message : describeSystemError(error, 'directory')}`, { cause: error });
   }
+  let wrote = false;
   const write = (chunk: string | Buffer) =>
-    file.writer.write(chunk).catch((error: unknown) => {
+    file.writer.write(chunk).then(() => void (wrote = true), (error: unknown) => {
       throw writeFailure(out, error);
     });
   const bytes = new Writable({
@@ -105,7 +108,9 @@ export async function withOutFile(
     await file.discard();
     throw error;
   }
-  await file.commit().catch((error: unknown) => {
+  const dryRun = deps.invocation?.dryRun === true;
+  if (dryRun) await say(deps, `--dry-run: ${out} left as it was`);
+  await (dryRun || (code !== 0 && !wrote) ? file.discard() : file.commit()).catch((error: unknown) => {
     throw writeFailure(out, error);
   });
   return code;

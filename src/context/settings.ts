@@ -77,6 +77,10 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   ];
   const url = target.value === 'remote' ? urls.find(([value]) => value !== undefined) : undefined;
   const baseUrl = url === undefined ? undefined : { value: url[0]!, from: url[1]! };
+  // Set but blank (a CI variable left undefined): the URL meant, never a profile's.
+  if (target.value === 'remote' && url?.[1] !== '--base-url' && env.EXAMCTL_BASE_URL?.trim() === '') {
+    throw new UsageError('EXAMCTL_BASE_URL is set but empty: set it, unset it or give --base-url');
+  }
 
   // The profile's own target: its base URL (however it is given), or the local engine when it has none.
   let used = chosen;
@@ -86,10 +90,10 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   const own = record?.baseUrl === undefined ? target.value === 'local' : key(baseUrl?.value) === key(record.baseUrl);
   if (chosen !== undefined && !own) {
     const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${record.baseUrl}`;
-    // A typed --profile is never overridden by a variable naming another target.
+    // A named profile is never overridden by a variable naming another target.
     const variable = [target.from, baseUrl?.from].find((from) => from?.startsWith('EXAMCTL_'))?.split('=')[0];
-    if (named?.via === '--profile' && variable !== undefined) {
-      throw new UsageError(`--profile ${chosen.name} names ${its}, but ${variable} names ${baseUrl?.value ?? 'the local engine'}: unset it, or choose with --target, --base-url or --store`);
+    if (named !== undefined && variable !== undefined) {
+      throw new UsageError(`${named.via} ${chosen.name} names ${its}, but ${variable} names ${baseUrl?.value ?? 'the local engine'}: unset it, or choose with --target, --base-url or --store`);
     }
     if (named === undefined) {
       used = undefined;
@@ -131,9 +135,9 @@ function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUr
   return { value: 'local', from: 'built-in' };
 }
 
-/** A text setting as messages name its origin: the flag (`--timezone`), or `profile hr: timezone`. */
+/** A text setting as messages name its origin: the flag or variable (`--timezone`), or `profile hr: timezone`. */
 export function settingText(setting: Setting<string> | undefined, key: string): { text: string; origin: string } | undefined {
-  return setting === undefined ? undefined : { text: setting.value, origin: setting.from.startsWith('-') ? setting.from : `${setting.from}: ${key}` };
+  return setting === undefined ? undefined : { text: setting.value, origin: setting.from.startsWith('profile ') ? `${setting.from}: ${key}` : setting.from };
 }
 
 function valuesOf(flags: SettingFlags, profile: RunSettings['profile']): SettingValues {

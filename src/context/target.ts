@@ -8,7 +8,7 @@ import { say, terminalLine } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
 import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
 import type { SettingFlags } from './settings.js';
-import type { ProfileNote } from '../report/run-report.js';
+import type { ProfileNote, ReportTarget } from '../report/run-report.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
@@ -88,7 +88,7 @@ export async function findStore(options: GlobalOptions, deps: CommandDeps): Prom
  * token's source, the profile and each setting it gave; the report's header says the same.
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
-  const { resolveSettings, profileNote } = await import('./settings.js');
+  const { resolveSettings, profileNote, settingText } = await import('./settings.js');
   const settings = await resolveSettings(options, deps.env, deps.runProfile);
   // A remote's URL (even empty) or token beside a local target.
   const unused = [
@@ -97,11 +97,16 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     options.tokenFile && '--token-file',
   ].find(Boolean);
   let target: ResolvedTarget;
+  let passed = '';
   if (settings.target.value === 'remote') {
     const { NO_BASE_URL_MESSAGE, remoteTargetOf } = await import('./remote-settings.js');
     const remote = await remoteTargetOf(settings, { tokenFile: options.tokenFile, env: deps.env, cwd: deps.cwd });
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
-    target = await remoteTarget(remote, options, deps);
+    target = await remoteTarget(remote, options, deps, settingText(settings.baseUrl, 'baseUrl')?.origin);
+    // A project's store an untyped profile's URL wins over is said.
+    const typed = options.profile !== undefined || !settings.target.from.startsWith('profile ');
+    const here = typed ? undefined : await findStore(options, deps);
+    if (here?.found === true) passed = `, the local store ${here.store} passed over`;
   } else {
     // Nothing chose local (a resume: the journal did) while a remote's URL or token is set, or the
     // config folder named is not there (a typo?): refused when the command can send, else said.
@@ -120,6 +125,8 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   }
   const from = deps.resume !== undefined ? "the run's journal" : settings.target.value === 'remote' && settings.baseUrl !== undefined && settings.target.from.startsWith('--target') ? settings.baseUrl.from : settings.target.from;
   const profile = profileNote(settings, options as SettingFlags, deps.commandFlags);
+  // A resume's --target is the journal's, not typed.
+  if (deps.resume && profile?.why) profile.why = profile.why.replace(settings.target.from, from);
   // The token itself never: where it was read, and from which profile when not the one the settings are from (a resume's --profile).
   const { record } = settings;
   const stored = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true ? (target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile }) : undefined;
@@ -130,7 +137,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   if (profile !== undefined || target.kind === 'remote' || unused) {
     const { describeTarget } = await import('../report/report-writers.js');
     const token = target.kind === 'local' ? (unused ? `, ${unused} not used` : '') : tokenFrom === undefined ? '' : `, token from ${tokenFrom}`;
-    await say(deps, await settingsLine(`${describeTarget(target.report)} (${from})${token}`, profile));
+    await say(deps, await settingsLine(`${describeTarget(target.report)} (${from})${token}${passed}`, profile));
   }
   return target;
 }
@@ -145,7 +152,7 @@ async function settingsLine(target: string, profile: ProfileNote | undefined): P
   return `${where}; profile ${profile.name} (${profile.via}): ${took === '' ? 'none of its settings is read here' : took}`;
 }
 
-async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
+async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps, via?: string): Promise<ResolvedTarget> {
   for (const warning of settings.warnings) await say(deps, `warning: ${warning}`);
   const { baseUrl, token } = settings;
   const concurrency = settings.concurrency ?? REMOTE_CONCURRENCY;
@@ -170,6 +177,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           concurrency,
           rate: settings.rate,
           allowInsecureHttp,
+          via,
           // Ctrl-C cuts backoff and rate waits short; requests already on the wire get a grace.
           signal: deps.signal,
           env: deps.env,
@@ -183,11 +191,11 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
       },
       async checkBaseUrl() {
         const { parseBaseUrl } = await import('../api/url-policy.js');
-        parseBaseUrl(baseUrl, allowInsecureHttp);
+        parseBaseUrl(baseUrl, allowInsecureHttp, via);
       },
       async probe(path, now) {
         const { probeRemote } = await import('../api/remote-probe.js');
-        return probeRemote({ baseUrl, allowInsecureHttp, now, env: deps.env, token, signal: deps.signal }, path);
+        return probeRemote({ baseUrl, allowInsecureHttp, via, now, env: deps.env, token, signal: deps.signal }, path);
       },
     },
   };
@@ -230,7 +238,7 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
  * step later, so its first memory names the new store); a remote target, or a dry run without a
  * store, has none.
  */
-export async function targetInstance(target: ResolvedTarget, create: boolean, deps: CommandDeps): Promise<string | undefined> {
+export async function targetInstance(target: ReportTarget, create: boolean, deps: CommandDeps): Promise<string | undefined> {
   if (target.kind !== 'local') return undefined;
   const { ensureLocalStore, readStoreInstance } = await import('../engine/local-target.js');
   if (create) await ensureLocalStore(target.store, () => void deps.stderr.write(storeCreatedLine(target.store)));

@@ -5,6 +5,7 @@
  */
 import { quotedValue, type Problem } from './problem.js';
 import { codePointLength, exceedsLength } from './text-rules.js';
+import { isPlainObject } from './field-rules.js';
 
 const REVIEW_SESSION_ID_FIELD = 'externalId';
 export const REVIEW_SESSION_ID_MAX = 60;
@@ -18,4 +19,12 @@ function reviewSessionIdTooLongMessage(externalId: string): string {
 export function reviewSessionIdProblem(externalId: string): Problem | null {
   if (!exceedsLength(externalId, REVIEW_SESSION_ID_MAX)) return null;
   return { field: REVIEW_SESSION_ID_FIELD, code: null, message: reviewSessionIdTooLongMessage(externalId) };
+}
+
+/** Why a 200's Content is not the API's session (an object; Results, if sent, a list of objects). */
+export function sessionShapeProblem(content: unknown): string | undefined {
+  const results = isPlainObject(content) ? (content.Results ?? []) : undefined;
+  if (results === undefined) return 'its Content is not an object';
+  if (!Array.isArray(results)) return 'its Results is not a list';
+  return results.every(isPlainObject) ? undefined : 'a Results entry is not an object';
 }

@@ -6,6 +6,7 @@
  * Installed as its `--help` examples say (completion.options.ts); bash's script keeps to bash 3.2.
  */
 import type { Command, Option } from 'commander';
+import { REFUSED_GLOBALS } from './option-table.js';
 
 /** Each shell's script, in the order `examctl completion` lists them. */
 const SCRIPTS = { bash: bashCompletion, zsh: zshCompletion, fish: fishCompletion, powershell: powershellCompletion } as const;
@@ -26,7 +27,7 @@ interface CommandNode {
   path: string[];
   description: string;
   children: CommandNode[];
-  /** Its own options; the root's apply everywhere (commander's global options). */
+  /** Its own options; a command's also the global ones it takes (not REFUSED_GLOBALS). */
   options: OptionNode[];
 }
 
@@ -49,11 +50,13 @@ function visibleOptions(command: Command): OptionNode[] {
 
 /** The tree as completion sees it; `help` is listed as commander answers it (`examctl help <command>`). */
 export function commandTree(program: Command): CommandNode {
+  const globals = visibleOptions(program).filter((option) => !option.names.includes('--version'));
+  const taken = (command: Command) => (command.commands.length > 0 ? [] : globals.filter((option) => !REFUSED_GLOBALS.get(command)?.includes(option.names.at(-1)!)));
   const walk = (command: Command, path: string[]): CommandNode => ({
     path,
     description: command.description(),
     children: command.commands.filter((child) => !(child as unknown as { _hidden?: boolean })._hidden).map((child) => walk(child, [...path, child.name()])),
-    options: [...visibleOptions(command), { names: ['-h', '--help'], description: 'display help', takesValue: false, file: false, choices: [] }],
+    options: [...visibleOptions(command), { names: ['-h', '--help'], description: 'display help', takesValue: false, file: false, choices: [] }, ...taken(command)],
   });
   const root = walk(program, []);
   // `help <command...>` (always registered, program.ts) completes the command tree below it, plus the `environment` topic.
@@ -75,7 +78,7 @@ function allNodes(node: CommandNode): CommandNode[] {
 
 function allOptions(root: CommandNode): OptionNode[] {
   const seen = new Map<string, OptionNode>();
-  for (const node of allNodes(root)) for (const option of node.options) seen.set(option.names.join(' '), option);
+  for (const node of allNodes(root)) for (const option of node.options) if (option.choices.length > 0 || !seen.has(option.names.join(' '))) seen.set(option.names.join(' '), option);
   return [...seen.values()];
 }
 
@@ -97,7 +100,7 @@ export function bashCompletion(program: Command): string {
   const key = (node: CommandNode): string => quoted(node.path.join(' '));
   const children = nodes.filter((node) => node.children.length > 0).map((node) => caseArm(key(node), `echo ${quoted(node.children.map((child) => child.path[child.path.length - 1]).join(' '))}`));
   const optionWords = nodes.map((node) =>
-    caseArm(key(node), `echo ${quoted([...new Set([...node.options.flatMap((option) => option.names), ...globals])].join(' '))}`),
+    caseArm(key(node), `echo ${quoted([...new Set(node.options.flatMap((option) => option.names))].join(' '))}`),
   );
   const valued = options.filter((option) => option.takesValue).flatMap((option) => option.names);
   const choiceArms = options.filter((option) => option.choices.length > 0).map((option) => caseArm(option.names.map(quoted).join('|'), `echo ${quoted(option.choices.join(' '))}`));
@@ -197,7 +200,7 @@ export function fishCompletion(program: Command): string {
     parts.push(`-d ${quoted(option.description)}`);
     return parts.join(' ');
   };
-  for (const option of root.options) lines.push(optionLine(option, undefined));
+  for (const option of root.options) lines.push(optionLine(option, '__fish_use_subcommand'));
   const seen = (path: string[]): string => path.map((word) => `__fish_seen_subcommand_from ${word}`).join('; and ');
   for (const node of allNodes(root)) {
     const childNames = node.children.map((child) => child.path[child.path.length - 1]!);
@@ -229,10 +232,9 @@ function psArray(words: readonly string[]): string {
 export function powershellCompletion(program: Command): string {
   const root = commandTree(program);
   const nodes = allNodes(root);
-  const globals = root.options.flatMap((option) => option.names).filter((name) => !['-V', '--version', '-h', '--help'].includes(name));
   const key = (node: CommandNode): string => psQuoted(node.path.join(' '));
   const children = nodes.filter((node) => node.children.length > 0).map((node) => `  ${key(node)} = ${psArray(node.children.map((child) => child.path[child.path.length - 1]!))}`);
-  const optionWords = nodes.map((node) => `  ${key(node)} = ${psArray([...new Set([...node.options.flatMap((option) => option.names), ...globals])])}`);
+  const optionWords = nodes.map((node) => `  ${key(node)} = ${psArray([...new Set(node.options.flatMap((option) => option.names))])}`);
   const choices: string[] = [];
   const valued = new Set<string>();
   for (const node of nodes) {

@@ -176,6 +176,8 @@ export function briefLine(spec: OptionSpec): string {
 }
 
 const BRIEF_LINES = new WeakMap<Option, string>();
+/** The global flags each command refuses (its declaration's `takes`): completion leaves them out. */
+export const REFUSED_GLOBALS = new WeakMap<Command, readonly string[]>();
 /** Negated flags shown on their positive flag's line (`--[no-]keycode`) in `--help`. */
 const PAIRED_NEGATIONS = new WeakSet<Option>();
 const PAIRED_POSITIVES = new WeakSet<Option>();

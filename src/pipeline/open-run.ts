@@ -39,11 +39,13 @@ export async function openRun(
   const target = await targetOf();
   if (!dryRun && deps.resume === undefined) await refuseUntrustedRunsDir(options, deps);
   if (!dryRun) await confirmRemote(command, target, describeSend, options, deps);
-  // A run that sends starts its journal (files made durable) while the API opens (a remote
-  // target's HTTP client loads: ~100 ms of modules), not after it.
+  // A run that sends starts its journal while a remote API opens (~100 ms of modules); on a local
+  // target, once the store is open (its INSTANCE is recorded).
+  const opening = (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
+  const start = () => startJournaling(command, target, units, options, deps, journaled);
   const [opened, started] = await Promise.allSettled([
-    (deps.openApi ?? openTargetApi)(target, { dryRun, deps }),
-    dryRun ? Promise.resolve(undefined) : startJournaling(command, target.report, units, options, deps, journaled),
+    opening,
+    dryRun ? undefined : target.kind === 'local' ? opening.then(start) : start(),
   ]);
   if (opened.status === 'rejected' || (opened.value === null && started.status === 'fulfilled')) {
     // No API, nothing to send: a journal started beside it goes (a resumed one is kept as it was).

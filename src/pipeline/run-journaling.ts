@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Problem } from '../domain/problem.js';
-import type { ReportEntry } from '../report/run-report.js';
-import type { ReportSummary, ReportTarget } from '../report/run-report.js';
+import type { ReportEntry, ReportSummary } from '../report/run-report.js';
+import type { ResolvedTarget } from '../context/resolved-target.js';
 import { currentTrust, laterRunsOf, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 import { InternalError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
@@ -15,6 +15,7 @@ import { testSignalFrom, type TestSignal } from './test-signal.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
+import { targetInstance } from '../context/target.js';
 
 /**
  * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
@@ -81,7 +82,7 @@ export interface JournaledTraits {
  */
 export async function startJournaling(
   command: string,
-  target: ReportTarget,
+  target: ResolvedTarget,
   units: number | undefined,
   options: RunOptions,
   deps: CommandDeps,
@@ -143,7 +144,11 @@ export async function startJournaling(
   // The profile the input is read with, as it is now: a rebuild or a resume reads the same (command-input.ts, inputProfile).
   const active = (await resolveSettings(invocation, deps.env, deps.runProfile).catch(() => undefined))?.profile;
   const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir };
-  const journal = await RunJournal.start(runsDir, { command, options: recorded, target, input, profile, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
+  // The memory's place, the default too (resolveSyncDir).
+  const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
+  const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
+  const instance = await targetInstance(target.report, false, deps);
+  const journal = await RunJournal.start(runsDir, { command, options: recorded, target: target.report, origin: target.note, input, profile, syncDir, instance, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
   return journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);
 }
 
@@ -251,6 +256,13 @@ export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume[
   );
 }
 
+export async function refuseReplacedStore(header: OpenedResume['record']['header'], deps: CommandDeps): Promise<void> {
+  const { target, instance } = header;
+  if (instance === undefined || target.kind !== 'local' || (await targetInstance(target, false, deps)) === instance) return;
+  const what = `the store at ${target.store} was replaced since it started (local init --force, or deleted)`;
+  throw new RunJournalError(`run ${header.id}: ${what}. Nothing was sent. Run the file again: a first night on this store`);
+}
+
 /** The options a resumed run runs with: its recorded flags and target, the PIN checked against its digest, and the given output flags. */
 export function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string | undefined, digested: readonly string[]): Record<string, unknown> {
   const { header } = opened.record;
@@ -273,6 +285,8 @@ export function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: 
   }
   // The recorded target, not the one configured today: the items already sent went there.
   options.target = header.target.kind;
+  // The sync memory it fed, whatever EXAMCTL_SYNC_DIR says now.
+  if (header.syncDir !== undefined) options.syncDir = header.syncDir;
   if (header.target.kind === 'local') options.store = header.target.store;
   else options.baseUrl = typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
   for (const name of RESUME_OVERRIDES) {

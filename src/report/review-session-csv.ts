@@ -65,7 +65,7 @@ export interface ResultsLayout {
   sessionColumn: boolean;
 }
 
-const resultsOf = (outcome: SessionOutcome) => ('session' in outcome && Array.isArray(outcome.session.Results) ? outcome.session.Results : []);
+const resultsOf = (outcome: SessionOutcome) => ('session' in outcome ? (outcome.session.Results ?? []) : []);
 
 /**
  * The header of a table of many sessions depends on all of them (an extra field a server sent
@@ -247,13 +247,11 @@ function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
 }
 
 /**
- * The session as every renderer gets it (--json, -o csv, -o xlsx, the table), its PINs withheld
- * unless `--show-pin` (docs/cli.md, "Run report"). The local engine and `local serve` return them.
+ * The session (of the API's shape: domain/review-session.ts) as every renderer gets it, its PINs
+ * withheld unless `--show-pin` (docs/cli.md, "Run report"). The local engine and `local serve` return them.
  */
 export function withPinWithheld(session: ReviewSession): ReviewSession {
-  const withheld = pinsWithheld(session);
-  const results: unknown = session.Results;
-  if (!Array.isArray(results)) return withheld;
-  const rows = (results as unknown[]).map((entry) => (typeof entry === 'object' && entry !== null ? pinsWithheld(entry as Record<string, unknown>) : entry));
-  return rows.some((entry, i) => entry !== results[i]) ? { ...withheld, Results: rows as ReviewSession['Results'] } : withheld;
+  const results = session.Results ?? [];
+  const rows = results.map((entry) => pinsWithheld(entry));
+  return rows.some((entry, i) => entry !== results[i]) ? { ...pinsWithheld(session), Results: rows } : pinsWithheld(session);
 }

@@ -1,5 +1,5 @@
 import type { SourceRef } from '../input/record.js';
-import type { ItemStatus, ReportItem, ReportSummary, ReportTarget } from '../report/run-report.js';
+import type { ItemStatus, ReportHeader, ReportItem, ReportSummary, ReportTarget } from '../report/run-report.js';
 import type { RecordedValue } from './recorded-options.js';
 
 /** The newest version of the run journal's line format this examctl reads; a reader refuses a newer one. */
@@ -63,6 +63,12 @@ export interface RunHeaderLine {
    * the profile of today. Absent in a run of an older examctl.
    */
   profile?: RecordedProfile | null;
+  /** Where target, token and profile came from, in its report's words. */
+  origin?: Pick<ReportHeader, 'targetFrom' | 'tokenFrom' | 'profile'>;
+  /** The sync memory's place it fed, the default too. */
+  syncDir?: string;
+  /** A local store's INSTANCE (docs/store.md): a resume onto another is refused. */
+  instance?: string;
   startedAt: string;
   pid: number;
   host: string;

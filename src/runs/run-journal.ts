@@ -43,7 +43,7 @@ const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
 const REOPEN_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 
 /** What a new run's header says; the id, times, pid and host are filled in. */
-export type NewRunHeader = Pick<RunHeaderLine, 'command' | 'options' | 'target' | 'input' | 'chosenIds' | 'profile'> & { units?: number };
+export type NewRunHeader = Pick<RunHeaderLine, 'command' | 'options' | 'target' | 'input' | 'chosenIds' | 'profile' | 'origin' | 'syncDir' | 'instance'> & { units?: number };
 
 interface Waiter {
   resolve: () => void;

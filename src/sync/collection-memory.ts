@@ -74,7 +74,8 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
     if (entry.digest === '') {
       return failed(
         `collection ${id} exists on ${target}; examctl sent it there in run ${entry.run} but that answer was lost, so it cannot tell whether its request made it ` +
-          `or someone else did (with fields of their own): ${api}. Check it on the platform; if it is this one, examctl synced adopt-collections --file <this file> records it as examctl's`,
+          `or someone else did (with fields of their own): ${api}. Check it on the platform; if it is this one, examctl synced adopt-collections --file F records it as examctl's ` +
+          `(F: the file this run read or, from flags, a .json file holding ${JSON.stringify(payload)})`,
       );
     }
     const differences = fieldDifferences(entry.fields, collectionFields(payload));

@@ -114,12 +114,12 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
   for (let attempt = 0; ; attempt++) {
     const decider = await liveHolder(join(dir, LOCK_FILE), false);
     if (decider !== undefined) wait(`waiting for ${describeHolder(decider)}: it decides from the sync memory of this target (${dir})`);
-    const lock = new StoreLock(dir, Math.max(0, deadline - Date.now()));
+    const lock = new StoreLock(dir, Math.max(0, deadline - Date.now()), 'sync memory');
     try {
       await lock.acquire();
     } catch (error) {
       if (error instanceof StoreLockedError) {
-        throw new StoreLockedError(`${error.message.replace(/^store /, 'sync memory ')} Another run on this target decides from the same memory: wait for it to end.`);
+        throw new StoreLockedError(`${error.message} Another run on this target decides from the same memory: wait for it to end.`);
       }
       throw error;
     }

@@ -57,7 +57,11 @@ export interface MemoryDocument {
 /** The newest run of a target's memories (every kind), or undefined when none holds one. */
 export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryContents>): string | undefined {
   let newest: string | undefined;
-  for (const contents of memories.values()) for (const { run } of populationsOf(contents).values()) if (newest === undefined || run > newest) newest = run;
+  // Collections' runs record no population: their entries say.
+  for (const [kind, contents] of memories) {
+    const populations = kind === 'collections' ? contents.entries.populationsOfEntries() : populationsOf(contents);
+    for (const { run } of populations.values()) if (newest === undefined || run > newest) newest = run;
+  }
   return newest;
 }
 

@@ -32,7 +32,7 @@ const DECIDING_FLAGS = ['changedOnly', 'disableMissing', 'pruneMemberships', 'on
  * Read without a lock, unless `held`: the memory the resumed run opened and holds.
  */
 export async function refuseResumeAgainstMemory(
-  header: { id: string; command: string; target: ReportTarget; options: Readonly<Record<string, unknown>> },
+  header: { id: string; command: string; target: ReportTarget; options: Readonly<Record<string, unknown>>; syncDir?: string },
   runsDir: string | undefined,
   deps: Pick<CommandDeps, 'env' | 'cwd'>,
   check: { laterRuns: boolean; lostMemory: boolean },
@@ -42,7 +42,7 @@ export async function refuseResumeAgainstMemory(
   if (kind === undefined) return;
   const deciding = DECIDING_FLAGS.filter((flag) => header.options[flag] === true);
   if (!check.laterRuns && !(check.lostMemory && deciding.length > 0)) return;
-  const syncDir = typeof header.options.syncDir === 'string' ? header.options.syncDir : undefined;
+  const syncDir = header.syncDir ?? (typeof header.options.syncDir === 'string' ? header.options.syncDir : undefined);
   const population = typeof header.options.population === 'string' ? header.options.population : undefined;
   const read = held === undefined ? await readPlacedMemories(memoryPlaceOf(syncDir, runsDir, deps), header.target, deps.env) : undefined;
   const contents = read?.memories.get(kind);

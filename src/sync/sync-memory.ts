@@ -1,7 +1,7 @@
 import { type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { appendDurably } from '../system/durable-write.js';
-import { StoreLock } from '../system/lock.js';
+import { StoreLock, underLock } from '../system/lock.js';
 import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, liveFeeders, makeTrustedMemoryDir, openMemoryFile, type OnWait } from './memory-access.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
@@ -58,17 +58,6 @@ async function begunAnew(file: string, kind: SyncKind, target: ReportTarget, opt
     const contents = await compact({ ...emptyContents(file, kind), instance: options.instance }, target);
     return { contents, handle: (await openMemoryFile(file, 'append', APPEND_FLAGS, header))?.handle };
   });
-}
-
-/** `work` under the LOCK of the memory in `dir`: the one `held` (a decider's), else taken for the moment (a feeder's). */
-async function underLock<T>(dir: string, held: StoreLock | undefined, timeoutMs: number, work: () => Promise<T>): Promise<T> {
-  const lock = held ?? new StoreLock(dir, timeoutMs);
-  await lock.acquire();
-  try {
-    return await work();
-  } finally {
-    if (held === undefined) await lock.release();
-  }
 }
 
 /** Where a torn last line past `validLength` begins (a kill mid-write, or a write in progress), or undefined. */

@@ -181,6 +181,17 @@ export async function unreadableAge(path: string): Promise<{ id: string; ageMs: 
   }
 }
 
+/** `work` under the LOCK in `dir` (of `what`): the one `held`, else taken for the moment. */
+export async function underLock<T>(dir: string, held: StoreLock | undefined, timeoutMs: number, work: () => Promise<T>, what?: string): Promise<T> {
+  const lock = held ?? new StoreLock(dir, timeoutMs, what);
+  await lock.acquire();
+  try {
+    return await work();
+  } finally {
+    if (held === undefined) await lock.release();
+  }
+}
+
 /**
  * The store's writer lock, `LOCK` (docs/store.md, "The lock": how it is taken, waited for and
  * broken). While it waits, a writer announces itself with a file of its own (`.lock-<token>`),
@@ -194,6 +205,7 @@ export class StoreLock {
   constructor(
     private readonly dir: string,
     private readonly timeoutMs: number,
+    private readonly what = 'store',
   ) {
     this.lockPath = join(dir, LOCK_FILE);
     this.breakPath = join(dir, BREAK_FILE);
@@ -275,7 +287,7 @@ export class StoreLock {
   private lockedError(holder: LockInfo | 'unreadable'): StoreLockedError {
     const who = describeHolder(holder);
     return new StoreLockedError(
-      `store ${this.dir} is locked by ${who}; gave up after ${this.timeoutMs} ms ` +
+      `${this.what} ${this.dir} is locked by ${who}; gave up after ${this.timeoutMs} ms ` +
         `(EXAMCTL_LOCK_TIMEOUT_MS). If that process no longer runs, remove ${this.lockPath}.`,
     );
   }

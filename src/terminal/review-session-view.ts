@@ -216,7 +216,7 @@ function statisticsTable(statistics: ResultStatistics, color: boolean): string {
 /** The review session as a header block, the Results table, counts per PassedStatus and the mean score. */
 export function renderReviewSession(session: ReviewSession, options: RenderOptions = {}): string {
   const color = options.color === true;
-  const results = Array.isArray(session.Results) ? session.Results : [];
+  const results = session.Results ?? [];
   const width = options.width !== undefined && options.width > 0 ? options.width : undefined;
   const times: OutputTimes = options.times ?? { zone: 'UTC' };
   const parts = [headerBlock({ ...session, Results: results }, color, width, options.showPin === true, times, options.timesFrom), ''];

@@ -96,7 +96,23 @@ describe('completion from the command tree', () => {
     const fish = fishCompletion(program());
     expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from schedule; and not __fish_seen_subcommand_from push links' -a 'push'");
     expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from schedule; and __fish_seen_subcommand_from push' -s f -l file -r -F");
-    expect(fish).toContain("complete -c examctl -l target -x -a 'local remote'");
+    expect(fish).toContain("complete -c examctl -n '__fish_use_subcommand' -l target -x -a 'local remote'");
+  });
+
+  it("each command is offered the global flags its declaration takes, not those it refuses with exit 2 (trial11 F13)", async () => {
+    const script = completionScript('bash', program());
+    if (hasShell('bash')) {
+      expect(await complete(script, ['examctl', 'runs', 'prune', '--d'])).toEqual(['--debug']);
+      expect(await complete(script, ['examctl', 'runs', 'list', '--st'])).toEqual(['--strict']);
+      expect(await complete(script, ['examctl', 'user', 'sync', '--st'])).toEqual(['--store', '--strict']);
+      expect(await complete(script, ['examctl', '--st'])).toEqual(['--store', '--strict']);
+    }
+    const fish = fishCompletion(program());
+    expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from user; and __fish_seen_subcommand_from sync' -l dry-run");
+    expect(fish).not.toContain("complete -c examctl -n '__fish_seen_subcommand_from runs; and __fish_seen_subcommand_from prune' -l dry-run");
+    const ps = completionScript('powershell', program());
+    expect(ps).toMatch(/'user sync' = @\([^)]*'--dry-run'/);
+    expect(ps).not.toMatch(/'runs prune' = @\([^)]*'--dry-run'/);
   });
 });
 

@@ -194,6 +194,22 @@ describe('review-session show and the PIN', () => {
     });
   });
 
+  it('the PIN quoted back in another field (a Title, a comment) is redacted too, as the gate does a record\'s own PIN; --show-pin keeps it', async () => {
+    await withTempDir(async (dir) => {
+      const plain = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json']);
+      const session = { ...(JSON.parse(plain.stdout) as Record<string, unknown>), Pin: 'K7P2Q9', Title: 'Review (PIN K7P2Q9)' } as unknown as { Results: Record<string, unknown>[] };
+      session.Results[0]!.Comment = 'use PIN k7p2q9';
+      const api = { getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }), close: async () => undefined } as unknown as IntegrationApi;
+      for (const output of ['table', 'json', 'csv']) {
+        const run = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', output], { openApi: async () => api });
+        expect([run.code, run.stdout]).toEqual([0, expect.stringContaining(output === 'csv' ? 'use PIN [redacted]' : 'Review (PIN [redacted])')]);
+        expect(run.stdout.toLowerCase()).not.toContain('k7p2q9');
+      }
+      const shown = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'json', '--show-pin'], { openApi: async () => api });
+      expect(shown.stdout).toContain('"Title": "Review (PIN K7P2Q9)"');
+    });
+  });
+
   it('--show-pin shows the exact PIN in the table, JSON, CSV and xlsx, and nowhere on stderr (--debug included)', async () => {
     await withTempDir(async (dir) => {
       const show = (extra: string[]) => cli(dir, ['--debug', 'review-session', 'show', 'RS-MATH1-OCT', '--show-pin', ...extra]);

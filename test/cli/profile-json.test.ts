@@ -1,7 +1,10 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
+import { StoreLock } from '../../src/system/lock.js';
 
 /** With --json, config set-profile, use, remove and login print one document saying what they did, never the token (trial 6: 11). */
 describe('--json profile commands', () => {
@@ -21,5 +24,38 @@ describe('--json profile commands', () => {
       const remove = testDeps(dir);
       expect(await runCli(['config', 'remove', 'prod', '--json'], remove.deps), remove.stderr.text).toBe(0);
       expect(JSON.parse(remove.stdout.text)).toEqual({ done: 'removed', profile: 'prod' });
+    }));
+});
+
+/** The config file is read, changed and written under the config directory's LOCK (trial 11: F05). */
+describe('profile commands at once on one config directory', () => {
+  it('ten set-profile, then use and remove at once with a set-profile: every change kept', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_CONFIG_DIR: join(dir, 'cfg') };
+      const run = async (args: string[]) => {
+        const io = testDeps(dir, {}, env);
+        expect(await runCli(args, io.deps), io.stderr.text).toBe(0);
+      };
+      const names = Array.from({ length: 10 }, (_, n) => `campus${n}`);
+      await Promise.all(names.map((name, n) => run(['config', 'set-profile', name, '--base-url', `http://127.0.0.1:${n + 1}`])));
+      await Promise.all([run(['config', 'use', 'campus5']), run(['config', 'remove', 'campus0']), run(['config', 'set-profile', 'extra', '--base-url', 'http://127.0.0.1:99'])]);
+      const list = testDeps(dir, {}, env);
+      expect(await runCli(['config', 'list', '--json'], list.deps)).toBe(0);
+      const profiles = JSON.parse(list.stdout.text) as { name: string; isDefault: boolean }[];
+      expect(profiles.map((profile) => profile.name).sort()).toEqual([...names.slice(1), 'extra'].sort());
+      expect(profiles.find((profile) => profile.isDefault)?.name).toBe('campus5');
+    }));
+
+  it('a lock held past EXAMCTL_LOCK_TIMEOUT_MS: exit 3, nothing written', () =>
+    withTempDir(async (dir) => {
+      const cfg = join(dir, 'cfg');
+      mkdirSync(cfg, { mode: 0o700 });
+      const held = new StoreLock(cfg, 0);
+      await held.acquire();
+      const io = testDeps(dir, {}, { EXAMCTL_CONFIG_DIR: cfg, EXAMCTL_LOCK_TIMEOUT_MS: '0' });
+      expect(await runCli(['config', 'set-profile', 'late', '--base-url', 'http://127.0.0.1:1'], io.deps)).toBe(3);
+      expect(io.stderr.text).toContain(`the config directory ${cfg} is locked by pid ${process.pid}`);
+      expect(existsSync(join(cfg, 'config.json'))).toBe(false);
+      await held.release();
     }));
 });

@@ -213,6 +213,31 @@ describe('several review sessions in one table', () => {
   });
 });
 
+describe('one session the target fails to give (docs/remote.md, "What each answer means")', () => {
+  it("a 500, or a 200 that is not the API's session, is exit 3 with the error document; 1101 stays exit 1 with its own; of several, a row each", async () => {
+    const answers: Record<string, [number, unknown]> = {
+      'RS-500': [500, 'boom'],
+      'RS-LIST': [200, { Success: true, Content: { ExternalId: 'RS-LIST', Results: { Items: [{ Score: 91 }], Total: 1 } } }],
+      'RS-NULL': [200, { Success: true, Errors: null, Content: null }],
+      'RS-ROW': [200, { Success: true, Content: { ExternalId: 'RS-ROW', Results: ['c-1'] } }],
+      'RS-NOPE': [400, { Success: false, Content: null, Errors: [{ Code: 1101, Message: 'Review session has not been found: RS-NOPE' }] }],
+    };
+    server = await startHostileServer((request, res) => json(res, ...answers[request.url.split('/').at(-1)!]!));
+    await withTempDir(async (dir) => {
+      const show = (...argv: string[]) => cli(dir, ['--target', 'remote', '--base-url', server!.url, 'review-session', 'show', ...argv, '--json'], { EXAMCTL_TOKEN: TOKEN });
+      const words = { 'RS-500': 'internal server error (500)', 'RS-LIST': 'its Results is not a list', 'RS-NULL': 'its Content is not an object', 'RS-ROW': 'a Results entry is not an object' };
+      for (const [id, message] of Object.entries(words)) {
+        const one = await show(id);
+        expect([one.code, JSON.parse(one.stdout)]).toEqual([3, { error: expect.objectContaining({ exitCode: 3, message: expect.stringContaining(message) }) }]);
+      }
+      const nope = await show('RS-NOPE');
+      expect([nope.code, JSON.parse(nope.stdout).errors[0].code]).toEqual([1, 1101]);
+      const several = await show('RS-LIST', 'RS-500');
+      expect([several.code, (JSON.parse(several.stdout) as { Error: string }[]).map((row) => row.Error)]).toEqual([1, [expect.stringContaining(words['RS-LIST']), expect.stringContaining(words['RS-500'])]]);
+    });
+  });
+});
+
 describe('a review session id longer than the API\'s string(60) (docs/interpretations.md, "Review sessions")', () => {
   it('is refused before anything is sent: exit 2 naming its length and the limit, and the file and line of a --file id', async () => {
     server = await startHostileServer((_request, res) => json(res, 200, { Success: true, Content: { ExternalId: 'RS', Results: [] }, Errors: null }));

@@ -234,7 +234,8 @@ describe('a job whose units ride on one request (invigilators remove)', () => {
         removeInvigilators: async (_schedule: string, ids: string[]) => {
           calls.push(ids);
           await new Promise((resolve) => setTimeout(resolve, 5));
-          return { status: 200, envelope: { Success: true, Errors: null, Content: { Errors: [{ UserExtId: 'inv-7', Code: 319, Error: 'not an invigilator' }] } } };
+          const removed = ids.filter((id) => id !== 'inv-7');
+          return { status: 200, envelope: { Success: true, Errors: null, Content: { SuccessfullyRemoved: removed, Errors: [{ UserExtId: 'inv-7', Code: 319, Error: 'not an invigilator' }] } } };
         },
         close: async () => {},
       };
@@ -248,6 +249,32 @@ describe('a job whose units ride on one request (invigilators remove)', () => {
       expect(doc.items[7].status).toBe('failed');
       expect(doc.summary).toEqual({ total: 600, ok: 599, partial: 0, failed: 1, skipped: 0, created: 0, updated: 0, removed: 599 });
     });
+  });
+});
+
+describe('invigilators remove reads SuccessfullyRemoved (docs/interpretations.md, "Invigilators")', () => {
+  it('an id a 200 lists neither as removed nor in Errors fails, unconfirmed; ids compare ignoring case', async () => {
+    const contents: unknown[] = [
+      { SuccessfullyRemoved: ['INV-1', 'inv-9'], Errors: [] },
+      { SuccessfullyRemoved: [], Errors: [{ UserExtId: 'INV-2', Code: 319, Error: 'not an invigilator' }] },
+      null,
+    ];
+    const statuses: string[][] = [];
+    for (const content of contents) {
+      await withTempDir(async (dir) => {
+        const api = { removeInvigilators: async () => ({ status: 200, envelope: { Success: true, Errors: null, Content: content } }), close: async () => {} };
+        const io = testDeps(dir, { openApi: async () => api as never }, { EXAMCTL_TOKEN: 'test-token' });
+        const code = await runCli(['--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--yes', '--json', 'invigilators', 'remove', 'S-1', 'inv-1', 'inv-2'], io.deps);
+        const items = (JSON.parse(io.stdout.text) as { items: { status: string; action?: string; errors: { message: string }[] }[] }).items;
+        statuses.push([String(code), ...items.map((item) => `${item.status} ${item.action ?? item.errors[0]!.message}`)]);
+      });
+    }
+    const unconfirmed = 'failed the service did not confirm removing it';
+    expect(statuses).toEqual([
+      ['1', 'ok removed', unconfirmed],
+      ['1', unconfirmed, 'failed not an invigilator'],
+      ['1', unconfirmed, unconfirmed],
+    ]);
   });
 });
 

@@ -5,7 +5,7 @@
  * Through the real CLI, in-process; every run here is a dry run or refused before sending.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -72,6 +72,80 @@ describe('a remote credential or URL beside a run that would go local by default
       expect((await cli(dir, ['--target', 'remote', ...SYNC], { EXAMCTL_BASE_URL: '', EXAMCTL_TOKEN: 'secret' })).code).toBe(2);
       const local = await cli(dir, ['--target', 'local', ...SYNC], { EXAMCTL_BASE_URL: '', EXAMCTL_TOKEN: 'secret' });
       expect(local.code, local.stderr).toBe(0);
+    }));
+});
+
+describe('EXAMCTL_BASE_URL set but empty beside a profile with a base URL (trial 10, F01)', () => {
+  it("is exit 2 naming it, with or without --target remote: never the default profile's URL, nothing sent", () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      for (const args of [['--target', 'remote', '--yes', 'user', 'sync', '--file', 'users.csv', '--json'], SYNC, ['--profile', 'staging', ...SYNC]]) {
+        for (const env of [{ EXAMCTL_BASE_URL: '', EXAMCTL_TOKEN: 'staging-token' }, { EXAMCTL_BASE_URL: ' ' }] as Record<string, string>[]) {
+          const run = await cli(dir, args, { CI: 'true', ...env });
+          expect([run.code, run.stderr], args.join(' ')).toEqual([2, expect.stringContaining('EXAMCTL_BASE_URL is set but empty')]);
+          expect(run.stdout).not.toContain('targetFrom');
+        }
+      }
+      // A typed --base-url is the URL: the empty variable beside it is not read.
+      const typed = await cli(dir, ['--base-url', 'http://127.0.0.1:18671', ...SYNC], { EXAMCTL_BASE_URL: '' });
+      expect(typed.code, typed.stderr).toBe(0);
+    }));
+});
+
+describe('EXAMCTL_PROFILE against a variable naming another target (trial 10, F02)', () => {
+  it('is exit 2 naming both, as a typed --profile is; doctor fails its target check and sends nothing', () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      const env = { EXAMCTL_PROFILE: 'staging', EXAMCTL_BASE_URL: 'http://127.0.0.1:18672' };
+      const run = await cli(dir, SYNC, env);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('EXAMCTL_PROFILE staging names remote http://127.0.0.1:18671, but EXAMCTL_BASE_URL names http://127.0.0.1:18672');
+      const store = await cli(dir, SYNC, { EXAMCTL_PROFILE: 'staging', EXAMCTL_STORE: 'st' });
+      expect([store.code, store.stderr]).toEqual([2, expect.stringContaining('but EXAMCTL_STORE names the local engine')]);
+      const doctor = await cli(dir, ['doctor'], env);
+      expect(doctor.code).toBe(3);
+      expect(doctor.stdout).toMatch(/FAIL\s+target\s+EXAMCTL_PROFILE staging names/);
+      expect(doctor.stdout).not.toContain('reachable');
+      // The profile's own URL in the variable is the profile's run.
+      const same = await cli(dir, SYNC, { ...env, EXAMCTL_BASE_URL: 'http://127.0.0.1:18671/' });
+      expect(same.code, same.stderr).toBe(0);
+    }));
+});
+
+describe('a refused base URL names where it came from (trial 10, F09)', () => {
+  it('EXAMCTL_BASE_URL or profile hr: baseUrl, not --base-url; doctor fails its target check as the run is refused', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      const plain = { EXAMCTL_BASE_URL: 'http://exam.example.com', EXAMCTL_TOKEN: 't0k' };
+      const run = await cli(dir, SYNC, plain);
+      expect([run.code, run.stderr]).toEqual([2, expect.stringContaining('EXAMCTL_BASE_URL: refusing plain http:// to exam.example.com')]);
+      const api = await cli(dir, SYNC, { EXAMCTL_BASE_URL: 'https://exam.example.com/api/v1/integrations' });
+      expect(api.stderr).toContain('EXAMCTL_BASE_URL: the path ends with /api/v1/integrations');
+      const doctor = await cli(dir, ['doctor'], plain);
+      expect(doctor.code).toBe(3);
+      expect(doctor.stdout).toMatch(/FAIL\s+target\s+EXAMCTL_BASE_URL: refusing plain http:\/\//);
+      expect(doctor.stdout).not.toMatch(/ok\s+target/);
+      expect((await cli(dir, ['config', 'set-profile', 'hr', '--base-url', 'https://exam.example.com', '--default'])).code).toBe(0);
+      const config = join(dir, '.config', 'config.json');
+      await writeFile(config, (await readFile(config, 'utf8')).replace('https://', 'http://'));
+      const profile = await cli(dir, SYNC, { EXAMCTL_TOKEN: 't0k' });
+      expect([profile.code, profile.stderr]).toEqual([2, expect.stringContaining('profile hr: baseUrl: refusing plain http://')]);
+    }));
+});
+
+describe('a project store passed over for a profile\'s remote target (trial 10, F05)', () => {
+  it('the settings line names the store; the run still goes to the profile\'s target', () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      expect((await cli(dir, ['local', 'init'])).code).toBe(0);
+      const run = await cli(dir, SYNC);
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout).targetFrom).toBe('profile prod');
+      expect(run.stderr).toContain(`target: remote http://127.0.0.1:18672 (profile prod), the local store ${join(dir, '.examctl-store')} passed over; profile prod`);
+      // A target named (--target remote, --profile) passes over nothing unsaid.
+      expect((await cli(dir, ['--target', 'remote', ...SYNC])).stderr).not.toContain('passed over');
+      expect((await cli(dir, ['--profile', 'prod', ...SYNC])).stderr).not.toContain('passed over');
+      expect((await cli(dir, SYNC, { EXAMCTL_PROFILE: 'prod' })).stderr).toContain('passed over');
     }));
 });
 
@@ -144,6 +218,33 @@ describe('what a run took, said whole', () => {
       const again = await cli(dir, ['login', '--profile', 'prod', '--with-token', '--no-verify'], {}, 'newer-token\n');
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).not.toContain('changed');
+    }));
+
+  it("set-profile repointing a profile says old -> new as login does, and drops the old URL's token unless given again", () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      const moved = await cli(dir, ['config', 'set-profile', 'prod', '--base-url', 'http://127.0.0.1:18673']);
+      expect(moved.code, moved.stderr).toBe(0);
+      expect(moved.stderr).toContain('profile prod: base URL changed, http://127.0.0.1:18672 -> http://127.0.0.1:18673\n');
+      expect(moved.stderr).toContain('profile prod: its token was for http://127.0.0.1:18672, not kept: run examctl login --profile prod');
+      const run = await cli(dir, ['--yes', 'user', 'sync', '--file', 'users.csv']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('no token');
+      const file = join(dir, 'staging.token');
+      const given = await cli(dir, ['config', 'set-profile', 'staging', '--base-url', 'http://127.0.0.1:18674', '--token-file', file, '--json']);
+      expect(given.stderr).not.toContain('not kept');
+      expect(JSON.parse(given.stdout).profile.token).toBe(`set (file ${file})`);
+    }));
+
+  it("a report fed back with --only-failed goes where today's settings point, and the line names it (docs/runs.md)", () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      await writeFile(join(dir, 'rep.csv'), USERS.replace('\n', ',status\n').replace('Candidate\n', 'Candidate,failed\n'));
+      for (const [args, url] of [[[], '18672 (profile prod)'], [['--profile', 'staging'], '18671 (profile staging)']] as const) {
+        const retry = await cli(dir, [...args, 'user', 'sync', '--file', 'rep.csv', '--only-failed', '--dry-run']);
+        expect(retry.code, retry.stderr).toBe(0);
+        expect(retry.stderr).toContain(`target: remote http://127.0.0.1:${url}`);
+      }
     }));
 });
 

@@ -348,6 +348,20 @@ describe('runs resume refuses, exit 2 with the reason', () => {
     expect((await showLast()).summary).toMatchObject({ total: 1500, ok: 1500 });
   });
 
+  it('a local store replaced since the run started (local init --force, or deleted): nothing sent, no store made', async () => {
+    await writeUsersCsv(join(dir, 'users.csv'), range('rs', 300));
+    expect(await killAt(['user', 'sync', '--file', 'users.csv'], 'outcome:50')).toBe(true);
+    expect((await examctl(['local', 'init', '--force'], dir, env)).code).toBe(0);
+    const replaced = await examctl(['runs', 'resume'], dir, env);
+    expect(replaced.code).toBe(2);
+    expect(replaced.stderr).toMatch(/the store at \S+ was replaced since it started \(local init --force, or deleted\)\. Nothing was sent\. Run the file again: a first night on this store/);
+    writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
+    expect(storeRecords('Users').filter((user) => user.ExternalId?.startsWith('rs-'))).toEqual([]);
+    await rm(join(dir, 'store'), { recursive: true });
+    expect((await examctl(['runs', 'resume'], dir, env)).stderr).toMatch(/was replaced since it started/);
+    expect(existsSync(join(dir, 'store'))).toBe(false);
+  });
+
   it('a finished run, a changed input', async () => {
     await writeUsersCsv(join(dir, 'users.csv'), range('r', 5));
     expect((await examctl(['user', 'sync', '--file', 'users.csv'], dir, env)).code).toBe(0);

@@ -184,7 +184,7 @@ describe('invigilators remove on a terminal without ids', () => {
       const api = {
         async removeInvigilators(_schedule: string, ids: string[]): Promise<ApiResult<unknown>> {
           sent.push(ids);
-          return { status: 200, envelope: { Success: true, Content: { Errors: [] } } } as unknown as ApiResult<unknown>;
+          return { status: 200, envelope: { Success: true, Content: { SuccessfullyRemoved: ids, Errors: [] } } } as unknown as ApiResult<unknown>;
         },
         async close() {},
       } as unknown as IntegrationApi;

@@ -67,4 +67,33 @@ describe('--out <file> for documents and workbooks', () => {
       expect(await runCli(['schema', 'users', '--out', join('no-such-dir', 's.json')], missing.deps)).toBe(2);
       expect(missing.stderr.text).toContain('cannot write');
     }));
+
+  it('review-session show of an unknown id leaves an existing --out file as it was, in every format (trial11 F06)', () =>
+    withTempDir(async (dir) => {
+      const store = join(dir, 'store');
+      expect(await runCli(['--store', store, 'local', 'init'], testDeps(dir).deps)).toBe(0);
+      for (const name of ['r.xlsx', 'r.csv', 'r.txt', 'r.json']) {
+        await writeFile(join(dir, name), 'last term');
+        const io = testDeps(dir);
+        expect(await runCli(['--store', store, 'review-session', 'show', 'RS-TYPO', '--out', name, ...(name === 'r.json' ? ['--json'] : [])], io.deps)).toBe(1);
+        expect(await readFile(join(dir, name), 'utf8')).toBe('last term');
+        // The one document --json promises goes to stdout, since no file holds it.
+        if (name === 'r.json') expect(JSON.parse(io.stdout.text)).toMatchObject({ externalId: 'RS-TYPO' });
+      }
+      expect((await readdir(dir)).filter((name) => name.startsWith('.atomic-'))).toEqual([]);
+    }));
+
+  it('--dry-run with --out runs the read and writes nothing: every --out command leaves the file (trial11 F07)', () =>
+    withTempDir(async (dir) => {
+      expect(await runCli(['local', 'init'], testDeps(dir).deps)).toBe(0);
+      const reads = [['local', 'export'], ['template', 'users'], ['schema', 'users'], ['schedule', 'links', 'S-PAST'], ['review-session', 'show', 'RS-MATH1-OCT']];
+      for (const read of reads) {
+        await writeFile(join(dir, 'mine.csv'), "the admin's own");
+        const io = testDeps(dir);
+        expect(await runCli([...read, '--out', 'mine.csv', '--dry-run'], io.deps), io.stderr.text).toBe(0);
+        expect(await readFile(join(dir, 'mine.csv'), 'utf8')).toBe("the admin's own");
+        expect(io.stderr.text).toContain('--dry-run: mine.csv left as it was');
+      }
+      expect((await readdir(dir)).filter((name) => name.startsWith('.atomic-'))).toEqual([]);
+    }));
 });

@@ -67,6 +67,10 @@ describe('examctl doctor', () => {
       expect(stdout).toMatch(/FAIL\s+authorised\s+answered HTTP 308 to https:\/\/exam\.example\.test\/api\/v1\/integrations\/external\/review-sessions\/x/);
       expect(stdout).toContain('set --base-url to https://exam.example.test');
       expect(server.requests).toHaveLength(1);
+      // The advice names the setting the URL came from (trial 10, F09).
+      expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN, EXAMCTL_BASE_URL: server.url })).stdout).toContain('set EXAMCTL_BASE_URL to https://exam.example.test');
+      expect((await cli(dir, ['config', 'set-profile', 'hr', '--base-url', server.url, '--default'])).code).toBe(0);
+      expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN })).stdout).toContain('set profile hr: baseUrl to https://exam.example.test');
     });
   });
 

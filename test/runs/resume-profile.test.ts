@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +101,88 @@ describe('runs resume and a profile named for another target', () => {
     expect(resumed.stderr).toContain(`target: remote ${server.url} (the run's journal); profile staging (the run's journal): set Role=Author, tokenFile ${join(dir, 't-staging')}`);
     expect(resumed.stderr).not.toContain('--base-url');
     expect(posts()).toHaveLength(2);
+  });
+});
+
+describe("runs resume --target-from-run: the token is the recorded URL's (trial 10, F03, F08)", () => {
+  beforeEach(async () => {
+    expect((await cli(['config', 'set-profile', 'staging', '--base-url', server.url, '--token-file', join(dir, 't-staging'), '--set', 'Role=Author', '--default'])).code).toBe(0);
+    expect((await cli(['config', 'set-profile', 'prod', '--base-url', 'https://prod.example.test', '--token-file', join(dir, 't-prod')])).code).toBe(0);
+  });
+
+  it("the run's --profile repointed to another service gives no token: exit 2 naming its URL and --token-file; the old service's token file then resumes it", async () => {
+    const file = join(dir, 'users.csv');
+    const journal = await RunJournal.start(runsDir, {
+      command: 'user sync',
+      options: { file, cwd: dir, yes: true, profile: 'school', set: ['Role=Author'] },
+      target: { kind: 'remote', baseUrl: server.url },
+      input: await fingerprintInput(file),
+      units: 2,
+      profile: { name: 'school', defaults: {}, configDir: join(dir, '.config') },
+    });
+    await journal.close();
+    expect((await cli(['config', 'set-profile', 'school', '--base-url', 'https://new.example.test', '--token-file', join(dir, 't-prod')])).code).toBe(0);
+    for (const argv of [['runs', 'resume'], ['runs', 'resume', '--target-from-run']]) {
+      const refused = await cli(argv);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(
+        `run ${journal.id} was sent to ${server.url}, but profile school names https://new.example.test: its token is for that one. Nothing was sent. Give a token of ${server.url} with --token-file <path>`,
+      );
+    }
+    expect(posts()).toEqual([]);
+    const resumed = await cli(['runs', 'resume', '--target-from-run', '--token-file', join(dir, 't-staging')]);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(posts()).toHaveLength(2);
+  });
+
+  it("the run's default profile repointed gives no token either, said as the run's profile", async () => {
+    const id = await killedOnStaging();
+    // Repointed with the new service's token, as `login --base-url` leaves it.
+    expect((await cli(['config', 'set-profile', 'staging', '--base-url', 'https://new.example.test', '--token-file', join(dir, 't-prod')])).code).toBe(0);
+    const refused = await cli(['runs', 'resume', '--target-from-run']);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`run ${id} was sent to ${server.url}, but the run's profile staging names https://new.example.test: its token is for that one.`);
+    expect(posts()).toEqual([]);
+  });
+
+  it("after config use another profile, the run's own profile (same URL) gives its token; the line says so", async () => {
+    await killedOnStaging();
+    expect((await cli(['config', 'use', 'prod'])).code).toBe(0);
+    const resumed = await cli(['runs', 'resume', '--target-from-run']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`target: remote ${server.url} (the run's journal); profile staging (the run's journal): set Role=Author, tokenFile ${join(dir, 't-staging')}\n`);
+    expect(posts()).toHaveLength(2);
+  });
+
+  it("a default profile set aside in a resume is not blamed on a --target remote nobody typed", async () => {
+    const file = join(dir, 'users.csv');
+    const journal = await RunJournal.start(runsDir, { command: 'user sync', options: { file, cwd: dir, yes: true, set: ['Role=Author'] }, target: { kind: 'remote', baseUrl: server.url }, input: await fingerprintInput(file), units: 2, profile: null });
+    await journal.close();
+    expect((await cli(['config', 'use', 'prod'])).code).toBe(0);
+    const resumed = await cli(['runs', 'resume', '--target-from-run'], { EXAMCTL_TOKEN: 'dev-token' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain("the default profile prod is not used: the run's journal names another target than its own, remote https://prod.example.test");
+    expect(resumed.stderr).not.toContain('--target remote');
+    expect(posts()).toHaveLength(2);
+  });
+});
+
+describe('runs show gives where the target, token and profile came from (trial 10, F10)', () => {
+  it('--json and --report .xml carry the live report\'s targetFrom, tokenFrom and profile; an older journal leaves them out', async () => {
+    expect((await cli(['config', 'set-profile', 'staging', '--base-url', server.url, '--set', 'Role=Author', '--default'])).code).toBe(0);
+    const run = await cli(['--yes', '--json', '--report', 'run.xml', 'user', 'sync', '--file', 'users.csv'], { EXAMCTL_TOKEN: 'dev-token' });
+    expect(run.code, run.stderr).toBe(0);
+    const live = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(live).toMatchObject({ targetFrom: 'profile staging', tokenFrom: 'EXAMCTL_TOKEN', profile: { name: 'staging', via: 'the default profile' } });
+    const shown = await cli(['--json', '--report', 'show.xml', 'runs', 'show', String(live.run)]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const { targetFrom, tokenFrom, profile } = live;
+    expect(JSON.parse(shown.stdout)).toMatchObject({ targetFrom, tokenFrom, profile });
+    const properties = (file: string): string[] => [...readFileSync(join(dir, file), 'utf8').matchAll(/<property name="(\w+)" value="([^"]*)"/g)].map((m) => `${m[1]}=${m[2]}`);
+    expect(properties('show.xml')).toEqual(properties('run.xml'));
+    expect(properties('show.xml').filter((p) => /^(targetFrom|tokenFrom|profile)=/.test(p))).toHaveLength(3);
+    const older = JSON.parse((await cli(['--json', 'runs', 'show', await killedOnStaging()])).stdout) as Record<string, unknown>;
+    expect(Object.keys(older).filter((key) => ['targetFrom', 'tokenFrom', 'profile'].includes(key))).toEqual([]);
   });
 });
 

@@ -122,26 +122,37 @@ describe('runs of another user, or in a directory others can write, are never us
 describe('runs resume and its recorded target', () => {
   it('says the recorded target; a base URL other than the configured one is refused on --yes (CI=true), sent with --target-from-run', async () => {
     const id = await plantRun({ yes: true });
-    const env = { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: 'https://exam.example.test', CI: 'true' };
-    const refused = await cli(['--yes', 'runs', 'resume'], env);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`run ${id} (user sync) was sent to remote ${server.url}`);
-    expect(refused.stderr).toMatch(/its base URL \S+ is not the one configured now \(https:\/\/exam\.example\.test\)/);
-    expect(refused.stderr).toMatch(/add --target-from-run \(--yes alone does not confirm a target\)/);
-    expect(requests()).toBe(0);
-    // Nothing configured now (the run named its --base-url on the command line) differs too.
-    const unconfigured = await cli(['--yes', 'runs', 'resume'], { EXAMCTL_TOKEN: 'dev-token', CI: 'true' });
+    const env = { EXAMCTL_TOKEN: 'dev-token', CI: 'true' };
+    // Nothing configured now (the run named its --base-url on the command line) differs.
+    const unconfigured = await cli(['--yes', 'runs', 'resume'], env);
     expect(unconfigured.code).toBe(2);
+    expect(unconfigured.stderr).toContain(`run ${id} (user sync) was sent to remote ${server.url}`);
     expect(unconfigured.stderr).toMatch(/is not configured now/);
+    expect(unconfigured.stderr).toMatch(/add --target-from-run \(--yes alone does not confirm a target\)/);
     expect(requests()).toBe(0);
     const confirmed = await cli(['runs', 'resume', '--target-from-run'], env);
     expect(confirmed.code, confirmed.stderr).toBe(0);
     expect(requests()).toBe(2);
   });
 
+  it('EXAMCTL_TOKEN while EXAMCTL_BASE_URL names another URL is that URL\'s token: refused, exit 2, also with --target-from-run or a yes at the prompt (trial 10, F03)', async () => {
+    const id = await plantRun({ yes: true });
+    const env = { EXAMCTL_TOKEN: 'new-service-token', EXAMCTL_BASE_URL: 'https://exam.example.test', CI: 'true' };
+    for (const argv of [['runs', 'resume'], ['runs', 'resume', '--target-from-run']]) {
+      const refused = await cli(argv, env);
+      expect(refused.code, argv.join(' ')).toBe(2);
+      expect(refused.stderr).toContain(
+        `run ${id} was sent to ${server.url}, but EXAMCTL_BASE_URL names https://exam.example.test: EXAMCTL_TOKEN is for that one. Nothing was sent. Give a token of ${server.url} with --token-file <path>`,
+      );
+    }
+    const asked = await cli(['runs', 'resume'], { EXAMCTL_TOKEN: 'new-service-token', EXAMCTL_BASE_URL: 'https://exam.example.test' }, undefined, async () => true);
+    expect(asked.code).toBe(2);
+    expect(requests()).toBe(0);
+  });
+
   it('on a terminal a differing target is asked about (the question names it); no is exit 2 with nothing sent, yes sends', async () => {
     await plantRun({ yes: true });
-    const env = { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: 'https://exam.example.test' };
+    const env = { EXAMCTL_TOKEN: 'dev-token' };
     const questions: string[] = [];
     const declined = await cli(['--yes', 'runs', 'resume'], env, undefined, async (question) => (questions.push(question), false));
     expect(declined.code).toBe(2);

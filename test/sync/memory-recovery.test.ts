@@ -123,6 +123,19 @@ describe('the collections examctl sent travel with the memory', () => {
       expect(again.code, again.stderr).toBe(0);
       expect((JSON.parse(again.stdout) as { items: { action?: string }[] }).items[0]!.action).toBe('unchanged');
     }));
+
+  it('an export older than the collections memory is refused by synced import, as for users and schedules (trial11 F04)', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 'users.csv', rows(1));
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()])).code).toBe(0);
+      expect((await cli(dir, ['synced', 'export', ...local(), '--out', 'night1.json'])).code).toBe(0);
+      expect((await cli(dir, ['collection', 'add', '--external-id', 'chem1', '--title', 'Chem', ...local()])).code).toBe(0);
+      const older = await cli(dir, ['synced', 'import', 'night1.json', ...local()]);
+      expect(older.code).toBe(2);
+      expect(older.stderr).toContain('older than the memory already there');
+      const kept = await cli(dir, ['collection', 'add', '--external-id', 'chem1', '--title', 'Chem', ...local(), '--existing', 'ok']);
+      expect(kept.code, kept.stderr).toBe(0);
+    }));
 });
 
 describe('synced adopt-collections', () => {
@@ -152,6 +165,24 @@ describe('synced adopt-collections', () => {
         expect(again.stderr).toContain('1 ok: 1 unchanged');
         expect(again.stderr).not.toContain('older than run');
       }
+    }));
+
+  it('a collection sent from flags whose answer was lost: the failure quotes the file to write, and adopting it turns the job green (trial11 F11)', () =>
+    withTempDir(async (dir) => {
+      const flags = ['collection', 'add', '--external-id', 'physics2027', '--title', 'Physics', '--taxonomy', 'TX-BLOOM', ...local()];
+      expect((await cli(dir, flags)).code).toBe(0);
+      // The answer lost: the memory holds the intent written before the request, not its ok.
+      const file = join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'collections.ndjson');
+      writeFileSync(file, readFileSync(file, 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
+      const lost = await cli(dir, [...flags, '--existing', 'ok']);
+      expect(lost.code).toBe(1);
+      const quoted = /adopt-collections --file F records it as examctl's \(F: the file this run read or, from flags, a \.json file holding (\{.*\})\)/.exec(lost.stderr);
+      expect(quoted, lost.stderr).not.toBeNull();
+      writeFileSync(join(dir, 'physics.json'), quoted![1]!);
+      expect((await cli(dir, ['synced', 'adopt-collections', '--file', 'physics.json', ...local()])).code).toBe(0);
+      const green = await cli(dir, [...flags, '--existing', 'ok']);
+      expect(green.code, green.stderr).toBe(0);
+      expect(green.stderr).toContain('1 ok: 1 unchanged');
     }));
 });
 

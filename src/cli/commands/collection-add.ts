@@ -15,6 +15,7 @@ import type { TargetOf } from '../../context/resolved-target.js';
 import { COLLECTION_ADD, type CollectionAddOptions } from './collection-add.options.js';
 import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
+import { formatCount } from '../../formats/number-format.js';
 import { CollectionMemory } from '../../sync/collection-memory.js';
 import { UsageError } from '../../system/errors.js';
 
@@ -30,6 +31,7 @@ export async function run(
   const fromFile = file !== undefined;
   if (onlyFailed === true && !fromFile) throw new UsageError('--only-failed reads a run report: give it with --file');
   // What examctl sent each target (docs/sync.md, "Collections"): fed by every real run, read by --existing ok.
+  let named = 0;
   const memory = new CollectionMemory('collections', { syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (collection) => collection);
   const job: RecordJob<CollectionRequest, Outcome> = {
     command: commandName(COLLECTION_ADD),
@@ -39,18 +41,23 @@ export async function run(
     ...memory.hooks(),
     // No ExternalId: examctl names it, so a resend after a lost answer is not a second collection (docs/runs.md).
     lostAttemptDid: createdByLostAttempt('/collections'),
-    withChosenId: (collection, id) => (collection.ExternalId === undefined || collection.ExternalId === '' ? { ...collection, ExternalId: id } : undefined),
+    withChosenId: (collection, id) => {
+      if (collection.ExternalId !== undefined && collection.ExternalId !== '') return undefined;
+      named += 1;
+      return { ...collection, ExternalId: id };
+    },
     ...(fromFile ? {} : { remember: (_unit, _collection, outcome) => outcome }),
   };
-  // As schedule push says of a schedule without an id: a second run makes a second collection.
-  if (!fromFile && externalId === undefined && !options.dryRun) {
-    await say(deps, 'note: no --external-id: examctl names the collection, so running this again makes another one. The id is printed at the end; give it with --external-id <id> --existing ok to leave that collection as it is instead.');
-  }
   let outcome: RunOutcome<Outcome>;
   try {
     outcome = await runPipeline(job, { ...options, onlyFailed }, deps, target);
   } finally {
     await memory.close();
+  }
+  // As schedule push says of a schedule without an id: a second run makes a second collection.
+  if (named > 0) {
+    const none = fromFile ? `${formatCount(named)} of the file's collections ${named === 1 ? 'has' : 'have'} no ExternalId` : 'no --external-id';
+    await say(deps, `note: ${none}: examctl names each, so running this again makes another one; give ${fromFile ? 'each an ExternalId' : 'the id printed below with --external-id <id>'} and --existing ok to leave it as it is instead.`);
   }
   const { exitCode, remembered } = outcome;
   // One collection from flags or a prompt: say which id it got (the service may have chosen it).

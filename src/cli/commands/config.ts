@@ -1,5 +1,5 @@
 import { UsageError } from '../../system/errors.js';
-import { terminalLine } from '../../formats/terminal-text.js';
+import { say, terminalLine } from '../../formats/terminal-text.js';
 import {
   checkedBaseUrl,
   configPath,
@@ -45,11 +45,13 @@ export async function runSetProfile(
   if (makeDefault) update.makeDefault = true;
   const config = await setProfile(name, update, env);
   const verb = Object.hasOwn(before.profiles, name) ? 'updated' : 'created';
-  const made = config.profiles[name];
+  const [was, made] = [before.profiles[name], config.profiles[name]];
+  await sayChanged(name, [['base URL', was?.baseUrl, made?.baseUrl]], deps);
+  const dropped = was?.token ?? was?.tokenFile ? `profile ${name}: its token was for ${was?.baseUrl}, not kept` : 'no token yet';
   await deps.stderr.write(
     `${verb} profile ${name} in ${configPath(env)}${config.defaultProfile === name ? ' (the default profile)' : ''}\n` +
       (made?.baseUrl !== undefined && made.tokenFile === undefined && made.token === undefined
-        ? `no token yet: run examctl login --profile ${name}, or set-profile with --token-file\n`
+        ? `${dropped}: run examctl login --profile ${name}, or set-profile with --token-file\n`
         : ''),
   );
   if (options.baseUrl && !(await checkedBaseUrl(options.baseUrl, false).catch(() => ''))) {
@@ -57,6 +59,13 @@ export async function runSetProfile(
   }
   await profileDone(options.json, name, { done: verb }, deps);
   return 0;
+}
+
+/** What login or set-profile changed in a profile: `[what, before, now]`. */
+export async function sayChanged(name: string, changes: [string, string?, string?][], deps: CommandDeps): Promise<void> {
+  for (const [what, before, now] of changes) {
+    if (before && before !== now) await say(deps, `profile ${name}: ${what} changed, ${before} -> ${now}`);
+  }
 }
 
 /** --json: what a profile command did, the profile as `config list` shows it (no token), or its name once removed. */

@@ -50,6 +50,8 @@ export async function run(options: DoctorOptions, deps: CommandDeps): Promise<nu
     const target = await targetOnce(options, { ...deps, sends: true })();
     resolved = target;
     if (target.kind === 'remote') tokenFile = target.tokenFile;
+    // A URL the run would refuse fails the target check.
+    if (target.kind === 'remote') await target.remote.checkBaseUrl();
     report = target.kind === 'local' ? await checkLocal(target.store, deps) : await checkRemote(target, deps);
   } catch (error) {
     // What makes a run that sends a usage error (no base URL, unknown profile, unreadable

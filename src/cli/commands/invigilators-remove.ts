@@ -249,8 +249,8 @@ async function promptedIds(scheduleExtId: string, options: GlobalOptions, deps: 
 }
 
 /**
- * Each id's outcome from the one answer: ok (`removed`, in a real run), failed for a 319 (or,
- * with --missing-ok, ok with the note `already not an invigilator`) and for anything else.
+ * Each id's outcome from the one answer: ok (`removed`, when SuccessfullyRemoved lists it), failed for a 319
+ * (or, with --missing-ok, ok, `already not an invigilator`), for any other error and when it is not named.
  */
 function interpret(result: ApiResult<InvigilatorsResponseContent>, scheduleExtId: string, missingOk: boolean, dryRun: boolean): (id: string) => Outcome {
   const { envelope } = result;
@@ -260,21 +260,27 @@ function interpret(result: ApiResult<InvigilatorsResponseContent>, scheduleExtId
   }
   const byUser = new Map<string, Problem[]>();
   const content = envelope.Content as Partial<InvigilatorsResponseContent> | null;
+  // Ids compare ignoring case, as the service's do (docs/domain-rules.md).
+  const removed = new Set(Array.isArray(content?.SuccessfullyRemoved) ? content.SuccessfullyRemoved.map((id) => String(id).toLowerCase()) : []);
   for (const entry of Array.isArray(content?.Errors) ? content.Errors : []) {
-    const user = typeof entry?.UserExtId === 'string' ? entry.UserExtId : '';
+    const user = typeof entry?.UserExtId === 'string' ? entry.UserExtId.toLowerCase() : '';
     const problems = problemsFrom([{ Code: entry?.Code, Message: entry?.Error }]);
     byUser.set(user, [...(byUser.get(user) ?? []), ...problems.map((p) => ({ ...p, field: 'UserExtId' }))]);
   }
   const missing = missingOk ? alreadyNotAnInvigilator(scheduleExtId) : undefined;
   return (id) => {
-    const listed = byUser.get(id);
-    if (!listed) return dryRun ? { status: 'ok', errors: [] } : { status: 'ok', errors: [], action: 'removed' };
+    const listed = byUser.get(id.toLowerCase());
+    if (dryRun && !listed) return { status: 'ok', errors: [] };
+    if (!listed) return removed.has(id.toLowerCase()) ? { status: 'ok', errors: [], action: 'removed' } : { status: 'failed', errors: [UNCONFIRMED] };
     const notAnInvigilator = listed.every((e) => e.code === ErrorCode.NotAnInvigilator);
     if (notAnInvigilator && missing !== undefined) return { status: 'ok', errors: [], action: 'unchanged', note: missing };
     // A 319 without the flag: failed, nothing of that item was done (docs/interpretations.md, "Invigilators").
     return notAnInvigilator ? { status: 'failed', errors: capProblems(listed), note: notAnInvigilator319(scheduleExtId) } : { status: 'failed', errors: capProblems(listed) };
   };
 }
+
+/** An id a 200 names neither as removed nor with an error: it may still be an invigilator. */
+const UNCONFIRMED: Problem = { field: 'UserExtId', code: null, message: 'the service did not confirm removing it' };
 
 /** A 319 without --missing-ok: what failed, and the flag that takes it as done. */
 function notAnInvigilator319(scheduleExtId: string): string {

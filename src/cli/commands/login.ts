@@ -6,7 +6,7 @@ import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, setProfi
 import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
 import type { LoginOptions } from './login.options.js';
-import { profileDone } from './config.js';
+import { profileDone, sayChanged } from './config.js';
 
 /**
  * `examctl login [--profile name]`: prompts for the EAPI token (masked) and stores it in a
@@ -45,9 +45,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
   await setProfile(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, env);
   const told = existing?.tokenFile && expandPath(existing.tokenFile, configDir(env), env);
-  for (const [what, before, now] of [['base URL', existing?.baseUrl, baseUrl ?? existing?.baseUrl], ['token file', told, file]]) {
-    if (before && before !== now) await say(deps, `profile ${name}: ${what} changed, ${before} -> ${now}`);
-  }
+  await sayChanged(name, [['base URL', existing?.baseUrl, baseUrl ?? existing?.baseUrl], ['token file', told, file]], deps);
   const protection = (deps.platform ?? process.platform) === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
   await deps.stderr.write(
     `token stored in ${file} (${protection}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}\n`,

@@ -1,6 +1,7 @@
 import { redactUrl, RunJournalError, type OpenedResume } from '../../runs/index.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { nonEmpty } from '../../system/env-values.js';
+import { expandPath, loadConfig } from '../../context/config-file.js';
 import { say, terminalLine } from '../../formats/terminal-text.js';
 import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 
@@ -12,17 +13,14 @@ import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from
  * token to the base URL it names.
  */
 
-/**
- * What in the recorded remote target differs from what `given` (and the env and profile) give now.
- * The token comes from where every command takes it (a profile of another base URL never: its token is for another service).
- */
+/** What in the recorded remote target differs from what `given` (and the env and profile) give now. */
 export async function targetDifferences(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps): Promise<string[]> {
   const { header } = opened.record;
   const recorded = header.options;
   // A profile named now, not by the run, for another target: its token is for that one (also with --target-from-run).
   const named = given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
   if (header.target.kind !== 'remote' && (named === undefined || named === recorded.profile)) return [];
-  const [{ resolveRemoteTarget }, { expandPath }] = await Promise.all([import('../../context/remote-settings.js'), import('../../context/config-file.js')]);
+  const { resolveRemoteTarget } = await import('../../context/remote-settings.js');
   const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, profile: given.profile, env: deps.env, cwd: deps.cwd });
   const differences: string[] = [];
   const recordedUrl = header.target.kind === 'local' ? undefined : typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
@@ -49,7 +47,7 @@ export async function targetDifferences(opened: OpenedResume, given: GlobalOptio
  * Says the recorded target on stderr, then refuses (exit 2, nothing sent) a differing one unless
  * --target-from-run was given or a person confirmed it at a prompt (--yes is not enough).
  */
-export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOptions & { targetFromRun?: boolean }, deps: CommandDeps): Promise<void> {
+export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOptions & { targetFromRun?: boolean }, deps: CommandDeps, options: Record<string, unknown>): Promise<void> {
   const { header } = opened.record;
   const tokenFile = header.options.tokenFile;
   const insecure = header.options.allowInsecureHttp === true;
@@ -60,6 +58,7 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
       (insecure ? ', plain http allowed' : ''),
   );
   const differences = await targetDifferences(opened, given, deps);
+  await chooseToken(opened, options, deps);
   if (differences.length === 0 || given.targetFromRun === true) return;
   const said = `run ${header.id}: the recorded target differs from what your flags, environment and profile give now: ${differences.join('; ')}`;
   if (promptsAllowed(given, deps)) {
@@ -71,5 +70,39 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
   throw new RunJournalError(
     `${said}. Nothing was sent. If you started this run and mean that target, add --target-from-run (--yes alone does not confirm a target); ` +
       'or give the same --base-url (and --token-file) again',
+  );
+}
+
+/**
+ * The token a resume sends is for the run's URL, else exit 2: EXAMCTL_TOKEN
+ * while EXAMCTL_BASE_URL names no other; a profile's that names it (named,
+ * else the run's own, also after `config use` another, else the default).
+ */
+async function chooseToken(
+  { record }: OpenedResume,
+  options: Record<string, unknown>,
+  deps: CommandDeps,
+): Promise<void> {
+  const { id, target, profile: run } = record.header;
+  if (target.kind !== 'remote' || options.tokenFile !== undefined) return;
+  const { profiles, defaultProfile } = await loadConfig(deps.env);
+  const token = (name = ''): unknown => profiles[name]?.tokenFile ?? profiles[name]?.token;
+  const own = token(run?.name) ? run?.name : undefined;
+  const named = (options.profile as string | undefined) ?? nonEmpty(deps.env.EXAMCTL_PROFILE);
+  const name = named ?? own ?? defaultProfile ?? '';
+  const env = nonEmpty(deps.env.EXAMCTL_TOKEN) !== undefined;
+  const whose = named ? '' : own ? "the run's " : 'the default ';
+  const [via, other] = env
+    ? ['EXAMCTL_BASE_URL', nonEmpty(deps.env.EXAMCTL_BASE_URL)]
+    : [`${whose}profile ${name}`, profiles[name]?.baseUrl];
+  if (!named) options.profile = own;
+  // A profile named beside a typed --base-url: the user's choice, as in the run.
+  const typed = named !== undefined && typeof record.header.options.baseUrl === 'string';
+  if (!(env ? other : !typed && token(name))) return;
+  const url = String(options.baseUrl);
+  if (redactUrl(other ?? '') === redactUrl(url)) return;
+  throw new RunJournalError(
+    `run ${id} was sent to ${url}, but ${via} names ${other ?? 'no base URL'}: ${env ? 'EXAMCTL_TOKEN' : 'its token'} is for that one. ` +
+      `Nothing was sent. Give a token of ${url} with --token-file <path>`,
   );
 }

@@ -2,9 +2,10 @@ import { describeErrors, errorsOf } from '../../api/envelope-errors.js';
 import type { IntegrationApi } from '../../port/integration-api.js';
 import { REMOTE_CONCURRENCY } from '../../defaults.js';
 import { isKnownTimeZone } from '../../domain/local-time.js';
-import { reviewSessionIdProblem } from '../../domain/review-session.js';
+import { reviewSessionIdProblem, sessionShapeProblem } from '../../domain/review-session.js';
 import type { ReviewSession } from '../../domain/types.js';
-import { TransientTargetError, UsageError } from '../../system/errors.js';
+import { AnswerUnreadableError, TransientTargetError, UsageError } from '../../system/errors.js';
+import { createRedactor, withRecordSecrets } from '../../api/redaction.js';
 import { formatCount } from '../../formats/number-format.js';
 import { readOutputTimes, type OutputTimes, type OutputTimeSettings } from '../../report/output-times.js';
 import { resolveSettings, settingText } from '../../context/settings.js';
@@ -26,17 +27,9 @@ import { displayNameOf, inputPathOf, sayOnce } from '../../pipeline/command-inpu
 
 type ShowOptions = Omit<ReviewSessionShowOptions, 'out'>;
 
-/**
- * `examctl review-session show`: --json (or -o json) prints the Content object; -o csv, ndjson,
- * xlsx the Results rows; the table goes to stdout, or to stderr when --json holds stdout.
- * Several ids (or --file) give one table of every session's results with a ReviewSession
- * column, the sessions read concurrently; a session that cannot be read is one row with its
- * error, and the command exits 1 with the rest written.
- * A failure (1101 not found...) exits 1 with the service's errors; with --json stdout still
- * gets one document: `{ "target", "externalId", "errors" }` (one id).
- */
+/** `examctl review-session show`: docs/cli.md, "review-session show" (and its one-id failures, above it). */
 export function run({ out, ...options }: ReviewSessionShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
-  return withOutFile(out, deps, (to) => show(options, to, targetOf));
+  return withOutFile(out, deps, (to) => show(options, to, targetOf, deps));
 }
 
 /** The zone of this computer: TZ when it names a zone, else what Intl says, else UTC. */
@@ -99,22 +92,33 @@ function refuseTooLong(id: string, where: string): void {
 
 /**
  * One session's outcome: its Content (PIN withheld unless `showPin`), or why it could not be
- * read (1101..., no answer after the client's retries). A target that cannot be used at all (the
- * token refused, Ctrl-C) ends the command as with one id.
+ * read (1101; of several: no answer after retries, one not the API's). Any other target failure ends the command.
  */
-async function readSession(api: IntegrationApi, externalId: string, showPin: boolean): Promise<SessionOutcome> {
+async function readSession(api: IntegrationApi, externalId: string, showPin: boolean, several: boolean): Promise<SessionOutcome> {
   try {
     const result = await api.getReviewSession(externalId);
-    if (!result.envelope.Success || !result.envelope.Content) return { externalId, error: describeErrors(result.envelope) || `HTTP ${result.status}`, errors: errorsOf(result.envelope) };
+    if (!result.envelope.Success) return { externalId, error: describeErrors(result.envelope) || `HTTP ${result.status}`, errors: errorsOf(result.envelope) };
     const sent = result.envelope.Content as ReviewSession;
-    return { externalId, session: showPin ? sent : cells.withPinWithheld(sent) };
+    const shape = sessionShapeProblem(sent);
+    if (shape !== undefined) throw new AnswerUnreadableError(`the service answered ${result.status}, not the API's answer: ${shape}`);
+    return { externalId, session: showPin ? sent : pinsWithheld(sent) };
   } catch (error) {
-    if (!(error instanceof TransientTargetError)) throw error;
-    return { externalId, error: error.message };
+    if (several && error instanceof TransientTargetError) return { externalId, error: error.message };
+    throw error;
   }
 }
 
-async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+const NO_SECRETS = createRedactor([]);
+
+/** The session's PINs withheld, and redacted where it quotes them (docs/security.md). */
+function pinsWithheld(sent: ReviewSession): ReviewSession {
+  const gate = withRecordSecrets(NO_SECRETS, sent);
+  const withheld = cells.withPinWithheld(sent);
+  const text = gate === NO_SECRETS ? '' : JSON.stringify(withheld);
+  return gate.mayHold(text) ? gate.deep(JSON.parse(text) as ReviewSession) : withheld;
+}
+
+async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf, outer: CommandDeps): Promise<number> {
   const { externalIds, file, sheet, hiddenRows, output, showPin, timezone, dateFormat, bom, delimiter: delimiterFlag, decimalSeparator: separatorFlag, ...rest } = options;
   const globals = onlyGlobals(rest);
   const json = globals.json === true || output === 'json';
@@ -152,7 +156,7 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
   try {
     // Read at most --concurrency ahead of the one written, in the order asked: memory holds those, however many.
     const limit = target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY;
-    for await (const outcome of inOrderAhead(ids, limit, (id) => readSession(api, id, showPin === true))) {
+    for await (const outcome of inOrderAhead(ids, limit, (id) => readSession(api, id, showPin === true, several))) {
       columns.add(outcome);
       if ('error' in outcome) await say(deps, `examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`);
       if (!several) only = outcome;
@@ -167,7 +171,7 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf)
     await api.close();
   }
   if (only !== undefined && 'error' in only) {
-    if (json) await printJson(deps, { target: target.report, externalId: only.externalId, errors: only.errors ?? [] });
+    if (json) await printJson(outer, { target: target.report, externalId: only.externalId, errors: only.errors ?? [] });
     return 1;
   }
   if (json && only !== undefined) await printJson(deps, only.session, 2);

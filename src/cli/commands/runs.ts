@@ -22,13 +22,12 @@ import {
 } from '../../runs/index.js';
 import { reportFormatOf } from '../../report/report-file.js';
 import { countAction, describeTarget } from '../../report/report-writers.js';
-import { type SourceRow } from '../../report/run-report.js';
-import type { ReportItem } from '../../report/run-report.js';
+import type { ReportItem, SourceRow } from '../../report/run-report.js';
 import { printJson, type CommandDeps, type GlobalOptions, type ResumeContext } from '../../context/command-deps.js';
 import type { CliDeps } from '../command-declaration.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { checkReportOption, openRunReport, type RunTimes } from '../../pipeline/report-sinks.js';
-import { refuseOverLaterRuns, resumedOptions } from '../../pipeline/run-journaling.js';
+import { refuseOverLaterRuns, refuseReplacedStore, resumedOptions } from '../../pipeline/run-journaling.js';
 import { resumeEntry } from '../resume-registry.js';
 import { runInput, runProfileOf } from './runs-input.js';
 import { instantOf } from '../../flags/flag-values.js';
@@ -134,7 +133,7 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
   // The run's own zone and date format: a report workbook types its dates as the run's did.
   const { timezone, dateFormat } = run.header.options;
   const report = await openRunReport(
-    { command, target, dryRun: false, run: run.id, ...(unlisted === undefined ? {} : { unlisted }), ...(unlistedUnchanged === undefined ? {} : { unlistedUnchanged }) },
+    { command, target, ...run.header.origin, dryRun: false, run: run.id, ...(unlisted === undefined ? {} : { unlisted }), ...(unlistedUnchanged === undefined ? {} : { unlistedUnchanged }) },
     { ...options, ...(typeof timezone === 'string' ? { timezone } : {}), ...(typeof dateFormat === 'string' ? { dateFormat } : {}) },
     // The profile the run read its input with, not today's: its zone and format type the workbook's dates.
     { ...deps, ...runProfileOf(run.header) },
@@ -270,8 +269,8 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     if (fileChanged !== undefined) throw new RunJournalError(`run ${wanted}: ${fileChanged}; ${CHANGED_INPUT_ADVICE}`);
     const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
     const { confirmResumeTarget } = await import('./resume-target.js');
-    // The token comes from where every command takes it: flags, environment, the default profile.
-    await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps);
+    await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps, options);
+    await refuseReplacedStore(opened.record.header, deps);
     const overLater = overLaterRuns === true || force === true;
     const recordedCwd = opened.record.header.options.cwd;
     const runCwd = typeof recordedCwd === 'string' ? recordedCwd : deps.cwd;
