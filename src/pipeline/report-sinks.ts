@@ -89,6 +89,7 @@ export interface OpenReport {
  */
 class GuardedFileSink implements ReportSink {
   failure: ReportWriteError | undefined;
+  discard = async (): Promise<void> => this.inner.discard?.();
 
   constructor(
     private readonly inner: ReportSink,
@@ -119,6 +120,7 @@ class GuardedFileSink implements ReportSink {
     // A final replace that failed (cannotWriteReport's cause, report-file.ts) kept the finished file.
     const kept = error instanceof Error && error.cause instanceof ReplaceFailedError ? error.cause : undefined;
     this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`, kept === undefined ? {} : { keptAt: kept.keptAt });
+    void this.discard().catch(() => undefined);
   }
 
   private guard(write: () => void | Promise<void>): void | Promise<void> {
@@ -200,6 +202,7 @@ export async function openRunReport(
     },
     async discard() {
       await file?.discard();
+      await guarded?.discard();
       await spool?.discard();
     },
     failure: () => guarded?.failure,

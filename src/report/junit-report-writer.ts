@@ -116,6 +116,7 @@ export class JunitReportWriter implements ReportSink {
   }
 
   private stopCase = '';
+  readonly discard = (): Promise<void> => this.cases.discard();
 
   async finish(summary: ReportSummary): Promise<void> {
     const seconds = ((this.now().getTime() - this.startedAt.getTime()) / 1000).toFixed(3);

@@ -194,4 +194,6 @@ export interface ReportSink {
   sourceHeader?(header: readonly string[], dialect?: CsvDialect): void;
   /** The run stopped early (a 403, Ctrl-C): called before `finish`. */
   stopped?(error: unknown): void;
+  /** Dropped unfinished (its file failed, or the run): what it holds aside goes. */
+  discard?(): Promise<void>;
 }

@@ -156,21 +156,22 @@ export class RunJournal {
     return {
       release: () => lock.release(),
       reopen: async (validLength, commit = DEFAULT_GROUP_COMMIT) => {
-        let handle: FileHandle;
+        let handle: FileHandle | undefined;
         try {
           // Checked by run-trust.ts before; opened as a regular file again so a swap since cannot redirect it.
           handle = await openRegularFile(file, { flags: REOPEN_FLAGS });
           await handle.truncate(validLength);
           // The cut itself made durable once, before the appends that O_DSYNC makes durable.
           await handle.datasync();
+          const journal = new RunJournal(id, file, handle, lock, commit);
+          journal.position = validLength;
+          await journal.append({ t: 'resume', at: new Date().toISOString(), pid: process.pid, host: hostname() });
+          return journal;
         } catch (error) {
+          await handle?.close().catch(() => undefined);
           await lock.release();
           throw cannotWrite(file, error);
         }
-        const journal = new RunJournal(id, file, handle, lock, commit);
-        journal.position = validLength;
-        await journal.append({ t: 'resume', at: new Date().toISOString(), pid: process.pid, host: hostname() });
-        return journal;
       },
     };
   }
@@ -189,7 +190,8 @@ export class RunJournal {
    * that stopped the run (its words as `reason`); durable with what follows (the end line).
    */
   unsent(items: readonly (ItemRef & { reason?: string })[]): void {
-    for (const item of items) this.queueBody(refBody('unsent', item, item.reason));
+    // None once failed: `end` says why, and closes.
+    for (const item of this.failure ? [] : items) this.queueBody(refBody('unsent', item, item.reason));
   }
 
   /** Queues an item's outcome; it reaches the disk within the group commit's delay. */

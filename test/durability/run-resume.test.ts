@@ -199,6 +199,8 @@ describe('honest ends', () => {
       expect(report.summary.total).toBe(1000);
       expect(report.summary.ok).toBeGreaterThan(0);
       expect(report.summary.skipped).toBeGreaterThan(0);
+      // The journal closed and the run let go (its units sent ahead withdrawn or not): no LOCK left for the resume to break.
+      expect(existsSync(join(dir, 'runs', report.run, 'LOCK'))).toBe(false);
     });
     expect((await showLast()).summary).toMatchObject({ total: 1000, ok: 1000 });
   });

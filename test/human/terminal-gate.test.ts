@@ -7,6 +7,7 @@ import type { CommandDeps } from '../../src/context/command-deps.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { onTarget } from '../support/target-flags.js';
+import { openSpools } from '../support/open-files.js';
 
 /**
  * Issue 22 (5): every text that reaches a terminal passes the one gate (terminalLine): the
@@ -83,6 +84,22 @@ describe('the terminal gate', () => {
       expect(onTerminal.stdout).not.toMatch(RAW);
       const intoFile = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv'], { openApi: async () => api, stdoutIsTTY: false });
       expect(intoFile.stdout).toContain(`stu-${HOSTILE.join('')}`);
+    });
+  });
+
+  it.skipIf(process.platform !== 'linux')('review-session show -o xlsx of many sessions on a terminal: refused, the sessions held aside past 8 MB let go', async () => {
+    await withTempDir(async (dir) => {
+      const session = JSON.parse((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json'])).stdout) as { Results: unknown[] };
+      session.Results = Array.from({ length: 3000 }, () => session.Results[0]);
+      const api = { getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }), close: async () => undefined } as unknown as IntegrationApi;
+      const ids = Array.from({ length: 10 }, (_, i) => `RS-${i}`);
+      // Past what a spool keeps in memory (text-sink.ts): the sessions wait in its temp file.
+      expect(JSON.stringify(session).length * ids.length).toBeGreaterThan(8 * 1024 * 1024);
+      const before = await openSpools();
+      const onTerminal = await cli(dir, ['review-session', 'show', ...ids, '-o', 'xlsx'], { openApi: async () => api, stdoutIsTTY: true });
+      expect(onTerminal.code).toBe(2);
+      expect(onTerminal.stderr).toContain('is not shown on a terminal');
+      expect(await openSpools()).toBe(before);
     });
   });
 

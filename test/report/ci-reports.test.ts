@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CommandDeps } from '../../src/context/command-deps.js';
+import { openRunReport } from '../../src/pipeline/report-sinks.js';
 
 import { ErrorCodeTally, formatErrorCodeCounts } from '../../src/report/error-code-counts.js';
 import { errorDocument, errorMember, runErrorJson } from '../../src/report/error-document.js';
@@ -9,6 +14,7 @@ import { JsonReportWriter, RunReportBuilder } from '../../src/report/report-writ
 import { type ReportHeader } from '../../src/report/run-report.js';
 import type { ReportItem } from '../../src/report/run-report.js';
 import { StringSink } from '../support/string-sink.js';
+import { openSpools } from '../support/open-files.js';
 import { InputFileError, InterruptedError, StoreLockedError, TargetError, UsageError } from '../../src/system/errors.js';
 
 const header: ReportHeader = { command: 'user sync', target: { kind: 'local', store: '/tmp/store' }, dryRun: false };
@@ -102,6 +108,23 @@ describe('JUnit report', () => {
     const text = await junit([]);
     expect(text).toContain('<testsuites name="examctl user sync" tests="0" failures="0" errors="0" skipped="0"');
     expect(text.trimEnd().endsWith('</testsuites>')).toBe(true);
+  });
+
+  it.skipIf(process.platform !== 'linux')('a report dropped unfinished (the run failed) lets go of the cases held aside past 8 MB: no spool left open for the collector', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'examctl-junit-'));
+    const before = await openSpools();
+    try {
+      const deps = { cwd: dir, env: {}, stdout: new StringSink(), stderr: new StringSink() } as unknown as CommandDeps;
+      const report = await openRunReport(header, { report: 'report.xml' }, deps);
+      for (let n = 0; (await openSpools()) === before; n++) {
+        for (let i = 0; i < 2000; i++) await report.builder.add({ item: { ...items[1]!, id: `stu-${n}-${i}` } });
+      }
+      await report.discard();
+      expect(await openSpools()).toBe(before);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

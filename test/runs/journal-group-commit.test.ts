@@ -1,13 +1,19 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 // Every durable write of the journal is counted (and its lines kept): a group is one write.
 const writes = vi.hoisted(() => [] as string[][]);
+// The next durable write fails with this (a full disk), once.
+const failing = vi.hoisted(() => ({ next: undefined as Error | undefined }));
 vi.mock(import('../../src/system/durable-write.js'), async (original) => {
   const actual = await original();
   return {
     ...actual,
     appendDurably: (handle, bytes, position) => {
+      const failure = failing.next;
+      failing.next = undefined;
+      if (failure !== undefined) return Promise.reject(failure);
       writes.push(bytes.toString('utf8').split('\n').slice(0, -1).map((line) => (JSON.parse(line) as { b: { t: string; n?: number } }).b).map((body) => `${body.t}${body.n ?? ''}`));
       return actual.appendDurably(handle, bytes, position);
     },
@@ -17,6 +23,7 @@ vi.mock(import('../../src/system/durable-write.js'), async (original) => {
 const { RunJournal } = await import('../../src/runs/index.js');
 const { readRun } = await import('./whole-record.js');
 const { header, ref, tempRunsDir } = await import('./helpers.js');
+const { openFiles } = await import('../support/open-files.js');
 
 let runsDir: string;
 let cleanup: () => void;
@@ -26,6 +33,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
   cleanup();
 });
 
@@ -73,5 +81,28 @@ describe('group commit of the run journal (docs/runs.md, "Group commit")', () =>
     expect(writes[3]).toEqual(['outcome2', 'outcome3', 'outcome4', 'outcome5']);
     await journal.close();
     expect(readFileSync(journal.file, 'utf8').trimEnd().split('\n')).toHaveLength(13);
+  });
+});
+
+describe('a resume that cannot take its journal back', () => {
+  const openOn = async (path: string): Promise<number> => (await openFiles()).filter((target) => target === path).length;
+
+  it.skipIf(process.platform !== 'linux')('closes it and lets the run go, whether its cut or its resume line failed (a full disk): never left to the collector', async () => {
+    const journal = await RunJournal.start(runsDir, header());
+    await journal.close();
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const probe = await open(journal.file, 'r');
+    vi.spyOn(Object.getPrototypeOf(probe) as { datasync: () => Promise<void> }, 'datasync').mockRejectedValueOnce(full);
+    await probe.close();
+    const validLength = statSync(journal.file).size;
+    await expect((await RunJournal.lockForResume(runsDir, journal.id)).reopen(validLength)).rejects.toThrow(/no space left/);
+    expect(await openOn(journal.file)).toBe(0);
+    failing.next = full;
+    await expect((await RunJournal.lockForResume(runsDir, journal.id)).reopen(validLength)).rejects.toThrow(/no space left/);
+    expect(await openOn(journal.file)).toBe(0);
+    // Its lock went with it: the run can be taken over again.
+    const held = await RunJournal.lockForResume(runsDir, journal.id);
+    await (await held.reopen(validLength)).close();
+    expect(readFileSync(journal.file, 'utf8').trimEnd().split('\n')).toHaveLength(2);
   });
 });

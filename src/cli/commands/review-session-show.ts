@@ -185,7 +185,8 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
       if (only !== undefined) await written(only);
       await spool.commit();
     };
-    if (output === 'xlsx') await warnCut(await writeXlsx(layout.header, columns.results + columns.failed, eachTable, tableTimes, ids, deps), deps);
+    // Also when refused before the commit (a terminal).
+    if (output === 'xlsx') await warnCut(await writeXlsx(layout.header, columns.results + columns.failed, eachTable, tableTimes, ids, deps).finally(() => spool.discard()), deps);
     else if (json) {
       // One JSON array as JSON.stringify(rows, null, 2) writes it, a session's rows at a time.
       let first = true;

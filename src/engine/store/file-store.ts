@@ -5,7 +5,6 @@
  * generation (what a generation holds), journal-replay, group-commit, hint-lookup, create-store.
  */
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InternalError, StoreDamagedError, TargetError } from '../../system/errors.js';
