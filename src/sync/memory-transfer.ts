@@ -15,8 +15,7 @@ import { memoryDir, memoryFile, populationsOf, readMemory, type MemoryContents }
 import { assertDocumentTarget, documentText, newestRunOfMemories, readDocument, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
 import { readServiceDocument, readServiceMemory, removeBeside } from './write-ahead.js';
-import { StateService } from './state-service.js';
-import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
+import { jsonObject, StateService } from './state-service.js';
 
 /** The document of the target's memory at `place` (exit 2 when it has none: nothing to keep). */
 export async function exportMemory(place: MemoryPlace, target: ReportTarget, env: Readonly<Record<string, string | undefined>>): Promise<{ text: string; memories: Map<SyncKind, MemoryContents>; newestRun: string | undefined }> {
@@ -145,12 +144,8 @@ async function underServiceLock<T>(
 
 /** The serial of a document that could not be read whole, if its JSON says one (a service keeps a version per serial). */
 function serialOf(text: string | undefined): number {
-  try {
-    const serial = (parseJson(text ?? '{}', { depth: MAX_JSON_DEPTH }) as { serial?: unknown } | null)?.serial;
-    return typeof serial === 'number' && Number.isSafeInteger(serial) && serial > 0 ? serial : 0;
-  } catch {
-    return 0;
-  }
+  const serial = jsonObject(text).serial;
+  return typeof serial === 'number' && Number.isSafeInteger(serial) && serial > 0 ? serial : 0;
 }
 
 /** The memories a state service keeps (whatever target its document names), for `synced show`. */
