@@ -1,10 +1,6 @@
 /**
- * `synced export` and `synced import` (docs/sync.md, "When the memory is lost"): a target's whole
- * memory (every kind, every population) as one portable document kept where CI does not evict it,
- * and put back in place. An import replaces the memory under its lock; a document of another
- * target or store instance, a damaged one, or one older than the memory already there (its newest
- * run is older: putting it back would forget what the runs since sent) is refused, exit 2, before
- * anything is written.
+ * `synced export` and `synced import`: a target's whole memory as one portable document, and put
+ * back in place under its lock (what is refused: docs/sync.md, "When the memory is lost").
  */
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
