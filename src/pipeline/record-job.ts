@@ -24,7 +24,7 @@ export interface Unit<P> extends Pick<ReportItem, 'source' | 'id' | 'warnings' |
    * run that sent that request, lets the journal record it compactly (an `unchanged` line).
    * With `action` `left`: --only-new or --only-existing does not send it (sync/known-ids.ts).
    */
-  unsent?: { note: string; since?: string; action?: 'left' };
+  unsent?: { note: string; since?: string; action?: 'left' | 'unchanged' | 'sent' };
   /** What a dry run that asks no target plans for it (a leaver: `disabled`), and its note (a leaver back: `re-enables`). */
   plannedAction?: ItemAction;
   plannedNote?: string;

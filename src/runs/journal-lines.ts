@@ -117,6 +117,16 @@ export function unchangedNote(since: string): string {
   return `unchanged since run ${since}: not sent (--changed-only)`;
 }
 
+/**
+ * A unit judged against the memory entry of run `since` by run `run`: unchanged, or, where the
+ * entry is the judging run's own (a resume: its interrupted attempt's request was acknowledged,
+ * its outcome line lost), sent, never "unchanged since" itself. Live and rebuilt from the journal alike.
+ */
+export function unsentVerdict(since: string, run: string | undefined): { action: 'unchanged' | 'sent'; note: string } {
+  if (since !== run) return { action: 'unchanged', note: unchangedNote(since) };
+  return { action: 'sent', note: 'acknowledged to the interrupted attempt of this run (its outcome line was lost): not sent again' };
+}
+
 /** Whether an item's note is that one: an item the engine found unchanged may carry another (a schedule's withdrawn candidates). */
 export function isUnchangedNote(note: string | undefined): boolean {
   return note !== undefined && note.startsWith('unchanged since run ') && note.endsWith(': not sent (--changed-only)');

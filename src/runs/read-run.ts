@@ -12,7 +12,7 @@ import {
   type OutcomeLine,
   type RunHeaderLine,
   type UnsentLine,
-  unchangedNote,
+  unsentVerdict,
 } from './journal-lines.js';
 import { NothingToResumeError, RunJournalError } from './run-errors.js';
 import { chosenId, isRunId } from './run-id.js';
@@ -345,7 +345,7 @@ function chosenIdOf(record: RunFacts, n: number, status: ReportItem['status']): 
 /** The report item of a unit without a line of its own: unchanged (`--changed-only`, as its live report gave it), or the run stopped before it. */
 export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, ref: ItemRef): ReportItem {
   const since = record.unchanged.since(ref.n);
-  if (since !== undefined) return { source: ref.source, id: ref.id, status: 'ok', errors: [], action: 'unchanged', note: unchangedNote(since) };
+  if (since !== undefined) return { source: ref.source, id: ref.id, status: 'ok', errors: [], ...unsentVerdict(since, record.id) };
   return skippedItem(ref, notSent(record));
 }
 

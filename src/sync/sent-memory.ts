@@ -20,7 +20,7 @@ import { lossAdvice, populationWords } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
-import { isUnchangedNote, unchangedNote } from '../runs/journal-lines.js';
+import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
 import { openTargetDirectory, targetInstance } from '../context/target.js';
 import type { OpenDirectory } from '../port/local-directory.js';
 import { type TargetOf } from '../context/resolved-target.js';
@@ -283,7 +283,7 @@ export class SentMemory<P> {
   protected unsentSince(run: string): NonNullable<Unit<P>['unsent']> {
     let unsent = this.unsentByRun.get(run);
     if (unsent === undefined) {
-      unsent = { note: unchangedNote(run), since: run };
+      unsent = { ...unsentVerdict(run, this.deps.resume?.record.id), since: run };
       this.unsentByRun.set(run, unsent);
     }
     return unsent;

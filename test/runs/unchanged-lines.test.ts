@@ -86,7 +86,7 @@ describe('a journal with unchanged units', () => {
     expect(plan.decide(ref(5))).toEqual({ action: 'send', maybeApplied: false });
   });
 
-  it('a unit in flight when an attempt died, judged unchanged by the next attempt, is unchanged (the later line wins)', async () => {
+  it('a unit in flight when an attempt died, judged against its own acknowledgement by the next attempt, is sent by this run (the later line wins)', async () => {
     const journal = await RunJournal.start(runsDir, header({ units: 2 }));
     await journal.sent([ref(0), ref(1)]);
     await journal.close();
@@ -101,6 +101,8 @@ describe('a journal with unchanged units', () => {
     expect(record.items.has(0)).toBe(false);
     expect(record.unchanged.since(0)).toBe(journal.id);
     expect(summarize(record)).toEqual({ total: 2, ok: 2, partial: 0, failed: 0, skipped: 0 });
+    // Judged against its own run's entry: what the interrupted attempt did, sent, never "unchanged since" itself.
+    expect(rebuildReport(record, [ref(0)]).items[0]).toMatchObject({ status: 'ok', action: 'sent', note: expect.stringMatching(/^acknowledged to the interrupted attempt of this run/) });
     // The end line stays the journal's last.
     const lines = readFileSync(journal.file, 'utf8').trim().split('\n');
     expect(lines.at(-1)).toMatch(/"t":"end"/);
