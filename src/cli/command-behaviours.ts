@@ -20,12 +20,10 @@ import type { Behaviours, CommandBehaviour, CommandOptions, CommandRun, Declared
 import { commandName } from './command-declaration.js';
 
 /**
- * Where each command's behaviour is loaded from, only when it runs: `--help`, completion and the
- * registry (program.ts) load declarations alone. `behaviour` checks, by type, that the loaded
- * `run` takes exactly the options its declaration's table gives; a resumable command also names
- * its `rerunInput`. test/cli/command-options.test.ts fails for a runnable declaration without an
- * entry here. Only run-cli.ts imports this file: it hands the map to the command tree and, for
- * `runs resume` and `runs show`, to the commands through their deps.
+ * Where each command's behaviour is loaded from, only when it runs (docs/architecture.md, "Add a
+ * command"). `behaviour` checks, by type, that the loaded `run` takes exactly the options its
+ * declaration's table gives. Only run-cli.ts imports this file: it hands the map to the command
+ * tree and, for `runs resume` and `runs show`, to the commands through their deps.
  */
 function behaviour<T extends SpecTable>(declaration: DeclaredCommand<T>, run: () => Promise<CommandRun<CommandOptions<DeclaredCommand<T>>>>): [string, CommandBehaviour] {
   return [commandName(declaration), { run: run as () => Promise<CommandRun<never>> }];

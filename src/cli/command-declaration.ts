@@ -6,12 +6,9 @@ import { GLOBAL_OPTIONS } from '../flags/global-options.js';
 import type { RecordJob } from '../pipeline/record-job.js';
 
 /**
- * A command is one declaration: where it sits in the tree, what `--help` says about it (purpose
- * and examples), its flags (an option table, each flag saying whether a run journal keeps it)
- * and how its runs are resumed. Each lives in its `commands/<command>.options.ts`, which imports
- * only flag tables: `--help` and completion load every declaration and no behaviour.
- * `command-behaviours.ts` names the module that runs each (`commands/<command>.ts`, with undici,
- * zod, the engine), loaded only when the command runs; `program.ts` lists the declarations.
+ * A command is one declaration (tree place, `--help` text, option table, resume) in its
+ * `commands/<command>.options.ts`, which imports only flag tables, so that `--help` and completion
+ * load no behaviour: docs/architecture.md, "Add a command".
  */
 
 /** A command's entry point, typed by the table it is declared with. */

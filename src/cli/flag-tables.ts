@@ -4,18 +4,11 @@ import { rewriteBlocks, type DocBlock } from '../server/api-reference.js';
 
 /**
  * Flag tables in the docs, generated from the command tree so that a doc never says another
- * thing than `--help`. A Markdown block
- *
- *     <!-- flags: user sync --sheet --timezone -->
- *     ...
- *     <!-- /flags -->
- *
- * names a command path, then optionally which flags (the command's own, or global ones such as
- * `--report`); with none, all the command's own flags. Its content is rewritten as a table
- * `| flag | what it does |` with each flag's text and description exactly as `--help` shows them
- * (commander's help adds the default and the choices). `npm run docs:flags`
- * (scripts/docs-flags.mjs, on dist/) rewrites the blocks of docs/*.md and README.md;
- * test/docs/flag-tables.test.ts fails while one is out of date. Loaded by neither of these at run time.
+ * thing than `--help` (docs/architecture.md, "Generated blocks in docs"). A block
+ * `<!-- flags: user sync --sheet --timezone -->` ... `<!-- /flags -->` names a command path, then
+ * optionally which flags (its own, or global ones such as `--report`; none: all its own), and
+ * becomes a table `| flag | what it does |` of each flag's text and description as `--help` shows
+ * them. Only `npm run docs:flags` (scripts/docs-flags.mjs) and its test load this file.
  */
 
 const BLOCK = /(<!-- flags: ([^>]*?) -->\n)([\s\S]*?)(<!-- \/flags -->)/g;

@@ -4,14 +4,12 @@
  * everywhere and a bad value is refused in the same words. Parsers for `parsed(...)`
  * (option-table.ts) throw commander's InvalidArgumentError, which the CLI reports as a usage error
  * (exit 2) naming the flag; the `parse*` functions return undefined for a value they do not take,
- * for callers that word their own refusal. Imports only commander and the domain's date reading
- * (no imports of its own): option tables, loaded by `--help`, use it.
+ * for callers that word their own refusal. Imports only commander and the domain's date reading:
+ * option tables, loaded by `--help`, use it.
  *
  * A date that is a field of a request (`schedule push --start`) is not read here: the domain's
- * rule for that field checks it, with its code. Environment variables in milliseconds
- * (EXAMCTL_LOCK_TIMEOUT_MS, EXAMCTL_STOP_GRACE_MS) stay whole numbers of ms, read by
- * src/system/env-values.ts. No flag takes a
- * size today, so there is no size parser.
+ * rule for that field checks it, with its code. Environment variables in milliseconds are read by
+ * src/system/env-values.ts.
  */
 import { InvalidArgumentError } from 'commander';
 import { parseDateTime } from '../domain/date-time.js';

@@ -29,12 +29,10 @@ export class RecordSource {
   }
 
   /**
-   * --only-failed reads a run report CSV (from --report x.csv). Any other file (the original
-   * CSV picked by mistake, JSON) has no status to go by and would re-send every record: a usage
-   * error before anything is created or sent. So is a dry run's report (a status `valid` or
-   * `invalid` on any row, report-csv-contract.ts): none of its rows was sent, and leaving out
-   * its valid ones would drop them. Reads the whole file (sorted or edited in a spreadsheet,
-   * any row may be the one that tells), stopping at a refusal.
+   * --only-failed reads a run report (docs/cli.md, "Run report"): any other file has no status to go
+   * by (every record would go again), and a dry run's report sent nothing, so both are a usage error
+   * before anything is sent. Reads the whole file (sorted or edited in a spreadsheet, any row may be
+   * the one that tells), stopping at a refusal.
    */
   async checkIsRunReport(): Promise<void> {
     if (!this.onlyFailed) return;

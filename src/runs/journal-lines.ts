@@ -6,10 +6,8 @@ import type { RecordedValue } from './recorded-options.js';
 export const RUN_JOURNAL_VERSION = 2;
 
 /**
- * The version a run's header says: 2 for a `--changed-only` run, which may write `unchanged`
- * lines (format 2), else 1. An examctl that reads format 1 only then refuses such a journal as
- * "written by a newer examctl" instead of as damaged, and still shows every other run
- * (docs/runs.md, "Reading").
+ * The version a run's header says: 2 for a `--changed-only` run (it may write `unchanged` lines),
+ * else 1, so an examctl that reads format 1 still shows every other run (docs/runs.md, "runs show").
  */
 export function journalVersionFor(options: Record<string, RecordedValue>): number {
   return options.changedOnly === true ? 2 : 1;

@@ -152,11 +152,9 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold): 
 }
 
 /**
- * A run read for showing it: the journal streamed once, each item kept as a byte of state and
- * the offset of its deciding line (item-index.ts); an item's line is read again when it is
- * shown, in input order. Memory: 9 bytes an item plus a bounded read cache, whatever the lines
- * hold. Holds the journal open until `close` (a resume appends past `validLength` only). Its
- * head is the journal's (JournalHead), copied in by the constructor.
+ * A run read for showing it, each item kept as item-index.ts says (its line read again when shown,
+ * through a bounded read cache). Holds the journal open until `close` (a resume appends past
+ * `validLength` only). Its head is the journal's (JournalHead), copied in by the constructor.
  */
 export interface RunIndex extends Readonly<JournalHead> {}
 export class RunIndex {

@@ -1,10 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /**
- * A run id: the start instant in UTC to the millisecond, then 4 random hex digits, e.g.
- * `20261122T110502.481Z-3f9a`. Fixed width, so ids sort by start time as plain strings
- * (`ls` and `runs list` agree); the random part separates runs started in the same millisecond.
- * Safe as a file name on every platform (no `:`).
+ * A run id, `20261122T110502.481Z-3f9a`, fixed width so that ids sort by start time as plain
+ * strings (docs/runs.md, "Run ids"); the random part separates runs started in the same millisecond.
  */
 export function newRunId(now: Date = new Date(), random: () => string = () => randomBytes(2).toString('hex')): string {
   const iso = now.toISOString(); // 2026-11-22T11:05:02.481Z

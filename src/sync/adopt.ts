@@ -1,10 +1,7 @@
 /**
- * `synced adopt` (docs/sync.md, "When the memory is lost"): a file's valid rows recorded in the
- * sync memory as sent and acknowledged, exactly as a real run of that file would have left it
- * (digests, names, links and flags, population), without sending anything. For the admin who kept
- * the last export that was fully synced: the next night decides leavers and movers from it as if
- * the memory had never been lost. Rows that would not validate are not adopted (a real run would
- * not have sent them either): they go the next night.
+ * `synced adopt`: a file's valid rows recorded in the sync memory as sent and acknowledged, exactly
+ * as a real run of that file would have left it, sending nothing (docs/sync.md, "When the memory
+ * is lost", "Rebuild it").
  */
 import { existsSync } from 'node:fs';
 import type { Problem } from '../domain/problem.js';

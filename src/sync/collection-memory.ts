@@ -1,11 +1,6 @@
 /**
- * `collection add`'s sync memory (docs/sync.md, "Collections"): per target, the fields of each
- * collection examctl sent it, so a job run twice can tell its own collection from another. The
- * API only creates a collection (POST /collections: an ExternalId used already is 810) and has no
- * request that reads or updates one. With `--existing ok` an 810 is `unchanged` when the
- * collection examctl made there before (acknowledged) has this very request's fields, and fails
- * naming what differs when it does not, or saying why not when examctl never sent it or its
- * answer was lost.
+ * `collection add`'s sync memory: the fields of each collection examctl sent a target, so that
+ * `--existing ok` can tell its own collection from another on an 810 (docs/sync.md, "Collections").
  */
 import type { CollectionRequest } from '../domain/types.js';
 import { ErrorCode } from '../domain/codes.js';

@@ -1,11 +1,7 @@
 /**
- * What examctl can tell of a record's id before sending it (docs/sync.md, "New and existing"):
- * whether the target has it already. On the local target the store says. On a remote target the
- * sync memory says what examctl sent: an id it synced there is existing, any other id is new as
- * far as examctl knows (one made on the platform by someone else is not in the memory); a remote
- * target without a memory cannot tell. Two uses: the action of a remote answer, which never says
- * created or updated (`rememberedAction`, SentMemory.answered), and --only-new / --only-existing
- * (`KnownIds`).
+ * What examctl can tell of a record's id before sending it: whether the target has it already, for
+ * a remote answer's action (`rememberedAction`) and --only-new / --only-existing (`KnownIds`):
+ * docs/sync.md, "Created or updated" and "New and existing".
  */
 import { UsageError } from '../system/errors.js';
 import { terminalLine } from '../formats/terminal-text.js';

@@ -1,18 +1,7 @@
 /**
- * Ids whose leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading zeros"): Excel
- * opening a CSV reads an id column of digits as numbers, so `004000` comes back as `4000`. Sent,
- * such a row creates a second user with the same person's names and e-mail address. Two checks,
- * made in one read of the file before anything is sent, on every `user sync` and `schedule push`
- * of a file (dry runs too):
- * - a **new** id (no user or candidate examctl sent the target has it) that is one examctl sent
- *   with its leading zeros removed, the remembered one not in the file: the run is refused (exit
- *   2), naming how many and the first lines (`settle`);
- * - two ids of the file that are one once leading zeros are removed (`004000` and `4000`), memory
- *   or not: in a user sync both rows fail, each naming the other (`problemAt`); in a schedule
- *   push, whose unit is a whole schedule, the run is refused naming both lines (`settle`).
- * `--really-new-ids` says such ids are really other users: neither check is made.
- * `LostZerosRule` is the one rule each such command passes its input through, every kind of id
- * it gives (user ids; candidate and schedule ids) checked the same way.
+ * Ids whose leading zeros a spreadsheet dropped, the two checks made before anything is sent and
+ * `--really-new-ids`: docs/input-formats.md, "Leading zeros". `LostZerosRule` is the one rule each
+ * such command passes its input through, every kind of id it gives checked the same way.
  */
 import type { Problem } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';

@@ -12,13 +12,8 @@ import { LOCK_FILE, StoreLock, UNREADABLE_LOCK_STALE_MS, describeHolder, isStale
 import { describeSystemError } from '../system/system-error-words.js';
 
 /**
- * Who may use a target's sync memory at once (docs/sync.md, "Two runs on one target"): a shared
- * / exclusive lock made of files, no dependency. A run that only feeds the memory holds a marker
- * file `feeding-<pid>-<random>` of its own for the whole run (feeders never wait for each other);
- * a run that decides from the memory (--changed-only, --disable-missing) holds LOCK and no
- * feeder may run meanwhile. Each side makes its own claim FIRST and then looks for the other's,
- * so of two runs starting at once at least one sees the other and backs off: a decider never
- * reads a memory half fed by a run still going, and never interleaves with one.
+ * Who may use a target's sync memory at once: feeders' markers and a decider's LOCK, each side
+ * claiming FIRST and then looking for the other's (docs/sync.md, "Two runs on one target").
  */
 
 export const FEEDING_PREFIX = 'feeding-';

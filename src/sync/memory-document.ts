@@ -1,11 +1,7 @@
 /**
- * A target's whole sync memory as one portable document (docs/sync.md, "When the memory is lost"):
- * what `synced export` writes, `synced import` reads, and a state service keeps. One JSON object
- * (a Terraform-style state service such as GitLab's reads its `serial`), naming the target
- * identity, the store instance where local, its format and the memory's, the newest run and the
- * populations; each kind's memory as its compacted text (the memory file's own checksummed lines,
- * kept as strings so a service that re-encodes JSON changes none of their bytes); and a SHA-256
- * over all of it, so a damaged or edited document is refused, never used.
+ * A target's whole sync memory as one portable document, checksummed (docs/sync.md, "When the
+ * memory is lost"): each kind's memory kept as its compacted text (the memory file's own lines,
+ * as strings, so a service that re-encodes JSON changes none of their bytes).
  */
 import { canonicalJson, SYNC_KINDS, SYNC_MEMORY_VERSION, type SyncKind } from './memory-lines.js';
 import { compactedLines, memoryOfText, populationsOf, type MemoryContents } from './memory-files.js';

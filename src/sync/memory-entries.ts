@@ -25,6 +25,9 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 export const NEWLINE = 10;
 
+/** What byId holds for an id a `forget` outdated: never given out. */
+const FORGOTTEN: MemoryEntry = Object.freeze({ digest: '', run: '' });
+
 /**
  * The entries of a memory by id, the last line of an id winning (docs/sync.md, "Format"). Opening
  * checks every line's checksum and indexes its id's bytes (a hash table over the file's bytes: no
@@ -32,9 +35,6 @@ export const NEWLINE = 10;
  * a run of 1,000 users against a memory of 200,000 parses 1,000 (plus, for --disable-missing,
  * every one it iterates). A compaction copies the lines not parsed as they were read.
  */
-/** What byId holds for an id a `forget` outdated: never given out. */
-const FORGOTTEN: MemoryEntry = Object.freeze({ digest: '', run: '' });
-
 export class MemoryEntries {
   /** Id -> the offset of its latest line (domain/hash-slots.ts). A probe looks for the id `probeBytes[probeFrom..probeTo)`. */
   private readonly slots: HashSlots;

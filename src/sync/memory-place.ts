@@ -1,9 +1,6 @@
 /**
- * Where a target's sync memory is kept (docs/sync.md, "Where"): a sync directory, or a state
- * service (`--sync-dir` / EXAMCTL_SYNC_DIR given as an http(s):// address, "A state service").
- * A run on a service locks it, reads the document, works on a private local copy made of it (the
- * same files, locks and appends as a directory's), stores the result when it ends (exit 1, a stop
- * after sending and a signal too) and unlocks; a dry run only reads it.
+ * Where a target's sync memory is kept: a sync directory, or a state service worked on through a
+ * private local copy (docs/sync.md, "Where" and "A state service"); a dry run only reads it.
  */
 import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
 import { makePrivateTempDir } from '../system/private-temp.js';

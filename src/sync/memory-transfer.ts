@@ -1,10 +1,6 @@
 /**
- * `synced export` and `synced import` (docs/sync.md, "When the memory is lost"): a target's whole
- * memory (every kind, every population) as one portable document kept where CI does not evict it,
- * and put back in place. An import replaces the memory under its lock; a document of another
- * target or store instance, a damaged one, or one older than the memory already there (its newest
- * run is older: putting it back would forget what the runs since sent) is refused, exit 2, before
- * anything is written.
+ * `synced export` and `synced import`: a target's whole memory as one portable document, and put
+ * back in place under its lock (what is refused: docs/sync.md, "When the memory is lost").
  */
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
@@ -15,8 +11,7 @@ import { memoryDir, memoryFile, populationsOf, readMemory, type MemoryContents }
 import { assertDocumentTarget, documentText, newestRunOfMemories, readDocument, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
 import { readServiceDocument, readServiceMemory, removeBeside } from './write-ahead.js';
-import { StateService } from './state-service.js';
-import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
+import { jsonObject, StateService } from './state-service.js';
 
 /** The document of the target's memory at `place` (exit 2 when it has none: nothing to keep). */
 export async function exportMemory(place: MemoryPlace, target: ReportTarget, env: Readonly<Record<string, string | undefined>>): Promise<{ text: string; memories: Map<SyncKind, MemoryContents>; newestRun: string | undefined }> {
@@ -145,12 +140,8 @@ async function underServiceLock<T>(
 
 /** The serial of a document that could not be read whole, if its JSON says one (a service keeps a version per serial). */
 function serialOf(text: string | undefined): number {
-  try {
-    const serial = (parseJson(text ?? '{}', { depth: MAX_JSON_DEPTH }) as { serial?: unknown } | null)?.serial;
-    return typeof serial === 'number' && Number.isSafeInteger(serial) && serial > 0 ? serial : 0;
-  } catch {
-    return 0;
-  }
+  const serial = jsonObject(text).serial;
+  return typeof serial === 'number' && Number.isSafeInteger(serial) && serial > 0 ? serial : 0;
 }
 
 /** The memories a state service keeps (whatever target its document names), for `synced show`. */

@@ -1,12 +1,6 @@
 /**
- * The raw digest of an input record (docs/sync.md, "The raw digest"): what lets --changed-only
- * judge a row unchanged without coercing, validating and digesting its request again. It is the
- * SHA-256 of the record's fields as the reader and the input flags left them (`--map`, `--set`,
- * `--date-format`, `--timezone` all act before this point, so they show in the fields), together
- * with a fingerprint of everything after it that turns fields into the request: the rule code
- * itself (the code examctl runs, fingerprinted once per run), the function that applies it, the
- * Node version (its Unicode and date tables) and this format. Same digest, same request: a row
- * whose raw digest is the one remembered beside the acknowledged request's digest is that request.
+ * The raw digest of an input record, what lets --changed-only judge a row unchanged without
+ * building its request again, and what it hashes: docs/sync.md, "The raw digest".
  */
 import { createHash, hash, type Hash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';

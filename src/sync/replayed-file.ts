@@ -1,10 +1,6 @@
 /**
- * An old night's file run again (docs/sync.md, "Stale input"): a CI "re-run" of an old job sends
- * that night's export as if it were tonight's, undoing every change made since (user sync:
- * enabling the leavers disabled since). Each population's record keeps the SHA-256 of the input
- * bytes of its last runs; a file whose bytes are those of an older run than the population's
- * newest (whose file differed) is refused before anything is sent (exit 2, a dry run too) unless
- * --allow-old-file. The newest run's own file again changes nothing: allowed.
+ * An old night's very file run again, known by the SHA-256 of its bytes kept for each population's
+ * last runs, is refused unless --allow-old-file (docs/sync.md, "Stale input").
  */
 import { fingerprintInput } from '../runs/resume-plan.js';
 import { UsageError } from '../system/errors.js';

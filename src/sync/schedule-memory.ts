@@ -28,13 +28,8 @@ export function scheduleSyncFlags(flags: { changedOnly?: boolean | undefined; re
 }
 
 /**
- * `schedule push`'s sync memory: besides the digest, the candidates of the last request the
- * target acknowledged for each schedule. An upsert adds and updates candidates but never removes
- * one (docs/interpretations.md), and the API has no way to withdraw a candidate: a row dropped from
- * the file would leave the candidate registered without a word. So a run whose request for a
- * schedule leaves out candidates its last acknowledged request had (a dry run too, before it)
- * says so after the run (`withdrawnLine`); once acknowledged, the memory holds the new list, so it
- * is said by the run that sends the change, not every night after.
+ * `schedule push`'s sync memory: besides the digest, the candidates of the last request the target
+ * acknowledged for each schedule, to say those a run withdraws (docs/sync.md, "Withdrawn candidates").
  */
 export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   private readonly withdrawn = { schedules: 0, candidates: 0, first: [] as string[], seen: new Set<string>() };

@@ -414,9 +414,14 @@ export class SentMemory<P> {
     memory.record(unit.id, { ...rest, digest: '' });
   }
 
-  /** Closes after the run failed: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */
-  async closeAfterFailure(): Promise<void> {
-    await this.close().catch((error: unknown) => void say(this.deps, `examctl: ${error instanceof Error ? error.message : String(error)}`));
+  /** `run`, closing the memory when it fails: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */
+  async closingOnFailure<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      await this.close().catch((closing: unknown) => void say(this.deps, `examctl: ${closing instanceof Error ? closing.message : String(closing)}`));
+      throw error;
+    }
   }
 
   /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */

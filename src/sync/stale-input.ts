@@ -1,11 +1,6 @@
 /**
- * Stale input (docs/sync.md, "Stale input"): an older export run again (a CI re-run of an old
- * night) takes the users who joined since for leavers, a handful a night, under --max-disable. The
- * memory keeps with each user the run that first had it acknowledged (`joined`). A file that holds
- * none of the users some run created, while it leaves them out, is older than that run: a
- * --disable-missing run that would disable users created by runs later than every run that created
- * a user the file holds (one is enough) is refused (exit 2, nothing sent; a dry run too) unless
- * --allow-disable-recent: a joiner who really left the next night needs that flag. No clock decides it: a month-old file is caught as a day-old one.
+ * Stale input: a --disable-missing run that would disable users created by runs later than every
+ * run that created a user the file holds is refused (docs/sync.md, "Stale input"). No clock decides.
  */
 import { UsageError } from '../system/errors.js';
 import { counted, formatCount } from '../formats/number-format.js';

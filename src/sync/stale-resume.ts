@@ -1,14 +1,6 @@
 /**
- * A resume the sync memory does not bear out (docs/runs.md, "runs resume"):
- * - older than the memory: the memory records the newest run of each population of its target,
- *   whichever runner and runs directory it ran in. A run older than that, resumed, would send its
- *   older rows over what the later run sent and take as its leavers users the later file still
- *   has; refused (exit 2) naming both runs, unless --force or --over-later-runs;
- * - of a run that decided from the memory (--changed-only, --disable-missing, --prune-memberships,
- *   --only-new/--only-existing) when the memory holds no record of its population (lost since:
- *   the run put its population on record before it sent anything): resumed, it would decide as a
- *   first night, silently (no leaver disabled, no link pruned) and leave a memory the next night's
- *   --require-memory takes for a whole one; refused (exit 2) unless --force.
+ * A resume the sync memory does not bear out (older than the memory's newest run of its
+ * population, or one that decided from a memory lost since): docs/runs.md, "runs resume".
  */
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ReportTarget } from '../report/run-report.js';

@@ -1,12 +1,6 @@
 /**
- * A state service speaking Terraform's HTTP backend protocol keeps the sync memory
- * (docs/sync.md, "A state service"): GET the document (404 or 204: none yet), POST it back (with
- * `?ID=<lock id>` while locked), DELETE it, and a lock taken and released with Terraform's
- * lock-info JSON (`ID`, `Operation`, `Info`, `Who`, `Version`, `Created`, `Path`). 423 or 409 to a
- * lock is another holder, named from the info the service sends back. As in Terraform the lock's
- * address and methods are settable (EXAMCTL_SYNC_LOCK_ADDRESS, _LOCK_METHOD, _UNLOCK_ADDRESS,
- * _UNLOCK_METHOD), so GitLab's and Gitea's managed state (`<address>/lock`, POST and DELETE) work as
- * they are. The exchanges themselves: src/context/state-http.ts.
+ * A state service speaking Terraform's HTTP backend protocol keeps the sync memory: its requests
+ * and its lock, docs/sync.md, "A state service". The exchanges themselves: src/context/state-http.ts.
  */
 import { quotedValue } from '../domain/problem.js';
 import { randomUUID, createHash } from 'node:crypto';
@@ -205,7 +199,7 @@ function checksumOf(text: string | undefined): string | undefined {
 }
 
 /** `text` as a JSON object; anything else (not JSON, not an object) as an empty one. */
-function jsonObject(text: string | undefined): Record<string, unknown> {
+export function jsonObject(text: string | undefined): Record<string, unknown> {
   try {
     const parsed = parseJson(text ?? '', { depth: MAX_JSON_DEPTH });
     return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};

@@ -1,17 +1,6 @@
 /**
- * A run's intents on a state service, written ahead (docs/sync.md, "Written ahead"): the lines a
- * run appends to its copy of the memory (what it is about to send, then what was acknowledged)
- * reach the service before the requests they are for go out, batch by batch, batch n at
- * `<address>-intents-<n>` beside the memory, so each line is uploaded once, never the memory once
- * per batch. Each batch names the run and the memory's serial it extends: the
- * run's store of the memory at its end changes the serial, so only the intents of a run that
- * never stored its end (killed, its runner lost) are folded into the memory by the next reader.
- *
- * A run's end stores only what it added (docs/sync.md, "Stored as deltas"): the lines its copy
- * gained, at `<address>-delta-<n>`, naming the document they extend by its checksum and the serial
- * they bring the memory to. A reader takes the document, then delta 1, 2, ... while each names that
- * document and the next serial: a delta of an older document (the memory stored whole since) or a
- * delta not yet written ends the chain, so whatever a kill leaves is a memory a reader can load.
+ * A run's intents on a state service, written ahead, and a run's end stored as a delta: docs/sync.md,
+ * "Written ahead" and "Stored as deltas" (whatever a kill leaves is a memory a reader can load).
  */
 import { UsageError } from '../system/errors.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';

@@ -72,9 +72,6 @@ export async function run(
  * The collections to add, from the file or from the flags (the title asked when prompts are
  * allowed), and their units: what the pipeline reads, and what `runs show` reads again.
  */
-/** `runs show` reads a run again (COLLECTION_ADD's resume.input). */
-export const rerunInput: RerunInput = async (options, deps) => collectionAddInput(options as never, options as GlobalOptions, deps);
-
 export async function collectionAddInput(
   { file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl, title, externalId, owner, taxonomy, repository }: Pick<CollectionAddOptions, 'file' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & CollectionFieldFlags,
   options: GlobalOptions,
@@ -90,6 +87,9 @@ export async function collectionAddInput(
     ...unitPerRecord(collectionUnit, COLLECTION_ID_RULE),
   };
 }
+
+/** `runs show` reads a run again (COLLECTION_ADD's resume.input). */
+export const rerunInput: RerunInput = async (options, deps) => collectionAddInput(options as never, options as GlobalOptions, deps);
 
 function collectionUnit(record: InputRecord): Unit<CollectionRequest> {
   // CSV cells are strings to coerce; JSON values are taken as typed. Valid, but wider than the API

@@ -39,11 +39,9 @@ export function runProfileOf(header: Pick<JournalHead['header'], 'profile'>): Pi
 }
 
 /**
- * The run's input read again, when that gives the same units: the recorded file unchanged (size
- * and SHA-256), read with the recorded options from the recorded directory, prompts off. The
- * input is read once through before the units are offered, so a failure is known before any
- * item is reported. `withUnits` false: only checked (unchanged, its job built), never parsed,
- * for a run whose journal lists every unit and a report that needs no input cells.
+ * The run's input read again, only when unchanged and through once before any item is reported
+ * (docs/runs.md, "runs show"). `withUnits` false: only checked (unchanged, its job built), never
+ * parsed, for a run whose journal lists every unit and a report that needs no input cells.
  */
 export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps: CliDeps, withUnits = true): Promise<RunInput> {
   const { header } = record;

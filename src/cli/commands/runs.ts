@@ -93,11 +93,8 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
 }
 
 /**
- * `runs show <id|last>`: the run report rebuilt from the journal, on the usual sinks (--json,
- * --report, the summary). The input is read again when it is unchanged, so every unit is listed
- * once, those the run never reached as skipped (and a CSV report has the input's cells back);
- * otherwise those are counted, not listed, and the report says how many and why. The journal is
- * streamed, never held (read-run.ts, `scanRun`): memory stays flat for any number of items.
+ * `runs show <id|last>`: the run report rebuilt from the journal, on the usual sinks; the journal
+ * streamed, never held (docs/runs.md, "runs show").
  */
 export async function runShow({ id, ...globals }: RunsShowOptions, deps: CliDeps): Promise<number> {
   const options = onlyGlobals(globals);

@@ -87,19 +87,15 @@ export async function run(
           ? { line: unit.source.line, id: outcome.id }
           : undefined,
   };
-  let exitCode: number;
-  let remembered: Remembered[];
-  try {
-    ({ exitCode, remembered } = await runPipeline(job, runOptions, deps, target));
+  const { exitCode, remembered } = await memory.closingOnFailure(async () => {
+    let outcome = await runPipeline(job, runOptions, deps, target);
     // After a failed send from prompts: correct the answers (earlier ones as defaults) and send again.
-    for (let refused = refusedProblems(remembered); asked !== undefined && refused !== undefined; refused = refusedProblems(remembered)) {
+    for (let refused = refusedProblems(outcome.remembered); asked !== undefined && refused !== undefined; refused = refusedProblems(outcome.remembered)) {
       if (!(await correctAnswers(asked, refused, defaults, deps))) break;
-      ({ exitCode, remembered } = await runPipeline(job, runOptions, deps, target));
+      outcome = await runPipeline(job, runOptions, deps, target);
     }
-  } catch (error) {
-    await memory.closeAfterFailure();
-    throw error;
-  }
+    return outcome;
+  });
   const withdrawn = memory.withdrawnLine();
   if (withdrawn !== undefined) await deps.stderr.write(`${withdrawn}\n`);
   for (const line of generatedIdsNote(remembered)) await deps.stderr.write(`${line}\n`);

@@ -111,13 +111,7 @@ async function syncFile(
     // A remote answer does not say created or updated: the memory does (docs/sync.md, "Created or updated").
     send: async (api, user, options) => memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
   };
-  let exitCode: number;
-  try {
-    ({ exitCode } = await runPipeline(job, runOptions, deps, target));
-  } catch (error) {
-    await memory.closeAfterFailure();
-    throw error;
-  }
+  const { exitCode } = await memory.closingOnFailure(() => runPipeline(job, runOptions, deps, target));
   const keptLinks = memory.keptLinksLine();
   if (keptLinks !== undefined) await deps.stderr.write(`${keptLinks}\n`);
   return exitCode;
