@@ -88,9 +88,9 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   const own = record?.baseUrl === undefined ? target.value === 'local' : sameUrl(baseUrl?.value, record.baseUrl);
   if (chosen !== undefined && !own) {
     const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${record.baseUrl}`;
-    // A named profile is never overridden by a variable naming another target (one with no URL names none).
+    // A named profile (a URL, a token) never yields to a variable naming another target.
     const variable = [baseUrl?.from, target.from].find((from) => from?.startsWith('EXAMCTL_'))?.split('=')[0];
-    if (named !== undefined && variable !== undefined && record?.baseUrl !== undefined) {
+    if (named !== undefined && variable !== undefined && (record?.baseUrl ?? record?.tokenFile ?? record?.token)) {
       throw new UsageError(`${named.via} ${chosen.name} names ${its}, but ${variable} names ${baseUrl?.value ?? 'the local engine'}: unset it, or choose with --base-url or --store`);
     }
     if (named === undefined) {

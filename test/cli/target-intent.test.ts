@@ -127,6 +127,11 @@ describe('EXAMCTL_PROFILE of settings only, EXAMCTL_BASE_URL the URL (trial 12, 
         expect(run.code, run.stderr).toBe(0);
         expect(run.stderr).toContain('target: remote https://exam.example.com (EXAMCTL_BASE_URL), token from EXAMCTL_TOKEN; profile nightly (EXAMCTL_PROFILE): timezone Europe/London');
       }
+      // One holding a token is still refused: its token never goes to a URL named another way.
+      await writeFile(join(dir, 'keyed.token'), 'keyed-token\n', { mode: 0o600 });
+      expect((await cli(dir, ['config', 'set-profile', 'keyed', '--token-file', join(dir, 'keyed.token')])).code).toBe(0);
+      const keyed = await cli(dir, SYNC, { EXAMCTL_PROFILE: 'keyed', EXAMCTL_BASE_URL: 'https://exam.example.com' });
+      expect([keyed.code, keyed.stderr]).toEqual([2, expect.stringContaining('but EXAMCTL_BASE_URL names https://exam.example.com: unset it')]);
     }));
 });
 

@@ -88,7 +88,7 @@ async function chooseToken(
 ): Promise<void> {
   const { id, target, profile: run } = record.header;
   const { profiles, defaultProfile } = await loadConfig(deps.env);
-  // The run's profile gone (a CI runner): its settings are the journal's.
+  // The run's profile gone (a CI runner): the journal's settings.
   if (options.profile === record.header.options.profile && !profiles[String(options.profile)]) delete options.profile;
   if (target.kind !== 'remote' || options.tokenFile !== undefined) return;
   const token = (name = ''): unknown => profiles[name]?.tokenFile ?? profiles[name]?.token;
