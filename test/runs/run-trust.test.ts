@@ -192,7 +192,10 @@ describe('runs resume and its recorded target', () => {
     await plantRun({ profile: 'prod', yes: true });
     const other = await cli(['runs', 'resume', '--target-from-run'], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: 'http://127.0.0.1:9', CI: 'true' });
     expect([other.code, requests()]).toEqual([2, 0]);
-    const resumed = await cli(['runs', 'resume'], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: server.url, CI: 'true' });
+    const env = { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: server.url, CI: 'true' };
+    // A --profile typed now is not left out: none of that name is exit 2.
+    expect((await cli(['runs', 'resume', '--profile', 'prod'], env)).stderr).toContain('no profile named "prod"');
+    const resumed = await cli(['runs', 'resume'], env);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(requests()).toBe(2);
   });

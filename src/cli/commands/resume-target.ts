@@ -21,7 +21,7 @@ export async function targetDifferences(opened: OpenedResume, given: GlobalOptio
   const named = given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
   if (header.target.kind !== 'remote' && (named === undefined || named === recorded.profile)) return [];
   const { resolveRemoteTarget } = await import('../../context/remote-settings.js');
-  // The journal's target: an empty EXAMCTL_BASE_URL is not used.
+  // The journal's target: an empty EXAMCTL_BASE_URL is unused.
   const env = { ...deps.env, EXAMCTL_BASE_URL: nonEmpty(deps.env.EXAMCTL_BASE_URL) };
   const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, profile: given.profile, env, cwd: deps.cwd });
   const differences: string[] = [];
@@ -61,6 +61,8 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
       (insecure ? ', plain http allowed' : ''),
   );
   const differences = await targetDifferences(opened, given, deps);
+  // A run's profile gone (CI): the journal has its settings.
+  if (given.profile === undefined && !(await loadConfig(deps.env)).profiles[String(options.profile)]) delete options.profile;
   await chooseToken(opened, options, deps);
   if (differences.length === 0 || given.targetFromRun === true) return;
   const said = `run ${header.id}: the recorded target differs from what your flags, environment and profile give now: ${differences.join('; ')}`;
@@ -87,10 +89,8 @@ async function chooseToken(
   deps: CommandDeps,
 ): Promise<void> {
   const { id, target, profile: run } = record.header;
-  const { profiles, defaultProfile } = await loadConfig(deps.env);
-  // The run's profile gone (a CI runner): the journal's settings.
-  if (options.profile === record.header.options.profile && !profiles[String(options.profile)]) delete options.profile;
   if (target.kind !== 'remote' || options.tokenFile !== undefined) return;
+  const { profiles, defaultProfile } = await loadConfig(deps.env);
   const token = (name = ''): unknown => profiles[name]?.tokenFile ?? profiles[name]?.token;
   const own = token(run?.name) ? run?.name : undefined;
   const named = (options.profile as string | undefined) ?? nonEmpty(deps.env.EXAMCTL_PROFILE);
