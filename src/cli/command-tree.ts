@@ -2,7 +2,7 @@ import { Command, Help, Option } from 'commander';
 import { VERSION_LINE } from '../version.js';
 import { ExitCode, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
-import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
+import { DRY_RUN_OUT, GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
 import { argumentKeys, attributeOf, briefLineOf, briefTermOf, examples, REFUSED_GLOBALS, registerSpecs, shownWithItsPositive } from '../flags/option-table.js';
 import { commandName, keptOptionNames, takesFlag, TAKEN_FLAGS, type Behaviours, type CommandDeclaration, type TakenFlag } from './command-declaration.js';
 import { resolveOutputFlags } from '../flags/output-flags.js';
@@ -252,10 +252,10 @@ const PROFILE_HINTS: Partial<Record<TakenFlag, string>> = {
 
 function refusal(flag: TakenFlag, declaration: CommandDeclaration, commands: readonly CommandDeclaration[]): string {
   const name = commandName(declaration);
-  if (flag === '--dry-run') return `--dry-run: ${name} has no dry run and would change things all the same; leave --dry-run out`;
+  const out = declaration.options?.some((spec) => 'flags' in spec && spec.flags.startsWith('--out '));
+  if (flag === '--dry-run') return out ? DRY_RUN_OUT : `--dry-run: ${name} has no dry run and would change things all the same; leave --dry-run out`;
   if (flag === '--report') {
     const takers = commands.filter((each) => takesFlag(each, flag)).map(commandName);
-    const out = declaration.options?.some((spec) => 'flags' in spec && spec.flags.startsWith('--out '));
     const instead = out ? `use --out <file> for ${name}` : `${name} writes no run report`;
     return `--report is for commands that send or check records (${takers.join(', ')}); ${instead}`;
   }

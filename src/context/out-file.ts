@@ -8,13 +8,13 @@ import { TargetError, UsageError } from '../system/errors.js';
 import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { CommandDeps } from './command-deps.js';
 import { describeSystemError } from '../system/system-error-words.js';
-import { say } from '../formats/terminal-text.js';
 import { configDir, configPath, expandPath } from './config-file.js';
 import { resolveSettings } from './settings.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { givenSyncDir } from './state-http.js';
 import { JOURNAL_FILE } from '../runs/run-journal.js';
 import { findStore } from './target.js';
+import { DRY_RUN_OUT } from '../flags/global-options.js';
 
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
@@ -60,7 +60,7 @@ function writeFailure(out: string, error: unknown): TargetError {
 /**
  * Runs `produce` with stdout pointed at `out` (`--out <file>`), or as it is when `out` is
  * undefined; diagnostics stay on stderr. Through the output gate (docs/security.md, "Outputs"):
- * a command that throws, or fails having written nothing, or a dry run, leaves the old file; a
+ * a command that throws, or fails having written nothing, leaves the old file; a
  * write or a final replace that fails (on Windows: the file is open in Excel, the finished file
  * kept beside it) is exit 3.
  */
@@ -72,6 +72,7 @@ export async function withOutFile(
   holds: 'secret' | 'public' = 'secret',
 ): Promise<number> {
   if (out === undefined) return produce(deps);
+  if (deps.invocation?.dryRun === true) throw new UsageError(DRY_RUN_OUT);
   await assertNotRead('--out', out, deps.invocation ?? {}, deps);
   let file: OutputFile;
   try {
@@ -108,9 +109,7 @@ export async function withOutFile(
     await file.discard();
     throw error;
   }
-  const dryRun = deps.invocation?.dryRun === true;
-  if (dryRun) await say(deps, `--dry-run: ${out} left as it was`);
-  await (dryRun || (code !== 0 && !wrote) ? file.discard() : file.commit()).catch((error: unknown) => {
+  await (code !== 0 && !wrote ? file.discard() : file.commit()).catch((error: unknown) => {
     throw writeFailure(out, error);
   });
   return code;

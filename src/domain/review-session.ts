@@ -28,3 +28,6 @@ export function sessionShapeProblem(content: unknown): string | undefined {
   if (!Array.isArray(results)) return 'its Results is not a list';
   return results.every(isPlainObject) ? undefined : 'a Results entry is not an object';
 }
+
+/** The free-text fields of a session and its results: a quoted PIN is redacted there only. */
+export const FREE_TEXT_FIELDS = ['Title', 'ScheduleTitle', 'ScheduleGroupName', 'FirstName', 'LastName', 'Labels'] as const;

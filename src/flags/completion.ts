@@ -51,12 +51,14 @@ function visibleOptions(command: Command): OptionNode[] {
 /** The tree as completion sees it; `help` is listed as commander answers it (`examctl help <command>`). */
 export function commandTree(program: Command): CommandNode {
   const globals = visibleOptions(program).filter((option) => !option.names.includes('--version'));
-  const taken = (command: Command) => (command.commands.length > 0 ? [] : globals.filter((option) => !REFUSED_GLOBALS.get(command)?.includes(option.names.at(-1)!)));
+  // A group's: those any of its commands takes (`examctl user --store st sync` runs).
+  const taken = (command: Command): OptionNode[] =>
+    globals.filter((option) => (command.commands.length > 0 ? command.commands.some((child) => taken(child).includes(option)) : !REFUSED_GLOBALS.get(command)?.includes(option.names.at(-1)!)));
   const walk = (command: Command, path: string[]): CommandNode => ({
     path,
     description: command.description(),
     children: command.commands.filter((child) => !(child as unknown as { _hidden?: boolean })._hidden).map((child) => walk(child, [...path, child.name()])),
-    options: [...visibleOptions(command), { names: ['-h', '--help'], description: 'display help', takesValue: false, file: false, choices: [] }, ...taken(command)],
+    options: [...visibleOptions(command), { names: ['-h', '--help'], description: 'display help', takesValue: false, file: false, choices: [] }, ...(path.length > 0 ? taken(command) : [])],
   });
   const root = walk(program, []);
   // `help <command...>` (always registered, program.ts) completes the command tree below it, plus the `environment` topic.

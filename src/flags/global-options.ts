@@ -2,6 +2,9 @@ import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { positiveInt, positiveNumber } from './flag-values.js';
 import { choice, grouped, HELP_GROUP, kept, option, parsed, type OptionsOf, brief } from './option-table.js';
 
+/** --dry-run with --out, refused before anything is read or written. */
+export const DRY_RUN_OUT = '--out writes a file, which --dry-run never does: leave one of them out';
+
 /** The global options (docs/cli-contract.md, "Global options"): registered on the program, read by every command. */
 export const GLOBAL_OPTIONS = [
   ...grouped(HELP_GROUP.target, [

@@ -106,7 +106,11 @@ describe('completion from the command tree', () => {
       expect(await complete(script, ['examctl', 'runs', 'list', '--st'])).toEqual(['--strict']);
       expect(await complete(script, ['examctl', 'user', 'sync', '--st'])).toEqual(['--store', '--strict']);
       expect(await complete(script, ['examctl', '--st'])).toEqual(['--store', '--strict']);
+      // A group: the global flags its commands take (trial12 F08).
+      expect(await complete(script, ['examctl', 'user', '--st'])).toEqual(['--store', '--strict']);
     }
+    expect(script).toMatch(/'review-session'\) echo '[^']*--store[^']*' ;;/);
+    expect(script).not.toMatch(/'review-session'\) echo '[^']*--report[^']*' ;;/);
     const fish = fishCompletion(program());
     expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from user; and __fish_seen_subcommand_from sync' -l dry-run");
     expect(fish).not.toContain("complete -c examctl -n '__fish_seen_subcommand_from runs; and __fish_seen_subcommand_from prune' -l dry-run");

@@ -194,11 +194,11 @@ describe('review-session show and the PIN', () => {
     });
   });
 
-  it('the PIN quoted back in another field (a Title, a comment) is redacted too, as the gate does a record\'s own PIN; --show-pin keeps it', async () => {
+  it('the PIN quoted back in a free-text field (a Title, a schedule title) is redacted too, as the gate does a record\'s own PIN; --show-pin keeps it', async () => {
     await withTempDir(async (dir) => {
       const plain = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json']);
       const session = { ...(JSON.parse(plain.stdout) as Record<string, unknown>), Pin: 'K7P2Q9', Title: 'Review (PIN K7P2Q9)' } as unknown as { Results: Record<string, unknown>[] };
-      session.Results[0]!.Comment = 'use PIN k7p2q9';
+      session.Results[0]!.ScheduleTitle = 'use PIN k7p2q9';
       const api = { getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }), close: async () => undefined } as unknown as IntegrationApi;
       for (const output of ['table', 'json', 'csv']) {
         const run = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', output], { openApi: async () => api });
@@ -207,6 +207,21 @@ describe('review-session show and the PIN', () => {
       }
       const shown = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'json', '--show-pin'], { openApi: async () => api });
       expect(shown.stdout).toContain('"Title": "Review (PIN K7P2Q9)"');
+    });
+  });
+
+  it('a PIN whose digits stand in an id, a date or a number leaves them as sent; only free-text fields are redacted, and stderr says how many', async () => {
+    await withTempDir(async (dir) => {
+      const plain = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json']);
+      const session = { ...(JSON.parse(plain.stdout) as Record<string, unknown>), Pin: '2026', Title: 'Autumn 2026' } as unknown as { Results: Record<string, unknown>[] };
+      Object.assign(session.Results[0]!, { CandidateExtId: 'c-2026', UserName: 'c-2026', Score: 2026, LastSatDate: '2026-10-05T11:12:00.000Z', LastName: 'Lee 2026' });
+      const api = { getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }), close: async () => undefined } as unknown as IntegrationApi;
+      const run = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv'], { openApi: async () => api });
+      expect(run.stdout).toMatch(/^\uFEFF?CandidateExtId,.*\nc-2026,.*,c-2026,.*,2026-10-05T11:12:00\.000Z,.*,2026,/s);
+      expect(run.stdout.match(/\[redacted\]/g)).toEqual(['[redacted]']);
+      expect(run.stderr).toContain('PIN [redacted] in 2 free-text field(s)');
+      const table = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT'], { openApi: async () => api });
+      expect([table.stdout, table.stderr]).toEqual([expect.stringContaining('Autumn [redacted]'), expect.stringContaining('in 2 free-text field(s)')]);
     });
   });
 

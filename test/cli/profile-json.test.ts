@@ -46,7 +46,7 @@ describe('profile commands at once on one config directory', () => {
       expect(profiles.find((profile) => profile.isDefault)?.name).toBe('campus5');
     }));
 
-  it('a lock held past EXAMCTL_LOCK_TIMEOUT_MS: exit 3, nothing written', () =>
+  it('a lock held past EXAMCTL_LOCK_TIMEOUT_MS: exit 3, nothing written; --json says kind store-locked (docs/ci.md: every lock)', () =>
     withTempDir(async (dir) => {
       const cfg = join(dir, 'cfg');
       mkdirSync(cfg, { mode: 0o700 });
@@ -56,6 +56,9 @@ describe('profile commands at once on one config directory', () => {
       expect(await runCli(['config', 'set-profile', 'late', '--base-url', 'http://127.0.0.1:1'], io.deps)).toBe(3);
       expect(io.stderr.text).toContain(`the config directory ${cfg} is locked by pid ${process.pid}`);
       expect(existsSync(join(cfg, 'config.json'))).toBe(false);
+      const json = testDeps(dir, {}, { EXAMCTL_CONFIG_DIR: cfg, EXAMCTL_LOCK_TIMEOUT_MS: '0' });
+      expect(await runCli(['config', 'set-profile', 'late', '--base-url', 'http://127.0.0.1:1', '--json'], json.deps)).toBe(3);
+      expect(JSON.parse(json.stdout.text).error).toMatchObject({ kind: 'store-locked', message: expect.stringContaining('the config directory') });
       await held.release();
     }));
 });

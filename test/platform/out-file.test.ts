@@ -83,16 +83,19 @@ describe('--out <file> for documents and workbooks', () => {
       expect((await readdir(dir)).filter((name) => name.startsWith('.atomic-'))).toEqual([]);
     }));
 
-  it('--dry-run with --out runs the read and writes nothing: every --out command leaves the file (trial11 F07)', () =>
+  it('--dry-run with --out is refused, exit 2, nothing read or written, one --json error document; without --out a read takes --dry-run (trial12 F07)', () =>
     withTempDir(async (dir) => {
       expect(await runCli(['local', 'init'], testDeps(dir).deps)).toBe(0);
-      const reads = [['local', 'export'], ['template', 'users'], ['schema', 'users'], ['schedule', 'links', 'S-PAST'], ['review-session', 'show', 'RS-MATH1-OCT']];
+      const reads = [['local', 'export'], ['template', 'users'], ['schema', 'users'], ['schedule', 'links', 'S-PAST'], ['review-session', 'show', 'RS-MATH1-OCT'], ['synced', 'export']];
       for (const read of reads) {
         await writeFile(join(dir, 'mine.csv'), "the admin's own");
         const io = testDeps(dir);
-        expect(await runCli([...read, '--out', 'mine.csv', '--dry-run'], io.deps), io.stderr.text).toBe(0);
+        expect(await runCli([...read, '--out', 'mine.csv', '--dry-run', '--json'], io.deps), io.stderr.text).toBe(2);
         expect(await readFile(join(dir, 'mine.csv'), 'utf8')).toBe("the admin's own");
-        expect(io.stderr.text).toContain('--dry-run: mine.csv left as it was');
+        expect(JSON.parse(io.stdout.text)).toEqual({ error: { exitCode: 2, kind: 'usage', message: '--out writes a file, which --dry-run never does: leave one of them out' } });
+        if (read[0] === 'synced') continue;
+        const plain = testDeps(dir);
+        expect([await runCli([...read, '--dry-run'], plain.deps), plain.stdout.text.length > 0]).toEqual([0, true]);
       }
       expect((await readdir(dir)).filter((name) => name.startsWith('.atomic-'))).toEqual([]);
     }));

@@ -2,7 +2,7 @@ import { describeErrors, errorsOf } from '../../api/envelope-errors.js';
 import type { IntegrationApi } from '../../port/integration-api.js';
 import { REMOTE_CONCURRENCY } from '../../defaults.js';
 import { isKnownTimeZone } from '../../domain/local-time.js';
-import { reviewSessionIdProblem, sessionShapeProblem } from '../../domain/review-session.js';
+import { FREE_TEXT_FIELDS, reviewSessionIdProblem, sessionShapeProblem } from '../../domain/review-session.js';
 import type { ReviewSession } from '../../domain/types.js';
 import { AnswerUnreadableError, TransientTargetError, UsageError } from '../../system/errors.js';
 import { createRedactor, withRecordSecrets } from '../../api/redaction.js';
@@ -94,14 +94,14 @@ function refuseTooLong(id: string, where: string): void {
  * One session's outcome: its Content (PIN withheld unless `showPin`), or why it could not be
  * read (1101; of several: no answer after retries, one not the API's). Any other target failure ends the command.
  */
-async function readSession(api: IntegrationApi, externalId: string, showPin: boolean, several: boolean): Promise<SessionOutcome> {
+async function readSession(api: IntegrationApi, externalId: string, showPin: boolean, several: boolean, redacted: { fields: number }): Promise<SessionOutcome> {
   try {
     const result = await api.getReviewSession(externalId);
     if (!result.envelope.Success) return { externalId, error: describeErrors(result.envelope) || `HTTP ${result.status}`, errors: errorsOf(result.envelope) };
     const sent = result.envelope.Content as ReviewSession;
     const shape = sessionShapeProblem(sent);
     if (shape !== undefined) throw new AnswerUnreadableError(`the service answered ${result.status}, not the API's answer: ${shape}`);
-    return { externalId, session: showPin ? sent : pinsWithheld(sent) };
+    return { externalId, session: showPin ? sent : pinsWithheld(sent, redacted) };
   } catch (error) {
     if (several && error instanceof TransientTargetError) return { externalId, error: error.message };
     throw error;
@@ -110,12 +110,22 @@ async function readSession(api: IntegrationApi, externalId: string, showPin: boo
 
 const NO_SECRETS = createRedactor([]);
 
-/** The session's PINs withheld, and redacted where it quotes them (docs/security.md). */
-function pinsWithheld(sent: ReviewSession): ReviewSession {
+/** The session's PINs withheld, and redacted where a free-text field quotes them (docs/security.md). */
+function pinsWithheld(sent: ReviewSession, redacted: { fields: number }): ReviewSession {
   const gate = withRecordSecrets(NO_SECRETS, sent);
   const withheld = cells.withPinWithheld(sent);
-  const text = gate === NO_SECRETS ? '' : JSON.stringify(withheld);
-  return gate.mayHold(text) ? gate.deep(JSON.parse(text) as ReviewSession) : withheld;
+  if (gate === NO_SECRETS) return withheld;
+  const freeText = <T extends Record<string, unknown>>(record: T): T => {
+    const copy: Record<string, unknown> = { ...record };
+    for (const key of FREE_TEXT_FIELDS) {
+      const clean = gate.deep(Array.isArray(record[key]) ? [...record[key]] : record[key]);
+      if (String(clean) === String(record[key])) continue;
+      copy[key] = clean;
+      redacted.fields += 1;
+    }
+    return copy as T;
+  };
+  return { ...freeText(withheld), Results: withheld.Results?.map(freeText) };
 }
 
 async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf, outer: CommandDeps): Promise<number> {
@@ -152,11 +162,12 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
   const spool = new SpoolSink(new LineSplitter((line) => written(JSON.parse(line) as SessionOutcome)));
   let only: SessionOutcome | undefined;
   let views = 0;
+  const redacted = { fields: 0 };
   let written: (outcome: SessionOutcome) => Promise<void>;
   try {
     // Read at most --concurrency ahead of the one written, in the order asked: memory holds those, however many.
     const limit = target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY;
-    for await (const outcome of inOrderAhead(ids, limit, (id) => readSession(api, id, showPin === true, several))) {
+    for await (const outcome of inOrderAhead(ids, limit, (id) => readSession(api, id, showPin === true, several, redacted))) {
       columns.add(outcome);
       if ('error' in outcome) await say(deps, `examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`);
       if (!several) only = outcome;
@@ -209,6 +220,7 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
   if (fileOutput && !zoneGiven && wallTimes && !(json && !several)) {
     await say(deps, `times in ${tableTimes.zone} (this computer's zone; --timezone to change)`);
   }
+  if (redacted.fields > 0) await say(deps, `PIN [redacted] in ${formatCount(redacted.fields)} free-text field(s)`);
   if (!several) await say(deps, `review session ${ids[0]} from ${where}`);
   else {
     const read = `${formatCount(ids.length - columns.failed)} read (${formatCount(columns.results)} results)`;
