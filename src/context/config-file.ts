@@ -1,4 +1,5 @@
 import { quotedValue } from '../domain/problem.js';
+import { targetIdentity } from '../report/run-report.js';
 import { FileTooLargeError, readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -181,13 +182,18 @@ async function changeConfig(env: Env, change: (config: ExamctlConfig) => unknown
   }, 'the config directory');
 }
 
+/** One URL however spelt (docs/remote.md): case, a default port, a final `/` aside. */
+export const sameUrl = (a?: string, b?: string): boolean => urlKey(a) === urlKey(b);
+const urlKey = (url = ''): string => targetIdentity({ kind: 'remote', baseUrl: URL.canParse(url) ? new URL(url).href : url });
+
 /** Creates or updates a profile and saves the config. The first profile becomes the default. */
 export async function setProfile(name: string, update: ProfileUpdate, env: Env = process.env): Promise<ExamctlConfig> {
   checkProfileName(name);
   const { profileSchema } = await configSchemas();
   return changeConfig(env, (config) => {
     const existing = config.profiles[name];
-    const baseUrl = update.baseUrl ?? existing?.baseUrl;
+    // The same URL spelt otherwise keeps its spelling and token.
+    const baseUrl = sameUrl(update.baseUrl, existing?.baseUrl) ? existing?.baseUrl : update.baseUrl ?? existing?.baseUrl;
     const profile: Profile = { ...existing, ...(baseUrl === undefined ? {} : { baseUrl }) };
     // A token is for its URL: repointed, the profile keeps one only when it is given again.
     if (existing?.baseUrl !== undefined && existing.baseUrl !== baseUrl) {

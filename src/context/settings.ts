@@ -1,7 +1,7 @@
 import { UsageError } from '../system/errors.js';
 import { nonEmpty } from '../system/env-values.js';
-import { configDir, loadConfig, profileNamed, type Env, type Profile, type ProfileDefaults } from './config-file.js';
-import { targetIdentity, type ProfileNote } from '../report/run-report.js';
+import { configDir, loadConfig, profileNamed, sameUrl, type Env, type Profile, type ProfileDefaults } from './config-file.js';
+import type { ProfileNote } from '../report/run-report.js';
 
 /* Every setting of a run with where it came from, by one rule: docs/remote.md, "Where each setting comes from". */
 
@@ -85,15 +85,13 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   // The profile's own target: its base URL (however it is given), or the local engine when it has none.
   let used = chosen;
   let setAside: RunSettings['setAside'];
-  // One target as runs and memories know one (targetIdentity), the default port read away too.
-  const key = (url = ''): string => targetIdentity({ kind: 'remote', baseUrl: URL.canParse(url) ? new URL(url).href : url });
-  const own = record?.baseUrl === undefined ? target.value === 'local' : key(baseUrl?.value) === key(record.baseUrl);
+  const own = record?.baseUrl === undefined ? target.value === 'local' : sameUrl(baseUrl?.value, record.baseUrl);
   if (chosen !== undefined && !own) {
     const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${record.baseUrl}`;
-    // A named profile is never overridden by a variable naming another target.
-    const variable = [target.from, baseUrl?.from].find((from) => from?.startsWith('EXAMCTL_'))?.split('=')[0];
-    if (named !== undefined && variable !== undefined) {
-      throw new UsageError(`${named.via} ${chosen.name} names ${its}, but ${variable} names ${baseUrl?.value ?? 'the local engine'}: unset it, or choose with --target, --base-url or --store`);
+    // A named profile (a URL, a token) never yields to a variable naming another target.
+    const variable = [baseUrl?.from, target.from].find((from) => from?.startsWith('EXAMCTL_'))?.split('=')[0];
+    if (named !== undefined && variable !== undefined && (record?.baseUrl ?? record?.tokenFile ?? record?.token)) {
+      throw new UsageError(`${named.via} ${chosen.name} names ${its}, but ${variable} names ${baseUrl?.value ?? 'the local engine'}: unset it, or choose with --base-url or --store`);
     }
     if (named === undefined) {
       used = undefined;

@@ -259,8 +259,8 @@ export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume[
 export async function refuseReplacedStore(header: OpenedResume['record']['header'], deps: CommandDeps): Promise<void> {
   const { target, instance } = header;
   if (instance === undefined || target.kind !== 'local' || (await targetInstance(target, false, deps)) === instance) return;
-  const what = `the store at ${target.store} was replaced since it started (local init --force, or deleted)`;
-  throw new RunJournalError(`run ${header.id}: ${what}. Nothing was sent. Run the file again: a first night on this store`);
+  const what = `no store of the run's at ${target.store} (moved, deleted or replaced since it started)`;
+  throw new RunJournalError(`run ${header.id}: ${what}. Nothing was sent. Put it back there (a resume takes the recorded store, not --store), or run the file again as a new run`);
 }
 
 /** The options a resumed run runs with: its recorded flags and target, the PIN checked against its digest, and the given output flags. */

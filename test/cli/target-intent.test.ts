@@ -100,6 +100,10 @@ describe('EXAMCTL_PROFILE against a variable naming another target (trial 10, F0
       const run = await cli(dir, SYNC, env);
       expect(run.code).toBe(2);
       expect(run.stderr).toContain('EXAMCTL_PROFILE staging names remote http://127.0.0.1:18671, but EXAMCTL_BASE_URL names http://127.0.0.1:18672');
+      // The URL comes from EXAMCTL_BASE_URL, not EXAMCTL_TARGET; the advice works (trial 12, F02).
+      const variable = await cli(dir, SYNC, { ...env, EXAMCTL_TARGET: 'remote' });
+      expect(variable.stderr).toContain('but EXAMCTL_BASE_URL names http://127.0.0.1:18672: unset it, or choose with --base-url or --store');
+      expect((await cli(dir, ['--base-url', 'http://127.0.0.1:18672', ...SYNC], env)).code).toBe(0);
       const store = await cli(dir, SYNC, { EXAMCTL_PROFILE: 'staging', EXAMCTL_STORE: 'st' });
       expect([store.code, store.stderr]).toEqual([2, expect.stringContaining('but EXAMCTL_STORE names the local engine')]);
       const doctor = await cli(dir, ['doctor'], env);
@@ -109,6 +113,25 @@ describe('EXAMCTL_PROFILE against a variable naming another target (trial 10, F0
       // The profile's own URL in the variable is the profile's run.
       const same = await cli(dir, SYNC, { ...env, EXAMCTL_BASE_URL: 'http://127.0.0.1:18671/' });
       expect(same.code, same.stderr).toBe(0);
+    }));
+});
+
+describe('EXAMCTL_PROFILE of settings only, EXAMCTL_BASE_URL the URL (trial 12, F02: a nightly CI job)', () => {
+  it("runs on the variable's URL with the profile's settings: a profile with no base URL names no target", () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      expect((await cli(dir, ['config', 'set-profile', 'nightly', '--timezone', 'Europe/London'])).code).toBe(0);
+      const env = { EXAMCTL_PROFILE: 'nightly', EXAMCTL_BASE_URL: 'https://exam.example.com', EXAMCTL_TOKEN: 'ci-token' };
+      for (const extra of [[], ['--target', 'remote']]) {
+        const run = await cli(dir, [...extra, ...SYNC], env);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stderr).toContain('target: remote https://exam.example.com (EXAMCTL_BASE_URL), token from EXAMCTL_TOKEN; profile nightly (EXAMCTL_PROFILE): timezone Europe/London');
+      }
+      // One holding a token is still refused: its token never goes to a URL named another way.
+      await writeFile(join(dir, 'keyed.token'), 'keyed-token\n', { mode: 0o600 });
+      expect((await cli(dir, ['config', 'set-profile', 'keyed', '--token-file', join(dir, 'keyed.token')])).code).toBe(0);
+      const keyed = await cli(dir, SYNC, { EXAMCTL_PROFILE: 'keyed', EXAMCTL_BASE_URL: 'https://exam.example.com' });
+      expect([keyed.code, keyed.stderr]).toEqual([2, expect.stringContaining('but EXAMCTL_BASE_URL names https://exam.example.com: unset it')]);
     }));
 });
 
@@ -231,6 +254,14 @@ describe('what a run took, said whole', () => {
       expect(run.code).toBe(2);
       expect(run.stderr).toContain('no token');
       const file = join(dir, 'staging.token');
+      // The same URL spelt otherwise (trial 12, F04): no change said, the token and the spelling kept, by login too.
+      expect((await cli(dir, ['config', 'set-profile', 'ext', '--base-url', 'https://exam.example.com', '--token-file', file])).code).toBe(0);
+      for (const [name, url, same] of [['staging', 'http://127.0.0.1:18671', 'HTTP://127.0.0.1:18671/'], ['ext', 'https://exam.example.com', 'https://EXAM.example.com:443']]) {
+        const kept = await cli(dir, ['config', 'set-profile', name!, '--base-url', same!, '--concurrency', '4', '--json']);
+        expect([kept.stderr, JSON.parse(kept.stdout).profile]).toEqual([expect.not.stringContaining('changed'), expect.objectContaining({ baseUrl: url, token: `set (file ${file})` })]);
+      }
+      const login = await cli(dir, ['login', '--profile', 'staging', '--base-url', 'HTTP://127.0.0.1:18671', '--with-token', '--no-verify'], {}, 'new-token\n');
+      expect(login.stderr).not.toContain('base URL changed');
       const given = await cli(dir, ['config', 'set-profile', 'staging', '--base-url', 'http://127.0.0.1:18674', '--token-file', file, '--json']);
       expect(given.stderr).not.toContain('not kept');
       expect(JSON.parse(given.stdout).profile.token).toBe(`set (file ${file})`);

@@ -354,11 +354,14 @@ describe('runs resume refuses, exit 2 with the reason', () => {
     expect((await examctl(['local', 'init', '--force'], dir, env)).code).toBe(0);
     const replaced = await examctl(['runs', 'resume'], dir, env);
     expect(replaced.code).toBe(2);
-    expect(replaced.stderr).toMatch(/the store at \S+ was replaced since it started \(local init --force, or deleted\)\. Nothing was sent\. Run the file again: a first night on this store/);
+    expect(replaced.stderr).toMatch(/no store of the run's at \S+ \(moved, deleted or replaced since it started\)\. Nothing was sent\. Put it back there \(a resume takes the recorded store, not --store\), or run the file again as a new run/);
     writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
     expect(storeRecords('Users').filter((user) => user.ExternalId?.startsWith('rs-'))).toEqual([]);
     await rm(join(dir, 'store'), { recursive: true });
-    expect((await examctl(['runs', 'resume'], dir, env)).stderr).toMatch(/was replaced since it started/);
+    // Moved (trial 12, F06): the words name the recorded path; --store is not used, said once.
+    const moved = (await examctl(['runs', 'resume', '--store', 'store2'], dir, env)).stderr;
+    expect(moved).toMatch(/no store of the run's at \S+ \(moved, deleted or replaced/);
+    expect(moved.match(/--store/g)).toHaveLength(1);
     expect(existsSync(join(dir, 'store'))).toBe(false);
   });
 

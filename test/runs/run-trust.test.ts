@@ -175,6 +175,8 @@ describe('runs resume and its recorded target', () => {
     expect(refused.stderr).not.toContain('victim-token');
     await rm(runsDir, { recursive: true });
     await plantRun({ profile: 'prod' });
+    // The run's profile names another URL now: its token is another.
+    expect((await cli(['config', 'set-profile', 'prod', '--base-url', 'http://127.0.0.1:9'], {})).code).toBe(0);
     const otherProfile = await cli(['--yes', 'runs', 'resume'], env);
     expect(otherProfile.code).toBe(2);
     expect(otherProfile.stderr).toMatch(/it uses the profile prod, not none/);
@@ -184,6 +186,25 @@ describe('runs resume and its recorded target', () => {
     expect(insecure.code).toBe(2);
     expect(insecure.stderr).toMatch(/allows plain http \(--allow-insecure-http\), which is not given now/);
     expect(requests()).toBe(0);
+  });
+
+  it("a run's profile gone now (a CI runner): its URL in EXAMCTL_BASE_URL and a token go on; another URL is refused (trial 12, F05)", async () => {
+    await plantRun({ profile: 'prod', yes: true });
+    const other = await cli(['runs', 'resume', '--target-from-run'], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: 'http://127.0.0.1:9', CI: 'true' });
+    expect([other.code, requests()]).toEqual([2, 0]);
+    const env = { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: server.url, CI: 'true' };
+    // A --profile typed now is not left out: none of that name is exit 2.
+    expect((await cli(['runs', 'resume', '--profile', 'prod'], env)).stderr).toContain('no profile named "prod"');
+    const resumed = await cli(['runs', 'resume'], env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(requests()).toBe(2);
+  });
+
+  it("an empty EXAMCTL_BASE_URL is not used by a resume: its target is the journal's (trial 12, F03)", async () => {
+    await plantRun({ yes: true });
+    const resumed = await cli(['runs', 'resume', '--target-from-run'], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: '', CI: 'true' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(requests()).toBe(2);
   });
 
   it('under CI=true a resume on the same target keeps the killed run its --yes (one command recovers); a run without --yes still asks for it', async () => {

@@ -43,9 +43,9 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   const file = join(configDir(env), fileName);
   await writeTokenFile(file, typed, env);
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
-  await setProfile(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, env);
+  const saved = await setProfile(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, env);
   const told = existing?.tokenFile && expandPath(existing.tokenFile, configDir(env), env);
-  await sayChanged(name, [['base URL', existing?.baseUrl, baseUrl ?? existing?.baseUrl], ['token file', told, file]], deps);
+  await sayChanged(name, [['base URL', existing?.baseUrl, saved.profiles[name]?.baseUrl], ['token file', told, file]], deps);
   const protection = (deps.platform ?? process.platform) === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
   await deps.stderr.write(
     `token stored in ${file} (${protection}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}\n`,

@@ -21,7 +21,9 @@ export async function targetDifferences(opened: OpenedResume, given: GlobalOptio
   const named = given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
   if (header.target.kind !== 'remote' && (named === undefined || named === recorded.profile)) return [];
   const { resolveRemoteTarget } = await import('../../context/remote-settings.js');
-  const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, profile: given.profile, env: deps.env, cwd: deps.cwd });
+  // The journal's target: an empty EXAMCTL_BASE_URL is unused.
+  const env = { ...deps.env, EXAMCTL_BASE_URL: nonEmpty(deps.env.EXAMCTL_BASE_URL) };
+  const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, profile: given.profile, env, cwd: deps.cwd });
   const differences: string[] = [];
   const recordedUrl = header.target.kind === 'local' ? undefined : typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
   const currentUrl = now && redactUrl(now.baseUrl);
@@ -36,7 +38,8 @@ export async function targetDifferences(opened: OpenedResume, given: GlobalOptio
     differences.push(`it reads its token from ${expandPath(recorded.tokenFile, base, deps.env)}, not from ${now?.tokenSource === 'env' ? 'EXAMCTL_TOKEN' : 'what is configured now'}`);
   }
   // A recorded profile's token would be sent too: another profile than today's is another token.
-  if (typeof recorded.profile === 'string' && given.profile === undefined && recorded.profile !== now?.profile) {
+  const { profiles } = await loadConfig(deps.env);
+  if (typeof recorded.profile === 'string' && given.profile === undefined && recorded.profile !== now?.profile && profiles[recorded.profile]) {
     differences.push(`it uses the profile ${recorded.profile}, not ${now?.profile === undefined ? 'none' : `${now.profile} (configured now)`}`);
   }
   if (recorded.allowInsecureHttp === true && given.allowInsecureHttp === undefined) differences.push('it allows plain http (--allow-insecure-http), which is not given now');
@@ -58,6 +61,8 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
       (insecure ? ', plain http allowed' : ''),
   );
   const differences = await targetDifferences(opened, given, deps);
+  // A run's profile gone (CI): the journal has its settings.
+  if (given.profile === undefined && !(await loadConfig(deps.env)).profiles[String(options.profile)]) delete options.profile;
   await chooseToken(opened, options, deps);
   if (differences.length === 0 || given.targetFromRun === true) return;
   const said = `run ${header.id}: the recorded target differs from what your flags, environment and profile give now: ${differences.join('; ')}`;

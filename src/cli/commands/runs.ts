@@ -268,6 +268,7 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     const { confirmResumeTarget } = await import('./resume-target.js');
     await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps, options);
     await refuseReplacedStore(opened.record.header, deps);
+    if (given.store !== undefined) await say(deps, '--store not used: a resume takes the recorded target');
     const overLater = overLaterRuns === true || force === true;
     const recordedCwd = opened.record.header.options.cwd;
     const runCwd = typeof recordedCwd === 'string' ? recordedCwd : deps.cwd;
