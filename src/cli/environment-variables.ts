@@ -29,7 +29,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'EXAMCTL_SYNC_LOCK_METHOD', meaning: 'with a state service: the method that takes its lock (default LOCK; GitLab and Gitea: POST).' },
   { name: 'EXAMCTL_SYNC_UNLOCK_ADDRESS', meaning: 'with a state service: where its lock is released (default: the address itself; GitLab: <address>/lock).' },
   { name: 'EXAMCTL_SYNC_UNLOCK_METHOD', meaning: 'with a state service: the method that releases its lock (default UNLOCK; GitLab and Gitea: DELETE).' },
-  { name: 'EXAMCTL_LOCK_TIMEOUT_MS', meaning: 'how long a writer waits for the local store lock, and a run for another run on the same sync memory (docs/sync.md), in milliseconds (default 10000).' },
+  { name: 'EXAMCTL_LOCK_TIMEOUT_MS', meaning: 'how long a writer waits for the local store lock, and a run for another run on the same sync memory (docs/sync.md), in milliseconds (default 10000), and a config command for the config directory (default 5000).' },
   { name: 'CI', meaning: 'true (or 1, yes): never prompt, as --no-input; no spinner. false or 0 count as not CI.' },
   { name: 'GITHUB_ACTIONS', meaning: 'true (set by GitHub Actions): failed records are also written as workflow annotations on stderr.' },
   { name: 'GITHUB_WORKSPACE', meaning: 'with GITHUB_ACTIONS: annotation file paths are made relative to it.' },

@@ -77,7 +77,8 @@ function missedRecovery(adopt: string, kind: SyncMemoryNote['kind']): string {
 }
 
 export function describeTarget(target: ReportTarget): string {
-  return target.kind === 'local' ? `local store ${target.store}` : `remote ${target.baseUrl}`;
+  // A URL's user info (refused when the client is made, after the settings line): never shown, a password may be in it.
+  return target.kind === 'local' ? `local store ${target.store}` : `remote ${target.baseUrl.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1')}`;
 }
 
 function itemJson(item: ReportItem): string {

@@ -135,6 +135,20 @@ describe('EXAMCTL_PROFILE of settings only, EXAMCTL_BASE_URL the URL (trial 12, 
     }));
 });
 
+describe('a base URL with user info (trial 13)', () => {
+  it('is refused, and no line before the refusal shows its password', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      for (const url of ['http://u:s3cret-pw@127.0.0.1:8765', 'http://u:s3cret@pw@127.0.0.1:8765/']) {
+        const run = await cli(dir, SYNC, { EXAMCTL_BASE_URL: url, EXAMCTL_TOKEN: 'tok' });
+        expect(run.code).toBe(2);
+        expect(run.stderr).toContain('must not contain a user name or password');
+        expect(run.stderr).toContain('remote http://127.0.0.1:8765');
+        expect(`${run.stdout}${run.stderr}`).not.toMatch(/s3cret/);
+      }
+    }));
+});
+
 describe('a refused base URL names where it came from (trial 10, F09)', () => {
   it('EXAMCTL_BASE_URL or profile hr: baseUrl, not --base-url; doctor fails its target check as the run is refused', () =>
     withTempDir(async (dir) => {

@@ -1,5 +1,5 @@
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
-import { formatCount } from '../../formats/number-format.js';
+import { counted, formatCount } from '../../formats/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { say, terminalLine } from '../../formats/terminal-text.js';
 import { describeMemory, forgetMemory, listMemories } from '../../sync/memory-files.js';
@@ -41,7 +41,7 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
             .map(([name, count]) => `${name === '' ? 'none' : name} ${formatCount(count)}`)
             .join(', ')})`;
     const unsettled = memory.unsettled > 0 ? `, ${formatCount(memory.unsettled)} unsettled (a request went out, or was about to, with no ok recorded: the next run sends them)` : '';
-    await deps.stdout.write(terminalLine(`${where}: ${formatCount(memory.remembered)} ${memory.kind}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`) + '\n');
+    await deps.stdout.write(terminalLine(`${where}: ${counted(memory.remembered, memory.kind.slice(0, -1), memory.kind)}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`) + '\n');
     for (const synced of memory.populationsSynced) {
       const who = synced.population === null ? 'without --population' : `--population ${synced.population}`;
       await deps.stdout.write(terminalLine(`  ${who}: newest run ${synced.newestRun}, ${formatCount(synced.count)} ${memory.kind}`) + '\n');
