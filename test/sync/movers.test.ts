@@ -253,13 +253,15 @@ describe('remote target: requests counted by the server', () => {
     const shown = await examctl(['runs', 'show', 'last', '--json'], dir, env);
     expect(shown.code, shown.stderr).toBe(0);
     // (A change the killed run sent, whose answer the kill kept off the journal but the memory
-    // had already remembered, is unchanged for the resume: it was applied.)
+    // had already remembered, is not sent again: it was applied, by this run: `sent`, so noted.)
     const reported = changedIds.filter((id) => done.has(id) || byResume.includes(id));
     expect(reported.length).toBeGreaterThan(60);
     for (const report of [resumed.stdout, shown.stdout]) {
       const items = itemsOf(report);
       for (const id of reported) expect(items.find((item) => item.id === id)?.removed, id).toEqual(expectedRemoved(id));
-      for (const id of changedIds.filter((id) => !reported.includes(id))) expect(items.find((item) => item.id === id)?.action, id).toBe('unchanged');
+      for (const id of changedIds.filter((id) => !reported.includes(id))) {
+        expect(items.find((item) => item.id === id), id).toMatchObject({ action: 'sent', note: expect.stringMatching(/^acknowledged to the interrupted attempt of this run/) });
+      }
     }
     expect((JSON.parse(resumed.stdout) as { summary: { movers?: number } }).summary.movers).toBe(reported.length);
     for (const a of server.applied) expect(a.hierarchies, a.id).toEqual(expectedSecondNight(a.id));
