@@ -15,6 +15,7 @@ import { testSignalFrom, type TestSignal } from './test-signal.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
+import { loadConfig } from '../context/config-file.js';
 import { targetInstance } from '../context/target.js';
 
 /**
@@ -143,7 +144,8 @@ export async function startJournaling(
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
   // The profile the input is read with, as it is now: a rebuild or a resume reads the same (command-input.ts, inputProfile).
   const active = (await resolveSettings(invocation, deps.env, deps.runProfile).catch(() => undefined))?.profile;
-  const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir };
+  const profiled = active && (await loadConfig(deps.env).catch(() => undefined))?.profiles[active.name]?.baseUrl;
+  const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir, ...(profiled ? { baseUrl: profiled } : {}) };
   // The memory's place, the default too (resolveSyncDir).
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;

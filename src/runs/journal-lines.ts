@@ -36,6 +36,8 @@ export interface RecordedProfile {
   name: string;
   defaults: Record<string, unknown>;
   configDir: string;
+  /** Its base URL then: a resume gives its token beside the run's typed --base-url only while it names it still. */
+  baseUrl?: string;
 }
 
 /** First line of every journal. */

@@ -135,6 +135,35 @@ describe("runs resume --target-from-run: the token is the recorded URL's (trial 
     expect(posts()).toHaveLength(2);
   });
 
+  it("a profile the run named beside its own typed --base-url gives its token there only while it names the URL it named then", async () => {
+    const file = join(dir, 'users.csv');
+    const killed = async (then?: string): Promise<string> => {
+      const journal = await RunJournal.start(runsDir, {
+        command: 'user sync',
+        options: { file, cwd: dir, yes: true, profile: 'school', baseUrl: server.url, set: ['Role=Author'] },
+        target: { kind: 'remote', baseUrl: server.url },
+        input: await fingerprintInput(file),
+        units: 2,
+        profile: { name: 'school', defaults: {}, configDir: join(dir, '.config'), ...(then === undefined ? {} : { baseUrl: then }) },
+      });
+      await journal.close();
+      return journal.id;
+    };
+    expect((await cli(['config', 'set-profile', 'school', '--base-url', 'https://old.example.test', '--token-file', join(dir, 't-staging')])).code).toBe(0);
+    // Repointed since, with the new service's token: that token never goes to the run's URL.
+    const repointed = await killed('https://old.example.test');
+    expect((await cli(['config', 'set-profile', 'school', '--base-url', 'https://new.example.test', '--token-file', join(dir, 't-prod')])).code).toBe(0);
+    const refused = await cli(['runs', 'resume', repointed, '--target-from-run']);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`run ${repointed} was sent to ${server.url}, but profile school names https://new.example.test: its token is for that one.`);
+    expect(posts()).toEqual([]);
+    // Still naming the URL it named then (spelt otherwise): the run's own choice stands.
+    expect((await cli(['config', 'set-profile', 'school', '--base-url', 'https://OLD.example.test/', '--token-file', join(dir, 't-staging')])).code).toBe(0);
+    const kept = await cli(['runs', 'resume', await killed('https://old.example.test'), '--target-from-run']);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(posts()).toHaveLength(2);
+  });
+
   it("the run's default profile repointed gives no token either, said as the run's profile", async () => {
     const id = await killedOnStaging();
     // Repointed with the new service's token, as `login --base-url` leaves it.

@@ -1,7 +1,7 @@
 import { redactUrl, RunJournalError, type OpenedResume } from '../../runs/index.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { nonEmpty } from '../../system/env-values.js';
-import { expandPath, loadConfig } from '../../context/config-file.js';
+import { expandPath, loadConfig, sameUrl } from '../../context/config-file.js';
 import { say, terminalLine } from '../../formats/terminal-text.js';
 import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 
@@ -101,8 +101,9 @@ async function chooseToken(
     ? ['EXAMCTL_BASE_URL', nonEmpty(deps.env.EXAMCTL_BASE_URL)]
     : [`${whose}profile ${name}`, profiles[name]?.baseUrl];
   if (!named) options.profile = own;
-  // A profile named beside a typed --base-url: the user's choice, as in the run.
-  const typed = named !== undefined && typeof record.header.options.baseUrl === 'string';
+  // A profile named beside a typed --base-url: the user's choice, as in the run, while it names the URL it named then.
+  const then = record.header.profile?.baseUrl;
+  const typed = named !== undefined && typeof record.header.options.baseUrl === 'string' && (then === undefined || sameUrl(then, profiles[name]?.baseUrl));
   if (!(env ? other : !typed && token(name))) return;
   const url = String(options.baseUrl);
   if (redactUrl(other ?? '') === redactUrl(url)) return;
