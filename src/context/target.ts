@@ -123,7 +123,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     const store = await usedStorePath(options, deps);
     target = { kind: 'local', store, report: { kind: 'local', store } };
   }
-  const from = deps.resume !== undefined ? "the run's journal" : settings.target.value === 'remote' && settings.baseUrl !== undefined && settings.target.from.startsWith('--target') ? settings.baseUrl.from : settings.target.from;
+  const from = deps.resume !== undefined ? "the run's journal" : settings.target.value === 'remote' && settings.baseUrl !== undefined && /^(--target|EXAMCTL_TARGET)/.test(settings.target.from) ? settings.baseUrl.from : settings.target.from;
   const profile = profileNote(settings, options as SettingFlags, deps.commandFlags);
   // A resume's --target is the journal's, not typed.
   if (deps.resume && profile?.why) profile.why = profile.why.replace(settings.target.from, from);

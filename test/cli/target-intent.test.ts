@@ -135,6 +135,17 @@ describe('EXAMCTL_PROFILE of settings only, EXAMCTL_BASE_URL the URL (trial 12, 
     }));
 });
 
+describe('EXAMCTL_TARGET=remote beside EXAMCTL_BASE_URL', () => {
+  it('the settings line names the variable the URL came from, not EXAMCTL_TARGET (it names no URL)', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      const run = await cli(dir, SYNC, { EXAMCTL_TARGET: 'remote', EXAMCTL_BASE_URL: 'http://127.0.0.1:8765', EXAMCTL_TOKEN: 'tok' });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('target: remote http://127.0.0.1:8765 (EXAMCTL_BASE_URL)');
+      expect((JSON.parse(run.stdout) as { targetFrom: string }).targetFrom).toBe('EXAMCTL_BASE_URL');
+    }));
+});
+
 describe('a base URL with user info (trial 13)', () => {
   it('is refused, and no line before the refusal shows its password', () =>
     withTempDir(async (dir) => {
