@@ -15,7 +15,6 @@ import { testSignalFrom, type TestSignal } from './test-signal.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
-import { loadConfig } from '../context/config-file.js';
 import { targetInstance } from '../context/target.js';
 
 /**
@@ -143,8 +142,10 @@ export async function startJournaling(
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
   // The profile the input is read with, as it is now: a rebuild or a resume reads the same (command-input.ts, inputProfile).
-  const active = (await resolveSettings(invocation, deps.env, deps.runProfile).catch(() => undefined))?.profile;
-  const profiled = active && (await loadConfig(deps.env).catch(() => undefined))?.profiles[active.name]?.baseUrl;
+  const settings = await resolveSettings(invocation, deps.env, deps.runProfile).catch(() => undefined);
+  const active = settings?.profile;
+  // Its base URL from the same read of the config (settings.record: the config file's profile).
+  const profiled = settings?.record?.name === active?.name ? settings?.record?.baseUrl : undefined;
   const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir, ...(profiled ? { baseUrl: profiled } : {}) };
   // The memory's place, the default too (resolveSyncDir).
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');

@@ -1,7 +1,7 @@
 import { redactUrl, RunJournalError, type OpenedResume } from '../../runs/index.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { nonEmpty } from '../../system/env-values.js';
-import { expandPath, loadConfig, sameUrl } from '../../context/config-file.js';
+import { expandPath, loadConfig, sameUrl, type ExamctlConfig } from '../../context/config-file.js';
 import { say, terminalLine } from '../../formats/terminal-text.js';
 import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 
@@ -14,7 +14,7 @@ import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from
  */
 
 /** What in the recorded remote target differs from what `given` (and the env and profile) give now. */
-export async function targetDifferences(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps): Promise<string[]> {
+async function targetDifferences(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps, { profiles }: ExamctlConfig): Promise<string[]> {
   const { header } = opened.record;
   const recorded = header.options;
   // A profile named now, not by the run, for another target: its token is for that one (also with --target-from-run).
@@ -38,7 +38,6 @@ export async function targetDifferences(opened: OpenedResume, given: GlobalOptio
     differences.push(`it reads its token from ${expandPath(recorded.tokenFile, base, deps.env)}, not from ${now?.tokenSource === 'env' ? 'EXAMCTL_TOKEN' : 'what is configured now'}`);
   }
   // A recorded profile's token would be sent too: another profile than today's is another token.
-  const { profiles } = await loadConfig(deps.env);
   if (typeof recorded.profile === 'string' && given.profile === undefined && recorded.profile !== now?.profile && profiles[recorded.profile]) {
     differences.push(`it uses the profile ${recorded.profile}, not ${now?.profile === undefined ? 'none' : `${now.profile} (configured now)`}`);
   }
@@ -60,10 +59,12 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
       (typeof tokenFile === 'string' ? `, token from ${tokenFile}` : '') +
       (insecure ? ', plain http allowed' : ''),
   );
-  const differences = await targetDifferences(opened, given, deps);
+  // Read once: the differences, the run's profile and the token are judged against one config.
+  const config = await loadConfig(deps.env);
+  const differences = await targetDifferences(opened, given, deps, config);
   // A run's profile gone (CI): the journal has its settings.
-  if (given.profile === undefined && !(await loadConfig(deps.env)).profiles[String(options.profile)]) delete options.profile;
-  await chooseToken(opened, options, deps);
+  if (given.profile === undefined && !config.profiles[String(options.profile)]) delete options.profile;
+  chooseToken(opened, options, deps, config);
   if (differences.length === 0 || given.targetFromRun === true) return;
   const said = `run ${header.id}: the recorded target differs from what your flags, environment and profile give now: ${differences.join('; ')}`;
   if (promptsAllowed(given, deps)) {
@@ -83,14 +84,9 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
  * while EXAMCTL_BASE_URL names no other; a profile's that names it (named,
  * else the run's own, also after `config use` another, else the default).
  */
-async function chooseToken(
-  { record }: OpenedResume,
-  options: Record<string, unknown>,
-  deps: CommandDeps,
-): Promise<void> {
+function chooseToken({ record }: OpenedResume, options: Record<string, unknown>, deps: CommandDeps, { profiles, defaultProfile }: ExamctlConfig): void {
   const { id, target, profile: run } = record.header;
   if (target.kind !== 'remote' || options.tokenFile !== undefined) return;
-  const { profiles, defaultProfile } = await loadConfig(deps.env);
   const token = (name = ''): unknown => profiles[name]?.tokenFile ?? profiles[name]?.token;
   const own = token(run?.name) ? run?.name : undefined;
   const named = (options.profile as string | undefined) ?? nonEmpty(deps.env.EXAMCTL_PROFILE);
@@ -106,7 +102,7 @@ async function chooseToken(
   const typed = named !== undefined && typeof record.header.options.baseUrl === 'string' && (then === undefined || sameUrl(then, profiles[name]?.baseUrl));
   if (!(env ? other : !typed && token(name))) return;
   const url = String(options.baseUrl);
-  if (redactUrl(other ?? '') === redactUrl(url)) return;
+  if (sameUrl(other, url)) return;
   throw new RunJournalError(
     `run ${id} was sent to ${url}, but ${via} names ${other ?? 'no base URL'}: ${env ? 'EXAMCTL_TOKEN' : 'its token'} is for that one. ` +
       `Nothing was sent. Give a token of ${url} with --token-file <path>`,
