@@ -23,7 +23,7 @@ export interface TrustContext {
   home: string | undefined;
 }
 
-/** The real context: the process's uid (none on Windows) and HOME. */
+/** The real context: the process's uid (none on Windows) and the home (userHome). */
 export function currentTrustContext(env: Readonly<Record<string, string | undefined>> = process.env): TrustContext {
   const uid = process.platform === 'win32' || typeof process.getuid !== 'function' ? undefined : process.getuid();
   return { uid, home: userHome(env) };
