@@ -112,7 +112,10 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
   while (start < bytes.length) {
     const end = bytes.indexOf(NEWLINE, start);
     // A last line without its newline is a write a kill cut short: ignored, and cut off before appending.
-    if (end < 0) break;
+    if (end < 0) {
+      if (!cutShort(bytes.subarray(start), line === 0)) throw damaged(file, line + 1, 'no line end, and not a line cut short');
+      break;
+    }
     line += 1;
     // An entry line: its checksum and its id, the rest parsed when the run asks for it.
     if (line > 1 && checksumHolds(bytes, start, end) && entries.indexLine(start, end)) {
@@ -121,15 +124,17 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
     }
     const decoded = decodeChecksummedLine(bytes.subarray(start, end));
     if (!decoded.ok) throw damaged(file, line, decoded.reason);
+    if (typeof decoded.body !== 'object' || decoded.body === null) throw damaged(file, line, 'not a sync memory line');
     const body = decoded.body as Partial<HeaderBody> & Partial<EntryBody> & Partial<PopulationBody>;
     if (line === 1) {
-      if (body.t !== 'sync-memory' || typeof body.v !== 'number') throw damaged(file, line, 'not a sync memory');
-      if (body.v > SYNC_MEMORY_VERSION) throw new UsageError(`${file}: sync memory format ${body.v} is newer than this examctl reads (${SYNC_MEMORY_VERSION}); upgrade examctl`);
+      if (body.t !== 'sync-memory' || !Number.isSafeInteger(body.v) || body.v! < 1) throw damaged(file, line, 'not a sync memory');
+      if (body.v! > SYNC_MEMORY_VERSION) throw new UsageError(`${file}: sync memory format ${body.v} is newer than this examctl reads (${SYNC_MEMORY_VERSION}); upgrade examctl`);
       if (body.kind !== kind) throw damaged(file, line, `holds ${String(body.kind)}, not ${kind}`);
+      if (!isTarget(body.target) || (body.i !== undefined && typeof body.i !== 'string')) throw damaged(file, line, 'its target is not a store or a server');
       target = body.target;
-      if (typeof body.i === 'string') instance = body.i;
+      instance = body.i;
       // Format 2 records its populations; format 1 none (populationsOf takes them from its entries).
-      if (body.v >= 2) populations = new Map();
+      if (body.v! >= 2) populations = new Map();
       if (expected !== undefined) assertSameTarget(file, target, expected);
     } else if (body.t === 'population') {
       const read = populationOfBody(body);
@@ -156,13 +161,34 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
  * would make this run skip what it never sent there. Exit 2 naming both.
  */
 function assertSameTarget(file: string, recorded: ReportTarget | undefined, expected: ReportTarget): void {
-  const got = recorded === undefined || typeof recorded !== 'object' ? 'no target' : targetIdentity(recorded);
+  const got = recorded === undefined ? 'no target' : targetIdentity(recorded);
   if (got !== targetIdentity(expected)) {
     throw new UsageError(
       `${file}: this sync memory records the target ${got}, but this run's target is ${targetIdentity(expected)}: refused, nothing sent; ` +
         'a memory moved from another target would skip records never sent here (move it aside or run examctl synced forget for this target)',
     );
   }
+}
+
+/** How a memory's first line begins, its checksum's digits apart (headerLine). */
+const HEADER_START = Buffer.from('{"crc":"00000000","b":{"t":"sync-memory",');
+/** No header is longer: a store's path or a server's address, and an instance id. */
+const MAX_HEADER = 65_536;
+
+/**
+ * Whether the bytes after the last newline are a line a kill cut short: never with a line's start
+ * past their first byte (line ends turned into CR), and in a file of no newline, a header's start.
+ */
+function cutShort(tail: Buffer, first: boolean): boolean {
+  if (/\{"crc":"[0-9a-f]{8}","b":/.test(tail.toString('latin1', 1)) || (first && tail.length > MAX_HEADER)) return false;
+  for (let k = 0; first && k < Math.min(tail.length, HEADER_START.length); k++) if (tail[k] !== HEADER_START[k] && (k < 8 || k >= 16)) return false;
+  return true;
+}
+
+/** A header's target (ReportTarget) as read: a local store's path or a server's address, nothing else. */
+function isTarget(value: unknown): value is ReportTarget {
+  const target = value as Partial<Record<string, unknown>> | null;
+  return typeof target === 'object' && target !== null && (target.kind === 'local' ? typeof target.store === 'string' : target.kind === 'remote' && typeof target.baseUrl === 'string');
 }
 
 export function emptyContents(file: string, kind: SyncKind): MemoryContents {
