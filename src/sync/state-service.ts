@@ -6,6 +6,9 @@ import { quotedValue } from '../domain/problem.js';
 import { randomUUID, createHash } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { privateTempRoot } from '../system/private-temp.js';
 import { checkStateAddress, openStateHttp, type StateAnswer, type StateHttp } from '../context/state-http.js';
 import { StoreLockedError, TargetError, UsageError } from '../system/errors.js';
 import { describeHolder as describeLocalHolder, isStale, ownLockInfo, type LockInfo } from '../system/lock.js';
@@ -58,31 +61,47 @@ export class StateService {
   async read(at = this.address): Promise<string | undefined> {
     const answer = await this.http.exchange('GET', at);
     if (answer.status === 404 || answer.status === 204 || (answer.status === 200 && answer.text.trim() === '')) return undefined;
-    if (answer.status !== 200) throw this.failed('GET', answer);
+    if (answer.status !== 200) throw this.failed('GET', answer, at);
     return answer.text;
   }
 
   /**
-   * Stores the document (`lockId`: the lock this run holds; `at`: another address of the service, a
-   * run's intents), then reads it back: a service that acknowledges the POST but still holds another
-   * document (it dropped the store) is exit 3, the memory not stored. The same document re-encoded
-   * by the service is judged by its checksum.
+   * Stores the document (`lockId`: the lock this run holds; `at`: another address of the service,
+   * a batch or a delta), then reads it back (the same document re-encoded by the service judged by
+   * its checksum). One the service does not hold (dropped, cut) is sent once more; then what `at`
+   * held before (`keep`: read first; else nothing) is put back, read back too; a batch or delta
+   * that cannot be is removed, and a memory that cannot be is kept whole in a private file: exit 3
+   * says which (docs/sync.md, "A state service").
    */
-  async write(text: string, lockId: string | undefined, at = this.address): Promise<void> {
+  async write(text: string, lockId: string | undefined, at = this.address, keep = at === this.address): Promise<void> {
+    const before = keep ? await this.read(at) : undefined;
+    let held = await this.post(text, lockId, at);
+    if (held === text || (held = await this.post(text, lockId, at)) === text) return;
+    // What `at` held put back (nothing: removed), read back too; a batch or delta removed failing that.
+    const undone = await (before === undefined ? this.remove(lockId, at).then(() => this.read(at)) : this.post(before, lockId, at)).catch(() => held);
+    let left = undone === before ? (before === undefined ? 'removed again' : 'what it held before is put back') : undefined;
+    if (left === undefined && at !== this.address) left = await this.remove(lockId, at).then(() => 'removed, what it held before could not be put back', () => undefined);
+    const words = `the state service at ${at} acknowledged POST but still holds ${held === undefined ? 'no document' : 'another document'}: the memory was not stored`;
+    if (left !== undefined || at !== this.address) throw new TargetError(`${words} (sent twice; ${left ?? 'a damaged document is left there: delete it on the service'})`);
+    const file = join(await privateTempRoot(), `sync-memory-${Date.now()}.json`);
+    await writeFile(file, text, { mode: 0o600, flag: 'wx' });
+    throw Object.assign(new TargetError(`${words}, and what it held could not be put back: its document is damaged; this run's memory is whole in ${file}: once the service stores again, examctl synced import ${file} --sync-dir ${at} --force puts it there`), { whole: true });
+  }
+
+  /** POSTs `text` to `at`, then reads it back: `text` when the service holds it. */
+  private async post(text: string, lockId: string | undefined, at: string): Promise<string | undefined> {
     const md5 = createHash('md5').update(text, 'utf8').digest('base64');
     const answer = await this.http.exchange('POST', withLockId(at, lockId), { text, type: 'application/json', md5 });
-    if (answer.status !== 200 && answer.status !== 201 && answer.status !== 204) throw this.failed('POST', answer);
+    if (answer.status !== 200 && answer.status !== 201 && answer.status !== 204) throw this.failed('POST', answer, at);
     const held = await this.read(at);
     const sum = checksumOf(text);
-    if (held !== text && (sum === undefined || checksumOf(held) !== sum)) {
-      throw new TargetError(`the state service at ${at} answered POST with ${answer.status} but still holds ${held === undefined ? 'no document' : 'another document'}: the memory was not stored`);
-    }
+    return held !== text && (sum === undefined || checksumOf(held) !== sum) ? held : text;
   }
 
   /** Removes the document (`synced forget`; `at`: a run's intents). */
   async remove(lockId: string | undefined, at = this.address): Promise<void> {
     const answer = await this.http.exchange('DELETE', withLockId(at, lockId));
-    if (answer.status !== 200 && answer.status !== 204 && answer.status !== 404) throw this.failed('DELETE', answer);
+    if (answer.status !== 200 && answer.status !== 204 && answer.status !== 404) throw this.failed('DELETE', answer, at);
   }
 
   /**
@@ -148,12 +167,13 @@ export class StateService {
     return this.http.close();
   }
 
-  private failed(what: string, answer: StateAnswer): TargetError {
+  /** A refusal, naming the address that gave it (`at`: a batch's, a delta's). */
+  private failed(what: string, answer: StateAnswer, at = this.address): TargetError {
     const body = answer.text.trim().replace(/\s+/g, ' ').slice(0, 200);
     if (answer.status === 401 || answer.status === 403) {
-      return new TargetError(`the state service at ${this.address} refused ${what} (${answer.status}): check EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD (a token that may write the state)`);
+      return new TargetError(`the state service at ${at} refused ${what} (${answer.status}): check EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD (a token that may write the state)`);
     }
-    return new TargetError(`the state service at ${this.address} answered ${what} with ${answer.status}${body === '' ? '' : `: ${body}`}`);
+    return new TargetError(`the state service at ${at} answered ${what} with ${answer.status}${body === '' ? '' : `: ${body}`}`);
   }
 }
 

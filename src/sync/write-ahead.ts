@@ -2,7 +2,7 @@
  * A run's intents on a state service, written ahead, and a run's end stored as a delta: docs/sync.md,
  * "Written ahead" and "Stored as deltas" (whatever a kill leaves is a memory a reader can load).
  */
-import { UsageError } from '../system/errors.js';
+import { TargetError, UsageError } from '../system/errors.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import type { StateService } from './state-service.js';
@@ -45,13 +45,22 @@ export function besideAddress(address: string, what: string): string {
   return url.href;
 }
 
-/** The documents at `<address>-<what><n>`, n from 0 (intents) or 1 (deltas) on, while `follows` takes each: a missing one ends them too. */
-async function chainOf<T extends IntentsBody | DeltaBody>(service: StateService, what: 'intents-' | 'delta-', follows: (body: T, n: number) => boolean): Promise<{ body: T; bytes: number }[]> {
-  const chain: { body: T; bytes: number }[] = [];
+/**
+ * The documents at `<address>-<what><n>`, n from 0 (intents) or 1 (deltas) on, while `follows` takes
+ * each: a missing one ends them too, a damaged delta too (`damaged`: its refusal, readServiceMemory).
+ */
+async function chainOf<T extends IntentsBody | DeltaBody>(service: StateService, what: 'intents-' | 'delta-', follows: (body: T, n: number) => boolean) {
+  const chain: { body: T; bytes: number }[] & { damaged?: unknown } = [];
   for (let n = what === 'delta-' ? 1 : 0; what === 'intents-' || n <= MAX_DELTAS; n++) {
     const where = besideAddress(service.address, `${what}${n}`);
     const text = await service.read(where);
-    const body = text === undefined ? undefined : (besideOf(text, where, what === 'delta-' ? DELTA_FORMAT : FORMAT) as T);
+    let body: T | undefined;
+    try {
+      body = text === undefined ? undefined : (besideOf(text, where, what === 'delta-' ? DELTA_FORMAT : FORMAT) as T);
+    } catch (error) {
+      if (what === 'intents-') throw error;
+      chain.damaged = error;
+    }
     if (body === undefined || !follows(body, n)) break;
     chain.push({ body, bytes: text!.length });
   }
@@ -90,6 +99,9 @@ export async function readServiceMemory(service: StateService, document: MemoryD
   const added = linesOf(chain);
   if (document !== undefined) document.serial += chain.length;
   const folded = await intentsToFold(service, document?.serial ?? 0);
+  // A damaged delta with its run's intents beside it (on the serial before it): a store that did not
+  // take (or damaged since): those intents hold what that run sent, taken in as tentative.
+  if (chain.damaged !== undefined && folded === undefined) throw chain.damaged;
   for (const kind of document === undefined ? [] : SYNC_KINDS) {
     if (added[kind] === undefined && folded?.lines[kind] === undefined) continue;
     const text = (document!.texts.get(kind) ?? '') + (added[kind] ?? '');
@@ -136,7 +148,8 @@ export class WriteAhead {
   /** Uploads one batch of lines (by kind); throws when the service does not take it (nothing of the batch may be sent then). */
   async push(lines: KindLines): Promise<void> {
     const n = this.count;
-    await this.service.write(summedText({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }), undefined, besideAddress(this.service.address, `intents-${n}`));
+    // Batch 0 may hold what a lost run wrote ahead (intentsToFold): put back when this one does not take.
+    await this.service.write(summedText({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }), undefined, besideAddress(this.service.address, `intents-${n}`), n === 0);
     this.count += 1;
   }
 }
@@ -153,7 +166,18 @@ export async function intentsToFold(service: StateService, serial: number): Prom
   return run === undefined || chain.length === 0 ? undefined : { run, lines: linesOf(chain) };
 }
 
-/** `synced forget`, and a memory stored whole: the batches of intents (`intents-`) or the deltas (`delta-`, from 1) removed, up to the first missing. */
+/** `synced forget`, its document removed: the batches and deltas beside it too; one that is not is exit 3 saying what is left. */
+export async function forgetBeside(service: StateService): Promise<void> {
+  try {
+    await removeBeside(service, 'intents-');
+    await removeBeside(service, 'delta-');
+  } catch (error) {
+    const why = (error as Error).message;
+    throw new TargetError(`the sync memory at ${service.address} is forgotten (its document removed), but not all beside it (${why}): a night may take in the intents left; examctl synced forget again removes them`);
+  }
+}
+
+/** A memory stored whole: the batches of intents (`intents-`) or the deltas (`delta-`, from 1) removed, up to the first missing. */
 export async function removeBeside(service: StateService, what: 'intents-' | 'delta-'): Promise<void> {
   for (let n = what === 'delta-' ? 1 : 0; ; n++) {
     const where = besideAddress(service.address, `${what}${n}`);
