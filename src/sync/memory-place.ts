@@ -306,7 +306,7 @@ export class ServiceCopy {
 
   /** A store that failed: the words saying what it costs. */
   private unsaved(error: unknown): TargetError {
-    // The service's document damaged and put back neither (StateService.write): its words say where the memory is.
+    // Kept in a file (StateService.write):
     if ((error as { whole?: boolean }).whole === true) return error as TargetError;
     const why = error instanceof Error ? error.message : String(error);
     // What the run wrote ahead is on the service: the next night takes it in (docs/sync.md, "Written ahead").

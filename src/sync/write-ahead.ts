@@ -45,24 +45,17 @@ export function besideAddress(address: string, what: string): string {
   return url.href;
 }
 
-/**
- * The documents at `<address>-<what><n>`, n from 0 (intents) or 1 (deltas) on, while `follows` takes
- * each: a missing one ends them too, a damaged delta too (`damaged`: its refusal, readServiceMemory).
- */
+/** The documents at `<address>-<what><n>`, n from 0 (intents) or 1 (deltas) on, while `follows` takes each: a missing or damaged one ends them. */
 async function chainOf<T extends IntentsBody | DeltaBody>(service: StateService, what: 'intents-' | 'delta-', follows: (body: T, n: number) => boolean) {
   const chain: { body: T; bytes: number }[] & { damaged?: unknown } = [];
   for (let n = what === 'delta-' ? 1 : 0; what === 'intents-' || n <= MAX_DELTAS; n++) {
     const where = besideAddress(service.address, `${what}${n}`);
     const text = await service.read(where);
-    let body: T | undefined;
-    try {
-      body = text === undefined ? undefined : (besideOf(text, where, what === 'delta-' ? DELTA_FORMAT : FORMAT) as T);
-    } catch (error) {
-      if (what === 'intents-') throw error;
-      chain.damaged = error;
-    }
-    if (body === undefined || !follows(body, n)) break;
-    chain.push({ body, bytes: text!.length });
+    const body = text === undefined ? undefined : besideOf(text, where, what === 'delta-' ? DELTA_FORMAT : FORMAT);
+    if (body instanceof UsageError && what === 'intents-') throw body;
+    if (body instanceof UsageError) chain.damaged = body;
+    if (body === undefined || body instanceof UsageError || !follows(body as T, n)) break;
+    chain.push({ body: body as T, bytes: text!.length });
   }
   return chain;
 }
@@ -99,8 +92,7 @@ export async function readServiceMemory(service: StateService, document: MemoryD
   const added = linesOf(chain);
   if (document !== undefined) document.serial += chain.length;
   const folded = await intentsToFold(service, document?.serial ?? 0);
-  // A damaged delta with its run's intents beside it (on the serial before it): a store that did not
-  // take (or damaged since): those intents hold what that run sent, taken in as tentative.
+  // A damaged delta beside its run's intents: a store not taken.
   if (chain.damaged !== undefined && folded === undefined) throw chain.damaged;
   for (const kind of document === undefined ? [] : SYNC_KINDS) {
     if (added[kind] === undefined && folded?.lines[kind] === undefined) continue;
@@ -148,7 +140,7 @@ export class WriteAhead {
   /** Uploads one batch of lines (by kind); throws when the service does not take it (nothing of the batch may be sent then). */
   async push(lines: KindLines): Promise<void> {
     const n = this.count;
-    // Batch 0 may hold what a lost run wrote ahead (intentsToFold): put back when this one does not take.
+    // Batch 0 may hold a lost run's intents: put back if this one does not take.
     await this.service.write(summedText({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }), undefined, besideAddress(this.service.address, `intents-${n}`), n === 0);
     this.count += 1;
   }
@@ -166,15 +158,12 @@ export async function intentsToFold(service: StateService, serial: number): Prom
   return run === undefined || chain.length === 0 ? undefined : { run, lines: linesOf(chain) };
 }
 
-/** `synced forget`, its document removed: the batches and deltas beside it too; one that is not is exit 3 saying what is left. */
+/** `synced forget`: the batches and deltas beside the document removed too (exit 3 saying what is left). */
 export async function forgetBeside(service: StateService): Promise<void> {
-  try {
-    await removeBeside(service, 'intents-');
-    await removeBeside(service, 'delta-');
-  } catch (error) {
-    const why = (error as Error).message;
-    throw new TargetError(`the sync memory at ${service.address} is forgotten (its document removed), but not all beside it (${why}): a night may take in the intents left; examctl synced forget again removes them`);
-  }
+  await removeBeside(service, 'intents-').then(() => removeBeside(service, 'delta-')).catch((error: Error) => {
+    const why = `${error.message}: a night may take in the intents left; examctl synced forget again removes them`;
+    throw new TargetError(`the sync memory at ${service.address} is forgotten (its document removed), but not all beside it (${why})`);
+  });
 }
 
 /** A memory stored whole: the batches of intents (`intents-`) or the deltas (`delta-`, from 1) removed, up to the first missing. */
@@ -186,8 +175,8 @@ export async function removeBeside(service: StateService, what: 'intents-' | 'de
   }
 }
 
-/** A batch's or a delta's document read and checked: one that does not hold is exit 2 (what it held is not known). */
-function besideOf(text: string, where: string, format: string): IntentsBody | DeltaBody {
+/** A batch's or a delta's document read and checked: one that does not hold is exit 2 (what it held is not known), returned. */
+function besideOf(text: string, where: string, format: string): IntentsBody | DeltaBody | UsageError {
   let parsed: ((IntentsBody | DeltaBody) & { sha256?: unknown }) | undefined;
   try {
     parsed = parseJson(text, { depth: MAX_JSON_DEPTH }) as (IntentsBody | DeltaBody) & { sha256?: unknown };
@@ -198,8 +187,8 @@ function besideOf(text: string, where: string, format: string): IntentsBody | De
   const lines = body.lines as Record<string, unknown> | undefined;
   if (body.format !== format || typeof body.run !== 'string' || typeof body.serial !== 'number' || typeof lines !== 'object' || lines === null || sha256 !== checksumOf(body)) {
     const what = format === FORMAT ? 'the intents of a run examctl wrote ahead' : 'a delta of the sync memory examctl stored';
-    throw new UsageError(`${where}: not ${what}, or damaged: what a run sent is not known. Move it aside on the service, then rebuild the memory (examctl synced adopt)`);
+    return new UsageError(`${where}: not ${what}, or damaged: what a run sent is not known. Move it aside on the service, then rebuild the memory (examctl synced adopt)`);
   }
-  if (!Object.entries(lines).every(([kind, value]) => SYNC_KINDS.includes(kind as SyncKind) && typeof value === 'string')) throw new UsageError(`${where}: its lines are not texts by kind`);
+  if (!Object.entries(lines).every(([kind, value]) => SYNC_KINDS.includes(kind as SyncKind) && typeof value === 'string')) return new UsageError(`${where}: its lines are not texts by kind`);
   return body as IntentsBody | DeltaBody;
 }

@@ -64,7 +64,7 @@ describe('a store the service keeps cut short', () => {
       cutPosts('-intents-0', 3);
       const cut = await sync(dir, env);
       expect(cut.code, cut.stderr).toBe(3);
-      expect(cut.stderr).toContain(`the state service at ${address}-intents-0 acknowledged POST but still holds another document: the memory was not stored (sent twice; removed, what it held before could not be put back)): nothing was sent`);
+      expect(cut.stderr).toContain(`the state service at ${address}-intents-0 acknowledged POST but still holds another document: the memory was not stored (sent twice; removed, not put back)): nothing was sent`);
       expect(server.states.has('/state/b-intents-0')).toBe(false);
       server.onRequest(undefined);
       await loads(dir, env);
@@ -80,7 +80,7 @@ describe('a store the service keeps cut short', () => {
       server.fail('DELETE -delta-', 500, 6);
       const cut = await sync(dir, env);
       expect(cut.code, cut.stderr).toBe(3);
-      expect(cut.stderr).toContain(`the state service at ${address}-delta-1 acknowledged POST but still holds another document: the memory was not stored (sent twice; a damaged document is left there: delete it on the service)`);
+      expect(cut.stderr).toContain(`the state service at ${address}-delta-1 acknowledged POST but still holds another document: the memory was not stored (sent twice; left there, damaged: delete it on the service)`);
       expect(server.states.get('/state/d-delta-1')).toBeDefined();
       server.onRequest(undefined);
       await loads(dir, env);
@@ -102,7 +102,7 @@ describe('a store the service keeps cut short', () => {
       cutPosts('/state/w', 9);
       const always = await cli(dir, ['synced', 'import', 'e.json', '--force', ...local], env);
       expect(always.code).toBe(3);
-      const file = /this run's memory is whole in (\S+): once the service stores again, examctl synced import \1 --sync-dir (\S+) --force puts it there/.exec(always.stderr);
+      const file = /nor what it held put back\): this run's memory is in (\S+); once the service stores again, examctl synced import \1 --sync-dir (\S+) --force/.exec(always.stderr);
       expect(file?.[2], always.stderr).toBe(address);
       server.onRequest(undefined);
       expect((await cli(dir, ['synced', 'show'], env)).code).toBe(2);
