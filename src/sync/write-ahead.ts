@@ -167,7 +167,7 @@ export async function forgetBeside(service: StateService): Promise<void> {
 }
 
 /** A memory stored whole: the batches of intents (`intents-`) or the deltas (`delta-`, from 1) removed, up to the first missing. */
-export async function removeBeside(service: StateService, what: 'intents-' | 'delta-'): Promise<void> {
+async function removeBeside(service: StateService, what: 'intents-' | 'delta-'): Promise<void> {
   for (let n = what === 'delta-' ? 1 : 0; ; n++) {
     const where = besideAddress(service.address, `${what}${n}`);
     if ((await service.read(where)) === undefined) return;
