@@ -10,6 +10,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { TargetError } from '../system/errors.js';
+import { systemFailure } from '../system/system-error-words.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
@@ -56,8 +57,6 @@ export interface PlaceOptions extends OpenMemoryOptions {
   /** What takes a service's lock, for its lock info (`examctl user sync`). */
   operation: string;
   env: Readonly<Record<string, string | undefined>>;
-  /** Told when a service's memory takes in what a run that never stored its end wrote ahead. */
-  onNote?: (message: string) => void;
 }
 
 /** Opens the memory of `kind` at `place`; a real run on a service locks it (whether it decides or only feeds). */
@@ -228,7 +227,7 @@ export class ServiceCopy {
       if (syncDir !== undefined) await rm(syncDir, { recursive: true, force: true }).catch(() => undefined);
       if (lockInfo !== undefined) await service.unlock(lockInfo).catch(() => undefined);
       await service.close();
-      throw error;
+      throw systemFailure(error, `cannot write this run's copy of the sync memory in ${syncDir ?? 'the private temp folder'}`);
     }
   }
 
