@@ -227,7 +227,6 @@ export class SentMemory<P> {
     const memory = this.memory;
     if (memory === undefined) return;
     this.ahead = run;
-    // Not a collection's run: it puts no population on record (only an adoption does).
     if (this.kind === 'collections') return;
     this.run = run;
     memory.recordPopulation(populationKey(this.flags.population), run, false, this.inputDigest);
@@ -295,13 +294,12 @@ export class SentMemory<P> {
   }
 
   /**
-   * The record job's hooks that feed the memory: the run's start and end (stored before the
-   * report sinks complete: a failed store reaches them, docs/ci.md), acknowledged outcomes,
-   * intents written ahead, refusals and unsettled requests; where runs put their population on
-   * record (not collections: only an adoption does), the report's note of what was found.
+   * The record job's hooks that feed the memory: the run's start and end (stored before the report
+   * sinks complete: a failed store reaches them, docs/ci.md), acknowledged outcomes, intents written
+   * ahead, refusals and unsettled requests; but for collections, the report's note of what was found.
    */
   hooks(): Pick<RecordJob<P>, 'syncMemory' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
-    const fed: Pick<RecordJob<P>, 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> = {
+    return {
       started: (run) => this.started(run),
       ending: () => this.close(),
       acknowledged: (unit, payload, outcome, run, kept) => this.acknowledged(unit, payload, outcome, run, kept),
@@ -309,8 +307,8 @@ export class SentMemory<P> {
       refused: (unit, taken) => this.refused(unit, taken),
       intend: (unit, run) => this.intend(unit, run),
       intentsDurable: () => this.intentsDurable(),
+      syncMemory: () => (this.kind === 'collections' ? undefined : this.found),
     };
-    return this.kind === 'collections' ? fed : { ...fed, syncMemory: () => this.found };
   }
 
   /**

@@ -133,9 +133,8 @@ export class SyncMemory {
           ({ contents, handle } = await begunAnew(file, kind, target, options, lock));
         }
       }
-      // Compacted under the lock once most lines are superseded (one that cannot be written, a full
-      // disk, is left to a later run: valid, only longer), and a file of format 1 rewritten as 2
-      // with the populations of its entries (never appended to: it must be).
+      // Compacted under the lock once most lines are superseded (on a full disk left to a later run:
+      // valid, only longer); a file of format 1 must be rewritten as 2 with its entries' populations.
       const format1 = contents.populations === undefined && contents.lines > 0;
       if (lock !== undefined && (overgrown(contents.lines, contents.entries.size) || format1)) {
         const compacted = await compact(contents, target).catch((error: unknown) => {

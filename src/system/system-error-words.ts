@@ -100,7 +100,7 @@ export function describeSystemError(error: unknown, subject?: PathSubject): stri
 }
 
 /** A system error no command expected (a full disk) as exit 3 saying `what` failed; any other error as it is. */
-export function systemFailure(error: unknown, what: string): unknown {
+export function systemFailure(error: unknown, what: string, subject?: PathSubject): unknown {
   if (error instanceof ExamctlError || systemErrorCode(error) === undefined) return error;
-  return new TargetError(`${what}: ${describeSystemError(error)}`, { cause: error });
+  return new TargetError(`${what}: ${describeSystemError(error, subject)}`, { cause: error });
 }

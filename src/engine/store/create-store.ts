@@ -11,7 +11,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { CURRENT_FILE, readManifest } from './manifest.js';
 import { mapsFrom, type Maps } from './snapshot-entries.js';
 import { keepStoreInstance, writeStoreInstance } from './store-instance.js';
-import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
+import { describeSystemError, systemErrorCode, systemFailure } from '../../system/system-error-words.js';
 
 /** `createStore` without force found a store (or lost the race to another process creating one). */
 export class StoreExistsError extends UsageError {}
@@ -77,8 +77,7 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
     await fsyncDirectory(parent);
   } catch (error) {
     await rm(temp, { recursive: true, force: true, ...RM_RETRY }).catch(() => undefined);
-    if (error instanceof UsageError || error instanceof TargetError) throw error;
-    throw new TargetError(`cannot create the store at ${target}: ${describeSystemError(error, 'directory')}`, { cause: error });
+    throw systemFailure(error, `cannot create the store at ${target}`, 'directory');
   }
 }
 
@@ -108,8 +107,7 @@ async function replaceStore(target: string, maps: Maps, lockTimeoutMs: number, i
     }
     await removeLeftovers(target, next);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof TargetError) throw error;
-    throw new TargetError(`cannot replace the store at ${target}: ${describeSystemError(error)}`, { cause: error });
+    throw systemFailure(error, `cannot replace the store at ${target}`);
   } finally {
     await lock.release().catch(() => undefined);
   }
