@@ -1,4 +1,5 @@
 /** Making a store: a new one appears whole or not at all; an existing one is replaced by a new generation. */
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -24,6 +25,20 @@ export async function storeExists(dir: string): Promise<boolean> {
     const code = systemErrorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     throw new StoreDamagedError(`${join(dir, CURRENT_FILE)}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
+  }
+}
+
+/** Why no store can be made at `dir` (in its nearest existing parent, tried), or undefined. */
+export async function storeUncreatable(dir: string): Promise<string | undefined> {
+  let parent = dirname(resolve(dir));
+  while (!existsSync(parent)) parent = dirname(parent);
+  const probe = join(parent, `.examctl-probe-${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    await mkdir(probe);
+    await rm(probe, { recursive: true, ...RM_RETRY });
+    return undefined;
+  } catch (error) {
+    return `cannot create a directory in ${parent}: ${describeSystemError(error, 'directory')}`;
   }
 }
 
