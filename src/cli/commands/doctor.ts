@@ -9,7 +9,6 @@ import { terminalLine } from '../../formats/terminal-text.js';
 import { isStateAddress } from '../../context/state-http.js';
 import { targetOnce } from '../../context/target.js';
 import { BUILD_ID } from '../../version.js';
-import { describeSystemError } from '../../system/system-error-words.js';
 
 export type DoctorOptions = GlobalOptions;
 
@@ -81,7 +80,7 @@ export function probeId(): string {
 }
 
 async function checkLocal(store: string, deps: CommandDeps): Promise<DoctorReport> {
-  const failed = (error: unknown): DoctorCheck => ({ name: 'store', status: 'fail', detail: describeSystemError(error) });
+  const failed = (error: unknown): DoctorCheck => ({ name: 'store', status: 'fail', detail: messageOf(error) });
   const checks: DoctorCheck[] = [
     { name: 'target', status: 'ok', detail: `local engine over the store at ${store}` },
     await storeCheck(store, deps).catch(failed),
@@ -127,7 +126,7 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
   try {
     answer = await target.remote.probe(`/external/review-sessions/${probeId()}`, () => deps.now().getTime());
   } catch (error) {
-    report.checks.push({ name: 'reachable', status: 'fail', detail: describeSystemError(error) });
+    report.checks.push({ name: 'reachable', status: 'fail', detail: messageOf(error) });
     return report;
   }
   // The proxy a run would go through too (HTTPS_PROXY...), its credentials never shown.
@@ -249,8 +248,13 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
     if (held.length === 0) return { name: 'sync memory', status: 'skip', detail: `none at ${name}; if a nightly sync kept one there, it was lost: ${LOSS_COST}. ${recoveries()}` };
     return { name: 'sync memory', status: 'ok', detail: `${name}: ${held.join(', ')}` };
   } catch (error) {
-    return { name: 'sync memory', status: 'fail', detail: describeSystemError(error) };
+    return { name: 'sync memory', status: 'fail', detail: messageOf(error) };
   }
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
 }
 
 const MARK: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: '-   ' };

@@ -1,6 +1,6 @@
 /** Making a store: a new one appears whole or not at all; an existing one is replaced by a new generation. */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreDamagedError, TargetError, UsageError } from '../../system/errors.js';
@@ -32,10 +32,8 @@ export async function storeExists(dir: string): Promise<boolean> {
 export async function storeUncreatable(dir: string): Promise<string | undefined> {
   let parent = dirname(resolve(dir));
   while (!existsSync(parent)) parent = dirname(parent);
-  const probe = join(parent, `.examctl-probe-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
-    await mkdir(probe);
-    await rm(probe, { recursive: true, ...RM_RETRY });
+    await rm(await mkdtemp(join(parent, '.examctl-probe-')), { recursive: true, ...RM_RETRY });
     return undefined;
   } catch (error) {
     return `cannot create a directory in ${parent}: ${describeSystemError(error, 'directory')}`;
