@@ -72,6 +72,8 @@ export interface RunHeaderLine {
   startedAt: string;
   pid: number;
   host: string;
+  /** The examctl build that ran it (`--version`); absent from an older examctl. */
+  build?: string;
 }
 
 /** Written, and fsynced, before the item's request goes out. */
