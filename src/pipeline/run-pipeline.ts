@@ -253,15 +253,9 @@ async function dispatchAll<P, R>(units: UnitQueue<P>, scheduler: InOrderSchedule
 }
 
 /**
- * The remote API as the dispatcher of a run sees it. Answers come in bursts (the requests of a
- * window went out together, so their answers come back together), and each answer's journal
- * line, sync memory and report item cost more CPU than its request: handled answer by answer,
- * the last slot of a burst was refilled only after every answer before it was handled, so at
- * 20 ms of latency the window stood part-empty for a millisecond or two of every round trip.
- * So an answer that cannot stop the run (`Success: true`: never a failure for --max-errors,
- * service-answer.ts) frees its request slot at once, so the next request goes out, and is handed
- * on to be journaled and reported once the requests of the turn are written (`AfterWrites`),
- * after the other answers of its burst freed theirs. Every other answer (a failure, a refusal) is handed on at once and
+ * The remote API as the dispatcher of a run sees it (bench/README.md, "Session 40: sending"): an
+ * answer that cannot stop the run (`Success: true`, service-answer.ts) frees its request slot at
+ * once and is handed on once the turn's requests are written (`AfterWrites`); any other answer
  * frees its slot only once handled, so what it stops is stopped before another request goes.
  * Holds because each unit makes one call (every RecordJob's `send`).
  */
