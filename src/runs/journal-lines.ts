@@ -1,6 +1,7 @@
 import type { SourceRef } from '../input/record.js';
 import type { ItemStatus, ReportHeader, ReportItem, ReportSummary, ReportTarget } from '../report/run-report.js';
 import type { RecordedValue } from './recorded-options.js';
+import { isPlainObject } from '../domain/field-rules.js';
 
 /** The newest version of the run journal's line format this examctl reads; a reader refuses a newer one. */
 export const RUN_JOURNAL_VERSION = 2;
@@ -165,11 +166,10 @@ export function finishesRun(reason: EndReason): boolean {
 const END_REASONS: ReadonlySet<string> = new Set<EndReason>(['completed', 'max-errors', 'interrupted', 'closed-pipe', 'target-error']);
 const STATUSES: ReadonlySet<string> = new Set(['ok', 'partial', 'failed']);
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isItemRef = (value: Record<string, unknown>): boolean =>
   Number.isInteger(value.n) &&
   (value.n as number) >= 0 &&
-  isObject(value.source) &&
+  isPlainObject(value.source) &&
   typeof value.source.file === 'string' &&
   typeof value.source.line === 'number' &&
   (value.id === null || typeof value.id === 'string');
@@ -188,14 +188,14 @@ const isUnchangedLine = (body: Record<string, unknown>): boolean =>
  * line this version writes (a newer examctl's journal, or damage the checksum missed).
  */
 export function checkJournalLine(body: unknown, first: boolean): RunJournalLine | string {
-  if (!isObject(body) || typeof body.t !== 'string') return 'not a run journal line';
+  if (!isPlainObject(body) || typeof body.t !== 'string') return 'not a run journal line';
   if (first !== (body.t === 'run')) return first ? 'the first line is not a run header' : 'a second run header';
   const line = body as unknown as RunJournalLine;
   switch (body.t) {
     case 'run':
       if (typeof body.v !== 'number') return 'no format version';
       if (body.v > RUN_JOURNAL_VERSION) return `written by a newer examctl (journal format ${body.v}; this one reads ${RUN_JOURNAL_VERSION})`;
-      if (typeof body.id !== 'string' || typeof body.command !== 'string' || !isObject(body.target) || !isObject(body.options) || typeof body.startedAt !== 'string') {
+      if (typeof body.id !== 'string' || typeof body.command !== 'string' || !isPlainObject(body.target) || !isPlainObject(body.options) || typeof body.startedAt !== 'string') {
         return 'incomplete run header';
       }
       return line;
@@ -212,7 +212,7 @@ export function checkJournalLine(body: unknown, first: boolean): RunJournalLine 
     case 'resume':
       return typeof body.at === 'string' ? line : 'malformed resume line';
     case 'end':
-      return typeof body.at === 'string' && typeof body.reason === 'string' && END_REASONS.has(body.reason) && isObject(body.summary)
+      return typeof body.at === 'string' && typeof body.reason === 'string' && END_REASONS.has(body.reason) && isPlainObject(body.summary)
         ? line
         : 'malformed end line';
     default:
