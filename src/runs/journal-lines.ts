@@ -52,17 +52,9 @@ export interface RunHeaderLine {
   input: InputFingerprint | null;
   /** Units the input holds, when the pipeline knew it before sending (the structure pass). */
   units?: number;
-  /**
-   * The run's command names the creates the service would have named (`chosenId` of the run and
-   * position, docs/runs.md "An id examctl chooses"), so `runs show` gives their ids; absent in a
-   * run of a command that never chooses one (its items all carry their own id).
-   */
+  /** Its creates carry ids examctl chose (docs/runs.md, "The journal", "An id examctl chooses"). */
   chosenIds?: true;
-  /**
-   * The profile whose input settings the run read its input with (docs/runs.md, "The journal"),
-   * as it was then; null: none. `runs show` and `runs resume` read the input with it, not with
-   * the profile of today. Absent in a run of an older examctl.
-   */
+  /** The profile the input was read with, as it was then; null: none (docs/runs.md, "The journal"). */
   profile?: RecordedProfile | null;
   /** Where target, token and profile came from, in its report's words. */
   origin?: Pick<ReportHeader, 'targetFrom' | 'tokenFrom' | 'profile'>;
@@ -87,11 +79,7 @@ export interface SentLine extends ItemRef {
  */
 export interface UnsentLine extends ItemRef {
   t: 'unsent';
-  /**
-   * The target failure that stopped the run at this item (a refused token, a 404 without an
-   * envelope, ...), in the words of the run's own report: `runs show` gives it so. Optional, so a
-   * reader that does not know it reads the line as before ("not sent"); format 1 and 2 alike.
-   */
+  /** The target failure that stopped the run at this item, in its report's words (docs/runs.md, "The journal"). */
   reason?: string;
 }
 
@@ -103,12 +91,7 @@ export interface OutcomeLine extends ItemRef, Pick<ReportItem, 'errors' | 'actio
   transient: boolean;
 }
 
-/**
- * `--changed-only`: units judged unchanged and not sent, compactly (docs/runs.md, "The journal"):
- * one line per group commit instead of an outcome per unit. `r` holds triples: first position,
- * count, index into `since`, the runs whose acknowledged requests they matched in the sync memory
- * (what the memory judged them against, and their note). A resume keeps them as their outcome.
- */
+/** `--changed-only`'s units not sent, as (first position, count, index into `since`) triples (docs/runs.md, "The journal"). */
 export interface UnchangedLine {
   t: 'unchanged';
   r: number[];
