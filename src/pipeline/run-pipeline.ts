@@ -36,13 +36,8 @@ export function readAheadFor(window: number): number {
 }
 
 /**
- * Positions a journaled run may put on record as sent ahead of the one it dispatches
- * (docs/runs.md, "Sent ahead"), within the units read so far: at least half of it rides on each
- * fsync, so at 8,000 users/s an fsync has 4 ms before a request would wait for it. Larger than
- * the read-ahead, so a write carries what was read since the last one: a 10,000-user remote run
- * makes ~180 journal writes instead of ~310 (bench/README.md, "Session 40: per-user"). It also
- * bounds what a kill -9 leaves on record as sent that never went out (each resent by a resume,
- * as a lost answer is).
+ * Positions a journaled run may put on record as sent ahead of the one it dispatches, within the
+ * units read so far; why this many, and what it costs: docs/runs.md, "Sent ahead".
  */
 export function recordAheadFor(window: number): number {
   return Math.max(256, window);
@@ -111,12 +106,9 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
   });
 
-  // A run that sends builds its units a few at a time (record-source.ts, `inPieces`): a window's
-  // worth first, so the first request waits for that piece only, then the journal's sent-ahead
-  // window's worth. The next pieces are read and validated while requests are in flight, after
-  // the requests of the turn are written (`AfterWrites`), a sent-ahead window before their turn,
-  // so the journal puts units on record as sent ahead of their dispatch as each piece is read
-  // (RecordDispatcher.expect), and its fsync runs while the requests before them are in flight.
+  // A run that sends builds its units a piece at a time (record-source.ts, `inPieces`), a window's
+  // worth first, the next ones read while requests are in flight, after the turn's writes
+  // (`AfterWrites`), each put on record as sent as it is read (docs/runs.md, "Sent ahead").
   const sends = !dryRun && api !== null && job.sendsTogether !== true;
   const ahead = sends ? readAheadFor(window) : 0;
   const piece = Math.max(MIN_PIECE, window);
