@@ -70,10 +70,19 @@ const deps: CommandDeps = {
   stdoutIsTTY: Boolean(process.stdout.isTTY),
   stdoutColumns: process.stdout.isTTY ? process.stdout.columns : undefined,
   stdoutBytes: process.stdout,
-  cwd: process.cwd(),
+  cwd: workingDirectory(),
   signal: interrupt.signal,
   progressStream: process.stderr,
 };
+
+/** '' for a removed working directory: every command refuses (command-tree.ts); help and --version answer. */
+function workingDirectory(): string {
+  try {
+    return process.cwd();
+  } catch {
+    return '';
+  }
+}
 
 // The process ending by itself before runCli returned: it was left waiting for something that
 // can no longer come. At a prompt that is its input ending (Ctrl-D): an interrupt, nothing sent.

@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import { userRunsDir } from '../system/user-dirs.js';
 
 /** Where run journals live, and why per user (docs/runs.md, "Where"). */
@@ -6,10 +5,7 @@ export function resolveRunsDir(
   flag: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
-  home: string = homedir(),
+  home?: string,
 ): string {
-  if (flag !== undefined && flag !== '') return flag;
-  const fromEnv = env.EXAMCTL_RUNS_DIR;
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  return userRunsDir({ env, platform, home });
+  return flag || env.EXAMCTL_RUNS_DIR || userRunsDir({ env, platform, home });
 }

@@ -153,6 +153,18 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     expect(/status=(\d+)/.exec(screen)?.[1]).toBe('130');
   });
 
+  it('started in a directory that was removed (a cron job in a replaced deploy): --version answers, a command refuses in one line, exit 2', (context) => {
+    const file = exe(context);
+    const started = (...args: string[]) => {
+      const gone = fresh(`gone-${args.length}`);
+      const script = 'cd "$1" && rmdir "$1" && shift && PATH="$NO_NODE" exec "$@"';
+      return spawnSync('/bin/sh', ['-c', script, 'sh', gone, file, ...args], { env: { PATH: '/usr/bin:/bin', NO_NODE: noNode, HOME: scratch }, encoding: 'utf8' });
+    };
+    expect(started('--version').stdout).toMatch(/^examctl \S+ \(Node v24\./);
+    const list = started('runs', 'list');
+    expect([list.status, list.stderr]).toEqual([2, 'examctl: the current directory was removed (or cannot be read): cd to one that exists and run again\n']);
+  });
+
   it('the docs the help cites travel beside the executable, in examctl-docs.zip (listed in SHA256SUMS)', async (context) => {
     const file = exe(context);
     const help = await run(file, ['--help'], scratch);
