@@ -164,7 +164,7 @@ export interface SyncMemoryNote {
    * (`cut`) the newest run, whose end the memory lacks though its journal finished (a file cut short).
    */
   missesRun?: { run: string; since: string; later?: true; cut?: true };
-  /** A store's other memories, of its instance under another path: each file (its path). */
+  /** Other memories of the store's instance (another path): each file (its path). */
   otherMemories?: string[];
 }
 

@@ -107,7 +107,7 @@ export class SentMemory<P> {
     const population = this.flags.population;
     this.instance = await targetInstance(resolved, !dryRun, this.deps);
     const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
-    // The store's memories under another path: its own path's, spelled otherwise, taken in.
+    // Its memories under another path (docs/sync.md, "The sync memory").
     const others: string[] = [];
     const syncDir = place.kind === 'dir' && target.kind === 'local' ? place.syncDir : '';
     for (const { other, here } of syncDir ? await sameStore(syncDir, target, this.kind, this.instance) : []) {

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { compact, memoryDir, memoryFile, readMemory } from '../../src/sync/memory-files.js';
 import { targetIdentity } from '../../src/report/run-report.js';
+import { assertDocumentTarget, documentText, readDocument, summedText } from '../../src/sync/memory-document.js';
 
 /**
  * One store, one sync memory, however its path is written (docs/sync.md, "The sync memory"):
@@ -97,5 +98,16 @@ describe('a store path on Windows', () => {
     const lower = { kind: 'local' as const, store: 'z:\\TMP\\exams\\s' };
     expect(targetIdentity(upper, 'win32')).toBe(targetIdentity(lower, 'win32'));
     expect(targetIdentity(upper, 'linux')).not.toBe(targetIdentity(lower, 'linux'));
+  });
+
+  it('an export is judged by the identity this examctl gives its target, not the one written in it (an older examctl kept the letter case)', async () => {
+    const target = { kind: 'local' as const, store: join(dir, 'real', 's') };
+    expect((await night('real/s', ['a'])).code).toBe(0);
+    const memories = new Map([['users' as const, await readMemory(memoryFile(syncDir(), target, 'users'), 'users')]]);
+    const { sha256: _sum, ...body } = JSON.parse(documentText(target, memories, 1)) as Record<string, unknown>;
+    const written = summedText({ ...body, identity: `local ${target.store.toUpperCase()}` });
+    const document = readDocument(written, 'old.json');
+    expect(document.identity).toBe(targetIdentity(target));
+    expect(() => assertDocumentTarget(document, 'old.json', target)).not.toThrow();
   });
 });
