@@ -22,7 +22,7 @@ export function targetOnce(options: GlobalOptions, deps: CommandDeps): TargetOf 
 }
 
 /** The store `local init` makes: --store, EXAMCTL_STORE, else the current directory's (no search: like `git init`). */
-export async function localStorePath(options: GlobalOptions, deps: CommandDeps): Promise<string> {
+export async function localStorePath(options: GlobalOptions, deps: CommandDeps) {
   return realPathOf(resolve(deps.cwd, options.store ?? nonEmpty(deps.env.EXAMCTL_STORE) ?? DEFAULT_STORE_DIR));
 }
 

@@ -280,13 +280,13 @@ export async function sameServerElsewhere(syncDir: string, target: ReportTarget,
 }
 
 /**
- * The memories of `kind` of the store (its `instance`) under another path; `here`: its own, spelled otherwise.
+ * The store's memories (its `instance`) under another path; `here`: its own, spelled otherwise.
  */
 export async function sameStore(syncDir: string, target: ReportTarget, kind: SyncKind, instance?: string) {
   const found: { other: MemoryContents; here: boolean }[] = [];
   for (const dir of await readdir(syncDir).catch(() => [])) {
     const file = join(syncDir, dir, `${kind}.ndjson`);
-    if (dirname(file) === memoryDir(syncDir, target)) continue;
+    if (!/^[0-9a-f]{16}$/.test(dir) || dirname(file) === memoryDir(syncDir, target)) continue;
     const other = await readMemory(file, kind).catch(() => undefined);
     if (other?.target?.kind !== 'local' || other.instance !== instance) continue;
     const here = targetIdentity({ kind: 'local', store: await realPathOf(other.target.store) }) === targetIdentity(target);

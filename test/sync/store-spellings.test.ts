@@ -58,7 +58,7 @@ describe('a store reached through a link', () => {
     expect(await readdir(syncDir())).toEqual([memoryDir(syncDir(), real()).slice(syncDir().length + 1)]);
   });
 
-  it('a memory an older examctl kept under the link\'s spelling is taken in, said (a dry run reads it where it is)', async () => {
+  it('a memory an older examctl kept under the link\'s spelling is taken in, said (a dry run says that a real run takes it in, and moves nothing)', async () => {
     expect((await night('alias/s', ['a', 'b', 'c'])).code).toBe(0);
     await asOlderExamctlKeptIt();
     const dry = await night('real/s', ['a', 'b'], '--dry-run');
