@@ -32,7 +32,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
   let full = false;
   program
     .description('Provision an online assessment platform in bulk: schedules, users, collections, invigilators, review sessions.')
-    .version(VERSION_LINE, '-V, --version', 'print the examctl version and the Node.js it runs on')
+    .version(VERSION_LINE, '-V, --version', 'print the examctl version, the Node.js it runs on and the build')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => void deps.stdout.write(text),
@@ -100,6 +100,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     const keys = argumentKeys(table);
     const commandFlags = table.flatMap((spec) => (spec.kind === 'argument' ? [] : [attributeOf(spec.flags)]));
     command.action(async (...args: unknown[]) => {
+      if (deps.cwd === '') throw new UsageError('the current directory was removed (or cannot be read): cd to one that exists and run again');
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
       // `--target local` where --store is taken says what the command does anyway (a script's prefix).

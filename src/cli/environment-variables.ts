@@ -37,8 +37,8 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'TZ', meaning: "this computer's time zone (e.g. Europe/Berlin), which review-session show's table shows times in without --timezone." },
   { name: 'FORCE_COLOR', meaning: 'colour even when piped; FORCE_COLOR=0 turns colour off.' },
   { name: 'TERM', meaning: 'dumb: no colour.' },
-  { name: 'XDG_CONFIG_HOME', meaning: 'the config directory base when EXAMCTL_CONFIG_DIR is not set.' },
-  { name: 'XDG_STATE_HOME', meaning: 'the run journals\' base directory when EXAMCTL_RUNS_DIR is not set.' },
+  { name: 'XDG_CONFIG_HOME', meaning: 'the config directory base when EXAMCTL_CONFIG_DIR is not set (empty or relative: ignored).' },
+  { name: 'XDG_STATE_HOME', meaning: 'the run journals\' base directory when EXAMCTL_RUNS_DIR is not set (empty or relative: ignored).' },
   { name: 'APPDATA', meaning: 'Windows: the config lives in %APPDATA%\\examctl when EXAMCTL_CONFIG_DIR is not set.' },
   { name: 'LOCALAPPDATA', meaning: 'Windows: the run journals live in %LOCALAPPDATA%\\examctl\\runs when EXAMCTL_RUNS_DIR is not set.' },
   { name: 'UV_THREADPOOL_SIZE', meaning: "Node's I/O thread pool size (default 4); the local engine hashes at most one password fewer than that at once, so store I/O is never starved." },
@@ -48,7 +48,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'EXAMCTL_REQUEST_TIMEOUT_MS', meaning: 'how long one attempt of a request to the remote target may take, headers and body, in milliseconds (default 60000; from 100 to 3600000); a request past it is retried like a network failure. It bounds each exchange with a state service too (never retried).' },
   { name: 'EXAMCTL_STOP_GRACE_MS', meaning: 'after Ctrl-C/SIGTERM, how long requests already sent may still answer, in milliseconds (default 10000); then they are abandoned as "answer lost, may have been applied".' },
   { name: 'NODE_EXTRA_CA_CERTS', meaning: "a PEM file of extra CA certificates, read by Node: for a service whose certificate comes from a private CA." },
-  { name: 'HOME', meaning: 'expands ~ in token file paths, and is where the search for a store stops.' },
+  { name: 'NODE_TLS_REJECT_UNAUTHORIZED', meaning: 'ignored: examctl always checks certificates.' },
+  { name: 'LC_ALL', meaning: 'then LC_CTYPE, then LANG: a locale not UTF-8 (or none) prints the run counts as one line.' },
+  { name: 'LC_CTYPE', meaning: 'see LC_ALL.' },
+  { name: 'LANG', meaning: 'see LC_ALL.' },
+  { name: 'HOME', meaning: 'your home (~): the config and run journals\' default place, ~ in token file paths, where the search for a store stops. Empty or relative: as unset (the account\'s home). With no home at all, give EXAMCTL_CONFIG_DIR and EXAMCTL_RUNS_DIR.' },
 ];
 
 /** The `examctl help environment` text: name, then its meaning (and the flag that wins). */

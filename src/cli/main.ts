@@ -10,6 +10,8 @@ import { describeSystemError } from '../system/system-error-words.js';
 import { VERSION_LINE } from '../version.js';
 
 /** The process entry point: the only place that calls process.exit. */
+// Certificates are checked anyway (api/http-pool.ts): Node's warning would be false.
+delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
 const interrupt = new AbortController();
 /**
  * The streams whose writes failed (a closed pipe, a full disk): later writes to them are dropped,
@@ -70,10 +72,19 @@ const deps: CommandDeps = {
   stdoutIsTTY: Boolean(process.stdout.isTTY),
   stdoutColumns: process.stdout.isTTY ? process.stdout.columns : undefined,
   stdoutBytes: process.stdout,
-  cwd: process.cwd(),
+  cwd: workingDirectory(),
   signal: interrupt.signal,
   progressStream: process.stderr,
 };
+
+/** '' for a removed working directory: every command refuses (command-tree.ts); help and --version answer. */
+function workingDirectory(): string {
+  try {
+    return process.cwd();
+  } catch {
+    return '';
+  }
+}
 
 // The process ending by itself before runCli returned: it was left waiting for something that
 // can no longer come. At a prompt that is its input ending (Ctrl-D): an interrupt, nothing sent.

@@ -29,6 +29,7 @@ export interface CommandDeps {
   now: () => Date;
   /** True when a person can answer prompts (stdin and stderr are terminals). */
   isTTY: boolean;
+  /** '' when the working directory was removed (main.ts). */
   cwd: string;
   /** Aborted on SIGINT: stop dispatching, finish what is in flight, report the rest skipped. */
   signal?: AbortSignal;

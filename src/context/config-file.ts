@@ -2,14 +2,13 @@ import { quotedValue } from '../domain/problem.js';
 import { targetIdentity } from '../report/run-report.js';
 import { FileTooLargeError, readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { z } from 'zod';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { UsageError } from '../system/errors.js';
 import { parseJsonDocument } from '../input/json-document.js';
 import { decodeTextDocument } from '../input/text-source.js';
-import { userConfigDir } from '../system/user-dirs.js';
+import { requiredHome, userConfigDir } from '../system/user-dirs.js';
 import { lockTimeoutFromEnv, underLock } from '../system/lock.js';
 import { assertDirectoryTrusted, assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
 
@@ -88,7 +87,7 @@ const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export function configDir(env: Env = process.env, platform: NodeJS.Platform = process.platform): string {
   if (env.EXAMCTL_CONFIG_DIR) return path.resolve(env.EXAMCTL_CONFIG_DIR);
-  return userConfigDir({ env, platform, home: env.HOME || os.homedir() });
+  return userConfigDir({ env, platform });
 }
 
 export function configPath(env: Env = process.env): string {
@@ -258,7 +257,7 @@ export async function checkedBaseUrl(baseUrl: string, allowInsecureHttp: boolean
 
 /** Expands `~/` and resolves a relative path against `base`. */
 export function expandPath(file: string, base: string, env: Env = process.env): string {
-  if (file === '~' || file.startsWith('~/')) return path.join(env.HOME ?? os.homedir(), file.slice(1));
+  if (file === '~' || file.startsWith('~/')) return path.join(requiredHome(env, `an absolute path for ${file}`), file.slice(1));
   return path.resolve(base, file);
 }
 

@@ -61,16 +61,15 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 
 export async function findStore(options: GlobalOptions, deps: CommandDeps): Promise<StoreDiscovery> {
   if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) return { store: await localStorePath(options, deps), found: false, searched: [] };
-  const [{ discoverStore }, { CURRENT_FILE }, { homedir }, { currentTrustContext, entryProblem }] = await Promise.all([
+  const [{ discoverStore }, { CURRENT_FILE }, { currentTrustContext, entryProblem }] = await Promise.all([
     import('./store-discovery.js'),
     import('../engine/store/manifest.js'),
-    import('node:os'),
     import('../system/trusted-place.js'),
   ]);
   const context = currentTrustContext(deps.env);
   return discoverStore({
     cwd: deps.cwd,
-    home: nonEmpty(deps.env.HOME) ?? homedir(),
+    home: context.home,
     storeName: DEFAULT_STORE_DIR,
     probe: {
       isStore: (dir) =>

@@ -1,19 +1,11 @@
-import { homedir } from 'node:os';
 import { userRunsDir } from '../system/user-dirs.js';
 
-/**
- * Where run journals live: `--runs-dir`, else `EXAMCTL_RUNS_DIR`, else the per-user state
- * directory (src/system/user-dirs.ts). Per user and not per project: `runs list` shows every run of the user, wherever
- * it was started.
- */
+/** Where run journals live, and why per user (docs/runs.md, "Where"). */
 export function resolveRunsDir(
   flag: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
   platform: NodeJS.Platform = process.platform,
-  home: string = homedir(),
+  home?: string,
 ): string {
-  if (flag !== undefined && flag !== '') return flag;
-  const fromEnv = env.EXAMCTL_RUNS_DIR;
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  return userRunsDir({ env, platform, home });
+  return flag || env.EXAMCTL_RUNS_DIR || userRunsDir({ env, platform, home });
 }

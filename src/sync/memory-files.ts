@@ -20,10 +20,7 @@ import { damaged, entryOfBody, headerLine, newerPopulation, populationKey, popul
  * directory (the per-user state directory: docs/sync.md).
  */
 export function resolveSyncDir(flag: string | undefined, env: Readonly<Record<string, string | undefined>>, runsDir: string): string {
-  if (flag !== undefined && flag !== '') return flag;
-  const fromEnv = env.EXAMCTL_SYNC_DIR;
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  return join(dirname(runsDir), 'synced');
+  return flag || env.EXAMCTL_SYNC_DIR || join(dirname(runsDir), 'synced');
 }
 
 /** One directory per target (its LOCK, one memory file per kind), named by a digest of its identity. */

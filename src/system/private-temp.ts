@@ -1,5 +1,5 @@
 import { chmod, lstat, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { homedir, hostname, tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UsageError } from './errors.js';
 import { processAlive } from './process-liveness.js';
@@ -27,19 +27,21 @@ export async function makePrivateTempDir(purpose: string): Promise<string> {
 
 async function preparedRoot(): Promise<string> {
   const uid = process.getuid?.();
-  const candidates = [join(dirname(userRunsDir({ env: process.env, platform: process.platform, home: homedir() })), 'tmp'), join(tmpdir(), `examctl-${uid ?? 'user'}`)];
+  const candidates = [() => join(dirname(userRunsDir({ env: process.env, platform: process.platform })), 'tmp'), () => join(tmpdir(), `examctl-${uid ?? 'user'}`)];
   let failure: unknown;
-  for (const base of candidates) {
+  for (const candidate of candidates) {
     try {
+      const base = candidate();
       await mkdir(base, { recursive: true, mode: 0o700 });
       const entry = await lstat(base);
       // Another user's folder (or a link) planted at the name in /tmp: not ours to use.
-      if (!entry.isDirectory() || (uid !== undefined && entry.uid !== uid)) throw new UsageError(`${base}: the private temp folder is not a directory of yours: remove it`);
+      if (!entry.isDirectory() || (uid !== undefined && entry.uid !== uid)) throw new UsageError(`${base}: the private temp folder is not a directory of yours (${entry.isDirectory() ? `owner: uid ${entry.uid}` : 'a link or file'}): remove it`);
       if ((entry.mode & 0o077) !== 0 && process.platform !== 'win32') await chmod(base, 0o700);
       await removeDeadRuns(base);
       return base;
     } catch (error) {
-      failure ??= error;
+      // The fallback's failure is told: the first place's only made examctl try it.
+      failure = error;
     }
   }
   throw failure;

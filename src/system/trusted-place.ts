@@ -1,9 +1,9 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from './errors.js';
 import { describeSystemError } from './system-error-words.js';
+import { userHome } from './user-dirs.js';
 
 /*
  * The one rule for every place examctl takes trust from, and how the entry and the directories
@@ -23,11 +23,10 @@ export interface TrustContext {
   home: string | undefined;
 }
 
-/** The real context: the process's uid (none on Windows) and HOME. */
+/** The real context: the process's uid (none on Windows) and the home (userHome). */
 export function currentTrustContext(env: Readonly<Record<string, string | undefined>> = process.env): TrustContext {
   const uid = process.platform === 'win32' || typeof process.getuid !== 'function' ? undefined : process.getuid();
-  const home = env.HOME !== undefined && env.HOME !== '' ? env.HOME : homedir();
-  return { uid, home: resolve(home) };
+  return { uid, home: userHome(env) };
 }
 
 /** A place examctl will not take trust from: exit 2, naming the path and the fix. */

@@ -1,5 +1,6 @@
 /** Making a store: a new one appears whole or not at all; an existing one is replaced by a new generation. */
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreDamagedError, TargetError, UsageError } from '../../system/errors.js';
@@ -24,6 +25,18 @@ export async function storeExists(dir: string): Promise<boolean> {
     const code = systemErrorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     throw new StoreDamagedError(`${join(dir, CURRENT_FILE)}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
+  }
+}
+
+/** Why no store can be made at `dir` (in its nearest existing parent, tried), or undefined. */
+export async function storeUncreatable(dir: string): Promise<string | undefined> {
+  let parent = dirname(resolve(dir));
+  while (!existsSync(parent)) parent = dirname(parent);
+  try {
+    await rm(await mkdtemp(join(parent, '.examctl-probe-')), { recursive: true, ...RM_RETRY });
+    return undefined;
+  } catch (error) {
+    return `cannot create a directory in ${parent}: ${describeSystemError(error, 'directory')}`;
   }
 }
 
