@@ -5,6 +5,7 @@
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
+import { systemFailure } from '../system/system-error-words.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
@@ -97,7 +98,7 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
       const file = memoryFile(place.syncDir, target, kind);
       const memoryText = document.texts.get(kind);
       if (memoryText === undefined) await removeMemoryFiles([file]);
-      else await writeFileAtomic(file, (writer) => writer.write(memoryText), { mode: 0o600 });
+      else await writeFileAtomic(file, (writer) => writer.write(memoryText), { mode: 0o600 }).catch((error: unknown) => Promise.reject(systemFailure(error, `cannot write ${file}`)));
     }
     return { document, replaced };
   } finally {

@@ -65,11 +65,13 @@ export { syncDirOf } from './memory-place.js';
 export class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** Where it is kept: closing it there stores a state service's copy. */
-  private placed: PlacedMemory | undefined;
+  protected placed: PlacedMemory | undefined;
   /** A local store's instance (`open`): a memory of another kind of a replaced store is not read. */
   private instance: string | undefined;
-  /** The run under way (`started`): recorded as the population's newest run. */
+  /** The run under way (`started`): recorded as the population's newest run (not a collection's: `ahead` only). */
   private run: string | undefined;
+  /** The run whose intents are written ahead (`started`). */
+  private ahead: string | undefined;
   /** The SHA-256 of the run's input file (src/sync/replayed-file.ts), recorded with its population. */
   private inputDigest: string | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */
@@ -233,6 +235,8 @@ export class SentMemory<P> {
   async started(run: string): Promise<void> {
     const memory = this.memory;
     if (memory === undefined) return;
+    this.ahead = run;
+    if (this.kind === 'collections') return;
     this.run = run;
     memory.recordPopulation(populationKey(this.flags.population), run, false, this.inputDigest);
     await memory.durable();
@@ -299,21 +303,21 @@ export class SentMemory<P> {
   }
 
   /**
-   * The record job's hooks that feed the memory: acknowledged outcomes, intents written ahead,
-   * refusals and unsettled requests; where runs put their population on record (not collections:
-   * only an adoption does), the run's start and end, and the report's note of what was found.
+   * The record job's hooks that feed the memory: the run's start and end (stored before the report
+   * sinks complete: a failed store reaches them, docs/ci.md), acknowledged outcomes, intents written
+   * ahead, refusals and unsettled requests; but for collections, the report's note of what was found.
    */
   hooks(): Pick<RecordJob<P>, 'syncMemory' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
-    const fed: Pick<RecordJob<P>, 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> = {
+    return {
+      started: (run) => this.started(run),
+      ending: () => this.close(),
       acknowledged: (unit, payload, outcome, run, kept) => this.acknowledged(unit, payload, outcome, run, kept),
       unsettled: (unit) => this.unsettled(unit),
       refused: (unit, taken) => this.refused(unit, taken),
       intend: (unit, run) => this.intend(unit, run),
       intentsDurable: () => this.intentsDurable(),
+      syncMemory: () => (this.kind === 'collections' ? undefined : this.found),
     };
-    if (this.kind === 'collections') return fed;
-    // Stored (a service's copy too) before the report sinks complete: a failed store reaches them (docs/ci.md).
-    return { ...fed, syncMemory: () => this.found, started: (run) => this.started(run), ending: () => this.close() };
   }
 
   /**
@@ -394,7 +398,7 @@ export class SentMemory<P> {
   /** What `intend` wrote, on disk and at the memory's home (written ahead to a state service): the requests it was written for may go. */
   async intentsDurable(): Promise<void> {
     await this.memory?.durable();
-    if (this.run !== undefined) await this.placed?.writeAhead(this.run);
+    if (this.ahead !== undefined) await this.placed?.writeAhead(this.ahead);
   }
 
   /**
