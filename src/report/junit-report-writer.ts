@@ -125,7 +125,7 @@ export class JunitReportWriter implements ReportSink {
         ? undefined
         : !memory.populationFound
           ? `none: ${noMemorySentence(this.header)}`
-          : memory.missesRun !== undefined
+          : memory.missesRun !== undefined || memory.otherMemories !== undefined
             ? `incomplete: ${noMemorySentence(this.header)}`
             : `found: ${memory.remembered} remembered (${memory.file})`;
     const counts = {

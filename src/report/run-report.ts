@@ -69,10 +69,10 @@ export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; 
  * The target's identity: a local store's path or a remote's base URL (one sync memory, one target
  * of runs). The base URL as given, without trailing slashes, its scheme and host in lower case
  * (RFC 3986: neither is case-sensitive), so `HTTP://Exam.Example.com/` is the server
- * `https://exam.example.com` is. Its path and port are kept as given.
+ * `https://exam.example.com` is. Its path and port are kept as given; a store's in lower case on Windows.
  */
-export function targetIdentity(target: ReportTarget): string {
-  if (target.kind === 'local') return `local ${target.store}`;
+export function targetIdentity(target: ReportTarget, platform = process.platform): string {
+  if (target.kind === 'local') return `local ${platform === 'win32' ? target.store.toLowerCase() : target.store}`;
   return `remote ${target.baseUrl.replace(/\/+$/, '')}`.replace(/^remote [a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (authority) => authority.toLowerCase());
 }
 
@@ -147,6 +147,8 @@ export interface SyncMemoryNote {
   populationFound: boolean;
   /** A run of this population the memory misses (docs/sync.md: "The sync memory", "A state service", "When the memory is lost"). */
   missesRun?: { run: string; since: string; later?: true; cut?: true };
+  /** Other memories of the store's instance (another path): each file (its path). */
+  otherMemories?: string[];
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
-import { describeTarget, missedRunSentence, type SummaryNote } from '../report/report-writers.js';
+import { describeTarget, missedRunSentence, otherMemoriesSentence, type SummaryNote } from '../report/report-writers.js';
 import { type ReportTarget, type SyncMemoryNote } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
@@ -10,7 +10,7 @@ import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
 import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SyncKind } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
-import { ofOtherInstance, sameServerElsewhere } from './memory-files.js';
+import { adoptSpelling, ofOtherInstance, sameServerElsewhere, sameStore } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { fileDigest, refuseOldFile } from './replayed-file.js';
@@ -97,7 +97,7 @@ export class SentMemory<P> {
   ) {}
 
   /** Opens the memory; `decides`: this run reads it to choose what is sent, so it holds the target's lock. */
-  async open(decides: boolean): Promise<SyncMemory> {
+  async open(decides: boolean, acts = false): Promise<SyncMemory> {
     const resolved = await this.target();
     // --only-new / --only-existing on a remote target: the memory chooses what is sent.
     decides ||= this.flags.only !== undefined && resolved.kind === 'remote';
@@ -108,9 +108,18 @@ export class SentMemory<P> {
     const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
     const population = this.flags.population;
     this.instance = await targetInstance(resolved, !dryRun, this.deps);
+    const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
+    // Its memories under another path (docs/sync.md, "The sync memory").
+    const others: string[] = [];
+    const syncDir = place.kind === 'dir' && target.kind === 'local' ? place.syncDir : '';
+    for (const { other, here } of syncDir ? await sameStore(syncDir, target, this.kind, this.instance) : []) {
+      const where = `${other.file} (${describeTarget(other.target!)})`;
+      if (!here || !(dryRun || (await adoptSpelling(syncDir, target, other, lockTimeoutMs)))) others.push(where);
+      else tell(`note: ${dryRun ? 'a real run takes in' : 'took in'} ${where}: this store's memory`);
+    }
     this.placed = await openPlacedMemory(place, target, this.kind, {
       lock: decides && !dryRun,
-      lockTimeoutMs: lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
+      lockTimeoutMs,
       readOnly: dryRun,
       onWait: tell,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
@@ -127,10 +136,7 @@ export class SentMemory<P> {
     const remembered = this.memory.entries.size;
     const populations = this.memory.populations();
     // A resume's checks again, now it holds the memory: a later run may have gone on record meanwhile.
-    await this.deps.resume?.check?.({ name: this.placed.name, populations }).catch(async (error: unknown) => {
-      await this.close();
-      throw error;
-    });
+    await this.closingOnFailure(async () => this.deps.resume?.check?.({ name: this.placed!.name, populations }));
     const populationFound = populations.has(populationKey(population));
     // An id the memory lacks is new only where the memory knows this population: another
     // population's record says nothing of who this export's users are (a lost memory of theirs).
@@ -148,12 +154,16 @@ export class SentMemory<P> {
     // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).
     if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, populations.get(populationKey(population))!.run);
     this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }) } : undefined;
+    const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
+    if (others.length > 0) {
+      const words = otherMemoriesSentence(this.placed.name, others);
+      if (this.found !== undefined) this.found.otherMemories = others;
+      if (acts || this.flags.requireMemory) await refuse(`refused, nothing sent: ${words}`);
+      tell(`warning: ${words}`);
+    }
     if (decides && missesRun !== undefined) {
       const words = missedRunSentence(this.placed.name, population ?? null, missesRun, this.kind);
-      if (this.flags.requireMemory) {
-        await this.close();
-        throw new UsageError(terminalLine(`--require-memory: ${words}; nothing was sent`));
-      }
+      if (this.flags.requireMemory) await refuse(`--require-memory: ${words}; nothing was sent`);
       tell(`warning: ${words}`);
     }
     if (decides && !found && !otherInstance && place.kind === 'dir') {
@@ -164,8 +174,7 @@ export class SentMemory<P> {
     }
     if (decides && !populationFound && this.flags.requireMemory) {
       const missing = missingMemoryWords(target, this.placed.name, found, otherInstance, population, populations);
-      await this.close();
-      throw new UsageError(terminalLine(`--require-memory: ${missing}; nothing was sent. ${otherInstance ? REPLACED_STORE : lossAdvice(population)}`));
+      await refuse(`--require-memory: ${missing}; nothing was sent. ${otherInstance ? REPLACED_STORE : lossAdvice(population)}`);
     }
     if (this.flags.changedOnly && !populationFound) {
       // Not "yet" where a run of this runs directory fed one: it was lost (docs/sync.md, "When the memory is lost").

@@ -205,7 +205,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
       { what: 'the runs directory', path: runsDir, kind: 'directory' },
       // A state service (an http(s) address) is no place on disk to judge.
       ...(isStateAddress(deps.env.EXAMCTL_SYNC_DIR ?? '') ? [] : [{ what: 'the sync directory', path: syncDirOf(undefined, options.runsDir, deps), kind: 'directory' as const }]),
-      { what: 'the local store', path: store ?? localStorePath(options, deps), kind: 'directory' },
+      { what: 'the local store', path: store ?? (await localStorePath(options, deps)), kind: 'directory' },
     ],
     deps.env,
   );
