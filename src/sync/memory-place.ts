@@ -17,7 +17,7 @@ import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, documentSum, documentText, readDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
-import { besideAddress, MAX_DELTAS, readServiceDocument, readServiceMemory, removeBeside, storeDelta, WriteAhead } from './write-ahead.js';
+import { besideAddress, MAX_DELTAS, readServiceDocument, readServiceMemory, storeDelta, WriteAhead } from './write-ahead.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
@@ -277,15 +277,13 @@ export class ServiceCopy {
     await this.storeWhole(at);
   }
 
-  /** The memory stored whole (a new document, serial one up; the deltas of the one before are left behind, then removed). */
+  /** The memory stored whole (a new document, serial one up; the deltas of the one before left behind, until new ones replace them). */
   private async storeWhole(at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
     await this.assertCopy();
     const text = documentText(this.target, await readMemories(this.syncDir, this.target), this.serial + 1);
     await this.service.write(text, this.lockInfo?.ID);
     this.serial += 1;
-    const had = this.stored?.deltas ?? 0;
     this.stored = { base: documentSum(text), bytes: text.length, deltas: 0, deltaBytes: 0, at: new Map(at) };
-    if (had > 0) await removeBeside(this.service, 'delta-').catch(() => undefined);
   }
 
   /** The whole lines each kind's copy gained past `from`, where they end, and whether a copy was rewritten since (compacted, gone: its offsets mean nothing). */
@@ -305,6 +303,8 @@ export class ServiceCopy {
 
   /** A store that failed: the words saying what it costs. */
   private unsaved(error: unknown, kind?: SyncKind): TargetError {
+    // Kept in a file (StateService.write):
+    if ((error as { whole?: boolean }).whole === true) return error as TargetError;
     const why = error instanceof Error ? error.message : String(error);
     // What the run wrote ahead is on the service: the next night takes it in (docs/sync.md, "Written ahead").
     const cost = this.startedAhead

@@ -11,7 +11,7 @@ import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
 import { assertDocumentTarget, documentText, newestRunOfMemories, readDocument, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
-import { readServiceDocument, readServiceMemory, removeBeside } from './write-ahead.js';
+import { forgetBeside, readServiceDocument, readServiceMemory } from './write-ahead.js';
 import { jsonObject, StateService } from './state-service.js';
 
 /** The document of the target's memory at `place` (exit 2 when it has none: nothing to keep). */
@@ -161,8 +161,7 @@ export async function forgetServiceMemory(address: string, target: ReportTarget,
     let forgotten = 0;
     for (const contents of present?.memories.values() ?? []) forgotten += contents.entries.size;
     await service.remove(lockId);
-    await removeBeside(service, 'intents-');
-    await removeBeside(service, 'delta-');
+    await forgetBeside(service);
     return forgotten;
   });
 }

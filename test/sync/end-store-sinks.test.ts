@@ -52,7 +52,7 @@ describe('an end store the state service refuses', () => {
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).not.toContain('::error');
       writeUsers(dir, ['es-1', 'es-2', 'es-3']);
-      server.fail('POST -delta-', 200, 1, '');
+      server.fail('POST -delta-', 200, 2, '');
       const failed = await sync(dir, env, '--report', 'stu.xml');
       expectStoppedEverywhere(failed, dir, 3);
     }));
@@ -67,7 +67,7 @@ describe('an end store the state service refuses', () => {
       const first = await push();
       expect(first.code, first.stderr).toBe(0);
       writeFileSync(join(dir, 'sittings.csv'), sittings.replace('stu-2002,Ben,Okafor', 'stu-2002,Ben,Okafor-Smith'));
-      server.fail('POST -delta-', 200, 1, '');
+      server.fail('POST -delta-', 200, 2, '');
       const failed = await push('--report', 'stu.xml');
       expectStoppedEverywhere(failed, dir, (JSON.parse(first.stdout) as { summary: { total: number } }).summary.total);
     }));
