@@ -80,7 +80,8 @@ export class MemoryEntries {
   indexLine(start: number, end: number): boolean {
     const bytes = this.bytes;
     if (end - start < ENTRY_START.length + 2) return false;
-    for (let k = 0; k < ENTRY_START.length; k++) if (bytes[start + k] !== ENTRY_START[k] && (k < CRC_AT || k >= CRC_AT + 8)) return false;
+    for (let k = 0; k < CRC_AT; k++) if (bytes[start + k] !== ENTRY_START[k]) return false;
+    for (let k = CRC_AT + 8; k < ENTRY_START.length; k++) if (bytes[start + k] !== ENTRY_START[k]) return false;
     const from = start + ENTRY_START.length;
     const to = bytes.indexOf(QUOTE, from);
     if (to < 0 || to >= end) return false;
