@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -325,6 +325,10 @@ export async function buildBundle() {
   });
   writeFileSync(join(BUNDLE_DIR, 'THIRD-PARTY-NOTICES.md'), thirdPartyNotices(result.metafile));
   writeFileSync(join(BUNDLE_DIR, 'meta.json'), JSON.stringify(result.metafile));
+  // The build's id (src/version.ts: --version, doctor --json, each run journal): a hash of every chunk's name and text.
+  const program = createHash('sha256');
+  for (const file of Object.keys(result.metafile.outputs).filter((name) => name.endsWith('.mjs')).sort()) program.update(`${basename(file)}\n`).update(readFileSync(join(root, file)));
+  writeFileSync(join(BUNDLE_DIR, 'examctl.sha256'), program.digest('hex'));
   try {
     await buildCodeCachedScript();
   } catch (error) {

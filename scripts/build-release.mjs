@@ -254,6 +254,8 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
       main: join(programDir, 'main.cjs'),
       output: blob,
       disableExperimentalSEAWarning: true,
+      // NODE_OPTIONS is not read: no --require or --inspect reaches examctl (docs/security.md).
+      execArgvExtension: 'none',
       // V8's code cache only where it is made: a cache made here does not fit another platform's V8.
       useCodeCache: target === HOST,
       useSnapshot: false,
@@ -302,12 +304,15 @@ export async function buildRelease(targets = Object.keys(PINS.targets), outDir =
 /** The docs the executable's help cites (`docs/sync.md`, ...), for an admin without the repository: README "Install". */
 export const DOCS_ZIP = 'examctl-docs.zip';
 
-/** README.md, LICENSE and docs/*.md under `examctl/`, dated 2026-01-01 (the same docs make the same file). */
+/** The example files the README and the tour (docs/tutorial.md) use, in the docs zip beside the pages. */
+const DOC_FIXTURES = ['users.csv', 'users-with-errors.csv', 'sittings.csv', 'collection.json', 'world.json'].map((name) => `fixtures/${name}`);
+
+/** README.md, LICENSE, docs/*.md and DOC_FIXTURES under `examctl/`, dated 2026-01-01 (the same docs make the same file). */
 function zipDocs(file) {
   const { ZipFile } = require('yazl');
   const zip = new ZipFile();
   const docs = readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`);
-  for (const name of ['README.md', 'LICENSE', ...docs]) zip.addFile(join(root, name), `examctl/${name}`, { mtime: new Date('2026-01-01T00:00:00Z') });
+  for (const name of ['README.md', 'LICENSE', ...docs, ...DOC_FIXTURES]) zip.addFile(join(root, name), `examctl/${name}`, { mtime: new Date('2026-01-01T00:00:00Z') });
   zip.end();
   return new Promise((resolve, reject) => zip.outputStream.pipe(createWriteStream(file)).on('close', resolve).on('error', reject));
 }

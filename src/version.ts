@@ -2,18 +2,22 @@ import { readFileSync } from 'node:fs';
 import { getAsset, isSea } from 'node:sea';
 
 /**
- * examctl's version, read once from package.json (dist/ and src/ both sit one level below the
- * package root; the one-file executable holds it as an asset: system/shipped-file.ts). Used by --version, the User-Agent and the OpenAPI document.
+ * The first match of `pattern` in a file that ships with examctl, by its path from the package root
+ * (dist/ and src/ sit one level below it; the executable's asset: system/shipped-file.ts).
  */
-export const EXAMCTL_VERSION: string = (() => {
+function shipped(path: string, pattern: RegExp): string | undefined {
   try {
-    const raw = isSea() ? getAsset('package.json', 'utf8') : readFileSync(new URL('../package.json', import.meta.url), 'utf8');
-    const version = (JSON.parse(raw) as { version?: unknown }).version;
-    return typeof version === 'string' ? version : 'unknown';
+    return pattern.exec(isSea() ? getAsset(path, 'utf8') : readFileSync(new URL(`../${path}`, import.meta.url), 'utf8'))?.[1];
   } catch {
-    return 'unknown';
+    return undefined;
   }
-})();
+}
 
-/** What `examctl --version` prints: examctl's version and the Node it runs on (cli/main.ts answers it before loading the command tree). */
-export const VERSION_LINE = `examctl ${EXAMCTL_VERSION} (Node ${process.version})`;
+/** Used by --version, the User-Agent and the OpenAPI document. */
+export const EXAMCTL_VERSION = shipped('package.json', /"version"\s*:\s*"([^"]*)"/) ?? 'unknown';
+
+/** The program's SHA-256 the build wrote beside it (12 digits); `dev` from src/. */
+export const BUILD_ID = shipped('dist/bundle/examctl.sha256', /^([0-9a-f]{12})/) ?? 'dev';
+
+/** What `examctl --version` prints (cli/main.ts answers it before loading the command tree). */
+export const VERSION_LINE = `examctl ${EXAMCTL_VERSION} (Node ${process.version}, build ${BUILD_ID})`;

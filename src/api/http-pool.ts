@@ -29,10 +29,13 @@ export function openDispatcher(origin: string, options: DispatcherOptions): Disp
   // requests, which a CONNECT-only proxy refuses, and which would show the proxy the token).
   if (proxy !== undefined) {
     const variable = origin.startsWith('https:') ? 'HTTPS_PROXY' : 'HTTP_PROXY';
-    return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions, clientFactory: (url, opts) => tunnelClient(url, opts, shownProxy(proxy), variable) });
+    return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions, requestTls: VERIFIED, proxyTls: VERIFIED, clientFactory: (url, opts) => tunnelClient(url, opts, shownProxy(proxy), variable) });
   }
-  return new Pool(origin, poolOptions);
+  return new Pool(origin, { ...poolOptions, connect: VERIFIED });
 }
+
+/** Checked whatever NODE_TLS_REJECT_UNAUTHORIZED says (docs/security.md). */
+const VERIFIED = { rejectUnauthorized: true };
 
 /**
  * The proxy agent's connection to the proxy, whose CONNECT answer is judged here: undici would

@@ -32,7 +32,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
   let full = false;
   program
     .description('Provision an online assessment platform in bulk: schedules, users, collections, invigilators, review sessions.')
-    .version(VERSION_LINE, '-V, --version', 'print the examctl version and the Node.js it runs on')
+    .version(VERSION_LINE, '-V, --version', 'print the examctl version, the Node.js it runs on and the build')
     .exitOverride()
     .configureOutput({
       writeOut: (text) => void deps.stdout.write(text),

@@ -48,6 +48,10 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'EXAMCTL_REQUEST_TIMEOUT_MS', meaning: 'how long one attempt of a request to the remote target may take, headers and body, in milliseconds (default 60000; from 100 to 3600000); a request past it is retried like a network failure. It bounds each exchange with a state service too (never retried).' },
   { name: 'EXAMCTL_STOP_GRACE_MS', meaning: 'after Ctrl-C/SIGTERM, how long requests already sent may still answer, in milliseconds (default 10000); then they are abandoned as "answer lost, may have been applied".' },
   { name: 'NODE_EXTRA_CA_CERTS', meaning: "a PEM file of extra CA certificates, read by Node: for a service whose certificate comes from a private CA." },
+  { name: 'NODE_TLS_REJECT_UNAUTHORIZED', meaning: 'ignored: examctl always checks certificates.' },
+  { name: 'LC_ALL', meaning: 'then LC_CTYPE, then LANG: a locale not UTF-8 (or none) prints the run counts as one line.' },
+  { name: 'LC_CTYPE', meaning: 'see LC_ALL.' },
+  { name: 'LANG', meaning: 'see LC_ALL.' },
   { name: 'HOME', meaning: 'your home (~): the config and run journals\' default place, ~ in token file paths, where the search for a store stops. Empty or relative: as unset (the account\'s home). With no home at all, give EXAMCTL_CONFIG_DIR and EXAMCTL_RUNS_DIR.' },
 ];
 

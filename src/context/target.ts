@@ -1,5 +1,5 @@
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { access, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../system/errors.js';
 import { DEMO_WORLD } from '../system/shipped-file.js';
@@ -22,8 +22,17 @@ export function targetOnce(options: GlobalOptions, deps: CommandDeps): TargetOf 
 }
 
 /** The store `local init` makes: --store, EXAMCTL_STORE, else the current directory's (no search: like `git init`). */
-export function localStorePath(options: GlobalOptions, deps: CommandDeps): string {
-  return resolve(deps.cwd, options.store ?? nonEmpty(deps.env.EXAMCTL_STORE) ?? DEFAULT_STORE_DIR);
+export async function localStorePath(options: GlobalOptions, deps: CommandDeps) {
+  return realPathOf(resolve(deps.cwd, options.store ?? nonEmpty(deps.env.EXAMCTL_STORE) ?? DEFAULT_STORE_DIR));
+}
+
+/**
+ * A path as the OS resolves it (links, Windows' letter
+ * case), as far as it exists: one store, one path.
+ */
+export async function realPathOf(path: string): Promise<string> {
+  const parent = dirname(path);
+  return (await realpath(path).catch(() => undefined)) ?? (parent === path ? path : join(await realPathOf(parent), basename(path)));
 }
 
 /**
@@ -51,12 +60,10 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 }
 
 export async function findStore(options: GlobalOptions, deps: CommandDeps): Promise<StoreDiscovery> {
-  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) return { store: localStorePath(options, deps), found: false, searched: [] };
-  const [{ discoverStore }, { CURRENT_FILE }, { access, stat }, { join }, { currentTrustContext, entryProblem }] = await Promise.all([
+  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) return { store: await localStorePath(options, deps), found: false, searched: [] };
+  const [{ discoverStore }, { CURRENT_FILE }, { currentTrustContext, entryProblem }] = await Promise.all([
     import('./store-discovery.js'),
     import('../engine/store/manifest.js'),
-    import('node:fs/promises'),
-    import('node:path'),
     import('../system/trusted-place.js'),
   ]);
   const context = currentTrustContext(deps.env);

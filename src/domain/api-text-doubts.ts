@@ -14,10 +14,8 @@ import type { CollectionRequest, Schedule } from './types.js';
 const UPPER_CASE = /[A-Z]/;
 
 /**
- * A collection as examctl's client checks it before sending. The rule table holds the API text's
- * letter, "a-z and 0-9" (the engine and `local serve` refuse upper case with 802, as the text
- * numbers it); a service may take upper case all the same, so the client judges the ExternalId
- * with its upper-case letters read as lower case, and a valid one is sent as given, with a warning.
+ * A collection as examctl's client checks it before sending: an ExternalId with upper-case letters
+ * judged as lower case, sent as given with a warning (the docs/domain-rules.md section above).
  */
 export function collectionForSending(
   fields: Record<string, unknown>,

@@ -1,10 +1,7 @@
 /**
- * Every numbered error code a problem can carry (docs/domain-rules.md, "Codes per endpoint"):
- * SPEC_CODES, the integration API's own with the spec's numbers (only a code the spec lists),
- * then OWN_CODES, examctl's, 9000..9999, a range the spec does not use (tsc refuses any other
- * number: FourDigitsFrom9; test/domain/codes.test.ts checks that no two codes share a number).
- * A condition the spec leaves unnumbered carries `null` (docs/interpretations.md, "Envelope and
- * errors"). Use them through ErrorCode, the union of both blocks.
+ * Every numbered error code a problem can carry (docs/domain-rules.md, "Codes per endpoint"): the
+ * spec's SPEC_CODES, then examctl's OWN_CODES (tsc refuses a number outside 9000..9999:
+ * FourDigitsFrom9). Use them through ErrorCode, the union of both blocks.
  */
 export const SPEC_CODES = {
   // user (400)

@@ -135,18 +135,19 @@ export function unknownFieldProblem(table: RuleTable, prefix: string, key: strin
 }
 
 const wireCache = new WeakMap<FieldRule, z.ZodType>();
+const inputCache = new WeakMap<FieldRule, z.ZodType>();
 
-/** The rule's wire schema, built on first use and kept (zod schemas are immutable). */
-export function wireOf(zod: Zod, rule: FieldRule): z.ZodType {
-  let schema = wireCache.get(rule);
-  if (schema === undefined) {
-    schema = rule.wire(zod);
-    wireCache.set(rule, schema);
-  }
+/** A rule's schema from `cache`, built on first use and kept (zod schemas are immutable). */
+function kept(cache: WeakMap<FieldRule, z.ZodType>, rule: FieldRule, build: () => z.ZodType): z.ZodType {
+  let schema = cache.get(rule);
+  if (schema === undefined) cache.set(rule, (schema = build()));
   return schema;
 }
 
-const inputCache = new WeakMap<FieldRule, z.ZodType>();
+/** The rule's wire schema. */
+export function wireOf(zod: Zod, rule: FieldRule): z.ZodType {
+  return kept(wireCache, rule, () => rule.wire(zod));
+}
 
 /**
  * What the API takes for an optional field, as the document declares it: the rule's input (or
@@ -154,16 +155,13 @@ const inputCache = new WeakMap<FieldRule, z.ZodType>();
  * value schema does not already take it. Built once per rule.
  */
 export function optionalInputOf(zod: Zod, rule: FieldRule): z.ZodType {
-  let schema = inputCache.get(rule);
-  if (schema === undefined) {
+  return kept(inputCache, rule, () => {
     const value = rule.input !== undefined ? rule.input(zod) : wireOf(zod, rule);
     const options: z.ZodType[] = [value];
     if (rule.emptyIsUnset === true && !value.safeParse('').success) options.push(zod.literal(''));
     options.push(zod.null());
-    schema = zod.union(options as [z.ZodType, z.ZodType, ...z.ZodType[]]).describe(value.description ?? rule.name);
-    inputCache.set(rule, schema);
-  }
-  return schema;
+    return zod.union(options as [z.ZodType, z.ZodType, ...z.ZodType[]]).describe(value.description ?? rule.name);
+  });
 }
 
 /**

@@ -7,6 +7,7 @@ import { quotedValue } from './problem.js';
 import { isCalendarDate, parseDateTime } from './date-time.js';
 import { ErrorCode } from './codes.js';
 import type { Problem } from './problem.js';
+import { isPlainObject } from './field-rules.js';
 
 /** `n` with leading zeros to `width` digits (a time's fields). */
 export function pad(n: number, width = 2): string {
@@ -510,12 +511,12 @@ export function readRecordDates(
   for (const key of Object.keys(fields)) {
     const value = fields[key];
     if ((key === 'Schedule' || key === 'Candidates') && prefix === '') {
-      if (key === 'Schedule' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        const read = readRecordDates(value as Record<string, unknown>, options, problems, 'Schedule.', written);
+      if (key === 'Schedule' && isPlainObject(value)) {
+        const read = readRecordDates(value, options, problems, 'Schedule.', written);
         if (read !== value) (out ??= { ...fields })[key] = read;
       } else if (key === 'Candidates' && Array.isArray(value)) {
         const read = value.map((candidate: unknown, i) =>
-          typeof candidate === 'object' && candidate !== null && !Array.isArray(candidate) ? readRecordDates(candidate as Record<string, unknown>, options, problems, `Candidates[${i}].`, written) : candidate,
+          isPlainObject(candidate) ? readRecordDates(candidate, options, problems, `Candidates[${i}].`, written) : candidate,
         );
         if (read.some((candidate, i) => candidate !== value[i])) (out ??= { ...fields })[key] = read;
       }

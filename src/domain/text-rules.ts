@@ -13,10 +13,7 @@ export { isCalendarDate, parseDateTime, type DateTimeParse } from './date-time.j
 export const ALNUM_DASH = /^[A-Za-z0-9-]+$/;
 /** "Alphanumeric" (ProctoringServiceTemplateExternalId): letters of either case and digits, no dashes. */
 export const ALNUM = /^[A-Za-z0-9]+$/;
-/**
- * Collection ExternalId: "Alphanumeric, a-z and 0-9" (802, "ExternalId must be alphanumeric (a-z,
- * 0-9)"). The client sends upper case with a warning (api-text-doubts.ts); the engine refuses it.
- */
+/** Collection ExternalId (docs/domain-rules.md, "Where the API text and examctl differ"). */
 export const LOWER_ALNUM = /^[a-z0-9]+$/;
 /** User ExternalId: - _ a-z A-Z 0-9 @ (219). */
 export const USER_EXTERNAL_ID = /^[-_a-zA-Z0-9@]+$/;

@@ -13,7 +13,7 @@ import type {
   ScheduleLinks,
 } from '../port/local-directory.js';
 import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
-import { OverlayView, StoreView, worldEntityChanges, type EngineView } from './view.js';
+import { isRootHierarchy, OverlayView, StoreView, worldEntityChanges, type EngineView } from './view.js';
 
 /** Queries over `view()`, asked anew on each call so they read the state as it is then. */
 export function directoryOver(view: () => EngineView): LocalDirectory {
@@ -114,7 +114,7 @@ function hierarchyEntries(hierarchies: readonly WorldHierarchy[]): HierarchyEntr
       title: hierarchy.Title,
       path: pathOf(hierarchy),
       active: hierarchy.Active,
-      root: hierarchy.Parent === undefined || hierarchy.Parent === null,
+      root: isRootHierarchy(hierarchy),
     })),
   );
 }

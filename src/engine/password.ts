@@ -10,12 +10,7 @@ const SALT_BYTES = 16;
 const KEY_BYTES = 32;
 const HASH_FORMAT = /^scrypt\$N=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 
-/**
- * How many hashes run at once (docs/remote.md, "The local server"): one thread of libuv's pool
- * (4 unless UV_THREADPOOL_SIZE says otherwise) stays free for the store's file operations, which
- * 64 queued hashes once held up for seconds, and no more hashes run than there are cores. The
- * remaining hashes wait here, in order.
- */
+/** How many hashes run at once (docs/remote.md, "The local server"); the rest wait here, in order. */
 export const SCRYPT_CONCURRENCY = Math.max(
   1,
   Math.min((Number(process.env.UV_THREADPOOL_SIZE) || 4) - 1, availableParallelism()),

@@ -253,10 +253,7 @@ export function decideSchedule(
 /** Schedule Title is string(100) (code points); a generated one must fit too. */
 const SCHEDULE_TITLE_MAX = 100;
 
-/**
- * `<assessment title> <yyyy-mm-dd hh:mm> UTC`, deterministic so a resend is `unchanged`. A long
- * assessment title is cut (by code points, never inside a surrogate pair) so the whole fits.
- */
+/** A schedule's title when the request gives none (docs/engine-rules.md, "Schedules"), cut by code points. */
 export function generatedTitle(assessmentTitle: string, startMs: number): string {
   const when = ` ${new Date(startMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   const room = SCHEDULE_TITLE_MAX - when.length;

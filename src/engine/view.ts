@@ -62,7 +62,7 @@ function userHints(key: string, user: WorldUser): string[] {
   return hints;
 }
 
-function isRootHierarchy(hierarchy: WorldHierarchy): boolean {
+export function isRootHierarchy(hierarchy: WorldHierarchy): boolean {
   return hierarchy.Parent === undefined || hierarchy.Parent === null;
 }
 

@@ -1,9 +1,7 @@
 /**
- * The text a spreadsheet shows for a whole number under a number format made of digit
- * placeholders and literal text (docs/input-formats.md, ".xlsx"): `"C"000000` shows 4521 as
- * `C004521`, `00000-0000` shows 12345678 as `01234-5678`, `0000 000 000` shows 412345678 as
- * `0412 345 678`. An id, postal code or phone number typed so is read as the admin sees it, not
- * as the bare number the cell stores. The grammar it reads, and what any other format does: that section.
+ * The text a spreadsheet shows for a whole number under a format of digit placeholders and
+ * literal text, so an id typed so is read as the admin sees it (docs/input-formats.md, ".xlsx",
+ * "Cells": the examples, the grammar, and what any other format does).
  */
 
 type FormatPart = { placeholder: '0' | '#' | '?' } | { literal: string };

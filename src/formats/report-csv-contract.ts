@@ -93,12 +93,7 @@ export function noStatusColumn(file: string): UsageError {
   return notARunReport(`no status column in ${file}`);
 }
 
-/**
- * What a report writes in place of a schedule PIN (docs/cli-contract.md, "Run report": "Secrets ... never appear in
- * ... reports"). Not a valid PIN (4 digits), so it can never be sent as one: a run that reads it
- * back takes --pin instead, or is refused (schedule-push.ts). Also what `review-session show`
- * prints for Content.Pin, so "a PIN exists" stays visible while its digits do not.
- */
+/** What a report and `review-session show` write for a PIN; never a valid one (docs/cli.md, "Run report"). */
 export const WITHHELD_PIN = 'withheld';
 
 /** A PIN cell holding the marker (any case, spaces around: a spreadsheet may respell it). */

@@ -183,10 +183,8 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
       return chunk;
     };
 
-    // A file read in a single-byte legacy encoding (--encoding windows-1252, or a profile's) whose
-    // bytes are valid UTF-8 with letters beyond ASCII is UTF-8: read so, every such letter would
-    // become two or three others (`Jürgen` as `JÃ¼rgen`), silently. Watched as it streams; said at
-    // its end, before any record of it is sent (the structure pass, or a dry run's one read).
+    // A file read in a single-byte legacy encoding whose bytes are UTF-8 is refused (docs/input-formats.md,
+    // "Text encoding"): watched as it streams, said at its end, before any record of it is sent.
     let legacy: { utf8: TextDecoder; first?: { line: number; utf8: string; read: string } } | undefined;
     const watchLegacy = (chunk: Buffer, last: boolean): void => {
       if (legacy === undefined) return;

@@ -1,14 +1,8 @@
 /**
- * `.xlsx` input (docs/input-formats.md, ".xlsx"): one worksheet read as a CSV file is, streamed
- * so memory stays bounded: the zip through its directory (zip-entries.ts), the small parts by
- * workbook-parts.ts, the sheet's rows by sheet-rows.ts, all over examctl's own XML tokenizer
- * (workbook-xml.ts). The header is matched by the CSV reader's own functions; each cell becomes
- * text by xlsx-cells.ts. Cells that cannot be used (error values, formulas never calculated,
- * zone-less date-times) do not stop the file: their record carries the problem and fails, as a
- * bad value in a CSV cell does.
- *
- * exceljs is not used to read: it decoded some producers' values wrongly (inline strings decoded
- * twice, t="d" cells, phonetic runs) and took ~5x the CSV time. It still writes the reports.
+ * `.xlsx` input, and why not exceljs: docs/input-formats.md, ".xlsx". One worksheet read as a
+ * CSV file is, streamed: the zip (zip-entries.ts), the small parts (workbook-parts.ts), the rows
+ * (sheet-rows.ts), over workbook-xml.ts; the header matched by the CSV reader's own functions,
+ * each cell by xlsx-cells.ts. A cell that cannot be used fails its record, not the file.
  */
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';

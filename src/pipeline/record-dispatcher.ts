@@ -22,11 +22,7 @@ export interface DispatchOptions {
   stopWhen?: () => Error | undefined;
   /** The run's journal: each unit on record as sent before its request goes out, and its outcome after. */
   journal?: RunJournaling;
-  /**
-   * With a journal: how many positions ahead of the one being dispatched may already be on
-   * record as sent (docs/runs.md, "Sent ahead"), so their fsync runs while earlier requests are
-   * in flight. 0: each unit is put on record when it is dispatched, and waits for it.
-   */
+  /** With a journal: the positions that may go on record as sent ahead (docs/runs.md, "Sent ahead"); 0: none. */
   recordAhead?: number;
 }
 

@@ -121,11 +121,7 @@ export interface RecordJob<P, R = never> {
    * earlier attempt of a resumed run. Feeds the sync memory (docs/sync.md).
    */
   acknowledged?(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void;
-  /**
-   * A real run's unit that went out and may have changed the target without an ok: `partial`
-   * (saved in part), or no definite answer (lost, cut short, 5xx or network failure after
-   * retries). The sync memory must not judge its row unchanged next time (docs/sync.md).
-   */
+  /** A real run's unit that may have changed the target without an ok (docs/sync.md, "--changed-only"). */
   unsettled?(unit: Unit<P>): void;
   /**
    * A real run's unit the target refused (`failed`: a definite answer); `taken`: refused because
@@ -133,10 +129,8 @@ export interface RecordJob<P, R = never> {
    */
   refused?(unit: Unit<P>, taken: boolean): void;
   /**
-   * A real run's unit about to be put on record as sent (its request goes once that is durable):
-   * the sync memory records what it must believe if the answer is lost to a kill (docs/sync.md,
-   * "A request cut short"). True when it wrote something: the request then waits for
-   * `intentsDurable` too.
+   * A real run's unit about to be put on record as sent (docs/sync.md, "A request cut short"). True
+   * when the memory wrote something: the request then waits for `intentsDurable` too.
    */
   intend?(unit: Unit<P>, run: string): boolean;
   intentsDurable?(): Promise<void>;
@@ -160,11 +154,7 @@ export interface RecordJob<P, R = never> {
    * items that are not ok.
    */
   readsOnlyFailedItself?: boolean;
-  /**
-   * On `runs resume`: what a refused resend of a unit that may have been applied before its
-   * answer was lost says the lost attempt did (service-answer.ts: `createdByLostAttempt`,
-   * `removedByLostAttempt`); the item is then ok with a note (docs/runs.md, "runs resume").
-   */
+  /** On `runs resume`: what a refused resend says the lost attempt did (service-answer.ts; docs/runs.md, "runs resume"). */
   lostAttemptDid?: LostAttemptDid;
 }
 

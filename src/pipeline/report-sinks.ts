@@ -60,10 +60,11 @@ async function reportSinkOf(format: ReportFormat, sink: TextSink, header: Report
   return new JunitReportWriter(sink, header, { startedAt: times.startedAt, now: () => endedAt });
 }
 
-/** On a terminal the counts are a small table; in logs and pipes one plain, greppable line. */
+/** On a UTF-8 terminal the counts are a small table; in logs and pipes one plain, greppable line. */
 async function countsRenderer(deps: CommandDeps): Promise<((summary: ReportSummary, dryRun: boolean) => string) | undefined> {
   if (!deps.isTTY) return undefined;
-  const [{ renderRunSummaryTable }, { colorEnabled }] = await Promise.all([import('../terminal/run-summary-table.js'), import('../terminal/table-format.js')]);
+  const [{ renderRunSummaryTable }, { colorEnabled, utf8Locale }] = await Promise.all([import('../terminal/run-summary-table.js'), import('../terminal/table-format.js')]);
+  if (!utf8Locale(deps.env, deps.platform)) return undefined;
   const color = colorEnabled({ isTTY: deps.isTTY, env: deps.env });
   const width = (deps.progressStream as { columns?: number } | undefined)?.columns;
   return (summary, dryRun) => renderRunSummaryTable(summary, { color, dryRun, width });

@@ -74,11 +74,8 @@ export interface JournaledTraits {
 }
 
 /**
- * Starts the journal of a new run, or continues the one `runs resume` opened. The options are
- * recorded as given, with the directory they were given in (`cwd`): a resume from elsewhere
- * resolves them from there, and reports the input file under the same name. --store and
- * --report are made absolute too. A --pin is recorded only as its SHA-256 (a resume asks for
- * it again).
+ * Starts the journal of a new run, or continues the one `runs resume` opened; what it records of
+ * the options, and why: docs/runs.md, "What a journal keeps".
  */
 export async function startJournaling(
   command: string,

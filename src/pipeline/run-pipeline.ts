@@ -36,13 +36,8 @@ export function readAheadFor(window: number): number {
 }
 
 /**
- * Positions a journaled run may put on record as sent ahead of the one it dispatches
- * (docs/runs.md, "Sent ahead"), within the units read so far: at least half of it rides on each
- * fsync, so at 8,000 users/s an fsync has 4 ms before a request would wait for it. Larger than
- * the read-ahead, so a write carries what was read since the last one: a 10,000-user remote run
- * makes ~180 journal writes instead of ~310 (bench/README.md, "Session 40: per-user"). It also
- * bounds what a kill -9 leaves on record as sent that never went out (each resent by a resume,
- * as a lost answer is).
+ * Positions a journaled run may put on record as sent ahead of the one it dispatches, within the
+ * units read so far; why this many, and what it costs: docs/runs.md, "Sent ahead".
  */
 export function recordAheadFor(window: number): number {
   return Math.max(256, window);
@@ -111,12 +106,9 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
   });
 
-  // A run that sends builds its units a few at a time (record-source.ts, `inPieces`): a window's
-  // worth first, so the first request waits for that piece only, then the journal's sent-ahead
-  // window's worth. The next pieces are read and validated while requests are in flight, after
-  // the requests of the turn are written (`AfterWrites`), a sent-ahead window before their turn,
-  // so the journal puts units on record as sent ahead of their dispatch as each piece is read
-  // (RecordDispatcher.expect), and its fsync runs while the requests before them are in flight.
+  // A run that sends builds its units a piece at a time (record-source.ts, `inPieces`), a window's
+  // worth first, the next ones read while requests are in flight, after the turn's writes
+  // (`AfterWrites`), each put on record as sent as it is read (docs/runs.md, "Sent ahead").
   const sends = !dryRun && api !== null && job.sendsTogether !== true;
   const ahead = sends ? readAheadFor(window) : 0;
   const piece = Math.max(MIN_PIECE, window);
@@ -253,15 +245,9 @@ async function dispatchAll<P, R>(units: UnitQueue<P>, scheduler: InOrderSchedule
 }
 
 /**
- * The remote API as the dispatcher of a run sees it. Answers come in bursts (the requests of a
- * window went out together, so their answers come back together), and each answer's journal
- * line, sync memory and report item cost more CPU than its request: handled answer by answer,
- * the last slot of a burst was refilled only after every answer before it was handled, so at
- * 20 ms of latency the window stood part-empty for a millisecond or two of every round trip.
- * So an answer that cannot stop the run (`Success: true`: never a failure for --max-errors,
- * service-answer.ts) frees its request slot at once, so the next request goes out, and is handed
- * on to be journaled and reported once the requests of the turn are written (`AfterWrites`),
- * after the other answers of its burst freed theirs. Every other answer (a failure, a refusal) is handed on at once and
+ * The remote API as the dispatcher of a run sees it (bench/README.md, "Session 40: sending"): an
+ * answer that cannot stop the run (`Success: true`, service-answer.ts) frees its request slot at
+ * once and is handed on once the turn's requests are written (`AfterWrites`); any other answer
  * frees its slot only once handled, so what it stops is stopped before another request goes.
  * Holds because each unit makes one call (every RecordJob's `send`).
  */

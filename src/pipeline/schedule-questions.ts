@@ -115,11 +115,7 @@ async function storeChoices(deps: CommandDeps, target: TargetOf): Promise<StoreC
 /** Schedules whose start is past, and rows with an empty ScheduleExtId, are named, at most this many, then counted. */
 const PAST_SHOWN = 5;
 
-/**
- * Said before anything is sent, because neither can be undone: a candidates file without a
- * schedule id makes a new schedule on every run (three runs, three schedules), and a schedule
- * whose StartDateTime is already past is activated at once and can no longer be updated.
- */
+/** The two warnings said before anything is sent, since neither can be undone (docs/human.md). */
 export async function warnBeforeSending(defaults: ScheduleDefaults, records: () => AsyncIterable<InputRecord>, shaping: RecordShaping, dryRun: boolean, now: number, deps: CommandDeps): Promise<void> {
   const past: string[] = [];
   let pastCount = 0;

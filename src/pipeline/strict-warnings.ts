@@ -1,7 +1,4 @@
-/**
- * --strict: every warning fails its record, its errors its warnings (docs/cli.md, "--strict").
- * Read through `warningsFail`: a profile's `strict`, then --strict or --no-strict for one run.
- */
+/** --strict (docs/cli.md, "--strict"): every warning fails its record, its errors its warnings. */
 import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { RunOptions, Unit } from './record-job.js';
@@ -9,9 +6,8 @@ import { resolveSettings } from '../context/settings.js';
 import type { CommandDeps } from '../context/command-deps.js';
 
 /**
- * Whether a run fails its warned records: --strict or --no-strict, else the active profile's
- * `strict` (config set-profile --strict), else not. A profile that cannot be read is the
- * command's to refuse before this (its input flags read it): here it says nothing.
+ * Whether a run fails its warned records (docs/cli.md, "--strict": the flag, else the profile's). A
+ * profile that cannot be read is the command's to refuse before this: here it says nothing.
  */
 export async function warningsFail(options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl' | 'target' | 'store'>, deps: Pick<CommandDeps, 'env' | 'runProfile'>): Promise<boolean> {
   if (options.strict !== undefined) return options.strict;

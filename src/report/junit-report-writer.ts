@@ -1,10 +1,7 @@
 /**
- * The run report as JUnit XML (`--report x.xml`, docs/ci.md), in only the elements and attributes
- * GitLab, Jenkins and GitHub test reporters all accept.
- *
- * The suite's counts come first in the file but are known only at the end, so the test cases are
- * held in a SpoolSink (memory, then an unlinked temp file) and copied after the counts: memory
- * stays flat for 500k records.
+ * The run report as JUnit XML (`--report x.xml`, docs/ci.md), in only what GitLab, Jenkins and
+ * GitHub test reporters all accept. The suite's counts come first but are known only at the end,
+ * so the test cases wait in a SpoolSink (memory, then an unlinked temp file): memory stays flat.
  */
 import type { Problem } from '../domain/problem.js';
 import { describeTarget, noMemorySentence } from './report-writers.js';
@@ -128,7 +125,7 @@ export class JunitReportWriter implements ReportSink {
         ? undefined
         : !memory.populationFound
           ? `none: ${noMemorySentence(this.header)}`
-          : memory.missesRun !== undefined
+          : memory.missesRun !== undefined || memory.otherMemories !== undefined
             ? `incomplete: ${noMemorySentence(this.header)}`
             : `found: ${memory.remembered} remembered (${memory.file})`;
     const counts = {

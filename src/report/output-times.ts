@@ -1,9 +1,8 @@
 /**
- * Times and dates as examctl writes them for people and spreadsheets (`review-session show`,
- * run report workbooks): an instant in an IANA zone (`--timezone`), written ISO with the zone's
- * offset or by a `--date-format` (the tokens the input side reads, domain/local-time.ts, so a
- * file examctl wrote reads back with the same flags), or as an Excel date (a serial day number
- * under a date format). Pure (Intl only).
+ * Times and dates as examctl writes them for people and spreadsheets (docs/cli.md, "review-session
+ * show": "Times"; run report workbooks): ISO with the zone's offset, by a `--date-format` (the
+ * input side's tokens, domain/local-time.ts, so a file reads back with the same flags), or as an
+ * Excel date. Pure (Intl only).
  */
 import { isCalendarDate, parseDateTime } from '../domain/date-time.js';
 import {

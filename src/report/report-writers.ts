@@ -18,6 +18,7 @@ import { terminalLine } from '../formats/terminal-text.js';
  */
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
+  if (note?.otherMemories !== undefined) return otherMemoriesSentence(note.file, note.otherMemories);
   if (note !== undefined && note.populationFound && note.missesRun !== undefined) return missedRunSentence(note.file, note.population, note.missesRun, note.kind);
   if (note === undefined || note.populationFound) return undefined;
   const population = note.population === null ? 'the runs without --population' : `--population ${note.population}`;
@@ -31,6 +32,12 @@ export function noMemorySentence(header: ReportHeader): string | undefined {
     `${missing}: ${costs}; ` +
     `if a memory was lost, restore it (examctl synced import) or rebuild it (examctl ${ADOPT_COMMAND[note.kind ?? 'users']}${note.population === null ? '' : ` --population ${note.population}`}) before the next night (docs/sync.md, "When the memory is lost")`
   );
+}
+
+/** Other memories of the store's instance (docs/sync.md, "The sync memory"). */
+export function otherMemoriesSentence(file: string, others: readonly string[]): string {
+  const keep = "keep one: synced forget this one, or remove the other's directory";
+  return `another memory of this store: ${others.join(', ')}, besides ${file} (a user sent under one is not disabled from the other); ${keep}`;
 }
 
 /** The command that rebuilds a memory of each kind from the last file sent (docs/sync.md, "When the memory is lost"). */

@@ -29,10 +29,7 @@ export interface ReportItem {
   note?: string;
   /** With action `updated`: the fields that change (the human plan shows them; not in the JSON or CSV report). */
   changedFields?: string[];
-  /**
-   * --prune-memberships (docs/sync.md): the links (`H-A`) and flags (`H-A:coordinator`) examctl
-   * sent before that this request removes; in the JSON report.
-   */
+  /** --prune-memberships: the links and flags examctl sent that this request removes (docs/sync.md, "Movers"). */
   removed?: string[];
   /** With `removed`: the links the request adds (the plan's `joins H-D`; not in the JSON or CSV report). */
   joined?: string[];
@@ -72,10 +69,10 @@ export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; 
  * The target's identity: a local store's path or a remote's base URL (one sync memory, one target
  * of runs). The base URL as given, without trailing slashes, its scheme and host in lower case
  * (RFC 3986: neither is case-sensitive), so `HTTP://Exam.Example.com/` is the server
- * `https://exam.example.com` is. Its path and port are kept as given.
+ * `https://exam.example.com` is. Its path and port are kept as given; a store's in lower case on Windows.
  */
-export function targetIdentity(target: ReportTarget): string {
-  if (target.kind === 'local') return `local ${target.store}`;
+export function targetIdentity(target: ReportTarget, platform = process.platform): string {
+  if (target.kind === 'local') return `local ${platform === 'win32' ? target.store.toLowerCase() : target.store}`;
   return `remote ${target.baseUrl.replace(/\/+$/, '')}`.replace(/^remote [a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (authority) => authority.toLowerCase());
 }
 
@@ -103,7 +100,6 @@ export interface ReportSummary {
   left?: number;
 }
 
-
 /** The report's fixed head: what ran, where, and whether anything could change. */
 export interface ReportHeader {
   command: string;
@@ -119,16 +115,8 @@ export interface ReportHeader {
   plans?: true;
   /** The run's id when it is journaled (docs/runs.md). */
   run?: string;
-  /**
-   * `runs show` of a run whose input cannot be read again: how many items the run never reached
-   * (counted as skipped, not listed; null when the journal cannot tell) and why.
-   */
+  /** `runs show` without the input: the items counted, not listed (docs/runs.md, "runs show"). */
   unlisted?: { count: number | null; reason: string };
-  /**
-   * `runs show` of a --changed-only run whose input cannot be read again: how many unchanged
-   * items it counts as ok without listing them (the journal keeps their positions, not their
-   * rows) and why, so `items` and `summary` reconcile in the document itself.
-   */
   unlistedUnchanged?: { count: number; reason: string };
   /** A run that decides from the sync memory (--changed-only, --disable-missing): what it found. */
   syncMemory?: SyncMemoryNote;
@@ -157,13 +145,10 @@ export interface SyncMemoryNote {
   remembered: number;
   population: string | null;
   populationFound: boolean;
-  /**
-   * A run of this population the memory misses: one that started on a state service and never
-   * stored its end (docs/sync.md, "A state service"), or (`later`) one in the runs directory
-   * newer than the memory's newest run of the population (a memory restored from before it), or
-   * (`cut`) the newest run, whose end the memory lacks though its journal finished (a file cut short).
-   */
+  /** A run of this population the memory misses (docs/sync.md: "The sync memory", "A state service", "When the memory is lost"). */
   missesRun?: { run: string; since: string; later?: true; cut?: true };
+  /** Other memories of the store's instance (another path): each file (its path). */
+  otherMemories?: string[];
 }
 
 /** The original CSV row(s) behind an item, so a CSV report can give them back with a status. */

@@ -1,6 +1,7 @@
 import type { SourceRef } from '../input/record.js';
 import type { ItemStatus, ReportHeader, ReportItem, ReportSummary, ReportTarget } from '../report/run-report.js';
 import type { RecordedValue } from './recorded-options.js';
+import { isPlainObject } from '../domain/field-rules.js';
 
 /** The newest version of the run journal's line format this examctl reads; a reader refuses a newer one. */
 export const RUN_JOURNAL_VERSION = 2;
@@ -51,17 +52,9 @@ export interface RunHeaderLine {
   input: InputFingerprint | null;
   /** Units the input holds, when the pipeline knew it before sending (the structure pass). */
   units?: number;
-  /**
-   * The run's command names the creates the service would have named (`chosenId` of the run and
-   * position, docs/runs.md "An id examctl chooses"), so `runs show` gives their ids; absent in a
-   * run of a command that never chooses one (its items all carry their own id).
-   */
+  /** Its creates carry ids examctl chose (docs/runs.md, "The journal", "An id examctl chooses"). */
   chosenIds?: true;
-  /**
-   * The profile whose input settings the run read its input with (docs/runs.md, "The journal"),
-   * as it was then; null: none. `runs show` and `runs resume` read the input with it, not with
-   * the profile of today. Absent in a run of an older examctl.
-   */
+  /** The profile the input was read with, as it was then; null: none (docs/runs.md, "The journal"). */
   profile?: RecordedProfile | null;
   /** Where target, token and profile came from, in its report's words. */
   origin?: Pick<ReportHeader, 'targetFrom' | 'tokenFrom' | 'profile'>;
@@ -72,6 +65,8 @@ export interface RunHeaderLine {
   startedAt: string;
   pid: number;
   host: string;
+  /** The examctl build that ran it (`--version`); absent from an older examctl. */
+  build?: string;
 }
 
 /** Written, and fsynced, before the item's request goes out. */
@@ -86,11 +81,7 @@ export interface SentLine extends ItemRef {
  */
 export interface UnsentLine extends ItemRef {
   t: 'unsent';
-  /**
-   * The target failure that stopped the run at this item (a refused token, a 404 without an
-   * envelope, ...), in the words of the run's own report: `runs show` gives it so. Optional, so a
-   * reader that does not know it reads the line as before ("not sent"); format 1 and 2 alike.
-   */
+  /** The target failure that stopped the run at this item, in its report's words (docs/runs.md, "The journal"). */
   reason?: string;
 }
 
@@ -102,12 +93,7 @@ export interface OutcomeLine extends ItemRef, Pick<ReportItem, 'errors' | 'actio
   transient: boolean;
 }
 
-/**
- * `--changed-only`: units judged unchanged and not sent, compactly (docs/runs.md, "The journal"):
- * one line per group commit instead of an outcome per unit. `r` holds triples: first position,
- * count, index into `since`, the runs whose acknowledged requests they matched in the sync memory
- * (what the memory judged them against, and their note). A resume keeps them as their outcome.
- */
+/** `--changed-only`'s units not sent, as (first position, count, index into `since`) triples (docs/runs.md, "The journal"). */
 export interface UnchangedLine {
   t: 'unchanged';
   r: number[];
@@ -165,11 +151,10 @@ export function finishesRun(reason: EndReason): boolean {
 const END_REASONS: ReadonlySet<string> = new Set<EndReason>(['completed', 'max-errors', 'interrupted', 'closed-pipe', 'target-error']);
 const STATUSES: ReadonlySet<string> = new Set(['ok', 'partial', 'failed']);
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isItemRef = (value: Record<string, unknown>): boolean =>
   Number.isInteger(value.n) &&
   (value.n as number) >= 0 &&
-  isObject(value.source) &&
+  isPlainObject(value.source) &&
   typeof value.source.file === 'string' &&
   typeof value.source.line === 'number' &&
   (value.id === null || typeof value.id === 'string');
@@ -188,14 +173,14 @@ const isUnchangedLine = (body: Record<string, unknown>): boolean =>
  * line this version writes (a newer examctl's journal, or damage the checksum missed).
  */
 export function checkJournalLine(body: unknown, first: boolean): RunJournalLine | string {
-  if (!isObject(body) || typeof body.t !== 'string') return 'not a run journal line';
+  if (!isPlainObject(body) || typeof body.t !== 'string') return 'not a run journal line';
   if (first !== (body.t === 'run')) return first ? 'the first line is not a run header' : 'a second run header';
   const line = body as unknown as RunJournalLine;
   switch (body.t) {
     case 'run':
       if (typeof body.v !== 'number') return 'no format version';
       if (body.v > RUN_JOURNAL_VERSION) return `written by a newer examctl (journal format ${body.v}; this one reads ${RUN_JOURNAL_VERSION})`;
-      if (typeof body.id !== 'string' || typeof body.command !== 'string' || !isObject(body.target) || !isObject(body.options) || typeof body.startedAt !== 'string') {
+      if (typeof body.id !== 'string' || typeof body.command !== 'string' || !isPlainObject(body.target) || !isPlainObject(body.options) || typeof body.startedAt !== 'string') {
         return 'incomplete run header';
       }
       return line;
@@ -212,7 +197,7 @@ export function checkJournalLine(body: unknown, first: boolean): RunJournalLine 
     case 'resume':
       return typeof body.at === 'string' ? line : 'malformed resume line';
     case 'end':
-      return typeof body.at === 'string' && typeof body.reason === 'string' && END_REASONS.has(body.reason) && isObject(body.summary)
+      return typeof body.at === 'string' && typeof body.reason === 'string' && END_REASONS.has(body.reason) && isPlainObject(body.summary)
         ? line
         : 'malformed end line';
     default:

@@ -309,11 +309,7 @@ export async function runState(runsDir: string, record: Pick<JournalHead, 'id' |
   return 'interrupted';
 }
 
-/**
- * How many units the run has, as its last attempt counted them (docs/runs.md, "Every view of a run
- * counts its last attempt's units"): that attempt's end line, else the header's count; undefined
- * when neither knows (a schedule push killed in its first attempt).
- */
+/** How many units the run has (docs/runs.md, "Every view of a run counts its last attempt's units"). */
 export function unitsOf(run: Pick<JournalHead, 'header' | 'end'>): number | undefined {
   const endTotal: unknown = run.end?.summary.total;
   return isCount(endTotal) ? endTotal : run.header.units;
@@ -470,11 +466,8 @@ export async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunH
 }
 
 /**
- * Runs of `command` on `target` for `population` that started after run `after` and may have
- * changed the target (docs/sync.md, "When the memory is lost"): real runs (no dry run) that fed
- * the same sync memory (`syncDir` as journaled: the flag's or EXAMCTL_SYNC_DIR's; both none: the
- * default beside the runs directory) and, when finished, had something acknowledged (unfinished:
- * had anything on record). Oldest first.
+ * Runs of `command` on `target` for `population` after run `after` that fed the same sync memory
+ * and may have changed the target (docs/sync.md, "When the memory is lost"). Oldest first.
  */
 export async function laterFeedingRuns(
   runsDir: string,

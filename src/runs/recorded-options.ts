@@ -16,11 +16,8 @@ export function redactUrl(text: string): string {
 }
 
 /**
- * The options a run journal keeps, so `runs resume` continues with the same ones: those `names`
- * gives (the command's declaration marks them, cli/command-declaration.ts `keptOptionNames`), an
- * allow-list, with plain values only (strings, finite numbers, booleans, lists of strings). A
- * base URL loses its user info, query and fragment. `tokenFile` is a path, not a token; the
- * token itself is read again on resume. A PIN is never named: the pipeline records its SHA-256.
+ * The options a run journal keeps (docs/runs.md, "What a journal keeps"): only those `names`
+ * gives (cli/command-declaration.ts `keptOptionNames`), an allow-list, with plain values only.
  */
 export function recordedOptions(options: Readonly<Record<string, unknown>>, names: readonly string[]): Record<string, RecordedValue> {
   const kept: Record<string, RecordedValue> = {};

@@ -92,10 +92,8 @@ export type ResentOutcome = Pick<OutcomeLine, 'status' | 'errors' | 'action' | '
 export type LostAttemptDid = (answer: ResentOutcome) => 'created' | 'removed' | undefined;
 
 /**
- * An item in flight when the run died (or answered only with a network failure, 429 or 5xx) may
- * have been applied before the answer was lost; its resend's refusal settles it as docs/runs.md
- * says after "An id examctl chooses": ok for an id examctl chose for this run, else the target's
- * answer with a note saying what examctl cannot tell. Any item never sent before keeps its answer.
+ * An item that may have been applied before its answer was lost: its resend's refusal settled as
+ * docs/runs.md says after "An id examctl chooses". An item never sent before keeps its answer.
  */
 export function settleInFlight(runId: string, decision: ResumeDecision, answer: ResentOutcome, lostAttemptDid: LostAttemptDid | undefined, chosenId = false): ResentOutcome {
   if (decision.action !== 'send' || !decision.maybeApplied) return answer;

@@ -11,6 +11,7 @@ import { journalVersionFor, type EndReason, type ItemRef, type OutcomeLine, type
 import { RunJournalError, RunJournalWriteError } from './run-errors.js';
 import { JournalGroupEncoder, outcomeBody, refBody } from './journal-encoder.js';
 import { newRunId } from './run-id.js';
+import { BUILD_ID } from '../version.js';
 import { RM_RETRY } from '../system/busy-retry.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
@@ -129,7 +130,7 @@ export class RunJournal {
       return abandon(error);
     }
     const journal = new RunJournal(id, file, handle, lock, commit);
-    const line: RunHeaderLine = { t: 'run', v: journalVersionFor(header.options), id, ...header, startedAt: now.toISOString(), pid: process.pid, host: hostname() };
+    const line: RunHeaderLine = { t: 'run', v: journalVersionFor(header.options), id, ...header, startedAt: now.toISOString(), pid: process.pid, host: hostname(), build: BUILD_ID };
     try {
       await journal.append(line);
     } catch (error) {

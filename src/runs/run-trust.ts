@@ -7,12 +7,9 @@ import { currentTrustContext, directoryProblem } from '../system/trusted-place.j
 import { describeSystemError } from '../system/system-error-words.js';
 
 /**
- * Which runs `runs list|show|resume` may use (docs/security.md, "Other local users"): a run
- * journal names a target, an input file and a token file, and a resume sends the user's token
- * there, so a journal another user could have written is never read. Only runs the current
- * user owns, in a runs directory and run directory that neither group nor others can write;
- * the journal a regular file (never a FIFO, device or symbolic link, which could hang or
- * redirect the read).
+ * Which runs `runs list|show|resume` may use (docs/security.md, "Other local users": "Runs
+ * directory"): a resume sends the user's token to the target a journal names, so a journal
+ * another user could have written is never read, nor one that is not a regular file.
  */
 export interface RunTrust {
   /** The current user's id; undefined where there are no uids (Windows): nothing is checked. */

@@ -3,7 +3,6 @@ import http from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
-import type { Envelope } from '../domain/envelope.js';
 import { TargetError, UsageError } from '../system/errors.js';
 import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
 import { DEFAULT_LINGER, isEndedByAnswer, lingerAfterAnswer, type LingerBounds } from './lingering-close.js';
@@ -11,6 +10,7 @@ import { tokenAccepted } from './token-check.js';
 import { FAILURE_MESSAGES as M } from './failure-messages.js';
 import { JsonFault, MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { API_PREFIX } from '../api/url-policy.js';
+import { failureEnvelope } from '../api/envelope-reader.js';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 /** A request line longer than this is 414: no route of the API needs more. */
@@ -134,15 +134,11 @@ class HttpFailure extends Error {
 /** The client went away before its request was complete: nothing to answer, logged as aborted. */
 class ClientGone extends Error {}
 
-function failure(message: string): Envelope<null> {
-  return { Content: null, Success: false, Errors: [{ Code: null, Message: message }] };
-}
-
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
 
 /** A whole response written on a raw socket (for errors the HTTP parser reports before any request object exists). */
 function rawFailure(status: number, message: string): string {
-  const body = JSON.stringify(failure(message));
+  const body = JSON.stringify(failureEnvelope(message));
   return (
     `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\n` +
     `connection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
@@ -364,17 +360,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (error instanceof ClientGone) {
         outcome = 'aborted';
       } else if (error instanceof HttpFailure) {
-        send(error.status, JSON.stringify(failure(error.message)), error.headers);
+        send(error.status, JSON.stringify(failureEnvelope(error.message)), error.headers);
       } else if (error instanceof TargetError) {
         // Store locked or unreadable: the client may retry (503 is in its retry set). Where the
         // store is, and who holds it, is for the server's log, not for a caller.
         options.log?.(`error: ${method} ${logPath}: ${error.message}`);
-        send(503, JSON.stringify(failure(M.storeBusy())), { 'retry-after': '1' });
+        send(503, JSON.stringify(failureEnvelope(M.storeBusy())), { 'retry-after': '1' });
       } else if (hasGoneAway(res)) {
         outcome = 'aborted';
       } else {
         options.log?.(`error: ${method} ${logPath}: ${error instanceof Error ? error.message : String(error)}`);
-        send(500, JSON.stringify(failure(M.internal())));
+        send(500, JSON.stringify(failureEnvelope(M.internal())));
       }
     } finally {
       const injected = fault === undefined ? '' : `${fault.kind === undefined ? '' : ` fault=${fault.kind}`}${fault.latencyMs > 0 ? ` latency=${fault.latencyMs}ms` : ''}`;

@@ -6,11 +6,9 @@ function digest(value: string): Buffer {
 }
 
 /**
- * The bearer token check: the SHA-256 of the presented token against every accepted one, in
- * constant time per token and without an early exit that would reveal which matched. An accepted
- * entry is a plain token or, as the store keeps them, its digest `sha256:<64 hex>`
- * (isApiTokenDigest), so the server never needs the token itself. Nothing is remembered between
- * requests: one hash a request (about 2 us) is far below a request's cost.
+ * The bearer token check (docs/engine-rules.md, "API tokens"): the presented token's SHA-256
+ * against every accepted one, in constant time per token and with no early exit that would
+ * reveal which matched. One hash a request (about 2 us): nothing is remembered between requests.
  */
 export function tokenAccepted(presented: string, accepted: readonly string[]): boolean {
   const presentedDigest = digest(presented);

@@ -58,10 +58,12 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
     const entry = this.entriesBefore.has(payload) ? (this.entriesBefore.get(payload) ?? undefined) : this.memory?.entries.get(id);
     const target = this.memory === undefined ? 'this target' : describeTarget(this.memory.target);
     const api = 'the API cannot update a collection (POST /collections only creates one, and nothing reads one back)';
+    const adopt = `examctl synced adopt-collections --file F records it as examctl's (F: the file this run read or, from flags, a .json file holding ${JSON.stringify(payload)})`;
     if (entry?.fields === undefined) {
+      const where = this.placed === undefined ? '' : ` (${this.placed.name})`;
       return failed(
-        `collection ${id} exists on ${target}, and examctl has no record of sending it there${this.memory === undefined ? '' : ` (${this.memory.file})`}, ` +
-          `so it cannot tell whether it holds these fields: ${api}. Check it on the platform, or give this one another ExternalId`,
+        `collection ${id} exists on ${target}, and examctl has no record of sending it there${where}, so it cannot tell whether it holds these fields: ${api}. ` +
+          `Check it on the platform: if examctl made it (its memory lost), ${adopt}; if not, give this one another ExternalId`,
       );
     }
     // Sent, its answer lost (an intent): that request may never have gone out, or been refused
@@ -69,8 +71,7 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
     if (entry.digest === '') {
       return failed(
         `collection ${id} exists on ${target}; examctl sent it there in run ${entry.run} but that answer was lost, so it cannot tell whether its request made it ` +
-          `or someone else did (with fields of their own): ${api}. Check it on the platform; if it is this one, examctl synced adopt-collections --file F records it as examctl's ` +
-          `(F: the file this run read or, from flags, a .json file holding ${JSON.stringify(payload)})`,
+          `or someone else did (with fields of their own): ${api}. Check it on the platform; if it is this one, ${adopt}`,
       );
     }
     const differences = fieldDifferences(entry.fields, collectionFields(payload));

@@ -138,14 +138,14 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
     const contents = memoryOfText(Buffer.from(memoryText, 'utf8'), `${source} (${kind})`, kind);
     // Inner against outer, each named as what it is: the run's own target is judged after (assertDocumentTarget).
     const inner = typeof contents.target !== 'object' || contents.target === null ? 'no target' : targetIdentity(contents.target);
-    if (inner !== body.identity) throw refuse(`its ${kind} memory records the target ${inner}, but the document is of the target ${body.identity} (put together by hand?)`);
+    if (inner !== targetIdentity(body.target)) throw refuse(`its ${kind} memory records the target ${inner}, but the document is of the target ${body.identity} (put together by hand?)`);
     memories.set(kind, contents);
     texts.set(kind, memoryText);
   }
   return {
     serial: typeof body.serial === 'number' && Number.isSafeInteger(body.serial) ? body.serial : 0,
     target: body.target,
-    identity: body.identity,
+    identity: targetIdentity(body.target),
     instance: typeof body.instance === 'string' ? body.instance : undefined,
     newestRun: typeof body.newestRun === 'string' ? body.newestRun : undefined,
     memories,

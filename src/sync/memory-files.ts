@@ -1,16 +1,17 @@
 /** A target's memory files (docs/sync.md, "Where", "Format"): where, read and checked, compacted, listed, forgotten. */
 import { hash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { UsageError } from '../system/errors.js';
 import { DSYNC_FLAG } from '../system/durable-write.js';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
-import type { StoreLock } from '../system/lock.js';
+import { underLock, type StoreLock } from '../system/lock.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
-import { assertTrustedMemoryDir, lockForDeciding, openMemoryFile, removeMemoryFiles } from './memory-access.js';
+import { assertTrustedMemoryDir, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles } from './memory-access.js';
+import { realPathOf } from '../context/target.js';
 import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
 import { damaged, entryOfBody, headerLine, newerPopulation, populationKey, populationLines, populationOfBody, SYNC_KINDS, SYNC_MEMORY_VERSION, type EntryBody, type HeaderBody, type PopulationBody, type PopulationRecord, type SyncKind } from './memory-lines.js';
 
@@ -273,6 +274,37 @@ export async function sameServerElsewhere(syncDir: string, target: ReportTarget,
     }
   }
   return found;
+}
+
+/**
+ * The store's memories (its `instance`) under another path; `here`: its own, spelled otherwise.
+ */
+export async function sameStore(syncDir: string, target: ReportTarget, kind: SyncKind, instance?: string) {
+  const found: { other: MemoryContents; here: boolean }[] = [];
+  for (const dir of await readdir(syncDir).catch(() => [])) {
+    const file = join(syncDir, dir, `${kind}.ndjson`);
+    if (!/^[0-9a-f]{16}$/.test(dir) || dirname(file) === memoryDir(syncDir, target)) continue;
+    const other = await readMemory(file, kind).catch(() => undefined);
+    if (other?.target?.kind !== 'local' || other.instance !== instance) continue;
+    const here = targetIdentity({ kind: 'local', store: await realPathOf(other.target.store) }) === targetIdentity(target);
+    if (here || instance !== undefined) found.push({ other, here });
+  }
+  return found;
+}
+
+/**
+ * Takes in `other`, made `target`'s, if the store has
+ * no memory of its kind (docs/sync.md, "The sync memory").
+ */
+export async function adoptSpelling(syncDir: string, target: ReportTarget, other: MemoryContents, timeoutMs: number) {
+  const file = memoryFile(syncDir, target, other.kind);
+  await makeTrustedMemoryDir(syncDir, dirname(file));
+  return underLock(dirname(file), undefined, timeoutMs, async () => {
+    if ((await readMemory(file, other.kind)).lines > 0) return false;
+    await compact(other, target);
+    await rename(other.file, file);
+    return true;
+  });
 }
 
 /** Every memory under the sync directory, for `synced show`. */

@@ -10,13 +10,14 @@ import type { CommandDeps } from '../context/command-deps.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { TargetError } from '../system/errors.js';
+import { systemFailure } from '../system/system-error-words.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, documentSum, documentText, readDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
-import { besideAddress, MAX_DELTAS, readServiceDocument, readServiceMemory, removeBeside, storeDelta, WriteAhead } from './write-ahead.js';
+import { besideAddress, MAX_DELTAS, readServiceDocument, readServiceMemory, storeDelta, WriteAhead } from './write-ahead.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
@@ -56,8 +57,6 @@ export interface PlaceOptions extends OpenMemoryOptions {
   /** What takes a service's lock, for its lock info (`examctl user sync`). */
   operation: string;
   env: Readonly<Record<string, string | undefined>>;
-  /** Told when a service's memory takes in what a run that never stored its end wrote ahead. */
-  onNote?: (message: string) => void;
 }
 
 /** Opens the memory of `kind` at `place`; a real run on a service locks it (whether it decides or only feeds). */
@@ -81,7 +80,7 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
       try {
         await memory.close();
       } finally {
-        await copy?.finish(!options.readOnly);
+        await copy?.finish(!options.readOnly, kind);
       }
     },
   };
@@ -228,7 +227,7 @@ export class ServiceCopy {
       if (syncDir !== undefined) await rm(syncDir, { recursive: true, force: true }).catch(() => undefined);
       if (lockInfo !== undefined) await service.unlock(lockInfo).catch(() => undefined);
       await service.close();
-      throw error;
+      throw systemFailure(error, `cannot write this run's copy of the sync memory in ${syncDir ?? 'the private temp folder'}`);
     }
   }
 
@@ -237,13 +236,13 @@ export class ServiceCopy {
    * (exit 3 when that fails, saying what the next night does); then
    * the lock released (exit 3 when that fails: the next run would be refused) and the copy removed.
    */
-  async finish(store: boolean): Promise<void> {
+  async finish(store: boolean, kind?: SyncKind): Promise<void> {
     let failure: TargetError | undefined;
     try {
       if (store && this.lockInfo !== undefined && this.startFailed) await this.withdrawMark().catch(() => undefined);
       else if (store && this.lockInfo !== undefined) await this.store();
     } catch (error) {
-      failure = this.unsaved(error);
+      failure = this.unsaved(error, kind);
     }
     try {
       if (this.lockInfo !== undefined) await this.service.unlock(this.lockInfo);
@@ -278,15 +277,13 @@ export class ServiceCopy {
     await this.storeWhole(at);
   }
 
-  /** The memory stored whole (a new document, serial one up; the deltas of the one before are left behind, then removed). */
+  /** The memory stored whole (a new document, serial one up; the deltas of the one before left behind, until new ones replace them). */
   private async storeWhole(at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
     await this.assertCopy();
     const text = documentText(this.target, await readMemories(this.syncDir, this.target), this.serial + 1);
     await this.service.write(text, this.lockInfo?.ID);
     this.serial += 1;
-    const had = this.stored?.deltas ?? 0;
     this.stored = { base: documentSum(text), bytes: text.length, deltas: 0, deltaBytes: 0, at: new Map(at) };
-    if (had > 0) await removeBeside(this.service, 'delta-').catch(() => undefined);
   }
 
   /** The whole lines each kind's copy gained past `from`, where they end, and whether a copy was rewritten since (compacted, gone: its offsets mean nothing). */
@@ -305,13 +302,15 @@ export class ServiceCopy {
   }
 
   /** A store that failed: the words saying what it costs. */
-  private unsaved(error: unknown): TargetError {
+  private unsaved(error: unknown, kind?: SyncKind): TargetError {
+    // Kept in a file (StateService.write):
+    if ((error as { whole?: boolean }).whole === true) return error as TargetError;
     const why = error instanceof Error ? error.message : String(error);
     // What the run wrote ahead is on the service: the next night takes it in (docs/sync.md, "Written ahead").
     const cost = this.startedAhead
       ? 'the service holds it as it was before this run plus what this run wrote ahead, which the next night takes in (its requests as tentative, checked again).'
       : 'the service still holds it as it was before this run, so the next night sends again what this run sent (--changed-only), and cannot disable the users this run created or remove the links it added once they leave the file.';
-    return new TargetError(`the sync memory was not saved to ${this.service.address} (${why}): ${cost}`);
+    return new TargetError(`the sync memory${kind === 'users' || !kind ? '' : ` (${kind})`} was not saved to ${this.service.address} (${why}): ${cost}`);
   }
 }
 

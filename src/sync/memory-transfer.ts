@@ -5,12 +5,13 @@
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
+import { systemFailure } from '../system/system-error-words.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
 import { assertDocumentTarget, documentText, newestRunOfMemories, readDocument, type MemoryDocument } from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
-import { readServiceDocument, readServiceMemory, removeBeside } from './write-ahead.js';
+import { forgetBeside, readServiceDocument, readServiceMemory } from './write-ahead.js';
 import { jsonObject, StateService } from './state-service.js';
 
 /** The document of the target's memory at `place` (exit 2 when it has none: nothing to keep). */
@@ -97,7 +98,7 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
       const file = memoryFile(place.syncDir, target, kind);
       const memoryText = document.texts.get(kind);
       if (memoryText === undefined) await removeMemoryFiles([file]);
-      else await writeFileAtomic(file, (writer) => writer.write(memoryText), { mode: 0o600 });
+      else await writeFileAtomic(file, (writer) => writer.write(memoryText), { mode: 0o600 }).catch((error: unknown) => Promise.reject(systemFailure(error, `cannot write ${file}`)));
     }
     return { document, replaced };
   } finally {
@@ -160,8 +161,7 @@ export async function forgetServiceMemory(address: string, target: ReportTarget,
     let forgotten = 0;
     for (const contents of present?.memories.values() ?? []) forgotten += contents.entries.size;
     await service.remove(lockId);
-    await removeBeside(service, 'intents-');
-    await removeBeside(service, 'delta-');
+    await forgetBeside(service);
     return forgotten;
   });
 }

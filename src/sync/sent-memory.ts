@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
-import { describeTarget, missedRunSentence, type SummaryNote } from '../report/report-writers.js';
+import { describeTarget, missedRunSentence, otherMemoriesSentence, type SummaryNote } from '../report/report-writers.js';
 import { type ReportTarget, type SyncMemoryNote } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
@@ -10,7 +10,7 @@ import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
 import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SyncKind } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
-import { ofOtherInstance, sameServerElsewhere } from './memory-files.js';
+import { adoptSpelling, ofOtherInstance, sameServerElsewhere, sameStore } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { fileDigest, refuseOldFile } from './replayed-file.js';
@@ -65,11 +65,13 @@ export { syncDirOf } from './memory-place.js';
 export class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** Where it is kept: closing it there stores a state service's copy. */
-  private placed: PlacedMemory | undefined;
+  protected placed: PlacedMemory | undefined;
   /** A local store's instance (`open`): a memory of another kind of a replaced store is not read. */
   private instance: string | undefined;
-  /** The run under way (`started`): recorded as the population's newest run. */
+  /** The run under way (`started`): recorded as the population's newest run (not a collection's: `ahead` only). */
   private run: string | undefined;
+  /** The run whose intents are written ahead (`started`). */
+  private ahead: string | undefined;
   /** The SHA-256 of the run's input file (src/sync/replayed-file.ts), recorded with its population. */
   private inputDigest: string | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */
@@ -95,7 +97,7 @@ export class SentMemory<P> {
   ) {}
 
   /** Opens the memory; `decides`: this run reads it to choose what is sent, so it holds the target's lock. */
-  async open(decides: boolean): Promise<SyncMemory> {
+  async open(decides: boolean, acts = false): Promise<SyncMemory> {
     const resolved = await this.target();
     // --only-new / --only-existing on a remote target: the memory chooses what is sent.
     decides ||= this.flags.only !== undefined && resolved.kind === 'remote';
@@ -106,9 +108,18 @@ export class SentMemory<P> {
     const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
     const population = this.flags.population;
     this.instance = await targetInstance(resolved, !dryRun, this.deps);
+    const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
+    // Its memories under another path (docs/sync.md, "The sync memory").
+    const others: string[] = [];
+    const syncDir = place.kind === 'dir' && target.kind === 'local' ? place.syncDir : '';
+    for (const { other, here } of syncDir ? await sameStore(syncDir, target, this.kind, this.instance) : []) {
+      const where = `${other.file} (${describeTarget(other.target!)})`;
+      if (!here || !(dryRun || (await adoptSpelling(syncDir, target, other, lockTimeoutMs)))) others.push(where);
+      else tell(`note: ${dryRun ? 'a real run takes in' : 'took in'} ${where}: this store's memory`);
+    }
     this.placed = await openPlacedMemory(place, target, this.kind, {
       lock: decides && !dryRun,
-      lockTimeoutMs: lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS,
+      lockTimeoutMs,
       readOnly: dryRun,
       onWait: tell,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
@@ -125,10 +136,7 @@ export class SentMemory<P> {
     const remembered = this.memory.entries.size;
     const populations = this.memory.populations();
     // A resume's checks again, now it holds the memory: a later run may have gone on record meanwhile.
-    await this.deps.resume?.check?.({ name: this.placed.name, populations }).catch(async (error: unknown) => {
-      await this.close();
-      throw error;
-    });
+    await this.closingOnFailure(async () => this.deps.resume?.check?.({ name: this.placed!.name, populations }));
     const populationFound = populations.has(populationKey(population));
     // An id the memory lacks is new only where the memory knows this population: another
     // population's record says nothing of who this export's users are (a lost memory of theirs).
@@ -146,12 +154,16 @@ export class SentMemory<P> {
     // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).
     if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, populations.get(populationKey(population))!.run);
     this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }) } : undefined;
+    const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
+    if (others.length > 0) {
+      const words = otherMemoriesSentence(this.placed.name, others);
+      if (this.found !== undefined) this.found.otherMemories = others;
+      if (acts || this.flags.requireMemory) await refuse(`refused, nothing sent: ${words}`);
+      tell(`warning: ${words}`);
+    }
     if (decides && missesRun !== undefined) {
       const words = missedRunSentence(this.placed.name, population ?? null, missesRun, this.kind);
-      if (this.flags.requireMemory) {
-        await this.close();
-        throw new UsageError(terminalLine(`--require-memory: ${words}; nothing was sent`));
-      }
+      if (this.flags.requireMemory) await refuse(`--require-memory: ${words}; nothing was sent`);
       tell(`warning: ${words}`);
     }
     if (decides && !found && !otherInstance && place.kind === 'dir') {
@@ -162,8 +174,7 @@ export class SentMemory<P> {
     }
     if (decides && !populationFound && this.flags.requireMemory) {
       const missing = missingMemoryWords(target, this.placed.name, found, otherInstance, population, populations);
-      await this.close();
-      throw new UsageError(terminalLine(`--require-memory: ${missing}; nothing was sent. ${otherInstance ? REPLACED_STORE : lossAdvice(population)}`));
+      await refuse(`--require-memory: ${missing}; nothing was sent. ${otherInstance ? REPLACED_STORE : lossAdvice(population)}`);
     }
     if (this.flags.changedOnly && !populationFound) {
       // Not "yet" where a run of this runs directory fed one: it was lost (docs/sync.md, "When the memory is lost").
@@ -224,6 +235,8 @@ export class SentMemory<P> {
   async started(run: string): Promise<void> {
     const memory = this.memory;
     if (memory === undefined) return;
+    this.ahead = run;
+    if (this.kind === 'collections') return;
     this.run = run;
     memory.recordPopulation(populationKey(this.flags.population), run, false, this.inputDigest);
     await memory.durable();
@@ -290,21 +303,21 @@ export class SentMemory<P> {
   }
 
   /**
-   * The record job's hooks that feed the memory: acknowledged outcomes, intents written ahead,
-   * refusals and unsettled requests; where runs put their population on record (not collections:
-   * only an adoption does), the run's start and end, and the report's note of what was found.
+   * The record job's hooks that feed the memory: the run's start and end (stored before the report
+   * sinks complete: a failed store reaches them, docs/ci.md), acknowledged outcomes, intents written
+   * ahead, refusals and unsettled requests; but for collections, the report's note of what was found.
    */
   hooks(): Pick<RecordJob<P>, 'syncMemory' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
-    const fed: Pick<RecordJob<P>, 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> = {
+    return {
+      started: (run) => this.started(run),
+      ending: () => this.close(),
       acknowledged: (unit, payload, outcome, run, kept) => this.acknowledged(unit, payload, outcome, run, kept),
       unsettled: (unit) => this.unsettled(unit),
       refused: (unit, taken) => this.refused(unit, taken),
       intend: (unit, run) => this.intend(unit, run),
       intentsDurable: () => this.intentsDurable(),
+      syncMemory: () => (this.kind === 'collections' ? undefined : this.found),
     };
-    if (this.kind === 'collections') return fed;
-    // Stored (a service's copy too) before the report sinks complete: a failed store reaches them (docs/ci.md).
-    return { ...fed, syncMemory: () => this.found, started: (run) => this.started(run), ending: () => this.close() };
   }
 
   /**
@@ -385,7 +398,7 @@ export class SentMemory<P> {
   /** What `intend` wrote, on disk and at the memory's home (written ahead to a state service): the requests it was written for may go. */
   async intentsDurable(): Promise<void> {
     await this.memory?.durable();
-    if (this.run !== undefined) await this.placed?.writeAhead(this.run);
+    if (this.ahead !== undefined) await this.placed?.writeAhead(this.ahead);
   }
 
   /**

@@ -6,6 +6,9 @@ import { quotedValue } from '../domain/problem.js';
 import { randomUUID, createHash } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { privateTempRoot } from '../system/private-temp.js';
 import { checkStateAddress, openStateHttp, type StateAnswer, type StateHttp } from '../context/state-http.js';
 import { StoreLockedError, TargetError, UsageError } from '../system/errors.js';
 import { describeHolder as describeLocalHolder, isStale, ownLockInfo, type LockInfo } from '../system/lock.js';
@@ -57,32 +60,50 @@ export class StateService {
   /** The document (`at`: another address of the service, a run's intents), or undefined when the service holds none yet (404, 204, an empty 200). */
   async read(at = this.address): Promise<string | undefined> {
     const answer = await this.http.exchange('GET', at);
-    if (answer.status === 404 || answer.status === 204 || (answer.status === 200 && answer.text.trim() === '')) return undefined;
-    if (answer.status !== 200) throw this.failed('GET', answer);
+    if (answer.status === 404 || (took(answer) && answer.text.trim() === '')) return undefined;
+    if (answer.status !== 200) throw this.failed('GET', answer, at);
     return answer.text;
   }
 
   /**
-   * Stores the document (`lockId`: the lock this run holds; `at`: another address of the service, a
-   * run's intents), then reads it back: a service that acknowledges the POST but still holds another
-   * document (it dropped the store) is exit 3, the memory not stored. The same document re-encoded
-   * by the service is judged by its checksum.
+   * Stores the document (`lockId`: the lock this run holds; `at`: a batch's, a delta's address) and
+   * reads it back (post); one not held is sent again, then what `at` held (`keep`: else nothing) is
+   * put back, a batch or delta removed failing that, a memory kept in a file: exit 3 says which.
    */
-  async write(text: string, lockId: string | undefined, at = this.address): Promise<void> {
+  async write(text: string, lockId: string | undefined, at = this.address, keep = at === this.address): Promise<void> {
+    const before = keep ? await this.read(at) : undefined;
+    let held = await this.post(text, lockId, at);
+    if (held === text || (held = await this.post(text, lockId, at)) === text) return;
+    const words = `the state service at ${at} acknowledged POST but still holds ${held === undefined ? 'no document' : 'another document'}: the memory was not stored (sent twice; `;
+    const undo = before === undefined ? this.remove(lockId, at).then(() => this.read(at)) : this.post(before, lockId, at);
+    if ((await undo.catch(() => held)) === before) {
+      throw new TargetError(`${words}${before === undefined ? 'removed again' : 'what it held before is put back'})`);
+    }
+    if (at !== this.address) {
+      const left = await this.remove(lockId, at).then(() => 'removed, not put back', () => 'left there, damaged: delete it on the service');
+      throw new TargetError(`${words}${left})`);
+    }
+    const file = join(await privateTempRoot(), `sync-memory-${Date.now()}.json`);
+    await writeFile(file, text, { mode: 0o600, flag: 'wx' });
+    const back = `once the service stores again, examctl synced import ${file} --sync-dir ${at} --force`;
+    throw Object.assign(new TargetError(`${words}nor what it held put back): this run's memory is in ${file}; ${back}`), { whole: true });
+  }
+
+  /** `text` POSTed to `at` and read back: `text` when held. */
+  private async post(text: string, lockId: string | undefined, at: string): Promise<string | undefined> {
     const md5 = createHash('md5').update(text, 'utf8').digest('base64');
     const answer = await this.http.exchange('POST', withLockId(at, lockId), { text, type: 'application/json', md5 });
-    if (answer.status !== 200 && answer.status !== 201 && answer.status !== 204) throw this.failed('POST', answer);
+    if (!took(answer)) throw this.failed('POST', answer, at);
     const held = await this.read(at);
-    const sum = checksumOf(text);
-    if (held !== text && (sum === undefined || checksumOf(held) !== sum)) {
-      throw new TargetError(`the state service at ${at} answered POST with ${answer.status} but still holds ${held === undefined ? 'no document' : 'another document'}: the memory was not stored`);
-    }
+    // JSON the service re-encoded: its checksum says.
+    const sum = jsonObject(text).sha256;
+    return held === text || (typeof sum === 'string' && jsonObject(held).sha256 === sum) ? text : held;
   }
 
   /** Removes the document (`synced forget`; `at`: a run's intents). */
   async remove(lockId: string | undefined, at = this.address): Promise<void> {
     const answer = await this.http.exchange('DELETE', withLockId(at, lockId));
-    if (answer.status !== 200 && answer.status !== 204 && answer.status !== 404) throw this.failed('DELETE', answer);
+    if (!took(answer, 404)) throw this.failed('DELETE', answer, at);
   }
 
   /**
@@ -113,7 +134,7 @@ export class StateService {
         await this.unlock(info).catch(() => undefined);
         throw error;
       }
-      if (answer.status === 200 || answer.status === 201 || answer.status === 204) return info;
+      if (took(answer)) return info;
       if (answer.status !== 423 && answer.status !== 409) throw this.failed(`${this.lockMethod} (lock)`, answer);
       const holder = describeHolder(answer.text);
       const dead = deadHolderHere(answer.text);
@@ -137,7 +158,7 @@ export class StateService {
   /** Releases a lock (this run's, or by its id one a killed run left: `synced unlock`). */
   async unlock(info: Pick<StateLockInfo, 'ID'> & Partial<StateLockInfo>): Promise<void> {
     const answer = await this.http.exchange(this.unlockMethod, withLockId(this.unlockAddress, info.ID), { text: JSON.stringify(info), type: 'application/json' });
-    if (answer.status === 200 || answer.status === 204) return;
+    if (took(answer)) return;
     if (answer.status === 423 || answer.status === 409) {
       throw new StoreLockedError(`the sync memory at ${this.address} is locked by ${describeHolder(answer.text).words}, not by lock ${info.ID}: not released`);
     }
@@ -148,12 +169,12 @@ export class StateService {
     return this.http.close();
   }
 
-  private failed(what: string, answer: StateAnswer): TargetError {
+  private failed(what: string, answer: StateAnswer, at = this.address): TargetError {
     const body = answer.text.trim().replace(/\s+/g, ' ').slice(0, 200);
     if (answer.status === 401 || answer.status === 403) {
-      return new TargetError(`the state service at ${this.address} refused ${what} (${answer.status}): check EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD (a token that may write the state)`);
+      return new TargetError(`the state service at ${at} refused ${what} (${answer.status}): check EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD (a token that may write the state)`);
     }
-    return new TargetError(`the state service at ${this.address} answered ${what} with ${answer.status}${body === '' ? '' : `: ${body}`}`);
+    return new TargetError(`the state service at ${at} answered ${what} with ${answer.status}${body === '' ? '' : `: ${body}`}`);
   }
 }
 
@@ -192,10 +213,9 @@ function deadHolderHere(text: string): LockInfo | undefined {
   return isStale(local) ? local : undefined;
 }
 
-/** The document's checksum (a service may re-encode its JSON), undefined for anything else. */
-function checksumOf(text: string | undefined): string | undefined {
-  const sha256 = jsonObject(text).sha256;
-  return typeof sha256 === 'string' ? sha256 : undefined;
+/** A status saying it was done (`also`: one more). */
+function took(answer: StateAnswer, also?: number): boolean {
+  return [200, 201, 204, also].includes(answer.status);
 }
 
 /** `text` as a JSON object; anything else (not JSON, not an object) as an empty one. */

@@ -6,7 +6,7 @@ import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, liveFeeders, ma
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { JournalGroupEncoder } from '../runs/journal-encoder.js';
-import { describeSystemError } from '../system/system-error-words.js';
+import { describeSystemError, systemFailure } from '../system/system-error-words.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
 import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
@@ -31,6 +31,8 @@ export interface OpenMemoryOptions {
   instance?: string;
   /** Told when the memory is of another instance of the store (replaced since): it is not used. */
   onOtherInstance?: OnWait;
+  /** Told a note: a rewrite skipped, a service's memory taking in what a lost run wrote ahead. */
+  onNote?: (message: string) => void;
 }
 
 /**
@@ -117,7 +119,7 @@ export class SyncMemory {
     try {
       // Opened once: what is read and what is appended to are the same file.
       // Made (when absent) already holding its header: see createBorn.
-      let opened = await openMemoryFile(file, options.readOnly ? 'read' : 'append', APPEND_FLAGS, Buffer.from(headerLine(kind, target, options.instance), 'utf8'));
+      const opened = await openMemoryFile(file, options.readOnly ? 'read' : 'append', APPEND_FLAGS, Buffer.from(headerLine(kind, target, options.instance), 'utf8'));
       handle = opened?.handle;
       let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : memoryOfText(opened.bytes, file, kind, target);
       const otherInstance = ofOtherInstance(contents, options.instance);
@@ -131,14 +133,20 @@ export class SyncMemory {
           ({ contents, handle } = await begunAnew(file, kind, target, options, lock));
         }
       }
-      // Compacted under the lock once most lines are superseded, and a file of format 1 rewritten as 2 with the populations of its entries.
-      if (lock !== undefined && (overgrown(contents.lines, contents.entries.size) || (contents.populations === undefined && contents.lines > 0))) {
-        contents = await compact(contents, target);
-        // The compacted file replaced the one open: open it (in the same trusted directory) again.
-        await handle?.close();
-        handle = undefined;
-        opened = await openMemoryFile(file, 'append', APPEND_FLAGS);
-        handle = opened?.handle;
+      // Compacted under the lock once most lines are superseded (on a full disk left to a later run:
+      // valid, only longer); a file of format 1 must be rewritten as 2 with its entries' populations.
+      const format1 = contents.populations === undefined && contents.lines > 0;
+      if (lock !== undefined && (overgrown(contents.lines, contents.entries.size) || format1)) {
+        const compacted = await compact(contents, target).catch((error: unknown) => {
+          if (format1) throw error;
+          options.onNote?.(`the sync memory ${file} was not rewritten (${describeSystemError(error, 'file')}): used as it is; a later run rewrites it`);
+        });
+        if (compacted !== undefined) {
+          contents = compacted;
+          // The compacted file replaced the one open: open it (in the same trusted directory) again.
+          await handle?.close();
+          handle = (await openMemoryFile(file, 'append', APPEND_FLAGS))?.handle;
+        }
       }
       if (options.readOnly) await handle?.close();
       const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.instance, contents.populations);
@@ -148,7 +156,8 @@ export class SyncMemory {
       await handle?.close().catch(() => undefined);
       await lock?.release();
       await marker?.leave();
-      throw error;
+      // A write it needs (a rewrite, a file begun anew) on a full disk: exit 3 naming it.
+      throw systemFailure(error, `cannot write the sync memory ${file}`);
     }
   }
 

@@ -137,7 +137,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   async prepare(): Promise<void> {
     const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.userFlags;
     const decides = changedOnly || disableMissing || pruneMemberships;
-    const memory = await this.open(decides);
+    const memory = await this.open(decides, disableMissing || pruneMemberships);
     try {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
       await this.refuseOldFile(this.userFlags.file, !decides || this.userFlags.allowOldFile === true);

@@ -2,7 +2,7 @@
  * A run's intents on a state service, written ahead, and a run's end stored as a delta: docs/sync.md,
  * "Written ahead" and "Stored as deltas" (whatever a kill leaves is a memory a reader can load).
  */
-import { UsageError } from '../system/errors.js';
+import { TargetError, UsageError } from '../system/errors.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import type { StateService } from './state-service.js';
@@ -45,15 +45,17 @@ export function besideAddress(address: string, what: string): string {
   return url.href;
 }
 
-/** The documents at `<address>-<what><n>`, n from 0 (intents) or 1 (deltas) on, while `follows` takes each: a missing one ends them too. */
-async function chainOf<T extends IntentsBody | DeltaBody>(service: StateService, what: 'intents-' | 'delta-', follows: (body: T, n: number) => boolean): Promise<{ body: T; bytes: number }[]> {
-  const chain: { body: T; bytes: number }[] = [];
+/** The documents at `<address>-<what><n>`, n from 0 (intents) or 1 (deltas) on, while `follows` takes each: a missing or damaged one ends them. */
+async function chainOf<T extends IntentsBody | DeltaBody>(service: StateService, what: 'intents-' | 'delta-', follows: (body: T, n: number) => boolean) {
+  const chain: { body: T; bytes: number }[] & { damaged?: unknown } = [];
   for (let n = what === 'delta-' ? 1 : 0; what === 'intents-' || n <= MAX_DELTAS; n++) {
     const where = besideAddress(service.address, `${what}${n}`);
     const text = await service.read(where);
-    const body = text === undefined ? undefined : (besideOf(text, where, what === 'delta-' ? DELTA_FORMAT : FORMAT) as T);
-    if (body === undefined || !follows(body, n)) break;
-    chain.push({ body, bytes: text!.length });
+    const body = text === undefined ? undefined : besideOf(text, where, what === 'delta-' ? DELTA_FORMAT : FORMAT);
+    if (body instanceof UsageError && what === 'intents-') throw body;
+    if (body instanceof UsageError) chain.damaged = body;
+    if (body === undefined || body instanceof UsageError || !follows(body as T, n)) break;
+    chain.push({ body: body as T, bytes: text!.length });
   }
   return chain;
 }
@@ -90,6 +92,8 @@ export async function readServiceMemory(service: StateService, document: MemoryD
   const added = linesOf(chain);
   if (document !== undefined) document.serial += chain.length;
   const folded = await intentsToFold(service, document?.serial ?? 0);
+  // A damaged delta beside its run's intents: a store not taken.
+  if (chain.damaged !== undefined && folded === undefined) throw chain.damaged;
   for (const kind of document === undefined ? [] : SYNC_KINDS) {
     if (added[kind] === undefined && folded?.lines[kind] === undefined) continue;
     const text = (document!.texts.get(kind) ?? '') + (added[kind] ?? '');
@@ -136,7 +140,8 @@ export class WriteAhead {
   /** Uploads one batch of lines (by kind); throws when the service does not take it (nothing of the batch may be sent then). */
   async push(lines: KindLines): Promise<void> {
     const n = this.count;
-    await this.service.write(summedText({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }), undefined, besideAddress(this.service.address, `intents-${n}`));
+    // Batch 0 may hold a lost run's intents: put back if this one does not take.
+    await this.service.write(summedText({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }), undefined, besideAddress(this.service.address, `intents-${n}`), n === 0);
     this.count += 1;
   }
 }
@@ -153,8 +158,16 @@ export async function intentsToFold(service: StateService, serial: number): Prom
   return run === undefined || chain.length === 0 ? undefined : { run, lines: linesOf(chain) };
 }
 
-/** `synced forget`, and a memory stored whole: the batches of intents (`intents-`) or the deltas (`delta-`, from 1) removed, up to the first missing. */
-export async function removeBeside(service: StateService, what: 'intents-' | 'delta-'): Promise<void> {
+/** `synced forget`: the batches and deltas beside the document removed too (exit 3 saying what is left). */
+export async function forgetBeside(service: StateService): Promise<void> {
+  await removeBeside(service, 'intents-').then(() => removeBeside(service, 'delta-')).catch((error: Error) => {
+    const why = `${error.message}: a night may take in the intents left; examctl synced forget again removes them`;
+    throw new TargetError(`the sync memory at ${service.address} is forgotten (its document removed), but not all beside it (${why})`);
+  });
+}
+
+/** A memory stored whole: the batches of intents (`intents-`) or the deltas (`delta-`, from 1) removed, up to the first missing. */
+async function removeBeside(service: StateService, what: 'intents-' | 'delta-'): Promise<void> {
   for (let n = what === 'delta-' ? 1 : 0; ; n++) {
     const where = besideAddress(service.address, `${what}${n}`);
     if ((await service.read(where)) === undefined) return;
@@ -162,8 +175,8 @@ export async function removeBeside(service: StateService, what: 'intents-' | 'de
   }
 }
 
-/** A batch's or a delta's document read and checked: one that does not hold is exit 2 (what it held is not known). */
-function besideOf(text: string, where: string, format: string): IntentsBody | DeltaBody {
+/** A batch's or a delta's document read and checked: one that does not hold is exit 2 (what it held is not known), returned. */
+function besideOf(text: string, where: string, format: string): IntentsBody | DeltaBody | UsageError {
   let parsed: ((IntentsBody | DeltaBody) & { sha256?: unknown }) | undefined;
   try {
     parsed = parseJson(text, { depth: MAX_JSON_DEPTH }) as (IntentsBody | DeltaBody) & { sha256?: unknown };
@@ -174,8 +187,8 @@ function besideOf(text: string, where: string, format: string): IntentsBody | De
   const lines = body.lines as Record<string, unknown> | undefined;
   if (body.format !== format || typeof body.run !== 'string' || typeof body.serial !== 'number' || typeof lines !== 'object' || lines === null || sha256 !== checksumOf(body)) {
     const what = format === FORMAT ? 'the intents of a run examctl wrote ahead' : 'a delta of the sync memory examctl stored';
-    throw new UsageError(`${where}: not ${what}, or damaged: what a run sent is not known. Move it aside on the service, then rebuild the memory (examctl synced adopt)`);
+    return new UsageError(`${where}: not ${what}, or damaged: what a run sent is not known. Move it aside on the service, then rebuild the memory (examctl synced adopt)`);
   }
-  if (!Object.entries(lines).every(([kind, value]) => SYNC_KINDS.includes(kind as SyncKind) && typeof value === 'string')) throw new UsageError(`${where}: its lines are not texts by kind`);
+  if (!Object.entries(lines).every(([kind, value]) => SYNC_KINDS.includes(kind as SyncKind) && typeof value === 'string')) return new UsageError(`${where}: its lines are not texts by kind`);
   return body as IntentsBody | DeltaBody;
 }

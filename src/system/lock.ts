@@ -4,8 +4,8 @@ import { readRegularFile } from './regular-file.js';
 import { basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ExamctlError, StoreLockedError, TargetError } from './errors.js';
-import { describeSystemError } from './system-error-words.js';
+import { StoreLockedError } from './errors.js';
+import { systemFailure } from './system-error-words.js';
 import { wholeMillisecondsFromEnv } from './env-values.js';
 import { ownStartTicks, processAlive } from './process-liveness.js';
 import { unlinkRetrying } from './busy-retry.js';
@@ -266,9 +266,7 @@ export class StoreLock {
       }
     } catch (error) {
       // A folder refusing files (read-only, full): exit 3.
-      if (error instanceof ExamctlError) throw error;
-      const why = describeSystemError(error, 'directory');
-      throw new TargetError(`cannot write the lock ${this.lockPath}: ${why}`, { cause: error });
+      throw systemFailure(error, `cannot write the lock ${this.lockPath}`, 'directory');
     } finally {
       if (announced) await unlink(announce).catch(() => undefined);
     }

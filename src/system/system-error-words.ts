@@ -1,4 +1,5 @@
 import { getSystemErrorMap } from 'node:util';
+import { ExamctlError, TargetError } from './errors.js';
 
 /**
  * Raw system error codes put into words for messages: `cannot write report out/r.csv: ENOENT`
@@ -96,4 +97,10 @@ export function describeSystemError(error: unknown, subject?: PathSubject): stri
   const words = systemErrorWords(code, subject) ?? systemTableWords(code);
   if (words !== undefined) return `${words} (${code})`;
   return message !== '' && message !== code ? message : `the system refused with ${code}`;
+}
+
+/** A system error no command expected (a full disk) as exit 3 saying `what` failed; any other error as it is. */
+export function systemFailure(error: unknown, what: string, subject?: PathSubject): unknown {
+  if (error instanceof ExamctlError || systemErrorCode(error) === undefined) return error;
+  return new TargetError(`${what}: ${describeSystemError(error, subject)}`, { cause: error });
 }

@@ -25,15 +25,16 @@ export function colorEnabled(options: { isTTY: boolean | undefined; env: Readonl
   return options.isTTY === true;
 }
 
+/** A UTF-8 locale (box drawing shows), judged as a terminal does: none set is C; Windows: yes. */
+export function utf8Locale(env: NodeJS.ProcessEnv, platform = process.platform): boolean {
+  return platform === 'win32' || /utf-?8/i.test(env.LC_ALL || env.LC_CTYPE || env.LANG || 'C');
+}
+
 /** A value from the service made safe and readable for one table cell. */
 export function displayText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  let text: string;
-  if (typeof value === 'string') text = value;
-  else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') text = String(value);
-  else if (Array.isArray(value)) text = value.map((entry) => displayText(entry)).join(', ');
-  else text = JSON.stringify(value);
-  return terminalLine(text);
+  if (Array.isArray(value)) return value.map((entry) => displayText(entry)).join(', ');
+  return terminalLine(typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
 /**

@@ -127,7 +127,7 @@ describe('the terminal gate', () => {
       expect((await cli(dir, ['local', 'init'])).code).toBe(0);
       const rows = [...HOSTILE.map((bad, i) => `u-e${i}${bad},Ann,Lee,not-an-email,Candidate,`), 'u-ok,Ann,Lee,ok@example.test,Candidate,'];
       await writeFile(join(dir, 'users.csv'), `${HEAD}\n${rows.join('\n')}\n`);
-      const run = await cli(dir, ['--no-input', 'user', 'sync', '--file', 'users.csv'], { isTTY: true, env: { ...testDeps(dir).deps.env, FORCE_COLOR: '1' } });
+      const run = await cli(dir, ['--no-input', 'user', 'sync', '--file', 'users.csv'], { isTTY: true, env: { ...testDeps(dir).deps.env, FORCE_COLOR: '1', LANG: 'en_GB.UTF-8' } });
       expect(run.code, run.stderr).toBe(1);
       // The counts table: header and counts painted by examctl, not turned into `?[36m` debris.
       expect(run.stderr).toContain('\x1b[36mtotal\x1b[39m');

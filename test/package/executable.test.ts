@@ -4,6 +4,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { ROOT, type Finished } from '../support/cli.js';
+import { json, startHostileServer } from '../support/hostile-server.js';
 
 /**
  * The Linux one-file executable (scripts/build-release.mjs, README "Install") does what the npm
@@ -71,7 +72,27 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     expect(spawnSync('sh', ['-c', 'command -v node'], { env: { PATH: noNode } }).status).not.toBe(0);
     const version = await run(file, ['--version'], fresh('version'));
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    expect(version.stdout.trim()).toBe(`examctl ${pkg.version} (Node v${LINUX.node.split('@')[1]})`);
+    expect(version.stdout.trim()).toMatch(new RegExp(`^examctl ${pkg.version} \\(Node v${LINUX.node.split('@')[1]}, build [0-9a-f]{12}\\)$`));
+  });
+
+  it('ignores NODE_OPTIONS (no code runs from --require); NODE_TLS_REJECT_UNAUTHORIZED=0 turns no check off and prints no warning', async (context) => {
+    const file = exe(context);
+    const dir = fresh('node-options');
+    writeFileSync(join(dir, 'hook.cjs'), 'process.stderr.write("hook ran\\n")');
+    const hooked = await run(file, ['--version'], dir, { NODE_OPTIONS: `--require ${join(dir, 'hook.cjs')}` });
+    expect(hooked.code, hooked.stderr).toBe(0);
+    expect(hooked.stderr).toBe('');
+    expect(hooked.stdout).toMatch(/^examctl .*, build [0-9a-f]{12}\)\n$/);
+    const server = await startHostileServer((_request, res) => json(res, 400, { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'not found' }] }), { selfSigned: true });
+    try {
+      const doctor = await run(file, ['--base-url', server.url, 'doctor'], dir, { EXAMCTL_TOKEN: 'executable-token-1', NODE_TLS_REJECT_UNAUTHORIZED: '0' });
+      expect(doctor.code).toBe(3);
+      expect(doctor.stdout).toMatch(/FAIL\s+reachable .*self-signed/);
+      expect(doctor.stderr).not.toMatch(/warning/i);
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
   });
 
   it("the README's main job on a fresh directory, as its Install section gives it: the example file from the executable, schedule push, then schedule links", async (context) => {
@@ -173,6 +194,11 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     // Names are stored as they are in a zip's headers: found in its bytes.
     const zip = readFileSync(join(dirname(file), 'examctl-docs.zip')).toString('latin1');
     for (const doc of [...cited, 'docs/input-formats.md', 'README.md', 'LICENSE']) expect(zip, doc).toContain(`examctl/${doc}`);
+    // The files the README's dry run and the five-minute tour (docs/tutorial.md) copy: an admin without a clone has them.
+    const used = readFileSync(join(ROOT, 'README.md'), 'utf8') + readFileSync(join(ROOT, 'docs', 'tutorial.md'), 'utf8');
+    const fixtures = [...new Set(used.match(/fixtures\/[\w.-]+\.(csv|json)/g))];
+    expect(fixtures).toContain('fixtures/users-with-errors.csv');
+    for (const fixture of fixtures) expect(zip, fixture).toContain(`examctl/${fixture}`);
     expect(readFileSync(join(dirname(file), 'SHA256SUMS'), 'utf8')).toMatch(/ {2}examctl-docs\.zip\n/);
   });
 
@@ -188,7 +214,8 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     for (const tool of ['grep', 'sha256sum', 'chmod']) symlinkSync(spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(tools, tool));
     const shell = spawnSync('/bin/sh', ['-e', '-c', block![1]!], { cwd: dirname(file), env: { PATH: tools, HOME: scratch }, encoding: 'utf8' });
     expect(shell.status, shell.stderr).toBe(0);
-    expect(shell.stdout).toBe(block![2]);
+    // The build id is the program's hash: the README shows one, each build says its own.
+    expect(shell.stdout.replace(/build [0-9a-f]{12}\)/, 'build ID)')).toBe(block![2]!.replace(/build [0-9a-f]{12}\)/, 'build ID)'));
   });
 
   it("docs/ci.md's nightly job on a runner without Node: its download step takes the release file whose sum is committed, refuses another", async (context) => {

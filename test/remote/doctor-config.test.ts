@@ -1,9 +1,10 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { runCli } from '../../src/cli/run-cli.js';
+import { BUILD_ID } from '../../src/version.js';
 import { resolveRemoteTarget } from '../../src/context/remote-settings.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { startFaultServer, type FaultServer, type ScriptedReply } from '../support/fault-server.js';
@@ -26,7 +27,7 @@ async function cli(dir: string, argv: string[], env: Record<string, string> = {}
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
-type Doctor = { healthy: boolean; target: string; token?: { set: boolean; source?: string }; clockSkewSeconds?: number; checks: Array<{ name: string; status: string; detail: string }> };
+type Doctor = { healthy: boolean; build?: string; target: string; token?: { set: boolean; source?: string }; clockSkewSeconds?: number; checks: Array<{ name: string; status: string; detail: string }> };
 const check = (doc: Doctor, name: string) => doc.checks.find((c) => c.name === name);
 
 describe('examctl doctor', () => {
@@ -136,12 +137,33 @@ describe('examctl doctor', () => {
       expect(before.code).toBe(0);
       expect((JSON.parse(before.stdout) as Doctor).target).toBe('local');
       await expect(stat(store)).rejects.toThrow();
+      expect((JSON.parse(before.stdout) as Doctor).build).toBe(BUILD_ID);
       expect((await cli(dir, ['--store', store, 'local', 'init'])).code).toBe(0);
       const after = await cli(dir, ['--store', store, 'doctor']);
       expect(after.code).toBe(0);
       expect(after.stdout).toMatch(/ok\s+store\s+opened and answered a read \(1101/);
     });
   });
+});
+
+describe('examctl doctor: no store yet where none can be created', () => {
+  const expectFail = async (dir: string, store: string, words: RegExp) => {
+    const { code, stdout } = await cli(dir, ['--store', store, 'doctor']);
+    expect(stdout).toMatch(new RegExp(`FAIL\\s+store\\s+no store yet, and none can be created at ${store}: `));
+    expect(stdout).toMatch(words);
+    expect(code).toBe(3);
+  };
+
+  // /sys refuses a new directory to root too.
+  it.skipIf(process.platform !== 'linux')('under /sys: FAIL store naming the place, exit 3, as the push would fail', () =>
+    withTempDir((dir) => expectFail(dir, '/sys/examctl-doctor-test/store', /cannot create a directory in \/sys: /)));
+
+  // Root writes into a read-only directory: another user only.
+  it.skipIf(process.platform === 'win32' || process.getuid?.() === 0)('in a read-only directory: FAIL store, exit 3, permission denied', () =>
+    withTempDir(async (dir) => {
+      await mkdir(join(dir, 'ro'), { mode: 0o555 });
+      await expectFail(dir, join(dir, 'ro', 'exams', 'store'), /permission denied/);
+    }));
 });
 
 describe('examctl config', () => {

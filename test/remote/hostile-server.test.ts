@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRemoteClient, unreadAnswer } from '../../src/api/remote-client.js';
 import { ResponseBudgetError, ResponseTooLargeError } from '../../src/api/http-pool.js';
 import { parseRetryAfter } from '../../src/api/retry-loop.js';
@@ -221,9 +221,11 @@ describe('redirects', () => {
 });
 
 describe('connection failures', () => {
-  it('a self-signed certificate: exit 3 at once (one connection), the NODE_EXTRA_CA_CERTS advice, nothing was sent', async () => {
+  it('a self-signed certificate, NODE_TLS_REJECT_UNAUTHORIZED=0 or not: exit 3 at once (one connection), the NODE_EXTRA_CA_CERTS advice, nothing was sent', async () => {
     server = await startHostileServer((_request, res) => json(res, 200, { Content: null, Success: true }), { selfSigned: true });
     const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, ...noWait });
+    // Node's switch turns off the checks of its own https module; examctl's connections check anyway.
+    vi.stubEnv('NODE_TLS_REJECT_UNAUTHORIZED', '0');
     try {
       const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
       expect(failure).toBeInstanceOf(NeverSentTargetError);
@@ -233,6 +235,7 @@ describe('connection failures', () => {
       expect(server.requests).toHaveLength(0);
     } finally {
       await client.close();
+      vi.unstubAllEnvs();
     }
   });
 

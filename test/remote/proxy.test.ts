@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { proxyFor } from '../../src/api/proxy-env.js';
 import { createRemoteClient } from '../../src/api/remote-client.js';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -73,11 +73,12 @@ describe('through a CONNECT proxy on loopback', () => {
     });
   });
 
-  it('https through the tunnel is end to end: a self-signed server behind the proxy is refused with the certificate advice', async () => {
+  it('https through the tunnel is end to end: a self-signed server behind the proxy is refused with the certificate advice, NODE_TLS_REJECT_UNAUTHORIZED=0 too', async () => {
     proxy = await startConnectProxy();
     server = await startHostileServer((_request, res) => json(res, 200, { Content: null, Success: true }), { selfSigned: true });
     const port = new URL(server.url).port;
     const client = createRemoteClient({ baseUrl: `https://exam.proxied.test:${port}`, token: TOKEN, env: { HTTPS_PROXY: proxy.url }, sleep: async () => undefined });
+    vi.stubEnv('NODE_TLS_REJECT_UNAUTHORIZED', '0');
     try {
       const failure = await client.upsertUser({ ExternalId: 'u-1' } as never).then(() => undefined, (error: unknown) => error);
       expect(failure).toBeInstanceOf(NeverSentTargetError);
@@ -86,6 +87,7 @@ describe('through a CONNECT proxy on loopback', () => {
       expect(server.requests).toHaveLength(0);
     } finally {
       await client.close();
+      vi.unstubAllEnvs();
     }
   });
 

@@ -21,6 +21,9 @@ import {
 } from '../../src/runs/index.js';
 import { readRun, rebuildReport } from './whole-record.js';
 import { header, leaveStaleLock, ref, tempRunsDir } from './helpers.js';
+import { BUILD_ID } from '../../src/version.js';
+import type { RunHeaderLine } from '../../src/runs/journal-lines.js';
+import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 
 let runsDir: string;
 let cleanup: () => void;
@@ -84,6 +87,22 @@ describe('writing and reading a journal', () => {
     expect(report.items.map((item) => item.status)).toEqual(['ok', 'failed', 'skipped']);
     expect(report.items[2]?.errors[0]?.message).toMatch(/^not sent: the run stopped before it/);
     expect(report.summary).toEqual({ total: 3, ok: 1, partial: 0, failed: 1, skipped: 1 });
+  });
+
+  it("the header names the examctl build that ran it; an older examctl's header without one reads as before", async () => {
+    const journal = await RunJournal.start(runsDir, header({ units: 1 }));
+    await journal.end('completed', { total: 1, ok: 0, partial: 0, failed: 0, skipped: 1 });
+    expect((await readRun(runsDir, journal.id)).header.build).toBe(BUILD_ID);
+    expect(BUILD_ID).toMatch(/^(dev|[0-9a-f]{12})$/);
+    const file = journalPath(runsDir, journal.id);
+    const [first, ...rest] = readFileSync(file, 'utf8').split('\n');
+    const { build, ...older } = (decodeChecksummedLine(Buffer.from(first!)) as { body: RunHeaderLine }).body;
+    expect(build).toBe(BUILD_ID);
+    writeFileSync(file, [encodeChecksummedLine(JSON.stringify(older)).trimEnd(), ...rest].join('\n'));
+    const record = await readRun(runsDir, journal.id);
+    expect(record.header.build).toBeUndefined();
+    expect(await runState(runsDir, record)).toBe('finished');
+    expect(rebuildReport(record, [ref(0)]).summary.skipped).toBe(1);
   });
 
   it('a run whose header has no count (a schedule push) takes its total from the end line of an interrupted attempt', async () => {

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { appendFile, mkdir, readFile, readdir, readlink, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StoreDamagedError, UsageError } from '../../src/system/errors.js';
 import type { Change, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
@@ -15,6 +15,7 @@ import {
 import { put } from '../support/store.js';
 import { exportWorldText } from '../../src/engine/world-io.js';
 import { useTempStore } from '../support/temp-dir.js';
+import { readStoreInstance } from '../../src/engine/store/store-instance.js';
 
 let root: string;
 let dir: string;
@@ -240,6 +241,23 @@ describe('crash leftovers and large values', () => {
     const store = await openStore(dir);
     expect([...users(store.state).keys()]).toEqual(['fresh']);
     await store.close();
+  });
+
+  it('a replacement that fails before its switch leaves the store as it was, its INSTANCE (or none) included', async () => {
+    const full: StoreIndexer = { version: 'x', hints: () => { throw Object.assign(new Error('full'), { code: 'ENOSPC' }); } };
+    await createStore(dir, [user('a')]);
+    const id = await readStoreInstance(dir);
+    await expect(createStore(dir, [user('b')], { force: true, indexer: full })).rejects.toThrow(/cannot replace the store.*ENOSPC/);
+    expect(await readStoreInstance(dir)).toBe(id);
+    await rm(join(dir, 'INSTANCE'));
+    await expect(createStore(dir, [user('b')], { force: true, indexer: full })).rejects.toThrow(/cannot replace/);
+    expect(await readStoreInstance(dir)).toBeUndefined();
+    const store = await openStore(dir);
+    expect([...users(store.state).keys()]).toEqual(['a']);
+    await store.close();
+    await createStore(dir, [user('b')], { force: true });
+    expect((await readdir(dir)).sort()).toEqual(['CURRENT', 'INSTANCE', journalFileName(2), snapshotFileName(2)]);
+    expect(await readStoreInstance(dir)).not.toBe(id);
   });
 
   it('round-trips values larger than the read chunk through journal and snapshot', async () => {

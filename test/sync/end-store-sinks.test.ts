@@ -31,16 +31,16 @@ const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
 /** The run's end store refused: exit 3, and each sink says why (docs/ci.md, "What examctl does under CI"). */
 function expectStoppedEverywhere(failed: { code: number; stdout: string; stderr: string }, dir: string, total: number): void {
   expect(failed.code, failed.stderr).toBe(3);
-  expect(failed.stderr).toContain('examctl: the sync memory was not saved to');
+  expect(failed.stderr).toMatch(/examctl: the sync memory (\(schedules\) )?was not saved to/);
   // One document on stdout: the run's report, with why it stopped.
   const doc = JSON.parse(failed.stdout) as { error?: { exitCode: number; message: string }; summary: { total: number; failed: number } };
-  expect(doc.error).toMatchObject({ exitCode: 3, message: expect.stringContaining('the sync memory was not saved to') });
+  expect(doc.error).toMatchObject({ exitCode: 3, message: expect.stringMatching(/the sync memory (\(schedules\) )?was not saved to/) });
   expect(doc.summary).toMatchObject({ total, failed: 0 });
   const junit = readFileSync(join(dir, 'stu.xml'), 'utf8');
   expect(junit).toMatch(/<testsuite [^>]*failures="1"/);
   expect(junit).toContain('the run stopped (exit 3)');
-  expect(junit).toMatch(/<failure message="the sync memory was not saved to/);
-  expect(failed.stderr).toMatch(/^::error title=examctl: the run stopped::the sync memory was not saved to /m);
+  expect(junit).toMatch(/<failure message="the sync memory (\(schedules\) )?was not saved to/);
+  expect(failed.stderr).toMatch(/^::error title=examctl: the run stopped::the sync memory (\(schedules\) )?was not saved to /m);
 }
 
 describe('an end store the state service refuses', () => {
@@ -52,7 +52,7 @@ describe('an end store the state service refuses', () => {
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).not.toContain('::error');
       writeUsers(dir, ['es-1', 'es-2', 'es-3']);
-      server.fail('POST -delta-', 200, 1, '');
+      server.fail('POST -delta-', 200, 2, '');
       const failed = await sync(dir, env, '--report', 'stu.xml');
       expectStoppedEverywhere(failed, dir, 3);
     }));
@@ -67,8 +67,32 @@ describe('an end store the state service refuses', () => {
       const first = await push();
       expect(first.code, first.stderr).toBe(0);
       writeFileSync(join(dir, 'sittings.csv'), sittings.replace('stu-2002,Ben,Okafor', 'stu-2002,Ben,Okafor-Smith'));
-      server.fail('POST -delta-', 200, 1, '');
+      server.fail('POST -delta-', 200, 2, '');
       const failed = await push('--report', 'stu.xml');
       expectStoppedEverywhere(failed, dir, (JSON.parse(first.stdout) as { summary: { total: number } }).summary.total);
+    }));
+});
+
+describe('collection add with its memory on a state service', () => {
+  it('writes each collection ahead: after an end store refused, runs resume stores it, or the next run knows it sent it', () =>
+    withTempDir(async (dir) => {
+      const add = (memory: string, id: string, ...flags: string[]) =>
+        cli(dir, { EXAMCTL_SYNC_DIR: server.address(memory) }, ['collection', 'add', '--title', `T ${id}`, '--external-id', id, '--target', 'local', '--store', 'store', '--existing', 'ok', '--yes', ...flags]);
+      const refusedEnd = async (memory: string, first: string, id: string) => {
+        expect((await add(memory, first)).code).toBe(0);
+        server.fail('POST -delta-', 409, 1, '');
+        const failed = await add(memory, id);
+        expect(failed.code, failed.stderr).toBe(3);
+        expect(failed.stderr).toContain('the sync memory (collections) was not saved to');
+        expect(failed.stderr).toContain('plus what this run wrote ahead, which the next night takes in');
+        return /runs resume (\S+) stores it/.exec(failed.stderr)![1]!;
+      };
+      const run = await refusedEnd('resumed', 'c1', 'c2');
+      expect((await cli(dir, { EXAMCTL_SYNC_DIR: server.address('resumed') }, ['runs', 'resume', run, '--yes'])).code).toBe(0);
+      expect((await add('resumed', 'c2')).stderr).toContain('1 ok: 1 unchanged');
+      await refusedEnd('next', 'c3', 'c4');
+      const again = await add('next', 'c4', '--json');
+      expect(again.code, again.stderr).toBe(1);
+      expect(again.stdout).toMatch(/examctl sent it there in run \S+ but that answer was lost.*examctl synced adopt-collections/);
     }));
 });

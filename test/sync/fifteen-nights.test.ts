@@ -105,7 +105,7 @@ it('fifteen nights, a fault on each of its nights: every night ends as the contr
       }
       if (n === 7 && population === 'staff') {
         // The service answers 200 to the end store and keeps the start one: exit 3, not stored; the next night takes in what it wrote ahead.
-        state.fail('POST -delta-', 200, 1, '');
+        state.fail('POST -delta-', 200, 2, '');
         const dropped = await step(faulty, n, population, runner);
         expect(dropped.code, say).toBe(3);
         expect(dropped.stderr).toMatch(/but still holds (no|another) document: the memory was not stored/);

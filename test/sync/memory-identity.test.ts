@@ -107,13 +107,13 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect((await init()).code).toBe(0);
   });
 
-  it('local init --force forgets the store\'s memory: the next night sends everything', async () => {
+  it('local init --force: the replaced store\'s memory is not used, said; the next night sends everything', async () => {
     expect((await sync()).code).toBe(0);
     const replaced = await init('--force');
     expect(replaced.code, replaced.stderr).toBe(0);
-    expect(replaced.stderr).toContain('forgot the sync memory of the replaced store (3 ids)');
     const night = await sync();
     expect(night.code, night.stderr).toBe(0);
+    expect(night.stderr).toContain('is of another instance of this store');
     expect(await storedIds()).toEqual(ids);
   });
 

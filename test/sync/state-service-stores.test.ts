@@ -48,7 +48,7 @@ describe('an end store that failed, on the same runner', () => {
   it('the next --require-memory night takes in what the run wrote ahead, not refused as a memory cut short (found by a trial)', () =>
     withTempDir(async (dir) => {
       const { env } = await joinerNight(dir, 'same');
-      server.fail('POST -delta-', 200, 1, '');
+      server.fail('POST -delta-', 200, 2, '');
       const failed = await sync(dir, env);
       expect(failed.code, failed.stderr).toBe(3);
       // Every record went, the memory's end was not stored: the run stays resumable, and says so.
@@ -99,13 +99,13 @@ describe('every store is read back', () => {
       const { address, env } = await joinerNight(dir, 'n');
       // Tonight's run with the joiner: the service takes what is written ahead (the start, the joiner's batch), acknowledges the end store (its delta) and drops it.
       server.requests.length = 0;
-      server.fail('POST -delta-', 200, 1, '');
+      server.fail('POST -delta-', 200, 2, '');
       const dropped = await sync(dir, env);
       expect(dropped.code).toBe(3);
-      expect(dropped.stderr).toContain(`the sync memory was not saved to ${address} (the state service at ${address}-delta-1 answered POST with 200 but still holds no document: the memory was not stored)`);
+      expect(dropped.stderr).toContain(`the sync memory was not saved to ${address} (the state service at ${address}-delta-1 acknowledged POST but still holds no document: the memory was not stored (sent twice; removed again))`);
       // Said once: the refusal is the run's error, not also a note before it (found by a trial).
       expect(dropped.stderr.split('the sync memory was not saved to').length, dropped.stderr).toBe(2);
-      expect(memoryMethods()).toEqual(['LOCK', 'GET', 'GET delta', 'POST delta', 'GET delta', 'UNLOCK']);
+      expect(memoryMethods()).toEqual(['LOCK', 'GET', 'GET delta', 'POST delta', 'GET delta', 'POST delta', 'GET delta', 'DELETE delta', 'GET delta', 'UNLOCK']);
       const fresh = await sync(dir, { ...env, EXAMCTL_RUNS_DIR: join(dir, 'fresh-runner') }, '--require-memory');
       expect(fresh.code, fresh.stderr).toBe(0);
       expect(fresh.stderr).toContain(`note: the sync memory at ${address} holds what run `);
@@ -116,10 +116,10 @@ describe('every store is read back', () => {
     withTempDir(async (dir) => {
       const address = server.address('n');
       writeUsers(dir, ids);
-      server.fail('POST', 200, 1, '');
+      server.fail('POST', 200, 2, '');
       const run = await sync(dir, { EXAMCTL_SYNC_DIR: address });
       expect(run.code).toBe(3);
-      expect(run.stderr).toContain(`the sync memory could not be stored on ${address} before the requests it was for went out (the state service at ${address}-intents-0 answered POST with 200 but still holds no document: the memory was not stored): nothing was sent`);
+      expect(run.stderr).toContain(`the sync memory could not be stored on ${address} before the requests it was for went out (the state service at ${address}-intents-0 acknowledged POST but still holds no document: the memory was not stored (sent twice; removed again)): nothing was sent`);
       expect(JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout).Users.some((user: { ExternalId: string }) => user.ExternalId === 'vs-0')).toBe(false);
     }));
 });
@@ -130,9 +130,9 @@ describe('a start store that fails is not a run that did anything', () => {
       const env = { EXAMCTL_SYNC_DIR: server.address('n') };
       writeUsers(dir, ids);
       expect((await sync(dir, env)).code).toBe(0);
-      // Down after the run's reads (the memory, its first delta: none, the first batch of intents: the last run's): its start written ahead, and its look for it to take back, fail.
+      // Down after the run's reads (the memory, its first delta: none, the first batch of intents: the last run's, read again to put it back): its start written ahead, and its look for it to take back, fail.
       server.fail('POST', 500, 3);
-      server.fail('GET', 500, 3, undefined, 3);
+      server.fail('GET', 500, 3, undefined, 4);
       const failed = await sync(dir, env);
       expect(failed.code).toBe(3);
       expect(failed.stderr).toContain('nothing was sent');

@@ -8,6 +8,7 @@ import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { isStateAddress } from '../../context/state-http.js';
 import { targetOnce } from '../../context/target.js';
+import { BUILD_ID } from '../../version.js';
 
 export type DoctorOptions = GlobalOptions;
 
@@ -22,6 +23,8 @@ export interface DoctorCheck {
 /** The one document `examctl doctor --json` prints. Never holds the token. */
 export interface DoctorReport {
   healthy: boolean;
+  /** `--version`'s build id. */
+  build?: string;
   /** Absent when the target check failed and no --target was given: not known. */
   target?: 'local' | 'remote';
   baseUrl?: string;
@@ -62,6 +65,7 @@ export async function run(options: DoctorOptions, deps: CommandDeps): Promise<nu
   report.checks.push(await permissionsCheck(options, deps, report.store, tokenFile));
   if (resolved !== undefined) report.checks.push(await memoryCheck(resolved, options, deps));
   report.healthy = !report.checks.some((check) => check.status === 'fail');
+  report.build = BUILD_ID;
   if (options.json) {
     await printJson(deps, report, 2);
   } else {
@@ -76,35 +80,33 @@ export function probeId(): string {
 }
 
 async function checkLocal(store: string, deps: CommandDeps): Promise<DoctorReport> {
-  const report: DoctorReport = { healthy: false, target: 'local', store, checks: [] };
-  report.checks.push({ name: 'target', status: 'ok', detail: `local engine over the store at ${store}` });
-  const { clockFromEnv, openLocalTarget } = await import('../../engine/index.js');
-  let api;
-  try {
-    // Read-only: doctor never creates or changes a store.
-    api = await openLocalTarget(store, { dryRun: true, now: clockFromEnv(deps.env) });
-  } catch (error) {
-    report.checks.push({ name: 'store', status: 'fail', detail: messageOf(error) });
-    return report;
-  }
+  const failed = (error: unknown): DoctorCheck => ({ name: 'store', status: 'fail', detail: messageOf(error) });
+  const checks: DoctorCheck[] = [
+    { name: 'target', status: 'ok', detail: `local engine over the store at ${store}` },
+    await storeCheck(store, deps).catch(failed),
+  ];
+  return { healthy: false, target: 'local', store, checks };
+}
+
+/** The store answers a read; or there is none yet, and one can be made. */
+async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck> {
+  const { clockFromEnv, openLocalTarget, storeUncreatable } = await import('../../engine/index.js');
+  // Read-only: doctor never creates or changes a store.
+  const api = await openLocalTarget(store, { dryRun: true, now: clockFromEnv(deps.env) });
   if (api === null) {
-    report.checks.push({ name: 'store', status: 'ok', detail: 'no store yet: the first command that sends creates it from the demo world' });
-    return report;
+    const why = await storeUncreatable(store);
+    if (why !== undefined) return { name: 'store', status: 'fail', detail: `no store yet, and none can be created at ${store}: ${why}` };
+    return { name: 'store', status: 'ok', detail: 'no store yet: the first command that sends creates it from the demo world' };
   }
   try {
     const result = await api.getReviewSession(probeId());
-    const codes = errorsOf(result.envelope).map((problem) => problem.code);
-    report.checks.push(
-      codes.includes(ErrorCode.ReviewSessionNotFound) || result.envelope.Success
-        ? { name: 'store', status: 'ok', detail: 'opened and answered a read (1101 for a review session that does not exist)' }
-        : { name: 'store', status: 'fail', detail: `unexpected answer to a read: HTTP ${result.status} ${describeErrors(result.envelope)}` },
-    );
-  } catch (error) {
-    report.checks.push({ name: 'store', status: 'fail', detail: messageOf(error) });
+    if (errorsOf(result.envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound) || result.envelope.Success) {
+      return { name: 'store', status: 'ok', detail: 'opened and answered a read (1101 for a review session that does not exist)' };
+    }
+    return { name: 'store', status: 'fail', detail: `unexpected answer to a read: HTTP ${result.status} ${describeErrors(result.envelope)}` };
   } finally {
     await api.close();
   }
-  return report;
 }
 
 async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, deps: CommandDeps): Promise<DoctorReport> {
@@ -203,7 +205,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
       { what: 'the runs directory', path: runsDir, kind: 'directory' },
       // A state service (an http(s) address) is no place on disk to judge.
       ...(isStateAddress(deps.env.EXAMCTL_SYNC_DIR ?? '') ? [] : [{ what: 'the sync directory', path: syncDirOf(undefined, options.runsDir, deps), kind: 'directory' as const }]),
-      { what: 'the local store', path: store ?? localStorePath(options, deps), kind: 'directory' },
+      { what: 'the local store', path: store ?? (await localStorePath(options, deps)), kind: 'directory' },
     ],
     deps.env,
   );

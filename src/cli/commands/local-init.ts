@@ -6,34 +6,13 @@ import { createStore } from '../../engine/store/index.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { assertTrustedStore, localStorePath } from '../../context/target.js';
-import { DEFAULT_LOCK_TIMEOUT_MS } from '../../system/lock.js';
 import { DEMO_WORLD } from '../../system/shipped-file.js';
-import { counted } from '../../formats/number-format.js';
-import { forgetMemory } from '../../sync/memory-files.js';
-import { memoryPlaceOf } from '../../sync/memory-place.js';
 import type { LocalInitOptions } from './local-init.options.js';
-
-/**
- * A replaced store's sync memories (default sync directory) are forgotten: they describe the
- * store it replaced. One elsewhere (--sync-dir) is not used either: it records the old store's
- * instance id (docs/sync.md, "The sync memory"). A memory another run holds is left, said.
- */
-async function forgetReplacedStore(store: string, runsDir: string | undefined, deps: CommandDeps, lockTimeoutMs: number | undefined): Promise<void> {
-  const place = memoryPlaceOf(undefined, runsDir, deps);
-  // A state service's memory is caught by the instance id as one in another directory is.
-  if (place.kind !== 'dir') return;
-  try {
-    const forgotten = await forgetMemory(place.syncDir, { kind: 'local', store }, lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
-    if (forgotten > 0) await say(deps, `forgot the sync memory of the replaced store (${counted(forgotten, 'id')}): the next sync sends everything`);
-  } catch (error) {
-    await say(deps, `the sync memory of the replaced store was not forgotten (${(error as Error).message}); it is not used, being of the old store`);
-  }
-}
 
 /** `examctl local init`: a new store from a world file (default: the bundled demo world). */
 export async function run({ seed: seedFile, force, ...globals }: LocalInitOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
-  const store = localStorePath(options, deps);
+  const store = await localStorePath(options, deps);
   await assertTrustedStore(store, deps);
   const seed = seedFile === undefined ? BUNDLED_WORLD_PATH : resolve(deps.cwd, seedFile);
   const world = await loadWorldFile(seed);
@@ -47,7 +26,6 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
     const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
     await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
     await say(deps, `${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? DEMO_WORLD}`);
-    if (force) await forgetReplacedStore(store, options.runsDir, deps, lockTimeoutMs);
     if (token !== undefined && !options.json) {
       await deps.stderr.write(`API token of this store, shown only now (the store keeps its digest): ${token}\nuse it as EXAMCTL_TOKEN with examctl local serve\n`);
     }

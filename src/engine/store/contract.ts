@@ -63,10 +63,9 @@ export interface Store {
   /** The indexer whose hints are persisted with each entity and answer `keyByHint`. One per store. */
   useIndexer(indexer: StoreIndexer): void;
   /**
-   * The key of the entity of `collection` whose hints (from the indexer) include `hint`, in the
-   * state as it is now (docs/store.md, "Loading"). Hints are meant to be unique (the engine's
-   * rules and the world file check keep them so); if several entities share one, any may answer.
-   * No index of the whole store is built at start-up: at 100k users that was most of a command's.
+   * The key of the entity of `collection` whose hints include `hint`, now (docs/store.md, "Loading").
+   * Hints are meant to be unique (the engine's rules and the world file check keep them so); if
+   * several entities share one, any may answer.
    */
   keyByHint(collection: CollectionName, hint: string): string | undefined;
   /** Catches up with other processes' committed changes without taking the lock. */

@@ -1,5 +1,6 @@
 /** Making a store: a new one appears whole or not at all; an existing one is replaced by a new generation. */
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreDamagedError, TargetError, UsageError } from '../../system/errors.js';
@@ -10,8 +11,8 @@ import { highestGenerationIn, removeLeftovers, writeGeneration } from './generat
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { CURRENT_FILE, readManifest } from './manifest.js';
 import { mapsFrom, type Maps } from './snapshot-entries.js';
-import { writeStoreInstance } from './store-instance.js';
-import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
+import { keepStoreInstance, writeStoreInstance } from './store-instance.js';
+import { describeSystemError, systemErrorCode, systemFailure } from '../../system/system-error-words.js';
 
 /** `createStore` without force found a store (or lost the race to another process creating one). */
 export class StoreExistsError extends UsageError {}
@@ -24,6 +25,18 @@ export async function storeExists(dir: string): Promise<boolean> {
     const code = systemErrorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     throw new StoreDamagedError(`${join(dir, CURRENT_FILE)}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
+  }
+}
+
+/** Why no store can be made at `dir` (in its nearest existing parent, tried), or undefined. */
+export async function storeUncreatable(dir: string): Promise<string | undefined> {
+  let parent = dirname(resolve(dir));
+  while (!existsSync(parent)) parent = dirname(parent);
+  try {
+    await rm(await mkdtemp(join(parent, '.examctl-probe-')), { recursive: true, ...RM_RETRY });
+    return undefined;
+  } catch (error) {
+    return `cannot create a directory in ${parent}: ${describeSystemError(error, 'directory')}`;
   }
 }
 
@@ -77,8 +90,7 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
     await fsyncDirectory(parent);
   } catch (error) {
     await rm(temp, { recursive: true, force: true, ...RM_RETRY }).catch(() => undefined);
-    if (error instanceof UsageError || error instanceof TargetError) throw error;
-    throw new TargetError(`cannot create the store at ${target}: ${describeSystemError(error, 'directory')}`, { cause: error });
+    throw systemFailure(error, `cannot create the store at ${target}`, 'directory');
   }
 }
 
@@ -96,13 +108,19 @@ async function replaceStore(target: string, maps: Maps, lockTimeoutMs: number, i
     }
     const next = Math.max(highest, await highestGenerationIn(target)) + 1;
     // A new instance before the switch: a crash in between leaves the old content under a new
-    // id, so a sync memory of it is not used (everything sent again), never the reverse.
+    // id, so a sync memory of it is not used (everything sent again), never the reverse. A
+    // failure seen before the switch puts the old id back: the old content stays as it was.
+    const putBack = await keepStoreInstance(target);
     await writeStoreInstance(target);
-    await writeGeneration(target, next, maps, indexer, null);
+    try {
+      await writeGeneration(target, next, maps, indexer, null);
+    } catch (error) {
+      if ((await readManifest(target).catch(() => undefined))?.generation !== next) await putBack().catch(() => undefined);
+      throw error;
+    }
     await removeLeftovers(target, next);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof TargetError) throw error;
-    throw new TargetError(`cannot replace the store at ${target}: ${describeSystemError(error)}`, { cause: error });
+    throw systemFailure(error, `cannot replace the store at ${target}`);
   } finally {
     await lock.release().catch(() => undefined);
   }

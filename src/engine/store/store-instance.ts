@@ -3,8 +3,9 @@
  * CURRENT, so a memory of a store since replaced at the same path is never taken for the new one.
  */
 import { randomBytes } from 'node:crypto';
+import { link, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../system/atomic-file.js';
+import { ATOMIC_TEMP_PREFIX, writeFileAtomic } from '../../system/atomic-file.js';
 import { readRegularFile } from '../../system/regular-file.js';
 import { StoreDamagedError } from '../../system/errors.js';
 import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
@@ -12,12 +13,22 @@ import { describeSystemError, systemErrorCode } from '../../system/system-error-
 export const INSTANCE_FILE = 'INSTANCE';
 
 /** Gives the store in `dir` a new instance id (atomic replace); called before its content is switched. */
-export async function writeStoreInstance(dir: string): Promise<string> {
-  const id = randomBytes(16).toString('base64url');
+export async function writeStoreInstance(dir: string, id = randomBytes(16).toString('base64url')): Promise<string> {
   await writeFileAtomic(join(dir, INSTANCE_FILE), async (writer) => {
     await writer.write(`${id}\n`);
   });
   return id;
+}
+
+/**
+ * Keeps the store's instance id before a new one is written; the answer puts it back (a replacement
+ * that failed before its switch). Kept by a hard link where it can be: putting back needs no room.
+ */
+export async function keepStoreInstance(dir: string): Promise<() => Promise<unknown>> {
+  const [file, kept] = [join(dir, INSTANCE_FILE), join(dir, `${ATOMIC_TEMP_PREFIX}${INSTANCE_FILE}`)];
+  if (await link(file, kept).then(() => true, () => false)) return () => rename(kept, file);
+  const id = await readStoreInstance(dir).catch(() => undefined);
+  return async () => (id === undefined ? rm(file, { force: true }) : writeStoreInstance(dir, id));
 }
 
 /** The store's instance id; undefined for a store made before stores had one (or no store at all). */
