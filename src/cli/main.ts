@@ -9,9 +9,9 @@ import { interruptNotice } from '../terminal/interrupt-notice.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { VERSION_LINE } from '../version.js';
 
-/** The process entry point: the only place that calls process.exit. */
 // Certificates are checked anyway (api/http-pool.ts): Node's warning would be false.
 delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
+/** The process entry point: the only place that calls process.exit. */
 const interrupt = new AbortController();
 /**
  * The streams whose writes failed (a closed pipe, a full disk): later writes to them are dropped,

@@ -1,6 +1,6 @@
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { devNull } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ReplaceFailedError } from '../system/atomic-file.js';
@@ -10,43 +10,59 @@ import type { CommandDeps } from './command-deps.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { configDir, configPath, expandPath } from './config-file.js';
 import { resolveSettings } from './settings.js';
-import { resolveRunsDir } from '../runs/runs-dir.js';
-import { givenSyncDir } from './state-http.js';
 import { JOURNAL_FILE } from '../runs/run-journal.js';
-import { findStore } from './target.js';
+import { openRegularFile } from '../system/regular-file.js';
 import { DRY_RUN_OUT } from '../flags/global-options.js';
 
+/** How a journal's or a memory's checksummed line starts. */
+const CHECKSUMMED = '{"crc":"';
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
+/** `file` is a regular file starting with `start` (never a FIFO waited on). */
+async function startsWith(file: string, start: string): Promise<boolean> {
+  const handle = await openRegularFile(file).catch(() => undefined);
+  if (handle === undefined) return false;
+  const bytes = Buffer.alloc(start.length);
+  await handle.read(bytes, 0, bytes.length, 0).finally(() => handle.close());
+  return bytes.toString() === start;
+}
+
 /**
- * Refuses (exit 2) an output over a file the run reads (named by a flag, the config or the profile),
- * `-`, stdout under --json, or in the run's store, a run's or a memory's folder (docs/cli.md).
+ * Refuses (exit 2) an output over a file the run reads (named by a flag,
+ * the config or the profile; stdin for `--file -`), `-`, stdout under
+ * --json, or in any store, run's or memory's folder (docs/security.md).
  */
 export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
   if (out === '-') throw new UsageError(`${flag} - names no file: give a file name`);
+  // A file not there yet by its path (a config file to be).
   const id = async (file: unknown, base = deps.cwd) => {
-    const entry = typeof file === 'string' ? await stat(expandPath(file, base, deps.env), { bigint: true }).catch(() => undefined) : undefined;
-    return entry?.ino ? `${entry.dev}:${entry.ino}` : undefined;
+    if (typeof file !== 'string') return undefined;
+    const path = expandPath(file, base, deps.env);
+    const entry = await stat(path, { bigint: true }).catch(() => undefined);
+    return entry?.ino ? `${entry.dev}:${entry.ino}` : path;
   };
+  const refused = (words: string) => new UsageError(`${flag} ${out} is ${words}: give the output another name`);
   const { profile, record } = (await resolveSettings(given, deps.env, deps.runProfile).catch(() => undefined)) ?? {};
-  const runs = resolve(deps.cwd, resolveRunsDir(given.runsDir as string | undefined, deps.env));
   const path = resolve(deps.cwd, out);
-  const [dir, { store }] = [dirname(path), await findStore(given, deps)];
-  const places: Readonly<[unknown, string, string?, string?]>[] = [
+  const places: Readonly<[unknown, string, string?]>[] = [
     ...Object.entries(READ_FILE_OPTIONS).map(([key, name]): [unknown, string] => [given[key], `the ${name} file this run reads`]),
+    [given.file === '-' && '/dev/stdin', 'the --file - (stdin) this run reads'],
     [configPath(deps.env), 'the config file'],
     [profile?.defaults.mapFile, `profile ${profile?.name}'s mapFile`, profile?.configDir],
     [record?.tokenFile, `profile ${record?.name}'s tokenFile`, configDir(deps.env)],
     [given.json && '/dev/stdout', 'stdout under --json'],
-    [store, `in the local store ${store}`, , dir],
-    [join(runs, basename(dir), JOURNAL_FILE), "in a run's folder", , join(dir, JOURNAL_FILE)],
-    ...['users.ndjson', 'schedules.ndjson', 'collections.ndjson'].map((file) => [join(givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced'), basename(dir), file), 'in a sync memory', , join(dir, file)] as const),
   ];
   const [nul, output] = [await id(devNull), await id(path)];
-  for (const [place, words, base, at] of places) {
-    const here = at === undefined ? output : await id(at);
-    if (here !== undefined && here !== nul && here === (await id(place, base))) throw new UsageError(`${flag} ${out} is ${words}: give the output another name`);
-  }
+  for (const [place, words, base] of places) if (output !== nul && output === (await id(place, base))) throw refused(words);
+  // Whose folder the file replaced is in (links followed): its files say.
+  const dir = dirname(await realpath(path).catch(() => path));
+  const memory = (kind: string) => [`${kind}.ndjson`, CHECKSUMMED, 'in a sync memory'] as const;
+  const state = [
+    ['CURRENT', '{"examctl":"store"', `in the local store ${dir}`],
+    [JOURNAL_FILE, CHECKSUMMED, "in a run's folder"],
+    ...['users', 'schedules', 'collections'].map(memory),
+  ] as const;
+  for (const [name, start, words] of state) if (await startsWith(join(dir, name), start)) throw refused(words);
 }
 
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */

@@ -74,7 +74,9 @@ const damagedAt = (file: string, where: string | number, reason: string): RunJou
   new RunJournalError(`${file}:${where}: run journal damaged: ${reason}; the run cannot be shown or resumed (move the run's directory aside to keep it)`);
 
 const notARunId = (id: string) => new RunJournalError(`not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`);
-const noRun = (id: string, runsDir: string) => new RunJournalError(`no run ${id} in ${runsDir}`);
+/** No journal, or none past its header: no run to resume. */
+class NoRunError extends RunJournalError {}
+const noRun = (id: string, runsDir: string) => new NoRunError(`no run ${id} in ${runsDir}`);
 
 /** Refuses (exit 2), as `runs show` does, an id that is not a run's or names no run in `runsDir`: before a resume locks it. */
 export async function assertRunHere(runsDir: string, id: string): Promise<void> {
@@ -142,7 +144,7 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold): 
     });
     if (header === undefined) {
       // Killed before its header was on disk: the run never sent anything.
-      throw new RunJournalError(`${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`);
+      throw new NoRunError(`${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`);
     }
     return { head: { id, file, header, ...(end !== undefined ? { end } : {}), validLength, unchanged }, handle };
   } catch (error) {
@@ -209,8 +211,9 @@ export class RunIndex {
    * line read back (synchronously, through the block cache); undefined when the journal has none.
    * `maybeApplied` follows from the state byte for every journal examctl writes: a transient
    * outcome comes only after its item's sent line, so it leaves a request out with no answer.
+   * `input`: the item as the input gives it; a line naming another is damage.
    */
-  historyAt(n: number): ResumeView | undefined {
+  historyAt(n: number, input?: Omit<ItemRef, 'n'>): ResumeView | undefined {
     const flags = this.states.flags(n);
     if (flags === 0) return undefined;
     const at = this.states.offset(n);
@@ -223,6 +226,11 @@ export class RunIndex {
     const outcome = line.t === 'outcome' ? line : undefined;
     const withdrawn = line.t === 'unsent' ? line.reason : undefined;
     if (ref === undefined || ref.n !== n || ((flags & HAS_OUTCOME) !== 0) !== (outcome !== undefined)) throw damagedAt(this.file, `byte ${at}`, `not the line of item ${n}`);
+    const was = `line ${ref.source.line} (${ref.id})`;
+    const is = input && `line ${input.source.line} (${input.id})`;
+    if (is !== undefined && is !== was) {
+      throw damagedAt(this.file, `byte ${at}`, `item ${n} is ${was} here but ${is} of the unchanged input`);
+    }
     const inFlight = (flags & IN_FLIGHT) !== 0;
     const maybeApplied = inFlight || (outcome !== undefined && (flags & TRANSIENT) !== 0);
     return { ref: { n, source: ref.source, id: ref.id }, inFlight, maybeApplied, ...(outcome === undefined ? {} : { outcome }), ...(withdrawn === undefined || inFlight ? {} : { withdrawn }) };
@@ -490,18 +498,19 @@ export async function finishedRunStart(runsDir: string, id: string, trust?: RunT
 
 /**
  * A run's state for choosing or pruning it: finished from its end line alone, else from its journal
- * (damaged: it cannot be read). A lock that cannot be read (changed under us) counts as running:
+ * (damaged: why it cannot be read). A lock that cannot be read (changed under us) counts as running:
  * the run is left, never an internal error.
  */
-async function stateOf(runsDir: string, id: string): Promise<RunState | 'damaged'> {
+async function stateOf(runsDir: string, id: string): Promise<RunState | Error> {
   if ((await quickRun(journalPath(runsDir, id)).catch(() => undefined)) !== undefined) return 'finished';
-  const record = await scanCounts(runsDir, id).catch(() => undefined);
-  return record === undefined ? 'damaged' : runState(runsDir, record).catch(() => 'running' as const);
+  const record = await scanCounts(runsDir, id).catch((error: Error) => error);
+  return record instanceof Error ? record : runState(runsDir, record).catch(() => 'running' as const);
 }
 
 /**
  * `last`: the newest run; `unfinished`: the newest run when it is interrupted (what `runs resume`
- * takes by default), exit 2 when an older one is. With `trust`, runs it refuses are passed over.
+ * takes by default), exit 2 when an older one is or a journal met cannot be
+ * read (never passed over). With `trust`, runs it refuses are passed over.
  */
 export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'unfinished', trust?: RunTrust): Promise<string> {
   if (wanted !== 'last' && wanted !== 'unfinished') return wanted;
@@ -512,7 +521,9 @@ export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'u
     return ids[0] as string;
   }
   for (const id of ids) {
-    if ((await stateOf(runsDir, id)) !== 'interrupted') continue;
+    const state = await stateOf(runsDir, id);
+    if (state instanceof Error && !(state instanceof NoRunError)) throw state;
+    if (state !== 'interrupted') continue;
     if (id === ids[0]) return id;
     throw new RunJournalError(`the newest run, ${ids[0]}, is not interrupted; the newest interrupted one is ${id}: examctl runs resume ${id} finishes it, if it is the run you mean`);
   }

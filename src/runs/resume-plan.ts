@@ -71,12 +71,9 @@ export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'end' | 'unc
     // Judged unchanged (--changed-only) and journaled compactly: kept, like any settled outcome.
     keptBelow: (total) => record.keptBelow(total) + record.unchanged.countBelow(total),
     decide(ref) {
-      const history = record.historyAt(ref.n);
+      // Damage (exit 2) when its line names another item.
+      const history = record.historyAt(ref.n, ref);
       if (history === undefined) return record.unchanged.since(ref.n) === undefined ? { action: 'send', maybeApplied: false } : { action: 'keep', item: unlinedItem(record, ref) };
-      if (history.ref.source.line !== ref.source.line || history.ref.id !== ref.id) {
-        // Same bytes and options must give the same items; anything else is a bug, not a user error.
-        throw new Error(`run ${id}: item ${ref.n} is line ${ref.source.line} (${ref.id}) now but line ${history.ref.source.line} (${history.ref.id}) in the journal`);
-      }
       const outcome = history.outcome;
       // Sent again: in flight (maybe applied), withdrawn with no earlier answer (as if never reached), or answered transiently.
       return outcome === undefined || history.inFlight || outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', item: reportItemOf(record, history) };

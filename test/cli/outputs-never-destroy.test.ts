@@ -1,8 +1,10 @@
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
+import { BIN } from '../support/cli.js';
 
 /** An output never replaces what a run reads or keeps, whatever named it (found by trial 5: f02, f09). */
 async function cli(dir: string, argv: string[]) {
@@ -90,5 +92,56 @@ describe('an output over what the run reads or keeps', () => {
         expect(run.code, run.stderr).toBe(0);
         expect(readFileSync(join(dir, report), 'utf8')).toContain('<testsuite');
       }
+    }));
+
+  // trial16 f06: a store, run or memory is told by its own files, whichever directory it is in.
+  it("--out or --report over another store's files, another runs directory's run, another sync directory's memory, or the config file not made yet: exit 2, each kept", () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      for (const store of ['staging', 'prod']) expect((await cli(dir, ['--store', store, 'local', 'init'])).code).toBe(0);
+      const other = ['--target', 'local', '--store', 'prod', '--runs-dir', join(dir, 'other-runs'), '--yes', 'user', 'sync', '--sync-dir', join(dir, 'other-synced')];
+      const fed = await cli(dir, [...other, '--file', 'users.csv', '--changed-only']);
+      expect(fed.code, fed.stderr).toBe(0);
+      const run = join('other-runs', readdirSync(join(dir, 'other-runs'))[0]!);
+      const memory = join('other-synced', readdirSync(join(dir, 'other-synced'))[0]!);
+      const kept = () => ['prod/CURRENT', 'prod/INSTANCE', 'prod/snapshot-1.ndjson', `${run}/journal.ndjson`, `${memory}/users.ndjson`].map((file) => readFileSync(join(dir, file), 'utf8'));
+      const before = kept();
+      const cases: [string[], string][] = [
+        [['--store', 'staging', 'local', 'export', '--out', 'prod/snapshot-1.ndjson'], `is in the local store ${join(dir, 'prod')}`],
+        [['template', 'users', '--out', 'prod/INSTANCE'], `is in the local store ${join(dir, 'prod')}`],
+        [['--store', 'prod', 'synced', 'export', '--target', 'local', '--sync-dir', join(dir, 'other-synced'), '--out', 'prod/CURRENT'], `is in the local store ${join(dir, 'prod')}`],
+        [['--store', 'staging', 'local', 'export', '--out', `${run}/journal.ndjson`], "is in a run's folder"],
+        [['--store', 'staging', '--dry-run', 'user', 'sync', '--file', 'users.csv', '--report', `${run}/r.csv`], "is in a run's folder"],
+        [['--store', 'staging', 'local', 'export', '--out', `${memory}/users.ndjson`], 'is in a sync memory'],
+        [['--store', 'staging', 'local', 'export', '--out', '.config/config.json'], 'is the config file'],
+      ];
+      for (const [argv, words] of cases) {
+        const refused = await cli(dir, argv);
+        expect(refused.code, argv.join(' ')).toBe(2);
+        expect(refused.stderr).toContain(`${words}: give the output another name`);
+      }
+      expect(kept()).toEqual(before);
+      expect(existsSync(join(dir, '.config', 'config.json'))).toBe(false);
+      expect((await cli(dir, ['--store', 'prod', 'local', 'export'])).code).toBe(0);
+      // A folder holding files of the same names that are not examctl's: the output is written.
+      mkdirSync(join(dir, 'plain'));
+      writeFileSync(join(dir, 'plain', 'users.ndjson'), '{"ExternalId":"u-1"}\n');
+      writeFileSync(join(dir, 'plain', 'journal.ndjson'), '{"at":"2026-11-21"}\n');
+      expect((await cli(dir, ['--store', 'staging', 'local', 'export', '--out', 'plain/world.json'])).code).toBe(0);
+    }));
+
+  // trial16 f05: stdin redirected from the file the report names is that file, as --file /dev/stdin is.
+  it('--file - with stdin redirected from the --report file: exit 2 before anything is sent, the input kept', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      writeFileSync(join(dir, 'users.json'), JSON.stringify([{ ExternalId: 'u-1', FirstName: 'A', LastName: 'B', Role: 'Candidate' }]));
+      const examctl = `"${process.execPath}" "${BIN}" --target local --store store --yes user sync --file -`;
+      const script = `${examctl} --dry-run --report users.csv < users.csv; echo "csv $?"; ${examctl} --report users.json < users.json; echo "json $?"; ${examctl} --report r.json < users.json; echo "other $?"`;
+      const out = execFileSync('bash', ['-c', `{ ${script}; } 2>&1`], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config') }, encoding: 'utf8' });
+      expect(out).toMatch(/--report users\.csv is the --file - \(stdin\) this run reads: give the output another name\ncsv 2\n/);
+      expect(out).toMatch(/--report users\.json is the --file - \(stdin\) this run reads[^\n]*\njson 2\n/);
+      expect(out).toMatch(/\nother 0\n$/);
+      expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(USERS);
+      expect(readFileSync(join(dir, 'users.json'), 'utf8')).toContain('"ExternalId":"u-1"');
     }));
 });

@@ -115,7 +115,7 @@ describe('a FIFO planted in examctl’s own files is refused, naming it', () => 
     const listed = await examctl(['runs', 'list'], dir, env);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain(goodId);
-    expect(listed.stderr).toMatch(new RegExp(`${planted}: skipped: \\S+journal\\.ndjson is not a regular file \\(a FIFO\\)`));
+    expect(listed.stdout).toMatch(new RegExp(`${planted}  unreadable   skipped: \\S+journal\\.ndjson is not a regular file \\(a FIFO\\)`));
     const shown = await examctl(['runs', 'show', planted], dir, env);
     expect(shown.code).toBe(2);
     expect(shown.stderr).toMatch(/journal\.ndjson is not a regular file \(a FIFO\)/);

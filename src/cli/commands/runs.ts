@@ -88,7 +88,8 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
     const counts = `${atLeast}${n(total)} ${total === 1 && atLeast === '' ? 'item' : 'items'}: ${n(ok)} ok, ${n(partial)} partial, ${n(failed)} failed, ${n(skipped)} skipped`;
     await deps.stdout.write(terminalLine(`${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}`) + '\n');
   }
-  for (const run of unreadable) await say(deps, `${run.id}: ${run.reason}`);
+  // A row each: it may be the interrupted run.
+  for (const { id, reason } of unreadable) await deps.stdout.write(terminalLine(`${id}  unreadable   ${reason}`) + '\n');
   return 0;
 }
 
