@@ -74,13 +74,14 @@ export class MemoryEntries {
   }
 
   /**
-   * Indexes the entry line at `start` .. `end` (checksum not checked here) by its id's bytes;
+   * Indexes the entry line at `start` .. `end` (its frame checked, not its checksum) by its id's bytes;
    * false for a line it leaves to the full parse (an id with an escape, another layout).
    */
   indexLine(start: number, end: number): boolean {
     const bytes = this.bytes;
     if (end - start < ENTRY_START.length + 2) return false;
-    for (let k = BODY_AT; k < ENTRY_START.length; k++) if (bytes[start + k] !== ENTRY_START[k]) return false;
+    for (let k = 0; k < CRC_AT; k++) if (bytes[start + k] !== ENTRY_START[k]) return false;
+    for (let k = CRC_AT + 8; k < ENTRY_START.length; k++) if (bytes[start + k] !== ENTRY_START[k]) return false;
     const from = start + ENTRY_START.length;
     const to = bytes.indexOf(QUOTE, from);
     if (to < 0 || to >= end) return false;
@@ -109,7 +110,7 @@ export class MemoryEntries {
   forget(id: string): boolean {
     const entry = this.byId.get(id);
     if (entry === FORGOTTEN) return false;
-    if (this.hasLine(id)) {
+    if (this.lineStart(id) >= 0) {
       this.byId.set(id, FORGOTTEN);
       this.gone += 1;
       return true;
@@ -152,14 +153,11 @@ export class MemoryEntries {
    */
   rawState(id: string): 'absent' | 'none' | 'raw' {
     // An entry whose digest was cleared (an unsettled request, an intent) is sent: its row gets a raw digest like a joiner's.
-    const entry = this.byId.get(id);
-    if (entry !== undefined || this.indexed === 0) return entry === undefined || entry.digest === '' ? 'absent' : entry.raw !== undefined && entry.disabled !== true ? 'raw' : 'none';
-    const start = this.slots.at(this.slotOf(id));
-    if (start < 0) return 'absent';
-    const at = this.layoutAt(start, id);
+    const start = this.byId.has(id) ? -1 : this.lineStart(id);
+    const at = start < 0 ? undefined : this.layoutAt(start, id);
     if (at !== undefined) return at.digestAt === at.digestEnd ? 'absent' : at.rawAt >= 0 && !at.disabled ? 'raw' : 'none';
-    const parsed = this.parse(id, start);
-    return parsed.digest === '' ? 'absent' : parsed.raw !== undefined && parsed.disabled !== true ? 'raw' : 'none';
+    const entry = start < 0 ? this.byId.get(id) : this.parse(id, start);
+    return entry === undefined || entry.digest === '' ? 'absent' : entry.raw !== undefined && entry.disabled !== true ? 'raw' : 'none';
   }
 
   /**
@@ -168,14 +166,11 @@ export class MemoryEntries {
    * same one for most rows of a night).
    */
   rawMatch(id: string, raw: string): string | undefined {
-    const entry = this.byId.get(id);
-    if (entry !== undefined || this.indexed === 0) return entry?.raw === raw && entry.disabled !== true ? entry.run : undefined;
-    const start = this.slots.at(this.slotOf(id));
-    if (start < 0) return undefined;
-    const at = this.layoutAt(start, id);
+    const start = this.byId.has(id) ? -1 : this.lineStart(id);
+    const at = start < 0 ? undefined : this.layoutAt(start, id);
     if (at === undefined) {
-      const parsed = this.parse(id, start);
-      return parsed.raw === raw && parsed.disabled !== true ? parsed.run : undefined;
+      const entry = start < 0 ? this.byId.get(id) : this.parse(id, start);
+      return entry?.raw === raw && entry.disabled !== true ? entry.run : undefined;
     }
     if (at.rawAt < 0 || at.disabled || at.rawEnd - at.rawAt !== raw.length) return undefined;
     const bytes = this.bytes;
@@ -229,7 +224,7 @@ export class MemoryEntries {
   set(id: string, entry: MemoryEntry): void {
     const prior = this.byId.get(id);
     if (prior === FORGOTTEN) this.gone -= 1;
-    else if (prior === undefined && !this.hasLine(id)) this.added += 1;
+    else if (prior === undefined && this.lineStart(id) < 0) this.added += 1;
     this.byId.set(id, entry);
   }
 
@@ -239,7 +234,7 @@ export class MemoryEntries {
       const entry = this.byId.get(id) ?? this.parse(id, start);
       if (entry !== FORGOTTEN) yield [id, entry];
     }
-    for (const [id, entry] of this.byId) if (!this.hasLine(id)) yield [id, entry];
+    for (const [id, entry] of this.byId) if (this.lineStart(id) < 0) yield [id, entry];
   }
 
   *values(): IterableIterator<MemoryEntry> {
@@ -278,7 +273,7 @@ export class MemoryEntries {
         add(parsed.population, parsed.run);
       } else add(population, this.runAt(at.runAt, at.runEnd));
     }
-    for (const [id, entry] of this.byId) if (!this.hasLine(id)) add(entry.population, entry.run);
+    for (const [id, entry] of this.byId) if (this.lineStart(id) < 0) add(entry.population, entry.run);
     return found;
   }
 
@@ -290,12 +285,12 @@ export class MemoryEntries {
       if (entry === FORGOTTEN) continue;
       yield entry !== undefined ? entryLine(id, entry) : this.bytes.toString('utf8', start, this.bytes.indexOf(NEWLINE, start) + 1);
     }
-    for (const [id, entry] of this.byId) if (!this.hasLine(id)) yield entryLine(id, entry);
+    for (const [id, entry] of this.byId) if (this.lineStart(id) < 0) yield entryLine(id, entry);
   }
 
-  private hasLine(id: string): boolean {
-    if (this.indexed === 0) return false;
-    return this.slots.at(this.slotOf(id)) >= 0;
+  /** The offset of the id's latest line, -1 for none. */
+  private lineStart(id: string): number {
+    return this.indexed === 0 ? -1 : this.slots.at(this.slotOf(id));
   }
 
   /** The slot of an id, by its UTF-8 bytes written into one scratch buffer (no Buffer made per lookup). */

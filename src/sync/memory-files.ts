@@ -62,22 +62,20 @@ export function populationsOf(contents: Pick<MemoryContents, 'populations' | 'en
 export function describeMemory({ file, target, kind, entries, ...contents }: MemoryContents) {
   let disabled = 0;
   let unsettled = 0;
+  let unnamed = 0;
   let lastRun: string | null = null;
   // Users by --population (docs/sync.md, "Two exports, two populations"); "" for none.
   const byPopulation = new Map<string, number>();
   for (const entry of entries.values()) {
     if (entry.population !== undefined) byPopulation.set(entry.population, (byPopulation.get(entry.population) ?? 0) + 1);
+    else unnamed += 1;
     if (entry.disabled === true && entry.tentative !== true) disabled += 1;
     // A cleared digest: a request went out with no ok recorded (docs/sync.md, "A request cut short").
     if (entry.digest === '') unsettled += 1;
     if (lastRun === null || entry.run > lastRun) lastRun = entry.run;
   }
   // Once any has a population, the users without one are counted too.
-  if (byPopulation.size > 0) {
-    let counted = 0;
-    for (const count of byPopulation.values()) counted += count;
-    if (counted < entries.size) byPopulation.set('', entries.size - counted);
-  }
+  if (byPopulation.size > 0 && unnamed > 0) byPopulation.set('', unnamed);
   const populations = byPopulation.size === 0 ? {} : { populations: Object.fromEntries([...byPopulation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
   // The populations real runs synced, as the memory records them (docs/sync.md, "When the memory is lost").
   const populationsSynced = [...populationsOf({ ...contents, entries })]
@@ -113,7 +111,10 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
   while (start < bytes.length) {
     const end = bytes.indexOf(NEWLINE, start);
     // A last line without its newline is a write a kill cut short: ignored, and cut off before appending.
-    if (end < 0) break;
+    if (end < 0) {
+      if (cutShort(bytes.subarray(start), line === 0)) break;
+      throw damaged(file, line + 1, 'no line end, and not a line cut short');
+    }
     line += 1;
     // An entry line: its checksum and its id, the rest parsed when the run asks for it.
     if (line > 1 && checksumHolds(bytes, start, end) && entries.indexLine(start, end)) {
@@ -122,16 +123,18 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
     }
     const decoded = decodeChecksummedLine(bytes.subarray(start, end));
     if (!decoded.ok) throw damaged(file, line, decoded.reason);
+    if (typeof decoded.body !== 'object' || decoded.body === null) throw damaged(file, line, 'not a sync memory line');
     const body = decoded.body as Partial<HeaderBody> & Partial<EntryBody> & Partial<PopulationBody>;
     if (line === 1) {
       if (body.t !== 'sync-memory' || typeof body.v !== 'number') throw damaged(file, line, 'not a sync memory');
       if (body.v > SYNC_MEMORY_VERSION) throw new UsageError(`${file}: sync memory format ${body.v} is newer than this examctl reads (${SYNC_MEMORY_VERSION}); upgrade examctl`);
       if (body.kind !== kind) throw damaged(file, line, `holds ${String(body.kind)}, not ${kind}`);
+      if (!isTarget(body)) throw damaged(file, line, 'its target is not a store or a server');
       target = body.target;
-      if (typeof body.i === 'string') instance = body.i;
+      instance = body.i;
       // Format 2 records its populations; format 1 none (populationsOf takes them from its entries).
       if (body.v >= 2) populations = new Map();
-      if (expected !== undefined) assertSameTarget(file, target, expected);
+      if (expected !== undefined) assertSameTarget(file, body.target, expected);
     } else if (body.t === 'population') {
       const read = populationOfBody(body);
       if (typeof read === 'string') throw damaged(file, line, read);
@@ -156,14 +159,38 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
  * into another target's place (another user renaming in a shared directory, a copy by hand)
  * would make this run skip what it never sent there. Exit 2 naming both.
  */
-function assertSameTarget(file: string, recorded: ReportTarget | undefined, expected: ReportTarget): void {
-  const got = recorded === undefined || typeof recorded !== 'object' ? 'no target' : targetIdentity(recorded);
+function assertSameTarget(file: string, recorded: ReportTarget, expected: ReportTarget): void {
+  const got = targetIdentity(recorded);
   if (got !== targetIdentity(expected)) {
     throw new UsageError(
       `${file}: this sync memory records the target ${got}, but this run's target is ${targetIdentity(expected)}: refused, nothing sent; ` +
         'a memory moved from another target would skip records never sent here (move it aside or run examctl synced forget for this target)',
     );
   }
+}
+
+/** How a header begins (headerLine); none is longer than 64 KiB. */
+const HEADER_START = Buffer.from('{"crc":"00000000","b":{"t":"sync-memory",');
+
+/**
+ * Whether the bytes past the last newline are a line a kill cut short:
+ * no other line's start in them (line ends turned into CR), and in a
+ * file of no newline, what a header begins with (its checksum apart).
+ */
+function cutShort(tail: Buffer, first: boolean): boolean {
+  const header = Buffer.from(HEADER_START);
+  header.set(tail.subarray(8, 16), 8);
+  const start = header.subarray(0, tail.length);
+  if (first && (tail.length > 65_536 || !start.equals(tail.subarray(0, start.length)))) return false;
+  return !/\{"crc":"[0-9a-f]{8}","b":/.test(tail.toString('latin1', 1));
+}
+
+/** A header's target as read: a store's path or a server's address; its instance, text. */
+function isTarget(header: Partial<HeaderBody>): header is Partial<HeaderBody> & { target: ReportTarget } {
+  const { kind, store, baseUrl } = (header.target ?? {}) as Record<string, unknown>;
+  if (header.i !== undefined && typeof header.i !== 'string') return false;
+  if (kind === 'local') return typeof store === 'string';
+  return kind === 'remote' && typeof baseUrl === 'string';
 }
 
 export function emptyContents(file: string, kind: SyncKind): MemoryContents {

@@ -201,11 +201,12 @@ export function damaged(file: string, line: number, reason: string): UsageError 
  * but whose fields have the wrong types (edited by hand) is not used; the reason names the field.
  */
 export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry } | string {
-  if (typeof body.id !== 'string' || body.id === '' || typeof body.d !== 'string' || typeof body.r !== 'string') return 'not a memory entry';
+  if (typeof body.id !== 'string' || body.id === '' || typeof body.d !== 'string' || typeof body.r !== 'string' || body.gone !== undefined) return 'not a memory entry';
   const links = body.h === undefined ? [] : readLinks(body.h);
   if (links === undefined) return 'its links are not a list of hierarchy links ([id, [flag words]])';
   if (body.w !== undefined && typeof body.w !== 'string') return 'its raw digest is not text';
   if ((body.f !== undefined && typeof body.f !== 'string') || (body.l !== undefined && typeof body.l !== 'string')) return 'its names are not text';
+  if (body.j !== undefined && typeof body.j !== 'string') return 'its first run is not text';
   if ((body.x !== undefined && body.x !== true) || (body.t !== undefined && body.t !== true)) return 'its flags are not true';
   const entry: MemoryEntry = { digest: body.d, run: body.r };
   if (body.w !== undefined) entry.raw = body.w;
@@ -214,7 +215,7 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
   if (body.x === true) entry.disabled = true;
   if (links.length > 0) entry.links = links;
   if (body.t === true) entry.tentative = true;
-  if (typeof body.j === 'string') entry.joined = body.j;
+  if (body.j !== undefined) entry.joined = body.j as string;
   if (body.c !== undefined) {
     if (!Array.isArray(body.c) || !body.c.every((candidate) => typeof candidate === 'string')) return 'its candidates are not a list of ids';
     if (body.c.length > 0) entry.candidates = body.c as string[];
@@ -256,10 +257,11 @@ export interface PopulationBody {
 
 export function populationOfBody(body: Partial<PopulationBody>): { key: string; record: PopulationRecord } | string {
   if (body.p !== undefined && !isPopulationName(body.p)) return 'its population is not a name';
+  if (body.e !== undefined && typeof body.e !== 'boolean') return 'its end mark is not true or false';
   if (typeof body.r !== 'string' || body.r === '' || typeof body.n !== 'number' || !Number.isSafeInteger(body.n) || body.n < 0) return 'not a population record';
   const files = body.f === undefined ? undefined : runFilesOf(body.f);
   if (body.f !== undefined && files === undefined) return 'its files are not run and digest pairs';
-  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(typeof body.e === 'boolean' ? { ended: body.e } : {}), ...(files === undefined ? {} : { files }) } };
+  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(body.e === undefined ? {} : { ended: body.e as boolean }), ...(files === undefined ? {} : { files }) } };
 }
 
 /** A population line's body (JSON text), checksummed by `populationLines` or, for an append, with its group. */
