@@ -8,7 +8,7 @@ import { say, terminalLine } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
 import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
 import type { SettingFlags } from './settings.js';
-import type { ProfileNote, ReportTarget } from '../report/run-report.js';
+import { targetIdentity, type ProfileNote, type ReportTarget } from '../report/run-report.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
@@ -33,6 +33,19 @@ export async function localStorePath(options: GlobalOptions, deps: CommandDeps) 
 export async function realPathOf(path: string): Promise<string> {
   const parent = dirname(path);
   return (await realpath(path).catch(() => undefined)) ?? (parent === path ? path : join(await realPathOf(parent), basename(path)));
+}
+
+/**
+ * Whether what a memory records of the local store `recorded` (of `instance`) is `target`'s store,
+ * of instance `own` (docs/sync.md, "The sync memory"): its path resolves to the store's, or the
+ * instance is the store's and that path no longer holds it (moved); not where it still does (a copy).
+ */
+export async function sameStoreAs(recorded: ReportTarget, instance: string | undefined, target: ReportTarget, own: string | undefined) {
+  if (recorded.kind !== 'local' || target.kind !== 'local') return false;
+  const path = await realPathOf(recorded.store);
+  if (targetIdentity({ kind: 'local', store: path }) === targetIdentity(target)) return true;
+  const { readStoreInstance } = await import('../engine/local-target.js');
+  return instance !== undefined && instance === own && (await readStoreInstance(path).catch(() => undefined)) !== own;
 }
 
 /**

@@ -11,7 +11,7 @@ import { underLock, type StoreLock } from '../system/lock.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { assertTrustedMemoryDir, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles } from './memory-access.js';
-import { realPathOf } from '../context/target.js';
+import { sameStoreAs } from '../context/target.js';
 import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
 import { damaged, entryOfBody, headerLine, newerPopulation, populationKey, populationLines, populationOfBody, SYNC_KINDS, SYNC_MEMORY_VERSION, type EntryBody, type HeaderBody, type PopulationBody, type PopulationRecord, type SyncKind } from './memory-lines.js';
 
@@ -304,30 +304,30 @@ export async function sameServerElsewhere(syncDir: string, target: ReportTarget,
 }
 
 /**
- * The store's memories (its `instance`) under another path; `here`: its own, spelled otherwise.
+ * The store's memories (its `instance`) of `kind` kept under another path, holding an id (sameStoreAs).
  */
 export async function sameStore(syncDir: string, target: ReportTarget, kind: SyncKind, instance?: string) {
-  const found: { other: MemoryContents; here: boolean }[] = [];
+  const found: MemoryContents[] = [];
   for (const dir of await readdir(syncDir).catch(() => [])) {
     const file = join(syncDir, dir, `${kind}.ndjson`);
     if (!/^[0-9a-f]{16}$/.test(dir) || dirname(file) === memoryDir(syncDir, target)) continue;
     const other = await readMemory(file, kind).catch(() => undefined);
-    if (other?.target?.kind !== 'local' || other.instance !== instance) continue;
-    const here = targetIdentity({ kind: 'local', store: await realPathOf(other.target.store) }) === targetIdentity(target);
-    if (here || instance !== undefined) found.push({ other, here });
+    if (other?.target === undefined || other.instance !== instance || other.entries.size === 0) continue;
+    if (await sameStoreAs(other.target, instance, target, instance)) found.push(other);
   }
   return found;
 }
 
 /**
- * Takes in `other`, made `target`'s, if the store has
- * no memory of its kind (docs/sync.md, "The sync memory").
+ * Takes in `other`, made `target`'s, if the store has no memory of its kind
+ * (docs/sync.md, "The sync memory"); `dryRun`: only whether a real run would.
  */
-export async function adoptSpelling(syncDir: string, target: ReportTarget, other: MemoryContents, timeoutMs: number) {
+export async function adoptSpelling(syncDir: string, target: ReportTarget, other: MemoryContents, timeoutMs: number, dryRun: boolean) {
   const file = memoryFile(syncDir, target, other.kind);
+  if (dryRun) return (await readMemory(file, other.kind)).lines <= 1;
   await makeTrustedMemoryDir(syncDir, dirname(file));
   return underLock(dirname(file), undefined, timeoutMs, async () => {
-    if ((await readMemory(file, other.kind)).lines > 0) return false;
+    if ((await readMemory(file, other.kind)).lines > 1) return false;
     await compact(other, target);
     await rename(other.file, file);
     return true;

@@ -10,7 +10,7 @@ import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
 import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SyncKind } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
-import { adoptSpelling, ofOtherInstance, sameServerElsewhere, sameStore } from './memory-files.js';
+import { adoptSpelling, memoryFile, ofOtherInstance, sameServerElsewhere, sameStore } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { fileDigest, refuseOldFile } from './replayed-file.js';
@@ -111,16 +111,23 @@ export class SentMemory<P> {
     const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
     // Its memories under another path (docs/sync.md, "The sync memory").
     const others: string[] = [];
+    let from: string | undefined;
     const syncDir = place.kind === 'dir' && target.kind === 'local' ? place.syncDir : '';
-    for (const { other, here } of syncDir ? await sameStore(syncDir, target, this.kind, this.instance) : []) {
+    for (const other of syncDir ? await sameStore(syncDir, target, this.kind, this.instance) : []) {
       const where = `${other.file} (${describeTarget(other.target!)})`;
-      if (!here || !(dryRun || (await adoptSpelling(syncDir, target, other, lockTimeoutMs)))) others.push(where);
+      if (!(await adoptSpelling(syncDir, target, other, lockTimeoutMs, dryRun))) others.push(where);
       else tell(`note: ${dryRun ? 'a real run takes in' : 'took in'} ${where}: this store's memory`);
+      // A dry run reads what the real run takes in (moving nothing): its plan is the real run's.
+      from = dryRun && others.length === 0 ? other.file : undefined;
     }
+    // Refused before the memory is opened: a refused run leaves none behind.
+    const words = otherMemoriesSentence(memoryFile(syncDir, target, this.kind), others);
+    if (others.length > 0 && (acts || this.flags.requireMemory)) throw new UsageError(terminalLine(`refused, nothing sent: ${words}`));
     this.placed = await openPlacedMemory(place, target, this.kind, {
       lock: decides && !dryRun,
       lockTimeoutMs,
       readOnly: dryRun,
+      ...(from === undefined ? {} : { from }),
       onWait: tell,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
       ...(this.instance === undefined ? {} : { instance: this.instance }),
@@ -156,9 +163,7 @@ export class SentMemory<P> {
     this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }) } : undefined;
     const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
     if (others.length > 0) {
-      const words = otherMemoriesSentence(this.placed.name, others);
       if (this.found !== undefined) this.found.otherMemories = others;
-      if (acts || this.flags.requireMemory) await refuse(`refused, nothing sent: ${words}`);
       tell(`warning: ${words}`);
     }
     if (decides && missesRun !== undefined) {
