@@ -36,12 +36,12 @@ export async function realPathOf(path: string): Promise<string> {
 }
 
 /**
- * Whether what a memory records of the local store `recorded` (of `instance`) is `target`'s store,
- * of instance `own` (docs/sync.md, "The sync memory"): its path resolves to the store's, or the
- * instance is the store's and that path no longer holds it (moved); not where it still does (a copy).
+ * Whether `recorded` (of `instance`) is the store `target`
+ * (of `own`): its path is the store's, or no longer holds
+ * `own` (a store moved; not copied: docs/sync.md).
  */
 export async function sameStoreAs(recorded: ReportTarget, instance: string | undefined, target: ReportTarget, own: string | undefined) {
-  if (recorded.kind !== 'local' || target.kind !== 'local') return false;
+  if (recorded.kind !== 'local') return false;
   const path = await realPathOf(recorded.store);
   if (targetIdentity({ kind: 'local', store: path }) === targetIdentity(target)) return true;
   const { readStoreInstance } = await import('../engine/local-target.js');

@@ -156,8 +156,9 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
 }
 
 /**
- * A document of another target is refused (exit 2 naming both): its memory would skip records never sent here.
- * One of this store under another path (sameStoreAs: a link, a store moved) is made the store's.
+ * A document of another target is refused (exit 2 naming both):
+ * its memory would skip records never sent here. One of the
+ * store under another path (sameStoreAs) is made the store's.
  */
 export async function assertDocumentTarget(document: MemoryDocument, source: string, target: ReportTarget, instance?: string): Promise<void> {
   if (document.identity === targetIdentity(target)) return;
@@ -167,6 +168,8 @@ export async function assertDocumentTarget(document: MemoryDocument, source: str
         '(a memory of another target would skip records never sent here)',
     );
   }
-  for (const [kind, text] of document.texts) document.texts.set(kind, [...compactedLines(memoryOfText(Buffer.from(text), source, kind), target)].join(''));
-  Object.assign(document, { target, identity: targetIdentity(target) });
+  for (const [kind, text] of document.texts) {
+    const contents = memoryOfText(Buffer.from(text), source, kind);
+    document.texts.set(kind, [...compactedLines(contents, target)].join(''));
+  }
 }

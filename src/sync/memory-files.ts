@@ -272,55 +272,36 @@ export async function compactIdle(file: string, kind: SyncKind, target: ReportTa
 
 
 /**
- * Remote targets with a memory of `kind` under the sync directory that could be `target` under
- * another name: the same scheme, port and path, another host (`localhost` for `127.0.0.1`, a
- * short name for a full one). Anything unreadable is passed over: this is a hint for a run that
- * found no memory, never a decision.
+ * Memories of `kind` that may be `target`'s under another
+ * name: a host (a hint, never a decision), or a path
+ * holding an id of the store (sameStoreAs).
  */
-export async function sameServerElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind): Promise<ReportTarget[]> {
-  if (target.kind !== 'remote') return [];
-  const key = (url: URL): string => `${url.protocol}//:${url.port}${url.pathname.replace(/\/+$/, '')}`;
-  let wanted: URL;
-  let dirs: string[];
-  try {
-    wanted = new URL(target.baseUrl);
-    dirs = await readdir(syncDir);
-  } catch {
-    return [];
-  }
-  const found: ReportTarget[] = [];
-  for (const dir of dirs.sort()) {
+export async function sameTargetElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind, instance?: string) {
+  const found: MemoryContents[] = [];
+  const server = serverOf(target);
+  for (const dir of (await readdir(syncDir).catch(() => [])).sort()) {
     if (!/^[0-9a-f]{16}$/.test(dir)) continue;
-    const other = (await readMemory(join(syncDir, dir, `${kind}.ndjson`), kind).catch(() => undefined))?.target;
-    if (other?.kind !== 'remote' || targetIdentity(other) === targetIdentity(target)) continue;
-    try {
-      const url = new URL(other.baseUrl);
-      if (key(url) === key(wanted) && url.hostname !== wanted.hostname) found.push(other);
-    } catch {
-      // Not a URL: not this server.
+    const other = await readMemory(join(syncDir, dir, `${kind}.ndjson`), kind).catch(() => undefined);
+    if (other?.target === undefined || targetIdentity(other.target) === targetIdentity(target)) continue;
+    if (server) {
+      if (serverOf(other.target) === server) found.push(other);
+    } else if (other.instance === instance && other.entries.size > 0) {
+      if (await sameStoreAs(other.target, instance, target, instance)) found.push(other);
     }
   }
   return found;
 }
 
-/**
- * The store's memories (its `instance`) of `kind` kept under another path, holding an id (sameStoreAs).
- */
-export async function sameStore(syncDir: string, target: ReportTarget, kind: SyncKind, instance?: string) {
-  const found: MemoryContents[] = [];
-  for (const dir of await readdir(syncDir).catch(() => [])) {
-    const file = join(syncDir, dir, `${kind}.ndjson`);
-    if (!/^[0-9a-f]{16}$/.test(dir) || dirname(file) === memoryDir(syncDir, target)) continue;
-    const other = await readMemory(file, kind).catch(() => undefined);
-    if (other?.target === undefined || other.instance !== instance || other.entries.size === 0) continue;
-    if (await sameStoreAs(other.target, instance, target, instance)) found.push(other);
-  }
-  return found;
+/** A remote target's scheme, port and path: two hosts of a server share them. */
+function serverOf(target: ReportTarget): string | undefined {
+  if (target.kind !== 'remote' || !URL.canParse(target.baseUrl)) return undefined;
+  const url = new URL(target.baseUrl);
+  return `${url.protocol}//:${url.port}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /**
- * Takes in `other`, made `target`'s, if the store has no memory of its kind
- * (docs/sync.md, "The sync memory"); `dryRun`: only whether a real run would.
+ * Takes in `other`, made `target`'s, if the store has
+ * no memory of its kind (`dryRun`: whether it would).
  */
 export async function adoptSpelling(syncDir: string, target: ReportTarget, other: MemoryContents, timeoutMs: number, dryRun: boolean) {
   const file = memoryFile(syncDir, target, other.kind);

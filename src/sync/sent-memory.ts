@@ -10,7 +10,7 @@ import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
 import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SyncKind } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
-import { adoptSpelling, memoryFile, ofOtherInstance, sameServerElsewhere, sameStore } from './memory-files.js';
+import { adoptSpelling, memoryFile, ofOtherInstance, sameTargetElsewhere } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { fileDigest, refuseOldFile } from './replayed-file.js';
@@ -113,21 +113,20 @@ export class SentMemory<P> {
     const others: string[] = [];
     let from: string | undefined;
     const syncDir = place.kind === 'dir' && target.kind === 'local' ? place.syncDir : '';
-    for (const other of syncDir ? await sameStore(syncDir, target, this.kind, this.instance) : []) {
+    for (const other of syncDir ? await sameTargetElsewhere(syncDir, target, this.kind, this.instance) : []) {
       const where = `${other.file} (${describeTarget(other.target!)})`;
       if (!(await adoptSpelling(syncDir, target, other, lockTimeoutMs, dryRun))) others.push(where);
       else tell(`note: ${dryRun ? 'a real run takes in' : 'took in'} ${where}: this store's memory`);
-      // A dry run reads what the real run takes in (moving nothing): its plan is the real run's.
       from = dryRun && others.length === 0 ? other.file : undefined;
     }
-    // Refused before the memory is opened: a refused run leaves none behind.
+    // Before the memory is opened: a refused run leaves none.
     const words = otherMemoriesSentence(memoryFile(syncDir, target, this.kind), others);
     if (others.length > 0 && (acts || this.flags.requireMemory)) throw new UsageError(terminalLine(`refused, nothing sent: ${words}`));
     this.placed = await openPlacedMemory(place, target, this.kind, {
       lock: decides && !dryRun,
       lockTimeoutMs,
       readOnly: dryRun,
-      ...(from === undefined ? {} : { from }),
+      from,
       onWait: tell,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
       ...(this.instance === undefined ? {} : { instance: this.instance }),
@@ -173,8 +172,8 @@ export class SentMemory<P> {
     }
     if (decides && !found && !otherInstance && place.kind === 'dir') {
       // The same server under another name has a memory: said, as the likely cause.
-      for (const other of await sameServerElsewhere(place.syncDir, target, this.kind)) {
-        tell(`note: the sync directory holds a memory for ${describeTarget(other)}: if that is this server under another name, give the base URL as it was given then (each spelling of a host has a memory of its own)`);
+      for (const other of await sameTargetElsewhere(place.syncDir, target, this.kind)) {
+        tell(`note: the sync directory holds a memory for ${describeTarget(other.target!)}: if that is this server under another name, give the base URL as it was given then (each spelling of a host has a memory of its own)`);
       }
     }
     if (decides && !populationFound && this.flags.requireMemory) {

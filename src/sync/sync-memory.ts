@@ -25,8 +25,8 @@ export interface OpenMemoryOptions {
   lockTimeoutMs: number;
   /** A dry run reads the memory and never writes it. */
   readOnly: boolean;
-  /** A dry run's memory kept under another spelling of the store, read as the real run takes it in. */
-  from?: string;
+  /** A dry run's: the file a real run takes in. */
+  from?: string | undefined;
   /** Told once when this run waits for another run on the same target. */
   onWait?: OnWait;
   /** A local target: its store's instance id (undefined for a store made before stores had one). */
@@ -123,7 +123,7 @@ export class SyncMemory {
       // Made (when absent) already holding its header: see createBorn.
       const opened = await openMemoryFile(file, options.readOnly ? 'read' : 'append', APPEND_FLAGS, Buffer.from(headerLine(kind, target, options.instance), 'utf8'));
       handle = opened?.handle;
-      let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : memoryOfText(opened.bytes, file, kind, options.from === undefined ? target : undefined);
+      let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
       const otherInstance = ofOtherInstance(contents, options.instance);
       if (otherInstance) {
         // Not used: as with no memory. A run that writes starts the file again (begunAnew).
