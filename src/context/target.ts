@@ -38,14 +38,15 @@ export async function realPathOf(path: string): Promise<string> {
 /**
  * Whether `recorded` (of `instance`) is the store `target`
  * (of `own`): its path is the store's, or no longer holds
- * `own` (a store moved; not copied: docs/sync.md).
+ * `own` (`moved`; a copy's is not).
  */
-export async function sameStoreAs(recorded: ReportTarget, instance: string | undefined, target: ReportTarget, own: string | undefined) {
-  if (recorded.kind !== 'local') return false;
+export async function sameStoreAs(recorded: ReportTarget, target: ReportTarget, instance?: string, own?: string) {
+  if (recorded.kind !== 'local') return;
   const path = await realPathOf(recorded.store);
-  if (targetIdentity({ kind: 'local', store: path }) === targetIdentity(target)) return true;
+  if (targetIdentity({ kind: 'local', store: path }) === targetIdentity(target)) return 'path';
   const { readStoreInstance } = await import('../engine/local-target.js');
-  return instance !== undefined && instance === own && (await readStoreInstance(path).catch(() => undefined)) !== own;
+  const ours = instance !== undefined && instance === own;
+  return ours && (await readStoreInstance(path).catch(() => undefined)) !== own ? 'moved' : undefined;
 }
 
 /**

@@ -155,14 +155,10 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
   };
 }
 
-/**
- * A document of another target is refused (exit 2 naming both):
- * its memory would skip records never sent here. One of the
- * store under another path (sameStoreAs) is made the store's.
- */
+/** A document of another store is refused (exit 2 naming both); one of the store elsewhere (sameStoreAs) is made its own. */
 export async function assertDocumentTarget(document: MemoryDocument, source: string, target: ReportTarget, instance?: string): Promise<void> {
   if (document.identity === targetIdentity(target)) return;
-  if (!(await sameStoreAs(document.target, document.instance, target, instance))) {
+  if (!(await sameStoreAs(document.target, target, document.instance, instance))) {
     throw new UsageError(
       `${source}: this sync memory is of the target ${document.identity}, but this run's target is ${targetIdentity(target)}: refused, nothing sent ` +
         '(a memory of another target would skip records never sent here)',

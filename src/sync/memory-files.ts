@@ -277,7 +277,7 @@ export async function compactIdle(file: string, kind: SyncKind, target: ReportTa
  * holding an id of the store (sameStoreAs).
  */
 export async function sameTargetElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind, instance?: string) {
-  const found: MemoryContents[] = [];
+  const found: (MemoryContents & { moved?: boolean })[] = [];
   const server = serverOf(target);
   for (const dir of (await readdir(syncDir).catch(() => [])).sort()) {
     if (!/^[0-9a-f]{16}$/.test(dir)) continue;
@@ -286,14 +286,15 @@ export async function sameTargetElsewhere(syncDir: string, target: ReportTarget,
     if (server) {
       if (serverOf(other.target) === server) found.push(other);
     } else if (other.instance === instance && other.entries.size > 0) {
-      if (await sameStoreAs(other.target, instance, target, instance)) found.push(other);
+      const of = await sameStoreAs(other.target, target, instance, instance);
+      if (of) found.push({ ...other, moved: of === 'moved' });
     }
   }
   return found;
 }
 
 /** A remote target's scheme, port and path: two hosts of a server share them. */
-function serverOf(target: ReportTarget): string | undefined {
+function serverOf(target: ReportTarget) {
   if (target.kind !== 'remote' || !URL.canParse(target.baseUrl)) return undefined;
   const url = new URL(target.baseUrl);
   return `${url.protocol}//:${url.port}${url.pathname.replace(/\/+$/, '')}`;

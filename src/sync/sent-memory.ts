@@ -111,22 +111,24 @@ export class SentMemory<P> {
     const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
     // Its memories under another path (docs/sync.md, "The sync memory").
     const others: string[] = [];
-    let from: string | undefined;
+    let refuses = false;
     const syncDir = place.kind === 'dir' && target.kind === 'local' ? place.syncDir : '';
-    for (const other of syncDir ? await sameTargetElsewhere(syncDir, target, this.kind, this.instance) : []) {
+    const elsewhere = syncDir ? await sameTargetElsewhere(syncDir, target, this.kind, this.instance) : [];
+    for (const other of elsewhere) {
       const where = `${other.file} (${describeTarget(other.target!)})`;
-      if (!(await adoptSpelling(syncDir, target, other, lockTimeoutMs, dryRun))) others.push(where);
-      else tell(`note: ${dryRun ? 'a real run takes in' : 'took in'} ${where}: this store's memory`);
-      from = dryRun && others.length === 0 ? other.file : undefined;
+      const taken = await adoptSpelling(syncDir, target, other, lockTimeoutMs, dryRun);
+      if (taken) tell(`note: ${dryRun ? 'a real run takes in' : 'took in'} ${where}: this store's memory`);
+      else others.push(where);
+      refuses ||= !taken && !other.moved;
     }
-    // Before the memory is opened: a refused run leaves none.
     const words = otherMemoriesSentence(memoryFile(syncDir, target, this.kind), others);
-    if (others.length > 0 && (acts || this.flags.requireMemory)) throw new UsageError(terminalLine(`refused, nothing sent: ${words}`));
+    const refused = refuses && (acts || this.flags.requireMemory);
+    if (refused) throw new UsageError(terminalLine(`refused, nothing sent: ${words}`));
     this.placed = await openPlacedMemory(place, target, this.kind, {
       lock: decides && !dryRun,
       lockTimeoutMs,
       readOnly: dryRun,
-      from,
+      from: dryRun && others.length === 0 ? elsewhere[0]?.file : undefined,
       onWait: tell,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
       ...(this.instance === undefined ? {} : { instance: this.instance }),

@@ -10,7 +10,7 @@ import { describeSystemError, systemFailure } from '../system/system-error-words
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
 import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
-import { APPEND_FLAGS, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, overgrown, populationsOf, type MemoryContents } from './memory-files.js';
+import { APPEND_FLAGS, compact, compactIdle, emptyContents, memoryFile, memoryOfText, ofOtherInstance, overgrown, populationsOf, type MemoryContents } from './memory-files.js';
 
 export { canonicalJson, requestDigest, type MemoryEntry } from './memory-lines.js';
 export { memoryDir, memoryFile, readMemory, resolveSyncDir, memoryOfText } from './memory-files.js';
@@ -25,7 +25,7 @@ export interface OpenMemoryOptions {
   lockTimeoutMs: number;
   /** A dry run reads the memory and never writes it. */
   readOnly: boolean;
-  /** A dry run's: the file a real run takes in. */
+  /** A dry run's: a file to read instead. */
   from?: string | undefined;
   /** Told once when this run waits for another run on the same target. */
   onWait?: OnWait;

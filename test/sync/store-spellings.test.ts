@@ -120,6 +120,17 @@ describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', ()
     expect(actions(own.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
   });
 
+  it("a copy whose original is gone: the original's memory, beside the copy's own, is said, not refused", async () => {
+    expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
+    cpSync(join(dir, 'real', 's'), join(dir, 'copy'), { recursive: true });
+    expect((await night('copy', ['a', 'b', 'c'])).code).toBe(0);
+    await rm(join(dir, 'real', 's'), { recursive: true });
+    const copy = await night('copy', ['a', 'b']);
+    expect(copy.code, copy.stderr).toBe(0);
+    expect(copy.stderr).toContain(`warning: another memory of this store: ${memoryFile(syncDir(), real(), 'users')} (local store ${real().store})`);
+    expect(actions(copy.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
+  });
+
   it('a store moved with `mv`: its memory under the old path is taken in by the first night (nothing holds it there); an export of it imports', async () => {
     expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
     expect((await examctl(['synced', 'export', '--target', 'local', '--store', 'real/s', '--out', 'kept.json'], dir, env)).code).toBe(0);
