@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -163,6 +165,27 @@ describe('examctl doctor: no store yet where none can be created', () => {
     withTempDir(async (dir) => {
       await mkdir(join(dir, 'ro'), { mode: 0o555 });
       await expectFail(dir, join(dir, 'ro', 'exams', 'store'), /permission denied/);
+    }));
+});
+
+describe('examctl doctor: a store the run cannot write (trial17 f05)', () => {
+  // Root writes a read-only file: an immutable one (chattr +i) refuses root too.
+  const root = process.getuid?.() === 0;
+  const readOnly = (path: string, on: boolean) => (root ? execFileSync('chattr', [on ? '+i' : '-i', path]) : chmodSync(path, on ? 0o444 : 0o600));
+
+  it.skipIf(process.platform === 'win32')('its journal read-only: FAIL store naming the journal, exit 3, as the night would fail', () =>
+    withTempDir(async (dir) => {
+      const store = join(dir, 'store');
+      expect((await cli(dir, ['--store', store, 'local', 'init'])).code).toBe(0);
+      const journal = join(store, 'journal-1.ndjson');
+      readOnly(journal, true);
+      try {
+        const { code, stdout } = await cli(dir, ['--store', store, 'doctor']);
+        expect(stdout).toContain(`FAIL  store      a run cannot write ${journal}: `);
+        expect(code).toBe(3);
+      } finally {
+        readOnly(journal, false);
+      }
     }));
 });
 
