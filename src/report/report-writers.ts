@@ -18,6 +18,7 @@ import { terminalLine } from '../formats/terminal-text.js';
  */
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
+  if (note?.replaced === true) return replacedMemorySentence(note.file);
   if (note?.otherMemories !== undefined) return otherMemoriesSentence(note.file, note.otherMemories);
   if (note !== undefined && note.populationFound && note.missesRun !== undefined) return missedRunSentence(note.file, note.population, note.missesRun, note.kind);
   if (note === undefined || note.populationFound) return undefined;
@@ -32,6 +33,11 @@ export function noMemorySentence(header: ReportHeader): string | undefined {
     `${missing}: ${costs}; ` +
     `if a memory was lost, restore it (examctl synced import) or rebuild it (examctl ${ADOPT_COMMAND[note.kind ?? 'users']}${note.population === null ? '' : ` --population ${note.population}`}) before the next night (docs/sync.md, "When the memory is lost")`
   );
+}
+
+/** What is said of a memory of the store this one replaced (docs/sync.md, "The sync memory"). */
+export function replacedMemorySentence(file: string): string {
+  return `the sync memory ${file} is of the store this one replaced (e.g. local init --force): not used; this store's memory starts again`;
 }
 
 /** Other memories of the store's instance (docs/sync.md, "The sync memory"). */

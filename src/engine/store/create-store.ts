@@ -28,7 +28,7 @@ export async function storeExists(dir: string): Promise<boolean> {
   }
 }
 
-/** Why a run cannot write the store at `dir` (its directory, its journal) or, with none there yet, make one (in its nearest existing parent, tried). */
+/** Why a run cannot write the store at `dir` (its directory, its journal), or make it (none yet: tried in its nearest existing parent). */
 export async function storeUnwritable(dir: string): Promise<string | undefined> {
   const store = resolve(dir);
   if (await storeExists(store)) {
@@ -37,12 +37,8 @@ export async function storeUnwritable(dir: string): Promise<string | undefined> 
   }
   let parent = dirname(store);
   while (!existsSync(parent)) parent = dirname(parent);
-  try {
-    await rm(await mkdtemp(join(parent, '.examctl-probe-')), { recursive: true, ...RM_RETRY });
-    return undefined;
-  } catch (error) {
-    return `no store yet, and none can be created at ${store}: cannot create a directory in ${parent}: ${describeSystemError(error, 'directory')}`;
-  }
+  const probe = mkdtemp(join(parent, '.examctl-probe-')).then((made) => rm(made, { recursive: true, ...RM_RETRY }));
+  return probe.then(() => undefined, (error: unknown) => `no store yet, and none can be created at ${store}: cannot create a directory in ${parent}: ${describeSystemError(error, 'directory')}`);
 }
 
 export interface CreateStoreOptions {
