@@ -22,7 +22,7 @@ export function noMemorySentence(header: ReportHeader): string | undefined {
   if (note?.otherMemories !== undefined) return otherMemoriesSentence(note.file, note.otherMemories);
   if (note !== undefined && note.populationFound && note.missesRun !== undefined) return missedRunSentence(note.file, note.population, note.missesRun, note.kind);
   if (note === undefined || note.populationFound) return undefined;
-  const population = note.population === null ? 'the runs without --population' : `--population ${note.population}`;
+  const population = populationWords(note.population ?? undefined);
   const missing = note.found
     ? `the sync memory of ${describeTarget(header.target)} (${note.file}) has no record of ${population}`
     : `no sync memory for ${describeTarget(header.target)} (looked for ${note.file})`;
@@ -35,9 +35,14 @@ export function noMemorySentence(header: ReportHeader): string | undefined {
   );
 }
 
-/** What is said of a memory of the store this one replaced (docs/sync.md, "The sync memory"). */
+/** The words naming a population in a message: `--population staff`, or the runs without one. */
+export function populationWords(population: string | undefined): string {
+  return population === undefined ? 'the runs without --population' : `--population ${population}`;
+}
+
+/** Said of a memory of the store this one replaced (docs/sync.md, "The sync memory"). */
 export function replacedMemorySentence(file: string): string {
-  return `the sync memory ${file} is of the store this one replaced (e.g. local init --force): not used; this store's memory starts again`;
+  return `the sync memory ${file} is of the store this one replaced (local init --force): not used; this store's memory starts again`;
 }
 
 /** Other memories of the store's instance (docs/sync.md, "The sync memory"). */
@@ -62,7 +67,7 @@ const MISSED_WORK = {
  */
 export function missedRunSentence(file: string, population: string | null, missed: NonNullable<SyncMemoryNote['missesRun']>, kind: SyncMemoryNote['kind'] = 'users'): string {
   // Only user sync has populations: the others' runs are named by their command.
-  const who = kind === 'schedules' ? 'schedule push' : kind === 'collections' ? 'collection add' : population === null ? 'the runs without --population' : `--population ${population}`;
+  const who = kind === 'schedules' ? 'schedule push' : kind === 'collections' ? 'collection add' : populationWords(population ?? undefined);
   const adopt = `examctl ${ADOPT_COMMAND[kind]}${population === null ? '' : ` --population ${population}`}`;
   if (missed.cut === true) {
     return (

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
-import { describeTarget, missedRunSentence, otherMemoriesSentence, replacedMemorySentence, type SummaryNote } from '../report/report-writers.js';
+import { describeTarget, missedRunSentence, otherMemoriesSentence, populationWords, replacedMemorySentence, type SummaryNote } from '../report/report-writers.js';
 import { type ReportTarget, type SyncMemoryNote } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
@@ -16,7 +16,7 @@ import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { fileDigest, refuseOldFile } from './replayed-file.js';
 import { inputPathOf } from '../pipeline/command-input.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
-import { lossAdvice, populationWords } from './memory-loss.js';
+import { lossAdvice } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
@@ -153,7 +153,7 @@ export class SentMemory<P> {
     // Not collections: their runs put no population on record (only an adoption does), and what
     // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).
     if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, populations.get(populationKey(population))!.run);
-    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }), ...(otherInstance ? { replaced: true } : {}) } : undefined;
+    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }), replaced: otherInstance || undefined } : undefined;
     const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
     if (others.length > 0) {
       const words = otherMemoriesSentence(this.placed.name, others);

@@ -30,7 +30,7 @@ export interface OpenMemoryOptions {
   onWait?: OnWait;
   /** A local target: its store's instance id (undefined for a store made before stores had one). */
   instance?: string;
-  /** Told when the memory is of another instance of the store (replaced since): it is not used. */
+  /** Told when the memory is of a replaced store (another instance): it is not used. */
   onOtherInstance?: OnWait;
   /** Told a note: a rewrite skipped, a service's memory taking in what a lost run wrote ahead. */
   onNote?: (message: string) => void;

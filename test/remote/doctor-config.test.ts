@@ -151,14 +151,14 @@ describe('examctl doctor', () => {
 describe('examctl doctor: no store yet where none can be created', () => {
   const expectFail = async (dir: string, store: string, words: RegExp) => {
     const { code, stdout } = await cli(dir, ['--store', store, 'doctor']);
-    expect(stdout).toMatch(new RegExp(`FAIL\\s+store\\s+no store yet, and none can be created at ${store}: `));
+    expect(stdout).toMatch(/FAIL\s+store\s+no store yet, and none can be created in /);
     expect(stdout).toMatch(words);
     expect(code).toBe(3);
   };
 
   // /sys refuses a new directory to root too.
   it.skipIf(process.platform !== 'linux')('under /sys: FAIL store naming the place, exit 3, as the push would fail', () =>
-    withTempDir((dir) => expectFail(dir, '/sys/examctl-doctor-test/store', /cannot create a directory in \/sys: /)));
+    withTempDir((dir) => expectFail(dir, '/sys/examctl-doctor-test/store', /created in \/sys: /)));
 
   // Root writes into a read-only directory: another user only.
   it.skipIf(process.platform === 'win32' || process.getuid?.() === 0)('in a read-only directory: FAIL store, exit 3, permission denied', () =>

@@ -114,7 +114,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     const night = await sync();
     expect(night.code, night.stderr).toBe(0);
     // One story, said once (trial17 f06): replaced, so the memory starts again; not "lost", no import advised, no "looked for".
-    expect(night.stderr.split('is of the store this one replaced (e.g. local init --force): not used; this store\'s memory starts again')).toHaveLength(2);
+    expect(night.stderr.split('is of the store this one replaced (local init --force): not used; this store\'s memory starts again')).toHaveLength(2);
     expect(night.stderr).not.toMatch(/lost|synced import|looked for/);
     expect(await storedIds()).toEqual(ids);
   });

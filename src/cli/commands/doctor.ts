@@ -88,7 +88,7 @@ async function checkLocal(store: string, deps: CommandDeps): Promise<DoctorRepor
   return { healthy: false, target: 'local', store, checks };
 }
 
-/** A run can write the store, and it answers a read; or there is none yet, and one can be made. */
+/** A run can write the store and it answers a read; or none is there yet, and one can be made. */
 async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck> {
   const { clockFromEnv, openLocalTarget, storeUnwritable } = await import('../../engine/index.js');
   const why = await storeUnwritable(store);

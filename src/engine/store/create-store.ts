@@ -28,17 +28,19 @@ export async function storeExists(dir: string): Promise<boolean> {
   }
 }
 
-/** Why a run cannot write the store at `dir` (its directory, its journal), or make it (none yet: tried in its nearest existing parent). */
+/** Why a run cannot write the store (its directory, journal) or make it (none yet: tried in the nearest existing parent). */
 export async function storeUnwritable(dir: string): Promise<string | undefined> {
-  const store = resolve(dir);
-  if (await storeExists(store)) {
-    const denied = (path: string) => access(path, constants.W_OK).then(() => undefined, (error: unknown) => `a run cannot write ${path}: ${describeSystemError(error)}`);
-    return (await denied(store)) ?? denied(join(store, journalFileName((await readManifest(store)).generation)));
+  if (await storeExists(dir)) {
+    const denied = (path: string) =>
+      access(path, constants.W_OK).then(() => undefined, (error: unknown) => `a run cannot write ${path}: ${describeSystemError(error)}`);
+    const journal = join(dir, journalFileName((await readManifest(dir)).generation));
+    return (await denied(dir)) ?? denied(journal);
   }
-  let parent = dirname(store);
+  let parent = dirname(resolve(dir));
   while (!existsSync(parent)) parent = dirname(parent);
-  const probe = mkdtemp(join(parent, '.examctl-probe-')).then((made) => rm(made, { recursive: true, ...RM_RETRY }));
-  return probe.then(() => undefined, (error: unknown) => `no store yet, and none can be created at ${store}: cannot create a directory in ${parent}: ${describeSystemError(error, 'directory')}`);
+  return mkdtemp(join(parent, '.examctl-probe-'))
+    .then((made) => rm(made, { recursive: true, ...RM_RETRY }))
+    .then(() => undefined, (error: unknown) => `no store yet, and none can be created in ${parent}: ${describeSystemError(error, 'directory')}`);
 }
 
 export interface CreateStoreOptions {
