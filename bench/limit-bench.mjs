@@ -22,7 +22,7 @@ const list = (values, digits = 2) => values.map((value) => value.toFixed(digits)
 /** Paired rounds at one latency: the warm loop, the spawned loop, each CLI; a fresh server for each measurement. */
 async function cliAgainstLoop(users, latencyMs, concurrency, rounds, clis) {
   const file = await usersCsv(users, 'r');
-  const got = { load: [], warm: [], spawned: [], spawnedCpu: [], clis: clis.map(() => ({ rate: [], cpu: [], ratio: [], warmRatio: [], sendingRatio: [] })) };
+  const got = { load: [], warm: [], spawned: [], spawnedCpu: [], spawnedSendingCpu: [], spawnedBefore: [], clis: clis.map(() => ({ rate: [], cpu: [], sendingCpu: [], before: [], ratio: [], warmRatio: [], sendingRatio: [] })) };
   for (let round = 0; round < rounds; round += 1) {
     // The machine's load beside the figures: wall-time ratios move with it, CPU figures less.
     got.load.push(loadavg()[0]);
@@ -31,11 +31,15 @@ async function cliAgainstLoop(users, latencyMs, concurrency, rounds, clis) {
     const spawned = await withSendingPhase(latencyMs, (target) => spawnedBareLoop(target, users, concurrency, 'r'));
     got.spawned.push(spawned.result.rate);
     got.spawnedCpu.push(spawned.result.cpuMsPer1000);
+    got.spawnedSendingCpu.push(spawned.result.sendingCpuMsPer1000);
+    got.spawnedBefore.push(spawned.result.beforeFirstRequestMs);
     for (const [i, cli] of clis.entries()) {
       const run = await withSendingPhase(latencyMs, (target) => cliSync(target, file, users, concurrency, cli));
       const mine = got.clis[i];
       mine.rate.push(run.result.rate);
       mine.cpu.push(run.result.cpuMsPer1000);
+      mine.sendingCpu.push(run.result.sendingCpuMsPer1000);
+      mine.before.push(run.result.beforeFirstRequestMs);
       mine.ratio.push(run.result.rate / spawned.result.rate);
       mine.warmRatio.push(run.result.rate / warm.result);
       // The server's view: first request to last answer, the CLI's start-up and structure pass left out.
@@ -70,6 +74,14 @@ export async function runLimitBench({ rounds = 3 } = {}) {
           value: +median(cpuRatios).toFixed(2),
           goal: '<= 1.5',
           detail: `paired rounds ${list(cpuRatios)}; ms per 1,000 users CLI ${list(mine.cpu, 0)}, loop ${list(got.spawnedCpu, 0)}`,
+        });
+        // Where it goes: the CPU before the first request (start-up; the CLI's structure pass) and after it.
+        const sendingRatios = mine.sendingCpu.map((cpu, round) => cpu / got.spawnedSendingCpu[round]);
+        rows.push({
+          measure: '  the same, CPU from the first request on (the sending phase)',
+          value: +median(sendingRatios).toFixed(2),
+          goal: '',
+          detail: `paired rounds ${list(sendingRatios)}; ms per 1,000 users CLI ${list(mine.sendingCpu, 0)}, loop ${list(got.spawnedSendingCpu, 0)}; CPU ms before it CLI ${list(mine.before, 0)}, loop ${list(got.spawnedBefore, 0)}`,
         });
       }
       rows.push({ measure: `  the same, sending phase only (first request to last answer at the server)`, value: +median(mine.sendingRatio).toFixed(2), goal: '', detail: `paired rounds ${list(mine.sendingRatio)}` });

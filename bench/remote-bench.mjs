@@ -254,8 +254,9 @@ async function spawnedRate(users, name, start) {
     const [code] = await once(child, 'exit');
     const seconds = (performance.now() - started) / 1000;
     if (code !== 0) throw new Error(`${name} exited ${code}: ${stderr}`);
-    const { userCPUTime, systemCPUTime, mainThreadCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
-    return { rate: users / seconds, cpuMsPer1000: (userCPUTime + systemCPUTime) / users, mainMsPer1000: (mainThreadCPUTime ?? NaN) / users };
+    const { userCPUTime, systemCPUTime, mainThreadCPUTime, firstWriteCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
+    const cpu = userCPUTime + systemCPUTime;
+    return { rate: users / seconds, cpuMsPer1000: cpu / users, mainMsPer1000: (mainThreadCPUTime ?? NaN) / users, sendingCpuMsPer1000: (cpu - (firstWriteCPUTime ?? NaN)) / users, beforeFirstRequestMs: (firstWriteCPUTime ?? NaN) / 1000 };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

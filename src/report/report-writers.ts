@@ -18,10 +18,11 @@ import { terminalLine } from '../formats/terminal-text.js';
  */
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
+  if (note?.replaced === true) return replacedMemorySentence(note.file);
   if (note?.otherMemories !== undefined) return otherMemoriesSentence(note.file, note.otherMemories);
   if (note !== undefined && note.populationFound && note.missesRun !== undefined) return missedRunSentence(note.file, note.population, note.missesRun, note.kind);
   if (note === undefined || note.populationFound) return undefined;
-  const population = note.population === null ? 'the runs without --population' : `--population ${note.population}`;
+  const population = populationWords(note.population ?? undefined);
   const missing = note.found
     ? `the sync memory of ${describeTarget(header.target)} (${note.file}) has no record of ${population}`
     : `no sync memory for ${describeTarget(header.target)} (looked for ${note.file})`;
@@ -32,6 +33,16 @@ export function noMemorySentence(header: ReportHeader): string | undefined {
     `${missing}: ${costs}; ` +
     `if a memory was lost, restore it (examctl synced import) or rebuild it (examctl ${ADOPT_COMMAND[note.kind ?? 'users']}${note.population === null ? '' : ` --population ${note.population}`}) before the next night (docs/sync.md, "When the memory is lost")`
   );
+}
+
+/** The words naming a population in a message: `--population staff`, or the runs without one. */
+export function populationWords(population: string | undefined): string {
+  return population === undefined ? 'the runs without --population' : `--population ${population}`;
+}
+
+/** Said of a memory of the store this one replaced (docs/sync.md, "The sync memory"). */
+export function replacedMemorySentence(file: string): string {
+  return `the sync memory ${file} is of the store this one replaced (local init --force): not used; this store's memory starts again`;
 }
 
 /** Other memories of the store's instance (docs/sync.md, "The sync memory"). */
@@ -56,7 +67,7 @@ const MISSED_WORK = {
  */
 export function missedRunSentence(file: string, population: string | null, missed: NonNullable<SyncMemoryNote['missesRun']>, kind: SyncMemoryNote['kind'] = 'users'): string {
   // Only user sync has populations: the others' runs are named by their command.
-  const who = kind === 'schedules' ? 'schedule push' : kind === 'collections' ? 'collection add' : population === null ? 'the runs without --population' : `--population ${population}`;
+  const who = kind === 'schedules' ? 'schedule push' : kind === 'collections' ? 'collection add' : populationWords(population ?? undefined);
   const adopt = `examctl ${ADOPT_COMMAND[kind]}${population === null ? '' : ` --population ${population}`}`;
   if (missed.cut === true) {
     return (

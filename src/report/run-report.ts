@@ -147,6 +147,8 @@ export interface SyncMemoryNote {
   populationFound: boolean;
   /** A run of this population the memory misses (docs/sync.md: "The sync memory", "A state service", "When the memory is lost"). */
   missesRun?: { run: string; since: string; later?: true; cut?: true };
+  /** Of the store this one replaced (local init --force): not used. */
+  replaced?: true;
   /** Other memories of the store's instance (another path): each file (its path). */
   otherMemories?: string[];
 }

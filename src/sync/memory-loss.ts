@@ -5,11 +5,6 @@
  * and `synced show`, so an admin never reads "start it again" as the cheap way out.
  */
 
-/** The words naming a population in a message: `--population staff`, or the runs without one. */
-export function populationWords(population: string | undefined): string {
-  return population === undefined ? 'the runs without --population' : `--population ${population}`;
-}
-
 /**
  * What a night without the memory costs, and that nothing later mends it: the platform cannot be
  * listed, so only the memory knows what examctl sent before.

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
-import { describeTarget, missedRunSentence, otherMemoriesSentence, type SummaryNote } from '../report/report-writers.js';
+import { describeTarget, missedRunSentence, otherMemoriesSentence, populationWords, replacedMemorySentence, type SummaryNote } from '../report/report-writers.js';
 import { type ReportTarget, type SyncMemoryNote } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
@@ -16,7 +16,7 @@ import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { fileDigest, refuseOldFile } from './replayed-file.js';
 import { inputPathOf } from '../pipeline/command-input.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
-import { lossAdvice, populationWords } from './memory-loss.js';
+import { lossAdvice } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
@@ -134,7 +134,7 @@ export class SentMemory<P> {
       ...(this.instance === undefined ? {} : { instance: this.instance }),
       onOtherInstance: (message) => {
         otherInstance = true;
-        tell(message);
+        if (!decides) tell(message);
       },
       operation: `examctl ${COMMAND_OF[this.kind]}${population === undefined ? '' : ` --population ${population}`}`,
       env: this.deps.env,
@@ -161,7 +161,7 @@ export class SentMemory<P> {
     // Not collections: their runs put no population on record (only an adoption does), and what
     // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).
     if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, populations.get(populationKey(population))!.run);
-    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }) } : undefined;
+    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }), replaced: otherInstance || undefined } : undefined;
     const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
     if (others.length > 0) {
       if (this.found !== undefined) this.found.otherMemories = others;
@@ -180,9 +180,9 @@ export class SentMemory<P> {
     }
     if (decides && !populationFound && this.flags.requireMemory) {
       const missing = missingMemoryWords(target, this.placed.name, found, otherInstance, population, populations);
-      await refuse(`--require-memory: ${missing}; nothing was sent. ${otherInstance ? REPLACED_STORE : lossAdvice(population)}`);
+      await refuse(`--require-memory: ${missing}; nothing was sent. ${otherInstance ? 'Run once without --require-memory' : lossAdvice(population)}`);
     }
-    if (this.flags.changedOnly && !populationFound) {
+    if (this.flags.changedOnly && !populationFound && !otherInstance) {
       // Not "yet" where a run of this runs directory fed one: it was lost (docs/sync.md, "When the memory is lost").
       const fed = await this.laterRunThan(target, '');
       const what = found
@@ -502,12 +502,9 @@ function existing(before: MemoryEntry | null, run: string): MemoryEntry {
 /** The command that feeds each kind of memory, as a run journal names it. */
 const COMMAND_OF: Readonly<Record<SyncKind, string>> = { users: 'user sync', schedules: 'schedule push', collections: 'collection add' };
 
-/** A store replaced at its path holds nothing examctl sent: a first night is the truth there. */
-const REPLACED_STORE = 'The store was replaced, so it holds nothing examctl sent: run once without --require-memory to start its memory';
-
 /** What a deciding run found missing, for the refusal: no memory at all, or none of its population (naming those the memory holds). */
 function missingMemoryWords(target: ReportTarget, name: string, found: boolean, otherInstance: boolean, population: string | undefined, populations: ReadonlyMap<string, PopulationRecord>): string {
-  if (otherInstance) return `no sync memory for ${describeTarget(target)} (${name} is of another instance of this store, replaced since)`;
+  if (otherInstance) return replacedMemorySentence(name);
   if (!found) return `no sync memory for ${describeTarget(target)} (looked for ${name})`;
   const held = [...populations.keys()].sort().map((key) => (key === '' ? 'the runs without --population' : key));
   return `the sync memory of ${describeTarget(target)} (${name}) has no record of ${populationWords(population)}: it holds ${held.length === 0 ? 'no population' : held.join(', ')}`;

@@ -5,11 +5,10 @@
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalError } from '../runs/run-errors.js';
-import { describeTarget } from '../report/report-writers.js';
+import { describeTarget, populationWords } from '../report/report-writers.js';
 import { populationKey, type SyncKind } from './memory-lines.js';
 import { populationsOf } from './memory-files.js';
 import { memoryPlaceOf, readPlacedMemories } from './memory-place.js';
-import { populationWords } from './memory-loss.js';
 
 /** The memory kind a command feeds, if it feeds one. */
 const KIND_OF: Readonly<Record<string, SyncKind>> = { 'user sync': 'users', 'schedule push': 'schedules' };

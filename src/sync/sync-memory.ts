@@ -4,6 +4,7 @@ import { appendDurably } from '../system/durable-write.js';
 import { StoreLock, underLock } from '../system/lock.js';
 import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, liveFeeders, makeTrustedMemoryDir, openMemoryFile, type OnWait } from './memory-access.js';
 import type { ReportTarget } from '../report/run-report.js';
+import { replacedMemorySentence } from '../report/report-writers.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
 import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { describeSystemError, systemFailure } from '../system/system-error-words.js';
@@ -31,7 +32,7 @@ export interface OpenMemoryOptions {
   onWait?: OnWait;
   /** A local target: its store's instance id (undefined for a store made before stores had one). */
   instance?: string;
-  /** Told when the memory is of another instance of the store (replaced since): it is not used. */
+  /** Told when the memory is of a replaced store (another instance): it is not used. */
   onOtherInstance?: OnWait;
   /** Told a note: a rewrite skipped, a service's memory taking in what a lost run wrote ahead. */
   onNote?: (message: string) => void;
@@ -127,7 +128,7 @@ export class SyncMemory {
       const otherInstance = ofOtherInstance(contents, options.instance);
       if (otherInstance) {
         // Not used: as with no memory. A run that writes starts the file again (begunAnew).
-        options.onOtherInstance?.(`the sync memory ${file} is of another instance of this store (replaced since, e.g. by local init --force): not used, as if there were none`);
+        options.onOtherInstance?.(replacedMemorySentence(file));
         contents = emptyContents(file, kind);
         if (!options.readOnly) {
           await handle?.close();

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -149,20 +151,41 @@ describe('examctl doctor', () => {
 describe('examctl doctor: no store yet where none can be created', () => {
   const expectFail = async (dir: string, store: string, words: RegExp) => {
     const { code, stdout } = await cli(dir, ['--store', store, 'doctor']);
-    expect(stdout).toMatch(new RegExp(`FAIL\\s+store\\s+no store yet, and none can be created at ${store}: `));
+    expect(stdout).toMatch(/FAIL\s+store\s+no store yet, and none can be created in /);
     expect(stdout).toMatch(words);
     expect(code).toBe(3);
   };
 
   // /sys refuses a new directory to root too.
   it.skipIf(process.platform !== 'linux')('under /sys: FAIL store naming the place, exit 3, as the push would fail', () =>
-    withTempDir((dir) => expectFail(dir, '/sys/examctl-doctor-test/store', /cannot create a directory in \/sys: /)));
+    withTempDir((dir) => expectFail(dir, '/sys/examctl-doctor-test/store', /created in \/sys: /)));
 
   // Root writes into a read-only directory: another user only.
   it.skipIf(process.platform === 'win32' || process.getuid?.() === 0)('in a read-only directory: FAIL store, exit 3, permission denied', () =>
     withTempDir(async (dir) => {
       await mkdir(join(dir, 'ro'), { mode: 0o555 });
       await expectFail(dir, join(dir, 'ro', 'exams', 'store'), /permission denied/);
+    }));
+});
+
+describe('examctl doctor: a store the run cannot write (trial17 f05)', () => {
+  // Root writes a read-only file: an immutable one (chattr +i) refuses root too.
+  const root = process.getuid?.() === 0;
+  const readOnly = (path: string, on: boolean) => (root ? execFileSync('chattr', [on ? '+i' : '-i', path]) : chmodSync(path, on ? 0o444 : 0o600));
+
+  it.skipIf(process.platform === 'win32')('its journal read-only: FAIL store naming the journal, exit 3, as the night would fail', () =>
+    withTempDir(async (dir) => {
+      const store = join(dir, 'store');
+      expect((await cli(dir, ['--store', store, 'local', 'init'])).code).toBe(0);
+      const journal = join(store, 'journal-1.ndjson');
+      readOnly(journal, true);
+      try {
+        const { code, stdout } = await cli(dir, ['--store', store, 'doctor']);
+        expect(stdout).toContain(`FAIL  store      a run cannot write ${journal}: `);
+        expect(code).toBe(3);
+      } finally {
+        readOnly(journal, false);
+      }
     }));
 });
 

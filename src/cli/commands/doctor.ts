@@ -88,16 +88,14 @@ async function checkLocal(store: string, deps: CommandDeps): Promise<DoctorRepor
   return { healthy: false, target: 'local', store, checks };
 }
 
-/** The store answers a read; or there is none yet, and one can be made. */
+/** A run can write the store and it answers a read; or none is there yet, and one can be made. */
 async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck> {
-  const { clockFromEnv, openLocalTarget, storeUncreatable } = await import('../../engine/index.js');
+  const { clockFromEnv, openLocalTarget, storeUnwritable } = await import('../../engine/index.js');
+  const why = await storeUnwritable(store);
+  if (why !== undefined) return { name: 'store', status: 'fail', detail: why };
   // Read-only: doctor never creates or changes a store.
   const api = await openLocalTarget(store, { dryRun: true, now: clockFromEnv(deps.env) });
-  if (api === null) {
-    const why = await storeUncreatable(store);
-    if (why !== undefined) return { name: 'store', status: 'fail', detail: `no store yet, and none can be created at ${store}: ${why}` };
-    return { name: 'store', status: 'ok', detail: 'no store yet: the first command that sends creates it from the demo world' };
-  }
+  if (api === null) return { name: 'store', status: 'ok', detail: 'no store yet: the first command that sends creates it from the demo world' };
   try {
     const result = await api.getReviewSession(probeId());
     if (errorsOf(result.envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound) || result.envelope.Success) {

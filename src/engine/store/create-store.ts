@@ -1,6 +1,6 @@
 /** Making a store: a new one appears whole or not at all; an existing one is replaced by a new generation. */
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { access, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreDamagedError, TargetError, UsageError } from '../../system/errors.js';
@@ -9,7 +9,7 @@ import { renameRetrying, RM_RETRY } from '../../system/busy-retry.js';
 import type { Change, StoreIndexer } from './contract.js';
 import { highestGenerationIn, removeLeftovers, writeGeneration } from './generation.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
-import { CURRENT_FILE, readManifest } from './manifest.js';
+import { CURRENT_FILE, journalFileName, readManifest } from './manifest.js';
 import { mapsFrom, type Maps } from './snapshot-entries.js';
 import { keepStoreInstance, writeStoreInstance } from './store-instance.js';
 import { describeSystemError, systemErrorCode, systemFailure } from '../../system/system-error-words.js';
@@ -28,16 +28,19 @@ export async function storeExists(dir: string): Promise<boolean> {
   }
 }
 
-/** Why no store can be made at `dir` (in its nearest existing parent, tried), or undefined. */
-export async function storeUncreatable(dir: string): Promise<string | undefined> {
+/** Why a run cannot write the store (its directory, journal) or make it (none yet: tried in the nearest existing parent). */
+export async function storeUnwritable(dir: string): Promise<string | undefined> {
+  if (await storeExists(dir)) {
+    const denied = (path: string) =>
+      access(path, constants.W_OK).then(() => undefined, (error: unknown) => `a run cannot write ${path}: ${describeSystemError(error)}`);
+    const journal = join(dir, journalFileName((await readManifest(dir)).generation));
+    return (await denied(dir)) ?? denied(journal);
+  }
   let parent = dirname(resolve(dir));
   while (!existsSync(parent)) parent = dirname(parent);
-  try {
-    await rm(await mkdtemp(join(parent, '.examctl-probe-')), { recursive: true, ...RM_RETRY });
-    return undefined;
-  } catch (error) {
-    return `cannot create a directory in ${parent}: ${describeSystemError(error, 'directory')}`;
-  }
+  return mkdtemp(join(parent, '.examctl-probe-'))
+    .then((made) => rm(made, { recursive: true, ...RM_RETRY }))
+    .then(() => undefined, (error: unknown) => `no store yet, and none can be created in ${parent}: ${describeSystemError(error, 'directory')}`);
 }
 
 export interface CreateStoreOptions {
