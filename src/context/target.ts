@@ -8,7 +8,7 @@ import { say, terminalLine } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
 import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
 import type { SettingFlags } from './settings.js';
-import type { ProfileNote, ReportTarget } from '../report/run-report.js';
+import { targetIdentity, type ProfileNote, type ReportTarget } from '../report/run-report.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
@@ -33,6 +33,20 @@ export async function localStorePath(options: GlobalOptions, deps: CommandDeps) 
 export async function realPathOf(path: string): Promise<string> {
   const parent = dirname(path);
   return (await realpath(path).catch(() => undefined)) ?? (parent === path ? path : join(await realPathOf(parent), basename(path)));
+}
+
+/**
+ * Whether `recorded` (of `instance`) is the store `target`
+ * (of `own`): its path is the store's, or no longer holds
+ * `own` (`moved`; a copy's is not).
+ */
+export async function sameStoreAs(recorded: ReportTarget, target: ReportTarget, instance?: string, own?: string) {
+  if (recorded.kind !== 'local') return;
+  const path = await realPathOf(recorded.store);
+  if (targetIdentity({ kind: 'local', store: path }) === targetIdentity(target)) return 'path';
+  const { readStoreInstance } = await import('../engine/local-target.js');
+  const ours = instance !== undefined && instance === own;
+  return ours && (await readStoreInstance(path).catch(() => undefined)) !== own ? 'moved' : undefined;
 }
 
 /**

@@ -7,6 +7,7 @@ import { canonicalJson, SYNC_KINDS, SYNC_MEMORY_VERSION, type SyncKind } from '.
 import { compactedLines, memoryOfText, populationsOf, type MemoryContents } from './memory-files.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
+import { sameStoreAs } from '../context/target.js';
 import { JsonFault, MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { hash } from 'node:crypto';
 
@@ -154,12 +155,17 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
   };
 }
 
-/** A document of another target is refused (exit 2 naming both): its memory would skip records never sent here. */
-export function assertDocumentTarget(document: Pick<MemoryDocument, 'identity'>, source: string, target: ReportTarget): void {
-  if (document.identity !== targetIdentity(target)) {
+/** A document of another store is refused (exit 2 naming both); one of the store elsewhere (sameStoreAs) is made its own. */
+export async function assertDocumentTarget(document: MemoryDocument, source: string, target: ReportTarget, instance?: string): Promise<void> {
+  if (document.identity === targetIdentity(target)) return;
+  if (!(await sameStoreAs(document.target, target, document.instance, instance))) {
     throw new UsageError(
       `${source}: this sync memory is of the target ${document.identity}, but this run's target is ${targetIdentity(target)}: refused, nothing sent ` +
         '(a memory of another target would skip records never sent here)',
     );
+  }
+  for (const [kind, text] of document.texts) {
+    const contents = memoryOfText(Buffer.from(text), source, kind);
+    document.texts.set(kind, [...compactedLines(contents, target)].join(''));
   }
 }

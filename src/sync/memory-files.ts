@@ -11,7 +11,7 @@ import { underLock, type StoreLock } from '../system/lock.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { assertTrustedMemoryDir, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles } from './memory-access.js';
-import { realPathOf } from '../context/target.js';
+import { sameStoreAs } from '../context/target.js';
 import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
 import { damaged, entryOfBody, headerLine, newerPopulation, populationKey, populationLines, populationOfBody, SYNC_KINDS, SYNC_MEMORY_VERSION, type EntryBody, type HeaderBody, type PopulationBody, type PopulationRecord, type SyncKind } from './memory-lines.js';
 
@@ -272,62 +272,44 @@ export async function compactIdle(file: string, kind: SyncKind, target: ReportTa
 
 
 /**
- * Remote targets with a memory of `kind` under the sync directory that could be `target` under
- * another name: the same scheme, port and path, another host (`localhost` for `127.0.0.1`, a
- * short name for a full one). Anything unreadable is passed over: this is a hint for a run that
- * found no memory, never a decision.
+ * Memories of `kind` that may be `target`'s under another
+ * name: a host (a hint, never a decision), or a path
+ * holding an id of the store (sameStoreAs).
  */
-export async function sameServerElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind): Promise<ReportTarget[]> {
-  if (target.kind !== 'remote') return [];
-  const key = (url: URL): string => `${url.protocol}//:${url.port}${url.pathname.replace(/\/+$/, '')}`;
-  let wanted: URL;
-  let dirs: string[];
-  try {
-    wanted = new URL(target.baseUrl);
-    dirs = await readdir(syncDir);
-  } catch {
-    return [];
-  }
-  const found: ReportTarget[] = [];
-  for (const dir of dirs.sort()) {
+export async function sameTargetElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind, instance?: string) {
+  const found: (MemoryContents & { moved?: boolean })[] = [];
+  const server = serverOf(target);
+  for (const dir of (await readdir(syncDir).catch(() => [])).sort()) {
     if (!/^[0-9a-f]{16}$/.test(dir)) continue;
-    const other = (await readMemory(join(syncDir, dir, `${kind}.ndjson`), kind).catch(() => undefined))?.target;
-    if (other?.kind !== 'remote' || targetIdentity(other) === targetIdentity(target)) continue;
-    try {
-      const url = new URL(other.baseUrl);
-      if (key(url) === key(wanted) && url.hostname !== wanted.hostname) found.push(other);
-    } catch {
-      // Not a URL: not this server.
+    const other = await readMemory(join(syncDir, dir, `${kind}.ndjson`), kind).catch(() => undefined);
+    if (other?.target === undefined || targetIdentity(other.target) === targetIdentity(target)) continue;
+    if (server) {
+      if (serverOf(other.target) === server) found.push(other);
+    } else if (other.instance === instance && other.entries.size > 0) {
+      const of = await sameStoreAs(other.target, target, instance, instance);
+      if (of) found.push({ ...other, moved: of === 'moved' });
     }
   }
   return found;
 }
 
-/**
- * The store's memories (its `instance`) under another path; `here`: its own, spelled otherwise.
- */
-export async function sameStore(syncDir: string, target: ReportTarget, kind: SyncKind, instance?: string) {
-  const found: { other: MemoryContents; here: boolean }[] = [];
-  for (const dir of await readdir(syncDir).catch(() => [])) {
-    const file = join(syncDir, dir, `${kind}.ndjson`);
-    if (!/^[0-9a-f]{16}$/.test(dir) || dirname(file) === memoryDir(syncDir, target)) continue;
-    const other = await readMemory(file, kind).catch(() => undefined);
-    if (other?.target?.kind !== 'local' || other.instance !== instance) continue;
-    const here = targetIdentity({ kind: 'local', store: await realPathOf(other.target.store) }) === targetIdentity(target);
-    if (here || instance !== undefined) found.push({ other, here });
-  }
-  return found;
+/** A remote target's scheme, port and path: two hosts of a server share them. */
+function serverOf(target: ReportTarget) {
+  if (target.kind !== 'remote' || !URL.canParse(target.baseUrl)) return undefined;
+  const url = new URL(target.baseUrl);
+  return `${url.protocol}//:${url.port}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /**
  * Takes in `other`, made `target`'s, if the store has
- * no memory of its kind (docs/sync.md, "The sync memory").
+ * no memory of its kind (`dryRun`: whether it would).
  */
-export async function adoptSpelling(syncDir: string, target: ReportTarget, other: MemoryContents, timeoutMs: number) {
+export async function adoptSpelling(syncDir: string, target: ReportTarget, other: MemoryContents, timeoutMs: number, dryRun: boolean) {
   const file = memoryFile(syncDir, target, other.kind);
+  if (dryRun) return (await readMemory(file, other.kind)).lines <= 1;
   await makeTrustedMemoryDir(syncDir, dirname(file));
   return underLock(dirname(file), undefined, timeoutMs, async () => {
-    if ((await readMemory(file, other.kind)).lines > 0) return false;
+    if ((await readMemory(file, other.kind)).lines > 1) return false;
     await compact(other, target);
     await rename(other.file, file);
     return true;

@@ -95,7 +95,7 @@ export async function readPlacedMemories(place: MemoryPlace, target: ReportTarge
   const service = StateService.at(place.address, env);
   try {
     const document = await readServiceDocument(service, lossAdvice());
-    if (document !== undefined) assertDocumentTarget(document, place.address, target);
+    if (document !== undefined) await assertDocumentTarget(document, place.address, target);
     return { name: place.address, memories: document?.memories ?? new Map() };
   } finally {
     await service.close();
@@ -200,8 +200,8 @@ export class ServiceCopy {
       if (!options.readOnly) lockInfo = await service.lock(options.operation, options.lockTimeoutMs, options.onWait);
       const text = await service.read();
       const document = text === undefined ? undefined : readDocument(text, address, lossAdvice());
-      if (document !== undefined) assertDocumentTarget(document, address, target);
       const held = await readServiceMemory(service, document, false);
+      if (document !== undefined) await assertDocumentTarget(document, address, target, options.instance);
       syncDir = await makePrivateTempDir('synced');
       const dir = memoryDir(syncDir, target);
       await mkdir(dir, { mode: 0o700 });

@@ -40,7 +40,7 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
   const document = readDocument(text, source);
   // Every entry parsed and checked: a line that is not one is exit 2 naming it.
   for (const contents of document.memories.values()) for (const _entry of contents.entries.values());
-  assertDocumentTarget(document, source, target);
+  await assertDocumentTarget(document, source, target, options.instance);
   if (target.kind === 'local' && document.instance !== options.instance) {
     throw new UsageError(
       `${source}: this sync memory is of the store instance ${document.instance ?? '(none recorded)'}, but the store at ${target.store} is instance ${options.instance ?? '(none yet)'}: ` +
@@ -129,7 +129,7 @@ async function underServiceLock<T>(
       } catch {
         // Damaged: replaced or forgotten as it is.
       }
-      if (present !== undefined) assertDocumentTarget(present, address, target);
+      if (present !== undefined) await assertDocumentTarget(present, address, target);
       return await use(service, lock.ID, present, text);
     } finally {
       await service.unlock(lock);

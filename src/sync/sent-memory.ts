@@ -10,7 +10,7 @@ import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
 import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SyncKind } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
-import { adoptSpelling, ofOtherInstance, sameServerElsewhere, sameStore } from './memory-files.js';
+import { adoptSpelling, memoryFile, ofOtherInstance, sameTargetElsewhere } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { fileDigest, refuseOldFile } from './replayed-file.js';
@@ -111,16 +111,24 @@ export class SentMemory<P> {
     const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
     // Its memories under another path (docs/sync.md, "The sync memory").
     const others: string[] = [];
+    let refuses = false;
     const syncDir = place.kind === 'dir' && target.kind === 'local' ? place.syncDir : '';
-    for (const { other, here } of syncDir ? await sameStore(syncDir, target, this.kind, this.instance) : []) {
+    const elsewhere = syncDir ? await sameTargetElsewhere(syncDir, target, this.kind, this.instance) : [];
+    for (const other of elsewhere) {
       const where = `${other.file} (${describeTarget(other.target!)})`;
-      if (!here || !(dryRun || (await adoptSpelling(syncDir, target, other, lockTimeoutMs)))) others.push(where);
-      else tell(`note: ${dryRun ? 'a real run takes in' : 'took in'} ${where}: this store's memory`);
+      const taken = await adoptSpelling(syncDir, target, other, lockTimeoutMs, dryRun);
+      if (taken) tell(`note: ${dryRun ? 'a real run takes in' : 'took in'} ${where}: this store's memory`);
+      else others.push(where);
+      refuses ||= !taken && !other.moved;
     }
+    const words = otherMemoriesSentence(memoryFile(syncDir, target, this.kind), others);
+    const refused = refuses && (acts || this.flags.requireMemory);
+    if (refused) throw new UsageError(terminalLine(`refused, nothing sent: ${words}`));
     this.placed = await openPlacedMemory(place, target, this.kind, {
       lock: decides && !dryRun,
       lockTimeoutMs,
       readOnly: dryRun,
+      from: dryRun && others.length === 0 ? elsewhere[0]?.file : undefined,
       onWait: tell,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
       ...(this.instance === undefined ? {} : { instance: this.instance }),
@@ -156,9 +164,7 @@ export class SentMemory<P> {
     this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }), replaced: otherInstance || undefined } : undefined;
     const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
     if (others.length > 0) {
-      const words = otherMemoriesSentence(this.placed.name, others);
       if (this.found !== undefined) this.found.otherMemories = others;
-      if (acts || this.flags.requireMemory) await refuse(`refused, nothing sent: ${words}`);
       tell(`warning: ${words}`);
     }
     if (decides && missesRun !== undefined) {
@@ -168,8 +174,8 @@ export class SentMemory<P> {
     }
     if (decides && !found && !otherInstance && place.kind === 'dir') {
       // The same server under another name has a memory: said, as the likely cause.
-      for (const other of await sameServerElsewhere(place.syncDir, target, this.kind)) {
-        tell(`note: the sync directory holds a memory for ${describeTarget(other)}: if that is this server under another name, give the base URL as it was given then (each spelling of a host has a memory of its own)`);
+      for (const other of await sameTargetElsewhere(place.syncDir, target, this.kind)) {
+        tell(`note: the sync directory holds a memory for ${describeTarget(other.target!)}: if that is this server under another name, give the base URL as it was given then (each spelling of a host has a memory of its own)`);
       }
     }
     if (decides && !populationFound && this.flags.requireMemory) {

@@ -11,7 +11,7 @@ import { describeSystemError, systemFailure } from '../system/system-error-words
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
 import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
-import { APPEND_FLAGS, compact, compactIdle, emptyContents, memoryDir, memoryFile, memoryOfText, ofOtherInstance, overgrown, populationsOf, type MemoryContents } from './memory-files.js';
+import { APPEND_FLAGS, compact, compactIdle, emptyContents, memoryFile, memoryOfText, ofOtherInstance, overgrown, populationsOf, type MemoryContents } from './memory-files.js';
 
 export { canonicalJson, requestDigest, type MemoryEntry } from './memory-lines.js';
 export { memoryDir, memoryFile, readMemory, resolveSyncDir, memoryOfText } from './memory-files.js';
@@ -26,6 +26,8 @@ export interface OpenMemoryOptions {
   lockTimeoutMs: number;
   /** A dry run reads the memory and never writes it. */
   readOnly: boolean;
+  /** A dry run's: a file to read instead. */
+  from?: string | undefined;
   /** Told once when this run waits for another run on the same target. */
   onWait?: OnWait;
   /** A local target: its store's instance id (undefined for a store made before stores had one). */
@@ -105,8 +107,8 @@ export class SyncMemory {
   ) {}
 
   static async open(syncDir: string, target: ReportTarget, kind: SyncKind, options: OpenMemoryOptions): Promise<SyncMemory> {
-    const dir = memoryDir(syncDir, target);
-    const file = memoryFile(syncDir, target, kind);
+    const file = options.from ?? memoryFile(syncDir, target, kind);
+    const dir = dirname(file);
     let lock: StoreLock | undefined;
     let marker: FeedingMarker | undefined;
     if (options.readOnly) await assertTrustedMemoryDir(syncDir, dir);
@@ -122,7 +124,7 @@ export class SyncMemory {
       // Made (when absent) already holding its header: see createBorn.
       const opened = await openMemoryFile(file, options.readOnly ? 'read' : 'append', APPEND_FLAGS, Buffer.from(headerLine(kind, target, options.instance), 'utf8'));
       handle = opened?.handle;
-      let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : memoryOfText(opened.bytes, file, kind, target);
+      let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
       const otherInstance = ofOtherInstance(contents, options.instance);
       if (otherInstance) {
         // Not used: as with no memory. A run that writes starts the file again (begunAnew).

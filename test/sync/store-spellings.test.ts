@@ -1,11 +1,13 @@
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
+import { stateServerPerTest } from '../support/state-server.js';
 import { compact, memoryDir, memoryFile, readMemory } from '../../src/sync/memory-files.js';
 import { targetIdentity } from '../../src/report/run-report.js';
+import { headerLine } from '../../src/sync/memory-lines.js';
 import { assertDocumentTarget, documentText, readDocument, summedText } from '../../src/sync/memory-document.js';
 
 /**
@@ -61,11 +63,13 @@ describe('a store reached through a link', () => {
   it('a memory an older examctl kept under the link\'s spelling is taken in, said (a dry run says that a real run takes it in, and moves nothing)', async () => {
     expect((await night('alias/s', ['a', 'b', 'c'])).code).toBe(0);
     await asOlderExamctlKeptIt();
-    const dry = await night('real/s', ['a', 'b'], '--dry-run');
+    // The dry run reads the memory the real run takes in (trial17 f04: it read none, planned no leaver, and --require-memory refused it).
+    const dry = await night('real/s', ['a', 'b'], '--dry-run', '--require-memory');
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain(`note: a real run takes in ${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store}): this store's memory`);
-    expect(dry.stdout).not.toContain('disabled');
+    expect(actions(dry.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
     expect(existsSync(memoryFile(syncDir(), alias(), 'users'))).toBe(true);
+    expect(existsSync(memoryDir(syncDir(), real()))).toBe(false);
     const taken = await night('alias/s', ['a', 'b'], '--require-memory');
     expect(taken.code, taken.stderr).toBe(0);
     expect(taken.stderr).toContain(`note: took in ${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store}): this store's memory`);
@@ -74,6 +78,17 @@ describe('a store reached through a link', () => {
     const again = await night('real/s', ['a', 'b']);
     expect(again.stderr).not.toContain('took in');
     expect(actions(again.stdout)).toEqual(['a unchanged', 'b unchanged']);
+  });
+
+  it('a memory of the store holding no id (the header a refused run left) never counts (trial17 f01)', async () => {
+    expect((await night('alias/s', ['a', 'b', 'c'])).code).toBe(0);
+    const { instance } = await readMemory(memoryFile(syncDir(), real(), 'users'), 'users');
+    mkdirSync(memoryDir(syncDir(), alias()), { mode: 0o700 });
+    writeFileSync(memoryFile(syncDir(), alias(), 'users'), headerLine('users', alias(), instance), { mode: 0o600 });
+    const next = await night('real/s', ['a', 'b']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toContain('another memory');
+    expect(actions(next.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
   });
 
   it('two memories of one store (kept apart by an older examctl): said in every sink; a run that disables from one is refused naming both', async () => {
@@ -89,6 +104,81 @@ describe('a store reached through a link', () => {
     expect(changedOnly.code, changedOnly.stderr).toBe(0);
     expect(changedOnly.stderr).toContain('warning: another memory of this store: ');
     expect((JSON.parse(changedOnly.stdout) as { syncMemory: { otherMemories: string[] } }).syncMemory.otherMemories).toEqual([`${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store})`]);
+  });
+});
+
+describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', () => {
+  it("a `cp -a` copy's memory is the copy's own: neither refuses the other's nights, and each disables its own leavers", async () => {
+    expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
+    cpSync(join(dir, 'real', 's'), join(dir, 'copy'), { recursive: true });
+    const copy = await night('copy', ['a', 'b']);
+    expect(copy.code, copy.stderr).toBe(0);
+    expect(copy.stderr).not.toContain('another memory');
+    const own = await night('real/s', ['a', 'b']);
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stderr).not.toContain('another memory');
+    expect(actions(own.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
+  });
+
+  it("a copy whose original is gone: the original's memory, beside the copy's own, is said, not refused", async () => {
+    expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
+    cpSync(join(dir, 'real', 's'), join(dir, 'copy'), { recursive: true });
+    expect((await night('copy', ['a', 'b', 'c'])).code).toBe(0);
+    await rm(join(dir, 'real', 's'), { recursive: true });
+    const copy = await night('copy', ['a', 'b']);
+    expect(copy.code, copy.stderr).toBe(0);
+    expect(copy.stderr).toContain(`warning: another memory of this store: ${memoryFile(syncDir(), real(), 'users')} (local store ${real().store})`);
+    expect(actions(copy.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
+  });
+
+  it('a store moved with `mv`: its memory under the old path is taken in by the first night (nothing holds it there); an export of it imports', async () => {
+    expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
+    expect((await examctl(['synced', 'export', '--target', 'local', '--store', 'real/s', '--out', 'kept.json'], dir, env)).code).toBe(0);
+    renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
+    const moved = await night('moved', ['a', 'b']);
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stderr).toContain(`note: took in ${memoryFile(syncDir(), real(), 'users')} (local store ${real().store}): this store's memory`);
+    expect(actions(moved.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
+    const imported = await examctl(['synced', 'import', 'kept.json', '--target', 'local', '--store', 'moved', '--force'], dir, env);
+    expect(imported.code, imported.stderr).toBe(0);
+    const header = await readMemory(memoryFile(syncDir(), { kind: 'local', store: join(dir, 'moved') }, 'users'), 'users');
+    expect(header.target).toEqual({ kind: 'local', store: join(dir, 'moved') });
+    // A really different store (another instance) is still refused the export.
+    expect((await night('other', ['a'])).code).toBe(0);
+    const other = await examctl(['synced', 'import', 'kept.json', '--target', 'local', '--store', 'other', '--force'], dir, env);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(`this sync memory is of the target local ${real().store}, but this run's target is local ${join(dir, 'other')}`);
+  });
+
+  it("an export (or a state service's document) an older examctl made under the link's spelling is the store's: imported, made its own", async () => {
+    expect((await night('alias/s', ['a', 'b', 'c'])).code).toBe(0);
+    await asOlderExamctlKeptIt();
+    const memories = new Map([['users' as const, await readMemory(memoryFile(syncDir(), alias(), 'users'), 'users')]]);
+    writeFileSync(join(dir, 'kept.json'), documentText(alias(), memories, 1));
+    const document = readDocument(documentText(alias(), memories, 1), 'kept.json');
+    await assertDocumentTarget(document, 'kept.json', real());
+    expect(document.texts.get('users')).toContain(JSON.stringify(real()).slice(1, -1));
+    expect(document.texts.get('users')).not.toContain(alias().store);
+    await rm(memoryDir(syncDir(), alias()), { recursive: true });
+    for (const store of ['alias/s', 'real/s']) {
+      const imported = await examctl(['synced', 'import', 'kept.json', '--target', 'local', '--store', store, '--force'], dir, env);
+      expect(imported.code, imported.stderr).toBe(0);
+    }
+    expect(actions((await night('real/s', ['a', 'b'])).stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
+  });
+});
+
+describe('a state service', () => {
+  const server = stateServerPerTest();
+  it("a document an older examctl stored under the link's spelling is the store's: the next night loads it (trial17 f03)", async () => {
+    env.EXAMCTL_SYNC_DIR = server.address('m');
+    expect((await night('alias/s', ['a', 'b', 'c'])).code).toBe(0);
+    const path = new URL(server.address('m')).pathname;
+    const document = readDocument(server.states.get(path)!, 'm');
+    server.states.set(path, documentText(alias(), document.memories, document.serial));
+    const second = await night('real/s', ['a', 'b'], '--require-memory');
+    expect(second.code, second.stderr).toBe(0);
+    expect(actions(second.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
   });
 });
 
@@ -108,6 +198,6 @@ describe('a store path on Windows', () => {
     const written = summedText({ ...body, identity: `local ${target.store.toUpperCase()}` });
     const document = readDocument(written, 'old.json');
     expect(document.identity).toBe(targetIdentity(target));
-    expect(() => assertDocumentTarget(document, 'old.json', target)).not.toThrow();
+    await expect(assertDocumentTarget(document, 'old.json', target)).resolves.toBeUndefined();
   });
 });
