@@ -16,11 +16,10 @@ import { givenSyncDir } from './state-http.js';
 import { findStore } from './target.js';
 import { DRY_RUN_OUT } from '../flags/global-options.js';
 
-/** The names of a store's, a run's or a memory's files. */
 const STATE_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson|(users|schedules|collections)\.ndjson)$/;
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
-/** The first bytes of `file`, a regular file ('' else: never a FIFO waited on). */
+/** The first bytes of a regular `file` (never a FIFO waited on), else ''. */
 async function head(file: string): Promise<string> {
   const handle = await openRegularFile(file).catch(() => undefined);
   if (handle === undefined) return '';
@@ -32,7 +31,8 @@ async function head(file: string): Promise<string> {
 /**
  * Refuses (exit 2) an output over a file the run reads (named by a flag,
  * the config or the profile; stdin for `--file -`), `-`, stdout under
- * --json, in this run's store, runs or memories, or a file of any (docs/security.md).
+ * --json, in this run's store, runs or memories,
+ * or over a file of one (docs/security.md).
  */
 export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
   if (out === '-') throw new UsageError(`${flag} - names no file: give a file name`);
@@ -56,16 +56,17 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
   ];
   const [nul, output] = [await id(devNull), await id(path)];
   for (const [place, words, base] of places) if (output !== nul && output === (await id(place, base))) throw refused(words);
-  // This run's store, runs and memories; elsewhere a file of any, by its name or content.
   const file = await realpath(path).catch(() => path);
   const [dir, up] = [await id(dirname(file)), await id(dirname(dirname(file)))];
   const runs = resolveRunsDir(given.runsDir as string | undefined, deps.env);
   const synced = givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced');
   const ours = [await id((await findStore(given, deps)).store), await id(runs), await id(synced)];
-  const names = await readdir(dirname(file)).catch((): string[] => []);
-  if (dir === ours[0] || (ours.includes(up) && names.some((name) => STATE_FILE.test(name)))) throw refused("in this run's store, a run's or a sync memory's folder");
-  const named = names.includes(basename(file)) && STATE_FILE.test(basename(file));
-  if (named || /^\{"(crc":"|examctl":"store)/.test(await head(file))) throw refused("named or written as a store's, a run's or a memory's file");
+  const listed = await readdir(dirname(file)).catch((): string[] => []);
+  const kept = listed.filter((name) => STATE_FILE.test(name));
+  const ourFolder = dir === ours[0] || (ours.includes(up) && kept.length > 0);
+  if (ourFolder) throw refused("in this run's store, runs or memories");
+  const examctls = kept.includes(basename(file)) || /^\{"(crc|examctl)":"/.test(await head(file));
+  if (examctls) throw refused("named or written as a store's, a run's or a memory's file");
 }
 
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */

@@ -48,13 +48,13 @@ describe('an output over what the run reads or keeps', () => {
       const journal = join('store', readdirSync(join(dir, 'store')).find((name) => name.startsWith('journal-'))!);
       const store = await cli(dir, ['--store', 'store', 'local', 'export', '--out', journal]);
       expect(store.code).toBe(2);
-      expect(store.stderr).toContain(`--out ${journal} is in this run's store, a run's or a sync memory's folder`);
+      expect(store.stderr).toContain(`--out ${journal} is in this run's store, runs or memories`);
       const memoryDir = readdirSync(join(dir, 'synced'))[0]!;
       const memory = join(dir, 'synced', memoryDir, 'users.ndjson');
       const before = readFileSync(memory, 'utf8');
       const exported = await cli(dir, [...local, 'synced', 'export', '--out', memory]);
       expect(exported.code).toBe(2);
-      expect(exported.stderr).toContain("is in this run's store, a run's or a sync memory's folder: give the output another name");
+      expect(exported.stderr).toContain("is in this run's store, runs or memories: give the output another name");
       expect(readFileSync(memory, 'utf8')).toBe(before);
       expect((await cli(dir, ['synced', 'show'])).code).toBe(0);
       expect((await cli(dir, [...local, '--dry-run', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
@@ -76,7 +76,7 @@ describe('an output over what the run reads or keeps', () => {
       const kept = readFileSync(join(dir, journal), 'utf8');
       const own = await cli(dir, ['--store', 'store', 'local', 'export', '--out', journal]);
       expect(own.code).toBe(2);
-      expect(own.stderr).toContain(`--out ${journal} is in this run's store, a run's or a sync memory's folder: give the output another name`);
+      expect(own.stderr).toContain(`--out ${journal} is in this run's store, runs or memories: give the output another name`);
       expect(readFileSync(join(dir, journal), 'utf8')).toBe(kept);
       expect((await cli(dir, ['runs', 'show', 'last', '--report', 'r.csv'])).code).toBe(0);
     }));
@@ -110,7 +110,7 @@ describe('an output over what the run reads or keeps', () => {
       const cases: [string[], string][] = [
         [['--store', 'staging', 'local', 'export', '--out', 'prod/snapshot-1.ndjson'], file],
         [['template', 'users', '--out', 'prod/INSTANCE'], file],
-        [['--store', 'prod', 'synced', 'export', '--target', 'local', '--sync-dir', join(dir, 'other-synced'), '--out', 'prod/CURRENT'], "is in this run's store, a run's or a sync memory's folder"],
+        [['--store', 'prod', 'synced', 'export', '--target', 'local', '--sync-dir', join(dir, 'other-synced'), '--out', 'prod/CURRENT'], "is in this run's store, runs or memories"],
         [['--store', 'staging', 'local', 'export', '--out', `${run}/journal.ndjson`], file],
         [['--store', 'staging', 'local', 'export', '--out', `${memory}/users.ndjson`], file],
         [['--store', 'staging', 'local', 'export', '--out', '.config/config.json'], 'is the config file'],

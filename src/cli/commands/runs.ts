@@ -68,7 +68,6 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
   const listed = await listRuns(runsDir, trust);
   const from = since === undefined ? undefined : instantOf(since, deps.now());
   const runs = from === undefined ? listed.runs : listed.runs.filter((run) => Date.parse(run.startedAt) >= from);
-  // Unreadable runs too, but for one whose id says it started before --since.
   const unreadable = listed.unreadable.filter(({ id }) => from === undefined || !(startOf(id) < from));
   if (options.json) {
     await printJson(deps, { runsDir, runs, unreadable });
