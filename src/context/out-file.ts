@@ -16,6 +16,8 @@ import { givenSyncDir } from './state-http.js';
 import { findStore } from './target.js';
 import { DRY_RUN_OUT } from '../flags/global-options.js';
 
+const NAMED_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson)$/;
+// A memory's names are common names for an admin's own NDJSON: such a file is told by its content.
 const STATE_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson|(users|schedules|collections)\.ndjson)$/;
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
@@ -65,7 +67,7 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
   const kept = listed.filter((name) => STATE_FILE.test(name));
   const ourFolder = dir === ours[0] || (ours.includes(up) && kept.length > 0);
   if (ourFolder) throw refused("in this run's store, runs or memories");
-  const examctls = kept.includes(basename(file)) || /^\{"(crc|examctl)":"/.test(await head(file));
+  const examctls = (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(await head(file));
   if (examctls) throw refused("named or written as a store's, a run's or a memory's file");
 }
 

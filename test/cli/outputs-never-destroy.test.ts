@@ -161,6 +161,9 @@ describe('an output over what the run reads or keeps', () => {
         expect(refused.stderr).toContain(`--out ${out} is named or written as a store's, a run's or a memory's file`);
       }
       expect(copies.map((file) => readFileSync(join(dir, file), 'utf8'))).toEqual(before);
+      // An admin's own NDJSON named as a memory's file (template's output, an input) is replaced as any output.
+      expect((await cli(dir, ['template', 'users', '--out', 'users.ndjson'])).code).toBe(0);
+      expect((await cli(dir, ['template', 'users', '--out', 'users.ndjson'])).code).toBe(0);
     }));
 
   // trial16 f05: stdin redirected from the file the report names is that file, as --file /dev/stdin is.
