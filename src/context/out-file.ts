@@ -1,6 +1,6 @@
-import { realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { devNull } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ReplaceFailedError } from '../system/atomic-file.js';
@@ -10,27 +10,31 @@ import type { CommandDeps } from './command-deps.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { configDir, configPath, expandPath } from './config-file.js';
 import { resolveSettings } from './settings.js';
-import { JOURNAL_FILE } from '../runs/run-journal.js';
 import { openRegularFile } from '../system/regular-file.js';
+import { resolveRunsDir } from '../runs/runs-dir.js';
+import { givenSyncDir } from './state-http.js';
+import { findStore } from './target.js';
 import { DRY_RUN_OUT } from '../flags/global-options.js';
 
-/** How a journal's or a memory's checksummed line starts. */
-const CHECKSUMMED = '{"crc":"';
+const NAMED_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson)$/;
+// A memory's names are common names for an admin's own NDJSON: such a file is told by its content.
+const STATE_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson|(users|schedules|collections)\.ndjson)$/;
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
-/** `file` is a regular file starting with `start` (never a FIFO waited on). */
-async function startsWith(file: string, start: string): Promise<boolean> {
+/** The first bytes of a regular `file` (never a FIFO waited on), else ''. */
+async function head(file: string): Promise<string> {
   const handle = await openRegularFile(file).catch(() => undefined);
-  if (handle === undefined) return false;
-  const bytes = Buffer.alloc(start.length);
+  if (handle === undefined) return '';
+  const bytes = Buffer.alloc(17);
   await handle.read(bytes, 0, bytes.length, 0).finally(() => handle.close());
-  return bytes.toString() === start;
+  return bytes.toString();
 }
 
 /**
  * Refuses (exit 2) an output over a file the run reads (named by a flag,
  * the config or the profile; stdin for `--file -`), `-`, stdout under
- * --json, or in any store, run's or memory's folder (docs/security.md).
+ * --json, in this run's store, runs or memories,
+ * or over a file of one (docs/security.md).
  */
 export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
   if (out === '-') throw new UsageError(`${flag} - names no file: give a file name`);
@@ -54,15 +58,17 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
   ];
   const [nul, output] = [await id(devNull), await id(path)];
   for (const [place, words, base] of places) if (output !== nul && output === (await id(place, base))) throw refused(words);
-  // Whose folder the file replaced is in (links followed): its files say.
-  const dir = dirname(await realpath(path).catch(() => path));
-  const memory = (kind: string) => [`${kind}.ndjson`, CHECKSUMMED, 'in a sync memory'] as const;
-  const state = [
-    ['CURRENT', '{"examctl":"store"', `in the local store ${dir}`],
-    [JOURNAL_FILE, CHECKSUMMED, "in a run's folder"],
-    ...['users', 'schedules', 'collections'].map(memory),
-  ] as const;
-  for (const [name, start, words] of state) if (await startsWith(join(dir, name), start)) throw refused(words);
+  const file = await realpath(path).catch(() => path);
+  const [dir, up] = [await id(dirname(file)), await id(dirname(dirname(file)))];
+  const runs = resolveRunsDir(given.runsDir as string | undefined, deps.env);
+  const synced = givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced');
+  const ours = [await id((await findStore(given, deps)).store), await id(runs), await id(synced)];
+  const listed = await readdir(dirname(file)).catch((): string[] => []);
+  const kept = listed.filter((name) => STATE_FILE.test(name));
+  const ourFolder = dir === ours[0] || (ours.includes(up) && kept.length > 0);
+  if (ourFolder) throw refused("in this run's store, runs or memories");
+  const examctls = (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(await head(file));
+  if (examctls) throw refused("named or written as a store's, a run's or a memory's file");
 }
 
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */

@@ -15,6 +15,7 @@ export {
   unjournaledCount,
   unitsOf,
   listRuns,
+  startOf,
   laterRunsOf,
   resolveRunId,
   pruneRuns,

@@ -540,7 +540,7 @@ export interface PrunePolicy {
 
 export const DEFAULT_PRUNE_POLICY: PrunePolicy = { maxAgeDays: 30, keepFinished: 100, all: false };
 
-function startOf(id: string): number {
+export function startOf(id: string): number {
   // 20261122T110502.481Z -> 2026-11-22T11:05:02.481Z
   return Date.parse(`${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}T${id.slice(9, 11)}:${id.slice(11, 13)}:${id.slice(13, 19)}Z`);
 }

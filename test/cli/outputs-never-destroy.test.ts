@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -48,13 +48,13 @@ describe('an output over what the run reads or keeps', () => {
       const journal = join('store', readdirSync(join(dir, 'store')).find((name) => name.startsWith('journal-'))!);
       const store = await cli(dir, ['--store', 'store', 'local', 'export', '--out', journal]);
       expect(store.code).toBe(2);
-      expect(store.stderr).toContain(`--out ${journal} is in the local store ${join(dir, 'store')}`);
+      expect(store.stderr).toContain(`--out ${journal} is in this run's store, runs or memories`);
       const memoryDir = readdirSync(join(dir, 'synced'))[0]!;
       const memory = join(dir, 'synced', memoryDir, 'users.ndjson');
       const before = readFileSync(memory, 'utf8');
       const exported = await cli(dir, [...local, 'synced', 'export', '--out', memory]);
       expect(exported.code).toBe(2);
-      expect(exported.stderr).toContain('is in a sync memory: give the output another name');
+      expect(exported.stderr).toContain("is in this run's store, runs or memories: give the output another name");
       expect(readFileSync(memory, 'utf8')).toBe(before);
       expect((await cli(dir, ['synced', 'show'])).code).toBe(0);
       expect((await cli(dir, [...local, '--dry-run', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
@@ -76,7 +76,7 @@ describe('an output over what the run reads or keeps', () => {
       const kept = readFileSync(join(dir, journal), 'utf8');
       const own = await cli(dir, ['--store', 'store', 'local', 'export', '--out', journal]);
       expect(own.code).toBe(2);
-      expect(own.stderr).toContain(`--out ${journal} is in a run's folder: give the output another name`);
+      expect(own.stderr).toContain(`--out ${journal} is in this run's store, runs or memories: give the output another name`);
       expect(readFileSync(join(dir, journal), 'utf8')).toBe(kept);
       expect((await cli(dir, ['runs', 'show', 'last', '--report', 'r.csv'])).code).toBe(0);
     }));
@@ -106,13 +106,13 @@ describe('an output over what the run reads or keeps', () => {
       const memory = join('other-synced', readdirSync(join(dir, 'other-synced'))[0]!);
       const kept = () => ['prod/CURRENT', 'prod/INSTANCE', 'prod/snapshot-1.ndjson', `${run}/journal.ndjson`, `${memory}/users.ndjson`].map((file) => readFileSync(join(dir, file), 'utf8'));
       const before = kept();
+      const file = "is named or written as a store's, a run's or a memory's file";
       const cases: [string[], string][] = [
-        [['--store', 'staging', 'local', 'export', '--out', 'prod/snapshot-1.ndjson'], `is in the local store ${join(dir, 'prod')}`],
-        [['template', 'users', '--out', 'prod/INSTANCE'], `is in the local store ${join(dir, 'prod')}`],
-        [['--store', 'prod', 'synced', 'export', '--target', 'local', '--sync-dir', join(dir, 'other-synced'), '--out', 'prod/CURRENT'], `is in the local store ${join(dir, 'prod')}`],
-        [['--store', 'staging', 'local', 'export', '--out', `${run}/journal.ndjson`], "is in a run's folder"],
-        [['--store', 'staging', '--dry-run', 'user', 'sync', '--file', 'users.csv', '--report', `${run}/r.csv`], "is in a run's folder"],
-        [['--store', 'staging', 'local', 'export', '--out', `${memory}/users.ndjson`], 'is in a sync memory'],
+        [['--store', 'staging', 'local', 'export', '--out', 'prod/snapshot-1.ndjson'], file],
+        [['template', 'users', '--out', 'prod/INSTANCE'], file],
+        [['--store', 'prod', 'synced', 'export', '--target', 'local', '--sync-dir', join(dir, 'other-synced'), '--out', 'prod/CURRENT'], "is in this run's store, runs or memories"],
+        [['--store', 'staging', 'local', 'export', '--out', `${run}/journal.ndjson`], file],
+        [['--store', 'staging', 'local', 'export', '--out', `${memory}/users.ndjson`], file],
         [['--store', 'staging', 'local', 'export', '--out', '.config/config.json'], 'is the config file'],
       ];
       for (const [argv, words] of cases) {
@@ -128,6 +128,42 @@ describe('an output over what the run reads or keeps', () => {
       writeFileSync(join(dir, 'plain', 'users.ndjson'), '{"ExternalId":"u-1"}\n');
       writeFileSync(join(dir, 'plain', 'journal.ndjson'), '{"at":"2026-11-21"}\n');
       expect((await cli(dir, ['--store', 'staging', 'local', 'export', '--out', 'plain/world.json'])).code).toBe(0);
+    }));
+
+  // trial18 f02: copies of a store, a run's journal or a memory are kept beside outputs: a new name is written, only the copies refused.
+  it('a new name beside a copy of a store, a journal or a memory: written; over a copy (by its name or first line): exit 2, kept', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      const sync = ['--store', 'st', '--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only'];
+      expect((await cli(dir, sync)).code).toBe(0);
+      const memory = join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'users.ndjson');
+      for (const folder of ['nightly', 'ticket']) mkdirSync(join(dir, folder));
+      cpSync(join(dir, 'st'), join(dir, 'backup'), { recursive: true });
+      copyFileSync(memory, join(dir, 'nightly', 'users.ndjson'));
+      copyFileSync(memory, join(dir, 'nightly', 'kept.txt'));
+      copyFileSync(join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!, 'journal.ndjson'), join(dir, 'ticket', 'journal.ndjson'));
+      const written = [
+        [...sync, '--report', 'nightly/night.xml'],
+        ['--store', 'st', '--dry-run', 'user', 'sync', '--file', 'users.csv', '--report', 'ticket/rep.json'],
+        ['--store', 'st', 'local', 'export', '--out', 'backup/export.ndjson'],
+        ['--store', 'st', 'synced', 'export', '--out', 'nightly/mem.json'],
+      ];
+      for (const argv of written) {
+        const run = await cli(dir, argv);
+        expect(run.code, run.stderr).toBe(0);
+        expect(existsSync(join(dir, argv.at(-1)!))).toBe(true);
+      }
+      const copies = ['nightly/users.ndjson', 'nightly/kept.txt', 'ticket/journal.ndjson', 'backup/CURRENT', 'backup/INSTANCE'];
+      const before = copies.map((file) => readFileSync(join(dir, file), 'utf8'));
+      for (const out of copies) {
+        const refused = await cli(dir, ['--store', 'st', 'local', 'export', '--out', out]);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toContain(`--out ${out} is named or written as a store's, a run's or a memory's file`);
+      }
+      expect(copies.map((file) => readFileSync(join(dir, file), 'utf8'))).toEqual(before);
+      // An admin's own NDJSON named as a memory's file (template's output, an input) is replaced as any output.
+      expect((await cli(dir, ['template', 'users', '--out', 'users.ndjson'])).code).toBe(0);
+      expect((await cli(dir, ['template', 'users', '--out', 'users.ndjson'])).code).toBe(0);
     }));
 
   // trial16 f05: stdin redirected from the file the report names is that file, as --file /dev/stdin is.

@@ -74,6 +74,20 @@ describe('runs resume of a damaged journal', () => {
     expect(after.stderr).toContain('no interrupted run to resume');
   });
 
+  // trial18 f01: the id holds the run's start, so --since leaves out a run started before it, readable or not.
+  it('runs list --since after an unreadable run started: no row for it, and the "no runs since" sentence', async () => {
+    const { id, journal } = await interruptedRun(8);
+    editLine(journal, 5, (line) => line.replace('"id":"stu-', '"id":"stX-'));
+    mkdirSync(join(dir, 'runs', '20200101T000000.000Z-beef'));
+    writeFileSync(join(dir, 'runs', '20200101T000000.000Z-beef', 'journal.ndjson'), '');
+    const later = await examctl(['runs', 'list', '--since', '2099-01-01T00:00:00Z'], dir, env);
+    expect(later.stdout).toBe('');
+    expect(later.stderr).toContain(`no runs since 2099-01-01T00:00:00.000Z in ${join(dir, 'runs')} (3 older)`);
+    const since2021 = await examctl(['runs', 'list', '--since', '2021-01-01T00:00:00Z'], dir, env);
+    expect(since2021.stdout).toContain(`${id}  unreadable   ${journal}:5: run journal damaged`);
+    expect(since2021.stdout).not.toContain('20200101T000000.000Z-beef');
+  });
+
   it('a line whose checksum holds but names another id than the unchanged input: exit 2 run journal damaged, nothing sent', async () => {
     const { journal } = await interruptedRun(8);
     editLine(journal, 5, (body) => body.replace(/"id":"stu-\d+"/, '"id":"__proto__"'), true);

@@ -2,6 +2,7 @@ import { ExitCode, UsageError } from '../../system/errors.js';
 import {
   DEFAULT_PRUNE_POLICY,
   listRuns,
+  startOf,
   openResume,
   changedDigestedFile,
   pruneRuns,
@@ -66,16 +67,15 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
   await assertTrustedRunsDir(runsDir, trust);
   const listed = await listRuns(runsDir, trust);
   const from = since === undefined ? undefined : instantOf(since, deps.now());
-  // An unreadable run stays listed: its start is not known, and what is wrong with it is worth seeing.
   const runs = from === undefined ? listed.runs : listed.runs.filter((run) => Date.parse(run.startedAt) >= from);
-  const { unreadable } = listed;
+  const unreadable = listed.unreadable.filter(({ id }) => from === undefined || !(startOf(id) < from));
   if (options.json) {
     await printJson(deps, { runsDir, runs, unreadable });
     return 0;
   }
   if (runs.length === 0 && unreadable.length === 0) {
     // Runs that --since left out are said, so an empty answer is never read as "no runs at all".
-    const older = listed.runs.length;
+    const older = listed.runs.length + listed.unreadable.length;
     const what = from === undefined ? `no runs in ${runsDir}` : `no runs since ${new Date(from).toISOString()} in ${runsDir} (${older} older)`;
     await say(deps, what);
     return 0;
