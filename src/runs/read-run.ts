@@ -70,8 +70,9 @@ export interface ItemFold {
   forget?(n: number): void;
 }
 
+// A newer examctl's run is not damaged: moving it aside would hide it from the examctl that can resume it.
 const damagedAt = (file: string, where: string | number, reason: string): RunJournalError =>
-  new RunJournalError(`${file}:${where}: run journal damaged: ${reason}; the run cannot be shown or resumed (move the run's directory aside to keep it)`);
+  new RunJournalError(reason.startsWith('written by a newer') ? `${file}: ${reason}: show or resume the run with that examctl` : `${file}:${where}: run journal damaged: ${reason}; the run cannot be shown or resumed (move the run's directory aside to keep it)`);
 
 const notARunId = (id: string) => new RunJournalError(`not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`);
 /** No journal, or none past its header: no run to resume. */
