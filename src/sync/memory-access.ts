@@ -174,7 +174,7 @@ export interface OpenedMemoryFile {
  * Judged on the handle; a link, FIFO, another user's file or one others can write is exit 2
  * naming it.
  */
-export async function openMemoryFile(file: string, mode: 'read' | 'append', appendFlags: number, born?: Buffer): Promise<OpenedMemoryFile | undefined> {
+export async function openMemoryFile(file: string, mode: 'read' | 'append', appendFlags: number, born?: Buffer, limit?: number): Promise<OpenedMemoryFile | undefined> {
   const base = NONBLOCK | NOFOLLOW;
   for (let attempt = 0; ; attempt++) {
     let handle: FileHandle;
@@ -203,7 +203,9 @@ export async function openMemoryFile(file: string, mode: 'read' | 'append', appe
       const problem = entryProblem(file, stat, currentTrustContext(), { ownerOnly: true });
       if (problem !== undefined) throw new UntrustedPlaceError('the sync memory', file, problem);
       // A handle just opened reads from 0 (O_APPEND moves only writes); Node reads a regular file into one buffer of its size.
-      return { handle, bytes: await handle.readFile() };
+      if (limit === undefined) return { handle, bytes: await handle.readFile() };
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(limit), 0, limit, 0);
+      return { handle, bytes: buffer.subarray(0, bytesRead) };
     } catch (error) {
       await handle.close().catch(() => undefined);
       throw error;

@@ -138,7 +138,7 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
     if (typeof memoryText !== 'string') throw refuse(`its ${kind} memory is not text`);
     const contents = memoryOfText(Buffer.from(memoryText, 'utf8'), `${source} (${kind})`, kind);
     // Inner against outer, each named as what it is: the run's own target is judged after (assertDocumentTarget).
-    const inner = typeof contents.target !== 'object' || contents.target === null ? 'no target' : targetIdentity(contents.target);
+    const inner = contents.target === undefined ? 'no target' : targetIdentity(contents.target);
     if (inner !== targetIdentity(body.target)) throw refuse(`its ${kind} memory records the target ${inner}, but the document is of the target ${body.identity} (put together by hand?)`);
     memories.set(kind, contents);
     texts.set(kind, memoryText);

@@ -90,11 +90,13 @@ export function describeMemory({ file, target, kind, entries, ...contents }: Mem
  * user or one recording another target than `expected` is exit 2 naming the file; a missing file
  * is an empty memory.
  */
-export async function readMemory(file: string, kind: SyncKind, expected?: ReportTarget): Promise<MemoryContents> {
-  const opened = await openMemoryFile(file, 'read', APPEND_FLAGS);
+export async function readMemory(file: string, kind: SyncKind, expected?: ReportTarget, limit?: number): Promise<MemoryContents> {
+  const opened = await openMemoryFile(file, 'read', APPEND_FLAGS, undefined, limit);
   if (opened === undefined) return emptyContents(file, kind);
   await opened.handle.close();
-  return memoryOfText(opened.bytes, file, kind, expected);
+  // `limit`: its first whole lines only (its header: what a scan of other memories reads first).
+  const bytes = limit === undefined ? opened.bytes : opened.bytes.subarray(0, opened.bytes.lastIndexOf(NEWLINE) + 1);
+  return memoryOfText(bytes, file, kind, expected);
 }
 
 /**
@@ -281,13 +283,16 @@ export async function sameTargetElsewhere(syncDir: string, target: ReportTarget,
   const server = serverOf(target);
   for (const dir of (await readdir(syncDir).catch(() => [])).sort()) {
     if (!/^[0-9a-f]{16}$/.test(dir)) continue;
-    const other = await readMemory(join(syncDir, dir, `${kind}.ndjson`), kind).catch(() => undefined);
-    if (other?.target === undefined || targetIdentity(other.target) === targetIdentity(target)) continue;
+    const file = join(syncDir, dir, `${kind}.ndjson`);
+    // Its header first: only a memory of this store's instance is read whole.
+    const head = await readMemory(file, kind, undefined, 65_536).catch(() => undefined);
+    if (head?.target === undefined || targetIdentity(head.target) === targetIdentity(target)) continue;
     if (server) {
-      if (serverOf(other.target) === server) found.push(other);
-    } else if (other.instance === instance && other.entries.size > 0) {
-      const of = await sameStoreAs(other.target, target, instance, instance);
-      if (of) found.push({ ...other, moved: of === 'moved' });
+      if (serverOf(head.target) === server) found.push(head);
+    } else if (head.instance === instance) {
+      const other = await readMemory(file, kind).catch(() => undefined);
+      const of = other?.target && other.entries.size > 0 ? await sameStoreAs(other.target, target, instance, instance) : undefined;
+      if (of) found.push({ ...other!, moved: of === 'moved' });
     }
   }
   return found;
