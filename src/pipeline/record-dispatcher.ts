@@ -236,7 +236,7 @@ export class RecordDispatcher<P, R> {
     let last: Promise<void> | undefined;
     let recorded: Recorded | undefined;
     for (const [ahead, durable] of writes) {
-      if (durable !== last || recorded === undefined) recorded = recordedOf(bothDurable(durable, memory));
+      if (durable !== last || recorded === undefined) recorded = recordedOf(onRecord(journal, bothDurable(durable, memory), writes.filter(([, other]) => other === durable).length));
       last = durable;
       ahead.recorded = recorded;
     }
@@ -245,7 +245,7 @@ export class RecordDispatcher<P, R> {
   /** A unit put on record as it is dispatched (no record ahead): the journal's line and the memory's intent. */
   private onRecordNow(journal: RunJournaling, n: number, unit: Unit<P>): Promise<void> {
     const durable = journal.sending(n, unit);
-    return this.job.intend?.(unit, journal.id) === true ? bothDurable(durable, this.job.intentsDurable?.()) : durable;
+    return onRecord(journal, this.job.intend?.(unit, journal.id) === true ? bothDurable(durable, this.job.intentsDurable?.()) : durable, 1);
   }
 
   /** The reason on an item the stopped run did not send: `runs show`'s words. */
@@ -348,6 +348,12 @@ export class RecordDispatcher<P, R> {
     const maxErrors = this.options.maxErrors;
     if (maxErrors !== undefined && this.failures >= maxErrors && this.stop === undefined) this.stop = { kind: 'max-errors' };
   }
+}
+
+/** `recorded`, told to the journal first (before a request waiting on it goes): its memory's intents are durable too. */
+function onRecord(journal: RunJournaling, recorded: Promise<void>, count: number): Promise<void> {
+  recorded.then(() => journal.onRecord?.(count), () => undefined);
+  return recorded;
 }
 
 function bothDurable(journal: Promise<void>, memory: Promise<void> | undefined): Promise<void> {

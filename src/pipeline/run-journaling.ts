@@ -27,6 +27,8 @@ export interface RunJournaling {
   kept(n: number, unit: Unit<unknown>): ReportEntry | undefined;
   /** Resolves once the unit is on record as sent; units dispatched in one turn share one fsync. */
   sending(n: number, unit: Unit<unknown>): Promise<void>;
+  /** `count` units on record as sent, the memory's intents too: the crash rehearsal's `sent` point. */
+  onRecord?(count: number): void;
   /** Journals the answer; on a resume, an "already exists" for a unit in flight before is ok with a note. */
   answered(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
   /** Journals a unit --changed-only did not send (unchanged since run `since`): compactly, no line of its own. */
@@ -176,10 +178,11 @@ function journaling(
         const refs = batch;
         batch = [];
         batchDurable = undefined;
-        return journal.sent(refs).then(() => testSignal.counted('sent', refs.length));
+        return journal.sent(refs);
       });
       return batchDurable;
     },
+    onRecord: (count) => testSignal.counted('sent', count),
     answered(n, unit, outcome) {
       unanswered.delete(n);
       const settled = resume.settle(n, unit, outcome);
