@@ -199,10 +199,10 @@ describe("runs resume --target-from-run: the token is the recorded URL's (trial 
 describe('runs show gives where the target, token and profile came from (trial 10, F10)', () => {
   it('--json and --report .xml carry the live report\'s targetFrom, tokenFrom and profile; an older journal leaves them out', async () => {
     expect((await cli(['config', 'set-profile', 'staging', '--base-url', server.url, '--set', 'Role=Author', '--default'])).code).toBe(0);
-    const run = await cli(['--yes', '--json', '--report', 'run.xml', 'user', 'sync', '--file', 'users.csv'], { EXAMCTL_TOKEN: 'dev-token' });
+    const run = await cli(['--yes', '--json', '--report', 'run.xml', 'user', 'sync', '--file', 'users.csv'], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_PROFILE: 'staging' });
     expect(run.code, run.stderr).toBe(0);
     const live = JSON.parse(run.stdout) as Record<string, unknown>;
-    expect(live).toMatchObject({ targetFrom: 'profile staging', tokenFrom: 'EXAMCTL_TOKEN', profile: { name: 'staging', via: 'the default profile' } });
+    expect(live).toMatchObject({ targetFrom: 'profile staging', tokenFrom: 'EXAMCTL_TOKEN', profile: { name: 'staging', via: 'EXAMCTL_PROFILE' } });
     const shown = await cli(['--json', '--report', 'show.xml', 'runs', 'show', String(live.run)]);
     expect(shown.code, shown.stderr).toBe(0);
     const { targetFrom, tokenFrom, profile } = live;
