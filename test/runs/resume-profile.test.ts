@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -231,5 +231,18 @@ describe('runs resume without an id (trial 5, f13)', () => {
     expect(posts()).toHaveLength(2);
     // Now none is interrupted: nothing to do, as before.
     expect((await cli(['runs', 'resume'], env)).stderr).toMatch(/no interrupted run to resume/);
+  });
+});
+
+describe('a run whose journal records --store beside --base-url (trial 19, f01: refused now, recorded before)', () => {
+  it('resumes to its recorded target: the flag naming the other target is not the resume\'s', async () => {
+    const file = join(dir, 'users.csv');
+    const options = { file, cwd: dir, yes: true, set: ['Role=Author'], store: join(dir, 'st'), baseUrl: server.url };
+    const journal = await RunJournal.start(runsDir, { command: 'user sync', options, target: { kind: 'remote', baseUrl: server.url }, input: await fingerprintInput(file), units: 2 });
+    await journal.close();
+    const resumed = await cli(['runs', 'resume', journal.id, '--target-from-run', '--yes'], { EXAMCTL_TOKEN: 'dev-token' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(posts()).toHaveLength(2);
+    expect(existsSync(join(dir, 'st'))).toBe(false);
   });
 });
