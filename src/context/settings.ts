@@ -40,9 +40,11 @@ export const SETTING_KEYS = {
 type ValueKey = Exclude<(typeof SETTING_KEYS)[keyof typeof SETTING_KEYS], 'mapFile' | 'map' | 'set'>;
 export type SettingValues = { [K in ValueKey]?: Setting<NonNullable<ProfileDefaults[K]>> };
 
+/** `unused`: the variables naming another target. */
+type TargetSetting = Setting<'local' | 'remote'> & { unused?: readonly string[] };
+
 export interface RunSettings {
-  /** `unused`: the variables naming another target. */
-  target: Setting<'local' | 'remote'> & { unused?: readonly string[] };
+  target: TargetSetting;
   /** A remote target's base URL; undefined when none is configured anywhere. */
   baseUrl?: Setting<string>;
   /** The profile the run takes its settings from (and a remote target its token), with how it was chosen. */
@@ -122,7 +124,7 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
  * profile's (named, else the default one), else local. `unused`: the variables
  * naming another target; a flag naming another is exit 2 (a typed flag wins no guess).
  */
-function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUrl: string | undefined } | undefined): Setting<'local' | 'remote'> & { unused: string[] } {
+function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUrl: string | undefined } | undefined): TargetSetting {
   const kind = (text: string, via: string): 'local' | 'remote' => {
     if (text === 'local' || text === 'remote') return text;
     throw new UsageError(`${via} must be local or remote, not "${text}"`);

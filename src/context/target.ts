@@ -125,14 +125,6 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     const { NO_BASE_URL_MESSAGE, remoteTargetOf } = await import('./remote-settings.js');
     const remote = await remoteTargetOf(settings, { tokenFile: options.tokenFile, env: deps.env, cwd: deps.cwd });
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
-    // A token given here never goes to the URL of a default profile nothing named.
-    const guessed = record?.via === 'the default profile' && settings.baseUrl?.from.startsWith('profile ');
-    if (guessed && !deps.resume && remote.tokenSource?.startsWith('profile') === false) {
-      const token = `the token from ${describeSource(remote.tokenSource)}`;
-      const url = `${remote.baseUrl}, the default profile's base URL`;
-      const names = `EXAMCTL_BASE_URL, --base-url or --profile ${record.name}`;
-      throw new UsageError(`${token} would go to ${url}, which nothing named: name the target (${names})`);
-    }
     target = await remoteTarget(remote, options, deps, settingText(settings.baseUrl, 'baseUrl')?.origin);
     // A project's store an untyped profile's URL wins over is said.
     const typed = options.profile !== undefined || !settings.target.from.startsWith('profile ');
@@ -163,6 +155,11 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   if (profile?.used === true && stored !== undefined && record?.name === profile.name) Object.assign(profile.settings, stored);
   const other = stored !== undefined && record !== undefined && record.name !== profile?.name ? `profile ${record.name} (${record.via}): ${Object.entries(stored)[0]!.join(' ')}` : undefined;
   const tokenFrom = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === false ? describeSource(target.tokenSource) : other;
+  // A token given here never goes to the URL of a default profile nothing named.
+  if (from.startsWith('profile ') && record?.via === 'the default profile' && tokenFrom !== undefined) {
+    const names = `EXAMCTL_BASE_URL, --base-url or --profile ${record.name}`;
+    throw new UsageError(`the token from ${tokenFrom} would go to the base URL of ${from}, the default profile, which nothing named: name the target (${names})`);
+  }
   target.note = { targetFrom: from, tokenFrom, ...(profile === undefined ? {} : { profile }) };
   const notUsed = new Set(settings.target.unused);
   if (target.kind === 'local' && unused) notUsed.add(unused);

@@ -73,7 +73,7 @@ describe("a token given to a run never goes to the default profile's URL nothing
       await setUp(dir);
       const run = await cli(dir, [...flags, ...SYNC], env);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain(`the token from ${source} would go to ${PROD}, the default profile's base URL, which nothing named: name the target (EXAMCTL_BASE_URL, --base-url or --profile prod)`);
+      expect(run.stderr).toContain(`the token from ${source} would go to the base URL of profile prod, the default profile, which nothing named: name the target (EXAMCTL_BASE_URL, --base-url or --profile prod)`);
     }));
 
   it('named by EXAMCTL_PROFILE, --profile, EXAMCTL_BASE_URL or --base-url, it goes', () =>
