@@ -5,7 +5,8 @@
 import { ErrorCode, type ProblemCode } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';
 import { codeNote, integerRule, type StringFormat } from './field-rules.js';
-import { DATE_TIME_PATTERN, EMAIL_PATTERN, emailFault, parseDateTime } from './text-rules.js';
+import { DATE_TIME_PATTERN, EMAIL_PATTERN, emailFault } from './text-rules.js';
+import { parseDateTime } from './date-time.js';
 
 export const ADJUSTMENT_MIN = 0;
 export const ADJUSTMENT_MAX = 999;

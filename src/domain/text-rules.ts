@@ -7,8 +7,6 @@ import ipaddr from 'ipaddr.js';
 import { isCalendarDate } from './date-time.js';
 import { NAME_FORBIDDEN_CLASS } from './forbidden-characters.js';
 
-export { isCalendarDate, parseDateTime, type DateTimeParse } from './date-time.js';
-
 /** "Alphanumeric and dashes" (docs/interpretations.md, "Field rules"). */
 export const ALNUM_DASH = /^[A-Za-z0-9-]+$/;
 /** "Alphanumeric" (ProctoringServiceTemplateExternalId): letters of either case and digits, no dashes. */

@@ -5,8 +5,6 @@
  */
 import { neutraliseCell } from './report-csv-contract.js';
 
-export { neutraliseCell };
-
 const NEEDS_QUOTES = /[",\r\n;]/;
 
 /**

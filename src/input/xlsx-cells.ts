@@ -10,8 +10,6 @@ import { WARNING_CODES } from '../domain/codes.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { wholeNumberAsShown } from '../formats/digit-format.js';
 
-export { isKnownTimeZone, wallClockInZone, type ZoneConversion } from '../domain/local-time.js';
-
 /** A cell's stored value, as the sheet reader (sheet-rows.ts) hands it over. */
 export type SheetValue =
   | null
