@@ -3,7 +3,7 @@
  * test/cli/environment-variables.test.ts reads src/ for every variable the code reads and fails
  * when one is missing here, so the list cannot drift from the code.
  */
-export interface EnvironmentVariable {
+interface EnvironmentVariable {
   name: string;
   /** What it does, one or two sentences. */
   meaning: string;

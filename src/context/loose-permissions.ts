@@ -49,7 +49,7 @@ export async function trustedFileCheck(place: string, path: string, env: Readonl
 }
 
 /** A place examctl takes trust from, as doctor names it. */
-export interface TrustedPlace {
+interface TrustedPlace {
   what: string;
   path: string;
   kind: 'file' | 'directory';

@@ -13,7 +13,7 @@ import { nonEmpty } from '../system/env-values.js';
 /** A PIN is a few digits: a larger "PIN file" is the wrong file, refused unread. */
 const PIN_FILE_MAX_BYTES = 1024;
 
-export interface PinFlags {
+interface PinFlags {
   pin?: string;
   pinFile?: string;
 }

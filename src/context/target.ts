@@ -14,7 +14,7 @@ import type { IntegrationApi } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
 
 /** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
-export const DEFAULT_STORE_DIR = '.examctl-store';
+const DEFAULT_STORE_DIR = '.examctl-store';
 
 export function targetOnce(options: GlobalOptions, deps: CommandDeps): TargetOf {
   let target: Promise<ResolvedTarget> | undefined;

@@ -56,7 +56,7 @@ const HIERARCHY_FLAG_NAMES = [...Object.keys(HIERARCHY_CELL_FLAGS), 'delete'].jo
  * An entry with a bad flag is returned unchanged (a string), so validation still refuses it
  * even when a caller looks only at validation problems.
  */
-export function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): Record<string, unknown> | string {
+function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): Record<string, unknown> | string {
   const colon = entry.indexOf(':');
   const externalId = (colon < 0 ? entry : entry.slice(0, colon)).trim();
   if (colon < 0) return { ExternalId: externalId, IsCoordinator: false, IsAdministrator: false, HasViewReportsPermissions: false, HasReScoringPermissions: false };

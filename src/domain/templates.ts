@@ -28,7 +28,7 @@ export function isTemplateKind(kind: string): kind is TemplateKind {
   return (TEMPLATE_KINDS as readonly string[]).includes(kind);
 }
 
-export interface ColumnDescription {
+interface ColumnDescription {
   name: string;
   /** "yes", "no", or the condition ("when the user is created"). */
   required: string;
@@ -41,7 +41,7 @@ export interface ColumnDescription {
 }
 
 /** The column of an invigilators id list (src/input/id-list.ts accepts this name first). */
-export const INVIGILATOR_ID_COLUMN = 'UserExtId' as const;
+const INVIGILATOR_ID_COLUMN = 'UserExtId' as const;
 
 /** Every column a template shows: the tables' fields, a sittings row's Workflow and Upsert, the invigilator id. */
 type ExampleField = UserField | CandidateField | ScheduleField | CollectionField | 'Workflow' | 'Upsert' | typeof INVIGILATOR_ID_COLUMN;

@@ -147,7 +147,7 @@ export const DATE_OF_BIRTH_PATTERN = /^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{8})$/
  */
 export const DATE_TIME_PATTERN = /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$/;
 
-export function isDigits(s: string): boolean {
+function isDigits(s: string): boolean {
   return DIGITS.test(s);
 }
 

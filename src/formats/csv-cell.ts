@@ -29,7 +29,7 @@ export const PLAIN_CSV: CsvDialect = { delimiter: ',', bom: false, sepLine: fals
  * decimal separator (`-5`, `87,5`). Neutralised, `-5` would be `'-5`, which Excel keeps as text
  * and leaves out of its sums; a number is no formula, so it is written as it is.
  */
-export interface NumberCell {
+interface NumberCell {
   readonly number: string;
 }
 

@@ -15,7 +15,7 @@ export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as con
  * every CSV and .xlsx report (`created`, `updated`, `unchanged`, `sent`, `removed`...; a note such
  * as `already not an invigilator`). Not needed to know a file for a report; fed back, dropped.
  */
-export const ACTION_COLUMNS = ['action', 'note'] as const;
+const ACTION_COLUMNS = ['action', 'note'] as const;
 
 /** Every column a CSV report writes after the input's own: REPORT_COLUMNS, then ACTION_COLUMNS. */
 export const WRITTEN_COLUMNS = [...REPORT_COLUMNS, ...ACTION_COLUMNS] as const;

@@ -38,7 +38,7 @@ interface Source {
 }
 
 /** One field the map file computes or translates, checked against the command's fields. */
-export interface Computation {
+interface Computation {
   field: string;
   /** The field reads a `|` list (Hierarchies, Labels): each entry translated on its own. */
   list: boolean;

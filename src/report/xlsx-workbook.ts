@@ -172,7 +172,7 @@ function stylesXml(formats: WorkbookDateFormats): string {
 }
 
 /** The strong fill of a marked cell (ARGB). */
-export const MARKED_FILL = 'FFC00000';
+const MARKED_FILL = 'FFC00000';
 
 const XML_TEXT = /[&<>]/g;
 const XML_ATTRIBUTE = /[&<>"]/g;

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { buildOpenApiDocument } from './openapi.js';
 import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, ensureLocalStore, loadWorldFile, type Clock } from '../engine/index.js';
 import { openStore } from '../engine/store/index.js';
@@ -6,7 +5,7 @@ import { EXAMCTL_VERSION } from '../version.js';
 import { startServer, type RunningServer, type ServerOptions } from './server.js';
 import { storeTokens } from './store-tokens.js';
 
-export interface ServeLocalOptions extends Pick<ServerOptions, 'host' | 'port' | 'bodyLimitBytes' | 'log' | 'faults' | 'timeouts'> {
+interface ServeLocalOptions extends Pick<ServerOptions, 'host' | 'port' | 'bodyLimitBytes' | 'log' | 'faults' | 'timeouts'> {
   storeDir: string;
   now?: Clock;
   /** How long a write waits for the store's lock (ms); resolved by the caller. */

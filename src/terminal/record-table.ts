@@ -9,14 +9,14 @@ import { stripVTControlCharacters } from 'node:util';
 import { displayText, head, paint, tableOptions } from './table-format.js';
 import { longestLine } from './text-layout.js';
 
-export interface RecordColumn {
+interface RecordColumn {
   /** Header in the table and label in a block. */
   label: string;
   /** Right-aligned in the table (counts). */
   numeric?: boolean;
 }
 
-export interface RecordTableOptions {
+interface RecordTableOptions {
   /** The terminal's width; absent (a pipe, a file), the table is written as wide as it is. */
   width?: number;
   color?: boolean;

@@ -23,7 +23,7 @@ import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilat
 import { displayNameOf, inputPathOf, inputShaping, sayOnce, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
 
-export const ARGUMENTS_SOURCE = '<arguments>';
+const ARGUMENTS_SOURCE = '<arguments>';
 export const PROMPT_SOURCE = '<prompt>';
 
 interface IdEntry {
@@ -70,7 +70,7 @@ export async function run(
 export const rerunInput: RerunInput = async (options, deps) =>
   invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () => Promise.reject(new UsageError('its ids were given at prompts')));
 
-export async function invigilatorsRemoveInput(
+async function invigilatorsRemoveInput(
   { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, ...flags }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
   options: GlobalOptions,
   deps: CommandDeps,

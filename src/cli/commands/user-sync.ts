@@ -218,7 +218,7 @@ async function sendUser(api: IntegrationApi, user: UserRequest, options: { dryRu
 }
 
 /** GroupErrors name a hierarchy by ExternalId; the report names the request's Hierarchies[i]. */
-export function groupErrorProblems(content: UserResponseContent, user: UserRequest): Problem[] {
+function groupErrorProblems(content: UserResponseContent, user: UserRequest): Problem[] {
   const errors: unknown = (content as { GroupErrors?: unknown }).GroupErrors;
   if (!Array.isArray(errors)) return problemsFrom(errors, 'Hierarchies');
   return errors.flatMap((entry: unknown) => {

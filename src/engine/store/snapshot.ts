@@ -36,7 +36,7 @@ export interface SnapshotEntry {
   lineCount?: number;
 }
 
-export interface SnapshotHeader {
+interface SnapshotHeader {
   format: number;
   /** The indexer version the entity lines' hints were derived with; null if none. */
   hints: string | null;
