@@ -59,7 +59,7 @@ export function kept<const S extends Spec>(spec: S, keeping: JournalKeeping = tr
   return { ...spec, kept: keeping };
 }
 
-/** Every spec of `table` kept by the journal (grouped flags of a resumable command). */
+/** Every spec of `table` kept by the journal (runs resume continues with it) unless it says otherwise (a resumable command's table). */
 export function allKept<const T extends readonly Spec[]>(specs: T): T {
   return specs.map((spec) => (spec.kept === undefined ? { ...spec, kept: true } : spec)) as unknown as T;
 }

@@ -2,7 +2,6 @@ import { allKept, argument, option, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTIONS } from './file-options.js';
 
-/** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
 const INVIGILATORS_REMOVE_OPTIONS = allKept([
   argument('scheduleExtId', '<scheduleExtId>', 'the schedule'),
   argument('userExtIds', '[userExtId...]', 'invigilator user external ids'),

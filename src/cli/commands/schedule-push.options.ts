@@ -46,7 +46,6 @@ export const SCHEDULE_REQUEST_OPTIONS = [
   ] as const),
 ] as const;
 
-/** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
 const SCHEDULE_PUSH_OPTIONS = allKept([
   ...SCHEDULE_FILE_OPTIONS,
   ...FILE_OPTIONS,
