@@ -15,7 +15,7 @@ export interface ActiveProfile {
   configDir: string;
 }
 
-export interface Setting<T> {
+interface Setting<T> {
   value: T;
   /** `--timezone`, `EXAMCTL_BASE_URL`, `profile hr`, `built-in`. */
   from: string;

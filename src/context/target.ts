@@ -30,7 +30,7 @@ export async function localStorePath(options: GlobalOptions, deps: CommandDeps) 
  * A path as the OS resolves it (links, Windows' letter
  * case), as far as it exists: one store, one path.
  */
-export async function realPathOf(path: string): Promise<string> {
+async function realPathOf(path: string): Promise<string> {
   const parent = dirname(path);
   return (await realpath(path).catch(() => undefined)) ?? (parent === path ? path : join(await realPathOf(parent), basename(path)));
 }

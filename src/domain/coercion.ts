@@ -15,7 +15,7 @@ import { USER_TABLE, validateUser } from './user.js';
 import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, validateCandidate, validateScheduleRequest } from './schedule.js';
 import { COLLECTION_TABLE, validateCollection } from './collection.js';
 
-export interface Coerced {
+interface Coerced {
   fields: Record<string, unknown>;
   problems: Problem[];
 }

@@ -52,7 +52,7 @@ export type Spec = OptionSpec | ArgumentSpec;
  * Whether a run journal keeps a flag's value for `runs resume` (docs/runs.md, "What a journal keeps"):
  * `true`, `'with-digest'` (with its file's SHA-256), or why not; test/runs/kept-options.test.ts asks.
  */
-export type JournalKeeping = true | 'with-digest' | { readonly notKept: string };
+type JournalKeeping = true | 'with-digest' | { readonly notKept: string };
 
 /** The spec with the journal's keeping of its value (see JournalKeeping). */
 export function kept<const S extends Spec>(spec: S, keeping: JournalKeeping = true): S {

@@ -60,7 +60,7 @@ export function isOkStatus(cell: string | undefined): boolean {
 }
 
 /** A dry run's report says `valid` or `invalid`, never `ok` (docs/cli.md, "A dry run's report"). */
-export const DRY_RUN_STATUS: Readonly<Record<string, string>> = { ok: 'valid', failed: 'invalid' };
+const DRY_RUN_STATUS: Readonly<Record<string, string>> = { ok: 'valid', failed: 'invalid' };
 
 const DRY_RUN_CELLS: ReadonlySet<string> = new Set(Object.values(DRY_RUN_STATUS));
 

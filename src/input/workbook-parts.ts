@@ -7,7 +7,7 @@
 import { partHandler, readXmlPart, XmlLimitError, type XmlAttributes } from './workbook-xml.js';
 import { decodeXstring } from '../formats/xstring.js';
 
-export interface Relationship {
+interface Relationship {
   id: string;
   /** The target as written (relative to the part's folder, or absolute from the root with a leading /). */
   target: string;

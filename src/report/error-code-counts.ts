@@ -77,10 +77,10 @@ export class ErrorCodeTally implements ReportSink {
 }
 
 /** `  209 x 12  Email is not a valid address`, codes aligned; `-` for an unnumbered problem. */
-export function formatErrorCodeCounts(entries: readonly ErrorCodeCount[], indent = '  '): string[] {
+export function formatErrorCodeCounts(entries: readonly ErrorCodeCount[]): string[] {
   const labels = entries.map((entry) => `${entry.code ?? '-'} x ${formatCount(entry.count)}`);
   const width = Math.max(0, ...labels.map((label) => label.length));
-  return entries.map((entry, index) => `${indent}${labels[index]!.padEnd(width)}  ${entry.message}${differentMessages(entry)}`);
+  return entries.map((entry, index) => `  ${labels[index]!.padEnd(width)}  ${entry.message}${differentMessages(entry)}`);
 }
 
 /** Said when one line counts different messages (other values, other words): the example is one of them. */

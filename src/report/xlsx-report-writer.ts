@@ -215,8 +215,8 @@ export class TablesWorkbook {
 }
 
 /** Tables held whole as a workbook (TablesWorkbook). */
-export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[], dateFormats: WorkbookDateFormats = {}, properties: Readonly<Record<string, string>> = {}): Promise<TablesWritten> {
-  const workbook = new TablesWorkbook(stream, dateFormats, properties);
+export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[]): Promise<TablesWritten> {
+  const workbook = new TablesWorkbook(stream);
   for (const table of sheets) {
     const sheet = await workbook.sheet(table, table.rows.length);
     for (const row of table.rows) await sheet.row(row);

@@ -27,7 +27,7 @@ export interface LocalServer extends RunningServer {
 }
 
 /** Whether `accepted` (plain tokens or digests) holds a token of the bundled demo world. */
-export async function acceptsPublishedToken(accepted: readonly string[]): Promise<boolean> {
+async function acceptsPublishedToken(accepted: readonly string[]): Promise<boolean> {
   const published = new Set((await loadWorldFile(BUNDLED_WORLD_PATH)).Settings.ApiTokens.map((token) => apiTokenDigest(token).toLowerCase()));
   return accepted.some((token) => published.has(apiTokenDigest(token).toLowerCase()));
 }

@@ -24,7 +24,7 @@ import { displayNameOf, inputPathOf, inputShaping, sayOnce, type InputFlagOption
 import { say } from '../../formats/terminal-text.js';
 
 const ARGUMENTS_SOURCE = '<arguments>';
-export const PROMPT_SOURCE = '<prompt>';
+const PROMPT_SOURCE = '<prompt>';
 
 interface IdEntry {
   id: string;

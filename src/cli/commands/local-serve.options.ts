@@ -8,7 +8,7 @@ import { portNumber, wholeNumberIn } from '../../flags/flag-values.js';
  * a port mapping); written into the OpenAPI document's `servers`. An http(s) URL, optionally
  * with a path prefix; no credentials, query or fragment (they would end up in every client).
  */
-export function publicUrl(value: string): string {
+function publicUrl(value: string): string {
   let url: URL;
   try {
     url = new URL(value);

@@ -24,7 +24,7 @@ import type { RunOptions } from '../../pipeline/record-job.js';
 import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
 import { onlyFlag, onlyWhichOf } from '../../sync/known-ids.js';
 
-export const PROMPT_SOURCE = '<prompt>';
+const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
