@@ -9,7 +9,7 @@ const NEEDS_QUOTES = /[",\r\n;]/;
 
 /**
  * How a CSV file is written, taken from the input it answers (docs/cli.md, "Run
- * report"): a report opens in Excel as its input did. Line ends are always CRLF.
+ * report"): a report opens in Excel as its input did (line ends too, lineEnd).
  */
 export interface CsvDialect {
   /** `,`, `;` or a tab. */

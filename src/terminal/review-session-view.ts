@@ -199,7 +199,7 @@ function resultsTable(results: readonly ReviewSessionResult[], color: boolean, w
   // Narrower than the table can be squeezed (about 55 columns): one block per result, as other
   // record lists do, rather than a table the terminal's own wrapping would break.
   if (width !== undefined && renderedWidth(text) > width) {
-    return renderRecordTable(RESULT_HEADS.map((label) => ({ label })), rows, { width, color, headingColumns: 2 }).trimEnd();
+    return renderRecordTable(RESULT_HEADS, rows, { width, color, headingColumns: 2 }).trimEnd();
   }
   return text;
 }

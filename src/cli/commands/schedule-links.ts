@@ -68,7 +68,7 @@ function linksCsv(links: ScheduleLinks): string {
 async function linksTable(links: ScheduleLinks, options: { width?: number; color?: boolean }): Promise<string> {
   const { renderRecordTable } = await import('../../terminal/record-table.js');
   const proctored = links.Candidates.some((candidate) => candidate.LaunchUrl !== undefined);
-  const columns = [{ label: 'Candidate' }, { label: 'Name' }, { label: 'Email' }, { label: 'StartupLink' }, ...(proctored ? [{ label: 'LaunchUrl' }] : [])];
+  const labels = ['Candidate', 'Name', 'Email', 'StartupLink', ...(proctored ? ['LaunchUrl'] : [])];
   const rows = links.Candidates.map((candidate) => [
     candidate.CandidateExtId,
     [candidate.FirstName, candidate.LastName].filter((part) => part !== '').join(' '),
@@ -76,7 +76,7 @@ async function linksTable(links: ScheduleLinks, options: { width?: number; color
     candidate.StartupLink,
     ...(proctored ? [candidate.LaunchUrl ?? ''] : []),
   ]);
-  return renderRecordTable(columns, rows, { ...options, headingColumns: 2 });
+  return renderRecordTable(labels, rows, { ...options, headingColumns: 2 });
 }
 
 /** Read-only and never created: a missing store has no links (the demo world's would mislead). */
