@@ -3,13 +3,8 @@
  * is checked by one loop (validateFields). Tables are built once at module load, so checking a
  * record allocates only its output object and any problems found.
  *
- * Each rule also carries `wire`, a function building the zod schema of the field's value as sent,
- * defined by the same constructor from the same parameters as its check (so `max: 500` is one
- * number feeding both). The check stays the validator (fast, exact codes and messages); `wire` is
- * what schemas.ts composes into the request schemas and what the OpenAPI document is generated from.
- * It is a function of the zod namespace, not a schema, so that validating and sending records never
- * loads zod (~50 ms) nor builds every schema (~25 ms) at start-up: only schemas.ts imports zod and
- * passes it in (wireOf), on demand.
+ * Each rule also carries `wire`, a builder of its zod schema from the same parameters as its check,
+ * zod passed in (wireOf) by schemas.ts alone: why a builder, docs/domain-rules.md, "One definition per field".
  */
 import type { z } from 'zod';
 import type { ProblemCode } from './codes.js';
