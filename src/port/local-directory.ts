@@ -1,4 +1,3 @@
-import type { WorldCandidate, WorldSchedule, WorldUser } from '../domain/world.js';
 /**
  * Read-only lookups that only the local target can answer: the integration API has no endpoint
  * to list roles, assessments, hierarchies, schedules or a schedule's invigilators, and it does
@@ -24,7 +23,15 @@ export interface LocalDirectory {
   scheduleLinks(scheduleExtId: string): ScheduleLinks | null;
 }
 
-export type KnownUser = Pick<WorldUser, 'ExternalId' | 'FirstName' | 'LastName' | 'Email' | 'UserName' | 'Role'> & { DisableLogin?: true };
+export interface KnownUser {
+  ExternalId: string;
+  FirstName: string;
+  LastName: string;
+  Email?: string;
+  UserName: string;
+  Role: string;
+  DisableLogin?: true;
+}
 
 export interface AssessmentEntry {
   id: string;
@@ -53,10 +60,25 @@ export interface ScheduleEntry {
   candidates: number;
 }
 
-/** One candidate of a schedule and what to send them (docs/api-reference.md, "Schedule links": StartupLink, LaunchUrl only with the proctoring service on). */
-export type CandidateLink = Pick<WorldCandidate, 'CandidateExtId' | 'FirstName' | 'LastName' | 'Email' | 'StartupLink' | 'LaunchUrl'>;
+/** One candidate of a schedule and what to send them (docs/api-reference.md, "Schedule links": StartupLink, LaunchUrl). */
+export interface CandidateLink {
+  CandidateExtId: string;
+  FirstName: string;
+  LastName: string;
+  Email: string;
+  StartupLink: string;
+  /** Only with the proctoring service on. */
+  LaunchUrl?: string;
+}
 
-export type ScheduleLinks = Pick<WorldSchedule, 'ScheduleExtId' | 'Title' | 'StartDateTime' | 'EndDateTime'> & { UseProctoringService: boolean; Candidates: CandidateLink[] };
+export interface ScheduleLinks {
+  ScheduleExtId: string;
+  Title: string;
+  StartDateTime: string;
+  EndDateTime: string;
+  UseProctoringService: boolean;
+  Candidates: CandidateLink[];
+}
 
 /** A directory the caller must close (it may hold a store open). */
 export interface OpenDirectory extends LocalDirectory {
