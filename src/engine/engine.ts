@@ -91,10 +91,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
       view.apply(decision.changes);
       return decision.result;
     }
-    return store.transact((state) => {
-      const decision = decide(new StoreView(state, lookup));
-      return { result: decision.result, changes: decision.changes };
-    });
+    return store.transact((state) => decide(new StoreView(state, lookup)));
   }
 
   const engine: LocalEngine = {
