@@ -119,7 +119,7 @@ export class JsonReportWriter implements ReportSink {
   private opened = false;
   private readonly plan: RunPlan | undefined;
   private stopReason = '';
-  /** --prune-memberships: items whose request removed a link or flag (docs/sync.md); in the summary when any. */
+  /** ReportSummary.movers. */
   private movers = 0;
 
   constructor(

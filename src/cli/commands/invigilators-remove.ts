@@ -62,14 +62,14 @@ export async function run(
   return exitCode;
 }
 
-/**
- * The ids to remove (arguments, --file, else asked) and their units, each checked with the whole
- * list: what the pipeline reads, and what `runs show` reads again.
- */
 /** `runs show` reads a run again (INVIGILATORS_REMOVE's resume.input); it needs no target: asking one means the ids were given at prompts. */
 export const rerunInput: RerunInput = async (options, deps) =>
   invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () => Promise.reject(new UsageError('its ids were given at prompts')));
 
+/**
+ * The ids to remove (arguments, --file, else asked) and their units, each checked with the whole
+ * list: what the pipeline reads, and what `runs show` reads again.
+ */
 async function invigilatorsRemoveInput(
   { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, ...flags }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
   options: GlobalOptions,
