@@ -48,7 +48,7 @@ export async function loadWorldFile(file: string): Promise<World> {
   return parsed.world;
 }
 
-interface OpenLocalTargetOptions {
+export interface OpenLocalTargetOptions {
   /** Plan only: open the store read-only; with no store, create nothing and return null. */
   dryRun?: boolean;
   now?: Clock;

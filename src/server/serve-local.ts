@@ -1,22 +1,17 @@
 import { buildOpenApiDocument } from './openapi.js';
-import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, ensureLocalStore, loadWorldFile, type Clock } from '../engine/index.js';
+import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, ensureLocalStore, loadWorldFile, type OpenLocalTargetOptions } from '../engine/index.js';
 import { openStore } from '../engine/store/index.js';
 import { EXAMCTL_VERSION } from '../version.js';
 import { startServer, type RunningServer, type ServerOptions } from './server.js';
 import { storeTokens } from './store-tokens.js';
 
-interface ServeLocalOptions extends Pick<ServerOptions, 'host' | 'port' | 'bodyLimitBytes' | 'log' | 'faults' | 'timeouts'> {
+interface ServeLocalOptions extends Pick<ServerOptions, 'host' | 'port' | 'bodyLimitBytes' | 'log' | 'faults' | 'timeouts'>, Pick<OpenLocalTargetOptions, 'now' | 'lockTimeoutMs' | 'onCreated'> {
   storeDir: string;
-  now?: Clock;
-  /** How long a write waits for the store's lock (ms); resolved by the caller. */
-  lockTimeoutMs?: number;
   /**
    * The URL clients reach the server at when it is behind something (a reverse proxy, a
    * container's port mapping): the OpenAPI document's `servers`. Default: the server's own URL.
    */
   publicUrl?: string;
-  /** Called with the store path when a missing store was created from the bundled world. */
-  onCreated?: (location: string) => void;
 }
 
 export interface LocalServer extends RunningServer {
