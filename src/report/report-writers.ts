@@ -250,9 +250,9 @@ export function inSequence(steps: readonly (() => void | Promise<void>)[], from 
 
 /**
  * CSV report. For CSV input every source row comes back with its header and cells plus
- * status, error_codes, error_messages, action, note (replacing those columns when the input was
+ * status, error_codes, error_messages, action, note, run (replacing those columns when the input was
  * itself a report), so the file can be fixed and fed back. Other input gets file, line, id and
- * the same five columns. `onlyNotOk` keeps the rows that still need work.
+ * the same six columns. `onlyNotOk` keeps the rows that still need work.
  */
 export class CsvReportWriter implements ReportSink {
   private headerWritten = false;
