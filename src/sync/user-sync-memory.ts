@@ -319,7 +319,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * A row of an older run (a report fed back: its `run` column; a resume: its run) whose id a
    * later run left with another request (sent it, or, its population's newest deciding run, kept
    * it): sent, it would undo that run (docs/sync.md, "Stale input"). It fails, unsent, unless
-   * --allow-old-file (a resume: --over-later-runs).
+   * --allow-old-file (a resume's --over-later-runs gives it).
    */
   private laterRequest(row: SourceRow | undefined, id: string, given: UserRequest): Problem | undefined {
     const cell = row === undefined ? undefined : reportRunOf(row);
@@ -335,8 +335,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       field: 'ExternalId',
       code: null,
       message:
-        `not sent: this row is of run ${run}, and a later run, ${later}, left ${id} with another request; sent now, this older row would undo it. ` +
-        `Send today's file instead, or if this row is meant, ${resume ? 'resume with --over-later-runs' : 'run again with --allow-old-file'} (docs/sync.md, "Stale input")`,
+        `not sent: this row is of run ${run}, and a later run, ${later}, left this user with another request; sent now, this older row would undo it. ` +
+        `Send today's file instead, or if this row is meant, ${resume ? "send it from this run's report with --only-failed --allow-old-file" : 'run again with --allow-old-file'} (docs/sync.md, "Stale input")`,
     };
   }
 

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { csvCell, csvLine, neutraliseCell } from '../../src/formats/csv-cell.js';
 import { CsvReportWriter, HumanSummaryWriter, JsonReportWriter, RunReportBuilder, exitCodeFor, missedRunSentence, noMemorySentence } from '../../src/report/report-writers.js';
-import { type ReportEntry, type ReportHeader } from '../../src/report/run-report.js';
+import { type ReportEntry, type ReportHeader, type ReportItem } from '../../src/report/run-report.js';
 import { StringSink } from '../support/string-sink.js';
 
 const header: ReportHeader = { command: 'user sync', target: { kind: 'local', store: '/tmp/s' }, dryRun: false };
@@ -62,7 +62,7 @@ describe('CSV report', () => {
     const out = new StringSink();
     const writer = new CsvReportWriter(out, false, '20261102T010000.000Z-bbbb');
     const old = { header: ['ExternalId', 'status', 'Email', 'error_codes', 'error_messages', 'run'] };
-    const failed = { source: { file: 'r.csv', line: 2 }, id: 'u1', status: 'failed' as const, errors: [{ field: 'Email', code: 209, message: 'bad address' }] };
+    const failed: ReportItem = { source: { file: 'r.csv', line: 2 }, id: 'u1', status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad address' }] };
     await writer.item({ item: failed, rows: [{ line: 2, header: old.header, cells: ['u1', 'failed', '=cmd', '209', 'old', '20261101T010000.000Z-aaaa'] }] });
     await writer.item({ item: failed, rows: [{ line: 3, header: old.header, cells: ['u1', 'failed', '=cmd', '209', 'old', ''] }] });
     await writer.finish();
