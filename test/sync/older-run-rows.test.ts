@@ -73,6 +73,22 @@ describe('rows of an older run after a later one', () => {
     expect(sentIds()).toEqual(['u1', 'u5 disabled']);
   });
 
+  it('an old .xlsx report fed back after a later night: its rows fail too, nothing sent', async () => {
+    await users('n0.csv', 'u1', 'u2');
+    expect((await nightly('n0.csv')).code).toBe(0);
+    failing = new Set(['u1']);
+    await users('n1.csv', 'u1=v1', 'u2');
+    expect((await nightly('n1.csv', '--report', 'n1-report.xlsx')).code).toBe(1);
+    failing = new Set();
+    await users('n2.csv', 'u1=v2', 'u2');
+    expect((await nightly('n2.csv')).code).toBe(0);
+    applied = [];
+    const retry = await sync('--file', 'n1-report.xlsx', '--only-failed');
+    expect(retry.code, retry.stderr).toBe(1);
+    expect(retry.stderr).toContain('left this user with another request');
+    expect(applied).toEqual([]);
+  });
+
   it('a retry of a night\'s report goes, a second retry of it too, and the next night\'s unchanged export is not an old file', async () => {
     await users('n0.csv', 'u1', 'u2', 'u3');
     expect((await nightly('n0.csv')).code).toBe(0);
