@@ -246,9 +246,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (entry.disabled !== true) remembered += 1;
       stale.see(entry, missing);
       // A disable whose answer was lost (digest cleared: docs/sync.md, "A request cut short") goes again.
-      // Not in a resume, a user a later run acknowledged present.
-      const later = thisRun !== undefined && entry.run > thisRun && entry.disabled !== true;
-      if (missing && !later && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun || !this.holds(id, true))) {
+      if (missing && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun || !this.holds(id, true))) {
         leavers.push([id, entry]);
         if (entry.disabled === true) remembered += 1;
       }
@@ -286,7 +284,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       const at = first + kept.length;
       if (n !== at || id === null) throw new RunJournalError(`run ${run}: its journal holds item ${n} (${id}) where leaver ${at} would be: its leavers cannot be resumed; nothing was sent`);
       const entry = today.get(id) ?? memory.entries.get(id);
-      if (today.delete(id)) {
+      // Acknowledged present by a later run (resumed with --over-later-runs): not this run's to disable.
+      if (today.delete(id) && !(entry!.run > run && entry!.disabled !== true)) {
         kept.push([id, entry]);
         continue;
       }
