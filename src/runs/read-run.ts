@@ -237,11 +237,6 @@ export class RunIndex {
     return { ref: { n, source: ref.source, id: ref.id }, inFlight, maybeApplied, ...(outcome === undefined ? {} : { outcome }), ...(withdrawn === undefined || inFlight ? {} : { withdrawn }) };
   }
 
-  /** The journaled items numbered `from` or above, as their lines name them (a resume's recorded leavers). */
-  *refsFrom(from: number): Generator<ItemRef> {
-    for (const n of this.states.numbers(from)) yield this.historyAt(n)!.ref;
-  }
-
   /** Journaled items below `below` whose outcome a resume keeps, from the state bytes alone. */
   keptBelow(below: number): number {
     let kept = 0;

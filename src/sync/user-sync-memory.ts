@@ -48,7 +48,7 @@ export function populationOf(value: string | undefined): string | undefined {
   return value;
 }
 
-/** A leaver: its entry, and for a resume's recorded leaver left alone, why and its recorded source file. */
+/** A leaver, and why a resume leaves it alone (with its recorded source file). */
 type Leaver = [id: string, entry: MemoryEntry | undefined, withdrawn?: { why: string; file: string }];
 
 /** Units in one batch of leavers: the size of a batch read from a file, give or take. */
@@ -88,7 +88,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** The links examctl added a DELETE for (--prune-memberships): a 131 or 1134 for one of them is done. */
   private readonly pruned = new WeakMap<UserRequest, ReadonlySet<string>>();
   private leavers: Leaver[] = [];
-  /** A resume's recorded leavers it leaves alone: a kept outcome of theirs is not remembered again. */
+  /** Recorded leavers a resume leaves alone: a kept outcome of theirs is not remembered. */
   private readonly withdrawn = new WeakSet<UserRequest>();
   private told = false;
   /** Rows of the file whose ids are one once leading zeros are removed (src/sync/lost-zeros.ts): they fail. */
@@ -275,14 +275,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /**
    * A resume's leavers (docs/runs.md, "runs resume"): those its journal holds, at their
    * positions, then today's others. One the memory no longer gives as this population's leaver
-   * is left alone, said; leavers the journal holds out of place are refused, nothing sent.
+   * is left alone, said; a gap among them is refused, nothing sent.
    */
   private async keepRecordedLeavers(memory: SyncMemory, run: string, first: number, today: Map<string, MemoryEntry>): Promise<void> {
     const kept: Leaver[] = [];
     const left: string[] = [];
-    for (const { n, id, source } of this.deps.resume!.record.refsFrom(first)) {
-      const at = first + kept.length;
-      if (n !== at || id === null) throw new RunJournalError(`run ${run}: its journal holds item ${n} (${id}) where leaver ${at} would be: its leavers cannot be resumed; nothing was sent`);
+    const record = this.deps.resume!.record;
+    for await (const item of record.items(first)) {
+      const id = item.id ?? '';
       const entry = today.get(id) ?? memory.entries.get(id);
       // Acknowledged present by a later run (resumed with --over-later-runs): not this run's to disable.
       if (today.delete(id) && !(entry!.run > run && entry!.disabled !== true)) {
@@ -292,12 +292,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       const words = populationWords(entry?.population);
       const why = entry === undefined ? 'the sync memory no longer holds it' : entry.population !== this.userFlags.population ? `synced by ${words} since` : `run ${entry.run} synced it since`;
       left.push(`${id} (${why})`);
-      kept.push([id, entry, { why: `not disabled by this resume: ${why}`, file: source.file }]);
+      kept.push([id, entry, { why: `not disabled by this resume: ${why}`, file: item.source.file }]);
     }
+    if (record.countFrom(first + kept.length) > 0) throw new RunJournalError(`run ${run}: its journal's leaver items leave a gap after item ${first}: they cannot be resumed in place; nothing was sent`);
     this.leavers = [...kept, ...today];
     if (left.length === 0) return;
-    const more = left.length > 3 ? `, ${formatCount(left.length - 3)} more` : '';
-    await say(this.deps, `runs resume: ${counted(left.length, 'leaver')} of run ${run} left alone, not disabled: ${left.slice(0, 3).join('; ')}${more}`);
+    await say(this.deps, `runs resume: ${counted(left.length, 'leaver')} of run ${run} left alone, not disabled: ${left.slice(0, 3).join('; ')}`);
   }
 
   /**

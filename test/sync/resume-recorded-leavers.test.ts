@@ -126,14 +126,14 @@ describe('runs resume of a --disable-missing night keeps its recorded leavers', 
         const killed = await night('n1.csv', [row('u-1', 'u-1.v1'), row('u-2')], 'p');
         expect(killed.code, killed.stderr).toBe(3);
         service.refuseAfter = Infinity;
-        // Item 2, the first leaver, taken out of the journal: u-4 is on record where u-3 would be.
+        // Item 2, the first leaver, taken out of the journal: a gap before u-4, item 3.
         const journal = join(dir, 'runs', killed.run, 'journal.ndjson');
         writeFileSync(journal, readFileSync(journal, 'utf8').split('\n').filter((line) => !line.includes('"n":2,')).join('\n'));
         const held = memory();
         const before = sent.length;
         const resumed = await resume(killed.run);
         expect(resumed.code).toBe(2);
-        expect(resumed.stderr).toContain(`run ${killed.run}: its journal holds item 3 (u-4) where leaver 2 would be: its leavers cannot be resumed; nothing was sent`);
+        expect(resumed.stderr).toContain(`run ${killed.run}: its journal's leaver items leave a gap after item 2: they cannot be resumed in place; nothing was sent`);
         expect(sent.length).toBe(before);
         expect(memory()).toBe(held);
       } finally {
