@@ -38,7 +38,7 @@ export type RerunInput = (
  * command again with the options the journal kept); or, in words, why a run of it cannot be
  * resumed. test/runs/resume-registry.test.ts fails for a command taking `--report` and neither.
  */
-export type ResumeSupport = 'rerun' | { readonly notResumable: string };
+type ResumeSupport = 'rerun' | { readonly notResumable: string };
 
 /** Global flags only some commands use (`takes`). */
 export const TAKEN_FLAGS = [

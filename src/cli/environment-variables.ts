@@ -3,7 +3,7 @@
  * test/cli/environment-variables.test.ts reads src/ for every variable the code reads and fails
  * when one is missing here, so the list cannot drift from the code.
  */
-export interface EnvironmentVariable {
+interface EnvironmentVariable {
   name: string;
   /** What it does, one or two sentences. */
   meaning: string;
@@ -56,9 +56,9 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
 ];
 
 /** The `examctl help environment` text: name, then its meaning (and the flag that wins). */
-export function renderEnvironmentHelp(variables: readonly EnvironmentVariable[] = ENVIRONMENT_VARIABLES): string {
-  const width = Math.max(...variables.map((variable) => variable.name.length));
-  const lines = variables.map((variable) => {
+export function renderEnvironmentHelp(): string {
+  const width = Math.max(...ENVIRONMENT_VARIABLES.map((variable) => variable.name.length));
+  const lines = ENVIRONMENT_VARIABLES.map((variable) => {
     const flag = variable.flag === undefined ? '' : ` (${variable.flag} wins over it)`;
     return `  ${variable.name.padEnd(width)}  ${variable.meaning}${flag}`;
   });

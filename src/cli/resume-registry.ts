@@ -9,7 +9,7 @@ import { COMMANDS } from './program.js';
  * is read again (both from command-behaviours.ts, handed down in the deps), or why it cannot be resumed. No list of its own, so a
  * new record command is resumable once its declaration says how (test/runs/resume-registry.test.ts).
  */
-export type ResumeEntry =
+type ResumeEntry =
   | { readonly run: () => Promise<CommandRun<never>>; readonly input: () => Promise<RerunInput>; readonly keptOptions: KeptOptions }
   | { readonly notResumable: string };
 

@@ -152,7 +152,7 @@ async function writePrivateFileAtomic(file: string, text: string, env: Env): Pro
   await writeFileAtomic(file, (writer) => writer.write(text), { mode: 0o600 });
 }
 
-export function checkProfileName(name: string): void {
+function checkProfileName(name: string): void {
   if (!PROFILE_NAME.test(name)) {
     throw new UsageError(`profile name ${quotedValue(name)}: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`);
   }

@@ -2,11 +2,8 @@ import { stat, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 
 /*
- * Loose permissions on examctl's own files, said once on stderr where they matter and listed by
- * `doctor` (docs/security.md, "Other local users"): a config file holding a token that others
- * can read; a token file that others can read; a runs directory others can write (they could plant a run; `runs resume|show|list`
- * refuse it). Places others can write are refused outright (src/system/trusted-place.ts); doctor names them (`untrustedPlaces`).
- * Windows has no such modes: nothing is said there.
+ * Loose permissions on examctl's own files (each function below says which), said once on stderr where they matter and
+ * listed by `doctor` (docs/security.md, "Other local users"). Places others can write are refused outright (src/system/trusted-place.ts).
  */
 
 async function modeOf(path: string): Promise<number | undefined> {
@@ -49,7 +46,7 @@ export async function trustedFileCheck(place: string, path: string, env: Readonl
 }
 
 /** A place examctl takes trust from, as doctor names it. */
-export interface TrustedPlace {
+interface TrustedPlace {
   what: string;
   path: string;
   kind: 'file' | 'directory';

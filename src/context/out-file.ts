@@ -30,12 +30,7 @@ async function head(file: string): Promise<string> {
   return bytes.toString();
 }
 
-/**
- * Refuses (exit 2) an output over a file the run reads (named by a flag,
- * the config or the profile; stdin for `--file -`), `-`, stdout under
- * --json, in this run's store, runs or memories,
- * or over a file of one (docs/security.md).
- */
+/** Refuses (exit 2) an output over what the run reads or keeps, `-`, or stdout under --json: the list is docs/security.md, "Outputs". */
 export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
   if (out === '-') throw new UsageError(`${flag} - names no file: give a file name`);
   // A file not there yet by its path (a config file to be).
@@ -80,11 +75,8 @@ function writeFailure(out: string, error: unknown): TargetError {
 }
 
 /**
- * Runs `produce` with stdout pointed at `out` (`--out <file>`), or as it is when `out` is
- * undefined; diagnostics stay on stderr. Through the output gate (docs/security.md, "Outputs"):
- * a command that throws, or fails having written nothing, leaves the old file; a
- * write or a final replace that fails (on Windows: the file is open in Excel, the finished file
- * kept beside it) is exit 3.
+ * Runs `produce` with stdout pointed at `out` (`--out <file>`), or as it is when `out` is undefined; diagnostics stay
+ * on stderr. Through the output gate (docs/security.md, "Outputs": what a failed command or write leaves, exit 3).
  */
 export async function withOutFile(
   out: string | undefined,

@@ -3,17 +3,12 @@ import { say } from '../formats/terminal-text.js';
 import { promptsAllowed, type CommandDeps, type GlobalOptions } from './command-deps.js';
 import { nonEmpty } from '../system/env-values.js';
 
-/*
- * Where a schedule PIN comes from (docs/security.md, "Other local users"): a command line is
- * readable by every user of the machine (`ps`, /proc/<pid>/cmdline), so besides --pin there are
- * --pin-file FILE and EXAMCTL_PIN (the environment of a process is its owner's only), and a
- * masked prompt on a terminal where a PIN is needed and none was given.
- */
+/* Where a schedule PIN comes from, and why not only --pin (`ps` shows a command line to every user): docs/security.md, "Other local users". */
 
 /** A PIN is a few digits: a larger "PIN file" is the wrong file, refused unread. */
 const PIN_FILE_MAX_BYTES = 1024;
 
-export interface PinFlags {
+interface PinFlags {
   pin?: string;
   pinFile?: string;
 }

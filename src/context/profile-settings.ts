@@ -14,7 +14,7 @@ import { checkProfileField, splitPair } from '../input/field-map.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 
 /** The flags of `config set-profile` that become settings, as given: those a run's flags beat (settings.ts). */
-export type ProfileSettingFlags = Omit<SettingFlags, 'target' | 'store' | 'baseUrl' | 'profile'>;
+type ProfileSettingFlags = Omit<SettingFlags, 'target' | 'store' | 'baseUrl' | 'profile'>;
 
 /** `--unset date-format` (or `dateFormat`): the keys to remove; an unknown name is exit 2 listing the known ones. */
 export function unsetKeys(names: readonly string[]): (keyof ProfileDefaults)[] {

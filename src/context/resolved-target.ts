@@ -5,7 +5,7 @@ import type { TokenSource } from './remote-settings.js';
 
 /* The target a command talks to, as context/target.ts resolves it from flags, environment and profiles. */
 
-export interface RemoteConnection {
+interface RemoteConnection {
   baseUrl: string;
   /** Requests in flight: --concurrency, else the profile's default, else REMOTE_CONCURRENCY. */
   concurrency: number;

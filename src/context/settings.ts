@@ -15,7 +15,7 @@ export interface ActiveProfile {
   configDir: string;
 }
 
-export interface Setting<T> {
+interface Setting<T> {
   value: T;
   /** `--timezone`, `EXAMCTL_BASE_URL`, `profile hr`, `built-in`. */
   from: string;
@@ -38,7 +38,7 @@ export const SETTING_KEYS = {
 } as const;
 /** The one-value settings. */
 type ValueKey = Exclude<(typeof SETTING_KEYS)[keyof typeof SETTING_KEYS], 'mapFile' | 'map' | 'set'>;
-export type SettingValues = { [K in ValueKey]?: Setting<NonNullable<ProfileDefaults[K]>> };
+type SettingValues = { [K in ValueKey]?: Setting<NonNullable<ProfileDefaults[K]>> };
 
 export interface RunSettings {
   target: Setting<'local' | 'remote'>;

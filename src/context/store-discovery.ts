@@ -12,7 +12,7 @@ export function samePath(a: string, b: string, platform: NodeJS.Platform = proce
 }
 
 /** The fs questions the search asks; the CLI answers them with the store's own check (its CURRENT file) and the trust rule. */
-export interface StoreProbe {
+interface StoreProbe {
   isStore(dir: string): Promise<boolean>;
   /**
    * Why the search must not look in `dir` nor above it (a folder another user owns or group or

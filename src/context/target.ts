@@ -14,7 +14,7 @@ import type { IntegrationApi } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
 
 /** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
-export const DEFAULT_STORE_DIR = '.examctl-store';
+const DEFAULT_STORE_DIR = '.examctl-store';
 
 export function targetOnce(options: GlobalOptions, deps: CommandDeps): TargetOf {
   let target: Promise<ResolvedTarget> | undefined;
@@ -30,7 +30,7 @@ export async function localStorePath(options: GlobalOptions, deps: CommandDeps) 
  * A path as the OS resolves it (links, Windows' letter
  * case), as far as it exists: one store, one path.
  */
-export async function realPathOf(path: string): Promise<string> {
+async function realPathOf(path: string): Promise<string> {
   const parent = dirname(path);
   return (await realpath(path).catch(() => undefined)) ?? (parent === path ? path : join(await realPathOf(parent), basename(path)));
 }

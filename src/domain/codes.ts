@@ -106,7 +106,7 @@ export const OWN_CODES = { ...WARNING_CODES } as const satisfies Record<string, 
 
 export const ErrorCode = { ...SPEC_CODES, ...OWN_CODES } as const;
 
-export type ErrorCodeName = keyof typeof ErrorCode;
-export type ErrorCodeNumber = (typeof ErrorCode)[ErrorCodeName];
+type ErrorCodeName = keyof typeof ErrorCode;
+type ErrorCodeNumber = (typeof ErrorCode)[ErrorCodeName];
 /** A problem's code: a documented number, or null for the spec's "not numbered" conditions. */
 export type ProblemCode = ErrorCodeNumber | null;

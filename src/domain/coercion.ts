@@ -15,7 +15,7 @@ import { USER_TABLE, validateUser } from './user.js';
 import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, validateCandidate, validateScheduleRequest } from './schedule.js';
 import { COLLECTION_TABLE, validateCollection } from './collection.js';
 
-export interface Coerced {
+interface Coerced {
   fields: Record<string, unknown>;
   problems: Problem[];
 }
@@ -56,7 +56,7 @@ const HIERARCHY_FLAG_NAMES = [...Object.keys(HIERARCHY_CELL_FLAGS), 'delete'].jo
  * An entry with a bad flag is returned unchanged (a string), so validation still refuses it
  * even when a caller looks only at validation problems.
  */
-export function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): Record<string, unknown> | string {
+function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): Record<string, unknown> | string {
   const colon = entry.indexOf(':');
   const externalId = (colon < 0 ? entry : entry.slice(0, colon)).trim();
   if (colon < 0) return { ExternalId: externalId, IsCoordinator: false, IsAdministrator: false, HasViewReportsPermissions: false, HasReScoringPermissions: false };

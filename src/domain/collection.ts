@@ -26,7 +26,7 @@ import { codePointLength, hasForbiddenNameCharacter, LOWER_ALNUM, NAME_FORBIDDEN
 export const COLLECTION_EXTERNAL_ID_MESSAGE = 'ExternalId must be alphanumeric (a-z, 0-9)';
 
 /** "Shorter than 100 symbols": 100 characters is already too long (805). */
-export const COLLECTION_TITLE_LIMIT = 100;
+const COLLECTION_TITLE_LIMIT = 100;
 
 const titleRule: FieldRule<'Title', string, true> = {
   name: 'Title',

@@ -8,7 +8,7 @@ import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, WORKFLOW_RULE } from './s
 import { COLLECTION_TABLE } from './collection.js';
 
 /** How the reader treats one column of a CSV file. */
-export type ColumnKind = 'string' | 'list';
+type ColumnKind = 'string' | 'list';
 
 export interface ColumnSpec {
   /** Canonical API field name, e.g. `FirstName`. */

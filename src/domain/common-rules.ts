@@ -5,10 +5,11 @@
 import { ErrorCode, type ProblemCode } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';
 import { codeNote, integerRule, type StringFormat } from './field-rules.js';
-import { DATE_TIME_PATTERN, EMAIL_PATTERN, emailFault, parseDateTime } from './text-rules.js';
+import { DATE_TIME_PATTERN, EMAIL_PATTERN, emailFault } from './text-rules.js';
+import { parseDateTime } from './date-time.js';
 
-export const ADJUSTMENT_MIN = 0;
-export const ADJUSTMENT_MAX = 999;
+const ADJUSTMENT_MIN = 0;
+const ADJUSTMENT_MAX = 999;
 
 /** ReasonableAdjustmentPercentage: an integer 0..999 (249). Its link to SpecialNeeds is checked by the record. */
 export const reasonableAdjustmentRule = integerRule('ReasonableAdjustmentPercentage', {
@@ -20,7 +21,7 @@ export const reasonableAdjustmentRule = integerRule('ReasonableAdjustmentPercent
 });
 
 /** 250: the percentage is set (0 included) while SpecialNeeds is not true. */
-export function adjustmentWithoutSpecialNeedsProblem(path: string): Problem {
+function adjustmentWithoutSpecialNeedsProblem(path: string): Problem {
   return {
     field: path,
     code: ErrorCode.AdjustmentWithoutSpecialNeeds,
@@ -55,9 +56,9 @@ export function emailFormat(code: ProblemCode): StringFormat {
   };
 }
 
-export const DATE_TIME_EXAMPLE = '2026-03-01T09:00:00Z';
+const DATE_TIME_EXAMPLE = '2026-03-01T09:00:00Z';
 
-export function dateTimeMessage(name: string, reason: 'format' | 'no-zone' | 'calendar'): string {
+function dateTimeMessage(name: string, reason: 'format' | 'no-zone' | 'calendar'): string {
   switch (reason) {
     case 'no-zone':
       return `${name} has no time zone; add Z or an offset such as +01:00, e.g. ${DATE_TIME_EXAMPLE}`;

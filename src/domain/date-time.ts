@@ -18,7 +18,7 @@ export function isCalendarDate(y: number, m: number, d: number): boolean {
   return d <= max;
 }
 
-export type DateTimeParse =
+type DateTimeParse =
   | { ok: true; iso: string; epochMs: number }
   | { ok: false; reason: 'format' | 'no-zone' | 'calendar' };
 

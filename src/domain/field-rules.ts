@@ -3,13 +3,8 @@
  * is checked by one loop (validateFields). Tables are built once at module load, so checking a
  * record allocates only its output object and any problems found.
  *
- * Each rule also carries `wire`, a function building the zod schema of the field's value as sent,
- * defined by the same constructor from the same parameters as its check (so `max: 500` is one
- * number feeding both). The check stays the validator (fast, exact codes and messages); `wire` is
- * what schemas.ts composes into the request schemas and what the OpenAPI document is generated from.
- * It is a function of the zod namespace, not a schema, so that validating and sending records never
- * loads zod (~50 ms) nor builds every schema (~25 ms) at start-up: only schemas.ts imports zod and
- * passes it in (wireOf), on demand.
+ * Each rule also carries `wire`, a builder of its zod schema from the same parameters as its check,
+ * zod passed in (wireOf) by schemas.ts alone: why a builder, docs/domain-rules.md, "One definition per field".
  */
 import type { z } from 'zod';
 import type { ProblemCode } from './codes.js';
@@ -20,7 +15,7 @@ import { exceedsLength, hasForbiddenNameCharacter, NAME_FORBIDDEN_CLASS } from '
 export type Zod = typeof z;
 
 /** Builds a field's wire schema from the zod namespace it is given. */
-export type WireBuilder = (zod: Zod) => z.ZodType;
+type WireBuilder = (zod: Zod) => z.ZodType;
 
 /**
  * `Name` is the field's API name as a literal type, `Value` the wire value its check returns and
@@ -66,7 +61,7 @@ export interface FieldRule<Name extends string = string, Value = unknown, Requir
 export type CellKind = 'boolean' | IntegerCell | 'list' | 'hierarchies' | 'idTitleList';
 
 /** A whole-number cell (`42`, `+7`, `-3`; a percentage's also `25%`); `invalid` is the field's problem for any other value, quoting it. */
-export interface IntegerCell {
+interface IntegerCell {
   readonly kind: 'integer';
   readonly invalid: (path: string, value: unknown) => Problem;
   /** The field is a percentage: a cell may end in `%`, as a spreadsheet shows a percent-formatted number. */
@@ -154,7 +149,7 @@ export function wireOf(zod: Zod, rule: FieldRule): z.ZodType {
  * wire) value, or what its check reads as "not set": null, and '' where the rule says so and the
  * value schema does not already take it. Built once per rule.
  */
-export function optionalInputOf(zod: Zod, rule: FieldRule): z.ZodType {
+function optionalInputOf(zod: Zod, rule: FieldRule): z.ZodType {
   return kept(inputCache, rule, () => {
     const value = rule.input !== undefined ? rule.input(zod) : wireOf(zod, rule);
     const options: z.ZodType[] = [value];
@@ -265,7 +260,7 @@ export interface StringFormat {
   wire?: (s: z.ZodString) => z.ZodType;
 }
 
-export interface StringRuleSpec<Required extends ProblemCode | undefined = ProblemCode | undefined> {
+interface StringRuleSpec<Required extends ProblemCode | undefined = ProblemCode | undefined> {
   max: number;
   /** Present when the field is required: the code for "null or empty" (null when not numbered). */
   required?: Required;
@@ -427,7 +422,7 @@ export function passThroughRule<Name extends string>(name: Name): FieldRule<Name
   };
 }
 
-export interface StringListSpec {
+interface StringListSpec {
   max: number;
   tooManyCode: ProblemCode;
   /** What one entry is called in the duplicate message ("Label", "Allowed IP"). */
@@ -486,7 +481,7 @@ export function stringListRule<Name extends string>(name: Name, spec: StringList
   };
 }
 
-export interface IntegerRuleSpec {
+interface IntegerRuleSpec {
   min: number;
   max: number;
   /** The code of a value that is not a whole number in min..max (null when not numbered). */

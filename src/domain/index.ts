@@ -5,28 +5,22 @@ export type * from './types.js';
 export {
   validateUser,
   roleRequiredProblem,
-  USER_FIELDS,
   USER_VIEW_FIELDS,
   USER_FIELDS_NOT_IN_VIEW,
-  HIERARCHY_FIELDS,
   HIERARCHY_FLAG_FIELDS,
 } from './user.js';
 export {
   validateScheduleRequest,
-  SCHEDULE_FIELDS,
-  CANDIDATE_FIELDS,
   CANDIDATE_USER_PROFILE_FIELDS,
-  SCHEDULE_REQUEST_FIELDS,
 } from './schedule.js';
-export { validateCollection, COLLECTION_FIELDS } from './collection.js';
+export { validateCollection } from './collection.js';
 export { validateInvigilatorRemoval } from './invigilators.js';
 export { reviewSessionIdProblem } from './review-session.js';
-export { coerceAndValidateUser, coerceAndValidateUserRecord, coerceAndValidateCollection } from './coercion.js';
+export { coerceAndValidateUserRecord, coerceAndValidateCollection } from './coercion.js';
 export {
   Sittings,
   ScheduleRequests,
   scheduleIdOf,
-  isScheduleRequest,
   withCandidateLines,
   type ScheduleDefaults,
   type PreparedSchedule,

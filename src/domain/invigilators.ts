@@ -6,10 +6,10 @@ import { ErrorCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
 import { codeNote, type Zod } from './field-rules.js';
 
-export const INVIGILATOR_SCHEDULE_FIELD = 'ScheduleExtId';
+const INVIGILATOR_SCHEDULE_FIELD = 'ScheduleExtId';
 export const INVIGILATOR_IDS_FIELD = 'UserExtIds';
 
-export interface InvigilatorRemoval {
+interface InvigilatorRemoval {
   scheduleExtId: string;
   userExtIds: string[];
 }

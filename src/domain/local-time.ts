@@ -65,7 +65,7 @@ export function isKnownTimeZone(timeZone: string): boolean {
 }
 
 /** The message of an unknown `--timezone` (or a profile's timezone). */
-export function unknownTimeZoneMessage(timeZone: string): string {
+function unknownTimeZoneMessage(timeZone: string): string {
   return `unknown time zone "${timeZone}": give an IANA name such as Europe/Paris, America/New_York or UTC`;
 }
 
@@ -75,7 +75,7 @@ export interface TimeSettings {
   dateFormat?: { text: string; origin: string } | undefined;
 }
 
-export type TimeSettingsReading = { ok: true; zone: string | undefined; format: DateFormat | undefined } | { ok: false; message: string };
+type TimeSettingsReading = { ok: true; zone: string | undefined; format: DateFormat | undefined } | { ok: false; message: string };
 
 /** The settings checked, the format first: a format examctl cannot read or an unknown zone is refused, naming where it came from. */
 export function readTimeSettings({ timezone, dateFormat }: TimeSettings): TimeSettingsReading {
@@ -98,7 +98,7 @@ function offsetMinutesAt(timeZone: string, epochMs: number): number {
 }
 
 /** An instant as a zone's clock shows it (daylight saving included), with the zone's offset then. */
-export interface ZonedTime {
+interface ZonedTime {
   wall: WallClock;
   /** Milliseconds past the wall clock's second (0..999). */
   ms: number;
@@ -130,7 +130,7 @@ export function offsetText(minutes: number): string {
   return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
-export type ZoneConversion = { ok: true; text: string } | { ok: false; reason: 'gap' | 'ambiguous' };
+type ZoneConversion = { ok: true; text: string } | { ok: false; reason: 'gap' | 'ambiguous' };
 
 /**
  * A wall-clock time in an IANA zone as RFC 3339 with that zone's offset at the time, daylight
@@ -183,7 +183,7 @@ export interface DateFormat {
   readonly dateText: string;
 }
 
-export type DateFormatParse = { ok: true; format: DateFormat } | { ok: false; message: string };
+type DateFormatParse = { ok: true; format: DateFormat } | { ok: false; message: string };
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -273,7 +273,7 @@ export function parseDateFormat(text: string): DateFormatParse {
 // Reading one text
 
 /** The outcome of reading one date or date-time text: the API's form, or a message that names the value. */
-export type TextReading = { ok: true; value: string; zone?: string } | { ok: false; message: string };
+type TextReading = { ok: true; value: string; zone?: string } | { ok: false; message: string };
 
 /**
  * A date or date-time as the file (or a flag) wrote it, beside the API's form it was read as:

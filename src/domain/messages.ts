@@ -12,7 +12,7 @@ const p = (field: string, code: Problem['code'], message: string): Problem => ({
 // ---- schedules (not numbered: code null) -------------------------------------------------
 
 /** Minutes added to the assessment duration for a default EndDateTime. */
-export const DEFAULT_END_MARGIN_MINUTES = 60;
+const DEFAULT_END_MARGIN_MINUTES = 60;
 
 /** Default EndDateTime: start + duration + 60 minutes, in the wire's UTC form. */
 export function defaultEndDateTime(startUtc: string, durationMin: number): string {

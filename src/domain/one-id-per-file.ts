@@ -7,7 +7,7 @@ import type { Problem, Validation } from './problem.js';
 import { FNV_OFFSET, FNV_PRIME, HashSlots } from './hash-slots.js';
 
 /** Where a record was read (structurally the input's SourceRef). */
-export interface IdPlace {
+interface IdPlace {
   file: string;
   line: number;
 }

@@ -17,7 +17,7 @@ export interface Problem {
 export type Validation<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
 
 /** Characters of a value a message quotes: a longer one is cut, and its full length said. */
-export const QUOTED_VALUE_CHARS = 60;
+const QUOTED_VALUE_CHARS = 60;
 
 /**
  * A value as every message quotes it, whatever the input format: JSON-quoted (controls and quotes

@@ -29,7 +29,7 @@ import {
 } from './common-rules.js';
 import { ALNUM, ALNUM_DASH } from './text-rules.js';
 
-export const WORKFLOWS = ['DEFAULT', 'EXTERNAL_ATTEMPTS'] as const;
+const WORKFLOWS = ['DEFAULT', 'EXTERNAL_ATTEMPTS'] as const;
 export type Workflow = (typeof WORKFLOWS)[number];
 const ALNUM_DASH_HINT = 'letters, digits and dashes';
 
@@ -153,7 +153,7 @@ export const SCHEDULE_REQUEST_FIELDS: readonly string[] = ['Workflow', 'Upsert',
 const SPECIAL_NEEDS_ANY_CASE = caseInsensitivePattern(['true', 'false']);
 
 /** A candidate's SpecialNeeds (string "true"/"false" on the wire, boolean accepted): true/false, undefined when unset. */
-export function candidateSpecialNeeds(value: unknown): boolean | undefined | 'invalid' {
+function candidateSpecialNeeds(value: unknown): boolean | undefined | 'invalid' {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string' && SPECIAL_NEEDS_ANY_CASE.test(value)) return value.trim().toLowerCase() === 'true';

@@ -30,7 +30,7 @@ export interface PreparedSchedule {
 }
 
 /** One candidate row of a sittings file. */
-export interface SittingRow {
+interface SittingRow {
   line: number;
   /** CSV cells are strings to coerce; JSON values are taken as typed. */
   csv: boolean;

@@ -24,9 +24,9 @@ export interface FieldWarning {
 }
 
 /** The code of a warning (codes.ts, WARNING_CODES). */
-export type WarningCode = (typeof WARNING_CODES)[keyof typeof WARNING_CODES];
+type WarningCode = (typeof WARNING_CODES)[keyof typeof WARNING_CODES];
 
-export interface CheckedValues {
+interface CheckedValues {
   /** The record's fields, U+FEFF removed (the same object when nothing changed). */
   fields: Record<string, unknown>;
   warnings: FieldWarning[];
@@ -50,7 +50,7 @@ const SPREADSHEET_ERRORS: ReadonlySet<string> = new Set([
 const LIBREOFFICE_ERROR = /^Err:\d{3}$/;
 
 /** True for a spreadsheet's error value (`#N/A`, `#VALUE!`, `Err:502`), compared trimmed. */
-export function isSpreadsheetError(value: string): boolean {
+function isSpreadsheetError(value: string): boolean {
   const c = value.charCodeAt(0);
   if (c !== 0x23 && c !== 0x45 && c !== 0x20) return false;
   const text = value.trim();

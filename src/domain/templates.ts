@@ -28,7 +28,7 @@ export function isTemplateKind(kind: string): kind is TemplateKind {
   return (TEMPLATE_KINDS as readonly string[]).includes(kind);
 }
 
-export interface ColumnDescription {
+interface ColumnDescription {
   name: string;
   /** "yes", "no", or the condition ("when the user is created"). */
   required: string;
@@ -41,7 +41,7 @@ export interface ColumnDescription {
 }
 
 /** The column of an invigilators id list (src/input/id-list.ts accepts this name first). */
-export const INVIGILATOR_ID_COLUMN = 'UserExtId' as const;
+const INVIGILATOR_ID_COLUMN = 'UserExtId' as const;
 
 /** Every column a template shows: the tables' fields, a sittings row's Workflow and Upsert, the invigilator id. */
 type ExampleField = UserField | CandidateField | ScheduleField | CollectionField | 'Workflow' | 'Upsert' | typeof INVIGILATOR_ID_COLUMN;
@@ -130,27 +130,29 @@ interface KindSpec {
   tables: readonly RuleTable[];
   /** Extra rules of the kind's rows that no table holds (a sittings row's Workflow and Upsert). */
   extraRules?: readonly FieldRule[];
+  /** One record of the kind's JSON input, and its name in the JSON Schema's $defs. */
+  record: z.ZodType;
+  recordName: string;
 }
 
-function kindSpec(kind: TemplateKind): KindSpec {
-  switch (kind) {
-    case 'users':
-      return { columns: USER_COLUMNS, tables: [USER_TABLE] };
-    case 'candidates':
-      return { columns: CANDIDATE_COLUMNS, tables: [CANDIDATE_TABLE] };
-    case 'sittings':
-      // The schedule's columns first: one sitting is the rows sharing a ScheduleExtId.
-      return { columns: [...SCHEDULE_COLUMNS, ...CANDIDATE_COLUMNS], tables: [SCHEDULE_TABLE, CANDIDATE_TABLE], extraRules: [WORKFLOW_RULE, UPSERT_RULE] };
-    case 'collection':
-      return { columns: COLLECTION_COLUMNS, tables: [COLLECTION_TABLE] };
-    case 'invigilators':
-      return { columns: [{ name: INVIGILATOR_ID_COLUMN, kind: 'string' }], tables: [] };
-  }
-}
+const KINDS: Readonly<Record<TemplateKind, KindSpec>> = {
+  users: { columns: USER_COLUMNS, tables: [USER_TABLE], record: userRequestSchema, recordName: 'user' },
+  candidates: { columns: CANDIDATE_COLUMNS, tables: [CANDIDATE_TABLE], record: candidateSchema, recordName: 'candidate' },
+  // The schedule's columns first: one sitting is the rows sharing a ScheduleExtId.
+  sittings: {
+    columns: [...SCHEDULE_COLUMNS, ...CANDIDATE_COLUMNS],
+    tables: [SCHEDULE_TABLE, CANDIDATE_TABLE],
+    extraRules: [WORKFLOW_RULE, UPSERT_RULE],
+    record: scheduleRequestSchema,
+    recordName: 'scheduleRequest',
+  },
+  collection: { columns: COLLECTION_COLUMNS, tables: [COLLECTION_TABLE], record: collectionRequestSchema, recordName: 'collection' },
+  invigilators: { columns: [{ name: INVIGILATOR_ID_COLUMN, kind: 'string' }], tables: [], record: invigilatorIdsSchema, recordName: 'invigilatorIds' },
+};
 
 /** The columns of a kind's input file, in template order. */
 export function templateColumnSpecs(kind: TemplateKind): readonly ColumnSpec[] {
-  return kindSpec(kind).columns;
+  return KINDS[kind].columns;
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -199,7 +201,7 @@ function exampleOf(kind: TemplateKind, name: string): string {
 
 /** Every column of a kind's file, described for the template's second sheet. */
 export function templateColumns(kind: TemplateKind): ColumnDescription[] {
-  const spec = kindSpec(kind);
+  const spec = KINDS[kind];
   return templateColumnSpecs(kind).map((column) => {
     const example = exampleOf(kind, column.name);
     const rule = ruleOf(spec, column.name);
@@ -223,30 +225,6 @@ export function templateExampleRow(kind: TemplateKind): string[] {
   return templateColumnSpecs(kind).map((column) => (EXAMPLE_ROW_OMITS.has(column.name) ? '' : exampleOf(kind, column.name)));
 }
 
-/** The schema of one record of the kind's JSON input. */
-function recordSchema(kind: TemplateKind): z.ZodType {
-  switch (kind) {
-    case 'users':
-      return userRequestSchema;
-    case 'candidates':
-      return candidateSchema;
-    case 'sittings':
-      return scheduleRequestSchema;
-    case 'collection':
-      return collectionRequestSchema;
-    case 'invigilators':
-      return invigilatorIdsSchema;
-  }
-}
-
-const RECORD_NAMES: Readonly<Record<TemplateKind, string>> = {
-  users: 'user',
-  candidates: 'candidate',
-  sittings: 'scheduleRequest',
-  collection: 'collection',
-  invigilators: 'invigilatorIds',
-};
-
 /**
  * JSON Schema (2020-12) of a kind's JSON input file, from the same zod schemas as the OpenAPI
  * document: one record, or an array of them (NDJSON is one record per line, each checked by
@@ -255,13 +233,13 @@ const RECORD_NAMES: Readonly<Record<TemplateKind, string>> = {
 export function jsonSchemaOf(kind: TemplateKind): JsonSchema {
   // Patterns made portable: editors read them as JavaScript does, CI checkers (Python's
   // check-jsonschema, say) with other engines (portable-pattern.ts).
-  const record = withPortablePatterns(z.toJSONSchema(recordSchema(kind), { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema);
+  const record = withPortablePatterns(z.toJSONSchema(KINDS[kind].record, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema);
   // zod's own $defs are referenced from the root (#/$defs/...): they move to the root with the record.
   const { $schema: _ignored, $defs: shared, ...body } = record;
   const title = `examctl ${kind} input`;
   const dialect = 'https://json-schema.org/draft/2020-12/schema';
   if (kind === 'invigilators') return { $schema: dialect, title, ...body, ...(shared === undefined ? {} : { $defs: shared }) };
-  const name = RECORD_NAMES[kind];
+  const name = KINDS[kind].recordName;
   return {
     $schema: dialect,
     title,

@@ -7,8 +7,6 @@ import ipaddr from 'ipaddr.js';
 import { isCalendarDate } from './date-time.js';
 import { NAME_FORBIDDEN_CLASS } from './forbidden-characters.js';
 
-export { isCalendarDate, parseDateTime, type DateTimeParse } from './date-time.js';
-
 /** "Alphanumeric and dashes" (docs/interpretations.md, "Field rules"). */
 export const ALNUM_DASH = /^[A-Za-z0-9-]+$/;
 /** "Alphanumeric" (ProctoringServiceTemplateExternalId): letters of either case and digits, no dashes. */
@@ -149,7 +147,7 @@ export const DATE_OF_BIRTH_PATTERN = /^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{8})$/
  */
 export const DATE_TIME_PATTERN = /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$/;
 
-export function isDigits(s: string): boolean {
+function isDigits(s: string): boolean {
   return DIGITS.test(s);
 }
 

@@ -37,12 +37,12 @@ import {
   USER_EXTERNAL_ID,
 } from './text-rules.js';
 
-export const MAX_LABELS = 20;
-export const MAX_LABEL_LENGTH = 100;
-export const MAX_IP_ADDRESSES = 100;
-export const PASSWORD_MIN = 5;
-export const PASSWORD_MAX = 500;
-export const HIERARCHY_ACTIONS = ['UPSERT', 'DELETE'] as const;
+const MAX_LABELS = 20;
+const MAX_LABEL_LENGTH = 100;
+const MAX_IP_ADDRESSES = 100;
+const PASSWORD_MIN = 5;
+const PASSWORD_MAX = 500;
+const HIERARCHY_ACTIONS = ['UPSERT', 'DELETE'] as const;
 export type HierarchyAction = (typeof HIERARCHY_ACTIONS)[number];
 
 export const HIERARCHY_FLAG_FIELDS = [
@@ -259,7 +259,7 @@ export const USER_FIELDS: readonly UserField[] = fieldNames(USER_TABLE);
  * password is stored as its hash (PasswordHash), memberships are merged into the user's own.
  */
 export const USER_FIELDS_NOT_IN_VIEW = ['Password', 'Hierarchies'] as const satisfies readonly UserField[];
-export type UserFieldNotInView = (typeof USER_FIELDS_NOT_IN_VIEW)[number];
+type UserFieldNotInView = (typeof USER_FIELDS_NOT_IN_VIEW)[number];
 /** A field of the stored user, as Content.User shows it and the world file holds it. */
 export type StoredUserField = Exclude<UserField, UserFieldNotInView>;
 

@@ -20,7 +20,7 @@ const nonEmpty = z.string().min(1);
 const optionalString = z.string().optional();
 
 /** A stored API token, the only form the store keeps (docs/engine-rules.md, "API tokens"). */
-export const API_TOKEN_DIGEST = /^sha256:[0-9a-f]{64}$/i;
+const API_TOKEN_DIGEST = /^sha256:[0-9a-f]{64}$/i;
 
 export function isApiTokenDigest(value: string): boolean {
   return API_TOKEN_DIGEST.test(value);
@@ -255,7 +255,7 @@ const UNIQUE_KEYS: readonly (readonly [WorldList, string, ((key: string) => stri
   ['Users', 'SynchronizationKey', normaliseGuid, ' (keys compare ignoring case and braces)'],
 ];
 
-export const WorldSchema = WorldObjectSchema.superRefine((world, ctx) => {
+const WorldSchema = WorldObjectSchema.superRefine((world, ctx) => {
   for (const [list, keyField, compared = String, note = ''] of UNIQUE_KEYS) {
     const seen = new Set<string>();
     (world[list] as Record<string, unknown>[]).forEach((entry, index) => {
@@ -307,12 +307,12 @@ export type WorldLoRepository = z.infer<typeof WorldLoRepositorySchema>;
 export type WorldCandidate = z.infer<typeof WorldCandidateSchema>;
 export type WorldSchedule = z.infer<typeof WorldScheduleSchema>;
 export type WorldCollection = z.infer<typeof WorldCollectionSchema>;
-export type WorldReviewSession = ReviewSession;
+type WorldReviewSession = ReviewSession;
 
 /** The review sessions are kept as the API returns them (ReviewSession), past what the schema checks. */
 export type World = Omit<z.infer<typeof WorldObjectSchema>, 'ReviewSessions'> & { ReviewSessions: WorldReviewSession[] };
 
-export type WorldParse = { ok: true; world: World } | { ok: false; errors: string[] };
+type WorldParse = { ok: true; world: World } | { ok: false; errors: string[] };
 
 /** Validates a parsed world file; each error names its path (`Users[2].Email: ...`). */
 export function parseWorld(input: unknown): WorldParse {

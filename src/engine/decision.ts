@@ -63,7 +63,7 @@ function changedFieldsOf(view: EngineView, primary: { collection: CollectionName
 }
 
 /** Structural equality of JSON values, ignoring key order and undefined properties. */
-export function sameValue(a: unknown, b: unknown): boolean {
+function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;

@@ -21,7 +21,7 @@ import type { Store } from './store/contract.js';
 import { decideUser } from './user-rules.js';
 import { ENGINE_INDEXER, OverlayView, StoreView, type EngineView, type HintLookup } from './view.js';
 
-export interface LocalEngineOptions {
+interface LocalEngineOptions {
   store: Store;
   /** The engine clock (activated / finished schedules); default the system clock. */
   now?: Clock;
@@ -38,18 +38,18 @@ const TOKEN_BYTES = 24;
 const COLLECTION_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const COLLECTION_ID_LENGTH = 16;
 
-export function newToken(): string {
+function newToken(): string {
   return randomBytes(TOKEN_BYTES).toString('base64url');
 }
 
 /** docs/interpretations.md, "Collections": generated collection ids are 16 lowercase letters and digits. */
-export function newCollectionExternalId(): string {
+function newCollectionExternalId(): string {
   let id = '';
   for (let i = 0; i < COLLECTION_ID_LENGTH; i++) id += COLLECTION_ID_ALPHABET[randomInt(COLLECTION_ID_ALPHABET.length)];
   return id;
 }
 
-export function newScheduleExtId(): string {
+function newScheduleExtId(): string {
   return `S-${randomBytes(10).toString('hex').toUpperCase()}`;
 }
 
@@ -91,10 +91,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
       view.apply(decision.changes);
       return decision.result;
     }
-    return store.transact((state) => {
-      const decision = decide(new StoreView(state, lookup));
-      return { result: decision.result, changes: decision.changes };
-    });
+    return store.transact((state) => decide(new StoreView(state, lookup)));
   }
 
   const engine: LocalEngine = {

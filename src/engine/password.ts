@@ -5,13 +5,13 @@ import { availableParallelism } from 'node:os';
  * Passwords are kept only as salted scrypt hashes, the parameters inside the hash
  * (docs/engine-rules.md, "Passwords").
  */
-export const SCRYPT_PARAMS = { N: 16384, r: 8, p: 1 } as const;
+const SCRYPT_PARAMS = { N: 16384, r: 8, p: 1 } as const;
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;
 const HASH_FORMAT = /^scrypt\$N=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9_-]+)\$([A-Za-z0-9_-]+)$/;
 
 /** How many hashes run at once (docs/remote.md, "The local server"); the rest wait here, in order. */
-export const SCRYPT_CONCURRENCY = Math.max(
+const SCRYPT_CONCURRENCY = Math.max(
   1,
   Math.min((Number(process.env.UV_THREADPOOL_SIZE) || 4) - 1, availableParallelism()),
 );

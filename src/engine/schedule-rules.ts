@@ -50,22 +50,22 @@ export interface PreparedPassword {
   matches?: string;
 }
 
-export const DEFAULT_PROCTORING_PROVIDER = 'https://proctor.example.test';
+const DEFAULT_PROCTORING_PROVIDER = 'https://proctor.example.test';
 
 export function choosePasswordHash(prepared: PreparedPassword | undefined, stored: string | undefined): string | undefined {
   if (prepared === undefined) return stored;
   return stored !== undefined && prepared.matches === stored ? stored : prepared.hash;
 }
 
-export function startupLink(siteUrl: string, token: string): string {
+function startupLink(siteUrl: string, token: string): string {
   return `${siteUrl.replace(/\/+$/, '')}/delivery/external-login?session=${token}`;
 }
 
-export function launchUrl(providerUrl: string, token: string, scheduleExtId: string): string {
+function launchUrl(providerUrl: string, token: string, scheduleExtId: string): string {
   return `${providerUrl.replace(/\/+$/, '')}/launch?t=${token}#/exam/${encodeURIComponent(scheduleExtId)}`;
 }
 
-export function participateRole(view: EngineView): WorldRole | undefined {
+function participateRole(view: EngineView): WorldRole | undefined {
   let found: WorldRole | undefined;
   for (const role of view.values<WorldRole>('roles')) {
     if (role.Participate && (found === undefined || role.Title < found.Title)) found = role;
@@ -254,7 +254,7 @@ export function decideSchedule(
 const SCHEDULE_TITLE_MAX = 100;
 
 /** A schedule's title when the request gives none (docs/engine-rules.md, "Schedules"), cut by code points. */
-export function generatedTitle(assessmentTitle: string, startMs: number): string {
+function generatedTitle(assessmentTitle: string, startMs: number): string {
   const when = ` ${new Date(startMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   const room = SCHEDULE_TITLE_MAX - when.length;
   const points = [...assessmentTitle];

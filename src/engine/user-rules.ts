@@ -26,13 +26,13 @@ const NOT_STORED_AS_SENT: ReadonlySet<string> = new Set(USER_FIELDS_NOT_IN_VIEW)
 
 const FLAGS = HIERARCHY_FLAG_FIELDS;
 
-export function userView(user: WorldUser): StoredUserView {
+function userView(user: WorldUser): StoredUserView {
   const view: Record<string, unknown> = {};
   for (const field of USER_VIEW_FIELDS) if (user[field] !== undefined) view[field] = user[field];
   return view as unknown as StoredUserView;
 }
 
-export function findRole(view: EngineView, title: string): WorldRole | undefined {
+function findRole(view: EngineView, title: string): WorldRole | undefined {
   const exact = view.get<WorldRole>('roles', title);
   if (exact !== undefined) return exact;
   const lower = title.toLowerCase();

@@ -200,7 +200,7 @@ export class OverlayView implements EngineView {
 }
 
 /** The entity key of a stored value (see world-io.ts: the same keys the world file lists by). */
-export function keyOf(collection: CollectionName, value: Record<string, unknown>): string {
+function keyOf(collection: CollectionName, value: Record<string, unknown>): string {
   switch (collection) {
     case 'settings':
       return 'settings';

@@ -21,8 +21,6 @@ import {
 import type { Change, CollectionName, StoreState } from './store/contract.js';
 import { SETTINGS_KEY, WORLD_LISTS, worldEntityChanges } from './view.js';
 
-export { SETTINGS_KEY };
-
 /** The order an export writes an object's fields in: its schema's, then unknown fields (review sessions) as stored. */
 interface FieldOrder {
   keys: readonly string[];

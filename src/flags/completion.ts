@@ -231,7 +231,7 @@ function psArray(words: readonly string[]): string {
  * PowerShell offers file names itself. Registered for `examctl` and the `examctl.cmd`/`.ps1`
  * shims npm installs on Windows.
  */
-export function powershellCompletion(program: Command): string {
+function powershellCompletion(program: Command): string {
   const root = commandTree(program);
   const nodes = allNodes(root);
   const key = (node: CommandNode): string => psQuoted(node.path.join(' '));

@@ -89,7 +89,7 @@ export function duration(name: string) {
  * means "that long before now", resolved by `instantOf` against the command's clock (`deps.now`),
  * so a parser never reads the clock.
  */
-export type DateOrAge = { readonly at: number } | { readonly ago: number };
+type DateOrAge = { readonly at: number } | { readonly ago: number };
 
 const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -123,7 +123,7 @@ export function instantOf(value: DateOrAge, now: Date): number {
 }
 
 /** `50` (a count) or `2%` / `2.5 %` (a share, at most 100%), as `--max-disable` takes it. */
-export type CountOrPercent = { count: number } | { percent: number };
+type CountOrPercent = { count: number } | { percent: number };
 
 export function parseCountOrPercent(text: string): CountOrPercent | undefined {
   const value = text.trim();

@@ -37,7 +37,7 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   readonly shownDefault?: string;
 }
 
-export interface ArgumentSpec<Key extends string = string, Syntax extends string = string> {
+interface ArgumentSpec<Key extends string = string, Syntax extends string = string> {
   readonly kind: 'argument';
   readonly key: Key;
   readonly syntax: Syntax;
@@ -52,14 +52,14 @@ export type Spec = OptionSpec | ArgumentSpec;
  * Whether a run journal keeps a flag's value for `runs resume` (docs/runs.md, "What a journal keeps"):
  * `true`, `'with-digest'` (with its file's SHA-256), or why not; test/runs/kept-options.test.ts asks.
  */
-export type JournalKeeping = true | 'with-digest' | { readonly notKept: string };
+type JournalKeeping = true | 'with-digest' | { readonly notKept: string };
 
 /** The spec with the journal's keeping of its value (see JournalKeeping). */
 export function kept<const S extends Spec>(spec: S, keeping: JournalKeeping = true): S {
   return { ...spec, kept: keeping };
 }
 
-/** Every spec of `table` kept by the journal (grouped flags of a resumable command). */
+/** Every spec of `table` kept by the journal (runs resume continues with it) unless it says otherwise (a resumable command's table). */
 export function allKept<const T extends readonly Spec[]>(specs: T): T {
   return specs.map((spec) => (spec.kept === undefined ? { ...spec, kept: true } : spec)) as unknown as T;
 }
@@ -91,7 +91,7 @@ export type SpecTable = readonly Spec[];
 type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
 type LongName<F extends string> = F extends `${string}--${infer Rest}` ? (Rest extends `${infer Name} ${string}` ? Name : Rest) : never;
 /** commander's attribute name of a flag: `--no-input` sets `input`. */
-export type AttributeOf<F extends string> = LongName<F> extends `no-${infer Name}` ? Camel<Name> : Camel<LongName<F>>;
+type AttributeOf<F extends string> = LongName<F> extends `no-${infer Name}` ? Camel<Name> : Camel<LongName<F>>;
 
 /** A flag without `<value>` is a switch; `[value...]`/`<value...>` collects; otherwise one string. */
 type ValueOfFlags<F extends string> = F extends `${string}...${string}` ? string[] : F extends `${string}<${string}` | `${string}[${string}` ? string : boolean;
@@ -160,7 +160,7 @@ export function brief<const S extends OptionSpec>(summary: string, spec: S, show
 }
 
 /** Longest summary `--help` shows: a flag declared without one is cut to its first clause, at most this long. */
-export const SUMMARY_MAX = 60;
+const SUMMARY_MAX = 60;
 
 /** A flag's `--help` line (after its term): its summary or its description's first clause, and its default. */
 export function briefLine(spec: OptionSpec): string {
@@ -201,7 +201,7 @@ export function shownWithItsPositive(option: Option): boolean {
 export const HELP_GROUPS_ABOVE = 10;
 
 /** The heading of flags declared before any group. */
-export const DEFAULT_HELP_GROUP = 'Options';
+const DEFAULT_HELP_GROUP = 'Options';
 
 /** The `--help` headings the record commands share, so that one kind of flag has one heading everywhere. */
 export const HELP_GROUP = {

@@ -5,13 +5,11 @@
  */
 import { neutraliseCell } from './report-csv-contract.js';
 
-export { neutraliseCell };
-
 const NEEDS_QUOTES = /[",\r\n;]/;
 
 /**
  * How a CSV file is written, taken from the input it answers (docs/cli.md, "Run
- * report"): a report opens in Excel as its input did. Line ends are always CRLF.
+ * report"): a report opens in Excel as its input did (line ends too, lineEnd).
  */
 export interface CsvDialect {
   /** `,`, `;` or a tab. */
@@ -31,7 +29,7 @@ export const PLAIN_CSV: CsvDialect = { delimiter: ',', bom: false, sepLine: fals
  * decimal separator (`-5`, `87,5`). Neutralised, `-5` would be `'-5`, which Excel keeps as text
  * and leaves out of its sums; a number is no formula, so it is written as it is.
  */
-export interface NumberCell {
+interface NumberCell {
   readonly number: string;
 }
 

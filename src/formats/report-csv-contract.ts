@@ -15,7 +15,7 @@ export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as con
  * every CSV and .xlsx report (`created`, `updated`, `unchanged`, `sent`, `removed`...; a note such
  * as `already not an invigilator`). Not needed to know a file for a report; fed back, dropped.
  */
-export const ACTION_COLUMNS = ['action', 'note'] as const;
+const ACTION_COLUMNS = ['action', 'note'] as const;
 
 /** Every column a CSV report writes after the input's own: REPORT_COLUMNS, then ACTION_COLUMNS. */
 export const WRITTEN_COLUMNS = [...REPORT_COLUMNS, ...ACTION_COLUMNS] as const;
@@ -60,7 +60,7 @@ export function isOkStatus(cell: string | undefined): boolean {
 }
 
 /** A dry run's report says `valid` or `invalid`, never `ok` (docs/cli.md, "A dry run's report"). */
-export const DRY_RUN_STATUS: Readonly<Record<string, string>> = { ok: 'valid', failed: 'invalid' };
+const DRY_RUN_STATUS: Readonly<Record<string, string>> = { ok: 'valid', failed: 'invalid' };
 
 const DRY_RUN_CELLS: ReadonlySet<string> = new Set(Object.values(DRY_RUN_STATUS));
 

@@ -9,7 +9,8 @@ import type { FieldRule } from '../domain/field-rules.js';
 import type { Problem } from '../domain/problem.js';
 import { quotedValue } from '../domain/problem.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
-import { countOf, listWithCount } from './name-hints.js';
+import { counted } from '../formats/number-format.js';
+import { listWithCount } from './name-hints.js';
 import type { ComputedEntry, HierarchyFlag, TemplatePart, ValueTable } from './map-file.js';
 import type { InputRecord, MappedValue } from './record.js';
 
@@ -37,7 +38,7 @@ interface Source {
 }
 
 /** One field the map file computes or translates, checked against the command's fields. */
-export interface Computation {
+interface Computation {
   field: string;
   /** The field reads a `|` list (Hierarchies, Labels): each entry translated on its own. */
   list: boolean;
@@ -266,7 +267,7 @@ export class ComputedFields {
       // Measured before it is joined: cells repeated by a template could outgrow any string.
       const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
       if (length > MAX_COMPUTED_CHARS) {
-        return [{ problem: `the template of ${computation.where} makes a value of ${countOf(length, 'character')}, more than the ${countOf(MAX_COMPUTED_CHARS, 'character')} a computed value may have`, column: cells[0]?.name }];
+        return [{ problem: `the template of ${computation.where} makes a value of ${counted(length, 'character')}, more than the ${counted(MAX_COMPUTED_CHARS, 'character')} a computed value may have`, column: cells[0]?.name }];
       }
       value = pieces.join('');
       break;

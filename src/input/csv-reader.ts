@@ -33,7 +33,7 @@ export interface CsvReadOptions {
 }
 
 /** Receives every non-blank CSV row with the line it starts on; may throw InputFileError. */
-export interface CsvRowSink {
+interface CsvRowSink {
   /** The header row, with how the file is written (for a report in the same dialect). */
   header(cells: string[], line: number, dialect: CsvDialect): void;
   row(cells: string[], line: number): void;
@@ -72,7 +72,7 @@ interface DelimiterChoice {
  * header); the tab is for Excel's "Unicode text" export (UTF-16, tab-separated).
  * Returns undefined while that line is not complete and more input may follow.
  */
-export function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice | undefined {
+function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice | undefined {
   let lineStart = 0;
   // Skip blank lines before the header.
   for (let i = 0; i < head.length; i++) {

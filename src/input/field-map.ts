@@ -22,7 +22,7 @@ import { compileComputation, ComputedFields, type ComputationSpec } from './comp
 import type { ComputedEntry, ValueTable } from './map-file.js';
 
 /** Where a map or a constant came from, as a message names it. */
-export type Origin = string;
+type Origin = string;
 
 /**
  * The input flags as given, each entry with where it came from and its level (0 a profile, 1 a
@@ -45,7 +45,7 @@ export interface InputFlags {
 }
 
 /** One column read as a field: from --map, a map file or a profile. */
-export interface MapEntry {
+interface MapEntry {
   source: string;
   field: string;
   origin: Origin;

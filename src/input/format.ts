@@ -12,7 +12,7 @@ import { requestParts, shapeRecord, type RecordShaping } from './field-map.js';
 import type { HiddenRows, XlsxReadOptions } from './xlsx-reader.js';
 
 /** `json` covers one object, an array of objects and NDJSON: one reader handles all three. */
-export type InputFormat = 'csv' | 'json' | 'xlsx';
+type InputFormat = 'csv' | 'json' | 'xlsx';
 
 const FORMAT_BY_EXTENSION: Readonly<Record<string, InputFormat>> = {
   '.csv': 'csv',
@@ -41,7 +41,7 @@ export async function detectFormat(path: string, displayName: string = path, enc
 }
 
 /** The readers' options (CsvReadOptions, XlsxReadOptions; JSON keys are the API field names, not `columns`). */
-export type ReadRecordsOptions = Pick<
+type ReadRecordsOptions = Pick<
   XlsxReadOptions,
   'columns' | 'ignoreUnknownColumns' | 'displayName' | 'sheet' | 'hiddenRows' | 'timeZone' | 'encoding' | 'notice'
 > & {

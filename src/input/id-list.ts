@@ -10,7 +10,7 @@ import { INPUT_LIMITS } from '../system/json-scan.js';
 import type { XlsxReadOptions } from './xlsx-reader.js';
 
 /** One id from an id list file, with where it was written. */
-export interface IdListEntry {
+interface IdListEntry {
   id: string;
   source: SourceRef;
   /** The `status` cell when the file is a run report CSV (for `--only-failed`). */
@@ -20,7 +20,7 @@ export interface IdListEntry {
 }
 
 /** As a workbook's records are read (XlsxReadOptions), and the id column's header. */
-export type IdListOptions = Pick<XlsxReadOptions, 'displayName' | 'sheet' | 'hiddenRows' | 'notice'> & {
+type IdListOptions = Pick<XlsxReadOptions, 'displayName' | 'sheet' | 'hiddenRows' | 'notice'> & {
   /** `--map "Staff ID=UserExtId"`: the header of the id column, before the usual names. */
   idColumn?: string;
 };

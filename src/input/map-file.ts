@@ -15,7 +15,7 @@ import { listWithCount } from './name-hints.js';
 
 
 /** A key starting with this is a note for the reader of the file, ignored at any level. */
-export const NOTE_KEY_PREFIX = '//';
+const NOTE_KEY_PREFIX = '//';
 
 /** The permission flags a Hierarchies entry takes (`DEPT-MATH:coordinator+reports`), as `flags` names them. */
 export type HierarchyFlag = keyof typeof HIERARCHY_CELL_FLAGS;
@@ -31,17 +31,17 @@ export interface ValueTable {
 export type TemplatePart = { text: string } | { column: string };
 
 /** Where a field's value comes from: one column, or a template of several. */
-export type ValueSource = { column: string } | { template: readonly TemplatePart[] };
+type ValueSource = { column: string } | { template: readonly TemplatePart[] };
 
 /** Where an entry is written: for messages, `file:line "key"`. */
-export interface EntryPlace {
+interface EntryPlace {
   origin: string;
   line: number;
   key: string;
 }
 
 /** A column read as a field (the key is the column), maybe through a value table. */
-export interface ColumnEntry extends EntryPlace {
+interface ColumnEntry extends EntryPlace {
   source: string;
   field: string;
   values?: ValueTable | undefined;
@@ -57,7 +57,7 @@ export interface ComputedEntry extends EntryPlace {
   flags?: readonly { column: string; flag: HierarchyFlag }[] | undefined;
 }
 
-export interface MapFileEntries {
+interface MapFileEntries {
   columns: ColumnEntry[];
   computed: ComputedEntry[];
 }
@@ -69,7 +69,7 @@ function placeOf(origin: string, lines: KeyLines, path: readonly string[]): stri
 }
 
 /** A key path as a message names it: `"Hierarchies" > "flags" > "Exams Officer"`. */
-export function keyPath(path: readonly string[]): string {
+function keyPath(path: readonly string[]): string {
   return path.map(quotedValue).join(' > ');
 }
 
@@ -215,7 +215,7 @@ function valueTable(entry: { values?: Record<string, string>; default?: string }
  * `{Given name}.{Surname}@school.example`: text with column names in braces; `{{` and `}}` are
  * the braces themselves. A template names at least one column (a constant is `--set`'s).
  */
-export function parseTemplate(template: string, fail: (message: string) => never): TemplatePart[] {
+function parseTemplate(template: string, fail: (message: string) => never): TemplatePart[] {
   const parts: TemplatePart[] = [];
   let text = '';
   let columns = 0;

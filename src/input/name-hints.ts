@@ -68,8 +68,3 @@ export function listWithCount(items: readonly string[], max = 10, separator = ',
   if (items.length <= max) return shown;
   return `${shown}${separator}… and ${(items.length - max).toLocaleString('en-US')} more`;
 }
-
-/** A count with its noun, grouped by thousands: `1 column`, `10,000 columns`. */
-export function countOf(count: number, singular: string, plural = `${singular}s`): string {
-  return `${count.toLocaleString('en-US')} ${count === 1 ? singular : plural}`;
-}

@@ -5,7 +5,7 @@ import { parseJsonDocument } from './json-document.js';
 import { cannotRead, decodeTextDocument } from './text-source.js';
 
 /** What a `--schedule file.json` gives: Schedule fields, and a whole request's Workflow and Upsert. */
-export interface ScheduleFileContent {
+interface ScheduleFileContent {
   schedule: Record<string, unknown>;
   workflow?: unknown;
   upsert?: unknown;

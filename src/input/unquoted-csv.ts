@@ -3,9 +3,8 @@
  * cells csv-parse would give as examctl configures it (csv-reader.ts `csvParser`): there a line
  * without quotes is its cells between delimiters, each trimmed (ltrim, then rtrim's trimEnd; the
  * reader's String.trim then takes what is left of the whitespace: csv-parse's trimmable
- * characters are all whitespace to String.trim, so a cell ends as its text trimmed). A cold
- * csv-parse costs ~13 ms of CPU per 1,000 rows of a users export; this, about a fifth of it
- * (bench/README.md, "Issue 51").
+ * characters are all whitespace to String.trim, so a cell ends as its text trimmed). Why it is
+ * written here: docs/architecture.md, "Written here, and why".
  *
  * Only what is certainly read the same is taken: lines ended all by LF, or all by CRLF, with no
  * quote and no carriage return elsewhere, none near csv-parse's record size limit, no second

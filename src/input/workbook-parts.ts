@@ -7,7 +7,7 @@
 import { partHandler, readXmlPart, XmlLimitError, type XmlAttributes } from './workbook-xml.js';
 import { decodeXstring } from '../formats/xstring.js';
 
-export interface Relationship {
+interface Relationship {
   id: string;
   /** The target as written (relative to the part's folder, or absolute from the root with a leading /). */
   target: string;
@@ -55,14 +55,14 @@ export function relationshipsPartOf(part: string): string {
   return `${part.slice(0, slash + 1)}_rels/${part.slice(slash + 1)}.rels`;
 }
 
-export interface WorkbookSheet {
+interface WorkbookSheet {
   name: string;
   /** visible, hidden or veryHidden. */
   state: string;
   relationshipId: string;
 }
 
-export interface WorkbookInfo {
+interface WorkbookInfo {
   sheets: WorkbookSheet[];
   /** Serial numbers count days from 1904-01-01 (old Mac Excel) instead of 1899-12-30. */
   date1904: boolean;
@@ -118,7 +118,7 @@ function detached(text: string): string {
 /** Longest text of one cell or shared string read (Excel's own limit is 32,767 characters). */
 export const MAX_CELL_CHARS = 1 << 20;
 
-export interface SharedStringLimits {
+interface SharedStringLimits {
   /** Most strings the table may hold (each costs memory for the whole read). */
   maxStrings: number;
 }

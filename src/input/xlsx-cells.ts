@@ -10,8 +10,6 @@ import { WARNING_CODES } from '../domain/codes.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { wholeNumberAsShown } from '../formats/digit-format.js';
 
-export { isKnownTimeZone, wallClockInZone, type ZoneConversion } from '../domain/local-time.js';
-
 /** A cell's stored value, as the sheet reader (sheet-rows.ts) hands it over. */
 export type SheetValue =
   | null
@@ -34,7 +32,7 @@ export type CellReading = { text: string; warning?: Pick<FieldWarning, 'code' | 
  * a row sent back unfixed fails again on that cell; it never goes without the value, nor with a
  * value nobody typed (docs/input-formats.md, "Cells examctl cannot read").
  */
-export interface CellProblem {
+interface CellProblem {
   problem: string;
   shown?: string;
 }
@@ -44,7 +42,7 @@ const LARGEST_EXACT = Number.MAX_SAFE_INTEGER;
 /** Excel keeps 15 significant digits of a number: a 16-digit number cell may have lost its last ones. */
 const EXCEL_DIGITS = 1e15;
 
-export interface CellContext {
+interface CellContext {
   /** The API field the column maps to (undefined: an ignored column, or the header). */
   field: string | undefined;
   /** IANA zone for date-time cells in StartDateTime/EndDateTime (`--timezone`). */
@@ -94,12 +92,12 @@ function showsTime(numFmt: string | undefined): boolean {
 }
 
 /** A number format that shows a time of day and no date (`hh:mm`, `h:mm AM/PM`, `[h]:mm:ss`): hour or second tokens, no year or day. */
-export function isTimeOnlyFormat(numFmt: string | undefined): boolean {
+function isTimeOnlyFormat(numFmt: string | undefined): boolean {
   return showsTime(numFmt) && !/[ydb]/i.test(formatTokens(numFmt ?? ''));
 }
 
 /** A number format that shows a percentage (`0%`, `0.0%`): a `%` among its own tokens. */
-export function isPercentFormat(numFmt: string | undefined): boolean {
+function isPercentFormat(numFmt: string | undefined): boolean {
   return numFmt !== undefined && numFmt.includes('%') && formatTokens(numFmt).includes('%');
 }
 

@@ -22,7 +22,7 @@ import {
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
 import { cannotRead } from './text-source.js';
-import { plainNumber, readCell, type CellReading, type SheetValue } from './xlsx-cells.js';
+import { plainNumber, readCell, type CellReading } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
 import { MergedColumns, verticalMerges, type VerticalMerge } from './sheet-merges.js';
 import {
@@ -202,7 +202,7 @@ function cellText(reading: CellReading): string {
  * How much of a workbook examctl reads (docs/input-formats.md, "Hostile or broken workbooks"): past these a part is
  * refused, so a hostile file costs bounded time and memory. Tests lower them.
  */
-export interface XlsxLimits {
+interface XlsxLimits {
   /** Inflated bytes of the worksheet part (streamed: this bounds time, not memory). */
   sheetBytes: number;
   /** Inflated bytes of the shared strings part (held in memory for the whole read). */

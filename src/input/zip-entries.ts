@@ -24,7 +24,7 @@ const END_SEARCH = 22 + 0xffff;
 const MAX_DIRECTORY_BYTES = 16 << 20;
 const READ_CHUNK = 64 * 1024;
 
-export interface ZipEntry {
+interface ZipEntry {
   name: string;
   method: number;
   compressedSize: number;

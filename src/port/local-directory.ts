@@ -1,3 +1,4 @@
+import type { WorldCandidate, WorldSchedule } from '../domain/world.js';
 /**
  * Read-only lookups that only the local target can answer: the integration API has no endpoint
  * to list roles, assessments, hierarchies, schedules or a schedule's invigilators, and it does
@@ -60,25 +61,10 @@ export interface ScheduleEntry {
   candidates: number;
 }
 
-/** One candidate of a schedule and what to send them (docs/api-reference.md, "Schedule links": StartupLink, LaunchUrl). */
-export interface CandidateLink {
-  CandidateExtId: string;
-  FirstName: string;
-  LastName: string;
-  Email: string;
-  StartupLink: string;
-  /** Only with the proctoring service on. */
-  LaunchUrl?: string;
-}
+/** One candidate of a schedule and what to send them (docs/api-reference.md, "Schedule links": StartupLink, LaunchUrl with the proctoring service on). */
+export type CandidateLink = Pick<WorldCandidate, 'CandidateExtId' | 'FirstName' | 'LastName' | 'Email' | 'StartupLink' | 'LaunchUrl'>;
 
-export interface ScheduleLinks {
-  ScheduleExtId: string;
-  Title: string;
-  StartDateTime: string;
-  EndDateTime: string;
-  UseProctoringService: boolean;
-  Candidates: CandidateLink[];
-}
+export type ScheduleLinks = Pick<WorldSchedule, 'ScheduleExtId' | 'Title' | 'StartDateTime' | 'EndDateTime'> & { UseProctoringService: boolean; Candidates: CandidateLink[] };
 
 /** A directory the caller must close (it may hold a store open). */
 export interface OpenDirectory extends LocalDirectory {

@@ -8,7 +8,7 @@ import type { Problem } from '../domain/problem.js';
 import { formatCount } from '../formats/number-format.js';
 import type { ReportEntry, ReportSink } from './run-report.js';
 
-export interface ErrorCodeCount {
+interface ErrorCodeCount {
   /** null: a problem without a numeric code (e.g. "Scheduler not set"). */
   code: number | null;
   count: number;
@@ -29,7 +29,7 @@ const OTHER = 'other problems without a code';
  * An unnumbered message with the values it quotes taken out (numbers, sizes, quoted text, ids in
  * brackets): "answer was too large to read (3 MiB)" and "(4 MiB)" are one cause, counted once.
  */
-export function causeOf(message: string): string {
+function causeOf(message: string): string {
   return message.replace(/"[^"]*"|'[^']*'|\[[^\]]*\]|\d+(?:[.,:]\d+)*/g, '#');
 }
 
@@ -77,10 +77,10 @@ export class ErrorCodeTally implements ReportSink {
 }
 
 /** `  209 x 12  Email is not a valid address`, codes aligned; `-` for an unnumbered problem. */
-export function formatErrorCodeCounts(entries: readonly ErrorCodeCount[], indent = '  '): string[] {
+export function formatErrorCodeCounts(entries: readonly ErrorCodeCount[]): string[] {
   const labels = entries.map((entry) => `${entry.code ?? '-'} x ${formatCount(entry.count)}`);
   const width = Math.max(0, ...labels.map((label) => label.length));
-  return entries.map((entry, index) => `${indent}${labels[index]!.padEnd(width)}  ${entry.message}${differentMessages(entry)}`);
+  return entries.map((entry, index) => `  ${labels[index]!.padEnd(width)}  ${entry.message}${differentMessages(entry)}`);
 }
 
 /** Said when one line counts different messages (other values, other words): the example is one of them. */

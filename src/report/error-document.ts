@@ -11,9 +11,9 @@ import { ExamctlError, ExitCode, InputFileError, InterruptedError, StoreDamagedE
  * the token (401/403), so retrying without a new token is pointless; `target`: the service or
  * network failed (retrying later may work).
  */
-export type RunErrorKind = 'usage' | 'input-file' | 'refused' | 'target' | 'store-locked' | 'store-damaged' | 'interrupted' | 'internal';
+type RunErrorKind = 'usage' | 'input-file' | 'refused' | 'target' | 'store-locked' | 'store-damaged' | 'interrupted' | 'internal';
 
-export interface RunErrorJson {
+interface RunErrorJson {
   exitCode: number;
   kind: RunErrorKind;
   message: string;

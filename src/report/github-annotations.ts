@@ -24,7 +24,7 @@ export function githubActionsEnabled(env: Readonly<Record<string, string | undef
   return env.GITHUB_ACTIONS === 'true';
 }
 
-export interface AnnotationOptions {
+interface AnnotationOptions {
   /** Where relative input paths are resolved from (the command's working directory). */
   cwd: string;
   /** GITHUB_WORKSPACE: file paths are given relative to it, as the pull request view needs. */

@@ -55,7 +55,7 @@ function failureMessage(item: ReportItem): string {
   return [`${item.status}:`, codes, `${text}${more}`].filter((part) => part !== '').join(' ');
 }
 
-export interface JunitOptions {
+interface JunitOptions {
   /** The run's start, for `timestamp` and `time`; default: when the writer was made. */
   startedAt?: Date;
   now?: () => Date;

@@ -29,7 +29,7 @@ export interface OutputTimes {
 /** The settings as given (flags now; a profile may give the same values), each with where it came from for messages. */
 export type OutputTimeSettings = TimeSettings;
 
-export type OutputTimesReading = { ok: true; times: OutputTimes } | { ok: false; message: string };
+type OutputTimesReading = { ok: true; times: OutputTimes } | { ok: false; message: string };
 
 /** The settings checked (readTimeSettings), the zone `defaultZone` when none was given. */
 export function readOutputTimes(settings: OutputTimeSettings, defaultZone: string): OutputTimesReading {

@@ -119,7 +119,7 @@ export class JsonReportWriter implements ReportSink {
   private opened = false;
   private readonly plan: RunPlan | undefined;
   private stopReason = '';
-  /** --prune-memberships: items whose request removed a link or flag (docs/sync.md); in the summary when any. */
+  /** ReportSummary.movers. */
   private movers = 0;
 
   constructor(
@@ -158,7 +158,7 @@ export class JsonReportWriter implements ReportSink {
   }
 }
 
-export function errorCodes(errors: readonly Problem[]): string {
+function errorCodes(errors: readonly Problem[]): string {
   return errors
     .filter((e) => e.code !== null)
     .map((e) => String(e.code))
@@ -182,7 +182,7 @@ export const enum Column {
   Withheld,
 }
 
-export function columnMode(name: string): Column {
+function columnMode(name: string): Column {
   const key = normalizeColumnName(name);
   // status/error_* are written fresh; unnamed columns (a spreadsheet's empty trailing ones) would
   // sit before them and make the report refused as input.
@@ -320,12 +320,12 @@ const SHOWN_WARNINGS = 5;
 const SHOWN_MAPPED = 5;
 
 /** A computed value beside the cells it came from, as the summary lists it: `Hierarchies "DEPT-MATH" from Department "Mathematics"`. */
-export function mappedValueText(value: MappedValue): string {
+function mappedValueText(value: MappedValue): string {
   const from = Object.entries(value.from).map(([column, cell]) => `${column} ${quotedValue(cell)}`);
   return `${value.field} ${quotedValue(value.value)} from ${from.join(', ')}`;
 }
 
-export interface HumanSummaryExtras {
+interface HumanSummaryExtras {
   /**
    * The --report file as given, asked at the end: the summary says where it was written, and
    * stops suggesting --report. Undefined then when the file could not be written.
@@ -573,7 +573,7 @@ const ACTION_WORDS: Readonly<Record<ItemAction, string>> = {
 };
 
 /** `5 ok: 2 created, 3 updated` (the zeros left out); none when no ok item had an action. */
-export function actionsLine(summary: ReportSummary): string[] {
+function actionsLine(summary: ReportSummary): string[] {
   if (summary.created === undefined) return [];
   const counted = ITEM_ACTIONS.filter((action) => (summary[action] ?? 0) > 0).map((action) => `${formatCount(summary[action] ?? 0)} ${ACTION_WORDS[action]}`);
   return counted.length === 0 ? [] : [`${formatCount(summary.ok)} ok: ${counted.join(', ')}`];

@@ -27,8 +27,8 @@ export const TIME_ZONE_COLUMN = 'TimeZone';
 /** The API's name of the review session's PIN, as the CSV and workbook column. */
 const SESSION_PIN_COLUMN = 'Pin';
 /** Several sessions in one table: the session of each row, first; a session that could not be read, in the last. */
-export const SESSION_COLUMN = 'ReviewSession';
-export const ERROR_COLUMN = 'Error';
+const SESSION_COLUMN = 'ReviewSession';
+const ERROR_COLUMN = 'Error';
 
 /** The calendar date among the result fields: written as a date, never a midnight instant. */
 const DATE_OF_BIRTH = 'DateOfBirth';
@@ -56,7 +56,7 @@ export interface ResultsTable {
 }
 
 /** How the rows are laid out: the header, and what each row adds to its result's own fields. */
-export interface ResultsLayout {
+interface ResultsLayout {
   header: string[];
   /** The result columns (the spec's, the extra ones, then Pin and TimeZone when added). */
   columns: string[];

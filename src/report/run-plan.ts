@@ -6,7 +6,7 @@ import { formatCount } from '../formats/number-format.js';
 import type { ReportItem } from './run-report.js';
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 
-export interface PlanCounts {
+interface PlanCounts {
   toCreate: number;
   toUpdate: number;
   unchanged: number;

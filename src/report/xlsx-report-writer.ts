@@ -34,7 +34,7 @@ export function reportColumnCount(inputColumns: number): number {
 }
 
 /** How a report workbook is written: --only-failed's rows, and the run's zone and date format for typed cells. */
-export interface XlsxReportOptions extends ReportCellOptions {
+interface XlsxReportOptions extends ReportCellOptions {
   onlyNotOk?: boolean;
   /** The run's `--date-format`: date cells are shown the way the input wrote them. */
   dateFormat?: DateFormat | undefined;
@@ -140,14 +140,14 @@ export class XlsxReportWriter implements ReportSink {
 const SOURCE_HEADER: readonly string[] = [...SOURCE_COLUMNS, ...WRITTEN_COLUMNS, WARNINGS_COLUMN];
 
 /** One sheet of a workbook: its name, header and how each column is shown (default text). */
-export interface SheetHeader {
+interface SheetHeader {
   name: string;
   header: readonly string[];
   formats?: readonly CellFormat[];
 }
 
 /** One sheet of a workbook written at once: its header and its rows. */
-export interface SheetTable extends SheetHeader {
+interface SheetTable extends SheetHeader {
   rows: readonly (readonly SheetCell[])[];
 }
 
@@ -215,8 +215,8 @@ export class TablesWorkbook {
 }
 
 /** Tables held whole as a workbook (TablesWorkbook). */
-export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[], dateFormats: WorkbookDateFormats = {}, properties: Readonly<Record<string, string>> = {}): Promise<TablesWritten> {
-  const workbook = new TablesWorkbook(stream, dateFormats, properties);
+export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTable[]): Promise<TablesWritten> {
+  const workbook = new TablesWorkbook(stream);
   for (const table of sheets) {
     const sheet = await workbook.sheet(table, table.rows.length);
     for (const row of table.rows) await sheet.row(row);
@@ -226,7 +226,7 @@ export async function writeTablesXlsx(stream: Writable, sheets: readonly SheetTa
 }
 
 /** A report workbook written beside its final name and renamed into place when complete. */
-export interface XlsxReportFile {
+interface XlsxReportFile {
   sink: XlsxReportWriter;
   /** Finishes the workbook (call after the report builder's finish) and moves it into place. */
   commit(): Promise<void>;

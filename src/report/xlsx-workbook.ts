@@ -172,7 +172,7 @@ function stylesXml(formats: WorkbookDateFormats): string {
 }
 
 /** The strong fill of a marked cell (ARGB). */
-export const MARKED_FILL = 'FFC00000';
+const MARKED_FILL = 'FFC00000';
 
 const XML_TEXT = /[&<>]/g;
 const XML_ATTRIBUTE = /[&<>"]/g;
@@ -209,7 +209,7 @@ function pastSheetLimit(columns?: number): Error {
  * A text longer than a cell holds, cut so that it fits with a visible marker at its end saying
  * how long it was (never between the halves of a surrogate pair).
  */
-export function cutToCell(text: string): string {
+function cutToCell(text: string): string {
   const marker = `…[cut by examctl: ${text.length.toLocaleString('en-US')} characters, a cell holds ${MAX_CELL_CHARS.toLocaleString('en-US')}]`;
   let end = MAX_CELL_CHARS - marker.length;
   const last = text.charCodeAt(end - 1);

@@ -5,7 +5,7 @@ import { mulberry32 } from '../system/seeded-random.js';
  * Fault injection for `local serve --faults SPEC [--faults-seed N]` (docs/remote.md, "Fault
  * injection"): one draw a request, the kinds sharing [0, 100) in SPEC order; latency drawn apart.
  */
-export type FaultKind = '429' | '500' | '503' | 'reset' | 'lost';
+type FaultKind = '429' | '500' | '503' | 'reset' | 'lost';
 
 export interface FaultSpec {
   /** The kinds with their percentages (0 < P <= 100), in SPEC order. */
@@ -22,7 +22,7 @@ export interface FaultDecision {
 
 const KINDS: ReadonlySet<string> = new Set<FaultKind>(['429', '500', '503', 'reset', 'lost']);
 /** Up to a minute: more is a hung server, which the client's timeouts already cover. */
-export const MAX_LATENCY_MS = 60_000;
+const MAX_LATENCY_MS = 60_000;
 
 /** Parses SPEC; a bad part is a usage error naming it. */
 export function parseFaultSpec(spec: string): FaultSpec {

@@ -4,7 +4,7 @@
  * call per write on the event loop. Order is kept and no line waits past the current turn;
  * flush() writes what is pending at once (before a line written some other way).
  */
-export interface LineBatcher {
+interface LineBatcher {
   log(line: string): void;
   flush(): void;
 }

@@ -1,23 +1,17 @@
-import { resolve } from 'node:path';
 import { buildOpenApiDocument } from './openapi.js';
-import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, ensureLocalStore, loadWorldFile, type Clock } from '../engine/index.js';
+import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, ensureLocalStore, loadWorldFile, type OpenLocalTargetOptions } from '../engine/index.js';
 import { openStore } from '../engine/store/index.js';
 import { EXAMCTL_VERSION } from '../version.js';
 import { startServer, type RunningServer, type ServerOptions } from './server.js';
 import { storeTokens } from './store-tokens.js';
 
-export interface ServeLocalOptions extends Pick<ServerOptions, 'host' | 'port' | 'bodyLimitBytes' | 'log' | 'faults' | 'timeouts'> {
+interface ServeLocalOptions extends Pick<ServerOptions, 'host' | 'port' | 'bodyLimitBytes' | 'log' | 'faults' | 'timeouts'>, Pick<OpenLocalTargetOptions, 'now' | 'lockTimeoutMs' | 'onCreated'> {
   storeDir: string;
-  now?: Clock;
-  /** How long a write waits for the store's lock (ms); resolved by the caller. */
-  lockTimeoutMs?: number;
   /**
    * The URL clients reach the server at when it is behind something (a reverse proxy, a
    * container's port mapping): the OpenAPI document's `servers`. Default: the server's own URL.
    */
   publicUrl?: string;
-  /** Called with the store path when a missing store was created from the bundled world. */
-  onCreated?: (location: string) => void;
 }
 
 export interface LocalServer extends RunningServer {
@@ -28,7 +22,7 @@ export interface LocalServer extends RunningServer {
 }
 
 /** Whether `accepted` (plain tokens or digests) holds a token of the bundled demo world. */
-export async function acceptsPublishedToken(accepted: readonly string[]): Promise<boolean> {
+async function acceptsPublishedToken(accepted: readonly string[]): Promise<boolean> {
   const published = new Set((await loadWorldFile(BUNDLED_WORLD_PATH)).Settings.ApiTokens.map((token) => apiTokenDigest(token).toLowerCase()));
   return accepted.some((token) => published.has(apiTokenDigest(token).toLowerCase()));
 }

@@ -18,7 +18,7 @@ export const MAX_URL_BYTES = 8 * 1024;
 /** Request line and headers together; more is 431 (the URL alone over it: 414). */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
-export interface ServerTimeouts {
+interface ServerTimeouts {
   /** The request line and headers must arrive within this (ms); else 408. Default 10 000. */
   headersMs?: number;
   /** The whole request, body included, must arrive within this (ms); else 408. Default 60 000. */
@@ -27,7 +27,7 @@ export interface ServerTimeouts {
   keepAliveMs?: number;
 }
 
-export const DEFAULT_TIMEOUTS: Required<ServerTimeouts> = { headersMs: 10_000, requestMs: 60_000, keepAliveMs: 5_000 };
+const DEFAULT_TIMEOUTS: Required<ServerTimeouts> = { headersMs: 10_000, requestMs: 60_000, keepAliveMs: 5_000 };
 
 export interface ServerOptions {
   api: IntegrationApi;

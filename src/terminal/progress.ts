@@ -13,7 +13,7 @@ export interface Progress {
   stop(): void;
 }
 
-export interface ProgressOptions {
+interface ProgressOptions {
   /** Number of records expected; without it the line shows no percentage and no ETA. */
   total?: number;
   enabled: boolean;
@@ -42,7 +42,7 @@ export function progressEnabled(options: {
   return options.isTTY === true && !options.json && !isCiEnvironment(options.env) && options.env.TERM !== 'dumb';
 }
 
-export type ProgressCounts = Record<ItemStatus, number> & { done: number };
+type ProgressCounts = Record<ItemStatus, number> & { done: number };
 
 const NO_PROGRESS: Progress = { tick() {}, stop() {} };
 
@@ -149,7 +149,7 @@ function progressFacts(counts: ProgressCounts, { total, elapsedMs }: ProgressLin
   };
 }
 
-export interface ProgressLineContext {
+interface ProgressLineContext {
   /** Records expected; without it (a sittings file) the line has no ETA. */
   total?: number | undefined;
   /** What runs, e.g. `user sync`; written before the counts. */
@@ -170,7 +170,7 @@ export interface IntervalTimers {
   clearInterval(handle: unknown): void;
 }
 
-export interface PlainProgressOptions {
+interface PlainProgressOptions {
   /** Receives each line, newline included (stderr in the CLI). */
   write: (line: string) => void;
   total?: number | undefined;
@@ -238,7 +238,7 @@ export class PlainProgressTicker implements Progress {
   }
 }
 
-export interface RunProgressOptions extends Pick<PlainProgressOptions, 'write' | 'total' | 'label'>, Pick<ProgressOptions, 'stream' | 'color'> {
+interface RunProgressOptions extends Pick<PlainProgressOptions, 'write' | 'total' | 'label'>, Pick<ProgressOptions, 'stream' | 'color'> {
   /** Whether the spinner may be drawn (progressEnabled: a terminal, no --json, not CI). */
   terminal: boolean;
 }

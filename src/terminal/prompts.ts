@@ -16,7 +16,7 @@ import type { HierarchyMembership, UserRequest } from '../domain/types.js';
 import { InterruptedError, UsageError } from '../system/errors.js';
 
 /** Where prompts read keys and draw; tests inject fake streams. Defaults: stdin and stderr. */
-export interface PromptIo {
+interface PromptIo {
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
   /** Aborting it ends the prompt like Ctrl-C (InterruptedError). */
@@ -121,7 +121,7 @@ function atField(name: string): (entry: Problem) => boolean {
   };
 }
 
-export interface PromptUserOptions {
+interface PromptUserOptions {
   /** Role titles of the target's world; given, Role is a choice among them, else free text. */
   roles?: readonly string[];
   /** A user already on the target: its values are the defaults, and Role may stay as it is. */
@@ -323,7 +323,7 @@ export interface StoreChoices {
   hierarchies?: readonly HierarchyEntry[];
 }
 
-export interface ScheduleFieldsOptions {
+interface ScheduleFieldsOptions {
   /** The local target's lists: assessment and group become searchable pickers. */
   choices?: StoreChoices;
   /** Earlier answers (a correction after a failed send): offered as defaults, Enter keeps them. */
@@ -407,7 +407,7 @@ export async function promptSchedule(schedules: readonly ScheduleEntry[], io: Pr
 }
 
 /** A store entry offered by a picker; `disabled` says why it cannot be taken. */
-export interface PickChoice {
+interface PickChoice {
   value: string;
   name: string;
   description?: string;
@@ -487,7 +487,7 @@ async function pick(
 }
 
 /** One answer the person gave, as `offerCorrection` lists it. */
-export interface GivenAnswer<Name extends string> {
+interface GivenAnswer<Name extends string> {
   name: Name;
   label: string;
   value: string | undefined;

@@ -9,19 +9,12 @@ import { stripVTControlCharacters } from 'node:util';
 import { displayText, head, paint, tableOptions } from './table-format.js';
 import { longestLine } from './text-layout.js';
 
-export interface RecordColumn {
-  /** Header in the table and label in a block. */
-  label: string;
-  /** Right-aligned in the table (counts). */
-  numeric?: boolean;
-}
-
-export interface RecordTableOptions {
+interface RecordTableOptions {
   /** The terminal's width; absent (a pipe, a file), the table is written as wide as it is. */
   width?: number;
   color?: boolean;
-  /** How many leading columns make a block's heading line (default 1). */
-  headingColumns?: number;
+  /** How many leading columns make a block's heading line. */
+  headingColumns: number;
 }
 
 /** The widest line of a rendered text, in terminal columns (ANSI colour codes take none). */
@@ -29,23 +22,18 @@ export function renderedWidth(text: string): number {
   return longestLine(stripVTControlCharacters(text));
 }
 
-export function renderRecordTable(columns: readonly RecordColumn[], rows: readonly (readonly unknown[])[], options: RecordTableOptions = {}): string {
+/** `labels`: the header in the table, and each value's label in a block. */
+export function renderRecordTable(labels: readonly string[], rows: readonly (readonly unknown[])[], options: RecordTableOptions): string {
   const color = options.color === true;
-  const cells = rows.map((row) => columns.map((_, index) => displayText(row[index])));
-  const table = new Table(
-    tableOptions({
-      head: head(columns.map((column) => column.label), color),
-      colAligns: columns.map((column) => (column.numeric ? 'right' : 'left')),
-    }),
-  );
+  const cells = rows.map((row) => labels.map((_, index) => displayText(row[index])));
+  const table = new Table(tableOptions({ head: head(labels, color) }));
   for (const row of cells) table.push([...row]);
   const text = `${table.toString()}\n`;
   if (options.width === undefined || renderedWidth(text) <= options.width) return text;
-  return renderBlocks(columns, cells, color, options.headingColumns ?? 1);
+  return renderBlocks(labels.slice(options.headingColumns), cells, color, options.headingColumns);
 }
 
-function renderBlocks(columns: readonly RecordColumn[], rows: readonly string[][], color: boolean, headingColumns: number): string {
-  const labels = columns.slice(headingColumns).map((column) => column.label);
+function renderBlocks(labels: readonly string[], rows: readonly string[][], color: boolean, headingColumns: number): string {
   const labelWidth = Math.max(0, ...labels.map((label) => label.length));
   const blocks = rows.map((row) => {
     const heading = row

@@ -11,7 +11,7 @@ import { fitToWidth, wrapList, wrapText, type FitPlan } from './text-layout.js';
 import { renderRecordTable, renderedWidth } from './record-table.js';
 import { instantOf, instantText, type OutputTimes } from '../report/output-times.js';
 
-export interface RenderOptions {
+interface RenderOptions {
   /** ANSI colour for a terminal; decide it with `colorEnabled` from table-format.ts. */
   color?: boolean;
   /**
@@ -199,7 +199,7 @@ function resultsTable(results: readonly ReviewSessionResult[], color: boolean, w
   // Narrower than the table can be squeezed (about 55 columns): one block per result, as other
   // record lists do, rather than a table the terminal's own wrapping would break.
   if (width !== undefined && renderedWidth(text) > width) {
-    return renderRecordTable(RESULT_HEADS.map((label) => ({ label })), rows, { width, color, headingColumns: 2 }).trimEnd();
+    return renderRecordTable(RESULT_HEADS, rows, { width, color, headingColumns: 2 }).trimEnd();
   }
   return text;
 }
@@ -228,12 +228,12 @@ export function renderReviewSession(session: ReviewSession, options: RenderOptio
 }
 
 /** A score as a number, or undefined. A numeric string is accepted from a lenient server. */
-export function numericScore(score: unknown): number | undefined {
+function numericScore(score: unknown): number | undefined {
   const value = typeof score === 'number' ? score : typeof score === 'string' && score.trim() !== '' ? Number(score) : Number.NaN;
   return Number.isFinite(value) ? value : undefined;
 }
 
-export interface ResultStatistics {
+interface ResultStatistics {
   /** Every PassedStatus, zeros included. */
   counts: Record<PassedStatus, number>;
   /** Results whose PassedStatus is none of the four (a server that knows more states). */

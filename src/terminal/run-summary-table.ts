@@ -4,7 +4,7 @@ import type { ReportSummary } from '../report/run-report.js';
 import { formatCount } from '../formats/number-format.js';
 import { head, paint, tableOptions } from './table-format.js';
 
-export interface RunSummaryTableOptions {
+interface RunSummaryTableOptions {
   color?: boolean;
   /** In a dry run nothing was sent: `ok` means "valid" and is labelled so. */
   dryRun?: boolean;

@@ -8,7 +8,7 @@ import { drainedOrGone } from '../system/drained-or-gone.js';
  * bytes would only garble the screen; `redirect` is the command line that does it right.
  */
 /** The part of a command's deps (context/command-deps.ts) a workbook on stdout needs. */
-export interface WorkbookStdout {
+interface WorkbookStdout {
   readonly stdoutIsTTY?: boolean;
   readonly stdoutBytes?: NodeJS.WritableStream;
 }

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { csvCell, csvLine, neutraliseCell } from '../../src/formats/csv-cell.js';
+import { csvCell, csvLine } from '../../src/formats/csv-cell.js';
+import { neutraliseCell } from '../../src/formats/report-csv-contract.js';
 import { CsvReportWriter, HumanSummaryWriter, JsonReportWriter, RunReportBuilder, exitCodeFor, missedRunSentence, noMemorySentence } from '../../src/report/report-writers.js';
 import { type ReportEntry, type ReportHeader } from '../../src/report/run-report.js';
 import { StringSink } from '../support/string-sink.js';

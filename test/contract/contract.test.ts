@@ -6,7 +6,8 @@ import type { CommandDeps } from '../../src/context/command-deps.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { clockFromEnv } from '../../src/engine/index.js';
 import { StringSink } from '../support/string-sink.js';
-import { serveLocalStore, type LocalServer } from '../../src/server/index.js';
+import { serveLocalStore } from '../../src/server/index.js';
+import type { LocalServer } from '../../src/server/serve-local.js';
 import { runScenario, SCENARIO_NOW, writeScenarioFiles, type CliRunner, type StepResult } from './scenario.js';
 
 /**

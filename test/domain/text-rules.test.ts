@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { canonicalIpEntry, codePointLength, EMAIL_PATTERN, isGuid, isHttpUrl, normaliseDateOfBirth, parseDateTime } from '../../src/domain/text-rules.js';
+import { canonicalIpEntry, codePointLength, EMAIL_PATTERN, isGuid, isHttpUrl, normaliseDateOfBirth } from '../../src/domain/text-rules.js';
+import { parseDateTime } from '../../src/domain/date-time.js';
 
 describe('AllowedIpAddresses entries', () => {
   const valid = ['10.0.0.1', '0.0.0.0', '255.255.255.255', '::1', '2001:db8::1', '::ffff:192.168.0.1', '10.0.0.0/8', '2001:db8::/32', '10.0.0.1-10.0.0.1', '10.0.0.1 - 10.0.0.20', 'fe80::1-fe80::ff'];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { closestName, countOf, editDistance, listWithCount } from '../../src/input/name-hints.js';
+import { closestName, editDistance, listWithCount } from '../../src/input/name-hints.js';
+import { counted } from '../../src/formats/number-format.js';
 import { normalizeColumnName } from '../../src/input/index.js';
 
 describe('editDistance', () => {
@@ -42,8 +43,8 @@ describe('listWithCount', () => {
     const names = Array.from({ length: 10_000 }, (_, i) => `c${i}`);
     expect(listWithCount(names, 2)).toBe('c0, c1, … and 9,998 more');
   });
-  it('counts with the right noun', () => {
-    expect(countOf(1, 'column')).toBe('1 column');
-    expect(countOf(10_000, 'column')).toBe('10,000 columns');
+  it('counts with the right noun (formats/number-format.ts counted)', () => {
+    expect(counted(1, 'column')).toBe('1 column');
+    expect(counted(10_000, 'column')).toBe('10,000 columns');
   });
 });

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep } from '../support/in-process.js';
 import { fingerprintInput, RunJournal } from '../../src/runs/index.js';
-import { serveLocalStore, type LocalServer } from '../../src/server/index.js';
+import { serveLocalStore } from '../../src/server/index.js';
+import type { LocalServer } from '../../src/server/serve-local.js';
 
 /**
  * Trial 5, f07: `runs resume --profile prod --target-from-run` of a run sent to staging sent

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { StringSink } from '../support/string-sink.js';
 import { fingerprintInput, RunJournal, type RunTrust } from '../../src/runs/index.js';
-import { serveLocalStore, type LocalServer } from '../../src/server/index.js';
+import { serveLocalStore } from '../../src/server/index.js';
+import type { LocalServer } from '../../src/server/serve-local.js';
 import { examctl as examctlIn, serveWithFaults } from '../support/faulty-serve.js';
 import { examctl as spawned } from '../support/cli.js';
 

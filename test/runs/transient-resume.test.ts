@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readRun } from './whole-record.js';
-import { serveLocalStore, type LocalServer } from '../../src/server/index.js';
+import { serveLocalStore } from '../../src/server/index.js';
+import type { LocalServer } from '../../src/server/serve-local.js';
 import { examctl, serveWithFaults } from '../support/faulty-serve.js';
 
 /**

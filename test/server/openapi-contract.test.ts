@@ -9,8 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { BUNDLED_WORLD_PATH, createLocalEngine, loadWorldFile, worldToChanges } from '../../src/engine/index.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
-import type { Store } from '../../src/engine/store/index.js';
-import { parseFaultSpec, startServer, storeTokens, type RunningServer } from '../../src/server/index.js';
+import type { Store } from '../../src/engine/store/contract.js';
+import { parseFaultSpec } from '../../src/server/index.js';
+import { startServer, type RunningServer } from '../../src/server/server.js';
+import { storeTokens } from '../../src/server/store-tokens.js';
 import { arbitraryOf, type JsonSchema } from '../support/json-schema-arbitrary.js';
 
 /*

@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { portablePattern } from '../../src/domain/portable-pattern.js';
-import {
-  CANDIDATE_FIELDS,
-  COLLECTION_FIELDS,
-  HIERARCHY_FIELDS,
-  SCHEDULE_FIELDS,
-  SCHEDULE_REQUEST_FIELDS,
-  USER_FIELDS,
-} from '../../src/domain/index.js';
+import { HIERARCHY_FIELDS, USER_FIELDS } from '../../src/domain/user.js';
+import { CANDIDATE_FIELDS, SCHEDULE_FIELDS, SCHEDULE_REQUEST_FIELDS } from '../../src/domain/schedule.js';
+import { COLLECTION_FIELDS } from '../../src/domain/collection.js';
 
 type Schema = {
   properties?: Record<string, Schema>;

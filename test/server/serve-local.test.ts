@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRemoteClient } from '../../src/api/remote-client.js';
 import { openStore } from '../../src/engine/store/index.js';
 import { UsageError } from '../../src/system/errors.js';
-import { serveLocalStore, startServer } from '../../src/server/index.js';
+import { serveLocalStore } from '../../src/server/index.js';
+import { startServer } from '../../src/server/server.js';
 
 let dir: string;
 

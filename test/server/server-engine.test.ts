@@ -10,7 +10,8 @@ import { BUNDLED_WORLD_PATH, createLocalEngine, loadWorldFile, worldToChanges } 
 import { createStore, openStore } from '../../src/engine/store/index.js';
 import type { Store } from '../../src/engine/store/contract.js';
 import { TargetError } from '../../src/system/errors.js';
-import { startServer, storeTokens, type RunningServer } from '../../src/server/index.js';
+import { startServer, type RunningServer } from '../../src/server/server.js';
+import { storeTokens } from '../../src/server/store-tokens.js';
 import { candidate, scheduleRequest } from '../engine/helpers.js';
 
 // The bundled world's token (fixtures/world.json, Settings.ApiTokens).

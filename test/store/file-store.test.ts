@@ -3,15 +3,9 @@ import { appendFile, mkdir, readFile, readdir, readlink, rm, stat, writeFile } f
 import { join } from 'node:path';
 import { StoreDamagedError, UsageError } from '../../src/system/errors.js';
 import type { Change, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
-import {
-  StoreExistsError,
-  createStore,
-  journalFileName,
-  lockTimeoutFromEnv,
-  openStore,
-  snapshotFileName,
-  storeExists,
-} from '../../src/engine/store/index.js';
+import { StoreExistsError, createStore, openStore, storeExists } from '../../src/engine/store/index.js';
+import { journalFileName, snapshotFileName } from '../../src/engine/store/manifest.js';
+import { lockTimeoutFromEnv } from '../../src/system/lock.js';
 import { put } from '../support/store.js';
 import { exportWorldText } from '../../src/engine/world-io.js';
 import { useTempStore } from '../support/temp-dir.js';

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
 import type { Change } from '../../src/engine/store/contract.js';
-import { snapshotFileName } from '../../src/engine/store/index.js';
+import { snapshotFileName } from '../../src/engine/store/manifest.js';
 
 /** Writes at `dir` (which must not exist) a store as examctl 0.x (format 1) wrote it: no hints, no hints version. */
 export async function writeFormatOneStore(dir: string, content: readonly Change[]): Promise<void> {

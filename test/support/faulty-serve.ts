@@ -3,7 +3,8 @@ import { expect } from 'vitest';
 import { abortableSleep } from '../../src/api/flow-control.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { StringSink } from './string-sink.js';
-import { parseFaultSpec, serveLocalStore, type LocalServer } from '../../src/server/index.js';
+import { parseFaultSpec, serveLocalStore } from '../../src/server/index.js';
+import type { LocalServer } from '../../src/server/serve-local.js';
 
 export interface CliResult {
   code: number;

@@ -5,7 +5,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { ROOT } from '../durability/helpers.js';
 import { serve } from './lost-memory-nights.js';
-import type { LocalServer } from '../../src/server/index.js';
+import type { LocalServer } from '../../src/server/serve-local.js';
 
 /**
  * Recoveries exact (docs/sync.md, "When the memory is lost"): `synced adopt` over a memory keeps a

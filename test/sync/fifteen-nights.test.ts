@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps } from '../cli/helpers.js';
-import type { LocalServer } from '../../src/server/index.js';
+import type { LocalServer } from '../../src/server/serve-local.js';
 import { startStateServer, type StateServer } from '../support/state-server.js';
 import { initServedStore, nightly, platformState, POPULATIONS, serve, writeNight, type Population } from './lost-memory-nights.js';
 

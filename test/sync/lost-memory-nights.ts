@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { ROOT, type Finished } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
-import { serveLocalStore, type LocalServer } from '../../src/server/index.js';
+import { serveLocalStore } from '../../src/server/index.js';
+import type { LocalServer } from '../../src/server/serve-local.js';
 
 /**
  * The nights of issue 48 (docs/sync.md, "When the memory is lost"): two exports to one target

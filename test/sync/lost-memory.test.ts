@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, type Finished } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
-import type { LocalServer } from '../../src/server/index.js';
+import type { LocalServer } from '../../src/server/serve-local.js';
 import { startStateServer, type StateServer } from '../support/state-server.js';
 import { documentOf, initServedStore, nightly, platformState, POPULATIONS, serve, snapshot, writeNight, type Population } from './lost-memory-nights.js';
 

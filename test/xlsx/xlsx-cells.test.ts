@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isDateFormat, plainNumber, readCell, wallClockInZone } from '../../src/input/xlsx-cells.js';
+import { isDateFormat, plainNumber, readCell } from '../../src/input/xlsx-cells.js';
+import { wallClockInZone } from '../../src/domain/local-time.js';
 import { wholeNumberAsShown } from '../../src/formats/digit-format.js';
 import { sheetRowBatches, type ParsedRow } from '../../src/input/sheet-rows.js';
 

@@ -3,8 +3,7 @@ import { SYNC_DIR_OPTION } from './sync-options.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { ENCODING_OPTION, ONLY_FAILED_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS } from './file-options.js';
 
-/** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
-export const COLLECTION_ADD_OPTIONS = allKept([
+const COLLECTION_ADD_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [
     brief('collections: JSON object(s), CSV or .xlsx', option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names (or others read with --map/--map-file)'), 'one from the flags'),
     ONLY_FAILED_OPTION,

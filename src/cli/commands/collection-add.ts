@@ -19,7 +19,7 @@ import { formatCount } from '../../formats/number-format.js';
 import { CollectionMemory } from '../../sync/collection-memory.js';
 import { UsageError } from '../../system/errors.js';
 
-export const FLAGS_SOURCE = '<flags>';
+const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
 export async function run(

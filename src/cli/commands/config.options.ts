@@ -19,7 +19,7 @@ const PROFILE_SETTINGS = grouped('Settings kept in the profile', [
 export type ConfigSetProfileOptions = CommandOptions<typeof CONFIG_SET_PROFILE>;
 
 /** `config remove` and `config use`: one profile, by name. */
-export const CONFIG_PROFILE_NAME = [argument('name', '<name>', 'profile name')] as const;
+const CONFIG_PROFILE_NAME = [argument('name', '<name>', 'profile name')] as const;
 export type ConfigProfileNameOptions = CommandOptions<typeof CONFIG_REMOVE>;
 
 export const CONFIG_SET_PROFILE = declareCommand({

@@ -3,25 +3,24 @@ import { describeErrors, errorsOf } from '../../api/envelope-errors.js';
 import { ErrorCode } from '../../domain/codes.js';
 import { UsageError } from '../../system/errors.js';
 import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
-import { nonEmpty } from '../../system/env-values.js';
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { isStateAddress } from '../../context/state-http.js';
 import { targetOnce } from '../../context/target.js';
 import { BUILD_ID } from '../../version.js';
 
-export type DoctorOptions = GlobalOptions;
+type DoctorOptions = GlobalOptions;
 
-export type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
+type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
-export interface DoctorCheck {
+interface DoctorCheck {
   name: 'target' | 'store' | 'token' | 'reachable' | 'authorised' | 'clock' | 'permissions' | 'sync memory';
   status: CheckStatus;
   detail: string;
 }
 
 /** The one document `examctl doctor --json` prints. Never holds the token. */
-export interface DoctorReport {
+interface DoctorReport {
   healthy: boolean;
   /** `--version`'s build id. */
   build?: string;

@@ -1,13 +1,13 @@
 import { brief, choice, grouped, HELP_GROUP, kept, option, repeatable } from '../../flags/option-table.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
-export const SHEET_OPTION = brief('.xlsx worksheet, by name or number', option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one; without it, another visible sheet of the same columns refuses the file)'), 'the first visible');
+const SHEET_OPTION = brief('.xlsx worksheet, by name or number', option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one; without it, another visible sheet of the same columns refuses the file)'), 'the first visible');
 
 /**
  * Rows of an .xlsx input hidden among the data (a filter, or by hand): a sheet with such rows is
  * refused unless this says which the admin means (docs/input-formats.md, ".xlsx", "Hidden rows").
  */
-export const HIDDEN_ROWS_OPTION = brief('hidden .xlsx rows (a filter): include or skip', choice(
+const HIDDEN_ROWS_OPTION = brief('hidden .xlsx rows (a filter): include or skip', choice(
   '--hidden-rows <how>',
   '.xlsx input: rows hidden (by a filter, or by hand) among the data: include acts on them as on the others, skip leaves them out; without it such a sheet is refused, naming them',
   ['include', 'skip'],

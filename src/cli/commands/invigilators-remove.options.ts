@@ -2,8 +2,7 @@ import { allKept, argument, option, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTIONS } from './file-options.js';
 
-/** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
-export const INVIGILATORS_REMOVE_OPTIONS = allKept([
+const INVIGILATORS_REMOVE_OPTIONS = allKept([
   argument('scheduleExtId', '<scheduleExtId>', 'the schedule'),
   argument('userExtIds', '[userExtId...]', 'invigilator user external ids'),
   brief('ids: lines, a CSV/.xlsx column or a JSON array', option('-f, --file <path>', 'ids: one per line, a CSV or .xlsx column (UserExtId), or a JSON array'), 'the ids given'),

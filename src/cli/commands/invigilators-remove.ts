@@ -23,8 +23,8 @@ import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilat
 import { displayNameOf, inputPathOf, inputShaping, sayOnce, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
 
-export const ARGUMENTS_SOURCE = '<arguments>';
-export const PROMPT_SOURCE = '<prompt>';
+const ARGUMENTS_SOURCE = '<arguments>';
+const PROMPT_SOURCE = '<prompt>';
 
 interface IdEntry {
   id: string;
@@ -62,15 +62,15 @@ export async function run(
   return exitCode;
 }
 
-/**
- * The ids to remove (arguments, --file, else asked) and their units, each checked with the whole
- * list: what the pipeline reads, and what `runs show` reads again.
- */
 /** `runs show` reads a run again (INVIGILATORS_REMOVE's resume.input); it needs no target: asking one means the ids were given at prompts. */
 export const rerunInput: RerunInput = async (options, deps) =>
   invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () => Promise.reject(new UsageError('its ids were given at prompts')));
 
-export async function invigilatorsRemoveInput(
+/**
+ * The ids to remove (arguments, --file, else asked) and their units, each checked with the whole
+ * list: what the pipeline reads, and what `runs show` reads again.
+ */
+async function invigilatorsRemoveInput(
   { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, ...flags }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
   options: GlobalOptions,
   deps: CommandDeps,

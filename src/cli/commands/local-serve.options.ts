@@ -8,7 +8,7 @@ import { portNumber, wholeNumberIn } from '../../flags/flag-values.js';
  * a port mapping); written into the OpenAPI document's `servers`. An http(s) URL, optionally
  * with a path prefix; no credentials, query or fragment (they would end up in every client).
  */
-export function publicUrl(value: string): string {
+function publicUrl(value: string): string {
   let url: URL;
   try {
     url = new URL(value);
@@ -22,7 +22,7 @@ export function publicUrl(value: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-export const LOCAL_SERVE_OPTIONS = [
+const LOCAL_SERVE_OPTIONS = [
   option('--host <host>', 'address to bind', '127.0.0.1'),
   brief('port; 0 is any free port, printed on stderr', parsed('--port <n>', 'port (0: any free port, printed on stderr)', portNumber, 0)),
   brief('the URL clients use behind a proxy', parsed('--public-url <url>', "the URL clients use when it is behind a proxy or port mapping (the OpenAPI document's servers; default: the listening URL)", publicUrl), 'the listening URL'),

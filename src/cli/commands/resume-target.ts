@@ -6,11 +6,8 @@ import { say, terminalLine } from '../../formats/terminal-text.js';
 import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 
 /*
- * Before `runs resume` sends anything (docs/security.md, "Other local users"): the recorded
- * target is said, and a recorded base URL, token file, profile or --allow-insecure-http that differs from
- * what today's flags, environment and profile give is not used on --yes alone. A journal says
- * where the run's records went; it does not prove who wrote it, and a resume sends the user's
- * token to the base URL it names.
+ * The recorded target said, and one that differs from today's never taken on --yes alone (docs/runs.md, "runs resume"):
+ * a journal does not prove who wrote it, and a resume sends the user's token to the base URL it names.
  */
 
 /** What in the recorded remote target differs from what `given` (and the env and profile) give now. */

@@ -3,7 +3,7 @@ import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 import { DELIMITER_OPTION, NO_BOM_OPTION, SHEET_OPTIONS } from './file-options.js';
 
-export const REVIEW_SESSION_SHOW_OPTIONS = [
+const REVIEW_SESSION_SHOW_OPTIONS = [
   argument('externalIds', '[externalId...]', 'review session external ids; several (or --file) give one table with a ReviewSession column'),
   ...grouped(HELP_GROUP.input, [
     brief('ids: a CSV/.xlsx column, lines or JSON', option('-f, --file <path>', 'the review sessions to show: a CSV or .xlsx column ExternalId, one id per line, or a JSON array'), 'the ids given'),

@@ -8,7 +8,7 @@ import { AnswerUnreadableError, TransientTargetError, UsageError } from '../../s
 import { createRedactor, withRecordSecrets } from '../../api/redaction.js';
 import { formatCount } from '../../formats/number-format.js';
 import { readOutputTimes, type OutputTimes, type OutputTimeSettings } from '../../report/output-times.js';
-import { resolveSettings, settingText } from '../../context/settings.js';
+import { resolveSettings, settingText, type SettingFlags } from '../../context/settings.js';
 import { describeTarget } from '../../report/report-writers.js';
 import type { TablesWritten } from '../../report/xlsx-report-writer.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
@@ -47,7 +47,7 @@ function systemTimeZone(env: Readonly<Record<string, string | undefined>>): stri
  */
 async function outputSettings(
   flags: Pick<ShowOptions, 'timezone' | 'dateFormat' | 'delimiter' | 'decimalSeparator'>,
-  globals: { profile?: string | undefined; baseUrl?: string | undefined; target?: string | undefined; store?: string | undefined },
+  globals: Pick<SettingFlags, 'profile' | 'baseUrl' | 'target' | 'store'>,
   deps: CommandDeps,
 ): Promise<{ times: OutputTimeSettings; delimiter: ShowOptions['delimiter']; decimalSeparator: ShowOptions['decimalSeparator']; profile?: string }> {
   const { values, profile } = await resolveSettings({ ...globals, ...flags }, deps.env);

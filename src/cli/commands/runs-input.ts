@@ -25,7 +25,7 @@ const FROM_PROMPTS = 'its items were given at prompts, which the journal does no
  * `count`: how many units the input gives (user sync --disable-missing adds its leavers after
  * them). Without `units` (not asked for), `count` is the header's.
  */
-export type RunInput =
+type RunInput =
   | { units?: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[]; /** A table input's first row as read (its header, names, dialect). */ table?: TableRow; /** The table input's header as read, also when it has no row. */ header?: TableHeader }
   | { unlisted: string };
 

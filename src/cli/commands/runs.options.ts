@@ -2,7 +2,7 @@ import { argument, option, parsed, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { dateOrAge, duration } from '../../flags/flag-values.js';
 
-export const RUNS_LIST_OPTIONS = [
+const RUNS_LIST_OPTIONS = [
   brief('only runs started since a date or an age (7d, 12h)', parsed(
     '--since <date-or-age>',
     'only runs started at or after this: a date (2026-11-01 is that day 00:00 UTC), an RFC 3339 instant with its zone, or an age (7d, 12h: that long ago)',
@@ -10,7 +10,7 @@ export const RUNS_LIST_OPTIONS = [
   ), 'every run'),
 ] as const;
 
-export const RUNS_RESUME_OPTIONS = [
+const RUNS_RESUME_OPTIONS = [
   argument('id', '[id]', 'the run to resume (default: the newest run, if interrupted; "last" is the newest run)'),
   brief('the PIN the run was started with (prefer --pin-file)', option('--pin <pin>', 'the schedule PIN the run was started with (its journal keeps only a hash, so a resume asks for it); shows in `ps` to every user: prefer --pin-file or EXAMCTL_PIN')),
   brief('read that PIN from this file (or EXAMCTL_PIN)', option('--pin-file <file>', 'read that PIN from this file (one line); EXAMCTL_PIN gives it too; on a terminal it is asked'), 'asked'),
@@ -28,7 +28,7 @@ export const RUNS_RESUME_OPTIONS = [
   )),
 ] as const;
 
-export const RUNS_PRUNE_OPTIONS = [
+const RUNS_PRUNE_OPTIONS = [
   brief('remove finished runs older than this, e.g. 30d, 12h', parsed('--older-than <duration>', 'remove finished runs started longer ago than this, e.g. 30d, 12h, "1w 2d" (default 30d)', duration('--older-than')), '30d'),
   brief('also remove interrupted runs (never a running one)', option('--all', 'also remove interrupted runs past the same age and count (never a running one)')),
 ] as const;

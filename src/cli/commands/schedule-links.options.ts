@@ -3,7 +3,7 @@ import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { OUT_OPTION } from './out-option.js';
 import { NO_BOM_OPTION } from './file-options.js';
 
-export const SCHEDULE_LINKS_OPTIONS = [
+const SCHEDULE_LINKS_OPTIONS = [
   argument('scheduleExtId', '[scheduleExtId]', 'the schedule whose links to list (on a terminal without it: picked from the store)'),
   brief('table, csv (a row per candidate) or json', choice(
     '-o, --output <format>',

@@ -13,7 +13,7 @@ import type { ScheduleLinksOptions } from './schedule-links.options.js';
 /** The CSV's columns, always all of them (LaunchUrl empty without proctoring): a mail merge template keeps working. */
 export const LINK_COLUMNS = ['CandidateExtId', 'FirstName', 'LastName', 'Email', 'StartupLink', 'LaunchUrl'] as const;
 
-export const REMOTE_HAS_NO_LINKS =
+const REMOTE_HAS_NO_LINKS =
   "schedule links reads the local store: the integration API does not return the candidates' StartupLink or LaunchUrl, so a remote target cannot list them (the service delivers them to the candidates itself)";
 
 /**
@@ -57,7 +57,7 @@ async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: Comma
 }
 
 /** RFC 4180 with the run report's formula neutraliser: a name such as `=HYPERLINK(...)` stays text. */
-export function linksCsv(links: ScheduleLinks): string {
+function linksCsv(links: ScheduleLinks): string {
   let text = csvLine(LINK_COLUMNS);
   for (const candidate of links.Candidates) {
     text += csvLine(LINK_COLUMNS.map((column) => candidate[column] ?? ''));
@@ -65,10 +65,10 @@ export function linksCsv(links: ScheduleLinks): string {
   return text;
 }
 
-export async function linksTable(links: ScheduleLinks, options: { width?: number; color?: boolean }): Promise<string> {
+async function linksTable(links: ScheduleLinks, options: { width?: number; color?: boolean }): Promise<string> {
   const { renderRecordTable } = await import('../../terminal/record-table.js');
   const proctored = links.Candidates.some((candidate) => candidate.LaunchUrl !== undefined);
-  const columns = [{ label: 'Candidate' }, { label: 'Name' }, { label: 'Email' }, { label: 'StartupLink' }, ...(proctored ? [{ label: 'LaunchUrl' }] : [])];
+  const labels = ['Candidate', 'Name', 'Email', 'StartupLink', ...(proctored ? ['LaunchUrl'] : [])];
   const rows = links.Candidates.map((candidate) => [
     candidate.CandidateExtId,
     [candidate.FirstName, candidate.LastName].filter((part) => part !== '').join(' '),
@@ -76,7 +76,7 @@ export async function linksTable(links: ScheduleLinks, options: { width?: number
     candidate.StartupLink,
     ...(proctored ? [candidate.LaunchUrl ?? ''] : []),
   ]);
-  return renderRecordTable(columns, rows, { ...options, headingColumns: 2 });
+  return renderRecordTable(labels, rows, { ...options, headingColumns: 2 });
 }
 
 /** Read-only and never created: a missing store has no links (the demo world's would mislead). */

@@ -46,8 +46,7 @@ export const SCHEDULE_REQUEST_OPTIONS = [
   ] as const),
 ] as const;
 
-/** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
-export const SCHEDULE_PUSH_OPTIONS = allKept([
+const SCHEDULE_PUSH_OPTIONS = allKept([
   ...SCHEDULE_FILE_OPTIONS,
   ...FILE_OPTIONS,
   ...SCHEDULE_REQUEST_OPTIONS,

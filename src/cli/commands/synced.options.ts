@@ -5,17 +5,17 @@ import { ENCODING_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS, WHOLE_FILE_OPTION
 import { SCHEDULE_FILE_OPTIONS, SCHEDULE_REQUEST_OPTIONS } from './schedule-push.options.js';
 
 /** `synced show` and `synced forget`: which memories only. */
-export const SYNC_DIR_ONLY_OPTIONS = [SYNC_DIR_OPTION] as const;
-export const SYNCED_EXPORT_OPTIONS = [
+const SYNC_DIR_ONLY_OPTIONS = [SYNC_DIR_OPTION] as const;
+const SYNCED_EXPORT_OPTIONS = [
   brief('the file to write (0600)', mandatory('--out <file>', 'write the memory to this file (0600; it holds names and links): keep it where CI does not evict it, e.g. an artifact of every night')),
   SYNC_DIR_OPTION,
 ] as const;
-export const SYNCED_IMPORT_OPTIONS = [
+const SYNCED_IMPORT_OPTIONS = [
   argument('file', '<file>', 'a file of examctl synced export'),
   brief("replace a memory newer than the file", option('--force', "replace the memory even when the file's newest run is older than the memory's (what the runs since sent is forgotten)")),
   SYNC_DIR_OPTION,
 ] as const;
-export const SYNCED_ADOPT_OPTIONS = [
+const SYNCED_ADOPT_OPTIONS = [
   ...grouped(HELP_GROUP.input, [
     brief(
       'last fully synced export; repeat for later nights, in order',
@@ -27,7 +27,7 @@ export const SYNCED_ADOPT_OPTIONS = [
   ...WHOLE_FILE_OPTIONS,
   SYNC_DIR_OPTION,
 ] as const;
-export const SYNCED_ADOPT_COLLECTIONS_OPTIONS = [
+const SYNCED_ADOPT_COLLECTIONS_OPTIONS = [
   ...grouped(HELP_GROUP.input, [
     brief('the collections checked on the platform', mandatory('-f, --file <path>', 'the collections to record as examctl made them (as collection add reads them: JSON, CSV or .xlsx), each checked on the platform first')),
     ...SHEET_OPTIONS,

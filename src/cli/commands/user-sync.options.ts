@@ -3,8 +3,7 @@ import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { ALLOW_OLD_FILE_OPTION, CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REALLY_NEW_IDS_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
 
-/** Every flag is kept by the run journal (runs resume continues with it) unless it says otherwise. */
-export const USER_SYNC_OPTIONS = allKept([
+const USER_SYNC_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [brief('users: CSV, .xlsx, JSON array or NDJSON', option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON: API field names as columns/keys, or the export\'s own names read with --map/--map-file'), 'prompt for one user')] as const),
   ...FILE_OPTIONS,
   REALLY_NEW_IDS_OPTION,

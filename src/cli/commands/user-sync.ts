@@ -24,7 +24,7 @@ import type { RunOptions } from '../../pipeline/record-job.js';
 import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
 import { onlyFlag, onlyWhichOf } from '../../sync/known-ids.js';
 
-export const PROMPT_SOURCE = '<prompt>';
+const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
@@ -218,7 +218,7 @@ async function sendUser(api: IntegrationApi, user: UserRequest, options: { dryRu
 }
 
 /** GroupErrors name a hierarchy by ExternalId; the report names the request's Hierarchies[i]. */
-export function groupErrorProblems(content: UserResponseContent, user: UserRequest): Problem[] {
+function groupErrorProblems(content: UserResponseContent, user: UserRequest): Problem[] {
   const errors: unknown = (content as { GroupErrors?: unknown }).GroupErrors;
   if (!Array.isArray(errors)) return problemsFrom(errors, 'Hierarchies');
   return errors.flatMap((entry: unknown) => {

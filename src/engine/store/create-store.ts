@@ -43,7 +43,7 @@ export async function storeUnwritable(dir: string): Promise<string | undefined> 
     .then(() => undefined, (error: unknown) => `no store yet, and none can be created in ${parent}: ${describeSystemError(error, 'directory')}`);
 }
 
-export interface CreateStoreOptions {
+interface CreateStoreOptions {
   /** Replace an existing store (its content is lost). */
   force?: boolean;
   /** Hints to write beside each entity (the engine's indexer), so the first load needs not parse values. */

@@ -5,7 +5,7 @@ import type { CollectionTable } from './snapshot-table.js';
 const DELETED: unique symbol = Symbol('deleted');
 
 /** An entity as `storedEntries` hands it out: `ordinal >= 0` means unchanged since the load (as the snapshot has it). */
-export type StoredEntry = readonly [key: string, ordinal: number, value: unknown];
+type StoredEntry = readonly [key: string, ordinal: number, value: unknown];
 
 /**
  * One collection's entities: the loaded snapshot's table (read-only, values parsed on first

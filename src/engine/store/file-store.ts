@@ -27,12 +27,12 @@ import { emptyMaps, type Maps } from './snapshot-entries.js';
 import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
 
 /** Compact once the journal outgrows both this and a quarter of the snapshot (docs/store.md, "Compaction": why). */
-export const DEFAULT_COMPACT_AT_BYTES = 4 * 1024 * 1024;
+const DEFAULT_COMPACT_AT_BYTES = 4 * 1024 * 1024;
 
 /** Appends are durable when their write returns (src/system/durable-write.ts). */
 const JOURNAL_WRITE_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 
-export interface FileStoreOptions extends StoreOpenOptions {
+interface FileStoreOptions extends StoreOpenOptions {
   /** Journal size (bytes) that triggers compaction; default max(4 MiB, a quarter of the snapshot's size). */
   compactAtBytes?: number;
   /** When journal lines are written on the event loop and when through the thread pool (journal-write-mode.ts); for tests. */

@@ -18,7 +18,7 @@ interface HintOverlay {
 }
 
 /** What the lookup reads of its store, as it is at the moment of asking. */
-export interface HintSource {
+interface HintSource {
   maps(): Maps;
   indexer(): StoreIndexer | undefined;
   /** The loaded snapshot's persisted hints come from the registered indexer's version. */

@@ -10,7 +10,7 @@ export interface JournalWriteTiming {
   probeEveryMs: number;
 }
 
-export const DEFAULT_JOURNAL_WRITE_TIMING: JournalWriteTiming = { maxSyncMs: 2, probeEveryMs: 2_000 };
+const DEFAULT_JOURNAL_WRITE_TIMING: JournalWriteTiming = { maxSyncMs: 2, probeEveryMs: 2_000 };
 
 /** Weight of the newest synchronous write in the moving average. */
 const SYNC_TIME_WEIGHT = 0.1;

@@ -9,14 +9,14 @@ import { LOCK_FILE, LOCK_TEMP_PREFIX, type StoreLock } from '../../system/lock.j
 import { processAlive } from '../../system/process-liveness.js';
 
 /** Released once no batch came for this long (ms): a pause in the traffic lets others in. */
-export const LEASE_IDLE_MS = 20;
+const LEASE_IDLE_MS = 20;
 /** Held at most this long (ms) while another writer waits; then handed over at the next batch's end. */
-export const LEASE_MAX_HOLD_MS = 200;
+const LEASE_MAX_HOLD_MS = 200;
 /**
  * After handing over, how long (ms) we wait for the waiter to take LOCK before competing again.
  * A waiter sleeps at most 100 ms between attempts (lock.ts: 50 ms plus up to 100 % jitter).
  */
-export const LEASE_HANDOVER_MS = 150;
+const LEASE_HANDOVER_MS = 150;
 const HANDOVER_POLL_MS = 5;
 
 /** A waiter's temp file: `.lock-<pid>-<hex>` (a breaker's `.lock-break-...` is not one). */

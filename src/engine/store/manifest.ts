@@ -22,7 +22,7 @@ export function generationOfFile(name: string): number | undefined {
   return generation === undefined ? undefined : Number(generation);
 }
 
-export interface Manifest {
+interface Manifest {
   format: number;
   generation: number;
 }

@@ -16,7 +16,7 @@ export const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 
 /** A growable Uint32Array: offsets into a snapshot (which, as one Buffer, is at most 4 GiB). */
-export class U32List {
+class U32List {
   data = new Uint32Array(16);
   length = 0;
 

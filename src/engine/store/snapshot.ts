@@ -36,7 +36,7 @@ export interface SnapshotEntry {
   lineCount?: number;
 }
 
-export interface SnapshotHeader {
+interface SnapshotHeader {
   format: number;
   /** The indexer version the entity lines' hints were derived with; null if none. */
   hints: string | null;
@@ -51,7 +51,7 @@ export interface SnapshotHeader {
 const VALUE_MARKER = ',"v":';
 const ENTITY_START = '{"c":';
 
-export function entityLine(entry: SnapshotEntry): string {
+function entityLine(entry: SnapshotEntry): string {
   const hints = entry.hintsJson === undefined ? '' : `,"h":${entry.hintsJson}`;
   return `{"c":${JSON.stringify(entry.collection)},"k":${JSON.stringify(entry.key)}${hints}${VALUE_MARKER}${entry.text}}`;
 }

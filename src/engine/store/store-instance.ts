@@ -10,7 +10,7 @@ import { readRegularFile } from '../../system/regular-file.js';
 import { StoreDamagedError } from '../../system/errors.js';
 import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
 
-export const INSTANCE_FILE = 'INSTANCE';
+const INSTANCE_FILE = 'INSTANCE';
 
 /** Gives the store in `dir` a new instance id (atomic replace); called before its content is switched. */
 export async function writeStoreInstance(dir: string, id = randomBytes(16).toString('base64url')): Promise<string> {
