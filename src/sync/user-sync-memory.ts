@@ -275,7 +275,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /**
    * A resume's leavers (docs/runs.md, "runs resume"): those its journal holds, at their
    * positions, then today's others. One the memory no longer gives as this population's leaver
-   * is left alone, said; a gap among them is refused, nothing sent.
+   * is left alone (said, unless settled); a gap among them is refused, nothing sent.
    */
   private async keepRecordedLeavers(memory: SyncMemory, run: string, first: number, today: Map<string, MemoryEntry>): Promise<void> {
     const kept: Leaver[] = [];
@@ -284,14 +284,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     for await (const item of record.items(first)) {
       const id = item.id ?? '';
       const entry = today.get(id) ?? memory.entries.get(id);
-      // Acknowledged present by a later run (resumed with --over-later-runs): not this run's to disable.
+      // Acknowledged present by a later run (--over-later-runs): not this run's to disable.
       if (today.delete(id) && !(entry!.run > run && entry!.disabled !== true)) {
         kept.push([id, entry]);
         continue;
       }
       const words = populationWords(entry?.population);
       const why = entry === undefined ? 'the sync memory no longer holds it' : entry.population !== this.userFlags.population ? `synced by ${words} since` : `run ${entry.run} synced it since`;
-      left.push(`${id} (${why})`);
+      if (item.status === 'skipped') left.push(`${id} (${why})`);
       kept.push([id, entry, { why: `not disabled by this resume: ${why}`, file: item.source.file }]);
     }
     if (record.countFrom(first + kept.length) > 0) throw new RunJournalError(`run ${run}: its journal's leaver items leave a gap after item ${first}: they cannot be resumed in place; nothing was sent`);

@@ -72,6 +72,31 @@ describe('runs resume of a --disable-missing night keeps its recorded leavers', 
       }
     }));
 
+  it("a leaver the run disabled before it stopped, then the other population's: its kept outcome stands, the memory keeps it as that population's", () =>
+    withTempDir(async (dir) => {
+      const { api, service, sent, night, resume, memory } = await nights(dir);
+      try {
+        expect((await night('students.csv', ['u-0', 'u-3', 'm-1'].map((id) => row(id)), 'students')).code).toBe(0);
+        expect((await night('staff.csv', ['s-0', 's-1'].map((id) => row(id)), 'staff')).code).toBe(0);
+        // m-1's disable is acknowledged, u-3's refused (401): the run stops.
+        service.refuseAfter = sent.length + 1;
+        const killed = await night('students.csv', [row('u-0')], 'students');
+        expect(killed.code, killed.stderr).toBe(3);
+        service.refuseAfter = Infinity;
+        expect((await night('staff.csv', ['s-0', 's-1', 'm-1'].map((id) => row(id)), 'staff')).code).toBe(0);
+        expect(sent.at(-1)).toMatchObject({ ExternalId: 'm-1', DisableLogin: false });
+        const resumed = await resume(killed.run);
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(itemsOf(resumed.stdout).slice(1).map((item) => [item.id, item.action])).toEqual([['m-1', 'disabled'], ['u-3', 'disabled']]);
+        expect(resumed.stderr).not.toContain('left alone');
+        const last = memory().trimEnd().split('\n').map((line) => (JSON.parse(line) as { b: { id?: string; p?: string; x?: boolean } }).b).filter((body) => body.id === 'm-1').at(-1);
+        expect(last).toMatchObject({ p: 'staff' });
+        expect(last?.x).toBeUndefined();
+      } finally {
+        await api.close();
+      }
+    }));
+
   it('f04: a night without --population, then the same export as --population students: its leaver back there is left alone', () =>
     withTempDir(async (dir) => {
       const { api, service, sent, night, resume } = await nights(dir);
