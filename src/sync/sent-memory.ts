@@ -338,7 +338,7 @@ export class SentMemory<P> {
    * other kept outcome only when the memory lost it. A schedule examctl named (no ScheduleExtId in
    * the file) is remembered under the answer's `id`: its candidates count for the leading-zeros guard.
    */
-  private acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void {
+  protected acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void {
     const memory = this.memory;
     const id = unit.id ?? (this.kind === 'schedules' ? outcome.id : undefined);
     if (memory === undefined || id === undefined || (kept && outcome.action === 'unchanged')) return;
