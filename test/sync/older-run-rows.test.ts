@@ -111,28 +111,40 @@ describe('rows of an older run after a later one', () => {
     expect(night2.code, night2.stderr).toBe(0);
   });
 
-  it('a resume of a night after a later night took its users into another population sends none of the rows that night left otherwise; its report with --allow-old-file does', async () => {
+  /** Night 0 plain; night 1 (the last user's email v1) killed after its first answer; night 2 with --population students (v2). Returns night 1's and night 2's runs. */
+  async function killedThenOtherPopulation(): Promise<{ n1: string; n2: string; last: string }> {
     const ids = Array.from({ length: 200 }, (_, i) => `u${String(i).padStart(3, '0')}`);
+    const last = ids.at(-1)!;
     await users('n0.csv', ...ids);
     expect((await sync('--file', 'n0.csv')).code).toBe(0);
-    // Night 1 changes the last user's email, killed after its first answer.
-    await users('n1.csv', ...ids.slice(0, -1), `${ids.at(-1)!}=v1`);
+    await users('n1.csv', ...ids.slice(0, -1), `${last}=v1`);
     const killed = await examctl(['user', 'sync', ...setup.remote(), '--file', 'n1.csv'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1:SIGKILL' });
     expect(killed.signal).toBe('SIGKILL');
-    const n1 = runOf(killed.stderr);
-    // Night 2, the job now with --population students: the last user's email is newer still.
-    await users('n2.csv', ...ids.slice(0, -1), `${ids.at(-1)!}=v2`);
+    await users('n2.csv', ...ids.slice(0, -1), `${last}=v2`);
     const night2 = await sync('--file', 'n2.csv', '--population', 'students', '--changed-only');
     expect(night2.code, night2.stderr).toBe(0);
     applied = [];
-    const resumed = await examctl(['--base-url', setup.service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', n1, '--report', 'n1.report.csv'], dir, env);
+    return { n1: runOf(killed.stderr), n2: runOf(night2.stderr), last };
+  }
+  const resume = (run: string, ...more: string[]) => examctl(['--base-url', setup.service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run, ...more], dir, env);
+
+  it('a resume of a night after a later night took its users into another population sends none of the rows that night left otherwise; its report with --allow-old-file does', async () => {
+    const { n1, n2, last } = await killedThenOtherPopulation();
+    const resumed = await resume(n1, '--report', 'n1.report.csv');
     expect(resumed.code, resumed.stderr).toBe(1);
     expect(applied).toEqual([]);
     expect(resumed.stderr).toContain('200 items: 0 ok, 0 partial, 200 failed, 0 skipped');
-    expect(resumed.stderr).toContain(`and a later run, ${runOf(night2.stderr)}, left this user with another request`);
+    expect(resumed.stderr).toContain(`and a later run, ${n2}, left this user with another request`);
     expect(resumed.stderr).toContain("send it from this run's report with --only-failed --allow-old-file");
     const forced = await sync('--file', 'n1.report.csv', '--only-failed', '--allow-old-file');
     expect(forced.code, forced.stderr).toBe(0);
-    expect(applied.find((user) => user.ExternalId === ids.at(-1))?.Email).toBe(`${ids.at(-1)!}.v1@example.test`);
+    expect(applied.find((user) => user.ExternalId === last)?.Email).toBe(`${last}.v1@example.test`);
+  });
+
+  it('runs resume --over-later-runs sends them', async () => {
+    const { n1, last } = await killedThenOtherPopulation();
+    const forced = await resume(n1, '--over-later-runs');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(applied.find((user) => user.ExternalId === last)?.Email).toBe(`${last}.v1@example.test`);
   });
 });
