@@ -42,8 +42,7 @@ export function withRunFiles(kept: readonly RunFile[] | undefined, added: readon
  * recorded its file (a deciding run) read another (exit 2, nothing sent), unless `allowed`;
  * `kind`, the memory's, says what it would undo. A record without digests (an older examctl) is not judged.
  */
-export function refuseOldFile(record: { run: string; files?: readonly RunFile[] } | undefined, digest: string | undefined, allowed: boolean, population: string | undefined, kind: string): void {
-  const files = record?.files;
+export function refuseOldFile(files: readonly RunFile[] | undefined, digest: string | undefined, allowed: boolean, population: string | undefined, kind: string): void {
   const undone =
     kind === 'users'
       ? 'enable the leavers they disabled, revert the changes they sent'

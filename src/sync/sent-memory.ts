@@ -234,7 +234,7 @@ export class SentMemory<P> {
    */
   async refuseOldFile(file: string | undefined, allowed: boolean, decides: boolean): Promise<void> {
     this.inputDigest = file === undefined || !decides ? undefined : await fileDigest(inputPathOf(file, this.deps));
-    refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population)), this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
+    refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population))?.files, this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
   }
 
   /**
