@@ -112,7 +112,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   fileIds: IdsOfOneInput | undefined;
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();
-  /** The memory's populations, read once a row of an older run asks (`laterRequest`). */
+  /** The memory's populations (`laterRequest`). */
   private populations: Map<string, PopulationRecord> | undefined;
 
   constructor(
@@ -361,12 +361,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private laterRequest(row: SourceRow | undefined, id: string, given: UserRequest): Problem | undefined {
     const cell = row === undefined ? undefined : reportRunOf(row);
     const run = cell !== undefined && isRunId(cell) ? cell : this.deps.resume?.record.id;
-    const entry = run === undefined || this.userFlags.allowOldFile === true ? undefined : this.memory?.entries.get(id);
-    if (entry === undefined) return undefined;
+    const entry = run === undefined || this.userFlags.allowOldFile === true ? undefined : this.memory?.entries.peek(id);
+    if (entry === undefined || entry.digest === this.keptDigestOf(given)) return undefined;
     this.populations ??= this.memory!.populations();
-    const judged = this.populations.get(populationKey(entry.population))?.files?.at(-1)?.[0] ?? '';
+    const judged = entry.run > run! ? '' : (this.populations.get(populationKey(this.memory!.entries.get(id)?.population))?.files?.at(-1)?.[0] ?? '');
     const later = entry.run > judged ? entry.run : judged;
-    if (later <= run! || entry.digest === this.digestOf(given)) return undefined;
+    if (later <= run!) return undefined;
     const resume = this.deps.resume !== undefined;
     return {
       field: 'ExternalId',
