@@ -227,10 +227,14 @@ export class SentMemory<P> {
     return oldest === undefined ? undefined : { run: oldest.id, since: oldest.startedAt, later: true };
   }
 
-  /** An old night's file run again (replayed-file.ts): refused where a deciding run takes it as tonight's state; a resume reads its own run's file again: that run was judged. Opened first. */
-  async refuseOldFile(file: string | undefined, allowed: boolean): Promise<void> {
-    this.inputDigest = file === undefined ? undefined : await fileDigest(inputPathOf(file, this.deps));
-    refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population)), this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
+  /**
+   * An old night's file run again (replayed-file.ts): refused where a deciding run takes it as
+   * tonight's state; a resume reads its own run's file again: that run was judged. Only a
+   * deciding run's file is recorded (a plain send, a retry, is rows sent as given). Opened first.
+   */
+  async refuseOldFile(file: string | undefined, allowed: boolean, decides: boolean): Promise<void> {
+    this.inputDigest = file === undefined || !decides ? undefined : await fileDigest(inputPathOf(file, this.deps));
+    refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population))?.files, this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
   }
 
   /**

@@ -5,7 +5,9 @@ import { counted, formatCount } from '../formats/number-format.js';
 import { describeTarget, populationWords } from '../report/report-writers.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, populationKey, type MemoryEntry } from './memory-lines.js';
+import { isPopulationName, populationKey, type MemoryEntry, type PopulationRecord } from './memory-lines.js';
+import { reportRunOf } from '../formats/report-csv-contract.js';
+import { isRunId } from '../runs/run-id.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -110,6 +112,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   fileIds: IdsOfOneInput | undefined;
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();
+  /** The memory's populations (`laterRequest`). */
+  private populations: Map<string, PopulationRecord> | undefined;
 
   constructor(
     flags: UserSyncFlags,
@@ -146,7 +150,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const memory = await this.open(decides, disableMissing || pruneMemberships);
     try {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
-      await this.refuseOldFile(this.userFlags.file, !decides || this.userFlags.allowOldFile === true);
+      await this.refuseOldFile(this.userFlags.file, this.userFlags.allowOldFile === true, decides);
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);
@@ -321,6 +325,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const full = this.userFlags.pruneMemberships ? this.memory?.entries.get(unit.id) : undefined;
     const entry = full ?? this.memory?.entries.peek(unit.id);
     const given = unit.prepared.value;
+    const later = this.laterRequest(unit.rows?.[0], unit.id, given);
+    if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     if (!this.userFlags.pruneMemberships && entry !== undefined && entry.disabled !== true && (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))) {
       this.noteKeptLinks(unit.id, given);
     }
@@ -344,6 +350,31 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
     const judged = value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
     return judged.unsent === undefined || this.holds(unit.id) ? judged : next;
+  }
+
+  /**
+   * A row of an older run (a report fed back: its `run` column; a resume: its run) whose id a
+   * later run left with another request (sent it, or, its population's newest deciding run, kept
+   * it): sent, it would undo that run (docs/sync.md, "Stale input"). It fails, unsent, unless
+   * --allow-old-file (a resume's --over-later-runs gives it).
+   */
+  private laterRequest(row: SourceRow | undefined, id: string, given: UserRequest): Problem | undefined {
+    const cell = row === undefined ? undefined : reportRunOf(row);
+    const run = cell !== undefined && isRunId(cell) ? cell : this.deps.resume?.record.id;
+    const entry = run === undefined || this.userFlags.allowOldFile === true ? undefined : this.memory?.entries.peek(id);
+    if (entry === undefined || entry.digest === this.keptDigestOf(given)) return undefined;
+    this.populations ??= this.memory!.populations();
+    const judged = entry.run > run! ? '' : (this.populations.get(populationKey(this.memory!.entries.get(id)?.population))?.files?.at(-1)?.[0] ?? '');
+    const later = entry.run > judged ? entry.run : judged;
+    if (later <= run!) return undefined;
+    const resume = this.deps.resume !== undefined;
+    return {
+      field: 'ExternalId',
+      code: null,
+      message:
+        `not sent: this row is of run ${run}, and a later run, ${later}, left this user with another request; sent now, this older row would undo it. ` +
+        `Send today's file instead, or if this row is meant, ${resume ? "send it from this run's report with --only-failed --allow-old-file" : 'run again with --allow-old-file'} (docs/sync.md, "Stale input")`,
+    };
   }
 
   /**
