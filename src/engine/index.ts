@@ -1,4 +1,4 @@
-export { clockFromEnv, type Clock } from './clock.js';
+export { clockFromEnv } from './clock.js';
 export { lockTimeoutFromEnv } from '../system/lock.js';
 export { createLocalEngine } from './engine.js';
 export { apiTokenDigest, exportWorldText, worldToChanges } from './world-io.js';

@@ -17,8 +17,14 @@ export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as con
  */
 const ACTION_COLUMNS = ['action', 'note'] as const;
 
-/** Every column a CSV report writes after the input's own: REPORT_COLUMNS, then ACTION_COLUMNS. */
-export const WRITTEN_COLUMNS = [...REPORT_COLUMNS, ...ACTION_COLUMNS] as const;
+/**
+ * The run whose file an item's row came from (docs/cli.md, "Run report"): the report's run, or
+ * for a report fed back, the run it names. Fed back, dropped (a row of an old run: docs/sync.md).
+ */
+export const RUN_COLUMN = 'run';
+
+/** Every column a CSV report writes after the input's own: REPORT_COLUMNS, ACTION_COLUMNS, RUN_COLUMN. */
+export const WRITTEN_COLUMNS = [...REPORT_COLUMNS, ...ACTION_COLUMNS, RUN_COLUMN] as const;
 
 /** Where an item came from, for a report of input that was not CSV (JSON, flags, arguments). */
 export const SOURCE_COLUMNS = ['file', 'line', 'id'] as const;
@@ -34,8 +40,17 @@ export const SCHEDULE_COLUMN = 'schedule';
 export const WARNINGS_COLUMN = 'warnings';
 
 const REPORT_KEYS: ReadonlySet<string> = new Set(REPORT_COLUMNS.map(normalizeColumnName));
-const ADDED_KEYS: ReadonlySet<string> = new Set([...REPORT_KEYS, ...ACTION_COLUMNS.map(normalizeColumnName), normalizeColumnName(WARNINGS_COLUMN)]);
+const ADDED_KEYS: ReadonlySet<string> = new Set([...REPORT_KEYS, ...[...ACTION_COLUMNS, RUN_COLUMN, WARNINGS_COLUMN].map(normalizeColumnName)]);
 const STATUS_KEY = normalizeColumnName('status');
+const RUN_KEY = normalizeColumnName(RUN_COLUMN);
+const runColumns = new WeakMap<readonly string[], number>();
+
+/** The `run` cell of a run report's row fed back (RUN_COLUMN), or undefined (none, empty, or not a report). */
+export function reportRunOf(row: { header: readonly string[]; cells: readonly string[] }): string | undefined {
+  let at = runColumns.get(row.header);
+  if (at === undefined) runColumns.set(row.header, (at = isRunReportHeader(row.header) ? row.header.findIndex((name) => normalizeColumnName(name) === RUN_KEY) : -1));
+  return row.cells[at]?.trim() || undefined;
+}
 
 /** A column a report adds: an input that is a report is read without it, a report written from it replaces it. */
 export function isReportColumn(name: string): boolean {

@@ -28,7 +28,7 @@ export async function checkReportFits(records: () => AsyncIterable<InputRecord>,
   const columns = reportColumnCount(kept);
   if (header !== undefined && columns > MAX_SHEET_COLUMNS) {
     throw new UsageError(
-      `--report ${report}: the report would have ${formatCount(columns)} columns (the input's ${formatCount(kept)}, then status, error_codes, error_messages, action, note, warnings), ` +
+      `--report ${report}: the report would have ${formatCount(columns)} columns (the input's ${formatCount(kept)}, then status, error_codes, error_messages, action, note, run, warnings), ` +
         `more than a sheet holds (${formatCount(MAX_SHEET_COLUMNS)}, A to XFD); nothing was sent: write the report as .csv or .json`,
     );
   }

@@ -53,7 +53,7 @@ export interface RunTimes {
 
 async function reportSinkOf(format: ReportFormat, sink: TextSink, header: ReportHeader, options: { onlyFailed?: boolean }, times?: RunTimes): Promise<ReportSink> {
   if (format === 'json') return new JsonReportWriter(sink, header);
-  if (format === 'csv') return new CsvReportWriter(sink, options.onlyFailed ?? false);
+  if (format === 'csv') return new CsvReportWriter(sink, options.onlyFailed ?? false, header.run);
   const { JunitReportWriter } = await import('../report/junit-report-writer.js');
   if (times === undefined) return new JunitReportWriter(sink, header);
   const endedAt = times.endedAt ?? times.startedAt;
@@ -166,7 +166,7 @@ export async function openRunReport(
     if (format === 'xlsx') {
       // The workbook writer streams its own zip: no text sink in between (loaded here only).
       const [{ openXlsxReportFile }, { reportDates }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('./command-input.js')]);
-      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, ...(await reportDates(options, deps)) });
+      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, run: header.run, ...(await reportDates(options, deps)) });
       xlsx = workbook.sink;
       file = workbook;
       guarded = new GuardedFileSink(workbook.sink, options.report);

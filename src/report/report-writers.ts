@@ -2,7 +2,7 @@ import { quotedValue, type Problem } from '../domain/problem.js';
 import type { MappedValue } from '../input/record.js';
 import { isNotSentItem, ITEM_ACTIONS, type ItemAction, type ItemStatus, type ReportEntry, type ReportHeader, type ReportItem, type ReportSink, type ReportSummary, type ReportTarget, type SourceRow, type SyncMemoryNote } from './run-report.js';
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
-import { isReportColumn, SOURCE_COLUMNS, statusCell, WITHHELD_PIN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
+import { isReportColumn, reportRunOf, SOURCE_COLUMNS, statusCell, WITHHELD_PIN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import type { TextSink } from '../system/text-sink.js';
 import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
@@ -222,7 +222,7 @@ export function keptHeader(header: readonly string[], modes: readonly Column[]):
  * then status, error_codes, error_messages. Errors that name another line of a multi-row item
  * (a schedule's candidates) stay on that line.
  */
-export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly Column[]): string[] {
+export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly Column[], run = ''): string[] {
   const errors = onRow(item.errors, row.line);
   const cells: string[] = [];
   for (let i = 0; i < row.header.length; i++) {
@@ -231,13 +231,13 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
     else if (mode === Column.Blank) cells.push('');
     else if (mode === Column.Withheld) cells.push((row.cells[i] ?? '').trim() === '' ? '' : WITHHELD_PIN);
   }
-  cells.push(statusCell(item.status, item.dryRun), errorCodes(errors), errorMessages(errors), item.action ?? '', item.note ?? '');
+  cells.push(statusCell(item.status, item.dryRun), errorCodes(errors), errorMessages(errors), item.action ?? '', item.note ?? '', reportRunOf(row) ?? run);
   return cells;
 }
 
 /** An item without source rows (JSON, flags, arguments) as a report row: file, line, id and the status cells. */
-export function sourceRowCells(item: ReportItem): string[] {
-  return [item.source.file, String(item.source.line), item.id ?? '', statusCell(item.status, item.dryRun), errorCodes(item.errors), errorMessages(item.errors), item.action ?? '', item.note ?? ''];
+export function sourceRowCells(item: ReportItem, run = ''): string[] {
+  return [item.source.file, String(item.source.line), item.id ?? '', statusCell(item.status, item.dryRun), errorCodes(item.errors), errorMessages(item.errors), item.action ?? '', item.note ?? '', run];
 }
 
 /** Runs `steps` one after the other, each after the previous one's promise if it gave one. */
@@ -250,9 +250,9 @@ export function inSequence(steps: readonly (() => void | Promise<void>)[], from 
 
 /**
  * CSV report. For CSV input every source row comes back with its header and cells plus
- * status, error_codes, error_messages, action, note (replacing those columns when the input was
+ * status, error_codes, error_messages, action, note, run (replacing those columns when the input was
  * itself a report), so the file can be fixed and fed back. Other input gets file, line, id and
- * the same five columns. `onlyNotOk` keeps the rows that still need work.
+ * the same six columns. `onlyNotOk` keeps the rows that still need work.
  */
 export class CsvReportWriter implements ReportSink {
   private headerWritten = false;
@@ -260,6 +260,8 @@ export class CsvReportWriter implements ReportSink {
   constructor(
     private readonly out: TextSink,
     private readonly onlyNotOk = false,
+    /** The run's id (its `run` column), when journaled. */
+    private readonly run = '',
   ) {}
 
   private readonly columnModes = new ColumnModes();
@@ -295,7 +297,7 @@ export class CsvReportWriter implements ReportSink {
           text += this.headerLine(row.header);
           this.headerWritten = true;
         }
-        text += csvLine(reportRowCells(item, row, modes), this.dialect.delimiter, this.dialect.lineEnd);
+        text += csvLine(reportRowCells(item, row, modes, this.run), this.dialect.delimiter, this.dialect.lineEnd);
       }
       return this.out.write(text);
     }
@@ -303,7 +305,7 @@ export class CsvReportWriter implements ReportSink {
       text += csvLine([...SOURCE_COLUMNS, ...WRITTEN_COLUMNS]);
       this.headerWritten = true;
     }
-    text += csvLine(sourceRowCells(item));
+    text += csvLine(sourceRowCells(item, this.run));
     return this.out.write(text);
   }
 

@@ -25,7 +25,7 @@ const LOOKS: Readonly<Record<ItemStatus, RowLook>> = {
   skipped: RowLook.amber,
 };
 
-/** The columns a report adds after the input's: status, error_codes, error_messages, action, note, warnings. */
+/** The columns a report adds after the input's: status, error_codes, error_messages, action, note, run, warnings. */
 const REPORT_COLUMN_COUNT = WRITTEN_COLUMNS.length + 1;
 
 /** The report's columns for an input header of `inputColumns` kept columns: refused past Excel's last column. */
@@ -36,6 +36,8 @@ export function reportColumnCount(inputColumns: number): number {
 /** How a report workbook is written: --only-failed's rows, and the run's zone and date format for typed cells. */
 interface XlsxReportOptions extends ReportCellOptions {
   onlyNotOk?: boolean;
+  /** The run's id (its `run` column), when journaled. */
+  run?: string | undefined;
   /** The run's `--date-format`: date cells are shown the way the input wrote them. */
   dateFormat?: DateFormat | undefined;
 }
@@ -54,13 +56,14 @@ export class XlsxReportWriter implements ReportSink {
     private readonly workbook: WorkbookWriter,
     private readonly onlyNotOk: boolean,
     options: ReportCellOptions,
+    private readonly run = '',
   ) {
     this.types = new ReportCellTypes(options);
   }
 
   static async create(stream: Writable, options: XlsxReportOptions = {}): Promise<XlsxReportWriter> {
     const dateFormats: WorkbookDateFormats = excelDateFormats(options.dateFormat);
-    return new XlsxReportWriter(new WorkbookWriter(stream, dateFormats), options.onlyNotOk ?? false, options.timeZone === undefined ? {} : { timeZone: options.timeZone });
+    return new XlsxReportWriter(new WorkbookWriter(stream, dateFormats), options.onlyNotOk ?? false, options.timeZone === undefined ? {} : { timeZone: options.timeZone }, options.run);
   }
 
   /** What the workbook could not hold as it was (the cells carry a visible marker), for warnings on stderr once it is written. */
@@ -111,7 +114,7 @@ export class XlsxReportWriter implements ReportSink {
     const look = LOOKS[item.status];
     const marking = item.dryRun === true && item.status === 'failed' && item.errors.length > 0;
     if (rows === undefined || rows.length === 0) {
-      const cells: SheetCell[] = [...sourceRowCells(item), errorMessages(item.warnings)];
+      const cells: SheetCell[] = [...sourceRowCells(item, this.run), errorMessages(item.warnings)];
       // file, line, id, status...: the line a number.
       cells[1] = item.source.line;
       return sheet.row(cells, look, marking ? this.types.marks(item.errors, undefined, [], SOURCE_COLUMNS.length) : undefined);
@@ -119,7 +122,7 @@ export class XlsxReportWriter implements ReportSink {
     // A sitting's warnings stay on the row the value is on, as its errors do.
     const write = (row: SourceRow) => () => {
       const modes = this.columnModes.of(row.header);
-      const cells: SheetCell[] = reportRowCells(item, row, modes);
+      const cells: SheetCell[] = reportRowCells(item, row, modes, this.run);
       const statusAt = cells.length - WRITTEN_COLUMNS.length;
       this.types.typed(cells, row, modes, failedFieldsOf(item.errors, row.line));
       cells.push(errorMessages(item.warnings && onRow(item.warnings, row.line)));

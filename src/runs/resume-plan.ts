@@ -150,7 +150,7 @@ export function recordedFlags(options: Record<string, RecordedValue>, digested: 
 export interface OpenedResume {
   journal: RunJournal;
   /** The run's index (open: its items' lines are read back as they are decided; `close` it after the journal). */
-  record: JournalHead & { close(): Promise<void> };
+  record: JournalHead & Pick<RunIndex, 'items' | 'countFrom'> & { close(): Promise<void> };
   plan: ResumePlan;
   /** runs resume's refusals, made again once the run holds its sync memory (sent-memory.ts). */
   check?: (held?: { name: string; populations: ReadonlyMap<string, { run: string }> }) => Promise<void>;

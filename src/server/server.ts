@@ -399,7 +399,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   server.on('request', dispatch(false));
   // Without this listener node answers 100 Continue itself, inviting the body before the token is checked.
   server.on('checkContinue', dispatch(true));
-  server.on('clientError', (error: NodeJS.ErrnoException & { bytesParsed?: number; rawPacket?: Buffer }, socket: Socket) => {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     // Answered already; its body's end cut short by the client is its lingering close's to handle.
     if (isEndedByAnswer(socket)) return;
     if (!socket.writable || error.code === 'ECONNRESET') {

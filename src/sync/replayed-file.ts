@@ -38,24 +38,23 @@ export function withRunFiles(kept: readonly RunFile[] | undefined, added: readon
 }
 
 /**
- * Refuses a file whose bytes an older run of the population read, while its newest run read
- * another (exit 2, nothing sent), unless `allowed`; `kind`, the memory's, says what it would
- * undo. A record without digests (an older examctl) is not judged.
+ * Refuses a file whose bytes an older run of the population read, while the newest run that
+ * recorded its file (a deciding run) read another (exit 2, nothing sent), unless `allowed`;
+ * `kind`, the memory's, says what it would undo. A record without digests (an older examctl) is not judged.
  */
-export function refuseOldFile(record: { run: string; files?: readonly RunFile[] } | undefined, digest: string | undefined, allowed: boolean, population: string | undefined, kind: string): void {
-  const files = record?.files;
+export function refuseOldFile(files: readonly RunFile[] | undefined, digest: string | undefined, allowed: boolean, population: string | undefined, kind: string): void {
   const undone =
     kind === 'users'
       ? 'enable the leavers they disabled, revert the changes they sent'
       : "put back the sittings' times and candidates they changed";
   if (allowed || digest === undefined || files === undefined) return;
-  const newest = files.find(([run]) => run === record!.run);
-  if (newest?.[1] === digest) return;
-  const older = files.findLast(([run, sha256]) => run !== record!.run && sha256 === digest);
+  const newest = files.at(-1);
+  if (newest === undefined || newest[1] === digest) return;
+  const older = files.findLast(([, sha256]) => sha256 === digest);
   if (older === undefined) return;
   throw new UsageError(
     terminalLine(
-      `this file is byte for byte the one run ${older[0]} read, while the newest run${population === undefined ? '' : ` of --population ${population}`} (${record!.run}) read another: ` +
+      `this file is byte for byte the one run ${older[0]} read, while the newest run${population === undefined ? '' : ` of --population ${population}`} (${newest[0]}) read another: ` +
         `is it an old night's file run again? Sent now, it would undo what the later runs did (${undone}). ` +
         `Nothing was sent. If it is meant, run again with --allow-old-file (docs/sync.md, "Stale input")`,
     ),

@@ -227,10 +227,14 @@ export class SentMemory<P> {
     return oldest === undefined ? undefined : { run: oldest.id, since: oldest.startedAt, later: true };
   }
 
-  /** An old night's file run again (replayed-file.ts): refused where a deciding run takes it as tonight's state; a resume reads its own run's file again: that run was judged. Opened first. */
-  async refuseOldFile(file: string | undefined, allowed: boolean): Promise<void> {
-    this.inputDigest = file === undefined ? undefined : await fileDigest(inputPathOf(file, this.deps));
-    refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population)), this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
+  /**
+   * An old night's file run again (replayed-file.ts): refused where a deciding run takes it as
+   * tonight's state; a resume reads its own run's file again: that run was judged. Only a
+   * deciding run's file is recorded (a plain send, a retry, is rows sent as given). Opened first.
+   */
+  async refuseOldFile(file: string | undefined, allowed: boolean, decides: boolean): Promise<void> {
+    this.inputDigest = file === undefined || !decides ? undefined : await fileDigest(inputPathOf(file, this.deps));
+    refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population))?.files, this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
   }
 
   /**
@@ -334,7 +338,7 @@ export class SentMemory<P> {
    * other kept outcome only when the memory lost it. A schedule examctl named (no ScheduleExtId in
    * the file) is remembered under the answer's `id`: its candidates count for the leading-zeros guard.
    */
-  private acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void {
+  protected acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void {
     const memory = this.memory;
     const id = unit.id ?? (this.kind === 'schedules' ? outcome.id : undefined);
     if (memory === undefined || id === undefined || (kept && outcome.action === 'unchanged')) return;

@@ -2,9 +2,12 @@ import { quotedValue } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import type { UserRequest } from '../domain/types.js';
 import { counted, formatCount } from '../formats/number-format.js';
-import { describeTarget } from '../report/report-writers.js';
+import { describeTarget, populationWords } from '../report/report-writers.js';
+import { RunJournalError } from '../runs/run-errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, populationKey, type MemoryEntry } from './memory-lines.js';
+import { isPopulationName, populationKey, type MemoryEntry, type PopulationRecord } from './memory-lines.js';
+import { reportRunOf } from '../formats/report-csv-contract.js';
+import { isRunId } from '../runs/run-id.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -47,6 +50,9 @@ export function populationOf(value: string | undefined): string | undefined {
   return value;
 }
 
+/** A leaver, and why a resume leaves it alone (with its recorded source file). */
+type Leaver = [id: string, entry: MemoryEntry | undefined, withdrawn?: { why: string; file: string }];
+
 /** Units in one batch of leavers: the size of a batch read from a file, give or take. */
 const LEAVER_BATCH = 1024;
 
@@ -83,7 +89,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly asTheFileGives = new WeakMap<UserRequest, UserRequest>();
   /** The links examctl added a DELETE for (--prune-memberships): a 131 or 1134 for one of them is done. */
   private readonly pruned = new WeakMap<UserRequest, ReadonlySet<string>>();
-  private leavers: [string, MemoryEntry][] = [];
+  private leavers: Leaver[] = [];
+  /** Recorded leavers a resume leaves alone: a kept outcome of theirs is not remembered. */
+  private readonly withdrawn = new WeakSet<UserRequest>();
   private told = false;
   /** Rows of the file whose ids are one once leading zeros are removed (src/sync/lost-zeros.ts): they fail. */
   private lostZeros: LostZerosRule | undefined;
@@ -104,6 +112,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   fileIds: IdsOfOneInput | undefined;
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();
+  /** The memory's populations (`laterRequest`). */
+  private populations: Map<string, PopulationRecord> | undefined;
 
   constructor(
     flags: UserSyncFlags,
@@ -140,7 +150,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const memory = await this.open(decides, disableMissing || pruneMemberships);
     try {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
-      await this.refuseOldFile(this.userFlags.file, !decides || this.userFlags.allowOldFile === true);
+      await this.refuseOldFile(this.userFlags.file, this.userFlags.allowOldFile === true, decides);
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);
@@ -163,12 +173,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const zeros = await this.zerosRule([{ what: 'id', made: 'user', idsOf: (record) => [idOf(record.fields, 'ExternalId')] }]);
     let losing = 0;
     let notStated = 0;
+    let records = 0;
     this.fileIds = new IdsOfOneInput(USER_ID_RULE);
     // Unless it prunes, the ids of the rows the structure pass kept, if any.
     const kept = pruneMemberships ? undefined : this.fileRecords().keptRecords?.('ExternalId');
     // In batches (one per chunk read), not a promise per record.
     for await (const batch of kept ?? recordBatches(this.fileRecords())) for (const record of batch) {
       const id = idOf(record.fields, 'ExternalId');
+      records += 1;
       if (id === null) continue;
       // A U+FEFF inside an id is removed before the units are made (record-source.ts): their ids are not these.
       if (id.includes('\uFEFF')) this.fileIds = undefined;
@@ -192,7 +204,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     zeros?.settle(describeTarget(memory.target));
     if (zeros?.hasPairs === true) this.lostZeros = zeros;
     if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
-    if (disableMissing) await this.findLeavers(memory, inFile);
+    if (disableMissing) await this.findLeavers(memory, inFile, records);
   }
 
   /** --max-prune, and a word when the input does not state memberships (nothing of them pruned). */
@@ -218,7 +230,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
   }
 
-  private async findLeavers(memory: SyncMemory, inFile: ReadonlySet<string>): Promise<void> {
+  private async findLeavers(memory: SyncMemory, inFile: ReadonlySet<string>, records: number): Promise<void> {
     const population = this.userFlags.population;
     // A resume takes the same leavers again: those this very run disabled count as not yet disabled.
     const thisRun = this.deps.resume?.record.id;
@@ -260,7 +272,36 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       );
     }
     // A resume's leavers were judged when its run started (and a later run's by stale-resume.ts).
-    stale.refuse(this.leavers, this.userFlags.allowDisableRecent === true || thisRun !== undefined, population);
+    stale.refuse(leavers, this.userFlags.allowDisableRecent === true || thisRun !== undefined, population);
+    if (thisRun !== undefined) await this.keepRecordedLeavers(memory, thisRun, records, new Map(leavers));
+  }
+
+  /**
+   * A resume's leavers (docs/runs.md, "runs resume"): those its journal holds, at their
+   * positions, then today's others. One the memory no longer gives as this population's leaver
+   * is left alone (said, unless settled); a gap among them is refused, nothing sent.
+   */
+  private async keepRecordedLeavers(memory: SyncMemory, run: string, first: number, today: Map<string, MemoryEntry>): Promise<void> {
+    const kept: Leaver[] = [];
+    const left: string[] = [];
+    const record = this.deps.resume!.record;
+    for await (const item of record.items(first)) {
+      const id = item.id ?? '';
+      const entry = today.get(id) ?? memory.entries.get(id);
+      // Acknowledged present by a later run (--over-later-runs): not this run's to disable.
+      if (today.delete(id) && !(entry!.run > run && entry!.disabled !== true)) {
+        kept.push([id, entry]);
+        continue;
+      }
+      const words = populationWords(entry?.population);
+      const why = entry === undefined ? 'the sync memory no longer holds it' : entry.population !== this.userFlags.population ? `synced by ${words} since` : `run ${entry.run} synced it since`;
+      if (item.status === 'skipped') left.push(`${id} (${why})`);
+      kept.push([id, entry, { why: `not disabled by this resume: ${why}`, file: item.source.file }]);
+    }
+    if (record.countFrom(first + kept.length) > 0) throw new RunJournalError(`run ${run}: its journal's leaver items leave a gap after item ${first}: they cannot be resumed in place; nothing was sent`);
+    this.leavers = [...kept, ...today];
+    if (left.length === 0) return;
+    await say(this.deps, `runs resume: ${counted(left.length, 'leaver')} of run ${run} left alone, not disabled: ${left.slice(0, 3).join('; ')}`);
   }
 
   /**
@@ -284,6 +325,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const full = this.userFlags.pruneMemberships ? this.memory?.entries.get(unit.id) : undefined;
     const entry = full ?? this.memory?.entries.peek(unit.id);
     const given = unit.prepared.value;
+    const later = this.laterRequest(unit.rows?.[0], unit.id, given);
+    if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     if (!this.userFlags.pruneMemberships && entry !== undefined && entry.disabled !== true && (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))) {
       this.noteKeptLinks(unit.id, given);
     }
@@ -307,6 +350,31 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
     const judged = value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
     return judged.unsent === undefined || this.holds(unit.id) ? judged : next;
+  }
+
+  /**
+   * A row of an older run (a report fed back: its `run` column; a resume: its run) whose id a
+   * later run left with another request (sent it, or, its population's newest deciding run, kept
+   * it): sent, it would undo that run (docs/sync.md, "Stale input"). It fails, unsent, unless
+   * --allow-old-file (a resume's --over-later-runs gives it).
+   */
+  private laterRequest(row: SourceRow | undefined, id: string, given: UserRequest): Problem | undefined {
+    const cell = row === undefined ? undefined : reportRunOf(row);
+    const run = cell !== undefined && isRunId(cell) ? cell : this.deps.resume?.record.id;
+    const entry = run === undefined || this.userFlags.allowOldFile === true ? undefined : this.memory?.entries.peek(id);
+    if (entry === undefined || entry.digest === this.keptDigestOf(given)) return undefined;
+    this.populations ??= this.memory!.populations();
+    const judged = entry.run > run! ? '' : (this.populations.get(populationKey(this.memory!.entries.get(id)?.population))?.files?.at(-1)?.[0] ?? '');
+    const later = entry.run > judged ? entry.run : judged;
+    if (later <= run!) return undefined;
+    const resume = this.deps.resume !== undefined;
+    return {
+      field: 'ExternalId',
+      code: null,
+      message:
+        `not sent: this row is of run ${run}, and a later run, ${later}, left this user with another request; sent now, this older row would undo it. ` +
+        `Send today's file instead, or if this row is meant, ${resume ? "send it from this run's report with --only-failed --allow-old-file" : 'run again with --allow-old-file'} (docs/sync.md, "Stale input")`,
+    };
   }
 
   /**
@@ -401,14 +469,19 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** The leavers as units of their own, after the file's (--disable-missing). */
   *leaverBatches(): Iterable<readonly Unit<UserRequest>[]> {
     for (let from = 0; from < this.leavers.length; from += LEAVER_BATCH) {
-      yield this.leavers.slice(from, from + LEAVER_BATCH).map(([id, entry]) => {
-        const payload: UserRequest = { ExternalId: id, FirstName: entry.firstName ?? '', LastName: entry.lastName ?? '', DisableLogin: true } as UserRequest;
-        this.disables.add(payload);
-        if (entry.tentative === true) this.tentative.add(payload);
-        const unit: Unit<UserRequest> = { source: { file: `<synced by run ${entry.run}>`, line: 0 }, id, prepared: { ok: true as const, value: payload }, plannedAction: 'disabled' };
+      yield this.leavers.slice(from, from + LEAVER_BATCH).map(([id, entry, withdrawn]) => {
+        const payload: UserRequest = { ExternalId: id, FirstName: entry?.firstName ?? '', LastName: entry?.lastName ?? '', DisableLogin: true } as UserRequest;
+        (withdrawn === undefined ? this.disables : this.withdrawn).add(payload);
+        if (entry?.tentative === true) this.tentative.add(payload);
+        const unit: Unit<UserRequest> = { source: { file: withdrawn?.file ?? `<synced by run ${entry?.run}>`, line: 0 }, id, prepared: { ok: true as const, value: payload }, plannedAction: 'disabled' };
+        if (withdrawn !== undefined) unit.unsent = { note: withdrawn.why, action: 'left' };
         return this.table === undefined ? unit : { ...unit, rows: [leaverRow(this.table, payload)] };
       });
     }
+  }
+
+  protected override acknowledged(unit: Unit<UserRequest>, payload: UserRequest, outcome: Outcome, run: string, kept: boolean): void {
+    if (!this.withdrawn.has(payload)) super.acknowledged(unit, payload, outcome, run, kept);
   }
 
   /**

@@ -23,7 +23,7 @@ describe.each(['csv', 'xlsx'])('invigilators remove --only-failed with a %s repo
       expect(first.code).toBe(1);
       if (ext === 'csv') {
         const [header, row] = (await readFile(report, 'utf8')).split(/\r?\n/);
-        expect(header).toBe('file,line,id,schedule,status,error_codes,error_messages,action,note');
+        expect(header).toBe('file,line,id,schedule,status,error_codes,error_messages,action,note,run');
         expect(row).toMatch(/^<arguments>,1,inv-1,S-LIVE,failed,319,/);
       }
       const before = await invigilatorsOf(dir, 'S-FUTURE');
@@ -57,7 +57,7 @@ describe('invigilators remove --only-failed with its own schedule', () => {
       const run = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--report', retry, '--store', store], dir);
       expect(run.code, run.stderr).toBe(1);
       const lines = (await readFile(retry, 'utf8')).split(/\r?\n/);
-      expect(lines[0]).toBe('file,line,id,schedule,status,error_codes,error_messages,action,note');
+      expect(lines[0]).toBe('file,line,id,schedule,status,error_codes,error_messages,action,note,run');
       expect(lines[1]).toMatch(/r\.csv,3,not-an-invigilator-x,S-FUTURE,failed,319,/);
       expect(lines[2]).toBe('');
       expect(await invigilatorsOf(dir, 'S-FUTURE')).not.toContain('inv-1');

@@ -57,8 +57,8 @@ describe('schedule PINs in run reports', () => {
       const report = await readFile(join(dir, 'r.csv'), 'utf8');
       expect(report).not.toContain('7391');
       const lines = report.split(/\r?\n/);
-      expect(lines[0]).toBe(`${HEAD},status,error_codes,error_messages,action,note`);
-      expect(lines[1]).toBe('S-OK,A-MATH-1,2026-12-01T09:00:00Z,G-1,Group one,withheld,c-1,Ann,Lee,a@example.test,ok,,,created,');
+      expect(lines[0]).toBe(`${HEAD},status,error_codes,error_messages,action,note,run`);
+      expect(lines[1]).toMatch(/^S-OK,A-MATH-1,2026-12-01T09:00:00Z,G-1,Group one,withheld,c-1,Ann,Lee,a@example\.test,ok,,,created,,\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/);
       expect(lines[4]).toMatch(/^S-NOPIN,A-MATH-1,2026-12-01T09:00:00Z,G-1,Group one,,c-4,/);
 
       const xlsx = await cli(dir, ['schedule', 'push', '--file', 's.csv', '--upsert', '--report', 'r.xlsx']);

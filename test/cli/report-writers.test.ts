@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { csvCell, csvLine } from '../../src/formats/csv-cell.js';
 import { neutraliseCell } from '../../src/formats/report-csv-contract.js';
 import { CsvReportWriter, HumanSummaryWriter, JsonReportWriter, RunReportBuilder, exitCodeFor, missedRunSentence, noMemorySentence } from '../../src/report/report-writers.js';
-import { type ReportEntry, type ReportHeader } from '../../src/report/run-report.js';
+import { type ReportEntry, type ReportHeader, type ReportItem } from '../../src/report/run-report.js';
 import { StringSink } from '../support/string-sink.js';
 
 const header: ReportHeader = { command: 'user sync', target: { kind: 'local', store: '/tmp/s' }, dryRun: false };
@@ -59,18 +59,18 @@ describe('JSON report', () => {
 });
 
 describe('CSV report', () => {
-  it('gives CSV rows back with status columns, replacing old report columns', async () => {
+  it('gives CSV rows back with status columns, replacing old report columns; a row keeps the run a fed-back report names, else the run\'s', async () => {
     const out = new StringSink();
-    const writer = new CsvReportWriter(out);
-    const old = { header: ['ExternalId', 'status', 'Email', 'error_codes', 'error_messages'] };
-    await writer.item({
-      item: { source: { file: 'r.csv', line: 2 }, id: 'u1', status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad address' }] },
-      rows: [{ line: 2, header: old.header, cells: ['u1', 'failed', '=cmd', '209', 'old'] }],
-    });
+    const writer = new CsvReportWriter(out, false, '20261102T010000.000Z-bbbb');
+    const old = { header: ['ExternalId', 'status', 'Email', 'error_codes', 'error_messages', 'run'] };
+    const failed: ReportItem = { source: { file: 'r.csv', line: 2 }, id: 'u1', status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad address' }] };
+    await writer.item({ item: failed, rows: [{ line: 2, header: old.header, cells: ['u1', 'failed', '=cmd', '209', 'old', '20261101T010000.000Z-aaaa'] }] });
+    await writer.item({ item: failed, rows: [{ line: 3, header: old.header, cells: ['u1', 'failed', '=cmd', '209', 'old', ''] }] });
     await writer.finish();
     const lines = out.text.split(/\r?\n/);
-    expect(lines[0]).toBe('ExternalId,Email,status,error_codes,error_messages,action,note');
-    expect(lines[1]).toBe("u1,'=cmd,failed,209,Email: bad address,,");
+    expect(lines[0]).toBe('ExternalId,Email,status,error_codes,error_messages,action,note,run');
+    expect(lines[1]).toBe("u1,'=cmd,failed,209,Email: bad address,,,20261101T010000.000Z-aaaa");
+    expect(lines[2]).toBe("u1,'=cmd,failed,209,Email: bad address,,,20261102T010000.000Z-bbbb");
   });
 
   it('--only-failed keeps only rows that are not ok', async () => {
@@ -89,7 +89,7 @@ describe('CSV report', () => {
     const rowHeader = ['ExternalId', 'pass_word', 'Email'];
     await writer.item({ item: { source: { file: 'u.csv', line: 2 }, id: 'u1', status: 'failed', errors: [] }, rows: [{ line: 2, header: rowHeader, cells: ['u1', 'S3cret!pw', 'a@x.test'] }] });
     await writer.finish();
-    expect(out.text).toBe('ExternalId,pass_word,Email,status,error_codes,error_messages,action,note\r\nu1,,a@x.test,failed,,,,\r\n');
+    expect(out.text).toBe('ExternalId,pass_word,Email,status,error_codes,error_messages,action,note,run\r\nu1,,a@x.test,failed,,,,,\r\n');
   });
 
   it('writes a PIN cell as withheld (any spelling of the header); an empty one stays empty', async () => {
@@ -99,7 +99,7 @@ describe('CSV report', () => {
     const item = (line: number) => ({ source: { file: 's.csv', line }, id: 'S-1', status: 'failed' as const, errors: [] });
     await writer.item({ item: item(2), rows: [{ line: 2, header: rowHeader, cells: ['S-1', '0420'] }, { line: 3, header: rowHeader, cells: ['S-1', ' '] }] });
     await writer.finish();
-    expect(out.text).toBe('ScheduleExtId,pin,status,error_codes,error_messages,action,note\r\nS-1,withheld,failed,,,,\r\nS-1,,failed,,,,\r\n');
+    expect(out.text).toBe('ScheduleExtId,pin,status,error_codes,error_messages,action,note,run\r\nS-1,withheld,failed,,,,,\r\nS-1,,failed,,,,,\r\n');
   });
 
   it('leaves out unnamed columns (a spreadsheet\'s empty trailing ones), so status stays after named columns only', async () => {
@@ -107,7 +107,7 @@ describe('CSV report', () => {
     const writer = new CsvReportWriter(out);
     await writer.item({ item: { source: { file: 'u.csv', line: 2 }, id: 'u1', status: 'ok', errors: [] }, rows: [{ line: 2, header: ['ExternalId', '', ''], cells: ['u1', '', ''] }] });
     await writer.finish();
-    expect(out.text).toBe('ExternalId,status,error_codes,error_messages,action,note\r\nu1,ok,,,,\r\n');
+    expect(out.text).toBe('ExternalId,status,error_codes,error_messages,action,note,run\r\nu1,ok,,,,,\r\n');
   });
 
   it('--only-failed with nothing left: the input header, not the generic one', async () => {
@@ -115,13 +115,13 @@ describe('CSV report', () => {
     const writer = new CsvReportWriter(fromOkRow, true);
     await writer.item(entry(2, 'ok', [], ['u-2', 'a@x.test']));
     await writer.finish();
-    expect(fromOkRow.text).toBe('ExternalId,Email,status,error_codes,error_messages,action,note\r\n');
+    expect(fromOkRow.text).toBe('ExternalId,Email,status,error_codes,error_messages,action,note,run\r\n');
     // Rows passed over before they became items: the run tells the builder the header.
     const told = new StringSink();
     const builder = new RunReportBuilder([new CsvReportWriter(told, true), new JsonReportWriter(new StringSink(), header)]);
     builder.sourceHeader(['ExternalId', 'Password', 'status', 'error_codes', 'error_messages']);
     await builder.finish();
-    expect(told.text).toBe('ExternalId,Password,status,error_codes,error_messages,action,note\r\n');
+    expect(told.text).toBe('ExternalId,Password,status,error_codes,error_messages,action,note,run\r\n');
   });
 
   it('writes file, line and id for items without CSV rows', async () => {
@@ -129,7 +129,7 @@ describe('CSV report', () => {
     const writer = new CsvReportWriter(out);
     await writer.item(entry(4, 'failed', [{ field: 'Title', code: null, message: '+danger' }]));
     await writer.finish();
-    expect(out.text).toBe('file,line,id,status,error_codes,error_messages,action,note\r\nusers.csv,4,u-4,failed,,Title: +danger,,\r\n');
+    expect(out.text).toBe('file,line,id,status,error_codes,error_messages,action,note,run\r\nusers.csv,4,u-4,failed,,Title: +danger,,,\r\n');
   });
 
   it('puts a schedule error on the candidate line it concerns', async () => {
@@ -144,8 +144,8 @@ describe('CSV report', () => {
       ],
     });
     const lines = out.text.split(/\r?\n/);
-    expect(lines[1]).toBe('c1,failed,,,,');
-    expect(lines[2]).toBe('c2,failed,,Candidates[1].Email: bad,,');
+    expect(lines[1]).toBe('c1,failed,,,,,');
+    expect(lines[2]).toBe('c2,failed,,Candidates[1].Email: bad,,,');
   });
 });
 

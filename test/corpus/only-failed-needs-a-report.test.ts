@@ -40,7 +40,7 @@ describe('--only-failed on a file without a status column', () => {
       expect((await examctl(['user', 'sync', '--file', input, '--report', first, '--store', store], dir)).code).toBe(0);
       const run = await examctl(['user', 'sync', '--file', first, '--only-failed', '--report', retry, '--store', store], dir);
       expect(run.code).toBe(0);
-      expect(await readFile(retry, 'utf8')).toBe('ExternalId,FirstName,LastName,Email,Role,Hierarchies,status,error_codes,error_messages,action,note\n');
+      expect(await readFile(retry, 'utf8')).toBe('ExternalId,FirstName,LastName,Email,Role,Hierarchies,status,error_codes,error_messages,action,note,run\n');
     });
   });
 

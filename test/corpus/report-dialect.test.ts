@@ -24,8 +24,8 @@ describe('a CSV report is written in its input dialect', () => {
       const text = await readFile(report, 'utf8');
       const lines = text.split(/\r?\n/);
       expect(lines[0]).toBe('\uFEFFsep=;');
-      expect(lines[1]).toBe('ExternalId;FirstName;LastName;Email;Role;Company;status;error_codes;error_messages;action;note');
-      expect(lines[2]).toBe('eu-1;Zoë;Müller;zoe@students.example.test;Candidate;"Acme; Söhne";ok;;;created;');
+      expect(lines[1]).toBe('ExternalId;FirstName;LastName;Email;Role;Company;status;error_codes;error_messages;action;note;run');
+      expect(lines[2]).toMatch(/^eu-1;Zoë;Müller;zoe@students\.example\.test;Candidate;"Acme; Söhne";ok;;;created;;\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/);
       expect(lines[3]).toMatch(/^eu-2;Ben;Okafor;not-an-email;Candidate;;failed;209;/);
       expect(text.endsWith('\r\n')).toBe(true);
       // The fix-and-retry loop: the report is an input again, its not-ok row only.
@@ -41,7 +41,7 @@ describe('a CSV report is written in its input dialect', () => {
       expect(run.code).toBe(0);
       const text = await readFile(report, 'utf8');
       expect(text.startsWith('\uFEFFExternalId\t')).toBe(true);
-      expect(text.split(/\r?\n/)[0]).toContain('\tstatus\terror_codes\terror_messages\taction\tnote');
+      expect(text.split(/\r?\n/)[0]).toContain('\tstatus\terror_codes\terror_messages\taction\tnote\trun');
     });
   });
 
@@ -51,7 +51,7 @@ describe('a CSV report is written in its input dialect', () => {
       await writeFile(input, 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u1@students.example.test,Candidate\n');
       const report = join(dir, 'r.csv');
       expect((await examctl(['user', 'sync', '--file', input, '--report', report, '--dry-run', '--store', join(dir, 'store')], dir)).code).toBe(0);
-      expect(await readFile(report, 'utf8')).toBe('ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages,action,note\nu-1,Ann,Lee,u1@students.example.test,Candidate,valid,,,,\n');
+      expect(await readFile(report, 'utf8')).toBe('ExternalId,FirstName,LastName,Email,Role,status,error_codes,error_messages,action,note,run\nu-1,Ann,Lee,u1@students.example.test,Candidate,valid,,,,,\n');
     });
   });
 
@@ -69,7 +69,7 @@ describe('a CSV report is written in its input dialect', () => {
         join(dir, 'users.csv'),
         preamble + line(header) + line(['u-1', 'Ann', 'Lee', 'ann@example.test', 'Candidate']) + line(['u-2', 'Bo', 'Lee', 'bo-at-example', 'Candidate']),
       );
-      const reportHeader = `${preamble}${line([...header, 'status', 'error_codes', 'error_messages', 'action', 'note'])}`;
+      const reportHeader = `${preamble}${line([...header, 'status', 'error_codes', 'error_messages', 'action', 'note', 'run'])}`;
       expect((await examctl(['user', 'sync', '--file', 'users.csv', '--report', 'r1.csv', '--store', store], dir)).code).toBe(1);
       const first = await readFile(join(dir, 'r1.csv'), 'utf8');
       expect(first.startsWith(reportHeader)).toBe(true);

@@ -20,7 +20,7 @@ describe('CSV report of formula-looking values', () => {
       // Without --json nothing but results goes to stdout, and a write run has none.
       expect(run.stdout).toBe('');
       const rows = parseCsv(await readFile(report, 'utf8'));
-      expect(rows[0]).toEqual(['ExternalId', 'FirstName', 'LastName', 'Email', 'Role', 'Hierarchies', 'Company', 'status', 'error_codes', 'error_messages', 'action', 'note']);
+      expect(rows[0]).toEqual(['ExternalId', 'FirstName', 'LastName', 'Email', 'Role', 'Hierarchies', 'Company', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run']);
       expect(rows.slice(1).map((r) => r[7])).toEqual(['ok', 'failed', 'ok']);
       for (const row of rows) for (const cell of row) expect(cell).not.toMatch(FORMULA_START);
       expect(rows[1]![1]).toBe(`'=HYPERLINK("http://evil.example","click")`);
@@ -85,7 +85,7 @@ describe('--json and --report x.json', () => {
       const run = await examctl(['user', 'sync', '--file', corpus('crlf.ndjson'), '--dry-run', '--report', file, '--store', join(dir, 's')], dir);
       expect(run.code).toBe(1);
       const rows = parseCsv(await readFile(file, 'utf8'));
-      expect(rows[0]).toEqual(['file', 'line', 'id', 'status', 'error_codes', 'error_messages', 'action', 'note']);
+      expect(rows[0]).toEqual(['file', 'line', 'id', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run']);
       expect(rows.slice(1).map((r) => [r[1], r[2], r[3], r[4]])).toEqual([
         // A dry run's report never says ok (nothing was sent): valid / invalid.
         ['1', 'cx-1', 'valid', ''],

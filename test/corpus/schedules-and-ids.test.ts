@@ -5,6 +5,9 @@ import { corpus, inTempDir, parseCsv, parseReport } from './helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { expectOnlyErrorDocument } from '../support/error-document.js';
 
+/** A report row's run column: the run's id. */
+const RUN = expect.stringMatching(/^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/) as unknown as string;
+
 // schedule push on request JSONs and a sittings CSV; invigilators remove on every id-file form.
 // Everything against the demo world (a fresh store per test), clock 2026-11-21T10:00:00Z.
 
@@ -113,10 +116,10 @@ describe('invigilators remove --file in every accepted form (S-FUTURE has inv-1,
       const first = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', corpus('ids.txt'), '--report', report, '--store', store], dir);
       expect(first.code).toBe(1);
       expect(parseCsv(await readFile(report, 'utf8'))).toEqual([
-        ['file', 'line', 'id', 'schedule', 'status', 'error_codes', 'error_messages', 'action', 'note'],
-        [corpus('ids.txt'), '3', 'inv-1', 'S-FUTURE', 'ok', '', '', 'removed', ''],
-        [corpus('ids.txt'), '5', 'inv-2', 'S-FUTURE', 'ok', '', '', 'removed', ''],
-        [corpus('ids.txt'), '6', 'nobody-9', 'S-FUTURE', 'failed', '319', expect.stringContaining('nobody-9') as unknown as string, '', 'not an invigilator of S-FUTURE: nothing to remove (with --missing-ok that is ok)'],
+        ['file', 'line', 'id', 'schedule', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run'],
+        [corpus('ids.txt'), '3', 'inv-1', 'S-FUTURE', 'ok', '', '', 'removed', '', RUN],
+        [corpus('ids.txt'), '5', 'inv-2', 'S-FUTURE', 'ok', '', '', 'removed', '', RUN],
+        [corpus('ids.txt'), '6', 'nobody-9', 'S-FUTURE', 'failed', '319', expect.stringContaining('nobody-9') as unknown as string, '', 'not an invigilator of S-FUTURE: nothing to remove (with --missing-ok that is ok)', RUN],
       ]);
       const again = parseReport(await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--json', '--store', store], dir));
       expect(again.items.map((i) => [i.source.line, i.id, i.status])).toEqual([[4, 'nobody-9', 'failed']]);

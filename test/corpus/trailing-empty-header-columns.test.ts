@@ -42,7 +42,7 @@ describe('trailing empty columns of spreadsheet exports', () => {
       expect(run.code).toBe(0);
       const { readFile } = await import('node:fs/promises');
       const text = await readFile(report, 'utf8');
-      expect(text.split(/\r?\n/)[0]).toBe('ExternalId,FirstName,LastName,Email,Role,Hierarchies,status,error_codes,error_messages,action,note');
+      expect(text.split(/\r?\n/)[0]).toBe('ExternalId,FirstName,LastName,Email,Role,Hierarchies,status,error_codes,error_messages,action,note,run');
       const again = await examctl(['user', 'sync', '--file', report, '--only-failed', '--dry-run', '--json', '--store', join(dir, 's')], dir);
       expect(again.code).toBe(0);
       expect(parseReport(again).summary.total).toBe(0);

@@ -39,7 +39,7 @@ describe('fix-and-retry loop (bin/examctl)', () => {
       const original = parseCsv(await readFile(FIXTURE, 'utf8'));
       const rows = parseCsv(await readFile(join(dir, 'r.csv'), 'utf8'));
       const header = rows[0]!;
-      expect(header).toEqual([...original[0]!, 'status', 'error_codes', 'error_messages', 'action', 'note']);
+      expect(header).toEqual([...original[0]!, 'status', 'error_codes', 'error_messages', 'action', 'note', 'run']);
       expect(rows.slice(1).map((row) => row.slice(0, original[0]!.length))).toEqual(original.slice(1));
       const col = (name: string): number => header.indexOf(name);
       const failedRows = rows.slice(1).filter((row) => row[col('status')] !== 'ok');

@@ -112,7 +112,7 @@ describe('readIdList', () => {
         {
           name: 'Report',
           rows: [
-            ['file', 'line', 'id', 'status', 'error_codes', 'error_messages', 'action', 'note', 'warnings'],
+            ['file', 'line', 'id', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run', 'warnings'],
             ['ids.txt', '1', 'inv-1', 'ok', '', '', ''],
             ['ids.txt', '2', '-inv-2', 'failed', '319', 'not an invigilator', ''],
           ],

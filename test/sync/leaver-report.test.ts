@@ -7,6 +7,9 @@ import { range, writeUsersCsv } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 
+/** A report row's run column: the run's id. */
+const RUN = expect.stringMatching(/^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/) as unknown as string;
+
 /**
  * The leavers of `user sync --disable-missing` in the run report of a table input (docs/sync.md,
  * "Leavers"): a leaver's row is a row of the report, its ExternalId in the ExternalId column, so
@@ -70,10 +73,10 @@ describe('a leaver in the report of a table input', () => {
       if (report.endsWith('.csv')) {
         const [header, ...rows] = csvRows(report);
         // The input has no DisableLogin column: the report adds one, so the leaver's row can say it.
-        expect(header).toEqual(['ExternalId', 'FirstName', 'LastName', 'Email', 'UserName', 'Role', 'DisableLogin', 'status', 'error_codes', 'error_messages', 'action', 'note']);
+        expect(header).toEqual(['ExternalId', 'FirstName', 'LastName', 'Email', 'UserName', 'Role', 'DisableLogin', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run']);
         expect(rows.every((row) => row.length === header!.length)).toBe(true);
-        expect(rows.at(-1)).toEqual([leaver, `First ${leaver}`, `Last ${leaver}`, '', '', '', 'true', 'failed', '202', 'User not found', '', '']);
-        expect(rows[0]).toEqual([all[0], `First ${all[0]}`, `Last ${all[0]}`, `${all[0]}@example.test`, `name-${all[0]}`, 'Candidate', '', 'ok', '', '', 'unchanged', expect.stringMatching(/^unchanged since run \S+: not sent \(--changed-only\)$/)]);
+        expect(rows.at(-1)).toEqual([leaver, `First ${leaver}`, `Last ${leaver}`, '', '', '', 'true', 'failed', '202', 'User not found', '', '', RUN]);
+        expect(rows[0]).toEqual([all[0], `First ${all[0]}`, `Last ${all[0]}`, `${all[0]}@example.test`, `name-${all[0]}`, 'Candidate', '', 'ok', '', '', 'unchanged', expect.stringMatching(/^unchanged since run \S+: not sent \(--changed-only\)$/), RUN]);
       }
       server.failing.clear();
       server.bodies.length = 0;
@@ -88,7 +91,7 @@ describe('a leaver in the report of a table input', () => {
     const night = await sync('tonight.csv', '--changed-only', '--disable-missing', '--report', 'report.csv');
     expect(night.code, night.stderr).toBe(0);
     const rows = csvRows('report.csv');
-    expect(rows.at(-1)).toEqual([leaver, `First ${leaver}`, `Last ${leaver}`, '', '', '', 'true', 'ok', '', '', 'disabled', '']);
+    expect(rows.at(-1)).toEqual([leaver, `First ${leaver}`, `Last ${leaver}`, '', '', '', 'true', 'ok', '', '', 'disabled', '', RUN]);
     server.bodies.length = 0;
     const retry = await sync('report.csv', '--only-failed');
     expect(retry.code, retry.stderr).toBe(0);

@@ -93,13 +93,13 @@ describe('remote: the sync memory tells created from updated; without one, sent'
       expect(doc.summary).toEqual({ total: 5, ok: 5, partial: 0, failed: 0, skipped: 0, created: 2, updated: 3, retried: 0, retriedByCause: {} });
       expect(second.stderr).toContain('5 items: 5 ok, 0 partial, 0 failed, 0 skipped\n5 ok: 2 created, 3 updated\n');
       const csv = await csvRows(join(dir, 'r.csv'));
-      expect(csv[0]).toEqual([...HEADER.split(','), 'status', 'error_codes', 'error_messages', 'action', 'note']);
+      expect(csv[0]).toEqual([...HEADER.split(','), 'status', 'error_codes', 'error_messages', 'action', 'note', 'run']);
       expect(csv.slice(1).map((cells) => cells[8])).toEqual(['updated', 'updated', 'updated', 'created', 'created']);
       // Each output of one run is its own request: the xlsx and JUnit reports of the same night again.
       const third = await run(dir, [...remote(), 'user', 'sync', '--file', 'night2.csv', '--report', 'r.xlsx'], env);
       expect(third.code).toBe(0);
       const sheet = await sheetRows(join(dir, 'r.xlsx'));
-      expect(sheet[0]!.slice(-3)).toEqual(['action', 'note', 'warnings']);
+      expect(sheet[0]!.slice(-4)).toEqual(['action', 'note', 'run', 'warnings']);
       expect(sheet.slice(1).map((cells) => cells[8])).toEqual(['updated', 'updated', 'updated', 'updated', 'updated']);
       const junit = await run(dir, [...remote(), 'user', 'sync', '--file', 'night2.csv', '--report', 'r.xml'], env);
       expect(junit.code).toBe(0);

@@ -69,8 +69,8 @@ describe('invigilators remove, retried', () => {
       ]);
       expect(doc.summary).toEqual({ total: 2, ok: 2, partial: 0, failed: 0, skipped: 0, created: 0, updated: 0, unchanged: 2 });
       expect(retry.stderr).toContain('not invigilators of S-FUTURE (nothing to remove): inv-1, inv-2');
-      const csv = (await readFile(join(dir, 'retry.csv'), 'utf8')).trimEnd().split('\r\n');
-      expect(csv).toEqual(['file,line,id,schedule,status,error_codes,error_messages,action,note', `<arguments>,1,inv-1,S-FUTURE,ok,,,unchanged,${NOTE}`, `<arguments>,2,inv-2,S-FUTURE,ok,,,unchanged,${NOTE}`]);
+      const csv = (await readFile(join(dir, 'retry.csv'), 'utf8')).trimEnd().replaceAll(/,\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/gm, ',<run>').split('\r\n');
+      expect(csv).toEqual(['file,line,id,schedule,status,error_codes,error_messages,action,note,run', `<arguments>,1,inv-1,S-FUTURE,ok,,,unchanged,${NOTE},<run>`, `<arguments>,2,inv-2,S-FUTURE,ok,,,unchanged,${NOTE},<run>`]);
       expect((await exported(dir)).Schedules.find((schedule) => schedule.ScheduleExtId === 'S-FUTURE')?.Invigilators).toEqual(['inv-3']);
 
       const junit = await job('--report', 'retry.xml');
@@ -83,7 +83,7 @@ describe('invigilators remove, retried', () => {
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.readFile(join(dir, 'retry.xlsx'));
       const cells = (line: number) => Array.from(((workbook.worksheets[0] as ExcelJS.Worksheet).getRow(line).values as unknown[]).slice(1), (value) => (value === undefined || value === null ? '' : String(value)));
-      expect(cells(1).slice(3, 9)).toEqual(['schedule', 'status', 'error_codes', 'error_messages', 'action', 'note']);
+      expect(cells(1).slice(3, 10)).toEqual(['schedule', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run']);
       expect(cells(2).slice(3, 9)).toEqual(['S-FUTURE', 'ok', '', '', 'unchanged', NOTE]);
 
       const shown = await run(dir, ['--json', 'runs', 'show', doc.run!]);

@@ -221,7 +221,7 @@ describe('warnings in the run report, whatever the input format', () => {
       expect(stderr).toContain('3 warnings');
       expect(stderr).toMatch(/users\.csv:2 \[u-1\] PhoneNumber "1\.23457E\+18" .*exponent form/);
       const rows = await sheetRows(join(dir, 'report.xlsx'));
-      expect(rows[0]).toEqual([...USER_HEADER, 'status', 'error_codes', 'error_messages', 'action', 'note', 'warnings']);
+      expect(rows[0]).toEqual([...USER_HEADER, 'status', 'error_codes', 'error_messages', 'action', 'note', 'run', 'warnings']);
       expect(rows[1]!.at(-1)).toContain('PhoneNumber: ');
     });
   });
@@ -295,7 +295,7 @@ describe('the Excel loop: --report x.xlsx, fixed in another producer, --only-fai
       const items = JSON.parse(retry.stdout).items as Item[];
       expect(items.map((i) => `${i.source.line}:${i.id}:${i.status}`)).toEqual(['3:u-7:ok']);
       // Only rows still needing work are listed: none, the header stays so the file is still input.
-      expect(await sheetRows(join(dir, 'retry.xlsx'))).toEqual([[...USER_HEADER, 'status', 'error_codes', 'error_messages', 'action', 'note', 'warnings']]);
+      expect(await sheetRows(join(dir, 'retry.xlsx'))).toEqual([[...USER_HEADER, 'status', 'error_codes', 'error_messages', 'action', 'note', 'run', 'warnings']]);
 
       const world = JSON.parse((await cli(dir, ['local', 'export'])).stdout) as { Users: { ExternalId: string; PhoneNumber?: string }[] };
       const ids = world.Users.map((u) => u.ExternalId);

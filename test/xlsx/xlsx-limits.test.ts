@@ -49,7 +49,7 @@ describe('a report that would not fit a sheet is refused before anything is sent
       const refused = await cli(dir, [...store, '--yes', 'user', 'sync', '--file', 'wide.csv', '--ignore-unknown-columns', '--report', 'wide.xlsx']);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(
-        'examctl: --report wide.xlsx: the report would have 16,413 columns (the input\'s 16,407, then status, error_codes, error_messages, action, note, warnings), more than a sheet holds (16,384, A to XFD); nothing was sent: write the report as .csv or .json',
+        'examctl: --report wide.xlsx: the report would have 16,414 columns (the input\'s 16,407, then status, error_codes, error_messages, action, note, run, warnings), more than a sheet holds (16,384, A to XFD); nothing was sent: write the report as .csv or .json',
       );
       expect(await readdir(dir)).not.toContain('wide.xlsx');
       // Nothing was sent: no run journal, and the user is not in the store.

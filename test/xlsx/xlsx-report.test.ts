@@ -50,7 +50,7 @@ describe('xlsx run report', () => {
       const report = join(dir, 'report.xlsx');
       await writeReport(report, original, ['ok', 'failed', 'partial']);
       const back = await readAll(report, { columns: USER_COLUMNS });
-      expect(back.map((r) => r.raw?.header)).toEqual(back.map(() => [...HEADER, 'status', 'error_codes', 'error_messages', 'action', 'note', 'warnings']));
+      expect(back.map((r) => r.raw?.header)).toEqual(back.map(() => [...HEADER, 'status', 'error_codes', 'error_messages', 'action', 'note', 'run', 'warnings']));
       expect(back.map((r) => r.raw?.cells.slice(0, 6))).toEqual(TRICKY.map((row) => row.slice(0, 6)));
       const withoutPassword = (r: InputRecord) => Object.fromEntries(Object.entries(r.fields).filter(([k]) => k !== 'Password'));
       expect(back.map((r) => r.fields)).toEqual(original.map(withoutPassword));
@@ -105,16 +105,16 @@ describe('xlsx run report', () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'j.xlsx');
       const stream = createWriteStream(path);
-      const writer = await XlsxReportWriter.create(stream);
+      const writer = await XlsxReportWriter.create(stream, { run: '20261101T010000.000Z-aaaa' });
       await writer.item({ item: { source: { file: 'users.json', line: 3 }, id: 'u-1', status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad' }], warnings: [{ field: 'PhoneNumber', code: 9003, message: 'exponent form' }] } });
       await writer.finish();
       await new Promise<void>((resolve) => stream.on('close', () => resolve()));
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.readFile(path);
       const sheet = workbook.worksheets[0] as ExcelJS.Worksheet;
-      expect(sheet.getRow(1).values).toEqual([undefined, 'file', 'line', 'id', 'status', 'error_codes', 'error_messages', 'action', 'note', 'warnings']);
+      expect(sheet.getRow(1).values).toEqual([undefined, 'file', 'line', 'id', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run', 'warnings']);
       // The line a number, the rest text.
-      expect(sheet.getRow(2).values).toEqual([undefined, 'users.json', 3, 'u-1', 'failed', '209', 'Email: bad', undefined, undefined, 'PhoneNumber: exponent form']);
+      expect(sheet.getRow(2).values).toEqual([undefined, 'users.json', 3, 'u-1', 'failed', '209', 'Email: bad', undefined, undefined, '20261101T010000.000Z-aaaa', 'PhoneNumber: exponent form']);
     });
   });
 

@@ -10,7 +10,7 @@ export const [CHANGED_ONLY_OPTION, ALLOW_OLD_FILE_OPTION] = grouped(HELP_GROUP.n
   )),
   brief('run a file an older run read again', option(
     '--allow-old-file',
-    'run a file byte for byte the one an older run (of the population) read, though its newest run read another (otherwise refused, exit 2, nothing sent: an old night\'s file run again? docs/sync.md, "Stale input")',
+    'run a file byte for byte the one an older run (of the population) read, though its newest run read another (otherwise refused, exit 2, nothing sent: an old night\'s file run again? docs/sync.md, "Stale input"); user sync: send an older run\'s rows a later run left otherwise',
   )),
 ] as const);
 

@@ -11,12 +11,7 @@ import { onlyGlobals } from '../../flags/global-options.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import type { SyncDirOnlyOptions } from './synced.options.js';
 
-/**
- * `synced show`: every sync memory (target, kind, ids remembered, leavers disabled, ids unsettled:
- * a request went out, or was about to, with no ok recorded: the next run sends them again, newest
- * run, each population a real run synced with its newest run and count); --json: `{ syncDir, memories }`.
- * On a state service, the memory it keeps.
- */
+/** `synced show`: every sync memory, what docs/sync.md, "Retention" lists of it (a state service's: the one it keeps); --json: `{ syncDir, memories }`. */
 export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);

@@ -1,0 +1,150 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { examctlStep as examctl } from '../support/in-process.js';
+import { startUserSyncService, stopUserSyncService, type RecordedRequest, type ScriptedReply, type UserSyncService } from '../support/fault-server.js';
+
+/**
+ * Rows of an older run sent after a later one (docs/sync.md, "Stale input"): a run report fed
+ * back (its `run` column) or a resumed run's rows whose ids a later run left with another request
+ * fail, unsent, naming that run (exit 1); --allow-old-file (a resume: --over-later-runs) sends
+ * them; a row equal to what the later run sent goes. A plain send records no file, so the next
+ * night's unchanged export is not "an old night's file". Counted by a loopback service.
+ */
+
+let setup: UserSyncService;
+let dir: string;
+let env: Record<string, string>;
+/** The users the service accepted, as sent. */
+let applied: Record<string, unknown>[];
+/** Ids the service refuses (202). */
+let failing: Set<string>;
+
+beforeEach(async () => {
+  setup = await startUserSyncService('examctl-older-rows-', (user) => void applied.push(user));
+  ({ dir, env } = setup);
+  applied = [];
+  failing = new Set();
+  const ok = setup.service.fallback as (request: RecordedRequest) => ScriptedReply;
+  setup.service.fallback = (request) =>
+    failing.has(String((JSON.parse(request.body) as { ExternalId: unknown }).ExternalId)) ? { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 202, Message: 'refused' }] } } : ok(request);
+});
+afterEach(() => stopUserSyncService(setup));
+
+/** A users file: each id, with `.v` after its email's name where given (`u1=v2`). */
+const users = (name: string, ...ids: string[]) =>
+  writeFile(join(dir, name), `ExternalId,FirstName,LastName,Email,Role\n${ids.map((given) => { const [id, v] = given.split('='); return `${id},F${id},L${id},${id}${v === undefined ? '' : `.${v}`}@example.test,Candidate`; }).join('\n')}\n`);
+const sync = (...args: string[]) => examctl(['user', 'sync', ...setup.remote(), ...args], dir, env);
+const nightly = (file: string, ...more: string[]) => sync('--file', file, '--changed-only', '--disable-missing', '--max-disable', '50%', ...more);
+const runOf = (stderr: string) => /run (\S+) \(examctl runs show/.exec(stderr)![1]!;
+const sentIds = () => applied.map((user) => `${String(user.ExternalId)}${user.DisableLogin === true ? ' disabled' : ''}`).sort();
+
+describe('rows of an older run after a later one', () => {
+  it('an old report fed back fails the rows a later night changed, its own report names the old run again; --allow-old-file sends them', async () => {
+    await users('n0.csv', 'u1', 'u2', 'u3', 'u5');
+    expect((await nightly('n0.csv')).code).toBe(0);
+    // Night 1: u5 left, u1's email changed; the service refuses both.
+    failing = new Set(['u1', 'u5']);
+    await users('n1.csv', 'u1=v1', 'u2', 'u3');
+    const night1 = await nightly('n1.csv', '--report', 'n1-report.csv');
+    expect(night1.code, night1.stderr).toBe(1);
+    const n1 = runOf(night1.stderr);
+    failing = new Set();
+    // Night 2: u5 back, u1 with a newer email.
+    await users('n2.csv', 'u1=v2', 'u2', 'u3', 'u5');
+    const night2 = await nightly('n2.csv');
+    expect(night2.code, night2.stderr).toBe(0);
+    const n2 = runOf(night2.stderr);
+    applied = [];
+    // Day 3: night 1's report fed back as a retry: neither row goes, the run says so (exit 1).
+    const retry = await sync('--file', 'n1-report.csv', '--only-failed', '--report', 'retry.csv');
+    expect(retry.code, retry.stderr).toBe(1);
+    expect(applied).toEqual([]);
+    for (const line of [2, 5]) expect(retry.stderr).toContain(`n1-report.csv:${line} [u${line === 2 ? 1 : 5}] ExternalId - not sent: this row is of run ${n1}, and a later run, ${n2}, left this user with another request`);
+    expect(retry.stderr).toContain('run again with --allow-old-file');
+    // The retry's own report names night 1 for them: fed back again, still refused.
+    expect((await readFile(join(dir, 'retry.csv'), 'utf8')).split(/\r?\n/).filter((line) => line.startsWith('u')).map((line) => line.split(',').at(-1))).toEqual([n1, n1]);
+    const again = await sync('--file', 'retry.csv', '--only-failed');
+    expect(again.code, again.stderr).toBe(1);
+    expect(applied).toEqual([]);
+    // Meant: sent.
+    const allowed = await sync('--file', 'n1-report.csv', '--only-failed', '--allow-old-file');
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(sentIds()).toEqual(['u1', 'u5 disabled']);
+  });
+
+  it('an old .xlsx report fed back after a later night: its rows fail too, nothing sent', async () => {
+    await users('n0.csv', 'u1', 'u2');
+    expect((await nightly('n0.csv')).code).toBe(0);
+    failing = new Set(['u1']);
+    await users('n1.csv', 'u1=v1', 'u2');
+    expect((await nightly('n1.csv', '--report', 'n1-report.xlsx')).code).toBe(1);
+    failing = new Set();
+    await users('n2.csv', 'u1=v2', 'u2');
+    expect((await nightly('n2.csv')).code).toBe(0);
+    applied = [];
+    const retry = await sync('--file', 'n1-report.xlsx', '--only-failed');
+    expect(retry.code, retry.stderr).toBe(1);
+    expect(retry.stderr).toContain('left this user with another request');
+    expect(applied).toEqual([]);
+  });
+
+  it('a retry of a night\'s report goes, a second retry of it too, and the next night\'s unchanged export is not an old file', async () => {
+    await users('n0.csv', 'u1', 'u2', 'u3');
+    expect((await nightly('n0.csv')).code).toBe(0);
+    failing = new Set(['u3']);
+    await users('n1.csv', 'u1', 'u2', 'u3=v1', 'u4');
+    expect((await nightly('n1.csv', '--report', 'n1-report.csv')).code).toBe(1);
+    failing = new Set();
+    for (const attempt of [1, 2]) {
+      applied = [];
+      const retry = await sync('--file', 'n1-report.csv', '--only-failed');
+      expect(retry.code, `${attempt}: ${retry.stderr}`).toBe(0);
+      expect(sentIds()).toEqual(['u3']);
+    }
+    // A one-user file sent by hand records no file either.
+    await users('one.csv', 'u2');
+    expect((await sync('--file', 'one.csv')).code).toBe(0);
+    // The export has not changed since night 1 (same bytes): the newest deciding run's own file again.
+    await writeFile(join(dir, 'n2.csv'), await readFile(join(dir, 'n1.csv')));
+    const night2 = await nightly('n2.csv');
+    expect(night2.code, night2.stderr).toBe(0);
+  });
+
+  /** Night 0 plain; night 1 (the last user's email v1) killed after its first answer; night 2 with --population students (v2). Returns night 1's and night 2's runs. */
+  async function killedThenOtherPopulation(): Promise<{ n1: string; n2: string; last: string }> {
+    const ids = Array.from({ length: 200 }, (_, i) => `u${String(i).padStart(3, '0')}`);
+    const last = ids.at(-1)!;
+    await users('n0.csv', ...ids);
+    expect((await sync('--file', 'n0.csv')).code).toBe(0);
+    await users('n1.csv', ...ids.slice(0, -1), `${last}=v1`);
+    const killed = await examctl(['user', 'sync', ...setup.remote(), '--file', 'n1.csv'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1:SIGKILL' });
+    expect(killed.signal).toBe('SIGKILL');
+    await users('n2.csv', ...ids.slice(0, -1), `${last}=v2`);
+    const night2 = await sync('--file', 'n2.csv', '--population', 'students', '--changed-only');
+    expect(night2.code, night2.stderr).toBe(0);
+    applied = [];
+    return { n1: runOf(killed.stderr), n2: runOf(night2.stderr), last };
+  }
+  const resume = (run: string, ...more: string[]) => examctl(['--base-url', setup.service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run, ...more], dir, env);
+
+  it('a resume of a night after a later night took its users into another population sends none of the rows that night left otherwise; its report with --allow-old-file does', async () => {
+    const { n1, n2, last } = await killedThenOtherPopulation();
+    const resumed = await resume(n1, '--report', 'n1.report.csv');
+    expect(resumed.code, resumed.stderr).toBe(1);
+    expect(applied).toEqual([]);
+    expect(resumed.stderr).toContain('200 items: 0 ok, 0 partial, 200 failed, 0 skipped');
+    expect(resumed.stderr).toContain(`and a later run, ${n2}, left this user with another request`);
+    expect(resumed.stderr).toContain("send it from this run's report with --only-failed --allow-old-file");
+    const forced = await sync('--file', 'n1.report.csv', '--only-failed', '--allow-old-file');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(applied.find((user) => user.ExternalId === last)?.Email).toBe(`${last}.v1@example.test`);
+  });
+
+  it('runs resume --over-later-runs sends them', async () => {
+    const { n1, last } = await killedThenOtherPopulation();
+    const forced = await resume(n1, '--over-later-runs');
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(applied.find((user) => user.ExternalId === last)?.Email).toBe(`${last}.v1@example.test`);
+  });
+});
