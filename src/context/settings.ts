@@ -40,8 +40,11 @@ export const SETTING_KEYS = {
 type ValueKey = Exclude<(typeof SETTING_KEYS)[keyof typeof SETTING_KEYS], 'mapFile' | 'map' | 'set'>;
 type SettingValues = { [K in ValueKey]?: Setting<NonNullable<ProfileDefaults[K]>> };
 
+/** `unused`: the variables naming another target. */
+type TargetSetting = Setting<'local' | 'remote'> & { unused?: readonly string[] };
+
 export interface RunSettings {
-  target: Setting<'local' | 'remote'>;
+  target: TargetSetting;
   /** A remote target's base URL; undefined when none is configured anywhere. */
   baseUrl?: Setting<string>;
   /** The profile the run takes its settings from (and a remote target its token), with how it was chosen. */
@@ -116,21 +119,32 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   };
 }
 
-/** --target, a flag naming one, EXAMCTL_TARGET, a variable naming one, the chosen profile's (named, else the default one), else local. */
-function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUrl: string | undefined } | undefined): Setting<'local' | 'remote'> {
+/**
+ * --target, a flag naming one, EXAMCTL_TARGET, a variable naming one, the chosen
+ * profile's (named, else the default one), else local. `unused`: the variables
+ * naming another target; a flag naming another is exit 2 (a typed flag wins no guess).
+ */
+function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUrl: string | undefined } | undefined): TargetSetting {
   const kind = (text: string, via: string): 'local' | 'remote' => {
     if (text === 'local' || text === 'remote') return text;
     throw new UsageError(`${via} must be local or remote, not "${text}"`);
   };
-  if (flags.target !== undefined) return { value: kind(flags.target, '--target'), from: `--target ${flags.target}` };
-  if (flags.baseUrl !== undefined) return { value: 'remote', from: '--base-url' };
-  if (flags.store !== undefined) return { value: 'local', from: '--store' };
   const variable = nonEmpty(env.EXAMCTL_TARGET);
-  if (variable !== undefined) return { value: kind(variable, 'EXAMCTL_TARGET'), from: `EXAMCTL_TARGET=${variable}` };
-  if (nonEmpty(env.EXAMCTL_BASE_URL) !== undefined) return { value: 'remote', from: 'EXAMCTL_BASE_URL' };
-  if (nonEmpty(env.EXAMCTL_STORE) !== undefined) return { value: 'local', from: 'EXAMCTL_STORE' };
-  if (profile !== undefined) return { value: profile.baseUrl === undefined ? 'local' : 'remote', from: `profile ${profile.name}` };
-  return { value: 'local', from: 'built-in' };
+  const sources: (Setting<'local' | 'remote'> | false)[] = [
+    flags.target !== undefined && { value: kind(flags.target, '--target'), from: `--target ${flags.target}` },
+    flags.baseUrl !== undefined && { value: 'remote', from: '--base-url' },
+    flags.store !== undefined && { value: 'local', from: '--store' },
+    variable !== undefined && { value: kind(variable, 'EXAMCTL_TARGET'), from: `EXAMCTL_TARGET=${variable}` },
+    nonEmpty(env.EXAMCTL_BASE_URL) !== undefined && { value: 'remote', from: 'EXAMCTL_BASE_URL' },
+    nonEmpty(env.EXAMCTL_STORE) !== undefined && { value: 'local', from: 'EXAMCTL_STORE' },
+  ];
+  const [won, ...rest] = sources.filter((source) => source !== false);
+  const unused = rest.filter(({ value }) => value !== won?.value).map(({ from }) => from);
+  const typed = unused.find((from) => from.startsWith('--'));
+  if (typed !== undefined) throw new UsageError(`${won!.from} and ${typed} name two targets: give one`);
+  if (won !== undefined) return { ...won, unused };
+  if (profile !== undefined) return { value: profile.baseUrl === undefined ? 'local' : 'remote', from: `profile ${profile.name}`, unused };
+  return { value: 'local', from: 'built-in', unused };
 }
 
 /** A text setting as messages name its origin: the flag or variable (`--timezone`), or `profile hr: timezone`. */

@@ -110,11 +110,14 @@ export async function findStore(options: GlobalOptions, deps: CommandDeps): Prom
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote, settingText } = await import('./settings.js');
   const settings = await resolveSettings(options, deps.env, deps.runProfile);
-  // A remote's URL (even empty) or token beside a local target.
+  // A remote's URL (even empty) or token beside a local target; a profile's beside its local engine.
+  const { record } = settings;
+  const kept = settings.target.from.startsWith('profile ') && (record?.tokenFile ?? record?.token) !== undefined;
   const unused = [
     deps.env.EXAMCTL_BASE_URL !== undefined && 'EXAMCTL_BASE_URL',
     nonEmpty(deps.env.EXAMCTL_TOKEN) && 'EXAMCTL_TOKEN',
     options.tokenFile && '--token-file',
+    kept && `the token of ${settings.target.from}`,
   ].find(Boolean);
   let target: ResolvedTarget;
   let passed = '';
@@ -130,7 +133,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   } else {
     // Nothing chose local (a resume: the journal did) while a remote's URL or token is set, or the
     // config folder named is not there (a typo?): refused when the command can send, else said.
-    if (settings.target.from === 'built-in' && !deps.resume) {
+    if ((settings.target.from === 'built-in' || kept) && !deps.resume) {
       const dir = deps.env.EXAMCTL_CONFIG_DIR && resolve(deps.env.EXAMCTL_CONFIG_DIR);
       const gone = dir && !(await stat(dir).catch(() => undefined))?.isDirectory();
       const lost = gone ? `EXAMCTL_CONFIG_DIR names ${dir}, no folder, so no profile chose the target` : '';
@@ -145,18 +148,24 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   }
   const from = deps.resume !== undefined ? "the run's journal" : settings.target.value === 'remote' && settings.baseUrl !== undefined && /^(--target|EXAMCTL_TARGET)/.test(settings.target.from) ? settings.baseUrl.from : settings.target.from;
   const profile = profileNote(settings, options as SettingFlags, deps.commandFlags);
-  // A resume's --target is the journal's, not typed.
-  if (deps.resume && profile?.why) profile.why = profile.why.replace(settings.target.from, from);
+  // What named the other target: a URL beside --target remote, a resume's journal.
+  if (profile?.why) profile.why = profile.why.replace(settings.target.from, from);
   // The token itself never: where it was read, and from which profile when not the one the settings are from (a resume's --profile).
-  const { record } = settings;
   const stored = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true ? (target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile }) : undefined;
   if (profile?.used === true && stored !== undefined && record?.name === profile.name) Object.assign(profile.settings, stored);
   const other = stored !== undefined && record !== undefined && record.name !== profile?.name ? `profile ${record.name} (${record.via}): ${Object.entries(stored)[0]!.join(' ')}` : undefined;
   const tokenFrom = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === false ? describeSource(target.tokenSource) : other;
+  // A token given here never goes to the URL of a default profile nothing named.
+  if (from.startsWith('profile ') && record?.via === 'the default profile' && tokenFrom !== undefined) {
+    const names = `EXAMCTL_BASE_URL, --base-url or --profile ${record.name}`;
+    throw new UsageError(`the token from ${tokenFrom} would go to the base URL of ${from}, the default profile, which nothing named: name the target (${names})`);
+  }
   target.note = { targetFrom: from, tokenFrom, ...(profile === undefined ? {} : { profile }) };
-  if (profile !== undefined || target.kind === 'remote' || unused) {
+  const notUsed = new Set(settings.target.unused);
+  if (target.kind === 'local' && unused) notUsed.add(unused);
+  if (profile !== undefined || target.kind === 'remote' || notUsed.size > 0) {
     const { describeTarget } = await import('../report/report-writers.js');
-    const token = target.kind === 'local' ? (unused ? `, ${unused} not used` : '') : tokenFrom === undefined ? '' : `, token from ${tokenFrom}`;
+    const token = (tokenFrom === undefined ? '' : `, token from ${tokenFrom}`) + [...notUsed].map((name) => `, ${name} not used`).join('');
     await say(deps, await settingsLine(`${describeTarget(target.report)} (${from})${token}${passed}`, profile));
   }
   return target;

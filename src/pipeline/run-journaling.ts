@@ -290,6 +290,8 @@ export function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: 
   options.target = header.target.kind;
   // The sync memory it fed, whatever EXAMCTL_SYNC_DIR says now.
   if (header.syncDir !== undefined) options.syncDir = header.syncDir;
+  // A flag of the run naming the other target (recorded before two were refused) names none here.
+  delete options[header.target.kind === 'local' ? 'baseUrl' : 'store'];
   if (header.target.kind === 'local') options.store = header.target.store;
   else options.baseUrl = typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
   for (const name of RESUME_OVERRIDES) {

@@ -56,8 +56,8 @@ export function populationsOf(contents: Pick<MemoryContents, 'populations' | 'en
 }
 
 /**
- * One memory as `synced show` gives it. Disabled: the leavers examctl
- * disabled, not a tentative one (maybe never created; docs/sync.md, "Retention").
+ * One memory as `synced show` gives it. Disabled: the leavers examctl disabled, acknowledged,
+ * not a tentative one (maybe never created; docs/sync.md, "Retention").
  */
 export function describeMemory({ file, target, kind, entries, ...contents }: MemoryContents) {
   let disabled = 0;
@@ -69,7 +69,8 @@ export function describeMemory({ file, target, kind, entries, ...contents }: Mem
   for (const entry of entries.values()) {
     if (entry.population !== undefined) byPopulation.set(entry.population, (byPopulation.get(entry.population) ?? 0) + 1);
     else unnamed += 1;
-    if (entry.disabled === true && entry.tentative !== true) disabled += 1;
+    // An intent (a cleared digest, never acknowledged) is no disable.
+    if (entry.disabled === true && entry.tentative !== true && entry.digest !== '') disabled += 1;
     // A cleared digest: a request went out with no ok recorded (docs/sync.md, "A request cut short").
     if (entry.digest === '') unsettled += 1;
     if (lastRun === null || entry.run > lastRun) lastRun = entry.run;

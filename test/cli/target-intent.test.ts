@@ -176,7 +176,7 @@ describe('a refused base URL names where it came from (trial 10, F09)', () => {
       expect((await cli(dir, ['config', 'set-profile', 'hr', '--base-url', 'https://exam.example.com', '--default'])).code).toBe(0);
       const config = join(dir, '.config', 'config.json');
       await writeFile(config, (await readFile(config, 'utf8')).replace('https://', 'http://'));
-      const profile = await cli(dir, SYNC, { EXAMCTL_TOKEN: 't0k' });
+      const profile = await cli(dir, SYNC, { EXAMCTL_TOKEN: 't0k', EXAMCTL_PROFILE: 'hr' });
       expect([profile.code, profile.stderr]).toEqual([2, expect.stringContaining('profile hr: baseUrl: refusing plain http://')]);
     }));
 });
@@ -244,10 +244,10 @@ describe('what a run took, said whole', () => {
     withTempDir(async (dir) => {
       await twoProfiles(dir);
       expect((await cli(dir, ['config', 'set-profile', 'prod', '--strict'])).code).toBe(0);
-      const run = await cli(dir, SYNC, { EXAMCTL_TOKEN: 'env-token' });
+      const run = await cli(dir, SYNC, { EXAMCTL_TOKEN: 'env-token', EXAMCTL_PROFILE: 'prod' });
       expect(run.code, run.stderr).toBe(0);
       expect(JSON.parse(run.stdout).profile.settings).toEqual({ baseUrl: 'http://127.0.0.1:18672', strict: true });
-      expect(run.stderr).toContain('target: remote http://127.0.0.1:18672 (profile prod), token from EXAMCTL_TOKEN; profile prod (the default profile): strict true, baseUrl http://127.0.0.1:18672\n');
+      expect(run.stderr).toContain('target: remote http://127.0.0.1:18672 (profile prod), token from EXAMCTL_TOKEN; profile prod (EXAMCTL_PROFILE): strict true, baseUrl http://127.0.0.1:18672\n');
       const file = await cli(dir, ['--token-file', 'staging.token', '--base-url', 'http://127.0.0.1:18671', ...SYNC]);
       expect(file.stderr).toContain('target: remote http://127.0.0.1:18671 (--base-url), token from --token-file;');
     }));

@@ -128,6 +128,7 @@ describe('a run that validates and sends records does not load zod', () => {
       );
       const run = await loadedBy(dir, ['user', 'sync', '--dry-run', '--target', 'remote', '--file', USERS, '--no-input'], {
         EXAMCTL_TOKEN: 'startup-test-token',
+        EXAMCTL_PROFILE: 'p',
       });
       expect(run.code, run.stderr).toBe(0);
       expect(run.urls.some(isZod)).toBe(true);

@@ -73,7 +73,7 @@ describe('examctl doctor', () => {
       // The advice names the setting the URL came from (trial 10, F09).
       expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN, EXAMCTL_BASE_URL: server.url })).stdout).toContain('set EXAMCTL_BASE_URL to https://exam.example.test');
       expect((await cli(dir, ['config', 'set-profile', 'hr', '--base-url', server.url, '--default'])).code).toBe(0);
-      expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN })).stdout).toContain('set profile hr: baseUrl to https://exam.example.test');
+      expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN, EXAMCTL_PROFILE: 'hr' })).stdout).toContain('set profile hr: baseUrl to https://exam.example.test');
     });
   });
 

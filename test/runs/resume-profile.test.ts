@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -200,10 +200,10 @@ describe("runs resume --target-from-run: the token is the recorded URL's (trial 
 describe('runs show gives where the target, token and profile came from (trial 10, F10)', () => {
   it('--json and --report .xml carry the live report\'s targetFrom, tokenFrom and profile; an older journal leaves them out', async () => {
     expect((await cli(['config', 'set-profile', 'staging', '--base-url', server.url, '--set', 'Role=Author', '--default'])).code).toBe(0);
-    const run = await cli(['--yes', '--json', '--report', 'run.xml', 'user', 'sync', '--file', 'users.csv'], { EXAMCTL_TOKEN: 'dev-token' });
+    const run = await cli(['--yes', '--json', '--report', 'run.xml', 'user', 'sync', '--file', 'users.csv'], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_PROFILE: 'staging' });
     expect(run.code, run.stderr).toBe(0);
     const live = JSON.parse(run.stdout) as Record<string, unknown>;
-    expect(live).toMatchObject({ targetFrom: 'profile staging', tokenFrom: 'EXAMCTL_TOKEN', profile: { name: 'staging', via: 'the default profile' } });
+    expect(live).toMatchObject({ targetFrom: 'profile staging', tokenFrom: 'EXAMCTL_TOKEN', profile: { name: 'staging', via: 'EXAMCTL_PROFILE' } });
     const shown = await cli(['--json', '--report', 'show.xml', 'runs', 'show', String(live.run)]);
     expect(shown.code, shown.stderr).toBe(0);
     const { targetFrom, tokenFrom, profile } = live;
@@ -232,5 +232,18 @@ describe('runs resume without an id (trial 5, f13)', () => {
     expect(posts()).toHaveLength(2);
     // Now none is interrupted: nothing to do, as before.
     expect((await cli(['runs', 'resume'], env)).stderr).toMatch(/no interrupted run to resume/);
+  });
+});
+
+describe('a run whose journal records --store beside --base-url (trial 19, f01: refused now, recorded before)', () => {
+  it('resumes to its recorded target: the flag naming the other target is not the resume\'s', async () => {
+    const file = join(dir, 'users.csv');
+    const options = { file, cwd: dir, yes: true, set: ['Role=Author'], store: join(dir, 'st'), baseUrl: server.url };
+    const journal = await RunJournal.start(runsDir, { command: 'user sync', options, target: { kind: 'remote', baseUrl: server.url }, input: await fingerprintInput(file), units: 2 });
+    await journal.close();
+    const resumed = await cli(['runs', 'resume', journal.id, '--target-from-run', '--yes'], { EXAMCTL_TOKEN: 'dev-token' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(posts()).toHaveLength(2);
+    expect(existsSync(join(dir, 'st'))).toBe(false);
   });
 });
