@@ -353,11 +353,9 @@ export class SentMemory<P> {
   }
 
   /**
-   * Before a unit's request goes out (RecordJob.intend; docs/sync.md, "A request cut short"):
-   * when its answer could be lost to a kill with nothing recorded after, what the memory must
-   * already believe, so the next run neither judges the row unchanged nor loses what the request
-   * may have done. Written only where it differs from the entry (a changed request); durable
-   * before the request goes (`intentsDurable`). Returns whether a line was written.
+   * Before a unit's request goes out (RecordJob.intend): what the memory must already believe if
+   * its answer is lost (docs/sync.md, "A request cut short"); durable before the request goes
+   * (`intentsDurable`). Returns whether a line was written.
    */
   intend(unit: Unit<P>, run: string): boolean {
     const memory = this.memory;
@@ -371,14 +369,10 @@ export class SentMemory<P> {
   }
 
   /**
-   * The target refused a unit's request (a definite answer: nothing applied), so the intent
-   * written for it is taken back (docs/sync.md, "A request cut short"). An id no request of
-   * examctl's was acknowledged for (none, or only a tentative entry: its earlier request was cut
-   * short, and the same request refused now was not applied then either) is forgotten: it is
-   * never a leaver, so an account of that id someone else made is never disabled. An id
-   * remembered before gets its entry back as it was (names, links, digests): what was
-   * acknowledged still stands. A refusal because the id is taken (`taken`: a duplicate create)
-   * applied nothing either, but says the id is on the target, whoever made it (`existing`, below).
+   * The target refused a unit's request (a definite answer: nothing applied): its intent is taken
+   * back (docs/sync.md, "A request cut short"; a tentative entry counts as none). A refusal because
+   * the id is taken (`taken`: a duplicate create) applied nothing either, but says the id is on
+   * the target, whoever made it (`existing`, below).
    */
   refused(unit: Unit<P>, taken = false): void {
     const memory = this.memory;

@@ -521,15 +521,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     this.memory!.record(payload.ExternalId, { ...rest, digest: '', ...(links === undefined ? {} : { links }) });
   }
 
-  /**
-   * A user's request, unanswered, may have changed the names, added links or flags (the file's
-   * or a prune's `false` not yet applied), disabled a leaver or enabled one who is back
-   * (docs/sync.md, "A request cut short"). So the entry it leaves: digests cleared; the request's
-   * links and true flags added to the managed ones (a later prune removes them, applied or not);
-   * `disabled` when it disables or when the user was (so a user back is sent DisableLogin false,
-   * and one still missing disabled again); the request's names (what a disable sends). A joiner's
-   * is tentative: it may never have been created.
-   */
+  /** The entry a user's request leaves unanswered: docs/sync.md, "A request cut short", lists it. */
   protected override intentOf(payload: UserRequest, entry: MemoryEntry | undefined, run: string): MemoryEntry | undefined {
     const given = this.asTheFileGives.get(payload) ?? payload;
     const leaver = this.disables.has(payload);
