@@ -228,9 +228,8 @@ export class SentMemory<P> {
   }
 
   /**
-   * An old night's file run again (replayed-file.ts): refused where a deciding run takes it as
-   * tonight's state; a resume reads its own run's file again: that run was judged. Only a
-   * deciding run's file is recorded (a plain send, a retry, is rows sent as given). Opened first.
+   * An old night's file run again (replayed-file.ts), judged and recorded for a deciding run only,
+   * not a resume's (docs/sync.md, "Stale input"). Opened first.
    */
   async refuseOldFile(file: string | undefined, allowed: boolean, decides: boolean): Promise<void> {
     this.inputDigest = file === undefined || !decides ? undefined : await fileDigest(inputPathOf(file, this.deps));

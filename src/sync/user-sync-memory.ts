@@ -274,11 +274,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (thisRun !== undefined) await this.keepRecordedLeavers(memory, thisRun, records, new Map(leavers));
   }
 
-  /**
-   * A resume's leavers (docs/runs.md, "runs resume"): those its journal holds, at their
-   * positions, then today's others. One the memory no longer gives as this population's leaver
-   * is left alone (said, unless settled); a gap among them is refused, nothing sent.
-   */
+  /** A resume's leavers: docs/runs.md, "runs resume" says which, and which it leaves alone. */
   private async keepRecordedLeavers(memory: SyncMemory, run: string, first: number, today: Map<string, MemoryEntry>): Promise<void> {
     const kept: Leaver[] = [];
     const left: string[] = [];
@@ -350,12 +346,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return judged.unsent === undefined || this.holds(unit.id) ? judged : next;
   }
 
-  /**
-   * A row of an older run (a report fed back: its `run` column; a resume: its run) whose id a
-   * later run left with another request (sent it, or, its population's newest deciding run, kept
-   * it): sent, it would undo that run (docs/sync.md, "Stale input"). It fails, unsent, unless
-   * --allow-old-file (a resume's --over-later-runs gives it).
-   */
+  /** A row of an older run whose id a later run left with another request: docs/sync.md, "Stale input". */
   private laterRequest(row: SourceRow | undefined, id: string, given: UserRequest): Problem | undefined {
     const cell = row === undefined ? undefined : reportRunOf(row);
     const run = cell !== undefined && isRunId(cell) ? cell : this.deps.resume?.record.id;
