@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import { describeTarget, missedRunSentence, otherMemoriesSentence, populationWords, replacedMemorySentence, type SummaryNote } from '../report/report-writers.js';
 import { type ReportTarget, type SyncMemoryNote } from '../report/run-report.js';
