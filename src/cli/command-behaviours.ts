@@ -16,8 +16,7 @@ import { SCHEMA } from './commands/schema.options.js';
 import { SYNCED_SHOW, SYNCED_FORGET, SYNCED_EXPORT, SYNCED_IMPORT, SYNCED_ADOPT, SYNCED_ADOPT_SCHEDULES, SYNCED_ADOPT_COLLECTIONS, SYNCED_UNLOCK } from './commands/synced.options.js';
 import { TEMPLATE } from './commands/template.options.js';
 import { USER_SYNC } from './commands/user-sync.options.js';
-import type { Behaviours, CommandBehaviour, CommandOptions, CommandRun, DeclaredCommand, RerunInput } from './command-declaration.js';
-import { commandName } from './command-declaration.js';
+import { commandName, type Behaviours, type CommandBehaviour, type CommandOptions, type CommandRun, type DeclaredCommand, type RerunInput } from './command-declaration.js';
 
 /**
  * Where each command's behaviour is loaded from, only when it runs (docs/architecture.md, "Add a

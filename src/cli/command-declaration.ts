@@ -1,8 +1,7 @@
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
-import type { GlobalOptions } from '../flags/global-options.js';
+import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
 import { keptNames, type KeptOptions, type OptionsOf, type SpecTable } from '../flags/option-table.js';
-import { GLOBAL_OPTIONS } from '../flags/global-options.js';
 import type { RecordJob } from '../pipeline/record-job.js';
 
 /**

@@ -3,12 +3,9 @@ import { NAMED_DEFAULTS } from '../defaults.js';
 import { rewriteBlocks, type DocBlock } from '../server/api-reference.js';
 
 /**
- * Flag tables in the docs, generated from the command tree so that a doc never says another
- * thing than `--help` (docs/architecture.md, "Generated blocks in docs"). A block
- * `<!-- flags: user sync --sheet --timezone -->` ... `<!-- /flags -->` names a command path, then
- * optionally which flags (its own, or global ones such as `--report`; none: all its own), and
- * becomes a table `| flag | what it does |` of each flag's text and description as `--help` shows
- * them. Only `npm run docs:flags` (scripts/docs-flags.mjs) and its test load this file.
+ * Flag tables in the docs (docs/architecture.md, "Generated blocks in docs"), from the command
+ * tree so that a doc never says another thing than `--help`. Only `npm run docs:flags`
+ * (scripts/docs-flags.mjs) and its test load this file.
  */
 
 const BLOCK = /(<!-- flags: ([^>]*?) -->\n)([\s\S]*?)(<!-- \/flags -->)/g;

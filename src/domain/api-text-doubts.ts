@@ -4,9 +4,8 @@
  * warning that quotes the API's words, because the service may refuse it or candidates may not
  * manage it. Pure. A message never quotes a PIN (a secret).
  */
-import { quotedValue } from './problem.js';
+import { quotedValue, type Validation } from './problem.js';
 import { COLLECTION_EXTERNAL_ID_MESSAGE } from './collection.js';
-import type { Validation } from './problem.js';
 import type { FieldWarning } from './spreadsheet-warnings.js';
 import { WARNING_CODES } from './codes.js';
 import type { CollectionRequest, Schedule } from './types.js';

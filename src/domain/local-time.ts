@@ -3,10 +3,9 @@
  * (docs/input-formats.md, "Dates, times and time zones": nothing is guessed). Pure: Intl (Node's
  * ICU) places a local time in its zone, no library (docs/architecture.md, "Written here, and why").
  */
-import { quotedValue } from './problem.js';
+import { quotedValue, type Problem } from './problem.js';
 import { isCalendarDate, parseDateTime } from './date-time.js';
 import { ErrorCode } from './codes.js';
-import type { Problem } from './problem.js';
 import { isPlainObject } from './field-rules.js';
 
 /** `n` with leading zeros to `width` digits (a time's fields). */

@@ -3,8 +3,7 @@
  * each Candidate (docs/api-reference.md, "Schedule", "Candidate"; docs/interpretations.md, "Schedules").
  * Its codes: docs/domain-rules.md, "Codes per endpoint".
  */
-import { quotedValue } from './problem.js';
-import type { Problem, Validation } from './problem.js';
+import { quotedValue, type Problem, type Validation } from './problem.js';
 import {
   booleanRule,
   caseInsensitivePattern,

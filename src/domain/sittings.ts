@@ -3,12 +3,11 @@
  * grouped by ScheduleExtId into one request each, whole requests taken as written; every problem
  * carries the line it is about. Pure.
  */
-import { quotedValue } from './problem.js';
+import { quotedValue, type Problem, type Validation } from './problem.js';
 import type { WrittenTime } from './local-time.js';
 import { coerceAndValidateScheduleRequest, coerceFields } from './coercion.js';
 import { isPlainObject } from './field-rules.js';
 import { CANDIDATE_ID_RULE, IdsOfOneInput } from './one-id-per-file.js';
-import type { Problem, Validation } from './problem.js';
 import { idOf } from './record-id.js';
 import { SCHEDULE_FIELDS, SCHEDULE_REQUEST_FIELDS, validateScheduleRequest } from './schedule.js';
 import { SECRET_FIELDS } from './text-rules.js';

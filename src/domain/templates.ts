@@ -4,8 +4,7 @@
  * schemas, so a template cannot drift from validation. Loads zod: never on a run's path.
  */
 import { z } from 'zod';
-import type { ColumnSpec } from './columns.js';
-import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from './columns.js';
+import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, type ColumnSpec } from './columns.js';
 import type { FieldRule, RuleTable } from './field-rules.js';
 import { USER_TABLE, type UserField } from './user.js';
 import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, WORKFLOW_RULE, type CandidateField, type ScheduleField } from './schedule.js';

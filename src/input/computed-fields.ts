@@ -6,8 +6,7 @@
 import { coerceCell, parseBooleanSpelling } from '../domain/coercion.js';
 import { listCellEntries } from '../domain/list-cells.js';
 import type { FieldRule } from '../domain/field-rules.js';
-import type { Problem } from '../domain/problem.js';
-import { quotedValue } from '../domain/problem.js';
+import { quotedValue, type Problem } from '../domain/problem.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
 import { counted } from '../formats/number-format.js';
 import { listWithCount } from './name-hints.js';

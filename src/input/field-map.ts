@@ -3,20 +3,18 @@
  * (docs/input-formats.md, "Mapping an export"). Every flag is checked before anything is read
  * (UsageError naming the flag, exit 2); then each record is shaped as it is read.
  */
-import { quotedValue } from '../domain/problem.js';
+import { quotedValue, type Problem } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import { coerceCell } from '../domain/coercion.js';
 import { listCellEntries } from '../domain/list-cells.js';
-import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS } from '../domain/columns.js';
+import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, type ColumnSpec } from '../domain/columns.js';
 import { readRecordDates, readTimeSettings, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
-import type { Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 import { isPlainObject } from '../domain/field-rules.js';
 import { SECRET_FIELDS } from '../domain/text-rules.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import { closestName } from './name-hints.js';
-import type { ColumnSpec } from '../domain/columns.js';
 import type { InputRecord } from './record.js';
 import { compileComputation, ComputedFields, type ComputationSpec } from './computed-fields.js';
 import type { ComputedEntry, ValueTable } from './map-file.js';

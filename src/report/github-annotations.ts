@@ -5,8 +5,7 @@
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Problem } from '../domain/problem.js';
-import type { ReportEntry, ReportSink } from './run-report.js';
-import type { ReportItem } from './run-report.js';
+import type { ReportEntry, ReportSink, ReportItem } from './run-report.js';
 import type { TextSink } from '../system/text-sink.js';
 
 /** The Actions toolkit's escaping of a command's message. */

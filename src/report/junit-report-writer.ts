@@ -5,9 +5,8 @@
  */
 import type { Problem } from '../domain/problem.js';
 import { describeTarget, noMemorySentence } from './report-writers.js';
-import { type ReportEntry, type ReportHeader, type ReportSink } from './run-report.js';
+import { type ReportEntry, type ReportHeader, type ReportSink, type ReportItem, type ReportSummary } from './run-report.js';
 import { runErrorJson } from './error-document.js';
-import type { ReportItem, ReportSummary } from './run-report.js';
 import { SpoolSink, type TextSink } from '../system/text-sink.js';
 
 // Characters XML 1.0 does not allow at all, not even as &#n; references: C0 controls other than

@@ -4,7 +4,7 @@
  */
 import type { CollectionRequest } from '../domain/types.js';
 import { ErrorCode } from '../domain/codes.js';
-import type { Outcome, Unit } from '../pipeline/record-job.js';
+import type { Outcome } from '../pipeline/record-job.js';
 import { describeTarget } from '../report/report-writers.js';
 import { canonicalJson, type MemoryEntry } from './memory-lines.js';
 import { SentMemory } from './sent-memory.js';

@@ -29,11 +29,8 @@ export function onlyFlag(only: OnlyWhich): string {
 
 /**
  * The action of an ok answer that does not say (a remote one), as the target's memory tells it
- * before the request went (docs/sync.md, "Created or updated"): `updated` for an id examctl
- * synced there (by any population), `created` for one it never sent when it holds a memory of
- * that target and of this run's population (`heldAny`), else undefined (no such memory: the run
- * says `sent`). An id whose only request was cut short (a tentative entry) may or may not exist:
- * undefined.
+ * before the request went (docs/sync.md, "Created or updated"; `heldAny`: a memory of that target
+ * and of this run's population); undefined: the run says `sent`.
  */
 export function rememberedAction(entry: Pick<MemoryEntry, 'tentative'> | undefined, heldAny: boolean): 'created' | 'updated' | undefined {
   if (entry !== undefined) return entry.tentative === true ? undefined : 'updated';

@@ -71,9 +71,7 @@ function isMembership(entry: unknown): entry is HierarchyMembership {
  * The links examctl manages after the target acknowledged `sent` (a request's Hierarchies):
  * an UPSERT adds the link (a flag sent true is kept, one sent false dropped, one not sent left
  * as it was: the platform keeps it), a DELETE removes it. No Hierarchies: unchanged. `maybe`:
- * `sent` went out with no answer (docs/sync.md, "A request cut short"), applied or not, so only
- * what it adds is added (a DELETE or a flag sent false may not have happened); the next
- * --prune-memberships run then removes what the file no longer gives, applied or not.
+ * `sent` went out with no answer: only what it adds is added (docs/sync.md, "A request cut short").
  */
 export function linksAfter(previous: readonly ManagedLink[] | undefined, sent: readonly unknown[] | undefined, maybe = false): ManagedLink[] | undefined {
   if (sent === undefined) return previous === undefined || previous.length === 0 ? undefined : [...previous];

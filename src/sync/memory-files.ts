@@ -13,7 +13,7 @@ import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { assertTrustedMemoryDir, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles } from './memory-access.js';
 import { sameStoreAs } from '../context/target.js';
 import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
-import { damaged, entryOfBody, headerLine, newerPopulation, populationKey, populationLines, populationOfBody, SYNC_KINDS, SYNC_MEMORY_VERSION, type EntryBody, type HeaderBody, type PopulationBody, type PopulationRecord, type SyncKind } from './memory-lines.js';
+import { damaged, entryOfBody, headerLine, newerPopulation, populationLines, populationOfBody, SYNC_KINDS, SYNC_MEMORY_VERSION, type EntryBody, type HeaderBody, type PopulationBody, type PopulationRecord, type SyncKind } from './memory-lines.js';
 
 /**
  * Where sync memories live: `--sync-dir`, else EXAMCTL_SYNC_DIR, else `synced` beside the runs

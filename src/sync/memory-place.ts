@@ -40,10 +40,8 @@ export interface PlacedMemory {
   /** What messages call it: its file, or the service's address and the kind. */
   name: string;
   /**
-   * What run `run` put on record in `memory` so far (its population's start, its intents: durable
-   * in the copy) reaches the memory's home before anything more is sent (docs/sync.md, "Written
-   * ahead"): a state service is given the lines the copy gained since (ServiceCopy.writeAhead). A
-   * directory's memory is durable line by line already: nothing to do.
+   * What run `run` put on record in `memory` so far reaches the memory's home before anything
+   * more is sent (docs/sync.md, "Written ahead"); a directory's is durable line by line already.
    */
   writeAhead(run: string): Promise<void>;
   /** The run whose intents written ahead a service's memory took in (it never stored its end): the memory misses nothing it sent. */
@@ -133,11 +131,8 @@ export class ServiceCopy {
   private pushing: Promise<void> = Promise.resolve();
 
   /**
-   * Uploads the lines the copy gained since it was last stored or written ahead (a batch of
-   * intents, SentMemory.intentsDurable; or the run's start, SentMemory.started) before the requests
-   * they are for go out (docs/sync.md, "Written ahead"); a copy rewritten since (compacted) is
-   * stored whole instead. Batches go one after another; one that fails stops the run before it
-   * sends anything more (exit 3).
+   * Uploads the lines the copy gained since it was last stored or written ahead (SentMemory's
+   * intentsDurable, started), one batch after another: docs/sync.md, "Written ahead".
    */
   writeAhead(run: string): Promise<void> {
     if (this.lockInfo === undefined) return Promise.resolve();
@@ -259,12 +254,7 @@ export class ServiceCopy {
     if (failure !== undefined) throw failure;
   }
 
-  /**
-   * The run's end: what the copy gained since the memory was last stored goes as a delta beside
-   * it (docs/sync.md, "Stored as deltas"), unless the copy was rewritten (compacted), or the
-   * deltas would then outweigh half the document or number more than MAX_DELTAS: then the memory
-   * is stored whole.
-   */
+  /** The run's end, a delta or the memory whole: docs/sync.md, "Stored as deltas" (MAX_DELTAS). */
   private async store(): Promise<void> {
     await this.assertCopy();
     const { lines, at, rewritten } = await this.tails(this.stored?.at ?? new Map());

@@ -46,11 +46,8 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   }
 
   /**
-   * Before anything is sent, dry runs too (docs/input-formats.md, "Leading zeros"): refuses the
-   * run (exit 2) when a new candidate id of the file is a user or candidate examctl sent this
-   * target with its leading zeros removed, or two candidate ids of the file are one once they are
-   * removed (a schedule is one unit of many rows: the run, not a row, is refused); the same for
-   * the file's schedule ids against the schedules examctl pushed there. Opened first.
+   * A schedule push's leading-zeros check, dry runs too (docs/input-formats.md, "Leading zeros"):
+   * a schedule is one unit of many rows, so the run, not a row, is refused. Opened first.
    */
   async refuseLostZeros(records: AsyncIterable<InputRecord>): Promise<void> {
     const memory = this.memory;

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import { describeTarget, missedRunSentence, otherMemoriesSentence, populationWords, replacedMemorySentence, type SummaryNote } from '../report/report-writers.js';
 import { type ReportTarget, type SyncMemoryNote } from '../report/run-report.js';
@@ -228,9 +227,8 @@ export class SentMemory<P> {
   }
 
   /**
-   * An old night's file run again (replayed-file.ts): refused where a deciding run takes it as
-   * tonight's state; a resume reads its own run's file again: that run was judged. Only a
-   * deciding run's file is recorded (a plain send, a retry, is rows sent as given). Opened first.
+   * An old night's file run again (replayed-file.ts), judged and recorded for a deciding run only,
+   * not a resume's (docs/sync.md, "Stale input"). Opened first.
    */
   async refuseOldFile(file: string | undefined, allowed: boolean, decides: boolean): Promise<void> {
     this.inputDigest = file === undefined || !decides ? undefined : await fileDigest(inputPathOf(file, this.deps));
@@ -353,11 +351,9 @@ export class SentMemory<P> {
   }
 
   /**
-   * Before a unit's request goes out (RecordJob.intend; docs/sync.md, "A request cut short"):
-   * when its answer could be lost to a kill with nothing recorded after, what the memory must
-   * already believe, so the next run neither judges the row unchanged nor loses what the request
-   * may have done. Written only where it differs from the entry (a changed request); durable
-   * before the request goes (`intentsDurable`). Returns whether a line was written.
+   * Before a unit's request goes out (RecordJob.intend): what the memory must already believe if
+   * its answer is lost (docs/sync.md, "A request cut short"); durable before the request goes
+   * (`intentsDurable`). Returns whether a line was written.
    */
   intend(unit: Unit<P>, run: string): boolean {
     const memory = this.memory;
@@ -371,14 +367,10 @@ export class SentMemory<P> {
   }
 
   /**
-   * The target refused a unit's request (a definite answer: nothing applied), so the intent
-   * written for it is taken back (docs/sync.md, "A request cut short"). An id no request of
-   * examctl's was acknowledged for (none, or only a tentative entry: its earlier request was cut
-   * short, and the same request refused now was not applied then either) is forgotten: it is
-   * never a leaver, so an account of that id someone else made is never disabled. An id
-   * remembered before gets its entry back as it was (names, links, digests): what was
-   * acknowledged still stands. A refusal because the id is taken (`taken`: a duplicate create)
-   * applied nothing either, but says the id is on the target, whoever made it (`existing`, below).
+   * The target refused a unit's request (a definite answer: nothing applied): its intent is taken
+   * back (docs/sync.md, "A request cut short"; a tentative entry counts as none). A refusal because
+   * the id is taken (`taken`: a duplicate create) applied nothing either, but says the id is on
+   * the target, whoever made it (`existing`, below).
    */
   refused(unit: Unit<P>, taken = false): void {
     const memory = this.memory;

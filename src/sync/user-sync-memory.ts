@@ -1,5 +1,5 @@
-import { quotedValue } from '../domain/problem.js';
-import { UsageError } from '../system/errors.js';
+import { quotedValue, type Problem } from '../domain/problem.js';
+import { UsageError, InternalError } from '../system/errors.js';
 import type { UserRequest } from '../domain/types.js';
 import { counted, formatCount } from '../formats/number-format.js';
 import { describeTarget, populationWords } from '../report/report-writers.js';
@@ -16,13 +16,11 @@ import { SentMemory, type SyncFlags } from './sent-memory.js';
 import { parseCountOrPercent } from '../flags/flag-values.js';
 import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
-import type { Problem } from '../domain/problem.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches, type BatchedRecords } from '../input/batches.js';
 import { linksAfter, pruneOf, removalsOf } from './memberships.js';
 import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
-import { InternalError } from '../system/errors.js';
 import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
 import type { LostZerosRule } from './lost-zeros.js';
 import { joinedOf, StaleInput } from './stale-input.js';
@@ -276,11 +274,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (thisRun !== undefined) await this.keepRecordedLeavers(memory, thisRun, records, new Map(leavers));
   }
 
-  /**
-   * A resume's leavers (docs/runs.md, "runs resume"): those its journal holds, at their
-   * positions, then today's others. One the memory no longer gives as this population's leaver
-   * is left alone (said, unless settled); a gap among them is refused, nothing sent.
-   */
+  /** A resume's leavers: docs/runs.md, "runs resume" says which, and which it leaves alone. */
   private async keepRecordedLeavers(memory: SyncMemory, run: string, first: number, today: Map<string, MemoryEntry>): Promise<void> {
     const kept: Leaver[] = [];
     const left: string[] = [];
@@ -352,12 +346,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return judged.unsent === undefined || this.holds(unit.id) ? judged : next;
   }
 
-  /**
-   * A row of an older run (a report fed back: its `run` column; a resume: its run) whose id a
-   * later run left with another request (sent it, or, its population's newest deciding run, kept
-   * it): sent, it would undo that run (docs/sync.md, "Stale input"). It fails, unsent, unless
-   * --allow-old-file (a resume's --over-later-runs gives it).
-   */
+  /** A row of an older run whose id a later run left with another request: docs/sync.md, "Stale input". */
   private laterRequest(row: SourceRow | undefined, id: string, given: UserRequest): Problem | undefined {
     const cell = row === undefined ? undefined : reportRunOf(row);
     const run = cell !== undefined && isRunId(cell) ? cell : this.deps.resume?.record.id;
@@ -523,15 +512,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     this.memory!.record(payload.ExternalId, { ...rest, digest: '', ...(links === undefined ? {} : { links }) });
   }
 
-  /**
-   * A user's request, unanswered, may have changed the names, added links or flags (the file's
-   * or a prune's `false` not yet applied), disabled a leaver or enabled one who is back
-   * (docs/sync.md, "A request cut short"). So the entry it leaves: digests cleared; the request's
-   * links and true flags added to the managed ones (a later prune removes them, applied or not);
-   * `disabled` when it disables or when the user was (so a user back is sent DisableLogin false,
-   * and one still missing disabled again); the request's names (what a disable sends). A joiner's
-   * is tentative: it may never have been created.
-   */
+  /** The entry a user's request leaves unanswered: docs/sync.md, "A request cut short", lists it. */
   protected override intentOf(payload: UserRequest, entry: MemoryEntry | undefined, run: string): MemoryEntry | undefined {
     const given = this.asTheFileGives.get(payload) ?? payload;
     const leaver = this.disables.has(payload);

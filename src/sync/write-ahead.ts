@@ -8,7 +8,7 @@ import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import type { StateService } from './state-service.js';
 import { checksumOf, newestRunOfMemories, readDocument, summedText, type MemoryDocument } from './memory-document.js';
 import { memoryOfText, type MemoryContents } from './memory-files.js';
-import { targetIdentity, type ReportTarget } from '../report/run-report.js';
+import { targetIdentity } from '../report/run-report.js';
 
 const FORMAT = 'examctl-sync-intents';
 const DELTA_FORMAT = 'examctl-sync-delta';

@@ -13,8 +13,7 @@
  * snapshot of a million users is hundreds of MB, written as it is produced) and does not fsync
  * the directory after the rename, so a crash could bring the old entry back.
  */
-import { open, readdir, unlink } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { open, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { processAlive } from './process-liveness.js';

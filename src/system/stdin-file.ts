@@ -37,11 +37,9 @@ export async function spoolStdin(stdin: NodeJS.ReadableStream, signal?: AbortSig
 }
 
 /**
- * What `--file` names, judged once before the command runs (before anything is read or a store
- * opened). A pipe (a FIFO, or a process substitution's `/dev/fd/N`) can be read only once, so
- * its path is returned to be read like `--file -`. A device (`/dev/tty`, `/dev/zero`,
- * `/dev/urandom`) or a socket that cannot be opened is refused (exit 2): a terminal would wait
- * for typing that the structure pass and the send pass each need whole, the others never end.
+ * What `--file` names, judged before anything is read (docs/security.md, "A hostile file"): a
+ * pipe (a FIFO, `/dev/fd/N`) can be read only once, so its path is returned to be read like
+ * `--file -`; a device would wait for typing both passes need whole, or never end: refused.
  * Anything else (a regular file, a missing one) is left to the reader: undefined.
  *
  * `stat`, not `lstat`: `/dev/stdin` and `/dev/fd/N` resolve to the descriptor's own file (what
@@ -72,15 +70,12 @@ async function opensForReading(path: string): Promise<boolean> {
 }
 
 /**
- * Copies a named pipe like stdin. The FIFO is opened without waiting (O_NONBLOCK; a socket as
- * stdin is opened as it is, see opensForReading) and read through a socket on it (epoll, not a
- * blocked thread), so Ctrl-C or SIGTERM (`signal`) ends a wait for its writer or for its next
- * bytes at once. Whether a writer is there is known at once, from a read of one byte: data
- * (kept, the copy's first byte), "would block" (a writer that has not written yet, a process
- * substitution's), or the end (no writer). With no writer, `canWait` says whether someone can
- * start one (docs/security.md, "A hostile file"): when not (no terminal, --no-input, CI=true)
- * the pipe is refused, exit 2, since nothing would ever end the wait; else `onWait` is called
- * and the copy waits for a writer (writerOpened: where a FIFO without one reads as ended at once).
+ * Copies a named pipe like stdin (docs/security.md, "A hostile file", says when one with no writer
+ * is refused or waited for). The FIFO is opened with O_NONBLOCK (a socket as stdin as it is, see
+ * opensForReading) and read through a socket on it (epoll, not a blocked thread), so `signal`
+ * ends a wait at once. One byte read says whether a writer is there (data is the copy's first
+ * byte); with none, `canWait` false refuses, else `onWait` is called and the copy waits for a
+ * writer (writerOpened: where a FIFO without one reads as ended at once).
  */
 export async function spoolPipe(file: string, named: string, signal: AbortSignal | undefined, wait: { canWait: boolean; onWait: () => void }): Promise<StdinFile> {
   const fifo = (await stat(file)).isFIFO();

@@ -8,12 +8,7 @@ import { nonEmpty } from '../../system/env-values.js';
 import type { LoginOptions } from './login.options.js';
 import { profileDone, sayChanged } from './config.js';
 
-/**
- * `examctl login [--profile name]`: prompts for the EAPI token (masked) and stores it in a
- * token file beside the config (`<config dir>/<profile>.token`, mode 0600), referenced by the
- * profile's tokenFile, not in config.json (why: docs/remote.md). Prompts need a terminal;
- * scripts pipe the token to --with-token. --json: one document of what it did.
- */
+/** `examctl login [--profile name]`: docs/remote.md, "Pointing at a real platform", step 2. */
 export async function run(options: LoginOptions, deps: CommandDeps): Promise<number> {
   const env = deps.env;
   const config = await loadConfig(env);

@@ -25,11 +25,7 @@ export const [REQUIRE_MEMORY_OPTION] = grouped(HELP_GROUP.nightlySync, [
   ),
 ] as const);
 
-/**
- * --only-new and --only-existing (docs/sync.md, "New and existing"): Moodle's "add new only" and
- * "update existing only", on user sync and schedule push; which is which the store (local) or the
- * sync memory (remote) says, and a remote target without a memory is refused (sync/known-ids.ts).
- */
+/** --only-new and --only-existing: docs/sync.md, "New and existing" (sync/known-ids.ts). */
 export const ONLY_NEW_OR_EXISTING_OPTIONS = grouped(HELP_GROUP.nightlySync, [
   brief('send only records the target does not have yet', option(
     '--only-new',

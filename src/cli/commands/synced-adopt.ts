@@ -25,9 +25,8 @@ import { openTargetDirectory } from '../../context/target.js';
 
 /**
  * `synced adopt --file FILE [--population NAME]` (docs/sync.md, "When the memory is lost"): the
- * file read as `user sync` reads it (the same input flags), its valid rows recorded in the target's
- * memory as a real run of it would have (src/sync/adopt.ts), under the memory's lock; a dry run
- * reads the memory only and lists what it would record. Exit 1 when some rows were not adopted.
+ * valid rows recorded as a real run would have (src/sync/adopt.ts), under the memory's lock; a
+ * dry run only reads the memory.
  */
 export async function runAdopt(
   { file: files, tentative, population: given, ignoreUnknownColumns, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, syncDir, ...globals }: SyncedAdoptOptions,

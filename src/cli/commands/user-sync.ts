@@ -8,7 +8,7 @@ import type { UserResponseContent } from '../../domain/user.js';
 import type { InputRecord } from '../../input/record.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
-import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../../pipeline/record-job.js';
+import { unitPerRecord, type Outcome, type RecordJob, type Unit, type RunOptions } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { outcomeOf } from '../../pipeline/service-answer.js';
 import { openTargetDirectory } from '../../context/target.js';
@@ -20,7 +20,6 @@ import type { SummaryNote } from '../../report/report-writers.js';
 import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { say } from '../../formats/terminal-text.js';
 import { UsageError } from '../../system/errors.js';
-import type { RunOptions } from '../../pipeline/record-job.js';
 import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
 import { onlyFlag, onlyWhichOf } from '../../sync/known-ids.js';
 

@@ -1,6 +1,5 @@
 import { decodeChecksummedLine, encodeChecksummedLine } from '../../system/checksummed-line.js';
-import { COLLECTION_NAMES } from './contract.js';
-import type { Change, CollectionName } from './contract.js';
+import { COLLECTION_NAMES, type Change, type CollectionName } from './contract.js';
 
 /* A journal line is one checksummed line (system/checksummed-line.ts) whose body is
  * {"ch":[[collection,key,value],...]}. */

@@ -1,6 +1,5 @@
 /** The in-memory collections and the entries a snapshot is written from. */
-import { COLLECTION_NAMES } from './contract.js';
-import type { Change, CollectionName, StoreIndexer } from './contract.js';
+import { COLLECTION_NAMES, type Change, type CollectionName, type StoreIndexer } from './contract.js';
 import { EntityMap } from './entity-map.js';
 import type { SnapshotEntry } from './snapshot.js';
 
