@@ -10,7 +10,9 @@ const FIXTURES = resolve(__dirname, '../../fixtures');
 
 async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> = {}, env: Record<string, string> = {}) {
   const io = testDeps(dir, overrides, env);
-  const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
+  // A store typed beside --target remote names two targets (exit 2): the remote calls go without it.
+  const store = argv.includes('--target') && argv[argv.indexOf('--target') + 1] === 'remote' ? [] : ['--store', join(dir, 'store')];
+  const code = await runCli([...store, ...argv], io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
@@ -485,7 +487,7 @@ describe('exit codes and targets', () => {
 
   it('remote under --no-input needs --yes, sends nothing, and never shows the token', async () => {
     await withTempDir(async (dir) => {
-      // --target remote: the --store every call here gives names the local target, and a flag beats EXAMCTL_BASE_URL.
+      // --target remote: a flag beats EXAMCTL_BASE_URL.
       const env = { EXAMCTL_BASE_URL: 'http://127.0.0.1:9', EXAMCTL_TOKEN: 'secret-token-value' };
       const { code, stderr } = await cli(dir, ['--target', 'remote', 'user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--no-input'], {}, env);
       expect(code).toBe(2);

@@ -22,7 +22,9 @@ afterEach(async () => {
 
 async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
   const io = testDeps(dir, {}, env);
-  const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
+  // A store typed beside --target remote names two targets (exit 2): the remote calls go without it.
+  const store = argv.includes('--target') && argv[argv.indexOf('--target') + 1] === 'remote' ? [] : ['--store', join(dir, 'store')];
+  const code = await runCli([...store, ...argv], io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 

@@ -113,7 +113,7 @@ describe('schedule links', () => {
 
   it('a remote target is exit 2: the API does not return links', async () => {
     await withTempDir(async (dir) => {
-      const { done } = linksRun(dir, { scheduleExtId: 'S-LIVE', target: 'remote', baseUrl: 'https://exam.example.test' });
+      const { done } = linksRun(dir, { scheduleExtId: 'S-LIVE', store: undefined, target: 'remote', baseUrl: 'https://exam.example.test' });
       await expect(done).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('does not return') });
     });
   });
