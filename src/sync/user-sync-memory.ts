@@ -366,7 +366,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const what =
       requestDigest(digestedAs(population)(given)) === entry.digest
         ? `left this user with this very request ${its}: only the population differs. ` +
-          `${resume ? "Send this run's report with --only-failed" : 'Run the retry'} ${its}, as that run did`
+          `${resume ? "Send this run's report (--only-failed)" : 'Run the retry'} ${its}, as that run did`
         : 'left this user with another request; sent now, this older row would undo it. ' +
           `If run ${later} failed this row too, retry its report instead (the newest); ` +
           "else send today's file";
