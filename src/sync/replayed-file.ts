@@ -7,6 +7,7 @@ import { UsageError } from '../system/errors.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import { isRunReportHeader } from '../formats/report-csv-contract.js';
 import type { InputRecord } from '../input/record.js';
+import type { BatchedRecords } from '../input/batches.js';
 
 /** How many runs' file digests a population's record keeps. */
 const KEPT_FILES = 30;
@@ -23,9 +24,9 @@ export async function fileDigest(path: string): Promise<string | undefined> {
 }
 
 /** A run report fed back (its header is a report's): a partial correction, never a night's export. */
-export async function isFedBack(records: AsyncIterable<InputRecord>): Promise<boolean> {
+export async function isFedBack(records: AsyncIterable<InputRecord> & Partial<BatchedRecords>): Promise<boolean> {
   for await (const { raw } of records) return raw !== undefined && isRunReportHeader(raw.header);
-  return false;
+  return isRunReportHeader(records.header?.()?.cells ?? []);
 }
 
 /** A population line's `f` as read: run and digest pairs, or undefined when it is not that. */

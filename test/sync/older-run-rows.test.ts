@@ -98,10 +98,13 @@ describe('rows of an older run after a later one', () => {
     failing = new Set();
     for (const attempt of [1, 2]) {
       applied = [];
-      const retry = await sync('--file', 'n1-report.csv', '--only-failed');
+      const retry = await sync('--file', 'n1-report.csv', '--only-failed', '--report', 'retry.csv');
       expect(retry.code, `${attempt}: ${retry.stderr}`).toBe(0);
       expect(sentIds()).toEqual(['u3']);
     }
+    // The retry's report, nothing left in it (a header only), fed back records no file either.
+    expect((await readFile(join(dir, 'retry.csv'), 'utf8')).trim().split(/\r?\n/)).toHaveLength(1);
+    expect((await sync('--file', 'retry.csv', '--only-failed')).code).toBe(0);
     // The export has not changed since night 1 (same bytes): the newest deciding run's own file again.
     await writeFile(join(dir, 'n2.csv'), await readFile(join(dir, 'n1.csv')));
     const night2 = await nightly('n2.csv');
