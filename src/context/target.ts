@@ -137,8 +137,13 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
       const dir = deps.env.EXAMCTL_CONFIG_DIR && resolve(deps.env.EXAMCTL_CONFIG_DIR);
       const gone = dir && !(await stat(dir).catch(() => undefined))?.isDirectory();
       const lost = gone ? `EXAMCTL_CONFIG_DIR names ${dir}, no folder, so no profile chose the target` : '';
+      // A profile's own token: its URL goes with it (a bare --base-url passes the profile over).
+      const name = unused === `the token of ${settings.target.from}` ? record!.name : undefined;
+      const ways = name
+        ? `examctl config set-profile ${name} --base-url <url>, or --profile ${name} --base-url <url>`
+        : '--base-url, EXAMCTL_BASE_URL, a profile';
       const why = unused
-        ? `${unused} is set but no base URL is given: give one (--base-url, EXAMCTL_BASE_URL, a profile)`
+        ? `${unused} is set but no base URL is given: give one (${ways})`
         : lost && `${lost}: create it (examctl login, config set-profile), fix the path, name a --store`;
       if (why && deps.sends === true) throw new UsageError(`${why}, or --target local`);
       if (lost) await say(deps, `warning: ${lost}`);

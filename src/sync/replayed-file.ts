@@ -5,6 +5,9 @@
 import { fingerprintInput } from '../runs/resume-plan.js';
 import { UsageError } from '../system/errors.js';
 import { terminalLine } from '../formats/terminal-text.js';
+import { isRunReportHeader } from '../formats/report-csv-contract.js';
+import type { InputRecord } from '../input/record.js';
+import type { BatchedRecords } from '../input/batches.js';
 
 /** How many runs' file digests a population's record keeps. */
 const KEPT_FILES = 30;
@@ -18,6 +21,12 @@ export type RunFile = readonly [run: string, sha256: string];
  */
 export async function fileDigest(path: string): Promise<string | undefined> {
   return (await fingerprintInput(path).catch(() => undefined))?.sha256;
+}
+
+/** A run report fed back (its header is a report's): a partial correction, never a night's export. */
+export async function isFedBack(records: AsyncIterable<InputRecord> & Partial<BatchedRecords>): Promise<boolean> {
+  for await (const { raw } of records) return raw !== undefined && isRunReportHeader(raw.header);
+  return isRunReportHeader(records.header?.()?.cells ?? []);
 }
 
 /** A population line's `f` as read: run and digest pairs, or undefined when it is not that. */
@@ -39,7 +48,7 @@ export function withRunFiles(kept: readonly RunFile[] | undefined, added: readon
 
 /**
  * Refuses a file whose bytes an older run of the population read, while the newest run that
- * recorded its file (a deciding run) read another (exit 2, nothing sent), unless `allowed`;
+ * recorded its file read another (exit 2, nothing sent), unless `allowed`;
  * `kind`, the memory's, says what it would undo. A record without digests (an older examctl) is not judged.
  */
 export function refuseOldFile(files: readonly RunFile[] | undefined, digest: string | undefined, allowed: boolean, population: string | undefined, kind: string): void {

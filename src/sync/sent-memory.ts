@@ -12,7 +12,9 @@ import type { MemoryEntries } from './memory-entries.js';
 import { adoptSpelling, memoryFile, ofOtherInstance, sameTargetElsewhere } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
-import { fileDigest, refuseOldFile } from './replayed-file.js';
+import { fileDigest, isFedBack, refuseOldFile } from './replayed-file.js';
+import type { InputRecord } from '../input/record.js';
+import type { BatchedRecords } from '../input/batches.js';
 import { inputPathOf } from '../pipeline/command-input.js';
 import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice } from './memory-loss.js';
@@ -227,11 +229,12 @@ export class SentMemory<P> {
   }
 
   /**
-   * An old night's file run again (replayed-file.ts), judged and recorded for a deciding run only,
-   * not a resume's (docs/sync.md, "Stale input"). Opened first.
+   * An old night's file run again (replayed-file.ts), not judged for a resume (its run was). Every
+   * real run records its file but a run report fed back (docs/sync.md, "Stale input"). Opened first.
    */
-  async refuseOldFile(file: string | undefined, allowed: boolean, decides: boolean): Promise<void> {
-    this.inputDigest = file === undefined || !decides ? undefined : await fileDigest(inputPathOf(file, this.deps));
+  async refuseOldFile(file: string | undefined, allowed: boolean, records: AsyncIterable<InputRecord> & Partial<BatchedRecords>): Promise<void> {
+    const fedBack = await isFedBack(records).catch(() => false);
+    this.inputDigest = file === undefined || fedBack ? undefined : await fileDigest(inputPathOf(file, this.deps));
     refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population))?.files, this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
   }
 

@@ -5,7 +5,7 @@ import { counted, formatCount } from '../formats/number-format.js';
 import { describeTarget, populationWords } from '../report/report-writers.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, populationKey, type MemoryEntry, type PopulationRecord } from './memory-lines.js';
+import { isPopulationName, populationKey, requestDigest, type MemoryEntry, type PopulationRecord } from './memory-lines.js';
 import { reportRunOf } from '../formats/report-csv-contract.js';
 import { isRunId } from '../runs/run-id.js';
 import type { SyncMemory } from './sync-memory.js';
@@ -148,7 +148,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const memory = await this.open(decides, disableMissing || pruneMemberships);
     try {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
-      await this.refuseOldFile(this.userFlags.file, this.userFlags.allowOldFile === true, decides);
+      await this.refuseOldFile(this.userFlags.file, !decides || this.userFlags.allowOldFile === true, this.fileRecords());
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);
@@ -357,12 +357,25 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const later = entry.run > judged ? entry.run : judged;
     if (later <= run!) return undefined;
     const resume = this.deps.resume !== undefined;
+    const meant = resume
+      ? "send it from this run's report with --only-failed --allow-old-file"
+      : 'run again with --allow-old-file';
+    const population = this.memory!.entries.get(id)?.population;
+    const its = population === undefined ? 'without --population' : `with --population ${population}`;
+    // Only the population differs, or the later run's request may have failed (the memory cannot tell).
+    const what =
+      requestDigest(digestedAs(population)(given)) === entry.digest
+        ? `left this user with this very request ${its}: only the population differs. ` +
+          `${resume ? "Send this run's report (--only-failed)" : 'Run the retry'} ${its}, as that run did`
+        : 'left this user with another request; sent now, this older row would undo it. ' +
+          `If run ${later} failed this row too, retry its report instead (the newest); ` +
+          "else send today's file";
     return {
       field: 'ExternalId',
       code: null,
       message:
-        `not sent: this row is of run ${run}, and a later run, ${later}, left this user with another request; sent now, this older row would undo it. ` +
-        `Send today's file instead, or if this row is meant, ${resume ? "send it from this run's report with --only-failed --allow-old-file" : 'run again with --allow-old-file'} (docs/sync.md, "Stale input")`,
+        `not sent: this row is of run ${run}, and a later run, ${later}, ${what}, ` +
+        `or if this row is meant, ${meant} (docs/sync.md, "Stale input")`,
     };
   }
 

@@ -97,6 +97,13 @@ describe('a default profile with a token but no base URL', () => {
       expect((await cli(dir, ['config', 'set-profile', 'p', '--token-file', join(dir, 't.token'), '--default'])).code).toBe(0);
       const run = await cli(dir, SYNC);
       expect([run.code, run.stderr]).toEqual([2, expect.stringContaining('the token of profile p is set but no base URL is given')]);
+      // Each way the refusal names runs (trial20 f03): the profile's URL typed with it, or set on it.
+      expect(run.stderr).toContain('give one (examctl config set-profile p --base-url <url>, or --profile p --base-url <url>), or --target local');
+      const typed = await cli(dir, ['--profile', 'p', '--base-url', PROD, ...SYNC]);
+      expect([typed.code, typed.stderr]).toEqual([0, expect.stringContaining(`target: remote ${PROD} (`)]);
+      expect((await cli(dir, ['config', 'set-profile', 'p', '--base-url', PROD])).code).toBe(0);
+      const set = await cli(dir, SYNC);
+      expect([set.code, set.stderr]).toEqual([0, expect.stringContaining(`target: remote ${PROD} (profile p)`)]);
       const local = await cli(dir, ['--target', 'local', ...SYNC]);
       expect(local.code, local.stderr).toBe(0);
     }));

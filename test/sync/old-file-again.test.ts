@@ -80,6 +80,20 @@ describe('an old night\'s file run again', () => {
       expect(await disabled(dir)).toEqual([]);
     }));
 
+  it('a plain send of a newer export records its file: the newest night\'s file after it is an old file (trial20 f02)', () =>
+    withTempDir(async (dir) => {
+      const { night3 } = await threeNights(dir);
+      // Night 4's export (st-1's name changed) sent by hand, as a plain send.
+      writeFileSync(join(dir, 'night4.csv'), readFileSync(join(dir, 'night3.csv'), 'utf8').replace('L st-1,', 'L st-1b,'));
+      const plain = await cli(dir, ['user', 'sync', '--file', 'night4.csv', '--target', 'local', '--store', 'store', '--population', 'staff', '--yes', '--json']);
+      expect(plain.code, plain.stderr).toBe(0);
+      const before = await exported(dir);
+      const again = await cli(dir, nightly('night3.csv'));
+      expect(again.code, again.stderr).toBe(2);
+      expect(again.stderr).toContain(refusal(night3, (JSON.parse(plain.stdout) as { run: string }).run));
+      expect(await exported(dir)).toBe(before);
+    }));
+
   it('a memory without recorded files (an older examctl) is not judged', () =>
     withTempDir(async (dir) => {
       await threeNights(dir);

@@ -8,8 +8,8 @@ import { startUserSyncService, stopUserSyncService, type RecordedRequest, type S
  * Rows of an older run sent after a later one (docs/sync.md, "Stale input"): a run report fed
  * back (its `run` column) or a resumed run's rows whose ids a later run left with another request
  * fail, unsent, naming that run (exit 1); --allow-old-file (a resume: --over-later-runs) sends
- * them; a row equal to what the later run sent goes. A plain send records no file, so the next
- * night's unchanged export is not "an old night's file". Counted by a loopback service.
+ * them; a row equal to what the later run sent goes. A run report fed back records no file, so
+ * the next night's unchanged export is not "an old night's file". Counted by a loopback service.
  */
 
 let setup: UserSyncService;
@@ -98,17 +98,51 @@ describe('rows of an older run after a later one', () => {
     failing = new Set();
     for (const attempt of [1, 2]) {
       applied = [];
-      const retry = await sync('--file', 'n1-report.csv', '--only-failed');
+      const retry = await sync('--file', 'n1-report.csv', '--only-failed', '--report', 'retry.csv');
       expect(retry.code, `${attempt}: ${retry.stderr}`).toBe(0);
       expect(sentIds()).toEqual(['u3']);
     }
-    // A one-user file sent by hand records no file either.
-    await users('one.csv', 'u2');
-    expect((await sync('--file', 'one.csv')).code).toBe(0);
+    // The retry's report, nothing left in it (a header only), fed back records no file either.
+    expect((await readFile(join(dir, 'retry.csv'), 'utf8')).trim().split(/\r?\n/)).toHaveLength(1);
+    expect((await sync('--file', 'retry.csv', '--only-failed')).code).toBe(0);
     // The export has not changed since night 1 (same bytes): the newest deciding run's own file again.
     await writeFile(join(dir, 'n2.csv'), await readFile(join(dir, 'n1.csv')));
     const night2 = await nightly('n2.csv');
     expect(night2.code, night2.stderr).toBe(0);
+  });
+
+  it('a row a later night failed too, or one that lacks only the night\'s --population: still not sent, the words name the way on (trial20 f01, f05)', async () => {
+    await users('n0.csv', 'u1', 'u2');
+    expect((await nightly('n0.csv')).code).toBe(0);
+    failing = new Set(['u1']);
+    await users('n1.csv', 'u1=v1', 'u2');
+    const runs: string[] = [];
+    for (const night of ['n1', 'n2']) {
+      const failed = await nightly('n1.csv', '--report', `${night}-report.csv`);
+      expect(failed.code, failed.stderr).toBe(1);
+      runs.push(runOf(failed.stderr));
+    }
+    failing = new Set();
+    applied = [];
+    const old = await sync('--file', 'n1-report.csv', '--only-failed');
+    expect(old.code, old.stderr).toBe(1);
+    expect(old.stderr).toContain(`a later run, ${runs[1]}, left this user with another request; sent now, this older row would undo it. If run ${runs[1]} failed this row too, retry its report instead (the newest)`);
+    expect(applied).toEqual([]);
+    expect((await sync('--file', 'n2-report.csv', '--only-failed')).code).toBe(0);
+    expect(sentIds()).toEqual(['u1']);
+    // Nights of --population students: night 1 fails u1's email, night 2 sends it.
+    failing = new Set(['u2']);
+    await users('p1.csv', 'u1=v1', 'u2=v1');
+    expect((await nightly('p1.csv', '--population', 'students', '--allow-old-file', '--report', 'p1-report.csv')).code).toBe(1);
+    failing = new Set();
+    expect((await nightly('p1.csv', '--population', 'students', '--allow-old-file')).code).toBe(0);
+    applied = [];
+    const plain = await sync('--file', 'p1-report.csv', '--only-failed');
+    expect(plain.code, plain.stderr).toBe(1);
+    expect(plain.stderr).toContain('left this user with this very request with --population students: only the population differs. Run the retry with --population students');
+    const own = await sync('--file', 'p1-report.csv', '--only-failed', '--population', 'students');
+    expect(own.code, own.stderr).toBe(0);
+    expect(sentIds()).toEqual(['u2']);
   });
 
   /** Night 0 plain; night 1 (the last user's email v1) killed after its first answer; night 2 with --population students (v2). Returns night 1's and night 2's runs. */

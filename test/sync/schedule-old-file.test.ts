@@ -38,7 +38,10 @@ describe('schedule push --changed-only of an old night\'s file', () => {
       expect(await start()).toMatch(/^2027-03-01T11:00/);
       expect((await push('night1.csv', '--changed-only', '--allow-old-file')).code).toBe(0);
       expect(await start()).toMatch(/^2027-03-01T10:00/);
-      // Without --changed-only the rows are sent as given, as user sync's plain send is.
+      // Without --changed-only the rows are sent as given, as user sync's plain send is; its file is
+      // recorded: night 1's file after it is old again (trial20 f02).
       expect((await push('night2.csv')).code).toBe(0);
+      expect((await push('night1.csv', '--changed-only')).code).toBe(2);
+      expect(await start()).toMatch(/^2027-03-01T11:00/);
     }));
 });

@@ -66,7 +66,7 @@ export async function run(
       // anything is sent (withheld-pins.ts), with its documents written (run-pipeline.ts).
       if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
       await memory.open(changedOnly ?? false);
-      await memory.refuseOldFile(file, allowOldFile === true, changedOnly === true);
+      await memory.refuseOldFile(file, allowOldFile === true || changedOnly !== true, records());
       // Candidate ids a spreadsheet stripped of their leading zeros: refused before anything is sent.
       await memory.refuseLostZeros(records());
     },
