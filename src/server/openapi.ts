@@ -9,6 +9,7 @@ import {
 } from '../domain/answer-fields.js';
 import {
   collectionRequestSchema,
+  inputJsonSchema,
   invigilatorIdsSchema,
   scheduleRequestSchema,
   userRequestSchema,
@@ -16,7 +17,6 @@ import {
 } from '../domain/schemas.js';
 import { USER_TABLE, USER_VIEW_FIELDS } from '../domain/user.js';
 import { REVIEW_SESSION_ID_MAX } from '../domain/review-session.js';
-import { withPortablePatterns } from '../domain/portable-pattern.js';
 import { API_PREFIX } from '../api/url-policy.js';
 import { operationExamples, statusFailureExample, type OperationExamples } from './openapi-examples.js';
 import { FAILURE_MESSAGES as M } from './failure-messages.js';
@@ -118,19 +118,10 @@ const responseContents = {
   invigilators: answerObjectSchema(INVIGILATORS_CONTENT_FIELDS),
 };
 
-type JsonSchema = Record<string, unknown>;
-
-/**
- * draft-2020-12 is OpenAPI 3.1's schema dialect. `io: 'input'` documents what a client sends
- * (the rule checks run as preprocess steps, which are transparent there); 'any' keeps a
- * construct JSON Schema cannot say from failing the whole document.
- */
-function jsonSchema(schema: z.ZodType): JsonSchema {
-  const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  // Component schemas live inside the document; a per-schema $schema is noise there.
-  const { $schema: _ignored, ...rest } = converted;
-  // Its patterns as every regex engine reads them (domain/portable-pattern.ts).
-  return withPortablePatterns(rest);
+/** Component schemas live inside the document; a per-schema $schema is noise there. */
+function jsonSchema(schema: z.ZodType): object {
+  const { $schema: _ignored, ...rest } = inputJsonSchema(schema);
+  return rest;
 }
 
 function jsonBody(ref: string, example: unknown, description?: string): object {
