@@ -78,10 +78,7 @@ function answerValueSchema(value: AnswerValue): z.ZodType {
   }
 }
 
-/**
- * An answer object: every declared field typed, the required ones required; loose, because a
- * server may send more than the API text lists (examctl keeps and shows it).
- */
+/** The schema of an AnswerObject (answer-fields.ts): every declared field typed, the required ones required; loose, as it is. */
 function answerObjectSchema(fields: AnswerFields): z.ZodType {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, field] of Object.entries(fields)) {
