@@ -78,7 +78,7 @@ function answerValueSchema(value: AnswerValue): z.ZodType {
   }
 }
 
-/** The schema of an AnswerObject (answer-fields.ts): every declared field typed, the required ones required; loose, as it is. */
+/** The schema of an AnswerObject (answer-fields.ts): loose, as it is. */
 function answerObjectSchema(fields: AnswerFields): z.ZodType {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, field] of Object.entries(fields)) {

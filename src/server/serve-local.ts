@@ -7,7 +7,7 @@ import { storeTokens } from './store-tokens.js';
 
 interface ServeLocalOptions extends Pick<ServerOptions, 'host' | 'port' | 'bodyLimitBytes' | 'log' | 'faults' | 'timeouts'>, Pick<OpenLocalTargetOptions, 'now' | 'lockTimeoutMs' | 'onCreated'> {
   storeDir: string;
-  /** `--public-url` (local-serve.options.ts, publicUrl): the OpenAPI document's `servers`. Default: the server's own URL. */
+  /** `--public-url` (local-serve.options.ts); default: the server's own URL. */
   publicUrl?: string;
 }
 
