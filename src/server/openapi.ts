@@ -23,12 +23,8 @@ import { FAILURE_MESSAGES as M } from './failure-messages.js';
 import { DEFAULT_BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_URL_BYTES } from './server.js';
 
 /*
- * The OpenAPI document of the integration API. The request bodies are generated from the
- * domain's zod schemas (src/domain/schemas.ts), which are composed from the rule tables: each
- * field's type, maxLength, pattern, enum and range come from the same parameters as the check
- * that validates it, and each description names the API's codes. The answers' Content is
- * typed from domain/answer-fields.ts (review session, collection, invigilators) and, for
- * Content.User, from the user rule table's wire values; the envelopes are written here.
+ * The OpenAPI document of the integration API (docs/remote.md, "The OpenAPI document"; its answers:
+ * docs/domain-rules.md, "Answers"). The envelopes are written here.
  */
 
 const errorEntry = z.looseObject({
