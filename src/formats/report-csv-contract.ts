@@ -48,13 +48,18 @@ const runColumns = new WeakMap<readonly string[], number>();
 /** The `run` cell of a run report's row fed back (RUN_COLUMN), or undefined (none, empty, or not a report). */
 export function reportRunOf(row: { header: readonly string[]; cells: readonly string[] }): string | undefined {
   let at = runColumns.get(row.header);
-  if (at === undefined) runColumns.set(row.header, (at = isRunReportHeader(row.header) ? row.header.findIndex((name) => normalizeColumnName(name) === RUN_KEY) : -1));
+  if (at === undefined) runColumns.set(row.header, (at = isRunReportHeader(row.header) ? row.header.findLastIndex((name) => normalizeColumnName(name) === RUN_KEY) : -1));
   return row.cells[at]?.trim() || undefined;
 }
 
-/** A column a report adds: an input that is a report is read without it, a report written from it replaces it. */
-export function isReportColumn(name: string): boolean {
-  return ADDED_KEYS.has(normalizeColumnName(name));
+/**
+ * Which columns of a header a report added: in a run report only, the last of each name (an input's own
+ * column of that name is before it, data). Fed back, they are not read; a report written from it replaces them.
+ */
+export function addedColumnsOf(header: readonly string[]): boolean[] {
+  const keys = header.map(normalizeColumnName);
+  const report = isRunReportHeader(header);
+  return keys.map((key, at) => report && ADDED_KEYS.has(key) && !keys.includes(key, at + 1));
 }
 
 /** A run report written by examctl: its header has all of status, error_codes and error_messages. */
@@ -64,9 +69,9 @@ export function isRunReportHeader(header: readonly string[]): boolean {
   return found >= REPORT_KEYS.size;
 }
 
-/** The index of the `status` column, or -1. */
+/** The index of the (last) `status` column, or -1. */
 export function statusColumnOf(header: readonly string[]): number {
-  return header.findIndex((name) => normalizeColumnName(name) === STATUS_KEY);
+  return header.findLastIndex((name) => normalizeColumnName(name) === STATUS_KEY);
 }
 
 /** A status cell that says the item needs no more work (`ok`, any case, spaces around). */
