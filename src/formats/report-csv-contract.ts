@@ -29,6 +29,13 @@ export const WRITTEN_COLUMNS = [...REPORT_COLUMNS, ...ACTION_COLUMNS, RUN_COLUMN
 /** Where an item came from, for a report of input that was not CSV (JSON, flags, arguments). */
 export const SOURCE_COLUMNS = ['file', 'line', 'id'] as const;
 
+/** A report of input that was not CSV or .xlsx (its first columns SOURCE_COLUMNS) fed back as records: refused saying why. */
+export function sourceReportProblem(header: readonly string[]): string | undefined {
+  if (!isRunReportHeader(header) || SOURCE_COLUMNS.some((name, at) => normalizeColumnName(header[at] ?? '') !== name)) return undefined;
+  return 'the report of JSON, flags or arguments (file, line, id) names items, not their fields: ' +
+    'give the file its file column names again, fixed (collection add: with --existing ok; schedule push: --upsert)';
+}
+
 /** After SOURCE_COLUMNS in an `invigilators remove` report: the schedule the ids were removed from (checked by --only-failed). */
 export const SCHEDULE_COLUMN = 'schedule';
 

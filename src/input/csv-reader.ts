@@ -10,7 +10,7 @@ import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { WARNING_CODES } from '../domain/codes.js';
 import { listCellEntries } from '../domain/list-cells.js';
 import { normalizeColumnName } from '../formats/column-name.js';
-import { addedColumnsOf, isOkStatus, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../formats/report-csv-contract.js';
+import { addedColumnsOf, isOkStatus, isRunReportHeader, restoreNeutralisedCells, sourceReportProblem, statusColumnOf } from '../formats/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
 import { UnquotedCsvLines, type CsvHandOver } from './unquoted-csv.js';
@@ -389,6 +389,8 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
   const takenBy = new Map<string, string>();
   // Unnamed columns after the last named one are ignored (csvRows refuses a value under them).
   const added = addedColumnsOf(cells);
+  const notInput = sourceReportProblem(cells);
+  if (notInput !== undefined) throw new InputFileError(file, line, notInput);
   let named = cells.length;
   while (named > 0 && cells[named - 1] === '') named--;
   cells.forEach((cell, index) => {
