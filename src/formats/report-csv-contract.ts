@@ -29,7 +29,7 @@ export const WRITTEN_COLUMNS = [...REPORT_COLUMNS, ...ACTION_COLUMNS, RUN_COLUMN
 /** Where an item came from, for a report of input that was not CSV (JSON, flags, arguments). */
 export const SOURCE_COLUMNS = ['file', 'line', 'id'] as const;
 
-/** A report of input that was not CSV or .xlsx (its first columns SOURCE_COLUMNS) fed back as records: refused saying why. */
+/** Why a report of JSON, flags or arguments (SOURCE_COLUMNS first) is no input; undefined for another header. */
 export function sourceReportProblem(header: readonly string[]): string | undefined {
   if (!isRunReportHeader(header) || SOURCE_COLUMNS.some((name, at) => normalizeColumnName(header[at] ?? '') !== name)) return undefined;
   return 'the report of JSON, flags or arguments (file, line, id) names items, not their fields: ' +
@@ -60,8 +60,8 @@ export function reportRunOf(row: { header: readonly string[]; cells: readonly st
 }
 
 /**
- * Which columns of a header a report added: in a run report only, the last of each name (an input's own
- * column of that name is before it, data). Fed back, they are not read; a report written from it replaces them.
+ * The columns a report added: in a run report only, the last of each name (an earlier one is the input's).
+ * Fed back, they are not read; a report written from it replaces them.
  */
 export function addedColumnsOf(header: readonly string[]): boolean[] {
   const keys = header.map(normalizeColumnName);

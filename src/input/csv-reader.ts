@@ -387,10 +387,11 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
   const unnamed: number[] = [];
   const unknown: string[] = [];
   const takenBy = new Map<string, string>();
-  // Unnamed columns after the last named one are ignored (csvRows refuses a value under them).
   const added = addedColumnsOf(cells);
-  const notInput = sourceReportProblem(cells);
+  // A report of JSON, flags or arguments is no input (but for an id list's reader).
+  const notInput = byKey.has('id') ? undefined : sourceReportProblem(cells);
   if (notInput !== undefined) throw new InputFileError(file, line, notInput);
+  // Unnamed columns after the last named one are ignored (csvRows refuses a value under them).
   let named = cells.length;
   while (named > 0 && cells[named - 1] === '') named--;
   cells.forEach((cell, index) => {

@@ -119,7 +119,7 @@ async function fileRecords(
     throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
   }
   let read: AsyncIterable<InputRecord> | undefined;
-  return () => (read ??= readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns === true, sheet, hiddenRows, encoding, command: 'collection add', ...input }));
+  return () => (read ??= readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'collection add', ...input }));
 }
 
 async function flagRecord(flags: CollectionFieldFlags, options: GlobalOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
