@@ -7,6 +7,7 @@ import { terminalLine } from '../formats/terminal-text.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { SentMemory } from './sent-memory.js';
 import { UsageError } from '../system/errors.js';
+import { withProblem } from '../domain/one-id-per-file.js';
 import { onlyWhichOf, type OnlyWhich } from './known-ids.js';
 
 /** How many schedules the line after the run names (docs/sync.md, "Withdrawn candidates"). */
@@ -37,6 +38,9 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   private readonly leftOut = new WeakMap<PreparedSchedule, string[]>();
 
   override unit(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
+    // A row of an older run whose schedule a later run sent another request for: not sent (docs/sync.md, "Stale input").
+    const later = unit.prepared.ok && unit.id !== null ? this.laterRequest(unit.rows?.[0], unit.id, unit.prepared.value) : undefined;
+    if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     if (unit.prepared.ok && unit.id !== null) this.noteWithdrawn(unit.id, unit.prepared.value);
     return super.unit(unit);
   }
