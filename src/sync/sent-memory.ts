@@ -2,7 +2,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import { describeTarget, missedRunSentence, otherMemoriesSentence, populationWords, replacedMemorySentence, type SummaryNote } from '../report/report-writers.js';
 import { type ReportTarget, type SourceRow, type SyncMemoryNote } from '../report/run-report.js';
 import type { Problem } from '../domain/problem.js';
-import { reportRunOf } from '../formats/report-csv-contract.js';
+import { isDryRunStatus, reportRunOf, statusColumnOf } from '../formats/report-csv-contract.js';
 import { isRunId } from '../runs/run-id.js';
 import { UsageError } from '../system/errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
@@ -325,7 +325,7 @@ export class SentMemory<P> {
    * sinks complete: a failed store reaches them, docs/ci.md), acknowledged outcomes, intents written
    * ahead, refusals and unsettled requests; but for collections, the report's note of what was found.
    */
-  hooks(): Pick<RecordJob<P>, 'syncMemory' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
+  hooks(): Pick<RecordJob<P>, 'syncMemory' | 'plannedAgainst' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
     return {
       started: (run) => this.started(run),
       ending: () => this.close(),
@@ -335,6 +335,7 @@ export class SentMemory<P> {
       intend: (unit, run) => this.intend(unit, run),
       intentsDurable: () => this.intentsDurable(),
       syncMemory: () => (this.kind === 'collections' ? undefined : this.found),
+      plannedAgainst: () => (this.flags.dryRun === true ? this.memory?.populations().get(populationKey(this.flags.population))?.run : undefined),
     };
   }
 
@@ -488,12 +489,15 @@ export class SentMemory<P> {
         : `left this ${this.kind === 'users' ? 'user' : 'schedule'} with another request; sent now, this older row would undo it. ` +
           `If run ${later} failed this row too, retry its report instead (the newest); ` +
           "else send today's file";
+    // A dry run's report names the run it was planned against (docs/cli.md, "Run report").
+    const of = row !== undefined && isDryRunStatus(row.cells[statusColumnOf(row.header)]) ? "a dry run's report, planned against run" : 'run';
     return {
       field: this.kind === 'users' ? 'ExternalId' : 'ScheduleExtId',
       code: null,
       message:
-        `not sent: this row is of run ${run}, and a later run, ${later}, ${what}, ` +
-        `or if this row is meant, ${meant} (docs/sync.md, "Stale input")`,
+        `not sent: this row is of ${of} ${run}, and a later run, ${later}, ${what}, ` +
+        // The memory cannot tell an adoption (it records the file it adopts, sending nothing) from a run.
+        `or if this row is meant, or run ${later} is a synced adopt (it sent nothing: this row undoes nothing), ${meant} (docs/sync.md, "Stale input")`,
     };
   }
 
