@@ -335,7 +335,7 @@ export class SentMemory<P> {
       intend: (unit, run) => this.intend(unit, run),
       intentsDurable: () => this.intentsDurable(),
       syncMemory: () => (this.kind === 'collections' ? undefined : this.found),
-      plannedAgainst: () => (this.flags.dryRun === true ? this.memory?.populations().get(populationKey(this.flags.population))?.run : undefined),
+      plannedAgainst: () => (this.flags.dryRun === true && this.kind !== 'collections' ? this.memory?.populations().get(populationKey(this.flags.population))?.run : undefined),
     };
   }
 
