@@ -38,10 +38,11 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   private readonly leftOut = new WeakMap<PreparedSchedule, string[]>();
 
   override unit(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
-    // A row of an older run whose schedule a later run sent another request for: not sent (docs/sync.md, "Stale input").
-    const later = unit.prepared.ok && unit.id !== null ? this.laterRequest(unit.rows?.[0], unit.id, unit.prepared.value) : undefined;
+    if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
+    // A row of an older run a later run left otherwise: not sent (docs/sync.md, "Stale input").
+    const later = this.laterRequest(unit.rows?.[0], unit.id, unit.prepared.value);
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
-    if (unit.prepared.ok && unit.id !== null) this.noteWithdrawn(unit.id, unit.prepared.value);
+    this.noteWithdrawn(unit.id, unit.prepared.value);
     return super.unit(unit);
   }
 

@@ -54,7 +54,7 @@ export interface SyncFlags {
   only?: OnlyWhich | undefined;
   /** Ids alike but for their leading zeros are really other users (lost-zeros.ts): not checked. */
   reallyNewIds?: boolean;
-  /** The file an older run read may be run again (src/sync/replayed-file.ts), an older run's rows sent. */
+  /** The file an older run read may be run again (src/sync/replayed-file.ts). */
   allowOldFile?: boolean;
 }
 
@@ -472,14 +472,14 @@ export class SentMemory<P> {
     const entry = run === undefined || this.flags.allowOldFile === true ? undefined : this.memory?.entries.peek(id);
     if (entry === undefined || entry.digest === this.keptDigestOf(given)) return undefined;
     this.populations ??= this.memory!.populations();
-    const judged = entry.run > run! ? '' : (this.populations.get(populationKey(this.memory!.entries.get(id)?.population))?.files?.at(-1)?.[0] ?? '');
+    const population = this.memory!.entries.get(id)?.population;
+    const judged = entry.run > run! ? '' : (this.populations.get(populationKey(population))?.files?.at(-1)?.[0] ?? '');
     const later = entry.run > judged ? entry.run : judged;
     if (later <= run!) return undefined;
     const resume = this.deps.resume !== undefined;
     const meant = resume
       ? "send it from this run's report with --only-failed --allow-old-file"
       : 'run again with --allow-old-file';
-    const population = this.memory!.entries.get(id)?.population;
     const its = population === undefined ? 'without --population' : `with --population ${population}`;
     // Only the population differs, or the later run's request may have failed (the memory cannot tell).
     const what =
@@ -496,7 +496,6 @@ export class SentMemory<P> {
       code: null,
       message:
         `not sent: this row is of ${of} ${run}, and a later run, ${later}, ${what}, ` +
-        // The memory cannot tell an adoption (it records the file it adopts, sending nothing) from a run.
         `or if this row is meant, or run ${later} is a synced adopt (it sent nothing: this row undoes nothing), ${meant} (docs/sync.md, "Stale input")`,
     };
   }
