@@ -154,11 +154,14 @@ describe('rows of an older run after a later one', () => {
     await users('n0.csv', 'u1', 'u2', 'u5');
     const n0 = runOf((await nightly('n0.csv')).stderr);
     await users('a.csv', 'u1=v1', 'u2', 'u5');
-    expect((await sync('--dry-run', '--file', 'a.csv', '--report', 'dry.csv')).code).toBe(0);
+    for (const report of ['dry.csv', 'dry.xlsx']) expect((await sync('--dry-run', '--file', 'a.csv', '--report', report)).code).toBe(0);
     expect((await readFile(join(dir, 'dry.csv'), 'utf8')).split(/\r?\n/).filter((line) => line.startsWith('u')).map((line) => line.split(',').at(-1))).toEqual([n0, n0, n0]);
     // Night 1: u1's email v2, u5 left.
     await users('n1.csv', 'u1=v2', 'u2');
     const n1 = runOf((await nightly('n1.csv')).stderr);
+    const xlsx = await sync('--file', 'dry.xlsx');
+    expect(xlsx.code, xlsx.stderr).toBe(1);
+    expect(xlsx.stderr).toContain(`[u1] ExternalId - not sent: this row is of a dry run's report, planned against run ${n0}`);
     applied = [];
     const whole = await sync('--file', 'dry.csv');
     expect(whole.code, whole.stderr).toBe(1);
