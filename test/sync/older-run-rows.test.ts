@@ -116,6 +116,14 @@ describe('rows of an older run after a later one', () => {
     expect(night2.code, night2.stderr).toBe(0);
   });
 
+  it('an .xlsx retry loop: its last report (a header only) fed back records no file, the next unchanged export goes (trial21 f05)', async () => {
+    await failedNight1('n1-report.xlsx');
+    expect((await sync('--file', 'n1-report.xlsx', '--only-failed', '--report', 'retry.xlsx')).code).toBe(0);
+    expect((await sync('--file', 'retry.xlsx', '--only-failed')).code).toBe(0);
+    const night2 = await nightly('n1.csv');
+    expect(night2.code, night2.stderr).toBe(0);
+  });
+
   it('a row a later night failed too, or one that lacks only the night\'s --population: still not sent, the words name the way on (trial20 f01, f05)', async () => {
     await users('n0.csv', 'u1', 'u2');
     expect((await nightly('n0.csv')).code).toBe(0);
