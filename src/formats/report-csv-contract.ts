@@ -29,6 +29,13 @@ export const WRITTEN_COLUMNS = [...REPORT_COLUMNS, ...ACTION_COLUMNS, RUN_COLUMN
 /** Where an item came from, for a report of input that was not CSV (JSON, flags, arguments). */
 export const SOURCE_COLUMNS = ['file', 'line', 'id'] as const;
 
+/** Why a report of JSON, flags or arguments (SOURCE_COLUMNS first) is no input; undefined for another header. */
+export function sourceReportProblem(header: readonly string[]): string | undefined {
+  if (!isRunReportHeader(header) || SOURCE_COLUMNS.some((name, at) => normalizeColumnName(header[at] ?? '') !== name)) return undefined;
+  return 'the report of JSON, flags or arguments (file, line, id) names items, not their fields: ' +
+    'give the file its file column names again, fixed (collection add: with --existing ok; schedule push: --upsert)';
+}
+
 /** After SOURCE_COLUMNS in an `invigilators remove` report: the schedule the ids were removed from (checked by --only-failed). */
 export const SCHEDULE_COLUMN = 'schedule';
 
@@ -48,13 +55,18 @@ const runColumns = new WeakMap<readonly string[], number>();
 /** The `run` cell of a run report's row fed back (RUN_COLUMN), or undefined (none, empty, or not a report). */
 export function reportRunOf(row: { header: readonly string[]; cells: readonly string[] }): string | undefined {
   let at = runColumns.get(row.header);
-  if (at === undefined) runColumns.set(row.header, (at = isRunReportHeader(row.header) ? row.header.findIndex((name) => normalizeColumnName(name) === RUN_KEY) : -1));
+  if (at === undefined) runColumns.set(row.header, (at = isRunReportHeader(row.header) ? row.header.findLastIndex((name) => normalizeColumnName(name) === RUN_KEY) : -1));
   return row.cells[at]?.trim() || undefined;
 }
 
-/** A column a report adds: an input that is a report is read without it, a report written from it replaces it. */
-export function isReportColumn(name: string): boolean {
-  return ADDED_KEYS.has(normalizeColumnName(name));
+/**
+ * The columns a report added: in a run report only, the last of each name (an earlier one is the input's).
+ * Fed back, they are not read; a report written from it replaces them.
+ */
+export function addedColumnsOf(header: readonly string[]): boolean[] {
+  const keys = header.map(normalizeColumnName);
+  const report = isRunReportHeader(header);
+  return keys.map((key, at) => report && ADDED_KEYS.has(key) && !keys.includes(key, at + 1));
 }
 
 /** A run report written by examctl: its header has all of status, error_codes and error_messages. */
@@ -64,9 +76,9 @@ export function isRunReportHeader(header: readonly string[]): boolean {
   return found >= REPORT_KEYS.size;
 }
 
-/** The index of the `status` column, or -1. */
+/** The index of the (last) `status` column, or -1. */
 export function statusColumnOf(header: readonly string[]): number {
-  return header.findIndex((name) => normalizeColumnName(name) === STATUS_KEY);
+  return header.findLastIndex((name) => normalizeColumnName(name) === STATUS_KEY);
 }
 
 /** A status cell that says the item needs no more work (`ok`, any case, spaces around). */

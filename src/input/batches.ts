@@ -21,7 +21,7 @@ export interface BatchedRecords extends AsyncIterable<InputRecord> {
    */
   countRecords?(notOkOnly: boolean): Promise<number>;
   /**
-   * The header the last read met (a CSV input): a report of a read that passed no row on (a
+   * The header the last read met (a CSV or .xlsx input): a report of a read that passed no row on (a
    * header-only file, a retry with nothing left) is still the input's kind of file.
    */
   header?(): TableHeader | undefined;

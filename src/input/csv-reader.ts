@@ -10,7 +10,7 @@ import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { WARNING_CODES } from '../domain/codes.js';
 import { listCellEntries } from '../domain/list-cells.js';
 import { normalizeColumnName } from '../formats/column-name.js';
-import { isOkStatus, isReportColumn, isRunReportHeader, restoreNeutralisedCells, statusColumnOf } from '../formats/report-csv-contract.js';
+import { addedColumnsOf, isOkStatus, isRunReportHeader, restoreNeutralisedCells, sourceReportProblem, statusColumnOf } from '../formats/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
 import { UnquotedCsvLines, type CsvHandOver } from './unquoted-csv.js';
@@ -387,12 +387,18 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
   const unnamed: number[] = [];
   const unknown: string[] = [];
   const takenBy = new Map<string, string>();
+  const added = addedColumnsOf(cells);
+  // A report of JSON, flags or arguments is no input (but for an id list's reader).
+  const notInput = byKey.has('id') ? undefined : sourceReportProblem(cells);
+  if (notInput !== undefined) throw new InputFileError(file, line, notInput);
   // Unnamed columns after the last named one are ignored (csvRows refuses a value under them).
   let named = cells.length;
   while (named > 0 && cells[named - 1] === '') named--;
   cells.forEach((cell, index) => {
     names.push(undefined);
     lists.push(false);
+    // A report fed back: the columns it added are not the command's.
+    if (added[index] === true) return;
     if (cell === '') {
       if (index < named) unnamed.push(index + 1);
       return;
@@ -401,8 +407,8 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
     const mapped = options.map?.get(key);
     const spec = byKey.get(mapped !== undefined ? normalizeColumnName(mapped) : key);
     if (spec === undefined) {
-      // A report fed back as input: the columns it added are not the command's. A column a computed field reads is known.
-      if (!isReportColumn(cell) && options.computed?.sources.has(key) !== true) unknown.push(cell);
+      // A column a computed field reads is known.
+      if (options.computed?.sources.has(key) !== true) unknown.push(cell);
       return;
     }
     const earlier = takenBy.get(spec.name);

@@ -10,7 +10,7 @@ import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/columns.js';
 import { SECRET_FIELDS } from '../domain/text-rules.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
-import { batchedRecords, collectedBatches, type BatchedRecords } from './batches.js';
+import { batchedRecords, collectedBatches, type BatchedRecords, type TableHeader } from './batches.js';
 import {
   isHeaderRepeat,
   listCellWarnings,
@@ -50,6 +50,8 @@ export interface XlsxReadOptions extends CsvReadOptions {
   hiddenRows?: HiddenRows;
   /** Where a line for the admin goes (stderr): which sheet was read and which were not (otherSheets). */
   notice?: (text: string) => Promise<void> | void;
+  /** Told the header row a read meets. */
+  met?: (header: TableHeader) => void;
 }
 
 const HIDDEN_ROWS_CHOICES = ['include', 'skip'] as const;
@@ -351,6 +353,7 @@ async function* sheetRows(
         headerKeys = cells.map(normalizeColumnName);
         mapping = mapHeader(cells, options, file, line);
         header = cells;
+        options.met?.({ cells });
         merged = merges.length === 0 ? undefined : new MergedColumns(merges, line);
         continue;
       }
@@ -430,5 +433,7 @@ async function* sheetRows(
  * sheet: `users.xlsx[Sheet1]:7: reason`.
  */
 export function readXlsxRecords(path: string, options: XlsxReadOptions): BatchedRecords {
-  return batchedRecords(() => collectedBatches((add) => xlsxRows(path, options, add)));
+  let header: TableHeader | undefined;
+  const told = { ...options, met: (met: TableHeader) => (header = met) };
+  return batchedRecords(() => collectedBatches((add) => xlsxRows(path, told, add)), { header: () => header });
 }

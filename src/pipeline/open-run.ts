@@ -33,7 +33,7 @@ export async function openRun(
   units?: number,
   syncMemory?: SyncMemoryNote,
   notes?: readonly SummaryNote[],
-  journaled: JournaledTraits = {},
+  journaled: JournaledTraits & { plannedRun?: string | undefined } = {},
 ): Promise<OpenedRun> {
   const dryRun = options.dryRun ?? false;
   const target = await targetOf();
@@ -60,7 +60,7 @@ export async function openRun(
     const plans = dryRun && api !== null && target.report.kind === 'local';
     const report = await openRunReport(
       { command, target: target.report, ...target.note, dryRun, ...(plans ? { plans: true as const } : {}), ...(journal === undefined ? {} : { run: journal.id }), ...(syncMemory === undefined ? {} : { syncMemory }) },
-      options,
+      { ...options, plannedRun: journaled.plannedRun },
       deps,
       { notes },
     );

@@ -104,6 +104,8 @@ export interface RecordJob<P, R = never> {
   prepare?(): Promise<void>;
   /** After `prepare`: the sync memory the run decides from, said in every report sink (docs/ci.md). */
   syncMemory?(): SyncMemoryNote | undefined;
+  /** A dry run: the run it planned against, its report's `run` column (docs/cli.md, "Run report"). */
+  plannedAgainst?(): string | undefined;
   /**
    * A real run can go ahead as run `run` (its journal started, the report open), before any unit
    * is sent: the sync memory records the run (docs/sync.md, "When the memory is lost").

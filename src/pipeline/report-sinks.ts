@@ -50,9 +50,9 @@ export interface RunTimes {
   endedAt?: Date;
 }
 
-async function reportSinkOf(format: ReportFormat, sink: TextSink, header: ReportHeader, options: { onlyFailed?: boolean }, times?: RunTimes): Promise<ReportSink> {
+async function reportSinkOf(format: ReportFormat, sink: TextSink, header: ReportHeader, options: { onlyFailed?: boolean; plannedRun?: string | undefined }, times?: RunTimes): Promise<ReportSink> {
   if (format === 'json') return new JsonReportWriter(sink, header);
-  if (format === 'csv') return new CsvReportWriter(sink, options.onlyFailed ?? false, header.run);
+  if (format === 'csv') return new CsvReportWriter(sink, options.onlyFailed ?? false, header.run ?? options.plannedRun);
   const { JunitReportWriter } = await import('../report/junit-report-writer.js');
   if (times === undefined) return new JunitReportWriter(sink, header);
   const endedAt = times.endedAt ?? times.startedAt;
@@ -141,7 +141,7 @@ class GuardedFileSink implements ReportSink {
 export async function openRunReport(
   header: ReportHeader,
   /** With the input's `--timezone` and `--date-format`, by which a report workbook types its dates (record-job.ts, RunOptions). */
-  options: GlobalOptions & { onlyFailed?: boolean; timezone?: string | undefined; dateFormat?: string | undefined },
+  options: GlobalOptions & { onlyFailed?: boolean; timezone?: string | undefined; dateFormat?: string | undefined; plannedRun?: string | undefined },
   deps: CommandDeps,
   /** A refused run (run-pipeline.ts): the summary says only the counts, the error line says why; and the job's lines beside the counts (RecordJob.summaryNotes). */
   summary: { countsOnly?: boolean; notes?: readonly SummaryNote[] | undefined } = {},
@@ -165,7 +165,7 @@ export async function openRunReport(
     if (format === 'xlsx') {
       // The workbook writer streams its own zip: no text sink in between (loaded here only).
       const [{ openXlsxReportFile }, { reportDates }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('./command-input.js')]);
-      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, run: header.run, ...(await reportDates(options, deps)) });
+      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, run: header.run ?? options.plannedRun, ...(await reportDates(options, deps)) });
       xlsx = workbook.sink;
       file = workbook;
       guarded = new GuardedFileSink(workbook.sink, options.report);

@@ -81,6 +81,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, {
     ...(job.lostAttemptDid === undefined ? {} : { lostAttemptDid: job.lostAttemptDid }),
     choosesIds: job.withChosenId !== undefined,
+    plannedRun: job.plannedAgainst?.(),
   });
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
   const progress = runProgress(job, unitTotal, options, deps);

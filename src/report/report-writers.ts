@@ -2,7 +2,7 @@ import { quotedValue, type Problem } from '../domain/problem.js';
 import type { MappedValue } from '../input/record.js';
 import { isNotSentItem, ITEM_ACTIONS, type ItemAction, type ItemStatus, type ReportEntry, type ReportHeader, type ReportItem, type ReportSink, type ReportSummary, type ReportTarget, type SourceRow, type SyncMemoryNote } from './run-report.js';
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
-import { isReportColumn, reportRunOf, SOURCE_COLUMNS, statusCell, WITHHELD_PIN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
+import { addedColumnsOf, reportRunOf, SOURCE_COLUMNS, statusCell, WITHHELD_PIN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import type { TextSink } from '../system/text-sink.js';
 import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
@@ -182,11 +182,11 @@ export const enum Column {
   Withheld,
 }
 
-function columnMode(name: string): Column {
+function columnMode(name: string, added: boolean | undefined): Column {
   const key = normalizeColumnName(name);
   // status/error_* are written fresh; unnamed columns (a spreadsheet's empty trailing ones) would
   // sit before them and make the report refused as input.
-  if (key === '' || isReportColumn(name)) return Column.Drop;
+  if (key === '' || added === true) return Column.Drop;
   return key === PASSWORD_KEY ? Column.Blank : key === PIN_KEY ? Column.Withheld : Column.Keep;
 }
 
@@ -205,7 +205,8 @@ export class ColumnModes {
   of(header: readonly string[]): Column[] {
     let modes = this.cache.get(header);
     if (modes === undefined) {
-      modes = header.map(columnMode);
+      const added = addedColumnsOf(header);
+      modes = header.map((name, at) => columnMode(name, added[at]));
       this.cache.set(header, modes);
     }
     return modes;

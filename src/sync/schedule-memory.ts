@@ -7,6 +7,7 @@ import { terminalLine } from '../formats/terminal-text.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { SentMemory } from './sent-memory.js';
 import { UsageError } from '../system/errors.js';
+import { withProblem } from '../domain/one-id-per-file.js';
 import { onlyWhichOf, type OnlyWhich } from './known-ids.js';
 
 /** How many schedules the line after the run names (docs/sync.md, "Withdrawn candidates"). */
@@ -37,7 +38,11 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   private readonly leftOut = new WeakMap<PreparedSchedule, string[]>();
 
   override unit(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
-    if (unit.prepared.ok && unit.id !== null) this.noteWithdrawn(unit.id, unit.prepared.value);
+    if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
+    // A row of an older run a later run left otherwise: not sent (docs/sync.md, "Stale input").
+    const later = this.laterRequest(unit.rows?.[0], unit.id, unit.prepared.value);
+    if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
+    this.noteWithdrawn(unit.id, unit.prepared.value);
     return super.unit(unit);
   }
 

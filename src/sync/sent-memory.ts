@@ -1,6 +1,9 @@
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import { describeTarget, missedRunSentence, otherMemoriesSentence, populationWords, replacedMemorySentence, type SummaryNote } from '../report/report-writers.js';
-import { type ReportTarget, type SyncMemoryNote } from '../report/run-report.js';
+import { type ReportTarget, type SourceRow, type SyncMemoryNote } from '../report/run-report.js';
+import type { Problem } from '../domain/problem.js';
+import { isDryRunStatus, reportRunOf, statusColumnOf } from '../formats/report-csv-contract.js';
+import { isRunId } from '../runs/run-id.js';
 import { UsageError } from '../system/errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
@@ -51,6 +54,8 @@ export interface SyncFlags {
   only?: OnlyWhich | undefined;
   /** Ids alike but for their leading zeros are really other users (lost-zeros.ts): not checked. */
   reallyNewIds?: boolean;
+  /** The file an older run read may be run again (src/sync/replayed-file.ts). */
+  allowOldFile?: boolean;
 }
 
 /** What a candidate a schedule push registered is to the leading-zeros guard: an id examctl sent there (no digest, no run of its own). */
@@ -79,6 +84,8 @@ export class SentMemory<P> {
   private found: SyncMemoryNote | undefined;
   /** The digests --changed-only computed for units it sends, until they are acknowledged. */
   private readonly digests = new WeakMap<object, string>();
+  /** The memory's populations (`laterRequest`). */
+  private populations: Map<string, PopulationRecord> | undefined;
   private readonly unsentByRun = new Map<string, NonNullable<Unit<P>['unsent']>>();
   /** Whether the memory held any id, and a record of this run's population, when opened: without, a remote answer's action is not known. */
   private heldAny = false;
@@ -318,7 +325,7 @@ export class SentMemory<P> {
    * sinks complete: a failed store reaches them, docs/ci.md), acknowledged outcomes, intents written
    * ahead, refusals and unsettled requests; but for collections, the report's note of what was found.
    */
-  hooks(): Pick<RecordJob<P>, 'syncMemory' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
+  hooks(): Pick<RecordJob<P>, 'syncMemory' | 'plannedAgainst' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
     return {
       started: (run) => this.started(run),
       ending: () => this.close(),
@@ -328,6 +335,7 @@ export class SentMemory<P> {
       intend: (unit, run) => this.intend(unit, run),
       intentsDurable: () => this.intentsDurable(),
       syncMemory: () => (this.kind === 'collections' ? undefined : this.found),
+      plannedAgainst: () => (this.flags.dryRun === true && this.kind !== 'collections' ? this.memory?.populations().get(populationKey(this.flags.population))?.run : undefined),
     };
   }
 
@@ -457,6 +465,46 @@ export class SentMemory<P> {
   }
 
   /** A unit --only-new or --only-existing does not send: ok, action `left`, with why; any other as it is. */
+  /** A row of an older run whose id a later run left with another request: docs/sync.md, "Stale input". */
+  protected laterRequest(row: SourceRow | undefined, id: string, given: P): Problem | undefined {
+    const cell = row === undefined ? undefined : reportRunOf(row);
+    const run = cell !== undefined && isRunId(cell) ? cell : this.deps.resume?.record.id;
+    const entry = run === undefined || this.flags.allowOldFile === true ? undefined : this.memory?.entries.peek(id);
+    if (entry === undefined || entry.digest === this.keptDigestOf(given)) return undefined;
+    this.populations ??= this.memory!.populations();
+    const population = this.memory!.entries.get(id)?.population;
+    const judged = entry.run > run! ? '' : (this.populations.get(populationKey(population))?.files?.at(-1)?.[0] ?? '');
+    const later = entry.run > judged ? entry.run : judged;
+    if (later <= run!) return undefined;
+    const resume = this.deps.resume !== undefined;
+    const meant = resume
+      ? "send it from this run's report with --only-failed --allow-old-file"
+      : 'run again with --allow-old-file';
+    const its = population === undefined ? 'without --population' : `with --population ${population}`;
+    // Only the population differs, or the later run's request may have failed (the memory cannot tell).
+    const what =
+      this.digestIn(population, given) === entry.digest
+        ? `left this user with this very request ${its}: only the population differs. ` +
+          `${resume ? "Send this run's report (--only-failed)" : 'Run the retry'} ${its}, as that run did`
+        : `left this ${this.kind === 'users' ? 'user' : 'schedule'} with another request; sent now, this older row would undo it. ` +
+          `If run ${later} failed this row too, retry its report instead (the newest); ` +
+          "else send today's file";
+    // A dry run's report names the run it was planned against (docs/cli.md, "Run report").
+    const of = row !== undefined && isDryRunStatus(row.cells[statusColumnOf(row.header)]) ? "a dry run's report, planned against run" : 'run';
+    return {
+      field: this.kind === 'users' ? 'ExternalId' : 'ScheduleExtId',
+      code: null,
+      message:
+        `not sent: this row is of ${of} ${run}, and a later run, ${later}, ${what}, ` +
+        `or if this row is meant, or run ${later} is a synced adopt (it sent nothing: this row undoes nothing), ${meant} (docs/sync.md, "Stale input")`,
+    };
+  }
+
+  /** The request as a run of `population` digests it: a user's digest has its population. */
+  protected digestIn(_population: string | undefined, given: P): string {
+    return this.keptDigestOf(given);
+  }
+
   leaveOut(unit: Unit<P>): Unit<P> {
     const only = this.flags.only;
     if (only === undefined || this.known === undefined || !unit.prepared.ok || unit.unsent !== undefined) return unit;

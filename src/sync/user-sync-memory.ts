@@ -5,9 +5,7 @@ import { counted, formatCount } from '../formats/number-format.js';
 import { describeTarget, populationWords } from '../report/report-writers.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, populationKey, requestDigest, type MemoryEntry, type PopulationRecord } from './memory-lines.js';
-import { reportRunOf } from '../formats/report-csv-contract.js';
-import { isRunId } from '../runs/run-id.js';
+import { isPopulationName, requestDigest, type MemoryEntry } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -33,8 +31,6 @@ export interface UserSyncFlags extends SyncFlags {
   pruneMemberships?: boolean;
   maxPrune?: string;
   allowDisableRecent?: boolean;
-  /** The file an older run read may be run again (src/sync/replayed-file.ts). */
-  allowOldFile?: boolean;
   /** The --file given: its bytes are hashed and recorded with the run. */
   file?: string;
 }
@@ -110,8 +106,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   fileIds: IdsOfOneInput | undefined;
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();
-  /** The memory's populations (`laterRequest`). */
-  private populations: Map<string, PopulationRecord> | undefined;
 
   constructor(
     flags: UserSyncFlags,
@@ -346,37 +340,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return judged.unsent === undefined || this.holds(unit.id) ? judged : next;
   }
 
-  /** A row of an older run whose id a later run left with another request: docs/sync.md, "Stale input". */
-  private laterRequest(row: SourceRow | undefined, id: string, given: UserRequest): Problem | undefined {
-    const cell = row === undefined ? undefined : reportRunOf(row);
-    const run = cell !== undefined && isRunId(cell) ? cell : this.deps.resume?.record.id;
-    const entry = run === undefined || this.userFlags.allowOldFile === true ? undefined : this.memory?.entries.peek(id);
-    if (entry === undefined || entry.digest === this.keptDigestOf(given)) return undefined;
-    this.populations ??= this.memory!.populations();
-    const judged = entry.run > run! ? '' : (this.populations.get(populationKey(this.memory!.entries.get(id)?.population))?.files?.at(-1)?.[0] ?? '');
-    const later = entry.run > judged ? entry.run : judged;
-    if (later <= run!) return undefined;
-    const resume = this.deps.resume !== undefined;
-    const meant = resume
-      ? "send it from this run's report with --only-failed --allow-old-file"
-      : 'run again with --allow-old-file';
-    const population = this.memory!.entries.get(id)?.population;
-    const its = population === undefined ? 'without --population' : `with --population ${population}`;
-    // Only the population differs, or the later run's request may have failed (the memory cannot tell).
-    const what =
-      requestDigest(digestedAs(population)(given)) === entry.digest
-        ? `left this user with this very request ${its}: only the population differs. ` +
-          `${resume ? "Send this run's report (--only-failed)" : 'Run the retry'} ${its}, as that run did`
-        : 'left this user with another request; sent now, this older row would undo it. ' +
-          `If run ${later} failed this row too, retry its report instead (the newest); ` +
-          "else send today's file";
-    return {
-      field: 'ExternalId',
-      code: null,
-      message:
-        `not sent: this row is of run ${run}, and a later run, ${later}, ${what}, ` +
-        `or if this row is meant, ${meant} (docs/sync.md, "Stale input")`,
-    };
+  /** The request as a run with the user's population would digest it (`laterRequest`). */
+  protected override digestIn(population: string | undefined, given: UserRequest): string {
+    return requestDigest(digestedAs(population)(given));
   }
 
   /**

@@ -35,6 +35,20 @@ describe('collection add --only-failed', () => {
       expect(whole.stderr).toMatch(/\[phys2027\].*810/);
     }));
 
+  it("the report of a JSON file names no fields: refused saying a way that works, which does (trial21 f04)", () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'c.json'), JSON.stringify({ ExternalId: 'phys2027', Title: 'Physics 2027' }));
+      expect((await cli(dir, ['collection', 'add', '--file', 'c.json', '--store', 's'])).code).toBe(0);
+      for (const report of ['r.csv', 'r.xlsx']) {
+        expect((await cli(dir, ['collection', 'add', '--file', 'c.json', '--report', report, '--store', 's'])).code).toBe(1);
+        const retry = await cli(dir, ['collection', 'add', '--file', report, '--only-failed', '--store', 's']);
+        expect(retry.code).toBe(2);
+        expect(retry.stderr).toContain('names items, not their fields: give the file its file column names again, fixed (collection add: with --existing ok;');
+      }
+      const again = await cli(dir, ['collection', 'add', '--file', 'c.json', '--existing', 'ok', '--store', 's']);
+      expect(again.code, again.stderr).toBe(0);
+    }));
+
   it('needs the report as --file', () =>
     withTempDir(async (dir) => {
       const run = await cli(dir, ['collection', 'add', '--only-failed', '--title', 'T', '--store', 's']);

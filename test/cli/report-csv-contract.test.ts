@@ -3,7 +3,7 @@ import {
   isDryRunStatus,
   statusCell,
   isOkStatus,
-  isReportColumn,
+  addedColumnsOf,
   isRunReportHeader,
   neutraliseCell,
   noStatusColumn,
@@ -16,8 +16,9 @@ import { UsageError } from '../../src/system/errors.js';
 describe('the report CSV contract', () => {
   it('knows the columns a report adds, spelled as a spreadsheet may respell them', () => {
     expect([...REPORT_COLUMNS]).toEqual(['status', 'error_codes', 'error_messages']);
-    for (const name of ['status', 'Status', 'error codes', 'Error-Messages', 'ERROR_CODES']) expect(isReportColumn(name)).toBe(true);
-    for (const name of ['ExternalId', 'errors', '']) expect(isReportColumn(name)).toBe(false);
+    expect(addedColumnsOf(['Run', 'ExternalId', 'errors', '', 'Status', 'error codes', 'Error-Messages', 'RUN'])).toEqual([false, false, false, false, true, true, true, true]);
+    // Not a run report: no column is one a report added (an export's own Status, Run are data).
+    expect(addedColumnsOf(['ExternalId', 'Status', 'Run', 'ERROR_CODES'])).toEqual([false, false, false, false]);
   });
 
   it('a run report header has all three report columns; one of them is not enough', () => {

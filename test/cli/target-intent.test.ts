@@ -295,7 +295,7 @@ describe('what a run took, said whole', () => {
   it("a report fed back with --only-failed goes where today's settings point, and the line names it (docs/runs.md)", () =>
     withTempDir(async (dir) => {
       await twoProfiles(dir);
-      await writeFile(join(dir, 'rep.csv'), USERS.replace('\n', ',status\n').replace('Candidate\n', 'Candidate,failed\n'));
+      await writeFile(join(dir, 'rep.csv'), USERS.replace('\n', ',status,error_codes,error_messages\n').replace('Candidate\n', 'Candidate,failed,,\n'));
       for (const [args, url] of [[[], '18672 (profile prod)'], [['--profile', 'staging'], '18671 (profile staging)']] as const) {
         const retry = await cli(dir, [...args, 'user', 'sync', '--file', 'rep.csv', '--only-failed', '--dry-run']);
         expect(retry.code, retry.stderr).toBe(0);

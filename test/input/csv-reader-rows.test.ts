@@ -15,10 +15,10 @@ afterAll(async () => {
 
 let files = 0;
 /** Writes `text` to a fresh file; returns the reader over it (named `name` in messages). */
-async function csv(text: string, name = 'in.csv') {
+async function csv(text: string, name = 'in.csv', ignoreUnknownColumns?: boolean) {
   const path = join(dir, `${files++}.csv`);
   await writeFile(path, text);
-  return readCsvRecords(path, { columns: userColumns, displayName: name });
+  return readCsvRecords(path, { columns: userColumns, displayName: name, ignoreUnknownColumns });
 }
 
 /** The full read and the structure pass (a real run's first pass) must refuse at the same line. */
@@ -93,8 +93,9 @@ describe('CSV reader: a run report as input', () => {
     expect(records[0]?.raw?.cells[1]).toBe('+1');
   });
 
-  it("keeps the ' in a file that is not a run report", async () => {
-    const records = await collect(await csv("ExternalId,FirstName,status\nu-1,'+1,failed\n"));
+  it("keeps the ' in a file that is not a run report (its status column is its own: unknown)", async () => {
+    await expect(collect(await csv("ExternalId,FirstName,status\nu-1,'+1,failed\n"))).rejects.toThrow(/unknown column: "status"/);
+    const records = await collect(await csv("ExternalId,FirstName,status\nu-1,'+1,failed\n", 'in.csv', true));
     expect(records[0]?.fields.FirstName).toBe("'+1");
   });
 });

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
@@ -39,6 +39,16 @@ const nightly = (file: string, ...more: string[]) => sync('--file', file, '--cha
 const runOf = (stderr: string) => /run (\S+) \(examctl runs show/.exec(stderr)![1]!;
 const sentIds = () => applied.map((user) => `${String(user.ExternalId)}${user.DisableLogin === true ? ' disabled' : ''}`).sort();
 
+/** Night 0 (u1, u2), then night 1 (u1's email v1) refused for u1, its report `report`. */
+async function failedNight1(report: string): Promise<void> {
+  await users('n0.csv', 'u1', 'u2');
+  expect((await nightly('n0.csv')).code).toBe(0);
+  failing = new Set(['u1']);
+  await users('n1.csv', 'u1=v1', 'u2');
+  expect((await nightly('n1.csv', '--report', report)).code).toBe(1);
+  failing = new Set();
+}
+
 describe('rows of an older run after a later one', () => {
   it('an old report fed back fails the rows a later night changed, its own report names the old run again; --allow-old-file sends them', async () => {
     await users('n0.csv', 'u1', 'u2', 'u3', 'u5');
@@ -74,12 +84,7 @@ describe('rows of an older run after a later one', () => {
   });
 
   it('an old .xlsx report fed back after a later night: its rows fail too, nothing sent', async () => {
-    await users('n0.csv', 'u1', 'u2');
-    expect((await nightly('n0.csv')).code).toBe(0);
-    failing = new Set(['u1']);
-    await users('n1.csv', 'u1=v1', 'u2');
-    expect((await nightly('n1.csv', '--report', 'n1-report.xlsx')).code).toBe(1);
-    failing = new Set();
+    await failedNight1('n1-report.xlsx');
     await users('n2.csv', 'u1=v2', 'u2');
     expect((await nightly('n2.csv')).code).toBe(0);
     applied = [];
@@ -108,6 +113,14 @@ describe('rows of an older run after a later one', () => {
     // The export has not changed since night 1 (same bytes): the newest deciding run's own file again.
     await writeFile(join(dir, 'n2.csv'), await readFile(join(dir, 'n1.csv')));
     const night2 = await nightly('n2.csv');
+    expect(night2.code, night2.stderr).toBe(0);
+  });
+
+  it('an .xlsx retry loop: its last report (a header only) fed back records no file, the next unchanged export goes (trial21 f05)', async () => {
+    await failedNight1('n1-report.xlsx');
+    expect((await sync('--file', 'n1-report.xlsx', '--only-failed', '--report', 'retry.xlsx')).code).toBe(0);
+    expect((await sync('--file', 'retry.xlsx', '--only-failed')).code).toBe(0);
+    const night2 = await nightly('n1.csv');
     expect(night2.code, night2.stderr).toBe(0);
   });
 
@@ -143,6 +156,38 @@ describe('rows of an older run after a later one', () => {
     const own = await sync('--file', 'p1-report.csv', '--only-failed', '--population', 'students');
     expect(own.code, own.stderr).toBe(0);
     expect(sentIds()).toEqual(['u2']);
+  });
+
+  it("a dry run's report names the run it was planned against: sent whole after a later night, the rows that night changed fail (trial21 f06)", async () => {
+    await users('n0.csv', 'u1', 'u2', 'u5');
+    const n0 = runOf((await nightly('n0.csv')).stderr);
+    await users('a.csv', 'u1=v1', 'u2', 'u5');
+    for (const report of ['dry.csv', 'dry.xlsx']) expect((await sync('--dry-run', '--file', 'a.csv', '--report', report)).code).toBe(0);
+    expect((await readFile(join(dir, 'dry.csv'), 'utf8')).split(/\r?\n/).filter((line) => line.startsWith('u')).map((line) => line.split(',').at(-1))).toEqual([n0, n0, n0]);
+    // Night 1: u1's email v2, u5 left.
+    await users('n1.csv', 'u1=v2', 'u2');
+    const n1 = runOf((await nightly('n1.csv')).stderr);
+    const xlsx = await sync('--file', 'dry.xlsx');
+    expect(xlsx.code, xlsx.stderr).toBe(1);
+    expect(xlsx.stderr).toContain(`[u1] ExternalId - not sent: this row is of a dry run's report, planned against run ${n0}`);
+    applied = [];
+    const whole = await sync('--file', 'dry.csv');
+    expect(whole.code, whole.stderr).toBe(1);
+    expect(sentIds()).toEqual(['u2']);
+    expect(whole.stderr).toContain(`dry.csv:2 [u1] ExternalId - not sent: this row is of a dry run's report, planned against run ${n0}, and a later run, ${n1}, left this user`);
+  });
+
+  it('after synced adopt (a lost memory rebuilt), the refusal of the failed night\'s retry names the adoption as a way on (trial21 f02)', async () => {
+    await failedNight1('n1-report.csv');
+    await rm(join(dir, 'state', 'synced'), { recursive: true });
+    const adopt = await examctl(['synced', 'adopt', '--file', 'n0.csv', '--base-url', setup.service.url, '--allow-insecure-http'], dir, env);
+    expect(adopt.code, adopt.stderr).toBe(0);
+    applied = [];
+    const retry = await sync('--file', 'n1-report.csv', '--only-failed');
+    expect(retry.code, retry.stderr).toBe(1);
+    expect(retry.stderr).toMatch(/or run \S+ is a synced adopt \(it sent nothing: this row undoes nothing\), run again with --allow-old-file/);
+    expect((await sync('--file', 'n1-report.csv', '--only-failed', '--allow-old-file')).code).toBe(0);
+    expect(sentIds()).toEqual(['u1']);
   });
 
   /** Night 0 plain; night 1 (the last user's email v1) killed after its first answer; night 2 with --population students (v2). Returns night 1's and night 2's runs. */

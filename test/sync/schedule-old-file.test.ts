@@ -14,6 +14,13 @@ const HEADER = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,Gr
 const night = (hour: 10 | 11): string =>
   `${HEADER}\n${[0, 1].map((s) => `SW-${s},A-MATH-1,Sit ${s},2027-03-01T${hour}:00:00Z,2027-03-01T${hour + 2}:00:00Z,GW-${s},G,cw-${s},F,L,cw${s}@ex.test`).join('\n')}\n`;
 
+/** SW-0's start on the store. */
+const startOf = async (dir: string): Promise<string | undefined> => {
+  expect((await examctlStep(['--store', 'st', 'local', 'export', '--out', 'w.json'], dir)).code).toBe(0);
+  const world = JSON.parse(await readFile(join(dir, 'w.json'), 'utf8')) as { Schedules: { ScheduleExtId: string; StartDateTime: string }[] };
+  return world.Schedules.find((s) => s.ScheduleExtId === 'SW-0')?.StartDateTime;
+};
+
 describe('schedule push --changed-only of an old night\'s file', () => {
   it('is refused (exit 2, nothing sent) after a later night read another file; --allow-old-file sends it; a plain push is not judged', () =>
     withTempDir(async (dir) => {
@@ -30,11 +37,7 @@ describe('schedule push --changed-only of an old night\'s file', () => {
       // Its own words (trial 6, f14): what a push of the old file would undo, not user sync's leavers.
       expect(old.stderr).toContain("would undo what the later runs did (put back the sittings' times and candidates they changed)");
       expect(old.stderr).not.toContain('leaver');
-      const start = async (): Promise<string | undefined> => {
-        expect((await examctlStep(['--store', 'st', 'local', 'export', '--out', 'w.json'], dir)).code).toBe(0);
-        const world = JSON.parse(await readFile(join(dir, 'w.json'), 'utf8')) as { Schedules: { ScheduleExtId: string; StartDateTime: string }[] };
-        return world.Schedules.find((s) => s.ScheduleExtId === 'SW-0')?.StartDateTime;
-      };
+      const start = () => startOf(dir);
       expect(await start()).toMatch(/^2027-03-01T11:00/);
       expect((await push('night1.csv', '--changed-only', '--allow-old-file')).code).toBe(0);
       expect(await start()).toMatch(/^2027-03-01T10:00/);
@@ -43,5 +46,26 @@ describe('schedule push --changed-only of an old night\'s file', () => {
       expect((await push('night2.csv')).code).toBe(0);
       expect((await push('night1.csv', '--changed-only')).code).toBe(2);
       expect(await start()).toMatch(/^2027-03-01T11:00/);
+    }));
+
+  it("a night's report fed back after a later night moved its sitting fails that row unsent (exit 1, trial21 f01); --allow-old-file sends it", () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'night1.csv'), night(10));
+      await writeFile(join(dir, 'night2.csv'), night(11).replace(/SW-1,A-MATH-1,Sit 1,2027-03-01T11:00:00Z,2027-03-01T13:00:00Z/, 'SW-1,A-MATH-1,Sit 1,2027-03-01T10:00:00Z,2027-03-01T12:00:00Z'));
+      const push = (file: string, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
+      expect((await push('night1.csv', '--changed-only', '--report', 'n1.csv')).code).toBe(0);
+      const night2 = await push('night2.csv', '--changed-only');
+      expect(night2.code, night2.stderr).toBe(0);
+      const n2 = /run (\S+) \(examctl runs show/.exec(night2.stderr)![1]!;
+      const retry = await push('n1.csv', '--report', 'r.csv');
+      expect(retry.code, retry.stderr).toBe(1);
+      expect(retry.stderr).toContain(`[SW-0] ScheduleExtId - not sent: this row is of run `);
+      expect(retry.stderr).toContain(`a later run, ${n2}, left this schedule with another request`);
+      // SW-1, as night 2 sent it, goes.
+      expect(retry.stderr).not.toContain('[SW-1]');
+      const start = () => startOf(dir);
+      expect(await start()).toMatch(/^2027-03-01T11:00/);
+      expect((await push('n1.csv', '--allow-old-file')).code).toBe(0);
+      expect(await start()).toMatch(/^2027-03-01T10:00/);
     }));
 });

@@ -34,7 +34,7 @@ describe('the reader', () => {
   it('a run report filtered on its status is told that skip acts on the rows shown', async () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'report.xlsx');
-      await writeWorkbook(path, [{ name: 'Users', rows: [[...USER_HEADER, 'status'], [...user(2), 'failed'], [...user(3), 'ok']], hiddenRows: [3] }]);
+      await writeWorkbook(path, [{ name: 'Users', rows: [[...USER_HEADER, 'status', 'error_codes', 'error_messages'], [...user(2), 'failed'], [...user(3), 'ok']], hiddenRows: [3] }]);
       await expectInputFileError(readAll(path, { columns: USER_COLUMNS, displayName: 'report.xlsx' }), {
         file: 'report.xlsx[Users]',
         line: undefined,

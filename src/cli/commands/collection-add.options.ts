@@ -1,16 +1,13 @@
 import { allKept, choice, grouped, HELP_GROUP, option, repeatable, brief } from '../../flags/option-table.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
-import { ENCODING_OPTION, ONLY_FAILED_OPTION, RECORD_INPUT_OPTIONS, SHEET_OPTIONS } from './file-options.js';
+import { FILE_OPTIONS } from './file-options.js';
 
 const COLLECTION_ADD_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [
     brief('collections: JSON object(s), CSV or .xlsx', option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names (or others read with --map/--map-file)'), 'one from the flags'),
-    ONLY_FAILED_OPTION,
-    ...SHEET_OPTIONS,
-    ENCODING_OPTION,
-    ...RECORD_INPUT_OPTIONS,
   ] as const),
+  ...FILE_OPTIONS,
   ...grouped(HELP_GROUP.collectionFields, [
     brief('Title, under 100 characters', option('--title <title>', 'Title (required, under 100 characters)'), 'asked'),
     brief('ExternalId: a-z and 0-9', option('--external-id <id>', 'ExternalId: a-z and 0-9 (upper case is sent with a warning; generated when absent)'), 'generated'),

@@ -23,7 +23,7 @@ const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
 export async function run(
-  { file, onlyFailed, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, title, externalId, owner, taxonomy, repository, existing = 'fail', syncDir, ...globals }: CollectionAddOptions,
+  { file, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, title, externalId, owner, taxonomy, repository, existing = 'fail', syncDir, ...globals }: CollectionAddOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -35,7 +35,7 @@ export async function run(
   const memory = new CollectionMemory('collections', { syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (collection) => collection);
   const job: RecordJob<CollectionRequest, Outcome> = {
     command: commandName(COLLECTION_ADD),
-    ...(await collectionAddInput({ file, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), title, externalId, owner, taxonomy, repository }, options, deps)),
+    ...(await collectionAddInput({ file, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), title, externalId, owner, taxonomy, repository }, options, deps)),
     prepare: async () => void (await memory.open(existing === 'ok')),
     send: async (api, collection, callOptions) => memory.existing(collection, await sendCollection(api, collection, callOptions), existing),
     ...memory.hooks(),
@@ -73,7 +73,7 @@ export async function run(
  * allowed), and their units: what the pipeline reads, and what `runs show` reads again.
  */
 export async function collectionAddInput(
-  { file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl, title, externalId, owner, taxonomy, repository }: Pick<CollectionAddOptions, 'file' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & CollectionFieldFlags,
+  { file, ignoreUnknownColumns, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl, title, externalId, owner, taxonomy, repository }: Pick<CollectionAddOptions, 'file' | 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & CollectionFieldFlags,
   options: GlobalOptions,
   deps: CommandDeps,
 ): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'readIds'>> {
@@ -82,7 +82,7 @@ export async function collectionAddInput(
   return {
     records:
       file !== undefined
-        ? await fileRecords(file, { sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl }, fieldFlags, deps)
+        ? await fileRecords(file, { ignoreUnknownColumns, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl }, fieldFlags, deps)
         : await flagRecord(fieldFlags, options, deps),
     ...unitPerRecord(collectionUnit, COLLECTION_ID_RULE),
   };
@@ -110,7 +110,7 @@ interface CollectionFieldFlags {
 
 async function fileRecords(
   file: string,
-  { sheet, hiddenRows, encoding, ...input }: SheetFlagOptions & { encoding: string | undefined } & InputFlagOptions,
+  { ignoreUnknownColumns, sheet, hiddenRows, encoding, ...input }: SheetFlagOptions & Pick<CollectionAddOptions, 'ignoreUnknownColumns' | 'encoding'> & InputFlagOptions,
   flags: CollectionFieldFlags,
   deps: CommandDeps,
 ): Promise<() => AsyncIterable<InputRecord>> {
@@ -119,7 +119,7 @@ async function fileRecords(
     throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
   }
   let read: AsyncIterable<InputRecord> | undefined;
-  return () => (read ??= readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: false, sheet, hiddenRows, encoding, command: 'collection add', ...input }));
+  return () => (read ??= readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'collection add', ...input }));
 }
 
 async function flagRecord(flags: CollectionFieldFlags, options: GlobalOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
