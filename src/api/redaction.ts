@@ -1,10 +1,8 @@
 /**
- * The one redaction gate for server-supplied text: every string a server sends, and
- * every library message about a request, passes `Redactor.text` (or `Redactor.deep` for a parsed
- * answer) before it reaches any sink (terminal, --json, --report, run journal, debug lines).
- *
- * What it removes, and behind which encodings (`addEncodedForms`; HTML references, JSON escapes:
- * `markDecoded`): docs/security.md, "One redaction gate". Redaction comes before any truncation.
+ * The one redaction gate for server-supplied text, `Redactor.text` (`Redactor.deep` for a parsed
+ * answer): before which sinks, what it removes and behind which encodings (`addEncodedForms`; HTML
+ * references, JSON escapes: `markDecoded`): docs/security.md, "One redaction gate".
+ * Redaction comes before any truncation.
  * The price: a message that happens to share 8 characters with a secret loses them too (a
  * Password "Password2026" takes the word "Password" out of that record's messages).
  * Pure: no fs, no network.

@@ -277,8 +277,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       const { method, route, gate } = this;
       try {
         if (answer.status >= 300 && answer.status < 400) {
-          // Any 3xx: the target is elsewhere. Never followed (the token would go along, and a POST
-          // turned GET applies nothing); the run stops at the first one, naming where to point examctl.
+          // Any 3xx: never followed, the run stops (redirect-advice.ts).
           const words = redirectWords(answer.status, headerValue(answer.headers, 'location'), `${origin}${pathPrefix}${route}`, gate.text, options.via);
           throw new NeverSentTargetError(`${host}: ${method} ${route} ${words}`);
         }

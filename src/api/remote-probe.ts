@@ -45,11 +45,7 @@ export interface ProbeOptions {
   retries?: RetryOptions;
 }
 
-/**
- * One GET of `path` (below the API prefix), one attempt, short timeouts, no retry, no rate
- * limit: `doctor` answers quickly instead of retrying like a run. Throws UsageError for a base
- * URL the client would refuse.
- */
+/** One GET of `path` (below the API prefix). Throws UsageError for a base URL the client would refuse. */
 export async function probeRemote(options: ProbeOptions, path: string): Promise<ProbeAnswer> {
   const { origin, pathPrefix } = parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false, options.via);
   const timeout = 10_000; // connect, headers and body

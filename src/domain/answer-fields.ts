@@ -1,10 +1,7 @@
 /**
- * The answer objects the API describes but examctl does not validate as requests: the review
- * session (docs/domain-rules.md, "Answers"), its Results entries,
- * ResultsOptions, OverviewOptions and Hierarchy, the collection's and the invigilators' Content.
- * Each object is declared once here, as data: its TypeScript type (types.ts), the OpenAPI
- * document's answer schemas (answer-schemas.ts) and the review-session CSV columns derive from it.
- * Pure and zod-free, so the CLI can read the declarations without loading zod.
+ * The answer objects the API describes, each declared once here as data, and what derives from
+ * them: docs/domain-rules.md, "Answers". Pure and zod-free, so the CLI can read the declarations
+ * without loading zod.
  */
 
 /** One answer field: its kind, whether the object always carries it, whether it may be null. */

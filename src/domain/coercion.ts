@@ -1,9 +1,7 @@
 /**
- * Turns CLI input values into the API's types before validation: CSV cells are strings, and
- * people write booleans as yes/no or 1/0. JSON booleans and numbers pass through untouched.
- *
- * A value that cannot be converted stays as it was and gets a problem here (whose message
- * lists the accepted spellings); validation would flag the same field again, so the
+ * Turns CLI input values into the API's types before validation (docs/domain-rules.md, "CSV
+ * coercion"). A value that cannot be converted stays as it was and gets a problem here (whose
+ * message lists the accepted spellings); validation would flag the same field again, so the
  * coerceAndValidate* helpers leave that out as they do a reader's (withReaderProblems).
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';

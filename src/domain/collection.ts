@@ -15,7 +15,6 @@ import {
   validateFields,
   type FieldRule,
   tableWire,
-  fieldNames,
   type FieldOf,
   type RecordOf,
   type RuleTable,
@@ -165,7 +164,6 @@ export const COLLECTION_TABLE = ruleTable('collection', [
 /** POST /collections' body as COLLECTION_TABLE's checks return it: the table is the one declaration of its fields. */
 export type CollectionRequest = RecordOf<typeof COLLECTION_TABLE>;
 export type CollectionField = FieldOf<typeof COLLECTION_TABLE>;
-export const COLLECTION_FIELDS: readonly CollectionField[] = fieldNames(COLLECTION_TABLE);
 
 export function validateCollection(input: unknown): Validation<CollectionRequest> {
   const problems: Problem[] = [];

@@ -146,7 +146,6 @@ export type Candidate = RecordOf<typeof CANDIDATE_TABLE>;
 export type ScheduleField = FieldOf<typeof SCHEDULE_TABLE>;
 export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
 export const SCHEDULE_FIELDS: readonly ScheduleField[] = fieldNames(SCHEDULE_TABLE);
-export const CANDIDATE_FIELDS: readonly CandidateField[] = fieldNames(CANDIDATE_TABLE);
 export const SCHEDULE_REQUEST_FIELDS: readonly string[] = ['Workflow', 'Upsert', 'Schedule', 'Candidates'];
 
 const SPECIAL_NEEDS_ANY_CASE = caseInsensitivePattern(['true', 'false']);

@@ -10,6 +10,19 @@ import { USER_TABLE } from './user.js';
 import { CANDIDATE_TABLE, SCHEDULE_REQUEST_TABLE } from './schedule.js';
 import { COLLECTION_TABLE } from './collection.js';
 import { invigilatorIdsWire } from './invigilators.js';
+import { withPortablePatterns } from './portable-pattern.js';
+
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * A schema in draft-2020-12, OpenAPI 3.1's dialect. `io: 'input'` documents what a client sends
+ * (the rule checks run as preprocess steps, which are transparent there); 'any' keeps a
+ * construct JSON Schema cannot say from failing the whole document. Its patterns are made
+ * portable: editors read them as JavaScript does, CI checkers (check-jsonschema) with others.
+ */
+export function inputJsonSchema(schema: z.ZodType): JsonSchema {
+  return withPortablePatterns(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema);
+}
 
 /** The rule's wire schema (built once per rule). */
 export function wireSchema(rule: FieldRule): z.ZodType {

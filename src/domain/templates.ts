@@ -3,7 +3,7 @@
  * "Templates and schemas"): everything but the examples read from the rule tables and their wire
  * schemas, so a template cannot drift from validation. Loads zod: never on a run's path.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, type ColumnSpec } from './columns.js';
 import type { FieldRule, RuleTable } from './field-rules.js';
 import { USER_TABLE, type UserField } from './user.js';
@@ -13,12 +13,13 @@ import { HIERARCHY_CELL_FLAGS } from './coercion.js';
 import {
   candidateSchema,
   collectionRequestSchema,
+  inputJsonSchema,
   invigilatorIdsSchema,
   scheduleRequestSchema,
   userRequestSchema,
   wireSchema,
+  type JsonSchema,
 } from './schemas.js';
-import { withPortablePatterns } from './portable-pattern.js';
 
 export const TEMPLATE_KINDS = ['users', 'candidates', 'sittings', 'collection', 'invigilators'] as const;
 export type TemplateKind = (typeof TEMPLATE_KINDS)[number];
@@ -154,12 +155,6 @@ export function templateColumnSpecs(kind: TemplateKind): readonly ColumnSpec[] {
   return KINDS[kind].columns;
 }
 
-type JsonSchema = Record<string, unknown>;
-
-function fieldJsonSchema(rule: FieldRule): JsonSchema {
-  return z.toJSONSchema(wireSchema(rule), { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema;
-}
-
 function describeType(schema: JsonSchema, list: boolean): string {
   if (Array.isArray(schema['enum'])) return `one of ${(schema['enum'] as string[]).join(', ')} (any case)`;
   switch (schema['type']) {
@@ -207,7 +202,7 @@ export function templateColumns(kind: TemplateKind): ColumnDescription[] {
     if (rule === undefined) {
       return { name: column.name, required: 'yes', type: 'text', limit: '', example, notes: 'The user external id of one invigilator to remove from the schedule.' };
     }
-    const schema = fieldJsonSchema(rule);
+    const schema = inputJsonSchema(wireSchema(rule));
     return {
       name: column.name,
       required: CONDITIONS[column.name] ?? (rule.required === true ? 'yes' : 'no'),
@@ -230,9 +225,7 @@ export function templateExampleRow(kind: TemplateKind): string[] {
  * the record schema). The invigilators list is one array of user ids.
  */
 export function jsonSchemaOf(kind: TemplateKind): JsonSchema {
-  // Patterns made portable: editors read them as JavaScript does, CI checkers (Python's
-  // check-jsonschema, say) with other engines (portable-pattern.ts).
-  const record = withPortablePatterns(z.toJSONSchema(KINDS[kind].record, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema);
+  const record = inputJsonSchema(KINDS[kind].record);
   // zod's own $defs are referenced from the root (#/$defs/...): they move to the root with the record.
   const { $schema: _ignored, $defs: shared, ...body } = record;
   const title = `examctl ${kind} input`;

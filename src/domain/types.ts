@@ -2,11 +2,8 @@
  * Wire shapes of the integration API (docs/api-reference.md, "Fields"), after local validation and
  * normalisation: DateTimes in UTC `yyyy-mm-ddThh:mm:ss.sssZ`, candidate SpecialNeeds as the
  * string "true"/"false", unset optional fields absent (never empty strings).
- * The validators of this folder produce exactly these types.
- *
- * The request types are their rule tables (domain/user.ts, schedule.ts, collection.ts) read as
- * types (field-rules.ts RecordOf), re-exported here. The answer objects the API describes
- * (review session, Content of collections and invigilators) derive from answer-fields.ts.
+ * The validators of this folder produce exactly these types: the request types are their rule
+ * tables read as types (field-rules.ts RecordOf); the answers derive from answer-fields.ts.
  */
 import type {
   AnswerObject,

@@ -278,7 +278,6 @@ const notInView: ReadonlySet<string> = new Set(USER_FIELDS_NOT_IN_VIEW);
 export const USER_VIEW_FIELDS: readonly StoredUserField[] = USER_FIELDS.filter((name): name is StoredUserField => !notInView.has(name));
 
 export type HierarchyField = FieldOf<typeof HIERARCHY_TABLE>;
-export const HIERARCHY_FIELDS: readonly HierarchyField[] = fieldNames(HIERARCHY_TABLE);
 
 /**
  * Checks one user request and returns the wire-ready value or every problem found.

@@ -41,7 +41,7 @@ export interface RecordedProfile {
   baseUrl?: string;
 }
 
-/** First line of every journal. */
+/** First line of every journal; its fields: docs/runs.md, "The journal". */
 export interface RunHeaderLine {
   t: 'run';
   v: number;
@@ -50,22 +50,15 @@ export interface RunHeaderLine {
   options: Record<string, RecordedValue>;
   target: ReportTarget;
   input: InputFingerprint | null;
-  /** Units the input holds, when the pipeline knew it before sending (the structure pass). */
   units?: number;
-  /** Its creates carry ids examctl chose (docs/runs.md, "The journal", "An id examctl chooses"). */
   chosenIds?: true;
-  /** The profile the input was read with, as it was then; null: none (docs/runs.md, "The journal"). */
   profile?: RecordedProfile | null;
-  /** Where target, token and profile came from, in its report's words. */
   origin?: Pick<ReportHeader, 'targetFrom' | 'tokenFrom' | 'profile'>;
-  /** The sync memory's place it fed, the default too. */
   syncDir?: string;
-  /** A local store's INSTANCE (docs/store.md): a resume onto another is refused. */
   instance?: string;
   startedAt: string;
   pid: number;
   host: string;
-  /** The examctl build that ran it (`--version`); absent from an older examctl. */
   build?: string;
 }
 
@@ -74,14 +67,9 @@ export interface SentLine extends ItemRef {
   t: 'sent';
 }
 
-/**
- * Withdraws an item put on record as sent (ahead of its turn, docs/runs.md "Sent ahead") whose
- * request never went out: the attempt stopped first. Written before the attempt's end line, once
- * every request has settled; a killed attempt writes none, and its items stay possibly applied.
- */
+/** Withdraws an item put on record as sent whose request never went out (docs/runs.md, "The journal"). */
 export interface UnsentLine extends ItemRef {
   t: 'unsent';
-  /** The target failure that stopped the run at this item, in its report's words (docs/runs.md, "The journal"). */
   reason?: string;
 }
 
@@ -128,11 +116,7 @@ export interface ResumeLine {
   host: string;
 }
 
-/**
- * How an attempt ended. `completed` and `max-errors` finish the run; the others leave it
- * resumable: `interrupted` (SIGINT, SIGTERM), `closed-pipe` (EPIPE on stdout or stderr, exit
- * 141), `target-error` (403, network or 5xx after retries: exit 3).
- */
+/** How an attempt ended: docs/runs.md, "The journal" (and what finishes a run: finishesRun). */
 export type EndReason = 'completed' | 'max-errors' | 'interrupted' | 'closed-pipe' | 'target-error';
 
 export interface EndLine {

@@ -37,11 +37,7 @@ export function inputChange(recorded: InputFingerprint, now: InputFingerprint | 
 export type ResumeDecision =
   /** Its outcome stands (ok, partial, a rule or validation failure: --only-failed fixes those), as `runs show` gives it. */
   | { action: 'keep'; item: ReportItem }
-  /**
-   * Send it: never sent, its answer lost, or answered transiently. `maybeApplied`: an earlier
-   * request for it went out and no definite answer came back (lost, or a network failure, 429 or
-   * 5xx), so the service may hold it already.
-   */
+  /** Send it: never sent, its answer lost, or answered transiently; `maybeApplied`: ResumeView's. */
   | { action: 'send'; maybeApplied: boolean };
 
 export interface ResumePlan {

@@ -4,7 +4,7 @@ import { COLLECTION_TABLE, ID_TITLE_ENTRY_TABLE } from '../domain/collection.js'
 import type { RuleTable } from '../domain/field-rules.js';
 import { invigilatorIdsWire } from '../domain/invigilators.js';
 import { CANDIDATE_TABLE, SCHEDULE_REQUEST_TABLE, SCHEDULE_TABLE } from '../domain/schedule.js';
-import { wireSchema } from '../domain/schemas.js';
+import { inputJsonSchema, wireSchema } from '../domain/schemas.js';
 import { HIERARCHY_TABLE, USER_TABLE } from '../domain/user.js';
 
 /**
@@ -66,7 +66,7 @@ type JsonSchema = { type?: string; maxLength?: number; minimum?: number; maximum
 
 /** `string(64)`, `integer 0..999`, `UPSERT \| DELETE`, `list of string (at most 20)`, as the API text writes types. */
 function typeOf(schema: z.ZodType): string {
-  return typeWords(z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema);
+  return typeWords(inputJsonSchema(schema) as JsonSchema);
 }
 
 function typeWords(json: JsonSchema): string {

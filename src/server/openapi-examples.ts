@@ -1,10 +1,7 @@
 /**
- * The `example` of every request body and answer in the OpenAPI document, so a mock (Stoplight
- * Prism) answers and a viewer shows real values. Nothing is typed twice: the requests are the
- * template examples (`examctl template <kind> -o json`, checked valid by the domain), the
- * answers are what the engine answers for them, and each refusal is the domain's own verdict on
- * the example with one cell broken (test/server/openapi-contract.test.ts validates each against
- * its schema).
+ * The `example` of every request body and answer in the OpenAPI document (docs/remote.md, "The
+ * OpenAPI document"), so a mock (Stoplight Prism) answers and a viewer shows real values. Nothing
+ * is typed twice: each refusal is the domain's own verdict on the example with one cell broken.
  */
 import { validateCollection } from '../domain/collection.js';
 import { validateInvigilatorRemoval } from '../domain/invigilators.js';

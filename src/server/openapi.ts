@@ -9,6 +9,7 @@ import {
 } from '../domain/answer-fields.js';
 import {
   collectionRequestSchema,
+  inputJsonSchema,
   invigilatorIdsSchema,
   scheduleRequestSchema,
   userRequestSchema,
@@ -16,19 +17,14 @@ import {
 } from '../domain/schemas.js';
 import { USER_TABLE, USER_VIEW_FIELDS } from '../domain/user.js';
 import { REVIEW_SESSION_ID_MAX } from '../domain/review-session.js';
-import { withPortablePatterns } from '../domain/portable-pattern.js';
 import { API_PREFIX } from '../api/url-policy.js';
 import { operationExamples, statusFailureExample, type OperationExamples } from './openapi-examples.js';
 import { FAILURE_MESSAGES as M } from './failure-messages.js';
 import { DEFAULT_BODY_LIMIT_BYTES, MAX_HEADER_BYTES, MAX_URL_BYTES } from './server.js';
 
 /*
- * The OpenAPI document of the integration API. The request bodies are generated from the
- * domain's zod schemas (src/domain/schemas.ts), which are composed from the rule tables: each
- * field's type, maxLength, pattern, enum and range come from the same parameters as the check
- * that validates it, and each description names the API's codes. The answers' Content is
- * typed from domain/answer-fields.ts (review session, collection, invigilators) and, for
- * Content.User, from the user rule table's wire values; the envelopes are written here.
+ * The OpenAPI document of the integration API (docs/remote.md, "The OpenAPI document"; its answers:
+ * docs/domain-rules.md, "Answers"). The envelopes are written here.
  */
 
 const errorEntry = z.looseObject({
@@ -78,10 +74,7 @@ function answerValueSchema(value: AnswerValue): z.ZodType {
   }
 }
 
-/**
- * An answer object: every declared field typed, the required ones required; loose, because a
- * server may send more than the API text lists (examctl keeps and shows it).
- */
+/** The schema of an AnswerObject (answer-fields.ts): loose, as it is. */
 function answerObjectSchema(fields: AnswerFields): z.ZodType {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, field] of Object.entries(fields)) {
@@ -118,19 +111,10 @@ const responseContents = {
   invigilators: answerObjectSchema(INVIGILATORS_CONTENT_FIELDS),
 };
 
-type JsonSchema = Record<string, unknown>;
-
-/**
- * draft-2020-12 is OpenAPI 3.1's schema dialect. `io: 'input'` documents what a client sends
- * (the rule checks run as preprocess steps, which are transparent there); 'any' keeps a
- * construct JSON Schema cannot say from failing the whole document.
- */
-function jsonSchema(schema: z.ZodType): JsonSchema {
-  const converted = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  // Component schemas live inside the document; a per-schema $schema is noise there.
-  const { $schema: _ignored, ...rest } = converted;
-  // Its patterns as every regex engine reads them (domain/portable-pattern.ts).
-  return withPortablePatterns(rest);
+/** Component schemas live inside the document; a per-schema $schema is noise there. */
+function jsonSchema(schema: z.ZodType): object {
+  const { $schema: _ignored, ...rest } = inputJsonSchema(schema);
+  return rest;
 }
 
 function jsonBody(ref: string, example: unknown, description?: string): object {

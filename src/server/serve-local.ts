@@ -7,10 +7,7 @@ import { storeTokens } from './store-tokens.js';
 
 interface ServeLocalOptions extends Pick<ServerOptions, 'host' | 'port' | 'bodyLimitBytes' | 'log' | 'faults' | 'timeouts'>, Pick<OpenLocalTargetOptions, 'now' | 'lockTimeoutMs' | 'onCreated'> {
   storeDir: string;
-  /**
-   * The URL clients reach the server at when it is behind something (a reverse proxy, a
-   * container's port mapping): the OpenAPI document's `servers`. Default: the server's own URL.
-   */
+  /** `--public-url` (local-serve.options.ts); default: the server's own URL. */
   publicUrl?: string;
 }
 

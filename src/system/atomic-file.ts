@@ -1,13 +1,8 @@
 /**
- * The one way examctl replaces a file: the store's snapshot, journal and CURRENT, the config
- * and token files, run reports. The content goes to a temp file beside the target, is fsynced,
- * renamed over the target, and the directory is fsynced: readers see the old file or the new
- * one, never a mix, and after a crash the target is one of the two. There is deliberately no
- * fallback to a plain in-place write: if any step fails the temp file is removed and the error
- * propagates; except that a writer that asks for it (run reports) keeps a finished file whose
- * final rename failed, under a visible name beside the target (`ReplaceFailedError.keptAt`):
- * on Windows a report open in Excel cannot be replaced, and the run's data must not be lost.
- * The rename and the removals retry briefly while another program holds the file (busy-retry.ts).
+ * The one way examctl replaces a file (docs/store.md: temp file, fsync, rename, directory fsync):
+ * readers see the old file or the new one, never a mix, and after a crash the target is one of the
+ * two. Deliberately no fallback to an in-place write; only a writer that asks (run reports) keeps a
+ * finished file whose rename failed (`ReplaceFailedError.keptAt`; docs/cli.md, "Run report").
  *
  * Why not write-file-atomic (npm): it takes the whole content as one string or buffer (a
  * snapshot of a million users is hundreds of MB, written as it is produced) and does not fsync

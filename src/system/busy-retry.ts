@@ -1,11 +1,7 @@
 /**
- * A short, bounded retry of a rename or remove that another program briefly blocks. On Windows a
- * file held open without FILE_SHARE_DELETE (Excel, an antivirus or Search indexer scanning a
- * just-written file, OneDrive syncing it) makes rename and unlink fail with EPERM, EACCES or
- * EBUSY for a moment; graceful-fs retries those for the same reason. The bound is short (about
- * two seconds in all) so that a file that stays held (a report open in Excel) fails soon with
- * its real error instead of hanging the run. Elsewhere these codes are rare and permanent, and
- * the retry only delays the same error.
+ * A short, bounded retry of a rename or remove that another program briefly blocks (docs/windows.md,
+ * "Briefly held files"). Short, so that a file that stays held (a report open in Excel) fails soon
+ * with its real error instead of hanging the run.
  */
 import { rename, unlink } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';

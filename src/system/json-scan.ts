@@ -1,10 +1,7 @@
 /**
- * The one JSON scanner: every JSON text examctl reads (records, map files, profiles, worlds,
- * schedules, id lists, sync memories) passes it before JSON.parse. It walks with its own stack,
- * never recursion, so no nesting overflows the call stack; it bounds the depth and the entries
- * (object members and array elements); it resumes across the pieces of a file read in chunks.
- * A fault is an offset and what was expected there: never a piece of the text, which may be a
- * token file given by mistake. JSON.parse's own messages quote the text, so none is passed on.
+ * The one JSON scanner every JSON text passes before JSON.parse (docs/security.md, "A hostile
+ * file"); it resumes across the pieces of a file read in chunks. A fault never quotes the text
+ * (a token file given by mistake): JSON.parse's own messages do, so none is passed on.
  */
 
 export interface JsonLimits {

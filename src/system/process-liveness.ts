@@ -1,13 +1,10 @@
 import { readFileSync } from 'node:fs';
 
 /**
- * Whether a process recorded in a lock file still runs. `kill(pid, 0)` alone is not enough:
- * a killed process whose parent has not reaped it yet (a zombie, state Z) still answers it, and
- * after a reboot or a long time its pid may belong to another process. On Linux /proc tells
- * both apart: the state letter, and the start time (clock ticks since boot), which a lock
- * records so that the same pid started later is not taken for its holder. Elsewhere only
- * `kill(pid, 0)` is asked: /proc is read on Linux only (a Windows Node under Wine, or a
- * BSD with linprocfs, may see a /proc that does not describe its own processes' pids).
+ * Whether a process recorded in a lock file still runs (docs/store.md, "The lock": a zombie, a
+ * reused pid). On Linux /proc gives the state letter and the start time (clock ticks since boot);
+ * elsewhere only `kill(pid, 0)` is asked: /proc is read on Linux only (a Windows Node under Wine,
+ * or a BSD with linprocfs, may see a /proc that does not describe its own processes' pids).
  */
 
 interface ProcStat {

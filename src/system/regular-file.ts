@@ -2,12 +2,9 @@ import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /*
- * The one way examctl opens a file of its own state (run journals and locks, the store's
- * files, the config, a token file): only a regular file. A FIFO planted there would block the open (and a
- * read) with no writer, past Ctrl-C and SIGTERM; a device could be read for ever. So the open
- * never waits (O_NONBLOCK, which a regular file ignores), does not follow a symbolic link where
- * examctl creates the file itself (O_NOFOLLOW), and the opened file is checked with fstat
- * before a byte is read. Windows has neither flag and no FIFOs in the file system.
+ * The one way examctl opens a file of its own state: only a regular file (docs/security.md, "Only
+ * regular files are opened"); O_NOFOLLOW where examctl creates the file itself. Windows has
+ * neither flag and no FIFOs in the file system.
  */
 
 const NONBLOCK = constants.O_NONBLOCK ?? 0;

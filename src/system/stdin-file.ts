@@ -38,9 +38,8 @@ export async function spoolStdin(stdin: NodeJS.ReadableStream, signal?: AbortSig
 
 /**
  * What `--file` names, judged before anything is read (docs/security.md, "A hostile file"): a
- * pipe (a FIFO, `/dev/fd/N`) can be read only once, so its path is returned to be read like
- * `--file -`; a device would wait for typing both passes need whole, or never end: refused.
- * Anything else (a regular file, a missing one) is left to the reader: undefined.
+ * pipe's path (read only once: copied like `--file -`); a device (both passes need it whole)
+ * refused; else undefined, for the reader.
  *
  * `stat`, not `lstat`: `/dev/stdin` and `/dev/fd/N` resolve to the descriptor's own file (what
  * fstat of it says: a file or pipe redirected to stdin keeps working), a link the user made to
@@ -70,12 +69,10 @@ async function opensForReading(path: string): Promise<boolean> {
 }
 
 /**
- * Copies a named pipe like stdin (docs/security.md, "A hostile file", says when one with no writer
- * is refused or waited for). The FIFO is opened with O_NONBLOCK (a socket as stdin as it is, see
- * opensForReading) and read through a socket on it (epoll, not a blocked thread), so `signal`
- * ends a wait at once. One byte read says whether a writer is there (data is the copy's first
- * byte); with none, `canWait` false refuses, else `onWait` is called and the copy waits for a
- * writer (writerOpened: where a FIFO without one reads as ended at once).
+ * Copies a named pipe like stdin (docs/security.md, "A hostile file": refused or waited for with no
+ * writer). Opened with O_NONBLOCK (a socket as stdin as it is, see opensForReading) and read
+ * through a socket on it, so `signal` ends a wait at once; `canWait` false refuses a pipe with no
+ * writer, else `onWait` is called (writerOpened: where a FIFO without one reads as ended at once).
  */
 export async function spoolPipe(file: string, named: string, signal: AbortSignal | undefined, wait: { canWait: boolean; onWait: () => void }): Promise<StdinFile> {
   const fifo = (await stat(file)).isFIFO();
