@@ -69,6 +69,11 @@ export function addedColumnsOf(header: readonly string[]): boolean[] {
   return keys.map((key, at) => report && ADDED_KEYS.has(key) && !keys.includes(key, at + 1));
 }
 
+/** A name a report adds: an export's own unmapped column of that name is passed over, not refused (kept in its report). */
+export function isReportColumnName(name: string): boolean {
+  return ADDED_KEYS.has(normalizeColumnName(name));
+}
+
 /** A run report written by examctl: its header has all of status, error_codes and error_messages. */
 export function isRunReportHeader(header: readonly string[]): boolean {
   let found = 0;

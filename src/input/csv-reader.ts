@@ -10,7 +10,7 @@ import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { WARNING_CODES } from '../domain/codes.js';
 import { listCellEntries } from '../domain/list-cells.js';
 import { normalizeColumnName } from '../formats/column-name.js';
-import { addedColumnsOf, isOkStatus, isRunReportHeader, restoreNeutralisedCells, sourceReportProblem, statusColumnOf } from '../formats/report-csv-contract.js';
+import { addedColumnsOf, isOkStatus, isReportColumnName, isRunReportHeader, restoreNeutralisedCells, sourceReportProblem, statusColumnOf } from '../formats/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
 import { UnquotedCsvLines, type CsvHandOver } from './unquoted-csv.js';
@@ -407,8 +407,8 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
     const mapped = options.map?.get(key);
     const spec = byKey.get(mapped !== undefined ? normalizeColumnName(mapped) : key);
     if (spec === undefined) {
-      // A column a computed field reads is known.
-      if (options.computed?.sources.has(key) !== true) unknown.push(cell);
+      // A column a computed field reads is known; an export's Status, Note... is passed over, as before reports had its name.
+      if (options.computed?.sources.has(key) !== true && !isReportColumnName(cell)) unknown.push(cell);
       return;
     }
     const earlier = takenBy.get(spec.name);

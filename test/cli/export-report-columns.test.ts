@@ -46,12 +46,13 @@ describe("an export's own column named as a report's", () => {
     expect(applied.map((user) => user.Labels ?? [])).toEqual([[]]);
   });
 
-  it('an unmapped `Status` or `Note` column of an export is an unknown column, as any other', async () => {
-    await writeFile(join(setup.dir, 'e.csv'), 'ExternalId,FirstName,LastName,Email,Role,Status,Note\nu1,F,L,u1@example.test,Candidate,active,new\n');
+  it('an unmapped `Status` or `Note` column of an export is passed over, never refused (a night that ran goes on), and kept in the report', async () => {
+    await writeFile(join(setup.dir, 'e.csv'), 'ExternalId,FirstName,LastName,Email,Role,Status,Note,Department\nu1,F,L,u1@example.test,Candidate,active,new,Maths\n');
     const refused = await sync('--file', 'e.csv');
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('unknown columns: "Status"');
-    expect((await sync('--file', 'e.csv', '--ignore-unknown-columns', '--report', 'r.csv')).code).toBe(0);
+    expect(refused.stderr).toContain('unknown column: "Department"');
+    await writeFile(join(setup.dir, 'e.csv'), 'ExternalId,FirstName,LastName,Email,Role,Status,Note\nu1,F,L,u1@example.test,Candidate,active,new\n');
+    expect((await sync('--file', 'e.csv', '--report', 'r.csv')).code).toBe(0);
     expect((await lines('r.csv'))[1]).toMatch(/^u1,F,L,u1@example\.test,Candidate,active,new,ok,/);
   });
 });
