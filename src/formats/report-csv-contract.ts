@@ -55,7 +55,8 @@ const runColumns = new WeakMap<readonly string[], number>();
 /** The `run` cell of a run report's row fed back (RUN_COLUMN), or undefined (none, empty, or not a report). */
 export function reportRunOf(row: { header: readonly string[]; cells: readonly string[] }): string | undefined {
   let at = runColumns.get(row.header);
-  if (at === undefined) runColumns.set(row.header, (at = isRunReportHeader(row.header) ? row.header.findLastIndex((name) => normalizeColumnName(name) === RUN_KEY) : -1));
+  const added = at === undefined ? addedColumnsOf(row.header) : [];
+  if (at === undefined) runColumns.set(row.header, (at = row.header.findLastIndex((name, i) => added[i] && normalizeColumnName(name) === RUN_KEY)));
   return row.cells[at]?.trim() || undefined;
 }
 
@@ -65,8 +66,9 @@ export function reportRunOf(row: { header: readonly string[]; cells: readonly st
  */
 export function addedColumnsOf(header: readonly string[]): boolean[] {
   const keys = header.map(normalizeColumnName);
-  const report = isRunReportHeader(header);
-  return keys.map((key, at) => report && ADDED_KEYS.has(key) && !keys.includes(key, at + 1));
+  // They follow the report's (last) status column: an export's own before it (an older examctl's report has no run) are the input's.
+  const from = isRunReportHeader(header) ? keys.lastIndexOf(STATUS_KEY) : keys.length;
+  return keys.map((key, at) => at >= from && ADDED_KEYS.has(key) && !keys.includes(key, at + 1));
 }
 
 /** A name a report adds: an export's own unmapped column of that name is passed over, not refused (kept in its report). */
@@ -74,11 +76,10 @@ export function isReportColumnName(name: string): boolean {
   return ADDED_KEYS.has(normalizeColumnName(name));
 }
 
-/** A run report written by examctl: its header has all of status, error_codes and error_messages. */
+/** A run report written by examctl: its header has status and error_codes or error_messages (one may be deleted in a spreadsheet). */
 export function isRunReportHeader(header: readonly string[]): boolean {
-  let found = 0;
-  for (const name of header) if (REPORT_KEYS.has(normalizeColumnName(name))) found += 1;
-  return found >= REPORT_KEYS.size;
+  const keys = new Set(header.map(normalizeColumnName));
+  return keys.has(STATUS_KEY) && [...REPORT_KEYS].filter((key) => keys.has(key)).length >= 2;
 }
 
 /** The index of the (last) `status` column, or -1. */

@@ -335,7 +335,8 @@ export class SentMemory<P> {
       intend: (unit, run) => this.intend(unit, run),
       intentsDurable: () => this.intentsDurable(),
       syncMemory: () => (this.kind === 'collections' ? undefined : this.found),
-      plannedAgainst: () => (this.flags.dryRun === true && this.kind !== 'collections' ? this.memory?.populations().get(populationKey(this.flags.population))?.run : undefined),
+      // The newest run of any population: a dry run without the night's --population planned against it too.
+      plannedAgainst: () => (this.flags.dryRun === true && this.kind !== 'collections' ? [...(this.memory?.populations().values() ?? [])].map(({ run }) => run).sort().at(-1) : undefined),
     };
   }
 

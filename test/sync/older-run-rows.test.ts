@@ -177,6 +177,34 @@ describe('rows of an older run after a later one', () => {
     expect(whole.stderr).toContain(`dry.csv:2 [u1] ExternalId - not sent: this row is of a dry run's report, planned against run ${n0}, and a later run, ${n1}, left this user`);
   });
 
+  it('a report tidied in a spreadsheet (error_messages deleted) is still a report judged by its run; a dry run without the night\'s --population plans against the newest run of any (trial22 f02, f03)', async () => {
+    await failedNight1('n1r.csv');
+    await users('n2.csv', 'u1=v2', 'u2');
+    expect((await nightly('n2.csv')).code).toBe(0);
+    const [header, ...rows] = (await readFile(join(dir, 'n1r.csv'), 'utf8')).trim().split(/\r?\n/);
+    const drop = header!.split(',').indexOf('error_messages');
+    const tidy = (line: string) => line.split(',').filter((_, at) => at !== drop).join(',');
+    await writeFile(join(dir, 'tidy.csv'), `${[header!, ...rows].map(tidy).join('\n')}\n`);
+    applied = [];
+    const tidied = await sync('--file', 'tidy.csv', '--only-failed');
+    expect(tidied.code, tidied.stderr).toBe(1);
+    expect(tidied.stderr).toContain('[u1] ExternalId - not sent: this row is of run');
+    expect(applied).toEqual([]);
+    await users('p0.csv', 'u7', 'u8');
+    const p0 = runOf((await nightly('p0.csv', '--population', 'students')).stderr);
+    await users('a.csv', 'u7=v1', 'u8');
+    expect((await sync('--dry-run', '--file', 'a.csv', '--report', 'dry.csv')).code).toBe(0);
+    expect((await readFile(join(dir, 'dry.csv'), 'utf8')).trim().split(/\r?\n/)[1]!.split(',').at(-1)).toBe(p0);
+  });
+
+  it('an older examctl\'s report (no run column) of an export with its own Run column reads that Run as the export\'s (trial22 f05)', async () => {
+    await writeFile(join(dir, 'old.csv'), 'ExternalId,FirstName,LastName,Email,Role,Run,status,error_codes,error_messages,action,note\nu1,F,L,u1@example.test,Candidate,RUN-B,failed,300,refused,,\n');
+    applied = [];
+    const retry = await sync('--file', 'old.csv', '--only-failed', '--map', 'Run=Labels');
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(applied.map((user) => user.Labels)).toEqual([['RUN-B']]);
+  });
+
   it('after synced adopt (a lost memory rebuilt), the refusal of the failed night\'s retry names the adoption as a way on (trial21 f02)', async () => {
     await failedNight1('n1-report.csv');
     await rm(join(dir, 'state', 'synced'), { recursive: true });
