@@ -465,7 +465,6 @@ export class SentMemory<P> {
     await placed?.close();
   }
 
-  /** A unit --only-new or --only-existing does not send: ok, action `left`, with why; any other as it is. */
   /** A row of an older run whose id a later run left with another request: docs/sync.md, "Stale input". */
   protected laterRequest(row: SourceRow | undefined, id: string, given: P): Problem | undefined {
     const cell = row === undefined ? undefined : reportRunOf(row);
@@ -506,6 +505,7 @@ export class SentMemory<P> {
     return this.keptDigestOf(given);
   }
 
+  /** A unit --only-new or --only-existing does not send: ok, action `left`, with why; any other as it is. */
   leaveOut(unit: Unit<P>): Unit<P> {
     const only = this.flags.only;
     if (only === undefined || this.known === undefined || !unit.prepared.ok || unit.unsent !== undefined) return unit;
