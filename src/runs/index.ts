@@ -15,7 +15,6 @@ export {
   unjournaledCount,
   unitsOf,
   listRuns,
-  startOf,
   laterRunsOf,
   resolveRunId,
   pruneRuns,

@@ -400,12 +400,14 @@ export interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'targ
 }
 
 /**
- * Every run in the runs directory, newest first. A run whose journal cannot be read is listed
+ * Every run in the runs directory started at or after `from` (ms; its id says when), newest first;
+ * `older`: how many started before, never read. A run whose journal cannot be read is listed
  * with what is known (its id) rather than hiding the others; so is a run `trust` refuses (another
  * user's, a loose run directory, a journal that is not a regular file), which is never read.
  */
-export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ runs: RunListing[]; unreadable: { id: string; reason: string }[] }> {
-  const ids = await runIds(runsDir);
+export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infinity): Promise<{ runs: RunListing[]; unreadable: { id: string; reason: string }[]; older: number }> {
+  const all = await runIds(runsDir);
+  const ids = all.filter((id) => !(startOf(id) < from));
   const runs: RunListing[] = [];
   const unreadable: { id: string; reason: string }[] = [];
   for (const id of ids) {
@@ -435,7 +437,7 @@ export async function listRuns(runsDir: string, trust?: RunTrust): Promise<{ run
       unreadable.push({ id, reason: error instanceof Error ? error.message : String(error) });
     }
   }
-  return { runs, unreadable };
+  return { runs, unreadable, older: all.length - ids.length };
 }
 
 /** Run ids in the directory, newest first (ids sort by start time). */
@@ -541,7 +543,7 @@ export interface PrunePolicy {
 
 export const DEFAULT_PRUNE_POLICY: PrunePolicy = { maxAgeDays: 30, keepFinished: 100, all: false };
 
-export function startOf(id: string): number {
+function startOf(id: string): number {
   // 20261122T110502.481Z -> 2026-11-22T11:05:02.481Z
   return Date.parse(`${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}T${id.slice(9, 11)}:${id.slice(11, 13)}:${id.slice(13, 19)}Z`);
 }

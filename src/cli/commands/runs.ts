@@ -2,7 +2,6 @@ import { ExitCode, UsageError } from '../../system/errors.js';
 import {
   DEFAULT_PRUNE_POLICY,
   listRuns,
-  startOf,
   openResume,
   changedDigestedFile,
   pruneRuns,
@@ -65,17 +64,14 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
   const runsDir = runsDirOf(options, deps);
   const trust = trustOf(deps);
   await assertTrustedRunsDir(runsDir, trust);
-  const listed = await listRuns(runsDir, trust);
   const from = since === undefined ? undefined : instantOf(since, deps.now());
-  const runs = from === undefined ? listed.runs : listed.runs.filter((run) => Date.parse(run.startedAt) >= from);
-  const unreadable = listed.unreadable.filter(({ id }) => from === undefined || !(startOf(id) < from));
+  const { runs, unreadable, older } = await listRuns(runsDir, trust, from);
   if (options.json) {
     await printJson(deps, { runsDir, runs, unreadable });
     return 0;
   }
   if (runs.length === 0 && unreadable.length === 0) {
     // Runs that --since left out are said, so an empty answer is never read as "no runs at all".
-    const older = listed.runs.length + listed.unreadable.length;
     const what = from === undefined ? `no runs in ${runsDir}` : `no runs since ${new Date(from).toISOString()} in ${runsDir} (${older} older)`;
     await say(deps, what);
     return 0;
