@@ -25,8 +25,9 @@ export async function fileDigest(path: string): Promise<string | undefined> {
 
 /** A run report fed back (its header is a report's): a partial correction, never a night's export. */
 export async function isFedBack(records: AsyncIterable<InputRecord> & Partial<BatchedRecords>): Promise<boolean> {
-  for await (const { raw } of records) return raw !== undefined && isRunReportHeader(raw.header);
-  return isRunReportHeader(records.header?.()?.cells ?? []);
+  const header = records.header?.()?.cells;
+  if (header === undefined) for await (const { raw } of records) return raw !== undefined && isRunReportHeader(raw.header);
+  return isRunReportHeader(header ?? records.header?.()?.cells ?? []);
 }
 
 /** A population line's `f` as read: run and digest pairs, or undefined when it is not that. */

@@ -80,6 +80,8 @@ export class SentMemory<P> {
   private ahead: string | undefined;
   /** The SHA-256 of the run's input file (src/sync/replayed-file.ts), recorded with its population. */
   private inputDigest: string | undefined;
+  /** The run's input records: a run report fed back records no file (`started`). */
+  private records: (AsyncIterable<InputRecord> & Partial<BatchedRecords>) | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */
   private found: SyncMemoryNote | undefined;
   /** The digests --changed-only computed for units it sends, until they are acknowledged. */
@@ -240,8 +242,8 @@ export class SentMemory<P> {
    * real run records its file but a run report fed back (docs/sync.md, "Stale input"). Opened first.
    */
   async refuseOldFile(file: string | undefined, allowed: boolean, records: AsyncIterable<InputRecord> & Partial<BatchedRecords>): Promise<void> {
-    const fedBack = await isFedBack(records).catch(() => false);
-    this.inputDigest = file === undefined || fedBack ? undefined : await fileDigest(inputPathOf(file, this.deps));
+    this.records = records;
+    this.inputDigest = file === undefined ? undefined : await fileDigest(inputPathOf(file, this.deps));
     refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population))?.files, this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
   }
 
@@ -256,7 +258,9 @@ export class SentMemory<P> {
     this.ahead = run;
     if (this.kind === 'collections') return;
     this.run = run;
-    memory.recordPopulation(populationKey(this.flags.population), run, false, this.inputDigest);
+    // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
+    const fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
+    memory.recordPopulation(populationKey(this.flags.population), run, false, fedBack ? undefined : this.inputDigest);
     await memory.durable();
     await this.placed?.writeAhead(run);
   }
