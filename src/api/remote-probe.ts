@@ -6,11 +6,11 @@
  */
 import { headerValue, readEnvelope } from './envelope-reader.js';
 import { InFlight, openDispatcher, requestText } from './http-pool.js';
-import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
+import { proxyFor, proxySecrets, shownProxy } from './proxy-env.js';
 import { createRedactor } from './redaction.js';
 import { redirectWords } from './redirect-advice.js';
 import type { Envelope } from '../domain/envelope.js';
-import { describeNetworkError, networkFailure, retryLimits, USER_AGENT, type RetryOptions } from './remote-client.js';
+import { describeNetworkError, networkFailure, retryLimits, USER_AGENT, type RemoteClientOptions, type RetryOptions } from './remote-client.js';
 import { withRetries, type HttpAnswer, type NetworkFailure } from './retry-loop.js';
 import { InterruptedError } from '../system/errors.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
@@ -31,19 +31,12 @@ export type ProbeAnswer =
     }
   | { kind: 'unreachable'; path: string; reason: string; proxy?: string };
 
-export interface ProbeOptions {
-  baseUrl: string;
+export type ProbeOptions = Pick<RemoteClientOptions, 'baseUrl' | 'allowInsecureHttp' | 'via' | 'signal' | 'now' | 'env'> & {
   /** Sent when given (an absent token still tells "reachable" apart); never in a reason. */
   token?: string;
-  allowInsecureHttp?: boolean;
-  via?: string;
-  signal?: AbortSignal;
-  now?: () => number;
-  /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read. Default process.env. */
-  env?: ProxyEnv;
   /** Retry 429, 502-504 and network failures as a run's requests are (`{}`: the same limits); absent: one attempt. */
   retries?: RetryOptions;
-}
+};
 
 /** One GET of `path` (below the API prefix). Throws UsageError for a base URL the client would refuse. */
 export async function probeRemote(options: ProbeOptions, path: string): Promise<ProbeAnswer> {
