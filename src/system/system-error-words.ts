@@ -1,5 +1,5 @@
 import { getSystemErrorMap } from 'node:util';
-import { ExamctlError, TargetError } from './errors.js';
+import { ExamctlError, StoreDamagedError, TargetError } from './errors.js';
 
 /**
  * Raw system error codes put into words for messages: `cannot write report out/r.csv: ENOENT`
@@ -97,6 +97,11 @@ export function describeSystemError(error: unknown, subject?: PathSubject): stri
   const words = systemErrorWords(code, subject) ?? systemTableWords(code);
   if (words !== undefined) return `${words} (${code})`;
   return message !== '' && message !== code ? message : `the system refused with ${code}`;
+}
+
+/** A store's file that cannot be read (exit 3): its path and the system's words. */
+export function storeFileUnreadable(path: string, error: unknown): StoreDamagedError {
+  return new StoreDamagedError(`${path}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
 }
 
 /** A system error no command expected (a full disk) as exit 3 saying `what` failed; any other error as it is. */
