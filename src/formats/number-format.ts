@@ -38,9 +38,11 @@ export function formatDuration(totalSeconds: number): string {
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
-/** A wait or a timeout given in ms: `500 ms` below a second, else as `formatDuration` (`16 s`, `4 min 5 s`). */
+/** A wait or a timeout given in ms: `500 ms` below a second, `1.5 s` below a minute, else as `formatDuration` (`4 min 5 s`). */
 export function formatMilliseconds(ms: number): string {
-  return ms < 1000 ? `${Math.max(0, Math.round(ms))} ms` : formatDuration(ms / 1000);
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  // Never rounded up here: a 1,500 ms timeout said as `2 s` promises a wait it does not give.
+  return ms < 60_000 ? `${+(Math.floor(ms / 100) / 10).toFixed(1)} s` : formatDuration(ms / 1000);
 }
 
 /** A size for people: `48 MiB`, `512 KiB`, `300 bytes` (binary units; one decimal only below 10, `1.5 MiB`). */

@@ -9,6 +9,13 @@ import { SentMemory } from './sent-memory.js';
 import { UsageError } from '../system/errors.js';
 import { withProblem } from '../domain/one-id-per-file.js';
 import { onlyWhichOf, type OnlyWhich } from './known-ids.js';
+import type { MemoryEntries } from './memory-entries.js';
+import type { SourceRow } from '../report/run-report.js';
+import type { Problem } from '../domain/problem.js';
+import { USER_FIELDS as USER_FIELD_LIST } from '../domain/user.js';
+
+/** A candidate's fields that are its user's (not the sitting's): sent, they change the user. */
+const USER_FIELDS: ReadonlySet<string> = new Set(USER_FIELD_LIST.filter((field) => field !== 'ExternalId'));
 
 /** How many schedules the line after the run names (docs/sync.md, "Withdrawn candidates"). */
 const NAMED_SCHEDULES = 3;
@@ -40,11 +47,37 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   override unit(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
     // A row of an older run a later run left otherwise: not sent (docs/sync.md, "Stale input").
-    const later = this.laterRequest(unit.rows?.[0], unit.id, unit.prepared.value);
+    const later = this.laterRequest(unit.rows?.[0], unit.id, unit.prepared.value) ?? this.laterUser(unit.rows?.[0], unit.prepared.value);
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     this.noteWithdrawn(unit.id, unit.prepared.value);
     return super.unit(unit);
   }
+
+  /**
+   * A row of an older run whose candidate a later run (a user sync) left with another request:
+   * its user fields, sent now, would put back what that run changed (docs/sync.md, "Stale input").
+   */
+  private laterUser(row: SourceRow | undefined, payload: PreparedSchedule): Problem | undefined {
+    const run = this.runOfRow(row);
+    if (run === undefined || this.users === undefined) return undefined;
+    for (const [i, candidate] of payload.request.Candidates.entries()) {
+      const id = candidate.CandidateExtId;
+      const later = typeof id === 'string' && Object.keys(candidate).some((field) => USER_FIELDS.has(field)) ? this.users.peek(id)?.run : undefined;
+      if (later === undefined || later <= run) continue;
+      return {
+        field: `Candidates[${i}].CandidateExtId`,
+        code: null,
+        message:
+          `not sent: this row is of run ${run}, and a later run, ${later}, sent candidate ${id}'s user another request; ` +
+          `sent now, this row's user fields (names, email) would undo it. Send today's sittings file, ` +
+          `or if this row is meant, run again with --allow-old-file (docs/sync.md, "Stale input")`,
+      };
+    }
+    return undefined;
+  }
+
+  /** The users memory, read with the leading-zeros check (`refuseLostZeros`), for `laterUser`. */
+  private users: MemoryEntries | undefined;
 
   protected override keptBeside(_id: string, payload: PreparedSchedule): { candidates: string[] } {
     return acknowledgedSchedule(payload);
@@ -57,6 +90,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   async refuseLostZeros(records: AsyncIterable<InputRecord>): Promise<void> {
     const memory = this.memory;
     if (memory === undefined) return;
+    this.users = await this.otherKind('users');
     const rule = await this.zerosRule([
       { what: 'candidate id', made: 'user', idsOf: (record) => candidatesOf(record).map((fields) => idOf(fields, 'CandidateExtId')), pairsRefuseRun: true },
       // Schedule ids too: a schedule examctl pushed as 004512, given as 4512, would be a second schedule.

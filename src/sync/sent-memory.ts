@@ -86,6 +86,7 @@ export class SentMemory<P> {
   private found: SyncMemoryNote | undefined;
   /** The digests --changed-only computed for units it sends, until they are acknowledged. */
   private readonly digests = new WeakMap<object, string>();
+  private readonly otherKinds = new Map<SyncKind, Promise<MemoryEntries | undefined>>();
   /** The memory's populations (`laterRequest`). */
   private populations: Map<string, PopulationRecord> | undefined;
   private readonly unsentByRun = new Map<string, NonNullable<Unit<P>['unsent']>>();
@@ -293,10 +294,14 @@ export class SentMemory<P> {
     return new LostZerosRule(kinds.map((kind) => ({ ...kind, memory: 'memory' in kind ? kind.memory : people })));
   }
 
-  /** The entries of the target's memory of `kind`, read without a lock; undefined when it cannot be read or is of a replaced store. */
-  private async otherKind(kind: SyncKind): Promise<MemoryEntries | undefined> {
-    const contents = await this.placed?.readKind(kind).catch(() => undefined);
-    return contents === undefined || ofOtherInstance(contents, this.instance) ? undefined : contents.entries;
+  /** The entries of the target's memory of `kind`, read once without a lock; undefined when it cannot be read or is of a replaced store. */
+  protected otherKind(kind: SyncKind): Promise<MemoryEntries | undefined> {
+    let read = this.otherKinds.get(kind);
+    if (read === undefined) {
+      read = (this.placed?.readKind(kind) ?? Promise.resolve(undefined)).then((contents) => (contents === undefined || ofOtherInstance(contents, this.instance) ? undefined : contents.entries)).catch(() => undefined);
+      this.otherKinds.set(kind, read);
+    }
+    return read;
   }
 
   /**
@@ -471,9 +476,8 @@ export class SentMemory<P> {
 
   /** A row of an older run whose id a later run left with another request: docs/sync.md, "Stale input". */
   protected laterRequest(row: SourceRow | undefined, id: string, given: P): Problem | undefined {
-    const cell = row === undefined ? undefined : reportRunOf(row);
-    const run = cell !== undefined && isRunId(cell) ? cell : this.deps.resume?.record.id;
-    const entry = run === undefined || this.flags.allowOldFile === true ? undefined : this.memory?.entries.peek(id);
+    const run = this.runOfRow(row);
+    const entry = run === undefined ? undefined : this.memory?.entries.peek(id);
     if (entry === undefined || entry.digest === this.keptDigestOf(given)) return undefined;
     this.populations ??= this.memory!.populations();
     const population = this.memory!.entries.get(id)?.population;
@@ -502,6 +506,13 @@ export class SentMemory<P> {
         `not sent: this row is of ${of} ${run}, and a later run, ${later}, ${what}, ` +
         `or if this row is meant, or run ${later} is a synced adopt (it sent nothing: this row undoes nothing), ${meant} (docs/sync.md, "Stale input")`,
     };
+  }
+
+  /** The run a row is of (its report's `run` cell, or the resumed run), when an older run's row is judged (not with --allow-old-file). */
+  protected runOfRow(row: SourceRow | undefined): string | undefined {
+    if (this.flags.allowOldFile === true) return undefined;
+    const cell = row === undefined ? undefined : reportRunOf(row);
+    return cell !== undefined && isRunId(cell) ? cell : this.deps.resume?.record.id;
   }
 
   /** The request as a run of `population` digests it: a user's digest has its population. */

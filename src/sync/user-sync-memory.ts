@@ -282,14 +282,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         continue;
       }
       const words = populationWords(entry?.population);
-      const why = entry === undefined ? 'the sync memory no longer holds it' : entry.population !== this.userFlags.population ? `synced by ${words} since` : `run ${entry.run} synced it since`;
+      const why = entry === undefined ? 'the sync memory no longer holds it' : entry.population !== this.userFlags.population ? `synced by ${words} since` : `run ${entry.run} ${entry.disabled === true ? 'disabled' : 'synced'} it since`;
       if (item.status === 'skipped') left.push(`${id} (${why})`);
       kept.push([id, entry, { why: `not disabled by this resume: ${why}`, file: item.source.file }]);
     }
     if (record.countFrom(first + kept.length) > 0) throw new RunJournalError(`run ${run}: its journal's leaver items leave a gap after item ${first}: they cannot be resumed in place; nothing was sent`);
     this.leavers = [...kept, ...today];
     if (left.length === 0) return;
-    await say(this.deps, `runs resume: ${counted(left.length, 'leaver')} of run ${run} left alone, not disabled: ${left.slice(0, 3).join('; ')}`);
+    await say(this.deps, `runs resume: ${counted(left.length, 'leaver')} of run ${run} not disabled by this resume: ${left.slice(0, 3).join('; ')}`);
   }
 
   /**

@@ -213,6 +213,8 @@ describe('plain progress line', () => {
     // Waits and timeouts the remote client names, in the same words; below a second in ms.
     expect(formatMilliseconds(500)).toBe('500 ms');
     expect(formatMilliseconds(10_000)).toBe('10 s');
+    expect(formatMilliseconds(1_500)).toBe('1.5 s');
+    expect(formatMilliseconds(59_990)).toBe('59.9 s');
     expect(formatMilliseconds(60_000)).toBe('1 min 0 s');
     expect(formatMilliseconds(245_000)).toBe('4 min 5 s');
   });

@@ -62,7 +62,7 @@ describe('runs resume of a --disable-missing night keeps its recorded leavers', 
         const resumed = await resume(killed.run);
         expect(resumed.code, resumed.stderr).toBe(0);
         expect(resumed.stderr).not.toContain('damaged');
-        expect(resumed.stderr).toContain(`runs resume: 1 leaver of run ${killed.run} left alone, not disabled: m-1 (synced by --population staff since)`);
+        expect(resumed.stderr).toContain(`runs resume: 1 leaver of run ${killed.run} not disabled by this resume: m-1 (synced by --population staff since)`);
         expect(sent.slice(before).filter((user) => user.DisableLogin === true).map((user) => user.ExternalId)).toEqual(['u-3']);
         const items = itemsOf(resumed.stdout).slice(3);
         expect(items.map((item) => [item.id, item.status, item.action])).toEqual([['m-1', 'ok', 'left'], ['u-3', 'ok', 'disabled']]);
@@ -112,7 +112,7 @@ describe('runs resume of a --disable-missing night keeps its recorded leavers', 
         const before = sent.length;
         const resumed = await resume(killed.run);
         expect(resumed.code, resumed.stderr).toBe(0);
-        expect(resumed.stderr).toContain('left alone, not disabled: u-5 (synced by --population students since)');
+        expect(resumed.stderr).toContain('not disabled by this resume: u-5 (synced by --population students since)');
         expect(sent.slice(before).filter((user) => user.DisableLogin === true).map((user) => user.ExternalId)).toEqual(['u-6']);
         expect(itemsOf(resumed.stdout).slice(4).map((item) => [item.id, item.action])).toEqual([['u-5', 'left'], ['u-6', 'disabled']]);
       } finally {
@@ -134,7 +134,7 @@ describe('runs resume of a --disable-missing night keeps its recorded leavers', 
         const before = sent.length;
         const resumed = await resume(killed.run, '--over-later-runs');
         expect(resumed.code, resumed.stderr).toBe(0);
-        expect(resumed.stderr).toMatch(/runs resume: 2 leavers of run \S+ left alone, not disabled: u-2 \(run \S+ synced it since\); u-3 \(run \S+ synced it since\)/);
+        expect(resumed.stderr).toMatch(/runs resume: 2 leavers of run \S+ not disabled by this resume: u-2 \(run \S+ disabled it since\); u-3 \(run \S+ synced it since\)/);
         expect(sent.length).toBe(before);
         expect(itemsOf(resumed.stdout).slice(1).map((item) => [item.id, item.action])).toEqual([['u-2', 'left'], ['u-3', 'left']]);
       } finally {

@@ -68,4 +68,29 @@ describe('schedule push --changed-only of an old night\'s file', () => {
       expect((await push('n1.csv', '--allow-old-file')).code).toBe(0);
       expect(await start()).toMatch(/^2027-03-01T10:00/);
     }));
+
+  it("a night's sittings report fed back after a later user sync changed a candidate fails that row unsent (trial22 f04); --allow-old-file sends it", () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'night1.csv'), night(10));
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email\ncw-1,F,L,new1@ex.test\n');
+      const push = (file: string, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
+      expect((await push('night1.csv', '--changed-only', '--report', 'n1.csv')).code).toBe(0);
+      const users = await examctlStep(['--store', 'st', '--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only'], dir);
+      expect(users.code, users.stderr).toBe(0);
+      const u = /run (\S+) \(examctl runs show/.exec(users.stderr)![1]!;
+      const emailOf = async (): Promise<string | undefined> => {
+        expect((await examctlStep(['--store', 'st', 'local', 'export', '--out', 'w.json'], dir)).code).toBe(0);
+        const world = JSON.parse(await readFile(join(dir, 'w.json'), 'utf8')) as { Users: { ExternalId: string; Email: string }[] };
+        return world.Users.find((user) => user.ExternalId === 'cw-1')?.Email;
+      };
+      const retry = await push('n1.csv', '--report', 'r.csv');
+      expect(retry.code, retry.stderr).toBe(1);
+      expect(retry.stderr).toContain(`[SW-1] Candidates[0].CandidateExtId - not sent: this row is of run `);
+      expect(retry.stderr).toContain(`a later run, ${u}, sent candidate cw-1's user another request`);
+      // SW-0's candidate no later run touched: it goes.
+      expect(retry.stderr).not.toContain('[SW-0]');
+      expect(await emailOf()).toBe('new1@ex.test');
+      expect((await push('n1.csv', '--allow-old-file')).code).toBe(0);
+      expect(await emailOf()).toBe('cw1@ex.test');
+    }));
 });
