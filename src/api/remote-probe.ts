@@ -12,7 +12,7 @@ import { redirectWords } from './redirect-advice.js';
 import type { Envelope } from '../domain/envelope.js';
 import { describeNetworkError, networkFailure, retryLimits, USER_AGENT, type RemoteClientOptions, type RetryOptions } from './remote-client.js';
 import { withRetries, type HttpAnswer, type NetworkFailure } from './retry-loop.js';
-import { InterruptedError } from '../system/errors.js';
+import { InterruptedError, messageOf } from '../system/errors.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
 
 /** What one probe request got: an answer (any status), or why none came. */
@@ -97,7 +97,7 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
         );
       } catch (error) {
         if (error instanceof InterruptedError) throw error;
-        return { kind: 'unreachable', path: fullPath, reason: gate.text(error instanceof Error ? error.message : String(error)), ...via };
+        return { kind: 'unreachable', path: fullPath, reason: gate.text(messageOf(error)), ...via };
       }
     }
     const receivedAt = now();
