@@ -44,9 +44,16 @@ export async function sameStoreAs(recorded: ReportTarget, target: ReportTarget, 
   if (recorded.kind !== 'local') return;
   const path = await realPathOf(recorded.store);
   if (targetIdentity({ kind: 'local', store: path }) === targetIdentity(target)) return 'path';
+  // One directory under two paths no link explains (a bind mount): the same device and inode.
+  if (target.kind === 'local' && (await sameDirectory(path, target.store))) return 'path';
   const { readStoreInstance } = await import('../engine/local-target.js');
   const ours = instance !== undefined && instance === own;
   return ours && (await readStoreInstance(path).catch(() => undefined)) !== own ? 'moved' : undefined;
+}
+
+async function sameDirectory(a: string, b: string): Promise<boolean> {
+  const [one, two] = await Promise.all([stat(a, { bigint: true }).catch(() => undefined), stat(b, { bigint: true }).catch(() => undefined)]);
+  return one !== undefined && two !== undefined && one.ino !== 0n && one.dev === two.dev && one.ino === two.ino;
 }
 
 /**

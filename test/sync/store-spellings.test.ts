@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -104,6 +105,27 @@ describe('a store reached through a link', () => {
     expect(changedOnly.code, changedOnly.stderr).toBe(0);
     expect(changedOnly.stderr).toContain('warning: another memory of this store: ');
     expect((JSON.parse(changedOnly.stdout) as { syncMemory: { otherMemories: string[] } }).syncMemory.otherMemories).toEqual([`${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store})`]);
+  });
+});
+
+/** Whether this machine lets the suite bind-mount (root on Linux): one directory at two paths no link explains. */
+const bindMount = (from: string, to: string): boolean => spawnSync('mount', ['--bind', from, to], { stdio: 'ignore' }).status === 0;
+
+describe('a store reached through a bind mount (trial24 f01)', () => {
+  it('is the same store: one memory, taken in under either path, and a leaver sent under one is disabled from the other', async (context) => {
+    expect((await night('real/s', ['a', 'b'])).code).toBe(0);
+    mkdirSync(join(dir, 'mnt'));
+    if (process.platform !== 'linux' || !bindMount(join(dir, 'real'), join(dir, 'mnt'))) return context.skip();
+    try {
+      const second = await night('mnt/s', ['a', 'b', 'c']);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toContain('note: took in');
+      const third = await night('real/s', ['a'], '--allow-disable-recent');
+      expect(third.code, third.stderr).toBe(0);
+      expect(actions(third.stdout)).toEqual(['a unchanged', 'b disabled', 'c disabled']);
+    } finally {
+      spawnSync('umount', [join(dir, 'mnt')]);
+    }
   });
 });
 
