@@ -63,7 +63,6 @@ export function templateJson(kind: TemplateKind): string {
 /** The xlsx template: the input sheet (header only, text columns) and the "Columns" sheet. */
 export async function writeTemplateXlsx(kind: TemplateKind, stream: Writable): Promise<void> {
   const columns = templateColumns(kind);
-  // Users, Candidates, Sittings, Collections, Invigilators.
   const sheet = kind.replace(/^./, (first) => first.toUpperCase()).replace(/s?$/, 's');
   await writeTablesXlsx(stream, [
     { name: sheet, header: columns.map((column) => column.name), rows: [] },
