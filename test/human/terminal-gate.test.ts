@@ -179,6 +179,17 @@ describe('the terminal gate', () => {
       expect(run.stderr).not.toMatch(RAW);
     });
   });
+  it('a flag commander does not know and a config directory from the environment are gated', async () => {
+    await withTempDir(async (dir) => {
+      const unknown = await cli(dir, [`--x${HOSTILE.join('')}`, 'runs', 'list']);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain("unknown option '--x?[2J");
+      const env = { ...testDeps(dir).deps.env, EXAMCTL_CONFIG_DIR: join(dir, `c${HOSTILE.join('')}`) };
+      const list = await cli(dir, ['config', 'list'], { env });
+      expect(list.stderr).toContain('c?[2J?]52;c;SGVsbG8=??31m?');
+      expect(`${unknown.stderr}${list.stderr}`).not.toMatch(RAW);
+    });
+  });
   it("doctor's check lines (a path, a service message) are gated", async () => {
     await withTempDir(async (dir) => {
       const run = await cli(dir, ['--store', join(dir, `s${HOSTILE.join('')}`), 'doctor']);
