@@ -206,12 +206,12 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // Requests already in flight when the limit was reached still finish: their failures count in the summary.
   if (stop?.kind === 'max-errors') {
     const inFlight = summary.failed > (options.maxErrors ?? 0) ? `, ${summary.failed} failed in all (requests already in flight finished)` : '';
-    await deps.stderr.write(`stopped sending at ${options.maxErrors} failed (--max-errors)${inFlight}: the rest was skipped\n`);
+    await say(deps, `stopped sending at ${options.maxErrors} failed (--max-errors)${inFlight}: the rest was skipped`);
   }
   // A signal that came once every record was in flight (the local target takes a batch at a
   // time): nothing was left unsent, so the run finished and its exit says so (docs/runs.md).
   if (stop === undefined && deps.signal?.aborted === true) {
-    await deps.stderr.write(dryRun ? 'interrupted after every record was checked: the dry run is complete\n' : 'interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)\n');
+    await say(deps, dryRun ? 'interrupted after every record was checked: the dry run is complete' : 'interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)');
   }
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
 }
