@@ -4,7 +4,7 @@ import { RunJournalWriteError } from '../runs/run-errors.js';
 import { exitCodeFor } from '../report/report-writers.js';
 import { type ReportEntry } from '../report/run-report.js';
 import { counted, formatCount } from '../formats/number-format.js';
-import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, ReportWriteError, TargetError, TransientTargetError } from '../system/errors.js';
+import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, messageOf, ReportWriteError, TargetError, TransientTargetError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { checkReportOption, openRunReport } from './report-sinks.js';
@@ -165,7 +165,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // The sync memory stored where it is kept before the sinks complete: a store that fails is the
   // run's error in each of them (docs/ci.md), unless the run stopped for something else, which keeps its exit code.
   const endFailure = await job.ending?.().then(() => undefined, (error: unknown) => error);
-  if (stopError !== undefined && endFailure !== undefined) await say(deps, `examctl: ${endFailure instanceof Error ? endFailure.message : String(endFailure)}`);
+  if (stopError !== undefined && endFailure !== undefined) await say(deps, `examctl: ${messageOf(endFailure)}`);
   // Not stored at the end: the run stays resumable, and its resume stores it (docs/sync.md, "Exit codes").
   const unstored = stopError === undefined && endFailure instanceof Error ? endFailure : undefined;
   if (unstored !== undefined && journal !== undefined) unstored.message += `; once it can be written, examctl runs resume ${journal.id} stores it`;
