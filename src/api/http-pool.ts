@@ -5,6 +5,7 @@
  * deadline, the per-answer size cut and the byte budget shared by every answer of a run.
  */
 import { StringDecoder } from 'node:string_decoder';
+import * as tls from 'node:tls';
 import { Pool, ProxyAgent, errors, type Dispatcher } from 'undici';
 import { systemErrorCode } from '../system/system-error-words.js';
 import { shownProxy } from './proxy-env.js';
@@ -29,13 +30,24 @@ export function openDispatcher(origin: string, options: DispatcherOptions): Disp
   // requests, which a CONNECT-only proxy refuses, and which would show the proxy the token).
   if (proxy !== undefined) {
     const variable = origin.startsWith('https:') ? 'HTTPS_PROXY' : 'HTTP_PROXY';
-    return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions, requestTls: VERIFIED, proxyTls: VERIFIED, clientFactory: (url, opts) => tunnelClient(url, opts, shownProxy(proxy), variable) });
+    return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions, requestTls: verified(), proxyTls: verified(), clientFactory: (url, opts) => tunnelClient(url, opts, shownProxy(proxy), variable) });
   }
-  return new Pool(origin, { ...poolOptions, connect: VERIFIED });
+  return new Pool(origin, { ...poolOptions, connect: verified() });
 }
 
-/** Checked whatever NODE_TLS_REJECT_UNAUTHORIZED says (docs/security.md). */
-const VERIFIED = { rejectUnauthorized: true };
+/** Node 24's CA lists (Node 20 has none, nor a system store to add: bundled + NODE_EXTRA_CA_CERTS already). */
+const caList = (tls as { getCACertificates?: (type: 'bundled' | 'extra') => string[] }).getCACertificates;
+let trust: tls.ConnectionOptions | undefined;
+
+/**
+ * Checked whatever NODE_TLS_REJECT_UNAUTHORIZED says, against Node's bundled CAs and
+ * NODE_EXTRA_CA_CERTS' only, whatever NODE_USE_SYSTEM_CA or SSL_CERT_FILE say (docs/security.md).
+ */
+function verified(): tls.ConnectionOptions {
+  if (trust !== undefined) return trust;
+  const ca = caList === undefined ? undefined : [...caList('bundled'), ...caList('extra')];
+  return (trust = { rejectUnauthorized: true, ...(ca && { secureContext: tls.createSecureContext({ ca }) }) });
+}
 
 /**
  * The proxy agent's connection to the proxy, whose CONNECT answer is judged here: undici would
