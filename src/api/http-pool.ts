@@ -30,23 +30,22 @@ export function openDispatcher(origin: string, options: DispatcherOptions): Disp
   // requests, which a CONNECT-only proxy refuses, and which would show the proxy the token).
   if (proxy !== undefined) {
     const variable = origin.startsWith('https:') ? 'HTTPS_PROXY' : 'HTTP_PROXY';
-    return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions, requestTls: verified(), proxyTls: verified(), clientFactory: (url, opts) => tunnelClient(url, opts, shownProxy(proxy), variable) });
+    return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions, requestTls: verified(origin), proxyTls: verified(proxy), clientFactory: (url, opts) => tunnelClient(url, opts, shownProxy(proxy), variable) });
   }
-  return new Pool(origin, { ...poolOptions, connect: verified() });
+  return new Pool(origin, { ...poolOptions, connect: verified(origin) });
 }
 
-/** Node 24's CA lists (Node 20 has none, nor a system store to add: bundled + NODE_EXTRA_CA_CERTS already). */
-const caList = (tls as { getCACertificates?: (type: 'bundled' | 'extra') => string[] }).getCACertificates;
 let trust: tls.ConnectionOptions | undefined;
 
 /**
- * Checked whatever NODE_TLS_REJECT_UNAUTHORIZED says, against Node's bundled CAs and
- * NODE_EXTRA_CA_CERTS' only, whatever NODE_USE_SYSTEM_CA or SSL_CERT_FILE say (docs/security.md).
+ * Checked whatever NODE_TLS_REJECT_UNAUTHORIZED says; https trusts Node's bundled CAs and those of
+ * NODE_EXTRA_CA_CERTS only, whatever NODE_USE_SYSTEM_CA or SSL_CERT_FILE say (docs/security.md):
+ * one context, made at the first https URL. Node 20 has no CA lists (nor a system store to add).
  */
-function verified(): tls.ConnectionOptions {
-  if (trust !== undefined) return trust;
-  const ca = caList === undefined ? undefined : [...caList('bundled'), ...caList('extra')];
-  return (trust = { rejectUnauthorized: true, ...(ca && { secureContext: tls.createSecureContext({ ca }) }) });
+function verified(url: string): tls.ConnectionOptions {
+  const list = (tls as { getCACertificates?: (type: 'bundled' | 'extra') => string[] }).getCACertificates;
+  if (!url.startsWith('https:') || list === undefined) return { rejectUnauthorized: true };
+  return (trust ??= { rejectUnauthorized: true, secureContext: tls.createSecureContext({ ca: [...list('bundled'), ...list('extra')] }) });
 }
 
 /**
