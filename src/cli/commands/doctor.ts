@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describeErrors, errorsOf } from '../../api/envelope-errors.js';
 import { ErrorCode } from '../../domain/codes.js';
-import { UsageError } from '../../system/errors.js';
+import { messageOf, UsageError } from '../../system/errors.js';
 import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
@@ -247,11 +247,6 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
   } catch (error) {
     return { name: 'sync memory', status: 'fail', detail: messageOf(error) };
   }
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
 }
 
 const MARK: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: '-   ' };
