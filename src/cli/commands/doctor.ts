@@ -195,18 +195,23 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
     tokenFileUsed ??
     (flagFile !== undefined ? expandPath(flagFile, deps.cwd, deps.env) : profileFile !== undefined ? expandPath(profileFile, configDir(deps.env), deps.env) : undefined);
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
+  // A state service (an http(s) address) is no place on disk to judge.
+  const syncDir = isStateAddress(deps.env.EXAMCTL_SYNC_DIR ?? '') ? undefined : syncDirOf(undefined, options.runsDir, deps);
   const untrusted = await untrustedPlaces(
     [
       { what: 'the config file', path: configPath(deps.env), kind: 'file' },
       ...(tokenFile === undefined ? [] : [{ what: 'the token file', path: tokenFile, kind: 'file' as const }]),
       { what: 'the runs directory', path: runsDir, kind: 'directory' },
-      // A state service (an http(s) address) is no place on disk to judge.
-      ...(isStateAddress(deps.env.EXAMCTL_SYNC_DIR ?? '') ? [] : [{ what: 'the sync directory', path: syncDirOf(undefined, options.runsDir, deps), kind: 'directory' as const }]),
+      ...(syncDir === undefined ? [] : [{ what: 'the sync directory', path: syncDir, kind: 'directory' as const }]),
       { what: 'the local store', path: store ?? (await localStorePath(options, deps)), kind: 'directory' },
     ],
     deps.env,
   );
   if (untrusted.length > 0) return { name: 'permissions', status: 'fail', detail: untrusted.join('; ') };
+  const { stateDirUnwritable } = await import('../../context/doctor-verdicts.js');
+  const unwritable = [await stateDirUnwritable('the runs directory', runsDir), syncDir && (await stateDirUnwritable('the sync directory', syncDir))];
+  const ways = 'give --runs-dir and --sync-dir (EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR), or a HOME the user can write';
+  if (unwritable.some(Boolean)) return { name: 'permissions', status: 'fail', detail: `${unwritable.filter(Boolean).join('; ')}: ${ways}` };
   const found = [
     tokenFile === undefined ? undefined : await tokenFileExposed(tokenFile, tokenFileUsed === undefined || flagFile !== undefined ? '--token-file' : "the profile's token file"),
     await configTokenExposed(configPath(deps.env), Object.values(config?.profiles ?? {}).some((entry) => entry.token !== undefined)),
