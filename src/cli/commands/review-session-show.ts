@@ -153,8 +153,10 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
     const problem = pathIdProblem(id, 'review-session show: the review session id');
     if (problem !== undefined) throw new UsageError(problem);
   }
-  // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
-  const dryRun = target.kind === 'local' && (globals.dryRun ?? false);
+  // A read: an existing local store is opened read-only, without the lock (docs/store.md, "Read-only
+  // mode"), so a store the user cannot write is read too; only a missing one is created, not in a dry run.
+  const { storeExists } = await import('../../engine/store/index.js');
+  const dryRun = target.kind === 'local' && (globals.dryRun === true || (await storeExists(target.store)));
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
   if (api === null) throw new UsageError(`no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`);
   const where = describeTarget(target.report);
