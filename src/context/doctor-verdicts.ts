@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { describeErrors, errorsOf } from '../api/envelope-errors.js';
 import type { ProbeAnswer } from '../api/remote-probe.js';
+import type { ApiResult } from '../port/integration-api.js';
 import { ErrorCode } from '../domain/codes.js';
 import { RM_RETRY } from '../system/busy-retry.js';
 import { describeSystemError } from '../system/system-error-words.js';
@@ -23,14 +24,20 @@ export function authorisedVerdict(answer: Extract<ProbeAnswer, { kind: 'answered
     return { status: 'fail', detail: `refused (${status}): ${tokenSent ? 'the service does not accept this token' : 'no token was sent'}` };
   }
   if (envelope === undefined) return { status: 'fail', detail: `HTTP ${status} without the API's JSON envelope: is ${baseUrl} the integration API's base URL?` };
-  if (errorsOf(envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound)) {
-    return { status: 'ok', detail: `the token is accepted (${status} with 1101 for a review session that does not exist)` };
-  }
+  if (notFound(envelope)) return { status: 'ok', detail: `the token is accepted (${status} with 1101 for a review session that does not exist)` };
   // Say what the server answered, not what it usually answers.
   if (envelope.Success) return { status: 'ok', detail: `the token is accepted (${status} with Success for the probe's review session)` };
   if (status >= 500) return { status: 'fail', detail: `service error ${status}: ${describeErrors(envelope)}` };
   return { status: 'warn', detail: `not refused, but an unexpected answer: HTTP ${status} ${describeErrors(envelope)}` };
 }
+
+/** A local store's answer to the probe: 1101 (or Success) = it opened and read. */
+export function storeReadVerdict({ status, envelope }: ApiResult<unknown>): Verdict {
+  if (notFound(envelope) || envelope.Success) return { status: 'ok', detail: 'opened and answered a read (1101 for a review session that does not exist)' };
+  return { status: 'fail', detail: `unexpected answer to a read: HTTP ${status} ${describeErrors(envelope)}` };
+}
+
+const notFound = (envelope: ApiResult<unknown>['envelope']) => errorsOf(envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound);
 
 /** Above this the platform's notion of "now" (schedule windows, activation) visibly differs from ours. */
 const SKEW_WARN_SECONDS = 60;

@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { describeErrors, errorsOf } from '../../api/envelope-errors.js';
-import { ErrorCode } from '../../domain/codes.js';
 import { UsageError } from '../../system/errors.js';
 import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { isStateAddress } from '../../context/state-http.js';
 import { targetOnce } from '../../context/target.js';
-import { authorisedVerdict, clockVerdict, stateDirUnwritable, type DoctorCheck } from '../../context/doctor-verdicts.js';
+import { authorisedVerdict, clockVerdict, stateDirUnwritable, storeReadVerdict, type DoctorCheck } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
 
 type DoctorOptions = GlobalOptions;
@@ -71,7 +69,7 @@ export function probeId(): string {
 }
 
 async function checkLocal(store: string, deps: CommandDeps): Promise<DoctorReport> {
-  const failed = (error: unknown): DoctorCheck => ({ name: 'store', status: 'fail', detail: messageOf(error) });
+  const failed = (error: unknown): DoctorCheck => ({ name: 'store', status: 'fail', detail: String(error instanceof Error ? error.message : error) });
   const checks: DoctorCheck[] = [
     { name: 'target', status: 'ok', detail: `local engine over the store at ${store}` },
     await storeCheck(store, deps).catch(failed),
@@ -88,11 +86,7 @@ async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck
   const api = await openLocalTarget(store, { dryRun: true, now: clockFromEnv(deps.env) });
   if (api === null) return { name: 'store', status: 'ok', detail: 'no store yet: the first command that sends creates it from the demo world' };
   try {
-    const result = await api.getReviewSession(probeId());
-    if (errorsOf(result.envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound) || result.envelope.Success) {
-      return { name: 'store', status: 'ok', detail: 'opened and answered a read (1101 for a review session that does not exist)' };
-    }
-    return { name: 'store', status: 'fail', detail: `unexpected answer to a read: HTTP ${result.status} ${describeErrors(result.envelope)}` };
+    return { name: 'store', ...storeReadVerdict(await api.getReviewSession(probeId())) };
   } finally {
     await api.close();
   }
@@ -115,7 +109,7 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
   try {
     answer = await target.remote.probe(`/external/review-sessions/${probeId()}`, () => deps.now().getTime());
   } catch (error) {
-    report.checks.push({ name: 'reachable', status: 'fail', detail: messageOf(error) });
+    report.checks.push({ name: 'reachable', status: 'fail', detail: String(error instanceof Error ? error.message : error) });
     return report;
   }
   // The proxy a run would go through too (HTTPS_PROXY...), its credentials never shown.
@@ -211,13 +205,8 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
     if (held.length === 0) return { name: 'sync memory', status: 'skip', detail: `none at ${name}; if a nightly sync kept one there, it was lost: ${LOSS_COST}. ${recoveries()}` };
     return { name: 'sync memory', status: 'ok', detail: `${name}: ${held.join(', ')}` };
   } catch (error) {
-    return { name: 'sync memory', status: 'fail', detail: messageOf(error) };
+    return { name: 'sync memory', status: 'fail', detail: String(error instanceof Error ? error.message : error) };
   }
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
 }
 
 const MARK: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAIL', skip: '-   ' };
