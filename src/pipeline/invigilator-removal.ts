@@ -5,6 +5,9 @@ import type { Problem, Validation } from '../domain/problem.js';
 import type { InvigilatorsResponseContent } from '../domain/types.js';
 import type { Outcome } from './record-job.js';
 import { failureProblems } from './service-answer.js';
+import type { readIdList } from '../input/index.js';
+import { dryRunReportRefused, isDryRunStatus, noStatusColumn } from '../formats/report-csv-contract.js';
+import { UsageError } from '../system/errors.js';
 
 /**
  * The list is checked whole: a problem with the schedule fails every id, a problem with an id
@@ -23,6 +26,20 @@ export function preparedIds(scheduleExtId: string, entries: ReadonlyArray<{ id: 
     const problems = whole.length > 0 ? whole : perId.get(index);
     return problems ? { ok: false, problems } : { ok: true, value: entry.id };
   });
+}
+
+/** --only-failed's report must be a real run's removal from this schedule, with a status column: else exit 2, nothing sent. */
+export function refuseNotThisRemovalsReport(listed: Awaited<ReturnType<typeof readIdList>>, file: string, scheduleExtId: string): void {
+  // Without a status column every id would be sent again: the original list picked by mistake.
+  if (listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(file);
+  // A dry run's report: none of its ids was removed, so --only-failed would leave out the valid ones.
+  const dry = listed.find((entry) => isDryRunStatus(entry.status));
+  if (dry !== undefined) throw dryRunReportRefused(dry.source.file, dry.source.line, 'invigilators remove');
+  // Another schedule's report: its failures were about that schedule, not this one.
+  const other = listed.find((entry) => entry.schedule !== undefined && entry.schedule !== scheduleExtId);
+  if (other !== undefined) {
+    throw new UsageError(`${other.source.file}:${other.source.line}: --only-failed: this report is of a removal from schedule ${other.schedule}, not ${scheduleExtId}: nothing was sent (run it against ${other.schedule}, or give ${scheduleExtId}'s ids as a list)`);
+  }
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Validation } from '../../domain/problem.js';
 import { UsageError } from '../../system/errors.js';
 import { batchedRecords, readIdList } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
-import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport, SCHEDULE_COLUMN, SOURCE_COLUMNS } from '../../formats/report-csv-contract.js';
+import { isOkStatus, notARunReport, SCHEDULE_COLUMN, SOURCE_COLUMNS } from '../../formats/report-csv-contract.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
@@ -13,7 +13,7 @@ import { checkReportOption } from '../../pipeline/report-sinks.js';
 import { unitPerRecord, type RecordJob, type Unit } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { removedByLostAttempt } from '../../pipeline/service-answer.js';
-import { preparedIds, RemovalCall } from '../../pipeline/invigilator-removal.js';
+import { preparedIds, refuseNotThisRemovalsReport, RemovalCall } from '../../pipeline/invigilator-removal.js';
 import { openTargetDirectory } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
@@ -136,16 +136,7 @@ async function idEntries(
       idColumn,
       notice: (text) => sayOnce(deps, text),
     });
-    // Without a status column every id would be sent again: the original list picked by mistake.
-    if (onlyFailed && listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(file);
-    // A dry run's report: none of its ids was removed, so --only-failed would leave out the valid ones.
-    const dry = onlyFailed ? listed.find((entry) => isDryRunStatus(entry.status)) : undefined;
-    if (dry !== undefined) throw dryRunReportRefused(dry.source.file, dry.source.line, 'invigilators remove');
-    // Another schedule's report: its failures were about that schedule, not this one.
-    const other = onlyFailed ? listed.find((entry) => entry.schedule !== undefined && entry.schedule !== scheduleExtId) : undefined;
-    if (other !== undefined) {
-      throw new UsageError(`${other.source.file}:${other.source.line}: --only-failed: this report is of a removal from schedule ${other.schedule}, not ${scheduleExtId}: nothing was sent (run it against ${other.schedule}, or give ${scheduleExtId}'s ids as a list)`);
-    }
+    if (onlyFailed) refuseNotThisRemovalsReport(listed, file, scheduleExtId);
     for (const entry of listed) {
       if (onlyFailed && isOkStatus(entry.status)) continue;
       entries.push({ id: entry.id, source: entry.source });
