@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { UsageError } from '../../system/errors.js';
+import { messageOf, UsageError } from '../../system/errors.js';
 import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
@@ -69,7 +69,7 @@ export function probeId(): string {
 }
 
 async function checkLocal(store: string, deps: CommandDeps): Promise<DoctorReport> {
-  const failed = (error: unknown): DoctorCheck => ({ name: 'store', status: 'fail', detail: String(error instanceof Error ? error.message : error) });
+  const failed = (error: unknown): DoctorCheck => ({ name: 'store', status: 'fail', detail: messageOf(error) });
   const checks: DoctorCheck[] = [
     { name: 'target', status: 'ok', detail: `local engine over the store at ${store}` },
     await storeCheck(store, deps).catch(failed),
@@ -109,7 +109,7 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
   try {
     answer = await target.remote.probe(`/external/review-sessions/${probeId()}`, () => deps.now().getTime());
   } catch (error) {
-    report.checks.push({ name: 'reachable', status: 'fail', detail: String(error instanceof Error ? error.message : error) });
+    report.checks.push({ name: 'reachable', status: 'fail', detail: messageOf(error) });
     return report;
   }
   // The proxy a run would go through too (HTTPS_PROXY...), its credentials never shown.
@@ -205,7 +205,7 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
     if (held.length === 0) return { name: 'sync memory', status: 'skip', detail: `none at ${name}; if a nightly sync kept one there, it was lost: ${LOSS_COST}. ${recoveries()}` };
     return { name: 'sync memory', status: 'ok', detail: `${name}: ${held.join(', ')}` };
   } catch (error) {
-    return { name: 'sync memory', status: 'fail', detail: String(error instanceof Error ? error.message : error) };
+    return { name: 'sync memory', status: 'fail', detail: messageOf(error) };
   }
 }
 
