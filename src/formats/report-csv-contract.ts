@@ -6,6 +6,7 @@
  */
 import { UsageError } from '../system/errors.js';
 import { normalizeColumnName } from './column-name.js';
+import { isRunId } from '../domain/record-id.js';
 
 /** Columns a run report adds after the input's own (or after FILE_COLUMNS for input that was not CSV). */
 export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as const;
@@ -59,13 +60,6 @@ export function reportRunOf(row: { header: readonly string[]; cells: readonly st
   const added = at === undefined ? addedColumnsOf(row.header) : [];
   if (at === undefined) runColumns.set(row.header, (at = row.header.findLastIndex((name, i) => added[i] && normalizeColumnName(name) === RUN_KEY)));
   return row.cells[at]?.trim() || undefined;
-}
-
-const RUN_ID = /^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/;
-
-/** An examctl run id, `20261122T110502.481Z-3f9a` (docs/runs.md, "Run ids"). */
-export function isRunId(text: string): boolean {
-  return RUN_ID.test(text);
 }
 
 /**

@@ -148,13 +148,23 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
   if (problem !== undefined) throw new UntrustedPlaceError(place, path, problem);
 }
 
-/** Why an output must not be written (docs/security.md, "The report place is checked before sending"). */
+/**
+ * Why an output must not be written (docs/security.md, "The report place is checked before sending"): another
+ * user's entry at its name or link on its path, in a folder another user can write; a name a sticky folder keeps.
+ */
 export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext()): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
-  const entry = await lstat(path).catch(() => undefined);
-  if (entry === undefined || entry.uid === context.uid || entry.uid === 0) return undefined;
-  const dir = await stat(dirname(resolve(path))).catch(() => undefined);
-  if (dir === undefined || entryProblem(path, dir, context) === undefined) return undefined;
-  if (entry.isFile() && !(dir.mode & 0o1000 && context.uid)) return undefined;
-  return `${path} is already there, owned by uid ${entry.uid}, in a folder another user can write: choose another path`;
+  const full = resolve(path);
+  for (let at = full; dirname(at) !== at; at = dirname(at)) {
+    const entry = await lstat(at).catch(() => undefined);
+    const dir = entry && (await stat(dirname(at)).catch(() => undefined));
+    if (entry === undefined || dir === undefined || entry.uid === context.uid) continue;
+    if (at === full && entry.isFile() && dir.mode & 0o1000 && context.uid && dir.uid !== context.uid) {
+      return `${at} is already there, owned by uid ${entry.uid}, in a sticky folder, where only its owner can replace it: choose another path`;
+    }
+    if (entry.uid === 0 || entryProblem(at, dir, context) === undefined) continue;
+    if (at !== full && entry.isSymbolicLink()) return `${at} is a link of uid ${entry.uid} in a folder another user can write: never followed; choose another path`;
+    if (at === full && !entry.isFile()) return `${at} is already there, owned by uid ${entry.uid}, in a folder another user can write: choose another path`;
+  }
+  return undefined;
 }
