@@ -6,7 +6,6 @@ export function idOf(fields: Record<string, unknown>, key: string): string | nul
 
 const RUN_ID = /^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/;
 
-/** An examctl run id, `20261122T110502.481Z-3f9a` (docs/runs.md, "Run ids"). */
 export function isRunId(text: string): boolean {
   return RUN_ID.test(text);
 }

@@ -52,31 +52,16 @@ const ADDED_KEYS: ReadonlySet<string> = new Set([...REPORT_KEYS, ...[...ACTION_C
 const STATUS_KEY = normalizeColumnName('status');
 const RUN_KEY = normalizeColumnName(RUN_COLUMN);
 const runColumns = new WeakMap<readonly string[], number>();
-const strayRuns = new WeakMap<readonly string[], number[]>();
-
-/** The `run` cell of a run report's row fed back (RUN_COLUMN), or undefined (none, empty, or not a report). */
-export function reportRunOf(row: { header: readonly string[]; cells: readonly string[] }): string | undefined {
-  let at = runColumns.get(row.header);
-  const added = at === undefined ? addedColumnsOf(row.header) : [];
-  if (at === undefined) runColumns.set(row.header, (at = row.header.findLastIndex((name, i) => added[i] && normalizeColumnName(name) === RUN_KEY)));
-  return row.cells[at]?.trim() || undefined;
-}
 
 /**
- * Why a row cannot be judged by its run (docs/cli.md, "Run report"): a `run` cell holding a run id
- * outside the report's columns (the report trimmed or its run column moved in a spreadsheet).
+ * The run a row fed back is of (docs/cli.md, "Run report"): the last `run` column's run id, wherever it is (a report
+ * trimmed or rearranged in a spreadsheet is judged by it still), or undefined (none, or another value: an export's own).
  */
-export function strayRunProblem(header: readonly string[], cells: readonly string[]): string | undefined {
-  let runs = strayRuns.get(header);
-  if (runs === undefined) {
-    const added = addedColumnsOf(header);
-    strayRuns.set(header, (runs = header.flatMap((name, i) => (!added[i] && normalizeColumnName(name) === RUN_KEY ? [i] : []))));
-  }
-  const at = runs.find((i) => isRunId(cells[i]?.trim() ?? ''));
-  if (at === undefined) return undefined;
-  return `column ${at + 1} "${header[at]}" holds run ${cells[at]!.trim()}, yet it is not read as the report's run column ` +
-    '(that is the last "run" after the report\'s status, error_codes and error_messages): put the report\'s columns back as written, ' +
-    'or delete this column to send the rows as they are; nothing was sent';
+export function reportRunOf(row: { header: readonly string[]; cells: readonly string[] }): string | undefined {
+  let at = runColumns.get(row.header);
+  if (at === undefined) runColumns.set(row.header, (at = row.header.findLastIndex((name) => normalizeColumnName(name) === RUN_KEY)));
+  const cell = row.cells[at]?.trim() ?? '';
+  return isRunId(cell) ? cell : undefined;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { WARNING_CODES } from '../domain/codes.js';
 import { listCellEntries } from '../domain/list-cells.js';
 import { normalizeColumnName } from '../formats/column-name.js';
-import { addedColumnsOf, isOkStatus, isReportColumnName, isRunReportHeader, restoreNeutralisedCells, sourceReportProblem, statusColumnOf, strayRunProblem } from '../formats/report-csv-contract.js';
+import { addedColumnsOf, isOkStatus, isReportColumnName, isRunReportHeader, restoreNeutralisedCells, sourceReportProblem, statusColumnOf } from '../formats/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
 import { UnquotedCsvLines, type CsvHandOver } from './unquoted-csv.js';
@@ -567,8 +567,6 @@ function csvRecordSteps(path: string, options: CsvReadOptions, kept: KeptRows | 
     },
     row(cells, line) {
       if (report) restoreNeutralisedCells(cells);
-      const stray = strayRunProblem(header, cells);
-      if (stray !== undefined) throw new InputFileError(file, line, stray);
       const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, dialect, names: (mapping as HeaderMapping).names } };
       const warnings = listCellWarnings(cells, mapping as HeaderMapping);
       if (warnings !== undefined) record.warnings = warnings;
@@ -688,8 +686,6 @@ async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly:
       keeping.header = { cells: cells.slice(), line, dialect, names };
     },
     row(cells, line) {
-      const stray = strayRunProblem(keeping.header!.cells, cells);
-      if (stray !== undefined) throw new InputFileError(file, line, stray);
       if (keeping.chars <= KEEP_ROWS_MAX_CHARS) {
         const row = cells.join(CELL_SEPARATOR);
         keeping.chars += row.length;

@@ -8,7 +8,6 @@ import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/columns.js';
 import { SECRET_FIELDS } from '../domain/text-rules.js';
-import { strayRunProblem } from '../formats/report-csv-contract.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords, type TableHeader } from './batches.js';
@@ -395,8 +394,6 @@ async function* sheetRows(
         if (hidden.length < HIDDEN_ROWS_NAMED) hidden.push(line);
         continue;
       }
-      const stray = strayRunProblem(header, cells);
-      if (stray !== undefined) throw new InputFileError(file, line, stray);
       const record: InputRecord = { source: { file, line, index: rows }, fields: rowFields(cells, mapping), raw: { header, cells, names } };
       if (problems.length > 0) {
         // A field whose cell could not be read is left unset; its problem says why.

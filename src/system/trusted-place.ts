@@ -148,23 +148,18 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
   if (problem !== undefined) throw new UntrustedPlaceError(place, path, problem);
 }
 
-/**
- * Why an output must not be written (docs/security.md, "The report place is checked before sending"): another
- * user's entry at its name or link on its path, in a folder another user can write; a name a sticky folder keeps.
- */
+/** Why an output must not be written (docs/security.md, "The report place is checked before sending"). */
 export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext()): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const full = resolve(path);
+  // Another user's entry at the name, or link on the way, in a folder another user can write; a file a sticky folder keeps.
   for (let at = full; dirname(at) !== at; at = dirname(at)) {
     const entry = await lstat(at).catch(() => undefined);
     const dir = entry && (await stat(dirname(at)).catch(() => undefined));
     if (entry === undefined || dir === undefined || entry.uid === context.uid) continue;
-    if (at === full && entry.isFile() && dir.mode & 0o1000 && context.uid && dir.uid !== context.uid) {
-      return `${at} is already there, owned by uid ${entry.uid}, in a sticky folder, where only its owner can replace it: choose another path`;
-    }
-    if (entry.uid === 0 || entryProblem(at, dir, context) === undefined) continue;
-    if (at !== full && entry.isSymbolicLink()) return `${at} is a link of uid ${entry.uid} in a folder another user can write: never followed; choose another path`;
-    if (at === full && !entry.isFile()) return `${at} is already there, owned by uid ${entry.uid}, in a folder another user can write: choose another path`;
+    const sticky = at === full && entry.isFile() && dir.mode & 0o1000 && context.uid && dir.uid !== context.uid;
+    if (!sticky && (entry.uid === 0 || !entryProblem(at, dir, context) || (at === full ? entry.isFile() : !entry.isSymbolicLink()))) continue;
+    return `${at} is already there, owned by uid ${entry.uid}, in a ${sticky ? 'sticky folder (only its owner may replace it)' : 'folder another user can write'}: choose another path`;
   }
   return undefined;
 }
