@@ -150,9 +150,10 @@ async function writePrivateFileAtomic(file: string, text: string, env: Env): Pro
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   // Never a secret into a directory another user can write (they could read, swap or plant beside it).
   await assertDirectoryTrusted(`cannot write ${file}`, path.dirname(file), currentTrustContext(env));
-  // A full or read-only disk is a write failure, named, exit 3 (as an output's); the old file stays whole.
+  // A full disk: exit 3, named, as an output's; the old file stays whole.
   await writeFileAtomic(file, (writer) => writer.write(text), { mode: 0o600 }).catch((error: unknown) => {
-    throw (error as NodeJS.ErrnoException).code === undefined ? error : new TargetError(`cannot write ${file}: ${describeSystemError(error)}`, { cause: error });
+    if ((error as NodeJS.ErrnoException).code === undefined) throw error;
+    throw new TargetError(`cannot write ${file}: ${describeSystemError(error)}`, { cause: error });
   });
 }
 

@@ -65,7 +65,8 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
   const start = await head(file);
   const examctls = (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(start);
   if (examctls) throw refused("named or written as a store's, a run's or a memory's file");
-  if (flag === '--report' && start.startsWith('{"format":"examctl-sync-memory"')) throw refused('the sync memory\'s export (synced export --out), kept to restore it');
+  const memoryExport = flag === '--report' && start.startsWith('{"format":"examctl-sync-memory"');
+  if (memoryExport) throw refused("the sync memory's export (synced export --out), kept to restore it");
 }
 
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */

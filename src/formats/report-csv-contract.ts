@@ -53,13 +53,13 @@ const STATUS_KEY = normalizeColumnName('status');
 const RUN_KEY = normalizeColumnName(RUN_COLUMN);
 const runColumns = new WeakMap<readonly string[], number>();
 
-/**
- * The run a row fed back is of (docs/cli.md, "Run report"): the last `run` column's run id, wherever it is (a report
- * trimmed or rearranged in a spreadsheet is judged by it still), or undefined (none, or another value: an export's own).
- */
+/** The run a row fed back is of: its last `run` column's run id, wherever it is (docs/cli.md, "Run report"). */
 export function reportRunOf(row: { header: readonly string[]; cells: readonly string[] }): string | undefined {
   let at = runColumns.get(row.header);
-  if (at === undefined) runColumns.set(row.header, (at = row.header.findLastIndex((name) => normalizeColumnName(name) === RUN_KEY)));
+  if (at === undefined) {
+    at = row.header.findLastIndex((name) => normalizeColumnName(name) === RUN_KEY);
+    runColumns.set(row.header, at);
+  }
   const cell = row.cells[at]?.trim() ?? '';
   return isRunId(cell) ? cell : undefined;
 }
