@@ -7,6 +7,7 @@ import { RunJournalError } from '../runs/run-errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
 import { isPopulationName, requestDigest, type MemoryEntry } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
+import type { MemoryEntries } from './memory-entries.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import type { TargetOf } from '../context/resolved-target.js';
@@ -86,7 +87,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private leavers: Leaver[] = [];
   /** Recorded leavers a resume leaves alone: a kept outcome of theirs is not remembered. */
   private readonly withdrawn = new WeakSet<UserRequest>();
-  private told = false;
+  /** The notes `holds` said once (one per kind of verdict). */
+  private readonly told = new Set<string>();
+  /** With --changed-only, per candidate id (lower case), the newest run of a schedule the schedule memory registered it in. */
+  private registered = new Map<string, string>();
   /** Rows of the file whose ids are one once leading zeros are removed (src/sync/lost-zeros.ts): they fail. */
   private lostZeros: LostZerosRule | undefined;
   /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
@@ -143,6 +147,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     try {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
       await this.refuseOldFile(this.userFlags.file, !decides || this.userFlags.allowOldFile === true, this.fileRecords());
+      if (changedOnly) this.registered = newestRegistrations(await this.otherKind('schedules'));
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);
@@ -337,7 +342,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
     if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
     const judged = value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
-    return judged.unsent === undefined || this.holds(unit.id) ? judged : next;
+    return judged.unsent === undefined || this.holds(unit.id, false, judged.unsent.since) ? judged : next;
   }
 
   /** The request as a run with the user's population would digest it (`laterRequest`). */
@@ -392,7 +397,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
     const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
     const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
-    if (since !== undefined && this.holds(id!)) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
+    if (since !== undefined && this.holds(id!, false, since)) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
     const unit = this.build(record);
     if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
     // An empty Hierarchies cell states "no managed links" (a JSON record without the key states nothing).
@@ -400,12 +405,23 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return unit;
   }
 
-  /** Whether a local store agrees with the memory's verdict on `id` (docs/sync.md, "Drift"). */
-  private holds(id: string, disabled = false): boolean {
+  /**
+   * Whether the target holds what the memory recorded of `id` (docs/sync.md, "Drift"): a local
+   * store agrees, and no schedule push acknowledged after `since` (the entry's run) registered it
+   * as a candidate (a candidate row rewrites its user's names and e-mail).
+   */
+  private holds(id: string, disabled = false, since?: string): boolean {
+    const pushed = since === undefined ? undefined : this.registered.get(id.toLowerCase());
+    if (pushed !== undefined && pushed > since!) return this.sentAsChanged('pushed', `note: schedule push run ${pushed} registered ${id} as a candidate after user sync run ${since} sent it, and a candidate row rewrites its user's names and e-mail`);
     const user = this.store?.userOf(id);
     if (user === undefined || (disabled ? user === null || user.DisableLogin === true : user !== null)) return true;
-    if (!this.told) void say(this.deps, `note: the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back): sent as changed, as is any other such user`);
-    this.told = true;
+    return this.sentAsChanged('store', `note: the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back)`);
+  }
+
+  /** A verdict `holds` overturns: said once per kind. */
+  private sentAsChanged(kind: string, words: string): false {
+    if (!this.told.has(kind)) void say(this.deps, `${words}: sent as changed, as is any other such user`);
+    this.told.add(kind);
     return false;
   }
 
@@ -692,6 +708,17 @@ function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
     a.population === b.population &&
     JSON.stringify(a.links ?? []) === JSON.stringify(b.links ?? [])
   );
+}
+
+/** Per candidate id (lower case), the newest run of a schedule entry registering it; a damaged memory counts as none. */
+function newestRegistrations(schedules: MemoryEntries | undefined): Map<string, string> {
+  const runs = new Map<string, string>();
+  try {
+    for (const { run, candidates } of schedules?.values() ?? []) for (const id of candidates ?? []) if (!(runs.get(id.toLowerCase())! >= run)) runs.set(id.toLowerCase(), run);
+  } catch {
+    // A damaged line: believed as before.
+  }
+  return runs;
 }
 
 /** Whether any user of the memory has links recorded (one an earlier examctl wrote has none). */
