@@ -13,7 +13,11 @@ import type { Outcome } from './record-job.js';
  */
 export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T) => Problem[] = () => []): Outcome {
   const action = result.action;
-  if (!result.envelope.Success && result.createdByLostAttempt !== true) return withAction({ status: 'failed', errors: failureProblems(result) }, action);
+  if (!result.envelope.Success && result.createdByLostAttempt !== true) {
+    const failed: Outcome = { status: 'failed', errors: failureProblems(result) };
+    if (result.contradictory) Object.assign(failed, { mayHaveApplied: true, note: `the answer contradicts itself (HTTP ${result.status}, Success ${result.status < 300 ? 'false' : 'true'}): it may have been applied, so the next run sends it` });
+    return withAction(failed, action);
+  }
   const content = result.envelope.Content;
   // Bounded like the envelope's own Errors: a server's 300,000 messages must not reach the journal and reports.
   const problems = content === null || content === undefined ? [] : capProblems(partialProblems(content));
