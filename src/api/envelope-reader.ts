@@ -46,7 +46,7 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   return envelope as unknown as Envelope<T>;
 }
 
-/** Envelopes of a 4xx whose body said Success true (`readEnvelope`): what a server that says both did is not known. */
+/** The envelopes of a 4xx saying Success true (`readEnvelope`). */
 export const saidSuccess = new WeakSet<object>();
 
 /** Nesting levels an answer may have; the API's deepest answer has fewer than ten. */

@@ -358,7 +358,6 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       };
     }
     const result: ApiResult<T> = { status: answer.status, envelope };
-    // Its status and its body disagree (a 4xx saying Success true, a 2xx Success false): it may have been applied.
     if (saidSuccess.has(read!) || (answer.status < 300 && !envelope.Success)) result.contradictory = true;
     if (lostAttempt !== undefined && saysAlreadyExists(method, route, payload, envelope)) {
       result.createdByLostAttempt = true;

@@ -1,8 +1,8 @@
 import type { Store } from '../engine/store/contract.js';
 
 /**
- * The accepted tokens of a store's world, read from its state brought up to date on every call, so
- * a token another examctl process added or removed, or a store replaced, is honoured. Digests or
+ * The accepted tokens of a store's world, read from its state caught up on every call, so a token
+ * another examctl process added or removed (or a store replaced) is honoured. Digests or
  * plain (docs/engine-rules.md, "API tokens"): passed on as they are, the check takes both.
  */
 export function storeTokens(store: Pick<Store, 'state' | 'refresh'>): () => Promise<string[]> {

@@ -7,11 +7,10 @@ import { RunJournalError } from '../runs/run-errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
 import { isPopulationName, requestDigest, type MemoryEntry } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
-import type { MemoryEntries } from './memory-entries.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import type { TargetOf } from '../context/resolved-target.js';
-import { SentMemory, type SyncFlags } from './sent-memory.js';
+import { registrations, SentMemory, type SyncFlags } from './sent-memory.js';
 import { parseCountOrPercent } from '../flags/flag-values.js';
 import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
@@ -87,9 +86,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private leavers: Leaver[] = [];
   /** Recorded leavers a resume leaves alone: a kept outcome of theirs is not remembered. */
   private readonly withdrawn = new WeakSet<UserRequest>();
-  /** The notes `holds` said once (one per kind of verdict). */
   private readonly told = new Set<string>();
-  /** With --changed-only, per candidate id (lower case), the newest run of a schedule the schedule memory registered it in. */
+  /** With --changed-only, the schedule memory's candidates (`registrations`). */
   private registered = new Map<string, string>();
   /** Rows of the file whose ids are one once leading zeros are removed (src/sync/lost-zeros.ts): they fail. */
   private lostZeros: LostZerosRule | undefined;
@@ -147,7 +145,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     try {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
       await this.refuseOldFile(this.userFlags.file, !decides || this.userFlags.allowOldFile === true, this.fileRecords());
-      if (changedOnly) this.registered = newestRegistrations(await this.otherKind('schedules'));
+      if (changedOnly) this.registered = registrations(await this.otherKind('schedules'));
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);
@@ -405,23 +403,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return unit;
   }
 
-  /**
-   * Whether the target holds what the memory recorded of `id` (docs/sync.md, "Drift"): a local
-   * store agrees, and no schedule push acknowledged after `since` (the entry's run) registered it
-   * as a candidate (a candidate row rewrites its user's names and e-mail).
-   */
-  private holds(id: string, disabled = false, since?: string): boolean {
-    const pushed = since === undefined ? undefined : this.registered.get(id.toLowerCase());
-    if (pushed !== undefined && pushed > since!) return this.sentAsChanged('pushed', `note: schedule push run ${pushed} registered ${id} as a candidate after user sync run ${since} sent it, and a candidate row rewrites its user's names and e-mail`);
+  /** Whether the target holds the verdict on `id` of run `since` (docs/sync.md, "Drift"); said once per cause (`told`). */
+  private holds(id: string, disabled = false, since = ''): boolean {
+    const pushed = since === '' ? '' : (this.registered.get(id) ?? '');
     const user = this.store?.userOf(id);
-    if (user === undefined || (disabled ? user === null || user.DisableLogin === true : user !== null)) return true;
-    return this.sentAsChanged('store', `note: the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back)`);
-  }
-
-  /** A verdict `holds` overturns: said once per kind. */
-  private sentAsChanged(kind: string, words: string): false {
-    if (!this.told.has(kind)) void say(this.deps, `${words}: sent as changed, as is any other such user`);
-    this.told.add(kind);
+    if (pushed <= since && (user === undefined || (disabled ? user === null || user.DisableLogin === true : user !== null))) return true;
+    const why = pushed > since ? `schedule push run ${pushed} sent ${id} as a candidate after run ${since} synced it` : `the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back)`;
+    if (!this.told.has(why[0]!)) void say(this.deps, `note: ${why}: sent as changed, as is any other such user`);
+    this.told.add(why[0]!);
     return false;
   }
 
@@ -708,17 +697,6 @@ function sameEntry(a: MemoryEntry, b: MemoryEntry): boolean {
     a.population === b.population &&
     JSON.stringify(a.links ?? []) === JSON.stringify(b.links ?? [])
   );
-}
-
-/** Per candidate id (lower case), the newest run of a schedule entry registering it; a damaged memory counts as none. */
-function newestRegistrations(schedules: MemoryEntries | undefined): Map<string, string> {
-  const runs = new Map<string, string>();
-  try {
-    for (const { run, candidates } of schedules?.values() ?? []) for (const id of candidates ?? []) if (!(runs.get(id.toLowerCase())! >= run)) runs.set(id.toLowerCase(), run);
-  } catch {
-    // A damaged line: believed as before.
-  }
-  return runs;
 }
 
 /** Whether any user of the memory has links recorded (one an earlier examctl wrote has none). */

@@ -160,7 +160,7 @@ describe('a user a schedule push rewrote (trial26 F02)', () => {
     expect(await email()).toBe('ann.lee@example.test');
     const night = await sync();
     expect(night.stdout + night.stderr).toContain('1 ok: 1 updated');
-    expect(night.stderr).toMatch(/note: schedule push run \S+ registered u-7 as a candidate after user sync run \S+ sent it, .*: sent as changed/);
+    expect(night.stderr).toMatch(/note: schedule push run \S+ sent u-7 as a candidate after run \S+ synced it: sent as changed/);
     expect(await email()).toBe('ann@school.test');
     const next = await sync();
     expect(next.stdout + next.stderr).toContain('1 unchanged (not sent)');
