@@ -15,7 +15,7 @@ export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T)
   const action = result.action;
   if (!result.envelope.Success && result.createdByLostAttempt !== true) {
     const failed: Outcome = { status: 'failed', errors: failureProblems(result), ...(action ? { action } : {}) };
-    if (result.contradictory) Object.assign(failed, { mayHaveApplied: true, note: `HTTP ${result.status} contradicts its Success: may have been applied` });
+    if (result.contradictory) failed.mayHaveApplied = true;
     return failed;
   }
   const content = result.envelope.Content;

@@ -542,13 +542,15 @@ export class SentMemory<P> {
   }
 }
 
-/** Per candidate id, the newest run of a schedule entry registering it; past a damaged line, none. */
+/** Per candidate id, the newest run of a schedule registering it (a damaged line: done without). */
 export function registrations(schedules: MemoryEntries | undefined): Map<string, string> {
   const runs = new Map<string, string>();
   try {
-    for (const { run, candidates } of schedules?.values() ?? []) for (const id of candidates ?? []) if (!(runs.get(id)! >= run)) runs.set(id, run);
+    for (const { run, candidates } of schedules?.values() ?? []) {
+      for (const id of candidates ?? []) if (!(runs.get(id)! >= run)) runs.set(id, run);
+    }
   } catch {
-    // A damaged line: done without.
+    // As the doc says.
   }
   return runs;
 }

@@ -403,12 +403,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return unit;
   }
 
-  /** Whether the target holds the verdict on `id` of run `since` (docs/sync.md, "Drift"); said once per cause (`told`). */
+  /** Whether the target holds the verdict on `id` of run `since` (docs/sync.md, "Drift"). */
   private holds(id: string, disabled = false, since = ''): boolean {
     const pushed = since === '' ? '' : (this.registered.get(id) ?? '');
     const user = this.store?.userOf(id);
     if (pushed <= since && (user === undefined || (disabled ? user === null || user.DisableLogin === true : user !== null))) return true;
-    const why = pushed > since ? `schedule push run ${pushed} sent ${id} as a candidate after run ${since} synced it` : `the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back)`;
+    const why = pushed > since
+      ? `schedule push run ${pushed} sent ${id} as a candidate after run ${since} synced it`
+      : `the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back)`;
     if (!this.told.has(why[0]!)) void say(this.deps, `note: ${why}: sent as changed, as is any other such user`);
     this.told.add(why[0]!);
     return false;
