@@ -110,3 +110,18 @@ describe('a request that may have changed the target without an ok is sent again
     expect(applied.slice(sentBefore)).toEqual([expect.objectContaining({ ExternalId: moved, FirstName: `First ${moved}` })]);
   });
 });
+
+describe('a collection answered 200 Success: false by a server that made it (trial26 F09)', () => {
+  it("next night's 810 names the run that sent it, not 'no record of sending it there'", async () => {
+    writeFileSync(join(dir, 'chem.json'), JSON.stringify([{ ExternalId: 'chem1', Title: 'Chemistry' }]));
+    const add = () => examctl(['collection', 'add', '--file', 'chem.json', ...setup.remote(), '--existing', 'ok', '--json'], dir, env);
+    service.script({ status: 200, body: { Success: false, Content: null, Errors: [{ Code: 500, Message: 'internal error' }] } });
+    const first = await add();
+    expect(first.code, first.stderr).toBe(1);
+    const run = (JSON.parse(first.stdout) as { run: string }).run;
+    service.script({ status: 400, body: { Success: false, Content: null, Errors: [{ Code: 810, Message: 'Collection with this ExternalId already exists' }] } });
+    const second = await add();
+    expect(second.code, second.stderr).toBe(1);
+    expect(second.stdout).toContain(`examctl sent it there in run ${run} with no definite answer`);
+  });
+});
