@@ -3,7 +3,7 @@ import http from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
-import { TargetError, UsageError } from '../system/errors.js';
+import { messageOf, TargetError, UsageError } from '../system/errors.js';
 import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
 import { DEFAULT_LINGER, isEndedByAnswer, lingerAfterAnswer, type LingerBounds } from './lingering-close.js';
 import { tokenAccepted } from './token-check.js';
@@ -369,7 +369,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       } else if (hasGoneAway(res)) {
         outcome = 'aborted';
       } else {
-        options.log?.(`error: ${method} ${logPath}: ${error instanceof Error ? error.message : String(error)}`);
+        options.log?.(`error: ${method} ${logPath}: ${messageOf(error)}`);
         send(500, JSON.stringify(failureEnvelope(M.internal())));
       }
     } finally {

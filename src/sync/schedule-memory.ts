@@ -2,7 +2,7 @@ import type { PreparedSchedule } from '../domain/index.js';
 import { idOf } from '../domain/record-id.js';
 import { isScheduleRequestRecord, type InputRecord } from '../input/record.js';
 import { describeTarget } from '../report/report-writers.js';
-import { formatCount } from '../formats/number-format.js';
+import { formatCount, namedFirst } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { SentMemory } from './sent-memory.js';
@@ -120,8 +120,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     withdrawn.schedules += 1;
     withdrawn.candidates += left.length;
     if (withdrawn.first.length < NAMED_SCHEDULES) {
-      const more = left.length > NAMED_CANDIDATES ? ` and ${formatCount(left.length - NAMED_CANDIDATES)} more` : '';
-      withdrawn.first.push(`${id}: ${left.slice(0, NAMED_CANDIDATES).join(', ')}${more}`);
+      withdrawn.first.push(`${id}: ${namedFirst(left, NAMED_CANDIDATES)}`);
     }
   }
 
@@ -133,10 +132,9 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   withNote(payload: PreparedSchedule, outcome: Outcome): Outcome {
     const left = this.leftOut.get(payload);
     if (left === undefined || outcome.status === 'failed' || outcome.note !== undefined) return outcome;
-    const more = left.length > NOTED_CANDIDATES ? ` and ${formatCount(left.length - NOTED_CANDIDATES)} more` : '';
     return {
       ...outcome,
-      note: `not in this file, still registered (an upsert never removes a candidate): ${left.slice(0, NOTED_CANDIDATES).join(', ')}${more} (docs/sync.md, "Withdrawn candidates")`,
+      note: `not in this file, still registered (an upsert never removes a candidate): ${namedFirst(left, NOTED_CANDIDATES)} (docs/sync.md, "Withdrawn candidates")`,
     };
   }
 

@@ -206,9 +206,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private async checkPrune(memory: SyncMemory, losing: number, notStated: number): Promise<void> {
     const n = formatCount;
     if (this.hierarchiesColumn === false) {
-      await this.deps.stderr.write('--prune-memberships: the file has no Hierarchies column, so no membership or permission is pruned\n');
+      await say(this.deps, '--prune-memberships: the file has no Hierarchies column, so no membership or permission is pruned');
     } else if (notStated > 0) {
-      await this.deps.stderr.write(`--prune-memberships: ${counted(notStated, 'record gives', 'records give')} no Hierarchies, so ${notStated === 1 ? 'its' : 'their'} memberships are left as they are\n`);
+      await say(this.deps, `--prune-memberships: ${counted(notStated, 'record gives', 'records give')} no Hierarchies, so ${notStated === 1 ? 'its' : 'their'} memberships are left as they are`);
     }
     if (memory.entries.size > 0 && this.hierarchiesColumn !== false && !recordsLinks(memory)) {
       // A memory an earlier examctl wrote holds no links: a full run (no --changed-only) records them.

@@ -11,7 +11,7 @@ import { createdByLostAttempt } from '../../pipeline/service-answer.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { inputFlagsOf } from '../../pipeline/command-input.js';
 import { FLAG_FIELDS, createdUnlessUpsert, describeRequests, schedulePushInput, sendSchedule, takeFlags, withChosenScheduleId } from '../../pipeline/schedule-input.js';
-import { completeRequiredFields, correctAnswers, generatedIdsNote, refusedProblems, warnBeforeSending, type Remembered } from '../../pipeline/schedule-questions.js';
+import { completeRequiredFields, correctAnswers, refusedProblems, sayAfterRun, warnBeforeSending, type Remembered } from '../../pipeline/schedule-questions.js';
 import { refuseWithheldPins } from '../../input/withheld-pins.js';
 import { askPin, givenPin } from '../../context/pin-source.js';
 import { clockFromEnv } from '../../engine/clock.js';
@@ -96,9 +96,7 @@ export async function run(
     }
     return outcome;
   });
-  const withdrawn = memory.withdrawnLine();
-  if (withdrawn !== undefined) await deps.stderr.write(`${withdrawn}\n`);
-  for (const line of generatedIdsNote(remembered)) await deps.stderr.write(`${line}\n`);
+  await sayAfterRun(memory.withdrawnLine(), remembered, deps);
   return exitCode;
 }
 
