@@ -6,13 +6,13 @@
  */
 import { headerValue, readEnvelope } from './envelope-reader.js';
 import { InFlight, openDispatcher, requestText } from './http-pool.js';
-import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
+import { proxyFor, proxySecrets, shownProxy } from './proxy-env.js';
 import { createRedactor } from './redaction.js';
 import { redirectWords } from './redirect-advice.js';
 import type { Envelope } from '../domain/envelope.js';
-import { describeNetworkError, networkFailure, retryLimits, USER_AGENT, type RetryOptions } from './remote-client.js';
+import { describeNetworkError, networkFailure, retryLimits, USER_AGENT, type RemoteClientOptions, type RetryOptions } from './remote-client.js';
 import { withRetries, type HttpAnswer, type NetworkFailure } from './retry-loop.js';
-import { InterruptedError } from '../system/errors.js';
+import { InterruptedError, messageOf } from '../system/errors.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
 
 /** What one probe request got: an answer (any status), or why none came. */
@@ -31,19 +31,12 @@ export type ProbeAnswer =
     }
   | { kind: 'unreachable'; path: string; reason: string; proxy?: string };
 
-export interface ProbeOptions {
-  baseUrl: string;
+export type ProbeOptions = Pick<RemoteClientOptions, 'baseUrl' | 'allowInsecureHttp' | 'via' | 'signal' | 'now' | 'env'> & {
   /** Sent when given (an absent token still tells "reachable" apart); never in a reason. */
   token?: string;
-  allowInsecureHttp?: boolean;
-  via?: string;
-  signal?: AbortSignal;
-  now?: () => number;
-  /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read. Default process.env. */
-  env?: ProxyEnv;
   /** Retry 429, 502-504 and network failures as a run's requests are (`{}`: the same limits); absent: one attempt. */
   retries?: RetryOptions;
-}
+};
 
 /** One GET of `path` (below the API prefix). Throws UsageError for a base URL the client would refuse. */
 export async function probeRemote(options: ProbeOptions, path: string): Promise<ProbeAnswer> {
@@ -104,7 +97,7 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
         );
       } catch (error) {
         if (error instanceof InterruptedError) throw error;
-        return { kind: 'unreachable', path: fullPath, reason: gate.text(error instanceof Error ? error.message : String(error)), ...via };
+        return { kind: 'unreachable', path: fullPath, reason: gate.text(messageOf(error)), ...via };
       }
     }
     const receivedAt = now();

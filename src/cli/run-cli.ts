@@ -1,5 +1,5 @@
 import { CommanderError, type Command } from 'commander';
-import { ExamctlError, ExitCode, UsageError } from '../system/errors.js';
+import { ExamctlError, ExitCode, messageOf, UsageError } from '../system/errors.js';
 import { terminalLines } from '../formats/terminal-text.js';
 import { COMMAND_BEHAVIOURS } from './command-behaviours.js';
 import { buildProgram, textOnlyError } from './command-tree.js';
@@ -65,7 +65,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     }
     // A system error that escaped its command (ENOENT, EACCES...) is said in words, with its code for a search.
     const { systemErrorCode, describeSystemError } = await import('../system/system-error-words.js');
-    const message = systemErrorCode(error) !== undefined ? describeSystemError(error) : error instanceof Error ? error.message : String(error);
+    const message = systemErrorCode(error) !== undefined ? describeSystemError(error) : messageOf(error);
     await deps.stderr.write(`examctl: internal error: ${terminalLines(message)}${debug ? '' : ' (run with --debug for details)'}\n`);
     if (debug && error instanceof Error && error.stack) await deps.stderr.write(`${terminalLines(error.stack)}\n`);
     return failWith(error, ExitCode.Internal);

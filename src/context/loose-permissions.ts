@@ -1,5 +1,6 @@
 import { stat, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
+import type { Env } from './config-file.js';
 
 /*
  * Loose permissions on examctl's own files (each function below says which), said once on stderr where they matter and
@@ -39,7 +40,7 @@ export async function runsDirWarning(runsDir: string): Promise<string | undefine
 }
 
 /** The trust rule as a check on the handle a file is read through (a profile's map file is judged as the config naming it is). */
-export async function trustedFileCheck(place: string, path: string, env: Readonly<Record<string, string | undefined>>): Promise<(handle: FileHandle, stat: Stats) => Promise<void>> {
+export async function trustedFileCheck(place: string, path: string, env: Env): Promise<(handle: FileHandle, stat: Stats) => Promise<void>> {
   const { assertOpenedTrusted, currentTrustContext } = await import('../system/trusted-place.js');
   const context = currentTrustContext(env);
   return (handle, stat) => assertOpenedTrusted(place, path, handle, context, { stat });
@@ -57,7 +58,7 @@ interface TrustedPlace {
  * refuse with exit 2. A file is opened (a link followed, as the commands do) and judged on the
  * handle; a file not there is judged by its directory; a directory not there by where it would be made.
  */
-export async function untrustedPlaces(places: readonly TrustedPlace[], env: Readonly<Record<string, string | undefined>>): Promise<string[]> {
+export async function untrustedPlaces(places: readonly TrustedPlace[], env: Env): Promise<string[]> {
   const { currentTrustContext, directoryProblem, openedProblem } = await import('../system/trusted-place.js');
   const { open } = await import('node:fs/promises');
   const { constants } = await import('node:fs');

@@ -4,7 +4,7 @@ import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../system/errors.js';
 import { DEMO_WORLD } from '../system/shipped-file.js';
 import { nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
-import { say, terminalLine } from '../formats/terminal-text.js';
+import { say } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
 import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
 import type { SettingFlags } from './settings.js';
@@ -75,7 +75,7 @@ export async function assertTrustedStore(store: string, deps: CommandDeps, owner
 export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): Promise<string> {
   const discovery = await findStore(options, deps);
   const line = (await import('./store-discovery.js')).describeDiscovery(discovery, deps.cwd);
-  if (line !== undefined) await deps.stderr.write(`${line}\n`);
+  if (line !== undefined) await say(deps, line);
   await assertTrustedStore(discovery.store, deps, discovery.found);
   return discovery.store;
 }
@@ -244,7 +244,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
 
 /** stderr's line when a run creates the local store it was pointed at (docs/cli-contract.md, "Targets"). */
 export function storeCreatedLine(store: string): string {
-  return `${terminalLine(`created local store at ${store} from ${DEMO_WORLD}`)}\n`;
+  return `created local store at ${store} from ${DEMO_WORLD}`;
 }
 
 /**
@@ -267,7 +267,7 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     dryRun,
     now: clockFromEnv(deps.env),
     lockTimeoutMs: lockTimeoutFromEnv(deps.env),
-    onCreated: () => void deps.stderr.write(storeCreatedLine(target.store)),
+    onCreated: () => void say(deps, storeCreatedLine(target.store)),
   });
   if (!api) await say(deps, `no store yet at ${target.store}: validating only, nothing created`);
   return api;
@@ -282,7 +282,7 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
 export async function targetInstance(target: ReportTarget, create: boolean, deps: CommandDeps): Promise<string | undefined> {
   if (target.kind !== 'local') return undefined;
   const { ensureLocalStore, readStoreInstance } = await import('../engine/local-target.js');
-  if (create) await ensureLocalStore(target.store, () => void deps.stderr.write(storeCreatedLine(target.store)));
+  if (create) await ensureLocalStore(target.store, () => void say(deps, storeCreatedLine(target.store)));
   return readStoreInstance(target.store);
 }
 

@@ -1,8 +1,6 @@
 /**
- * Where examctl's client is wider than the API text's words, or warns within them
- * (docs/domain-rules.md, "Where the API text and examctl differ"): the record is sent, with a
- * warning that quotes the API's words, because the service may refuse it or candidates may not
- * manage it. Pure. A message never quotes a PIN (a secret).
+ * Where examctl's client is wider than the API text's words, or warns within them: docs/domain-rules.md,
+ * "Where the API text and examctl differ" and "Warnings within the API text" (a PIN never quoted). Pure.
  */
 import { quotedValue, type Validation } from './problem.js';
 import { COLLECTION_EXTERNAL_ID_MESSAGE } from './collection.js';

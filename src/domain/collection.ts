@@ -5,6 +5,7 @@
 import { ErrorCode, type ProblemCode } from './codes.js';
 import type { Problem, Validation } from './problem.js';
 import {
+  checkList,
   codeNote,
   forbiddenNameCharacterMessage,
   NAME_CHARACTERS_DOC,
@@ -100,30 +101,20 @@ function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>)
             `each ${what} needs a non-empty ExternalId${codeNote(emptyIdCode)}.`,
         ),
     check(value, path, problems) {
-      if (value === undefined || value === null) return undefined;
-      if (!Array.isArray(value)) {
-        problems.push({ field: path, code: null, message: `${name} must be a list of objects with ExternalId and Title` });
-        return undefined;
-      }
-      const before = problems.length;
-      const out: IdTitle[] = [];
-      for (let i = 0; i < value.length; i++) {
-        const entry: unknown = value[i];
-        const entryPath = `${path}[${i}]`;
+      return checkList(value, path, problems, name, 'objects with ExternalId and Title', (entry, at) => {
         if (entry === null || entry === undefined || (isPlainObject(entry) && Object.keys(entry).length === 0)) {
-          problems.push({ field: entryPath, code: emptyEntryCode, message: `A ${what} entry must not be empty` });
-          continue;
+          problems.push({ field: at, code: emptyEntryCode, message: `A ${what} entry must not be empty` });
+          return undefined;
         }
-        const idTitle = validateFields(entry, ID_TITLE_ENTRY_CHECK, `${entryPath}.`, problems);
-        if (idTitle === null) continue;
+        const idTitle = validateFields(entry, ID_TITLE_ENTRY_CHECK, `${at}.`, problems);
+        if (idTitle === null) return undefined;
         const id = (entry as Record<string, unknown>)['ExternalId'];
         if (isUnset(id) || (typeof id === 'string' && id.trim() === '')) {
-          problems.push({ field: `${entryPath}.ExternalId`, code: emptyIdCode, message: `The ExternalId of a ${what} must not be empty` });
-          continue;
+          problems.push({ field: `${at}.ExternalId`, code: emptyIdCode, message: `The ExternalId of a ${what} must not be empty` });
+          return undefined;
         }
-        out.push(idTitle as IdTitle);
-      }
-      return problems.length === before ? out : undefined;
+        return idTitle as IdTitle;
+      });
     },
   };
 }

@@ -52,6 +52,8 @@ export interface FieldRule<Name extends string = string, Value = unknown, Requir
    * field's own problem (IntegerCell), so use integerRule rather than copying another number field.
    */
   readonly cell?: CellKind;
+  /** A string field's format check: its `wire` must say it (test/server/openapi-formats.test.ts). */
+  readonly format?: StringFormat;
 }
 
 /**
@@ -121,6 +123,25 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 /** Unset for an optional field: absent, null, or the empty string (CSV empty cell, docs/interpretations.md, "Field rules"). */
 export function isUnset(v: unknown): boolean {
   return v === undefined || v === null || v === '';
+}
+
+/**
+ * A list field's check: unset is undefined; not a list, one problem `<name> must be a list of <what>`;
+ * else `entry` on each element and its path (undefined: left out), the list only when no problem was added.
+ */
+export function checkList<T>(value: unknown, path: string, problems: Problem[], name: string, what: string, entry: (item: unknown, at: string) => T | undefined): T[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) {
+    problems.push({ field: path, code: null, message: `${name} must be a list of ${what}` });
+    return undefined;
+  }
+  const before = problems.length;
+  const out: T[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const kept = entry(value[i], `${path}[${i}]`);
+    if (kept !== undefined) out.push(kept);
+  }
+  return problems.length === before ? out : undefined;
 }
 
 export function unknownFieldProblem(table: RuleTable, prefix: string, key: string): Problem {
@@ -298,6 +319,7 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
     // What the spec's type says: a `required` code makes the field required.
     required: isRequired as undefined extends Required ? false : true,
     emptyIsUnset: !isRequired,
+    format,
     wire(zod) {
       // zod 4 measures string lengths in code points, as the check does (exceedsLength).
       let base = zod.string();
@@ -449,34 +471,25 @@ export function stringListRule<Name extends string>(name: Name, spec: StringList
     cell: 'list',
     wire: spec.wire,
     check(value, path, problems) {
-      if (value === undefined || value === null) return undefined;
-      if (!Array.isArray(value)) {
-        problems.push({ field: path, code: null, message: `${name} must be a list of strings` });
-        return undefined;
-      }
-      let ok = true;
-      if (value.length > max) {
+      const before = problems.length;
+      if (Array.isArray(value) && value.length > max) {
         problems.push({ field: path, code: tooManyCode, message: `${name} has ${value.length} entries; at most ${max} are allowed` });
-        ok = false;
       }
-      const out: string[] = [];
       const seen = new Set<string>();
-      for (let i = 0; i < value.length; i++) {
-        const entry: unknown = value[i];
+      const list = checkList(value, path, problems, name, 'strings', (entry, at) => {
         const text = typeof entry === 'string' ? entry.trim() : '';
         const key = text === '' ? null : keyOf(text);
         if (key === null) {
-          problems.push({ field: `${path}[${i}]`, code: invalidCode, message: invalidMessage });
-          ok = false;
+          problems.push({ field: at, code: invalidCode, message: invalidMessage });
         } else if (seen.has(key)) {
-          problems.push({ field: `${path}[${i}]`, code: duplicateCode, message: `${entryName} "${text}" appears more than once` });
-          ok = false;
+          problems.push({ field: at, code: duplicateCode, message: `${entryName} "${text}" appears more than once` });
         } else {
           seen.add(key);
-          out.push(text);
+          return text;
         }
-      }
-      return ok ? out : undefined;
+        return undefined;
+      });
+      return problems.length === before ? list : undefined;
     },
   };
 }

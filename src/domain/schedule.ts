@@ -7,6 +7,7 @@ import { quotedValue, type Problem, type Validation } from './problem.js';
 import {
   booleanRule,
   caseInsensitivePattern,
+  checkList,
   enumRule,
   isPlainObject,
   isUnset,
@@ -89,20 +90,11 @@ const proctorUIdsRule: FieldRule<'ProctorUIds', string[], false> = {
   cell: 'list',
   wire: (zod) => zod.array(zod.string().min(1).regex(/\S/)).describe('Proctor user ids, each a non-empty string (not blank).'),
   check(value, path, problems) {
-    if (value === undefined || value === null) return undefined;
-    if (!Array.isArray(value)) {
-      problems.push({ field: path, code: null, message: 'ProctorUIds must be a list of strings' });
+    return checkList(value, path, problems, 'ProctorUIds', 'strings', (id, at) => {
+      if (typeof id === 'string' && id.trim() !== '') return id;
+      problems.push({ field: at, code: null, message: 'Each ProctorUIds entry must be a non-empty string' });
       return undefined;
-    }
-    let ok = true;
-    for (let i = 0; i < value.length; i++) {
-      const id: unknown = value[i];
-      if (typeof id !== 'string' || id.trim() === '') {
-        problems.push({ field: `${path}[${i}]`, code: null, message: 'Each ProctorUIds entry must be a non-empty string' });
-        ok = false;
-      }
-    }
-    return ok ? value.slice() : undefined;
+    });
   },
 };
 

@@ -7,6 +7,7 @@ import { quotedValue, type Problem, type Validation } from './problem.js';
 import type { AnswerObject, GROUP_ERROR_FIELDS } from './answer-fields.js';
 import {
   booleanRule,
+  checkList,
   codeNote,
   enumRule,
   isUnset,
@@ -137,33 +138,23 @@ const hierarchiesRule: FieldRule<'Hierarchies', HierarchyMembership[], false> = 
           `${codeNote(ErrorCode.HierarchiesDuplicate)}. Action DELETE removes the membership.`,
       ),
   check(value, path, problems) {
-    if (value === undefined || value === null) return undefined;
-    if (!Array.isArray(value)) {
-      problems.push({ field: path, code: null, message: 'Hierarchies must be a list of hierarchy objects' });
-      return undefined;
-    }
-    const before = problems.length;
-    const out: HierarchyMembership[] = [];
     const seen = new Set<string>();
-    for (let i = 0; i < value.length; i++) {
-      const entry: unknown = value[i];
-      const entryPath = `${path}[${i}]`;
+    return checkList(value, path, problems, 'Hierarchies', 'hierarchy objects', (entry, at) => {
       if (entry === null || entry === undefined) {
-        problems.push({ field: entryPath, code: ErrorCode.HierarchiesContainNull, message: 'Hierarchies must not contain null entries' });
-        continue;
+        problems.push({ field: at, code: ErrorCode.HierarchiesContainNull, message: 'Hierarchies must not contain null entries' });
+        return undefined;
       }
-      const membership = validateFields(entry, HIERARCHY_TABLE, `${entryPath}.`, problems);
-      if (membership === null) continue;
+      const membership = validateFields(entry, HIERARCHY_TABLE, `${at}.`, problems);
+      if (membership === null) return undefined;
       const id = membership['ExternalId'];
       if (typeof id === 'string') {
         if (seen.has(id)) {
-          problems.push({ field: `${entryPath}.ExternalId`, code: ErrorCode.HierarchiesDuplicate, message: `Hierarchy ${id} is listed more than once` });
+          problems.push({ field: `${at}.ExternalId`, code: ErrorCode.HierarchiesDuplicate, message: `Hierarchy ${id} is listed more than once` });
         }
         seen.add(id);
       }
-      out.push(membership);
-    }
-    return problems.length === before ? out : undefined;
+      return membership;
+    });
   },
 };
 

@@ -18,6 +18,11 @@ export function formatCount(value: number): string {
   return rounded < 0 || Object.is(rounded, -0) ? `-${grouped}` : grouped;
 }
 
+/** `a, b, c and 4 more`: the first `shown` of `items`, then how many more there are. */
+export function namedFirst(items: readonly string[], shown: number): string {
+  return items.slice(0, shown).join(', ') + (items.length > shown ? ` and ${formatCount(items.length - shown)} more` : '');
+}
+
 /** `2,400/s`; below 10 a second, one decimal (`0.5/s`), so a slow remote run does not read `0/s`. */
 export function formatRate(perSecond: number): string {
   if (!Number.isFinite(perSecond) || perSecond <= 0) return '0/s';

@@ -25,6 +25,11 @@ export function say(to: { stderr: TextSink }, text: string): void | Promise<void
   return to.stderr.write(`${terminalLine(text)}\n`);
 }
 
+/** A line of results on stdout through the gate, as `say`. */
+export function printLine(to: { stdout: TextSink }, text: string): void | Promise<void> {
+  return to.stdout.write(`${terminalLine(text)}\n`);
+}
+
 /** Text that may span lines: its line breaks and tabs kept, carriage returns (which overwrite a line) and the rest as above. */
 export function terminalLines(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(UNSAFE, '?');

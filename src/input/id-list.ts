@@ -1,7 +1,7 @@
 import { NO_VALID_ID_REFUSAL } from '../domain/invigilators.js';
 import { InputFileError } from '../system/errors.js';
 import { csvRows, normalizeColumnName, reportStatusOf } from './csv-reader.js';
-import { isRunReportHeader, restoreNeutralisedCells, SCHEDULE_COLUMN } from '../formats/report-csv-contract.js';
+import { isRunReportHeader, restoreNeutralisedCells, SCHEDULE_COLUMN, statusColumnOf } from '../formats/report-csv-contract.js';
 import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
 import { readTextHead } from './text-source.js';
@@ -89,7 +89,7 @@ async function readCsvIds(path: string, file: string, mapped?: string): Promise<
         idColumn = keys.indexOf(key);
         if (idColumn !== -1) break;
       }
-      statusColumn = keys.indexOf('status');
+      statusColumn = statusColumnOf(cells);
       report = isRunReportHeader(cells);
       if (report) scheduleColumn = keys.indexOf(SCHEDULE_COLUMN);
       if (idColumn !== -1) {

@@ -1,22 +1,16 @@
 import { isPlainObject } from '../domain/field-rules.js';
+import type { ScheduleDefaults } from '../domain/sittings.js';
 import { InputFileError, UsageError } from '../system/errors.js';
 import { readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { parseJsonDocument } from './json-document.js';
 import { cannotRead, decodeTextDocument } from './text-source.js';
-
-/** What a `--schedule file.json` gives: Schedule fields, and a whole request's Workflow and Upsert. */
-interface ScheduleFileContent {
-  schedule: Record<string, unknown>;
-  workflow?: unknown;
-  upsert?: unknown;
-}
 
 /**
  * Reads `--schedule file.json`: one JSON object holding either the Schedule fields or a
  * request with `Schedule` (and optionally Workflow, Upsert). Anything else is an
  * InputFileError naming the file, before anything is read from the main input.
  */
-export async function readScheduleFile(path: string, file: string): Promise<ScheduleFileContent> {
+export async function readScheduleFile(path: string, file: string): Promise<Omit<ScheduleDefaults, 'written'>> {
   // The JSON itself given for the file (the contract's `--schedule <json>`): said, not "no such
   // file". A file, never text: a PIN in it would show in `ps` and in the run journal's options.
   if (file.trimStart().startsWith('{')) {

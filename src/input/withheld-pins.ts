@@ -1,8 +1,6 @@
 /**
- * A run report never holds a schedule PIN: its PIN cells say WITHHELD_PIN (report-writers.ts).
- * Fed back as input (--only-failed, or plain --file), such a cell takes the PIN the run was
- * given (--pin, or the PIN of --schedule), and without one the run is refused before anything
- * is sent: a schedule is never sent without its PIN, nor with the marker as its PIN.
+ * A report's PIN cells (WITHHELD_PIN) fed back as input, as docs/cli.md, "Run report" says: a
+ * schedule is never sent without its PIN, nor with the marker as its PIN.
  */
 import { InputRefusedError } from '../system/errors.js';
 import { normalizeColumnName } from '../formats/column-name.js';

@@ -25,13 +25,7 @@ export type SheetValue =
 /** A cell's text (with a doubt about it: a warning's code and words, spreadsheet-warnings.ts), or why it has none; a date-time cell placed in `--timezone` also says its wall time as the sheet shows it. */
 export type CellReading = { text: string; warning?: Pick<FieldWarning, 'code' | 'message'>; wall?: { text: string; zone: string } } | CellProblem;
 
-/**
- * Why a cell cannot be used, and what a report gives back in its place (`shown`): what the
- * spreadsheet shows (a date and time), or where no text would be faithful (a number past its
- * digits, a formula never calculated) a spreadsheet error value, which every reader refuses. So
- * a row sent back unfixed fails again on that cell; it never goes without the value, nor with a
- * value nobody typed (docs/input-formats.md, "Cells examctl cannot read").
- */
+/** Why a cell cannot be used, and `shown`, a report's text for it: docs/input-formats.md, "Cells examctl cannot read". */
 interface CellProblem {
   problem: string;
   shown?: string;

@@ -93,9 +93,8 @@ export class ZipEntries {
       if (count === 0xffff || directorySize === 0xffffffff || directoryOffset === 0xffffffff) {
         const locatorAt = tailStart + end - 20;
         const locator = Buffer.alloc(20);
-        if (locatorAt < 0) throw new ZipFormatError('a damaged zip64 archive (no zip64 directory locator)');
-        await handle.read(locator, 0, 20, locatorAt);
-        if (locator.readUInt32LE(0) !== ZIP64_END_LOCATOR) throw new ZipFormatError('a damaged zip64 archive (no zip64 directory locator)');
+        if (locatorAt >= 0) await handle.read(locator, 0, 20, locatorAt);
+        if (locatorAt < 0 || locator.readUInt32LE(0) !== ZIP64_END_LOCATOR) throw new ZipFormatError('a damaged zip64 archive (no zip64 directory locator)');
         const zip64EndAt = readSize64(locator, 8);
         const zip64End = Buffer.alloc(56);
         if (zip64EndAt + 56 > size) throw new ZipFormatError('a damaged zip64 archive (its directory record points past the end of the file)');

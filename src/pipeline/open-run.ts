@@ -1,6 +1,7 @@
 import type { IntegrationApi } from '../port/integration-api.js';
 import { UsageError } from '../system/errors.js';
 import { noInput, promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from '../context/command-deps.js';
+import { say } from '../formats/terminal-text.js';
 import { openRunReport, type OpenReport } from './report-sinks.js';
 import type { SummaryNote } from '../report/report-writers.js';
 import type { SyncMemoryNote } from '../report/run-report.js';
@@ -65,7 +66,7 @@ export async function openRun(
       { notes },
     );
     // Named only once the run can go ahead: a run refused here (an unwritable --report) is not kept.
-    if (journal !== undefined) await deps.stderr.write(`${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})\n`);
+    if (journal !== undefined) await say(deps, `${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})`);
     return { target, api, report, ...(journal === undefined ? {} : { journal }) };
   } catch (error) {
     // Nothing was sent: a new run's journal goes; a resumed one keeps its history and stays resumable.

@@ -5,7 +5,7 @@ import { githubActionsEnabled, GithubAnnotationsWriter } from '../report/github-
 import { openReportFile, reportFormatOf, type ReportFile, type ReportFormat } from '../report/report-file.js';
 import { CsvReportWriter, HumanSummaryWriter, noMemorySentence, JsonReportWriter, RunReportBuilder, type SummaryNote } from '../report/report-writers.js';
 import { type ReportEntry, type ReportHeader, type ReportSink, type ReportSummary } from '../report/run-report.js';
-import { ReportWriteError, UsageError } from '../system/errors.js';
+import { messageOf, ReportWriteError, UsageError } from '../system/errors.js';
 import { ReplaceFailedError } from '../system/atomic-file.js';
 import { assertNotRead } from '../context/out-file.js';
 import { BufferedSink, SpoolSink, type TextSink } from '../system/text-sink.js';
@@ -116,7 +116,7 @@ class GuardedFileSink implements ReportSink {
     if (this.failure !== undefined) return;
     // The report's own words without its path (report-file.ts `reason`, on every failure of its file): the path is named once, as given.
     const reason = (error as { reason?: unknown } | undefined)?.reason;
-    const why = typeof reason === 'string' ? reason : error instanceof Error ? error.message : String(error);
+    const why = typeof reason === 'string' ? reason : messageOf(error);
     // A final replace that failed (cannotWriteReport's cause, report-file.ts) kept the finished file.
     const kept = error instanceof Error && error.cause instanceof ReplaceFailedError ? error.cause : undefined;
     this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`, kept === undefined ? {} : { keptAt: kept.keptAt });

@@ -9,7 +9,7 @@ import { InternalError, TargetError, TransientTargetError, UsageError } from '..
 import { RunJournalError } from '../runs/run-errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
-import { formatCount } from '../formats/number-format.js';
+import { formatCount, namedFirst } from '../formats/number-format.js';
 import type { Outcome, RunOptions, Unit } from './record-job.js';
 import { testSignalFrom, type TestSignal } from './test-signal.js';
 import { describeSystemError } from '../system/system-error-words.js';
@@ -249,7 +249,7 @@ export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume[
   const later: string[] = [];
   for await (const { id } of laterRunsOf(runsDir, header.id, { ...header, population: header.options.population }, currentTrust())) later.push(id);
   if (later.length === 0) return;
-  const named = later.slice(0, 3).join(', ') + (later.length > 3 ? ` and ${formatCount(later.length - 3)} more` : '');
+  const named = namedFirst(later, 3);
   throw new RunJournalError(
     `run ${header.id}: ${later.length === 1 ? 'a later run' : `${formatCount(later.length)} later runs`} of ${header.command} went to the same target since it started (${named}); ` +
       `resuming would send this run's older rows over what ${later.length === 1 ? 'it' : 'they'} sent. ` +

@@ -4,7 +4,7 @@ import { RunJournalWriteError } from '../runs/run-errors.js';
 import { exitCodeFor } from '../report/report-writers.js';
 import { type ReportEntry } from '../report/run-report.js';
 import { counted, formatCount } from '../formats/number-format.js';
-import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, ReportWriteError, TargetError, TransientTargetError } from '../system/errors.js';
+import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, messageOf, ReportWriteError, TargetError, TransientTargetError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { checkReportOption, openRunReport } from './report-sinks.js';
@@ -165,7 +165,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // The sync memory stored where it is kept before the sinks complete: a store that fails is the
   // run's error in each of them (docs/ci.md), unless the run stopped for something else, which keeps its exit code.
   const endFailure = await job.ending?.().then(() => undefined, (error: unknown) => error);
-  if (stopError !== undefined && endFailure !== undefined) await say(deps, `examctl: ${endFailure instanceof Error ? endFailure.message : String(endFailure)}`);
+  if (stopError !== undefined && endFailure !== undefined) await say(deps, `examctl: ${messageOf(endFailure)}`);
   // Not stored at the end: the run stays resumable, and its resume stores it (docs/sync.md, "Exit codes").
   const unstored = stopError === undefined && endFailure instanceof Error ? endFailure : undefined;
   if (unstored !== undefined && journal !== undefined) unstored.message += `; once it can be written, examctl runs resume ${journal.id} stores it`;
@@ -206,12 +206,12 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // Requests already in flight when the limit was reached still finish: their failures count in the summary.
   if (stop?.kind === 'max-errors') {
     const inFlight = summary.failed > (options.maxErrors ?? 0) ? `, ${summary.failed} failed in all (requests already in flight finished)` : '';
-    await deps.stderr.write(`stopped sending at ${options.maxErrors} failed (--max-errors)${inFlight}: the rest was skipped\n`);
+    await say(deps, `stopped sending at ${options.maxErrors} failed (--max-errors)${inFlight}: the rest was skipped`);
   }
   // A signal that came once every record was in flight (the local target takes a batch at a
   // time): nothing was left unsent, so the run finished and its exit says so (docs/runs.md).
   if (stop === undefined && deps.signal?.aborted === true) {
-    await deps.stderr.write(dryRun ? 'interrupted after every record was checked: the dry run is complete\n' : 'interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)\n');
+    await say(deps, dryRun ? 'interrupted after every record was checked: the dry run is complete' : 'interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)');
   }
   return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
 }

@@ -21,17 +21,20 @@ import { stringOf } from './schedule-input.js';
 
 export type Remembered = { line: number; id: string } | { line: number; problems: Problem[] };
 
-/** The ids the service chose (kept by `remember`), in the file's order: the first few, for the next command. */
-export function generatedIdsNote(remembered: readonly Remembered[]): string[] {
+/**
+ * After the run, through the gate: the withdrawn candidates' line, then the ids the service chose
+ * (kept by `remember`) in the file's order, the first few, for the next command.
+ */
+export async function sayAfterRun(withdrawn: string | undefined, remembered: readonly Remembered[], deps: CommandDeps): Promise<void> {
   // Answers come in as they complete; the note follows the file (first few only).
   const generated = remembered
     .filter((kept): kept is { line: number; id: string } => 'id' in kept)
     .sort((a, b) => a.line - b.line)
     .map((kept) => kept.id);
-  if (generated.length === 0) return [];
-  const shown = generated.slice(0, 5).join(', ');
-  const note = `generated ScheduleExtId: ${shown}${generated.length > 5 ? ` and ${generated.length - 5} more (see --report)` : ''}`;
-  return generated.length === 1 ? [note, `to change this schedule later instead of making another: --schedule-id ${generated[0]} --upsert`] : [note];
+  const lines = withdrawn === undefined ? [] : [withdrawn];
+  if (generated.length > 0) lines.push(`generated ScheduleExtId: ${generated.slice(0, 5).join(', ')}${generated.length > 5 ? ` and ${generated.length - 5} more (see --report)` : ''}`);
+  if (generated.length === 1) lines.push(`to change this schedule later instead of making another: --schedule-id ${generated[0]} --upsert`);
+  for (const line of lines) await say(deps, line);
 }
 
 export function refusedProblems(remembered: readonly Remembered[]): Problem[] | undefined {
@@ -159,9 +162,10 @@ export async function warnBeforeSending(defaults: ScheduleDefaults, records: () 
     await say(deps, `note: ${without}, so running this again makes another one. The generated id is printed at the end; give it with --schedule-id <id> --upsert to update that schedule instead.`);
   }
   if (pastCount > 0) {
-    await deps.stderr.write(
+    await say(
+      deps,
       `warning: StartDateTime already past for ${past.join(', ')}${pastCount > past.length ? ` and ${pastCount - past.length} more` : ''}: ` +
-        'such a schedule is activated at once and can no longer be updated\n',
+        'such a schedule is activated at once and can no longer be updated',
     );
   }
 }

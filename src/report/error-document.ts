@@ -4,7 +4,7 @@
  * had started says it in that document (`errorMember`, between its items and its summary); one
  * that reported nothing (a usage error, a malformed file) prints `{ error: {...} }`.
  */
-import { ExamctlError, ExitCode, InputFileError, InterruptedError, StoreDamagedError, StoreLockedError, TargetError, UsageError } from '../system/errors.js';
+import { ExamctlError, ExitCode, InputFileError, messageOf, InterruptedError, StoreDamagedError, StoreLockedError, TargetError, UsageError } from '../system/errors.js';
 
 /**
  * Why the run stopped, as a word a script can switch on. `refused`: the service did not accept
@@ -31,7 +31,7 @@ function httpStatusOf(error: unknown): number | undefined {
 
 /** The error part of the document. Never a stack trace (those are for --debug on stderr). */
 export function runErrorJson(error: unknown): RunErrorJson {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   const status = httpStatusOf(error);
   if (error instanceof InputFileError) {
     return { exitCode: error.exitCode, kind: 'input-file', message, file: error.file, ...(error.line === undefined ? {} : { line: error.line }) };

@@ -19,14 +19,6 @@ import { csvLine } from '../formats/csv-cell.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/columns.js';
 import { writeTablesXlsx } from './xlsx-report-writer.js';
 
-const SHEET_NAMES: Readonly<Record<TemplateKind, string>> = {
-  users: 'Users',
-  candidates: 'Candidates',
-  sittings: 'Sittings',
-  collection: 'Collections',
-  invigilators: 'Invigilators',
-};
-
 export function templateCsv(kind: TemplateKind): string {
   return csvLine(templateColumnSpecs(kind).map((column) => column.name));
 }
@@ -71,8 +63,9 @@ export function templateJson(kind: TemplateKind): string {
 /** The xlsx template: the input sheet (header only, text columns) and the "Columns" sheet. */
 export async function writeTemplateXlsx(kind: TemplateKind, stream: Writable): Promise<void> {
   const columns = templateColumns(kind);
+  const sheet = kind.replace(/^./, (first) => first.toUpperCase()).replace(/s?$/, 's');
   await writeTablesXlsx(stream, [
-    { name: SHEET_NAMES[kind], header: columns.map((column) => column.name), rows: [] },
+    { name: sheet, header: columns.map((column) => column.name), rows: [] },
     {
       name: TEMPLATE_DESCRIPTION_SHEET.name,
       header: TEMPLATE_DESCRIPTION_SHEET.header,

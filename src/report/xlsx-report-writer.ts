@@ -162,7 +162,7 @@ export interface TablesWritten {
 
 /** The marker that ends what was cut: a last column, a last row (`what` is `columns` or `rows`). */
 function cutMarker(count: number, what: 'columns' | 'rows', limit: number): string {
-  return `…[cut by examctl: ${count.toLocaleString('en-US')} more ${what}, a sheet holds ${limit.toLocaleString('en-US')}]`;
+  return `…[cut by examctl: ${formatCount(count)} more ${what}, a sheet holds ${formatCount(limit)}]`;
 }
 
 /**

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
-import { TargetError, UsageError } from '../system/errors.js';
+import { messageOf, TargetError, UsageError } from '../system/errors.js';
 import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
 import { DEFAULT_LINGER, isEndedByAnswer, lingerAfterAnswer, type LingerBounds } from './lingering-close.js';
 import { tokenAccepted } from './token-check.js';
@@ -35,7 +35,7 @@ export interface ServerOptions {
    * The accepted tokens (the world's Settings.ApiTokens), each plain or as `sha256:<hex>`; asked
    * on every request so a changed store is honoured.
    */
-  tokens: () => string[];
+  tokens: () => string[] | Promise<string[]>;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0 (any free port). */
@@ -309,7 +309,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         return;
       }
       const token = /^EAPI[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '')?.[1];
-      if (token === undefined || !tokenAccepted(token, options.tokens())) {
+      if (token === undefined || !tokenAccepted(token, await options.tokens())) {
         throw new HttpFailure(403, M.notAllowed());
       }
       if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, M.noSuchRoute(logPath));
@@ -369,7 +369,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       } else if (hasGoneAway(res)) {
         outcome = 'aborted';
       } else {
-        options.log?.(`error: ${method} ${logPath}: ${error instanceof Error ? error.message : String(error)}`);
+        options.log?.(`error: ${method} ${logPath}: ${messageOf(error)}`);
         send(500, JSON.stringify(failureEnvelope(M.internal())));
       }
     } finally {

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { Problem } from '../domain/problem.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
-import { UsageError } from '../system/errors.js';
+import { messageOf, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { targetInstance } from '../context/target.js';
@@ -116,7 +116,7 @@ export async function adoptFile<P>(
     if (!dryRun) recordAdoption(placed.memory, adoption, input.population, input.digest);
   } catch (error) {
     // The adoption's error is what is thrown; a close that fails too is said, not lost.
-    await placed.close().catch((closeError: unknown) => say(`examctl: ${closeError instanceof Error ? closeError.message : String(closeError)}`));
+    await placed.close().catch((closeError: unknown) => say(`examctl: ${messageOf(closeError)}`));
     throw error;
   }
   await placed.close();

@@ -132,14 +132,7 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
   }
 }
 
-/*
- * How a memory file is reached (docs/security.md, "Other local users"): the sync directory and
- * the target's memory directory pass the one trust rule (src/system/trusted-place.ts) before anything in
- * them is read, made or removed; the memory directory is a real directory of the user's (a link
- * planted there, even by root's own hand, is never followed); each memory file is opened once,
- * O_NOFOLLOW, made with O_EXCL, and judged on that handle (a regular file of the user's that
- * neither group nor others can write) before a byte is read.
- */
+/* How a memory file is reached, judged and opened: docs/security.md, "Other local users", "Sync memory". */
 
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;

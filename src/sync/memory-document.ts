@@ -4,7 +4,7 @@
  * as strings, so a service that re-encodes JSON changes none of their bytes).
  */
 import { canonicalJson, SYNC_KINDS, SYNC_MEMORY_VERSION, type SyncKind } from './memory-lines.js';
-import { compactedLines, memoryOfText, populationsOf, type MemoryContents } from './memory-files.js';
+import { compactedLines, memoryOfText, populationList, populationsOf, type MemoryContents } from './memory-files.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import { sameStoreAs } from '../context/target.js';
@@ -80,9 +80,7 @@ export function documentText(target: ReportTarget, memories: ReadonlyMap<SyncKin
     if (contents === undefined || contents.lines === 0) continue;
     const populations = populationsOf(contents);
     if (contents.instance !== undefined) body.instance = contents.instance;
-    body.populations[kind] = [...populations]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
+    body.populations[kind] = populationList(populations);
     body.memories[kind] = [...compactedLines(contents, target, populations)].join('');
   }
   body.newestRun = newestRunOfMemories(memories) ?? null;

@@ -29,11 +29,9 @@ export const NEWLINE = 10;
 const FORGOTTEN: MemoryEntry = Object.freeze({ digest: '', run: '' });
 
 /**
- * The entries of a memory by id, the last line of an id winning (docs/sync.md, "Format"). Opening
- * checks every line's checksum and indexes its id's bytes (a hash table over the file's bytes: no
- * string, object or parse per line); an entry is parsed only when the run asks for it (`get`), so
- * a run of 1,000 users against a memory of 200,000 parses 1,000 (plus, for --disable-missing,
- * every one it iterates). A compaction copies the lines not parsed as they were read.
+ * The entries of a memory by id, the last line of an id winning, each parsed only on `get` (docs/sync.md, "Format").
+ * Opening checks every line's checksum and indexes its id's bytes (a hash table over the file's bytes: no
+ * string, object or parse per line). A compaction copies the lines not parsed as they were read.
  */
 export class MemoryEntries {
   /** Id -> the offset of its latest line (domain/hash-slots.ts). A probe looks for the id `probeBytes[probeFrom..probeTo)`. */

@@ -55,6 +55,13 @@ export function populationsOf(contents: Pick<MemoryContents, 'populations' | 'en
   return contents.populations ?? contents.entries.populationsOfEntries();
 }
 
+/** The populations a memory records, by name (null: the runs without --population), each with its newest run and count. */
+export function populationList(populations: ReadonlyMap<string, PopulationRecord>) {
+  return [...populations]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
+}
+
 /**
  * One memory as `synced show` gives it. Disabled: the leavers examctl disabled, acknowledged,
  * not a tentative one (maybe never created; docs/sync.md, "Retention").
@@ -79,9 +86,7 @@ export function describeMemory({ file, target, kind, entries, ...contents }: Mem
   if (byPopulation.size > 0 && unnamed > 0) byPopulation.set('', unnamed);
   const populations = byPopulation.size === 0 ? {} : { populations: Object.fromEntries([...byPopulation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
   // The populations real runs synced, as the memory records them (docs/sync.md, "When the memory is lost").
-  const populationsSynced = [...populationsOf({ ...contents, entries })]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
+  const populationsSynced = populationList(populationsOf({ ...contents, entries }));
   for (const { newestRun } of populationsSynced) if (lastRun === null || newestRun > lastRun) lastRun = newestRun;
   return { target: target ?? null, kind, remembered: entries.size, ...populations, populationsSynced, disabled, unsettled, lastRun, file };
 }

@@ -1,8 +1,6 @@
 /**
- * What every message about a missing or damaged sync memory says (docs/sync.md, "When the memory
- * is lost"): what a night without the memory costs, and the ways back in the order that loses
- * least. Said alike by a refusal (--require-memory, a damaged line), the report's warning, `doctor`
- * and `synced show`, so an admin never reads "start it again" as the cheap way out.
+ * What every message about a missing or damaged sync memory says, and where (docs/sync.md, "When
+ * the memory is lost"), so an admin never reads "start it again" as the cheap way out.
  */
 
 /**

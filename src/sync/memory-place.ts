@@ -9,7 +9,7 @@ import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ReportTarget } from '../report/run-report.js';
-import { TargetError } from '../system/errors.js';
+import { messageOf, TargetError } from '../system/errors.js';
 import { systemFailure } from '../system/system-error-words.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
@@ -153,7 +153,7 @@ export class ServiceCopy {
     } catch (error) {
       // Its first batch: nothing was sent, so its copy is never stored (finish).
       this.startFailed ||= !this.startedAhead;
-      const why = error instanceof Error ? error.message : String(error);
+      const why = messageOf(error);
       throw new TargetError(`the sync memory could not be stored on ${this.service.address} before the requests it was for went out (${why}): ${this.startedAhead ? 'they were not sent' : 'nothing was sent'}`);
     }
     this.startedAhead = true;
@@ -242,7 +242,7 @@ export class ServiceCopy {
     try {
       if (this.lockInfo !== undefined) await this.service.unlock(this.lockInfo);
     } catch (error) {
-      const words = error instanceof Error ? error.message : String(error);
+      const words = messageOf(error);
       const message =
         `the lock of the sync memory at ${this.service.address} was not released (${words}): the next run is refused until it is; ` +
         `release it with examctl synced unlock ${this.lockInfo!.ID} --sync-dir ${this.service.address}`;
@@ -295,7 +295,7 @@ export class ServiceCopy {
   private unsaved(error: unknown, kind?: SyncKind): TargetError {
     // Kept in a file (StateService.write):
     if ((error as { whole?: boolean }).whole === true) return error as TargetError;
-    const why = error instanceof Error ? error.message : String(error);
+    const why = messageOf(error);
     // What the run wrote ahead is on the service: the next night takes it in (docs/sync.md, "Written ahead").
     const cost = this.startedAhead
       ? 'the service holds it as it was before this run plus what this run wrote ahead, which the next night takes in (its requests as tentative, checked again).'

@@ -2,7 +2,7 @@ import type { PreparedSchedule } from '../domain/index.js';
 import { idOf } from '../domain/record-id.js';
 import { isScheduleRequestRecord, type InputRecord } from '../input/record.js';
 import { describeTarget } from '../report/report-writers.js';
-import { formatCount } from '../formats/number-format.js';
+import { namedFirst } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { NOT_SENT_NOTE, SentMemory } from './sent-memory.js';
@@ -148,8 +148,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     const given = new Set(candidateIds(payload).map((candidate) => candidate.toLowerCase()));
     const left = registered.filter((candidate) => !given.has(candidate.toLowerCase()));
     if (left.length === 0) return;
-    const more = left.length > NOTED_CANDIDATES ? ` and ${formatCount(left.length - NOTED_CANDIDATES)} more` : '';
-    const noted = `not in this file, still registered (an upsert never removes a candidate; withdraw on the platform any that left): ${left.slice(0, NOTED_CANDIDATES).join(', ')}${more}`;
+    const noted = `not in this file, still registered (an upsert never removes a candidate; withdraw on the platform any that left): ${namedFirst(left, NOTED_CANDIDATES)}`;
     this.note(id, payload, `${noted} (docs/sync.md, "Withdrawn candidates")`);
   }
 

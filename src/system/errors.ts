@@ -15,6 +15,11 @@ export const ExitCode = {
 } as const;
 export type ExitCodeNumber = (typeof ExitCode)[keyof typeof ExitCode];
 
+/** What was thrown, in words: an Error's message, anything else as a string. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 export abstract class ExamctlError extends Error {
   abstract readonly exitCode: ExitCodeNumber;
   constructor(message: string, options?: { cause?: unknown }) {

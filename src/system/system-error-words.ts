@@ -1,5 +1,5 @@
 import { getSystemErrorMap } from 'node:util';
-import { ExamctlError, TargetError } from './errors.js';
+import { ExamctlError, messageOf, StoreDamagedError, TargetError } from './errors.js';
 
 /**
  * Raw system error codes put into words for messages: `cannot write report out/r.csv: ENOENT`
@@ -92,11 +92,16 @@ export function describeSystemError(error: unknown, subject?: PathSubject): stri
   if (refusal?.code === 'ENOTREG' && typeof refusal.kind === 'string') return `it is ${refusal.kind}, not a regular file`;
   if (refusal?.code === 'EFBIG' && typeof refusal.maxBytes === 'number') return `it is larger than ${refusal.maxBytes / 2 ** 20} MiB, the most examctl reads`;
   const code = systemErrorCode(error);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (code === undefined) return message;
   const words = systemErrorWords(code, subject) ?? systemTableWords(code);
   if (words !== undefined) return `${words} (${code})`;
   return message !== '' && message !== code ? message : `the system refused with ${code}`;
+}
+
+/** A store's file that cannot be read (exit 3): its path and the system's words. */
+export function storeFileUnreadable(path: string, error: unknown): StoreDamagedError {
+  return new StoreDamagedError(`${path}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
 }
 
 /** A system error no command expected (a full disk) as exit 3 saying `what` failed; any other error as it is. */

@@ -3,7 +3,8 @@ import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeSystemError, systemErrorCode, systemErrorWords } from '../../src/system/system-error-words.js';
+import { describeSystemError, storeFileUnreadable, systemErrorCode, systemErrorWords } from '../../src/system/system-error-words.js';
+import { StoreDamagedError } from '../../src/system/errors.js';
 
 const USER_CODES = ['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'ENOSPC', 'EROFS', 'EEXIST', 'EMFILE', 'ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET'];
 
@@ -53,5 +54,14 @@ describe('system errors in words', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("a store's file that cannot be read: exit 3, its path and the system's words, the error kept as the cause", () => {
+    const cause = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+    const error = storeFileUnreadable('/s/CURRENT', cause);
+    expect(error).toBeInstanceOf(StoreDamagedError);
+    expect(error.exitCode).toBe(3);
+    expect(error.message).toBe(`/s/CURRENT: cannot read: ${describeSystemError(cause, 'file')}`);
+    expect(error.cause).toBe(cause);
   });
 });

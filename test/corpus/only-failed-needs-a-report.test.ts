@@ -80,4 +80,16 @@ describe('--only-failed on a file without a status column', () => {
       expect(ids2).toContain('not-an-invigilator-x');
     });
   });
+
+  it("invigilators remove: a report of an export with its own Status column is read by the report's status, the last", async () => {
+    await inTempDir(async (dir) => {
+      const store = join(dir, 's');
+      const { writeFile } = await import('node:fs/promises');
+      const report = join(dir, 'r.csv');
+      await writeFile(report, 'UserExtId,Status,status,error_codes,error_messages\ninv-1,active,ok,,\nnot-an-invigilator-x,OK,failed,319,not an invigilator\n');
+      const retry = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--json', '--store', store], dir);
+      const ids = (JSON.parse(retry.stdout) as { items: { id: string }[] }).items.map((item) => item.id);
+      expect(ids).toEqual(['not-an-invigilator-x']);
+    });
+  });
 });

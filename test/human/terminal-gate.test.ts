@@ -160,6 +160,36 @@ describe('the terminal gate', () => {
       expect(run.stderr).not.toMatch(RAW);
     });
   });
+  it("schedule push: the id a hostile answer generated is gated in the note and the --upsert hint", async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 's.csv'), 'AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\nA-1,T,2999-12-14T09:00:00Z,2999-12-14T12:00:00Z,H-N,N,stu-1,Ann,Lee,a@example.test\n');
+      const api = { createSchedule: async () => ({ status: 200, envelope: { Success: true, Content: `S-${HOSTILE.join('')}` } }), close: async () => undefined } as unknown as IntegrationApi;
+      const run = await cli(dir, ['--yes', 'schedule', 'push', '--file', 's.csv'], { openApi: async () => api });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('generated ScheduleExtId: S-?[2J?]52;c;SGVsbG8=??31m?');
+      expect(run.stderr).toContain('--schedule-id S-?[2J');
+      expect(run.stderr).not.toMatch(RAW);
+    });
+  });
+  it('schedule push --dry-run: a hostile ScheduleExtId in the "StartDateTime already past" warning is gated', async () => {
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 's.csv'), `ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\nS-1${HOSTILE.join('')},A-1,T,2001-12-14T09:00:00Z,2001-12-14T12:00:00Z,H-N,N,stu-1,Ann,Lee,a@example.test\n`);
+      const run = await cli(dir, ['--dry-run', 'schedule', 'push', '--file', 's.csv']);
+      expect(run.stderr).toContain('warning: StartDateTime already past for S-1?[2J?]52;c;SGVsbG8=??31m?');
+      expect(run.stderr).not.toMatch(RAW);
+    });
+  });
+  it('a flag commander does not know and a config directory from the environment are gated', async () => {
+    await withTempDir(async (dir) => {
+      const unknown = await cli(dir, [`--x${HOSTILE.join('')}`, 'runs', 'list']);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain("unknown option '--x?[2J");
+      const env = { ...testDeps(dir).deps.env, EXAMCTL_CONFIG_DIR: join(dir, `c${HOSTILE.join('')}`) };
+      const list = await cli(dir, ['config', 'list'], { env });
+      expect(list.stderr).toContain('c?[2J?]52;c;SGVsbG8=??31m?');
+      expect(`${unknown.stderr}${list.stderr}`).not.toMatch(RAW);
+    });
+  });
   it("doctor's check lines (a path, a service message) are gated", async () => {
     await withTempDir(async (dir) => {
       const run = await cli(dir, ['--store', join(dir, `s${HOSTILE.join('')}`), 'doctor']);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatCount } from '../../src/formats/number-format.js';
+import { formatBytes, formatCount, namedFirst } from '../../src/formats/number-format.js';
 import { mulberry32 } from '../../src/system/seeded-random.js';
 
 describe('formatCount', () => {
@@ -8,6 +8,15 @@ describe('formatCount', () => {
     const next = mulberry32(7);
     const values = [...edges, ...Array.from({ length: 2000 }, () => (next() - 0.3) * 10 ** Math.floor(next() * 16))];
     for (const value of values) expect(formatCount(value), String(value)).toBe(Math.round(value).toLocaleString('en-US'));
+  });
+});
+
+describe('namedFirst', () => {
+  it('the first few, then how many more, the count grouped', () => {
+    expect(namedFirst([], 3)).toBe('');
+    expect(namedFirst(['a', 'b', 'c'], 3)).toBe('a, b, c');
+    expect(namedFirst(['a', 'b', 'c', 'd'], 3)).toBe('a, b, c and 1 more');
+    expect(namedFirst(Array.from({ length: 1503 }, (_, i) => `s${i}`), 2)).toBe('s0, s1 and 1,501 more');
   });
 });
 

@@ -58,6 +58,7 @@ describe.each(TEMPLATE_KINDS)('template %s', (kind) => {
       await workbook.xlsx.readFile(xlsx);
       const [input, columns] = workbook.worksheets as [ExcelJS.Worksheet, ExcelJS.Worksheet];
       const names = templateColumnSpecs(kind).map((column) => column.name);
+      expect(input.name).toBe({ users: 'Users', candidates: 'Candidates', sittings: 'Sittings', collection: 'Collections', invigilators: 'Invigilators' }[kind]);
       expect((input.getRow(1).values as unknown[]).slice(1)).toEqual(names);
       names.forEach((_, i) => expect(input.getColumn(i + 1).numFmt).toBe('@'));
       expect(columns.name).toBe('Columns');

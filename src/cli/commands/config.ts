@@ -1,5 +1,5 @@
 import { UsageError } from '../../system/errors.js';
-import { say, terminalLine } from '../../formats/terminal-text.js';
+import { printLine, say } from '../../formats/terminal-text.js';
 import {
   checkedBaseUrl,
   configPath,
@@ -48,14 +48,12 @@ export async function runSetProfile(
   const [was, made] = [before.profiles[name], config.profiles[name]];
   await sayChanged(name, [['base URL', was?.baseUrl, made?.baseUrl]], deps);
   const dropped = was?.token ?? was?.tokenFile ? `profile ${name}: its token was for ${was?.baseUrl}, not kept` : 'no token yet';
-  await deps.stderr.write(
-    `${verb} profile ${name} in ${configPath(env)}${config.defaultProfile === name ? ' (the default profile)' : ''}\n` +
-      (made?.baseUrl !== undefined && made.tokenFile === undefined && made.token === undefined
-        ? `${dropped}: run examctl login --profile ${name}, or set-profile with --token-file\n`
-        : ''),
-  );
+  await say(deps, `${verb} profile ${name} in ${configPath(env)}${config.defaultProfile === name ? ' (the default profile)' : ''}`);
+  if (made?.baseUrl !== undefined && made.tokenFile === undefined && made.token === undefined) {
+    await say(deps, `${dropped}: run examctl login --profile ${name}, or set-profile with --token-file`);
+  }
   if (options.baseUrl && !(await checkedBaseUrl(options.baseUrl, false).catch(() => ''))) {
-    await deps.stderr.write(`--allow-insecure-http is not kept: give it on each run\n`);
+    await say(deps, '--allow-insecure-http is not kept: give it on each run');
   }
   await profileDone(options.json, name, { done: verb }, deps);
   return 0;
@@ -81,9 +79,9 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
   if (options.json) {
     await printJson(deps, profiles, 2);
   } else if (profiles.length === 0) {
-    await deps.stderr.write(`no profiles in ${configPath(env)}: create one with examctl config set-profile <name> --base-url <url>\n`);
+    await say(deps, `no profiles in ${configPath(env)}: create one with examctl config set-profile <name> --base-url <url>`);
   } else {
-    await deps.stdout.write(profiles.map(profileLine).join('\n') + '\n');
+    for (const profile of profiles) await printLine(deps, profileLine(profile));
   }
   return 0;
 }
@@ -92,9 +90,7 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
 export async function runRemove({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
   const name = profileName(given, 'remove');
   const config = await removeProfile(name, deps.env);
-  await deps.stderr.write(
-    `removed profile ${name}${config.defaultProfile === undefined && Object.keys(config.profiles).length > 0 ? '; no default profile now (examctl config use <name>)' : ''}\n`,
-  );
+  await say(deps, `removed profile ${name}${config.defaultProfile === undefined && Object.keys(config.profiles).length > 0 ? '; no default profile now (examctl config use <name>)' : ''}`);
   await profileDone(onlyGlobals(globals).json, name, { done: 'removed' }, deps);
   return 0;
 }
@@ -103,7 +99,7 @@ export async function runRemove({ name: given, ...globals }: ConfigProfileNameOp
 export async function runUse({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
   const name = profileName(given, 'use');
   await useProfile(name, deps.env);
-  await deps.stderr.write(`default profile: ${name}\n`);
+  await say(deps, `default profile: ${name}`);
   await profileDone(onlyGlobals(globals).json, name, { done: 'default' }, deps);
   return 0;
 }
@@ -119,7 +115,7 @@ export async function runShow(options: GlobalOptions, deps: CommandDeps): Promis
   } else {
     const lines = [`config file: ${document.path}`, `default profile: ${document.defaultProfile ?? '(none)'}`];
     for (const profile of profiles) lines.push(profileLine(profile));
-    await deps.stdout.write(`${lines.map(terminalLine).join('\n')}\n`);
+    for (const line of lines) await printLine(deps, line);
   }
   return 0;
 }

@@ -27,7 +27,8 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
     await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
     await say(deps, `${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? DEMO_WORLD}`);
     if (token !== undefined && !options.json) {
-      await deps.stderr.write(`API token of this store, shown only now (the store keeps its digest): ${token}\nuse it as EXAMCTL_TOKEN with examctl local serve\n`);
+      await say(deps, `API token of this store, shown only now (the store keeps its digest): ${token}`);
+      await say(deps, 'use it as EXAMCTL_TOKEN with examctl local serve');
     }
   }
   if (options.json) {

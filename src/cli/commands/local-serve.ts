@@ -22,10 +22,10 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
   const lines = lineBatcher((text) => void deps.stderr.write(text));
   // A request's path and an error's message come from the network: inert on the operator's terminal.
   const log = (line: string): void => lines.log(terminalLine(line));
-  /** A line that must come after every logged one (the request log is written once per turn). */
+  /** A line through the gate that must come after every logged one (the request log is written once per turn). */
   const say = async (line: string): Promise<void> => {
     lines.flush();
-    await deps.stderr.write(`${line}\n`);
+    await deps.stderr.write(`${terminalLine(line)}\n`);
   };
   // Both are checked before the store is opened: a bad SPEC is a usage error with nothing started.
   if (faultsSeed !== undefined && faultsFlag === undefined) throw new UsageError('--faults-seed needs --faults');
@@ -41,7 +41,7 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
     lockTimeoutMs: lockTimeoutFromEnv(deps.env),
     log,
     faults,
-    onCreated: (location) => void deps.stderr.write(storeCreatedLine(location)),
+    onCreated: (location) => log(storeCreatedLine(location)),
   });
   try {
     const { isLoopbackHost } = await import('../../api/url-policy.js');
@@ -58,7 +58,7 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
     if (faults) log(`injecting faults ${describeFaultSpec(faults.spec)} with --faults-seed ${faults.seed}`);
     await say(`listening on ${server.url}`);
     if (options.json) await printJson(deps, { listening: server.url, store: server.store });
-    if (publicUrl !== undefined) await say(terminalLine(`public URL ${publicUrl} (the OpenAPI document's servers)`));
+    if (publicUrl !== undefined) await say(`public URL ${publicUrl} (the OpenAPI document's servers)`);
     // Before it is said how to stop: a Ctrl-C from then on is told in the server's words.
     setInterruptNotice('interrupted: stopping the server after the requests in flight (Ctrl-C again to quit now)');
     await say(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C`);

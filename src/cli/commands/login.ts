@@ -42,9 +42,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   const told = existing?.tokenFile && expandPath(existing.tokenFile, configDir(env), env);
   await sayChanged(name, [['base URL', existing?.baseUrl, saved.profiles[name]?.baseUrl], ['token file', told, file]], deps);
   const protection = (deps.platform ?? process.platform) === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
-  await deps.stderr.write(
-    `token stored in ${file} (${protection}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}\n`,
-  );
+  await say(deps, `token stored in ${file} (${protection}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}`);
   const checked = options.verify !== false && target !== undefined;
   await profileDone(options.json, name, { done: 'token stored', checked }, deps);
   return 0;

@@ -32,7 +32,7 @@ import { resumeEntry } from '../resume-registry.js';
 import { runInput, runProfileOf } from './runs-input.js';
 import { instantOf } from '../../flags/flag-values.js';
 import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
-import { say, terminalLine } from '../../formats/terminal-text.js';
+import { printLine, say } from '../../formats/terminal-text.js';
 import { formatCount } from '../../formats/number-format.js';
 
 /*
@@ -82,10 +82,10 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
     // Not on record how many units it had: at least those its journal holds (runs show reads the input again).
     const atLeast = run.totalKnown === false ? 'at least ' : '';
     const counts = `${atLeast}${n(total)} ${total === 1 && atLeast === '' ? 'item' : 'items'}: ${n(ok)} ok, ${n(partial)} partial, ${n(failed)} failed, ${n(skipped)} skipped`;
-    await deps.stdout.write(terminalLine(`${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}`) + '\n');
+    await printLine(deps, `${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}`);
   }
   // A row each: it may be the interrupted run.
-  for (const { id, reason } of unreadable) await deps.stdout.write(terminalLine(`${id}  unreadable   ${reason}`) + '\n');
+  for (const { id, reason } of unreadable) await printLine(deps, `${id}  unreadable   ${reason}`);
   return 0;
 }
 
@@ -221,7 +221,7 @@ export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions,
     if (result.leftAlone.length > 0) {
       const count = result.leftAlone.length;
       const lines = [`left ${count} ${count === 1 ? 'entry' : 'entries'} not owned by you (or not a plain run directory) alone:`, ...result.leftAlone.map(({ id, reason }) => `  ${id}: ${reason}`)];
-      await deps.stderr.write(lines.map((line) => `${terminalLine(line)}\n`).join(''));
+      for (const line of lines) await say(deps, line);
     }
   }
   return 0;

@@ -10,7 +10,7 @@ import { createdByLostAttempt } from '../../pipeline/service-answer.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { inputFlagsOf } from '../../pipeline/command-input.js';
 import { FLAG_FIELDS, createdUnlessUpsert, describeRequests, schedulePushInput, sendSchedule, takeFlags, withChosenScheduleId } from '../../pipeline/schedule-input.js';
-import { completeRequiredFields, correctAnswers, generatedIdsNote, refusedProblems, warnBeforeSending, type Remembered } from '../../pipeline/schedule-questions.js';
+import { completeRequiredFields, correctAnswers, refusedProblems, sayAfterRun, warnBeforeSending, type Remembered } from '../../pipeline/schedule-questions.js';
 import { refuseWithheldPins } from '../../input/withheld-pins.js';
 import { askPin, givenPin } from '../../context/pin-source.js';
 import { clockFromEnv } from '../../engine/clock.js';
@@ -95,7 +95,9 @@ export async function run(
     }
     return outcome;
   });
-  for (const line of [...memory.said, ...generatedIdsNote(remembered)]) await deps.stderr.write(`${line}\n`);
+  for (const line of memory.said) await deps.stderr.write(`${line}
+`);
+  await sayAfterRun(undefined, remembered, deps);
   return exitCode;
 }
 

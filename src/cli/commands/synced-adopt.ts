@@ -1,5 +1,5 @@
 import { counted, formatCount } from '../../formats/number-format.js';
-import { say, terminalLine } from '../../formats/terminal-text.js';
+import { printLine, say } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import type { TargetOf } from '../../context/resolved-target.js';
@@ -135,7 +135,7 @@ async function tell<P>(
     for (const row of adoption.adopted) {
       const { links, population } = entryWords(row.entry);
       const what = [row.before === undefined ? 'new' : `replaces the entry of run ${row.before.run}`, population === undefined ? undefined : `--population ${population}`, links.length === 0 ? undefined : `links ${links.join(', ')}`];
-      await deps.stdout.write(`${terminalLine(`${row.id} (${what.filter((word) => word !== undefined).join('; ')})`)}\n`);
+      await printLine(deps, `${row.id} (${what.filter((word) => word !== undefined).join('; ')})`);
     }
   }
   for (const row of adoption.refused.slice(0, NAMED_REFUSALS)) {

@@ -13,7 +13,7 @@ import { targetInstance } from '../../context/target.js';
 import { MAX_STATE_BYTES } from '../../context/state-http.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import type { SyncKind } from '../../sync/memory-lines.js';
-import { populationsOf, type MemoryContents } from '../../sync/memory-files.js';
+import { populationList, populationsOf, type MemoryContents } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import { exportMemory, importMemory } from '../../sync/memory-transfer.js';
 import { StateService } from '../../sync/state-service.js';
@@ -26,7 +26,7 @@ function summaryOf(memories: ReadonlyMap<SyncKind, MemoryContents>) {
       kind,
       {
         ids: contents.entries.size,
-        populations: [...populationsOf(contents)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count })),
+        populations: populationList(populationsOf(contents)),
       },
     ]),
   );

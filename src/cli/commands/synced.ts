@@ -1,7 +1,7 @@
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
 import { counted, formatCount } from '../../formats/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
-import { say, terminalLine } from '../../formats/terminal-text.js';
+import { printLine, say } from '../../formats/terminal-text.js';
 import { describeMemory, forgetMemory, listMemories } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import { forgetServiceMemory, serviceMemories } from '../../sync/memory-transfer.js';
@@ -36,10 +36,10 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
             .map(([name, count]) => `${name === '' ? 'none' : name} ${formatCount(count)}`)
             .join(', ')})`;
     const unsettled = memory.unsettled > 0 ? `, ${formatCount(memory.unsettled)} unsettled (a request went out, or was about to, with no ok recorded: the next run sends them)` : '';
-    await deps.stdout.write(terminalLine(`${where}: ${counted(memory.remembered, memory.kind.slice(0, -1), memory.kind)}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`) + '\n');
+    await printLine(deps, `${where}: ${counted(memory.remembered, memory.kind.slice(0, -1), memory.kind)}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`);
     for (const synced of memory.populationsSynced) {
       const who = synced.population === null ? 'without --population' : `--population ${synced.population}`;
-      await deps.stdout.write(terminalLine(`  ${who}: newest run ${synced.newestRun}, ${formatCount(synced.count)} ${memory.kind}`) + '\n');
+      await printLine(deps, `  ${who}: newest run ${synced.newestRun}, ${formatCount(synced.count)} ${memory.kind}`);
     }
   }
   return 0;

@@ -112,7 +112,7 @@ async function syncFile(
   };
   const { exitCode } = await memory.closingOnFailure(() => runPipeline(job, runOptions, deps, target));
   const keptLinks = memory.keptLinksLine();
-  if (keptLinks !== undefined) await deps.stderr.write(`${keptLinks}\n`);
+  if (keptLinks !== undefined) await say(deps, keptLinks);
   return exitCode;
 }
 

@@ -12,7 +12,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { CURRENT_FILE, journalFileName, readManifest } from './manifest.js';
 import { mapsFrom, type Maps } from './snapshot-entries.js';
 import { keepStoreInstance, writeStoreInstance } from './store-instance.js';
-import { describeSystemError, systemErrorCode, systemFailure } from '../../system/system-error-words.js';
+import { describeSystemError, storeFileUnreadable, systemErrorCode, systemFailure } from '../../system/system-error-words.js';
 
 /** `createStore` without force found a store (or lost the race to another process creating one). */
 export class StoreExistsError extends UsageError {}
@@ -24,7 +24,7 @@ export async function storeExists(dir: string): Promise<boolean> {
   } catch (error) {
     const code = systemErrorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
-    throw new StoreDamagedError(`${join(dir, CURRENT_FILE)}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
+    throw storeFileUnreadable(join(dir, CURRENT_FILE), error);
   }
 }
 

@@ -23,7 +23,7 @@ import { LockLease } from './lock-lease.js';
 import { journalFileName, readManifest, snapshotFileName } from './manifest.js';
 import { readSnapshot } from './snapshot.js';
 import { emptyMaps, type Maps } from './snapshot-entries.js';
-import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
+import { describeSystemError, storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
 
 /** Compact once the journal outgrows both this and a quarter of the snapshot (docs/store.md, "Compaction": why). */
 const DEFAULT_COMPACT_AT_BYTES = 4 * 1024 * 1024;
@@ -120,11 +120,6 @@ class FileStore implements Store {
     return this.hints.keyByHint(collection, hint);
   }
 
-  /** Every entity of `collection` with its hints (undefined: none); for tests and diagnostics. */
-  hintsOf(collection: CollectionName): Iterable<readonly [string, readonly string[] | undefined]> {
-    return this.hints.hintsOf(collection);
-  }
-
   async load(underLock: boolean): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       const manifest = await readManifest(this.location);
@@ -159,7 +154,7 @@ class FileStore implements Store {
         await journal.close();
         throw error instanceof StoreDamagedError
           ? error
-          : new StoreDamagedError(`${snapshotPath}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
+          : storeFileUnreadable(snapshotPath, error);
       } finally {
         await snapshot.close();
       }

@@ -4,7 +4,7 @@ import { StoreDamagedError } from '../../system/errors.js';
 import type { Change } from './contract.js';
 import { decodeJournalLine } from './journal.js';
 import { streamLines } from '../../system/file-lines.js';
-import { describeSystemError } from '../../system/system-error-words.js';
+import { storeFileUnreadable } from '../../system/system-error-words.js';
 
 /** Just past the last journal line accepted into memory. */
 export interface JournalPosition {
@@ -29,7 +29,7 @@ export async function replayJournal(
   try {
     size = (await journal.stat()).size;
   } catch (error) {
-    throw new StoreDamagedError(`${file}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
+    throw storeFileUnreadable(file, error);
   }
   if (size < position.offset) {
     throw new StoreDamagedError(`${file}: shorter (${size} bytes) than its committed content (${position.offset} bytes)`);
@@ -55,7 +55,7 @@ export async function replayJournal(
     }, from);
   } catch (error) {
     if (error instanceof StoreDamagedError) throw error;
-    throw new StoreDamagedError(`${file}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
+    throw storeFileUnreadable(file, error);
   }
   if (bad && underLock) {
     await journal.truncate(position.offset);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { StoreDamagedError } from '../../system/errors.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
-import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
+import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
 
 export const CURRENT_FILE = 'CURRENT';
 
@@ -35,7 +35,7 @@ export async function readManifest(dir: string): Promise<Manifest> {
   } catch (error) {
     if (systemErrorCode(error) === 'ENOENT') throw new StoreDamagedError(`${dir}: not an examctl store (no ${CURRENT_FILE} file)`);
     if (systemErrorCode(error) === 'ENOTREG') throw new StoreDamagedError((error as Error).message, { cause: error });
-    throw new StoreDamagedError(`${path}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
+    throw storeFileUnreadable(path, error);
   }
   let parsed: Partial<Manifest> & { examctl?: unknown };
   try {

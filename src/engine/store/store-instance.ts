@@ -7,8 +7,7 @@ import { link, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ATOMIC_TEMP_PREFIX, writeFileAtomic } from '../../system/atomic-file.js';
 import { readRegularFile } from '../../system/regular-file.js';
-import { StoreDamagedError } from '../../system/errors.js';
-import { describeSystemError, systemErrorCode } from '../../system/system-error-words.js';
+import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
 
 const INSTANCE_FILE = 'INSTANCE';
 
@@ -39,6 +38,6 @@ export async function readStoreInstance(dir: string): Promise<string | undefined
   } catch (error) {
     const code = systemErrorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new StoreDamagedError(`${join(dir, INSTANCE_FILE)}: cannot read: ${describeSystemError(error, 'file')}`, { cause: error });
+    throw storeFileUnreadable(join(dir, INSTANCE_FILE), error);
   }
 }
