@@ -25,7 +25,6 @@ const NOTED_CANDIDATES = 20;
 const LEFT = '(docs/sync.md, "Fields left out")';
 const EVERY = /^(ScheduleExtId|AssessmentExtId|Title|StartDateTime|EndDateTime|GroupExtId|GroupName)$/;
 
-/** Notes (`withNote`) counted after a summary, a resume's and `runs show`'s too. */
 export const SCHEDULE_NOTES: SummaryNote[] = [NOT_SENT_NOTE, {
   counts: (item) => /(candidates|left out)"\)$/.test(item.note ?? ''),
   words: () => 'with a note (candidates left registered, fields cleared)',
@@ -68,10 +67,8 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     const cleared = Object.keys(entry?.fields ?? {}).filter((field) => !(field in given));
     if (!entry || !cleared.length || !payload.request.Upsert) return undefined;
     const what = `${cleared.join(', ')} (set by run ${entry.run})`;
-    const message = `not sent: the upsert would clear ${what}, opening the sitting: give --pin-file, or --clear-pin ${LEFT}`;
-    if (cleared.includes('PIN') && this.deps.invocation?.clearPin !== true) return { field: 'Schedule.PIN', code: null, message };
-    this.note(id, payload, `left out: the upsert clears ${what} ${LEFT}`);
-    return undefined;
+    if (!cleared.includes('PIN') || this.deps.invocation?.clearPin === true) return void this.note(id, payload, `left out: the upsert clears ${what} ${LEFT}`);
+    return { field: 'Schedule.PIN', code: null, message: `not sent: the upsert would clear ${what}, opening the sitting: give --pin-file, or --clear-pin ${LEFT}` };
   }
 
   /**
@@ -152,7 +149,6 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     this.note(id, payload, `${noted} (docs/sync.md, "Withdrawn candidates")`);
   }
 
-  /** A note for the request's report item, said after the run for the first schedules. */
   private note(id: string, payload: PreparedSchedule, note: string): void {
     this.notes.set(payload, [...(this.notes.get(payload) ?? []), note]);
     const line = terminalLine(`${id}: ${note}`);
@@ -160,9 +156,9 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   }
 
   /**
-   * The outcome of a request that left candidates out, with a note naming them, so the JSON report,
-   * the journal and `runs show` say it beside the schedule, not only stderr. A failed request
-   * changed nothing: the line after the run says it.
+   * The outcome of a request that left something out, with a note naming it, so the JSON report,
+   * the journal and `runs show` say it beside the schedule (SCHEDULE_NOTES counts them in the summary,
+   * a resume's and `runs show`'s too). A failed request changed nothing: the line after the run says it.
    */
   withNote(payload: PreparedSchedule, outcome: Outcome): Outcome {
     const notes = this.notes.get(payload);
@@ -171,12 +167,11 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   }
 }
 
-/** What the memory keeps of a schedule whose request the target acknowledged, besides its digest and run: its candidates. */
+/** What the memory keeps of a schedule whose request the target acknowledged, besides its digest and run: its candidates, the fields it set. */
 export function acknowledgedSchedule(payload: PreparedSchedule) {
   return { candidates: candidateIds(payload), fields: setFields(payload) };
 }
 
-/** The Schedule fields a request sets that leaving out clears (not those every request has), as '' (never a value). */
 function setFields(payload: PreparedSchedule): Record<string, string> {
   const set = Object.entries(payload.request.Schedule).filter(([name, value]) => !EVERY.test(name) && value !== undefined && value !== null && value !== '');
   return Object.fromEntries(set.map(([name]) => [name, '']));
