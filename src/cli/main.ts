@@ -4,7 +4,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import { removeOpenTempsSync } from '../system/open-temp-files.js';
 import { drainedOrGone } from '../system/drained-or-gone.js';
 import { promptIsOpen } from '../terminal/prompt-state.js';
-import { INTERRUPT_SIGNALS } from './interrupt-signals.js';
+import { INTERRUPT_SIGNALS, boundAfterSignal } from './interrupt-signals.js';
 import { interruptNotice } from '../terminal/interrupt-notice.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { VERSION_LINE } from '../version.js';
@@ -19,14 +19,17 @@ const interrupt = new AbortController();
  */
 const lostStreams = new Set<NodeJS.WriteStream>();
 
+/** Leaves now, without leaving a half-written report's temp file beside it. */
+const quitNow = (why = ''): never => {
+  if (!lostStreams.has(process.stderr)) process.stderr.write(why);
+  removeOpenTempsSync();
+  process.exit(ExitCode.Interrupted);
+};
 const onInterrupt = (): void => {
-  // A second Ctrl-C (or SIGTERM) means "now": leave without waiting for in-flight work, but
-  // without leaving a half-written report's temp file beside it.
-  if (interrupt.signal.aborted) {
-    removeOpenTempsSync();
-    process.exit(ExitCode.Interrupted);
-  }
+  // A second Ctrl-C (or SIGTERM) means "now": leave without waiting for in-flight work.
+  if (interrupt.signal.aborted) quitNow();
   if (!lostStreams.has(process.stderr)) process.stderr.write(`\n${interruptNotice()}\n`);
+  boundAfterSignal(process.env, setTimeout, quitNow);
   interrupt.abort();
 };
 for (const signal of INTERRUPT_SIGNALS) process.on(signal, onInterrupt);
