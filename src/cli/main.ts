@@ -4,7 +4,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import { removeOpenTempsSync } from '../system/open-temp-files.js';
 import { drainedOrGone } from '../system/drained-or-gone.js';
 import { promptIsOpen } from '../terminal/prompt-state.js';
-import { INTERRUPT_SIGNALS, boundAfterSignal } from './interrupt-signals.js';
+import { INTERRUPT_SIGNALS, endBound } from './interrupt-signals.js';
 import { interruptNotice } from '../terminal/interrupt-notice.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { VERSION_LINE } from '../version.js';
@@ -29,7 +29,8 @@ const onInterrupt = (): void => {
   // A second Ctrl-C (or SIGTERM) means "now": leave without waiting for in-flight work.
   if (interrupt.signal.aborted) quitNow();
   if (!lostStreams.has(process.stderr)) process.stderr.write(`\n${interruptNotice()}\n`);
-  boundAfterSignal(process.env, setTimeout, quitNow);
+  const bound = endBound(process.env.EXAMCTL_STOP_GRACE_MS);
+  setTimeout(() => quitNow(bound.why), bound.ms).unref();
   interrupt.abort();
 };
 for (const signal of INTERRUPT_SIGNALS) process.on(signal, onInterrupt);

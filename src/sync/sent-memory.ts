@@ -79,7 +79,6 @@ export class SentMemory<P> {
   /** The run whose intents are written ahead (`started`). */
   private ahead: string | undefined;
   /** The SHA-256 of the run's input file (src/sync/replayed-file.ts), recorded with its population. */
-  /** The input's SHA-256, read when first needed: a file wrong at line 2 is refused there first (trial23 f13). */
   private inputDigest = (): Promise<string | undefined> => Promise.resolve(undefined);
   /** The run's input records: a run report fed back records no file (`started`). */
   private records: (AsyncIterable<InputRecord> & Partial<BatchedRecords>) | undefined;
@@ -248,8 +247,7 @@ export class SentMemory<P> {
     let digest: Promise<string | undefined> | undefined;
     if (file !== undefined) this.inputDigest = () => (digest ??= fileDigest(inputPathOf(file, this.deps)));
     const files = this.memory?.populations().get(populationKey(this.flags.population))?.files;
-    const judged = !allowed && this.deps.resume === undefined && files !== undefined;
-    refuseOldFile(files, judged ? await this.inputDigest() : undefined, !judged, this.flags.population, this.kind);
+    await refuseOldFile(files, this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
   }
 
   /**
