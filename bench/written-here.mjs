@@ -2,23 +2,23 @@
 // in a process of its own (its heap its own), medians of 3 (docs/architecture.md, "Written here,
 // and why"). CPU is the process's user + system time for the work alone, start-up not included;
 // peak is the process's peak RSS (Node itself is about 45 MiB of it).
-// Run: npm run build && node bench/written-here.mjs [part...]   parts: hash csv xml zip-read zip-write tz lock
-// tz, lock and zip-read's yauzl compare libraries examctl does not install: LIBS names a node_modules that has them
-// (`npm install --prefix /tmp/libs luxon@3.7.2 proper-lockfile@4.1.2 yauzl@3.4.0`, LIBS=/tmp/libs/node_modules).
+// Run: npm run build && node bench/written-here.mjs [part...]   parts: hash csv xml zip-read zip-write tz lock json
+// tz, lock, json and zip-read's yauzl compare libraries examctl does not install: LIBS names a node_modules that has them
+// (`npm install --prefix /tmp/libs luxon@3.7.2 proper-lockfile@4.1.2 yauzl@3.4.0 stream-json@1.9.1`, LIBS=/tmp/libs/node_modules).
 import { spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, renameSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dataDir, USER_HEADER, userRow, usersCsv } from './generate.mjs';
 import { root } from './paths.mjs';
 
 const ROUNDS = 3;
-// exceljs's own libraries (saxes, unzipper, jszip, archiver) from its install; luxon, proper-lockfile and yauzl from LIBS.
-const library = (name) => createRequire(join(process.env.LIBS && ['luxon', 'proper-lockfile', 'yauzl'].includes(name) ? process.env.LIBS : join(root, 'node_modules/exceljs'), 'x.js'))(name);
+// exceljs's own libraries (saxes, unzipper, jszip, archiver) from its install; luxon, proper-lockfile, yauzl and stream-json from LIBS.
+const library = (name) => createRequire(join(process.env.LIBS && /^(luxon|proper-lockfile|yauzl|stream-json)\b/.test(name) ? process.env.LIBS : join(root, 'node_modules/exceljs'), 'x.js'))(name);
 /** Local times an export writes (dd/MM/yyyy HH:mm in Europe/Paris), one a day at 09:30, and one the clocks skip. */
 const localTimes = (rows) => Array.from({ length: rows }, (_, i) => {
   const day = new Date(Date.UTC(2020, 0, 1) + (i % 3000) * 86_400_000);
@@ -26,6 +26,22 @@ const localTimes = (rows) => Array.from({ length: rows }, (_, i) => {
 }).concat('29/03/2026 02:30');
 const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** A JSON array of `rows` user records, as `user sync --file users.json` reads it. */
+async function usersJson(rows) {
+  const file = join(dataDir, `users-u-${rows}.json`);
+  if (existsSync(file)) return file;
+  mkdirSync(dataDir, { recursive: true });
+  const out = createWriteStream(`${file}.tmp`);
+  for (let i = 1; i <= rows; i++) {
+    const record = JSON.stringify(Object.fromEntries(USER_HEADER.map((key, c) => [key, userRow(i)[c]])));
+    if (!out.write(`${i === 1 ? '[' : ','}\n${record}`)) await once(out, 'drain');
+  }
+  out.end('\n]\n');
+  await once(out, 'close');
+  renameSync(`${file}.tmp`, file);
+  return file;
+}
 
 async function usersXlsx(rows) {
   const file = join(dataDir, `users-u-${rows}.xlsx`);
@@ -241,6 +257,28 @@ const VARIANTS = {
   },
 };
 
+VARIANTS.json = {
+  rows: 300_000,
+  async 'json-reader.ts (json-scan.ts)'(rows) {
+    const file = await usersJson(rows);
+    const { readJsonRecords } = await dist('input/json-reader.js');
+    const start = process.cpuUsage();
+    let records = 0;
+    for await (const batch of readJsonRecords(file, 'users.json').batches()) records += batch.length;
+    return { result: records, start };
+  },
+  async 'stream-json (parser, StreamArray)'(rows) {
+    const file = await usersJson(rows);
+    const { withParser } = library('stream-json/streamers/StreamArray');
+    const start = process.cpuUsage();
+    let records = 0;
+    const stream = createReadStream(file).pipe(withParser());
+    stream.on('data', () => void records++);
+    await once(stream, 'end');
+    return { result: records, start };
+  },
+};
+
 async function csvCells(rows, tokenizer) {
   const file = await usersCsv(rows);
   const { csvRows } = await dist('input/csv-reader.js');
@@ -266,6 +304,7 @@ if (process.argv[2] === '--child') {
   const parts = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(VARIANTS);
   if (parts.includes('csv')) await usersCsv(VARIANTS.csv.rows);
   if (parts.includes('zip-read')) await usersXlsx(VARIANTS['zip-read'].rows);
+  if (parts.includes('json')) await usersJson(VARIANTS.json.rows);
   for (const part of parts) {
     console.log(`\n${part} (${VARIANTS[part].rows.toLocaleString('en-US')} rows), median of ${ROUNDS}:`);
     for (const name of Object.keys(VARIANTS[part]).filter((key) => key !== 'rows')) {

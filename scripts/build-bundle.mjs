@@ -25,6 +25,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
 const dist = join(root, 'dist');
 export const BUNDLE_DIR = join(dist, 'bundle');
+/** The files examctl reads at run time beside its code: the demo world, the examples `template --example` prints. */
+export const BUILT_IN = ['world.json', 'users.csv', 'sittings.csv', 'collection.json'].map((name) => `fixtures/${name}`);
 
 const posix = (path) => path.split(sep).join('/');
 
@@ -325,9 +327,11 @@ export async function buildBundle() {
   });
   writeFileSync(join(BUNDLE_DIR, 'THIRD-PARTY-NOTICES.md'), thirdPartyNotices(result.metafile));
   writeFileSync(join(BUNDLE_DIR, 'meta.json'), JSON.stringify(result.metafile));
-  // The build's id (src/version.ts: --version, doctor --json, each run journal): a hash of every chunk's name and text.
+  // The build's id (src/version.ts: --version, doctor --json, each run journal): a hash of every
+  // chunk's name and text and of the files examctl reads beside them (BUILT_IN).
   const program = createHash('sha256');
   for (const file of Object.keys(result.metafile.outputs).filter((name) => name.endsWith('.mjs')).sort()) program.update(`${basename(file)}\n`).update(readFileSync(join(root, file)));
+  for (const file of BUILT_IN) program.update(`${file}\n`).update(readFileSync(join(root, file)));
   writeFileSync(join(BUNDLE_DIR, 'examctl.sha256'), program.digest('hex'));
   try {
     await buildCodeCachedScript();

@@ -29,7 +29,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build, transform } from 'esbuild';
-import { COMMON, commanderLazySpawn, distImportMetaUrl, thirdPartyNotices, trainCodeCache, undiciEntry } from './build-bundle.mjs';
+import { BUILT_IN, COMMON, commanderLazySpawn, distImportMetaUrl, thirdPartyNotices, trainCodeCache, undiciEntry } from './build-bundle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -89,23 +89,22 @@ function unpack(spec, entry, dir) {
  * tree, all `--help` needs; then each command's behaviour...), each one script with one code
  * cache: a start compiles a few scripts, not dozens (--help ~3 ms less, a dry run ~5, issue 62).
  * packed.json names each chunk's file (the trainer's). Also package.json (name, version);
- * THIRD-PARTY-NOTICES.md (bundled packages and Node); examctl.sha256 (of every chunk's name and text).
+ * THIRD-PARTY-NOTICES.md (bundled packages and Node); fixtures/ (BUILT_IN, from `fixtures`);
+ * examctl.sha256, the build's id (of the name and bytes of every file the executable holds but the code caches).
  */
-export async function buildProgram(dir, nodeLicence) {
+export async function buildProgram(dir, nodeLicence, fixtures = join(root, 'fixtures')) {
   const programDir = join(dir, 'program');
   mkdirSync(programDir, { recursive: true });
   const common = { ...COMMON, external: [], outdir: programDir, logLevel: 'warning' };
   const main = await build({ ...common, format: 'esm', splitting: true, chunkNames: '[name]-[hash]', outExtension: { '.js': '.mjs' }, metafile: true, write: false, plugins: [distImportMetaUrl('sea'), undiciEntry, commanderLazySpawn] });
   // Each ES module chunk made a CommonJS script: its imports become require()s of the other
   // chunks (import() too: a code-cached script cannot import), which SEA_MAIN's loader resolves.
-  const program = createHash('sha256');
   const codes = new Map();
   for (const chunk of main.outputFiles.sort((a, b) => a.path.localeCompare(b.path))) {
     const { code } = await transform(chunk.text, { format: 'cjs', platform: 'node', target: COMMON.target, supported: { 'dynamic-import': false }, minifyWhitespace: true, keepNames: true, logLevel: 'warning' });
     const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(code);
     if (left !== null) throw new Error(`the executable's ${basename(chunk.path)} would import() (${left[0]}), which a code-cached script cannot`);
     codes.set(basename(chunk.path), code);
-    program.update(`${basename(chunk.path)}\n${code}\n`);
   }
   const imports = new Map(Object.entries(main.metafile.outputs).map(([path, output]) => [basename(path), output.imports.filter((item) => !item.external)]));
   const imported = (name, kind) => imports.get(name).filter((item) => item.kind === kind).map((item) => basename(item.path));
@@ -129,9 +128,15 @@ export async function buildProgram(dir, nodeLicence) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
   writeFileSync(join(dir, 'main.cjs'), SEA_MAIN.replace('PACKED_JSON', JSON.stringify(packed)));
-  writeFileSync(join(dir, 'examctl.sha256'), program.digest('hex'));
   const notices = thirdPartyNotices({ inputs: main.metafile.inputs }).replace('The examctl bundle (dist/bundle/)', 'The examctl executable');
   writeFileSync(join(dir, 'THIRD-PARTY-NOTICES.md'), `${notices}\n## Node.js (the runtime inside the executable)\n\n\`\`\`\n${readFileSync(nodeLicence, 'utf8').trim()}\n\`\`\`\n`);
+  mkdirSync(join(dir, 'fixtures'));
+  for (const file of BUILT_IN) copyFileSync(join(fixtures, basename(file)), join(dir, file));
+  // The build's id: a hash of every asset but the code caches (made from these by the Node named beside it).
+  const program = createHash('sha256');
+  const assets = ['main.cjs', 'package.json', 'THIRD-PARTY-NOTICES.md', ...BUILT_IN, ...[...files.keys()].sort().map((file) => `program/${file}`)];
+  for (const file of assets) program.update(`${file}\n`).update(readFileSync(join(dir, file)));
+  writeFileSync(join(dir, 'examctl.sha256'), program.digest('hex'));
   return dir;
 }
 
@@ -217,7 +222,7 @@ function assets(programDir, caches) {
   return {
     ...chunks,
     'package.json': join(programDir, 'package.json'),
-    ...Object.fromEntries(['world.json', 'users.csv', 'sittings.csv', 'collection.json'].map((name) => [`fixtures/${name}`, join(root, 'fixtures', name)])),
+    ...Object.fromEntries(BUILT_IN.map((file) => [file, join(programDir, file)])),
     'dist/bundle/examctl.sha256': join(programDir, 'examctl.sha256'),
     'dist/bundle/THIRD-PARTY-NOTICES.md': join(programDir, 'THIRD-PARTY-NOTICES.md'),
   };
@@ -323,7 +328,7 @@ function inputsKey() {
   const files = readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
-    .concat(['scripts/build-release.mjs', 'scripts/build-bundle.mjs', 'scripts/release-pins.json', 'package-lock.json', 'package.json', 'fixtures/world.json', 'fixtures/users.csv', 'fixtures/sittings.csv', 'fixtures/collection.json'].map((file) => join(root, file)))
+    .concat(['scripts/build-release.mjs', 'scripts/build-bundle.mjs', 'scripts/release-pins.json', 'package-lock.json', 'package.json', ...BUILT_IN].map((file) => join(root, file)))
     .sort();
   for (const file of files) digest.update(`${file.slice(root.length)}\n`).update(readFileSync(file));
   return digest.digest('hex').slice(0, 16);

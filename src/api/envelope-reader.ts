@@ -39,11 +39,15 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   // A 4xx is never a success, whatever the body says: the status is the protocol's verdict.
   if (envelope.Success === true && status >= 400) {
     envelope.Success = false;
+    saidSuccess.add(envelope);
     const message = `the service answered HTTP ${status} with Success: true; an answer with status ${status} is never a success`;
     if (errorsOf(envelope).length === 0) envelope.Errors = [{ Code: null, Message: message }];
   }
   return envelope as unknown as Envelope<T>;
 }
+
+/** The envelopes of a 4xx saying Success true (`readEnvelope`). */
+export const saidSuccess = new WeakSet<object>();
 
 /** Nesting levels an answer may have; the API's deepest answer has fewer than ten. */
 const MAX_ANSWER_DEPTH = 256;

@@ -5,6 +5,7 @@
  * deadline, the per-answer size cut and the byte budget shared by every answer of a run.
  */
 import { StringDecoder } from 'node:string_decoder';
+import * as tls from 'node:tls';
 import { Pool, ProxyAgent, errors, type Dispatcher } from 'undici';
 import { systemErrorCode } from '../system/system-error-words.js';
 import { shownProxy } from './proxy-env.js';
@@ -29,13 +30,23 @@ export function openDispatcher(origin: string, options: DispatcherOptions): Disp
   // requests, which a CONNECT-only proxy refuses, and which would show the proxy the token).
   if (proxy !== undefined) {
     const variable = origin.startsWith('https:') ? 'HTTPS_PROXY' : 'HTTP_PROXY';
-    return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions, requestTls: VERIFIED, proxyTls: VERIFIED, clientFactory: (url, opts) => tunnelClient(url, opts, shownProxy(proxy), variable) });
+    return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions, requestTls: verified(origin), proxyTls: verified(proxy), clientFactory: (url, opts) => tunnelClient(url, opts, shownProxy(proxy), variable) });
   }
-  return new Pool(origin, { ...poolOptions, connect: VERIFIED });
+  return new Pool(origin, { ...poolOptions, connect: verified(origin) });
 }
 
-/** Checked whatever NODE_TLS_REJECT_UNAUTHORIZED says (docs/security.md). */
-const VERIFIED = { rejectUnauthorized: true };
+let trust: tls.ConnectionOptions | undefined;
+
+/**
+ * Checked whatever NODE_TLS_REJECT_UNAUTHORIZED says; https trusts Node's bundled CAs and those of
+ * NODE_EXTRA_CA_CERTS only, whatever NODE_USE_SYSTEM_CA or SSL_CERT_FILE say (docs/security.md):
+ * one context, made at the first https URL. Node 20 has no CA lists (nor a system store to add).
+ */
+function verified(url: string): tls.ConnectionOptions {
+  const list = (tls as { getCACertificates?: (type: 'bundled' | 'extra') => string[] }).getCACertificates;
+  if (!url.startsWith('https:') || list === undefined) return { rejectUnauthorized: true };
+  return (trust ??= { rejectUnauthorized: true, secureContext: tls.createSecureContext({ ca: [...list('bundled'), ...list('extra')] }) });
+}
 
 /**
  * The proxy agent's connection to the proxy, whose CONNECT answer is judged here: undici would

@@ -7,6 +7,8 @@
  * Password "Password2026" takes the word "Password" out of that record's messages).
  * Pure: no fs, no network.
  */
+import { FREE_TEXT_FIELDS } from '../domain/review-session.js';
+import type { ReviewSession } from '../domain/types.js';
 
 export const REDACTED = '[redacted]';
 
@@ -500,4 +502,23 @@ function redactDeep<T>(root: T, text: (value: string) => string): T {
     }
   }
   return root;
+}
+
+const NO_SECRETS = createRedactor([]);
+
+/** `withheld` (`sent` without its PINs), its free-text fields redacted where they quote them (docs/security.md). */
+export function pinsRedacted(sent: ReviewSession, withheld: ReviewSession, redacted: { fields: number }): ReviewSession {
+  const gate = withRecordSecrets(NO_SECRETS, sent);
+  if (gate === NO_SECRETS) return withheld;
+  const freeText = <T extends Record<string, unknown>>(record: T): T => {
+    const copy: Record<string, unknown> = { ...record };
+    for (const key of FREE_TEXT_FIELDS) {
+      const clean = gate.deep(Array.isArray(record[key]) ? [...record[key]] : record[key]);
+      if (String(clean) === String(record[key])) continue;
+      copy[key] = clean;
+      redacted.fields += 1;
+    }
+    return copy as T;
+  };
+  return { ...freeText(withheld), Results: withheld.Results?.map(freeText) };
 }

@@ -10,7 +10,7 @@ import { AnswerUnreadableError, NeverSentTargetError, TargetError, TokenRefusedE
 import { describeSystemError, systemErrorCode } from '../system/system-error-words.js';
 import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
-import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope, undecodableBody } from './envelope-reader.js';
+import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope, saidSuccess, undecodableBody } from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
 import { AttemptDeadlineError, ByteBudget, InFlight, ProxyTunnelError, ResponseBudgetError, ResponseCutError, ResponseTooLargeError, openDispatcher, requestText, undiciErrors } from './http-pool.js';
 import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
@@ -358,6 +358,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       };
     }
     const result: ApiResult<T> = { status: answer.status, envelope };
+    if (saidSuccess.has(read!) || (answer.status < 300 && !envelope.Success)) result.contradictory = true;
     if (lostAttempt !== undefined && saysAlreadyExists(method, route, payload, envelope)) {
       result.createdByLostAttempt = true;
       result.note = `already exists: possibly created by the lost first attempt, so not created again (an earlier attempt ended with: ${lostAttempt})`;

@@ -5,7 +5,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { writeFileAtomic } from '../system/atomic-file.js';
-import { UsageError } from '../system/errors.js';
+import { TargetError, UsageError } from '../system/errors.js';
+import { describeSystemError } from '../system/system-error-words.js';
 import { parseJsonDocument } from '../input/json-document.js';
 import { decodeTextDocument } from '../input/text-source.js';
 import { requiredHome, userConfigDir } from '../system/user-dirs.js';
@@ -149,7 +150,11 @@ async function writePrivateFileAtomic(file: string, text: string, env: Env): Pro
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   // Never a secret into a directory another user can write (they could read, swap or plant beside it).
   await assertDirectoryTrusted(`cannot write ${file}`, path.dirname(file), currentTrustContext(env));
-  await writeFileAtomic(file, (writer) => writer.write(text), { mode: 0o600 });
+  // A full disk: exit 3, named, as an output's; the old file stays whole.
+  await writeFileAtomic(file, (writer) => writer.write(text), { mode: 0o600 }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === undefined) throw error;
+    throw new TargetError(`cannot write ${file}: ${describeSystemError(error)}`, { cause: error });
+  });
 }
 
 function checkProfileName(name: string): void {

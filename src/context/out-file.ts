@@ -25,7 +25,7 @@ const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--
 async function head(file: string): Promise<string> {
   const handle = await openRegularFile(file).catch(() => undefined);
   if (handle === undefined) return '';
-  const bytes = Buffer.alloc(17);
+  const bytes = Buffer.alloc(31);
   await handle.read(bytes, 0, bytes.length, 0).finally(() => handle.close());
   return bytes.toString();
 }
@@ -62,8 +62,11 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
   const kept = listed.filter((name) => STATE_FILE.test(name));
   const ourFolder = dir === ours[0] || (ours.includes(up) && kept.length > 0);
   if (ourFolder) throw refused("in this run's store, runs or memories");
-  const examctls = (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(await head(file));
+  const start = await head(file);
+  const examctls = (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(start);
   if (examctls) throw refused("named or written as a store's, a run's or a memory's file");
+  const memoryExport = flag === '--report' && start.startsWith('{"format":"examctl-sync-memory"');
+  if (memoryExport) throw refused("the sync memory's export (synced export --out), kept to restore it");
 }
 
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */

@@ -52,6 +52,8 @@ export interface FieldRule<Name extends string = string, Value = unknown, Requir
    * field's own problem (IntegerCell), so use integerRule rather than copying another number field.
    */
   readonly cell?: CellKind;
+  /** A string field's format check: its `wire` must say it (test/server/openapi-formats.test.ts). */
+  readonly format?: StringFormat;
 }
 
 /**
@@ -317,6 +319,7 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
     // What the spec's type says: a `required` code makes the field required.
     required: isRequired as undefined extends Required ? false : true,
     emptyIsUnset: !isRequired,
+    format,
     wire(zod) {
       // zod 4 measures string lengths in code points, as the check does (exceedsLength).
       let base = zod.string();

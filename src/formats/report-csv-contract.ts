@@ -6,6 +6,7 @@
  */
 import { UsageError } from '../system/errors.js';
 import { normalizeColumnName } from './column-name.js';
+import { isRunId } from '../domain/record-id.js';
 
 /** Columns a run report adds after the input's own (or after FILE_COLUMNS for input that was not CSV). */
 export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as const;
@@ -52,12 +53,15 @@ const STATUS_KEY = normalizeColumnName('status');
 const RUN_KEY = normalizeColumnName(RUN_COLUMN);
 const runColumns = new WeakMap<readonly string[], number>();
 
-/** The `run` cell of a run report's row fed back (RUN_COLUMN), or undefined (none, empty, or not a report). */
+/** The run a row fed back is of: its last `run` column's run id, wherever it is (docs/cli.md, "Run report"). */
 export function reportRunOf(row: { header: readonly string[]; cells: readonly string[] }): string | undefined {
   let at = runColumns.get(row.header);
-  const added = at === undefined ? addedColumnsOf(row.header) : [];
-  if (at === undefined) runColumns.set(row.header, (at = row.header.findLastIndex((name, i) => added[i] && normalizeColumnName(name) === RUN_KEY)));
-  return row.cells[at]?.trim() || undefined;
+  if (at === undefined) {
+    at = row.header.findLastIndex((name) => normalizeColumnName(name) === RUN_KEY);
+    runColumns.set(row.header, at);
+  }
+  const cell = row.cells[at]?.trim() ?? '';
+  return isRunId(cell) ? cell : undefined;
 }
 
 /**

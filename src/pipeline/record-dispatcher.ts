@@ -324,7 +324,7 @@ export class RecordDispatcher<P, R> {
     const kept = this.job.remember?.(unit, payload, outcome);
     if (kept !== undefined) this.remembered.push(kept);
     if (outcome.status === 'ok' && this.journal !== undefined) this.job.acknowledged?.(unit, payload, outcome, this.journal.id, false);
-    else if (outcome.status === 'partial') this.unsettled(unit);
+    else if (outcome.status === 'partial' || outcome.mayHaveApplied === true) this.unsettled(unit);
     else if (outcome.status === 'failed' && this.journal !== undefined) this.job.refused?.(unit, this.job.lostAttemptDid?.(outcome) === 'created');
     // Built once, not spread field by field: one object per answer.
     // The target words its errors with the UTC it was sent: a time the file wrote otherwise is quoted as written first.

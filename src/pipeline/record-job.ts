@@ -55,6 +55,8 @@ export interface Outcome extends Pick<ReportItem, 'errors' | 'action' | 'changed
   status: Exclude<ItemStatus, 'skipped'>;
   /** Replaces the unit's id when the service chose it (generated schedule or collection id). */
   id?: string;
+  /** A failure that may have been applied (ApiResult.contradictory). */
+  mayHaveApplied?: boolean;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ApiResult, PlannedAction } from '../port/integration-api.js';
+import type { ApiResult } from '../port/integration-api.js';
 import { problemsSayAlreadyExists } from '../api/already-exists.js';
 import { capProblems, errorsOf } from '../api/envelope-errors.js';
 import { ErrorCode } from '../domain/codes.js';
@@ -13,7 +13,11 @@ import type { Outcome } from './record-job.js';
  */
 export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T) => Problem[] = () => []): Outcome {
   const action = result.action;
-  if (!result.envelope.Success && result.createdByLostAttempt !== true) return withAction({ status: 'failed', errors: failureProblems(result) }, action);
+  if (!result.envelope.Success && result.createdByLostAttempt !== true) {
+    const failed: Outcome = { status: 'failed', errors: failureProblems(result), ...(action ? { action } : {}) };
+    if (result.contradictory) failed.mayHaveApplied = true;
+    return failed;
+  }
   const content = result.envelope.Content;
   // Bounded like the envelope's own Errors: a server's 300,000 messages must not reach the journal and reports.
   const problems = content === null || content === undefined ? [] : capProblems(partialProblems(content));
@@ -30,10 +34,6 @@ export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T)
 export function failureProblems(result: ApiResult<unknown>): Problem[] {
   const errors = errorsOf(result.envelope);
   return errors.length > 0 ? errors : [{ field: '', code: null, message: `the service answered Success: false (HTTP ${result.status}) without an error message` }];
-}
-
-function withAction(outcome: Outcome, action: PlannedAction | undefined): Outcome {
-  return action ? { ...outcome, action } : outcome;
 }
 
 /**

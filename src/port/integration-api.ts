@@ -23,6 +23,8 @@ export interface ApiResult<T> {
    * ok with `note`. The envelope stays the service's own.
    */
   createdByLostAttempt?: boolean;
+  /** Remote client only: the status and Success disagree (a 4xx saying true, a 2xx false). */
+  contradictory?: boolean;
   /** Remote client only: a caveat the run report carries with this result (see createdByLostAttempt). */
   note?: string;
 }

@@ -114,6 +114,7 @@ export interface ResumeLine {
   at: string;
   pid: number;
   host: string;
+  build?: string;
 }
 
 /** How an attempt ended: docs/runs.md, "The journal" (and what finishes a run: finishesRun). */

@@ -9,11 +9,7 @@ export function newRunId(now: Date = new Date(), random: () => string = () => ra
   return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 23)}Z-${random()}`;
 }
 
-const RUN_ID = /^\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/;
-
-export function isRunId(text: string): boolean {
-  return RUN_ID.test(text);
-}
+export { isRunId } from '../domain/record-id.js';
 
 /**
  * The id examctl gives a create the service would otherwise name (docs/runs.md, "An id examctl

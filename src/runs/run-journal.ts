@@ -166,7 +166,7 @@ export class RunJournal {
           await handle.datasync();
           const journal = new RunJournal(id, file, handle, lock, commit);
           journal.position = validLength;
-          await journal.append({ t: 'resume', at: new Date().toISOString(), pid: process.pid, host: hostname() });
+          await journal.append({ t: 'resume', at: new Date().toISOString(), pid: process.pid, host: hostname(), build: BUILD_ID });
           return journal;
         } catch (error) {
           await handle?.close().catch(() => undefined);

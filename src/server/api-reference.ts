@@ -13,7 +13,7 @@ import { HIERARCHY_TABLE, USER_TABLE } from '../domain/user.js';
  * ones the OpenAPI document is made of. Loaded by neither a command nor the engine.
  */
 
-const TABLES: Readonly<Record<string, RuleTable>> = {
+export const TABLES: Readonly<Record<string, RuleTable>> = {
   'schedule-request': SCHEDULE_REQUEST_TABLE,
   schedule: SCHEDULE_TABLE,
   candidate: CANDIDATE_TABLE,

@@ -37,7 +37,7 @@ export async function serveLocalStore(options: ServeLocalOptions): Promise<Local
   const tokens = storeTokens(store);
   let published: boolean;
   try {
-    published = await acceptsPublishedToken(tokens());
+    published = await acceptsPublishedToken(await tokens());
     // The server's own options (host, port, limits, log, faults, timeouts) pass as given; it reads no others.
     server = await startServer({
       ...options,

@@ -35,7 +35,7 @@ export interface ServerOptions {
    * The accepted tokens (the world's Settings.ApiTokens), each plain or as `sha256:<hex>`; asked
    * on every request so a changed store is honoured.
    */
-  tokens: () => string[];
+  tokens: () => string[] | Promise<string[]>;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0 (any free port). */
@@ -309,7 +309,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         return;
       }
       const token = /^EAPI[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '')?.[1];
-      if (token === undefined || !tokenAccepted(token, options.tokens())) {
+      if (token === undefined || !tokenAccepted(token, await options.tokens())) {
         throw new HttpFailure(403, M.notAllowed());
       }
       if (!path.startsWith(`${API_PREFIX}/`)) throw new HttpFailure(404, M.noSuchRoute(logPath));

@@ -70,7 +70,7 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
     // because the id was someone else's already. Whose collection it is, and its fields, unknown.
     if (entry.digest === '') {
       return failed(
-        `collection ${id} exists on ${target}; examctl sent it there in run ${entry.run} but that answer was lost, so it cannot tell whether its request made it ` +
+        `collection ${id} exists on ${target}; examctl sent it there in run ${entry.run} with no definite answer, so it cannot tell whether its request made it ` +
           `or someone else did (with fields of their own): ${api}. Check it on the platform; if it is this one, ${adopt}`,
       );
     }

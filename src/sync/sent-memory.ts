@@ -285,12 +285,7 @@ export class SentMemory<P> {
     if (this.flags.reallyNewIds === true) return undefined;
     const users = this.kind === 'users' ? this.memory?.entries : await this.otherKind('users');
     const schedules = this.kind === 'schedules' ? this.memory?.entries : await this.otherKind('schedules');
-    const candidates = new Set<string>();
-    try {
-      for (const entry of schedules?.values() ?? []) for (const candidate of entry.candidates ?? []) candidates.add(candidate);
-    } catch {
-      // A damaged line: the guard does without it.
-    }
+    const candidates = registrations(schedules);
     const known = users === undefined || users.size === 0 ? undefined : users;
     const people = candidates.size === 0 ? known : { peek: (id: string) => known?.peek(id) ?? (candidates.has(id) ? SCHEDULED : undefined) };
     return new LostZerosRule(kinds.map((kind) => ({ ...kind, memory: 'memory' in kind ? kind.memory : people })));
@@ -547,6 +542,19 @@ export class SentMemory<P> {
     }
     return digest;
   }
+}
+
+/** Per candidate id, the newest run of a schedule registering it (a damaged line: done without). */
+export function registrations(schedules: MemoryEntries | undefined): Map<string, string> {
+  const runs = new Map<string, string>();
+  try {
+    for (const { run, candidates } of schedules?.values() ?? []) {
+      for (const id of candidates ?? []) if (!(runs.get(id)! >= run)) runs.set(id, run);
+    }
+  } catch {
+    // As the doc says.
+  }
+  return runs;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import type { TargetOf } from '../context/resolved-target.js';
-import { SentMemory, type SyncFlags } from './sent-memory.js';
+import { registrations, SentMemory, type SyncFlags } from './sent-memory.js';
 import { parseCountOrPercent } from '../flags/flag-values.js';
 import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
@@ -86,7 +86,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private leavers: Leaver[] = [];
   /** Recorded leavers a resume leaves alone: a kept outcome of theirs is not remembered. */
   private readonly withdrawn = new WeakSet<UserRequest>();
-  private told = false;
+  private readonly told = new Set<string>();
+  /** With --changed-only, the schedule memory's candidates (`registrations`). */
+  private registered = new Map<string, string>();
   /** Rows of the file whose ids are one once leading zeros are removed (src/sync/lost-zeros.ts): they fail. */
   private lostZeros: LostZerosRule | undefined;
   /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
@@ -143,6 +145,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     try {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
       await this.refuseOldFile(this.userFlags.file, !decides || this.userFlags.allowOldFile === true, this.fileRecords());
+      if (changedOnly) this.registered = registrations(await this.otherKind('schedules'));
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
         this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);
@@ -337,7 +340,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
     if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
     const judged = value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
-    return judged.unsent === undefined || this.holds(unit.id) ? judged : next;
+    return judged.unsent === undefined || this.holds(unit.id, false, judged.unsent.since) ? judged : next;
   }
 
   /** The request as a run with the user's population would digest it (`laterRequest`). */
@@ -392,7 +395,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
     const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
     const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
-    if (since !== undefined && this.holds(id!)) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
+    if (since !== undefined && this.holds(id!, false, since)) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
     const unit = this.build(record);
     if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
     // An empty Hierarchies cell states "no managed links" (a JSON record without the key states nothing).
@@ -400,12 +403,16 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return unit;
   }
 
-  /** Whether a local store agrees with the memory's verdict on `id` (docs/sync.md, "Drift"). */
-  private holds(id: string, disabled = false): boolean {
+  /** Whether the target holds the verdict on `id` of run `since` (docs/sync.md, "Drift"). */
+  private holds(id: string, disabled = false, since = ''): boolean {
+    const pushed = since === '' ? '' : (this.registered.get(id) ?? '');
     const user = this.store?.userOf(id);
-    if (user === undefined || (disabled ? user === null || user.DisableLogin === true : user !== null)) return true;
-    if (!this.told) void say(this.deps, `note: the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back): sent as changed, as is any other such user`);
-    this.told = true;
+    if (pushed <= since && (user === undefined || (disabled ? user === null || user.DisableLogin === true : user !== null))) return true;
+    const why = pushed > since
+      ? `schedule push run ${pushed} sent ${id} as a candidate after run ${since} synced it`
+      : `the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back)`;
+    if (!this.told.has(why[0]!)) void say(this.deps, `note: ${why}: sent as changed, as is any other such user`);
+    this.told.add(why[0]!);
     return false;
   }
 

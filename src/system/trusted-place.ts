@@ -151,10 +151,17 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
 /** Why an output must not be written (docs/security.md, "The report place is checked before sending"). */
 export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext()): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
-  const entry = await lstat(path).catch(() => undefined);
-  if (entry === undefined || entry.uid === context.uid || entry.uid === 0) return undefined;
-  const dir = await stat(dirname(resolve(path))).catch(() => undefined);
-  if (dir === undefined || entryProblem(path, dir, context) === undefined) return undefined;
-  if (entry.isFile() && !(dir.mode & 0o1000 && context.uid)) return undefined;
-  return `${path} is already there, owned by uid ${entry.uid}, in a folder another user can write: choose another path`;
+  const full = resolve(path);
+  // Another user's entry at the name or link on the way, where others write; a file a sticky folder keeps.
+  for (let at = full; dirname(at) !== at; at = dirname(at)) {
+    const entry = await lstat(at).catch(() => undefined);
+    const dir = entry && (await stat(dirname(at)).catch(() => undefined));
+    if (entry === undefined || dir === undefined || entry.uid === context.uid) continue;
+    const sticky = at === full && entry.isFile() && dir.mode & 0o1000 && context.uid && dir.uid !== context.uid;
+    if (!sticky && (entry.uid === 0 || !entryProblem(at, dir, context))) continue;
+    if (!sticky && (at === full ? entry.isFile() : !entry.isSymbolicLink())) continue;
+    const where = sticky ? 'sticky folder (only its owner may replace it)' : 'folder another user can write';
+    return `${at} is already there, owned by uid ${entry.uid}, in a ${where}: choose another path`;
+  }
+  return undefined;
 }

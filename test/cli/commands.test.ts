@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -408,6 +409,25 @@ describe('review-session show', () => {
       expect(csv.stdout.split(/\r?\n/)[0]).toMatch(/^\uFEFFCandidateExtId,ScheduleExtId/);
       expect((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--no-bom'])).stdout).toMatch(/^CandidateExtId,ScheduleExtId/);
       expect(csv.stdout.split(/\r?\n/).filter((l) => l !== '')).toHaveLength(content.Results.length + 1);
+    });
+  });
+
+  // trial24 f03. Root writes a read-only file: an immutable one (chattr +i) refuses root too.
+  it.skipIf(process.platform === 'win32')('reads a store the user cannot write (read-only mode, no lock), as schedule links does', async () => {
+    await withTempDir(async (dir) => {
+      const store = join(dir, 'store');
+      expect((await cli(dir, ['local', 'init'])).code).toBe(0);
+      const journal = join(store, 'journal-1.ndjson');
+      const readOnly = (on: boolean) => (process.getuid?.() === 0 ? execFileSync('chattr', [on ? '+i' : '-i', journal]) : chmodSync(journal, on ? 0o444 : 0o600));
+      readOnly(true);
+      try {
+        const shown = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json']);
+        expect(shown.stderr).not.toContain('permission');
+        expect(JSON.parse(shown.stdout).ExternalId).toBe('RS-MATH1-OCT');
+        expect(shown.code).toBe(0);
+      } finally {
+        readOnly(false);
+      }
     });
   });
 

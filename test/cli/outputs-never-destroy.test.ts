@@ -161,6 +161,13 @@ describe('an output over what the run reads or keeps', () => {
         expect(refused.stderr).toContain(`--out ${out} is named or written as a store's, a run's or a memory's file`);
       }
       expect(copies.map((file) => readFileSync(join(dir, file), 'utf8'))).toEqual(before);
+      // trial23 f07: the memory's export is kept from a report; synced export itself replaces it.
+      const exported = readFileSync(join(dir, 'nightly/mem.json'), 'utf8');
+      const report = await cli(dir, [...sync, '--report', 'nightly/mem.json']);
+      expect(report.code).toBe(2);
+      expect(report.stderr).toContain("--report nightly/mem.json is the sync memory's export (synced export --out), kept to restore it");
+      expect(readFileSync(join(dir, 'nightly/mem.json'), 'utf8')).toBe(exported);
+      expect((await cli(dir, ['--store', 'st', 'synced', 'export', '--out', 'nightly/mem.json'])).code).toBe(0);
       // An admin's own NDJSON named as a memory's file (template's output, an input) is replaced as any output.
       expect((await cli(dir, ['template', 'users', '--out', 'users.ndjson'])).code).toBe(0);
       expect((await cli(dir, ['template', 'users', '--out', 'users.ndjson'])).code).toBe(0);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiTable, renderApiBlocks } from '../../src/server/api-reference.js';
 import { OWN_CODES, SPEC_CODES } from '../../src/domain/codes.js';
+import { USER_VIEW_FIELDS } from '../../src/domain/user.js';
 import { ROOT } from '../support/cli.js';
 
 /**
@@ -45,6 +46,11 @@ describe('docs/api-reference.md', () => {
     expect(numbers).toEqual(expected);
     expect(codes).toContain('| 219 | user ExternalId invalid | API | locally: user.ExternalId |');
     expect(codes).toContain('| 1101 | review session not found | API | by the platform');
+  });
+
+  it('"Add a user" names the fields Content.User shows, as USER_VIEW_FIELDS lists them', () => {
+    const sentence = /`User` holds the stored user's fields: ([^;]+); never the password/.exec(doc.replace(/\s+/g, ' '));
+    expect(sentence?.[1]?.split(', '), 'docs/api-reference.md, "Add a user": the list after "`User` holds the stored user\'s fields:"').toEqual(USER_VIEW_FIELDS);
   });
 
   it('a stale block is rewritten; an unknown marker is an error naming it', () => {

@@ -1,4 +1,4 @@
-import { describe, it, expect, vi } from 'vitest';
+import { beforeAll, describe, it, expect, vi } from 'vitest';
 import { Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { isCiEnvironment } from '../../src/terminal/prompt-state.js';
@@ -39,10 +39,30 @@ class Capture extends Writable {
   }
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 10));
+/**
+ * ora's own timers are vitest's fake ones (docs/architecture.md, "Something that happens after a time"):
+ * fake time moves past the delay until `control`, a spinner left running, has drawn. What
+ * another spinner has not drawn by then it was never going to draw: no wall time is waited for.
+ */
+// Loaded before any test: a spinner's own import of it then waits on no disk.
+beforeAll(() => import('ora'));
 
-async function until(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 500 && !condition(); attempt += 1) await nextTurn();
+async function untilDrawn(control: Capture): Promise<void> {
+  for (let step = 0; step < 300 && control.writes === 0; step += 1) await vi.advanceTimersByTimeAsync(10);
+  expect(control.writes).toBeGreaterThan(0);
+}
+
+/** `test` under fake timers, with a drawing control spinner (delay `delayMs`) it may pass to untilDrawn. */
+async function withControl(delayMs: number | undefined, test: (control: Capture) => Promise<void>): Promise<void> {
+  vi.useFakeTimers();
+  const control = new Capture();
+  const running = createProgress({ enabled: true, stream: control, total: 1, delayMs });
+  try {
+    await test(control);
+  } finally {
+    running.stop();
+    vi.useRealTimers();
+  }
 }
 
 describe('progressEnabled', () => {
@@ -68,54 +88,56 @@ describe('progressEnabled', () => {
 });
 
 describe('createProgress', () => {
-  it('writes nothing at all when disabled', async () => {
-    const stream = new Capture();
-    const progress = createProgress({ enabled: false, stream, total: 3, delayMs: 0 });
-    progress.tick('ok');
-    progress.tick('failed');
-    await nextTurn();
-    progress.stop();
-    expect(stream.writes).toBe(0);
-  });
+  it('writes nothing at all when disabled', () =>
+    withControl(0, async (control) => {
+      const stream = new Capture();
+      const progress = createProgress({ enabled: false, stream, total: 3, delayMs: 0 });
+      progress.tick('ok');
+      progress.tick('failed');
+      await untilDrawn(control);
+      progress.stop();
+      expect(stream.writes).toBe(0);
+    }));
 
-  it('writes nothing to a stream that is not a terminal, even when enabled', async () => {
-    const plain = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-    let writes = 0;
-    const original = plain.write.bind(plain);
-    plain.write = ((...args: Parameters<typeof original>) => {
-      writes += 1;
-      return original(...args);
-    }) as typeof plain.write;
-    const progress = createProgress({ enabled: true, stream: plain, total: 1, delayMs: 0 });
-    progress.tick('ok');
-    await nextTurn();
-    await nextTurn();
-    progress.stop();
-    expect(writes).toBe(0);
-  });
+  it('writes nothing to a stream that is not a terminal, even when enabled', () =>
+    withControl(0, async (control) => {
+      const plain = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+      let writes = 0;
+      const original = plain.write.bind(plain);
+      plain.write = ((...args: Parameters<typeof original>) => {
+        writes += 1;
+        return original(...args);
+      }) as typeof plain.write;
+      const progress = createProgress({ enabled: true, stream: plain, total: 1, delayMs: 0 });
+      progress.tick('ok');
+      await untilDrawn(control);
+      progress.stop();
+      expect(writes).toBe(0);
+    }));
 
-  it('writes nothing to a terminal that reports no width (ora would loop erasing lines)', async () => {
-    const stream = new Capture();
-    stream.columns = 0;
-    const progress = createProgress({ enabled: true, stream, total: 1, delayMs: 0 });
-    progress.tick('ok');
-    await nextTurn();
-    await nextTurn();
-    progress.stop();
-    expect(stream.writes).toBe(0);
-  });
+  it('writes nothing to a terminal that reports no width (ora would loop erasing lines)', () =>
+    withControl(0, async (control) => {
+      const stream = new Capture();
+      stream.columns = 0;
+      const progress = createProgress({ enabled: true, stream, total: 1, delayMs: 0 });
+      progress.tick('ok');
+      await untilDrawn(control);
+      progress.stop();
+      expect(stream.writes).toBe(0);
+    }));
 
-  it('keeps the line within a narrow terminal', async () => {
-    const stream = new Capture();
-    stream.columns = 30;
-    const progress = createProgress({ enabled: true, stream, total: 10, delayMs: 0, label: 'users' });
-    progress.tick('ok');
-    await until(() => stripVTControlCharacters(stream.text).includes('users 1/10'));
-    progress.stop();
-    const drawn = stripVTControlCharacters(stream.text).split(/[\r\n]/).filter((line) => line.includes('users'));
-    expect(drawn.length).toBeGreaterThan(0);
-    for (const line of drawn) expect(line.length).toBeLessThanOrEqual(30);
-  });
+  it('keeps the line within a narrow terminal', () =>
+    withControl(0, async () => {
+      const stream = new Capture();
+      stream.columns = 30;
+      const progress = createProgress({ enabled: true, stream, total: 10, delayMs: 0, label: 'users' });
+      progress.tick('ok');
+      await untilDrawn(stream);
+      progress.stop();
+      const drawn = stripVTControlCharacters(stream.text).split(/[\r\n]/).filter((line) => line.includes('users 1/10'));
+      expect(drawn.length).toBeGreaterThan(0);
+      for (const line of drawn) expect(line.length).toBeLessThanOrEqual(30);
+    }));
 
   it("is coloured by the tables' rule on its terminal: NO_COLOR as no-color.org says (any non-empty value), FORCE_COLOR=0 off", () => {
     const spinner = (env: Record<string, string>) => colorEnabled({ isTTY: true, env });
@@ -125,15 +147,17 @@ describe('createProgress', () => {
     expect(spinner({ FORCE_COLOR: '0' })).toBe(false);
   });
 
-  it('writes nothing for a run that ends before the delay', async () => {
-    const stream = new Capture();
-    const progress = createProgress({ enabled: true, stream, total: 2 });
-    progress.tick('ok');
-    progress.tick('ok');
-    progress.stop();
-    await nextTurn();
-    expect(stream.writes).toBe(0);
-  });
+  it('writes nothing for a run that ends before the delay', () =>
+    // The control has the same (default) delay: once it drew, a stopped line that was going to draw had.
+    withControl(undefined, async (control) => {
+      const stream = new Capture();
+      const progress = createProgress({ enabled: true, stream, total: 2 });
+      progress.tick('ok');
+      progress.tick('ok');
+      progress.stop();
+      await untilDrawn(control);
+      expect(stream.writes).toBe(0);
+    }));
 
   it('shows the counts once the delay has passed and clears the line on stop', async () => {
     // The spinner's own timers (ora's) are vitest's fake ones: time is moved by hand, never waited for.

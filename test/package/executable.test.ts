@@ -95,6 +95,24 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     }
   });
 
+  it('trusts only the bundled CAs and NODE_EXTRA_CA_CERTS: NODE_USE_SYSTEM_CA with SSL_CERT_FILE adds none (docs/security.md)', async (context) => {
+    const file = exe(context);
+    const dir = fresh('system-ca');
+    const server = await startHostileServer((_request, res) => json(res, 400, { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'not found' }] }), { selfSigned: true });
+    try {
+      writeFileSync(join(dir, 'server.pem'), server.cert!);
+      const env = { EXAMCTL_TOKEN: 'executable-token-1', NODE_USE_SYSTEM_CA: '1', SSL_CERT_FILE: join(dir, 'server.pem') };
+      const system = await run(file, ['--base-url', server.url, 'doctor'], dir, env);
+      expect(system.stdout).toMatch(/FAIL\s+reachable .*self-signed/);
+      expect(server.requests).toHaveLength(0);
+      const extra = await run(file, ['--base-url', server.url, 'doctor'], dir, { ...env, NODE_EXTRA_CA_CERTS: join(dir, 'server.pem') });
+      expect(extra.stdout).toMatch(/ok\s+reachable/);
+      expect(server.requests.length).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("the README's main job on a fresh directory, as its Install section gives it: the example file from the executable, schedule push, then schedule links", async (context) => {
     const file = exe(context);
     const dir = fresh('readme');

@@ -168,6 +168,23 @@ describe('examctl doctor: no store yet where none can be created', () => {
     }));
 });
 
+describe('examctl doctor: runs and sync directories a run cannot make (trial24 f04)', () => {
+  // /sys refuses a new directory to root too; another user gets a read-only directory.
+  const root = process.getuid?.() === 0;
+  it.skipIf(process.platform !== 'linux')('FAIL permissions naming each directory and the way out, exit 3, as every send would fail', () =>
+    withTempDir(async (dir) => {
+      if (!root) await mkdir(join(dir, 'ro'), { mode: 0o555 });
+      const home = root ? '/sys/examctl-doctor-test' : join(dir, 'ro', 'home');
+      const { code, stdout } = await cli(dir, ['--store', join(dir, 'store'), 'doctor'], { HOME: home, XDG_STATE_HOME: '' });
+      expect(stdout).toMatch(/FAIL\s+permissions\s+a run cannot make or write the runs directory \S+ \(tried in \S+: .*; a run cannot make or write the sync directory /);
+      expect(stdout).toContain('--runs-dir and --sync-dir (EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR), or a HOME the user can write');
+      expect(code).toBe(3);
+      const given = await cli(dir, ['--store', join(dir, 'store'), 'doctor'], { HOME: home, EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      expect(given.stdout).toMatch(/ok\s+permissions/);
+      expect(given.code).toBe(0);
+    }));
+});
+
 describe('examctl doctor: a store the run cannot write (trial17 f05)', () => {
   // Root writes a read-only file: an immutable one (chattr +i) refuses root too.
   const root = process.getuid?.() === 0;

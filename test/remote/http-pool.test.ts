@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { probeRemote } from '../../src/api/remote-probe.js';
 import { AttemptDeadlineError, ByteBudget, InFlight, ResponseBudgetError, Stoppable, heldBytesOfText, requestText, spacePaddingStart } from '../../src/api/http-pool.js';
@@ -12,6 +12,18 @@ let origin: string;
 let neverArrived = 0;
 let onNever: (() => void) | undefined;
 const nextNever = (): Promise<void> => new Promise((resolve) => (onNever = resolve));
+/** The rest of a split answer, held until the client has its first part (a marker, never a wait). */
+const held: Array<() => void> = [];
+const releaseHeld = () => held.splice(0).forEach((release) => release());
+/** The pool, releasing the held rest once requestText's reader has had its first chunk: two chunks, always. */
+const releasingOnData = (pool: Pool) =>
+  ({
+    dispatch: (options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler) => {
+      const data = handler.onResponseData!.bind(handler);
+      handler.onResponseData = (controller, chunk) => (data(controller, chunk), releaseHeld());
+      return pool.dispatch(options, handler);
+    },
+  }) as unknown as Dispatcher;
 beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();
@@ -31,7 +43,7 @@ beforeAll(async () => {
           const text = Buffer.from('<p>ünïcode split over chunks</p>'.repeat(500));
           // Cut inside a multi-byte character on purpose.
           res.write(text.subarray(0, 7));
-          setTimeout(() => res.end(text.subarray(7)), 5);
+          held.push(() => res.end(text.subarray(7)));
           break;
         }
         case '/padded': {
@@ -53,7 +65,7 @@ beforeAll(async () => {
           // A BOM cut over two chunks, then text: dropped as body.text() drops it.
           res.writeHead(200, { 'content-type': 'application/json' });
           res.write(Buffer.from([0xef]));
-          setTimeout(() => res.end(Buffer.concat([Buffer.from([0xbb, 0xbf]), Buffer.from('{"Success":true}')])), 5);
+          held.push(() => res.end(Buffer.concat([Buffer.from([0xbb, 0xbf]), Buffer.from('{"Success":true}')])));
           break;
         }
         case '/content-600k':
@@ -103,8 +115,9 @@ describe('requestText', () => {
     const pool = new Pool(origin, { connections: 2 });
     try {
       const expected = await pool.request({ method: 'POST', path, body: '{}', headers: { 'content-type': 'application/json' } });
+      releaseHeld();
       const expectedText = await expected.body.text();
-      const got = await requestText(pool, { method: 'POST', path, body: '{}', headers: { 'content-type': 'application/json' } });
+      const got = await requestText(releasingOnData(pool), { method: 'POST', path, body: '{}', headers: { 'content-type': 'application/json' } });
       expect(got.status).toBe(expected.statusCode);
       expect(got.text).toBe(expectedText);
       const { date: _date, ...expectedHeaders } = expected.headers;

@@ -89,7 +89,7 @@ describe('writing and reading a journal', () => {
     expect(report.summary).toEqual({ total: 3, ok: 1, partial: 0, failed: 1, skipped: 1 });
   });
 
-  it("the header names the examctl build that ran it; an older examctl's header without one reads as before", async () => {
+  it("the header names the examctl build that ran it, a resume line the one that resumed; an older examctl's header without one reads as before", async () => {
     const journal = await RunJournal.start(runsDir, header({ units: 1 }));
     await journal.end('completed', { total: 1, ok: 0, partial: 0, failed: 0, skipped: 1 });
     expect((await readRun(runsDir, journal.id)).header.build).toBe(BUILD_ID);
@@ -103,6 +103,10 @@ describe('writing and reading a journal', () => {
     expect(record.header.build).toBeUndefined();
     expect(await runState(runsDir, record)).toBe('finished');
     expect(rebuildReport(record, [ref(0)]).summary.skipped).toBe(1);
+    // A resume records the build that resumed (another build may take a run over).
+    await (await (await RunJournal.lockForResume(runsDir, journal.id)).reopen(statSync(file).size)).close();
+    const last = readFileSync(file, 'utf8').trimEnd().split('\n').at(-1)!;
+    expect((decodeChecksummedLine(Buffer.from(last)) as { body: object }).body).toMatchObject({ t: 'resume', build: BUILD_ID });
   });
 
   it('a run whose header has no count (a schedule push) takes its total from the end line of an interrupted attempt', async () => {

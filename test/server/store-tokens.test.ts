@@ -44,7 +44,7 @@ describe('API tokens in the store', () => {
     const storeDir = path.join(dir, 'a');
     await createStore(storeDir, worldToChanges(await loadWorldFile(BUNDLED_WORLD_PATH)));
     const store = await openStore(storeDir, { readOnly: true });
-    expect(storeTokens(store)()).toEqual([apiTokenDigest('dev-token')]);
+    expect(await storeTokens(store)()).toEqual([apiTokenDigest('dev-token')]);
     await store.close();
     // Not even inside the store's files.
     for (const name of await fs.readdir(storeDir)) {
@@ -88,5 +88,16 @@ describe('API tokens in the store', () => {
     const server = await serve(storeDir);
     expect(await statusWith(server, 'old-plain')).toBe(200);
     expect(await statusWith(server, 'dev-token')).toBe(403);
+  });
+
+  it('a store replaced under the server (local init --force) takes the replaced world\'s token no more, not even once (trial26 F06)', async () => {
+    const storeDir = path.join(dir, 'replaced');
+    const world = await loadWorldFile(BUNDLED_WORLD_PATH);
+    await createStore(storeDir, worldToChanges({ ...world, Settings: { ...world.Settings, ApiTokens: ['first-token'] } }));
+    const server = await serve(storeDir);
+    expect(await statusWith(server, 'first-token')).toBe(200);
+    await createStore(storeDir, worldToChanges(world), { force: true });
+    expect(await statusWith(server, 'first-token')).toBe(403);
+    expect(await statusWith(server, 'dev-token')).toBe(200);
   });
 });

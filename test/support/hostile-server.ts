@@ -25,6 +25,8 @@ export interface HostileServer {
   requests: HostileRequest[];
   /** TCP connections the server accepted (a TLS handshake refused by the client included). */
   connections: number;
+  /** The self-signed server's certificate (PEM). */
+  cert?: string;
   handler: HostileHandler;
   close(): Promise<void>;
 }
@@ -65,8 +67,9 @@ export async function startHostileServer(handler: HostileHandler, options: Hosti
     });
   };
   let server: http.Server | https.Server;
+  let pair: { key: string; cert: string } | undefined;
   if (options.selfSigned) {
-    const pair = selfSignedCertificate();
+    pair = selfSignedCertificate();
     if (pair === undefined) throw new Error('openssl is needed for a self-signed test server');
     server = https.createServer(pair, listener);
   } else {
@@ -82,6 +85,7 @@ export async function startHostileServer(handler: HostileHandler, options: Hosti
   return {
     url: `${options.selfSigned ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
+    cert: pair?.cert,
     get connections() {
       return state.connections;
     },

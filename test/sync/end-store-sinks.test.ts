@@ -93,6 +93,6 @@ describe('collection add with its memory on a state service', () => {
       await refusedEnd('next', 'c3', 'c4');
       const again = await add('next', 'c4', '--json');
       expect(again.code, again.stderr).toBe(1);
-      expect(again.stdout).toMatch(/examctl sent it there in run \S+ but that answer was lost.*examctl synced adopt-collections/);
+      expect(again.stdout).toMatch(/examctl sent it there in run \S+ with no definite answer.*examctl synced adopt-collections/);
     }));
 });

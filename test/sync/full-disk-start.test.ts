@@ -72,4 +72,16 @@ describe('a full disk at the start of a run', () => {
         full.on = false;
       }
     }));
+
+  it('config set-profile: exit 3 naming the config file, never 70; the old config kept (trial23 f06)', () =>
+    withTempDir(async (dir) => {
+      expect((await cli(dir, ['config', 'set-profile', 'a', '--base-url', 'https://a.example.test'])).code).toBe(0);
+      const config = join(dir, '.config', 'config.json');
+      const before = readFileSync(config, 'utf8');
+      full.on = true;
+      const failed = await cli(dir, ['config', 'set-profile', 'b', '--base-url', 'https://b.example.test']).finally(() => (full.on = false));
+      expect(failed.code).toBe(3);
+      expect(failed.stderr).toContain(`cannot write ${config}: no space left on the device (ENOSPC)`);
+      expect(readFileSync(config, 'utf8')).toBe(before);
+    }));
 });

@@ -197,6 +197,26 @@ describe('rows of an older run after a later one', () => {
     expect((await readFile(join(dir, 'dry.csv'), 'utf8')).trim().split(/\r?\n/)[1]!.split(',').at(-1)).toBe(p0);
   });
 
+  it('a report trimmed or rearranged in a spreadsheet (error columns or status deleted, run dragged left) is judged by its run column still (trial23 f01, f02)', async () => {
+    await failedNight1('n1r.csv');
+    await users('n2.csv', 'u1=v2', 'u2');
+    expect((await nightly('n2.csv')).code).toBe(0);
+    const [header, ...rows] = (await readFile(join(dir, 'n1r.csv'), 'utf8')).trim().split(/\r?\n/).map((line) => line.split(','));
+    const forms: [string, (cells: string[]) => string[]][] = [
+      ['errors.csv', (cells) => cells.filter((_, at) => !['error_codes', 'error_messages'].includes(header![at]!))],
+      ['status.csv', (cells) => cells.filter((_, at) => header![at] !== 'status')],
+      ['moved.csv', (cells) => [cells.at(-1)!, ...cells.slice(0, -1)]],
+    ];
+    for (const [name, trim] of forms) {
+      await writeFile(join(dir, name), `${[header!, ...rows].map((cells) => trim(cells).join(',')).join('\n')}\n`);
+      applied = [];
+      const fed = await sync('--file', name, ...(name === 'errors.csv' ? ['--only-failed'] : []));
+      expect(fed.code, fed.stderr).toBe(1);
+      expect(fed.stderr).toContain('[u1] ExternalId - not sent: this row is of run');
+      expect(applied.map((user) => user.ExternalId)).not.toContain('u1');
+    }
+  });
+
   it('an older examctl\'s report (no run column) of an export with its own Run column reads that Run as the export\'s (trial22 f05)', async () => {
     await writeFile(join(dir, 'old.csv'), 'ExternalId,FirstName,LastName,Email,Role,Run,status,error_codes,error_messages,action,note\nu1,F,L,u1@example.test,Candidate,RUN-B,failed,300,refused,,\n');
     applied = [];

@@ -35,7 +35,7 @@ describe('a user sync after a schedule push', () => {
   it('an id that is a pushed candidate without its leading zeros is refused, nothing sent; --really-new-ids sends it', async () => {
     writeSittings('sittings.csv', [['S-Z1', '004512']]);
     const pushed = await push('sittings.csv');
-    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(pushed.code, pushed.stderr + pushed.stdout).toBe(0);
     writeFileSync(join(place.dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\n4512,Ann,Lee,ann.lee@example.test,Candidate\n');
     const sync = (...flags: string[]) => examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--yes', ...flags], place.dir, place.env);
     const refused = await sync();
@@ -142,5 +142,27 @@ describe('a schedule examctl named (no ScheduleExtId in the file)', () => {
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain('b.csv:2 42 for 0042');
     expect((await stored()).users).not.toContain('42');
+  });
+});
+
+describe('a user a schedule push rewrote (trial26 F02)', () => {
+  it('is no longer unchanged for the nightly user sync --changed-only: sent again, once, saying why', async () => {
+    writeFileSync(join(place.dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\nu-7,Ann,Lee,ann@school.test,Candidate\n');
+    const sync = () => examctl(['user', 'sync', '--changed-only', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--yes'], place.dir, place.env);
+    const email = async () => {
+      const world = JSON.parse((await examctl(['local', 'export', '--store', 'store'], place.dir, place.env)).stdout) as { Users: { ExternalId: string; Email: string }[] };
+      return world.Users.find((user) => user.ExternalId === 'u-7')?.Email;
+    };
+    expect((await sync()).code).toBe(0);
+    writeSittings('sittings.csv', [['S-F2', 'u-7']]);
+    const pushed = await push('sittings.csv', '--upsert', '--changed-only');
+    expect(pushed.code, pushed.stderr + pushed.stdout).toBe(0);
+    expect(await email()).toBe('ann.lee@example.test');
+    const night = await sync();
+    expect(night.stdout + night.stderr).toContain('1 ok: 1 updated');
+    expect(night.stderr).toMatch(/note: schedule push run \S+ sent u-7 as a candidate after run \S+ synced it: sent as changed/);
+    expect(await email()).toBe('ann@school.test');
+    const next = await sync();
+    expect(next.stdout + next.stderr).toContain('1 unchanged (not sent)');
   });
 });

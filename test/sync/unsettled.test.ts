@@ -34,6 +34,13 @@ beforeEach(async () => {
 });
 afterEach(() => stopUserSyncService(setup));
 
+/** The service applies every request and answers ok. */
+function appliedOk(request: { body: string }): ReturnType<typeof okEnvelope> {
+  const user = JSON.parse(request.body) as Record<string, unknown>;
+  applied.push(user);
+  return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+}
+
 const night = (file: string, ...more: string[]) => examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--json', ...more], dir, env);
 
 describe('a request that may have changed the target without an ok is sent again the next night', () => {
@@ -53,11 +60,7 @@ describe('a request that may have changed the target without an ok is sent again
     expect(applied.slice(all.length).map((user) => user.FirstName)).toEqual(['Renamed']);
 
     // Back to the file the memory acknowledged: the service holds "Renamed", so the row must go.
-    service.fallback = (request) => {
-      const user = JSON.parse(request.body) as Record<string, unknown>;
-      applied.push(user);
-      return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
-    };
+    service.fallback = appliedOk;
     // The first night's very file after renamed.csv: an older run's file (docs/sync.md, "Stale input"), meant here.
     const back = await night('full.csv', '--allow-old-file');
     expect(back.code, back.stderr).toBe(0);
@@ -79,15 +82,46 @@ describe('a request that may have changed the target without an ok is sent again
     expect(lost.code, lost.stderr).toBe(3);
     expect(applied.slice(all.length).every((user) => user.ExternalId === moved)).toBe(true);
 
-    service.fallback = (request) => {
-      const user = JSON.parse(request.body) as Record<string, unknown>;
-      applied.push(user);
-      return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
-    };
+    service.fallback = appliedOk;
     const sentBefore = applied.length;
     // The first night's very file after renamed.csv: an older run's file (docs/sync.md, "Stale input"), meant here.
     const back = await night('full.csv', '--allow-old-file');
     expect(back.code, back.stderr).toBe(0);
     expect(applied.slice(sentBefore)).toEqual([expect.objectContaining({ ExternalId: moved, FirstName: `First ${moved}` })]);
+  });
+
+  const contradictory = [
+    { status: 400, body: JSON.stringify({ Success: true, Content: { User: { ExternalId: moved } }, Errors: [] }), says: 'HTTP 400, Success true' },
+    { status: 200, body: JSON.stringify({ Success: false, Content: null, Errors: [{ Code: 500, Message: 'internal error' }] }), says: 'HTTP 200, Success false' },
+  ];
+  it.each(contradictory)('an answer that contradicts itself ($says) fails the row but may have applied it: the row is sent again the next night (trial26 F05)', async ({ status, body, says }) => {
+    expect((await night('full.csv')).code).toBe(0);
+    service.fallback = (request) => {
+      const user = JSON.parse(request.body) as Record<string, unknown>;
+      applied.push(user);
+      return user.ExternalId === moved ? { status, body } : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+    };
+    const failed = await night('renamed.csv');
+    expect(failed.code, failed.stderr).toBe(1);
+    service.fallback = appliedOk;
+    const sentBefore = applied.length;
+    const back = await night('full.csv', '--allow-old-file');
+    expect(back.code, back.stderr).toBe(0);
+    expect(applied.slice(sentBefore)).toEqual([expect.objectContaining({ ExternalId: moved, FirstName: `First ${moved}` })]);
+  });
+});
+
+describe('a collection answered 200 Success: false by a server that made it (trial26 F09)', () => {
+  it("next night's 810 names the run that sent it, not 'no record of sending it there'", async () => {
+    writeFileSync(join(dir, 'chem.json'), JSON.stringify([{ ExternalId: 'chem1', Title: 'Chemistry' }]));
+    const add = () => examctl(['collection', 'add', '--file', 'chem.json', ...setup.remote(), '--existing', 'ok', '--json'], dir, env);
+    service.script({ status: 200, body: { Success: false, Content: null, Errors: [{ Code: 500, Message: 'internal error' }] } });
+    const first = await add();
+    expect(first.code, first.stderr).toBe(1);
+    const run = (JSON.parse(first.stdout) as { run: string }).run;
+    service.script({ status: 400, body: { Success: false, Content: null, Errors: [{ Code: 810, Message: 'Collection with this ExternalId already exists' }] } });
+    const second = await add();
+    expect(second.code, second.stderr).toBe(1);
+    expect(second.stdout).toContain(`examctl sent it there in run ${run} with no definite answer`);
   });
 });

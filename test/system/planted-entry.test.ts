@@ -27,6 +27,20 @@ describe.skipIf(process.platform === 'win32')('an entry another user planted at 
       expect(await plantedEntryProblem(join(dir, 'f777', 'report.csv'), { uid: owner, home: dir })).toBeUndefined();
     }));
 
+  it('a link of another user to a folder, on the path, is refused as at the name (trial23 f03)', () =>
+    withTempDir(async (dir) => {
+      const owner = root ? 1234 : process.getuid!();
+      for (const [mode, refused] of [[0o777, true], [0o755, !root]] as const) {
+        const folder = join(dir, `f${mode.toString(8)}`);
+        mkdirSync(folder);
+        symlinkSync(dir, join(folder, 'exports'));
+        if (root) lchownSync(join(folder, 'exports'), owner, owner);
+        chmodSync(folder, mode);
+        const problem = await plantedEntryProblem(join(folder, 'exports', 'precious.csv'), { uid: 4242, home: dir });
+        expect(problem, mode.toString(8)).toBe(refused ? `${folder}/exports is already there, owned by uid ${owner}, in a folder another user can write: choose another path` : undefined);
+      }
+    }));
+
   // trial6 1: a teammate's report in a 2775 team folder; root writing in a 755 workspace the host user owns.
   it.skipIf(!root)("leaves a plain file (replaced by a rename) and root's entries alone, but not a plain file in a sticky folder", () =>
     withTempDir(async (dir) => {
@@ -41,6 +55,9 @@ describe.skipIf(process.platform === 'win32')('an entry another user planted at 
         chmodSync(folder, mode);
         expect(await plantedEntryProblem(join(folder, 'report.csv'), { uid: as, home: dir }) !== undefined, mode.toString(8)).toBe(refused);
         expect(await plantedEntryProblem(join(folder, 'root.csv'), { uid: as, home: dir })).toBeUndefined();
+        // trial23 f11: root's own plain file in a sticky folder is no more replaceable by another user's rename.
+        writeFileSync(join(folder, 'roots.csv'), 'old');
+        expect(await plantedEntryProblem(join(folder, 'roots.csv'), { uid: as, home: dir }) !== undefined, mode.toString(8)).toBe(refused);
       }
     }));
 });

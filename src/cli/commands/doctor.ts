@@ -1,23 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { describeErrors, errorsOf } from '../../api/envelope-errors.js';
-import { ErrorCode } from '../../domain/codes.js';
 import { messageOf, UsageError } from '../../system/errors.js';
 import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { isStateAddress } from '../../context/state-http.js';
 import { targetOnce } from '../../context/target.js';
+import { authorisedVerdict, clockVerdict, stateDirUnwritable, storeReadVerdict, type DoctorCheck } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
 
 type DoctorOptions = GlobalOptions;
 
-type CheckStatus = 'ok' | 'warn' | 'fail' | 'skip';
-
-interface DoctorCheck {
-  name: 'target' | 'store' | 'token' | 'reachable' | 'authorised' | 'clock' | 'permissions' | 'sync memory';
-  status: CheckStatus;
-  detail: string;
-}
+type CheckStatus = DoctorCheck['status'];
 
 /** The one document `examctl doctor --json` prints. Never holds the token. */
 interface DoctorReport {
@@ -34,9 +27,6 @@ interface DoctorReport {
   clockSkewSeconds?: number;
   checks: DoctorCheck[];
 }
-
-/** Above this the platform's notion of "now" (schedule windows, activation) visibly differs from ours. */
-const SKEW_WARN_SECONDS = 60;
 
 /**
  * `examctl doctor`: which target a command would use and whether it works, without changing
@@ -96,11 +86,7 @@ async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck
   const api = await openLocalTarget(store, { dryRun: true, now: clockFromEnv(deps.env) });
   if (api === null) return { name: 'store', status: 'ok', detail: 'no store yet: the first command that sends creates it from the demo world' };
   try {
-    const result = await api.getReviewSession(probeId());
-    if (errorsOf(result.envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound) || result.envelope.Success) {
-      return { name: 'store', status: 'ok', detail: 'opened and answered a read (1101 for a review session that does not exist)' };
-    }
-    return { name: 'store', status: 'fail', detail: `unexpected answer to a read: HTTP ${result.status} ${describeErrors(result.envelope)}` };
+    return { name: 'store', ...storeReadVerdict(await api.getReviewSession(probeId())) };
   } finally {
     await api.close();
   }
@@ -132,48 +118,18 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
     report.checks.push({ name: 'reachable', status: 'fail', detail: `GET ${answer.path}${via}: ${answer.reason}` });
     return report;
   }
-  const { status, envelope, sentAt, receivedAt } = answer;
+  const { status, sentAt, receivedAt } = answer;
   report.checks.push({ name: 'reachable', status: 'ok', detail: `GET ${answer.path}${via} answered ${status} in ${receivedAt - sentAt} ms` });
 
-  const codes = envelope ? errorsOf(envelope).map((problem) => problem.code) : [];
-  if (answer.redirect !== undefined) {
-    report.checks.push({ name: 'authorised', status: 'fail', detail: answer.redirect });
-  } else if (status === 401 || status === 403) {
-    report.checks.push({
-      name: 'authorised',
-      status: 'fail',
-      detail: tokenSource === undefined ? `refused (${status}): no token was sent` : `refused (${status}): the service does not accept this token`,
-    });
-  } else if (envelope === undefined) {
-    report.checks.push({
-      name: 'authorised',
-      status: 'fail',
-      detail: `HTTP ${status} without the API's JSON envelope: is ${baseUrl} the integration API's base URL?`,
-    });
-  } else if (codes.includes(ErrorCode.ReviewSessionNotFound)) {
-    report.checks.push({ name: 'authorised', status: 'ok', detail: `the token is accepted (${status} with 1101 for a review session that does not exist)` });
-  } else if (envelope.Success) {
-    // Say what the server answered, not what it usually answers.
-    report.checks.push({ name: 'authorised', status: 'ok', detail: `the token is accepted (${status} with Success for the probe's review session)` });
-  } else if (status >= 500) {
-    report.checks.push({ name: 'authorised', status: 'fail', detail: `service error ${status}: ${describeErrors(envelope)}` });
-  } else {
-    report.checks.push({ name: 'authorised', status: 'warn', detail: `not refused, but an unexpected answer: HTTP ${status} ${describeErrors(envelope)}` });
-  }
-
+  report.checks.push({ name: 'authorised', ...authorisedVerdict(answer, tokenSource !== undefined, baseUrl) });
   const serverDate = Date.parse(answer.date ?? '');
   if (Number.isNaN(serverDate)) {
     report.checks.push({ name: 'clock', status: 'skip', detail: 'the server sends no Date header' });
   } else {
     // The Date header has one-second resolution; compare with the middle of the round trip.
     // +500 ms: the header is truncated to the second, so on average it reads half a second early.
-    const skew = Math.round((serverDate + 500 - (sentAt + receivedAt) / 2) / 1000);
-    report.clockSkewSeconds = skew;
-    report.checks.push({
-      name: 'clock',
-      status: Math.abs(skew) > SKEW_WARN_SECONDS ? 'warn' : 'ok',
-      detail: `server clock ${skew >= 0 ? '+' : ''}${skew} s from ours${Math.abs(skew) > SKEW_WARN_SECONDS ? ': times you send are read by the server clock' : ''}`,
-    });
+    report.clockSkewSeconds = Math.round((serverDate + 500 - (sentAt + receivedAt) / 2) / 1000);
+    report.checks.push({ name: 'clock', ...clockVerdict(report.clockSkewSeconds) });
   }
   return report;
 }
@@ -195,18 +151,22 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
     tokenFileUsed ??
     (flagFile !== undefined ? expandPath(flagFile, deps.cwd, deps.env) : profileFile !== undefined ? expandPath(profileFile, configDir(deps.env), deps.env) : undefined);
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
+  // A state service (an http(s) address) is no place on disk to judge.
+  const syncDir = isStateAddress(deps.env.EXAMCTL_SYNC_DIR ?? '') ? undefined : syncDirOf(undefined, options.runsDir, deps);
   const untrusted = await untrustedPlaces(
     [
       { what: 'the config file', path: configPath(deps.env), kind: 'file' },
       ...(tokenFile === undefined ? [] : [{ what: 'the token file', path: tokenFile, kind: 'file' as const }]),
       { what: 'the runs directory', path: runsDir, kind: 'directory' },
-      // A state service (an http(s) address) is no place on disk to judge.
-      ...(isStateAddress(deps.env.EXAMCTL_SYNC_DIR ?? '') ? [] : [{ what: 'the sync directory', path: syncDirOf(undefined, options.runsDir, deps), kind: 'directory' as const }]),
+      ...(syncDir === undefined ? [] : [{ what: 'the sync directory', path: syncDir, kind: 'directory' as const }]),
       { what: 'the local store', path: store ?? (await localStorePath(options, deps)), kind: 'directory' },
     ],
     deps.env,
   );
   if (untrusted.length > 0) return { name: 'permissions', status: 'fail', detail: untrusted.join('; ') };
+  const unwritable = [await stateDirUnwritable('the runs directory', runsDir), syncDir && (await stateDirUnwritable('the sync directory', syncDir))];
+  const ways = 'give --runs-dir and --sync-dir (EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR), or a HOME the user can write';
+  if (unwritable.some(Boolean)) return { name: 'permissions', status: 'fail', detail: `${unwritable.filter(Boolean).join('; ')}: ${ways}` };
   const found = [
     tokenFile === undefined ? undefined : await tokenFileExposed(tokenFile, tokenFileUsed === undefined || flagFile !== undefined ? '--token-file' : "the profile's token file"),
     await configTokenExposed(configPath(deps.env), Object.values(config?.profiles ?? {}).some((entry) => entry.token !== undefined)),

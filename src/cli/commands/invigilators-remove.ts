@@ -1,22 +1,19 @@
-import type { ApiResult, CallOptions, IntegrationApi } from '../../port/integration-api.js';
-import { capProblems, problemsFrom } from '../../api/envelope-errors.js';
-import { ErrorCode, validateInvigilatorRemoval } from '../../domain/index.js';
 import { INVIGILATOR_ID_RULE } from '../../domain/one-id-per-file.js';
 import { EMPTY_LIST_REFUSAL } from '../../domain/invigilators.js';
-import type { Problem, Validation } from '../../domain/problem.js';
-import type { InvigilatorsResponseContent } from '../../domain/types.js';
+import type { Validation } from '../../domain/problem.js';
 import { UsageError } from '../../system/errors.js';
 import { batchedRecords, readIdList } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
-import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport, SCHEDULE_COLUMN, SOURCE_COLUMNS } from '../../formats/report-csv-contract.js';
+import { isOkStatus, notARunReport, SCHEDULE_COLUMN, SOURCE_COLUMNS } from '../../formats/report-csv-contract.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import { commandName, type RerunInput } from '../command-declaration.js';
 import { checkReportOption } from '../../pipeline/report-sinks.js';
-import { unitPerRecord, type Outcome, type RecordJob, type Unit } from '../../pipeline/record-job.js';
+import { unitPerRecord, type RecordJob, type Unit } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
-import { failureProblems, removedByLostAttempt } from '../../pipeline/service-answer.js';
+import { removedByLostAttempt } from '../../pipeline/service-answer.js';
+import { preparedIds, refuseNotThisRemovalsReport, RemovalCall } from '../../pipeline/invigilator-removal.js';
 import { openTargetDirectory } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
@@ -139,16 +136,7 @@ async function idEntries(
       idColumn,
       notice: (text) => sayOnce(deps, text),
     });
-    // Without a status column every id would be sent again: the original list picked by mistake.
-    if (onlyFailed && listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(file);
-    // A dry run's report: none of its ids was removed, so --only-failed would leave out the valid ones.
-    const dry = onlyFailed ? listed.find((entry) => isDryRunStatus(entry.status)) : undefined;
-    if (dry !== undefined) throw dryRunReportRefused(dry.source.file, dry.source.line, 'invigilators remove');
-    // Another schedule's report: its failures were about that schedule, not this one.
-    const other = onlyFailed ? listed.find((entry) => entry.schedule !== undefined && entry.schedule !== scheduleExtId) : undefined;
-    if (other !== undefined) {
-      throw new UsageError(`${other.source.file}:${other.source.line}: --only-failed: this report is of a removal from schedule ${other.schedule}, not ${scheduleExtId}: nothing was sent (run it against ${other.schedule}, or give ${scheduleExtId}'s ids as a list)`);
-    }
+    if (onlyFailed) refuseNotThisRemovalsReport(listed, file, scheduleExtId);
     for (const entry of listed) {
       if (onlyFailed && isOkStatus(entry.status)) continue;
       entries.push({ id: entry.id, source: entry.source });
@@ -166,56 +154,6 @@ async function idEntries(
  */
 function noInvigilatorIds(why?: string): UsageError {
   return new UsageError(`no invigilator user ids: give them as arguments or with --file (${why === undefined ? '' : `${why}; `}${EMPTY_LIST_REFUSAL})`);
-}
-
-/**
- * The list is checked whole: a problem with the schedule fails every id, a problem with an id
- * fails that id only, and the others are sent.
- */
-function preparedIds(scheduleExtId: string, entries: readonly IdEntry[]): Validation<string>[] {
-  const validation = validateInvigilatorRemoval(scheduleExtId, entries.map((e) => e.id));
-  const perId = new Map<number, Problem[]>();
-  const whole: Problem[] = [];
-  for (const problem of validation.ok ? [] : validation.problems) {
-    const index = /^UserExtIds\[(\d+)\]$/.exec(problem.field)?.[1];
-    if (index === undefined) whole.push(problem);
-    else perId.set(Number(index), [...(perId.get(Number(index)) ?? []), problem]);
-  }
-  return entries.map((entry, index) => {
-    const problems = whole.length > 0 ? whole : perId.get(index);
-    return problems ? { ok: false, problems } : { ok: true, value: entry.id };
-  });
-}
-
-/**
- * One DELETE for every id dispatched together: the pipeline sends a `sendsTogether` job's units
- * in one go, so the ids asked for before the call leaves all ride on it, and each gets its own
- * outcome from the one answer.
- */
-class RemovalCall {
-  private ids: string[] = [];
-  private answer: Promise<(id: string) => Outcome> | undefined;
-
-  constructor(
-    private readonly scheduleExtId: string,
-    /** --missing-ok: a 319 is ok (already not an invigilator). */
-    private readonly missingOk: boolean,
-  ) {}
-
-  async outcomeFor(api: IntegrationApi, id: string, options: CallOptions): Promise<Outcome> {
-    this.ids.push(id);
-    // The call leaves once the ids dispatched with this one are in (after the current turn).
-    this.answer ??= Promise.resolve().then(() => this.send(api, options));
-    const outcomeOf = await this.answer;
-    return outcomeOf(id);
-  }
-
-  private async send(api: IntegrationApi, options: CallOptions): Promise<(id: string) => Outcome> {
-    const ids = this.ids;
-    this.ids = [];
-    this.answer = undefined;
-    return interpret(await api.removeInvigilators(this.scheduleExtId, ids, options), this.scheduleExtId, this.missingOk, options.dryRun === true);
-  }
 }
 
 /**
@@ -246,48 +184,4 @@ async function promptedIds(scheduleExtId: string, options: GlobalOptions, deps: 
     await directory?.close();
   }
   return ids.map((id, index) => ({ id, source: { file: PROMPT_SOURCE, line: index + 1, index } }));
-}
-
-/**
- * Each id's outcome from the one answer: ok (`removed`, when SuccessfullyRemoved lists it), failed for a 319
- * (or, with --missing-ok, ok, `already not an invigilator`), for any other error and when it is not named.
- */
-function interpret(result: ApiResult<InvigilatorsResponseContent>, scheduleExtId: string, missingOk: boolean, dryRun: boolean): (id: string) => Outcome {
-  const { envelope } = result;
-  if (!envelope.Success) {
-    const problems = failureProblems(result);
-    return () => ({ status: 'failed', errors: problems });
-  }
-  const byUser = new Map<string, Problem[]>();
-  const content = envelope.Content as Partial<InvigilatorsResponseContent> | null;
-  // Ids compare ignoring case, as the service's do (docs/domain-rules.md).
-  const removed = new Set(Array.isArray(content?.SuccessfullyRemoved) ? content.SuccessfullyRemoved.map((id) => String(id).toLowerCase()) : []);
-  for (const entry of Array.isArray(content?.Errors) ? content.Errors : []) {
-    const user = typeof entry?.UserExtId === 'string' ? entry.UserExtId.toLowerCase() : '';
-    const problems = problemsFrom([{ Code: entry?.Code, Message: entry?.Error }]);
-    byUser.set(user, [...(byUser.get(user) ?? []), ...problems.map((p) => ({ ...p, field: 'UserExtId' }))]);
-  }
-  const missing = missingOk ? alreadyNotAnInvigilator(scheduleExtId) : undefined;
-  return (id) => {
-    const listed = byUser.get(id.toLowerCase());
-    if (dryRun && !listed) return { status: 'ok', errors: [] };
-    if (!listed) return removed.has(id.toLowerCase()) ? { status: 'ok', errors: [], action: 'removed' } : { status: 'failed', errors: [UNCONFIRMED] };
-    const notAnInvigilator = listed.every((e) => e.code === ErrorCode.NotAnInvigilator);
-    if (notAnInvigilator && missing !== undefined) return { status: 'ok', errors: [], action: 'unchanged', note: missing };
-    // A 319 without the flag: failed, nothing of that item was done (docs/interpretations.md, "Invigilators").
-    return notAnInvigilator ? { status: 'failed', errors: capProblems(listed), note: notAnInvigilator319(scheduleExtId) } : { status: 'failed', errors: capProblems(listed) };
-  };
-}
-
-/** An id a 200 names neither as removed nor with an error: it may still be an invigilator. */
-const UNCONFIRMED: Problem = { field: 'UserExtId', code: null, message: 'the service did not confirm removing it' };
-
-/** A 319 without --missing-ok: what failed, and the flag that takes it as done. */
-function notAnInvigilator319(scheduleExtId: string): string {
-  return `not an invigilator of ${scheduleExtId}: nothing to remove (with --missing-ok that is ok)`;
-}
-
-/** --missing-ok's note on an id the service answered 319 for: the end state asked for, reached before. */
-function alreadyNotAnInvigilator(scheduleExtId: string): string {
-  return `already not an invigilator of ${scheduleExtId} (the service answered 319): nothing to remove (--missing-ok)`;
 }

@@ -1,11 +1,9 @@
-import { describeErrors, errorsOf } from '../../api/envelope-errors.js';
-import type { IntegrationApi } from '../../port/integration-api.js';
 import { REMOTE_CONCURRENCY } from '../../defaults.js';
 import { isKnownTimeZone } from '../../domain/local-time.js';
-import { FREE_TEXT_FIELDS, reviewSessionIdProblem, sessionShapeProblem } from '../../domain/review-session.js';
+import { reviewSessionIdProblem } from '../../domain/review-session.js';
+import { readSession } from '../../pipeline/review-session-read.js';
 import type { ReviewSession } from '../../domain/types.js';
-import { AnswerUnreadableError, TransientTargetError, UsageError } from '../../system/errors.js';
-import { createRedactor, withRecordSecrets } from '../../api/redaction.js';
+import { UsageError } from '../../system/errors.js';
 import { formatCount } from '../../formats/number-format.js';
 import { readOutputTimes, type OutputTimes, type OutputTimeSettings } from '../../report/output-times.js';
 import { resolveSettings, settingText, type SettingFlags } from '../../context/settings.js';
@@ -90,44 +88,6 @@ function refuseTooLong(id: string, where: string): void {
   if (problem !== null) throw new UsageError(`${where}: ${problem.message}: nothing was sent`);
 }
 
-/**
- * One session's outcome: its Content (PIN withheld unless `showPin`), or why it could not be
- * read (1101; of several: no answer after retries, one not the API's). Any other target failure ends the command.
- */
-async function readSession(api: IntegrationApi, externalId: string, showPin: boolean, several: boolean, redacted: { fields: number }): Promise<SessionOutcome> {
-  try {
-    const result = await api.getReviewSession(externalId);
-    if (!result.envelope.Success) return { externalId, error: describeErrors(result.envelope) || `HTTP ${result.status}`, errors: errorsOf(result.envelope) };
-    const sent = result.envelope.Content as ReviewSession;
-    const shape = sessionShapeProblem(sent);
-    if (shape !== undefined) throw new AnswerUnreadableError(`the service answered ${result.status}, not the API's answer: ${shape}`);
-    return { externalId, session: showPin ? sent : pinsWithheld(sent, redacted) };
-  } catch (error) {
-    if (several && error instanceof TransientTargetError) return { externalId, error: error.message };
-    throw error;
-  }
-}
-
-const NO_SECRETS = createRedactor([]);
-
-/** The session's PINs withheld, and redacted where a free-text field quotes them (docs/security.md). */
-function pinsWithheld(sent: ReviewSession, redacted: { fields: number }): ReviewSession {
-  const gate = withRecordSecrets(NO_SECRETS, sent);
-  const withheld = cells.withPinWithheld(sent);
-  if (gate === NO_SECRETS) return withheld;
-  const freeText = <T extends Record<string, unknown>>(record: T): T => {
-    const copy: Record<string, unknown> = { ...record };
-    for (const key of FREE_TEXT_FIELDS) {
-      const clean = gate.deep(Array.isArray(record[key]) ? [...record[key]] : record[key]);
-      if (String(clean) === String(record[key])) continue;
-      copy[key] = clean;
-      redacted.fields += 1;
-    }
-    return copy as T;
-  };
-  return { ...freeText(withheld), Results: withheld.Results?.map(freeText) };
-}
-
 async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf, outer: CommandDeps): Promise<number> {
   const { externalIds, file, sheet, hiddenRows, output, showPin, timezone, dateFormat, bom, delimiter: delimiterFlag, decimalSeparator: separatorFlag, ...rest } = options;
   const globals = onlyGlobals(rest);
@@ -153,8 +113,10 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
     const problem = pathIdProblem(id, 'review-session show: the review session id');
     if (problem !== undefined) throw new UsageError(problem);
   }
-  // A read changes nothing, so a dry run reads all the same; only creating a missing local store is left out.
-  const dryRun = target.kind === 'local' && (globals.dryRun ?? false);
+  // A read: an existing local store is opened read-only, without the lock (docs/store.md, "Read-only
+  // mode"), so a store the user cannot write is read too; only a missing one is created, not in a dry run.
+  const { storeExists } = await import('../../engine/store/index.js');
+  const dryRun = target.kind === 'local' && (globals.dryRun === true || (await storeExists(target.store)));
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
   if (api === null) throw new UsageError(`no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`);
   const where = describeTarget(target.report);
