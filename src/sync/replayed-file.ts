@@ -49,7 +49,7 @@ export function withRunFiles(kept: readonly RunFile[] | undefined, added: readon
 
 /**
  * Refuses a file whose bytes an older run of the population read, while the newest run that
- * recorded its file read another (exit 2, nothing sent), unless `allowed`;
+ * recorded its file read another (exit 2, nothing sent), unless `allowed` (`digestOf` read only if not);
  * `kind`, the memory's, says what it would undo. A record without digests (an older examctl) is not judged.
  */
 export async function refuseOldFile(files: readonly RunFile[] | undefined, digestOf: () => Promise<string | undefined>, allowed: boolean, population: string | undefined, kind: string): Promise<void> {
@@ -57,7 +57,6 @@ export async function refuseOldFile(files: readonly RunFile[] | undefined, diges
     kind === 'users'
       ? 'enable the leavers they disabled, revert the changes they sent'
       : "put back the sittings' times and candidates they changed";
-  // Read only when judged: a file wrong at line 2 was refused there first.
   const digest = allowed || files === undefined ? undefined : await digestOf();
   const newest = files?.at(-1);
   if (digest === undefined || newest === undefined || newest[1] === digest) return;
