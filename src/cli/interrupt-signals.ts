@@ -10,6 +10,5 @@ export const INTERRUPT_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'
  */
 export function endBound(grace = ''): { ms: number; why: string } {
   const ms = (/^\d{1,9}$/.test(grace.trim()) ? Number(grace) : 10_000) + 10_000;
-  const again = '("examctl runs show <id> --report" writes it again)';
-  return { ms, why: `examctl: not ended ${ms / 1000} s after the interrupt: quitting; a report not finished is not kept ${again}\n` };
+  return { ms, why: `examctl: not ended ${ms / 1000} s after the interrupt: quitting; a report not finished is not kept\n` };
 }

@@ -515,7 +515,7 @@ export function integerRule<Name extends string>(name: Name, spec: IntegerRuleSp
   const invalid = (path: string, value: unknown): Problem => ({
     field: path,
     code,
-    // A text as written (quoted); a JSON number or other value as JSON writes it (quotedValue).
+    // A text as written (quoted); a JSON number or other value as JSON writes it.
     message: `${name} must be a whole number from ${min} to ${max}, not ${quotedValue(value)}`,
   });
   return {

@@ -25,7 +25,7 @@ const QUOTED_VALUE_CHARS = 60;
  * so a message stays one readable line and a report of a 4 MB word in every row stays small.
  */
 export function quotedValue(value: unknown): string {
-  // Another value (a number, a list) as its JSON text, cut the same way; JSON's 1e400 is no null.
+  // Another value (a number, a list) as its JSON text, cut the same way.
   let text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   if (value === Infinity || value === -Infinity) text = 'a number out of range';
   if (text.length <= QUOTED_VALUE_CHARS) return typeof value === 'string' ? JSON.stringify(value) : text;

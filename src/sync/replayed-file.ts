@@ -49,7 +49,7 @@ export function withRunFiles(kept: readonly RunFile[] | undefined, added: readon
 
 /**
  * Refuses a file whose bytes an older run of the population read, while the newest run that
- * recorded its file read another (exit 2, nothing sent), unless `allowed` (`digestOf` read only if not);
+ * recorded its file read another (exit 2, nothing sent), unless `allowed`;
  * `kind`, the memory's, says what it would undo. A record without digests (an older examctl) is not judged.
  */
 export async function refuseOldFile(files: readonly RunFile[] | undefined, digestOf: () => Promise<string | undefined>, allowed: boolean, population: string | undefined, kind: string): Promise<void> {

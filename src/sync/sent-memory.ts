@@ -79,7 +79,7 @@ export class SentMemory<P> {
   /** The run whose intents are written ahead (`started`). */
   private ahead: string | undefined;
   /** The SHA-256 of the run's input file (src/sync/replayed-file.ts), recorded with its population. */
-  private inputDigest = (): Promise<string | undefined> => Promise.resolve(undefined);
+  private inputDigest = async (): Promise<string | undefined> => undefined;
   /** The run's input records: a run report fed back records no file (`started`). */
   private records: (AsyncIterable<InputRecord> & Partial<BatchedRecords>) | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */

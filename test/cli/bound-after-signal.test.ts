@@ -6,7 +6,7 @@ describe('the bound on a run after its first signal', () => {
   it("is the requests' grace and 10 s for the reports; what it says names the report's fate", () => {
     expect(endBound()).toEqual({
       ms: 20_000,
-      why: 'examctl: not ended 20 s after the interrupt: quitting; a report not finished is not kept ("examctl runs show <id> --report" writes it again)\n',
+      why: 'examctl: not ended 20 s after the interrupt: quitting; a report not finished is not kept\n',
     });
   });
 

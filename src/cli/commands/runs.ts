@@ -144,7 +144,7 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
     await say(deps, `run ${run.id}: ${what}: ${unlisted.reason}`);
   }
   // A CSV or xlsx report without the input's cells is no retry file (trial23 f08): said why.
-  if (cells && gone !== undefined) await say(deps, `run ${run.id}: the report has no input cells (only file, line, id): ${gone}`);
+  if (cells && gone !== undefined) await say(deps, `run ${run.id}: the report has no input cells: ${gone}`);
   const builder = report.builder;
   // The input's header and dialect: a CSV report of no row (every row ok for --only-failed, a header-only file) is still written as the input was.
   if (read?.header !== undefined) builder.sourceHeader(read.header.cells, read.header.dialect);
