@@ -1,11 +1,6 @@
 /**
  * The one redaction gate for server-supplied text, `Redactor.text` (`Redactor.deep` for a parsed
- * answer): before which sinks, what it removes and behind which encodings (`addEncodedForms`; HTML
- * references, JSON escapes: `markDecoded`): docs/security.md, "One redaction gate".
- * Redaction comes before any truncation.
- * The price: a message that happens to share 8 characters with a secret loses them too (a
- * Password "Password2026" takes the word "Password" out of that record's messages).
- * Pure: no fs, no network.
+ * answer); its sinks, forms and price: docs/security.md, "One redaction gate". Pure: no fs, no network.
  */
 import { FREE_TEXT_FIELDS } from '../domain/review-session.js';
 import type { ReviewSession } from '../domain/types.js';

@@ -1,17 +1,10 @@
 /*
- * A domain pattern rewritten to mean the same in the engines third-party tools read the published
- * schemas with (docs/remote.md, "Patterns mean the same in every regex engine"), where:
- * - `$` also matches before a final newline (Python, Java, .NET, PCRE): to them "u1\n" fits
- *   ^[-_a-zA-Z0-9@]+$, the server refuses it (219), and hypothesis generates such strings often;
- * - `\s` and `\S` are other sets: Python's adds U+001C-U+001F and U+0085 and leaves out U+FEFF,
- *   Java's is ASCII only; the server's "blank" is JavaScript's trim(), which is ECMA's `\s`;
- * - `.` leaves out only \n in Python (ECMA also \r, U+2028, U+2029); `\d` is any Unicode digit in
- *   Python; `\v` is a class in Java.
- * `$` becomes `(?![\s\S])` (`[\s\S]` is every character in every engine), `\s`, `.` and `\d` their
- * ECMA sets spelled out: the same as the original in JavaScript, with or without the `u` flag.
- * A construct it does not know to be portable (`\w`, `\b`, backreferences, lookbehind, named
- * groups, `\p{...}`, nested or set-operation classes) is refused, so a new rule cannot put an
- * engine-dependent pattern into the document unnoticed.
+ * A domain pattern rewritten to mean the same in every regex engine third-party tools read the
+ * published schemas with (docs/remote.md, "Patterns mean the same in every regex engine": there,
+ * which engines differ and how). `$` becomes `(?![\s\S])`, `\s`, `.` and `\d` their ECMA sets
+ * spelled out (the same as the original in JavaScript, with or without the `u` flag). A construct
+ * not known to be portable (`\w`, `\b`, backreferences, lookbehind, named groups, `\p{...}`,
+ * nested or set-operation classes) is refused, so no engine-dependent pattern gets in unnoticed.
  */
 
 /** ECMA-262 WhiteSpace and LineTerminator: what `\s` and String.prototype.trim() mean in JavaScript. */

@@ -1,9 +1,6 @@
 /**
- * The run report as an .xlsx workbook (`--report x.xlsx`), and any table (review-session
- * results) as one. What a report workbook holds, and how it reads back as input, is
- * docs/input-formats.md, "The .xlsx run report": the CSV report's rows (report-writers.ts), typed
- * by report-cell-types.ts, written by xlsx-workbook.ts as they come; a row waits (its promise)
- * while the file is behind.
+ * The run report (`--report x.xlsx`), or any table, as a workbook (docs/input-formats.md, "The
+ * .xlsx run report"): the CSV report's rows, typed, written as they come; a row waits while the file is behind.
  */
 import { Writable } from 'node:stream';
 import type { DateFormat } from '../domain/local-time.js';

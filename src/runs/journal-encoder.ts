@@ -3,13 +3,9 @@ import type { SourceRef } from '../input/record.js';
 import type { ItemRef, OutcomeLine, UnsentLine } from './journal-lines.js';
 
 /*
- * The run journal's lines, written as docs/runs.md, "The journal" says: the store journal's
- * checksummed line `{"crc":"<crc32 of body, 8 hex>","b":<body>}\n` (src/engine/store/journal.ts,
- * whose decoder reads them back). The format is the one every examctl reads; only the way it is
- * made is cheaper, since a remote run writes two lines per record: the bodies of the lines a run
- * writes per item (`sent`, `unsent`, `outcome`) are built as text, not as an object then
- * JSON.stringify (the run's own lines are), and a whole group is encoded into one reused buffer, each line's crc32 taken
- * over its bytes there (no string per line, no join, no copy).
+ * The run journal's lines (docs/runs.md, "The journal"; read back by src/engine/store/journal.ts).
+ * A remote run writes two lines per record, so the per-item bodies are built as text (no object,
+ * no JSON.stringify), and a group is encoded into one reused buffer, each crc32 taken there.
  */
 
 const PREFIX_TEXT = '{"crc":"00000000","b":';

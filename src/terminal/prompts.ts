@@ -277,16 +277,13 @@ export async function promptCollectionTitle(io: PromptIo = {}): Promise<string> 
 }
 
 /**
- * A checkbox list of the schedule's invigilators; at least one must be ticked. A choice is an id,
- * or an id with the text to show for it (e.g. the person's name beside the id).
+ * A checkbox list of the schedule's invigilators (the caller refuses a schedule with none); at
+ * least one must be ticked. A choice is an id with the text to show for it (the person's name).
  */
-export async function promptInvigilators(choices: ReadonlyArray<string | { value: string; name: string }>, io: PromptIo = {}): Promise<string[]> {
-  if (choices.length === 0) {
-    throw new UsageError('no invigilators to choose from: give the user external ids as arguments or with --file');
-  }
+export async function promptInvigilators(choices: ReadonlyArray<{ value: string; name: string }>, io: PromptIo = {}): Promise<string[]> {
   return ask(io, checkbox, {
     message: 'Invigilators to remove (space toggles, enter confirms)',
-    choices: choices.map((choice) => shownChoice(typeof choice === 'string' ? { value: choice, name: choice } : choice)),
+    choices: choices.map(shownChoice),
     required: true,
   });
 }

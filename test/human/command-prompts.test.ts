@@ -178,6 +178,16 @@ describe('invigilators remove on a terminal without ids', () => {
     });
   });
 
+  it('a schedule without invigilators on the local target: a usage error, nothing asked', async () => {
+    await withTempDir(async (dir) => {
+      expect((await cli(dir, ['local', 'init'])).code).toBe(0);
+      expect((await cli(dir, ['invigilators', 'remove', 'S-LIVE', 'inv-3'])).code).toBe(0);
+      const result = await cli(dir, ['invigilators', 'remove', 'S-LIVE'], { isTTY: true });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/schedule S-LIVE has no invigilators on local store .*: nothing to remove/);
+    });
+  });
+
   it('remote target: the ids are typed, then the summary asks before sending (what, how many, where)', async () => {
     await withTempDir(async (dir) => {
       const sent: string[][] = [];

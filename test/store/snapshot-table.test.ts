@@ -245,7 +245,10 @@ describe('snapshot table: unusual keys and hints', () => {
   function check(store: FileStore, model: Map<string, unknown>, rootKey: string, label: string, expectRaw: boolean): void {
     const map = users(store.state);
     const expectedHints = new Map([...model].map(([key, value]) => [key, ENGINE_INDEXER.hints('users', key, value)]));
-    expect(new Map([...store.hintsOf('users')]), label).toEqual(expectedHints);
+    for (const [key, ordinal] of map.storedEntries()) {
+      // What the store persisted for an unchanged entity is what the indexer makes of it.
+      if (ordinal >= 0) expect(map.table!.hintsOf(ordinal), `${label}: hints of ${JSON.stringify(key)}`).toEqual(expectedHints.get(key));
+    }
     for (const [key, hints] of expectedHints) {
       for (const hint of hints ?? []) expect(store.keyByHint('users', hint), `${label}: ${JSON.stringify(hint)}`).toBe(key);
     }
@@ -630,7 +633,8 @@ describe('snapshot damage', () => {
     store.useIndexer({ version: 'hand', hints: () => [] });
     expect([...store.state.get('users')!.keys()]).toEqual(['h-A"']);
     expect(store.state.get('users')!.get('h-A"')).toEqual({ ExternalId: 'h-first' });
-    expect([...store.hintsOf('users')]).toEqual([['h-A"', ['nxA']]]);
+    expect(users(store.state).table!.hintsOf(0)).toEqual(['nxA']);
+    expect(store.keyByHint('users', 'nxA')).toBe('h-A"');
     await store.close();
     await rm(dir, { recursive: true });
     await handWrittenStore(['{"c":"users","k":"a","v":{}}', '{"c":"nope","k":"b","v":{}}']);

@@ -113,8 +113,8 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
     const problem = pathIdProblem(id, 'review-session show: the review session id');
     if (problem !== undefined) throw new UsageError(problem);
   }
-  // A read: an existing local store is opened read-only, without the lock (docs/store.md, "Read-only
-  // mode"), so a store the user cannot write is read too; only a missing one is created, not in a dry run.
+  // A read: an existing local store is opened read-only, without the lock (docs/store.md, "What a
+  // read sees"), so a store the user cannot write is read too; only a missing one is created, not in a dry run.
   const { storeExists } = await import('../../engine/store/index.js');
   const dryRun = target.kind === 'local' && (globals.dryRun === true || (await storeExists(target.store)));
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });

@@ -120,11 +120,6 @@ class FileStore implements Store {
     return this.hints.keyByHint(collection, hint);
   }
 
-  /** Every entity of `collection` with its hints (undefined: none); for tests and diagnostics. */
-  hintsOf(collection: CollectionName): Iterable<readonly [string, readonly string[] | undefined]> {
-    return this.hints.hintsOf(collection);
-  }
-
   async load(underLock: boolean): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       const manifest = await readManifest(this.location);

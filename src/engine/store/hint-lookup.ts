@@ -62,18 +62,6 @@ export class HintLookup {
     }
   }
 
-  /** Every entity of `collection` with its hints (undefined: none); for tests and diagnostics. */
-  *hintsOf(collection: CollectionName): Iterable<readonly [string, readonly string[] | undefined]> {
-    const indexer = this.source.indexer();
-    if (!indexer) throw new InternalError('hintsOf: no indexer registered (pass one to useIndexer)');
-    const trusted = this.source.hintsTrusted();
-    const map = this.source.maps().get(collection)!;
-    for (const [key, ordinal, value] of map.storedEntries()) {
-      if (ordinal >= 0 && trusted) yield [key, map.table!.hintsOf(ordinal)];
-      else yield [key, indexer.hints(collection, key, ordinal >= 0 ? map.get(key) : value)];
-    }
-  }
-
   private overlay(collection: CollectionName): HintOverlay {
     const existing = this.overlays.get(collection);
     if (existing !== undefined) return existing;

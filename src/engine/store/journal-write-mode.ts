@@ -37,9 +37,4 @@ export class JournalWriteMode {
     const probing = this.syncMs >= this.timing.maxSyncMs;
     this.syncMs = probing ? ms : this.syncMs + SYNC_TIME_WEIGHT * (ms - this.syncMs);
   }
-
-  /** For tests and diagnostics: the moving average of synchronous writes (ms). */
-  get averageSyncMs(): number {
-    return this.syncMs;
-  }
 }
