@@ -19,18 +19,16 @@ const interrupt = new AbortController();
  */
 const lostStreams = new Set<NodeJS.WriteStream>();
 
-/** Leaves now, without leaving a half-written report's temp file beside it. */
-const quitNow = (why = ''): never => {
-  if (!lostStreams.has(process.stderr)) process.stderr.write(why);
-  removeOpenTempsSync();
-  process.exit(ExitCode.Interrupted);
-};
 const onInterrupt = (): void => {
-  // A second Ctrl-C (or SIGTERM) means "now": leave without waiting for in-flight work.
-  if (interrupt.signal.aborted) quitNow();
+  // A second Ctrl-C (or SIGTERM) means "now": leave without waiting for in-flight work, but
+  // without leaving a half-written report's temp file beside it.
+  if (interrupt.signal.aborted) {
+    removeOpenTempsSync();
+    process.exit(ExitCode.Interrupted);
+  }
   if (!lostStreams.has(process.stderr)) process.stderr.write(`\n${interruptNotice()}\n`);
   const bound = endBound(process.env.EXAMCTL_STOP_GRACE_MS);
-  setTimeout(() => quitNow(bound.why), bound.ms).unref();
+  setTimeout(() => (void deps.stderr.write(bound.why), onInterrupt()), bound.ms).unref();
   interrupt.abort();
 };
 for (const signal of INTERRUPT_SIGNALS) process.on(signal, onInterrupt);
