@@ -52,15 +52,15 @@ export function withRunFiles(kept: readonly RunFile[] | undefined, added: readon
  * recorded its file read another (exit 2, nothing sent), unless `allowed`;
  * `kind`, the memory's, says what it would undo; the error's `oldFileRun` read it. A record without digests (an older examctl) is not judged.
  */
-export function refuseOldFile(files: readonly RunFile[] | undefined, digest: string | undefined, allowed: boolean, population: string | undefined, kind: string): void {
+export async function refuseOldFile(files: readonly RunFile[] | undefined, digestOf: () => Promise<string | undefined>, allowed: boolean, population: string | undefined, kind: string): Promise<void> {
   const undone =
     kind === 'users'
       ? 'enable the leavers they disabled, revert the changes they sent'
       : "put back the sittings' times and candidates they changed";
-  if (allowed || digest === undefined || files === undefined) return;
-  const newest = files.at(-1);
-  if (newest === undefined || newest[1] === digest) return;
-  const older = files.findLast(([, sha256]) => sha256 === digest);
+  const digest = allowed || files === undefined ? undefined : await digestOf();
+  const newest = files?.at(-1);
+  if (digest === undefined || newest === undefined || newest[1] === digest) return;
+  const older = files?.findLast(([, sha256]) => sha256 === digest);
   if (older === undefined) return;
   throw Object.assign(new UsageError(
     terminalLine(
