@@ -22,16 +22,16 @@ import { stringOf } from './schedule-input.js';
 export type Remembered = { line: number; id: string } | { line: number; problems: Problem[] };
 
 /**
- * After the run, through the gate: the withdrawn candidates' line, then the ids the service chose
+ * After the run, through the gate: the schedules' notes (`said`), then the ids the service chose
  * (kept by `remember`) in the file's order, the first few, for the next command.
  */
-export async function sayAfterRun(withdrawn: string | undefined, remembered: readonly Remembered[], deps: CommandDeps): Promise<void> {
+export async function sayAfterRun(said: readonly string[], remembered: readonly Remembered[], deps: CommandDeps): Promise<void> {
   // Answers come in as they complete; the note follows the file (first few only).
   const generated = remembered
     .filter((kept): kept is { line: number; id: string } => 'id' in kept)
     .sort((a, b) => a.line - b.line)
     .map((kept) => kept.id);
-  const lines = withdrawn === undefined ? [] : [withdrawn];
+  const lines = [...said];
   if (generated.length > 0) lines.push(`generated ScheduleExtId: ${generated.slice(0, 5).join(', ')}${generated.length > 5 ? ` and ${generated.length - 5} more (see --report)` : ''}`);
   if (generated.length === 1) lines.push(`to change this schedule later instead of making another: --schedule-id ${generated[0]} --upsert`);
   for (const line of lines) await say(deps, line);

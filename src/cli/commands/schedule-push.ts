@@ -95,9 +95,7 @@ export async function run(
     }
     return outcome;
   });
-  for (const line of memory.said) await deps.stderr.write(`${line}
-`);
-  await sayAfterRun(undefined, remembered, deps);
+  await sayAfterRun(memory.said, remembered, deps);
   return exitCode;
 }
 
