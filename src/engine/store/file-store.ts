@@ -1,8 +1,8 @@
 /**
  * The file store: a snapshot and its journal loaded into memory, transactions appended to the
  * journal by group commit under the lock, compaction into the next generation once the journal
- * has grown. The rooms it draws on: manifest (CURRENT and file names), snapshot-entries and
- * generation (what a generation holds), group-commit, create-store; the journal replay and hint lookup are below.
+ * has grown. The rooms it draws on: manifest (CURRENT and file names), snapshot-entries (what a
+ * generation holds), create-store (writing one), group-commit; the journal replay and hint lookup are below.
  */
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { InternalError, StoreDamagedError, TargetError } from '../../system/errors.js';
 import { COLLECTION_NAMES, type Change, type CollectionName, type Store, type StoreIndexer, type StoreOpenOptions, type StoreState } from './contract.js';
 import { EntityMap } from './entity-map.js';
-import { removeLeftovers, writeGeneration } from './generation.js';
+import { removeLeftovers, writeGeneration } from './create-store.js';
 import { GroupCommit, type Decide } from './group-commit.js';
 import { encodeJournalLine, serializeChanges, decodeJournalLine } from './journal.js';
 import { openRegularFile } from '../../system/regular-file.js';
