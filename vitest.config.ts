@@ -17,6 +17,7 @@ export const OWN_PROCESS = [
   'test/store/failed-append.test.ts',
   'test/store/file-store.test.ts',
   'test/store/lock-portable.test.ts',
+  'test/sync/digest-when-needed.test.ts',
   'test/sync/full-disk-start.test.ts',
   'test/sync/memory-restart.test.ts',
   'test/sync/memory-torn-cut.test.ts',

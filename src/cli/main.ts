@@ -4,7 +4,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import { removeOpenTempsSync } from '../system/open-temp-files.js';
 import { drainedOrGone } from '../system/drained-or-gone.js';
 import { promptIsOpen } from '../terminal/prompt-state.js';
-import { INTERRUPT_SIGNALS } from './interrupt-signals.js';
+import { INTERRUPT_SIGNALS, endBound } from './interrupt-signals.js';
 import { interruptNotice } from '../terminal/interrupt-notice.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { VERSION_LINE } from '../version.js';
@@ -27,6 +27,8 @@ const onInterrupt = (): void => {
     process.exit(ExitCode.Interrupted);
   }
   if (!lostStreams.has(process.stderr)) process.stderr.write(`\n${interruptNotice()}\n`);
+  const bound = endBound(process.env.EXAMCTL_STOP_GRACE_MS);
+  setTimeout(() => (void deps.stderr.write(bound.why), onInterrupt()), bound.ms).unref();
   interrupt.abort();
 };
 for (const signal of INTERRUPT_SIGNALS) process.on(signal, onInterrupt);

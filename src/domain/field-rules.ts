@@ -516,7 +516,7 @@ export function integerRule<Name extends string>(name: Name, spec: IntegerRuleSp
     field: path,
     code,
     // A text as written (quoted); a JSON number or other value as JSON writes it.
-    message: `${name} must be a whole number from ${min} to ${max}, not ${typeof value === 'string' ? quotedValue(value) : String(JSON.stringify(value) ?? value)}`,
+    message: `${name} must be a whole number from ${min} to ${max}, not ${quotedValue(value)}`,
   });
   return {
     name,

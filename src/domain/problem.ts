@@ -26,7 +26,8 @@ const QUOTED_VALUE_CHARS = 60;
  */
 export function quotedValue(value: unknown): string {
   // Another value (a number, a list) as its JSON text, cut the same way.
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  let text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  if (value === Infinity || value === -Infinity) text = 'a number out of range';
   if (text.length <= QUOTED_VALUE_CHARS) return typeof value === 'string' ? JSON.stringify(value) : text;
   // Never half of a surrogate pair: that would be quoted as an escape.
   const cut = QUOTED_VALUE_CHARS - 1 - (/[\uD800-\uDBFF]/.test(text[QUOTED_VALUE_CHARS - 2]!) ? 1 : 0);

@@ -218,9 +218,11 @@ function withTextDoubts(unit: Unit<PreparedSchedule>, records: readonly InputRec
  * row fails the schedule (its request would lack that value), each problem and warning naming its row.
  */
 function sittingFindings(records: readonly InputRecord[]): InputRecord {
-  const problems = records.flatMap((record) => (record.problems ?? []).map((problem) => ({ ...problem, field: sittingFieldPath(problem.field), line: record.source.line })));
-  const warnings = records.flatMap((record) => (record.warnings ?? []).map((warning) => ({ ...warning, field: sittingFieldPath(warning.field), line: record.source.line })));
-  const mapped = records.flatMap((record) => (record.mapped ?? []).map((value) => ({ ...value, field: sittingFieldPath(value.field), line: record.source.line })));
+  const inRows = <T extends { field: string }>(of: (record: InputRecord) => readonly T[] | undefined) =>
+    records.flatMap((record) => (of(record) ?? []).map((item) => ({ ...item, field: sittingFieldPath(item.field), line: record.source.line })));
+  const problems = inRows((record) => record.problems);
+  const warnings = inRows((record) => record.warnings);
+  const mapped = inRows((record) => record.mapped);
   const written = records.flatMap((record) => record.written ?? []);
   const first = records[0] as InputRecord;
   return {

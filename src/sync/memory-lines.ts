@@ -94,8 +94,8 @@ export interface MemoryEntry {
    */
   population?: string;
   /**
-   * Collections: each field of the acknowledged request (but its ExternalId) as canonical JSON,
-   * so an 810 for it can name what differs (docs/sync.md, "Collections").
+   * Collections: each field of the acknowledged request (but its ExternalId) as canonical JSON, so an
+   * 810 names what differs (docs/sync.md, "Collections"); schedules: each Schedule field set, as ''.
    */
   fields?: Record<string, string>;
 }

@@ -50,23 +50,23 @@ export function withRunFiles(kept: readonly RunFile[] | undefined, added: readon
 /**
  * Refuses a file whose bytes an older run of the population read, while the newest run that
  * recorded its file read another (exit 2, nothing sent), unless `allowed`;
- * `kind`, the memory's, says what it would undo. A record without digests (an older examctl) is not judged.
+ * `kind`, the memory's, says what it would undo; the error's `oldFileRun` read it. A record without digests (an older examctl) is not judged.
  */
-export function refuseOldFile(files: readonly RunFile[] | undefined, digest: string | undefined, allowed: boolean, population: string | undefined, kind: string): void {
+export async function refuseOldFile(files: readonly RunFile[] | undefined, digestOf: () => Promise<string | undefined>, allowed: boolean, population: string | undefined, kind: string): Promise<void> {
   const undone =
     kind === 'users'
       ? 'enable the leavers they disabled, revert the changes they sent'
       : "put back the sittings' times and candidates they changed";
-  if (allowed || digest === undefined || files === undefined) return;
-  const newest = files.at(-1);
-  if (newest === undefined || newest[1] === digest) return;
-  const older = files.findLast(([, sha256]) => sha256 === digest);
+  const digest = allowed || files === undefined ? undefined : await digestOf();
+  const newest = files?.at(-1);
+  if (digest === undefined || newest === undefined || newest[1] === digest) return;
+  const older = files?.findLast(([, sha256]) => sha256 === digest);
   if (older === undefined) return;
-  throw new UsageError(
+  throw Object.assign(new UsageError(
     terminalLine(
       `this file is byte for byte the one run ${older[0]} read, while the newest run${population === undefined ? '' : ` of --population ${population}`} (${newest[0]}) read another: ` +
         `is it an old night's file run again? Sent now, it would undo what the later runs did (${undone}). ` +
         `Nothing was sent. If it is meant, run again with --allow-old-file (docs/sync.md, "Stale input")`,
     ),
-  );
+  ), { oldFileRun: older[0] });
 }

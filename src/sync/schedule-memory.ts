@@ -2,10 +2,10 @@ import type { PreparedSchedule } from '../domain/index.js';
 import { idOf } from '../domain/record-id.js';
 import { isScheduleRequestRecord, type InputRecord } from '../input/record.js';
 import { describeTarget } from '../report/report-writers.js';
-import { formatCount, namedFirst } from '../formats/number-format.js';
+import { namedFirst } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
-import { SentMemory } from './sent-memory.js';
+import { NOT_SENT_NOTE, SentMemory } from './sent-memory.js';
 import { UsageError } from '../system/errors.js';
 import { withProblem } from '../domain/one-id-per-file.js';
 import { onlyWhichOf, type OnlyWhich } from './known-ids.js';
@@ -13,19 +13,25 @@ import type { MemoryEntries } from './memory-entries.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { Problem } from '../domain/problem.js';
 import { USER_FIELDS as USER_FIELD_LIST } from '../domain/user.js';
+import type { SummaryNote } from '../report/report-writers.js';
 
 /** A candidate's fields that are its user's (not the sitting's): sent, they change the user. */
 const USER_FIELDS: ReadonlySet<string> = new Set(USER_FIELD_LIST.filter((field) => field !== 'ExternalId'));
 
-/** How many schedules the line after the run names (docs/sync.md, "Withdrawn candidates"). */
+/** How many schedules' notes are said after the run (docs/sync.md, "Withdrawn candidates"). */
 const NAMED_SCHEDULES = 3;
-/** How many candidates it names per schedule. */
-const NAMED_CANDIDATES = 3;
 /** How many the note on the schedule's report item names. */
 const NOTED_CANDIDATES = 20;
+const LEFT = '(docs/sync.md, "Fields left out")';
+const EVERY = /^(ScheduleExtId|AssessmentExtId|Title|StartDateTime|EndDateTime|GroupExtId|GroupName)$/;
+
+export const SCHEDULE_NOTES: SummaryNote[] = [NOT_SENT_NOTE, {
+  counts: (item) => /(candidates|left out)"\)$/.test(item.note ?? ''),
+  words: () => 'with a note (candidates left registered, fields cleared)',
+}];
 
 /** `schedule push`'s memory flags that go together (exit 2 otherwise); --only-new or --only-existing as one value. */
-export function scheduleSyncFlags(flags: { changedOnly?: boolean | undefined; requireMemory?: boolean | undefined; upsert?: boolean | undefined; onlyNew?: boolean | undefined; onlyExisting?: boolean | undefined }): OnlyWhich | undefined {
+export function scheduleSyncFlags(flags: Partial<Record<'changedOnly' | 'requireMemory' | 'upsert' | 'onlyNew' | 'onlyExisting', boolean | undefined>>): OnlyWhich | undefined {
   // Unchanged schedules are left out only when the rest can be sent again as updates.
   if (flags.changedOnly && !flags.upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
   if (flags.requireMemory && !flags.changedOnly) throw new UsageError('--require-memory goes with --changed-only');
@@ -40,17 +46,29 @@ export function scheduleSyncFlags(flags: { changedOnly?: boolean | undefined; re
  * acknowledged for each schedule, to say those a run withdraws (docs/sync.md, "Withdrawn candidates").
  */
 export class ScheduleMemory extends SentMemory<PreparedSchedule> {
-  private readonly withdrawn = { schedules: 0, candidates: 0, first: [] as string[], seen: new Set<string>() };
-  /** Each request's left-out candidates, for the note on its report item. */
-  private readonly leftOut = new WeakMap<PreparedSchedule, string[]>();
+  /** What each request leaves out (`withNote`); the first schedules', said after the run. */
+  private readonly notes = new WeakMap<PreparedSchedule, string[]>();
+  readonly said: string[] = [];
 
   override unit(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
     // A row of an older run a later run left otherwise: not sent (docs/sync.md, "Stale input").
-    const later = this.laterRequest(unit.rows?.[0], unit.id, unit.prepared.value) ?? this.laterUser(unit.rows?.[0], unit.prepared.value);
+    const [row, payload] = [unit.rows?.[0], unit.prepared.value];
+    const later = this.laterRequest(row, unit.id, payload) ?? this.laterUser(row, payload) ?? this.clears(unit.id, payload);
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
-    this.noteWithdrawn(unit.id, unit.prepared.value);
+    this.noteWithdrawn(unit.id, payload);
     return super.unit(unit);
+  }
+
+  /** Fields the last request set that an upsert leaves out: said, the PIN refused (docs/sync.md, "Fields left out"). */
+  private clears(id: string, payload: PreparedSchedule): Problem | undefined {
+    const entry = this.memory?.entries.get(id);
+    const given = setFields(payload);
+    const cleared = Object.keys(entry?.fields ?? {}).filter((field) => !(field in given));
+    if (!entry || !cleared.length || !payload.request.Upsert) return undefined;
+    const what = `${cleared.join(', ')} (set by run ${entry.run})`;
+    if (!cleared.includes('PIN') || this.deps.invocation?.clearPin === true) return void this.note(id, payload, `left out: the upsert clears ${what} ${LEFT}`);
+    return { field: 'Schedule.PIN', code: null, message: `not sent: the upsert would clear ${what}, opening the sitting: give --pin-file, or --clear-pin ${LEFT}` };
   }
 
   /**
@@ -79,7 +97,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   /** The users memory, read with the leading-zeros check (`refuseLostZeros`), for `laterUser`. */
   private users: MemoryEntries | undefined;
 
-  protected override keptBeside(_id: string, payload: PreparedSchedule): { candidates: string[] } {
+  protected override keptBeside(_id: string, payload: PreparedSchedule): ReturnType<typeof acknowledgedSchedule> {
     return acknowledgedSchedule(payload);
   }
 
@@ -88,7 +106,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
    * a schedule is one unit of many rows, so the run, not a row, is refused. Opened first.
    */
   async refuseLostZeros(records: AsyncIterable<InputRecord>): Promise<void> {
-    const memory = this.memory;
+    const [memory, old] = [this.memory, this.oldFile];
     if (memory === undefined) return;
     this.users = await this.otherKind('users');
     const rule = await this.zerosRule([
@@ -98,73 +116,76 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
         what: 'schedule id',
         made: 'schedule',
         memory: memory.entries.size === 0 ? undefined : memory.entries,
-        idsOf: (record) => [idOf(isScheduleRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : record.fields, 'ScheduleExtId')],
+        idsOf: (record) => [scheduleIdOf(record)],
         pairsRefuseRun: true,
       },
     ]);
-    if (rule === undefined) return;
-    for await (const record of records) rule.add(record);
-    rule.settle(describeTarget(memory.target));
+    if (rule === undefined && old === undefined) return;
+    for await (const record of records) {
+      rule?.add(record);
+      if (old && (memory.entries.peek(scheduleIdOf(record) ?? '')?.run ?? '') > old.oldFileRun) throw old;
+    }
+    rule?.settle(describeTarget(memory.target));
+  }
+
+  /** An old night's file: refused (`refuseLostZeros`) if a later run sent its schedules. */
+  private oldFile: (Error & { oldFileRun: string }) | undefined;
+
+  override async refuseOldFile(...args: Parameters<SentMemory<PreparedSchedule>['refuseOldFile']>): Promise<void> {
+    await super.refuseOldFile(...args).catch((error: Error & { oldFileRun?: string }) => {
+      if (error.oldFileRun === undefined) throw error;
+      this.oldFile = error as Error & { oldFileRun: string };
+    });
   }
 
   /** The candidates the memory says the last acknowledged request registered that this one leaves out (ids compare ignoring case, as the service's do). */
   private noteWithdrawn(id: string, payload: PreparedSchedule): void {
     const registered = this.memory?.entries.get(id)?.candidates;
-    if (registered === undefined || registered.length === 0 || this.withdrawn.seen.has(id)) return;
+    if (registered === undefined || registered.length === 0) return;
     const given = new Set(candidateIds(payload).map((candidate) => candidate.toLowerCase()));
     const left = registered.filter((candidate) => !given.has(candidate.toLowerCase()));
     if (left.length === 0) return;
-    this.leftOut.set(payload, left);
-    const withdrawn = this.withdrawn;
-    withdrawn.seen.add(id);
-    withdrawn.schedules += 1;
-    withdrawn.candidates += left.length;
-    if (withdrawn.first.length < NAMED_SCHEDULES) {
-      withdrawn.first.push(`${id}: ${namedFirst(left, NAMED_CANDIDATES)}`);
-    }
+    const noted = `not in this file, still registered (an upsert never removes a candidate; withdraw on the platform any that left): ${namedFirst(left, NOTED_CANDIDATES)}`;
+    this.note(id, payload, `${noted} (docs/sync.md, "Withdrawn candidates")`);
+  }
+
+  private note(id: string, payload: PreparedSchedule, note: string): void {
+    this.notes.set(payload, [...(this.notes.get(payload) ?? []), note]);
+    const line = terminalLine(`${id}: ${note}`);
+    if (this.said.length < NAMED_SCHEDULES && !this.said.includes(line)) this.said.push(line);
   }
 
   /**
-   * The outcome of a request that left candidates out, with a note naming them, so the JSON report,
-   * the journal and `runs show` say it beside the schedule, not only stderr. A failed request
-   * changed nothing: the line after the run says it.
+   * The outcome of a request that left something out, with a note naming it, so the JSON report,
+   * the journal and `runs show` say it beside the schedule (SCHEDULE_NOTES counts them in the summary,
+   * a resume's and `runs show`'s too). A failed request changed nothing: the line after the run says it.
    */
   withNote(payload: PreparedSchedule, outcome: Outcome): Outcome {
-    const left = this.leftOut.get(payload);
-    if (left === undefined || outcome.status === 'failed' || outcome.note !== undefined) return outcome;
-    return {
-      ...outcome,
-      note: `not in this file, still registered (an upsert never removes a candidate): ${namedFirst(left, NOTED_CANDIDATES)} (docs/sync.md, "Withdrawn candidates")`,
-    };
-  }
-
-  /**
-   * After the run (docs/sync.md, "Withdrawn candidates"): the candidates a request leaves out that
-   * the schedule's last acknowledged request registered. They stay registered on the platform.
-   */
-  withdrawnLine(): string | undefined {
-    const { schedules, candidates, first } = this.withdrawn;
-    if (schedules === 0) return undefined;
-    const one = candidates === 1;
-    const who = one ? '1 candidate examctl registered is' : `${formatCount(candidates)} candidates examctl registered are`;
-    const more = schedules > first.length ? `; ${formatCount(schedules - first.length)} more schedule${schedules - first.length === 1 ? '' : 's'}` : '';
-    return terminalLine(
-      `${who} not in this file (${first.join('; ')}${more}): an upsert adds and updates candidates but never removes one, ` +
-        `so ${one ? 'it stays' : 'they stay'} registered with ${one ? 'its' : 'their'} startup link. If the file is the whole list, withdraw ${one ? 'it' : 'them'} on the platform; ` +
-        `if it only adds candidates, nothing is wrong (docs/sync.md, "Withdrawn candidates")`,
-    );
+    const notes = this.notes.get(payload);
+    if (notes === undefined || outcome.status === 'failed' || outcome.note !== undefined) return outcome;
+    return { ...outcome, note: notes.join('; ') };
   }
 }
 
-/** What the memory keeps of a schedule whose request the target acknowledged, besides its digest and run: its candidates. */
-export function acknowledgedSchedule(payload: PreparedSchedule): { candidates: string[] } {
-  return { candidates: candidateIds(payload) };
+/** What the memory keeps of a schedule whose request the target acknowledged, besides its digest and run: its candidates, the fields it set. */
+export function acknowledgedSchedule(payload: PreparedSchedule) {
+  return { candidates: candidateIds(payload), fields: setFields(payload) };
+}
+
+function setFields(payload: PreparedSchedule): Record<string, string> {
+  const set = Object.entries(payload.request.Schedule).filter(([name, value]) => !EVERY.test(name) && value !== undefined && value !== null && value !== '');
+  return Object.fromEntries(set.map(([name]) => [name, '']));
 }
 
 function candidateIds(payload: PreparedSchedule): string[] {
   const ids: string[] = [];
   for (const candidate of payload.request.Candidates) if (typeof candidate.CandidateExtId === 'string') ids.push(candidate.CandidateExtId);
   return ids;
+}
+
+function scheduleIdOf(record: InputRecord): string | null {
+  const fields = isScheduleRequestRecord(record) ? record.fields.Schedule : record.fields;
+  return idOf((fields ?? {}) as Record<string, unknown>, 'ScheduleExtId');
 }
 
 /** The candidates of a record: a row of a sittings or candidates file is one; a whole request (JSON) has its Candidates. */

@@ -79,7 +79,7 @@ export class SentMemory<P> {
   /** The run whose intents are written ahead (`started`). */
   private ahead: string | undefined;
   /** The SHA-256 of the run's input file (src/sync/replayed-file.ts), recorded with its population. */
-  private inputDigest: string | undefined;
+  private inputDigest = async (): Promise<string | undefined> => undefined;
   /** The run's input records: a run report fed back records no file (`started`). */
   private records: (AsyncIterable<InputRecord> & Partial<BatchedRecords>) | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */
@@ -244,8 +244,10 @@ export class SentMemory<P> {
    */
   async refuseOldFile(file: string | undefined, allowed: boolean, records: AsyncIterable<InputRecord> & Partial<BatchedRecords>): Promise<void> {
     this.records = records;
-    this.inputDigest = file === undefined ? undefined : await fileDigest(inputPathOf(file, this.deps));
-    refuseOldFile(this.memory?.populations().get(populationKey(this.flags.population))?.files, this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
+    let digest: Promise<string | undefined> | undefined;
+    if (file !== undefined) this.inputDigest = () => (digest ??= fileDigest(inputPathOf(file, this.deps)));
+    const files = this.memory?.populations().get(populationKey(this.flags.population))?.files;
+    await refuseOldFile(files, this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
   }
 
   /**
@@ -261,7 +263,7 @@ export class SentMemory<P> {
     this.run = run;
     // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
     const fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
-    memory.recordPopulation(populationKey(this.flags.population), run, false, fedBack ? undefined : this.inputDigest);
+    memory.recordPopulation(populationKey(this.flags.population), run, false, fedBack ? undefined : await this.inputDigest());
     await memory.durable();
     await this.placed?.writeAhead(run);
   }

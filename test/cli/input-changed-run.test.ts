@@ -94,3 +94,16 @@ describe('an input file rewritten in place while the run sends it', () => {
     expect(resumed.code).toBe(2);
   });
 });
+
+describe('runs show --report r.csv of a run whose input changed since (trial23 f08)', () => {
+  it("says why the report has no input cells: it is no retry file", async () => {
+    const users = 'ExternalId,FirstName,LastName,Email,UserName,Role\nu-1,Ann,Lee,ann@example.test,ann,Candidate\n';
+    await writeFile(join(dir, 'in.csv'), users);
+    const runsDir = ['--runs-dir', join(dir, 'runs')];
+    expect((await examctl(['user', 'sync', '--file', 'in.csv', '--store', join(dir, 'store'), ...runsDir], dir)).code).toBe(0);
+    await writeFile(join(dir, 'in.csv'), users.replace('ann@', 'anx@'));
+    const shown = await examctl(['runs', 'show', 'last', '--report', 'b.csv', ...runsDir], dir);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stderr).toMatch(/the report has no input cells: its input file \S+in\.csv changed since the run started/);
+  });
+});

@@ -32,6 +32,10 @@ describe('integerRule', () => {
     }
   });
 
+  it("JSON's 1e400 (read as Infinity) is said as a number out of range, never null (trial23 f09)", () => {
+    for (const v of [Infinity, -Infinity]) expect(check(v).problems[0]?.message).toBe(message('a number out of range'));
+  });
+
   it('a code null rule reports code null', () => {
     const problems: Problem[] = [];
     integerRule('Row', { min: 0, max: 3, code: null }).check(7, 'Row', problems);

@@ -71,7 +71,7 @@ describe('--help', () => {
     expect(flagsUnder.get('Input')).toEqual(expect.arrayContaining(['-f, --file', '--schedule', '--only-failed', '--sheet', '--encoding']));
     expect(flagsUnder.get('Schedule fields')).toEqual(expect.arrayContaining(['--schedule-id', '--start', '--pin', '--[no-]keycode']));
     // commander's own --help goes under the last heading: no heading of its own.
-    expect(flagsUnder.get('Nightly sync')).toEqual(['--changed-only', '--allow-old-file', '--require-memory', '--only-new', '--only-existing', '--sync-dir', '-h, --help']);
+    expect(flagsUnder.get('Nightly sync')).toEqual(['--changed-only', '--allow-old-file', '--clear-pin', '--require-memory', '--only-new', '--only-existing', '--sync-dir', '-h, --help']);
   });
 
   it.each(paths.map((path) => [path.join(' ') || '(examctl)', path] as const))('%s: with more than ten flags, every flag under a heading of its group', async (_name, path) => {
@@ -146,6 +146,6 @@ describe('--help', () => {
   it('help text starts each sentence on a new line', async () => {
     const io = testDeps('/');
     expect(await runCli(['help', 'schedule', 'push', '--all'], io.deps)).toBe(0);
-    expect(io.stdout.text).toMatch(/one call per\s+schedule\)\.\n\s*A candidates CSV/);
+    expect(io.stdout.text).toMatch(/one POST \/schedule per\s+schedule\)\.\n\s*A candidates CSV/);
   });
 });

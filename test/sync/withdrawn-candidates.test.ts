@@ -18,9 +18,8 @@ import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
  */
 
 const FIXTURE = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8');
-const WITHDRAWN_LINE =
-  '2 candidates examctl registered are not in this file (S-MATH1-DEC: stu-2002, stu-2003): an upsert adds and updates candidates but never removes one, so they stay registered with their startup link. ' +
-  'If the file is the whole list, withdraw them on the platform; if it only adds candidates, nothing is wrong (docs/sync.md, "Withdrawn candidates")';
+const NOTE = 'not in this file, still registered (an upsert never removes a candidate; withdraw on the platform any that left): stu-2002, stu-2003 (docs/sync.md, "Withdrawn candidates")';
+const WITHDRAWN_LINE = `S-MATH1-DEC: ${NOTE}`;
 
 let dir: string;
 let env: Record<string, string>;
@@ -80,14 +79,14 @@ describe('withdrawn candidates, local store', () => {
     const links = await examctl(['schedule', 'links', 'S-MATH1-DEC', '--target', 'local', '--store', 'store', '--json'], dir, env);
     expect(links.stdout).toContain('stu-2002');
     // With --json, stdout is still the one report; the schedule's item says it too, and so does runs show.
-    const note = 'not in this file, still registered (an upsert never removes a candidate): stu-2002, stu-2003 (docs/sync.md, "Withdrawn candidates")';
+    const note = NOTE;
     const itemOf = (stdout: string) => (JSON.parse(stdout) as { items: { id: string; note?: string; action?: string }[] }).items.find((item) => item.id === 'S-MATH1-DEC');
     expect(itemOf(second.stdout)?.note).toBe(note);
     expect(itemOf((await examctl(['runs', 'show', 'last', '--json'], dir, env)).stdout)?.note).toBe(note);
     // The engine found nothing to change in it (the candidates stay): sent all the same, so only
     // S-PHYS2-JAN counts as not sent.
     expect(itemOf(second.stdout)?.action).toBe('unchanged');
-    expect(second.stderr).toContain('\n1 unchanged (not sent)\n');
+    expect(second.stderr).toContain('\n1 unchanged (not sent), 1 with a note (candidates left registered, fields cleared)\n');
 
     // Remembered: the next night (full or --changed-only) says nothing.
     for (const flags of [['--changed-only'], []]) {

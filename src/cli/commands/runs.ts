@@ -125,13 +125,14 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
   const cells = options.report !== undefined && ['csv', 'xlsx'].includes(reportFormatOf(options.report));
   await checkReportOption(options, { ...deps, ...runProfileOf(run.header), invocation: { ...options, file: run.header.input?.path } });
   const input = await runInput(run, deps, cells || !run.coversUnits());
-  const missing = 'unlisted' in input ? unjournaledCount(run) : unreachedLeavers(run, input.count);
-  const reason = 'unlisted' in input ? input.unlisted : LEAVERS_UNLISTED;
+  const [read, gone] = 'unlisted' in input ? [undefined, input.unlisted] : [input, undefined];
+  const missing = read === undefined ? unjournaledCount(run) : unreachedLeavers(run, read.count);
+  const reason = gone ?? LEAVERS_UNLISTED;
   const unlisted = missing !== 0 ? { count: missing, reason } : undefined;
   const { command, target } = run.header;
-  const notes = 'unlisted' in input ? undefined : input.summaryNotes;
+  const notes = read?.summaryNotes;
   // Without the input, every unchanged unit of a --changed-only run is counted, not listed: said in the document too.
-  const unlistedUnchanged = 'unlisted' in input && run.unchanged.count > 0 ? { count: run.unchanged.count, reason: input.unlisted } : undefined;
+  const unlistedUnchanged = gone !== undefined && run.unchanged.count > 0 ? { count: run.unchanged.count, reason: gone } : undefined;
   // The run's own zone and date format: a report workbook types its dates as the run's did.
   const { timezone, dateFormat } = run.header.options;
   const report = await openRunReport(
@@ -150,13 +151,15 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
         : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'} counted as skipped but not listed`;
     await say(deps, `run ${run.id}: ${what}: ${unlisted.reason}`);
   }
+  // A CSV or xlsx report without the input's cells is no retry file (trial23 f08): said why.
+  if (cells && gone !== undefined) await say(deps, `run ${run.id}: the report has no input cells: ${gone}`);
   const builder = report.builder;
   // The input's header and dialect: a CSV report of no row (every row ok for --only-failed, a header-only file) is still written as the input was.
-  if (!('unlisted' in input) && input.header !== undefined) builder.sourceHeader(input.header.cells, input.header.dialect);
+  if (read?.header !== undefined) builder.sourceHeader(read.header.cells, read.header.dialect);
   let position = 0;
-  const leavers = cells && !('unlisted' in input) ? await leaverRows(run, input, deps) : undefined;
-  if (!('unlisted' in input) && input.units !== undefined) {
-    for await (const unit of input.units()) {
+  const leavers = cells && read !== undefined ? await leaverRows(run, read, deps) : undefined;
+  if (read?.units !== undefined) {
+    for await (const unit of read.units()) {
       const item = (await run.itemAt(position)) ?? unlinedItem(run, { ...unit, n: position });
       position += 1;
       await builder.add({ item, rows: leavers === undefined || unit.rows === undefined ? unit.rows : leavers.fileRows(unit.rows) });
@@ -169,7 +172,7 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
     builder.summary.total += unnamed;
     builder.summary.ok += unnamed;
     countAction(builder.summary, 'unchanged', unnamed);
-    await say(deps, `run ${run.id}: ${formatCount(unnamed)} unchanged ${unnamed === 1 ? 'item' : 'items'} (not sent, --changed-only) counted as ok but not listed: ${'unlisted' in input ? input.unlisted : 'past the input'}`);
+    await say(deps, `run ${run.id}: ${formatCount(unnamed)} unchanged ${unnamed === 1 ? 'item' : 'items'} (not sent, --changed-only) counted as ok but not listed: ${gone ?? 'past the input'}`);
   }
   if (unlisted?.count) {
     builder.summary.total += unlisted.count;

@@ -53,6 +53,7 @@ const SCHEDULE_PUSH_OPTIONS = allKept([
   REALLY_NEW_IDS_OPTION,
   CHANGED_ONLY_OPTION,
   ALLOW_OLD_FILE_OPTION,
+  option('--clear-pin', 'send no PIN where an earlier run set one: the upsert clears it (docs/sync.md, "Fields left out")'),
   REQUIRE_MEMORY_OPTION,
   ...ONLY_NEW_OR_EXISTING_OPTIONS,
   SYNC_DIR_OPTION,
@@ -63,7 +64,7 @@ export type SchedulePushOptions = CommandOptions<typeof SCHEDULE_PUSH>;
 export const SCHEDULE_PUSH = declareCommand({
   path: ['schedule', 'push'],
   description:
-    'create or update schedules with candidates (POST /schedule, one call per schedule). ' +
+    'create or update schedules with candidates (one POST /schedule per schedule). ' +
     'A candidates CSV/JSON gets its schedule from flags or --schedule; without --schedule-id every run creates a new schedule. ' +
     'A sittings CSV (rows with schedule columns such as ScheduleExtId, AssessmentExtId, StartDateTime) is grouped by ScheduleExtId into one request each, ' +
     'flags giving defaults for absent columns. A JSON object with Schedule and Candidates (or an array of them) is sent as is.',

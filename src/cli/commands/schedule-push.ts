@@ -1,7 +1,6 @@
 import { InputFileError } from '../../system/errors.js';
 import type { PreparedSchedule } from '../../domain/index.js';
-import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
-import { ScheduleMemory, scheduleSyncFlags } from '../../sync/schedule-memory.js';
+import { SCHEDULE_NOTES, ScheduleMemory, scheduleSyncFlags } from '../../sync/schedule-memory.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { commandName, type RerunInput } from '../command-declaration.js';
@@ -20,7 +19,7 @@ import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, changedOnly, allowOldFile, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, onlyNew, onlyExisting, reallyNewIds, ...rest }: SchedulePushOptions,
+  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, changedOnly, allowOldFile, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, clearPin, onlyNew, onlyExisting, reallyNewIds, ...rest }: SchedulePushOptions,
   givenDeps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -56,7 +55,7 @@ export async function run(
     command: commandName(SCHEDULE_PUSH),
     records,
     readIds,
-    summaryNotes: [NOT_SENT_NOTE],
+    summaryNotes: SCHEDULE_NOTES,
     async *units(batches) {
       for await (const batch of units(batches)) yield batch.map((unit) => memory.leaveOut(memory.unit(unit)));
     },
@@ -96,9 +95,11 @@ export async function run(
     }
     return outcome;
   });
-  await sayAfterRun(memory.withdrawnLine(), remembered, deps);
+  for (const line of memory.said) await deps.stderr.write(`${line}
+`);
+  await sayAfterRun(undefined, remembered, deps);
   return exitCode;
 }
 
 /** `runs show` reads a run again (SCHEDULE_PUSH's resume.input). */
-export const rerunInput: RerunInput = async (options, deps) => ({ ...(await schedulePushInput(options as never, deps)), summaryNotes: [NOT_SENT_NOTE] });
+export const rerunInput: RerunInput = async (options, deps) => ({ ...(await schedulePushInput(options as never, deps)), summaryNotes: SCHEDULE_NOTES });

@@ -1,0 +1,72 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { examctlStep } from '../support/in-process.js';
+import { withTempDir } from '../support/temp-dir.js';
+
+/**
+ * trial26 f01, f07, f04 (docs/sync.md, "Fields left out", "Stale input", "Withdrawn candidates").
+ */
+
+const HEADER = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
+const row = (s: string, c: string): string => `${s},A-MATH-1,Sit,2027-03-01T10:00:00Z,2027-03-01T12:00:00Z,G-${s},G,${c},F,L,${c}@ex.test`;
+const push = (dir: string, file: string, ...more: string[]) =>
+  examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', '--changed-only', ...more], dir);
+
+/** S-0's PIN and LockExamOnConnectionLoss on the store. */
+const fieldsOf = async (dir: string): Promise<unknown[]> => {
+  expect((await examctlStep(['--store', 'st', 'local', 'export', '--out', 'w.json'], dir)).code).toBe(0);
+  const world = JSON.parse(await readFile(join(dir, 'w.json'), 'utf8')) as { Schedules: Record<string, unknown>[] };
+  const s = world.Schedules.find((schedule) => schedule.ScheduleExtId === 'S-0');
+  return [s?.PIN, s?.LockExamOnConnectionLoss];
+};
+
+describe('schedule push --upsert: fields an earlier run set', () => {
+  it('a run without the PIN fails unsent (exit 1); a field left out is said; --clear-pin clears the PIN', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'full.csv'), `${HEADER},LockExamOnConnectionLoss\n${row('S-0', 'c-1')},true\n`);
+      await writeFile(join(dir, 'late.csv'), `${HEADER}\n${row('S-0', 'c-2')}\n`);
+      expect((await push(dir, 'full.csv', '--pin', '4821')).code).toBe(0);
+      const late = await push(dir, 'late.csv');
+      expect(late.code).toBe(1);
+      expect(late.stderr).toMatch(/\[S-0\] Schedule\.PIN - not sent: the upsert would clear PIN, \S+ \(set by run \S+\), opening the sitting/);
+      expect(await fieldsOf(dir)).toEqual(['4821', true]);
+      const given = await push(dir, 'late.csv', '--pin', '4821', '--report', 'r.json');
+      expect(given.code, given.stderr).toBe(0);
+      expect(given.stderr).toMatch(/S-0: left out: the upsert clears LockExamOnConnectionLoss \(set by run \S+\)/);
+      expect(given.stderr).toContain('1 with a note');
+      expect(await readFile(join(dir, 'r.json'), 'utf8')).toContain('left out: the upsert clears LockExamOnConnectionLoss');
+      expect(await fieldsOf(dir)).toEqual(['4821', undefined]);
+      expect((await push(dir, 'full.csv', '--pin', '4821', '--allow-old-file')).code).toBe(0);
+      const cleared = await push(dir, 'late.csv', '--clear-pin', '--allow-old-file');
+      expect(cleared.code, cleared.stderr).toBe(0);
+      expect(cleared.stderr).toMatch(/S-0: left out: the upsert clears PIN, LockExamOnConnectionLoss \(set by run/);
+      expect(await fieldsOf(dir)).toEqual([undefined, undefined]);
+    }));
+
+  it('two sittings files on one target: the unchanged one goes; an old file whose schedule a later run sent is refused', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'maths.csv'), `${HEADER}\n${row('S-0', 'c-1')}\n`);
+      await writeFile(join(dir, 'physics.csv'), `${HEADER}\n${row('S-1', 'c-2')}\n`);
+      await writeFile(join(dir, 'physics2.csv'), `${HEADER}\n${row('S-1', 'c-3')}\n`);
+      for (const file of ['maths.csv', 'physics.csv', 'maths.csv', 'physics.csv', 'physics2.csv']) {
+        const night = await push(dir, file);
+        expect(night.code, `${file}: ${night.stderr}`).toBe(0);
+      }
+      const old = await push(dir, 'physics.csv');
+      expect(old.code).toBe(2);
+      expect(old.stderr).toContain("is it an old night's file run again?");
+    }));
+
+  it('runs show says a withdrawn candidate after its summary', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'n1.csv'), `${HEADER}\n${row('S-0', 'c-1')}\n${row('S-0', 'c-2')}\n`);
+      await writeFile(join(dir, 'n2.csv'), `${HEADER}\n${row('S-0', 'c-1')}\n`);
+      expect((await push(dir, 'n1.csv')).code).toBe(0);
+      const night2 = await push(dir, 'n2.csv');
+      expect(night2.code, night2.stderr).toBe(0);
+      const run = /run (\S+) \(examctl runs show/.exec(night2.stderr)![1]!;
+      const shown = await examctlStep(['runs', 'show', run], dir);
+      expect(shown.stdout + shown.stderr).toContain('1 with a note (candidates left registered');
+    }));
+});
