@@ -18,8 +18,7 @@ import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from '../port/integration-api.js';
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetriedCall, type RetryLimits, type RetryNote } from './retry-loop.js';
-import { checkToken, parseBaseUrl, pathSegment } from './url-policy.js';
-import { redirectWords } from './redirect-advice.js';
+import { checkToken, parseBaseUrl, pathSegment, API_PREFIX } from './url-policy.js';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
 
@@ -277,7 +276,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       const { method, route, gate } = this;
       try {
         if (answer.status >= 300 && answer.status < 400) {
-          // Any 3xx: never followed, the run stops (redirect-advice.ts).
+          // Any 3xx: never followed, the run stops (redirectWords, below).
           const words = redirectWords(answer.status, headerValue(answer.headers, 'location'), `${origin}${pathPrefix}${route}`, gate.text, options.via);
           throw new NeverSentTargetError(`${host}: ${method} ${route} ${words}`);
         }
@@ -392,4 +391,32 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       await pool.close();
     },
   };
+}
+
+/*
+ * A redirect in words: where the service points and what to set instead. examctl follows no
+ * redirect (the token would go along, and a POST turned GET applies nothing), so a run and
+ * `doctor` both stop at the first 3xx with these words.
+ */
+/** `answered HTTP 301 to https://new/...: examctl follows no redirect ...; set --base-url to https://new`. */
+export function redirectWords(status: number, location: string | undefined, requestUrl: string, redact: (text: string) => string, via = '--base-url'): string {
+  const said = describeStatus(status);
+  if (location === undefined || location.trim() === '') {
+    return `answered a redirect ${said} without a Location; examctl follows no redirect: check ${via}`;
+  }
+  let target: URL | undefined;
+  try {
+    target = new URL(location.trim(), requestUrl);
+  } catch {
+    target = undefined;
+  }
+  const shown = redact(target?.href ?? location).slice(0, 300);
+  let advice = `check ${via}`;
+  if (target !== undefined) {
+    // The base URL is what the API paths hang under: the Location's path up to /api/v1/integrations.
+    const at = target.pathname.indexOf(API_PREFIX);
+    const base = `${target.origin}${at >= 0 ? target.pathname.slice(0, at) : ''}`.replace(/\/+$/, '');
+    advice = `set ${via} to ${redact(base)}`;
+  }
+  return `answered ${said} to ${shown}: examctl follows no redirect (the token would go along); ${advice}`;
 }

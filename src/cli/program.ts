@@ -2,17 +2,6 @@ import { COLLECTION_ADD } from './commands/collection-add.options.js';
 import { COMPLETION } from './commands/completion.options.js';
 import { CONFIG_LIST, CONFIG_REMOVE, CONFIG_SET_PROFILE, CONFIG_SHOW, CONFIG_USE } from './commands/config.options.js';
 import { DOCTOR } from './commands/doctor.options.js';
-import {
-  COLLECTION_GROUP,
-  CONFIG_GROUP,
-  INVIGILATORS_GROUP,
-  LOCAL_GROUP,
-  REVIEW_SESSION_GROUP,
-  RUNS_GROUP,
-  SCHEDULE_GROUP,
-  SYNCED_GROUP,
-  USER_GROUP,
-} from './commands/groups.options.js';
 import { INVIGILATORS_REMOVE } from './commands/invigilators-remove.options.js';
 import { LOCAL_EXPORT } from './commands/local-export.options.js';
 import { LOCAL_INIT } from './commands/local-init.options.js';
@@ -26,12 +15,65 @@ import { SCHEMA } from './commands/schema.options.js';
 import { SYNCED_ADOPT, SYNCED_ADOPT_COLLECTIONS, SYNCED_ADOPT_SCHEDULES, SYNCED_EXPORT, SYNCED_FORGET, SYNCED_IMPORT, SYNCED_SHOW, SYNCED_UNLOCK } from './commands/synced.options.js';
 import { TEMPLATE } from './commands/template.options.js';
 import { USER_SYNC } from './commands/user-sync.options.js';
-import type { CommandDeclaration } from './command-declaration.js';
+import { declareGroup, type CommandDeclaration } from './command-declaration.js';
+
+/*
+ * The command groups (`examctl user`, `examctl runs`...): what `examctl <group> --help` says, no
+ * flags, no behaviour. Declared here rather than beside their commands because a group
+ * spans several command files (`local` has three, `schedule` two) and none of them is its
+ * obvious home. The registry below places each before its commands.
+ */
+
+export const SCHEDULE_GROUP = declareGroup({
+  name: 'schedule',
+  description: 'schedules and their candidates',
+  examples: ['examctl schedule push --file sittings.csv --dry-run', 'examctl schedule push --help'],
+});
+
+export const USER_GROUP = declareGroup({ name: 'user', description: 'platform users', examples: ['examctl user sync --file users.csv --dry-run', 'examctl user sync --help'] });
+
+export const COLLECTION_GROUP = declareGroup({
+  name: 'collection',
+  description: 'collections of taxonomies and objective repositories',
+  examples: ['examctl collection add --title "Physics 2027" --taxonomy TX-BLOOM', 'examctl collection add --help'],
+});
+
+export const INVIGILATORS_GROUP = declareGroup({
+  name: 'invigilators',
+  description: 'invigilators of a schedule',
+  examples: ['examctl invigilators remove S-FUTURE inv-2', 'examctl invigilators remove --help'],
+});
+
+export const REVIEW_SESSION_GROUP = declareGroup({
+  name: 'review-session',
+  description: 'review sessions (read only)',
+  examples: ['examctl review-session show RS-MATH1-OCT', 'examctl review-session show --help'],
+});
+
+export const LOCAL_GROUP = declareGroup({ name: 'local', description: 'the local engine and its store', examples: ['examctl local init', 'examctl local export > world.json'] });
+
+export const CONFIG_GROUP = declareGroup({
+  name: 'config',
+  description: 'profiles of remote targets in the config file (never shows a token)',
+  examples: ['examctl config set-profile prod --base-url https://exam.example.com', 'examctl config list'],
+});
+
+export const RUNS_GROUP = declareGroup({
+  name: 'runs',
+  description: "journaled runs: list them, show one's report, resume one that was killed or stopped (docs/runs.md)",
+  examples: ['examctl runs list', 'examctl runs resume', 'examctl runs show last --json'],
+});
+
+export const SYNCED_GROUP = declareGroup({
+  name: 'synced',
+  description: 'the sync memory: what examctl last sent each target, which --changed-only and --disable-missing read (docs/sync.md)',
+  examples: ['examctl synced show', 'examctl synced forget --target local --store ./store'],
+});
 
 /**
  * The registry: every command of `examctl`, in the order `--help` and completion list them. A
  * command is declared in its `commands/<command>.options.ts` (flags, purpose, examples, a lazily
- * loaded behaviour) and a group in `commands/groups.options.ts`; list it here, a command after
+ * loaded behaviour) and a group above; list it here, a command after
  * its group. `command-tree.ts` builds commander's tree from this list, `run-cli.ts` runs it.
  */
 export const COMMANDS: readonly CommandDeclaration[] = [

@@ -1,9 +1,9 @@
 import { buildOpenApiDocument } from './openapi.js';
 import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, ensureLocalStore, loadWorldFile, type OpenLocalTargetOptions } from '../engine/index.js';
 import { openStore } from '../engine/store/index.js';
+import type { Store } from '../engine/store/contract.js';
 import { EXAMCTL_VERSION } from '../version.js';
 import { startServer, type RunningServer, type ServerOptions } from './server.js';
-import { storeTokens } from './store-tokens.js';
 
 interface ServeLocalOptions extends Pick<ServerOptions, 'host' | 'port' | 'bodyLimitBytes' | 'log' | 'faults' | 'timeouts'>, Pick<OpenLocalTargetOptions, 'now' | 'lockTimeoutMs' | 'onCreated'> {
   storeDir: string;
@@ -22,6 +22,27 @@ export interface LocalServer extends RunningServer {
 async function acceptsPublishedToken(accepted: readonly string[]): Promise<boolean> {
   const published = new Set((await loadWorldFile(BUNDLED_WORLD_PATH)).Settings.ApiTokens.map((token) => apiTokenDigest(token).toLowerCase()));
   return accepted.some((token) => published.has(apiTokenDigest(token).toLowerCase()));
+}
+
+/**
+ * The accepted tokens of a store's world, read from its state caught up on every call, so a token
+ * another examctl process added or removed (or a store replaced) is honoured. Digests or
+ * plain (docs/engine-rules.md, "API tokens"): passed on as they are, the check takes both.
+ */
+export function storeTokens(store: Pick<Store, 'state' | 'refresh'>): () => Promise<string[]> {
+  // A stored value is replaced, never changed in place: the same array is the same list.
+  let seen: unknown;
+  let list: string[] = [];
+  return async () => {
+    await store.refresh();
+    const settings = store.state.get('settings')?.get('settings') as { ApiTokens?: unknown } | undefined;
+    const tokens = settings?.ApiTokens;
+    if (tokens !== seen) {
+      seen = tokens;
+      list = Array.isArray(tokens) ? tokens.filter((t): t is string => typeof t === 'string' && t !== '') : [];
+    }
+    return list;
+  };
 }
 
 /**

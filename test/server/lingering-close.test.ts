@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import type { LingerBounds } from '../../src/server/lingering-close.js';
+import type { LingerBounds } from '../../src/server/server.js';
 import { answeringApi } from '../support/answering-api.js';
 
 const TOKEN = 'linger-token';

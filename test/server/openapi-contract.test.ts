@@ -12,7 +12,7 @@ import { createStore, openStore } from '../../src/engine/store/index.js';
 import type { Store } from '../../src/engine/store/contract.js';
 import { parseFaultSpec } from '../../src/server/index.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import { storeTokens } from '../../src/server/store-tokens.js';
+import { storeTokens } from '../../src/server/serve-local.js';
 import { arbitraryOf, type JsonSchema } from '../support/json-schema-arbitrary.js';
 
 /*

@@ -11,7 +11,7 @@ import { createStore, openStore } from '../../src/engine/store/index.js';
 import type { Store } from '../../src/engine/store/contract.js';
 import { TargetError } from '../../src/system/errors.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import { storeTokens } from '../../src/server/store-tokens.js';
+import { storeTokens } from '../../src/server/serve-local.js';
 import { candidate, scheduleRequest } from '../engine/helpers.js';
 
 // The bundled world's token (fixtures/world.json, Settings.ApiTokens).

@@ -6,7 +6,7 @@ import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, loadWorldFile, w
 import { exportWorld } from '../engine/helpers.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
-import { storeTokens } from '../../src/server/store-tokens.js';
+import { storeTokens } from '../../src/server/serve-local.js';
 
 // The store keeps Settings.ApiTokens only as sha256 digests; the server compares the digest of
 // the presented token against them. These tests go from a world file with a plain token,

@@ -1,18 +1,19 @@
 /** Making a store: a new one appears whole or not at all; an existing one is replaced by a new generation. */
 import { constants, existsSync } from 'node:fs';
-import { access, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreDamagedError, TargetError, UsageError } from '../../system/errors.js';
-import { fsyncDirectory } from '../../system/atomic-file.js';
+import { fsyncDirectory, ATOMIC_TEMP_PREFIX, writeFileAtomic } from '../../system/atomic-file.js';
 import { renameRetrying, RM_RETRY } from '../../system/busy-retry.js';
 import type { Change, StoreIndexer } from './contract.js';
-import { highestGenerationIn, removeLeftovers, writeGeneration } from './generation.js';
-import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
-import { CURRENT_FILE, journalFileName, readManifest } from './manifest.js';
-import { mapsFrom, type Maps } from './snapshot-entries.js';
+import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock, LOCK_TEMP_PREFIX } from '../../system/lock.js';
+import { CURRENT_FILE, journalFileName, readManifest, generationOfFile, snapshotFileName, writeManifest } from './manifest.js';
+import { mapsFrom, type Maps, snapshotEntries } from './snapshot-entries.js';
 import { keepStoreInstance, writeStoreInstance } from './store-instance.js';
 import { describeSystemError, storeFileUnreadable, systemErrorCode, systemFailure } from '../../system/system-error-words.js';
+import { processAlive } from '../../system/process-liveness.js';
+import { writeSnapshot } from './snapshot.js';
 
 /** `createStore` without force found a store (or lost the race to another process creating one). */
 export class StoreExistsError extends UsageError {}
@@ -127,4 +128,46 @@ async function replaceStore(target: string, maps: Maps, lockTimeoutMs: number, i
   } finally {
     await lock.release().catch(() => undefined);
   }
+}
+
+/* Writing a whole generation (a new store, a compaction, a replacement) and removing the old ones. */
+/** Writes generation `generation` (snapshot + empty journal) into `dir`, then points CURRENT at it. */
+export async function writeGeneration(
+  dir: string,
+  generation: number,
+  maps: Maps,
+  indexer: StoreIndexer | undefined,
+  hintsVersion: string | null,
+): Promise<void> {
+  const entries = snapshotEntries(maps, indexer, hintsVersion);
+  await writeSnapshot(join(dir, snapshotFileName(generation)), generation, entries, indexer?.version ?? null);
+  await writeFileAtomic(join(dir, journalFileName(generation)), async () => undefined);
+  await writeManifest(dir, generation);
+}
+
+/** Removes what older generations and killed processes left; only called under the lock. */
+export async function removeLeftovers(dir: string, keepGeneration: number): Promise<void> {
+  let removed = false;
+  for (const name of await readdir(dir)) {
+    const generation = generationOfFile(name);
+    let remove = false;
+    if (generation !== undefined) remove = generation !== keepGeneration;
+    else if (name.startsWith(ATOMIC_TEMP_PREFIX)) remove = true;
+    else if (name.startsWith(LOCK_TEMP_PREFIX)) {
+      const pid = Number(/^\.lock-(\d+)-/.exec(name)?.[1]);
+      remove = Number.isInteger(pid) && pid > 0 && pid !== process.pid && !processAlive(pid);
+    }
+    if (remove) {
+      await unlink(join(dir, name)).catch(() => undefined);
+      removed = true;
+    }
+  }
+  if (removed) await fsyncDirectory(dir);
+}
+
+/** The highest generation any snapshot or journal file in `dir` belongs to (0: none). */
+export async function highestGenerationIn(dir: string): Promise<number> {
+  let highest = 0;
+  for (const name of await readdir(dir)) highest = Math.max(highest, generationOfFile(name) ?? 0);
+  return highest;
 }

@@ -1,8 +1,8 @@
 /**
  * The file store: a snapshot and its journal loaded into memory, transactions appended to the
  * journal by group commit under the lock, compaction into the next generation once the journal
- * has grown. The rooms it draws on: manifest (CURRENT and file names), snapshot-entries and
- * generation (what a generation holds), journal-replay, group-commit, hint-lookup, create-store.
+ * has grown. The rooms it draws on: manifest (CURRENT and file names), snapshot-entries (what a
+ * generation holds), create-store (writing one), group-commit; the journal replay and hint lookup are below.
  */
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -10,13 +10,11 @@ import { join, resolve } from 'node:path';
 import { InternalError, StoreDamagedError, TargetError } from '../../system/errors.js';
 import { COLLECTION_NAMES, type Change, type CollectionName, type Store, type StoreIndexer, type StoreOpenOptions, type StoreState } from './contract.js';
 import { EntityMap } from './entity-map.js';
-import { removeLeftovers, writeGeneration } from './generation.js';
+import { removeLeftovers, writeGeneration } from './create-store.js';
 import { GroupCommit, type Decide } from './group-commit.js';
-import { HintLookup } from './hint-lookup.js';
-import { encodeJournalLine, serializeChanges } from './journal.js';
+import { encodeJournalLine, serializeChanges, decodeJournalLine } from './journal.js';
 import { openRegularFile } from '../../system/regular-file.js';
 import { DSYNC_FLAG, appendDurably, appendDurablySync } from '../../system/durable-write.js';
-import { replayJournal, type JournalPosition } from './journal-replay.js';
 import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { LockLease } from './lock-lease.js';
@@ -24,6 +22,7 @@ import { journalFileName, readManifest, snapshotFileName } from './manifest.js';
 import { readSnapshot } from './snapshot.js';
 import { emptyMaps, type Maps } from './snapshot-entries.js';
 import { describeSystemError, storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
+import { streamLines } from '../../system/file-lines.js';
 
 /** Compact once the journal outgrows both this and a quarter of the snapshot (docs/store.md, "Compaction": why). */
 const DEFAULT_COMPACT_AT_BYTES = 4 * 1024 * 1024;
@@ -319,4 +318,155 @@ export async function openStore(dir: string, options: FileStoreOptions = {}): Pr
     throw error;
   }
   return store;
+}
+
+/* Reading a journal forward from where memory is: the replay of a load, and the catch-up before a write. */
+/** Just past the last journal line accepted into memory. */
+export interface JournalPosition {
+  offset: number;
+  lines: number;
+}
+
+/**
+ * Applies the complete, checksummed journal lines past `position`, moving it line by line (so
+ * it stays true to memory even when a later line throws). A bad line followed by another line
+ * is damage; a bad or unfinished last line is a write that never completed: ignored, and cut off
+ * when we hold the lock (so the next append starts on a clean line).
+ */
+export async function replayJournal(
+  journal: FileHandle,
+  file: string,
+  position: JournalPosition,
+  apply: (change: Change) => void,
+  underLock: boolean,
+): Promise<void> {
+  let size: number;
+  try {
+    size = (await journal.stat()).size;
+  } catch (error) {
+    throw storeFileUnreadable(file, error);
+  }
+  if (size < position.offset) {
+    throw new StoreDamagedError(`${file}: shorter (${size} bytes) than its committed content (${position.offset} bytes)`);
+  }
+  if (size === position.offset) return;
+  let bad: { lineNo: number; reason: string; start: number } | undefined;
+  try {
+    const from = { offset: position.offset, lineNo: position.lines + 1 };
+    await streamLines(journal, (line) => {
+      if (bad) throw new StoreDamagedError(`${file}:${bad.lineNo}: ${bad.reason}`);
+      if (!line.terminated) {
+        bad = { lineNo: line.lineNo, reason: 'incomplete line', start: line.start };
+        return;
+      }
+      const decoded = decodeJournalLine(line.bytes);
+      if (!decoded.ok) {
+        bad = { lineNo: line.lineNo, reason: decoded.reason, start: line.start };
+        return;
+      }
+      for (const change of decoded.changes) apply(change);
+      position.offset = line.end;
+      position.lines = line.lineNo;
+    }, from);
+  } catch (error) {
+    if (error instanceof StoreDamagedError) throw error;
+    throw storeFileUnreadable(file, error);
+  }
+  if (bad && underLock) {
+    await journal.truncate(position.offset);
+    await journal.datasync();
+  }
+}
+
+/*
+ * Store.keyByHint for the file store. Snapshot entities answer from the hints persisted beside
+ * them (no value parsed); what changed since the load answers from a per-collection overlay,
+ * built on the first question and kept true by every change after it.
+ */
+/**
+ * The hints of one collection that differ from what the loaded snapshot persisted: hint -> key,
+ * or null where a snapshot entity that had the hint no longer does. `complete`: the snapshot's
+ * hints are not trusted (another indexer version, or none), so this holds every hint.
+ */
+interface HintOverlay {
+  owners: Map<string, string | null>;
+  complete: boolean;
+}
+
+/** What the lookup reads of its store, as it is at the moment of asking. */
+interface HintSource {
+  maps(): Maps;
+  indexer(): StoreIndexer | undefined;
+  /** The loaded snapshot's persisted hints come from the registered indexer's version. */
+  hintsTrusted(): boolean;
+}
+
+export class HintLookup {
+  private readonly overlays = new Map<CollectionName, HintOverlay>();
+
+  constructor(private readonly source: HintSource) {}
+
+  /** Forgets every overlay: the state was replaced (a load). */
+  clear(): void {
+    this.overlays.clear();
+  }
+
+  /** The key of the entity whose hints include `hint`, in the state as it is now (see Store.keyByHint). */
+  keyByHint(collection: CollectionName, hint: string): string | undefined {
+    const overlay = this.overlay(collection);
+    const owner = overlay.owners.get(hint);
+    if (owner !== undefined) return owner ?? undefined;
+    if (overlay.complete) return undefined;
+    const table = this.source.maps().get(collection)!.table;
+    const ordinal = table === undefined ? -1 : table.hintOwner(hint);
+    return ordinal < 0 ? undefined : table!.keyOf(ordinal);
+  }
+
+  /**
+   * Keeps a built overlay true across `change`, called before the change reaches the map.
+   * An overlay not built yet is left alone: it is built from the changed entities when first asked.
+   */
+  beforeChange(change: Change, previous: unknown): void {
+    const overlay = this.overlays.get(change.collection);
+    if (overlay === undefined) return;
+    const indexer = this.source.indexer()!;
+    if (previous !== undefined) {
+      for (const hint of indexer.hints(change.collection, change.key, previous) ?? []) this.disown(change.collection, overlay, hint, change.key);
+    }
+    if (change.value !== null && change.value !== undefined) {
+      for (const hint of indexer.hints(change.collection, change.key, change.value) ?? []) overlay.owners.set(hint, change.key);
+    }
+  }
+
+  private overlay(collection: CollectionName): HintOverlay {
+    const existing = this.overlays.get(collection);
+    if (existing !== undefined) return existing;
+    const indexer = this.source.indexer();
+    if (!indexer) throw new InternalError('keyByHint: no indexer registered (pass one to useIndexer)');
+    const map = this.source.maps().get(collection)!;
+    const overlay: HintOverlay = { owners: new Map(), complete: !this.source.hintsTrusted() };
+    // Registered first: disown asks keyByHint, which must see the overlay being built.
+    this.overlays.set(collection, overlay);
+    try {
+      if (overlay.complete) {
+        for (const [key, value] of map) for (const hint of indexer.hints(collection, key, value) ?? []) overlay.owners.set(hint, key);
+      } else {
+        const table = map.table;
+        for (const [key, value] of map.changedEntries()) {
+          const ordinal = table === undefined ? -1 : table.find(key);
+          if (ordinal >= 0) for (const hint of table!.hintsOf(ordinal) ?? []) this.disown(collection, overlay, hint, key);
+          if (value !== undefined) for (const hint of indexer.hints(collection, key, value) ?? []) overlay.owners.set(hint, key);
+        }
+      }
+    } catch (error) {
+      // A value that does not parse (damage): no half-built overlay may answer later questions.
+      this.overlays.delete(collection);
+      throw error;
+    }
+    return overlay;
+  }
+
+  private disown(collection: CollectionName, overlay: HintOverlay, hint: string, key: string): void {
+    if (this.keyByHint(collection, hint) === key) overlay.owners.set(hint, null);
+  }
 }
