@@ -64,9 +64,10 @@ export interface MemoryEntry {
    * digest"). Absent (an older memory, a JSON input, a leaver): the request digest decides.
    */
   raw?: string;
-  /** Users: what a disable request needs without the file. */
+  /** Users: what a disable request needs without the file; with the email, what a sittings row of an older run is judged by. */
   firstName?: string;
   lastName?: string;
+  email?: string;
   /** Users: login disabled by --disable-missing (a leaver). */
   disabled?: boolean;
   /**
@@ -174,6 +175,7 @@ export interface EntryBody {
   w?: string;
   f?: string;
   l?: string;
+  m?: string;
   x?: true;
   h?: unknown;
   t?: true;
@@ -205,13 +207,14 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
   const links = body.h === undefined ? [] : readLinks(body.h);
   if (links === undefined) return 'its links are not a list of hierarchy links ([id, [flag words]])';
   if (body.w !== undefined && typeof body.w !== 'string') return 'its raw digest is not text';
-  if ((body.f !== undefined && typeof body.f !== 'string') || (body.l !== undefined && typeof body.l !== 'string')) return 'its names are not text';
+  if ([body.f, body.l, body.m].some((text) => text !== undefined && typeof text !== 'string')) return 'its names are not text';
   if (body.j !== undefined && typeof body.j !== 'string') return 'its first run is not text';
   if ((body.x !== undefined && body.x !== true) || (body.t !== undefined && body.t !== true)) return 'its flags are not true';
   const entry: MemoryEntry = { digest: body.d, run: body.r };
   if (body.w !== undefined) entry.raw = body.w;
   if (body.f !== undefined) entry.firstName = body.f;
   if (body.l !== undefined) entry.lastName = body.l;
+  if (body.m !== undefined) entry.email = body.m;
   if (body.x === true) entry.disabled = true;
   if (links.length > 0) entry.links = links;
   if (body.t === true) entry.tentative = true;
@@ -304,6 +307,7 @@ export function entryBody(id: string, entry: MemoryEntry): string {
   if (entry.raw !== undefined) body.w = entry.raw;
   if (entry.firstName !== undefined) body.f = entry.firstName;
   if (entry.lastName !== undefined) body.l = entry.lastName;
+  if (entry.email !== undefined) body.m = entry.email;
   if (entry.disabled === true) body.x = true;
   if (entry.links !== undefined && entry.links.length > 0) body.h = entry.links;
   if (entry.tentative === true) body.t = true;

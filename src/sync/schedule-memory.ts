@@ -12,11 +12,8 @@ import { onlyWhichOf, type OnlyWhich } from './known-ids.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { Problem } from '../domain/problem.js';
-import { USER_FIELDS as USER_FIELD_LIST } from '../domain/user.js';
 import type { SummaryNote } from '../report/report-writers.js';
 
-/** A candidate's fields that are its user's (not the sitting's): sent, they change the user. */
-const USER_FIELDS: ReadonlySet<string> = new Set(USER_FIELD_LIST.filter((field) => field !== 'ExternalId'));
 
 /** How many schedules' notes are said after the run (docs/sync.md, "Withdrawn candidates"). */
 const NAMED_SCHEDULES = 3;
@@ -72,22 +69,24 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   }
 
   /**
-   * A row of an older run whose candidate a later run (a user sync) left with another request:
-   * its user fields, sent now, would put back what that run changed (docs/sync.md, "Stale input").
+   * A row of an older run whose candidate's names or email a later run (a user sync) sent otherwise:
+   * sent now, they would put back what that run changed (docs/sync.md, "Stale input").
    */
   private laterUser(row: SourceRow | undefined, payload: PreparedSchedule): Problem | undefined {
     const run = this.runOfRow(row);
     if (run === undefined || this.users === undefined) return undefined;
     for (const [i, candidate] of payload.request.Candidates.entries()) {
       const id = candidate.CandidateExtId;
-      const later = typeof id === 'string' && Object.keys(candidate).some((field) => USER_FIELDS.has(field)) ? this.users.peek(id)?.run : undefined;
-      if (later === undefined || later <= run) continue;
+      const user = typeof id === 'string' && (this.users.peek(id)?.run ?? '') > run ? this.users.get(id) : undefined;
+      const same = user !== undefined && candidate.FirstName === user.firstName && candidate.LastName === user.lastName;
+      if (user === undefined || (same && (user.email === undefined || candidate.Email === user.email))) continue;
+      const later = user.run;
       return {
         field: `Candidates[${i}].CandidateExtId`,
         code: null,
         message:
-          `not sent: this row is of run ${run}, and a later run, ${later}, sent candidate ${id}'s user another request; ` +
-          `sent now, this row's user fields (names, email) would undo it. Send today's sittings file, ` +
+          `not sent: this row is of run ${run}, and a later run, ${later}, sent candidate ${id}'s user other names or another email; ` +
+          `sent now, this row's would undo it. Send today's sittings file, ` +
           `or if this row is meant, run again with --allow-old-file (docs/sync.md, "Stale input")`,
       };
     }

@@ -592,6 +592,7 @@ export function acknowledgedUser(
   if (raw !== undefined && removalsOf(links, given.Hierarchies ?? [], true) === 0) more.raw = raw;
   if (sent.FirstName !== undefined) more.firstName = sent.FirstName;
   if (sent.LastName !== undefined) more.lastName = sent.LastName;
+  if (sent.Email !== undefined) more.email = sent.Email;
   if (disabled) more.disabled = true;
   if (links !== undefined) more.links = links;
   if (population !== undefined) more.population = population;

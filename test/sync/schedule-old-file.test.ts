@@ -86,11 +86,23 @@ describe('schedule push --changed-only of an old night\'s file', () => {
       const retry = await push('n1.csv', '--report', 'r.csv');
       expect(retry.code, retry.stderr).toBe(1);
       expect(retry.stderr).toContain(`[SW-1] Candidates[0].CandidateExtId - not sent: this row is of run `);
-      expect(retry.stderr).toContain(`a later run, ${u}, sent candidate cw-1's user another request`);
+      expect(retry.stderr).toContain(`a later run, ${u}, sent candidate cw-1's user other names or another email`);
       // SW-0's candidate no later run touched: it goes.
       expect(retry.stderr).not.toContain('[SW-0]');
       expect(await emailOf()).toBe('new1@ex.test');
       expect((await push('n1.csv', '--allow-old-file')).code).toBe(0);
       expect(await emailOf()).toBe('cw1@ex.test');
+    }));
+
+  it("a later user sync that sent a candidate's user the same names and email (a label changed, the same fix retried) does not hold the sittings row back (trial27 f01)", () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'night1.csv'), night(10));
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Labels\ncw-1,F,L,cw1@ex.test,Y11\n');
+      const push = (file: string, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
+      expect((await push('night1.csv', '--changed-only', '--report', 'n1.csv')).code).toBe(0);
+      expect((await examctlStep(['--store', 'st', '--yes', 'user', 'sync', '--file', 'users.csv'], dir)).code).toBe(0);
+      const retry = await push('n1.csv');
+      expect(retry.code, retry.stderr).toBe(0);
+      expect(retry.stderr).not.toContain('not sent');
     }));
 });
