@@ -177,7 +177,7 @@ describe('examctl doctor: runs and sync directories a run cannot make (trial24 f
       const home = root ? '/sys/examctl-doctor-test' : join(dir, 'ro', 'home');
       const { code, stdout } = await cli(dir, ['--store', join(dir, 'store'), 'doctor'], { HOME: home, XDG_STATE_HOME: '' });
       expect(stdout).toMatch(/FAIL\s+permissions\s+a run cannot make or write the runs directory \S+ \(tried in \S+: .*; a run cannot make or write the sync directory /);
-      expect(stdout).toContain('--runs-dir and --sync-dir (EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR), or a HOME the user can write');
+      expect(stdout).toContain("set EXAMCTL_RUNS_DIR and EXAMCTL_SYNC_DIR (a run's --runs-dir and --sync-dir), or a HOME the user can write");
       expect(code).toBe(3);
       const given = await cli(dir, ['--store', join(dir, 'store'), 'doctor'], { HOME: home, EXAMCTL_RUNS_DIR: join(dir, 'runs') });
       expect(given.stdout).toMatch(/ok\s+permissions/);
