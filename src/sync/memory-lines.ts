@@ -64,7 +64,7 @@ export interface MemoryEntry {
    * digest"). Absent (an older memory, a JSON input, a leaver): the request digest decides.
    */
   raw?: string;
-  /** Users: what a disable request needs without the file; with the email, what a sittings row of an older run is judged by. */
+  /** Users: what a disable needs without the file; with the email, what judges an older run's sittings row. */
   firstName?: string;
   lastName?: string;
   email?: string;

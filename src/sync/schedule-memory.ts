@@ -1,7 +1,7 @@
 import type { PreparedSchedule } from '../domain/index.js';
 import { idOf } from '../domain/record-id.js';
 import { isScheduleRequestRecord, type InputRecord } from '../input/record.js';
-import { describeTarget } from '../report/report-writers.js';
+import { describeTarget, type SummaryNote } from '../report/report-writers.js';
 import { namedFirst } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -12,8 +12,6 @@ import { onlyWhichOf, type OnlyWhich } from './known-ids.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { Problem } from '../domain/problem.js';
-import type { SummaryNote } from '../report/report-writers.js';
-
 
 /** How many schedules' notes are said after the run (docs/sync.md, "Withdrawn candidates"). */
 const NAMED_SCHEDULES = 3;
@@ -68,10 +66,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     return { field: 'Schedule.PIN', code: null, message: `not sent: the upsert would clear ${what}, opening the sitting: give --pin-file, or --clear-pin ${LEFT}` };
   }
 
-  /**
-   * A row of an older run whose candidate's names or email a later run (a user sync) sent otherwise:
-   * sent now, they would put back what that run changed (docs/sync.md, "Stale input").
-   */
+  /** A row of an older run whose candidate's names or email a later user sync sent otherwise (docs/sync.md, "Stale input"). */
   private laterUser(row: SourceRow | undefined, payload: PreparedSchedule): Problem | undefined {
     const run = this.runOfRow(row);
     if (run === undefined || this.users === undefined) return undefined;

@@ -12,7 +12,7 @@ import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
 import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SyncKind } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
-import { adoptSpelling, memoryFile, ofOtherInstance, sameTargetElsewhere } from './memory-files.js';
+import { adoptSpelling, memoryFile, ofOtherInstance, sameTargetElsewhere, type MemoryContents } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { fileDigest, isFedBack, refuseOldFile } from './replayed-file.js';
@@ -88,7 +88,7 @@ export class SentMemory<P> {
   private readonly digests = new WeakMap<object, string>();
   private readonly otherKinds = new Map<SyncKind, Promise<MemoryEntries | undefined>>();
   /** The memory's populations (`laterRequest`). */
-  private populations: Map<string, PopulationRecord> | undefined;
+  protected populations: Map<string, PopulationRecord> | undefined;
   private readonly unsentByRun = new Map<string, NonNullable<Unit<P>['unsent']>>();
   /** Whether the memory held any id, and a record of this run's population, when opened: without, a remote answer's action is not known. */
   private heldAny = false;
@@ -291,14 +291,11 @@ export class SentMemory<P> {
     return new LostZerosRule(kinds.map((kind) => ({ ...kind, memory: 'memory' in kind ? kind.memory : people })));
   }
 
-  /** The entries of the target's memory of `kind`, read once without a lock; undefined when it cannot be read or is of a replaced store. */
+  /** The target's memory of `kind`, read once, unlocked; undefined: unreadable, or of a replaced store. */
   protected otherKind(kind: SyncKind): Promise<MemoryEntries | undefined> {
-    let read = this.otherKinds.get(kind);
-    if (read === undefined) {
-      read = (this.placed?.readKind(kind) ?? Promise.resolve(undefined)).then((contents) => (contents === undefined || ofOtherInstance(contents, this.instance) ? undefined : contents.entries)).catch(() => undefined);
-      this.otherKinds.set(kind, read);
-    }
-    return read;
+    const read = (contents: MemoryContents | undefined) => (contents === undefined || ofOtherInstance(contents, this.instance) ? undefined : contents.entries);
+    if (!this.otherKinds.has(kind)) this.otherKinds.set(kind, (this.placed?.readKind(kind) ?? Promise.resolve(undefined)).then(read).catch(() => undefined));
+    return this.otherKinds.get(kind)!;
   }
 
   /**
@@ -505,7 +502,7 @@ export class SentMemory<P> {
     };
   }
 
-  /** The run a row is of (its report's `run` cell, or the resumed run), when an older run's row is judged (not with --allow-old-file). */
+  /** The run a row is of (its `run` cell, or the resumed run); undefined with --allow-old-file. */
   protected runOfRow(row: SourceRow | undefined): string | undefined {
     if (this.flags.allowOldFile === true) return undefined;
     const cell = row === undefined ? undefined : reportRunOf(row);

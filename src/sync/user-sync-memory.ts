@@ -5,7 +5,7 @@ import { counted, formatCount } from '../formats/number-format.js';
 import { describeTarget, populationWords } from '../report/report-writers.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, requestDigest, type MemoryEntry } from './memory-lines.js';
+import { isPopulationName, populationKey, requestDigest, type MemoryEntry } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -316,7 +316,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const full = this.userFlags.pruneMemberships ? this.memory?.entries.get(unit.id) : undefined;
     const entry = full ?? this.memory?.entries.peek(unit.id);
     const given = unit.prepared.value;
-    const later = this.laterRequest(unit.rows?.[0], unit.id, given);
+    const later = this.laterRequest(unit.rows?.[0], unit.id, given) ?? this.otherPopulation(unit.rows?.[0]);
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     if (!this.userFlags.pruneMemberships && entry !== undefined && entry.disabled !== true && (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))) {
       this.noteKeptLinks(unit.id, given);
@@ -341,6 +341,16 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
     const judged = value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
     return judged.unsent === undefined || this.holds(unit.id, false, judged.unsent.since) ? judged : next;
+  }
+
+  /** A report's row of a run of another --population: retried as that run ran (docs/ci.md, "Fixing a failed send"). */
+  private otherPopulation(row: SourceRow | undefined): Problem | undefined {
+    const run = row === undefined || this.deps.resume !== undefined ? undefined : this.runOfRow(row);
+    this.populations ??= this.memory?.populations();
+    const of = run === undefined ? undefined : [...(this.populations ?? [])].find(([, held]) => held.run === run || held.files?.some(([id]) => id === run))?.[0];
+    if (of === undefined || of === populationKey(this.userFlags.population)) return undefined;
+    const flag = of === '' ? 'without --population' : `with --population ${of}`;
+    return { field: 'ExternalId', code: null, message: `not sent: this row is of run ${run}, which ran ${flag}: retry its report ${flag}, as that run did (docs/ci.md, "Fixing a failed send")` };
   }
 
   /** The request as a run with the user's population would digest it (`laterRequest`). */

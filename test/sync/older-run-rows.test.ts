@@ -124,6 +124,23 @@ describe('rows of an older run after a later one', () => {
     expect(night2.code, night2.stderr).toBe(0);
   });
 
+  it("a joiner's row of a --population night retried without it is not sent, naming the flag; retried with it, it goes (trial27 f02)", async () => {
+    await users('p0.csv', 'u1');
+    expect((await nightly('p0.csv', '--population', 'students')).code).toBe(0);
+    failing = new Set(['u3']);
+    await users('p1.csv', 'u1', 'u3');
+    const night = await nightly('p1.csv', '--population', 'students', '--report', 'p1-report.csv');
+    expect(night.code, night.stderr).toBe(1);
+    failing = new Set();
+    applied = [];
+    const plain = await sync('--file', 'p1-report.csv', '--only-failed');
+    expect(plain.code, plain.stderr).toBe(1);
+    expect(plain.stderr).toContain(`not sent: this row is of run ${runOf(night.stderr)}, which ran with --population students: retry its report with --population students`);
+    expect(applied).toEqual([]);
+    expect((await sync('--file', 'p1-report.csv', '--only-failed', '--population', 'students')).code).toBe(0);
+    expect(sentIds()).toEqual(['u3']);
+  });
+
   it('a row a later night failed too, or one that lacks only the night\'s --population: still not sent, the words name the way on (trial20 f01, f05)', async () => {
     await users('n0.csv', 'u1', 'u2');
     expect((await nightly('n0.csv')).code).toBe(0);
