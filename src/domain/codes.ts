@@ -101,7 +101,7 @@ export const WARNING_CODES = {
   DoubleEncodedLetters: 9008,
 } as const satisfies Record<string, FourDigitsFrom9>;
 
-/** examctl's own codes, 9000 up in the order they were added: its warnings' so far. See the header. Not named EXAMCTL_*: such names are environment variables (test/cli/environment-variables.test.ts). */
+/** examctl's own codes, 9000 up in the order added (see the header); not named EXAMCTL_*, which names environment variables. */
 export const OWN_CODES = { ...WARNING_CODES } as const satisfies Record<string, FourDigitsFrom9>;
 
 export const ErrorCode = { ...SPEC_CODES, ...OWN_CODES } as const;

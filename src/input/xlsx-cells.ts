@@ -22,7 +22,7 @@ export type SheetValue =
   | { formula: string; result?: unknown }
   | { error: string };
 
-/** A cell's text (with a doubt about it: a warning's code and words, spreadsheet-warnings.ts), or why it has none; a date-time cell placed in `--timezone` also says its wall time as the sheet shows it. */
+/** A cell's text (with a doubt: a warning's code and words), or why it has none; a date-time cell in `--timezone` also says its wall time as shown. */
 export type CellReading = { text: string; warning?: Pick<FieldWarning, 'code' | 'message'>; wall?: { text: string; zone: string } } | CellProblem;
 
 /** Why a cell cannot be used, and `shown`, a report's text for it: docs/input-formats.md, "Cells examctl cannot read". */

@@ -170,7 +170,7 @@ export function scheduleEntryOf(payload: PreparedSchedule): Omit<MemoryEntry, 'r
   return { digest: requestDigest(payload.request), ...acknowledgedSchedule(payload) };
 }
 
-/** A collection as `collection add` remembers it once its answer is ok (collection-memory.ts): one without an ExternalId has nothing to adopt (each run names it anew). */
+/** A collection as `collection add` remembers it once answered ok; one without an ExternalId has nothing to adopt. */
 export function collectionEntryOf(collection: CollectionRequest): Omit<MemoryEntry, 'run'> | Problem {
   if (typeof collection.ExternalId !== 'string' || collection.ExternalId === '') return { field: 'ExternalId', code: null, message: 'no ExternalId: each run names such a collection anew, so there is nothing to adopt' };
   return { digest: requestDigest(collection), fields: collectionFields(collection) };

@@ -21,7 +21,7 @@ export const FEEDING_PREFIX = 'feeding-';
 /** Called once when a run starts waiting for another: the CLI says so on stderr. */
 export type OnWait = (message: string) => void;
 
-/** The holder of a LOCK or marker at `path` while it lives; a stale one, or one unreadable for long (its writer killed between create and write), is none, removed when `remove`. */
+/** The holder of a LOCK or marker at `path` while it lives; a stale or long-unreadable one (its writer killed mid-create) is none, removed when `remove`. */
 async function liveHolder(path: string, remove: boolean): Promise<LockInfo | 'unreadable' | undefined> {
   const info = await readLockInfo(path);
   if (info === 'missing') return undefined;

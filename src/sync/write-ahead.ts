@@ -103,7 +103,7 @@ export async function readServiceMemory(service: StateService, document: MemoryD
   return { deltas: chain.length, deltaBytes: chain.reduce((sum, { bytes }) => sum + bytes, 0), folded };
 }
 
-/** The memory a service holds as a reader takes it (undefined: none yet): its document checked (exit 2 when it does not hold; `advice` follows), with its deltas and a lost run's intents. */
+/** The memory a service holds as a reader takes it (undefined: none yet), checked (exit 2; `advice` follows), with its deltas and a lost run's intents. */
 export async function readServiceDocument(service: StateService, advice?: string): Promise<MemoryDocument | undefined> {
   const text = await service.read();
   if (text === undefined) return firstIntents(service);

@@ -22,7 +22,7 @@ import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config
  * No output ever holds a token value: listings say `stored`, `set (file ...)` or `not set`.
  */
 
-/** `config set-profile <name>`: --base-url, --token-file, --concurrency and --rate are the global options, read as the profile's values; the rest are its settings. */
+/** `config set-profile <name>`: the global --base-url, --token-file, --concurrency and --rate are its values; the rest its settings. */
 export async function runSetProfile(
   { name: given, default: makeDefault, mapFile, map, set, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict, ignoreUnknownColumns, unset, ...globals }: ConfigSetProfileOptions,
   deps: CommandDeps,

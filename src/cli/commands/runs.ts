@@ -19,13 +19,9 @@ import {
   currentTrust,
   type RunIndex,
   type RunTrust,
-  recordedFlags,
-  fingerprintInput,
-  inputChange,
-  type JournalHead,
 } from '../../runs/index.js';
 import { reportFormatOf } from '../../report/report-file.js';
-import { countAction, describeTarget, type SummaryNote } from '../../report/report-writers.js';
+import { countAction, describeTarget } from '../../report/report-writers.js';
 import type { ReportItem, SourceRow } from '../../report/run-report.js';
 import { printJson, type CommandDeps, type GlobalOptions, type ResumeContext } from '../../context/command-deps.js';
 import type { CliDeps } from '../command-declaration.js';
@@ -37,11 +33,7 @@ import { instantOf } from '../../flags/flag-values.js';
 import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
 import { printLine, say } from '../../formats/terminal-text.js';
 import { formatCount } from '../../formats/number-format.js';
-import type { RecordJob, Unit } from '../../pipeline/record-job.js';
-import type { InputRecord } from '../../input/record.js';
-import type { TableHeader } from '../../input/index.js';
-import { RecordSource } from '../../pipeline/record-source.js';
-import type { ProfileDefaults } from '../../context/config-file.js';
+import { runInput, runProfileOf } from './runs-input.js';
 
 /*
  * `examctl runs ...` (docs/runs.md): the run journals of the user, read; and a killed or stopped
@@ -296,82 +288,5 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     // The pipeline ended the attempt; this releases the run when the command stopped before it.
     await opened.journal.close();
     await opened.record.close();
-  }
-}
-
-/*
- * `runs show` reads a run's input again, with the job its command builds, so that the items the
- * run never reached are listed too: numbered by position as the pipeline numbers them (the key
- * of the journal), grouped as the command groups them (schedule push: one unit per request).
- */
-
-type JobInput = Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself' | 'summaryNotes'>;
-
-/** Why a run whose items were not read from a file (a builder that found nothing to read again) is not listed. */
-const FROM_PROMPTS = 'its items were given at prompts, which the journal does not keep';
-
-/**
- * The input's units in order (a fresh read each call), or why the input cannot be read again.
- * `count`: how many units the input gives (user sync --disable-missing adds its leavers after
- * them). Without `units` (not asked for), `count` is the header's.
- */
-type RunInput =
-  | { units?: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[]; /** A table input's first row as read (its header, names, dialect). */ table?: TableRow; /** The table input's header as read, also when it has no row. */ header?: TableHeader }
-  | { unlisted: string };
-
-type TableRow = NonNullable<InputRecord['raw']>;
-
-/** The profile a run read its input with, as its journal records it (none in a run of an older examctl: today's is used). */
-export function runProfileOf(header: Pick<JournalHead['header'], 'profile'>): Pick<CommandDeps, 'runProfile'> {
-  const recorded = header.profile;
-  if (recorded === undefined) return {};
-  return { runProfile: recorded === null ? null : { name: recorded.name, defaults: recorded.defaults as ProfileDefaults, configDir: recorded.configDir } };
-}
-
-/**
- * The run's input read again, only when unchanged and through once before any item is reported
- * (docs/runs.md, "runs show"). `withUnits` false: only checked (unchanged, its job built), never
- * parsed, for a run whose journal lists every unit and a report that needs no input cells.
- */
-export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps: CliDeps, withUnits = true): Promise<RunInput> {
-  const { header } = record;
-  const { cwd } = header.options;
-  // The command's own input builder (its behaviour's rerunInput), loaded on demand.
-  const entry = resumeEntry(header.command, deps.behaviours ?? new Map());
-  if ('notResumable' in entry) return { unlisted: `${header.command} runs cannot be read again: ${entry.notResumable}` };
-  const recorded = recordedFlags(header.options, entry.keptOptions.digested);
-  if (recorded.file === '-') return { unlisted: 'it read its input from stdin (--file -), which cannot be read again' };
-  if (header.input !== null) {
-    const changed = inputChange(header.input, await fingerprintInput(header.input.path).catch(() => 'missing' as const));
-    if (changed !== undefined) return { unlisted: changed };
-  }
-  const fileChanged = await changedDigestedFile(record, entry.keptOptions.digested);
-  if (fileChanged !== undefined) return { unlisted: fileChanged };
-  const build = await entry.input();
-  const onlyFailed = recorded.onlyFailed === true;
-  const readDeps: CommandDeps = { ...deps, cwd: typeof cwd === 'string' ? cwd : deps.cwd, ...runProfileOf(header) };
-  let tableHeader: TableHeader | undefined;
-  const units = async function* (input: JobInput): AsyncIterable<Unit<unknown>> {
-    const source = new RecordSource(() => input.records(), onlyFailed && input.readsOnlyFailedItself !== true);
-    source.tellHeaderTo((cells, dialect) => (tableHeader = { cells, dialect }));
-    for await (const batch of input.units(source.batches())) yield* batch;
-  };
-  try {
-    const input = await build({ ...recorded, input: false }, readDeps);
-    const notes = input.summaryNotes === undefined ? {} : { summaryNotes: input.summaryNotes };
-    if (!withUnits) return { count: unitsOf(record) ?? 0, ...notes };
-    let count = 0;
-    // Read through once: an error surfaces here, before anything is reported.
-    for await (const _unit of units(input)) count += 1;
-    // A table's first row as read (its header, the fields its columns are read as): one record, then the read is closed.
-    let table: TableRow | undefined;
-    for await (const record of input.records()) {
-      table = record.raw;
-      break;
-    }
-    return { units: () => units(input), count, ...notes, table, header: tableHeader };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { unlisted: header.input === null ? FROM_PROMPTS : `reading its input again failed: ${message}` };
   }
 }
