@@ -113,3 +113,12 @@ describe('the layer rules', () => {
     expect(readdirSync(join(ROOT, 'src')).filter((name) => name.endsWith('.ts')).length).toBeLessThanOrEqual(3);
   });
 });
+
+describe('the cli room stays wiring', () => {
+  // A file there past 300 lines has decisions in it that belong in a room below (issue 61).
+  it('no file in src/cli is over 300 lines', () => {
+    const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? files(join(dir, name)) : [join(dir, name)]));
+    const long = files(join(ROOT, 'src/cli')).filter((file) => readFileSync(file, 'utf8').split('\n').length - 1 > 300);
+    expect(long).toEqual([]);
+  });
+});
