@@ -68,6 +68,6 @@ export async function refuseWithheldPins(records: AsyncIterable<InputRecord>, on
     first.source.file,
     Number(line),
     `${column} holds "${WITHHELD_PIN}" on ${count === 1 ? 'line' : 'lines'} ${lines.join(', ')}${count > LINES_SHOWN ? `, … and ${(count - LINES_SHOWN).toLocaleString('en-US')} more` : ''} ` +
-      '(a run report never holds a PIN); nothing was sent: give the PIN with --pin (e.g. --pin 1234), or put the PIN back in the column',
+      '(a run report never holds a PIN); nothing was sent: give the PIN with --pin-file or EXAMCTL_PIN (or --pin), or put the PIN back in the column',
   );
 }

@@ -55,7 +55,7 @@ export function populationsOf(contents: Pick<MemoryContents, 'populations' | 'en
   return contents.populations ?? contents.entries.populationsOfEntries();
 }
 
-/** The populations a memory records, by name (null: the runs without --population), each with its newest run and count. */
+/** A memory's populations by name (null: the runs without --population), each with its newest run and count. */
 export function populationList(populations: ReadonlyMap<string, PopulationRecord>) {
   return [...populations]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

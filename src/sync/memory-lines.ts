@@ -64,7 +64,7 @@ export interface MemoryEntry {
    * digest"). Absent (an older memory, a JSON input, a leaver): the request digest decides.
    */
   raw?: string;
-  /** Users: what a disable needs without the file; with the email, what judges an older run's sittings row. */
+  /** Users: what a disable needs without the file; with the email, judging an older sittings row. */
   firstName?: string;
   lastName?: string;
   email?: string;

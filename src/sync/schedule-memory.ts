@@ -52,7 +52,11 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     const later = this.laterRequest(row, unit.id, payload) ?? this.laterUser(row, payload) ?? this.clears(unit.id, payload);
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     this.noteWithdrawn(unit.id, payload);
-    return super.unit(unit);
+    const next = super.unit(unit);
+    // Unchanged: an older examctl's entry learns the fields it set (docs/sync.md, "Fields left out").
+    const entry = next.unsent?.since === undefined || this.flags.dryRun === true ? undefined : this.memory?.entries.get(unit.id);
+    if (entry !== undefined && entry.fields === undefined) this.memory!.record(unit.id, { ...entry, fields: setFields(payload) });
+    return next;
   }
 
   /** Fields the last request set that an upsert leaves out: said, the PIN refused (docs/sync.md, "Fields left out"). */
@@ -74,7 +78,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
       const id = candidate.CandidateExtId;
       const user = typeof id === 'string' && (this.users.peek(id)?.run ?? '') > run ? this.users.get(id) : undefined;
       const same = user !== undefined && candidate.FirstName === user.firstName && candidate.LastName === user.lastName;
-      if (user === undefined || (same && (user.email === undefined || candidate.Email === user.email))) continue;
+      if (user === undefined || (same && (user.email === undefined || candidate.Email?.toLowerCase() === user.email.toLowerCase()))) continue;
       const later = user.run;
       return {
         field: `Candidates[${i}].CandidateExtId`,

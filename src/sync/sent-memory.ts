@@ -291,7 +291,7 @@ export class SentMemory<P> {
     return new LostZerosRule(kinds.map((kind) => ({ ...kind, memory: 'memory' in kind ? kind.memory : people })));
   }
 
-  /** The target's memory of `kind`, read once, unlocked; undefined: unreadable, or of a replaced store. */
+  /** The target's memory of `kind`, read once, unlocked (none: unreadable, or a replaced store's). */
   protected otherKind(kind: SyncKind): Promise<MemoryEntries | undefined> {
     const read = (contents: MemoryContents | undefined) => (contents === undefined || ofOtherInstance(contents, this.instance) ? undefined : contents.entries);
     if (!this.otherKinds.has(kind)) this.otherKinds.set(kind, (this.placed?.readKind(kind) ?? Promise.resolve(undefined)).then(read).catch(() => undefined));
@@ -556,12 +556,10 @@ export function registrations(schedules: MemoryEntries | undefined): Map<string,
 
 /**
  * The entry of an id a create was refused for because it is taken (a duplicate schedule, a
- * collection's 810): it is on the target, whoever made it (an earlier attempt whose answer was
- * lost, perhaps). What the refused request's intent said of it is not so (its fields and names
- * were refused): the entry before the intent stands, no longer tentative, or, where there was
- * none, a bare mark that the id exists (its digest empty: sent again next time; a later answer is
- * `updated`, not `created`: docs/sync.md, "Created or updated"; no fields: --existing ok does not
- * take it for a collection examctl sent).
+ * collection's 810): it is on the target, whoever made it. The refused request's intent is not so:
+ * the entry before it stands, no longer tentative, or, where there was none, a bare mark that the
+ * id exists (digest empty: sent again; a later answer is `updated`: docs/sync.md, "Created or
+ * updated"; no fields: --existing ok does not take it for a collection examctl sent).
  */
 function existing(before: MemoryEntry | null, run: string): MemoryEntry {
   if (before === null) return { digest: '', run };

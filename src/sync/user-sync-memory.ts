@@ -343,7 +343,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return judged.unsent === undefined || this.holds(unit.id, false, judged.unsent.since) ? judged : next;
   }
 
-  /** A report's row of a run of another --population: retried as that run ran (docs/ci.md, "Fixing a failed send"). */
+  /** A report's row of another --population's run (docs/ci.md, "Fixing a failed send"). */
   private otherPopulation(row: SourceRow | undefined): Problem | undefined {
     const run = row === undefined || this.deps.resume !== undefined ? undefined : this.runOfRow(row);
     this.populations ??= this.memory?.populations();
@@ -388,13 +388,11 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /**
-   * A record of the file to its unit. A table row whose raw digest (src/sync/raw-digest.ts) is
-   * the one the memory keeps beside the request this target acknowledged for its id is that
-   * request, unchanged: with --changed-only it is not coerced, validated or digested again (its
-   * request is built only if something asks for it: a resume putting back what it kept). Any
-   * other row is built as always, its raw digest kept to be remembered once acknowledged. The
-   * cross-row checks (one id per file) and the reader's findings still apply to every unit
-   * (unitPerRecord): a row with a finding never takes this path.
+   * A record of the file to its unit. A table row whose raw digest (raw-digest.ts) is the one the
+   * memory keeps beside its id's acknowledged request is that request: with --changed-only it is
+   * not coerced, validated or digested again (built only if asked: a resume putting back what it
+   * kept). Any other row is built, its raw digest kept for its acknowledgement. The cross-row
+   * checks and the reader's findings apply to every unit: a row with a finding never takes this path.
    */
   recordUnit(record: InputRecord): Unit<UserRequest> {
     // Made before the unit is built (coercion works in the record's own fields), and only where

@@ -41,10 +41,9 @@ export async function spoolStdin(stdin: NodeJS.ReadableStream, signal?: AbortSig
  * pipe's path (read only once: copied like `--file -`); a device (both passes need it whole)
  * refused; else undefined, for the reader.
  *
- * `stat`, not `lstat`: `/dev/stdin` and `/dev/fd/N` resolve to the descriptor's own file (what
- * fstat of it says: a file or pipe redirected to stdin keeps working), a link the user made to
- * its target. The path is not opened to fstat it: opening a FIFO would hand a writer waiting in
- * its own open a reader that then leaves, and its first write would die of SIGPIPE.
+ * `stat`, not `lstat`: `/dev/stdin` and `/dev/fd/N` resolve to the descriptor's own file (a
+ * file or pipe redirected to stdin keeps working), a link the user made to its target. Not
+ * opened to fstat it: a FIFO's waiting writer would get a reader that leaves, and die of SIGPIPE.
  */
 export async function pipePath(file: string, cwd: string): Promise<string | undefined> {
   const path = resolve(cwd, file);

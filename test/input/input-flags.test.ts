@@ -322,6 +322,13 @@ describe('docs/input-formats.md, "Worked example"', () => {
 });
 
 describe('runs resume of a mapped run', () => {
+  it("a user sync stopped before it sent resumes while the job sets EXAMCTL_PIN for its sittings step (trial28 f06)", () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'u.csv'), 'ExternalId,FirstName,LastName,Email,Role\nu-9,Ann,Lee,ann@example.test,Candidate\n');
+      const users = await usersAfterResume(dir, { file: join(dir, 'u.csv') }, { EXAMCTL_PIN: '4821' });
+      expect(users.map((user) => user.ExternalId)).toContain('u-9');
+    }));
+
   it('replays --map-file, --map, --set and --date-format from the journal', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'export.csv'), '\ufeffStudent ID;Given name;Surname;E-Mail;Date of birth\r\nS-9;Ann;Lee;ann@example.test;15.07.2000\r\n');

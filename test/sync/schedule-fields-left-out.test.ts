@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { examctlStep } from '../support/in-process.js';
@@ -21,7 +22,29 @@ const fieldsOf = async (dir: string): Promise<unknown[]> => {
   return [s?.PIN, s?.LockExamOnConnectionLoss];
 };
 
+/** Every schedules memory under `dir` as an examctl older than the fields' record wrote it: its entries without `s`. */
+async function asOlderExamctlWroteIt(dir: string): Promise<void> {
+  for (const name of await readdir(dir, { recursive: true })) {
+    if (!name.endsWith('schedules.ndjson')) continue;
+    const lines = (await readFile(join(dir, name), 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as { b: Record<string, unknown> }).b);
+    await writeFile(join(dir, name), lines.map(({ s: _s, ...body }) => encodeChecksummedLine(JSON.stringify(body))).join(''));
+  }
+}
+
 describe('schedule push --upsert: fields an earlier run set', () => {
+  it("an older examctl's entry (no fields) learns them on an unchanged night, so a night that lost its PIN fails unsent (trial28 f01)", () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'full.csv'), `${HEADER}\n${row('S-0', 'c-1')}\n`);
+      expect((await push(dir, 'full.csv', '--pin', '4821')).code).toBe(0);
+      await asOlderExamctlWroteIt(dir);
+      const unchanged = await push(dir, 'full.csv', '--pin', '4821');
+      expect(unchanged.stderr).toContain('1 unchanged');
+      const lost = await push(dir, 'full.csv');
+      expect(lost.code, lost.stderr).toBe(1);
+      expect(lost.stderr).toContain('not sent: the upsert would clear PIN');
+      expect((await fieldsOf(dir))[0]).toBe('4821');
+    }));
+
   it('a run without the PIN fails unsent (exit 1); a field left out is said; --clear-pin clears the PIN', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'full.csv'), `${HEADER},LockExamOnConnectionLoss\n${row('S-0', 'c-1')},true\n`);

@@ -94,10 +94,10 @@ describe('schedule push --changed-only of an old night\'s file', () => {
       expect(await emailOf()).toBe('cw1@ex.test');
     }));
 
-  it("a later user sync that sent a candidate's user the same names and email (a label changed, the same fix retried) does not hold the sittings row back (trial27 f01)", () =>
+  it("a later user sync that sent a candidate's user the same names and email (a label changed, the same fix retried, the email in another case: trial28 f05) does not hold the sittings row back (trial27 f01)", () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'night1.csv'), night(10));
-      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Labels\ncw-1,F,L,cw1@ex.test,Y11\n');
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Labels\ncw-1,F,L,CW1@Ex.Test,Y11\n');
       const push = (file: string, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
       expect((await push('night1.csv', '--changed-only', '--report', 'n1.csv')).code).toBe(0);
       expect((await examctlStep(['--store', 'st', '--yes', 'user', 'sync', '--file', 'users.csv'], dir)).code).toBe(0);

@@ -17,7 +17,7 @@ import type { ProfileDefaults } from '../../context/config-file.js';
 
 type JobInput = Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself' | 'summaryNotes'>;
 
-/** Why a run whose items were not read from a file (a builder that found nothing to read again) is not listed. */
+/** Why a run whose items were not read from a file is not listed. */
 const FROM_PROMPTS = 'its items were given at prompts, which the journal does not keep';
 
 /**
@@ -31,7 +31,7 @@ type RunInput =
 
 type TableRow = NonNullable<InputRecord['raw']>;
 
-/** The profile a run read its input with, as its journal records it (none in a run of an older examctl: today's is used). */
+/** The profile a run read its input with, as its journal records it (none: an older examctl's run, today's used). */
 export function runProfileOf(header: Pick<JournalHead['header'], 'profile'>): Pick<CommandDeps, 'runProfile'> {
   const recorded = header.profile;
   if (recorded === undefined) return {};

@@ -259,6 +259,8 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
   try {
     // A run started with a PIN needs it again: asked on a terminal rather than typed where `ps` shows it.
     if (pin === undefined && typeof opened.record.header.options.pinSha256 === 'string') pin = await askPin(`run ${wanted} was started with a PIN`, given, deps);
+    // EXAMCTL_PIN for a job's other steps is not a PIN-less run's.
+    else if (typeof opened.record.header.options.pinSha256 !== 'string' && pinFlag === undefined && pinFile === undefined) pin = undefined;
     // The command as its declaration says (program.ts), run by its behaviour (command-behaviours.ts).
     const entry = resumeEntry(opened.record.header.command, deps.behaviours ?? new Map());
     if ('notResumable' in entry) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed: ${entry.notResumable}`);
