@@ -97,6 +97,10 @@ class SittingGroup<T> implements Sitting<T> {
     this.candidateLines.push(line);
   }
 
+  fail(problem: Problem): void {
+    this.problems.push(problem);
+  }
+
   /** The rows of a candidate a later row of the schedule gives again: they fail it too, naming that row. */
   private repeatedLater(): Problem[] {
     if (!this.candidateIds.hasRepeats) return [];
@@ -134,6 +138,8 @@ class SittingGroup<T> implements Sitting<T> {
  */
 export class Sittings<T = undefined> {
   private readonly groups = new Map<string, SittingGroup<T>>();
+  /** Each candidate's user fields as its first row gives them (docs/interpretations.md, "One file, one id"). */
+  private readonly people = new Map<string, { id: string; line: number; user: string; group: SittingGroup<T> }>();
 
   constructor(private readonly defaults: ScheduleDefaults) {}
 
@@ -155,6 +161,14 @@ export class Sittings<T = undefined> {
     }
     group.add(row.line, rowFields, candidate);
     group.attached.push(attached);
+    const id = idOf(candidate, 'CandidateExtId');
+    const user = JSON.stringify([candidate.FirstName, candidate.LastName, candidate.Email]);
+    const first = id === null ? undefined : this.people.get(id.toLowerCase());
+    if (id !== null && first === undefined) this.people.set(id.toLowerCase(), { id, line: row.line, user, group });
+    if (first === undefined || first.user === user || first.group === group) return;
+    const differs = (name: string, line: number, other: number): Problem => ({ line, field: 'CandidateExtId', code: null, message: `${name}'s names or email differ from line ${other} (another schedule); one file gives a user one` });
+    group.fail(differs(id!, row.line, first.line));
+    first.group.fail(differs(first.id, first.line, row.line));
   }
 
   get size(): number {

@@ -22,6 +22,9 @@ export class StaleInput {
   /** The newest run that created a user the file holds (run ids sort by start). */
   private newestHeld = '';
 
+  /** `nights`: the runs that recorded their file (a retry or a hand fix records none: its joiners are not judged). */
+  constructor(private readonly nights: ReadonlySet<string> | undefined) {}
+
   see(entry: MemoryEntry, missing: boolean): void {
     if (!missing && entry.joined !== undefined && entry.joined > this.newestHeld) this.newestHeld = entry.joined;
   }
@@ -32,7 +35,7 @@ export class StaleInput {
    */
   refuse(leavers: readonly (readonly [string, MemoryEntry])[], allowed: boolean, population: string | undefined): void {
     if (allowed || this.newestHeld === '') return;
-    const recent = leavers.filter(([, entry]) => entry.disabled !== true && entry.joined !== undefined && entry.joined > this.newestHeld);
+    const recent = leavers.filter(([, entry]) => entry.disabled !== true && entry.joined !== undefined && entry.joined > this.newestHeld && this.nights?.has(entry.joined) !== false);
     if (recent.length === 0) return;
     const n = formatCount;
     const runs = [...new Set(recent.map(([, entry]) => entry.joined!))].sort();

@@ -74,6 +74,17 @@ describe('Sittings: rows grouped into one request per schedule', () => {
     expect(byField['Candidates[1].Email']).toBe(9);
   });
 
+  it('one candidate in two schedules with other names or email: both schedules fail, each naming the other line; the same user in both is fine (trial26 F03)', () => {
+    const sittings = new Sittings({ schedule: {} });
+    sittings.add(row(2, { ScheduleExtId: 'S-1', ...SCHEDULE, ...candidate('c-1') }), undefined);
+    sittings.add(row(3, { ScheduleExtId: 'S-2', ...SCHEDULE, ...candidate('C-1', 'other@example.test') }), undefined);
+    sittings.add(row(4, { ScheduleExtId: 'S-3', ...SCHEDULE, ...candidate('c-1') }), undefined);
+    const [one, two, three] = [...sittings.all()].map((sitting) => sitting.prepare());
+    expect(one).toMatchObject({ ok: false, problems: [{ line: 2, field: 'CandidateExtId', message: "c-1's names or email differ from line 3 (another schedule); one file gives a user one" }] });
+    expect(two).toMatchObject({ ok: false, problems: [{ line: 3, message: "C-1's names or email differ from line 2 (another schedule); one file gives a user one" }] });
+    expect(three!.ok).toBe(true);
+  });
+
   it('does not mutate the defaults it is given', () => {
     const defaults: ScheduleDefaults = { schedule: { ...SCHEDULE } };
     const sittings = new Sittings(defaults);

@@ -55,6 +55,25 @@ describe('an older night\'s file run again', () => {
       expect(await disabled(dir)).toEqual(['st-new-1', 'st-new-2']);
     }));
 
+  it("a joiner a morning retry created (its night's row refused) is no recent joiner once it leaves: a retry records no file (trial28 f03)", () =>
+    withTempDir(async (dir) => {
+      const staff = Array.from({ length: 20 }, (_, i) => `r-${i}`);
+      write(dir, 'n0.csv', staff);
+      expect((await cli(dir, nightly('n0.csv'))).code).toBe(0);
+      write(dir, 'n1.csv', [...staff, 'r-new']);
+      writeFileSync(join(dir, 'n1.csv'), readFileSync(join(dir, 'n1.csv'), 'utf8').replace('r-new@example.test', 'not-an-email'));
+      expect((await cli(dir, nightly('n1.csv', '--report', 'n1-report.csv'))).code).toBe(1);
+      writeFileSync(join(dir, 'fixed.csv'), readFileSync(join(dir, 'n1-report.csv'), 'utf8').replace('not-an-email', 'r-new@example.test'));
+      const retry = await cli(dir, ['user', 'sync', '--file', 'fixed.csv', '--only-failed', '--target', 'local', '--store', 'store', '--population', 'staff']);
+      expect(retry.code, retry.stderr).toBe(0);
+      write(dir, 'n2.csv', [...staff, 'r-new']);
+      expect((await cli(dir, nightly('n2.csv'))).code).toBe(0);
+      write(dir, 'n3.csv', staff.toReversed());
+      const left = await cli(dir, nightly('n3.csv'));
+      expect(left.code, left.stderr).toBe(0);
+      expect(await disabled(dir)).toEqual(['r-new']);
+    }));
+
   it('a leaver created no later than users the file holds is disabled as ever (the file is newer than its run); the flag goes with --disable-missing', () =>
     withTempDir(async (dir) => {
       const staff = Array.from({ length: 20 }, (_, i) => `a-${i}`);
