@@ -1,10 +1,6 @@
 /*
- * A domain pattern rewritten to mean the same in every regex engine third-party tools read the
- * published schemas with (docs/remote.md, "Patterns mean the same in every regex engine": there,
- * which engines differ and how). `$` becomes `(?![\s\S])`, `\s`, `.` and `\d` their ECMA sets
- * spelled out (the same as the original in JavaScript, with or without the `u` flag). A construct
- * not known to be portable (`\w`, `\b`, backreferences, lookbehind, named groups, `\p{...}`,
- * nested or set-operation classes) is refused, so no engine-dependent pattern gets in unnoticed.
+ * A domain pattern rewritten to mean the same in every regex engine that reads the published schemas;
+ * what is rewritten, what refused: docs/remote.md, "Patterns mean the same in every regex engine".
  */
 
 /** ECMA-262 WhiteSpace and LineTerminator: what `\s` and String.prototype.trim() mean in JavaScript. */

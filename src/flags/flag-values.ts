@@ -1,15 +1,6 @@
 /**
- * The one place a flag's value is read as a number, a duration, a date or a share: every command
- * that takes one uses these, so `--older-than 30d` and `--max-disable 2%` read the same way
- * everywhere and a bad value is refused in the same words. Parsers for `parsed(...)`
- * (option-table.ts) throw commander's InvalidArgumentError, which the CLI reports as a usage error
- * (exit 2) naming the flag; the `parse*` functions return undefined for a value they do not take,
- * for callers that word their own refusal. Imports only commander and the domain's date reading:
- * option tables, loaded by `--help`, use it.
- *
- * A date that is a field of a request (`schedule push --start`) is not read here: the domain's
- * rule for that field checks it, with its code. Environment variables in milliseconds are read by
- * src/system/env-values.ts.
+ * The one place a flag's value is read as a number, a duration, a date or a share, so every command
+ * reads and refuses one in the same words; what else it promises: docs/architecture.md, "Add a flag".
  */
 import { InvalidArgumentError } from 'commander';
 import { parseDateTime } from '../domain/date-time.js';

@@ -1,12 +1,8 @@
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
 
 /**
- * Flags and positional arguments as data. A command declares them once, in a table that
- * commander registers from and from which the TypeScript type of the command's `options` is
- * derived: the property name comes from the flag's text (`--schedule-id <id>` is `scheduleId`,
- * `--no-keycode` is `keycode`), exactly as commander names it, so a flag and the property its
- * command reads cannot drift apart. A command's declaration around its table is
- * cli/command-declaration.ts. Imports only commander: tables are loaded by `--help`.
+ * Flags and positional arguments as data: one table per command, which commander registers from
+ * and which types the command's `options`, so they cannot drift (docs/architecture.md, "Add a flag").
  */
 
 export interface OptionSpec<Flags extends string = string, Value = unknown, Always extends boolean = boolean> {

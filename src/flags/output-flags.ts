@@ -3,12 +3,8 @@ import { extname } from 'node:path';
 import { UsageError } from '../system/errors.js';
 
 /**
- * `-o json` is accepted wherever `--json` is (kubectl's and gh's spelling), and output flags that
- * contradict each other are refused rather than one of them silently winning: `--json -o csv`,
- * or `-o` given both before and after the command with different formats. A command with its own
- * `-o` (tables, CSV) keeps its formats; every other command writes only JSON besides its human
- * output. Without -o, a command's `--out <file>` picks the format its extension names. Returns
- * the values to merge into the parsed options.
+ * `-o json` wherever `--json` (kubectl's and gh's spelling); contradicting output flags refused,
+ * never one silently winning (docs/cli-contract.md, "Global options"). Returns what to merge.
  */
 export function resolveOutputFlags(command: Command, merged: { json?: unknown; output?: unknown; out?: unknown }): { json?: true; output?: string } {
   const given: string[] = [];

@@ -1,10 +1,6 @@
 /**
- * `examctl template <kind> --map-example`: a map file (map-file.ts) with every kind of entry,
- * its notes in `//` keys (JSON has no comments; examctl ignores those keys), for the admin to
- * copy and edit. It is a valid map file as printed: test/input/map-example.test.ts reads each
- * one back and sends an export with its columns through a dry run. No value table of an example
- * has a "default": an example is copied as it is, and a default would send a word the table does
- * not know (an access arrangement `Reader` as SpecialNeeds no) without a word said.
+ * `examctl template <kind> --map-example`: a map file with every kind of entry, valid as printed,
+ * with no "default" in a value table: why, docs/input-formats.md, "Map files".
  */
 import type { TemplateKind } from '../domain/templates.js';
 

@@ -1,16 +1,6 @@
 /*
- * The rows of a CSV text with no quote in it, tokenized by splitting lines and cells, with the
- * cells csv-parse would give as examctl configures it (csv-reader.ts `csvParser`): there a line
- * without quotes is its cells between delimiters, each trimmed (ltrim, then rtrim's trimEnd; the
- * reader's String.trim then takes what is left of the whitespace: csv-parse's trimmable
- * characters are all whitespace to String.trim, so a cell ends as its text trimmed). Why it is
- * written here: docs/architecture.md, "Written here, and why".
- *
- * Only what is certainly read the same is taken: lines ended all by LF, or all by CRLF, with no
- * quote and no carriage return elsewhere, none near csv-parse's record size limit, no second
- * byte order mark at the start. At the first chunk that is not so, nothing of it is taken: the
- * bytes from the start of the unfinished line on go to csv-parse (`handOver`), with the line
- * ending found so far, exactly as csv-parse would have met them at that record's start.
+ * The rows of a CSV text with no quote in it, read as csv-parse would (csv-reader.ts `csvParser`);
+ * what it takes, what it hands over, and why: docs/architecture.md, "Written here, and why".
  */
 
 const QUOTE = 0x22;

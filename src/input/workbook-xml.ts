@@ -1,13 +1,6 @@
 /**
- * A small streaming XML tokenizer for the parts of an .xlsx workbook: elements, attributes, text
- * and CDATA, fed chunk by chunk. It reads what a workbook part is and refuses the rest by name: no
- * DTD (a `<!DOCTYPE>` is refused, so no entity can be declared, expanded or fetched), no entity
- * beyond the five of XML and numeric references, no text outside the root element, no tag left
- * open. Names are reported without their namespace prefix (`x:c` is `c`): producers differ in
- * prefixes, never in local names.
- *
- * Attributes are read on demand (`XmlAttributes.get`): a sheet's cells ask for two or three of
- * them, and building every attribute of every tag would cost more than the whole scan.
+ * A streaming XML tokenizer for .xlsx parts; what it refuses: docs/input-formats.md, limits table.
+ * Attributes are read on demand (`XmlAttributes.get`): building all would cost more than the scan.
  */
 
 /** The part is not the XML it should be (the caller names the part and, for a sheet, the row). */

@@ -1,12 +1,6 @@
 /**
- * The entries of a zip file (an .xlsx is one), read through its central directory: each entry
- * is a stream of its own bytes, opened when asked for, in any order, so a sheet stored before
- * the shared strings needs no temp file. Reading front to back (what exceljs's unzipper did) lost
- * the last entries under load; the directory has no such race.
- *
- * Every entry is inflated with a bound: it may not grow past the size its directory record
- * declares nor past the caller's limit, so a zip bomb stops after a few bytes too many instead of
- * filling memory or disk. The stored CRC-32 is checked at the end of each entry.
+ * The entries of a zip file (an .xlsx is one), read through its central directory, each inflated
+ * with a bound: why, and what it checks: docs/input-formats.md, ".xlsx" (the zip).
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';

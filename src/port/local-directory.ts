@@ -1,11 +1,8 @@
 import type { WorldCandidate, WorldSchedule } from '../domain/world.js';
 /**
- * Read-only lookups that only the local target can answer: the integration API has no endpoint
- * to list roles, assessments, hierarchies, schedules or a schedule's invigilators, and it does
- * not return the candidates' links. Prompts use the lists to offer choices instead of free text;
- * `schedule links` reads the links. It is an optional capability beside IntegrationApi, never
- * part of it, so commands keep working the same against a remote target (which simply has no
- * directory).
+ * Read-only lookups only the local target answers (the integration API lists none of them): prompts
+ * offer choices from them, `schedule links` reads the links. Beside IntegrationApi, never in it, so
+ * commands work the same against a remote target, which has none (docs/human.md).
  */
 export interface LocalDirectory {
   /** Titles of the world's roles, those that take exams (Participate) first, then the world's order. */

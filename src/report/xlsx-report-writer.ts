@@ -163,12 +163,10 @@ function cutMarker(count: number, what: 'columns' | 'rows', limit: number): stri
 }
 
 /**
- * Tables as a workbook, one sheet each, in order (review-session results with `-o xlsx`, a
- * template and its column descriptions): cells as given (typed), header frozen with a filter.
- * A table past Excel's limits (a hostile server's answer) is cut to fit, with a visible marker:
- * its last column (or row) says how many more there were; a cell too long is cut the same way
- * (xlsx-workbook.ts, cutToCell). `finish` says what was cut, for the caller's warning. The rows
- * go out as they are given: a sheet's rows need not all be held, only their count known.
+ * Tables as a workbook, one sheet each, in order (review-session results with `-o xlsx`, a template
+ * and its column descriptions): cells typed, header frozen with a filter; what is cut past Excel's
+ * limits, and how it shows: docs/cli.md, "review-session show". `finish` says what was cut, for
+ * the caller's warning. Rows go out as given: a sheet's rows need not all be held, only counted.
  */
 export class TablesWorkbook {
   private readonly workbook: WorkbookWriter;

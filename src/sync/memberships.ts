@@ -1,10 +1,7 @@
 /**
- * Joiners, movers, leavers (docs/sync.md, "Movers: --prune-memberships"): the hierarchy links
- * and permission flags examctl itself sent to a target, as the sync memory records them, and
- * what a user's request must add so the platform drops those the file no longer gives.
- * Pure: no fs, no process. A link is recorded structured, `["SCH:MATH", ["coordinator"]]` (the
- * id, then the flags examctl last sent true, as the CSV cell's words): an id may hold `:` or a
- * flag word, so a link is never written as one cell word and split again.
+ * Joiners, movers, leavers (docs/sync.md, "Movers: --prune-memberships"): what a user's request must
+ * add so the platform drops the links examctl sent that the file no longer gives. Pure. A link is
+ * kept structured, its id and flags apart (why: docs/sync.md, "The sync memory").
  */
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';

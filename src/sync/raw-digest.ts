@@ -14,14 +14,8 @@ const RAW_FORMAT = 'examctl-raw-digest-1';
 const RAW_DIGEST_BYTES = 16;
 
 /**
- * The fingerprint of the rules that turn a table row's fields into a request, the Node version
- * and `build`'s text (the function applying them). The rules are the code examctl runs: the
- * bundle that bin/examctl starts (dist/bundle: its chunks are named by a hash of their content,
- * so their names change with any code, plus the entry's own text; in the one-file executable, its
- * script's hash), else the domain's own modules
- * (dist/domain as tsc built them, or src/domain run as TypeScript by the tests). Undefined when
- * neither can be read: then no raw digest is made or trusted, and every row takes the request
- * digest's path.
+ * The fingerprint of the rules that turn a row's fields into a request, undefined when they cannot
+ * be read (no raw digest then): what it covers, docs/sync.md, "The raw digest".
  */
 export async function rulesFingerprint(build: { toString(): string }): Promise<string | undefined> {
   const digest = createHash('sha256').update(`${RAW_FORMAT}\n${process.version}\n${build.toString()}\n`);

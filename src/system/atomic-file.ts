@@ -1,12 +1,6 @@
 /**
- * The one way examctl replaces a file (docs/store.md: temp file, fsync, rename, directory fsync):
- * readers see the old file or the new one, never a mix, and after a crash the target is one of the
- * two. Deliberately no fallback to an in-place write; only a writer that asks (run reports) keeps a
- * finished file whose rename failed (`ReplaceFailedError.keptAt`; docs/cli.md, "Run report").
- *
- * Why not write-file-atomic (npm): it takes the whole content as one string or buffer (a
- * snapshot of a million users is hundreds of MB, written as it is produced) and does not fsync
- * the directory after the rename, so a crash could bring the old entry back.
+ * The one way examctl replaces a file: readers see the old file or the new one, never a mix; its
+ * steps, and why not write-file-atomic: docs/store.md (top). Deliberately no in-place fallback.
  */
 import { open, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';

@@ -3,12 +3,8 @@ import { sep } from 'node:path';
 import { readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from './regular-file.js';
 
 /**
- * The bytes of a file that ships with examctl (package.json, fixtures/world.json, the
- * program's hash) when examctl runs as a one-file executable (scripts/build-release.mjs): there is no
- * package on disk, the build places the package root at the executable's own path (so
- * `new URL('../package.json', import.meta.url)` names `<executable>/package.json`), and each
- * shipped file is an asset named by its path from that root. Undefined anywhere else, or for a
- * path that is not one of them: the caller reads the file.
+ * The bytes of a file shipped as an asset of the one-file executable (docs/ci.md, "Releasing the
+ * one-file executables"); undefined elsewhere, or for a path not shipped: the caller reads the file.
  */
 export function shippedAsset(path: string): Buffer | undefined {
   if (!isSea() || !path.startsWith(process.execPath + sep)) return undefined;

@@ -37,13 +37,8 @@ export async function spoolStdin(stdin: NodeJS.ReadableStream, signal?: AbortSig
 }
 
 /**
- * What `--file` names, judged before anything is read (docs/security.md, "A hostile file"): a
- * pipe's path (read only once: copied like `--file -`); a device (both passes need it whole)
- * refused; else undefined, for the reader.
- *
- * `stat`, not `lstat`: `/dev/stdin` and `/dev/fd/N` resolve to the descriptor's own file (a
- * file or pipe redirected to stdin keeps working), a link the user made to its target. Not
- * opened to fstat it: a FIFO's waiting writer would get a reader that leaves, and die of SIGPIPE.
+ * What `--file` names, judged by `stat` before anything is read, never opened (why: docs/security.md,
+ * "A hostile file"): a pipe's path (read once: copied like `--file -`), a device refused, else undefined.
  */
 export async function pipePath(file: string, cwd: string): Promise<string | undefined> {
   const path = resolve(cwd, file);
