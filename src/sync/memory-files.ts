@@ -11,7 +11,8 @@ import { underLock, type StoreLock } from '../system/lock.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { assertTrustedMemoryDir, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles } from './memory-access.js';
-import { sameStoreAs } from '../context/target.js';
+import { sameStoreAs, targetInstance } from '../context/target.js';
+import type { CommandDeps } from '../context/command-deps.js';
 import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
 import { damaged, entryOfBody, headerLine, newerPopulation, populationLines, populationOfBody, SYNC_KINDS, SYNC_MEMORY_VERSION, type EntryBody, type HeaderBody, type PopulationBody, type PopulationRecord, type SyncKind } from './memory-lines.js';
 
@@ -212,6 +213,11 @@ export function emptyContents(file: string, kind: SyncKind): MemoryContents {
  */
 export function ofOtherInstance(contents: Pick<MemoryContents, 'lines' | 'instance'>, instance: string | undefined): boolean {
   return contents.lines > 0 && contents.instance !== instance;
+}
+
+/** Whether a local store's memory is of the store its path held before (replaced, or gone): not used. */
+export async function ofReplacedStore(contents: MemoryContents, deps: CommandDeps): Promise<boolean> {
+  return contents.target?.kind === 'local' && ofOtherInstance(contents, await targetInstance(contents.target, false, deps).catch(() => undefined));
 }
 
 /** A memory file is appended to durably (O_DSYNC), by several feeders at once (O_APPEND). */

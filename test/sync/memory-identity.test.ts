@@ -123,6 +123,11 @@ describe('a local store replaced at the same path (QA D2)', () => {
     const elsewhere = ['--sync-dir', join(dir, 'elsewhere')];
     expect((await sync(...elsewhere)).code).toBe(0);
     expect((await init('--force')).code).toBe(0);
+    // synced show says so too, before any run (trial26 F08).
+    const shown = await examctl(['synced', 'show', ...elsewhere], dir, env);
+    expect(shown.stdout).toMatch(/^local store .*store \(of the store this path held before: not used\): 3 users/m);
+    const json = JSON.parse((await examctl(['synced', 'show', '--json', ...elsewhere], dir, env)).stdout) as { memories: { replaced?: boolean }[] };
+    expect(json.memories.map((memory) => memory.replaced)).toEqual([true]);
     const night = await sync(...elsewhere);
     expect(night.code, night.stderr).toBe(0);
     expect(night.stderr).toContain('is of the store this one replaced');
@@ -132,6 +137,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     // The memory now records the new instance: the same night again sends nothing.
     const again = await sync(...elsewhere);
     expect(again.stderr).not.toContain('replaced');
+    expect((await examctl(['synced', 'show', ...elsewhere], dir, env)).stdout).not.toContain('not used');
     expect((JSON.parse(again.stdout) as { items: { action?: string }[] }).items.every((item) => item.action === 'unchanged')).toBe(true);
   });
 

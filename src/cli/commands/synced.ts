@@ -2,7 +2,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.j
 import { counted, formatCount } from '../../formats/number-format.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { printLine, say } from '../../formats/terminal-text.js';
-import { describeMemory, forgetMemory, listMemories } from '../../sync/memory-files.js';
+import { describeMemory, forgetMemory, listMemories, ofReplacedStore } from '../../sync/memory-files.js';
 import { memoryPlaceOf } from '../../sync/memory-place.js';
 import { forgetServiceMemory, serviceMemories } from '../../sync/memory-transfer.js';
 import { LOSS_COST, recoveries } from '../../sync/memory-loss.js';
@@ -17,7 +17,7 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const dir = place.kind === 'dir' ? place.syncDir : place.address;
   const kept = place.kind === 'dir' ? await listMemories(place.syncDir) : await serviceMemories(place.address, deps.env);
-  const memories = kept.map(describeMemory);
+  const memories = await Promise.all(kept.map(async (contents) => ({ ...describeMemory(contents), ...((await ofReplacedStore(contents, deps)) ? { replaced: true } : {}) })));
   if (options.json) {
     await printJson(deps, { syncDir: dir, memories });
     return 0;
@@ -36,7 +36,8 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
             .map(([name, count]) => `${name === '' ? 'none' : name} ${formatCount(count)}`)
             .join(', ')})`;
     const unsettled = memory.unsettled > 0 ? `, ${formatCount(memory.unsettled)} unsettled (a request went out, or was about to, with no ok recorded: the next run sends them)` : '';
-    await printLine(deps, `${where}: ${counted(memory.remembered, memory.kind.slice(0, -1), memory.kind)}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`);
+    const replaced = 'replaced' in memory ? ' (of the store this path held before: not used)' : '';
+    await printLine(deps, `${where}${replaced}: ${counted(memory.remembered, memory.kind.slice(0, -1), memory.kind)}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`);
     for (const synced of memory.populationsSynced) {
       const who = synced.population === null ? 'without --population' : `--population ${synced.population}`;
       await printLine(deps, `  ${who}: newest run ${synced.newestRun}, ${formatCount(synced.count)} ${memory.kind}`);
