@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describeErrors, errorsOf } from '../api/envelope-errors.js';
 import type { ProbeAnswer } from '../api/remote-probe.js';
 import type { ApiResult } from '../port/integration-api.js';
 import { ErrorCode } from '../domain/codes.js';
-import { RM_RETRY } from '../system/busy-retry.js';
+import { probeMakeDir } from '../system/atomic-file.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
 /** One line of `examctl doctor` (docs/remote.md): the command gathers, the functions below decide. */
@@ -53,9 +51,6 @@ export function clockVerdict(skew: number): Verdict {
  * folder made and removed in it, or where it would be made (the nearest existing folder).
  */
 export async function stateDirUnwritable(what: string, dir: string): Promise<string | undefined> {
-  let place = resolve(dir);
-  while (!existsSync(place)) place = dirname(place);
-  return mkdtemp(join(place, '.examctl-probe-'))
-    .then((made) => rm(made, { recursive: true, ...RM_RETRY }))
-    .then(() => undefined, (error: unknown) => `a run cannot make or write ${what} ${dir} (tried in ${place}: ${describeSystemError(error, 'directory')})`);
+  const { place, error } = await probeMakeDir(resolve(dir));
+  return error === undefined ? undefined : `a run cannot make or write ${what} ${dir} (tried in ${place}: ${describeSystemError(error, 'directory')})`;
 }

@@ -2,12 +2,13 @@
  * The one way examctl replaces a file: readers see the old file or the new one, never a mix; its
  * steps, and why not write-file-atomic: docs/store.md (top). Deliberately no in-place fallback.
  */
-import { open, readdir, unlink, type FileHandle } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, open, readdir, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { processAlive } from './process-liveness.js';
 import { tempClosed, tempOpened } from './open-temp-files.js';
-import { NODE_REPLACE_OPS, renameRetrying, unlinkRetrying, type BusyRetryOptions, type ReplaceOps } from './busy-retry.js';
+import { NODE_REPLACE_OPS, renameRetrying, RM_RETRY, unlinkRetrying, type BusyRetryOptions, type ReplaceOps } from './busy-retry.js';
 import { describeSystemError } from './system-error-words.js';
 
 /** Prefix of every temp file an atomic write leaves behind if it is killed (the store removes them). */
@@ -233,4 +234,13 @@ export async function writeFileAtomic(
     throw error;
   }
   await file.commit();
+}
+
+/** Whether a folder can be made at or below `start`: probed in its nearest existing folder (`place`); `error`: why not. */
+export async function probeMakeDir(start: string): Promise<{ place: string; error?: unknown }> {
+  let place = start;
+  while (!existsSync(place)) place = dirname(place);
+  return mkdtemp(join(place, '.examctl-probe-'))
+    .then((made) => rm(made, { recursive: true, ...RM_RETRY }))
+    .then(() => ({ place }), (error: unknown) => ({ place, error }));
 }

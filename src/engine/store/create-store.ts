@@ -1,10 +1,10 @@
 /** Making a store: a new one appears whole or not at all; an existing one is replaced by a new generation. */
-import { constants, existsSync } from 'node:fs';
-import { access, mkdir, mkdtemp, readdir, rm, stat, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StoreDamagedError, TargetError, UsageError } from '../../system/errors.js';
-import { fsyncDirectory, ATOMIC_TEMP_PREFIX, writeFileAtomic } from '../../system/atomic-file.js';
+import { fsyncDirectory, ATOMIC_TEMP_PREFIX, probeMakeDir, writeFileAtomic } from '../../system/atomic-file.js';
 import { renameRetrying, RM_RETRY } from '../../system/busy-retry.js';
 import type { Change, StoreIndexer } from './contract.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock, LOCK_TEMP_PREFIX } from '../../system/lock.js';
@@ -37,11 +37,8 @@ export async function storeUnwritable(dir: string): Promise<string | undefined> 
     const journal = join(dir, journalFileName((await readManifest(dir)).generation));
     return (await denied(dir)) ?? denied(journal);
   }
-  let parent = dirname(resolve(dir));
-  while (!existsSync(parent)) parent = dirname(parent);
-  return mkdtemp(join(parent, '.examctl-probe-'))
-    .then((made) => rm(made, { recursive: true, ...RM_RETRY }))
-    .then(() => undefined, (error: unknown) => `no store yet, and none can be created in ${parent}: ${describeSystemError(error, 'directory')}`);
+  const { place, error } = await probeMakeDir(dirname(resolve(dir)));
+  return error === undefined ? undefined : `no store yet, and none can be created in ${place}: ${describeSystemError(error, 'directory')}`;
 }
 
 interface CreateStoreOptions {
