@@ -2,7 +2,7 @@
  * Run journals (docs/runs.md): what the run pipeline calls to keep every run accounted for,
  * and what `runs list|show|resume|prune` read.
  */
-export { newRunId, isRunId } from './run-id.js';
+export { newRunId } from './run-id.js';
 export { resolveRunsDir } from './runs-dir.js';
 export { recordedOptions, redactUrl } from './recorded-options.js';
 export type { EndReason, ItemRef } from './journal-lines.js';

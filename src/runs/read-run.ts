@@ -15,7 +15,8 @@ import {
   unsentVerdict,
 } from './journal-lines.js';
 import { NothingToResumeError, RunJournalError } from './run-errors.js';
-import { chosenId, isRunId } from './run-id.js';
+import { chosenId } from './run-id.js';
+import { isRunId } from '../domain/record-id.js';
 import { openRegularFile } from '../system/regular-file.js';
 import { currentTrust, runProblem, runsDirProblem, type RunTrust } from './run-trust.js';
 import { RM_RETRY } from '../system/busy-retry.js';

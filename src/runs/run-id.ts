@@ -9,8 +9,6 @@ export function newRunId(now: Date = new Date(), random: () => string = () => ra
   return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 23)}Z-${random()}`;
 }
 
-export { isRunId } from '../domain/record-id.js';
-
 /**
  * The id examctl gives a create the service would otherwise name (docs/runs.md, "An id examctl
  * chooses"): 16 characters a-z and 0-9 from the run id and the item's position.

@@ -3,7 +3,6 @@ import { describeTarget, missedRunSentence, otherMemoriesSentence, populationWor
 import { type ReportTarget, type SourceRow, type SyncMemoryNote } from '../report/run-report.js';
 import type { Problem } from '../domain/problem.js';
 import { isDryRunStatus, reportRunOf, statusColumnOf } from '../formats/report-csv-contract.js';
-import { isRunId } from '../runs/run-id.js';
 import { UsageError } from '../system/errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
@@ -505,8 +504,7 @@ export class SentMemory<P> {
   /** The run a row is of (its `run` cell, or the resumed run); undefined with --allow-old-file. */
   protected runOfRow(row: SourceRow | undefined): string | undefined {
     if (this.flags.allowOldFile === true) return undefined;
-    const cell = row === undefined ? undefined : reportRunOf(row);
-    return cell !== undefined && isRunId(cell) ? cell : this.deps.resume?.record.id;
+    return (row === undefined ? undefined : reportRunOf(row)) ?? this.deps.resume?.record.id;
   }
 
   /** The request as a run of `population` digests it: a user's digest has its population. */

@@ -2,12 +2,12 @@ import { COMMANDS } from '../../src/cli/program.js';
 import { keptOptionNames } from '../../src/cli/command-declaration.js';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isRunId } from '../../src/domain/record-id.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   RunJournal,
   RunJournalError,
   RunJournalWriteError,
-  isRunId,
   journalPath,
   listRuns,
   newRunId,
