@@ -61,10 +61,10 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
 
   /** Fields the last request set that an upsert leaves out: said, the PIN refused (docs/sync.md, "Fields left out"). */
   private clears(id: string, payload: PreparedSchedule): Problem | undefined {
-    const entry = this.memory?.entries.get(id);
+    const entry = payload.request.Upsert === true ? this.memory?.entries.get(id) : undefined;
     const given = setFields(payload);
     const cleared = Object.keys(entry?.fields ?? {}).filter((field) => !(field in given));
-    if (!entry || !cleared.length || !payload.request.Upsert) return undefined;
+    if (!entry || !cleared.length) return undefined;
     const what = `${cleared.join(', ')} (set by run ${entry.run})`;
     if (!cleared.includes('PIN') || this.deps.invocation?.clearPin === true) return void this.note(id, payload, `left out: the upsert clears ${what} ${LEFT}`);
     return { field: 'Schedule.PIN', code: null, message: `not sent: the upsert would clear ${what}, opening the sitting: give --pin-file, or --clear-pin ${LEFT}` };
