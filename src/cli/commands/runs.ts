@@ -283,7 +283,9 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     };
     await check();
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
-    const resumedDeps: CliDeps = { ...deps, cwd: runCwd, resume: { ...opened, check }, invocation: options, keptOptions: entry.keptOptions, commandFlags: entry.keptOptions.names, ...runProfileOf(opened.record.header) };
+    // The run's PIN is options.pin: EXAMCTL_PIN is not read again (a PIN-less run sends none).
+    const env = { ...deps.env, EXAMCTL_PIN: undefined };
+    const resumedDeps: CliDeps = { ...deps, env, cwd: runCwd, resume: { ...opened, check }, invocation: options, keptOptions: entry.keptOptions, commandFlags: entry.keptOptions.names, ...runProfileOf(opened.record.header) };
     // Over later runs: a row a later run sent another request for goes too (docs/sync.md, "Stale input").
     return await run((overLater ? { ...options, allowOldFile: true } : options) as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
   } finally {
