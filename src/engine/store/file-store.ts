@@ -378,11 +378,6 @@ export async function replayJournal(
   }
 }
 
-/*
- * Store.keyByHint for the file store. Snapshot entities answer from the hints persisted beside
- * them (no value parsed); what changed since the load answers from a per-collection overlay,
- * built on the first question and kept true by every change after it.
- */
 /**
  * The hints of one collection that differ from what the loaded snapshot persisted: hint -> key,
  * or null where a snapshot entity that had the hint no longer does. `complete`: the snapshot's
@@ -401,6 +396,7 @@ interface HintSource {
   hintsTrusted(): boolean;
 }
 
+/** Store.keyByHint for the file store (docs/store.md, "Loading"); an overlay is built when first asked. */
 export class HintLookup {
   private readonly overlays = new Map<CollectionName, HintOverlay>();
 
