@@ -29,10 +29,8 @@ interface DoctorReport {
 }
 
 /**
- * `examctl doctor`: which target a command would use and whether it works, without changing
- * anything. The probe reads a review session that cannot exist: 1101 proves the service is
- * reachable and the token accepted; 403 says the token is refused. Exit 0 healthy, 3 otherwise.
- * The check list is the command's result, so it goes to stdout (one JSON document with --json).
+ * `examctl doctor` (its checks: docs/remote.md, "examctl doctor"), changing nothing. The check
+ * list is the command's result, so it goes to stdout (one JSON document with --json).
  */
 export async function run(options: DoctorOptions, deps: CommandDeps): Promise<number> {
   let report: DoctorReport;
