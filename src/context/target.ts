@@ -67,10 +67,8 @@ export async function assertTrustedStore(store: string, deps: CommandDeps, owner
 }
 
 /**
- * The store a command uses: --store or EXAMCTL_STORE, else found like `.git` in the current
- * directory or a parent (store-discovery.ts), else the current directory's, created on first use.
- * A parent's store is named on stderr, so nobody writes to a store they did not mean. Whichever
- * it is, it passes the trust rule before it is opened. findStore: the same store, unsaid and unchecked.
+ * The store a command uses, found, named and judged as docs/cli.md, "The local store" says (a
+ * parent's is named so nobody writes to a store they did not mean). findStore: unsaid, unchecked.
  */
 export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): Promise<string> {
   const discovery = await findStore(options, deps);

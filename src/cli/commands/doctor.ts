@@ -179,12 +179,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
   return { name: 'permissions', status: 'ok', detail: `${checked} are the user's own, and not open to other users` };
 }
 
-/**
- * The target's sync memory (EXAMCTL_SYNC_DIR or the default directory; docs/sync.md): each
- * population it records, with its newest run; none is said with what a night without it costs and
- * the way back ("When the memory is lost"), not as a failure (a target never synced has none); a
- * damaged one or a state service that cannot be read is a failure, since every sync would refuse.
- */
+/** The target's sync memory, checked as docs/remote.md, "examctl doctor" says. */
 async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps: CommandDeps): Promise<DoctorCheck> {
   const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf }, { LOSS_COST, recoveries }] = await Promise.all([
     import('../../sync/memory-place.js'),
