@@ -107,10 +107,8 @@ export async function findStore(options: GlobalOptions, deps: CommandDeps): Prom
 }
 
 /**
- * The target of a command (docs/cli-contract.md, "Targets"), from the run's settings
- * (settings.ts: flag > environment > named profile > default profile > built-in). When it is
- * remote, a profile is used or the default one set aside, one stderr line names the target, the
- * token's source, the profile and each setting it gave; the report's header says the same.
+ * The target of a command (docs/cli-contract.md, "Targets"), from the run's settings, and the
+ * stderr line that says what it took (docs/remote.md, "A run says what it took").
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote, settingText } = await import('./settings.js');

@@ -133,10 +133,8 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
 }
 
 /**
- * Places other users could write (src/system/trusted-place.ts), each by path: a failure, since the
- * commands refuse them (exit 2). Then loose permissions on the config (with a token), the token
- * file, the runs directory and the store: a warning. The token file is the one the remote target
- * read, else the one --token-file or the profile names.
+ * The permissions check (docs/remote.md, "examctl doctor"). Its token file is the one the remote
+ * target read, else the one --token-file or the profile names.
  */
 async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
   const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }, { localStorePath }] =
