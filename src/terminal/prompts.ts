@@ -421,9 +421,8 @@ function hierarchyChoice(entry: HierarchyEntry, inactiveReason: string): PickCho
 }
 
 /**
- * The choices matching a typed term: an exact id first, then ids starting with it, then any id or
- * name containing it (ignoring case). With `allowNew`, a term that is no existing id is offered
- * last as a new id, or shown disabled with the rule it breaks.
+ * The choices matching a typed term, in the order docs/human.md, "When examctl asks" says; with
+ * `allowNew`, a new id offered last, or disabled with the rule it breaks.
  */
 export function pickerMatches(
   choices: readonly PickChoice[],
