@@ -328,10 +328,9 @@ export interface JournalPosition {
 }
 
 /**
- * Applies the complete, checksummed journal lines past `position`, moving it line by line (so
- * it stays true to memory even when a later line throws). A bad line followed by another line
- * is damage; a bad or unfinished last line is a write that never completed: ignored, and cut off
- * when we hold the lock (so the next append starts on a clean line).
+ * Applies the complete, checksummed journal lines past `position`, moving it line by line (so it
+ * stays true to memory even when a later line throws); a bad line as docs/store.md, "Damage and
+ * exit status 3" says (a last one cut off under the lock, so the next append starts clean).
  */
 export async function replayJournal(
   journal: FileHandle,
