@@ -49,11 +49,9 @@ function verified(url: string): tls.ConnectionOptions {
 }
 
 /**
- * The proxy agent's connection to the proxy, whose CONNECT answer is judged here: undici would
- * fail a refused tunnel with a RequestAbortedError in its own words (and a proxy that closes
- * during CONNECT with a socket error it keeps retrying), neither saying that the request never
- * left examctl. A tunnel that is not open means nothing reached the service: ProxyTunnelError.
- * A system error (the proxy's port refused, its name unknown) passes as it is: it already says so.
+ * The proxy agent's connection to the proxy, whose CONNECT answer is judged here (docs/remote.md,
+ * "Proxies, redirects, connection failures"): undici's own errors for a tunnel not opened do not
+ * say the request never left examctl. A system error (the proxy's port refused) passes as it is.
  */
 function tunnelClient(url: URL, opts: object, shown: string, variable: string): Dispatcher {
   const pool = new Pool(url, opts);

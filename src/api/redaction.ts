@@ -92,15 +92,10 @@ const HASH_TOP = (() => {
 })();
 
 /**
- * Finds the secrets in a text: a secret of 8 or more characters by each of its 8-character pieces
- * (so any run of 8+ characters that occurs in the secret, whether its head, its tail or its middle,
- * and whether the server echoed it whole, split over two messages, or in another case); a shorter
- * one (a 4-digit PIN) whole only. One pass over the text folded on the fly: a character no piece
- * holds (in JSON, most punctuation) ends the run, so only runs of 8+ characters of the secrets'
- * alphabet are hashed; a window costs a few integer operations and a bit test, no string; only a
- * bit hit slices the window and looks for it in the forms. Nothing is indexed by string: a record's
- * own matcher (its Password, PIN) is built per request, and building one is a rolling hash over
- * its forms, no map of pieces.
+ * Finds the secrets in a text (which runs: docs/security.md, "One redaction gate") in one pass
+ * folded on the fly: a character no piece holds ends the run, so only runs of 8+ characters of the
+ * secrets' alphabet are hashed, a window costing a few integer operations and a bit test, no string.
+ * Nothing is indexed by string: a record's own matcher is built per request, a rolling hash.
  */
 class SecretMatcher {
   /** The long forms, folded, each with its mark. */
@@ -255,11 +250,8 @@ function redactMarked(text: string, marks: Uint8Array): string {
 }
 
 /**
- * A secret, and it as a server may re-encode it: percent-encoded (`+` for a space too), and
- * base64, standard and url-safe, of the secret and of any larger string holding it (`Basic`,
- * `Bearer ` + token): the secret preceded by 0, 1 and 2 bytes, without the characters at either
- * edge that depend on its neighbours (a match is widened to the whole encoding, edges included:
- * `widenBase64`). Each form is then matched as a secret; JSON escapes are decoded (`markDecoded`).
+ * A secret and its re-encoded forms (docs/security.md, "One redaction gate"); base64 after 0, 1
+ * and 2 bytes, less the edge characters its neighbours change (`widenBase64` takes them back).
  */
 function addEncodedForms(forms: Forms, secret: string): void {
   addForm(forms, secret);

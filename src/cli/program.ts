@@ -71,10 +71,8 @@ export const SYNCED_GROUP = declareGroup({
 });
 
 /**
- * The registry: every command of `examctl`, in the order `--help` and completion list them. A
- * command is declared in its `commands/<command>.options.ts` (flags, purpose, examples, a lazily
- * loaded behaviour) and a group above; list it here, a command after
- * its group. `command-tree.ts` builds commander's tree from this list, `run-cli.ts` runs it.
+ * The registry: every command of `examctl`, in the order `--help` and completion list them, a
+ * command after its group (docs/architecture.md, "Add a command").
  */
 export const COMMANDS: readonly CommandDeclaration[] = [
   SCHEDULE_GROUP,

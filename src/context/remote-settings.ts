@@ -125,12 +125,9 @@ export async function readTokenFile(file: string, via: string, warnings: string[
 }
 
 /**
- * Reads a file holding one secret (a token, a schedule PIN): the whole file decoded by its BOM,
- * minus surrounding whitespace (a trailing newline is normal), and its mode. Opened once as a
- * regular file (src/system/regular-file.ts: a FIFO or device planted there is refused without
- * blocking), judged by the trust rule on that open handle, so another user cannot swap the file
- * between the check and the read (they would choose the secret sent). A symbolic link the user
- * made is followed. Empty, larger than `maxBytes` or more than one line: refused, exit 2, naming `file` (the path as given).
+ * Reads a file holding one secret (a token, a schedule PIN) and its mode: decoded by its BOM,
+ * trimmed, opened once as a regular file and judged on that handle (docs/security.md, "The rule").
+ * Empty, larger than `maxBytes` or more than one line: refused, exit 2, naming `file` (as given).
  */
 export async function readSecretFile(path: string, via: string, what: 'token' | 'PIN', maxBytes: number, env: Env, file = path): Promise<{ text: string; mode: number }> {
   let read: { bytes: Buffer; stat: { mode: number } };

@@ -67,10 +67,8 @@ export async function assertTrustedStore(store: string, deps: CommandDeps, owner
 }
 
 /**
- * The store a command uses: --store or EXAMCTL_STORE, else found like `.git` in the current
- * directory or a parent (store-discovery.ts), else the current directory's, created on first use.
- * A parent's store is named on stderr, so nobody writes to a store they did not mean. Whichever
- * it is, it passes the trust rule before it is opened. findStore: the same store, unsaid and unchecked.
+ * The store a command uses, found, named and judged as docs/cli.md, "The local store" says (a
+ * parent's is named so nobody writes to a store they did not mean). findStore: unsaid, unchecked.
  */
 export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): Promise<string> {
   const discovery = await findStore(options, deps);
@@ -109,10 +107,8 @@ export async function findStore(options: GlobalOptions, deps: CommandDeps): Prom
 }
 
 /**
- * The target of a command (docs/cli-contract.md, "Targets"), from the run's settings
- * (settings.ts: flag > environment > named profile > default profile > built-in). When it is
- * remote, a profile is used or the default one set aside, one stderr line names the target, the
- * token's source, the profile and each setting it gave; the report's header says the same.
+ * The target of a command (docs/cli-contract.md, "Targets"), from the run's settings, and the
+ * stderr line that says what it took (docs/remote.md, "A run says what it took").
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote, settingText } = await import('./settings.js');

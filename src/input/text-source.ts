@@ -272,14 +272,18 @@ function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefine
 }
 
 /**
- * The text of a small file read whole, by its BOM: UTF-8 with or without one (read leniently, as
- * Buffer.toString does), UTF-16 LE or BE with one (what Windows PowerShell 5.1's `>` and
- * `Out-File` write, and Notepad's "Unicode"). For an input document (a world file, a `--schedule`
- * request), the config and token files, a map file: UTF-16 that is not valid UTF-16 is refused, naming the file.
+ * The text of a small file read whole, by its BOM: UTF-8 with or without one, UTF-16 LE or BE with
+ * one (what Windows PowerShell 5.1's `>` and `Out-File` write, and Notepad's "Unicode"). For an
+ * input document (a world file, a `--schedule` request), the config and token files, a map file:
+ * text that is not valid in its encoding is refused at its line, as a streamed input's is.
  */
 export function decodeTextDocument(bytes: Buffer, file: string): string {
   const bom = bomOf(bytes);
-  if (bom === undefined || bom.encoding === 'utf-8') return bytes.subarray(bom?.length ?? 0).toString('utf8');
+  if (bom === undefined || bom.encoding === 'utf-8') {
+    const body = bytes.subarray(bom?.length ?? 0);
+    if (isUtf8(body)) return body.toString('utf8');
+    throw new InputFileError(file, 1 + lineFeedsIn(body, firstInvalidOffset(body)), `${BINARY}: invalid UTF-8; save the file as UTF-8 text`);
+  }
   try {
     return new TextDecoder(bom.encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(bom.length));
   } catch {

@@ -251,10 +251,8 @@ export function inSequence(steps: readonly (() => void | Promise<void>)[], from 
 }
 
 /**
- * CSV report. For CSV input every source row comes back with its header and cells plus
- * status, error_codes, error_messages, action, note, run (replacing those columns when the input was
- * itself a report), so the file can be fixed and fed back. Other input gets file, line, id and
- * the same six columns. `onlyNotOk` keeps the rows that still need work.
+ * CSV report, its columns as docs/cli.md, "CSV report of CSV input" says, so the file can be fixed
+ * and fed back. `onlyNotOk` keeps the rows that still need work.
  */
 export class CsvReportWriter implements ReportSink {
   private headerWritten = false;

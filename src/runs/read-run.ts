@@ -557,9 +557,8 @@ export interface PruneResult {
 }
 
 /**
- * Removes runs past the policy; returns what was removed, the unfinished runs kept, and the
- * runs run-trust.ts refuses (left, never read). Only in a trusted runs directory: no other user
- * can plant or swap anything there. A run is removed under its own lock: never a running one.
+ * Removes runs past the policy (docs/runs.md, "runs prune"); returns what was removed, the
+ * unfinished runs kept, and the runs run-trust.ts refuses (left, never read).
  */
 export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_PRUNE_POLICY, now: Date = new Date(), trust: RunTrust = currentTrust()): Promise<PruneResult> {
   const removed: string[] = [];

@@ -22,9 +22,7 @@ export class NothingToResumeError extends RunJournalError {
 }
 
 /**
- * The run's journal could not be written (a full disk, a read-only or removed runs directory).
- * Met mid-run it stops the run as a target failure does: in-flight work finished, the report
- * written, exit 3 (what was sent is known: the journal holds every item before its request), and
- * the run resumable once the journal can be written again. Not exit 2, which says nothing was sent.
+ * The run's journal could not be written (a full disk, a read-only or removed runs directory): met
+ * mid-run, it stops the run as docs/runs.md, "Honest ends" says. Not exit 2, which says nothing was sent.
  */
 export class RunJournalWriteError extends TargetError {}

@@ -215,9 +215,11 @@ export function ofOtherInstance(contents: Pick<MemoryContents, 'lines' | 'instan
   return contents.lines > 0 && contents.instance !== instance;
 }
 
-/** Whether a local store's memory is of the store its path held before (replaced, or gone): not used. */
+/** Whether a local store's memory is of the store its path held before, another store there now: not used by it (a store gone may have moved: docs/sync.md). */
 export async function ofReplacedStore(contents: MemoryContents, deps: CommandDeps): Promise<boolean> {
-  return contents.target?.kind === 'local' && ofOtherInstance(contents, await targetInstance(contents.target, false, deps).catch(() => undefined));
+  if (contents.target?.kind !== 'local') return false;
+  const instance = await targetInstance(contents.target, false, deps).catch(() => undefined);
+  return instance !== undefined && ofOtherInstance(contents, instance);
 }
 
 /** A memory file is appended to durably (O_DSYNC), by several feeders at once (O_APPEND). */

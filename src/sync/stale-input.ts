@@ -6,6 +6,7 @@ import { UsageError } from '../system/errors.js';
 import { counted, formatCount } from '../formats/number-format.js';
 import { terminalLine } from '../formats/terminal-text.js';
 import type { MemoryEntry } from './sync-memory.js';
+import type { RunFile } from './replayed-file.js';
 
 const ALLOW_DISABLE_RECENT = '--allow-disable-recent';
 /** How many ids and runs the refusal names. */
@@ -22,11 +23,22 @@ export class StaleInput {
   /** The newest run that created a user the file holds (run ids sort by start). */
   private newestHeld = '';
 
-  /** `nights`: the runs that recorded their file (a retry or a hand fix records none: its joiners are not judged). */
-  constructor(private readonly nights: ReadonlySet<string> | undefined) {}
+  private readonly nights: ReadonlySet<string>;
+  private readonly oldestNight: string;
+
+  /** `files`: the population's last runs that recorded their file (a retry records none). */
+  constructor(files: readonly RunFile[] | undefined) {
+    this.nights = new Set(files?.map(([run]) => run));
+    this.oldestNight = files?.[0]?.[0] ?? '\uffff';
+  }
+
+  /** A run the record knows recorded no file (a retry): its joiners are neither judged nor a sign of how new the file is. */
+  private byRetry(run: string): boolean {
+    return run > this.oldestNight && !this.nights.has(run);
+  }
 
   see(entry: MemoryEntry, missing: boolean): void {
-    if (!missing && entry.joined !== undefined && entry.joined > this.newestHeld) this.newestHeld = entry.joined;
+    if (!missing && entry.joined !== undefined && entry.joined > this.newestHeld && !this.byRetry(entry.joined)) this.newestHeld = entry.joined;
   }
 
   /**
@@ -35,7 +47,7 @@ export class StaleInput {
    */
   refuse(leavers: readonly (readonly [string, MemoryEntry])[], allowed: boolean, population: string | undefined): void {
     if (allowed || this.newestHeld === '') return;
-    const recent = leavers.filter(([, entry]) => entry.disabled !== true && entry.joined !== undefined && entry.joined > this.newestHeld && this.nights?.has(entry.joined) !== false);
+    const recent = leavers.filter(([, entry]) => entry.disabled !== true && entry.joined !== undefined && entry.joined > this.newestHeld && !this.byRetry(entry.joined));
     if (recent.length === 0) return;
     const n = formatCount;
     const runs = [...new Set(recent.map(([, entry]) => entry.joined!))].sort();

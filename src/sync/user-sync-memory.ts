@@ -235,8 +235,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const leavers: [string, MemoryEntry][] = [];
     let remembered = 0;
     let elsewhere = 0;
-    const files = memory.populations().get(populationKey(population))?.files;
-    const stale = new StaleInput(files === undefined ? undefined : new Set(files.map(([run]) => run)));
+    const stale = new StaleInput(memory.populations().get(populationKey(population))?.files);
     for (const [id, entry] of memory.entries) {
       const missing = !inFile.has(id.toLowerCase());
       if (entry.population !== population) {

@@ -2,17 +2,14 @@ import { constants, fdatasyncSync, writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 
 /**
- * How the store's journal and the run journal make an append durable: opened with O_DSYNC, a
- * write is durable when it returns, one thread-pool round trip instead of a write then an
- * fdatasync (each submission costs the main thread time on a busy machine). Where the platform
- * has no O_DSYNC the flag is 0 and the writer calls fdatasync after each write itself.
+ * How the store's journal and the run journal make an append durable (docs/store.md, "Writing:
+ * durability and concurrency"): opened with O_DSYNC, one thread-pool round trip a write instead
+ * of a write then an fdatasync (each submission costs the main thread time on a busy machine).
  */
 
 /**
- * The open flag that makes a write durable on `platform`, 0 where the writer must call
- * fdatasync itself: where there is no O_DSYNC (Windows), and on macOS, whose O_DSYNC writes
- * reach the drive but not past its cache, so power loss can drop acknowledged commits; Node's
- * fdatasync there is fcntl(F_FULLFSYNC), which flushes the drive's cache too.
+ * The open flag that makes a write durable on `platform`, 0 where the writer calls fdatasync
+ * after each write itself: without O_DSYNC (Windows), and on macOS (why: docs/windows.md, "macOS").
  */
 export function dsyncFlagFor(platform: NodeJS.Platform, oDsync: number | undefined): number {
   if (platform === 'darwin') return 0;

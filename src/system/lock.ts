@@ -147,11 +147,8 @@ function isBusy(error: unknown): boolean {
 }
 
 /**
- * Creates `path` exclusively (O_CREAT|O_EXCL: fails with EEXIST if it exists) with `text`.
- * Works on every file system a store may sit on, hard links or not (FAT32, exFAT, SMB shares).
- * Between the create and the write a reader may see it empty: readLockInfo says 'unreadable'.
- * Not fsynced (that cost 5 ms per acquire, five times the rest): a LOCK that power loss leaves
- * empty or cut short is judged by UNREADABLE_LOCK_STALE_MS, a whole one by its pid and boot.
+ * Creates `path` exclusively with `text`, not fsynced (docs/store.md, "The lock", says why). A
+ * reader may see it empty before the write: readLockInfo says 'unreadable'.
  */
 async function createExclusive(path: string, text: string): Promise<void> {
   const handle = await open(path, 'wx', 0o600);

@@ -145,10 +145,8 @@ function streamOutput(stream: Writable, owned = true): OutputFile {
 }
 
 /**
- * Refuses, before anything is sent, a regular file that cannot be replaced: on Windows one
- * another program holds open (Excel keeps a workbook or CSV open with writes denied, so opening
- * it for writing fails with EBUSY/EPERM/EACCES) or a read-only one, either of which would fail the
- * final rename after every record went. On POSIX a rename replaces a read-only or open file.
+ * Refuses, before anything is sent, a file Windows could not replace once every record went, held
+ * open (Excel) or read-only (docs/windows.md, "Excel and held files"); POSIX replaces either.
  */
 export async function checkReplaceable(path: string, check: Pick<OutputFileOptions, 'platform' | 'probe'> = {}): Promise<void> {
   if ((check.platform ?? process.platform) !== 'win32') return;

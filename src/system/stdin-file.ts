@@ -1,8 +1,6 @@
 /**
- * `--file -`: the input comes on stdin. A run reads its input more than once (the structure
- * pass, then the send; schedule push also looks ahead for its warnings), and stdin can be read
- * only once, so it is copied to a private temporary file first (private-temp.ts) and read from there like any
- * file, under the name `stdin` in messages and reports. The copy is removed when the command ends.
+ * `--file -` and a named pipe, copied to a private temporary file (private-temp.ts) because a run
+ * reads its input more than once (docs/cli.md, "The local store" says the rest).
  */
 import { closeSync, constants, createWriteStream, open, openSync, readSync } from 'node:fs';
 import { open as openFile, rm, stat } from 'node:fs/promises';

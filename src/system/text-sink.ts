@@ -44,9 +44,8 @@ const SPOOL_MEMORY = 8 * 1024 * 1024;
 /**
  * Holds a document back until it is complete: `commit` copies it to the target, `discard`
  * drops it. So a run that ends on a structural error late in the file leaves nothing on stdout
- * instead of half a JSON document. Memory stays bounded: past `memoryLimit` characters the text
- * goes to a temp file (mode 0600, in the private temp folder, unlinked at once where the OS allows, so a
- * crash leaves nothing behind).
+ * instead of half a JSON document. Past `memoryLimit` characters the text goes to a temp file
+ * (docs/security.md, "Temporary files"), unlinked at once where the OS allows.
  */
 export class SpoolSink implements TextSink {
   private parts: string[] = [];

@@ -163,9 +163,8 @@ function existingText(existing: Partial<UserRequest> | undefined, name: UserText
 }
 
 /**
- * Asks for one user's fields and returns them raw (API names) for validateUser. Optional fields
- * left empty are absent. Hierarchy memberships are asked one by one; the permissions ticked are
- * sent as true and the others are not sent, so an existing grant is never revoked by omission.
+ * Asks for one user's fields and returns them raw (API names) for validateUser, as docs/human.md,
+ * "When examctl asks" says (an empty optional field absent, a permission not ticked not sent).
  */
 export async function promptUser(options: PromptUserOptions = {}, io: PromptIo = {}): Promise<Record<string, unknown>> {
   const { correct } = options;
@@ -330,12 +329,9 @@ interface ScheduleFieldsOptions {
 }
 
 /**
- * Asks for the required schedule fields the command line left out, in the order given.
- * `known` holds the schedule fields already given, so rules that span fields see them.
- * The answers are returned as typed; validateScheduleRequest normalises them later.
- * With the store's lists, the assessment is picked from the store's assessments (no other is
- * valid there) and the group from its hierarchies or typed as a new id (a new group is created);
- * an existing group's title becomes the group name's default.
+ * Asks for the required schedule fields the command line left out, in the order given, from the
+ * store's lists where it has them (docs/human.md, "When examctl asks"). `known` holds the fields
+ * given, so rules that span fields see them; answers are returned as typed (validated later).
  */
 export async function promptScheduleFields(
   missing: readonly ScheduleFieldName[],
@@ -425,9 +421,8 @@ function hierarchyChoice(entry: HierarchyEntry, inactiveReason: string): PickCho
 }
 
 /**
- * The choices matching a typed term: an exact id first, then ids starting with it, then any id or
- * name containing it (ignoring case). With `allowNew`, a term that is no existing id is offered
- * last as a new id, or shown disabled with the rule it breaks.
+ * The choices matching a typed term, in the order docs/human.md, "When examctl asks" says; with
+ * `allowNew`, a new id offered last, or disabled with the rule it breaks.
  */
 export function pickerMatches(
   choices: readonly PickChoice[],
@@ -491,12 +486,9 @@ interface GivenAnswer<Name extends string> {
 }
 
 /**
- * After a send from prompts failed: when a problem names one of the answers, shows the problems
- * and offers to correct the answers instead of typing them all again. Returns the answers to ask
- * again (those the problems name are ticked; the person may tick others), or null when nothing
- * is to be corrected: no problem names an answer (the fix is elsewhere, e.g. the store's
- * settings) or the person declined. The caller asks the returned ones again with the earlier
- * answers as defaults and sends again.
+ * After a send from prompts failed (docs/human.md, "When examctl asks"): the answers to ask again,
+ * those the problems name ticked, or null when no problem names one or the person declined. The
+ * caller asks them again with the earlier answers as defaults and sends again.
  */
 export async function offerCorrection<Name extends string>(
   answers: readonly GivenAnswer<Name>[],

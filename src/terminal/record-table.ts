@@ -1,8 +1,6 @@
 /**
- * A list of records for a terminal: a table when it fits the width, else one block per record
- * (its heading, then `label  value` lines), so nothing is cut and no border is broken by the
- * terminal's own wrapping. Below ~60 columns a table of four or more columns rarely fits; the
- * blocks stay readable at any width, and a long value (a URL) is left whole for copying.
+ * A list of records for a terminal: a table when it fits the width, else one block per record,
+ * readable at any width, a URL left whole for copying (docs/human.md, "Tables").
  */
 import Table from 'cli-table3';
 import { stripVTControlCharacters } from 'node:util';

@@ -158,11 +158,7 @@ function statusCell(text: unknown, color: boolean, status: unknown = text): stri
 }
 
 const RESULT_HEADS = ['Candidate', 'Name', 'Status', 'Score', 'Grade', 'Published', 'Visited'];
-/**
- * The Results table on a narrow terminal: times on two lines (date, then time), statuses broken
- * after `_`, names one word a line; only then are the widest cells cut (not the short Score and
- * Grade), onto the next line: nothing is lost.
- */
+/** The Results table on a narrow terminal (docs/human.md, "Tables"); the short Score and Grade never cut. */
 const RESULTS_FIT: FitPlan = {
   naturalBreaks: [
     { column: 6, to: 10 },

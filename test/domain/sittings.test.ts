@@ -85,6 +85,18 @@ describe('Sittings: rows grouped into one request per schedule', () => {
     expect(three!.ok).toBe(true);
   });
 
+  it("one candidate in two schedules whose email differs only in case, or one of whose rows leaves a field blank: no conflict between the schedules (trial29 F02)", () => {
+    const sittings = new Sittings({ schedule: {} });
+    sittings.add(row(2, { ScheduleExtId: 'S-1', ...SCHEDULE, ...candidate('c-1', 'Amira.Haddad@Example.test') }), undefined);
+    sittings.add(row(3, { ScheduleExtId: 'S-2', ...SCHEDULE, ...candidate('c-1', 'amira.haddad@example.test') }), undefined);
+    sittings.add(row(4, { ScheduleExtId: 'S-3', ...SCHEDULE, ...candidate('c-1', '') }), undefined);
+    const [one, two, three] = [...sittings.all()].map((sitting) => sitting.prepare());
+    expect(one!.ok).toBe(true);
+    expect(two!.ok).toBe(true);
+    // The blank email fails its own schedule only, by its own rule.
+    expect(three).toMatchObject({ ok: false, problems: [{ line: 4, field: 'Candidates[0].Email' }] });
+  });
+
   it('does not mutate the defaults it is given', () => {
     const defaults: ScheduleDefaults = { schedule: { ...SCHEDULE } };
     const sittings = new Sittings(defaults);

@@ -3,8 +3,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { readUtf8Chunks } from '../../src/input/text-source.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeTextDocument, readUtf8Chunks } from '../../src/input/text-source.js';
 import { collect, expectInputFileError } from './helpers.js';
 
 /** Lines before the fault: far more than one 64 KiB chunk of them. */
@@ -53,4 +53,11 @@ describe('a refusal of the text names the line of the fault', () => {
     const path = await file('utf16.csv', Buffer.concat([text, Buffer.from([0x00, 0xdc]), Buffer.from('\n', 'utf16le')]));
     await expectInputFileError(collect(readUtf8Chunks(path)), { line: LINES + 1, reason: /invalid UTF-16/ });
   });
+
+  it('a document read whole (a --schedule file, a world file, a map file) in Latin-1, on its line: never stored with U+FFFD in place of its letters', async () => {
+    const latin1 = Buffer.from('{\n  "Title": "Caf\u00e9 exam"\n}\n', 'latin1');
+    await expectInputFileError(Promise.resolve().then(() => decodeTextDocument(latin1, 'sched.json')), { line: 2, reason: /^not a text file \(binary content\): invalid UTF-8; save the file as UTF-8 text$/ });
+    expect(decodeTextDocument(Buffer.from('\ufeff{"Title": "Caf\u00e9"}'), 'sched.json')).toBe('{"Title": "Caf\u00e9"}');
+  });
 });
+

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -125,7 +125,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect((await init('--force')).code).toBe(0);
     // synced show says so too, before any run (trial26 F08).
     const shown = await examctl(['synced', 'show', ...elsewhere], dir, env);
-    expect(shown.stdout).toMatch(/^local store .*store \(of the store this path held before: not used\): 3 users/m);
+    expect(shown.stdout).toMatch(/^local store .*store \(of the store this path held before: not used by the store there now\): 3 users/m);
     const json = JSON.parse((await examctl(['synced', 'show', '--json', ...elsewhere], dir, env)).stdout) as { memories: { replaced?: boolean }[] };
     expect(json.memories.map((memory) => memory.replaced)).toEqual([true]);
     const night = await sync(...elsewhere);
@@ -139,6 +139,17 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect(again.stderr).not.toContain('replaced');
     expect((await examctl(['synced', 'show', ...elsewhere], dir, env)).stdout).not.toContain('not used');
     expect((JSON.parse(again.stdout) as { items: { action?: string }[] }).items.every((item) => item.action === 'unchanged')).toBe(true);
+  });
+
+  it('a store moved (mv): synced show marks its memory not at all, and the run on the new path takes it in (trial29 F03)', async () => {
+    expect((await sync()).code).toBe(0);
+    renameSync(join(dir, 'store'), join(dir, 'moved'));
+    const shown = await examctl(['synced', 'show', '--json'], dir, env);
+    expect((JSON.parse(shown.stdout) as { memories: { replaced?: boolean }[] }).memories.map((memory) => memory.replaced)).toEqual([undefined]);
+    const night = await examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', 'moved', '--json', ...NIGHTLY], dir, env);
+    expect(night.code, night.stderr).toBe(0);
+    expect(night.stderr).toContain('took in');
+    expect((JSON.parse(night.stdout) as { items: { action?: string }[] }).items.every((item) => item.action === 'unchanged')).toBe(true);
   });
 
   it('--require-memory with only the replaced store\'s memory: exit 2 saying why the file there is not used', async () => {

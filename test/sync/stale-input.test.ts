@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
-import { memoryDir } from '../../src/sync/sync-memory.js';
+import { memoryDir, type MemoryEntry } from '../../src/sync/sync-memory.js';
+import { StaleInput } from '../../src/sync/stale-input.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
 /**
@@ -108,4 +109,28 @@ describe('an older night\'s file run again', () => {
       expect(alone.code).toBe(2);
       expect(alone.stderr).toContain('--allow-disable-recent goes with --disable-missing');
     }));
+});
+
+describe('which runs the rule knows recorded no file (a retry): the population keeps its last 30 files', () => {
+  const run = (n: number) => `20261101T${String(n).padStart(6, '0')}.000Z-0000`;
+  const files = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => [run(from + i), 'sha'] as const);
+  const judged = (kept: readonly (readonly [string, string])[], held: string[], leaver: string) => {
+    const stale = new StaleInput(kept);
+    for (const joined of held) stale.see({ digest: 'd', run: joined, joined }, false);
+    const leavers: [string, MemoryEntry][] = [['u-left', { digest: 'd', run: leaver, joined: leaver }]];
+    return () => stale.refuse(leavers, false, 'staff');
+  };
+
+  it("a joiner of a night older than the kept files is judged as ever (trial29 F01: an export a month old was taken for a retry's)", () => {
+    expect(judged(files(3, 32), [run(1)], run(2))).toThrow(/would disable 1 user examctl created as --population staff .*\(u-left; created by run 20261101T000002/);
+    // One the kept files cover and do not list was a retry's: not judged.
+    expect(judged(files(3, 32), [run(1)], `${run(10)}-retry`)).not.toThrow();
+  });
+
+  it("a user a retry created is no sign of how new the file is (trial29 F05: the night before's joiner was disabled)", () => {
+    // Night 1 (file), night 2 (file: the joiner), the morning's retry (no file) created a user the stale file holds.
+    expect(judged([[run(1), 'a'], [run(2), 'b']], [run(1), run(3)], run(2))).toThrow(/created by run 20261101T000002/);
+    // A user a later night created, the file holds: the file is newer than night 2, as ever.
+    expect(judged([[run(1), 'a'], [run(2), 'b'], [run(3), 'c']], [run(1), run(3)], run(2))).not.toThrow();
+  });
 });

@@ -29,10 +29,8 @@ interface DoctorReport {
 }
 
 /**
- * `examctl doctor`: which target a command would use and whether it works, without changing
- * anything. The probe reads a review session that cannot exist: 1101 proves the service is
- * reachable and the token accepted; 403 says the token is refused. Exit 0 healthy, 3 otherwise.
- * The check list is the command's result, so it goes to stdout (one JSON document with --json).
+ * `examctl doctor` (its checks: docs/remote.md, "examctl doctor"), changing nothing. The check
+ * list is the command's result, so it goes to stdout (one JSON document with --json).
  */
 export async function run(options: DoctorOptions, deps: CommandDeps): Promise<number> {
   let report: DoctorReport;
@@ -135,10 +133,8 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
 }
 
 /**
- * Places other users could write (src/system/trusted-place.ts), each by path: a failure, since the
- * commands refuse them (exit 2). Then loose permissions on the config (with a token), the token
- * file, the runs directory and the store: a warning. The token file is the one the remote target
- * read, else the one --token-file or the profile names.
+ * The permissions check (docs/remote.md, "examctl doctor"). Its token file is the one the remote
+ * target read, else the one --token-file or the profile names.
  */
 async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
   const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }, { localStorePath }] =
@@ -181,12 +177,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
   return { name: 'permissions', status: 'ok', detail: `${checked} are the user's own, and not open to other users` };
 }
 
-/**
- * The target's sync memory (EXAMCTL_SYNC_DIR or the default directory; docs/sync.md): each
- * population it records, with its newest run; none is said with what a night without it costs and
- * the way back ("When the memory is lost"), not as a failure (a target never synced has none); a
- * damaged one or a state service that cannot be read is a failure, since every sync would refuse.
- */
+/** The target's sync memory, checked as docs/remote.md, "examctl doctor" says. */
 async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps: CommandDeps): Promise<DoctorCheck> {
   const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf }, { LOSS_COST, recoveries }] = await Promise.all([
     import('../../sync/memory-place.js'),

@@ -49,10 +49,8 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
 }
 
 /**
- * The token piped in (gh's `--with-token`): the whole of stdin, decoded as a token file is (UTF-8,
- * or UTF-16 with a BOM: `Get-Content token.txt | examctl login --with-token` in Windows
- * PowerShell 5.1, `type token.txt |` in cmd), surrounding whitespace dropped. Anything but a
- * printable ASCII token is refused, as `--token-file` refuses it, never stored to be answered 401.
+ * The token piped in (gh's `--with-token`): stdin read and refused as a `--token-file` is (the
+ * encodings: docs/windows.md), never stored to be answered 401.
  */
 async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
   const stdin = deps.stdin ?? process.stdin;
@@ -76,10 +74,8 @@ async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
 }
 
 /**
- * The token is asked about before it is kept, with doctor's probe (one GET of a review session
- * that cannot exist: 1101 means the token is accepted), retried like every request on a 429,
- * 502-504 or a dropped connection, within the same limits. Refused: exit 3 and nothing stored.
- * No answer: exit 3 too, naming --no-verify, since a token stored unchecked is the next run's surprise.
+ * The token is asked about before it is kept, with doctor's probe, retried as every request is
+ * (docs/remote.md, "Limits, timeouts, retries"): a token stored unchecked is the next run's surprise.
  */
 async function verifyToken(baseUrl: string, token: string, options: LoginOptions, deps: CommandDeps): Promise<void> {
   const [{ probeRemote }, { probeId }, { errorsOf }, { ErrorCode }] = await Promise.all([

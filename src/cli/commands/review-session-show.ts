@@ -211,9 +211,7 @@ async function tableView(session: ReviewSession, options: ShowOptions, times: Ou
 }
 
 /**
- * The table as a typed workbook on stdout (or --out), times in `times.zone`, shown by the
- * `--date-format` when given. Excel's dates keep no zone: the workbook names it in its custom
- * document property TimeZone (and stderr says it), its columns as in CSV.
+ * The table as a typed workbook on stdout (or --out), its times as docs/cli.md, "Times" says.
  * The rows go into the sheet a session at a time (`eachTable`).
  */
 async function writeXlsx(

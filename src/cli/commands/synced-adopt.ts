@@ -49,9 +49,8 @@ export async function runAdopt(
 }
 
 /**
- * `synced adopt-schedules --file FILE [schedule push's flags]`: a sittings file's schedule requests
- * (as `schedule push` builds them from the same flags, never asking) recorded as acknowledged, each
- * with its candidates; a request without ScheduleExtId has nothing to adopt (each run names it anew).
+ * `synced adopt-schedules --file FILE [schedule push's flags]` (docs/sync.md, "When the memory is
+ * lost"): the requests as `schedule push` builds them from the same flags, never asking.
  */
 export async function runAdoptSchedules({ syncDir, pin, pinFile, ...rest }: SyncedAdoptSchedulesOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   // Its own flags are schedule push's input; the rest are the global ones.

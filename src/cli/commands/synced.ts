@@ -36,7 +36,7 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
             .map(([name, count]) => `${name === '' ? 'none' : name} ${formatCount(count)}`)
             .join(', ')})`;
     const unsettled = memory.unsettled > 0 ? `, ${formatCount(memory.unsettled)} unsettled (a request went out, or was about to, with no ok recorded: the next run sends them)` : '';
-    const replaced = 'replaced' in memory ? ' (of the store this path held before: not used)' : '';
+    const replaced = 'replaced' in memory ? ' (of the store this path held before: not used by the store there now)' : '';
     await printLine(deps, `${where}${replaced}: ${counted(memory.remembered, memory.kind.slice(0, -1), memory.kind)}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`);
     for (const synced of memory.populationsSynced) {
       const who = synced.population === null ? 'without --population' : `--population ${synced.population}`;

@@ -8,14 +8,10 @@ const DELETED: unique symbol = Symbol('deleted');
 type StoredEntry = readonly [key: string, ordinal: number, value: unknown];
 
 /**
- * One collection's entities: the loaded snapshot's table (read-only, values parsed on first
- * read and cached) with the changes since the load layered over it. Readers see a ReadonlyMap
- * of parsed values; `storedEntries()` also tells which entities are still as the snapshot has
- * them (for compaction, which copies their lines as they are, and for persisted hints).
- *
- * Iteration order: snapshot entities in file order, then keys added since, in insertion order.
- * (Unlike a Map, a snapshot key deleted and added again keeps its place; nothing depends on it,
- * and export sorts.)
+ * One collection's entities, the snapshot's table with the changes since the load over it
+ * (docs/store.md, "Loading"). `storedEntries()` also tells which are as the snapshot has them
+ * (compaction copies their lines; persisted hints). Unlike a Map's, a snapshot key deleted and
+ * added again keeps its place in iteration; nothing depends on it, and export sorts.
  */
 export class EntityMap implements ReadonlyMap<string, unknown> {
   /** Snapshot keys set or deleted since the load. */

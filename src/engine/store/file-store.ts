@@ -328,10 +328,9 @@ export interface JournalPosition {
 }
 
 /**
- * Applies the complete, checksummed journal lines past `position`, moving it line by line (so
- * it stays true to memory even when a later line throws). A bad line followed by another line
- * is damage; a bad or unfinished last line is a write that never completed: ignored, and cut off
- * when we hold the lock (so the next append starts on a clean line).
+ * Applies the complete, checksummed journal lines past `position`, moving it line by line (so it
+ * stays true to memory even when a later line throws); a bad line as docs/store.md, "Damage and
+ * exit status 3" says (a last one cut off under the lock, so the next append starts clean).
  */
 export async function replayJournal(
   journal: FileHandle,
@@ -378,11 +377,6 @@ export async function replayJournal(
   }
 }
 
-/*
- * Store.keyByHint for the file store. Snapshot entities answer from the hints persisted beside
- * them (no value parsed); what changed since the load answers from a per-collection overlay,
- * built on the first question and kept true by every change after it.
- */
 /**
  * The hints of one collection that differ from what the loaded snapshot persisted: hint -> key,
  * or null where a snapshot entity that had the hint no longer does. `complete`: the snapshot's
@@ -401,6 +395,7 @@ interface HintSource {
   hintsTrusted(): boolean;
 }
 
+/** Store.keyByHint for the file store (docs/store.md, "Loading"); an overlay is built when first asked. */
 export class HintLookup {
   private readonly overlays = new Map<CollectionName, HintOverlay>();
 

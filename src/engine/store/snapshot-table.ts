@@ -2,11 +2,9 @@ import { StoreDamagedError } from '../../system/errors.js';
 import { FNV_OFFSET, FNV_PRIME, HashSlots, hashString } from '../../domain/hash-slots.js';
 
 /*
- * The loaded snapshot of one collection, as flat typed arrays over the snapshot's bytes: where
- * each entity's key, hints and value lie, plus hash tables (domain/hash-slots.ts) from key (and,
- * built on first use, from hint) to the entity's ordinal. A load makes no per-entity object at
- * all (a string, an object and a Map entry per user would be most of a command's start-up,
- * growing with the store); a key, hint or value becomes a string only when it is looked at.
+ * The loaded snapshot of one collection as flat typed arrays over its bytes, with hash tables
+ * (domain/hash-slots.ts) from key, and from hint when first asked, to the entity's ordinal: no
+ * object per entity, and no string until it is looked at (docs/store.md, "Loading").
  */
 
 /** "No hints member" in hintsFrom. */

@@ -9,9 +9,8 @@ import { BACKSLASH, CollectionTable, CollectionTableBuilder, NO_HINTS, QUOTE } f
 import { FNV_OFFSET, FNV_PRIME, hashString } from '../../domain/hash-slots.js';
 
 /**
- * The on-disk format this examctl writes and the newest it reads. 2: snapshot entity lines may
- * carry index hints (`"h"`) and the header names the indexer version (`"hints"`). Format 1 is
- * still read (its lines have the same layout, without hints); the next compaction writes 2.
+ * The on-disk format this examctl writes and the newest it reads; what 2 adds (`"h"`, `"hints"`)
+ * and how 1 is still read: docs/store.md, "Files".
  */
 export const STORE_FORMAT = 2;
 
