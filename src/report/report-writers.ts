@@ -18,7 +18,7 @@ import { terminalLine } from '../formats/terminal-text.js';
  */
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
-  if (note?.replaced === true) return replacedMemorySentence(note.file);
+  if (note?.replaced === true) return replacedMemorySentence(note.file, note.left);
   if (note?.otherMemories !== undefined) return otherMemoriesSentence(note.file, note.otherMemories);
   if (note !== undefined && note.populationFound && note.missesRun !== undefined) return missedRunSentence(note.file, note.population, note.missesRun, note.kind);
   if (note === undefined || note.populationFound) return undefined;
@@ -41,8 +41,9 @@ export function populationWords(population: string | undefined): string {
 }
 
 /** Said of a memory of the store this one replaced (docs/sync.md, "The sync memory"). */
-export function replacedMemorySentence(file: string): string {
-  return `the sync memory ${file} is of the store this one replaced (local init --force): not used; this store's memory starts again`;
+export function replacedMemorySentence(file: string, left?: true): string {
+  const then = left ? 'left as it is' : "this store's memory starts again";
+  return `the sync memory ${file} is of the store this one replaced (local init --force): not used; ${then}`;
 }
 
 /** Other memories of the store's instance (docs/sync.md, "The sync memory"). */

@@ -149,6 +149,8 @@ export interface SyncMemoryNote {
   missesRun?: { run: string; since: string; later?: true; cut?: true };
   /** Of the store this one replaced (local init --force): not used. */
   replaced?: true;
+  /** That memory left as it is (a run --require-memory refuses for it), not begun anew. */
+  left?: true;
   /** Other memories of the store's instance (another path): each file (its path). */
   otherMemories?: string[];
 }

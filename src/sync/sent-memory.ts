@@ -115,6 +115,8 @@ export class SentMemory<P> {
     const dryRun = this.flags.dryRun ?? false;
     const tell = (message: string) => void say(this.deps, message);
     let otherInstance = false;
+    // A run refused for a replaced store's memory leaves it as it is (docs/sync.md).
+    const keepsOther = decides && this.flags.requireMemory === true;
     const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
     const population = this.flags.population;
     this.instance = await targetInstance(resolved, !dryRun, this.deps);
@@ -142,6 +144,7 @@ export class SentMemory<P> {
       onWait: tell,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
       ...(this.instance === undefined ? {} : { instance: this.instance }),
+      keepOtherInstance: keepsOther,
       onOtherInstance: (message) => {
         otherInstance = true;
         if (!decides) tell(message);
@@ -171,7 +174,7 @@ export class SentMemory<P> {
     // Not collections: their runs put no population on record (only an adoption does), and what
     // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).
     if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, populations.get(populationKey(population))!.run);
-    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }), replaced: otherInstance || undefined } : undefined;
+    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }), replaced: otherInstance || undefined, left: (otherInstance && keepsOther) || undefined } : undefined;
     const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
     if (others.length > 0) {
       if (this.found !== undefined) this.found.otherMemories = others;
@@ -570,7 +573,7 @@ const COMMAND_OF: Readonly<Record<SyncKind, string>> = { users: 'user sync', sch
 
 /** What a deciding run found missing, for the refusal: no memory at all, or none of its population (naming those the memory holds). */
 function missingMemoryWords(target: ReportTarget, name: string, found: boolean, otherInstance: boolean, population: string | undefined, populations: ReadonlyMap<string, PopulationRecord>): string {
-  if (otherInstance) return replacedMemorySentence(name);
+  if (otherInstance) return replacedMemorySentence(name, true);
   if (!found) return `no sync memory for ${describeTarget(target)} (looked for ${name})`;
   const held = [...populations.keys()].sort().map((key) => (key === '' ? 'the runs without --population' : key));
   return `the sync memory of ${describeTarget(target)} (${name}) has no record of ${populationWords(population)}: it holds ${held.length === 0 ? 'no population' : held.join(', ')}`;

@@ -34,6 +34,8 @@ export interface OpenMemoryOptions {
   instance?: string;
   /** Told when the memory is of a replaced store (another instance): it is not used. */
   onOtherInstance?: OnWait;
+  /** Such a memory left as it is, not begun anew (a run --require-memory refuses for it). */
+  keepOtherInstance?: boolean;
   /** Told a note: a rewrite skipped, a service's memory taking in what a lost run wrote ahead. */
   onNote?: (message: string) => void;
 }
@@ -127,14 +129,12 @@ export class SyncMemory {
       let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
       const otherInstance = ofOtherInstance(contents, options.instance);
       if (otherInstance) {
-        // Not used: as with no memory. A run that writes starts the file again (begunAnew).
+        // Not used: as with no memory. A run that writes starts the file again (begunAnew), unless it keeps it.
         options.onOtherInstance?.(replacedMemorySentence(file));
         contents = emptyContents(file, kind);
-        if (!options.readOnly) {
-          await handle?.close();
-          handle = undefined;
-          ({ contents, handle } = await begunAnew(file, kind, target, options, lock));
-        }
+        await handle?.close();
+        handle = undefined;
+        if (!options.readOnly && options.keepOtherInstance !== true) ({ contents, handle } = await begunAnew(file, kind, target, options, lock));
       }
       // Compacted under the lock once most lines are superseded (on a full disk left to a later run:
       // valid, only longer); a file of format 1 must be rewritten as 2 with its entries' populations.

@@ -135,6 +135,16 @@ describe('runs resume of a run started with --pin', () => {
     expect(same.code).toBe(0);
     expect((JSON.parse(same.stdout) as { run: string }).run).toBe(started.id);
   });
+
+  it('a run started without one ignores EXAMCTL_PIN: it sends no PIN (trial29 F04)', async () => {
+    const started = await RunJournal.start(runsDir(), { command: 'schedule push', options: { file: join(dir, 'sittings.csv') }, target: { kind: 'local', store: join(dir, 'store') }, input: null });
+    await started.close();
+    expect((await examctl(['runs', 'resume'], dir, { ...env, EXAMCTL_PIN: '4711' })).code).toBe(0);
+    expect((await examctl(['local', 'export', '--out', 'w.json'], dir, env)).code).toBe(0);
+    const world = JSON.parse(readFileSync(join(dir, 'w.json'), 'utf8')) as { Schedules: Record<string, unknown>[] };
+    const sent = world.Schedules.filter((schedule) => ['S-MATH1-DEC', 'S-PHYS2-JAN'].includes(schedule.ScheduleExtId as string));
+    expect(sent.map((schedule) => [schedule.ScheduleExtId, schedule.PIN])).toEqual([['S-MATH1-DEC', undefined], ['S-PHYS2-JAN', undefined]]);
+  });
 });
 
 describe('runs resume of a run that read stdin', () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,6 +159,26 @@ describe('a local store replaced at the same path (QA D2)', () => {
     const night = await sync(...elsewhere, '--require-memory');
     expect(night.code).toBe(2);
     expect(night.stderr).toMatch(/--require-memory: the sync memory .*users\.ndjson is of the store this one replaced .*; nothing was sent. Run once without --require-memory/);
+  });
+
+  it('a run --require-memory refuses for it leaves that memory as it was: the store restored from its backup uses it (trial29 F06)', async () => {
+    const elsewhere = ['--sync-dir', join(dir, 'elsewhere')];
+    const memories = () => (readdirSync(join(dir, 'elsewhere'), { recursive: true }) as string[]).filter((name) => name.endsWith('.ndjson')).map((name) => [name, readFileSync(join(dir, 'elsewhere', name), 'utf8')]);
+    expect((await sync(...elsewhere)).code).toBe(0);
+    cpSync(join(dir, 'store'), join(dir, 'backup'), { recursive: true });
+    const before = memories();
+    expect((await init('--force')).code).toBe(0);
+    const refused = await sync(...elsewhere, '--require-memory');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('is of the store this one replaced (local init --force): not used; left as it is');
+    expect(refused.stderr).not.toContain('starts again');
+    expect((JSON.parse(refused.stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({ replaced: true, left: true });
+    expect(memories()).toEqual(before);
+    rmSync(join(dir, 'store'), { recursive: true });
+    cpSync(join(dir, 'backup'), join(dir, 'store'), { recursive: true });
+    const restored = await sync(...elsewhere, '--require-memory');
+    expect(restored.code, restored.stderr).toBe(0);
+    expect((JSON.parse(restored.stdout) as { items: { action?: string }[] }).items.map((item) => item.action)).toEqual(['unchanged', 'unchanged', 'unchanged']);
   });
 });
 

@@ -254,13 +254,14 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
   const runsDir = runsDirOf(given, deps);
   const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
   const { askPin, givenPin } = await import('../../context/pin-source.js');
-  let pin = await givenPin({ pin: pinFlag, pinFile }, deps);
   const opened = await openResume(runsDir, wanted);
   try {
+    const pinned = typeof opened.record.header.options.pinSha256 === 'string';
+    // EXAMCTL_PIN (a job's other steps may set it) is a PIN-started run's only; the command reads it no more.
+    const env = { ...deps.env, EXAMCTL_PIN: undefined };
+    let pin = await givenPin({ pin: pinFlag, pinFile }, pinned ? deps : { ...deps, env });
     // A run started with a PIN needs it again: asked on a terminal rather than typed where `ps` shows it.
-    if (pin === undefined && typeof opened.record.header.options.pinSha256 === 'string') pin = await askPin(`run ${wanted} was started with a PIN`, given, deps);
-    // EXAMCTL_PIN for a job's other steps is not a PIN-less run's.
-    else if (typeof opened.record.header.options.pinSha256 !== 'string' && pinFlag === undefined && pinFile === undefined) pin = undefined;
+    if (pin === undefined && pinned) pin = await askPin(`run ${wanted} was started with a PIN`, given, deps);
     // The command as its declaration says (program.ts), run by its behaviour (command-behaviours.ts).
     const entry = resumeEntry(opened.record.header.command, deps.behaviours ?? new Map());
     if ('notResumable' in entry) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed: ${entry.notResumable}`);
@@ -283,7 +284,7 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     };
     await check();
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
-    const resumedDeps: CliDeps = { ...deps, cwd: runCwd, resume: { ...opened, check }, invocation: options, keptOptions: entry.keptOptions, commandFlags: entry.keptOptions.names, ...runProfileOf(opened.record.header) };
+    const resumedDeps: CliDeps = { ...deps, env, cwd: runCwd, resume: { ...opened, check }, invocation: options, keptOptions: entry.keptOptions, commandFlags: entry.keptOptions.names, ...runProfileOf(opened.record.header) };
     // Over later runs: a row a later run sent another request for goes too (docs/sync.md, "Stale input").
     return await run((overLater ? { ...options, allowOldFile: true } : options) as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
   } finally {
