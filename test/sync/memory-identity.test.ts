@@ -161,6 +161,20 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect(night.stderr).toMatch(/--require-memory: the sync memory .*users\.ndjson is of the store this one replaced .*; nothing was sent. Run once without --require-memory/);
   });
 
+  it('a dry run leaves a replaced store\'s memory as it was and says so (trial30)', async () => {
+    const memories = () => (readdirSync(join(dir, 'state'), { recursive: true }) as string[]).filter((name) => name.endsWith('.ndjson')).map((name) => readFileSync(join(dir, 'state', name), 'utf8'));
+    expect((await sync()).code).toBe(0);
+    expect((await init('--force')).code).toBe(0);
+    const before = memories();
+    const plain = () => examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', 'store', '--dry-run'], dir, env);
+    for (const run of [await sync('--dry-run'), await plain()]) {
+      expect(run.stderr).toContain('is of the store this one replaced (local init --force): not used; left as it is');
+      expect(run.stderr).not.toContain('starts again');
+    }
+    expect((JSON.parse((await sync('--dry-run')).stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({ replaced: true, left: true });
+    expect(memories()).toEqual(before);
+  });
+
   it('a run --require-memory refuses for it leaves that memory as it was: the store restored from its backup uses it (trial29 F06)', async () => {
     const elsewhere = ['--sync-dir', join(dir, 'elsewhere')];
     const memories = () => (readdirSync(join(dir, 'elsewhere'), { recursive: true }) as string[]).filter((name) => name.endsWith('.ndjson')).map((name) => [name, readFileSync(join(dir, 'elsewhere', name), 'utf8')]);
