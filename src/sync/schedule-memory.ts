@@ -54,9 +54,10 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     this.noteWithdrawn(unit.id, payload);
     const next = super.unit(unit);
-    // Unchanged, but a local store restored or cut back lacks it (matched as the engine does, by its exact id): sent.
+    // Unchanged, but the local store lacks it (the engine matches the exact id): sent.
     if (next.unsent !== undefined && this.store?.invigilatorsOf(unit.id) === null) {
-      if (!this.told) void say(this.deps, `note: the local store no longer holds schedule ${unit.id}, which the sync memory recorded (a store restored or cut back): sent as changed, as is any other such schedule`);
+      const why = `the local store no longer holds schedule ${unit.id}, which the sync memory recorded`;
+      if (!this.told) void say(this.deps, `note: ${why} (a store restored or cut back): sent as changed, as is any other such schedule`);
       this.told = true;
       return unit;
     }

@@ -175,6 +175,21 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect(memories()).toEqual(before);
   });
 
+  it('doctor warns that a replaced store\'s memory is not used, with the way on; exit 0 (trial30)', async () => {
+    expect((await sync()).code).toBe(0);
+    const doctor = () => examctl(['doctor', '--target', 'local', '--store', 'store', '--json'], dir, env);
+    const memoryCheck = async () => {
+      const run = await doctor();
+      expect(run.code, run.stdout).toBe(0);
+      return (JSON.parse(run.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find((entry) => entry.name === 'sync memory')!;
+    };
+    expect((await memoryCheck()).status).toBe('ok');
+    expect((await init('--force')).code).toBe(0);
+    const check = await memoryCheck();
+    expect(check.status).toBe('warn');
+    expect(check.detail).toMatch(/users 3 \(of the store this path held before: not used by the store there now; .*restored from its backup uses it; a run without --require-memory begins/);
+  });
+
   it('a run --require-memory refuses for it leaves that memory as it was: the store restored from its backup uses it (trial29 F06)', async () => {
     const elsewhere = ['--sync-dir', join(dir, 'elsewhere')];
     const memories = () => (readdirSync(join(dir, 'elsewhere'), { recursive: true }) as string[]).filter((name) => name.endsWith('.ndjson')).map((name) => [name, readFileSync(join(dir, 'elsewhere', name), 'utf8')]);
