@@ -138,8 +138,8 @@ class SittingGroup<T> implements Sitting<T> {
  */
 export class Sittings<T = undefined> {
   private readonly groups = new Map<string, SittingGroup<T>>();
-  /** Each candidate's user fields as its first row gives them (docs/interpretations.md, "One file, one id"). */
-  private readonly people = new Map<string, { id: string; line: number; user: string[]; group: SittingGroup<T> }>();
+  /** Each candidate's id as first given, and each user field as the first row giving it does (docs/interpretations.md, "One file, one id"). */
+  private readonly people = new Map<string, { id: string; fields: ({ text: string; line: number; group: SittingGroup<T> } | undefined)[] }>();
 
   constructor(private readonly defaults: ScheduleDefaults) {}
 
@@ -162,14 +162,23 @@ export class Sittings<T = undefined> {
     group.add(row.line, rowFields, candidate);
     group.attached.push(attached);
     const id = idOf(candidate, 'CandidateExtId');
+    if (id === null) return;
+    let person = this.people.get(id.toLowerCase());
+    if (person === undefined) this.people.set(id.toLowerCase(), (person = { id, fields: [] }));
     // Email case is no difference (the service's is not); a blank field fails its own row, not another schedule.
-    const user = [candidate.FirstName, candidate.LastName, candidate.Email].map((value, i) => (i === 2 ? String(value ?? '').trim().toLowerCase() : String(value ?? '').trim()));
-    const first = id === null ? undefined : this.people.get(id.toLowerCase());
-    if (id !== null && first === undefined) this.people.set(id.toLowerCase(), { id, line: row.line, user, group });
-    if (first === undefined || first.group === group || first.user.every((text, i) => text === user[i] || text === '' || user[i] === '')) return;
-    const differs = (name: string, line: number, other: number): Problem => ({ line, field: 'CandidateExtId', code: null, message: `${name}'s names or email differ from line ${other} (another schedule); one file gives a user one` });
-    group.fail(differs(id!, row.line, first.line));
-    first.group.fail(differs(first.id, first.line, row.line));
+    const texts = [candidate.FirstName, candidate.LastName, candidate.Email].map((value, i) => (i === 2 ? String(value ?? '').trim().toLowerCase() : String(value ?? '').trim()));
+    for (const [i, text] of texts.entries()) {
+      const first = person.fields[i];
+      if (text === '' || first?.text === text || first?.group === group) continue;
+      if (first === undefined) {
+        person.fields[i] = { text, line: row.line, group };
+        continue;
+      }
+      const differs = (name: string, line: number, other: number): Problem => ({ line, field: 'CandidateExtId', code: null, message: `${name}'s names or email differ from line ${other} (another schedule); one file gives a user one` });
+      group.fail(differs(id, row.line, first.line));
+      first.group.fail(differs(person.id, first.line, row.line));
+      return;
+    }
   }
 
   get size(): number {

@@ -280,8 +280,8 @@ export function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: 
   }
   const options: Record<string, unknown> = { ...recorded };
   if (typeof pinSha256 === 'string') {
-    if (pin === undefined) throw new RunJournalError(`run ${header.id} was started with --pin; give the same PIN again with --pin-file, EXAMCTL_PIN or --pin (the journal keeps only its hash)`);
-    if (pinDigest(pin) !== pinSha256) throw new RunJournalError(`run ${header.id}: this --pin differs from the one the run was started with; give the same PIN`);
+    if (pin === undefined) throw new RunJournalError(`run ${header.id} was started with a PIN; give the same PIN again with --pin-file, EXAMCTL_PIN or --pin (the journal keeps only its hash)`);
+    if (pinDigest(pin) !== pinSha256) throw new RunJournalError(`run ${header.id}: the PIN given differs from the one the run was started with; give the same PIN`);
     options.pin = pin;
   } else if (pin !== undefined) {
     throw new UsageError(`run ${header.id} was started without --pin; a resume sends what the run sent`);

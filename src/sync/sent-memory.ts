@@ -79,6 +79,8 @@ export class SentMemory<P> {
   private ahead: string | undefined;
   /** The SHA-256 of the run's input file (src/sync/replayed-file.ts), recorded with its population. */
   private inputDigest = async (): Promise<string | undefined> => undefined;
+  /** Whether the run's input is a run report fed back (a retry): it records no file, and creates no user a night judges by its run. */
+  protected fedBack = false;
   /** The run's input records: a run report fed back records no file (`started`). */
   private records: (AsyncIterable<InputRecord> & Partial<BatchedRecords>) | undefined;
   /** What a deciding run found, kept past close for the report (docs/ci.md). */
@@ -265,8 +267,8 @@ export class SentMemory<P> {
     if (this.kind === 'collections') return;
     this.run = run;
     // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
-    const fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
-    memory.recordPopulation(populationKey(this.flags.population), run, false, fedBack ? undefined : await this.inputDigest());
+    this.fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
+    memory.recordPopulation(populationKey(this.flags.population), run, false, this.fedBack ? undefined : await this.inputDigest());
     await memory.durable();
     await this.placed?.writeAhead(run);
   }

@@ -12,10 +12,10 @@ const ALLOW_DISABLE_RECENT = '--allow-disable-recent';
 /** How many ids and runs the refusal names. */
 const NAMED = 5;
 
-/** What an acknowledged user's entry says of the run that created it: kept, or this run's when the memory held it only as an intent (a joiner) or not at all. */
-export function joinedOf(before: MemoryEntry | undefined, run: string): { joined?: string } {
+/** What an acknowledged user's entry says of the run that created it: kept, or this run's when the memory held it only as an intent (a joiner) or not at all; none for a retry's (`run` undefined). */
+export function joinedOf(before: MemoryEntry | undefined, run: string | undefined): { joined?: string } {
   if (before?.joined !== undefined) return { joined: before.joined };
-  return before === undefined || before.tentative === true ? { joined: run } : {};
+  return run !== undefined && (before === undefined || before.tentative === true) ? { joined: run } : {};
 }
 
 /** One pass over a population's remembered users (`see`), then the leavers judged (`refuse`). */

@@ -547,7 +547,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // would add nothing to this same request against the links now remembered with it.
     const kept = acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population);
     // Answered 240: never created, so tentative, joined by no run.
-    return Object.assign(kept, this.neverCreated.has(payload) ? { tentative: true } : joinedOf(entry, run));
+    return Object.assign(kept, this.neverCreated.has(payload) ? { tentative: true } : joinedOf(entry, this.fedBack ? undefined : run));
   }
 
   /**

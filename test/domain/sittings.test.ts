@@ -97,6 +97,17 @@ describe('Sittings: rows grouped into one request per schedule', () => {
     expect(three).toMatchObject({ ok: false, problems: [{ line: 4, field: 'Candidates[0].Email' }] });
   });
 
+  it("a candidate's first row leaving the email blank: two later schedules giving two emails still fail each other (trial30 F02)", () => {
+    const sittings = new Sittings({ schedule: {} });
+    sittings.add(row(2, { ScheduleExtId: 'S-1', ...SCHEDULE, ...candidate('c-1', '') }), undefined);
+    sittings.add(row(3, { ScheduleExtId: 'S-2', ...SCHEDULE, ...candidate('c-1', 'amira@example.test') }), undefined);
+    sittings.add(row(4, { ScheduleExtId: 'S-3', ...SCHEDULE, ...candidate('c-1', 'a.haddad@example.test') }), undefined);
+    const [one, two, three] = [...sittings.all()].map((sitting) => sitting.prepare());
+    expect(one).toMatchObject({ ok: false, problems: [{ line: 2, field: 'Candidates[0].Email' }] });
+    expect(two).toMatchObject({ ok: false, problems: [{ line: 3, message: "c-1's names or email differ from line 4 (another schedule); one file gives a user one" }] });
+    expect(three).toMatchObject({ ok: false, problems: [{ line: 4, message: "c-1's names or email differ from line 3 (another schedule); one file gives a user one" }] });
+  });
+
   it('does not mutate the defaults it is given', () => {
     const defaults: ScheduleDefaults = { schedule: { ...SCHEDULE } };
     const sittings = new Sittings(defaults);

@@ -126,7 +126,7 @@ describe('runs resume of a run started with --pin', () => {
     await started.close();
     const missing = await examctl(['runs', 'resume'], dir, env);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/started with --pin; give the same PIN again with --pin-file, EXAMCTL_PIN or --pin/);
+    expect(missing.stderr).toMatch(/started with a PIN; give the same PIN again with --pin-file, EXAMCTL_PIN or --pin/);
     const other = await examctl(['runs', 'resume', '--pin', '1111'], dir, env);
     expect(other.code).toBe(2);
     expect(other.stderr).toMatch(/differs from the one the run was started with/);

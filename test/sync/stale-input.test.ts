@@ -67,6 +67,9 @@ describe('an older night\'s file run again', () => {
       writeFileSync(join(dir, 'fixed.csv'), readFileSync(join(dir, 'n1-report.csv'), 'utf8').replace('not-an-email', 'r-new@example.test'));
       const retry = await cli(dir, ['user', 'sync', '--file', 'fixed.csv', '--only-failed', '--target', 'local', '--store', 'store', '--population', 'staff']);
       expect(retry.code, retry.stderr).toBe(0);
+      // Its user records no creating run, so no later night judges by it, however many runs later (trial30 F01).
+      const memory = readFileSync(join(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 'users.ndjson'), 'utf8');
+      expect(memory.split('\n').filter((line) => line.includes('"id":"r-new"')).at(-1)).not.toContain('"j":');
       write(dir, 'n2.csv', [...staff, 'r-new']);
       expect((await cli(dir, nightly('n2.csv'))).code).toBe(0);
       write(dir, 'n3.csv', staff.toReversed());
