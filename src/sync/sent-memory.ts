@@ -176,7 +176,7 @@ export class SentMemory<P> {
     // Not collections: their runs put no population on record (only an adoption does), and what
     // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).
     if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, populations.get(populationKey(population))!.run);
-    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }), replaced: otherInstance || undefined, left: (otherInstance && keepsOther) || undefined } : undefined;
+    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }), replaced: otherInstance || undefined, left: (otherInstance && (keepsOther || dryRun)) || undefined } : undefined;
     const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
     if (others.length > 0) {
       if (this.found !== undefined) this.found.otherMemories = others;
@@ -209,7 +209,8 @@ export class SentMemory<P> {
     }
     // --only-new / --only-existing (docs/sync.md, "New and existing"): what the target holds; refused (exit 2) when nothing can tell.
     if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
-    if (decides && this.kind === 'users' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
+    // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
+    if (decides && this.kind !== 'collections' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
     return this.memory;
   }
 

@@ -130,7 +130,7 @@ export class SyncMemory {
       const otherInstance = ofOtherInstance(contents, options.instance);
       if (otherInstance) {
         // Not used: as with no memory. A run that writes starts the file again (begunAnew), unless it keeps it.
-        options.onOtherInstance?.(replacedMemorySentence(file));
+        options.onOtherInstance?.(replacedMemorySentence(file, options.readOnly || options.keepOtherInstance || undefined));
         contents = emptyContents(file, kind);
         await handle?.close();
         handle = undefined;

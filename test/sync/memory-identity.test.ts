@@ -161,6 +161,35 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect(night.stderr).toMatch(/--require-memory: the sync memory .*users\.ndjson is of the store this one replaced .*; nothing was sent. Run once without --require-memory/);
   });
 
+  it('a dry run leaves a replaced store\'s memory as it was and says so (trial30)', async () => {
+    const memories = () => (readdirSync(join(dir, 'state'), { recursive: true }) as string[]).filter((name) => name.endsWith('.ndjson')).map((name) => readFileSync(join(dir, 'state', name), 'utf8'));
+    expect((await sync()).code).toBe(0);
+    expect((await init('--force')).code).toBe(0);
+    const before = memories();
+    const plain = () => examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', 'store', '--dry-run'], dir, env);
+    for (const run of [await sync('--dry-run'), await plain()]) {
+      expect(run.stderr).toContain('is of the store this one replaced (local init --force): not used; left as it is');
+      expect(run.stderr).not.toContain('starts again');
+    }
+    expect((JSON.parse((await sync('--dry-run')).stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({ replaced: true, left: true });
+    expect(memories()).toEqual(before);
+  });
+
+  it('doctor warns that a replaced store\'s memory is not used, with the way on; exit 0 (trial30)', async () => {
+    expect((await sync()).code).toBe(0);
+    const doctor = () => examctl(['doctor', '--target', 'local', '--store', 'store', '--json'], dir, env);
+    const memoryCheck = async () => {
+      const run = await doctor();
+      expect(run.code, run.stdout).toBe(0);
+      return (JSON.parse(run.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find((entry) => entry.name === 'sync memory')!;
+    };
+    expect((await memoryCheck()).status).toBe('ok');
+    expect((await init('--force')).code).toBe(0);
+    const check = await memoryCheck();
+    expect(check.status).toBe('warn');
+    expect(check.detail).toMatch(/users 3 \(of the store this path held before: not used by the store there now; .*restored from its backup uses it; a run without --require-memory begins/);
+  });
+
   it('a run --require-memory refuses for it leaves that memory as it was: the store restored from its backup uses it (trial29 F06)', async () => {
     const elsewhere = ['--sync-dir', join(dir, 'elsewhere')];
     const memories = () => (readdirSync(join(dir, 'elsewhere'), { recursive: true }) as string[]).filter((name) => name.endsWith('.ndjson')).map((name) => [name, readFileSync(join(dir, 'elsewhere', name), 'utf8')]);

@@ -107,6 +107,28 @@ describe('a local store restored from a backup under its sync memory', () => {
     }));
 });
 
+describe('a local store restored from a backup under its schedule memory', () => {
+  it('a sitting the store lacks is sent (created), not unchanged, said once', () =>
+    withTempDir(async (dir) => {
+      const sittings = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8').trimEnd().split('\n');
+      writeFileSync(join(dir, 'night1.csv'), `${sittings.filter((line, i) => i === 0 || line.startsWith('S-MATH1-DEC')).join('\n')}\n`);
+      writeFileSync(join(dir, 'night2.csv'), `${sittings.join('\n')}\n`);
+      const push = (night: string) => cli(dir, ['schedule', 'push', '--file', `${night}.csv`, '--upsert', '--changed-only', '--require-memory', ...local, '--json']);
+      expect((await cli(dir, ['schedule', 'push', '--file', 'night1.csv', '--upsert', '--changed-only', ...local])).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
+      expect((await push('night2')).code).toBe(0);
+      rmSync(join(dir, 'store'), { recursive: true });
+      cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      for (const night of [3, 4]) {
+        const run = await push('night2');
+        expect(run.code, run.stderr).toBe(0);
+        const items = (JSON.parse(run.stdout) as { items: { id: string; action?: string }[] }).items;
+        expect(items.map((item) => [item.id, item.action])).toEqual([['S-MATH1-DEC', 'unchanged'], ['S-PHYS2-JAN', night === 3 ? 'created' : 'unchanged']]);
+        expect(run.stderr.match(/note: the local store no longer holds schedule S-PHYS2-JAN/g)?.length ?? 0).toBe(night === 3 ? 1 : 0);
+      }
+    }));
+});
+
 describe('the same id twice in one user sync file', () => {
   it('both rows fail, each naming the other line, in the dry run and the real run; neither is sent', () =>
     withTempDir(async (dir) => {

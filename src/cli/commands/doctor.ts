@@ -179,7 +179,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
 
 /** The target's sync memory, checked as docs/remote.md, "examctl doctor" says. */
 async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps: CommandDeps): Promise<DoctorCheck> {
-  const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf }, { LOSS_COST, recoveries }] = await Promise.all([
+  const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf, ofReplacedStore }, { LOSS_COST, recoveries }] = await Promise.all([
     import('../../sync/memory-place.js'),
     import('../../sync/memory-files.js'),
     import('../../sync/memory-loss.js'),
@@ -188,13 +188,19 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
   try {
     const { name, memories } = await readPlacedMemories(place, target.report, deps.env);
     const held: string[] = [];
+    let replaced = false;
     for (const [kind, contents] of memories) {
       if (contents.lines === 0) continue;
       const populations = [...populationsOf(contents)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      held.push(`${kind} ${contents.entries.size} (${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`);
+      // Every --require-memory night refuses a replaced store's memory.
+      const old = (await ofReplacedStore(contents, deps)) ? 'of the store this path held before: not used by the store there now; ' : '';
+      replaced ||= old !== '';
+      held.push(`${kind} ${contents.entries.size} (${old}${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`);
     }
     if (held.length === 0) return { name: 'sync memory', status: 'skip', detail: `none at ${name}; if a nightly sync kept one there, it was lost: ${LOSS_COST}. ${recoveries()}` };
-    return { name: 'sync memory', status: 'ok', detail: `${name}: ${held.join(', ')}` };
+    const way = 'the old store restored from its backup uses it; ' +
+      'a run without --require-memory begins this store\'s memory (docs/sync.md, "The sync memory")';
+    return { name: 'sync memory', status: replaced ? 'warn' : 'ok', detail: `${name}: ${held.join(', ')}${replaced ? `: ${way}` : ''}` };
   } catch (error) {
     return { name: 'sync memory', status: 'fail', detail: messageOf(error) };
   }
