@@ -195,7 +195,7 @@ export class SentMemory<P> {
     }
     if (decides && !populationFound && this.flags.requireMemory) {
       const missing = missingMemoryWords(target, this.placed.name, found, otherInstance, population, populations);
-      await refuse(`--require-memory: ${missing}; nothing was sent. ${otherInstance ? 'Run once without --require-memory' : lossAdvice(population)}`);
+      await refuse(`--require-memory: ${missing}; nothing was sent. ${otherInstance ? 'A store replaced by mistake: restore it from its backup (this memory is its own). Else run once without --require-memory' : lossAdvice(population)}`);
     }
     if (this.flags.changedOnly && !populationFound && !otherInstance) {
       // Not "yet" where a run of this runs directory fed one: it was lost (docs/sync.md, "When the memory is lost").

@@ -158,7 +158,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect((await init('--force')).code).toBe(0);
     const night = await sync(...elsewhere, '--require-memory');
     expect(night.code).toBe(2);
-    expect(night.stderr).toMatch(/--require-memory: the sync memory .*users\.ndjson is of the store this one replaced .*; nothing was sent. Run once without --require-memory/);
+    expect(night.stderr).toMatch(/--require-memory: the sync memory .*users\.ndjson is of the store this one replaced .*; nothing was sent. A store replaced by mistake: restore it from its backup \(this memory is its own\). Else run once without --require-memory/);
   });
 
   it('a dry run leaves a replaced store\'s memory as it was and says so (trial30)', async () => {
