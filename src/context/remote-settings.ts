@@ -148,16 +148,16 @@ export async function readSecretFile(path: string, via: string, what: 'token' | 
     }
     throw new UsageError(`${via}: cannot read ${file}: ${describeSystemError(error, 'file')}`);
   }
-  const text = decodeTextDocument(read.bytes, `${via}: ${file}`).trim();
-  if (text === '') throw new UsageError(`${via}: ${file} is empty`);
   // A token is printable ASCII: anything else is a file in an encoding examctl did not
   // recognise (UTF-16 without a BOM, a legacy code page), which the service would refuse (401).
-  if (what === 'token' && /[^\x20-\x7e\r\n]/.test(text)) {
-    throw new UsageError(
+  const notToken = () =>
+    new UsageError(
       `${via}: ${file} does not hold a plain token (it has characters a token never has: a file saved in another encoding?); ` +
         'save it as text (UTF-8, or UTF-16 with a BOM), e.g. in PowerShell: Set-Content -Encoding ascii token.txt $token',
     );
-  }
+  const text = decodeTextDocument(read.bytes, `${via}: ${file}`, what === 'token' ? notToken : undefined).trim();
+  if (text === '') throw new UsageError(`${via}: ${file} is empty`);
+  if (what === 'token' && /[^\x20-\x7e\r\n]/.test(text)) throw notToken();
   if (/[\r\n]/.test(text)) throw new UsageError(`${via}: ${file} has more than one line; it must hold only the ${what}`);
   return { text, mode: read.stat.mode };
 }

@@ -277,20 +277,20 @@ function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefine
  * input document (a world file, a `--schedule` request), the config and token files, a map file:
  * text that is not valid in its encoding is refused at its line, as a streamed input's is.
  */
-export function decodeTextDocument(bytes: Buffer, file: string): string {
+export function decodeTextDocument(bytes: Buffer, file: string, notText?: () => Error): string {
   const bom = bomOf(bytes);
   if (bom === undefined || bom.encoding === 'utf-8') {
     const body = bytes.subarray(bom?.length ?? 0);
     // A NUL (UTF-16 without a BOM holds one in every ASCII character) is binary, as in a streamed input.
     const nul = body.indexOf(0);
-    if (nul !== -1) throw new InputFileError(file, 1 + lineFeedsIn(body, nul), BINARY);
+    if (nul !== -1) throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, nul), BINARY);
     if (isUtf8(body)) return body.toString('utf8');
-    throw new InputFileError(file, 1 + lineFeedsIn(body, firstInvalidOffset(body)), `${BINARY}: invalid UTF-8; save the file as UTF-8 text`);
+    throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, firstInvalidOffset(body)), `${BINARY}: invalid UTF-8; save the file as UTF-8 text`);
   }
   try {
     return new TextDecoder(bom.encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(bom.length));
   } catch {
-    throw new InputFileError(file, undefined, `${BINARY}: invalid UTF-16 (a lone surrogate or an odd number of bytes); save the file as UTF-8 text`);
+    throw notText?.() ?? new InputFileError(file, undefined, `${BINARY}: invalid UTF-16 (a lone surrogate or an odd number of bytes); save the file as UTF-8 text`);
   }
 }
 

@@ -63,13 +63,13 @@ async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
     if (size > 64 * 1024) throw new UsageError('examctl login --with-token: stdin holds more than a token (over 64 KiB); nothing was changed');
   }
   const { decodeTextDocument } = await import('../../input/text-source.js');
-  const token = decodeTextDocument(Buffer.concat(chunks), 'examctl login --with-token: stdin').trim();
-  if (/[^\x20-\x7e\r\n]/.test(token)) {
-    throw new UsageError(
+  const notToken = () =>
+    new UsageError(
       'examctl login --with-token: stdin does not hold a plain token (it has characters a token never has: another encoding?); ' +
         'give it as text (UTF-8, or UTF-16 with a BOM), e.g. in PowerShell: Set-Content -Encoding ascii token.txt $token; nothing was changed',
     );
-  }
+  const token = decodeTextDocument(Buffer.concat(chunks), 'examctl login --with-token: stdin', notToken).trim();
+  if (/[^\x20-\x7e\r\n]/.test(token)) throw notToken();
   return token;
 }
 
