@@ -275,7 +275,8 @@ function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefine
  * The text of a small file read whole, by its BOM: UTF-8 with or without one, UTF-16 LE or BE with
  * one (what Windows PowerShell 5.1's `>` and `Out-File` write, and Notepad's "Unicode"). For an
  * input document (a world file, a `--schedule` request), the config and token files, a map file:
- * text that is not valid in its encoding is refused at its line, as a streamed input's is.
+ * text that is not valid in its encoding is refused at its line, as a streamed input's is
+ * (`notText`: the caller's own refusal of bytes that are not UTF-8 text, a token file's hint).
  */
 export function decodeTextDocument(bytes: Buffer, file: string, notText?: () => Error): string {
   const bom = bomOf(bytes);
