@@ -121,7 +121,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
         const path = await (await import('../system/stdin-file.js')).pipePath(file, deps.cwd);
         if (path !== undefined) pipes.push(file);
       }
-      if (pipes.length + (files.includes('-') ? 1 : 0) > 1) throw new UsageError('--file: one pipe (or -) at most is read, once: give regular files for the rest');
+      if (pipes.length + (files.includes('-') ? 1 : 0) > 1) {
+        throw new UsageError('--file: one pipe (or -) at most is read, once: give regular files for the rest');
+      }
       const pipedFile = pipes[0];
       const spooled = async () => {
         const { spoolPipe, spoolStdin } = await import('../system/stdin-file.js');

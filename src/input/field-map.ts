@@ -99,7 +99,8 @@ function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, com
     throw new UsageError(`${what}: ${command} takes no field ${elsewhere} (its fields: ${columns.map((column) => column.name).join(', ')})`);
   }
   const meant = closestName(name, columns.map((column) => column.name), normalizeColumnName);
-  throw new UsageError(`${what}: ${named ? `unknown field ${quotedValue(name)}` : 'its value is not a field name'}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`);
+  const unknown = named ? `unknown field ${quotedValue(name)}` : 'its value is not a field name';
+  throw new UsageError(`${what}: ${unknown}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`);
 }
 
 /**
