@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { directoryProblem, openedProblem, plantedEntryProblem } from '../../src/system/trusted-place.js';
+import { examctlStep } from '../support/in-process.js';
 import { withTempDir } from '../support/temp-dir.js';
 
 const root = process.getuid?.() === 0;
@@ -61,6 +62,9 @@ describe.skipIf(process.platform === 'win32')('an entry another user planted at 
         expect(await plantedEntryProblem(join(folder, 'roots.csv'), { uid: as, home: dir }) !== undefined, mode.toString(8)).toBe(refused);
       }
     }));
+});
+
+describe.skipIf(process.platform === 'win32')("another user's link at the name of a place examctl takes trust from", () => {
   // trial31 F04: her link in /tmp to the user's prod store or config picked which of the user's places a job used.
   it.skipIf(!root)("a place named through another user's link in a folder others can write is refused; the user's link or root's is followed", () =>
     withTempDir(async (dir) => {
@@ -84,6 +88,21 @@ describe.skipIf(process.platform === 'win32')('an entry another user planted at 
         expect(await directoryProblem(join(store, 'runs'), context)).toBe(words(store));
         const handle = await open(token, 'r');
         expect(await openedProblem(token, handle, context).finally(() => handle.close())).toBe(words(token));
+      }
+    }));
+  it.skipIf(!root)("--store naming her link is judged as named, not after the link is resolved: local init and local export refuse it; root's link is followed", () =>
+    withTempDir(async (dir) => {
+      const shared = join(dir, 'shared');
+      mkdirSync(shared);
+      mkdirSync(join(dir, 'prod'));
+      chmodSync(shared, 0o1777);
+      symlinkSync(join(dir, 'prod'), join(shared, 'hers'));
+      lchownSync(join(shared, 'hers'), 1234, 1234);
+      symlinkSync(join(dir, 'prod'), join(shared, 'roots'));
+      expect((await examctlStep(['local', 'init', '--store', join(shared, 'roots')], dir)).code).toBe(0);
+      for (const args of [['local', 'init', '--force'], ['local', 'export', '--out', join(dir, 'out.json')]]) {
+        const { code, stderr } = await examctlStep([...args, '--store', join(shared, 'hers')], dir);
+        expect([code, stderr]).toEqual([2, expect.stringContaining(`${shared}/hers is already there, owned by uid 1234, in a folder another user can write`)]);
       }
     }));
 });
