@@ -297,7 +297,7 @@ describe('tolerance', () => {
     await expect(makeClient().upsertUser(user)).rejects.toThrow(/not the API's JSON envelope/);
     // Its Content-Type holding the token (any case) passes the gate with the rest (trial31 F13).
     server.fallback = { status: 200, body: '<html>login</html>', headers: { 'content-type': `text/x-${TOKEN.toUpperCase()}` } };
-    const error = await makeClient().upsertUser(user).catch((caught: unknown) => caught as Error);
+    const error = (await makeClient().upsertUser(user).then(() => undefined, (caught: unknown) => caught)) as Error;
     expect(error.message).toContain('[redacted]');
     expect(error.message.toLowerCase()).not.toContain(TOKEN.toLowerCase());
   });
