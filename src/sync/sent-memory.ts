@@ -485,7 +485,8 @@ export class SentMemory<P> {
     const population = this.memory!.entries.get(id)?.population;
     const judged = entry.run > run! ? '' : (this.populations.get(populationKey(population))?.files?.at(-1)?.[0] ?? '');
     const later = entry.run > judged ? entry.run : judged;
-    if (later <= run!) return undefined;
+    // The run resumed now put its own intents on record: it is not later than its own rows (trial32 F02).
+    if (later <= run! || later === this.deps.resume?.record.id) return undefined;
     const resume = this.deps.resume !== undefined;
     const meant = resume
       ? "send it from this run's report with --only-failed --allow-old-file"
