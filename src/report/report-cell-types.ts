@@ -121,10 +121,8 @@ export class ReportCellTypes {
   }
 
   /**
-   * A dry run's invalid row: the columns of the fields its errors name (on this row of a
-   * multi-row item), or for a field the map file computes the cells it came from (the one at
-   * fault when it could not); an error that names no column of the row marks its status cell.
-   * `statusAt` is the status cell's index in the row. Each error's words are in error_messages.
+   * The cells of a dry run's invalid row its errors name (docs/input-formats.md, "A dry run marks
+   * the cell"). `statusAt` is the status cell's index in the row.
    */
   marks(errors: readonly Problem[], row: SourceRow | undefined, modes: readonly Column[], statusAt: number): number[] {
     const layout = row === undefined ? [] : this.layoutOf(row, modes);
