@@ -401,10 +401,8 @@ export interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'targ
 }
 
 /**
- * Every run in the runs directory started at or after `from` (ms; its id says when), newest first;
- * `older`: how many started before, never read. A run whose journal cannot be read is listed
- * with what is known (its id) rather than hiding the others; so is a run `trust` refuses (another
- * user's, a loose run directory, a journal that is not a regular file), which is never read.
+ * The runs `runs list` shows (docs/runs.md), those started at or after `from` (ms) read; `older`
+ * counts the rest. A run unread or refused by `trust` is listed by its id, never hiding others.
  */
 export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infinity): Promise<{ runs: RunListing[]; unreadable: { id: string; reason: string }[]; older: number }> {
   const all = await runIds(runsDir);
