@@ -89,10 +89,8 @@ export async function assertRunHere(runsDir: string, id: string): Promise<void> 
 }
 
 /**
- * Reads a run's journal line by line, in bounded memory: the run's own lines are kept, what the
- * others say of items goes to `fold`. A last line without its newline is a write a kill cut
- * short: ignored. Any other bad line (checksum, format) is damage: refused with the journal's
- * path and line. Returns the journal still open (the caller closes it).
+ * Reads a run's journal line by line in bounded memory, as docs/runs.md's "Reading" says: the
+ * run's own lines kept, the others' to `fold`. Returns the journal still open (the caller closes it).
  */
 export async function readJournal(runsDir: string, id: string, fold: ItemFold): Promise<{ head: JournalHead; handle: FileHandle }> {
   if (!isRunId(id)) throw notARunId(id);
