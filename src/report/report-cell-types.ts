@@ -1,9 +1,4 @@
-/**
- * The cells of a run report workbook typed by the field their column was read as, where a value
- * reads back as the same value (docs/input-formats.md, "The .xlsx run report": which fields, and
- * why a failed cell or a date-time without the run's zone stays text); and where a dry run's
- * offending cell is: the column of the field an error names.
- */
+/** A run report workbook's cells typed by their column's field, and a dry run's marked cells: docs/input-formats.md. */
 import { COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, CANDIDATE_COLUMNS } from '../domain/columns.js';
 import { parseBooleanSpelling } from '../domain/coercion.js';
 import { DATE_FIELDS, DATE_TIME_FIELDS } from '../domain/local-time.js';
