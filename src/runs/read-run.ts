@@ -450,11 +450,9 @@ export async function runIds(runsDir: string): Promise<string[]> {
 }
 
 /**
- * The headers of the runs in the directory of `command` on `target` for `population` that
- * started after run `after`, newest first. The same target is the sync memory's
- * (`targetIdentity`); another --population's run sent another export's users (docs/sync.md, "Two
- * exports, two populations"), so it is passed over. Only header lines are read; runs `trust`
- * refuses are passed over.
+ * The headers of the runs of `command` on `target` (as `targetIdentity` says it) for `population`
+ * started after run `after`, newest first (docs/sync.md, "Two exports, two populations": another
+ * population's are passed over, as are runs `trust` refuses). Only header lines are read.
  */
 export async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown }, trust: RunTrust | undefined): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
   for (const id of await runIds(runsDir)) {
