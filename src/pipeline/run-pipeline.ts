@@ -44,11 +44,8 @@ export function recordAheadFor(window: number): number {
 }
 
 /**
- * input -> coerce -> validate -> target -> run report, in named steps: the --only-failed
- * check, the structure pass (a real run), target and confirmation, then one loop over the
- * job's units through the dispatcher and the in-order scheduler into the report. Returns how a
- * completed run ended; throws TargetError (3) or InterruptedError (130) after the report is
- * written, and InputFileError (2) or UsageError (2) before anything is sent.
+ * A run in named steps (docs/architecture.md, "The life of a record"). Throws TargetError (3) or
+ * InterruptedError (130) after the report is written, InputFileError or UsageError (2) before any send.
  */
 export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: RunOptions, deps: CommandDeps, targetOf: TargetOf): Promise<RunOutcome<R>> {
   await checkReportOption(options, deps);
