@@ -365,11 +365,14 @@ export class SentMemory<P> {
     if (memory === undefined || id === undefined || (kept && outcome.action === 'unchanged')) return;
     const digest = this.digestOf(payload);
     if (kept && memory.entries.get(id)?.digest === digest) return;
-    memory.record(id, { digest, run, ...this.keptBeside(id, payload, run) });
+    // A retry's request (a report fed back) is of the run its row names (docs/sync.md, "Stale input").
+    const row = unit.rows?.[0];
+    const retried = this.fedBack ? ((row === undefined ? undefined : reportRunOf(row)) ?? '') : undefined;
+    memory.record(id, { digest, run, ...this.keptBeside(id, payload, run, retried) });
   }
 
   /** What the memory keeps of an acknowledged request besides its digest and run (per kind). */
-  protected keptBeside(_id: string, _payload: P, _run: string): Omit<MemoryEntry, 'digest' | 'run'> {
+  protected keptBeside(_id: string, _payload: P, _run: string, _retried?: string): Omit<MemoryEntry, 'digest' | 'run'> {
     return {};
   }
 
