@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import { describeTarget, missedRunSentence, otherMemoriesSentence, populationWords, replacedMemorySentence, type SummaryNote } from '../report/report-writers.js';
 import { type ReportTarget, type SourceRow, type SyncMemoryNote } from '../report/run-report.js';
@@ -9,7 +10,7 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
-import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SyncKind } from './memory-lines.js';
+import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SealSecret, type SyncKind } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
 import { adoptSpelling, memoryFile, ofOtherInstance, sameTargetElsewhere, type MemoryContents } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
@@ -96,6 +97,8 @@ export class SentMemory<P> {
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
   protected store: OpenDirectory | null = null;
+  /** A remote target's sealing of secrets in digests (memory-lines.ts requestDigest); none for a local store, which holds them anyway. */
+  protected seal: SealSecret | undefined;
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
@@ -111,6 +114,7 @@ export class SentMemory<P> {
   /** Opens the memory; `decides`: this run reads it to choose what is sent, so it holds the target's lock. */
   async open(decides: boolean, acts = false): Promise<SyncMemory> {
     const resolved = await this.target();
+    this.seal = resolved.kind === 'remote' ? resolved.remote.sealSecret : undefined;
     // --only-new / --only-existing on a remote target: the memory chooses what is sent.
     decides ||= this.flags.only !== undefined && resolved.kind === 'remote';
     const target = resolved.report;
@@ -121,6 +125,10 @@ export class SentMemory<P> {
     const keepsOther = decides && this.flags.requireMemory === true;
     const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
     const population = this.flags.population;
+    // A night that may not go without its memory makes no store (a store moved: the job's path holds none).
+    if (keepsOther && resolved.kind === 'local' && !existsSync(resolved.store)) {
+      throw new UsageError(`--require-memory: there is no local store at ${resolved.store}: moved? point the job at it; nothing was created or sent`);
+    }
     this.instance = await targetInstance(resolved, !dryRun, this.deps);
     const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
     // Its memories under another path (docs/sync.md, "The sync memory").
@@ -362,11 +370,14 @@ export class SentMemory<P> {
     if (memory === undefined || id === undefined || (kept && outcome.action === 'unchanged')) return;
     const digest = this.digestOf(payload);
     if (kept && memory.entries.get(id)?.digest === digest) return;
-    memory.record(id, { digest, run, ...this.keptBeside(id, payload, run) });
+    // A retry's request (a report fed back) is of the run its row names (docs/sync.md, "Stale input").
+    const row = unit.rows?.[0];
+    const retried = this.fedBack ? ((row === undefined ? undefined : reportRunOf(row)) ?? '') : undefined;
+    memory.record(id, { digest, run, ...this.keptBeside(id, payload, run, retried) });
   }
 
   /** What the memory keeps of an acknowledged request besides its digest and run (per kind). */
-  protected keptBeside(_id: string, _payload: P, _run: string): Omit<MemoryEntry, 'digest' | 'run'> {
+  protected keptBeside(_id: string, _payload: P, _run: string, _retried?: string): Omit<MemoryEntry, 'digest' | 'run'> {
     return {};
   }
 
@@ -482,7 +493,8 @@ export class SentMemory<P> {
     const population = this.memory!.entries.get(id)?.population;
     const judged = entry.run > run! ? '' : (this.populations.get(populationKey(population))?.files?.at(-1)?.[0] ?? '');
     const later = entry.run > judged ? entry.run : judged;
-    if (later <= run!) return undefined;
+    // The run resumed now put its own intents on record: it is not later than its own rows (trial32 F02).
+    if (later <= run! || later === this.deps.resume?.record.id) return undefined;
     const resume = this.deps.resume !== undefined;
     const meant = resume
       ? "send it from this run's report with --only-failed --allow-old-file"
@@ -527,7 +539,7 @@ export class SentMemory<P> {
   }
 
   protected digestOf(payload: P): string {
-    return this.digests.get(payload as object) ?? requestDigest(this.requestOf(payload));
+    return this.digests.get(payload as object) ?? requestDigest(this.requestOf(payload), this.seal);
   }
 
   /**
