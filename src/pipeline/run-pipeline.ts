@@ -430,7 +430,9 @@ function firstClause(message: string): string {
 /** What became of a --report file that failed: kept under another name (its final replace failed), or not kept. */
 function reportFileFate(failure: ReportWriteError, rebuildHint: string): string {
   if (failure.keptAt === undefined) return `the report file was not kept${rebuildHint}`;
-  return `the finished report was kept at ${failure.keptAt} (move it into place once the file is closed)`;
+  // Another user's entry now at the name (atomic-file.ts, `planted`) is not closed like a file in Excel.
+  const planted = (failure.cause as { planted?: string } | undefined)?.planted !== undefined;
+  return `the finished report was kept at ${failure.keptAt}${planted ? '' : ' (move it into place once the file is closed)'}`;
 }
 
 /**
