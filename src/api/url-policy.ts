@@ -21,17 +21,12 @@ export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false, via = '
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw new UsageError(`${via}: not a valid URL: ${quotedValue(baseUrl)} (expected e.g. https://exam.example.com)`);
+    throw new UsageError(`${via}: not a valid URL: ${quotedValue(shownUrl(baseUrl))} (expected e.g. https://exam.example.com)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`${via}: unsupported scheme ${url.protocol} (use https://)`);
   }
-  if (url.username !== '' || url.password !== '') {
-    throw new UsageError(`${via}: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile`);
-  }
-  if (url.search !== '' || url.hash !== '') {
-    throw new UsageError(`${via}: must not contain a query string or fragment`);
-  }
+  refuseUrlSecrets(url, via);
   if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
     throw new UsageError(
       `${via}: refusing plain http:// to ${url.hostname}: the token would cross the network in clear text. ` +
@@ -47,6 +42,21 @@ export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false, via = '
   }
   const pathPrefix = ownPath + API_PREFIX;
   return { origin: url.origin, pathPrefix, host: url.host };
+}
+
+/** A user name, password, query or fragment: refused where a run takes the URL (settings.ts), before it is shown or kept. */
+export function refuseUrlSecrets(url: URL, via: string): void {
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(`${via}: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile`);
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new UsageError(`${via}: must not contain a query string or fragment`);
+  }
+}
+
+/** A base URL fit to print: a user name, password, query or fragment shown as `***`. */
+export function shownUrl(baseUrl: string): string {
+  return baseUrl.replace(/(\/\/)[^/?#\\]*@/, '$1***@').replace(/[?#][^]*$/, '?***');
 }
 
 /** 127.x.y.z in plain dotted decimal, the form a URL's hostname always has. */
