@@ -136,6 +136,9 @@ class SittingGroup<T> implements Sitting<T> {
  * schedule may be anywhere in the file, so a group is complete only once every row was added.
  * Rows without a ScheduleExtId (and no default) form one schedule.
  */
+/** A candidate's user fields, which one file gives one value each (docs/interpretations.md, "One file, one id"). */
+const USER_FIELDS = ['FirstName', 'LastName', 'Email'] as const;
+
 export class Sittings<T = undefined> {
   private readonly groups = new Map<string, SittingGroup<T>>();
   /** Each candidate's id as first given, and each user field as the first row giving it does (docs/interpretations.md, "One file, one id"). */
@@ -165,8 +168,8 @@ export class Sittings<T = undefined> {
     if (id === null) return;
     let person = this.people.get(id.toLowerCase());
     if (person === undefined) this.people.set(id.toLowerCase(), (person = { id, fields: [] }));
-    // Email case is no difference (the service's is not); a blank field fails its own row, not another schedule.
-    const texts = [candidate.FirstName, candidate.LastName, candidate.Email].map((value, i) => (i === 2 ? String(value ?? '').trim().toLowerCase() : String(value ?? '').trim()));
+    // Email case, Unicode composition (NFC or NFD) and kinds of space are no difference; a blank field fails its own row, not another schedule.
+    const texts = USER_FIELDS.map((name) => String(candidate[name] ?? '').normalize('NFC').replace(/\s+/g, ' ').trim()).map((text, i) => (i === 2 ? text.toLowerCase() : text));
     for (const [i, text] of texts.entries()) {
       const first = person.fields[i];
       if (text === '' || first?.text === text || first?.group === group) continue;
@@ -174,7 +177,7 @@ export class Sittings<T = undefined> {
         person.fields[i] = { text, line: row.line, group };
         continue;
       }
-      const differs = (name: string, line: number, other: number): Problem => ({ line, field: 'CandidateExtId', code: null, message: `${name}'s names or email differ from line ${other} (another schedule); one file gives a user one` });
+      const differs = (name: string, line: number, other: number): Problem => ({ line, field: 'CandidateExtId', code: null, message: `${name}'s ${USER_FIELDS[i]} differs from line ${other} (another schedule); one file gives a user one` });
       group.fail(differs(id, row.line, first.line));
       first.group.fail(differs(person.id, first.line, row.line));
       return;

@@ -284,7 +284,7 @@ export function decodeTextDocument(bytes: Buffer, file: string, notText?: () => 
     const body = bytes.subarray(bom?.length ?? 0);
     // A NUL (UTF-16 without a BOM holds one in every ASCII character) is binary, as in a streamed input.
     const nul = body.indexOf(0);
-    if (nul !== -1) throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, nul), BINARY);
+    if (nul !== -1) throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, nul), `${BINARY}: UTF-16 without a BOM? save the file as UTF-8 text`);
     if (isUtf8(body)) return body.toString('utf8');
     throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, firstInvalidOffset(body)), `${BINARY}: invalid UTF-8; save the file as UTF-8 text`);
   }

@@ -80,8 +80,8 @@ describe('Sittings: rows grouped into one request per schedule', () => {
     sittings.add(row(3, { ScheduleExtId: 'S-2', ...SCHEDULE, ...candidate('C-1', 'other@example.test') }), undefined);
     sittings.add(row(4, { ScheduleExtId: 'S-3', ...SCHEDULE, ...candidate('c-1') }), undefined);
     const [one, two, three] = [...sittings.all()].map((sitting) => sitting.prepare());
-    expect(one).toMatchObject({ ok: false, problems: [{ line: 2, field: 'CandidateExtId', message: "c-1's names or email differ from line 3 (another schedule); one file gives a user one" }] });
-    expect(two).toMatchObject({ ok: false, problems: [{ line: 3, message: "C-1's names or email differ from line 2 (another schedule); one file gives a user one" }] });
+    expect(one).toMatchObject({ ok: false, problems: [{ line: 2, field: 'CandidateExtId', message: "c-1's Email differs from line 3 (another schedule); one file gives a user one" }] });
+    expect(two).toMatchObject({ ok: false, problems: [{ line: 3, message: "C-1's Email differs from line 2 (another schedule); one file gives a user one" }] });
     expect(three!.ok).toBe(true);
   });
 
@@ -104,8 +104,15 @@ describe('Sittings: rows grouped into one request per schedule', () => {
     sittings.add(row(4, { ScheduleExtId: 'S-3', ...SCHEDULE, ...candidate('c-1', 'a.haddad@example.test') }), undefined);
     const [one, two, three] = [...sittings.all()].map((sitting) => sitting.prepare());
     expect(one).toMatchObject({ ok: false, problems: [{ line: 2, field: 'Candidates[0].Email' }] });
-    expect(two).toMatchObject({ ok: false, problems: [{ line: 3, message: "c-1's names or email differ from line 4 (another schedule); one file gives a user one" }] });
-    expect(three).toMatchObject({ ok: false, problems: [{ line: 4, message: "c-1's names or email differ from line 3 (another schedule); one file gives a user one" }] });
+    expect(two).toMatchObject({ ok: false, problems: [{ line: 3, message: "c-1's Email differs from line 4 (another schedule); one file gives a user one" }] });
+    expect(three).toMatchObject({ ok: false, problems: [{ line: 4, message: "c-1's Email differs from line 3 (another schedule); one file gives a user one" }] });
+  });
+
+  it('a name in NFC and in NFD, or with a no-break space, is one name (trial32 F06)', () => {
+    const sittings = new Sittings({ schedule: {} });
+    sittings.add(row(2, { ScheduleExtId: 'S-1', ...SCHEDULE, ...candidate('c-1'), FirstName: 'Am\u00e9ra', LastName: 'Al Haddad' }), undefined);
+    sittings.add(row(3, { ScheduleExtId: 'S-2', ...SCHEDULE, ...candidate('c-1'), FirstName: 'Ame\u0301ra', LastName: 'Al\u00a0Haddad' }), undefined);
+    expect([...sittings.all()].map((sitting) => sitting.prepare().ok)).toEqual([true, true]);
   });
 
   it('does not mutate the defaults it is given', () => {

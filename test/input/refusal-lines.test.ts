@@ -59,7 +59,7 @@ describe('a refusal of the text names the line of the fault', () => {
     await expectInputFileError(Promise.resolve().then(() => decodeTextDocument(latin1, 'sched.json')), { line: 2, reason: /^not a text file \(binary content\): invalid UTF-8; save the file as UTF-8 text$/ });
     expect(decodeTextDocument(Buffer.from('\ufeff{"Title": "Caf\u00e9"}'), 'sched.json')).toBe('{"Title": "Caf\u00e9"}');
     // UTF-16 without a BOM (trial30 F05): binary, as a streamed input's NUL is, not a JSON syntax error.
-    await expectInputFileError(Promise.resolve().then(() => decodeTextDocument(Buffer.from('{\n"Title": "x"}', 'utf16le'), 'sched.json')), { line: 1, reason: /^not a text file \(binary content\)$/ });
+    await expectInputFileError(Promise.resolve().then(() => decodeTextDocument(Buffer.from('{\n"Title": "x"}', 'utf16le'), 'sched.json')), { line: 1, reason: /^not a text file \(binary content\): UTF-16 without a BOM\? save the file as UTF-8 text$/ });
   });
 });
 

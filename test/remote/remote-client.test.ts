@@ -295,6 +295,11 @@ describe('tolerance', () => {
   it('refuses a 200 that is not an envelope (not the integration API)', async () => {
     server.fallback = { status: 200, body: '<html>login</html>' };
     await expect(makeClient().upsertUser(user)).rejects.toThrow(/not the API's JSON envelope/);
+    // Its Content-Type holding the token (any case) passes the gate with the rest (trial31 F13).
+    server.fallback = { status: 200, body: '<html>login</html>', headers: { 'content-type': `text/x-${TOKEN.toUpperCase()}` } };
+    const error = (await makeClient().upsertUser(user).then(() => undefined, (caught: unknown) => caught)) as Error;
+    expect(error.message).toContain('[redacted]');
+    expect(error.message.toLowerCase()).not.toContain(TOKEN.toLowerCase());
   });
 });
 
