@@ -20,9 +20,8 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; problems: Prob
 const QUOTED_VALUE_CHARS = 60;
 
 /**
- * A value as every message quotes it, whatever the input format: JSON-quoted (controls and quotes
- * escaped) and cut to QUOTED_VALUE_CHARS with its full length, `"abcdefgh…" (4,000,000 characters)`,
- * so a message stays one readable line and a report of a 4 MB word in every row stays small.
+ * A value as every message quotes it, JSON-quoted and cut (docs/security.md, "A hostile file"), so a
+ * message stays one line and a report of a 4 MB word in every row stays small.
  */
 export function quotedValue(value: unknown): string {
   // Another value (a number, a list) as its JSON text, cut the same way.
