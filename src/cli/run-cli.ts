@@ -16,7 +16,6 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   // With --json stdout is one document also when the run fails: the error document, unless the
   // run already wrote its report there (which then says why it stopped).
   let stdoutWritten = false;
-  // On a terminal, JSON's C1 and bidirectional controls as escapes (docs/security.md, "Terminals").
   const outer = deps.stdoutIsTTY === true ? { ...deps, stdout: terminalStdout(deps.stdout) } : deps;
   deps = { ...deps, stdout: { write: (text: string) => ((stdoutWritten ||= text !== ''), outer.stdout.write(text)) } };
   const wantsJson = jsonRequested(argv);
