@@ -34,6 +34,18 @@ export function quotedValue(value: unknown): string {
   return `${typeof value === 'string' ? JSON.stringify(head) : head} (${text.length.toLocaleString('en-US')} characters)`;
 }
 
+/** A URL fit to print or keep: without its user info, query and fragment, where a secret can hide. */
+export function redactUrl(text: string): string {
+  // Not a URL: only what cannot be a credential-bearing part.
+  if (!URL.canParse(text)) return text.replace(/\/\/[^/?#\\]*@/, '//').replace(/[?#][^]*$/, '');
+  const url = new URL(text);
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return url.toString().replace(/\/$/, '');
+}
+
 export function problem(field: string, code: ProblemCode, message: string): Problem {
   return { field, code, message };
 }
