@@ -13,8 +13,6 @@ interface RemoteConnection {
   connect(): Promise<IntegrationApi>;
   /** Throws the usage error the client would (plain http to a non-loopback host...), sending nothing. */
   checkBaseUrl(): Promise<void>;
-  /** A secret (a PIN, a Password) as the sync memory's digests hold it: keyed by the token, which stays here (docs/sync.md); none without a token. */
-  sealSecret: ((secret: string) => string) | undefined;
   /** One single-attempt GET (doctor), with the token when there is one. */
   probe(path: string, now: () => number): Promise<ProbeAnswer>;
 }

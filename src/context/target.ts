@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { access, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
@@ -232,7 +231,6 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           debug: options.debug ? (line) => void say(deps, `debug: ${line}`) : undefined,
         });
       },
-      sealSecret: token === undefined ? undefined : (secret) => createHmac('sha256', token).update(secret).digest('base64url'),
       async checkBaseUrl() {
         const { parseBaseUrl } = await import('../api/url-policy.js');
         parseBaseUrl(baseUrl, allowInsecureHttp, via);

@@ -7,7 +7,6 @@
 import type { PreparedSchedule, UserRequest } from '../domain/index.js';
 import type { LocalDirectory } from '../port/local-directory.js';
 import { scheduleEntryOf, type AdoptInput } from './adopt.js';
-import type { SealSecret } from './memory-lines.js';
 
 /** How many missing candidates a refusal names. */
 const NAMED = 5;
@@ -24,9 +23,9 @@ export function usersOnStore(entryOf: EntryOf<UserRequest>, directory: Pick<Loca
 }
 
 /** scheduleEntryOf, checked against the local store's `directory` (null: a remote target, not checked). */
-export function sittingsOnStore(directory: Pick<LocalDirectory, 'scheduleLinks'> | null, seal?: SealSecret): EntryOf<PreparedSchedule> {
+export function sittingsOnStore(directory: Pick<LocalDirectory, 'scheduleLinks'> | null): EntryOf<PreparedSchedule> {
   return (payload) => {
-    const entry = scheduleEntryOf(payload, seal);
+    const entry = scheduleEntryOf(payload);
     if (directory === null || 'message' in entry) return entry;
     const held = directory.scheduleLinks(payload.request.Schedule.ScheduleExtId as string);
     if (held === null) return { field: 'ScheduleExtId', code: null, message: `not on the local store: ${never} (schedule push sends it)` };

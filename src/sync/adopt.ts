@@ -18,7 +18,7 @@ import { linksAfter } from './memberships.js';
 import { memoryPlaceOf, openPlacedMemory } from './memory-place.js';
 import { acknowledgedSchedule } from './schedule-memory.js';
 import { collectionFields } from './collection-memory.js';
-import { populationKey, requestDigest, type MemoryEntry, type SealSecret, type SyncKind } from './memory-lines.js';
+import { populationKey, requestDigest, type MemoryEntry, type SyncKind } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { MemoryEntries } from './memory-entries.js';
 import { acknowledgedUser, digestedAs, populationFingerprint, rawDigestOfRecord } from './user-sync-memory.js';
@@ -143,21 +143,20 @@ export async function userAdoption(
   build: (record: InputRecord) => Unit<UserRequest>,
   population: string | undefined,
   tentative = false,
-  seal?: SealSecret,
 ): Promise<{ unitOf: (record: InputRecord) => Unit<UserRequest>; entryOf: (user: UserRequest, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> }> {
   const fingerprint = await populationFingerprint(build, population);
   const rawOf = new WeakMap<UserRequest, string>();
   const subject = digestedAs(population);
   return {
     unitOf(record) {
-      const raw = rawDigestOfRecord(fingerprint, record, seal);
+      const raw = rawDigestOfRecord(fingerprint, record);
       const unit = build(record);
       if (raw !== undefined && unit.prepared.ok) rawOf.set(unit.prepared.value, raw);
       return unit;
     },
     entryOf: (user, before) => {
       const disabled = before?.disabled === true;
-      if (!tentative) return { digest: requestDigest(subject(user), seal), ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies), rawOf.get(user), disabled, population) };
+      if (!tentative) return { digest: requestDigest(subject(user)), ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies), rawOf.get(user), disabled, population) };
       const unsure = before === undefined || before.tentative === true ? { tentative: true } : {};
       return { digest: '', ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies, true), undefined, disabled, population), ...unsure };
     },
@@ -165,10 +164,10 @@ export async function userAdoption(
 }
 
 /** `schedule push`'s entry of an adopted schedule: a schedule without ScheduleExtId is named anew by each run, so it has nothing to adopt. */
-export function scheduleEntryOf(payload: PreparedSchedule, seal?: SealSecret): Omit<MemoryEntry, 'run'> | Problem {
+export function scheduleEntryOf(payload: PreparedSchedule): Omit<MemoryEntry, 'run'> | Problem {
   const id = payload.request.Schedule.ScheduleExtId;
   if (typeof id !== 'string' || id === '') return { field: 'ScheduleExtId', code: null, message: 'no ScheduleExtId: each run names such a schedule anew, so there is nothing to adopt' };
-  return { digest: requestDigest(payload.request, seal), ...acknowledgedSchedule(payload) };
+  return { digest: requestDigest(payload.request), ...acknowledgedSchedule(payload) };
 }
 
 /** A collection as `collection add` remembers it once answered ok; one without an ExternalId has nothing to adopt. */

@@ -1,7 +1,6 @@
 /** The sync memory's lines (docs/sync.md, "Format"): entry, population and header, written and read back checked. */
 import { hash } from 'node:crypto';
 import { UsageError } from '../system/errors.js';
-import { SECRET_FIELDS } from '../domain/text-rules.js';
 import { encodeChecksummedLine } from '../system/checksummed-line.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { readLinks, type ManagedLink } from './memberships.js';
@@ -109,12 +108,9 @@ export interface MemoryEntry {
  * A sorted copy handed to the native JSON.stringify: twice as fast as building the text here.
  * The text (hence the digest, docs/sync.md) is the same as it always was: memories keep working.
  */
-export function canonicalJson(value: unknown, seal?: SealSecret): string {
-  return JSON.stringify(sortedCopy(value, seal)) ?? 'null';
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortedCopy(value)) ?? 'null';
 }
-
-/** A secret (a Password, a PIN) as a digest holds it: keyed by what the memory never holds (the token), so the digest gives no secret back (docs/sync.md). */
-export type SealSecret = (secret: string) => string;
 
 /** The keys of the last object sorted, and their sorted order: the requests of a run mostly share one shape. */
 let lastKeys: string[] = [];
@@ -134,30 +130,29 @@ function sortedKeys(value: object): string[] {
   return lastSorted;
 }
 
-function sortedCopy(value: unknown, seal: SealSecret | undefined): unknown {
+function sortedCopy(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     // A list of scalars (Labels) is written by JSON.stringify as it is (undefined as null, as the copy did).
     let scalars = true;
     for (let i = 0; i < value.length && scalars; i++) scalars = value[i] === null || typeof value[i] !== 'object';
-    return scalars ? value : value.map((item: unknown) => (item === undefined ? null : sortedCopy(item, seal)));
+    return scalars ? value : value.map((item: unknown) => (item === undefined ? null : sortedCopy(item)));
   }
   const copy: Record<string, unknown> = {};
   for (const key of sortedKeys(value)) {
     const item = (value as Record<string, unknown>)[key];
-    if (item !== undefined) copy[key] = seal !== undefined && typeof item === 'string' && item !== '' && SECRET_FIELDS.has(key) ? { sealed: seal(item) } : sortedCopy(item, seal);
+    if (item !== undefined) copy[key] = sortedCopy(item);
   }
   return copy;
 }
 
 /**
  * SHA-256 of the request exactly as it would be sent (after coercion), base64url. A Password
- * (or PIN) in the request is part of the digest only, sealed when `seal` is given (a remote
- * target's token): the memory never holds the value nor gives it back.
+ * (or PIN) in the request is part of the digest only: the memory never holds the value.
  */
-export function requestDigest(request: unknown, seal?: SealSecret): string {
+export function requestDigest(request: unknown): string {
   // crypto.hash (Node >= 20.12): one call, no Hash object per request (half the cost of createHash).
-  return hash('sha256', canonicalJson(request, seal), 'base64url');
+  return hash('sha256', canonicalJson(request), 'base64url');
 }
 
 export interface HeaderBody {

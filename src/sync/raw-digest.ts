@@ -6,7 +6,6 @@ import { createHash, hash, type Hash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { shippedAsset } from '../system/shipped-file.js';
-import { SECRET_FIELDS } from '../domain/text-rules.js';
 
 /** This scheme's own version: a change to what is hashed changes every raw digest. */
 const RAW_FORMAT = 'examctl-raw-digest-1';
@@ -58,7 +57,7 @@ async function bundleInto(digest: Hash): Promise<boolean> {
  * the same for the same row under the same header and mapping; a different order only costs the
  * shortcut, never a wrong verdict.
  */
-export function rawDigest(fingerprint: string, fields: Readonly<Record<string, unknown>>, seal?: (secret: string) => string): string | undefined {
+export function rawDigest(fingerprint: string, fields: Readonly<Record<string, unknown>>): string | undefined {
   for (const key in fields) {
     const value = fields[key];
     if (typeof value === 'string') continue;
@@ -67,15 +66,5 @@ export function rawDigest(fingerprint: string, fields: Readonly<Record<string, u
   }
   // The first 16 bytes encoded, not a slice of the whole digest's text (it would keep that text
   // alive), nor a Buffer of its own (an ArrayBuffer per row for the GC): one from Node's pool.
-  return Buffer.from(hash('sha256', fingerprint + JSON.stringify(seal === undefined ? fields : sealedFields(fields, seal)), 'binary'), 'latin1').toString('base64url', 0, RAW_DIGEST_BYTES);
-}
-
-/** The fields with each secret's value sealed (memory-lines.ts requestDigest): a copy only when a secret is there. */
-function sealedFields(fields: Readonly<Record<string, unknown>>, seal: (secret: string) => string): Readonly<Record<string, unknown>> {
-  let sealed: Record<string, unknown> | undefined;
-  for (const name of SECRET_FIELDS) {
-    const value = fields[name];
-    if (typeof value === 'string' && value !== '') (sealed ??= { ...fields })[name] = { sealed: seal(value) };
-  }
-  return sealed ?? fields;
+  return Buffer.from(hash('sha256', fingerprint + JSON.stringify(fields), 'binary'), 'latin1').toString('base64url', 0, RAW_DIGEST_BYTES);
 }

@@ -10,7 +10,7 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
-import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SealSecret, type SyncKind } from './memory-lines.js';
+import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SyncKind } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
 import { adoptSpelling, memoryFile, ofOtherInstance, sameTargetElsewhere, type MemoryContents } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
@@ -97,8 +97,6 @@ export class SentMemory<P> {
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
   protected store: OpenDirectory | null = null;
-  /** A remote target's sealing of secrets in digests (memory-lines.ts requestDigest); none for a local store, which holds them anyway. */
-  protected seal: SealSecret | undefined;
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
@@ -114,7 +112,6 @@ export class SentMemory<P> {
   /** Opens the memory; `decides`: this run reads it to choose what is sent, so it holds the target's lock. */
   async open(decides: boolean, acts = false): Promise<SyncMemory> {
     const resolved = await this.target();
-    this.seal = resolved.kind === 'remote' ? resolved.remote.sealSecret : undefined;
     // --only-new / --only-existing on a remote target: the memory chooses what is sent.
     decides ||= this.flags.only !== undefined && resolved.kind === 'remote';
     const target = resolved.report;
@@ -539,7 +536,7 @@ export class SentMemory<P> {
   }
 
   protected digestOf(payload: P): string {
-    return this.digests.get(payload as object) ?? requestDigest(this.requestOf(payload), this.seal);
+    return this.digests.get(payload as object) ?? requestDigest(this.requestOf(payload));
   }
 
   /**

@@ -5,7 +5,7 @@ import { counted, formatCount } from '../formats/number-format.js';
 import { describeTarget, populationWords } from '../report/report-writers.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, populationKey, requestDigest, type MemoryEntry, type SealSecret } from './memory-lines.js';
+import { isPopulationName, populationKey, requestDigest, type MemoryEntry } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -355,7 +355,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
 
   /** The request as a run with the user's population would digest it (`laterRequest`). */
   protected override digestIn(population: string | undefined, given: UserRequest): string {
-    return requestDigest(digestedAs(population)(given), this.seal);
+    return requestDigest(digestedAs(population)(given));
   }
 
   /**
@@ -401,7 +401,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // memory), so such a night costs what it did; it gains one from the next full run.
     const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
     const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
-    const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record, this.seal);
+    const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
     const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
     if (since !== undefined && this.holds(id!, false, since)) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
     const unit = this.build(record);
@@ -611,9 +611,9 @@ export function acknowledgedUser(
  * A table row's raw digest as a run would remember it (recordUnit): a row with the reader's
  * findings, or of a JSON input, has none. Made before the row is built (coercion works in its fields).
  */
-export function rawDigestOfRecord(fingerprint: string | undefined, record: InputRecord, seal?: SealSecret): string | undefined {
+export function rawDigestOfRecord(fingerprint: string | undefined, record: InputRecord): string | undefined {
   if (fingerprint === undefined || record.raw === undefined || record.problems !== undefined || record.warnings !== undefined) return undefined;
-  return rawDigest(fingerprint, record.fields, seal);
+  return rawDigest(fingerprint, record.fields);
 }
 
 /**

@@ -2,7 +2,7 @@ import { counted, formatCount } from '../../formats/number-format.js';
 import { printLine, say } from '../../formats/terminal-text.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
-import type { ResolvedTarget, TargetOf } from '../../context/resolved-target.js';
+import type { TargetOf } from '../../context/resolved-target.js';
 import { givenPin } from '../../context/pin-source.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
@@ -13,7 +13,7 @@ import { inputFlagsOf, inputPathOf } from '../../pipeline/command-input.js';
 import { fileDigest } from '../../sync/replayed-file.js';
 import { adoptFile, collectionEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
 import { populationOf } from '../../sync/user-sync-memory.js';
-import type { MemoryEntry, SealSecret, SyncKind } from '../../sync/memory-lines.js';
+import type { MemoryEntry, SyncKind } from '../../sync/memory-lines.js';
 import { userSyncInput, userUnit } from './user-sync.js';
 import { refuseWithheldPins } from '../../input/withheld-pins.js';
 import { schedulePushInput } from '../../pipeline/schedule-input.js';
@@ -35,13 +35,12 @@ export async function runAdopt(
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const population = populationOf(given);
-  const seal = sealOf(await target());
   let code = 0;
   // The missed nights' files in order: each adopted as its night left the memory, the next on top of it.
   for (const file of files ?? []) {
     const read = userSyncInput({ file, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, deps);
     const source = new RecordSource(() => read.records(), false, 'user sync');
-    const adoption = await userAdoption(userUnit, population, tentative === true, seal);
+    const adoption = await userAdoption(userUnit, population, tentative === true);
     const unitsOf = (batches: AsyncIterable<readonly InputRecord[]>) => unitPerRecord(adoption.unitOf, USER_ID_RULE).units(batches);
     const entryOf = (directory: LocalDirectory | null) => usersOnStore(adoption.entryOf, directory);
     code = Math.max(code, await adopt('users', { file, population, source, unitsOf, entryOf }, { ...options, syncDir }, deps, target));
@@ -61,8 +60,7 @@ export async function runAdoptSchedules({ syncDir, pin, pinFile, ...rest }: Sync
   // A report's withheld PIN cells need the PIN that was pushed (--pin-file, EXAMCTL_PIN): never asked here.
   if (input.defaults.schedule.PIN === undefined) await refuseWithheldPins(input.records(), false);
   const source = new RecordSource(() => input.records(), false, 'schedule push');
-  const seal = sealOf(await target());
-  return adopt('schedules', { file: rest.file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: (directory) => sittingsOnStore(directory, seal) }, { ...options, syncDir }, deps, target);
+  return adopt('schedules', { file: rest.file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: sittingsOnStore }, { ...options, syncDir }, deps, target);
 }
 
 /**
@@ -158,9 +156,4 @@ async function tell<P>(
 function entryWords(entry: MemoryEntry): { links: string[]; population?: string } {
   const links = (entry.links ?? []).map(([id, flags]) => (flags.length === 0 ? id : `${id}:${flags.join('+')}`));
   return entry.population === undefined ? { links } : { links, population: entry.population };
-}
-
-/** The sealing of secrets a remote target's digests take (memory-lines.ts requestDigest), as a run's. */
-function sealOf(resolved: ResolvedTarget): SealSecret | undefined {
-  return resolved.kind === 'remote' ? resolved.remote.sealSecret : undefined;
 }
