@@ -44,6 +44,16 @@ export interface PopulationRecord {
   ended?: boolean;
   /** The input files of its last runs (src/sync/replayed-file.ts); absent: an older examctl, nothing judged. */
   files?: RunFile[];
+  /** A local store's position after its writes (`olderStore`); absent: a remote, or an older examctl. */
+  store?: StorePosition;
+}
+
+/** A local store's generation, journal length and journal file id (src/context/target.ts, storePosition). */
+export type StorePosition = [number, number, string];
+
+/** Whether a store at `now` is older than at `then`: an earlier generation, or its journal shorter or another file (docs/sync.md, "Drift"). */
+export function olderStore(now: StorePosition | undefined, then: StorePosition | undefined): boolean {
+  return now !== undefined && then !== undefined && (now[0] < then[0] || (now[0] === then[0] && (now[1] < then[1] || now[2] !== then[2])));
 }
 
 /** The entity kinds a memory is kept for: one file each per target. */
@@ -261,6 +271,8 @@ export interface PopulationBody {
   e?: unknown;
   /** PopulationRecord.files; an older examctl reads past it. */
   f?: unknown;
+  /** PopulationRecord.store; an older examctl reads past it. */
+  g?: unknown;
 }
 
 export function populationOfBody(body: Partial<PopulationBody>): { key: string; record: PopulationRecord } | string {
@@ -269,12 +281,14 @@ export function populationOfBody(body: Partial<PopulationBody>): { key: string; 
   if (typeof body.r !== 'string' || body.r === '' || typeof body.n !== 'number' || !Number.isSafeInteger(body.n) || body.n < 0) return 'not a population record';
   const files = body.f === undefined ? undefined : runFilesOf(body.f);
   if (body.f !== undefined && files === undefined) return 'its files are not run and digest pairs';
-  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(body.e === undefined ? {} : { ended: body.e as boolean }), ...(files === undefined ? {} : { files }) } };
+  const g = body.g as StorePosition | undefined;
+  if (g !== undefined && !(Array.isArray(g) && g.length === 3 && Number.isSafeInteger(g[0]) && Number.isSafeInteger(g[1]) && typeof g[2] === 'string')) return 'its store position is not one';
+  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(body.e === undefined ? {} : { ended: body.e as boolean }), ...(files === undefined ? {} : { files }), ...(g === undefined ? {} : { store: g }) } };
 }
 
 /** A population line's body (JSON text), checksummed by `populationLines` or, for an append, with its group. */
 export function populationBody(key: string, record: PopulationRecord): string {
-  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count, ...(record.ended === undefined ? {} : { e: record.ended }), ...(record.files === undefined ? {} : { f: record.files }) });
+  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count, ...(record.ended === undefined ? {} : { e: record.ended }), ...(record.files === undefined ? {} : { f: record.files }), ...(record.store === undefined ? {} : { g: record.store }) });
 }
 
 /**

@@ -55,9 +55,9 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     this.noteWithdrawn(unit.id, payload);
     const next = super.unit(unit);
     // Unchanged, but the local store lacks it (the engine matches the exact id): sent.
-    if (next.unsent !== undefined && this.store?.invigilatorsOf(unit.id) === null) {
+    if (next.unsent !== undefined && (this.olderStore || this.store?.invigilatorsOf(unit.id) === null)) {
       const why = `the local store no longer holds schedule ${unit.id}, which the sync memory recorded`;
-      if (!this.told) void say(this.deps, `note: ${why} (a store restored or cut back): sent as changed, as is any other such schedule`);
+      if (!this.told && !this.olderStore) void say(this.deps, `note: ${why} (a store restored or cut back): sent as changed, as is any other such schedule`);
       this.told = true;
       return unit;
     }

@@ -9,7 +9,7 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
-import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SealSecret, type SyncKind } from './memory-lines.js';
+import { olderStore, populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SealSecret, type StorePosition, type SyncKind } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
 import { adoptSpelling, memoryFile, ofOtherInstance, sameTargetElsewhere, type MemoryContents } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
@@ -24,7 +24,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { openTargetDirectory, targetInstance } from '../context/target.js';
+import { openTargetDirectory, storePosition, targetInstance } from '../context/target.js';
 import type { OpenDirectory } from '../port/local-directory.js';
 import { type TargetOf } from '../context/resolved-target.js';
 
@@ -96,6 +96,11 @@ export class SentMemory<P> {
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
   protected store: OpenDirectory | null = null;
+  /** The local store's position when opened, and after the run's writes (docs/sync.md, "Drift"). */
+  private position: StorePosition | undefined;
+  private positionOf = (): Promise<StorePosition | undefined> => Promise.resolve(undefined);
+  /** The local store is older than its position on record: no unchanged verdict holds (docs/sync.md, "Drift"). */
+  protected olderStore = false;
   /** A remote target's sealing of secrets in digests (memory-lines.ts requestDigest); none for a local store, which holds them anyway. */
   protected seal: SealSecret | undefined;
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
@@ -214,6 +219,12 @@ export class SentMemory<P> {
     if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
     // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
     if (decides && this.kind !== 'collections' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
+    // Nor if the store is older than the position its population's newest run left it at (restored, cut back).
+    this.positionOf = () => storePosition(target);
+    this.position = this.store === null ? undefined : await this.positionOf();
+    const newest = populations.get(populationKey(population));
+    this.olderStore = olderStore(this.position, newest?.store);
+    if (this.olderStore) tell(`note: the local store is older than run ${newest!.run} left it (a store restored or cut back): every ${this.kind.slice(0, -1)} the sync memory calls unchanged is sent as changed`);
     return this.memory;
   }
 
@@ -271,14 +282,14 @@ export class SentMemory<P> {
     this.run = run;
     // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
     this.fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
-    memory.recordPopulation(populationKey(this.flags.population), run, false, this.fedBack ? undefined : await this.inputDigest());
+    memory.recordPopulation(populationKey(this.flags.population), run, false, this.fedBack ? undefined : await this.inputDigest(), this.position);
     await memory.durable();
     await this.placed?.writeAhead(run);
   }
 
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
   async ending(): Promise<void> {
-    if (this.run !== undefined) this.memory?.recordPopulation(populationKey(this.flags.population), this.run, true);
+    if (this.run !== undefined) this.memory?.recordPopulation(populationKey(this.flags.population), this.run, true, undefined, await this.positionOf());
     await this.memory?.durable();
   }
 
