@@ -284,10 +284,10 @@ export async function targetInstance(target: ReportTarget, create: boolean, deps
   return readStoreInstance(target.store);
 }
 
-/** A local store's position (docs/sync.md, "Drift"); undefined for a remote target, or a store it cannot read. */
-export async function storePosition(target: ReportTarget): Promise<[number, number, string] | undefined> {
+/** A local store's position (docs/sync.md, "Drift"); undefined: a remote target, or no store. */
+export async function storePosition(target: ReportTarget) {
   if (target.kind !== 'local') return undefined;
-  return (await import('../engine/local-target.js')).readStorePosition(target.store).catch(() => undefined);
+  return (await import('../engine/store/manifest.js')).readStorePosition(target.store).catch(() => undefined);
 }
 
 /**

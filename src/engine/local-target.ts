@@ -19,7 +19,6 @@ import { ENGINE_INDEXER } from './view.js';
 export { clockFromEnv } from './clock.js';
 export { lockTimeoutFromEnv } from '../system/lock.js';
 export { readStoreInstance } from './store/store-instance.js';
-export { readStorePosition } from './store/manifest.js';
 
 /**
  * The bundled demo world. From src/engine/ (tests) and dist/engine/ (the built CLI) alike, the

@@ -44,16 +44,8 @@ export interface PopulationRecord {
   ended?: boolean;
   /** The input files of its last runs (src/sync/replayed-file.ts); absent: an older examctl, nothing judged. */
   files?: RunFile[];
-  /** A local store's position after its writes (`olderStore`); absent: a remote, or an older examctl. */
-  store?: StorePosition;
-}
-
-/** A local store's generation, journal length and journal file id (src/context/target.ts, storePosition). */
-export type StorePosition = [number, number, string];
-
-/** Whether a store at `now` is older than at `then`: an earlier generation, or its journal shorter or another file (docs/sync.md, "Drift"). */
-export function olderStore(now: StorePosition | undefined, then: StorePosition | undefined): boolean {
-  return now !== undefined && then !== undefined && (now[0] < then[0] || (now[0] === then[0] && (now[1] < then[1] || now[2] !== then[2])));
+  /** A local store's position after the run's writes (src/context/target.ts, storePosition). */
+  store?: [number, number, string];
 }
 
 /** The entity kinds a memory is kept for: one file each per target. */
@@ -178,7 +170,7 @@ export interface HeaderBody {
 }
 
 export function headerLine(kind: SyncKind, target: ReportTarget, instance: string | undefined): string {
-  const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind, target, ...(instance === undefined ? {} : { i: instance }) };
+  const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind, target, ...(instance !== undefined && { i: instance }) };
   return encodeChecksummedLine(JSON.stringify(header));
 }
 
@@ -281,14 +273,14 @@ export function populationOfBody(body: Partial<PopulationBody>): { key: string; 
   if (typeof body.r !== 'string' || body.r === '' || typeof body.n !== 'number' || !Number.isSafeInteger(body.n) || body.n < 0) return 'not a population record';
   const files = body.f === undefined ? undefined : runFilesOf(body.f);
   if (body.f !== undefined && files === undefined) return 'its files are not run and digest pairs';
-  const g = body.g as StorePosition | undefined;
-  if (g !== undefined && !(Array.isArray(g) && g.length === 3 && Number.isSafeInteger(g[0]) && Number.isSafeInteger(g[1]) && typeof g[2] === 'string')) return 'its store position is not one';
-  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(body.e === undefined ? {} : { ended: body.e as boolean }), ...(files === undefined ? {} : { files }), ...(g === undefined ? {} : { store: g }) } };
+  const g = body.g as PopulationRecord['store'];
+  if (g !== undefined && !/^\[\d+,\d+,"\d+:\d+"\]$/.test(JSON.stringify(g))) return 'its store position is not one';
+  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(body.e !== undefined && { ended: body.e as boolean }), ...(files && { files }), ...(g && { store: g }) } };
 }
 
 /** A population line's body (JSON text), checksummed by `populationLines` or, for an append, with its group. */
 export function populationBody(key: string, record: PopulationRecord): string {
-  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count, ...(record.ended === undefined ? {} : { e: record.ended }), ...(record.files === undefined ? {} : { f: record.files }), ...(record.store === undefined ? {} : { g: record.store }) });
+  return JSON.stringify({ t: 'population', ...(key !== '' && { p: key }), r: record.run, n: record.count, ...(record.ended !== undefined && { e: record.ended }), ...(record.files && { f: record.files }), ...(record.store && { g: record.store }) });
 }
 
 /**

@@ -54,7 +54,7 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     this.noteWithdrawn(unit.id, payload);
     const next = super.unit(unit);
-    // Unchanged, but the local store lacks it (the engine matches the exact id), or is older than its memory: sent.
+    // Unchanged, but the local store lacks it (the engine matches the exact id) or is older: sent.
     const lacks = next.unsent !== undefined && this.store?.invigilatorsOf(unit.id) === null;
     if (lacks || (next.unsent !== undefined && this.olderStore)) {
       const why = `the local store no longer holds schedule ${unit.id}, which the sync memory recorded`;

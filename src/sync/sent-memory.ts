@@ -9,7 +9,7 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
-import { olderStore, populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SealSecret, type StorePosition, type SyncKind } from './memory-lines.js';
+import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SealSecret, type SyncKind } from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
 import { adoptSpelling, memoryFile, ofOtherInstance, sameTargetElsewhere, type MemoryContents } from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
@@ -96,10 +96,10 @@ export class SentMemory<P> {
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
   protected store: OpenDirectory | null = null;
-  /** The local store's position when opened, and after the run's writes (docs/sync.md, "Drift"). */
-  private position: StorePosition | undefined;
-  private positionOf = (): Promise<StorePosition | undefined> => Promise.resolve(undefined);
-  /** The local store is older than its position on record: no unchanged verdict holds (docs/sync.md, "Drift"). */
+  /** The local store's position when opened, and how to read it. */
+  private position: PopulationRecord['store'];
+  private positionOf = async (): Promise<PopulationRecord['store']> => undefined;
+  /** The store is older than its population's newest run left it: no unchanged verdict holds. */
   protected olderStore = false;
   /** A remote target's sealing of secrets in digests (memory-lines.ts requestDigest); none for a local store, which holds them anyway. */
   protected seal: SealSecret | undefined;
@@ -153,7 +153,7 @@ export class SentMemory<P> {
       from: dryRun && others.length === 0 ? elsewhere[0]?.file : undefined,
       onWait: tell,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
-      ...(this.instance === undefined ? {} : { instance: this.instance }),
+      ...(this.instance !== undefined && { instance: this.instance }),
       keepOtherInstance: keepsOther,
       onOtherInstance: (message) => {
         otherInstance = true;
@@ -184,7 +184,7 @@ export class SentMemory<P> {
     // Not collections: their runs put no population on record (only an adoption does), and what
     // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).
     if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, populations.get(populationKey(population))!.run);
-    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }), replaced: otherInstance || undefined, left: (otherInstance && (keepsOther || dryRun)) || undefined } : undefined;
+    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun && { missesRun }), replaced: otherInstance || undefined, left: (otherInstance && (keepsOther || dryRun)) || undefined } : undefined;
     const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
     if (others.length > 0) {
       if (this.found !== undefined) this.found.otherMemories = others;
@@ -219,12 +219,12 @@ export class SentMemory<P> {
     if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
     // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
     if (decides && this.kind !== 'collections' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
-    // Nor if the store is older than the position its population's newest run left it at (restored, cut back).
     this.positionOf = () => storePosition(target);
     this.position = this.store === null ? undefined : await this.positionOf();
     const newest = populations.get(populationKey(population));
-    this.olderStore = olderStore(this.position, newest?.store);
-    if (this.olderStore) tell(`note: the local store is older than run ${newest!.run} left it (a store restored or cut back): every ${this.kind.slice(0, -1)} the sync memory calls unchanged is sent as changed`);
+    const [now, then] = [this.position, newest?.store];
+    this.olderStore = !!now && !!then && (now[0] < then[0] || (now[0] === then[0] && (now[1] < then[1] || now[2] !== then[2])));
+    if (this.olderStore) tell(`note: the local store is older than run ${newest!.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
     return this.memory;
   }
 

@@ -60,12 +60,9 @@ export async function writeManifest(dir: string, generation: number): Promise<vo
   });
 }
 
-/**
- * The store's position (docs/sync.md, "Drift"): its generation, its journal's length and file id.
- * Writes only grow it; a restore or a journal cut back makes it smaller or another file.
- */
+/** The store's position (docs/sync.md, "Drift"): its generation, its journal's length and file id. */
 export async function readStorePosition(dir: string): Promise<[number, number, string]> {
   const { generation } = await readManifest(dir);
   const journal = await stat(join(dir, journalFileName(generation)), { bigint: true });
-  return [generation, Number(journal.size), String(journal.ino)];
+  return [generation, Number(journal.size), `${journal.ino}:${journal.birthtimeNs}`];
 }
