@@ -399,7 +399,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
 /*
  * A redirect in words: where the service points and what to set instead. examctl follows no
  * redirect (the token would go along, and a POST turned GET applies nothing), so a run and
- * `doctor` both stop at the first 3xx with these words.
+ * `doctor` both stop at the first 3xx with these words. Whoever answered may not be the service
+ * (a proxy, a portal): another host or scheme is named, never advised as the base URL.
  */
 /** `answered HTTP 301 to https://new/...: examctl follows no redirect ...; set --base-url to https://new`. */
 export function redirectWords(status: number, location: string | undefined, requestUrl: string, redact: (text: string) => string, via = '--base-url'): string {
@@ -414,8 +415,12 @@ export function redirectWords(status: number, location: string | undefined, requ
     target = undefined;
   }
   const shown = redact(target?.href ?? location).slice(0, 300);
+  const from = new URL(requestUrl);
   let advice = `check ${via}`;
-  if (target !== undefined) {
+  if (target !== undefined && (target.hostname !== from.hostname || (target.protocol !== 'https:' && target.protocol !== from.protocol))) {
+    const elsewhere = target.hostname === from.hostname ? `another scheme (${target.protocol})` : 'another host';
+    advice = `it points to ${elsewhere}: check with the service's owner before changing ${via}`;
+  } else if (target !== undefined) {
     // The base URL is what the API paths hang under: the Location's path up to /api/v1/integrations.
     const at = target.pathname.indexOf(API_PREFIX);
     const base = `${target.origin}${at >= 0 ? target.pathname.slice(0, at) : ''}`.replace(/\/+$/, '');

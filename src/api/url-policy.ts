@@ -2,7 +2,7 @@
  * Which base URLs examctl will send a token to. Kept apart from the HTTP client so `config`,
  * `login` and `local serve` can check an address without loading undici.
  */
-import { quotedValue } from '../domain/problem.js';
+import { quotedValue, redactUrl } from '../domain/problem.js';
 import { createRequire } from 'node:module';
 import { UsageError } from '../system/errors.js';
 
@@ -17,20 +17,9 @@ export interface BaseUrl {
 
 /** Parses and checks a base URL: http(s) only, no credentials, plain http only to loopback unless allowed. */
 export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false, via = '--base-url'): BaseUrl {
-  let url: URL;
-  try {
-    url = new URL(baseUrl.trim());
-  } catch {
-    throw new UsageError(`${via}: not a valid URL: ${quotedValue(baseUrl)} (expected e.g. https://exam.example.com)`);
-  }
+  const url = secretFreeUrl(baseUrl, via);
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`${via}: unsupported scheme ${url.protocol} (use https://)`);
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new UsageError(`${via}: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile`);
-  }
-  if (url.search !== '' || url.hash !== '') {
-    throw new UsageError(`${via}: must not contain a query string or fragment`);
   }
   if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
     throw new UsageError(
@@ -47,6 +36,24 @@ export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false, via = '
   }
   const pathPrefix = ownPath + API_PREFIX;
   return { origin: url.origin, pathPrefix, host: url.host };
+}
+
+/**
+ * The base URL, refused when it is none or holds a user name, password, query or fragment: where
+ * a run takes it (settings.ts), before any line shows it or a journal or sync memory keeps it.
+ */
+export function secretFreeUrl(baseUrl: string, via: string): URL {
+  if (!URL.canParse(baseUrl.trim())) {
+    throw new UsageError(`${via}: not a valid URL: ${quotedValue(redactUrl(baseUrl))} (expected e.g. https://exam.example.com)`);
+  }
+  const url = new URL(baseUrl.trim());
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(`${via}: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile`);
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new UsageError(`${via}: must not contain a query string or fragment`);
+  }
+  return url;
 }
 
 /** 127.x.y.z in plain dotted decimal, the form a URL's hostname always has. */

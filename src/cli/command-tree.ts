@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Command, Help, Option } from 'commander';
 import { VERSION_LINE } from '../version.js';
 import { ExitCode, UsageError } from '../system/errors.js';
@@ -113,16 +114,26 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       // commander parsed exactly `table` and the global table: `declareCommand` typed `run` by them.
       const options = parsed as GlobalOptions;
       const [run, { targetOnce }] = await Promise.all([behaviour.run(), import('../context/target.js')]);
-      const piped = typeof parsed.file === 'string' && parsed.file !== '-' ? await (await import('../system/stdin-file.js')).pipePath(parsed.file, deps.cwd) : undefined;
+      // `--file`, once or repeated (synced adopt): a device refused, and `-` or one pipe among them copied first.
+      const files = [parsed.file].flat().filter((file): file is string => typeof file === 'string');
+      const pipes: string[] = [];
+      for (const file of files.filter((name) => name !== '-')) {
+        const path = await (await import('../system/stdin-file.js')).pipePath(file, deps.cwd);
+        if (path !== undefined) pipes.push(file);
+      }
+      if (pipes.length + (files.includes('-') ? 1 : 0) > 1) {
+        throw new UsageError('--file: one pipe (or -) at most is read, once: give regular files for the rest');
+      }
+      const pipedFile = pipes[0];
       const spooled = async () => {
         const { spoolPipe, spoolStdin } = await import('../system/stdin-file.js');
-        if (piped === undefined) return spoolStdin(deps.stdin ?? process.stdin, deps.signal);
-        return spoolPipe(piped, String(parsed.file), deps.signal, {
+        if (pipedFile === undefined) return spoolStdin(deps.stdin ?? process.stdin, deps.signal);
+        return spoolPipe(resolve(deps.cwd, pipedFile), pipedFile, deps.signal, {
           canWait: (await import('../context/command-deps.js')).promptsAllowed(options, deps),
-          onWait: () => void say(deps, `waiting for a writer on ${String(parsed.file)} (a named pipe; Ctrl-C to stop)`),
+          onWait: () => void say(deps, `waiting for a writer on ${pipedFile} (a named pipe; Ctrl-C to stop)`),
         });
       };
-      const stdin = parsed.file !== '-' && piped === undefined ? undefined : await spooled();
+      const stdin = !files.includes('-') && pipedFile === undefined ? undefined : await spooled();
       try {
         // A pipe is read once, like stdin: its run is journaled as `--file -` (nothing to read again on resume).
         const commandDeps = {
@@ -131,9 +142,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
           keptOptions,
           commandFlags,
           sends: takesFlag(declaration, '--report'),
-          invocation: piped === undefined ? options : { ...options, file: '-' },
+          invocation: pipedFile === undefined ? options : { ...options, file: '-' },
           stdinFile: stdin?.path,
-          pipedFile: piped === undefined ? undefined : (parsed.file as string),
+          pipedFile,
         };
         setExit(await run(options as never, commandDeps, targetOnce(options, commandDeps)));
       } finally {

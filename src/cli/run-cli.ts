@@ -1,6 +1,6 @@
 import { CommanderError, type Command } from 'commander';
 import { ExamctlError, ExitCode, messageOf, UsageError } from '../system/errors.js';
-import { terminalLines } from '../formats/terminal-text.js';
+import { terminalLines, terminalStdout } from '../formats/terminal-text.js';
 import { COMMAND_BEHAVIOURS } from './command-behaviours.js';
 import { buildProgram, textOnlyError } from './command-tree.js';
 import { COMMANDS } from './program.js';
@@ -16,7 +16,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   // With --json stdout is one document also when the run fails: the error document, unless the
   // run already wrote its report there (which then says why it stopped).
   let stdoutWritten = false;
-  const outer = deps;
+  const outer = deps.stdoutIsTTY === true ? { ...deps, stdout: terminalStdout(deps.stdout) } : deps;
   deps = { ...deps, stdout: { write: (text: string) => ((stdoutWritten ||= text !== ''), outer.stdout.write(text)) } };
   const wantsJson = jsonRequested(argv);
   const failWith = async (error: unknown, code: number): Promise<number> => {

@@ -1,4 +1,4 @@
-import { quotedValue } from '../domain/problem.js';
+import { quotedValue, redactUrl } from '../domain/problem.js';
 import { targetIdentity } from '../report/run-report.js';
 import { FileTooLargeError, readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { promises as fs } from 'node:fs';
@@ -239,7 +239,7 @@ export async function listProfiles(env: Env = process.env): Promise<ProfileSumma
     .map(([name, profile]) => ({
       name,
       isDefault: config.defaultProfile === name,
-      ...(profile.baseUrl === undefined ? {} : { baseUrl: profile.baseUrl }),
+      ...(profile.baseUrl === undefined ? {} : { baseUrl: redactUrl(profile.baseUrl) }),
       token: profile.tokenFile !== undefined ? `set (file ${profile.tokenFile})` : profile.token !== undefined ? 'stored' : 'not set',
       defaults: { ...profile.defaults },
     }));

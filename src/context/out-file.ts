@@ -72,7 +72,7 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */
 function writeFailure(out: string, error: unknown): TargetError {
   if (error instanceof ReplaceFailedError) {
-    return new TargetError(`cannot replace ${out}: ${describeSystemError(error.cause)}, another program holds the file open (close it in Excel); the finished file was kept at ${error.keptAt}`, { cause: error });
+    return new TargetError(`cannot replace ${out}: ${error.reason}; the finished file was kept at ${error.keptAt}`, { cause: error });
   }
   return new TargetError(`cannot write ${out}: ${describeSystemError(error)}`, { cause: error });
 }

@@ -1,4 +1,6 @@
 import { UsageError } from '../system/errors.js';
+import { secretFreeUrl } from '../api/url-policy.js';
+import { redactUrl } from '../domain/problem.js';
 import { nonEmpty } from '../system/env-values.js';
 import { configDir, loadConfig, profileNamed, sameUrl, type Env, type Profile, type ProfileDefaults } from './config-file.js';
 import type { ProfileNote } from '../report/run-report.js';
@@ -80,6 +82,9 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   ];
   const url = target.value === 'remote' ? urls.find(([value]) => value !== undefined) : undefined;
   const baseUrl = url === undefined ? undefined : { value: url[0]!, from: url[1]! };
+  // Not a URL, or a user name, password or query in it: refused before the run shows or keeps it.
+  const given = settingText(baseUrl, 'baseUrl');
+  if (given !== undefined) secretFreeUrl(given.text, given.origin);
   // Set but blank (a CI variable left undefined): the URL meant, never a profile's.
   if (target.value === 'remote' && url?.[1] !== '--base-url' && env.EXAMCTL_BASE_URL?.trim() === '') {
     throw new UsageError('EXAMCTL_BASE_URL is set but empty: set it, unset it or give --base-url');
@@ -90,7 +95,7 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   let setAside: RunSettings['setAside'];
   const own = record?.baseUrl === undefined ? target.value === 'local' : sameUrl(baseUrl?.value, record.baseUrl);
   if (chosen !== undefined && !own) {
-    const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${record.baseUrl}`;
+    const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${redactUrl(record.baseUrl)}`;
     // A named profile (a URL, a token) never yields to a variable naming another target.
     const variable = [baseUrl?.from, target.from].find((from) => from?.startsWith('EXAMCTL_'))?.split('=')[0];
     if (named !== undefined && variable !== undefined && (record?.baseUrl ?? record?.tokenFile ?? record?.token)) {

@@ -166,7 +166,7 @@ export function openStateHttp(address: string, env: Readonly<Record<string, stri
         if (answer.status >= 300 && answer.status < 400) {
           throw new TargetError(
             `the state service at ${where} answered ${method} with a redirect (${answer.status}${answer.location === undefined ? '' : ` to ${answer.location}`}): not followed, ` +
-              'so the credentials go nowhere else; give the address it names',
+              "so the credentials go nowhere else; check with the service's owner before giving another address",
           );
         }
         return answer;

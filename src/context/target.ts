@@ -23,8 +23,13 @@ export function targetOnce(options: GlobalOptions, deps: CommandDeps): TargetOf 
 }
 
 /** The store `local init` makes: --store, EXAMCTL_STORE, else the current directory's (no search: like `git init`). */
+export function namedStorePath(options: GlobalOptions, deps: CommandDeps) {
+  return resolve(deps.cwd, options.store ?? nonEmpty(deps.env.EXAMCTL_STORE) ?? DEFAULT_STORE_DIR);
+}
+
+/** That store as the OS resolves it (judged as named: a link on the way is judged too). */
 export async function localStorePath(options: GlobalOptions, deps: CommandDeps) {
-  return realPathOf(resolve(deps.cwd, options.store ?? nonEmpty(deps.env.EXAMCTL_STORE) ?? DEFAULT_STORE_DIR));
+  return realPathOf(namedStorePath(options, deps));
 }
 
 /**
@@ -75,7 +80,7 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
   const discovery = await findStore(options, deps);
   const line = (await import('./store-discovery.js')).describeDiscovery(discovery, deps.cwd);
   if (line !== undefined) await say(deps, line);
-  await assertTrustedStore(discovery.store, deps, discovery.found);
+  await assertTrustedStore(discovery.found ? discovery.store : namedStorePath(options, deps), deps, discovery.found);
   return discovery.store;
 }
 

@@ -1,8 +1,6 @@
 /**
  * Turns CLI input values into the API's types before validation (docs/domain-rules.md, "CSV
- * coercion"). A value that cannot be converted stays as it was and gets a problem here (whose
- * message lists the accepted spellings); validation would flag the same field again, so the
- * coerceAndValidate* helpers leave that out as they do a reader's (withReaderProblems).
+ * coercion"); coerceAndValidate* drop the validator's echo of a problem as withReaderProblems does.
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import { withReaderProblems } from './spreadsheet-warnings.js';

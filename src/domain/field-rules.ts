@@ -1,11 +1,4 @@
-/**
- * The rule machinery: every field of every request is one FieldRule in one table, and a table
- * is checked by one loop (validateFields). Tables are built once at module load, so checking a
- * record allocates only its output object and any problems found.
- *
- * Each rule also carries `wire`, a builder of its zod schema from the same parameters as its check,
- * zod passed in (wireOf) by schemas.ts alone: why a builder, docs/domain-rules.md, "One definition per field".
- */
+/** The rule machinery (one table per request, one loop): docs/domain-rules.md, "One definition per field". */
 import type { z } from 'zod';
 import type { ProblemCode } from './codes.js';
 import { quotedValue, type Problem } from './problem.js';

@@ -1,11 +1,6 @@
 /**
- * The one hash table written here (docs/architecture.md, "Written here, and why"): open
- * addressing over an Int32Array, linear probing, at most half full. A slot holds `value + 1`
- * (0: free), a value being whatever numbers its owner's entries (an entry number, a line's
- * offset in a file). The owner keeps the keys (a snapshot's or a memory file's bytes, a byte
- * array) and answers two questions: whether a value's key is the one being looked for (`holds`,
- * which reads the key its owner set before asking) and a value's hash (`hashOf`, for growing).
- * No object per entry: millions of ids cost their slots. Pure.
+ * The one hash table written here, pure (docs/architecture.md, "Written here, and why"): `holds`
+ * reads the key its owner set before asking, `hashOf` gives a value's hash for growing.
  */
 export class HashSlots {
   private slots: Int32Array;

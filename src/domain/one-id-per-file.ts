@@ -32,12 +32,7 @@ export const CANDIDATE_ID_RULE: IdRule = { field: 'CandidateExtId', ignoreCase: 
 
 /**
  * The ids one read of one input has met so far: make one per read (a real run reads its file twice).
- * Held outside the JavaScript heap (a dry run of millions of rows holds them all): an ASCII id is
- * stored as its bytes, first spelling, back to back in one byte array, found through a table of
- * entry numbers (hash-slots.ts), its place one number (`line + file * 2^32`). Nothing is allocated
- * per row (case is folded while hashing and comparing): no per-row object for the GC to trace.
- * Any other id (non-ASCII, or longer than any valid one) goes in a plain Map, as do the first
- * MAP_IDS ids (~5 MB at most): a Map's lookups are native, cheap in cold code.
+ * Held off the heap, no object a row for the GC to trace: docs/domain-rules.md, "One file, one id".
  */
 export class IdsOfOneInput {
   /** The compact ids' bytes, back to back; entry `e` is `bytes[starts[e]..starts[e + 1])`. */

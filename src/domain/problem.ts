@@ -20,9 +20,8 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; problems: Prob
 const QUOTED_VALUE_CHARS = 60;
 
 /**
- * A value as every message quotes it, whatever the input format: JSON-quoted (controls and quotes
- * escaped) and cut to QUOTED_VALUE_CHARS with its full length, `"abcdefgh…" (4,000,000 characters)`,
- * so a message stays one readable line and a report of a 4 MB word in every row stays small.
+ * A value as every message quotes it, JSON-quoted and cut (docs/security.md, "A hostile file"), so a
+ * message stays one line and a report of a 4 MB word in every row stays small.
  */
 export function quotedValue(value: unknown): string {
   // Another value (a number, a list) as its JSON text, cut the same way.
@@ -33,6 +32,18 @@ export function quotedValue(value: unknown): string {
   const cut = QUOTED_VALUE_CHARS - 1 - (/[\uD800-\uDBFF]/.test(text[QUOTED_VALUE_CHARS - 2]!) ? 1 : 0);
   const head = `${text.slice(0, cut)}…`;
   return `${typeof value === 'string' ? JSON.stringify(head) : head} (${text.length.toLocaleString('en-US')} characters)`;
+}
+
+/** A URL fit to print or keep: without its user info, query and fragment, where a secret can hide. */
+export function redactUrl(text: string): string {
+  // Not a URL: only what cannot be a credential-bearing part.
+  if (!URL.canParse(text)) return text.replace(/\/\/[^/?#\\]*@/, '//').replace(/[?#][^]*$/, '');
+  const url = new URL(text);
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return url.toString().replace(/\/$/, '');
 }
 
 export function problem(field: string, code: ProblemCode, message: string): Problem {

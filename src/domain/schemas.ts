@@ -1,9 +1,4 @@
-/**
- * The request bodies as the API takes them, composed from the rule tables' `wire` builders (this
- * module and world.ts are the only domain modules that load zod; index.ts re-exports neither).
- * They describe, for the OpenAPI document (src/server/openapi.ts) and `examctl schema`; the
- * validators are the one validator, and the document takes all they accept (test/domain/schemas.test.ts).
- */
+/** The request bodies as the API takes them, from the tables' `wire`: docs/domain-rules.md, "One definition per field". */
 import { z } from 'zod';
 import { tableWire, wireOf, type FieldRule } from './field-rules.js';
 import { USER_TABLE } from './user.js';

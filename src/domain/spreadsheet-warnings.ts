@@ -63,11 +63,7 @@ const REPLACEMENT = '\uFFFD';
 const EXPONENT_FORM = /^[+-]?\d(?:[.,]\d+)?E[+-]?\d+$/i;
 /** `??`, or a `?` between two letters (`Jos? Garc?a`): characters a legacy encoding could not hold. */
 const LOST_CHARACTERS = /\?\?|\p{L}\?\p{L}/u;
-/**
- * UTF-8 read as Windows-1252 or Latin-1 (`Zoë` as `ZoÃ«`, `’` as `â€™`): Â or Ã (the lead bytes of
- * U+0080-U+00FF), then what a continuation byte reads as (U+0080-U+00BF, or 1252's letters and
- * marks). Not the other lead bytes' letters (É, Í, ß...): `NESTLÉ®`, `KŘÍŽ`, `Weiß–Schmidt` are real.
- */
+/** UTF-8 read as Windows-1252 or Latin-1, as docs/input-formats.md's "Warnings" says (`Zoë` as `ZoÃ«`). */
 const DOUBLE_ENCODED = new RegExp(
   '[\u00C2\u00C3][\u0080-\u00BF\u0152\u0153\u0160\u0161\u0178\u017D\u017E\u0192' +
     '\u02C6\u02DC\u2013\u2014\u2018-\u201E\u2020-\u2022\u2026\u2030\u2039\u203A' +

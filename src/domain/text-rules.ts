@@ -119,10 +119,8 @@ export function normaliseGuid(key: string): string {
 }
 
 /**
- * An absolute http(s) URL with a host (245): scheme in any case, optional user info, a host name
- * (letters, digits, dots, dashes) or a bracketed IPv6 literal, an optional port, then anything
- * without whitespace. A pattern rather than the URL class, so that the OpenAPI document can carry
- * the check itself (the URL class refuses some values no portable pattern describes).
+ * A user's Photo (245; docs/domain-rules.md, "Field decisions where the spec is open"). A pattern,
+ * not the URL class, so the OpenAPI document carries the check (no pattern says the URL class).
  */
 export const HTTP_URL_PATTERN =
   /^[Hh][Tt][Tt][Pp][Ss]?:\/\/(?:[^\s/?#@]+@)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:[/?#]\S*)?$/;

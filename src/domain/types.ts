@@ -1,9 +1,6 @@
 /**
- * Wire shapes of the integration API (docs/api-reference.md, "Fields"), after local validation and
- * normalisation: DateTimes in UTC `yyyy-mm-ddThh:mm:ss.sssZ`, candidate SpecialNeeds as the
- * string "true"/"false", unset optional fields absent (never empty strings).
- * The validators of this folder produce exactly these types: the request types are their rule
- * tables read as types (field-rules.ts RecordOf); the answers derive from answer-fields.ts.
+ * Wire shapes of the integration API as examctl sends them (docs/api-reference.md, "Fields"): the
+ * rule tables read as types (field-rules.ts RecordOf); the answers derive from answer-fields.ts.
  */
 import type {
   AnswerObject,

@@ -1,8 +1,6 @@
 /**
  * Messages in the file's own terms (docs/input-formats.md, "Messages quote the file's own text"):
- * a rule, the engine or the service words its message with the value it was given (UTC); this
- * puts the written text before each instant or date the message names that the record read from
- * other text. Pure.
+ * the written text put before each UTC instant or date a message names. Pure.
  */
 import type { Problem } from './problem.js';
 import type { WrittenTime } from './local-time.js';

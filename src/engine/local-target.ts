@@ -1,8 +1,6 @@
 /**
- * Opening the local target: what a CLI run on the local target needs, and nothing more. The
- * world file's schemas (src/domain/world.ts, zod) and world-io.ts are imported only when a store
- * is created or a world file read, so a run on an existing store (or a dry run with none) never
- * loads zod (start-up cost). src/engine/index.ts re-exports all of this.
+ * Opening the local target, and nothing more: world.ts and world-io.ts only when a store is created
+ * or a world file read, so other runs never load zod (docs/domain-rules.md, "One definition per field").
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -97,11 +97,8 @@ function exportedSettings(state: StoreState): unknown {
 }
 
 /**
- * The world file text of `local export`, in chunks: exactly `JSON.stringify(world, null, 2)` plus
- * a newline, but never one string. A store of 1M users exports to hundreds of MB, near V8's
- * string limit (about 512 MB), so the whole text must never be built at once. Lists are sorted
- * by key (code-unit order, not locale) so exports diff cleanly; passwords exist only as
- * PasswordHash and API tokens only as digests, so no secret can leak here.
+ * The world file text of `local export` (docs/cli-contract.md, "World file") in chunks, never one
+ * string: 1M users export to hundreds of MB, near V8's string limit (about 512 MB).
  */
 export function* exportWorldText(state: StoreState): Generator<string> {
   // JSON.stringify escapes newlines inside strings, so every raw newline is structure to indent.

@@ -18,12 +18,7 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   readonly mandatory?: boolean;
   /** Taken more than once, every value in order (`repeatable`); any other flag with a value is refused when given twice. */
   readonly repeatable?: boolean;
-  /**
-   * The heading `--help` lists the flag under (`Input`, `Schedule fields`), when the command has
-   * more than HELP_GROUPS_ABOVE flags. Absent: the group of the flag before it in the table, so a
-   * flag added inside a `grouped(...)` block or after one lands in that group without naming it;
-   * before any group, `Options`. Set through `grouped`.
-   */
+  /** The heading `--help` lists the flag under (docs/architecture.md, "Add a flag"); set through `grouped`. */
   readonly group?: string;
   /** See `kept`. */
   readonly kept?: JournalKeeping;

@@ -1,13 +1,16 @@
 /*
- * The one gate for text that reaches a terminal: what becomes '?' and why, and what is left alone
- * (JSON, report files): docs/security.md, "Terminals". The set is the one names may not hold.
+ * The one gate for text that reaches a terminal: what becomes '?' and why, what JSON has as
+ * escapes, what is left alone (report files): docs/security.md, "Terminals".
  */
 import { NAME_FORBIDDEN_CLASS } from '../domain/forbidden-characters.js';
 import type { TextSink } from '../system/text-sink.js';
 
-// The characters a name may not hold (one definition of the set), but for tab and line feed,
-// which each function below treats in its own way.
-const UNSAFE = new RegExp(`(?![\\t\\n])[${NAME_FORBIDDEN_CLASS}]`, 'g');
+// The characters a name may not hold (one definition of the set) and the line and paragraph
+// separators, but for tab and line feed, which each function below treats in its own way.
+const UNSAFE_CLASS = `${NAME_FORBIDDEN_CLASS}\\u2028\\u2029`;
+const UNSAFE = new RegExp(`(?![\\t\\n])[${UNSAFE_CLASS}]`, 'g');
+// Of those, what JSON.stringify leaves raw: all but the C0 controls (examctl's colours are ESC).
+const UNESCAPED = new RegExp(`(?![\\u0000-\\u001f])[${UNSAFE_CLASS}]`, 'g');
 
 /**
  * One line of text: a line break is shown as `\n` (`\r` for a carriage return), so a value cannot
@@ -41,4 +44,12 @@ export function terminalLines(text: string): string {
  */
 export function dataForStdout(text: string, stdoutIsTerminal: boolean | undefined): string {
   return stdoutIsTerminal === true ? terminalLines(text) : text;
+}
+
+/**
+ * Stdout on a terminal: what passed no gate (JSON) has each character above JSON leaves raw
+ * written as a `\uXXXX` escape, so the document stays exact (the same values once parsed).
+ */
+export function terminalStdout(sink: TextSink): TextSink {
+  return { write: (text) => sink.write(text.replace(UNESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)) };
 }

@@ -89,7 +89,7 @@ const ALL_FIELDS: readonly string[] = ALL_COLUMNS.map((spec) => spec.name);
  * profile or a map file (`lenient`), which serve every command: there it is left out (undefined).
  * An unknown field is refused from anywhere.
  */
-function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, command: string, lenient = false): ColumnSpec | undefined {
+function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, command: string, lenient = false, named = true): ColumnSpec | undefined {
   const key = normalizeColumnName(name);
   const spec = columns.find((column) => normalizeColumnName(column.name) === key);
   if (spec !== undefined) return spec;
@@ -99,7 +99,8 @@ function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, com
     throw new UsageError(`${what}: ${command} takes no field ${elsewhere} (its fields: ${columns.map((column) => column.name).join(', ')})`);
   }
   const meant = closestName(name, columns.map((column) => column.name), normalizeColumnName);
-  throw new UsageError(`${what}: unknown field ${quotedValue(name)}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`);
+  const unknown = named ? `unknown field ${quotedValue(name)}` : 'its value is not a field name';
+  throw new UsageError(`${what}: ${unknown}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`);
 }
 
 /**
@@ -139,8 +140,9 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
   for (const entry of flags.map) {
     if (entry.source === '') throw new UsageError(`${entry.origin} "=${entry.field}": a column name is needed before =`);
     // A profile and a map file serve every record command: an entry for another command's field is left out.
-    const where = entry.line === undefined ? `${entry.origin} ${quotedValue(`${entry.source}=${entry.field}`)}` : `${entryPlace(entry.origin, entry.line, entry.source)}: ${quotedValue(`${entry.source}=${entry.field}`)}`;
-    const spec = fieldOf(entry.field, columns, where, command, entry.level <= 1);
+    // A map file's values are never quoted: a token file given as one leaks nothing (docs/security.md).
+    const where = entry.line === undefined ? `${entry.origin} ${quotedValue(`${entry.source}=${entry.field}`)}` : entryPlace(entry.origin, entry.line, entry.source);
+    const spec = fieldOf(entry.field, columns, where, command, entry.level <= 1, entry.line === undefined);
     if (spec === undefined) {
       if (entry.level === 1) skipped.push({ origin: entry.origin, text: `${quotedValue(entry.source)} -> ${entry.field}` });
       continue;

@@ -188,7 +188,7 @@ function flagOf(name: string, fail: (message: string) => never): HierarchyFlag {
   for (const [flag, field] of Object.entries(HIERARCHY_CELL_FLAGS)) {
     if (normalizeColumnName(flag) === key || normalizeColumnName(field) === key) return flag as HierarchyFlag;
   }
-  return fail(`unknown flag ${quotedValue(name)}: one of ${FLAG_NAMES.join(', ')}`);
+  return fail(`not a flag: one of ${FLAG_NAMES.join(', ')}`);
 }
 
 /** The entry's value table (a "default" needs one); two words the match cannot tell apart (`Maths`, `MATHS`) must agree. */
@@ -203,7 +203,7 @@ function valueTable(entry: { values?: Record<string, string>; default?: string }
     const key = valueWordKey(word);
     const earlier = seen.get(key);
     if (earlier !== undefined && earlier[1] !== value) {
-      fail(`${quotedValue(earlier[0])} and ${quotedValue(word)} are one word to examctl (case, and whitespace around or repeated, do not matter) but stand for ${quotedValue(earlier[1])} and ${quotedValue(value)}`, ['values', word]);
+      fail(`${quotedValue(earlier[0])} and ${quotedValue(word)} are one word to examctl (case, and whitespace around or repeated, do not matter) but stand for different values`, ['values', word]);
     }
     seen.set(key, [word, value]);
   }
@@ -226,22 +226,22 @@ function parseTemplate(template: string, fail: (message: string) => never): Temp
       i++;
     } else if (c === '{') {
       const end = template.indexOf('}', i + 1);
-      if (end === -1) fail(`a { is not closed in ${quotedValue(template)} (write {{ for a brace itself)`);
+      if (end === -1) fail(`the { at character ${i + 1} is not closed (write {{ for a brace itself)`);
       const column = template.slice(i + 1, end).trim();
-      if (column === '' || column.includes('{')) fail(`${quotedValue(`{${template.slice(i + 1, end)}}`)} in ${quotedValue(template)} is not a column name`);
+      if (column === '' || column.includes('{')) fail(`the braces at character ${i + 1} hold no column name (write {{ for a brace itself)`);
       if (++columns > MAP_TEMPLATE_MAX_COLUMNS) fail(`more than ${MAP_TEMPLATE_MAX_COLUMNS} columns in one template, the most one may name`);
       if (text !== '') parts.push({ text });
       text = '';
       parts.push({ column });
       i = end;
     } else if (c === '}') {
-      fail(`a } that closes nothing in ${quotedValue(template)} (write }} for a brace itself)`);
+      fail(`the } at character ${i + 1} closes nothing (write }} for a brace itself)`);
     } else {
       text += c;
     }
   }
   if (text !== '') parts.push({ text });
-  if (columns === 0) fail(`${quotedValue(template)} names no column ({Column name}); a value for every row is --set's`);
+  if (columns === 0) fail(`it names no column ({Column name}); a value for every row is --set's`);
   return parts;
 }
 

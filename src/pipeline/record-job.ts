@@ -114,10 +114,8 @@ export interface RecordJob<P, R = never> {
    */
   started?(run: string): Promise<void>;
   /**
-   * A run's last step before its report sinks complete and its journal says how it ended: the
-   * sync memory stores the run's end mark where it is kept, so a kill between the two never
-   * leaves a finished journal beside a memory that looks cut short (docs/sync.md, "Format"), and
-   * a store that fails is the run's error in every sink (docs/ci.md).
+   * A run's last step before its report sinks complete and its journal ends: the sync memory stores
+   * the run's end (docs/sync.md, "Format"); a store that fails is the run's error in every sink (docs/ci.md).
    */
   ending?(): Promise<void>;
   /**

@@ -29,10 +29,8 @@ export class RecordSource {
   }
 
   /**
-   * --only-failed reads a run report (docs/cli.md, "Run report"): any other file has no status to go
-   * by (every record would go again), and a dry run's report sent nothing, so both are a usage error
-   * before anything is sent. Reads the whole file (sorted or edited in a spreadsheet, any row may be
-   * the one that tells), stopping at a refusal.
+   * --only-failed reads a real run's report (docs/cli.md, "Run report"), else exit 2 before anything
+   * is sent. Reads the whole file (edited in a spreadsheet, any row may tell), stopping at a refusal.
    */
   async checkIsRunReport(): Promise<void> {
     if (!this.onlyFailed) return;

@@ -119,7 +119,7 @@ class GuardedFileSink implements ReportSink {
     const why = typeof reason === 'string' ? reason : messageOf(error);
     // A final replace that failed (cannotWriteReport's cause, report-file.ts) kept the finished file.
     const kept = error instanceof Error && error.cause instanceof ReplaceFailedError ? error.cause : undefined;
-    this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`, kept === undefined ? {} : { keptAt: kept.keptAt });
+    this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`, kept === undefined ? {} : { keptAt: kept.keptAt, cause: kept });
     void this.discard().catch(() => undefined);
   }
 

@@ -44,11 +44,8 @@ export function recordAheadFor(window: number): number {
 }
 
 /**
- * input -> coerce -> validate -> target -> run report, in named steps: the --only-failed
- * check, the structure pass (a real run), target and confirmation, then one loop over the
- * job's units through the dispatcher and the in-order scheduler into the report. Returns how a
- * completed run ended; throws TargetError (3) or InterruptedError (130) after the report is
- * written, and InputFileError (2) or UsageError (2) before anything is sent.
+ * A run in named steps (docs/architecture.md, "The life of a record"). Throws TargetError (3) or
+ * InterruptedError (130) after the report is written, InputFileError or UsageError (2) before any send.
  */
 export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: RunOptions, deps: CommandDeps, targetOf: TargetOf): Promise<RunOutcome<R>> {
   await checkReportOption(options, deps);
@@ -72,8 +69,6 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   try {
     await job.prepare?.();
   } catch (error) {
-    // Refused after the input was read (a threshold, a withheld PIN, no memory, a memory that
-    // cannot be read): the run's documents are still written, every item skipped with the reason.
     throw await writeRefusedRun(job, input, options, deps, targetOf, error);
   }
   // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
@@ -375,11 +370,10 @@ function unreadableAnswers(count: number, run: string | undefined): TransientTar
 }
 
 /**
- * A run refused by its own checks after its input was read (`prepare`, exit 2 or 3) still gives
- * CI its documents, each item skipped (docs/ci.md, "`--json` on exit 2 or 3"); not a resume's
- * --report (the run's report stays). Nothing is sent, no journal is kept. Returns the error to
- * end with; when even the report cannot be opened (no target, an unwritable --report), the
- * refusal as it was.
+ * A run refused by its own checks after its input was read (`prepare`: a threshold, a withheld PIN,
+ * a memory) sends nothing, keeps no journal and still writes its documents (docs/ci.md, "`--json`
+ * on exit 2 or 3"), not a resume's --report. Returns the error to end with: the refusal as it was
+ * when no report can be opened.
  */
 async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, options: RunOptions, deps: CommandDeps, targetOf: TargetOf, error: unknown): Promise<unknown> {
   if (!(error instanceof ExamctlError) || error instanceof InterruptedError || (error.exitCode !== 2 && error.exitCode !== 3)) return error;
@@ -436,7 +430,9 @@ function firstClause(message: string): string {
 /** What became of a --report file that failed: kept under another name (its final replace failed), or not kept. */
 function reportFileFate(failure: ReportWriteError, rebuildHint: string): string {
   if (failure.keptAt === undefined) return `the report file was not kept${rebuildHint}`;
-  return `the finished report was kept at ${failure.keptAt} (move it into place once the file is closed)`;
+  // Another user's entry now at the name (atomic-file.ts, `planted`) is not closed like a file in Excel.
+  const planted = (failure.cause as { planted?: string } | undefined)?.planted !== undefined;
+  return `the finished report was kept at ${failure.keptAt}${planted ? '' : ' (move it into place once the file is closed)'}`;
 }
 
 /**

@@ -1,9 +1,4 @@
-/**
- * The JSON of a run that ended with exit 2, 3, 130 or 70: with --json, stdout still carries one
- * document, so a script reads why the run stopped instead of parsing stderr. A run whose report
- * had started says it in that document (`errorMember`, between its items and its summary); one
- * that reported nothing (a usage error, a malformed file) prints `{ error: {...} }`.
- */
+/** The JSON of a run that ended with exit 2, 3, 130 or 70, so a script need not parse stderr: docs/ci.md. */
 import { ExamctlError, ExitCode, InputFileError, messageOf, InterruptedError, StoreDamagedError, StoreLockedError, TargetError, UsageError } from '../system/errors.js';
 
 /**

@@ -1,9 +1,4 @@
-/**
- * The cells of a run report workbook typed by the field their column was read as, where a value
- * reads back as the same value (docs/input-formats.md, "The .xlsx run report": which fields, and
- * why a failed cell or a date-time without the run's zone stays text); and where a dry run's
- * offending cell is: the column of the field an error names.
- */
+/** A run report workbook's cells typed by their column's field, and a dry run's marked cells: docs/input-formats.md. */
 import { COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, CANDIDATE_COLUMNS } from '../domain/columns.js';
 import { parseBooleanSpelling } from '../domain/coercion.js';
 import { DATE_FIELDS, DATE_TIME_FIELDS } from '../domain/local-time.js';
@@ -121,10 +116,8 @@ export class ReportCellTypes {
   }
 
   /**
-   * A dry run's invalid row: the columns of the fields its errors name (on this row of a
-   * multi-row item), or for a field the map file computes the cells it came from (the one at
-   * fault when it could not); an error that names no column of the row marks its status cell.
-   * `statusAt` is the status cell's index in the row. Each error's words are in error_messages.
+   * The cells of a dry run's invalid row its errors name (docs/input-formats.md, "A dry run marks
+   * the cell"). `statusAt` is the status cell's index in the row.
    */
   marks(errors: readonly Problem[], row: SourceRow | undefined, modes: readonly Column[], statusAt: number): number[] {
     const layout = row === undefined ? [] : this.layoutOf(row, modes);

@@ -40,10 +40,7 @@ export interface ReportFile {
 export function cannotWriteReport(path: string, error: unknown): UsageError & { reason: string } {
   // `reason` without the path, for a message that names the report already (cli/output.ts):
   // one path, spelt once, even when it has spaces (C:\Users\Ann Lee\...).
-  const reason =
-    error instanceof ReplaceFailedError
-      ? `another program holds the file open${error.code === undefined ? '' : ` (${error.code})`}: close it in Excel`
-      : describeSystemError(error, 'directory');
+  const reason = error instanceof ReplaceFailedError ? error.reason : describeSystemError(error, 'directory');
   return Object.assign(new UsageError(`cannot write report ${path}: ${reason}`, { cause: error }), { reason });
 }
 

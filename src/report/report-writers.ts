@@ -1,4 +1,4 @@
-import { quotedValue, type Problem } from '../domain/problem.js';
+import { quotedValue, redactUrl, type Problem } from '../domain/problem.js';
 import type { MappedValue } from '../input/record.js';
 import { isNotSentItem, ITEM_ACTIONS, type ItemAction, type ItemStatus, type ReportEntry, type ReportHeader, type ReportItem, type ReportSink, type ReportSummary, type ReportTarget, type SourceRow, type SyncMemoryNote } from './run-report.js';
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
@@ -96,8 +96,8 @@ function missedRecovery(adopt: string, kind: SyncMemoryNote['kind']): string {
 }
 
 export function describeTarget(target: ReportTarget): string {
-  // A URL's user info (refused when the client is made, after the settings line): never shown, a password may be in it.
-  return target.kind === 'local' ? `local store ${target.store}` : `remote ${target.baseUrl.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1')}`;
+  // A URL's user info or query (refused before a run keeps it; a memory of an older examctl's may hold one): never shown.
+  return target.kind === 'local' ? `local store ${target.store}` : `remote ${redactUrl(target.baseUrl)}`;
 }
 
 function itemJson(item: ReportItem): string {

@@ -66,10 +66,8 @@ export function noDefiniteAnswerReason(why: string, run: string | undefined): st
 export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; baseUrl: string };
 
 /**
- * The target's identity: a local store's path or a remote's base URL (one sync memory, one target
- * of runs). The base URL as given, without trailing slashes, its scheme and host in lower case
- * (RFC 3986: neither is case-sensitive), so `HTTP://Exam.Example.com/` is the server
- * `https://exam.example.com` is. Its path and port are kept as given; a store's in lower case on Windows.
+ * The target's identity, one sync memory and one target of runs (docs/sync.md, "The sync memory"):
+ * a URL's scheme and host in lower case, as RFC 3986 compares them.
  */
 export function targetIdentity(target: ReportTarget, platform = process.platform): string {
   if (target.kind === 'local') return `local ${platform === 'win32' ? target.store.toLowerCase() : target.store}`;

@@ -1,10 +1,4 @@
-/**
- * examctl's own .xlsx writer (SpreadsheetML, ECMA-376 Part 1): a workbook of sheets, each written
- * row by row into a streamed zip entry (zip-writer.ts), waiting whenever the output does. What it
- * writes and the limits of Excel it keeps are docs/input-formats.md, "The .xlsx run report"; each
- * column's format is its style, so a cell typed in later in a text column is text too. Read back
- * by src/input/xlsx-reader.ts, openpyxl, LibreOffice, Excel (scripts/test-interop.mjs).
- */
+/** examctl's own .xlsx writer, each sheet streamed row by row: docs/input-formats.md, "The .xlsx run report". */
 import type { Writable } from 'node:stream';
 import { columnLetters as columnName } from '../input/sheet-rows.js';
 import { encodeXstring } from '../formats/xstring.js';

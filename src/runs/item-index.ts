@@ -1,8 +1,6 @@
 /*
- * What `runs show` and `runs list` keep of a journal while reading it (read-run.ts, `scanRun`):
- * per item one byte of state and the byte offset of the line that decides its report item, not
- * the line. The line is read again (line-buffers.ts, LineReader) only when the item is shown. So reading
- * a run costs 9 bytes an item, whatever its lines hold (errors, notes, removed links).
+ * What `runs show` and `runs list` keep of a journal per item (read-run.ts, `scanRun`), its line
+ * read again when shown: docs/runs.md, "Memory does not follow the run's size".
  */
 
 /** The item has a line in the journal. */

@@ -89,10 +89,8 @@ export async function assertRunHere(runsDir: string, id: string): Promise<void> 
 }
 
 /**
- * Reads a run's journal line by line, in bounded memory: the run's own lines are kept, what the
- * others say of items goes to `fold`. A last line without its newline is a write a kill cut
- * short: ignored. Any other bad line (checksum, format) is damage: refused with the journal's
- * path and line. Returns the journal still open (the caller closes it).
+ * Reads a run's journal line by line in bounded memory, as docs/runs.md's "Reading" says: the
+ * run's own lines kept, the others' to `fold`. Returns the journal still open (the caller closes it).
  */
 export async function readJournal(runsDir: string, id: string, fold: ItemFold): Promise<{ head: JournalHead; handle: FileHandle }> {
   if (!isRunId(id)) throw notARunId(id);
@@ -401,10 +399,8 @@ export interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'targ
 }
 
 /**
- * Every run in the runs directory started at or after `from` (ms; its id says when), newest first;
- * `older`: how many started before, never read. A run whose journal cannot be read is listed
- * with what is known (its id) rather than hiding the others; so is a run `trust` refuses (another
- * user's, a loose run directory, a journal that is not a regular file), which is never read.
+ * The runs `runs list` shows (docs/runs.md), those started at or after `from` (ms) read; `older`
+ * counts the rest. A run unread or refused by `trust` is listed by its id, never hiding others.
  */
 export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infinity): Promise<{ runs: RunListing[]; unreadable: { id: string; reason: string }[]; older: number }> {
   const all = await runIds(runsDir);
@@ -454,11 +450,9 @@ export async function runIds(runsDir: string): Promise<string[]> {
 }
 
 /**
- * The headers of the runs in the directory of `command` on `target` for `population` that
- * started after run `after`, newest first. The same target is the sync memory's
- * (`targetIdentity`); another --population's run sent another export's users (docs/sync.md, "Two
- * exports, two populations"), so it is passed over. Only header lines are read; runs `trust`
- * refuses are passed over.
+ * The headers of the runs of `command` on `target` (as `targetIdentity` says it) for `population`
+ * started after run `after`, newest first (docs/sync.md, "Two exports, two populations": another
+ * population's are passed over, as are runs `trust` refuses). Only header lines are read.
  */
 export async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown }, trust: RunTrust | undefined): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
   for (const id of await runIds(runsDir)) {

@@ -1,19 +1,5 @@
+import { redactUrl } from '../domain/problem.js';
 export type RecordedValue = string | number | boolean | string[];
-
-/** A URL without user info, query or fragment: the parts where a secret can hide. */
-export function redactUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    url.username = '';
-    url.password = '';
-    url.search = '';
-    url.hash = '';
-    return url.toString().replace(/\/$/, '');
-  } catch {
-    // Not a URL: keep only what cannot be a credential-bearing part.
-    return text.replace(/\/\/[^/@]*@/, '//').replace(/[?#].*$/, '');
-  }
-}
 
 /**
  * The options a run journal keeps (docs/runs.md, "What a journal keeps"): only those `names`

@@ -1,10 +1,8 @@
 import type { UnchangedLine } from './journal-lines.js';
 
 /**
- * The units a `--changed-only` run judged unchanged and did not send, as its journal's
- * `unchanged` lines record them (docs/runs.md, "The journal"): runs of consecutive positions,
- * each with the run they matched in the sync memory; a settled position gets no later line.
- * Memory and lookups cost per run of positions, not per unit.
+ * The units a `--changed-only` run did not send, as its journal's `unchanged` lines record them
+ * (docs/runs.md, "The journal"): memory and lookups cost per run of positions, not per unit.
  */
 export class UnchangedPositions {
   /** Sorted, disjoint: first position, count, the run it matched. */

@@ -464,9 +464,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 }
 
 /**
- * How long, and how much, a connection answered before its request body was read goes on being
- * read and discarded after its answer (docs/remote.md, "Lingering close"): the byte bound above
- * any body a client may announce to be refused (16 MiB by default), the time bound for a slow one.
+ * What of a refused request's body is read and discarded after its answer (docs/remote.md, "Lingering
+ * close"): bytes above any body refused for its size (16 MiB by default), time for a slow sender.
  */
 export interface LingerBounds {
   /** Bytes discarded after the answer; more, and the connection is cut. */

@@ -86,6 +86,8 @@ export interface MemoryEntry {
   tentative?: boolean;
   /** Users: the run whose request for this id was first acknowledged (stale-input.ts); absent: unknown (an older examctl, an adoption). */
   joined?: string;
+  /** Users: `joined` is the run a retry's report row named, the retry having created the user (stale-input.ts). */
+  joinedByRetry?: true;
   /**
    * Schedules: the CandidateExtIds of the last request the target acknowledged for the schedule,
    * so a run that leaves some out can say they stay registered (docs/sync.md, "Withdrawn candidates").
@@ -188,6 +190,8 @@ export interface EntryBody {
   t?: true;
   /** Users: the run that created it (MemoryEntry.joined). */
   j?: unknown;
+  /** Users: `j` is a retry's (MemoryEntry.joinedByRetry); an older examctl reads past it. */
+  y?: true;
   /** Schedules: the candidates of the acknowledged request. */
   c?: unknown;
   /** Users: the population. */
@@ -226,6 +230,7 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
   if (links.length > 0) entry.links = links;
   if (body.t === true) entry.tentative = true;
   if (body.j !== undefined) entry.joined = body.j as string;
+  if (body.y === true) entry.joinedByRetry = true;
   if (body.c !== undefined) {
     if (!Array.isArray(body.c) || !body.c.every((candidate) => typeof candidate === 'string')) return 'its candidates are not a list of ids';
     if (body.c.length > 0) entry.candidates = body.c as string[];
@@ -323,6 +328,7 @@ export function entryBody(id: string, entry: MemoryEntry): string {
   if (entry.links !== undefined && entry.links.length > 0) body.h = entry.links;
   if (entry.tentative === true) body.t = true;
   if (entry.joined !== undefined) body.j = entry.joined;
+  if (entry.joinedByRetry === true) body.y = true;
   if (entry.candidates !== undefined && entry.candidates.length > 0) body.c = entry.candidates;
   if (entry.population !== undefined) body.p = entry.population;
   if (entry.fields !== undefined) body.s = entry.fields;

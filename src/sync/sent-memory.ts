@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import { describeTarget, missedRunSentence, otherMemoriesSentence, populationWords, replacedMemorySentence, type SummaryNote } from '../report/report-writers.js';
 import { type ReportTarget, type SourceRow, type SyncMemoryNote } from '../report/run-report.js';
@@ -129,6 +130,10 @@ export class SentMemory<P> {
     const keepsOther = decides && this.flags.requireMemory === true;
     const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
     const population = this.flags.population;
+    // A night that may not go without its memory makes no store (a store moved: the job's path holds none).
+    if (keepsOther && resolved.kind === 'local' && !existsSync(resolved.store)) {
+      throw new UsageError(`--require-memory: there is no local store at ${resolved.store}: moved? point the job at it; nothing was created or sent`);
+    }
     this.instance = await targetInstance(resolved, !dryRun, this.deps);
     const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
     // Its memories under another path (docs/sync.md, "The sync memory").
@@ -376,11 +381,14 @@ export class SentMemory<P> {
     if (memory === undefined || id === undefined || (kept && outcome.action === 'unchanged')) return;
     const digest = this.digestOf(payload);
     if (kept && memory.entries.get(id)?.digest === digest) return;
-    memory.record(id, { digest, run, ...this.keptBeside(id, payload, run) });
+    // A retry's request (a report fed back) is of the run its row names (docs/sync.md, "Stale input").
+    const row = unit.rows?.[0];
+    const retried = this.fedBack ? ((row === undefined ? undefined : reportRunOf(row)) ?? '') : undefined;
+    memory.record(id, { digest, run, ...this.keptBeside(id, payload, run, retried) });
   }
 
   /** What the memory keeps of an acknowledged request besides its digest and run (per kind). */
-  protected keptBeside(_id: string, _payload: P, _run: string): Omit<MemoryEntry, 'digest' | 'run'> {
+  protected keptBeside(_id: string, _payload: P, _run: string, _retried?: string): Omit<MemoryEntry, 'digest' | 'run'> {
     return {};
   }
 

@@ -12,10 +12,16 @@ const ALLOW_DISABLE_RECENT = '--allow-disable-recent';
 /** How many ids and runs the refusal names. */
 const NAMED = 5;
 
-/** What an acknowledged user's entry says of the run that created it: kept, or this run's when the memory held it only as an intent (a joiner) or not at all; none for a retry's (`run` undefined). */
-export function joinedOf(before: MemoryEntry | undefined, run: string | undefined): { joined?: string } {
-  if (before?.joined !== undefined) return { joined: before.joined };
-  return run !== undefined && (before === undefined || before.tentative === true) ? { joined: run } : {};
+/**
+ * What an acknowledged user's entry says of the run that created it: kept, or this run's when the
+ * memory held it only as an intent (a joiner) or not at all; a retry's (`retried`: the run its
+ * report row names, '' for none) is that run's, marked: judged as its joiner, no sign of how new a file is.
+ */
+export function joinedOf(before: MemoryEntry | undefined, run: string, retried?: string): Pick<MemoryEntry, 'joined' | 'joinedByRetry'> {
+  if (before?.joined !== undefined) return { joined: before.joined, ...(before.joinedByRetry === true ? { joinedByRetry: true } : {}) };
+  if (before !== undefined && before.tentative !== true) return {};
+  if (retried === undefined) return { joined: run };
+  return retried === '' ? {} : { joined: retried, joinedByRetry: true };
 }
 
 /** One pass over a population's remembered users (`see`), then the leavers judged (`refuse`). */
@@ -38,7 +44,7 @@ export class StaleInput {
   }
 
   see(entry: MemoryEntry, missing: boolean): void {
-    if (!missing && entry.joined !== undefined && entry.joined > this.newestHeld && !this.byRetry(entry.joined)) this.newestHeld = entry.joined;
+    if (!missing && entry.joined !== undefined && entry.joinedByRetry !== true && entry.joined > this.newestHeld && !this.byRetry(entry.joined)) this.newestHeld = entry.joined;
   }
 
   /**

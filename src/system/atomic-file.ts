@@ -134,10 +134,18 @@ export class ReplaceFailedError extends Error {
     readonly target: string,
     readonly keptAt: string,
     cause: unknown,
+    /** Another user's entry now at the name (trusted-place.ts), when that is why. */
+    readonly planted?: string,
   ) {
     super(`cannot replace ${target} (${describeSystemError(cause)}); the finished file is kept at ${keptAt}`, { cause });
     this.name = 'ReplaceFailedError';
     this.code = (cause as NodeJS.ErrnoException).code;
+  }
+
+  /** Why, in words: another user's entry now at the name, else a program holding the file. */
+  get reason(): string {
+    if (this.planted !== undefined) return `the entry at that name changed during the run: ${this.planted}`;
+    return `another program holds the file open${this.code === undefined ? '' : ` (${this.code})`}: close it in Excel`;
   }
 }
 
@@ -207,7 +215,8 @@ export class ReplacementFile {
       // The temp name still holds the data; say that one.
     }
     tempClosed(this.temp);
-    return new ReplaceFailedError(this.path, keptAt, error);
+    const planted = await (await import('./trusted-place.js')).plantedEntryProblem(this.path).catch(() => undefined);
+    return new ReplaceFailedError(this.path, keptAt, error, planted);
   }
 
   /** Drops what was written; `path` is left as it was. */

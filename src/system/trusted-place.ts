@@ -78,7 +78,8 @@ async function walkUp(dir: string, context: TrustContext): Promise<string | unde
 export async function directoriesProblem(path: string, context: TrustContext, realPath?: string): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const named = dirname(resolve(path));
-  const problem = await walkUp(named, context);
+  // Another user's link at the name or on the way picks which of the user's places is used: refused.
+  const problem = (await walkUp(named, context)) ?? (await plantedEntryProblem(path, context, false));
   if (problem !== undefined) return problem;
   const real = realPath ?? (await realpath(named).catch(() => undefined));
   const realDir = realPath === undefined ? real : dirname(realPath);
@@ -148,8 +149,11 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
   if (problem !== undefined) throw new UntrustedPlaceError(place, path, problem);
 }
 
-/** Why an output must not be written (docs/security.md, "The report place is checked before sending"). */
-export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext()): Promise<string | undefined> {
+/**
+ * Why an output must not be written (docs/security.md, "The report place is checked before
+ * sending"), or a place not used (`replaced` false: the entry at the name is read, not renamed over).
+ */
+export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext(), replaced = true): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const full = resolve(path);
   // Another user's entry at the name or link on the way, where others write; a file a sticky folder keeps.
@@ -157,7 +161,7 @@ export async function plantedEntryProblem(path: string, context: TrustContext = 
     const entry = await lstat(at).catch(() => undefined);
     const dir = entry && (await stat(dirname(at)).catch(() => undefined));
     if (entry === undefined || dir === undefined || entry.uid === context.uid) continue;
-    const sticky = at === full && entry.isFile() && dir.mode & 0o1000 && context.uid && dir.uid !== context.uid;
+    const sticky = replaced && at === full && entry.isFile() && dir.mode & 0o1000 && context.uid && dir.uid !== context.uid;
     if (!sticky && (entry.uid === 0 || !entryProblem(at, dir, context))) continue;
     if (!sticky && (at === full ? entry.isFile() : !entry.isSymbolicLink())) continue;
     const where = sticky ? 'sticky folder (only its owner may replace it)' : 'folder another user can write';

@@ -66,7 +66,7 @@ describe('config set-profile keeps the settings', () => {
       await writeFile(join(dir, 'bad-map.json'), '{\n  "Hierarchies": {"column": "Dept", "flags": {"X": "boss"}}\n}');
       expect((await cli(dir, ['config', 'set-profile', 'school', '--base-url', 'https://exam.example.org'])).code).toBe(0);
       const cases: [string[], string][] = [
-        [['--map-file', 'bad-map.json'], '--map-file bad-map.json:2: "Hierarchies" > "flags" > "X": unknown flag "boss"'],
+        [['--map-file', 'bad-map.json'], '--map-file bad-map.json:2: "Hierarchies" > "flags" > "X": not a flag: one of coordinator'],
         [['--map-file', 'nope.json'], '--map-file nope.json: cannot read: no such file'],
         [['--timezone', 'Europe/Atlantis'], '--timezone: unknown time zone "Europe/Atlantis"'],
         [['--date-format', 'DD.MM.YY'], '--date-format DD.MM.YY: unknown token "YY"'],

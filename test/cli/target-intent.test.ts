@@ -146,17 +146,50 @@ describe('EXAMCTL_TARGET=remote beside EXAMCTL_BASE_URL', () => {
     }));
 });
 
-describe('a base URL with user info (trial 13)', () => {
-  it('is refused, and no line before the refusal shows its password', () =>
+/** The files under `dir` (but the config file) that hold `secret`. */
+async function filesHolding(dir: string, secret: string): Promise<string[]> {
+  const { readdir } = await import('node:fs/promises');
+  const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile() && entry.name !== 'config.json');
+  const held = await Promise.all(files.map(async (entry) => ((await readFile(join(entry.parentPath, entry.name), 'utf8')).includes(secret) ? [entry.name] : [])));
+  return held.flat();
+}
+
+describe('a base URL with user info or a query (trial 13, trial31 F08)', () => {
+  it('is refused before any line or file: no target line, no sync memory, no journal', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), USERS);
-      for (const url of ['http://u:s3cret-pw@127.0.0.1:8765', 'http://u:s3cret@pw@127.0.0.1:8765/']) {
-        const run = await cli(dir, SYNC, { EXAMCTL_BASE_URL: url, EXAMCTL_TOKEN: 'tok' });
-        expect(run.code).toBe(2);
-        expect(run.stderr).toContain('must not contain a user name or password');
-        expect(run.stderr).toContain('remote http://127.0.0.1:8765');
-        expect(`${run.stdout}${run.stderr}`).not.toMatch(/s3cret/);
+      const urls = ['http://u:s3cret-pw@127.0.0.1:8765', 'http://u:s3cret@pw@127.0.0.1:8765/', 'https://127.0.0.1:9/?api_key=s3cret-key', 'https://127.0.0.1:9/#s3cret'];
+      for (const url of urls) {
+        for (const how of [{ env: { EXAMCTL_BASE_URL: url }, args: [] }, { env: {}, args: ['--base-url', url] }] as { env: Record<string, string>; args: string[] }[]) {
+          const run = await cli(dir, [...how.args, 'user', 'sync', '--file', 'users.csv', '--yes', '--json'], { ...how.env, EXAMCTL_TOKEN: 'tok', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+          expect(run.code).toBe(2);
+          expect(run.stderr).toMatch(/^examctl: (EXAMCTL_BASE_URL|--base-url): must not contain a (user name or password|query string or fragment)[^\n]*\n$/);
+          expect(`${run.stdout}${run.stderr}`).not.toMatch(/s3cret/);
+        }
       }
+      const invalid = await cli(dir, ['--base-url', 'https://u:s3cret@ho st:9', 'user', 'sync', '--file', 'users.csv', '--yes', '--json'], { EXAMCTL_TOKEN: 'tok', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      expect(invalid.stderr).toBe('examctl: --base-url: not a valid URL: "https://ho st:9" (expected e.g. https://exam.example.com)\n');
+      expect(`${invalid.stdout}${invalid.stderr}`).not.toMatch(/s3cret/);
+      expect(await filesHolding(dir, 's3cret')).toEqual([]);
+      expect(existsSync(join(dir, 'synced'))).toBe(false);
+    }));
+
+  it("a profile's: config list and show print it without them, a run with it is refused, a profile not used is said without them", () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      await mkdir(join(dir, '.config'), { recursive: true, mode: 0o700 });
+      const profiles = { p: { baseUrl: 'https://u:CfgSecret123456@x.example' }, q: { baseUrl: 'https://x.example/?api_key=CfgSecret123456' } };
+      await writeFile(join(dir, '.config', 'config.json'), JSON.stringify({ profiles, defaultProfile: 'q' }), { mode: 0o600 });
+      const list = await cli(dir, ['config', 'list']);
+      expect(list.stdout).toBe('  p  https://x.example  token: not set\n* q  https://x.example  token: not set\n');
+      const runs = [await cli(dir, ['config', 'show', '--json']), await cli(dir, ['--profile', 'p', ...SYNC]), await cli(dir, SYNC), await cli(dir, ['--target', 'local', ...SYNC])];
+      expect(runs.map((run) => run.code)).toEqual([0, 2, 2, 0]);
+      expect(runs[1]!.stderr).toBe('examctl: profile p: baseUrl: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile\n');
+      expect(runs[3]!.stderr).toContain('the default profile q is not used: --target local names another target than its own, remote https://x.example;');
+      expect(JSON.stringify([list, ...runs])).not.toContain('CfgSecret');
+      const changed = await cli(dir, ['config', 'set-profile', 'p', '--base-url', 'https://y.example']);
+      expect(changed.stderr).toContain('profile p: base URL changed, https://x.example -> https://y.example');
+      expect(await filesHolding(dir, 'CfgSecret')).toEqual([]);
     }));
 });
 

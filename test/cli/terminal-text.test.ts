@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { terminalLine, terminalLines } from '../../src/formats/terminal-text.js';
+import { terminalLine, terminalLines, terminalStdout } from '../../src/formats/terminal-text.js';
 
 describe('terminal text', () => {
   it('turns every C0 and C1 control character but tab and line feed into ?, in both forms', () => {
@@ -17,6 +17,13 @@ describe('terminal text', () => {
       expect(terminalLine(`a${String.fromCharCode(cp)}b`)).toBe('a?b');
     }
     expect(terminalLine('שלום Zoë Ødegård 😀')).toBe('שלום Zoë Ødegård 😀');
+  });
+
+  it('turns the line and paragraph separators into ?; stdout on a terminal writes what JSON leaves raw as escapes', () => {
+    expect(terminalLine('a\u2028b\u2029c')).toBe('a?b?c');
+    const written: string[] = [];
+    void terminalStdout({ write: (text) => void written.push(text) }).write(`${JSON.stringify({ v: 'a\x1b\x7f\x9b\x85\u202e\u2069\u2028\u2029שלום' })}\n\x1b[36m`);
+    expect(written).toEqual(['{"v":"a\\u001b\\u007f\\u009b\\u0085\\u202e\\u2069\\u2028\\u2029שלום"}\n\x1b[36m']);
   });
 
   it('one line: a line break is shown as \\n or \\r, a tab as a space; several lines: they stay, a lone carriage return does not', () => {

@@ -87,6 +87,27 @@ describe('the terminal gate', () => {
     });
   });
 
+  it('JSON on a terminal (-o json, -o ndjson, --json, the error document): C1, bidi and U+2028 as escapes, the same values; into a pipe unchanged', async () => {
+    await withTempDir(async (dir) => {
+      const session = JSON.parse((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json'])).stdout) as { Results: Record<string, unknown>[] };
+      (session.Results[0] as Record<string, unknown>).CandidateExtId = 'stu-\x9b2J\x9d0;x\x9c\x85\u202e\u2066\u2028';
+      const api = { getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }), close: async () => undefined } as unknown as IntegrationApi;
+      const UNESCAPED = /[\x80-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+      for (const output of [['-o', 'json'], ['-o', 'ndjson'], ['--json']]) {
+        const parsed = (text: string): unknown => (output[1] === 'ndjson' ? text.trim().split('\n').map((line) => JSON.parse(line)) : JSON.parse(text));
+        const onTerminal = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', ...output], { openApi: async () => api, stdoutIsTTY: true });
+        const intoPipe = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', ...output], { openApi: async () => api, stdoutIsTTY: false });
+        expect(onTerminal.stdout).toContain('stu-\\u009b2J\\u009d0;x\\u009c\\u0085\\u202e\\u2066\\u2028');
+        expect(onTerminal.stdout).not.toMatch(UNESCAPED);
+        expect(parsed(onTerminal.stdout)).toEqual(parsed(intoPipe.stdout));
+        expect(intoPipe.stdout).toContain('stu-\x9b2J\x9d0;x\x9c\x85\u202e\u2066\u2028');
+      }
+      const refused = await cli(dir, ['--json', '--x\x9b\u202e', 'runs', 'list'], { stdoutIsTTY: true });
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toContain('--x\\u009b\\u202e');
+    });
+  });
+
   it.skipIf(process.platform !== 'linux')('review-session show -o xlsx of many sessions on a terminal: refused, the sessions held aside past 8 MB let go', async () => {
     await withTempDir(async (dir) => {
       const session = JSON.parse((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json'])).stdout) as { Results: unknown[] };

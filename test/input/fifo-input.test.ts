@@ -69,6 +69,24 @@ describe.skipIf(process.platform === 'win32')('--file naming a FIFO with no writ
       expect(JSON.parse(io.stdout.text)).toMatchObject({ summary: { ok: 2 } });
     }));
 
+  it('synced adopt -f (repeatable) has the same gate: CI=true exit 2 at once; at a terminal Ctrl-C ends the wait (130)', () =>
+    withTempDir(async (dir) => {
+      execFileSync('mkfifo', [join(dir, 'in.csv')]);
+      const adopt = ['--target', 'local', '--store', 'store', 'synced', 'adopt', '-f', 'in.csv', '--yes'];
+      const ci = testDeps(dir, { isTTY: true }, { CI: 'true' });
+      expect(await runCli(adopt, ci.deps)).toBe(2);
+      expect(ci.stderr.text).toContain('--file: in.csv is a named pipe (FIFO) with no writer, and nobody can start one here');
+      const interrupt = new AbortController();
+      const stderr = waitingSink(async () => interrupt.abort());
+      expect(await runCli(adopt, testDeps(dir, { isTTY: true, stderr, signal: interrupt.signal }).deps)).toBe(130);
+      const twice = testDeps(dir, {}, { CI: 'true' });
+      expect(await runCli([...adopt, '-f', '/dev/zero'], twice.deps)).toBe(2);
+      expect(twice.stderr.text).toContain('--file: /dev/zero is a device, not a file');
+      const both = testDeps(dir, {}, { CI: 'true' });
+      expect(await runCli([...adopt, '-f', '-'], both.deps)).toBe(2);
+      expect(both.stderr.text).toContain('--file: one pipe (or -) at most is read, once');
+    }));
+
   it('a process substitution <(cat users.csv) under CI=true: read like --file -', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), USERS);

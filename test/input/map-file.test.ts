@@ -148,7 +148,7 @@ describe('value tables', () => {
       await writeFile(join(dir, 'alike.json'), JSON.stringify({ 'Year group': { field: 'Labels', values: { 'Year 12': 'Y12', ' YEAR  12': 'Y13' } } }));
       const alike = await run(dir, ['user', 'sync', '--file', 'year.csv', '--map-file', 'alike.json', '--set', 'UserName=x', '--dry-run']);
       expect(alike.code).toBe(2);
-      expect(alike.stderr).toContain('"Year 12" and " YEAR  12" are one word to examctl (case, and whitespace around or repeated, do not matter) but stand for "Y12" and "Y13"');
+      expect(alike.stderr).toContain('"Year 12" and " YEAR  12" are one word to examctl (case, and whitespace around or repeated, do not matter) but stand for different values');
     }));
 
   it('what is sent is the platform word, never the export word (a loopback server sees the requests)', () =>
@@ -288,18 +288,18 @@ describe('computed fields', () => {
 
 describe('map file refusals name the file, the line and the key', () => {
   const cases: [string, string, string][] = [
-    ['an unknown flag', '{\n  "Hierarchies": {\n    "column": "Department",\n    "flags": {\n      "Exams Officer": "coordinater"\n    }\n  }\n}', 'bad.json:5: "Hierarchies" > "flags" > "Exams Officer": unknown flag "coordinater": one of coordinator, administrator, reports, rescoring'],
+    ['an unknown flag', '{\n  "Hierarchies": {\n    "column": "Department",\n    "flags": {\n      "Exams Officer": "coordinater"\n    }\n  }\n}', 'bad.json:5: "Hierarchies" > "flags" > "Exams Officer": not a flag: one of coordinator, administrator, reports, rescoring'],
     ['an unknown key in an entry', '{\n  "Subject": {\n    "field": "Labels",\n    "value": {"Maths": "M"}\n  }\n}', 'bad.json:2: "Subject": unknown key "value": an entry takes "field", "values", "default"'],
     ['a word that is not a string', '{\n  "Subject": {\n    "field": "Labels",\n    "values": {\n      "Maths": 7\n    }\n  }\n}', 'bad.json:5: "Subject" > "values" > "Maths": expected the platform\'s value (a string)'],
     ['column and template both', '{"UserName": {"column": "Login", "template": "{A}"}}', 'bad.json:1: "UserName": give "column" or "template" (one of them)'],
-    ['a template naming no column', '{\n"UserName": {"template": "fixed"}}', 'bad.json:2: "UserName" > "template": "fixed" names no column ({Column name}); a value for every row is --set\'s'],
-    ['a template with a brace left open', '{"UserName": {"template": "{Given name.{Surname}"}}', '"UserName" > "template": "{Given name.{Surname}" in "{Given name.{Surname}" is not a column name'],
+    ['a template naming no column', '{\n"UserName": {"template": "fixed"}}', 'bad.json:2: "UserName" > "template": it names no column ({Column name}); a value for every row is --set\'s'],
+    ['a template with a brace left open', '{"UserName": {"template": "{Given name.{Surname}"}}', '"UserName" > "template": the braces at character 1 hold no column name (write {{ for a brace itself)'],
     ['two words that match alike but differ', '{"S": {"field": "Labels", "values": {"Maths": "A",\n "MATHS": "B"}}}', 'bad.json:2: "S" > "values" > "MATHS": "Maths" and "MATHS" are one word to examctl'],
     ['a default without values', '{"S": {"field": "Labels", "default": "x"}}', '"S" > "default": a "default" needs "values"'],
     ['flags on another field', '{"Labels": {"column": "Dept", "flags": {"X": "reports"}}}', '"Labels" > "flags": "flags" add permissions to memberships: only a Hierarchies entry takes them'],
     ['a key given twice', '{"Subject": "Labels",\n"Subject": "Hierarchies"}', 'bad.json:2: "Subject" is mapped twice (first on line 1)'],
     ['a word given twice', '{"S": {"field": "Labels", "values": {"A": "1",\n "A": "2"}}}', 'bad.json:2: "S" > "values" > "A" is given twice (first on line 1)'],
-    ['an unknown field', '{\n"Student ID": "ExternalId",\n"Nick": "Nickname"}', '--map-file bad.json:3 "Nick": "Nick=Nickname": unknown field "Nickname"'],
+    ['an unknown field', '{\n"Student ID": "ExternalId",\n"Nick": "Nickname"}', '--map-file bad.json:3 "Nick": its value is not a field name; the fields of user sync: ExternalId,'],
     ['an unknown computed field', '{\n"Nickname": {"template": "{A}"}}', '--map-file bad.json:2 "Nickname": unknown field "Nickname"'],
     ['not JSON', '{\n"a": "ExternalId",\n}', 'bad.json:3: not valid JSON'],
   ];
@@ -312,6 +312,25 @@ describe('map file refusals name the file, the line and the key', () => {
       expect(stderr).not.toContain('not-there');
     }),
   );
+
+  it('a token file in JSON given as a map file: line and key, never its value (stderr and --json)', () =>
+    withTempDir(async (dir) => {
+      const secret = 'Zq7Vt3Rk9wLm2PxB8nHc4JdY6sQe1';
+      await writeFile(join(dir, 'creds.json'), JSON.stringify({ token: secret, template: { template: `{${secret}` }, flags: { column: 'A', flags: { X: secret } } }));
+      for (const json of [[], ['--json']]) {
+        const { code, stdout, stderr } = await run(dir, ['user', 'sync', '--file', 'not-there.csv', '--map-file', 'creds.json', '--dry-run', ...json]);
+        expect(code).toBe(2);
+        expect(`${stdout}${stderr}`).toContain('creds.json:1');
+        expect(`${stdout}${stderr}`).not.toContain(secret.slice(0, 8));
+      }
+      for (const entry of [{ template: { template: `{${secret}` } }, { Hierarchies: { column: 'A', flags: { X: secret } } }, { a: { field: 'Labels', values: { x: secret, X: 'other' } } }]) {
+        await writeFile(join(dir, 'one.json'), JSON.stringify(entry));
+        const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'not-there.csv', '--map-file', 'one.json', '--dry-run']);
+        expect(code).toBe(2);
+        expect(stderr).toContain('one.json:1');
+        expect(stderr).not.toContain(secret.slice(0, 8));
+      }
+    }));
 
   it('a map file over the size limit is refused by its size, not read (a sparse 700 MB file)', () =>
     withTempDir(async (dir) => {

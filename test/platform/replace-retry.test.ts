@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lchown, mkdir, readdir, readFile, rename, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { retryWhileBusy, type ReplaceOps } from '../../src/system/busy-retry.js';
 import { keptNameFor, ReplaceFailedError, ReplacementFile, writeFileAtomic } from '../../src/system/atomic-file.js';
-import { openReportFile } from '../../src/report/report-file.js';
+import { cannotWriteReport, openReportFile } from '../../src/report/report-file.js';
 import { checkReplaceable } from '../../src/system/output-file.js';
 import { withTempDir } from '../support/temp-dir.js';
 
@@ -103,6 +103,25 @@ describe('an atomic replace while another program briefly holds the target', () 
       expect(await readFile(kept, 'utf8')).toBe('id,status\nu1,ok\n');
       expect(await readFile(target, 'utf8')).toBe('old report');
       expect((await readdir(dir)).filter((name) => name.startsWith('.atomic-'))).toEqual([]);
+    }));
+
+  // trial31 F11: the rename fails (EPERM) because another user put their entry at the name while the run sent.
+  it.skipIf(process.getuid?.() !== 0)("another user's link put at the name during the run is said as such, never 'close it in Excel'", () =>
+    withTempDir(async (dir) => {
+      const shared = join(dir, 'shared');
+      const target = join(shared, 'report.csv');
+      await mkdir(shared);
+      const file = await ReplacementFile.open(target, { keepOnFailedReplace: true, ops: failingRename('EPERM', Infinity, target), retry: noWait });
+      await file.writer.write('id,status\nu1,ok\n');
+      await symlink(join(dir, 'precious.csv'), target);
+      await lchown(target, 1234, 1234);
+      await chmod(shared, 0o1777);
+      const error = await file.commit().then(() => undefined, (caught: unknown) => caught);
+      expect((error as ReplaceFailedError).planted).toContain(`${target} is already there, owned by uid 1234`);
+      const { reason } = cannotWriteReport(target, error);
+      expect(reason).toMatch(/^the entry at that name changed during the run: \S+ is already there, owned by uid 1234, in a folder another user can write: choose another path$/);
+      const excel = cannotWriteReport(target, new ReplaceFailedError(target, `${target}.kept`, busy('EPERM')));
+      expect(excel.reason).toBe('another program holds the file open (EPERM): close it in Excel');
     }));
 
   it('names the kept file beside the target with the same extension', () => {

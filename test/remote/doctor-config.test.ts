@@ -64,16 +64,16 @@ describe('examctl doctor', () => {
 
   it('remote, a redirect: not healthy, naming the Location and the base URL to set; not followed', async () => {
     await withTempDir(async (dir) => {
-      server.fallback = { status: 308, headers: { location: 'https://exam.example.test/api/v1/integrations/external/review-sessions/x' } };
+      server.fallback = { status: 308, headers: { location: 'https://127.0.0.1/api/v1/integrations/external/review-sessions/x' } };
       const { code, stdout } = await cli(dir, ['--base-url', server.url, 'doctor'], { EXAMCTL_TOKEN: TOKEN });
       expect(code).toBe(3);
-      expect(stdout).toMatch(/FAIL\s+authorised\s+answered HTTP 308 to https:\/\/exam\.example\.test\/api\/v1\/integrations\/external\/review-sessions\/x/);
-      expect(stdout).toContain('set --base-url to https://exam.example.test');
+      expect(stdout).toMatch(/FAIL\s+authorised\s+answered HTTP 308 to https:\/\/127\.0\.0\.1\/api\/v1\/integrations\/external\/review-sessions\/x/);
+      expect(stdout).toContain('set --base-url to https://127.0.0.1');
       expect(server.requests).toHaveLength(1);
       // The advice names the setting the URL came from (trial 10, F09).
-      expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN, EXAMCTL_BASE_URL: server.url })).stdout).toContain('set EXAMCTL_BASE_URL to https://exam.example.test');
+      expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN, EXAMCTL_BASE_URL: server.url })).stdout).toContain('set EXAMCTL_BASE_URL to https://127.0.0.1');
       expect((await cli(dir, ['config', 'set-profile', 'hr', '--base-url', server.url, '--default'])).code).toBe(0);
-      expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN, EXAMCTL_PROFILE: 'hr' })).stdout).toContain('set profile hr: baseUrl to https://exam.example.test');
+      expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN, EXAMCTL_PROFILE: 'hr' })).stdout).toContain('set profile hr: baseUrl to https://127.0.0.1');
     });
   });
 

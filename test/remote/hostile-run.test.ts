@@ -156,15 +156,15 @@ describe('hostile answers through a whole run', () => {
 
   it('a redirect: exit 3 at the first answer naming the Location; no record is marked failed', async () => {
     server = await startHostileServer((_request, res) => {
-      res.writeHead(301, { location: 'https://exam.example.test/api/v1/integrations/user' });
+      res.writeHead(301, { location: 'https://127.0.0.1/api/v1/integrations/user' });
       res.end();
     });
     await withTempDir(async (dir) => {
       const { code, stdout, stderr } = await sync(dir, server!.url, ['--concurrency', '1']);
       expect(code).toBe(3);
-      expect(stderr).toContain('set --base-url to https://exam.example.test');
+      expect(stderr).toContain('set --base-url to https://127.0.0.1');
       // The code said once.
-      expect(stderr).toContain('POST /user answered HTTP 301 to https://exam.example.test/api/v1/integrations/user:');
+      expect(stderr).toContain('POST /user answered HTTP 301 to https://127.0.0.1/api/v1/integrations/user:');
       const report = JSON.parse(stdout) as { summary: { failed: number } };
       expect(report.summary.failed).toBe(0);
       expect(server!.requests).toHaveLength(1);

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createRemoteClient, unreadAnswer } from '../../src/api/remote-client.js';
+import { createRemoteClient, redirectWords, unreadAnswer } from '../../src/api/remote-client.js';
 import { ResponseBudgetError, ResponseTooLargeError } from '../../src/api/http-pool.js';
 import { parseRetryAfter } from '../../src/api/retry-loop.js';
 import { AnswerUnreadableError, NeverSentTargetError, TargetError, TransientTargetError, UsageError } from '../../src/system/errors.js';
+import { openStateHttp } from '../../src/context/state-http.js';
 import { json, largeBody, startHostileServer, trickle, type HostileServer } from '../support/hostile-server.js';
 
 /** Issues 22 and 26: the remote client against servers that do what no honest server does. */
@@ -201,9 +202,9 @@ describe('interrupt grace', () => {
 });
 
 describe('redirects', () => {
-  it('a 307 stops at the first answer naming the Location and the base URL to set; never followed', async () => {
+  it('a 307 stops at the first answer naming the Location and the base URL to set (same host, https); never followed', async () => {
     server = await startHostileServer((_request, res) => {
-      res.writeHead(307, { location: 'https://exam.example.test/portal/api/v1/integrations/user' });
+      res.writeHead(307, { location: 'https://127.0.0.1/portal/api/v1/integrations/user' });
       res.end();
     });
     const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, ...noWait });
@@ -211,11 +212,36 @@ describe('redirects', () => {
       const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
       expect(failure).toBeInstanceOf(NeverSentTargetError);
       expect((failure as TargetError).exitCode).toBe(3);
-      expect((failure as Error).message).toContain('https://exam.example.test/portal/api/v1/integrations/user');
-      expect((failure as Error).message).toContain('set --base-url to https://exam.example.test/portal');
+      expect((failure as Error).message).toContain('https://127.0.0.1/portal/api/v1/integrations/user');
+      expect((failure as Error).message).toContain('set --base-url to https://127.0.0.1/portal');
       expect(server.requests).toHaveLength(1);
     } finally {
       await client.close();
+    }
+  });
+
+  it('a Location on another host, or plain http from https, is named, never advised as the base URL (whoever answered may not be the service)', () => {
+    const words = (location: string) => redirectWords(301, location, 'https://exam.example.test/api/v1/integrations/user', (text) => text);
+    const check = "check with the service's owner before changing --base-url";
+    expect(words('https://evil.example/api/v1/integrations/user')).toContain(`to https://evil.example/api/v1/integrations/user: examctl follows no redirect (the token would go along); it points to another host: ${check}`);
+    expect(words('http://exam.example.test/api/v1/integrations/user')).toContain(`it points to another scheme (http:): ${check}`);
+    expect(words('//evil.example/api/v1/integrations/user')).not.toContain('set --base-url');
+    expect(words('/new/api/v1/integrations/user')).toContain('set --base-url to https://exam.example.test/new');
+  });
+
+  it("the state service's redirect: not followed, its Location named, no address advised", async () => {
+    server = await startHostileServer((_request, res) => {
+      res.writeHead(307, { location: 'https://evil.example/state' });
+      res.end();
+    });
+    const state = openStateHttp(`${server.url}/state/x`, {});
+    try {
+      const failure = await state.exchange('LOCK', `${server.url}/state/x`).then(() => undefined, (error: unknown) => error);
+      expect((failure as TargetError).exitCode).toBe(3);
+      expect((failure as Error).message).toContain("(307 to https://evil.example/state): not followed, so the credentials go nowhere else; check with the service's owner");
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      await state.close();
     }
   });
 });

@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost } from '../../src/api/url-policy.js';
+import { describeTarget } from '../../src/report/report-writers.js';
 
 /** What the check said before its fast path: ipaddr.js for every host but localhost. */
 function byIpaddr(hostname: string): boolean {
@@ -17,5 +18,15 @@ describe('isLoopbackHost', () => {
       'localhost', 'LOCALHOST', 'localhost.evil.com', '127.0.0.1.evil.com', 'exam.example.com', '',
     ];
     for (const host of hosts) expect(isLoopbackHost(host), host).toBe(byIpaddr(host));
+  });
+});
+
+describe('a base URL as shown (trial31 F08)', () => {
+  it('never with its user info, query or fragment: a memory or journal of an older examctl may hold them', () => {
+    for (const baseUrl of ['https://u:pw-SECRET@h.example/t?api_key=SECRET#SECRET', 'https://u:pw@SECRET@h.example/t/', 'https://u:SECRET@h .example/t?k=SECRET']) {
+      const shown = describeTarget({ kind: 'remote', baseUrl });
+      expect(shown).toMatch(/^remote https:\/\/h ?\.example\/t$/);
+      expect(shown).not.toContain('SECRET');
+    }
   });
 });

@@ -146,6 +146,11 @@ describe('a local store replaced at the same path (QA D2)', () => {
     renameSync(join(dir, 'store'), join(dir, 'moved'));
     const shown = await examctl(['synced', 'show', '--json'], dir, env);
     expect((JSON.parse(shown.stdout) as { memories: { replaced?: boolean }[] }).memories.map((memory) => memory.replaced)).toEqual([undefined]);
+    // The job still pointing at the old path: its --require-memory night makes no store there (trial32 F09).
+    const old = await sync('--require-memory');
+    expect(old.code).toBe(2);
+    expect(old.stderr).toContain(`--require-memory: there is no local store at ${join(dir, 'store')}: moved? point the job at it; nothing was created or sent`);
+    expect(existsSync(join(dir, 'store'))).toBe(false);
     const night = await examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', 'moved', '--json', ...NIGHTLY], dir, env);
     expect(night.code, night.stderr).toBe(0);
     expect(night.stderr).toContain('took in');

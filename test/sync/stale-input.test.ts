@@ -56,24 +56,33 @@ describe('an older night\'s file run again', () => {
       expect(await disabled(dir)).toEqual(['st-new-1', 'st-new-2']);
     }));
 
-  it("a joiner a morning retry created (its night's row refused) is no recent joiner once it leaves: a retry records no file (trial28 f03)", () =>
+  it("a joiner a morning retry created is its row's night's joiner: an older export run again is refused naming it (trial32 F03); really gone, it goes with the flag", () =>
     withTempDir(async (dir) => {
       const staff = Array.from({ length: 20 }, (_, i) => `r-${i}`);
       write(dir, 'n0.csv', staff);
-      expect((await cli(dir, nightly('n0.csv'))).code).toBe(0);
+      const n0 = await cli(dir, nightly('n0.csv'));
+      expect(n0.code).toBe(0);
       write(dir, 'n1.csv', [...staff, 'r-new']);
       writeFileSync(join(dir, 'n1.csv'), readFileSync(join(dir, 'n1.csv'), 'utf8').replace('r-new@example.test', 'not-an-email'));
-      expect((await cli(dir, nightly('n1.csv', '--report', 'n1-report.csv'))).code).toBe(1);
+      const n1 = await cli(dir, nightly('n1.csv', '--report', 'n1-report.csv'));
+      expect(n1.code).toBe(1);
+      const n1Run = (JSON.parse(n1.stdout) as { run: string }).run;
       writeFileSync(join(dir, 'fixed.csv'), readFileSync(join(dir, 'n1-report.csv'), 'utf8').replace('not-an-email', 'r-new@example.test'));
       const retry = await cli(dir, ['user', 'sync', '--file', 'fixed.csv', '--only-failed', '--target', 'local', '--store', 'store', '--population', 'staff']);
       expect(retry.code, retry.stderr).toBe(0);
-      // Its user records no creating run, so no later night judges by it, however many runs later (trial30 F01).
+      // Recorded as night 1's joiner, marked a retry's: no sign of how new a file is, however many runs later (trial29 F05, trial30 F01).
       const memory = readFileSync(join(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 'users.ndjson'), 'utf8');
-      expect(memory.split('\n').filter((line) => line.includes('"id":"r-new"')).at(-1)).not.toContain('"j":');
+      expect(memory.split('\n').filter((line) => line.includes('"id":"r-new"')).at(-1)).toContain(`"j":"${n1Run}","y":true`);
       write(dir, 'n2.csv', [...staff, 'r-new']);
       expect((await cli(dir, nightly('n2.csv'))).code).toBe(0);
-      write(dir, 'n3.csv', staff.toReversed());
-      const left = await cli(dir, nightly('n3.csv'));
+      // Night 0's users exported again: r-new, created after every user it holds, is not disabled.
+      write(dir, 'n0-again.csv', staff.toReversed());
+      const stale = await cli(dir, nightly('n0-again.csv'));
+      expect(stale.code, stale.stderr).toBe(2);
+      expect(stale.stderr).toContain(`(r-new; created by run ${n1Run})`);
+      expect(await disabled(dir)).toEqual([]);
+      // Really gone (a joiner who left the next night looks the same): it goes with the flag.
+      const left = await cli(dir, nightly('n0-again.csv', '--allow-disable-recent'));
       expect(left.code, left.stderr).toBe(0);
       expect(await disabled(dir)).toEqual(['r-new']);
     }));

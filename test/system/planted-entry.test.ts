@@ -1,7 +1,9 @@
-import { mkdirSync, chmodSync, lchownSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, chmodSync, chownSync, lchownSync, symlinkSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { plantedEntryProblem } from '../../src/system/trusted-place.js';
+import { directoryProblem, openedProblem, plantedEntryProblem } from '../../src/system/trusted-place.js';
+import { examctlStep } from '../support/in-process.js';
 import { withTempDir } from '../support/temp-dir.js';
 
 const root = process.getuid?.() === 0;
@@ -58,6 +60,49 @@ describe.skipIf(process.platform === 'win32')('an entry another user planted at 
         // trial23 f11: root's own plain file in a sticky folder is no more replaceable by another user's rename.
         writeFileSync(join(folder, 'roots.csv'), 'old');
         expect(await plantedEntryProblem(join(folder, 'roots.csv'), { uid: as, home: dir }) !== undefined, mode.toString(8)).toBe(refused);
+      }
+    }));
+});
+
+describe.skipIf(process.platform === 'win32')("another user's link at the name of a place examctl takes trust from", () => {
+  // trial31 F04: her link in /tmp to the user's prod store or config picked which of the user's places a job used.
+  it.skipIf(!root)("a place named through another user's link in a folder others can write is refused; the user's link or root's is followed", () =>
+    withTempDir(async (dir) => {
+      const home = join(dir, 'home');
+      const shared = join(dir, 'shared');
+      mkdirSync(join(home, 'store'), { recursive: true });
+      writeFileSync(join(home, 'token'), 't', { mode: 0o600 });
+      for (const path of [home, join(home, 'store'), join(home, 'token')]) chownSync(path, 4242, 4242);
+      mkdirSync(shared);
+      chmodSync(shared, 0o1777);
+      const context = { uid: 4242, home };
+      for (const [owner, refused] of [[1234, true], [0, false], [4242, false]] as const) {
+        const [store, token] = [join(shared, `store-${owner}`), join(shared, `token-${owner}`)];
+        symlinkSync(join(home, 'store'), store);
+        symlinkSync(join(home, 'token'), token);
+        lchownSync(store, owner, owner);
+        lchownSync(token, owner, owner);
+        const words = (at: string) => (refused ? `${at} is already there, owned by uid ${owner}, in a folder another user can write: choose another path` : undefined);
+        expect(await directoryProblem(store, context)).toBe(words(store));
+        // A place not there yet under her link (a runs or sync directory examctl would make).
+        expect(await directoryProblem(join(store, 'runs'), context)).toBe(words(store));
+        const handle = await open(token, 'r');
+        expect(await openedProblem(token, handle, context).finally(() => handle.close())).toBe(words(token));
+      }
+    }));
+  it.skipIf(!root)("--store naming her link is judged as named, not after the link is resolved: local init and local export refuse it; root's link is followed", () =>
+    withTempDir(async (dir) => {
+      const shared = join(dir, 'shared');
+      mkdirSync(shared);
+      mkdirSync(join(dir, 'prod'));
+      chmodSync(shared, 0o1777);
+      symlinkSync(join(dir, 'prod'), join(shared, 'hers'));
+      lchownSync(join(shared, 'hers'), 1234, 1234);
+      symlinkSync(join(dir, 'prod'), join(shared, 'roots'));
+      expect((await examctlStep(['local', 'init', '--store', join(shared, 'roots')], dir)).code).toBe(0);
+      for (const args of [['local', 'init', '--force'], ['local', 'export', '--out', join(dir, 'out.json')]]) {
+        const { code, stderr } = await examctlStep([...args, '--store', join(shared, 'hers')], dir);
+        expect([code, stderr]).toEqual([2, expect.stringContaining(`${shared}/hers is already there, owned by uid 1234, in a folder another user can write`)]);
       }
     }));
 });

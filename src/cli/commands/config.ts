@@ -1,4 +1,5 @@
 import { UsageError } from '../../system/errors.js';
+import { redactUrl } from '../../domain/problem.js';
 import { printLine, say } from '../../formats/terminal-text.js';
 import {
   checkedBaseUrl,
@@ -47,7 +48,7 @@ export async function runSetProfile(
   const verb = Object.hasOwn(before.profiles, name) ? 'updated' : 'created';
   const [was, made] = [before.profiles[name], config.profiles[name]];
   await sayChanged(name, [['base URL', was?.baseUrl, made?.baseUrl]], deps);
-  const dropped = was?.token ?? was?.tokenFile ? `profile ${name}: its token was for ${was?.baseUrl}, not kept` : 'no token yet';
+  const dropped = was?.token ?? was?.tokenFile ? `profile ${name}: its token was for ${was?.baseUrl && redactUrl(was.baseUrl)}, not kept` : 'no token yet';
   await say(deps, `${verb} profile ${name} in ${configPath(env)}${config.defaultProfile === name ? ' (the default profile)' : ''}`);
   if (made?.baseUrl !== undefined && made.tokenFile === undefined && made.token === undefined) {
     await say(deps, `${dropped}: run examctl login --profile ${name}, or set-profile with --token-file`);
@@ -59,10 +60,10 @@ export async function runSetProfile(
   return 0;
 }
 
-/** What login or set-profile changed in a profile: `[what, before, now]`. */
+/** What login or set-profile changed in a profile: `[what, before, now]` (a URL now is checked; before, maybe hand-written). */
 export async function sayChanged(name: string, changes: [string, string?, string?][], deps: CommandDeps): Promise<void> {
   for (const [what, before, now] of changes) {
-    if (before && before !== now) await say(deps, `profile ${name}: ${what} changed, ${before} -> ${now}`);
+    if (before && before !== now) await say(deps, `profile ${name}: ${what} changed, ${what === 'base URL' ? redactUrl(before) : before} -> ${now}`);
   }
 }
 

@@ -137,7 +137,7 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
  * target read, else the one --token-file or the profile names.
  */
 async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
-  const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }, { localStorePath }] =
+  const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }, { namedStorePath }] =
     await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js'), import('../../sync/sent-memory.js'), import('../../context/target.js')]);
   const config = await loadConfig(deps.env).catch(() => undefined);
   const flagFile = options.tokenFile;
@@ -155,7 +155,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
       ...(tokenFile === undefined ? [] : [{ what: 'the token file', path: tokenFile, kind: 'file' as const }]),
       { what: 'the runs directory', path: runsDir, kind: 'directory' },
       ...(syncDir === undefined ? [] : [{ what: 'the sync directory', path: syncDir, kind: 'directory' as const }]),
-      { what: 'the local store', path: store ?? (await localStorePath(options, deps)), kind: 'directory' },
+      { what: 'the local store', path: store ?? namedStorePath(options, deps), kind: 'directory' },
     ],
     deps.env,
   );

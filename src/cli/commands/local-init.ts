@@ -5,15 +5,15 @@ import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, lockTimeoutFromEnv, 
 import { createStore } from '../../engine/store/index.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
-import { assertTrustedStore, localStorePath } from '../../context/target.js';
+import { assertTrustedStore, localStorePath, namedStorePath } from '../../context/target.js';
 import { DEMO_WORLD } from '../../system/shipped-file.js';
 import type { LocalInitOptions } from './local-init.options.js';
 
 /** `examctl local init`: a new store from a world file (default: the bundled demo world). */
 export async function run({ seed: seedFile, force, ...globals }: LocalInitOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
+  await assertTrustedStore(namedStorePath(options, deps), deps);
   const store = await localStorePath(options, deps);
-  await assertTrustedStore(store, deps);
   const seed = seedFile === undefined ? BUNDLED_WORLD_PATH : resolve(deps.cwd, seedFile);
   const world = await loadWorldFile(seed);
   // The demo world's token is published (README, fixtures/world.json): a store made without

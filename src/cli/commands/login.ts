@@ -1,4 +1,4 @@
-import { quotedValue } from '../../domain/problem.js';
+import { quotedValue, redactUrl } from '../../domain/problem.js';
 import { join } from 'node:path';
 import { say } from '../../formats/terminal-text.js';
 import { TargetError, UsageError } from '../../system/errors.js';
@@ -29,7 +29,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   const baseUrl = options.baseUrl === undefined ? undefined : await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
 
   const target = baseUrl ?? existing?.baseUrl;
-  const typed = options.withToken === true ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${target ?? name}:`, deps.signal)).trim();
+  const typed = options.withToken === true ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${target === undefined ? name : redactUrl(target)}:`, deps.signal)).trim();
   if (typed === '') throw new UsageError(`examctl login: no token ${options.withToken === true ? 'on stdin' : 'entered'}; nothing was changed`);
   if (/[\r\n\s]/.test(typed)) throw new UsageError('examctl login: a token has no spaces or line breaks; nothing was changed');
   if (options.verify !== false && target !== undefined) await verifyToken(target, typed, options, deps);

@@ -1,4 +1,5 @@
-import { redactUrl, RunJournalError, type OpenedResume } from '../../runs/index.js';
+import { RunJournalError, type OpenedResume } from '../../runs/index.js';
+import { redactUrl } from '../../domain/problem.js';
 import { describeTarget } from '../../report/report-writers.js';
 import { nonEmpty } from '../../system/env-values.js';
 import { expandPath, loadConfig, sameUrl, type ExamctlConfig } from '../../context/config-file.js';

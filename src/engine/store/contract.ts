@@ -54,10 +54,8 @@ export interface Store {
   /** The state as of the last load/refresh/transaction. */
   readonly state: StoreState;
   /**
-   * Runs `decide(state)` (synchronous) with exclusive write access, group-committed with the
-   * calls of the same event-loop turn, resolving once its changes are durable (docs/store.md,
-   * "Writing: durability and concurrency"). If `decide` throws, that call rejects and its changes
-   * are not applied. Rejects with StoreLockedError (exit 3) after the lock wait bound.
+   * Runs `decide(state)` (synchronous) alone, resolving once durable (docs/store.md, "Writing:
+   * durability and concurrency"); StoreLockedError (exit 3) past the lock wait bound.
    */
   transact<T>(decide: (state: StoreState) => { result: T; changes: Change[] }): Promise<T>;
   /** The indexer whose hints are persisted with each entity and answer `keyByHint`. One per store. */

@@ -1,9 +1,4 @@
-/**
- * The file store: a snapshot and its journal loaded into memory, transactions appended to the
- * journal by group commit under the lock, compaction into the next generation once the journal
- * has grown. The rooms it draws on: manifest (CURRENT and file names), snapshot-entries (what a
- * generation holds), create-store (writing one), group-commit; the journal replay and hint lookup are below.
- */
+/** The file store: a generation loaded, transactions journaled, compaction; its modules: docs/store.md. */
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';

@@ -41,12 +41,7 @@ interface SnapshotHeader {
   hints: string | null;
 }
 
-/*
- * Snapshot: NDJSON, one entity a line, in the format docs/store.md ("Snapshot") shows. The value is
- * the last member on purpose: the loader takes c, k and h from the short prefix before `,"v":`
- * and keeps the value's text unparsed. That marker cannot occur earlier: inside a JSON string
- * every `"` is escaped, so `,"` never appears in c, k or h.
- */
+/* A snapshot's lines, as docs/store.md ("Snapshot") shows; the value last, so a load leaves it unparsed. */
 const VALUE_MARKER = ',"v":';
 const ENTITY_START = '{"c":';
 
