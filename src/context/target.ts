@@ -287,6 +287,12 @@ export async function targetInstance(target: ReportTarget, create: boolean, deps
   return readStoreInstance(target.store);
 }
 
+/** A local store's position (docs/sync.md, "Drift"); undefined: a remote target, or no store. */
+export async function storePosition(target: ReportTarget) {
+  if (target.kind !== 'local') return undefined;
+  return (await import('../engine/store/manifest.js')).readStorePosition(target.store).catch(() => undefined);
+}
+
 /**
  * The local directory for prompts: the store opened read-only (nothing created, no lock taken);
  * with no store yet, the bundled demo world, which is what the first real run will create.

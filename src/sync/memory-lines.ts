@@ -43,6 +43,8 @@ export interface PopulationRecord {
   ended?: boolean;
   /** The input files of its last runs (src/sync/replayed-file.ts); absent: an older examctl, nothing judged. */
   files?: RunFile[];
+  /** A local store's position after the run's writes (src/context/target.ts, storePosition). */
+  store?: [number, number, string];
 }
 
 /** The entity kinds a memory is kept for: one file each per target. */
@@ -165,7 +167,7 @@ export interface HeaderBody {
 }
 
 export function headerLine(kind: SyncKind, target: ReportTarget, instance: string | undefined): string {
-  const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind, target, ...(instance === undefined ? {} : { i: instance }) };
+  const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind, target, ...(instance !== undefined && { i: instance }) };
   return encodeChecksummedLine(JSON.stringify(header));
 }
 
@@ -261,6 +263,8 @@ export interface PopulationBody {
   e?: unknown;
   /** PopulationRecord.files; an older examctl reads past it. */
   f?: unknown;
+  /** PopulationRecord.store; an older examctl reads past it. */
+  g?: unknown;
 }
 
 export function populationOfBody(body: Partial<PopulationBody>): { key: string; record: PopulationRecord } | string {
@@ -269,12 +273,14 @@ export function populationOfBody(body: Partial<PopulationBody>): { key: string; 
   if (typeof body.r !== 'string' || body.r === '' || typeof body.n !== 'number' || !Number.isSafeInteger(body.n) || body.n < 0) return 'not a population record';
   const files = body.f === undefined ? undefined : runFilesOf(body.f);
   if (body.f !== undefined && files === undefined) return 'its files are not run and digest pairs';
-  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(body.e === undefined ? {} : { ended: body.e as boolean }), ...(files === undefined ? {} : { files }) } };
+  const g = body.g as PopulationRecord['store'];
+  if (g !== undefined && !/^\[\d+,\d+,"\d+:\d+"\]$/.test(JSON.stringify(g))) return 'its store position is not one';
+  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(body.e !== undefined && { ended: body.e as boolean }), ...(files && { files }), ...(g && { store: g }) } };
 }
 
 /** A population line's body (JSON text), checksummed by `populationLines` or, for an append, with its group. */
 export function populationBody(key: string, record: PopulationRecord): string {
-  return JSON.stringify({ t: 'population', ...(key === '' ? {} : { p: key }), r: record.run, n: record.count, ...(record.ended === undefined ? {} : { e: record.ended }), ...(record.files === undefined ? {} : { f: record.files }) });
+  return JSON.stringify({ t: 'population', ...(key !== '' && { p: key }), r: record.run, n: record.count, ...(record.ended !== undefined && { e: record.ended }), ...(record.files && { f: record.files }), ...(record.store && { g: record.store }) });
 }
 
 /**

@@ -25,7 +25,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { openTargetDirectory, targetInstance } from '../context/target.js';
+import { openTargetDirectory, storePosition, targetInstance } from '../context/target.js';
 import type { OpenDirectory } from '../port/local-directory.js';
 import { type TargetOf } from '../context/resolved-target.js';
 
@@ -97,6 +97,11 @@ export class SentMemory<P> {
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
   protected store: OpenDirectory | null = null;
+  /** The local store's position when opened, and how to read it. */
+  private position: PopulationRecord['store'];
+  private positionOf = async (): Promise<PopulationRecord['store']> => undefined;
+  /** The store is older than its population's newest run left it: no unchanged verdict holds. */
+  protected olderStore = false;
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
@@ -150,7 +155,7 @@ export class SentMemory<P> {
       from: dryRun && others.length === 0 ? elsewhere[0]?.file : undefined,
       onWait: tell,
       // A local store's instance: a memory of the store it replaced is not used (docs/sync.md).
-      ...(this.instance === undefined ? {} : { instance: this.instance }),
+      ...(this.instance !== undefined && { instance: this.instance }),
       keepOtherInstance: keepsOther,
       onOtherInstance: (message) => {
         otherInstance = true;
@@ -181,7 +186,7 @@ export class SentMemory<P> {
     // Not collections: their runs put no population on record (only an adoption does), and what
     // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).
     if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, populations.get(populationKey(population))!.run);
-    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun === undefined ? {} : { missesRun }), replaced: otherInstance || undefined, left: (otherInstance && (keepsOther || dryRun)) || undefined } : undefined;
+    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun && { missesRun }), replaced: otherInstance || undefined, left: (otherInstance && (keepsOther || dryRun)) || undefined } : undefined;
     const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
     if (others.length > 0) {
       if (this.found !== undefined) this.found.otherMemories = others;
@@ -216,6 +221,12 @@ export class SentMemory<P> {
     if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
     // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
     if (decides && this.kind !== 'collections' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
+    this.positionOf = () => storePosition(target);
+    this.position = this.store === null ? undefined : await this.positionOf();
+    const newest = populations.get(populationKey(population));
+    const [now, then] = [this.position, newest?.store];
+    this.olderStore = !!now && !!then && (now[0] < then[0] || (now[0] === then[0] && (now[1] < then[1] || now[2] !== then[2])));
+    if (this.olderStore) tell(`note: the local store is older than run ${newest!.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
     return this.memory;
   }
 
@@ -273,14 +284,14 @@ export class SentMemory<P> {
     this.run = run;
     // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
     this.fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
-    memory.recordPopulation(populationKey(this.flags.population), run, false, this.fedBack ? undefined : await this.inputDigest());
+    memory.recordPopulation(populationKey(this.flags.population), run, false, this.fedBack ? undefined : await this.inputDigest(), this.position);
     await memory.durable();
     await this.placed?.writeAhead(run);
   }
 
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
   async ending(): Promise<void> {
-    if (this.run !== undefined) this.memory?.recordPopulation(populationKey(this.flags.population), this.run, true);
+    if (this.run !== undefined) this.memory?.recordPopulation(populationKey(this.flags.population), this.run, true, undefined, await this.positionOf());
     await this.memory?.durable();
   }
 

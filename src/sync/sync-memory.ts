@@ -202,13 +202,13 @@ export class SyncMemory {
    * its end; an adopted file, ended): its newest run, its ids now, and the digest of the file it read. Not written to a file of format 1, whose
    * writer would not read it: the next run that holds its lock rewrites it as format 2 first.
    */
-  recordPopulation(key: string, run: string, ended = false, file?: string): void {
+  recordPopulation(key: string, run: string, ended = false, file?: string, store?: PopulationRecord['store']): void {
     const known = this.populationRecords;
     const count = this.entries.populationsOfEntries().get(key)?.count ?? 0;
     const before = known?.get(key);
     // The line adds this run's file once (its start); the record keeps the others (newerPopulation).
     const added: RunFile[] | undefined = file === undefined || before?.files?.some(([known]) => known === run) ? undefined : [[run, file]];
-    const record: PopulationRecord = { ...newerPopulation(before, { run, count: 0, ended, ...(added === undefined ? {} : { files: added }) }), count };
+    const record: PopulationRecord = { ...newerPopulation(before, { run, count: 0, ended, ...(added && { files: added }), ...(store && { store }) }), count };
     if (before?.run === record.run && before.count === count && before.ended === record.ended && added === undefined) return;
     if (known === undefined) {
       if (this.lines > 0) return;

@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -126,6 +126,57 @@ describe('a local store restored from a backup under its schedule memory', () =>
         expect(items.map((item) => [item.id, item.action])).toEqual([['S-MATH1-DEC', 'unchanged'], ['S-PHYS2-JAN', night === 3 ? 'created' : 'unchanged']]);
         expect(run.stderr.match(/note: the local store no longer holds schedule S-PHYS2-JAN/g)?.length ?? 0).toBe(night === 3 ? 1 : 0);
       }
+    }));
+});
+
+describe('a local store restored from a backup that holds older versions of what the memory recorded', () => {
+  it('the night after the restore sends the users and sittings the memory calls unchanged, said once each; the night after trusts it again', () =>
+    withTempDir(async (dir) => {
+      writeNights(dir, 50);
+      const sittings = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8');
+      writeFileSync(join(dir, 'moved.csv'), sittings.replaceAll('2027-01-18T', '2027-01-19T'));
+      writeFileSync(join(dir, 'night2.csv'), readFileSync(join(dir, 'night1.csv'), 'utf8').replace('u1@', 'u1b@'));
+      const users = (night: string) => cli(dir, ['user', 'sync', '--file', night, ...local, '--changed-only', '--require-memory', '--yes', '--json']);
+      const push = (file: string) => cli(dir, ['schedule', 'push', '--file', file, '--upsert', '--changed-only', '--require-memory', ...local, '--json']);
+      expect((await cli(dir, ['user', 'sync', '--file', 'night1.csv', ...local, '--changed-only', '--yes'])).code).toBe(0);
+      writeFileSync(join(dir, 'sittings.csv'), sittings);
+      expect((await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', '--upsert', '--changed-only', ...local])).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
+      expect((await users('night2.csv')).code).toBe(0);
+      expect((await push('moved.csv')).code).toBe(0);
+      rmSync(join(dir, 'store'), { recursive: true });
+      cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      for (const night of [3, 4]) {
+        const [user, schedule] = [await users('night2.csv'), await push('moved.csv')];
+        const actions = [user, schedule].map((run) => (JSON.parse(run.stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`));
+        expect(actions).toEqual(night === 3 ? [['u-1 updated', 'u-2 unchanged', 'u-50 unchanged'], ['S-MATH1-DEC unchanged', 'S-PHYS2-JAN updated']] : [['u-1 unchanged', 'u-2 unchanged', 'u-50 unchanged'], ['S-MATH1-DEC unchanged', 'S-PHYS2-JAN unchanged']]);
+        for (const [run, what] of [[user, 'user'], [schedule, 'schedule']] as const) {
+          expect(run.stderr.match(new RegExp(`note: the local store is older than run \\S+ left it \\(restored or cut back\\): every ${what} the memory calls unchanged is sent as changed`, 'g'))?.length ?? 0, run.stderr).toBe(night === 3 ? 1 : 0);
+        }
+      }
+      const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; Email?: string }[] };
+      expect(world.Users.find((user) => user.ExternalId === 'u-1')?.Email).toBe('u1b@example.test');
+    }));
+
+  it('a restored store written past the length its memory recorded is still older: its journal is another file', () =>
+    withTempDir(async (dir) => {
+      writeNights(dir, 50);
+      writeFileSync(join(dir, 'night2.csv'), readFileSync(join(dir, 'night1.csv'), 'utf8').replace('u1@', 'u1b@'));
+      const staff = Array.from({ length: 40 }, (_, i) => `s-${i},Staff,Member,s${i}@example.test,Candidate`);
+      writeFileSync(join(dir, 'staff.csv'), `ExternalId,FirstName,LastName,Email,Role\n${staff.join('\n')}\n`);
+      const users = (file: string, ...more: string[]) => cli(dir, ['user', 'sync', '--file', file, ...local, '--changed-only', '--yes', '--json', ...more]);
+      expect((await users('night1.csv')).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
+      expect((await users('night2.csv')).code).toBe(0);
+      const recorded = readdirSync(join(dir, 'store')).find((name) => name.startsWith('journal-'))!;
+      const length = statSync(join(dir, 'store', recorded)).size;
+      rmSync(join(dir, 'store'), { recursive: true });
+      cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      expect((await users('staff.csv', '--population', 'staff')).code).toBe(0);
+      expect(statSync(join(dir, 'store', recorded)).size).toBeGreaterThan(length);
+      const night = await users('night2.csv');
+      expect((JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`)).toEqual(['u-1 updated', 'u-2 unchanged', 'u-50 unchanged']);
+      expect(night.stderr).toMatch(/note: the local store is older than run \S+ left it/);
     }));
 });
 

@@ -5,6 +5,7 @@
  */
 import { readRegularFile } from '../../system/regular-file.js';
 import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { StoreDamagedError } from '../../system/errors.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
@@ -57,4 +58,11 @@ export async function writeManifest(dir: string, generation: number): Promise<vo
   await writeFileAtomic(join(dir, CURRENT_FILE), async (writer) => {
     await writer.write(`${JSON.stringify({ examctl: 'store', format: STORE_FORMAT, generation })}\n`);
   });
+}
+
+/** The store's position (docs/sync.md, "Drift"): its generation, its journal's length and file id. */
+export async function readStorePosition(dir: string): Promise<[number, number, string]> {
+  const { generation } = await readManifest(dir);
+  const journal = await stat(join(dir, journalFileName(generation)), { bigint: true });
+  return [generation, Number(journal.size), `${journal.ino}:${journal.birthtimeNs}`];
 }
