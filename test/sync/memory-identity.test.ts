@@ -151,6 +151,10 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect(old.code).toBe(2);
     expect(old.stderr).toContain(`--require-memory: there is no local store at ${join(dir, 'store')}: moved? point the job at it; nothing was created or sent`);
     expect(existsSync(join(dir, 'store'))).toBe(false);
+    // doctor on the moved store: its memory is not lost, the next run takes it in (trial32 F07).
+    const doctor = await examctl(['doctor', '--target', 'local', '--store', 'moved', '--json'], dir, env);
+    const memoryCheck = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find((check) => check.name === 'sync memory');
+    expect(memoryCheck).toMatchObject({ status: 'ok', detail: expect.stringContaining("the next run takes in this store's memory kept for the path it was moved from") });
     const night = await examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', 'moved', '--json', ...NIGHTLY], dir, env);
     expect(night.code, night.stderr).toBe(0);
     expect(night.stderr).toContain('took in');

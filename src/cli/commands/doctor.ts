@@ -4,7 +4,7 @@ import { printJson, type CommandDeps, type GlobalOptions } from '../../context/c
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { isStateAddress } from '../../context/state-http.js';
-import { targetOnce } from '../../context/target.js';
+import { targetInstance, targetOnce } from '../../context/target.js';
 import { authorisedVerdict, clockVerdict, stateDirUnwritable, storeReadVerdict, type DoctorCheck } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
 
@@ -179,10 +179,11 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
 
 /** The target's sync memory, checked as docs/remote.md, "examctl doctor" says. */
 async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps: CommandDeps): Promise<DoctorCheck> {
-  const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf, ofReplacedStore }, { LOSS_COST, recoveries }] = await Promise.all([
+  const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf, ofReplacedStore, sameTargetElsewhere }, { LOSS_COST, recoveries }, { SYNC_KINDS }] = await Promise.all([
     import('../../sync/memory-place.js'),
     import('../../sync/memory-files.js'),
     import('../../sync/memory-loss.js'),
+    import('../../sync/memory-lines.js'),
   ]);
   const place = memoryPlaceOf(undefined, options.runsDir, deps);
   try {
@@ -196,6 +197,12 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
       const old = (await ofReplacedStore(contents, deps)) ? 'of the store this path held before: not used by the store there now; ' : '';
       replaced ||= old !== '';
       held.push(`${kind} ${contents.entries.size} (${old}${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`);
+    }
+    // A store moved (mv): the next run takes in its memory from under the old path (docs/sync.md, "The sync memory").
+    if (held.length === 0 && place.kind === 'dir' && target.kind === 'local') {
+      const instance = await targetInstance(target, false, deps).catch(() => undefined);
+      const moved = (await Promise.all(SYNC_KINDS.map((kind) => sameTargetElsewhere(place.syncDir, target.report, kind, instance)))).flat().filter((other) => other.moved);
+      if (moved.length > 0) return { name: 'sync memory', status: 'ok', detail: `none at ${name} yet: the next run takes in this store's memory kept for the path it was moved from (${moved.map((other) => other.file).join(', ')})` };
     }
     if (held.length === 0) return { name: 'sync memory', status: 'skip', detail: `none at ${name}; if a nightly sync kept one there, it was lost: ${LOSS_COST}. ${recoveries()}` };
     const way = 'the old store restored from its backup uses it; ' +
