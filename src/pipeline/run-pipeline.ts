@@ -141,12 +141,14 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const rebuildHint = journal === undefined || options.report === undefined ? '' : `; examctl runs show ${journal.id} --report ${options.report} writes the report again`;
   const closedPipe = stop?.kind === 'interrupted' && deps.signal?.reason === CLOSED_PIPE;
   const resumeHint = journal === undefined ? '' : ` (examctl runs resume ${journal.id} sends the rest)`;
+  // Sent, their answer lost or cut short at the interrupt's grace (a trickling 2xx): they may have been applied.
+  const unanswered = dispatcher.lost + dispatcher.unreadable;
   const stopError = closedPipe
     ? new ClosedPipeError(`output closed: in-flight work finished, the rest was not sent${resumeHint}`)
     : stop?.kind === 'interrupted'
       ? new InterruptedError(
-          dispatcher.lost > 0
-            ? `interrupted: ${dispatcher.lost} ${dispatcher.lost === 1 ? 'request' : 'requests'} sent got no answer before the grace ended, so ${dispatcher.lost === 1 ? 'it' : 'they'} may have been applied; the rest was not sent (see the report)${resumeHint}`
+          unanswered > 0
+            ? `interrupted: ${unanswered} ${unanswered === 1 ? 'request' : 'requests'} sent got no whole answer before the grace ended, so ${unanswered === 1 ? 'it' : 'they'} may have been applied; the rest was not sent (see the report)${resumeHint}`
             : dispatcher.answered === 0 && retriedStatuses === 0
               ? `interrupted before sending: nothing was sent${resumeHint}`
               : dispatcher.answered === 0

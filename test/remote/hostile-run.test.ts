@@ -296,7 +296,7 @@ describe('interrupted with requests in flight (QA D5): the run says what runs sh
       expect(code).toBe(130);
       const doc = JSON.parse(io.stdout.text) as { error?: { message: string }; items: Array<{ status: string; errors: Array<{ message: string }> }> };
       expect(io.stderr.text + io.stdout.text).not.toContain('nothing was sent');
-      expect(doc.error?.message).toContain('2 requests sent got no answer before the grace ended, so they may have been applied');
+      expect(doc.error?.message).toContain('2 requests sent got no whole answer before the grace ended, so they may have been applied');
       expect(doc.items).toHaveLength(2);
       for (const item of doc.items) {
         expect(item.status).toBe('skipped');
@@ -304,6 +304,29 @@ describe('interrupted with requests in flight (QA D5): the run says what runs sh
       }
     });
   });
+});
+
+describe('interrupted while a 2xx answer trickles (trial31 F02): exit 130, the request said sent and maybe applied', () => {
+  for (const users of [1, 2]) {
+    it(`${users} row(s), concurrency 1: never "nothing was sent", never a target failure`, async () => {
+      const interrupt = new AbortController();
+      // The marker: the first request reached the server, which starts a 200 it never finishes.
+      server = await startHostileServer((_request, res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+        res.write('{');
+        interrupt.abort();
+      });
+      await withTempDir(async (dir) => {
+        const { file, io } = await twoUsers(dir, interrupt.signal);
+        if (users === 1) await writeFile(file, JSON.stringify([{ ExternalId: 'u-0', FirstName: 'Ann', LastName: 'Lee', Email: 'u0@example.test', Role: 'Candidate' }]));
+        const code = await runCli(['--target', 'remote', '--base-url', server!.url, '--yes', '--json', '--concurrency', '1', 'user', 'sync', '--file', file], io.deps);
+        expect(code).toBe(130);
+        const doc = JSON.parse(io.stdout.text) as { error?: { message: string } };
+        expect(io.stderr.text + io.stdout.text).not.toContain('nothing was sent');
+        expect(doc.error?.message).toContain('1 request sent got no whole answer before the grace ended, so it may have been applied');
+      });
+    });
+  }
 });
 
 describe('interrupted while waiting to retry (QA): never "nothing was sent" once requests were answered', () => {
