@@ -345,12 +345,10 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
         );
       }
       if (answer.status >= 200 && answer.status < 300) {
-        // The whole text through the gate: the Content-Type is the server's words too.
+        // The server's words (its Content-Type too) through the gate; examctl's own (the host it must check) whole.
         throw new TargetError(
-          gate.text(
-            `${host}: ${method} ${route} answered ${answer.status} with a body that is not the API's JSON envelope ` +
-              `(${contentTypeOf(answer.headers)}${!/\S/.test(answer.text) ? ', empty' : `: ${snippetOf(answer, gate)}`}): is the base URL the integration API?`,
-          ),
+          `${host}: ${method} ${route} answered ${answer.status} with a body that is not the API's JSON envelope ` +
+            `(${gate.text(contentTypeOf(answer.headers))}${!/\S/.test(answer.text) ? ', empty' : `: ${snippetOf(answer, gate)}`}): is the base URL the integration API?`,
         );
       }
       const snippet = snippetOf(answer, gate);

@@ -300,6 +300,10 @@ describe('tolerance', () => {
     const error = (await makeClient().upsertUser(user).then(() => undefined, (caught: unknown) => caught)) as Error;
     expect(error.message).toContain('[redacted]');
     expect(error.message.toLowerCase()).not.toContain(TOKEN.toLowerCase());
+    // examctl's own words stay whole, even where they share a run with a record's secret (trial33 F07).
+    server.fallback = { status: 200, body: '<html>login</html>' };
+    const own = (await makeClient().upsertUser({ ...user, Password: 'MyIntegration#1' }).then(() => undefined, (caught: unknown) => caught)) as Error;
+    expect(own.message).toContain('is the base URL the integration API?');
   });
 });
 
