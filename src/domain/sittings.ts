@@ -131,14 +131,14 @@ class SittingGroup<T> implements Sitting<T> {
   }
 }
 
+/** A candidate's user fields, which one file gives one value each (docs/interpretations.md, "One file, one id"). */
+const USER_FIELDS = ['FirstName', 'LastName', 'Email'] as const;
+
 /**
  * The sittings of one file, grouped by ScheduleExtId in order of first appearance. Rows of one
  * schedule may be anywhere in the file, so a group is complete only once every row was added.
  * Rows without a ScheduleExtId (and no default) form one schedule.
  */
-/** A candidate's user fields, which one file gives one value each (docs/interpretations.md, "One file, one id"). */
-const USER_FIELDS = ['FirstName', 'LastName', 'Email'] as const;
-
 export class Sittings<T = undefined> {
   private readonly groups = new Map<string, SittingGroup<T>>();
   /** Each candidate's id as first given, and each user field as the first row giving it does (docs/interpretations.md, "One file, one id"). */
