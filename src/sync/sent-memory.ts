@@ -80,7 +80,7 @@ export class SentMemory<P> {
   private ahead: string | undefined;
   /** The SHA-256 of the run's input file (src/sync/replayed-file.ts), recorded with its population. */
   private inputDigest = async (): Promise<string | undefined> => undefined;
-  /** Whether the run's input is a run report fed back (a retry): it records no file, and creates no user a night judges by its run. */
+  /** Whether the run's input is a run report fed back (a retry): it records no file, and a user it creates is its row's run's joiner (stale-input.ts). */
   protected fedBack = false;
   /** The run's input records: a run report fed back records no file (`started`). */
   private records: (AsyncIterable<InputRecord> & Partial<BatchedRecords>) | undefined;
