@@ -49,7 +49,9 @@ export function entryProblem(path: string, entry: Pick<Stats, 'uid' | 'mode'>, c
   }
   if ((entry.mode & 0o022) !== 0) {
     const who = (entry.mode & 0o002) !== 0 ? 'others' : 'group';
-    return `${path} is writable by ${who} (mode ${(entry.mode & 0o7777).toString(8)}); chmod go-w ${path}`;
+    // The advice the user can follow: a folder of theirs they can close; root's they can only avoid.
+    const fix = entry.uid === context.uid ? `chmod go-w ${path}` : 'use a path outside it (a link in it is judged by it: name the place by its own path)';
+    return `${path} is writable by ${who} (mode ${(entry.mode & 0o7777).toString(8)}); ${fix}`;
   }
   return undefined;
 }

@@ -2,7 +2,7 @@ import { mkdirSync, chmodSync, chownSync, lchownSync, symlinkSync, writeFileSync
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { directoryProblem, openedProblem, plantedEntryProblem } from '../../src/system/trusted-place.js';
+import { directoryProblem, entryProblem, openedProblem, plantedEntryProblem } from '../../src/system/trusted-place.js';
 import { examctlStep } from '../support/in-process.js';
 import { withTempDir } from '../support/temp-dir.js';
 
@@ -105,4 +105,12 @@ describe.skipIf(process.platform === 'win32')("another user's link at the name o
         expect([code, stderr]).toEqual([2, expect.stringContaining(`${shared}/hers is already there, owned by uid 1234, in a folder another user can write`)]);
       }
     }));
+});
+
+describe('a folder others can write, above a place', () => {
+  it("the user's own: chmod go-w; root's, which the user cannot change: a path outside it (trial33 F09)", () => {
+    const context = { uid: 1002, home: '/home/u' };
+    expect(entryProblem('/srv/mine', { uid: 1002, mode: 0o40775 }, context)).toBe('/srv/mine is writable by group (mode 775); chmod go-w /srv/mine');
+    expect(entryProblem('/srv/team', { uid: 0, mode: 0o42775 }, context)).toBe('/srv/team is writable by group (mode 2775); use a path outside it (a link in it is judged by it: name the place by its own path)');
+  });
 });
