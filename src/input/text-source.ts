@@ -20,6 +20,12 @@ const FIRST_CHUNK_SIZE = 8 * 1024;
 
 const BINARY = 'not a text file (binary content)';
 const WORKBOOK = `${BINARY}: a zip archive, as an .xlsx workbook is: name it .xlsx`;
+const NO_BOM = `${BINARY}: UTF-16 without a BOM? save the file as UTF-8 text`;
+
+/** Whether a file's first bytes read as UTF-16 without a BOM: ASCII text with a NUL beside each character. */
+function looksUtf16(bytes: Buffer): boolean {
+  return bytes.length >= 4 && ((bytes[0] !== 0 && bytes[1] === 0 && bytes[3] === 0) || (bytes[0] === 0 && bytes[2] === 0 && bytes[1] !== 0));
+}
 
 /** Maps an fs error to the `file: cannot read: ...` usage error the CLI reports. */
 export function cannotRead(file: string, error: unknown): InputFileError {
@@ -167,7 +173,7 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
     const check = (chunk: Buffer, last: boolean): Buffer => {
       // A NUL byte: refused on its own line (a stray one in a text file is found where it is).
       const nul = chunk.indexOf(0);
-      if (nul !== -1) throw refused(chunk, nul, head.indexOf('PK\u0003\u0004') === 0 ? WORKBOOK : BINARY);
+      if (nul !== -1) throw refused(chunk, nul, head.indexOf('PK\u0003\u0004') === 0 ? WORKBOOK : looksUtf16(head) ? `${NO_BOM}${options.encodingFlag === true ? ', or name its encoding with --encoding utf-16le' : ''}` : BINARY);
       if (encoding !== 'utf-8') return chunk;
       // UTF-8 is checked on whole sequences only: an incomplete tail waits for the next chunk.
       let body = chunk;
@@ -284,7 +290,7 @@ export function decodeTextDocument(bytes: Buffer, file: string, notText?: () => 
     const body = bytes.subarray(bom?.length ?? 0);
     // A NUL (UTF-16 without a BOM holds one in every ASCII character) is binary, as in a streamed input.
     const nul = body.indexOf(0);
-    if (nul !== -1) throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, nul), `${BINARY}: UTF-16 without a BOM? save the file as UTF-8 text`);
+    if (nul !== -1) throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, nul), looksUtf16(body) ? NO_BOM : BINARY);
     if (isUtf8(body)) return body.toString('utf8');
     throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, firstInvalidOffset(body)), `${BINARY}: invalid UTF-8; save the file as UTF-8 text`);
   }

@@ -60,6 +60,10 @@ describe('a refusal of the text names the line of the fault', () => {
     expect(decodeTextDocument(Buffer.from('\ufeff{"Title": "Caf\u00e9"}'), 'sched.json')).toBe('{"Title": "Caf\u00e9"}');
     // UTF-16 without a BOM (trial30 F05): binary, as a streamed input's NUL is, not a JSON syntax error.
     await expectInputFileError(Promise.resolve().then(() => decodeTextDocument(Buffer.from('{\n"Title": "x"}', 'utf16le'), 'sched.json')), { line: 1, reason: /^not a text file \(binary content\): UTF-16 without a BOM\? save the file as UTF-8 text$/ });
+    // Other binary (a gzip file) is not guessed UTF-16; a streamed input gets the guess too, CSV its flag (trial33 F08).
+    await expectInputFileError(Promise.resolve().then(() => decodeTextDocument(Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00]), 'map.json.gz')), { line: 1, reason: /^not a text file \(binary content\)$/ });
+    const utf16 = await file('u16.csv', Buffer.from('ExternalId,FirstName\nu-1,Ann\n', 'utf16le'));
+    await expectInputFileError(collect(readUtf8Chunks(utf16, utf16, { encodingFlag: true })), { line: 1, reason: /^not a text file \(binary content\): UTF-16 without a BOM\? save the file as UTF-8 text, or name its encoding with --encoding utf-16le$/ });
   });
 });
 
