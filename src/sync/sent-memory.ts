@@ -102,6 +102,8 @@ export class SentMemory<P> {
   private positionOf = async (): Promise<PopulationRecord['store']> => undefined;
   /** The store is older than its population's newest run left it: no unchanged verdict holds. */
   protected olderStore = false;
+  /** That run's position: kept on record until a run found the store older and completed (docs/sync.md, "Drift"). */
+  private olderThan: PopulationRecord['store'];
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
@@ -226,6 +228,7 @@ export class SentMemory<P> {
     const newest = populations.get(populationKey(population));
     const [now, then] = [this.position, newest?.store];
     this.olderStore = !!now && !!then && (now[0] < then[0] || (now[0] === then[0] && (now[1] < then[1] || now[2] !== then[2])));
+    if (this.olderStore) this.olderThan = then;
     if (this.olderStore) tell(`note: the local store is older than run ${newest!.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
     return this.memory;
   }
@@ -284,14 +287,16 @@ export class SentMemory<P> {
     this.run = run;
     // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
     this.fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
-    memory.recordPopulation(populationKey(this.flags.population), run, false, this.fedBack ? undefined : await this.inputDigest(), this.position);
+    memory.recordPopulation(populationKey(this.flags.population), run, false, this.fedBack ? undefined : await this.inputDigest(), this.olderThan ?? this.position);
     await memory.durable();
     await this.placed?.writeAhead(run);
   }
 
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
-  async ending(): Promise<void> {
-    if (this.run !== undefined) this.memory?.recordPopulation(populationKey(this.flags.population), this.run, true, undefined, await this.positionOf());
+  async ending(completed = false): Promise<void> {
+    // A night that found the store older and stopped short leaves the older verdict for the next (trial34 F03).
+    const position = completed || this.olderThan === undefined ? await this.positionOf() : this.olderThan;
+    if (this.run !== undefined) this.memory?.recordPopulation(populationKey(this.flags.population), this.run, true, undefined, position);
     await this.memory?.durable();
   }
 
@@ -352,7 +357,7 @@ export class SentMemory<P> {
   hooks(): Pick<RecordJob<P>, 'syncMemory' | 'plannedAgainst' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
     return {
       started: (run) => this.started(run),
-      ending: () => this.close(),
+      ending: (completed) => this.close(completed),
       acknowledged: (unit, payload, outcome, run, kept) => this.acknowledged(unit, payload, outcome, run, kept),
       unsettled: (unit) => this.unsettled(unit),
       refused: (unit, taken) => this.refused(unit, taken),
@@ -479,9 +484,9 @@ export class SentMemory<P> {
   }
 
   /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */
-  async close(): Promise<void> {
+  async close(completed = false): Promise<void> {
     // Its end marked (also where `ending` was not reached: a stop, a signal); a failed write is the close's to say.
-    await this.ending().catch(() => undefined);
+    await this.ending(completed).catch(() => undefined);
     const placed = this.placed;
     const known = this.known;
     this.memory = undefined;

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, examctl } from '../support/cli.js';
@@ -31,5 +31,30 @@ describe('runs resume of a killed retry', () => {
         ['stu-late-1', 'ok'],
         ['stu-late-2', 'ok'],
       ]);
+    }));
+});
+
+describe('a night that found the local store older than its memory, stopped short (trial34 F03)', () => {
+  it('leaves that verdict for the next night, which sends what the stopped one did not', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_STORE: join(dir, 'store') };
+      const header = 'ExternalId,FirstName,LastName,Email,UserName,Role';
+      const users = (mail: string) => `${header}\n${Array.from({ length: 30 }, (_, i) => `u-${i},U,L${i},u${i}@${mail},u-${i},Candidate`).join('\n')}\n`;
+      writeFileSync(join(dir, 'old.csv'), users('old.example.test'));
+      writeFileSync(join(dir, 'new.csv'), users('new.example.test'));
+      const nightly = (file: string) => ['user', 'sync', '--file', file, '--changed-only', '--target', 'local', '--yes', '--json', '--concurrency', '1'];
+      expect((await examctl(nightly('old.csv'), dir, env)).code).toBe(0);
+      cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
+      expect((await examctl(nightly('new.csv'), dir, env)).code).toBe(0);
+      rmSync(join(dir, 'store'), { recursive: true, force: true });
+      cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      // A runner lost mid-night (killed at a marker), its run not resumed: the next night is the recovery (docs/ci.md).
+      const stopped = await examctl(nightly('new.csv'), dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:2:SIGKILL' });
+      expect(stopped.signal).toBe('SIGKILL');
+      const next = await examctl(nightly('new.csv'), dir, env);
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stderr).toContain('the local store is older than run');
+      const world = JSON.parse((await examctl(['local', 'export', '--store', 'store'], dir, env)).stdout) as { Users: { ExternalId: string; Email?: string }[] };
+      expect(world.Users.filter((user) => user.ExternalId.startsWith('u-') && !user.Email?.endsWith('@new.example.test')).map((user) => user.ExternalId)).toEqual([]);
     }));
 });
