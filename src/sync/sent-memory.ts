@@ -100,10 +100,14 @@ export class SentMemory<P> {
   /** The local store's position when opened, and how to read it. */
   private position: PopulationRecord['store'];
   private positionOf = async (): Promise<PopulationRecord['store']> => undefined;
-  /** The store is older than its population's newest run left it: no unchanged verdict holds. */
-  protected olderStore = false;
-  /** That run's position: kept on record until a run found the store older and completed (docs/sync.md, "Drift"). */
+  /**
+   * The position its population's newest run left the store at, when the store is older now: no
+   * unchanged verdict holds, and it stays on record until such a run completes (docs/sync.md, "Drift").
+   */
   private olderThan: PopulationRecord['store'];
+  protected get olderStore(): boolean {
+    return this.olderThan !== undefined;
+  }
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
@@ -227,8 +231,7 @@ export class SentMemory<P> {
     this.position = this.store === null ? undefined : await this.positionOf();
     const newest = populations.get(populationKey(population));
     const [now, then] = [this.position, newest?.store];
-    this.olderStore = !!now && !!then && (now[0] < then[0] || (now[0] === then[0] && (now[1] < then[1] || now[2] !== then[2])));
-    if (this.olderStore) this.olderThan = then;
+    if (now && then && (now[0] < then[0] || (now[0] === then[0] && (now[1] < then[1] || now[2] !== then[2])))) this.olderThan = then;
     if (this.olderStore) tell(`note: the local store is older than run ${newest!.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
     return this.memory;
   }
@@ -295,8 +298,11 @@ export class SentMemory<P> {
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
   async ending(completed = false): Promise<void> {
     // A night that found the store older and stopped short leaves the older verdict for the next (trial34 F03).
-    const position = completed || this.olderThan === undefined ? await this.positionOf() : this.olderThan;
-    if (this.run !== undefined) this.memory?.recordPopulation(populationKey(this.flags.population), this.run, true, undefined, position);
+    const [memory, run] = [this.memory, this.run];
+    if (memory !== undefined && run !== undefined) {
+      const position = completed || this.olderThan === undefined ? await this.positionOf() : this.olderThan;
+      memory.recordPopulation(populationKey(this.flags.population), run, true, undefined, position);
+    }
     await this.memory?.durable();
   }
 
