@@ -195,7 +195,7 @@ describe('a local store restored from a backup that holds older versions of what
   };
   const older = /note: the local store is older than run \S+ left it/g;
 
-  it('a store restored, then compacted by the other population\'s night, is still older for this one (trial34 F02)', () =>
+  it.each(['students', 'staff'])('a store restored, then compacted by the first population\'s night (%s), is still older for the other (trial34 F02)', (first) =>
     withTempDir(async (dir) => {
       const { staff, students, compact, actions } = populations(dir);
       expect([(await staff('L')).code, (await students()).code]).toEqual([0, 0]);
@@ -203,11 +203,14 @@ describe('a local store restored from a backup that holds older versions of what
       expect(actions(await staff('Married'))).toEqual(['s-1 updated', 's-2 updated', 's-3 updated']);
       rmSync(join(dir, 'store'), { recursive: true });
       cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
-      expect((await students()).stderr).toMatch(older);
-      await compact();
-      const night = await staff('Married');
-      expect(night.stderr.match(older)?.length, night.stderr).toBe(1);
-      expect(actions(night)).toEqual(['s-1 updated', 's-2 updated', 's-3 updated']);
+      const married = () => staff('Married');
+      const nights = first === 'students' ? [students, married] : [married, students];
+      for (const night of nights) {
+        const run = await night();
+        expect(run.stderr.match(older)?.length, run.stderr).toBe(1);
+        if (night === married) expect(actions(run)).toEqual(['s-1 updated', 's-2 updated', 's-3 updated']);
+        await compact();
+      }
       const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; LastName?: string }[] };
       expect(world.Users.find((user) => user.ExternalId === 's-1')?.LastName).toBe('Married');
     }));
