@@ -158,14 +158,14 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
 export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext(), replaced = true): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const full = resolve(path);
-  // Another user's entry at the name or link on the way, where others write or in a folder of the user's
-  // (made while others could write it); a file a sticky folder keeps.
+  // Another user's entry at the name or link on the way, where others write; their link in a folder
+  // of the user's (made while others could write it); a file a sticky folder keeps.
   for (let at = full; dirname(at) !== at; at = dirname(at)) {
     const entry = await lstat(at).catch(() => undefined);
     const dir = entry && (await stat(dirname(at)).catch(() => undefined));
     if (entry === undefined || dir === undefined || entry.uid === context.uid) continue;
     const sticky = replaced && at === full && entry.isFile() && dir.mode & 0o1000 && context.uid && dir.uid !== context.uid;
-    const mine = context.uid !== 0 && dir.uid === context.uid;
+    const mine = context.uid !== 0 && dir.uid === context.uid && entry.isSymbolicLink();
     if (!sticky && (entry.uid === 0 || (!mine && !entryProblem(at, dir, context)))) continue;
     if (!sticky && (at === full ? entry.isFile() : !entry.isSymbolicLink())) continue;
     const where = sticky ? 'sticky folder (only its owner may replace it)' : mine ? 'folder of yours' : 'folder another user can write';
