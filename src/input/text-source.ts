@@ -171,11 +171,13 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
     };
 
     // A refusal names --encoding where the reader takes it: a sniffed input's unless its head reads as JSON.
-    const flagged = (text: string): boolean => options.encodingFlag === true || (options.encodingFlag === 'csv' && !/^\s*[[{]/.test(text));
+    const flagged = (text: string): boolean =>
+      options.encodingFlag === true || (options.encodingFlag === 'csv' && !/^\s*[[{]/.test(text));
     const noBom = (): string => {
       // UTF-16 without a BOM: big-endian when its first byte is NUL.
       const utf16 = head[0] === 0 ? 'utf-16be' : 'utf-16le';
-      return flagged(new TextDecoder(utf16).decode(head)) ? `${NO_BOM}, or name its encoding with --encoding ${utf16}` : NO_BOM;
+      const named = `${NO_BOM}, or name its encoding with --encoding ${utf16}`;
+      return flagged(new TextDecoder(utf16).decode(head)) ? named : NO_BOM;
     };
     const check = (chunk: Buffer, last: boolean): Buffer => {
       // A NUL byte: refused on its own line (a stray one in a text file is found where it is).

@@ -168,9 +168,11 @@ export async function plantedEntryProblem(path: string, context: TrustContext = 
     const mine = context.uid !== 0 && dir.uid === context.uid && entry.isSymbolicLink();
     if (!sticky && (entry.uid === 0 || (!mine && !entryProblem(at, dir, context)))) continue;
     if (!sticky && (at === full ? entry.isFile() : !entry.isSymbolicLink())) continue;
-    const where = sticky ? 'sticky folder (only its owner may replace it)' : mine ? 'folder of yours' : 'folder another user can write';
-    const fix = !mine ? 'choose another path' : `rm ${at}${dir.mode & 0o022 ? `; chmod go-w ${dirname(at)}` : ''}`;
-    return `${at} is already there, owned by uid ${entry.uid}, in a ${where}: ${fix}`;
+    const where = sticky ? 'sticky folder (only its owner may replace it)' : 'folder another user can write';
+    // The user removes it (and closes the folder): it is theirs to clean.
+    const closed = dir.mode & 0o022 ? `; chmod go-w ${dirname(at)}` : '';
+    const fix = mine ? `a folder of yours: rm ${at}${closed}` : `a ${where}: choose another path`;
+    return `${at} is already there, owned by uid ${entry.uid}, in ${fix}`;
   }
   return undefined;
 }
