@@ -16,7 +16,7 @@ import { AttemptDeadlineError, ByteBudget, InFlight, ProxyTunnelError, ResponseB
 import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
-import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from '../port/integration-api.js';
+import { servedStoreAt, type ApiResult, type CallOptions, type IntegrationApi, type RetryCounts } from '../port/integration-api.js';
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetriedCall, type RetryLimits, type RetryNote } from './retry-loop.js';
 import { checkToken, parseBaseUrl, pathSegment, API_PREFIX } from './url-policy.js';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
@@ -379,6 +379,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     removeInvigilators: (scheduleExtId: string, userExtIds: string[], callOptions?: CallOptions) =>
       call<InvigilatorsResponseContent>('DELETE', `/schedule/${pathSegment(scheduleExtId, 'the schedule id')}/invigilators`, userExtIds, callOptions),
     retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
+    // `local serve`'s (docs/cli.md, "local serve"); from any other server: none.
+    storeAt: () => call('GET', '/examctl/store', undefined).then((answer) => servedStoreAt(answer.envelope.Content), () => undefined),
     async close() {
       if (closed) return;
       closed = true;

@@ -10,7 +10,7 @@ import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-se
 import type { SettingFlags } from './settings.js';
 import { targetIdentity, type ProfileNote, type ReportTarget } from '../report/run-report.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
-import type { IntegrationApi } from '../port/integration-api.js';
+import type { IntegrationApi, StoreAt, StorePosition } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
 
 /** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
@@ -288,14 +288,15 @@ export async function targetInstance(target: ReportTarget, create: boolean, deps
 }
 
 /**
- * A local store's position, and whether it holds all it held at an earlier one (docs/sync.md,
- * "Drift"); undefined: a remote target, or no store.
+ * Which store the target is and where it stands (docs/sync.md, "Drift"): a local store's files (a
+ * real run creates it first), a served one's answer; `holds`: all it held at an earlier position.
  */
-export async function storePosition(target: ReportTarget) {
-  if (target.kind !== 'local') return undefined;
-  const { readStoreLineage, descendsFrom } = await import('../engine/store/manifest.js');
-  const lineage = await readStoreLineage(target.store).catch(() => undefined);
-  return lineage && { at: lineage[0], holds: (then: typeof lineage[0]) => descendsFrom(lineage, then) };
+export async function targetStore(target: ResolvedTarget, create: boolean, deps: CommandDeps) {
+  const { storeAtOf, descendsFrom } = await import('../engine/store/manifest.js');
+  let at: StoreAt | undefined;
+  if (target.kind === 'local') at = await targetInstance(target, create, deps).then(() => storeAtOf(target.store));
+  else at = await target.remote.connect().then((api) => api.storeAt!().finally(() => api.close()));
+  return { ...at, holds: (then: StorePosition) => at?.lineage !== undefined && descendsFrom(at.lineage, then) };
 }
 
 /**

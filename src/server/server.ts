@@ -74,7 +74,7 @@ interface Route {
   methods: Partial<Record<string, { handler: Handler; hasBody: boolean }>>;
 }
 
-/** The spec's five routes, relative to API_PREFIX. */
+/** The spec's five routes and examctl's own, relative to API_PREFIX. */
 const ROUTES: Route[] = [
   {
     path: /^\/schedule$/,
@@ -102,6 +102,11 @@ const ROUTES: Route[] = [
         handler: (api, [id], body, call) => api.removeInvigilators(id!, body as string[], call),
       },
     },
+  },
+  {
+    // examctl's own: the served store's instance and position (docs/cli.md, "local serve").
+    path: /^\/examctl\/store$/,
+    methods: { GET: { hasBody: false, handler: async (api) => ({ status: 200, envelope: { Success: true, Content: (await api.storeAt?.()) ?? null, Errors: null } }) } },
   },
 ];
 

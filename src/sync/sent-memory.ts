@@ -25,7 +25,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { openTargetDirectory, storePosition, targetInstance } from '../context/target.js';
+import { openTargetDirectory, targetStore } from '../context/target.js';
 import type { OpenDirectory } from '../port/local-directory.js';
 import { type TargetOf } from '../context/resolved-target.js';
 
@@ -72,7 +72,7 @@ export class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** Where it is kept: closing it there stores a state service's copy. */
   protected placed: PlacedMemory | undefined;
-  /** A local store's instance (`open`): a memory of another kind of a replaced store is not read. */
+  /** The store's instance (`open`): a memory of another kind of a replaced store is not read. */
   private instance: string | undefined;
   /** The run under way (`started`): recorded as the population's newest run (not a collection's: `ahead` only). */
   private run: string | undefined;
@@ -97,7 +97,7 @@ export class SentMemory<P> {
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
   protected store: OpenDirectory | null = null;
-  /** The local store's position when opened, and how to read it. */
+  /** The store's position when opened, and how to read it. */
   private position: PopulationRecord['store'];
   private positionOf = async (): Promise<PopulationRecord['store']> => undefined;
   /**
@@ -137,7 +137,9 @@ export class SentMemory<P> {
     if (keepsOther && resolved.kind === 'local' && !existsSync(resolved.store)) {
       throw new UsageError(`--require-memory: there is no local store at ${resolved.store}: moved? point the job at it; nothing was created or sent`);
     }
-    this.instance = await targetInstance(resolved, !dryRun, this.deps);
+    // Which store the target is, a served one's too (docs/sync.md, "Drift"); a dry run asks no server.
+    const asked = (create = false) => (dryRun && resolved.kind === 'remote' ? undefined : targetStore(resolved, create, this.deps));
+    this.instance = (await asked(!dryRun))?.instance;
     const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
     // Its memories under another path (docs/sync.md, "The sync memory").
     const others: string[] = [];
@@ -227,12 +229,12 @@ export class SentMemory<P> {
     if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
     // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
     if (decides && this.kind !== 'collections' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
-    this.positionOf = async () => (await storePosition(target))?.at;
-    const now = this.store === null ? undefined : await storePosition(target);
+    this.positionOf = async () => (await asked())?.lineage?.[0];
+    const now = decides && this.kind !== 'collections' ? await asked() : undefined;
     const newest = populations.get(populationKey(population));
-    this.position = now?.at;
-    if (now && newest?.store && !now.holds(newest.store)) this.olderThan = newest.store;
-    if (this.olderStore) tell(`note: the local store is older than run ${newest!.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
+    this.position = now?.lineage?.[0];
+    if (this.position && newest?.store && !now!.holds(newest.store)) this.olderThan = newest.store;
+    if (this.olderStore) tell(`note: the ${resolved.kind === 'local' ? 'local' : 'served'} store is older than run ${newest!.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
     return this.memory;
   }
 

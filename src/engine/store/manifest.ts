@@ -10,6 +10,8 @@ import { StoreDamagedError } from '../../system/errors.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
+import type { StoreAt, StorePosition } from '../../port/integration-api.js';
+import { readStoreInstance } from './store-instance.js';
 
 export const CURRENT_FILE = 'CURRENT';
 
@@ -23,8 +25,6 @@ export function generationOfFile(name: string): number | undefined {
   return generation === undefined ? undefined : Number(generation);
 }
 
-/** A store's position (docs/sync.md, "Drift"): its generation, its journal's length and file id. */
-export type StorePosition = [number, number, string];
 /** How many replaced generations CURRENT names, newest first (docs/store.md, "Files"). */
 const LINEAGE = 32;
 
@@ -72,7 +72,13 @@ export async function writeManifest(dir: string, generation: number, lineage?: L
 }
 
 /** The store's position, and the positions it was compacted from (Manifest.from). */
-export type Lineage = [StorePosition, StorePosition[] | undefined];
+export type Lineage = NonNullable<StoreAt['lineage']>;
+
+/** Which store `dir` is and where it stands (IntegrationApi.storeAt). */
+export async function storeAtOf(dir: string): Promise<StoreAt> {
+  const [instance, lineage] = await Promise.all([readStoreInstance(dir), readStoreLineage(dir).catch(() => undefined)]);
+  return { ...(instance !== undefined && { instance }), ...(lineage && { lineage }) };
+}
 
 export async function readStoreLineage(dir: string): Promise<Lineage> {
   const { generation, from } = await readManifest(dir);
@@ -83,5 +89,5 @@ export async function readStoreLineage(dir: string): Promise<Lineage> {
 /** Whether the store holds all it held at `then`: the same journal or one compacted into it, as long or longer. */
 export function descendsFrom([now, from]: Lineage, then: StorePosition): boolean {
   const grown = (at?: StorePosition) => at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1];
-  return grown(now) || (from === undefined ? now[0] > then[0] : from.some(grown));
+  return grown(now) || (!from ? now[0] > then[0] : from.some(grown));
 }

@@ -1,0 +1,85 @@
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+import { ROOT } from '../durability/helpers.js';
+import { serve } from './lost-memory-nights.js';
+import type { LocalServer } from '../../src/server/serve-local.js';
+
+/**
+ * A store served by `local serve` as the remote target is judged as a local one (docs/sync.md,
+ * "Drift"): restored from a backup, it is older than its memory (the unchanged sent, said once);
+ * replaced (`local init --force`), the memory is of another instance (not used).
+ */
+
+let served: LocalServer | undefined;
+
+afterEach(async () => {
+  await served?.close();
+  served = undefined;
+});
+
+async function cli(dir: string, argv: string[]) {
+  const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_LOCK_TIMEOUT_MS: '0' });
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+/** The served store stopped, `change`d, and served again at the same address (the same target, so the same memory). */
+async function again(dir: string, change: () => Promise<unknown> | void): Promise<void> {
+  const port = served!.port;
+  await served!.close();
+  await change();
+  served = await serve(join(dir, 'store'), port);
+}
+
+/** Night 1 (S-MATH1-DEC alone) pushed to a served store; `push` runs the nights after (both sittings). */
+async function firstNight(dir: string) {
+  const sittings = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8').trimEnd().split('\n');
+  writeFileSync(join(dir, 'night1.csv'), `${sittings.filter((line, i) => i === 0 || line.startsWith('S-MATH1-DEC')).join('\n')}\n`);
+  writeFileSync(join(dir, 'night2.csv'), `${sittings.join('\n')}\n`);
+  const init = ['local', 'init', '--store', 'store', '--seed', join(ROOT, 'fixtures', 'world.json')];
+  expect((await cli(dir, init)).code).toBe(0);
+  served = await serve(join(dir, 'store'));
+  const push = async (file = 'night2.csv', ...more: string[]) => {
+    const run = await cli(dir, ['schedule', 'push', '--file', file, '--upsert', '--changed-only', '--target', 'remote', '--base-url', served!.url, '--yes', '--json', ...more]);
+    const items = run.code === 2 ? [] : (JSON.parse(run.stdout) as { items: { id: string; action?: string }[] }).items;
+    return { ...run, actions: items.map((item) => `${item.id} ${item.action}`) };
+  };
+  expect((await push('night1.csv')).code).toBe(0);
+  return { init, push };
+}
+
+describe('a store served by local serve, under its schedule memory', () => {
+  it('restored from a backup: every sitting is sent, said once; the nights before and after are quiet', () =>
+    withTempDir(async (dir) => {
+      const { push } = await firstNight(dir);
+      await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
+      const older = /note: the served store is older than run \S+ left it \(restored or cut back\): every schedule the memory calls unchanged is sent as changed/g;
+      const second = await push('night2.csv', '--require-memory');
+      expect([second.code, second.actions, second.stderr.match(older)]).toEqual([0, ['S-MATH1-DEC unchanged', 'S-PHYS2-JAN created'], null]);
+      await again(dir, () => {
+        rmSync(join(dir, 'store'), { recursive: true });
+        cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      });
+      for (const night of [3, 4]) {
+        const run = await push('night2.csv', '--require-memory');
+        expect(run.code, run.stderr).toBe(0);
+        // Both sent (a remote answer does not say created or updated: the memory knew both).
+        expect(run.actions).toEqual(night === 3 ? ['S-MATH1-DEC updated', 'S-PHYS2-JAN updated'] : ['S-MATH1-DEC unchanged', 'S-PHYS2-JAN unchanged']);
+        expect(run.stderr.match(older)?.length ?? 0, run.stderr).toBe(night === 3 ? 1 : 0);
+      }
+    }));
+
+  it('replaced (local init --force): the memory is of another instance, refused by --require-memory, else begun anew', () =>
+    withTempDir(async (dir) => {
+      const { init, push } = await firstNight(dir);
+      await again(dir, () => cli(dir, [...init, '--force']));
+      const refused = await push('night2.csv', '--require-memory');
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toMatch(/is of the store this one replaced \(local init --force\): not used; left as it is/);
+      const begun = await push();
+      expect([begun.code, begun.actions]).toEqual([0, ['S-MATH1-DEC sent', 'S-PHYS2-JAN sent']]);
+    }));
+});
