@@ -27,6 +27,8 @@ export interface RemoteClientOptions {
   baseUrl: string;
   /** The EAPI token. Sent only in the Authorization header; never in messages or debug lines. */
   token: string;
+  /** Told when an answer says the server is `local serve` (its `x-examctl-store` header): `storeAt` answers. */
+  onStoreSaid?: () => void;
   /** Requests in flight at once (and pooled keep-alive connections). Default 8. */
   concurrency?: number;
   /** Request starts per minute, retries included. Default: unlimited. */
@@ -277,6 +279,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     /** An answer that is not retried: the record's result, or the end of the target. */
     settle(answer: HttpAnswer, lostAttempt: string | undefined): ApiResult<T> {
       const { method, route, gate } = this;
+      if (headerValue(answer.headers, 'x-examctl-store') !== undefined) options.onStoreSaid?.();
       try {
         if (answer.status >= 300 && answer.status < 400) {
           // Any 3xx: never followed, the run stops (redirectWords, below).
@@ -379,7 +382,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     removeInvigilators: (scheduleExtId: string, userExtIds: string[], callOptions?: CallOptions) =>
       call<InvigilatorsResponseContent>('DELETE', `/schedule/${pathSegment(scheduleExtId, 'the schedule id')}/invigilators`, userExtIds, callOptions),
     retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
-    // `local serve`'s (docs/cli.md, "local serve"); from any other server: none.
+    // `local serve`'s (docs/remote.md, "The local server"); from any other server: none.
     storeAt: () => call('GET', '/examctl/store', undefined).then((answer) => servedStoreAt(answer.envelope.Content), () => undefined),
     async close() {
       if (closed) return;

@@ -199,6 +199,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
   const { baseUrl, token } = settings;
   const concurrency = settings.concurrency ?? REMOTE_CONCURRENCY;
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
+  let said = false;
   return {
     kind: 'remote',
     baseUrl,
@@ -229,8 +230,10 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           // EXAMCTL_REQUEST_TIMEOUT_MS: one attempt, headers and body (docs/remote.md, "Limits, timeouts, retries").
           requestTimeoutMs: requestTimeoutFromEnv(deps.env),
           debug: options.debug ? (line) => void say(deps, `debug: ${line}`) : undefined,
+          onStoreSaid: () => void (said = true),
         });
       },
+      storeSaid: () => said,
       async checkBaseUrl() {
         const { parseBaseUrl } = await import('../api/url-policy.js');
         parseBaseUrl(baseUrl, allowInsecureHttp, via);
@@ -288,14 +291,14 @@ export async function targetInstance(target: ReportTarget, create: boolean, deps
 }
 
 /**
- * Which store the target is and where it stands (docs/sync.md, "Drift"): a local store's files (a
- * real run creates it first), a served one's answer; `holds`: all it held at an earlier position.
+ * Which store the target is and where it stands (docs/sync.md, "Drift"): a local store's files, a
+ * served one's answer (asked if `ask`, or once its answers said); `holds`: all it held at a position.
  */
-export async function targetStore(target: ResolvedTarget, create: boolean, deps: CommandDeps) {
+export async function targetStore(target: ResolvedTarget, ask: boolean) {
   const { storeAtOf, descendsFrom } = await import('../engine/store/manifest.js');
   let at: StoreAt | undefined;
-  if (target.kind === 'local') at = await targetInstance(target, create, deps).then(() => storeAtOf(target.store));
-  else at = await target.remote.connect().then((api) => api.storeAt!().finally(() => api.close()));
+  if (target.kind === 'local') at = await storeAtOf(target.store);
+  else if (ask || target.remote.storeSaid()) at = await target.remote.connect().then((api) => api.storeAt!().finally(() => api.close()));
   return { ...at, holds: (then: StorePosition) => at?.lineage !== undefined && descendsFrom(at.lineage, then) };
 }
 

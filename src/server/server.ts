@@ -104,7 +104,7 @@ const ROUTES: Route[] = [
     },
   },
   {
-    // examctl's own: the served store's instance and position (docs/cli.md, "local serve").
+    // examctl's own: the served store's instance and position (docs/remote.md, "The local server").
     path: /^\/examctl\/store$/,
     methods: { GET: { hasBody: false, handler: async (api) => ({ status: 200, envelope: { Success: true, Content: (await api.storeAt?.()) ?? null, Errors: null } }) } },
   },
@@ -296,6 +296,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (res.headersSent || res.destroyed) return;
       const allHeaders: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
       for (const name in headers) allHeaders[name] = headers[name]!;
+      // It answers examctl's own GET /examctl/store (below).
+      if (options.api.storeAt) allHeaders['x-examctl-store'] = '/examctl/store';
       // A body left unread cannot be skipped on a kept-alive connection: the answer closes it, and
       // the body's rest is read and dropped after it, so that the client reads the answer.
       if (closing || !bodyRead) allHeaders.connection = 'close';

@@ -208,12 +208,11 @@ export function emptyContents(file: string, kind: SyncKind): MemoryContents {
 
 /**
  * Whether a memory answers for the store the run uses (docs/sync.md, "The sync memory"): it
- * records the store's instance id (`local serve` says its store's), and a store replaced at the
- * same path has a new one. A memory and a store that both predate instance ids match.
+ * records the store's instance id, and a store replaced at the same path has a new one. A
+ * memory and a store that both predate instance ids (and any remote target) match as before.
  */
-export function ofOtherInstance(contents: Pick<MemoryContents, 'lines' | 'instance' | 'target'>, instance: string | undefined): boolean {
-  // A served store's: only if both say (a server that does not, an older examctl's memory: believed).
-  return contents.lines > 0 && contents.instance !== instance && (contents.target?.kind !== 'remote' || !!(instance && contents.instance));
+export function ofOtherInstance(contents: Pick<MemoryContents, 'lines' | 'instance'>, instance: string | undefined): boolean {
+  return contents.lines > 0 && contents.instance !== instance;
 }
 
 /** Whether a local store's memory is of the store its path held before, another store there now: not used by it (a store gone may have moved: docs/sync.md). */

@@ -25,7 +25,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { openTargetDirectory, targetStore } from '../context/target.js';
+import { openTargetDirectory, targetInstance, targetStore } from '../context/target.js';
 import type { OpenDirectory } from '../port/local-directory.js';
 import { type TargetOf } from '../context/resolved-target.js';
 
@@ -72,7 +72,7 @@ export class SentMemory<P> {
   protected memory: SyncMemory | undefined;
   /** Where it is kept: closing it there stores a state service's copy. */
   protected placed: PlacedMemory | undefined;
-  /** The store's instance (`open`): a memory of another kind of a replaced store is not read. */
+  /** A local store's instance (`open`): a memory of another kind of a replaced store is not read. */
   private instance: string | undefined;
   /** The run under way (`started`): recorded as the population's newest run (not a collection's: `ahead` only). */
   private run: string | undefined;
@@ -137,9 +137,7 @@ export class SentMemory<P> {
     if (keepsOther && resolved.kind === 'local' && !existsSync(resolved.store)) {
       throw new UsageError(`--require-memory: there is no local store at ${resolved.store}: moved? point the job at it; nothing was created or sent`);
     }
-    // Which store the target is, a served one's too (docs/sync.md, "Drift"); a dry run asks no server.
-    const asked = (create = false) => (dryRun && resolved.kind === 'remote' ? undefined : targetStore(resolved, create, this.deps));
-    this.instance = (await asked(!dryRun))?.instance;
+    this.instance = await targetInstance(resolved, !dryRun, this.deps);
     const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
     // Its memories under another path (docs/sync.md, "The sync memory").
     const others: string[] = [];
@@ -229,9 +227,11 @@ export class SentMemory<P> {
     if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
     // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
     if (decides && this.kind !== 'collections' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
-    this.positionOf = async () => (await asked())?.lineage?.[0];
-    const now = decides && this.kind !== 'collections' ? await asked() : undefined;
     const newest = populations.get(populationKey(population));
+    // A served store is asked where it stands once it said it is one, now or on an earlier night (docs/sync.md, "Drift"); a dry run asks no server.
+    const asked = (ask: boolean) => (dryRun && resolved.kind === 'remote' ? undefined : targetStore(resolved, ask));
+    this.positionOf = async () => (await asked(false))?.lineage?.[0];
+    const now = decides && this.kind !== 'collections' ? await asked(newest?.store !== undefined) : undefined;
     this.position = now?.lineage?.[0];
     if (this.position && newest?.store && !now!.holds(newest.store)) this.olderThan = newest.store;
     if (this.olderStore) tell(`note: the ${resolved.kind === 'local' ? 'local' : 'served'} store is older than run ${newest!.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);

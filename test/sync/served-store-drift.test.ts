@@ -9,8 +9,8 @@ import type { LocalServer } from '../../src/server/serve-local.js';
 
 /**
  * A store served by `local serve` as the remote target is judged as a local one (docs/sync.md,
- * "Drift"): restored from a backup, it is older than its memory (the unchanged sent, said once);
- * replaced (`local init --force`), the memory is of another instance (not used).
+ * "Drift"): restored from a backup or replaced (`local init --force`), it is older than its memory:
+ * the unchanged are sent that night, said once.
  */
 
 let served: LocalServer | undefined;
@@ -72,14 +72,17 @@ describe('a store served by local serve, under its schedule memory', () => {
       }
     }));
 
-  it('replaced (local init --force): the memory is of another instance, refused by --require-memory, else begun anew', () =>
+  it('replaced (local init --force): older than its memory too, everything sent, said once', () =>
     withTempDir(async (dir) => {
       const { init, push } = await firstNight(dir);
       await again(dir, () => cli(dir, [...init, '--force']));
-      const refused = await push('night2.csv', '--require-memory');
-      expect(refused.code, refused.stderr).toBe(2);
-      expect(refused.stderr).toMatch(/is of the store this one replaced \(local init --force\): not used; left as it is/);
-      const begun = await push();
-      expect([begun.code, begun.actions]).toEqual([0, ['S-MATH1-DEC sent', 'S-PHYS2-JAN sent']]);
+      for (const night of [2, 3]) {
+        const run = await push('night2.csv', '--require-memory');
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.actions).toEqual(night === 2 ? ['S-MATH1-DEC updated', 'S-PHYS2-JAN created'] : ['S-MATH1-DEC unchanged', 'S-PHYS2-JAN unchanged']);
+        expect(run.stderr.match(/note: the served store is older than run \S+ left it/g)?.length ?? 0, run.stderr).toBe(night === 2 ? 1 : 0);
+      }
+      const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Schedules: { ScheduleExtId: string }[] };
+      expect(world.Schedules.map((schedule) => schedule.ScheduleExtId)).toEqual(expect.arrayContaining(['S-MATH1-DEC', 'S-PHYS2-JAN']));
     }));
 });

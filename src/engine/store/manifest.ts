@@ -76,7 +76,7 @@ export type Lineage = NonNullable<StoreAt['lineage']>;
 
 /** Which store `dir` is and where it stands (IntegrationApi.storeAt). */
 export async function storeAtOf(dir: string): Promise<StoreAt> {
-  const [instance, lineage] = await Promise.all([readStoreInstance(dir), readStoreLineage(dir).catch(() => undefined)]);
+  const [instance, lineage] = await Promise.all([readStoreInstance(dir).catch(() => undefined), readStoreLineage(dir).catch(() => undefined)]);
   return { ...(instance !== undefined && { instance }), ...(lineage && { lineage }) };
 }
 
