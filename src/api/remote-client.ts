@@ -27,7 +27,7 @@ export interface RemoteClientOptions {
   baseUrl: string;
   /** The EAPI token. Sent only in the Authorization header; never in messages or debug lines. */
   token: string;
-  /** Told when an answer says the server is `local serve` (its `x-examctl-store` header): `storeAt` answers. */
+  /** Told of an answer with `local serve`'s header `x-examctl-store`: `storeAt` answers. */
   onStoreSaid?: () => void;
   /** Requests in flight at once (and pooled keep-alive connections). Default 8. */
   concurrency?: number;
@@ -382,7 +382,6 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     removeInvigilators: (scheduleExtId: string, userExtIds: string[], callOptions?: CallOptions) =>
       call<InvigilatorsResponseContent>('DELETE', `/schedule/${pathSegment(scheduleExtId, 'the schedule id')}/invigilators`, userExtIds, callOptions),
     retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
-    // `local serve`'s (docs/remote.md, "The local server"); from any other server: none.
     storeAt: () => call('GET', '/examctl/store', undefined).then((answer) => servedStoreAt(answer.envelope.Content), () => undefined),
     async close() {
       if (closed) return;

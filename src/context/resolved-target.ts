@@ -15,7 +15,7 @@ interface RemoteConnection {
   checkBaseUrl(): Promise<void>;
   /** One single-attempt GET (doctor), with the token when there is one. */
   probe(path: string, now: () => number): Promise<ProbeAnswer>;
-  /** Whether an answer to a client it built said the server is `local serve` (IntegrationApi.storeAt answers). */
+  /** Whether a client it built was answered by `local serve` (its storeAt answers). */
   storeSaid(): boolean;
 }
 

@@ -10,7 +10,7 @@ import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-se
 import type { SettingFlags } from './settings.js';
 import { targetIdentity, type ProfileNote, type ReportTarget } from '../report/run-report.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
-import type { IntegrationApi, StoreAt, StorePosition } from '../port/integration-api.js';
+import type { IntegrationApi } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
 
 /** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
@@ -291,15 +291,17 @@ export async function targetInstance(target: ReportTarget, create: boolean, deps
 }
 
 /**
- * Which store the target is and where it stands (docs/sync.md, "Drift"): a local store's files, a
- * served one's answer (asked if `ask`, or once its answers said); `holds`: all it held at a position.
+ * A store's position, and whether it holds all it held at an earlier one (docs/sync.md, "Drift"):
+ * a local store's, a served one's (if `ask`, or once it said it is one).
  */
-export async function targetStore(target: ResolvedTarget, ask: boolean) {
-  const { storeAtOf, descendsFrom } = await import('../engine/store/manifest.js');
-  let at: StoreAt | undefined;
-  if (target.kind === 'local') at = await storeAtOf(target.store);
-  else if (ask || target.remote.storeSaid()) at = await target.remote.connect().then((api) => api.storeAt!().finally(() => api.close()));
-  return { ...at, holds: (then: StorePosition) => at?.lineage !== undefined && descendsFrom(at.lineage, then) };
+export async function storePosition(target: ResolvedTarget, ask: boolean) {
+  const { readStoreLineage, descendsFrom } = await import('../engine/store/manifest.js');
+  if (target.kind === 'remote' && !ask && !target.remote.storeSaid()) return undefined;
+  const lineage =
+    target.kind === 'local'
+      ? await readStoreLineage(target.store).catch(() => undefined)
+      : await target.remote.connect().then((api) => api.storeAt!().finally(() => api.close()));
+  return lineage && { at: lineage[0], holds: (then: typeof lineage[0]) => descendsFrom(lineage, then) };
 }
 
 /**

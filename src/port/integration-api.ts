@@ -66,21 +66,13 @@ export interface IntegrationApi {
   close(): Promise<void>;
   /** Remote only: the requests retried so far, in all and by cause (`503`, `network`, `timeout`). */
   retryCounts?(): RetryCounts;
-  /** Which store answers and where it stands (docs/sync.md, "Drift"); none from a server that does not say. */
-  storeAt?(): Promise<StoreAt | undefined>;
+  /** Its store's position (docs/sync.md, "Drift"); none: not said. */
+  storeAt?(): Promise<StoreLineage | undefined>;
 }
 
-/** A store's position: generation, journal length, journal `ino:birth`. */
-export type StorePosition = [number, number, string];
-
-/** Its instance id, its position and those it was compacted from (none: not known). */
-export interface StoreAt {
-  instance?: string;
-  lineage?: [StorePosition, StorePosition[] | null | undefined];
-}
-
-const AT = String.raw`\[\d{1,15},\d{1,15},"\d{1,40}:\d{1,40}"\]`;
-const SERVED = new RegExp(`^\\{("instance":"[\\w-]{1,64}",)?"lineage":\\[${AT},(null|\\[(${AT}(,${AT})*)?\\])\\]\\}$`);
-
-/** `local serve`'s answer, taken only whole and of its shape (else the server does not say). */
-export const servedStoreAt = (content: unknown) => (SERVED.test(JSON.stringify(content)) ? (content as StoreAt) : undefined);
+/** A store's position and those it was compacted from (manifest.ts). */
+export type StoreLineage = [[number, number, string], [number, number, string][] | null | undefined];
+const AT = String.raw`\[\d+,\d+,"\d+:\d+"\]`;
+const SERVED = new RegExp(`^\\[${AT},(null|\\[(${AT}(,${AT})*)?\\])\\]$`);
+/** `local serve`'s answer: whole and of its shape, else none. */
+export const servedStoreAt = (content: unknown) => (SERVED.test(JSON.stringify(content)) ? (content as StoreLineage) : undefined);

@@ -74,7 +74,7 @@ interface Route {
   methods: Partial<Record<string, { handler: Handler; hasBody: boolean }>>;
 }
 
-/** The spec's five routes and examctl's own, relative to API_PREFIX. */
+/** The spec's five routes, relative to API_PREFIX. */
 const ROUTES: Route[] = [
   {
     path: /^\/schedule$/,
@@ -104,7 +104,7 @@ const ROUTES: Route[] = [
     },
   },
   {
-    // examctl's own: the served store's instance and position (docs/remote.md, "The local server").
+    // examctl's own (docs/remote.md, "The local server").
     path: /^\/examctl\/store$/,
     methods: { GET: { hasBody: false, handler: async (api) => ({ status: 200, envelope: { Success: true, Content: (await api.storeAt?.()) ?? null, Errors: null } }) } },
   },
@@ -296,7 +296,6 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (res.headersSent || res.destroyed) return;
       const allHeaders: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
       for (const name in headers) allHeaders[name] = headers[name]!;
-      // It answers examctl's own GET /examctl/store (below).
       if (options.api.storeAt) allHeaders['x-examctl-store'] = '/examctl/store';
       // A body left unread cannot be skipped on a kept-alive connection: the answer closes it, and
       // the body's rest is read and dropped after it, so that the client reads the answer.

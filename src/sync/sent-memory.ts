@@ -25,7 +25,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { openTargetDirectory, targetInstance, targetStore } from '../context/target.js';
+import { openTargetDirectory, storePosition, targetInstance } from '../context/target.js';
 import type { OpenDirectory } from '../port/local-directory.js';
 import { type TargetOf } from '../context/resolved-target.js';
 
@@ -228,13 +228,11 @@ export class SentMemory<P> {
     // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
     if (decides && this.kind !== 'collections' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
     const newest = populations.get(populationKey(population));
-    // A served store is asked where it stands once it said it is one, now or on an earlier night (docs/sync.md, "Drift"); a dry run asks no server.
-    const asked = (ask: boolean) => (dryRun && resolved.kind === 'remote' ? undefined : targetStore(resolved, ask));
-    this.positionOf = async () => (await asked(false))?.lineage?.[0];
-    const now = decides && this.kind !== 'collections' ? await asked(newest?.store !== undefined) : undefined;
-    this.position = now?.lineage?.[0];
-    if (this.position && newest?.store && !now!.holds(newest.store)) this.olderThan = newest.store;
-    if (this.olderStore) tell(`note: the ${resolved.kind === 'local' ? 'local' : 'served'} store is older than run ${newest!.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
+    this.positionOf = async () => (await storePosition(resolved, false))?.at;
+    const now = decides && this.kind !== 'collections' ? await storePosition(resolved, !dryRun && newest?.store !== undefined) : undefined;
+    this.position = now?.at;
+    if (now && newest?.store && !now.holds(newest.store)) this.olderThan = newest.store;
+    if (this.olderStore) tell(`note: the ${target.kind} store is older than run ${newest!.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
     return this.memory;
   }
 

@@ -56,7 +56,7 @@ describe('a store served by local serve, under its schedule memory', () => {
     withTempDir(async (dir) => {
       const { push } = await firstNight(dir);
       await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
-      const older = /note: the served store is older than run \S+ left it \(restored or cut back\): every schedule the memory calls unchanged is sent as changed/g;
+      const older = /note: the remote store is older than run \S+ left it \(restored or cut back\): every schedule the memory calls unchanged is sent as changed/g;
       const second = await push('night2.csv', '--require-memory');
       expect([second.code, second.actions, second.stderr.match(older)]).toEqual([0, ['S-MATH1-DEC unchanged', 'S-PHYS2-JAN created'], null]);
       await again(dir, () => {
@@ -80,7 +80,7 @@ describe('a store served by local serve, under its schedule memory', () => {
         const run = await push('night2.csv', '--require-memory');
         expect(run.code, run.stderr).toBe(0);
         expect(run.actions).toEqual(night === 2 ? ['S-MATH1-DEC updated', 'S-PHYS2-JAN created'] : ['S-MATH1-DEC unchanged', 'S-PHYS2-JAN unchanged']);
-        expect(run.stderr.match(/note: the served store is older than run \S+ left it/g)?.length ?? 0, run.stderr).toBe(night === 2 ? 1 : 0);
+        expect(run.stderr.match(/note: the remote store is older than run \S+ left it/g)?.length ?? 0, run.stderr).toBe(night === 2 ? 1 : 0);
       }
       const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Schedules: { ScheduleExtId: string }[] };
       expect(world.Schedules.map((schedule) => schedule.ScheduleExtId)).toEqual(expect.arrayContaining(['S-MATH1-DEC', 'S-PHYS2-JAN']));

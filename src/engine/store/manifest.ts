@@ -10,8 +10,7 @@ import { StoreDamagedError } from '../../system/errors.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
-import type { StoreAt, StorePosition } from '../../port/integration-api.js';
-import { readStoreInstance } from './store-instance.js';
+import type { StoreLineage } from '../../port/integration-api.js';
 
 export const CURRENT_FILE = 'CURRENT';
 
@@ -25,6 +24,8 @@ export function generationOfFile(name: string): number | undefined {
   return generation === undefined ? undefined : Number(generation);
 }
 
+/** A store's position (docs/sync.md, "Drift"): its generation, its journal's length and file id. */
+export type StorePosition = [number, number, string];
 /** How many replaced generations CURRENT names, newest first (docs/store.md, "Files"). */
 const LINEAGE = 32;
 
@@ -72,13 +73,7 @@ export async function writeManifest(dir: string, generation: number, lineage?: L
 }
 
 /** The store's position, and the positions it was compacted from (Manifest.from). */
-export type Lineage = NonNullable<StoreAt['lineage']>;
-
-/** Which store `dir` is and where it stands (IntegrationApi.storeAt). */
-export async function storeAtOf(dir: string): Promise<StoreAt> {
-  const [instance, lineage] = await Promise.all([readStoreInstance(dir).catch(() => undefined), readStoreLineage(dir).catch(() => undefined)]);
-  return { ...(instance !== undefined && { instance }), ...(lineage && { lineage }) };
-}
+export type Lineage = StoreLineage;
 
 export async function readStoreLineage(dir: string): Promise<Lineage> {
   const { generation, from } = await readManifest(dir);
