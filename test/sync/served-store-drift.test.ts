@@ -1,4 +1,6 @@
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -6,6 +8,7 @@ import { testDeps, withTempDir } from '../cli/helpers.js';
 import { ROOT } from '../durability/helpers.js';
 import { serve } from './lost-memory-nights.js';
 import type { LocalServer } from '../../src/server/serve-local.js';
+import { servedStoreAt } from '../../src/port/integration-api.js';
 
 /**
  * A store served by `local serve` as the remote target is judged as a local one (docs/sync.md,
@@ -85,4 +88,41 @@ describe('a store served by local serve, under its schedule memory', () => {
       const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Schedules: { ScheduleExtId: string }[] };
       expect(world.Schedules.map((schedule) => schedule.ScheduleExtId)).toEqual(expect.arrayContaining(['S-MATH1-DEC', 'S-PHYS2-JAN']));
     }));
+});
+
+describe('a server that does not say it is local serve', () => {
+  it('is never asked where its store stands: every night sends only its own requests, and the memory is believed', () =>
+    withTempDir(async (dir) => {
+      const paths: string[] = [];
+      const server = http.createServer((req, res) => {
+        paths.push(`${req.method} ${req.url}`);
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ Content: { User: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown, GroupErrors: [] }, Success: true, Errors: null }));
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        writeFileSync(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\nu-1,F,L,u1@example.test,Candidate\n');
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        for (const night of [1, 2]) {
+          const run = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--changed-only', '--target', 'remote', '--base-url', url, '--yes', '--json', ...(night === 2 ? ['--require-memory'] : [])]);
+          expect(run.code, run.stderr).toBe(0);
+          expect(run.stderr).not.toContain('older than run');
+        }
+        expect(paths).toEqual(['POST /api/v1/integrations/user']);
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    }));
+
+  it("takes an answer of the store route only whole and of local serve's shape (a hostile one makes nothing of it)", () => {
+    const lineage = [[3, 120, '77:1700000000000000000'], [[2, 90, '76:1600000000000000000']]];
+    expect(servedStoreAt(lineage)).toEqual(lineage);
+    expect(servedStoreAt([[3, 120, '77:1'], null])).toEqual([[3, 120, '77:1'], null]);
+    for (const wrong of [null, 'x', [], [[3, 120, '77:1']], [[3, 120, 77], null], [[3, -1, '77:1'], null], [[3, 120, '77:1'], [[1, 2, '\u001b[2J:1']]], { lineage }]) expect(servedStoreAt(wrong)).toBeUndefined();
+  });
 });
