@@ -112,6 +112,23 @@ function describeCut(reason: Error): string {
   return `the connection ended before the whole answer came${code === undefined ? '' : `: ${code}`}`;
 }
 
+/** A JSON value read member by member (`?.`): a member of a string, a number or null is undefined. */
+type Members = { readonly [key: string]: Members } | null | undefined;
+
+/**
+ * `the service answered for B, not A` when a 2xx names another id than the request sent: a user's
+ * Content.User.ExternalId (ignoring case, as the service compares user ids), a collection's
+ * Content.ExternalId, a schedule's Content. Undefined when they agree or either names none.
+ */
+function otherIdNamed(route: string, payload: unknown, content: unknown): string | undefined {
+  const [request, answer] = [payload as Members, content as Members];
+  const sent: unknown = route === '/schedule' ? request?.Schedule?.ScheduleExtId : request?.ExternalId;
+  const named: unknown = route === '/schedule' ? content : (route === '/user' ? answer?.User : answer)?.ExternalId;
+  if (typeof sent !== 'string' || typeof named !== 'string' || sent === '' || named === '') return undefined;
+  if (route === '/user' ? sent.toLowerCase() === named.toLowerCase() : sent === named) return undefined;
+  return `the service answered for ${named.slice(0, 100)}, not ${sent}`;
+}
+
 /** A network failure in plain words with its fix, the code kept in parentheses (system-error-words.ts). */
 export function describeNetworkError(error: Error): string {
   if (error instanceof AttemptDeadlineError || error instanceof ProxyTunnelError) return error.message;
@@ -358,6 +375,9 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       };
     }
     const result: ApiResult<T> = { status: answer.status, envelope };
+    const other = envelope.Success ? otherIdNamed(route, payload, envelope.Content) : undefined;
+    // About another record: this one's outcome is unknown (failed, may have been applied: sent again).
+    if (other !== undefined) Object.assign(envelope, { Success: false, Errors: [{ Code: null, Message: gate.text(other) }] });
     if (saidSuccess.has(read!) || (answer.status < 300 && !envelope.Success)) result.contradictory = true;
     if (lostAttempt !== undefined && saysAlreadyExists(method, route, payload, envelope)) {
       result.createdByLostAttempt = true;
