@@ -32,21 +32,18 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   const envelope = body;
   if (!('Content' in envelope)) envelope.Content = 'content' in body ? body.content : null;
   if (!('Errors' in envelope)) envelope.Errors = 'errors' in body ? body.errors : null;
-  // Success is true only as the boolean true ({"Success":"true"} is not a success, and said as what
-  // it is); only an envelope without the member at all has it derived from the status and Errors.
+  // Success is true only as the boolean true ({"Success":"true"} is not: said as what came), never
+  // at a 4xx (the status is the protocol's verdict); only an envelope without the member at all
+  // has it derived from the status and Errors.
   const said = 'Success' in body ? body.Success : body.success;
-  envelope.Success = said === undefined ? status >= 200 && status < 300 && errorsOf(envelope).length === 0 : said === true;
-  if (said !== undefined && typeof said !== 'boolean' && errorsOf(envelope).length === 0) {
-    const type = said === null ? 'null' : typeof said === 'object' ? 'an object' : `a ${typeof said}`;
-    envelope.Errors = [{ Code: null, Message: `the service answered Success as ${type} (HTTP ${status}), not the boolean true` }];
-  }
-  // A 4xx is never a success, whatever the body says: the status is the protocol's verdict.
-  if (envelope.Success === true && status >= 400) {
-    envelope.Success = false;
+  envelope.Success = said === undefined ? status >= 200 && status < 300 && errorsOf(envelope).length === 0 : said === true && status < 400;
+  const type = said === null ? 'null' : typeof said === 'object' ? 'an object' : `a ${typeof said}`;
+  let why = said === undefined || typeof said === 'boolean' ? undefined : `Success as ${type} (HTTP ${status}), not the boolean true`;
+  if (said === true && status >= 400) {
     saidSuccess.add(envelope);
-    const message = `the service answered HTTP ${status} with Success: true; an answer with status ${status} is never a success`;
-    if (errorsOf(envelope).length === 0) envelope.Errors = [{ Code: null, Message: message }];
+    why = `HTTP ${status} with Success: true; an answer with status ${status} is never a success`;
   }
+  if (why !== undefined && errorsOf(envelope).length === 0) envelope.Errors = [{ Code: null, Message: `the service answered ${why}` }];
   return envelope as unknown as Envelope<T>;
 }
 
@@ -56,28 +53,25 @@ export const saidSuccess = new WeakSet<object>();
 /** Nesting levels an answer may have; the API's deepest answer has fewer than ten. */
 const MAX_ANSWER_DEPTH = 256;
 
-/** An answer longer than this has its error lists cut before parsing (a shorter one holds a few thousand entries at most). */
+/** Longer answers have their error lists cut before parsing (docs/remote.md, "Limits, timeouts, retries"). */
 const ERRORS_CUT_FROM = 64 * 1024;
 
-/**
- * The answer with its Errors' and a user's GroupErrors' entries past the 100 a report shows
- * (ERROR_LIMITS) cut before parsing, one last entry counting them: 900,000 tiny GroupErrors
- * (43 MB) would be hundreds of MB of objects, parsed only to be dropped.
- */
+/** The envelope's Errors and a user's GroupErrors cut past 100 entries (ERROR_LIMITS), a last entry counting the rest. */
 function withErrorListsCut(text: string): string {
-  // Each list's first entry past the limit, its last entry and how many are past (by the list's key).
+  // By each list's key: its first entry past the limit, its last entry, how many are past it.
   const lists = new Map<string | number, [from: number, last: number, more: number]>();
   scanJson(text, { depth: MAX_ANSWER_DEPTH }, {
     onKey: () => undefined, // the path then names each list
     onEntry: (path, _line, at) => {
       const [key, index] = path.slice(-2);
       const errors = path.length === 2 ? key === 'Errors' || key === 'errors' : path.length === 3 && key === 'GroupErrors';
-      if (errors && typeof index === 'number' && index >= ERROR_LIMITS.problems) lists.set(key!, [lists.get(key!)?.[0] ?? at, at, index + 1 - ERROR_LIMITS.problems]);
+      if (!errors || typeof index !== 'number' || index < ERROR_LIMITS.problems) return;
+      lists.set(key!, [lists.get(key!)?.[0] ?? at, at, index + 1 - ERROR_LIMITS.problems]);
     },
   });
   let cut = '';
   let from = 0;
-  // The lists never nest: each is cut from its first entry past the limit to its `]`, in the text's order.
+  // The lists never nest: each is cut from its first entry past the limit to its `]`.
   for (const [first, last, more] of lists.values()) {
     const scanner = new JsonScanner({ depth: MAX_ANSWER_DEPTH });
     cut += `${text.slice(from, first)}"… and ${more} more"`;

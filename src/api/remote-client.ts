@@ -84,7 +84,7 @@ const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHO
 
 /** TLS certificate refusals: the same at every attempt, so never retried. */
 function isCertificateFailure(code: string | undefined): boolean {
-  return code !== undefined && (code.startsWith('CERT_') || code.startsWith('ERR_TLS_') || code.includes('CERT') || code.includes('SELF_SIGNED') || code.startsWith('UNABLE_TO_'));
+  return code !== undefined && /CERT|SELF_SIGNED|^ERR_TLS_|^UNABLE_TO_/.test(code);
 }
 
 /**
@@ -115,18 +115,14 @@ function describeCut(reason: Error): string {
 /** A JSON value read member by member (`?.`): a member of a string, a number or null is undefined. */
 type Members = { readonly [key: string]: Members } | null | undefined;
 
-/**
- * `the service answered for B, not A` when a 2xx names another id than the request sent: a user's
- * Content.User.ExternalId (ignoring case, as the service compares user ids), a collection's
- * Content.ExternalId, a schedule's Content. Undefined when they agree or either names none.
- */
+/** `the service answered for B, not A`: a 2xx naming another id than sent (docs/remote.md, "What each answer means"). */
 function otherIdNamed(route: string, payload: unknown, content: unknown): string | undefined {
   const [request, answer] = [payload as Members, content as Members];
   const sent: unknown = route === '/schedule' ? request?.Schedule?.ScheduleExtId : request?.ExternalId;
   const named: unknown = route === '/schedule' ? content : (route === '/user' ? answer?.User : answer)?.ExternalId;
-  if (typeof sent !== 'string' || typeof named !== 'string' || sent === '' || named === '') return undefined;
-  if (route === '/user' ? sent.toLowerCase() === named.toLowerCase() : sent === named) return undefined;
-  return `the service answered for ${named.slice(0, 100)}, not ${sent}`;
+  if (typeof sent !== 'string' || typeof named !== 'string' || !sent || !named) return undefined;
+  const same = route === '/user' ? sent.toLowerCase() === named.toLowerCase() : sent === named;
+  return same ? undefined : `the service answered for ${named.slice(0, 100)}, not ${sent}`;
 }
 
 /** A network failure in plain words with its fix, the code kept in parentheses (system-error-words.ts). */
