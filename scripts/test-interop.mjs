@@ -137,13 +137,14 @@ try {
   const report = join(dir, 'report.xlsx');
   const file = await openXlsxReportFile(report);
   const builder = new RunReportBuilder([file.sink]);
-  rows.forEach((cells, i) => {
+  // One at a time, as a run adds them: an add may return a promise (the sheet being opened).
+  for (const [i, cells] of rows.entries()) {
     const status = i === 0 ? 'ok' : 'failed';
-    builder.add({
+    await builder.add({
       item: { source: { file: 'users.xlsx[Users]', line: i + 2 }, id: cells[0], status, errors: status === 'ok' ? [] : [{ field: 'ExternalId', code: 219, message: 'bad id' }] },
       rows: [{ line: i + 2, header, cells }],
     });
-  });
+  }
   await builder.finish();
   await file.commit();
 

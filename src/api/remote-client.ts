@@ -192,12 +192,13 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   // On an interrupt, requests on the wire get a grace, then are abandoned (see Call.attempt).
   const inFlight = new InFlight(requestTimeoutMs);
   const graceMs = options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS;
+  const graceEnded = new Error(`no whole answer within the ${formatMilliseconds(graceMs)} grace after the interrupt`);
   let graceTimer: NodeJS.Timeout | undefined;
   let graceOver: (() => void) | undefined;
   const abandoned = new Promise<void>((resolve) => (graceOver = resolve));
   const startGrace = (): void => {
     graceTimer ??= setTimeout(() => {
-      inFlight.abandon(new Error(`no answer within the ${formatMilliseconds(graceMs)} grace after the interrupt`));
+      inFlight.abandon(graceEnded);
       graceOver?.();
     }, graceMs);
     graceTimer.unref?.();
@@ -272,10 +273,12 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
         if (statusPolicy(response.status) === 'retry') response.release();
         return response;
       } catch (error) {
-        const unread = unreadAnswer(error, method);
+        // A 2xx still coming when the grace ended is lost to the interrupt, as an unanswered request is.
+        const cut = error instanceof ResponseCutError && error.reason === graceEnded ? graceEnded : error;
+        const unread = unreadAnswer(cut, method);
         // A 2xx is an answer about the record: it was probably applied, so it is never sent again.
         if (unread !== undefined) throw new AnswerUnreadableError(`${host}: ${method} ${this.route}: ${unread}`);
-        return networkFailure(error);
+        return networkFailure(cut);
       }
     }
 
