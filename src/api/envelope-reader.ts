@@ -53,12 +53,11 @@ export const saidSuccess = new WeakSet<object>();
 /** Nesting levels an answer may have; the API's deepest answer has fewer than ten. */
 const MAX_ANSWER_DEPTH = 256;
 
-/** Longer answers have their error lists cut before parsing (docs/remote.md, "Limits, timeouts, retries"). */
+/** Longer answers have their error lists cut before parsing. */
 const ERRORS_CUT_FROM = 64 * 1024;
 
-/** The envelope's Errors and a user's GroupErrors cut past 100 entries (ERROR_LIMITS), a last entry counting the rest. */
+/** The envelope's Errors and a user's GroupErrors (never nested) cut past 100 entries (ERROR_LIMITS), a last one counting the rest. */
 function withErrorListsCut(text: string): string {
-  // By each list's key: its first entry past the limit, its last entry, how many are past it.
   const lists = new Map<string | number, [from: number, last: number, more: number]>();
   scanJson(text, { depth: MAX_ANSWER_DEPTH }, {
     onKey: () => undefined, // the path then names each list
@@ -71,7 +70,6 @@ function withErrorListsCut(text: string): string {
   });
   let cut = '';
   let from = 0;
-  // The lists never nest: each is cut from its first entry past the limit to its `]`.
   for (const [first, last, more] of lists.values()) {
     const scanner = new JsonScanner({ depth: MAX_ANSWER_DEPTH });
     cut += `${text.slice(from, first)}"… and ${more} more"`;

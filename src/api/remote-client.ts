@@ -116,10 +116,9 @@ function describeCut(reason: Error): string {
 type Members = { readonly [key: string]: Members } | null | undefined;
 
 /** `the service answered for B, not A`: a 2xx naming another id than sent (docs/remote.md, "What each answer means"). */
-function otherIdNamed(route: string, payload: unknown, content: unknown): string | undefined {
-  const [request, answer] = [payload as Members, content as Members];
+function otherIdNamed(route: string, request: Members, content: Members): string | undefined {
   const sent: unknown = route === '/schedule' ? request?.Schedule?.ScheduleExtId : request?.ExternalId;
-  const named: unknown = route === '/schedule' ? content : (route === '/user' ? answer?.User : answer)?.ExternalId;
+  const named: unknown = route === '/schedule' ? content : (route === '/user' ? content?.User : content)?.ExternalId;
   if (typeof sent !== 'string' || typeof named !== 'string' || !sent || !named) return undefined;
   const same = route === '/user' ? sent.toLowerCase() === named.toLowerCase() : sent === named;
   return same ? undefined : `the service answered for ${named.slice(0, 100)}, not ${sent}`;
@@ -374,8 +373,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       };
     }
     const result: ApiResult<T> = { status: answer.status, envelope };
-    const other = envelope.Success ? otherIdNamed(route, payload, envelope.Content) : undefined;
-    // About another record: this one's outcome is unknown (failed, may have been applied: sent again).
+    const other = envelope.Success ? otherIdNamed(route, payload as Members, envelope.Content as Members) : undefined;
     if (other !== undefined) Object.assign(envelope, { Success: false, Errors: [{ Code: null, Message: gate.text(other) }] });
     if (saidSuccess.has(read!) || (answer.status < 300 && !envelope.Success)) result.contradictory = true;
     if (lostAttempt !== undefined && saysAlreadyExists(method, route, payload, envelope)) {
