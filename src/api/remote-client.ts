@@ -120,8 +120,8 @@ function otherIdNamed(route: string, request: Members, content: Members): string
   const sent: unknown = route === '/schedule' ? request?.Schedule?.ScheduleExtId : request?.ExternalId;
   const named: unknown = route === '/schedule' ? content : (route === '/user' ? content?.User : content)?.ExternalId;
   if (typeof sent !== 'string' || typeof named !== 'string' || !sent || !named) return undefined;
-  const same = route === '/user' ? sent.toLowerCase() === named.toLowerCase() : sent === named;
-  return same ? undefined : `the service answered for ${named.slice(0, 100)}, not ${sent}`;
+  // Ignoring case: a service may fold an id's case.
+  return sent.toLowerCase() === named.toLowerCase() ? undefined : `the service answered for ${named.slice(0, 100)}, not ${sent}`;
 }
 
 /** A network failure in plain words with its fix, the code kept in parentheses (system-error-words.ts). */
