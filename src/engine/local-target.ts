@@ -84,6 +84,6 @@ export async function ensureLocalStore(storeDir: string, onCreated?: (location: 
 export async function openLocalTarget(storeDir: string, options: OpenLocalTargetOptions = {}): Promise<LocalEngine | null> {
   if (options.dryRun && !(await storeExists(resolve(storeDir)))) return null;
   const location = await ensureLocalStore(storeDir, options.onCreated);
-  const store = await openStore(location, { readOnly: options.dryRun === true, lockTimeoutMs: options.lockTimeoutMs });
+  const store = await openStore(location, { readOnly: options.dryRun === true, lockTimeoutMs: options.lockTimeoutMs, stopWhenReplaced: true });
   return createLocalEngine(options.now === undefined ? { store } : { store, now: options.now });
 }
