@@ -48,7 +48,7 @@ export function inputFlagsOf(options: InputFlagOptions): InputFlagOptions {
  * The input flags with the profile's (docs/input-formats.md, "Mapping an export"): the run's
  * profile (context/settings.ts). A flag wins over the profile for the same column, field or setting.
  */
-export async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): Promise<InputFlags> {
+async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): Promise<InputFlags> {
   const map: InputFlags['map'][number][] = [];
   const computed: NonNullable<InputFlags['computed']>[number][] = [];
   const set: InputFlags['set'][number][] = [];

@@ -8,7 +8,7 @@ import type { RunJournaling } from './run-journaling.js';
 import { chosenId } from '../runs/run-id.js';
 
 /** Why a run stopped sending before its input ended. */
-export type StopReason = { kind: 'max-errors' } | { kind: 'interrupted' } | { kind: 'target-failed'; error: Error };
+type StopReason = { kind: 'max-errors' } | { kind: 'interrupted' } | { kind: 'target-failed'; error: Error };
 
 export interface DispatchOptions {
   /** null: validate only (dry run without a store, or remote dry run). */

@@ -53,7 +53,7 @@ export interface RunJournaling {
 }
 
 /** The SHA-256 a journal keeps of a --pin instead of the PIN itself. */
-export function pinDigest(pin: string): string {
+function pinDigest(pin: string): string {
   return createHash('sha256').update(pin, 'utf8').digest('hex');
 }
 

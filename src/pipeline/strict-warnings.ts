@@ -16,7 +16,7 @@ export async function warningsFail(options: Pick<RunOptions, 'strict' | 'profile
 }
 
 /** A warning as the problem that fails its record under --strict: the same field, line, code and text. */
-export function warningProblem(warning: FieldWarning): Problem {
+function warningProblem(warning: FieldWarning): Problem {
   const problem: Problem = { field: warning.field, code: warning.code, message: warning.message };
   if (warning.line !== undefined) problem.line = warning.line;
   return problem;

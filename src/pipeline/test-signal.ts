@@ -4,7 +4,7 @@
  */
 import { UsageError } from '../system/errors.js';
 
-export type TestSignalEvent = 'sent' | 'outcome';
+type TestSignalEvent = 'sent' | 'outcome';
 
 export interface TestSignal {
   /** Counts `count` events of `event`; the signal goes at the one that reaches N. */

@@ -60,10 +60,10 @@ export interface JournalHead {
   unchanged: UnchangedPositions;
 }
 
-export type RunState = 'running' | 'interrupted' | 'finished';
+type RunState = 'running' | 'interrupted' | 'finished';
 
 /** What a reader does with what the lines say of items; `at` is the line's byte offset. */
-export interface ItemFold {
+interface ItemFold {
   sent(ref: ItemRef, at: number): void;
   unsent(line: UnsentLine, at: number): void;
   outcome(line: OutcomeLine, at: number): void;
@@ -385,7 +385,7 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
   return item;
 }
 
-export interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'target' | 'startedAt'> {
+interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'target' | 'startedAt'> {
   endedAt?: string;
   state: RunState;
   summary: ReportSummary;
@@ -438,7 +438,7 @@ export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infini
 }
 
 /** Run ids in the directory, newest first (ids sort by start time). */
-export async function runIds(runsDir: string): Promise<string[]> {
+async function runIds(runsDir: string): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(runsDir);
@@ -529,7 +529,7 @@ export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'u
 }
 
 /** Retention (docs/runs.md): finished runs 30 days and the newest 100; unfinished ones only with `all`. */
-export interface PrunePolicy {
+interface PrunePolicy {
   maxAgeDays: number;
   keepFinished: number;
   /** Also prune interrupted runs (and damaged journals) by the same age and count. Never a running one. */
@@ -544,7 +544,7 @@ function startOf(id: string): number {
 }
 
 /** What `runs prune` did: removed, kept (interrupted, without `all`), and left alone as not the user's (why, per run id). */
-export interface PruneResult {
+interface PruneResult {
   removed: string[];
   keptUnfinished: string[];
   leftAlone: { id: string; reason: string }[];
@@ -596,5 +596,3 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
   }
   return { removed, keptUnfinished, leftAlone };
 }
-
-export { JOURNAL_FILE };

@@ -34,7 +34,7 @@ export interface GroupCommit {
 }
 
 /** docs/runs.md, "Group commit": short next to a remote request; on the local engine one fsync carries hundreds of lines. */
-export const DEFAULT_GROUP_COMMIT: GroupCommit = { maxDelayMs: 20, maxLines: 1024 };
+const DEFAULT_GROUP_COMMIT: GroupCommit = { maxDelayMs: 20, maxLines: 1024 };
 
 /**
  * A group is durable when its write returns (src/system/durable-write.ts): a remote run writes a group

@@ -14,7 +14,7 @@ const MAX_HEADER_BYTES = 4 * 1024 * 1024;
 const MAX_END_BYTES = 64 * 1024;
 
 /** What `runs list` needs of a finished run; undefined when its journal must be read whole. */
-export interface QuickRun {
+interface QuickRun {
   header: RunHeaderLine;
   endedAt: string;
   summary: ReportSummary;
