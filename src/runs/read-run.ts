@@ -20,7 +20,7 @@ import { isRunId } from '../domain/record-id.js';
 import { openRegularFile } from '../system/regular-file.js';
 import { currentTrust, runProblem, runsDirProblem, type RunTrust } from './run-trust.js';
 import { RM_RETRY } from '../system/busy-retry.js';
-import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
+import { journalPath, lockRun, runDir } from './run-journal.js';
 import { journalHeader, quickRun } from './run-summary.js';
 import { BEFORE_IN_FLIGHT, BEFORE_SENT, HAS_OUTCOME, IN_FLIGHT, ItemStates, KNOWN, TRANSIENT, statusIn, withStatus } from './item-index.js';
 import { LineReader } from './line-buffers.js';
