@@ -64,12 +64,6 @@ export function duplicateScheduleExtIdProblem(scheduleExtId: string): Problem {
 export function activatedScheduleProblem(scheduleExtId: string, startUtc?: string): Problem {
   return p('Schedule.ScheduleExtId', null, `Schedule ${scheduleExtId} is activated (its start${startUtc === undefined ? '' : `, ${startUtc},`} has passed) and cannot be updated`);
 }
-export function scheduleHierarchyNotFoundProblem(field: 'Schedule.GroupExtId' | 'Schedule.ScheduleGroupExtId', hierarchyExtId: string): Problem {
-  return p(field, null, `Hierarchy not found: ${hierarchyExtId}`);
-}
-export function scheduleHierarchyInactiveProblem(field: 'Schedule.GroupExtId' | 'Schedule.ScheduleGroupExtId', hierarchyExtId: string): Problem {
-  return p(field, null, hierarchyInactiveMessage(hierarchyExtId));
-}
 export function schedulerNotSetProblem(): Problem {
   return p('Schedule.Owner', null, 'Scheduler not set: give Owner or set the owner in the external API settings');
 }
