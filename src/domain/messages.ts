@@ -4,10 +4,8 @@
  * Each builder returns a complete Problem; `field` defaults to where the API reports the condition.
  */
 import { ErrorCode } from './codes.js';
-import type { Problem } from './problem.js';
+import { problem as p, type Problem } from './problem.js';
 import { addMinutes } from './text-rules.js';
-
-const p = (field: string, code: Problem['code'], message: string): Problem => ({ field, code, message });
 
 // ---- schedules (not numbered: code null) -------------------------------------------------
 
