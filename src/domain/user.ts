@@ -169,10 +169,9 @@ export const USER_TABLE = ruleTable('user', [
   }),
   stringRule('LastName', { max: 500, required: ErrorCode.LastNameEmpty, tooLongCode: ErrorCode.LastNameTooLong, name: true }),
   stringRule('FirstName', { max: 500, required: ErrorCode.FirstNameEmpty, tooLongCode: ErrorCode.FirstNameTooLong, name: true }),
-  stringRule('Email', { max: 100, tooLongCode: ErrorCode.EmailInvalid, format: emailFormat(ErrorCode.EmailInvalid) }),
+  stringRule('Email', { max: 100, format: emailFormat(ErrorCode.EmailInvalid) }),
   stringRule('UserName', {
     max: 50,
-    tooLongCode: ErrorCode.UserNameInvalid,
     format: {
       normalise: (s) => (hasWhitespace(s) || hasForbiddenNameCharacter(s) ? undefined : s),
       code: ErrorCode.UserNameInvalid,
@@ -184,7 +183,6 @@ export const USER_TABLE = ruleTable('user', [
   stringRule('Role', { max: 500, doc: 'Required when the user is created (code 240; decided with the platform state).' }),
   stringRule('Photo', {
     max: 500,
-    tooLongCode: ErrorCode.PhotoInvalid,
     format: {
       normalise: (s) => (isHttpUrl(s) ? s : undefined),
       code: ErrorCode.PhotoInvalid,
@@ -195,7 +193,6 @@ export const USER_TABLE = ruleTable('user', [
   }),
   stringRule('DateOfBirth', {
     max: 10,
-    tooLongCode: ErrorCode.DateOfBirthInvalid,
     format: {
       normalise: (s) => normaliseDateOfBirth(s) ?? undefined,
       code: ErrorCode.DateOfBirthInvalid,
@@ -221,7 +218,6 @@ export const USER_TABLE = ruleTable('user', [
   booleanRule('DisablePasswordReset'),
   stringRule('SynchronizationKey', {
     max: 64,
-    tooLongCode: ErrorCode.SynchronizationKeyInvalid,
     format: {
       normalise: (s) => (isGuid(s) ? s : undefined),
       code: ErrorCode.SynchronizationKeyInvalid,
