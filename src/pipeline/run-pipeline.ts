@@ -31,7 +31,7 @@ const MIN_PIECE = 16;
  * Units a run that sends reads (and validates) ahead of their turn, in pieces of this many
  * after the first: the units the journal can put on record as sent ahead.
  */
-export function readAheadFor(window: number): number {
+function readAheadFor(window: number): number {
   return Math.max(64, window);
 }
 

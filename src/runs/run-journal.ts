@@ -26,7 +26,7 @@ export function journalPath(runsDir: string, id: string): string {
   return join(runsDir, id, JOURNAL_FILE);
 }
 
-export interface GroupCommit {
+interface GroupCommit {
   /** An outcome waits at most this long for its fsync (sent lines never wait: someone awaits them). */
   maxDelayMs: number;
   /** ...or until this many lines are queued. */
