@@ -28,14 +28,6 @@ const MAX_PENDING = 1024;
 const MIN_PIECE = 16;
 
 /**
- * Units a run that sends reads (and validates) ahead of their turn, in pieces of this many
- * after the first: the units the journal can put on record as sent ahead.
- */
-function readAheadFor(window: number): number {
-  return Math.max(64, window);
-}
-
-/**
  * Positions a journaled run may put on record as sent ahead of the one it dispatches, within the
  * units read so far; why this many, and what it costs: docs/runs.md, "Sent ahead".
  */
@@ -106,7 +98,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // worth first, the next ones read while requests are in flight, after the turn's writes
   // (`AfterWrites`), each put on record as sent as it is read (docs/runs.md, "Sent ahead").
   const sends = !dryRun && api !== null && job.sendsTogether !== true;
-  const ahead = sends ? readAheadFor(window) : 0;
+  const ahead = sends ? Math.max(64, window) : 0;
   const piece = Math.max(MIN_PIECE, window);
   const jobUnits = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
   // --strict: a warned record fails before anything of it is sent (strict-warnings.ts).
