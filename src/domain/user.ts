@@ -29,13 +29,13 @@ import {
   DATE_OF_BIRTH_PATTERN,
   GUID_PATTERN,
   hasForbiddenNameCharacter,
-  hasWhitespace,
   HTTP_URL_PATTERN,
   NAME_FORBIDDEN_CLASS,
   isGuid,
   isHttpUrl,
   normaliseDateOfBirth,
   USER_EXTERNAL_ID,
+  WHITESPACE,
 } from './text-rules.js';
 
 const MAX_LABELS = 20;
@@ -173,7 +173,7 @@ export const USER_TABLE = ruleTable('user', [
   stringRule('UserName', {
     max: 50,
     format: {
-      normalise: (s) => (hasWhitespace(s) || hasForbiddenNameCharacter(s) ? undefined : s),
+      normalise: (s) => (WHITESPACE.test(s) || hasForbiddenNameCharacter(s) ? undefined : s),
       code: ErrorCode.UserNameInvalid,
       message: () => 'UserName must not contain spaces, other whitespace, control characters or bidirectional overrides',
       doc: 'free of whitespace (space, tab, newline...), control characters (U+0000-U+001F, U+007F-U+009F) and bidirectional overrides or isolates (U+202A-U+202E, U+2066-U+2069)',
