@@ -251,10 +251,14 @@ function trainingTarget(remote) {
  * with its own `trainer` and `alsoRuns` (argument lists run after that one, in turn).
  */
 export async function trainCodeCache(node, script, cache, trainer = SCRIPT_TRAINER, alsoRuns = []) {
-  const reply = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
+  // The answer names the user sent: one naming another fails the record (docs/remote.md).
   const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) }).end(reply));
+    let body = '';
+    req.setEncoding('utf8').on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      const reply = JSON.stringify({ Content: { User: { ExternalId: JSON.parse(body).ExternalId, FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) }).end(reply);
+    });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -204,7 +204,8 @@ export function leanInstallInterop({ root, dir, check }) {
   const folder = join(scratch, 'empty');
   mkdirSync(folder, { recursive: true });
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
-  const install = spawnSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', join(scratch, packed.filename)], { cwd: folder, encoding: 'utf8' });
+  // npm's own words are read: its log level set here (`npm run -s` would pass on a silent one).
+  const install = spawnSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=notice', join(scratch, packed.filename)], { cwd: folder, encoding: 'utf8' });
   const said = `${install.stdout}${install.stderr}`;
   check('lean install: npm install --omit=dev of the tarball succeeds', install.status, 0);
   const added = Number(/added (\d+) packages?/.exec(said)?.[1]);

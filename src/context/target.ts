@@ -287,10 +287,15 @@ export async function targetInstance(target: ReportTarget, create: boolean, deps
   return readStoreInstance(target.store);
 }
 
-/** A local store's position (docs/sync.md, "Drift"); undefined: a remote target, or no store. */
+/**
+ * A local store's position, and whether it holds all it held at an earlier one (docs/sync.md,
+ * "Drift"); undefined: a remote target, or no store.
+ */
 export async function storePosition(target: ReportTarget) {
   if (target.kind !== 'local') return undefined;
-  return (await import('../engine/store/manifest.js')).readStorePosition(target.store).catch(() => undefined);
+  const { readStoreLineage, descendsFrom } = await import('../engine/store/manifest.js');
+  const lineage = await readStoreLineage(target.store).catch(() => undefined);
+  return lineage && { at: lineage[0], holds: (then: typeof lineage[0]) => descendsFrom(lineage, then) };
 }
 
 /**

@@ -36,7 +36,7 @@ export async function detectFormat(path: string, displayName: string = path, enc
   const known = formatFromExtension(path);
   if (known !== undefined) return known;
   // Read in the --encoding the CSV reader will use: a windows-1252 accent is no binary content.
-  const head = (await readTextHead(path, displayName, 4096, encoding === undefined ? {} : { encoding })).trimStart();
+  const head = (await readTextHead(path, displayName, 4096, { encodingFlag: 'csv', ...(encoding === undefined ? {} : { encoding }) })).trimStart();
   return head.startsWith('{') || head.startsWith('[') ? 'json' : 'csv';
 }
 

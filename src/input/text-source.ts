@@ -122,8 +122,8 @@ export interface TextOptions {
   encoding?: string;
   /** Told once, before the first chunk, whether the file started with a BOM. */
   onBom?: (bom: boolean) => void;
-  /** The refusal of a non-UTF-8 file names `--encoding` (the readers that take the flag). */
-  encodingFlag?: boolean;
+  /** The refusal of a non-UTF-8 file names `--encoding` (the readers that take the flag); `csv`: unless its head reads as JSON (a sniffed input). */
+  encodingFlag?: boolean | 'csv';
   /** The file as the first read found it (fstat, SHA-256): each read checks it at each chunk. */
   same?: { stat?: string; sha256?: string };
 }
@@ -170,10 +170,19 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
       throw new InputFileError(file, 1 + lineFeeds, 'the input file changed while the run read it: nothing from here on is read');
     };
 
+    // A refusal names --encoding where the reader takes it: a sniffed input's unless its head reads as JSON.
+    const flagged = (text: string): boolean =>
+      options.encodingFlag === true || (options.encodingFlag === 'csv' && !/^\s*[[{]/.test(text));
+    const noBom = (): string => {
+      // UTF-16 without a BOM: big-endian when its first byte is NUL.
+      const utf16 = head[0] === 0 ? 'utf-16be' : 'utf-16le';
+      const named = `${NO_BOM}, or name its encoding with --encoding ${utf16}`;
+      return flagged(new TextDecoder(utf16).decode(head)) ? named : NO_BOM;
+    };
     const check = (chunk: Buffer, last: boolean): Buffer => {
       // A NUL byte: refused on its own line (a stray one in a text file is found where it is).
       const nul = chunk.indexOf(0);
-      if (nul !== -1) throw refused(chunk, nul, head.indexOf('PK\u0003\u0004') === 0 ? WORKBOOK : looksUtf16(head) ? `${NO_BOM}${options.encodingFlag === true ? ', or name its encoding with --encoding utf-16le' : ''}` : BINARY);
+      if (nul !== -1) throw refused(chunk, nul, head.indexOf('PK\u0003\u0004') === 0 ? WORKBOOK : looksUtf16(head) ? noBom() : BINARY);
       if (encoding !== 'utf-8') return chunk;
       // UTF-8 is checked on whole sequences only: an incomplete tail waits for the next chunk.
       let body = chunk;
@@ -182,7 +191,7 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
       const whole = body.subarray(0, cut);
       if (!isUtf8(whole)) {
         // A carried tail is a cut sequence's bytes, never a line feed.
-        const flag = options.encodingFlag === true ? ', or name its encoding with --encoding (e.g. --encoding windows-1252 for Excel\'s "CSV (Comma delimited)" on Windows)' : '';
+        const flag = flagged(head.toString('latin1')) ? ', or name its encoding with --encoding (e.g. --encoding windows-1252 for Excel\'s "CSV (Comma delimited)" on Windows)' : '';
         throw refused(whole, firstInvalidOffset(whole), `${BINARY}: invalid UTF-8; save the file as UTF-8 text${flag}`);
       }
       carry = cut < body.length ? Buffer.from(body.subarray(cut)) : undefined;

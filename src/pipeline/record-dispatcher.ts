@@ -308,7 +308,7 @@ export class RecordDispatcher<P, R> {
     // Answered 2xx but unreadable: this item's outcome is unknown. The others go on; the run
     // ends as a target failure (exit 3, resumable), as after a 5xx that retries did not cure.
     if (error instanceof AnswerUnreadableError) {
-      // Cut at the interrupt's grace (a trickling 2xx): the run was interrupted, not failed by the target.
+      // After the interrupt (a 2xx cut by the service, or too large): interrupted, not failed by the target.
       if (this.signal?.aborted) this.stop ??= { kind: 'interrupted' };
       this.unreadable += 1;
       this.unsettled(unit);

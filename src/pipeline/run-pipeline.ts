@@ -133,7 +133,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const rebuildHint = journal === undefined || options.report === undefined ? '' : `; examctl runs show ${journal.id} --report ${options.report} writes the report again`;
   const closedPipe = stop?.kind === 'interrupted' && deps.signal?.reason === CLOSED_PIPE;
   const resumeHint = journal === undefined ? '' : ` (examctl runs resume ${journal.id} sends the rest)`;
-  // Sent, their answer lost or cut short at the interrupt's grace (a trickling 2xx): they may have been applied.
+  // Sent, their answer lost at the interrupt's grace or unreadable after it: they may have been applied.
   const unanswered = dispatcher.lost + dispatcher.unreadable;
   const stopError = closedPipe
     ? new ClosedPipeError(`output closed: in-flight work finished, the rest was not sent${resumeHint}`)

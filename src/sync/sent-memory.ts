@@ -227,11 +227,11 @@ export class SentMemory<P> {
     if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
     // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
     if (decides && this.kind !== 'collections' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
-    this.positionOf = () => storePosition(target);
-    this.position = this.store === null ? undefined : await this.positionOf();
+    this.positionOf = async () => (await storePosition(target))?.at;
+    const now = this.store === null ? undefined : await storePosition(target);
     const newest = populations.get(populationKey(population));
-    const [now, then] = [this.position, newest?.store];
-    if (now && then && (now[0] < then[0] || (now[0] === then[0] && (now[1] < then[1] || now[2] !== then[2])))) this.olderThan = then;
+    this.position = now?.at;
+    if (now && newest?.store && !now.holds(newest.store)) this.olderThan = newest.store;
     if (this.olderStore) tell(`note: the local store is older than run ${newest!.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
     return this.memory;
   }

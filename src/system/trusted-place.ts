@@ -80,8 +80,8 @@ async function walkUp(dir: string, context: TrustContext): Promise<string | unde
 export async function directoriesProblem(path: string, context: TrustContext, realPath?: string): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const named = dirname(resolve(path));
-  // Another user's link at the name or on the way picks which of the user's places is used: refused.
-  const problem = (await walkUp(named, context)) ?? (await plantedEntryProblem(path, context, false));
+  // Another user's link at the name or on the way picks which of the user's places is used: refused (named first: its removal is the fix).
+  const problem = (await plantedEntryProblem(path, context, false)) ?? (await walkUp(named, context));
   if (problem !== undefined) return problem;
   const real = realPath ?? (await realpath(named).catch(() => undefined));
   const realDir = realPath === undefined ? real : dirname(realPath);
@@ -158,16 +158,21 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
 export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext(), replaced = true): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const full = resolve(path);
-  // Another user's entry at the name or link on the way, where others write; a file a sticky folder keeps.
+  // Another user's entry at the name or link on the way, where others write; their link in a folder
+  // of the user's (made while others could write it); a file a sticky folder keeps.
   for (let at = full; dirname(at) !== at; at = dirname(at)) {
     const entry = await lstat(at).catch(() => undefined);
     const dir = entry && (await stat(dirname(at)).catch(() => undefined));
     if (entry === undefined || dir === undefined || entry.uid === context.uid) continue;
     const sticky = replaced && at === full && entry.isFile() && dir.mode & 0o1000 && context.uid && dir.uid !== context.uid;
-    if (!sticky && (entry.uid === 0 || !entryProblem(at, dir, context))) continue;
+    const mine = context.uid !== 0 && dir.uid === context.uid && entry.isSymbolicLink();
+    if (!sticky && (entry.uid === 0 || (!mine && !entryProblem(at, dir, context)))) continue;
     if (!sticky && (at === full ? entry.isFile() : !entry.isSymbolicLink())) continue;
     const where = sticky ? 'sticky folder (only its owner may replace it)' : 'folder another user can write';
-    return `${at} is already there, owned by uid ${entry.uid}, in a ${where}: choose another path`;
+    // The user removes it (and closes the folder): it is theirs to clean.
+    const closed = dir.mode & 0o022 ? `; chmod go-w ${dirname(at)}` : '';
+    const fix = mine ? `a folder of yours: rm ${at}${closed}` : `a ${where}: choose another path`;
+    return `${at} is already there, owned by uid ${entry.uid}, in ${fix}`;
   }
   return undefined;
 }

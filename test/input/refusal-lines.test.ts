@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTextDocument, readUtf8Chunks } from '../../src/input/text-source.js';
+import { detectFormat } from '../../src/input/format.js';
 import { collect, expectInputFileError } from './helpers.js';
 
 /** Lines before the fault: far more than one 64 KiB chunk of them. */
@@ -65,5 +66,16 @@ describe('a refusal of the text names the line of the fault', () => {
     const utf16 = await file('u16.csv', Buffer.from('ExternalId,FirstName\nu-1,Ann\n', 'utf16le'));
     await expectInputFileError(collect(readUtf8Chunks(utf16, utf16, { encodingFlag: true })), { line: 1, reason: /^not a text file \(binary content\): UTF-16 without a BOM\? save the file as UTF-8 text, or name its encoding with --encoding utf-16le$/ });
   });
-});
 
+  it('UTF-16 without a BOM names the encoding that reads it, a sniffed input (stdin) too unless it reads as JSON (trial34 F05, F06)', async () => {
+    const be = Buffer.from('ExternalId,FirstName\nu-1,Ann\n', 'utf16le').swap16();
+    await expectInputFileError(collect(readUtf8Chunks(await file('be.csv', be), 'be.csv', { encodingFlag: true })), { line: 1, reason: /--encoding utf-16be$/ });
+    await expectInputFileError(detectFormat(await file('stdin-be', be), 'stdin'), { line: 1, reason: /--encoding utf-16be$/ });
+    const le = await file('stdin-le', Buffer.from(' ExternalId\nu-1\n', 'utf16le'));
+    await expectInputFileError(detectFormat(le, 'stdin'), { line: 1, reason: /--encoding utf-16le$/ });
+    const json = await file('stdin-json', Buffer.from(' [{"ExternalId": "u-1"}]\n', 'utf16le'));
+    await expectInputFileError(detectFormat(json, 'stdin'), { line: 1, reason: /UTF-16 without a BOM\? save the file as UTF-8 text$/ });
+    const latin1 = await file('stdin-latin1', Buffer.from('ExternalId,FirstName\nu-1,Zo\u00eb\n', 'latin1'));
+    await expectInputFileError(detectFormat(latin1, 'stdin'), { line: 2, reason: /--encoding windows-1252 for Excel/ });
+  });
+});

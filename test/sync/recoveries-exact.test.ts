@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { ROOT } from '../durability/helpers.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
+import { openStore } from '../../src/engine/store/index.js';
 
 /**
  * synced adopt and adopt-schedules on a local store record only users and sittings the store holds (docs/sync.md,
@@ -177,6 +178,56 @@ describe('a local store restored from a backup that holds older versions of what
       const night = await users('night2.csv');
       expect((JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`)).toEqual(['u-1 updated', 'u-2 unchanged', 'u-50 unchanged']);
       expect(night.stderr).toMatch(/note: the local store is older than run \S+ left it/);
+    }));
+
+  /** staff (s-1..s-3, `last` names) and students (night1.csv), each its own population; `compact` compacts the store as a run's writes past 4 MiB would. */
+  const populations = (dir: string) => {
+    writeNights(dir, 50);
+    for (const last of ['L', 'Married']) writeFileSync(join(dir, `staff-${last}.csv`), `ExternalId,FirstName,LastName,Email,Role\n${[1, 2, 3].map((i) => `s-${i},F,${last},s${i}@example.test,Candidate`).join('\n')}\n`);
+    const sync = (file: string, population: string) => cli(dir, ['user', 'sync', '--file', file, ...local, '--changed-only', '--yes', '--json', '--population', population]);
+    const compact = async () => {
+      const store = await openStore(join(dir, 'store'));
+      await store.compact();
+      await store.close();
+    };
+    const actions = (run: { stdout: string }) => (JSON.parse(run.stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`);
+    return { staff: (last: string) => sync(`staff-${last}.csv`, 'staff'), students: () => sync('night1.csv', 'students'), compact, actions };
+  };
+  const older = /note: the local store is older than run \S+ left it/g;
+
+  it.each(['students', 'staff'])('a store restored, then compacted by the first population\'s night (%s), is still older for the other (trial34 F02)', (first) =>
+    withTempDir(async (dir) => {
+      const { staff, students, compact, actions } = populations(dir);
+      expect([(await staff('L')).code, (await students()).code]).toEqual([0, 0]);
+      cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
+      expect(actions(await staff('Married'))).toEqual(['s-1 updated', 's-2 updated', 's-3 updated']);
+      rmSync(join(dir, 'store'), { recursive: true });
+      cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      const married = () => staff('Married');
+      const nights = first === 'students' ? [students, married] : [married, students];
+      for (const night of nights) {
+        const run = await night();
+        expect(run.stderr.match(older)?.length, run.stderr).toBe(1);
+        if (night === married) expect(actions(run)).toEqual(['s-1 updated', 's-2 updated', 's-3 updated']);
+        await compact();
+      }
+      const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; LastName?: string }[] };
+      expect(world.Users.find((user) => user.ExternalId === 's-1')?.LastName).toBe('Married');
+    }));
+
+  it('compactions between two nights (one, then two more, then one an older examctl made) leave every population quiet', () =>
+    withTempDir(async (dir) => {
+      const { staff, students, compact, actions } = populations(dir);
+      expect([(await staff('L')).code, (await students()).code]).toEqual([0, 0]);
+      const current = join(dir, 'store', 'CURRENT');
+      for (const [times, olderExamctl] of [[1, false], [2, false], [1, true]] as const) {
+        for (let i = 0; i < times; i++) await compact();
+        if (olderExamctl) writeFileSync(current, readFileSync(current, 'utf8').replace(/,"from":.*\}/, '}'));
+        for (const run of [await staff('L'), await students()]) {
+          expect(run.stderr, run.stderr).not.toMatch(older);
+          expect(actions(run).every((action) => action.endsWith(' unchanged')), run.stdout).toBe(true);
+        }
+      }
     }));
 });
 

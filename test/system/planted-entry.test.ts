@@ -90,6 +90,24 @@ describe.skipIf(process.platform === 'win32')("another user's link at the name o
         expect(await openedProblem(token, handle, context).finally(() => handle.close())).toBe(words(token));
       }
     }));
+  // trial34 F04: her link in the user's own group-writable folder stayed, and was followed, after the advised chmod go-w.
+  it.skipIf(!root)("her link in a folder of the user's is named with its removal, and still refused once the folder is closed", () =>
+    withTempDir(async (dir) => {
+      const [own, store] = [join(dir, 'own'), join(dir, 'own', 'store')];
+      mkdirSync(join(dir, 'prod'));
+      mkdirSync(own);
+      chmodSync(own, 0o775);
+      symlinkSync(join(dir, 'prod'), store);
+      lchownSync(store, 1234, 1234);
+      for (const path of [dir, join(dir, 'prod'), own]) chownSync(path, 4242, 4242);
+      const context = { uid: 4242, home: dir };
+      const words = `${store} is already there, owned by uid 1234, in a folder of yours: rm ${store}`;
+      expect(await directoryProblem(store, context)).toBe(`${words}; chmod go-w ${own}`);
+      chmodSync(own, 0o755);
+      expect(await directoryProblem(store, context)).toBe(words);
+      lchownSync(store, 4242, 4242);
+      expect(await directoryProblem(store, context)).toBeUndefined();
+    }));
   it.skipIf(!root)("--store naming her link is judged as named, not after the link is resolved: local init and local export refuse it; root's link is followed", () =>
     withTempDir(async (dir) => {
       const shared = join(dir, 'shared');

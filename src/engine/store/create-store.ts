@@ -8,7 +8,7 @@ import { fsyncDirectory, ATOMIC_TEMP_PREFIX, probeMakeDir, writeFileAtomic } fro
 import { renameRetrying, RM_RETRY } from '../../system/busy-retry.js';
 import type { Change, StoreIndexer } from './contract.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock, LOCK_TEMP_PREFIX } from '../../system/lock.js';
-import { CURRENT_FILE, journalFileName, readManifest, generationOfFile, snapshotFileName, writeManifest } from './manifest.js';
+import { CURRENT_FILE, journalFileName, readManifest, generationOfFile, snapshotFileName, writeManifest, type Lineage } from './manifest.js';
 import { mapsFrom, type Maps, snapshotEntries } from './snapshot-entries.js';
 import { keepStoreInstance, writeStoreInstance } from './store-instance.js';
 import { describeSystemError, storeFileUnreadable, systemErrorCode, systemFailure } from '../../system/system-error-words.js';
@@ -135,11 +135,12 @@ export async function writeGeneration(
   maps: Maps,
   indexer: StoreIndexer | undefined,
   hintsVersion: string | null,
+  lineage?: Lineage,
 ): Promise<void> {
   const entries = snapshotEntries(maps, indexer, hintsVersion);
   await writeSnapshot(join(dir, snapshotFileName(generation)), generation, entries, indexer?.version ?? null);
   await writeFileAtomic(join(dir, journalFileName(generation)), async () => undefined);
-  await writeManifest(dir, generation);
+  await writeManifest(dir, generation, lineage);
 }
 
 /** Removes what older generations and killed processes left; only called under the lock. */

@@ -13,7 +13,7 @@ import { DSYNC_FLAG, appendDurably, appendDurablySync } from '../../system/durab
 import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { LockLease } from './lock-lease.js';
-import { journalFileName, readManifest, snapshotFileName } from './manifest.js';
+import { journalFileName, readManifest, readStoreLineage, snapshotFileName } from './manifest.js';
 import { readSnapshot } from './snapshot.js';
 import { emptyMaps, type Maps } from './snapshot-entries.js';
 import { describeSystemError, storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
@@ -244,7 +244,7 @@ class FileStore implements Store {
   /** New generation, switched in by CURRENT (docs/store.md, "Compaction": the steps, what a crash leaves). */
   private async compactUnderLock(): Promise<void> {
     const next = this.generation + 1;
-    await writeGeneration(this.location, next, this.maps, this.indexer, this.hintsVersion);
+    await writeGeneration(this.location, next, this.maps, this.indexer, this.hintsVersion, await readStoreLineage(this.location));
     await removeLeftovers(this.location, next);
     // Then load what was just written, as another process would: the entities written since the
     // last load were objects on the heap, serialised again by every compaction; as the new

@@ -23,9 +23,16 @@ export function generationOfFile(name: string): number | undefined {
   return generation === undefined ? undefined : Number(generation);
 }
 
+/** A store's position (docs/sync.md, "Drift"): its generation, its journal's length and file id. */
+export type StorePosition = [number, number, string];
+/** How many replaced generations CURRENT names, newest first (docs/store.md, "Files"). */
+const LINEAGE = 32;
+
 interface Manifest {
   format: number;
   generation: number;
+  /** Where the generation came from (absent: a store an older examctl wrote last; [] for a new one). */
+  from?: StorePosition[];
 }
 
 export async function readManifest(dir: string): Promise<Manifest> {
@@ -51,18 +58,30 @@ export async function readManifest(dir: string): Promise<Manifest> {
   if (typeof parsed.generation !== 'number' || !Number.isSafeInteger(parsed.generation) || parsed.generation < 1) {
     throw new StoreDamagedError(`${path}:1: invalid generation`);
   }
-  return { format: parsed.format, generation: parsed.generation };
+  // Not a list: the store descends from nothing (docs/sync.md, "Drift"); a wrong item matches no position.
+  const from = parsed.from === undefined || Array.isArray(parsed.from) ? parsed.from : [];
+  return { format: parsed.format, generation: parsed.generation, from };
 }
 
-export async function writeManifest(dir: string, generation: number): Promise<void> {
+/** Points CURRENT at `generation`, compacted from the store at `lineage` (none: a new store's first). */
+export async function writeManifest(dir: string, generation: number, lineage?: Lineage): Promise<void> {
+  const from = lineage ? [lineage[0], ...(lineage[1] ?? [])].slice(0, LINEAGE) : [];
   await writeFileAtomic(join(dir, CURRENT_FILE), async (writer) => {
-    await writer.write(`${JSON.stringify({ examctl: 'store', format: STORE_FORMAT, generation })}\n`);
+    await writer.write(`${JSON.stringify({ examctl: 'store', format: STORE_FORMAT, generation, from })}\n`);
   });
 }
 
-/** The store's position (docs/sync.md, "Drift"): its generation, its journal's length and file id. */
-export async function readStorePosition(dir: string): Promise<[number, number, string]> {
-  const { generation } = await readManifest(dir);
+/** The store's position, and the positions it was compacted from (Manifest.from). */
+export type Lineage = [StorePosition, StorePosition[] | undefined];
+
+export async function readStoreLineage(dir: string): Promise<Lineage> {
+  const { generation, from } = await readManifest(dir);
   const journal = await stat(join(dir, journalFileName(generation)), { bigint: true });
-  return [generation, Number(journal.size), `${journal.ino}:${journal.birthtimeNs}`];
+  return [[generation, Number(journal.size), `${journal.ino}:${journal.birthtimeNs}`], from];
+}
+
+/** Whether the store holds all it held at `then`: the same journal or one compacted into it, as long or longer. */
+export function descendsFrom([now, from]: Lineage, then: StorePosition): boolean {
+  const grown = (at?: StorePosition) => at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1];
+  return grown(now) || (from === undefined ? now[0] > then[0] : from.some(grown));
 }
