@@ -249,7 +249,7 @@ export class RunJournal {
   /** Ends this attempt: the end line, durably; then the journal is closed and the lock released. */
   async end(reason: EndReason, summary: ReportSummary): Promise<void> {
     try {
-      // A finished run's last line: `runs list` reads it (run-summary.ts).
+      // A finished run's last line: `runs list` reads it (read-run.ts, quickRun).
       await this.append({ t: 'end', at: new Date().toISOString(), reason, summary });
     } finally {
       await this.close();
