@@ -84,7 +84,7 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
 
 /**
  * The run's zone and date format (a flag, else the profile's), for what the run writes: a report
- * workbook's date-times in that zone and dates shown that way (report-cell-types.ts). One the
+ * workbook's date-times in that zone and dates shown that way (xlsx-report-writer.ts). One the
  * command refused is not there (it never got this far); an unreadable profile gives none.
  */
 export async function reportDates(options: InputFlagOptions, deps: CommandDeps): Promise<{ timeZone?: string; dateFormat?: DateFormat }> {
