@@ -1,3 +1,4 @@
+import { readSync } from 'node:fs';
 import { readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
@@ -11,6 +12,7 @@ import {
   type ItemRef,
   type OutcomeLine,
   type RunHeaderLine,
+  type UnchangedLine,
   type UnsentLine,
   unsentVerdict,
 } from './journal-lines.js';
@@ -22,9 +24,7 @@ import { currentTrust, runProblem, runsDirProblem, type RunTrust } from './run-t
 import { RM_RETRY } from '../system/busy-retry.js';
 import { journalPath, lockRun, runDir } from './run-journal.js';
 import { BEFORE_IN_FLIGHT, BEFORE_SENT, HAS_OUTCOME, IN_FLIGHT, ItemStates, KNOWN, TRANSIENT, statusIn, withStatus } from './item-index.js';
-import { LineReader } from './line-buffers.js';
 import { streamLines } from '../system/file-lines.js';
-import { UnchangedPositions } from './unchanged-positions.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
 /** What the journal says about one item, over every attempt of the run: what its report item and a resume decide from. */
@@ -647,5 +647,143 @@ async function firstAndLastLines(journalFile: string, last = true): Promise<{ he
     return { header, last: tail.subarray(start, bytesRead - 1) };
   } finally {
     await handle.close().catch(() => undefined);
+  }
+}
+
+/*
+ * A run journal's lines read in bounded memory: streamed (system/file-lines.ts), decoded at once
+ * and never kept, and read back at their offsets through a small block cache.
+ */
+
+/** 64 KiB blocks, at most 16 kept (1 MiB): a few interleaved attempts of a resumed run still read each block about once. */
+const BLOCK_SIZE = 64 * 1024;
+const MAX_BLOCKS = 16;
+
+/**
+ * Reads whole lines at byte offsets through a small cache of aligned blocks: offsets that
+ * mostly ascend (a journal shown in input order) read the file about once, in order. Only
+ * bytes below `limit` (the end of the journal's last whole line) are read. Synchronously: a
+ * resume decides each unit as the dispatcher reaches it, in the same turn (resume-plan.ts), and
+ * the file is a regular file opened by `openRegularFile` (never a FIFO that could block).
+ */
+class LineReader {
+  private readonly blocks = new Map<number, Buffer>();
+
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly limit: number,
+  ) {}
+
+  /** The line starting at `offset`, without its newline; undefined when no newline ends it below the limit. */
+  lineAt(offset: number): Buffer | undefined {
+    const parts: Buffer[] = [];
+    for (let position = offset; position < this.limit; ) {
+      const index = Math.floor(position / BLOCK_SIZE);
+      const block = this.block(index);
+      const from = position - index * BLOCK_SIZE;
+      if (from >= block.length) return undefined;
+      const newline = block.indexOf(10, from);
+      if (newline >= 0) {
+        parts.push(block.subarray(from, newline));
+        return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+      }
+      // Copied: reading the next block may reuse this one's memory.
+      parts.push(Buffer.from(block.subarray(from)));
+      position = (index + 1) * BLOCK_SIZE;
+    }
+    return undefined;
+  }
+
+  private block(index: number): Buffer {
+    const cached = this.blocks.get(index);
+    if (cached !== undefined) {
+      // Most recently used last: the first key is the one to drop.
+      this.blocks.delete(index);
+      this.blocks.set(index, cached);
+      return cached;
+    }
+    const start = index * BLOCK_SIZE;
+    // The dropped block's memory is reused (a line is decoded before the next read): blocks left
+    // to the collector would pile up far past the cache's size between its passes.
+    const dropped = this.blocks.size >= MAX_BLOCKS ? (this.blocks.keys().next().value as number) : undefined;
+    const reused = dropped === undefined ? undefined : this.spare(dropped);
+    const block = (reused ?? Buffer.allocUnsafe(BLOCK_SIZE)).subarray(0, Math.max(0, Math.min(BLOCK_SIZE, this.limit - start)));
+    let filled = 0;
+    while (filled < block.length) {
+      const bytesRead = readSync(this.handle.fd, block, filled, block.length - filled, start + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    const read = block.subarray(0, filled);
+    this.blocks.set(index, read);
+    return read;
+  }
+
+  /** Drops a cached block and gives its whole buffer back. */
+  private spare(index: number): Buffer {
+    const block = this.blocks.get(index) as Buffer;
+    this.blocks.delete(index);
+    return Buffer.from(block.buffer, block.byteOffset, BLOCK_SIZE);
+  }
+}
+
+/**
+ * The units a `--changed-only` run did not send, as its journal's `unchanged` lines record them
+ * (docs/runs.md, "The journal"): memory and lookups cost per run of positions, not per unit.
+ */
+export class UnchangedPositions {
+  /** Sorted, disjoint: first position, count, the run it matched. */
+  private starts: number[] = [];
+  private counts: number[] = [];
+  private sinces: string[] = [];
+  /** Units in all runs. */
+  count = 0;
+
+  /** Adds the runs of one journal line; false when a position of it is in a run already. */
+  addLine(line: UnchangedLine): boolean {
+    const { r, since } = line;
+    for (let k = 0; k + 2 < r.length; k += 3) {
+      const from = r[k]!;
+      const count = r[k + 1]!;
+      const run = since[r[k + 2]!];
+      if (run === undefined) continue;
+      const at = this.firstEndingAfter(from);
+      if (at < this.starts.length && this.starts[at]! < from + count) return false;
+      // Joined to the run before when it continues it with the same `since` (one attempt's groups).
+      const before = at - 1;
+      if (before >= 0 && this.starts[before]! + this.counts[before]! === from && this.sinces[before] === run) this.counts[before]! += count;
+      else {
+        this.starts.splice(at, 0, from);
+        this.counts.splice(at, 0, count);
+        this.sinces.splice(at, 0, run);
+      }
+      this.count += count;
+    }
+    return true;
+  }
+
+  /** The run a position matched, or undefined when it is not one of these. */
+  since(n: number): string | undefined {
+    const k = this.firstEndingAfter(n);
+    return k < this.starts.length && this.starts[k]! <= n ? this.sinces[k] : undefined;
+  }
+
+  /** Units at positions below `total`. */
+  countBelow(total: number): number {
+    let below = 0;
+    for (let k = 0; k < this.starts.length && this.starts[k]! < total; k++) below += Math.min(this.counts[k]!, total - this.starts[k]!);
+    return below;
+  }
+
+  /** Index of the first run whose last position is at or after `n`. */
+  private firstEndingAfter(n: number): number {
+    let low = 0;
+    let high = this.starts.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (this.starts[mid]! + this.counts[mid]! <= n) low = mid + 1;
+      else high = mid;
+    }
+    return low;
   }
 }
