@@ -4,6 +4,9 @@ import { RunJournalWriteError } from '../runs/run-errors.js';
 import { ColumnModes, exitCodeFor, keptHeader } from '../report/report-writers.js';
 import { reportFormatOf } from '../report/report-file.js';
 import type { InputRecord } from '../input/record.js';
+import type { Problem } from '../domain/problem.js';
+import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
+import { resolveSettings } from '../context/settings.js';
 import { type ReportEntry } from '../report/run-report.js';
 import { counted, formatCount } from '../formats/number-format.js';
 import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, messageOf, ReportWriteError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
@@ -19,7 +22,6 @@ import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
-import { failingWarned, warningsFail } from './strict-warnings.js';
 
 
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
@@ -102,7 +104,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const ahead = sends ? Math.max(64, window) : 0;
   const piece = Math.max(MIN_PIECE, window);
   const jobUnits = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
-  // --strict: a warned record fails before anything of it is sent (strict-warnings.ts).
+  // --strict: a warned record fails before anything of it is sent (failingWarned, below).
   const units = new UnitQueue((await warningsFail(options, deps)) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next), !dryRun);
   try {
     // One file, one id: the whole input read before the units, so both records of an id fail
@@ -487,4 +489,39 @@ async function checkReportFits(records: () => AsyncIterable<InputRecord>, total:
     `--report ${report}: the report would have ${formatCount(total + 1)} rows (a header and ${formatCount(total)} records), ` +
       `more than a sheet holds (${formatCount(MAX_SHEET_ROWS)}); nothing was sent: write the report as .csv or .json`,
   );
+}
+
+/* --strict (docs/cli.md, "--strict"): every warning fails its record, its errors its warnings. */
+/**
+ * Whether a run fails its warned records (docs/cli.md, "--strict": the flag, else the profile's). A
+ * profile that cannot be read is the command's to refuse before this: here it says nothing.
+ */
+async function warningsFail(options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl' | 'target' | 'store'>, deps: Pick<CommandDeps, 'env' | 'runProfile'>): Promise<boolean> {
+  if (options.strict !== undefined) return options.strict;
+  // A run read again (a resume) with the profile it was started with.
+  return (await resolveSettings(options, deps.env, deps.runProfile).catch(() => undefined))?.values.strict?.value === true;
+}
+
+/** A warning as the problem that fails its record under --strict: the same field, line, code and text. */
+function warningProblem(warning: FieldWarning): Problem {
+  const problem: Problem = { field: warning.field, code: warning.code, message: warning.message };
+  if (warning.line !== undefined) problem.line = warning.line;
+  return problem;
+}
+
+/** The units, each one with a warning failed by it (after any problem it had). */
+async function* failingWarned<P>(batches: AsyncIterable<readonly Unit<P>[]>): AsyncIterable<readonly Unit<P>[]> {
+  for await (const batch of batches) {
+    // Most batches have no warning: passed on as they are, no copy.
+    yield batch.some(warned) ? batch.map((unit) => (warned(unit) ? failed(unit) : unit)) : batch;
+  }
+}
+
+function warned(unit: Unit<unknown>): boolean {
+  return unit.warnings !== undefined && unit.warnings.length > 0;
+}
+
+function failed<P>(unit: Unit<P>): Unit<P> {
+  const problems = (unit.warnings ?? []).map(warningProblem);
+  return { ...unit, prepared: { ok: false, problems: unit.prepared.ok ? problems : [...unit.prepared.problems, ...problems] } };
 }
