@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testSignalFrom } from '../../src/pipeline/test-signal.js';
+import { testSignalFrom } from '../../src/pipeline/run-journaling.js';
 import { UsageError } from '../../src/system/errors.js';
 
 describe('EXAMCTL_TEST_SIGNAL_AFTER', () => {
