@@ -17,11 +17,6 @@ export function defaultEndDateTime(startUtc: string, durationMin: number): strin
   return addMinutes(startUtc, durationMin + DEFAULT_END_MARGIN_MINUTES);
 }
 
-/** Whole minutes from start to end (normalised UTC strings); fractional minutes count down. */
-function spanMinutes(startUtc: string, endUtc: string): number {
-  return (Date.parse(endUtc) - Date.parse(startUtc)) / 60_000;
-}
-
 /**
  * The span rule's failure (docs/interpretations.md, "Schedules"): both figures, and the start and
  * end when known (`defaulted`: the request gave no EndDateTime).
@@ -48,7 +43,8 @@ export function scheduleSpanProblem(durationMin: number, extraMin: number, spanM
  * `endDefaulted`: the end is the default one, not the request's (the message says so).
  */
 export function checkScheduleSpan(startUtc: string, endUtc: string, durationMin: number, extraMin: number, endDefaulted = false): Problem | null {
-  const span = spanMinutes(startUtc, endUtc);
+  // Minutes from start to end (normalised UTC strings), fractions kept.
+  const span = (Date.parse(endUtc) - Date.parse(startUtc)) / 60_000;
   return span > durationMin + extraMin ? null : scheduleSpanProblem(durationMin, extraMin, span, { startUtc, endUtc, defaulted: endDefaulted });
 }
 
