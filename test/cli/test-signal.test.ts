@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
-import { testSignalFrom } from '../../src/pipeline/test-signal.js';
+import { testSignalFrom } from '../../src/pipeline/run-journaling.js';
 import { UsageError } from '../../src/system/errors.js';
 import { testDeps, withTempDir } from './helpers.js';
 
