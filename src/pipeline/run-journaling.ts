@@ -13,6 +13,7 @@ import { formatCount, namedFirst } from '../formats/number-format.js';
 import type { Outcome, RunOptions, Unit } from './record-job.js';
 import { testSignalFrom, type TestSignal } from './test-signal.js';
 import { describeSystemError } from '../system/system-error-words.js';
+import { say } from '../formats/terminal-text.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
 import { targetInstance } from '../context/target.js';
@@ -89,6 +90,9 @@ export async function startJournaling(
 ): Promise<RunJournaling> {
   const { RunJournal, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../runs/index.js');
   const testSignal = testSignalFrom(deps.env);
+  // Left set in a job's environment it kills every run: said, so the kill is never a mystery.
+  const rehearsal = deps.env.EXAMCTL_TEST_SIGNAL_AFTER;
+  if (rehearsal) await say(deps, `examctl: EXAMCTL_TEST_SIGNAL_AFTER=${rehearsal} is set: this run signals itself (a crash rehearsal, docs/runs.md)`);
   const resumed = deps.resume;
   if (resumed !== undefined) {
     const { journal, plan, record } = resumed;
