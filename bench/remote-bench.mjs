@@ -35,11 +35,12 @@ export function userBody(i, prefix) {
 // measured never shares its event loop (or its core) with the server.
 const MINIMAL_SERVER = `
 import http from 'node:http';
-const reply = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
+// An ok answer naming the user sent (one naming another fails the record).
+const replyTo = (body) => JSON.stringify({ Content: { User: { ExternalId: JSON.parse(body).ExternalId, FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
 const latency = Number(process.env.BENCH_LATENCY_MS ?? 0);
 // The sending phase as the server saw it (first request in, last answer out), said on SIGTERM.
 let first, last, requests = 0;
-const answer = (res) => {
+const answer = (res, reply) => {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
   res.end(reply);
   last = performance.now();
@@ -47,8 +48,9 @@ const answer = (res) => {
 const server = http.createServer((req, res) => {
   first ??= performance.now();
   requests += 1;
-  req.resume();
-  req.on('end', () => (latency > 0 ? setTimeout(answer, latency, res) : answer(res)));
+  let body = '';
+  req.setEncoding('utf8').on('data', (chunk) => (body += chunk));
+  req.on('end', () => (latency > 0 ? setTimeout(answer, latency, res, replyTo(body)) : answer(res, replyTo(body))));
 });
 server.keepAliveTimeout = 30_000;
 server.listen(0, '127.0.0.1', () => process.stderr.write('listening on http://127.0.0.1:' + server.address().port + '\\n'));
@@ -70,7 +72,6 @@ const MINIMAL_DURABLE_SERVER = `
 import http from 'node:http';
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 const fd = openSync(process.env.BENCH_JOURNAL, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_DSYNC);
-const reply = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
 let turn = [];
 function commit() {
   const answers = turn;
@@ -78,7 +79,8 @@ function commit() {
   const line = Buffer.from(JSON.stringify(answers.map((a) => a.body)) + '\\n');
   let written = 0;
   while (written < line.length) written += writeSync(fd, line, written);
-  for (const { res } of answers) {
+  for (const { res, body } of answers) {
+    const reply = JSON.stringify({ Content: { User: { ExternalId: body.ExternalId, FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
     res.end(reply);
   }

@@ -33,16 +33,19 @@ function timeOnce(bin, args, cwd) {
   return { wall, cpu: (userCPUTime + systemCPUTime) / 1000 };
 }
 
-const REPLY = JSON.stringify({ Content: { User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
+/** An ok answer naming the user sent (one naming another fails the record). */
+const replyTo = (body) => JSON.stringify({ Content: { User: { ExternalId: JSON.parse(body).ExternalId, FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
 
 /** A loopback server answering every request at once, noting when (this process's clock) the first one came. */
 async function firstRequestServer() {
   const server = http.createServer((req, res) => {
     server.firstRequestAt ??= performance.now();
-    req.resume();
+    let body = '';
+    req.setEncoding('utf8').on('data', (chunk) => (body += chunk));
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(REPLY) });
-      res.end(REPLY);
+      const reply = replyTo(body);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) });
+      res.end(reply);
     });
   });
   server.keepAliveTimeout = 30_000;

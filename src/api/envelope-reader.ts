@@ -1,7 +1,7 @@
 /** Turns a response body into the API's envelope, or into words for a message when it is not one. */
 import type { Envelope } from '../domain/envelope.js';
-import { errorsOf } from './envelope-errors.js';
-import { scanJson } from '../system/json-scan.js';
+import { ERROR_LIMITS, errorsOf } from './envelope-errors.js';
+import { JsonScanner, scanJson } from '../system/json-scan.js';
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
@@ -17,7 +17,8 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   // `review-session show`) overflows the stack on a few thousand levels. Only a long text can be deep.
   let parsed: unknown;
   try {
-    if (text.length > 2 * MAX_ANSWER_DEPTH) scanJson(text, { depth: MAX_ANSWER_DEPTH });
+    if (text.length > ERRORS_CUT_FROM) text = withErrorListsCut(text);
+    else if (text.length > 2 * MAX_ANSWER_DEPTH) scanJson(text, { depth: MAX_ANSWER_DEPTH });
     parsed = JSON.parse(text);
   } catch {
     return undefined;
@@ -31,18 +32,18 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   const envelope = body;
   if (!('Content' in envelope)) envelope.Content = 'content' in body ? body.content : null;
   if (!('Errors' in envelope)) envelope.Errors = 'errors' in body ? body.errors : null;
-  // Success is true only as the boolean true ({"Success":"false"} is not a success); only an
-  // envelope without the member at all has it derived from the status and Errors.
-  if ('Success' in body) envelope.Success = body.Success === true;
-  else if ('success' in body) envelope.Success = body.success === true;
-  else envelope.Success = status >= 200 && status < 300 && errorsOf(envelope).length === 0;
-  // A 4xx is never a success, whatever the body says: the status is the protocol's verdict.
-  if (envelope.Success === true && status >= 400) {
-    envelope.Success = false;
+  // Success is true only as the boolean true ({"Success":"true"} is not: said as what came), never
+  // at a 4xx (the status is the protocol's verdict); only an envelope without the member at all
+  // has it derived from the status and Errors.
+  const said = 'Success' in body ? body.Success : body.success;
+  envelope.Success = said === undefined ? status >= 200 && status < 300 && errorsOf(envelope).length === 0 : said === true && status < 400;
+  const type = said === null ? 'null' : typeof said === 'object' ? 'an object' : `a ${typeof said}`;
+  let why = said === undefined || typeof said === 'boolean' ? undefined : `Success as ${type} (HTTP ${status}), not the boolean true`;
+  if (said === true && status >= 400) {
     saidSuccess.add(envelope);
-    const message = `the service answered HTTP ${status} with Success: true; an answer with status ${status} is never a success`;
-    if (errorsOf(envelope).length === 0) envelope.Errors = [{ Code: null, Message: message }];
+    why = `HTTP ${status} with Success: true; an answer with status ${status} is never a success`;
   }
+  if (why !== undefined && errorsOf(envelope).length === 0) envelope.Errors = [{ Code: null, Message: `the service answered ${why}` }];
   return envelope as unknown as Envelope<T>;
 }
 
@@ -51,6 +52,31 @@ export const saidSuccess = new WeakSet<object>();
 
 /** Nesting levels an answer may have; the API's deepest answer has fewer than ten. */
 const MAX_ANSWER_DEPTH = 256;
+
+/** Longer answers have their error lists cut before parsing. */
+const ERRORS_CUT_FROM = 64 * 1024;
+
+/** The envelope's Errors and a user's GroupErrors (never nested) cut past 100 entries (ERROR_LIMITS), a last one counting the rest. */
+function withErrorListsCut(text: string): string {
+  const lists = new Map<string | number, [from: number, last: number, more: number]>();
+  scanJson(text, { depth: MAX_ANSWER_DEPTH }, {
+    onKey: () => undefined, // the path then names each list
+    onEntry: (path, _line, at) => {
+      const [key, index] = path.slice(-2);
+      const errors = path.length === 2 ? key === 'Errors' || key === 'errors' : path.length === 3 && key === 'GroupErrors';
+      if (!errors || typeof index !== 'number' || index < ERROR_LIMITS.problems) return;
+      lists.set(key!, [lists.get(key!)?.[0] ?? at, at, index + 1 - ERROR_LIMITS.problems]);
+    },
+  });
+  let cut = '';
+  let from = 0;
+  for (const [first, last, more] of lists.values()) {
+    const scanner = new JsonScanner({ depth: MAX_ANSWER_DEPTH });
+    cut += `${text.slice(from, first)}"… and ${more} more"`;
+    from = scanner.skipSpace(text, scanner.scanValue(text, last, true));
+  }
+  return cut + text.slice(from);
+}
 
 /** The envelope a failed call is reported with when the service sent none. */
 export function failureEnvelope<T>(message: string): Envelope<T> {

@@ -86,7 +86,7 @@ const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHO
 
 /** TLS certificate refusals: the same at every attempt, so never retried. */
 function isCertificateFailure(code: string | undefined): boolean {
-  return code !== undefined && (code.startsWith('CERT_') || code.startsWith('ERR_TLS_') || code.includes('CERT') || code.includes('SELF_SIGNED') || code.startsWith('UNABLE_TO_'));
+  return code !== undefined && /CERT|SELF_SIGNED|^ERR_TLS_|^UNABLE_TO_/.test(code);
 }
 
 /**
@@ -112,6 +112,18 @@ function describeCut(reason: Error): string {
   if (reason instanceof AttemptDeadlineError) return reason.message;
   const code = systemErrorCode(reason);
   return `the connection ended before the whole answer came${code === undefined ? '' : `: ${code}`}`;
+}
+
+/** A JSON value read member by member (`?.`): a member of a string, a number or null is undefined. */
+type Members = { readonly [key: string]: Members } | null | undefined;
+
+/** `the service answered for B, not A`: a 2xx naming another id than sent (docs/remote.md, "What each answer means"). */
+function otherIdNamed(route: string, request: Members, content: Members): string | undefined {
+  const sent: unknown = route === '/schedule' ? request?.Schedule?.ScheduleExtId : request?.ExternalId;
+  const named: unknown = route === '/schedule' ? content : (route === '/user' ? content?.User : content)?.ExternalId;
+  if (typeof sent !== 'string' || typeof named !== 'string' || !sent || !named) return undefined;
+  // Ignoring case: a service may fold an id's case.
+  return sent.toLowerCase() === named.toLowerCase() ? undefined : `the service answered for ${named.slice(0, 100)}, not ${sent}`;
 }
 
 /** A network failure in plain words with its fix, the code kept in parentheses (system-error-words.ts). */
@@ -364,6 +376,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       };
     }
     const result: ApiResult<T> = { status: answer.status, envelope };
+    const other = envelope.Success ? otherIdNamed(route, payload as Members, envelope.Content as Members) : undefined;
+    if (other !== undefined) Object.assign(envelope, { Success: false, Errors: [{ Code: null, Message: gate.text(other) }] });
     if (saidSuccess.has(read!) || (answer.status < 300 && !envelope.Success)) result.contradictory = true;
     if (lostAttempt !== undefined && saysAlreadyExists(method, route, payload, envelope)) {
       result.createdByLostAttempt = true;

@@ -126,6 +126,8 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
         if (mayHaveReachedService(outcome.status)) lostAttempt = retryReason;
       }
 
+      // An attempt the interrupt ended is the interrupt's, also the last one (not "failed after N attempts").
+      if (call.signal?.aborted) throw interrupted();
       const elapsed = now() - started;
       const delay = retryAfterMs !== undefined ? Math.min(retryAfterMs, limits.retryAfterCapMs) : backoffDelay(limits, attempt);
       if (attempt >= limits.maxAttempts || elapsed + delay > limits.maxRetryTimeMs) {
@@ -135,7 +137,6 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
         if (nothingSent) throw new NeverSentTargetError(`${failed}; nothing was sent`);
         throw new TransientTargetError(`${failed}${asked}`);
       }
-      if (call.signal?.aborted) throw interrupted();
       call.debug?.(`${call.debugLabel()} retrying in ${delay}ms (${retryReason})`);
       call.onRetry?.({ cause });
       await limits.sleep(delay, call.signal);

@@ -66,7 +66,7 @@ export type OnKey = (key: string, path: readonly (string | number)[], line: numb
 export interface ScanOptions {
   strict?: boolean;
   onKey?: OnKey | undefined;
-  onEntry?: ((path: readonly (string | number)[], line: number) => void) | undefined;
+  onEntry?: ((path: readonly (string | number)[], line: number, at: number) => void) | undefined;
 }
 
 /**
@@ -257,7 +257,7 @@ export class JsonScanner {
     if (!this.paths) return;
     const path = this.path;
     if (typeof path[path.length - 1] === 'number') (path[path.length - 1] as number) += step < 0 ? -1 : 1;
-    if (step >= 0) this.options.onEntry?.(path, this.line);
+    if (step >= 0) this.options.onEntry?.(path, this.line, pos);
   }
 
   private close(pos: number): number {

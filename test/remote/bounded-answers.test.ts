@@ -38,6 +38,18 @@ describe('bounded, linear reading of answers', () => {
     expect(long[0]?.message.length).toBeLessThanOrEqual(ERROR_LIMITS.messageChars + 1);
   });
 
+  it('a long answer\'s Errors and GroupErrors keep 100 entries and a last one counting the rest, never built (trial31 F12)', () => {
+    const entries = (n: number) => Array.from({ length: n }, (_, i) => ({ ExternalId: `H${i}`, Code: 131, Error: 'e' }));
+    const text = JSON.stringify({ Success: true, Errors: entries(3000), Content: { User: { ExternalId: 'u-1' }, GroupErrors: entries(5000), Errors: entries(3000) } });
+    const content = readEnvelope<{ GroupErrors: unknown[]; Errors: unknown[] }>(text, 200)?.Content;
+    expect(content?.GroupErrors).toHaveLength(ERROR_LIMITS.problems + 1);
+    expect(content?.GroupErrors.slice(-2)).toEqual([{ ExternalId: 'H99', Code: 131, Error: 'e' }, '… and 4900 more']);
+    const envelope = readEnvelope(text, 200) as { Errors: unknown[] };
+    expect(envelope.Errors.at(-1)).toBe('… and 2900 more');
+    // A list the pipeline reads entry by entry (an invigilator's Content.Errors) is whole.
+    expect(content?.Errors).toHaveLength(3000);
+  });
+
   it('Success is only the boolean true: "false", "true", 1 are not ok; a missing Success is derived', () => {
     expect(readEnvelope('{"Success":"false","Content":null}', 200)?.Success).toBe(false);
     expect(readEnvelope('{"Success":"true","Content":null}', 200)?.Success).toBe(false);

@@ -199,6 +199,19 @@ describe('interrupt grace', () => {
       await client.close();
     }
   });
+
+  it('on the last attempt too: the answer lost to the interrupt, not a failure after N attempts (fx35c)', async () => {
+    const interrupt = new AbortController();
+    server = await startHostileServer(() => interrupt.abort());
+    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, signal: interrupt.signal, interruptGraceMs: 50, ...noWait, maxAttempts: 1 });
+    try {
+      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      expect((failure as { exitCode?: number }).exitCode).toBe(130);
+      expect((failure as Error).message).toMatch(/^sent, but its answer was lost when the run was interrupted .*: it may have been applied/);
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('redirects', () => {

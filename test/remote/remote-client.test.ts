@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRemoteClient, type RemoteClientOptions } from '../../src/api/remote-client.js';
 import { parseRetryAfter } from '../../src/api/retry-loop.js';
 import { isLoopbackHost } from '../../src/api/url-policy.js';
-import type { IntegrationApi } from '../../src/port/integration-api.js';
+import type { ApiResult, IntegrationApi } from '../../src/port/integration-api.js';
 import { InterruptedError, TargetError, UsageError } from '../../src/system/errors.js';
 import { errorsOf } from '../../src/api/envelope-errors.js';
 import { abortableSleep, type Sleep } from '../../src/api/flow-control.js';
@@ -272,6 +272,24 @@ describe('tolerance', () => {
     expect(result.status).toBe(200);
     expect(result.envelope.Success).toBe(false);
     expect(errorsOf(result.envelope)).toEqual([{ field: '', code: 301, message: 'Schedule not found' }]);
+  });
+
+  it('fails a 2xx naming another id than the one sent: it may have been applied (trial31 F07)', async () => {
+    const api = makeClient();
+    const answered = async (content: unknown, send: () => Promise<ApiResult<unknown>>): Promise<string> => {
+      server.script(okEnvelope(content));
+      const result = await send();
+      return result.envelope.Success ? 'ok' : `${result.contradictory} ${errorsOf(result.envelope)[0]?.message}`;
+    };
+    expect(await answered({ User: { ExternalId: 'someone-else' } }, () => api.upsertUser(user))).toBe('true the service answered for someone-else, not u-1');
+    // Ids compare ignoring case: a service folding an id's case answers for the same record.
+    expect(await answered({ User: { ExternalId: 'U-1' } }, () => api.upsertUser(user))).toBe('ok');
+    expect(await answered({ ExternalId: 'c1' }, () => api.addCollection({ ExternalId: 'C1', Title: 'T' }))).toBe('ok');
+    expect(await answered({ ExternalId: 'c2' }, () => api.addCollection({ ExternalId: 'c1', Title: 'T' }))).toBe('true the service answered for c2, not c1');
+    expect(await answered('S-2', () => api.createSchedule({ Schedule: { ScheduleExtId: 'S-1' } } as never))).toBe('true the service answered for S-2, not S-1');
+    // An answer (or a request) naming no id stays as it is.
+    expect(await answered({ User: {} }, () => api.upsertUser(user))).toBe('ok');
+    expect(await answered('S-2', () => api.createSchedule({ Schedule: {} } as never))).toBe('ok');
   });
 
   it('keeps unknown fields and camelCase envelopes', async () => {

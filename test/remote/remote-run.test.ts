@@ -24,7 +24,8 @@ afterEach(async () => {
   await server.close();
 });
 
-const userReply = okEnvelope({ User: { ExternalId: 'u', FirstName: 'A', LastName: 'B' }, GroupErrors: [] });
+/** An ok answer naming the user sent (one naming another fails the record: trial31 F07). */
+const userReply = (request: { body: string }) => okEnvelope({ User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId }, GroupErrors: [] });
 
 async function writeUsers(dir: string): Promise<string> {
   const file = join(dir, 'users.json');
@@ -58,9 +59,9 @@ describe('remote run: interrupt', () => {
     await withTempDir(async (dir) => {
       const interrupt = new AbortController();
       // Ctrl-C arrives while the third request is on the wire (the signal main.ts aborts on SIGINT).
-      server.fallback = () => {
+      server.fallback = (request) => {
         if (server.requests.length === 3) interrupt.abort();
-        return { ...userReply, delayMs: 30 };
+        return { ...userReply(request), delayMs: 30 };
       };
       const { code, report, stderr } = await remoteSync(dir, ['--concurrency', '2'], interrupt.signal);
       expect(code).toBe(130);

@@ -91,8 +91,11 @@ describe('a request that may have changed the target without an ok is sent again
   });
 
   const contradictory = [
-    { status: 400, body: JSON.stringify({ Success: true, Content: { User: { ExternalId: moved } }, Errors: [] }), says: 'HTTP 400, Success true' },
-    { status: 200, body: JSON.stringify({ Success: false, Content: null, Errors: [{ Code: 500, Message: 'internal error' }] }), says: 'HTTP 200, Success false' },
+    { status: 400, body: JSON.stringify({ Success: true, Content: { User: { ExternalId: moved } }, Errors: [] }), says: 'HTTP 400 with Success: true' },
+    { status: 200, body: JSON.stringify({ Success: false, Content: null, Errors: [{ Code: 500, Message: 'internal error' }] }), says: 'internal error' },
+    // trial31 F07: the answer is about another user; a Success that is no boolean is said as what came.
+    { status: 200, body: JSON.stringify({ Success: true, Content: { User: { ExternalId: 'someone-else' } }, Errors: null }), says: `answered for someone-else, not ${moved}` },
+    { status: 200, body: JSON.stringify({ Success: 'true', Content: { User: { ExternalId: moved } }, Errors: null }), says: 'Success as a string (HTTP 200), not the boolean true' },
   ];
   it.each(contradictory)('an answer that contradicts itself ($says) fails the row but may have applied it: the row is sent again the next night (trial26 F05)', async ({ status, body, says }) => {
     expect((await night('full.csv')).code).toBe(0);
@@ -103,6 +106,7 @@ describe('a request that may have changed the target without an ok is sent again
     };
     const failed = await night('renamed.csv');
     expect(failed.code, failed.stderr).toBe(1);
+    expect(failed.stdout).toContain(says);
     service.fallback = appliedOk;
     const sentBefore = applied.length;
     const back = await night('full.csv', '--allow-old-file');
