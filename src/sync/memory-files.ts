@@ -1,6 +1,6 @@
 /** A target's memory files (docs/sync.md, "Where", "Format"): where, read and checked, compacted, listed, forgotten. */
 import { hash } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../system/atomic-file.js';
@@ -24,9 +24,19 @@ export function resolveSyncDir(flag: string | undefined, env: Readonly<Record<st
   return flag || env.EXAMCTL_SYNC_DIR || join(dirname(runsDir), 'synced');
 }
 
-/** One directory per target (its LOCK, one memory file per kind), named by a digest of its identity. */
+/**
+ * One directory per target (its LOCK, a memory file per kind), named by a digest of its identity,
+ * or while that has none, of it with its default port, as an older examctl's may be.
+ */
 export function memoryDir(syncDir: string, target: ReportTarget): string {
-  return join(syncDir, hash('sha256', targetIdentity(target), 'hex').slice(0, 16));
+  const dirOf = (identity: string) =>
+    join(syncDir, hash('sha256', identity, 'hex').slice(0, 16));
+  const identity = targetIdentity(target);
+  const [now, old] = [dirOf(identity), dirOf(identity.replace(
+    /^remote http(s?):\/\/(\[.*?\]|[^/:]+)(?=\/|$)/,
+    (url, s: string) => `${url}:${s ? 443 : 80}`,
+  ))];
+  return existsSync(now) || !existsSync(old) ? now : old;
 }
 
 export function memoryFile(syncDir: string, target: ReportTarget, kind: SyncKind): string {
