@@ -122,7 +122,7 @@ function quotedSheet(sheet: SheetEntry): string {
 /**
  * The column names of a worksheet's first row with a value, as headers are matched (case,
  * spacing and `_`/`-` forgiven); none when the sheet is empty, undefined when it cannot be read
- * (the sheet read says why itself, at its row and cell; another one is only compared).
+ * (the sheet read says why itself; another one is only compared).
  */
 async function headerNamesOf(workbook: OpenedWorkbook, sheet: SheetEntry, limits: XlsxLimits): Promise<Set<string> | undefined> {
   const part = sheet.part;

@@ -67,7 +67,7 @@ export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; 
 
 /**
  * The target's identity, one sync memory and one target of runs (docs/sync.md, "The sync memory"):
- * a URL as WHATWG URL spells it (scheme and host in lower case, no default port), no final `/`.
+ * a URL as the URL parser spells it (host in lower case, no default port), no final `/`.
  */
 export function targetIdentity(target: ReportTarget, platform = process.platform): string {
   if (target.kind === 'local') return `local ${platform === 'win32' ? target.store.toLowerCase() : target.store}`;

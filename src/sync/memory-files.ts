@@ -26,17 +26,15 @@ export function resolveSyncDir(flag: string | undefined, env: Readonly<Record<st
 
 /**
  * One directory per target (its LOCK, a memory file per kind), named by a digest of its identity,
- * or while that has none, of it with its default port, as an older examctl's may be.
+ * or while that has none, an older examctl's: of it with the default port.
  */
 export function memoryDir(syncDir: string, target: ReportTarget): string {
-  const dirOf = (identity: string) =>
-    join(syncDir, hash('sha256', identity, 'hex').slice(0, 16));
+  const dirOf = (of: string) => join(syncDir, hash('sha256', of, 'hex').slice(0, 16));
   const identity = targetIdentity(target);
-  const [now, old] = [dirOf(identity), dirOf(identity.replace(
-    /^remote http(s?):\/\/(\[.*?\]|[^/:]+)(?=\/|$)/,
-    (url, s: string) => `${url}:${s ? 443 : 80}`,
-  ))];
-  return existsSync(now) || !existsSync(old) ? now : old;
+  const old = dirOf(
+    identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`),
+  );
+  return existsSync(dirOf(identity)) || !existsSync(old) ? dirOf(identity) : old;
 }
 
 export function memoryFile(syncDir: string, target: ReportTarget, kind: SyncKind): string {
