@@ -44,9 +44,7 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
 export function memoryDir(syncDir: string, target: ReportTarget): string {
   const dirOf = (of: string) => join(syncDir, hash('sha256', of, 'hex').slice(0, 16));
   const identity = targetIdentity(target);
-  const old = dirOf(
-    identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`),
-  );
+  const old = dirOf(identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
   return existsSync(dirOf(identity)) || !existsSync(old) ? dirOf(identity) : old;
 }
 
