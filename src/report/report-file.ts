@@ -1,5 +1,5 @@
 import { devNull } from 'node:os';
-import { rename, stat } from 'node:fs/promises';
+import { lstat, rename } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ReplaceFailedError } from '../system/atomic-file.js';
 import { openOutputFile, type OutputFile } from '../system/output-file.js';
@@ -88,7 +88,7 @@ export async function openReportFile(path: string): Promise<ReportFile> {
  * taken for this run's (docs/cli.md, "Run report"); said as what became of it.
  */
 async function moveAside(path: string): Promise<string> {
-  if (!(await stat(path).then((at) => at.isFile(), () => false))) return '';
+  if (!(await lstat(path).then((at) => at.isFile(), () => false))) return '';
   return rename(path, `${path}.earlier`).then(
     () => `; the earlier report there is now ${basename(path)}.earlier`,
     (error: unknown) => `; the file there is an earlier run's (not renamed: ${describeSystemError(error, 'file')})`,
