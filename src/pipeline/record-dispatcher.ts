@@ -182,7 +182,11 @@ export class RecordDispatcher<P, R> {
       outcome = await this.job.send(api, payload, this.options.callOptions);
     } catch (error) {
       journal.unanswered(n, unit, error);
-      return this.failed(unit, error);
+      const entry = this.failed(unit, error);
+      // May have been applied under the id examctl chose (IN_DOUBT).
+      const lost = error instanceof TransientTargetError || error instanceof AnswerLostError;
+      if (chosen !== undefined && lost) entry.item.inDoubt = true;
+      return entry;
     }
     const settled = this.journalled(journal, n, unit, outcome);
     // The id examctl chose, where the answer names none (an "already exists" of a resend, settled ok).

@@ -2,7 +2,9 @@ import type { CsvDialect } from '../formats/csv-cell.js';
 import { countRecordsOf, recordBatches, reportStatusOf, type BatchedRecords } from '../input/index.js';
 import { checkSpreadsheetValues } from '../domain/spreadsheet-warnings.js';
 import type { InputRecord } from '../input/record.js';
-import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport } from '../formats/report-csv-contract.js';
+import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport, reportRunOf } from '../formats/report-csv-contract.js';
+import { IN_DOUBT } from '../report/run-report.js';
+import { UsageError } from '../system/errors.js';
 
 /**
  * A job's records as the pipeline reads them: all of them, or with --only-failed the rows of a
@@ -44,6 +46,7 @@ export class RecordSource {
         }
         first = false;
         if (isDryRunStatus(status)) throw dryRunReportRefused(record.source.file, record.source.line, this.command);
+        if (status?.trim().toLowerCase() === IN_DOUBT) throw inDoubtRefused(record);
       }
     }
   }
@@ -97,6 +100,13 @@ export class RecordSource {
       if (kept.length > 0) yield kept;
     }
   }
+}
+
+/** A create that may exist under the id its run chose: sent again it would be made twice. */
+function inDoubtRefused({ source, raw }: InputRecord): UsageError {
+  const run = (raw && reportRunOf(raw)) ?? '<run>';
+  const at = `${source.file}:${source.line}: run ${run} sent it`;
+  return new UsageError(`${at} with an id examctl chose, its answer lost: it may exist, and --only-failed would make another; nothing was sent. examctl runs resume ${run} sends that id`);
 }
 
 /**
