@@ -1,6 +1,6 @@
 import { quotedValue, redactUrl, type Problem } from '../domain/problem.js';
 import type { MappedValue } from '../input/record.js';
-import { IN_DOUBT, isNotSentItem, ITEM_ACTIONS, type ItemAction, type ItemStatus, type ReportEntry, type ReportHeader, type ReportItem, type ReportSink, type ReportSummary, type ReportTarget, type SourceRow, type SyncMemoryNote } from './run-report.js';
+import { isNotSentItem, ITEM_ACTIONS, type ItemAction, type ItemStatus, type ReportEntry, type ReportHeader, type ReportItem, type ReportSink, type ReportSummary, type ReportTarget, type SourceRow, type SyncMemoryNote } from './run-report.js';
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
 import { addedColumnsOf, reportRunOf, SOURCE_COLUMNS, statusCell, WITHHELD_PIN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
 import { normalizeColumnName } from '../formats/column-name.js';
@@ -233,15 +233,13 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
     else if (mode === Column.Blank) cells.push('');
     else if (mode === Column.Withheld) cells.push((row.cells[i] ?? '').trim() === '' ? '' : WITHHELD_PIN);
   }
-  cells.push(statusOf(item), errorCodes(errors), errorMessages(errors), item.action ?? '', item.note ?? '', reportRunOf(row) ?? run);
+  cells.push(statusCell(item), errorCodes(errors), errorMessages(errors), item.action ?? '', item.note ?? '', reportRunOf(row) ?? run);
   return cells;
 }
 
-const statusOf = (item: ReportItem): string => (item.inDoubt ? IN_DOUBT : statusCell(item.status, item.dryRun));
-
 /** An item without source rows (JSON, flags, arguments) as a report row: file, line, id and the status cells. */
 export function sourceRowCells(item: ReportItem, run = ''): string[] {
-  return [item.source.file, String(item.source.line), item.id ?? '', statusOf(item), errorCodes(item.errors), errorMessages(item.errors), item.action ?? '', item.note ?? '', run];
+  return [item.source.file, String(item.source.line), item.id ?? '', statusCell(item), errorCodes(item.errors), errorMessages(item.errors), item.action ?? '', item.note ?? '', run];
 }
 
 /** Runs `steps` one after the other, each after the previous one's promise if it gave one. */

@@ -35,12 +35,9 @@ export interface ReportItem {
   joined?: string[];
   /** Reported by a dry run: a CSV or xlsx report writes its status as `valid`/`invalid` (report-csv-contract.ts, DRY_RUN_STATUS). */
   dryRun?: true;
-  /** A create that may have been applied under the id examctl chose. */
+  /** A create that may exist under the id examctl chose: its status cell says IN_DOUBT. */
   inDoubt?: true;
 }
-
-/** Its status in a CSV or xlsx report: --only-failed refuses it. */
-export const IN_DOUBT = 'unknown';
 
 /**
  * Why an item a stopped run never sent is skipped: the same words in the run's own report and in

@@ -62,7 +62,7 @@ export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'end' | 'unc
   const id = record.id;
   const recorded = record.header.input;
   const changed = recorded === null ? undefined : inputChange(recorded, input ?? 'missing');
-  if (changed !== undefined) throw new RunJournalError(input === 'missing' || input === null ? `run ${id}: ${changed}` : `run ${id}: ${changed}; ${CHANGED_INPUT_ADVICE}`);
+  if (changed !== undefined) throw new RunJournalError(`run ${id}: ${changed}${input === 'missing' || input === null ? '' : `; ${CHANGED_INPUT_ADVICE}`}`);
   return {
     // Judged unchanged (--changed-only) and journaled compactly: kept, like any settled outcome.
     keptBelow: (total) => record.keptBelow(total) + record.unchanged.countBelow(total),

@@ -122,7 +122,7 @@ describe('a create under the id examctl chose, its answer lost (trial35 F06)', (
         expect(rows.slice(1, 3).map((row) => row.split(',').slice(0, 3).join(','))).toEqual([',Physics,unknown', 'chem-1,Chemistry,failed']);
         const retry = await examctl(dir, [...remote(failing), 'collection', 'add', '--file', report, '--only-failed'], env);
         expect(retry.code, retry.stderr).toBe(2);
-        expect(retry.stderr).toContain(`${report}:2: run ${id} sent it with an id examctl chose, its answer lost: it may exist, and --only-failed would make another; nothing was sent. examctl runs resume ${id} sends that id`);
+        expect(retry.stderr).toContain(`${report}:2: run ${id} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${id}`);
       }
     } finally {
       await failing.close();
