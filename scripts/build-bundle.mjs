@@ -332,9 +332,12 @@ export async function buildBundle() {
   writeFileSync(join(BUNDLE_DIR, 'THIRD-PARTY-NOTICES.md'), thirdPartyNotices(result.metafile));
   writeFileSync(join(BUNDLE_DIR, 'meta.json'), JSON.stringify(result.metafile));
   // The build's id (src/version.ts: --version, doctor --json, each run journal): a hash of every
-  // chunk's name and text and of the files examctl reads beside them (BUILT_IN).
+  // chunk's name and text and of the files examctl reads beside them (BUILT_IN). The chunks' hashed
+  // names are left out (esbuild's hash depends on the checkout's folder): one commit, one id.
   const program = createHash('sha256');
-  for (const file of Object.keys(result.metafile.outputs).filter((name) => name.endsWith('.mjs')).sort()) program.update(`${basename(file)}\n`).update(readFileSync(join(root, file)));
+  const unnamed = (text) => text.replace(/-[A-Z0-9]{8}\.mjs/g, '.mjs');
+  const chunks = Object.keys(result.metafile.outputs).filter((name) => name.endsWith('.mjs'));
+  for (const text of chunks.map((file) => unnamed(`${basename(file)}\n${readFileSync(join(root, file), 'utf8')}`)).sort()) program.update(text);
   for (const file of BUILT_IN) program.update(`${file}\n`).update(readFileSync(join(root, file)));
   writeFileSync(join(BUNDLE_DIR, 'examctl.sha256'), program.digest('hex'));
   try {

@@ -16,9 +16,8 @@ interface Coerced {
   problems: Problem[];
 }
 
-type CoercionKind = CellKind;
 /** Field name and kind pairs; an array, not a Map, because this loop runs once per input row. */
-type CoercionTable = readonly (readonly [string, CoercionKind])[];
+type CoercionTable = readonly (readonly [string, CellKind])[];
 
 // Y and N: UK SIS exports write yes/no fields that way.
 const TRUE_SPELLINGS = new Set(['true', 'yes', 'y', '1']);
@@ -110,7 +109,7 @@ function coerceHierarchies(value: unknown, problems: Problem[]): unknown {
 }
 
 /** One cell of field `name` read by its kind; a text it cannot read stays, with a problem pushed. */
-export function coerceCell(name: string, kind: CoercionKind, value: unknown, problems: Problem[]): unknown {
+export function coerceCell(name: string, kind: CellKind, value: unknown, problems: Problem[]): unknown {
   if (typeof kind === 'object') {
     // A whole number: the text stays when it is not one, and the field's own problem says so.
     if (typeof value !== 'string') return value;
@@ -153,7 +152,7 @@ function coerceWith(table: CoercionTable, fields: Record<string, unknown>, inPla
   const problems: Problem[] = [];
   let out: Record<string, unknown> | null = inPlace ? fields : null;
   for (let i = 0; i < table.length; i++) {
-    const entry = table[i] as readonly [string, CoercionKind];
+    const entry = table[i] as readonly [string, CellKind];
     const name = entry[0];
     const before = fields[name];
     if (before === undefined || !Object.hasOwn(fields, name)) continue;

@@ -278,6 +278,7 @@ interface StringRuleSpec<Required extends ProblemCode | undefined = ProblemCode 
   max: number;
   /** Present when the field is required: the code for "null or empty" (null when not numbered). */
   required?: Required;
+  /** Default: the format's code (the API's one code for an invalid field), else null. */
   tooLongCode?: ProblemCode;
   pattern?: RegExp;
   patternCode?: ProblemCode;
@@ -301,7 +302,7 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
   name: Name,
   spec: StringRuleSpec<Required>,
 ): FieldRule<Name, string, undefined extends Required ? false : true> {
-  const { max, required, tooLongCode = null, pattern, patternCode = null, patternHint, format } = spec;
+  const { max, required, format, tooLongCode = format?.code ?? null, pattern, patternCode = null, patternHint } = spec;
   const patternMessage = spec.patternMessage ?? `${name} may contain only ${patternHint ?? 'allowed characters'}`;
   const patternProblem = typeof patternMessage === 'string' ? () => patternMessage : patternMessage;
   const isRequired = required !== undefined;

@@ -4,10 +4,8 @@
  * Each builder returns a complete Problem; `field` defaults to where the API reports the condition.
  */
 import { ErrorCode } from './codes.js';
-import type { Problem } from './problem.js';
+import { problem as p, type Problem } from './problem.js';
 import { addMinutes } from './text-rules.js';
-
-const p = (field: string, code: Problem['code'], message: string): Problem => ({ field, code, message });
 
 // ---- schedules (not numbered: code null) -------------------------------------------------
 
@@ -17,11 +15,6 @@ const DEFAULT_END_MARGIN_MINUTES = 60;
 /** Default EndDateTime: start + duration + 60 minutes, in the wire's UTC form. */
 export function defaultEndDateTime(startUtc: string, durationMin: number): string {
   return addMinutes(startUtc, durationMin + DEFAULT_END_MARGIN_MINUTES);
-}
-
-/** Whole minutes from start to end (normalised UTC strings); fractional minutes count down. */
-function spanMinutes(startUtc: string, endUtc: string): number {
-  return (Date.parse(endUtc) - Date.parse(startUtc)) / 60_000;
 }
 
 /**
@@ -50,7 +43,8 @@ export function scheduleSpanProblem(durationMin: number, extraMin: number, spanM
  * `endDefaulted`: the end is the default one, not the request's (the message says so).
  */
 export function checkScheduleSpan(startUtc: string, endUtc: string, durationMin: number, extraMin: number, endDefaulted = false): Problem | null {
-  const span = spanMinutes(startUtc, endUtc);
+  // Minutes from start to end (normalised UTC strings), fractions kept.
+  const span = (Date.parse(endUtc) - Date.parse(startUtc)) / 60_000;
   return span > durationMin + extraMin ? null : scheduleSpanProblem(durationMin, extraMin, span, { startUtc, endUtc, defaulted: endDefaulted });
 }
 
@@ -63,12 +57,6 @@ export function duplicateScheduleExtIdProblem(scheduleExtId: string): Problem {
 }
 export function activatedScheduleProblem(scheduleExtId: string, startUtc?: string): Problem {
   return p('Schedule.ScheduleExtId', null, `Schedule ${scheduleExtId} is activated (its start${startUtc === undefined ? '' : `, ${startUtc},`} has passed) and cannot be updated`);
-}
-export function scheduleHierarchyNotFoundProblem(field: 'Schedule.GroupExtId' | 'Schedule.ScheduleGroupExtId', hierarchyExtId: string): Problem {
-  return p(field, null, `Hierarchy not found: ${hierarchyExtId}`);
-}
-export function scheduleHierarchyInactiveProblem(field: 'Schedule.GroupExtId' | 'Schedule.ScheduleGroupExtId', hierarchyExtId: string): Problem {
-  return p(field, null, hierarchyInactiveMessage(hierarchyExtId));
 }
 export function schedulerNotSetProblem(): Problem {
   return p('Schedule.Owner', null, 'Scheduler not set: give Owner or set the owner in the external API settings');

@@ -31,7 +31,7 @@ import { ALNUM, ALNUM_DASH } from './text-rules.js';
 
 const WORKFLOWS = ['DEFAULT', 'EXTERNAL_ATTEMPTS'] as const;
 export type Workflow = (typeof WORKFLOWS)[number];
-const ALNUM_DASH_HINT = 'letters, digits and dashes';
+const ALNUM_DASH_ID = { pattern: ALNUM_DASH, patternHint: 'letters, digits and dashes' };
 
 /**
  * A template id refused: one written with dashes, as the ids beside it may be (`PT-STD`), is told
@@ -45,12 +45,12 @@ function templateIdMessage(value: string): string {
 }
 
 export const SCHEDULE_TABLE = ruleTable('schedule', [
-  stringRule('AssessmentExtId', { max: 64, required: null, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
+  stringRule('AssessmentExtId', { max: 64, required: null, ...ALNUM_DASH_ID }),
   stringRule('Title', { max: 100, name: true }),
-  stringRule('ScheduleExtId', { max: 64, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
+  stringRule('ScheduleExtId', { max: 64, ...ALNUM_DASH_ID }),
   stringRule('StartDateTime', { max: 64, required: null, format: dateTimeFormat('StartDateTime') }),
   stringRule('EndDateTime', { max: 64, format: dateTimeFormat('EndDateTime') }),
-  stringRule('GroupExtId', { max: 64, required: null, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
+  stringRule('GroupExtId', { max: 64, required: null, ...ALNUM_DASH_ID }),
   stringRule('GroupName', { max: 500, required: null, name: true }),
   stringRule('ScheduleGroupExtId', { max: 64 }),
   stringRule('ScheduleGroupName', { max: 500, name: true }),
@@ -117,7 +117,7 @@ export const CANDIDATE_USER_PROFILE_FIELDS = [
 ] as const;
 
 export const CANDIDATE_TABLE = ruleTable('candidate', [
-  stringRule('CandidateExtId', { max: 500, required: null, pattern: ALNUM_DASH, patternHint: ALNUM_DASH_HINT }),
+  stringRule('CandidateExtId', { max: 500, required: null, ...ALNUM_DASH_ID }),
   stringRule('FirstName', { max: 500, required: null, name: true }),
   stringRule('LastName', { max: 500, required: null, name: true }),
   stringRule('Email', { max: 500, required: null, format: emailFormat(null) }),

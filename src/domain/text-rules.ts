@@ -17,7 +17,7 @@ export const LOWER_ALNUM = /^[a-z0-9]+$/;
 export const USER_EXTERNAL_ID = /^[-_a-zA-Z0-9@]+$/;
 /** Fields whose values are secrets (docs/cli-contract.md, "Run report"): never quoted in a problem or a warning. */
 export const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password', 'PIN']);
-const WHITESPACE = /\s/;
+export const WHITESPACE = /\s/;
 /** The e-mail check (docs/domain-rules.md, "Field decisions where the spec is open": Email); also the schema pattern. */
 export const EMAIL_PATTERN =
   /^[a-zA-Z0-9.!#\$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
@@ -104,10 +104,6 @@ export function exceedsLength(s: string, max: number): boolean {
   return s.length > max && codePointLength(s) > max;
 }
 
-export function hasWhitespace(s: string): boolean {
-  return WHITESPACE.test(s);
-}
-
 /** A GUID in the dashed form, with or without braces, any case (231). */
 export function isGuid(s: string): boolean {
   return GUID_PATTERN.test(s);
@@ -144,10 +140,6 @@ export const DATE_OF_BIRTH_PATTERN = /^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{8})$/
  * seconds in range and a real calendar day are checked apart).
  */
 export const DATE_TIME_PATTERN = /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$/;
-
-function isDigits(s: string): boolean {
-  return DIGITS.test(s);
-}
 
 /**
  * DateOfBirth in YYYY-MM-DD or YYYYMMDD, a real calendar date (246).
@@ -200,7 +192,7 @@ export function canonicalIpEntry(s: string): string | null {
     const addr = s.slice(0, slash);
     const prefix = s.slice(slash + 1);
     const kind = ipKind(addr);
-    if (kind === null || !isDigits(prefix) || prefix.length > 3) return null;
+    if (kind === null || !DIGITS.test(prefix) || prefix.length > 3) return null;
     const bits = Number(prefix);
     if (bits > (kind === 'ipv4' ? 32 : 128)) return null;
     return `${canonicalAddress(addr, kind)}/${bits}`;

@@ -29,13 +29,13 @@ import {
   DATE_OF_BIRTH_PATTERN,
   GUID_PATTERN,
   hasForbiddenNameCharacter,
-  hasWhitespace,
   HTTP_URL_PATTERN,
   NAME_FORBIDDEN_CLASS,
   isGuid,
   isHttpUrl,
   normaliseDateOfBirth,
   USER_EXTERNAL_ID,
+  WHITESPACE,
 } from './text-rules.js';
 
 const MAX_LABELS = 20;
@@ -169,12 +169,11 @@ export const USER_TABLE = ruleTable('user', [
   }),
   stringRule('LastName', { max: 500, required: ErrorCode.LastNameEmpty, tooLongCode: ErrorCode.LastNameTooLong, name: true }),
   stringRule('FirstName', { max: 500, required: ErrorCode.FirstNameEmpty, tooLongCode: ErrorCode.FirstNameTooLong, name: true }),
-  stringRule('Email', { max: 100, tooLongCode: ErrorCode.EmailInvalid, format: emailFormat(ErrorCode.EmailInvalid) }),
+  stringRule('Email', { max: 100, format: emailFormat(ErrorCode.EmailInvalid) }),
   stringRule('UserName', {
     max: 50,
-    tooLongCode: ErrorCode.UserNameInvalid,
     format: {
-      normalise: (s) => (hasWhitespace(s) || hasForbiddenNameCharacter(s) ? undefined : s),
+      normalise: (s) => (WHITESPACE.test(s) || hasForbiddenNameCharacter(s) ? undefined : s),
       code: ErrorCode.UserNameInvalid,
       message: () => 'UserName must not contain spaces, other whitespace, control characters or bidirectional overrides',
       doc: 'free of whitespace (space, tab, newline...), control characters (U+0000-U+001F, U+007F-U+009F) and bidirectional overrides or isolates (U+202A-U+202E, U+2066-U+2069)',
@@ -184,7 +183,6 @@ export const USER_TABLE = ruleTable('user', [
   stringRule('Role', { max: 500, doc: 'Required when the user is created (code 240; decided with the platform state).' }),
   stringRule('Photo', {
     max: 500,
-    tooLongCode: ErrorCode.PhotoInvalid,
     format: {
       normalise: (s) => (isHttpUrl(s) ? s : undefined),
       code: ErrorCode.PhotoInvalid,
@@ -195,7 +193,6 @@ export const USER_TABLE = ruleTable('user', [
   }),
   stringRule('DateOfBirth', {
     max: 10,
-    tooLongCode: ErrorCode.DateOfBirthInvalid,
     format: {
       normalise: (s) => normaliseDateOfBirth(s) ?? undefined,
       code: ErrorCode.DateOfBirthInvalid,
@@ -221,7 +218,6 @@ export const USER_TABLE = ruleTable('user', [
   booleanRule('DisablePasswordReset'),
   stringRule('SynchronizationKey', {
     max: 64,
-    tooLongCode: ErrorCode.SynchronizationKeyInvalid,
     format: {
       normalise: (s) => (isGuid(s) ? s : undefined),
       code: ErrorCode.SynchronizationKeyInvalid,

@@ -307,10 +307,9 @@ export type WorldLoRepository = z.infer<typeof WorldLoRepositorySchema>;
 export type WorldCandidate = z.infer<typeof WorldCandidateSchema>;
 export type WorldSchedule = z.infer<typeof WorldScheduleSchema>;
 export type WorldCollection = z.infer<typeof WorldCollectionSchema>;
-type WorldReviewSession = ReviewSession;
 
 /** The review sessions are kept as the API returns them (ReviewSession), past what the schema checks. */
-export type World = Omit<z.infer<typeof WorldObjectSchema>, 'ReviewSessions'> & { ReviewSessions: WorldReviewSession[] };
+export type World = Omit<z.infer<typeof WorldObjectSchema>, 'ReviewSessions'> & { ReviewSessions: ReviewSession[] };
 
 type WorldParse = { ok: true; world: World } | { ok: false; errors: string[] };
 

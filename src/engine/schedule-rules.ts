@@ -6,9 +6,9 @@ import {
   defaultEndDateTime,
   duplicateScheduleExtIdProblem,
   externalIdTakenProblem,
+  hierarchyInactiveMessage,
+  hierarchyNotFoundMessage,
   proctoringTemplateNotFoundProblem,
-  scheduleHierarchyInactiveProblem,
-  scheduleHierarchyNotFoundProblem,
   schedulerNoPermissionProblem,
   schedulerNotSetProblem,
   userNameTakenProblem,
@@ -131,9 +131,9 @@ export function decideSchedule(
   if (s.ScheduleGroupExtId !== undefined) {
     const hierarchy = view.get<WorldHierarchy>('hierarchies', s.ScheduleGroupExtId);
     if (hierarchy === undefined) {
-      problems.push(scheduleHierarchyNotFoundProblem('Schedule.ScheduleGroupExtId', s.ScheduleGroupExtId));
+      problems.push(problem('Schedule.ScheduleGroupExtId', null, hierarchyNotFoundMessage(s.ScheduleGroupExtId)));
     } else if (!hierarchy.Active) {
-      problems.push(scheduleHierarchyInactiveProblem('Schedule.ScheduleGroupExtId', s.ScheduleGroupExtId));
+      problems.push(problem('Schedule.ScheduleGroupExtId', null, hierarchyInactiveMessage(s.ScheduleGroupExtId)));
     } else {
       scheduleHierarchy = s.ScheduleGroupExtId;
     }
@@ -143,7 +143,7 @@ export function decideSchedule(
   }
   const group = view.get<WorldHierarchy>('hierarchies', s.GroupExtId);
   if (group !== undefined && !group.Active) {
-    problems.push(scheduleHierarchyInactiveProblem('Schedule.GroupExtId', s.GroupExtId));
+    problems.push(problem('Schedule.GroupExtId', null, hierarchyInactiveMessage(s.GroupExtId)));
   }
 
   const useProctoring = s.UseProctoringService ?? assessment?.UseProctoringService ?? false;

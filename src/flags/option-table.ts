@@ -101,11 +101,12 @@ export type OptionsOf<T extends SpecTable> = Flatten<
   }
 >;
 
+/** A flag declared with a default is always set (`Always` of its spec). */
+type Given<D> = [D] extends [undefined] ? false : true;
+
 /** `--flag` (a switch, `--no-flag` included) or `--flag <value>` (a string, `...`: a list), with an optional default. */
-export function option<const F extends string>(flags: F, description: string): OptionSpec<F, ValueOfFlags<F>, false>;
-export function option<const F extends string>(flags: F, description: string, defaultValue: ValueOfFlags<F>): OptionSpec<F, ValueOfFlags<F>, true>;
-export function option<const F extends string>(flags: F, description: string, defaultValue?: ValueOfFlags<F>): OptionSpec<F, ValueOfFlags<F>, boolean> {
-  return defaultValue === undefined ? { kind: 'option', flags, description, always: false } : { kind: 'option', flags, description, defaultValue, always: true };
+export function option<const F extends string, D extends ValueOfFlags<F> | undefined = undefined>(flags: F, description: string, defaultValue?: D): OptionSpec<F, ValueOfFlags<F>, Given<D>> {
+  return (defaultValue === undefined ? { kind: 'option', flags, description, always: false } : { kind: 'option', flags, description, defaultValue, always: true }) as never;
 }
 
 /** A flag whose value is required to run the command. */
@@ -114,12 +115,10 @@ export function mandatory<const F extends string>(flags: F, description: string)
 }
 
 /** A value checked and converted by `parse` (flag-values.ts), which throws commander's InvalidArgumentError. */
-export function parsed<const F extends string, V>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V): OptionSpec<F, V, false>;
-export function parsed<const F extends string, V>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V, defaultValue: V): OptionSpec<F, V, true>;
-export function parsed<const F extends string, V>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V, defaultValue?: V): OptionSpec<F, V, boolean> {
-  return defaultValue === undefined
+export function parsed<const F extends string, V, D extends V | undefined = undefined>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V, defaultValue?: D): OptionSpec<F, V, Given<D>> {
+  return (defaultValue === undefined
     ? { kind: 'option', flags, description, parse, always: false }
-    : { kind: 'option', flags, description, parse, defaultValue, always: true };
+    : { kind: 'option', flags, description, parse, defaultValue, always: true }) as never;
 }
 
 /** A flag given as often as wanted: every value, in order (`--map a=B --map c=D`). */
@@ -128,12 +127,10 @@ export function repeatable<const F extends string>(flags: F, description: string
 }
 
 /** One of a fixed set of words. */
-export function choice<const F extends string, const C extends readonly string[]>(flags: F, description: string, choices: C): OptionSpec<F, C[number], false>;
-export function choice<const F extends string, const C extends readonly string[]>(flags: F, description: string, choices: C, defaultValue: C[number]): OptionSpec<F, C[number], true>;
-export function choice<const F extends string, const C extends readonly string[]>(flags: F, description: string, choices: C, defaultValue?: C[number]): OptionSpec<F, C[number], boolean> {
-  return defaultValue === undefined
+export function choice<const F extends string, const C extends readonly string[], D extends C[number] | undefined = undefined>(flags: F, description: string, choices: C, defaultValue?: D): OptionSpec<F, C[number], Given<D>> {
+  return (defaultValue === undefined
     ? { kind: 'option', flags, description, choices, always: false }
-    : { kind: 'option', flags, description, choices, defaultValue, always: true };
+    : { kind: 'option', flags, description, choices, defaultValue, always: true }) as never;
 }
 
 /** A positional argument, handed to the command as `options[key]`. */

@@ -22,7 +22,7 @@ const ACTION_COLUMNS = ['action', 'note'] as const;
  * The run whose file an item's row came from (docs/cli.md, "Run report"): the report's run, or
  * for a report fed back, the run it names. Fed back, dropped (a row of an old run: docs/sync.md).
  */
-export const RUN_COLUMN = 'run';
+const RUN_COLUMN = 'run';
 
 /** Every column a CSV report writes after the input's own: REPORT_COLUMNS, ACTION_COLUMNS, RUN_COLUMN. */
 export const WRITTEN_COLUMNS = [...REPORT_COLUMNS, ...ACTION_COLUMNS, RUN_COLUMN] as const;

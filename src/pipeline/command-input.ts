@@ -48,7 +48,7 @@ export function inputFlagsOf(options: InputFlagOptions): InputFlagOptions {
  * The input flags with the profile's (docs/input-formats.md, "Mapping an export"): the run's
  * profile (context/settings.ts). A flag wins over the profile for the same column, field or setting.
  */
-export async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): Promise<InputFlags> {
+async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): Promise<InputFlags> {
   const map: InputFlags['map'][number][] = [];
   const computed: NonNullable<InputFlags['computed']>[number][] = [];
   const set: InputFlags['set'][number][] = [];
@@ -84,7 +84,7 @@ export async function resolveInputFlags(options: InputFlagOptions, deps: Command
 
 /**
  * The run's zone and date format (a flag, else the profile's), for what the run writes: a report
- * workbook's date-times in that zone and dates shown that way (report-cell-types.ts). One the
+ * workbook's date-times in that zone and dates shown that way (xlsx-report-writer.ts). One the
  * command refused is not there (it never got this far); an unreadable profile gives none.
  */
 export async function reportDates(options: InputFlagOptions, deps: CommandDeps): Promise<{ timeZone?: string; dateFormat?: DateFormat }> {

@@ -5,7 +5,7 @@
  * one. Sending waits only for a free slot, never for the oldest answer, so one slow request
  * does not idle the other connections.
  */
-export interface InOrderSchedulerOptions<T> {
+interface InOrderSchedulerOptions<T> {
   /** Answers in flight at once. */
   window: number;
   /** Items (answered or not) held back behind the oldest unanswered one; bounds memory. */

@@ -92,27 +92,18 @@ function interpret(result: ApiResult<InvigilatorsResponseContent>, scheduleExtId
     const problems = problemsFrom([{ Code: entry?.Code, Message: entry?.Error }]);
     byUser.set(user, [...(byUser.get(user) ?? []), ...problems.map((p) => ({ ...p, field: 'UserExtId' }))]);
   }
-  const missing = missingOk ? alreadyNotAnInvigilator(scheduleExtId) : undefined;
+  // A 319's note: with --missing-ok the end state asked for, reached before; without it, the flag that takes it as done.
+  const note = missingOk ? `already not an invigilator of ${scheduleExtId} (the service answered 319): nothing to remove (--missing-ok)` : `not an invigilator of ${scheduleExtId}: nothing to remove (with --missing-ok that is ok)`;
   return (id) => {
     const listed = byUser.get(id.toLowerCase());
     if (dryRun && !listed) return { status: 'ok', errors: [] };
     if (!listed) return removed.has(id.toLowerCase()) ? { status: 'ok', errors: [], action: 'removed' } : { status: 'failed', errors: [UNCONFIRMED] };
     const notAnInvigilator = listed.every((e) => e.code === ErrorCode.NotAnInvigilator);
-    if (notAnInvigilator && missing !== undefined) return { status: 'ok', errors: [], action: 'unchanged', note: missing };
+    if (notAnInvigilator && missingOk) return { status: 'ok', errors: [], action: 'unchanged', note };
     // A 319 without the flag: failed, nothing of that item was done (docs/interpretations.md, "Invigilators").
-    return notAnInvigilator ? { status: 'failed', errors: capProblems(listed), note: notAnInvigilator319(scheduleExtId) } : { status: 'failed', errors: capProblems(listed) };
+    return notAnInvigilator ? { status: 'failed', errors: capProblems(listed), note } : { status: 'failed', errors: capProblems(listed) };
   };
 }
 
 /** An id a 200 names neither as removed nor with an error: it may still be an invigilator. */
 const UNCONFIRMED: Problem = { field: 'UserExtId', code: null, message: 'the service did not confirm removing it' };
-
-/** A 319 without --missing-ok: what failed, and the flag that takes it as done. */
-function notAnInvigilator319(scheduleExtId: string): string {
-  return `not an invigilator of ${scheduleExtId}: nothing to remove (with --missing-ok that is ok)`;
-}
-
-/** --missing-ok's note on an id the service answered 319 for: the end state asked for, reached before. */
-function alreadyNotAnInvigilator(scheduleExtId: string): string {
-  return `already not an invigilator of ${scheduleExtId} (the service answered 319): nothing to remove (--missing-ok)`;
-}

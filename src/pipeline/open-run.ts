@@ -11,7 +11,7 @@ import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.j
 import type { RunOptions } from './record-job.js';
 import { refuseUntrustedRunsDir, startJournaling, type JournaledTraits, type RunJournaling } from './run-journaling.js';
 
-export interface OpenedRun {
+interface OpenedRun {
   target: ResolvedTarget;
   /** null: validate only (dry run without a store, or remote dry run). */
   api: IntegrationApi | null;

@@ -8,9 +8,9 @@ import type { RunJournaling } from './run-journaling.js';
 import { chosenId } from '../runs/run-id.js';
 
 /** Why a run stopped sending before its input ended. */
-export type StopReason = { kind: 'max-errors' } | { kind: 'interrupted' } | { kind: 'target-failed'; error: Error };
+type StopReason = { kind: 'max-errors' } | { kind: 'interrupted' } | { kind: 'target-failed'; error: Error };
 
-export interface DispatchOptions {
+interface DispatchOptions {
   /** null: validate only (dry run without a store, or remote dry run). */
   api: IntegrationApi | null;
   callOptions: CallOptions;
@@ -142,7 +142,7 @@ export class RecordDispatcher<P, R> {
       // Judged against a run's memory entry: journaled compactly (a position in a run of them).
       const since = unit.unsent.since;
       if (journal !== undefined) this.journalledSync(() => (since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since)));
-      return { item: withWarnings({ source: unit.source, id: unit.id, status: 'ok', errors: [], action, note: unit.unsent.note }, unit), rows: unit.rows };
+      return { item: withWarnings({ source: unit.source, id: unit.id, ...outcome }, unit), rows: unit.rows };
     }
     const api = this.api;
     if (api === null) {

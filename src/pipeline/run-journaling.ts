@@ -11,8 +11,8 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import { formatCount, namedFirst } from '../formats/number-format.js';
 import type { Outcome, RunOptions, Unit } from './record-job.js';
-import { testSignalFrom, type TestSignal } from './test-signal.js';
 import { describeSystemError } from '../system/system-error-words.js';
+import { say } from '../formats/terminal-text.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
 import { targetInstance } from '../context/target.js';
@@ -53,7 +53,7 @@ export interface RunJournaling {
 }
 
 /** The SHA-256 a journal keeps of a --pin instead of the PIN itself. */
-export function pinDigest(pin: string): string {
+function pinDigest(pin: string): string {
   return createHash('sha256').update(pin, 'utf8').digest('hex');
 }
 
@@ -89,6 +89,9 @@ export async function startJournaling(
 ): Promise<RunJournaling> {
   const { RunJournal, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../runs/index.js');
   const testSignal = testSignalFrom(deps.env);
+  // Left set in a job's environment it kills every run: said, so the kill is never a mystery.
+  const rehearsal = deps.env.EXAMCTL_TEST_SIGNAL_AFTER;
+  if (rehearsal) await say(deps, `examctl: EXAMCTL_TEST_SIGNAL_AFTER=${rehearsal} is set: this run signals itself (a crash rehearsal, docs/runs.md)`);
   const resumed = deps.resume;
   if (resumed !== undefined) {
     const { journal, plan, record } = resumed;
@@ -303,4 +306,42 @@ export function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: 
   options.runsDir = given.runsDir;
   delete options.dryRun;
   return options;
+}
+
+/*
+ * `EXAMCTL_TEST_SIGNAL_AFTER=<sent|outcome>:<N>:<SIGNAL>` (docs/runs.md, "Rehearsing a crash"):
+ * the run sends itself SIGNAL at a point it reaches. Unset, it costs one environment lookup per run.
+ */
+type TestSignalEvent = 'sent' | 'outcome';
+
+interface TestSignal {
+  /** Counts `count` events of `event`; the signal goes at the one that reaches N. */
+  counted(event: TestSignalEvent, count?: number): void;
+}
+
+const NO_SIGNAL: TestSignal = { counted() {} };
+const VARIABLE = 'EXAMCTL_TEST_SIGNAL_AFTER';
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP', 'SIGSTOP'];
+
+export function testSignalFrom(env: Readonly<Record<string, string | undefined>>, signalSelf: (signal: NodeJS.Signals) => void = (signal) => process.kill(process.pid, signal)): TestSignal {
+  const value = env[VARIABLE];
+  if (value === undefined || value === '') return NO_SIGNAL;
+  const match = /^(sent|outcome):([1-9]\d{0,8}):(SIG[A-Z]+)$/.exec(value);
+  const signal = match?.[3] as NodeJS.Signals | undefined;
+  if (match === null || signal === undefined || !SIGNALS.includes(signal)) {
+    throw new UsageError(`${VARIABLE}: "${value}": expected <sent|outcome>:<N>:<${SIGNALS.join('|')}>, e.g. outcome:100:SIGKILL`);
+  }
+  const event = match[1] as TestSignalEvent;
+  const after = Number(match[2]);
+  let seen = 0;
+  let sentAlready = false;
+  return {
+    counted(counted, count = 1) {
+      if (counted !== event || sentAlready) return;
+      seen += count;
+      if (seen < after) return;
+      sentAlready = true;
+      signalSelf(signal);
+    },
+  };
 }

@@ -1,10 +1,15 @@
 import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { say } from '../formats/terminal-text.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
-import { exitCodeFor } from '../report/report-writers.js';
+import { ColumnModes, exitCodeFor, keptHeader } from '../report/report-writers.js';
+import { reportFormatOf } from '../report/report-file.js';
+import type { InputRecord } from '../input/record.js';
+import type { Problem } from '../domain/problem.js';
+import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
+import { resolveSettings } from '../context/settings.js';
 import { type ReportEntry } from '../report/run-report.js';
 import { counted, formatCount } from '../formats/number-format.js';
-import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, messageOf, ReportWriteError, TargetError, TransientTargetError } from '../system/errors.js';
+import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, messageOf, ReportWriteError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { checkReportOption, openRunReport } from './report-sinks.js';
@@ -16,9 +21,7 @@ import { openRun } from './open-run.js';
 import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
-import { checkReportFits } from './report-fits.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
-import { failingWarned, warningsFail } from './strict-warnings.js';
 
 
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
@@ -26,14 +29,6 @@ const MAX_PENDING = 1024;
 
 /** Records in the first piece at least (a window of 1 must not cost an await per record). */
 const MIN_PIECE = 16;
-
-/**
- * Units a run that sends reads (and validates) ahead of their turn, in pieces of this many
- * after the first: the units the journal can put on record as sent ahead.
- */
-export function readAheadFor(window: number): number {
-  return Math.max(64, window);
-}
 
 /**
  * Positions a journaled run may put on record as sent ahead of the one it dispatches, within the
@@ -106,10 +101,10 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // worth first, the next ones read while requests are in flight, after the turn's writes
   // (`AfterWrites`), each put on record as sent as it is read (docs/runs.md, "Sent ahead").
   const sends = !dryRun && api !== null && job.sendsTogether !== true;
-  const ahead = sends ? readAheadFor(window) : 0;
+  const ahead = sends ? Math.max(64, window) : 0;
   const piece = Math.max(MIN_PIECE, window);
   const jobUnits = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
-  // --strict: a warned record fails before anything of it is sent (strict-warnings.ts).
+  // --strict: a warned record fails before anything of it is sent (failingWarned, below).
   const units = new UnitQueue((await warningsFail(options, deps)) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next), !dryRun);
   try {
     // One file, one id: the whole input read before the units, so both records of an id fail
@@ -161,7 +156,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
         : unreadableAnswers(dispatcher.unreadable, journal?.id);
   // The sync memory stored where it is kept before the sinks complete: a store that fails is the
   // run's error in each of them (docs/ci.md), unless the run stopped for something else, which keeps its exit code.
-  const endFailure = await job.ending?.(stopError === undefined).then(() => undefined, (error: unknown) => error);
+  const endFailure = await job.ending?.().then(() => undefined, (error: unknown) => error);
   if (stopError !== undefined && endFailure !== undefined) await say(deps, `examctl: ${messageOf(endFailure)}`);
   // Not stored at the end: the run stays resumable, and its resume stores it (docs/sync.md, "Exit codes").
   const unstored = stopError === undefined && endFailure instanceof Error ? endFailure : undefined;
@@ -462,4 +457,71 @@ function runProgress(job: RecordJob<unknown, unknown>, units: number | undefined
     // The spinner's colour as every table's, on the terminal it is drawn on.
     color: colorEnabled({ isTTY: true, env: deps.env }),
   });
+}
+
+/**
+ * A `--report x.xlsx` that a sheet could not hold is refused before anything is sent, exit 2
+ * (docs/input-formats.md, "Never past Excel's limits"). A dry run reads its input once: its rows
+ * are counted as they come, and a report past the last row is a report that cannot be written.
+ * The first record's header (a CSV or .xlsx input; none for JSON, whose report has six columns)
+ * checked against the sheet's columns, then a real run's record count (`total`, its structure
+ * pass) against its rows, the header's included.
+ */
+async function checkReportFits(records: () => AsyncIterable<InputRecord>, total: number | undefined, options: RunOptions): Promise<void> {
+  const report = options.report;
+  if (report === undefined || reportFormatOf(report) !== 'xlsx') return;
+  let header: readonly string[] | undefined;
+  for await (const record of records()) {
+    header = record.raw?.header;
+    break;
+  }
+  const [{ reportColumnCount }, { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('../report/xlsx-workbook.js')]);
+  const kept = header === undefined ? 0 : keptHeader(header, new ColumnModes().of(header)).length;
+  const columns = reportColumnCount(kept);
+  if (header !== undefined && columns > MAX_SHEET_COLUMNS) {
+    throw new UsageError(
+      `--report ${report}: the report would have ${formatCount(columns)} columns (the input's ${formatCount(kept)}, then status, error_codes, error_messages, action, note, run, warnings), ` +
+        `more than a sheet holds (${formatCount(MAX_SHEET_COLUMNS)}, A to XFD); nothing was sent: write the report as .csv or .json`,
+    );
+  }
+  if (total === undefined || total + 1 <= MAX_SHEET_ROWS) return;
+  throw new UsageError(
+    `--report ${report}: the report would have ${formatCount(total + 1)} rows (a header and ${formatCount(total)} records), ` +
+      `more than a sheet holds (${formatCount(MAX_SHEET_ROWS)}); nothing was sent: write the report as .csv or .json`,
+  );
+}
+
+/* --strict (docs/cli.md, "--strict"): every warning fails its record, its errors its warnings. */
+/**
+ * Whether a run fails its warned records (docs/cli.md, "--strict": the flag, else the profile's). A
+ * profile that cannot be read is the command's to refuse before this: here it says nothing.
+ */
+async function warningsFail(options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl' | 'target' | 'store'>, deps: Pick<CommandDeps, 'env' | 'runProfile'>): Promise<boolean> {
+  if (options.strict !== undefined) return options.strict;
+  // A run read again (a resume) with the profile it was started with.
+  return (await resolveSettings(options, deps.env, deps.runProfile).catch(() => undefined))?.values.strict?.value === true;
+}
+
+/** A warning as the problem that fails its record under --strict: the same field, line, code and text. */
+function warningProblem(warning: FieldWarning): Problem {
+  const problem: Problem = { field: warning.field, code: warning.code, message: warning.message };
+  if (warning.line !== undefined) problem.line = warning.line;
+  return problem;
+}
+
+/** The units, each one with a warning failed by it (after any problem it had). */
+async function* failingWarned<P>(batches: AsyncIterable<readonly Unit<P>[]>): AsyncIterable<readonly Unit<P>[]> {
+  for await (const batch of batches) {
+    // Most batches have no warning: passed on as they are, no copy.
+    yield batch.some(warned) ? batch.map((unit) => (warned(unit) ? failed(unit) : unit)) : batch;
+  }
+}
+
+function warned(unit: Unit<unknown>): boolean {
+  return unit.warnings !== undefined && unit.warnings.length > 0;
+}
+
+function failed<P>(unit: Unit<P>): Unit<P> {
+  const problems = (unit.warnings ?? []).map(warningProblem);
+  return { ...unit, prepared: { ok: false, problems: unit.prepared.ok ? problems : [...unit.prepared.problems, ...problems] } };
 }

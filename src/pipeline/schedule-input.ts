@@ -59,10 +59,10 @@ export const FLAG_FIELDS = {
 } as const;
 
 /** The values of FLAG_FIELDS' flags, as given. */
-export type FieldFlags = { [flag in keyof typeof FLAG_FIELDS]?: string | boolean | undefined };
+type FieldFlags = { [flag in keyof typeof FLAG_FIELDS]?: string | boolean | undefined };
 
 /** What `schedule push` reads its input by. */
-export interface ScheduleInputOptions extends InputFlagOptions, SheetFlagOptions, FieldFlags {
+interface ScheduleInputOptions extends InputFlagOptions, SheetFlagOptions, FieldFlags {
   file: string;
   schedule?: string | undefined;
   workflow?: Workflow | undefined;

@@ -43,7 +43,7 @@ export function refusedProblems(remembered: readonly Remembered[]): Problem[] | 
 }
 
 /** What was asked and how, so a correction asks the same way. */
-export interface AskedFields {
+interface AskedFields {
   names: ScheduleFieldName[];
   choices: StoreChoices | undefined;
   dates: LocalTimeOptions;

@@ -4,10 +4,9 @@ import { isNotSentItem, ITEM_ACTIONS, type ItemAction, type ItemStatus, type Rep
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
 import { addedColumnsOf, reportRunOf, SOURCE_COLUMNS, statusCell, WITHHELD_PIN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
 import { normalizeColumnName } from '../formats/column-name.js';
+import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import type { TextSink } from '../system/text-sink.js';
-import { ErrorCodeTally, formatErrorCodeCounts } from './error-code-counts.js';
 import { counted, formatCount } from '../formats/number-format.js';
-import { RunPlan } from './run-plan.js';
 import { errorMember } from './error-document.js';
 import { terminalLine } from '../formats/terminal-text.js';
 
@@ -584,4 +583,235 @@ function actionsLine(summary: ReportSummary): string[] {
 /** Exit status of a completed run: 0 when every item is ok, else 1 (docs/cli-contract.md, "Exit status"). */
 export function exitCodeFor(summary: ReportSummary): 0 | 1 {
   return summary.ok === summary.total ? 0 : 1;
+}
+
+/*
+ * Counts of the errors of a run by code, for the human summary: after the first 20 errors, a
+ * reader of a 50k-row run wants to know what kinds there are (`209 x 12  Email is not a valid
+ * address`). Bounded memory: one entry per distinct code (per distinct message for problems the
+ * spec leaves unnumbered, up to a cap).
+ */
+interface ErrorCodeCount {
+  /** null: a problem without a numeric code (e.g. "Scheduler not set"). */
+  code: number | null;
+  count: number;
+  /** The first message seen with this code, as an example. */
+  message: string;
+  /** How many different messages came under it (values differ: three unknown words are three), up to DISTINCT_KEPT. */
+  distinct?: number;
+}
+
+/** Different messages counted per entry; past it the count shows as "N or more". */
+const DISTINCT_KEPT = 100;
+
+/** Distinct unnumbered messages kept apart; past it they share one "other" entry. */
+const UNNUMBERED_KINDS = 50;
+const OTHER = 'other problems without a code';
+
+/**
+ * An unnumbered message with the values it quotes taken out (numbers, sizes, quoted text, ids in
+ * brackets): "answer was too large to read (3 MiB)" and "(4 MiB)" are one cause, counted once.
+ */
+function causeOf(message: string): string {
+  return message.replace(/"[^"]*"|'[^']*'|\[[^\]]*\]|\d+(?:[.,:]\d+)*/g, '#');
+}
+
+export class ErrorCodeTally implements ReportSink {
+  private readonly counts = new Map<string, ErrorCodeCount>();
+  /** Each entry's different messages (bounded: DISTINCT_KEPT). */
+  private readonly messages = new Map<ErrorCodeCount, Set<string>>();
+  private unnumberedKinds = 0;
+
+  add(problem: Problem): void {
+    let key = problem.code === null ? `-${causeOf(problem.message)}` : String(problem.code);
+    let entry = this.counts.get(key);
+    if (entry === undefined && problem.code === null) {
+      if (this.unnumberedKinds >= UNNUMBERED_KINDS) {
+        key = `-${OTHER}`;
+        entry = this.counts.get(key);
+      } else {
+        this.unnumberedKinds += 1;
+      }
+    }
+    if (entry === undefined) {
+      entry = { code: problem.code, count: 0, message: key === `-${OTHER}` ? OTHER : problem.message };
+      this.counts.set(key, entry);
+    }
+    entry.count += 1;
+    if (entry.message === OTHER) return;
+    let seen = this.messages.get(entry);
+    if (seen === undefined) this.messages.set(entry, (seen = new Set()));
+    if (seen.size < DISTINCT_KEPT) seen.add(problem.message);
+    if (seen.size > 1) entry.distinct = seen.size;
+  }
+
+  item({ item }: ReportEntry): void {
+    for (const problem of item.errors) this.add(problem);
+  }
+
+  finish(): void {}
+
+  /** Most frequent first; ties by code, unnumbered last. */
+  entries(): ErrorCodeCount[] {
+    return [...this.counts.values()].sort(
+      (a, b) => b.count - a.count || (a.code ?? Number.MAX_SAFE_INTEGER) - (b.code ?? Number.MAX_SAFE_INTEGER) || (a.message < b.message ? -1 : 1),
+    );
+  }
+}
+
+/** `  209 x 12  Email is not a valid address`, codes aligned; `-` for an unnumbered problem. */
+export function formatErrorCodeCounts(entries: readonly ErrorCodeCount[]): string[] {
+  const labels = entries.map((entry) => `${entry.code ?? '-'} x ${formatCount(entry.count)}`);
+  const width = Math.max(0, ...labels.map((label) => label.length));
+  return entries.map((entry, index) => `  ${labels[index]!.padEnd(width)}  ${entry.message}${differentMessages(entry)}`);
+}
+
+/** Said when one line counts different messages (other values, other words): the example is one of them. */
+function differentMessages(entry: ErrorCodeCount): string {
+  const distinct = entry.distinct ?? 1;
+  if (distinct <= 1) return '';
+  return ` (the first of ${distinct >= DISTINCT_KEPT ? `${DISTINCT_KEPT} or more` : formatCount(distinct)} different messages: the report has each)`;
+}
+
+/*
+ * What a dry run on the local engine would do (docs/cli.md, "The local store"), in words a person
+ * reads before sending; the same words go into the JSON summary, so a script reads one plan too.
+ */
+interface PlanCounts {
+  toCreate: number;
+  toUpdate: number;
+  unchanged: number;
+  invalid: number;
+  /** A plan from the sync memory (--changed-only on a remote target): records to send, the service not asked. */
+  toSend?: number;
+  /** --disable-missing: leavers whose login would be disabled. */
+  toDisable?: number;
+  /** --only-new or --only-existing: records it would not send. */
+  leftAlone?: number;
+}
+
+const SHOWN_RECORDS = 10;
+
+/** How a record shows in the plan: `+ stu-1`, `~ stu-2 (LastName)`, a mover's move, `= stu-3`, `- stu-5 (disable login)`, `> stu-6`, `! stu-4 (invalid)`. */
+type PlanSign = '+' | 'move' | '~' | '=' | 'left' | '-' | '>' | '!';
+
+function planLine(sign: PlanSign, item: ReportItem): string {
+  const id = item.id ?? '-';
+  switch (sign) {
+    // A mover (--prune-memberships): what it leaves and joins says more than `(Hierarchies)`.
+    case 'move':
+      return `~ ${id} (${describeMove(item.removed ?? [], item.joined)})`;
+    case '+':
+    case '~':
+      return `${sign} ${id}${item.changedFields && item.changedFields.length > 0 ? ` (${item.changedFields.join(', ')})` : ''}`;
+    case '-':
+      return `- ${id} (disable login)`;
+    case '!':
+      return `! ${id} (invalid)`;
+    case 'left':
+      return `= ${id} (left alone)`;
+    default:
+      return `${sign} ${id}${sign === '>' && item.note !== undefined ? ` (${item.note})` : ''}`;
+  }
+}
+
+
+export class RunPlan {
+  readonly counts: PlanCounts = { toCreate: 0, toUpdate: 0, unchanged: 0, invalid: 0 };
+  /**
+   * True once an item carried an action: the target planned (a local store), not only validated;
+   * from the start when the run decides from the sync memory (a remote --changed-only dry run
+   * whose every record changed still has a plan: all to send).
+   */
+  planned: boolean;
+
+  constructor(fromMemory = false) {
+    this.planned = fromMemory;
+  }
+  /** What changes comes first on screen; unchanged records only fill the rest. */
+  private readonly changes: string[] = [];
+  /** Leavers to disable (--disable-missing) come first of all: the step least easy to take back. */
+  private readonly disables: string[] = [];
+  private readonly same: string[] = [];
+  private listed = 0;
+
+  add(item: ReportItem): void {
+    // Counted for every item; its line is written only while its list has room (a dry run of
+    // millions of rows wrote a line per row).
+    let sign: PlanSign;
+    if (item.action === 'created') {
+      this.counts.toCreate += 1;
+      sign = '+';
+    } else if (item.removed !== undefined && (item.status === 'ok' || item.status === 'partial')) {
+      if (item.action === 'updated') this.counts.toUpdate += 1;
+      else this.counts.toSend = (this.counts.toSend ?? 0) + 1;
+      sign = 'move';
+      this.planned = true;
+    } else if (item.action === 'updated') {
+      this.counts.toUpdate += 1;
+      sign = '~';
+    } else if (item.action === 'unchanged') {
+      this.counts.unchanged += 1;
+      sign = '=';
+    } else if (item.action === 'left') {
+      this.counts.leftAlone = (this.counts.leftAlone ?? 0) + 1;
+      sign = 'left';
+    } else if (item.action === 'disabled') {
+      this.counts.toDisable = (this.counts.toDisable ?? 0) + 1;
+      sign = '-';
+    } else if (item.status === 'ok') {
+      this.counts.toSend = (this.counts.toSend ?? 0) + 1;
+      sign = '>';
+    } else if (item.status === 'failed' || item.status === 'partial') {
+      this.counts.invalid += 1;
+      sign = '!';
+    } else {
+      return;
+    }
+    if (item.action !== undefined) this.planned = true;
+    this.listed += 1;
+    const list = item.action === 'unchanged' || item.action === 'left' ? this.same : item.action === 'disabled' ? this.disables : this.changes;
+    if (list.length < SHOWN_RECORDS) list.push(planLine(sign, item));
+  }
+
+  /** `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero). */
+  countsLine(): string {
+    const { toCreate, toUpdate, unchanged, invalid, toSend = 0, toDisable = 0, leftAlone = 0 } = this.counts;
+    const parts = [
+      [toCreate, 'to create'],
+      [toUpdate, 'to update'],
+      [toSend, 'to send'],
+      [unchanged, 'unchanged'],
+      [leftAlone, 'left alone'],
+      [toDisable, 'to disable'],
+      [invalid, 'invalid'],
+    ] as const;
+    const shown = parts.filter(([count]) => count > 0).map(([count, words]) => `${formatCount(count)} ${words}`);
+    return shown.length > 0 ? shown.join(', ') : 'nothing to do';
+  }
+
+  /** The plan block of the human summary; empty when nothing was planned (remote, or no store yet). */
+  lines(): string[] {
+    if (!this.planned) return [];
+    const shown = [...this.disables, ...this.changes, ...this.same].slice(0, SHOWN_RECORDS);
+    const more = this.listed - shown.length;
+    return [`plan: ${this.countsLine()}`, ...shown.map((line) => `  ${line}`), ...(more > 0 ? [`  ... and ${formatCount(more)} more`] : [])];
+  }
+}
+
+/** The plan's words for one mover: `leaves H-A; joins H-D` or `H-A: no longer coordinator`. */
+export function describeMove(removed: readonly string[], joined: readonly string[] = []): string {
+  const left: string[] = [];
+  const revoked = new Map<string, string[]>();
+  for (const entry of removed) {
+    // A flag revoked is `id:word`; an id may hold `:` itself (`SCH:MATH` is a link left).
+    const colon = entry.lastIndexOf(':');
+    if (colon < 0 || !Object.hasOwn(HIERARCHY_CELL_FLAGS, entry.slice(colon + 1))) left.push(entry);
+    else revoked.set(entry.slice(0, colon), [...(revoked.get(entry.slice(0, colon)) ?? []), entry.slice(colon + 1)]);
+  }
+  const parts: string[] = [];
+  if (left.length > 0) parts.push(`leaves ${left.join(', ')}`);
+  for (const [id, words] of revoked) parts.push(`${id}: no longer ${words.join(', ')}`);
+  if (joined.length > 0) parts.push(`joins ${joined.join(', ')}`);
+  return parts.join('; ');
 }

@@ -175,13 +175,9 @@ export function csvRows(table: ResultsTable, delimiter = ',', options: TextCellO
   return textRows(table, options)
     .map((cells, r) => {
       const values = table.rows[r] as readonly unknown[];
-      return csvLine(cells.map((text, i): CsvCell => (isFiniteNumber(values[i]) ? { number: text } : text)), delimiter);
+      return csvLine(cells.map((text, i): CsvCell => (Number.isFinite(values[i]) ? { number: text } : text)), delimiter);
     })
     .join('');
-}
-
-function isFiniteNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
 }
 
 /** A value as a workbook cell: numbers, booleans and times typed (times in `zone`), the rest as its text. */

@@ -16,7 +16,7 @@ export const BEFORE_IN_FLIGHT = 16;
 export const TRANSIENT = 32;
 const STATUS_SHIFT = 6;
 const STATUSES = ['ok', 'partial', 'failed'] as const;
-export type OutcomeStatus = (typeof STATUSES)[number];
+type OutcomeStatus = (typeof STATUSES)[number];
 
 export function withStatus(flags: number, status: OutcomeStatus): number {
   return (flags & ((1 << STATUS_SHIFT) - 1)) | (STATUSES.indexOf(status) << STATUS_SHIFT);

@@ -4,7 +4,7 @@ import type { RecordedValue } from './recorded-options.js';
 import { isPlainObject } from '../domain/field-rules.js';
 
 /** The newest version of the run journal's line format this examctl reads; a reader refuses a newer one. */
-export const RUN_JOURNAL_VERSION = 2;
+const RUN_JOURNAL_VERSION = 2;
 
 /**
  * The version a run's header says: 2 for a `--changed-only` run (it may write `unchanged` lines),
@@ -33,7 +33,7 @@ export interface ItemRef {
 }
 
 /** A profile's input and output settings as a run read with them (ActiveProfile's). */
-export interface RecordedProfile {
+interface RecordedProfile {
   name: string;
   defaults: Record<string, unknown>;
   configDir: string;
@@ -65,7 +65,7 @@ export interface RunHeaderLine {
 }
 
 /** Written, and fsynced, before the item's request goes out. */
-export interface SentLine extends ItemRef {
+interface SentLine extends ItemRef {
   t: 'sent';
 }
 
@@ -91,7 +91,7 @@ export interface UnchangedLine {
 }
 
 /** The note of a unit --changed-only did not send (docs/sync.md), live and rebuilt from the journal alike. */
-export function unchangedNote(since: string): string {
+function unchangedNote(since: string): string {
   return `unchanged since run ${since}: not sent (--changed-only)`;
 }
 
@@ -111,7 +111,7 @@ export function isUnchangedNote(note: string | undefined): boolean {
 }
 
 /** A resume took over the run (one per attempt after the first). */
-export interface ResumeLine {
+interface ResumeLine {
   t: 'resume';
   at: string;
   pid: number;

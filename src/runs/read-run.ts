@@ -1,3 +1,4 @@
+import { readSync } from 'node:fs';
 import { readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
@@ -11,6 +12,7 @@ import {
   type ItemRef,
   type OutcomeLine,
   type RunHeaderLine,
+  type UnchangedLine,
   type UnsentLine,
   unsentVerdict,
 } from './journal-lines.js';
@@ -20,12 +22,9 @@ import { isRunId } from '../domain/record-id.js';
 import { openRegularFile } from '../system/regular-file.js';
 import { currentTrust, runProblem, runsDirProblem, type RunTrust } from './run-trust.js';
 import { RM_RETRY } from '../system/busy-retry.js';
-import { JOURNAL_FILE, journalPath, lockRun, runDir } from './run-journal.js';
-import { journalHeader, quickRun } from './run-summary.js';
+import { journalPath, lockRun, runDir } from './run-journal.js';
 import { BEFORE_IN_FLIGHT, BEFORE_SENT, HAS_OUTCOME, IN_FLIGHT, ItemStates, KNOWN, TRANSIENT, statusIn, withStatus } from './item-index.js';
-import { LineReader } from './line-buffers.js';
 import { streamLines } from '../system/file-lines.js';
-import { UnchangedPositions } from './unchanged-positions.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
 /** What the journal says about one item, over every attempt of the run: what its report item and a resume decide from. */
@@ -60,10 +59,10 @@ export interface JournalHead {
   unchanged: UnchangedPositions;
 }
 
-export type RunState = 'running' | 'interrupted' | 'finished';
+type RunState = 'running' | 'interrupted' | 'finished';
 
 /** What a reader does with what the lines say of items; `at` is the line's byte offset. */
-export interface ItemFold {
+interface ItemFold {
   sent(ref: ItemRef, at: number): void;
   unsent(line: UnsentLine, at: number): void;
   outcome(line: OutcomeLine, at: number): void;
@@ -386,7 +385,7 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
   return item;
 }
 
-export interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'target' | 'startedAt'> {
+interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'target' | 'startedAt'> {
   endedAt?: string;
   state: RunState;
   summary: ReportSummary;
@@ -439,7 +438,7 @@ export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infini
 }
 
 /** Run ids in the directory, newest first (ids sort by start time). */
-export async function runIds(runsDir: string): Promise<string[]> {
+async function runIds(runsDir: string): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(runsDir);
@@ -530,7 +529,7 @@ export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'u
 }
 
 /** Retention (docs/runs.md): finished runs 30 days and the newest 100; unfinished ones only with `all`. */
-export interface PrunePolicy {
+interface PrunePolicy {
   maxAgeDays: number;
   keepFinished: number;
   /** Also prune interrupted runs (and damaged journals) by the same age and count. Never a running one. */
@@ -545,7 +544,7 @@ function startOf(id: string): number {
 }
 
 /** What `runs prune` did: removed, kept (interrupted, without `all`), and left alone as not the user's (why, per run id). */
-export interface PruneResult {
+interface PruneResult {
   removed: string[];
   keptUnfinished: string[];
   leftAlone: { id: string; reason: string }[];
@@ -598,4 +597,194 @@ export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_P
   return { removed, keptUnfinished, leftAlone };
 }
 
-export { JOURNAL_FILE };
+/*
+ * A finished run from its journal's first and last lines (docs/runs.md, "Run summaries"): only
+ * when the last line is an end line that finished the run; else the journal is read whole.
+ */
+/** Far above any header line (the recorded options and the input's path). */
+const MAX_HEADER_BYTES = 4 * 1024 * 1024;
+/** Far above any end line: a longer last line is not one. */
+const MAX_END_BYTES = 64 * 1024;
+
+/** What `runs list` needs of a finished run; undefined when its journal must be read whole. */
+interface QuickRun {
+  header: RunHeaderLine;
+  endedAt: string;
+  summary: ReportSummary;
+}
+
+async function quickRun(journalFile: string): Promise<QuickRun | undefined> {
+  const lines = await firstAndLastLines(journalFile);
+  if (lines === undefined) return undefined;
+  const end = lines.last === undefined ? undefined : decodeChecksummedLine(lines.last);
+  const line = end?.ok === true ? checkJournalLine(end.body, false) : undefined;
+  if (typeof line !== 'object' || line.t !== 'end' || !finishesRun(line.reason)) return undefined;
+  const { total, ok, partial, failed, skipped } = line.summary;
+  if (![total, ok, partial, failed, skipped].every(isCount)) return undefined;
+  return { header: lines.header, endedAt: line.at, summary: { total, ok, partial, failed, skipped } };
+}
+
+/** A journal's header line alone, whatever follows it. Undefined when it cannot be read as one. */
+async function journalHeader(journalFile: string): Promise<RunHeaderLine | undefined> {
+  return (await firstAndLastLines(journalFile, false))?.header;
+}
+
+/** The header line, checked, and (with `last`) the journal's last whole line. */
+async function firstAndLastLines(journalFile: string, last = true): Promise<{ header: RunHeaderLine; last?: Buffer } | undefined> {
+  const handle = await openRegularFile(journalFile).catch(() => undefined);
+  if (handle === undefined) return undefined;
+  try {
+    const size = (await handle.stat()).size;
+    const first = new LineReader(handle, Math.min(size, MAX_HEADER_BYTES)).lineAt(0);
+    const decoded = first === undefined ? undefined : decodeChecksummedLine(first);
+    const header = decoded?.ok === true ? checkJournalLine(decoded.body, true) : undefined;
+    if (typeof header !== 'object' || header.t !== 'run') return undefined;
+    if (!last) return { header };
+    const tail = Buffer.alloc(Math.min(size, MAX_END_BYTES));
+    const { bytesRead } = await handle.read(tail, 0, tail.length, size - tail.length);
+    // A torn last line (no newline), or one longer than the tail: no end line to go by.
+    const start = tail.lastIndexOf(10, bytesRead - 2) + 1;
+    if (bytesRead !== tail.length || tail[bytesRead - 1] !== 10 || (start === 0 && tail.length < size)) return { header };
+    return { header, last: tail.subarray(start, bytesRead - 1) };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/*
+ * A run journal's lines read in bounded memory: streamed (system/file-lines.ts), decoded at once
+ * and never kept, and read back at their offsets through a small block cache.
+ */
+
+/** 64 KiB blocks, at most 16 kept (1 MiB): a few interleaved attempts of a resumed run still read each block about once. */
+const BLOCK_SIZE = 64 * 1024;
+const MAX_BLOCKS = 16;
+
+/**
+ * Reads whole lines at byte offsets through a small cache of aligned blocks: offsets that
+ * mostly ascend (a journal shown in input order) read the file about once, in order. Only
+ * bytes below `limit` (the end of the journal's last whole line) are read. Synchronously: a
+ * resume decides each unit as the dispatcher reaches it, in the same turn (resume-plan.ts), and
+ * the file is a regular file opened by `openRegularFile` (never a FIFO that could block).
+ */
+class LineReader {
+  private readonly blocks = new Map<number, Buffer>();
+
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly limit: number,
+  ) {}
+
+  /** The line starting at `offset`, without its newline; undefined when no newline ends it below the limit. */
+  lineAt(offset: number): Buffer | undefined {
+    const parts: Buffer[] = [];
+    for (let position = offset; position < this.limit; ) {
+      const index = Math.floor(position / BLOCK_SIZE);
+      const block = this.block(index);
+      const from = position - index * BLOCK_SIZE;
+      if (from >= block.length) return undefined;
+      const newline = block.indexOf(10, from);
+      if (newline >= 0) {
+        parts.push(block.subarray(from, newline));
+        return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+      }
+      // Copied: reading the next block may reuse this one's memory.
+      parts.push(Buffer.from(block.subarray(from)));
+      position = (index + 1) * BLOCK_SIZE;
+    }
+    return undefined;
+  }
+
+  private block(index: number): Buffer {
+    const cached = this.blocks.get(index);
+    if (cached !== undefined) {
+      // Most recently used last: the first key is the one to drop.
+      this.blocks.delete(index);
+      this.blocks.set(index, cached);
+      return cached;
+    }
+    const start = index * BLOCK_SIZE;
+    // The dropped block's memory is reused (a line is decoded before the next read): blocks left
+    // to the collector would pile up far past the cache's size between its passes.
+    const dropped = this.blocks.size >= MAX_BLOCKS ? (this.blocks.keys().next().value as number) : undefined;
+    const reused = dropped === undefined ? undefined : this.spare(dropped);
+    const block = (reused ?? Buffer.allocUnsafe(BLOCK_SIZE)).subarray(0, Math.max(0, Math.min(BLOCK_SIZE, this.limit - start)));
+    let filled = 0;
+    while (filled < block.length) {
+      const bytesRead = readSync(this.handle.fd, block, filled, block.length - filled, start + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    const read = block.subarray(0, filled);
+    this.blocks.set(index, read);
+    return read;
+  }
+
+  /** Drops a cached block and gives its whole buffer back. */
+  private spare(index: number): Buffer {
+    const block = this.blocks.get(index) as Buffer;
+    this.blocks.delete(index);
+    return Buffer.from(block.buffer, block.byteOffset, BLOCK_SIZE);
+  }
+}
+
+/**
+ * The units a `--changed-only` run did not send, as its journal's `unchanged` lines record them
+ * (docs/runs.md, "The journal"): memory and lookups cost per run of positions, not per unit.
+ */
+export class UnchangedPositions {
+  /** Sorted, disjoint: first position, count, the run it matched. */
+  private starts: number[] = [];
+  private counts: number[] = [];
+  private sinces: string[] = [];
+  /** Units in all runs. */
+  count = 0;
+
+  /** Adds the runs of one journal line; false when a position of it is in a run already. */
+  addLine(line: UnchangedLine): boolean {
+    const { r, since } = line;
+    for (let k = 0; k + 2 < r.length; k += 3) {
+      const from = r[k]!;
+      const count = r[k + 1]!;
+      const run = since[r[k + 2]!];
+      if (run === undefined) continue;
+      const at = this.firstEndingAfter(from);
+      if (at < this.starts.length && this.starts[at]! < from + count) return false;
+      // Joined to the run before when it continues it with the same `since` (one attempt's groups).
+      const before = at - 1;
+      if (before >= 0 && this.starts[before]! + this.counts[before]! === from && this.sinces[before] === run) this.counts[before]! += count;
+      else {
+        this.starts.splice(at, 0, from);
+        this.counts.splice(at, 0, count);
+        this.sinces.splice(at, 0, run);
+      }
+      this.count += count;
+    }
+    return true;
+  }
+
+  /** The run a position matched, or undefined when it is not one of these. */
+  since(n: number): string | undefined {
+    const k = this.firstEndingAfter(n);
+    return k < this.starts.length && this.starts[k]! <= n ? this.sinces[k] : undefined;
+  }
+
+  /** Units at positions below `total`. */
+  countBelow(total: number): number {
+    let below = 0;
+    for (let k = 0; k < this.starts.length && this.starts[k]! < total; k++) below += Math.min(this.counts[k]!, total - this.starts[k]!);
+    return below;
+  }
+
+  /** Index of the first run whose last position is at or after `n`. */
+  private firstEndingAfter(n: number): number {
+    let low = 0;
+    let high = this.starts.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (this.starts[mid]! + this.counts[mid]! <= n) low = mid + 1;
+      else high = mid;
+    }
+    return low;
+  }
+}

@@ -40,7 +40,7 @@ export type ResumeDecision =
   /** Send it: never sent, its answer lost, or answered transiently; `maybeApplied`: ResumeView's. */
   | { action: 'send'; maybeApplied: boolean };
 
-export interface ResumePlan {
+interface ResumePlan {
   decide(ref: ItemRef): ResumeDecision;
   /** Units numbered below `total` whose outcome stands (the "settled, kept" of a resume's confirmation). */
   keptBelow(total: number): number;

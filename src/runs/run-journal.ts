@@ -26,7 +26,7 @@ export function journalPath(runsDir: string, id: string): string {
   return join(runsDir, id, JOURNAL_FILE);
 }
 
-export interface GroupCommit {
+interface GroupCommit {
   /** An outcome waits at most this long for its fsync (sent lines never wait: someone awaits them). */
   maxDelayMs: number;
   /** ...or until this many lines are queued. */
@@ -34,7 +34,7 @@ export interface GroupCommit {
 }
 
 /** docs/runs.md, "Group commit": short next to a remote request; on the local engine one fsync carries hundreds of lines. */
-export const DEFAULT_GROUP_COMMIT: GroupCommit = { maxDelayMs: 20, maxLines: 1024 };
+const DEFAULT_GROUP_COMMIT: GroupCommit = { maxDelayMs: 20, maxLines: 1024 };
 
 /**
  * A group is durable when its write returns (src/system/durable-write.ts): a remote run writes a group
@@ -249,7 +249,7 @@ export class RunJournal {
   /** Ends this attempt: the end line, durably; then the journal is closed and the lock released. */
   async end(reason: EndReason, summary: ReportSummary): Promise<void> {
     try {
-      // A finished run's last line: `runs list` reads it (run-summary.ts).
+      // A finished run's last line: `runs list` reads it (read-run.ts, quickRun).
       await this.append({ t: 'end', at: new Date().toISOString(), reason, summary });
     } finally {
       await this.close();

@@ -474,13 +474,13 @@ export interface LingerBounds {
   maxMs: number;
 }
 
-export const DEFAULT_LINGER: LingerBounds = { maxBytes: 64 * 1024 * 1024, maxMs: 5_000 };
+const DEFAULT_LINGER: LingerBounds = { maxBytes: 64 * 1024 * 1024, maxMs: 5_000 };
 
 /** Connections whose answer ends them: a request parsed after that answer is never run. */
 const endedByAnswer = new WeakSet<Socket>();
 
 /** Whether the connection's current answer closes it (a request behind it is not served). */
-export function isEndedByAnswer(socket: Socket): boolean {
+function isEndedByAnswer(socket: Socket): boolean {
   return endedByAnswer.has(socket);
 }
 
@@ -488,7 +488,7 @@ export function isEndedByAnswer(socket: Socket): boolean {
  * The lingering close (docs/remote.md, "Lingering close") of a connection answered before its body
  * was read: Node would destroy the socket, and the kernel reset the body still arriving. Call it before answering.
  */
-export function lingerAfterAnswer(req: http.IncomingMessage, bounds: LingerBounds): void {
+function lingerAfterAnswer(req: http.IncomingMessage, bounds: LingerBounds): void {
   const socket = req.socket;
   endedByAnswer.add(socket);
   // The rest of the body is read from now on, counted and dropped (a request the handler had

@@ -387,10 +387,10 @@ export async function promptScheduleFields(
 }
 
 /** Picks one of the store's schedules (e.g. for `schedule links` or `invigilators remove` without an id). */
-export async function promptSchedule(schedules: readonly ScheduleEntry[], io: PromptIo = {}, message = 'Schedule'): Promise<string> {
+export async function promptSchedule(schedules: readonly ScheduleEntry[], io: PromptIo = {}): Promise<string> {
   if (schedules.length === 0) throw new UsageError('no schedules in the local store to choose from: give the ScheduleExtId');
   return pick(io, {
-    message,
+    message: 'Schedule',
     choices: schedules.map((entry) => ({
       value: entry.id,
       name: `${entry.id}  ${entry.title}`,

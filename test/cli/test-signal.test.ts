@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { testSignalFrom } from '../../src/pipeline/test-signal.js';
+import { join, resolve } from 'node:path';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testSignalFrom } from '../../src/pipeline/run-journaling.js';
 import { UsageError } from '../../src/system/errors.js';
+import { testDeps, withTempDir } from './helpers.js';
 
 describe('EXAMCTL_TEST_SIGNAL_AFTER', () => {
   it('signals once, at the Nth event of its kind, counting batches of sent units', () => {
@@ -27,4 +30,12 @@ describe('EXAMCTL_TEST_SIGNAL_AFTER', () => {
     expect(() => testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: value })).toThrow(UsageError);
     expect(() => testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: value })).toThrow(/EXAMCTL_TEST_SIGNAL_AFTER/);
   });
+
+  it('a run with it set says so first (one left in a job would kill every run unnamed)', () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir, {}, { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:999999:SIGTERM', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const users = resolve(__dirname, '../../fixtures/users.csv');
+      expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', users], io.deps)).toBe(0);
+      expect(io.stderr.text).toContain('examctl: EXAMCTL_TEST_SIGNAL_AFTER=outcome:999999:SIGTERM is set: this run signals itself');
+    }));
 });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { openRunReport } from '../../src/pipeline/report-sinks.js';
 
-import { ErrorCodeTally, formatErrorCodeCounts } from '../../src/report/error-code-counts.js';
+import { ErrorCodeTally, formatErrorCodeCounts } from '../../src/report/report-writers.js';
 import { errorDocument, errorMember, runErrorJson } from '../../src/report/error-document.js';
 import { annotationsOf, escapeData, escapeProperty, GithubAnnotationsWriter, githubActionsEnabled } from '../../src/report/github-annotations.js';
 import { JunitReportWriter, xmlAttribute, xmlText } from '../../src/report/junit-report-writer.js';

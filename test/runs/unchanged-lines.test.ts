@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunJournal, planResume, summarize, unjournaledCount } from '../../src/runs/index.js';
 import { readRun, rebuildReport } from './whole-record.js';
-import { UnchangedPositions } from '../../src/runs/unchanged-positions.js';
+import { UnchangedPositions } from '../../src/runs/read-run.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { checkedLineBodies } from '../support/checked-lines.js';
 import { header, ref, tempRunsDir } from './helpers.js';

@@ -7,10 +7,10 @@ import type { UserRequest } from '../../src/domain/types.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { UsageError } from '../../src/system/errors.js';
 import { thresholdOf } from '../../src/sync/user-sync-memory.js';
-import { describeMove } from '../../src/report/run-plan.js';
+import { describeMove } from '../../src/report/report-writers.js';
 import { linksAfter, pruneOf, readLinks, removalsOf, type ManagedLink } from '../../src/sync/memberships.js';
 import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
-import { RunPlan } from '../../src/report/run-plan.js';
+import { RunPlan } from '../../src/report/report-writers.js';
 
 const user = (hierarchies?: UserRequest['Hierarchies']): UserRequest =>
   ({ ExternalId: 'u1', FirstName: 'A', LastName: 'B', ...(hierarchies === undefined ? {} : { Hierarchies: hierarchies }) }) as UserRequest;

@@ -91,3 +91,13 @@ export function forgetsPair({
   return [file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, scheduleId, assessment, title, start, end, group,
     groupName, scheduleGroup, scheduleGroupName, owner, pin, proctoringTemplate, lockOnConnectionLoss, keycode, autoCleanup, cleanupNoticePeriod];
 }
+
+// A flag declared with a default is always set: each of them cannot be missing.
+const DEFAULTED = [option('--delimiter <d>', 'a default', ','), choice('--how <how>', 'a choice', ['a', 'b'], 'a'), parsed('--most <n>', 'a number', positiveInt('--most'), 5)] as const;
+export const allDefaulted: OptionsOf<typeof DEFAULTED> = { delimiter: ',', how: 'a', most: 5 };
+// @ts-expect-error an option with a default cannot be missing
+export const noDelimiter: OptionsOf<typeof DEFAULTED> = { how: 'a', most: 5 };
+// @ts-expect-error a choice with a default cannot be missing
+export const noHow: OptionsOf<typeof DEFAULTED> = { delimiter: ',', most: 5 };
+// @ts-expect-error a parsed flag with a default cannot be missing
+export const noMost: OptionsOf<typeof DEFAULTED> = { delimiter: ',', how: 'a' };

@@ -8,8 +8,6 @@ import { targetInstance, targetOnce } from '../../context/target.js';
 import { authorisedVerdict, clockVerdict, stateDirUnwritable, storeReadVerdict, type DoctorCheck } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
 
-type DoctorOptions = GlobalOptions;
-
 type CheckStatus = DoctorCheck['status'];
 
 /** The one document `examctl doctor --json` prints. Never holds the token. */
@@ -32,7 +30,7 @@ interface DoctorReport {
  * `examctl doctor` (its checks: docs/remote.md, "examctl doctor"), changing nothing. The check
  * list is the command's result, so it goes to stdout (one JSON document with --json).
  */
-export async function run(options: DoctorOptions, deps: CommandDeps): Promise<number> {
+export async function run(options: GlobalOptions, deps: CommandDeps): Promise<number> {
   let report: DoctorReport;
   let tokenFile: string | undefined;
   let resolved: ResolvedTarget | undefined;
@@ -136,7 +134,7 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
  * The permissions check (docs/remote.md, "examctl doctor"). Its token file is the one the remote
  * target read, else the one --token-file or the profile names.
  */
-async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
+async function permissionsCheck(options: GlobalOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
   const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }, { namedStorePath }] =
     await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js'), import('../../sync/sent-memory.js'), import('../../context/target.js')]);
   const config = await loadConfig(deps.env).catch(() => undefined);
@@ -178,7 +176,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
 }
 
 /** The target's sync memory, checked as docs/remote.md, "examctl doctor" says. */
-async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps: CommandDeps): Promise<DoctorCheck> {
+async function memoryCheck(target: ResolvedTarget, options: GlobalOptions, deps: CommandDeps): Promise<DoctorCheck> {
   const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf, ofReplacedStore, sameTargetElsewhere }, { LOSS_COST, recoveries }, { SYNC_KINDS }] = await Promise.all([
     import('../../sync/memory-place.js'),
     import('../../sync/memory-files.js'),

@@ -59,7 +59,7 @@ export const RECORD_INPUT_OPTIONS = grouped(HELP_GROUP.input, [
 const IGNORE_UNKNOWN_COLUMNS_OPTION = brief('skip columns and keys that are not API fields', option('--ignore-unknown-columns', 'skip CSV/xlsx columns and JSON keys that are not API fields (after --map) instead of failing'));
 
 /** A run report fed back as --file: only its rows that are not ok are sent. */
-export const ONLY_FAILED_OPTION = brief(
+const ONLY_FAILED_OPTION = brief(
   'with a run report as --file: only rows whose status is not ok',
   option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: send only the rows whose status is not ok, e.g. after fixing them'),
 );
