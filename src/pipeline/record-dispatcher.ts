@@ -319,7 +319,6 @@ export class RecordDispatcher<P, R> {
     }
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
-    // No definite answer (journaled as transient): said in `runs show`'s words.
     return skipped(unit, [problem('', null, error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message)]);
   }
 

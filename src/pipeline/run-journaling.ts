@@ -110,7 +110,6 @@ export async function startJournaling(
         decisions.delete(n);
         // A unit without an id of its own was sent with the one examctl chose (run-id.ts, chosenId).
         const settled = settleInFlight(record.id, decision, outcome, lostAttemptDid, record.header.chosenIds === true && unit.id === null);
-        if (settled === outcome) return outcome;
         return { ...outcome, ...settled };
       },
     }, testSignal);
