@@ -35,6 +35,8 @@ export interface ReportItem {
   joined?: string[];
   /** Reported by a dry run: a CSV or xlsx report writes its status as `valid`/`invalid` (report-csv-contract.ts, DRY_RUN_STATUS). */
   dryRun?: true;
+  /** A create that may exist under the id examctl chose: its status cell says IN_DOUBT. */
+  inDoubt?: true;
 }
 
 /**
