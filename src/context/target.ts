@@ -1,4 +1,5 @@
-import { access, realpath, stat } from 'node:fs/promises';
+import { hash } from 'node:crypto';
+import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../system/errors.js';
@@ -9,6 +10,7 @@ import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOp
 import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
 import type { SettingFlags } from './settings.js';
 import { targetIdentity, type ProfileNote, type ReportTarget } from '../report/run-report.js';
+import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
@@ -24,6 +26,34 @@ export function targetOnce(options: GlobalOptions, deps: CommandDeps): TargetOf 
 /** The store `local init` makes: --store, EXAMCTL_STORE, else the current directory's (no search: like `git init`). */
 export function namedStorePath(options: GlobalOptions, deps: CommandDeps) {
   return resolve(deps.cwd, options.store ?? nonEmpty(deps.env.EXAMCTL_STORE) ?? DEFAULT_STORE_DIR);
+}
+
+/**
+ * Where sync memories live (docs/sync.md): `--sync-dir`, else EXAMCTL_SYNC_DIR, else `synced` beside the runs
+ * directory (the per-user state directory); a relative one taken from where examctl was started.
+ */
+export function syncDirOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): string {
+  return resolve(deps.cwd, syncDir || deps.env.EXAMCTL_SYNC_DIR || join(dirname(resolveRunsDir(runsDir, deps.env as NodeJS.ProcessEnv)), 'synced'));
+}
+
+/** One directory per target (its LOCK, one memory file per kind), named by a digest of its identity. */
+export function memoryDir(syncDir: string, target: ReportTarget): string {
+  return join(syncDir, hash('sha256', targetIdentity(target), 'hex').slice(0, 16));
+}
+
+/**
+ * The store a real run uses, made from the demo world if missing, but never where a sync memory
+ * names one (moved, deleted, not mounted): docs/store.md, "Creating and replacing".
+ */
+async function ensureStore(store: string, deps: CommandDeps): Promise<void> {
+  const { ensureLocalStore, storeExists } = await import('../engine/local-target.js');
+  const { syncDir, runsDir } = (deps.invocation ?? {}) as { syncDir?: string; runsDir?: string };
+  const dir = memoryDir(syncDirOf(syncDir, runsDir, deps), { kind: 'local', store });
+  const kept = (await readdir(dir).catch(() => [])).some((name) => name.endsWith('.ndjson'));
+  if (kept && !(await storeExists(store))) {
+    throw new UsageError(`no local store at ${store}, but the sync memory ${dir} names one there (moved? deleted? not mounted?): nothing was created or sent; point the job at it, mount it, or examctl local init --store ${store}`);
+  }
+  await ensureLocalStore(store, () => void say(deps, storeCreatedLine(store)));
 }
 
 /** That store as the OS resolves it (judged as named: a link on the way is judged too). */
@@ -264,11 +294,11 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
     return target.remote.connect();
   }
   const { openLocalTarget, clockFromEnv, lockTimeoutFromEnv } = await import('../engine/local-target.js');
+  if (!dryRun) await ensureStore(target.store, deps);
   const api = await openLocalTarget(target.store, {
     dryRun,
     now: clockFromEnv(deps.env),
     lockTimeoutMs: lockTimeoutFromEnv(deps.env),
-    onCreated: () => void say(deps, storeCreatedLine(target.store)),
   });
   if (!api) await say(deps, `no store yet at ${target.store}: validating only, nothing created`);
   return api;
@@ -282,8 +312,8 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
  */
 export async function targetInstance(target: ReportTarget, create: boolean, deps: CommandDeps): Promise<string | undefined> {
   if (target.kind !== 'local') return undefined;
-  const { ensureLocalStore, readStoreInstance } = await import('../engine/local-target.js');
-  if (create) await ensureLocalStore(target.store, () => void say(deps, storeCreatedLine(target.store)));
+  const { readStoreInstance } = await import('../engine/local-target.js');
+  if (create) await ensureStore(target.store, deps);
   return readStoreInstance(target.store);
 }
 

@@ -17,6 +17,7 @@ import { ENGINE_INDEXER } from './view.js';
 export { clockFromEnv } from './clock.js';
 export { lockTimeoutFromEnv } from '../system/lock.js';
 export { readStoreInstance } from './store/store-instance.js';
+export { storeExists };
 
 /**
  * The bundled demo world. From src/engine/ (tests) and dist/engine/ (the built CLI) alike, the
@@ -83,6 +84,6 @@ export async function ensureLocalStore(storeDir: string, onCreated?: (location: 
 export async function openLocalTarget(storeDir: string, options: OpenLocalTargetOptions = {}): Promise<LocalEngine | null> {
   if (options.dryRun && !(await storeExists(resolve(storeDir)))) return null;
   const location = await ensureLocalStore(storeDir, options.onCreated);
-  const store = await openStore(location, { readOnly: options.dryRun === true, lockTimeoutMs: options.lockTimeoutMs });
+  const store = await openStore(location, { readOnly: options.dryRun === true, lockTimeoutMs: options.lockTimeoutMs, stopWhenReplaced: true });
   return createLocalEngine(options.now === undefined ? { store } : { store, now: options.now });
 }

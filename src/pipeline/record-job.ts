@@ -117,7 +117,7 @@ export interface RecordJob<P, R = never> {
    * A run's last step before its report sinks complete and its journal ends: the sync memory stores
    * the run's end (docs/sync.md, "Format"); a store that fails is the run's error in every sink (docs/ci.md).
    */
-  ending?(completed: boolean): Promise<void>;
+  ending?(): Promise<void>;
   /**
    * A real run's unit the target acknowledged `ok`: answered now, or (`kept`) answered by an
    * earlier attempt of a resumed run. Feeds the sync memory (docs/sync.md).

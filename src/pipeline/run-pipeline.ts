@@ -156,7 +156,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
         : unreadableAnswers(dispatcher.unreadable, journal?.id);
   // The sync memory stored where it is kept before the sinks complete: a store that fails is the
   // run's error in each of them (docs/ci.md), unless the run stopped for something else, which keeps its exit code.
-  const endFailure = await job.ending?.(stopError === undefined).then(() => undefined, (error: unknown) => error);
+  const endFailure = await job.ending?.().then(() => undefined, (error: unknown) => error);
   if (stopError !== undefined && endFailure !== undefined) await say(deps, `examctl: ${messageOf(endFailure)}`);
   // Not stored at the end: the run stays resumable, and its resume stores it (docs/sync.md, "Exit codes").
   const unstored = stopError === undefined && endFailure instanceof Error ? endFailure : undefined;

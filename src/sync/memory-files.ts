@@ -1,5 +1,4 @@
 /** A target's memory files (docs/sync.md, "Where", "Format"): where, read and checked, compacted, listed, forgotten. */
-import { hash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -11,23 +10,12 @@ import { underLock, type StoreLock } from '../system/lock.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { assertTrustedMemoryDir, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles } from './memory-access.js';
-import { sameStoreAs, targetInstance } from '../context/target.js';
+import { memoryDir, sameStoreAs, targetInstance } from '../context/target.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
 import { damaged, entryOfBody, headerLine, newerPopulation, populationLines, populationOfBody, SYNC_KINDS, SYNC_MEMORY_VERSION, type EntryBody, type HeaderBody, type PopulationBody, type PopulationRecord, type SyncKind } from './memory-lines.js';
 
-/**
- * Where sync memories live: `--sync-dir`, else EXAMCTL_SYNC_DIR, else `synced` beside the runs
- * directory (the per-user state directory: docs/sync.md).
- */
-export function resolveSyncDir(flag: string | undefined, env: Readonly<Record<string, string | undefined>>, runsDir: string): string {
-  return flag || env.EXAMCTL_SYNC_DIR || join(dirname(runsDir), 'synced');
-}
-
-/** One directory per target (its LOCK, one memory file per kind), named by a digest of its identity. */
-export function memoryDir(syncDir: string, target: ReportTarget): string {
-  return join(syncDir, hash('sha256', targetIdentity(target), 'hex').slice(0, 16));
-}
+export { memoryDir };
 
 export function memoryFile(syncDir: string, target: ReportTarget, kind: SyncKind): string {
   return join(memoryDir(syncDir, target), `${kind}.ndjson`);

@@ -4,15 +4,15 @@
  */
 import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
 import { makePrivateTempDir } from '../system/private-temp.js';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
+import { syncDirOf } from '../context/target.js';
 import type { CommandDeps } from '../context/command-deps.js';
-import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { messageOf, TargetError } from '../system/errors.js';
 import { systemFailure } from '../system/system-error-words.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
-import { memoryDir, memoryFile, readMemory, resolveSyncDir, type MemoryContents } from './memory-files.js';
+import { memoryDir, memoryFile, readMemory, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, documentSum, documentText, readDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
@@ -22,10 +22,7 @@ import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
 
-/** The sync directory of an invocation (docs/sync.md), a relative one taken from where examctl was started. */
-export function syncDirOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): string {
-  return resolve(deps.cwd, resolveSyncDir(syncDir, deps.env, resolveRunsDir(runsDir, deps.env as NodeJS.ProcessEnv)));
-}
+export { syncDirOf };
 
 /** `--sync-dir`, else EXAMCTL_SYNC_DIR, else the default directory: a state service when it is an http(s):// address. */
 export function memoryPlaceOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): MemoryPlace {

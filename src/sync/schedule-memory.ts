@@ -54,12 +54,11 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     this.noteWithdrawn(unit.id, payload);
     const next = super.unit(unit);
-    // Unchanged, but the local store lacks it (the engine matches the exact id) or is older: sent.
-    const lacks = next.unsent !== undefined && this.store?.invigilatorsOf(unit.id) === null;
-    if (lacks || (next.unsent !== undefined && this.olderStore)) {
+    // Unchanged, but the local store lacks it (the engine matches the exact id): sent.
+    if (next.unsent !== undefined && this.store?.invigilatorsOf(unit.id) === null) {
       const why = `the local store no longer holds schedule ${unit.id}, which the sync memory recorded`;
-      if (!this.told && lacks) void say(this.deps, `note: ${why} (a store restored or cut back): sent as changed, as is any other such schedule`);
-      this.told ||= lacks;
+      if (!this.told) void say(this.deps, `note: ${why} (a store restored or cut back): sent as changed, as is any other such schedule`);
+      this.told = true;
       return unit;
     }
     // Unchanged: an older examctl's entry learns the fields it set (docs/sync.md, "Fields left out").

@@ -100,14 +100,6 @@ export class SentMemory<P> {
   /** The local store's position when opened, and how to read it. */
   private position: PopulationRecord['store'];
   private positionOf = async (): Promise<PopulationRecord['store']> => undefined;
-  /**
-   * The position its population's newest run left the store at, when the store is older now: no
-   * unchanged verdict holds, and it stays on record until such a run completes (docs/sync.md, "Drift").
-   */
-  private olderThan: PopulationRecord['store'];
-  protected get olderStore(): boolean {
-    return this.olderThan !== undefined;
-  }
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
@@ -228,11 +220,15 @@ export class SentMemory<P> {
     // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
     if (decides && this.kind !== 'collections' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
     this.positionOf = async () => (await storePosition(target))?.at;
-    const now = this.store === null ? undefined : await storePosition(target);
+    // Every run that records a position judges it (a feeder too: a retry of one row).
+    const now = this.kind === 'collections' ? undefined : await storePosition(target);
     const newest = populations.get(populationKey(population));
     this.position = now?.at;
-    if (now && newest?.store && !now.holds(newest.store)) this.olderThan = newest.store;
-    if (this.olderStore) tell(`note: the local store is older than run ${newest!.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
+    if (now && newest?.store && !now.holds(newest.store)) {
+      tell(`note: the local store is older than run ${newest.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
+      // Distrusted in the memory itself, whatever runs come next; a leaver is judged by the store (docs/sync.md, "Drift").
+      for (const [id, entry] of [...this.memory.entries]) if (entry.run <= newest.run && !entry.disabled) this.distrust(id, entry);
+    }
     return this.memory;
   }
 
@@ -290,19 +286,15 @@ export class SentMemory<P> {
     this.run = run;
     // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
     this.fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
-    memory.recordPopulation(populationKey(this.flags.population), run, false, this.fedBack ? undefined : await this.inputDigest(), this.olderThan ?? this.position);
+    memory.recordPopulation(populationKey(this.flags.population), run, false, this.fedBack ? undefined : await this.inputDigest(), this.position);
     await memory.durable();
     await this.placed?.writeAhead(run);
   }
 
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
-  async ending(completed = false): Promise<void> {
-    // A night that found the store older and stopped short leaves the older verdict for the next (trial34 F03).
+  async ending(): Promise<void> {
     const [memory, run] = [this.memory, this.run];
-    if (memory !== undefined && run !== undefined) {
-      const position = completed || this.olderThan === undefined ? await this.positionOf() : this.olderThan;
-      memory.recordPopulation(populationKey(this.flags.population), run, true, undefined, position);
-    }
+    if (memory !== undefined && run !== undefined) memory.recordPopulation(populationKey(this.flags.population), run, true, undefined, await this.positionOf());
     await this.memory?.durable();
   }
 
@@ -363,7 +355,7 @@ export class SentMemory<P> {
   hooks(): Pick<RecordJob<P>, 'syncMemory' | 'plannedAgainst' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
     return {
       started: (run) => this.started(run),
-      ending: (completed) => this.close(completed),
+      ending: () => this.close(),
       acknowledged: (unit, payload, outcome, run, kept) => this.acknowledged(unit, payload, outcome, run, kept),
       unsettled: (unit) => this.unsettled(unit),
       refused: (unit, taken) => this.refused(unit, taken),
@@ -471,12 +463,14 @@ export class SentMemory<P> {
    * put back in the file must be sent). Only ever makes more go.
    */
   unsettled(unit: Unit<P>): void {
-    const memory = this.memory;
-    if (memory === undefined || unit.id === null) return;
-    const entry = memory.entries.get(unit.id);
+    if (unit.id !== null) this.distrust(unit.id);
+  }
+
+  /** The id's entry loses its digests (`unsettled`; a store older than its memory): sent next time. */
+  private distrust(id: string, entry = this.memory?.entries.get(id)): void {
     if (entry === undefined || entry.digest === '') return;
     const { raw: _raw, ...rest } = entry;
-    memory.record(unit.id, { ...rest, digest: '' });
+    this.memory!.record(id, { ...rest, digest: '' });
   }
 
   /** `run`, closing the memory when it fails: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */
@@ -490,9 +484,9 @@ export class SentMemory<P> {
   }
 
   /** Ends the memory: the population's count at the end recorded, the file closed (a state service's copy stored and unlocked). */
-  async close(completed = false): Promise<void> {
+  async close(): Promise<void> {
     // Its end marked (also where `ending` was not reached: a stop, a signal); a failed write is the close's to say.
-    await this.ending(completed).catch(() => undefined);
+    await this.ending().catch(() => undefined);
     const placed = this.placed;
     const known = this.known;
     this.memory = undefined;

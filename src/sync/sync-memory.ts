@@ -14,7 +14,7 @@ import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, typ
 import { APPEND_FLAGS, compact, compactIdle, emptyContents, memoryFile, memoryOfText, ofOtherInstance, overgrown, populationsOf, type MemoryContents } from './memory-files.js';
 
 export { canonicalJson, requestDigest, type MemoryEntry } from './memory-lines.js';
-export { memoryDir, memoryFile, readMemory, resolveSyncDir, memoryOfText } from './memory-files.js';
+export { memoryDir, memoryFile, readMemory, memoryOfText } from './memory-files.js';
 
 /** A lock file's wait before a second run on the same target is refused. */
 export interface OpenMemoryOptions {

@@ -415,7 +415,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private holds(id: string, disabled = false, since = ''): boolean {
     const pushed = since === '' ? '' : (this.registered.get(id) ?? '');
     const user = this.store?.userOf(id);
-    if (pushed <= since && (user === undefined || (disabled ? user === null || user.DisableLogin === true : user !== null))) return since === '' || !this.olderStore;
+    if (pushed <= since && (user === undefined || (disabled ? user === null || user.DisableLogin === true : user !== null))) return true;
     const why = pushed > since
       ? `schedule push run ${pushed} sent ${id} as a candidate after run ${since} synced it`
       : `the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back)`;

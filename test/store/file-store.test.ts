@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { appendFile, mkdir, readFile, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StoreDamagedError, UsageError } from '../../src/system/errors.js';
+import { StoreDamagedError, TargetError, UsageError } from '../../src/system/errors.js';
 import type { Change, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
 import { StoreExistsError, createStore, openStore, storeExists } from '../../src/engine/store/index.js';
 import { journalFileName, snapshotFileName } from '../../src/engine/store/manifest.js';
@@ -112,6 +112,19 @@ describe('create, open, round trip', () => {
     await reopened.close();
     const names = await readdir(dir);
     expect(names.filter((n) => n.startsWith('snapshot-'))).toEqual([snapshotFileName(2)]);
+  });
+
+  it("a run's store replaced under it (local init --force between two of its batches): its next write and read fail, nothing lands on the new store (trial35 F04)", async () => {
+    await createStore(dir, [user('old')]);
+    const run = await openStore(dir, { stopWhenReplaced: true });
+    await run.transact(put(user('sent')));
+    await createStore(dir, [user('new')], { force: true });
+    await expect(run.transact(put(user('later')))).rejects.toThrow(`${dir} was replaced (local init --force) under this run: stopped; run the file again`);
+    await expect(run.refresh()).rejects.toBeInstanceOf(TargetError);
+    await run.close();
+    const fresh = await openStore(dir);
+    expect([...users(fresh.state).keys()]).toEqual(['new']);
+    await fresh.close();
   });
 
   it('refuses to create in a non-empty directory that is not a store, even with force', async () => {

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
+import { ROOT } from '../support/cli.js';
 import { stateServerPerTest } from '../support/state-server.js';
 import { compact, memoryDir, memoryFile, readMemory } from '../../src/sync/memory-files.js';
 import { targetIdentity } from '../../src/report/run-report.js';
@@ -170,6 +171,25 @@ describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', ()
     const other = await examctl(['synced', 'import', 'kept.json', '--target', 'local', '--store', 'other', '--force'], dir, env);
     expect(other.code).toBe(2);
     expect(other.stderr).toContain(`this sync memory is of the target local ${real().store}, but this run's target is local ${join(dir, 'other')}`);
+  });
+
+  it('a run at the moved store\'s old path makes no store there and leaves its memory: the moved store\'s next night disables its leavers (trial35 F03)', async () => {
+    expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
+    const kept = readFileSync(memoryFile(syncDir(), real(), 'users'), 'utf8');
+    renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
+    for (const flags of [[], ['--dry-run']]) {
+      const old = await night('real/s', ['a', 'b'], ...flags);
+      expect(old.code, old.stderr).toBe(flags.length === 0 ? 2 : 0);
+    }
+    const old = await examctl(['schedule', 'push', '--file', join(ROOT, 'fixtures', 'sittings.csv'), '--target', 'local', '--store', 'real/s'], dir, env);
+    expect(old.code).toBe(2);
+    expect(old.stderr).toContain(`no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?): nothing was created or sent; point the job at it, mount it, or examctl local init --store ${real().store}`);
+    expect(existsSync(join(dir, 'real', 's'))).toBe(false);
+    expect(readFileSync(memoryFile(syncDir(), real(), 'users'), 'utf8')).toBe(kept);
+    const moved = await night('moved', ['a', 'b']);
+    expect(actions(moved.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
+    // Nothing names the old path now: a run there makes a store, as on a fresh machine.
+    expect((await night('real/s', ['a'])).code).toBe(0);
   });
 
   it("an export (or a state service's document) an older examctl made under the link's spelling is the store's: imported, made its own", async () => {

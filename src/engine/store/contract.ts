@@ -46,6 +46,8 @@ export interface StoreOpenOptions {
   readOnly?: boolean;
   /** How long a writer waits for the lock before StoreLockedError (ms). Default 10000, env EXAMCTL_LOCK_TIMEOUT_MS. */
   lockTimeoutMs?: number;
+  /** A run's: a store replaced under it (a new INSTANCE) is not reloaded; every read and write fails. */
+  stopWhenReplaced?: boolean;
 }
 
 export interface Store {

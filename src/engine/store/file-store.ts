@@ -15,6 +15,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { LockLease } from './lock-lease.js';
 import { journalFileName, readManifest, readStoreLineage, snapshotFileName } from './manifest.js';
 import { readSnapshot } from './snapshot.js';
+import { readStoreInstance } from './store-instance.js';
 import { emptyMaps, type Maps } from './snapshot-entries.js';
 import { describeSystemError, storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
 import { streamLines } from '../../system/file-lines.js';
@@ -114,9 +115,15 @@ class FileStore implements Store {
     return this.hints.keyByHint(collection, hint);
   }
 
+  private instance: string | undefined;
+
   async load(underLock: boolean): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       const manifest = await readManifest(this.location);
+      // After CURRENT: a replacement writes INSTANCE before it switches CURRENT (docs/store.md).
+      const instance = this.options.stopWhenReplaced ? await readStoreInstance(this.location) : undefined;
+      if (this.generation > 0 && instance !== this.instance) throw new TargetError(`${this.location} was replaced (local init --force) under this run: stopped; run the file again`);
+      this.instance = instance;
       const snapshotPath = join(this.location, snapshotFileName(manifest.generation));
       const journalPath = join(this.location, journalFileName(manifest.generation));
       let journal: FileHandle | undefined;
