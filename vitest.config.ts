@@ -7,6 +7,7 @@ export const OWN_PROCESS = [
   'test/human/progress.test.ts',
   'test/human/prompts.test.ts',
   'test/platform/home.test.ts',
+  'test/platform/report-full-disk.test.ts',
   'test/platform/report-held-open.test.ts',
   'test/platform/windows-paths.test.ts',
   'test/remote/hostile-server.test.ts',

@@ -188,7 +188,7 @@ async function changeConfig(env: Env, change: (config: ExamctlConfig) => unknown
 
 /** One URL however spelt (docs/remote.md): case, a default port, a final `/` aside. */
 export const sameUrl = (a?: string, b?: string): boolean => urlKey(a) === urlKey(b);
-const urlKey = (url = ''): string => targetIdentity({ kind: 'remote', baseUrl: URL.canParse(url) ? new URL(url).href : url });
+const urlKey = (url = ''): string => targetIdentity({ kind: 'remote', baseUrl: url });
 
 /** Creates or updates a profile and saves the config. The first profile becomes the default. */
 export async function setProfile(name: string, update: ProfileUpdate, env: Env = process.env): Promise<ExamctlConfig> {

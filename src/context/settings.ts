@@ -82,9 +82,10 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   ];
   const url = target.value === 'remote' ? urls.find(([value]) => value !== undefined) : undefined;
   const baseUrl = url === undefined ? undefined : { value: url[0]!, from: url[1]! };
-  // Not a URL, or a user name, password or query in it: refused before the run shows or keeps it.
+  // Not a URL, or a user name, password or query in it: refused before the run shows or keeps it;
+  // else spelt as the URL parser does, once (targetIdentity).
   const given = settingText(baseUrl, 'baseUrl');
-  if (given !== undefined) secretFreeUrl(given.text, given.origin);
+  if (given !== undefined) baseUrl!.value = secretFreeUrl(given.text, given.origin).href.replace(/\/+$/, '');
   // Set but blank (a CI variable left undefined): the URL meant, never a profile's.
   if (target.value === 'remote' && url?.[1] !== '--base-url' && env.EXAMCTL_BASE_URL?.trim() === '') {
     throw new UsageError('EXAMCTL_BASE_URL is set but empty: set it, unset it or give --base-url');

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
@@ -36,9 +37,15 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
   return resolve(deps.cwd, syncDir || deps.env.EXAMCTL_SYNC_DIR || join(dirname(resolveRunsDir(runsDir, deps.env as NodeJS.ProcessEnv)), 'synced'));
 }
 
-/** One directory per target (its LOCK, one memory file per kind), named by a digest of its identity. */
+/**
+ * One directory per target (its LOCK, a memory file per kind), named by a digest of its identity,
+ * or while that has none, an older examctl's: of it with the default port.
+ */
 export function memoryDir(syncDir: string, target: ReportTarget): string {
-  return join(syncDir, hash('sha256', targetIdentity(target), 'hex').slice(0, 16));
+  const dirOf = (of: string) => join(syncDir, hash('sha256', of, 'hex').slice(0, 16));
+  const identity = targetIdentity(target);
+  const old = dirOf(identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
+  return existsSync(dirOf(identity)) || !existsSync(old) ? dirOf(identity) : old;
 }
 
 /**

@@ -20,13 +20,13 @@ export const GLOBAL_OPTIONS = [
     kept(brief('also write the run report: .json, .csv, .xlsx or .xml (JUnit)', option('--report <file>', 'also write the per-record run report to a .json, .csv, .xlsx or .xml (JUnit) file (written atomically)'))),
   ] as const),
   ...grouped(HELP_GROUP.sending, [
-    kept(brief('validate and report, change nothing, send nothing', option('--dry-run', 'validate and report, change nothing, send nothing (local: also plans against the store when it exists)')), { notKept: 'a dry run keeps no journal' }),
+    kept(option('--dry-run', 'validate and report, change nothing, send nothing (local: also plans against the store when it exists)'), { notKept: 'a dry run keeps no journal' }),
     // commander sets `input` to true, and to false with --no-input.
     kept(brief('never prompt (implied by CI=true)', option('--no-input', 'never prompt; a missing value is a usage error (implied by CI=true)')), { notKept: 'runs resume asks nothing: it runs with prompts off' }),
-    kept(brief('skip the confirmation before sending to a remote target', option('--yes', 'skip the confirmation before sending to a remote target'))),
-    kept(brief('requests in flight at once on the remote target', parsed('--concurrency <n>', `requests in flight at once on the remote target (default ${REMOTE_CONCURRENCY})`, positiveInt('--concurrency')), String(REMOTE_CONCURRENCY))),
+    kept(option('--yes', 'skip the confirmation before sending to a remote target')),
+    kept(brief(undefined, parsed('--concurrency <n>', `requests in flight at once on the remote target (default ${REMOTE_CONCURRENCY})`, positiveInt('--concurrency')), String(REMOTE_CONCURRENCY))),
     kept(brief('at most n requests started per minute (remote)', parsed('--rate <n>', 'at most n requests started per minute on the remote target, retries included', positiveNumber('--rate')), 'unlimited')),
-    kept(brief('stop sending after n failed records', parsed('--max-errors <n>', 'stop sending after n failed records; the rest are reported skipped', positiveInt('--max-errors')), 'no limit')),
+    kept(brief(undefined, parsed('--max-errors <n>', 'stop sending after n failed records; the rest are reported skipped', positiveInt('--max-errors')), 'no limit')),
     kept(brief('every warning fails its record, also in a dry run', option('--strict', 'every warning fails its record (status failed, exit 1, not sent), in a dry run too; the report keeps the warning\'s code and text'), 'the profile\'s, else off')),
     kept(option('--no-strict', 'warnings are said and their records sent, whatever the profile says')),
   ] as const),

@@ -139,12 +139,12 @@ export function argument<const K extends string, const S extends string>(key: K,
 }
 
 /**
- * The flag in one line for `--help`: `summary`, then its default (`shownDefault`, else the
- * `defaultValue` of a flag that takes a value). The description stays the full text, shown by
- * `examctl help <command> --all` and the docs' flag tables.
+ * The flag in one line for `--help`: `summary` (undefined: its description's first clause), then its
+ * default (`shownDefault`, else the `defaultValue` of a flag that takes a value). The description
+ * stays the full text, shown by `examctl help <command> --all` and the docs' flag tables.
  */
-export function brief<const S extends OptionSpec>(summary: string, spec: S, shownDefault?: string): S {
-  return { ...spec, summary, ...(shownDefault === undefined ? {} : { shownDefault }) };
+export function brief<const S extends OptionSpec>(summary: string | undefined, spec: S, shownDefault?: string): S {
+  return { ...spec, ...(summary === undefined ? {} : { summary }), ...(shownDefault === undefined ? {} : { shownDefault }) };
 }
 
 /** Longest summary `--help` shows: a flag declared without one is cut to its first clause, at most this long. */

@@ -101,9 +101,12 @@ const DRY_RUN_STATUS: Readonly<Record<string, string>> = { ok: 'valid', failed: 
 
 const DRY_RUN_CELLS: ReadonlySet<string> = new Set(Object.values(DRY_RUN_STATUS));
 
+/** An item in doubt's status cell (ReportItem.inDoubt): --only-failed refuses it. */
+export const IN_DOUBT = 'unknown';
+
 /** The status cell of a report row: the item's status, or for a dry run its DRY_RUN_STATUS word. */
-export function statusCell(status: string, dryRun: boolean | undefined): string {
-  return dryRun === true ? (DRY_RUN_STATUS[status] ?? status) : status;
+export function statusCell({ status, dryRun, inDoubt }: { status: string; dryRun?: true; inDoubt?: true }): string {
+  return inDoubt ? IN_DOUBT : dryRun === true ? (DRY_RUN_STATUS[status] ?? status) : status;
 }
 
 /** A status cell written by a dry run (any case, spaces around). */

@@ -121,12 +121,12 @@ function quotedSheet(sheet: SheetEntry): string {
 
 /**
  * The column names of a worksheet's first row with a value, as headers are matched (case,
- * spacing and `_`/`-` forgiven); none when the sheet is empty or cannot be read (the sheet read
- * says why itself; another one is only compared).
+ * spacing and `_`/`-` forgiven); none when the sheet is empty, undefined when it cannot be read
+ * (the sheet read says why itself; another one is only compared).
  */
-async function headerNamesOf(workbook: OpenedWorkbook, sheet: SheetEntry, limits: XlsxLimits): Promise<Set<string>> {
+async function headerNamesOf(workbook: OpenedWorkbook, sheet: SheetEntry, limits: XlsxLimits): Promise<Set<string> | undefined> {
   const part = sheet.part;
-  if (part === undefined || !workbook.zip.has(part)) return new Set();
+  if (part === undefined || !workbook.zip.has(part)) return undefined;
   try {
     for await (const batch of sheetRowBatches(workbook.zip.chunks(part, limits.sheetBytes), workbook.strings, workbook.formats)) {
       for (const row of batch) {
@@ -139,7 +139,7 @@ async function headerNamesOf(workbook: OpenedWorkbook, sheet: SheetEntry, limits
       }
     }
   } catch {
-    return new Set();
+    return undefined;
   }
   return new Set();
 }
@@ -152,13 +152,14 @@ async function checkOtherSheets(workbook: OpenedWorkbook, chosen: SheetEntry, di
   const others = workbook.sheets.filter((sheet) => sheet !== chosen && sheet.part !== undefined && !sheet.hidden);
   if (others.length === 0) return;
   const mine = await headerNamesOf(workbook, chosen, limits);
+  if (mine === undefined) return;
   const alike: SheetEntry[] = [];
   const unread: SheetEntry[] = [];
   /** The unread sheets with a value at all: what an empty first sheet names. */
   const filled: SheetEntry[] = [];
   let fewestShared = mine.size;
   for (const other of others) {
-    const theirs = await headerNamesOf(workbook, other, limits);
+    const theirs = (await headerNamesOf(workbook, other, limits)) ?? new Set<string>();
     if (isTemplateDescription(other, theirs)) continue;
     unread.push(other);
     if (theirs.size > 0) filled.push(other);

@@ -1,5 +1,5 @@
 import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
-import type { Problem } from '../domain/problem.js';
+import { problem, type Problem } from '../domain/problem.js';
 import { quoteWrittenProblems } from '../domain/written-times.js';
 import { AnswerLostError, AnswerUnreadableError, InterruptedError, TransientTargetError } from '../system/errors.js';
 import { noDefiniteAnswerReason, notSentReason, type ReportItem, type ReportEntry } from '../report/run-report.js';
@@ -182,7 +182,10 @@ export class RecordDispatcher<P, R> {
       outcome = await this.job.send(api, payload, this.options.callOptions);
     } catch (error) {
       journal.unanswered(n, unit, error);
-      return this.failed(unit, error);
+      const entry = this.failed(unit, error);
+      // Maybe applied under the id examctl chose.
+      if (chosen && (error instanceof TransientTargetError || error instanceof AnswerLostError)) entry.item.inDoubt = true;
+      return entry;
     }
     const settled = this.journalled(journal, n, unit, outcome);
     // The id examctl chose, where the answer names none (an "already exists" of a resend, settled ok).
@@ -249,7 +252,7 @@ export class RecordDispatcher<P, R> {
 
   /** The reason on an item the stopped run did not send: `runs show`'s words. */
   private notSent(): Problem[] {
-    return [{ field: '', code: null, message: notSentReason(this.stop?.kind === 'max-errors', this.journal?.id) }];
+    return [problem('', null, notSentReason(this.stop?.kind === 'max-errors', this.journal?.id))];
   }
 
   /** An interrupt, or a failure outside (stopWhen), stops the run before the next unit goes. */
@@ -300,10 +303,10 @@ export class RecordDispatcher<P, R> {
     if (error instanceof InterruptedError && this.signal?.aborted) {
       this.stop ??= { kind: 'interrupted' };
       if (!(error instanceof AnswerLostError)) return skipped(unit, this.notSent());
-      // Sent, answer lost: said on the item as `runs show` says it, and resent by --only-failed or a resume.
+      // Sent, answer lost: said on the item as `runs show` says it; a resume sends it again.
       this.lost += 1;
       this.unsettled(unit);
-      return skipped(unit, [{ field: '', code: null, message: error.message }]);
+      return skipped(unit, [problem('', null, error.message)]);
     }
     // Answered 2xx but unreadable: this item's outcome is unknown. The others go on; the run
     // ends as a target failure (exit 3, resumable), as after a 5xx that retries did not cure.
@@ -312,12 +315,11 @@ export class RecordDispatcher<P, R> {
       if (this.signal?.aborted) this.stop ??= { kind: 'interrupted' };
       this.unreadable += 1;
       this.unsettled(unit);
-      return skipped(unit, [{ field: '', code: null, message: noDefiniteAnswerReason(error.message, this.journal?.id) }]);
+      return skipped(unit, [problem('', null, noDefiniteAnswerReason(error.message, this.journal?.id))]);
     }
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
-    // No definite answer (journaled as transient): in `runs show`'s words, it may have been applied and a resume sends it again.
-    return skipped(unit, [{ field: '', code: null, message: error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message }]);
+    return skipped(unit, [problem('', null, error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message)]);
   }
 
   private answer(unit: Unit<P>, payload: P, outcome: Outcome): ReportEntry {

@@ -2,7 +2,8 @@ import type { CsvDialect } from '../formats/csv-cell.js';
 import { countRecordsOf, recordBatches, reportStatusOf, type BatchedRecords } from '../input/index.js';
 import { checkSpreadsheetValues } from '../domain/spreadsheet-warnings.js';
 import type { InputRecord } from '../input/record.js';
-import { dryRunReportRefused, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport } from '../formats/report-csv-contract.js';
+import { dryRunReportRefused, IN_DOUBT, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport, reportRunOf } from '../formats/report-csv-contract.js';
+import { UsageError } from '../system/errors.js';
 
 /**
  * A job's records as the pipeline reads them: all of them, or with --only-failed the rows of a
@@ -38,12 +39,15 @@ export class RecordSource {
     for await (const batch of recordBatches(this.read())) {
       for (const record of batch) {
         const status = reportStatusOf(record);
+        const { file, line } = record.source;
         if (first && status === undefined) {
-          const file = record.source.file;
           throw record.raw === undefined ? notARunReport(`${file} is not a CSV or .xlsx file`) : noStatusColumn(file);
         }
         first = false;
-        if (isDryRunStatus(status)) throw dryRunReportRefused(record.source.file, record.source.line, this.command);
+        if (isDryRunStatus(status)) throw dryRunReportRefused(file, line, this.command);
+        if (status?.trim().toLowerCase() !== IN_DOUBT) continue;
+        const run = reportRunOf(record.raw!) ?? '<run>';
+        throw new UsageError(`${file}:${line}: run ${run} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${run}`);
       }
     }
   }

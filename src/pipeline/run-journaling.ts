@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import type { Problem } from '../domain/problem.js';
+import { problem, type Problem } from '../domain/problem.js';
 import type { ReportEntry, ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { currentTrust, laterRunsOf, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
@@ -110,8 +110,7 @@ export async function startJournaling(
         decisions.delete(n);
         // A unit without an id of its own was sent with the one examctl chose (run-id.ts, chosenId).
         const settled = settleInFlight(record.id, decision, outcome, lostAttemptDid, record.header.chosenIds === true && unit.id === null);
-        if (settled === outcome) return outcome;
-        return { ...outcome, status: settled.status, errors: settled.errors, ...(settled.action === undefined ? {} : { action: settled.action }), ...(settled.note === undefined ? {} : { note: settled.note }) };
+        return { ...outcome, ...settled };
       },
     }, testSignal);
   }
@@ -134,21 +133,23 @@ export async function startJournaling(
   const recorded = recordedOptions(invocation, deps.keptOptions.names);
   if (typeof invocation.pin === 'string') recorded.pinSha256 = pinDigest(invocation.pin);
   // A file that shapes every request as much as --file does (schedule push's --schedule, a map
-  // file): its digest is kept, so a resume reads the same one (runs/resume-plan.ts).
+  // file, a profile's): its digest is kept, so a resume reads the same one (runs/resume-plan.ts).
+  const digestOf = (path: string) => fingerprintInput(path).then(({ sha256 }) => sha256, () => undefined);
   for (const name of deps.keptOptions.digested) {
     const path = invocation[name];
-    if (typeof path !== 'string') continue;
-    const file = await fingerprintInput(resolve(deps.cwd, path)).catch(() => undefined);
-    if (file !== undefined) recorded[digestKey(name)] = file.sha256;
+    const digest = typeof path === 'string' ? await digestOf(resolve(deps.cwd, path)) : undefined;
+    if (digest !== undefined) recorded[digestKey(name)] = digest;
   }
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
-  // The profile the input is read with, as it is now: a rebuild or a resume reads the same (command-input.ts, inputProfile).
+  // The profile the input is read with, as it is now: a rebuild or a resume reads the same.
   const settings = await resolveSettings(invocation, deps.env, deps.runProfile).catch(() => undefined);
   const active = settings?.profile;
   // Its base URL from the same read of the config (settings.record: the config file's profile).
   const profiled = settings?.record?.name === active?.name ? settings?.record?.baseUrl : undefined;
-  const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir, ...(profiled ? { baseUrl: profiled } : {}) };
+  const mapFile = active?.defaults.mapFile;
+  const mapped = mapFile && (await digestOf(resolve(active!.configDir, mapFile)));
+  const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir, ...(profiled ? { baseUrl: profiled } : {}), mapFileSha256: mapped };
   // The memory's place, the default too (resolveSyncDir).
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
@@ -216,7 +217,7 @@ function journaling(
       unanswered.delete(n);
       if (!(error instanceof TransientTargetError)) return;
       try {
-        journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: [{ field: '', code: null, message: error.message }], transient: true });
+        journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: [problem('', null, error.message)], transient: true });
       } catch {
         // The journal failed or closed: the unit stays sent without an answer (resent all the
         // same), and the attempt's end reports the journal's failure; the target's error stands.

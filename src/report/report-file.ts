@@ -1,5 +1,6 @@
 import { devNull } from 'node:os';
-import { extname } from 'node:path';
+import { lstat, rename } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
 import { ReplaceFailedError } from '../system/atomic-file.js';
 import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import { UsageError } from '../system/errors.js';
@@ -37,10 +38,10 @@ export interface ReportFile {
  * The report's own failure, worded once for every report format. A failed final replace says
  * who usually holds the file (the caller says where the finished report was kept).
  */
-export function cannotWriteReport(path: string, error: unknown): UsageError & { reason: string } {
+export function cannotWriteReport(path: string, error: unknown, aside = ''): UsageError & { reason: string } {
   // `reason` without the path, for a message that names the report already (cli/output.ts):
   // one path, spelt once, even when it has spaces (C:\Users\Ann Lee\...).
-  const reason = error instanceof ReplaceFailedError ? error.reason : describeSystemError(error, 'directory');
+  const reason = (error instanceof ReplaceFailedError ? error.reason : describeSystemError(error, 'directory')) + aside;
   return Object.assign(new UsageError(`cannot write report ${path}: ${reason}`, { cause: error }), { reason });
 }
 
@@ -53,30 +54,43 @@ export async function openReportFile(path: string): Promise<ReportFile> {
     throw cannotWriteReport(path, error);
   }
   let failure: unknown;
+  let aside = '';
+  const failing = async (error: unknown) => {
+    failure = error;
+    aside = await moveAside(path);
+    return cannotWriteReport(path, error, aside);
+  };
   return {
     failed: (error) => void (failure ??= error),
     sink: {
       async write(chunk: string | Buffer) {
-        if (failure !== undefined) throw cannotWriteReport(path, failure);
-        try {
-          await file.writer.write(chunk);
-        } catch (error) {
-          failure = error;
-          throw cannotWriteReport(path, error);
-        }
+        if (failure !== undefined) throw cannotWriteReport(path, failure, aside);
+        await file.writer.write(chunk).catch(async (error: unknown) => {
+          throw await failing(error);
+        });
       },
     },
     async commit() {
       if (failure !== undefined) {
         await file.discard();
-        throw cannotWriteReport(path, failure);
+        throw cannotWriteReport(path, failure, aside);
       }
-      try {
-        await file.commit();
-      } catch (error) {
-        throw cannotWriteReport(path, error);
-      }
+      await file.commit().catch(async (error: unknown) => {
+        throw error instanceof ReplaceFailedError ? cannotWriteReport(path, error) : await failing(error);
+      });
     },
     discard: () => file.discard(),
   };
+}
+
+/**
+ * This run's report not written (a full disk): an earlier one at the name is renamed aside, never
+ * taken for this run's (docs/cli.md, "Run report"); said as what became of it.
+ */
+async function moveAside(path: string): Promise<string> {
+  if (!(await lstat(path).then((at) => at.isFile(), () => false))) return '';
+  return rename(path, `${path}.earlier`).then(
+    () => `; the earlier report there is now ${basename(path)}.earlier`,
+    (error: unknown) => `; the file there is an earlier run's (not renamed: ${describeSystemError(error, 'file')})`,
+  );
 }

@@ -232,13 +232,13 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
     else if (mode === Column.Blank) cells.push('');
     else if (mode === Column.Withheld) cells.push((row.cells[i] ?? '').trim() === '' ? '' : WITHHELD_PIN);
   }
-  cells.push(statusCell(item.status, item.dryRun), errorCodes(errors), errorMessages(errors), item.action ?? '', item.note ?? '', reportRunOf(row) ?? run);
+  cells.push(statusCell(item), errorCodes(errors), errorMessages(errors), item.action ?? '', item.note ?? '', reportRunOf(row) ?? run);
   return cells;
 }
 
 /** An item without source rows (JSON, flags, arguments) as a report row: file, line, id and the status cells. */
 export function sourceRowCells(item: ReportItem, run = ''): string[] {
-  return [item.source.file, String(item.source.line), item.id ?? '', statusCell(item.status, item.dryRun), errorCodes(item.errors), errorMessages(item.errors), item.action ?? '', item.note ?? '', run];
+  return [item.source.file, String(item.source.line), item.id ?? '', statusCell(item), errorCodes(item.errors), errorMessages(item.errors), item.action ?? '', item.note ?? '', run];
 }
 
 /** Runs `steps` one after the other, each after the previous one's promise if it gave one. */

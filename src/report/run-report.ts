@@ -35,6 +35,8 @@ export interface ReportItem {
   joined?: string[];
   /** Reported by a dry run: a CSV or xlsx report writes its status as `valid`/`invalid` (report-csv-contract.ts, DRY_RUN_STATUS). */
   dryRun?: true;
+  /** A create that may exist under the id examctl chose: its status cell says IN_DOUBT. */
+  inDoubt?: true;
 }
 
 /**
@@ -67,11 +69,12 @@ export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; 
 
 /**
  * The target's identity, one sync memory and one target of runs (docs/sync.md, "The sync memory"):
- * a URL's scheme and host in lower case, as RFC 3986 compares them.
+ * a URL as the URL parser spells it (host in lower case, no default port), no final `/`.
  */
 export function targetIdentity(target: ReportTarget, platform = process.platform): string {
   if (target.kind === 'local') return `local ${platform === 'win32' ? target.store.toLowerCase() : target.store}`;
-  return `remote ${target.baseUrl.replace(/\/+$/, '')}`.replace(/^remote [a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, (authority) => authority.toLowerCase());
+  const { baseUrl } = target;
+  return `remote ${(URL.canParse(baseUrl) ? new URL(baseUrl).href : baseUrl).replace(/\/+$/, '')}`;
 }
 
 export interface ReportSummary {

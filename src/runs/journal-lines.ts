@@ -39,6 +39,8 @@ interface RecordedProfile {
   configDir: string;
   /** Its base URL then: a resume gives its token beside the run's typed --base-url only while it names it still. */
   baseUrl?: string;
+  /** Its `mapFile`'s SHA-256 then. */
+  mapFileSha256?: string;
 }
 
 /** First line of every journal; its fields: docs/runs.md, "The journal". */

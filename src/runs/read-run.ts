@@ -354,7 +354,7 @@ export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, r
 
 const notSent = (record: RunFacts): string => notSentReason(record.end?.reason === 'max-errors', record.id);
 
-const skippedItem = (ref: Omit<ItemRef, 'n'>, message: string): ReportItem => ({ source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message }] });
+const skippedItem = (ref: Omit<ItemRef, 'n'>, message: string, doubt = {}): ReportItem => ({ source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message }], ...doubt });
 
 /**
  * Units the run never reached and the journal has no line for: known from the header's count;
@@ -372,11 +372,12 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
   // On record as sent ahead, then withdrawn: never sent, as if never reached; or withdrawn
   // with the target failure that stopped the run at it, in the run's own report's words.
   if (outcome === undefined && !history.inFlight) return skippedItem(history.ref, history.withdrawn ?? notSent(record));
+  const doubt = record.header.chosenIds && history.ref.id === null ? { inDoubt: true } : {};
   if (history.inFlight || outcome === undefined) {
     // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
-    return skippedItem(history.ref, `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again)`);
+    return skippedItem(history.ref, `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again)`, doubt);
   }
-  if (outcome.transient) return skippedItem(history.ref, noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id));
+  if (outcome.transient) return skippedItem(history.ref, noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id), doubt);
   const item: ReportItem = { source: history.ref.source, id: outcome.id ?? chosenIdOf(record, history.ref.n, outcome.status), status: outcome.status, errors: outcome.errors };
   if (outcome.action !== undefined) item.action = outcome.action;
   if (outcome.note !== undefined) item.note = outcome.note;

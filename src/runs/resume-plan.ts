@@ -62,7 +62,7 @@ export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'end' | 'unc
   const id = record.id;
   const recorded = record.header.input;
   const changed = recorded === null ? undefined : inputChange(recorded, input ?? 'missing');
-  if (changed !== undefined) throw new RunJournalError(input === 'missing' || input === null ? `run ${id}: ${changed}` : `run ${id}: ${changed}; ${CHANGED_INPUT_ADVICE}`);
+  if (changed !== undefined) throw new RunJournalError(`run ${id}: ${changed}${input === 'missing' || input === null ? '' : `; ${CHANGED_INPUT_ADVICE}`}`);
   return {
     // Judged unchanged (--changed-only) and journaled compactly: kept, like any settled outcome.
     keptBelow: (total) => record.keptBelow(total) + record.unchanged.countBelow(total),
@@ -117,18 +117,20 @@ export function digestKey(name: string): string {
 
 /**
  * Why a file the run read besides its input (an option its command keeps with its digest:
- * schedule push's --schedule, a map file) no longer gives the same items; undefined when each is
- * unchanged or there is none.
+ * schedule push's --schedule, a map file typed or its profile's) no longer gives the same items;
+ * undefined when each is unchanged or there is none.
  */
 export async function changedDigestedFile(record: Pick<JournalHead, 'header'>, digested: readonly string[]): Promise<string | undefined> {
-  const options = record.header.options;
-  const cwd = options.cwd;
-  for (const name of digested) {
-    const given = options[name];
-    const digest = options[digestKey(name)];
-    if (typeof given !== 'string' || typeof digest !== 'string') continue;
-    const path = resolve(typeof cwd === 'string' ? cwd : '.', given);
+  const { options, profile } = record.header;
+  const cwd = typeof options.cwd === 'string' ? options.cwd : '.';
+  const files = digested.map((name): [string, unknown, unknown, string] => {
     const flag = `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+    return [flag, options[name], options[digestKey(name)], cwd];
+  });
+  if (profile) files.push([`profile ${profile.name}'s map`, profile.defaults.mapFile, profile.mapFileSha256, profile.configDir]);
+  for (const [flag, given, digest, dir] of files) {
+    if (typeof given !== 'string' || typeof digest !== 'string') continue;
+    const path = resolve(dir, given);
     const now = await fingerprintInput(path).catch(() => undefined);
     if (now === undefined) return `its ${flag} file ${path} cannot be read any more`;
     if (now.sha256 !== digest) return `its ${flag} file ${path} changed since the run started (SHA-256 differs)`;

@@ -54,12 +54,13 @@ describe('the report CSV contract', () => {
 
   it('a dry run never writes ok: its statuses are dry-run marks the reader knows, a real run\'s never are', () => {
     for (const status of ['ok', 'partial', 'failed', 'skipped']) {
-      const dry = statusCell(status, true);
+      const dry = statusCell({ status, dryRun: true });
       expect(isOkStatus(dry)).toBe(false);
-      expect(isDryRunStatus(statusCell(status, false))).toBe(false);
+      expect(isDryRunStatus(statusCell({ status }))).toBe(false);
+      expect(statusCell({ status, inDoubt: true })).toBe('unknown');
       if (status === 'ok' || status === 'failed') expect(isDryRunStatus(dry)).toBe(true);
     }
-    expect([statusCell('ok', true), statusCell('failed', true)]).toEqual(['valid', 'invalid']);
+    expect([statusCell({ status: 'ok', dryRun: true }), statusCell({ status: 'failed', dryRun: true })]).toEqual(['valid', 'invalid']);
     // A spreadsheet may respell the cell.
     expect(isDryRunStatus(' Valid ')).toBe(true);
     expect(isDryRunStatus('INVALID')).toBe(true);

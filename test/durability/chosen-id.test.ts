@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,5 +109,27 @@ describe('a create the service would name, killed as it was applied, then resume
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as { run: string };
     expect(collections).toEqual(['phys1', chosenId(report.run, 1)]);
+  });
+});
+
+describe('the report loop after such a kill (trial35 F06)', () => {
+  it('runs show --report says unknown for the create in flight; --only-failed refuses it (nothing sent), runs resume makes it once', async () => {
+    writeFileSync(join(dir, 'c.csv'), 'Title\nPhysics\n');
+    killFirst = true;
+    running = startExamctl(['collection', 'add', '--file', 'c.csv', ...remote()], dir, env);
+    expect((await running.done).signal).toBe('SIGKILL');
+    await examctl(['runs', 'show', 'last', '--report', 'r.csv'], dir, env);
+    const row = readFileSync(join(dir, 'r.csv'), 'utf8').split(/\r?\n/)[1]!;
+    const id = row.split(',').at(-1)!;
+    expect(row).toMatch(/^Physics,unknown,,"?sent \(or about to be\) when the run stopped/);
+    const retry = await examctl(['collection', 'add', '--file', 'r.csv', '--only-failed', ...remote()], dir, env);
+    expect(retry.code, retry.stderr).toBe(2);
+    expect(retry.stderr).toContain(`r.csv:2: run ${id} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${id}`);
+    expect(collections).toEqual([chosenId(id, 0)]);
+    const resumed = await examctl(['--base-url', server.url, '--allow-insecure-http', '--yes', 'runs', 'resume'], dir, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(collections).toEqual([chosenId(id, 0)]);
+    await examctl(['runs', 'show', id, '--report', 'r2.csv'], dir, env);
+    expect(readFileSync(join(dir, 'r2.csv'), 'utf8').split(/\r?\n/)[1]).toMatch(/^Physics,ok,/);
   });
 });

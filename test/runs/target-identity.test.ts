@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { targetIdentity } from '../../src/report/run-report.js';
+import { memoryDir, SyncMemory } from '../../src/sync/sync-memory.js';
 import { range, writeUsersCsv } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { okEnvelope, startFaultServer } from '../support/fault-server.js';
@@ -29,6 +30,27 @@ describe('targetIdentity', () => {
     expect(remote('HTTPS://Exam.Example.COM/')).toBe(remote('https://exam.example.com'));
     expect(remote('HTTP://127.0.0.1:8080')).toBe(remote('http://127.0.0.1:8080/'));
     expect(remote('https://exam.example.com/Tenant-A')).not.toBe(remote('https://exam.example.com/tenant-a'));
+  });
+
+  it('drops a default port: http://localhost:80 is http://localhost, one memory (trial35 F05, F07)', () => {
+    expect(remote('http://localhost:80')).toBe('remote http://localhost');
+    expect(remote('HTTPS://Exam.Example.com:443/Tenant-A/')).toBe(remote('https://exam.example.com/Tenant-A'));
+    expect(memoryDir('/s', { kind: 'remote', baseUrl: 'http://localhost:80' })).toBe(memoryDir('/s', { kind: 'remote', baseUrl: 'http://localhost' }));
+    expect(remote('https://exam.example.com:8443')).not.toBe(remote('https://exam.example.com'));
+  });
+
+  it('finds a memory an older examctl kept under the base URL with its default port', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
+    const [spelt, plain] = [{ kind: 'remote', baseUrl: 'https://exam.example.test:443/' }, { kind: 'remote', baseUrl: 'https://exam.example.test' }] as const;
+    const options = { lock: false, lockTimeoutMs: 0, readOnly: false };
+    const memory = await SyncMemory.open(dir, spelt, 'users', options);
+    memory.record('u1', { digest: 'd1', run: 'r1' });
+    await memory.close();
+    // Where it was kept: the digest of its identity as given then.
+    const legacy = join(dir, createHash('sha256').update('remote https://exam.example.test:443').digest('hex').slice(0, 16));
+    await rename(memoryDir(dir, spelt), legacy);
+    for (const target of [plain, spelt]) expect((await SyncMemory.open(dir, target, 'users', { ...options, readOnly: true })).entries.size).toBe(1);
+    await rm(dir, { recursive: true, force: true });
   });
 });
 

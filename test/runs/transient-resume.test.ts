@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -104,5 +104,28 @@ describe('transient failures are journaled as such and resent by runs resume', (
     expect(final.items.every((item) => item.status === 'ok')).toBe(true);
     const schedules = JSON.stringify((await exported()).Schedules ?? []);
     for (let i = 0; i < 6; i++) expect(schedules.split(`"S-TR-${i}"`).length - 1).toBe(1);
+  });
+});
+
+describe('a create under the id examctl chose, its answer lost (trial35 F06)', () => {
+  it('its report and runs show --report say unknown, and --only-failed refuses them (a second would be made), naming runs resume', async () => {
+    await writeFile(join(dir, 'c.csv'), 'ExternalId,Title\n,Physics\nchem-1,Chemistry\n');
+    const failing = await serveWithFaults(dir, 'lost:100%', 7, []);
+    try {
+      const first = await examctl(dir, [...remote(failing), 'collection', 'add', '--file', 'c.csv', '--report', 'r.csv'], env);
+      expect(first.code, first.stderr).toBe(3);
+      const id = (JSON.parse(first.stdout) as { run: string }).run;
+      expect((await examctl(dir, ['runs', 'show', id, '--report', 's.csv'], env)).stderr).not.toMatch(/^examctl:/m);
+      for (const report of ['r.csv', 's.csv']) {
+        const rows = (await readFile(join(dir, report), 'utf8')).split(/\r?\n/);
+        // Its own id makes a resend safe (here it met "already exists"): only the row without one is in doubt.
+        expect(rows.slice(1, 3).map((row) => row.split(',').slice(0, 3).join(','))).toEqual([',Physics,unknown', 'chem-1,Chemistry,failed']);
+        const retry = await examctl(dir, [...remote(failing), 'collection', 'add', '--file', report, '--only-failed'], env);
+        expect(retry.code, retry.stderr).toBe(2);
+        expect(retry.stderr).toContain(`${report}:2: run ${id} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${id}`);
+      }
+    } finally {
+      await failing.close();
+    }
   });
 });

@@ -97,6 +97,24 @@ describe('shared strings', () => {
     );
   });
 
+  it('beside a second sheet, a damaged cell of the first is refused at its sheet, row and cell, not called empty (trial35 F09)', async () => {
+    const rel = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+    const link = (id: string, type: string, target: string) => `<Relationship Id="${id}" Type="${rel}/${type}" Target="${target}"/>`;
+    const bytes = workbook({
+      sharedStrings: strings(1),
+      rows: '<row r="1"><c r="A1" t="s"><v>0</v></c></row><row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="s"><v>7</v></c></row>',
+      entries: [
+        { name: 'xl/workbook.xml', data: `<workbook xmlns="${MAIN}" xmlns:r="${rel}"><sheets><sheet name="Users" sheetId="1" r:id="rId1"/><sheet name="Notes" sheetId="2" r:id="rId9"/></sheets></workbook>` },
+        {
+          name: 'xl/_rels/workbook.xml.rels',
+          data: `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${link('rId1', 'worksheet', 'worksheets/sheet1.xml')}${link('rId2', 'sharedStrings', 'sharedStrings.xml')}${link('rId9', 'worksheet', 'worksheets/sheet2.xml')}</Relationships>`,
+        },
+        { name: 'xl/worksheets/sheet2.xml', data: sheetXml('<row r="1"><c r="A1" t="inlineStr"><is><t>Note</t></is></c></row>') },
+      ],
+    });
+    await refusal(bytes, { file: 'h.xlsx[Users]', line: 2, reason: /cell B2 points to shared string "7", but the table holds 1/ });
+  });
+
   it('a cell pointing past the table is a damaged file at its row', async () => {
     await refusal(workbook({ sharedStrings: strings(1), rows: '<row r="1"><c r="A1" t="s"><v>0</v></c></row><row r="2"><c r="A2" t="s"><v>5</v></c></row>' }), {
       file: 'h.xlsx[Sheet1]',

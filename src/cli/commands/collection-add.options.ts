@@ -11,7 +11,7 @@ const COLLECTION_ADD_OPTIONS = allKept([
   ...grouped(HELP_GROUP.collectionFields, [
     brief('Title, under 100 characters', option('--title <title>', 'Title (required, under 100 characters)'), 'asked'),
     brief('ExternalId: a-z and 0-9', option('--external-id <id>', 'ExternalId: a-z and 0-9 (upper case is sent with a warning; generated when absent)'), 'generated'),
-    brief('Owner user name', option('--owner <username>', 'Owner user name (default: the API settings owner)'), 'API settings owner'),
+    brief(undefined, option('--owner <username>', 'Owner user name (default: the API settings owner)'), 'API settings owner'),
     brief('taxonomy ExternalId; repeatable', repeatable('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)'), 'all taxonomies'),
     brief('learning objective repository ExternalId; repeatable', repeatable('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)'), 'all'),
   ] as const),

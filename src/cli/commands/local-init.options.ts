@@ -2,7 +2,7 @@ import { option, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 
 const LOCAL_INIT_OPTIONS = [
-  brief('world file to start from', option('--seed <world.json>', 'world file to start from'), 'the demo world'),
+  brief(undefined, option('--seed <world.json>', 'world file to start from'), 'the demo world'),
   brief('replace an existing store (everything in it is lost)', option('--force', 'replace an existing store (everything in it is lost)')),
 ] as const;
 

@@ -28,7 +28,7 @@ const LOCAL_SERVE_OPTIONS = [
   brief('the URL clients use behind a proxy', parsed('--public-url <url>', "the URL clients use when it is behind a proxy or port mapping (the OpenAPI document's servers; default: the listening URL)", publicUrl), 'the listening URL'),
   // SPEC is checked by the command (src/server/faults.ts): a table loads nothing but commander.
   brief('inject faults, e.g. 503:10%,reset:2%,latency:5-50ms', option('--faults <spec>', 'inject faults: comma list of 429:P%, 500:P%, 503:P%, reset:P%, lost:P%, latency:A-Bms'), 'none'),
-  brief('seed of the fault draws', parsed('--faults-seed <n>', 'seed of the fault draws (default: random, printed on stderr)', wholeNumberIn('--faults-seed', 0, 0xffffffff)), 'random, printed'),
+  brief(undefined, parsed('--faults-seed <n>', 'seed of the fault draws (default: random, printed on stderr)', wholeNumberIn('--faults-seed', 0, 0xffffffff)), 'random, printed'),
 ] as const;
 
 export type LocalServeOptions = CommandOptions<typeof LOCAL_SERVE>;

@@ -2,7 +2,7 @@ import { option, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 
 const LOGIN_OPTIONS = [
-  brief('read the token from stdin instead of prompting', option('--with-token', 'read the token from stdin instead of prompting (scripts: `examctl login --with-token < token.txt`)')),
+  option('--with-token', 'read the token from stdin instead of prompting (scripts: `examctl login --with-token < token.txt`)'),
   brief('store the token without checking it against the service', option('--no-verify', 'store the token without checking it against the service first (e.g. the service is not reachable from here)')),
 ] as const;
 

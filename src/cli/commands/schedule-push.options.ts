@@ -6,21 +6,21 @@ import { ALLOW_OLD_FILE_OPTION, CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTION
 /** The file of schedule requests: `schedule push` reads it, `synced adopt-schedules` too. */
 export const SCHEDULE_FILE_OPTIONS = grouped(HELP_GROUP.input, [
   brief('candidates or sittings: CSV, .xlsx or JSON request(s)', mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates: API field names, or the export\'s own read with --map/--map-file')),
-  kept(brief('schedule fields from a JSON object', option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)')), 'with-digest'),
+  kept(option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)'), 'with-digest'),
 ] as const);
 
 /** What makes each schedule request beside the file: the workflow, --upsert, and the schedule fields. */
 export const SCHEDULE_REQUEST_OPTIONS = [
   ...grouped(HELP_GROUP.request, [
-    brief('DEFAULT or EXTERNAL_ATTEMPTS', choice('--workflow <workflow>', 'DEFAULT or EXTERNAL_ATTEMPTS (candidates then need AttemptExtId)', ['DEFAULT', 'EXTERNAL_ATTEMPTS']), 'DEFAULT'),
+    brief(undefined, choice('--workflow <workflow>', 'DEFAULT or EXTERNAL_ATTEMPTS (candidates then need AttemptExtId)', ['DEFAULT', 'EXTERNAL_ATTEMPTS']), 'DEFAULT'),
     brief('update a schedule whose ScheduleExtId exists', option('--upsert', 'update a schedule whose ScheduleExtId exists instead of failing (activated schedules cannot be updated)')),
   ] as const),
   ...grouped(HELP_GROUP.scheduleFields, [
-    brief('ScheduleExtId', option('--schedule-id <id>', 'ScheduleExtId (when absent, a real run names the new schedule itself: docs/runs.md, "An id examctl chooses")'), 'a new id examctl names'),
+    brief(undefined, option('--schedule-id <id>', 'ScheduleExtId (when absent, a real run names the new schedule itself: docs/runs.md, "An id examctl chooses")'), 'a new id examctl names'),
     brief('AssessmentExtId: the assessment to sit', option('--assessment <id>', 'AssessmentExtId: the assessment to sit')),
-    brief('schedule Title', option('--title <title>', 'schedule Title (generated when absent)'), 'generated'),
+    brief(undefined, option('--title <title>', 'schedule Title (generated when absent)'), 'generated'),
     brief('StartDateTime, e.g. 2026-12-01T09:00:00Z', option('--start <datetime>', 'StartDateTime, RFC 3339 with a zone, e.g. 2026-12-01T09:00:00Z')),
-    brief('EndDateTime', option('--end <datetime>', 'EndDateTime (default: start + assessment duration + 60 min)'), 'start + duration + 60 min'),
+    brief(undefined, option('--end <datetime>', 'EndDateTime (default: start + assessment duration + 60 min)'), 'start + duration + 60 min'),
     brief('GroupExtId: the candidates\' group (created if new)', option('--group <id>', 'GroupExtId: hierarchy group the candidates are attached to (created if new)')),
     brief('GroupName: title of that group', option('--group-name <name>', 'GroupName: title of that group')),
     brief('ScheduleGroupExtId: the schedule\'s hierarchy', option('--schedule-group <id>', 'ScheduleGroupExtId: hierarchy the schedule belongs to (default: root)'), 'root'),
@@ -35,7 +35,7 @@ export const SCHEDULE_REQUEST_OPTIONS = [
     }),
     brief('UseProctoringService', option('--proctoring', 'UseProctoringService true (default: the assessment option)'), 'the assessment\'s option'),
     option('--no-proctoring', 'UseProctoringService false'),
-    brief('ProctoringServiceTemplateExternalId', option('--proctoring-template <id>', 'ProctoringServiceTemplateExternalId (default: the global template)'), 'global template'),
+    brief(undefined, option('--proctoring-template <id>', 'ProctoringServiceTemplateExternalId (default: the global template)'), 'global template'),
     brief('LockExamOnConnectionLoss', option('--lock-on-connection-loss', 'LockExamOnConnectionLoss true'), 'the service\'s'),
     option('--no-lock-on-connection-loss', 'LockExamOnConnectionLoss false'),
     brief('UseKeyCode: log in with keycode slips', option('--keycode', 'UseKeyCode true: candidates log in with keycode slips'), 'the service\'s'),

@@ -1,7 +1,7 @@
 import { grouped, HELP_GROUP, kept, option, brief } from '../../flags/option-table.js';
 
 /** Where sync memories live (docs/sync.md); every command that reads or feeds one takes it. */
-export const [SYNC_DIR_OPTION] = grouped(HELP_GROUP.nightlySync, [brief('where sync memories are kept', option('--sync-dir <dir|url>', 'where sync memories are kept: a directory, or the http(s):// address of a state service speaking Terraform\'s HTTP backend protocol (GitLab\'s managed state; docs/sync.md, "A state service"); env EXAMCTL_SYNC_DIR; default "synced" beside the runs directory'), 'synced/ by the runs dir')] as const);
+export const [SYNC_DIR_OPTION] = grouped(HELP_GROUP.nightlySync, [brief(undefined, option('--sync-dir <dir|url>', 'where sync memories are kept: a directory, or the http(s):// address of a state service speaking Terraform\'s HTTP backend protocol (GitLab\'s managed state; docs/sync.md, "A state service"); env EXAMCTL_SYNC_DIR; default "synced" beside the runs directory'), 'synced/ by the runs dir')] as const);
 
 /** --changed-only, the nightly sync's flag, and --allow-old-file (src/sync/replayed-file.ts): on user sync and schedule push. */
 export const [CHANGED_ONLY_OPTION, ALLOW_OLD_FILE_OPTION] = grouped(HELP_GROUP.nightlySync, [brief('send only records changed since the last acknowledged run', option(
@@ -31,10 +31,10 @@ export const ONLY_NEW_OR_EXISTING_OPTIONS = grouped(HELP_GROUP.nightlySync, [
     '--only-new',
     'send only records the target does not have (the store, or on a remote target the sync memory, says which); the others are reported ok, action left, not sent. Refused (exit 2) on a remote target without a memory',
   )),
-  brief('send only records the target has already', option(
+  option(
     '--only-existing',
     'send only records the target has already (the store, or on a remote target the sync memory, says which); the others are reported ok, action left, not sent. Refused (exit 2) on a remote target without a memory',
-  )),
+  ),
 ] as const);
 
 /** --really-new-ids (docs/input-formats.md, "Leading zeros"; src/sync/lost-zeros.ts): on user sync and schedule push. */

@@ -22,7 +22,7 @@ const SYNCED_ADOPT_OPTIONS = [
       { ...repeatable('-f, --file <path>', 'the last export that was fully synced (users as user sync reads them: CSV, .xlsx, JSON, NDJSON); repeat for each night since, in order'), mandatory: true },
     ),
     brief('the files were sent, their outcome not known', option('--tentative', 'record the files as requests whose outcome is not known (a night cut short): each row goes again, and a new id missing from the next file is disabled')),
-    brief('the --population that export is the whole of', option('--population <name>', 'the --population that export is the whole of (none: the runs without --population)'), 'none'),
+    brief(undefined, option('--population <name>', 'the --population that export is the whole of (none: the runs without --population)'), 'none'),
   ] as const),
   ...WHOLE_FILE_OPTIONS,
   SYNC_DIR_OPTION,

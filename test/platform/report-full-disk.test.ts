@@ -1,0 +1,61 @@
+import { describe, expect, it, vi } from 'vitest';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+
+/**
+ * A full disk, faked: writes to the report's temp file (a name matching `full`) fail with ENOSPC;
+ * a rename onto a name matching `stuck` fails with EPERM (the earlier report open in Excel).
+ */
+const fake = vi.hoisted(() => ({ full: undefined as RegExp | undefined, stuck: undefined as RegExp | undefined }));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  const open = async (...args: Parameters<typeof actual.open>) => {
+    const handle = await actual.open(...args);
+    if (fake.full?.test(String(args[0]))) {
+      handle.write = (async () => {
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }) as unknown as typeof handle.write;
+    }
+    return handle;
+  };
+  const rename = async (from: string, to: string): Promise<void> => {
+    if (fake.stuck?.test(String(to))) throw Object.assign(new Error(`EPERM: operation not permitted, rename '${from}' -> '${to}'`), { code: 'EPERM' });
+    return actual.rename(from, to);
+  };
+  return { ...actual, open, rename, default: { ...actual, open, rename } };
+});
+
+const USERS = resolve(__dirname, '../../fixtures/users.csv');
+
+describe('a --report that cannot be written (a full disk) leaves no earlier report looking like this run\'s (trial35 F08)', () => {
+  it('the earlier report at the name is renamed <name>.earlier and said so; exit 3', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
+      const sync = async () => {
+        const io = testDeps(dir);
+        const code = await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv', '--report', 'out.xml'], io.deps);
+        return { code, stderr: io.stderr.text };
+      };
+      expect((await sync()).code).toBe(0);
+      const night1 = await readFile(join(dir, 'out.xml'), 'utf8');
+      fake.full = /\.atomic-.*out\.xml$/;
+      try {
+        const night2 = await sync();
+        expect(night2.code, night2.stderr).toBe(3);
+        expect(night2.stderr).toContain('cannot write report out.xml: no space left on the device (ENOSPC); the earlier report there is now out.xml.earlier: every record was processed');
+        expect((await readdir(dir)).filter((name) => name.startsWith('out.xml'))).toEqual(['out.xml.earlier']);
+        expect(await readFile(join(dir, 'out.xml.earlier'), 'utf8')).toBe(night1);
+        // One that cannot be renamed (open elsewhere) stays, said to be an earlier run's.
+        await writeFile(join(dir, 'out.xml'), night1);
+        fake.stuck = /out\.xml\.earlier$/;
+        const night3 = await sync();
+        expect(night3.code).toBe(3);
+        expect(night3.stderr).toContain("(ENOSPC); the file there is an earlier run's (not renamed: ");
+      } finally {
+        fake.full = undefined;
+        fake.stuck = undefined;
+      }
+    }));
+});
