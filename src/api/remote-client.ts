@@ -16,7 +16,7 @@ import { AttemptDeadlineError, ByteBudget, InFlight, ProxyTunnelError, ResponseB
 import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
-import type { ApiResult, CallOptions, IntegrationApi, RetryCounts } from '../port/integration-api.js';
+import { servedStoreAt, type ApiResult, type CallOptions, type IntegrationApi, type RetryCounts } from '../port/integration-api.js';
 import { withRetries, type HttpAnswer, type NetworkFailure, type RetriedCall, type RetryLimits, type RetryNote } from './retry-loop.js';
 import { checkToken, parseBaseUrl, pathSegment, API_PREFIX } from './url-policy.js';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
@@ -27,6 +27,8 @@ export interface RemoteClientOptions {
   baseUrl: string;
   /** The EAPI token. Sent only in the Authorization header; never in messages or debug lines. */
   token: string;
+  /** Told of an answer with `local serve`'s header `x-examctl-store`: `storeAt` answers. */
+  onStoreSaid?: () => void;
   /** Requests in flight at once (and pooled keep-alive connections). Default 8. */
   concurrency?: number;
   /** Request starts per minute, retries included. Default: unlimited. */
@@ -289,6 +291,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     /** An answer that is not retried: the record's result, or the end of the target. */
     settle(answer: HttpAnswer, lostAttempt: string | undefined): ApiResult<T> {
       const { method, route, gate } = this;
+      if (headerValue(answer.headers, 'x-examctl-store') !== undefined) options.onStoreSaid?.();
       try {
         if (answer.status >= 300 && answer.status < 400) {
           // Any 3xx: never followed, the run stops (redirectWords, below).
@@ -393,6 +396,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     removeInvigilators: (scheduleExtId: string, userExtIds: string[], callOptions?: CallOptions) =>
       call<InvigilatorsResponseContent>('DELETE', `/schedule/${pathSegment(scheduleExtId, 'the schedule id')}/invigilators`, userExtIds, callOptions),
     retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
+    storeAt: () => call('GET', '/examctl/store', undefined).then((answer) => servedStoreAt(answer.envelope.Content), () => undefined),
     async close() {
       if (closed) return;
       closed = true;

@@ -15,6 +15,8 @@ interface RemoteConnection {
   checkBaseUrl(): Promise<void>;
   /** One single-attempt GET (doctor), with the token when there is one. */
   probe(path: string, now: () => number): Promise<ProbeAnswer>;
+  /** Whether a client it built was answered by `local serve` (its storeAt answers). */
+  storeSaid(): boolean;
 }
 
 /**

@@ -236,6 +236,7 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
   const { baseUrl, token } = settings;
   const concurrency = settings.concurrency ?? REMOTE_CONCURRENCY;
   const allowInsecureHttp = options.allowInsecureHttp ?? false;
+  let said = false;
   return {
     kind: 'remote',
     baseUrl,
@@ -266,8 +267,10 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           // EXAMCTL_REQUEST_TIMEOUT_MS: one attempt, headers and body (docs/remote.md, "Limits, timeouts, retries").
           requestTimeoutMs: requestTimeoutFromEnv(deps.env),
           debug: options.debug ? (line) => void say(deps, `debug: ${line}`) : undefined,
+          onStoreSaid: () => void (said = true),
         });
       },
+      storeSaid: () => said,
       async checkBaseUrl() {
         const { parseBaseUrl } = await import('../api/url-policy.js');
         parseBaseUrl(baseUrl, allowInsecureHttp, via);
@@ -325,13 +328,16 @@ export async function targetInstance(target: ReportTarget, create: boolean, deps
 }
 
 /**
- * A local store's position, and whether it holds all it held at an earlier one (docs/sync.md,
- * "Drift"); undefined: a remote target, or no store.
+ * A store's position, and whether it holds all it held at an earlier one (docs/sync.md, "Drift"):
+ * a local store's, a served one's (if `ask`, or once it said it is one).
  */
-export async function storePosition(target: ReportTarget) {
-  if (target.kind !== 'local') return undefined;
+export async function storePosition(target: ResolvedTarget, ask: boolean) {
   const { readStoreLineage, descendsFrom } = await import('../engine/store/manifest.js');
-  const lineage = await readStoreLineage(target.store).catch(() => undefined);
+  if (target.kind === 'remote' && !ask && !target.remote.storeSaid()) return undefined;
+  const lineage =
+    target.kind === 'local'
+      ? await readStoreLineage(target.store).catch(() => undefined)
+      : await target.remote.connect().then((api) => api.storeAt!().finally(() => api.close()));
   return lineage && { at: lineage[0], holds: (then: typeof lineage[0]) => descendsFrom(lineage, then) };
 }
 

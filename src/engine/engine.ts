@@ -18,6 +18,7 @@ import { decideInvigilatorRemoval, decideReviewSession } from './invigilator-rul
 import { hashPassword, verifyPassword } from './password.js';
 import { decideSchedule, type PreparedPassword, type ScheduleInputs } from './schedule-rules.js';
 import type { Store } from './store/contract.js';
+import { readStoreLineage } from './store/manifest.js';
 import { decideUser } from './user-rules.js';
 import { ENGINE_INDEXER, OverlayView, StoreView, type EngineView, type HintLookup } from './view.js';
 
@@ -96,6 +97,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
 
   const engine: LocalEngine = {
     location: store.location,
+    storeAt: () => readStoreLineage(store.location).catch(() => undefined),
 
     async createSchedule(raw, callOptions) {
       const validation = validateScheduleRequest(raw);

@@ -66,4 +66,13 @@ export interface IntegrationApi {
   close(): Promise<void>;
   /** Remote only: the requests retried so far, in all and by cause (`503`, `network`, `timeout`). */
   retryCounts?(): RetryCounts;
+  /** Its store's position (docs/sync.md, "Drift"); none: not said. */
+  storeAt?(): Promise<StoreLineage | undefined>;
 }
+
+/** A store's position and those it was compacted from (manifest.ts). */
+export type StoreLineage = [[number, number, string], [number, number, string][] | null | undefined];
+const AT = String.raw`\[\d+,\d+,"\d+:\d+"\]`;
+const SERVED = new RegExp(`^\\[${AT},(null|\\[(${AT}(,${AT})*)?\\])\\]$`);
+/** `local serve`'s answer: whole and of its shape, else none. */
+export const servedStoreAt = (content: unknown) => (SERVED.test(JSON.stringify(content)) ? (content as StoreLineage) : undefined);

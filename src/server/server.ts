@@ -103,6 +103,11 @@ const ROUTES: Route[] = [
       },
     },
   },
+  {
+    // examctl's own (docs/remote.md, "The local server").
+    path: /^\/examctl\/store$/,
+    methods: { GET: { hasBody: false, handler: async (api) => ({ status: 200, envelope: { Success: true, Content: (await api.storeAt?.()) ?? null, Errors: null } }) } },
+  },
 ];
 
 /** The route of a path relative to API_PREFIX, with its decoded parameters; undefined: none. */
@@ -291,6 +296,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (res.headersSent || res.destroyed) return;
       const allHeaders: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
       for (const name in headers) allHeaders[name] = headers[name]!;
+      if (options.api.storeAt) allHeaders['x-examctl-store'] = '/examctl/store';
       // A body left unread cannot be skipped on a kept-alive connection: the answer closes it, and
       // the body's rest is read and dropped after it, so that the client reads the answer.
       if (closing || !bodyRead) allHeaders.connection = 'close';

@@ -43,7 +43,7 @@ export interface PopulationRecord {
   ended?: boolean;
   /** The input files of its last runs (src/sync/replayed-file.ts); absent: an older examctl, nothing judged. */
   files?: RunFile[];
-  /** A local store's position after the run's writes (src/context/target.ts, storePosition). */
+  /** A store's position after the run's writes (src/context/target.ts, storePosition). */
   store?: [number, number, string];
 }
 

@@ -97,7 +97,7 @@ export class SentMemory<P> {
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
   protected store: OpenDirectory | null = null;
-  /** The local store's position when opened, and how to read it. */
+  /** The store's position when opened, and how to read it. */
   private position: PopulationRecord['store'];
   private positionOf = async (): Promise<PopulationRecord['store']> => undefined;
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
@@ -219,13 +219,13 @@ export class SentMemory<P> {
     if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
     // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
     if (decides && this.kind !== 'collections' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
-    this.positionOf = async () => (await storePosition(target))?.at;
-    // Every run that records a position judges it (a feeder too: a retry of one row).
-    const now = this.kind === 'collections' ? undefined : await storePosition(target);
     const newest = populations.get(populationKey(population));
+    this.positionOf = async () => (await storePosition(resolved, false))?.at;
+    // Every run that records a position judges it (a feeder too: a retry of one row).
+    const now = this.kind === 'collections' ? undefined : await storePosition(resolved, !dryRun && newest?.store !== undefined);
     this.position = now?.at;
     if (now && newest?.store && !now.holds(newest.store)) {
-      tell(`note: the local store is older than run ${newest.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
+      tell(`note: the ${target.kind} store is older than run ${newest.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
       // Distrusted in the memory itself, whatever runs come next; a leaver is judged by the store (docs/sync.md, "Drift").
       for (const [id, entry] of [...this.memory.entries]) if (entry.run <= newest.run && !entry.disabled) this.distrust(id, entry);
     }

@@ -10,6 +10,7 @@ import { StoreDamagedError } from '../../system/errors.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
+import type { StoreLineage } from '../../port/integration-api.js';
 
 export const CURRENT_FILE = 'CURRENT';
 
@@ -72,7 +73,7 @@ export async function writeManifest(dir: string, generation: number, lineage?: L
 }
 
 /** The store's position, and the positions it was compacted from (Manifest.from). */
-export type Lineage = [StorePosition, StorePosition[] | undefined];
+export type Lineage = StoreLineage;
 
 export async function readStoreLineage(dir: string): Promise<Lineage> {
   const { generation, from } = await readManifest(dir);
@@ -83,5 +84,5 @@ export async function readStoreLineage(dir: string): Promise<Lineage> {
 /** Whether the store holds all it held at `then`: the same journal or one compacted into it, as long or longer. */
 export function descendsFrom([now, from]: Lineage, then: StorePosition): boolean {
   const grown = (at?: StorePosition) => at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1];
-  return grown(now) || (from === undefined ? now[0] > then[0] : from.some(grown));
+  return grown(now) || (!from ? now[0] > then[0] : from.some(grown));
 }

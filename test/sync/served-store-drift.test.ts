@@ -1,0 +1,128 @@
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+import { ROOT } from '../durability/helpers.js';
+import { serve } from './lost-memory-nights.js';
+import type { LocalServer } from '../../src/server/serve-local.js';
+import { servedStoreAt } from '../../src/port/integration-api.js';
+
+/**
+ * A store served by `local serve` as the remote target is judged as a local one (docs/sync.md,
+ * "Drift"): restored from a backup or replaced (`local init --force`), it is older than its memory:
+ * the unchanged are sent that night, said once.
+ */
+
+let served: LocalServer | undefined;
+
+afterEach(async () => {
+  await served?.close();
+  served = undefined;
+});
+
+async function cli(dir: string, argv: string[]) {
+  const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_LOCK_TIMEOUT_MS: '0' });
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+
+/** The served store stopped, `change`d, and served again at the same address (the same target, so the same memory). */
+async function again(dir: string, change: () => Promise<unknown> | void): Promise<void> {
+  const port = served!.port;
+  await served!.close();
+  await change();
+  served = await serve(join(dir, 'store'), port);
+}
+
+/** Night 1 (S-MATH1-DEC alone) pushed to a served store; `push` runs the nights after (both sittings). */
+async function firstNight(dir: string) {
+  const sittings = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8').trimEnd().split('\n');
+  writeFileSync(join(dir, 'night1.csv'), `${sittings.filter((line, i) => i === 0 || line.startsWith('S-MATH1-DEC')).join('\n')}\n`);
+  writeFileSync(join(dir, 'night2.csv'), `${sittings.join('\n')}\n`);
+  const init = ['local', 'init', '--store', 'store', '--seed', join(ROOT, 'fixtures', 'world.json')];
+  expect((await cli(dir, init)).code).toBe(0);
+  served = await serve(join(dir, 'store'));
+  const push = async (file = 'night2.csv', ...more: string[]) => {
+    const run = await cli(dir, ['schedule', 'push', '--file', file, '--upsert', '--changed-only', '--target', 'remote', '--base-url', served!.url, '--yes', '--json', ...more]);
+    const items = run.code === 2 ? [] : (JSON.parse(run.stdout) as { items: { id: string; action?: string }[] }).items;
+    return { ...run, actions: items.map((item) => `${item.id} ${item.action}`) };
+  };
+  expect((await push('night1.csv')).code).toBe(0);
+  return { init, push };
+}
+
+describe('a store served by local serve, under its schedule memory', () => {
+  it('restored from a backup: every sitting is sent, said once; the nights before and after are quiet', () =>
+    withTempDir(async (dir) => {
+      const { push } = await firstNight(dir);
+      await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
+      const older = /note: the remote store is older than run \S+ left it \(restored or cut back\): every schedule the memory calls unchanged is sent as changed/g;
+      const second = await push('night2.csv', '--require-memory');
+      expect([second.code, second.actions, second.stderr.match(older)]).toEqual([0, ['S-MATH1-DEC unchanged', 'S-PHYS2-JAN created'], null]);
+      await again(dir, () => {
+        rmSync(join(dir, 'store'), { recursive: true });
+        cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      });
+      for (const night of [3, 4]) {
+        const run = await push('night2.csv', '--require-memory');
+        expect(run.code, run.stderr).toBe(0);
+        // Both sent (a remote answer does not say created or updated: the memory knew both).
+        expect(run.actions).toEqual(night === 3 ? ['S-MATH1-DEC updated', 'S-PHYS2-JAN updated'] : ['S-MATH1-DEC unchanged', 'S-PHYS2-JAN unchanged']);
+        expect(run.stderr.match(older)?.length ?? 0, run.stderr).toBe(night === 3 ? 1 : 0);
+      }
+    }));
+
+  it('replaced (local init --force): older than its memory too, everything sent, said once', () =>
+    withTempDir(async (dir) => {
+      const { init, push } = await firstNight(dir);
+      await again(dir, () => cli(dir, [...init, '--force']));
+      for (const night of [2, 3]) {
+        const run = await push('night2.csv', '--require-memory');
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.actions).toEqual(night === 2 ? ['S-MATH1-DEC updated', 'S-PHYS2-JAN created'] : ['S-MATH1-DEC unchanged', 'S-PHYS2-JAN unchanged']);
+        expect(run.stderr.match(/note: the remote store is older than run \S+ left it/g)?.length ?? 0, run.stderr).toBe(night === 2 ? 1 : 0);
+      }
+      const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Schedules: { ScheduleExtId: string }[] };
+      expect(world.Schedules.map((schedule) => schedule.ScheduleExtId)).toEqual(expect.arrayContaining(['S-MATH1-DEC', 'S-PHYS2-JAN']));
+    }));
+});
+
+describe('a server that does not say it is local serve', () => {
+  it('is never asked where its store stands: every night sends only its own requests, and the memory is believed', () =>
+    withTempDir(async (dir) => {
+      const paths: string[] = [];
+      const server = http.createServer((req, res) => {
+        paths.push(`${req.method} ${req.url}`);
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ Content: { User: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown, GroupErrors: [] }, Success: true, Errors: null }));
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        writeFileSync(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\nu-1,F,L,u1@example.test,Candidate\n');
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        for (const night of [1, 2]) {
+          const run = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--changed-only', '--target', 'remote', '--base-url', url, '--yes', '--json', ...(night === 2 ? ['--require-memory'] : [])]);
+          expect(run.code, run.stderr).toBe(0);
+          expect(run.stderr).not.toContain('older than run');
+        }
+        expect(paths).toEqual(['POST /api/v1/integrations/user']);
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    }));
+
+  it("takes an answer of the store route only whole and of local serve's shape (a hostile one makes nothing of it)", () => {
+    const lineage = [[3, 120, '77:1700000000000000000'], [[2, 90, '76:1600000000000000000']]];
+    expect(servedStoreAt(lineage)).toEqual(lineage);
+    expect(servedStoreAt([[3, 120, '77:1'], null])).toEqual([[3, 120, '77:1'], null]);
+    for (const wrong of [null, 'x', [], [[3, 120, '77:1']], [[3, 120, 77], null], [[3, -1, '77:1'], null], [[3, 120, '77:1'], [[1, 2, '\u001b[2J:1']]], { lineage }]) expect(servedStoreAt(wrong)).toBeUndefined();
+  });
+});
