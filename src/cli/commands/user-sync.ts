@@ -32,7 +32,6 @@ export async function run(
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
-  // The input's zone and date format go with the run options: a report workbook types its dates by them.
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   const only = onlyWhichOf(onlyNew, onlyExisting);
   if (file !== undefined) {
