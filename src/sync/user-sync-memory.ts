@@ -322,10 +322,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       this.noteKeptLinks(unit.id, given);
     }
     let value = given;
-    // A user the memory knows it disabled is back. And a full run with --disable-missing (the
-    // file is the whole population) enables every user of the file: one disabled on the platform
-    // by a night a restored memory missed, or by another tool, is not left disabled for good
-    // (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
+    // A user the memory knows it disabled is back; a full run with --disable-missing enables every
+    // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
     if (value.DisableLogin === undefined && (entry?.disabled === true || this.enablesEveryone)) value = { ...value, DisableLogin: false };
     const prune = this.userFlags.pruneMemberships ? pruneOf(full?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
     if (prune?.added === true) {
