@@ -156,7 +156,6 @@ export class RecordDispatcher<P, R> {
         (error: unknown) => this.failed(unit, error),
       );
     }
-    // A create the service would name gets examctl's id, the same for this position on a resume.
     const chosen = this.job.withChosenId === undefined ? undefined : chosenId(journal.id, n);
     const named = chosen === undefined ? undefined : this.job.withChosenId!(prepared.value, chosen);
     const payload = named ?? prepared.value;
