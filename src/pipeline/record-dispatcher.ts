@@ -11,7 +11,6 @@ import { chosenId } from '../runs/run-id.js';
 type StopReason = { kind: 'max-errors' } | { kind: 'interrupted' } | { kind: 'target-failed'; error: Error };
 
 interface DispatchOptions {
-  /** null: validate only (dry run without a store, or remote dry run). */
   api: IntegrationApi | null;
   callOptions: CallOptions;
   maxErrors: number | undefined;
@@ -340,7 +339,6 @@ export class RecordDispatcher<P, R> {
     return { item: withWarnings(item, unit), rows: unit.rows };
   }
 
-  /** A real run's request that may have changed the target without an ok (RecordJob.unsettled). */
   private unsettled(unit: Unit<P>): void {
     if (this.journal !== undefined) this.job.unsettled?.(unit);
   }

@@ -118,8 +118,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     /** A record to its unit (coercion and validation): what a raw digest stands for. */
     private readonly build: (record: InputRecord) => Unit<UserRequest>,
   ) {
-    // A population's requests are digested with its name: a user last synced by another
-    // population is never unchanged here, so it is sent, and its acknowledgement moves it here.
     super('users', flags, deps, target, digestedAs(flags.population));
   }
 
