@@ -297,7 +297,6 @@ export class RecordDispatcher<P, R> {
 
   /** A send that threw: an interrupt met while queued, else a target failure that stops the run. */
   private failed(unit: Unit<P>, error: unknown): ReportEntry {
-    // Interrupted while queued for a request slot or a retry: not a target failure.
     if (error instanceof InterruptedError && this.signal?.aborted) {
       this.stop ??= { kind: 'interrupted' };
       if (!(error instanceof AnswerLostError)) return skipped(unit, this.notSent());
