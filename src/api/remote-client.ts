@@ -164,7 +164,6 @@ export function networkFailure(error: unknown): NetworkFailure {
   return { kind: 'network', error: err, mayHaveBeenReceived: !certificate && !NEVER_SENT_CODES.has(code ?? ''), permanent: certificate || code === 'ENOTFOUND' };
 }
 
-/** The remote target: the integration API over HTTP(S), with keep-alive, limits and retries. */
 export function createRemoteClient(options: RemoteClientOptions): IntegrationApi {
   const { origin, pathPrefix, host } = parseBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false, options.via);
   checkToken(options.token);

@@ -17,94 +17,72 @@ import { TEMPLATE } from './commands/template.options.js';
 import { USER_SYNC } from './commands/user-sync.options.js';
 import { declareGroup, type CommandDeclaration } from './command-declaration.js';
 
-/*
- * The command groups (`examctl user`, `examctl runs`...): what `examctl <group> --help` says, no
- * flags, no behaviour. Declared here rather than beside their commands because a group
- * spans several command files (`local` has three, `schedule` two) and none of them is its
- * obvious home. The registry below places each before its commands.
- */
-
-const SCHEDULE_GROUP = declareGroup({
-  name: 'schedule',
-  description: 'schedules and their candidates',
-  examples: ['examctl schedule push --file sittings.csv --dry-run', 'examctl schedule push --help'],
-});
-
-const USER_GROUP = declareGroup({ name: 'user', description: 'platform users', examples: ['examctl user sync --file users.csv --dry-run', 'examctl user sync --help'] });
-
-const COLLECTION_GROUP = declareGroup({
-  name: 'collection',
-  description: 'collections of taxonomies and objective repositories',
-  examples: ['examctl collection add --title "Physics 2027" --taxonomy TX-BLOOM', 'examctl collection add --help'],
-});
-
-const INVIGILATORS_GROUP = declareGroup({
-  name: 'invigilators',
-  description: 'invigilators of a schedule',
-  examples: ['examctl invigilators remove S-FUTURE inv-2', 'examctl invigilators remove --help'],
-});
-
-const REVIEW_SESSION_GROUP = declareGroup({
-  name: 'review-session',
-  description: 'review sessions (read only)',
-  examples: ['examctl review-session show RS-MATH1-OCT', 'examctl review-session show --help'],
-});
-
-const LOCAL_GROUP = declareGroup({ name: 'local', description: 'the local engine and its store', examples: ['examctl local init', 'examctl local export > world.json'] });
-
-const CONFIG_GROUP = declareGroup({
-  name: 'config',
-  description: 'profiles of remote targets in the config file (never shows a token)',
-  examples: ['examctl config set-profile prod --base-url https://exam.example.com', 'examctl config list'],
-});
-
-const RUNS_GROUP = declareGroup({
-  name: 'runs',
-  description: "journaled runs: list them, show one's report, resume one that was killed or stopped (docs/runs.md)",
-  examples: ['examctl runs list', 'examctl runs resume', 'examctl runs show last --json'],
-});
-
-const SYNCED_GROUP = declareGroup({
-  name: 'synced',
-  description: 'the sync memory: what examctl last sent each target, which --changed-only and --disable-missing read (docs/sync.md)',
-  examples: ['examctl synced show', 'examctl synced forget --target local --store ./store'],
-});
-
 /**
  * The registry: every command of `examctl`, in the order `--help` and completion list them, a
- * command after its group (docs/architecture.md, "Add a command").
+ * command after its group (docs/architecture.md, "Add a command"). A group (`examctl user`,
+ * `examctl runs`...) is what `examctl <group> --help` says, no flags, no behaviour: declared here
+ * rather than beside its commands because it spans several command files (`local` has three,
+ * `schedule` two) and none of them is its obvious home.
  */
 export const COMMANDS: readonly CommandDeclaration[] = [
-  SCHEDULE_GROUP,
+  declareGroup({
+    name: 'schedule',
+    description: 'schedules and their candidates',
+    examples: ['examctl schedule push --file sittings.csv --dry-run', 'examctl schedule push --help'],
+  }),
   SCHEDULE_PUSH,
   SCHEDULE_LINKS,
-  USER_GROUP,
+  declareGroup({ name: 'user', description: 'platform users', examples: ['examctl user sync --file users.csv --dry-run', 'examctl user sync --help'] }),
   USER_SYNC,
-  COLLECTION_GROUP,
+  declareGroup({
+    name: 'collection',
+    description: 'collections of taxonomies and objective repositories',
+    examples: ['examctl collection add --title "Physics 2027" --taxonomy TX-BLOOM', 'examctl collection add --help'],
+  }),
   COLLECTION_ADD,
-  INVIGILATORS_GROUP,
+  declareGroup({
+    name: 'invigilators',
+    description: 'invigilators of a schedule',
+    examples: ['examctl invigilators remove S-FUTURE inv-2', 'examctl invigilators remove --help'],
+  }),
   INVIGILATORS_REMOVE,
   TEMPLATE,
   SCHEMA,
-  REVIEW_SESSION_GROUP,
+  declareGroup({
+    name: 'review-session',
+    description: 'review sessions (read only)',
+    examples: ['examctl review-session show RS-MATH1-OCT', 'examctl review-session show --help'],
+  }),
   REVIEW_SESSION_SHOW,
-  LOCAL_GROUP,
+  declareGroup({ name: 'local', description: 'the local engine and its store', examples: ['examctl local init', 'examctl local export > world.json'] }),
   LOCAL_INIT,
   LOCAL_EXPORT,
   LOCAL_SERVE,
   DOCTOR,
-  CONFIG_GROUP,
+  declareGroup({
+    name: 'config',
+    description: 'profiles of remote targets in the config file (never shows a token)',
+    examples: ['examctl config set-profile prod --base-url https://exam.example.com', 'examctl config list'],
+  }),
   CONFIG_SET_PROFILE,
   CONFIG_LIST,
   CONFIG_REMOVE,
   CONFIG_USE,
   CONFIG_SHOW,
-  RUNS_GROUP,
+  declareGroup({
+    name: 'runs',
+    description: "journaled runs: list them, show one's report, resume one that was killed or stopped (docs/runs.md)",
+    examples: ['examctl runs list', 'examctl runs resume', 'examctl runs show last --json'],
+  }),
   RUNS_LIST,
   RUNS_SHOW,
   RUNS_RESUME,
   RUNS_PRUNE,
-  SYNCED_GROUP,
+  declareGroup({
+    name: 'synced',
+    description: 'the sync memory: what examctl last sent each target, which --changed-only and --disable-missing read (docs/sync.md)',
+    examples: ['examctl synced show', 'examctl synced forget --target local --store ./store'],
+  }),
   SYNCED_SHOW,
   SYNCED_EXPORT,
   SYNCED_IMPORT,

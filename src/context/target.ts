@@ -264,7 +264,6 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           sleep: deps.retrySleep,
           // EXAMCTL_STOP_GRACE_MS: how long requests on the wire may still answer after Ctrl-C (default 10 s).
           interruptGraceMs: wholeMillisecondsFromEnv(deps.env, 'EXAMCTL_STOP_GRACE_MS'),
-          // EXAMCTL_REQUEST_TIMEOUT_MS: one attempt, headers and body (docs/remote.md, "Limits, timeouts, retries").
           requestTimeoutMs: requestTimeoutFromEnv(deps.env),
           debug: options.debug ? (line) => void say(deps, `debug: ${line}`) : undefined,
           onStoreSaid: () => void (said = true),

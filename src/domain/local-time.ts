@@ -160,7 +160,6 @@ export function zoneConversionMessage(what: string, reason: 'gap' | 'ambiguous',
     : `${what} happens twice in ${timeZone} (the clocks go back); write the time with its offset`;
 }
 
-// ---------------------------------------------------------------------------------------------
 // --date-format
 
 type Token = 'YYYY' | 'MM' | 'DD' | 'HH' | 'mm' | 'ss';
@@ -268,7 +267,6 @@ export function parseDateFormat(text: string): DateFormatParse {
   };
 }
 
-// ---------------------------------------------------------------------------------------------
 // Reading one text
 
 /** The outcome of reading one date or date-time text: the API's form, or a message that names the value. */

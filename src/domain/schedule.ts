@@ -262,7 +262,6 @@ export function validateScheduleRequest(input: unknown): Validation<ScheduleRequ
       const candidate = checkCandidate(candidates[i], attemptWorkflow, `Candidates[${i}].`, problems);
       if (candidate === null) continue;
       list.push(candidate);
-      // Compared ignoring case (candidates become users, whose ExternalIds collide that way, 233); the later one is reported.
       const id = candidate['CandidateExtId'];
       if (typeof id !== 'string') continue;
       const first = firstIndexById.get(id.toLowerCase());

@@ -30,7 +30,6 @@ interface LocalEngineOptions {
 
 /** The local engine: the IntegrationApi over a Store, plus the read-only LocalDirectory prompts use. */
 export interface LocalEngine extends IntegrationApi, LocalDirectory {
-  /** The store's path, for messages and the run report. */
   readonly location: string;
 }
 

@@ -284,7 +284,6 @@ function candidateUser(
     Email: candidate.Email,
     ...copied,
     SpecialNeeds: candidate.SpecialNeeds === undefined ? base.SpecialNeeds : candidate.SpecialNeeds === 'true',
-    // A percentage is allowed only with SpecialNeeds true (250): clearing SpecialNeeds clears the stored one.
     ReasonableAdjustmentPercentage:
       candidate.SpecialNeeds === 'false' ? undefined : (candidate.ReasonableAdjustmentPercentage ?? base.ReasonableAdjustmentPercentage),
     PasswordHash: choosePasswordHash(password, base.PasswordHash),

@@ -170,7 +170,6 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
       throw new InputFileError(file, 1 + lineFeeds, 'the input file changed while the run read it: nothing from here on is read');
     };
 
-    // A refusal names --encoding where the reader takes it: a sniffed input's unless its head reads as JSON.
     const flagged = (text: string): boolean =>
       options.encodingFlag === true || (options.encodingFlag === 'csv' && !/^\s*[[{]/.test(text));
     const noBom = (): string => {

@@ -30,7 +30,6 @@ export function preparedIds(scheduleExtId: string, entries: ReadonlyArray<{ id: 
 
 /** --only-failed's report must be a real run's removal from this schedule, with a status column: else exit 2, nothing sent. */
 export function refuseNotThisRemovalsReport(listed: Awaited<ReturnType<typeof readIdList>>, file: string, scheduleExtId: string): void {
-  // Without a status column every id would be sent again: the original list picked by mistake.
   if (listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(file);
   // A dry run's report: none of its ids was removed, so --only-failed would leave out the valid ones.
   const dry = listed.find((entry) => isDryRunStatus(entry.status));

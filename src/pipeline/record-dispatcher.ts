@@ -11,7 +11,6 @@ import { chosenId } from '../runs/run-id.js';
 type StopReason = { kind: 'max-errors' } | { kind: 'interrupted' } | { kind: 'target-failed'; error: Error };
 
 interface DispatchOptions {
-  /** null: validate only (dry run without a store, or remote dry run). */
   api: IntegrationApi | null;
   callOptions: CallOptions;
   maxErrors: number | undefined;
@@ -156,7 +155,6 @@ export class RecordDispatcher<P, R> {
         (error: unknown) => this.failed(unit, error),
       );
     }
-    // A create the service would name gets examctl's id, the same for this position on a resume.
     const chosen = this.job.withChosenId === undefined ? undefined : chosenId(journal.id, n);
     const named = chosen === undefined ? undefined : this.job.withChosenId!(prepared.value, chosen);
     const payload = named ?? prepared.value;
@@ -299,7 +297,6 @@ export class RecordDispatcher<P, R> {
 
   /** A send that threw: an interrupt met while queued, else a target failure that stops the run. */
   private failed(unit: Unit<P>, error: unknown): ReportEntry {
-    // Interrupted while queued for a request slot or a retry: not a target failure.
     if (error instanceof InterruptedError && this.signal?.aborted) {
       this.stop ??= { kind: 'interrupted' };
       if (!(error instanceof AnswerLostError)) return skipped(unit, this.notSent());
@@ -341,7 +338,6 @@ export class RecordDispatcher<P, R> {
     return { item: withWarnings(item, unit), rows: unit.rows };
   }
 
-  /** A real run's request that may have changed the target without an ok (RecordJob.unsettled). */
   private unsettled(unit: Unit<P>): void {
     if (this.journal !== undefined) this.job.unsettled?.(unit);
   }

@@ -118,7 +118,6 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     await scheduler.abandon();
     await api?.close();
     await report.discard();
-    // No end line: the run stays resumable, its journal saying what went out.
     await journal?.close();
     throw error;
   }
@@ -249,7 +248,6 @@ function answersInTurns(api: IntegrationApi, slots: Pick<InOrderScheduler<Report
     call.then((result) => {
       if (result.envelope.Success !== true) return result;
       slots.freeEarly();
-      // Handed on after the requests of this turn are written, not before (after-writes.ts).
       return new Promise<ApiResult<T>>((resolve) => afterWrites.add(() => (slots.retake(), resolve(result))));
     });
   return {

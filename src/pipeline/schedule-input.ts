@@ -138,7 +138,6 @@ async function scheduleDefaults(
     const value = fieldFlags[flag as keyof typeof FLAG_FIELDS];
     if (value === undefined) continue;
     if (typeof value === 'string' && (flag === 'start' || flag === 'end')) {
-      // --start/--end as a file's date-time would be read: an offset, or a local time in --timezone.
       const reading = readTypedDateTime(field, value, shaping.dates);
       if (!reading.ok) throw new UsageError(`--${flag}: ${reading.message}`);
       defaults.schedule[field] = reading.value;

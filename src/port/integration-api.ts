@@ -43,9 +43,8 @@ export interface RetryCounts {
 /**
  * One method per endpoint of docs/api-reference.md, "Endpoints", implemented by the remote client
  * and the local engine. Methods resolve with the service's answer for 2xx and 4xx alike (the
- * envelope says what went wrong). They reject with a `TargetError` (src/system/errors.ts) only
- * when the target itself cannot be used: 403, network failure or 5xx after retries, store
- * locked/unreadable.
+ * envelope says what went wrong). They reject only when the target itself cannot be used: a
+ * `TargetError` (src/system/errors.ts says which failures those are).
  */
 export interface IntegrationApi {
   /** POST /schedule. Content: the schedule external id. */

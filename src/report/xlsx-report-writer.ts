@@ -133,7 +133,6 @@ export class XlsxReportWriter implements ReportSink {
   }
 
   async finish(): Promise<void> {
-    // Nothing reported: the input's own header when known, so the (empty) report is still its kind of file.
     if (this.sheet === undefined) await this.start(this.inputHeader === undefined ? SOURCE_HEADER : this.headerOf(this.inputHeader));
     await this.workbook.finish();
   }

@@ -359,7 +359,6 @@ export async function forgetMemory(syncDir: string, target: ReportTarget, lockTi
     forgotten += (await readMemory(files[index]!, kind).catch(() => ({ entries: new MemoryEntries() }))).entries.size;
   }
   if (!(await readdir(dir).then(() => true, () => false))) return forgotten;
-  // Like a deciding run: never while another run feeds or decides from it.
   const lock = await lockForDeciding(dir, lockTimeoutMs);
   try {
     await removeMemoryFiles(files);

@@ -84,7 +84,6 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
   }
   const dir = memoryDir(place.syncDir, target);
   await makeTrustedMemoryDir(place.syncDir, dir);
-  // Like a deciding run: never while another run feeds or decides from it.
   const lock = await lockForDeciding(dir, options.lockTimeoutMs, options.onWait);
   try {
     const present = new Map<SyncKind, MemoryContents>();

@@ -122,8 +122,6 @@ export class SyncMemory {
     }
     let handle: FileHandle | undefined;
     try {
-      // Opened once: what is read and what is appended to are the same file.
-      // Made (when absent) already holding its header: see createBorn.
       const opened = await openMemoryFile(file, options.readOnly ? 'read' : 'append', APPEND_FLAGS, Buffer.from(headerLine(kind, target, options.instance), 'utf8'));
       handle = opened?.handle;
       let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);

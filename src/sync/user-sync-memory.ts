@@ -118,8 +118,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     /** A record to its unit (coercion and validation): what a raw digest stands for. */
     private readonly build: (record: InputRecord) => Unit<UserRequest>,
   ) {
-    // A population's requests are digested with its name: a user last synced by another
-    // population is never unchanged here, so it is sent, and its acknowledgement moves it here.
     super('users', flags, deps, target, digestedAs(flags.population));
   }
 
@@ -322,10 +320,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       this.noteKeptLinks(unit.id, given);
     }
     let value = given;
-    // A user the memory knows it disabled is back. And a full run with --disable-missing (the
-    // file is the whole population) enables every user of the file: one disabled on the platform
-    // by a night a restored memory missed, or by another tool, is not left disabled for good
-    // (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
+    // A user the memory knows it disabled is back; a full run with --disable-missing enables every
+    // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
     if (value.DisableLogin === undefined && (entry?.disabled === true || this.enablesEveryone)) value = { ...value, DisableLogin: false };
     const prune = this.userFlags.pruneMemberships ? pruneOf(full?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
     if (prune?.added === true) {
@@ -543,8 +539,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   protected override keptBeside(id: string, payload: UserRequest, run: string, retried?: string): Omit<MemoryEntry, 'digest' | 'run'> {
     const entry = this.memory?.entries.get(id);
     const given = this.asTheFileGives.get(payload) ?? payload;
-    // The raw digest only where the next night's verdict needs nothing else: --prune-memberships
-    // would add nothing to this same request against the links now remembered with it.
     const kept = acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population);
     // Answered 240: never created, so tentative, joined by no run.
     return Object.assign(kept, this.neverCreated.has(payload) ? { tentative: true } : joinedOf(entry, run, retried));

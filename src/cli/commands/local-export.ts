@@ -20,7 +20,6 @@ async function exportStore(options: Omit<LocalExportOptions, 'out'>, deps: Comma
   }
   const store = await openStore(location, { readOnly: true });
   try {
-    // In chunks: a store of 1M users is hundreds of MB of JSON, near V8's string limit.
     for (const chunk of exportWorldText(store.state)) await deps.stdout.write(chunk);
   } finally {
     await store.close();

@@ -240,7 +240,6 @@ export async function runResume(options: RunsResumeOptions, deps: CliDeps): Prom
     return await resumeRun(options, deps);
   } catch (error) {
     if (!(error instanceof NothingToResumeError)) throw error;
-    // Run twice, a resume ends as it did the first time (docs/runs.md, "runs resume"): a finished run's report and exit status.
     await say(deps, `examctl: ${error.message}`);
     const { id: _id, pin: _pin, pinFile: _pinFile, targetFromRun: _from, overLaterRuns: _over, force: _force, ...globals } = options;
     if (error.finishedRun !== undefined) return runShow({ ...globals, id: error.finishedRun }, deps);

@@ -29,14 +29,13 @@ export async function run(
   const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, givenDeps);
   if (pin !== undefined) fieldFlags.pin = pin;
   let deps: CommandDeps = pin === undefined ? givenDeps : { ...givenDeps, invocation: { ...(givenDeps.invocation ?? {}), pin } };
-  // The input's zone and date format go with the run options: a report workbook types its dates by them.
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   const only = scheduleSyncFlags({ changedOnly, requireMemory, upsert, onlyNew, onlyExisting });
   const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, reallyNewIds, allowOldFile, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
   const { defaults, records, units, readIds, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlags, ...fieldFlags }, deps);
   // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
-  // command line, where `ps` shows it). None: the run is refused in `prepare`, with its documents.
+  // command line, where `ps` shows it). None: `prepare` refuses the run before anything is sent (withheld-pins.ts).
   if (defaults.schedule.PIN === undefined) {
     try {
       await refuseWithheldPins(records(), onlyFailed ?? false);
@@ -61,8 +60,6 @@ export async function run(
     },
     describeSend: (records) => describeRequests(records, defaults),
     prepare: async () => {
-      // A report's withheld PIN cells take the given PIN; none given, the run is refused before
-      // anything is sent (withheld-pins.ts), with its documents written (run-pipeline.ts).
       if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
       await memory.open(changedOnly ?? false);
       await memory.refuseOldFile(file, allowOldFile === true || changedOnly !== true, records());
@@ -88,7 +85,6 @@ export async function run(
   };
   const { exitCode, remembered } = await memory.closingOnFailure(async () => {
     let outcome = await runPipeline(job, runOptions, deps, target);
-    // After a failed send from prompts: correct the answers (earlier ones as defaults) and send again.
     for (let refused = refusedProblems(outcome.remembered); asked !== undefined && refused !== undefined; refused = refusedProblems(outcome.remembered)) {
       if (!(await correctAnswers(asked, refused, defaults, deps))) break;
       outcome = await runPipeline(job, runOptions, deps, target);

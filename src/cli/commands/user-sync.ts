@@ -32,7 +32,6 @@ export async function run(
   target: TargetOf,
 ): Promise<number> {
   const options = onlyGlobals(globals);
-  // The input's zone and date format go with the run options: a report workbook types its dates by them.
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   const only = onlyWhichOf(onlyNew, onlyExisting);
   if (file !== undefined) {
@@ -92,7 +91,6 @@ async function syncFile(
   }
   const read = userSyncInput(input, deps);
   const memory = new UserSyncMemory(flags, deps, target, read.records, userUnit);
-  // Each record through the memory: a row it knows unchanged by its raw digest is not validated again.
   const { units, readIds } = unitPerRecord((record) => memory.recordUnit(record), USER_ID_RULE, () => (input.onlyFailed ? undefined : memory.fileIds));
   const job: RecordJob<UserRequest> = {
     command: commandName(USER_SYNC),
@@ -107,7 +105,6 @@ async function syncFile(
     },
     prepare: () => memory.prepare(),
     ...memory.hooks(),
-    // A remote answer does not say created or updated: the memory does (docs/sync.md, "Created or updated").
     send: async (api, user, options) => memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
   };
   const { exitCode } = await memory.closingOnFailure(() => runPipeline(job, runOptions, deps, target));

@@ -150,7 +150,6 @@ export class EntityMap implements ReadonlyMap<string, unknown> {
     try {
       value = JSON.parse(this.table!.valueText(ordinal));
     } catch {
-      // The line's checksum matched, so the bytes are as written: only a writer bug gets here.
       throw new StoreDamagedError(`${this.source}: the value of ${JSON.stringify(key)} is not valid JSON`);
     }
     this.parsed.set(key, value);

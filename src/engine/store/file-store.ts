@@ -408,7 +408,6 @@ export class HintLookup {
     this.overlays.clear();
   }
 
-  /** The key of the entity whose hints include `hint`, in the state as it is now (see Store.keyByHint). */
   keyByHint(collection: CollectionName, hint: string): string | undefined {
     const overlay = this.overlay(collection);
     const owner = overlay.owners.get(hint);

@@ -154,7 +154,6 @@ export class GroupCommit {
         outcomes.push({ pending, ok: true, result: done.result, serialized: done.serialized });
       } catch (error) {
         outcomes.push({ pending, ok: false, error });
-        // A change whose hints threw halfway may have left memory off the disk: decide nothing more on it.
         if (this.steps.stale()) {
           this.waiting.unshift(...batch.slice(index + 1));
           break;
