@@ -169,6 +169,9 @@ export class SentMemory<P> {
     // A resume's checks again, now it holds the memory: a later run may have gone on record meanwhile.
     await this.closingOnFailure(async () => this.deps.resume?.check?.({ name: this.placed!.name, populations }));
     const populationFound = populations.has(populationKey(population));
+    // `--population Staff` after nights of `staff`: a new population, said with the likely slip.
+    const near = decides && !populationFound ? [...populations.keys()].find((key) => key !== '' && key.toLowerCase() === population?.toLowerCase()) : undefined;
+    if (near !== undefined) tell(`note: the memory has a record of --population ${near}: a population's name is exact (same letters, same case)`);
     // An id the memory lacks is new only where the memory knows this population: another
     // population's record says nothing of who this export's users are (a lost memory of theirs).
     // A resumed run put the population on record itself, at its start: what the memory knew of it

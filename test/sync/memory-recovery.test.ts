@@ -288,6 +288,15 @@ describe('a memory line whose checksum holds but whose fields have the wrong typ
 });
 
 describe('the runs without --population are a population of their own', () => {
+  it('--population Staff after nights of staff is a new population, and the note names staff (trial35)', () =>
+    withTempDir(async (dir) => {
+      writeUsers(dir, 'users.csv', rows(3));
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(0);
+      const slip = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'Staff', ...nightly]);
+      expect(slip.stderr).toContain('has no record of --population Staff');
+      expect(slip.stderr).toContain("note: the memory has a record of --population staff: a population's name is exact (same letters, same case)");
+    }));
+
   it('a memory holding only --population staff refuses them (exit 2, nothing sent, naming what it holds); one holding only them refuses --population students', () =>
     withTempDir(async (dir) => {
       writeUsers(dir, 'users.csv', rows(3));
