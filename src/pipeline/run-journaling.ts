@@ -243,6 +243,16 @@ export function journaledSyncDir(flag: unknown, deps: Pick<CommandDeps, 'env' | 
   return isStateAddress(given) ? given : resolve(deps.cwd, given);
 }
 
+/** Of `positions`, the first run `id`'s journal holds as a create in doubt (ReportItem.inDoubt); none when its journal is not here or unreadable. */
+export async function firstInDoubt(id: string, positions: readonly number[], options: GlobalOptions, deps: CommandDeps): Promise<number | undefined> {
+  const { resolveRunsDir, scanRun } = await import('../runs/index.js');
+  const run = await scanRun(resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv), id).catch(() => undefined);
+  let found: number | undefined;
+  for (const n of run?.header.chosenIds === true ? positions : []) if (found === undefined && (await run!.itemAt(n).catch(() => undefined))?.inDoubt) found = n;
+  await run?.close();
+  return found;
+}
+
 /* What `runs resume` decides before it runs a command again (docs/runs.md, "runs resume"). */
 
 /** Flags given to `runs resume` that apply to the resumed run: output, prompts and pacing, never what is sent. */

@@ -18,6 +18,7 @@ import { colorEnabled } from '../terminal/table-format.js';
 import { AfterWrites } from './after-writes.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun } from './open-run.js';
+import { firstInDoubt } from './run-journaling.js';
 import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
@@ -45,7 +46,9 @@ export function recordAheadFor(window: number): number {
 export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: RunOptions, deps: CommandDeps, targetOf: TargetOf): Promise<RunOutcome<R>> {
   await checkReportOption(options, deps);
   const dryRun = options.dryRun ?? false;
-  const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true, job.command);
+  const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true, job.command, (run, at) =>
+    firstInDoubt(run, at, options, deps),
+  );
   await input.checkIsRunReport();
   // A real run checks the whole file's structure before anything is sent or created. A dry run
   // sends nothing, so it reads once and counts as it goes; a structural error late in the file
