@@ -67,6 +67,9 @@ export class TargetError extends ExamctlError {
  */
 export class TransientTargetError extends TargetError {}
 
+/** A run's local store replaced under it (docs/store.md): its resume is refused, so what it did not send is run again. */
+export class StoreReplacedError extends TargetError {}
+
 /**
  * The service answered 2xx, but examctl would not keep the answer (too large, or past the run's
  * answer budget): the request may have been applied, so it is not retried. The item ends skipped
