@@ -54,12 +54,7 @@ function recordedOf(durable: Promise<void>): Recorded {
   return recorded;
 }
 
-/**
- * Decides what becomes of each unit, in input order: skipped once the run stopped, failed when
- * it did not pass the local checks, ok when there is nothing to send it to, else sent. Holds
- * the stop rules: --max-errors (local failures count), an interrupt, and a target failure (403,
- * network, store locked, or a bug), which the unit that met it reports.
- */
+/** Each unit's fate in input order, and the stop rules (docs/architecture.md, "The life of a record"). */
 export class RecordDispatcher<P, R> {
   private failures = 0;
   private stop: StopReason | undefined;

@@ -22,7 +22,7 @@ export class RecordSource {
     private readonly onlyFailed: boolean,
     /** The command, for the way on that a refusal names. */
     private readonly command = 'user sync',
-    /** Of a run's positions, the first its journal (when here) holds as a create in doubt (an id examctl chose, no answer). */
+    /** run-journaling.ts, firstInDoubt. */
     private readonly inDoubt?: (run: string, positions: number[]) => Promise<number | undefined>,
   ) {}
 
@@ -37,7 +37,7 @@ export class RecordSource {
    */
   async checkIsRunReport(): Promise<void> {
     if (!this.onlyFailed) return;
-    // Rows to ask their run's journal about (but ok and failed), by run: a row's position (first is 0) is its item's.
+    // By run, the position (its item's) and line of each row to ask its journal about.
     const asked = new Map<string, Map<number, number>>();
     let at = -1;
     let file = '';
@@ -52,7 +52,9 @@ export class RecordSource {
         const cell = status?.trim().toLowerCase();
         const run = reportRunOf(record.raw!);
         if (cell === IN_DOUBT) throw lostAnswer(file, record.source.line, run ?? '<run>');
-        if (run !== undefined && cell !== 'ok' && cell !== 'failed') (asked.get(run) ?? asked.set(run, new Map()).get(run)!).set(at, record.source.line);
+        if (run === undefined || cell === 'ok' || cell === 'failed') continue;
+        const rows = asked.get(run) ?? asked.set(run, new Map()).get(run)!;
+        rows.set(at, record.source.line);
       }
     }
     for (const [run, rows] of asked) {

@@ -243,14 +243,22 @@ export function journaledSyncDir(flag: unknown, deps: Pick<CommandDeps, 'env' | 
   return isStateAddress(given) ? given : resolve(deps.cwd, given);
 }
 
-/** Of `positions`, the first run `id`'s journal holds as a create in doubt (ReportItem.inDoubt); none when its journal is not here or unreadable. */
-export async function firstInDoubt(id: string, positions: readonly number[], options: GlobalOptions, deps: CommandDeps): Promise<number | undefined> {
+/** The first of `positions` that run `id`'s journal, if here, holds in doubt (ReportItem.inDoubt). */
+export async function firstInDoubt(
+  id: string,
+  positions: readonly number[],
+  options: GlobalOptions,
+  deps: CommandDeps,
+): Promise<number | undefined> {
   const { resolveRunsDir, scanRun } = await import('../runs/index.js');
-  const run = await scanRun(resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv), id).catch(() => undefined);
-  let found: number | undefined;
-  for (const n of run?.header.chosenIds === true ? positions : []) if (found === undefined && (await run!.itemAt(n).catch(() => undefined))?.inDoubt) found = n;
+  const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
+  const run = await scanRun(runsDir, id).catch(() => undefined);
+  for (const n of run?.header.chosenIds === true ? positions : []) {
+    const item = await run!.itemAt(n).catch(() => undefined);
+    if (item?.inDoubt) return run!.close().then(() => n);
+  }
   await run?.close();
-  return found;
+  return undefined;
 }
 
 /* What `runs resume` decides before it runs a command again (docs/runs.md, "runs resume"). */

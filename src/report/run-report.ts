@@ -51,7 +51,7 @@ export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefin
 }
 
 const NOT_SENT = 'not sent:';
-/** The way on for an item of a run whose store was replaced or is gone (no resume: docs/store.md). */
+/** The way on where a run's store is gone (docs/store.md). */
 export const STORE_GONE = '(its store was replaced or is gone: run the file again)';
 
 /** An item skipped only because its run stopped before it (`notSentReason`): the human summary counts these, never lists them one by one. */

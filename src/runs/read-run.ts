@@ -160,7 +160,7 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold): 
 export interface RunIndex extends Readonly<JournalHead> {}
 export class RunIndex {
   private readonly lines: LineReader;
-  /** Its local store replaced or gone (runs show asks): its resume is refused, so the way on is to run the file again. */
+  /** Its local store replaced or gone (runs show asks): no resume. */
   storeGone = false;
 
   constructor(
@@ -377,7 +377,8 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
   const doubt = record.header.chosenIds && history.ref.id === null ? { inDoubt: true } : {};
   if (history.inFlight || outcome === undefined) {
     // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
-    return skippedItem(history.ref, `sent (or about to be) when the run stopped, no answer recorded: it may have been applied ${record.storeGone ? STORE_GONE : `(examctl runs resume ${record.id} sends it again)`}`, doubt);
+    const again = record.storeGone ? STORE_GONE : `(examctl runs resume ${record.id} sends it again)`;
+    return skippedItem(history.ref, `sent (or about to be) when the run stopped, no answer recorded: it may have been applied ${again}`, doubt);
   }
   if (outcome.transient) return skippedItem(history.ref, noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id), doubt);
   const item: ReportItem = { source: history.ref.source, id: outcome.id ?? chosenIdOf(record, history.ref.n, outcome.status), status: outcome.status, errors: outcome.errors };

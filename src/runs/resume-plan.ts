@@ -155,11 +155,7 @@ export interface OpenedResume {
   check?: (held?: { name: string; populations: ReadonlyMap<string, { run: string }> }) => Promise<void>;
 }
 
-/**
- * Takes over a run for `runs resume`: its lock first (a second resume is refused at once), then
- * the journal read again under the lock, the plan, and the journal reopened for appending.
- * Throws RunJournalError (exit 2) with the reason when the run cannot be resumed.
- */
+/** `runs resume` takes the run over: lock, journal read again, plan (RunJournalError, exit 2, if it cannot). */
 export async function openResume(runsDir: string, id: string): Promise<OpenedResume> {
   await assertRunHere(runsDir, id);
   const held = await RunJournal.lockForResume(runsDir, id);
