@@ -66,7 +66,8 @@ export async function readManifest(dir: string): Promise<Manifest> {
 
 /** Points CURRENT at `generation`, compacted from the store at `lineage` (none: a new store's first). */
 export async function writeManifest(dir: string, generation: number, lineage?: Lineage): Promise<void> {
-  const from = lineage ? [lineage[0], ...(lineage[1] ?? [])].slice(0, LINEAGE) : [];
+  // Compacted from a CURRENT without `from`: `[its generation, 0, ""]` says the chain below it is unknown.
+  const from = lineage ? [lineage[0], ...(lineage[1] ?? [[lineage[0][0], 0, '']])].slice(0, LINEAGE) : [];
   await writeFileAtomic(join(dir, CURRENT_FILE), async (writer) => {
     await writer.write(`${JSON.stringify({ examctl: 'store', format: STORE_FORMAT, generation, from })}\n`);
   });
@@ -84,5 +85,6 @@ export async function readStoreLineage(dir: string): Promise<Lineage> {
 /** Whether the store holds all it held at `then`: the same journal or one compacted into it, as long or longer. */
 export function descendsFrom([now, from]: Lineage, then: StorePosition): boolean {
   const grown = (at?: StorePosition) => at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1];
-  return grown(now) || (!from ? now[0] > then[0] : from.some(grown));
+  const unknown = (at?: StorePosition) => at?.[2] === '' && then[0] < at[0];
+  return grown(now) || (!from ? now[0] > then[0] : from.some((at) => grown(at) || unknown(at)));
 }
