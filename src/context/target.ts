@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
@@ -39,13 +39,17 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
 
 /**
  * One directory per target (its LOCK, a memory file per kind), named by a digest of its identity,
- * or while that has none, an older examctl's: of it with the default port.
+ * or while that has none, an older examctl's: of it with the default port. Both: refused (exit 2).
  */
 export function memoryDir(syncDir: string, target: ReportTarget): string {
   const dirOf = (of: string) => join(syncDir, hash('sha256', of, 'hex').slice(0, 16));
   const identity = targetIdentity(target);
   const old = dirOf(identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
-  return existsSync(dirOf(identity)) || !existsSync(old) ? dirOf(identity) : old;
+  if (old === dirOf(identity) || !existsSync(old)) return dirOf(identity);
+  if (!existsSync(dirOf(identity))) return old;
+  // Its LOCK made and removed: a directory's time is its last run's.
+  const [newer, other] = [old, dirOf(identity)].sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  throw new UsageError(`the sync memories ${dirOf(identity)} and ${old} (an older examctl's) are of one server: keep ${newer} (written last), move ${other} out of ${syncDir}`);
 }
 
 /**

@@ -66,7 +66,7 @@ export async function readManifest(dir: string): Promise<Manifest> {
 
 /** Points CURRENT at `generation`, compacted from the store at `lineage` (none: a new store's first). */
 export async function writeManifest(dir: string, generation: number, lineage?: Lineage): Promise<void> {
-  // Compacted from a CURRENT without `from`: `[its generation, 0, ""]` says the chain below it is unknown.
+  // [G, 0, ""]: below G (a CURRENT without `from`) the chain is unknown.
   const from = lineage ? [lineage[0], ...(lineage[1] ?? [[lineage[0][0], 0, '']])].slice(0, LINEAGE) : [];
   await writeFileAtomic(join(dir, CURRENT_FILE), async (writer) => {
     await writer.write(`${JSON.stringify({ examctl: 'store', format: STORE_FORMAT, generation, from })}\n`);
