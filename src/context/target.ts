@@ -43,13 +43,12 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
  */
 export function memoryDir(syncDir: string, target: ReportTarget): string {
   const dirOf = (of: string) => join(syncDir, hash('sha256', of, 'hex').slice(0, 16));
-  const identity = targetIdentity(target);
-  const old = dirOf(identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
-  if (old === dirOf(identity) || !existsSync(old)) return dirOf(identity);
-  if (!existsSync(dirOf(identity))) return old;
-  // Its LOCK made and removed: a directory's time is its last run's.
-  const [newer, other] = [old, dirOf(identity)].sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  throw new UsageError(`the sync memories ${dirOf(identity)} and ${old} (an older examctl's) are of one server: keep ${newer} (written last), move ${other} out of ${syncDir}`);
+  const own = dirOf(targetIdentity(target));
+  const old = dirOf(targetIdentity(target).replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
+  if (old === own || !existsSync(old)) return own;
+  if (!existsSync(own)) return old;
+  const [newer, other] = [old, own].sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  throw new UsageError(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${newer} (written last), move ${other} out of ${syncDir}`);
 }
 
 /**
@@ -98,8 +97,8 @@ export async function sameStoreAs(recorded: ReportTarget, target: ReportTarget, 
 }
 
 async function sameDirectory(a: string, b: string): Promise<boolean> {
-  const [one, two] = await Promise.all([stat(a, { bigint: true }).catch(() => undefined), stat(b, { bigint: true }).catch(() => undefined)]);
-  return one !== undefined && two !== undefined && one.ino !== 0n && one.dev === two.dev && one.ino === two.ino;
+  const [one, two] = await Promise.all([a, b].map((path) => stat(path, { bigint: true }).catch(() => undefined)));
+  return !!two && one?.ino !== 0n && one?.dev === two.dev && one?.ino === two.ino;
 }
 
 /**

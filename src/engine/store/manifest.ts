@@ -84,7 +84,6 @@ export async function readStoreLineage(dir: string): Promise<Lineage> {
 
 /** Whether the store holds all it held at `then`: the same journal or one compacted into it, as long or longer. */
 export function descendsFrom([now, from]: Lineage, then: StorePosition): boolean {
-  const grown = (at?: StorePosition) => at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1];
-  const unknown = (at?: StorePosition) => at?.[2] === '' && then[0] < at[0];
-  return grown(now) || (!from ? now[0] > then[0] : from.some((at) => grown(at) || unknown(at)));
+  const grown = (at?: StorePosition) => (at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1]) || (at?.[2] === '' && then[0] < at[0]);
+  return grown(now) || (!from ? now[0] > then[0] : from.some(grown));
 }
