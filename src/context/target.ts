@@ -285,7 +285,6 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
   };
 }
 
-/** stderr's line when a run creates the local store it was pointed at (docs/cli-contract.md, "Targets"). */
 export function storeCreatedLine(store: string): string {
   return `created local store at ${store} from ${DEMO_WORLD}`;
 }
@@ -293,7 +292,6 @@ export function storeCreatedLine(store: string): string {
 /**
  * The real targets. Local: the engine over the store, created from the demo world on first use
  * (said on stderr); a dry run without a store validates only and creates nothing.
- * Remote: a dry run sends nothing, so no client is even built.
  */
 export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
   if (target.kind === 'remote') {
@@ -346,7 +344,6 @@ export async function storePosition(target: ResolvedTarget, ask: boolean) {
 /**
  * The local directory for prompts: the store opened read-only (nothing created, no lock taken);
  * with no store yet, the bundled demo world, which is what the first real run will create.
- * A remote target has no directory.
  */
 export const openTargetDirectory: DirectoryFactory = async (target) => {
   if (target.kind !== 'local') return null;

@@ -10,7 +10,7 @@ import { StoreDamagedError } from '../../system/errors.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
-import type { StoreLineage } from '../../port/integration-api.js';
+import type { StoreLineage as Lineage } from '../../port/integration-api.js';
 
 export const CURRENT_FILE = 'CURRENT';
 
@@ -73,8 +73,7 @@ export async function writeManifest(dir: string, generation: number, lineage?: L
   });
 }
 
-/** The store's position, and the positions it was compacted from (Manifest.from). */
-export type Lineage = StoreLineage;
+export type { Lineage };
 
 export async function readStoreLineage(dir: string): Promise<Lineage> {
   const { generation, from } = await readManifest(dir);
