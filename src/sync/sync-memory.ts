@@ -127,7 +127,6 @@ export class SyncMemory {
       let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
       const otherInstance = ofOtherInstance(contents, options.instance);
       if (otherInstance) {
-        // Not used: as with no memory. A run that writes starts the file again (begunAnew), unless it keeps it.
         options.onOtherInstance?.(replacedMemorySentence(file, options.readOnly || options.keepOtherInstance || undefined));
         contents = emptyContents(file, kind);
         await handle?.close();

@@ -4,7 +4,7 @@ import { printJson, type CommandDeps, type GlobalOptions } from '../../context/c
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { isStateAddress } from '../../context/state-http.js';
-import { targetInstance, targetOnce } from '../../context/target.js';
+import { goneStore, targetInstance, targetOnce } from '../../context/target.js';
 import { authorisedVerdict, clockVerdict, stateDirUnwritable, storeReadVerdict, type DoctorCheck } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
 
@@ -73,13 +73,14 @@ async function checkLocal(store: string, deps: CommandDeps): Promise<DoctorRepor
   return { healthy: false, target: 'local', store, checks };
 }
 
-/** A run can write the store and it answers a read; or none is there yet, and one can be made. */
+/** A run can write the store and it answers a read; or none is there yet, and a run makes one (where no sync memory names one). */
 async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck> {
   const { clockFromEnv, openLocalTarget, storeUnwritable } = await import('../../engine/index.js');
   const why = await storeUnwritable(store);
   if (why !== undefined) return { name: 'store', status: 'fail', detail: why };
   // Read-only: doctor never creates or changes a store.
   const api = await openLocalTarget(store, { dryRun: true, now: clockFromEnv(deps.env) });
+  if (api === null) await goneStore(store, deps, 'a run refuses (exit 2)');
   if (api === null) return { name: 'store', status: 'ok', detail: 'no store yet: the first command that sends creates it from the demo world' };
   try {
     return { name: 'store', ...storeReadVerdict(await api.getReviewSession(probeId())) };
@@ -196,7 +197,6 @@ async function memoryCheck(target: ResolvedTarget, options: GlobalOptions, deps:
       replaced ||= old !== '';
       held.push(`${kind} ${contents.entries.size} (${old}${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`);
     }
-    // A store moved (mv): the next run takes in its memory from under the old path (docs/sync.md, "The sync memory").
     if (held.length === 0 && place.kind === 'dir' && target.kind === 'local') {
       const instance = await targetInstance(target, false, deps).catch(() => undefined);
       const moved = (await Promise.all(SYNC_KINDS.map((kind) => sameTargetElsewhere(place.syncDir, target.report, kind, instance)))).flat().filter((other) => other.moved);
