@@ -56,7 +56,10 @@ const MAX_ANSWER_DEPTH = 256;
 /** Longer answers have their error lists cut before parsing. */
 const ERRORS_CUT_FROM = 64 * 1024;
 
-/** The envelope's Errors and a user's GroupErrors (never nested) cut past 100 entries (ERROR_LIMITS), a last one counting the rest. */
+/** Entries a cut list keeps: with its "… and N more" they make the 100 problems an answer gives (ERROR_LIMITS). */
+const KEPT_ERRORS = ERROR_LIMITS.problems - 1;
+
+/** The envelope's Errors and a user's GroupErrors (never nested) cut past 99 entries, a last one counting the rest. */
 function withErrorListsCut(text: string): string {
   const lists = new Map<string | number, [from: number, last: number, more: number]>();
   scanJson(text, { depth: MAX_ANSWER_DEPTH }, {
@@ -64,8 +67,8 @@ function withErrorListsCut(text: string): string {
     onEntry: (path, _line, at) => {
       const [key, index] = path.slice(-2);
       const errors = path.length === 2 ? key === 'Errors' || key === 'errors' : path.length === 3 && key === 'GroupErrors';
-      if (!errors || typeof index !== 'number' || index < ERROR_LIMITS.problems) return;
-      lists.set(key!, [lists.get(key!)?.[0] ?? at, at, index + 1 - ERROR_LIMITS.problems]);
+      if (!errors || typeof index !== 'number' || index < KEPT_ERRORS) return;
+      lists.set(key!, [lists.get(key!)?.[0] ?? at, at, index + 1 - KEPT_ERRORS]);
     },
   });
   let cut = '';
