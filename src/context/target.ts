@@ -175,7 +175,6 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     const remote = await remoteTargetOf(settings, { tokenFile: options.tokenFile, env: deps.env, cwd: deps.cwd });
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
     target = await remoteTarget(remote, options, deps, settingText(settings.baseUrl, 'baseUrl')?.origin);
-    // A project's store an untyped profile's URL wins over is said.
     const typed = options.profile !== undefined || !settings.target.from.startsWith('profile ');
     const here = typed ? undefined : await findStore(options, deps);
     if (here?.found === true) passed = `, the local store ${here.store} passed over`;
@@ -252,7 +251,6 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
       baseUrl,
       concurrency,
       async connect(): Promise<IntegrationApi> {
-        // Checked only here: a dry run sends nothing and needs no token.
         if (token === undefined) throw new UsageError(NO_TOKEN_MESSAGE);
         const { createRemoteClient } = await import('../api/remote-client.js');
         return createRemoteClient({
@@ -266,7 +264,6 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           signal: deps.signal,
           env: deps.env,
           sleep: deps.retrySleep,
-          // EXAMCTL_STOP_GRACE_MS: how long requests on the wire may still answer after Ctrl-C (default 10 s).
           interruptGraceMs: wholeMillisecondsFromEnv(deps.env, 'EXAMCTL_STOP_GRACE_MS'),
           requestTimeoutMs: requestTimeoutFromEnv(deps.env),
           debug: options.debug ? (line) => void say(deps, `debug: ${line}`) : undefined,

@@ -116,7 +116,6 @@ export class SyncMemory {
     if (options.readOnly) await assertTrustedMemoryDir(syncDir, dir);
     else {
       await makeTrustedMemoryDir(syncDir, dir);
-      // A decider holds LOCK while no run feeds; a feeder holds a marker while no run decides (memory-access.ts).
       if (options.lock) lock = await lockForDeciding(dir, options.lockTimeoutMs, options.onWait);
       else marker = await FeedingMarker.enter(dir, options.lockTimeoutMs, options.onWait);
     }

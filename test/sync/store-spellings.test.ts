@@ -219,6 +219,8 @@ describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', ()
     });
 
     it('local init there sets the memory aside, said: the moved store\'s next night takes it in', async () => {
+      const dry = await examctl(['local', 'init', '--store', 'real/s', '--dry-run'], dir, env);
+      expect(dry.stderr).toContain(`no store created at ${real().store}; a real one moves the sync memory ${memoryDir(syncDir(), real())} aside`);
       const init = await examctl(['local', 'init', '--store', 'real/s'], dir, env);
       expect(init.code, init.stderr).toBe(0);
       expect(init.stderr).toMatch(new RegExp(`note: the sync memory ${memoryDir(syncDir(), real())} names a store made here before: moved to ${syncDir()}/[0-9a-f]{16} \\(a store moved from here takes it in\\)`));

@@ -4,7 +4,7 @@ import { printJson, type CommandDeps, type GlobalOptions } from '../../context/c
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { isStateAddress } from '../../context/state-http.js';
-import { goneStore, targetInstance, targetOnce } from '../../context/target.js';
+import { goneStore, namedStorePath, targetInstance, targetOnce } from '../../context/target.js';
 import { authorisedVerdict, clockVerdict, stateDirUnwritable, storeReadVerdict, type DoctorCheck } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
 
@@ -38,7 +38,6 @@ export async function run(options: GlobalOptions, deps: CommandDeps): Promise<nu
     const target = await targetOnce(options, { ...deps, sends: true })();
     resolved = target;
     if (target.kind === 'remote') tokenFile = target.tokenFile;
-    // A URL the run would refuse fails the target check.
     if (target.kind === 'remote') await target.remote.checkBaseUrl();
     report = target.kind === 'local' ? await checkLocal(target.store, deps) : await checkRemote(target, deps);
   } catch (error) {
@@ -136,8 +135,8 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
  * target read, else the one --token-file or the profile names.
  */
 async function permissionsCheck(options: GlobalOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
-  const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }, { namedStorePath }] =
-    await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js'), import('../../sync/sent-memory.js'), import('../../context/target.js')]);
+  const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }] =
+    await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js'), import('../../sync/sent-memory.js')]);
   const config = await loadConfig(deps.env).catch(() => undefined);
   const flagFile = options.tokenFile;
   const { resolveSettings } = await import('../../context/settings.js');

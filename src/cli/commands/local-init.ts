@@ -23,7 +23,7 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
   const token = seedFile === undefined && !options.dryRun ? randomBytes(24).toString('base64url') : undefined;
   if (token !== undefined) world.Settings.ApiTokens = [token];
   if (options.dryRun) {
-    await say(deps, `dry run: ${seedFile ?? 'the demo world'} is a valid world file; no store created at ${store}`);
+    await say(deps, `dry run: ${seedFile ?? 'the demo world'} is a valid world file; no store created at ${store}${kept ? `; a real one moves the sync memory ${kept} aside` : ''}`);
   } else {
     const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
     await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });

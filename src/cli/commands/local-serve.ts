@@ -62,7 +62,6 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
     // Before it is said how to stop: a Ctrl-C from then on is told in the server's words.
     setInterruptNotice('interrupted: stopping the server after the requests in flight (Ctrl-C again to quit now)');
     await say(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C`);
-    // Until the signal aborts; without one (an embedding that never stops us), never.
     if (deps.signal?.aborted !== true) await once(deps.signal ?? new EventTarget(), 'abort');
     await say('stopping: finishing requests in flight');
   } finally {
