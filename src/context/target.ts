@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
@@ -39,13 +39,16 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
 
 /**
  * One directory per target (its LOCK, a memory file per kind), named by a digest of its identity,
- * or while that has none, an older examctl's: of it with the default port.
+ * or while that has none, an older examctl's: of it with the default port. Both: refused (exit 2).
  */
 export function memoryDir(syncDir: string, target: ReportTarget): string {
   const dirOf = (of: string) => join(syncDir, hash('sha256', of, 'hex').slice(0, 16));
-  const identity = targetIdentity(target);
-  const old = dirOf(identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
-  return existsSync(dirOf(identity)) || !existsSync(old) ? dirOf(identity) : old;
+  const own = dirOf(targetIdentity(target));
+  const old = dirOf(targetIdentity(target).replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
+  if (old === own || !existsSync(old)) return own;
+  if (!existsSync(own)) return old;
+  const [newer, other] = [old, own].sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  throw new UsageError(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${newer} (written last), move ${other} out of ${syncDir}`);
 }
 
 async function ensureStore(store: string, deps: CommandDeps): Promise<void> {
@@ -98,8 +101,8 @@ export async function sameStoreAs(recorded: ReportTarget, target: ReportTarget, 
 }
 
 async function sameDirectory(a: string, b: string): Promise<boolean> {
-  const [one, two] = await Promise.all([stat(a, { bigint: true }).catch(() => undefined), stat(b, { bigint: true }).catch(() => undefined)]);
-  return one !== undefined && two !== undefined && one.ino !== 0n && one.dev === two.dev && one.ino === two.ino;
+  const [one, two] = await Promise.all([a, b].map((path) => stat(path, { bigint: true }).catch(() => undefined)));
+  return !!two && one?.ino !== 0n && one?.dev === two.dev && one?.ino === two.ino;
 }
 
 /**
@@ -283,7 +286,6 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
   };
 }
 
-/** stderr's line when a run creates the local store it was pointed at (docs/cli-contract.md, "Targets"). */
 export function storeCreatedLine(store: string): string {
   return `created local store at ${store} from ${DEMO_WORLD}`;
 }
@@ -291,7 +293,6 @@ export function storeCreatedLine(store: string): string {
 /**
  * The real targets. Local: the engine over the store, created from the demo world on first use
  * (said on stderr); a dry run without a store validates only and creates nothing.
- * Remote: a dry run sends nothing, so no client is even built.
  */
 export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
   if (target.kind === 'remote') {
@@ -342,7 +343,6 @@ export async function storePosition(target: ResolvedTarget, ask: boolean) {
 /**
  * The local directory for prompts: the store opened read-only (nothing created, no lock taken);
  * with no store yet, the bundled demo world, which is what the first real run will create.
- * A remote target has no directory.
  */
 export const openTargetDirectory: DirectoryFactory = async (target) => {
   if (target.kind !== 'local') return null;
