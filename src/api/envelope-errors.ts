@@ -42,7 +42,8 @@ export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
   const emit = (problem: Problem): void => {
     const { message } = problem;
     if (problems.length < ERROR_LIMITS.problems) problems.push(message.length <= ERROR_LIMITS.messageChars ? problem : { ...problem, message: `${message.slice(0, ERROR_LIMITS.messageChars)}…` });
-    else more += 1;
+    // A list the reader cut ends in its count of the rest (envelope-reader.ts): that many, not one.
+    else more += Number(/^… and (\d+) more$/.exec(message)?.[1] ?? 1);
   };
   const stack: Work[] = [{ value: errors, prefix: fieldPrefix, entry: false, depth: 0 }];
   while (stack.length > 0) {

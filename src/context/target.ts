@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
@@ -39,28 +39,35 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
 
 /**
  * One directory per target (its LOCK, a memory file per kind), named by a digest of its identity,
- * or while that has none, an older examctl's: of it with the default port.
+ * or while that has none, an older examctl's: of it with the default port. Both: refused (exit 2).
  */
 export function memoryDir(syncDir: string, target: ReportTarget): string {
   const dirOf = (of: string) => join(syncDir, hash('sha256', of, 'hex').slice(0, 16));
-  const identity = targetIdentity(target);
-  const old = dirOf(identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
-  return existsSync(dirOf(identity)) || !existsSync(old) ? dirOf(identity) : old;
+  const own = dirOf(targetIdentity(target));
+  const old = dirOf(targetIdentity(target).replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
+  if (old === own || !existsSync(old)) return own;
+  if (!existsSync(own)) return old;
+  const [newer, other] = [old, own].sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  throw new UsageError(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${newer} (written last), move ${other} out of ${syncDir}`);
+}
+
+async function ensureStore(store: string, deps: CommandDeps): Promise<void> {
+  await goneStore(store, deps, 'nothing was created or sent');
+  const { ensureLocalStore } = await import('../engine/local-target.js');
+  await ensureLocalStore(store, () => void say(deps, storeCreatedLine(store)));
 }
 
 /**
- * The store a real run uses, made from the demo world if missing, but never where a sync memory
- * names one (moved, deleted, not mounted): docs/store.md, "Creating and replacing".
+ * A sync memory naming a store at `store` where none is (moved, deleted, not mounted): refused
+ * (exit 2) by what would make one (`refused`: what it did); docs/store.md, "Creating and replacing".
  */
-async function ensureStore(store: string, deps: CommandDeps): Promise<void> {
-  const { ensureLocalStore, storeExists } = await import('../engine/local-target.js');
+export async function goneStore(store: string, deps: CommandDeps, refused?: string): Promise<string | undefined> {
   const { syncDir, runsDir } = (deps.invocation ?? {}) as { syncDir?: string; runsDir?: string };
   const dir = memoryDir(syncDirOf(syncDir, runsDir, deps), { kind: 'local', store });
   const kept = (await readdir(dir).catch(() => [])).some((name) => name.endsWith('.ndjson'));
-  if (kept && !(await storeExists(store))) {
-    throw new UsageError(`no local store at ${store}, but the sync memory ${dir} names one there (moved? deleted? not mounted?): nothing was created or sent; point the job at it, mount it, or examctl local init --store ${store}`);
-  }
-  await ensureLocalStore(store, () => void say(deps, storeCreatedLine(store)));
+  if (!kept || (await (await import('../engine/local-target.js')).storeExists(store))) return undefined;
+  if (refused === undefined) return dir;
+  throw new UsageError(`no local store at ${store}, but the sync memory ${dir} names one there (moved? deleted? not mounted?): ${refused}; point the job at it, mount it, or examctl local init --store ${store}`);
 }
 
 /** That store as the OS resolves it (judged as named: a link on the way is judged too). */
@@ -94,8 +101,8 @@ export async function sameStoreAs(recorded: ReportTarget, target: ReportTarget, 
 }
 
 async function sameDirectory(a: string, b: string): Promise<boolean> {
-  const [one, two] = await Promise.all([stat(a, { bigint: true }).catch(() => undefined), stat(b, { bigint: true }).catch(() => undefined)]);
-  return one !== undefined && two !== undefined && one.ino !== 0n && one.dev === two.dev && one.ino === two.ino;
+  const [one, two] = await Promise.all([a, b].map((path) => stat(path, { bigint: true }).catch(() => undefined)));
+  return !!two && one?.ino !== 0n && one?.dev === two.dev && one?.ino === two.ino;
 }
 
 /**
@@ -171,7 +178,6 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     const remote = await remoteTargetOf(settings, { tokenFile: options.tokenFile, env: deps.env, cwd: deps.cwd });
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
     target = await remoteTarget(remote, options, deps, settingText(settings.baseUrl, 'baseUrl')?.origin);
-    // A project's store an untyped profile's URL wins over is said.
     const typed = options.profile !== undefined || !settings.target.from.startsWith('profile ');
     const here = typed ? undefined : await findStore(options, deps);
     if (here?.found === true) passed = `, the local store ${here.store} passed over`;
@@ -248,7 +254,6 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
       baseUrl,
       concurrency,
       async connect(): Promise<IntegrationApi> {
-        // Checked only here: a dry run sends nothing and needs no token.
         if (token === undefined) throw new UsageError(NO_TOKEN_MESSAGE);
         const { createRemoteClient } = await import('../api/remote-client.js');
         return createRemoteClient({
@@ -262,7 +267,6 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
           signal: deps.signal,
           env: deps.env,
           sleep: deps.retrySleep,
-          // EXAMCTL_STOP_GRACE_MS: how long requests on the wire may still answer after Ctrl-C (default 10 s).
           interruptGraceMs: wholeMillisecondsFromEnv(deps.env, 'EXAMCTL_STOP_GRACE_MS'),
           requestTimeoutMs: requestTimeoutFromEnv(deps.env),
           debug: options.debug ? (line) => void say(deps, `debug: ${line}`) : undefined,
@@ -282,7 +286,6 @@ async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps
   };
 }
 
-/** stderr's line when a run creates the local store it was pointed at (docs/cli-contract.md, "Targets"). */
 export function storeCreatedLine(store: string): string {
   return `created local store at ${store} from ${DEMO_WORLD}`;
 }
@@ -290,7 +293,6 @@ export function storeCreatedLine(store: string): string {
 /**
  * The real targets. Local: the engine over the store, created from the demo world on first use
  * (said on stderr); a dry run without a store validates only and creates nothing.
- * Remote: a dry run sends nothing, so no client is even built.
  */
 export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
   if (target.kind === 'remote') {
@@ -314,10 +316,8 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
 };
 
 /**
- * What the target's data is an instance of, for memories that must not outlive it: a local
- * store's instance id (a real run creates a missing store first, as opening the target would a
- * step later, so its first memory names the new store); a remote target, or a dry run without a
- * store, has none.
+ * A local store's instance id, for memories that must not outlive it (`create`: a missing store is
+ * made first, as opening the target would a step later, so its first memory names it); else none.
  */
 export async function targetInstance(target: ReportTarget, create: boolean, deps: CommandDeps): Promise<string | undefined> {
   if (target.kind !== 'local') return undefined;
@@ -343,7 +343,6 @@ export async function storePosition(target: ResolvedTarget, ask: boolean) {
 /**
  * The local directory for prompts: the store opened read-only (nothing created, no lock taken);
  * with no store yet, the bundled demo world, which is what the first real run will create.
- * A remote target has no directory.
  */
 export const openTargetDirectory: DirectoryFactory = async (target) => {
   if (target.kind !== 'local') return null;

@@ -71,7 +71,7 @@ export interface IntegrationApi {
 
 /** A store's position and those it was compacted from (manifest.ts). */
 export type StoreLineage = [[number, number, string], [number, number, string][] | null | undefined];
-const AT = String.raw`\[\d+,\d+,"\d+:\d+"\]`;
+const AT = String.raw`\[\d+,\d+,"(\d+:\d+)?"\]`;
 const SERVED = new RegExp(`^\\[${AT},(null|\\[(${AT}(,${AT})*)?\\])\\]$`);
 /** `local serve`'s answer: whole and of its shape, else none. */
 export const servedStoreAt = (content: unknown) => (SERVED.test(JSON.stringify(content)) ? (content as StoreLineage) : undefined);

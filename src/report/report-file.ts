@@ -1,5 +1,5 @@
 import { devNull } from 'node:os';
-import { lstat, rename } from 'node:fs/promises';
+import { lstat, rename, unlink } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ReplaceFailedError } from '../system/atomic-file.js';
 import { openOutputFile, type OutputFile } from '../system/output-file.js';
@@ -78,6 +78,9 @@ export async function openReportFile(path: string): Promise<ReportFile> {
       await file.commit().catch(async (error: unknown) => {
         throw error instanceof ReplaceFailedError ? cannotWriteReport(path, error) : await failing(error);
       });
+      // This run's report in place: one a failed night moved aside goes, as a report at the name would.
+      const earlier = `${path}.earlier`;
+      if (await lstat(earlier).then((at) => at.isFile(), () => false)) await unlink(earlier).catch(() => undefined);
     },
     discard: () => file.discard(),
   };

@@ -116,7 +116,6 @@ export class SyncMemory {
     if (options.readOnly) await assertTrustedMemoryDir(syncDir, dir);
     else {
       await makeTrustedMemoryDir(syncDir, dir);
-      // A decider holds LOCK while no run feeds; a feeder holds a marker while no run decides (memory-access.ts).
       if (options.lock) lock = await lockForDeciding(dir, options.lockTimeoutMs, options.onWait);
       else marker = await FeedingMarker.enter(dir, options.lockTimeoutMs, options.onWait);
     }
@@ -127,7 +126,6 @@ export class SyncMemory {
       let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
       const otherInstance = ofOtherInstance(contents, options.instance);
       if (otherInstance) {
-        // Not used: as with no memory. A run that writes starts the file again (begunAnew), unless it keeps it.
         options.onOtherInstance?.(replacedMemorySentence(file, options.readOnly || options.keepOtherInstance || undefined));
         contents = emptyContents(file, kind);
         await handle?.close();

@@ -46,6 +46,10 @@ describe('bounded, linear reading of answers', () => {
     expect(content?.GroupErrors.slice(-2)).toEqual([{ ExternalId: 'H99', Code: 131, Error: 'e' }, '… and 4900 more']);
     const envelope = readEnvelope(text, 200) as { Errors: unknown[] };
     expect(envelope.Errors.at(-1)).toBe('… and 2900 more');
+    // The problems said: 100 and the count of the rest, whose sum is every entry (trial36 F08: not "… and 1 more").
+    const said = errorsOf(envelope);
+    expect(said).toHaveLength(ERROR_LIMITS.problems + 1);
+    expect(said.at(-1)?.message).toBe('… and 2900 more');
     // A list the pipeline reads entry by entry (an invigilator's Content.Errors) is whole.
     expect(content?.Errors).toHaveLength(3000);
   });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rename, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -50,6 +50,25 @@ describe('targetIdentity', () => {
     const legacy = join(dir, createHash('sha256').update('remote https://exam.example.test:443').digest('hex').slice(0, 16));
     await rename(memoryDir(dir, spelt), legacy);
     for (const target of [plain, spelt]) expect((await SyncMemory.open(dir, target, 'users', { ...options, readOnly: true })).entries.size).toBe(1);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('where an older examctl kept one under the default port beside it: refused, naming both and the one written last (trial36 F04)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
+    const [synced, target] = [join(dir, 'synced'), { kind: 'remote', baseUrl: 'http://127.0.0.1' }] as const;
+    const memory = await SyncMemory.open(synced, target, 'users', { lock: false, lockTimeoutMs: 0, readOnly: false });
+    memory.record('stu-1', { digest: 'd1', run: 'r1' });
+    await memory.close();
+    const [own, old] = [memoryDir(synced, target), join(synced, createHash('sha256').update('remote http://127.0.0.1:80').digest('hex').slice(0, 16))];
+    await cp(own, old, { recursive: true });
+    await utimes(old, new Date(), new Date(Date.now() + 60_000));
+    await writeUsersCsv(join(dir, 'users.csv'), range('stu', 2));
+    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: synced, EXAMCTL_TOKEN: 'dev-token' };
+    for (const flags of [['--disable-missing'], ['--dry-run']]) {
+      const run = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes', '--changed-only', ...flags], dir, env);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${old} (written last), move ${own} out of ${synced}`);
+    }
     await rm(dir, { recursive: true, force: true });
   });
 });

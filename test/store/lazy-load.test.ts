@@ -235,7 +235,7 @@ describe('format 1 stores', () => {
     expect(await readFile(join(dir, 'CURRENT'), 'utf8')).toContain('"format":1');
     await store.compact();
     await store.close();
-    expect(await readFile(join(dir, 'CURRENT'), 'utf8')).toMatch(/^\{"examctl":"store","format":2,"generation":2,"from":\[\[1,\d+,"\d+:\d+"\]\]\}\n$/);
+    expect(await readFile(join(dir, 'CURRENT'), 'utf8')).toMatch(/^\{"examctl":"store","format":2,"generation":2,"from":\[\[1,\d+,"\d+:\d+"\],\[1,0,""\]\]\}\n$/);
     const text = await readFile(join(dir, snapshotFileName(2)), 'utf8');
     expect(text.split('\n')[0]).toContain('"format":2');
     expect(text).toContain('{"c":"users","k":"u-1","h":["nname-u-1","sab12cd34-0000-0000-0000-000000000001"],"v":');

@@ -269,6 +269,21 @@ describe('a local store restored from a backup that holds older versions of what
         }
       }
     }));
+
+  it('a compaction after one an older examctl made leaves quiet a population last run before both (trial36 F05)', () =>
+    withTempDir(async (dir) => {
+      const { staff, students, compact, actions } = populations(dir);
+      expect([(await staff('L')).code, (await students()).code]).toEqual([0, 0]);
+      const current = join(dir, 'store', 'CURRENT');
+      await compact();
+      writeFileSync(current, readFileSync(current, 'utf8').replace(/,"from":.*\}/, '}'));
+      expect((await staff('L')).stderr).not.toMatch(older);
+      await compact();
+      const run = await students();
+      expect(run.stderr, run.stderr).not.toMatch(older);
+      expect(actions(run).every((action) => action.endsWith(' unchanged')), run.stdout).toBe(true);
+      expect(readFileSync(current, 'utf8')).toMatch(/"from":\[\[2,\d+,"\d+:\d+"\],\[2,0,""\]\]/);
+    }));
 });
 
 describe('the same id twice in one user sync file', () => {

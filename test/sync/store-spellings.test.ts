@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
-import { ROOT } from '../support/cli.js';
+import { PINNED_NOW, ROOT } from '../support/cli.js';
+import { childEnv } from '../support/child-env.js';
+import { StringSink } from '../support/string-sink.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { stateServerPerTest } from '../support/state-server.js';
 import { compact, memoryDir, memoryFile, readMemory } from '../../src/sync/memory-files.js';
 import { targetIdentity } from '../../src/report/run-report.js';
@@ -190,6 +193,46 @@ describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', ()
     expect(actions(moved.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
     // Nothing names the old path now: a run there makes a store, as on a fresh machine.
     expect((await night('real/s', ['a'])).code).toBe(0);
+  });
+
+  describe("what else would make a store at the moved store's old path (trial36 F01, F02, F07)", () => {
+    const gone = () => `no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?)`;
+    beforeEach(async () => {
+      expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
+      renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
+    });
+
+    it('doctor fails the store check with the run\'s refusal, not "the first command that sends creates it"', async () => {
+      const doctor = await examctl(['doctor', '--target', 'local', '--store', 'real/s'], dir, env);
+      expect(doctor.code).toBe(3);
+      expect(doctor.stdout).toContain(`FAIL  store      ${gone()}: a run refuses (exit 2); point the job at it, mount it, or examctl local init --store ${real().store}`);
+    });
+
+    it('local serve refuses as a run does (exit 2), creating nothing; the moved store keeps its memory', async () => {
+      const stderr = new StringSink();
+      const io = { stdout: new StringSink(), stderr, env: { ...childEnv(dir), EXAMCTL_NOW: PINNED_NOW, ...env }, now: () => new Date(), isTTY: false, cwd: dir };
+      // Stopped before it starts: a serve that does start stops at once (exit 0).
+      expect(await runCli(['--store', 'real/s', 'local', 'serve', '--port', '0'], { ...io, signal: AbortSignal.abort() })).toBe(2);
+      expect(stderr.text).toContain(`${gone()}: nothing was created or served; point the job at it`);
+      expect(existsSync(join(dir, 'real', 's'))).toBe(false);
+      expect(actions((await night('moved', ['a', 'b'])).stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
+    });
+
+    it('local init there sets the memory aside, said: the moved store\'s next night takes it in', async () => {
+      const dry = await examctl(['local', 'init', '--store', 'real/s', '--dry-run'], dir, env);
+      expect(dry.stderr).toContain(`no store created at ${real().store}; a real one moves the sync memory ${memoryDir(syncDir(), real())} aside`);
+      const init = await examctl(['local', 'init', '--store', 'real/s'], dir, env);
+      expect(init.code, init.stderr).toBe(0);
+      expect(init.stderr).toMatch(new RegExp(`note: the sync memory ${memoryDir(syncDir(), real())} names a store made here before: moved to ${syncDir()}/[0-9a-f]{16} \\(a store moved from here takes it in\\)`));
+      const there = await night('real/s', ['a']);
+      expect(there.code, there.stderr).toBe(0);
+      expect(there.stderr).not.toContain('replaced');
+      const moved = await night('moved', ['a', 'b']);
+      expect(moved.stderr).toContain('note: took in');
+      expect(actions(moved.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
+      // The new store's own memory stays its own.
+      expect(actions((await night('real/s', ['a'], '--dry-run')).stdout)).toEqual(['a unchanged']);
+    });
   });
 
   it("an export (or a state service's document) an older examctl made under the link's spelling is the store's: imported, made its own", async () => {

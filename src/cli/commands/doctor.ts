@@ -4,7 +4,7 @@ import { printJson, type CommandDeps, type GlobalOptions } from '../../context/c
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { isStateAddress } from '../../context/state-http.js';
-import { targetInstance, targetOnce } from '../../context/target.js';
+import { goneStore, namedStorePath, targetInstance, targetOnce } from '../../context/target.js';
 import { authorisedVerdict, clockVerdict, stateDirUnwritable, storeReadVerdict, type DoctorCheck } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
 
@@ -38,7 +38,6 @@ export async function run(options: GlobalOptions, deps: CommandDeps): Promise<nu
     const target = await targetOnce(options, { ...deps, sends: true })();
     resolved = target;
     if (target.kind === 'remote') tokenFile = target.tokenFile;
-    // A URL the run would refuse fails the target check.
     if (target.kind === 'remote') await target.remote.checkBaseUrl();
     report = target.kind === 'local' ? await checkLocal(target.store, deps) : await checkRemote(target, deps);
   } catch (error) {
@@ -73,13 +72,14 @@ async function checkLocal(store: string, deps: CommandDeps): Promise<DoctorRepor
   return { healthy: false, target: 'local', store, checks };
 }
 
-/** A run can write the store and it answers a read; or none is there yet, and one can be made. */
+/** A run can write the store and it answers a read; or none is there yet, and a run makes one (where no sync memory names one). */
 async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck> {
   const { clockFromEnv, openLocalTarget, storeUnwritable } = await import('../../engine/index.js');
   const why = await storeUnwritable(store);
   if (why !== undefined) return { name: 'store', status: 'fail', detail: why };
   // Read-only: doctor never creates or changes a store.
   const api = await openLocalTarget(store, { dryRun: true, now: clockFromEnv(deps.env) });
+  if (api === null) await goneStore(store, deps, 'a run refuses (exit 2)');
   if (api === null) return { name: 'store', status: 'ok', detail: 'no store yet: the first command that sends creates it from the demo world' };
   try {
     return { name: 'store', ...storeReadVerdict(await api.getReviewSession(probeId())) };
@@ -135,8 +135,8 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
  * target read, else the one --token-file or the profile names.
  */
 async function permissionsCheck(options: GlobalOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
-  const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }, { namedStorePath }] =
-    await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js'), import('../../sync/sent-memory.js'), import('../../context/target.js')]);
+  const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }] =
+    await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js'), import('../../sync/sent-memory.js')]);
   const config = await loadConfig(deps.env).catch(() => undefined);
   const flagFile = options.tokenFile;
   const { resolveSettings } = await import('../../context/settings.js');
@@ -196,7 +196,6 @@ async function memoryCheck(target: ResolvedTarget, options: GlobalOptions, deps:
       replaced ||= old !== '';
       held.push(`${kind} ${contents.entries.size} (${old}${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`);
     }
-    // A store moved (mv): the next run takes in its memory from under the old path (docs/sync.md, "The sync memory").
     if (held.length === 0 && place.kind === 'dir' && target.kind === 'local') {
       const instance = await targetInstance(target, false, deps).catch(() => undefined);
       const moved = (await Promise.all(SYNC_KINDS.map((kind) => sameTargetElsewhere(place.syncDir, target.report, kind, instance)))).flat().filter((other) => other.moved);

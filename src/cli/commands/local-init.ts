@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { rename } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { say } from '../../formats/terminal-text.js';
 import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, lockTimeoutFromEnv, worldToChanges } from '../../engine/index.js';
 import { createStore } from '../../engine/store/index.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
-import { assertTrustedStore, localStorePath, namedStorePath } from '../../context/target.js';
+import { assertTrustedStore, goneStore, localStorePath, namedStorePath } from '../../context/target.js';
 import { DEMO_WORLD } from '../../system/shipped-file.js';
 import type { LocalInitOptions } from './local-init.options.js';
 
@@ -16,16 +17,20 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
   const store = await localStorePath(options, deps);
   const seed = seedFile === undefined ? BUNDLED_WORLD_PATH : resolve(deps.cwd, seedFile);
   const world = await loadWorldFile(seed);
+  const kept = await goneStore(store, deps);
   // The demo world's token is published (README, fixtures/world.json): a store made without
   // --seed gets a random token of its own instead, shown once (the store keeps only its digest).
   const token = seedFile === undefined && !options.dryRun ? randomBytes(24).toString('base64url') : undefined;
   if (token !== undefined) world.Settings.ApiTokens = [token];
   if (options.dryRun) {
-    await say(deps, `dry run: ${seedFile ?? 'the demo world'} is a valid world file; no store created at ${store}`);
+    await say(deps, `dry run: ${seedFile ?? 'the demo world'} is a valid world file; no store created at ${store}${kept ? `; a real one moves the sync memory ${kept} aside` : ''}`);
   } else {
     const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
     await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
     await say(deps, `${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? DEMO_WORLD}`);
+    const aside = kept && join(dirname(kept), randomBytes(8).toString('hex'));
+    if (aside) await rename(kept, aside);
+    if (aside) await say(deps, `note: the sync memory ${kept} names a store made here before: moved to ${aside} (a store moved from here takes it in)`);
     if (token !== undefined && !options.json) {
       await say(deps, `API token of this store, shown only now (the store keeps its digest): ${token}`);
       await say(deps, 'use it as EXAMCTL_TOKEN with examctl local serve');

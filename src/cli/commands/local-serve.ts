@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { UsageError } from '../../system/errors.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
-import { storeCreatedLine, usedStorePath } from '../../context/target.js';
+import { goneStore, storeCreatedLine, usedStorePath } from '../../context/target.js';
 import type { LocalServeOptions } from './local-serve.options.js';
 import { terminalLine } from '../../formats/terminal-text.js';
 import { setInterruptNotice } from '../../terminal/interrupt-notice.js';
@@ -12,13 +12,13 @@ import { DEMO_WORLD } from '../../system/shipped-file.js';
 /**
  * `examctl local serve`: the local engine over HTTP until SIGINT/SIGTERM. main.ts owns the
  * process signals and turns both into `deps.signal`; a test hands its own AbortSignal.
- * Diagnostics (the listening line, one line per request) go to stderr; stdout holds only --json's document.
  */
 export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSeed, ...globals }: LocalServeOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const { serveLocalStore, parseFaultSpec, describeFaultSpec, lineBatcher } = await import('../../server/index.js');
   const { clockFromEnv, lockTimeoutFromEnv } = await import('../../engine/local-target.js');
   const storeDir = await usedStorePath(options, deps);
+  await goneStore(storeDir, deps, 'nothing was created or served');
   const lines = lineBatcher((text) => void deps.stderr.write(text));
   // A request's path and an error's message come from the network: inert on the operator's terminal.
   const log = (line: string): void => lines.log(terminalLine(line));
@@ -62,7 +62,6 @@ export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSee
     // Before it is said how to stop: a Ctrl-C from then on is told in the server's words.
     setInterruptNotice('interrupted: stopping the server after the requests in flight (Ctrl-C again to quit now)');
     await say(`store ${server.store}; tokens: the world's Settings.ApiTokens; stop with Ctrl-C`);
-    // Until the signal aborts; without one (an embedding that never stops us), never.
     if (deps.signal?.aborted !== true) await once(deps.signal ?? new EventTarget(), 'abort');
     await say('stopping: finishing requests in flight');
   } finally {

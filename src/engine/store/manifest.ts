@@ -10,7 +10,7 @@ import { StoreDamagedError } from '../../system/errors.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
-import type { StoreLineage } from '../../port/integration-api.js';
+import type { StoreLineage as Lineage } from '../../port/integration-api.js';
 
 export const CURRENT_FILE = 'CURRENT';
 
@@ -66,14 +66,14 @@ export async function readManifest(dir: string): Promise<Manifest> {
 
 /** Points CURRENT at `generation`, compacted from the store at `lineage` (none: a new store's first). */
 export async function writeManifest(dir: string, generation: number, lineage?: Lineage): Promise<void> {
-  const from = lineage ? [lineage[0], ...(lineage[1] ?? [])].slice(0, LINEAGE) : [];
+  // [G, 0, ""]: below G (a CURRENT without `from`) the chain is unknown.
+  const from = lineage ? [lineage[0], ...(lineage[1] ?? [[lineage[0][0], 0, '']])].slice(0, LINEAGE) : [];
   await writeFileAtomic(join(dir, CURRENT_FILE), async (writer) => {
     await writer.write(`${JSON.stringify({ examctl: 'store', format: STORE_FORMAT, generation, from })}\n`);
   });
 }
 
-/** The store's position, and the positions it was compacted from (Manifest.from). */
-export type Lineage = StoreLineage;
+export type { Lineage };
 
 export async function readStoreLineage(dir: string): Promise<Lineage> {
   const { generation, from } = await readManifest(dir);
@@ -83,6 +83,6 @@ export async function readStoreLineage(dir: string): Promise<Lineage> {
 
 /** Whether the store holds all it held at `then`: the same journal or one compacted into it, as long or longer. */
 export function descendsFrom([now, from]: Lineage, then: StorePosition): boolean {
-  const grown = (at?: StorePosition) => at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1];
+  const grown = (at?: StorePosition) => (at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1]) || (at?.[2] === '' && then[0] < at[0]);
   return grown(now) || (!from ? now[0] > then[0] : from.some(grown));
 }
