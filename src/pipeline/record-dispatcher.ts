@@ -1,7 +1,7 @@
 import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { problem, type Problem } from '../domain/problem.js';
 import { quoteWrittenProblems } from '../domain/written-times.js';
-import { AnswerLostError, AnswerUnreadableError, InterruptedError, TransientTargetError } from '../system/errors.js';
+import { AnswerLostError, AnswerUnreadableError, InterruptedError, StoreReplacedError, TransientTargetError } from '../system/errors.js';
 import { noDefiniteAnswerReason, notSentReason, type ReportItem, type ReportEntry } from '../report/run-report.js';
 import type { Outcome, RecordJob, Unit } from './record-job.js';
 import type { RunJournaling } from './run-journaling.js';
@@ -54,12 +54,7 @@ function recordedOf(durable: Promise<void>): Recorded {
   return recorded;
 }
 
-/**
- * Decides what becomes of each unit, in input order: skipped once the run stopped, failed when
- * it did not pass the local checks, ok when there is nothing to send it to, else sent. Holds
- * the stop rules: --max-errors (local failures count), an interrupt, and a target failure (403,
- * network, store locked, or a bug), which the unit that met it reports.
- */
+/** Each unit's fate in input order, and the stop rules (docs/architecture.md, "The life of a record"). */
 export class RecordDispatcher<P, R> {
   private failures = 0;
   private stop: StopReason | undefined;
@@ -250,7 +245,8 @@ export class RecordDispatcher<P, R> {
 
   /** The reason on an item the stopped run did not send: `runs show`'s words. */
   private notSent(): Problem[] {
-    return [problem('', null, notSentReason(this.stop?.kind === 'max-errors', this.journal?.id))];
+    const gone = this.stop?.kind === 'target-failed' && this.stop.error instanceof StoreReplacedError;
+    return [problem('', null, notSentReason(this.stop?.kind === 'max-errors', this.journal?.id, gone))];
   }
 
   /** An interrupt, or a failure outside (stopWhen), stops the run before the next unit goes. */

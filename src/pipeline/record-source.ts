@@ -22,6 +22,8 @@ export class RecordSource {
     private readonly onlyFailed: boolean,
     /** The command, for the way on that a refusal names. */
     private readonly command = 'user sync',
+    /** run-journaling.ts, firstInDoubt. */
+    private readonly inDoubt?: (run: string, positions: number[]) => Promise<number | undefined>,
   ) {}
 
   /** Receives the input's header: at the first row --only-failed passes over, else at the end of the first read after this call. */
@@ -35,20 +37,29 @@ export class RecordSource {
    */
   async checkIsRunReport(): Promise<void> {
     if (!this.onlyFailed) return;
-    let first = true;
+    // By run, the position (its item's) and line of each row to ask its journal about.
+    const asked = new Map<string, Map<number, number>>();
+    let at = -1;
+    let file = '';
     for await (const batch of recordBatches(this.read())) {
       for (const record of batch) {
         const status = reportStatusOf(record);
-        const { file, line } = record.source;
-        if (first && status === undefined) {
+        ({ file } = record.source);
+        if ((at += 1) === 0 && status === undefined) {
           throw record.raw === undefined ? notARunReport(`${file} is not a CSV or .xlsx file`) : noStatusColumn(file);
         }
-        first = false;
-        if (isDryRunStatus(status)) throw dryRunReportRefused(file, line, this.command);
-        if (status?.trim().toLowerCase() !== IN_DOUBT) continue;
-        const run = reportRunOf(record.raw!) ?? '<run>';
-        throw new UsageError(`${file}:${line}: run ${run} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${run}`);
+        if (isDryRunStatus(status)) throw dryRunReportRefused(file, record.source.line, this.command);
+        const cell = status?.trim().toLowerCase();
+        const run = reportRunOf(record.raw!);
+        if (cell === IN_DOUBT) throw lostAnswer(file, record.source.line, run ?? '<run>');
+        if (run === undefined || cell === 'ok' || cell === 'failed') continue;
+        const rows = asked.get(run) ?? asked.set(run, new Map()).get(run)!;
+        rows.set(at, record.source.line);
       }
+    }
+    for (const [run, rows] of asked) {
+      const n = await this.inDoubt?.(run, [...rows.keys()]);
+      if (n !== undefined) throw lostAnswer(file, rows.get(n)!, run);
     }
   }
 
@@ -102,6 +113,9 @@ export class RecordSource {
     }
   }
 }
+
+const lostAnswer = (file: string, line: number, run: string): UsageError =>
+  new UsageError(`${file}:${line}: run ${run} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${run}`);
 
 /**
  * The batches cut into pieces of at most `first` records, then `then` (a chunk read is about 700

@@ -18,6 +18,7 @@ import { colorEnabled } from '../terminal/table-format.js';
 import { AfterWrites } from './after-writes.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun } from './open-run.js';
+import { firstInDoubt } from './run-journaling.js';
 import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
@@ -45,7 +46,9 @@ export function recordAheadFor(window: number): number {
 export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: RunOptions, deps: CommandDeps, targetOf: TargetOf): Promise<RunOutcome<R>> {
   await checkReportOption(options, deps);
   const dryRun = options.dryRun ?? false;
-  const input = new RecordSource(() => job.records(), (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true, job.command);
+  const onlyFailed = (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true;
+  const inDoubt = (run: string, at: number[]) => firstInDoubt(run, at, options, deps);
+  const input = new RecordSource(() => job.records(), onlyFailed, job.command, inDoubt);
   await input.checkIsRunReport();
   // A real run checks the whole file's structure before anything is sent or created. A dry run
   // sends nothing, so it reads once and counts as it goes; a structural error late in the file
@@ -236,13 +239,7 @@ async function dispatchAll<P, R>(units: UnitQueue<P>, scheduler: InOrderSchedule
   await scheduler.drain();
 }
 
-/**
- * The remote API as the dispatcher of a run sees it (bench/README.md, "Session 40: sending"): an
- * answer that cannot stop the run (`Success: true`, service-answer.ts) frees its request slot at
- * once and is handed on once the turn's requests are written (`AfterWrites`); any other answer
- * frees its slot only once handled, so what it stops is stopped before another request goes.
- * Holds because each unit makes one call (every RecordJob's `send`).
- */
+/** The API as a run's dispatcher sees it (bench/README.md, "Session 40: sending"). */
 function answersInTurns(api: IntegrationApi, slots: Pick<InOrderScheduler<ReportEntry>, 'freeEarly' | 'retake'>, afterWrites: AfterWrites): IntegrationApi {
   const inTurns = <T>(call: Promise<ApiResult<T>>): Promise<ApiResult<T>> =>
     call.then((result) => {
@@ -350,11 +347,7 @@ class UnitQueue<P> {
   }
 }
 
-/**
- * Answers lost after a 2xx (too large, cut, past the budget): the target could not be used for
- * them, so the run ends with exit 3 as after a 5xx that retries did not cure (docs/runs.md,
- * "Honest ends"); they stay on record as possibly applied, and a resume sends them again.
- */
+/** Answers lost after a 2xx: exit 3 (docs/runs.md, "Honest ends"). */
 function unreadableAnswers(count: number, run: string | undefined): TransientTargetError | undefined {
   if (count === 0) return undefined;
   const resumeHint = run === undefined ? '' : ` (examctl runs resume ${run} sends ${count === 1 ? 'it' : 'them'} again)`;
@@ -364,12 +357,7 @@ function unreadableAnswers(count: number, run: string | undefined): TransientTar
   );
 }
 
-/**
- * A run refused by its own checks after its input was read (`prepare`: a threshold, a withheld PIN,
- * a memory) sends nothing, keeps no journal and still writes its documents (docs/ci.md, "`--json`
- * on exit 2 or 3"), not a resume's --report. Returns the error to end with: the refusal as it was
- * when no report can be opened.
- */
+/** A run `prepare` refused: its documents (docs/ci.md, "`--json` on exit 2 or 3"). */
 async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, options: RunOptions, deps: CommandDeps, targetOf: TargetOf, error: unknown): Promise<unknown> {
   if (!(error instanceof ExamctlError) || error instanceof InterruptedError || (error.exitCode !== 2 && error.exitCode !== 3)) return error;
   // The input itself is at fault (a dry run's first read is in `prepare`: an unknown column, a
@@ -457,14 +445,7 @@ function runProgress(job: RecordJob<unknown, unknown>, units: number | undefined
   });
 }
 
-/**
- * A `--report x.xlsx` that a sheet could not hold is refused before anything is sent, exit 2
- * (docs/input-formats.md, "Never past Excel's limits"). A dry run reads its input once: its rows
- * are counted as they come, and a report past the last row is a report that cannot be written.
- * The first record's header (a CSV or .xlsx input; none for JSON, whose report has six columns)
- * checked against the sheet's columns, then a real run's record count (`total`, its structure
- * pass) against its rows, the header's included.
- */
+/** docs/input-formats.md, "Never past Excel's limits": exit 2, nothing sent. */
 async function checkReportFits(records: () => AsyncIterable<InputRecord>, total: number | undefined, options: RunOptions): Promise<void> {
   const report = options.report;
   if (report === undefined || reportFormatOf(report) !== 'xlsx') return;
@@ -489,7 +470,6 @@ async function checkReportFits(records: () => AsyncIterable<InputRecord>, total:
   );
 }
 
-/* --strict (docs/cli.md, "--strict"): every warning fails its record, its errors its warnings. */
 /**
  * Whether a run fails its warned records (docs/cli.md, "--strict": the flag, else the profile's). A
  * profile that cannot be read is the command's to refuse before this: here it says nothing.
@@ -501,10 +481,8 @@ async function warningsFail(options: Pick<RunOptions, 'strict' | 'profile' | 'ba
 }
 
 /** A warning as the problem that fails its record under --strict: the same field, line, code and text. */
-function warningProblem(warning: FieldWarning): Problem {
-  const problem: Problem = { field: warning.field, code: warning.code, message: warning.message };
-  if (warning.line !== undefined) problem.line = warning.line;
-  return problem;
+function warningProblem({ field, code, message, line }: FieldWarning): Problem {
+  return { field, code, message, ...(line === undefined ? {} : { line }) };
 }
 
 /** The units, each one with a warning failed by it (after any problem it had). */
@@ -515,9 +493,7 @@ async function* failingWarned<P>(batches: AsyncIterable<readonly Unit<P>[]>): As
   }
 }
 
-function warned(unit: Unit<unknown>): boolean {
-  return unit.warnings !== undefined && unit.warnings.length > 0;
-}
+const warned = (unit: Unit<unknown>): boolean => (unit.warnings?.length ?? 0) > 0;
 
 function failed<P>(unit: Unit<P>): Unit<P> {
   const problems = (unit.warnings ?? []).map(warningProblem);

@@ -42,14 +42,17 @@ export interface ReportItem {
 /**
  * Why an item a stopped run never sent is skipped: the same words in the run's own report and in
  * `runs show` (docs/runs.md, "runs show"). After --max-errors the run is finished (no resume);
- * after anything else `runs resume` sends it, when the run is journaled.
+ * after anything else `runs resume` sends it, when the run is journaled and its store not gone.
  */
-export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefined): string {
+export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefined, storeGone = false): string {
   if (stoppedByMaxErrors) return `${NOT_SENT} the run stopped after --max-errors failures`;
-  return `${NOT_SENT} the run stopped before it${run === undefined ? '' : ` (examctl runs resume ${run} sends it)`}`;
+  const way = storeGone ? ` ${STORE_GONE}` : run === undefined ? '' : ` (examctl runs resume ${run} sends it)`;
+  return `${NOT_SENT} the run stopped before it${way}`;
 }
 
 const NOT_SENT = 'not sent:';
+/** The way on where a run's store is gone (docs/store.md). */
+export const STORE_GONE = '(its store was replaced or is gone: run the file again)';
 
 /** An item skipped only because its run stopped before it (`notSentReason`): the human summary counts these, never lists them one by one. */
 export function isNotSentItem(item: Pick<ReportItem, 'status' | 'errors'>): boolean {

@@ -127,7 +127,8 @@ export async function changedDigestedFile(record: Pick<JournalHead, 'header'>, d
     const flag = `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
     return [flag, options[name], options[digestKey(name)], cwd];
   });
-  if (profile) files.push([`profile ${profile.name}'s map`, profile.defaults.mapFile, profile.mapFileSha256, profile.configDir]);
+  // A typed --map-file wins over the profile's: the profile's then shaped nothing.
+  if (profile && typeof options.mapFile !== 'string') files.push([`profile ${profile.name}'s map`, profile.defaults.mapFile, profile.mapFileSha256, profile.configDir]);
   for (const [flag, given, digest, dir] of files) {
     if (typeof given !== 'string' || typeof digest !== 'string') continue;
     const path = resolve(dir, given);
@@ -154,11 +155,7 @@ export interface OpenedResume {
   check?: (held?: { name: string; populations: ReadonlyMap<string, { run: string }> }) => Promise<void>;
 }
 
-/**
- * Takes over a run for `runs resume`: its lock first (a second resume is refused at once), then
- * the journal read again under the lock, the plan, and the journal reopened for appending.
- * Throws RunJournalError (exit 2) with the reason when the run cannot be resumed.
- */
+/** `runs resume` takes the run over: lock, journal read again, plan (RunJournalError, exit 2, if it cannot). */
 export async function openResume(runsDir: string, id: string): Promise<OpenedResume> {
   await assertRunHere(runsDir, id);
   const held = await RunJournal.lockForResume(runsDir, id);

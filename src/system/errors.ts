@@ -59,20 +59,13 @@ export class TargetError extends ExamctlError {
   readonly exitCode = ExitCode.Target;
 }
 
-/**
- * The service gave no definite answer about an item: a network failure, 429 or 5xx after the
- * client's retries. Ends the attempt like any target failure, but the item may have been applied
- * (the request may have reached the service), and trying it again later may succeed: a run
- * journal records it as transient, and `runs resume` sends it again.
- */
+/** docs/runs.md, "Transient outcomes". */
 export class TransientTargetError extends TargetError {}
 
-/**
- * The service answered 2xx, but examctl would not keep the answer (too large, or past the run's
- * answer budget): the request may have been applied, so it is not retried. The item ends skipped
- * ("may have been applied", as a lost answer) and the run goes on with the others, but it ends as
- * a target failure (exit 3, resumable: a resume sends it again), as a 5xx after retries does.
- */
+/** A run's local store replaced under it (docs/store.md): no resume. */
+export class StoreReplacedError extends TargetError {}
+
+/** A 2xx answer not kept (docs/runs.md, "Honest ends"). */
 export class AnswerUnreadableError extends TransientTargetError {}
 
 /**

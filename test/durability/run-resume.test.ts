@@ -349,12 +349,17 @@ describe('runs resume refuses, exit 2 with the reason', () => {
   });
 
   it('a local store replaced since the run started (local init --force, or deleted): nothing sent, no store made', async () => {
-    await writeUsersCsv(join(dir, 'users.csv'), range('rs', 300));
+    await writeUsersCsv(join(dir, 'users.csv'), range('rs', 700));
     expect(await killAt(['user', 'sync', '--file', 'users.csv'], 'outcome:50')).toBe(true);
     expect((await examctl(['local', 'init', '--force'], dir, env)).code).toBe(0);
     const replaced = await examctl(['runs', 'resume'], dir, env);
     expect(replaced.code).toBe(2);
     expect(replaced.stderr).toMatch(/no store of the run's at \S+ \(moved, deleted or replaced since it started\)\. Nothing was sent\. Put it back there \(a resume takes the recorded store, not --store\), or run the file again as a new run/);
+    // Its unreached rows say what is true: run the file again, not resume (trial36 F09).
+    const shown = (await examctl(['--json', 'runs', 'show', 'last'], dir, env)).stdout;
+    expect(shown).toContain('may have been applied (its store was replaced or is gone: run the file again)');
+    expect(shown).toContain('not sent: the run stopped before it (its store was replaced or is gone: run the file again)');
+    expect(shown).not.toContain('runs resume');
     writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
     expect(storeRecords('Users').filter((user) => user.ExternalId?.startsWith('rs-'))).toEqual([]);
     await rm(join(dir, 'store'), { recursive: true });

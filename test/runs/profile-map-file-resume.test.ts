@@ -52,4 +52,29 @@ describe("runs resume and the profile's map file", () => {
     const world = JSON.parse((await examctl(dir, ['--store', join(dir, 'served-store'), 'local', 'export'])).stdout) as { Users: { ExternalId: string; FirstName: string }[] };
     expect(world.Users.filter((user) => user.ExternalId.startsWith('pm-')).map((user) => user.FirstName)).toEqual(['Ann', 'Bo']);
   });
+
+  it('a run given its own --map-file: the profile map, which shaped nothing, edited since; the resume goes on (trial36 F06)', async () => {
+    const map = join(dir, 'map.json');
+    await writeFile(map, '{"Given":"FirstName","Surname":"LastName"}');
+    await writeFile(join(dir, 'job.json'), '{"Given":"FirstName","Surname":"LastName"}');
+    await writeFile(join(dir, 'users.csv'), 'ExternalId,Given,Surname,Email,Role\npm-1,Ann,Lee,pm-1@example.test,Candidate\n');
+    const failing = await serveWithFaults(dir, '503:100%', 7, []);
+    const port = Number(new URL(failing.url).port);
+    try {
+      await writeFile(join(dir, 'token'), 'dev-token\n', { mode: 0o600 });
+      const profile = ['--base-url', failing.url, '--token-file', join(dir, 'token'), '--map-file', map, '--default'];
+      expect((await examctl(dir, ['config', 'set-profile', 'admin', ...profile])).code).toBe(0);
+      expect((await examctl(dir, ['--yes', 'user', 'sync', '--file', 'users.csv', '--map-file', 'job.json'])).code).toBe(3);
+    } finally {
+      await failing.close();
+    }
+    const healthy = await serveLocalStore({ storeDir: join(dir, 'served-store'), port, now: () => new Date('2026-11-21T10:00:00Z'), log: () => undefined });
+    try {
+      await writeFile(map, '{"Given":"LastName","Surname":"FirstName"}');
+      const resumed = await examctl(dir, ['--yes', 'runs', 'resume']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+    } finally {
+      await healthy.close();
+    }
+  });
 });

@@ -2,7 +2,7 @@
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { InternalError, StoreDamagedError, TargetError } from '../../system/errors.js';
+import { InternalError, StoreDamagedError, StoreReplacedError, TargetError } from '../../system/errors.js';
 import { COLLECTION_NAMES, type Change, type CollectionName, type Store, type StoreIndexer, type StoreOpenOptions, type StoreState } from './contract.js';
 import { EntityMap } from './entity-map.js';
 import { removeLeftovers, writeGeneration } from './create-store.js';
@@ -122,7 +122,7 @@ class FileStore implements Store {
       const manifest = await readManifest(this.location);
       // After CURRENT: a replacement writes INSTANCE before it switches CURRENT (docs/store.md).
       const instance = this.options.stopWhenReplaced ? await readStoreInstance(this.location) : undefined;
-      if (this.generation > 0 && instance !== this.instance) throw new TargetError(`${this.location} was replaced (local init --force) under this run: stopped; run the file again`);
+      if (this.generation > 0 && instance !== this.instance) throw new StoreReplacedError(`${this.location} was replaced (local init --force) under this run: stopped; run the file again`);
       this.instance = instance;
       const snapshotPath = join(this.location, snapshotFileName(manifest.generation));
       const journalPath = join(this.location, journalFileName(manifest.generation));
