@@ -52,7 +52,7 @@ export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefin
 
 const NOT_SENT = 'not sent:';
 /** The way on where a run's store is gone (docs/store.md). */
-export const STORE_GONE = '(its store was replaced or is gone: run the file again)';
+const STORE_GONE = '(its store was replaced or is gone: run the file again)';
 
 /** An item skipped only because its run stopped before it (`notSentReason`): the human summary counts these, never lists them one by one. */
 export function isNotSentItem(item: Pick<ReportItem, 'status' | 'errors'>): boolean {

@@ -3,7 +3,7 @@ import { readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../system/lock.js';
-import { noDefiniteAnswerReason, notSentReason, STORE_GONE, targetIdentity, type ItemStatus, type ReportItem, type ReportSummary } from '../report/run-report.js';
+import { noDefiniteAnswerReason, notSentReason, targetIdentity, type ItemStatus, type ReportItem, type ReportSummary } from '../report/run-report.js';
 import {
   checkJournalLine,
   finishesRun,
@@ -160,8 +160,6 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold): 
 export interface RunIndex extends Readonly<JournalHead> {}
 export class RunIndex {
   private readonly lines: LineReader;
-  /** Its local store replaced or gone (runs show asks): no resume. */
-  storeGone = false;
 
   constructor(
     head: JournalHead,
@@ -340,7 +338,7 @@ export function summarize(run: CountedRun): ReportSummary {
 }
 
 /** What a report item needs to know of its run. */
-type RunFacts = Pick<JournalHead, 'id' | 'end' | 'header'> & { storeGone?: boolean };
+type RunFacts = Pick<JournalHead, 'id' | 'end' | 'header'>;
 
 /** The id examctl gave an item that had none, where the run records that it chose ids and the item was created. */
 function chosenIdOf(record: RunFacts, n: number, status: ReportItem['status']): string | null {
@@ -354,7 +352,7 @@ export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, r
   return skippedItem(ref, notSent(record));
 }
 
-const notSent = (record: RunFacts): string => notSentReason(record.end?.reason === 'max-errors', record.id, record.storeGone);
+const notSent = (record: RunFacts): string => notSentReason(record.end?.reason === 'max-errors', record.id);
 
 const skippedItem = (ref: Omit<ItemRef, 'n'>, message: string, doubt = {}): ReportItem => ({ source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message }], ...doubt });
 
@@ -377,8 +375,7 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
   const doubt = record.header.chosenIds && history.ref.id === null ? { inDoubt: true } : {};
   if (history.inFlight || outcome === undefined) {
     // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
-    const again = record.storeGone ? STORE_GONE : `(examctl runs resume ${record.id} sends it again)`;
-    return skippedItem(history.ref, `sent (or about to be) when the run stopped, no answer recorded: it may have been applied ${again}`, doubt);
+    return skippedItem(history.ref, `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again)`, doubt);
   }
   if (outcome.transient) return skippedItem(history.ref, noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id), doubt);
   const item: ReportItem = { source: history.ref.source, id: outcome.id ?? chosenIdOf(record, history.ref.n, outcome.status), status: outcome.status, errors: outcome.errors };

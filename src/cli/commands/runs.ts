@@ -148,7 +148,6 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
   const builder = report.builder;
   // The input's header and dialect: a CSV report of no row (every row ok for --only-failed, a header-only file) is still written as the input was.
   if (read?.header !== undefined) builder.sourceHeader(read.header.cells, read.header.dialect);
-  run.storeGone = await refuseReplacedStore(run.header, deps).then(() => false, () => true);
   let position = 0;
   const leavers = cells && read !== undefined ? await leaverRows(run, read, deps) : undefined;
   if (read?.units !== undefined) {
