@@ -22,8 +22,6 @@ export class RecordSource {
     private readonly onlyFailed: boolean,
     /** The command, for the way on that a refusal names. */
     private readonly command = 'user sync',
-    /** run-journaling.ts, firstInDoubt. */
-    private readonly inDoubt?: (run: string, positions: number[]) => Promise<number | undefined>,
   ) {}
 
   /** Receives the input's header: at the first row --only-failed passes over, else at the end of the first read after this call. */
@@ -37,29 +35,19 @@ export class RecordSource {
    */
   async checkIsRunReport(): Promise<void> {
     if (!this.onlyFailed) return;
-    // By run, the position (its item's) and line of each row to ask its journal about.
-    const asked = new Map<string, Map<number, number>>();
-    let at = -1;
-    let file = '';
+    let first = true;
     for await (const batch of recordBatches(this.read())) {
       for (const record of batch) {
         const status = reportStatusOf(record);
-        ({ file } = record.source);
-        if ((at += 1) === 0 && status === undefined) {
+        const { file, line } = record.source;
+        if (first && status === undefined) {
           throw record.raw === undefined ? notARunReport(`${file} is not a CSV or .xlsx file`) : noStatusColumn(file);
         }
-        if (isDryRunStatus(status)) throw dryRunReportRefused(file, record.source.line, this.command);
-        const cell = status?.trim().toLowerCase();
-        const run = reportRunOf(record.raw!);
-        if (cell === IN_DOUBT) throw lostAnswer(file, record.source.line, run ?? '<run>');
-        if (run === undefined || cell === 'ok' || cell === 'failed') continue;
-        const rows = asked.get(run) ?? asked.set(run, new Map()).get(run)!;
-        rows.set(at, record.source.line);
+        first = false;
+        if (isDryRunStatus(status)) throw dryRunReportRefused(file, line, this.command);
+        // By its status cell only: a row's own item cannot be found from the report (trial37 F08).
+        if (status?.trim().toLowerCase() === IN_DOUBT) throw lostAnswer(file, line, reportRunOf(record.raw!) ?? '<run>');
       }
-    }
-    for (const [run, rows] of asked) {
-      const n = await this.inDoubt?.(run, [...rows.keys()]);
-      if (n !== undefined) throw lostAnswer(file, rows.get(n)!, run);
     }
   }
 

@@ -243,24 +243,6 @@ export function journaledSyncDir(flag: unknown, deps: Pick<CommandDeps, 'env' | 
   return isStateAddress(given) ? given : resolve(deps.cwd, given);
 }
 
-/** The first of `positions` that run `id`'s journal, if here, holds in doubt (ReportItem.inDoubt). */
-export async function firstInDoubt(
-  id: string,
-  positions: readonly number[],
-  options: GlobalOptions,
-  deps: CommandDeps,
-): Promise<number | undefined> {
-  const { resolveRunsDir, scanRun } = await import('../runs/index.js');
-  const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
-  const run = await scanRun(runsDir, id).catch(() => undefined);
-  for (const n of run?.header.chosenIds === true ? positions : []) {
-    const item = await run!.itemAt(n).catch(() => undefined);
-    if (item?.inDoubt) return run!.close().then(() => n);
-  }
-  await run?.close();
-  return undefined;
-}
-
 /* What `runs resume` decides before it runs a command again (docs/runs.md, "runs resume"). */
 
 /** Flags given to `runs resume` that apply to the resumed run: output, prompts and pacing, never what is sent. */

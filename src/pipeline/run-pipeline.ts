@@ -18,7 +18,6 @@ import { colorEnabled } from '../terminal/table-format.js';
 import { AfterWrites } from './after-writes.js';
 import { InOrderScheduler } from './in-order-scheduler.js';
 import { openRun } from './open-run.js';
-import { firstInDoubt } from './run-journaling.js';
 import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
@@ -47,8 +46,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   await checkReportOption(options, deps);
   const dryRun = options.dryRun ?? false;
   const onlyFailed = (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true;
-  const inDoubt = (run: string, at: number[]) => firstInDoubt(run, at, options, deps);
-  const input = new RecordSource(() => job.records(), onlyFailed, job.command, inDoubt);
+  const input = new RecordSource(() => job.records(), onlyFailed, job.command);
   await input.checkIsRunReport();
   // A real run checks the whole file's structure before anything is sent or created. A dry run
   // sends nothing, so it reads once and counts as it goes; a structural error late in the file
