@@ -43,8 +43,9 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
  */
 export function memoryDir(syncDir: string, target: ReportTarget): string {
   const dirOf = (of: string) => join(syncDir, hash('sha256', of, 'hex').slice(0, 16));
-  const own = dirOf(targetIdentity(target));
-  const old = dirOf(targetIdentity(target).replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
+  const identity = targetIdentity(target);
+  const own = dirOf(identity);
+  const old = dirOf(identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
   if (old === own || !existsSync(old)) return own;
   if (!existsSync(own)) return old;
   const [newer, other] = [old, own].sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);

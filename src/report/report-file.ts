@@ -79,8 +79,7 @@ export async function openReportFile(path: string): Promise<ReportFile> {
         throw error instanceof ReplaceFailedError ? cannotWriteReport(path, error) : await failing(error);
       });
       // This run's report in place: one a failed night moved aside goes, as a report at the name would.
-      const earlier = `${path}.earlier`;
-      if (await lstat(earlier).then((at) => at.isFile(), () => false)) await unlink(earlier).catch(() => undefined);
+      if (await regularFile(`${path}.earlier`)) await unlink(`${path}.earlier`).catch(() => undefined);
     },
     discard: () => file.discard(),
   };
@@ -91,9 +90,12 @@ export async function openReportFile(path: string): Promise<ReportFile> {
  * taken for this run's (docs/cli.md, "Run report"); said as what became of it.
  */
 async function moveAside(path: string): Promise<string> {
-  if (!(await lstat(path).then((at) => at.isFile(), () => false))) return '';
+  if (!(await regularFile(path))) return '';
   return rename(path, `${path}.earlier`).then(
     () => `; the earlier report there is now ${basename(path)}.earlier`,
     (error: unknown) => `; the file there is an earlier run's (not renamed: ${describeSystemError(error, 'file')})`,
   );
 }
+
+/** A regular file (not a link, a device or a folder): the only kind a report's earlier copy is moved or removed as. */
+const regularFile = (path: string): Promise<boolean> => lstat(path).then((at) => at.isFile(), () => false);
