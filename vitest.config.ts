@@ -22,6 +22,7 @@ export const OWN_PROCESS = [
   'test/sync/full-disk-start.test.ts',
   'test/sync/memory-restart.test.ts',
   'test/sync/memory-torn-cut.test.ts',
+  'test/sync/moved-store-sync-dir.test.ts',
   'test/sync/no-hard-links.test.ts',
 ];
 

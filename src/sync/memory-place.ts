@@ -22,8 +22,6 @@ import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
 
-export { syncDirOf };
-
 /** `--sync-dir`, else EXAMCTL_SYNC_DIR, else the default directory: a state service when it is an http(s):// address. */
 export function memoryPlaceOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): MemoryPlace {
   const given = givenSyncDir(syncDir, deps.env);

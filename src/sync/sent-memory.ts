@@ -61,8 +61,6 @@ export interface SyncFlags {
 /** What a candidate a schedule push registered is to the leading-zeros guard: an id examctl sent there (no digest, no run of its own). */
 const SCHEDULED: PeekedEntry = Object.freeze({ digest: '', run: '' });
 
-export { syncDirOf } from './memory-place.js';
-
 /**
  * What every command that feeds a sync memory shares (docs/sync.md): the memory opened before
  * the run (under the target's lock when it decides what is sent), --changed-only's verdict on a

@@ -91,10 +91,12 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
     { externalIds: ['RS-1', 'RS-2'], output: 'xlsx', timezone: 'Europe/London', dateFormat: 'DD/MM/YYYY', decimalSeparator: ',' },
   ],
   ['review-session show --file ids.csv --sheet Ids -o ndjson', { file: 'ids.csv', sheet: 'Ids', output: 'ndjson' }],
-  ['local init --seed w.json --force', { seed: 'w.json', force: true }],
+  ['local init --seed w.json --force --sync-dir d', { seed: 'w.json', force: true, syncDir: 'd' }],
   ['local export --out w.json', { out: 'w.json' }],
   ['local serve --port 8080 --public-url https://exam.example.test/ --faults 503:10% --faults-seed 42', { host: '127.0.0.1', port: 8080, publicUrl: 'https://exam.example.test', faults: '503:10%', faultsSeed: 42 }],
   ['doctor --profile prod', { profile: 'prod' }],
+  ['doctor --sync-dir d', { syncDir: 'd' }],
+  ['local serve --sync-dir d', { host: '127.0.0.1', port: 0, syncDir: 'd' }],
   ['config set-profile prod --base-url https://exam.example.com --default', { name: 'prod', baseUrl: 'https://exam.example.com', default: true }],
   [
     'config set-profile prod --map-file m.json --map Mobile=CellularPhone --set Role=Candidate --set Labels=x --date-format DD/MM/YYYY --timezone Europe/London --encoding windows-1252 --delimiter ; --decimal-separator , --strict --unset rate',

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { messageOf, UsageError } from '../../system/errors.js';
-import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
+import { printJson, type CommandDeps } from '../../context/command-deps.js';
+import type { DoctorOptions } from './doctor.options.js';
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
-import { isStateAddress } from '../../context/state-http.js';
 import { goneStore, namedStorePath, targetInstance, targetOnce } from '../../context/target.js';
 import { authorisedVerdict, clockVerdict, stateDirUnwritable, storeReadVerdict, type DoctorCheck } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
@@ -30,7 +30,7 @@ interface DoctorReport {
  * `examctl doctor` (its checks: docs/remote.md, "examctl doctor"), changing nothing. The check
  * list is the command's result, so it goes to stdout (one JSON document with --json).
  */
-export async function run(options: GlobalOptions, deps: CommandDeps): Promise<number> {
+export async function run(options: DoctorOptions, deps: CommandDeps): Promise<number> {
   let report: DoctorReport;
   let tokenFile: string | undefined;
   let resolved: ResolvedTarget | undefined;
@@ -134,9 +134,9 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
  * The permissions check (docs/remote.md, "examctl doctor"). Its token file is the one the remote
  * target read, else the one --token-file or the profile names.
  */
-async function permissionsCheck(options: GlobalOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
-  const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { syncDirOf }] =
-    await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js'), import('../../sync/sent-memory.js')]);
+async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
+  const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { memoryPlaceOf }] =
+    await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js'), import('../../sync/memory-place.js')]);
   const config = await loadConfig(deps.env).catch(() => undefined);
   const flagFile = options.tokenFile;
   const { resolveSettings } = await import('../../context/settings.js');
@@ -146,7 +146,8 @@ async function permissionsCheck(options: GlobalOptions, deps: CommandDeps, store
     (flagFile !== undefined ? expandPath(flagFile, deps.cwd, deps.env) : profileFile !== undefined ? expandPath(profileFile, configDir(deps.env), deps.env) : undefined);
   const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
   // A state service (an http(s) address) is no place on disk to judge.
-  const syncDir = isStateAddress(deps.env.EXAMCTL_SYNC_DIR ?? '') ? undefined : syncDirOf(undefined, options.runsDir, deps);
+  const place = memoryPlaceOf(options.syncDir, options.runsDir, deps);
+  const syncDir = place.kind === 'dir' ? place.syncDir : undefined;
   const untrusted = await untrustedPlaces(
     [
       { what: 'the config file', path: configPath(deps.env), kind: 'file' },
@@ -176,14 +177,14 @@ async function permissionsCheck(options: GlobalOptions, deps: CommandDeps, store
 }
 
 /** The target's sync memory, checked as docs/remote.md, "examctl doctor" says. */
-async function memoryCheck(target: ResolvedTarget, options: GlobalOptions, deps: CommandDeps): Promise<DoctorCheck> {
+async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps: CommandDeps): Promise<DoctorCheck> {
   const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf, ofReplacedStore, sameTargetElsewhere }, { LOSS_COST, recoveries }, { SYNC_KINDS }] = await Promise.all([
     import('../../sync/memory-place.js'),
     import('../../sync/memory-files.js'),
     import('../../sync/memory-loss.js'),
     import('../../sync/memory-lines.js'),
   ]);
-  const place = memoryPlaceOf(undefined, options.runsDir, deps);
+  const place = memoryPlaceOf(options.syncDir, options.runsDir, deps);
   try {
     const { name, memories } = await readPlacedMemories(place, target.report, deps.env);
     const held: string[] = [];

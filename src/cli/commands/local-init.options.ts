@@ -1,9 +1,11 @@
 import { option, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
+import { SYNC_DIR_OPTION } from './sync-options.js';
 
 const LOCAL_INIT_OPTIONS = [
   brief(undefined, option('--seed <world.json>', 'world file to start from'), 'the demo world'),
   brief('replace an existing store (everything in it is lost)', option('--force', 'replace an existing store (everything in it is lost)')),
+  SYNC_DIR_OPTION,
 ] as const;
 
 export type LocalInitOptions = CommandOptions<typeof LOCAL_INIT>;

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { rename } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { say } from '../../formats/terminal-text.js';
+import { UsageError } from '../../system/errors.js';
+import { describeSystemError } from '../../system/system-error-words.js';
 import { BUNDLED_WORLD_PATH, ENGINE_INDEXER, loadWorldFile, lockTimeoutFromEnv, worldToChanges } from '../../engine/index.js';
 import { createStore } from '../../engine/store/index.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
@@ -11,7 +13,7 @@ import { DEMO_WORLD } from '../../system/shipped-file.js';
 import type { LocalInitOptions } from './local-init.options.js';
 
 /** `examctl local init`: a new store from a world file (default: the bundled demo world). */
-export async function run({ seed: seedFile, force, ...globals }: LocalInitOptions, deps: CommandDeps): Promise<number> {
+export async function run({ seed: seedFile, force, syncDir: _syncDir, ...globals }: LocalInitOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   await assertTrustedStore(namedStorePath(options, deps), deps);
   const store = await localStorePath(options, deps);
@@ -25,11 +27,19 @@ export async function run({ seed: seedFile, force, ...globals }: LocalInitOption
   if (options.dryRun) {
     await say(deps, `dry run: ${seedFile ?? 'the demo world'} is a valid world file; no store created at ${store}${kept ? `; a real one moves the sync memory ${kept} aside` : ''}`);
   } else {
-    const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
-    await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
-    await say(deps, `${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? DEMO_WORLD}`);
+    // The memory first: if it cannot move, nothing is made.
     const aside = kept && join(dirname(kept), randomBytes(8).toString('hex'));
-    if (aside) await rename(kept, aside);
+    const how = 'nothing was created: let this user write its folder, then run examctl local init again';
+    const stuck = (error: unknown) => Promise.reject(new UsageError(`cannot move the sync memory ${kept} aside: ${describeSystemError(error)}; ${how}`));
+    if (aside) await rename(kept, aside).catch(stuck);
+    const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
+    try {
+      await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
+    } catch (error) {
+      if (aside) await rename(aside, kept);
+      throw error;
+    }
+    await say(deps, `${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? DEMO_WORLD}`);
     if (aside) await say(deps, `note: the sync memory ${kept} names a store made here before: moved to ${aside} (a store moved from here takes it in)`);
     if (token !== undefined && !options.json) {
       await say(deps, `API token of this store, shown only now (the store keeps its digest): ${token}`);

@@ -1,5 +1,6 @@
 import { option, parsed, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
+import { SYNC_DIR_OPTION } from './sync-options.js';
 import { InvalidArgumentError } from 'commander';
 import { portNumber, wholeNumberIn } from '../../flags/flag-values.js';
 
@@ -29,6 +30,7 @@ const LOCAL_SERVE_OPTIONS = [
   // SPEC is checked by the command (src/server/faults.ts): a table loads nothing but commander.
   brief('inject faults, e.g. 503:10%,reset:2%,latency:5-50ms', option('--faults <spec>', 'inject faults: comma list of 429:P%, 500:P%, 503:P%, reset:P%, lost:P%, latency:A-Bms'), 'none'),
   brief(undefined, parsed('--faults-seed <n>', 'seed of the fault draws (default: random, printed on stderr)', wholeNumberIn('--faults-seed', 0, 0xffffffff)), 'random, printed'),
+  SYNC_DIR_OPTION,
 ] as const;
 
 export type LocalServeOptions = CommandOptions<typeof LOCAL_SERVE>;
