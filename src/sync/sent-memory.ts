@@ -23,7 +23,7 @@ import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-pla
 import { lossAdvice } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
-import { KnownIds, rememberedAction, type OnlyWhich } from './known-ids.js';
+import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
 import { openTargetDirectory, storePosition, targetInstance } from '../context/target.js';
 import type { OpenDirectory } from '../port/local-directory.js';
@@ -226,9 +226,20 @@ export class SentMemory<P> {
     const now = this.kind === 'collections' ? undefined : await storePosition(resolved, !dryRun && newest?.store !== undefined);
     this.position = now?.at;
     if (now && newest?.store && !now.holds(newest.store)) {
-      tell(`note: the ${target.kind} store is older than run ${newest.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
-      // Distrusted in the memory itself, whatever runs come next; a leaver is judged by the store (docs/sync.md, "Drift").
-      for (const [id, entry] of [...this.memory.entries]) if (entry.run <= newest.run && !entry.disabled) this.distrust(id, entry);
+      const older = `the ${target.kind} store is older than run ${newest.run} left it (restored or cut back)`;
+      // A served store cannot be read: which ids it holds, its memory no longer tells (docs/sync.md, "New and existing").
+      if (this.known && resolved.kind !== 'local') {
+        const only = onlyFlag(this.flags.only!);
+        await refuse(
+          `${only}: ${older}, so examctl cannot tell which ${this.kind} it holds; nothing was sent. ` +
+            `Restore its newest backup, or run once without ${only}: that run sends every record of the file (docs/sync.md, "New and existing")`,
+        );
+      }
+      tell(`note: ${older}: every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
+      // Distrusted in the memory itself, whatever runs come next; a leaver is judged by a local
+      // store, a served one's disable goes again (docs/sync.md, "Drift").
+      const judged = resolved.kind === 'local';
+      for (const [id, entry] of [...this.memory.entries]) if (entry.run <= newest.run && (!entry.disabled || !judged)) this.distrust(id, entry);
     }
     return this.memory;
   }

@@ -90,6 +90,54 @@ describe('a store served by local serve, under its schedule memory', () => {
     }));
 });
 
+describe('a served store restored from a backup: the memory\'s "exists" and "disabled" are not believed either (trial38 F01, F04)', () => {
+  /** The store backed up after the night `at`, the nights run, then the backup served again. */
+  async function restoredAfter(dir: string, at: number, nights: (() => Promise<unknown>)[]) {
+    for (const [i, night] of nights.entries()) {
+      await night();
+      if (i === at) await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
+    }
+    await again(dir, () => {
+      rmSync(join(dir, 'store'), { recursive: true });
+      cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+    });
+  }
+  const exported = async (dir: string) => (await cli(dir, ['local', 'export', '--store', 'store'])).stdout;
+
+  it('schedule push --upsert --only-new is refused (exit 2, nothing sent); run once without it, it believes the memory again', () =>
+    withTempDir(async (dir) => {
+      const { push } = await firstNight(dir);
+      await restoredAfter(dir, 0, [async () => undefined, () => push('night2.csv')]);
+      const before = await exported(dir);
+      const refused = await push('night2.csv', '--only-new');
+      expect([refused.code, before === (await exported(dir))]).toEqual([2, true]);
+      expect(refused.stderr).toMatch(/--only-new: the remote store is older than run \S+ left it \(restored or cut back\), so examctl cannot tell which schedules it holds; nothing was sent\. Restore its newest backup, or run once without --only-new/);
+      expect((await push('night2.csv')).actions).toEqual(['S-MATH1-DEC updated', 'S-PHYS2-JAN updated']);
+      expect((await push('night2.csv', '--only-new')).actions).toEqual(['S-MATH1-DEC unchanged', 'S-PHYS2-JAN unchanged']);
+    }));
+
+  it('user sync --disable-missing disables again the leaver the backup has enabled; the night after sends nothing', () =>
+    withTempDir(async (dir) => {
+      const header = 'ExternalId,FirstName,LastName,Email,Role\n';
+      const row = (n: number) => `u-${n},F,L${n},u${n}@example.test,Candidate\n`;
+      writeFileSync(join(dir, 'u2.csv'), header + row(1) + row(2));
+      writeFileSync(join(dir, 'u3.csv'), header + row(1) + row(2) + row(3));
+      served = await serve(join(dir, 'store'));
+      const sync = async (file: string) => {
+        const run = await cli(dir, ['user', 'sync', '--file', file, '--disable-missing', '--changed-only', '--target', 'remote', '--base-url', served!.url, '--yes', '--json']);
+        expect(run.code, run.stderr).toBe(0);
+        return (JSON.parse(run.stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`);
+      };
+      await restoredAfter(dir, 0, [() => sync('u3.csv'), () => sync('u2.csv')]);
+      const refused = await cli(dir, ['user', 'sync', '--file', 'u3.csv', '--only-new', '--target', 'remote', '--base-url', served!.url, '--yes']);
+      expect([refused.code, refused.stderr]).toEqual([2, expect.stringMatching(/--only-new: the remote store is older than run \S+ left it \(restored or cut back\), so examctl cannot tell which users it holds; nothing was sent/)]);
+      expect(await sync('u2.csv')).toEqual(['u-1 updated', 'u-2 updated', 'u-3 disabled']);
+      const users = (JSON.parse(await exported(dir)) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users;
+      expect(users.find((user) => user.ExternalId === 'u-3')?.DisableLogin).toBe(true);
+      expect(await sync('u2.csv')).toEqual(['u-1 unchanged', 'u-2 unchanged']);
+    }));
+});
+
 describe('a server that does not say it is local serve', () => {
   it('is never asked where its store stands: every night sends only its own requests, and the memory is believed', () =>
     withTempDir(async (dir) => {
