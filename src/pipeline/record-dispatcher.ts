@@ -177,7 +177,7 @@ export class RecordDispatcher<P, R> {
       journal.unanswered(n, unit, error);
       const entry = this.failed(unit, error);
       // Maybe applied under the id examctl chose.
-      if (chosen && (error instanceof TransientTargetError || error instanceof AnswerLostError)) entry.item.inDoubt = true;
+      if (chosen && (error instanceof TransientTargetError || error instanceof AnswerLostError)) Object.assign(entry.item, { inDoubt: true, id: chosen });
       return entry;
     }
     const settled = this.journalled(journal, n, unit, outcome);

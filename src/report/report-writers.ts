@@ -232,7 +232,10 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
     else if (mode === Column.Blank) cells.push('');
     else if (mode === Column.Withheld) cells.push((row.cells[i] ?? '').trim() === '' ? '' : WITHHELD_PIN);
   }
-  cells.push(statusCell(item), errorCodes(errors), errorMessages(errors), item.action ?? '', item.note ?? '', reportRunOf(row) ?? run);
+  // In doubt: the id to look for, and this run, whose resume settles it (docs/runs.md, "An id examctl chooses").
+  const doubt = item.inDoubt === true;
+  const note = item.note ?? (doubt ? `may exist as ${item.id} (the id examctl chose)` : '');
+  cells.push(statusCell(item), errorCodes(errors), errorMessages(errors), item.action ?? '', note, doubt ? run : (reportRunOf(row) ?? run));
   return cells;
 }
 

@@ -340,11 +340,6 @@ export function summarize(run: CountedRun): ReportSummary {
 /** What a report item needs to know of its run. */
 type RunFacts = Pick<JournalHead, 'id' | 'end' | 'header'>;
 
-/** The id examctl gave an item that had none, where the run records that it chose ids and the item was created. */
-function chosenIdOf(record: RunFacts, n: number, status: ReportItem['status']): string | null {
-  return record.header.chosenIds === true && (status === 'ok' || status === 'partial') ? chosenId(record.id, n) : null;
-}
-
 /** The report item of a unit without a line of its own: unchanged (`--changed-only`, as its live report gave it), or the run stopped before it. */
 export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, ref: ItemRef): ReportItem {
   const since = record.unchanged.since(ref.n);
@@ -372,13 +367,15 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
   // On record as sent ahead, then withdrawn: never sent, as if never reached; or withdrawn
   // with the target failure that stopped the run at it, in the run's own report's words.
   if (outcome === undefined && !history.inFlight) return skippedItem(history.ref, history.withdrawn ?? notSent(record));
-  const doubt = record.header.chosenIds && history.ref.id === null ? { inDoubt: true } : {};
+  // An item that had none, in a run that chose ids: the id examctl chose (created, or in doubt).
+  const chosen = record.header.chosenIds === true && history.ref.id === null ? chosenId(record.id, history.ref.n) : null;
+  const doubt = chosen === null ? {} : { inDoubt: true, id: chosen };
   if (history.inFlight || outcome === undefined) {
     // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
     return skippedItem(history.ref, `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again)`, doubt);
   }
   if (outcome.transient) return skippedItem(history.ref, noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id), doubt);
-  const item: ReportItem = { source: history.ref.source, id: outcome.id ?? chosenIdOf(record, history.ref.n, outcome.status), status: outcome.status, errors: outcome.errors };
+  const item: ReportItem = { source: history.ref.source, id: outcome.id ?? (outcome.status === 'failed' ? null : chosen), status: outcome.status, errors: outcome.errors };
   if (outcome.action !== undefined) item.action = outcome.action;
   if (outcome.note !== undefined) item.note = outcome.note;
   if (Array.isArray(outcome.removed) && outcome.removed.every((entry) => typeof entry === 'string')) item.removed = outcome.removed;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readRun } from './whole-record.js';
+import { chosenId } from '../../src/runs/run-id.js';
 import { serveLocalStore } from '../../src/server/index.js';
 import type { LocalServer } from '../../src/server/serve-local.js';
 import { examctl, serveWithFaults } from '../support/faulty-serve.js';
@@ -127,5 +128,42 @@ describe('a create under the id examctl chose, its answer lost (trial35 F06)', (
     } finally {
       await failing.close();
     }
+  });
+});
+
+describe("a retry's create whose answer was lost, its report fed back (trial38 F02, F07)", () => {
+  it('the refusal names the retry (the run that lost it), whose resume settles it: one schedule; every view names the chosen id', async () => {
+    const flags = ['schedule', 'push', '--assessment', 'A-MATH-1', '--start', '2026-12-20T09:00:00Z', '--group', 'H-NORTH', '--group-name', 'North'];
+    await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,Ann,One,not-an-email\n');
+    const failing = await serveWithFaults(dir, 'lost:100%', 7, []);
+    let retry;
+    try {
+      const first = await examctl(dir, [...remote(failing), ...flags, '--file', 'c.csv', '--report', 'r1.csv'], env);
+      expect(first.code, first.stderr).toBe(1);
+      await writeFile(join(dir, 'r1.csv'), (await readFile(join(dir, 'r1.csv'), 'utf8')).replace('not-an-email', 'ann@example.test'));
+      retry = await examctl(dir, [...remote(failing), ...flags, '--file', 'r1.csv', '--only-failed', '--report', 'r2.csv'], env);
+      expect(retry.code, retry.stderr).toBe(3);
+    } finally {
+      await failing.close();
+    }
+    const run = (JSON.parse(retry.stdout) as Report).run;
+    const id = chosenId(run, 0);
+    expect((JSON.parse(retry.stdout) as Report).items[0]).toMatchObject({ id, status: 'skipped' });
+    expect((await readFile(join(dir, 'r2.csv'), 'utf8')).split(/\r?\n/)[1]).toMatch(new RegExp(`^c-1,.*,unknown,.*,may exist as ${id} \\(the id examctl chose\\),${run}$`));
+    expect((JSON.parse((await examctl(dir, ['--json', 'runs', 'show', run], env)).stdout) as Report).items[0]?.id).toBe(id);
+    expect((await examctl(dir, ['runs', 'show', run], env)).stderr).toContain(`[${id}]`);
+    const healthy = await healthyAgain(failing);
+    try {
+      const refused = await examctl(dir, [...remote(healthy), ...flags, '--file', 'r2.csv', '--only-failed'], env);
+      expect(refused.code, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(`r2.csv:2: run ${run} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${run}`);
+      expect((await examctl(dir, ['--base-url', healthy.url, '--yes', '--no-input', 'runs', 'resume', run], env)).code).toBe(0);
+      await examctl(dir, ['runs', 'show', run, '--report', 'r3.csv'], env);
+      expect((await examctl(dir, [...remote(healthy), ...flags, '--file', 'r3.csv', '--only-failed'], env)).code).toBe(0);
+    } finally {
+      await healthy.close();
+    }
+    const held = ((await exported()).Schedules ?? []).filter((schedule) => JSON.stringify(schedule).includes('"c-1"'));
+    expect(held.map((schedule) => schedule.ScheduleExtId)).toEqual([id]);
   });
 });
