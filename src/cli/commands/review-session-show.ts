@@ -192,12 +192,6 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
   return columns.failed === 0 ? 0 : 1;
 }
 
-/** Where the times' zone came from, in words. */
-function timesFromOf(settings: { times: OutputTimeSettings; profile?: string }): string {
-  const zoneFrom = settings.times.timezone?.origin;
-  return zoneFrom === undefined ? "this computer's zone" : zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
-}
-
 /** One session as the table shows it (docs/human.md), fitted to stdout's width. */
 async function tableView(session: ReviewSession, options: ShowOptions, times: OutputTimes, settings: { times: OutputTimeSettings; profile?: string }, deps: CommandDeps): Promise<string> {
   const { renderReviewSession } = await import('../../terminal/review-session-view.js');
@@ -205,9 +199,9 @@ async function tableView(session: ReviewSession, options: ShowOptions, times: Ou
   // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
   const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
   const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-  const timesFrom = timesFromOf(settings);
-  const timesLine = settings.times.timezone === undefined ? `${timesFrom}; --timezone to change` : timesFrom;
-  return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom: timesLine, width });
+  const zoneFrom = settings.times.timezone?.origin;
+  const timesFrom = zoneFrom === undefined ? "this computer's zone; --timezone to change" : zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
+  return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom, width });
 }
 
 /**
