@@ -42,8 +42,8 @@ export interface LockInfo {
 }
 
 /** This machine's boot time (ms since the epoch, to the second), as the clock and the uptime tell it. */
-export function bootTime(now: number = Date.now(), upSeconds: number = uptime()): number {
-  return Math.round((now - upSeconds * 1000) / 1000) * 1000;
+export function bootTime(): number {
+  return Math.round((Date.now() - uptime() * 1000) / 1000) * 1000;
 }
 
 /**
