@@ -72,7 +72,7 @@ export async function run(
  * links and flags examctl sent that the file no longer gives (--prune-memberships).
  */
 async function syncFile(
-  input: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'onlyFailed' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & { file: string },
+  input: Parameters<typeof userSyncInput>[0] & Pick<UserSyncOptions, 'onlyFailed'>,
   flags: UserSyncFlags,
   runOptions: RunOptions,
   deps: CommandDeps,
