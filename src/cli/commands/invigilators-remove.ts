@@ -120,7 +120,7 @@ async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly Remo
 
 /** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */
 async function idEntries(
-  { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile, baseUrl, target, store }: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
+  { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile, baseUrl, target, store }: Parameters<typeof invigilatorsRemoveInput>[0],
   deps: CommandDeps,
   prompted: () => Promise<IdEntry[]>,
 ): Promise<IdEntry[]> {
