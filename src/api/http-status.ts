@@ -2,7 +2,7 @@
  * The one place where an HTTP status of the integration API is given a meaning for the remote
  * client (docs/remote.md, "What each answer means"). Everything else asks `statusPolicy`.
  */
-export type StatusPolicy = 'result' | 'refused' | 'retry' | 'target';
+type StatusPolicy = 'result' | 'refused' | 'retry' | 'target';
 
 const RETRYABLE = new Set([429, 502, 503, 504]);
 

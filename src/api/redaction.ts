@@ -5,7 +5,7 @@
 import { FREE_TEXT_FIELDS } from '../domain/review-session.js';
 import type { ReviewSession } from '../domain/types.js';
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Shorter prefixes than this are left alone: they would match ordinary words and ids. */
 const MIN_PREFIX = 8;

@@ -30,7 +30,7 @@ export type ProbeAnswer =
     }
   | { kind: 'unreachable'; path: string; reason: string; proxy?: string };
 
-export type ProbeOptions = Pick<RemoteClientOptions, 'baseUrl' | 'allowInsecureHttp' | 'via' | 'signal' | 'now' | 'env'> & {
+type ProbeOptions = Pick<RemoteClientOptions, 'baseUrl' | 'allowInsecureHttp' | 'via' | 'signal' | 'now' | 'env'> & {
   /** Sent when given (an absent token still tells "reachable" apart); never in a reason. */
   token?: string;
   /** Retry 429, 502-504 and network failures as a run's requests are (`{}`: the same limits); absent: one attempt. */

@@ -8,7 +8,7 @@ import { UsageError } from '../system/errors.js';
 
 export const API_PREFIX = '/api/v1/integrations';
 
-export interface BaseUrl {
+interface BaseUrl {
   origin: string;
   /** The base URL's own path followed by API_PREFIX: what every request path starts with. */
   pathPrefix: string;

@@ -252,7 +252,7 @@ function allPointer(command: Command): string {
 /** `user sync`: a commander command's path below the program. */
 function pathOf(command: Command): string {
   const path: string[] = [];
-  for (let at: Command | null = command; at !== null && at.parent !== null; at = at.parent) path.unshift(at.name());
+  for (let at = command; at.parent !== null; at = at.parent) path.unshift(at.name());
   return path.join(' ');
 }
 

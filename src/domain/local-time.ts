@@ -63,11 +63,6 @@ export function isKnownTimeZone(timeZone: string): boolean {
   }
 }
 
-/** The message of an unknown `--timezone` (or a profile's timezone). */
-function unknownTimeZoneMessage(timeZone: string): string {
-  return `unknown time zone "${timeZone}": give an IANA name such as Europe/Paris, America/New_York or UTC`;
-}
-
 /** `--timezone` and `--date-format` as given (a flag, a profile), each with where it came from for its refusal. */
 export interface TimeSettings {
   timezone?: { text: string; origin: string } | undefined;
@@ -80,7 +75,9 @@ type TimeSettingsReading = { ok: true; zone: string | undefined; format: DateFor
 export function readTimeSettings({ timezone, dateFormat }: TimeSettings): TimeSettingsReading {
   const parsed = dateFormat === undefined ? undefined : parseDateFormat(dateFormat.text);
   if (parsed?.ok === false) return { ok: false, message: `${dateFormat?.origin} ${dateFormat?.text}: ${parsed.message}` };
-  if (timezone !== undefined && !isKnownTimeZone(timezone.text)) return { ok: false, message: `${timezone.origin}: ${unknownTimeZoneMessage(timezone.text)}` };
+  if (timezone !== undefined && !isKnownTimeZone(timezone.text)) {
+    return { ok: false, message: `${timezone.origin}: unknown time zone "${timezone.text}": give an IANA name such as Europe/Paris, America/New_York or UTC` };
+  }
   return { ok: true, zone: timezone?.text, format: parsed?.format };
 }
 

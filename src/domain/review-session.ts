@@ -10,15 +10,11 @@ import { isPlainObject } from './field-rules.js';
 const REVIEW_SESSION_ID_FIELD = 'externalId';
 export const REVIEW_SESSION_ID_MAX = 60;
 
-/** The words of the refusal, naming the id, its length and the limit. */
-function reviewSessionIdTooLongMessage(externalId: string): string {
-  return `The review session external id ${quotedValue(externalId)} is ${codePointLength(externalId)} characters; at most ${REVIEW_SESSION_ID_MAX} (string(${REVIEW_SESSION_ID_MAX}))`;
-}
-
 /** The problem with the path id, or null when the API would look it up. */
 export function reviewSessionIdProblem(externalId: string): Problem | null {
   if (!exceedsLength(externalId, REVIEW_SESSION_ID_MAX)) return null;
-  return { field: REVIEW_SESSION_ID_FIELD, code: null, message: reviewSessionIdTooLongMessage(externalId) };
+  const message = `The review session external id ${quotedValue(externalId)} is ${codePointLength(externalId)} characters; at most ${REVIEW_SESSION_ID_MAX} (string(${REVIEW_SESSION_ID_MAX}))`;
+  return { field: REVIEW_SESSION_ID_FIELD, code: null, message };
 }
 
 /** Why a 200's Content is not the API's session (an object; Results, if sent, a list of objects). */

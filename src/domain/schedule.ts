@@ -56,7 +56,6 @@ export const SCHEDULE_TABLE = ruleTable('schedule', [
   stringRule('ScheduleGroupName', { max: 500, name: true }),
   booleanRule('LockExamOnConnectionLoss'),
   stringRule('Owner', { max: 500 }),
-  // string(4) is all the API text says: anything else than four digits is sent with a warning (api-text-doubts.ts).
   stringRule('PIN', { max: 4, doc: 'PIN for candidates, kept as a string (0420 is fine); four digits expected, anything else is sent with a warning.' }),
   booleanRule('UseProctoringService'),
   // "Alphanumeric", where the ids beside it say "alphanumeric and dashes": letters and digits.

@@ -49,10 +49,6 @@ function newCollectionExternalId(): string {
   return id;
 }
 
-function newScheduleExtId(): string {
-  return `S-${randomBytes(10).toString('hex').toUpperCase()}`;
-}
-
 /**
  * Hashes a password outside the transaction. When the user's current hash already matches,
  * that hash is reused, so resending the same password changes nothing.
@@ -104,7 +100,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
       const request = validation.value;
       const before = viewFor(callOptions);
       const inputs: ScheduleInputs = {
-        generatedScheduleExtId: newScheduleExtId(),
+        generatedScheduleExtId: `S-${randomBytes(10).toString('hex').toUpperCase()}`,
         tokens: request.Candidates.map(() => ({ startup: newToken(), launch: newToken() })),
         passwords: await Promise.all(
           request.Candidates.map((candidate) =>

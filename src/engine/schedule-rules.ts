@@ -57,14 +57,6 @@ export function choosePasswordHash(prepared: PreparedPassword | undefined, store
   return stored !== undefined && prepared.matches === stored ? stored : prepared.hash;
 }
 
-function startupLink(siteUrl: string, token: string): string {
-  return `${siteUrl.replace(/\/+$/, '')}/delivery/external-login?session=${token}`;
-}
-
-function launchUrl(providerUrl: string, token: string, scheduleExtId: string): string {
-  return `${providerUrl.replace(/\/+$/, '')}/launch?t=${token}#/exam/${encodeURIComponent(scheduleExtId)}`;
-}
-
 function participateRole(view: EngineView): WorldRole | undefined {
   let found: WorldRole | undefined;
   for (const role of view.values<WorldRole>('roles')) {
@@ -200,8 +192,8 @@ export function decideSchedule(
     changes.push({ collection: 'hierarchies', key: s.GroupExtId, value: created });
   }
 
-  const siteUrl = settings?.SiteUrl ?? '';
-  const providerUrl = settings?.ProctoringProviderUrl ?? DEFAULT_PROCTORING_PROVIDER;
+  const siteUrl = (settings?.SiteUrl ?? '').replace(/\/+$/, '');
+  const providerUrl = (settings?.ProctoringProviderUrl ?? DEFAULT_PROCTORING_PROVIDER).replace(/\/+$/, '');
   const candidates = [...(existing?.Candidates ?? [])];
   const positions = new Map(candidates.map((c, index) => [c.CandidateExtId, index]));
   request.Candidates.forEach((candidate, index) => {
@@ -211,8 +203,8 @@ export function decideSchedule(
     const { Password: _password, ...fields } = candidate;
     const stored: WorldCandidate = withoutUndefined({
       ...fields,
-      StartupLink: previous?.StartupLink ?? startupLink(siteUrl, tokens.startup),
-      LaunchUrl: useProctoring ? (previous?.LaunchUrl ?? launchUrl(providerUrl, tokens.launch, scheduleExtId)) : undefined,
+      StartupLink: previous?.StartupLink ?? `${siteUrl}/delivery/external-login?session=${tokens.startup}`,
+      LaunchUrl: useProctoring ? (previous?.LaunchUrl ?? `${providerUrl}/launch?t=${tokens.launch}#/exam/${encodeURIComponent(scheduleExtId)}`) : undefined,
     });
     if (position === undefined) {
       positions.set(candidate.CandidateExtId, candidates.length);

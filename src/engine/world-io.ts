@@ -18,7 +18,7 @@ import {
   type World,
   type WorldSettings,
 } from '../domain/world.js';
-import type { Change, CollectionName, StoreState } from './store/contract.js';
+import type { Change, StoreState } from './store/contract.js';
 import { SETTINGS_KEY, WORLD_LISTS, worldEntityChanges } from './view.js';
 
 /** The order an export writes an object's fields in: its schema's, then unknown fields (review sessions) as stored. */
@@ -85,12 +85,6 @@ export function worldToChanges(world: World): Change[] {
 /** Entities per chunk of exportWorldText: few writes, and no chunk near V8's string limit. */
 const EXPORT_CHUNK_ENTITIES = 512;
 
-function sortedEntries(state: StoreState, collection: CollectionName): [string, unknown][] {
-  const entries = [...(state.get(collection) ?? new Map<string, unknown>()).entries()];
-  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return entries;
-}
-
 function exportedSettings(state: StoreState): unknown {
   const settings = state.get('settings')?.get(SETTINGS_KEY) as WorldSettings | undefined;
   return settings ? ordered(withTokenDigests(settings), SETTINGS_ORDER) : { SiteUrl: '', ApiTokens: [] };
@@ -105,7 +99,7 @@ export function* exportWorldText(state: StoreState): Generator<string> {
   const indent = (json: string, pad: string): string => json.replaceAll('\n', `\n${pad}`);
   yield `{\n  "Settings": ${indent(JSON.stringify(exportedSettings(state), null, 2), '  ')}`;
   for (const [list, collection] of WORLD_LISTS) {
-    const entries = sortedEntries(state, collection);
+    const entries = [...(state.get(collection) ?? new Map<string, unknown>()).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     if (entries.length === 0) {
       yield `,\n  "${list}": []`;
       continue;

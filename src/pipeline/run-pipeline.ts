@@ -455,17 +455,13 @@ async function checkReportFits(records: () => AsyncIterable<InputRecord>, total:
   const [{ reportColumnCount }, { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('../report/xlsx-workbook.js')]);
   const kept = header === undefined ? 0 : keptHeader(header, new ColumnModes().of(header)).length;
   const columns = reportColumnCount(kept);
+  const refusal = (would: string, holds: string) =>
+    new UsageError(`--report ${report}: the report would have ${would}, more than a sheet holds (${holds}); nothing was sent: write the report as .csv or .json`);
   if (header !== undefined && columns > MAX_SHEET_COLUMNS) {
-    throw new UsageError(
-      `--report ${report}: the report would have ${formatCount(columns)} columns (the input's ${formatCount(kept)}, then status, error_codes, error_messages, action, note, run, warnings), ` +
-        `more than a sheet holds (${formatCount(MAX_SHEET_COLUMNS)}, A to XFD); nothing was sent: write the report as .csv or .json`,
-    );
+    throw refusal(`${formatCount(columns)} columns (the input's ${formatCount(kept)}, then status, error_codes, error_messages, action, note, run, warnings)`, `${formatCount(MAX_SHEET_COLUMNS)}, A to XFD`);
   }
   if (total === undefined || total + 1 <= MAX_SHEET_ROWS) return;
-  throw new UsageError(
-    `--report ${report}: the report would have ${formatCount(total + 1)} rows (a header and ${formatCount(total)} records), ` +
-      `more than a sheet holds (${formatCount(MAX_SHEET_ROWS)}); nothing was sent: write the report as .csv or .json`,
-  );
+  throw refusal(`${formatCount(total + 1)} rows (a header and ${formatCount(total)} records)`, formatCount(MAX_SHEET_ROWS));
 }
 
 /**

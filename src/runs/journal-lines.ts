@@ -90,18 +90,13 @@ export interface UnchangedLine {
   since: string[];
 }
 
-/** The note of a unit --changed-only did not send (docs/sync.md), live and rebuilt from the journal alike. */
-function unchangedNote(since: string): string {
-  return `unchanged since run ${since}: not sent (--changed-only)`;
-}
-
 /**
  * A unit judged against the memory entry of run `since` by run `run`: unchanged, or, where the
  * entry is the judging run's own (a resume: its interrupted attempt's request was acknowledged,
  * its outcome line lost), sent, never "unchanged since" itself. Live and rebuilt from the journal alike.
  */
 export function unsentVerdict(since: string, run: string | undefined): { action: 'unchanged' | 'sent'; note: string } {
-  if (since !== run) return { action: 'unchanged', note: unchangedNote(since) };
+  if (since !== run) return { action: 'unchanged', note: `unchanged since run ${since}: not sent (--changed-only)` };
   return { action: 'sent', note: 'acknowledged to the interrupted attempt of this run (its outcome line was lost): not sent again' };
 }
 

@@ -50,7 +50,7 @@ export interface Adoption {
  * that fails to read is exit 2 with the memory untouched). `entryOf` gives a valid unit's entry,
  * or the problem that keeps it out.
  */
-export async function adoptionOf<P>(
+async function adoptionOf<P>(
   units: AsyncIterable<readonly Unit<P>[]>,
   memory: Pick<MemoryEntries, 'get'>,
   run: string,
@@ -124,7 +124,7 @@ export async function adoptFile<P>(
 }
 
 /** Records an adoption: every entry, then the population as synced by the adoption's run. */
-export function recordAdoption(memory: SyncMemory, adoption: Adoption, population: string | undefined, digest?: string): void {
+function recordAdoption(memory: SyncMemory, adoption: Adoption, population: string | undefined, digest?: string): void {
   for (const { id, entry } of adoption.adopted) memory.record(id, entry);
   memory.recordPopulation(populationKey(population), adoption.run, true, digest);
 }

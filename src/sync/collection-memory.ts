@@ -10,7 +10,7 @@ import { canonicalJson, type MemoryEntry } from './memory-lines.js';
 import { SentMemory } from './sent-memory.js';
 
 /** What --existing says of an 810 (the ExternalId used already). */
-export type ExistingCollection = 'fail' | 'ok';
+type ExistingCollection = 'fail' | 'ok';
 
 /** The longest value a difference quotes before it is cut. */
 const QUOTED_MAX = 80;
@@ -25,7 +25,7 @@ export function collectionFields(request: CollectionRequest): Record<string, str
 }
 
 /** `Title "Biology" then, "Biology 2027" now`: each field that differs, in name order. */
-export function fieldDifferences(then: Readonly<Record<string, string>>, now: Readonly<Record<string, string>>): string[] {
+function fieldDifferences(then: Readonly<Record<string, string>>, now: Readonly<Record<string, string>>): string[] {
   const quoted = (value: string | undefined) => (value === undefined ? 'not given' : value.length > QUOTED_MAX ? `${value.slice(0, QUOTED_MAX - 1)}…` : value);
   const names = [...new Set([...Object.keys(then), ...Object.keys(now)])].sort();
   return names.filter((name) => then[name] !== now[name]).map((name) => `${name} ${quoted(then[name])} then, ${quoted(now[name])} now`);

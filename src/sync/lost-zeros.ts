@@ -24,7 +24,7 @@ const KEEP_AS_TEXT = 'Keep the ids as text in the export (docs/input-formats.md,
 const LINE_UNIT = 16;
 
 /** The flag that says ids alike but for their leading zeros are really other users. */
-export const REALLY_NEW_IDS = '--really-new-ids';
+const REALLY_NEW_IDS = '--really-new-ids';
 
 interface Twin {
   id: string;

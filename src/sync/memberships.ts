@@ -91,7 +91,7 @@ export function linksAfter(previous: readonly ManagedLink[] | undefined, sent: r
 }
 
 /** What pruning does to one user: the request to send, what it removes and (for the plan) the links it adds. */
-export interface Prune {
+interface Prune {
   /** The file's request, with a DELETE per link dropped and false per flag the file no longer gives. */
   request: UserRequest;
   /** `H-A` (a link left) or `H-A:coordinator` (a flag revoked), in the order of the plan line. */

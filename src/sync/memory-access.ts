@@ -16,7 +16,7 @@ import { describeSystemError } from '../system/system-error-words.js';
  * claiming FIRST and then looking for the other's (docs/sync.md, "Two runs on one target").
  */
 
-export const FEEDING_PREFIX = 'feeding-';
+const FEEDING_PREFIX = 'feeding-';
 
 /** Called once when a run starts waiting for another: the CLI says so on stderr. */
 export type OnWait = (message: string) => void;
@@ -156,7 +156,7 @@ export async function makeTrustedMemoryDir(syncDir: string, dir: string): Promis
 }
 
 /** A memory file opened for a run: the handle (appends go through it) and what it held when opened. */
-export interface OpenedMemoryFile {
+interface OpenedMemoryFile {
   handle: FileHandle;
   bytes: Buffer;
 }

@@ -11,12 +11,12 @@ import { sameStoreAs } from '../context/target.js';
 import { JsonFault, MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import { hash } from 'node:crypto';
 
-export const DOCUMENT_FORMAT = 'examctl-sync-memory';
+const DOCUMENT_FORMAT = 'examctl-sync-memory';
 /** This document's own format; a reader refuses a newer one. */
-export const DOCUMENT_VERSION = 1;
+const DOCUMENT_VERSION = 1;
 
 /** A population as the document lists it, for a person reading the file. */
-export interface DocumentPopulation {
+interface DocumentPopulation {
   population: string | null;
   newestRun: string;
   count: number;

@@ -370,7 +370,7 @@ function hasEscape(bytes: Buffer, from: number, to: number): boolean {
 }
 
 /** The 1-based number of the line starting at `offset` (for a message: counts newlines once). */
-export function lineNumberAt(bytes: Buffer, offset: number): number {
+function lineNumberAt(bytes: Buffer, offset: number): number {
   let line = 1;
   for (let at = bytes.indexOf(NEWLINE); at >= 0 && at < offset; at = bytes.indexOf(NEWLINE, at + 1)) line += 1;
   return line;

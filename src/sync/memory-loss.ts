@@ -24,9 +24,5 @@ export function recoveries(population?: string): string {
 
 /** The whole of it, after a sentence saying what is missing or damaged. */
 export function lossAdvice(population?: string): string {
-  return `${capitalised(LOSS_COST)}. ${recoveries(population)}`;
-}
-
-function capitalised(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  return `${LOSS_COST.charAt(0).toUpperCase()}${LOSS_COST.slice(1)}. ${recoveries(population)}`;
 }

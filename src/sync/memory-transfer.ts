@@ -22,7 +22,7 @@ export async function exportMemory(place: MemoryPlace, target: ReportTarget, env
   return { text: documentText(target, held, 0), memories: held, newestRun: newestRunOfMemories(held) };
 }
 
-export interface ImportOptions {
+interface ImportOptions {
   /** Import a document older than the memory already there. */
   force: boolean;
   /** The store's instance id, for a local target. */

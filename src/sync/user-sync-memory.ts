@@ -633,7 +633,7 @@ class BuiltWhenAsked {
  * How a leaver's row sits in the report of a table input (docs/sync.md, "Leavers"): the input's
  * header (plus DisableLogin when it has none) and where the request's fields go.
  */
-export interface LeaverTable {
+interface LeaverTable {
   /** The input's own header (the file's rows carry it: an equal array, each read of the file its own). */
   source: readonly string[];
   /** The report's header: `source`, or `source` and DisableLogin. */

@@ -75,7 +75,7 @@ export async function storeDelta(service: StateService, n: number, body: Omit<De
 }
 
 /** What lies on a service beside its document: the deltas read (appended to the document's texts), and a lost run's intents. */
-export interface ServiceMemory {
+interface ServiceMemory {
   deltas: number;
   deltaBytes: number;
   /** What a run that never stored its end wrote ahead (intentsToFold), not in the document's texts. */
@@ -152,7 +152,7 @@ export class WriteAhead {
  * is that run's next. A later run that took them in wrote them again in its own first batch, so
  * the run of batch 0 is the newest; what follows of an older run is left behind.
  */
-export async function intentsToFold(service: StateService, serial: number): Promise<{ run: string; lines: KindLines } | undefined> {
+async function intentsToFold(service: StateService, serial: number): Promise<{ run: string; lines: KindLines } | undefined> {
   let run: string | undefined;
   const chain = await chainOf<IntentsBody>(service, 'intents-', (body, n) => body.serial === serial && body.from === n && (run ??= body.run) === body.run);
   return run === undefined || chain.length === 0 ? undefined : { run, lines: linesOf(chain) };

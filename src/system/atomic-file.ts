@@ -60,7 +60,7 @@ export async function fsyncDirectory(dir: string): Promise<void> {
 }
 
 /** Collects small strings (and byte runs) into large writes: one syscall per ~1 MiB instead of one per entity. */
-export class BufferedWriter {
+class BufferedWriter {
   private pending: Array<string | Buffer> = [];
   private pendingLength = 0;
   private position = 0;

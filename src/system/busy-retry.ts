@@ -7,10 +7,10 @@ import { rename, unlink } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The codes a briefly held file gives on rename or unlink. */
-export const BUSY_CODES: ReadonlySet<string> = new Set(['EPERM', 'EACCES', 'EBUSY']);
+const BUSY_CODES: ReadonlySet<string> = new Set(['EPERM', 'EACCES', 'EBUSY']);
 
 /** Waits between attempts (ms): about 2 s in all before the last attempt. */
-export const BUSY_RETRY_DELAYS_MS: readonly number[] = [10, 20, 40, 80, 160, 320, 500, 500, 500];
+const BUSY_RETRY_DELAYS_MS: readonly number[] = [10, 20, 40, 80, 160, 320, 500, 500, 500];
 
 export function isBusyError(error: unknown): boolean {
   return BUSY_CODES.has((error as NodeJS.ErrnoException | undefined)?.code ?? '');

@@ -21,7 +21,7 @@ export function encodeChecksummedLine(body: string): string {
   return `${PREFIX_OPEN}${crc}${PREFIX_CLOSE}${body}}\n`;
 }
 
-export type CheckedLine = { ok: true; body: unknown } | { ok: false; reason: string };
+type CheckedLine = { ok: true; body: unknown } | { ok: false; reason: string };
 
 /** Checks one checksummed line (without its newline) and parses its body. Never throws. */
 export function decodeChecksummedLine(bytes: Buffer): CheckedLine {

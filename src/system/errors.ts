@@ -13,7 +13,7 @@ export const ExitCode = {
   /** stdout or stderr closed under us (EPIPE): 128 + SIGPIPE, what a shell reports for a command a closed pipe killed. */
   ClosedPipe: 141,
 } as const;
-export type ExitCodeNumber = (typeof ExitCode)[keyof typeof ExitCode];
+type ExitCodeNumber = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** What was thrown, in words: an Error's message, anything else as a string. */
 export function messageOf(error: unknown): string {

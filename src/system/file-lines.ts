@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 
 /** One line of a file as `streamLines` gives it. */
-export interface RawLine {
+interface RawLine {
   /** The line's bytes without the newline: valid only during the call (the buffer is reused). */
   bytes: Buffer;
   /** 1-based line number within the file. */

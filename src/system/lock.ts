@@ -42,8 +42,8 @@ export interface LockInfo {
 }
 
 /** This machine's boot time (ms since the epoch, to the second), as the clock and the uptime tell it. */
-export function bootTime(now: number = Date.now(), upSeconds: number = uptime()): number {
-  return Math.round((now - upSeconds * 1000) / 1000) * 1000;
+export function bootTime(): number {
+  return Math.round((Date.now() - uptime() * 1000) / 1000) * 1000;
 }
 
 /**
@@ -51,7 +51,7 @@ export function bootTime(now: number = Date.now(), upSeconds: number = uptime())
  * be corrected (NTP) while the uptime is not. A reboot moves it by at least the time the
  * machine was down and up again, and a lock outliving a reboot is usually days old.
  */
-export const SAME_BOOT_TOLERANCE_MS = 5 * 60_000;
+const SAME_BOOT_TOLERANCE_MS = 5 * 60_000;
 
 /**
  * An unreadable LOCK (empty or cut short: its writer died between creating and writing it, or

@@ -27,7 +27,7 @@ function refused(kind: string): Error {
   return new Error(`it is ${kind}; examctl writes a regular file (replaced whole), a FIFO, a character device or a descriptor such as /dev/stdout (written in place)`);
 }
 
-export interface OutputFileOptions extends AtomicFileOptions {
+interface OutputFileOptions extends AtomicFileOptions {
   platform?: NodeJS.Platform;
   /** Opens an existing file for writing and closes it again (Windows' busy check; tests inject a failing one). */
   probe?: (path: string) => Promise<void>;

@@ -83,8 +83,8 @@ async function openChecked(path: string, options: RegularOpenOptions): Promise<{
 }
 
 /** The whole of a regular file as UTF-8 text (see openRegularFile). */
-export async function readRegularFile(path: string, options: RegularReadOptions = {}): Promise<string> {
-  return (await readRegularFileWithStat(path, options)).bytes.toString('utf8');
+export async function readRegularFile(path: string): Promise<string> {
+  return (await readRegularFileWithStat(path)).bytes.toString('utf8');
 }
 
 export interface RegularReadOptions extends Omit<RegularOpenOptions, 'flags'> {

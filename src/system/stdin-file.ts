@@ -15,7 +15,7 @@ import { makePrivateTempDir } from './private-temp.js';
 
 export const STDIN_NAME = 'stdin';
 
-export interface StdinFile {
+interface StdinFile {
   path: string;
   remove(): Promise<void>;
 }

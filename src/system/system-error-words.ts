@@ -8,7 +8,7 @@ import { ExamctlError, messageOf, StoreDamagedError, TargetError } from './error
  */
 
 /** What the path named in the message is, when the caller knows: ENOENT then says which is missing. */
-export type PathSubject = 'file' | 'directory';
+type PathSubject = 'file' | 'directory';
 
 const FIXED_WORDS: Readonly<Record<string, string>> = {
   EACCES: "permission denied (check the owner and mode of the file or directory)",

@@ -16,7 +16,7 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0;
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const DIRECTORY = constants.O_DIRECTORY ?? 0;
 
-export interface TrustContext {
+interface TrustContext {
   /** The user's id; undefined (Windows): nothing is checked. */
   uid: number | undefined;
   /** Where the walk up stops (inclusive): the user's own directory. */
@@ -77,7 +77,7 @@ async function walkUp(dir: string, context: TrustContext): Promise<string | unde
 }
 
 /** The directories above `path` as named, and as the real path lies (links resolved), checked. */
-export async function directoriesProblem(path: string, context: TrustContext, realPath?: string): Promise<string | undefined> {
+async function directoriesProblem(path: string, context: TrustContext, realPath?: string): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const named = dirname(resolve(path));
   // Another user's link at the name or on the way picks which of the user's places is used: refused (named first: its removal is the fix).
@@ -113,7 +113,7 @@ export async function assertOpenedTrusted(place: string, path: string, handle: F
   if (problem !== undefined) throw new UntrustedPlaceError(place, path, problem);
 }
 
-export interface DirectoryTrustOptions {
+interface DirectoryTrustOptions {
   /** Only the user, not root, may own the directory itself (a store found by searching). */
   ownerOnly?: boolean;
   /** Refuse the directory itself being a symbolic link (one examctl names and makes itself). */

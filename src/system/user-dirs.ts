@@ -6,7 +6,7 @@ import { UsageError } from './errors.js';
  * The per-user directories, one rule per platform (docs/windows.md, "Where examctl keeps its
  * files"); an absolute `XDG_CONFIG_HOME` is honoured on every platform: whoever sets it wants it.
  */
-export interface UserDirsContext {
+interface UserDirsContext {
   env: Readonly<Record<string, string | undefined>>;
   platform: NodeJS.Platform;
   /** Default userHome(env), refused where there is none. */

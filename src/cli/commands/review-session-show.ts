@@ -17,7 +17,6 @@ import type { ReviewSessionShowOptions } from './review-session-show.options.js'
 import { dataForStdout, say } from '../../formats/terminal-text.js';
 import { withOutFile } from '../../context/out-file.js';
 import * as cells from '../../report/review-session-csv.js';
-import type { ResultsTable, SessionOutcome, TextCellOptions } from '../../report/review-session-csv.js';
 import { LineSplitter, SpoolSink } from '../../system/text-sink.js';
 import { inOrderAhead } from '../../system/in-order-ahead.js';
 import { pathIdProblem } from '../../api/url-policy.js';
@@ -121,11 +120,11 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
   if (api === null) throw new UsageError(`no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`);
   const where = describeTarget(target.report);
   const columns = new cells.ResultColumns();
-  const spool = new SpoolSink(new LineSplitter((line) => written(JSON.parse(line) as SessionOutcome)));
-  let only: SessionOutcome | undefined;
+  const spool = new SpoolSink(new LineSplitter((line) => written(JSON.parse(line) as cells.SessionOutcome)));
+  let only: cells.SessionOutcome | undefined;
   let views = 0;
   const redacted = { fields: 0 };
-  let written: (outcome: SessionOutcome) => Promise<void>;
+  let written: (outcome: cells.SessionOutcome) => Promise<void>;
   try {
     // Read at most --concurrency ahead of the one written, in the order asked: memory holds those, however many.
     const limit = target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY;
@@ -152,8 +151,8 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
     // A text file's wall times (a --date-format's) say their zone in a last column; a workbook says it in its properties and header notes.
     const zoneColumn = settings.times.dateFormat !== undefined && output !== 'xlsx' ? { timeZoneColumn: tableTimes.zone } : {};
     const layout = columns.layout({ pinColumn: showPin === true, sessionColumn: several, ...zoneColumn });
-    const textOptions: TextCellOptions = { decimalComma: decimalSeparator === ',', times: fileTimes };
-    const eachTable = async (write: (table: ResultsTable) => void | Promise<void>): Promise<void> => {
+    const textOptions: cells.TextCellOptions = { decimalComma: decimalSeparator === ',', times: fileTimes };
+    const eachTable = async (write: (table: cells.ResultsTable) => void | Promise<void>): Promise<void> => {
       written = async (outcome) => write(cells.outcomeTable(outcome, layout));
       if (only !== undefined) await written(only);
       await spool.commit();
@@ -192,12 +191,6 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
   return columns.failed === 0 ? 0 : 1;
 }
 
-/** Where the times' zone came from, in words. */
-function timesFromOf(settings: { times: OutputTimeSettings; profile?: string }): string {
-  const zoneFrom = settings.times.timezone?.origin;
-  return zoneFrom === undefined ? "this computer's zone" : zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
-}
-
 /** One session as the table shows it (docs/human.md), fitted to stdout's width. */
 async function tableView(session: ReviewSession, options: ShowOptions, times: OutputTimes, settings: { times: OutputTimeSettings; profile?: string }, deps: CommandDeps): Promise<string> {
   const { renderReviewSession } = await import('../../terminal/review-session-view.js');
@@ -205,9 +198,9 @@ async function tableView(session: ReviewSession, options: ShowOptions, times: Ou
   // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
   const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
   const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-  const timesFrom = timesFromOf(settings);
-  const timesLine = settings.times.timezone === undefined ? `${timesFrom}; --timezone to change` : timesFrom;
-  return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom: timesLine, width });
+  const zoneFrom = settings.times.timezone?.origin;
+  const timesFrom = zoneFrom === undefined ? "this computer's zone; --timezone to change" : zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
+  return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom, width });
 }
 
 /**
@@ -217,7 +210,7 @@ async function tableView(session: ReviewSession, options: ShowOptions, times: Ou
 async function writeXlsx(
   header: string[],
   rowCount: number,
-  eachTable: (write: (table: ResultsTable) => void | Promise<void>) => Promise<void>,
+  eachTable: (write: (table: cells.ResultsTable) => void | Promise<void>) => Promise<void>,
   times: OutputTimes,
   ids: readonly string[],
   deps: CommandDeps,

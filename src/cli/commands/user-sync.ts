@@ -52,7 +52,7 @@ export async function run(
   fields = await askUser(options, deps, target);
   let { exitCode, remembered } = await runPipeline(job, runOptions, deps, target);
   // After a failed send from prompts: offer to correct the answers (the earlier ones are the defaults) and send again.
-  while (fields !== undefined && remembered.at(-1)?.outcome.status === 'failed') {
+  while (remembered.at(-1)?.outcome.status === 'failed') {
     const corrected = await correctUser(fields, remembered.at(-1)!.outcome.errors, deps, target);
     if (corrected === null) break;
     fields = corrected;
@@ -72,7 +72,7 @@ export async function run(
  * links and flags examctl sent that the file no longer gives (--prune-memberships).
  */
 async function syncFile(
-  input: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'onlyFailed' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & { file: string },
+  input: Parameters<typeof userSyncInput>[0] & Pick<UserSyncOptions, 'onlyFailed'>,
   flags: UserSyncFlags,
   runOptions: RunOptions,
   deps: CommandDeps,
