@@ -127,6 +127,8 @@ export interface EndLine {
   at: string;
   reason: EndReason;
   summary: ReportSummary;
+  /** A `target-error` no resume helps: the local store replaced under the run (runs list says so; an older examctl reads the reason). */
+  stopped?: 'store-replaced';
 }
 
 export type RunJournalLine = RunHeaderLine | SentLine | UnsentLine | OutcomeLine | UnchangedLine | ResumeLine | EndLine;

@@ -387,7 +387,7 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
 
 interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'target' | 'startedAt'> {
   endedAt?: string;
-  state: RunState;
+  state: RunState | 'store-replaced';
   summary: ReportSummary;
   input: string | null;
   /**
@@ -419,13 +419,14 @@ export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infini
       const record = quick === undefined ? await scanCounts(runsDir, id) : undefined;
       const { command, target, startedAt, input } = (quick ?? (record as RunIndex)).header;
       const endedAt = quick?.endedAt ?? record?.end?.at;
+      const state = record === undefined ? 'finished' : await runState(runsDir, record);
       runs.push({
         id,
         command,
         target,
         startedAt,
         ...(endedAt !== undefined ? { endedAt } : {}),
-        state: record === undefined ? 'finished' : await runState(runsDir, record),
+        state: state === 'interrupted' && record?.end?.stopped === 'store-replaced' ? 'store-replaced' : state,
         summary: quick?.summary ?? summarize(record as RunIndex),
         input: input?.path ?? null,
         ...(record !== undefined && unitsOf(record) === undefined && record.end?.reason !== 'completed' ? { totalKnown: false as const } : {}),
