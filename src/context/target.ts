@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
@@ -39,7 +39,7 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
 
 /**
  * One directory per target (its LOCK, a memory file per kind), named by a digest of its identity,
- * or while that has none, an older examctl's: of it with the default port. Both: refused (exit 2), naming the one whose `kind` memory was written last.
+ * or while that has none, an older examctl's: of it with the default port. Both: refused (exit 2).
  */
 export function memoryDir(syncDir: string, target: ReportTarget, kind?: string): string {
   const dirOf = (of: string) => join(syncDir, hash('sha256', of, 'hex').slice(0, 16));
@@ -48,10 +48,10 @@ export function memoryDir(syncDir: string, target: ReportTarget, kind?: string):
   const old = dirOf(identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
   if (old === own || !existsSync(old)) return own;
   if (!existsSync(own)) return old;
-  // Judged by the memory of the kind run (without one, any kind's): the newer users memory may be in one, the newer schedules in the other.
-  const written = (dir: string) => Math.max(0, ...readdirSync(dir).filter((name) => name === `${kind}.ndjson` || (!kind && name.endsWith('.ndjson'))).map((name) => statSync(join(dir, name)).mtimeMs));
+  // Judged by the kind's own file, not the directory: one kind's newest memory may be in each (trial37 F06).
+  const written = (dir: string) => statSync(kind ? join(dir, `${kind}.ndjson`) : dir, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   const [newer, other] = [old, own].sort((a, b) => written(b) - written(a));
-  throw new UsageError(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${newer} (its ${kind ? `${kind} ` : ''}memory written last), move ${other} out of ${syncDir}`);
+  throw new UsageError(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${newer} (${kind ? `its ${kind} memory ` : ''}written last), move ${other} out of ${syncDir}`);
 }
 
 async function ensureStore(store: string, deps: CommandDeps): Promise<void> {

@@ -127,7 +127,7 @@ export interface EndLine {
   at: string;
   reason: EndReason;
   summary: ReportSummary;
-  /** A `target-error` no resume helps: the local store replaced under the run (runs list says so; an older examctl reads the reason). */
+  /** Why a `target-error` (docs/runs.md, "States"). */
   stopped?: 'store-replaced';
 }
 

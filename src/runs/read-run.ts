@@ -59,7 +59,7 @@ export interface JournalHead {
   unchanged: UnchangedPositions;
 }
 
-type RunState = 'running' | 'interrupted' | 'finished';
+type RunState = 'running' | 'interrupted' | 'finished' | 'store-replaced';
 
 /** What a reader does with what the lines say of items; `at` is the line's byte offset. */
 interface ItemFold {
@@ -298,14 +298,13 @@ async function scanCounts(runsDir: string, id: string): Promise<RunIndex> {
   return run;
 }
 
-/** finished: its last attempt ended the run; running: a live process holds its lock; else interrupted. */
+/** finished: its last attempt ended the run; running: a live process holds its lock; else interrupted (store-replaced: docs/runs.md). */
 export async function runState(runsDir: string, record: Pick<JournalHead, 'id' | 'end'>): Promise<RunState> {
   if (record.end !== undefined && finishesRun(record.end.reason)) return 'finished';
   const holder = await readLockInfo(join(runDir(runsDir, record.id), LOCK_FILE));
-  if (holder === 'missing') return 'interrupted';
   // An unreadable lock, or one of another host: assume its holder lives.
-  if (holder === 'unreadable' || !isStale(holder)) return 'running';
-  return 'interrupted';
+  if (holder === 'unreadable' || (holder !== 'missing' && !isStale(holder))) return 'running';
+  return record.end?.stopped ?? 'interrupted';
 }
 
 /** How many units the run has (docs/runs.md, "Every view of a run counts its last attempt's units"). */
@@ -387,7 +386,7 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
 
 interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'target' | 'startedAt'> {
   endedAt?: string;
-  state: RunState | 'store-replaced';
+  state: RunState;
   summary: ReportSummary;
   input: string | null;
   /**
@@ -419,14 +418,13 @@ export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infini
       const record = quick === undefined ? await scanCounts(runsDir, id) : undefined;
       const { command, target, startedAt, input } = (quick ?? (record as RunIndex)).header;
       const endedAt = quick?.endedAt ?? record?.end?.at;
-      const state = record === undefined ? 'finished' : await runState(runsDir, record);
       runs.push({
         id,
         command,
         target,
         startedAt,
         ...(endedAt !== undefined ? { endedAt } : {}),
-        state: state === 'interrupted' && record?.end?.stopped === 'store-replaced' ? 'store-replaced' : state,
+        state: record === undefined ? 'finished' : await runState(runsDir, record),
         summary: quick?.summary ?? summarize(record as RunIndex),
         input: input?.path ?? null,
         ...(record !== undefined && unitsOf(record) === undefined && record.end?.reason !== 'completed' ? { totalKnown: false as const } : {}),

@@ -28,6 +28,6 @@ describe('a run whose store was replaced under it', () => {
       const listed = await cli(['--json', 'runs', 'list']);
       expect((JSON.parse(listed.stdout) as { runs: { state: string }[] }).runs.map((run) => run.state)).toEqual(['store-replaced']);
       const row = await cli(['runs', 'list']);
-      expect(row.stdout).toMatch(/^\S+  store-replaced  user sync .*  \(its store was replaced under it: run the file again\)\n$/);
+      expect(row.stdout).toMatch(/^\S+  store-replaced  user sync .*  \(run the file again\)\n$/);
     }));
 });
