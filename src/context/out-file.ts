@@ -14,6 +14,7 @@ import { openRegularFile } from '../system/regular-file.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { givenSyncDir } from './state-http.js';
 import { findStore } from './target.js';
+import { cannotWriteReport, dropEarlier, moveAside } from '../report/report-file.js';
 import { DRY_RUN_OUT } from '../flags/global-options.js';
 
 const NAMED_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson)$/;
@@ -70,11 +71,11 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
 }
 
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */
-function writeFailure(out: string, error: unknown): TargetError {
+function writeFailure(out: string, error: unknown, aside = ''): TargetError {
   if (error instanceof ReplaceFailedError) {
     return new TargetError(`cannot replace ${out}: ${error.reason}; the finished file was kept at ${error.keptAt}`, { cause: error });
   }
-  return new TargetError(`cannot write ${out}: ${describeSystemError(error)}`, { cause: error });
+  return new TargetError(`cannot write ${out}: ${describeSystemError(error)}${aside}`, { cause: error });
 }
 
 /**
@@ -91,18 +92,21 @@ export async function withOutFile(
   if (out === undefined) return produce(deps);
   if (deps.invocation?.dryRun === true) throw new UsageError(DRY_RUN_OUT);
   await assertNotRead('--out', out, deps.invocation ?? {}, deps);
+  const path = resolve(deps.cwd, out);
   let file: OutputFile;
   try {
-    file = await openOutputFile(resolve(deps.cwd, out), { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true, platform: deps.platform ?? process.platform });
+    file = await openOutputFile(path, { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true, platform: deps.platform ?? process.platform });
   } catch (error) {
     // The gate's own words (a socket, a file Excel holds) or the system's.
-    const own = (error as NodeJS.ErrnoException).code === undefined && error instanceof Error;
-    throw new UsageError(`cannot write ${out}: ${own ? error.message : describeSystemError(error, 'directory')}`, { cause: error });
+    throw cannotWriteReport(out, error, '', '');
   }
   let wrote = false;
+  // A failed write (a full disk) moves an earlier file at the name aside, once, as a --report's (report-file.ts).
+  let aside: Promise<string> | undefined;
+  const failed = async (error: unknown) => writeFailure(out, error, await (aside ??= moveAside(path, 'file')));
   const write = (chunk: string | Buffer) =>
-    file.writer.write(chunk).then(() => void (wrote = true), (error: unknown) => {
-      throw writeFailure(out, error);
+    file.writer.write(chunk).then(() => void (wrote = true), async (error: unknown) => {
+      throw await failed(error);
     });
   const bytes = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -126,8 +130,8 @@ export async function withOutFile(
     await file.discard();
     throw error;
   }
-  await (code !== 0 && !wrote ? file.discard() : file.commit()).catch((error: unknown) => {
-    throw writeFailure(out, error);
+  await (code !== 0 && !wrote ? file.discard() : file.commit().then(() => dropEarlier(path))).catch(async (error: unknown) => {
+    throw error instanceof ReplaceFailedError ? writeFailure(out, error) : await failed(error);
   });
   return code;
 }

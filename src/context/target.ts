@@ -331,7 +331,7 @@ export async function targetInstance(target: ReportTarget, create: boolean, deps
 
 /**
  * A store's position, and whether it holds all it held at an earlier one (docs/sync.md, "Drift"):
- * a local store's, a served one's (if `ask`, or once it said it is one).
+ * a local store's, a served one's (if `ask`, or once it said it is one). `older`: a run's note, doctor's warning.
  */
 export async function storePosition(target: ResolvedTarget, ask: boolean) {
   const { readStoreLineage, descendsFrom } = await import('../engine/store/manifest.js');
@@ -340,7 +340,11 @@ export async function storePosition(target: ResolvedTarget, ask: boolean) {
     target.kind === 'local'
       ? await readStoreLineage(target.store).catch(() => undefined)
       : await target.remote.connect().then((api) => api.storeAt!().finally(() => api.close()));
-  return lineage && { at: lineage[0], holds: (then: typeof lineage[0]) => descendsFrom(lineage, then) };
+  return lineage && {
+    at: lineage[0],
+    older: ({ store, run }: { store?: typeof lineage[0]; run: string }, kind: string) =>
+      store && !descendsFrom(lineage, store) ? `the ${target.kind} store is older than run ${run} left it (restored or cut back): every ${kind.slice(0, -1)} the memory calls unchanged is sent as changed` : undefined,
+  };
 }
 
 /**

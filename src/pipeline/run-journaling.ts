@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
 import type { ReportEntry, ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import { currentTrust, laterRunsOf, recordedFlags, type EndLine, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
+import { currentTrust, laterRunsOf, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 import { InternalError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
 import { RunJournalError } from '../runs/run-errors.js';
@@ -45,7 +45,7 @@ export interface RunJournaling {
    * Ends this attempt with an end line, then releases the run. Every request has settled by
    * then: units on record as sent without an answer never went out, and are withdrawn first.
    */
-  end(reason: EndReason, summary: ReportSummary, stopped?: EndLine['stopped']): Promise<void>;
+  end(reason: EndReason, summary: ReportSummary, stopError?: unknown): Promise<void>;
   /** Releases the run without an end line (it stays resumable). */
   close(): Promise<void>;
   /** A new run that sent nothing and will not: removed (a resumed run is only closed). */
@@ -223,9 +223,9 @@ function journaling(
         // same), and the attempt's end reports the journal's failure; the target's error stands.
       }
     },
-    end(reason, summary, stopped) {
+    end(reason, summary, stopError) {
       if (unanswered.size > 0) journal.unsent([...unanswered.values()].sort((a, b) => a.n - b.n));
-      return journal.end(reason, summary, stopped);
+      return journal.end(reason, summary, stopError);
     },
     close: () => journal.close(),
     discard: () => journal.discard(),

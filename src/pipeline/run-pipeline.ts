@@ -9,7 +9,7 @@ import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { resolveSettings } from '../context/settings.js';
 import { type ReportEntry } from '../report/run-report.js';
 import { counted, formatCount } from '../formats/number-format.js';
-import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, messageOf, ReportWriteError, StoreReplacedError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
+import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, messageOf, ReportWriteError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { checkReportOption, openRunReport } from './report-sinks.js';
@@ -174,7 +174,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     await journal?.end(
       stop?.kind === 'target-failed' || stopError instanceof TransientTargetError || unstored !== undefined ? 'target-error' : stop === undefined ? 'completed' : closedPipe ? 'closed-pipe' : stop.kind,
       summary,
-      stop?.kind === 'target-failed' && stop.error instanceof StoreReplacedError ? 'store-replaced' : undefined,
+      stopError,
     );
   } catch (error) {
     // A journal that failed mid-run cannot take its end line either: the run stays interrupted

@@ -5,7 +5,7 @@
 export { newRunId } from './run-id.js';
 export { resolveRunsDir } from './runs-dir.js';
 export { recordedOptions } from './recorded-options.js';
-export type { EndLine, EndReason, ItemRef } from './journal-lines.js';
+export type { EndReason, ItemRef } from './journal-lines.js';
 export { RunJournal, journalPath, type NewRunHeader } from './run-journal.js';
 export {
   scanRun,

@@ -227,8 +227,9 @@ export class SentMemory<P> {
     // Every run that records a position judges it (a feeder too: a retry of one row).
     const now = this.kind === 'collections' ? undefined : await storePosition(resolved, !dryRun && newest?.store !== undefined);
     this.position = now?.at;
-    if (now && newest?.store && !now.holds(newest.store)) {
-      tell(`note: the ${target.kind} store is older than run ${newest.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
+    const older = newest && now?.older(newest, this.kind);
+    if (older && newest) {
+      tell(`note: ${older}`);
       // Distrusted in the memory itself, whatever runs come next; a leaver is judged by the store (docs/sync.md, "Drift").
       for (const [id, entry] of [...this.memory.entries]) if (entry.run <= newest.run && !entry.disabled) this.distrust(id, entry);
     }
