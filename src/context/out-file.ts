@@ -70,12 +70,12 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
   if (memoryExport) throw refused("the sync memory's export (synced export --out), kept to restore it");
 }
 
-/** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */
-function writeFailure(out: string, error: unknown, aside = ''): TargetError {
+/** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed, else an earlier one moved aside. */
+async function writeFailure(out: string, error: unknown, path: string): Promise<TargetError> {
   if (error instanceof ReplaceFailedError) {
     return new TargetError(`cannot replace ${out}: ${error.reason}; the finished file was kept at ${error.keptAt}`, { cause: error });
   }
-  return new TargetError(`cannot write ${out}: ${describeSystemError(error)}${aside}`, { cause: error });
+  return new TargetError(`cannot write ${out}: ${describeSystemError(error)}${await moveAside(path, 'file')}`, { cause: error });
 }
 
 /**
@@ -101,12 +101,9 @@ export async function withOutFile(
     throw cannotWriteReport(out, error, '', '');
   }
   let wrote = false;
-  // A failed write (a full disk) moves an earlier file at the name aside, once, as a --report's (report-file.ts).
-  let aside: Promise<string> | undefined;
-  const failed = async (error: unknown) => writeFailure(out, error, await (aside ??= moveAside(path, 'file')));
   const write = (chunk: string | Buffer) =>
     file.writer.write(chunk).then(() => void (wrote = true), async (error: unknown) => {
-      throw await failed(error);
+      throw await writeFailure(out, error, path);
     });
   const bytes = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -131,7 +128,7 @@ export async function withOutFile(
     throw error;
   }
   await (code !== 0 && !wrote ? file.discard() : file.commit().then(() => dropEarlier(path))).catch(async (error: unknown) => {
-    throw error instanceof ReplaceFailedError ? writeFailure(out, error) : await failed(error);
+    throw await writeFailure(out, error, path);
   });
   return code;
 }

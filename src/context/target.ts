@@ -48,7 +48,7 @@ export function memoryDir(syncDir: string, target: ReportTarget, kind?: string):
   const old = dirOf(identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
   if (old === own || !existsSync(old)) return own;
   if (!existsSync(own)) return old;
-  // Judged by the kind's own file, not the directory: one kind's newest memory may be in each (trial37 F06).
+  // The kind's own file decides: each dir may hold one kind's newest (trial37 F06).
   const written = (dir: string) => statSync(kind ? join(dir, `${kind}.ndjson`) : dir, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   const [newer, other] = [old, own].sort((a, b) => written(b) - written(a));
   throw new UsageError(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${newer} (${kind ? `its ${kind} memory ` : ''}written last), move ${other} out of ${syncDir}`);
@@ -331,7 +331,7 @@ export async function targetInstance(target: ReportTarget, create: boolean, deps
 
 /**
  * A store's position, and whether it holds all it held at an earlier one (docs/sync.md, "Drift"):
- * a local store's, a served one's (if `ask`, or once it said it is one). `older`: a run's note, doctor's warning.
+ * a local store's, a served one's (if `ask`, or once it said it is one).
  */
 export async function storePosition(target: ResolvedTarget, ask: boolean) {
   const { readStoreLineage, descendsFrom } = await import('../engine/store/manifest.js');

@@ -35,8 +35,8 @@ export interface ReportFile {
 }
 
 /**
- * The report's own failure, worded once for every report format (and an --out that cannot be opened: `what` ''). A failed
- * final replace says who usually holds the file (the caller says where the finished report was kept).
+ * The report's own failure, worded once for every report format. A failed final replace says
+ * who usually holds the file (the caller says where the finished report was kept).
  */
 export function cannotWriteReport(path: string, error: unknown, aside = '', what = 'report '): UsageError & { reason: string } {
   // `reason` without the path, for a message that names the report already (cli/output.ts):
@@ -85,7 +85,7 @@ export async function openReportFile(path: string): Promise<ReportFile> {
 }
 
 /**
- * This run's report (or --out) not written (a full disk): an earlier one at the name is renamed aside, never
+ * This run's report not written (a full disk): an earlier one at the name is renamed aside, never
  * taken for this run's (docs/cli.md, "Run report"); said as what became of it.
  */
 export async function moveAside(path: string, what = 'report'): Promise<string> {
@@ -96,7 +96,7 @@ export async function moveAside(path: string, what = 'report'): Promise<string> 
   );
 }
 
-/** This run's output in place: one a failed night moved aside goes, as an output at the name would. */
+/** This run's output in place: one a failed night moved aside goes. */
 export const dropEarlier = async (path: string) => (await regularFile(`${path}.earlier`)) && unlink(`${path}.earlier`).catch(() => undefined);
 
 /** A regular file (not a link, a device or a folder): the only kind a report's earlier copy is moved or removed as. */

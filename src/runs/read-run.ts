@@ -298,7 +298,7 @@ async function scanCounts(runsDir: string, id: string): Promise<RunIndex> {
   return run;
 }
 
-/** finished: its last attempt ended the run; running: a live process holds its lock; else interrupted (store-replaced: docs/runs.md). */
+/** finished: its last attempt ended the run; running: a live process holds its lock; else interrupted. */
 export async function runState(runsDir: string, record: Pick<JournalHead, 'id' | 'end'>): Promise<RunState> {
   if (record.end !== undefined && finishesRun(record.end.reason)) return 'finished';
   const holder = await readLockInfo(join(runDir(runsDir, record.id), LOCK_FILE));

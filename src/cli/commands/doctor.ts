@@ -189,7 +189,7 @@ async function memoryCheck(target: ResolvedTarget, options: GlobalOptions, deps:
     const held: string[] = [];
     const way = 'the old store restored from its backup uses it; ' +
       'a run without --require-memory begins this store\'s memory (docs/sync.md, "The sync memory")';
-    // What a run would warn of: this memory is of the store the path held before, the store is older than a run left it.
+    // What a run would warn of.
     const warnings = new Set<string>();
     for (const [kind, contents] of memories) {
       if (contents.lines === 0) continue;
