@@ -6,6 +6,7 @@ export const OWN_PROCESS = [
   'test/e2e/startup-modules.test.ts',
   'test/human/progress.test.ts',
   'test/human/prompts.test.ts',
+  'test/platform/export-full-disk.test.ts',
   'test/platform/home.test.ts',
   'test/platform/report-full-disk.test.ts',
   'test/platform/report-held-open.test.ts',

@@ -14,6 +14,7 @@ import { openRegularFile } from '../system/regular-file.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { givenSyncDir } from './state-http.js';
 import { findStore } from './target.js';
+import { cannotWriteReport, dropEarlier, moveAside } from '../report/report-file.js';
 import { DRY_RUN_OUT } from '../flags/global-options.js';
 
 const NAMED_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson)$/;
@@ -69,12 +70,12 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
   if (memoryExport) throw refused("the sync memory's export (synced export --out), kept to restore it");
 }
 
-/** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */
-function writeFailure(out: string, error: unknown): TargetError {
+/** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed, else an earlier one moved aside. */
+async function writeFailure(out: string, error: unknown, path: string): Promise<TargetError> {
   if (error instanceof ReplaceFailedError) {
     return new TargetError(`cannot replace ${out}: ${error.reason}; the finished file was kept at ${error.keptAt}`, { cause: error });
   }
-  return new TargetError(`cannot write ${out}: ${describeSystemError(error)}`, { cause: error });
+  return new TargetError(`cannot write ${out}: ${describeSystemError(error)}${await moveAside(path, 'file')}`, { cause: error });
 }
 
 /**
@@ -91,18 +92,18 @@ export async function withOutFile(
   if (out === undefined) return produce(deps);
   if (deps.invocation?.dryRun === true) throw new UsageError(DRY_RUN_OUT);
   await assertNotRead('--out', out, deps.invocation ?? {}, deps);
+  const path = resolve(deps.cwd, out);
   let file: OutputFile;
   try {
-    file = await openOutputFile(resolve(deps.cwd, out), { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true, platform: deps.platform ?? process.platform });
+    file = await openOutputFile(path, { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true, platform: deps.platform ?? process.platform });
   } catch (error) {
     // The gate's own words (a socket, a file Excel holds) or the system's.
-    const own = (error as NodeJS.ErrnoException).code === undefined && error instanceof Error;
-    throw new UsageError(`cannot write ${out}: ${own ? error.message : describeSystemError(error, 'directory')}`, { cause: error });
+    throw cannotWriteReport(out, error, '', '');
   }
   let wrote = false;
   const write = (chunk: string | Buffer) =>
-    file.writer.write(chunk).then(() => void (wrote = true), (error: unknown) => {
-      throw writeFailure(out, error);
+    file.writer.write(chunk).then(() => void (wrote = true), async (error: unknown) => {
+      throw await writeFailure(out, error, path);
     });
   const bytes = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -126,8 +127,8 @@ export async function withOutFile(
     await file.discard();
     throw error;
   }
-  await (code !== 0 && !wrote ? file.discard() : file.commit()).catch((error: unknown) => {
-    throw writeFailure(out, error);
+  await (code !== 0 && !wrote ? file.discard() : file.commit().then(() => dropEarlier(path))).catch(async (error: unknown) => {
+    throw await writeFailure(out, error, path);
   });
   return code;
 }

@@ -41,15 +41,17 @@ export function syncDirOf(syncDir: string | undefined, runsDir: string | undefin
  * One directory per target (its LOCK, a memory file per kind), named by a digest of its identity,
  * or while that has none, an older examctl's: of it with the default port. Both: refused (exit 2).
  */
-export function memoryDir(syncDir: string, target: ReportTarget): string {
+export function memoryDir(syncDir: string, target: ReportTarget, kind?: string): string {
   const dirOf = (of: string) => join(syncDir, hash('sha256', of, 'hex').slice(0, 16));
   const identity = targetIdentity(target);
   const own = dirOf(identity);
   const old = dirOf(identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
   if (old === own || !existsSync(old)) return own;
   if (!existsSync(own)) return old;
-  const [newer, other] = [old, own].sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  throw new UsageError(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${newer} (written last), move ${other} out of ${syncDir}`);
+  // The kind's own file decides: each dir may hold one kind's newest (trial37 F06).
+  const written = (dir: string) => statSync(kind ? join(dir, `${kind}.ndjson`) : dir, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const [newer, other] = [old, own].sort((a, b) => written(b) - written(a));
+  throw new UsageError(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${newer} (${kind ? `its ${kind} memory ` : ''}written last), move ${other} out of ${syncDir}`);
 }
 
 async function ensureStore(store: string, deps: CommandDeps): Promise<void> {
@@ -338,7 +340,11 @@ export async function storePosition(target: ResolvedTarget, ask: boolean) {
     target.kind === 'local'
       ? await readStoreLineage(target.store).catch(() => undefined)
       : await target.remote.connect().then((api) => api.storeAt!().finally(() => api.close()));
-  return lineage && { at: lineage[0], holds: (then: typeof lineage[0]) => descendsFrom(lineage, then) };
+  return lineage && {
+    at: lineage[0],
+    older: ({ store, run }: { store?: typeof lineage[0]; run: string }, kind: string) =>
+      store && !descendsFrom(lineage, store) ? `the ${target.kind} store is older than run ${run} left it (restored or cut back): every ${kind.slice(0, -1)} the memory calls unchanged is sent as changed` : undefined,
+  };
 }
 
 /**

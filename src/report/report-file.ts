@@ -38,11 +38,11 @@ export interface ReportFile {
  * The report's own failure, worded once for every report format. A failed final replace says
  * who usually holds the file (the caller says where the finished report was kept).
  */
-export function cannotWriteReport(path: string, error: unknown, aside = ''): UsageError & { reason: string } {
+export function cannotWriteReport(path: string, error: unknown, aside = '', what = 'report '): UsageError & { reason: string } {
   // `reason` without the path, for a message that names the report already (cli/output.ts):
   // one path, spelt once, even when it has spaces (C:\Users\Ann Lee\...).
   const reason = (error instanceof ReplaceFailedError ? error.reason : describeSystemError(error, 'directory')) + aside;
-  return Object.assign(new UsageError(`cannot write report ${path}: ${reason}`, { cause: error }), { reason });
+  return Object.assign(new UsageError(`cannot write ${what}${path}: ${reason}`, { cause: error }), { reason });
 }
 
 /** Opens the output at once (an unwritable location fails before anything is sent); mode 0666, kept when only its final replace fails. */
@@ -78,8 +78,7 @@ export async function openReportFile(path: string): Promise<ReportFile> {
       await file.commit().catch(async (error: unknown) => {
         throw error instanceof ReplaceFailedError ? cannotWriteReport(path, error) : await failing(error);
       });
-      // This run's report in place: one a failed night moved aside goes, as a report at the name would.
-      if (await regularFile(`${path}.earlier`)) await unlink(`${path}.earlier`).catch(() => undefined);
+      await dropEarlier(path);
     },
     discard: () => file.discard(),
   };
@@ -89,13 +88,16 @@ export async function openReportFile(path: string): Promise<ReportFile> {
  * This run's report not written (a full disk): an earlier one at the name is renamed aside, never
  * taken for this run's (docs/cli.md, "Run report"); said as what became of it.
  */
-async function moveAside(path: string): Promise<string> {
+export async function moveAside(path: string, what = 'report'): Promise<string> {
   if (!(await regularFile(path))) return '';
   return rename(path, `${path}.earlier`).then(
-    () => `; the earlier report there is now ${basename(path)}.earlier`,
+    () => `; the earlier ${what} there is now ${basename(path)}.earlier`,
     (error: unknown) => `; the file there is an earlier run's (not renamed: ${describeSystemError(error, 'file')})`,
   );
 }
+
+/** This run's output in place: one a failed night moved aside goes. */
+export const dropEarlier = async (path: string) => (await regularFile(`${path}.earlier`)) && unlink(`${path}.earlier`).catch(() => undefined);
 
 /** A regular file (not a link, a device or a folder): the only kind a report's earlier copy is moved or removed as. */
 const regularFile = (path: string): Promise<boolean> => lstat(path).then((at) => at.isFile(), () => false);

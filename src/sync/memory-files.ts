@@ -18,7 +18,7 @@ import { damaged, entryOfBody, headerLine, newerPopulation, populationLines, pop
 export { memoryDir };
 
 export function memoryFile(syncDir: string, target: ReportTarget, kind: SyncKind): string {
-  return join(memoryDir(syncDir, target), `${kind}.ndjson`);
+  return join(memoryDir(syncDir, target, kind), `${kind}.ndjson`);
 }
 
 /** What one memory file holds, read and compacted (the last line of an id wins). */

@@ -225,17 +225,17 @@ export class SentMemory<P> {
     // Every run that records a position judges it (a feeder too: a retry of one row).
     const now = this.kind === 'collections' ? undefined : await storePosition(resolved, !dryRun && newest?.store !== undefined);
     this.position = now?.at;
-    if (now && newest?.store && !now.holds(newest.store)) {
-      const older = `the ${target.kind} store is older than run ${newest.run} left it (restored or cut back)`;
+    const older = newest && now?.older(newest, this.kind);
+    if (older && newest) {
       // A served store cannot be read: which ids it holds, its memory no longer tells (docs/sync.md, "New and existing").
       if (this.known && resolved.kind !== 'local') {
         const only = onlyFlag(this.flags.only!);
         await refuse(
-          `${only}: ${older}, so examctl cannot tell which ${this.kind} it holds; nothing was sent. ` +
+          `${only}: the ${target.kind} store is older than run ${newest.run} left it (restored or cut back), so examctl cannot tell which ${this.kind} it holds; nothing was sent. ` +
             `Restore its newest backup, or run once without ${only}: that run sends every record of the file (docs/sync.md, "New and existing")`,
         );
       }
-      tell(`note: ${older}: every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
+      tell(`note: ${older}`);
       // Distrusted in the memory itself, whatever runs come next; a leaver is judged by a local
       // store, a served one's disable goes again (docs/sync.md, "Drift").
       const judged = resolved.kind === 'local';

@@ -61,14 +61,37 @@ describe('targetIdentity', () => {
     await memory.close();
     const [own, old] = [memoryDir(synced, target), join(synced, createHash('sha256').update('remote http://127.0.0.1:80').digest('hex').slice(0, 16))];
     await cp(own, old, { recursive: true });
-    await utimes(old, new Date(), new Date(Date.now() + 60_000));
+    const later = new Date(Date.now() + 60_000);
+    await utimes(join(old, 'users.ndjson'), later, later);
     await writeUsersCsv(join(dir, 'users.csv'), range('stu', 2));
     const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: synced, EXAMCTL_TOKEN: 'dev-token' };
     for (const flags of [['--disable-missing'], ['--dry-run']]) {
       const run = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes', '--changed-only', ...flags], dir, env);
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toContain(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${old} (written last), move ${own} out of ${synced}`);
+      expect(run.stderr).toContain(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${old} (its users memory written last), move ${own} out of ${synced}`);
     }
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('judged by the memory of the kind run, not by the directory: the newer users memory may sit in the other one (trial37 F06)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
+    const [synced, target] = [join(dir, 'synced'), { kind: 'remote', baseUrl: 'http://127.0.0.1' }] as const;
+    const memory = await SyncMemory.open(synced, target, 'users', { lock: false, lockTimeoutMs: 0, readOnly: false });
+    memory.record('stu-1', { digest: 'd1', run: 'r1' });
+    await memory.close();
+    const [own, old] = [memoryDir(synced, target), join(synced, createHash('sha256').update('remote http://127.0.0.1:80').digest('hex').slice(0, 16))];
+    await cp(own, old, { recursive: true });
+    // The older build's users memory is older; its directory is newer (a schedules memory written there since).
+    const [earlier, later] = [new Date(Date.now() - 120_000), new Date(Date.now() + 60_000)];
+    await utimes(join(old, 'users.ndjson'), earlier, earlier);
+    await utimes(join(own, 'users.ndjson'), later, later);
+    await utimes(own, earlier, earlier);
+    await utimes(old, later, later);
+    await writeUsersCsv(join(dir, 'users.csv'), range('stu', 2));
+    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: synced, EXAMCTL_TOKEN: 'dev-token' };
+    const run = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes', '--changed-only'], dir, env);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own} (its users memory written last), move ${old} out of ${synced}`);
     await rm(dir, { recursive: true, force: true });
   });
 });

@@ -88,6 +88,17 @@ describe('a store served by local serve, under its schedule memory', () => {
       const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Schedules: { ScheduleExtId: string }[] };
       expect(world.Schedules.map((schedule) => schedule.ScheduleExtId)).toEqual(expect.arrayContaining(['S-MATH1-DEC', 'S-PHYS2-JAN']));
     }));
+
+  it('doctor warns of it before the night, in the words the night would say (the same code judges)', () =>
+    withTempDir(async (dir) => {
+      const { init } = await firstNight(dir);
+      const doctor = () => cli(dir, ['doctor', '--target', 'remote', '--base-url', served!.url]);
+      const before = await doctor();
+      expect(before.stdout).toMatch(/\nok {4}sync memory [^\n]*schedules 1 \(without --population: newest run [^)]*\)\n/);
+      await again(dir, () => cli(dir, [...init, '--force']));
+      const after = await doctor();
+      expect(after.stdout).toMatch(/\nwarn {2}sync memory .*: the remote store is older than run \S+ left it \(restored or cut back\): every schedule the memory calls unchanged is sent as changed\n/);
+    }));
 });
 
 describe('a served store restored from a backup: the memory\'s "exists" and "disabled" are not believed either (trial38 F01, F04)', () => {

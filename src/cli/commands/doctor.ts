@@ -4,7 +4,7 @@ import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import type { DoctorOptions } from './doctor.options.js';
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
-import { goneStore, namedStorePath, targetInstance, targetOnce } from '../../context/target.js';
+import { goneStore, namedStorePath, storePosition, targetInstance, targetOnce } from '../../context/target.js';
 import { authorisedVerdict, clockVerdict, stateDirUnwritable, storeReadVerdict, type DoctorCheck } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
 
@@ -188,13 +188,17 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
   try {
     const { name, memories } = await readPlacedMemories(place, target.report, deps.env);
     const held: string[] = [];
-    let replaced = false;
+    const way = 'the old store restored from its backup uses it; ' +
+      'a run without --require-memory begins this store\'s memory (docs/sync.md, "The sync memory")';
+    // What a run would warn of.
+    const warnings = new Set<string>();
     for (const [kind, contents] of memories) {
       if (contents.lines === 0) continue;
       const populations = [...populationsOf(contents)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       // Every --require-memory night refuses a replaced store's memory.
       const old = (await ofReplacedStore(contents, deps)) ? 'of the store this path held before: not used by the store there now; ' : '';
-      replaced ||= old !== '';
+      if (old !== '') warnings.add(way);
+      for (const [, record] of populations) if (record.store) warnings.add((await storePosition(target, true))?.older(record, kind) ?? '');
       held.push(`${kind} ${contents.entries.size} (${old}${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`);
     }
     if (held.length === 0 && place.kind === 'dir' && target.kind === 'local') {
@@ -203,9 +207,8 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
       if (moved.length > 0) return { name: 'sync memory', status: 'ok', detail: `none at ${name} yet: the next run takes in this store's memory kept for the path it was moved from (${moved.map((other) => other.file).join(', ')})` };
     }
     if (held.length === 0) return { name: 'sync memory', status: 'skip', detail: `none at ${name}; if a nightly sync kept one there, it was lost: ${LOSS_COST}. ${recoveries()}` };
-    const way = 'the old store restored from its backup uses it; ' +
-      'a run without --require-memory begins this store\'s memory (docs/sync.md, "The sync memory")';
-    return { name: 'sync memory', status: replaced ? 'warn' : 'ok', detail: `${name}: ${held.join(', ')}${replaced ? `: ${way}` : ''}` };
+    warnings.delete('');
+    return { name: 'sync memory', status: warnings.size > 0 ? 'warn' : 'ok', detail: [`${name}: ${held.join(', ')}`, ...warnings].join(': ') };
   } catch (error) {
     return { name: 'sync memory', status: 'fail', detail: messageOf(error) };
   }

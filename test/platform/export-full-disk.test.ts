@@ -1,0 +1,49 @@
+import { describe, expect, it, vi } from 'vitest';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+
+/** A full disk, faked as in report-full-disk.test.ts: writes to a temp file whose name matches `full` fail with ENOSPC. */
+const fake = vi.hoisted(() => ({ full: undefined as RegExp | undefined }));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  const open = async (...args: Parameters<typeof actual.open>) => {
+    const handle = await actual.open(...args);
+    if (fake.full?.test(String(args[0]))) {
+      handle.write = (async () => {
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }) as unknown as typeof handle.write;
+    }
+    return handle;
+  };
+  return { ...actual, open, default: { ...actual, open } };
+});
+
+describe("an export that cannot be written (a full disk) leaves no earlier file looking like this one's", () => {
+  it('local export --out and synced export --out: the earlier file is renamed <name>.earlier and said so; exit 3; gone after a good export', () =>
+    withTempDir(async (dir) => {
+      const cli = async (...argv: string[]) => {
+        const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') });
+        return { code: await runCli(['--store', 'store', ...argv], io.deps), stderr: io.stderr.text };
+      };
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Role\nu-1,A,B,Candidate\n');
+      expect((await cli('--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only')).code).toBe(0);
+      for (const [command, out] of [['local', 'world.json'], ['synced', 'memory.json']] as const) {
+        expect((await cli(command, 'export', '--out', out)).code).toBe(0);
+        const before = await readFile(join(dir, out), 'utf8');
+        fake.full = new RegExp(`\\.atomic-.*${out}$`);
+        try {
+          const failed = await cli(command, 'export', '--out', out);
+          expect(failed.code, failed.stderr).toBe(3);
+          expect(failed.stderr).toContain(`cannot write ${out}: no space left on the device (ENOSPC); the earlier file there is now ${out}.earlier`);
+          expect((await readdir(dir)).filter((name) => name.startsWith(out))).toEqual([`${out}.earlier`]);
+          expect(await readFile(join(dir, `${out}.earlier`), 'utf8')).toBe(before);
+        } finally {
+          fake.full = undefined;
+        }
+        expect((await cli(command, 'export', '--out', out)).code).toBe(0);
+        expect((await readdir(dir)).filter((name) => name.startsWith(out))).toEqual([out]);
+      }
+    }));
+});
