@@ -225,7 +225,7 @@ export class SentMemory<P> {
     const newest = populations.get(populationKey(population));
     this.positionOf = async () => (await storePosition(resolved, false))?.at;
     // Every run that records a position judges it (a feeder too: a retry of one row).
-    const now = this.kind === 'collections' ? undefined : await storePosition(resolved, !dryRun && newest?.store !== undefined);
+    const now = this.kind === 'collections' ? undefined : await storePosition(resolved, !dryRun && newest?.store !== undefined, newest?.store?.[1]);
     this.position = now?.at;
     if (now && newest?.store && !now.holds(newest.store)) {
       tell(`note: the ${target.kind} store is older than run ${newest.run} left it (restored or cut back): every ${this.kind.slice(0, -1)} the memory calls unchanged is sent as changed`);
