@@ -329,7 +329,7 @@ export async function targetInstance(target: ReportTarget, create: boolean, deps
 
 /**
  * A store's position, and whether it holds all it held at an earlier one (docs/sync.md, "Drift"):
- * a local store's, a served one's (if `ask`, or once it said it is one); checked at length `at`.
+ * a local store's, a served one's (if `ask`, or once it said it is one).
  */
 export async function storePosition(target: ResolvedTarget, ask: boolean, at = 0) {
   const { readStoreLineage, descendsFrom } = await import('../engine/store/manifest.js');

@@ -71,7 +71,7 @@ export interface IntegrationApi {
 
 /** A store's position and those it was compacted from (manifest.ts). */
 export type StoreLineage = [StorePosition, StorePosition[] | null | undefined, number?];
-/** Generation, journal length and file id; asked `at`, a checksum (readStoreLineage). */
+/** Generation, journal length and file id; asked, a checksum (readStoreLineage). */
 export type StorePosition = [number, number, string, number?];
 const AT = String.raw`\[\d+,\d+,"(\d+:\d+)?"`;
 const CRC = String.raw`(,\d+)?`;

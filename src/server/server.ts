@@ -361,7 +361,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         bodyRead = true;
       }
 
-      const result = await endpoint.handler(options.api, [...params, url.slice(path.length)], body, call); // its query last
+      const result = await endpoint.handler(options.api, [...params, url.slice(path.length)], body, call);
       if (fault?.kind === 'lost') {
         // The work is done and durable; the client never hears of it.
         outcome = 'lost';

@@ -160,13 +160,15 @@ describe("a store's position (docs/sync.md, \"Drift\")", () => {
     const journal = join(dir, journalFileName(1));
     const before = await readFile(journal);
     await store.transact(put(user('u-3', { UserName: 'night two' })));
+    await store.close();
     const [then] = await readStoreLineage(dir, 0);
     expect(then).toHaveLength(4);
     expect(descendsFrom(await readStoreLineage(dir, then[1]), then)).toBe(true);
     expect(await readStoreLineage(dir)).toEqual([then.slice(0, 3), []]);
     await writeFile(journal, before);
-    await store.transact(put(user('u-4', { UserName: 'another command, a longer line than night two wrote' })));
-    await store.close();
+    const restored = await openStore(dir);
+    await restored.transact(put(user('u-4', { UserName: 'another command, a longer line than night two wrote' })));
+    await restored.close();
     const now = await readStoreLineage(dir, then[1]);
     expect([now[0][2] === then[2], now[0][1] > then[1]]).toEqual([true, true]);
     expect([descendsFrom(now, then), descendsFrom(now, [then[0], then[1], then[2]]), descendsFrom([now[0], now[1]], then)]).toEqual([false, true, true]);

@@ -78,9 +78,9 @@ export type { Lineage, StorePosition };
 export async function readStoreLineage(dir: string, at?: number): Promise<Lineage> {
   const { generation, from } = await readManifest(dir);
   const path = join(dir, journalFileName(generation));
-  const { size, ino, birthtimeNs } = await stat(path, { bigint: true });
-  const now: [number, number, string] = [generation, Number(size), `${ino}:${birthtimeNs}`];
-  if (at === undefined) return [now, from];
+  const journal = await stat(path, { bigint: true });
+  const now: [number, number, string] = [generation, Number(journal.size), `${journal.ino}:${journal.birthtimeNs}`];
+  if (at === undefined || !journal.isFile()) return [now, from]; // a FIFO's read would block
   const file = await open(path);
   const tail = (end: number, n = Math.min(end, 4096)) =>
     file.read(Buffer.alloc(n), 0, n, end - n).then((read) => crc32(read.buffer));
@@ -88,7 +88,7 @@ export async function readStoreLineage(dir: string, at?: number): Promise<Lineag
   return [[...now, last], from, line];
 }
 
-/** Whether the store holds all it held at `then`: the same journal with the 4 KiB it had before it, or one compacted into it, as long or longer. */
+/** Whether the store holds all it held at `then`: the same journal with its 4 KiB before it, or one compacted into it, as long or longer. */
 export function descendsFrom([now, from, line]: Lineage, then: StorePosition): boolean {
   const grown = (at?: StorePosition) => (at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1]) || (at?.[2] === '' && then[0] < at[0]);
   const same = line === undefined || then[3] === undefined || then[3] === line;
