@@ -395,7 +395,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     removeInvigilators: (scheduleExtId: string, userExtIds: string[], callOptions?: CallOptions) =>
       call<InvigilatorsResponseContent>('DELETE', `/schedule/${pathSegment(scheduleExtId, 'the schedule id')}/invigilators`, userExtIds, callOptions),
     retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
-    storeAt: () => call('GET', '/examctl/store', undefined).then((answer) => servedStoreAt(answer.envelope.Content), () => undefined),
+    storeAt: (at) => call('GET', `/examctl/store?at=${at}`, undefined).then((answer) => servedStoreAt(answer.envelope.Content), () => undefined),
     async close() {
       if (closed) return;
       closed = true;

@@ -333,13 +333,13 @@ export async function targetInstance(target: ReportTarget, create: boolean, deps
  * A store's position, and whether it holds all it held at an earlier one (docs/sync.md, "Drift"):
  * a local store's, a served one's (if `ask`, or once it said it is one).
  */
-export async function storePosition(target: ResolvedTarget, ask: boolean) {
+export async function storePosition(target: ResolvedTarget, ask: boolean, at = 0) {
   const { readStoreLineage, descendsFrom } = await import('../engine/store/manifest.js');
   if (target.kind === 'remote' && !ask && !target.remote.storeSaid()) return undefined;
   const lineage =
     target.kind === 'local'
-      ? await readStoreLineage(target.store).catch(() => undefined)
-      : await target.remote.connect().then((api) => api.storeAt!().finally(() => api.close()));
+      ? await readStoreLineage(target.store, at).catch(() => undefined)
+      : await target.remote.connect().then((api) => api.storeAt!(at).finally(() => api.close()));
   return lineage && {
     at: lineage[0],
     older: ({ store, run }: { store?: typeof lineage[0]; run: string }, kind: string) =>

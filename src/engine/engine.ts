@@ -92,7 +92,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
 
   const engine: LocalEngine = {
     location: store.location,
-    storeAt: () => readStoreLineage(store.location).catch(() => undefined),
+    storeAt: (at) => readStoreLineage(store.location, at).catch(() => undefined),
 
     async createSchedule(raw, callOptions) {
       const validation = validateScheduleRequest(raw);

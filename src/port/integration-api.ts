@@ -66,12 +66,15 @@ export interface IntegrationApi {
   /** Remote only: the requests retried so far, in all and by cause (`503`, `network`, `timeout`). */
   retryCounts?(): RetryCounts;
   /** Its store's position (docs/sync.md, "Drift"); none: not said. */
-  storeAt?(): Promise<StoreLineage | undefined>;
+  storeAt?(at?: number): Promise<StoreLineage | undefined>;
 }
 
 /** A store's position and those it was compacted from (manifest.ts). */
-export type StoreLineage = [[number, number, string], [number, number, string][] | null | undefined];
-const AT = String.raw`\[\d+,\d+,"(\d+:\d+)?"\]`;
-const SERVED = new RegExp(`^\\[${AT},(null|\\[(${AT}(,${AT})*)?\\])\\]$`);
+export type StoreLineage = [StorePosition, StorePosition[] | null | undefined, number?];
+/** Generation, journal length and file id; asked, a checksum (readStoreLineage). */
+export type StorePosition = [number, number, string, number?];
+const AT = String.raw`\[\d+,\d+,"(\d+:\d+)?"`;
+const CRC = String.raw`(,\d+)?`;
+const SERVED = new RegExp(`^\\[${AT}${CRC}\\],(null|\\[(${AT}\\](,${AT}\\])*)?\\])${CRC}\\]$`);
 /** `local serve`'s answer: whole and of its shape, else none. */
 export const servedStoreAt = (content: unknown) => (SERVED.test(JSON.stringify(content)) ? (content as StoreLineage) : undefined);

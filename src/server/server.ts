@@ -106,7 +106,15 @@ const ROUTES: Route[] = [
   {
     // examctl's own (docs/remote.md, "The local server").
     path: /^\/examctl\/store$/,
-    methods: { GET: { hasBody: false, handler: async (api) => ({ status: 200, envelope: { Success: true, Content: (await api.storeAt?.()) ?? null, Errors: null } }) } },
+    methods: {
+      GET: {
+        hasBody: false,
+        handler: async (api, [query]) => {
+          const at = /^\?at=\d{1,15}$/.test(query!) ? +query!.slice(4) : undefined;
+          return { status: 200, envelope: { Success: true, Content: (await api.storeAt?.(at)) ?? null, Errors: null } };
+        },
+      },
+    },
   },
 ];
 
@@ -353,7 +361,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         bodyRead = true;
       }
 
-      const result = await endpoint.handler(options.api, params, body, call);
+      const result = await endpoint.handler(options.api, [...params, url.slice(path.length)], body, call);
       if (fault?.kind === 'lost') {
         // The work is done and durable; the client never hears of it.
         outcome = 'lost';

@@ -44,7 +44,7 @@ export interface PopulationRecord {
   /** The input files of its last runs (src/sync/replayed-file.ts); absent: an older examctl, nothing judged. */
   files?: RunFile[];
   /** A store's position after the run's writes (src/context/target.ts, storePosition). */
-  store?: [number, number, string];
+  store?: [number, number, string, number?];
 }
 
 /** The entity kinds a memory is kept for: one file each per target. */
@@ -263,8 +263,9 @@ export interface PopulationBody {
   e?: unknown;
   /** PopulationRecord.files; an older examctl reads past it. */
   f?: unknown;
-  /** PopulationRecord.store; an older examctl reads past it. */
+  /** PopulationRecord.store, its checksum apart (`c`); an older examctl reads past both. */
   g?: unknown;
+  c?: unknown;
 }
 
 export function populationOfBody(body: Partial<PopulationBody>): { key: string; record: PopulationRecord } | string {
@@ -273,14 +274,14 @@ export function populationOfBody(body: Partial<PopulationBody>): { key: string; 
   if (typeof body.r !== 'string' || body.r === '' || typeof body.n !== 'number' || !Number.isSafeInteger(body.n) || body.n < 0) return 'not a population record';
   const files = body.f === undefined ? undefined : runFilesOf(body.f);
   if (body.f !== undefined && files === undefined) return 'its files are not run and digest pairs';
-  const g = body.g as PopulationRecord['store'];
-  if (g !== undefined && !/^\[\d+,\d+,"\d+:\d+"\]$/.test(JSON.stringify(g))) return 'its store position is not one';
+  const g = (body.g && [body.g, body.c ?? []].flat()) as PopulationRecord['store'];
+  if (g !== undefined && !/^\[\d+,\d+,"\d+:\d+"(,\d+)?\]$/.test(JSON.stringify(g))) return 'its store position is not one';
   return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(body.e !== undefined && { ended: body.e as boolean }), ...(files && { files }), ...(g && { store: g }) } };
 }
 
 /** A population line's body (JSON text), checksummed by `populationLines` or, for an append, with its group. */
 export function populationBody(key: string, record: PopulationRecord): string {
-  return JSON.stringify({ t: 'population', ...(key !== '' && { p: key }), r: record.run, n: record.count, ...(record.ended !== undefined && { e: record.ended }), ...(record.files && { f: record.files }), ...(record.store && { g: record.store }) });
+  return JSON.stringify({ t: 'population', ...(key !== '' && { p: key }), r: record.run, n: record.count, ...(record.ended !== undefined && { e: record.ended }), ...(record.files && { f: record.files }), ...(record.store && { g: record.store.slice(0, 3), c: record.store[3] }) });
 }
 
 /**

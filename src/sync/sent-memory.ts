@@ -223,7 +223,7 @@ export class SentMemory<P> {
     const newest = populations.get(populationKey(population));
     this.positionOf = async () => (await storePosition(resolved, false))?.at;
     // Every run that records a position judges it (a feeder too: a retry of one row).
-    const now = this.kind === 'collections' ? undefined : await storePosition(resolved, !dryRun && newest?.store !== undefined);
+    const now = this.kind === 'collections' ? undefined : await storePosition(resolved, !dryRun && newest?.store !== undefined, newest?.store?.[1]);
     this.position = now?.at;
     const older = newest && now?.older(newest, this.kind);
     if (older && newest) {

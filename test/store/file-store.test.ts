@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { StoreDamagedError, TargetError, UsageError } from '../../src/system/errors.js';
 import type { Change, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
 import { StoreExistsError, createStore, openStore, storeExists } from '../../src/engine/store/index.js';
-import { journalFileName, snapshotFileName } from '../../src/engine/store/manifest.js';
+import { descendsFrom, journalFileName, readStoreLineage, snapshotFileName } from '../../src/engine/store/manifest.js';
 import { lockTimeoutFromEnv } from '../../src/system/lock.js';
 import { put } from '../support/store.js';
 import { exportWorldText } from '../../src/engine/world-io.js';
@@ -149,6 +149,29 @@ describe('create, open, round trip', () => {
     const exported = JSON.parse([...exportWorldText(store.state)].join('')) as { Users: { UserName: string }[] };
     expect(exported.Users.map((u) => u.UserName)).toEqual(['B', 'a', 'b']);
     await store.close();
+  });
+});
+
+describe("a store's position (docs/sync.md, \"Drift\")", () => {
+  it('asked at a length, carries checksums: a journal cut back in place and written past it no longer holds it; a position without one (an older examctl) is judged by length', async () => {
+    await createStore(dir, [user('u-1')]);
+    const store = await openStore(dir);
+    await store.transact(put(user('u-2')));
+    const journal = join(dir, journalFileName(1));
+    const before = await readFile(journal);
+    await store.transact(put(user('u-3', { UserName: 'night two' })));
+    await store.close();
+    const [then] = await readStoreLineage(dir, 0);
+    expect(then).toHaveLength(4);
+    expect(descendsFrom(await readStoreLineage(dir, then[1]), then)).toBe(true);
+    expect(await readStoreLineage(dir)).toEqual([then.slice(0, 3), []]);
+    await writeFile(journal, before);
+    const restored = await openStore(dir);
+    await restored.transact(put(user('u-4', { UserName: 'another command, a longer line than night two wrote' })));
+    await restored.close();
+    const now = await readStoreLineage(dir, then[1]);
+    expect([now[0][2] === then[2], now[0][1] > then[1]]).toEqual([true, true]);
+    expect([descendsFrom(now, then), descendsFrom(now, [then[0], then[1], then[2]]), descendsFrom([now[0], now[1]], then)]).toEqual([false, true, true]);
   });
 });
 

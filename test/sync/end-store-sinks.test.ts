@@ -47,14 +47,15 @@ describe('an end store the state service refuses', () => {
   it('exit 3, and the JSON error, the JUnit stopped case and the ::error annotation say the memory was not saved', () =>
     withTempDir(async (dir) => {
       const env = { EXAMCTL_SYNC_DIR: server.address('sinks') };
-      writeUsers(dir, ['es-1', 'es-2']);
+      // Three first, so the run's end (its population lines carry the store's position) is a delta.
+      writeUsers(dir, ['es-1', 'es-2', 'es-3']);
       const first = await sync(dir, env);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).not.toContain('::error');
-      writeUsers(dir, ['es-1', 'es-2', 'es-3']);
+      writeUsers(dir, ['es-1', 'es-2', 'es-3', 'es-4']);
       server.fail('POST -delta-', 200, 2, '');
       const failed = await sync(dir, env, '--report', 'stu.xml');
-      expectStoppedEverywhere(failed, dir, 3);
+      expectStoppedEverywhere(failed, dir, 4);
     }));
 
   it('schedule push --changed-only: the same in every sink', () =>

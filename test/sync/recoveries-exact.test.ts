@@ -160,25 +160,34 @@ describe('a local store restored from a backup that holds older versions of what
       expect(world.Users.find((user) => user.ExternalId === 'u-1')?.Email).toBe('u1b@example.test');
     }));
 
-  it('a restored store written past the length its memory recorded is still older: its journal is another file', () =>
+  // In place (cp backup/* store/): the same journal file, cut back, then written past the recorded length (trial38 F01).
+  it.each(['copied back: its journal is another file', 'restored in place: its journal no longer holds what it held there'])('a restored store written past the length its memory recorded is still older, %s; the night after trusts it', (how) =>
     withTempDir(async (dir) => {
       writeNights(dir, 50);
       writeFileSync(join(dir, 'night2.csv'), readFileSync(join(dir, 'night1.csv'), 'utf8').replace('u1@', 'u1b@'));
       const staff = Array.from({ length: 40 }, (_, i) => `s-${i},Staff,Member,s${i}@example.test,Candidate`);
       writeFileSync(join(dir, 'staff.csv'), `ExternalId,FirstName,LastName,Email,Role\n${staff.join('\n')}\n`);
       const users = (file: string, ...more: string[]) => cli(dir, ['user', 'sync', '--file', file, ...local, '--changed-only', '--yes', '--json', ...more]);
+      const actions = (run: { stdout: string }) => (JSON.parse(run.stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`);
       expect((await users('night1.csv')).code).toBe(0);
+      const journal = join(dir, 'store', readdirSync(join(dir, 'store')).find((name) => name.startsWith('journal-'))!);
+      const [backup, inode] = [readFileSync(journal), statSync(journal).ino];
       cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
       expect((await users('night2.csv')).code).toBe(0);
-      const recorded = readdirSync(join(dir, 'store')).find((name) => name.startsWith('journal-'))!;
-      const length = statSync(join(dir, 'store', recorded)).size;
-      rmSync(join(dir, 'store'), { recursive: true });
-      cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      const length = statSync(journal).size;
+      if (how.startsWith('restored in place')) writeFileSync(journal, backup);
+      else {
+        rmSync(join(dir, 'store'), { recursive: true });
+        cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      }
       expect((await users('staff.csv', '--population', 'staff')).code).toBe(0);
-      expect(statSync(join(dir, 'store', recorded)).size).toBeGreaterThan(length);
+      expect(statSync(journal).size).toBeGreaterThan(length);
+      if (how.startsWith('restored in place')) expect(statSync(journal).ino).toBe(inode);
       const night = await users('night2.csv');
-      expect((JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`)).toEqual(['u-1 updated', 'u-2 unchanged', 'u-50 unchanged']);
+      expect(actions(night)).toEqual(['u-1 updated', 'u-2 unchanged', 'u-50 unchanged']);
       expect(night.stderr).toMatch(/note: the local store is older than run \S+ left it/);
+      const after = await users('night2.csv');
+      expect([actions(after), after.stderr]).toEqual([['u-1 unchanged', 'u-2 unchanged', 'u-50 unchanged'], expect.not.stringMatching(/older than run/)]);
     }));
 
   // trial35 F01: the run between recorded the restored store's position, and night 3 trusted the memory.

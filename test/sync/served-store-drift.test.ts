@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -87,6 +87,24 @@ describe('a store served by local serve, under its schedule memory', () => {
       }
       const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Schedules: { ScheduleExtId: string }[] };
       expect(world.Schedules.map((schedule) => schedule.ScheduleExtId)).toEqual(expect.arrayContaining(['S-MATH1-DEC', 'S-PHYS2-JAN']));
+    }));
+  it('restored in place (its journal file cut back) and written past the recorded length by another command: older still (trial38 F01)', () =>
+    withTempDir(async (dir) => {
+      const { push } = await firstNight(dir);
+      const journal = join(dir, 'store', readdirSync(join(dir, 'store')).find((name) => name.startsWith('journal-'))!);
+      const backup = readFileSync(journal);
+      expect((await push('night2.csv')).actions).toEqual(['S-MATH1-DEC unchanged', 'S-PHYS2-JAN created']);
+      const length = statSync(journal).size;
+      await again(dir, () => writeFileSync(journal, backup));
+      const staff = Array.from({ length: 40 }, (_, i) => `s-${i},Staff,Member,s${i}@example.test,Candidate`);
+      writeFileSync(join(dir, 'staff.csv'), `ExternalId,FirstName,LastName,Email,Role\n${staff.join('\n')}\n`);
+      expect((await cli(dir, ['user', 'sync', '--file', 'staff.csv', '--target', 'remote', '--base-url', served!.url, '--yes'])).code).toBe(0);
+      expect(statSync(journal).size).toBeGreaterThan(length);
+      for (const night of [3, 4]) {
+        const run = await push('night2.csv');
+        expect(run.actions).toEqual(['S-MATH1-DEC', 'S-PHYS2-JAN'].map((id) => `${id} ${night === 3 ? 'updated' : 'unchanged'}`));
+        expect(run.stderr.match(/note: the remote store is older than run \S+ left it/g)?.length ?? 0, run.stderr).toBe(night === 3 ? 1 : 0);
+      }
     }));
 
   it('doctor warns of it before the night, in the words the night would say (the same code judges)', () =>
@@ -182,6 +200,8 @@ describe('a server that does not say it is local serve', () => {
     const lineage = [[3, 120, '77:1700000000000000000'], [[2, 90, '76:1600000000000000000']]];
     expect(servedStoreAt(lineage)).toEqual(lineage);
     expect(servedStoreAt([[3, 120, '77:1'], null])).toEqual([[3, 120, '77:1'], null]);
-    for (const wrong of [null, 'x', [], [[3, 120, '77:1']], [[3, 120, 77], null], [[3, -1, '77:1'], null], [[3, 120, '77:1'], [[1, 2, '\u001b[2J:1']]], { lineage }]) expect(servedStoreAt(wrong)).toBeUndefined();
+    // Asked at a length: with the checksums of what its journal holds before its length and that one.
+    expect(servedStoreAt([[3, 120, '77:1', 4026531839], [[2, 90, '76:1']], 0])).toEqual([[3, 120, '77:1', 4026531839], [[2, 90, '76:1']], 0]);
+    for (const wrong of [null, 'x', [], [[3, 120, '77:1']], [[3, 120, 77], null], [[3, -1, '77:1'], null], [[3, 120, '77:1'], [[1, 2, '\u001b[2J:1']]], [[3, 120, '77:1', 'x'], null], [[3, 120, '77:1'], null, -1], { lineage }]) expect(servedStoreAt(wrong)).toBeUndefined();
   });
 });

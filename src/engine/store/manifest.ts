@@ -5,12 +5,13 @@
  */
 import { readRegularFile } from '../../system/regular-file.js';
 import { join } from 'node:path';
-import { stat } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+import { open, stat } from 'node:fs/promises';
 import { StoreDamagedError } from '../../system/errors.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { STORE_FORMAT, newerFormatError } from './snapshot.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
-import type { StoreLineage as Lineage } from '../../port/integration-api.js';
+import type { StoreLineage as Lineage, StorePosition } from '../../port/integration-api.js';
 
 export const CURRENT_FILE = 'CURRENT';
 
@@ -24,8 +25,6 @@ export function generationOfFile(name: string): number | undefined {
   return generation === undefined ? undefined : Number(generation);
 }
 
-/** A store's position (docs/sync.md, "Drift"): its generation, its journal's length and file id. */
-export type StorePosition = [number, number, string];
 /** How many replaced generations CURRENT names, newest first (docs/store.md, "Files"). */
 const LINEAGE = 32;
 
@@ -73,16 +72,25 @@ export async function writeManifest(dir: string, generation: number, lineage?: L
   });
 }
 
-export type { Lineage };
+export type { Lineage, StorePosition };
 
-export async function readStoreLineage(dir: string): Promise<Lineage> {
+/** With `at`, the checksums of the journal's 4 KiB before its length and before `at`. */
+export async function readStoreLineage(dir: string, at?: number): Promise<Lineage> {
   const { generation, from } = await readManifest(dir);
-  const journal = await stat(join(dir, journalFileName(generation)), { bigint: true });
-  return [[generation, Number(journal.size), `${journal.ino}:${journal.birthtimeNs}`], from];
+  const path = join(dir, journalFileName(generation));
+  const journal = await stat(path, { bigint: true });
+  const now: [number, number, string] = [generation, Number(journal.size), `${journal.ino}:${journal.birthtimeNs}`];
+  if (at === undefined || !journal.isFile()) return [now, from]; // a FIFO's read would block
+  const file = await open(path);
+  const tail = (end: number, n = Math.min(end, 4096)) =>
+    file.read(Buffer.alloc(n), 0, n, end - n).then((read) => crc32(read.buffer));
+  const [last, line] = await Promise.all([tail(now[1]), tail(at)]).finally(() => file.close());
+  return [[...now, last], from, line];
 }
 
-/** Whether the store holds all it held at `then`: the same journal or one compacted into it, as long or longer. */
-export function descendsFrom([now, from]: Lineage, then: StorePosition): boolean {
+/** Whether the store holds all it held at `then`: the same journal with its 4 KiB before it, or one compacted into it, as long or longer. */
+export function descendsFrom([now, from, line]: Lineage, then: StorePosition): boolean {
   const grown = (at?: StorePosition) => (at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1]) || (at?.[2] === '' && then[0] < at[0]);
-  return grown(now) || (!from ? now[0] > then[0] : from.some(grown));
+  const same = line === undefined || then[3] === undefined || then[3] === line;
+  return (grown(now) && same) || (!from ? now[0] > then[0] : from.some(grown));
 }
