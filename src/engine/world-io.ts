@@ -20,6 +20,7 @@ import {
 } from '../domain/world.js';
 import type { Change, StoreState } from './store/contract.js';
 import { SETTINGS_KEY, WORLD_LISTS, worldEntityChanges } from './view.js';
+import { byKey } from '../domain/key-order.js';
 
 /** The order an export writes an object's fields in: its schema's, then unknown fields (review sessions) as stored. */
 interface FieldOrder {
@@ -99,7 +100,7 @@ export function* exportWorldText(state: StoreState): Generator<string> {
   const indent = (json: string, pad: string): string => json.replaceAll('\n', `\n${pad}`);
   yield `{\n  "Settings": ${indent(JSON.stringify(exportedSettings(state), null, 2), '  ')}`;
   for (const [list, collection] of WORLD_LISTS) {
-    const entries = [...(state.get(collection) ?? new Map<string, unknown>()).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = [...(state.get(collection) ?? new Map<string, unknown>()).entries()].sort(byKey);
     if (entries.length === 0) {
       yield `,\n  "${list}": []`;
       continue;

@@ -104,9 +104,13 @@ export type OptionsOf<T extends SpecTable> = Flatten<
 /** A flag declared with a default is always set (`Always` of its spec). */
 type Given<D> = [D] extends [undefined] ? false : true;
 
+function withDefault<S extends object>(spec: S, defaultValue: unknown): never {
+  return (defaultValue === undefined ? { ...spec, always: false } : { ...spec, defaultValue, always: true }) as never;
+}
+
 /** `--flag` (a switch, `--no-flag` included) or `--flag <value>` (a string, `...`: a list), with an optional default. */
 export function option<const F extends string, D extends ValueOfFlags<F> | undefined = undefined>(flags: F, description: string, defaultValue?: D): OptionSpec<F, ValueOfFlags<F>, Given<D>> {
-  return (defaultValue === undefined ? { kind: 'option', flags, description, always: false } : { kind: 'option', flags, description, defaultValue, always: true }) as never;
+  return withDefault({ kind: 'option', flags, description }, defaultValue);
 }
 
 /** A flag whose value is required to run the command. */
@@ -116,9 +120,7 @@ export function mandatory<const F extends string>(flags: F, description: string)
 
 /** A value checked and converted by `parse` (flag-values.ts), which throws commander's InvalidArgumentError. */
 export function parsed<const F extends string, V, D extends V | undefined = undefined>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V, defaultValue?: D): OptionSpec<F, V, Given<D>> {
-  return (defaultValue === undefined
-    ? { kind: 'option', flags, description, parse, always: false }
-    : { kind: 'option', flags, description, parse, defaultValue, always: true }) as never;
+  return withDefault({ kind: 'option', flags, description, parse }, defaultValue);
 }
 
 /** A flag given as often as wanted: every value, in order (`--map a=B --map c=D`). */
@@ -128,9 +130,7 @@ export function repeatable<const F extends string>(flags: F, description: string
 
 /** One of a fixed set of words. */
 export function choice<const F extends string, const C extends readonly string[], D extends C[number] | undefined = undefined>(flags: F, description: string, choices: C, defaultValue?: D): OptionSpec<F, C[number], Given<D>> {
-  return (defaultValue === undefined
-    ? { kind: 'option', flags, description, choices, always: false }
-    : { kind: 'option', flags, description, choices, defaultValue, always: true }) as never;
+  return withDefault({ kind: 'option', flags, description, choices }, defaultValue);
 }
 
 /** A positional argument, handed to the command as `options[key]`. */

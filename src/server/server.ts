@@ -405,7 +405,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   };
   const dispatch = (expectsContinue: boolean) => (req: http.IncomingMessage, res: http.ServerResponse) => {
     // Behind an answer that ends the connection: never answered, so never run.
-    if (isEndedByAnswer(req.socket)) return;
+    if (endedByAnswer.has(req.socket)) return;
     inFlight += 1;
     void handle(req, res, expectsContinue).then(handled, handled);
   };
@@ -414,7 +414,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   server.on('checkContinue', dispatch(true));
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     // Answered already; its body's end cut short by the client is its lingering close's to handle.
-    if (isEndedByAnswer(socket)) return;
+    if (endedByAnswer.has(socket)) return;
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
       return;
@@ -492,11 +492,6 @@ const DEFAULT_LINGER: LingerBounds = { maxBytes: 64 * 1024 * 1024, maxMs: 5_000 
 
 /** Connections whose answer ends them: a request parsed after that answer is never run. */
 const endedByAnswer = new WeakSet<Socket>();
-
-/** Whether the connection's current answer closes it (a request behind it is not served). */
-function isEndedByAnswer(socket: Socket): boolean {
-  return endedByAnswer.has(socket);
-}
 
 /**
  * The lingering close (docs/remote.md, "Lingering close") of a connection answered before its body

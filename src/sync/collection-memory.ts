@@ -8,6 +8,7 @@ import type { Outcome } from '../pipeline/record-job.js';
 import { describeTarget } from '../report/report-writers.js';
 import { canonicalJson, type MemoryEntry } from './memory-lines.js';
 import { SentMemory } from './sent-memory.js';
+import { byKey } from '../domain/key-order.js';
 
 /** What --existing says of an 810 (the ExternalId used already). */
 type ExistingCollection = 'fail' | 'ok';
@@ -18,7 +19,7 @@ const QUOTED_MAX = 80;
 /** A request's fields but its ExternalId (the memory's key), each as canonical JSON. */
 export function collectionFields(request: CollectionRequest): Record<string, string> {
   const fields: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [name, value] of Object.entries(request).sort(byKey)) {
     if (name !== 'ExternalId' && value !== undefined) fields[name] = canonicalJson(value);
   }
   return fields;

@@ -5,6 +5,7 @@
  */
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
+import { byKey } from '../domain/key-order.js';
 
 type FlagField = (typeof HIERARCHY_CELL_FLAGS)[keyof typeof HIERARCHY_CELL_FLAGS];
 const FLAGS = Object.entries(HIERARCHY_CELL_FLAGS) as [string, FlagField][];
@@ -33,7 +34,7 @@ function parseLinks(links: readonly ManagedLink[] | undefined): Links {
 function formatLinks(map: Links): ManagedLink[] {
   const out: ManagedLink[] = [];
   for (const [id, flags] of map) out.push([id, FLAGS.filter(([, field]) => flags.has(field)).map(([word]) => word)]);
-  return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return out.sort(byKey);
 }
 
 /**

@@ -6,6 +6,7 @@ import type { ReportTarget } from '../report/run-report.js';
 import { readLinks, type ManagedLink } from './memberships.js';
 import { lossAdvice } from './memory-loss.js';
 import { runFilesOf, withRunFiles, type RunFile } from './replayed-file.js';
+import { byKey } from '../domain/key-order.js';
 
 /**
  * Version of the sync memory's line format; a reader refuses a newer one. 2: population lines
@@ -298,7 +299,7 @@ export function newerPopulation(before: PopulationRecord | undefined, line: Popu
 
 /** The population lines of a memory rewritten whole, in name order. */
 export function populationLines(populations: ReadonlyMap<string, PopulationRecord>): string[] {
-  return [...populations].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, record]) => encodeChecksummedLine(populationBody(key, record)));
+  return [...populations].sort(byKey).map(([key, record]) => encodeChecksummedLine(populationBody(key, record)));
 }
 
 export function entryLine(id: string, entry: MemoryEntry): string {

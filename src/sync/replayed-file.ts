@@ -8,6 +8,7 @@ import { terminalLine } from '../formats/terminal-text.js';
 import { isRunReportHeader } from '../formats/report-csv-contract.js';
 import type { InputRecord } from '../input/record.js';
 import type { BatchedRecords } from '../input/batches.js';
+import { byKey } from '../domain/key-order.js';
 
 /** How many runs' file digests a population's record keeps. */
 const KEPT_FILES = 30;
@@ -44,7 +45,7 @@ export function runFilesOf(value: unknown): RunFile[] | undefined {
 export function withRunFiles(kept: readonly RunFile[] | undefined, added: readonly RunFile[] | undefined): RunFile[] | undefined {
   if (added === undefined) return kept?.slice();
   const byRun = new Map([...(kept ?? []), ...added].map((pair) => [pair[0], pair]));
-  return [...byRun.values()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).slice(-KEPT_FILES);
+  return [...byRun.values()].sort(byKey).slice(-KEPT_FILES);
 }
 
 /**

@@ -24,6 +24,7 @@ import type { LostZerosRule } from './lost-zeros.js';
 import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
+import { byKey } from '../domain/key-order.js';
 
 export interface UserSyncFlags extends SyncFlags {
   disableMissing?: boolean;
@@ -248,7 +249,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         if (entry.disabled === true) remembered += 1;
       }
     }
-    this.leavers = leavers.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    this.leavers = leavers.sort(byKey);
     // Said where it may not be what the admin meant: a run without --population beside runs with
     // one, or a population's first night (users synced before it had one are not its own). Two
     // populations' nights, each the other's missing users, say nothing.
