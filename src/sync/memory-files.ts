@@ -13,6 +13,7 @@ import { assertTrustedMemoryDir, lockForDeciding, makeTrustedMemoryDir, openMemo
 import { memoryDir, sameStoreAs, targetInstance } from '../context/target.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
+import { byKey } from '../domain/key-order.js';
 import { damaged, entryOfBody, headerLine, newerPopulation, populationLines, populationOfBody, SYNC_KINDS, SYNC_MEMORY_VERSION, type EntryBody, type HeaderBody, type PopulationBody, type PopulationRecord, type SyncKind } from './memory-lines.js';
 
 export { memoryDir };
@@ -47,7 +48,7 @@ export function populationsOf(contents: Pick<MemoryContents, 'populations' | 'en
 /** A memory's populations by name (null: the runs without --population), each with its newest run and count. */
 export function populationList(populations: ReadonlyMap<string, PopulationRecord>) {
   return [...populations]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(byKey)
     .map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
 }
 
@@ -73,7 +74,7 @@ export function describeMemory({ file, target, kind, entries, ...contents }: Mem
   }
   // Once any has a population, the users without one are counted too.
   if (byPopulation.size > 0 && unnamed > 0) byPopulation.set('', unnamed);
-  const populations = byPopulation.size === 0 ? {} : { populations: Object.fromEntries([...byPopulation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+  const populations = byPopulation.size === 0 ? {} : { populations: Object.fromEntries([...byPopulation].sort(byKey)) };
   // The populations real runs synced, as the memory records them (docs/sync.md, "When the memory is lost").
   const populationsSynced = populationList(populationsOf({ ...contents, entries }));
   for (const { newestRun } of populationsSynced) if (lastRun === null || newestRun > lastRun) lastRun = newestRun;

@@ -7,6 +7,7 @@ import { terminalLine } from '../../formats/terminal-text.js';
 import { goneStore, namedStorePath, storePosition, targetInstance, targetOnce } from '../../context/target.js';
 import { authorisedVerdict, clockVerdict, stateDirUnwritable, storeReadVerdict, type DoctorCheck } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
+import { byKey } from '../../domain/key-order.js';
 
 type CheckStatus = DoctorCheck['status'];
 
@@ -194,7 +195,7 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
     const warnings = new Set<string>();
     for (const [kind, contents] of memories) {
       if (contents.lines === 0) continue;
-      const populations = [...populationsOf(contents)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const populations = [...populationsOf(contents)].sort(byKey);
       // Every --require-memory night refuses a replaced store's memory.
       const old = (await ofReplacedStore(contents, deps)) ? 'of the store this path held before: not used by the store there now; ' : '';
       if (old !== '') warnings.add(way);
