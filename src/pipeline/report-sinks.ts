@@ -7,7 +7,7 @@ import { CsvReportWriter, HumanSummaryWriter, noMemorySentence, JsonReportWriter
 import { type ReportEntry, type ReportHeader, type ReportSink, type ReportSummary } from '../report/run-report.js';
 import { messageOf, ReportWriteError, UsageError } from '../system/errors.js';
 import { ReplaceFailedError } from '../system/atomic-file.js';
-import { assertNotRead } from '../context/out-file.js';
+import { assertNotRead, readOrKept } from '../context/out-file.js';
 import { BufferedSink, SpoolSink, type TextSink } from '../system/text-sink.js';
 import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
 import type { XlsxReportWriter } from '../report/xlsx-report-writer.js';
@@ -162,15 +162,17 @@ export async function openRunReport(
   if (options.report !== undefined) {
     const format = reportFormatOf(options.report);
     const path = resolve(deps.cwd, options.report);
+    // The earlier report a failed night moved aside may be this run's input (--only-failed on it): kept.
+    const earlierIs = await readOrKept('--report', `${path}.earlier`, deps.invocation ?? options, deps);
     if (format === 'xlsx') {
       // The workbook writer streams its own zip: no text sink in between (loaded here only).
       const [{ openXlsxReportFile }, { reportDates }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('./command-input.js')]);
-      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, run: header.run ?? options.plannedRun, ...(await reportDates(options, deps)) });
+      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, run: header.run ?? options.plannedRun, ...(await reportDates(options, deps)), earlierIs });
       xlsx = workbook.sink;
       file = workbook;
       guarded = new GuardedFileSink(workbook.sink, options.report);
     } else {
-      const text = await openReportFile(path);
+      const text = await openReportFile(path, { earlierIs });
       file = text;
       fileBuffer = new BufferedSink(text.sink);
       guarded = new GuardedFileSink(await reportSinkOf(format, fileBuffer, header, options, times), options.report);

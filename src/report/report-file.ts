@@ -45,8 +45,13 @@ export function cannotWriteReport(path: string, error: unknown, aside = ''): Usa
   return Object.assign(new UsageError(`cannot write report ${path}: ${reason}`, { cause: error }), { reason });
 }
 
+/** What `<name>.earlier` is when the run reads or keeps it (`the --file file this run reads`): then never moved over nor removed. */
+export interface ReportFileOptions {
+  earlierIs?: string | undefined;
+}
+
 /** Opens the output at once (an unwritable location fails before anything is sent); mode 0666, kept when only its final replace fails. */
-export async function openReportFile(path: string): Promise<ReportFile> {
+export async function openReportFile(path: string, { earlierIs }: ReportFileOptions = {}): Promise<ReportFile> {
   let file: OutputFile;
   try {
     file = await openOutputFile(path, { mode: 0o666, keepOnFailedReplace: true });
@@ -57,7 +62,7 @@ export async function openReportFile(path: string): Promise<ReportFile> {
   let aside = '';
   const failing = async (error: unknown) => {
     failure = error;
-    aside = await moveAside(path);
+    aside = await moveAside(path, earlierIs);
     return cannotWriteReport(path, error, aside);
   };
   return {
@@ -79,7 +84,7 @@ export async function openReportFile(path: string): Promise<ReportFile> {
         throw error instanceof ReplaceFailedError ? cannotWriteReport(path, error) : await failing(error);
       });
       // This run's report in place: one a failed night moved aside goes, as a report at the name would.
-      if (await regularFile(`${path}.earlier`)) await unlink(`${path}.earlier`).catch(() => undefined);
+      if (earlierIs === undefined && (await regularFile(`${path}.earlier`))) await unlink(`${path}.earlier`).catch(() => undefined);
     },
     discard: () => file.discard(),
   };
@@ -89,8 +94,9 @@ export async function openReportFile(path: string): Promise<ReportFile> {
  * This run's report not written (a full disk): an earlier one at the name is renamed aside, never
  * taken for this run's (docs/cli.md, "Run report"); said as what became of it.
  */
-async function moveAside(path: string): Promise<string> {
+async function moveAside(path: string, earlierIs: string | undefined): Promise<string> {
   if (!(await regularFile(path))) return '';
+  if (earlierIs !== undefined) return `; the file there is an earlier run's (not renamed: ${basename(path)}.earlier is ${earlierIs})`;
   return rename(path, `${path}.earlier`).then(
     () => `; the earlier report there is now ${basename(path)}.earlier`,
     (error: unknown) => `; the file there is an earlier run's (not renamed: ${describeSystemError(error, 'file')})`,

@@ -8,7 +8,7 @@ import { parseBooleanSpelling } from '../domain/coercion.js';
 import { DATE_FIELDS, DATE_TIME_FIELDS, type DateFormat } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
 import { normalizeColumnName } from '../formats/column-name.js';
-import { openReportFile } from './report-file.js';
+import { openReportFile, type ReportFileOptions } from './report-file.js';
 import { Column, ColumnModes, errorMessages, inSequence, keptHeader, reportRowCells, sourceRowCells, onRow } from './report-writers.js';
 import { type ReportEntry, type ReportSink, type SourceRow, type ItemStatus } from './run-report.js';
 import { SOURCE_COLUMNS, WARNINGS_COLUMN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
@@ -236,8 +236,8 @@ interface XlsxReportFile {
  * The report file of every format (report-file.ts: opened at once, so an unwritable report
  * location fails before anything is sent), the workbook's zip streamed into it.
  */
-export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}): Promise<XlsxReportFile> {
-  const file = await openReportFile(path);
+export async function openXlsxReportFile(path: string, options: XlsxReportOptions & ReportFileOptions = {}): Promise<XlsxReportFile> {
+  const file = await openReportFile(path, options);
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       file.sink.write(chunk).then(() => done(), done);
