@@ -30,15 +30,9 @@ async function head(file: string): Promise<string> {
   return bytes.toString();
 }
 
-/** Refuses (exit 2) an output over what the run reads or keeps, `-`, or stdout under --json: the list is docs/security.md, "Outputs". */
+/** Refuses (exit 2; `words`: what it is) an output over what the run reads or keeps, `-`, or stdout under --json: the list is docs/security.md, "Outputs". */
 export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
   if (out === '-') throw new UsageError(`${flag} - names no file: give a file name`);
-  const words = await readOrKept(flag, out, given, deps);
-  if (words !== undefined) throw new UsageError(`${flag} ${out} is ${words}: give the output another name`);
-}
-
-/** What `out` is when the run reads or keeps it (`the --file file this run reads`), else undefined: never written over. */
-export async function readOrKept(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<string | undefined> {
   // A file not there yet by its path (a config file to be).
   const id = async (file: unknown, base = deps.cwd) => {
     if (typeof file !== 'string') return undefined;
@@ -46,6 +40,7 @@ export async function readOrKept(flag: string, out: string, given: Readonly<Reco
     const entry = await stat(path, { bigint: true }).catch(() => undefined);
     return entry?.ino ? `${entry.dev}:${entry.ino}` : path;
   };
+  const refused = (words: string) => Object.assign(new UsageError(`${flag} ${out} is ${words}: give the output another name`), { words });
   const { profile, record } = (await resolveSettings(given, deps.env, deps.runProfile).catch(() => undefined)) ?? {};
   const path = resolve(deps.cwd, out);
   const places: Readonly<[unknown, string, string?]>[] = [
@@ -57,7 +52,7 @@ export async function readOrKept(flag: string, out: string, given: Readonly<Reco
     [given.json && '/dev/stdout', 'stdout under --json'],
   ];
   const [nul, output] = [await id(devNull), await id(path)];
-  for (const [place, words, base] of places) if (output !== nul && output === (await id(place, base))) return words;
+  for (const [place, words, base] of places) if (output !== nul && output === (await id(place, base))) throw refused(words);
   const file = await realpath(path).catch(() => path);
   const [dir, up] = [await id(dirname(file)), await id(dirname(dirname(file)))];
   const runs = resolveRunsDir(given.runsDir as string | undefined, deps.env);
@@ -66,12 +61,12 @@ export async function readOrKept(flag: string, out: string, given: Readonly<Reco
   const listed = await readdir(dirname(file)).catch((): string[] => []);
   const kept = listed.filter((name) => STATE_FILE.test(name));
   const ourFolder = dir === ours[0] || (ours.includes(up) && kept.length > 0);
-  if (ourFolder) return "in this run's store, runs or memories";
+  if (ourFolder) throw refused("in this run's store, runs or memories");
   const start = await head(file);
   const examctls = (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(start);
-  if (examctls) return "named or written as a store's, a run's or a memory's file";
+  if (examctls) throw refused("named or written as a store's, a run's or a memory's file");
   const memoryExport = flag === '--report' && start.startsWith('{"format":"examctl-sync-memory"');
-  return memoryExport ? "the sync memory's export (synced export --out), kept to restore it" : undefined;
+  if (memoryExport) throw refused("the sync memory's export (synced export --out), kept to restore it");
 }
 
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed. */

@@ -45,13 +45,8 @@ export function cannotWriteReport(path: string, error: unknown, aside = ''): Usa
   return Object.assign(new UsageError(`cannot write report ${path}: ${reason}`, { cause: error }), { reason });
 }
 
-/** What `<name>.earlier` is when the run reads or keeps it (`the --file file this run reads`): then never moved over nor removed. */
-export interface ReportFileOptions {
-  earlierIs?: string | undefined;
-}
-
 /** Opens the output at once (an unwritable location fails before anything is sent); mode 0666, kept when only its final replace fails. */
-export async function openReportFile(path: string, { earlierIs }: ReportFileOptions = {}): Promise<ReportFile> {
+export async function openReportFile(path: string, earlierIs?: string): Promise<ReportFile> {
   let file: OutputFile;
   try {
     file = await openOutputFile(path, { mode: 0o666, keepOnFailedReplace: true });
@@ -92,9 +87,10 @@ export async function openReportFile(path: string, { earlierIs }: ReportFileOpti
 
 /**
  * This run's report not written (a full disk): an earlier one at the name is renamed aside, never
- * taken for this run's (docs/cli.md, "Run report"); said as what became of it.
+ * taken for this run's (docs/cli.md, "Run report"); said as what became of it. Never over a
+ * `<name>.earlier` the run reads (`earlierIs`: what it is), nor removed by `commit`.
  */
-async function moveAside(path: string, earlierIs: string | undefined): Promise<string> {
+async function moveAside(path: string, earlierIs?: string): Promise<string> {
   if (!(await regularFile(path))) return '';
   if (earlierIs !== undefined) return `; the file there is an earlier run's (not renamed: ${basename(path)}.earlier is ${earlierIs})`;
   return rename(path, `${path}.earlier`).then(

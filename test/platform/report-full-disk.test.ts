@@ -88,5 +88,10 @@ describe('a --report that cannot be written (a full disk) leaves no earlier repo
       const good = await sync(...retry);
       expect(good.code, good.stderr).toBe(0);
       expect(await readFile(join(dir, 'out.csv.earlier'), 'utf8')).toBe(input);
+      // Its report rebuilt (runs show): the same.
+      const run = /\d{8}T\d{6}\.\d{3}Z-[0-9a-f]+/.exec(good.stderr)?.[0] ?? 'none';
+      const shown = testDeps(dir);
+      expect(await runCli(['runs', 'show', run, '--report', 'out.csv'], shown.deps), shown.stderr.text).toBe(0);
+      expect(await readFile(join(dir, 'out.csv.earlier'), 'utf8')).toBe(input);
     }));
 });
