@@ -31,7 +31,7 @@ async function head(file: string): Promise<string> {
   return bytes.toString();
 }
 
-/** Refuses (exit 2) an output over what the run reads or keeps, `-`, or stdout under --json: the list is docs/security.md, "Outputs". */
+/** Refuses (exit 2; `words`: what it is) an output over what the run reads or keeps, `-`, or stdout under --json: the list is docs/security.md, "Outputs". */
 export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
   if (out === '-') throw new UsageError(`${flag} - names no file: give a file name`);
   // A file not there yet by its path (a config file to be).
@@ -41,7 +41,7 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
     const entry = await stat(path, { bigint: true }).catch(() => undefined);
     return entry?.ino ? `${entry.dev}:${entry.ino}` : path;
   };
-  const refused = (words: string) => new UsageError(`${flag} ${out} is ${words}: give the output another name`);
+  const refused = (words: string) => Object.assign(new UsageError(`${flag} ${out} is ${words}: give the output another name`), { words });
   const { profile, record } = (await resolveSettings(given, deps.env, deps.runProfile).catch(() => undefined)) ?? {};
   const path = resolve(deps.cwd, out);
   const places: Readonly<[unknown, string, string?]>[] = [

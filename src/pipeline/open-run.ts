@@ -60,14 +60,14 @@ export async function openRun(
     if (api !== null) journal = started.value;
     const plans = dryRun && api !== null && target.report.kind === 'local';
     const report = await openRunReport(
-      { command, target: target.report, ...target.note, dryRun, ...(plans ? { plans: true as const } : {}), ...(journal === undefined ? {} : { run: journal.id }), ...(syncMemory === undefined ? {} : { syncMemory }) },
+      { command, target: target.report, ...target.note, dryRun, ...(plans ? { plans: true as const } : {}), run: journal?.id, syncMemory },
       { ...options, plannedRun: journaled.plannedRun },
       deps,
       { notes },
     );
     // Named only once the run can go ahead: a run refused here (an unwritable --report) is not kept.
     if (journal !== undefined) await say(deps, `${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})`);
-    return { target, api, report, ...(journal === undefined ? {} : { journal }) };
+    return { target, api, report, journal };
   } catch (error) {
     // Nothing was sent: a new run's journal goes; a resumed one keeps its history and stays resumable.
     if (deps.resume === undefined) await journal?.discard();

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { describeSystemError } from '../system/system-error-words.js';
 import { githubActionsEnabled, GithubAnnotationsWriter } from '../report/github-annotations.js';
 import { openReportFile, reportFormatOf, type ReportFile, type ReportFormat } from '../report/report-file.js';
-import { CsvReportWriter, HumanSummaryWriter, noMemorySentence, JsonReportWriter, RunReportBuilder, type SummaryNote } from '../report/report-writers.js';
+import { CsvReportWriter, HumanSummaryWriter, JsonReportWriter, RunReportBuilder, type SummaryNote } from '../report/report-writers.js';
 import { type ReportEntry, type ReportHeader, type ReportSink, type ReportSummary } from '../report/run-report.js';
 import { messageOf, ReportWriteError, UsageError } from '../system/errors.js';
 import { ReplaceFailedError } from '../system/atomic-file.js';
@@ -162,22 +162,27 @@ export async function openRunReport(
   if (options.report !== undefined) {
     const format = reportFormatOf(options.report);
     const path = resolve(deps.cwd, options.report);
+    // A failed night's report moved aside may be this run's input: kept.
+    const earlierIs = await assertNotRead('--report', `${path}.earlier`, deps.invocation ?? options, deps).then(
+      () => undefined,
+      (error: { words?: string }) => error.words,
+    );
     if (format === 'xlsx') {
       // The workbook writer streams its own zip: no text sink in between (loaded here only).
       const [{ openXlsxReportFile }, { reportDates }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('./command-input.js')]);
-      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, run: header.run ?? options.plannedRun, ...(await reportDates(options, deps)) });
+      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, run: header.run ?? options.plannedRun, ...(await reportDates(options, deps)) }, earlierIs);
       xlsx = workbook.sink;
       file = workbook;
       guarded = new GuardedFileSink(workbook.sink, options.report);
     } else {
-      const text = await openReportFile(path);
+      const text = await openReportFile(path, earlierIs);
       file = text;
       fileBuffer = new BufferedSink(text.sink);
       guarded = new GuardedFileSink(await reportSinkOf(format, fileBuffer, header, options, times), options.report);
     }
     sinks.push(guarded);
   }
-  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE, noMemory: noMemorySentence(header), noMemoryTitle: header.syncMemory?.populationFound === true ? 'sync memory incomplete' : 'no sync memory' }));
+  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE, header }));
   // Last: it says "report written to ..." only once the file is in place (finish's beforeLast).
   sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: () => (guarded?.failure === undefined ? options.report : undefined), ...summary }));
   const builder = new RunReportBuilder(sinks, header.dryRun);

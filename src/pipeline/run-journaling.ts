@@ -16,6 +16,7 @@ import { say } from '../formats/terminal-text.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
 import { targetInstance } from '../context/target.js';
+import { mapFileShapes } from '../input/map-file.js';
 
 /**
  * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
@@ -133,7 +134,7 @@ export async function startJournaling(
   const recorded = recordedOptions(invocation, deps.keptOptions.names);
   if (typeof invocation.pin === 'string') recorded.pinSha256 = pinDigest(invocation.pin);
   // A file that shapes every request as much as --file does (schedule push's --schedule, a map
-  // file, a profile's): its digest is kept, so a resume reads the same one (runs/resume-plan.ts).
+  // file, a profile's unless it shaped nothing): its digest is kept, so a resume reads the same one.
   const digestOf = (path: string) => fingerprintInput(path).then(({ sha256 }) => sha256, () => undefined);
   for (const name of deps.keptOptions.digested) {
     const path = invocation[name];
@@ -147,8 +148,8 @@ export async function startJournaling(
   const active = settings?.profile;
   // Its base URL from the same read of the config (settings.record: the config file's profile).
   const profiled = settings?.record?.name === active?.name ? settings?.record?.baseUrl : undefined;
-  const mapFile = active?.defaults.mapFile;
-  const mapped = mapFile && (await digestOf(resolve(active!.configDir, mapFile)));
+  const mapFile = active?.defaults.mapFile && resolve(active.configDir, active.defaults.mapFile);
+  const mapped = mapFile && (await mapFileShapes(mapFile, invocation.mapFile, deps.cwd)) ? await digestOf(mapFile) : undefined;
   const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir, ...(profiled ? { baseUrl: profiled } : {}), mapFileSha256: mapped };
   // The memory's place, the default too (resolveSyncDir).
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');

@@ -70,7 +70,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
   const unitTotal = total === undefined ? undefined : job.oneUnitPerRecord ? total : job.unitCount?.(total);
   const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, {
-    ...(job.lostAttemptDid === undefined ? {} : { lostAttemptDid: job.lostAttemptDid }),
+    lostAttemptDid: job.lostAttemptDid,
     choosesIds: job.withChosenId !== undefined,
     plannedRun: job.plannedAgainst?.(),
   });
@@ -93,7 +93,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     maxErrors: options.maxErrors,
     signal: deps.signal,
     stopWhen: () => report.failure() ?? units.inputFailed,
-    ...(journal === undefined ? {} : { journal }),
+    journal,
     // A job that sends its units together puts them on record together, in the turn they go.
     recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
   });
@@ -365,7 +365,7 @@ async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, 
   try {
     const target = await targetOf();
     const syncMemory = job.syncMemory?.();
-    const header = { command: job.command, target: target.report, dryRun: options.dryRun ?? false, ...(syncMemory === undefined ? {} : { syncMemory }) };
+    const header = { command: job.command, target: target.report, dryRun: options.dryRun ?? false, syncMemory };
     // A resume refused leaves the run's --report file as the run left it (its report, not this refusal's).
     report = await openRunReport(header, deps.resume === undefined ? options : { ...options, report: undefined }, deps, { countsOnly: true });
   } catch {

@@ -5,7 +5,8 @@
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Problem } from '../domain/problem.js';
-import type { ReportEntry, ReportSink, ReportItem } from './run-report.js';
+import type { ReportEntry, ReportHeader, ReportSink, ReportItem } from './run-report.js';
+import { noMemorySentence } from './report-writers.js';
 import type { TextSink } from '../system/text-sink.js';
 
 /** The Actions toolkit's escaping of a command's message. */
@@ -28,10 +29,8 @@ interface AnnotationOptions {
   cwd: string;
   /** GITHUB_WORKSPACE: file paths are given relative to it, as the pull request view needs. */
   workspace?: string | undefined;
-  /** A run that decides from the sync memory found none, or one that misses a run: said as a warning (report-writers.ts, noMemorySentence). */
-  noMemory?: string | undefined;
-  /** The warning's title: `no sync memory`, or `sync memory incomplete` for one that misses a run. */
-  noMemoryTitle?: string | undefined;
+  /** The run's: one that decides from the sync memory found none, or one that misses a run, is said as a warning (noMemorySentence). */
+  header?: ReportHeader | undefined;
 }
 
 /** Sources that name no file (flags, arguments, answers, stdin) get no `file=`. */
@@ -112,7 +111,10 @@ export class GithubAnnotationsWriter implements ReportSink {
   finish(): void | Promise<void> {
     if (this.stopLine !== '') void this.out.write(this.stopLine);
     // A nightly run without its memory did more (and disabled less) than meant: a warning the job page shows.
-    const noMemory = this.options.noMemory === undefined ? '' : `::warning title=examctl: ${escapeProperty(this.options.noMemoryTitle ?? 'no sync memory')}::${escapeData(this.options.noMemory)}\n`;
+    const { header } = this.options;
+    const sentence = header && noMemorySentence(header);
+    const title = header?.syncMemory?.populationFound ? 'sync memory incomplete' : 'no sync memory';
+    const noMemory = sentence === undefined ? '' : `::warning title=examctl: ${escapeProperty(title)}::${escapeData(sentence)}\n`;
     if (this.notAnnotated === 0) return noMemory === '' ? undefined : this.out.write(noMemory);
     const records = this.notAnnotated === 1 ? 'record' : 'records';
     return this.out.write(`${noMemory}::notice title=examctl::${escapeData(`${this.notAnnotated} more failed or partial ${records} not annotated: the run report (--report) lists every one`)}\n`);

@@ -46,7 +46,7 @@ export function cannotWriteReport(path: string, error: unknown, aside = '', what
 }
 
 /** Opens the output at once (an unwritable location fails before anything is sent); mode 0666, kept when only its final replace fails. */
-export async function openReportFile(path: string): Promise<ReportFile> {
+export async function openReportFile(path: string, earlierIs?: string): Promise<ReportFile> {
   let file: OutputFile;
   try {
     file = await openOutputFile(path, { mode: 0o666, keepOnFailedReplace: true });
@@ -57,7 +57,7 @@ export async function openReportFile(path: string): Promise<ReportFile> {
   let aside = '';
   const failing = async (error: unknown) => {
     failure = error;
-    aside = await moveAside(path);
+    aside = await moveAside(path, 'report', earlierIs);
     return cannotWriteReport(path, error, aside);
   };
   return {
@@ -78,7 +78,7 @@ export async function openReportFile(path: string): Promise<ReportFile> {
       await file.commit().catch(async (error: unknown) => {
         throw error instanceof ReplaceFailedError ? cannotWriteReport(path, error) : await failing(error);
       });
-      await dropEarlier(path);
+      if (earlierIs === undefined) await dropEarlier(path);
     },
     discard: () => file.discard(),
   };
@@ -86,10 +86,12 @@ export async function openReportFile(path: string): Promise<ReportFile> {
 
 /**
  * This run's report not written (a full disk): an earlier one at the name is renamed aside, never
- * taken for this run's (docs/cli.md, "Run report"); said as what became of it.
+ * taken for this run's (docs/cli.md, "Run report"); said as what became of it. Never over a
+ * `<name>.earlier` the run reads (`earlierIs`: what it is), nor removed by `commit`.
  */
-export async function moveAside(path: string, what = 'report'): Promise<string> {
+export async function moveAside(path: string, what = 'report', earlierIs?: string): Promise<string> {
   if (!(await regularFile(path))) return '';
+  if (earlierIs !== undefined) return `; the file there is an earlier run's (not renamed: ${basename(path)}.earlier is ${earlierIs})`;
   return rename(path, `${path}.earlier`).then(
     () => `; the earlier ${what} there is now ${basename(path)}.earlier`,
     (error: unknown) => `; the file there is an earlier run's (not renamed: ${describeSystemError(error, 'file')})`,

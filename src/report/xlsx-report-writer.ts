@@ -62,7 +62,7 @@ export class XlsxReportWriter implements ReportSink {
 
   static async create(stream: Writable, options: XlsxReportOptions = {}): Promise<XlsxReportWriter> {
     const dateFormats: WorkbookDateFormats = excelDateFormats(options.dateFormat);
-    return new XlsxReportWriter(new WorkbookWriter(stream, dateFormats), options.onlyNotOk ?? false, options.timeZone === undefined ? {} : { timeZone: options.timeZone }, options.run);
+    return new XlsxReportWriter(new WorkbookWriter(stream, dateFormats), options.onlyNotOk ?? false, options, options.run);
   }
 
   /** What the workbook could not hold as it was (the cells carry a visible marker), for warnings on stderr once it is written. */
@@ -236,8 +236,8 @@ interface XlsxReportFile {
  * The report file of every format (report-file.ts: opened at once, so an unwritable report
  * location fails before anything is sent), the workbook's zip streamed into it.
  */
-export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}): Promise<XlsxReportFile> {
-  const file = await openReportFile(path);
+export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}, earlierIs?: string): Promise<XlsxReportFile> {
+  const file = await openReportFile(path, earlierIs);
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       file.sink.write(chunk).then(() => done(), done);

@@ -39,7 +39,7 @@ interface RecordedProfile {
   configDir: string;
   /** Its base URL then: a resume gives its token beside the run's typed --base-url only while it names it still. */
   baseUrl?: string;
-  /** Its `mapFile`'s SHA-256 then. */
+  /** Its `mapFile`'s SHA-256 then; none if it shaped nothing. */
   mapFileSha256?: string;
 }
 

@@ -127,8 +127,8 @@ export async function changedDigestedFile(record: Pick<JournalHead, 'header'>, d
     const flag = `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
     return [flag, options[name], options[digestKey(name)], cwd];
   });
-  // A typed --map-file wins over the profile's: the profile's then shaped nothing.
-  if (profile && typeof options.mapFile !== 'string') files.push([`profile ${profile.name}'s map`, profile.defaults.mapFile, profile.mapFileSha256, profile.configDir]);
+  // Merged with the run's own maps: kept unless it shaped nothing (docs/runs.md).
+  if (profile) files.push([`profile ${profile.name}'s map`, profile.defaults.mapFile, profile.mapFileSha256, profile.configDir]);
   for (const [flag, given, digest, dir] of files) {
     if (typeof given !== 'string' || typeof digest !== 'string') continue;
     const path = resolve(dir, given);

@@ -61,4 +61,37 @@ describe('a --report that cannot be written (a full disk) leaves no earlier repo
       expect((await sync()).code).toBe(0);
       expect((await readdir(dir)).filter((name) => name.startsWith('out.xml'))).toEqual(['out.xml']);
     }));
+
+  it('a <name>.earlier the run reads (the report fed back with --only-failed) is neither renamed over nor removed (trial38 F06, numbered F02 in its brief)', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
+      const sync = async (...args: string[]) => {
+        const io = testDeps(dir);
+        const code = await runCli(['--store', join(dir, 'store'), 'user', 'sync', ...args, '--report', 'out.csv'], io.deps);
+        return { code, stderr: io.stderr.text };
+      };
+      expect((await sync('--file', 'users.csv')).code).toBe(0);
+      const input = await readFile(join(dir, 'out.csv'), 'utf8');
+      await writeFile(join(dir, 'out.csv.earlier'), input);
+      await writeFile(join(dir, 'out.csv'), 'yesterday');
+      const retry = ['--file', 'out.csv.earlier', '--only-failed'];
+      fake.full = /\.atomic-.*out\.csv$/;
+      try {
+        const full = await sync(...retry);
+        expect(full.code, full.stderr).toBe(3);
+        expect(full.stderr).toContain("(ENOSPC); the file there is an earlier run's (not renamed: out.csv.earlier is the --file file this run reads)");
+        expect(await readFile(join(dir, 'out.csv'), 'utf8')).toBe('yesterday');
+      } finally {
+        fake.full = undefined;
+      }
+      expect(await readFile(join(dir, 'out.csv.earlier'), 'utf8')).toBe(input);
+      const good = await sync(...retry);
+      expect(good.code, good.stderr).toBe(0);
+      expect(await readFile(join(dir, 'out.csv.earlier'), 'utf8')).toBe(input);
+      // Its report rebuilt (runs show): the same.
+      const run = /\d{8}T\d{6}\.\d{3}Z-[0-9a-f]+/.exec(good.stderr)?.[0] ?? 'none';
+      const shown = testDeps(dir);
+      expect(await runCli(['runs', 'show', run, '--report', 'out.csv'], shown.deps), shown.stderr.text).toBe(0);
+      expect(await readFile(join(dir, 'out.csv.earlier'), 'utf8')).toBe(input);
+    }));
 });

@@ -77,4 +77,42 @@ describe("runs resume and the profile's map file", () => {
       await healthy.close();
     }
   });
+
+  /** A run with profile admin's map `profileMap` and its own --map-file `ownMap`, stopped by a 503 before it sent a user; then `edited` in place of the profile's map: the resume's result, and the POSTs it made. */
+  async function resumeAfterEdit(profileMap: string, ownMap: string, edited: string): Promise<{ code: number; stderr: string; posts: string[] }> {
+    const map = join(dir, 'map.json');
+    await writeFile(map, profileMap);
+    await writeFile(join(dir, 'job.json'), ownMap);
+    await writeFile(join(dir, 'users.csv'), 'ExternalId,Given,Surname,Mail,Role\npm-1,Ann,Lee,pm-1@example.test,Candidate\n');
+    const failing = await serveWithFaults(dir, '503:100%', 7, []);
+    const port = Number(new URL(failing.url).port);
+    try {
+      await writeFile(join(dir, 'token'), 'dev-token\n', { mode: 0o600 });
+      expect((await examctl(dir, ['config', 'set-profile', 'admin', '--base-url', failing.url, '--token-file', join(dir, 'token'), '--map-file', map, '--default'])).code).toBe(0);
+      expect((await examctl(dir, ['--yes', 'user', 'sync', '--file', 'users.csv', '--map-file', 'job.json'])).code).toBe(3);
+    } finally {
+      await failing.close();
+    }
+    const log: string[] = [];
+    const healthy = await serveLocalStore({ storeDir: join(dir, 'served-store'), port, now: () => new Date('2026-11-21T10:00:00Z'), log: (line) => log.push(line) });
+    try {
+      await writeFile(map, edited);
+      return { ...(await examctl(dir, ['--yes', 'runs', 'resume'])), posts: log.filter((line) => line.startsWith('POST ')) };
+    } finally {
+      await healthy.close();
+    }
+  }
+
+  it('a run given its own --map-file that maps other columns: both maps shaped it, the profile map edited since is refused (trial38 F03)', async () => {
+    const resumed = await resumeAfterEdit('{"Given":"FirstName","Surname":"LastName"}', '{"Mail":"Email"}', '{"Given":"LastName","Surname":"FirstName"}');
+    expect(resumed.code, resumed.stderr).toBe(2);
+    expect(resumed.stderr).toContain(`: its profile admin's map file ${join(dir, 'map.json')} changed since the run started (SHA-256 differs)`);
+    expect(resumed.posts).toEqual([]);
+  });
+
+  it("a profile map whose every field the run's own --map-file maps from other columns shaped nothing: edited since, the resume goes on (trial38 F03)", async () => {
+    const resumed = await resumeAfterEdit('{"Forename":"FirstName"}', '{"Given":"FirstName","Surname":"LastName","Mail":"Email"}', '{"Forename":"LastName"}');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.posts.length).toBeGreaterThan(0);
+  });
 });

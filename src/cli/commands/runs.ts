@@ -115,7 +115,9 @@ function runTimes(startedAt: string, endedAt: string | undefined): RunTimes | un
 async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Promise<number> {
   // Read again (parsed) only where it adds to the journal: units it never saw, or the input's cells of a CSV or xlsx report.
   const cells = options.report !== undefined && ['csv', 'xlsx'].includes(reportFormatOf(options.report));
-  await checkReportOption(options, { ...deps, ...runProfileOf(run.header), invocation: { ...options, file: run.header.input?.path } });
+  // The run's profile, not today's (its zone and format type the workbook's dates), and its input, never written over.
+  const runDeps = { ...deps, ...runProfileOf(run.header), invocation: { ...options, file: run.header.input?.path } };
+  await checkReportOption(options, runDeps);
   const input = await runInput(run, deps, cells || !run.coversUnits());
   const [read, gone] = 'unlisted' in input ? [undefined, input.unlisted] : [input, undefined];
   const missing = read === undefined ? unjournaledCount(run) : unreachedLeavers(run, read.count);
@@ -128,10 +130,9 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
   // The run's own zone and date format: a report workbook types its dates as the run's did.
   const { timezone, dateFormat } = run.header.options;
   const report = await openRunReport(
-    { command, target, ...run.header.origin, dryRun: false, run: run.id, ...(unlisted === undefined ? {} : { unlisted }), ...(unlistedUnchanged === undefined ? {} : { unlistedUnchanged }) },
+    { command, target, ...run.header.origin, dryRun: false, run: run.id, unlisted, unlistedUnchanged },
     { ...options, ...(typeof timezone === 'string' ? { timezone } : {}), ...(typeof dateFormat === 'string' ? { dateFormat } : {}) },
-    // The profile the run read its input with, not today's: its zone and format type the workbook's dates.
-    { ...deps, ...runProfileOf(run.header) },
+    runDeps,
     { notes },
     runTimes(run.header.startedAt, run.end?.at),
   );
