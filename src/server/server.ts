@@ -106,15 +106,10 @@ const ROUTES: Route[] = [
   {
     // examctl's own (docs/remote.md, "The local server").
     path: /^\/examctl\/store$/,
-    methods: {
-      GET: {
-        hasBody: false,
-        handler: async (api, [query]) => {
-          const at = /^\?at=\d{1,15}$/.test(query!) ? +query!.slice(4) : undefined;
-          return { status: 200, envelope: { Success: true, Content: (await api.storeAt?.(at)) ?? null, Errors: null } };
-        },
-      },
-    },
+    methods: { GET: { hasBody: false, handler: async (api, [query]) => {
+      const at = /^\?at=\d{1,15}$/.test(query!) ? +query!.slice(4) : undefined;
+      return { status: 200, envelope: { Success: true, Content: (await api.storeAt?.(at)) ?? null, Errors: null } };
+    } } },
   },
 ];
 

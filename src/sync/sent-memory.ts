@@ -238,8 +238,7 @@ export class SentMemory<P> {
       tell(`note: ${older}`);
       // Distrusted in the memory itself, whatever runs come next; a leaver is judged by a local
       // store, a served one's disable goes again (docs/sync.md, "Drift").
-      const judged = resolved.kind === 'local';
-      for (const [id, entry] of [...this.memory.entries]) if (entry.run <= newest.run && (!entry.disabled || !judged)) this.distrust(id, entry);
+      for (const [id, entry] of [...this.memory.entries]) if (entry.run <= newest.run && (!entry.disabled || resolved.kind !== 'local')) this.distrust(id, entry);
     }
     return this.memory;
   }

@@ -33,12 +33,10 @@ export async function run({ seed: seedFile, force, syncDir: _syncDir, ...globals
     const stuck = (error: unknown) => Promise.reject(new UsageError(`cannot move the sync memory ${kept} aside: ${describeSystemError(error)}; ${how}`));
     if (aside) await rename(kept, aside).catch(stuck);
     const lockTimeoutMs = lockTimeoutFromEnv(deps.env);
-    try {
-      await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs });
-    } catch (error) {
+    await createStore(store, worldToChanges(world), { force: force ?? false, indexer: ENGINE_INDEXER, lockTimeoutMs }).catch(async (error: unknown) => {
       if (aside) await rename(aside, kept);
       throw error;
-    }
+    });
     await say(deps, `${force ? 'replaced' : 'created'} local store at ${store} from ${seedFile ?? DEMO_WORLD}`);
     if (aside) await say(deps, `note: the sync memory ${kept} names a store made here before: moved to ${aside} (a store moved from here takes it in)`);
     if (token !== undefined && !options.json) {
