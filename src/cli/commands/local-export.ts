@@ -8,11 +8,15 @@ import type { LocalExportOptions } from './local-export.options.js';
 import { usedStorePath } from '../../context/target.js';
 
 /** `examctl local export`: the store as a world file on stdout, in a stable order so exports diff cleanly. */
-export function run({ out, ...options }: LocalExportOptions, deps: CommandDeps): Promise<number> {
-  return withOutFile(out, deps, (to) => exportStore(options, to));
+export async function run({ out, ...options }: LocalExportOptions, deps: CommandDeps): Promise<number> {
+  let location = '';
+  await withOutFile(out, deps, async (to) => ((location = await exportStore(options, to)), 0));
+  // Said once the file is in place, as a run's "report written to".
+  await say(deps, `exported local store ${location}`);
+  return 0;
 }
 
-async function exportStore(options: Omit<LocalExportOptions, 'out'>, deps: CommandDeps): Promise<number> {
+async function exportStore(options: Omit<LocalExportOptions, 'out'>, deps: CommandDeps): Promise<string> {
   const location = await usedStorePath(options, deps);
   // Exporting is reading: a missing store is not created just to print the demo world.
   if (!(await storeExists(location))) {
@@ -24,6 +28,5 @@ async function exportStore(options: Omit<LocalExportOptions, 'out'>, deps: Comma
   } finally {
     await store.close();
   }
-  await say(deps, `exported local store ${location}`);
-  return 0;
+  return location;
 }
