@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
-import type { ReportEntry, ReportSummary } from '../report/run-report.js';
+import { withdrawnReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { currentTrust, laterRunsOf, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
@@ -212,7 +212,7 @@ function journaling(
       // which the run's own report gives the item (docs/runs.md, "Transient outcomes"), so `runs
       // show` says the same, never "may have been applied"; a resume sends it again.
       if (error instanceof TargetError && !(error instanceof TransientTargetError)) {
-        unanswered.set(n, { ...refOf(n, unit), reason: error.message });
+        unanswered.set(n, { ...refOf(n, unit), reason: withdrawnReason(error) });
         return;
       }
       unanswered.delete(n);
