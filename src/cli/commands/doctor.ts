@@ -161,7 +161,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
   );
   if (untrusted.length > 0) return { name: 'permissions', status: 'fail', detail: untrusted.join('; ') };
   const unwritable = [await stateDirUnwritable('the runs directory', runsDir), syncDir && (await stateDirUnwritable('the sync directory', syncDir))];
-  const ways = "set EXAMCTL_RUNS_DIR and EXAMCTL_SYNC_DIR (a run's --runs-dir and --sync-dir), or a HOME the user can write";
+  const ways = 'give --runs-dir and --sync-dir (env EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR) folders the user can write, or a HOME the user can write';
   if (unwritable.some(Boolean)) return { name: 'permissions', status: 'fail', detail: `${unwritable.filter(Boolean).join('; ')}: ${ways}` };
   const found = [
     tokenFile === undefined ? undefined : await tokenFileExposed(tokenFile, tokenFileUsed === undefined || flagFile !== undefined ? '--token-file' : "the profile's token file"),
