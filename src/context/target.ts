@@ -15,6 +15,7 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
+import { givenSyncDir, isStateAddress } from './state-http.js';
 
 /** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
 const DEFAULT_STORE_DIR = '.examctl-store';
@@ -66,6 +67,8 @@ async function ensureStore(store: string, deps: CommandDeps): Promise<void> {
  */
 export async function goneStore(store: string, deps: CommandDeps, refused?: string): Promise<string | undefined> {
   const { syncDir, runsDir } = (deps.invocation ?? {}) as { syncDir?: string; runsDir?: string };
+  // A state service is asked by the run that opens the memory, under its lock (docs/store.md), never as a folder here.
+  if (isStateAddress(givenSyncDir(syncDir, deps.env) ?? '')) return undefined;
   const dir = memoryDir(syncDirOf(syncDir, runsDir, deps), { kind: 'local', store });
   const kept = (await readdir(dir).catch(() => [])).some((name) => name.endsWith('.ndjson'));
   if (!kept || (await (await import('../engine/local-target.js')).storeExists(store))) return undefined;
