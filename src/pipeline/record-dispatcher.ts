@@ -2,7 +2,7 @@ import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { problem, type Problem } from '../domain/problem.js';
 import { quoteWrittenProblems } from '../domain/written-times.js';
 import { AnswerLostError, AnswerUnreadableError, InterruptedError, StoreReplacedError, TransientTargetError } from '../system/errors.js';
-import { noDefiniteAnswerReason, notSentReason, withdrawnReason, type ReportItem, type ReportEntry } from '../report/run-report.js';
+import { noDefiniteAnswerReason, notSentReason, type ReportItem, type ReportEntry } from '../report/run-report.js';
 import type { Outcome, RecordJob, Unit } from './record-job.js';
 import type { RunJournaling } from './run-journaling.js';
 import { chosenId } from '../runs/run-id.js';
@@ -312,7 +312,8 @@ export class RecordDispatcher<P, R> {
     }
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
-    return skipped(unit, [problem('', null, error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : withdrawnReason(fatal))]);
+    if (error instanceof StoreReplacedError) return skipped(unit, this.notSent());
+    return skipped(unit, [problem('', null, error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message)]);
   }
 
   private answer(unit: Unit<P>, payload: P, outcome: Outcome): ReportEntry {

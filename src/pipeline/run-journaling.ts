@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
-import { withdrawnReason, type ReportEntry, type ReportSummary } from '../report/run-report.js';
+import type { ReportEntry, ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { currentTrust, laterRunsOf, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
-import { InternalError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
+import { InternalError, StoreReplacedError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
@@ -211,8 +211,10 @@ function journaling(
       // a request that never reached the service: withdrawn at the end with the failure's words,
       // which the run's own report gives the item (docs/runs.md, "Transient outcomes"), so `runs
       // show` says the same, never "may have been applied"; a resume sends it again.
+      // Of a store replaced under the run: as never reached, its check let nothing land (docs/runs.md).
+      if (error instanceof StoreReplacedError) return;
       if (error instanceof TargetError && !(error instanceof TransientTargetError)) {
-        unanswered.set(n, { ...refOf(n, unit), reason: withdrawnReason(error) });
+        unanswered.set(n, { ...refOf(n, unit), reason: error.message });
         return;
       }
       unanswered.delete(n);

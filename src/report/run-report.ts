@@ -3,7 +3,6 @@ import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { MappedValue, SourceRef } from '../input/record.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
-import { StoreReplacedError } from '../system/errors.js';
 
 /** docs/cli-contract.md, "Run report". */
 export type ItemStatus = 'ok' | 'partial' | 'failed' | 'skipped';
@@ -50,9 +49,6 @@ export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefin
   const way = storeGone ? ` ${STORE_GONE}` : run === undefined ? '' : ` (examctl runs resume ${run} sends it)`;
   return `${NOT_SENT} the run stopped before it${way}`;
 }
-
-/** An item in flight at a target failure, withdrawn: a replaced store's, the unreached rows' words (its check let nothing land). */
-export const withdrawnReason = (error: Error) => (error instanceof StoreReplacedError ? notSentReason(false, undefined, true) : error.message);
 
 const NOT_SENT = 'not sent:';
 /** The way on where a run's store is gone (docs/store.md). */

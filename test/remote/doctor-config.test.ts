@@ -178,7 +178,7 @@ describe('examctl doctor: runs and sync directories a run cannot make (trial24 f
       const { code, stdout } = await cli(dir, ['--store', join(dir, 'store'), 'doctor'], { HOME: home, XDG_STATE_HOME: '' });
       expect(stdout).toMatch(/FAIL\s+permissions\s+a run cannot make or write the runs directory \S+ \(tried in \S+: .*; a run cannot make or write the sync directory /);
       // The flags first, as user sync's help says them: doctor takes them too.
-      expect(stdout).toContain(': give --runs-dir and --sync-dir (env EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR) folders the user can write, or a HOME the user can write');
+      expect(stdout).toContain(': give --runs-dir and --sync-dir (env EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR) folders, or a HOME, the user can write');
       expect(code).toBe(3);
       const given = await cli(dir, ['--store', join(dir, 'store'), 'doctor'], { HOME: home, EXAMCTL_RUNS_DIR: join(dir, 'runs') });
       expect(given.stdout).toMatch(/ok\s+permissions/);

@@ -95,7 +95,7 @@ describe('the dispatcher and the run journal', () => {
     expect(dispatcher.stopReason?.kind).toBe('target-failed');
   });
 
-  it("items in flight when the store is replaced under the run get the unreached rows' words (nothing of them landed), in the report and the journal", async () => {
+  it("items in flight when the store is replaced under the run are as never reached (nothing of them landed): the unreached rows' words, in the report and the journal", async () => {
     const log: string[] = [];
     const { journal, makeDurable } = fakeJournal(log);
     const replaced = new StoreReplacedError('/s was replaced (local init --force) under this run: stopped; run the file again');
@@ -107,7 +107,7 @@ describe('the dispatcher and the run journal', () => {
     const items = [...(await Promise.all(answers)), await dispatcher.dispatch(unit(2))].map((entry) => entry.item);
     expect(items.map((item) => [item.status, item.errors[0]?.message])).toEqual(Array(3).fill(['skipped', words]));
     expect(log).toContain('unanswered 1 StoreReplacedError');
-    // The journal withdraws them with the same words, so `runs show` says what the run's own report said.
+    // The journal withdraws them as never reached (no reason of their own): `runs show` gives them the unreached rows' words too.
     const unsent: { reason?: string }[] = [];
     const run = { id: 'R1', sent: async () => undefined, unsent: (refs: { reason?: string }[]) => void unsent.push(...refs), end: async () => undefined };
     const resume = { journal: run, plan: { decide: () => ({ action: 'send' }) }, record: {} };
@@ -115,7 +115,7 @@ describe('the dispatcher and the run journal', () => {
     journaling.sending(0, unit(0));
     journaling.unanswered(0, unit(0), replaced);
     await journaling.end('target-error', {} as ReportSummary);
-    expect(unsent.map((ref) => ref.reason)).toEqual([words]);
+    expect(unsent).toEqual([{ n: 0, source: unit(0).source, id: 'u-0' }]);
   });
 });
 

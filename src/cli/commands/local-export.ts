@@ -9,14 +9,6 @@ import { usedStorePath } from '../../context/target.js';
 
 /** `examctl local export`: the store as a world file on stdout, in a stable order so exports diff cleanly. */
 export async function run({ out, ...options }: LocalExportOptions, deps: CommandDeps): Promise<number> {
-  let location = '';
-  await withOutFile(out, deps, async (to) => ((location = await exportStore(options, to)), 0));
-  // Said once the file is in place, as a run's "report written to".
-  await say(deps, `exported local store ${location}`);
-  return 0;
-}
-
-async function exportStore(options: Omit<LocalExportOptions, 'out'>, deps: CommandDeps): Promise<string> {
   const location = await usedStorePath(options, deps);
   // Exporting is reading: a missing store is not created just to print the demo world.
   if (!(await storeExists(location))) {
@@ -24,9 +16,14 @@ async function exportStore(options: Omit<LocalExportOptions, 'out'>, deps: Comma
   }
   const store = await openStore(location, { readOnly: true });
   try {
-    for (const chunk of exportWorldText(store.state)) await deps.stdout.write(chunk);
+    await withOutFile(out, deps, async (to) => {
+      for (const chunk of exportWorldText(store.state)) await to.stdout.write(chunk);
+      return 0;
+    });
   } finally {
     await store.close();
   }
-  return location;
+  // Said once the file is in place, as a run's "report written to".
+  await say(deps, `exported local store ${location}`);
+  return 0;
 }
