@@ -207,12 +207,12 @@ function journaling(
       testSignal.counted('outcome');
     },
     unanswered(n, unit, error) {
+      // Of a store replaced under the run: as never reached, its check let nothing land (docs/runs.md).
+      if (error instanceof StoreReplacedError) return;
       // A target failure with a definite answer (a refused token, a 404 without an envelope), or
       // a request that never reached the service: withdrawn at the end with the failure's words,
       // which the run's own report gives the item (docs/runs.md, "Transient outcomes"), so `runs
       // show` says the same, never "may have been applied"; a resume sends it again.
-      // Of a store replaced under the run: as never reached, its check let nothing land (docs/runs.md).
-      if (error instanceof StoreReplacedError) return;
       if (error instanceof TargetError && !(error instanceof TransientTargetError)) {
         unanswered.set(n, { ...refOf(n, unit), reason: error.message });
         return;
