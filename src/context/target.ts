@@ -15,6 +15,7 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
 import type { IntegrationApi } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
+import { givenSyncDir, isStateAddress } from './state-http.js';
 
 /** Where a per-project store lives when neither --store nor EXAMCTL_STORE says: like a .git dir. */
 const DEFAULT_STORE_DIR = '.examctl-store';
@@ -29,12 +30,16 @@ export function namedStorePath(options: GlobalOptions, deps: CommandDeps) {
   return resolve(deps.cwd, options.store ?? nonEmpty(deps.env.EXAMCTL_STORE) ?? DEFAULT_STORE_DIR);
 }
 
+export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
+
 /**
- * Where sync memories live (docs/sync.md): `--sync-dir`, else EXAMCTL_SYNC_DIR, else `synced` beside the runs
- * directory (the per-user state directory); a relative one taken from where examctl was started.
+ * Where sync memories live (docs/sync.md): `--sync-dir`, else EXAMCTL_SYNC_DIR (a state service's http(s)://
+ * address, or a directory: a relative one from where examctl was started), else `synced` beside the runs directory.
  */
-export function syncDirOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): string {
-  return resolve(deps.cwd, syncDir || deps.env.EXAMCTL_SYNC_DIR || join(dirname(resolveRunsDir(runsDir, deps.env as NodeJS.ProcessEnv)), 'synced'));
+export function memoryPlaceOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): MemoryPlace {
+  const given = givenSyncDir(syncDir, deps.env);
+  if (given !== undefined && isStateAddress(given)) return { kind: 'service', address: given.trim() };
+  return { kind: 'dir', syncDir: resolve(deps.cwd, given ?? join(dirname(resolveRunsDir(runsDir, deps.env as NodeJS.ProcessEnv)), 'synced')) };
 }
 
 /**
@@ -66,7 +71,10 @@ async function ensureStore(store: string, deps: CommandDeps): Promise<void> {
  */
 export async function goneStore(store: string, deps: CommandDeps, refused?: string): Promise<string | undefined> {
   const { syncDir, runsDir } = (deps.invocation ?? {}) as { syncDir?: string; runsDir?: string };
-  const dir = memoryDir(syncDirOf(syncDir, runsDir, deps), { kind: 'local', store });
+  const place = memoryPlaceOf(syncDir, runsDir, deps);
+  // A state service is asked only by the run that opens the memory (docs/store.md).
+  if (place.kind === 'service') return undefined;
+  const dir = memoryDir(place.syncDir, { kind: 'local', store });
   const kept = (await readdir(dir).catch(() => [])).some((name) => name.endsWith('.ndjson'));
   if (!kept || (await (await import('../engine/local-target.js')).storeExists(store))) return undefined;
   if (refused === undefined) return dir;

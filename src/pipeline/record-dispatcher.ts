@@ -312,6 +312,7 @@ export class RecordDispatcher<P, R> {
     }
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
+    if (error instanceof StoreReplacedError) return skipped(unit, this.notSent());
     return skipped(unit, [problem('', null, error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message)]);
   }
 

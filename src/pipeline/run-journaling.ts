@@ -5,7 +5,7 @@ import type { ReportEntry, ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { currentTrust, laterRunsOf, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
-import { InternalError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
+import { InternalError, StoreReplacedError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
@@ -207,6 +207,8 @@ function journaling(
       testSignal.counted('outcome');
     },
     unanswered(n, unit, error) {
+      // Of a store replaced under the run: as never reached, its check let nothing land (docs/runs.md).
+      if (error instanceof StoreReplacedError) return;
       // A target failure with a definite answer (a refused token, a 404 without an envelope), or
       // a request that never reached the service: withdrawn at the end with the failure's words,
       // which the run's own report gives the item (docs/runs.md, "Transient outcomes"), so `runs

@@ -5,9 +5,8 @@
 import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
 import { makePrivateTempDir } from '../system/private-temp.js';
 import { join } from 'node:path';
-import { givenSyncDir, isStateAddress } from '../context/state-http.js';
-import { syncDirOf } from '../context/target.js';
-import type { CommandDeps } from '../context/command-deps.js';
+import type { MemoryPlace } from '../context/target.js';
+export { memoryPlaceOf, type MemoryPlace } from '../context/target.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { messageOf, TargetError } from '../system/errors.js';
 import { systemFailure } from '../system/system-error-words.js';
@@ -19,15 +18,6 @@ import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
 import { besideAddress, MAX_DELTAS, readServiceDocument, readServiceMemory, storeDelta, WriteAhead } from './write-ahead.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
-
-export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; address: string };
-
-/** `--sync-dir`, else EXAMCTL_SYNC_DIR, else the default directory: a state service when it is an http(s):// address. */
-export function memoryPlaceOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): MemoryPlace {
-  const given = givenSyncDir(syncDir, deps.env);
-  if (given !== undefined && isStateAddress(given)) return { kind: 'service', address: given.trim() };
-  return { kind: 'dir', syncDir: syncDirOf(syncDir, runsDir, deps) };
-}
 
 /** A memory opened where it is kept; `close` ends it there (a service's copy stored and unlocked). */
 export interface PlacedMemory {

@@ -19,13 +19,13 @@ import { fileDigest, isFedBack, refuseOldFile } from './replayed-file.js';
 import type { InputRecord } from '../input/record.js';
 import type { BatchedRecords } from '../input/batches.js';
 import { inputPathOf } from '../pipeline/command-input.js';
-import { memoryPlaceOf, openPlacedMemory, type PlacedMemory } from './memory-place.js';
+import { openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { openTargetDirectory, storePosition, targetInstance } from '../context/target.js';
+import { memoryPlaceOf, openTargetDirectory, storePosition, targetInstance } from '../context/target.js';
 import type { OpenDirectory } from '../port/local-directory.js';
 import { type TargetOf } from '../context/resolved-target.js';
 

@@ -37,6 +37,7 @@ describe("an export that cannot be written (a full disk) leaves no earlier file 
           const failed = await cli(command, 'export', '--out', out);
           expect(failed.code, failed.stderr).toBe(3);
           expect(failed.stderr).toContain(`cannot write ${out}: no space left on the device (ENOSPC); the earlier file there is now ${out}.earlier`);
+          expect(failed.stderr, 'said only once the file is in place').not.toContain('exported');
           expect((await readdir(dir)).filter((name) => name.startsWith(out))).toEqual([`${out}.earlier`]);
           expect(await readFile(join(dir, `${out}.earlier`), 'utf8')).toBe(before);
         } finally {

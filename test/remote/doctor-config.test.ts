@@ -177,11 +177,14 @@ describe('examctl doctor: runs and sync directories a run cannot make (trial24 f
       const home = root ? '/sys/examctl-doctor-test' : join(dir, 'ro', 'home');
       const { code, stdout } = await cli(dir, ['--store', join(dir, 'store'), 'doctor'], { HOME: home, XDG_STATE_HOME: '' });
       expect(stdout).toMatch(/FAIL\s+permissions\s+a run cannot make or write the runs directory \S+ \(tried in \S+: .*; a run cannot make or write the sync directory /);
-      expect(stdout).toContain("set EXAMCTL_RUNS_DIR and EXAMCTL_SYNC_DIR (a run's --runs-dir and --sync-dir), or a HOME the user can write");
+      // The flags first, as user sync's help says them: doctor takes them too.
+      expect(stdout).toContain(': give --runs-dir and --sync-dir (env EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR) folders, or a HOME, the user can write');
       expect(code).toBe(3);
       const given = await cli(dir, ['--store', join(dir, 'store'), 'doctor'], { HOME: home, EXAMCTL_RUNS_DIR: join(dir, 'runs') });
       expect(given.stdout).toMatch(/ok\s+permissions/);
       expect(given.code).toBe(0);
+      const flags = await cli(dir, ['--store', join(dir, 'store'), '--runs-dir', join(dir, 'r'), 'doctor', '--sync-dir', join(dir, 's')], { HOME: home, XDG_STATE_HOME: '' });
+      expect([flags.stdout.match(/\S+\s+permissions/)?.[0], flags.code]).toEqual([expect.stringMatching(/^ok/), 0]);
     }));
 });
 

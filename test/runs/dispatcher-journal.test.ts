@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { IntegrationApi } from '../../src/port/integration-api.js';
-import { TransientTargetError } from '../../src/system/errors.js';
+import { StoreReplacedError, TransientTargetError } from '../../src/system/errors.js';
 import { RecordDispatcher } from '../../src/pipeline/record-dispatcher.js';
 import type { Outcome, Unit } from '../../src/pipeline/record-job.js';
-import type { RunJournaling } from '../../src/pipeline/run-journaling.js';
+import { startJournaling, type RunJournaling } from '../../src/pipeline/run-journaling.js';
+import type { ReportSummary } from '../../src/report/run-report.js';
+import type { ResolvedTarget } from '../../src/context/resolved-target.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
 
 const api = {} as IntegrationApi;
 const unit = (n: number, valid = true): Unit<number> => ({
@@ -90,6 +93,29 @@ describe('the dispatcher and the run journal', () => {
     expect((await answer).item.status).toBe('skipped');
     expect(log).toEqual(['sending 0', 'unanswered 0 TransientTargetError']);
     expect(dispatcher.stopReason?.kind).toBe('target-failed');
+  });
+
+  it("items in flight when the store is replaced under the run are as never reached (nothing of them landed): the unreached rows' words, in the report and the journal", async () => {
+    const log: string[] = [];
+    const { journal, makeDurable } = fakeJournal(log);
+    const replaced = new StoreReplacedError('/s was replaced (local init --force) under this run: stopped; run the file again');
+    const dispatcher = new RecordDispatcher<number, never>({ send: () => Promise.reject(replaced) }, { api, callOptions: {}, maxErrors: undefined, signal: undefined, journal });
+    const answers = [dispatcher.dispatch(unit(0)), dispatcher.dispatch(unit(1))];
+    await new Promise((resolve) => setImmediate(resolve));
+    makeDurable();
+    const words = 'not sent: the run stopped before it (its store was replaced or is gone: run the file again)';
+    const items = [...(await Promise.all(answers)), await dispatcher.dispatch(unit(2))].map((entry) => entry.item);
+    expect(items.map((item) => [item.status, item.errors[0]?.message])).toEqual(Array(3).fill(['skipped', words]));
+    expect(log).toContain('unanswered 1 StoreReplacedError');
+    // The journal withdraws them as never reached (no reason of their own): `runs show` gives them the unreached rows' words too.
+    const unsent: { reason?: string }[] = [];
+    const run = { id: 'R1', sent: async () => undefined, unsent: (refs: { reason?: string }[]) => void unsent.push(...refs), end: async () => undefined };
+    const resume = { journal: run, plan: { decide: () => ({ action: 'send' }) }, record: {} };
+    const journaling = await startJournaling('user sync', {} as ResolvedTarget, undefined, {}, { env: {}, resume } as unknown as CommandDeps);
+    journaling.sending(0, unit(0));
+    journaling.unanswered(0, unit(0), replaced);
+    await journaling.end('target-error', {} as ReportSummary);
+    expect(unsent).toEqual([{ n: 0, source: unit(0).source, id: 'u-0' }]);
   });
 });
 

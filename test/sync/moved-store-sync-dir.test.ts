@@ -50,6 +50,18 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+it("a state service's address is no folder: the moved-store rule never reads <cwd>/http:/… (docs/store.md)", async () => {
+  expect((await night('real/s', ['a'], '--sync-dir', 'X')).code).toBe(0);
+  // The folder the address names if taken as a relative path, holding a memory that names the store.
+  const folder = join(dir, 'http:', '127.0.0.1:9', 'm');
+  mkdirSync(join(folder, '..'), { recursive: true });
+  renameSync(syncDir(), folder);
+  renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
+  const init = await examctl(['local', 'init', '--store', 'real/s', '--sync-dir', 'http://127.0.0.1:9/m'], dir, env);
+  expect([init.code, init.stderr]).toEqual([0, expect.not.stringContaining('sync memory')]);
+  expect(existsSync(memoryDir(folder, real()))).toBe(true);
+});
+
 describe.each([
   ['--sync-dir X', ['--sync-dir', 'X'], {}],
   ['EXAMCTL_SYNC_DIR=X', [], { EXAMCTL_SYNC_DIR: 'X' }],

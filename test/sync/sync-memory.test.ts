@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TargetError, UsageError } from '../../src/system/errors.js';
 import { thresholdOf } from '../../src/sync/user-sync-memory.js';
 import { canonicalJson, memoryFile, requestDigest, SyncMemory } from '../../src/sync/sync-memory.js';
-import { syncDirOf } from '../../src/context/target.js';
+import { memoryPlaceOf } from '../../src/context/target.js';
 
 let dir: string;
 const target = { kind: 'remote', baseUrl: 'https://exam.example.test/' } as const;
@@ -95,10 +95,10 @@ describe('the --max-disable threshold', () => {
 
 describe('the sync memory file', () => {
   it('lives beside the runs directory unless told otherwise', () => {
-    const dir = (flag: string | undefined, env: Record<string, string>) => syncDirOf(flag, '/state/examctl/runs', { env, cwd: '/' });
-    expect(dir(undefined, {})).toBe('/state/examctl/synced');
-    expect(dir(undefined, { EXAMCTL_SYNC_DIR: '/x' })).toBe('/x');
-    expect(dir('/flag', { EXAMCTL_SYNC_DIR: '/x' })).toBe('/flag');
+    const dir = (flag: string | undefined, env: Record<string, string>) => memoryPlaceOf(flag, '/state/examctl/runs', { env, cwd: '/' });
+    expect(dir(undefined, {})).toEqual({ kind: 'dir', syncDir: '/state/examctl/synced' });
+    expect(dir(undefined, { EXAMCTL_SYNC_DIR: '/x' })).toEqual({ kind: 'dir', syncDir: '/x' });
+    expect(dir('/flag', { EXAMCTL_SYNC_DIR: '/x' })).toEqual({ kind: 'dir', syncDir: '/flag' });
   });
 
   it('remembers across opens (0600), the last line of an id winning; a torn last line is cut off', async () => {

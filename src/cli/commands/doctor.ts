@@ -4,7 +4,7 @@ import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import type { DoctorOptions } from './doctor.options.js';
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
-import { goneStore, namedStorePath, storePosition, targetInstance, targetOnce } from '../../context/target.js';
+import { goneStore, memoryPlaceOf, namedStorePath, storePosition, targetInstance, targetOnce } from '../../context/target.js';
 import { authorisedVerdict, clockVerdict, stateDirUnwritable, storeReadVerdict, type DoctorCheck } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
 import { byKey } from '../../domain/key-order.js';
@@ -136,8 +136,8 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
  * target read, else the one --token-file or the profile names.
  */
 async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
-  const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }, { memoryPlaceOf }] =
-    await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js'), import('../../sync/memory-place.js')]);
+  const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }] =
+    await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js')]);
   const config = await loadConfig(deps.env).catch(() => undefined);
   const flagFile = options.tokenFile;
   const { resolveSettings } = await import('../../context/settings.js');
@@ -161,7 +161,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
   );
   if (untrusted.length > 0) return { name: 'permissions', status: 'fail', detail: untrusted.join('; ') };
   const unwritable = [await stateDirUnwritable('the runs directory', runsDir), syncDir && (await stateDirUnwritable('the sync directory', syncDir))];
-  const ways = "set EXAMCTL_RUNS_DIR and EXAMCTL_SYNC_DIR (a run's --runs-dir and --sync-dir), or a HOME the user can write";
+  const ways = 'give --runs-dir and --sync-dir (env EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR) folders, or a HOME, the user can write';
   if (unwritable.some(Boolean)) return { name: 'permissions', status: 'fail', detail: `${unwritable.filter(Boolean).join('; ')}: ${ways}` };
   const found = [
     tokenFile === undefined ? undefined : await tokenFileExposed(tokenFile, tokenFileUsed === undefined || flagFile !== undefined ? '--token-file' : "the profile's token file"),
@@ -179,7 +179,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
 
 /** The target's sync memory, checked as docs/remote.md, "examctl doctor" says. */
 async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps: CommandDeps): Promise<DoctorCheck> {
-  const [{ memoryPlaceOf, readPlacedMemories }, { populationsOf, ofReplacedStore, sameTargetElsewhere }, { LOSS_COST, recoveries }, { SYNC_KINDS }] = await Promise.all([
+  const [{ readPlacedMemories }, { populationsOf, ofReplacedStore, sameTargetElsewhere }, { LOSS_COST, recoveries }, { SYNC_KINDS }] = await Promise.all([
     import('../../sync/memory-place.js'),
     import('../../sync/memory-files.js'),
     import('../../sync/memory-loss.js'),

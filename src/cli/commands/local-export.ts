@@ -8,11 +8,7 @@ import type { LocalExportOptions } from './local-export.options.js';
 import { usedStorePath } from '../../context/target.js';
 
 /** `examctl local export`: the store as a world file on stdout, in a stable order so exports diff cleanly. */
-export function run({ out, ...options }: LocalExportOptions, deps: CommandDeps): Promise<number> {
-  return withOutFile(out, deps, (to) => exportStore(options, to));
-}
-
-async function exportStore(options: Omit<LocalExportOptions, 'out'>, deps: CommandDeps): Promise<number> {
+export async function run({ out, ...options }: LocalExportOptions, deps: CommandDeps): Promise<number> {
   const location = await usedStorePath(options, deps);
   // Exporting is reading: a missing store is not created just to print the demo world.
   if (!(await storeExists(location))) {
@@ -20,10 +16,14 @@ async function exportStore(options: Omit<LocalExportOptions, 'out'>, deps: Comma
   }
   const store = await openStore(location, { readOnly: true });
   try {
-    for (const chunk of exportWorldText(store.state)) await deps.stdout.write(chunk);
+    await withOutFile(out, deps, async (to) => {
+      for (const chunk of exportWorldText(store.state)) await to.stdout.write(chunk);
+      return 0;
+    });
   } finally {
     await store.close();
   }
+  // Said once the file is in place, as a run's "report written to".
   await say(deps, `exported local store ${location}`);
   return 0;
 }
