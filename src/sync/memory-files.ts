@@ -19,7 +19,7 @@ import { damaged, entryOfBody, headerLine, newerPopulation, populationLines, pop
 export { memoryDir };
 
 export function memoryFile(syncDir: string, target: ReportTarget, kind: SyncKind): string {
-  return join(memoryDir(syncDir, target, kind), `${kind}.ndjson`);
+  return join(memoryDir(syncDir, target), `${kind}.ndjson`);
 }
 
 /** What one memory file holds, read and compacted (the last line of an id wins). */
@@ -354,7 +354,7 @@ export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
 export async function forgetMemory(syncDir: string, target: ReportTarget, lockTimeoutMs: number): Promise<number> {
   const dir = memoryDir(syncDir, target);
   await assertTrustedMemoryDir(syncDir, dir);
-  const files = SYNC_KINDS.map((kind) => memoryFile(syncDir, target, kind));
+  const files = SYNC_KINDS.map((kind) => join(dir, `${kind}.ndjson`));
   let forgotten = 0;
   for (const [index, kind] of SYNC_KINDS.entries()) {
     forgotten += (await readMemory(files[index]!, kind).catch(() => ({ entries: new MemoryEntries() }))).entries.size;

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readdir, rename, rm, utimes } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { targetIdentity } from '../../src/report/run-report.js';
 import { memoryDir, SyncMemory } from '../../src/sync/sync-memory.js';
-import { range, writeUsersCsv } from '../durability/helpers.js';
+import { range, ROOT, writeUsersCsv } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 
@@ -68,7 +68,7 @@ describe('targetIdentity', () => {
     for (const flags of [['--disable-missing'], ['--dry-run']]) {
       const run = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes', '--changed-only', ...flags], dir, env);
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toContain(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${old} (its users memory written last), move ${own} out of ${synced}`);
+      expect(run.stderr).toContain(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own} after moving into it ${join(old, 'users.ndjson')} (written last), move ${old} out of ${synced}`);
     }
     await rm(dir, { recursive: true, force: true });
   });
@@ -91,7 +91,45 @@ describe('targetIdentity', () => {
     const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: synced, EXAMCTL_TOKEN: 'dev-token' };
     const run = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes', '--changed-only'], dir, env);
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toContain(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own} (its users memory written last), move ${old} out of ${synced}`);
+    expect(run.stderr).toContain(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own} (no memory in the other is newer), move ${old} out of ${synced}`);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('one verdict for the run of each kind, doctor and synced export|forget; followed, no newer memory is lost (trial39 F01)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
+    const [synced, target] = [join(dir, 'synced'), { kind: 'remote', baseUrl: 'http://127.0.0.1' }] as const;
+    const memory = await SyncMemory.open(synced, target, 'users', { lock: false, lockTimeoutMs: 0, readOnly: false });
+    memory.record('stu-1', { digest: 'd1', run: 'r1' });
+    await memory.close();
+    const schedules = await SyncMemory.open(synced, target, 'schedules', { lock: false, lockTimeoutMs: 0, readOnly: false });
+    schedules.record('S-1', { digest: 'd1', run: 'r1' });
+    await schedules.close();
+    const [own, old] = [memoryDir(synced, target), join(synced, createHash('sha256').update('remote http://127.0.0.1:80').digest('hex').slice(0, 16))];
+    await rename(join(own, 'schedules.ndjson'), join(dir, 'schedules.ndjson'));
+    await cp(own, old, { recursive: true });
+    const [earlier, later] = [new Date(Date.now() - 120_000), new Date(Date.now() + 60_000)];
+    await utimes(join(old, 'users.ndjson'), earlier, earlier);
+    await writeUsersCsv(join(dir, 'users.csv'), range('stu', 2));
+    await writeFile(join(dir, 'sittings.csv'), await readFile(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8'));
+    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: synced, EXAMCTL_TOKEN: 'dev-token' };
+    const remote = ['--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes'];
+    const said = async () => {
+      const runs = [['user', 'sync', '--file', 'users.csv', '--changed-only'], ['schedule', 'push', '--file', 'sittings.csv', '--changed-only', '--upsert'], ['doctor'], ['synced', 'export', '--out', 'e.ndjson'], ['synced', 'forget']];
+      const verdicts: (string | undefined)[] = [];
+      for (const args of runs) verdicts.push(/are of one server: (.*)/.exec(await examctl([...remote, ...args], dir, env).then((run) => run.stderr + run.stdout))?.[1]);
+      return verdicts;
+    };
+    // Neither holds a schedules memory: no "written last" by a missing file; own's users memory is newer.
+    expect(new Set(await said())).toEqual(new Set([`keep ${own} (no memory in the other is newer), move ${old} out of ${synced}`]));
+    // Each kind's newest in another directory: keep own, the other's newer kind moved into it first.
+    await rename(join(dir, 'schedules.ndjson'), join(old, 'schedules.ndjson'));
+    expect(new Set(await said())).toEqual(new Set([`keep ${own} after moving into it ${join(old, 'schedules.ndjson')} (written last), move ${old} out of ${synced}`]));
+    await rename(join(old, 'schedules.ndjson'), join(own, 'schedules.ndjson'));
+    await rename(old, join(dir, 'old'));
+    // The night after: one memory, both kinds kept.
+    const next = await examctl([...remote, 'user', 'sync', '--file', 'users.csv', '--changed-only', '--dry-run'], dir, env);
+    expect(next.code, next.stderr).toBe(0);
+    expect((await readdir(own)).filter((name) => name.endsWith('.ndjson')).sort()).toEqual(['schedules.ndjson', 'users.ndjson']);
     await rm(dir, { recursive: true, force: true });
   });
 });

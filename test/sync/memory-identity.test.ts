@@ -197,6 +197,11 @@ describe('a local store replaced at the same path (QA D2)', () => {
     const check = await memoryCheck();
     expect(check.status).toBe('warn');
     expect(check.detail).toMatch(/users 3 \(of the store this path held before: not used by the store there now; .*restored from its backup uses it; a run without --require-memory begins/);
+    // Only what the night says: another store's memory, not an "older" store of its own (trial39 F02).
+    expect(check.detail).not.toContain('older than run');
+    const night = await sync('--dry-run');
+    expect(night.stderr).toContain('is of the store this one replaced (local init --force): not used');
+    expect(night.stderr).not.toContain('older than run');
   });
 
   it('a run --require-memory refuses for it leaves that memory as it was: the store restored from its backup uses it (trial29 F06)', async () => {

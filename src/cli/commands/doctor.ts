@@ -199,7 +199,7 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
       // Every --require-memory night refuses a replaced store's memory.
       const old = (await ofReplacedStore(contents, deps)) ? 'of the store this path held before: not used by the store there now; ' : '';
       if (old !== '') warnings.add(way);
-      for (const [, record] of populations) if (record.store) warnings.add((await storePosition(target, true, record.store[1]))?.older(record, kind) ?? '');
+      else for (const [, record] of populations) if (record.store) warnings.add((await storePosition(target, true, record.store[1]))?.older(record, kind) ?? '');
       held.push(`${kind} ${contents.entries.size} (${old}${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`);
     }
     if (held.length === 0 && place.kind === 'dir' && target.kind === 'local') {
