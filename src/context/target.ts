@@ -66,11 +66,13 @@ async function ensureStore(store: string, deps: CommandDeps): Promise<void> {
  */
 export async function goneStore(store: string, deps: CommandDeps, refused?: string): Promise<string | undefined> {
   const { syncDir, runsDir } = (deps.invocation ?? {}) as { syncDir?: string; runsDir?: string };
-  const dir = memoryDir(syncDirOf(syncDir, runsDir, deps), { kind: 'local', store });
+  const sync = syncDirOf(syncDir, runsDir, deps);
+  const dir = memoryDir(sync, { kind: 'local', store });
   const kept = (await readdir(dir).catch(() => [])).some((name) => name.endsWith('.ndjson'));
   if (!kept || (await (await import('../engine/local-target.js')).storeExists(store))) return undefined;
   if (refused === undefined) return dir;
-  throw new UsageError(`no local store at ${store}, but the sync memory ${dir} names one there (moved? deleted? not mounted?): ${refused}; point the job at it, mount it, or examctl local init --store ${store}`);
+  const bare = syncDirOf('', '', { ...deps, env: { ...deps.env, EXAMCTL_SYNC_DIR: '', EXAMCTL_RUNS_DIR: '' } });
+  throw new UsageError(`no local store at ${store}, but the sync memory ${dir} names one there (moved? deleted? not mounted?): ${refused}; point the job at it, mount it, or examctl local init --store ${store}${sync === bare ? '' : ` --sync-dir ${sync}`}`);
 }
 
 /** That store as the OS resolves it (judged as named: a link on the way is judged too). */
