@@ -81,7 +81,9 @@ export async function goneStore(store: string, deps: CommandDeps, refused?: stri
   const kept = (await readdir(dir).catch(() => [])).some((name) => name.endsWith('.ndjson'));
   if (!kept || (await (await import('../engine/local-target.js')).storeExists(store))) return undefined;
   if (refused === undefined) return dir;
-  throw new UsageError(`no local store at ${store}, but the sync memory ${dir} names one there (moved? deleted? not mounted?): ${refused}; point the job at it, mount it, or examctl local init --store ${store}`);
+  const sync = place.syncDir;
+  const bare = memoryPlaceOf('', '', { ...deps, env: { ...deps.env, EXAMCTL_SYNC_DIR: '', EXAMCTL_RUNS_DIR: '' } });
+  throw new UsageError(`no local store at ${store}, but the sync memory ${dir} names one there (moved? deleted? not mounted?): ${refused}; point the job at it, mount it, or examctl local init --store ${store}${bare.kind === 'dir' && sync === bare.syncDir ? '' : ` --sync-dir ${sync}`}`);
 }
 
 /** That store as the OS resolves it (judged as named: a link on the way is judged too). */

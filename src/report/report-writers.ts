@@ -42,7 +42,7 @@ export function populationWords(population: string | undefined): string {
 /** Said of a memory of the store this one replaced (docs/sync.md, "The sync memory"). */
 export function replacedMemorySentence(file: string, left?: true): string {
   const then = left ? 'left as it is' : "this store's memory starts again";
-  return `the sync memory ${file} is of the store this one replaced (local init --force): not used; ${then}`;
+  return `the sync memory ${file} is of the store this path held before: not used; ${then}`;
 }
 
 /** Other memories of the store's instance (docs/sync.md, "The sync memory"). */

@@ -151,7 +151,7 @@ export interface SyncMemoryNote {
   populationFound: boolean;
   /** A run of this population the memory misses (docs/sync.md: "The sync memory", "A state service", "When the memory is lost"). */
   missesRun?: { run: string; since: string; later?: true; cut?: true };
-  /** Of the store this one replaced (local init --force): not used. */
+  /** Of the store this path held before: not used. */
   replaced?: true;
   /** That memory left as it is (a run --require-memory refuses for it), not begun anew. */
   left?: true;

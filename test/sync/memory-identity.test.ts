@@ -114,7 +114,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     const night = await sync();
     expect(night.code, night.stderr).toBe(0);
     // One story, said once (trial17 f06): replaced, so the memory starts again; not "lost", no import advised, no "looked for".
-    expect(night.stderr.split('is of the store this one replaced (local init --force): not used; this store\'s memory starts again')).toHaveLength(2);
+    expect(night.stderr.split('is of the store this path held before: not used; this store\'s memory starts again')).toHaveLength(2);
     expect(night.stderr).not.toMatch(/lost|synced import|looked for/);
     expect(await storedIds()).toEqual(ids);
   });
@@ -130,7 +130,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect(json.memories.map((memory) => memory.replaced)).toEqual([true]);
     const night = await sync(...elsewhere);
     expect(night.code, night.stderr).toBe(0);
-    expect(night.stderr).toContain('is of the store this one replaced');
+    expect(night.stderr).toContain('is of the store this path held before');
     const items = (JSON.parse(night.stdout) as { items: { id: string; action?: string }[] }).items;
     expect(items.map((item) => [item.id, item.action])).toEqual(ids.map((id) => [id, 'created']));
     expect(await storedIds()).toEqual(ids);
@@ -167,7 +167,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect((await init('--force')).code).toBe(0);
     const night = await sync(...elsewhere, '--require-memory');
     expect(night.code).toBe(2);
-    expect(night.stderr).toMatch(/--require-memory: the sync memory .*users\.ndjson is of the store this one replaced .*; nothing was sent. A store replaced by mistake: restore it from its backup \(this memory is its own\). Else run once without --require-memory/);
+    expect(night.stderr).toMatch(/--require-memory: the sync memory .*users\.ndjson is of the store this path held before.*; nothing was sent. A store replaced by mistake: restore it from its backup \(this memory is its own\). Else run once without --require-memory/);
   });
 
   it('a dry run leaves a replaced store\'s memory as it was and says so (trial30)', async () => {
@@ -177,7 +177,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     const before = memories();
     const plain = () => examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', 'store', '--dry-run'], dir, env);
     for (const run of [await sync('--dry-run'), await plain()]) {
-      expect(run.stderr).toContain('is of the store this one replaced (local init --force): not used; left as it is');
+      expect(run.stderr).toContain('is of the store this path held before: not used; left as it is');
       expect(run.stderr).not.toContain('starts again');
     }
     expect((JSON.parse((await sync('--dry-run')).stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({ replaced: true, left: true });
@@ -200,7 +200,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     // Only what the night says: another store's memory, not an "older" store of its own (trial39 F02).
     expect(check.detail).not.toContain('older than run');
     const night = await sync('--dry-run');
-    expect(night.stderr).toContain('is of the store this one replaced (local init --force): not used');
+    expect(night.stderr).toContain('is of the store this path held before: not used');
     expect(night.stderr).not.toContain('older than run');
   });
 
@@ -213,7 +213,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect((await init('--force')).code).toBe(0);
     const refused = await sync(...elsewhere, '--require-memory');
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('is of the store this one replaced (local init --force): not used; left as it is');
+    expect(refused.stderr).toContain('is of the store this path held before: not used; left as it is');
     expect(refused.stderr).not.toContain('starts again');
     expect((JSON.parse(refused.stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({ replaced: true, left: true });
     expect(memories()).toEqual(before);

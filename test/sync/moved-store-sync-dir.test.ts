@@ -38,6 +38,8 @@ const night = (store: string, ids: string[], ...flags: string[]) => {
   return examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', store, ...NIGHTLY, ...flags], dir, env);
 };
 const actions = (stdout: string) => (JSON.parse(stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`);
+// What the refusals advise: the folder named, as the admin's shell (without the job's flag or variable) would not find it.
+const advice = () => `examctl local init --store ${real().store} --sync-dir ${syncDir()}`;
 const gone = () => `no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?)`;
 
 beforeEach(async () => {
@@ -77,14 +79,14 @@ describe.each([
     const stderr = new StringSink();
     const io = { stdout: new StringSink(), stderr, env: { ...childEnv(dir), EXAMCTL_NOW: PINNED_NOW, ...env }, now: () => new Date(), isTTY: false, cwd: dir };
     expect(await runCli(['--store', 'real/s', 'local', 'serve', '--port', '0', ...flags], { ...io, signal: AbortSignal.abort() })).toBe(2);
-    expect(stderr.text).toContain(`${gone()}: nothing was created or served`);
+    expect(stderr.text).toContain(`${gone()}: nothing was created or served; point the job at it, mount it, or ${advice()}`);
     expect(existsSync(real().store)).toBe(false);
   });
 
   it('doctor fails the store check naming the memory in that folder, and reads the memory there', async () => {
     const doctor = await examctl(['doctor', '--target', 'local', '--store', 'real/s', ...flags], dir, env);
     expect(doctor.code, doctor.stderr).toBe(3);
-    expect(doctor.stdout).toContain(`FAIL  store      ${gone()}: a run refuses (exit 2)`);
+    expect(doctor.stdout).toContain(`FAIL  store      ${gone()}: a run refuses (exit 2); point the job at it, mount it, or ${advice()}`);
     const moved = await examctl(['doctor', '--target', 'local', '--store', 'moved', ...flags], dir, env);
     expect(moved.stdout).toContain(`the next run takes in this store's memory kept for the path it was moved from (${memoryFile(syncDir(), real(), 'users')})`);
   });
@@ -98,6 +100,32 @@ describe.each([
     expect(moved.stderr).toContain('note: took in');
     expect(actions(moved.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
   });
+
+  it('the way out, run as printed from a shell without the flag or variable, moves that memory aside: the moved store keeps it (trial39 F03)', async () => {
+    const refused = await night('real/s', ['a'], ...flags);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${gone()}: nothing was created or sent; point the job at it, mount it, or ${advice()}\n`);
+    const init = await examctl(advice().split(' ').slice(1), dir);
+    expect(init.stderr).toContain(`note: the sync memory ${memoryDir(syncDir(), real())} names a store made here before: moved to ${syncDir()}/`);
+    expect(actions((await night('real/s', ['a'], ...flags)).stdout)).toEqual(['a created']);
+    expect(actions((await night('moved', ['a', 'b'], ...flags)).stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
+  });
+
+  it('a local init that looked in another folder: the new store\'s first night says whose the memory is, without a --force nobody gave (trial39 F03)', async () => {
+    expect((await examctl(['local', 'init', '--store', 'real/s'], dir)).code).toBe(0);
+    const first = await night('real/s', ['a'], ...flags);
+    expect(first.stderr).toContain(`the sync memory ${memoryFile(syncDir(), real(), 'users')} is of the store this path held before: not used; this store's memory starts again`);
+    expect(first.stderr).not.toContain('--force');
+  });
+});
+
+it('nights in the default folder of a shell like the admin\'s: the way out is the bare command (trial39 F03)', async () => {
+  env.EXAMCTL_RUNS_DIR = '';
+  expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
+  renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
+  const refused = await night('real/s', ['a']);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toContain(`nothing was created or sent; point the job at it, mount it, or examctl local init --store ${real().store}\n`);
 });
 
 describe('local init where the memory cannot be moved aside (trial37 F07)', () => {
