@@ -76,9 +76,7 @@ export function thresholdOf(flag: string, value: string | undefined, remembered:
  */
 export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly disables = new WeakSet<UserRequest>();
-  /** Leavers whose only request was cut short (a tentative entry): they may never have been created. */
-  private readonly tentative = new WeakSet<UserRequest>();
-  /** Of those, the ones answered 240: never created. */
+  /** Leavers answered 240: not on the target. */
   private readonly neverCreated = new WeakSet<UserRequest>();
   /** A request examctl added to (DisableLogin false for a leaver back, prune DELETEs or false flags): the request as the file gives it. */
   private readonly asTheFileGives = new WeakMap<UserRequest, UserRequest>();
@@ -452,7 +450,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       yield this.leavers.slice(from, from + LEAVER_BATCH).map(([id, entry, withdrawn]) => {
         const payload: UserRequest = { ExternalId: id, FirstName: entry?.firstName ?? '', LastName: entry?.lastName ?? '', DisableLogin: true } as UserRequest;
         (withdrawn === undefined ? this.disables : this.withdrawn).add(payload);
-        if (entry?.tentative === true) this.tentative.add(payload);
         const unit: Unit<UserRequest> = { source: { file: withdrawn?.file ?? `<synced by run ${entry?.run}>`, line: 0 }, id, prepared: { ok: true as const, value: payload }, plannedAction: 'disabled' };
         if (withdrawn !== undefined) unit.unsent = { note: withdrawn.why, action: 'left' };
         return this.table === undefined ? unit : { ...unit, rows: [leaverRow(this.table, payload)] };
@@ -470,12 +467,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    */
   outcome(payload: UserRequest, outcome: Outcome): Outcome {
     if (this.disables.has(payload) && outcome.status === 'ok') return { ...outcome, action: 'disabled' };
-    if (this.tentative.has(payload) && outcome.status === 'failed' && outcome.errors.some((problem) => problem.code === ErrorCode.RoleEmpty)) {
-      // 240 (a role is required to create): the user is not on the target, its one request was
-      // never applied. Nothing disabled: ok, unchanged (not counted as a disable), remembered as
-      // disabled, still tentative (not sent again; back, it is created).
+    if (this.disables.has(payload) && outcome.status === 'failed' && outcome.errors.some((problem) => problem.code === ErrorCode.RoleEmpty)) {
+      // 240 (a role is required to create): the user is not on the target (its only request never
+      // applied, a store restored from before it or replaced), so not able to log in. Nothing
+      // disabled: ok, unchanged (not counted as a disable), remembered as disabled, tentative (not
+      // sent again; back, it is created).
       this.neverCreated.add(payload);
-      return { status: 'ok', errors: [], action: 'unchanged', note: 'not on the target (its only request was cut short, never applied): nothing to disable' };
+      return { status: 'ok', errors: [], action: 'unchanged', note: 'not on the target: nothing to disable' };
     }
     const deleted = this.pruned.get(payload);
     if (deleted === undefined || outcome.status !== 'partial') return outcome;

@@ -165,6 +165,32 @@ describe('a served store restored from a backup: the memory\'s "exists" and "dis
       expect(users.find((user) => user.ExternalId === 'u-3')?.DisableLogin).toBe(true);
       expect(await sync('u2.csv')).toEqual(['u-1 unchanged', 'u-2 unchanged']);
     }));
+
+  it('a leaver the store does not hold (a backup older than its whole life, or the store replaced): its disable answered 240 is ok, not on the target, never created, not sent again (trial39 F04)', () =>
+    withTempDir(async (dir) => {
+      const header = 'ExternalId,FirstName,LastName,Email,Role\n';
+      const row = (n: number) => `u-${n},F,L${n},u${n}@example.test,Candidate\n`;
+      writeFileSync(join(dir, 'u2.csv'), header + row(1) + row(2));
+      writeFileSync(join(dir, 'u3.csv'), header + row(1) + row(2) + row(3));
+      served = await serve(join(dir, 'store'));
+      const sync = async (file: string, ...more: string[]) => {
+        const run = await cli(dir, ['user', 'sync', '--file', file, '--disable-missing', '--changed-only', '--target', 'remote', '--base-url', served!.url, '--yes', '--json', ...more]);
+        expect(run.code, run.stderr).toBe(0);
+        return (JSON.parse(run.stdout) as { items: { id: string; action?: string; note?: string }[] }).items.map((item) => `${item.id} ${item.action}${item.note?.startsWith('not on the target') === true ? `: ${item.note}` : ''}`);
+      };
+      const users = async () => (JSON.parse(await exported(dir)) as { Users: { ExternalId: string }[] }).Users.map((user) => user.ExternalId).filter((id) => id.startsWith('u-'));
+      await restoredAfter(dir, 0, [() => sync('u2.csv'), () => sync('u3.csv'), () => sync('u2.csv', '--allow-disable-recent', '--allow-old-file')]);
+      const gone = 'u-3 unchanged: not on the target: nothing to disable';
+      expect(await sync('u2.csv')).toEqual(['u-1 updated', 'u-2 updated', gone]);
+      expect(await users()).toEqual(['u-1', 'u-2']);
+      expect(await sync('u2.csv')).toEqual(['u-1 unchanged', 'u-2 unchanged']);
+      // Replaced: every leaver goes again, none is there; back in the file, one is created.
+      await again(dir, () => cli(dir, ['local', 'init', '--store', 'store', '--seed', join(ROOT, 'fixtures', 'world.json'), '--force']));
+      expect(await sync('u2.csv')).toEqual(['u-1 updated', 'u-2 updated', gone]);
+      expect(await sync('u2.csv')).toEqual(['u-1 unchanged', 'u-2 unchanged']);
+      expect(await sync('u3.csv', '--allow-old-file')).toEqual(['u-1 unchanged', 'u-2 unchanged', 'u-3 sent']);
+      expect(await users()).toEqual(['u-1', 'u-2', 'u-3']);
+    }));
 });
 
 describe('a server that does not say it is local serve', () => {
