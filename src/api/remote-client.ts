@@ -395,7 +395,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     removeInvigilators: (scheduleExtId: string, userExtIds: string[], callOptions?: CallOptions) =>
       call<InvigilatorsResponseContent>('DELETE', `/schedule/${pathSegment(scheduleExtId, 'the schedule id')}/invigilators`, userExtIds, callOptions),
     retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
-    storeAt: (at) => call('GET', `/examctl/store?at=${at}`, undefined).then((answer) => servedStoreAt(answer.envelope.Content), () => undefined),
+    // A refused token ends the run: a store given a new token is not "unchanged".
+    storeAt: (at) => call('GET', `/examctl/store?at=${at}`, undefined).then((answer) => servedStoreAt(answer.envelope.Content), (error: unknown) => (error instanceof TokenRefusedError ? Promise.reject(error) : undefined)),
     async close() {
       if (closed) return;
       closed = true;

@@ -75,6 +75,15 @@ describe('a store served by local serve, under its schedule memory', () => {
       }
     }));
 
+  it('replaced with a new token (local init --force, no --seed): the store question refused is the run refused, not a quiet night of all unchanged', () =>
+    withTempDir(async (dir) => {
+      const { push } = await firstNight(dir);
+      expect((await push('night2.csv')).code).toBe(0);
+      await again(dir, () => cli(dir, ['local', 'init', '--store', 'store', '--force']));
+      const run = await cli(dir, ['schedule', 'push', '--file', 'night2.csv', '--upsert', '--changed-only', '--target', 'remote', '--base-url', served!.url, '--yes']);
+      expect([run.code, run.stderr]).toEqual([3, expect.stringContaining('the service refused the token (403)')]);
+    }));
+
   it('replaced (local init --force): older than its memory too, everything sent, said once', () =>
     withTempDir(async (dir) => {
       const { init, push } = await firstNight(dir);
