@@ -118,7 +118,7 @@ class SpinnerProgress implements Progress {
   }
 
   private text(): string {
-    const text = progressText(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: this.now() - this.startedAt });
+    const text = progressText(this.counts, { ...this.options, elapsedMs: this.now() - this.startedAt });
     // One line only: a wrapped line would leave copies behind on narrow terminals. Room is kept
     // for the spinner frame and its space.
     const columns = (this.options.stream as { columns?: unknown }).columns;
@@ -222,7 +222,7 @@ export class PlainProgressTicker implements Progress {
   /** Writes the line (the timer calls it every PLAIN_PROGRESS_EVERY_MS). */
   write(): void {
     if (this.stopped) return;
-    const line = plainProgressLine(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: this.now() - this.startedAt });
+    const line = plainProgressLine(this.counts, { ...this.options, elapsedMs: this.now() - this.startedAt });
     // A courtesy for the log reader: a failing write must never fail the run.
     try {
       this.options.write(`${line}\n`);
