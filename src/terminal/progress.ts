@@ -13,13 +13,9 @@ export interface Progress {
   stop(): void;
 }
 
-interface ProgressOptions {
-  /** Number of records expected; without it the line shows no percentage and no ETA. */
-  total?: number;
+interface ProgressOptions extends Omit<ProgressLineContext, 'elapsedMs'> {
   enabled: boolean;
   stream: NodeJS.WritableStream;
-  /** What is counted, e.g. "users"; shown before the counts. */
-  label?: string;
   /** How long a run must last before the line appears (ms). */
   delayMs?: number;
   /** Injected clock (ms) so the text can be tested without waiting. */
@@ -150,7 +146,7 @@ function progressFacts(counts: ProgressCounts, { total, elapsedMs }: ProgressLin
 }
 
 interface ProgressLineContext {
-  /** Records expected; without it (a sittings file) the line has no ETA. */
+  /** Records expected; without it (a sittings file) the line has no percentage and no ETA. */
   total?: number | undefined;
   /** What runs, e.g. `user sync`; written before the counts. */
   label?: string | undefined;
@@ -170,11 +166,9 @@ export interface IntervalTimers {
   clearInterval(handle: unknown): void;
 }
 
-interface PlainProgressOptions {
+interface PlainProgressOptions extends Omit<ProgressLineContext, 'elapsedMs'> {
   /** Receives each line, newline included (stderr in the CLI). */
   write: (line: string) => void;
-  total?: number | undefined;
-  label?: string | undefined;
   /** Milliseconds since an arbitrary origin; default Date.now. */
   now?: () => number;
   timers?: IntervalTimers;
