@@ -12,6 +12,7 @@ import { parseDateFormat, readTimeSettings, type LocalTimeOptions } from '../dom
 import { normalizeColumnName } from '../formats/column-name.js';
 import { checkProfileField, splitPair } from '../input/field-map.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
+import { withoutUndefined } from '../engine/decision.js';
 
 /** The flags of `config set-profile` that become settings, as given: those a run's flags beat (settings.ts). */
 type ProfileSettingFlags = Omit<SettingFlags, 'target' | 'store' | 'baseUrl' | 'profile'>;
@@ -31,22 +32,12 @@ export function unsetKeys(names: readonly string[]): (keyof ProfileDefaults)[] {
  * zone or encoding examctl cannot read is refused naming the flag.
  */
 export async function profileSettings(flags: ProfileSettingFlags, existing: ProfileDefaults, deps: CommandDeps): Promise<ProfileDefaults> {
-  const settings: ProfileDefaults = {};
-  if (flags.concurrency !== undefined) settings.concurrency = flags.concurrency;
-  if (flags.rate !== undefined) settings.rate = flags.rate;
   const given = (text: string | undefined, origin: string) => (text === undefined ? undefined : { text, origin });
   const times = readTimeSettings({ dateFormat: given(flags.dateFormat, '--date-format'), timezone: given(flags.timezone, '--timezone') });
   if (!times.ok) throw new UsageError(times.message);
-  if (flags.dateFormat !== undefined) settings.dateFormat = flags.dateFormat;
-  if (flags.timezone !== undefined) settings.timezone = flags.timezone;
-  if (flags.encoding !== undefined) {
-    refuseUnknownEncoding('--encoding', flags.encoding);
-    settings.encoding = flags.encoding;
-  }
-  if (flags.delimiter !== undefined) settings.delimiter = flags.delimiter;
-  if (flags.decimalSeparator !== undefined) settings.decimalSeparator = flags.decimalSeparator;
-  if (flags.strict !== undefined) settings.strict = flags.strict;
-  if (flags.ignoreUnknownColumns !== undefined) settings.ignoreUnknownColumns = flags.ignoreUnknownColumns;
+  if (flags.encoding !== undefined) refuseUnknownEncoding('--encoding', flags.encoding);
+  const { concurrency, rate, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict, ignoreUnknownColumns } = flags;
+  const settings: ProfileDefaults = withoutUndefined({ concurrency, rate, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict, ignoreUnknownColumns });
   if (flags.mapFile !== undefined) {
     const path = resolve(deps.cwd, flags.mapFile);
     const [{ readMapFile }, { trustedFileCheck }] = await Promise.all([import('../input/map-file.js'), import('./loose-permissions.js')]);

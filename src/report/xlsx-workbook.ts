@@ -154,9 +154,7 @@ function stylesXml(formats: WorkbookDateFormats): string {
     '<fonts count="3"><font><sz val="11"/><name val="Calibri"/><family val="2"/></font><font><b/><sz val="11"/><name val="Calibri"/><family val="2"/></font>' +
     '<font><b/><sz val="11"/><color rgb="FFFFFFFF"/><name val="Calibri"/><family val="2"/></font></fonts>' +
     '<fills count="5"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill>' +
-    '<fill><patternFill patternType="solid"><fgColor rgb="FFF8CBAD"/><bgColor indexed="64"/></patternFill></fill>' +
-    '<fill><patternFill patternType="solid"><fgColor rgb="FFFFE699"/><bgColor indexed="64"/></patternFill></fill>' +
-    `<fill><patternFill patternType="solid"><fgColor rgb="${MARKED_FILL}"/><bgColor indexed="64"/></patternFill></fill></fills>` +
+    `${['FFF8CBAD', 'FFFFE699', MARKED_FILL].map((rgb) => `<fill><patternFill patternType="solid"><fgColor rgb="${rgb}"/><bgColor indexed="64"/></patternFill></fill>`).join('')}</fills>` +
     '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>' +
     '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>' +
     `<cellXfs count="${xfs.length}">${xfs.join('')}</cellXfs>` +
@@ -410,14 +408,14 @@ export class WorkbookWriter {
       `${XML_DECLARATION}<Relationships xmlns="${PKG_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/>` +
         `${properties.length > 0 ? `<Relationship Id="rId2" Type="${REL_NS}/custom-properties" Target="docProps/custom.xml"/>` : ''}</Relationships>`,
     );
-    const overrides = sheets.map((_, i) => `<Override PartName="/xl/worksheets/sheet${i + 1}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`).join('');
+    const override = (part: string, type: string) => `<Override PartName="/${part}" ContentType="application/vnd.openxmlformats-officedocument.${type}+xml"/>`;
+    const sheetParts = sheets.map((_, i) => override(`xl/worksheets/sheet${i + 1}.xml`, 'spreadsheetml.worksheet')).join('');
     await this.zip.add(
       '[Content_Types].xml',
       `${XML_DECLARATION}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
         '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
-        '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
-        `${overrides}<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>` +
-        `${properties.length > 0 ? '<Override PartName="/docProps/custom.xml" ContentType="application/vnd.openxmlformats-officedocument.custom-properties+xml"/>' : ''}</Types>`,
+        `${override('xl/workbook.xml', 'spreadsheetml.sheet.main')}${sheetParts}${override('xl/styles.xml', 'spreadsheetml.styles')}` +
+        `${properties.length > 0 ? override('docProps/custom.xml', 'custom-properties') : ''}</Types>`,
     );
     await this.zip.finish();
   }

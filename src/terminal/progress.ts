@@ -13,13 +13,9 @@ export interface Progress {
   stop(): void;
 }
 
-interface ProgressOptions {
-  /** Number of records expected; without it the line shows no percentage and no ETA. */
-  total?: number;
+interface ProgressOptions extends Omit<ProgressLineContext, 'elapsedMs'> {
   enabled: boolean;
   stream: NodeJS.WritableStream;
-  /** What is counted, e.g. "users"; shown before the counts. */
-  label?: string;
   /** How long a run must last before the line appears (ms). */
   delayMs?: number;
   /** Injected clock (ms) so the text can be tested without waiting. */
@@ -118,7 +114,7 @@ class SpinnerProgress implements Progress {
   }
 
   private text(): string {
-    const text = progressText(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: this.now() - this.startedAt });
+    const text = progressText(this.counts, { ...this.options, elapsedMs: this.now() - this.startedAt });
     // One line only: a wrapped line would leave copies behind on narrow terminals. Room is kept
     // for the spinner frame and its space.
     const columns = (this.options.stream as { columns?: unknown }).columns;
@@ -150,7 +146,7 @@ function progressFacts(counts: ProgressCounts, { total, elapsedMs }: ProgressLin
 }
 
 interface ProgressLineContext {
-  /** Records expected; without it (a sittings file) the line has no ETA. */
+  /** Records expected; without it (a sittings file) the line has no percentage and no ETA. */
   total?: number | undefined;
   /** What runs, e.g. `user sync`; written before the counts. */
   label?: string | undefined;
@@ -170,11 +166,9 @@ export interface IntervalTimers {
   clearInterval(handle: unknown): void;
 }
 
-interface PlainProgressOptions {
+interface PlainProgressOptions extends Omit<ProgressLineContext, 'elapsedMs'> {
   /** Receives each line, newline included (stderr in the CLI). */
   write: (line: string) => void;
-  total?: number | undefined;
-  label?: string | undefined;
   /** Milliseconds since an arbitrary origin; default Date.now. */
   now?: () => number;
   timers?: IntervalTimers;
@@ -222,7 +216,7 @@ export class PlainProgressTicker implements Progress {
   /** Writes the line (the timer calls it every PLAIN_PROGRESS_EVERY_MS). */
   write(): void {
     if (this.stopped) return;
-    const line = plainProgressLine(this.counts, { total: this.options.total, label: this.options.label, elapsedMs: this.now() - this.startedAt });
+    const line = plainProgressLine(this.counts, { ...this.options, elapsedMs: this.now() - this.startedAt });
     // A courtesy for the log reader: a failing write must never fail the run.
     try {
       this.options.write(`${line}\n`);

@@ -130,7 +130,7 @@ export class EntityMap implements ReadonlyMap<string, unknown> {
   }
 
   *values(): MapIterator<unknown> {
-    for (const [key, ordinal, value] of this.storedEntries()) yield ordinal >= 0 ? this.valueAt(key, ordinal) : value;
+    for (const [, value] of this.entries()) yield value;
   }
 
   [Symbol.iterator](): MapIterator<[string, unknown]> {

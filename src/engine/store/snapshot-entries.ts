@@ -33,26 +33,26 @@ export function* snapshotEntries(maps: Maps, indexer: StoreIndexer | undefined, 
   const trusted = indexer !== undefined && indexer.version === hintsVersion;
   for (const [collection, map] of maps) {
     const table = map.table;
+    const own = (key: string, value: unknown): SnapshotEntry => ({ collection, key, text: JSON.stringify(value), hintsJson: hintsJson(indexer?.hints(collection, key, value)) });
     if (table !== undefined && trusted) {
       // Unchanged entities with hints of this version: their lines are exactly what entityLine
       // would write, so runs of adjacent ones are copied as one block of bytes.
+      const block = (from: number, to: number): SnapshotEntry => ({ collection, key: '', text: '', hintsJson: undefined, lines: table.linesBytes(from, to), lineCount: to - from });
       const changed = map.changedOrdinals();
       let runStart = 0;
       for (let ordinal = 0; ordinal < table.count; ordinal += 1) {
         if (changed.has(ordinal)) {
-          if (ordinal > runStart) yield { collection, key: '', text: '', hintsJson: undefined, lines: table.linesBytes(runStart, ordinal), lineCount: ordinal - runStart };
+          if (ordinal > runStart) yield block(runStart, ordinal);
           runStart = ordinal + 1;
           const key = table.keyOf(ordinal);
           const value = map.changedValue(key);
-          if (value !== undefined) yield { collection, key, text: JSON.stringify(value), hintsJson: hintsJson(indexer.hints(collection, key, value)) };
+          if (value !== undefined) yield own(key, value);
         } else if (ordinal + 1 === table.count || !table.adjacent(ordinal)) {
-          yield { collection, key: '', text: '', hintsJson: undefined, lines: table.linesBytes(runStart, ordinal + 1), lineCount: ordinal + 1 - runStart };
+          yield block(runStart, ordinal + 1);
           runStart = ordinal + 1;
         }
       }
-      for (const [key, value] of map.addedEntries()) {
-        yield { collection, key, text: JSON.stringify(value), hintsJson: hintsJson(indexer.hints(collection, key, value)) };
-      }
+      for (const [key, value] of map.addedEntries()) yield own(key, value);
       continue;
     }
     for (const [key, ordinal, value] of map.storedEntries()) {
@@ -60,7 +60,7 @@ export function* snapshotEntries(maps: Maps, indexer: StoreIndexer | undefined, 
         const hints = indexer === undefined ? undefined : hintsJson(indexer.hints(collection, key, map.get(key)));
         yield { collection, key, text: table!.valueText(ordinal), hintsJson: hints };
       } else {
-        yield { collection, key, text: JSON.stringify(value), hintsJson: hintsJson(indexer?.hints(collection, key, value)) };
+        yield own(key, value);
       }
     }
   }
