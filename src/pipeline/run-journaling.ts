@@ -46,7 +46,7 @@ export interface RunJournaling {
    * Ends this attempt with an end line, then releases the run. Every request has settled by
    * then: units on record as sent without an answer never went out, and are withdrawn first.
    */
-  end(reason: EndReason, summary: ReportSummary): Promise<void>;
+  end(reason: EndReason, summary: ReportSummary, stopError?: unknown): Promise<void>;
   /** Releases the run without an end line (it stays resumable). */
   close(): Promise<void>;
   /** A new run that sent nothing and will not: removed (a resumed run is only closed). */
@@ -226,9 +226,9 @@ function journaling(
         // same), and the attempt's end reports the journal's failure; the target's error stands.
       }
     },
-    end(reason, summary) {
+    end(reason, summary, stopError) {
       if (unanswered.size > 0) journal.unsent([...unanswered.values()].sort((a, b) => a.n - b.n));
-      return journal.end(reason, summary);
+      return journal.end(reason, summary, stopError);
     },
     close: () => journal.close(),
     discard: () => journal.discard(),

@@ -174,6 +174,7 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     await journal?.end(
       stop?.kind === 'target-failed' || stopError instanceof TransientTargetError || unstored !== undefined ? 'target-error' : stop === undefined ? 'completed' : closedPipe ? 'closed-pipe' : stop.kind,
       summary,
+      stopError,
     );
   } catch (error) {
     // A journal that failed mid-run cannot take its end line either: the run stays interrupted

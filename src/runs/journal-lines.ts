@@ -122,6 +122,8 @@ export interface EndLine {
   at: string;
   reason: EndReason;
   summary: ReportSummary;
+  /** Why a `target-error` (docs/runs.md, "States"). */
+  stopped?: 'store-replaced';
 }
 
 export type RunJournalLine = RunHeaderLine | SentLine | UnsentLine | OutcomeLine | UnchangedLine | ResumeLine | EndLine;

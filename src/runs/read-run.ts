@@ -59,7 +59,7 @@ export interface JournalHead {
   unchanged: UnchangedPositions;
 }
 
-type RunState = 'running' | 'interrupted' | 'finished';
+type RunState = 'running' | 'interrupted' | 'finished' | 'store-replaced';
 
 /** What a reader does with what the lines say of items; `at` is the line's byte offset. */
 interface ItemFold {
@@ -302,10 +302,9 @@ async function scanCounts(runsDir: string, id: string): Promise<RunIndex> {
 export async function runState(runsDir: string, record: Pick<JournalHead, 'id' | 'end'>): Promise<RunState> {
   if (record.end !== undefined && finishesRun(record.end.reason)) return 'finished';
   const holder = await readLockInfo(join(runDir(runsDir, record.id), LOCK_FILE));
-  if (holder === 'missing') return 'interrupted';
   // An unreadable lock, or one of another host: assume its holder lives.
-  if (holder === 'unreadable' || !isStale(holder)) return 'running';
-  return 'interrupted';
+  if (holder === 'unreadable' || (holder !== 'missing' && !isStale(holder))) return 'running';
+  return record.end?.stopped ?? 'interrupted';
 }
 
 /** How many units the run has (docs/runs.md, "Every view of a run counts its last attempt's units"). */

@@ -3,7 +3,7 @@ import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { openRegularFile } from '../system/regular-file.js';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import { StoreLockedError } from '../system/errors.js';
+import { StoreLockedError, StoreReplacedError } from '../system/errors.js';
 import { DSYNC_FLAG, appendDurably } from '../system/durable-write.js';
 import { LOCK_FILE, readLockInfo, StoreLock } from '../system/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
@@ -247,10 +247,10 @@ export class RunJournal {
   }
 
   /** Ends this attempt: the end line, durably; then the journal is closed and the lock released. */
-  async end(reason: EndReason, summary: ReportSummary): Promise<void> {
+  async end(reason: EndReason, summary: ReportSummary, stopError?: unknown): Promise<void> {
     try {
       // A finished run's last line: `runs list` reads it (read-run.ts, quickRun).
-      await this.append({ t: 'end', at: new Date().toISOString(), reason, summary });
+      await this.append({ t: 'end', at: new Date().toISOString(), reason, summary, ...(stopError instanceof StoreReplacedError && { stopped: 'store-replaced' }) });
     } finally {
       await this.close();
     }

@@ -82,7 +82,7 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
     // Not on record how many units it had: at least those its journal holds (runs show reads the input again).
     const atLeast = run.totalKnown === false ? 'at least ' : '';
     const counts = `${atLeast}${n(total)} ${total === 1 && atLeast === '' ? 'item' : 'items'}: ${n(ok)} ok, ${n(partial)} partial, ${n(failed)} failed, ${n(skipped)} skipped`;
-    await printLine(deps, `${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}`);
+    await printLine(deps, `${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}${run.state === 'store-replaced' ? '  (run the file again)' : ''}`);
   }
   // A row each: it may be the interrupted run.
   for (const { id, reason } of unreadable) await printLine(deps, `${id}  unreadable   ${reason}`);
