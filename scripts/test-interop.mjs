@@ -80,6 +80,10 @@ if (!have('soffice')) {
   process.stderr.write('installing LibreOffice (headless calc) ...\n');
   execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libreoffice-calc-nogui'], { stdio: 'inherit' });
 }
+// The workbook oracle (scripts/xlsx-interop.mjs) is Debian's Python with its openpyxl, on a fresh machine too.
+if (spawnSync('/usr/bin/python3', ['-c', 'import openpyxl']).status !== 0) {
+  execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-openpyxl'], { stdio: 'inherit' });
+}
 execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
 
 const { readRecords } = await import(dist('input/format.js'));
