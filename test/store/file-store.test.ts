@@ -164,6 +164,8 @@ describe("a store's position (docs/sync.md, \"Drift\")", () => {
     const [then] = await readStoreLineage(dir, 0);
     expect(then).toHaveLength(4);
     expect(descendsFrom(await readStoreLineage(dir, then[1]), then)).toBe(true);
+    // Asked at length 0 (recording a position), it judges by length: never 'older' for want of the length.
+    expect(descendsFrom(await readStoreLineage(dir, 0), then)).toBe(true);
     expect(await readStoreLineage(dir)).toEqual([then.slice(0, 3), []]);
     await writeFile(journal, before);
     const restored = await openStore(dir);

@@ -74,7 +74,7 @@ export async function writeManifest(dir: string, generation: number, lineage?: L
 
 export type { Lineage, StorePosition };
 
-/** With `at`, the checksums of the journal's 4 KiB before its length and before `at`. */
+/** With `at`, the checksums of the journal's 4 KiB before its length and (at > 0) before `at`. */
 export async function readStoreLineage(dir: string, at?: number): Promise<Lineage> {
   const { generation, from } = await readManifest(dir);
   const path = join(dir, journalFileName(generation));
@@ -85,7 +85,7 @@ export async function readStoreLineage(dir: string, at?: number): Promise<Lineag
   const tail = (end: number, n = Math.min(end, 4096)) =>
     file.read(Buffer.alloc(n), 0, n, end - n).then((read) => crc32(read.buffer));
   const [last, line] = await Promise.all([tail(now[1]), tail(at)]).finally(() => file.close());
-  return [[...now, last], from, line];
+  return at > 0 ? [[...now, last], from, line] : [[...now, last], from];
 }
 
 /** Whether the store holds all it held at `then`: the same journal with its 4 KiB before it, or one compacted into it, as long or longer. */
