@@ -18,6 +18,26 @@ import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 
 const remote = (baseUrl: string) => targetIdentity({ kind: 'remote', baseUrl });
 
+/**
+ * A users memory of http://127.0.0.1 (and a schedules one, if asked, kept aside in the test's dir)
+ * copied where an older examctl kept it, under the default port: two memories of one server.
+ */
+async function twoMemories(withSchedules = false) {
+  const dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
+  const [synced, target] = [join(dir, 'synced'), { kind: 'remote', baseUrl: 'http://127.0.0.1' }] as const;
+  for (const [kind, id] of withSchedules ? ([['users', 'stu-1'], ['schedules', 'S-1']] as const) : ([['users', 'stu-1']] as const)) {
+    const memory = await SyncMemory.open(synced, target, kind, { lock: false, lockTimeoutMs: 0, readOnly: false });
+    memory.record(id, { digest: 'd1', run: 'r1' });
+    await memory.close();
+  }
+  const [own, old] = [memoryDir(synced, target), join(synced, createHash('sha256').update('remote http://127.0.0.1:80').digest('hex').slice(0, 16))];
+  if (withSchedules) await rename(join(own, 'schedules.ndjson'), join(dir, 'schedules.ndjson'));
+  await cp(own, old, { recursive: true });
+  await writeUsersCsv(join(dir, 'users.csv'), range('stu', 2));
+  const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: synced, EXAMCTL_TOKEN: 'dev-token' };
+  return { dir, synced, own, old, env };
+}
+
 describe('targetIdentity', () => {
   it('is the base URL as given for a lower-case base URL', () => {
     expect(remote('http://127.0.0.1:8080')).toBe('remote http://127.0.0.1:8080');
@@ -54,17 +74,9 @@ describe('targetIdentity', () => {
   });
 
   it('where an older examctl kept one under the default port beside it: refused, naming both and the one written last (trial36 F04)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
-    const [synced, target] = [join(dir, 'synced'), { kind: 'remote', baseUrl: 'http://127.0.0.1' }] as const;
-    const memory = await SyncMemory.open(synced, target, 'users', { lock: false, lockTimeoutMs: 0, readOnly: false });
-    memory.record('stu-1', { digest: 'd1', run: 'r1' });
-    await memory.close();
-    const [own, old] = [memoryDir(synced, target), join(synced, createHash('sha256').update('remote http://127.0.0.1:80').digest('hex').slice(0, 16))];
-    await cp(own, old, { recursive: true });
+    const { dir, synced, own, old, env } = await twoMemories();
     const later = new Date(Date.now() + 60_000);
     await utimes(join(old, 'users.ndjson'), later, later);
-    await writeUsersCsv(join(dir, 'users.csv'), range('stu', 2));
-    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: synced, EXAMCTL_TOKEN: 'dev-token' };
     for (const flags of [['--disable-missing'], ['--dry-run']]) {
       const run = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes', '--changed-only', ...flags], dir, env);
       expect(run.code, run.stderr).toBe(2);
@@ -74,21 +86,13 @@ describe('targetIdentity', () => {
   });
 
   it('judged by the memory of the kind run, not by the directory: the newer users memory may sit in the other one (trial37 F06)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
-    const [synced, target] = [join(dir, 'synced'), { kind: 'remote', baseUrl: 'http://127.0.0.1' }] as const;
-    const memory = await SyncMemory.open(synced, target, 'users', { lock: false, lockTimeoutMs: 0, readOnly: false });
-    memory.record('stu-1', { digest: 'd1', run: 'r1' });
-    await memory.close();
-    const [own, old] = [memoryDir(synced, target), join(synced, createHash('sha256').update('remote http://127.0.0.1:80').digest('hex').slice(0, 16))];
-    await cp(own, old, { recursive: true });
+    const { dir, synced, own, old, env } = await twoMemories();
     // The older build's users memory is older; its directory is newer (a schedules memory written there since).
     const [earlier, later] = [new Date(Date.now() - 120_000), new Date(Date.now() + 60_000)];
     await utimes(join(old, 'users.ndjson'), earlier, earlier);
     await utimes(join(own, 'users.ndjson'), later, later);
     await utimes(own, earlier, earlier);
     await utimes(old, later, later);
-    await writeUsersCsv(join(dir, 'users.csv'), range('stu', 2));
-    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: synced, EXAMCTL_TOKEN: 'dev-token' };
     const run = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes', '--changed-only'], dir, env);
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toContain(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own} (no memory in the other is newer), move ${old} out of ${synced}`);
@@ -96,22 +100,10 @@ describe('targetIdentity', () => {
   });
 
   it('one verdict for the run of each kind, doctor and synced export|forget; followed, no newer memory is lost (trial39 F01)', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
-    const [synced, target] = [join(dir, 'synced'), { kind: 'remote', baseUrl: 'http://127.0.0.1' }] as const;
-    const memory = await SyncMemory.open(synced, target, 'users', { lock: false, lockTimeoutMs: 0, readOnly: false });
-    memory.record('stu-1', { digest: 'd1', run: 'r1' });
-    await memory.close();
-    const schedules = await SyncMemory.open(synced, target, 'schedules', { lock: false, lockTimeoutMs: 0, readOnly: false });
-    schedules.record('S-1', { digest: 'd1', run: 'r1' });
-    await schedules.close();
-    const [own, old] = [memoryDir(synced, target), join(synced, createHash('sha256').update('remote http://127.0.0.1:80').digest('hex').slice(0, 16))];
-    await rename(join(own, 'schedules.ndjson'), join(dir, 'schedules.ndjson'));
-    await cp(own, old, { recursive: true });
+    const { dir, synced, own, old, env } = await twoMemories(true);
     const [earlier, later] = [new Date(Date.now() - 120_000), new Date(Date.now() + 60_000)];
     await utimes(join(old, 'users.ndjson'), earlier, earlier);
-    await writeUsersCsv(join(dir, 'users.csv'), range('stu', 2));
     await writeFile(join(dir, 'sittings.csv'), await readFile(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8'));
-    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: synced, EXAMCTL_TOKEN: 'dev-token' };
     const remote = ['--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes'];
     const said = async () => {
       const runs = [['user', 'sync', '--file', 'users.csv', '--changed-only'], ['schedule', 'push', '--file', 'sittings.csv', '--changed-only', '--upsert'], ['doctor'], ['synced', 'export', '--out', 'e.ndjson'], ['synced', 'forget']];

@@ -142,6 +142,20 @@ describe('a served store restored from a backup: the memory\'s "exists" and "dis
   }
   const exported = async (dir: string) => (await cli(dir, ['local', 'export', '--store', 'store'])).stdout;
 
+  /** u-1..u-3 (u3.csv) and u-1, u-2 (u2.csv) served; `sync` runs a nightly --disable-missing night: its items' id, action and a not-on-the-target note. */
+  async function leaverNights(dir: string) {
+    const header = 'ExternalId,FirstName,LastName,Email,Role\n';
+    const row = (n: number) => `u-${n},F,L${n},u${n}@example.test,Candidate\n`;
+    writeFileSync(join(dir, 'u2.csv'), header + row(1) + row(2));
+    writeFileSync(join(dir, 'u3.csv'), header + row(1) + row(2) + row(3));
+    served = await serve(join(dir, 'store'));
+    return async (file: string, ...more: string[]) => {
+      const run = await cli(dir, ['user', 'sync', '--file', file, '--disable-missing', '--changed-only', '--target', 'remote', '--base-url', served!.url, '--yes', '--json', ...more]);
+      expect(run.code, run.stderr).toBe(0);
+      return (JSON.parse(run.stdout) as { items: { id: string; action?: string; note?: string }[] }).items.map((item) => `${item.id} ${item.action}${item.note?.startsWith('not on the target') === true ? `: ${item.note}` : ''}`);
+    };
+  }
+
   it('schedule push --upsert --only-new is refused (exit 2, nothing sent); run once without it, it believes the memory again', () =>
     withTempDir(async (dir) => {
       const { push } = await firstNight(dir);
@@ -156,16 +170,7 @@ describe('a served store restored from a backup: the memory\'s "exists" and "dis
 
   it('user sync --disable-missing disables again the leaver the backup has enabled; the night after sends nothing', () =>
     withTempDir(async (dir) => {
-      const header = 'ExternalId,FirstName,LastName,Email,Role\n';
-      const row = (n: number) => `u-${n},F,L${n},u${n}@example.test,Candidate\n`;
-      writeFileSync(join(dir, 'u2.csv'), header + row(1) + row(2));
-      writeFileSync(join(dir, 'u3.csv'), header + row(1) + row(2) + row(3));
-      served = await serve(join(dir, 'store'));
-      const sync = async (file: string) => {
-        const run = await cli(dir, ['user', 'sync', '--file', file, '--disable-missing', '--changed-only', '--target', 'remote', '--base-url', served!.url, '--yes', '--json']);
-        expect(run.code, run.stderr).toBe(0);
-        return (JSON.parse(run.stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`);
-      };
+      const sync = await leaverNights(dir);
       await restoredAfter(dir, 0, [() => sync('u3.csv'), () => sync('u2.csv')]);
       const refused = await cli(dir, ['user', 'sync', '--file', 'u3.csv', '--only-new', '--target', 'remote', '--base-url', served!.url, '--yes']);
       expect([refused.code, refused.stderr]).toEqual([2, expect.stringMatching(/--only-new: the remote store is older than run \S+ left it \(restored or cut back\), so examctl cannot tell which users it holds; nothing was sent/)]);
@@ -177,16 +182,7 @@ describe('a served store restored from a backup: the memory\'s "exists" and "dis
 
   it('a leaver the store does not hold (a backup older than its whole life, or the store replaced): its disable answered 240 is ok, not on the target, never created, not sent again (trial39 F04)', () =>
     withTempDir(async (dir) => {
-      const header = 'ExternalId,FirstName,LastName,Email,Role\n';
-      const row = (n: number) => `u-${n},F,L${n},u${n}@example.test,Candidate\n`;
-      writeFileSync(join(dir, 'u2.csv'), header + row(1) + row(2));
-      writeFileSync(join(dir, 'u3.csv'), header + row(1) + row(2) + row(3));
-      served = await serve(join(dir, 'store'));
-      const sync = async (file: string, ...more: string[]) => {
-        const run = await cli(dir, ['user', 'sync', '--file', file, '--disable-missing', '--changed-only', '--target', 'remote', '--base-url', served!.url, '--yes', '--json', ...more]);
-        expect(run.code, run.stderr).toBe(0);
-        return (JSON.parse(run.stdout) as { items: { id: string; action?: string; note?: string }[] }).items.map((item) => `${item.id} ${item.action}${item.note?.startsWith('not on the target') === true ? `: ${item.note}` : ''}`);
-      };
+      const sync = await leaverNights(dir);
       const users = async () => (JSON.parse(await exported(dir)) as { Users: { ExternalId: string }[] }).Users.map((user) => user.ExternalId).filter((id) => id.startsWith('u-'));
       await restoredAfter(dir, 0, [() => sync('u2.csv'), () => sync('u3.csv'), () => sync('u2.csv', '--allow-disable-recent', '--allow-old-file')]);
       const gone = 'u-3 unchanged: not on the target: nothing to disable';
