@@ -5,13 +5,13 @@
  * Pure but for the loopback test: the environment is passed in.
  */
 
+import { nonEmpty } from '../system/env-values.js';
 import { isLoopbackHost } from './url-policy.js';
 
 export type ProxyEnv = Readonly<Record<string, string | undefined>>;
 
 function envValue(env: ProxyEnv, name: string): string | undefined {
-  const value = env[name.toLowerCase()] ?? env[name.toUpperCase()];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
+  return nonEmpty(env[name.toLowerCase()] ?? env[name.toUpperCase()]);
 }
 
 /** The proxy URL for `target` (credentials included, for the connection only), or undefined for direct. */
