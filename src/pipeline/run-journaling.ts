@@ -17,6 +17,7 @@ import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
 import { targetInstance } from '../context/target.js';
 import { mapFileShapes } from '../input/map-file.js';
+import type { Env } from '../system/env-values.js';
 
 /**
  * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
@@ -325,7 +326,7 @@ const NO_SIGNAL: TestSignal = { counted() {} };
 const VARIABLE = 'EXAMCTL_TEST_SIGNAL_AFTER';
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP', 'SIGSTOP'];
 
-export function testSignalFrom(env: Readonly<Record<string, string | undefined>>, signalSelf: (signal: NodeJS.Signals) => void = (signal) => process.kill(process.pid, signal)): TestSignal {
+export function testSignalFrom(env: Env, signalSelf: (signal: NodeJS.Signals) => void = (signal) => process.kill(process.pid, signal)): TestSignal {
   const value = env[VARIABLE];
   if (value === undefined || value === '') return NO_SIGNAL;
   const match = /^(sent|outcome):([1-9]\d{0,8}):(SIG[A-Z]+)$/.exec(value);

@@ -12,7 +12,7 @@ import { privateTempRoot } from '../system/private-temp.js';
 import { checkStateAddress, openStateHttp, type StateAnswer, type StateHttp } from '../context/state-http.js';
 import { StoreLockedError, TargetError, UsageError } from '../system/errors.js';
 import { describeHolder as describeLocalHolder, isStale, ownLockInfo, type LockInfo } from '../system/lock.js';
-import { nonEmpty } from '../system/env-values.js';
+import { nonEmpty, type Env } from '../system/env-values.js';
 import { EXAMCTL_VERSION } from '../version.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import type { OnWait } from './memory-access.js';
@@ -38,7 +38,7 @@ export class StateService {
 
   private constructor(
     private readonly http: StateHttp,
-    env: Readonly<Record<string, string | undefined>>,
+    env: Env,
   ) {
     this.lockAddress = nonEmpty(env.EXAMCTL_SYNC_LOCK_ADDRESS) ?? http.address;
     this.unlockAddress = nonEmpty(env.EXAMCTL_SYNC_UNLOCK_ADDRESS) ?? http.address;
@@ -49,7 +49,7 @@ export class StateService {
   }
 
   /** The service at `address` (checked: exit 2 for an address examctl will not use), with the environment's credentials and lock settings. */
-  static at(address: string, env: Readonly<Record<string, string | undefined>>): StateService {
+  static at(address: string, env: Env): StateService {
     return new StateService(openStateHttp(address, env), env);
   }
 

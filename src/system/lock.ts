@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreLockedError } from './errors.js';
 import { systemFailure } from './system-error-words.js';
-import { wholeMillisecondsFromEnv } from './env-values.js';
+import { wholeMillisecondsFromEnv, type Env } from './env-values.js';
 import { ownStartTicks, processAlive } from './process-liveness.js';
 import { unlinkRetrying } from './busy-retry.js';
 import { MAX_JSON_DEPTH, parseJson } from './json-scan.js';
@@ -19,7 +19,7 @@ export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
  * The lock wait an admin set with EXAMCTL_LOCK_TIMEOUT_MS, read by the caller that opens the
  * store (the store itself reads no environment); undefined when unset.
  */
-export function lockTimeoutFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+export function lockTimeoutFromEnv(env: Env): number | undefined {
   return wholeMillisecondsFromEnv(env, 'EXAMCTL_LOCK_TIMEOUT_MS');
 }
 const BREAK_FILE = 'LOCK.break';
