@@ -67,7 +67,7 @@ const refOf = (n: number, unit: Unit<unknown>): ItemRef => ({ n, source: unit.so
  */
 export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandDeps): Promise<void> {
   const [{ resolveRunsDir }, { currentTrust, runsDirProblem }] = await Promise.all([import('../runs/index.js'), import('../runs/run-trust.js')]);
-  const problem = await runsDirProblem(resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv), currentTrust());
+  const problem = await runsDirProblem(resolveRunsDir(options.runsDir, deps.env), currentTrust());
   if (problem !== undefined) throw new RunJournalError(`${problem}; a run journaled there could not be resumed, so none is started: nothing was sent`);
 }
 
@@ -143,7 +143,7 @@ export async function startJournaling(
     if (digest !== undefined) recorded[digestKey(name)] = digest;
   }
   recorded.cwd = deps.cwd;
-  const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
+  const runsDir = resolveRunsDir(options.runsDir, deps.env);
   // The profile the input is read with, as it is now: a rebuild or a resume reads the same.
   const settings = await resolveSettings(invocation, deps.env, deps.runProfile).catch(() => undefined);
   const active = settings?.profile;
