@@ -103,20 +103,24 @@ export async function readLockInfo(path: string): Promise<LockInfo | 'missing' |
     return 'unreadable';
   }
   try {
-    const info = parseJson(text, { depth: MAX_JSON_DEPTH }) as Partial<LockInfo>;
-    if (typeof info.pid !== 'number' || typeof info.host !== 'string' || typeof info.token !== 'string') return 'unreadable';
-    return {
-      pid: info.pid,
-      host: info.host,
-      token: info.token,
-      command: typeof info.command === 'string' ? info.command : '?',
-      since: typeof info.since === 'string' ? info.since : '?',
-      ...(typeof info.started === 'number' ? { started: info.started } : {}),
-      ...(typeof info.boot === 'number' ? { boot: info.boot } : {}),
-    };
+    return lockInfoOf(parseJson(text, { depth: MAX_JSON_DEPTH }) as Partial<LockInfo>) ?? 'unreadable';
   } catch {
     return 'unreadable';
   }
+}
+
+/** A lock's record as examctl wrote it (a file's, or a state service lock's Info), else undefined. */
+export function lockInfoOf(info: Partial<LockInfo>): LockInfo | undefined {
+  if (typeof info.pid !== 'number' || typeof info.host !== 'string' || typeof info.token !== 'string') return undefined;
+  return {
+    pid: info.pid,
+    host: info.host,
+    token: info.token,
+    command: typeof info.command === 'string' ? info.command : '?',
+    since: typeof info.since === 'string' ? info.since : '?',
+    ...(typeof info.started === 'number' ? { started: info.started } : {}),
+    ...(typeof info.boot === 'number' ? { boot: info.boot } : {}),
+  };
 }
 
 /** The lock tokens this process made (several stores, or a test's two writers, may live in one process). */
