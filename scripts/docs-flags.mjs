@@ -1,15 +1,19 @@
 // `npm run docs:flags`: rewrites every `<!-- flags: ... -->` block of docs/*.md and README.md from
-// the built command tree, every `<!-- default: name -->` span from src/defaults.ts, and every
-// `<!-- api: ... -->` block of docs/api-reference.md from the rule tables (src/server/api-reference.ts) (dist/, which `npm run docs:flags` builds first). How a block is written:
-// src/cli/flag-tables.ts; test/docs/flag-tables.test.ts fails while a block is out of date.
+// the built command tree (dist/, which `npm run docs:flags` builds first), every `<!-- default: name -->`
+// span from src/defaults.ts, and every `<!-- api: ... -->` block of docs/api-reference.md from the rule
+// tables. How a block is written: scripts/doc-tables.ts (outside src/: no command loads it), bundled
+// here into dist/doc-tables.mjs, its packages left to node_modules (the command tree's commander).
+// test/docs/flag-tables.test.ts and test/docs/api-reference.test.ts fail while a block is out of date.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { buildProgram } = await import(join(root, 'dist/cli/command-tree.js'));
-const { renderDefaultSpans, renderFlagBlocks } = await import(join(root, 'dist/cli/flag-tables.js'));
-const { renderApiBlocks } = await import(join(root, 'dist/server/api-reference.js'));
+const tables = join(root, 'dist/doc-tables.mjs');
+await build({ entryPoints: [join(root, 'scripts/doc-tables.ts')], outfile: tables, bundle: true, packages: 'external', platform: 'node', format: 'esm', logLevel: 'warning' });
+const { renderApiBlocks, renderDefaultSpans, renderFlagBlocks } = await import(tables);
 
 const quiet = { write: () => undefined };
 const program = buildProgram({ stdout: quiet, stderr: quiet, env: {}, now: () => new Date(), isTTY: false, cwd: root }, () => undefined);

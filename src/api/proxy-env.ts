@@ -5,17 +5,15 @@
  * Pure but for the loopback test: the environment is passed in.
  */
 
+import { nonEmpty, type Env } from '../system/env-values.js';
 import { isLoopbackHost } from './url-policy.js';
 
-export type ProxyEnv = Readonly<Record<string, string | undefined>>;
-
-function envValue(env: ProxyEnv, name: string): string | undefined {
-  const value = env[name.toLowerCase()] ?? env[name.toUpperCase()];
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
+function envValue(env: Env, name: string): string | undefined {
+  return nonEmpty(env[name.toLowerCase()] ?? env[name.toUpperCase()]);
 }
 
 /** The proxy URL for `target` (credentials included, for the connection only), or undefined for direct. */
-export function proxyFor(target: string, env: ProxyEnv): string | undefined {
+export function proxyFor(target: string, env: Env): string | undefined {
   const url = new URL(target);
   const proxy = envValue(env, url.protocol === 'https:' ? 'https_proxy' : 'http_proxy');
   if (proxy === undefined) return undefined;

@@ -13,7 +13,8 @@ import { errorsOf } from './envelope-errors.js';
 import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope, saidSuccess, undecodableBody } from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
 import { AttemptDeadlineError, ByteBudget, InFlight, ProxyTunnelError, ResponseBudgetError, ResponseCutError, ResponseTooLargeError, openDispatcher, requestText, undiciErrors } from './http-pool.js';
-import { proxyFor, proxySecrets, shownProxy, type ProxyEnv } from './proxy-env.js';
+import { proxyFor, proxySecrets, shownProxy } from './proxy-env.js';
+import type { Env } from '../system/env-values.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import { servedStoreAt, type ApiResult, type CallOptions, type IntegrationApi, type RetryCounts } from '../port/integration-api.js';
@@ -45,7 +46,7 @@ export interface RemoteClientOptions {
    */
   interruptGraceMs?: number;
   /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read (`proxy-env.ts`). Default process.env. */
-  env?: ProxyEnv;
+  env?: Env;
   /** Attempts per call, the first included. Default 5. */
   maxAttempts?: number;
   /** No retry is started once this much time has passed since the call began (ms). Default 120 000. */

@@ -5,6 +5,7 @@ import type { GlobalOptions } from '../flags/global-options.js';
 import type { KeptOptions } from '../flags/option-table.js';
 import { canPrompt, isCiEnvironment } from '../terminal/prompt-state.js';
 import type { ResolvedTarget } from './resolved-target.js';
+import type { Env } from '../system/env-values.js';
 
 export type { GlobalOptions };
 
@@ -24,7 +25,7 @@ export type DirectoryFactory = (target: ResolvedTarget, deps: CommandDeps) => Pr
 export interface CommandDeps {
   stdout: TextSink;
   stderr: TextSink;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   /** Wall clock for messages; the local engine's clock comes from EXAMCTL_NOW via the env. */
   now: () => Date;
   /** True when a person can answer prompts (stdin and stderr are terminals). */

@@ -12,13 +12,13 @@ import { decodeTextDocument } from '../input/text-source.js';
 import { requiredHome, userConfigDir } from '../system/user-dirs.js';
 import { lockTimeoutFromEnv, underLock } from '../system/lock.js';
 import { assertDirectoryTrusted, assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
+import type { Env } from '../system/env-values.js';
 
 /**
  * The user's examctl config file (docs/remote.md, "Config file"): named profiles of remote
  * targets. A change is read, made and written under the config directory's LOCK (changeConfig).
  */
 
-export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * The config file's schemas, built from the zod namespace given. zod is imported (and these built)

@@ -1,6 +1,6 @@
 import { stat, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import type { Env } from './config-file.js';
+import type { Env } from '../system/env-values.js';
 
 /*
  * Loose permissions on examctl's own files (each function below says which), said once on stderr where they matter and

@@ -1,11 +1,12 @@
 import { UsageError } from '../system/errors.js';
-import { configDir, configPath, expandPath, loadConfig, type Env } from './config-file.js';
+import { configDir, configPath, expandPath, loadConfig } from './config-file.js';
 import type { RunSettings } from './settings.js';
 import { decodeTextDocument } from '../input/text-source.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
 import { tokenFileModeWarning } from './loose-permissions.js';
 import { assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
 import { describeSystemError } from '../system/system-error-words.js';
+import type { Env } from '../system/env-values.js';
 
 export interface RemoteTargetInput {
   /** --base-url (falls back to EXAMCTL_BASE_URL, then the profile). */

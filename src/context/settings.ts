@@ -1,8 +1,8 @@
 import { UsageError } from '../system/errors.js';
 import { secretFreeUrl } from '../api/url-policy.js';
 import { redactUrl } from '../domain/problem.js';
-import { nonEmpty } from '../system/env-values.js';
-import { configDir, loadConfig, profileNamed, sameUrl, type Env, type Profile, type ProfileDefaults } from './config-file.js';
+import { nonEmpty, type Env } from '../system/env-values.js';
+import { configDir, loadConfig, profileNamed, sameUrl, type Profile, type ProfileDefaults } from './config-file.js';
 import type { ProfileNote } from '../report/run-report.js';
 
 /* Every setting of a run with where it came from, by one rule: docs/remote.md, "Where each setting comes from". */

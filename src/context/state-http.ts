@@ -11,7 +11,7 @@ import { proxyFor, proxySecrets } from '../api/proxy-env.js';
 import { isLoopbackHost } from '../api/url-policy.js';
 import { createRedactor, type Redactor } from '../api/redaction.js';
 import { TargetError, UsageError } from '../system/errors.js';
-import { nonEmpty, requestTimeoutFromEnv } from '../system/env-values.js';
+import { nonEmpty, requestTimeoutFromEnv, type Env } from '../system/env-values.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
 
 /** The largest answer read from a state service (a memory of 200,000 users is ~60 MB). */
@@ -25,7 +25,7 @@ const ATTEMPTS = 3;
  * `--sync-dir`, else EXAMCTL_SYNC_DIR, as the admin gave it (a blank one is not given); undefined:
  * the default directory beside the runs directory (docs/sync.md).
  */
-export function givenSyncDir(flag: unknown, env: Readonly<Record<string, string | undefined>>): string | undefined {
+export function givenSyncDir(flag: unknown, env: Env): string | undefined {
   const fromFlag = typeof flag === 'string' && flag.trim() !== '';
   const given = fromFlag ? flag : env.EXAMCTL_SYNC_DIR;
   if (given === undefined || given.trim() === '') return undefined;
@@ -83,7 +83,7 @@ export function checkStateAddress(address: string, what: string): URL {
 }
 
 /** The client of the state service at `address`, with the credentials of the environment. */
-export function openStateHttp(address: string, env: Readonly<Record<string, string | undefined>>): StateHttp {
+export function openStateHttp(address: string, env: Env): StateHttp {
   checkStateAddress(address, 'the sync memory address');
   const username = nonEmpty(env.EXAMCTL_SYNC_USERNAME);
   const password = env.EXAMCTL_SYNC_PASSWORD ?? '';

@@ -39,7 +39,7 @@ export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; 
 export function memoryPlaceOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): MemoryPlace {
   const given = givenSyncDir(syncDir, deps.env);
   if (given !== undefined && isStateAddress(given)) return { kind: 'service', address: given.trim() };
-  return { kind: 'dir', syncDir: resolve(deps.cwd, given ?? join(dirname(resolveRunsDir(runsDir, deps.env as NodeJS.ProcessEnv)), 'synced')) };
+  return { kind: 'dir', syncDir: resolve(deps.cwd, given ?? join(dirname(resolveRunsDir(runsDir, deps.env)), 'synced')) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { UsageError } from '../system/errors.js';
+import type { Env } from '../system/env-values.js';
 
 /** The engine's notion of "now": decides whether a schedule is activated or finished. */
 export type Clock = () => Date;
@@ -9,7 +10,7 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}
  * The system clock, or a fixed instant when EXAMCTL_NOW is set (docs/cli-contract.md, "Local engine
  * clock"). A value without a zone is refused rather than guessed.
  */
-export function clockFromEnv(env: Readonly<Record<string, string | undefined>>): Clock {
+export function clockFromEnv(env: Env): Clock {
   const raw = env['EXAMCTL_NOW'];
   if (raw === undefined || raw.trim() === '') return () => new Date();
   const value = raw.trim();

@@ -17,6 +17,7 @@ import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
 import { targetInstance } from '../context/target.js';
 import { mapFileShapes } from '../input/map-file.js';
+import type { Env } from '../system/env-values.js';
 
 /**
  * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
@@ -66,7 +67,7 @@ const refOf = (n: number, unit: Unit<unknown>): ItemRef => ({ n, source: unit.so
  */
 export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandDeps): Promise<void> {
   const [{ resolveRunsDir }, { currentTrust, runsDirProblem }] = await Promise.all([import('../runs/index.js'), import('../runs/run-trust.js')]);
-  const problem = await runsDirProblem(resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv), currentTrust());
+  const problem = await runsDirProblem(resolveRunsDir(options.runsDir, deps.env), currentTrust());
   if (problem !== undefined) throw new RunJournalError(`${problem}; a run journaled there could not be resumed, so none is started: nothing was sent`);
 }
 
@@ -142,7 +143,7 @@ export async function startJournaling(
     if (digest !== undefined) recorded[digestKey(name)] = digest;
   }
   recorded.cwd = deps.cwd;
-  const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
+  const runsDir = resolveRunsDir(options.runsDir, deps.env);
   // The profile the input is read with, as it is now: a rebuild or a resume reads the same.
   const settings = await resolveSettings(invocation, deps.env, deps.runProfile).catch(() => undefined);
   const active = settings?.profile;
@@ -325,7 +326,7 @@ const NO_SIGNAL: TestSignal = { counted() {} };
 const VARIABLE = 'EXAMCTL_TEST_SIGNAL_AFTER';
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP', 'SIGSTOP'];
 
-export function testSignalFrom(env: Readonly<Record<string, string | undefined>>, signalSelf: (signal: NodeJS.Signals) => void = (signal) => process.kill(process.pid, signal)): TestSignal {
+export function testSignalFrom(env: Env, signalSelf: (signal: NodeJS.Signals) => void = (signal) => process.kill(process.pid, signal)): TestSignal {
   const value = env[VARIABLE];
   if (value === undefined || value === '') return NO_SIGNAL;
   const match = /^(sent|outcome):([1-9]\d{0,8}):(SIG[A-Z]+)$/.exec(value);

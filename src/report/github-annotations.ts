@@ -8,6 +8,7 @@ import type { Problem } from '../domain/problem.js';
 import type { ReportEntry, ReportHeader, ReportSink, ReportItem } from './run-report.js';
 import { noMemorySentence } from './report-writers.js';
 import type { TextSink } from '../system/text-sink.js';
+import type { Env } from '../system/env-values.js';
 
 /** The Actions toolkit's escaping of a command's message. */
 export function escapeData(value: string): string {
@@ -20,7 +21,7 @@ export function escapeProperty(value: string): string {
 }
 
 /** GITHUB_ACTIONS is set to exactly "true" by the runner. */
-export function githubActionsEnabled(env: Readonly<Record<string, string | undefined>>): boolean {
+export function githubActionsEnabled(env: Env): boolean {
   return env.GITHUB_ACTIONS === 'true';
 }
 

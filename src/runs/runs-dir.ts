@@ -1,9 +1,10 @@
+import type { Env } from '../system/env-values.js';
 import { userRunsDir } from '../system/user-dirs.js';
 
 /** Where run journals live, and why per user (docs/runs.md, "Where"). */
 export function resolveRunsDir(
   flag: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
+  env: Env = process.env,
   platform: NodeJS.Platform = process.platform,
   home?: string,
 ): string {

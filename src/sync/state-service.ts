@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { privateTempRoot } from '../system/private-temp.js';
 import { checkStateAddress, openStateHttp, type StateAnswer, type StateHttp } from '../context/state-http.js';
 import { StoreLockedError, TargetError, UsageError } from '../system/errors.js';
-import { describeHolder as describeLocalHolder, isStale, ownLockInfo, type LockInfo } from '../system/lock.js';
-import { nonEmpty } from '../system/env-values.js';
+import { describeHolder as describeLocalHolder, isStale, lockInfoOf, ownLockInfo, type LockInfo } from '../system/lock.js';
+import { nonEmpty, type Env } from '../system/env-values.js';
 import { EXAMCTL_VERSION } from '../version.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 import type { OnWait } from './memory-access.js';
@@ -38,7 +38,7 @@ export class StateService {
 
   private constructor(
     private readonly http: StateHttp,
-    env: Readonly<Record<string, string | undefined>>,
+    env: Env,
   ) {
     this.lockAddress = nonEmpty(env.EXAMCTL_SYNC_LOCK_ADDRESS) ?? http.address;
     this.unlockAddress = nonEmpty(env.EXAMCTL_SYNC_UNLOCK_ADDRESS) ?? http.address;
@@ -49,7 +49,7 @@ export class StateService {
   }
 
   /** The service at `address` (checked: exit 2 for an address examctl will not use), with the environment's credentials and lock settings. */
-  static at(address: string, env: Readonly<Record<string, string | undefined>>): StateService {
+  static at(address: string, env: Env): StateService {
     return new StateService(openStateHttp(address, env), env);
   }
 
@@ -207,10 +207,8 @@ function describeHolder(text: string): { words: string; id: string | undefined }
 /** The holder's own record (its Info, as this examctl writes it) when it ran on this host and its process is gone (system/lock.ts, isStale). */
 function deadHolderHere(text: string): LockInfo | undefined {
   const held = jsonObject(text).Info;
-  const info = jsonObject(typeof held === 'string' ? held : undefined) as Partial<LockInfo>;
-  if (typeof info.pid !== 'number' || typeof info.host !== 'string' || typeof info.token !== 'string') return undefined;
-  const local = { command: '?', since: '?', ...info } as LockInfo;
-  return isStale(local) ? local : undefined;
+  const local = lockInfoOf(jsonObject(typeof held === 'string' ? held : undefined));
+  return local !== undefined && isStale(local) ? local : undefined;
 }
 
 /** A status saying it was done (`also`: one more). */

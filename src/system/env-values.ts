@@ -7,8 +7,11 @@
  */
 import { UsageError } from './errors.js';
 
+/** The environment as examctl reads it: process.env, or the one a test or a resume hands over. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
 /** A whole number of ms (0 allowed); undefined when unset or blank; anything else a UsageError naming the variable. */
-export function wholeMillisecondsFromEnv(env: Readonly<Record<string, string | undefined>>, name: string): number | undefined {
+export function wholeMillisecondsFromEnv(env: Env, name: string): number | undefined {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
   const text = raw.trim();
@@ -22,7 +25,7 @@ export function wholeMillisecondsFromEnv(env: Readonly<Record<string, string | u
  * EXAMCTL_REQUEST_TIMEOUT_MS: one exchange with the platform or a state service, headers and whole
  * body (docs/remote.md, "Limits, timeouts, retries"); 0 or an hour-long wait is a mistake, refused.
  */
-export function requestTimeoutFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+export function requestTimeoutFromEnv(env: Env): number | undefined {
   const ms = wholeMillisecondsFromEnv(env, 'EXAMCTL_REQUEST_TIMEOUT_MS');
   if (ms === undefined || (ms >= 100 && ms <= 3_600_000)) return ms;
   throw new UsageError(`EXAMCTL_REQUEST_TIMEOUT_MS must be from 100 to 3600000 milliseconds (0.1 s to 1 hour), got ${ms}`);

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreLockedError } from './errors.js';
 import { systemFailure } from './system-error-words.js';
-import { wholeMillisecondsFromEnv } from './env-values.js';
+import { wholeMillisecondsFromEnv, type Env } from './env-values.js';
 import { ownStartTicks, processAlive } from './process-liveness.js';
 import { unlinkRetrying } from './busy-retry.js';
 import { MAX_JSON_DEPTH, parseJson } from './json-scan.js';
@@ -19,7 +19,7 @@ export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
  * The lock wait an admin set with EXAMCTL_LOCK_TIMEOUT_MS, read by the caller that opens the
  * store (the store itself reads no environment); undefined when unset.
  */
-export function lockTimeoutFromEnv(env: Readonly<Record<string, string | undefined>>): number | undefined {
+export function lockTimeoutFromEnv(env: Env): number | undefined {
   return wholeMillisecondsFromEnv(env, 'EXAMCTL_LOCK_TIMEOUT_MS');
 }
 const BREAK_FILE = 'LOCK.break';
@@ -103,20 +103,24 @@ export async function readLockInfo(path: string): Promise<LockInfo | 'missing' |
     return 'unreadable';
   }
   try {
-    const info = parseJson(text, { depth: MAX_JSON_DEPTH }) as Partial<LockInfo>;
-    if (typeof info.pid !== 'number' || typeof info.host !== 'string' || typeof info.token !== 'string') return 'unreadable';
-    return {
-      pid: info.pid,
-      host: info.host,
-      token: info.token,
-      command: typeof info.command === 'string' ? info.command : '?',
-      since: typeof info.since === 'string' ? info.since : '?',
-      ...(typeof info.started === 'number' ? { started: info.started } : {}),
-      ...(typeof info.boot === 'number' ? { boot: info.boot } : {}),
-    };
+    return lockInfoOf(parseJson(text, { depth: MAX_JSON_DEPTH }) as Partial<LockInfo>) ?? 'unreadable';
   } catch {
     return 'unreadable';
   }
+}
+
+/** A lock's record as examctl wrote it (a file's, or a state service lock's Info), else undefined. */
+export function lockInfoOf(info: Partial<LockInfo>): LockInfo | undefined {
+  if (typeof info.pid !== 'number' || typeof info.host !== 'string' || typeof info.token !== 'string') return undefined;
+  return {
+    pid: info.pid,
+    host: info.host,
+    token: info.token,
+    command: typeof info.command === 'string' ? info.command : '?',
+    since: typeof info.since === 'string' ? info.since : '?',
+    ...(typeof info.started === 'number' ? { started: info.started } : {}),
+    ...(typeof info.boot === 'number' ? { boot: info.boot } : {}),
+  };
 }
 
 /** The lock tokens this process made (several stores, or a test's two writers, may live in one process). */

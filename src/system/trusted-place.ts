@@ -4,6 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { UsageError } from './errors.js';
 import { describeSystemError } from './system-error-words.js';
 import { userHome } from './user-dirs.js';
+import type { Env } from './env-values.js';
 
 /*
  * The one rule for every place examctl takes trust from, and how the entry and the directories
@@ -24,7 +25,7 @@ interface TrustContext {
 }
 
 /** The real context: the process's uid (none on Windows) and the home (userHome). */
-export function currentTrustContext(env: Readonly<Record<string, string | undefined>> = process.env): TrustContext {
+export function currentTrustContext(env: Env = process.env): TrustContext {
   const uid = process.platform === 'win32' || typeof process.getuid !== 'function' ? undefined : process.getuid();
   return { uid, home: userHome(env) };
 }

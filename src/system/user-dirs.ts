@@ -1,13 +1,14 @@
 import { homedir, userInfo } from 'node:os';
 import { isAbsolute, posix, resolve, win32 } from 'node:path';
 import { UsageError } from './errors.js';
+import type { Env } from './env-values.js';
 
 /**
  * The per-user directories, one rule per platform (docs/windows.md, "Where examctl keeps its
  * files"); an absolute `XDG_CONFIG_HOME` is honoured on every platform: whoever sets it wants it.
  */
 interface UserDirsContext {
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   platform: NodeJS.Platform;
   /** Default userHome(env), refused where there is none. */
   home?: string | undefined;

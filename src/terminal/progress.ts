@@ -6,6 +6,7 @@ import { isCiEnvironment } from './prompt-state.js';
 import type { Ora } from 'ora';
 import { formatCount, formatDuration, formatRate } from '../formats/number-format.js';
 import type { ItemStatus } from '../report/run-report.js';
+import type { Env } from '../system/env-values.js';
 
 export interface Progress {
   tick(outcome: ItemStatus): void;
@@ -32,7 +33,7 @@ const REDRAW_MS = 100;
 export function progressEnabled(options: {
   isTTY: boolean | undefined;
   json: boolean;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
 }): boolean {
   // A dumb terminal has no cursor controls to redraw a line with: it gets the plain periodic line.
   return options.isTTY === true && !options.json && !isCiEnvironment(options.env) && options.env.TERM !== 'dumb';

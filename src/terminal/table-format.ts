@@ -5,6 +5,7 @@
 import type Table from 'cli-table3';
 import { terminalLine } from '../formats/terminal-text.js';
 import { styleText } from 'node:util';
+import type { Env } from '../system/env-values.js';
 
 export type Colour = 'green' | 'red' | 'yellow' | 'gray' | 'cyan' | 'bold';
 
@@ -17,7 +18,7 @@ export function paint(text: string, colour: Colour, enabled: boolean): string {
  * Colour only for a terminal, and never against the NO_COLOR convention (https://no-color.org);
  * FORCE_COLOR=0 also turns it off, any other FORCE_COLOR turns it on even when piped.
  */
-export function colorEnabled(options: { isTTY: boolean | undefined; env: Readonly<Record<string, string | undefined>> }): boolean {
+export function colorEnabled(options: { isTTY: boolean | undefined; env: Env }): boolean {
   const { env } = options;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { apiTable, renderApiBlocks } from '../../src/server/api-reference.js';
+import { apiTable, renderApiBlocks } from '../../scripts/doc-tables.js';
 import { OWN_CODES, SPEC_CODES } from '../../src/domain/codes.js';
 import { USER_VIEW_FIELDS } from '../../src/domain/user.js';
 import { ROOT } from '../support/cli.js';
 
 /**
  * docs/api-reference.md's field and code tables are generated from the rule tables
- * (src/server/api-reference.ts): a limit, a code or a field changed in src/domain/ fails here until
+ * (scripts/doc-tables.ts): a limit, a code or a field changed in src/domain/ fails here until
  * `npm run docs:flags` rewrote the block.
  */
 const doc = readFileSync(join(ROOT, 'docs/api-reference.md'), 'utf8');

@@ -2,14 +2,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/command-tree.js';
-import { flagTable, renderDefaultSpans, renderFlagBlocks } from '../../src/cli/flag-tables.js';
+import { flagTable, renderDefaultSpans, renderFlagBlocks } from '../../scripts/doc-tables.js';
 import { LOCAL_CONCURRENCY, REMOTE_CONCURRENCY } from '../../src/defaults.js';
 import { testDeps } from '../cli/helpers.js';
 import { ROOT } from '../support/cli.js';
 
 /**
  * Every `<!-- flags: ... -->` block in docs/*.md and README.md says what `--help` says
- * (src/cli/flag-tables.ts): a flag or a description changed in an option table fails here,
+ * (scripts/doc-tables.ts): a flag or a description changed in an option table fails here,
  * naming the doc and the command, until `npm run docs:flags` rewrote the block.
  */
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { wireSchema } from '../../src/domain/schemas.js';
-import { TABLES } from '../../src/server/api-reference.js';
+import { TABLES } from '../../scripts/doc-tables.js';
 
 /*
  * A format rule (an e-mail, a date-time, a padded text refused) must say its format in the wire

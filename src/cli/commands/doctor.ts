@@ -145,7 +145,7 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
   const tokenFile =
     tokenFileUsed ??
     (flagFile !== undefined ? expandPath(flagFile, deps.cwd, deps.env) : profileFile !== undefined ? expandPath(profileFile, configDir(deps.env), deps.env) : undefined);
-  const runsDir = resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
+  const runsDir = resolveRunsDir(options.runsDir, deps.env);
   // A state service (an http(s) address) is no place on disk to judge.
   const place = memoryPlaceOf(options.syncDir, options.runsDir, deps);
   const syncDir = place.kind === 'dir' ? place.syncDir : undefined;

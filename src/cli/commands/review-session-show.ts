@@ -21,6 +21,7 @@ import { LineSplitter, SpoolSink } from '../../system/text-sink.js';
 import { inOrderAhead } from '../../system/in-order-ahead.js';
 import { pathIdProblem } from '../../api/url-policy.js';
 import { displayNameOf, inputPathOf, sayOnce } from '../../pipeline/command-input.js';
+import type { Env } from '../../system/env-values.js';
 
 type ShowOptions = Omit<ReviewSessionShowOptions, 'out'>;
 
@@ -30,7 +31,7 @@ export function run({ out, ...options }: ReviewSessionShowOptions, deps: Command
 }
 
 /** The zone of this computer: TZ when it names a zone, else what Intl says, else UTC. */
-function systemTimeZone(env: Readonly<Record<string, string | undefined>>): string {
+function systemTimeZone(env: Env): string {
   const tz = env['TZ']?.replace(/^:/, '');
   if (tz !== undefined && tz !== '' && isKnownTimeZone(tz)) return tz;
   const resolved = Intl.DateTimeFormat().resolvedOptions().timeZone;

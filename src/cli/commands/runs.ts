@@ -41,7 +41,7 @@ import { runInput, runProfileOf } from './runs-input.js';
  */
 
 function runsDirOf(options: GlobalOptions, deps: CommandDeps): string {
-  return resolveRunsDir(options.runsDir, deps.env as NodeJS.ProcessEnv);
+  return resolveRunsDir(options.runsDir, deps.env);
 }
 
 /** Who "the current user" is for the runs' ownership checks (run-trust.ts); tests inject another. */

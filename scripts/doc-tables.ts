@@ -1,16 +1,20 @@
+import { Help, type Command, type Option } from 'commander';
+import { NAMED_DEFAULTS } from '../src/defaults.js';
 import { z } from 'zod';
-import { OWN_CODES, SPEC_CODES, WARNING_CODES } from '../domain/codes.js';
-import { COLLECTION_TABLE, ID_TITLE_ENTRY_TABLE } from '../domain/collection.js';
-import type { RuleTable } from '../domain/field-rules.js';
-import { invigilatorIdsWire } from '../domain/invigilators.js';
-import { CANDIDATE_TABLE, SCHEDULE_REQUEST_TABLE, SCHEDULE_TABLE } from '../domain/schedule.js';
-import { inputJsonSchema, wireSchema } from '../domain/schemas.js';
-import { HIERARCHY_TABLE, USER_TABLE } from '../domain/user.js';
+import { OWN_CODES, SPEC_CODES, WARNING_CODES } from '../src/domain/codes.js';
+import { COLLECTION_TABLE, ID_TITLE_ENTRY_TABLE } from '../src/domain/collection.js';
+import type { RuleTable } from '../src/domain/field-rules.js';
+import { invigilatorIdsWire } from '../src/domain/invigilators.js';
+import { CANDIDATE_TABLE, SCHEDULE_REQUEST_TABLE, SCHEDULE_TABLE } from '../src/domain/schedule.js';
+import { inputJsonSchema, wireSchema } from '../src/domain/schemas.js';
+import { HIERARCHY_TABLE, USER_TABLE } from '../src/domain/user.js';
 
 /**
- * docs/api-reference.md's `<!-- api: ... -->` tables (docs/architecture.md, "Generated blocks in
- * docs"): each field's type, limits and codes from its rule's wire schema and description, the
- * ones the OpenAPI document is made of. Loaded by neither a command nor the engine.
+ * The generated blocks of the docs (docs/architecture.md, "Generated blocks in docs"): flag tables
+ * from the command tree, so that a doc never says another thing than `--help`; docs/api-reference.md's
+ * `<!-- api: ... -->` tables, each field's type, limits and codes from its rule's wire schema and
+ * description, the ones the OpenAPI document is made of. Only `npm run docs:flags`
+ * (scripts/docs-flags.mjs) and the tests in test/docs/ load this file: no command does.
  */
 
 export const TABLES: Readonly<Record<string, RuleTable>> = {
@@ -23,7 +27,7 @@ export const TABLES: Readonly<Record<string, RuleTable>> = {
   'id-title': ID_TITLE_ENTRY_TABLE,
 };
 
-const BLOCK = /(<!-- api: ([^>]*?) -->\n)([\s\S]*?)(<!-- \/api -->)/g;
+const API_BLOCK = /(<!-- api: ([^>]*?) -->\n)([\s\S]*?)(<!-- \/api -->)/g;
 
 /** A generated block of a doc: its marker (`fields user`), and whether it said that already. */
 export interface DocBlock {
@@ -44,7 +48,7 @@ export function rewriteBlocks(markdown: string, pattern: RegExp, render: (marker
 
 /** The text with every api block rewritten from the rule tables, and whether each already said that. */
 export function renderApiBlocks(markdown: string): { text: string; blocks: DocBlock[] } {
-  return rewriteBlocks(markdown, BLOCK, apiTable);
+  return rewriteBlocks(markdown, API_BLOCK, apiTable);
 }
 
 /** The table a marker asks for (`fields user`, `fields invigilators`, `codes`), ending with a newline. */
@@ -127,4 +131,59 @@ function words(name: string): string {
 function rows(header: readonly string[], body: readonly (readonly string[])[]): string {
   const line = (cells: readonly string[]): string => `| ${cells.map((cell) => cell.replace(/\s*\n\s*/g, ' ').replace(/(?<!\\)\|/g, '\\|').replace(/</g, '\\<')).join(' | ')} |`;
   return [line(header), `|${header.map(() => '---').join('|')}|`, ...body.map(line), ''].join('\n');
+}
+
+const FLAG_BLOCK = /(<!-- flags: ([^>]*?) -->\n)([\s\S]*?)(<!-- \/flags -->)/g;
+
+/** The text with every flag block rewritten from `program`, and each block's marker and whether it already said that. */
+export function renderFlagBlocks(markdown: string, program: Command): { text: string; blocks: DocBlock[] } {
+  return rewriteBlocks(markdown, FLAG_BLOCK, (marker) => flagTable(program, marker));
+}
+
+/** The table a block's marker asks for, ending with a newline. Throws naming the marker when it names no command or an unknown flag. */
+export function flagTable(program: Command, marker: string): string {
+  const words = marker.split(/\s+/).filter((word) => word !== '');
+  const path = words.filter((word) => !word.startsWith('-'));
+  const wanted = words.filter((word) => word.startsWith('-'));
+  let command = program;
+  for (const name of path) {
+    const sub = command.commands.find((candidate) => candidate.name() === name);
+    if (sub === undefined) throw new Error(`flag table "${marker}": no command "${path.join(' ')}"`);
+    command = sub;
+  }
+  const own = command.options.filter((option) => !option.hidden);
+  const inScope: Option[] = [];
+  for (let at: Command | null = command; at !== null; at = at.parent) inScope.push(...at.options);
+  const options =
+    wanted.length === 0
+      ? own
+      : wanted.map((flag) => {
+          const found = inScope.find((option) => option.long === flag || option.short === flag);
+          if (found === undefined) throw new Error(`flag table "${marker}": "${path.join(' ')}" takes no ${flag}`);
+          return found;
+        });
+  const help = command.createHelp();
+  // The full text (`help <command> --all`), not --help's one line.
+  const rows = options.map((option) => `| \`${cell(option.flags)}\` | ${cell(Help.prototype.optionDescription.call(help, option)).replace(/</g, '\\<')} |`);
+  return ['| flag | what it does |', '|---|---|', ...rows, ''].join('\n');
+}
+
+const DEFAULT_SPAN = /(<!-- (default: [a-z-]+) -->)([^<]*)(<!-- \/default -->)/g;
+
+/**
+ * The text with every span `<!-- default: remote-concurrency -->8<!-- /default -->` rewritten from
+ * src/defaults.ts, so a doc says the number the code applies. Throws naming an unknown default.
+ */
+export function renderDefaultSpans(markdown: string): { text: string; blocks: DocBlock[] } {
+  return rewriteBlocks(markdown, DEFAULT_SPAN, (marker) => {
+    const name = marker.slice('default: '.length);
+    const value = NAMED_DEFAULTS[name];
+    if (value === undefined) throw new Error(`default "${name}": no such named default (src/defaults.ts)`);
+    return String(value);
+  });
+}
+
+/** A table cell on one line, its pipes escaped (GitHub reads `\|` as a pipe inside code spans too); a description's `<` too, else `<file>` would read as HTML. */
+function cell(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
 }
