@@ -4,7 +4,7 @@ import { FileTooLargeError, readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } f
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { writeFileAtomic } from '../system/atomic-file.js';
+import { ReplacementFile } from '../system/atomic-file.js';
 import { TargetError, UsageError } from '../system/errors.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { parseJsonDocument } from '../input/json-document.js';
@@ -147,11 +147,27 @@ export async function saveConfig(config: ExamctlConfig, env: Env = process.env):
  * must not leak or tear.
  */
 async function writePrivateFileAtomic(file: string, text: string, env: Env): Promise<void> {
+  const replacement = await privateReplacement(file, text, env);
+  await named(file, () => replacement.commit());
+}
+
+/** `text` written and flushed beside `file`, in place once committed: a full disk fails before anything is replaced. */
+async function privateReplacement(file: string, text: string, env: Env): Promise<ReplacementFile> {
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   // Never a secret into a directory another user can write (they could read, swap or plant beside it).
   await assertDirectoryTrusted(`cannot write ${file}`, path.dirname(file), currentTrustContext(env));
-  // A full disk: exit 3, named, as an output's; the old file stays whole.
-  await writeFileAtomic(file, (writer) => writer.write(text), { mode: 0o600 }).catch((error: unknown) => {
+  return named(file, async () => {
+    const replacement = await ReplacementFile.open(file, { mode: 0o600 });
+    return replacement.writer.write(text).then(() => replacement.writer.flush()).then(
+      () => replacement,
+      (error: unknown) => replacement.discard().then(() => Promise.reject(error)),
+    );
+  });
+}
+
+/** A full disk: exit 3, named, as an output's; the old file stays whole. */
+function named<T>(file: string, step: () => Promise<T>): Promise<T> {
+  return step().catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === undefined) throw error;
     throw new TargetError(`cannot write ${file}: ${describeSystemError(error)}`, { cause: error });
   });
@@ -274,9 +290,14 @@ export const useProfile = (name: string, env: Env = process.env) =>
   });
 
 /**
- * Writes a token file atomically with mode 0600 (`examctl login`). The directory is created
- * 0700 like the config's. The token is written as one line and never echoed anywhere.
+ * Sets profile `name` to read its token from `file` (`examctl login`): written 0600 as one line,
+ * never echoed, in a 0700 directory like the config's. The token goes in place only once the
+ * profile is saved: a save that fails (a full disk, the config locked) leaves the old token file
+ * as it was, and no new one that no profile names.
  */
-export async function writeTokenFile(file: string, token: string, env: Env = process.env): Promise<void> {
-  await writePrivateFileAtomic(file, `${token}\n`, env);
+export async function setProfileToken(name: string, update: ProfileUpdate, file: string, token: string, env: Env = process.env): Promise<ExamctlConfig> {
+  const replacement = await privateReplacement(file, `${token}\n`, env);
+  const saved = await setProfile(name, update, env).catch((error: unknown) => replacement.discard().then(() => Promise.reject(error)));
+  await named(file, () => replacement.commit());
+  return saved;
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -60,5 +60,22 @@ describe('profile commands at once on one config directory', () => {
       expect(await runCli(['config', 'set-profile', 'late', '--base-url', 'http://127.0.0.1:1', '--json'], json.deps)).toBe(3);
       expect(JSON.parse(json.stdout.text).error).toMatchObject({ kind: 'store-locked', message: expect.stringContaining('the config directory') });
       await held.release();
+    }));
+
+  it('login whose profile cannot be saved (the config locked): exit 3, the old token file as it was, no new one (trial40)', () =>
+    withTempDir(async (dir) => {
+      const cfg = join(dir, 'cfg');
+      const env = { EXAMCTL_CONFIG_DIR: cfg, EXAMCTL_LOCK_TIMEOUT_MS: '0' };
+      const first = testDeps(dir, { stdin: Readable.from(['old-token-1\n']) }, env);
+      expect(await runCli(['login', '--profile', 'prod', '--base-url', 'http://127.0.0.1:1', '--with-token', '--no-verify'], first.deps), first.stderr.text).toBe(0);
+      const held = new StoreLock(cfg, 0);
+      await held.acquire();
+      for (const name of ['prod', 'fresh']) {
+        const io = testDeps(dir, { stdin: Readable.from(['new-token-2\n']) }, env);
+        expect(await runCli(['login', '--profile', name, '--base-url', 'http://127.0.0.1:1', '--with-token', '--no-verify'], io.deps), io.stderr.text).toBe(3);
+      }
+      await held.release();
+      expect(readFileSync(join(cfg, 'prod.token'), 'utf8')).toBe('old-token-1\n');
+      expect(readdirSync(cfg).filter((name) => name.endsWith('.token') || name.startsWith('.atomic-'))).toEqual(['prod.token']);
     }));
 });

@@ -2,7 +2,7 @@ import { quotedValue, redactUrl } from '../../domain/problem.js';
 import { join } from 'node:path';
 import { say } from '../../formats/terminal-text.js';
 import { TargetError, UsageError } from '../../system/errors.js';
-import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, setProfile, writeTokenFile } from '../../context/config-file.js';
+import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, setProfileToken } from '../../context/config-file.js';
 import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
 import type { LoginOptions } from './login.options.js';
@@ -36,9 +36,8 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
 
   const fileName = `${name}.token`;
   const file = join(configDir(env), fileName);
-  await writeTokenFile(file, typed, env);
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
-  const saved = await setProfile(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, env);
+  const saved = await setProfileToken(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, file, typed, env);
   const told = existing?.tokenFile && expandPath(existing.tokenFile, configDir(env), env);
   await sayChanged(name, [['base URL', existing?.baseUrl, saved.profiles[name]?.baseUrl], ['token file', told, file]], deps);
   const protection = (deps.platform ?? process.platform) === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
