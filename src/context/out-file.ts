@@ -19,7 +19,13 @@ import { DRY_RUN_OUT } from '../flags/global-options.js';
 
 const NAMED_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson)$/;
 // A memory's names are common names for an admin's own NDJSON: such a file is told by its content.
-const STATE_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson|(users|schedules|collections)\.ndjson)$/;
+const MEMORY_FILE = /^(users|schedules|collections)\.ndjson$/;
+/** Told by their first bytes: only the command that writes one replaces it (docs/cli.md, "Other outputs"). */
+const RESTORE_POINTS = {
+  memory: ['{"format":"examctl-sync-memory"', "the sync memory's export (synced export --out), kept to restore it"],
+  world: ['{\n  "Settings": ', "the local store's world file (local export --out), kept to restore it (local init --seed)"],
+} as const;
+type RestorePoint = keyof typeof RESTORE_POINTS;
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
 /** The first bytes of a regular `file` (never a FIFO waited on), else ''. */
@@ -32,7 +38,14 @@ async function head(file: string): Promise<string> {
 }
 
 /** Refuses (exit 2; `words`: what it is) an output over what the run reads or keeps, `-`, or stdout under --json: the list is docs/security.md, "Outputs". */
-export async function assertNotRead(flag: string, out: string, given: Readonly<Record<string, unknown>>, deps: CommandDeps): Promise<void> {
+export async function assertNotRead(
+  flag: string,
+  out: string,
+  given: Readonly<Record<string, unknown>>,
+  deps: CommandDeps,
+  /** The restore point the command writes: it replaces its own earlier one. */
+  own?: RestorePoint,
+): Promise<void> {
   if (out === '-') throw new UsageError(`${flag} - names no file: give a file name`);
   // A file not there yet by its path (a config file to be).
   const id = async (file: unknown, base = deps.cwd) => {
@@ -60,22 +73,25 @@ export async function assertNotRead(flag: string, out: string, given: Readonly<R
   const synced = givenSyncDir(given.syncDir, deps.env) ?? join(dirname(runs), 'synced');
   const ours = [await id((await findStore(given, deps)).store), await id(runs), await id(synced)];
   const listed = await readdir(dirname(file)).catch((): string[] => []);
-  const kept = listed.filter((name) => STATE_FILE.test(name));
+  const kept = listed.filter((name) => NAMED_FILE.test(name) || MEMORY_FILE.test(name));
   const ourFolder = dir === ours[0] || (ours.includes(up) && kept.length > 0);
   if (ourFolder) throw refused("in this run's store, runs or memories");
   const start = await head(file);
   const examctls = (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(start);
   if (examctls) throw refused("named or written as a store's, a run's or a memory's file");
-  const memoryExport = flag === '--report' && start.startsWith('{"format":"examctl-sync-memory"');
-  if (memoryExport) throw refused("the sync memory's export (synced export --out), kept to restore it");
+  for (const [kind, [bytes, words]] of Object.entries(RESTORE_POINTS)) if (kind !== own && start.startsWith(bytes)) throw refused(words);
 }
 
+/** What `<path>.earlier` is when no output may replace it (never renamed over nor removed), else undefined. */
+export const earlierIs = (...[flag, path, ...rest]: Parameters<typeof assertNotRead>) =>
+  assertNotRead(flag, `${path}.earlier`, ...rest).then(() => undefined, (error: { words?: string }) => error.words);
+
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed, else an earlier one moved aside. */
-async function writeFailure(out: string, error: unknown, path: string): Promise<TargetError> {
+async function writeFailure(out: string, error: unknown, path: string, earlier?: string): Promise<TargetError> {
   if (error instanceof ReplaceFailedError) {
     return new TargetError(`cannot replace ${out}: ${error.reason}; the finished file was kept at ${error.keptAt}`, { cause: error });
   }
-  return new TargetError(`cannot write ${out}: ${describeSystemError(error)}${await moveAside(path, 'file')}`, { cause: error });
+  return new TargetError(`cannot write ${out}: ${describeSystemError(error)}${await moveAside(path, 'file', earlier)}`, { cause: error });
 }
 
 /**
@@ -88,11 +104,13 @@ export async function withOutFile(
   produce: (deps: CommandDeps) => Promise<number>,
   /** `secret`: what the store holds (PINs, password hashes, links): 0600, the kept-beside copy too. `public`: the umask decides. */
   holds: 'secret' | 'public' = 'secret',
+  own?: RestorePoint,
 ): Promise<number> {
   if (out === undefined) return produce(deps);
   if (deps.invocation?.dryRun === true) throw new UsageError(DRY_RUN_OUT);
-  await assertNotRead('--out', out, deps.invocation ?? {}, deps);
+  await assertNotRead('--out', out, deps.invocation ?? {}, deps, own);
   const path = resolve(deps.cwd, out);
+  const earlier = await earlierIs('--out', path, deps.invocation ?? {}, deps, own);
   let file: OutputFile;
   try {
     file = await openOutputFile(path, { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true, platform: deps.platform ?? process.platform });
@@ -103,7 +121,7 @@ export async function withOutFile(
   let wrote = false;
   const write = (chunk: string | Buffer) =>
     file.writer.write(chunk).then(() => void (wrote = true), async (error: unknown) => {
-      throw await writeFailure(out, error, path);
+      throw await writeFailure(out, error, path, earlier);
     });
   const bytes = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -127,8 +145,8 @@ export async function withOutFile(
     await file.discard();
     throw error;
   }
-  await (code !== 0 && !wrote ? file.discard() : file.commit().then(() => dropEarlier(path))).catch(async (error: unknown) => {
-    throw await writeFailure(out, error, path);
+  await (code !== 0 && !wrote ? file.discard() : file.commit().then(() => earlier === undefined && dropEarlier(path))).catch(async (error: unknown) => {
+    throw await writeFailure(out, error, path, earlier);
   });
   return code;
 }

@@ -7,7 +7,7 @@ import { CsvReportWriter, HumanSummaryWriter, JsonReportWriter, RunReportBuilder
 import { type ReportEntry, type ReportHeader, type ReportSink, type ReportSummary } from '../report/run-report.js';
 import { messageOf, ReportWriteError, UsageError } from '../system/errors.js';
 import { ReplaceFailedError } from '../system/atomic-file.js';
-import { assertNotRead } from '../context/out-file.js';
+import { assertNotRead, earlierIs } from '../context/out-file.js';
 import { BufferedSink, SpoolSink, type TextSink } from '../system/text-sink.js';
 import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
 import type { XlsxReportWriter } from '../report/xlsx-report-writer.js';
@@ -163,19 +163,16 @@ export async function openRunReport(
     const format = reportFormatOf(options.report);
     const path = resolve(deps.cwd, options.report);
     // A failed night's report moved aside may be this run's input: kept.
-    const earlierIs = await assertNotRead('--report', `${path}.earlier`, deps.invocation ?? options, deps).then(
-      () => undefined,
-      (error: { words?: string }) => error.words,
-    );
+    const earlier = await earlierIs('--report', path, deps.invocation ?? options, deps);
     if (format === 'xlsx') {
       // The workbook writer streams its own zip: no text sink in between (loaded here only).
       const [{ openXlsxReportFile }, { reportDates }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('./command-input.js')]);
-      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, run: header.run ?? options.plannedRun, ...(await reportDates(options, deps)) }, earlierIs);
+      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, run: header.run ?? options.plannedRun, ...(await reportDates(options, deps)) }, earlier);
       xlsx = workbook.sink;
       file = workbook;
       guarded = new GuardedFileSink(workbook.sink, options.report);
     } else {
-      const text = await openReportFile(path, earlierIs);
+      const text = await openReportFile(path, earlier);
       file = text;
       fileBuffer = new BufferedSink(text.sink);
       guarded = new GuardedFileSink(await reportSinkOf(format, fileBuffer, header, options, times), options.report);

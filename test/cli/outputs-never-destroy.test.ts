@@ -173,6 +173,39 @@ describe('an output over what the run reads or keeps', () => {
       expect((await cli(dir, ['template', 'users', '--out', 'users.ndjson'])).code).toBe(0);
     }));
 
+  // trial40 F04: the memory's export and the store's world file are restore points: the command that wrote one replaces it (a nightly artifact), no other output does, nor its <name>.earlier.
+  it("the sync memory's export and the store's world file: replaced only by their own export; every other output exit 2, kept; a <name>.earlier of them kept", () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      const sync = ['--store', 'st', '--yes', 'user', 'sync', '--file', 'users.csv'];
+      expect((await cli(dir, [...sync, '--changed-only'])).code).toBe(0);
+      const exports = [
+        ['mem.json', 'synced', "the sync memory's export (synced export --out), kept to restore it"],
+        ['world.json', 'local', "the local store's world file (local export --out), kept to restore it (local init --seed)"],
+      ] as const;
+      const read = () => exports.map(([out]) => readFileSync(join(dir, out), 'utf8'));
+      for (const [out, room] of exports) {
+        for (const night of [1, 2]) expect((await cli(dir, ['--store', 'st', room, 'export', '--out', out])).code, `night ${night}`).toBe(0);
+      }
+      const before = read();
+      for (const [out, room, words] of exports) {
+        const other = room === 'local' ? 'synced' : 'local';
+        const outputs = [[...sync, '--dry-run', '--report'], ['template', 'users', '--out'], ['--store', 'st', 'review-session', 'show', 'RS-1', '--out'], ['--store', 'st', other, 'export', '--out']];
+        for (const argv of outputs) {
+          const run = await cli(dir, [...argv, out]);
+          expect(run.code, `${argv.join(' ')}: ${run.stderr}`).toBe(2);
+          expect(run.stderr).toContain(`${argv.at(-1)} ${out} is ${words}: give the output another name`);
+        }
+      }
+      expect(read()).toEqual(before);
+      // A <name>.earlier (moved aside by a failed night) is one too: a good output of another kind at the name leaves it.
+      copyFileSync(join(dir, 'mem.json'), join(dir, 'night.json.earlier'));
+      copyFileSync(join(dir, 'world.json'), join(dir, 'r.json.earlier'));
+      expect((await cli(dir, ['--store', 'st', 'local', 'export', '--out', 'night.json'])).code).toBe(0);
+      expect((await cli(dir, [...sync, '--dry-run', '--report', 'r.json'])).code).toBe(0);
+      expect([readFileSync(join(dir, 'night.json.earlier'), 'utf8'), readFileSync(join(dir, 'r.json.earlier'), 'utf8')]).toEqual(before);
+    }));
+
   // trial16 f05: stdin redirected from the file the report names is that file, as --file /dev/stdin is.
   it('--file - with stdin redirected from the --report file: exit 2 before anything is sent, the input kept', () =>
     withTempDir(async (dir) => {

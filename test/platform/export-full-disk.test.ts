@@ -47,4 +47,28 @@ describe("an export that cannot be written (a full disk) leaves no earlier file 
         expect((await readdir(dir)).filter((name) => name.startsWith(out))).toEqual([out]);
       }
     }));
+
+  it("a <name>.earlier that is the sync memory's export (trial40 F04) is neither renamed over by local export's failed write nor removed by its good one", () =>
+    withTempDir(async (dir) => {
+      const cli = async (...argv: string[]) => {
+        const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') });
+        return { code: await runCli(['--store', 'store', ...argv], io.deps), stderr: io.stderr.text };
+      };
+      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Role\nu-1,A,B,Candidate\n');
+      expect((await cli('--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only')).code).toBe(0);
+      expect((await cli('synced', 'export', '--out', 'night.json.earlier')).code).toBe(0);
+      expect((await cli('local', 'export', '--out', 'night.json')).code).toBe(0);
+      const memory = await readFile(join(dir, 'night.json.earlier'), 'utf8');
+      fake.full = /\.atomic-.*night\.json$/;
+      try {
+        const failed = await cli('local', 'export', '--out', 'night.json');
+        expect(failed.code, failed.stderr).toBe(3);
+        expect(failed.stderr).toContain("(not renamed: night.json.earlier is the sync memory's export (synced export --out), kept to restore it)");
+      } finally {
+        fake.full = undefined;
+      }
+      expect((await cli('local', 'export', '--out', 'night.json')).code).toBe(0);
+      expect((await readdir(dir)).filter((name) => name.startsWith('night.json')).sort()).toEqual(['night.json', 'night.json.earlier']);
+      expect(await readFile(join(dir, 'night.json.earlier'), 'utf8')).toBe(memory);
+    }));
 });

@@ -19,7 +19,7 @@ export async function run({ out, ...options }: LocalExportOptions, deps: Command
     await withOutFile(out, deps, async (to) => {
       for (const chunk of exportWorldText(store.state)) await to.stdout.write(chunk);
       return 0;
-    });
+    }, 'secret', 'world');
   } finally {
     await store.close();
   }

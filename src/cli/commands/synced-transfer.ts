@@ -51,7 +51,7 @@ export async function runExport({ out, syncDir, ...globals }: SyncedExportOption
   await withOutFile(out, deps, async (file) => {
     await file.stdout.write(text);
     return 0;
-  });
+  }, 'secret', 'memory');
   if (options.json) await printJson(deps, { file: path, target: report, newestRun: newestRun ?? null, memories: summaryOf(memories) });
   else await say(deps, `exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}; newest run ${newestRun ?? '-'}`);
   return 0;
