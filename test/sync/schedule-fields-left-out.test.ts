@@ -67,6 +67,42 @@ describe('schedule push --upsert: fields an earlier run set', () => {
       expect(await fieldsOf(dir)).toEqual([undefined, undefined]);
     }));
 
+  it('--clear-pin beats EXAMCTL_PIN (said); beside --pin, --pin-file or a --schedule file with a PIN: exit 2, nothing sent (trial40 F02)', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'full.csv'), `${HEADER}\n${row('S-0', 'c-1')}\n`);
+      await writeFile(join(dir, 'p.txt'), '5555\n', { mode: 0o600 });
+      expect((await push(dir, 'full.csv', '--pin', '1111')).code).toBe(0);
+      for (const typed of [['--pin', '5555'], ['--pin-file', 'p.txt']]) {
+        const both = await push(dir, 'full.csv', '--clear-pin', ...typed);
+        expect(both.code).toBe(2);
+        expect(both.stderr).toContain(`--clear-pin and ${typed[0]}: give one of them; nothing was sent`);
+      }
+      const cleared = await examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', 'full.csv', '--upsert', '--clear-pin'], dir, { EXAMCTL_PIN: '2222' });
+      expect(cleared.code, cleared.stderr).toBe(0);
+      expect(cleared.stderr).toContain('EXAMCTL_PIN is set: not used (--clear-pin)\n');
+      expect(cleared.stderr).toMatch(/S-0: left out: the upsert clears PIN/);
+      expect((await fieldsOf(dir))[0]).toBeUndefined();
+    }));
+
+  it('a PIN in the --schedule file named beats EXAMCTL_PIN (said); a typed --pin beats the file, as every flag does (trial40 F02)', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,F,L,c-1@ex.test\n');
+      await writeFile(join(dir, 'sch.json'), JSON.stringify({ ScheduleExtId: 'S-0', AssessmentExtId: 'A-MATH-1', StartDateTime: '2027-03-01T10:00:00Z', GroupExtId: 'G', GroupName: 'G', PIN: '1111' }));
+      const withFile = (env: Record<string, string>, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert', ...more], dir, env);
+      const fromFile = await withFile({ EXAMCTL_PIN: '3333' });
+      expect(fromFile.code, fromFile.stderr).toBe(0);
+      expect(fromFile.stderr).toContain('EXAMCTL_PIN is set: not used (--schedule sch.json gives PIN)\n');
+      expect((await fieldsOf(dir))[0]).toBe('1111');
+      const typed = await withFile({ EXAMCTL_PIN: '3333' }, '--pin', '7777');
+      expect(typed.code, typed.stderr).toBe(0);
+      expect(typed.stderr).not.toContain('EXAMCTL_PIN');
+      expect((await fieldsOf(dir))[0]).toBe('7777');
+      const both = await withFile({}, '--clear-pin');
+      expect(both.code).toBe(2);
+      expect(both.stderr).toContain('--clear-pin and --schedule sch.json (its PIN): give one of them; nothing was sent');
+      expect((await fieldsOf(dir))[0]).toBe('7777');
+    }));
+
   it('two sittings files on one target: the unchanged one goes; an old file whose schedule a later run sent is refused', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'maths.csv'), `${HEADER}\n${row('S-0', 'c-1')}\n`);

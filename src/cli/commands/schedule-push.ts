@@ -1,4 +1,5 @@
-import { InputFileError } from '../../system/errors.js';
+import { InputFileError, UsageError } from '../../system/errors.js';
+import { say } from '../../formats/terminal-text.js';
 import type { PreparedSchedule } from '../../domain/index.js';
 import { SCHEDULE_NOTES, ScheduleMemory, scheduleSyncFlags } from '../../sync/schedule-memory.js';
 import type { CommandDeps } from '../../context/command-deps.js';
@@ -25,15 +26,27 @@ export async function run(
 ): Promise<number> {
   const { taken: fieldFlags, rest: globals } = takeFlags(rest, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const options = onlyGlobals(globals);
-  // --pin, --pin-file or EXAMCTL_PIN (pin-source.ts); the journal records its digest whichever it came from.
+  const typedPin = fieldFlags.pin !== undefined ? '--pin' : pinFile !== undefined ? '--pin-file' : undefined;
+  // A resume replays what its run sent: an older examctl's run recorded --clear-pin beside the PIN it sent.
+  const clearing = clearPin === true && givenDeps.resume === undefined;
+  if (clearing && typedPin !== undefined) throw new UsageError(`--clear-pin and ${typedPin}: give one of them; nothing was sent`);
+  // --pin, --pin-file or EXAMCTL_PIN (pin-source.ts); the journal records the digest of the one sent.
   const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, givenDeps);
-  if (pin !== undefined) fieldFlags.pin = pin;
-  let deps: CommandDeps = pin === undefined ? givenDeps : { ...givenDeps, invocation: { ...(givenDeps.invocation ?? {}), pin } };
+  if (typedPin !== undefined) fieldFlags.pin = pin;
+  let deps: CommandDeps = givenDeps;
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   const only = scheduleSyncFlags({ changedOnly, requireMemory, upsert, onlyNew, onlyExisting });
   const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, reallyNewIds, allowOldFile, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
   const { defaults, records, units, readIds, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlags, ...fieldFlags }, deps);
+  if (clearing && defaults.schedule.PIN !== undefined) throw new UsageError(`--clear-pin and --schedule ${schedule} (its PIN): give one of them; nothing was sent`);
+  // EXAMCTL_PIN is implicit: --clear-pin and a PIN in the --schedule file named beat it (docs/sync.md, "Fields left out").
+  const envBeaten = typedPin !== undefined || pin === undefined ? undefined : clearPin === true ? '--clear-pin' : defaults.schedule.PIN !== undefined ? `--schedule ${schedule} gives PIN` : undefined;
+  if (envBeaten !== undefined) await say(deps, `EXAMCTL_PIN is set: not used (${envBeaten})`);
+  else if (pin !== undefined) {
+    defaults.schedule.PIN = pin;
+    deps = { ...deps, invocation: { ...(deps.invocation ?? {}), pin } };
+  }
   // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
   // command line, where `ps` shows it). None: `prepare` refuses the run before anything is sent (withheld-pins.ts).
   if (defaults.schedule.PIN === undefined) {
