@@ -27,9 +27,6 @@ export async function run(
   const { taken: fieldFlags, rest: globals } = takeFlags(rest, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const options = onlyGlobals(globals);
   const typedPin = fieldFlags.pin !== undefined ? '--pin' : pinFile !== undefined ? '--pin-file' : undefined;
-  // A resume replays what its run sent: an older examctl's run recorded --clear-pin beside the PIN it sent.
-  const clearing = clearPin === true && givenDeps.resume === undefined;
-  if (clearing && typedPin !== undefined) throw new UsageError(`--clear-pin and ${typedPin}: give one of them; nothing was sent`);
   // --pin, --pin-file or EXAMCTL_PIN (pin-source.ts); the journal records the digest of the one sent.
   const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, givenDeps);
   if (typedPin !== undefined) fieldFlags.pin = pin;
@@ -39,27 +36,33 @@ export async function run(
   const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, reallyNewIds, allowOldFile, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
   const { defaults, records, units, readIds, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlags, ...fieldFlags }, deps);
-  if (clearing && defaults.schedule.PIN !== undefined) throw new UsageError(`--clear-pin and --schedule ${schedule} (its PIN): give one of them; nothing was sent`);
-  // EXAMCTL_PIN is implicit: --clear-pin and a PIN in the --schedule file named beat it (docs/sync.md, "Fields left out").
-  const envBeaten = typedPin !== undefined || pin === undefined ? undefined : clearPin === true ? '--clear-pin' : defaults.schedule.PIN !== undefined ? `--schedule ${schedule} gives PIN` : undefined;
-  if (envBeaten !== undefined) await say(deps, `EXAMCTL_PIN is set: not used (${envBeaten})`);
-  else if (pin !== undefined) {
-    defaults.schedule.PIN = pin;
-    deps = { ...deps, invocation: { ...(deps.invocation ?? {}), pin } };
+  const given = typedPin ?? (defaults.schedule.PIN !== undefined ? `--schedule ${schedule}'s PIN` : undefined);
+  // A resume sends what its run sent: an older examctl recorded --clear-pin beside the PIN it sent.
+  if (clearPin === true && given !== undefined && deps.resume === undefined) {
+    throw new UsageError(`--clear-pin and ${given}: give one of them; nothing was sent`);
   }
+  // EXAMCTL_PIN is implicit: --clear-pin or the --schedule file's PIN beats it (docs/sync.md, "Fields left out").
+  const envBeaten =
+    typedPin !== undefined || pin === undefined
+      ? undefined
+      : clearPin === true
+        ? '--clear-pin'
+        : given;
+  if (envBeaten !== undefined) await say(deps, `EXAMCTL_PIN is set: not used (${envBeaten})`);
+  let sent = envBeaten === undefined ? pin : undefined;
   // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
   // command line, where `ps` shows it). None: `prepare` refuses the run before anything is sent (withheld-pins.ts).
-  if (defaults.schedule.PIN === undefined) {
+  if (sent === undefined && defaults.schedule.PIN === undefined) {
     try {
       await refuseWithheldPins(records(), onlyFailed ?? false);
     } catch (error) {
       if (!(error instanceof InputFileError)) throw error;
-      const asked = await askPin('the report withholds the schedule PIN', options, deps);
-      if (asked !== undefined) {
-        defaults.schedule.PIN = asked;
-        deps = { ...deps, invocation: { ...(deps.invocation ?? {}), pin: asked } };
-      }
+      sent = await askPin('the report withholds the schedule PIN', options, deps);
     }
+  }
+  if (sent !== undefined) {
+    defaults.schedule.PIN = sent;
+    deps = { ...deps, invocation: { ...(deps.invocation ?? {}), pin: sent } };
   }
   const asked = await completeRequiredFields(defaults, records, shaping, options, deps, target);
   await warnBeforeSending(defaults, records, shaping, options.dryRun ?? false, clockFromEnv(deps.env)().getTime(), deps);
