@@ -39,7 +39,7 @@ export async function run(
   const given = typedPin ?? (defaults.schedule.PIN !== undefined ? `--schedule ${schedule}'s PIN` : undefined);
   // A resume sends what its run sent: an older examctl recorded --clear-pin beside the PIN it sent.
   if (clearPin === true && given !== undefined && deps.resume === undefined) {
-    throw new UsageError(`--clear-pin and ${given}: give one of them; nothing was sent`);
+    throw new UsageError(`--clear-pin and ${given}: give one of them`);
   }
   // EXAMCTL_PIN is implicit: --clear-pin or the --schedule file's PIN beats it (docs/sync.md, "Fields left out").
   const envBeaten =
