@@ -16,7 +16,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'EXAMCTL_STORE', meaning: 'the local store directory (default ./.examctl-store).', flag: '--store' },
   { name: 'EXAMCTL_BASE_URL', meaning: "the remote service's base URL.", flag: '--base-url' },
   { name: 'EXAMCTL_TOKEN', meaning: 'the EAPI token itself (prefer --token-file or `examctl login`; never printed).', flag: '--token-file' },
-  { name: 'EXAMCTL_PIN', meaning: 'the schedule PIN for schedule push and runs resume (unlike --pin, not shown by `ps` to other users).', flag: '--pin-file' },
+  { name: 'EXAMCTL_PIN', meaning: "the schedule PIN for schedule push and runs resume; --clear-pin and a --schedule file's PIN beat it (unlike --pin, not in `ps`).", flag: '--pin-file' },
   { name: 'EXAMCTL_PROFILE', meaning: 'the config profile to use (base URL, token file, defaults).', flag: '--profile' },
   { name: 'EXAMCTL_CONFIG_DIR', meaning: 'where config.json and stored tokens live (default $XDG_CONFIG_HOME/examctl, else ~/.config/examctl; macOS ~/Library/Application Support/examctl, Windows %APPDATA%\\examctl: docs/windows.md).' },
   { name: 'EXAMCTL_NOW', meaning: "pins the local engine's clock, and the instant schedule push's 'already past' warning uses on either target: RFC 3339 with a zone, e.g. 2026-11-21T10:00:00Z (tests, rehearsals)." },

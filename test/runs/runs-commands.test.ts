@@ -147,6 +147,19 @@ describe('runs resume of a run started with --pin', () => {
   });
 });
 
+describe('runs resume of a run with --clear-pin', () => {
+  it("an older examctl's run that recorded --clear-pin beside EXAMCTL_PIN's digest resumes: it sends what it sent (trial40 F02)", async () => {
+    const options = { file: join(dir, 'sittings.csv'), clearPin: true, pinSha256: createHash('sha256').update('4821').digest('hex') };
+    const started = await RunJournal.start(runsDir(), { command: 'schedule push', options, target: { kind: 'local', store: join(dir, 'store') }, input: null });
+    await started.close();
+    const resumed = await examctl(['runs', 'resume'], dir, { ...env, EXAMCTL_PIN: '4821' });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect((await examctl(['local', 'export', '--out', 'w.json'], dir, env)).code).toBe(0);
+    const world = JSON.parse(readFileSync(join(dir, 'w.json'), 'utf8')) as { Schedules: Record<string, unknown>[] };
+    expect(world.Schedules.find((schedule) => schedule.ScheduleExtId === 'S-MATH1-DEC')?.PIN).toBe('4821');
+  });
+});
+
 describe('runs resume of a run that read stdin', () => {
   it('refuses with exit 2 saying stdin cannot be read again', async () => {
     const started = await RunJournal.start(runsDir(), {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { examctlStep } from '../support/in-process.js';
 import { withTempDir } from '../support/temp-dir.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 
 /**
  * trial26 f01, f07, f04 (docs/sync.md, "Fields left out", "Stale input", "Withdrawn candidates").
@@ -67,6 +68,43 @@ describe('schedule push --upsert: fields an earlier run set', () => {
       expect(await fieldsOf(dir)).toEqual([undefined, undefined]);
     }));
 
+  it('--clear-pin beats EXAMCTL_PIN (said); beside --pin, --pin-file or a --schedule file with a PIN: exit 2, nothing sent (trial40 F02)', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'full.csv'), `${HEADER}\n${row('S-0', 'c-1')}\n`);
+      await writeFile(join(dir, 'p.txt'), '5555\n', { mode: 0o600 });
+      expect((await push(dir, 'full.csv', '--pin', '1111')).code).toBe(0);
+      for (const typed of [['--pin', '5555'], ['--pin-file', 'p.txt']]) {
+        const both = await push(dir, 'full.csv', '--clear-pin', ...typed);
+        expect(both.code).toBe(2);
+        expect(both.stderr).toContain(`--clear-pin and ${typed[0]}: give one of them`);
+      }
+      expect((await fieldsOf(dir))[0]).toBe('1111');
+      const cleared = await examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', 'full.csv', '--upsert', '--clear-pin'], dir, { EXAMCTL_PIN: '2222' });
+      expect(cleared.code, cleared.stderr).toBe(0);
+      expect(cleared.stderr).toContain('EXAMCTL_PIN is set: not used (--clear-pin)\n');
+      expect(cleared.stderr).toMatch(/S-0: left out: the upsert clears PIN/);
+      expect((await fieldsOf(dir))[0]).toBeUndefined();
+    }));
+
+  it('a PIN in the --schedule file named beats EXAMCTL_PIN (said); a typed --pin beats the file, as every flag does (trial40 F02)', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,F,L,c-1@ex.test\n');
+      await writeFile(join(dir, 'sch.json'), JSON.stringify({ ScheduleExtId: 'S-0', AssessmentExtId: 'A-MATH-1', StartDateTime: '2027-03-01T10:00:00Z', GroupExtId: 'G', GroupName: 'G', PIN: '1111' }));
+      const withFile = (env: Record<string, string>, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert', ...more], dir, env);
+      const fromFile = await withFile({ EXAMCTL_PIN: '3333' });
+      expect(fromFile.code, fromFile.stderr).toBe(0);
+      expect(fromFile.stderr).toContain("EXAMCTL_PIN is set: not used (--schedule sch.json's PIN)\n");
+      expect((await fieldsOf(dir))[0]).toBe('1111');
+      const typed = await withFile({ EXAMCTL_PIN: '3333' }, '--pin', '7777');
+      expect(typed.code, typed.stderr).toBe(0);
+      expect(typed.stderr).not.toContain('EXAMCTL_PIN');
+      expect((await fieldsOf(dir))[0]).toBe('7777');
+      const both = await withFile({}, '--clear-pin');
+      expect(both.code).toBe(2);
+      expect(both.stderr).toContain("--clear-pin and --schedule sch.json's PIN: give one of them");
+      expect((await fieldsOf(dir))[0]).toBe('7777');
+    }));
+
   it('two sittings files on one target: the unchanged one goes; an old file whose schedule a later run sent is refused', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'maths.csv'), `${HEADER}\n${row('S-0', 'c-1')}\n`);
@@ -91,5 +129,26 @@ describe('schedule push --upsert: fields an earlier run set', () => {
       const run = /run (\S+) \(examctl runs show/.exec(night2.stderr)![1]!;
       const shown = await examctlStep(['runs', 'show', run], dir);
       expect(shown.stdout + shown.stderr).toContain('1 with a note (candidates left registered');
+    }));
+});
+
+describe('synced adopt-schedules on a remote target', () => {
+  it('takes the PIN as schedule push does: the --schedule file\'s beats EXAMCTL_PIN, so the next night is unchanged (trial40 F02)', () =>
+    withTempDir(async (dir) => {
+      const service = await startFaultServer();
+      service.fallback = () => okEnvelope('S-0');
+      try {
+        await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,F,L,c-1@ex.test\n');
+        await writeFile(join(dir, 'sch.json'), JSON.stringify({ ScheduleExtId: 'S-0', AssessmentExtId: 'A-MATH-1', StartDateTime: '2027-03-01T10:00:00Z', GroupExtId: 'G', GroupName: 'G', PIN: '1111' }));
+        const remote = ['--target', 'remote', '--base-url', service.url, '--allow-insecure-http', '--yes'];
+        const env = { EXAMCTL_TOKEN: 'test-token', EXAMCTL_PIN: '3333' };
+        const adopted = await examctlStep([...remote, 'synced', 'adopt-schedules', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert'], dir, env);
+        expect(adopted.code, adopted.stderr).toBe(0);
+        const night = await examctlStep([...remote, 'schedule', 'push', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert', '--changed-only'], dir, env);
+        expect(night.code, night.stderr).toBe(0);
+        expect(night.stderr).toContain('1 ok: 1 unchanged');
+      } finally {
+        await service.close();
+      }
     }));
 });

@@ -1,4 +1,5 @@
-import { InputFileError } from '../../system/errors.js';
+import { InputFileError, UsageError } from '../../system/errors.js';
+import { say } from '../../formats/terminal-text.js';
 import type { PreparedSchedule } from '../../domain/index.js';
 import { SCHEDULE_NOTES, ScheduleMemory, scheduleSyncFlags } from '../../sync/schedule-memory.js';
 import type { CommandDeps } from '../../context/command-deps.js';
@@ -25,28 +26,43 @@ export async function run(
 ): Promise<number> {
   const { taken: fieldFlags, rest: globals } = takeFlags(rest, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const options = onlyGlobals(globals);
-  // --pin, --pin-file or EXAMCTL_PIN (pin-source.ts); the journal records its digest whichever it came from.
+  const typedPin = fieldFlags.pin !== undefined ? '--pin' : pinFile !== undefined ? '--pin-file' : undefined;
+  // --pin, --pin-file or EXAMCTL_PIN (pin-source.ts); the journal records the digest of the one sent.
   const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, givenDeps);
-  if (pin !== undefined) fieldFlags.pin = pin;
-  let deps: CommandDeps = pin === undefined ? givenDeps : { ...givenDeps, invocation: { ...(givenDeps.invocation ?? {}), pin } };
+  if (typedPin !== undefined) fieldFlags.pin = pin;
+  let deps: CommandDeps = givenDeps;
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   const only = scheduleSyncFlags({ changedOnly, requireMemory, upsert, onlyNew, onlyExisting });
   const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, reallyNewIds, allowOldFile, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
   const { defaults, records, units, readIds, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlags, ...fieldFlags }, deps);
+  const given = typedPin ?? (defaults.schedule.PIN !== undefined ? `--schedule ${schedule}'s PIN` : undefined);
+  // A resume sends what its run sent: an older examctl recorded --clear-pin beside the PIN it sent.
+  if (clearPin === true && given !== undefined && deps.resume === undefined) {
+    throw new UsageError(`--clear-pin and ${given}: give one of them`);
+  }
+  // EXAMCTL_PIN is implicit: --clear-pin or the --schedule file's PIN beats it (docs/sync.md, "Fields left out").
+  const envBeaten =
+    typedPin !== undefined || pin === undefined
+      ? undefined
+      : clearPin === true
+        ? '--clear-pin'
+        : given;
+  if (envBeaten !== undefined) await say(deps, `EXAMCTL_PIN is set: not used (${envBeaten})`);
+  let sent = envBeaten === undefined ? pin : undefined;
   // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
   // command line, where `ps` shows it). None: `prepare` refuses the run before anything is sent (withheld-pins.ts).
-  if (defaults.schedule.PIN === undefined) {
+  if (sent === undefined && defaults.schedule.PIN === undefined) {
     try {
       await refuseWithheldPins(records(), onlyFailed ?? false);
     } catch (error) {
       if (!(error instanceof InputFileError)) throw error;
-      const asked = await askPin('the report withholds the schedule PIN', options, deps);
-      if (asked !== undefined) {
-        defaults.schedule.PIN = asked;
-        deps = { ...deps, invocation: { ...(deps.invocation ?? {}), pin: asked } };
-      }
+      sent = await askPin('the report withholds the schedule PIN', options, deps);
     }
+  }
+  if (sent !== undefined) {
+    defaults.schedule.PIN = sent;
+    deps = { ...deps, invocation: { ...(deps.invocation ?? {}), pin: sent } };
   }
   const asked = await completeRequiredFields(defaults, records, shaping, options, deps, target);
   await warnBeforeSending(defaults, records, shaping, options.dryRun ?? false, clockFromEnv(deps.env)().getTime(), deps);

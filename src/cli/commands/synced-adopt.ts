@@ -56,7 +56,9 @@ export async function runAdoptSchedules({ syncDir, pin, pinFile, ...rest }: Sync
   // Its own flags are schedule push's input; the rest are the global ones.
   const options: GlobalOptions = rest;
   const given = await givenPin({ pin, pinFile }, deps);
-  const input = await schedulePushInput({ ...rest, ...(given === undefined ? {} : { pin: given }) } as Parameters<typeof schedulePushInput>[0], deps);
+  const input = await schedulePushInput({ ...rest, ...((pin ?? pinFile) === undefined ? {} : { pin: given }) } as Parameters<typeof schedulePushInput>[0], deps);
+  // As schedule push takes it: the --schedule file's PIN beats EXAMCTL_PIN, a typed one beats the file's.
+  input.defaults.schedule.PIN ??= given;
   // A report's withheld PIN cells need the PIN that was pushed (--pin-file, EXAMCTL_PIN): never asked here.
   if (input.defaults.schedule.PIN === undefined) await refuseWithheldPins(input.records(), false);
   const source = new RecordSource(() => input.records(), false, 'schedule push');
