@@ -60,7 +60,7 @@ export interface CommandDeclaration {
   readonly options?: SpecTable;
   /** Those it uses (`target`: all, resolving one); any other is exit 2. */
   readonly takes: readonly (TakenFlag | 'target')[];
-  /** The records its --file holds: which profile map and set entries it takes. */
+  /** The records its --file holds. */
   readonly reads?: RecordKind;
   /**
    * Writes text for a person or a shell (a completion script), never JSON: `--json` and `-o` are

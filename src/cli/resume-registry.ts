@@ -10,8 +10,7 @@ import { COMMANDS } from './program.js';
  * new record command is resumable once its declaration says how (test/runs/resume-registry.test.ts).
  */
 type ResumeEntry =
-  | ({ readonly run: () => Promise<CommandRun<never>>; readonly input: () => Promise<RerunInput>; readonly keptOptions: KeptOptions }
-      & Pick<CommandDeclaration, 'reads'>)
+  | { readonly run: () => Promise<CommandRun<never>>; readonly input: () => Promise<RerunInput>; readonly keptOptions: KeptOptions }
   | { readonly notResumable: string };
 
 export function resumeEntry(command: string, behaviours: Behaviours, commands: readonly CommandDeclaration[] = COMMANDS): ResumeEntry {
@@ -22,5 +21,5 @@ export function resumeEntry(command: string, behaviours: Behaviours, commands: r
   if (support === undefined) return { notResumable: 'its command declares no way to resume' };
   if (support !== 'rerun') return support;
   if (behaviour.rerunInput === undefined) throw new InternalError(`${command} is declared resumable but its behaviour names no rerunInput (cli/command-behaviours.ts)`);
-  return { run: behaviour.run, input: behaviour.rerunInput, keptOptions: keptOptionNames(declaration), reads: declaration.reads };
+  return { run: behaviour.run, input: behaviour.rerunInput, keptOptions: keptOptionNames(declaration) };
 }

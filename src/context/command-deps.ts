@@ -63,8 +63,8 @@ export interface CommandDeps {
   invocation?: Readonly<Record<string, unknown>>;
   /** The command's own flags (commander's attributes): which of a profile's settings it reads. */
   commandFlags?: readonly string[];
-  /** The records its --file holds (its declaration's `reads`). */
-  commandReads?: RecordKind;
+  /** Its declaration's `reads`. */
+  reads?: RecordKind;
   /** The command can send (it takes --report): see target.ts's local-by-default refusal. */
   sends?: boolean;
   /** The options of `invocation` a run journal keeps (the command's declaration says which). */

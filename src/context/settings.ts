@@ -67,7 +67,7 @@ export interface RunSettings {
  * profile > built-in). `replay`: the profile a run's journal says it read its input with (runs
  * resume, runs show), null for none; it stands in for today's for the record settings.
  */
-export async function resolveSettings(flags: SettingFlags, env: Env, replay?: ActiveProfile | null): Promise<RunSettings> {
+export async function resolveSettings(flags: SettingFlags, env: Env, replay?: ActiveProfile | null, cwd?: string): Promise<RunSettings> {
   const config = await loadConfig(env);
   // Set but blank (a script's unset variable), like an empty --profile: no choice of the default.
   if (flags.profile === undefined && env.EXAMCTL_PROFILE !== undefined && nonEmpty(env.EXAMCTL_PROFILE) === undefined) {
@@ -118,6 +118,9 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
       : used === undefined
         ? undefined
         : { name: used.name, via: used.via, defaults: { ...record?.defaults }, configDir: configDir(env) };
+  const fields = await givenFields(flags, cwd);
+  const set = Object.entries(active?.defaults.set ?? {}).filter(([field]) => !fields.has(field));
+  if (active?.defaults.set) active.defaults = { ...active.defaults, set: Object.fromEntries(set) };
   return {
     target,
     ...(baseUrl === undefined ? {} : { baseUrl }),
@@ -194,56 +197,56 @@ export const FLAG_FIELDS = {
   cleanupNoticePeriod: 'dataCleanupNoticePeriod',
 } as const;
 
-/** The fields the command line gives (a field flag, --workflow, --upsert, the --schedule file), normalized: each by what gives it. */
-export async function givenFields(flags: object, cwd: string): Promise<Map<string, string>> {
-  const { schedule: file, ...typed } = flags as Record<string, unknown>;
+/** The fields a flag or the --schedule file gives, each by what gives it; a `--set` of one: exit 2. */
+async function givenFields(flags: object, cwd: string | undefined): Promise<Map<string, string>> {
+  const { schedule: file, set, ...typed } = flags as Record<string, unknown>;
   const given = new Map<string, string>();
-  const give = (field: string, by: string) => given.set(normalizeColumnName(field), by);
-  if (typeof file === 'string') {
+  if (typeof file === 'string' && cwd !== undefined) {
     const { readScheduleFile } = await import('../input/schedule-file.js');
     const read = await readScheduleFile(resolve(cwd, file), file).catch(() => undefined);
-    const fields = { ...read?.schedule, Workflow: read?.workflow, Upsert: read?.upsert };
-    for (const [field, value] of Object.entries(fields)) if (value !== undefined) give(field, `--schedule ${file}`);
+    for (const field of Object.keys(read?.schedule ?? {})) given.set(field, `--schedule ${file}`);
   }
   for (const [flag, field] of Object.entries({ ...FLAG_FIELDS, workflow: 'Workflow', upsert: 'Upsert' })) {
     const no = typed[flag] === false ? 'no-' : '';
-    if (typed[flag] !== undefined) give(field, `--${no}${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    if (typed[flag] !== undefined) given.set(field, `--${no}${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+  }
+  for (const field of ((set ?? []) as string[]).map((entry) => entry.split('=')[0]!)) {
+    const by = [...given].find(([name]) => normalizeColumnName(name) === normalizeColumnName(field))?.[1];
+    if (by !== undefined) throw new UsageError(`--set ${field.trim()} and ${by} both give it: give one`);
   }
   return given;
 }
 
-/** Read from an input file (the first two by an .xlsx report too). */
 const INPUT_KEYS = ['dateFormat', 'timezone', 'mapFile', 'map', 'set', 'encoding', 'ignoreUnknownColumns'];
 
 /**
  * What the profile gave this run, for its stderr line and its report's header: each setting the
  * command reads (its flags, all when unknown; a remote's concurrency and rate only there) no flag
- * beat, its map and set entries onto its records' fields no flag gives; with no file, no input setting.
+ * beat, map and set entries onto its records' fields; no input setting when it takes no file.
  */
-export async function profileNote(settings: RunSettings, flags: SettingFlags & { file?: string | string[]; report?: string }, deps: { commandFlags?: readonly string[]; commandReads?: RecordKind; cwd: string }): Promise<ProfileNote | undefined> {
+export async function profileNote(settings: RunSettings, flags: SettingFlags & { file?: string | string[] }, deps: { commandFlags?: readonly string[]; reads?: RecordKind }):
+  Promise<ProfileNote | undefined> {
   const { profile, setAside } = settings;
   if (profile === undefined) return setAside === undefined ? undefined : { name: setAside.name, via: 'the default profile', used: false, why: setAside.why, settings: {} };
-  const { commandFlags: reads, commandReads } = deps;
+  const { commandFlags: own, reads } = deps;
   const files = [flags.file ?? []].flat();
   const { formatFromExtension } = await import('../input/format.js');
   const csv = files.some((file) => (formatFromExtension(file) ?? 'csv') === 'csv');
-  const none = files.length === 0 && reads?.includes('file') === true;
-  const unread = none ? INPUT_KEYS.slice(/\.xlsx$/i.test(flags.report ?? '') ? 2 : 0) : csv || !files.length ? [] : ['encoding'];
-  const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : (reads === undefined || reads.includes(key === 'strict' ? 'file' : key)) && !unread.includes(key));
+  const unread = files.length === 0 ? (own?.includes('file') ? INPUT_KEYS : []) : csv ? [] : ['encoding'];
+  const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : (own === undefined || own.includes(key === 'strict' ? 'file' : key)) && !unread.includes(key));
   const took: Record<string, unknown> = {};
   if (settings.baseUrl?.from === `profile ${profile.name}`) took.baseUrl = settings.baseUrl.value;
   for (const [key, setting] of Object.entries(settings.values)) if (setting.from === `profile ${profile.name}` && readBy(key)) took[key] = setting.value;
   const { mapFile, map, set } = profile.defaults;
   if (mapFile !== undefined && readBy('mapFile')) took.mapFile = mapFile;
-  const columns = commandReads && (await import('../domain/columns.js')).RECORD_COLUMNS[commandReads];
+  const columns = reads && (await import('../domain/columns.js')).RECORD_COLUMNS[reads];
   const takes = (field: string) => columns?.some((spec) => spec.name === field) ?? true;
   const keysOf = (entries: readonly string[] | undefined, at: number): string[] => (entries ?? []).map((entry) => entry.split('=')[at]?.trim() ?? '');
   const mapped = new Set([...keysOf(flags.map, 0), ...keysOf(flags.map, 1)]);
   const fromMap = Object.entries(map ?? {}).filter(([column, field]) => !mapped.has(column) && !mapped.has(field) && takes(field));
   if (fromMap.length > 0 && readBy('map')) took.map = Object.fromEntries(fromMap);
-  const given = await givenFields(flags, deps.cwd);
-  for (const field of keysOf(flags.set, 0)) given.set(normalizeColumnName(field), '--set');
-  const fromSet = Object.entries(set ?? {}).filter(([field]) => !given.has(normalizeColumnName(field)) && takes(field));
+  const given = new Set(keysOf(flags.set, 0));
+  const fromSet = Object.entries(set ?? {}).filter(([field]) => !given.has(field) && takes(field));
   if (fromSet.length > 0 && readBy('set')) took.set = Object.fromEntries(fromSet);
   return { name: profile.name, via: profile.via, used: true, settings: took };
 }

@@ -177,7 +177,7 @@ export async function findStore(options: GlobalOptions, deps: CommandDeps): Prom
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote, settingText } = await import('./settings.js');
-  const settings = await resolveSettings(options, deps.env, deps.runProfile);
+  const settings = await resolveSettings(options, deps.env, deps.runProfile, deps.cwd);
   // A remote's URL (even empty) or token beside a local target; a profile's beside its local engine.
   const { record } = settings;
   const kept = settings.target.from.startsWith('profile ') && (record?.tokenFile ?? record?.token) !== undefined;

@@ -34,8 +34,8 @@ export const CANDIDATE_COLUMNS: readonly ColumnSpec[] = columns(CANDIDATE_TABLE.
 export const SCHEDULE_COLUMNS: readonly ColumnSpec[] = columns([...SCHEDULE_TABLE.rules, WORKFLOW_RULE, UPSERT_RULE]);
 export const COLLECTION_COLUMNS: readonly ColumnSpec[] = columns(COLLECTION_TABLE.rules);
 
-/** The fields of each kind of record file: a command declares which its --file holds (`reads`). */
-export const RECORD_COLUMNS: Readonly<Record<RecordKind, readonly ColumnSpec[]>> = {
+/** The fields of each kind of record file (a command's `reads`). */
+export const RECORD_COLUMNS: Record<RecordKind, readonly ColumnSpec[]> = {
   users: USER_COLUMNS,
   schedules: [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS],
   collections: COLLECTION_COLUMNS,

@@ -4,8 +4,7 @@ import type { HiddenRows } from '../input/xlsx-reader.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import { batchedRecords, countRecordsOf, readRecords, type BatchedRecords } from '../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
-import { givenFields, resolveSettings, settingText } from '../context/settings.js';
-import { normalizeColumnName } from '../formats/column-name.js';
+import { resolveSettings, settingText } from '../context/settings.js';
 import { trustedFileCheck } from '../context/loose-permissions.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import type { SourceRow } from '../report/run-report.js';
@@ -53,10 +52,8 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
   const map: InputFlags['map'][number][] = [];
   const computed: NonNullable<InputFlags['computed']>[number][] = [];
   const set: InputFlags['set'][number][] = [];
-  const settings = await resolveSettings(options, deps.env, deps.runProfile);
+  const settings = await resolveSettings(options, deps.env, deps.runProfile, deps.cwd);
   const profile = settings.profile;
-  // A field the command line gives beats the profile's `set`.
-  const given = await givenFields(options, deps.cwd);
   if (profile !== undefined) {
     const { name, defaults, configDir } = profile;
     for (const [source, field] of Object.entries(defaults.map ?? {})) map.push({ source, field, origin: `profile ${name}: map`, level: 0 });
@@ -66,7 +63,7 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
       map.push(...file.map);
       computed.push(...file.computed);
     }
-    for (const [field, value] of Object.entries(defaults.set ?? {})) if (!given.has(normalizeColumnName(field))) set.push({ field, value, origin: `profile ${name}: set`, level: 0 });
+    for (const [field, value] of Object.entries(defaults.set ?? {})) set.push({ field, value, origin: `profile ${name}: set`, level: 0 });
   }
   if (options.mapFile !== undefined) {
     const file = await mapFileFlags(resolve(deps.cwd, options.mapFile), `--map-file ${options.mapFile}`, 1);
@@ -79,8 +76,6 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
   }
   for (const entry of options.set ?? []) {
     const [field, value] = splitPair(entry, '--set', false);
-    const other = given.get(normalizeColumnName(field));
-    if (other !== undefined) throw new UsageError(`--set ${entry} and ${other} both give ${field}: give one`);
     set.push({ field, value, origin: '--set', level: 2 });
   }
   const { dateFormat, timezone, encoding } = settings.values;

@@ -1,7 +1,6 @@
 import { INVIGILATOR_ID_RULE } from '../../domain/one-id-per-file.js';
 import { EMPTY_LIST_REFUSAL } from '../../domain/invigilators.js';
 import type { Validation } from '../../domain/problem.js';
-import { RECORD_COLUMNS } from '../../domain/columns.js';
 import { UsageError } from '../../system/errors.js';
 import { batchedRecords, readIdList } from '../../input/index.js';
 import type { InputRecord, SourceRef } from '../../input/record.js';
@@ -129,7 +128,7 @@ async function idEntries(
   if (onlyFailed && file === undefined) throw notARunReport('give the report with --file');
   if (file !== undefined) {
     // --map "Staff ID=UserExtId" names the id column; a map onto any other field is refused (exit 2).
-    const shaping = await inputShaping({ map, mapFile, profile, baseUrl, target, store }, deps, RECORD_COLUMNS.ids, 'invigilators remove');
+    const shaping = await inputShaping({ map, mapFile, profile, baseUrl, target, store }, deps, [{ name: 'UserExtId', kind: 'string' }], 'invigilators remove');
     const idColumn = [...shaping.map].find(([, field]) => field === 'UserExtId')?.[0];
     const listed = await readIdList(inputPathOf(file, deps), {
       displayName: displayNameOf(file),

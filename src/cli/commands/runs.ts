@@ -284,7 +284,7 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     };
     await check();
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
-    const resumedDeps: CliDeps = { ...deps, env, cwd: runCwd, resume: { ...opened, check }, invocation: options, keptOptions: entry.keptOptions, commandFlags: entry.keptOptions.names, commandReads: entry.reads, ...runProfileOf(opened.record.header) };
+    const resumedDeps: CliDeps = { ...deps, env, cwd: runCwd, resume: { ...opened, check }, invocation: options, keptOptions: entry.keptOptions, commandFlags: entry.keptOptions.names, ...runProfileOf(opened.record.header) };
     // Over later runs: a row a later run sent another request for goes too (docs/sync.md, "Stale input").
     return await run((overLater ? { ...options, allowOldFile: true } : options) as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
   } finally {
