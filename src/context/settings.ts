@@ -222,7 +222,7 @@ const INPUT_KEYS = ['dateFormat', 'timezone', 'mapFile', 'map', 'set', 'encoding
 /**
  * What the profile gave this run, for its stderr line and its report's header: each setting the
  * command reads (its flags, all when unknown; a remote's concurrency and rate only there) no flag
- * beat, map and set entries onto its records' fields; no input setting when it takes no file.
+ * beat, map and set entries onto its records' fields; no input setting when given no record file.
  */
 export async function profileNote(settings: RunSettings, flags: SettingFlags & { file?: string | string[] }, deps: { commandFlags?: readonly string[]; reads?: RecordKind }):
   Promise<ProfileNote | undefined> {
@@ -232,7 +232,7 @@ export async function profileNote(settings: RunSettings, flags: SettingFlags & {
   const files = [flags.file ?? []].flat();
   const { formatFromExtension } = await import('../input/format.js');
   const csv = files.some((file) => (formatFromExtension(file) ?? 'csv') === 'csv');
-  const unread = files.length === 0 ? (own?.includes('file') ? INPUT_KEYS : []) : csv ? [] : ['encoding'];
+  const unread = files.length === 0 ? (reads ? INPUT_KEYS : []) : csv ? [] : ['encoding'];
   const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : (own === undefined || own.includes(key === 'strict' ? 'file' : key)) && !unread.includes(key));
   const took: Record<string, unknown> = {};
   if (settings.baseUrl?.from === `profile ${profile.name}`) took.baseUrl = settings.baseUrl.value;
