@@ -3,6 +3,7 @@ import type { TargetOf } from '../context/resolved-target.js';
 import { GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
 import { keptNames, type KeptOptions, type OptionsOf, type SpecTable } from '../flags/option-table.js';
 import type { RecordJob } from '../pipeline/record-job.js';
+import type { RecordKind } from '../domain/columns.js';
 
 /**
  * A command is one declaration (tree place, `--help` text, option table, resume) in its
@@ -59,6 +60,8 @@ export interface CommandDeclaration {
   readonly options?: SpecTable;
   /** Those it uses (`target`: all, resolving one); any other is exit 2. */
   readonly takes: readonly (TakenFlag | 'target')[];
+  /** The records its --file holds. */
+  readonly reads?: RecordKind;
   /**
    * Writes text for a person or a shell (a completion script), never JSON: `--json` and `-o` are
    * refused with exit 2 (command-tree.ts), never silently ignored.

@@ -3,6 +3,7 @@ import type { OpenDirectory } from '../port/local-directory.js';
 import type { TextSink } from '../system/text-sink.js';
 import type { GlobalOptions } from '../flags/global-options.js';
 import type { KeptOptions } from '../flags/option-table.js';
+import type { RecordKind } from '../domain/columns.js';
 import { canPrompt, isCiEnvironment } from '../terminal/prompt-state.js';
 import type { ResolvedTarget } from './resolved-target.js';
 import type { Env } from '../system/env-values.js';
@@ -62,6 +63,8 @@ export interface CommandDeps {
   invocation?: Readonly<Record<string, unknown>>;
   /** The command's own flags (commander's attributes): which of a profile's settings it reads. */
   commandFlags?: readonly string[];
+  /** Its declaration's `reads`. */
+  reads?: RecordKind;
   /** The command can send (it takes --report): see target.ts's local-by-default refusal. */
   sends?: boolean;
   /** The options of `invocation` a run journal keeps (the command's declaration says which). */

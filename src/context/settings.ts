@@ -1,9 +1,12 @@
+import { resolve } from 'node:path';
 import { UsageError } from '../system/errors.js';
 import { secretFreeUrl } from '../api/url-policy.js';
 import { redactUrl } from '../domain/problem.js';
 import { nonEmpty, type Env } from '../system/env-values.js';
 import { configDir, loadConfig, profileNamed, sameUrl, type Profile, type ProfileDefaults } from './config-file.js';
 import type { ProfileNote } from '../report/run-report.js';
+import type { RecordKind } from '../domain/columns.js';
+import { normalizeColumnName } from '../formats/column-name.js';
 
 /* Every setting of a run with where it came from, by one rule: docs/remote.md, "Where each setting comes from". */
 
@@ -64,7 +67,7 @@ export interface RunSettings {
  * profile > built-in). `replay`: the profile a run's journal says it read its input with (runs
  * resume, runs show), null for none; it stands in for today's for the record settings.
  */
-export async function resolveSettings(flags: SettingFlags, env: Env, replay?: ActiveProfile | null): Promise<RunSettings> {
+export async function resolveSettings(flags: SettingFlags, env: Env, replay?: ActiveProfile | null, cwd?: string): Promise<RunSettings> {
   const config = await loadConfig(env);
   // Set but blank (a script's unset variable), like an empty --profile: no choice of the default.
   if (flags.profile === undefined && env.EXAMCTL_PROFILE !== undefined && nonEmpty(env.EXAMCTL_PROFILE) === undefined) {
@@ -115,6 +118,9 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
       : used === undefined
         ? undefined
         : { name: used.name, via: used.via, defaults: { ...record?.defaults }, configDir: configDir(env) };
+  const fields = await givenFields(flags, cwd);
+  const set = Object.entries(active?.defaults.set ?? {}).filter(([field]) => !fields.has(field));
+  if (active?.defaults.set) active.defaults = { ...active.defaults, set: Object.fromEntries(set) };
   return {
     target,
     ...(baseUrl === undefined ? {} : { baseUrl }),
@@ -170,26 +176,77 @@ function valuesOf(flags: SettingFlags, profile: RunSettings['profile']): Setting
   return values as SettingValues;
 }
 
+/** Flag -> Schedule field. Each flag is a default: a CSV column or a request's own field wins. */
+export const FLAG_FIELDS = {
+  scheduleId: 'ScheduleExtId',
+  assessment: 'AssessmentExtId',
+  title: 'Title',
+  start: 'StartDateTime',
+  end: 'EndDateTime',
+  group: 'GroupExtId',
+  groupName: 'GroupName',
+  scheduleGroup: 'ScheduleGroupExtId',
+  scheduleGroupName: 'ScheduleGroupName',
+  owner: 'Owner',
+  pin: 'PIN',
+  proctoring: 'UseProctoringService',
+  proctoringTemplate: 'ProctoringServiceTemplateExternalId',
+  lockOnConnectionLoss: 'LockExamOnConnectionLoss',
+  keycode: 'UseKeyCode',
+  autoCleanup: 'enableAutomaticDataCleanup',
+  cleanupNoticePeriod: 'dataCleanupNoticePeriod',
+} as const;
+
+/** The fields a flag or the --schedule file gives, each by what gives it; a `--set` of one: exit 2. */
+async function givenFields(flags: object, cwd: string | undefined): Promise<Map<string, string>> {
+  const { schedule: file, set, ...typed } = flags as Record<string, unknown>;
+  const given = new Map<string, string>();
+  if (typeof file === 'string' && cwd !== undefined) {
+    const { readScheduleFile } = await import('../input/schedule-file.js');
+    const read = await readScheduleFile(resolve(cwd, file), file).catch(() => undefined);
+    for (const field of Object.keys(read?.schedule ?? {})) given.set(field, `--schedule ${file}`);
+  }
+  for (const [flag, field] of Object.entries({ ...FLAG_FIELDS, workflow: 'Workflow', upsert: 'Upsert' })) {
+    const no = typed[flag] === false ? 'no-' : '';
+    if (typed[flag] !== undefined) given.set(field, `--${no}${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+  }
+  for (const field of ((set ?? []) as string[]).map((entry) => entry.split('=')[0]!)) {
+    const by = [...given].find(([name]) => normalizeColumnName(name) === normalizeColumnName(field))?.[1];
+    if (by !== undefined) throw new UsageError(`--set ${field.trim()} and ${by} both give it: give one`);
+  }
+  return given;
+}
+
+const INPUT_KEYS = ['dateFormat', 'timezone', 'mapFile', 'map', 'set', 'encoding', 'ignoreUnknownColumns'];
+
 /**
- * What the profile gave this run, for its stderr line and its report's header: each one-value
- * setting no flag beat, its map file, and its map and set entries no flag replaced. `reads`: the
- * settings the command has flags for (all when unknown); a remote's concurrency and rate only there.
+ * What the profile gave this run, for its stderr line and its report's header: each setting the
+ * command reads (its flags, all when unknown; a remote's concurrency and rate only there) no flag
+ * beat, map and set entries onto its records' fields; no input setting when given no record file.
  */
-export function profileNote(settings: RunSettings, flags: SettingFlags, reads?: readonly string[]): ProfileNote | undefined {
+export async function profileNote(settings: RunSettings, flags: SettingFlags & { file?: string | string[] }, deps: { commandFlags?: readonly string[]; reads?: RecordKind }):
+  Promise<ProfileNote | undefined> {
   const { profile, setAside } = settings;
   if (profile === undefined) return setAside === undefined ? undefined : { name: setAside.name, via: 'the default profile', used: false, why: setAside.why, settings: {} };
+  const { commandFlags: own, reads } = deps;
+  const files = [flags.file ?? []].flat();
+  const { formatFromExtension } = await import('../input/format.js');
+  const csv = files.some((file) => (formatFromExtension(file) ?? 'csv') === 'csv');
+  const unread = files.length === 0 ? (reads ? INPUT_KEYS : []) : csv ? [] : ['encoding'];
+  const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : (own === undefined || own.includes(key === 'strict' ? 'file' : key)) && !unread.includes(key));
   const took: Record<string, unknown> = {};
-  const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : reads === undefined || reads.includes(key === 'strict' ? 'file' : key));
   if (settings.baseUrl?.from === `profile ${profile.name}`) took.baseUrl = settings.baseUrl.value;
   for (const [key, setting] of Object.entries(settings.values)) if (setting.from === `profile ${profile.name}` && readBy(key)) took[key] = setting.value;
   const { mapFile, map, set } = profile.defaults;
   if (mapFile !== undefined && readBy('mapFile')) took.mapFile = mapFile;
+  const columns = reads && (await import('../domain/columns.js')).RECORD_COLUMNS[reads];
+  const takes = (field: string) => columns?.some((spec) => spec.name === field) ?? true;
   const keysOf = (entries: readonly string[] | undefined, at: number): string[] => (entries ?? []).map((entry) => entry.split('=')[at]?.trim() ?? '');
   const mapped = new Set([...keysOf(flags.map, 0), ...keysOf(flags.map, 1)]);
-  const fromMap = Object.entries(map ?? {}).filter(([column, field]) => !mapped.has(column) && !mapped.has(field));
+  const fromMap = Object.entries(map ?? {}).filter(([column, field]) => !mapped.has(column) && !mapped.has(field) && takes(field));
   if (fromMap.length > 0 && readBy('map')) took.map = Object.fromEntries(fromMap);
   const given = new Set(keysOf(flags.set, 0));
-  const fromSet = Object.entries(set ?? {}).filter(([field]) => !given.has(field));
+  const fromSet = Object.entries(set ?? {}).filter(([field]) => !given.has(field) && takes(field));
   if (fromSet.length > 0 && readBy('set')) took.set = Object.fromEntries(fromSet);
   return { name: profile.name, via: profile.via, used: true, settings: took };
 }

@@ -177,7 +177,7 @@ export async function findStore(options: GlobalOptions, deps: CommandDeps): Prom
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote, settingText } = await import('./settings.js');
-  const settings = await resolveSettings(options, deps.env, deps.runProfile);
+  const settings = await resolveSettings(options, deps.env, deps.runProfile, deps.cwd);
   // A remote's URL (even empty) or token beside a local target; a profile's beside its local engine.
   const { record } = settings;
   const kept = settings.target.from.startsWith('profile ') && (record?.tokenFile ?? record?.token) !== undefined;
@@ -219,7 +219,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     target = { kind: 'local', store, report: { kind: 'local', store } };
   }
   const from = deps.resume !== undefined ? "the run's journal" : settings.target.value === 'remote' && settings.baseUrl !== undefined && /^(--target|EXAMCTL_TARGET)/.test(settings.target.from) ? settings.baseUrl.from : settings.target.from;
-  const profile = profileNote(settings, options as SettingFlags, deps.commandFlags);
+  const profile = await profileNote(settings, options as SettingFlags, deps);
   // What named the other target: a URL beside --target remote, a resume's journal.
   if (profile?.why) profile.why = profile.why.replace(settings.target.from, from);
   // The token itself never: where it was read, and from which profile when not the one the settings are from (a resume's --profile).

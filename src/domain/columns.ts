@@ -34,6 +34,15 @@ export const CANDIDATE_COLUMNS: readonly ColumnSpec[] = columns(CANDIDATE_TABLE.
 export const SCHEDULE_COLUMNS: readonly ColumnSpec[] = columns([...SCHEDULE_TABLE.rules, WORKFLOW_RULE, UPSERT_RULE]);
 export const COLLECTION_COLUMNS: readonly ColumnSpec[] = columns(COLLECTION_TABLE.rules);
 
+/** The fields of each kind of record file (a command's `reads`). */
+export const RECORD_COLUMNS: Record<RecordKind, readonly ColumnSpec[]> = {
+  users: USER_COLUMNS,
+  schedules: [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS],
+  collections: COLLECTION_COLUMNS,
+  ids: [{ name: 'UserExtId', kind: 'string' }],
+};
+export type RecordKind = 'users' | 'schedules' | 'collections' | 'ids';
+
 /**
  * The xlsx template's second sheet, which describes the columns of the first: the reader knows
  * it by its name and header, and reads the first sheet without naming it as a sheet not read.

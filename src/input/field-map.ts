@@ -7,7 +7,7 @@ import { quotedValue, type Problem } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import { coerceCell } from '../domain/coercion.js';
 import { listCellEntries } from '../domain/list-cells.js';
-import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, type ColumnSpec } from '../domain/columns.js';
+import { RECORD_COLUMNS, SCHEDULE_COLUMNS, type ColumnSpec } from '../domain/columns.js';
 import { readRecordDates, readTimeSettings, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 import { isPlainObject } from '../domain/field-rules.js';
@@ -79,7 +79,7 @@ export interface RecordShaping {
 }
 
 /** Every field any record command takes (the first command's spec of each), to tell a misspelt field from one this command does not take. */
-const ALL_COLUMNS: readonly ColumnSpec[] = [...USER_COLUMNS, ...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS, ...COLLECTION_COLUMNS].filter(
+const ALL_COLUMNS: readonly ColumnSpec[] = Object.values(RECORD_COLUMNS).flat().filter(
   (spec, i, all) => all.findIndex((other) => other.name === spec.name) === i,
 );
 const ALL_FIELDS: readonly string[] = ALL_COLUMNS.map((spec) => spec.name);

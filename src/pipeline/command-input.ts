@@ -52,7 +52,7 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
   const map: InputFlags['map'][number][] = [];
   const computed: NonNullable<InputFlags['computed']>[number][] = [];
   const set: InputFlags['set'][number][] = [];
-  const settings = await resolveSettings(options, deps.env, deps.runProfile);
+  const settings = await resolveSettings(options, deps.env, deps.runProfile, deps.cwd);
   const profile = settings.profile;
   if (profile !== undefined) {
     const { name, defaults, configDir } = profile;

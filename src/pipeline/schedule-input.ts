@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
 import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
 import {
-  CANDIDATE_COLUMNS,
-  SCHEDULE_COLUMNS,
   ScheduleRequests,
   scheduleIdOf,
   Sittings,
@@ -14,6 +12,7 @@ import {
 } from '../domain/index.js';
 import { scheduleTextDoubts } from '../domain/api-text-doubts.js';
 import { SCHEDULE_TABLE } from '../domain/schedule.js';
+import { RECORD_COLUMNS } from '../domain/columns.js';
 import { SCHEDULE_ID_RULE } from '../domain/one-id-per-file.js';
 import { unknownFieldProblem } from '../domain/field-rules.js';
 import type { Problem } from '../domain/problem.js';
@@ -26,6 +25,7 @@ import type { RecordShaping } from '../input/field-map.js';
 import { withGivenPins } from '../input/withheld-pins.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CommandDeps } from '../context/command-deps.js';
+import { FLAG_FIELDS } from '../context/settings.js';
 import { OneIdPerFile, withRecordFindings, type Outcome, type RecordJob, type Unit } from './record-job.js';
 import { outcomeOf } from './service-answer.js';
 import { inputShaping, readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from './command-input.js';
@@ -36,27 +36,6 @@ import { inputShaping, readInput, sourceRowsOf, type InputFlagOptions, type Shee
  * and how one request is sent and its answer read. `synced adopt-schedules` and `runs show` read
  * a file the same way.
  */
-
-/** Flag -> Schedule field. Each flag is a default: a CSV column or a request's own field wins. */
-export const FLAG_FIELDS = {
-  scheduleId: 'ScheduleExtId',
-  assessment: 'AssessmentExtId',
-  title: 'Title',
-  start: 'StartDateTime',
-  end: 'EndDateTime',
-  group: 'GroupExtId',
-  groupName: 'GroupName',
-  scheduleGroup: 'ScheduleGroupExtId',
-  scheduleGroupName: 'ScheduleGroupName',
-  owner: 'Owner',
-  pin: 'PIN',
-  proctoring: 'UseProctoringService',
-  proctoringTemplate: 'ProctoringServiceTemplateExternalId',
-  lockOnConnectionLoss: 'LockExamOnConnectionLoss',
-  keycode: 'UseKeyCode',
-  autoCleanup: 'enableAutomaticDataCleanup',
-  cleanupNoticePeriod: 'dataCleanupNoticePeriod',
-} as const;
 
 /** The values of FLAG_FIELDS' flags, as given. */
 type FieldFlags = { [flag in keyof typeof FLAG_FIELDS]?: string | boolean | undefined };
@@ -80,7 +59,7 @@ export async function schedulePushInput(
   deps: CommandDeps,
 ): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units' | 'readIds'>> {
   const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding } = options;
-  const columns = [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS];
+  const columns = RECORD_COLUMNS.schedules;
   // Checked before anything is read: the flags, then --start/--end and --schedule read by --date-format/--timezone.
   const shaping = await inputShaping(options, deps, columns, 'schedule push');
   const defaults = await scheduleDefaults(schedule, options, workflow, upsert, shaping, deps);

@@ -3,7 +3,7 @@
  * .xlsx run report"): the CSV report's rows, typed, written as they come; a row waits while the file is behind.
  */
 import { Writable } from 'node:stream';
-import { COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, CANDIDATE_COLUMNS } from '../domain/columns.js';
+import { RECORD_COLUMNS } from '../domain/columns.js';
 import { parseBooleanSpelling } from '../domain/coercion.js';
 import { DATE_FIELDS, DATE_TIME_FIELDS, type DateFormat } from '../domain/local-time.js';
 import type { Problem } from '../domain/problem.js';
@@ -277,7 +277,7 @@ function fieldKinds(): ReadonlyMap<string, FieldKind> {
     const before = found.get(name);
     found.set(name, before === undefined || before === kind ? kind : null);
   };
-  for (const spec of [...USER_COLUMNS, ...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS, ...COLLECTION_COLUMNS]) {
+  for (const spec of Object.values(RECORD_COLUMNS).flat()) {
     const cell = spec.rule?.cell;
     if (cell === 'boolean') note(spec.name, 'boolean');
     else if (typeof cell === 'object' && cell.kind === 'integer') note(spec.name, 'number');

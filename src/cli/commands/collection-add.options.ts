@@ -43,5 +43,6 @@ export const COLLECTION_ADD = declareCommand({
   ],
   options: COLLECTION_ADD_OPTIONS,
   takes: ['target', '--dry-run', '--report'],
+  reads: 'collections',
   resume: 'rerun',
 });

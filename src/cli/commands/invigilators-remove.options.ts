@@ -28,5 +28,6 @@ export const INVIGILATORS_REMOVE = declareCommand({
   ],
   options: INVIGILATORS_REMOVE_OPTIONS,
   takes: ['target', '--dry-run', '--report'],
+  reads: 'ids',
   resume: 'rerun',
 });

@@ -79,5 +79,6 @@ export const SCHEDULE_PUSH = declareCommand({
   ],
   options: SCHEDULE_PUSH_OPTIONS,
   takes: ['target', '--dry-run', '--report'],
+  reads: 'schedules',
   resume: 'rerun',
 });

@@ -91,6 +91,7 @@ export const SYNCED_ADOPT = declareCommand({
   ],
   options: SYNCED_ADOPT_OPTIONS,
   takes: ['target', '--dry-run'],
+  reads: 'users',
 });
 
 export const SYNCED_ADOPT_SCHEDULES = declareCommand({
@@ -104,6 +105,7 @@ export const SYNCED_ADOPT_SCHEDULES = declareCommand({
   ],
   options: [...SCHEDULE_FILE_OPTIONS, ...WHOLE_FILE_OPTIONS, ...SCHEDULE_REQUEST_OPTIONS, SYNC_DIR_OPTION] as const,
   takes: ['target', '--dry-run'],
+  reads: 'schedules',
 });
 
 export const SYNCED_ADOPT_COLLECTIONS = declareCommand({
@@ -114,6 +116,7 @@ export const SYNCED_ADOPT_COLLECTIONS = declareCommand({
   examples: ['examctl synced adopt-collections --file collections.json --profile prod --dry-run', 'examctl synced adopt-collections --file collections.json --profile prod'],
   options: SYNCED_ADOPT_COLLECTIONS_OPTIONS,
   takes: ['target', '--dry-run'],
+  reads: 'collections',
 });
 
 export const SYNCED_UNLOCK = declareCommand({

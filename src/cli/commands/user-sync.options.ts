@@ -49,5 +49,6 @@ export const USER_SYNC = declareCommand({
   ],
   options: USER_SYNC_OPTIONS,
   takes: ['target', '--dry-run', '--report'],
+  reads: 'users',
   resume: 'rerun',
 });
