@@ -133,8 +133,9 @@ export class RecordDispatcher<P, R> {
     if (unit.unsent !== undefined) {
       const action = unit.unsent.action ?? 'unchanged';
       const outcome: Outcome = { status: 'ok', errors: [], action, note: unit.unsent.note };
-      // Judged against a run's memory entry: journaled compactly (a position in a run of them).
-      const since = unit.unsent.since;
+      // Judged against a run's memory entry: journaled compactly (a position in a run of them); one
+      // acknowledged to this run's own lost attempt (`sent`) by an outcome line: it names the id.
+      const since = action === 'unchanged' ? unit.unsent.since : undefined;
       if (journal !== undefined) this.journalledSync(() => (since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since)));
       return { item: withWarnings({ source: unit.source, id: unit.id, ...outcome }, unit), rows: unit.rows };
     }
