@@ -11,7 +11,11 @@ const full = vi.hoisted(() => ({ on: false }));
 const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
 vi.mock('../../src/system/atomic-file.js', async (original) => {
   const real = await original<typeof import('../../src/system/atomic-file.js')>();
-  return { ...real, writeFileAtomic: async (...args: Parameters<typeof real.writeFileAtomic>) => (full.on ? Promise.reject(enospc()) : real.writeFileAtomic(...args)) };
+  // The config and token files are written through ReplacementFile (config-file.ts): its open fails too.
+  const ReplacementFile = new Proxy(real.ReplacementFile, {
+    get: (target, name) => (name === 'open' && full.on ? () => Promise.reject(enospc()) : Reflect.get(target, name)),
+  });
+  return { ...real, ReplacementFile, writeFileAtomic: async (...args: Parameters<typeof real.writeFileAtomic>) => (full.on ? Promise.reject(enospc()) : real.writeFileAtomic(...args)) };
 });
 vi.mock('../../src/system/private-temp.js', async (original) => {
   const real = await original<typeof import('../../src/system/private-temp.js')>();
