@@ -5,6 +5,7 @@ import { redactUrl } from '../domain/problem.js';
 import { nonEmpty, type Env } from '../system/env-values.js';
 import { configDir, loadConfig, profileNamed, sameUrl, type Profile, type ProfileDefaults } from './config-file.js';
 import type { ProfileNote } from '../report/run-report.js';
+import { flagOf } from '../runs/recorded-options.js';
 import type { RecordKind } from '../domain/columns.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 
@@ -208,7 +209,7 @@ async function givenFields(flags: object, cwd: string | undefined): Promise<Map<
   }
   for (const [flag, field] of Object.entries({ ...FLAG_FIELDS, workflow: 'Workflow', upsert: 'Upsert' })) {
     const no = typed[flag] === false ? 'no-' : '';
-    if (typed[flag] !== undefined) given.set(field, `--${no}${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    if (typed[flag] !== undefined) given.set(field, flagOf(no + flag));
   }
   for (const field of ((set ?? []) as string[]).map((entry) => entry.split('=')[0]!)) {
     const by = [...given].find(([name]) => normalizeColumnName(name) === normalizeColumnName(field))?.[1];

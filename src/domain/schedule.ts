@@ -239,11 +239,10 @@ export type ScheduleRequest = Omit<RecordOf<typeof SCHEDULE_REQUEST_TABLE>, 'Can
  * and stays absent on the wire. CandidateExtIds must be unique within the request, compared
  * case-insensitively because candidates become users whose ExternalIds collide that way (233).
  */
-export function validateScheduleRequest(input: unknown): Validation<ScheduleRequest> {
-  if (!isPlainObject(input)) {
+export function validateScheduleRequest(body: unknown): Validation<ScheduleRequest> {
+  if (!isPlainObject(body)) {
     return { ok: false, problems: [{ field: '', code: null, message: 'A schedule request must be a JSON object with Schedule and Candidates' }] };
   }
-  const body = input;
   // A request whose every field is empty: the one problem reported.
   const allEmpty = SCHEDULE_REQUEST_FIELDS.every((name) => isEmptyValue(body[name]));
   if (allEmpty && Object.keys(body).every((k) => requestFieldNames.has(k))) {

@@ -111,11 +111,10 @@ export function decideSchedule(
     problems.push(assessmentNotFoundProblem(s.AssessmentExtId));
   } else {
     const duration = assessment.MaxTimePerAttempt;
-    const extra = assessment.ExtraTime;
     const startIso = new Date(startMs).toISOString();
     const endDefaulted = endIso === undefined;
     endIso ??= defaultEndDateTime(startIso, duration);
-    const spanProblem = checkScheduleSpan(startIso, endIso, duration, extra, endDefaulted);
+    const spanProblem = checkScheduleSpan(startIso, endIso, duration, assessment.ExtraTime, endDefaulted);
     if (spanProblem !== null) problems.push(spanProblem);
   }
 

@@ -12,6 +12,7 @@ import { REFUSED_GLOBALS } from './option-table.js';
 const SCRIPTS = { bash: bashCompletion, zsh: zshCompletion, fish: fishCompletion, powershell: powershellCompletion } as const;
 export type Shell = keyof typeof SCRIPTS;
 export const SHELLS = Object.keys(SCRIPTS) as Shell[];
+const generated = (shell: string): string => `# ${shell} completion for examctl, generated from its command tree by \`examctl completion ${shell.toLowerCase()}\`.`;
 
 interface OptionNode {
   names: string[];
@@ -107,7 +108,7 @@ export function bashCompletion(program: Command): string {
   const valued = options.filter((option) => option.takesValue).flatMap((option) => option.names);
   const choiceArms = options.filter((option) => option.choices.length > 0).map((option) => caseArm(option.names.map(quoted).join('|'), `echo ${quoted(option.choices.join(' '))}`));
   const files = options.filter((option) => option.file).flatMap((option) => option.names);
-  return `# bash completion for examctl, generated from its command tree by \`examctl completion bash\`.
+  return `${generated('bash')}
 # Load it with:  eval "$(examctl completion bash)"   (in ~/.bashrc; works in bash 3.2 too)
 _examctl_children() {
   case "$1" in
@@ -179,7 +180,7 @@ complete -F _examctl examctl
 /** zsh runs the bash function through bashcompinit: one generated logic for both shells. */
 export function zshCompletion(program: Command): string {
   return `#compdef examctl
-# zsh completion for examctl, generated from its command tree by \`examctl completion zsh\`.
+${generated('zsh')}
 # Load it with:  source <(examctl completion zsh)   (after compinit)
 autoload -U +X compinit && { (( \${+_comps} )) || compinit; }
 autoload -U +X bashcompinit && bashcompinit
@@ -189,7 +190,7 @@ ${bashCompletion(program).split('\n').slice(2).join('\n')}`;
 export function fishCompletion(program: Command): string {
   const root = commandTree(program);
   const lines = [
-    '# fish completion for examctl, generated from its command tree by `examctl completion fish`.',
+    generated('fish'),
     '# Install it with:  examctl completion fish > ~/.config/fish/completions/examctl.fish',
     'complete -c examctl -f',
   ];
@@ -246,7 +247,7 @@ function powershellCompletion(program: Command): string {
       for (const name of option.names) choices.push(`  ${psQuoted(`${node.path.join(' ')}|${name}`)} = ${psArray(option.choices)}`);
     }
   }
-  return `# PowerShell completion for examctl, generated from its command tree by \`examctl completion powershell\`.
+  return `${generated('PowerShell')}
 # Load it in your profile (notepad $PROFILE):  examctl completion powershell | Out-String | Invoke-Expression
 Register-ArgumentCompleter -Native -CommandName @('examctl', 'examctl.cmd', 'examctl.ps1') -ScriptBlock {
   param($wordToComplete, $commandAst, $cursorPosition)

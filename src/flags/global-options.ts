@@ -5,6 +5,8 @@ import { choice, grouped, HELP_GROUP, kept, option, parsed, type OptionsOf, brie
 /** --dry-run with --out, refused before anything is read or written. */
 export const DRY_RUN_OUT = '--out writes a file, which --dry-run never does: leave one of them out';
 
+const HOW_IT_PRINTS = { notKept: 'how this invocation prints; runs resume and runs show take their own' };
+
 /** The global options (docs/cli-contract.md, "Global options"): registered on the program, read by every command. */
 export const GLOBAL_OPTIONS = [
   ...grouped(HELP_GROUP.target, [
@@ -15,8 +17,8 @@ export const GLOBAL_OPTIONS = [
     kept(brief('named profile from the config file (env EXAMCTL_PROFILE)', option('--profile <name>', 'named profile from the config file: base URL, token file, defaults (env EXAMCTL_PROFILE)'), 'the default profile')),
   ] as const),
   ...grouped(HELP_GROUP.output, [
-    kept(brief('exactly one JSON document on stdout', option('--json', 'print exactly one JSON document on stdout (run report or read result); human output goes to stderr')), { notKept: 'how this invocation prints; runs resume and runs show take their own' }),
-    kept(brief('json (as --json), or table/csv where a command has them', option('-o, --output <format>', 'json: the same as --json (a command with tables, e.g. review-session show, also takes table or csv)')), { notKept: 'how this invocation prints; runs resume and runs show take their own' }),
+    kept(brief('exactly one JSON document on stdout', option('--json', 'print exactly one JSON document on stdout (run report or read result); human output goes to stderr')), HOW_IT_PRINTS),
+    kept(brief('json (as --json), or table/csv where a command has them', option('-o, --output <format>', 'json: the same as --json (a command with tables, e.g. review-session show, also takes table or csv)')), HOW_IT_PRINTS),
     kept(brief('also write the run report: .json, .csv, .xlsx or .xml (JUnit)', option('--report <file>', 'also write the per-record run report to a .json, .csv, .xlsx or .xml (JUnit) file (written atomically)'))),
   ] as const),
   ...grouped(HELP_GROUP.sending, [

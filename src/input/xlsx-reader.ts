@@ -332,7 +332,6 @@ async function* sheetRows(
   let headerLine = 0;
   let headerKeys: string[] = [];
   let rows = 0;
-  const timeZone = options.timeZone;
   // Hidden data rows: refused unless --hidden-rows says which the admin means (the first few named, all counted).
   const hidden: number[] = [];
   let hiddenCount = 0;
@@ -368,7 +367,7 @@ async function* sheetRows(
       let blank = true;
       for (const { column, value, numFmt } of rowCells) {
         const field = column <= width ? names[column - 1] : undefined;
-        const reading = readCell(value, numFmt, { field, timeZone, date1904 });
+        const reading = readCell(value, numFmt, { field, timeZone: options.timeZone, date1904 });
         const text = cellText(reading);
         if (text === '' && !('problem' in reading)) continue;
         // A merged cell's value alone does not make a row: the rows a label is merged down are not records by it.

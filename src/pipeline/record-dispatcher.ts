@@ -128,7 +128,7 @@ export class RecordDispatcher<P, R> {
     if (!prepared.ok) {
       this.countFailure();
       if (journal !== undefined) this.journalledSync(() => journal.refused(n, unit, prepared.problems));
-      return { item: withWarnings({ source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, unit), rows: unit.rows };
+      return entryOf({ source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, unit);
     }
     if (unit.unsent !== undefined) {
       const action = unit.unsent.action ?? 'unchanged';
@@ -137,12 +137,12 @@ export class RecordDispatcher<P, R> {
       // acknowledged to this run's own lost attempt (`sent`) by an outcome line: it names the id.
       const since = action === 'unchanged' ? unit.unsent.since : undefined;
       if (journal !== undefined) this.journalledSync(() => (since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since)));
-      return { item: withWarnings({ source: unit.source, id: unit.id, ...outcome }, unit), rows: unit.rows };
+      return entryOf({ source: unit.source, id: unit.id, ...outcome }, unit);
     }
     const api = this.api;
     if (api === null) {
       const item: ReportItem = { source: unit.source, id: unit.id, status: 'ok', errors: [], ...(unit.plannedNote === undefined ? {} : { note: unit.plannedNote }) };
-      return { item: withWarnings(unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction }, unit), rows: unit.rows };
+      return entryOf(unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction }, unit);
     }
     if (journal === undefined) {
       const payload = prepared.value;
@@ -333,7 +333,7 @@ export class RecordDispatcher<P, R> {
       item.action = outcome.action;
       if (outcome.changedFields) item.changedFields = outcome.changedFields;
     }
-    return { item: withWarnings(item, unit), rows: unit.rows };
+    return entryOf(item, unit);
   }
 
   private unsettled(unit: Unit<P>): void {
@@ -358,15 +358,15 @@ function bothDurable(journal: Promise<void>, memory: Promise<void> | undefined):
 }
 
 function skipped(unit: Unit<unknown>, errors: Problem[] = []): ReportEntry {
-  return { item: withWarnings({ source: unit.source, id: unit.id, status: 'skipped', errors }, unit), rows: unit.rows };
+  return entryOf({ source: unit.source, id: unit.id, status: 'skipped', errors }, unit);
 }
 
 /**
- * The unit's warnings on its report item; no key at all when there are none (most items). So
- * too what a sent or planned request removes (--prune-memberships, docs/sync.md).
+ * The unit's report entry: its warnings on its item, no key at all when there are none (most
+ * items); so too what a sent or planned request removes (--prune-memberships, docs/sync.md).
  */
-function withWarnings(item: ReportItem, unit: Unit<unknown>): ReportItem {
+function entryOf(item: ReportItem, unit: Unit<unknown>): ReportEntry {
   const withMembership = unit.membership !== undefined && (item.status === 'ok' || item.status === 'partial') ? { ...item, ...unit.membership } : item;
   const withWarning = unit.warnings !== undefined && unit.warnings.length > 0 ? { ...withMembership, warnings: unit.warnings } : withMembership;
-  return unit.mapped !== undefined ? { ...withWarning, mapped: unit.mapped } : withWarning;
+  return { item: unit.mapped !== undefined ? { ...withWarning, mapped: unit.mapped } : withWarning, rows: unit.rows };
 }

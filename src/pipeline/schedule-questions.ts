@@ -95,9 +95,9 @@ export async function completeRequiredFields(
   );
   if (missing.length === 0) return undefined;
   const { missingValue, promptScheduleFields } = await import('../terminal/prompts.js');
-  if (!promptsAllowed(options, deps)) throw missingValue(missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(', '));
-  const flags = missing.map((field) => REQUIRED_FIELD_FLAGS[field]).join(' ');
-  await say(deps, `${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags})`);
+  const flags = missing.map((field) => REQUIRED_FIELD_FLAGS[field]);
+  if (!promptsAllowed(options, deps)) throw missingValue(flags.join(', '));
+  await say(deps, `${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags.join(' ')})`);
   // On the local target the store's assessments and groups are pickers: an id it lacks is not offered.
   const choices = await storeChoices(deps, target);
   // The Start prompt reads what --start would (--date-format, --timezone).

@@ -411,7 +411,7 @@ export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infini
     }
     try {
       // Finished: its header and end lines; else its journal streamed for the counts.
-      const quick = await quickRun(journalPath(runsDir, id));
+      const quick = await quickRun(runsDir, id);
       const record = quick === undefined ? await scanCounts(runsDir, id) : undefined;
       const { command, target, startedAt, input } = (quick ?? (record as RunIndex)).header;
       const endedAt = quick?.endedAt ?? record?.end?.at;
@@ -471,7 +471,7 @@ export async function laterFeedingRuns(
   const found: { id: string; startedAt: string }[] = [];
   for await (const { id, header } of laterRunsOf(runsDir, wanted.after, wanted, trust)) {
     if (id === wanted.except || header.options.dryRun === true || header.options.syncDir !== wanted.syncDir) continue;
-    const finished = await quickRun(journalPath(runsDir, id)).catch(() => undefined);
+    const finished = await quickRun(runsDir, id).catch(() => undefined);
     if (finished !== undefined && finished.summary.ok + finished.summary.partial === 0) continue;
     // Not finished with no item on record: it stopped before anything was sent (its start store failed), so it did nothing.
     if (finished === undefined && (await scanCounts(runsDir, id).catch(() => undefined))?.journaled === 0) continue;
@@ -487,7 +487,7 @@ export async function laterFeedingRuns(
 export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
   if (!isRunId(id)) return undefined;
   if ((await runProblem(runsDir, id, trust)) !== undefined) return undefined;
-  return (await quickRun(journalPath(runsDir, id)).catch(() => undefined))?.header.startedAt;
+  return (await quickRun(runsDir, id).catch(() => undefined))?.header.startedAt;
 }
 
 /**
@@ -496,7 +496,7 @@ export async function finishedRunStart(runsDir: string, id: string, trust?: RunT
  * the run is left, never an internal error.
  */
 async function stateOf(runsDir: string, id: string): Promise<RunState | Error> {
-  if ((await quickRun(journalPath(runsDir, id)).catch(() => undefined)) !== undefined) return 'finished';
+  if ((await quickRun(runsDir, id).catch(() => undefined)) !== undefined) return 'finished';
   const record = await scanCounts(runsDir, id).catch((error: Error) => error);
   return record instanceof Error ? record : runState(runsDir, record).catch(() => 'running' as const);
 }
@@ -609,8 +609,8 @@ interface QuickRun {
   summary: ReportSummary;
 }
 
-async function quickRun(journalFile: string): Promise<QuickRun | undefined> {
-  const lines = await firstAndLastLines(journalFile);
+async function quickRun(runsDir: string, id: string): Promise<QuickRun | undefined> {
+  const lines = await firstAndLastLines(journalPath(runsDir, id));
   if (lines === undefined) return undefined;
   const end = lines.last === undefined ? undefined : decodeChecksummedLine(lines.last);
   const line = end?.ok === true ? checkJournalLine(end.body, false) : undefined;

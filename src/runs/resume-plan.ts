@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { finishesRun, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
 import type { ReportItem } from '../report/run-report.js';
 import { NothingToResumeError, RunJournalError } from './run-errors.js';
-import type { RecordedValue } from './recorded-options.js';
+import { flagOf, type RecordedValue } from './recorded-options.js';
 import { RunJournal } from './run-journal.js';
 import { assertRunHere, reportItemOf, scanRun, unlinedItem, type JournalHead, type RunIndex } from './read-run.js';
 
@@ -124,7 +124,7 @@ export async function changedDigestedFile(record: Pick<JournalHead, 'header'>, d
   const { options, profile } = record.header;
   const cwd = typeof options.cwd === 'string' ? options.cwd : '.';
   const files = digested.map((name): [string, unknown, unknown, string] => {
-    const flag = `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+    const flag = flagOf(name);
     return [flag, options[name], options[digestKey(name)], cwd];
   });
   // Merged with the run's own maps: kept unless it shaped nothing (docs/runs.md).

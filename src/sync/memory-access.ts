@@ -20,6 +20,7 @@ const FEEDING_PREFIX = 'feeding-';
 
 /** Called once when a run starts waiting for another: the CLI says so on stderr. */
 export type OnWait = (message: string) => void;
+const deciderWaits = (decider: LockInfo | 'unreadable', dir: string): string => `waiting for ${describeHolder(decider)}: it decides from the sync memory of this target (${dir})`;
 
 /** The holder of a LOCK or marker at `path` while it lives; a stale or long-unreadable one (its writer killed mid-create) is none, removed when `remove`. */
 async function liveHolder(path: string, remove: boolean): Promise<LockInfo | 'unreadable' | undefined> {
@@ -84,7 +85,7 @@ export class FeedingMarker {
             `Wait for it to end. If that process no longer runs, remove ${join(dir, LOCK_FILE)}.`,
         );
       }
-      if (!waited) onWait?.(`waiting for ${describeHolder(decider)}: it decides from the sync memory of this target (${dir})`);
+      if (!waited) onWait?.(deciderWaits(decider, dir));
       waited = true;
       await pause(attempt, deadline);
     }
@@ -108,7 +109,7 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
   };
   for (let attempt = 0; ; attempt++) {
     const decider = await liveHolder(join(dir, LOCK_FILE), false);
-    if (decider !== undefined) wait(`waiting for ${describeHolder(decider)}: it decides from the sync memory of this target (${dir})`);
+    if (decider !== undefined) wait(deciderWaits(decider, dir));
     const lock = new StoreLock(dir, Math.max(0, deadline - Date.now()), 'sync memory');
     try {
       await lock.acquire();

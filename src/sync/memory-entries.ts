@@ -132,8 +132,7 @@ export class MemoryEntries {
    * parsed.
    */
   peek(id: string): PeekedEntry | undefined {
-    const entry = this.byId.get(id);
-    if (entry !== undefined || this.indexed === 0) return entry === FORGOTTEN ? undefined : entry;
+    if (this.byId.has(id) || this.indexed === 0) return this.get(id);
     const start = this.slots.at(this.slotOf(id));
     if (start < 0) return undefined;
     const at = this.layoutAt(start, id);

@@ -4,6 +4,7 @@
  */
 import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
 import { makePrivateTempDir } from '../system/private-temp.js';
+import type { Env } from '../system/env-values.js';
 import { join } from 'node:path';
 import type { MemoryPlace } from '../context/target.js';
 export { memoryPlaceOf, type MemoryPlace } from '../context/target.js';
@@ -39,7 +40,7 @@ export interface PlacedMemory {
 export interface PlaceOptions extends OpenMemoryOptions {
   /** What takes a service's lock, for its lock info (`examctl user sync`). */
   operation: string;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
 }
 
 /** Opens the memory of `kind` at `place`; a real run on a service locks it (whether it decides or only feeds). */
@@ -73,7 +74,7 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
  * The memories of a target at `place`, read (no lock): for `synced show`, `export`, `doctor` and
  * the stale-resume check. A service's document is checked and its target must be `target`'s.
  */
-export async function readPlacedMemories(place: MemoryPlace, target: ReportTarget, env: Readonly<Record<string, string | undefined>>): Promise<{ name: string; memories: Map<SyncKind, MemoryContents> }> {
+export async function readPlacedMemories(place: MemoryPlace, target: ReportTarget, env: Env): Promise<{ name: string; memories: Map<SyncKind, MemoryContents> }> {
   if (place.kind === 'dir') return { name: memoryDir(place.syncDir, target), memories: await readMemories(place.syncDir, target) };
   const service = StateService.at(place.address, env);
   try {

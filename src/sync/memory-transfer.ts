@@ -4,6 +4,7 @@
  */
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
+import type { Env } from '../system/env-values.js';
 import { writeFileAtomic } from '../system/atomic-file.js';
 import { systemFailure } from '../system/system-error-words.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
@@ -15,7 +16,7 @@ import { forgetBeside, readServiceDocument, readServiceMemory } from './write-ah
 import { jsonObject, StateService } from './state-service.js';
 
 /** The document of the target's memory at `place` (exit 2 when it has none: nothing to keep). */
-export async function exportMemory(place: MemoryPlace, target: ReportTarget, env: Readonly<Record<string, string | undefined>>): Promise<{ text: string; memories: Map<SyncKind, MemoryContents>; newestRun: string | undefined }> {
+export async function exportMemory(place: MemoryPlace, target: ReportTarget, env: Env): Promise<{ text: string; memories: Map<SyncKind, MemoryContents>; newestRun: string | undefined }> {
   const { name, memories } = await readPlacedMemories(place, target, env);
   const held = new Map([...memories].filter(([, contents]) => contents.lines > 0));
   if (held.size === 0) throw new UsageError(`no sync memory for ${targetIdentity(target)} at ${name}: nothing to export`);
@@ -29,7 +30,7 @@ interface ImportOptions {
   instance: string | undefined;
   lockTimeoutMs: number;
   onWait?: OnWait;
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
 }
 
 /**
@@ -145,7 +146,7 @@ function serialOf(text: string | undefined): number {
 }
 
 /** The memories a state service keeps (whatever target its document names), for `synced show`. */
-export async function serviceMemories(address: string, env: Readonly<Record<string, string | undefined>>): Promise<MemoryContents[]> {
+export async function serviceMemories(address: string, env: Env): Promise<MemoryContents[]> {
   const service = StateService.at(address, env);
   try {
     return [...((await readServiceDocument(service))?.memories.values() ?? [])].filter((contents) => contents.lines > 0);

@@ -5,6 +5,7 @@
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { RunJournalError } from '../runs/run-errors.js';
+import { flagOf } from '../runs/recorded-options.js';
 import { describeTarget, populationWords } from '../report/report-writers.js';
 import { populationKey, type SyncKind } from './memory-lines.js';
 import { populationsOf } from './memory-files.js';
@@ -40,7 +41,7 @@ export async function refuseResumeAgainstMemory(
   const name = held?.name ?? read!.name;
   const newest = (held?.populations ?? (contents && populationsOf(contents)))?.get(populationKey(population))?.run;
   if (newest === undefined && check.lostMemory && deciding.length > 0) {
-    const flags = deciding.map((flag) => `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ');
+    const flags = deciding.map(flagOf).join(', ');
     throw new RunJournalError(
       `run ${header.id}: the sync memory of ${describeTarget(header.target)} holds no record of ${populationWords(population)} (looked in ${name}), ` +
         `but this run decided from it (${flags}) and put that record there before it sent anything: the memory was lost since. ` +

@@ -59,30 +59,38 @@ export function createProgress(options: ProgressOptions): Progress {
   return new SpinnerProgress(options);
 }
 
-class SpinnerProgress implements Progress {
-  private readonly counts: ProgressCounts = { done: 0, ok: 0, failed: 0, partial: 0, skipped: 0 };
-  private readonly now: () => number;
-  private readonly startedAt: number;
-  private spinner: Ora | undefined;
-  private showTimer: NodeJS.Timeout | undefined;
-  private redrawTimer: NodeJS.Timeout | undefined;
-  private stopped = false;
+/** What both progress lines count, and since when. */
+abstract class CountedProgress {
+  protected readonly counts: ProgressCounts = { done: 0, ok: 0, failed: 0, partial: 0, skipped: 0 };
+  protected readonly now: () => number;
+  protected readonly startedAt: number;
 
-  constructor(private readonly options: ProgressOptions) {
-    this.now = options.now ?? Date.now;
+  constructor(now: (() => number) | undefined) {
+    this.now = now ?? Date.now;
     this.startedAt = this.now();
-    this.showTimer = setTimeout(() => {
-      // The line is a courtesy: a failure to draw it must never fail the run.
-      this.show().catch(() => undefined);
-    }, options.delayMs ?? DEFAULT_DELAY_MS);
-    // A forgotten stop() must never keep the process alive.
-    this.showTimer.unref();
   }
 
   tick(outcome: ItemStatus): void {
     // Counting only: the text is built by the redraw timer, so 500k ticks cost 500k increments.
     this.counts.done += 1;
     this.counts[outcome] += 1;
+  }
+}
+
+class SpinnerProgress extends CountedProgress {
+  private spinner: Ora | undefined;
+  private showTimer: NodeJS.Timeout | undefined;
+  private redrawTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: ProgressOptions) {
+    super(options.now);
+    this.showTimer = setTimeout(() => {
+      // The line is a courtesy: a failure to draw it must never fail the run.
+      this.show().catch(() => undefined);
+    }, options.delayMs ?? DEFAULT_DELAY_MS);
+    // A forgotten stop() must never keep the process alive.
+    this.showTimer.unref();
   }
 
   stop(): void {
@@ -194,24 +202,15 @@ const REAL_TIMERS: IntervalTimers = {
  * Counts outcomes and writes the plain line every 10 s. Driven by a timer rather than by ticks, so
  * a run stalled on a slow server still shows it is alive (the rate then falls and the ETA grows).
  */
-export class PlainProgressTicker implements Progress {
-  private readonly counts: ProgressCounts = { done: 0, ok: 0, failed: 0, partial: 0, skipped: 0 };
-  private readonly now: () => number;
-  private readonly startedAt: number;
+export class PlainProgressTicker extends CountedProgress {
   private readonly timers: IntervalTimers;
   private readonly handle: unknown;
   private stopped = false;
 
   constructor(private readonly options: PlainProgressOptions) {
-    this.now = options.now ?? Date.now;
-    this.startedAt = this.now();
+    super(options.now);
     this.timers = options.timers ?? REAL_TIMERS;
     this.handle = this.timers.setInterval(() => this.write(), PLAIN_PROGRESS_EVERY_MS);
-  }
-
-  tick(outcome: ItemStatus): void {
-    this.counts.done += 1;
-    this.counts[outcome] += 1;
   }
 
   /** Writes the line (the timer calls it every PLAIN_PROGRESS_EVERY_MS). */

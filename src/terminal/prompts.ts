@@ -342,12 +342,11 @@ export async function promptScheduleFields(
   const answers: Partial<Record<ScheduleFieldName, string>> = {};
   const defaults: Partial<Record<ScheduleFieldName, string>> = { ...options.defaults };
   const dates = options.dates ?? {};
-  const timeZone = dates.timeZone;
   // The start is read as --start is (a local time placed in --timezone, --date-format); sent in UTC.
   const answerOf = (name: ScheduleFieldName, value: string): { ok: true; value: string } | { ok: false; message: string } =>
     name === 'StartDateTime' && value.trim() !== '' ? readTypedDateTime('StartDateTime', value, dates) : { ok: true, value: value.trim() };
   const startMessage =
-    timeZone !== undefined ? `Start in ${timeZone} (e.g. ${exampleDateTime(dates)}, or with an offset)` : dates.format !== undefined ? `Start (e.g. ${exampleDateTime(dates)})` : SCHEDULE_FIELD_MESSAGES.StartDateTime;
+    dates.timeZone !== undefined ? `Start in ${dates.timeZone} (e.g. ${exampleDateTime(dates)}, or with an offset)` : dates.format !== undefined ? `Start (e.g. ${exampleDateTime(dates)})` : SCHEDULE_FIELD_MESSAGES.StartDateTime;
   const check = (name: ScheduleFieldName, value: string): true | string => {
     const answer = answerOf(name, value);
     if (!answer.ok) return answer.message;

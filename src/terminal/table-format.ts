@@ -27,7 +27,7 @@ export function colorEnabled(options: { isTTY: boolean | undefined; env: Env }):
 }
 
 /** A UTF-8 locale (box drawing shows), judged as a terminal does: none set is C; Windows: yes. */
-export function utf8Locale(env: NodeJS.ProcessEnv, platform = process.platform): boolean {
+export function utf8Locale(env: Env, platform = process.platform): boolean {
   return platform === 'win32' || /utf-?8/i.test(env.LC_ALL || env.LC_CTYPE || env.LANG || 'C');
 }
 

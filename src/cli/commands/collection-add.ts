@@ -18,6 +18,7 @@ import { say } from '../../formats/terminal-text.js';
 import { formatCount } from '../../formats/number-format.js';
 import { CollectionMemory } from '../../sync/collection-memory.js';
 import { UsageError } from '../../system/errors.js';
+import { flagOf } from '../../runs/recorded-options.js';
 
 const FLAGS_SOURCE = '<flags>';
 
@@ -116,7 +117,7 @@ async function fileRecords(
 ): Promise<() => AsyncIterable<InputRecord>> {
   const given = (Object.keys(flags) as (keyof CollectionFieldFlags)[]).filter((name) => flags[name] !== undefined);
   if (given.length > 0) {
-    throw new UsageError(`--file and --${given.map(kebab).join(', --')} do not go together: put the fields in the file`);
+    throw new UsageError(`--file and ${given.map(flagOf).join(', ')} do not go together: put the fields in the file`);
   }
   let read: AsyncIterable<InputRecord> | undefined;
   return () => (read ??= readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'collection add', ...input }));
@@ -138,10 +139,6 @@ async function flagRecord(flags: CollectionFieldFlags, options: GlobalOptions, d
   return async function* () {
     yield record;
   };
-}
-
-function kebab(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
 async function sendCollection(api: IntegrationApi, collection: CollectionRequest, options: { dryRun?: boolean }): Promise<Outcome> {

@@ -22,16 +22,15 @@ import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
   { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, changedOnly, allowOldFile, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, clearPin, onlyNew, onlyExisting, reallyNewIds, ...rest }: SchedulePushOptions,
-  givenDeps: CommandDeps,
+  deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
   const { taken: fieldFlags, rest: globals } = takeFlags(rest, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
   const options = onlyGlobals(globals);
   const typedPin = fieldFlags.pin !== undefined ? '--pin' : pinFile !== undefined ? '--pin-file' : undefined;
   // --pin, --pin-file or EXAMCTL_PIN (pin-source.ts); the journal records the digest of the one sent.
-  const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, givenDeps);
+  const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, deps);
   if (typedPin !== undefined) fieldFlags.pin = pin;
-  let deps: CommandDeps = givenDeps;
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   const only = scheduleSyncFlags({ changedOnly, requireMemory, upsert, onlyNew, onlyExisting });
   const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, reallyNewIds, allowOldFile, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);

@@ -28,8 +28,7 @@ type DecodedLine = { ok: true; changes: Change[] } | { ok: false; reason: string
 export function decodeJournalLine(bytes: Buffer): DecodedLine {
   const checked = decodeChecksummedLine(bytes);
   if (!checked.ok) return checked;
-  const parsed = checked.body;
-  const list = (parsed as { ch?: unknown } | null)?.ch;
+  const list = (checked.body as { ch?: unknown } | null)?.ch;
   if (!Array.isArray(list)) return { ok: false, reason: 'no change list' };
   const changes: Change[] = [];
   for (const entry of list) {
