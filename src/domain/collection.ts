@@ -10,7 +10,7 @@ import {
   forbiddenNameCharacterMessage,
   NAME_CHARACTERS_DOC,
   isPlainObject,
-  isUnset,
+  isGiven,
   ruleTable,
   stringRule,
   validateFields,
@@ -42,7 +42,7 @@ const titleRule: FieldRule<'Title', string, true> = {
           NAME_CHARACTERS_DOC,
       ),
   check(value, path, problems) {
-    if (isUnset(value) || (typeof value === 'string' && value.trim() === '')) {
+    if (!isGiven(value)) {
       problems.push({ field: path, code: ErrorCode.CollectionTitleEmpty, message: 'Title is required and must not be empty' });
       return undefined;
     }
@@ -109,7 +109,7 @@ function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>)
         const idTitle = validateFields(entry, ID_TITLE_ENTRY_CHECK, `${at}.`, problems);
         if (idTitle === null) return undefined;
         const id = (entry as Record<string, unknown>)['ExternalId'];
-        if (isUnset(id) || (typeof id === 'string' && id.trim() === '')) {
+        if (!isGiven(id)) {
           problems.push({ field: `${at}.ExternalId`, code: emptyIdCode, message: `The ExternalId of a ${what} must not be empty` });
           return undefined;
         }

@@ -118,6 +118,11 @@ export function isUnset(v: unknown): boolean {
   return v === undefined || v === null || v === '';
 }
 
+/** Given by a file or a profile: not unset and not all blank (a null or empty field of the --schedule file gives nothing). */
+export function isGiven(v: unknown): boolean {
+  return !isUnset(v) && !(typeof v === 'string' && v.trim() === '');
+}
+
 /**
  * A list field's check: unset is undefined; not a list, one problem `<name> must be a list of <what>`;
  * else `entry` on each element and its path (undefined: left out), the list only when no problem was added.

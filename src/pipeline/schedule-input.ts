@@ -14,7 +14,7 @@ import { scheduleTextDoubts } from '../domain/api-text-doubts.js';
 import { SCHEDULE_TABLE } from '../domain/schedule.js';
 import { RECORD_COLUMNS } from '../domain/columns.js';
 import { SCHEDULE_ID_RULE } from '../domain/one-id-per-file.js';
-import { unknownFieldProblem } from '../domain/field-rules.js';
+import { isGiven, unknownFieldProblem } from '../domain/field-rules.js';
 import type { Problem } from '../domain/problem.js';
 import { readRecordDates, readTypedDateTime, type WrittenTime } from '../domain/local-time.js';
 import { InputFileError, UsageError } from '../system/errors.js';
@@ -70,7 +70,7 @@ export async function schedulePushInput(
   return {
     defaults,
     shaping,
-    records: () => keepingHeader(read, withGivenPins(oneKindOfRecord(read), () => stringOf(defaults.schedule.PIN))),
+    records: () => keepingHeader(read, withGivenPins(oneKindOfRecord(read), () => (isGiven(defaults.schedule.PIN) ? stringOf(defaults.schedule.PIN) : undefined))),
     units: (batches) => scheduleUnits(batches, defaults, ids),
     readIds: (records) => ids.read(records),
   };

@@ -105,6 +105,28 @@ describe('schedule push --upsert: fields an earlier run set', () => {
       expect((await fieldsOf(dir))[0]).toBe('7777');
     }));
 
+  it('a --schedule file\'s PIN null or "" gives none: EXAMCTL_PIN is sent, into withheld report cells too; --clear-pin beside it is no clash (trial41 F04)', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'r.csv'), 'CandidateExtId,FirstName,LastName,Email,PIN\nc-1,F,L,c-1@ex.test,withheld\n');
+      await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,F,L,c-1@ex.test\n');
+      const withFile = (file: string, env: Record<string, string>, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--schedule', 'sch.json', '--upsert', ...more], dir, env);
+      for (const [PIN, env] of [[null, '3333'], ['', '4444']] as const) {
+        await writeFile(join(dir, 'sch.json'), JSON.stringify({ ScheduleExtId: 'S-0', AssessmentExtId: 'A-MATH-1', StartDateTime: '2027-03-01T10:00:00Z', GroupExtId: 'G', GroupName: 'G', PIN }));
+        for (const file of ['c.csv', 'r.csv']) {
+          const night = await withFile(file, { EXAMCTL_PIN: file === 'c.csv' ? env : `${env.slice(1)}9` });
+          expect(night.code, night.stderr).toBe(0);
+          expect(night.stderr).not.toContain('EXAMCTL_PIN');
+          expect((await fieldsOf(dir))[0]).toBe(file === 'c.csv' ? env : `${env.slice(1)}9`);
+        }
+        const none = await withFile('r.csv', {});
+        expect(none.code, none.stderr).toBe(2);
+        expect(none.stderr).toContain('PIN holds "withheld" on line 2');
+        const cleared = await withFile('c.csv', {}, '--clear-pin');
+        expect(cleared.code, cleared.stderr).toBe(0);
+        expect((await fieldsOf(dir))[0]).toBeUndefined();
+      }
+    }));
+
   it('two sittings files on one target: the unchanged one goes; an old file whose schedule a later run sent is refused', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'maths.csv'), `${HEADER}\n${row('S-0', 'c-1')}\n`);
@@ -139,14 +161,17 @@ describe('synced adopt-schedules on a remote target', () => {
       service.fallback = () => okEnvelope('S-0');
       try {
         await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,F,L,c-1@ex.test\n');
-        await writeFile(join(dir, 'sch.json'), JSON.stringify({ ScheduleExtId: 'S-0', AssessmentExtId: 'A-MATH-1', StartDateTime: '2027-03-01T10:00:00Z', GroupExtId: 'G', GroupName: 'G', PIN: '1111' }));
         const remote = ['--target', 'remote', '--base-url', service.url, '--allow-insecure-http', '--yes'];
         const env = { EXAMCTL_TOKEN: 'test-token', EXAMCTL_PIN: '3333' };
-        const adopted = await examctlStep([...remote, 'synced', 'adopt-schedules', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert'], dir, env);
-        expect(adopted.code, adopted.stderr).toBe(0);
-        const night = await examctlStep([...remote, 'schedule', 'push', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert', '--changed-only'], dir, env);
-        expect(night.code, night.stderr).toBe(0);
-        expect(night.stderr).toContain('1 ok: 1 unchanged');
+        // A PIN null or "" gives none (trial41 F04): EXAMCTL_PIN, on both.
+        for (const PIN of ['1111', null, '']) {
+          await writeFile(join(dir, 'sch.json'), JSON.stringify({ ScheduleExtId: 'S-0', AssessmentExtId: 'A-MATH-1', StartDateTime: '2027-03-01T10:00:00Z', GroupExtId: 'G', GroupName: 'G', PIN }));
+          const adopted = await examctlStep([...remote, 'synced', 'adopt-schedules', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert'], dir, env);
+          expect(adopted.code, adopted.stderr).toBe(0);
+          const night = await examctlStep([...remote, 'schedule', 'push', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert', '--changed-only'], dir, env);
+          expect(night.code, night.stderr).toBe(0);
+          expect(night.stderr).toContain('1 ok: 1 unchanged');
+        }
       } finally {
         await service.close();
       }

@@ -1,6 +1,7 @@
 import { InputFileError, UsageError } from '../../system/errors.js';
 import { say } from '../../formats/terminal-text.js';
 import type { PreparedSchedule } from '../../domain/index.js';
+import { isGiven } from '../../domain/field-rules.js';
 import { SCHEDULE_NOTES, ScheduleMemory, scheduleSyncFlags } from '../../sync/schedule-memory.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
@@ -36,7 +37,9 @@ export async function run(
   const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, reallyNewIds, allowOldFile, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
   const { defaults, records, units, readIds, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlags, ...fieldFlags }, deps);
-  const given = typedPin ?? (defaults.schedule.PIN !== undefined ? `--schedule ${schedule}'s PIN` : undefined);
+  // A null or empty PIN in the --schedule file gives none: EXAMCTL_PIN and the withheld cells' check stay.
+  const filePin = isGiven(defaults.schedule.PIN);
+  const given = typedPin ?? (filePin ? `--schedule ${schedule}'s PIN` : undefined);
   // A resume sends what its run sent: an older examctl recorded --clear-pin beside the PIN it sent.
   if (clearPin === true && given !== undefined && deps.resume === undefined) {
     throw new UsageError(`--clear-pin and ${given}: give one of them`);
@@ -52,7 +55,7 @@ export async function run(
   let sent = envBeaten === undefined ? pin : undefined;
   // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
   // command line, where `ps` shows it). None: `prepare` refuses the run before anything is sent (withheld-pins.ts).
-  if (sent === undefined && defaults.schedule.PIN === undefined) {
+  if (sent === undefined && !filePin) {
     try {
       await refuseWithheldPins(records(), onlyFailed ?? false);
     } catch (error) {
@@ -76,7 +79,7 @@ export async function run(
     },
     describeSend: (records) => describeRequests(records, defaults),
     prepare: async () => {
-      if (defaults.schedule.PIN === undefined) await refuseWithheldPins(records(), onlyFailed ?? false);
+      if (!isGiven(defaults.schedule.PIN)) await refuseWithheldPins(records(), onlyFailed ?? false);
       await memory.open(changedOnly ?? false);
       await memory.refuseOldFile(file, allowOldFile === true || changedOnly !== true, records());
       // Candidate ids a spreadsheet stripped of their leading zeros: refused before anything is sent.

@@ -6,6 +6,7 @@ import type { TargetOf } from '../../context/resolved-target.js';
 import { givenPin } from '../../context/pin-source.js';
 import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
 import { USER_ID_RULE } from '../../domain/one-id-per-file.js';
+import { isGiven } from '../../domain/field-rules.js';
 import type { InputRecord } from '../../input/record.js';
 import { unitPerRecord, type Unit } from '../../pipeline/record-job.js';
 import { RecordSource } from '../../pipeline/record-source.js';
@@ -58,9 +59,9 @@ export async function runAdoptSchedules({ syncDir, pin, pinFile, ...rest }: Sync
   const given = await givenPin({ pin, pinFile }, deps);
   const input = await schedulePushInput({ ...rest, ...((pin ?? pinFile) === undefined ? {} : { pin: given }) } as Parameters<typeof schedulePushInput>[0], deps);
   // As schedule push takes it: the --schedule file's PIN beats EXAMCTL_PIN, a typed one beats the file's.
-  input.defaults.schedule.PIN ??= given;
+  if (!isGiven(input.defaults.schedule.PIN) && given !== undefined) input.defaults.schedule.PIN = given;
   // A report's withheld PIN cells need the PIN that was pushed (--pin-file, EXAMCTL_PIN): never asked here.
-  if (input.defaults.schedule.PIN === undefined) await refuseWithheldPins(input.records(), false);
+  if (!isGiven(input.defaults.schedule.PIN)) await refuseWithheldPins(input.records(), false);
   const source = new RecordSource(() => input.records(), false, 'schedule push');
   return adopt('schedules', { file: rest.file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: sittingsOnStore }, { ...options, syncDir }, deps, target);
 }
