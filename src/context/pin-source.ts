@@ -1,4 +1,7 @@
-import { UsageError } from '../system/errors.js';
+import { InputFileError, UsageError } from '../system/errors.js';
+import { isGiven } from '../domain/field-rules.js';
+import { refuseWithheldPins } from '../input/withheld-pins.js';
+import type { InputRecord } from '../input/record.js';
 import { say } from '../formats/terminal-text.js';
 import { promptsAllowed, type CommandDeps, type GlobalOptions } from './command-deps.js';
 import { nonEmpty } from '../system/env-values.js';
@@ -37,4 +40,41 @@ export async function askPin(why: string, options: GlobalOptions, deps: CommandD
   const pin = (await ask(`${why}: PIN`, deps.signal)).trim();
   if (pin === '') throw new UsageError('no PIN entered; nothing was sent');
   return pin;
+}
+
+/** What a schedule push was given for its PIN: the typed flag's name, the PIN from givenPin, its --schedule file and that file's PIN. */
+interface SchedulePinSources {
+  typed: '--pin' | '--pin-file' | undefined;
+  pin: string | undefined;
+  file: string | undefined;
+  clearPin: boolean | undefined;
+  filePin: unknown;
+}
+
+/**
+ * The PIN a schedule push sends on its own (the --schedule file's is in the request already):
+ * typed beats the file's, which beats EXAMCTL_PIN; --clear-pin beats the variable and beside a
+ * given PIN is exit 2; a null or empty file PIN gives none (docs/sync.md, "Fields left out").
+ */
+export async function schedulePinToSend(
+  { typed, pin, file, clearPin, filePin }: SchedulePinSources,
+  records: () => AsyncIterable<InputRecord>,
+  onlyFailed: boolean,
+  options: GlobalOptions,
+  deps: CommandDeps,
+): Promise<string | undefined> {
+  const given = typed ?? (isGiven(filePin) ? `--schedule ${file}'s PIN` : undefined);
+  // A resume sends what its run sent: an older examctl recorded --clear-pin beside the PIN it sent.
+  if (clearPin === true && given !== undefined && deps.resume === undefined) throw new UsageError(`--clear-pin and ${given}: give one of them`);
+  // EXAMCTL_PIN is implicit: --clear-pin or the --schedule file's PIN beats it.
+  const envBeaten = typed !== undefined || pin === undefined ? undefined : clearPin === true ? '--clear-pin' : given;
+  if (envBeaten !== undefined) await say(deps, `EXAMCTL_PIN is set: not used (${envBeaten})`);
+  const sent = envBeaten === undefined ? pin : undefined;
+  if (sent !== undefined || isGiven(filePin)) return sent;
+  // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
+  // command line, where `ps` shows it). None: `prepare` refuses the run before anything is sent (withheld-pins.ts).
+  return refuseWithheldPins(records(), onlyFailed).then(
+    () => undefined,
+    (error: unknown) => (error instanceof InputFileError ? askPin('the report withholds the schedule PIN', options, deps) : Promise.reject(error)),
+  );
 }

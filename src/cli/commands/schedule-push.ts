@@ -1,5 +1,3 @@
-import { InputFileError, UsageError } from '../../system/errors.js';
-import { say } from '../../formats/terminal-text.js';
 import type { PreparedSchedule } from '../../domain/index.js';
 import { isGiven } from '../../domain/field-rules.js';
 import { SCHEDULE_NOTES, ScheduleMemory, scheduleSyncFlags } from '../../sync/schedule-memory.js';
@@ -15,7 +13,7 @@ import { FLAG_FIELDS } from '../../context/settings.js';
 import { createdUnlessUpsert, describeRequests, schedulePushInput, sendSchedule, takeFlags, withChosenScheduleId } from '../../pipeline/schedule-input.js';
 import { completeRequiredFields, correctAnswers, refusedProblems, sayAfterRun, warnBeforeSending, type Remembered } from '../../pipeline/schedule-questions.js';
 import { refuseWithheldPins } from '../../input/withheld-pins.js';
-import { askPin, givenPin } from '../../context/pin-source.js';
+import { givenPin, schedulePinToSend } from '../../context/pin-source.js';
 import { clockFromEnv } from '../../engine/clock.js';
 import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options.js';
 
@@ -37,32 +35,7 @@ export async function run(
   const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, reallyNewIds, allowOldFile, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
   const { defaults, records, units, readIds, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlags, ...fieldFlags }, deps);
-  // A null or empty PIN in the --schedule file gives none: EXAMCTL_PIN and the withheld cells' check stay.
-  const filePin = isGiven(defaults.schedule.PIN);
-  const given = typedPin ?? (filePin ? `--schedule ${schedule}'s PIN` : undefined);
-  // A resume sends what its run sent: an older examctl recorded --clear-pin beside the PIN it sent.
-  if (clearPin === true && given !== undefined && deps.resume === undefined) {
-    throw new UsageError(`--clear-pin and ${given}: give one of them`);
-  }
-  // EXAMCTL_PIN is implicit: --clear-pin or the --schedule file's PIN beats it (docs/sync.md, "Fields left out").
-  const envBeaten =
-    typedPin !== undefined || pin === undefined
-      ? undefined
-      : clearPin === true
-        ? '--clear-pin'
-        : given;
-  if (envBeaten !== undefined) await say(deps, `EXAMCTL_PIN is set: not used (${envBeaten})`);
-  let sent = envBeaten === undefined ? pin : undefined;
-  // A report's withheld PIN cells take the given PIN; on a terminal it is asked (never typed on the
-  // command line, where `ps` shows it). None: `prepare` refuses the run before anything is sent (withheld-pins.ts).
-  if (sent === undefined && !filePin) {
-    try {
-      await refuseWithheldPins(records(), onlyFailed ?? false);
-    } catch (error) {
-      if (!(error instanceof InputFileError)) throw error;
-      sent = await askPin('the report withholds the schedule PIN', options, deps);
-    }
-  }
+  const sent = await schedulePinToSend({ typed: typedPin, pin, file: schedule, clearPin, filePin: defaults.schedule.PIN }, records, onlyFailed ?? false, options, deps);
   if (sent !== undefined) {
     defaults.schedule.PIN = sent;
     deps = { ...deps, invocation: { ...(deps.invocation ?? {}), pin: sent } };
