@@ -200,10 +200,7 @@ export const FLAG_FIELDS = {
   cleanupNoticePeriod: 'dataCleanupNoticePeriod',
 } as const;
 
-/**
- * The fields (by fieldKey) a flag or the --schedule file gives (a null or blank one gives nothing),
- * each by what gives it; a `--set` of one: exit 2.
- */
+/** The fields (by fieldKey) a flag or the --schedule file gives (null or blank: none), each by what gives it; a `--set` of one: exit 2. */
 async function givenFields(flags: object, cwd: string | undefined): Promise<Map<string, string>> {
   const { schedule: file, set, ...typed } = flags as Record<string, unknown>;
   const given = new Map<string, string>();
@@ -241,10 +238,7 @@ export async function profileNote(settings: RunSettings, flags: SettingFlags & {
   const { formatFromExtension } = await import('../input/format.js');
   const csv = files.some((file) => (formatFromExtension(file) ?? 'csv') === 'csv');
   const unread = files.length === 0 ? (reads ? INPUT_KEYS : []) : csv ? [] : ['encoding'];
-  const readBy = (key: string): boolean =>
-    key === 'concurrency' || key === 'rate'
-      ? settings.target.value === 'remote'
-      : (own === undefined || own.includes(key === 'strict' ? 'file' : key)) && !unread.includes(key);
+  const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : (own === undefined || own.includes(key === 'strict' ? 'file' : key)) && !unread.includes(key));
   const took: Record<string, unknown> = {};
   if (settings.baseUrl?.from === `profile ${profile.name}`) took.baseUrl = settings.baseUrl.value;
   for (const [key, setting] of Object.entries(settings.values)) if (setting.from === `profile ${profile.name}` && readBy(key)) took[key] = setting.value;
@@ -256,8 +250,7 @@ export async function profileNote(settings: RunSettings, flags: SettingFlags & {
   const mapped = new Set([...keysOf(flags.map, 0), ...keysOf(flags.map, 1)]);
   const fromMap = Object.entries(map ?? {}).filter(([column, field]) => !mapped.has(fieldKey(column)) && !mapped.has(fieldKey(field)) && takes(field));
   if (fromMap.length > 0 && readBy('map')) took.map = Object.fromEntries(fromMap);
-  const given = new Set(keysOf(flags.set, 0));
-  const fromSet = Object.entries(set ?? {}).filter(([field]) => !given.has(fieldKey(field)) && takes(field));
+  const fromSet = Object.entries(set ?? {}).filter(([field]) => !keysOf(flags.set, 0).includes(fieldKey(field)) && takes(field));
   if (fromSet.length > 0 && readBy('set')) took.set = Object.fromEntries(fromSet);
   return { name: profile.name, via: profile.via, used: true, settings: took };
 }
