@@ -7,7 +7,8 @@ import { configDir, loadConfig, profileNamed, sameUrl, type Profile, type Profil
 import type { ProfileNote } from '../report/run-report.js';
 import { flagOf } from '../runs/recorded-options.js';
 import type { RecordKind } from '../domain/columns.js';
-import { normalizeColumnName } from '../formats/column-name.js';
+import { isGiven } from '../domain/field-rules.js';
+import { normalizeColumnName as fieldKey } from '../formats/column-name.js';
 
 /* Every setting of a run with where it came from, by one rule: docs/remote.md, "Where each setting comes from". */
 
@@ -119,8 +120,9 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
       : used === undefined
         ? undefined
         : { name: used.name, via: used.via, defaults: { ...record?.defaults }, configDir: configDir(env) };
-  const fields = await givenFields(flags, cwd);
-  const set = Object.entries(active?.defaults.set ?? {}).filter(([field]) => !fields.has(field));
+  // A replay keeps the set its run journaled: without what was beaten, or an older examctl's whole (it beat all).
+  const fields = replay === undefined ? await givenFields(flags, cwd) : new Map();
+  const set = Object.entries(active?.defaults.set ?? {}).filter(([field]) => !fields.has(fieldKey(field)));
   if (active?.defaults.set) active.defaults = { ...active.defaults, set: Object.fromEntries(set) };
   return {
     target,
@@ -198,21 +200,23 @@ export const FLAG_FIELDS = {
   cleanupNoticePeriod: 'dataCleanupNoticePeriod',
 } as const;
 
-/** The fields a flag or the --schedule file gives, each by what gives it; a `--set` of one: exit 2. */
+/** The fields (by fieldKey) a flag or the --schedule file gives (null or blank: none), each by what gives it; a `--set` of one: exit 2. */
 async function givenFields(flags: object, cwd: string | undefined): Promise<Map<string, string>> {
   const { schedule: file, set, ...typed } = flags as Record<string, unknown>;
   const given = new Map<string, string>();
   if (typeof file === 'string' && cwd !== undefined) {
     const { readScheduleFile } = await import('../input/schedule-file.js');
     const read = await readScheduleFile(resolve(cwd, file), file).catch(() => undefined);
-    for (const field of Object.keys(read?.schedule ?? {})) given.set(field, `--schedule ${file}`);
+    for (const [field, value] of [...Object.entries(read?.schedule ?? {}), ['Workflow', read?.workflow], ['Upsert', read?.upsert]]) {
+      if (isGiven(value)) given.set(fieldKey(field as string), `--schedule ${file}`);
+    }
   }
   for (const [flag, field] of Object.entries({ ...FLAG_FIELDS, workflow: 'Workflow', upsert: 'Upsert' })) {
     const no = typed[flag] === false ? 'no-' : '';
-    if (typed[flag] !== undefined) given.set(field, flagOf(no + flag));
+    if (typed[flag] !== undefined) given.set(fieldKey(field), flagOf(no + flag));
   }
   for (const field of ((set ?? []) as string[]).map((entry) => entry.split('=')[0]!)) {
-    const by = [...given].find(([name]) => normalizeColumnName(name) === normalizeColumnName(field))?.[1];
+    const by = given.get(fieldKey(field));
     if (by !== undefined) throw new UsageError(`--set ${field.trim()} and ${by} both give it: give one`);
   }
   return given;
@@ -241,13 +245,12 @@ export async function profileNote(settings: RunSettings, flags: SettingFlags & {
   const { mapFile, map, set } = profile.defaults;
   if (mapFile !== undefined && readBy('mapFile')) took.mapFile = mapFile;
   const columns = reads && (await import('../domain/columns.js')).RECORD_COLUMNS[reads];
-  const takes = (field: string) => columns?.some((spec) => spec.name === field) ?? true;
-  const keysOf = (entries: readonly string[] | undefined, at: number): string[] => (entries ?? []).map((entry) => entry.split('=')[at]?.trim() ?? '');
+  const takes = (field: string) => columns?.some((spec) => fieldKey(spec.name) === fieldKey(field)) ?? true;
+  const keysOf = (entries: readonly string[] | undefined, at: number): string[] => (entries ?? []).map((entry) => fieldKey(entry.split('=')[at] ?? ''));
   const mapped = new Set([...keysOf(flags.map, 0), ...keysOf(flags.map, 1)]);
-  const fromMap = Object.entries(map ?? {}).filter(([column, field]) => !mapped.has(column) && !mapped.has(field) && takes(field));
+  const fromMap = Object.entries(map ?? {}).filter(([column, field]) => !mapped.has(fieldKey(column)) && !mapped.has(fieldKey(field)) && takes(field));
   if (fromMap.length > 0 && readBy('map')) took.map = Object.fromEntries(fromMap);
-  const given = new Set(keysOf(flags.set, 0));
-  const fromSet = Object.entries(set ?? {}).filter(([field]) => !given.has(field) && takes(field));
+  const fromSet = Object.entries(set ?? {}).filter(([field]) => !keysOf(flags.set, 0).includes(fieldKey(field)) && takes(field));
   if (fromSet.length > 0 && readBy('set')) took.set = Object.fromEntries(fromSet);
   return { name: profile.name, via: profile.via, used: true, settings: took };
 }

@@ -144,8 +144,8 @@ export async function startJournaling(
   }
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env);
-  // The profile the input is read with, as it is now: a rebuild or a resume reads the same.
-  const settings = await resolveSettings(invocation, deps.env, deps.runProfile).catch(() => undefined);
+  // The profile the input is read with, as it is now (its set less what was beaten): a rebuild or a resume reads the same.
+  const settings = await resolveSettings(invocation, deps.env, deps.runProfile, deps.cwd).catch(() => undefined);
   const active = settings?.profile;
   // Its base URL from the same read of the config (settings.record: the config file's profile).
   const profiled = settings?.record?.name === active?.name ? settings?.record?.baseUrl : undefined;

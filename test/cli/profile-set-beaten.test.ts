@@ -4,7 +4,7 @@
  * report's profile.settings list only what the run read (docs/remote.md, "Where each setting comes
  * from"). Through the real CLI, in-process, on a local store.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -56,6 +56,30 @@ describe("a profile's set against what the command line gives (trial40 F03)", ()
       expect(run.code, run.stderr).toBe(0);
       expect(await sitting(dir, 'S-1')).toMatchObject({ Title: 'JsonTitle', UseProctoringService: false, LockExamOnConnectionLoss: true });
       expect(run.stderr).toContain('profile school (the default profile): set LockExamOnConnectionLoss=true\n');
+    }));
+
+  it("the wrapped --schedule file's Workflow beats it; a null field of the file gives nothing (trial41 F01, F05)", () =>
+    withTempDir(async (dir) => {
+      await setUp(dir, '--set', 'Workflow=EXTERNAL_ATTEMPTS', '--set', 'Owner=dean');
+      await writeFile(join(dir, 'sch.json'), '{"Schedule":{"Owner":null},"Workflow":"DEFAULT"}');
+      const run = await cli(dir, ['schedule', 'push', '--file', 'c.csv', '--schedule', 'sch.json', ...SITTING]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(await sitting(dir, 'S-1')).toMatchObject({ Owner: 'dean' });
+      const typed = await cli(dir, ['schedule', 'push', '--file', 'c.csv', '--schedule', 'sch.json', ...SITTING, '--set', 'Owner=ann', '--dry-run']);
+      expect(typed.stderr).not.toContain('both give it');
+    }));
+
+  it("a hand-written set key in another case loses to the flag and to a typed --set, as the line says (trial41 F03)", () =>
+    withTempDir(async (dir) => {
+      await setUp(dir, '--set', 'Owner=dean', '--set', 'Title=Set');
+      const config = join(dir, '.config', 'config.json');
+      await writeFile(config, (await readFile(config, 'utf8')).replace('"Owner"', '"owner"').replace('"Title"', '"title"'));
+      const run = await cli(dir, ['schedule', 'push', '--file', 'c.csv', ...SITTING, '--owner', 'scheduler', '--set', 'TITLE=Typed']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(await sitting(dir, 'S-1')).toMatchObject({ Owner: 'scheduler', Title: 'Typed' });
+      expect(run.stderr).toContain('profile school (the default profile): none of its settings is read here');
+      const line = await cli(dir, ['schedule', 'push', '--file', 'c.csv', ...SITTING, '--dry-run']);
+      expect(line.stderr).toContain('profile school (the default profile): set owner=dean title=Set\n');
     }));
 
   it('a flag and a --set for one field are two values: exit 2 naming both, nothing made', () =>
