@@ -128,6 +128,21 @@ export function repeatable<const F extends string>(flags: F, description: string
   return { kind: 'option', flags, description, parse: (value, previous) => [...(previous ?? []), value], repeatable: true, always: false };
 }
 
+/**
+ * A repeatable `Field=value` flag (`--set`) that refuses two values for one field as typed:
+ * which was meant is not for examctl to guess. A resume replays its run's own, unparsed.
+ */
+export function repeatableFields<const F extends string>(flags: F, description: string): OptionSpec<F, string[], false> {
+  const split = (entry: string) => [entry.slice(0, entry.indexOf('=')).trim().toLowerCase(), entry.slice(entry.indexOf('=') + 1).trim()];
+  const parse = (value: string, previous: string[] = []) => {
+    const [field, text] = split(value);
+    const other = value.includes('=') ? previous.find((entry) => entry.includes('=') && split(entry)[0] === field && split(entry)[1] !== text) : undefined;
+    if (other !== undefined) throw new InvalidArgumentError(`${other} and ${value} are two values for one field: give one`);
+    return [...previous, value];
+  };
+  return { ...repeatable(flags, description), parse };
+}
+
 /** One of a fixed set of words. */
 export function choice<const F extends string, const C extends readonly string[], D extends C[number] | undefined = undefined>(flags: F, description: string, choices: C, defaultValue?: D): OptionSpec<F, C[number], Given<D>> {
   return withDefault({ kind: 'option', flags, description, choices }, defaultValue);

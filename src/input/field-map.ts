@@ -166,19 +166,12 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
   const map = new Map<string, string>([...chosen].map(([key, entry]) => [key, entry.field]));
 
   const set = new Map<string, unknown>();
-  const typedSet = new Map<string, string>();
   for (const entry of flags.set) {
     const what = `${entry.origin} ${entry.field}`;
     const spec = fieldOf(entry.field, columns, what, command, entry.level === 0);
     if (spec === undefined) continue;
     if (SECRET_FIELDS.has(spec.name)) throw new UsageError(`${what}: ${spec.name} is a secret and is not taken from a command line or profile (other users can see a command line)`);
     if (entry.value === '') throw new UsageError(`${what}=: no value (to leave ${spec.name} out, leave out --set)`);
-    // Two typed values for one field: which the user meant is not for examctl to guess.
-    const typed = typedSet.get(spec.name);
-    if (entry.level === 2 && typed !== undefined && typed !== entry.value) {
-      throw new UsageError(`--set ${spec.name}=${typed} and --set ${spec.name}=${entry.value}: two values for one field; give one`);
-    }
-    if (entry.level === 2) typedSet.set(spec.name, entry.value);
     set.set(spec.name, checkedConstant(spec, entry.value, dates, `${entry.origin} ${spec.name}=${entry.value}`));
   }
   const line = skipped[0] === undefined ? undefined : `${skipped[0].origin}: left out, ${command} takes no such field: ${skipped.map((entry) => entry.text).join(', ')}`;

@@ -111,3 +111,18 @@ describe('the settings line lists only what the run read (trial40 F01)', () => {
       expect(json.stderr).toContain('profile school (the default profile): map Dept=Company, set Role=Author Company=ACME, timezone Asia/Tokyo\n');
     }));
 });
+
+describe('two typed --set values for one field', () => {
+  it('exit 2 naming both, nothing made; the same value twice is one value; config set-profile refuses it too', () =>
+    withTempDir(async (dir) => {
+      await setUp(dir);
+      const twice = await cli(dir, ['schedule', 'push', '--file', 'c.csv', ...SITTING, '--set', 'Owner=dean', '--set', 'owner=scheduler']);
+      expect(twice.code).toBe(2);
+      expect(twice.stderr).toContain('Owner=dean and owner=scheduler are two values for one field: give one');
+      expect(await sitting(dir, 'S-1')).toBeUndefined();
+      const same = await cli(dir, ['schedule', 'push', '--file', 'c.csv', ...SITTING, '--set', 'Owner=dean', '--set', 'Owner=dean']);
+      expect(same.code, same.stderr).toBe(0);
+      expect((await sitting(dir, 'S-1'))?.Owner).toBe('dean');
+      expect((await cli(dir, ['config', 'set-profile', 'school', '--set', 'Role=Author', '--set', 'Role=Candidate'])).code).toBe(2);
+    }));
+});

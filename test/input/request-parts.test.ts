@@ -11,15 +11,6 @@ import { collect } from './helpers.js';
 
 const COLUMNS = [...SCHEDULE_COLUMNS, ...CANDIDATE_COLUMNS];
 
-describe('--set typed twice for one field', () => {
-  it('two values: exit 2 naming both; the same value twice, or a profile\'s value beaten by a typed one: taken', () => {
-    const set = (...entries: [string, string, number][]) => recordShaping({ map: [], set: entries.map(([field, value, level]) => ({ field, value, origin: level === 2 ? '--set' : 'profile p', level })) }, COLUMNS, 'schedule push').set;
-    expect(() => set(['Title', 'A', 2], ['title', 'B', 2])).toThrow('--set Title=A and --set Title=B: two values for one field; give one');
-    expect(set(['Title', 'A', 2], ['Title', 'A', 2]).get('Title')).toBe('A');
-    expect(set(['Title', 'P', 0], ['Title', 'B', 2]).get('Title')).toBe('B');
-  });
-});
-
 describe('a whole schedule request, part by part', () => {
   it('names an unknown key with its part, maps keys and fills --set values in the part they belong to', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'examctl-request-'));

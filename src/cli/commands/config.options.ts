@@ -1,11 +1,11 @@
-import { NO_OPTIONS, argument, brief, choice, grouped, option, repeatable } from '../../flags/option-table.js';
+import { NO_OPTIONS, argument, brief, choice, grouped, option, repeatable, repeatableFields } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 
 /** The settings a profile keeps beside its target: how exports are read and how results are written (docs/input-formats.md, "Profiles"). */
 const PROFILE_SETTINGS = grouped('Settings kept in the profile', [
   brief('map file record commands read exports with', option('--map-file <map.json>', 'the map file record commands read exports with (stored as an absolute path; checked now)')),
   brief('a column read as an API field; repeatable', repeatable('--map <column=Field>', 'a column read as an API field, e.g. --map "Student ID=ExternalId"; repeatable, added to the ones kept')),
-  brief('a value for a field the export lacks; repeatable', repeatable('--set <Field=value>', 'a value for a field the export lacks, e.g. --set Role=Candidate; repeatable, added to the ones kept')),
+  brief('a value for a field the export lacks; repeatable', repeatableFields('--set <Field=value>', 'a value for a field the export lacks, e.g. --set Role=Candidate; repeatable, added to the ones kept')),
   brief('date format, both ways, e.g. DD/MM/YYYY', option('--date-format <format>', "the admin's date format, both ways: how exports write dates and how review-session show writes them, e.g. DD/MM/YYYY")),
   brief('IANA zone, both ways, e.g. Europe/London', option('--timezone <zone>', "the admin's IANA zone, both ways: of the exports' local times and of review-session show's times, e.g. Europe/London")),
   brief('encoding of a CSV without BOM', option('--encoding <label>', 'CSV input without a BOM: its encoding, e.g. windows-1252')),

@@ -1,4 +1,4 @@
-import { brief, choice, grouped, HELP_GROUP, kept, option, repeatable } from '../../flags/option-table.js';
+import { brief, choice, grouped, HELP_GROUP, kept, option, repeatable, repeatableFields } from '../../flags/option-table.js';
 
 /** The worksheet of an .xlsx input; every command whose --file may be a workbook takes it. */
 const SHEET_OPTION = brief('.xlsx worksheet, by name or number', option('--sheet <name|number>', '.xlsx input: the worksheet, by tab name (exact, else any case) or 1-based position (default: the first visible one; without it, another visible sheet of the same columns refuses the file)'), 'the first visible');
@@ -48,7 +48,7 @@ export const MAP_FILE_OPTION = kept(brief('map file: columns, value tables, comp
 export const RECORD_INPUT_OPTIONS = grouped(HELP_GROUP.input, [
   MAP_OPTION,
   MAP_FILE_OPTION,
-  brief('a field where the file has no column or an empty cell', repeatable('--set <Field=value>', 'value of a field where the file has no such column or the cell is empty, checked like a cell, e.g. --set Role=Candidate; repeatable')),
+  brief('a field where the file has no column or an empty cell', repeatableFields('--set <Field=value>', 'value of a field where the file has no such column or the cell is empty, checked like a cell, e.g. --set Role=Candidate; repeatable')),
   brief('how text dates are written, e.g. DD.MM.YYYY', option('--date-format <format>', 'how text dates and date-times are written (CSV, JSON, text cells): YYYY MM DD HH mm ss with any separators, e.g. DD.MM.YYYY or "DD.MM.YYYY HH:mm"; ISO is always read'), 'ISO only'),
   brief('zone of times with no offset, e.g. Europe/Berlin', option(
     '--timezone <zone>',
