@@ -293,11 +293,22 @@ export const useProfile = (name: string, env: Env = process.env) =>
  * Sets profile `name` to read its token from `file` (`examctl login`): written 0600 as one line,
  * never echoed, in a 0700 directory like the config's. The token goes in place only once the
  * profile is saved: a save that fails (a full disk, the config locked) leaves the old token file
- * as it was, and no new one that no profile names.
+ * as it was, and no new one that no profile names; a token file that cannot be put in place
+ * leaves the profile as it was.
  */
 export async function setProfileToken(name: string, update: ProfileUpdate, file: string, token: string, env: Env = process.env): Promise<ExamctlConfig> {
   const replacement = await privateReplacement(file, `${token}\n`, env);
+  const before = (await loadConfig(env)).profiles[name];
   const saved = await setProfile(name, update, env).catch((error: unknown) => replacement.discard().then(() => Promise.reject(error)));
-  await named(file, () => replacement.commit());
+  // A token file that cannot be put in place (a folder at its name, a file held open): the
+  // profile goes back to the token it read before, rather than name a file that lacks this one.
+  await named(file, () => replacement.commit()).catch(async (error: unknown) => {
+    await changeConfig(env, (config) => {
+      if (before !== undefined) config.profiles[name] = before;
+      else delete config.profiles[name];
+      if (before === undefined && config.defaultProfile === name) delete config.defaultProfile;
+    }).catch(() => undefined);
+    throw error;
+  });
   return saved;
 }

@@ -1,4 +1,6 @@
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
+import { normalizeColumnName, SECRET_FIELDS } from '../domain/field-names.js';
+import { UsageError } from '../system/errors.js';
 
 /**
  * Flags and positional arguments as data: one table per command, which commander registers from
@@ -129,15 +131,18 @@ export function repeatable<const F extends string>(flags: F, description: string
 }
 
 /**
- * A repeatable `Field=value` flag (`--set`) that refuses two values for one field as typed:
- * which was meant is not for examctl to guess. A resume replays its run's own, unparsed.
+ * A repeatable `Field=value` flag (`--set`) given twice for one field (its name compared as
+ * examctl compares field names) is refused, as any other flag given twice: which value was meant
+ * is not for examctl to guess, and a value is never quoted (it may be a secret). A resume replays
+ * its run's own, unparsed.
  */
 export function repeatableFields<const F extends string>(flags: F, description: string): OptionSpec<F, string[], false> {
-  const split = (entry: string) => [entry.slice(0, entry.indexOf('=')).trim().toLowerCase(), entry.slice(entry.indexOf('=') + 1).trim()];
+  const field = (entry: string) => normalizeColumnName(entry.slice(0, entry.indexOf('=')));
   const parse = (value: string, previous: string[] = []) => {
-    const [field, text] = split(value);
-    const other = value.includes('=') ? previous.find((entry) => entry.includes('=') && split(entry)[0] === field && split(entry)[1] !== text) : undefined;
-    if (other !== undefined) throw new InvalidArgumentError(`${other} and ${value} are two values for one field: give one`);
+    const other = value.includes('=') ? previous.find((entry) => entry.includes('=') && field(entry) === field(value)) : undefined;
+    if (other !== undefined) {
+      throw new UsageError(`--set given twice for ${other.slice(0, other.indexOf('=')).trim()}: give each field once`);
+    }
     return [...previous, value];
   };
   return { ...repeatable(flags, description), parse };
@@ -263,9 +268,14 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
 /** A flag given twice or empty is refused (docs/cli.md, "Flags"). */
 function refuseSecondValue(registered: Option, spec: OptionSpec): void {
   const parse = registered.parseArg;
+  const secret = [...SECRET_FIELDS].some((field) => field.toLowerCase() === registered.attributeName().toLowerCase());
   let given: string | undefined;
   registered.argParser((value: string, previous: unknown) => {
     if (value.trim() === '') throw new InvalidArgumentError(`${registered.long ?? registered.flags} is empty: give a value`);
+    // A secret's values are never said (commander would quote an InvalidArgumentError's value too).
+    if (given !== undefined && spec.repeatable !== true && secret) {
+      throw new UsageError(`${registered.long} given twice: it takes one value; give it once`);
+    }
     if (given !== undefined && spec.repeatable !== true) throw new InvalidArgumentError(`${registered.long ?? registered.flags} given twice (${given}, then ${value}): it takes one value; give it once`);
     given = value;
     return parse === undefined ? value : parse(value, previous);

@@ -1,10 +1,6 @@
 const NON_ASCII = /[^\x00-\x7f]/;
 
-/** The key two header names are compared by (docs/input-formats.md, "Map files": what does not matter). */
-export function normalizeColumnName(name: string): string {
-  const composed = NON_ASCII.test(name) ? name.normalize('NFC') : name;
-  return composed.replace(/[\s_-]+/g, '').toLowerCase();
-}
+export { normalizeColumnName } from '../domain/field-names.js';
 
 /**
  * The key a value table's word and a cell's word are compared by (docs/input-formats.md, "Map

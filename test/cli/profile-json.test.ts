@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
@@ -77,5 +77,23 @@ describe('profile commands at once on one config directory', () => {
       await held.release();
       expect(readFileSync(join(cfg, 'prod.token'), 'utf8')).toBe('old-token-1\n');
       expect(readdirSync(cfg).filter((name) => name.endsWith('.token') || name.startsWith('.atomic-'))).toEqual(['prod.token']);
+    }));
+
+  it('login whose token file cannot be put in place (a folder at its name): exit 3, the profile still reads the token it read before (trial42 F03)', () =>
+    withTempDir(async (dir) => {
+      const cfg = join(dir, 'cfg');
+      const env = { EXAMCTL_CONFIG_DIR: cfg };
+      writeFileSync(join(dir, 'managed-token'), 'managed-1\n', { mode: 0o600 });
+      const made = testDeps(dir, {}, env);
+      expect(await runCli(['config', 'set-profile', 'prod', '--base-url', 'http://127.0.0.1:1', '--token-file', join(dir, 'managed-token')], made.deps), made.stderr.text).toBe(0);
+      mkdirSync(join(cfg, 'prod.token'));
+      mkdirSync(join(cfg, 'fresh.token'));
+      const before = readFileSync(join(cfg, 'config.json'), 'utf8');
+      for (const name of ['prod', 'fresh']) {
+        const io = testDeps(dir, { stdin: Readable.from(['new-token-2\n']) }, env);
+        expect(await runCli(['login', '--profile', name, '--base-url', 'http://127.0.0.1:1', '--with-token', '--no-verify'], io.deps), io.stderr.text).toBe(3);
+        expect(io.stderr.text).toContain(`${name}.token`);
+      }
+      expect(JSON.parse(readFileSync(join(cfg, 'config.json'), 'utf8'))).toEqual(JSON.parse(before));
     }));
 });
