@@ -1,4 +1,5 @@
 import { quotedValue, redactUrl } from '../domain/problem.js';
+import { isSecretField } from '../domain/field-names.js';
 import { targetIdentity } from '../report/run-report.js';
 import { FileTooLargeError, readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { promises as fs } from 'node:fs';
@@ -32,7 +33,8 @@ function buildSchemas(zod: typeof z) {
     // How the admin's export is read (docs/input-formats.md, "Mapping an export"); flags win.
     map: zod.record(zod.string(), zod.string()).optional(),
     mapFile: zod.string().min(1).optional(),
-    set: zod.record(zod.string(), zod.string()).optional(),
+    // A secret is never kept in a profile (`config set-profile` refuses one): one written by hand is refused unread.
+    set: zod.record(zod.string(), zod.string()).refine((set) => !Object.keys(set).some(isSecretField), 'a secret (Password, PIN) is not kept in a profile').optional(),
     // The admin's zone and date format, both ways: how the export's times are read, and how
     // review-session show writes them (docs/cli.md, "review-session show").
     dateFormat: zod.string().min(1).optional(),
@@ -298,15 +300,16 @@ export const useProfile = (name: string, env: Env = process.env) =>
  */
 export async function setProfileToken(name: string, update: ProfileUpdate, file: string, token: string, env: Env = process.env): Promise<ExamctlConfig> {
   const replacement = await privateReplacement(file, `${token}\n`, env);
-  const before = (await loadConfig(env)).profiles[name];
+  const { profiles, defaultProfile } = await loadConfig(env);
   const saved = await setProfile(name, update, env).catch((error: unknown) => replacement.discard().then(() => Promise.reject(error)));
   // A token file that cannot be put in place (a folder at its name, a file held open): the
   // profile goes back to the token it read before, rather than name a file that lacks this one.
   await named(file, () => replacement.commit()).catch(async (error: unknown) => {
     await changeConfig(env, (config) => {
-      if (before !== undefined) config.profiles[name] = before;
+      if (profiles[name] !== undefined) config.profiles[name] = profiles[name];
       else delete config.profiles[name];
-      if (before === undefined && config.defaultProfile === name) delete config.defaultProfile;
+      if (defaultProfile !== undefined) config.defaultProfile = defaultProfile;
+      else delete config.defaultProfile;
     }).catch(() => undefined);
     throw error;
   });

@@ -4,7 +4,7 @@
  * and credentials: docs/sync.md, "A state service". Every text the service sends passes the
  * redaction gate before any sink sees it.
  */
-import { quotedValue } from '../domain/problem.js';
+import { quotedValue, redactUrl } from '../domain/problem.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { proxyFor, proxySecrets } from '../api/proxy-env.js';
@@ -69,7 +69,7 @@ export function checkStateAddress(address: string, what: string): URL {
   try {
     url = new URL(address.trim());
   } catch {
-    throw new UsageError(`${what}: not a valid URL: ${quotedValue(address)}`);
+    throw new UsageError(`${what}: not a valid URL: ${quotedValue(redactUrl(address))}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${what}: unsupported scheme ${url.protocol} (use https://)`);
   if (url.username !== '' || url.password !== '') {

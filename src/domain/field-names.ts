@@ -8,3 +8,8 @@ export function normalizeColumnName(name: string): string {
 
 /** Fields whose values are secrets (docs/cli-contract.md, "Run report"): never quoted in a problem or a warning. */
 export const SECRET_FIELDS: ReadonlySet<string> = new Set(['Password', 'PIN']);
+
+/** Whether a field name (as typed: any case, spaces, `_`, `-`) names a secret field. */
+export function isSecretField(name: string): boolean {
+  return [...SECRET_FIELDS].some((field) => normalizeColumnName(field) === normalizeColumnName(name));
+}

@@ -1,5 +1,5 @@
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
-import { normalizeColumnName, SECRET_FIELDS } from '../domain/field-names.js';
+import { normalizeColumnName } from '../domain/field-names.js';
 import { UsageError } from '../system/errors.js';
 
 /**
@@ -139,7 +139,7 @@ export function repeatable<const F extends string>(flags: F, description: string
 export function repeatableFields<const F extends string>(flags: F, description: string): OptionSpec<F, string[], false> {
   const field = (entry: string) => normalizeColumnName(entry.slice(0, entry.indexOf('=')));
   const parse = (value: string, previous: string[] = []) => {
-    const other = value.includes('=') ? previous.find((entry) => entry.includes('=') && field(entry) === field(value)) : undefined;
+    const other = value.indexOf('=') > 0 ? previous.find((entry) => entry.indexOf('=') > 0 && field(entry) === field(value)) : undefined;
     if (other !== undefined) {
       throw new UsageError(`--set given twice for ${other.slice(0, other.indexOf('=')).trim()}: give each field once`);
     }
@@ -268,15 +268,12 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
 /** A flag given twice or empty is refused (docs/cli.md, "Flags"). */
 function refuseSecondValue(registered: Option, spec: OptionSpec): void {
   const parse = registered.parseArg;
-  const secret = [...SECRET_FIELDS].some((field) => field.toLowerCase() === registered.attributeName().toLowerCase());
   let given: string | undefined;
   registered.argParser((value: string, previous: unknown) => {
     if (value.trim() === '') throw new InvalidArgumentError(`${registered.long ?? registered.flags} is empty: give a value`);
-    // A secret's values are never said (commander would quote an InvalidArgumentError's value too).
-    if (given !== undefined && spec.repeatable !== true && secret) {
-      throw new UsageError(`${registered.long} given twice: it takes one value; give it once`);
-    }
-    if (given !== undefined && spec.repeatable !== true) throw new InvalidArgumentError(`${registered.long ?? registered.flags} given twice (${given}, then ${value}): it takes one value; give it once`);
+    // No value said: one may hold a secret (a PIN, a password in an address), and commander
+    // would quote an InvalidArgumentError's value too.
+    if (given !== undefined && spec.repeatable !== true) throw new UsageError(`${registered.long ?? registered.flags} given twice: it takes one value; give it once`);
     given = value;
     return parse === undefined ? value : parse(value, previous);
   });

@@ -96,4 +96,24 @@ describe('profile commands at once on one config directory', () => {
       }
       expect(JSON.parse(readFileSync(join(cfg, 'config.json'), 'utf8'))).toEqual(JSON.parse(before));
     }));
+
+  it('a failed login leaves a config without a default profile without one (trial43 F01); a profile whose set holds a secret, written by hand, is refused unread (F02)', () =>
+    withTempDir(async (dir) => {
+      const cfg = join(dir, 'cfg');
+      mkdirSync(cfg, { mode: 0o700 });
+      const config = { version: 1, profiles: { prod: { baseUrl: 'http://127.0.0.1:1' } } };
+      writeFileSync(join(cfg, 'config.json'), JSON.stringify(config), { mode: 0o600 });
+      mkdirSync(join(cfg, 'prod.token'));
+      const io = testDeps(dir, { stdin: Readable.from(['new-token-2\n']) }, { EXAMCTL_CONFIG_DIR: cfg });
+      expect(await runCli(['login', '--profile', 'prod', '--with-token', '--no-verify'], io.deps), io.stderr.text).toBe(3);
+      expect(JSON.parse(readFileSync(join(cfg, 'config.json'), 'utf8')).defaultProfile).toBeUndefined();
+      const secret = { version: 1, profiles: { p: { defaults: { set: { pass_word: 'Hunter2-S3cret' } } } } };
+      writeFileSync(join(cfg, 'config.json'), JSON.stringify(secret), { mode: 0o600 });
+      for (const args of [['config', 'list', '--json'], ['--profile', 'p', 'user', 'sync', '--file', 'u.csv', '--dry-run']]) {
+        const run = testDeps(dir, {}, { EXAMCTL_CONFIG_DIR: cfg });
+        expect(await runCli(args, run.deps)).toBe(2);
+        expect(run.stderr.text).toContain('a secret (Password, PIN) is not kept in a profile');
+        expect(`${run.stdout.text}${run.stderr.text}`).not.toContain('Hunter2');
+      }
+    }));
 });
