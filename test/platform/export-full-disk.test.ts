@@ -20,15 +20,21 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return { ...actual, open, default: { ...actual, open } };
 });
 
+/** A store and its user memory in `dir` (one user synced), and the CLI run there. */
+async function storeWithMemory(dir: string) {
+  const cli = async (...argv: string[]) => {
+    const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') });
+    return { code: await runCli(['--store', 'store', ...argv], io.deps), stderr: io.stderr.text };
+  };
+  await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Role\nu-1,A,B,Candidate\n');
+  expect((await cli('--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only')).code).toBe(0);
+  return cli;
+}
+
 describe("an export that cannot be written (a full disk) leaves no earlier file looking like this one's", () => {
   it('local export --out and synced export --out: the earlier file is renamed <name>.earlier and said so; exit 3; gone after a good export', () =>
     withTempDir(async (dir) => {
-      const cli = async (...argv: string[]) => {
-        const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') });
-        return { code: await runCli(['--store', 'store', ...argv], io.deps), stderr: io.stderr.text };
-      };
-      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Role\nu-1,A,B,Candidate\n');
-      expect((await cli('--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only')).code).toBe(0);
+      const cli = await storeWithMemory(dir);
       for (const [command, out] of [['local', 'world.json'], ['synced', 'memory.json']] as const) {
         expect((await cli(command, 'export', '--out', out)).code).toBe(0);
         const before = await readFile(join(dir, out), 'utf8');
@@ -50,12 +56,7 @@ describe("an export that cannot be written (a full disk) leaves no earlier file 
 
   it("a <name>.earlier that is the sync memory's export (trial40 F04) is neither renamed over by local export's failed write nor removed by its good one", () =>
     withTempDir(async (dir) => {
-      const cli = async (...argv: string[]) => {
-        const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') });
-        return { code: await runCli(['--store', 'store', ...argv], io.deps), stderr: io.stderr.text };
-      };
-      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Role\nu-1,A,B,Candidate\n');
-      expect((await cli('--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only')).code).toBe(0);
+      const cli = await storeWithMemory(dir);
       expect((await cli('synced', 'export', '--out', 'night.json.earlier')).code).toBe(0);
       expect((await cli('local', 'export', '--out', 'night.json')).code).toBe(0);
       const memory = await readFile(join(dir, 'night.json.earlier'), 'utf8');
