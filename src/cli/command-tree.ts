@@ -9,7 +9,7 @@ import { commandName, keptOptionNames, takesFlag, TAKEN_FLAGS, type Behaviours, 
 import { resolveOutputFlags } from '../flags/output-flags.js';
 import { COMMANDS } from './program.js';
 import { sentenceLines } from '../terminal/sentence-wrap.js';
-import { say, terminalLines } from '../formats/terminal-text.js';
+import { commanderWords, say, terminalLines } from '../formats/terminal-text.js';
 
 /**
  * commander's tree of `examctl`, built from the registry (`program.ts`): the global flags, the
@@ -38,7 +38,7 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     .configureOutput({
       writeOut: (text) => void deps.stdout.write(text),
       writeErr: (text) => void deps.stderr.write(text),
-      outputError: (text, write) => write(`examctl: ${terminalLines(text.replace(/^error: /, ''))}`),
+      outputError: (text, write) => write(`examctl: ${terminalLines(commanderWords(text))}`),
     })
     .showSuggestionAfterError()
     // A subcommand's help lists its own flags and points at `examctl options` for the ~15 global

@@ -1,6 +1,6 @@
 import { CommanderError, type Command } from 'commander';
 import { ExamctlError, ExitCode, messageOf, UsageError } from '../system/errors.js';
-import { terminalLines, terminalStdout } from '../formats/terminal-text.js';
+import { commanderWords, terminalLines, terminalStdout } from '../formats/terminal-text.js';
 import { COMMAND_BEHAVIOURS } from './command-behaviours.js';
 import { buildProgram, textOnlyError } from './command-tree.js';
 import { COMMANDS } from './program.js';
@@ -53,7 +53,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     if (error instanceof CommanderError) {
       // Help or version asked for: 0. A command group without its subcommand (`examctl user`) shows help: a usage error.
       if (error.exitCode === 0) return ExitCode.Ok;
-      const message = error.code === 'commander.help' ? missingCommandMessage(entered) : error.message.replace(/^error: /, '');
+      const message = error.code === 'commander.help' ? missingCommandMessage(entered) : commanderWords(error.message);
       return failWith(new UsageError(message), ExitCode.Usage);
     }
     if (error instanceof ExamctlError) {

@@ -33,8 +33,7 @@ function buildSchemas(zod: typeof z) {
     // How the admin's export is read (docs/input-formats.md, "Mapping an export"); flags win.
     map: zod.record(zod.string(), zod.string()).optional(),
     mapFile: zod.string().min(1).optional(),
-    // A secret is never kept in a profile (`config set-profile` refuses one): one written by hand is refused unread.
-    set: zod.record(zod.string(), zod.string()).refine((set) => !Object.keys(set).some(isSecretField), 'a secret (Password, PIN) is not kept in a profile').optional(),
+    set: zod.record(zod.string(), zod.string()).optional(),
     // The admin's zone and date format, both ways: how the export's times are read, and how
     // review-session show writes them (docs/cli.md, "review-session show").
     dateFormat: zod.string().min(1).optional(),
@@ -102,7 +101,7 @@ function emptyConfig(): ExamctlConfig {
 }
 
 /** Reads the config file; a missing file is an empty config. A malformed one is a UsageError naming the file. */
-export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig> {
+export async function loadConfig(env: Env = process.env, toChange = false): Promise<ExamctlConfig> {
   const file = configPath(env);
   let bytes: Buffer;
   try {
@@ -127,6 +126,13 @@ export async function loadConfig(env: Env = process.env): Promise<ExamctlConfig>
     // A key examctl does not know (a typo: baseURL, default_profile) is refused, never skipped.
     const issue = result.error.issues[0];
     throw new UsageError(`${file}: ${issue?.path.join('.') || '(top)'}: ${issue?.message}`);
+  }
+  // A secret written by hand (`config set-profile` refuses one): refused but by the commands that take it out.
+  for (const [name, profile] of Object.entries(result.data.profiles)) {
+    const secret = Object.keys(profile.defaults?.set ?? {}).find(isSecretField);
+    if (secret !== undefined && !toChange) {
+      throw new UsageError(`${file}: profiles.${name}.defaults.set: ${secret} is a secret and is not kept in a profile: examctl config set-profile ${name} --unset set takes it out`);
+    }
   }
   // Profiles by name, without a prototype: `--profile toString` is a name no profile has, not Object's method.
   return { ...result.data, profiles: Object.assign(Object.create(null) as ExamctlConfig['profiles'], result.data.profiles) };
@@ -197,7 +203,7 @@ export interface ProfileUpdate {
 async function changeConfig(env: Env, change: (config: ExamctlConfig) => unknown): Promise<ExamctlConfig> {
   await fs.mkdir(configDir(env), { recursive: true, mode: 0o700 });
   return underLock(configDir(env), undefined, lockTimeoutFromEnv(env) ?? 5_000, async () => {
-    const config = await loadConfig(env);
+    const config = await loadConfig(env, true);
     await change(config);
     await saveConfig(config, env);
     return config;
@@ -295,15 +301,13 @@ export const useProfile = (name: string, env: Env = process.env) =>
  * Sets profile `name` to read its token from `file` (`examctl login`): written 0600 as one line,
  * never echoed, in a 0700 directory like the config's. The token goes in place only once the
  * profile is saved: a save that fails (a full disk, the config locked) leaves the old token file
- * as it was, and no new one that no profile names; a token file that cannot be put in place
- * leaves the profile as it was.
+ * as it was, and no new one that no profile names; a token file that cannot be put in place (a
+ * folder at its name, a file held open) leaves the profile, and the default, as they were.
  */
 export async function setProfileToken(name: string, update: ProfileUpdate, file: string, token: string, env: Env = process.env): Promise<ExamctlConfig> {
   const replacement = await privateReplacement(file, `${token}\n`, env);
   const { profiles, defaultProfile } = await loadConfig(env);
   const saved = await setProfile(name, update, env).catch((error: unknown) => replacement.discard().then(() => Promise.reject(error)));
-  // A token file that cannot be put in place (a folder at its name, a file held open): the
-  // profile goes back to the token it read before, rather than name a file that lacks this one.
   await named(file, () => replacement.commit()).catch(async (error: unknown) => {
     await changeConfig(env, (config) => {
       if (profiles[name] !== undefined) config.profiles[name] = profiles[name];

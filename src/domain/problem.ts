@@ -36,8 +36,8 @@ export function quotedValue(value: unknown): string {
 
 /** A URL fit to print or keep: without its user info, query and fragment, where a secret can hide. */
 export function redactUrl(text: string): string {
-  // Not a URL: only what cannot be a credential-bearing part.
-  if (!URL.canParse(text)) return text.replace(/\/\/[^/?#\\]*@/, '//').replace(/[?#][^]*$/, '');
+  // Not a URL: everything up to its last `@` (a password may hold `/`, `?` or `#`), and any query.
+  if (!URL.canParse(text)) return text.replace(/\/\/[^]*@/, '//').replace(/[?#][^]*$/, '');
   const url = new URL(text);
   url.username = '';
   url.password = '';

@@ -131,10 +131,8 @@ export function repeatable<const F extends string>(flags: F, description: string
 }
 
 /**
- * A repeatable `Field=value` flag (`--set`) given twice for one field (its name compared as
- * examctl compares field names) is refused, as any other flag given twice: which value was meant
- * is not for examctl to guess, and a value is never quoted (it may be a secret). A resume replays
- * its run's own, unparsed.
+ * A repeatable `Field=value` flag (`--set`) given twice for one field is refused as any flag given
+ * twice, naming no value. A resume replays its run's own, unparsed.
  */
 export function repeatableFields<const F extends string>(flags: F, description: string): OptionSpec<F, string[], false> {
   const field = (entry: string) => normalizeColumnName(entry.slice(0, entry.indexOf('=')));

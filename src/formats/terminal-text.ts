@@ -3,6 +3,7 @@
  * escapes, what is left alone (report files): docs/security.md, "Terminals".
  */
 import { NAME_FORBIDDEN_CLASS } from '../domain/forbidden-characters.js';
+import { redactUrl } from '../domain/problem.js';
 import type { TextSink } from '../system/text-sink.js';
 
 // The characters a name may not hold (one definition of the set) and the line and paragraph
@@ -52,4 +53,9 @@ export function dataForStdout(text: string, stdoutIsTerminal: boolean | undefine
  */
 export function terminalStdout(sink: TextSink): TextSink {
   return { write: (text) => sink.write(text.replace(UNESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)) };
+}
+
+/** A commander refusal without `error: `, the argument it quotes stripped of an address's user info, query and fragment. */
+export function commanderWords(text: string): string {
+  return text.replace(/^error: /, '').replace(/argument '([^]*?)' is invalid/, (_, value: string) => `argument '${redactUrl(value)}' is invalid`);
 }

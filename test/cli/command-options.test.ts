@@ -234,6 +234,12 @@ describe('argv to options, per command', () => {
       expect(await runCli(['synced', 'show'], mistyped.deps)).toBe(2);
       expect(mistyped.stderr.text).toContain('not a valid URL');
       expect(mistyped.stderr.text).not.toContain('S3cret');
+      // A password holding `/` or `#` makes the address no URL: still not quoted (trial44 F02); nor one commander quotes (F03).
+      for (const [args, env] of [[['synced', 'show'], { EXAMCTL_SYNC_DIR: 'https://svc:Kq3/S3cret#x@state.example/m' }], [['--json', 'local', 'serve', '--public-url', 'https://admin:S3cret@host.example'], {}]] as const) {
+        const io = testDeps(dir, {}, env);
+        expect(await runCli([...args], io.deps)).toBe(2);
+        expect(`${io.stdout.text}${io.stderr.text}`).not.toContain('S3cret');
+      }
       for (const name of ['x.json', 'y.csv', 'store', 'runs']) expect(existsSync(join(dir, name))).toBe(false);
     });
     expect((await program.parse(['user', 'sync', '--map', 'A=ExternalId', '--map', 'B=LastName', '--set', 'Role=Candidate', '--set', 'Phone=1'])).options).toMatchObject({ map: ['A=ExternalId', 'B=LastName'], set: ['Role=Candidate', 'Phone=1'] });

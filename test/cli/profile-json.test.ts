@@ -112,8 +112,14 @@ describe('profile commands at once on one config directory', () => {
       for (const args of [['config', 'list', '--json'], ['--profile', 'p', 'user', 'sync', '--file', 'u.csv', '--dry-run']]) {
         const run = testDeps(dir, {}, { EXAMCTL_CONFIG_DIR: cfg });
         expect(await runCli(args, run.deps)).toBe(2);
-        expect(run.stderr.text).toContain('a secret (Password, PIN) is not kept in a profile');
+        expect(run.stderr.text).toContain('pass_word is a secret and is not kept in a profile: examctl config set-profile p --unset set takes it out');
         expect(`${run.stdout.text}${run.stderr.text}`).not.toContain('Hunter2');
       }
+      // The way out the words give works (trial44 F01): the config commands that change it read it.
+      const repair = testDeps(dir, {}, { EXAMCTL_CONFIG_DIR: cfg });
+      expect(await runCli(['config', 'set-profile', 'p', '--unset', 'set'], repair.deps), repair.stderr.text).toBe(0);
+      expect(`${repair.stdout.text}${repair.stderr.text}`).not.toContain('Hunter2');
+      const listed = testDeps(dir, {}, { EXAMCTL_CONFIG_DIR: cfg });
+      expect(await runCli(['config', 'list', '--json'], listed.deps), listed.stderr.text).toBe(0);
     }));
 });

@@ -35,7 +35,7 @@ export async function runSetProfile(
   if (options.baseUrl !== undefined) update.baseUrl = await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
   // A relative --token-file means "from here", but the profile is used from anywhere: store it absolute.
   if (options.tokenFile !== undefined) update.tokenFile = absoluteTokenFile(options.tokenFile, deps);
-  const before = await loadConfig(env);
+  const before = await loadConfig(env, true);
   const defaults = await profileSettings(
     { concurrency: options.concurrency, rate: options.rate, mapFile, map, set, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict, ignoreUnknownColumns },
     before.profiles[name]?.defaults ?? {},
