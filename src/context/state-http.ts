@@ -33,7 +33,7 @@ export function givenSyncDir(flag: unknown, env: Env): string | undefined {
   // named `ftp:`: refused. One letter before `:` is a Windows drive, not a scheme.
   const scheme = /^\s*([a-z][a-z0-9+.-]+):\/\//i.exec(given)?.[1];
   if (scheme !== undefined && !isStateAddress(given)) {
-    throw new UsageError(`${fromFlag ? '--sync-dir' : 'EXAMCTL_SYNC_DIR'} ${given}: ${scheme}:// is not an address examctl reads a sync memory from: give a directory, or a state service's http:// or https:// address`);
+    throw new UsageError(`${fromFlag ? '--sync-dir' : 'EXAMCTL_SYNC_DIR'} ${redactUrl(given)}: ${scheme}:// is not an address examctl reads a sync memory from: give a directory, or a state service's http:// or https:// address`);
   }
   return given;
 }

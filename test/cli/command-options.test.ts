@@ -235,7 +235,7 @@ describe('argv to options, per command', () => {
       expect(mistyped.stderr.text).toContain('not a valid URL');
       expect(mistyped.stderr.text).not.toContain('S3cret');
       // A password holding `/` or `#` makes the address no URL: still not quoted (trial44 F02); nor one commander quotes (F03).
-      for (const [args, env] of [[['synced', 'show'], { EXAMCTL_SYNC_DIR: 'https://svc:Kq3/S3cret#x@state.example/m' }], [['--json', 'local', 'serve', '--public-url', 'https://admin:S3cret@host.example'], {}]] as const) {
+      for (const [args, env] of [[['synced', 'show'], { EXAMCTL_SYNC_DIR: 'https://svc:Kq3/S3cret#x@state.example/m' }], [['synced', 'show', '--sync-dir', 'htps://ci:S3cret@git.example.test/s'], {}], [['--json', 'local', 'serve', '--public-url', 'https://admin:S3cret@host.example'], {}]] as const) {
         const io = testDeps(dir, {}, env);
         expect(await runCli([...args], io.deps)).toBe(2);
         expect(`${io.stdout.text}${io.stderr.text}`).not.toContain('S3cret');
