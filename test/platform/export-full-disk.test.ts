@@ -4,19 +4,11 @@ import { join } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
-/** A full disk, faked as in report-full-disk.test.ts: writes to a temp file whose name matches `full` fail with ENOSPC. */
+/** A full disk, faked (test/support/full-disk-open.ts): writes to a temp file whose name matches `full` fail with ENOSPC. */
 const fake = vi.hoisted(() => ({ full: undefined as RegExp | undefined }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
-  const open = async (...args: Parameters<typeof actual.open>) => {
-    const handle = await actual.open(...args);
-    if (fake.full?.test(String(args[0]))) {
-      handle.write = (async () => {
-        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-      }) as unknown as typeof handle.write;
-    }
-    return handle;
-  };
+  const open = (await import('../support/full-disk-open.js')).fullDiskOpen(actual, fake);
   return { ...actual, open, default: { ...actual, open } };
 });
 

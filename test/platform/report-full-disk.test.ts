@@ -11,15 +11,7 @@ import { testDeps, withTempDir } from '../cli/helpers.js';
 const fake = vi.hoisted(() => ({ full: undefined as RegExp | undefined, stuck: undefined as RegExp | undefined }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
-  const open = async (...args: Parameters<typeof actual.open>) => {
-    const handle = await actual.open(...args);
-    if (fake.full?.test(String(args[0]))) {
-      handle.write = (async () => {
-        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-      }) as unknown as typeof handle.write;
-    }
-    return handle;
-  };
+  const open = (await import('../support/full-disk-open.js')).fullDiskOpen(actual, fake);
   const rename = async (from: string, to: string): Promise<void> => {
     if (fake.stuck?.test(String(to))) throw Object.assign(new Error(`EPERM: operation not permitted, rename '${from}' -> '${to}'`), { code: 'EPERM' });
     return actual.rename(from, to);
