@@ -24,8 +24,8 @@ import { commandName, type Behaviours, type CommandBehaviour, type CommandOption
  * declaration's table gives. Only run-cli.ts imports this file: it hands the map to the command
  * tree and, for `runs resume` and `runs show`, to the commands through their deps.
  */
-function behaviour<T extends SpecTable>(declaration: DeclaredCommand<T>, run: () => Promise<CommandRun<CommandOptions<DeclaredCommand<T>>>>): [string, CommandBehaviour] {
-  return [commandName(declaration), { run: run as () => Promise<CommandRun<never>> }];
+function behaviour<T extends SpecTable, K extends string = 'run'>(declaration: DeclaredCommand<T>, load: () => Promise<Record<NoInfer<K>, CommandRun<CommandOptions<DeclaredCommand<T>>>>>, name = 'run' as K): [string, CommandBehaviour] {
+  return [commandName(declaration), { run: async () => (await load())[name] as CommandRun<never> }];
 }
 
 /** A resumable command's module: its `run` and the `rerunInput` that reads its input again, from the one import. */
@@ -35,34 +35,34 @@ function resumable<T extends SpecTable>(declaration: DeclaredCommand<T>, load: (
 
 export const COMMAND_BEHAVIOURS: Behaviours = new Map([
   resumable(COLLECTION_ADD, () => import('./commands/collection-add.js')),
-  behaviour(COMPLETION, async () => (await import('./commands/completion.js')).run),
-  behaviour(CONFIG_SET_PROFILE, async () => (await import('./commands/config.js')).runSetProfile),
-  behaviour(CONFIG_LIST, async () => (await import('./commands/config.js')).runList),
-  behaviour(CONFIG_REMOVE, async () => (await import('./commands/config.js')).runRemove),
-  behaviour(CONFIG_USE, async () => (await import('./commands/config.js')).runUse),
-  behaviour(CONFIG_SHOW, async () => (await import('./commands/config.js')).runShow),
-  behaviour(DOCTOR, async () => (await import('./commands/doctor.js')).run),
+  behaviour(COMPLETION, () => import('./commands/completion.js')),
+  behaviour(CONFIG_SET_PROFILE, () => import('./commands/config.js'), 'runSetProfile'),
+  behaviour(CONFIG_LIST, () => import('./commands/config.js'), 'runList'),
+  behaviour(CONFIG_REMOVE, () => import('./commands/config.js'), 'runRemove'),
+  behaviour(CONFIG_USE, () => import('./commands/config.js'), 'runUse'),
+  behaviour(CONFIG_SHOW, () => import('./commands/config.js'), 'runShow'),
+  behaviour(DOCTOR, () => import('./commands/doctor.js')),
   resumable(INVIGILATORS_REMOVE, () => import('./commands/invigilators-remove.js')),
-  behaviour(LOCAL_EXPORT, async () => (await import('./commands/local-export.js')).run),
-  behaviour(LOCAL_INIT, async () => (await import('./commands/local-init.js')).run),
-  behaviour(LOCAL_SERVE, async () => (await import('./commands/local-serve.js')).run),
-  behaviour(LOGIN, async () => (await import('./commands/login.js')).run),
-  behaviour(REVIEW_SESSION_SHOW, async () => (await import('./commands/review-session-show.js')).run),
-  behaviour(RUNS_LIST, async () => (await import('./commands/runs.js')).runList),
-  behaviour(RUNS_SHOW, async () => (await import('./commands/runs.js')).runShow),
-  behaviour(RUNS_RESUME, async () => (await import('./commands/runs.js')).runResume),
-  behaviour(RUNS_PRUNE, async () => (await import('./commands/runs.js')).runPrune),
-  behaviour(SCHEDULE_LINKS, async () => (await import('./commands/schedule-links.js')).run),
+  behaviour(LOCAL_EXPORT, () => import('./commands/local-export.js')),
+  behaviour(LOCAL_INIT, () => import('./commands/local-init.js')),
+  behaviour(LOCAL_SERVE, () => import('./commands/local-serve.js')),
+  behaviour(LOGIN, () => import('./commands/login.js')),
+  behaviour(REVIEW_SESSION_SHOW, () => import('./commands/review-session-show.js')),
+  behaviour(RUNS_LIST, () => import('./commands/runs.js'), 'runList'),
+  behaviour(RUNS_SHOW, () => import('./commands/runs.js'), 'runShow'),
+  behaviour(RUNS_RESUME, () => import('./commands/runs.js'), 'runResume'),
+  behaviour(RUNS_PRUNE, () => import('./commands/runs.js'), 'runPrune'),
+  behaviour(SCHEDULE_LINKS, () => import('./commands/schedule-links.js')),
   resumable(SCHEDULE_PUSH, () => import('./commands/schedule-push.js')),
-  behaviour(SCHEMA, async () => (await import('./commands/schema.js')).run),
-  behaviour(SYNCED_SHOW, async () => (await import('./commands/synced.js')).runShow),
-  behaviour(SYNCED_FORGET, async () => (await import('./commands/synced.js')).runForget),
-  behaviour(SYNCED_EXPORT, async () => (await import('./commands/synced-transfer.js')).runExport),
-  behaviour(SYNCED_IMPORT, async () => (await import('./commands/synced-transfer.js')).runImport),
-  behaviour(SYNCED_UNLOCK, async () => (await import('./commands/synced-transfer.js')).runUnlock),
-  behaviour(SYNCED_ADOPT, async () => (await import('./commands/synced-adopt.js')).runAdopt),
-  behaviour(SYNCED_ADOPT_SCHEDULES, async () => (await import('./commands/synced-adopt.js')).runAdoptSchedules),
-  behaviour(SYNCED_ADOPT_COLLECTIONS, async () => (await import('./commands/synced-adopt.js')).runAdoptCollections),
-  behaviour(TEMPLATE, async () => (await import('./commands/template.js')).run),
+  behaviour(SCHEMA, () => import('./commands/schema.js')),
+  behaviour(SYNCED_SHOW, () => import('./commands/synced.js'), 'runShow'),
+  behaviour(SYNCED_FORGET, () => import('./commands/synced.js'), 'runForget'),
+  behaviour(SYNCED_EXPORT, () => import('./commands/synced-transfer.js'), 'runExport'),
+  behaviour(SYNCED_IMPORT, () => import('./commands/synced-transfer.js'), 'runImport'),
+  behaviour(SYNCED_UNLOCK, () => import('./commands/synced-transfer.js'), 'runUnlock'),
+  behaviour(SYNCED_ADOPT, () => import('./commands/synced-adopt.js'), 'runAdopt'),
+  behaviour(SYNCED_ADOPT_SCHEDULES, () => import('./commands/synced-adopt.js'), 'runAdoptSchedules'),
+  behaviour(SYNCED_ADOPT_COLLECTIONS, () => import('./commands/synced-adopt.js'), 'runAdoptCollections'),
+  behaviour(TEMPLATE, () => import('./commands/template.js')),
   resumable(USER_SYNC, () => import('./commands/user-sync.js')),
 ]);

@@ -296,5 +296,3 @@ function globalOptionsHelp(program: Command): string {
   const lines = visible.map((option) => help.formatItem(help.optionTerm(option), width, help.optionDescription(option), help));
   return `Global flags, before or after the command (--report, --dry-run and the target's where it uses them):\n${lines.join('\n')}\n\nEnvironment variables: examctl help environment\n`;
 }
-
-

@@ -166,7 +166,8 @@ export class SentMemory<P> {
     const populations = this.memory.populations();
     // A resume's checks again, now it holds the memory: a later run may have gone on record meanwhile.
     await this.closingOnFailure(async () => this.deps.resume?.check?.({ name: this.placed!.name, populations }));
-    const populationFound = populations.has(populationKey(population));
+    const newest = populations.get(populationKey(population));
+    const populationFound = newest !== undefined;
     // `--population Staff` after nights of `staff`: a new population, said with the likely slip.
     const near = decides && !populationFound ? [...populations.keys()].find((key) => key !== '' && key.toLowerCase() === population?.toLowerCase()) : undefined;
     if (near !== undefined) tell(`note: the memory has a record of --population ${near}: a population's name is exact (same letters, same case)`);
@@ -175,16 +176,16 @@ export class SentMemory<P> {
     // A resumed run put the population on record itself, at its start: what the memory knew of it
     // before is what other runs' entries say (a resumed first run's ids are not known new).
     const resumed = this.deps.resume?.record.id;
-    const ownRecord = resumed !== undefined && populations.get(populationKey(population))?.run === resumed;
+    const ownRecord = resumed !== undefined && newest?.run === resumed;
     this.heldAny = remembered > 0 && populationFound && (!ownRecord || this.memory.entries.populationsOfEntries(resumed).has(populationKey(population)));
     const found = remembered > 0 || populations.size > 0;
     // A memory whose newest run of the population stored no end, while its journal here says it
     // finished, was cut short (a partial restore or copy, a full disk): it misses the end of that run.
-    let missesRun: SyncMemoryNote['missesRun'] = decides && populationFound ? await this.cutShortAt(populations, populationKey(population)) : undefined;
+    let missesRun: SyncMemoryNote['missesRun'] = decides && populationFound ? await this.cutShortAt(newest) : undefined;
     // A memory older than a run of its population in this runs directory (a cache or copy restored from before it) misses what that run did.
     // Not collections: their runs put no population on record (only an adoption does), and what
     // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).
-    if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, populations.get(populationKey(population))!.run);
+    if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, newest.run);
     this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun && { missesRun }), replaced: otherInstance || undefined, left: (otherInstance && (keepsOther || dryRun)) || undefined } : undefined;
     const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
     if (others.length > 0) {
@@ -220,7 +221,6 @@ export class SentMemory<P> {
     if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
     // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
     if (decides && this.kind !== 'collections' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
-    const newest = populations.get(populationKey(population));
     this.positionOf = async () => (await storePosition(resolved, false))?.at;
     // Every run that records a position judges it (a feeder too: a retry of one row).
     const now = this.kind === 'collections' ? undefined : await storePosition(resolved, !dryRun && newest?.store !== undefined, newest?.store?.[1]);
@@ -249,10 +249,9 @@ export class SentMemory<P> {
    * not judged; a run killed before its end is not finished, and a resume of it (this run) stores
    * its end.
    */
-  private async cutShortAt(populations: ReadonlyMap<string, PopulationRecord>, key: string): Promise<SyncMemoryNote['missesRun']> {
-    const newest = populations.get(key);
+  private async cutShortAt(newest: PopulationRecord): Promise<SyncMemoryNote['missesRun']> {
     // Its intents written ahead, taken in from a state service, are all it sent: nothing is missed.
-    if (newest === undefined || newest.ended !== false || newest.run === this.deps.resume?.record.id || newest.run === this.placed?.foldedRun) return undefined;
+    if (newest.ended !== false || newest.run === this.deps.resume?.record.id || newest.run === this.placed?.foldedRun) return undefined;
     const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
     const since = await finishedRunStart(runsDir, newest.run, currentTrust()).catch(() => undefined);
     return since === undefined ? undefined : { run: newest.run, since, cut: true };

@@ -16,13 +16,13 @@ import { APPEND_FLAGS, compact, compactIdle, emptyContents, memoryFile, memoryOf
 export { canonicalJson, requestDigest, type MemoryEntry } from './memory-lines.js';
 export { memoryDir, memoryFile, readMemory, memoryOfText } from './memory-files.js';
 
-/** A lock file's wait before a second run on the same target is refused. */
 export interface OpenMemoryOptions {
   /**
    * Hold the target's lock for the whole run: a run that decides from the memory
    * (--changed-only, --disable-missing) must not have another run change it underneath.
    */
   lock: boolean;
+  /** A lock file's wait before a second run on the same target is refused. */
   lockTimeoutMs: number;
   /** A dry run reads the memory and never writes it. */
   readOnly: boolean;

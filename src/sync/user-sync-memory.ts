@@ -292,16 +292,16 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     await say(this.deps, `runs resume: ${counted(left.length, 'leaver')} of run ${run} not disabled by this resume: ${left.slice(0, 3).join('; ')}`);
   }
 
-  /**
-   * A unit of the file: DisableLogin false for a leaver who is back, the DELETEs and false flags
-   * of --prune-memberships, and left out when unchanged (--changed-only). A request examctl
-   * added to is a change: it is sent.
-   */
   /** A full run (every row sent) with --disable-missing: each user of the file is sent DisableLogin false. */
   private get enablesEveryone(): boolean {
     return this.userFlags.disableMissing === true && !this.flags.changedOnly;
   }
 
+  /**
+   * A unit of the file: DisableLogin false for a leaver who is back, the DELETEs and false flags
+   * of --prune-memberships, and left out when unchanged (--changed-only). A request examctl
+   * added to is a change: it is sent.
+   */
   override unit(unit: Unit<UserRequest>): Unit<UserRequest> {
     // One of two rows whose ids are one once leading zeros are removed: neither is sent.
     const pair = this.lostZeros?.problemAt(unit.source.line, unit.id);
