@@ -88,13 +88,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly told = new Set<string>();
   /** With --changed-only, the schedule memory's candidates (`registrations`). */
   private registered = new Map<string, string>();
-  /** Rows of the file whose ids are one once leading zeros are removed (src/sync/lost-zeros.ts): they fail. */
+  /** Rows of the file whose ids are one once leading zeros are removed (lost-zeros.ts): they fail. */
   private lostZeros: LostZerosRule | undefined;
   /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
   private hierarchiesColumn: boolean | undefined;
   /** A table input's header, as the report writes a leaver's row under it (see `leaverRows`). */
   private table: LeaverTable | undefined;
-  /** The rules' fingerprint for raw digests (src/sync/raw-digest.ts): undefined for a dry run, or when they cannot be read. */
+  /** The rules' fingerprint for raw digests (raw-digest.ts): undefined for a dry run, or when they cannot be read. */
   private fingerprint: string | undefined;
   /** The raw digest of the table row each file request was built from, remembered with it once acknowledged. */
   private readonly rawOf = new WeakMap<UserRequest, string>();
@@ -565,7 +565,7 @@ export function digestedAs(population: string | undefined): (user: UserRequest) 
 }
 
 /**
- * The raw digests' fingerprint of a run of `population` (src/sync/raw-digest.ts): a
+ * The raw digests' fingerprint of a run of `population` (raw-digest.ts): a
  * population's raw digests are its own, like its request digests.
  */
 export async function populationFingerprint(build: (record: InputRecord) => Unit<UserRequest>, population: string | undefined): Promise<string | undefined> {
