@@ -364,13 +364,13 @@ export class SentMemory<P> {
    */
   hooks(): Pick<RecordJob<P>, 'syncMemory' | 'plannedAgainst' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
     return {
-      started: (run) => this.started(run),
+      started: this.started.bind(this),
       ending: () => this.close(),
-      acknowledged: (unit, payload, outcome, run, kept) => this.acknowledged(unit, payload, outcome, run, kept),
-      unsettled: (unit) => this.unsettled(unit),
-      refused: (unit, taken) => this.refused(unit, taken),
-      intend: (unit, run) => this.intend(unit, run),
-      intentsDurable: () => this.intentsDurable(),
+      acknowledged: this.acknowledged.bind(this),
+      unsettled: this.unsettled.bind(this),
+      refused: this.refused.bind(this),
+      intend: this.intend.bind(this),
+      intentsDurable: this.intentsDurable.bind(this),
       syncMemory: () => (this.kind === 'collections' ? undefined : this.found),
       // The newest run of any population: a dry run without the night's --population planned against it too.
       plannedAgainst: () => (this.flags.dryRun === true && this.kind !== 'collections' ? [...(this.memory?.populations().values() ?? [])].map(({ run }) => run).sort().at(-1) : undefined),
