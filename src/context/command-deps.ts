@@ -35,7 +35,7 @@ export interface CommandDeps {
   cwd: string;
   /** Aborted on SIGINT: stop dispatching, finish what is in flight, report the rest skipped. */
   signal?: AbortSignal;
-  /** Defaults to the real local engine / remote client (src/context/target.ts). */
+  /** Defaults to the real local engine / remote client (target.ts). */
   openApi?: ApiFactory;
   /** Yes/no question on a TTY; defaults to @inquirer/prompts. */
   confirm?: (message: string) => Promise<boolean>;
@@ -51,7 +51,7 @@ export interface CommandDeps {
   stdoutBytes?: NodeJS.WritableStream;
   /** stdout's width when it is a terminal: tables are fitted to it. */
   stdoutColumns?: number;
-  /** Defaults to the real local directory (src/context/target.ts). */
+  /** Defaults to the real local directory (target.ts). */
   openDirectory?: DirectoryFactory;
   /** What `--file -` and `login --with-token` read; default process.stdin. */
   stdin?: NodeJS.ReadableStream;

@@ -28,5 +28,5 @@ export {
 } from './sittings.js';
 export { USER_COLUMNS, CANDIDATE_COLUMNS, SCHEDULE_COLUMNS, COLLECTION_COLUMNS } from './columns.js';
 export * from './messages.js';
-// The zod schemas (src/domain/schemas.ts) are deliberately not re-exported: importing this index
+// The zod schemas (schemas.ts) are deliberately not re-exported: importing this index
 // must not load zod (start-up cost of every CLI run). Import them from schemas.js directly.

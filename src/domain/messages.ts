@@ -7,7 +7,7 @@ import { ErrorCode } from './codes.js';
 import { problem as p, type Problem } from './problem.js';
 import { addMinutes } from './text-rules.js';
 
-// ---- schedules (not numbered: code null) -------------------------------------------------
+// ---- schedules (not numbered: code null)
 
 /** Minutes added to the assessment duration for a default EndDateTime. */
 const DEFAULT_END_MARGIN_MINUTES = 60;
@@ -74,7 +74,7 @@ export function proctoringTemplateNotFoundProblem(templateExtId: string): Proble
   return p('Schedule.ProctoringServiceTemplateExternalId', null, `Proctoring template not found: ${templateExtId}`);
 }
 
-// ---- users --------------------------------------------------------------------------------
+// ---- users
 
 export function hierarchyNotFoundMessage(hierarchyExtId: string): string {
   return `Hierarchy not found: ${hierarchyExtId}`;
@@ -101,7 +101,7 @@ export function roleNotFoundProblem(role: string): Problem {
   return p('Role', ErrorCode.RoleNotFound, `Role not found: ${role}`);
 }
 
-// ---- collections --------------------------------------------------------------------------
+// ---- collections
 
 export function collectionOwnerNotFoundProblem(owner: string): Problem {
   return p('Owner', ErrorCode.CollectionOwnerNotFound, `Owner not found: ${owner}`);
@@ -132,7 +132,7 @@ export function repositoryNoAccessProblem(field: string, repositoryExtId: string
   return p(field, ErrorCode.RepositoryNoAccess, `Owner ${owner} has no access to repository ${repositoryExtId}`);
 }
 
-// ---- invigilators -------------------------------------------------------------------------
+// ---- invigilators
 
 export function invigilatorScheduleNotFoundProblem(scheduleExtId: string): Problem {
   return p('ScheduleExtId', ErrorCode.InvigilatorScheduleNotFound, `Schedule not found: ${scheduleExtId}`);
@@ -147,7 +147,7 @@ export function notAnInvigilatorMessage(userExtId: string, scheduleExtId: string
   return `User ${userExtId} has not been added as invigilator of schedule ${scheduleExtId}`;
 }
 
-// ---- review sessions ----------------------------------------------------------------------
+// ---- review sessions
 
 export function reviewSessionNotFoundProblem(externalId: string): Problem {
   return p('externalId', ErrorCode.ReviewSessionNotFound, `Review session has not been found: ${externalId}`);

@@ -239,4 +239,3 @@ export interface RunOutcome<R = never> {
   /** What `job.remember` kept. */
   remembered: R[];
 }
-

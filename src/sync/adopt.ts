@@ -78,7 +78,7 @@ export interface AdoptInput<P> {
   population: string | undefined;
   units: AsyncIterable<readonly Unit<P>[]>;
   entryOf: (payload: P, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> | Problem;
-  /** The file's SHA-256, recorded as the adoption's file: that file again tonight is not an old one (src/sync/replayed-file.ts). */
+  /** The file's SHA-256, recorded as the adoption's file: that file again tonight is not an old one (replayed-file.ts). */
   digest?: string | undefined;
 }
 

@@ -42,7 +42,7 @@ export interface PopulationRecord {
    * an examctl older than the mark wrote it, and nothing is judged.
    */
   ended?: boolean;
-  /** The input files of its last runs (src/sync/replayed-file.ts); absent: an older examctl, nothing judged. */
+  /** The input files of its last runs (replayed-file.ts); absent: an older examctl, nothing judged. */
   files?: RunFile[];
   /** A store's position after the run's writes (src/context/target.ts, storePosition). */
   store?: [number, number, string, number?];
@@ -75,7 +75,7 @@ export interface MemoryEntry {
   disabled?: boolean;
   /**
    * Users: the hierarchy links (and the flags sent true) examctl sent and did not delete since,
-   * as `["H-A", ["coordinator", "reports"]]` (src/sync/memberships.ts): what --prune-memberships may remove.
+   * as `["H-A", ["coordinator", "reports"]]` (memberships.ts): what --prune-memberships may remove.
    */
   links?: ManagedLink[];
   /**

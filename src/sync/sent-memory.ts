@@ -54,7 +54,7 @@ export interface SyncFlags {
   only?: OnlyWhich | undefined;
   /** Ids alike but for their leading zeros are really other users (lost-zeros.ts): not checked. */
   reallyNewIds?: boolean;
-  /** The file an older run read may be run again (src/sync/replayed-file.ts). */
+  /** The file an older run read may be run again (replayed-file.ts). */
   allowOldFile?: boolean;
 }
 
@@ -76,7 +76,7 @@ export class SentMemory<P> {
   private run: string | undefined;
   /** The run whose intents are written ahead (`started`). */
   private ahead: string | undefined;
-  /** The SHA-256 of the run's input file (src/sync/replayed-file.ts), recorded with its population. */
+  /** The SHA-256 of the run's input file (replayed-file.ts), recorded with its population. */
   private inputDigest = async (): Promise<string | undefined> => undefined;
   /** Whether the run's input is a run report fed back (a retry): it records no file, and a user it creates is its row's run's joiner (stale-input.ts). */
   protected fedBack = false;
@@ -364,13 +364,13 @@ export class SentMemory<P> {
    */
   hooks(): Pick<RecordJob<P>, 'syncMemory' | 'plannedAgainst' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
     return {
-      started: (run) => this.started(run),
+      started: this.started.bind(this),
       ending: () => this.close(),
-      acknowledged: (unit, payload, outcome, run, kept) => this.acknowledged(unit, payload, outcome, run, kept),
-      unsettled: (unit) => this.unsettled(unit),
-      refused: (unit, taken) => this.refused(unit, taken),
-      intend: (unit, run) => this.intend(unit, run),
-      intentsDurable: () => this.intentsDurable(),
+      acknowledged: this.acknowledged.bind(this),
+      unsettled: this.unsettled.bind(this),
+      refused: this.refused.bind(this),
+      intend: this.intend.bind(this),
+      intentsDurable: this.intentsDurable.bind(this),
       syncMemory: () => (this.kind === 'collections' ? undefined : this.found),
       // The newest run of any population: a dry run without the night's --population planned against it too.
       plannedAgainst: () => (this.flags.dryRun === true && this.kind !== 'collections' ? [...(this.memory?.populations().values() ?? [])].map(({ run }) => run).sort().at(-1) : undefined),

@@ -69,6 +69,17 @@ export function thresholdOf(flag: string, value: string | undefined, remembered:
   throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${quotedValue(value)}`);
 }
 
+/** Refuses (exit 2, nothing sent) a run that would touch more of the `remembered` users than `flag` (`value`) lets it. */
+function refuseOver(flag: string, value: string | undefined, touched: number, remembered: number, what: string, target: string, check: string): void {
+  const { limit, why } = thresholdOf(flag, value, remembered);
+  const n = formatCount;
+  if (touched <= limit) return;
+  throw new UsageError(
+    `${what} ${n(touched)} of the ${n(remembered)} users examctl synced to ${target}, more than ${n(limit)} (${why}); nothing was sent. ` +
+      `${check}; only if it is, raise ${flag} (docs/sync.md).`,
+  );
+}
+
 /**
  * The sync memory's part in `user sync` (docs/sync.md): feeds it with every acknowledged user,
  * leaves out unchanged users with --changed-only, adds the leavers with --disable-missing, and
@@ -88,13 +99,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly told = new Set<string>();
   /** With --changed-only, the schedule memory's candidates (`registrations`). */
   private registered = new Map<string, string>();
-  /** Rows of the file whose ids are one once leading zeros are removed (src/sync/lost-zeros.ts): they fail. */
+  /** Rows of the file whose ids are one once leading zeros are removed (lost-zeros.ts): they fail. */
   private lostZeros: LostZerosRule | undefined;
   /** A table input (CSV, .xlsx) with or without a Hierarchies column; undefined for JSON (said per record). */
   private hierarchiesColumn: boolean | undefined;
   /** A table input's header, as the report writes a leaver's row under it (see `leaverRows`). */
   private table: LeaverTable | undefined;
-  /** The rules' fingerprint for raw digests (src/sync/raw-digest.ts): undefined for a dry run, or when they cannot be read. */
+  /** The rules' fingerprint for raw digests (raw-digest.ts): undefined for a dry run, or when they cannot be read. */
   private fingerprint: string | undefined;
   /** The raw digest of the table row each file request was built from, remembered with it once acknowledged. */
   private readonly rawOf = new WeakMap<UserRequest, string>();
@@ -201,7 +212,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
 
   /** --max-prune, and a word when the input does not state memberships (nothing of them pruned). */
   private async checkPrune(memory: SyncMemory, losing: number, notStated: number): Promise<void> {
-    const n = formatCount;
     if (this.hierarchiesColumn === false) {
       await say(this.deps, '--prune-memberships: the file has no Hierarchies column, so no membership or permission is pruned');
     } else if (notStated > 0) {
@@ -212,14 +222,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       // The target's path or URL is the admin's, but it passes the terminal gate like every such text.
       await say(this.deps, `--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them`);
     }
-    const remembered = this.rememberedHere(memory);
-    const { limit, why } = thresholdOf('--max-prune', this.userFlags.maxPrune, remembered);
-    if (losing > limit) {
-      throw new UsageError(
-        `--prune-memberships would remove links or flags of ${n(losing)} of the ${n(remembered)} users examctl synced to ${describeTarget(memory.target)}, ` +
-          `more than ${n(limit)} (${why}); nothing was sent. Is this the right file, with its Hierarchies? Check it first; only if it is, raise --max-prune (docs/sync.md).`,
-      );
-    }
+    const what = '--prune-memberships would remove links or flags of';
+    refuseOver('--max-prune', this.userFlags.maxPrune, losing, this.rememberedHere(memory), what, describeTarget(memory.target), 'Is this the right file, with its Hierarchies? Check it first');
   }
 
   private async findLeavers(memory: SyncMemory, inFile: ReadonlySet<string>, records: number): Promise<void> {
@@ -255,14 +259,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (elsewhere > 0) {
       await say(this.deps, `--disable-missing: ${counted(elsewhere, 'user')} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${population === undefined ? 'synced without --population' : `of --population ${population}`} (docs/sync.md, "Two exports, two populations")`);
     }
-    const { limit, why } = thresholdOf('--max-disable', this.userFlags.maxDisable, remembered);
-    if (this.leavers.length > limit) {
-      const n = formatCount;
-      throw new UsageError(
-        `--disable-missing would disable ${n(this.leavers.length)} of the ${n(remembered)} users examctl synced to ${describeTarget(memory.target)}${population === undefined ? '' : ` as --population ${population}`}, ` +
-          `more than ${n(limit)} (${why}); nothing was sent. Is the file the whole population? Check the export first; only if it is, raise --max-disable (docs/sync.md).`,
-      );
-    }
+    const target = `${describeTarget(memory.target)}${population === undefined ? '' : ` as --population ${population}`}`;
+    refuseOver('--max-disable', this.userFlags.maxDisable, this.leavers.length, remembered, '--disable-missing would disable', target, 'Is the file the whole population? Check the export first');
     // A resume's leavers were judged when its run started (and a later run's by stale-resume.ts).
     stale.refuse(leavers, this.userFlags.allowDisableRecent === true || thisRun !== undefined, population);
     if (thisRun !== undefined) await this.keepRecordedLeavers(memory, thisRun, records, new Map(leavers));
@@ -565,7 +563,7 @@ export function digestedAs(population: string | undefined): (user: UserRequest) 
 }
 
 /**
- * The raw digests' fingerprint of a run of `population` (src/sync/raw-digest.ts): a
+ * The raw digests' fingerprint of a run of `population` (raw-digest.ts): a
  * population's raw digests are its own, like its request digests.
  */
 export async function populationFingerprint(build: (record: InputRecord) => Unit<UserRequest>, population: string | undefined): Promise<string | undefined> {

@@ -45,7 +45,7 @@ export interface RegularOpenOptions {
   followLinks?: boolean;
   /** The mode of a file the flags create (O_CREAT); default 0o666 less the umask. */
   mode?: number;
-  /** Judges the opened handle before a byte is read (src/system/trusted-place.ts); throwing closes it. */
+  /** Judges the opened handle before a byte is read (trusted-place.ts); throwing closes it. */
   check?: (handle: FileHandle, stat: Stats) => Promise<void>;
 }
 

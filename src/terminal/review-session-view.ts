@@ -256,4 +256,3 @@ export function resultStatistics(results: readonly ReviewSessionResult[]): Resul
   }
   return { counts, other, meanScore: scored === 0 ? null : sum / scored, scored };
 }
-

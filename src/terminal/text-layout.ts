@@ -94,4 +94,3 @@ export function wrapText(text: string, width: number): string {
   }
   return out.join('\n');
 }
-
