@@ -50,8 +50,10 @@ export function secretFreeUrl(baseUrl: string, via: string): URL {
   if (url.username !== '' || url.password !== '') {
     throw new UsageError(`${via}: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile`);
   }
-  // An empty `?` or `#` too: the parser keeps it (`http://h/?`), a line names it without (one name, two sync memories).
-  if (/[?#]/.test(url.href)) throw new UsageError(`${via}: must not contain a query string or fragment`);
+  // Even empty (`http://h/?`): no line would show it.
+  if (/[?#]/.test(url.href)) {
+    throw new UsageError(`${via}: must not contain a query string or fragment`);
+  }
   return url;
 }
 

@@ -180,7 +180,7 @@ describe("runs resume --target-from-run: the token is the recorded URL's (trial 
     const id = await killedOnStaging(true);
     const refused = await cli(['runs', 'resume', id], { EXAMCTL_TOKEN: 'other-service-token' });
     expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(`run ${id} was sent to ${server.url}, the base URL of profile staging, the default profile, which nothing names now: EXAMCTL_TOKEN is not for it. Nothing was sent.`);
+    expect(refused.stderr).toContain(`run ${id} took ${server.url} from the default profile staging, which nothing names now: EXAMCTL_TOKEN is not for it. Nothing was sent.`);
     expect(posts()).toEqual([]);
     const named = await cli(['runs', 'resume', id], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: server.url });
     expect(named.code, named.stderr).toBe(0);

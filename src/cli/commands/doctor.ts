@@ -95,7 +95,6 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
   const { describeSource } = await import('../../context/remote-settings.js');
   if (profile !== undefined) report.profile = profile;
   report.token = tokenSource !== undefined ? { set: true, source: describeSource(tokenSource) } : { set: false };
-  // Where the URL came from, as the settings line says it: a profile's token beside a typed --base-url does not make it the profile's.
   report.checks.push({ name: 'target', status: 'ok', detail: `remote API at ${baseUrl}${target.note ? ` (${target.note.targetFrom})` : ''}` });
   report.checks.push(
     tokenSource !== undefined

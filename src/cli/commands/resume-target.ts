@@ -79,8 +79,8 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
 
 /**
  * The token a resume sends is for the run's URL, else exit 2: EXAMCTL_TOKEN
- * while EXAMCTL_BASE_URL names no other (nor, unnamed now, the run took the URL from the default profile:
- * the fresh run's rule, context/target.ts); a profile's that names it (named,
+ * while EXAMCTL_BASE_URL names no other (nor, as in a fresh run, the default profile's
+ * URL the run took, unnamed now); a profile's that names it (named,
  * else the run's own, also after `config use` another, else the default).
  */
 function chooseToken({ record }: OpenedResume, options: Record<string, unknown>, deps: CommandDeps, { profiles, defaultProfile }: ExamctlConfig, typedUrl?: string): void {
@@ -99,13 +99,19 @@ function chooseToken({ record }: OpenedResume, options: Record<string, unknown>,
   // A profile named beside a typed --base-url: the user's choice, as in the run, while it names the URL it named then.
   const then = record.header.profile?.baseUrl;
   const typed = named !== undefined && typeof record.header.options.baseUrl === 'string' && (then === undefined || sameUrl(then, profiles[name]?.baseUrl));
-  const fromDefault = origin?.profile?.via === 'the default profile' && origin.targetFrom === `profile ${origin.profile.name}`;
-  const lent = env && !other && !named && typedUrl === undefined && fromDefault ? origin.profile!.name : undefined;
-  if (lent === undefined && !(env ? other : !typed && token(name))) return;
   const url = String(options.baseUrl);
-  if (lent === undefined && sameUrl(other, url)) return;
+  const dflt = origin?.profile?.via === 'the default profile' ? origin.profile.name : undefined;
+  if (env && !other && !named && !typedUrl && dflt && origin?.targetFrom === `profile ${dflt}`) {
+    throw new RunJournalError(
+      `run ${id} took ${url} from the default profile ${dflt}, which nothing names now: ` +
+        `EXAMCTL_TOKEN is not for it. Nothing was sent. ` +
+        `Give a token of ${url} with --token-file <path>, or name it (EXAMCTL_BASE_URL, --profile ${dflt})`,
+    );
+  }
+  if (!(env ? other : !typed && token(name))) return;
+  if (sameUrl(other, url)) return;
   throw new RunJournalError(
-    `run ${id} was sent to ${url}, ${lent ? `the base URL of profile ${lent}, the default profile, which nothing names now: EXAMCTL_TOKEN is not for it` : `but ${via} names ${other ?? 'no base URL'}: ${env ? 'EXAMCTL_TOKEN' : 'its token'} is for that one`}. ` +
-      `Nothing was sent. Give a token of ${url} with --token-file <path>${lent ? `, or name it (EXAMCTL_BASE_URL or --profile ${lent})` : ''}`,
+    `run ${id} was sent to ${url}, but ${via} names ${other ?? 'no base URL'}: ${env ? 'EXAMCTL_TOKEN' : 'its token'} is for that one. ` +
+      `Nothing was sent. Give a token of ${url} with --token-file <path>`,
   );
 }
