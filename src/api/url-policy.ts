@@ -50,7 +50,8 @@ export function secretFreeUrl(baseUrl: string, via: string): URL {
   if (url.username !== '' || url.password !== '') {
     throw new UsageError(`${via}: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile`);
   }
-  if (url.search !== '' || url.hash !== '') {
+  // Even empty (`http://h/?`): no line would show it.
+  if (/[?#]/.test(url.href)) {
     throw new UsageError(`${via}: must not contain a query string or fragment`);
   }
   return url;

@@ -193,6 +193,30 @@ describe('a base URL with user info or a query (trial 13, trial31 F08)', () => {
     }));
 });
 
+describe('a base URL with an empty query or fragment (trial45 F01): one name, so one URL', () => {
+  it('is refused as a non-empty one is: flag, variable, profile, set-profile, login, local serve --public-url', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      await writeFile(join(dir, 'tok'), 'tok\n', { mode: 0o600 });
+      await mkdir(join(dir, '.config'), { recursive: true, mode: 0o700 });
+      for (const url of ['http://127.0.0.1:8765/?', 'http://127.0.0.1:8765/#', 'HTTP://127.0.0.1:8765?']) {
+        await writeFile(join(dir, '.config', 'config.json'), JSON.stringify({ profiles: { p: { baseUrl: url } } }), { mode: 0o600 });
+        const runs = [
+          await cli(dir, ['--base-url', url, ...SYNC], { EXAMCTL_TOKEN: 'tok' }),
+          await cli(dir, SYNC, { EXAMCTL_BASE_URL: url, EXAMCTL_TOKEN: 'tok' }),
+          await cli(dir, ['--profile', 'p', ...SYNC], { EXAMCTL_TOKEN: 'tok' }),
+          await cli(dir, ['config', 'set-profile', 'q', '--base-url', url, '--token-file', join(dir, 'tok')]),
+          await cli(dir, ['login', '--profile', 'r', '--base-url', url, '--with-token', '--no-verify'], {}, 'tok\n'),
+          // A bad --faults ends the command before it serves, had --public-url passed.
+          await cli(dir, ['local', 'serve', '--faults', 'bad', '--public-url', url]),
+        ];
+        expect(runs.map((run) => run.code), url).toEqual([2, 2, 2, 2, 2, 2]);
+        for (const run of runs) expect(run.stderr).toMatch(/must not contain a query string or fragment|takes no user name, password, query or fragment/);
+      }
+      expect(existsSync(join(dir, 'synced'))).toBe(false);
+    }));
+});
+
 describe('a refused base URL names where it came from (trial 10, F09)', () => {
   it('EXAMCTL_BASE_URL or profile hr: baseUrl, not --base-url; doctor fails its target check as the run is refused', () =>
     withTempDir(async (dir) => {

@@ -52,6 +52,19 @@ describe('examctl doctor', () => {
     });
   });
 
+  it('the target check names where the URL came from, as the settings line: a typed --base-url is not the profile\'s (trial45 F03)', async () => {
+    await withTempDir(async (dir) => {
+      server.fallback = notFound;
+      await writeFile(join(dir, 'prod.token'), `${TOKEN}\n`, { mode: 0o600 });
+      expect((await cli(dir, ['config', 'set-profile', 'prod', '--base-url', 'https://prod.example.invalid', '--token-file', join(dir, 'prod.token')])).code).toBe(0);
+      const typed = await cli(dir, ['--profile', 'prod', '--base-url', server.url, 'doctor', '--json']);
+      expect(typed.stderr).toContain(`target: remote ${server.url} (--base-url); profile prod (--profile)`);
+      expect(check(JSON.parse(typed.stdout) as Doctor, 'target')?.detail).toBe(`remote API at ${server.url} (--base-url)`);
+      const own = await cli(dir, ['--profile', 'prod', 'doctor', '--json'], { EXAMCTL_REQUEST_TIMEOUT_MS: '1' });
+      expect(check(JSON.parse(own.stdout) as Doctor, 'target')?.detail).toBe('remote API at https://prod.example.invalid (profile prod)');
+    });
+  });
+
   it('remote, 200 for the probe: the authorisation line says what the server answered, not 1101', async () => {
     await withTempDir(async (dir) => {
       server.fallback = { status: 200, body: { Content: { Results: [] }, Success: true, Errors: null } };

@@ -37,8 +37,8 @@ afterEach(async () => {
 
 const cli = (argv: string[], env: Record<string, string> = {}) => examctlStep(argv, dir, { EXAMCTL_RUNS_DIR: runsDir, CI: 'true', ...env });
 
-/** A user sync killed on the default profile staging (set Role=Author), as its journal records it. */
-async function killedOnStaging(): Promise<string> {
+/** A user sync killed on the default profile staging (set Role=Author), as its journal records it (`origin`: as today's do). */
+async function killedOnStaging(withOrigin = false): Promise<string> {
   const file = join(dir, 'users.csv');
   const journal = await RunJournal.start(runsDir, {
     command: 'user sync',
@@ -47,6 +47,7 @@ async function killedOnStaging(): Promise<string> {
     input: await fingerprintInput(file),
     units: 2,
     profile: { name: 'staging', defaults: { set: { Role: 'Author' } }, configDir: join(dir, '.config') },
+    ...(withOrigin ? { origin: { targetFrom: 'profile staging', profile: { name: 'staging', via: 'the default profile', used: true, settings: {} } } } : {}),
   });
   await journal.close();
   return journal.id;
@@ -173,6 +174,17 @@ describe("runs resume --target-from-run: the token is the recorded URL's (trial 
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain(`run ${id} was sent to ${server.url}, but the run's profile staging names https://new.example.test: its token is for that one.`);
     expect(posts()).toEqual([]);
+  });
+
+  it('EXAMCTL_TOKEN never goes to the URL the run took from the default profile while nothing names it, as in a fresh run (trial45 F02)', async () => {
+    const id = await killedOnStaging(true);
+    const refused = await cli(['runs', 'resume', id], { EXAMCTL_TOKEN: 'other-service-token' });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`run ${id} took ${server.url} from the default profile staging, which nothing names now: EXAMCTL_TOKEN is not for it. Nothing was sent.`);
+    expect(posts()).toEqual([]);
+    const named = await cli(['runs', 'resume', id], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: server.url });
+    expect(named.code, named.stderr).toBe(0);
+    expect(posts()).toHaveLength(2);
   });
 
   it("after config use another profile, the run's own profile (same URL) gives its token; the line says so", async () => {

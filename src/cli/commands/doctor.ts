@@ -95,7 +95,7 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
   const { describeSource } = await import('../../context/remote-settings.js');
   if (profile !== undefined) report.profile = profile;
   report.token = tokenSource !== undefined ? { set: true, source: describeSource(tokenSource) } : { set: false };
-  report.checks.push({ name: 'target', status: 'ok', detail: `remote API at ${baseUrl}${report.profile ? ` (profile ${report.profile})` : ''}` });
+  report.checks.push({ name: 'target', status: 'ok', detail: `remote API at ${baseUrl}${target.note ? ` (${target.note.targetFrom})` : ''}` });
   report.checks.push(
     tokenSource !== undefined
       ? { name: 'token', status: 'ok', detail: `set (from ${report.token.source})` }

@@ -17,7 +17,7 @@ function publicUrl(value: string): string {
     throw new InvalidArgumentError('--public-url must be an absolute http:// or https:// URL, e.g. https://exam.example.test');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('--public-url must be an http:// or https:// URL');
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+  if (url.username !== '' || url.password !== '' || /[?#]/.test(url.href)) {
     throw new InvalidArgumentError('--public-url takes no user name, password, query or fragment');
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;

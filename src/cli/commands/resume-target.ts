@@ -62,7 +62,7 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
   const differences = await targetDifferences(opened, given, deps, config);
   // A run's profile gone (CI): the journal has its settings.
   if (given.profile === undefined && !config.profiles[String(options.profile)]) delete options.profile;
-  chooseToken(opened, options, deps, config);
+  chooseToken(opened, options, deps, config, given.baseUrl);
   if (differences.length === 0 || given.targetFromRun === true) return;
   const said = `run ${header.id}: the recorded target differs from what your flags, environment and profile give now: ${differences.join('; ')}`;
   if (promptsAllowed(given, deps)) {
@@ -79,11 +79,12 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
 
 /**
  * The token a resume sends is for the run's URL, else exit 2: EXAMCTL_TOKEN
- * while EXAMCTL_BASE_URL names no other; a profile's that names it (named,
+ * while EXAMCTL_BASE_URL names no other (nor, as in a fresh run, the default profile's
+ * URL the run took, unnamed now); a profile's that names it (named,
  * else the run's own, also after `config use` another, else the default).
  */
-function chooseToken({ record }: OpenedResume, options: Record<string, unknown>, deps: CommandDeps, { profiles, defaultProfile }: ExamctlConfig): void {
-  const { id, target, profile: run } = record.header;
+function chooseToken({ record }: OpenedResume, options: Record<string, unknown>, deps: CommandDeps, { profiles, defaultProfile }: ExamctlConfig, typedUrl?: string): void {
+  const { id, target, profile: run, origin } = record.header;
   if (target.kind !== 'remote' || options.tokenFile !== undefined) return;
   const token = (name = ''): unknown => profiles[name]?.tokenFile ?? profiles[name]?.token;
   const own = token(run?.name) ? run?.name : undefined;
@@ -98,8 +99,16 @@ function chooseToken({ record }: OpenedResume, options: Record<string, unknown>,
   // A profile named beside a typed --base-url: the user's choice, as in the run, while it names the URL it named then.
   const then = record.header.profile?.baseUrl;
   const typed = named !== undefined && typeof record.header.options.baseUrl === 'string' && (then === undefined || sameUrl(then, profiles[name]?.baseUrl));
-  if (!(env ? other : !typed && token(name))) return;
   const url = String(options.baseUrl);
+  const dflt = origin?.profile?.via === 'the default profile' ? origin.profile.name : undefined;
+  if (env && !other && !named && !typedUrl && dflt && origin?.targetFrom === `profile ${dflt}`) {
+    throw new RunJournalError(
+      `run ${id} took ${url} from the default profile ${dflt}, which nothing names now: ` +
+        `EXAMCTL_TOKEN is not for it. Nothing was sent. ` +
+        `Give a token of ${url} with --token-file <path>, or name it (EXAMCTL_BASE_URL, --profile ${dflt})`,
+    );
+  }
+  if (!(env ? other : !typed && token(name))) return;
   if (sameUrl(other, url)) return;
   throw new RunJournalError(
     `run ${id} was sent to ${url}, but ${via} names ${other ?? 'no base URL'}: ${env ? 'EXAMCTL_TOKEN' : 'its token'} is for that one. ` +
