@@ -104,7 +104,8 @@ export async function startHostileServer(handler: HostileHandler, options: Hosti
 
 /** Sends the body one byte per `everyMs` for ever (until the socket closes). */
 export function trickle(res: http.ServerResponse, body: string, everyMs: number): void {
-  res.writeHead(200, { 'content-type': 'application/json' });
+  // The status line goes at once, not with the first byte: a loaded machine's late first tick must not look like no answer.
+  res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders();
   let at = 0;
   const timer = setInterval(() => {
     if (res.destroyed) {
