@@ -11,6 +11,7 @@ import { describeSystemError } from '../system/system-error-words.js';
 import { configDir, configPath, expandPath } from './config-file.js';
 import { resolveSettings } from './settings.js';
 import { openRegularFile } from '../system/regular-file.js';
+import { bomOf } from '../input/text-source.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { givenSyncDir } from './state-http.js';
 import { findStore } from './target.js';
@@ -28,13 +29,13 @@ const RESTORE_POINTS = {
 type RestorePoint = keyof typeof RESTORE_POINTS;
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
-/** The first bytes of a regular `file` (never a FIFO waited on), else ''. */
+/** The first bytes of a regular `file` (never a FIFO waited on) as the seed reader takes them (by its BOM, CRLF as LF), else ''. */
 async function head(file: string): Promise<string> {
   const handle = await openRegularFile(file).catch(() => undefined);
   if (handle === undefined) return '';
-  const bytes = Buffer.alloc(31);
-  await handle.read(bytes, 0, bytes.length, 0).finally(() => handle.close());
-  return bytes.toString();
+  const bytes = Buffer.alloc(64);
+  const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0).finally(() => handle.close());
+  return new TextDecoder(bomOf(bytes)?.encoding ?? 'utf-8').decode(bytes.subarray(0, bytesRead)).replaceAll('\r\n', '\n');
 }
 
 /** Refuses (exit 2; `words`: what it is) an output over what the run reads or keeps, `-`, or stdout under --json: the list is docs/security.md, "Outputs". */

@@ -206,6 +206,26 @@ describe('an output over what the run reads or keeps', () => {
       expect([readFileSync(join(dir, 'night.json.earlier'), 'utf8'), readFileSync(join(dir, 'r.json.earlier'), 'utf8')]).toEqual(before);
     }));
 
+  // trial46 F01: a world file saved with CRLF, a BOM or as UTF-16 is still a seed local init takes.
+  it('the world file with CRLF line ends, a BOM or as UTF-16 (each a seed local init takes): --report and --out exit 2, kept', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      expect((await cli(dir, ['local', 'init', '--store', 'st'])).code).toBe(0);
+      expect((await cli(dir, ['--store', 'st', 'local', 'export', '--out', 'world.json'])).code).toBe(0);
+      const text = readFileSync(join(dir, 'world.json'), 'utf8');
+      const copies = { 'crlf.json': Buffer.from(text.replaceAll('\n', '\r\n')), 'bom.json': Buffer.from(`\ufeff${text}`), 'utf16.json': Buffer.from(`\ufeff${text}`, 'utf16le') };
+      for (const [name, bytes] of Object.entries(copies)) {
+        writeFileSync(join(dir, name), bytes);
+        expect((await cli(dir, ['local', 'init', '--seed', name, '--store', `seeded-${name}`])).code, name).toBe(0);
+        for (const argv of [['--store', 'st', 'user', 'sync', '--file', 'users.csv', '--dry-run', '--report'], ['template', 'users', '--out']]) {
+          const run = await cli(dir, [...argv, name]);
+          expect(run.code, `${name}: ${run.stderr}`).toBe(2);
+          expect(run.stderr).toContain(`${argv.at(-1)} ${name} is the local store's world file (local export --out)`);
+        }
+        expect(readFileSync(join(dir, name)).equals(bytes), name).toBe(true);
+      }
+    }));
+
   // trial16 f05: stdin redirected from the file the report names is that file, as --file /dev/stdin is.
   it('--file - with stdin redirected from the --report file: exit 2 before anything is sent, the input kept', () =>
     withTempDir(async (dir) => {
