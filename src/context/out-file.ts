@@ -13,6 +13,7 @@ import { resolveSettings } from './settings.js';
 import { openRegularFile } from '../system/regular-file.js';
 import { bomOf } from '../input/text-source.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
+import { unfinishedRunReading } from '../runs/read-run.js';
 import { givenSyncDir } from './state-http.js';
 import { findStore } from './target.js';
 import { cannotWriteReport, dropEarlier, moveAside } from '../report/report-file.js';
@@ -77,6 +78,9 @@ export async function assertNotRead(
   const kept = listed.filter((name) => NAMED_FILE.test(name) || MEMORY_FILE.test(name));
   const ourFolder = dir === ours[0] || (ours.includes(up) && kept.length > 0);
   if (ourFolder) throw refused("in this run's store, runs or memories");
+  // Only over a file there (an id, not its path): a new name costs no journal read.
+  const run = output !== path && (await unfinishedRunReading(runs, async (input) => (await id(input)) === output));
+  if (run) throw refused(`the input of unfinished run ${run} (runs resume reads it again)`);
   const start = await head(file);
   const examctls = (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(start);
   if (examctls) throw refused("named or written as a store's, a run's or a memory's file");

@@ -524,6 +524,15 @@ export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'u
   throw new NothingToResumeError(`no interrupted run to resume in ${runsDir}: nothing to do (examctl runs list shows the runs and their states)`);
 }
 
+/** The newest unfinished run (interrupted, or running) whose input `isInput`, which `runs resume` reads again: each journal's header, and its last line only for that input. */
+export async function unfinishedRunReading(runsDir: string, isInput: (path: string) => Promise<boolean>): Promise<string | undefined> {
+  for (const id of await runIds(runsDir).catch((): string[] => [])) {
+    const input = (await journalHeader(journalPath(runsDir, id)).catch(() => undefined))?.input?.path;
+    if (input !== undefined && (await isInput(input)) && (await quickRun(runsDir, id).catch(() => undefined)) === undefined) return id;
+  }
+  return undefined;
+}
+
 /** Retention (docs/runs.md): finished runs 30 days and the newest 100; unfinished ones only with `all`. */
 interface PrunePolicy {
   maxAgeDays: number;

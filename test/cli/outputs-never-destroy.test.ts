@@ -226,6 +226,25 @@ describe('an output over what the run reads or keeps', () => {
       }
     }));
 
+  // trial46 F02: an interrupted run's input is what `runs resume` reads again, unchanged.
+  it("--report or --out over an unfinished run's input: exit 2 naming the run, kept; over a finished run's input: written", () =>
+    withTempDir(async (dir) => {
+      const { RunJournal, fingerprintInput } = await import('../../src/runs/index.js');
+      writeFileSync(join(dir, 'night.csv'), USERS);
+      writeFileSync(join(dir, 'done.csv'), USERS);
+      const options = { file: 'night.csv', cwd: dir };
+      const started = await RunJournal.start(join(dir, 'runs'), { command: 'user sync', options, target: { kind: 'local', store: join(dir, 'st') }, input: await fingerprintInput(join(dir, 'night.csv')) });
+      await started.close();
+      for (const argv of [['--store', 'st', 'user', 'sync', '--file', 'done.csv', '--dry-run', '--report'], ['template', 'users', '--out']]) {
+        const run = await cli(dir, [...argv, 'night.csv']);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`${argv.at(-1)} night.csv is the input of unfinished run ${started.id} (runs resume reads it again): give the output another name`);
+      }
+      expect(readFileSync(join(dir, 'night.csv'), 'utf8')).toBe(USERS);
+      expect((await cli(dir, ['--store', 'st', '--yes', 'user', 'sync', '--file', 'done.csv'])).code).toBe(0);
+      expect((await cli(dir, ['template', 'users', '--out', 'done.csv'])).code).toBe(0);
+    }));
+
   // trial16 f05: stdin redirected from the file the report names is that file, as --file /dev/stdin is.
   it('--file - with stdin redirected from the --report file: exit 2 before anything is sent, the input kept', () =>
     withTempDir(async (dir) => {
