@@ -8,7 +8,7 @@ import { TargetError, UsageError } from '../system/errors.js';
 import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { CommandDeps } from './command-deps.js';
 import { describeSystemError } from '../system/system-error-words.js';
-import { configDir, configPath, expandPath } from './config-file.js';
+import { configDir, configPath, expandPath, loadConfig } from './config-file.js';
 import { resolveSettings } from './settings.js';
 import { openRegularFile } from '../system/regular-file.js';
 import { bomOf } from '../input/text-source.js';
@@ -57,14 +57,16 @@ export async function assertNotRead(
     return entry?.ino ? `${entry.dev}:${entry.ino}` : path;
   };
   const refused = (words: string) => Object.assign(new UsageError(`${flag} ${out} is ${words}: give the output another name`), { words });
-  const { profile, record } = (await resolveSettings(given, deps.env, deps.runProfile).catch(() => undefined)) ?? {};
+  const { profile } = (await resolveSettings(given, deps.env, deps.runProfile).catch(() => undefined)) ?? {};
+  // Every profile's files, not only the one in use's: `login --profile prod` keeps its token in the config folder.
+  const profiles = Object.entries((await loadConfig(deps.env).catch(() => undefined))?.profiles ?? {});
   const path = resolve(deps.cwd, out);
   const places: Readonly<[unknown, string, string?]>[] = [
     ...Object.entries(READ_FILE_OPTIONS).map(([key, name]): [unknown, string] => [given[key], `the ${name} file this run reads`]),
     [given.file === '-' && '/dev/stdin', 'the --file - (stdin) this run reads'],
     [configPath(deps.env), 'the config file'],
     [profile?.defaults.mapFile, `profile ${profile?.name}'s mapFile`, profile?.configDir],
-    [record?.tokenFile, `profile ${record?.name}'s tokenFile`, configDir(deps.env)],
+    ...profiles.flatMap(([name, { tokenFile, defaults }]) => [[tokenFile, `profile ${name}'s tokenFile`, configDir(deps.env)], [defaults?.mapFile, `profile ${name}'s mapFile`, configDir(deps.env)]] as const),
     [given.json && '/dev/stdout', 'stdout under --json'],
   ];
   const [nul, output] = [await id(devNull), await id(path)];

@@ -40,6 +40,24 @@ describe('an output over what the run reads or keeps', () => {
       expect(readFileSync(join(dir, 'tok.json'), 'utf8')).toBe('a-token\n');
     }));
 
+  // trial46 F03: login --profile prod keeps prod's token in the config folder; another profile in use.
+  it("--out over another profile's tokenFile or mapFile than the one in use: exit 2, each kept", () =>
+    withTempDir(async (dir) => {
+      const config = join(dir, '.config');
+      mkdirSync(config, { recursive: true, mode: 0o700 });
+      writeFileSync(join(config, 'prod.token'), 'a-token\n', { mode: 0o600 });
+      writeFileSync(join(dir, 'map.json'), '{"ID":"ExternalId"}');
+      const prod = ['config', 'set-profile', 'prod', '--base-url', 'https://exam.example.test', '--token-file', join(config, 'prod.token'), '--map-file', join(dir, 'map.json')];
+      for (const argv of [prod, ['config', 'set-profile', 'loc'], ['config', 'use', 'loc']]) expect((await cli(dir, argv)).code).toBe(0);
+      for (const [out, words] of [[join(config, 'prod.token'), "profile prod's tokenFile"], ['map.json', "profile prod's mapFile"]]) {
+        const run = await cli(dir, ['template', 'users', '--out', out!]);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`--out ${out} is ${words}: give the output another name`);
+      }
+      expect(readFileSync(join(config, 'prod.token'), 'utf8')).toBe('a-token\n');
+      expect(readFileSync(join(dir, 'map.json'), 'utf8')).toBe('{"ID":"ExternalId"}');
+    }));
+
   it('local export --out into its store and synced export --out the memory file: exit 2, both still load', () =>
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'users.csv'), USERS);
