@@ -22,21 +22,21 @@ import { DRY_RUN_OUT } from '../flags/global-options.js';
 const NAMED_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson)$/;
 // A memory's names are common names for an admin's own NDJSON: such a file is told by its content.
 const MEMORY_FILE = /^(users|schedules|collections)\.ndjson$/;
-/** Told by their first bytes: only the command that writes one replaces it (docs/cli.md, "Other outputs"). */
+/** Told by their first bytes, as JSON (pretty-printed, CRLF): only the command that writes one replaces it (docs/cli.md, "Other outputs"). */
 const RESTORE_POINTS = {
-  memory: ['{"format":"examctl-sync-memory"', "the sync memory's export (synced export --out), kept to restore it"],
-  world: ['{\n  "Settings": ', "the local store's world file (local export --out), kept to restore it (local init --seed)"],
+  memory: [/^\{\s*"format"\s*:\s*"examctl-sync-memory"/, "the sync memory's export (synced export --out), kept to restore it"],
+  world: [/^\{\s*"Settings"\s*:/, "the local store's world file (local export --out), kept to restore it (local init --seed)"],
 } as const;
 type RestorePoint = keyof typeof RESTORE_POINTS;
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
-/** The first bytes of a regular `file` (never a FIFO waited on) as the seed reader takes them (by its BOM, CRLF as LF), else ''. */
+/** The first bytes of a regular `file` (never a FIFO waited on) decoded as the seed reader does (by its BOM), else ''. */
 async function head(file: string): Promise<string> {
   const handle = await openRegularFile(file).catch(() => undefined);
   if (handle === undefined) return '';
-  const bytes = Buffer.alloc(64);
+  const bytes = Buffer.alloc(256);
   const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0).finally(() => handle.close());
-  return new TextDecoder(bomOf(bytes)?.encoding ?? 'utf-8').decode(bytes.subarray(0, bytesRead)).replaceAll('\r\n', '\n');
+  return new TextDecoder(bomOf(bytes)?.encoding ?? 'utf-8').decode(bytes.subarray(0, bytesRead));
 }
 
 /** Refuses (exit 2; `words`: what it is) an output over what the run reads or keeps, `-`, or stdout under --json: the list is docs/security.md, "Outputs". */
@@ -86,7 +86,7 @@ export async function assertNotRead(
   const start = await head(file);
   const examctls = (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(start);
   if (examctls) throw refused("named or written as a store's, a run's or a memory's file");
-  for (const [kind, [bytes, words]] of Object.entries(RESTORE_POINTS)) if (kind !== own && start.startsWith(bytes)) throw refused(words);
+  for (const [kind, [told, words]] of Object.entries(RESTORE_POINTS)) if (kind !== own && told.test(start)) throw refused(words);
 }
 
 /** What `<path>.earlier` is when no output may replace it (never renamed over nor removed), else undefined. */

@@ -244,6 +244,21 @@ describe('an output over what the run reads or keeps', () => {
       }
     }));
 
+  it('the sync memory\'s export pretty-printed (synced import takes it back): --report exit 2, kept', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      const sync = ['--store', 'st', '--yes', 'user', 'sync', '--file', 'users.csv'];
+      expect((await cli(dir, [...sync, '--changed-only'])).code).toBe(0);
+      expect((await cli(dir, ['--store', 'st', 'synced', 'export', '--out', 'mem.json'])).code).toBe(0);
+      const pretty = `${JSON.stringify(JSON.parse(readFileSync(join(dir, 'mem.json'), 'utf8')), null, 2)}\n`;
+      writeFileSync(join(dir, 'pretty.json'), pretty);
+      expect((await cli(dir, ['--store', 'st', 'synced', 'import', 'pretty.json', '--force'])).code).toBe(0);
+      const run = await cli(dir, [...sync, '--dry-run', '--report', 'pretty.json']);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain("--report pretty.json is the sync memory's export (synced export --out), kept to restore it");
+      expect(readFileSync(join(dir, 'pretty.json'), 'utf8')).toBe(pretty);
+    }));
+
   // trial46 F02: an interrupted run's input is what `runs resume` reads again, unchanged.
   it("--report or --out over an unfinished run's input: exit 2 naming the run, kept; over a finished run's input: written", () =>
     withTempDir(async (dir) => {
