@@ -8,10 +8,11 @@ import { TargetError, UsageError } from '../system/errors.js';
 import { openOutputFile, type OutputFile } from '../system/output-file.js';
 import type { CommandDeps } from './command-deps.js';
 import { describeSystemError } from '../system/system-error-words.js';
-import { configDir, configPath, expandPath } from './config-file.js';
-import { resolveSettings } from './settings.js';
+import { configDir, configPath, expandPath, loadConfig } from './config-file.js';
 import { openRegularFile } from '../system/regular-file.js';
+import { bomOf } from '../input/text-source.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
+import { unfinishedRunOf } from '../runs/read-run.js';
 import { givenSyncDir } from './state-http.js';
 import { findStore } from './target.js';
 import { cannotWriteReport, dropEarlier, moveAside } from '../report/report-file.js';
@@ -22,19 +23,19 @@ const NAMED_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson)$/;
 const MEMORY_FILE = /^(users|schedules|collections)\.ndjson$/;
 /** Told by their first bytes: only the command that writes one replaces it (docs/cli.md, "Other outputs"). */
 const RESTORE_POINTS = {
-  memory: ['{"format":"examctl-sync-memory"', "the sync memory's export (synced export --out), kept to restore it"],
-  world: ['{\n  "Settings": ', "the local store's world file (local export --out), kept to restore it (local init --seed)"],
+  memory: [/^\{\s*"format"\s*:\s*"examctl-sync-memory"/, "the sync memory's export (synced export --out), kept to restore it"],
+  world: [/^\{\s*"Settings"\s*:/, "the local store's world file (local export --out), kept to restore it (local init --seed)"],
 } as const;
 type RestorePoint = keyof typeof RESTORE_POINTS;
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
 
-/** The first bytes of a regular `file` (never a FIFO waited on), else ''. */
+/** The first bytes of a regular `file` (never a FIFO waited on), decoded by its BOM, else ''. */
 async function head(file: string): Promise<string> {
   const handle = await openRegularFile(file).catch(() => undefined);
   if (handle === undefined) return '';
-  const bytes = Buffer.alloc(31);
-  await handle.read(bytes, 0, bytes.length, 0).finally(() => handle.close());
-  return bytes.toString();
+  const bytes = Buffer.alloc(256);
+  const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0).finally(() => handle.close());
+  return new TextDecoder(bomOf(bytes)?.encoding).decode(bytes.subarray(0, bytesRead));
 }
 
 /** Refuses (exit 2; `words`: what it is) an output over what the run reads or keeps, `-`, or stdout under --json: the list is docs/security.md, "Outputs". */
@@ -55,14 +56,18 @@ export async function assertNotRead(
     return entry?.ino ? `${entry.dev}:${entry.ino}` : path;
   };
   const refused = (words: string) => Object.assign(new UsageError(`${flag} ${out} is ${words}: give the output another name`), { words });
-  const { profile, record } = (await resolveSettings(given, deps.env, deps.runProfile).catch(() => undefined)) ?? {};
+  // Every profile's (`login` keeps tokens in the config folder), a replayed run's.
+  const profiles = Object.entries((await loadConfig(deps.env).catch(() => undefined))?.profiles ?? {});
   const path = resolve(deps.cwd, out);
   const places: Readonly<[unknown, string, string?]>[] = [
     ...Object.entries(READ_FILE_OPTIONS).map(([key, name]): [unknown, string] => [given[key], `the ${name} file this run reads`]),
     [given.file === '-' && '/dev/stdin', 'the --file - (stdin) this run reads'],
     [configPath(deps.env), 'the config file'],
-    [profile?.defaults.mapFile, `profile ${profile?.name}'s mapFile`, profile?.configDir],
-    [record?.tokenFile, `profile ${record?.name}'s tokenFile`, configDir(deps.env)],
+    [deps.runProfile?.defaults.mapFile, `profile ${deps.runProfile?.name}'s mapFile`, deps.runProfile?.configDir],
+    ...profiles.flatMap(([name, p]) => [
+      [p.tokenFile, `profile ${name}'s tokenFile`, configDir(deps.env)],
+      [p.defaults?.mapFile, `profile ${name}'s mapFile`, configDir(deps.env)],
+    ] as const),
     [given.json && '/dev/stdout', 'stdout under --json'],
   ];
   const [nul, output] = [await id(devNull), await id(path)];
@@ -76,10 +81,13 @@ export async function assertNotRead(
   const kept = listed.filter((name) => NAMED_FILE.test(name) || MEMORY_FILE.test(name));
   const ourFolder = dir === ours[0] || (ours.includes(up) && kept.length > 0);
   if (ourFolder) throw refused("in this run's store, runs or memories");
+  // Only over a file there (an id): a new name reads no journal.
+  const run = output !== path && (await unfinishedRunOf(runs, async (input) => (await id(input)) === output));
+  if (run) throw refused(`the input of unfinished run ${run} (runs resume reads it again)`);
   const start = await head(file);
   const examctls = (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(start);
   if (examctls) throw refused("named or written as a store's, a run's or a memory's file");
-  for (const [kind, [bytes, words]] of Object.entries(RESTORE_POINTS)) if (kind !== own && start.startsWith(bytes)) throw refused(words);
+  for (const [kind, [told, words]] of Object.entries(RESTORE_POINTS)) if (kind !== own && told.test(start)) throw refused(words);
 }
 
 /** What `<path>.earlier` is when no output may replace it (never renamed over nor removed), else undefined. */

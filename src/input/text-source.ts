@@ -278,7 +278,7 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
   }
 }
 
-function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefined {
+export function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | undefined {
   if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) return { encoding: 'utf-8', length: 3 };
   if (chunk[0] === 0xff && chunk[1] === 0xfe) return { encoding: 'utf-16le', length: 2 };
   if (chunk[0] === 0xfe && chunk[1] === 0xff) return { encoding: 'utf-16be', length: 2 };

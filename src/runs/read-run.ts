@@ -454,7 +454,7 @@ export async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunH
   for (const id of await runIds(runsDir)) {
     if (id <= after) break; // newest first: the rest started before it
     if ((await runProblem(runsDir, id, trust)) !== undefined) continue;
-    const header = await journalHeader(journalPath(runsDir, id)).catch(() => undefined);
+    const header = await journalHeader(journalPath(runsDir, id));
     if (header !== undefined && header.command === of.command && targetIdentity(header.target) === targetIdentity(of.target) && header.options.population === of.population) yield { id, header };
   }
 }
@@ -471,7 +471,7 @@ export async function laterFeedingRuns(
   const found: { id: string; startedAt: string }[] = [];
   for await (const { id, header } of laterRunsOf(runsDir, wanted.after, wanted, trust)) {
     if (id === wanted.except || header.options.dryRun === true || header.options.syncDir !== wanted.syncDir) continue;
-    const finished = await quickRun(runsDir, id).catch(() => undefined);
+    const finished = await quickRun(runsDir, id);
     if (finished !== undefined && finished.summary.ok + finished.summary.partial === 0) continue;
     // Not finished with no item on record: it stopped before anything was sent (its start store failed), so it did nothing.
     if (finished === undefined && (await scanCounts(runsDir, id).catch(() => undefined))?.journaled === 0) continue;
@@ -487,7 +487,7 @@ export async function laterFeedingRuns(
 export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
   if (!isRunId(id)) return undefined;
   if ((await runProblem(runsDir, id, trust)) !== undefined) return undefined;
-  return (await quickRun(runsDir, id).catch(() => undefined))?.header.startedAt;
+  return (await quickRun(runsDir, id))?.header.startedAt;
 }
 
 /**
@@ -496,7 +496,7 @@ export async function finishedRunStart(runsDir: string, id: string, trust?: RunT
  * the run is left, never an internal error.
  */
 async function stateOf(runsDir: string, id: string): Promise<RunState | Error> {
-  if ((await quickRun(runsDir, id).catch(() => undefined)) !== undefined) return 'finished';
+  if ((await quickRun(runsDir, id)) !== undefined) return 'finished';
   const record = await scanCounts(runsDir, id).catch((error: Error) => error);
   return record instanceof Error ? record : runState(runsDir, record).catch(() => 'running' as const);
 }
@@ -522,6 +522,18 @@ export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'u
     throw new RunJournalError(`the newest run, ${ids[0]}, is not interrupted; the newest interrupted one is ${id}: examctl runs resume ${id} finishes it, if it is the run you mean`);
   }
   throw new NothingToResumeError(`no interrupted run to resume in ${runsDir}: nothing to do (examctl runs list shows the runs and their states)`);
+}
+
+/** The newest unfinished run whose input `isInput` (a resume reads it again): headers, end lines read. */
+export async function unfinishedRunOf(
+  runsDir: string,
+  isInput: (path: string) => Promise<boolean>,
+): Promise<string | undefined> {
+  for (const id of await runIds(runsDir).catch((): string[] => [])) {
+    const input = (await journalHeader(journalPath(runsDir, id)))?.input?.path;
+    if (input !== undefined && (await isInput(input)) && !(await quickRun(runsDir, id))) return id;
+  }
+  return undefined;
 }
 
 /** Retention (docs/runs.md): finished runs 30 days and the newest 100; unfinished ones only with `all`. */
@@ -610,7 +622,7 @@ interface QuickRun {
 }
 
 async function quickRun(runsDir: string, id: string): Promise<QuickRun | undefined> {
-  const lines = await firstAndLastLines(journalPath(runsDir, id));
+  const lines = await firstAndLastLines(journalPath(runsDir, id)).catch(() => undefined);
   if (lines === undefined) return undefined;
   const end = lines.last === undefined ? undefined : decodeChecksummedLine(lines.last);
   const line = end?.ok === true ? checkJournalLine(end.body, false) : undefined;
@@ -622,7 +634,7 @@ async function quickRun(runsDir: string, id: string): Promise<QuickRun | undefin
 
 /** A journal's header line alone, whatever follows it. Undefined when it cannot be read as one. */
 async function journalHeader(journalFile: string): Promise<RunHeaderLine | undefined> {
-  return (await firstAndLastLines(journalFile, false))?.header;
+  return (await firstAndLastLines(journalFile, false).catch(() => undefined))?.header;
 }
 
 /** The header line, checked, and (with `last`) the journal's last whole line. */

@@ -40,6 +40,24 @@ describe('an output over what the run reads or keeps', () => {
       expect(readFileSync(join(dir, 'tok.json'), 'utf8')).toBe('a-token\n');
     }));
 
+  // trial46 F03: login --profile prod keeps prod's token in the config folder; another profile in use.
+  it("--out over another profile's tokenFile or mapFile than the one in use: exit 2, each kept", () =>
+    withTempDir(async (dir) => {
+      const config = join(dir, '.config');
+      mkdirSync(config, { recursive: true, mode: 0o700 });
+      writeFileSync(join(config, 'prod.token'), 'a-token\n', { mode: 0o600 });
+      writeFileSync(join(dir, 'map.json'), '{"ID":"ExternalId"}');
+      const prod = ['config', 'set-profile', 'prod', '--base-url', 'https://exam.example.test', '--token-file', join(config, 'prod.token'), '--map-file', join(dir, 'map.json')];
+      for (const argv of [prod, ['config', 'set-profile', 'loc'], ['config', 'use', 'loc']]) expect((await cli(dir, argv)).code).toBe(0);
+      for (const [out, words] of [[join(config, 'prod.token'), "profile prod's tokenFile"], ['map.json', "profile prod's mapFile"]]) {
+        const run = await cli(dir, ['template', 'users', '--out', out!]);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`--out ${out} is ${words}: give the output another name`);
+      }
+      expect(readFileSync(join(config, 'prod.token'), 'utf8')).toBe('a-token\n');
+      expect(readFileSync(join(dir, 'map.json'), 'utf8')).toBe('{"ID":"ExternalId"}');
+    }));
+
   it('local export --out into its store and synced export --out the memory file: exit 2, both still load', () =>
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'users.csv'), USERS);
@@ -204,6 +222,60 @@ describe('an output over what the run reads or keeps', () => {
       expect((await cli(dir, ['--store', 'st', 'local', 'export', '--out', 'night.json'])).code).toBe(0);
       expect((await cli(dir, [...sync, '--dry-run', '--report', 'r.json'])).code).toBe(0);
       expect([readFileSync(join(dir, 'night.json.earlier'), 'utf8'), readFileSync(join(dir, 'r.json.earlier'), 'utf8')]).toEqual(before);
+    }));
+
+  // trial46 F01: a world file saved with CRLF, a BOM or as UTF-16 is still a seed local init takes.
+  it('the world file with CRLF line ends, a BOM or as UTF-16 (each a seed local init takes): --report and --out exit 2, kept', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      expect((await cli(dir, ['local', 'init', '--store', 'st'])).code).toBe(0);
+      expect((await cli(dir, ['--store', 'st', 'local', 'export', '--out', 'world.json'])).code).toBe(0);
+      const text = readFileSync(join(dir, 'world.json'), 'utf8');
+      const copies = { 'crlf.json': Buffer.from(text.replaceAll('\n', '\r\n')), 'bom.json': Buffer.from(`\ufeff${text}`), 'utf16.json': Buffer.from(`\ufeff${text}`, 'utf16le') };
+      for (const [name, bytes] of Object.entries(copies)) {
+        writeFileSync(join(dir, name), bytes);
+        expect((await cli(dir, ['local', 'init', '--seed', name, '--store', `seeded-${name}`])).code, name).toBe(0);
+        for (const argv of [['--store', 'st', 'user', 'sync', '--file', 'users.csv', '--dry-run', '--report'], ['template', 'users', '--out']]) {
+          const run = await cli(dir, [...argv, name]);
+          expect(run.code, `${name}: ${run.stderr}`).toBe(2);
+          expect(run.stderr).toContain(`${argv.at(-1)} ${name} is the local store's world file (local export --out)`);
+        }
+        expect(readFileSync(join(dir, name)).equals(bytes), name).toBe(true);
+      }
+    }));
+
+  it('the sync memory\'s export pretty-printed (synced import takes it back): --report exit 2, kept', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'users.csv'), USERS);
+      const sync = ['--store', 'st', '--yes', 'user', 'sync', '--file', 'users.csv'];
+      expect((await cli(dir, [...sync, '--changed-only'])).code).toBe(0);
+      expect((await cli(dir, ['--store', 'st', 'synced', 'export', '--out', 'mem.json'])).code).toBe(0);
+      const pretty = `${JSON.stringify(JSON.parse(readFileSync(join(dir, 'mem.json'), 'utf8')), null, 2)}\n`;
+      writeFileSync(join(dir, 'pretty.json'), pretty);
+      expect((await cli(dir, ['--store', 'st', 'synced', 'import', 'pretty.json', '--force'])).code).toBe(0);
+      const run = await cli(dir, [...sync, '--dry-run', '--report', 'pretty.json']);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain("--report pretty.json is the sync memory's export (synced export --out), kept to restore it");
+      expect(readFileSync(join(dir, 'pretty.json'), 'utf8')).toBe(pretty);
+    }));
+
+  // trial46 F02: an interrupted run's input is what `runs resume` reads again, unchanged.
+  it("--report or --out over an unfinished run's input: exit 2 naming the run, kept; over a finished run's input: written", () =>
+    withTempDir(async (dir) => {
+      const { RunJournal, fingerprintInput } = await import('../../src/runs/index.js');
+      writeFileSync(join(dir, 'night.csv'), USERS);
+      writeFileSync(join(dir, 'done.csv'), USERS);
+      const options = { file: 'night.csv', cwd: dir };
+      const started = await RunJournal.start(join(dir, 'runs'), { command: 'user sync', options, target: { kind: 'local', store: join(dir, 'st') }, input: await fingerprintInput(join(dir, 'night.csv')) });
+      await started.close();
+      for (const argv of [['--store', 'st', 'user', 'sync', '--file', 'done.csv', '--dry-run', '--report'], ['template', 'users', '--out']]) {
+        const run = await cli(dir, [...argv, 'night.csv']);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`${argv.at(-1)} night.csv is the input of unfinished run ${started.id} (runs resume reads it again): give the output another name`);
+      }
+      expect(readFileSync(join(dir, 'night.csv'), 'utf8')).toBe(USERS);
+      expect((await cli(dir, ['--store', 'st', '--yes', 'user', 'sync', '--file', 'done.csv'])).code).toBe(0);
+      expect((await cli(dir, ['template', 'users', '--out', 'done.csv'])).code).toBe(0);
     }));
 
   // trial16 f05: stdin redirected from the file the report names is that file, as --file /dev/stdin is.
