@@ -21,7 +21,7 @@ import {
   type HeaderMapping,
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
-import { cannotRead } from './text-source.js';
+import { cannotRead, INPUT_CHANGED } from './text-source.js';
 import { plainNumber, readCell, type CellReading } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
 import { MergedColumns, verticalMerges, type VerticalMerge } from './sheet-merges.js';
@@ -253,8 +253,8 @@ async function readPart<T>(zip: ZipEntries, part: string, limit: number, file: s
   }
 }
 
-/** Opens the zip and reads the workbook's parts (tabs, styles, shared strings); refuses what is no workbook. */
-export async function openWorkbook(path: string, file: string, limits: XlsxLimits): Promise<OpenedWorkbook> {
+/** Opens the zip and reads the workbook's parts (tabs, styles, shared strings); refuses what is no workbook, or another than the one `same` first read. */
+export async function openWorkbook(path: string, file: string, limits: XlsxLimits, same: { identity?: string } = {}): Promise<OpenedWorkbook> {
   let zip: ZipEntries;
   try {
     zip = await ZipEntries.open(path);
@@ -263,6 +263,8 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
     if (error instanceof ZipFormatError) throw new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
     throw cannotRead(file, error);
   }
+  // Each pass opens the file again: one saved again since the first (Excel saves by rename) is refused, as a text file is.
+  if (zip.identity !== (same.identity ??= zip.identity)) throw new InputFileError(file, undefined, INPUT_CHANGED);
   const small = limits.smallPartBytes;
   const rootRels = await readPart(zip, '_rels/.rels', small, file, readRelationships, []);
   const office = rootRels.find((rel) => relationshipIs(rel, 'officeDocument') && !rel.external);
@@ -293,10 +295,10 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
  * Reads the chosen worksheet and hands each non-blank row's record to `add`; yields (nothing)
  * after each batch of rows so the caller can pass on what it collected.
  */
-async function* xlsxRows(path: string, options: XlsxReadOptions, add: (record: InputRecord) => void): AsyncGenerator<void> {
+async function* xlsxRows(path: string, options: XlsxReadOptions, add: (record: InputRecord) => void, same: { identity?: string }): AsyncGenerator<void> {
   const display = options.displayName ?? path;
   const limits = { ...XLSX_LIMITS, ...options.limits };
-  const workbook = await openWorkbook(path, display, limits);
+  const workbook = await openWorkbook(path, display, limits, same);
   const sheet = chooseSheet(workbook.sheets, options.sheet, display);
   if (options.sheet === undefined) await checkOtherSheets(workbook, sheet, display, options, limits);
   const part = sheet.part as string;
@@ -427,7 +429,7 @@ async function* sheetRows(
 }
 
 /**
- * Streams the records of one worksheet of an .xlsx file. Every iteration re-reads the file.
+ * Streams the records of one worksheet of an .xlsx file. Every iteration re-reads the file, refused if saved again since the first.
  * Records carry `problems` (cells that cannot be used: the record fails with them) and
  * `warnings` (values read but doubtful). Structural problems throw InputFileError naming the
  * sheet: `users.xlsx[Sheet1]:7: reason`.
@@ -435,5 +437,6 @@ async function* sheetRows(
 export function readXlsxRecords(path: string, options: XlsxReadOptions): BatchedRecords {
   let header: TableHeader | undefined;
   const told = { ...options, met: (met: TableHeader) => (header = met) };
-  return batchedRecords(() => collectedBatches((add) => xlsxRows(path, told, add)), { header: () => header });
+  const same = {};
+  return batchedRecords(() => collectedBatches((add) => xlsxRows(path, told, add, same)), { header: () => header });
 }

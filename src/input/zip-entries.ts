@@ -2,6 +2,7 @@
  * The entries of a zip file (an .xlsx is one), read through its central directory, each inflated
  * with a bound: why, and what it checks: docs/input-formats.md, ".xlsx" (the zip).
  */
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInflateRaw, crc32 } from 'node:zlib';
@@ -58,13 +59,15 @@ export class ZipEntries {
     private readonly path: string,
     private readonly fileSize: number,
     readonly entries: ReadonlyMap<string, ZipEntry>,
+    /** The file read (its handle's fstat: device, inode, size, times) and its directory's SHA-256 (every entry's CRC-32): a file saved again has another. */
+    readonly identity: string,
   ) {}
 
   /** Reads the central directory (zip64 included). Throws ZipFormatError when there is none. */
   static async open(path: string): Promise<ZipEntries> {
     const handle = await open(path, 'r');
     try {
-      const size = (await handle.stat()).size;
+      const { dev, ino, size, mtimeMs, ctimeMs } = await handle.stat();
       const tailLength = Math.min(size, END_SEARCH);
       const tailStart = size - tailLength;
       const tail = Buffer.alloc(tailLength);
@@ -102,7 +105,7 @@ export class ZipEntries {
       if (directorySize > MAX_DIRECTORY_BYTES) throw new ZipFormatError(`a zip directory of ${bytes(directorySize)}, far more than a workbook has`);
       const directory = Buffer.alloc(directorySize);
       await handle.read(directory, 0, directorySize, directoryOffset);
-      return new ZipEntries(path, size, parseDirectory(directory, count));
+      return new ZipEntries(path, size, parseDirectory(directory, count), [dev, ino, size, mtimeMs, ctimeMs, createHash('sha256').update(directory).digest('hex')].join(':'));
     } finally {
       await handle.close();
     }
