@@ -119,7 +119,8 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
-  const parsed = parseJsonDocument(decodeTextDocument(bytes, file), file);
+  // A key given twice: refused but by the commands that rewrite the file (the last one kept).
+  const parsed = parseJsonDocument(decodeTextDocument(bytes, file), file, undefined, {}, !toChange);
   const { configSchema } = await configSchemas();
   const result = configSchema.safeParse(parsed);
   if (!result.success) {

@@ -253,7 +253,7 @@ async function readPart<T>(zip: ZipEntries, part: string, limit: number, file: s
   }
 }
 
-/** Opens the zip and reads the workbook's parts (tabs, styles, shared strings); refuses what is no workbook, or another than the one `same` first read. */
+/** Opens the zip and reads the workbook's parts (tabs, styles, shared strings); refuses what is no workbook. */
 export async function openWorkbook(path: string, file: string, limits: XlsxLimits, same: { identity?: string } = {}): Promise<OpenedWorkbook> {
   let zip: ZipEntries;
   try {
@@ -263,7 +263,7 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
     if (error instanceof ZipFormatError) throw new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
     throw cannotRead(file, error);
   }
-  // Each pass opens the file again: one saved again since the first (Excel saves by rename) is refused, as a text file is.
+  // Each pass opens it again: another file than `same` first found (Excel saves by rename) is refused.
   if (zip.identity !== (same.identity ??= zip.identity)) throw new InputFileError(file, undefined, INPUT_CHANGED);
   const small = limits.smallPartBytes;
   const rootRels = await readPart(zip, '_rels/.rels', small, file, readRelationships, []);
@@ -429,7 +429,7 @@ async function* sheetRows(
 }
 
 /**
- * Streams the records of one worksheet of an .xlsx file. Every iteration re-reads the file, refused if saved again since the first.
+ * Streams the records of one worksheet of an .xlsx file. Every iteration re-reads the file.
  * Records carry `problems` (cells that cannot be used: the record fails with them) and
  * `warnings` (values read but doubtful). Structural problems throw InputFileError naming the
  * sheet: `users.xlsx[Sheet1]:7: reason`.

@@ -2,7 +2,6 @@
  * The entries of a zip file (an .xlsx is one), read through its central directory, each inflated
  * with a bound: why, and what it checks: docs/input-formats.md, ".xlsx" (the zip).
  */
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInflateRaw, crc32 } from 'node:zlib';
@@ -59,7 +58,7 @@ export class ZipEntries {
     private readonly path: string,
     private readonly fileSize: number,
     readonly entries: ReadonlyMap<string, ZipEntry>,
-    /** The file read (its handle's fstat: device, inode, size, times) and its directory's SHA-256 (every entry's CRC-32): a file saved again has another. */
+    /** The file's fstat and its directory's CRC-32 (the entries' own): a file saved again has another. */
     readonly identity: string,
   ) {}
 
@@ -105,7 +104,7 @@ export class ZipEntries {
       if (directorySize > MAX_DIRECTORY_BYTES) throw new ZipFormatError(`a zip directory of ${bytes(directorySize)}, far more than a workbook has`);
       const directory = Buffer.alloc(directorySize);
       await handle.read(directory, 0, directorySize, directoryOffset);
-      return new ZipEntries(path, size, parseDirectory(directory, count), [dev, ino, size, mtimeMs, ctimeMs, createHash('sha256').update(directory).digest('hex')].join(':'));
+      return new ZipEntries(path, size, parseDirectory(directory, count), [dev, ino, size, mtimeMs, ctimeMs, crc32(directory)].join(':'));
     } finally {
       await handle.close();
     }
