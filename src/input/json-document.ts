@@ -10,7 +10,7 @@ import { INPUT_LIMITS, JsonFault, parseJson, type JsonLimits, type OnKey, type S
  */
 export function parseJsonDocument(text: string, file: string, limits: JsonLimits = INPUT_LIMITS, tell: Omit<ScanOptions, 'strict'> = {}, twice = true): unknown {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  // The keys of the object last met at each depth, by its path: memory bounded by the depth, not the file.
+  // The keys of the object last met at each depth (by its path): memory bounded by the depth.
   const objects: [string, Map<string, number>][] = [];
   const onKey: OnKey = (key, path, line) => {
     const at = JSON.stringify(path.slice(0, -1));

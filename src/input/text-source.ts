@@ -21,7 +21,7 @@ const FIRST_CHUNK_SIZE = 8 * 1024;
 const BINARY = 'not a text file (binary content)';
 const WORKBOOK = `${BINARY}: a zip archive, as an .xlsx workbook is: name it .xlsx`;
 const NO_BOM = `${BINARY}: UTF-16 without a BOM? save the file as UTF-8 text`;
-/** A later read of an input found another file than the first read (docs/input-formats.md). */
+/** A later read found another file than the first (docs/input-formats.md). */
 export const INPUT_CHANGED = 'the input file changed while the run read it: nothing from here on is read';
 
 /** Whether a file's first bytes read as UTF-16 without a BOM: ASCII text with a NUL beside each character. */

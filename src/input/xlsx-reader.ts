@@ -254,7 +254,7 @@ async function readPart<T>(zip: ZipEntries, part: string, limit: number, file: s
 }
 
 /** Opens the zip and reads the workbook's parts (tabs, styles, shared strings); refuses what is no workbook. */
-export async function openWorkbook(path: string, file: string, limits: XlsxLimits, same: { identity?: string } = {}): Promise<OpenedWorkbook> {
+export async function openWorkbook(path: string, file: string, limits: XlsxLimits): Promise<OpenedWorkbook> {
   let zip: ZipEntries;
   try {
     zip = await ZipEntries.open(path);
@@ -263,8 +263,6 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
     if (error instanceof ZipFormatError) throw new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
     throw cannotRead(file, error);
   }
-  // Each pass opens it again: another file than `same` first found (Excel saves by rename) is refused.
-  if (zip.identity !== (same.identity ??= zip.identity)) throw new InputFileError(file, undefined, INPUT_CHANGED);
   const small = limits.smallPartBytes;
   const rootRels = await readPart(zip, '_rels/.rels', small, file, readRelationships, []);
   const office = rootRels.find((rel) => relationshipIs(rel, 'officeDocument') && !rel.external);
@@ -298,7 +296,9 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
 async function* xlsxRows(path: string, options: XlsxReadOptions, add: (record: InputRecord) => void, same: { identity?: string }): AsyncGenerator<void> {
   const display = options.displayName ?? path;
   const limits = { ...XLSX_LIMITS, ...options.limits };
-  const workbook = await openWorkbook(path, display, limits, same);
+  const workbook = await openWorkbook(path, display, limits);
+  // Each pass opens it again: another file than the first (Excel saves by rename) is refused.
+  if (workbook.zip.identity !== (same.identity ??= workbook.zip.identity)) throw new InputFileError(display, undefined, INPUT_CHANGED);
   const sheet = chooseSheet(workbook.sheets, options.sheet, display);
   if (options.sheet === undefined) await checkOtherSheets(workbook, sheet, display, options, limits);
   const part = sheet.part as string;

@@ -58,7 +58,7 @@ export class ZipEntries {
     private readonly path: string,
     private readonly fileSize: number,
     readonly entries: ReadonlyMap<string, ZipEntry>,
-    /** The file's fstat and its directory's CRC-32 (the entries' own): a file saved again has another. */
+    /** fstat and the directory's CRC-32: a file saved again (or another) has another. */
     readonly identity: string,
   ) {}
 
