@@ -119,7 +119,8 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
-  const parsed = parseJsonDocument(decodeTextDocument(bytes, file), file);
+  // A key given twice, a secret written by hand (set-profile refuses one): refused but by the commands that take them out.
+  const parsed = parseJsonDocument(decodeTextDocument(bytes, file), file, undefined, {}, !toChange);
   const { configSchema } = await configSchemas();
   const result = configSchema.safeParse(parsed);
   if (!result.success) {
@@ -127,7 +128,6 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
     const issue = result.error.issues[0];
     throw new UsageError(`${file}: ${issue?.path.join('.') || '(top)'}: ${issue?.message}`);
   }
-  // A secret written by hand (`config set-profile` refuses one): refused but by the commands that take it out.
   for (const [name, profile] of Object.entries(result.data.profiles)) {
     const secret = Object.keys(profile.defaults?.set ?? {}).find(isSecretField);
     if (secret !== undefined && !toChange) {

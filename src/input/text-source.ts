@@ -21,6 +21,8 @@ const FIRST_CHUNK_SIZE = 8 * 1024;
 const BINARY = 'not a text file (binary content)';
 const WORKBOOK = `${BINARY}: a zip archive, as an .xlsx workbook is: name it .xlsx`;
 const NO_BOM = `${BINARY}: UTF-16 without a BOM? save the file as UTF-8 text`;
+/** A later read found another file than the first (docs/input-formats.md). */
+export const INPUT_CHANGED = 'the input file changed while the run read it: nothing from here on is read';
 
 /** Whether a file's first bytes read as UTF-16 without a BOM: ASCII text with a NUL beside each character. */
 function looksUtf16(bytes: Buffer): boolean {
@@ -167,7 +169,7 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
       hash.update(chunk);
       const sha256 = stat === (same.stat ??= stat) && position === size ? hash.copy().digest('hex') : undefined;
       if (stat === same.stat && (sha256 === undefined || sha256 === (same.sha256 ??= sha256))) return;
-      throw new InputFileError(file, 1 + lineFeeds, 'the input file changed while the run read it: nothing from here on is read');
+      throw new InputFileError(file, 1 + lineFeeds, INPUT_CHANGED);
     };
 
     const flagged = (text: string): boolean =>

@@ -21,7 +21,7 @@ import {
   type HeaderMapping,
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
-import { cannotRead } from './text-source.js';
+import { cannotRead, INPUT_CHANGED } from './text-source.js';
 import { plainNumber, readCell, type CellReading } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
 import { MergedColumns, verticalMerges, type VerticalMerge } from './sheet-merges.js';
@@ -293,10 +293,12 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
  * Reads the chosen worksheet and hands each non-blank row's record to `add`; yields (nothing)
  * after each batch of rows so the caller can pass on what it collected.
  */
-async function* xlsxRows(path: string, options: XlsxReadOptions, add: (record: InputRecord) => void): AsyncGenerator<void> {
+async function* xlsxRows(path: string, options: XlsxReadOptions, add: (record: InputRecord) => void, same: { identity?: string }): AsyncGenerator<void> {
   const display = options.displayName ?? path;
   const limits = { ...XLSX_LIMITS, ...options.limits };
   const workbook = await openWorkbook(path, display, limits);
+  // Each pass opens it again: another file than the first (Excel saves by rename) is refused.
+  if (workbook.zip.identity !== (same.identity ??= workbook.zip.identity)) throw new InputFileError(display, undefined, INPUT_CHANGED);
   const sheet = chooseSheet(workbook.sheets, options.sheet, display);
   if (options.sheet === undefined) await checkOtherSheets(workbook, sheet, display, options, limits);
   const part = sheet.part as string;
@@ -435,5 +437,6 @@ async function* sheetRows(
 export function readXlsxRecords(path: string, options: XlsxReadOptions): BatchedRecords {
   let header: TableHeader | undefined;
   const told = { ...options, met: (met: TableHeader) => (header = met) };
-  return batchedRecords(() => collectedBatches((add) => xlsxRows(path, told, add)), { header: () => header });
+  const same = {};
+  return batchedRecords(() => collectedBatches((add) => xlsxRows(path, told, add, same)), { header: () => header });
 }

@@ -58,13 +58,15 @@ export class ZipEntries {
     private readonly path: string,
     private readonly fileSize: number,
     readonly entries: ReadonlyMap<string, ZipEntry>,
+    /** fstat and the directory's CRC-32: a file saved again (or another) has another. */
+    readonly identity: string,
   ) {}
 
   /** Reads the central directory (zip64 included). Throws ZipFormatError when there is none. */
   static async open(path: string): Promise<ZipEntries> {
     const handle = await open(path, 'r');
     try {
-      const size = (await handle.stat()).size;
+      const { dev, ino, size, mtimeMs, ctimeMs } = await handle.stat();
       const tailLength = Math.min(size, END_SEARCH);
       const tailStart = size - tailLength;
       const tail = Buffer.alloc(tailLength);
@@ -102,7 +104,7 @@ export class ZipEntries {
       if (directorySize > MAX_DIRECTORY_BYTES) throw new ZipFormatError(`a zip directory of ${bytes(directorySize)}, far more than a workbook has`);
       const directory = Buffer.alloc(directorySize);
       await handle.read(directory, 0, directorySize, directoryOffset);
-      return new ZipEntries(path, size, parseDirectory(directory, count));
+      return new ZipEntries(path, size, parseDirectory(directory, count), [dev, ino, size, mtimeMs, ctimeMs, crc32(directory)].join(':'));
     } finally {
       await handle.close();
     }

@@ -1,11 +1,12 @@
 import { describe, it, expect } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync } from 'node:fs';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { testDeps, withTempDir } from './helpers.js';
+import { writeWorkbook } from '../xlsx/helpers.js';
 
 const FIXTURES = resolve(__dirname, '../../fixtures');
 
@@ -543,6 +544,28 @@ describe('exit codes and targets', () => {
       const yes = await cli(dir, ['--target', 'remote', 'user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--yes'], { isTTY: true, confirm: confirm(false), openApi }, env);
       expect(yes.code).toBe(0);
       expect(questions).toHaveLength(2);
+    });
+  });
+
+  it('an .xlsx saved again while the prompt waits (Excel saves by rename) is refused after "yes": nothing of it sent, the run stopped (exit 3, as CSV and JSON)', async () => {
+    await withTempDir(async (dir) => {
+      const env = { EXAMCTL_BASE_URL: 'https://exam.example.test', EXAMCTL_TOKEN: 'tok' };
+      const sheet = (role: string, count: number) => [{ name: 'Users', rows: [['ExternalId', 'FirstName', 'LastName', 'Email', 'UserName', 'Role'], ...Array.from({ length: count }, (_, i) => [`u-${i}`, 'Ann', 'Lee', `u${i}@x.test`, `u-${i}`, role])] }];
+      await writeWorkbook(join(dir, 'in.xlsx'), sheet('Candidate', 1));
+      await writeWorkbook(join(dir, 'saved.xlsx'), sheet('Author', 2));
+      const calls: string[] = [];
+      const api = new Proxy({}, { get: (_target, name) => (name === 'then' ? undefined : async () => void calls.push(String(name))) });
+      const confirm = async (question: string) => {
+        expect(question).toContain('1 record to send');
+        await rename(join(dir, 'saved.xlsx'), join(dir, 'in.xlsx'));
+        return true;
+      };
+      const run = await cli(dir, ['--target', 'remote', 'user', 'sync', '--file', 'in.xlsx'], { isTTY: true, confirm, openApi: async () => api as never }, env);
+      // The run had started (journal, report): a file changed from there on stops it resumable, exit 3 (docs/input-formats.md).
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stderr).toContain('in.xlsx: the input file changed while the run read it: nothing from here on is read: the rest was not sent');
+      expect(run.stderr).toContain('1 item: 0 ok, 0 partial, 0 failed, 1 skipped');
+      expect(calls.filter((name) => name !== 'close' && name !== 'retryCounts')).toEqual([]);
     });
   });
 

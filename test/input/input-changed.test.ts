@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEEP_ROWS_MAX_CHARS, readCsvRecords } from '../../src/input/csv-reader.js';
 import { readJsonRecords } from '../../src/input/json-reader.js';
+import { readXlsxRecords } from '../../src/input/xlsx-reader.js';
 import type { BatchedRecords } from '../../src/input/batches.js';
 import type { InputRecord } from '../../src/input/record.js';
 import { InputFileError } from '../../src/system/errors.js';
 import { userColumns } from './helpers.js';
+import { writeWorkbook } from '../xlsx/helpers.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -118,5 +120,19 @@ describe('a file rewritten in place after the read that checked it', () => {
     const read = readCsvRecords(path, { columns: userColumns, displayName: 'first.csv' });
     const { error } = await readAll(read, () => writeFile(path, bigCsv('Zed', 1)));
     expect(changedAt(error, 'first.csv')).toBeGreaterThan(1);
+  });
+
+  it('an .xlsx workbook saved again between the passes (Excel saves by rename) is refused before any record of it', async () => {
+    const path = join(dir, 'users.xlsx');
+    const sheet = (name: string, count: number) => [{ name: 'Users', rows: [['ExternalId', 'FirstName'], ...Array.from({ length: count }, (_, i) => [`u-${i}`, `${name}${i}`])] }];
+    await writeWorkbook(path, sheet('Ann', 50));
+    const read = readXlsxRecords(path, { columns: userColumns, displayName: 'users.xlsx' });
+    expect((await readAll(read)).records).toHaveLength(50);
+    await writeWorkbook(join(dir, 'saved.xlsx'), sheet('Zedd', 2));
+    await rename(join(dir, 'saved.xlsx'), path);
+    const { records, error } = await readAll(read);
+    expect(records).toEqual([]);
+    expect(error).toBeInstanceOf(InputFileError);
+    expect(error).toMatchObject({ file: 'users.xlsx', reason: 'the input file changed while the run read it: nothing from here on is read' });
   });
 });

@@ -38,4 +38,15 @@ describe('parseJsonDocument', () => {
     expect(scanJson(text, { depth: 3 }, { strict: true }).entries).toBe(6);
     expect(scanJson(text, { depth: 3 }).keys).toBe(3);
   });
+
+  it('refuses a key given twice in one object at any depth, naming the line, the key and the first one', () => {
+    const error = failure('{\n  "Title": "Maths",\n  "Schedule": {"PIN": "1234",\n "Title": "x",\n "PIN": ""}\n}');
+    expect(error.message).toBe('w.json:5: the key "PIN" is given twice in one object (first on line 3); JSON would keep only the last');
+    expect(failure('{"Users": [],\n"Users": []}').line).toBe(2);
+  });
+
+  it('takes one key in objects side by side, in arrays and nested', () => {
+    const text = '{"a": {"x": 1, "y": {"x": 2}}, "b": {"x": 3}, "c": [{"x": 4}, {"x": 5, "a": 6}], "x": 7}';
+    expect(parseJsonDocument(text, 'w.json')).toEqual(JSON.parse(text));
+  });
 });
