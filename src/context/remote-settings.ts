@@ -53,11 +53,9 @@ export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<Rem
 }
 
 /**
- * The remote target of resolved settings: their base URL, and the token from --token-file,
- * EXAMCTL_TOKEN, else the profile's (tokenFile, else token). Undefined when no base URL is
- * configured anywhere (the caller that needs one throws NO_BASE_URL_MESSAGE). A missing token is
- * not an error here (a dry run sends nothing and needs none): sending without one is (target.ts).
- * Throws UsageError for an unreadable, empty or multi-line token file.
+ * The remote target of resolved settings: the base URL (none: undefined), the token from
+ * --token-file, EXAMCTL_TOKEN, else the profile's. No token is no error here (a dry run needs
+ * none). Throws UsageError for an unreadable, empty or multi-line token file.
  */
 export async function remoteTargetOf(settings: RunSettings, input: Pick<RemoteTargetInput, 'tokenFile' | 'env' | 'cwd'>): Promise<RemoteTarget | undefined> {
   const { env } = input;

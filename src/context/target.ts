@@ -122,8 +122,7 @@ async function sameDirectory(a: string, b: string): Promise<boolean> {
 }
 
 /**
- * Refuses (exit 2) a store another user owns or could change, or one inside a folder they own or
- * can write (src/system/trusted-place.ts); one not there yet is judged by where it would be made.
+ * Refuses (exit 2) a store another user owns or could change, or where they could (trusted-place.ts).
  * `ownerOnly`: a store found by searching must be the user's own, not even root's.
  */
 export async function assertTrustedStore(store: string, deps: CommandDeps, ownerOnly = false): Promise<void> {
@@ -172,8 +171,7 @@ export async function findStore(options: GlobalOptions, deps: CommandDeps): Prom
 }
 
 /**
- * The target of a command (docs/cli-contract.md, "Targets"), from the run's settings, and the
- * stderr line that says what it took (docs/remote.md, "A run says what it took").
+ * The target of a command (docs/cli-contract.md, "Targets") and the stderr line saying what it took.
  */
 async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise<ResolvedTarget> {
   const { resolveSettings, profileNote, settingText } = await import('./settings.js');
@@ -332,8 +330,7 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
 };
 
 /**
- * A local store's instance id, for memories that must not outlive it (`create`: a missing store is
- * made first, as opening the target would a step later, so its first memory names it); else none.
+ * A local store's instance id, for memories that must not outlive it (`create`: made first if missing).
  */
 export async function targetInstance(target: ReportTarget, create: boolean, deps: CommandDeps): Promise<string | undefined> {
   if (target.kind !== 'local') return undefined;
@@ -361,8 +358,7 @@ export async function storePosition(target: ResolvedTarget, ask: boolean, at = 0
 }
 
 /**
- * The local directory for prompts: the store opened read-only (nothing created, no lock taken);
- * with no store yet, the bundled demo world, which is what the first real run will create.
+ * The local directory for prompts: the store read-only, or with none yet the demo world it will be.
  */
 export const openTargetDirectory: DirectoryFactory = async (target) => {
   if (target.kind !== 'local') return null;

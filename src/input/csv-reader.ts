@@ -68,9 +68,8 @@ interface DelimiterChoice {
 }
 
 /**
- * Picks `,`, `;` or a tab by counting them outside quotes on the first non-blank line (the
- * header); the tab is for Excel's "Unicode text" export (UTF-16, tab-separated).
- * Returns undefined while that line is not complete and more input may follow.
+ * Picks `,`, `;` or a tab (Excel's "Unicode text" export) by counting them outside quotes on the
+ * header line; undefined while that line may go on.
  */
 function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice | undefined {
   let lineStart = 0;
@@ -118,9 +117,8 @@ const EXPLAINED = ['CSV_QUOTE_NOT_CLOSED', 'CSV_INVALID_CLOSING_QUOTE', 'CSV_NON
 type CsvSyntaxCode = (typeof EXPLAINED)[number];
 
 /**
- * Why csv-parse refused the record starting on the reported line. "Too large" names what was
- * too large: the header or a row, and the quoted cell left open when there was one (a quote
- * never closed swallows the rest of the file, the usual cause), or else the line itself.
+ * Why csv-parse refused the record starting on the reported line. "Too large" names the quoted
+ * cell left open, if any: a quote never closed swallows the rest of the file, the usual cause.
  */
 function syntaxErrorReason(code: CsvSyntaxCode, quoteColumn: number | undefined, inHeader: boolean): string {
   const record = inHeader ? 'the header' : 'the record starting on this line';
@@ -175,11 +173,7 @@ class RecordParser extends Parser {
   }
 }
 
-/**
- * csv-parse set up as examctl reads CSV: the chosen delimiter, quote and escape `"`, rows of any
- * width (the reader says which width is wrong, with the line), blanks around quoted fields
- * dropped, each record handed to `onRecord` as it completes (none kept in the stream).
- */
+/** csv-parse as examctl reads CSV: rows of any width (the reader says which is wrong, with the line). */
 function csvParser(delimiter: string, onRecord: (cells: string[]) => void, from?: CsvHandOver): Parser {
   const parser = new RecordParser(
     {
@@ -212,11 +206,10 @@ function written(parser: Parser, chunk: Buffer | undefined): Promise<void> {
 }
 
 /**
- * Streams a CSV file through csv-parse and hands each row to `sink` synchronously; yields
- * (nothing) after each chunk so the caller can pass on what the sink collected. Cells arrive
- * trimmed; blank rows are skipped; a row whose cell count differs from the header's is refused.
- * Lines without quotes are split directly (unquoted-csv.ts: the same cells) until a chunk is not
- * all such lines; `tokenizer: 'csv-parse'` reads every line with csv-parse (the tests compare both).
+ * Streams a CSV file's rows to `sink` synchronously, yielding after each chunk: cells trimmed,
+ * blank rows skipped, a row of the wrong width refused. Lines without quotes are split directly
+ * (unquoted-csv.ts) until a chunk is not all such lines;
+ * `tokenizer: 'csv-parse'` reads every line with csv-parse (the tests compare both).
  */
 export async function* csvRows(path: string, file: string, sink: CsvRowSink, { encoding, same }: Pick<CsvReadOptions, 'encoding' | 'same'> = {}, tokenizer: 'auto' | 'csv-parse' = 'auto'): AsyncGenerator<void> {
   let parser: Parser | undefined;
@@ -333,9 +326,8 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink, { e
     let input = chunk;
     if (parser === undefined && lines === undefined) {
       head = head === undefined ? chunk : Buffer.concat([head, chunk]);
-      // A first line that never ends (no line break, or a stray quote in the header) must not be
-      // re-scanned with every chunk: past the limit the delimiter is chosen from what was read,
-      // and csv-parse refuses the header as too large, naming the open quote if there is one.
+      // A first line that never ends is not re-scanned with every chunk: past the limit the
+      // delimiter is chosen from what was read, and csv-parse refuses the header as too large.
       const choice = detectDelimiter(head, head.length > MAX_HEADER_PROBE_BYTES);
       if (choice === undefined) continue;
       start(choice);
@@ -577,15 +569,12 @@ function csvRecordSteps(path: string, options: CsvReadOptions, kept: KeptRows | 
 }
 
 /**
- * Streams the records of a CSV file (docs/cli-contract.md, "Input files"). Every iteration re-reads
- * the file, so a caller can validate everything in a first pass and send in a second.
- * Structural problems throw InputFileError (`file:line: reason`). `batches()` gives the same
- * records in arrays, one per chunk read, for callers that process many records per await.
+ * Streams the records of a CSV file (docs/cli-contract.md, "Input files"); each iteration reads it
+ * again (a first pass validates, a second sends). `batches()`: the records in one array per chunk.
  */
 export function readCsvRecords(path: string, given: CsvReadOptions): BatchedRecords {
   const options = { ...given, same: {} };
-  // The rows the structure pass tokenized, when the file is small enough to keep them: the
-  // reads after it replay them instead of parsing the file again.
+  // The rows the structure pass kept (a small file): later reads replay them, not parse again.
   let kept: KeptRows | undefined;
   let header: TableHeader | undefined;
   return batchedRecords(() => collectedBatches((add) => csvRecordSteps(path, options, kept, (met) => (header = met), add)), {
@@ -617,27 +606,18 @@ function* keptRecords({ header, rows }: KeptRows, field: string, file: string): 
 }
 
 /**
- * A file whose cells hold at most this many characters keeps the rows its structure pass
- * tokenized, and its records are built from them (about 40,000 users of a ten-column export,
- * held in about as many bytes: one string per row). A larger file is parsed again, so a run's
- * memory stays bounded whatever the file's size. The second parse was ~10 ms of CPU per 1,000
- * rows (bench/README.md, "Session 43").
+ * A file of at most this many cell characters (~40,000 users of a ten-column export) keeps its
+ * structure pass's rows; a larger one is parsed again, so memory stays bounded (bench/README.md, "Session 43").
  */
 export const KEEP_ROWS_MAX_CHARS = 4 * 1024 * 1024;
 
-/**
- * Between a kept row's cells: a text input holds no NUL (text-source.ts refuses it after any
- * transcoding), so the row's cells come back by one split.
- */
+/** Between a kept row's cells: a text input holds no NUL (text-source.ts refuses it). */
 const CELL_SEPARATOR = '\u0000';
 
 /** Rows (already trimmed, width-checked) the structure pass kept, as its sink received them. */
 interface KeptRows {
   header: { cells: string[]; line: number; dialect: CsvDialect; names: HeaderMapping['names'] } | undefined;
-  /**
-   * Each row then its line, flat: [row, line, row, line, ...], a row as its cells joined by
-   * CELL_SEPARATOR (one string, not one per cell: a tenth of the heap of the arrays).
-   */
+  /** [row, line, ...], a row's cells joined by CELL_SEPARATOR: a tenth of the heap of arrays. */
   rows: (string | number)[];
   /** Characters of the cells kept so far; past KEEP_ROWS_MAX_CHARS nothing more is kept. */
   chars: number;
@@ -671,9 +651,8 @@ async function* keptRowsTo(kept: KeptRows, sink: CsvRowSink): AsyncGenerator<voi
 }
 
 /**
- * Structure only: the header is checked as in a full read and every row is tokenized and
- * width-checked, but no record is built (a real run's first pass, before anything is sent).
- * The rows are kept in `keeping` until their cells pass KEEP_ROWS_MAX_CHARS.
+ * Structure only (a real run's first pass): header checked, rows tokenized and width-checked, no
+ * record built; rows kept in `keeping` up to KEEP_ROWS_MAX_CHARS.
  */
 async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly: boolean, keeping: KeptRows): Promise<number> {
   const file = options.displayName ?? path;
@@ -700,10 +679,7 @@ async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly:
   return count;
 }
 
-/**
- * The `status` cell of a record read from a run report CSV (for `--only-failed`), or undefined
- * when the file has no status column.
- */
+/** The `status` cell of a run report CSV's record (`--only-failed`); undefined without the column. */
 export function reportStatusOf(record: InputRecord): string | undefined {
   const raw = record.raw;
   if (raw === undefined) return undefined;

@@ -294,11 +294,8 @@ const dateProblems: Problem[] = [];
 const datesWritten: WrittenTime[] = [];
 
 /**
- * One record shaped: JSON keys renamed by the map (CSV and xlsx headers were mapped by the
- * reader), `--set` values where the field is missing, dates and local times read. A whole
- * schedule request (JSON with Schedule or Candidates) is shaped inside: schedule fields in its
- * Schedule, candidate fields in each candidate (a part missing or of the wrong type is left for
- * the validator to name). A date that cannot be read fails its record (a reader problem), not the file.
+ * One record shaped: JSON keys mapped, `--set` values, dates read; a whole schedule request inside
+ * (`requestParts`). A date that cannot be read fails its record (a reader problem), not the file.
  */
 export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputRecord {
   let fields = record.fields;

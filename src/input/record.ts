@@ -28,12 +28,9 @@ export interface MappedValue {
 }
 
 /**
- * One record as read from an input file, before domain coercion and validation.
- * CSV: `fields` is keyed by the canonical API field name; values are non-empty strings, or
- * string[] for list columns (split on `|`); an empty cell is absent. `raw` keeps the original
- * header and cells so a CSV run report can write the row back unchanged (fix-and-retry), and
- * `names`, the field each column is read as (a column is there even when its cell is empty).
- * JSON/NDJSON: `fields` is the parsed object as-is (any JSON values).
+ * One record as read, before coercion and validation. A table's `fields` are by API field name,
+ * non-empty strings or lists, an empty cell absent; `raw` keeps the row for the report (and
+ * `names`, each column's field). JSON/NDJSON: `fields` is the parsed object as-is.
  */
 export interface InputRecord {
   source: SourceRef;
@@ -50,11 +47,8 @@ export interface InputRecord {
   /** What the map file computed or translated for this record, for the reports. */
   mapped?: MappedValue[];
   /**
-   * The cells behind each field the map file computed (as named by the map file or the header):
-   * `Email` -> `Home email` when the fallback gave it, `UserName` -> `Given name`, `Surname`;
-   * where it could not compute one, the cell at fault alone (`Hierarchies` -> `Exams Officer` for
-   * `maybe`). A dry run's workbook report marks them for an error of that field, which is no
-   * column of the file.
+   * The cells behind each field the map file computed (`UserName` -> `Given name`, `Surname`), or
+   * the cell at fault: a dry run's workbook report marks them for an error of that field.
    */
   cellsOf?: Readonly<Record<string, readonly string[]>>;
   /**

@@ -1,8 +1,6 @@
 /**
- * What one spreadsheet cell means as an examctl value (docs/input-formats.md, ".xlsx"): the
- * sheet reader (sheet-rows.ts) hands over the cell's stored value and number format, this module
- * says which text the field gets, or why the cell cannot be used. No XML here: the values are
- * plain shapes, so every cell rule is testable without a workbook.
+ * What one spreadsheet cell means as an examctl value (docs/input-formats.md, ".xlsx"): no XML
+ * here, so every cell rule is testable without a workbook.
  */
 
 import { DATE_FIELDS, DATE_TIME_FIELDS, dateText, dateTimeText, pad, wallClockInZone, zoneConversionMessage, type WallClock } from '../domain/local-time.js';

@@ -33,10 +33,7 @@ interface Upcoming<P> {
   recorded?: Recorded;
 }
 
-/**
- * One write of `sent` lines put on record ahead, shared by its units: once it is durable, a unit
- * dispatched after is sent at once, with no promise of its own to wait on.
- */
+/** One write of `sent` lines put on record ahead, shared by its units: once durable, they go at once. */
 interface Recorded {
   durable: Promise<void>;
   done: boolean;
@@ -45,8 +42,7 @@ interface Recorded {
 
 function recordedOf(durable: Promise<void>): Recorded {
   const recorded: Recorded = { durable, done: false };
-  // A failed write is met by the units that wait for it; one never dispatched must not count as
-  // an unhandled rejection.
+  // A failed write is met by the units waiting for it, never as an unhandled rejection.
   durable.then(
     () => (recorded.done = true),
     (error: unknown) => (recorded.failure = error),
@@ -87,11 +83,7 @@ export class RecordDispatcher<P, R> {
     this.recordAhead = options.journal === undefined || options.api === null ? 0 : (options.recordAhead ?? 0);
   }
 
-  /**
-   * The units that will be dispatched next, in order (one input batch): lets the journal put
-   * the next few on record as sent before their turn. Without it each unit is put on record
-   * when dispatched.
-   */
+  /** The units dispatched next, in order (one input batch): the journal may record them as sent ahead. */
   expect(units: readonly Unit<P>[]): void {
     if (this.recordAhead === 0) return;
     // Dispatched entries are dropped here, once per batch: memory stays about one batch.
@@ -186,10 +178,7 @@ export class RecordDispatcher<P, R> {
     return this.answer(unit, payload, chosen !== undefined && settled.id === undefined && settled.status !== 'failed' ? { ...settled, id: chosen } : settled);
   }
 
-  /**
-   * The announced entry of the unit at position n (its decisions made ahead), after
-   * `recordAheadFrom`. Undefined for a unit that was not announced.
-   */
+  /** The announced entry of the unit at position n, after `recordAheadFrom`; undefined if not announced. */
   private nextUpcoming(unit: Unit<P>, n: number): Upcoming<P> | undefined {
     const upcoming = this.upcoming;
     if (this.upcomingHead === upcoming.length || upcoming[this.upcomingHead]!.unit !== unit) return undefined;
@@ -204,9 +193,8 @@ export class RecordDispatcher<P, R> {
   }
 
   /**
-   * Puts the announced units from position n (`upcoming[head]`) up to `recordAhead` positions
-   * further on record as sent, when fewer than half that many are: every fsync then carries at
-   * least half a window of lines, and runs while the requests before them are in flight.
+   * Puts announced units up to `recordAhead` positions past n on record as sent, when fewer than
+   * half that many are: each fsync carries half a window of lines, while requests are in flight.
    */
   private recordAheadFrom(n: number, head: number): void {
     if (this.recordAhead === 0 || this.stop !== undefined || this.lookedAhead - n >= this.recordAhead / 2) return;
@@ -269,10 +257,8 @@ export class RecordDispatcher<P, R> {
   }
 
   /**
-   * An answer journaled, where the journal may have failed (a full disk): the unit's own outcome
-   * still stands and is reported, and the run stops as at a target failure, since what it sends
-   * next could no longer be put on record. Returns the outcome as settled (a resume's rules), or
-   * as answered when the journal threw.
+   * An answer journaled. A failed journal (a full disk) stops the run as a target failure would
+   * (nothing more can go on record); the outcome stands, as answered, else as settled.
    */
   private journalled(journal: RunJournaling, n: number, unit: Unit<P>, outcome: Outcome): Outcome {
     try {
@@ -361,10 +347,7 @@ function skipped(unit: Unit<unknown>, errors: Problem[] = []): ReportEntry {
   return entryOf({ source: unit.source, id: unit.id, status: 'skipped', errors }, unit);
 }
 
-/**
- * The unit's report entry: its warnings on its item, no key at all when there are none (most
- * items); so too what a sent or planned request removes (--prune-memberships, docs/sync.md).
- */
+/** The unit's report entry: its warnings (no key when none), what its request removed (--prune-memberships). */
 function entryOf(item: ReportItem, unit: Unit<unknown>): ReportEntry {
   const withMembership = unit.membership !== undefined && (item.status === 'ok' || item.status === 'partial') ? { ...item, ...unit.membership } : item;
   const withWarning = unit.warnings !== undefined && unit.warnings.length > 0 ? { ...withMembership, warnings: unit.warnings } : withMembership;

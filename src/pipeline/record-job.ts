@@ -19,10 +19,8 @@ export interface Unit<P> extends Pick<ReportItem, 'source' | 'id' | 'warnings' |
   /** Dates and times as the file or a flag wrote them: every message about one quotes it so (written-times.ts). */
   written?: WrittenTime[];
   /**
-   * Settled without a request: --changed-only found this very request acknowledged by the
-   * target before (docs/sync.md). Reported ok, action `unchanged`, with this note; `since`, the
-   * run that sent that request, lets the journal record it compactly (an `unchanged` line).
-   * With `action` `left`: --only-new or --only-existing does not send it (sync/known-ids.ts).
+   * Settled without a request: --changed-only's `unchanged` (`since`: the run that sent it, for a
+   * compact journal line), or `left` by --only-new or --only-existing (docs/sync.md).
    */
   unsent?: { note: string; since?: string; action?: 'left' | 'unchanged' | 'sent' };
   /** What a dry run that asks no target plans for it (a leaver: `disabled`), and its note (a leaver back: `re-enables`). */
@@ -32,10 +30,7 @@ export interface Unit<P> extends Pick<ReportItem, 'source' | 'id' | 'warnings' |
   membership?: Pick<ReportItem, 'removed' | 'joined'>;
 }
 
-/**
- * A unit built from one record, with what the reader found in that record: cells it could not
- * read fail the unit (before its own validation problems), doubtful values come along as warnings.
- */
+/** A unit with its record's findings: unreadable cells fail it first, doubtful values are warnings. */
 export function withRecordFindings<P>(unit: Unit<P>, record: InputRecord): Unit<P> {
   const problems = record.problems;
   const warnings = record.warnings;
@@ -60,8 +55,7 @@ export interface Outcome extends Pick<ReportItem, 'errors' | 'action' | 'changed
 }
 
 /**
- * What a command runs through the pipeline (run-pipeline.ts): where its records come from, how
- * they become units, and how one unit is sent. `R` is what the command keeps from the answers
+ * What a command runs through the pipeline (run-pipeline.ts). `R`: what it keeps from the answers
  * to say after the report (a generated id, what became of a prompted user).
  */
 export interface RecordJob<P, R = never> {
@@ -72,63 +66,42 @@ export interface RecordJob<P, R = never> {
    */
   records(): AsyncIterable<InputRecord>;
   /**
-   * Records to units (coercion, grouping, local validation), both in batches: one batch of
-   * records per chunk read, so a run of 500k records costs a few thousand awaits, and a unit
-   * that is only validated costs no promise. `unitPerRecord` builds it for one-record jobs.
+   * Records to units, in batches (one per chunk read): 500k records cost a few thousand awaits, and
+   * a unit only validated no promise. `unitPerRecord` builds it for one-record jobs.
    */
   units(records: AsyncIterable<readonly InputRecord[]>): AsyncIterable<readonly Unit<P>[]>;
   /** True when each record is one unit, so the record count is the progress line's total. */
   oneUnitPerRecord?: boolean;
   /** A read of the whole input before `units` (OneIdPerFile.read), so both records of a repeated id fail. */
   readIds?(records: AsyncIterable<InputRecord>): Promise<void>;
-  /**
-   * What the human summary says beside the counts in this command's words (`4,950 unchanged
-   * (not sent)`); part of the input, so `runs show` says it of a rebuilt report too.
-   */
+  /** The summary's words beside the counts (`4,950 unchanged (not sent)`); `runs show` says them too. */
   summaryNotes?: readonly SummaryNote[];
   /**
-   * A job that is not one unit per record but knows its count once `prepare` ran (user sync
-   * with --disable-missing: the file's records and the leavers), given the record count: the
-   * journal's first line records it, so `runs list` counts an interrupted run's whole input.
+   * The unit count once `prepare` ran, given the record count (user sync's leavers): the journal
+   * records it, so `runs list` counts an interrupted run's whole input.
    */
   unitCount?(records: number): number;
   send(api: IntegrationApi, payload: P, options: CallOptions): Promise<Outcome>;
-  /**
-   * What the remote confirmation says will be sent, when a unit is not one record (schedule
-   * push: "3 schedules (120 candidates)"); reads the given records (the structure is sound by
-   * then). Default: the record count.
-   */
+  /** What the remote confirmation says will be sent ("3 schedules (120 candidates)"); default: the record count. */
   describeSend?(records: AsyncIterable<InputRecord>): Promise<string>;
-  /**
-   * Called before the run is opened (after the structure pass, before the remote confirmation
-   * and anything sent): a check that must refuse the whole run, like --max-disable, goes here.
-   */
+  /** Before the run is opened and the remote confirmation: a check refusing the whole run (--max-disable). */
   prepare?(): Promise<void>;
   /** After `prepare`: the sync memory the run decides from, said in every report sink (docs/ci.md). */
   syncMemory?(): SyncMemoryNote | undefined;
   /** A dry run: the run it planned against, its report's `run` column (docs/cli.md, "Run report"). */
   plannedAgainst?(): string | undefined;
-  /**
-   * A real run can go ahead as run `run` (its journal started, the report open), before any unit
-   * is sent: the sync memory records the run (docs/sync.md, "When the memory is lost").
-   */
+  /** A real run started as `run`, nothing sent yet (docs/sync.md, "When the memory is lost"). */
   started?(run: string): Promise<void>;
   /**
    * A run's last step before its report sinks complete and its journal ends: the sync memory stores
    * the run's end (docs/sync.md, "Format"); a store that fails is the run's error in every sink (docs/ci.md).
    */
   ending?(): Promise<void>;
-  /**
-   * A real run's unit the target acknowledged `ok`: answered now, or (`kept`) answered by an
-   * earlier attempt of a resumed run. Feeds the sync memory (docs/sync.md).
-   */
+  /** A real run's unit the target acknowledged `ok` (`kept`: in an earlier attempt of a resumed run). */
   acknowledged?(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void;
   /** A real run's unit that may have changed the target without an ok (docs/sync.md, "--changed-only"). */
   unsettled?(unit: Unit<P>): void;
-  /**
-   * A real run's unit the target refused (`failed`: a definite answer); `taken`: refused because
-   * the thing already exists (`lostAttemptDid` says `created`): it is on the target, whoever made it.
-   */
+  /** A real run's unit the target refused; `taken`: it exists already, whoever made it. */
   refused?(unit: Unit<P>, taken: boolean): void;
   /**
    * A real run's unit about to be put on record as sent (docs/sync.md, "A request cut short"). True
@@ -137,10 +110,8 @@ export interface RecordJob<P, R = never> {
   intend?(unit: Unit<P>, run: string): boolean;
   intentsDurable?(): Promise<void>;
   /**
-   * A create the service would name (no ScheduleExtId, no collection ExternalId): the payload
-   * with `id`, chosen by examctl for the run and position (src/runs/run-id.ts, `chosenId`), so a
-   * resend after a lost answer is recognised as already existing, not made twice. Undefined: the
-   * payload has an id of its own.
+   * A create the service would name: the payload with the `id` examctl chose (run-id.ts, `chosenId`),
+   * so a resend after a lost answer is not made twice. Undefined: the payload has an id.
    */
   withChosenId?(payload: P, id: string): P | undefined;
   /** Keeps something from an answer for the outcome's `remembered` (in the order answers come in). */
@@ -150,20 +121,15 @@ export interface RecordJob<P, R = never> {
    * input is dispatched before any answer is awaited, whatever the target's window.
    */
   sendsTogether?: boolean;
-  /**
-   * The command read --only-failed's run report itself (an id list, not records with CSV
-   * cells): the pipeline takes the records as they are. The CSV report still keeps only the
-   * items that are not ok.
-   */
+  /** The command read --only-failed's run report itself (an id list): records taken as they are. */
   readsOnlyFailedItself?: boolean;
   /** On `runs resume`: what a refused resend says the lost attempt did (service-answer.ts; docs/runs.md, "runs resume"). */
   lostAttemptDid?: LostAttemptDid;
 }
 
 /**
- * "One file, one id" (domain/one-id-per-file.ts), one rule for every command: the pipeline's
- * `readIds` reads the whole input first, so each record of a repeated id fails, naming the
- * other's place. Without that read (an adoption) the later one fails. No repeats: no cost.
+ * "One file, one id" (domain/one-id-per-file.ts) for every command: after `readIds`, each record of
+ * a repeated id fails, naming the other's place; without that read (an adoption), the later one.
  */
 export class OneIdPerFile {
   /** The ids of the read before the units; undefined when there was none. */

@@ -19,10 +19,7 @@ import { targetInstance } from '../context/target.js';
 import { mapFileShapes } from '../input/map-file.js';
 import type { Env } from '../system/env-values.js';
 
-/**
- * The run pipeline's side of a run journal (docs/runs.md): what the dispatcher calls around each
- * unit, numbered by its position among the input's units (the key a resume matches on).
- */
+/** The pipeline's side of a run journal (docs/runs.md): units keyed by their position, as a resume matches. */
 export interface RunJournaling {
   readonly id: string;
   /** On a resume, the recorded report entry of a unit whose outcome stands; else undefined. */
@@ -37,16 +34,9 @@ export interface RunJournaling {
   unchanged(n: number, since: string): void;
   /** Journals a unit the local checks refused (never sent). */
   refused(n: number, unit: Unit<unknown>, problems: Problem[]): void;
-  /**
-   * Journals a unit whose send threw: a transient failure (network, 429, 5xx after retries) as a
-   * transient outcome; anything else leaves it sent without an answer. Either way a resume sends
-   * it again, as possibly applied.
-   */
+  /** A send that threw: transient (network, 429, 5xx) or sent without an answer; resent as maybe applied. */
   unanswered(n: number, unit: Unit<unknown>, error: unknown): void;
-  /**
-   * Ends this attempt with an end line, then releases the run. Every request has settled by
-   * then: units on record as sent without an answer never went out, and are withdrawn first.
-   */
+  /** Ends this attempt with an end line and releases the run; units sent without an answer are withdrawn. */
   end(reason: EndReason, summary: ReportSummary, stopError?: unknown): Promise<void>;
   /** Releases the run without an end line (it stays resumable). */
   close(): Promise<void>;
@@ -61,10 +51,7 @@ function pinDigest(pin: string): string {
 
 const refOf = (n: number, unit: Unit<unknown>): ItemRef => ({ n, source: unit.source, id: unit.id });
 
-/**
- * A new run in a runs directory that fails the trust rule is refused, exit 2, before anything
- * is sent: it could not be resumed (docs/security.md, "Case by case": Runs directory).
- */
+/** A runs directory failing the trust rule refuses a new run (exit 2): it could not be resumed. */
 export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandDeps): Promise<void> {
   const [{ resolveRunsDir }, { currentTrust, runsDirProblem }] = await Promise.all([import('../runs/index.js'), import('../runs/run-trust.js')]);
   const problem = await runsDirProblem(resolveRunsDir(options.runsDir, deps.env), currentTrust());
@@ -77,10 +64,7 @@ export interface JournaledTraits {
   choosesIds?: boolean;
 }
 
-/**
- * Starts the journal of a new run, or continues the one `runs resume` opened; what it records of
- * the options, and why: docs/runs.md, "What a journal keeps".
- */
+/** Starts a new run's journal, or continues a resume's (docs/runs.md, "What a journal keeps"). */
 export async function startJournaling(
   command: string,
   target: ResolvedTarget,
@@ -167,9 +151,8 @@ function journaling(
 ): RunJournaling {
   let batch: ItemRef[] = [];
   let batchDurable: Promise<void> | undefined;
-  // Units on record as sent with no answer yet. At the attempt's end every request has settled,
-  // so those left never went out (put on record ahead, then the run stopped): withdrawn there,
-  // so that `runs show` says "not sent" and a resume treats them as never reached.
+  // Units on record as sent with no answer. At the attempt's end those left never went out:
+  // withdrawn, so `runs show` says "not sent" and a resume takes them as never reached.
   const unanswered = new Map<number, ItemRef & { reason?: string }>();
   return {
     id: journal.id,
@@ -210,10 +193,8 @@ function journaling(
     unanswered(n, unit, error) {
       // Of a store replaced under the run: as never reached, its check let nothing land (docs/runs.md).
       if (error instanceof StoreReplacedError) return;
-      // A target failure with a definite answer (a refused token, a 404 without an envelope), or
-      // a request that never reached the service: withdrawn at the end with the failure's words,
-      // which the run's own report gives the item (docs/runs.md, "Transient outcomes"), so `runs
-      // show` says the same, never "may have been applied"; a resume sends it again.
+      // A definite target failure, or a request that never reached the service: withdrawn at the
+      // end in the report's words, never "may have been applied" (docs/runs.md, "Transient outcomes").
       if (error instanceof TargetError && !(error instanceof TransientTargetError)) {
         unanswered.set(n, { ...refOf(n, unit), reason: error.message });
         return;
@@ -237,9 +218,8 @@ function journaling(
 }
 
 /**
- * `--sync-dir`, else EXAMCTL_SYNC_DIR, as a run journal records it: a state service's address as
- * given (it holds no credentials: state-http.ts refuses them), a directory resolved; undefined
- * for neither (the default directory beside the runs directory).
+ * `--sync-dir`, else EXAMCTL_SYNC_DIR, as a journal records it: a state service's address as given
+ * (state-http.ts refuses credentials in it), a directory resolved; undefined for the default.
  */
 export function journaledSyncDir(flag: unknown, deps: Pick<CommandDeps, 'env' | 'cwd'>): string | undefined {
   const given = givenSyncDir(flag, deps.env);

@@ -48,9 +48,8 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const onlyFailed = (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true;
   const input = new RecordSource(() => job.records(), onlyFailed, job.command);
   await input.checkIsRunReport();
-  // A real run checks the whole file's structure before anything is sent or created. A dry run
-  // sends nothing, so it reads once and counts as it goes; a structural error late in the file
-  // still ends it with exit 2 and no report (stdout and report files are held back until the end).
+  // A real run checks the whole file's structure before anything is sent. A dry run reads once:
+  // a late structural error still ends it with exit 2 and no report (outputs are held back).
   const total = dryRun ? undefined : await input.checkStructure();
   await checkReportFits(() => input.records(), total, options);
   const describeSend = async (): Promise<string> => {
@@ -98,9 +97,8 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
   });
 
-  // A run that sends builds its units a piece at a time (record-source.ts, `inPieces`), a window's
-  // worth first, the next ones read while requests are in flight, after the turn's writes
-  // (`AfterWrites`), each put on record as sent as it is read (docs/runs.md, "Sent ahead").
+  // A run that sends reads its units a piece at a time, the next while requests are in flight,
+  // each put on record as sent as it is read (docs/runs.md, "Sent ahead").
   const sends = !dryRun && api !== null && job.sendsTogether !== true;
   const ahead = sends ? Math.max(64, window) : 0;
   const piece = Math.max(MIN_PIECE, window);
@@ -210,9 +208,8 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
 }
 
 /**
- * Every unit dispatched in input order, then every answer reported. A function of its own, not
- * a loop inside runPipeline: this is the part that runs once per unit, so V8 optimizes this
- * small body instead of the whole run's setup and ending with it.
+ * Every unit dispatched in input order, then every answer reported. Its own function: V8 optimizes
+ * this small per-unit body, not the whole run's setup and ending with it.
  */
 async function dispatchAll<P, R>(units: UnitQueue<P>, scheduler: InOrderScheduler<ReportEntry>, dispatcher: RecordDispatcher<P, R>, afterWrites: AfterWrites, ahead: number): Promise<void> {
   let readingAhead = false;
@@ -258,10 +255,8 @@ function answersInTurns(api: IntegrationApi, slots: Pick<InOrderScheduler<Report
 }
 
 /**
- * The job's units in input order, each piece announced (`onPiece`, the dispatcher's `expect`) as
- * it is read; `announced` counts those read and not yet taken. One piece is read at a time,
- * whoever asks (the loop, or a read ahead in idle time); a read ahead that failed fails the
- * next `take`, so no unit is dispatched after the input failed.
+ * The job's units in input order, each piece announced (`onPiece`) as it is read, one at a time
+ * whoever asks; a read ahead that failed fails the next `take`: nothing goes after the input failed.
  */
 class UnitQueue<P> {
   private readonly source: AsyncIterator<readonly Unit<P>[]>;
@@ -417,10 +412,7 @@ function reportFileFate(failure: ReportWriteError, rebuildHint: string): string 
   return `the finished report was kept at ${failure.keptAt}${planted ? '' : ' (move it into place once the file is closed)'}`;
 }
 
-/**
- * A run stopped by one of its own files (the journal, the --report file, its input: exit 3): said
- * with what happened to the rest and how to finish; a target's failure as it is.
- */
+/** A run stopped by one of its own files (exit 3), said with how to finish; a target's failure as it is. */
 function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Error {
   if (error instanceof RunJournalWriteError) return new RunJournalWriteError(`${error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`);
   if (error instanceof ReportWriteError) return new ReportWriteError(`${error.message}: the run stopped, in-flight work finished, the report file was not kept${resumeHint}${rebuildHint}`);
@@ -428,10 +420,7 @@ function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Err
   return error;
 }
 
-/**
- * The progress line on a terminal, counting items as they are reported; elsewhere (CI, a pipe, a
- * log) a plain line on stderr every ~10 s once a run lasts that long, no spinner frames.
- */
+/** The progress line on a terminal; elsewhere (CI, a pipe) a plain stderr line every ~10 s. */
 function runProgress(job: RecordJob<unknown, unknown>, units: number | undefined, options: RunOptions, deps: CommandDeps): Progress {
   return createRunProgress({
     terminal: deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env }),

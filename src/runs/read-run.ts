@@ -34,15 +34,9 @@ export interface ResumeView {
   outcome?: OutcomeLine;
   /** Sent after its latest outcome (or never answered): the answer was lost when an attempt died. */
   inFlight: boolean;
-  /**
-   * A request for it went out and no definite answer followed (lost, or transient: network,
-   * 429, 5xx), so the service may hold it already.
-   */
+  /** A request went out with no definite answer (lost, network, 429, 5xx): the service may hold it. */
   maybeApplied: boolean;
-  /**
-   * Withdrawn (`unsent`) with the target failure that stopped the run at it, in the words of the
-   * run's own report; only while it has no outcome and is not in flight.
-   */
+  /** Withdrawn (`unsent`) with the failure that stopped the run at it, in its report's words. */
   withdrawn?: string;
 }
 
@@ -153,9 +147,8 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold): 
 }
 
 /**
- * A run read for showing it, each item kept as item-index.ts says (its line read again when shown,
- * through a bounded read cache). Holds the journal open until `close` (a resume appends past
- * `validLength` only). Its head is the journal's (JournalHead), copied in by the constructor.
+ * A run read for showing it (item-index.ts; lines read again through a bounded cache). Holds the
+ * journal open until `close` (a resume appends past `validLength` only).
  */
 export interface RunIndex extends Readonly<JournalHead> {}
 export class RunIndex {
@@ -182,10 +175,7 @@ export class RunIndex {
     return count;
   }
 
-  /**
-   * True when the journal has a line for every one of the header's units (a run that reached them
-   * all). Never with `unchanged` units: the journal does not name them, the input does.
-   */
+  /** A line for every unit of the header; never with `unchanged` units (the input names them). */
   coversUnits(): boolean {
     const units = unitsOf(this);
     return units !== undefined && this.unchanged.count === 0 && this.states.size - this.countFrom(units) === units;
@@ -206,11 +196,8 @@ export class RunIndex {
   }
 
   /**
-   * What the journal says of journaled item `n` for reporting and resuming it, its deciding
-   * line read back (synchronously, through the block cache); undefined when the journal has none.
-   * `maybeApplied` follows from the state byte for every journal examctl writes: a transient
-   * outcome comes only after its item's sent line, so it leaves a request out with no answer.
-   * `input`: the item as the input gives it; a line naming another is damage.
+   * Journaled item `n`, its deciding line read back (synchronously). `maybeApplied` is the state
+   * byte's: a transient outcome only follows a sent line. `input`: the item; a line naming another is damage.
    */
   historyAt(n: number, input?: Omit<ItemRef, 'n'>): ResumeView | undefined {
     const flags = this.states.flags(n);
@@ -255,10 +242,7 @@ export class RunIndex {
   }
 }
 
-/**
- * Streams a run's journal into a RunIndex (open: `close` it). The state kept per item follows
- * the item's history: an unsent line restores what its item was before its latest sent line.
- */
+/** Streams a run's journal into a RunIndex (open: `close` it); an unsent line undoes its item's latest sent line. */
 export async function scanRun(runsDir: string, id: string): Promise<RunIndex> {
   const states = new ItemStates();
   const { head, handle } = await readJournal(
@@ -320,10 +304,8 @@ const journaledCount = (run: CountedRun): number => run.journaled + run.unchange
 type CountedRun = Pick<RunIndex, 'journaled' | 'statuses' | 'unchanged' | 'header' | 'end'>;
 
 /**
- * Counts over the items the journal knows, with never-sent units counted as skipped when the
- * total is known: from the header (a job with one unit per record), else from an attempt's end
- * line (a schedule push, whose units are known only once its input was grouped). A run killed
- * before any end line, without a count in its header, shows only what its journal holds.
+ * Counts over the items the journal knows, never-sent units as skipped when the total is known
+ * (`unitsOf`: the header's, or an end line's for a schedule push); else only what it holds.
  */
 export function summarize(run: CountedRun): ReportSummary {
   const summary: ReportSummary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
@@ -350,10 +332,7 @@ const notSent = (record: RunFacts): string => notSentReason(record.end?.reason =
 
 const skippedItem = (ref: Omit<ItemRef, 'n'>, message: string, doubt = {}): ReportItem => ({ source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message }], ...doubt });
 
-/**
- * Units the run never reached and the journal has no line for: known from the header's count;
- * none after a completed attempt (it dispatched every unit); else unknown (null).
- */
+/** Units never reached, with no line: from the header's count; 0 after a completed attempt; else null. */
 export function unjournaledCount(run: CountedRun): number | null {
   const units = unitsOf(run);
   if (units !== undefined) return Math.max(0, units - journaledCount(run));
@@ -386,11 +365,7 @@ interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'target' | '
   state: RunState;
   summary: ReportSummary;
   input: string | null;
-  /**
-   * False when the run's number of units is not on record (a `schedule push` killed in its first
-   * attempt: its units are known only once its input was grouped): `summary` then counts only
-   * what its journal holds, and `runs show` (which reads the input again) can count more.
-   */
+  /** False without the run's unit count (a `schedule push` killed early): `runs show` can count more. */
   totalKnown?: false;
 }
 
@@ -446,9 +421,8 @@ async function runIds(runsDir: string): Promise<string[]> {
 }
 
 /**
- * The headers of the runs of `command` on `target` (as `targetIdentity` says it) for `population`
- * started after run `after`, newest first (docs/sync.md, "Two exports, two populations": another
- * population's are passed over, as are runs `trust` refuses). Only header lines are read.
+ * The headers of the runs of `command` on `target` for `population` after run `after`, newest
+ * first; runs `trust` refuses are passed over. Only header lines are read.
  */
 export async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown }, trust: RunTrust | undefined): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
   for (const id of await runIds(runsDir)) {
@@ -480,21 +454,14 @@ export async function laterFeedingRuns(
   return found.reverse();
 }
 
-/**
- * When run `id` of this runs directory finished (its end line last in its journal): its
- * start. Undefined when it is not a run id, is not there, did not finish, or `trust` refuses it.
- */
+/** The start of run `id` here if it finished and `trust` takes it; else undefined. */
 export async function finishedRunStart(runsDir: string, id: string, trust?: RunTrust): Promise<string | undefined> {
   if (!isRunId(id)) return undefined;
   if ((await runProblem(runsDir, id, trust)) !== undefined) return undefined;
   return (await quickRun(runsDir, id))?.header.startedAt;
 }
 
-/**
- * A run's state for choosing or pruning it: finished from its end line alone, else from its journal
- * (damaged: why it cannot be read). A lock that cannot be read (changed under us) counts as running:
- * the run is left, never an internal error.
- */
+/** A run's state for choosing or pruning it (damaged: why); an unreadable lock counts as running. */
 async function stateOf(runsDir: string, id: string): Promise<RunState | Error> {
   if ((await quickRun(runsDir, id)) !== undefined) return 'finished';
   const record = await scanCounts(runsDir, id).catch((error: Error) => error);
@@ -502,9 +469,8 @@ async function stateOf(runsDir: string, id: string): Promise<RunState | Error> {
 }
 
 /**
- * `last`: the newest run; `unfinished`: the newest run when it is interrupted (what `runs resume`
- * takes by default), exit 2 when an older one is or a journal met cannot be
- * read (never passed over). With `trust`, runs it refuses are passed over.
+ * `last`: the newest run; `unfinished`: the newest if interrupted (`runs resume`'s default), exit 2
+ * when an older one is or a journal met cannot be read. Runs `trust` refuses are passed over.
  */
 export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'unfinished', trust?: RunTrust): Promise<string> {
   if (wanted !== 'last' && wanted !== 'unfinished') return wanted;
@@ -558,10 +524,7 @@ interface PruneResult {
   leftAlone: { id: string; reason: string }[];
 }
 
-/**
- * Removes runs past the policy (docs/runs.md, "runs prune"); returns what was removed, the
- * unfinished runs kept, and the runs run-trust.ts refuses (left, never read).
- */
+/** Removes runs past the policy (docs/runs.md, "runs prune"); runs run-trust.ts refuses are left unread. */
 export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_PRUNE_POLICY, now: Date = new Date(), trust: RunTrust = currentTrust()): Promise<PruneResult> {
   const removed: string[] = [];
   const keptUnfinished: string[] = [];
@@ -669,11 +632,8 @@ const BLOCK_SIZE = 64 * 1024;
 const MAX_BLOCKS = 16;
 
 /**
- * Reads whole lines at byte offsets through a small cache of aligned blocks: offsets that
- * mostly ascend (a journal shown in input order) read the file about once, in order. Only
- * bytes below `limit` (the end of the journal's last whole line) are read. Synchronously: a
- * resume decides each unit as the dispatcher reaches it, in the same turn (resume-plan.ts), and
- * the file is a regular file opened by `openRegularFile` (never a FIFO that could block).
+ * Whole lines at byte offsets, below `limit`, through a cache of aligned blocks. Synchronously: a
+ * resume decides each unit in the dispatcher's turn (resume-plan.ts); the file is regular, never a FIFO.
  */
 class LineReader {
   private readonly blocks = new Map<number, Buffer>();
@@ -712,8 +672,7 @@ class LineReader {
       return cached;
     }
     const start = index * BLOCK_SIZE;
-    // The dropped block's memory is reused (a line is decoded before the next read): blocks left
-    // to the collector would pile up far past the cache's size between its passes.
+    // Reused (a line is decoded before the next read): left to the collector, blocks would pile up.
     const dropped = this.blocks.size >= MAX_BLOCKS ? (this.blocks.keys().next().value as number) : undefined;
     const reused = dropped === undefined ? undefined : this.spare(dropped);
     const block = (reused ?? Buffer.allocUnsafe(BLOCK_SIZE)).subarray(0, Math.max(0, Math.min(BLOCK_SIZE, this.limit - start)));
@@ -736,10 +695,7 @@ class LineReader {
   }
 }
 
-/**
- * The units a `--changed-only` run did not send, as its journal's `unchanged` lines record them
- * (docs/runs.md, "The journal"): memory and lookups cost per run of positions, not per unit.
- */
+/** Units a `--changed-only` run did not send (`unchanged` lines): costs per run of positions, not per unit. */
 export class UnchangedPositions {
   /** Sorted, disjoint: first position, count, the run it matched. */
   private starts: number[] = [];

@@ -81,9 +81,8 @@ export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'end' | 'unc
 export type ResentOutcome = Pick<OutcomeLine, 'status' | 'errors' | 'action' | 'note'>;
 
 /**
- * What a refused resend says a lost attempt did: `created` (the thing already exists),
- * `removed` (it is already gone), or undefined when the refusal is a failure of its own. Each
- * command's job knows its own refusals (RecordJob.lostAttemptDid).
+ * What a refused resend says a lost attempt did (RecordJob.lostAttemptDid): `created` (it exists),
+ * `removed` (it is gone), or undefined for a failure of its own.
  */
 export type LostAttemptDid = (answer: ResentOutcome) => 'created' | 'removed' | undefined;
 
@@ -116,9 +115,8 @@ export function digestKey(name: string): string {
 }
 
 /**
- * Why a file the run read besides its input (an option its command keeps with its digest:
- * schedule push's --schedule, a map file typed or its profile's) no longer gives the same items;
- * undefined when each is unchanged or there is none.
+ * Why a file the run read besides its input (kept with its digest: --schedule, a map file) no
+ * longer gives the same items; undefined when each is unchanged or there is none.
  */
 export async function changedDigestedFile(record: Pick<JournalHead, 'header'>, digested: readonly string[]): Promise<string | undefined> {
   const { options, profile } = record.header;

@@ -141,9 +141,8 @@ export class RunJournal {
   }
 
   /**
-   * Takes over an existing run for a resume: its lock, then the journal opened for appending
-   * after `validLength` bytes (a torn last line is cut off first, so the next line does not glue
-   * onto it), and a `resume` line. Scan the journal again under the lock (`scanRun`) before deciding anything.
+   * Takes over a run for a resume: its lock, the journal appended to after `validLength` (a torn
+   * last line cut off first), a `resume` line. Scan it again under the lock before deciding anything.
    */
   static async lockForResume(runsDir: string, id: string): Promise<{ release: () => Promise<void>; reopen: (validLength: number, commit?: GroupCommit) => Promise<RunJournal> }> {
     let lock: StoreLock;
@@ -213,9 +212,8 @@ export class RunJournal {
   private same: { r: number[]; since: string[] } | undefined;
 
   /**
-   * Queues a unit judged unchanged (not sent) against the memory entry of run `since`: a
-   * position and a compare, no line of its own; the runs of them reach the disk as one line with
-   * the group commit, like outcomes (docs/runs.md, "The journal").
+   * Queues a unit judged unchanged against run `since`'s entry: no line of its own, its runs one
+   * line with the group commit (docs/runs.md, "The journal").
    */
   unchanged(n: number, since: string): void {
     if (this.failure !== undefined) throw this.failure;
@@ -271,9 +269,8 @@ export class RunJournal {
   }
 
   /**
-   * A new run that stopped before sending anything (its report could not be opened, say): closed
-   * and removed with its directory, so that `runs list` and a bare `runs resume` do not offer a
-   * run that never ran. Never for a resumed run, which has a history.
+   * A new run that stopped before sending anything: removed, so no command offers a run that never
+   * ran. Never a resumed run, which has a history.
    */
   async discard(): Promise<void> {
     await this.close();
@@ -301,10 +298,9 @@ export class RunJournal {
   }
 
   /**
-   * Starts a flush now, or right after the one in progress (which then carries the next group).
-   * After a flush, the next group is written at once only when someone waits for it (sent lines,
-   * an end) or it is full; outcome lines alone wait for their timer, so that they ride on the
-   * next sent group instead of each group of answers costing a write of its own.
+   * Starts a flush now, or right after the one in progress. A group goes at once only when someone
+   * waits for it or it is full: outcome lines alone wait for their timer, to ride on the next
+   * sent group instead of costing a write of their own.
    */
   private kick(): void {
     // Disarmed, not cleared: a cleared timer cannot be restarted, and one that fires disarmed does nothing.

@@ -130,14 +130,10 @@ function recordAdoption(memory: SyncMemory, adoption: Adoption, population: stri
 }
 
 /**
- * `user sync`'s units for an adoption, each row's raw digest made before it is built (as a full
- * run makes it), and the entry of a valid one: what `keptBeside` records for the file's own
- * request acknowledged (no link pruned: adopting decides nothing), keeping what examctl knows that
- * the file cannot say (a leaver it disabled: the next night sends the user DisableLogin false).
- * `tentative` (a file whose outcome is not known, docs/sync.md, "When the memory is lost"): each
- * row as a request cut short leaves it (`intentOf`): its digests cleared, so it goes again; its
- * links added to the managed ones; an id not known before tentative (gone from the next file, it
- * is disabled; a 240 says it never existed).
+ * `user sync`'s units for an adoption, and each valid row's entry as `keptBeside` records the
+ * file's request acknowledged (no link pruned), keeping what the file cannot say (a leaver examctl
+ * disabled). `tentative` (docs/sync.md, "When the memory is lost"): each row as a request cut short
+ * leaves it (`intentOf`): digests cleared, links added, an id not known before tentative.
  */
 export async function userAdoption(
   build: (record: InputRecord) => Unit<UserRequest>,

@@ -208,12 +208,9 @@ export async function openMemoryFile(file: string, mode: 'read' | 'append', appe
 }
 
 /**
- * Makes `file` holding `born` in one step: written and synced under a temporary name beside it,
- * then hard-linked to its name, which fails if another feeder made it first (theirs is then
- * used). So no feeder ever opens a memory file without its header, as one did between another's
- * create and its first write, and wrote a second header or cut the first one's lines off. False
- * where the file system has no hard links (a FAT stick, some network shares): the caller creates
- * it empty with O_EXCL, as before.
+ * Makes `file` holding `born` in one step (written under a temporary name, hard-linked to its name;
+ * another feeder's, made first, is used): no feeder opens a memory file without its header. False
+ * without hard links (a FAT stick, some network shares): the caller creates it empty with O_EXCL.
  */
 async function createBorn(file: string, born: Buffer): Promise<boolean> {
   const temp = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.new`;

@@ -29,9 +29,8 @@ export const NEWLINE = 10;
 const FORGOTTEN: MemoryEntry = Object.freeze({ digest: '', run: '' });
 
 /**
- * The entries of a memory by id, the last line of an id winning, each parsed only on `get` (docs/sync.md, "Format").
- * Opening checks every line's checksum and indexes its id's bytes (a hash table over the file's bytes: no
- * string, object or parse per line). A compaction copies the lines not parsed as they were read.
+ * The entries of a memory by id, the last line winning, each parsed on `get`. Opening checks each
+ * checksum and indexes the ids' bytes: no string, object or parse per line.
  */
 export class MemoryEntries {
   /** Id -> the offset of its latest line (domain/hash-slots.ts). A probe looks for the id `probeBytes[probeFrom..probeTo)`. */
@@ -72,8 +71,7 @@ export class MemoryEntries {
   }
 
   /**
-   * Indexes the entry line at `start` .. `end` (its frame checked, not its checksum) by its id's bytes;
-   * false for a line it leaves to the full parse (an id with an escape, another layout).
+   * Indexes the entry line at `start` .. `end` by its id's bytes; false: left to the full parse.
    */
   indexLine(start: number, end: number): boolean {
     const bytes = this.bytes;
@@ -102,8 +100,7 @@ export class MemoryEntries {
   }
 
   /**
-   * The id is no longer remembered, as if never sent (SentMemory.refused): its line, if it has
-   * one, is outdated until a later entry for it. Returns whether it was remembered.
+   * The id forgotten, as if never sent (SentMemory.refused). Returns whether it was remembered.
    */
   forget(id: string): boolean {
     const entry = this.byId.get(id);
@@ -127,9 +124,7 @@ export class MemoryEntries {
   }
 
   /**
-   * What --changed-only compares (digest, run, raw digest, disabled) without parsing the entry:
-   * read off its line (checksum checked at open) when it has the layout `entryLine` writes, else
-   * parsed.
+   * What --changed-only compares, read off the line when it has `entryLine`'s layout, else parsed.
    */
   peek(id: string): PeekedEntry | undefined {
     if (this.byId.has(id) || this.indexed === 0) return this.get(id);
@@ -158,9 +153,8 @@ export class MemoryEntries {
   }
 
   /**
-   * The run whose acknowledged request a row of raw digest `raw` is: the entry is not disabled
-   * and its raw digest is `raw`. Compared on the line's bytes: no string made but the run's (the
-   * same one for most rows of a night).
+   * The run whose acknowledged request a row of raw digest `raw` is (not disabled), compared on the
+   * line's bytes: no string made but the run's.
    */
   rawMatch(id: string, raw: string): string | undefined {
     const start = this.byId.has(id) ? -1 : this.lineStart(id);
@@ -239,10 +233,8 @@ export class MemoryEntries {
   }
 
   /**
-   * Per population (`populationKey`), how many ids it has and the newest run among them: what a
-   * population line records. Read off each line where it has entryLine's layout (the population
-   * is its last field), so a memory of 200,000 ids is not parsed for it. `exceptRun`: the ids
-   * whose entry another run wrote (what the memory held of each population before that run).
+   * Per population, its ids and newest run, read off the lines (200,000 ids are not parsed for it).
+   * `exceptRun`: only ids another run wrote (the populations before that run).
    */
   populationsOfEntries(exceptRun?: string): Map<string, PopulationRecord> {
     const found = new Map<string, PopulationRecord>();
@@ -340,9 +332,8 @@ const POPULATION_KEY = Buffer.from('"p":');
 const POPULATION_LAST = Buffer.from(',"p":"');
 
 /**
- * The population of the entry line at `start..end` when entryLine wrote it (the population is
- * its last field, a name needs no escape): the name, undefined for none, or false when the line
- * has `"p":` elsewhere (written otherwise: parse it). A key cannot occur unescaped in a value.
+ * The population of the entry line at `start..end` (its last field, as entryLine writes it): the
+ * name, undefined for none, or false when `"p":` is elsewhere (parse it).
  */
 function populationAtEnd(bytes: Buffer, start: number, end: number): string | undefined | false {
   const tail = end - 3;

@@ -33,10 +33,7 @@ export interface MemoryContents {
   /** Bytes of whole lines: a torn last line (a kill mid-write) is cut off before appending. */
   validLength: number;
   lines: number;
-  /**
-   * The populations its lines record, by `populationKey`; undefined for a file of format 1, which
-   * records none (`populationsOf` takes them from its entries).
-   */
+  /** The populations its lines record, by `populationKey`; undefined for format 1 (`populationsOf`). */
   populations?: Map<string, PopulationRecord> | undefined;
 }
 
@@ -52,10 +49,7 @@ export function populationList(populations: ReadonlyMap<string, PopulationRecord
     .map(([key, record]) => ({ population: key === '' ? null : key, newestRun: record.run, count: record.count }));
 }
 
-/**
- * One memory as `synced show` gives it. Disabled: the leavers examctl disabled, acknowledged,
- * not a tentative one (maybe never created; docs/sync.md, "Retention").
- */
+/** One memory as `synced show` gives it; disabled: acknowledged, never tentative (docs/sync.md, "Retention"). */
 export function describeMemory({ file, target, kind, entries, ...contents }: MemoryContents) {
   let disabled = 0;
   let unsettled = 0;
@@ -82,9 +76,8 @@ export function describeMemory({ file, target, kind, entries, ...contents }: Mem
 }
 
 /**
- * Reads one memory file: never silently empty. A damaged line, a newer format, a file of another
- * user or one recording another target than `expected` is exit 2 naming the file; a missing file
- * is an empty memory.
+ * Reads one memory file, never silently empty: damage, a newer format, another user's file or
+ * another target than `expected` is exit 2 naming it; a missing file is an empty memory.
  */
 export async function readMemory(file: string, kind: SyncKind, expected?: ReportTarget, limit?: number): Promise<MemoryContents> {
   const opened = await openMemoryFile(file, 'read', APPEND_FLAGS, undefined, limit);
@@ -95,10 +88,7 @@ export async function readMemory(file: string, kind: SyncKind, expected?: Report
   return memoryOfText(bytes, file, kind, expected);
 }
 
-/**
- * A memory's bytes read into its contents (see readMemory); also a memory's text read from
- * elsewhere (a portable copy, a state service), `file` naming it in messages.
- */
+/** A memory's bytes into its contents (readMemory), also from a portable copy or a state service. */
 export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expected?: ReportTarget): MemoryContents {
   const entries = new MemoryEntries(bytes, file);
   let target: ReportTarget | undefined;
@@ -153,9 +143,8 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
 }
 
 /**
- * A memory answers for the target it names in its first line, and only that one: a memory moved
- * into another target's place (another user renaming in a shared directory, a copy by hand)
- * would make this run skip what it never sent there. Exit 2 naming both.
+ * A memory answers only for the target its first line names: one moved into another's place would
+ * make this run skip what it never sent there. Exit 2 naming both.
  */
 function assertSameTarget(file: string, recorded: ReportTarget, expected: ReportTarget): void {
   const got = targetIdentity(recorded);
@@ -171,9 +160,8 @@ function assertSameTarget(file: string, recorded: ReportTarget, expected: Report
 const HEADER_START = Buffer.from('{"crc":"00000000","b":{"t":"sync-memory",');
 
 /**
- * Whether the bytes past the last newline are a line a kill cut short:
- * no other line's start in them (line ends turned into CR), and in a
- * file of no newline, what a header begins with (its checksum apart).
+ * Whether the bytes past the last newline are a line a kill cut short: no other line's start in
+ * them (line ends turned into CR), and with no newline, a header's start.
  */
 function cutShort(tail: Buffer, first: boolean): boolean {
   const header = Buffer.from(HEADER_START);
@@ -196,9 +184,8 @@ export function emptyContents(file: string, kind: SyncKind): MemoryContents {
 }
 
 /**
- * Whether a memory answers for the store the run uses (docs/sync.md, "The sync memory"): it
- * records the store's instance id, and a store replaced at the same path has a new one. A
- * memory and a store that both predate instance ids (and any remote target) match as before.
+ * Whether a memory answers for the store the run uses, by instance id (docs/sync.md, "The sync
+ * memory"); both without one (and any remote target) match as before.
  */
 export function ofOtherInstance(contents: Pick<MemoryContents, 'lines' | 'instance'>, instance: string | undefined): boolean {
   return contents.lines > 0 && contents.instance !== instance;
@@ -222,10 +209,7 @@ export function overgrown(lines: number, ids: number): boolean {
   return lines > ids * 1.5 + COMPACT_SLACK;
 }
 
-/**
- * The memory rewritten with one line per id (atomic replace, 0600), by a run that holds LOCK:
- * no run feeds the memory meanwhile (memory-access.ts), so no appended line is lost.
- */
+/** The memory rewritten one line per id (atomic, 0600) under LOCK: no appended line is lost. */
 export async function compact(contents: MemoryContents, target: ReportTarget): Promise<MemoryContents> {
   let length = 0;
   const populations = populationsOf(contents);
@@ -242,10 +226,7 @@ export async function compact(contents: MemoryContents, target: ReportTarget): P
   return { ...contents, validLength: length, lines: contents.entries.size + 1 + populations.size, populations };
 }
 
-/**
- * A memory as one line per id, in the format this examctl writes: the header, the population
- * lines (a memory of format 1 gets those of its entries), then each id's latest entry.
- */
+/** A memory as one line per id in this examctl's format: header, population lines, latest entries. */
 export function* compactedLines(contents: MemoryContents, target: ReportTarget, populations = populationsOf(contents)): IterableIterator<string> {
   yield headerLine(contents.kind, target, contents.instance);
   yield* contents.entries.lines();
@@ -254,10 +235,7 @@ export function* compactedLines(contents: MemoryContents, target: ReportTarget, 
   yield* populationLines(populations);
 }
 
-/**
- * Compacts a memory if no run feeds or decides from it now (best effort: else a later run does):
- * read again under the lock, since other runs may have appended since this one read it.
- */
+/** Compacts a memory if no run holds it now (else a later run does), read again under the lock. */
 export async function compactIdle(file: string, kind: SyncKind, target: ReportTarget): Promise<void> {
   let lock: StoreLock;
   try {
@@ -276,11 +254,7 @@ export async function compactIdle(file: string, kind: SyncKind, target: ReportTa
 }
 
 
-/**
- * Memories of `kind` that may be `target`'s under another
- * name: a host (a hint, never a decision), or a path
- * holding an id of the store (sameStoreAs).
- */
+/** Memories of `kind` maybe `target`'s under another name: a host (a hint), or the store's id (sameStoreAs). */
 export async function sameTargetElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind, instance?: string) {
   const found: (MemoryContents & { moved?: boolean })[] = [];
   const server = serverOf(target);
@@ -308,10 +282,7 @@ function serverOf(target: ReportTarget) {
   return `${url.protocol}//:${url.port}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-/**
- * Takes in `other`, made `target`'s, if the store has
- * no memory of its kind (`dryRun`: whether it would).
- */
+/** Takes in `other` as `target`'s if the store has none of its kind (`dryRun`: whether it would). */
 export async function adoptSpelling(syncDir: string, target: ReportTarget, other: MemoryContents, timeoutMs: number, dryRun: boolean) {
   const file = memoryFile(syncDir, target, other.kind);
   if (dryRun) return (await readMemory(file, other.kind)).lines <= 1;
@@ -347,9 +318,8 @@ export async function listMemories(syncDir: string): Promise<MemoryContents[]> {
 }
 
 /**
- * Forgets a target's memories (every kind), under its lock; returns how many ids were forgotten.
- * Never follows a link: the directories pass the trust rule (the memory directory a real one of
- * the user's), and files are unlinked, which removes a link itself.
+ * Forgets a target's memories under its lock; returns how many ids. Never follows a link: the
+ * directories pass the trust rule, and unlinking a file removes a link itself.
  */
 export async function forgetMemory(syncDir: string, target: ReportTarget, lockTimeoutMs: number): Promise<number> {
   const dir = memoryDir(syncDir, target);

@@ -9,9 +9,8 @@ import { runFilesOf, withRunFiles, type RunFile } from './replayed-file.js';
 import { byKey } from '../domain/key-order.js';
 
 /**
- * Version of the sync memory's line format; a reader refuses a newer one. 2: population lines
- * (`PopulationRecord`); a file of format 1 is read as before, its populations taken from its
- * entries, and rewritten as 2 by the first run that holds its lock.
+ * The sync memory's line format; a reader refuses a newer one. 2: population lines; a format 1
+ * file's populations are taken from its entries, rewritten as 2 by the first run holding its lock.
  */
 export const SYNC_MEMORY_VERSION = 2;
 
@@ -28,18 +27,15 @@ export function populationKey(population: string | undefined): string {
 }
 
 /**
- * A population a real run synced to the target (docs/sync.md, "Two exports, two populations"):
- * recorded in the memory itself, so whether a population has a memory is a fact, not inferred
- * from its entries. `run`: the newest run that synced it; `count`: its ids then.
+ * A population a real run synced (docs/sync.md, "Two exports, two populations"): recorded, so its
+ * memory is a fact, not inferred from entries. `run`: the newest run; `count`: its ids then.
  */
 export interface PopulationRecord {
   run: string;
   count: number;
   /**
-   * Whether the newest run stored its end here: false from its start, true once it closed the
-   * memory (an adoption is true at once). A newest run whose start says false and whose journal
-   * finished, with no end here, was cut short (docs/sync.md, "When the memory is lost"). Absent:
-   * an examctl older than the mark wrote it, and nothing is judged.
+   * Whether the newest run stored its end here (false from its start; docs/sync.md, "When the
+   * memory is lost"). Absent: an older examctl wrote it, nothing is judged.
    */
   ended?: boolean;
   /** The input files of its last runs (replayed-file.ts); absent: an older examctl, nothing judged. */
@@ -61,10 +57,8 @@ export interface MemoryEntry {
   /** The run that sent it. */
   run: string;
   /**
-   * rawDigest of the input record that request was built from (a table row's fields as read and
-   * shaped, with the fingerprint of the rules that turn them into the request): a row whose raw
-   * digest matches is that same request without being validated again (docs/sync.md, "The raw
-   * digest"). Absent (an older memory, a JSON input, a leaver): the request digest decides.
+   * rawDigest of the table row that request was built from (docs/sync.md, "The raw digest"). Absent
+   * (an older memory, a JSON input, a leaver): the request digest decides.
    */
   raw?: string;
   /** Users: what a disable needs without the file; with the email, judging an older sittings row. */
@@ -78,11 +72,7 @@ export interface MemoryEntry {
    * as `["H-A", ["coordinator", "reports"]]` (memberships.ts): what --prune-memberships may remove.
    */
   links?: ManagedLink[];
-  /**
-   * Users: written before the first request for this id went out, never acknowledged since (a
-   * joiner cut short, docs/sync.md, "A request cut short"): the user may not exist on the target
-   * (does not, once its disable was answered 240).
-   */
+  /** Users: written before the first request went, never acknowledged since: may not exist on the target. */
   tentative?: boolean;
   /** Users: the run whose request for this id was first acknowledged (stale-input.ts); absent: unknown (an older examctl, an adoption). */
   joined?: string;
@@ -93,11 +83,7 @@ export interface MemoryEntry {
    * so a run that leaves some out can say they stay registered (docs/sync.md, "Withdrawn candidates").
    */
   candidates?: string[];
-  /**
-   * Users: the `--population` of the run that last acknowledged (or sent) the user; absent: a run
-   * without one. `--disable-missing` takes leavers only from its own population (docs/sync.md,
-   * "Two exports, two populations").
-   */
+  /** Users: the `--population` of the run that last acknowledged (or sent) the user; absent: none. */
   population?: string;
   /**
    * Collections: each field of the acknowledged request (but its ExternalId) as canonical JSON, so an
@@ -107,9 +93,8 @@ export interface MemoryEntry {
 }
 
 /**
- * The request as JSON with its keys sorted at every level: the same request, the same text.
- * A sorted copy handed to the native JSON.stringify: twice as fast as building the text here.
- * The text (hence the digest, docs/sync.md) is the same as it always was: memories keep working.
+ * The request as JSON, keys sorted at every level: a sorted copy to the native JSON.stringify is
+ * twice as fast as building the text here. The text (hence the digest) is as it always was.
  */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortedCopy(value)) ?? 'null';

@@ -94,9 +94,8 @@ async function readMemories(syncDir: string, target: ReportTarget): Promise<Map<
 }
 
 /**
- * A state service's memory as a private local copy for one run: the document's memories written
- * as a sync directory's files in a fresh 0700 directory, removed at the end; stored back (only
- * when the run changed them) under the lock it took first.
+ * A state service's memory as one run's private copy (a fresh 0700 sync directory, removed at the
+ * end), stored back if the run changed it, under the lock it took first.
  */
 export class ServiceCopy {
   private constructor(
@@ -213,9 +212,8 @@ export class ServiceCopy {
   }
 
   /**
-   * Ends the run's use of the service: with `store`, the copy stored when the run changed it
-   * (exit 3 when that fails, saying what the next night does); then
-   * the lock released (exit 3 when that fails: the next run would be refused) and the copy removed.
+   * Ends the run's use of the service: with `store`, the copy stored if changed, the lock
+   * released (either failing: exit 3, said with what comes next), the copy removed.
    */
   async finish(store: boolean, kind?: SyncKind): Promise<void> {
     let failure: TargetError | undefined;

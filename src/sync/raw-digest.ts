@@ -51,11 +51,8 @@ async function bundleInto(digest: Hash): Promise<boolean> {
 }
 
 /**
- * The raw digest of a table row's fields (strings and lists of strings, as a CSV or .xlsx reader
- * and the input flags give them), or undefined for any other value (a JSON input's typed values:
- * those take the request digest's path). The fields' key order is the header's, so the text is
- * the same for the same row under the same header and mapping; a different order only costs the
- * shortcut, never a wrong verdict.
+ * The raw digest of a table row's fields (strings and lists); undefined for JSON's typed values.
+ * Keys in the header's order: another order only costs the shortcut, never a wrong verdict.
  */
 export function rawDigest(fingerprint: string, fields: Readonly<Record<string, unknown>>): string | undefined {
   for (const key in fields) {

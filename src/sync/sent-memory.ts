@@ -40,12 +40,7 @@ export interface SyncFlags {
   changedOnly?: boolean;
   /** Refuse (exit 2) a deciding run that finds no memory (docs/ci.md). */
   requireMemory?: boolean;
-  /**
-   * The population this file is the whole of (docs/sync.md, "Two exports, two populations"):
-   * `--disable-missing` takes leavers only from users last synced with the same one; a user synced
-   * with another is sent (its request digest differs), which moves it here. None: the runs without
-   * --population. The memory records each population a real run synced.
-   */
+  /** The population this file is the whole of (docs/sync.md, "Two exports, two populations"). */
   population?: string;
   syncDir?: string;
   runsDir?: string;
@@ -62,9 +57,8 @@ export interface SyncFlags {
 const SCHEDULED: PeekedEntry = Object.freeze({ digest: '', run: '' });
 
 /**
- * What every command that feeds a sync memory shares (docs/sync.md): the memory opened before
- * the run (under the target's lock when it decides what is sent), --changed-only's verdict on a
- * unit, and each acknowledged request remembered by its digest.
+ * What every command that feeds a sync memory shares (docs/sync.md): the memory opened (locked
+ * when it decides what is sent), --changed-only's verdict, acknowledged requests by digest.
  */
 export class SentMemory<P> {
   protected memory: SyncMemory | undefined;
@@ -171,20 +165,16 @@ export class SentMemory<P> {
     // `--population Staff` after nights of `staff`: a new population, said with the likely slip.
     const near = decides && !populationFound ? [...populations.keys()].find((key) => key !== '' && key.toLowerCase() === population?.toLowerCase()) : undefined;
     if (near !== undefined) tell(`note: the memory has a record of --population ${near}: a population's name is exact (same letters, same case)`);
-    // An id the memory lacks is new only where the memory knows this population: another
-    // population's record says nothing of who this export's users are (a lost memory of theirs).
-    // A resumed run put the population on record itself, at its start: what the memory knew of it
-    // before is what other runs' entries say (a resumed first run's ids are not known new).
+    // An id the memory lacks is new only where the memory knows this population (not by another's
+    // record, nor by a resumed run's own record: a resumed first run's ids are not known new).
     const resumed = this.deps.resume?.record.id;
     const ownRecord = resumed !== undefined && newest?.run === resumed;
     this.heldAny = remembered > 0 && populationFound && (!ownRecord || this.memory.entries.populationsOfEntries(resumed).has(populationKey(population)));
     const found = remembered > 0 || populations.size > 0;
-    // A memory whose newest run of the population stored no end, while its journal here says it
-    // finished, was cut short (a partial restore or copy, a full disk): it misses the end of that run.
+    // A memory without the end of a run its journal here says finished was cut short (`cutShortAt`).
     let missesRun: SyncMemoryNote['missesRun'] = decides && populationFound ? await this.cutShortAt(newest) : undefined;
     // A memory older than a run of its population in this runs directory (a cache or copy restored from before it) misses what that run did.
-    // Not collections: their runs put no population on record (only an adoption does), and what
-    // such a memory misses is loud anyway (--existing ok fails for a collection it has no record of).
+    // Not collections: their runs record no population, and what their memory misses is loud anyway.
     if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, newest.run);
     this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun && { missesRun }), replaced: otherInstance || undefined, left: (otherInstance && (keepsOther || dryRun)) || undefined } : undefined;
     const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
@@ -244,10 +234,8 @@ export class SentMemory<P> {
   }
 
   /**
-   * The population's newest run, when its start is marked and its end is not, but the run
-   * finished here (its journal's summary). A record an older examctl wrote marks neither and is
-   * not judged; a run killed before its end is not finished, and a resume of it (this run) stores
-   * its end.
+   * The population's newest run, when its start is marked, its end not, but its journal here says
+   * it finished (an older examctl's record marks neither: not judged).
    */
   private async cutShortAt(newest: PopulationRecord): Promise<SyncMemoryNote['missesRun']> {
     // Its intents written ahead, taken in from a state service, are all it sent: nothing is missed.
@@ -258,9 +246,8 @@ export class SentMemory<P> {
   }
 
   /**
-   * The oldest run in this runs directory of this command, target, population and sync directory
-   * that started after `newest` (the memory's newest run of the population) and may have changed
-   * the target: the memory misses what it did (docs/sync.md, "When the memory is lost").
+   * The oldest run here of this command, target, population and sync directory started after
+   * `newest`: the memory misses what it did (docs/sync.md, "When the memory is lost").
    */
   private async laterRunThan(target: ReportTarget, newest: string): Promise<SyncMemoryNote['missesRun']> {
     const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
@@ -284,9 +271,8 @@ export class SentMemory<P> {
   }
 
   /**
-   * A real run is under way as run `run` (RecordJob.started): the memory records that it synced
-   * this population, before anything is sent, so a run killed in its first minute still counts
-   * as the population's newest run (docs/sync.md, "When the memory is lost").
+   * A real run started (RecordJob.started): recorded as the population's newest run before anything
+   * is sent, so a run killed in its first minute counts (docs/sync.md, "When the memory is lost").
    */
   async started(run: string): Promise<void> {
     const memory = this.memory;
@@ -309,11 +295,8 @@ export class SentMemory<P> {
   }
 
   /**
-   * The leading-zeros rule over a file's ids of `kinds` (lost-zeros.ts), or undefined with
-   * --really-new-ids. A kind without a memory of its own is compared with the users the target's
-   * user memory holds and the candidates its schedule memory registered (a schedule push makes
-   * their users): the memory this run opened, and the other kind read without a lock. One that
-   * cannot be read, or is of another instance of the store, is done without (a guard, not a decision).
+   * The leading-zeros rule over a file's ids of `kinds` (lost-zeros.ts; none with --really-new-ids),
+   * against this memory and the other kind's, read unlocked: an unreadable one is done without.
    */
   protected async zerosRule(kinds: readonly (Omit<ZeroKind, 'memory'> & Partial<Pick<ZeroKind, 'memory'>>)[]): Promise<LostZerosRule | undefined> {
     if (this.flags.reallyNewIds === true) return undefined;
@@ -332,10 +315,7 @@ export class SentMemory<P> {
     return this.otherKinds.get(kind)!;
   }
 
-  /**
-   * With --changed-only, a unit whose request this target acknowledged last time is not sent.
-   * `entry`: what the memory holds for the unit's id, when the caller peeked already.
-   */
+  /** With --changed-only, a unit whose request this target acknowledged is not sent (`entry`: peeked). */
   unit(unit: Unit<P>, entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.entries.peek(unit.id) : undefined): Unit<P> {
     if (!this.flags.changedOnly || entry === undefined || entry.disabled === true || !unit.prepared.ok) return unit;
     const digest = this.digestOf(unit.prepared.value);
@@ -358,9 +338,8 @@ export class SentMemory<P> {
   }
 
   /**
-   * The record job's hooks that feed the memory: the run's start and end (stored before the report
-   * sinks complete: a failed store reaches them, docs/ci.md), acknowledged outcomes, intents written
-   * ahead, refusals and unsettled requests; but for collections, the report's note of what was found.
+   * The record job's hooks that feed the memory; its end is stored before the report sinks
+   * complete, so a failed store reaches them (docs/ci.md).
    */
   hooks(): Pick<RecordJob<P>, 'syncMemory' | 'plannedAgainst' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
     return {
@@ -378,12 +357,9 @@ export class SentMemory<P> {
   }
 
   /**
-   * Remembers what the target acknowledged, and what its kind keeps besides (`keptBeside`). Not
-   * an item a resume keeps as unchanged (not sent by this run): its entry was in the memory when
-   * it was judged; if the memory lost it since (`synced forget`, a store replaced), putting it back
-   * would claim a request this target may never have had (docs/sync.md, "The sync memory"). Any
-   * other kept outcome only when the memory lost it. A schedule examctl named (no ScheduleExtId in
-   * the file) is remembered under the answer's `id`: its candidates count for the leading-zeros guard.
+   * Remembers what the target acknowledged (and `keptBeside`). Not an item a resume keeps as
+   * unchanged: put back after the memory lost it, it would claim a request this target may never
+   * have had (docs/sync.md, "The sync memory"). A schedule examctl named goes under the answer's `id`.
    */
   protected acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void {
     const memory = this.memory;
@@ -403,9 +379,8 @@ export class SentMemory<P> {
   }
 
   /**
-   * Before a unit's request goes out (RecordJob.intend): what the memory must already believe if
-   * its answer is lost (docs/sync.md, "A request cut short"); durable before the request goes
-   * (`intentsDurable`). Returns whether a line was written.
+   * Before a request goes (RecordJob.intend): what the memory must believe if its answer is lost
+   * (docs/sync.md, "A request cut short"). Returns whether a line was written.
    */
   intend(unit: Unit<P>, run: string): boolean {
     const memory = this.memory;
@@ -419,10 +394,8 @@ export class SentMemory<P> {
   }
 
   /**
-   * The target refused a unit's request (a definite answer: nothing applied): its intent is taken
-   * back (docs/sync.md, "A request cut short"; a tentative entry counts as none). A refusal because
-   * the id is taken (`taken`: a duplicate create) applied nothing either, but says the id is on
-   * the target, whoever made it (`existing`, below).
+   * The target refused a request (nothing applied): its intent is taken back (docs/sync.md, "A
+   * request cut short"). One refused as `taken` says the id is on the target (`existing`, below).
    */
   refused(unit: Unit<P>, taken = false): void {
     const memory = this.memory;
@@ -434,11 +407,7 @@ export class SentMemory<P> {
     else memory.record(unit.id, before);
   }
 
-  /**
-   * An answer that does not say what it did (a remote one; docs/sync.md, "Created or updated"):
-   * `created` or `updated` as the memory held the id before the request went, else `sent`. An
-   * answer that says (the local engine's), a failure and a dry run's are left as they are.
-   */
+  /** A remote answer's action, from the memory as it was before (docs/sync.md, "Created or updated"). */
   answered(payload: P, id: string | null, outcome: Outcome): Outcome {
     if (outcome.status === 'failed' || outcome.action !== undefined || this.flags.dryRun === true) return outcome;
     const before = this.entriesBefore.get(payload as object);
@@ -456,9 +425,8 @@ export class SentMemory<P> {
   }
 
   /**
-   * The entry a unit's request may leave behind, unanswered: the remembered one with its digests
-   * cleared (its row goes again next time, whatever the file says), unless the request is the one
-   * acknowledged already. None for an id not remembered: its row is sent next time anyway.
+   * The entry an unanswered request leaves: the remembered one, digests cleared (its row goes again),
+   * unless it is the request acknowledged already. None for an id not remembered: sent anyway.
    */
   protected intentOf(payload: P, entry: MemoryEntry | undefined, _run: string): MemoryEntry | undefined {
     if (entry === undefined || entry.digest === '' || entry.digest === this.keptDigestOf(payload)) return undefined;
@@ -467,10 +435,8 @@ export class SentMemory<P> {
   }
 
   /**
-   * A request that may have changed the target without an ok (RecordJob.unsettled): the id's
-   * entry keeps its links and run but loses its digests, so the next night sends the row whatever
-   * the file says, also when it says again what was acknowledged before (a partial rename
-   * put back in the file must be sent). Only ever makes more go.
+   * A request that may have changed the target without an ok (RecordJob.unsettled): the entry loses
+   * its digests, so the row goes next night even as acknowledged before. Only ever makes more go.
    */
   unsettled(unit: Unit<P>): void {
     if (unit.id !== null) this.distrust(unit.id);
@@ -565,11 +531,7 @@ export class SentMemory<P> {
     return this.digests.get(payload as object) ?? requestDigest(this.requestOf(payload));
   }
 
-  /**
-   * The digest, kept for when the request is acknowledged: `intentOf` compares it before the
-   * request goes, the acknowledgement records it (a joiner's, never compared, is not kept: a
-   * first import would hold one per user).
-   */
+  /** The digest, kept until acknowledged (not a joiner's: a first import would hold one per user). */
   protected keptDigestOf(payload: P): string {
     let digest = this.digests.get(payload as object);
     if (digest === undefined) {
@@ -594,11 +556,9 @@ export function registrations(schedules: MemoryEntries | undefined): Map<string,
 }
 
 /**
- * The entry of an id a create was refused for because it is taken (a duplicate schedule, a
- * collection's 810): it is on the target, whoever made it. The refused request's intent is not so:
- * the entry before it stands, no longer tentative, or, where there was none, a bare mark that the
- * id exists (digest empty: sent again; a later answer is `updated`: docs/sync.md, "Created or
- * updated"; no fields: --existing ok does not take it for a collection examctl sent).
+ * The entry of an id a create was refused as taken: it is on the target. The entry before stands,
+ * no longer tentative, else a bare mark (digest empty: sent again; no fields: not a collection examctl
+ * sent; docs/sync.md, "Created or updated").
  */
 function existing(before: MemoryEntry | null, run: string): MemoryEntry {
   if (before === null) return { digest: '', run };

@@ -79,10 +79,8 @@ const GROUP_DELAY_MS = 20;
 const GROUP_LINES = 1024;
 
 /**
- * One target's memory of one kind (docs/sync.md): read and compacted in memory on open, then
- * fed with every acknowledged request. Appends are checksummed lines, group-committed durably
- * like the run journal's outcomes (O_APPEND: runs that only feed it may run together, and a
- * line is one write, so lines of two feeders never mix; a run that decides runs alone).
+ * One target's memory of one kind (docs/sync.md): checksummed lines, group-committed with O_APPEND,
+ * a line one write: feeders may run together, their lines never mix; a run that decides runs alone.
  */
 export class SyncMemory {
   /** Bodies of the entry lines to append with the next group. */
@@ -194,9 +192,8 @@ export class SyncMemory {
   }
 
   /**
-   * Records that run `run` synced the population `key` (a real run, at its start and, `ended`, at
-   * its end; an adopted file, ended): its newest run, its ids now, and the digest of the file it read. Not written to a file of format 1, whose
-   * writer would not read it: the next run that holds its lock rewrites it as format 2 first.
+   * Records that run `run` synced the population `key` (at its start and, `ended`, its end). Not
+   * written to a format 1 file, whose writer would not read it (rewritten as 2 under the lock first).
    */
   recordPopulation(key: string, run: string, ended = false, file?: string, store?: PopulationRecord['store']): void {
     const known = this.populationRecords;

@@ -52,11 +52,8 @@ type Leaver = [id: string, entry: MemoryEntry | undefined, withdrawn?: { why: st
 const LEAVER_BATCH = 1024;
 
 /**
- * The most users a threshold flag (--max-disable, --max-prune) lets a run touch: `N`, `P%` of
- * the remembered users (rounded up: 2 % of 41 lets one go), or by default 10 % of them, or 100
- * if that is more but never more than a quarter of them. So an empty or truncated export, or the
- * wrong file, trips it in a population of 40 as in one of 40,000 (100 alone would let a
- * header-only export disable all 40).
+ * The most users --max-disable or --max-prune lets a run touch (docs/sync.md, "Leavers"): the
+ * default scales, so a truncated or wrong file trips it at 40 users as at 40,000.
  */
 export function thresholdOf(flag: string, value: string | undefined, remembered: number): { limit: number; why: string } {
   if (value === undefined) {
@@ -80,11 +77,7 @@ function refuseOver(flag: string, value: string | undefined, touched: number, re
   );
 }
 
-/**
- * The sync memory's part in `user sync` (docs/sync.md): feeds it with every acknowledged user,
- * leaves out unchanged users with --changed-only, adds the leavers with --disable-missing, and
- * sends a user it disabled who is back in the file with DisableLogin false.
- */
+/** The sync memory's part in `user sync` (docs/sync.md). */
 export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly disables = new WeakSet<UserRequest>();
   /** Leavers answered 240: not on the target. */
@@ -109,10 +102,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private fingerprint: string | undefined;
   /** The raw digest of the table row each file request was built from, remembered with it once acknowledged. */
   private readonly rawOf = new WeakMap<UserRequest, string>();
-  /**
-   * Without --prune-memberships: the users of the file who keep a link or permission flag examctl
-   * sent and the file no longer gives (said after the run, `keptLinksLine`), and the first few.
-   */
+  /** Without --prune-memberships: who keeps what the file no longer gives (`keptLinksLine`). */
   private readonly keptLinks = { count: 0, first: [] as string[], seen: new Set<string>() };
   /** The ids of the file's records this read met: one id per file (record-job.ts) takes them (not --only-failed's). */
   fileIds: IdsOfOneInput | undefined;
@@ -166,10 +156,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
   }
 
-  /**
-   * One read of the file before the run: ids stripped of their leading zeros, the leavers, and
-   * the users who would lose a link or flag.
-   */
+  /** One read before the run: lost zeros, leavers, users who would lose a link or flag. */
   private async readFile(memory: SyncMemory): Promise<void> {
     const { disableMissing = false, pruneMemberships = false } = this.userFlags;
     const inFile = new Set<string>();
@@ -230,9 +217,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const population = this.userFlags.population;
     // A resume takes the same leavers again: those this very run disabled count as not yet disabled.
     const thisRun = this.deps.resume?.record.id;
-    // One pass over the memory: this population's leavers, its remembered users (what
-    // --max-disable's percentage is of: not disabled, or disabled by this very run), and the
-    // missing users of other populations.
+    // One pass: this population's leavers, its remembered users (--max-disable's base: not
+    // disabled, or disabled by this very run), and other populations' missing users.
     const leavers: [string, MemoryEntry][] = [];
     let remembered = 0;
     let elsewhere = 0;
@@ -295,11 +281,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return this.userFlags.disableMissing === true && !this.flags.changedOnly;
   }
 
-  /**
-   * A unit of the file: DisableLogin false for a leaver who is back, the DELETEs and false flags
-   * of --prune-memberships, and left out when unchanged (--changed-only). A request examctl
-   * added to is a change: it is sent.
-   */
+  /** A unit of the file: a leaver back, --prune-memberships, --changed-only. */
   override unit(unit: Unit<UserRequest>): Unit<UserRequest> {
     // One of two rows whose ids are one once leading zeros are removed: neither is sent.
     const pair = this.lostZeros?.problemAt(unit.source.line, unit.id);
@@ -352,9 +334,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /**
-   * A user whose links examctl sent are more than the file's request gives (a mover, without
-   * --prune-memberships): counted once per id. Rows unchanged by their raw digest never come here,
-   * and need not: an entry is remembered with a raw digest only when its links are the request's.
+   * A mover without --prune-memberships, counted once per id. Rows unchanged by raw digest never
+   * come here, and need not: only an entry whose links are the request's keeps a raw digest.
    */
   private noteKeptLinks(id: string, request: UserRequest): void {
     const prune = pruneOf(this.memory?.entries.get(id)?.links, request, true);
@@ -365,10 +346,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (kept.first.length < 3) kept.first.push(prune.deleted.length > 0 ? `${id} still in ${prune.deleted.join(', ')}` : `${id} keeps a permission flag`);
   }
 
-  /**
-   * After a run without --prune-memberships (docs/sync.md, "Movers"): the users who keep links or
-   * flags examctl sent that the file no longer gives, since nothing removes them.
-   */
+  /** After a run without --prune-memberships: docs/sync.md, "Movers". */
   keptLinksLine(): string | undefined {
     const { count, first } = this.keptLinks;
     if (count === 0) return undefined;
@@ -381,17 +359,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /**
-   * A record of the file to its unit. A table row whose raw digest (raw-digest.ts) is the one the
-   * memory keeps beside its id's acknowledged request is that request: with --changed-only it is
-   * not coerced, validated or digested again (built only if asked: a resume putting back what it
-   * kept). Any other row is built, its raw digest kept for its acknowledgement. The cross-row
-   * checks and the reader's findings apply to every unit: a row with a finding never takes this path.
+   * A record to its unit: with --changed-only, a table row whose raw digest is its entry's is that
+   * entry's request, not built (docs/sync.md, "The raw digest"); any other row is built.
    */
   recordUnit(record: InputRecord): Unit<UserRequest> {
-    // Made before the unit is built (coercion works in the record's own fields), and only where
-    // it is used: every row of a full run, and on a night a row whose entry has one (compared)
-    // or none at all (a joiner): not a row whose entry was written without one (an older
-    // memory), so such a night costs what it did; it gains one from the next full run.
+    // Made before the unit is built (coercion works in the record's fields), only where used: not
+    // for an entry an older examctl wrote without one (that night costs what it did).
     const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
     const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
     const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
@@ -425,11 +398,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return prepared.value;
   }
 
-  /**
-   * A file unit's report row under the header the leavers' rows need: a table without a
-   * DisableLogin column gets one (empty for the file's rows: not set, as the file gives it), only
-   * when there are leavers, so every row of the report has the same columns.
-   */
+  /** A file unit's rows under the leavers' header (DisableLogin added, empty). */
   reportRows(unit: Unit<UserRequest>): Unit<UserRequest> {
     const table = this.table;
     if (table === undefined || this.leavers.length === 0 || unit.rows === undefined) return unit;
@@ -459,17 +428,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (!this.withdrawn.has(payload)) super.acknowledged(unit, payload, outcome, run, kept);
   }
 
-  /**
-   * The answer to a leaver's request says `disabled`. A 131 (not found) or 1134 (inactive) for a
-   * link examctl asked to DELETE is the link gone: done, not a problem (docs/sync.md).
-   */
+  /** A leaver's answer says `disabled`; a 131 or 1134 for a link examctl DELETEs is done. */
   outcome(payload: UserRequest, outcome: Outcome): Outcome {
     if (this.disables.has(payload) && outcome.status === 'ok') return { ...outcome, action: 'disabled' };
     if (this.disables.has(payload) && outcome.status === 'failed' && outcome.errors.some((problem) => problem.code === ErrorCode.RoleEmpty)) {
-      // 240 (a role is required to create): the user is not on the target (its only request never
-      // applied, a store restored from before it or replaced), so not able to log in. Nothing
-      // disabled: ok, unchanged (not counted as a disable), remembered as disabled, tentative (not
-      // sent again; back, it is created).
+      // 240 (a role is required to create): the user is not on the target, so cannot log in. Ok,
+      // unchanged, remembered as disabled and tentative (not sent again; back, it is created).
       this.neverCreated.add(payload);
       return { status: 'ok', errors: [], action: 'unchanged', note: 'not on the target: nothing to disable' };
     }
@@ -482,10 +446,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /**
-   * A partial mover (the file's own entry failed, examctl's DELETEs went through): the item is
-   * not remembered, so it goes again, but the links it deleted are gone from the memory, so the
-   * next night is not a mover again for them (docs/sync.md, "A link that is already gone"). Its
-   * digest is cleared so the request is sent whatever the file says next.
+   * A partial mover (the file's entry failed, examctl's DELETEs went through): the deleted links
+   * leave the memory, its digest is cleared (docs/sync.md, "A link that is already gone").
    */
   private rememberDeletesOfPartial(payload: UserRequest, errors: readonly Problem[]): void {
     const entry = this.memory?.entries.get(payload.ExternalId);
@@ -521,18 +483,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return entry !== undefined && sameEntry(entry, intent) ? undefined : intent;
   }
 
-  /**
-   * A request examctl added to is remembered as the file gives it (without the DisableLogin
-   * false or the DELETEs it added): the next night the file gives the same, so it is unchanged.
-   */
+  /** Remembered as the file gives it: the next night the same row is unchanged. */
   protected override digestOf(payload: UserRequest): string {
     return super.digestOf(this.asTheFileGives.get(payload) ?? payload);
   }
 
-  /**
-   * Users: also what a disable request needs without the file, whether this was one, and the
-   * links and flags examctl manages after this request (what --prune-memberships may remove).
-   */
+  /** Users: also the names a disable needs, the leaver's mark, the links examctl manages. */
   protected override keptBeside(id: string, payload: UserRequest, run: string, retried?: string): Omit<MemoryEntry, 'digest' | 'run'> {
     const entry = this.memory?.entries.get(id);
     const given = this.asTheFileGives.get(payload) ?? payload;
@@ -542,10 +498,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /**
-   * The population a user this run sends belongs to after it (docs/sync.md, "Two exports, two
-   * populations"): the run's own, when it names one or takes its file as a whole population
-   * (--disable-missing); a run with neither (a one-off fix, a plain send) leaves a user of a
-   * population in it, so that population's night still disables the user once gone from its file.
+   * A sent user's population after this run (docs/sync.md, "Two exports, two populations"): a run
+   * with neither --population nor --disable-missing (a one-off fix) leaves it where it was.
    */
   private populationOf(entry: MemoryEntry | undefined): { population?: string } {
     const own = this.userFlags.population;
@@ -554,29 +508,20 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 }
 
-/**
- * What a user sync's request digest is of: the request, with its population's name when it has
- * one (a user last synced by another population is never unchanged here: sent, it moves here).
- */
+/** Of the request and its population: a user of another population is never unchanged here. */
 export function digestedAs(population: string | undefined): (user: UserRequest) => unknown {
   return population === undefined ? (user) => user : (user) => ({ population, request: user });
 }
 
-/**
- * The raw digests' fingerprint of a run of `population` (raw-digest.ts): a
- * population's raw digests are its own, like its request digests.
- */
+/** A population's raw digests are its own, like its request digests. */
 export async function populationFingerprint(build: (record: InputRecord) => Unit<UserRequest>, population: string | undefined): Promise<string | undefined> {
   const fingerprint = await rulesFingerprint(build);
   return fingerprint === undefined || population === undefined ? fingerprint : `${fingerprint}population ${population}\n`;
 }
 
 /**
- * What the memory keeps of a user whose request the target acknowledged, besides its digest and
- * run (UserSyncMemory.keptBeside; `synced adopt` records a file's rows so): the names a disable needs, a
- * leaver's mark, the links managed after `sent` (`links`), the population, and the row's raw digest
- * only where the next night's verdict needs nothing else (--prune-memberships would add nothing
- * to this same request against those links).
+ * What the memory keeps of an acknowledged user besides digest and run (keptBeside, `synced adopt`);
+ * the raw digest only where --prune-memberships would add nothing to this request against `links`.
  */
 export function acknowledgedUser(
   sent: UserRequest,
@@ -598,19 +543,13 @@ export function acknowledgedUser(
   return more;
 }
 
-/**
- * A table row's raw digest as a run would remember it (recordUnit): a row with the reader's
- * findings, or of a JSON input, has none. Made before the row is built (coercion works in its fields).
- */
+/** A table row's raw digest (recordUnit): none with the reader's findings, or for JSON. */
 export function rawDigestOfRecord(fingerprint: string | undefined, record: InputRecord): string | undefined {
   if (fingerprint === undefined || record.raw === undefined || record.problems !== undefined || record.warnings !== undefined) return undefined;
   return rawDigest(fingerprint, record.fields);
 }
 
-/**
- * The request of a row judged unchanged by its raw digest, built only if something asks for it
- * (a resume putting back what it kept): one object per row, no closure.
- */
+/** A raw-unchanged row's request, built only if asked: one object per row, no closure. */
 class BuiltWhenAsked {
   readonly ok = true;
   private built: UserRequest | undefined;
@@ -626,10 +565,7 @@ class BuiltWhenAsked {
   }
 }
 
-/**
- * How a leaver's row sits in the report of a table input (docs/sync.md, "Leavers"): the input's
- * header (plus DisableLogin when it has none) and where the request's fields go.
- */
+/** How a leaver's row sits in a table input's report (docs/sync.md, "Leavers"). */
 interface LeaverTable {
   /** The input's own header (the file's rows carry it: an equal array, each read of the file its own). */
   source: readonly string[];

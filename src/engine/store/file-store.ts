@@ -253,9 +253,8 @@ class FileStore implements Store {
     const next = this.generation + 1;
     await writeGeneration(this.location, next, this.maps, this.indexer, this.hintsVersion, await readStoreLineage(this.location));
     await removeLeftovers(this.location, next);
-    // Then load what was just written, as another process would: the entities written since the
-    // last load were objects on the heap, serialised again by every compaction; as the new
-    // snapshot's bytes they cost the collector nothing and the next compaction copies them as is.
+    // Then load what was just written, as another process would: as snapshot bytes, the entities
+    // cost the collector nothing and the next compaction copies them as they are.
     await this.load(true);
   }
 
@@ -313,9 +312,8 @@ export async function openStore(dir: string, options: FileStoreOptions = {}): Pr
   try {
     await store.load(false);
   } catch (error) {
-    // The journal is open before its replay can fail (a damaged line): a store that cannot be
-    // loaded must not keep it open (a long-lived caller, such as local serve or a test run,
-    // would collect the descriptor only at garbage collection).
+    // The journal is open before its replay can fail: a long-lived caller (local serve) would
+    // keep its descriptor until garbage collection.
     await store.close().catch(() => undefined);
     throw error;
   }

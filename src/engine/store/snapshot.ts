@@ -123,11 +123,8 @@ async function readWhole(handle: FileHandle, file: string): Promise<Buffer> {
 }
 
 /**
- * Loads a snapshot: checks every line's shape, the count and the checksum (so damage anywhere,
- * inside a value too, is found now), and records where each entity's key, hints and value lie.
- * An entity line is read from its bytes, in the one layout entityLine writes (a key with an
- * escape sequence decoded by JSON.parse); any other line is damage. Throws StoreDamagedError
- * naming file:line.
+ * Loads a snapshot: every line's shape, the count and the checksum checked (damage anywhere is
+ * found now), each entity line read in entityLine's one layout. Throws StoreDamagedError (file:line).
  */
 export async function readSnapshot(handle: FileHandle, file: string, expectedGeneration: number): Promise<LoadedSnapshot> {
   const buffer = await readWhole(handle, file);
