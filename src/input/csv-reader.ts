@@ -122,7 +122,7 @@ type CsvSyntaxCode = (typeof EXPLAINED)[number];
  * too large: the header or a row, and the quoted cell left open when there was one (a quote
  * never closed swallows the rest of the file, the usual cause), or else the line itself.
  */
-function syntaxErrorReason(code: CsvSyntaxCode, quoteColumn: number | undefined, inHeader: boolean): string {
+export function syntaxErrorReason(code: CsvSyntaxCode, quoteColumn: number | undefined, inHeader: boolean): string {
   const record = inHeader ? 'the header' : 'the record starting on this line';
   const limit = MAX_RECORD_BYTES.toLocaleString('en-US');
   switch (code) {

@@ -17,7 +17,7 @@ import { preparedIds, refuseNotThisRemovalsReport, RemovalCall } from '../../pip
 import { openTargetDirectory } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
-import { displayNameOf, inputPathOf, inputShaping, sayOnce, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { displayNameOf, inputPathOf, inputShaping, refuseTooLong, sayOnce, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
 
 const ARGUMENTS_SOURCE = '<arguments>';
@@ -145,6 +145,8 @@ async function idEntries(
   }
   if (entries.length === 0 && file === undefined) entries.push(...(await prompted()));
   if (entries.length === 0) throw noInvigilatorIds();
+  // An invigilator is a user, whose ExternalId is string(64) (user.ts).
+  for (const { id, source } of entries) refuseTooLong(id, `${source.file}:${source.line}`, 64, 'user');
   return entries;
 }
 
