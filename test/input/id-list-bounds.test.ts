@@ -37,4 +37,19 @@ describe('an id list in bounded memory', () => {
       expect([review.code, review.stderr]).toEqual([2, expect.stringContaining('ids.txt:2: The review session external id')]);
     });
   });
+
+  it('cuts a long id in the summary (plan and failure lines) as any quoted value, and keeps it whole in --json', async () => {
+    await withTempDir(async (dir) => {
+      const id = 'x'.repeat(100_000);
+      await writeFile(join(dir, 'u.csv'), `ExternalId,FirstName,LastName,Email,Role\n${id},Ann,Lee,a@example.test,Candidate\n`);
+      expect((await examctlStep(['local', 'init', '--store', 'st'], dir)).code).toBe(0);
+      const run = await examctlStep(['user', 'sync', '--file', 'u.csv', '--store', 'st', '--dry-run', '--json'], dir);
+      expect(run.code).toBe(1);
+      expect(run.stderr.length).toBeLessThan(2000);
+      const cut = `"${'x'.repeat(59)}…" (100,000 characters)`;
+      expect(run.stderr).toContain(`  ! ${cut} (invalid)\n`);
+      expect(run.stderr).toContain(`  u.csv:2 [${cut}] ExternalId 218`);
+      expect(run.stdout).toContain(`"id":"${id}"`);
+    });
+  });
 });
