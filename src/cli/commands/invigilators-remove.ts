@@ -77,11 +77,11 @@ async function invigilatorsRemoveInput(
   const entries = await idEntries(input, deps, () => promptedIds(scheduleExtId, options, deps, target));
   const prepared = preparedIds(scheduleExtId, entries);
   const unitOf = new Map<InputRecord, Unit<string>>();
-  const records = entries.map((entry, index): InputRecord => {
+  const records = entries.map(({ id, source }, index): InputRecord => {
     // The report's rows name the schedule (REMOVAL_REPORT_HEADER): a report fed back with --only-failed is checked against it.
-    const rows = [{ line: entry.source.line, header: REMOVAL_REPORT_HEADER, cells: [entry.source.file, String(entry.source.line), entry.id, scheduleExtId] }];
-    const record: InputRecord = { source: entry.source, fields: { UserExtId: entry.id } };
-    unitOf.set(record, { source: entry.source, id: entry.id, prepared: prepared[index] as Validation<string>, rows });
+    const rows = [{ line: source.line, header: REMOVAL_REPORT_HEADER, cells: [source.file, String(source.line), id, scheduleExtId] }];
+    const record: InputRecord = { source, fields: { UserExtId: id } };
+    unitOf.set(record, { source, id, prepared: prepared[index] as Validation<string>, rows });
     return record;
   });
   return {
