@@ -15,7 +15,7 @@ export {
 } from './schedule.js';
 export { validateCollection } from './collection.js';
 export { validateInvigilatorRemoval } from './invigilators.js';
-export { reviewSessionIdProblem } from './review-session.js';
+export { idLengthProblem } from './review-session.js';
 export { coerceAndValidateUserRecord, coerceAndValidateCollection } from './coercion.js';
 export {
   Sittings,

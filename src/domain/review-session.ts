@@ -10,10 +10,10 @@ import { isPlainObject } from './field-rules.js';
 const REVIEW_SESSION_ID_FIELD = 'externalId';
 export const REVIEW_SESSION_ID_MAX = 60;
 
-/** The problem with the path id, or null when the API would look it up. */
-export function reviewSessionIdProblem(externalId: string): Problem | null {
-  if (!exceedsLength(externalId, REVIEW_SESSION_ID_MAX)) return null;
-  const message = `The review session external id ${quotedValue(externalId)} is ${codePointLength(externalId)} characters; at most ${REVIEW_SESSION_ID_MAX} (string(${REVIEW_SESSION_ID_MAX}))`;
+/** The problem with an id over string(`max`), or null when the API would look it up. */
+export function idLengthProblem(externalId: string, max = REVIEW_SESSION_ID_MAX, what = 'review session'): Problem | null {
+  if (!exceedsLength(externalId, max)) return null;
+  const message = `The ${what} external id ${quotedValue(externalId)} is ${codePointLength(externalId)} characters; at most ${max} (string(${max}))`;
   return { field: REVIEW_SESSION_ID_FIELD, code: null, message };
 }
 

@@ -4,7 +4,7 @@ import {
   invigilatorScheduleFinishedProblem,
   invigilatorScheduleNotFoundProblem,
   notAnInvigilatorMessage,
-  reviewSessionIdProblem,
+  idLengthProblem,
   reviewSessionNotFoundProblem,
 } from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
@@ -58,7 +58,7 @@ export function decideInvigilatorRemoval(
 
 /** GET /external/review-sessions/{externalId}: the stored object as is, or 1101; an id over string(60) is refused before the lookup. */
 export function decideReviewSession(view: EngineView, externalId: string): Decision<ReviewSession> {
-  const tooLong = reviewSessionIdProblem(externalId);
+  const tooLong = idLengthProblem(externalId);
   if (tooLong !== null) return refuse([tooLong]);
   const session = view.get<ReviewSession>('reviewSessions', externalId);
   if (session === undefined) {

@@ -120,7 +120,7 @@ type CsvSyntaxCode = (typeof EXPLAINED)[number];
  * Why csv-parse refused the record starting on the reported line. "Too large" names the quoted
  * cell left open, if any: a quote never closed swallows the rest of the file, the usual cause.
  */
-function syntaxErrorReason(code: CsvSyntaxCode, quoteColumn: number | undefined, inHeader: boolean): string {
+export function syntaxErrorReason(code: CsvSyntaxCode, quoteColumn: number | undefined, inHeader: boolean): string {
   const record = inHeader ? 'the header' : 'the record starting on this line';
   const limit = MAX_RECORD_BYTES.toLocaleString('en-US');
   switch (code) {

@@ -1,10 +1,10 @@
 import { NO_VALID_ID_REFUSAL } from '../domain/invigilators.js';
 import { InputFileError } from '../system/errors.js';
-import { csvRows, normalizeColumnName, reportStatusOf } from './csv-reader.js';
+import { csvRows, MAX_RECORD_BYTES, syntaxErrorReason, normalizeColumnName, reportStatusOf } from './csv-reader.js';
 import { isRunReportHeader, restoreNeutralisedCells, SCHEDULE_COLUMN, statusColumnOf } from '../formats/report-csv-contract.js';
 import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
-import { readTextHead } from './text-source.js';
+import { readTextHead, readUtf8Chunks } from './text-source.js';
 import { parseJsonDocument } from './json-document.js';
 import { INPUT_LIMITS } from '../system/json-scan.js';
 import type { XlsxReadOptions } from './xlsx-reader.js';
@@ -52,16 +52,28 @@ function readJsonIds(text: string, file: string): IdListEntry[] {
   });
 }
 
-function readPlainIds(text: string, file: string): IdListEntry[] {
+/** A plain list, read a chunk at a time: a line over a CSV record's bound is refused at its line, the rest unread. */
+async function readPlainIds(path: string, file: string): Promise<IdListEntry[]> {
   const entries: IdListEntry[] = [];
-  const lines = text.split(/\r\n|\n|\r/);
-  lines.forEach((raw, number) => {
+  const decoder = new TextDecoder();
+  let [carry, line] = ['', 0];
+  const take = (raw: string, more = false): void => {
+    if (Buffer.byteLength(raw) > MAX_RECORD_BYTES) throw new InputFileError(file, line + 1, syntaxErrorReason('CSV_MAX_RECORD_SIZE', undefined, false));
+    if (more) return;
     const id = raw.trim();
-    if (id === '' || id.startsWith('#')) return;
+    line += 1;
     // A header line naming the column is allowed at the top.
-    if (entries.length === 0 && ID_COLUMN_KEYS.includes(normalizeColumnName(id))) return;
-    entries.push({ id, source: { file, line: number + 1, index: entries.length } });
-  });
+    if (id === '' || id.startsWith('#') || (entries.length === 0 && ID_COLUMN_KEYS.includes(normalizeColumnName(id)))) return;
+    entries.push({ id, source: { file, line, index: entries.length } });
+  };
+  for await (const chunk of readUtf8Chunks(path, file)) {
+    // A CR at the end waits: it may be a CRLF's first half.
+    const lines = (carry + decoder.decode(chunk, { stream: true })).split(/\r\n|\n|\r(?!$)/);
+    carry = lines.pop() as string;
+    lines.forEach((raw) => take(raw));
+    take(carry, true);
+  }
+  (carry + decoder.decode()).split(/\r\n|\n|\r/).forEach((raw) => take(raw));
   return entries;
 }
 
@@ -152,10 +164,8 @@ export async function readIdList(path: string, options: IdListOptions = {}): Pro
   if (byExtension === 'xlsx') return readXlsxIds(path, file, options);
   refuseSheetFlags(file, 'not one', options);
   if (byExtension === 'csv') return readCsvIds(path, file, options.idColumn);
-  const text = await readTextHead(path, file, Number.POSITIVE_INFINITY);
-  const start = text.trimStart();
-  if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) return readJsonIds(text, file);
-  const firstLine = start.split(/\r\n|\n|\r/, 1)[0] ?? '';
-  if (firstLine.includes(',') || firstLine.includes(';')) return readCsvIds(path, file, options.idColumn);
-  return readPlainIds(text, file);
+  const start = (await readTextHead(path, file)).trimStart();
+  if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) return readJsonIds(await readTextHead(path, file, Infinity), file);
+  if (/^[^\r\n]*[,;]/.test(start)) return readCsvIds(path, file, options.idColumn);
+  return readPlainIds(path, file);
 }

@@ -13,6 +13,7 @@ import { UsageError } from '../system/errors.js';
 import { STDIN_NAME } from '../system/stdin-file.js';
 import { say } from '../formats/terminal-text.js';
 import { isKnownTimeZone, parseDateFormat, type DateFormat } from '../domain/local-time.js';
+import { idLengthProblem } from '../domain/review-session.js';
 
 /**
  * The flags that say how an export is read (file-options.ts, RECORD_INPUT_OPTIONS), plus the
@@ -178,6 +179,12 @@ export function inputPathOf(file: string, deps: CommandDeps): string {
 
 export function displayNameOf(file: string): string {
   return file === '-' ? STDIN_NAME : file;
+}
+
+/** An id over its API string(N) is refused before anything is sent, saying where it was given. */
+export function refuseTooLong(id: string, where: string, max?: number, what?: string): void {
+  const problem = idLengthProblem(id, max, what);
+  if (problem !== null) throw new UsageError(`${where}: ${problem.message}: nothing was sent`);
 }
 
 export { idOf } from '../domain/record-id.js';

@@ -387,6 +387,7 @@ export class HumanSummaryWriter implements ReportSink {
 
   item({ item }: ReportEntry): void {
     const { dryRun } = this.header;
+    const id = item.id ? ` [${shownId(item.id)}]` : '';
     if (dryRun) this.plan.add(item);
     const notes = this.extras.notes;
     if (notes !== undefined) {
@@ -404,7 +405,6 @@ export class HumanSummaryWriter implements ReportSink {
         continue;
       }
       const where = `${item.source.file}:${error.line ?? item.source.line}`;
-      const id = item.id ? ` [${item.id}]` : '';
       // The file name, the id and the message can carry what the input or the service put there.
       this.shown.push(terminalLine(`  ${where}${id} ${error.field || '-'} ${error.code ?? '-'} ${error.message}`));
     }
@@ -419,7 +419,6 @@ export class HumanSummaryWriter implements ReportSink {
     for (const warning of item.warnings) {
       this.warnings += 1;
       if (this.shownWarnings.length >= SHOWN_WARNINGS) continue;
-      const id = item.id ? ` [${item.id}]` : '';
       // Most messages start with the field's name already: not said twice.
       const what = warning.field === '' || warning.message.startsWith(warning.field) ? warning.message : `${warning.field} ${warning.message}`;
       this.shownWarnings.push(terminalLine(`  ${item.source.file}:${warning.line ?? item.source.line}${id} ${what}`));
@@ -475,13 +474,14 @@ export class HumanSummaryWriter implements ReportSink {
     }
     const lines = [...head, ...(sync.length > 0 ? [sync.join(', ')] : []), ...memory, ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
     // Say where the rest can be read, so a long run's errors are never a dead end.
-    if (this.hidden > 0) lines.push(terminalLine(`  ... and ${n(this.hidden)} more (${reportFile === undefined ? '--report <file>.csv lists every one' : `every one is in ${reportFile}`})`));
+    const more = (count: number, kinds: string) => terminalLine(`  ... and ${n(count)} more (${reportFile === undefined ? `--report <file>.${kinds} lists every one` : `every one is in ${reportFile}`})`);
+    if (this.hidden > 0) lines.push(more(this.hidden, 'csv'));
     const codes = this.codes.entries();
     if (this.hidden > 0 || this.notSent > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes).map(terminalLine));
     if (this.warnings > 0) {
       // Values sent as they were, but which look mangled by a spreadsheet: worth a look, not a failure.
       lines.push(`${counted(this.warnings, 'warning')} (worth a look before they are used):`, ...this.shownWarnings);
-      if (this.warnings > this.shownWarnings.length) lines.push(`  ... and ${n(this.warnings - this.shownWarnings.length)} more (${reportFile === undefined ? '--report <file>.xlsx or .json lists every one' : `every one is in ${reportFile}`})`);
+      if (this.warnings > this.shownWarnings.length) lines.push(more(this.warnings - this.shownWarnings.length, 'xlsx or .json'));
     }
     lines.push(...this.mappedLines(), ...written);
     await this.out.write(`${lines.join('\n')}\n`);
@@ -698,8 +698,11 @@ const SHOWN_RECORDS = 10;
 /** How a record shows in the plan: `+ stu-1`, `~ stu-2 (LastName)`, a mover's move, `= stu-3`, `- stu-5 (disable login)`, `> stu-6`, `! stu-4 (invalid)`. */
 type PlanSign = '+' | 'move' | '~' | '=' | 'left' | '-' | '>' | '!';
 
+/** An id in the summary: over 60 characters, cut as any quoted value (docs/security.md §2). */
+const shownId = (id: string): string => (id.length > 60 ? quotedValue(id) : id);
+
 function planLine(sign: PlanSign, item: ReportItem): string {
-  const id = item.id ?? '-';
+  const id = shownId(item.id ?? '-');
   switch (sign) {
     // A mover (--prune-memberships): what it leaves and joins says more than `(Hierarchies)`.
     case 'move':

@@ -17,7 +17,7 @@ import { preparedIds, refuseNotThisRemovalsReport, RemovalCall } from '../../pip
 import { openTargetDirectory } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
-import { displayNameOf, inputPathOf, inputShaping, sayOnce, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { displayNameOf, inputPathOf, inputShaping, refuseTooLong, sayOnce, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
 
 const ARGUMENTS_SOURCE = '<arguments>';
@@ -77,11 +77,11 @@ async function invigilatorsRemoveInput(
   const entries = await idEntries(input, deps, () => promptedIds(scheduleExtId, options, deps, target));
   const prepared = preparedIds(scheduleExtId, entries);
   const unitOf = new Map<InputRecord, Unit<string>>();
-  const records = entries.map((entry, index): InputRecord => {
+  const records = entries.map(({ id, source }, index): InputRecord => {
     // The report's rows name the schedule (REMOVAL_REPORT_HEADER): a report fed back with --only-failed is checked against it.
-    const rows = [{ line: entry.source.line, header: REMOVAL_REPORT_HEADER, cells: [entry.source.file, String(entry.source.line), entry.id, scheduleExtId] }];
-    const record: InputRecord = { source: entry.source, fields: { UserExtId: entry.id } };
-    unitOf.set(record, { source: entry.source, id: entry.id, prepared: prepared[index] as Validation<string>, rows });
+    const rows = [{ line: source.line, header: REMOVAL_REPORT_HEADER, cells: [source.file, String(source.line), id, scheduleExtId] }];
+    const record: InputRecord = { source, fields: { UserExtId: id } };
+    unitOf.set(record, { source, id, prepared: prepared[index] as Validation<string>, rows });
     return record;
   });
   return {
@@ -145,6 +145,8 @@ async function idEntries(
   }
   if (entries.length === 0 && file === undefined) entries.push(...(await prompted()));
   if (entries.length === 0) throw noInvigilatorIds();
+  // An invigilator is a user, whose ExternalId is string(64) (user.ts).
+  for (const { id, source } of entries) refuseTooLong(id, `${source.file}:${source.line}`, 64, 'user');
   return entries;
 }
 

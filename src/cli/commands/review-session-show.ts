@@ -1,6 +1,5 @@
 import { REMOTE_CONCURRENCY } from '../../defaults.js';
 import { isKnownTimeZone } from '../../domain/local-time.js';
-import { reviewSessionIdProblem } from '../../domain/review-session.js';
 import { readSession } from '../../pipeline/review-session-read.js';
 import type { ReviewSession } from '../../domain/types.js';
 import { UsageError } from '../../system/errors.js';
@@ -20,7 +19,7 @@ import * as cells from '../../report/review-session-csv.js';
 import { LineSplitter, SpoolSink } from '../../system/text-sink.js';
 import { inOrderAhead } from '../../system/in-order-ahead.js';
 import { pathIdProblem } from '../../api/url-policy.js';
-import { displayNameOf, inputPathOf, sayOnce } from '../../pipeline/command-input.js';
+import { displayNameOf, inputPathOf, refuseTooLong, sayOnce } from '../../pipeline/command-input.js';
 import type { Env } from '../../system/env-values.js';
 
 type ShowOptions = Omit<ReviewSessionShowOptions, 'out'>;
@@ -77,15 +76,6 @@ async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'
   else if (options.hiddenRows !== undefined) throw new UsageError('--hidden-rows is for --file: the hidden rows of an .xlsx id list');
   if (ids.length === 0) throw new UsageError('review-session show: give a review session id (or several, or --file ids.csv)');
   return ids;
-}
-
-/**
- * An id the API would refuse as too long (string(60)) is refused before anything is sent, with
- * where it was given (docs/interpretations.md, "Review sessions").
- */
-function refuseTooLong(id: string, where: string): void {
-  const problem = reviewSessionIdProblem(id);
-  if (problem !== null) throw new UsageError(`${where}: ${problem.message}: nothing was sent`);
 }
 
 async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf, outer: CommandDeps): Promise<number> {
@@ -244,7 +234,8 @@ async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<void> {
     const first = cut.cutCells.first === undefined ? '' : ` (first: ${cut.cutCells.first.sheet}!${cut.cutCells.first.reference})`;
     lines.push(`${formatCount(cut.cutCells.count)} cells of the service's answer longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}`);
   }
-  if (cut.cutColumns > 0) lines.push(`the service's answer has more columns than a sheet holds: the last ${formatCount(cut.cutColumns)} were cut, the sheet's last column says how many; -o csv or ndjson writes them all`);
-  if (cut.cutRows > 0) lines.push(`the service's answer has more results than a sheet holds: the last ${formatCount(cut.cutRows)} were cut, the sheet's last row says how many; -o csv or ndjson writes them all`);
+  for (const [count, what, where] of [[cut.cutColumns, 'columns', 'column'], [cut.cutRows, 'results', 'row']] as const) {
+    if (count > 0) lines.push(`the service's answer has more ${what} than a sheet holds: the last ${formatCount(count)} were cut, the sheet's last ${where} says how many; -o csv or ndjson writes them all`);
+  }
   for (const line of lines) await say(deps, `warning: ${line}`);
 }
