@@ -2,7 +2,7 @@ import { quotedValue, redactUrl } from '../../domain/problem.js';
 import { join } from 'node:path';
 import { say } from '../../formats/terminal-text.js';
 import { TargetError, UsageError } from '../../system/errors.js';
-import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, setProfileToken } from '../../context/config-file.js';
+import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, sameUrl, setProfileToken } from '../../context/config-file.js';
 import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
 import type { LoginOptions } from './login.options.js';
@@ -17,7 +17,13 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
     throw new UsageError('examctl login: which profile? Give --profile <name> (with --base-url <url> to create it), or create one with examctl config set-profile');
   }
   const existing = config.profiles[name];
-  if (existing === undefined && options.baseUrl === undefined) {
+  // EXAMCTL_BASE_URL is --base-url's variable: taken as it, but never to repoint a profile to another host unasked (the token would go there).
+  const fromEnv = options.baseUrl === undefined ? nonEmpty(env.EXAMCTL_BASE_URL) : undefined;
+  if (fromEnv !== undefined && existing?.baseUrl !== undefined && !sameUrl(fromEnv, existing.baseUrl)) {
+    throw new UsageError(`examctl login: EXAMCTL_BASE_URL names ${redactUrl(fromEnv)}, not the base URL of profile ${name} (${redactUrl(existing.baseUrl)}); nothing was sent: unset it, or give --base-url <url> (which repoints the profile)`);
+  }
+  const givenUrl = options.baseUrl ?? fromEnv;
+  if (existing === undefined && givenUrl === undefined) {
     throw new UsageError(`examctl login: no profile named ${quotedValue(name)} in ${configPath(env)}: add --base-url <url> to create it`);
   }
   if (options.withToken !== true && !promptsAllowed(options, deps)) {
@@ -26,7 +32,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
         `run examctl config set-profile ${name} --token-file <path>, pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
     );
   }
-  const baseUrl = options.baseUrl === undefined ? undefined : await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
+  const baseUrl = givenUrl === undefined ? undefined : await checkedBaseUrl(givenUrl, options.allowInsecureHttp ?? false);
 
   const target = baseUrl ?? existing?.baseUrl;
   const typed = options.withToken === true ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${target === undefined ? name : redactUrl(target)}:`, deps.signal)).trim();

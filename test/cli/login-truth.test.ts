@@ -1,0 +1,46 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { startFaultServer, type FaultServer } from '../support/fault-server.js';
+import { testDeps, withTempDir } from './helpers.js';
+
+const notFound = { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'Review session has not been found' }] } };
+
+let server: FaultServer;
+beforeEach(async () => {
+  server = await startFaultServer();
+  server.fallback = notFound;
+});
+afterEach(() => server.close());
+
+async function cli(dir: string, argv: string[], env: Record<string, string> = {}, stdin?: string) {
+  const io = testDeps(dir, stdin === undefined ? {} : { stdin: Readable.from([stdin]) }, env);
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+const config = (dir: string) => JSON.parse(readFileSync(join(dir, '.config', 'config.json'), 'utf8')) as { profiles: Record<string, { baseUrl?: string; tokenFile?: string }> };
+
+/** Trial 45, F04: EXAMCTL_BASE_URL is --base-url's variable; login never checks a token against a host it did not name. */
+describe('login and EXAMCTL_BASE_URL', () => {
+  it('naming another URL than the profile\'s (the default, or EXAMCTL_PROFILE\'s): exit 2, nothing sent nor stored', () =>
+    withTempDir(async (dir) => {
+      expect((await cli(dir, ['config', 'set-profile', 'staging', '--base-url', server.url])).code).toBe(0);
+      for (const env of [{ EXAMCTL_BASE_URL: 'http://127.0.0.1:9' }, { EXAMCTL_BASE_URL: 'http://127.0.0.1:9', EXAMCTL_PROFILE: 'staging' }]) {
+        const login = await cli(dir, ['login', '--with-token'], env, 'token-of-b\n');
+        expect(login.code, login.stderr).toBe(2);
+        expect(login.stderr).toContain('EXAMCTL_BASE_URL names http://127.0.0.1:9, not the base URL of profile staging');
+      }
+      expect(server.requests).toHaveLength(0);
+      expect(existsSync(join(dir, '.config', 'staging.token'))).toBe(false);
+    }));
+
+  it('a new profile takes it as its base URL, and the token is checked there', () =>
+    withTempDir(async (dir) => {
+      const login = await cli(dir, ['login', '--profile', 'b', '--with-token'], { EXAMCTL_BASE_URL: server.url }, 'token-of-b\n');
+      expect(login.code, login.stderr).toBe(0);
+      expect(server.requests).toHaveLength(1);
+      expect(config(dir).profiles.b).toEqual({ baseUrl: server.url, tokenFile: 'b.token' });
+    }));
+});
