@@ -44,3 +44,15 @@ describe('login and EXAMCTL_BASE_URL', () => {
       expect(config(dir).profiles.b).toEqual({ baseUrl: server.url, tokenFile: 'b.token' });
     }));
 });
+
+/** Trial 45, F05: a profile with no base URL (settings for the local engine) has no service to check a token against. */
+it('login --profile <a profile without base URL>: exit 2 naming --base-url, nothing stored, the profile as it was', () =>
+  withTempDir(async (dir) => {
+    expect((await cli(dir, ['config', 'set-profile', 'admin', '--set', 'Labels=x'])).code).toBe(0);
+    const before = config(dir);
+    const login = await cli(dir, ['login', '--profile', 'admin', '--with-token'], {}, 'secret\n');
+    expect(login.code, login.stderr).toBe(2);
+    expect(login.stderr).toContain('profile admin has no base URL: add --base-url <url> to give it one; nothing was changed');
+    expect(config(dir)).toEqual(before);
+    expect(existsSync(join(dir, '.config', 'admin.token'))).toBe(false);
+  }));

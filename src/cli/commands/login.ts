@@ -23,8 +23,11 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
     throw new UsageError(`examctl login: EXAMCTL_BASE_URL names ${redactUrl(fromEnv)}, not the base URL of profile ${name} (${redactUrl(existing.baseUrl)}); nothing was sent: unset it, or give --base-url <url> (which repoints the profile)`);
   }
   const givenUrl = options.baseUrl ?? fromEnv;
-  if (existing === undefined && givenUrl === undefined) {
-    throw new UsageError(`examctl login: no profile named ${quotedValue(name)} in ${configPath(env)}: add --base-url <url> to create it`);
+  const baseUrl = givenUrl === undefined ? undefined : await checkedBaseUrl(givenUrl, options.allowInsecureHttp ?? false);
+  // A profile for the local engine has no service to check a token against, and one with a token but no base URL is refused.
+  const target = baseUrl ?? existing?.baseUrl;
+  if (target === undefined) {
+    throw new UsageError(`examctl login: ${existing ? `profile ${name} has no base URL` : `no profile named ${quotedValue(name)} in ${configPath(env)}`}: add --base-url <url> to ${existing ? 'give it one' : 'create it'}; nothing was changed`);
   }
   if (options.withToken !== true && !promptsAllowed(options, deps)) {
     throw new UsageError(
@@ -32,13 +35,10 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
         `run examctl config set-profile ${name} --token-file <path>, pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
     );
   }
-  const baseUrl = givenUrl === undefined ? undefined : await checkedBaseUrl(givenUrl, options.allowInsecureHttp ?? false);
-
-  const target = baseUrl ?? existing?.baseUrl;
-  const typed = options.withToken === true ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${target === undefined ? name : redactUrl(target)}:`, deps.signal)).trim();
+  const typed = options.withToken === true ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${redactUrl(target)}:`, deps.signal)).trim();
   if (typed === '') throw new UsageError(`examctl login: no token ${options.withToken === true ? 'on stdin' : 'entered'}; nothing was changed`);
   if (/[\r\n\s]/.test(typed)) throw new UsageError('examctl login: a token has no spaces or line breaks; nothing was changed');
-  if (options.verify !== false && target !== undefined) await verifyToken(target, typed, options, deps);
+  if (options.verify !== false) await verifyToken(target, typed, options, deps);
 
   const fileName = `${name}.token`;
   const file = join(configDir(env), fileName);
@@ -48,8 +48,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   await sayChanged(name, [['base URL', existing?.baseUrl, saved.profiles[name]?.baseUrl], ['token file', told, file]], deps);
   const protection = (deps.platform ?? process.platform) === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
   await say(deps, `token stored in ${file} (${protection}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}`);
-  const checked = options.verify !== false && target !== undefined;
-  await profileDone(options.json, name, { done: 'token stored', checked }, deps);
+  await profileDone(options.json, name, { done: 'token stored', checked: options.verify !== false }, deps);
   return 0;
 }
 
