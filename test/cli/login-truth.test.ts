@@ -27,7 +27,7 @@ describe('login and EXAMCTL_BASE_URL', () => {
   it('naming another URL than the profile\'s (the default, or EXAMCTL_PROFILE\'s): exit 2, nothing sent nor stored', () =>
     withTempDir(async (dir) => {
       expect((await cli(dir, ['config', 'set-profile', 'staging', '--base-url', server.url])).code).toBe(0);
-      for (const env of [{ EXAMCTL_BASE_URL: 'http://127.0.0.1:9' }, { EXAMCTL_BASE_URL: 'http://127.0.0.1:9', EXAMCTL_PROFILE: 'staging' }]) {
+      for (const env of [{ EXAMCTL_BASE_URL: 'http://127.0.0.1:9' }, { EXAMCTL_BASE_URL: 'http://127.0.0.1:9', EXAMCTL_PROFILE: 'staging' }] as Record<string, string>[]) {
         const login = await cli(dir, ['login', '--with-token'], env, 'token-of-b\n');
         expect(login.code, login.stderr).toBe(2);
         expect(login.stderr).toContain('EXAMCTL_BASE_URL names http://127.0.0.1:9, not the base URL of profile staging');
@@ -55,4 +55,15 @@ it('login --profile <a profile without base URL>: exit 2 naming --base-url, noth
     expect(login.stderr).toContain('profile admin has no base URL: add --base-url <url> to give it one; nothing was changed');
     expect(config(dir)).toEqual(before);
     expect(existsSync(join(dir, '.config', 'admin.token'))).toBe(false);
+  }));
+
+/** Trial 45, F06: stg.token and STG.token are one file on macOS and Windows; login never writes another profile's token file. */
+it('login --profile STG while profile stg holds stg.token: exit 2 before a token is read, stg\'s token as it was', () =>
+  withTempDir(async (dir) => {
+    expect((await cli(dir, ['login', '--profile', 'stg', '--base-url', 'https://staging.example.invalid', '--with-token', '--no-verify'], {}, 'staging-secret\n')).code).toBe(0);
+    const login = await cli(dir, ['login', '--profile', 'STG', '--base-url', 'https://prod.example.invalid', '--with-token', '--no-verify'], {}, 'prod-secret\n');
+    expect(login.code, login.stderr).toBe(2);
+    expect(login.stderr).toContain(`${join(dir, '.config', 'STG.token')} is profile stg's token file where names ignore case`);
+    expect(config(dir).profiles.STG).toBeUndefined();
+    expect(readFileSync(join(dir, '.config', 'stg.token'), 'utf8')).toBe('staging-secret\n');
   }));

@@ -1,5 +1,5 @@
 import { quotedValue, redactUrl } from '../../domain/problem.js';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { say } from '../../formats/terminal-text.js';
 import { TargetError, UsageError } from '../../system/errors.js';
 import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, sameUrl, setProfileToken } from '../../context/config-file.js';
@@ -29,6 +29,11 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   if (target === undefined) {
     throw new UsageError(`examctl login: ${existing ? `profile ${name} has no base URL` : `no profile named ${quotedValue(name)} in ${configPath(env)}`}: add --base-url <url> to ${existing ? 'give it one' : 'create it'}; nothing was changed`);
   }
+  const [fileName, dir] = [`${name}.token`, configDir(env)];
+  const file = join(dir, fileName);
+  // stg.token and STG.token are one file on macOS and Windows: a login never takes another profile's.
+  const twin = Object.entries(config.profiles).find(([other, p]) => other !== name && p.tokenFile && resolve(dir, p.tokenFile).toLowerCase() === file.toLowerCase());
+  if (twin) throw new UsageError(`examctl login: ${file} is profile ${twin[0]}'s token file where names ignore case (macOS, Windows); nothing was changed: use another profile name`);
   if (options.withToken !== true && !promptsAllowed(options, deps)) {
     throw new UsageError(
       'examctl login prompts for the token and needs a terminal: in scripts ' +
@@ -40,11 +45,9 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   if (/[\r\n\s]/.test(typed)) throw new UsageError('examctl login: a token has no spaces or line breaks; nothing was changed');
   if (options.verify !== false) await verifyToken(target, typed, options, deps);
 
-  const fileName = `${name}.token`;
-  const file = join(configDir(env), fileName);
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
   const saved = await setProfileToken(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, file, typed, env);
-  const told = existing?.tokenFile && expandPath(existing.tokenFile, configDir(env), env);
+  const told = existing?.tokenFile && expandPath(existing.tokenFile, dir, env);
   await sayChanged(name, [['base URL', existing?.baseUrl, saved.profiles[name]?.baseUrl], ['token file', told, file]], deps);
   const protection = (deps.platform ?? process.platform) === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
   await say(deps, `token stored in ${file} (${protection}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}`);
