@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -67,3 +67,29 @@ it('login --profile STG while profile stg holds stg.token: exit 2 before a token
     expect(config(dir).profiles.STG).toBeUndefined();
     expect(readFileSync(join(dir, '.config', 'stg.token'), 'utf8')).toBe('staging-secret\n');
   }));
+
+/** Trial 45, F07: `token: set` is a file a run can read; `config use` says when EXAMCTL_PROFILE beats the default. */
+describe('config list, show and use say what is true', () => {
+  it('a token file missing or empty is listed as not usable, with why; one a run reads as set', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'empty.token'), '', { mode: 0o600 });
+      writeFileSync(join(dir, 'good.token'), 'tok\n', { mode: 0o600 });
+      for (const [name, file] of [['gone', 'gone.token'], ['empty', 'empty.token'], ['good', 'good.token']]) {
+        expect((await cli(dir, ['config', 'set-profile', name!, '--base-url', 'https://exam.example.invalid', '--token-file', file!])).code).toBe(0);
+      }
+      const list = await cli(dir, ['config', 'list']);
+      expect(list.stdout).toContain(`gone  https://exam.example.invalid  token: not usable: cannot read ${join(dir, 'gone.token')}: the file does not exist`);
+      expect(list.stdout).toContain(`empty  https://exam.example.invalid  token: not usable: ${join(dir, 'empty.token')} is empty`);
+      expect(list.stdout).toContain(`good  https://exam.example.invalid  token: set (file ${join(dir, 'good.token')})`);
+      expect((await cli(dir, ['config', 'show'])).stdout).not.toContain(`token: set (file ${join(dir, 'gone.token')})`);
+    }));
+
+  it('config use while EXAMCTL_PROFILE names another: said on stderr', () =>
+    withTempDir(async (dir) => {
+      for (const name of ['prod', 'staging']) await cli(dir, ['config', 'set-profile', name, '--base-url', `https://${name}.example.invalid`]);
+      const use = await cli(dir, ['config', 'use', 'staging'], { EXAMCTL_PROFILE: 'prod' });
+      expect(use.code).toBe(0);
+      expect(use.stderr).toContain('default profile: staging; EXAMCTL_PROFILE=prod wins over it here: commands in this environment use prod');
+      expect((await cli(dir, ['config', 'use', 'prod'], { EXAMCTL_PROFILE: 'prod' })).stderr).not.toContain('wins over');
+    }));
+});
