@@ -30,7 +30,7 @@ describe('login and EXAMCTL_BASE_URL', () => {
       for (const env of [{ EXAMCTL_BASE_URL: 'http://127.0.0.1:9' }, { EXAMCTL_BASE_URL: 'http://127.0.0.1:9', EXAMCTL_PROFILE: 'staging' }] as Record<string, string>[]) {
         const login = await cli(dir, ['login', '--with-token'], env, 'token-of-b\n');
         expect(login.code, login.stderr).toBe(2);
-        expect(login.stderr).toContain('EXAMCTL_BASE_URL names http://127.0.0.1:9, not the base URL of profile staging');
+        expect(login.stderr).toContain("EXAMCTL_BASE_URL names http://127.0.0.1:9, not profile staging's");
       }
       expect(server.requests).toHaveLength(0);
       expect(existsSync(join(dir, '.config', 'staging.token'))).toBe(false);
@@ -52,7 +52,7 @@ it('login --profile <a profile without base URL>: exit 2 naming --base-url, noth
     const before = config(dir);
     const login = await cli(dir, ['login', '--profile', 'admin', '--with-token'], {}, 'secret\n');
     expect(login.code, login.stderr).toBe(2);
-    expect(login.stderr).toContain('profile admin has no base URL: add --base-url <url> to give it one; nothing was changed');
+    expect(login.stderr).toContain('profile admin has no base URL: add --base-url <url>');
     expect(config(dir)).toEqual(before);
     expect(existsSync(join(dir, '.config', 'admin.token'))).toBe(false);
   }));
@@ -63,7 +63,7 @@ it('login --profile STG while profile stg holds stg.token: exit 2 before a token
     expect((await cli(dir, ['login', '--profile', 'stg', '--base-url', 'https://staging.example.invalid', '--with-token', '--no-verify'], {}, 'staging-secret\n')).code).toBe(0);
     const login = await cli(dir, ['login', '--profile', 'STG', '--base-url', 'https://prod.example.invalid', '--with-token', '--no-verify'], {}, 'prod-secret\n');
     expect(login.code, login.stderr).toBe(2);
-    expect(login.stderr).toContain(`${join(dir, '.config', 'STG.token')} is profile stg's token file where names ignore case`);
+    expect(login.stderr).toContain(`${join(dir, '.config', 'STG.token')} is profile stg's token file on macOS and Windows`);
     expect(config(dir).profiles.STG).toBeUndefined();
     expect(readFileSync(join(dir, '.config', 'stg.token'), 'utf8')).toBe('staging-secret\n');
   }));
@@ -89,7 +89,7 @@ describe('config list, show and use say what is true', () => {
       for (const name of ['prod', 'staging']) await cli(dir, ['config', 'set-profile', name, '--base-url', `https://${name}.example.invalid`]);
       const use = await cli(dir, ['config', 'use', 'staging'], { EXAMCTL_PROFILE: 'prod' });
       expect(use.code).toBe(0);
-      expect(use.stderr).toContain('default profile: staging; EXAMCTL_PROFILE=prod wins over it here: commands in this environment use prod');
-      expect((await cli(dir, ['config', 'use', 'prod'], { EXAMCTL_PROFILE: 'prod' })).stderr).not.toContain('wins over');
+      expect(use.stderr).toContain('default profile: staging; EXAMCTL_PROFILE=prod still wins here');
+      expect((await cli(dir, ['config', 'use', 'prod'], { EXAMCTL_PROFILE: 'prod' })).stderr).not.toContain('still wins');
     }));
 });

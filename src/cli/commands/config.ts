@@ -15,14 +15,14 @@ import {
 } from '../../context/config-file.js';
 import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
-import { nonEmpty, type Env } from '../../system/env-values.js';
+import type { Env } from '../../system/env-values.js';
 import { readTokenFile } from '../../context/remote-settings.js';
 import { profileSettings, settingsText, unsetKeys } from '../../context/profile-settings.js';
 import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config.options.js';
 
 /*
  * `examctl config ...`: the profiles of the user's config file, one handler per subcommand.
- * No output ever holds a token value: listings say `stored`, `set (file ...)` or `not set`.
+ * No output ever holds a token value.
  */
 
 /** `config set-profile <name>`: the global --base-url, --token-file, --concurrency and --rate are its values; the rest its settings. */
@@ -71,14 +71,14 @@ export async function sayChanged(name: string, changes: [string, string?, string
 
 /** --json: what a profile command did, the profile as `config list` shows it (no token), or its name once removed. */
 export async function profileDone(json: unknown, name: string, done: object, deps: CommandDeps): Promise<void> {
-  const profile = json && ((await listProfiles(deps.env, tokenReader(deps.env))).find((entry) => entry.name === name) ?? name);
+  const profile = json && ((await profilesOf(deps.env)).find((entry) => entry.name === name) ?? name);
   if (profile) await printJson(deps, { ...done, profile });
 }
 
 /** `config list`. */
 export async function runList(options: GlobalOptions, deps: CommandDeps): Promise<number> {
   const env = deps.env;
-  const profiles = await listProfiles(env, tokenReader(env));
+  const profiles = await profilesOf(env);
   if (options.json) {
     await printJson(deps, profiles, 2);
   } else if (profiles.length === 0) {
@@ -102,8 +102,8 @@ export async function runRemove({ name: given, ...globals }: ConfigProfileNameOp
 export async function runUse({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
   const name = profileName(given, 'use');
   await useProfile(name, deps.env);
-  const beaten = nonEmpty(deps.env.EXAMCTL_PROFILE);
-  await say(deps, `default profile: ${name}${beaten && beaten !== name ? `; EXAMCTL_PROFILE=${beaten} wins over it here: commands in this environment use ${beaten}` : ''}`);
+  const beaten = deps.env.EXAMCTL_PROFILE?.trim();
+  await say(deps, `default profile: ${name}${beaten && beaten !== name ? `; EXAMCTL_PROFILE=${beaten} still wins here` : ''}`);
   await profileDone(onlyGlobals(globals).json, name, { done: 'default' }, deps);
   return 0;
 }
@@ -111,7 +111,7 @@ export async function runUse({ name: given, ...globals }: ConfigProfileNameOptio
 /** `config show`. */
 export async function runShow(options: GlobalOptions, deps: CommandDeps): Promise<number> {
   const env = deps.env;
-  const profiles = await listProfiles(env, tokenReader(env));
+  const profiles = await profilesOf(env);
   const config = await loadConfig(env);
   const document = { path: configPath(env), defaultProfile: config.defaultProfile ?? null, profiles };
   if (options.json) {
@@ -124,8 +124,7 @@ export async function runShow(options: GlobalOptions, deps: CommandDeps): Promis
   return 0;
 }
 
-/** A profile's token file read as a run reads it (trial45 F07: a missing one is not `set`). */
-const tokenReader = (env: Env) => (file: string) => readTokenFile(file, 'not usable', [], env);
+const profilesOf = (env: Env) => listProfiles(env, (file) => readTokenFile(file, 'not usable', [], env));
 
 function profileName(name: string, subcommand: string): string {
   if (name.trim() === '') throw new UsageError(`examctl config ${subcommand}: a profile name is required`);

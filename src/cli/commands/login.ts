@@ -17,41 +17,42 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
     throw new UsageError('examctl login: which profile? Give --profile <name> (with --base-url <url> to create it), or create one with examctl config set-profile');
   }
   const existing = config.profiles[name];
-  // EXAMCTL_BASE_URL is --base-url's variable: taken as it, but never to repoint a profile to another host unasked (the token would go there).
-  const fromEnv = options.baseUrl === undefined ? nonEmpty(env.EXAMCTL_BASE_URL) : undefined;
-  if (fromEnv !== undefined && existing?.baseUrl !== undefined && !sameUrl(fromEnv, existing.baseUrl)) {
-    throw new UsageError(`examctl login: EXAMCTL_BASE_URL names ${redactUrl(fromEnv)}, not the base URL of profile ${name} (${redactUrl(existing.baseUrl)}); nothing was sent: unset it, or give --base-url <url> (which repoints the profile)`);
+  const given = options.baseUrl ?? nonEmpty(env.EXAMCTL_BASE_URL);
+  if (!options.baseUrl && given && existing?.baseUrl && !sameUrl(given, existing.baseUrl)) {
+    const names = `EXAMCTL_BASE_URL names ${redactUrl(given)}, not profile ${name}'s ${redactUrl(existing.baseUrl)}`;
+    throw new UsageError(`examctl login: ${names}; nothing sent: unset it or give --base-url`);
   }
-  const givenUrl = options.baseUrl ?? fromEnv;
-  const baseUrl = givenUrl === undefined ? undefined : await checkedBaseUrl(givenUrl, options.allowInsecureHttp ?? false);
-  // A profile for the local engine has no service to check a token against, and one with a token but no base URL is refused.
+  const baseUrl = given === undefined ? undefined : await checkedBaseUrl(given, options.allowInsecureHttp ?? false);
   const target = baseUrl ?? existing?.baseUrl;
   if (target === undefined) {
-    throw new UsageError(`examctl login: ${existing ? `profile ${name} has no base URL` : `no profile named ${quotedValue(name)} in ${configPath(env)}`}: add --base-url <url> to ${existing ? 'give it one' : 'create it'}; nothing was changed`);
+    const missing = existing ? `profile ${name} has no base URL` : `no profile named ${quotedValue(name)} in ${configPath(env)}`;
+    throw new UsageError(`examctl login: ${missing}: add --base-url <url>`);
   }
   const [fileName, dir] = [`${name}.token`, configDir(env)];
   const file = join(dir, fileName);
-  // stg.token and STG.token are one file on macOS and Windows: a login never takes another profile's.
-  const twin = Object.entries(config.profiles).find(([other, p]) => other !== name && p.tokenFile && resolve(dir, p.tokenFile).toLowerCase() === file.toLowerCase());
-  if (twin) throw new UsageError(`examctl login: ${file} is profile ${twin[0]}'s token file where names ignore case (macOS, Windows); nothing was changed: use another profile name`);
-  if (options.withToken !== true && !promptsAllowed(options, deps)) {
+  const twin = Object.entries(config.profiles).find(
+    ([other, p]) => other !== name && p.tokenFile && resolve(dir, p.tokenFile).toLowerCase() === file.toLowerCase(),
+  );
+  if (twin) throw new UsageError(`examctl login: ${file} is profile ${twin[0]}'s token file on macOS and Windows; nothing was changed`);
+  if (!options.withToken && !promptsAllowed(options, deps)) {
     throw new UsageError(
       'examctl login prompts for the token and needs a terminal: in scripts ' +
         `run examctl config set-profile ${name} --token-file <path>, pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
     );
   }
-  const typed = options.withToken === true ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${redactUrl(target)}:`, deps.signal)).trim();
-  if (typed === '') throw new UsageError(`examctl login: no token ${options.withToken === true ? 'on stdin' : 'entered'}; nothing was changed`);
+  const typed = options.withToken ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${redactUrl(target)}:`, deps.signal)).trim();
+  if (typed === '') throw new UsageError(`examctl login: no token ${options.withToken ? 'on stdin' : 'entered'}; nothing was changed`);
   if (/[\r\n\s]/.test(typed)) throw new UsageError('examctl login: a token has no spaces or line breaks; nothing was changed');
-  if (options.verify !== false) await verifyToken(target, typed, options, deps);
+  const checked = options.verify !== false;
+  if (checked) await verifyToken(target, typed, options, deps);
 
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
-  const saved = await setProfileToken(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, file, typed, env);
+  const saved = await setProfileToken(name, { baseUrl, tokenFile: fileName }, file, typed, env);
   const told = existing?.tokenFile && expandPath(existing.tokenFile, dir, env);
   await sayChanged(name, [['base URL', existing?.baseUrl, saved.profiles[name]?.baseUrl], ['token file', told, file]], deps);
   const protection = (deps.platform ?? process.platform) === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
-  await say(deps, `token stored in ${file} (${protection}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}`);
-  await profileDone(options.json, name, { done: 'token stored', checked: options.verify !== false }, deps);
+  await say(deps, `token stored in ${file} (${protection}) for profile ${name}${!checked ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}`);
+  await profileDone(options.json, name, { done: 'token stored', checked }, deps);
   return 0;
 }
 
