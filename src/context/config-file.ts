@@ -80,7 +80,7 @@ export interface ProfileSummary {
   isDefault: boolean;
   /** Absent: a profile of settings for the local engine. */
   baseUrl?: string;
-  /** "set (file ~/.examctl-token)", "stored" (in the config file) or "not set". */
+  /** "set (file ~/.token)", "not usable: <why>" (`readToken` refused it), "stored" (config.json) or "not set". */
   token: string;
   defaults: ProfileDefaults;
 }
@@ -256,17 +256,23 @@ export const removeProfile = (name: string, env: Env = process.env) =>
     if (config.defaultProfile === name) delete config.defaultProfile;
   });
 
-export async function listProfiles(env: Env = process.env): Promise<ProfileSummary[]> {
+export async function listProfiles(env: Env, readToken: (file: string) => Promise<unknown>): Promise<ProfileSummary[]> {
   const config = await loadConfig(env);
-  return Object.entries(config.profiles)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, profile]) => ({
-      name,
-      isDefault: config.defaultProfile === name,
-      ...(profile.baseUrl === undefined ? {} : { baseUrl: redactUrl(profile.baseUrl) }),
-      token: profile.tokenFile !== undefined ? `set (file ${profile.tokenFile})` : profile.token !== undefined ? 'stored' : 'not set',
-      defaults: { ...profile.defaults },
-    }));
+  const fileToken = (file: string) =>
+    Promise.resolve()
+      .then(() => readToken(expandPath(file, configDir(env), env)))
+      .then(() => `set (file ${file})`, (error: Error) => error.message);
+  return Promise.all(
+    Object.entries(config.profiles)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(async ([name, profile]) => ({
+        name,
+        isDefault: config.defaultProfile === name,
+        ...(profile.baseUrl === undefined ? {} : { baseUrl: redactUrl(profile.baseUrl) }),
+        token: profile.tokenFile !== undefined ? await fileToken(profile.tokenFile) : profile.token !== undefined ? 'stored' : 'not set',
+        defaults: { ...profile.defaults },
+      })),
+  );
 }
 
 /** The profile of that name (own names only: `toString` is none), else exit 2 naming the known ones. `via`: the flag or variable that named it. */

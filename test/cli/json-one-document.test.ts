@@ -29,7 +29,9 @@ const STEPS: readonly (readonly [number, ...string[]])[] = [
   [2, 'config', 'remove', 'a'],
   [3, 'login', '--profile', 'b', '--base-url', 'http://127.0.0.1:1', '--with-token'],
   [2, 'login', '--profile', 'b'],
-  [0, 'login', '--profile', 'b', '--with-token', '--no-verify'],
+  // b has no base URL: no token for it unchecked (trial45 F05); with one, stored.
+  [2, 'login', '--profile', 'b', '--with-token', '--no-verify'],
+  [0, 'login', '--profile', 'b', '--base-url', 'http://127.0.0.1:1', '--with-token', '--no-verify'],
   [0, 'local', 'init'],
   [2, 'local', 'init'],
   [0, 'local', 'export'],

@@ -15,12 +15,14 @@ import {
 } from '../../context/config-file.js';
 import { printJson, type CommandDeps, type GlobalOptions } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
+import type { Env } from '../../system/env-values.js';
+import { readTokenFile } from '../../context/remote-settings.js';
 import { profileSettings, settingsText, unsetKeys } from '../../context/profile-settings.js';
 import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config.options.js';
 
 /*
  * `examctl config ...`: the profiles of the user's config file, one handler per subcommand.
- * No output ever holds a token value: listings say `stored`, `set (file ...)` or `not set`.
+ * No output ever holds a token value.
  */
 
 /** `config set-profile <name>`: the global --base-url, --token-file, --concurrency and --rate are its values; the rest its settings. */
@@ -69,14 +71,14 @@ export async function sayChanged(name: string, changes: [string, string?, string
 
 /** --json: what a profile command did, the profile as `config list` shows it (no token), or its name once removed. */
 export async function profileDone(json: unknown, name: string, done: object, deps: CommandDeps): Promise<void> {
-  const profile = json && ((await listProfiles(deps.env)).find((entry) => entry.name === name) ?? name);
+  const profile = json && ((await profilesOf(deps.env)).find((entry) => entry.name === name) ?? name);
   if (profile) await printJson(deps, { ...done, profile });
 }
 
 /** `config list`. */
 export async function runList(options: GlobalOptions, deps: CommandDeps): Promise<number> {
   const env = deps.env;
-  const profiles = await listProfiles(env);
+  const profiles = await profilesOf(env);
   if (options.json) {
     await printJson(deps, profiles, 2);
   } else if (profiles.length === 0) {
@@ -100,7 +102,8 @@ export async function runRemove({ name: given, ...globals }: ConfigProfileNameOp
 export async function runUse({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
   const name = profileName(given, 'use');
   await useProfile(name, deps.env);
-  await say(deps, `default profile: ${name}`);
+  const beaten = deps.env.EXAMCTL_PROFILE?.trim();
+  await say(deps, `default profile: ${name}${beaten && beaten !== name ? `; EXAMCTL_PROFILE=${beaten} still wins here` : ''}`);
   await profileDone(onlyGlobals(globals).json, name, { done: 'default' }, deps);
   return 0;
 }
@@ -108,7 +111,7 @@ export async function runUse({ name: given, ...globals }: ConfigProfileNameOptio
 /** `config show`. */
 export async function runShow(options: GlobalOptions, deps: CommandDeps): Promise<number> {
   const env = deps.env;
-  const profiles = await listProfiles(env);
+  const profiles = await profilesOf(env);
   const config = await loadConfig(env);
   const document = { path: configPath(env), defaultProfile: config.defaultProfile ?? null, profiles };
   if (options.json) {
@@ -120,6 +123,8 @@ export async function runShow(options: GlobalOptions, deps: CommandDeps): Promis
   }
   return 0;
 }
+
+const profilesOf = (env: Env) => listProfiles(env, (file) => readTokenFile(file, 'not usable', [], env));
 
 function profileName(name: string, subcommand: string): string {
   if (name.trim() === '') throw new UsageError(`examctl config ${subcommand}: a profile name is required`);

@@ -1,8 +1,8 @@
 import { quotedValue, redactUrl } from '../../domain/problem.js';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { say } from '../../formats/terminal-text.js';
 import { TargetError, UsageError } from '../../system/errors.js';
-import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, setProfileToken } from '../../context/config-file.js';
+import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, sameUrl, setProfileToken } from '../../context/config-file.js';
 import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
 import type { LoginOptions } from './login.options.js';
@@ -17,32 +17,41 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
     throw new UsageError('examctl login: which profile? Give --profile <name> (with --base-url <url> to create it), or create one with examctl config set-profile');
   }
   const existing = config.profiles[name];
-  if (existing === undefined && options.baseUrl === undefined) {
-    throw new UsageError(`examctl login: no profile named ${quotedValue(name)} in ${configPath(env)}: add --base-url <url> to create it`);
+  const given = options.baseUrl ?? nonEmpty(env.EXAMCTL_BASE_URL);
+  if (!options.baseUrl && given && existing?.baseUrl && !sameUrl(given, existing.baseUrl)) {
+    const names = `EXAMCTL_BASE_URL names ${redactUrl(given)}, not profile ${name}'s ${redactUrl(existing.baseUrl)}`;
+    throw new UsageError(`examctl login: ${names}; nothing sent: unset it or give --base-url`);
   }
-  if (options.withToken !== true && !promptsAllowed(options, deps)) {
+  const baseUrl = given === undefined ? undefined : await checkedBaseUrl(given, options.allowInsecureHttp ?? false);
+  const target = baseUrl ?? existing?.baseUrl;
+  if (target === undefined) {
+    const missing = existing ? `profile ${name} has no base URL` : `no profile named ${quotedValue(name)} in ${configPath(env)}`;
+    throw new UsageError(`examctl login: ${missing}: add --base-url <url>`);
+  }
+  const [fileName, dir] = [`${name}.token`, configDir(env)];
+  const file = join(dir, fileName);
+  const twin = Object.entries(config.profiles).find(
+    ([other, p]) => other !== name && p.tokenFile && resolve(dir, p.tokenFile).toLowerCase() === file.toLowerCase(),
+  );
+  if (twin) throw new UsageError(`examctl login: ${file} is profile ${twin[0]}'s token file on macOS and Windows; nothing was changed`);
+  if (!options.withToken && !promptsAllowed(options, deps)) {
     throw new UsageError(
       'examctl login prompts for the token and needs a terminal: in scripts ' +
         `run examctl config set-profile ${name} --token-file <path>, pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
     );
   }
-  const baseUrl = options.baseUrl === undefined ? undefined : await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
-
-  const target = baseUrl ?? existing?.baseUrl;
-  const typed = options.withToken === true ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${target === undefined ? name : redactUrl(target)}:`, deps.signal)).trim();
-  if (typed === '') throw new UsageError(`examctl login: no token ${options.withToken === true ? 'on stdin' : 'entered'}; nothing was changed`);
+  const typed = options.withToken ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${redactUrl(target)}:`, deps.signal)).trim();
+  if (typed === '') throw new UsageError(`examctl login: no token ${options.withToken ? 'on stdin' : 'entered'}; nothing was changed`);
   if (/[\r\n\s]/.test(typed)) throw new UsageError('examctl login: a token has no spaces or line breaks; nothing was changed');
-  if (options.verify !== false && target !== undefined) await verifyToken(target, typed, options, deps);
+  const checked = options.verify !== false;
+  if (checked) await verifyToken(target, typed, options, deps);
 
-  const fileName = `${name}.token`;
-  const file = join(configDir(env), fileName);
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
-  const saved = await setProfileToken(name, baseUrl !== undefined ? { baseUrl, tokenFile: fileName } : { tokenFile: fileName }, file, typed, env);
-  const told = existing?.tokenFile && expandPath(existing.tokenFile, configDir(env), env);
+  const saved = await setProfileToken(name, { baseUrl, tokenFile: fileName }, file, typed, env);
+  const told = existing?.tokenFile && expandPath(existing.tokenFile, dir, env);
   await sayChanged(name, [['base URL', existing?.baseUrl, saved.profiles[name]?.baseUrl], ['token file', told, file]], deps);
   const protection = (deps.platform ?? process.platform) === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
-  await say(deps, `token stored in ${file} (${protection}) for profile ${name}${options.verify === false ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}`);
-  const checked = options.verify !== false && target !== undefined;
+  await say(deps, `token stored in ${file} (${protection}) for profile ${name}${!checked ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}`);
   await profileDone(options.json, name, { done: 'token stored', checked }, deps);
   return 0;
 }

@@ -1,0 +1,95 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { startFaultServer, type FaultServer } from '../support/fault-server.js';
+import { testDeps, withTempDir } from './helpers.js';
+
+const notFound = { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'Review session has not been found' }] } };
+
+let server: FaultServer;
+beforeEach(async () => {
+  server = await startFaultServer();
+  server.fallback = notFound;
+});
+afterEach(() => server.close());
+
+async function cli(dir: string, argv: string[], env: Record<string, string> = {}, stdin?: string) {
+  const io = testDeps(dir, stdin === undefined ? {} : { stdin: Readable.from([stdin]) }, env);
+  const code = await runCli(argv, io.deps);
+  return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+}
+const config = (dir: string) => JSON.parse(readFileSync(join(dir, '.config', 'config.json'), 'utf8')) as { profiles: Record<string, { baseUrl?: string; tokenFile?: string }> };
+
+/** Trial 45, F04: EXAMCTL_BASE_URL is --base-url's variable; login never checks a token against a host it did not name. */
+describe('login and EXAMCTL_BASE_URL', () => {
+  it('naming another URL than the profile\'s (the default, or EXAMCTL_PROFILE\'s): exit 2, nothing sent nor stored', () =>
+    withTempDir(async (dir) => {
+      expect((await cli(dir, ['config', 'set-profile', 'staging', '--base-url', server.url])).code).toBe(0);
+      for (const env of [{ EXAMCTL_BASE_URL: 'http://127.0.0.1:9' }, { EXAMCTL_BASE_URL: 'http://127.0.0.1:9', EXAMCTL_PROFILE: 'staging' }] as Record<string, string>[]) {
+        const login = await cli(dir, ['login', '--with-token'], env, 'token-of-b\n');
+        expect(login.code, login.stderr).toBe(2);
+        expect(login.stderr).toContain("EXAMCTL_BASE_URL names http://127.0.0.1:9, not profile staging's");
+      }
+      expect(server.requests).toHaveLength(0);
+      expect(existsSync(join(dir, '.config', 'staging.token'))).toBe(false);
+    }));
+
+  it('a new profile takes it as its base URL, and the token is checked there', () =>
+    withTempDir(async (dir) => {
+      const login = await cli(dir, ['login', '--profile', 'b', '--with-token'], { EXAMCTL_BASE_URL: server.url }, 'token-of-b\n');
+      expect(login.code, login.stderr).toBe(0);
+      expect(server.requests).toHaveLength(1);
+      expect(config(dir).profiles.b).toEqual({ baseUrl: server.url, tokenFile: 'b.token' });
+    }));
+});
+
+/** Trial 45, F05: a profile with no base URL (settings for the local engine) has no service to check a token against. */
+it('login --profile <a profile without base URL>: exit 2 naming --base-url, nothing stored, the profile as it was', () =>
+  withTempDir(async (dir) => {
+    expect((await cli(dir, ['config', 'set-profile', 'admin', '--set', 'Labels=x'])).code).toBe(0);
+    const before = config(dir);
+    const login = await cli(dir, ['login', '--profile', 'admin', '--with-token'], {}, 'secret\n');
+    expect(login.code, login.stderr).toBe(2);
+    expect(login.stderr).toContain('profile admin has no base URL: add --base-url <url>');
+    expect(config(dir)).toEqual(before);
+    expect(existsSync(join(dir, '.config', 'admin.token'))).toBe(false);
+  }));
+
+/** Trial 45, F06: stg.token and STG.token are one file on macOS and Windows; login never writes another profile's token file. */
+it('login --profile STG while profile stg holds stg.token: exit 2 before a token is read, stg\'s token as it was', () =>
+  withTempDir(async (dir) => {
+    expect((await cli(dir, ['login', '--profile', 'stg', '--base-url', 'https://staging.example.invalid', '--with-token', '--no-verify'], {}, 'staging-secret\n')).code).toBe(0);
+    const login = await cli(dir, ['login', '--profile', 'STG', '--base-url', 'https://prod.example.invalid', '--with-token', '--no-verify'], {}, 'prod-secret\n');
+    expect(login.code, login.stderr).toBe(2);
+    expect(login.stderr).toContain(`${join(dir, '.config', 'STG.token')} is profile stg's token file on macOS and Windows`);
+    expect(config(dir).profiles.STG).toBeUndefined();
+    expect(readFileSync(join(dir, '.config', 'stg.token'), 'utf8')).toBe('staging-secret\n');
+  }));
+
+/** Trial 45, F07: `token: set` is a file a run can read; `config use` says when EXAMCTL_PROFILE beats the default. */
+describe('config list, show and use say what is true', () => {
+  it('a token file missing or empty is listed as not usable, with why; one a run reads as set', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'empty.token'), '', { mode: 0o600 });
+      writeFileSync(join(dir, 'good.token'), 'tok\n', { mode: 0o600 });
+      for (const [name, file] of [['gone', 'gone.token'], ['empty', 'empty.token'], ['good', 'good.token']]) {
+        expect((await cli(dir, ['config', 'set-profile', name!, '--base-url', 'https://exam.example.invalid', '--token-file', file!])).code).toBe(0);
+      }
+      const list = await cli(dir, ['config', 'list']);
+      expect(list.stdout).toContain(`gone  https://exam.example.invalid  token: not usable: cannot read ${join(dir, 'gone.token')}: the file does not exist`);
+      expect(list.stdout).toContain(`empty  https://exam.example.invalid  token: not usable: ${join(dir, 'empty.token')} is empty`);
+      expect(list.stdout).toContain(`good  https://exam.example.invalid  token: set (file ${join(dir, 'good.token')})`);
+      expect((await cli(dir, ['config', 'show'])).stdout).not.toContain(`token: set (file ${join(dir, 'gone.token')})`);
+    }));
+
+  it('config use while EXAMCTL_PROFILE names another: said on stderr', () =>
+    withTempDir(async (dir) => {
+      for (const name of ['prod', 'staging']) await cli(dir, ['config', 'set-profile', name, '--base-url', `https://${name}.example.invalid`]);
+      const use = await cli(dir, ['config', 'use', 'staging'], { EXAMCTL_PROFILE: 'prod' });
+      expect(use.code).toBe(0);
+      expect(use.stderr).toContain('default profile: staging; EXAMCTL_PROFILE=prod still wins here');
+      expect((await cli(dir, ['config', 'use', 'prod'], { EXAMCTL_PROFILE: 'prod' })).stderr).not.toContain('still wins');
+    }));
+});
