@@ -20,4 +20,5 @@ export const EXAMCTL_VERSION = shipped('package.json', /"version"\s*:\s*"([^"]*)
 export const BUILD_ID = shipped('dist/bundle/examctl.sha256', /^([0-9a-f]{12})/) ?? 'dev';
 
 /** What `examctl --version` prints (cli/main.ts answers it before loading the command tree). */
-export const VERSION_LINE = `examctl ${EXAMCTL_VERSION} (Node ${process.version}, build ${BUILD_ID})`;
+// The zone rules (Node's ICU tz data) decide --timezone's offsets: the one-file executable carries its own.
+export const VERSION_LINE = `examctl ${EXAMCTL_VERSION} (Node ${process.version}, zone rules ${process.versions.tz ?? 'unknown'}, build ${BUILD_ID})`;

@@ -22,7 +22,7 @@ describe('examctl binary', () => {
       const version = await examctl(['--version'], dir);
       expect(version.code).toBe(0);
       const pkg = (await import(join(ROOT, 'package.json'), { with: { type: 'json' } })).default as { version: string };
-      expect(version.stdout.trim()).toBe(`examctl ${pkg.version} (Node ${process.version}, build ${readFileSync(join(ROOT, 'dist', 'bundle', 'examctl.sha256'), 'utf8').slice(0, 12)})`);
+      expect(version.stdout.trim()).toBe(`examctl ${pkg.version} (Node ${process.version}, zone rules ${process.versions.tz}, build ${readFileSync(join(ROOT, 'dist', 'bundle', 'examctl.sha256'), 'utf8').slice(0, 12)})`);
       const sub = await examctl(['schedule', 'push', '--help'], dir);
       expect(sub.stdout).toContain('--assessment');
     });

@@ -72,7 +72,7 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     expect(spawnSync('sh', ['-c', 'command -v node'], { env: { PATH: noNode } }).status).not.toBe(0);
     const version = await run(file, ['--version'], fresh('version'));
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    expect(version.stdout.trim()).toMatch(new RegExp(`^examctl ${pkg.version} \\(Node v${LINUX.node.split('@')[1]}, build [0-9a-f]{12}\\)$`));
+    expect(version.stdout.trim()).toMatch(new RegExp(`^examctl ${pkg.version} \\(Node v${LINUX.node.split('@')[1]}, zone rules \\d{4}[a-z], build [0-9a-f]{12}\\)$`));
   });
 
   it('ignores NODE_OPTIONS (no code runs from --require); NODE_TLS_REJECT_UNAUTHORIZED=0 turns no check off and prints no warning', async (context) => {

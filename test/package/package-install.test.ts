@@ -104,7 +104,7 @@ describe('the npm tarball', () => {
     mkdirSync(elsewhere);
     const version = await runInstalled(['--version'], elsewhere);
     expect(version.code).toBe(0);
-    expect(version.stdout.trim()).toMatch(new RegExp(`^examctl ${pkg.version} \\(Node ${process.version}, build [0-9a-f]{12}\\)$`));
+    expect(version.stdout.trim()).toMatch(new RegExp(`^examctl ${pkg.version} \\(Node ${process.version}, zone rules ${process.versions.tz}, build [0-9a-f]{12}\\)$`));
 
     const dry = await runInstalled(['user', 'sync', '--file', join(installed, 'fixtures', 'users-with-errors.csv'), '--dry-run'], elsewhere);
     expect(dry.code).toBe(1);
