@@ -5,7 +5,7 @@ import { counted, formatCount } from '../formats/number-format.js';
 import { describeTarget, populationWords } from '../report/report-writers.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, populationKey, requestDigest, type MemoryEntry } from './memory-lines.js';
+import { isPopulationName, populationKey, requestDigest, type MemoryEntry, type PeekedEntry } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -292,9 +292,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     await say(this.deps, `runs resume: ${counted(left.length, 'leaver')} of run ${run} not disabled by this resume: ${left.slice(0, 3).join('; ')}`);
   }
 
-  /** A full run (every row sent) with --disable-missing: each user of the file is sent DisableLogin false. */
-  private get enablesEveryone(): boolean {
-    return this.userFlags.disableMissing === true && !this.flags.changedOnly;
+  /** With --disable-missing, a full run (every row sent), or a user whose verdict was distrusted (digest cleared: a store restored) unless a local store has it enabled, is sent DisableLogin false. */
+  private enables(id: string, entry: PeekedEntry | undefined): boolean {
+    return this.userFlags.disableMissing === true && (!this.flags.changedOnly || (entry?.digest === '' && (this.store === null || this.store.userOf(id)?.DisableLogin === true)));
   }
 
   /**
@@ -320,8 +320,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
     let value = given;
     // A user the memory knows it disabled is back; a full run with --disable-missing enables every
-    // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
-    if (value.DisableLogin === undefined && (entry?.disabled === true || this.enablesEveryone)) value = { ...value, DisableLogin: false };
+    // user of the file, a night so a user whose verdict was distrusted (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
+    if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry))) value = { ...value, DisableLogin: false };
     const prune = this.userFlags.pruneMemberships ? pruneOf(full?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
     if (prune?.added === true) {
       value = prune.request;
