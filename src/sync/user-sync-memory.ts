@@ -292,9 +292,15 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     await say(this.deps, `runs resume: ${counted(left.length, 'leaver')} of run ${run} not disabled by this resume: ${left.slice(0, 3).join('; ')}`);
   }
 
-  /** With --disable-missing, a full run (every row sent), or a user whose verdict was distrusted (digest cleared: a store restored) unless a local store has it enabled, is sent DisableLogin false. */
+  /**
+   * With --disable-missing, sent DisableLogin false: each user of a full run (every row sent),
+   * and one whose verdict was distrusted (digest cleared: a store restored) unless
+   * a local store has it enabled.
+   */
   private enables(id: string, entry: PeekedEntry | undefined): boolean {
-    return this.userFlags.disableMissing === true && (!this.flags.changedOnly || (entry?.digest === '' && (this.store === null || this.store.userOf(id)?.DisableLogin === true)));
+    if (this.userFlags.disableMissing !== true) return false;
+    if (!this.flags.changedOnly) return true;
+    return entry?.digest === '' && (this.store === null || this.store.userOf(id)?.DisableLogin === true);
   }
 
   /**
@@ -320,7 +326,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
     let value = given;
     // A user the memory knows it disabled is back; a full run with --disable-missing enables every
-    // user of the file, a night so a user whose verdict was distrusted (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
+    // user of the file, a night a distrusted one (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
     if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry))) value = { ...value, DisableLogin: false };
     const prune = this.userFlags.pruneMemberships ? pruneOf(full?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
     if (prune?.added === true) {
