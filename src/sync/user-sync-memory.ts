@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import { quotedValue, type Problem } from '../domain/problem.js';
 import { UsageError, InternalError } from '../system/errors.js';
 import type { UserRequest } from '../domain/types.js';
@@ -5,7 +6,7 @@ import { counted, formatCount } from '../formats/number-format.js';
 import { describeTarget, populationWords } from '../report/report-writers.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
-import { isPopulationName, populationKey, requestDigest, type MemoryEntry, type PeekedEntry } from './memory-lines.js';
+import { isPopulationName, populationKey, requestDigest, type MemoryEntry } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
@@ -17,7 +18,7 @@ import { coerceCell } from '../domain/coercion.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches, type BatchedRecords } from '../input/batches.js';
 import { linksAfter, pruneOf, removalsOf } from './memberships.js';
-import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
+import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
 import type { LostZerosRule } from './lost-zeros.js';
@@ -166,6 +167,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     let losing = 0;
     let notStated = 0;
     let records = 0;
+    let last: InputRecord | undefined;
     this.fileIds = new IdsOfOneInput(USER_ID_RULE);
     // Unless it prunes, the ids of the rows the structure pass kept, if any.
     const kept = pruneMemberships ? undefined : this.fileRecords().keptRecords?.('ExternalId');
@@ -173,6 +175,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     for await (const batch of kept ?? recordBatches(this.fileRecords())) for (const record of batch) {
       const id = idOf(record.fields, 'ExternalId');
       records += 1;
+      last = record;
       if (id === null) continue;
       // A U+FEFF inside an id is removed before the units are made (record-source.ts): their ids are not these.
       if (id.includes('\uFEFF')) this.fileIds = undefined;
@@ -193,10 +196,23 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (!given) notStated += 1;
       else if (removalsOf(links, read, true) > 0) losing += 1;
     }
+    const file = this.userFlags.file;
+    if (last?.raw?.dialect !== undefined && file !== undefined) await this.unended(inputPathOf(file, this.deps), last.source);
     zeros?.settle(describeTarget(memory.target));
     if (zeros?.hasPairs === true) this.lostZeros = zeros;
     if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
     if (disableMissing) await this.findLeavers(memory, inFile, records);
+  }
+
+  /** A CSV's last row without a line end (an export cut mid-row?): said, not refused (docs/sync.md, "Leavers"). */
+  private async unended(path: string, { file, line }: InputRecord['source']): Promise<void> {
+    const handle = await open(path, 'r').catch(() => undefined);
+    if (handle === undefined) return;
+    const at = (await handle.stat()).size - 2;
+    const { buffer } = await handle.read(Buffer.alloc(2), 0, 2, at).finally(() => handle.close());
+    if (/[\r\n]\0?$/.test(buffer.toString('latin1'))) return;
+    const words = 'the last row has no line end (the others have one): an export cut short?';
+    await say(this.deps, `warning: ${file}:${line}: ${words}`);
   }
 
   /** --max-prune, and a word when the input does not state memberships (nothing of them pruned). */
@@ -293,14 +309,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /**
-   * With --disable-missing, sent DisableLogin false: each user of a full run (every row sent),
-   * and one whose verdict was distrusted (digest cleared: a store restored) unless
-   * a local store has it enabled.
+   * With --disable-missing, DisableLogin false goes to each user of a full run, and to
+   * one whose verdict was distrusted (a store restored) unless a local store has it enabled.
    */
-  private enables(id: string, entry: PeekedEntry | undefined): boolean {
+  private enables(id: string, digest: string | undefined): boolean {
     if (this.userFlags.disableMissing !== true) return false;
     if (!this.flags.changedOnly) return true;
-    return entry?.digest === '' && (this.store === null || this.store.userOf(id)?.DisableLogin === true);
+    return digest === '' && (this.store === null || this.store.userOf(id)?.DisableLogin === true);
   }
 
   /**
@@ -326,8 +341,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
     let value = given;
     // A user the memory knows it disabled is back; a full run with --disable-missing enables every
-    // user of the file, a night a distrusted one (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
-    if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry))) value = { ...value, DisableLogin: false };
+    // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
+    if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry?.digest))) value = { ...value, DisableLogin: false };
     const prune = this.userFlags.pruneMemberships ? pruneOf(full?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
     if (prune?.added === true) {
       value = prune.request;
