@@ -151,8 +151,7 @@ export function pruneOf(links: readonly ManagedLink[] | undefined, request: User
  * validation: a CSV cell already coerced, or a JSON value) would remove: the --max-prune count.
  */
 export function removalsOf(links: readonly ManagedLink[] | undefined, hierarchies: unknown, given: boolean): number {
-  const request = { Hierarchies: Array.isArray(hierarchies) ? hierarchies : hierarchies === undefined ? [] : null } as unknown as UserRequest;
   // A value that is not a list fails validation: that user is not sent, so loses nothing.
-  if (request.Hierarchies === null) return 0;
-  return pruneOf(links, request, given)?.removed.length ?? 0;
+  if (hierarchies !== undefined && !Array.isArray(hierarchies)) return 0;
+  return pruneOf(links, { Hierarchies: hierarchies ?? [] } as UserRequest, given)?.removed.length ?? 0;
 }

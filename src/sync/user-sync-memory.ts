@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import { quotedValue, type Problem } from '../domain/problem.js';
 import { UsageError, InternalError } from '../system/errors.js';
 import type { UserRequest } from '../domain/types.js';
@@ -17,7 +18,7 @@ import { coerceCell } from '../domain/coercion.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches, type BatchedRecords } from '../input/batches.js';
 import { linksAfter, pruneOf, removalsOf } from './memberships.js';
-import { idOf, sourceRowsOf } from '../pipeline/command-input.js';
+import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
 import type { LostZerosRule } from './lost-zeros.js';
@@ -164,6 +165,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     let losing = 0;
     let notStated = 0;
     let records = 0;
+    let last: InputRecord | undefined;
     this.fileIds = new IdsOfOneInput(USER_ID_RULE);
     // Unless it prunes, the ids of the rows the structure pass kept, if any.
     const kept = pruneMemberships ? undefined : this.fileRecords().keptRecords?.('ExternalId');
@@ -171,6 +173,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     for await (const batch of kept ?? recordBatches(this.fileRecords())) for (const record of batch) {
       const id = idOf(record.fields, 'ExternalId');
       records += 1;
+      last = record;
       if (id === null) continue;
       // A U+FEFF inside an id is removed before the units are made (record-source.ts): their ids are not these.
       if (id.includes('\uFEFF')) this.fileIds = undefined;
@@ -191,10 +194,23 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (!given) notStated += 1;
       else if (removalsOf(links, read, true) > 0) losing += 1;
     }
+    const file = this.userFlags.file;
+    if (last?.raw?.dialect !== undefined && file !== undefined) await this.unended(inputPathOf(file, this.deps), last.source);
     zeros?.settle(describeTarget(memory.target));
     if (zeros?.hasPairs === true) this.lostZeros = zeros;
     if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
     if (disableMissing) await this.findLeavers(memory, inFile, records);
+  }
+
+  /** A CSV's last row without a line end (an export cut mid-row?): said, not refused (docs/sync.md, "Leavers"). */
+  private async unended(path: string, { file, line }: InputRecord['source']): Promise<void> {
+    const handle = await open(path, 'r').catch(() => undefined);
+    if (handle === undefined) return;
+    const at = (await handle.stat()).size - 2;
+    const { buffer } = await handle.read(Buffer.alloc(2), 0, 2, at).finally(() => handle.close());
+    if (/[\r\n]\0?$/.test(buffer.toString('latin1'))) return;
+    const words = 'the last row has no line end (the others have one): an export cut short?';
+    await say(this.deps, `warning: ${file}:${line}: ${words}`);
   }
 
   /** --max-prune, and a word when the input does not state memberships (nothing of them pruned). */
@@ -276,9 +292,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     await say(this.deps, `runs resume: ${counted(left.length, 'leaver')} of run ${run} not disabled by this resume: ${left.slice(0, 3).join('; ')}`);
   }
 
-  /** A full run (every row sent) with --disable-missing: each user of the file is sent DisableLogin false. */
-  private get enablesEveryone(): boolean {
-    return this.userFlags.disableMissing === true && !this.flags.changedOnly;
+  /**
+   * With --disable-missing, DisableLogin false goes to each user of a full run, and to
+   * one whose verdict was distrusted (a store restored) unless a local store has it enabled.
+   */
+  private enables(id: string, digest: string | undefined): boolean {
+    if (this.userFlags.disableMissing !== true) return false;
+    if (!this.flags.changedOnly) return true;
+    return digest === '' && (this.store === null || this.store.userOf(id)?.DisableLogin === true);
   }
 
   /** A unit of the file: a leaver back, --prune-memberships, --changed-only. */
@@ -301,7 +322,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     let value = given;
     // A user the memory knows it disabled is back; a full run with --disable-missing enables every
     // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
-    if (value.DisableLogin === undefined && (entry?.disabled === true || this.enablesEveryone)) value = { ...value, DisableLogin: false };
+    if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry?.digest))) value = { ...value, DisableLogin: false };
     const prune = this.userFlags.pruneMemberships ? pruneOf(full?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
     if (prune?.added === true) {
       value = prune.request;

@@ -108,6 +108,28 @@ describe('a local store restored from a backup under its sync memory', () => {
     }));
 });
 
+describe('a local store restored from a backup taken while a returner was disabled (trial48 F05)', () => {
+  it('the night after sends the returner DisableLogin false again, the others as the file gives them; the night after is quiet', () =>
+    withTempDir(async (dir) => {
+      writeNights(dir, 50);
+      const sync = async (file: string) => {
+        const run = await cli(dir, ['user', 'sync', '--file', file, ...local, '--changed-only', '--disable-missing', '--allow-old-file', '--allow-disable-recent', '--yes', '--json']);
+        expect(run.code, run.stderr).toBe(0);
+        return (JSON.parse(run.stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`);
+      };
+      await sync('night1.csv');
+      expect(await sync('night2.csv')).toContain('u-50 disabled');
+      cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
+      expect(await sync('night1.csv')).toEqual(['u-1 unchanged', 'u-2 unchanged', 'u-50 updated', 'u-60 disabled']);
+      rmSync(join(dir, 'store'), { recursive: true });
+      cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      expect(await sync('night1.csv')).toEqual(['u-1 unchanged', 'u-2 unchanged', 'u-50 updated', 'u-60 disabled']);
+      const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] };
+      expect(world.Users.filter((user) => ['u-50', 'u-60'].includes(user.ExternalId)).map((user) => [user.ExternalId, user.DisableLogin === true])).toEqual([['u-50', false], ['u-60', true]]);
+      expect(await sync('night1.csv')).toEqual(['u-1 unchanged', 'u-2 unchanged', 'u-50 unchanged']);
+    }));
+});
+
 describe('a local store restored from a backup under its schedule memory', () => {
   it('a sitting the store lacks is sent (created), not unchanged, said once', () =>
     withTempDir(async (dir) => {

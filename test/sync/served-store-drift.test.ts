@@ -180,6 +180,16 @@ describe('a served store restored from a backup: the memory\'s "exists" and "dis
       expect(await sync('u2.csv')).toEqual(['u-1 unchanged', 'u-2 unchanged']);
     }));
 
+  it('a returner examctl enabled, the store restored from a backup that has it disabled: the night sends it DisableLogin false again, remembered as the file gives it (trial48 F05)', () =>
+    withTempDir(async (dir) => {
+      const sync = await leaverNights(dir);
+      await restoredAfter(dir, 1, [() => sync('u3.csv'), () => sync('u2.csv'), () => sync('u3.csv', '--allow-old-file')]);
+      expect(await sync('u3.csv', '--allow-old-file')).toEqual(['u-1 updated', 'u-2 updated', 'u-3 updated']);
+      const users = (JSON.parse(await exported(dir)) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users;
+      expect(users.find((user) => user.ExternalId === 'u-3')?.DisableLogin).toBe(false);
+      expect(await sync('u3.csv', '--allow-old-file')).toEqual(['u-1 unchanged', 'u-2 unchanged', 'u-3 unchanged']);
+    }));
+
   it('a leaver the store does not hold (a backup older than its whole life, or the store replaced): its disable answered 240 is ok, not on the target, never created, not sent again (trial39 F04)', () =>
     withTempDir(async (dir) => {
       const sync = await leaverNights(dir);
