@@ -4,7 +4,7 @@ import { describeTarget, missedRunSentence, otherMemoriesSentence, populationWor
 import { type ReportTarget, type SourceRow, type SyncMemoryNote } from '../report/run-report.js';
 import type { Problem } from '../domain/problem.js';
 import { isDryRunStatus, reportRunOf, statusColumnOf } from '../formats/report-csv-contract.js';
-import { UsageError } from '../system/errors.js';
+import { messageOf, UsageError } from '../system/errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
@@ -236,9 +236,7 @@ export class SentMemory<P> {
         );
       }
       tell(`note: ${older}`);
-      // Distrusted in the memory itself, whatever runs come next; a leaver is judged by a local
-      // store, a served one's disable goes again (docs/sync.md, "Drift").
-      for (const [id, entry] of [...this.memory.entries]) if (entry.run <= newest.run && (!entry.disabled || resolved.kind !== 'local')) this.distrust(id, entry);
+      this.distrustRun((run) => run <= newest.run, resolved.kind === 'local');
     }
     return this.memory;
   }
@@ -304,7 +302,12 @@ export class SentMemory<P> {
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
   async ending(): Promise<void> {
     const [memory, run] = [this.memory, this.run];
-    if (memory !== undefined && run !== undefined) memory.recordPopulation(populationKey(this.flags.population), run, true, undefined, await this.positionOf());
+    if (memory !== undefined && run !== undefined) {
+      // Where it left the store unsaid: the position kept (recordPopulation) vouches for none of what it sent.
+      const at = await this.positionOf().catch((error: unknown) => void say(this.deps, `warning: ${messageOf(error)}: what this run sent is sent again`));
+      if (at === undefined && this.position !== undefined) this.distrustRun((sent) => sent === run, false);
+      memory.recordPopulation(populationKey(this.flags.population), run, true, undefined, at);
+    }
     await this.memory?.durable();
   }
 
@@ -483,12 +486,22 @@ export class SentMemory<P> {
     this.memory!.record(id, { ...rest, digest: '' });
   }
 
+  /**
+   * Distrusted in the memory itself, whatever runs come next: the entries of the runs `of` picks; a
+   * leaver is judged by a local store, a served one's disable goes again (docs/sync.md, "Drift").
+   */
+  private distrustRun(of: (run: string) => boolean, local: boolean): number {
+    const entries = [...this.memory!.entries].filter(([, entry]) => of(entry.run) && entry.digest !== '' && !(entry.disabled && local));
+    for (const [id, entry] of entries) this.distrust(id, entry);
+    return entries.length;
+  }
+
   /** `run`, closing the memory when it fails: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */
   async closingOnFailure<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
-      await this.close().catch((closing: unknown) => void say(this.deps, `examctl: ${closing instanceof Error ? closing.message : String(closing)}`));
+      await this.close().catch((closing: unknown) => void say(this.deps, `examctl: ${messageOf(closing)}`));
       throw error;
     }
   }
