@@ -226,6 +226,9 @@ export class SentMemory<P> {
     const now = this.kind === 'collections' ? undefined : await storePosition(resolved, !dryRun && newest?.store !== undefined, newest?.store?.[1]);
     this.position = now?.at;
     const older = newest && now?.older(newest, this.kind);
+    // A run killed before it said where it left the store: no position vouches for what it sent.
+    const cut = now && !older && newest?.ended === false && newest.run !== resumed ? newest.run : undefined;
+    if (cut) this.distrustRun((run) => run === cut, resolved.kind === 'local', `note: run ${cut} ended before it said where it left the store: what it sent is sent again`);
     if (older && newest) {
       // A served store cannot be read: which ids it holds, its memory no longer tells (docs/sync.md, "New and existing").
       if (this.known && resolved.kind !== 'local') {
@@ -490,10 +493,10 @@ export class SentMemory<P> {
    * Distrusted in the memory itself, whatever runs come next: the entries of the runs `of` picks; a
    * leaver is judged by a local store, a served one's disable goes again (docs/sync.md, "Drift").
    */
-  private distrustRun(of: (run: string) => boolean, local: boolean): number {
+  private distrustRun(of: (run: string) => boolean, local: boolean, note?: string): void {
     const entries = [...this.memory!.entries].filter(([, entry]) => of(entry.run) && entry.digest !== '' && !(entry.disabled && local));
     for (const [id, entry] of entries) this.distrust(id, entry);
-    return entries.length;
+    if (note && entries.length > 0) void say(this.deps, note);
   }
 
   /** `run`, closing the memory when it fails: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */

@@ -198,7 +198,7 @@ describe('a served store restored from a backup: the memory\'s "exists" and "dis
     }));
 });
 
-describe('a served store restored in place: under the running server (trial48 F01)', () => {
+describe('a served store restored in place: under the running server, or after a night killed before its end (trial48 F01, F02)', () => {
   const header = 'ExternalId,FirstName,LastName,Email,Role\n';
   const users = (domain: string) => header + [1, 2, 3].map((n) => `u-${n},F,L${n},u${n}@${domain},Candidate\n`).join('');
   /** The store's files copied back over it (`cp store.bak/* store/`: the same files, cut back). */
@@ -228,6 +228,28 @@ describe('a served store restored in place: under the running server (trial48 F0
       const next = await night(dir, 'new.csv');
       expect([next.items, next.stderr]).toEqual([['u-1 updated', 'u-2 updated', 'u-3 updated'], expect.stringMatching(/note: the remote store is older than run \S+ left it/)]);
       expect(await emails(dir)).toEqual(['u1@new.test', 'u2@new.test', 'u3@new.test']);
+    }));
+
+  it('a night killed after its acknowledgements (its end never recorded), the store then restored to the backup before it: the next night sends what it sent', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'old.csv'), users('old.test'));
+      writeFileSync(join(dir, 'new.csv'), users('new.test'));
+      expect((await cli(dir, ['local', 'init', '--store', 'store', '--seed', join(ROOT, 'fixtures', 'world.json')])).code).toBe(0);
+      served = await serve(join(dir, 'store'));
+      expect((await night(dir, 'old.csv')).code).toBe(0);
+      await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
+      expect((await night(dir, 'new.csv')).items).toEqual(['u-1 updated', 'u-2 updated', 'u-3 updated']);
+      // Killed once all was acknowledged: the memory's last line (the night's end, with its position) never written, its runs directory gone.
+      const memory = join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'users.ndjson');
+      const lines = readFileSync(memory, 'utf8').trimEnd().split('\n');
+      expect(lines.at(-1)).toContain('"e":true');
+      writeFileSync(memory, `${lines.slice(0, -1).join('\n')}\n`);
+      rmSync(join(dir, 'runs'), { recursive: true });
+      await again(dir, () => restoreInPlace(dir));
+      const next = await night(dir, 'new.csv');
+      expect([next.items, next.stderr]).toEqual([['u-1 updated', 'u-2 updated', 'u-3 updated'], expect.stringMatching(/note: run \S+ ended before it said where it left the store: what it sent is sent again/)]);
+      expect(await emails(dir)).toEqual(['u1@new.test', 'u2@new.test', 'u3@new.test']);
+      expect((await night(dir, 'new.csv')).items).toEqual(['u-1 unchanged', 'u-2 unchanged', 'u-3 unchanged']);
     }));
 });
 
