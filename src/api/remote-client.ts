@@ -397,7 +397,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     removeInvigilators: (scheduleExtId: string, userExtIds: string[], callOptions?: CallOptions) =>
       call<InvigilatorsResponseContent>('DELETE', `/schedule/${pathSegment(scheduleExtId, 'the schedule id')}/invigilators`, userExtIds, callOptions),
     retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
-    // A refused token ends the run (a store given a new token is not "unchanged"), as does local serve unable to say where its store stands.
+    // A refused token (a store given a new token) ends the run, as does local serve unable to say where its store stands.
     storeAt: (at) => call('GET', `/examctl/store?at=${at}`, undefined).then((answer) => servedStoreAt(answer.envelope.Content) ?? Promise.reject(new Error(`answered ${answer.status}`))).catch((error: unknown) =>
       error instanceof TokenRefusedError || storeSaid ? Promise.reject(error instanceof TokenRefusedError ? error : new TargetError(`${host}: local serve cannot say where its store stands (${messageOf(error)}): restored or cut back under it, or locked (its log says which)`)) : undefined),
     async close() {

@@ -227,7 +227,7 @@ export class SentMemory<P> {
     this.position = now?.at;
     const older = newest && now?.older(newest, this.kind);
     // A run killed before it said where it left the store: no position vouches for what it sent.
-    const cut = now && !older && newest?.ended === false && newest.run !== resumed ? newest.run : undefined;
+    const cut = now && !older && newest?.ended === false && !ownRecord ? newest.run : undefined;
     if (cut) this.distrustRun((run) => run === cut, resolved.kind === 'local', `note: run ${cut} ended before it said where it left the store: what it sent is sent again`);
     if (older && newest) {
       // A served store cannot be read: which ids it holds, its memory no longer tells (docs/sync.md, "New and existing").
@@ -490,8 +490,8 @@ export class SentMemory<P> {
   }
 
   /**
-   * Distrusted in the memory itself, whatever runs come next: the entries of the runs `of` picks; a
-   * leaver is judged by a local store, a served one's disable goes again (docs/sync.md, "Drift").
+   * Distrusted in the memory itself, whatever runs come next: the entries of the runs `of` picks
+   * (a leaver judged by a local store; a served one's disable goes again), said once (`note`).
    */
   private distrustRun(of: (run: string) => boolean, local: boolean, note?: string): void {
     const entries = [...this.memory!.entries].filter(([, entry]) => of(entry.run) && entry.digest !== '' && !(entry.disabled && local));
