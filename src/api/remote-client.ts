@@ -6,7 +6,7 @@
 import { EXAMCTL_VERSION } from '../version.js';
 import type { CollectionRequest, CollectionResponseContent, InvigilatorsResponseContent, ReviewSession, ScheduleRequest, UserRequest } from '../domain/types.js';
 import type { UserResponseContent } from '../domain/user.js';
-import { AnswerUnreadableError, NeverSentTargetError, TargetError, TokenRefusedError, TransientTargetError } from '../system/errors.js';
+import { AnswerUnreadableError, messageOf, NeverSentTargetError, TargetError, TokenRefusedError, TransientTargetError } from '../system/errors.js';
 import { describeSystemError, systemErrorCode } from '../system/system-error-words.js';
 import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
@@ -216,6 +216,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   };
   let refused: { message: string; status: number } | undefined;
   let closed = false;
+  let storeSaid = false;
   const retries: RetryCounts = { total: 0, byCause: {} };
   const redactor = createRedactor([options.token, ...proxySecrets(proxy)]);
 
@@ -270,6 +271,7 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           },
           attemptLimits,
         );
+        if (headerValue(response.headers, 'x-examctl-store') !== undefined) { storeSaid = true; options.onStoreSaid?.(); }
         // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
         if (statusPolicy(response.status) === 'retry') response.release();
         return response;
@@ -291,7 +293,6 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     /** An answer that is not retried: the record's result, or the end of the target. */
     settle(answer: HttpAnswer, lostAttempt: string | undefined): ApiResult<T> {
       const { method, route, gate } = this;
-      if (headerValue(answer.headers, 'x-examctl-store') !== undefined) options.onStoreSaid?.();
       try {
         if (answer.status >= 300 && answer.status < 400) {
           // Any 3xx: never followed, the run stops (redirectWords, below).
@@ -396,8 +397,9 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     removeInvigilators: (scheduleExtId: string, userExtIds: string[], callOptions?: CallOptions) =>
       call<InvigilatorsResponseContent>('DELETE', `/schedule/${pathSegment(scheduleExtId, 'the schedule id')}/invigilators`, userExtIds, callOptions),
     retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
-    // A refused token ends the run: a store given a new token is not "unchanged".
-    storeAt: (at) => call('GET', `/examctl/store?at=${at}`, undefined).then((answer) => servedStoreAt(answer.envelope.Content), (error: unknown) => (error instanceof TokenRefusedError ? Promise.reject(error) : undefined)),
+    // A refused token (a store given a new token) ends the run, as does local serve unable to say where its store stands.
+    storeAt: (at) => call('GET', `/examctl/store?at=${at}`, undefined).then((answer) => servedStoreAt(answer.envelope.Content) ?? Promise.reject(new Error(`answered ${answer.status}`))).catch((error: unknown) =>
+      error instanceof TokenRefusedError || storeSaid ? Promise.reject(error instanceof TokenRefusedError ? error : new TargetError(`${host}: local serve cannot say where its store stands (${messageOf(error)}): restored or cut back under it, or locked (its log says which)`)) : undefined),
     async close() {
       if (closed) return;
       closed = true;

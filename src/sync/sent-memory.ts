@@ -4,7 +4,7 @@ import { describeTarget, missedRunSentence, otherMemoriesSentence, populationWor
 import { type ReportTarget, type SourceRow, type SyncMemoryNote } from '../report/run-report.js';
 import type { Problem } from '../domain/problem.js';
 import { isDryRunStatus, reportRunOf, statusColumnOf } from '../formats/report-csv-contract.js';
-import { UsageError } from '../system/errors.js';
+import { messageOf, UsageError } from '../system/errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
@@ -216,6 +216,9 @@ export class SentMemory<P> {
     const now = this.kind === 'collections' ? undefined : await storePosition(resolved, !dryRun && newest?.store !== undefined, newest?.store?.[1]);
     this.position = now?.at;
     const older = newest && now?.older(newest, this.kind);
+    // A run killed before it said where it left the store: no position vouches for what it sent.
+    const cut = now && !older && newest?.ended === false && !ownRecord ? newest.run : undefined;
+    if (cut) this.distrustRun((run) => run === cut, resolved.kind === 'local', `note: run ${cut} ended before it said where it left the store: what it sent is sent again`);
     if (older && newest) {
       // A served store cannot be read: which ids it holds, its memory no longer tells (docs/sync.md, "New and existing").
       if (this.known && resolved.kind !== 'local') {
@@ -226,9 +229,7 @@ export class SentMemory<P> {
         );
       }
       tell(`note: ${older}`);
-      // Distrusted in the memory itself, whatever runs come next; a leaver is judged by a local
-      // store, a served one's disable goes again (docs/sync.md, "Drift").
-      for (const [id, entry] of [...this.memory.entries]) if (entry.run <= newest.run && (!entry.disabled || resolved.kind !== 'local')) this.distrust(id, entry);
+      this.distrustRun((run) => run <= newest.run, resolved.kind === 'local');
     }
     return this.memory;
   }
@@ -290,7 +291,12 @@ export class SentMemory<P> {
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
   async ending(): Promise<void> {
     const [memory, run] = [this.memory, this.run];
-    if (memory !== undefined && run !== undefined) memory.recordPopulation(populationKey(this.flags.population), run, true, undefined, await this.positionOf());
+    if (memory !== undefined && run !== undefined) {
+      // Where it left the store unsaid: the position kept (recordPopulation) vouches for none of what it sent.
+      const at = await this.positionOf().catch((error: unknown) => void say(this.deps, `warning: ${messageOf(error)}: what this run sent is sent again`));
+      if (at === undefined && this.position !== undefined) this.distrustRun((sent) => sent === run, false);
+      memory.recordPopulation(populationKey(this.flags.population), run, true, undefined, at);
+    }
     await this.memory?.durable();
   }
 
@@ -449,12 +455,22 @@ export class SentMemory<P> {
     this.memory!.record(id, { ...rest, digest: '' });
   }
 
+  /**
+   * Distrusted in the memory itself, whatever runs come next: the entries of the runs `of` picks
+   * (a leaver judged by a local store; a served one's disable goes again), said once (`note`).
+   */
+  private distrustRun(of: (run: string) => boolean, local: boolean, note?: string): void {
+    const entries = [...this.memory!.entries].filter(([, entry]) => of(entry.run) && entry.digest !== '' && !(entry.disabled && local));
+    for (const [id, entry] of entries) this.distrust(id, entry);
+    if (note && entries.length > 0) void say(this.deps, note);
+  }
+
   /** `run`, closing the memory when it fails: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */
   async closingOnFailure<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
-      await this.close().catch((closing: unknown) => void say(this.deps, `examctl: ${closing instanceof Error ? closing.message : String(closing)}`));
+      await this.close().catch((closing: unknown) => void say(this.deps, `examctl: ${messageOf(closing)}`));
       throw error;
     }
   }

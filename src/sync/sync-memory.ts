@@ -199,6 +199,8 @@ export class SyncMemory {
     const known = this.populationRecords;
     const count = this.entries.populationsOfEntries().get(key)?.count ?? 0;
     const before = known?.get(key);
+    // A run that cannot tell where the store stands keeps the last one known (docs/sync.md, "Drift").
+    store ??= before?.store;
     // The line adds this run's file once (its start); the record keeps the others (newerPopulation).
     const added: RunFile[] | undefined = file === undefined || before?.files?.some(([known]) => known === run) ? undefined : [[run, file]];
     const record: PopulationRecord = { ...newerPopulation(before, { run, count: 0, ended, ...(added && { files: added }), ...(store && { store }) }), count };

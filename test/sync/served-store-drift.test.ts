@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -205,6 +205,61 @@ describe('a served store restored from a backup: the memory\'s "exists" and "dis
       expect(await sync('u2.csv')).toEqual(['u-1 unchanged', 'u-2 unchanged']);
       expect(await sync('u3.csv', '--allow-old-file')).toEqual(['u-1 unchanged', 'u-2 unchanged', 'u-3 sent']);
       expect(await users()).toEqual(['u-1', 'u-2', 'u-3']);
+    }));
+});
+
+describe('a served store restored in place: under the running server, or after a night killed before its end (trial48 F01, F02)', () => {
+  const header = 'ExternalId,FirstName,LastName,Email,Role\n';
+  const users = (domain: string) => header + [1, 2, 3].map((n) => `u-${n},F,L${n},u${n}@${domain},Candidate\n`).join('');
+  /** The store's files copied back over it (`cp store.bak/* store/`: the same files, cut back). */
+  const restoreInPlace = (dir: string) => { for (const name of readdirSync(join(dir, 'store.bak'))) copyFileSync(join(dir, 'store.bak', name), join(dir, 'store', name)); };
+  async function night(dir: string, file: string) {
+    const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_LOCK_TIMEOUT_MS: '0' });
+    io.deps.retrySleep = async () => undefined;
+    const code = await runCli(['user', 'sync', '--file', file, '--changed-only', '--target', 'remote', '--base-url', served!.url, '--yes', '--json'], io.deps);
+    const items = code === 0 ? (JSON.parse(io.stdout.text) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`) : [];
+    return { code, items, stderr: io.stderr.text };
+  }
+  const emails = async (dir: string) => (JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; Email: string }[] }).Users.filter((user) => user.ExternalId.startsWith('u-')).map((user) => user.Email);
+
+  it('under the running server (it answers 503, it cannot say where it stands): the night stops, exit 3, nothing sent; restarted, the store is older and all goes again', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'old.csv'), users('old.test'));
+      writeFileSync(join(dir, 'new.csv'), users('new.test'));
+      expect((await cli(dir, ['local', 'init', '--store', 'store', '--seed', join(ROOT, 'fixtures', 'world.json')])).code).toBe(0);
+      served = await serve(join(dir, 'store'));
+      expect((await night(dir, 'old.csv')).code).toBe(0);
+      await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
+      expect((await night(dir, 'new.csv')).items).toEqual(['u-1 updated', 'u-2 updated', 'u-3 updated']);
+      restoreInPlace(dir);
+      const stopped = await night(dir, 'new.csv');
+      expect([stopped.code, stopped.stderr]).toEqual([3, expect.stringMatching(/local serve cannot say where its store stands \(.*\): restored or cut back under it/)]);
+      await again(dir, () => undefined);
+      const next = await night(dir, 'new.csv');
+      expect([next.items, next.stderr]).toEqual([['u-1 updated', 'u-2 updated', 'u-3 updated'], expect.stringMatching(/note: the remote store is older than run \S+ left it/)]);
+      expect(await emails(dir)).toEqual(['u1@new.test', 'u2@new.test', 'u3@new.test']);
+    }));
+
+  it('a night killed after its acknowledgements (its end never recorded), the store then restored to the backup before it: the next night sends what it sent', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'old.csv'), users('old.test'));
+      writeFileSync(join(dir, 'new.csv'), users('new.test'));
+      expect((await cli(dir, ['local', 'init', '--store', 'store', '--seed', join(ROOT, 'fixtures', 'world.json')])).code).toBe(0);
+      served = await serve(join(dir, 'store'));
+      expect((await night(dir, 'old.csv')).code).toBe(0);
+      await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
+      expect((await night(dir, 'new.csv')).items).toEqual(['u-1 updated', 'u-2 updated', 'u-3 updated']);
+      // Killed once all was acknowledged: the memory's last line (the night's end, with its position) never written, its runs directory gone.
+      const memory = join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'users.ndjson');
+      const lines = readFileSync(memory, 'utf8').trimEnd().split('\n');
+      expect(lines.at(-1)).toContain('"e":true');
+      writeFileSync(memory, `${lines.slice(0, -1).join('\n')}\n`);
+      rmSync(join(dir, 'runs'), { recursive: true });
+      await again(dir, () => restoreInPlace(dir));
+      const next = await night(dir, 'new.csv');
+      expect([next.items, next.stderr]).toEqual([['u-1 updated', 'u-2 updated', 'u-3 updated'], expect.stringMatching(/note: run \S+ ended before it said where it left the store: what it sent is sent again/)]);
+      expect(await emails(dir)).toEqual(['u1@new.test', 'u2@new.test', 'u3@new.test']);
+      expect((await night(dir, 'new.csv')).items).toEqual(['u-1 unchanged', 'u-2 unchanged', 'u-3 unchanged']);
     }));
 });
 
