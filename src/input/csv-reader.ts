@@ -583,7 +583,7 @@ function csvRecordSteps(path: string, options: CsvReadOptions, kept: KeptRows | 
  * records in arrays, one per chunk read, for callers that process many records per await.
  */
 export function readCsvRecords(path: string, given: CsvReadOptions): BatchedRecords {
-  const options = { ...given, same: {} };
+  const options = { same: {}, ...given };
   // The rows the structure pass tokenized, when the file is small enough to keep them: the
   // reads after it replay them instead of parsing the file again.
   let kept: KeptRows | undefined;
