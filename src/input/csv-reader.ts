@@ -573,7 +573,7 @@ function csvRecordSteps(path: string, options: CsvReadOptions, kept: KeptRows | 
  * again (a first pass validates, a second sends). `batches()`: the records in one array per chunk.
  */
 export function readCsvRecords(path: string, given: CsvReadOptions): BatchedRecords {
-  const options = { ...given, same: {} };
+  const options = { same: {}, ...given };
   // The rows the structure pass kept (a small file): later reads replay them, not parse again.
   let kept: KeptRows | undefined;
   let header: TableHeader | undefined;

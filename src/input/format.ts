@@ -59,7 +59,7 @@ export function refuseSheetFlags(file: string, kind: string, options: { sheet?: 
 }
 
 /** Streams the records of a CSV, JSON or xlsx input file, whichever it is. Each iteration re-reads it. */
-export function readRecords(path: string, options: ReadRecordsOptions): BatchedRecords {
+export function readRecords(path: string, options: ReadRecordsOptions, same = {}): BatchedRecords {
   const file = options.displayName ?? path;
   const shaping = options.shaping;
   const readOptions = shaping === undefined ? options : { ...options, map: shaping.map, ...(shaping.computed !== undefined ? { computed: shaping.computed } : {}) };
@@ -72,9 +72,9 @@ export function readRecords(path: string, options: ReadRecordsOptions): BatchedR
     const format = await detectFormat(path, file, options.encoding);
     json = format === 'json';
     if (format !== 'xlsx') refuseSheetFlags(file, format === 'csv' ? 'CSV' : 'JSON', options);
-    if (format === 'csv') return (reader = readCsvRecords(path, readOptions));
-    if (format === 'xlsx') return (reader = (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions));
-    return (reader = (await import('./json-reader.js')).readJsonRecords(path, file));
+    if (format === 'csv') return (reader = readCsvRecords(path, { ...readOptions, same }));
+    if (format === 'xlsx') return (reader = (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions, same));
+    return (reader = (await import('./json-reader.js')).readJsonRecords(path, file, same));
   };
   // JSON keys are checked after the map renamed them, as a CSV header is after mapping.
   const known = new Set(options.columns.map((spec) => spec.name));

@@ -315,7 +315,6 @@ async function* jsonRecordSteps(path: string, file: string, add: (record: InputR
  * record carries `file` (its name in messages), the line where it starts and its index. Every iteration re-reads the file.
  * Structural problems throw InputFileError (after the records before them).
  */
-export function readJsonRecords(path: string, file = path): BatchedRecords {
-  const same = {};
+export function readJsonRecords(path: string, file = path, same = {}): BatchedRecords {
   return batchedRecords(() => collectedBatches((add) => jsonRecordSteps(path, file, add, same)));
 }

@@ -293,12 +293,13 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
  * Reads the chosen worksheet and hands each non-blank row's record to `add`; yields (nothing)
  * after each batch of rows so the caller can pass on what it collected.
  */
-async function* xlsxRows(path: string, options: XlsxReadOptions, add: (record: InputRecord) => void, same: { identity?: string }): AsyncGenerator<void> {
+async function* xlsxRows(path: string, options: XlsxReadOptions, add: (record: InputRecord) => void, same: { stat?: string; sha256?: string }): AsyncGenerator<void> {
   const display = options.displayName ?? path;
   const limits = { ...XLSX_LIMITS, ...options.limits };
   const workbook = await openWorkbook(path, display, limits);
   // Each pass opens it again: another file than the first (Excel saves by rename) is refused.
-  if (workbook.zip.identity !== (same.identity ??= workbook.zip.identity)) throw new InputFileError(display, undefined, INPUT_CHANGED);
+  if (workbook.zip.identity !== (same.stat ??= workbook.zip.identity)) throw new InputFileError(display, undefined, INPUT_CHANGED);
+  same.sha256 ??= workbook.zip.identity.slice(-64);
   const sheet = chooseSheet(workbook.sheets, options.sheet, display);
   if (options.sheet === undefined) await checkOtherSheets(workbook, sheet, display, options, limits);
   const part = sheet.part as string;
@@ -434,9 +435,8 @@ async function* sheetRows(
  * `warnings` (values read but doubtful). Structural problems throw InputFileError naming the
  * sheet: `users.xlsx[Sheet1]:7: reason`.
  */
-export function readXlsxRecords(path: string, options: XlsxReadOptions): BatchedRecords {
+export function readXlsxRecords(path: string, options: XlsxReadOptions, same = {}): BatchedRecords {
   let header: TableHeader | undefined;
   const told = { ...options, met: (met: TableHeader) => (header = met) };
-  const same = {};
   return batchedRecords(() => collectedBatches((add) => xlsxRows(path, told, add, same)), { header: () => header });
 }

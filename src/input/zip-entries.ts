@@ -2,6 +2,7 @@
  * The entries of a zip file (an .xlsx is one), read through its central directory, each inflated
  * with a bound: why, and what it checks: docs/input-formats.md, ".xlsx" (the zip).
  */
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInflateRaw, crc32 } from 'node:zlib';
@@ -58,7 +59,7 @@ export class ZipEntries {
     private readonly path: string,
     private readonly fileSize: number,
     readonly entries: ReadonlyMap<string, ZipEntry>,
-    /** fstat and the directory's CRC-32: a file saved again (or another) has another. */
+    /** fstat and the file's SHA-256: a file saved again (or another) has another. */
     readonly identity: string,
   ) {}
 
@@ -104,7 +105,9 @@ export class ZipEntries {
       if (directorySize > MAX_DIRECTORY_BYTES) throw new ZipFormatError(`a zip directory of ${bytes(directorySize)}, far more than a workbook has`);
       const directory = Buffer.alloc(directorySize);
       await handle.read(directory, 0, directorySize, directoryOffset);
-      return new ZipEntries(path, size, parseDirectory(directory, count), [dev, ino, size, mtimeMs, ctimeMs, crc32(directory)].join(':'));
+      const hash = createHash('sha256');
+      for await (const chunk of handle.createReadStream({ autoClose: false })) hash.update(chunk);
+      return new ZipEntries(path, size, parseDirectory(directory, count), [dev, ino, size, mtimeMs, ctimeMs, hash.digest('hex')].join(':'));
     } finally {
       await handle.close();
     }

@@ -118,6 +118,8 @@ export async function inputShaping(options: InputFlagOptions, deps: CommandDeps,
 }
 
 const SAID = new WeakMap<CommandDeps, Set<string>>();
+/** Each command's input as its first read noted it (by stderr: a deps spread keeps it). */
+export const INPUT_READ = new WeakMap<object, object>();
 
 /** A line on stderr said once per run, though a command may read its file (and resolve its flags) more than once. */
 export async function sayOnce(deps: CommandDeps, text: string): Promise<void> {
@@ -140,6 +142,8 @@ export function readInput(
   const { sheet, hiddenRows, encoding, columns, ignoreUnknownColumns, command } = options;
   if (encoding !== undefined) refuseUnknownEncoding('--encoding', encoding);
   let shaped: BatchedRecords | undefined;
+  const same = {};
+  INPUT_READ.set(deps.stderr, same);
   const open = async (): Promise<BatchedRecords> => {
     if (shaped !== undefined) return shaped;
     const shaping = options.shaping ?? (await inputShaping(options, deps, columns, command));
@@ -159,7 +163,7 @@ export function readInput(
       ...(hiddenRows !== undefined ? { hiddenRows } : {}),
       ...(timeZone !== undefined ? { timeZone } : {}),
       ...(csvEncoding !== undefined ? { encoding: csvEncoding } : {}),
-    });
+    }, same);
     return shaped;
   };
   return batchedRecords(

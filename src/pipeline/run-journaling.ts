@@ -17,6 +17,7 @@ import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
 import { targetInstance } from '../context/target.js';
 import { mapFileShapes } from '../input/map-file.js';
+import { INPUT_READ } from './command-input.js';
 import type { Env } from '../system/env-values.js';
 
 /** The pipeline's side of a run journal (docs/runs.md): units keyed by their position, as a resume matches. */
@@ -104,7 +105,7 @@ export async function startJournaling(
   let input = null;
   if (typeof invocation.file === 'string' && invocation.file !== '-') {
     const file = resolve(deps.cwd, invocation.file);
-    input = await fingerprintInput(file).catch((error: NodeJS.ErrnoException) => {
+    input = await fingerprintInput(file, INPUT_READ.get(deps.stderr)).catch((error: NodeJS.ErrnoException) => {
       throw new RunJournalError(`cannot read ${file} for the run journal: ${describeSystemError(error, 'file')}`);
     });
   }

@@ -8,8 +8,9 @@ import { flagOf, type RecordedValue } from './recorded-options.js';
 import { RunJournal } from './run-journal.js';
 import { assertRunHere, reportItemOf, scanRun, unlinedItem, type JournalHead, type RunIndex } from './read-run.js';
 
-/** Size and SHA-256 of an input file, streamed (any size, constant memory). */
-export async function fingerprintInput(path: string): Promise<InputFingerprint> {
+/** Size and SHA-256 of an input file, streamed (any size, constant memory), or as `read` noted them. */
+export async function fingerprintInput(path: string, read?: { stat?: string; sha256?: string }): Promise<InputFingerprint> {
+  if (read?.sha256) return { path, size: Number(read.stat?.split(':')[2]), sha256: read.sha256 };
   // A regular file (or a link to one): an input swapped for a FIFO since the run would hang a resume.
   const handle = await openRegularFile(path, { followLinks: true });
   const hash = createHash('sha256');

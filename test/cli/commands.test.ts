@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
 import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -566,6 +567,49 @@ describe('exit codes and targets', () => {
       expect(run.stderr).toContain('in.xlsx: the input file changed while the run read it: nothing from here on is read: the rest was not sent');
       expect(run.stderr).toContain('1 item: 0 ok, 0 partial, 0 failed, 1 skipped');
       expect(calls.filter((name) => name !== 'close' && name !== 'retryCounts')).toEqual([]);
+    });
+  });
+
+  // trial46 F07: the journal named the file found after the prompt, so `runs show` gave B's rows as sent.
+  it.each(['csv', 'json', 'xlsx'])('a .%s saved again while the prompt waits: the journal records the file checked, and runs show says the input changed', async (kind) => {
+    await withTempDir(async (dir) => {
+      const runsDir = join(dir, 'runs');
+      const env = { EXAMCTL_BASE_URL: 'https://exam.example.test', EXAMCTL_TOKEN: 'tok', EXAMCTL_RUNS_DIR: runsDir };
+      const head = ['ExternalId', 'FirstName', 'LastName', 'Email', 'UserName', 'Role'];
+      const rows = (role: string, count: number) => Array.from({ length: count }, (_, i) => [`u-${i}`, 'Ann', 'Lee', `u${i}@x.test`, `u-${i}`, role]);
+      const write = async (name: string, role: string, count: number) => {
+        const path = join(dir, name);
+        if (kind === 'xlsx') await writeWorkbook(path, [{ name: 'Users', rows: [head, ...rows(role, count)] }]);
+        else if (kind === 'json') await writeFile(path, JSON.stringify(rows(role, count).map((row) => Object.fromEntries(head.map((key, i) => [key, row[i]])))));
+        else await writeFile(path, [head, ...rows(role, count)].map((row) => row.join(',')).join('\n') + '\n');
+        return readFile(path);
+      };
+      const checked = await write(`in.${kind}`, 'Candidate', 1);
+      await write(`saved.${kind}`, 'Author', 2);
+      const sent: string[] = [];
+      const api = {
+        upsertUser: async (request: { ExternalId: string; Role: string }) => {
+          sent.push(`${request.ExternalId} ${request.Role}`);
+          return { status: 200, envelope: { Success: true, Errors: null, Content: { User: { ExternalId: request.ExternalId }, GroupErrors: [] } } };
+        },
+        close: async () => {},
+      };
+      const confirm = async () => {
+        await rename(join(dir, `saved.${kind}`), join(dir, `in.${kind}`));
+        return true;
+      };
+      const run = await cli(dir, ['--target', 'remote', 'user', 'sync', '--file', `in.${kind}`], { isTTY: true, confirm, openApi: async () => api as never }, env);
+      // A small CSV sends the rows its structure pass kept; a JSON or .xlsx read again stops (exit 3).
+      expect(run.code, run.stderr).toBe(kind === 'csv' ? 0 : 3);
+      expect(sent).toEqual(kind === 'csv' ? ['u-0 Candidate'] : []);
+      const [id] = await readdir(runsDir);
+      const header = JSON.parse((await readFile(join(runsDir, id!, 'journal.ndjson'), 'utf8')).split('\n')[0]!).b;
+      expect(header.input).toEqual({ path: join(dir, `in.${kind}`), size: checked.length, sha256: createHash('sha256').update(checked).digest('hex') });
+      const shown = testDeps(dir, {}, env);
+      await runCli(['runs', 'show', 'last', '--report', 'rs.csv'], shown.deps);
+      expect(shown.stderr.text).toContain(`its input file ${join(dir, `in.${kind}`)} changed since the run started: its size changed (${checked.length} -> `);
+      expect(shown.stderr.text).toContain('1 item: ');
+      expect(await readFile(join(dir, 'rs.csv'), 'utf8')).not.toMatch(/Author|u-1/);
     });
   });
 
