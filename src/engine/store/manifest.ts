@@ -90,10 +90,7 @@ export async function readStoreLineage(dir: string, at?: number): Promise<Lineag
 
 /** Whether the store holds all it held at `then`: the same journal with its 4 KiB before it, or one compacted into it, as long or longer. */
 export function descendsFrom([now, from, line]: Lineage, then: StorePosition): boolean {
-  // A position with its checksum names its file by inode alone: where the platform has no birth
-  // time (Linux without statx, Wine), the one reported moves with every write (docs/sync.md, "Drift").
-  const file = (id: string) => (then[3] === undefined ? id : id.split(':')[0]);
-  const grown = (at?: StorePosition) => (at?.[0] === then[0] && file(at[2]) === file(then[2]) && at[1] >= then[1]) || (at?.[2] === '' && then[0] < at[0]);
+  const grown = (at?: StorePosition) => (at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1]) || (at?.[2] === '' && then[0] < at[0]);
   const same = line === undefined || then[3] === undefined || then[3] === line;
   return (grown(now) && same) || (!from ? now[0] > then[0] : from.some(grown));
 }
