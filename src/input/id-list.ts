@@ -28,6 +28,7 @@ type IdListOptions = Pick<XlsxReadOptions, 'displayName' | 'sheet' | 'hiddenRows
 /** The column names that mark an id list's id column (CSV or workbook), in order of preference. */
 const ID_COLUMN_NAMES: readonly string[] = ['UserExtId', 'UserExternalId', 'InvigilatorExtId', 'InvigilatorExternalId', 'ExternalId', 'ExtId', 'Id'];
 const ID_COLUMN_KEYS = ID_COLUMN_NAMES.map(normalizeColumnName);
+const MAX_JSON_LIST_BYTES = 16 << 20;
 
 function readJsonIds(text: string, file: string): IdListEntry[] {
   // Lines of the elements: where each value directly inside the top-level array begins.
@@ -165,7 +166,12 @@ export async function readIdList(path: string, options: IdListOptions = {}): Pro
   refuseSheetFlags(file, 'not one', options);
   if (byExtension === 'csv') return readCsvIds(path, file, options.idColumn);
   const start = (await readTextHead(path, file)).trimStart();
-  if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) return readJsonIds(await readTextHead(path, file, Infinity), file);
+  if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) {
+    // Parsed whole, so bounded (a 400 MiB array was exit 70); a plain or CSV list streams, any size.
+    const text = await readTextHead(path, file, MAX_JSON_LIST_BYTES + 1);
+    if (Buffer.byteLength(text) > MAX_JSON_LIST_BYTES) throw new InputFileError(file, 1, 'a JSON id list is at most 16 MiB: give a longer list as plain text or CSV');
+    return readJsonIds(text, file);
+  }
   if (/^[^\r\n]*[,;]/.test(start)) return readCsvIds(path, file, options.idColumn);
   return readPlainIds(path, file);
 }

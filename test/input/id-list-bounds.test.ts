@@ -17,6 +17,14 @@ describe('an id list in bounded memory', () => {
     });
   });
 
+  it('refuses a JSON list over 16 MiB before parsing it (a plain or CSV list streams)', async () => {
+    await withTempDir(async (dir) => {
+      const ids = join(dir, 'ids.json');
+      await writeFile(ids, `[${'"inv-1",'.repeat(2_200_000)}"inv-2"]`);
+      await expectInputFileError(readIdList(ids, { displayName: 'ids.json' }), { file: 'ids.json', line: 1, reason: /^a JSON id list is at most 16 MiB/ });
+    });
+  });
+
   it('reads a CRLF cut by a chunk end as one line end', async () => {
     await withTempDir(async (dir) => {
       const ids = join(dir, 'ids.txt');
