@@ -4,7 +4,7 @@ import { csvRows, MAX_RECORD_BYTES, syntaxErrorReason, normalizeColumnName, repo
 import { isRunReportHeader, restoreNeutralisedCells, SCHEDULE_COLUMN, statusColumnOf } from '../formats/report-csv-contract.js';
 import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
-import { readTextHead, readUtf8Chunks } from './text-source.js';
+import { readTextHead, readUtf8Chunks, type TextOptions } from './text-source.js';
 import { parseJsonDocument } from './json-document.js';
 import { INPUT_LIMITS } from '../system/json-scan.js';
 import type { XlsxReadOptions } from './xlsx-reader.js';
@@ -23,6 +23,7 @@ interface IdListEntry {
 type IdListOptions = Pick<XlsxReadOptions, 'displayName' | 'sheet' | 'hiddenRows' | 'notice'> & {
   /** `--map "Staff ID=UserExtId"`: the header of the id column, before the usual names. */
   idColumn?: string;
+  same?: TextOptions['same'];
 };
 
 /** The column names that mark an id list's id column (CSV or workbook), in order of preference. */
@@ -54,7 +55,7 @@ function readJsonIds(text: string, file: string): IdListEntry[] {
 }
 
 /** A plain list, read a chunk at a time: a line over a CSV record's bound is refused at its line, the rest unread. */
-async function readPlainIds(path: string, file: string): Promise<IdListEntry[]> {
+async function readPlainIds(path: string, file: string, options: IdListOptions): Promise<IdListEntry[]> {
   const entries: IdListEntry[] = [];
   const decoder = new TextDecoder();
   let [carry, line] = ['', 0];
@@ -67,7 +68,7 @@ async function readPlainIds(path: string, file: string): Promise<IdListEntry[]> 
     if (id === '' || id.startsWith('#') || (entries.length === 0 && ID_COLUMN_KEYS.includes(normalizeColumnName(id)))) return;
     entries.push({ id, source: { file, line, index: entries.length } });
   };
-  for await (const chunk of readUtf8Chunks(path, file)) {
+  for await (const chunk of readUtf8Chunks(path, file, options)) {
     // A CR at the end waits: it may be a CRLF's first half.
     const lines = (carry + decoder.decode(chunk, { stream: true })).split(/\r\n|\n|\r(?!$)/);
     carry = lines.pop() as string;
@@ -78,7 +79,7 @@ async function readPlainIds(path: string, file: string): Promise<IdListEntry[]> 
   return entries;
 }
 
-async function readCsvIds(path: string, file: string, mapped?: string): Promise<IdListEntry[]> {
+async function readCsvIds(path: string, file: string, { idColumn: mapped, same }: IdListOptions): Promise<IdListEntry[]> {
   const entries: IdListEntry[] = [];
   let idColumn = -1;
   let statusColumn = -1;
@@ -119,7 +120,7 @@ async function readCsvIds(path: string, file: string, mapped?: string): Promise<
       throw new InputFileError(file, line, `no id column: name one of the columns ${ID_COLUMN_NAMES.join(', ')}, or say which with --map "Column=UserExtId"`);
     },
     row: add,
-  });
+  }, { same });
   for await (const _ of rows);
   return entries;
 }
@@ -130,12 +131,12 @@ async function readCsvIds(path: string, file: string, mapped?: string): Promise<
  * readers read it: other columns ignored, `status` kept for --only-failed, an unreadable id cell
  * refuses the file (an id left out could not be reported against).
  */
-async function readXlsxIds(path: string, file: string, { idColumn: mapped, ...options }: IdListOptions): Promise<IdListEntry[]> {
+async function readXlsxIds(path: string, file: string, { idColumn: mapped, same, ...options }: IdListOptions): Promise<IdListEntry[]> {
   const { readXlsxRecords } = await import('./xlsx-reader.js');
   const entries: IdListEntry[] = [];
   const names = mapped === undefined ? ID_COLUMN_NAMES : [mapped, ...ID_COLUMN_NAMES];
   const columns = [...names, SCHEDULE_COLUMN].map((name) => ({ name, kind: 'string' as const }));
-  const records = readXlsxRecords(path, { ...options, columns, ignoreUnknownColumns: true, displayName: file });
+  const records = readXlsxRecords(path, { ...options, columns, ignoreUnknownColumns: true, displayName: file }, same);
   let idName: string | undefined;
   for await (const record of records) {
     // The column by the same preference as a CSV's: the first of ID_COLUMN_NAMES the header has.
@@ -164,14 +165,14 @@ export async function readIdList(path: string, options: IdListOptions = {}): Pro
   const byExtension = formatFromExtension(path);
   if (byExtension === 'xlsx') return readXlsxIds(path, file, options);
   refuseSheetFlags(file, 'not one', options);
-  if (byExtension === 'csv') return readCsvIds(path, file, options.idColumn);
+  if (byExtension === 'csv') return readCsvIds(path, file, options);
   const start = (await readTextHead(path, file)).trimStart();
   if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) {
     // Parsed whole, so bounded (a 400 MiB array was exit 70); a plain or CSV list streams, any size.
-    const text = await readTextHead(path, file, MAX_JSON_LIST_BYTES + 1);
+    const text = await readTextHead(path, file, MAX_JSON_LIST_BYTES + 1, options);
     if (Buffer.byteLength(text) > MAX_JSON_LIST_BYTES) throw new InputFileError(file, 1, 'a JSON id list is at most 16 MiB: give a longer list as plain text or CSV');
     return readJsonIds(text, file);
   }
-  if (/^[^\r\n]*[,;]/.test(start)) return readCsvIds(path, file, options.idColumn);
-  return readPlainIds(path, file);
+  if (/^[^\r\n]*[,;]/.test(start)) return readCsvIds(path, file, options);
+  return readPlainIds(path, file, options);
 }

@@ -102,11 +102,11 @@ export async function mapFileShapes(path: string, own: unknown, cwd: string): Pr
 }
 
 /** Reads and checks a map file; every problem is a UsageError naming `origin` (the flag or profile key), the line and the key. */
-export async function readMapFile(path: string, origin: string, check?: RegularReadOptions['check']): Promise<MapFileEntries> {
+export async function readMapFile(path: string, origin: string, check?: RegularReadOptions['check'], same?: { sha256?: string }): Promise<MapFileEntries> {
   let text: string;
   try {
     // A map of a few thousand words is kilobytes. `check`: a profile's map file is judged as the config file naming it is.
-    text = decodeTextDocument((await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, ...(check === undefined ? {} : { check }) })).bytes, origin);
+    text = decodeTextDocument((await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check, same })).bytes, origin);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error)}`);

@@ -10,7 +10,7 @@ import { cannotRead, decodeTextDocument } from './text-source.js';
  * request with `Schedule` (and optionally Workflow, Upsert). Anything else is an
  * InputFileError naming the file, before anything is read from the main input.
  */
-export async function readScheduleFile(path: string, file: string): Promise<Omit<ScheduleDefaults, 'written'>> {
+export async function readScheduleFile(path: string, file: string, same?: { sha256?: string }): Promise<Omit<ScheduleDefaults, 'written'>> {
   // The JSON itself given for the file (the contract's `--schedule <json>`): said, not "no such
   // file". A file, never text: a PIN in it would show in `ps` and in the run journal's options.
   if (file.trimStart().startsWith('{')) {
@@ -18,7 +18,7 @@ export async function readScheduleFile(path: string, file: string): Promise<Omit
   }
   let bytes: Buffer;
   try {
-    ({ bytes } = await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES }));
+    ({ bytes } = await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, same }));
   } catch (error) {
     throw cannotRead(file, error);
   }

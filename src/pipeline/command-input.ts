@@ -60,14 +60,14 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
     for (const [source, field] of Object.entries(defaults.map ?? {})) map.push({ source, field, origin: `profile ${name}: map`, level: 0 });
     if (defaults.mapFile !== undefined) {
       // Judged as the config file naming it is: a map file others can write chooses what is sent.
-      const file = await mapFileFlags(resolve(configDir, defaults.mapFile), `profile ${name}: mapFile ${defaults.mapFile}`, 0, deps.env);
+      const file = await mapFileFlags(resolve(configDir, defaults.mapFile), `profile ${name}: mapFile ${defaults.mapFile}`, 0, deps, true);
       map.push(...file.map);
       computed.push(...file.computed);
     }
     for (const [field, value] of Object.entries(defaults.set ?? {})) set.push({ field, value, origin: `profile ${name}: set`, level: 0 });
   }
   if (options.mapFile !== undefined) {
-    const file = await mapFileFlags(resolve(deps.cwd, options.mapFile), `--map-file ${options.mapFile}`, 1);
+    const file = await mapFileFlags(resolve(deps.cwd, options.mapFile), `--map-file ${options.mapFile}`, 1, deps);
     map.push(...file.map);
     computed.push(...file.computed);
   }
@@ -100,10 +100,10 @@ export async function reportDates(options: InputFlagOptions, deps: CommandDeps):
 }
 
 /** A map file's entries (input/map-file.ts) as input flags of one level. */
-async function mapFileFlags(path: string, origin: string, level: number, trustedBy?: CommandDeps['env']): Promise<Pick<InputFlags, 'map'> & { computed: NonNullable<InputFlags['computed']> }> {
+async function mapFileFlags(path: string, origin: string, level: number, deps: CommandDeps, trusted = false): Promise<Pick<InputFlags, 'map'> & { computed: NonNullable<InputFlags['computed']> }> {
   // The map file's reader (and zod) load only for a map file: a run without one does without them.
   const { readMapFile } = await import('../input/map-file.js');
-  const { columns, computed } = await readMapFile(path, origin, trustedBy === undefined ? undefined : await trustedFileCheck(origin, path, trustedBy));
+  const { columns, computed } = await readMapFile(path, origin, trusted ? await trustedFileCheck(origin, path, deps.env) : undefined, noteRead(deps, path));
   return {
     map: columns.map(({ source, field, values, line }) => ({ source, field, origin, level, line, ...(values !== undefined ? { values } : {}) })),
     computed: computed.map((entry) => ({ entry, level })),
@@ -118,8 +118,16 @@ export async function inputShaping(options: InputFlagOptions, deps: CommandDeps,
 }
 
 const SAID = new WeakMap<CommandDeps, Set<string>>();
-/** Each command's input as its first read noted it (by stderr: a deps spread keeps it). */
-export const INPUT_READ = new WeakMap<object, object>();
+/** Each file a command read, by path, as its last read found it: what its journal records (by stderr: a deps spread keeps it). */
+export const FILES_READ = new WeakMap<object, Map<string, FileRead>>();
+type FileRead = { stat?: string; sha256?: string };
+
+/** A fresh note of `path` for a read to fill (fstat, SHA-256). */
+export function noteRead(deps: Pick<CommandDeps, 'stderr'>, path: string): FileRead {
+  const files = FILES_READ.get(deps.stderr) ?? new Map<string, FileRead>();
+  FILES_READ.set(deps.stderr, files.set(path, {}));
+  return files.get(path) as FileRead;
+}
 
 /** A line on stderr said once per run, though a command may read its file (and resolve its flags) more than once. */
 export async function sayOnce(deps: CommandDeps, text: string): Promise<void> {
@@ -142,8 +150,6 @@ export function readInput(
   const { sheet, hiddenRows, encoding, columns, ignoreUnknownColumns, command } = options;
   if (encoding !== undefined) refuseUnknownEncoding('--encoding', encoding);
   let shaped: BatchedRecords | undefined;
-  const same = {};
-  INPUT_READ.set(deps.stderr, same);
   const open = async (): Promise<BatchedRecords> => {
     if (shaped !== undefined) return shaped;
     const shaping = options.shaping ?? (await inputShaping(options, deps, columns, command));
@@ -153,7 +159,8 @@ export function readInput(
     // The flag's encoding, else the profile's (checked with the other input settings).
     const csvEncoding = encoding ?? shaping.encoding;
     // The pipeline merges each record's reader problems (withRecordFindings): an unreadable cell fails its record only.
-    shaped = readRecords(inputPathOf(file, deps), {
+    const path = inputPathOf(file, deps);
+    shaped = readRecords(path, {
       columns,
       ignoreUnknownColumns: ignoreUnknown,
       displayName: displayNameOf(file),
@@ -163,7 +170,7 @@ export function readInput(
       ...(hiddenRows !== undefined ? { hiddenRows } : {}),
       ...(timeZone !== undefined ? { timeZone } : {}),
       ...(csvEncoding !== undefined ? { encoding: csvEncoding } : {}),
-    }, same);
+    }, noteRead(deps, path));
     return shaped;
   };
   return batchedRecords(

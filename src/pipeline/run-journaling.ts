@@ -17,7 +17,7 @@ import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
 import { targetInstance } from '../context/target.js';
 import { mapFileShapes } from '../input/map-file.js';
-import { INPUT_READ } from './command-input.js';
+import { FILES_READ } from './command-input.js';
 import type { Env } from '../system/env-values.js';
 
 /** The pipeline's side of a run journal (docs/runs.md): units keyed by their position, as a resume matches. */
@@ -103,9 +103,11 @@ export async function startJournaling(
   }
   const invocation: Record<string, unknown> = { ...(deps.invocation ?? options) };
   let input = null;
+  // Each file as the command read it, not as found after the prompt.
+  const read = (path: string) => FILES_READ.get(deps.stderr)?.get(path);
   if (typeof invocation.file === 'string' && invocation.file !== '-') {
     const file = resolve(deps.cwd, invocation.file);
-    input = await fingerprintInput(file, INPUT_READ.get(deps.stderr)).catch((error: NodeJS.ErrnoException) => {
+    input = await fingerprintInput(file, read(file)).catch((error: NodeJS.ErrnoException) => {
       throw new RunJournalError(`cannot read ${file} for the run journal: ${describeSystemError(error, 'file')}`);
     });
   }
@@ -121,7 +123,7 @@ export async function startJournaling(
   if (typeof invocation.pin === 'string') recorded.pinSha256 = pinDigest(invocation.pin);
   // A file that shapes every request as much as --file does (schedule push's --schedule, a map
   // file, a profile's unless it shaped nothing): its digest is kept, so a resume reads the same one.
-  const digestOf = (path: string) => fingerprintInput(path).then(({ sha256 }) => sha256, () => undefined);
+  const digestOf = (path: string) => fingerprintInput(path, read(path)).then(({ sha256 }) => sha256, () => undefined);
   for (const name of deps.keptOptions.digested) {
     const path = invocation[name];
     const digest = typeof path === 'string' ? await digestOf(resolve(deps.cwd, path)) : undefined;

@@ -28,7 +28,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import { FLAG_FIELDS } from '../context/settings.js';
 import { OneIdPerFile, withRecordFindings, type Outcome, type RecordJob, type Unit } from './record-job.js';
 import { outcomeOf } from './service-answer.js';
-import { inputShaping, readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from './command-input.js';
+import { inputShaping, noteRead, readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from './command-input.js';
 
 /*
  * `schedule push`'s input (docs/input-formats.md): the schedule requests a file makes (whole JSON
@@ -99,7 +99,8 @@ async function scheduleDefaults(
   shaping: RecordShaping,
   deps: CommandDeps,
 ): Promise<ScheduleDefaults> {
-  const defaults: ScheduleDefaults = scheduleFile === undefined ? { schedule: {} } : await readScheduleFile(resolve(deps.cwd, scheduleFile), scheduleFile);
+  const path = resolve(deps.cwd, scheduleFile ?? '');
+  const defaults: ScheduleDefaults = scheduleFile === undefined ? { schedule: {} } : await readScheduleFile(path, scheduleFile, noteRead(deps, path));
   const written: WrittenTime[] = [];
   if (scheduleFile !== undefined) {
     const problems: Problem[] = [];

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
@@ -90,6 +91,8 @@ export async function readRegularFile(path: string): Promise<string> {
 export interface RegularReadOptions extends Omit<RegularOpenOptions, 'flags'> {
   /** Refuse (FileTooLargeError) rather than read a file longer than this. */
   maxBytes?: number;
+  /** Given the SHA-256 of the bytes read (a run journal records it). */
+  same?: { sha256?: string };
 }
 
 /**
@@ -98,10 +101,14 @@ export interface RegularReadOptions extends Omit<RegularOpenOptions, 'flags'> {
  * swapped between a stat and a read.
  */
 export async function readRegularFileWithStat(path: string, options: RegularReadOptions = {}): Promise<{ bytes: Buffer; stat: Stats }> {
-  const { maxBytes, ...open } = options;
+  const { maxBytes, same, ...open } = options;
   const { handle, stat } = await openChecked(path, open);
+  const read = (bytes: Buffer) => {
+    if (same) same.sha256 = createHash('sha256').update(bytes).digest('hex');
+    return { bytes, stat };
+  };
   try {
-    if (maxBytes === undefined) return { bytes: await handle.readFile(), stat };
+    if (maxBytes === undefined) return read(await handle.readFile());
     if (stat.size > maxBytes) throw new FileTooLargeError(path, maxBytes);
     // What fstat said; a file grown since gets more, up to one byte past the limit.
     let buffer = Buffer.allocUnsafe(stat.size + 1);
@@ -113,7 +120,7 @@ export async function readRegularFileWithStat(path: string, options: RegularRead
       length += bytesRead;
       if (length > maxBytes) throw new FileTooLargeError(path, maxBytes);
     }
-    return { bytes: buffer.subarray(0, length), stat };
+    return read(buffer.subarray(0, length));
   } finally {
     await handle.close().catch(() => undefined);
   }

@@ -613,6 +613,59 @@ describe('exit codes and targets', () => {
     });
   });
 
+  // trial46 F07 (fx46e): the id list, the --schedule and --map-file were fingerprinted after the prompt, not as read.
+  it('invigilators remove --file: an id list saved again while the prompt waits is journaled as read, and runs show says it changed', async () => {
+    await withTempDir(async (dir) => {
+      const env = { EXAMCTL_BASE_URL: 'https://exam.example.test', EXAMCTL_TOKEN: 'tok', EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      await writeFile(join(dir, 'ids.txt'), 'inv-1\n');
+      await writeFile(join(dir, 'saved.txt'), 'inv-1\ninv-2\n');
+      const sent: string[][] = [];
+      const api = {
+        removeInvigilators: async (_schedule: string, ids: string[]) => (sent.push(ids), { status: 200, envelope: { Success: true, Errors: null, Content: { SuccessfullyRemoved: ids, Errors: [] } } }),
+        close: async () => {},
+      };
+      const confirm = async () => (await rename(join(dir, 'saved.txt'), join(dir, 'ids.txt')), true);
+      const run = await cli(dir, ['--target', 'remote', 'invigilators', 'remove', 'S-FUTURE', '--file', 'ids.txt'], { isTTY: true, confirm, openApi: async () => api as never }, env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(sent).toEqual([['inv-1']]);
+      const [id] = await readdir(join(dir, 'runs'));
+      const header = JSON.parse((await readFile(join(dir, 'runs', id!, 'journal.ndjson'), 'utf8')).split('\n')[0]!).b;
+      expect(header.input).toEqual({ path: join(dir, 'ids.txt'), size: 6, sha256: createHash('sha256').update('inv-1\n').digest('hex') });
+      const shown = testDeps(dir, {}, env);
+      await runCli(['runs', 'show', 'last', '--report', 'rs.csv'], shown.deps);
+      expect(shown.stderr.text).toContain(`its input file ${join(dir, 'ids.txt')} changed since the run started: its size changed (6 -> 12`);
+    });
+  });
+
+  it('schedule push: a --schedule and a --map-file saved again while the prompt waits are journaled with the digests of what was sent', async () => {
+    await withTempDir(async (dir) => {
+      const env = { EXAMCTL_BASE_URL: 'https://exam.example.test', EXAMCTL_TOKEN: 'tok', EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      const schedule = (title: string) => JSON.stringify({ ScheduleExtId: 'S-1', AssessmentExtId: 'A-MATH-1', Title: title, StartDateTime: '2026-12-21T09:00:00Z', EndDateTime: '2026-12-21T12:00:00Z', GroupExtId: 'G-1', GroupName: 'Group' });
+      const files = { 'sched.json': schedule('Old'), 'map.json': '{"Cand": "CandidateExtId"}\n', 'saved-sched.json': schedule('New'), 'saved-map.json': '{"Cand": "CandidateExtId", "Given": "FirstName"}\n' };
+      for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+      await writeFile(join(dir, 'c.csv'), 'Cand,FirstName,LastName,Email,Given\nstu-1,Ann,Lee,ann@x.test,Zed\n');
+      const sent: string[] = [];
+      const api = {
+        createSchedule: async (request: { Schedule: { Title: string }; Candidates: { FirstName: string }[] }) => (sent.push(`${request.Schedule.Title} ${request.Candidates[0]!.FirstName}`), { status: 200, envelope: { Success: true, Errors: null, Content: 'S-1' } }),
+        close: async () => {},
+      };
+      const confirm = async () => {
+        for (const name of ['sched.json', 'map.json']) await rename(join(dir, `saved-${name}`), join(dir, name));
+        return true;
+      };
+      const run = await cli(dir, ['--target', 'remote', 'schedule', 'push', '--file', 'c.csv', '--schedule', 'sched.json', '--map-file', 'map.json', '--ignore-unknown-columns'], { isTTY: true, confirm, openApi: async () => api as never }, env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(sent).toEqual(['Old Ann']);
+      const [id] = await readdir(join(dir, 'runs'));
+      const { options } = JSON.parse((await readFile(join(dir, 'runs', id!, 'journal.ndjson'), 'utf8')).split('\n')[0]!).b;
+      const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+      expect([options.scheduleSha256, options.mapFileSha256]).toEqual([sha(files['sched.json']), sha(files['map.json'])]);
+      const shown = testDeps(dir, {}, env);
+      await runCli(['runs', 'show', 'last', '--report', 'rs.csv'], shown.deps);
+      expect(shown.stderr.text).toContain(`its --schedule file ${join(dir, 'sched.json')} changed since the run started`);
+    });
+  });
+
   it('schedule push asks about schedules and candidates, not rows; --only-failed counts the rows still to send', async () => {
     await withTempDir(async (dir) => {
       const env = { EXAMCTL_BASE_URL: 'https://exam.example.test', EXAMCTL_TOKEN: 'tok' };

@@ -17,7 +17,7 @@ import { preparedIds, refuseNotThisRemovalsReport, RemovalCall } from '../../pip
 import { openTargetDirectory } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
-import { displayNameOf, inputPathOf, inputShaping, refuseTooLong, sayOnce, type InputFlagOptions } from '../../pipeline/command-input.js';
+import { displayNameOf, inputPathOf, inputShaping, noteRead, refuseTooLong, sayOnce, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
 
 const ARGUMENTS_SOURCE = '<arguments>';
@@ -136,6 +136,7 @@ async function idEntries(
       hiddenRows,
       idColumn,
       notice: (text) => sayOnce(deps, text),
+      same: noteRead(deps, inputPathOf(file, deps)),
     });
     if (onlyFailed) refuseNotThisRemovalsReport(listed, file, scheduleExtId);
     for (const entry of listed) {
