@@ -84,6 +84,20 @@ describe('config list, show and use say what is true', () => {
       expect((await cli(dir, ['config', 'show'])).stdout).not.toContain(`token: set (file ${join(dir, 'gone.token')})`);
     }));
 
+  // Trial 49, F02: read as a run reads it, content checked too: a run refuses `EAPI abc123` (a space), so the listing does.
+  it('a token file whose content every run refuses (a space inside) is listed as not usable, with why, never the token', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'spaced.token'), 'EAPI abc123\n', { mode: 0o600 });
+      writeFileSync(join(dir, 'u.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role\nu1,F,L,u1@x.example.test,u1,Candidate\n');
+      expect((await cli(dir, ['config', 'set-profile', 'spaced', '--base-url', 'https://exam.example.invalid', '--token-file', 'spaced.token'])).code).toBe(0);
+      const list = await cli(dir, ['config', 'list']);
+      expect(list.stdout).toContain(`spaced  https://exam.example.invalid  token: not usable: ${join(dir, 'spaced.token')} holds a character outside visible ASCII (at position 5, not shown)`);
+      expect(list.stdout).not.toContain('abc123');
+      const run = await cli(dir, ['--yes', 'user', 'sync', '--file', 'u.csv']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('holds a character outside visible ASCII (at position 5, not shown)');
+    }));
+
   it('config use while EXAMCTL_PROFILE names another: said on stderr', () =>
     withTempDir(async (dir) => {
       for (const name of ['prod', 'staging']) await cli(dir, ['config', 'set-profile', name, '--base-url', `https://${name}.example.invalid`]);
