@@ -68,6 +68,19 @@ it('login --profile STG while profile stg holds stg.token: exit 2 before a token
     expect(readFileSync(join(dir, '.config', 'stg.token'), 'utf8')).toBe('staging-secret\n');
   }));
 
+/** Trial 49, F03: a token file two profiles share by its very path is one file everywhere; the refusal says so and the way out. */
+it('login --profile prod while profile bulk names prod.token too: exit 2 saying it is that file here, and how to give bulk its own', () =>
+  withTempDir(async (dir) => {
+    expect((await cli(dir, ['login', '--profile', 'prod', '--base-url', 'https://prod.example.invalid', '--with-token', '--no-verify'], {}, 'old-secret\n')).code).toBe(0);
+    const shared = join(dir, '.config', 'prod.token');
+    expect((await cli(dir, ['config', 'set-profile', 'bulk', '--base-url', 'https://prod.example.invalid', '--token-file', shared])).code).toBe(0);
+    const login = await cli(dir, ['login', '--profile', 'prod', '--with-token', '--no-verify'], {}, 'new-secret\n');
+    expect(login.code, login.stderr).toBe(2);
+    expect(login.stderr).toContain(`${shared} is profile bulk's token file too; nothing was changed: give bulk its own first: examctl config set-profile bulk --token-file <another file>`);
+    expect(login.stderr).not.toContain('macOS');
+    expect(readFileSync(shared, 'utf8')).toBe('old-secret\n');
+  }));
+
 /** Trial 45, F07: `token: set` is a file a run can read; `config use` says when EXAMCTL_PROFILE beats the default. */
 describe('config list, show and use say what is true', () => {
   it('a token file missing or empty is listed as not usable, with why; one a run reads as set', () =>
