@@ -91,14 +91,16 @@ export async function remoteTargetOf(settings: RunSettings, input: Pick<RemoteTa
     target.tokenSource = 'profile';
   }
   // Checked where the source is known, for every source alike (a line break too); the token itself is never shown.
-  const bad = target.token === undefined ? -1 : target.token.search(/[^\x21-\x7e]/);
-  if (bad >= 0 && target.tokenSource !== undefined) {
-    throw new UsageError(
-      `the token from ${describeSource(target.tokenSource)} holds a character outside visible ASCII (at position ${bad + 1}, not shown); ` +
-        'a token is letters, digits and punctuation only (a copy from a document may have added one)',
-    );
-  }
+  if (target.tokenSource !== undefined) visibleToken(target.token ?? '', `the token from ${describeSource(target.tokenSource)}`);
   return target;
+}
+
+/** The token, else exit 2 naming `from` and where: one check for every source and `config list`. */
+function visibleToken(token: string, from: string): string {
+  const bad = token.search(/[^\x21-\x7e]/);
+  if (bad < 0) return token;
+  const where = `(at position ${bad + 1}, not shown); a token is letters, digits and punctuation only`;
+  throw new UsageError(`${from} holds a character outside visible ASCII ${where} (a copy from a document may have added one)`);
 }
 
 const SOURCE_WORDS: Readonly<Record<TokenSource, string>> = {
@@ -115,12 +117,12 @@ export function describeSource(source: TokenSource): string {
 /** A token is a few hundred bytes at most: a larger "token file" is the wrong file, refused unread. */
 const TOKEN_FILE_MAX_BYTES = 64 * 1024;
 
-/** Reads a token file (below): the token, its file's loose mode added to `warnings`. */
+/** Reads a token file (below), its token checked: the token, its file's loose mode added to `warnings`. */
 export async function readTokenFile(file: string, via: string, warnings: string[], env: Env = process.env): Promise<string> {
   const { text, mode } = await readSecretFile(file, via, 'token', TOKEN_FILE_MAX_BYTES, env);
   const exposed = tokenFileModeWarning(file, mode, via);
   if (exposed !== undefined) warnings.push(exposed);
-  return text;
+  return visibleToken(text, `${via}: ${file}`);
 }
 
 /**

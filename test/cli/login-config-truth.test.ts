@@ -68,6 +68,19 @@ it('login --profile STG while profile stg holds stg.token: exit 2 before a token
     expect(readFileSync(join(dir, '.config', 'stg.token'), 'utf8')).toBe('staging-secret\n');
   }));
 
+/** Trial 49, F03: a token file two profiles share by its very path is one file everywhere; the refusal says so and the way out. */
+it('login --profile prod while profile bulk names prod.token too: exit 2 saying it is that file here, and how to give bulk its own', () =>
+  withTempDir(async (dir) => {
+    expect((await cli(dir, ['login', '--profile', 'prod', '--base-url', 'https://prod.example.invalid', '--with-token', '--no-verify'], {}, 'old-secret\n')).code).toBe(0);
+    const shared = join(dir, '.config', 'prod.token');
+    expect((await cli(dir, ['config', 'set-profile', 'bulk', '--base-url', 'https://prod.example.invalid', '--token-file', shared])).code).toBe(0);
+    const login = await cli(dir, ['login', '--profile', 'prod', '--with-token', '--no-verify'], {}, 'new-secret\n');
+    expect(login.code, login.stderr).toBe(2);
+    expect(login.stderr).toContain(`${shared} is profile bulk's token file too; nothing was changed: give bulk its own first: examctl config set-profile bulk --token-file <another file>`);
+    expect(login.stderr).not.toContain('macOS');
+    expect(readFileSync(shared, 'utf8')).toBe('old-secret\n');
+  }));
+
 /** Trial 45, F07: `token: set` is a file a run can read; `config use` says when EXAMCTL_PROFILE beats the default. */
 describe('config list, show and use say what is true', () => {
   it('a token file missing or empty is listed as not usable, with why; one a run reads as set', () =>
@@ -82,6 +95,20 @@ describe('config list, show and use say what is true', () => {
       expect(list.stdout).toContain(`empty  https://exam.example.invalid  token: not usable: ${join(dir, 'empty.token')} is empty`);
       expect(list.stdout).toContain(`good  https://exam.example.invalid  token: set (file ${join(dir, 'good.token')})`);
       expect((await cli(dir, ['config', 'show'])).stdout).not.toContain(`token: set (file ${join(dir, 'gone.token')})`);
+    }));
+
+  // Trial 49, F02: read as a run reads it, content checked too: a run refuses `EAPI abc123` (a space), so the listing does.
+  it('a token file whose content every run refuses (a space inside) is listed as not usable, with why, never the token', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'spaced.token'), 'EAPI abc123\n', { mode: 0o600 });
+      writeFileSync(join(dir, 'u.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role\nu1,F,L,u1@x.example.test,u1,Candidate\n');
+      expect((await cli(dir, ['config', 'set-profile', 'spaced', '--base-url', 'https://exam.example.invalid', '--token-file', 'spaced.token'])).code).toBe(0);
+      const list = await cli(dir, ['config', 'list']);
+      expect(list.stdout).toContain(`spaced  https://exam.example.invalid  token: not usable: ${join(dir, 'spaced.token')} holds a character outside visible ASCII (at position 5, not shown)`);
+      expect(list.stdout).not.toContain('abc123');
+      const run = await cli(dir, ['--yes', 'user', 'sync', '--file', 'u.csv']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('holds a character outside visible ASCII (at position 5, not shown)');
     }));
 
   it('config use while EXAMCTL_PROFILE names another: said on stderr', () =>

@@ -33,7 +33,14 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   const twin = Object.entries(config.profiles).find(
     ([other, p]) => other !== name && p.tokenFile && resolve(dir, p.tokenFile).toLowerCase() === file.toLowerCase(),
   );
-  if (twin) throw new UsageError(`examctl login: ${file} is profile ${twin[0]}'s token file on macOS and Windows; nothing was changed`);
+  if (twin) {
+    // config set-profile lets two profiles share a path; one only letter case tells apart is one file on macOS and Windows.
+    const [other, shared] = [twin[0], resolve(dir, twin[1].tokenFile ?? '') === file ? 'too' : 'on macOS and Windows'];
+    throw new UsageError(
+      `examctl login: ${file} is profile ${other}'s token file ${shared}; nothing was changed: ` +
+        `give ${other} its own first: examctl config set-profile ${other} --token-file <another file>`,
+    );
+  }
   if (!options.withToken && !promptsAllowed(options, deps)) {
     throw new UsageError(
       'examctl login prompts for the token and needs a terminal: in scripts ' +
@@ -103,17 +110,17 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
     },
     `/external/review-sessions/${probeId()}`,
   );
-  const nothingStored = 'nothing was stored';
+  const unchecked = 'nothing was stored. To store it unchecked: examctl login --no-verify';
   if (answer.kind === 'unreachable') {
-    throw new TargetError(`examctl login: could not reach ${baseUrl} to check the token (${answer.reason}); ${nothingStored}. To store it unchecked: examctl login --no-verify`);
+    throw new TargetError(`examctl login: could not reach ${baseUrl} to check the token (${answer.reason}); ${unchecked}`);
   }
   if (answer.status === 401 || answer.status === 403) {
-    throw new TargetError(`examctl login: ${baseUrl} refused the token (HTTP ${answer.status}); ${nothingStored}`);
+    throw new TargetError(`examctl login: ${baseUrl} refused the token (HTTP ${answer.status}); nothing was stored`);
   }
   const accepted = answer.envelope !== undefined && (answer.envelope.Success || errorsOf(answer.envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound));
   if (!accepted) {
     throw new TargetError(
-      `examctl login: ${baseUrl} answered HTTP ${answer.status}${answer.envelope === undefined ? " without the API's JSON envelope (is it the integration API's base URL?)" : ''}, so the token could not be checked; ${nothingStored}. To store it unchecked: examctl login --no-verify`,
+      `examctl login: ${baseUrl} answered HTTP ${answer.status}${answer.envelope === undefined ? " without the API's JSON envelope (is it the integration API's base URL?)" : ''}, so the token could not be checked; ${unchecked}`,
     );
   }
   await say(deps, `token accepted by ${baseUrl}`);
