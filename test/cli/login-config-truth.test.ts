@@ -79,6 +79,10 @@ it('login --profile prod while profile bulk names prod.token too: exit 2 saying 
     expect(login.stderr).toContain(`${shared} is profile bulk's token file too; nothing was changed: give bulk its own first: examctl config set-profile bulk --token-file <another file>`);
     expect(login.stderr).not.toContain('macOS');
     expect(readFileSync(shared, 'utf8')).toBe('old-secret\n');
+    // The same file named `~/...`, as set-profile keeps it and runs read it.
+    expect((await cli(dir, ['config', 'set-profile', 'bulk', '--token-file', '~/.config/prod.token'], { HOME: dir })).code).toBe(0);
+    const tilde = await cli(dir, ['login', '--profile', 'prod', '--with-token', '--no-verify'], { HOME: dir }, 'new-secret\n');
+    expect([tilde.code, readFileSync(shared, 'utf8')], tilde.stderr).toEqual([2, 'old-secret\n']);
   }));
 
 /** Trial 45, F07: `token: set` is a file a run can read; `config use` says when EXAMCTL_PROFILE beats the default. */

@@ -1,5 +1,5 @@
 import { quotedValue, redactUrl } from '../../domain/problem.js';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { say } from '../../formats/terminal-text.js';
 import { TargetError, UsageError } from '../../system/errors.js';
 import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, sameUrl, setProfileToken } from '../../context/config-file.js';
@@ -30,12 +30,12 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   }
   const [fileName, dir] = [`${name}.token`, configDir(env)];
   const file = join(dir, fileName);
-  const twin = Object.entries(config.profiles).find(
-    ([other, p]) => other !== name && p.tokenFile && resolve(dir, p.tokenFile).toLowerCase() === file.toLowerCase(),
-  );
+  // As runs read it (a `~/...` kept as given included).
+  const tokenFileOf = (p: { tokenFile?: string }) => (p.tokenFile ? expandPath(p.tokenFile, dir, env) : '');
+  const twin = Object.entries(config.profiles).find(([other, p]) => other !== name && tokenFileOf(p).toLowerCase() === file.toLowerCase());
   if (twin) {
     // config set-profile lets two profiles share a path; one only letter case tells apart is one file on macOS and Windows.
-    const [other, shared] = [twin[0], resolve(dir, twin[1].tokenFile ?? '') === file ? 'too' : 'on macOS and Windows'];
+    const [other, shared] = [twin[0], tokenFileOf(twin[1]) === file ? 'too' : 'on macOS and Windows'];
     throw new UsageError(
       `examctl login: ${file} is profile ${other}'s token file ${shared}; nothing was changed: ` +
         `give ${other} its own first: examctl config set-profile ${other} --token-file <another file>`,
