@@ -106,17 +106,16 @@ export class RecordDispatcher<P, R> {
     const n = this.position++;
     const journal = this.journal;
     const upcoming = this.nextUpcoming(unit, n);
+    const prepared = unit.prepared;
     // A resumed run's settled outcomes stand whatever stops this attempt: they are its report.
+    // Not an ok one the memory takes back (a store older than the run left it): sent again.
     const kept = upcoming === undefined ? journal?.kept(n, unit) : upcoming.kept;
     if (kept !== undefined) {
-      if (kept.item.status === 'ok' && unit.prepared.ok && journal !== undefined) {
-        this.job.acknowledged?.(unit, unit.prepared.value, { status: 'ok', errors: [], ...(kept.item.action === undefined ? {} : { action: kept.item.action }) }, journal.id, true);
-      }
-      return kept;
+      if (kept.item.status !== 'ok' || !prepared.ok || journal === undefined) return kept;
+      if (this.job.acknowledged?.(unit, prepared.value, { status: 'ok', errors: [], ...(kept.item.action === undefined ? {} : { action: kept.item.action }) }, journal.id, true) !== false) return kept;
     }
     this.checkStop();
     if (this.stop !== undefined) return skipped(unit, this.notSent());
-    const prepared = unit.prepared;
     if (!prepared.ok) {
       this.countFailure();
       if (journal !== undefined) this.journalledSync(() => journal.refused(n, unit, prepared.problems));

@@ -97,8 +97,8 @@ export interface RecordJob<P, R = never> {
    * the run's end (docs/sync.md, "Format"); a store that fails is the run's error in every sink (docs/ci.md).
    */
   ending?(): Promise<void>;
-  /** A real run's unit the target acknowledged `ok` (`kept`: in an earlier attempt of a resumed run). */
-  acknowledged?(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void;
+  /** A real run's unit the target acknowledged `ok` (`kept`: in an earlier attempt of a resumed run; false: sent again). */
+  acknowledged?(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): boolean | void;
   /** A real run's unit that may have changed the target without an ok (docs/sync.md, "--changed-only"). */
   unsettled?(unit: Unit<P>): void;
   /** A real run's unit the target refused; `taken`: it exists already, whoever made it. */

@@ -89,8 +89,9 @@ export class SentMemory<P> {
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
   protected store: OpenDirectory | null = null;
-  /** The store's position when opened, and how to read it. */
+  /** The store's position when opened, and how to read it; whether older than the newest run's. */
   private position: PopulationRecord['store'];
+  private older = false;
   private positionOf = async (): Promise<PopulationRecord['store']> => undefined;
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
@@ -229,6 +230,7 @@ export class SentMemory<P> {
         );
       }
       tell(`note: ${older}`);
+      this.older = true;
       this.distrustRun((run) => run <= newest.run, resolved.kind === 'local');
     }
     return this.memory;
@@ -366,8 +368,10 @@ export class SentMemory<P> {
    * Remembers what the target acknowledged (and `keptBeside`). Not an item a resume keeps as
    * unchanged: put back after the memory lost it, it would claim a request this target may never
    * have had (docs/sync.md, "The sync memory"). A schedule examctl named goes under the answer's `id`.
+   * None stands on an older store: false, sent again (docs/runs.md).
    */
-  protected acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): void {
+  protected acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): boolean | void {
+    if (kept && this.older) return false;
     const memory = this.memory;
     const id = unit.id ?? (this.kind === 'schedules' ? outcome.id : undefined);
     if (memory === undefined || id === undefined || (kept && outcome.action === 'unchanged')) return;

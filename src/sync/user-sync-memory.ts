@@ -445,8 +445,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     }
   }
 
-  protected override acknowledged(unit: Unit<UserRequest>, payload: UserRequest, outcome: Outcome, run: string, kept: boolean): void {
-    if (!this.withdrawn.has(payload)) super.acknowledged(unit, payload, outcome, run, kept);
+  protected override acknowledged(unit: Unit<UserRequest>, payload: UserRequest, outcome: Outcome, run: string, kept: boolean): boolean | void {
+    if (!this.withdrawn.has(payload)) return super.acknowledged(unit, payload, outcome, run, kept);
   }
 
   /** A leaver's answer says `disabled`; a 131 or 1134 for a link examctl DELETEs is done. */

@@ -37,6 +37,20 @@ async function again(dir: string, change: () => Promise<unknown> | void): Promis
   served = await serve(join(dir, 'store'), port);
 }
 
+/** A file cut after the line `last` picks (by default its last line dropped), as a kill leaves it. */
+function cutFile(file: string, last = (lines: string[]) => lines.length - 2) {
+  const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+  writeFileSync(file, `${lines.slice(0, last(lines) + 1).join('\n')}\n`);
+}
+
+/** The newest run's journal killed after item `n`'s last outcome (a resume's, if it resent it), and its memory's end line (`memory`). */
+function killedAfter(dir: string, n: number, memory: string) {
+  const run = readdirSync(join(dir, 'runs')).sort().at(-1)!;
+  cutFile(join(dir, 'runs', run, 'journal.ndjson'), (lines) => lines.findLastIndex((line) => line.includes(`"n":${n},`) && line.includes('"status"')));
+  cutFile(memory);
+  return run;
+}
+
 /** Night 1 (S-MATH1-DEC alone) pushed to a served store; `push` runs the nights after (both sittings). */
 async function firstNight(dir: string) {
   const sittings = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8').trimEnd().split('\n');
@@ -73,6 +87,19 @@ describe('a store served by local serve, under its schedule memory', () => {
         expect(run.actions).toEqual(night === 3 ? ['S-MATH1-DEC updated', 'S-PHYS2-JAN updated'] : ['S-MATH1-DEC unchanged', 'S-PHYS2-JAN unchanged']);
         expect(run.stderr.match(older)?.length ?? 0, run.stderr).toBe(night === 3 ? 1 : 0);
       }
+    }));
+
+  it('a night killed after its acknowledgements, the store restored (new files) to the backup before it, then runs resume: the sitting it created is created again (trial49 F01)', () =>
+    withTempDir(async (dir) => {
+      const { push } = await firstNight(dir);
+      await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
+      expect((await push('night2.csv')).actions).toEqual(['S-MATH1-DEC unchanged', 'S-PHYS2-JAN created']);
+      const run = killedAfter(dir, 1, join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'schedules.ndjson'));
+      await again(dir, () => { rmSync(join(dir, 'store'), { recursive: true }); cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true }); });
+      expect((await cli(dir, ['runs', 'resume', run, '--base-url', served!.url, '--yes'])).code).toBe(0);
+      const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Schedules: { ScheduleExtId: string }[] };
+      expect(world.Schedules.map((schedule) => schedule.ScheduleExtId)).toEqual(expect.arrayContaining(['S-MATH1-DEC', 'S-PHYS2-JAN']));
+      expect((await push('night2.csv')).actions).toEqual(['S-MATH1-DEC unchanged', 'S-PHYS2-JAN unchanged']);
     }));
 
   it('replaced with a new token (local init --force, no --seed): the store question refused is the run refused, not a quiet night of all unchanged', () =>
@@ -259,6 +286,33 @@ describe('a served store restored in place: under the running server, or after a
       await again(dir, () => restoreInPlace(dir));
       const next = await night(dir, 'new.csv');
       expect([next.items, next.stderr]).toEqual([['u-1 updated', 'u-2 updated', 'u-3 updated'], expect.stringMatching(/note: run \S+ ended before it said where it left the store: what it sent is sent again/)]);
+      expect(await emails(dir)).toEqual(['u1@new.test', 'u2@new.test', 'u3@new.test']);
+      expect((await night(dir, 'new.csv')).items).toEqual(['u-1 unchanged', 'u-2 unchanged', 'u-3 unchanged']);
+    }));
+
+  it('a night killed after two acknowledgements, the store restored (new files) to the backup before it, then runs resume: the resume sends again what its journal kept (trial49 F01)', () =>
+    withTempDir(async (dir) => {
+      writeFileSync(join(dir, 'old.csv'), users('old.test'));
+      writeFileSync(join(dir, 'new.csv'), users('new.test'));
+      expect((await cli(dir, ['local', 'init', '--store', 'store', '--seed', join(ROOT, 'fixtures', 'world.json')])).code).toBe(0);
+      served = await serve(join(dir, 'store'));
+      expect((await night(dir, 'old.csv')).code).toBe(0);
+      await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
+      expect((await night(dir, 'new.csv')).items).toEqual(['u-1 updated', 'u-2 updated', 'u-3 updated']);
+      // Killed after two outcomes: the journal cut after its second, the memory's end line never written.
+      const memory = join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'users.ndjson');
+      const run = killedAfter(dir, 1, memory);
+      await again(dir, () => { rmSync(join(dir, 'store'), { recursive: true }); cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true }); });
+      const resume = () => cli(dir, ['runs', 'resume', run, '--base-url', served!.url, '--yes', '--json']);
+      const resumed = await resume();
+      expect([resumed.code, resumed.stderr]).toEqual([0, expect.stringMatching(/note: the remote store is older than run \S+ left it/)]);
+      expect(await emails(dir)).toEqual(['u1@new.test', 'u2@new.test', 'u3@new.test']);
+      // That resume killed after its first resend (u-2 not sent again): its resume sends what the first attempt's journal kept.
+      killedAfter(dir, 0, memory);
+      writeFileSync(join(dir, 'u2old.csv'), `${header}u-2,F,L2,u2@old.test,Candidate\n`);
+      await again(dir, async () => expect((await cli(dir, ['user', 'sync', '--file', 'u2old.csv', '--target', 'local', '--store', 'store', '--yes'])).code).toBe(0));
+      expect(await emails(dir)).toEqual(['u1@new.test', 'u2@old.test', 'u3@new.test']);
+      expect((await resume()).code).toBe(0);
       expect(await emails(dir)).toEqual(['u1@new.test', 'u2@new.test', 'u3@new.test']);
       expect((await night(dir, 'new.csv')).items).toEqual(['u-1 unchanged', 'u-2 unchanged', 'u-3 unchanged']);
     }));
