@@ -15,13 +15,16 @@ const FIELD_OF = new Map<string, FlagField>(FLAGS);
 /** One link examctl manages, as the sync memory records it: the hierarchy id and the flag words sent true. */
 export type ManagedLink = readonly [id: string, flags: readonly string[]];
 
+/** A link examctl deleted (no flags) or the flags it revoked, and the run whose request did: `k` (docs/sync.md, "Drift"). */
+export type PrunedLink = readonly [id: string, run: string, flags?: readonly string[]];
+
 /** Links by hierarchy id, each with the flags examctl last sent true. */
 type Links = Map<string, Set<FlagField>>;
 
 function parseLinks(links: readonly ManagedLink[] | undefined): Links {
   const map: Links = new Map();
   for (const [id, words] of links ?? []) {
-    const flags = new Set<FlagField>();
+    const flags = map.get(id) ?? new Set<FlagField>();
     for (const word of words) {
       const field = FIELD_OF.get(word);
       if (field !== undefined) flags.add(field);
@@ -59,6 +62,26 @@ export function readLinks(h: unknown): ManagedLink[] | undefined {
     links.push([link[0], words as string[]]);
   }
   return links;
+}
+
+/** A memory line's `k` as read; `undefined`: not a list of `[id, run, [flag words]?]` (damage). */
+export function readPruned(k: unknown): PrunedLink[] | undefined {
+  return Array.isArray(k) && k.every((link) => Array.isArray(link) && link.length <= 3 && typeof link[1] === 'string' && readLinks([[link[0], link[2] ?? []]])?.length === 1) ? k : undefined;
+}
+
+/** A user's `k` once a request of `run` took its links from `before` to `after`: the 16 newest (docs/sync.md, "Drift"). */
+export function prunedAfter(before: readonly ManagedLink[] = [], after: readonly ManagedLink[] | undefined, pruned: readonly PrunedLink[] = [], run: string): PrunedLink[] | undefined {
+  const now = parseLinks(after);
+  const kept = [...before.map(([id, words]) => [id, run, words, true] as const), ...pruned.map(([id, at, words]) => [id, at, words, words === undefined] as const)].flatMap(([id, at, words = [], link]): PrunedLink[] => {
+    const lost = words.filter((word) => now.get(id)?.has(FIELD_OF.get(word)!) === false);
+    return !now.has(id) ? (link ? [[id, at]] : []) : lost.length > 0 ? [[id, at, lost]] : [];
+  });
+  return kept.length === 0 ? undefined : kept.slice(0, 16);
+}
+
+/** The links --prune-memberships judges a user by: a distrusted one's (digest cleared) with those examctl pruned (`k`). */
+export function prunableLinks(entry: { digest: string; links?: readonly ManagedLink[]; pruned?: readonly PrunedLink[] } | undefined): readonly ManagedLink[] | undefined {
+  return entry?.pruned === undefined || entry.digest !== '' ? entry?.links : formatLinks(parseLinks([...(entry.links ?? []), ...entry.pruned.map(([id, , words]): ManagedLink => [id, words ?? []])]));
 }
 
 function isMembership(entry: unknown): entry is HierarchyMembership {

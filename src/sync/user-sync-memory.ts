@@ -17,7 +17,7 @@ import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches, type BatchedRecords } from '../input/batches.js';
-import { linksAfter, pruneOf, removalsOf } from './memberships.js';
+import { linksAfter, prunableLinks, prunedAfter, pruneOf, removalsOf, type PrunedLink } from './memberships.js';
 import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
@@ -188,7 +188,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       // A table's column is there even where a cell is empty: an empty cell is "no managed links".
       const given = record.raw?.names?.includes('Hierarchies') ?? value !== undefined;
       if (record.raw !== undefined) this.hierarchiesColumn ??= given;
-      const links = memory.entries.get(id)?.links;
+      const links = prunableLinks(memory.entries.get(id));
       if (links === undefined) continue;
       const read = record.raw === undefined || value === undefined ? value : coerceCell('Hierarchies', 'hierarchies', value, []);
       if (!given) notStated += 1;
@@ -323,7 +323,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // A user the memory knows it disabled is back; a full run with --disable-missing enables every
     // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
     if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry?.digest))) value = { ...value, DisableLogin: false };
-    const prune = this.userFlags.pruneMemberships ? pruneOf(full?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
+    const prune = this.userFlags.pruneMemberships ? pruneOf(prunableLinks(full), value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
     if (prune?.added === true) {
       value = prune.request;
       this.pruned.set(value, new Set(prune.deleted));
@@ -478,8 +478,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (done.length === 0) return;
     const links = linksAfter(entry.links, done);
     // Its raw digest goes with the request digest it stood for: neither holds now.
-    const { links: _before, raw: _raw, ...rest } = entry;
-    this.memory!.record(payload.ExternalId, { ...rest, digest: '', ...(links === undefined ? {} : { links }) });
+    const { links: _before, raw: _raw, pruned: _pruned, ...rest } = entry;
+    const pruned = prunedAfter(entry.links, links, entry.pruned, this.run ?? entry.run);
+    this.memory!.record(payload.ExternalId, { ...rest, digest: '', ...(links === undefined ? {} : { links }), ...(pruned && { pruned }) });
   }
 
   /** The entry a user's request leaves unanswered: docs/sync.md, "A request cut short", lists it. */
@@ -497,6 +498,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (lastName !== undefined) intent.lastName = lastName;
     if (leaver || entry?.disabled === true) intent.disabled = true;
     if (links !== undefined) intent.links = links;
+    if (entry?.pruned !== undefined) intent.pruned = entry.pruned;
     if (entry === undefined || entry.tentative === true) intent.tentative = true;
     else Object.assign(intent, joinedOf(entry, run));
     // Sent by this population: missing from its next file, this population disables it.
@@ -513,7 +515,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   protected override keptBeside(id: string, payload: UserRequest, run: string, retried?: string): Omit<MemoryEntry, 'digest' | 'run'> {
     const entry = this.memory?.entries.get(id);
     const given = this.asTheFileGives.get(payload) ?? payload;
-    const kept = acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population);
+    const links = linksAfter(entry?.links, payload.Hierarchies);
+    const kept = acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population, prunedAfter(entry?.links, links, entry?.pruned, run));
     // Answered 240: never created, so tentative, joined by no run.
     return Object.assign(kept, this.neverCreated.has(payload) ? { tentative: true } : joinedOf(entry, run, retried));
   }
@@ -551,6 +554,7 @@ export function acknowledgedUser(
   raw: string | undefined,
   disabled: boolean,
   population: string | undefined,
+  pruned?: PrunedLink[],
 ): Omit<MemoryEntry, 'digest' | 'run'> {
   // Built field by field, not spread from one object per field: one object per acknowledged user.
   const more: Omit<MemoryEntry, 'digest' | 'run'> = {};
@@ -560,6 +564,7 @@ export function acknowledgedUser(
   if (sent.Email !== undefined) more.email = sent.Email;
   if (disabled) more.disabled = true;
   if (links !== undefined) more.links = links;
+  if (pruned !== undefined) more.pruned = pruned;
   if (population !== undefined) more.population = population;
   return more;
 }
