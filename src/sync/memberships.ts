@@ -15,9 +15,6 @@ const FIELD_OF = new Map<string, FlagField>(FLAGS);
 /** One link examctl manages, as the sync memory records it: the hierarchy id and the flag words sent true. */
 export type ManagedLink = readonly [id: string, flags: readonly string[]];
 
-/** A link examctl deleted (no flags) or the flags it revoked, and the run whose request did: `k` (docs/sync.md, "Drift"). */
-export type PrunedLink = readonly [id: string, run: string, flags?: readonly string[]];
-
 /** Links by hierarchy id, each with the flags examctl last sent true. */
 type Links = Map<string, Set<FlagField>>;
 
@@ -64,24 +61,28 @@ export function readLinks(h: unknown): ManagedLink[] | undefined {
   return links;
 }
 
-/** A memory line's `k` as read; `undefined`: not a list of `[id, run, [flag words]?]` (damage). */
-export function readPruned(k: unknown): PrunedLink[] | undefined {
-  return Array.isArray(k) && k.every((link) => Array.isArray(link) && link.length <= 3 && typeof link[1] === 'string' && readLinks([[link[0], link[2] ?? []]])?.length === 1) ? k : undefined;
-}
-
-/** A user's `k` once a request of `run` took its links from `before` to `after`: the 16 newest (docs/sync.md, "Drift"). */
-export function prunedAfter(before: readonly ManagedLink[] = [], after: readonly ManagedLink[] | undefined, pruned: readonly PrunedLink[] = [], run: string): PrunedLink[] | undefined {
+/**
+ * A user's `k` once its links went from `before` to `after`: each link examctl deleted (as
+ * `[id, []]`) or flags it revoked, until given again; the 16 newest (docs/sync.md, "Drift").
+ */
+export function prunedAfter(
+  before: readonly ManagedLink[] = [],
+  after: readonly ManagedLink[] | undefined,
+  pruned: readonly ManagedLink[] = [],
+): ManagedLink[] | undefined {
   const now = parseLinks(after);
-  const kept = [...before.map(([id, words]) => [id, run, words, true] as const), ...pruned.map(([id, at, words]) => [id, at, words, words === undefined] as const)].flatMap(([id, at, words = [], link]): PrunedLink[] => {
-    const lost = words.filter((word) => now.get(id)?.has(FIELD_OF.get(word)!) === false);
-    return !now.has(id) ? (link ? [[id, at]] : []) : lost.length > 0 ? [[id, at, lost]] : [];
+  const kept = [...before, ...pruned].map(([id, words]): ManagedLink => {
+    return [id, words.filter((word) => now.get(id)?.has(FIELD_OF.get(word)!) === false)];
   });
-  return kept.length === 0 ? undefined : kept.slice(0, 16);
+  const lost = kept.filter(([id, words]) => !now.has(id) || words.length > 0);
+  return lost.length === 0 ? undefined : lost.slice(0, 16);
 }
 
-/** The links --prune-memberships judges a user by: a distrusted one's (digest cleared) with those examctl pruned (`k`). */
-export function prunableLinks(entry: { digest: string; links?: readonly ManagedLink[]; pruned?: readonly PrunedLink[] } | undefined): readonly ManagedLink[] | undefined {
-  return entry?.pruned === undefined || entry.digest !== '' ? entry?.links : formatLinks(parseLinks([...(entry.links ?? []), ...entry.pruned.map(([id, , words]): ManagedLink => [id, words ?? []])]));
+/** What --prune-memberships judges a user by: a distrusted one's links (its digest cleared) with its `k`. */
+export function prunableLinks(
+  entry: { digest: string; links?: ManagedLink[]; pruned?: ManagedLink[] } | undefined,
+): readonly ManagedLink[] | undefined {
+  return entry?.digest === '' && entry.pruned ? [...(entry.links ?? []), ...entry.pruned] : entry?.links;
 }
 
 function isMembership(entry: unknown): entry is HierarchyMembership {

@@ -3,7 +3,7 @@ import { hash } from 'node:crypto';
 import { UsageError } from '../system/errors.js';
 import { encodeChecksummedLine } from '../system/checksummed-line.js';
 import type { ReportTarget } from '../report/run-report.js';
-import { readLinks, readPruned, type ManagedLink, type PrunedLink } from './memberships.js';
+import { readLinks, type ManagedLink } from './memberships.js';
 import { lossAdvice } from './memory-loss.js';
 import { runFilesOf, withRunFiles, type RunFile } from './replayed-file.js';
 import { byKey } from '../domain/key-order.js';
@@ -72,8 +72,8 @@ export interface MemoryEntry {
    * as `["H-A", ["coordinator", "reports"]]` (memberships.ts): what --prune-memberships may remove.
    */
   links?: ManagedLink[];
-  /** Users: links and flags examctl deleted or revoked, sent again if a store restored may hold them (memberships.ts, `k`). */
-  pruned?: PrunedLink[];
+  /** Users: the links examctl deleted and flags it revoked (`k`: memberships.ts, prunedAfter). */
+  pruned?: ManagedLink[];
   /** Users: written before the first request went, never acknowledged since: may not exist on the target. */
   tentative?: boolean;
   /** Users: the run whose request for this id was first acknowledged (stale-input.ts); absent: unknown (an older examctl, an adoption). */
@@ -170,7 +170,7 @@ export interface EntryBody {
   m?: string;
   x?: true;
   h?: unknown;
-  /** Users: MemoryEntry.pruned, before `p` (the last field: populationAtEnd); an older examctl reads past it. */
+  /** Users: MemoryEntry.pruned, before `p` (populationAtEnd reads it last); an older examctl reads past it. */
   k?: unknown;
   t?: true;
   /** Users: the run that created it (MemoryEntry.joined). */
@@ -200,10 +200,8 @@ export function damaged(file: string, line: number, reason: string): UsageError 
  */
 export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry } | string {
   if (typeof body.id !== 'string' || body.id === '' || typeof body.d !== 'string' || typeof body.r !== 'string' || body.gone !== undefined) return 'not a memory entry';
-  const links = body.h === undefined ? [] : readLinks(body.h);
-  if (links === undefined) return 'its links are not a list of hierarchy links ([id, [flag words]])';
-  const pruned = body.k === undefined ? [] : readPruned(body.k);
-  if (pruned === undefined) return 'its pruned links are not a list of [hierarchy id, run, [flag words]?]';
+  const [links, pruned] = [body.h ?? [], body.k ?? []].map(readLinks);
+  if (links === undefined || pruned === undefined) return 'its links are not a list of hierarchy links ([id, [flag words]])';
   if (body.w !== undefined && typeof body.w !== 'string') return 'its raw digest is not text';
   if ([body.f, body.l, body.m].some((text) => text !== undefined && typeof text !== 'string')) return 'its names are not text';
   if (body.j !== undefined && typeof body.j !== 'string') return 'its first run is not text';

@@ -67,7 +67,7 @@ export class SentMemory<P> {
   /** A local store's instance (`open`): a memory of another kind of a replaced store is not read. */
   private instance: string | undefined;
   /** The run under way (`started`): recorded as the population's newest run (not a collection's: `ahead` only). */
-  protected run: string | undefined;
+  private run: string | undefined;
   /** The run whose intents are written ahead (`started`). */
   private ahead: string | undefined;
   /** The SHA-256 of the run's input file (replayed-file.ts), recorded with its population. */

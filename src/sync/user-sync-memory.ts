@@ -17,7 +17,7 @@ import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches, type BatchedRecords } from '../input/batches.js';
-import { linksAfter, prunableLinks, prunedAfter, pruneOf, removalsOf, type PrunedLink } from './memberships.js';
+import { linksAfter, prunableLinks, prunedAfter, pruneOf, removalsOf } from './memberships.js';
 import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
@@ -479,8 +479,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const links = linksAfter(entry.links, done);
     // Its raw digest goes with the request digest it stood for: neither holds now.
     const { links: _before, raw: _raw, pruned: _pruned, ...rest } = entry;
-    const pruned = prunedAfter(entry.links, links, entry.pruned, this.run ?? entry.run);
-    this.memory!.record(payload.ExternalId, { ...rest, digest: '', ...(links === undefined ? {} : { links }), ...(pruned && { pruned }) });
+    const pruned = prunedAfter(entry.links, links, entry.pruned);
+    this.memory!.record(payload.ExternalId, { ...rest, digest: '', ...(links && { links }), ...(pruned && { pruned }) });
   }
 
   /** The entry a user's request leaves unanswered: docs/sync.md, "A request cut short", lists it. */
@@ -515,8 +515,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   protected override keptBeside(id: string, payload: UserRequest, run: string, retried?: string): Omit<MemoryEntry, 'digest' | 'run'> {
     const entry = this.memory?.entries.get(id);
     const given = this.asTheFileGives.get(payload) ?? payload;
-    const links = linksAfter(entry?.links, payload.Hierarchies);
-    const kept = acknowledgedUser(payload, given, links, this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population, prunedAfter(entry?.links, links, entry?.pruned, run));
+    const kept = acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population, entry);
     // Answered 240: never created, so tentative, joined by no run.
     return Object.assign(kept, this.neverCreated.has(payload) ? { tentative: true } : joinedOf(entry, run, retried));
   }
@@ -545,7 +544,8 @@ export async function populationFingerprint(build: (record: InputRecord) => Unit
 
 /**
  * What the memory keeps of an acknowledged user besides digest and run (keptBeside, `synced adopt`);
- * the raw digest only where --prune-memberships would add nothing to this request against `links`.
+ * the raw digest only where --prune-memberships would add nothing to this request against `links`;
+ * what `links` lost since `before` joins its pruned links.
  */
 export function acknowledgedUser(
   sent: UserRequest,
@@ -554,7 +554,7 @@ export function acknowledgedUser(
   raw: string | undefined,
   disabled: boolean,
   population: string | undefined,
-  pruned?: PrunedLink[],
+  before?: MemoryEntry,
 ): Omit<MemoryEntry, 'digest' | 'run'> {
   // Built field by field, not spread from one object per field: one object per acknowledged user.
   const more: Omit<MemoryEntry, 'digest' | 'run'> = {};
@@ -564,7 +564,8 @@ export function acknowledgedUser(
   if (sent.Email !== undefined) more.email = sent.Email;
   if (disabled) more.disabled = true;
   if (links !== undefined) more.links = links;
-  if (pruned !== undefined) more.pruned = pruned;
+  const pruned = before && prunedAfter(before.links, links, before.pruned);
+  if (pruned) more.pruned = pruned;
   if (population !== undefined) more.population = population;
   return more;
 }
