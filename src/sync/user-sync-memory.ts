@@ -188,7 +188,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       // A table's column is there even where a cell is empty: an empty cell is "no managed links".
       const given = record.raw?.names?.includes('Hierarchies') ?? value !== undefined;
       if (record.raw !== undefined) this.hierarchiesColumn ??= given;
-      const links = prunableLinks(memory.entries.get(id));
+      const links = memory.entries.get(id)?.links;
       if (links === undefined) continue;
       const read = record.raw === undefined || value === undefined ? value : coerceCell('Hierarchies', 'hierarchies', value, []);
       if (!given) notStated += 1;
@@ -478,9 +478,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (done.length === 0) return;
     const links = linksAfter(entry.links, done);
     // Its raw digest goes with the request digest it stood for: neither holds now.
-    const { links: _before, raw: _raw, pruned: _pruned, ...rest } = entry;
-    const pruned = prunedAfter(entry.links, links, entry.pruned);
-    this.memory!.record(payload.ExternalId, { ...rest, digest: '', ...(links && { links }), ...(pruned && { pruned }) });
+    const { links: _before, raw: _raw, ...rest } = entry;
+    this.memory!.record(payload.ExternalId, { ...rest, digest: '', ...(links === undefined ? {} : { links }) });
   }
 
   /** The entry a user's request leaves unanswered: docs/sync.md, "A request cut short", lists it. */
