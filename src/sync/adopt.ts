@@ -152,9 +152,9 @@ export async function userAdoption(
     },
     entryOf: (user, before) => {
       const disabled = before?.disabled === true;
-      if (!tentative) return { digest: requestDigest(subject(user)), ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies), rawOf.get(user), disabled, population) };
+      if (!tentative) return { digest: requestDigest(subject(user)), ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies), rawOf.get(user), disabled, population, before) };
       const unsure = before === undefined || before.tentative === true ? { tentative: true } : {};
-      return { digest: '', ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies, true), undefined, disabled, population), ...unsure };
+      return { digest: '', ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies, true), undefined, disabled, population, before), ...unsure };
     },
   };
 }

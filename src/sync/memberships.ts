@@ -21,7 +21,7 @@ type Links = Map<string, Set<FlagField>>;
 function parseLinks(links: readonly ManagedLink[] | undefined): Links {
   const map: Links = new Map();
   for (const [id, words] of links ?? []) {
-    const flags = new Set<FlagField>();
+    const flags = map.get(id) ?? new Set<FlagField>();
     for (const word of words) {
       const field = FIELD_OF.get(word);
       if (field !== undefined) flags.add(field);
@@ -59,6 +59,30 @@ export function readLinks(h: unknown): ManagedLink[] | undefined {
     links.push([link[0], words as string[]]);
   }
   return links;
+}
+
+/**
+ * A user's `k` once its links went from `before` to `after`: each link examctl deleted (as
+ * `[id, []]`) or flags it revoked, until given again; the 16 newest (docs/sync.md, "Drift").
+ */
+export function prunedAfter(
+  before: readonly ManagedLink[] = [],
+  after: readonly ManagedLink[] | undefined,
+  pruned: readonly ManagedLink[] = [],
+): ManagedLink[] | undefined {
+  const now = parseLinks(after);
+  const kept = [...before, ...pruned].map(([id, words]): ManagedLink => {
+    return [id, words.filter((word) => now.get(id)?.has(FIELD_OF.get(word)!) === false)];
+  });
+  const lost = kept.filter(([id, words]) => !now.has(id) || words.length > 0);
+  return lost.length === 0 ? undefined : lost.slice(0, 16);
+}
+
+/** What --prune-memberships judges a user by: a distrusted one's links (its digest cleared) with its `k`. */
+export function prunableLinks(
+  entry: { digest: string; links?: ManagedLink[]; pruned?: ManagedLink[] } | undefined,
+): readonly ManagedLink[] | undefined {
+  return entry?.digest === '' && entry.pruned ? [...(entry.links ?? []), ...entry.pruned] : entry?.links;
 }
 
 function isMembership(entry: unknown): entry is HierarchyMembership {

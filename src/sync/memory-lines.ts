@@ -72,6 +72,8 @@ export interface MemoryEntry {
    * as `["H-A", ["coordinator", "reports"]]` (memberships.ts): what --prune-memberships may remove.
    */
   links?: ManagedLink[];
+  /** Users: the links examctl deleted and flags it revoked (`k`: memberships.ts, prunedAfter). */
+  pruned?: ManagedLink[];
   /** Users: written before the first request went, never acknowledged since: may not exist on the target. */
   tentative?: boolean;
   /** Users: the run whose request for this id was first acknowledged (stale-input.ts); absent: unknown (an older examctl, an adoption). */
@@ -168,6 +170,8 @@ export interface EntryBody {
   m?: string;
   x?: true;
   h?: unknown;
+  /** Users: MemoryEntry.pruned, before `p` (populationAtEnd reads it last); an older examctl reads past it. */
+  k?: unknown;
   t?: true;
   /** Users: the run that created it (MemoryEntry.joined). */
   j?: unknown;
@@ -196,8 +200,8 @@ export function damaged(file: string, line: number, reason: string): UsageError 
  */
 export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry } | string {
   if (typeof body.id !== 'string' || body.id === '' || typeof body.d !== 'string' || typeof body.r !== 'string' || body.gone !== undefined) return 'not a memory entry';
-  const links = body.h === undefined ? [] : readLinks(body.h);
-  if (links === undefined) return 'its links are not a list of hierarchy links ([id, [flag words]])';
+  const [links, pruned] = [body.h ?? [], body.k ?? []].map(readLinks);
+  if (links === undefined || pruned === undefined) return 'its links are not a list of hierarchy links ([id, [flag words]])';
   if (body.w !== undefined && typeof body.w !== 'string') return 'its raw digest is not text';
   if ([body.f, body.l, body.m].some((text) => text !== undefined && typeof text !== 'string')) return 'its names are not text';
   if (body.j !== undefined && typeof body.j !== 'string') return 'its first run is not text';
@@ -209,6 +213,7 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
   if (body.m !== undefined) entry.email = body.m;
   if (body.x === true) entry.disabled = true;
   if (links.length > 0) entry.links = links;
+  if (pruned.length > 0) entry.pruned = pruned;
   if (body.t === true) entry.tentative = true;
   if (body.j !== undefined) entry.joined = body.j as string;
   if (body.y === true) entry.joinedByRetry = true;
@@ -308,6 +313,7 @@ export function entryBody(id: string, entry: MemoryEntry): string {
   if (entry.email !== undefined) body.m = entry.email;
   if (entry.disabled === true) body.x = true;
   if (entry.links !== undefined && entry.links.length > 0) body.h = entry.links;
+  if (entry.pruned !== undefined && entry.pruned.length > 0) body.k = entry.pruned;
   if (entry.tentative === true) body.t = true;
   if (entry.joined !== undefined) body.j = entry.joined;
   if (entry.joinedByRetry === true) body.y = true;

@@ -17,7 +17,7 @@ import { ErrorCode } from '../domain/index.js';
 import { coerceCell } from '../domain/coercion.js';
 import type { InputRecord } from '../input/record.js';
 import { recordBatches, type BatchedRecords } from '../input/batches.js';
-import { linksAfter, pruneOf, removalsOf } from './memberships.js';
+import { linksAfter, prunableLinks, prunedAfter, pruneOf, removalsOf } from './memberships.js';
 import { idOf, inputPathOf, sourceRowsOf } from '../pipeline/command-input.js';
 import { rawDigest, rulesFingerprint } from './raw-digest.js';
 import { IdsOfOneInput, USER_ID_RULE, withProblem } from '../domain/one-id-per-file.js';
@@ -323,7 +323,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // A user the memory knows it disabled is back; a full run with --disable-missing enables every
     // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
     if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry?.digest))) value = { ...value, DisableLogin: false };
-    const prune = this.userFlags.pruneMemberships ? pruneOf(full?.links, value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
+    const prune = this.userFlags.pruneMemberships ? pruneOf(prunableLinks(full), value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
     if (prune?.added === true) {
       value = prune.request;
       this.pruned.set(value, new Set(prune.deleted));
@@ -497,6 +497,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (lastName !== undefined) intent.lastName = lastName;
     if (leaver || entry?.disabled === true) intent.disabled = true;
     if (links !== undefined) intent.links = links;
+    if (entry?.pruned !== undefined) intent.pruned = entry.pruned;
     if (entry === undefined || entry.tentative === true) intent.tentative = true;
     else Object.assign(intent, joinedOf(entry, run));
     // Sent by this population: missing from its next file, this population disables it.
@@ -513,7 +514,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   protected override keptBeside(id: string, payload: UserRequest, run: string, retried?: string): Omit<MemoryEntry, 'digest' | 'run'> {
     const entry = this.memory?.entries.get(id);
     const given = this.asTheFileGives.get(payload) ?? payload;
-    const kept = acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population);
+    const kept = acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population, entry);
     // Answered 240: never created, so tentative, joined by no run.
     return Object.assign(kept, this.neverCreated.has(payload) ? { tentative: true } : joinedOf(entry, run, retried));
   }
@@ -542,7 +543,8 @@ export async function populationFingerprint(build: (record: InputRecord) => Unit
 
 /**
  * What the memory keeps of an acknowledged user besides digest and run (keptBeside, `synced adopt`);
- * the raw digest only where --prune-memberships would add nothing to this request against `links`.
+ * the raw digest only where --prune-memberships would add nothing to this request against `links`;
+ * what `links` lost since `before` joins its pruned links.
  */
 export function acknowledgedUser(
   sent: UserRequest,
@@ -551,6 +553,7 @@ export function acknowledgedUser(
   raw: string | undefined,
   disabled: boolean,
   population: string | undefined,
+  before?: MemoryEntry,
 ): Omit<MemoryEntry, 'digest' | 'run'> {
   // Built field by field, not spread from one object per field: one object per acknowledged user.
   const more: Omit<MemoryEntry, 'digest' | 'run'> = {};
@@ -560,6 +563,8 @@ export function acknowledgedUser(
   if (sent.Email !== undefined) more.email = sent.Email;
   if (disabled) more.disabled = true;
   if (links !== undefined) more.links = links;
+  const pruned = before && prunedAfter(before.links, links, before.pruned);
+  if (pruned) more.pruned = pruned;
   if (population !== undefined) more.population = population;
   return more;
 }

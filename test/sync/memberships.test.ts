@@ -8,7 +8,7 @@ import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { UsageError } from '../../src/system/errors.js';
 import { thresholdOf } from '../../src/sync/user-sync-memory.js';
 import { describeMove } from '../../src/report/report-writers.js';
-import { linksAfter, pruneOf, readLinks, removalsOf, type ManagedLink } from '../../src/sync/memberships.js';
+import { linksAfter, prunableLinks, prunedAfter, pruneOf, readLinks, removalsOf, type ManagedLink } from '../../src/sync/memberships.js';
 import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
 import { RunPlan } from '../../src/report/report-writers.js';
 
@@ -34,6 +34,17 @@ describe('the links examctl manages (what the sync memory records)', () => {
     // A request without Hierarchies (a leaver's disable) changes nothing; a non-prune night keeps what it did not delete.
     expect(linksAfter([L('H-A')], undefined)).toEqual([L('H-A')]);
     expect(linksAfter([L('H-A')], [csv('H-B')])).toEqual([L('H-A'), L('H-B')]);
+  });
+});
+
+describe('the links and flags examctl pruned (k: sent again to a distrusted user, trial48 F03)', () => {
+  it('a link deleted is [id, []], flags revoked [id, [flags]]; one given again leaves; the 16 newest stay; only a distrusted user is judged with them', () => {
+    const before = [L('H-A', 'coordinator'), L('H-B', 'coordinator', 'reports')];
+    expect(prunedAfter(before, [L('H-B', 'reports'), L('H-C')], [L('H-D'), L('H-C'), L('H-B', 'reports')])).toEqual([L('H-A'), L('H-B', 'coordinator'), L('H-D')]);
+    expect(prunedAfter(before, before)).toBeUndefined();
+    expect(prunedAfter(Array.from({ length: 20 }, (_, i) => L(`H-${i}`)), undefined)?.map(([id]) => id)).toEqual(Array.from({ length: 16 }, (_, i) => `H-${i}`));
+    expect(prunableLinks({ digest: 'd', links: [L('H-A')], pruned: [L('H-B')] })).toEqual([L('H-A')]);
+    expect(pruneOf(prunableLinks({ digest: '', links: [L('H-A', 'coordinator')], pruned: [L('H-B'), L('H-A', 'reports')] }), user([{ ExternalId: 'H-A' }]), true)?.removed).toEqual(['H-A:coordinator', 'H-A:reports', 'H-B']);
   });
 });
 
@@ -125,10 +136,12 @@ describe('the sync memory keeps the links', () => {
     const memory = await SyncMemory.open(dir, target, 'users', plain);
     memory.record('u1', { digest: 'd', run: 'r', links: [L('H-A', 'coordinator'), L('H-B')] });
     memory.record('u2', { digest: 'd', run: 'r' });
+    memory.record('u3', { digest: 'd', run: 'r', links: [L('H-A')], pruned: [L('H-B'), L('H-A', 'coordinator')], population: 'staff' });
     await memory.close();
     const again = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
     expect(again.entries.get('u1')?.links).toEqual([L('H-A', 'coordinator'), L('H-B')]);
     expect(again.entries.get('u2')?.links).toBeUndefined();
+    expect([again.entries.get('u3')?.pruned, again.entries.populationsOfEntries().get('staff')?.count]).toEqual([[L('H-B'), L('H-A', 'coordinator')], 1]);
     await again.close();
     const file = memoryFile(dir, target, 'users');
     const header = encodeChecksummedLine(JSON.stringify({ t: 'sync-memory', v: 1, kind: 'users', target }));

@@ -264,6 +264,7 @@ describe('a memory line whose checksum holds but whose fields have the wrong typ
     [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', p: 'two words' }, 'its population is not a name'],
     [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', h: 'H-NORTH' }, 'its links are not a list of hierarchy links'],
     [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', h: [['H-NORTH', ['boss']]] }, 'its links are not a list of hierarchy links'],
+    [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', k: [['H-NORTH', 'r']] }, 'its links are not a list of hierarchy links'],
     [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', x: 'yes' }, 'its flags are not true'],
   ])('%j is exit 2 naming the file and line, nothing sent', (body, reason) =>
     withTempDir(async (dir) => {

@@ -130,6 +130,30 @@ describe('a local store restored from a backup taken while a returner was disabl
     }));
 });
 
+describe('a local store restored from a backup taken before a --prune-memberships night (trial48 F03)', () => {
+  it('the night after deletes the link and revokes the flag examctl pruned again (a mover each, not counted by --max-prune, which guards against the file); the store then holds the file; the night after is quiet', () =>
+    withTempDir(async (dir) => {
+      const night = (name: string, cells: string[]) => writeFileSync(join(dir, name), `ExternalId,FirstName,LastName,Email,Role,Hierarchies\n${cells.map((cell, i) => `u-${i},F,L,u${i}@example.test,Candidate,${cell}`).join('\n')}\n`);
+      night('night1.csv', ['H-NORTH', 'H-SOUTH:coordinator', 'H-SOUTH']);
+      night('night2.csv', ['H-SOUTH', 'H-SOUTH', 'H-SOUTH']);
+      const sync = async (file: string, ...more: string[]) => {
+        const run = await cli(dir, ['user', 'sync', '--file', file, ...local, '--changed-only', '--prune-memberships', '--yes', '--json', ...more]);
+        expect(run.code, run.stderr).toBe(0);
+        return (JSON.parse(run.stdout) as { items: { id: string; action?: string; removed?: string[] }[] }).items.map((item) => `${item.id} ${item.action} ${item.removed?.join('|') ?? ''}`.trim());
+      };
+      await sync('night1.csv');
+      cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
+      expect(await sync('night2.csv', '--max-prune', '2')).toEqual(['u-0 updated H-NORTH', 'u-1 updated H-SOUTH:coordinator', 'u-2 unchanged']);
+      rmSync(join(dir, 'store'), { recursive: true });
+      cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
+      expect(await sync('night2.csv')).toEqual(['u-0 updated H-NORTH', 'u-1 updated H-SOUTH:coordinator', 'u-2 unchanged']);
+      const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; Hierarchies?: { ExternalId: string; IsCoordinator?: boolean }[] }[] };
+      const links = world.Users.filter((user) => user.ExternalId.startsWith('u-')).map((user) => (user.Hierarchies ?? []).map((h) => `${h.ExternalId}${h.IsCoordinator === true ? ':coordinator' : ''}`).join('|'));
+      expect(links).toEqual(['H-SOUTH', 'H-SOUTH', 'H-SOUTH']);
+      expect(await sync('night2.csv')).toEqual(['u-0 unchanged', 'u-1 unchanged', 'u-2 unchanged']);
+    }));
+});
+
 describe('a local store restored from a backup under its schedule memory', () => {
   it('a sitting the store lacks is sent (created), not unchanged, said once', () =>
     withTempDir(async (dir) => {

@@ -183,6 +183,24 @@ describe('a served store restored from a backup: the memory\'s "exists" and "dis
     };
   }
 
+  it('a link and a flag a --prune-memberships night removed after the backup are removed again, the night after is quiet (trial48 F03)', () =>
+    withTempDir(async (dir) => {
+      const rows = (north: string, south: string) => `ExternalId,FirstName,LastName,Email,Role,Hierarchies\nu-1,F,L,u1@example.test,Candidate,${north}\nu-2,F,L,u2@example.test,Candidate,${south}\n`;
+      writeFileSync(join(dir, 'n1.csv'), rows('H-NORTH', 'H-SOUTH:coordinator'));
+      writeFileSync(join(dir, 'n2.csv'), rows('H-SOUTH', 'H-SOUTH'));
+      served = await serve(join(dir, 'store'));
+      const sync = async (file: string) => {
+        const run = await cli(dir, ['user', 'sync', '--file', file, '--changed-only', '--prune-memberships', '--max-prune', '2', '--target', 'remote', '--base-url', served!.url, '--yes', '--json']);
+        expect(run.code, run.stderr).toBe(0);
+        return (JSON.parse(run.stdout) as { items: { id: string; action?: string; removed?: string[] }[] }).items.map((item) => `${item.id} ${item.action} ${item.removed?.join('|') ?? ''}`.trim());
+      };
+      await restoredAfter(dir, 0, [() => sync('n1.csv'), () => sync('n2.csv')]);
+      expect(await sync('n2.csv')).toEqual(['u-1 updated H-NORTH', 'u-2 updated H-SOUTH:coordinator']);
+      const users = (JSON.parse(await exported(dir)) as { Users: { ExternalId: string; Hierarchies?: { ExternalId: string; IsCoordinator?: boolean }[] }[] }).Users;
+      expect(users.filter((user) => user.ExternalId.startsWith('u-')).map((user) => user.Hierarchies?.map((h) => `${h.ExternalId}${h.IsCoordinator === true ? ':coordinator' : ''}`))).toEqual([['H-SOUTH'], ['H-SOUTH']]);
+      expect(await sync('n2.csv')).toEqual(['u-1 unchanged', 'u-2 unchanged']);
+    }));
+
   it('schedule push --upsert --only-new is refused (exit 2, nothing sent); run once without it, it believes the memory again', () =>
     withTempDir(async (dir) => {
       const { push } = await firstNight(dir);
