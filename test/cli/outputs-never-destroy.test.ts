@@ -278,6 +278,24 @@ describe('an output over what the run reads or keeps', () => {
       expect((await cli(dir, ['template', 'users', '--out', 'done.csv'])).code).toBe(0);
     }));
 
+  // trial49 F06: a file kept with its SHA-256 (--map-file, --schedule, the profile's map) is read again by a resume as the input is.
+  it("--out over an unfinished run's --map-file, --schedule or profile map: exit 2 naming the run, kept", () =>
+    withTempDir(async (dir) => {
+      const { RunJournal, fingerprintInput } = await import('../../src/runs/index.js');
+      mkdirSync(join(dir, 'conf'));
+      for (const name of ['night.csv', 'map.json', 'sched.json', 'conf/pmap.json']) writeFileSync(join(dir, name), '{}');
+      const options = { file: 'night.csv', mapFile: 'map.json', mapFileSha256: 'a', schedule: 'sched.json', scheduleSha256: 'b', cwd: dir };
+      const profile = { name: 'p', defaults: { mapFile: 'pmap.json' }, configDir: join(dir, 'conf'), mapFileSha256: 'c' };
+      const started = await RunJournal.start(join(dir, 'runs'), { command: 'user sync', options, profile, target: { kind: 'local', store: join(dir, 'st') }, input: await fingerprintInput(join(dir, 'night.csv')) });
+      await started.close();
+      for (const name of ['map.json', 'sched.json', 'conf/pmap.json']) {
+        const run = await cli(dir, ['template', 'users', '--out', name]);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`--out ${name} is the input of unfinished run ${started.id} (runs resume reads it again)`);
+        expect(readFileSync(join(dir, name), 'utf8')).toBe('{}');
+      }
+    }));
+
   // trial16 f05: stdin redirected from the file the report names is that file, as --file /dev/stdin is.
   it('--file - with stdin redirected from the --report file: exit 2 before anything is sent, the input kept', () =>
     withTempDir(async (dir) => {
