@@ -15,16 +15,18 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import { unfinishedRunOf } from '../runs/read-run.js';
 import { givenSyncDir } from './state-http.js';
 import { findStore } from './target.js';
+import { WORLD_LISTS } from '../engine/view.js';
 import { cannotWriteReport, dropEarlier, moveAside } from '../report/report-file.js';
 import { DRY_RUN_OUT } from '../flags/global-options.js';
 
 const NAMED_FILE = /^(CURRENT|INSTANCE|LOCK.*|(journal|snapshot).*\.ndjson)$/;
 // A memory's names are common names for an admin's own NDJSON: such a file is told by its content.
 const MEMORY_FILE = /^(users|schedules|collections)\.ndjson$/;
-/** Told by their first bytes: only the command that writes one replaces it (docs/cli.md, "Other outputs"). */
+const WORLD_KEYS = ['Settings', ...WORLD_LISTS.map(([list]) => list)];
+/** Told by the top-level keys their first bytes show, any order: only the command that writes one replaces it (docs/cli.md, "Other outputs"). */
 const RESTORE_POINTS = {
-  memory: [/^\{\s*"format"\s*:\s*"examctl-sync-memory"/, "the sync memory's export (synced export --out), kept to restore it"],
-  world: [/^\{\s*"Settings"\s*:/, "the local store's world file (local export --out), kept to restore it (local init --seed)"],
+  memory: [(seen: string[]) => seen.includes('format="examctl-sync-memory"'), "the sync memory's export (synced export --out), kept to restore it"],
+  world: [(seen: string[]) => seen.length > 0 && seen.every((key) => WORLD_KEYS.includes(key)), "the local store's world file (local export --out), kept to restore it (local init --seed)"],
 } as const;
 type RestorePoint = keyof typeof RESTORE_POINTS;
 const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
@@ -36,6 +38,17 @@ async function head(file: string): Promise<string> {
   const bytes = Buffer.alloc(256);
   const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0).finally(() => handle.close());
   return new TextDecoder(bomOf(bytes)?.encoding).decode(bytes.subarray(0, bytesRead));
+}
+
+/** The top-level keys of the JSON object `start` begins, as far as it goes (a string value: `key="value"`). */
+function topLevel(start: string): string[] {
+  const seen: string[] = [];
+  let depth = 0;
+  for (const [token, text, colon] of /^\s*\{/.test(start) ? start.matchAll(/("(?:[^"\\]|\\.)*")(\s*:)?|[{}[\]]/g) : []) {
+    if (text === undefined) depth += '{['.includes(token) ? 1 : -1;
+    else if (depth === 1) seen.push(colon ? text.slice(1, -1) : `${seen.pop()}=${text}`);
+  }
+  return seen;
 }
 
 /** Refuses (exit 2; `words`: what it is) an output over what the run reads or keeps, `-`, or stdout under --json: the list is docs/security.md, "Outputs". */
@@ -87,7 +100,7 @@ export async function assertNotRead(
   const start = await head(file);
   const examctls = (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(start);
   if (examctls) throw refused("named or written as a store's, a run's or a memory's file");
-  for (const [kind, [told, words]] of Object.entries(RESTORE_POINTS)) if (kind !== own && told.test(start)) throw refused(words);
+  for (const [kind, [told, words]] of Object.entries(RESTORE_POINTS)) if (kind !== own && told(topLevel(start))) throw refused(words);
 }
 
 /** What `<path>.earlier` is when no output may replace it (never renamed over nor removed), else undefined. */

@@ -1,6 +1,6 @@
 import { readSync } from 'node:fs';
 import { readdir, rm, stat, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../system/lock.js';
 import { noDefiniteAnswerReason, notSentReason, targetIdentity, type ItemStatus, type ReportItem, type ReportSummary } from '../report/run-report.js';
@@ -490,14 +490,21 @@ export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'u
   throw new NothingToResumeError(`no interrupted run to resume in ${runsDir}: nothing to do (examctl runs list shows the runs and their states)`);
 }
 
-/** The newest unfinished run whose input `isInput` (a resume reads it again): headers, end lines read. */
+/** The newest unfinished run whose resume reads `isInput` again (its input, option x's file kept with its SHA-256 as `xSha256`; no PIN is kept): headers, end lines read. */
 export async function unfinishedRunOf(
   runsDir: string,
   isInput: (path: string) => Promise<boolean>,
 ): Promise<string | undefined> {
   for (const id of await runIds(runsDir).catch((): string[] => [])) {
-    const input = (await journalHeader(journalPath(runsDir, id)))?.input?.path;
-    if (input !== undefined && (await isInput(input)) && !(await quickRun(runsDir, id))) return id;
+    const { input, options = {}, profile } = (await journalHeader(journalPath(runsDir, id))) ?? {};
+    const files = [['', input?.path], [profile?.configDir, profile?.mapFileSha256 && profile.defaults.mapFile]];
+    for (const key of Object.keys(options)) {
+      if (key.endsWith('Sha256')) files.push([options.cwd, options[key.slice(0, -6)]]);
+    }
+    for (const [dir, file] of files) {
+      if (typeof file !== 'string' || !(await isInput(resolve(String(dir ?? ''), file)))) continue;
+      if (!(await quickRun(runsDir, id))) return id;
+    }
   }
   return undefined;
 }

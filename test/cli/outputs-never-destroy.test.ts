@@ -224,14 +224,16 @@ describe('an output over what the run reads or keeps', () => {
       expect([readFileSync(join(dir, 'night.json.earlier'), 'utf8'), readFileSync(join(dir, 'r.json.earlier'), 'utf8')]).toEqual(before);
     }));
 
-  // trial46 F01: a world file saved with CRLF, a BOM or as UTF-16 is still a seed local init takes.
-  it('the world file with CRLF line ends, a BOM or as UTF-16 (each a seed local init takes): --report and --out exit 2, kept', () =>
+  // trial46 F01, trial49 F05: a world file saved with CRLF, a BOM, as UTF-16, its keys sorted or a blank line first is still a seed local init takes.
+  it('the world file with CRLF line ends, a BOM, as UTF-16, keys sorted or a blank line first (each a seed local init takes): --report and --out exit 2, kept', () =>
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'users.csv'), USERS);
       expect((await cli(dir, ['local', 'init', '--store', 'st'])).code).toBe(0);
       expect((await cli(dir, ['--store', 'st', 'local', 'export', '--out', 'world.json'])).code).toBe(0);
       const text = readFileSync(join(dir, 'world.json'), 'utf8');
-      const copies = { 'crlf.json': Buffer.from(text.replaceAll('\n', '\r\n')), 'bom.json': Buffer.from(`\ufeff${text}`), 'utf16.json': Buffer.from(`\ufeff${text}`, 'utf16le') };
+      const copies = { 'crlf.json': Buffer.from(text.replaceAll('\n', '\r\n')), 'bom.json': Buffer.from(`\ufeff${text}`), 'utf16.json': Buffer.from(`\ufeff${text}`, 'utf16le'), 'lead.json': Buffer.from(`\n${text}`) };
+      const world = JSON.parse(text) as Record<string, unknown>;
+      Object.assign(copies, { 'sorted.json': Buffer.from(JSON.stringify(Object.fromEntries(Object.keys(world).sort().map((key) => [key, world[key]])), null, 2)) });
       for (const [name, bytes] of Object.entries(copies)) {
         writeFileSync(join(dir, name), bytes);
         expect((await cli(dir, ['local', 'init', '--seed', name, '--store', `seeded-${name}`])).code, name).toBe(0);
@@ -244,19 +246,22 @@ describe('an output over what the run reads or keeps', () => {
       }
     }));
 
-  it('the sync memory\'s export pretty-printed (synced import takes it back): --report exit 2, kept', () =>
+  it('the sync memory\'s export pretty-printed, a blank line first or "format" not first (synced import takes each back): --report exit 2, kept', () =>
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'users.csv'), USERS);
       const sync = ['--store', 'st', '--yes', 'user', 'sync', '--file', 'users.csv'];
       expect((await cli(dir, [...sync, '--changed-only'])).code).toBe(0);
       expect((await cli(dir, ['--store', 'st', 'synced', 'export', '--out', 'mem.json'])).code).toBe(0);
-      const pretty = `${JSON.stringify(JSON.parse(readFileSync(join(dir, 'mem.json'), 'utf8')), null, 2)}\n`;
-      writeFileSync(join(dir, 'pretty.json'), pretty);
-      expect((await cli(dir, ['--store', 'st', 'synced', 'import', 'pretty.json', '--force'])).code).toBe(0);
-      const run = await cli(dir, [...sync, '--dry-run', '--report', 'pretty.json']);
-      expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toContain("--report pretty.json is the sync memory's export (synced export --out), kept to restore it");
-      expect(readFileSync(join(dir, 'pretty.json'), 'utf8')).toBe(pretty);
+      const { format, ...rest } = JSON.parse(readFileSync(join(dir, 'mem.json'), 'utf8')) as Record<string, unknown>;
+      const copies = { 'pretty.json': `${JSON.stringify({ format, ...rest }, null, 2)}\n`, 'lead.json': `\n${JSON.stringify({ format, ...rest })}`, 'late.json': JSON.stringify({ version: rest.version, format, ...rest }) };
+      for (const [name, text] of Object.entries(copies)) {
+        writeFileSync(join(dir, name), text);
+        expect((await cli(dir, ['--store', 'st', 'synced', 'import', name, '--force'])).code, name).toBe(0);
+        const run = await cli(dir, [...sync, '--dry-run', '--report', name]);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`--report ${name} is the sync memory's export (synced export --out), kept to restore it`);
+        expect(readFileSync(join(dir, name), 'utf8')).toBe(text);
+      }
     }));
 
   // trial46 F02: an interrupted run's input is what `runs resume` reads again, unchanged.
@@ -276,6 +281,24 @@ describe('an output over what the run reads or keeps', () => {
       expect(readFileSync(join(dir, 'night.csv'), 'utf8')).toBe(USERS);
       expect((await cli(dir, ['--store', 'st', '--yes', 'user', 'sync', '--file', 'done.csv'])).code).toBe(0);
       expect((await cli(dir, ['template', 'users', '--out', 'done.csv'])).code).toBe(0);
+    }));
+
+  // trial49 F06: a file kept with its SHA-256 (--map-file, --schedule, the profile's map) is read again by a resume as the input is.
+  it("--out over an unfinished run's --map-file, --schedule or profile map: exit 2 naming the run, kept", () =>
+    withTempDir(async (dir) => {
+      const { RunJournal, fingerprintInput } = await import('../../src/runs/index.js');
+      mkdirSync(join(dir, 'conf'));
+      for (const name of ['night.csv', 'map.json', 'sched.json', 'conf/pmap.json']) writeFileSync(join(dir, name), '{}');
+      const options = { file: 'night.csv', mapFile: 'map.json', mapFileSha256: 'a', schedule: 'sched.json', scheduleSha256: 'b', cwd: dir };
+      const profile = { name: 'p', defaults: { mapFile: 'pmap.json' }, configDir: join(dir, 'conf'), mapFileSha256: 'c' };
+      const started = await RunJournal.start(join(dir, 'runs'), { command: 'user sync', options, profile, target: { kind: 'local', store: join(dir, 'st') }, input: await fingerprintInput(join(dir, 'night.csv')) });
+      await started.close();
+      for (const name of ['map.json', 'sched.json', 'conf/pmap.json']) {
+        const run = await cli(dir, ['template', 'users', '--out', name]);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`--out ${name} is the input of unfinished run ${started.id} (runs resume reads it again)`);
+        expect(readFileSync(join(dir, name), 'utf8')).toBe('{}');
+      }
     }));
 
   // trial16 f05: stdin redirected from the file the report names is that file, as --file /dev/stdin is.
