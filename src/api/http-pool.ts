@@ -1,8 +1,6 @@
 /**
- * examctl's use of undici, through its public API only (the package index), with the handler
- * hooks undici 7 and 8 both have (`onRequestStart`, `onResponseStart`, `onResponseData`,
- * `onResponseEnd`, `onResponseError`). One place owns what an attempt may cost: the whole-attempt
- * deadline, the per-answer size cut and the byte budget shared by every answer of a run.
+ * examctl's use of undici: its public API only, the handler hooks undici 7 and 8 both have. One place
+ * owns what an attempt may cost: whole-attempt deadline, per-answer cut, a run's shared byte budget.
  */
 import { StringDecoder } from 'node:string_decoder';
 import * as tls from 'node:tls';
@@ -38,9 +36,8 @@ export function openDispatcher(origin: string, options: DispatcherOptions): Disp
 let trust: tls.ConnectionOptions | undefined;
 
 /**
- * Checked whatever NODE_TLS_REJECT_UNAUTHORIZED says; https trusts Node's bundled CAs and those of
- * NODE_EXTRA_CA_CERTS only, whatever NODE_USE_SYSTEM_CA or SSL_CERT_FILE say (docs/security.md):
- * one context, made at the first https URL. Node 20 has no CA lists (nor a system store to add).
+ * Checked whatever NODE_TLS_REJECT_UNAUTHORIZED says; bundled and NODE_EXTRA_CA_CERTS CAs only
+ * (docs/security.md): one context, made at the first https URL. Node 20 has no CA lists.
  */
 function verified(url: string): tls.ConnectionOptions {
   const list = (tls as { getCACertificates?: (type: 'bundled' | 'extra') => string[] }).getCACertificates;
@@ -49,9 +46,8 @@ function verified(url: string): tls.ConnectionOptions {
 }
 
 /**
- * The proxy agent's connection to the proxy, whose CONNECT answer is judged here (docs/remote.md,
- * "Proxies, redirects, connection failures"): undici's own errors for a tunnel not opened do not
- * say the request never left examctl. A system error (the proxy's port refused) passes as it is.
+ * The connection to the proxy, its CONNECT answer judged here (docs/remote.md, "Proxies, redirects,
+ * connection failures"): undici's errors do not say the request never left. System errors pass.
  */
 function tunnelClient(url: URL, opts: object, shown: string, variable: string): Dispatcher {
   const pool = new Pool(url, opts);
@@ -104,9 +100,8 @@ function proxyTunnelWords(proxy: string, target: string, status: number | undefi
 }
 
 /**
- * Bytes of answers held at once by all of a run's requests together: a server answering every
- * request of a `--concurrency 32` run without end is cut by this, not by 32 times the
- * per-answer cut. Synchronous bookkeeping: undici delivers chunks on the one thread.
+ * Bytes of answers held at once by all of a run's requests (not 32 per-answer cuts at --concurrency
+ * 32). Synchronous bookkeeping: undici delivers chunks on the one thread.
  */
 export class ByteBudget {
   private used = 0;
@@ -125,8 +120,7 @@ export class ByteBudget {
 }
 
 /**
- * A request that can be dropped: its promise rejected with `reason` and its connection aborted.
- * While on the wire it is a link of its client's `InFlight` (the fields below are InFlight's).
+ * A request that can be dropped (promise rejected, connection aborted); on the wire, a link of its `InFlight`.
  */
 export abstract class Stoppable {
   /** The requests added before and after this one, while it is in an InFlight. */
@@ -140,12 +134,9 @@ export abstract class Stoppable {
 }
 
 /**
- * The requests on the wire of one client: each is dropped when its whole-attempt deadline passes
- * (one sweep a tenth of the deadline, at most a second, instead of a timer per request), and all
- * at once when they are abandoned (the interrupt grace is over). A list linked through the
- * requests themselves, oldest first (every deadline is the same span after its add, so the list
- * is in deadline order and a sweep stops at the first request not due): a Map keyed by the
- * request kept every answer's objects alive across scavenges (bench/README.md, "Session 40: per-user").
+ * One client's requests on the wire, each dropped at its deadline (a sweep every tenth of it, at most
+ * 1 s, not a timer each), all when abandoned. Linked through the requests, oldest first, so in deadline
+ * order: a Map kept every answer alive across scavenges (bench/README.md, "Session 40: per-user").
  */
 export class InFlight {
   private head: Stoppable | undefined;
@@ -239,10 +230,8 @@ export interface AttemptLimits {
 }
 
 /**
- * One request whose answer is read whole, as `request` then `body.text()` would read it (a
- * UTF-8 BOM dropped), but without the response stream in between: undici hands the chunks to
- * this handler directly. The stream (a Readable per response, its buffering and the consume
- * machinery) cost more CPU per request than the rest of examctl's client together.
+ * One request's answer read whole, as `body.text()` would (BOM dropped), with no response stream:
+ * a Readable per response cost more CPU than the rest of examctl's client together.
  */
 export function requestText(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: AttemptLimits = {}): Promise<HeldText> {
   return new Promise<HeldText>((resolve, reject) => {
@@ -257,8 +246,7 @@ export function requestText(dispatcher: Dispatcher, options: Dispatcher.Dispatch
 }
 
 /**
- * The handler of one `requestText`: one object per request, its hooks on the prototype (no
- * closures per request). It is also the entry in the caller's `InFlight`.
+ * One `requestText`'s handler, hooks on the prototype (no closures); also its entry in `InFlight`.
  */
 class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   private statusCode = 0;
@@ -293,9 +281,8 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   }
 
   /**
-   * After a 2xx status line, whatever ends the body early (the request timeout, a dropped
-   * connection) leaves an answer about the record unread: it was probably applied, so it must
-   * not come back as a network failure, which is retried (docs/remote.md, "Limits").
+   * A body cut after a 2xx status line: probably applied, so not a network failure, which is
+   * retried (docs/remote.md, "Limits, timeouts, retries").
    */
   private cutShort(reason: Error): Error {
     if (this.statusCode < 200 || this.statusCode >= 300) return reason;
@@ -363,8 +350,7 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     if (this.stopped !== undefined) return;
     // Trailing spaces mean nothing to JSON or to a page's snippet; a short run is kept as it came.
     if (this.spaces > 0 && this.spaces <= PADDING_KEPT && !this.hold(Buffer.alloc(this.spaces, 0x20), undefined)) return;
-    // The text is held beside the chunks while they are decoded, then alone until the caller
-    // has parsed it (`release`): both are charged, so the budget is what is really held.
+    // Text and chunks are both held while decoding (then the text until `release`): both charged.
     // Charged first as one byte a byte (a UTF-8 byte is at most one character), then as it is.
     const { budget } = this.limits;
     if (budget !== undefined && !budget.take(this.length)) {
@@ -394,10 +380,8 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
 }
 
 /**
- * A whole answer as `requestText` resolves it, also the retry loop's `HttpAnswer` as it is (no
- * copy per request): headers' names lower-cased (repeated ones as a list), the body as text and
- * the bytes received (before any padding was dropped). One object per answer, its `release` on the
- * prototype, giving the text's bytes back to the budget once the text is read (parsed), not before.
+ * A whole answer, also the retry loop's `HttpAnswer` (no copy): `release` on the prototype gives the
+ * text's bytes back to the budget once the text is parsed, not before.
  */
 export class HeldText {
   readonly kind = 'response';
@@ -420,15 +404,13 @@ export class HeldText {
 /** A run of spaces up to this at the start or the end is kept (so an ordinary answer reads exactly as sent); a longer one is padding. */
 const PADDING_KEPT = 64 * 1024;
 /**
- * Of a 5xx or 429 answer, only this much is kept: its message or the snippet of its page comes
- * from the start (a page's snippet from its first 64 KiB), and it is never a record's result.
+ * Of a 5xx or 429 answer only this much is kept: its message or snippet is at its start, never a result.
  */
 const KEPT_OF_FAILURE = 1024 * 1024;
 const SPACES = Buffer.alloc(64 * 1024, 0x20);
 
 /**
- * The chunks as UTF-8 text, a leading BOM dropped (as `body.text()` reads them), without first
- * copying them into one buffer; each chunk is let go once decoded.
+ * The chunks as UTF-8 text, BOM dropped, not copied into one buffer first; each let go once decoded.
  */
 function decodeReleasing(chunks: (Buffer | undefined)[]): string {
   if (chunks.length <= 1) {

@@ -1,7 +1,6 @@
 /**
- * The remote target: the integration API over HTTP(S) with undici, keep-alive, limits and
- * retries. The rooms it draws on: url-policy (which URLs), flow-control (how many, how fast),
- * retry-loop (how often), envelope-reader (what came back), already-exists (a lost attempt's entity).
+ * The remote target (docs/remote.md), drawing on url-policy, flow-control, retry-loop,
+ * envelope-reader and already-exists.
  */
 import { EXAMCTL_VERSION } from '../version.js';
 import type { CollectionRequest, CollectionResponseContent, InvigilatorsResponseContent, ReviewSession, ScheduleRequest, UserRequest } from '../domain/types.js';
@@ -41,8 +40,7 @@ export interface RemoteClientOptions {
   /** Bytes of answers held at once by all requests together (an answer counts twice while decoded). Default 96 MiB. */
   responseBudgetBytes?: number;
   /**
-   * After `signal` aborts, requests already on the wire get this long to answer (ms), then are
-   * abandoned (their answer lost: they may have been applied). Default 10 000.
+   * After `signal` aborts, how long requests on the wire may answer (ms), then abandoned. Default 10 000.
    */
   interruptGraceMs?: number;
   /** Where HTTPS_PROXY/HTTP_PROXY/NO_PROXY are read (`proxy-env.ts`). Default process.env. */
@@ -91,10 +89,8 @@ function isCertificateFailure(code: string | undefined): boolean {
 }
 
 /**
- * Why a 2xx answer was not kept, in words, or undefined when the attempt failed otherwise (before
- * the status line, or on a 5xx/429, whose answer is never the record's result: those are retried).
- * A write's item is then said with noDefiniteAnswerReason (src/report/run-report.ts), which says
- * it may have been applied; a read (GET) changed nothing, and says so.
+ * Why a 2xx answer was not kept, in words (undefined when the attempt failed otherwise: retried). A
+ * write is then said with noDefiniteAnswerReason (may have been applied); a GET changed nothing.
  */
 export function unreadAnswer(error: unknown, method: Method = 'POST'): string | undefined {
   if (!(error instanceof ResponseTooLargeError || error instanceof ResponseBudgetError || error instanceof ResponseCutError)) return undefined;
@@ -153,9 +149,8 @@ export function retryLimits(options: RetryOptions): RetryLimits {
 }
 
 /**
- * A failed attempt as the retry loop sees it: whether it may have reached the service (not when
- * connect, DNS, TLS or the proxy's tunnel failed), whether another attempt could help (not for a
- * refused certificate, an unknown host, a tunnel the proxy refuses).
+ * A failed attempt as the retry loop sees it: may it have reached the service (not if connect, DNS,
+ * TLS or the tunnel failed), could another help (not for a refused certificate, host or tunnel).
  */
 export function networkFailure(error: unknown): NetworkFailure {
   const err = error instanceof Error ? error : new Error(String(error));
@@ -175,9 +170,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   const { sleep, now } = limits;
 
   const proxy = proxyFor(origin, options.env ?? process.env);
-  // Direct, every attempt is bounded by its whole-attempt deadline (`inFlight`, below): undici's
-  // own headers and body timers would be a second clock armed per request (0.7 us a call). Through
-  // a proxy they stay: they also bound the proxy's answer to CONNECT, which no attempt owns.
+  // Direct, the whole-attempt deadline (`inFlight`) bounds it: undici's timers would be a second clock
+  // (0.7 us a call). Through a proxy they stay: they bound the CONNECT answer, which no attempt owns.
   const undiciTimeoutMs = proxy === undefined ? 0 : requestTimeoutMs;
   const pool = openDispatcher(origin, {
     connections: concurrency,
@@ -220,13 +214,11 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   const retries: RetryCounts = { total: 0, byCause: {} };
   const redactor = createRedactor([options.token, ...proxySecrets(proxy)]);
 
-  // The caller's signal is deliberately not handed to undici: on SIGINT a request already on
-  // the wire is let finish within the grace (its outcome is known and reported); only waits are
-  // cut short at once.
+  // The caller's signal is not handed to undici: on SIGINT a request on the wire may finish within
+  // the grace (its outcome reported); only waits are cut short at once.
   const attemptLimits = { maxBytes: maxAnswerBytes, budget, inFlight };
   /**
-   * One call's retried attempts: a single object per call whose hooks are on the prototype (no
-   * closures per call); the labels are made only for a debug line or a failure's message.
+   * One call's attempts, hooks on the prototype (no closures); labels made only for a debug line or a message.
    */
   class Call<T> implements RetriedCall<ApiResult<T>> {
     readonly debug = options.debug;
@@ -419,10 +411,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
 }
 
 /*
- * A redirect in words: where the service points and what to set instead. examctl follows no
- * redirect (the token would go along, and a POST turned GET applies nothing), so a run and
- * `doctor` both stop at the first 3xx with these words. Whoever answered may not be the service
- * (a proxy, a portal): another host or scheme is named, never advised as the base URL.
+ * A redirect in words. None is followed (the token would go along; a POST turned GET applies
+ * nothing). Whoever answered may be a proxy or portal: another host or scheme is never advised.
  */
 /** `answered HTTP 301 to https://new/...: examctl follows no redirect ...; set --base-url to https://new`. */
 export function redirectWords(status: number, location: string | undefined, requestUrl: string, redact: (text: string) => string, via = '--base-url'): string {

@@ -22,9 +22,8 @@ import type { Env } from '../system/env-values.js';
 
 
 /**
- * The config file's schemas, built from the zod namespace given. zod is imported (and these built)
- * only when a config file exists or a profile is written: every run reads the config for target
- * selection, and loading zod costs ~50 ms of start-up that most runs (no config file) never need.
+ * The config file's schemas, from the zod namespace given: zod is loaded only when a config file
+ * exists or a profile is written (~50 ms of start-up that most runs never need).
  */
 function buildSchemas(zod: typeof z) {
   const profileDefaultsSchema = zod.strictObject({
@@ -139,9 +138,8 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
 }
 
 /**
- * Writes the config atomically (temp file, fsync, rename), mode 0600, in a 0700 directory. A
- * config.json that is a link (a dotfiles repository) is written through: the file it points to is
- * replaced, in its own directory, and the link stays.
+ * Writes the config atomically, 0600 in a 0700 directory; a config.json that is a link (a dotfiles
+ * repository) is written through, the link kept.
  */
 export async function saveConfig(config: ExamctlConfig, env: Env = process.env): Promise<string> {
   const file = configPath(env);
@@ -150,9 +148,8 @@ export async function saveConfig(config: ExamctlConfig, env: Env = process.env):
 }
 
 /**
- * Replaces `file` with `text`, readable by the owner only (0600, directory 0700), atomically:
- * a crash leaves the old file or the new one. The config file and token files both hold what
- * must not leak or tear.
+ * Replaces `file` with `text`, owner only (0600, directory 0700), atomically: a crash leaves the old
+ * file or the new one.
  */
 async function writePrivateFileAtomic(file: string, text: string, env: Env): Promise<void> {
   const replacement = await privateReplacement(file, text, env);

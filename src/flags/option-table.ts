@@ -157,9 +157,8 @@ export function argument<const K extends string, const S extends string>(key: K,
 }
 
 /**
- * The flag in one line for `--help`: `summary` (undefined: its description's first clause), then its
- * default (`shownDefault`, else the `defaultValue` of a flag that takes a value). The description
- * stays the full text, shown by `examctl help <command> --all` and the docs' flag tables.
+ * The flag in one line for `--help` (`summary`, then `shownDefault`); the description stays the full
+ * text, shown by `examctl help <command> --all` and the docs' flag tables.
  */
 export function brief<const S extends OptionSpec>(summary: string | undefined, spec: S, shownDefault?: string): S {
   return { ...spec, ...(summary === undefined ? {} : { summary }), ...(shownDefault === undefined ? {} : { shownDefault }) };
@@ -222,8 +221,7 @@ export const HELP_GROUP = {
 } as const;
 
 /**
- * The flags of `specs` under one `--help` heading (a flag that names its own group keeps it).
- * The types stay the table's: a group is help layout, not part of the options a command reads.
+ * The flags of `specs` under one `--help` heading (a flag naming its own keeps it): layout, not types.
  */
 export function grouped<const T extends readonly Spec[]>(group: string, specs: T): T {
   return specs.map((spec) => (spec.kind === 'option' && spec.group === undefined ? { ...spec, group } : spec)) as unknown as T;

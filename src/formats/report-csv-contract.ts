@@ -1,8 +1,6 @@
 /**
- * The run report CSV as both its writer (report-writers.ts, csv-cell.ts) and its readers
- * (the CSV reader, --only-failed, invigilator id lists) must see it (docs/cli-contract.md, "Run
- * report"; docs/cli.md): the columns a report adds, what "ok" is, and the one quote that keeps
- * a spreadsheet from running a cell as a formula. Pure.
+ * The run report CSV as its writer and its readers (the CSV reader, --only-failed, id lists) must
+ * see it (docs/cli-contract.md, "Run report"). Pure.
  */
 import { UsageError } from '../system/errors.js';
 import { normalizeColumnName } from './column-name.js';
@@ -12,9 +10,8 @@ import { isRunId } from '../domain/record-id.js';
 export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as const;
 
 /**
- * What each item became and why (docs/cli.md, "Created and updated"): after REPORT_COLUMNS in
- * every CSV and .xlsx report (`created`, `updated`, `unchanged`, `sent`, `removed`...; a note such
- * as `already not an invigilator`). Not needed to know a file for a report; fed back, dropped.
+ * What each item became and why (docs/cli.md, "Created and updated"), after REPORT_COLUMNS; not
+ * needed to know a file for a report; fed back, dropped.
  */
 const ACTION_COLUMNS = ['action', 'note'] as const;
 
@@ -41,9 +38,8 @@ export function sourceReportProblem(header: readonly string[]): string | undefin
 export const SCHEDULE_COLUMN = 'schedule';
 
 /**
- * The doubtful values of an item (spreadsheet-warnings.ts), after REPORT_COLUMNS and ACTION_COLUMNS. Always in an
- * .xlsx report; a CSV report has none (scripts parse its columns), so its warnings are
- * in the JSON report and the summary. Fed back, it is dropped as the other three are.
+ * An item's doubtful values, after ACTION_COLUMNS: in an .xlsx report only (scripts parse a CSV
+ * report's columns: its warnings are in the JSON report and the summary). Fed back, dropped.
  */
 export const WARNINGS_COLUMN = 'warnings';
 
@@ -155,9 +151,8 @@ export function neutraliseCell(value: string): string {
 const NEUTRALISED = /^'+[=+\-@\t\r]/;
 
 /**
- * A run report fed back (fix and retry) loses the one `'` `neutraliseCell` added, so the retry
- * sends the original value. Cells are trimmed after, as every cell is. In place: the array is
- * the row's own.
+ * A run report fed back loses the one `'` `neutraliseCell` added, so the retry sends the original
+ * value (trimmed after, as every cell). In place: the array is the row's own.
  */
 export function restoreNeutralisedCells(cells: string[]): void {
   for (let i = 0; i < cells.length; i++) {

@@ -1,8 +1,6 @@
 /**
- * `.xlsx` input, and why not exceljs: docs/input-formats.md, ".xlsx". One worksheet read as a
- * CSV file is, streamed: the zip (zip-entries.ts), the small parts (workbook-parts.ts), the rows
- * (sheet-rows.ts), over workbook-xml.ts; the header matched by the CSV reader's own functions,
- * each cell by xlsx-cells.ts. A cell that cannot be used fails its record, not the file.
+ * `.xlsx` input, and why not exceljs: docs/input-formats.md, ".xlsx". One worksheet streamed as a
+ * CSV file is read, its header matched by the CSV reader's functions; an unusable cell fails its record.
  */
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
@@ -430,10 +428,8 @@ async function* sheetRows(
 }
 
 /**
- * Streams the records of one worksheet of an .xlsx file. Every iteration re-reads the file.
- * Records carry `problems` (cells that cannot be used: the record fails with them) and
- * `warnings` (values read but doubtful). Structural problems throw InputFileError naming the
- * sheet: `users.xlsx[Sheet1]:7: reason`.
+ * Streams one worksheet's records (each iteration re-reads the file), with `problems` and `warnings`;
+ * structural problems throw InputFileError naming the sheet: `users.xlsx[Sheet1]:7: reason`.
  */
 export function readXlsxRecords(path: string, options: XlsxReadOptions, same = {}): BatchedRecords {
   let header: TableHeader | undefined;

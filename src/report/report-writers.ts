@@ -62,8 +62,7 @@ const MISSED_WORK = {
 } as const;
 
 /**
- * What a memory that misses a run costs, and the ways back (docs/sync.md, "A state service"): said
- * on stderr and in every sink, refused by --require-memory.
+ * What a memory that misses a run costs, and the ways back (docs/sync.md, "A state service").
  */
 export function missedRunSentence(file: string, population: string | null, missed: NonNullable<SyncMemoryNote['missesRun']>, kind: SyncMemoryNote['kind'] = 'users'): string {
   // Only user sync has populations: the others' runs are named by their command.
@@ -111,8 +110,7 @@ function itemJson(item: ReportItem): string {
 }
 
 /**
- * The run report as one JSON document, written item by item so memory stays flat for any
- * number of records; the summary follows the items because it is known only at the end.
+ * The run report as one JSON document, written item by item (flat memory); the summary last, known only then.
  */
 export class JsonReportWriter implements ReportSink {
   private itemsWritten = 0;
@@ -191,8 +189,7 @@ function columnMode(name: string, added: boolean | undefined): Column {
 }
 
 /**
- * The errors or warnings of a multi-row item (a schedule and its candidates) that belong on one
- * of its rows: those naming that row's line, and those naming none.
+ * A multi-row item's errors or warnings for one of its rows: those naming its line, and those naming none.
  */
 export function onRow<T extends { line?: number }>(entries: readonly T[], line: number): readonly T[] {
   return entries.length === 0 ? entries : entries.filter((entry) => entry.line === undefined || entry.line === line);
@@ -219,9 +216,8 @@ export function keptHeader(header: readonly string[], modes: readonly Column[]):
 }
 
 /**
- * One source row of an item as a report row (CSV or xlsx): the kept cells (secrets blanked or withheld),
- * then status, error_codes, error_messages. Errors that name another line of a multi-row item
- * (a schedule's candidates) stay on that line.
+ * One source row of an item as a report row (CSV or xlsx): kept cells, then status, error_codes,
+ * error_messages; errors that name another line of a multi-row item stay on that line.
  */
 export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly Column[], run = ''): string[] {
   const errors = onRow(item.errors, row.line);
@@ -253,8 +249,7 @@ export function inSequence(steps: readonly (() => void | Promise<void>)[], from 
 }
 
 /**
- * CSV report, its columns as docs/cli.md, "CSV report of CSV input" says, so the file can be fixed
- * and fed back. `onlyNotOk` keeps the rows that still need work.
+ * CSV report (docs/cli.md, "Run report"), fixed and fed back; `onlyNotOk` keeps the rows that still need work.
  */
 export class CsvReportWriter implements ReportSink {
   private headerWritten = false;
@@ -331,8 +326,7 @@ function mappedValueText(value: MappedValue): string {
 
 interface HumanSummaryExtras {
   /**
-   * The --report file as given, asked at the end: the summary says where it was written, and
-   * stops suggesting --report. Undefined then when the file could not be written.
+   * The --report file as given, asked at the end (then no --report hint); undefined when it could not be written.
    */
   reportFile?: () => string | undefined;
   /** Only the head, the counts and where the report was written (a refused run: every item has the same reason). */
@@ -342,9 +336,8 @@ interface HumanSummaryExtras {
 }
 
 /**
- * A count the human summary says beside the totals, in the command's own words: `4,950
- * unchanged (not sent)`. Declared by the command's job, not here: a report knows items, not what
- * a kind of item means to a command.
+ * A count said beside the totals in the command's words (`4,950 unchanged (not sent)`), declared by
+ * the command's job: a report knows items, not what a kind of item means to a command.
  */
 export interface SummaryNote {
   /** True for an item the note counts. */
@@ -356,8 +349,7 @@ export interface SummaryNote {
 }
 
 /**
- * The human summary (stderr): target, counts, a dry run's plan, the first errors and how many
- * more, the count per error code, and where the report was written. Bounded memory.
+ * The human summary (stderr; docs/cli.md, "Run report"), in bounded memory.
  */
 export class HumanSummaryWriter implements ReportSink {
   private readonly shown: string[] = [];
@@ -408,8 +400,7 @@ export class HumanSummaryWriter implements ReportSink {
       // The file name, the id and the message can carry what the input or the service put there.
       this.shown.push(terminalLine(`  ${where}${id} ${error.field || '-'} ${error.code ?? '-'} ${error.message}`));
     }
-    // A failure's note says what examctl cannot know about it (a resume's "may have created it"):
-    // beside its errors, not only in the report file. An ok item's note stays in the report.
+    // A failure's note (a resume's "may have created it") is said beside its errors; an ok item's stays in the report.
     if (item.note !== undefined && item.errors.length > 0 && !isNotSentItem(item)) {
       if (this.shown.length >= SHOWN_ERRORS) this.hidden += 1;
       else this.shown.push(terminalLine(`    note: ${item.note}`));
@@ -459,10 +450,8 @@ export class HumanSummaryWriter implements ReportSink {
       const count = this.noted[i] ?? 0;
       return count > 0 ? [`${n(count)} ${note.words(count, dryRun)}`] : [];
     });
-    // Every line passes the terminal gate: plan lines and the errors-by-code examples quote ids
-    // and messages from the input and the service (ESC, OSC 52, C1, bidi become '?'). Not the
-    // counts: they hold only examctl's own labels and numbers, and on a colour terminal the
-    // table's own colour escapes, which the gate would turn into `?[36m` debris.
+    // Every line passes the terminal gate (docs/security.md, "Terminals") but the counts: only
+    // examctl's labels and numbers, and a colour table's escapes the gate would turn to `?[36m`.
     const noMemory = noMemorySentence(this.header);
     const memory = noMemory === undefined ? [] : [terminalLine(noMemory)];
     const reportFile = this.extras.reportFile?.();
@@ -521,8 +510,7 @@ export class RunReportBuilder {
   add(entry: ReportEntry): void | Promise<void> {
     this.count(entry.item.status);
     if (entry.item.status === 'ok' && entry.item.action !== undefined && !this.dryRun) countAction(this.summary, entry.item.action);
-    // Marked in place: each entry is the dispatcher's own, built for this one add (a copy of
-    // every item was a tenth of a 500k-row dry run's CPU). Same key order as a copy.
+    // Marked in place (the dispatcher's own entry): a copy was a tenth of a 500k-row dry run's CPU.
     if (this.dryRun) entry.item.dryRun = true;
     const sinks = this.sinks;
     for (let i = 0; i < sinks.length; i++) {
@@ -542,8 +530,7 @@ export class RunReportBuilder {
   }
 
   /**
-   * Finishes every sink in order; `beforeLast` runs before the last one (the human summary), so
-   * that the summary can say whether the report file was put in place.
+   * Finishes every sink in order; `beforeLast` runs before the human summary, which says if the report was put in place.
    */
   async finish(beforeLast?: () => Promise<void>): Promise<void> {
     const last = this.sinks.length - 1;
@@ -554,8 +541,7 @@ export class RunReportBuilder {
 }
 
 /**
- * Counts an ok item's action in a real run's summary (docs/cli.md, "Created and updated"):
- * `created` and `updated` are both there from the first, so a script reads them on every run.
+ * Counts an ok item's action in a real run's summary (docs/cli.md, "Created and updated").
  */
 export function countAction(summary: ReportSummary, action: ItemAction, count = 1): void {
   if (summary.created === undefined) {
@@ -589,10 +575,8 @@ export function exitCodeFor(summary: ReportSummary): 0 | 1 {
 }
 
 /*
- * Counts of the errors of a run by code, for the human summary: after the first 20 errors, a
- * reader of a 50k-row run wants to know what kinds there are (`209 x 12  Email is not a valid
- * address`). Bounded memory: one entry per distinct code (per distinct message for problems the
- * spec leaves unnumbered, up to a cap).
+ * A run's errors counted by code for the human summary (`209 x 12  Email is not a valid address`):
+ * bounded, one entry per code (per message, up to a cap, for problems the spec leaves unnumbered).
  */
 interface ErrorCodeCount {
   /** null: a problem without a numeric code (e.g. "Scheduler not set"). */
@@ -612,8 +596,7 @@ const UNNUMBERED_KINDS = 50;
 const OTHER = 'other problems without a code';
 
 /**
- * An unnumbered message with the values it quotes taken out (numbers, sizes, quoted text, ids in
- * brackets): "answer was too large to read (3 MiB)" and "(4 MiB)" are one cause, counted once.
+ * An unnumbered message without the values it quotes: "too large to read (3 MiB)" and "(4 MiB)" are one cause.
  */
 function causeOf(message: string): string {
   return message.replace(/"[^"]*"|'[^']*'|\[[^\]]*\]|\d+(?:[.,:]\d+)*/g, '#');
@@ -677,8 +660,7 @@ function differentMessages(entry: ErrorCodeCount): string {
 }
 
 /*
- * What a dry run on the local engine would do (docs/cli.md, "The local store"), in words a person
- * reads before sending; the same words go into the JSON summary, so a script reads one plan too.
+ * What a dry run on the local engine would do (docs/cli.md, "The local store"); the JSON summary has the same words.
  */
 interface PlanCounts {
   toCreate: number;
@@ -725,9 +707,8 @@ function planLine(sign: PlanSign, item: ReportItem): string {
 export class RunPlan {
   readonly counts: PlanCounts = { toCreate: 0, toUpdate: 0, unchanged: 0, invalid: 0 };
   /**
-   * True once an item carried an action: the target planned (a local store), not only validated;
-   * from the start when the run decides from the sync memory (a remote --changed-only dry run
-   * whose every record changed still has a plan: all to send).
+   * True once an item carried an action (a local store planned, not only validated); from the start
+   * when the run decides from the sync memory (a remote --changed-only dry run: all to send is a plan).
    */
   planned: boolean;
 
@@ -742,8 +723,7 @@ export class RunPlan {
   private listed = 0;
 
   add(item: ReportItem): void {
-    // Counted for every item; its line is written only while its list has room (a dry run of
-    // millions of rows wrote a line per row).
+    // Counted for every item; a line only while its list has room (millions of rows wrote one each).
     let sign: PlanSign;
     if (item.action === 'created') {
       this.counts.toCreate += 1;

@@ -40,9 +40,8 @@ export interface ReportItem {
 }
 
 /**
- * Why an item a stopped run never sent is skipped: the same words in the run's own report and in
- * `runs show` (docs/runs.md, "runs show"). After --max-errors the run is finished (no resume);
- * after anything else `runs resume` sends it, when the run is journaled and its store not gone.
+ * Why an item a stopped run never sent is skipped, in its report and `runs show` (docs/runs.md, "runs
+ * show"): after --max-errors the run is finished; else `runs resume` sends it (journaled, its store there).
  */
 export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefined, storeGone = false): string {
   if (stoppedByMaxErrors) return `${NOT_SENT} the run stopped after --max-errors failures`;

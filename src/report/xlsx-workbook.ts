@@ -16,9 +16,8 @@ export type RowLook = (typeof RowLook)[keyof typeof RowLook];
 const LOOK_COUNT = 5;
 
 /**
- * How a column's cells are shown: text (`@`), General (numbers and booleans), a date, a date and
- * time. The style of a cell is 1 + format * LOOK_COUNT + look (STYLES_XML's cellXfs; 0 is the
- * default every styles part starts with), so text cells keep styles 1..4 as before formats.
+ * How a column's cells are shown. A cell's style is 1 + format * LOOK_COUNT + look (cellXfs; 0 is
+ * every styles part's default), so text cells keep styles 1..4 as before formats.
  */
 export const CellFormat = {
   text: 0,
@@ -189,8 +188,7 @@ function checkSheetName(name: string): void {
 }
 
 /**
- * A row past Excel's last, or (`columns`) a column past its last (XFD): the callers refuse or cut
- * before (xlsx-report-writer.ts), so this is a bug said loudly, never a sheet Excel cannot open.
+ * A row or column past Excel's last: callers refuse or cut before, so a bug said loudly, not a bad sheet.
  */
 function pastSheetLimit(columns?: number): Error {
   if (columns === undefined) return new Error(`an .xlsx sheet holds at most ${MAX_SHEET_ROWS.toLocaleString('en-US')} rows: write a report this large as .csv`);
@@ -216,9 +214,8 @@ export interface CellPlace {
 }
 
 /**
- * One sheet being written: its header row first (it fixes the columns, their widths and
- * formats), then rows, each `void` unless the caller must wait for the output (then a promise:
- * await it).
+ * One sheet being written: its header row first (columns, widths, formats), then rows, each `void`
+ * unless the caller must wait for the output (then a promise).
  */
 export class SheetWriter {
   private rows = 0;
@@ -262,10 +259,8 @@ export class SheetWriter {
   }
 
   /**
-   * One row in `look`; an empty text keeps the row's look but holds no value. `marks` are the
-   * columns of the row's cells shown in the strong marked look.
-   * Encoded straight into bytes (RowBytes): a million rows make no strings but their numbers,
-   * so the garbage collector has next to nothing to keep up with.
+   * One row in `look` (`marks`: columns in the strong marked look). Encoded straight into bytes
+   * (RowBytes): a million rows make no strings but their numbers, nothing for the collector.
    */
   row(cells: readonly SheetCell[], look: RowLook, marks?: readonly number[]): void | Promise<void> {
     if (this.rows === MAX_SHEET_ROWS) throw pastSheetLimit();

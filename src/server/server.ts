@@ -44,13 +44,12 @@ export interface ServerOptions {
   /** One line per request: method, path, status (or aborted/reset/lost), ms, injected faults. Never a header value. */
   log?: (line: string) => void;
   /**
-   * Served at GET /api/v1/integrations/openapi.json without a token. A function is given the
-   * server's own URL once it listens (the port may be 0 until then), for an absolute `servers`.
+   * Served at GET .../openapi.json without a token; a function gets the URL once listening (port 0 before).
    */
   openapi?: object | ((url: string) => object);
   /**
-   * How long close() lets in-flight requests finish before cutting their sockets (ms); a handler
-   * still running that much later again is abandoned, so a stop always ends. Default 10 000.
+   * How long close() lets requests finish before cutting sockets (ms); a handler still running after
+   * twice that is abandoned, so a stop always ends. Default 10 000.
    */
   closeGraceMs?: number;
   timeouts?: ServerTimeouts;
@@ -161,9 +160,8 @@ function decodeSegment(segment: string): string {
 }
 
 /**
- * The body, at most `limit` bytes, complete before `deadlineAt` (a performance.now() value).
- * Listeners rather than an async iterator: this runs for every write and the iterator's promise
- * per chunk showed in profiles.
+ * The body, at most `limit` bytes, complete before `deadlineAt` (performance.now()). Listeners, not an
+ * async iterator: its promise per chunk showed in profiles.
  */
 function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number): Promise<Buffer> {
   const declared = req.headers['content-length'];
@@ -238,10 +236,8 @@ function hasGoneAway(res: http.ServerResponse): boolean {
 }
 
 /**
- * One request's CallOptions. The AbortSignal, and the listener that fires it when the client goes
- * away, are made only when a handler asks for them (the local engine never does; whether the
- * client went away is otherwise read off the response when it matters). A class, with the getter
- * on its prototype: an object literal with a getter per request cost ~40 us of CPU a request.
+ * One request's CallOptions: its AbortSignal made only when a handler asks (the local engine never
+ * does). A class, its getter on the prototype: a literal with a getter cost ~40 us a request.
  */
 class RequestCall implements CallOptions {
   private controller: AbortController | undefined;
@@ -274,8 +270,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let openapiText: string | undefined;
   const faults = options.faults ? faultPlan(options.faults.spec, options.faults.seed) : undefined;
   let closing = false;
-  // Requests whose handler is still running, and who waits for them to reach none (close()).
-  // A count rather than a set of promises: tracking each request's promise cost a promise per request.
+  // Requests whose handler still runs (close() waits for none): a count, not a promise each.
   let inFlight = 0;
   let onIdle: (() => void) | undefined;
 
@@ -300,8 +295,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       const allHeaders: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
       for (const name in headers) allHeaders[name] = headers[name]!;
       if (options.api.storeAt) allHeaders['x-examctl-store'] = '/examctl/store';
-      // A body left unread cannot be skipped on a kept-alive connection: the answer closes it, and
-      // the body's rest is read and dropped after it, so that the client reads the answer.
+      // An unread body cannot be skipped on a kept-alive connection: closed, the rest read and dropped.
       if (closing || !bodyRead) allHeaders.connection = 'close';
       if (!bodyRead) lingerAfterAnswer(req, linger);
       res.writeHead(code, allHeaders);
@@ -342,8 +336,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
       let body: unknown = null;
       if (endpoint.hasBody && !bodyRead) {
-        // A body must be declared JSON; a request error, so 400, the API's status for those
-        // (docs/interpretations.md, "Headers"). A request without a body needs no Content-Type.
+        // A body must be declared JSON, else 400 (docs/interpretations.md, "Headers").
         const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
         if (contentType !== 'application/json') throw new HttpFailure(400, M.notJson());
         // Only now, with the caller and the route known, is the body worth asking for.
@@ -452,8 +445,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       server.closeIdleConnections();
       const grace = setTimeout(() => server.closeAllConnections(), closeGraceMs);
       let giveUp: NodeJS.Timeout | undefined;
-      // A handler that never settles (a store transaction stuck behind another process) must
-      // not keep a SIGTERM from ending the server: after a second grace period it is left.
+      // A handler that never settles (a store stuck behind another process) is left after a second grace.
       const abandoned = new Promise<'abandoned'>((resolve) => {
         giveUp = setTimeout(() => resolve('abandoned'), 2 * closeGraceMs);
       });
@@ -495,8 +487,7 @@ const endedByAnswer = new WeakSet<Socket>();
 function lingerAfterAnswer(req: http.IncomingMessage, bounds: LingerBounds): void {
   const socket = req.socket;
   endedByAnswer.add(socket);
-  // The rest of the body is read from now on, counted and dropped (a request the handler had
-  // begun to read was paused when it was refused).
+  // The rest of the body is read, counted and dropped (one begun was paused when refused).
   let discarded = 0;
   req.on('data', (chunk: Buffer) => {
     discarded += chunk.length;

@@ -1,8 +1,7 @@
 /**
  * Interactive prompts (@inquirer/prompts 7) for values a command was not given.
- * They run only when `canPrompt` (prompt-state.ts) says so; otherwise the caller throws `missingValue(flag)`.
- * Every prompt writes to stderr (stdout carries results only), checks each answer at once with
- * the domain rules, and turns Ctrl-C into InterruptedError before anything was sent.
+ * Only when `canPrompt` (prompt-state.ts) says so (docs/human.md, "When examctl asks"): on stderr,
+ * each answer checked at once, Ctrl-C an InterruptedError before anything was sent.
  */
 import { terminalLine, terminalLines } from '../formats/terminal-text.js';
 import { promptClosed, promptOpened } from './prompt-state.js';
@@ -32,8 +31,7 @@ export function missingValue(flag: string): UsageError {
 }
 
 /**
- * Inquirer ends the output stream it was given after each prompt (it pipes into it). A wrapper
- * takes that end, so a caller's stream stays usable for the next prompt and for later output.
+ * Inquirer ends its output stream after each prompt: a wrapper takes that end, so the caller's stays usable.
  */
 class KeepOpenOutput extends Writable {
   constructor(private readonly target: NodeJS.WritableStream) {
@@ -87,9 +85,8 @@ function note(io: PromptIo, text: string): void {
 }
 
 /**
- * A choice as the terminal shows it: its name, description and reason text come from the store or
- * the service (role titles, hierarchy paths, schedule titles) or from an earlier answer, so they
- * pass the terminal gate; its value, what the command gets, is left exactly as it was.
+ * A choice as the terminal shows it: its texts (from the store, the service or an earlier answer) pass
+ * the terminal gate; its value, what the command gets, is left exactly as it was.
  */
 function shownChoice<Choice extends { name: string; description?: string; disabled?: string | boolean }>(choice: Choice): Choice {
   return {
@@ -127,8 +124,7 @@ interface PromptUserOptions {
   /** A user already on the target: its values are the defaults, and Role may stay as it is. */
   existing?: Partial<UserRequest>;
   /**
-   * Finds a user by the external id just answered (the local target's directory). Found, the
-   * questions that follow offer its values as defaults (Enter keeps them) and Role may stay.
+   * A user by the external id just answered (local target): found, its values are the next defaults.
    */
   lookup?: (externalId: string) => Partial<UserRequest> | null | undefined;
   /** The target's hierarchies: a membership is picked among them (a hierarchy not there would fail with 131). */
@@ -163,8 +159,7 @@ function existingText(existing: Partial<UserRequest> | undefined, name: UserText
 }
 
 /**
- * Asks for one user's fields and returns them raw (API names) for validateUser, as docs/human.md,
- * "When examctl asks" says (an empty optional field absent, a permission not ticked not sent).
+ * Asks for one user's fields, returned raw (API names) for validateUser (docs/human.md, "When examctl asks").
  */
 export async function promptUser(options: PromptUserOptions = {}, io: PromptIo = {}): Promise<Record<string, unknown>> {
   const { correct } = options;
@@ -276,8 +271,7 @@ export async function promptCollectionTitle(io: PromptIo = {}): Promise<string> 
 }
 
 /**
- * A checkbox list of the schedule's invigilators (the caller refuses a schedule with none); at
- * least one must be ticked. A choice is an id with the text to show for it (the person's name).
+ * A checkbox list of the schedule's invigilators (the caller refuses none); at least one ticked.
  */
 export async function promptInvigilators(choices: ReadonlyArray<{ value: string; name: string }>, io: PromptIo = {}): Promise<string[]> {
   return ask(io, checkbox, {
@@ -329,9 +323,8 @@ interface ScheduleFieldsOptions {
 }
 
 /**
- * Asks for the required schedule fields the command line left out, in the order given, from the
- * store's lists where it has them (docs/human.md, "When examctl asks"). `known` holds the fields
- * given, so rules that span fields see them; answers are returned as typed (validated later).
+ * Asks for the required schedule fields left out (docs/human.md, "When examctl asks"); `known` holds
+ * the fields given, so rules that span fields see them. Answers returned as typed (validated later).
  */
 export async function promptScheduleFields(
   missing: readonly ScheduleFieldName[],
@@ -485,9 +478,8 @@ interface GivenAnswer<Name extends string> {
 }
 
 /**
- * After a send from prompts failed (docs/human.md, "When examctl asks"): the answers to ask again,
- * those the problems name ticked, or null when no problem names one or the person declined. The
- * caller asks them again with the earlier answers as defaults and sends again.
+ * After a send from prompts failed (docs/human.md, "When examctl asks"): the answers to ask again
+ * (those the problems name ticked), or null when none is named or the person declined.
  */
 export async function offerCorrection<Name extends string>(
   answers: readonly GivenAnswer<Name>[],
