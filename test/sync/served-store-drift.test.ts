@@ -265,17 +265,21 @@ describe('a served store restored in place: under the running server, or after a
     const items = code === 0 ? (JSON.parse(io.stdout.text) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`) : [];
     return { code, items, stderr: io.stderr.text };
   }
+  /** Night 1 (old e-mails), the store's backup taken with the server stopped, night 2 (new ones): each test then breaks it its own way. */
+  async function nightsWithBackup(dir: string): Promise<void> {
+    writeFileSync(join(dir, 'old.csv'), users('old.test'));
+    writeFileSync(join(dir, 'new.csv'), users('new.test'));
+    expect((await cli(dir, ['local', 'init', '--store', 'store', '--seed', join(ROOT, 'fixtures', 'world.json')])).code).toBe(0);
+    served = await serve(join(dir, 'store'));
+    expect((await night(dir, 'old.csv')).code).toBe(0);
+    await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
+    expect((await night(dir, 'new.csv')).items).toEqual(['u-1 updated', 'u-2 updated', 'u-3 updated']);
+  }
   const emails = async (dir: string) => (JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; Email: string }[] }).Users.filter((user) => user.ExternalId.startsWith('u-')).map((user) => user.Email);
 
   it('under the running server (it answers 503, it cannot say where it stands): the night stops, exit 3, nothing sent; restarted, the store is older and all goes again', () =>
     withTempDir(async (dir) => {
-      writeFileSync(join(dir, 'old.csv'), users('old.test'));
-      writeFileSync(join(dir, 'new.csv'), users('new.test'));
-      expect((await cli(dir, ['local', 'init', '--store', 'store', '--seed', join(ROOT, 'fixtures', 'world.json')])).code).toBe(0);
-      served = await serve(join(dir, 'store'));
-      expect((await night(dir, 'old.csv')).code).toBe(0);
-      await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
-      expect((await night(dir, 'new.csv')).items).toEqual(['u-1 updated', 'u-2 updated', 'u-3 updated']);
+      await nightsWithBackup(dir);
       restoreInPlace(dir);
       const stopped = await night(dir, 'new.csv');
       expect([stopped.code, stopped.stderr]).toEqual([3, expect.stringMatching(/local serve cannot say where its store stands \(.*\): restored or cut back under it/)]);
@@ -288,13 +292,7 @@ describe('a served store restored in place: under the running server, or after a
 
   it('a night killed after its acknowledgements (its end never recorded), the store then restored to the backup before it: the next night sends what it sent', () =>
     withTempDir(async (dir) => {
-      writeFileSync(join(dir, 'old.csv'), users('old.test'));
-      writeFileSync(join(dir, 'new.csv'), users('new.test'));
-      expect((await cli(dir, ['local', 'init', '--store', 'store', '--seed', join(ROOT, 'fixtures', 'world.json')])).code).toBe(0);
-      served = await serve(join(dir, 'store'));
-      expect((await night(dir, 'old.csv')).code).toBe(0);
-      await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
-      expect((await night(dir, 'new.csv')).items).toEqual(['u-1 updated', 'u-2 updated', 'u-3 updated']);
+      await nightsWithBackup(dir);
       // Killed once all was acknowledged: the memory's last line (the night's end, with its position) never written, its runs directory gone.
       const memory = join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'users.ndjson');
       const lines = readFileSync(memory, 'utf8').trimEnd().split('\n');
@@ -310,13 +308,7 @@ describe('a served store restored in place: under the running server, or after a
 
   it('a night killed after two acknowledgements, the store restored (new files) to the backup before it, then runs resume: the resume sends again what its journal kept (trial49 F01)', () =>
     withTempDir(async (dir) => {
-      writeFileSync(join(dir, 'old.csv'), users('old.test'));
-      writeFileSync(join(dir, 'new.csv'), users('new.test'));
-      expect((await cli(dir, ['local', 'init', '--store', 'store', '--seed', join(ROOT, 'fixtures', 'world.json')])).code).toBe(0);
-      served = await serve(join(dir, 'store'));
-      expect((await night(dir, 'old.csv')).code).toBe(0);
-      await again(dir, () => cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true }));
-      expect((await night(dir, 'new.csv')).items).toEqual(['u-1 updated', 'u-2 updated', 'u-3 updated']);
+      await nightsWithBackup(dir);
       // Killed after two outcomes: the journal cut after its second, the memory's end line never written.
       const memory = join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'users.ndjson');
       const run = killedAfter(dir, 1, memory);
