@@ -359,7 +359,7 @@ async function installedTarballChecks() {
     const version = spawnSync(examctl, ['--version'], { cwd: elsewhere, env, encoding: 'utf8' });
     // The build is the shipped program's SHA-256 (12 digits): the tarball's own, whatever it is.
     const named = version.stdout.trim().replace(/, build [0-9a-f]{12}\)$/, ', build <12 hex digits>)');
-    check('installed tarball: examctl --version', named, `examctl ${JSON.parse(execFileSync('npm', ['pkg', 'get', 'version'], { cwd: root, encoding: 'utf8' }))} (Node ${process.version}, build <12 hex digits>)`);
+    check('installed tarball: examctl --version', named, `examctl ${JSON.parse(execFileSync('npm', ['pkg', 'get', 'version'], { cwd: root, encoding: 'utf8' }))} (Node ${process.version}, zone rules ${process.versions.tz}, build <12 hex digits>)`);
     const license = spawnSync('sh', ['-c', `head -1 "${join(prefix, 'lib', 'node_modules', 'examctl', 'LICENSE')}"`], { encoding: 'utf8' });
     check('installed tarball: LICENSE inside', license.stdout.trim(), 'MIT License');
     const users = join(prefix, 'lib', 'node_modules', 'examctl', 'fixtures', 'users-with-errors.csv');
