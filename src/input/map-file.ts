@@ -11,7 +11,6 @@ import { cannotReadReason, decodeTextDocument } from './text-source.js';
 import { jsonFaultError } from './json-document.js';
 import { keyLines, MAX_JSON_DEPTH, parseJson, type DuplicateKey } from '../system/json-scan.js';
 import { quotedValue } from '../domain/problem.js';
-import { resolve } from 'node:path';
 import { listWithCount } from './name-hints.js';
 
 
@@ -94,11 +93,11 @@ function withoutNotes(value: unknown): unknown {
 }
 
 /** Whether a profile's map file names a column or field the run's own `--map-file` (which wins) does not. */
-export async function mapFileShapes(path: string, own: unknown, cwd: string): Promise<boolean> {
-  if (typeof own !== 'string') return true;
+export function mapFileShapes(profile: MapFileEntries, own?: MapFileEntries): boolean {
+  if (own === undefined) return true;
   const keys = ({ field, source }: { field: string; source?: string }) => [`=${field}`, source ?? '='].map(normalizeColumnName);
-  const said = new Set(Object.values(await readMapFile(resolve(cwd, own), own)).flat().flatMap(keys));
-  return Object.values(await readMapFile(path, path)).flat().some((entry) => !keys(entry).some((key) => key !== '=' && said.has(key)));
+  const said = new Set(Object.values(own).flat().flatMap(keys));
+  return Object.values(profile).flat().some((entry) => !keys(entry).some((key) => key !== '=' && said.has(key)));
 }
 
 /** Reads and checks a map file; every problem is a UsageError naming `origin` (the flag or profile key), the line and the key. */

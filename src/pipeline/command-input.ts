@@ -4,7 +4,7 @@ import type { HiddenRows } from '../input/xlsx-reader.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import { batchedRecords, countRecordsOf, readRecords, type BatchedRecords } from '../input/index.js';
 import { recordShaping, splitPair, type InputFlags, type RecordShaping } from '../input/field-map.js';
-import { resolveSettings, settingText } from '../context/settings.js';
+import { resolveSettings, settingText, type RunSettings } from '../context/settings.js';
 import { trustedFileCheck } from '../context/loose-permissions.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
 import type { SourceRow } from '../report/run-report.js';
@@ -55,22 +55,23 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
   const set: InputFlags['set'][number][] = [];
   const settings = await resolveSettings(options, deps.env, deps.runProfile, deps.cwd);
   const profile = settings.profile;
+  let profileFile;
   if (profile !== undefined) {
     const { name, defaults, configDir } = profile;
     for (const [source, field] of Object.entries(defaults.map ?? {})) map.push({ source, field, origin: `profile ${name}: map`, level: 0 });
     if (defaults.mapFile !== undefined) {
       // Judged as the config file naming it is: a map file others can write chooses what is sent.
-      const file = await mapFileFlags(resolve(configDir, defaults.mapFile), `profile ${name}: mapFile ${defaults.mapFile}`, 0, deps, true);
-      map.push(...file.map);
-      computed.push(...file.computed);
+      profileFile = await mapFileFlags(resolve(configDir, defaults.mapFile), `profile ${name}: mapFile ${defaults.mapFile}`, 0, deps, true);
+      map.push(...profileFile.map);
+      computed.push(...profileFile.computed);
     }
     for (const [field, value] of Object.entries(defaults.set ?? {})) set.push({ field, value, origin: `profile ${name}: set`, level: 0 });
   }
-  if (options.mapFile !== undefined) {
-    const file = await mapFileFlags(resolve(deps.cwd, options.mapFile), `--map-file ${options.mapFile}`, 1, deps);
-    map.push(...file.map);
-    computed.push(...file.computed);
-  }
+  const file = options.mapFile === undefined ? undefined : await mapFileFlags(resolve(deps.cwd, options.mapFile), `--map-file ${options.mapFile}`, 1, deps);
+  map.push(...(file?.map ?? []));
+  computed.push(...(file?.computed ?? []));
+  // What the journal keeps (run-journaling.ts): the profile as read here, not after the prompt.
+  PROFILE_READ.set(deps.stderr, { settings, shapes: profileFile !== undefined && (await import('../input/map-file.js')).mapFileShapes(profileFile.entries, file?.entries) });
   for (const entry of options.map ?? []) {
     const [source, field] = splitPair(entry, '--map', true);
     map.push({ source, field, origin: '--map', level: 2 });
@@ -100,11 +101,13 @@ export async function reportDates(options: InputFlagOptions, deps: CommandDeps):
 }
 
 /** A map file's entries (input/map-file.ts) as input flags of one level. */
-async function mapFileFlags(path: string, origin: string, level: number, deps: CommandDeps, trusted = false): Promise<Pick<InputFlags, 'map'> & { computed: NonNullable<InputFlags['computed']> }> {
+async function mapFileFlags(path: string, origin: string, level: number, deps: CommandDeps, trusted = false) {
   // The map file's reader (and zod) load only for a map file: a run without one does without them.
   const { readMapFile } = await import('../input/map-file.js');
-  const { columns, computed } = await readMapFile(path, origin, trusted ? await trustedFileCheck(origin, path, deps.env) : undefined, noteRead(deps, path));
+  const entries = await readMapFile(path, origin, trusted ? await trustedFileCheck(origin, path, deps.env) : undefined, noteRead(deps, path));
+  const { columns, computed } = entries;
   return {
+    entries,
     map: columns.map(({ source, field, values, line }) => ({ source, field, origin, level, line, ...(values !== undefined ? { values } : {}) })),
     computed: computed.map((entry) => ({ entry, level })),
   };
@@ -121,6 +124,8 @@ const SAID = new WeakMap<CommandDeps, Set<string>>();
 /** Each file a command read, by path, as its last read found it: what its journal records (by stderr: a deps spread keeps it). */
 export const FILES_READ = new WeakMap<object, Map<string, FileRead>>();
 type FileRead = { stat?: string; sha256?: string };
+/** The settings the input flags were resolved with, by stderr as FILES_READ; `shapes`: see mapFileShapes. */
+export const PROFILE_READ = new WeakMap<object, { settings: RunSettings; shapes: boolean }>();
 
 /** A fresh note of `path` for a read to fill (fstat, SHA-256). */
 export function noteRead(deps: Pick<CommandDeps, 'stderr'>, path: string): FileRead {

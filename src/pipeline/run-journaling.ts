@@ -16,8 +16,7 @@ import { say } from '../formats/terminal-text.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
 import { targetInstance } from '../context/target.js';
-import { mapFileShapes } from '../input/map-file.js';
-import { FILES_READ } from './command-input.js';
+import { FILES_READ, PROFILE_READ } from './command-input.js';
 import type { Env } from '../system/env-values.js';
 
 /** The pipeline's side of a run journal (docs/runs.md): units keyed by their position, as a resume matches. */
@@ -132,13 +131,15 @@ export async function startJournaling(
   }
   recorded.cwd = deps.cwd;
   const runsDir = resolveRunsDir(options.runsDir, deps.env);
-  // The profile the input is read with, as it is now (its set less what was beaten): a rebuild or a resume reads the same.
-  const settings = await resolveSettings(invocation, deps.env, deps.runProfile, deps.cwd).catch(() => undefined);
+  // The profile the input was read with (before any prompt; else as it is now): a rebuild or a resume reads the same.
+  const noted = PROFILE_READ.get(deps.stderr);
+  const settings = noted?.settings ?? await resolveSettings(invocation, deps.env, deps.runProfile, deps.cwd).catch(() => undefined);
   const active = settings?.profile;
   // Its base URL from the same read of the config (settings.record: the config file's profile).
   const profiled = settings?.record?.name === active?.name ? settings?.record?.baseUrl : undefined;
   const mapFile = active?.defaults.mapFile && resolve(active.configDir, active.defaults.mapFile);
-  const mapped = mapFile && (await mapFileShapes(mapFile, invocation.mapFile, deps.cwd)) ? await digestOf(mapFile) : undefined;
+  // Whether its map file shaped anything, judged as the input was read (no read noted: kept and checked).
+  const mapped = mapFile && (noted?.shapes ?? true) ? await digestOf(mapFile) : undefined;
   const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir, ...(profiled ? { baseUrl: profiled } : {}), mapFileSha256: mapped };
   // The memory's place, the default too (resolveSyncDir).
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');

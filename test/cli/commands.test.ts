@@ -637,6 +637,38 @@ describe('exit codes and targets', () => {
     });
   });
 
+  // trial51 F01, F03 (fx51a): the journal took the profile, and judged its map file, again after the prompt.
+  it.each(['F01 profile switched', 'F03 profile map saved again'])('user sync: the %s while the prompt waits: the journal keeps the profile and map digest the run read', async (finding) => {
+    await withTempDir(async (dir) => {
+      const env = { EXAMCTL_BASE_URL: 'https://exam.example.test', EXAMCTL_TOKEN: 'tok', EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      const switched = finding.startsWith('F01');
+      const map = '{"Staff ID": "ExternalId", "Group": "Hierarchies"}\n';
+      await writeFile(join(dir, 'prof-map.json'), map);
+      await writeFile(join(dir, 'other-map.json'), '{"Staff ID": "ExternalId"}\n');
+      await writeFile(join(dir, 'run-map.json'), '{"Staff ID": "ExternalId"}\n');
+      await writeFile(join(dir, 'v.csv'), 'Staff ID,FirstName,LastName,Email,UserName,Role,Group\nv1,Ann,Lee,ann@x.test,v1,Candidate,H-NORTH\n');
+      const profile = (...flags: string[]) => runCli(['config', 'set-profile', 'p', ...flags], testDeps(dir, {}, env).deps);
+      expect(await profile('--base-url', 'https://exam.example.test', '--map-file', join(dir, 'prof-map.json'), '--ignore-unknown-columns', '--default')).toBe(0);
+      const sent: string[] = [];
+      const api = {
+        upsertUser: async (request: { ExternalId: string; Hierarchies?: unknown }) => (sent.push(`${request.ExternalId} ${JSON.stringify(request.Hierarchies)}`), { status: 200, envelope: { Success: true, Errors: null, Content: { User: { ExternalId: request.ExternalId }, GroupErrors: [] } } }),
+        close: async () => {},
+      };
+      const confirm = async () => {
+        if (switched) expect(await profile('--map-file', join(dir, 'other-map.json'))).toBe(0);
+        else await writeFile(join(dir, 'prof-map.json'), '{"Staff ID": "ExternalId"}\n');
+        return true;
+      };
+      const run = await cli(dir, ['--target', 'remote', 'user', 'sync', '--file', 'v.csv', ...(switched ? [] : ['--map-file', 'run-map.json'])], { isTTY: true, confirm, openApi: async () => api as never }, env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(sent).toEqual([expect.stringContaining('v1 ') as string]);
+      expect(sent[0]).toContain('H-NORTH');
+      const [id] = await readdir(join(dir, 'runs'));
+      const { b } = JSON.parse((await readFile(join(dir, 'runs', id!, 'journal.ndjson'), 'utf8')).split('\n')[0]!);
+      expect([b.profile.defaults.mapFile, b.profile.mapFileSha256]).toEqual([join(dir, 'prof-map.json'), createHash('sha256').update(map).digest('hex')]);
+    });
+  });
+
   it('schedule push: a --schedule and a --map-file saved again while the prompt waits are journaled with the digests of what was sent', async () => {
     await withTempDir(async (dir) => {
       const env = { EXAMCTL_BASE_URL: 'https://exam.example.test', EXAMCTL_TOKEN: 'tok', EXAMCTL_RUNS_DIR: join(dir, 'runs') };
