@@ -91,8 +91,7 @@ export async function startJournaling(
         return undefined;
       },
       settle(n, unit, outcome) {
-        // Or a failure of an ok it kept, resent (an older store).
-        const decision = decisions.get(n) ?? (outcome.status === 'failed' ? plan.decide(refOf(n, unit)) : undefined);
+        const decision = decisions.get(n);
         if (decision === undefined) return outcome;
         decisions.delete(n);
         // A unit without an id of its own was sent with the one examctl chose (run-id.ts, chosenId).

@@ -92,9 +92,7 @@ export type LostAttemptDid = (answer: ResentOutcome) => 'created' | 'removed' | 
  * docs/runs.md says after "An id examctl chooses". An item never sent before keeps its answer.
  */
 export function settleInFlight(runId: string, decision: ResumeDecision, answer: ResentOutcome, lostAttemptDid: LostAttemptDid | undefined, chosenId = false): ResentOutcome {
-  // A create its journal kept, resent (an older store): "already exists" is that create.
-  const own = decision.action === 'keep' && decision.item.action === 'created';
-  if (!own && (decision.action !== 'send' || !decision.maybeApplied)) return answer;
+  if (decision.action !== 'send' || !decision.maybeApplied) return answer;
   // The resend changed nothing: the interrupted attempt may have applied it, or it was so before
   // the run ("unchanged" alone would hide that this run may have created or changed it). An
   // answer that says why itself (a collection examctl made in an earlier run: --existing ok) keeps
@@ -105,11 +103,8 @@ export function settleInFlight(runId: string, decision: ResumeDecision, answer: 
   if (answer.status === 'ok') return answer;
   const did = lostAttemptDid?.(answer);
   if (did === undefined) return answer;
-  if (did === 'created' && (chosenId || own)) {
-    const why = own
-      ? 'before the store was restored (its journal holds the acknowledgement)'
-      : "whose answer was lost (the id examctl chose for it is this run's alone)";
-    return { status: 'ok', errors: [], action: 'created', note: `created by ${own ? 'run' : 'the interrupted attempt of run'} ${runId}, ${why}` };
+  if (did === 'created' && chosenId) {
+    return { status: 'ok', errors: [], action: 'created', note: `created by the interrupted attempt of run ${runId}, whose answer was lost (the id examctl chose for it is this run's alone)` };
   }
   const before = did === 'created' ? 'created it, or it existed before the run' : 'removed it, or it was never there';
   return { ...answer, note: `the interrupted attempt of run ${runId} may have ${before}: that request was on record as sent and its answer was lost, so examctl cannot tell which; check it` };

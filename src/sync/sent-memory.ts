@@ -231,8 +231,6 @@ export class SentMemory<P> {
       }
       tell(`note: ${older}`);
       this.older = true;
-      // A resume vouches for no position till its end: killed, the next finds it older too.
-      if (ownRecord) this.position = newest.store;
       this.distrustRun((run) => run <= newest.run, resolved.kind === 'local');
     }
     return this.memory;
@@ -370,12 +368,12 @@ export class SentMemory<P> {
    * Remembers what the target acknowledged (and `keptBeside`). Not an item a resume keeps as
    * unchanged: put back after the memory lost it, it would claim a request this target may never
    * have had (docs/sync.md, "The sync memory"). A schedule examctl named goes under the answer's `id`.
-   * None stands on an older store, nor one distrusted since: false, sent again (docs/runs.md).
+   * None stands on an older store: false, sent again (docs/runs.md).
    */
   protected acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): boolean | void {
+    if (kept && this.older) return false;
     const memory = this.memory;
     const id = unit.id ?? (this.kind === 'schedules' ? outcome.id : undefined);
-    if (kept && (this.older || memory?.entries.get(id ?? '')?.digest === '')) return false;
     if (memory === undefined || id === undefined || (kept && outcome.action === 'unchanged')) return;
     const digest = this.digestOf(payload);
     if (kept && memory.entries.get(id)?.digest === digest) return;

@@ -9,7 +9,6 @@ import { ROOT } from '../durability/helpers.js';
 import { serve } from './lost-memory-nights.js';
 import type { LocalServer } from '../../src/server/serve-local.js';
 import { servedStoreAt } from '../../src/port/integration-api.js';
-import { openTargetApi } from '../../src/context/target.js';
 
 /**
  * A store served by `local serve` as the remote target is judged as a local one (docs/sync.md,
@@ -50,21 +49,6 @@ function killedAfter(dir: string, n: number, memory: string) {
   cutFile(join(dir, 'runs', run, 'journal.ndjson'), (lines) => lines.findLastIndex((line) => line.includes(`"n":${n},`) && line.includes('"status"')));
   cutFile(memory);
   return run;
-}
-
-/** A plain push of S-1..S-3 to a local store killed after its last outcome, the store then restored (new files) to its backup (`taken`: what else it holds). */
-async function killedPushRestored(dir: string, taken = async () => undefined as unknown) {
-  const head = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8').split('\n')[0]!;
-  writeFileSync(join(dir, 's.csv'), [head, ...[1, 2, 3].map((n) => `S-${n},A-MATH-1,T${n},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,G-1,Group,c${n},F,L,c${n}@x.test,,`)].join('\n') + '\n');
-  expect((await cli(dir, ['local', 'init', '--store', 'store', '--seed', join(ROOT, 'fixtures', 'world.json')])).code).toBe(0);
-  cpSync(join(dir, 'store'), join(dir, 'store.bak'), { recursive: true });
-  await taken();
-  expect((await cli(dir, ['schedule', 'push', '--file', 's.csv', '--target', 'local', '--store', 'store', '--yes'])).code).toBe(0);
-  const memory = join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'schedules.ndjson');
-  const run = killedAfter(dir, 2, memory);
-  rmSync(join(dir, 'store'), { recursive: true });
-  cpSync(join(dir, 'store.bak'), join(dir, 'store'), { recursive: true });
-  return { run, memory };
 }
 
 /** Night 1 (S-MATH1-DEC alone) pushed to a served store; `push` runs the nights after (both sittings). */
@@ -116,46 +100,6 @@ describe('a store served by local serve, under its schedule memory', () => {
       const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Schedules: { ScheduleExtId: string }[] };
       expect(world.Schedules.map((schedule) => schedule.ScheduleExtId)).toEqual(expect.arrayContaining(['S-MATH1-DEC', 'S-PHYS2-JAN']));
       expect((await push('night2.csv')).actions).toEqual(['S-MATH1-DEC unchanged', 'S-PHYS2-JAN unchanged']);
-    }));
-
-  it('a plain push to a local store killed, the store restored (new files) to the backup before it, its resume stopped after its first resend, resumed again: the rest is sent again (trial50 F02)', () =>
-    withTempDir(async (dir) => {
-      const { run } = await killedPushRestored(dir);
-      // The first resume stopped (Ctrl-C, or killed) once its first resend is answered: S-2 and S-3 not sent again yet.
-      const io = testDeps(dir, {}, { EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_LOCK_TIMEOUT_MS: '0' });
-      const stop = new AbortController();
-      io.deps.signal = stop.signal;
-      io.deps.openApi = async (target, options) => {
-        const api = (await openTargetApi(target, options))!;
-        return { ...api, createSchedule: (...args) => { stop.abort(); return api.createSchedule(...args); } } as typeof api;
-      };
-      expect([await runCli(['runs', 'resume', run, '--yes'], io.deps), io.stderr.text]).toEqual([130, expect.stringMatching(/note: the local store is older than run \S+ left it/)]);
-      const second = await cli(dir, ['runs', 'resume', run, '--yes']);
-      const world = JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Schedules: { ScheduleExtId: string }[] };
-      expect([second.code, world.Schedules.map((schedule) => schedule.ScheduleExtId)]).toEqual([0, expect.arrayContaining(['S-1', 'S-2', 'S-3'])]);
-    }));
-
-  it('the same, its resume killed before its end (its journal and memory cut there): the next resume finds the store older still, sends again what its journal kept, its own creates ok (trial50 F02)', () =>
-    withTempDir(async (dir) => {
-      const { run, memory } = await killedPushRestored(dir);
-      const older = /note: the local store is older than run \S+ left it/;
-      expect((await cli(dir, ['runs', 'resume', run, '--yes'])).stderr).toMatch(older);
-      killedAfter(dir, 2, memory);
-      const second = await cli(dir, ['runs', 'resume', run, '--yes', '--json']);
-      const items = (JSON.parse(second.stdout) as { items: { id: string; status: string; action?: string }[] }).items;
-      expect([second.code, second.stderr, items.map((item) => `${item.id} ${item.status} ${item.action}`)]).toEqual([0, expect.stringMatching(older), ['S-1 ok created', 'S-2 ok created', 'S-3 ok created']]);
-    }));
-
-  it('a plain push to a local store killed, the store restored to a backup taken while it ran (S-1 created already): the resume finds S-1 its own, ok, exit 0 (trial50 F03)', () =>
-    withTempDir(async (dir) => {
-      // The backup as taken once S-1 was created: that store with S-1 created in it (by a run that feeds another memory).
-      const { run } = await killedPushRestored(dir, async () => {
-        writeFileSync(join(dir, 's1.csv'), readFileSync(join(dir, 's.csv'), 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
-        expect((await cli(dir, ['schedule', 'push', '--file', 's1.csv', '--target', 'local', '--store', 'store.bak', '--sync-dir', join(dir, 'other'), '--runs-dir', join(dir, 'other'), '--yes'])).code).toBe(0);
-      });
-      const resumed = await cli(dir, ['runs', 'resume', run, '--yes', '--json']);
-      const items = (JSON.parse(resumed.stdout) as { items: { id: string; status: string; action?: string; note?: string }[] }).items;
-      expect([resumed.code, items.map((item) => `${item.id} ${item.status} ${item.action}`), items[0]!.note]).toEqual([0, ['S-1 ok created', 'S-2 ok created', 'S-3 ok created'], expect.stringMatching(/^created by run \S+, before the store was restored \(its journal/)]);
     }));
 
   it('replaced with a new token (local init --force, no --seed): the store question refused is the run refused, not a quiet night of all unchanged', () =>
