@@ -12,8 +12,22 @@ const count = Number(users);
 const file = await usersCsv(count, 'r');
 const runs = { loop: [], a: [], b: [] };
 for (let r = 0; r < Number(rounds); r++) {
-  runs.loop.push(await onFresh(() => minimalServer(0), (t) => spawnedBareLoop(t, count, 16, 'r')));
-  for (const [k, cli] of [['a', a], ['b', b]]) runs[k].push(await onFresh(() => minimalServer(0), (t) => cliSync(t, file, count, 16, cli)));
+  runs.loop.push(
+    await onFresh(
+      () => minimalServer(0),
+      (t) => spawnedBareLoop(t, count, 16, 'r'),
+    ),
+  );
+  for (const [k, cli] of [
+    ['a', a],
+    ['b', b],
+  ])
+    runs[k].push(
+      await onFresh(
+        () => minimalServer(0),
+        (t) => cliSync(t, file, count, 16, cli),
+      ),
+    );
 }
 const med = (v) => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)];
 const figures = (list) => ({
@@ -26,4 +40,6 @@ const against = (list) => ({
   aboveLoop: med(list.map((run, i) => Math.round(run.cpuMsPer1000 - runs.loop[i].cpuMsPer1000))),
   wallRatio: +med(list.map((run, i) => run.rate / runs.loop[i].rate)).toFixed(2),
 });
-console.log(JSON.stringify({ users: count, loop: figures(runs.loop), a: against(runs.a), b: against(runs.b) }, null, 1));
+console.log(
+  JSON.stringify({ users: count, loop: figures(runs.loop), a: against(runs.a), b: against(runs.b) }, null, 1),
+);

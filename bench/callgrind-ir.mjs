@@ -23,10 +23,30 @@ const target = await minimalServer(0);
 const args =
   which === 'loop'
     ? [join(root, 'bench', 'bare-loop-process.mjs'), target.url, target.token, String(users), '16', 'r']
-    : [cli, 'user', 'sync', '--target', 'remote', '--base-url', target.url, '--yes', '--no-input', '--concurrency', '16', '--file', file];
+    : [
+        cli,
+        'user',
+        'sync',
+        '--target',
+        'remote',
+        '--base-url',
+        target.url,
+        '--yes',
+        '--no-input',
+        '--concurrency',
+        '16',
+        '--file',
+        file,
+      ];
 const child = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, ...args], {
   stdio: ['ignore', 'ignore', 'pipe'],
-  env: { ...process.env, CI: 'true', EXAMCTL_TOKEN: target.token, EXAMCTL_CONFIG_DIR: join(tmpdir(), 'examctl-bench-no-config'), EXAMCTL_RUNS_DIR: join(scratch, 'runs') },
+  env: {
+    ...process.env,
+    CI: 'true',
+    EXAMCTL_TOKEN: target.token,
+    EXAMCTL_CONFIG_DIR: join(tmpdir(), 'examctl-bench-no-config'),
+    EXAMCTL_RUNS_DIR: join(scratch, 'runs'),
+  },
 });
 let stderr = '';
 child.stderr.on('data', (text) => (stderr += text));
@@ -43,7 +63,10 @@ const kinds = [
   ['builtins', /Builtins_/],
 ];
 const byKind = {};
-const annotated = execFileSync('callgrind_annotate', ['--threshold=100', out], { encoding: 'utf8', maxBuffer: 1 << 28 });
+const annotated = execFileSync('callgrind_annotate', ['--threshold=100', out], {
+  encoding: 'utf8',
+  maxBuffer: 1 << 28,
+});
 let total = 0;
 for (const line of annotated.split('\n')) {
   const match = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
@@ -57,4 +80,12 @@ for (const line of annotated.split('\n')) {
 }
 rmSync(scratch, { recursive: true, force: true });
 const millions = (n) => Math.round(n / 1e6);
-console.log(JSON.stringify({ which, users, instructions: millions(total), perUser: Math.round(total / users), byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, millions(v)])) }));
+console.log(
+  JSON.stringify({
+    which,
+    users,
+    instructions: millions(total),
+    perUser: Math.round(total / users),
+    byKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, millions(v)])),
+  }),
+);

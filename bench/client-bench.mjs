@@ -26,7 +26,11 @@ async function cpuPerCall(calls, send) {
 
 async function bare(target, bodies) {
   const pool = new Pool(target.url, { connections: CONCURRENCY, pipelining: 1 });
-  const headers = { authorization: `EAPI ${target.token}`, 'content-type': 'application/json', accept: 'application/json' };
+  const headers = {
+    authorization: `EAPI ${target.token}`,
+    'content-type': 'application/json',
+    accept: 'application/json',
+  };
   try {
     return await cpuPerCall(bodies.length - 1, async (i) => {
       const res = await pool.request({ method: 'POST', path: PATH, headers, body: JSON.stringify(bodies[i]) });
@@ -38,8 +42,19 @@ async function bare(target, bodies) {
 }
 
 async function floor(target, bodies) {
-  const pool = new Pool(target.url, { connections: CONCURRENCY, pipelining: 1, connectTimeout: 10_000, headersTimeout: 60_000, bodyTimeout: 60_000 });
-  const headers = { authorization: `EAPI ${target.token}`, 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'examctl/bench' };
+  const pool = new Pool(target.url, {
+    connections: CONCURRENCY,
+    pipelining: 1,
+    connectTimeout: 10_000,
+    headersTimeout: 60_000,
+    bodyTimeout: 60_000,
+  });
+  const headers = {
+    authorization: `EAPI ${target.token}`,
+    'content-type': 'application/json',
+    accept: 'application/json',
+    'user-agent': 'examctl/bench',
+  };
   const send = (body) =>
     new Promise((resolve, reject) => {
       const chunks = [];
@@ -71,7 +86,12 @@ async function floor(target, bodies) {
 
 async function client(createRemoteClient, target, bodies) {
   // With a signal, as the CLI creates it.
-  const api = createRemoteClient({ baseUrl: target.url, token: target.token, concurrency: CONCURRENCY, signal: new AbortController().signal });
+  const api = createRemoteClient({
+    baseUrl: target.url,
+    token: target.token,
+    concurrency: CONCURRENCY,
+    signal: new AbortController().signal,
+  });
   try {
     return await cpuPerCall(bodies.length - 1, async (i) => {
       if (!(await api.upsertUser(bodies[i])).envelope.Success) throw new Error('client: unexpected failure');
@@ -86,7 +106,8 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 export async function runClientBench({ calls = 20_000, rounds = 9, otherDist } = {}) {
   const builds = [['this build', join(root, 'dist')], ...(otherDist ? [['other build', otherDist]] : [])];
   const creators = [];
-  for (const [, dist] of builds) creators.push((await import(pathToFileURL(join(dist, 'api', 'remote-client.js')).href)).createRemoteClient);
+  for (const [, dist] of builds)
+    creators.push((await import(pathToFileURL(join(dist, 'api', 'remote-client.js')).href)).createRemoteClient);
   const bodies = Array.from({ length: calls + 1 }, (_, i) => userBody(i, 'c'));
   const target = await minimalServer(0);
   const figures = { bare: [], floor: [], ...Object.fromEntries(builds.map(([label]) => [label, []])) };
@@ -113,11 +134,23 @@ export async function runClientBench({ calls = 20_000, rounds = 9, otherDist } =
     'over the bare loop (median of rounds)': +median(values.map((v, i) => v - figures.bare[i])).toFixed(1),
     'over the floor (median of rounds)': +median(values.map((v, i) => v - figures.floor[i])).toFixed(1),
     // The two builds' paired difference: the figure that moves least with the machine's load.
-    ...(loop === 'this build' && otherDist ? { 'minus the other build (median of rounds)': +median(values.map((v, i) => v - figures['other build'][i])).toFixed(1) } : {}),
+    ...(loop === 'this build' && otherDist
+      ? {
+          'minus the other build (median of rounds)': +median(
+            values.map((v, i) => v - figures['other build'][i]),
+          ).toFixed(1),
+        }
+      : {}),
     rounds: values.map((v) => v.toFixed(1)).join(' '),
   }));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  console.table(await runClientBench({ calls: Number(process.argv[2] ?? 20_000), rounds: Number(process.argv[3] ?? 9), otherDist: process.argv[4] }));
+  console.table(
+    await runClientBench({
+      calls: Number(process.argv[2] ?? 20_000),
+      rounds: Number(process.argv[3] ?? 9),
+      otherDist: process.argv[4],
+    }),
+  );
 }

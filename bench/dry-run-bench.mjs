@@ -42,8 +42,36 @@ function examctlDryRun(file, cli = cliPath) {
   const started = process.hrtime.bigint();
   const child = spawnSync(
     process.execPath,
-    ['--import', probePath, '--import', cpuProbePath, '--import', threadProbePath, cli, 'user', 'sync', '--dry-run', '--target', 'local', '--store', store, '--file', file, '--no-input'],
-    { env: { ...process.env, EXAMCTL_BENCH_RSS_FILE: rssFile, EXAMCTL_BENCH_CPU_FILE: cpuFile, EXAMCTL_BENCH_THREAD_CPU_FILE: threadFile, CI: 'true' }, encoding: 'utf8', maxBuffer: 1 << 26 },
+    [
+      '--import',
+      probePath,
+      '--import',
+      cpuProbePath,
+      '--import',
+      threadProbePath,
+      cli,
+      'user',
+      'sync',
+      '--dry-run',
+      '--target',
+      'local',
+      '--store',
+      store,
+      '--file',
+      file,
+      '--no-input',
+    ],
+    {
+      env: {
+        ...process.env,
+        EXAMCTL_BENCH_RSS_FILE: rssFile,
+        EXAMCTL_BENCH_CPU_FILE: cpuFile,
+        EXAMCTL_BENCH_THREAD_CPU_FILE: threadFile,
+        CI: 'true',
+      },
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+    },
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (child.status !== 0) {
@@ -60,14 +88,16 @@ function keepBest(fastest, run) {
   if (fastest === undefined) return run;
   const best = run.seconds < fastest.seconds ? { ...run } : { ...fastest };
   best.cpuSeconds = Math.min(run.cpuSeconds, fastest.cpuSeconds);
-  if (run.mainCpuSeconds !== undefined && fastest.mainCpuSeconds !== undefined) best.mainCpuSeconds = Math.min(run.mainCpuSeconds, fastest.mainCpuSeconds);
+  if (run.mainCpuSeconds !== undefined && fastest.mainCpuSeconds !== undefined)
+    best.mainCpuSeconds = Math.min(run.mainCpuSeconds, fastest.mainCpuSeconds);
   best.rssMB = Math.max(run.rssMB ?? 0, fastest.rssMB ?? 0);
   return best;
 }
 
 /** The issue's goals by size: the ratio and peak RSS at 500k rows, the peak RSS at 2M. */
 function goalOf(rows, ratio, rssMB) {
-  if (rows === 500_000) return `ratio >= 0.7: ${ratio >= 0.7 ? 'met' : 'NOT met'}; RSS < 256 MB: ${rssMB < 256 ? 'met' : 'NOT met'}`;
+  if (rows === 500_000)
+    return `ratio >= 0.7: ${ratio >= 0.7 ? 'met' : 'NOT met'}; RSS < 256 MB: ${rssMB < 256 ? 'met' : 'NOT met'}`;
   if (rows === 2_000_000) return `RSS < 400 MB: ${rssMB < 400 ? 'met' : 'NOT met'}`;
   return '';
 }
@@ -80,12 +110,16 @@ export function dryRunGoals(rows) {
       goals.push({ measure: 'dry run 500k rows / raw csv-parse (wall)', value: row.ratio, goal: '>= 0.7' });
       goals.push({ measure: 'dry run 500k rows, peak RSS MB', value: row['peak RSS MB'], goal: '< 256' });
     }
-    if (row.rows === 2_000_000) goals.push({ measure: 'dry run 2M rows, peak RSS MB', value: row['peak RSS MB'], goal: '< 400' });
+    if (row.rows === 2_000_000)
+      goals.push({ measure: 'dry run 2M rows, peak RSS MB', value: row['peak RSS MB'], goal: '< 400' });
   }
   return goals;
 }
 
-export async function runDryRunBench(sizes = (process.env.EXAMCTL_BENCH_SIZES ?? '100000,250000,500000').split(',').map(Number), repeat = 2) {
+export async function runDryRunBench(
+  sizes = (process.env.EXAMCTL_BENCH_SIZES ?? '100000,250000,500000').split(',').map(Number),
+  repeat = 2,
+) {
   const rows = [];
   const measured = [...new Set([...sizes, 500_000])].sort((a, b) => a - b);
   for (const size of measured) {
@@ -118,7 +152,9 @@ export async function runDryRunBench(sizes = (process.env.EXAMCTL_BENCH_SIZES ??
         : {
             'against: ratio': +(size / other.seconds / rawRate).toFixed(2),
             'against: CPU s': +other.cpuSeconds.toFixed(2),
-            ...(other.mainCpuSeconds === undefined ? {} : { 'against: main thread CPU s': +other.mainCpuSeconds.toFixed(2) }),
+            ...(other.mainCpuSeconds === undefined
+              ? {}
+              : { 'against: main thread CPU s': +other.mainCpuSeconds.toFixed(2) }),
             'against: peak RSS MB': Math.round(other.rssMB),
           }),
     });

@@ -68,7 +68,12 @@ function examctl(args) {
     const started = performance.now();
     const child = spawn(process.execPath, [BIN, ...args, '--json'], {
       cwd: work,
-      env: { PATH: process.env.PATH ?? '', HOME: work, EXAMCTL_CONFIG_DIR: join(work, '.config'), EXAMCTL_NOW: '2026-11-21T10:00:00Z' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: work,
+        EXAMCTL_CONFIG_DIR: join(work, '.config'),
+        EXAMCTL_NOW: '2026-11-21T10:00:00Z',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const out = [];
@@ -78,7 +83,8 @@ function examctl(args) {
     child.on('error', reject);
     child.on('close', (code) => {
       const seconds = (performance.now() - started) / 1000;
-      if (code !== 0) return reject(new Error(`examctl ${args.slice(0, 2).join(' ')} exited ${code}: ${err.slice(0, 500)}`));
+      if (code !== 0)
+        return reject(new Error(`examctl ${args.slice(0, 2).join(' ')} exited ${code}: ${err.slice(0, 500)}`));
       resolve({ seconds, report: JSON.parse(Buffer.concat(out).toString('utf8')) });
     });
   });
@@ -106,10 +112,14 @@ async function syncRound(base, csv, oneUserCsv) {
 function sittingsCsv(candidates) {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, `sittings-one-schedule-${candidates}.csv`);
-  const rows = ['ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email'];
+  const rows = [
+    'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email',
+  ];
   for (let i = 0; i < candidates; i += 1) {
     const id = `cand-${String(i).padStart(6, '0')}`;
-    rows.push(`S-BENCH-10K,A-MATH-1,Bench sitting,2027-03-01T09:00:00Z,2027-03-01T12:00:00Z,H-BENCH,Bench hall,${id},First,Last ${i},${id}@example.test`);
+    rows.push(
+      `S-BENCH-10K,A-MATH-1,Bench sitting,2027-03-01T09:00:00Z,2027-03-01T12:00:00Z,H-BENCH,Bench hall,${id},First,Last ${i},${id}@example.test`,
+    );
   }
   writeFileSync(file, `${rows.join('\n')}\n`);
   return file;
@@ -122,7 +132,8 @@ async function openTime(dir, users) {
   const seconds = (performance.now() - started) / 1000;
   const loaded = store.state.get('users').size;
   await store.close();
-  if (loaded !== users + world.Users.length) throw new Error(`loaded ${loaded} users, expected ${users + world.Users.length}`);
+  if (loaded !== users + world.Users.length)
+    throw new Error(`loaded ${loaded} users, expected ${users + world.Users.length}`);
   return seconds;
 }
 
@@ -149,13 +160,18 @@ export async function runEngineBench({ log = (line) => process.stderr.write(`${l
         best[size].fixed = Math.min(best[size].fixed, fixed);
         all[size].seconds.push(seconds);
         all[size].fixed.push(fixed);
-        log(`  ${size / 1000}k-user store, round ${round}: user sync 10k ${seconds.toFixed(2)} s, 1 user ${fixed.toFixed(2)} s`);
+        log(
+          `  ${size / 1000}k-user store, round ${round}: user sync 10k ${seconds.toFixed(2)} s, 1 user ${fixed.toFixed(2)} s`,
+        );
       }
     }
     for (const size of sizes) rmSync(bases[size], { recursive: true, force: true });
     const [small, large] = sizes.map((size) => best[size]);
     const marginal = (b) => Math.max(b.seconds - b.fixed, 1e-3);
-    for (const [size, b] of [[10_000, small], [100_000, large]]) {
+    for (const [size, b] of [
+      [10_000, small],
+      [100_000, large],
+    ]) {
       rows.push({
         measurement: `user sync 10k users into a ${size / 1000}k-user store (whole command)`,
         result: `${(SYNC_USERS / b.seconds).toFixed(0)} users/s (${b.seconds.toFixed(2)} s, best of ${ROUNDS}; median ${median(all[size].seconds).toFixed(2)} s)`,
@@ -169,8 +185,14 @@ export async function runEngineBench({ log = (line) => process.stderr.write(`${l
         result: `${(SYNC_USERS / marginal(b)).toFixed(0)} users/s (${marginal(b).toFixed(2)} s)`,
       });
     }
-    rows.push({ measurement: 'time ratio 100k/10k, whole command (goal <= 1.3)', result: `${(large.seconds / small.seconds).toFixed(2)} (best/best); ${(median(all[100_000].seconds) / median(all[10_000].seconds)).toFixed(2)} (median/median)` });
-    rows.push({ measurement: 'time ratio 100k/10k, without the fixed cost', result: (marginal(large) / marginal(small)).toFixed(2) });
+    rows.push({
+      measurement: 'time ratio 100k/10k, whole command (goal <= 1.3)',
+      result: `${(large.seconds / small.seconds).toFixed(2)} (best/best); ${(median(all[100_000].seconds) / median(all[10_000].seconds)).toFixed(2)} (median/median)`,
+    });
+    rows.push({
+      measurement: 'time ratio 100k/10k, without the fixed cost',
+      result: (marginal(large) / marginal(small)).toFixed(2),
+    });
 
     // The same sync into stores built the way a user builds them: `local init`, then a bulk
     // `user sync` of 10k or 100k users (the store then holds a snapshot and a journal, as the
@@ -181,10 +203,22 @@ export async function runEngineBench({ log = (line) => process.stderr.write(`${l
       const dir = join(work, `built-${size}`);
       rmSync(dir, { recursive: true, force: true });
       await examctl(['local', 'init', '--store', dir]).catch(() => undefined);
-      const bulk = await examctl(['user', 'sync', '--file', await usersCsv(size, 'b'), '--target', 'local', '--store', dir]);
+      const bulk = await examctl([
+        'user',
+        'sync',
+        '--file',
+        await usersCsv(size, 'b'),
+        '--target',
+        'local',
+        '--store',
+        dir,
+      ]);
       if (bulk.report.summary.ok !== size) throw new Error(`bulk sync: ${JSON.stringify(bulk.report.summary)}`);
       built[size] = { dir, seconds: [] };
-      builtRows.push({ measurement: `  building it: local init + user sync of ${size / 1000}k users`, result: `${bulk.seconds.toFixed(2)} s` });
+      builtRows.push({
+        measurement: `  building it: local init + user sync of ${size / 1000}k users`,
+        result: `${bulk.seconds.toFixed(2)} s`,
+      });
     }
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const size of sizes) {
@@ -204,14 +238,29 @@ export async function runEngineBench({ log = (line) => process.stderr.write(`${l
     rows.push(...builtRows);
     const builtRatio = Math.min(...built[100_000].seconds) / Math.min(...built[10_000].seconds);
     const builtMedianRatio = median(built[100_000].seconds) / median(built[10_000].seconds);
-    rows.push({ measurement: 'time ratio 100k/10k, stores built by user sync (goal <= 1.3)', result: `${builtRatio.toFixed(2)} (best/best); ${builtMedianRatio.toFixed(2)} (median/median)` });
+    rows.push({
+      measurement: 'time ratio 100k/10k, stores built by user sync (goal <= 1.3)',
+      result: `${builtRatio.toFixed(2)} (best/best); ${builtMedianRatio.toFixed(2)} (median/median)`,
+    });
 
     const sittings = sittingsCsv(CANDIDATES);
     const pushStore = await freshStore('push', 10_000);
     try {
-      const { seconds, report } = await examctl(['schedule', 'push', '--file', sittings, '--target', 'local', '--store', pushStore]);
+      const { seconds, report } = await examctl([
+        'schedule',
+        'push',
+        '--file',
+        sittings,
+        '--target',
+        'local',
+        '--store',
+        pushStore,
+      ]);
       if (report.summary.ok !== 1) throw new Error(`push: ${JSON.stringify(report.summary)}`);
-      rows.push({ measurement: `schedule push, 1 schedule with ${CANDIDATES / 1000}k new candidates`, result: `${seconds.toFixed(2)} s, ${(CANDIDATES / seconds).toFixed(0)} candidates/s` });
+      rows.push({
+        measurement: `schedule push, 1 schedule with ${CANDIDATES / 1000}k new candidates`,
+        result: `${seconds.toFixed(2)} s, ${(CANDIDATES / seconds).toFixed(0)} candidates/s`,
+      });
     } finally {
       rmSync(pushStore, { recursive: true, force: true });
     }

@@ -30,8 +30,17 @@ export function userRow(i, prefix = 'u') {
 }
 
 export const USER_HEADER = [
-  'ExternalId', 'FirstName', 'LastName', 'Email', 'UserName', 'Role',
-  'SpecialNeeds', 'ReasonableAdjustmentPercentage', 'Labels', 'Company', 'City',
+  'ExternalId',
+  'FirstName',
+  'LastName',
+  'Email',
+  'UserName',
+  'Role',
+  'SpecialNeeds',
+  'ReasonableAdjustmentPercentage',
+  'Labels',
+  'Company',
+  'City',
 ];
 
 function csvCell(value) {

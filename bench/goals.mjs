@@ -21,7 +21,13 @@ export function judge(part, rows) {
   return rows.map((row) => {
     const met = goalMet(row);
     if (met === undefined) return row;
-    judged.push({ part, measure: row.measure ?? row.run ?? '', value: row.value, goal: row.goal ?? '', met: met ? 'yes' : 'NO' });
+    judged.push({
+      part,
+      measure: row.measure ?? row.run ?? '',
+      value: row.value,
+      goal: row.goal ?? '',
+      met: met ? 'yes' : 'NO',
+    });
     return { ...row, met: met ? 'yes' : 'NO' };
   });
 }
@@ -29,6 +35,10 @@ export function judge(part, rows) {
 export function printGoals() {
   if (judged.length === 0) return;
   const missed = judged.filter((row) => row.met !== 'yes').length;
-  process.stdout.write(`\n== goals: ${judged.length - missed} of ${judged.length} met on this machine (load average ${loadavg().map((value) => value.toFixed(1)).join(', ')})\n`);
+  process.stdout.write(
+    `\n== goals: ${judged.length - missed} of ${judged.length} met on this machine (load average ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(', ')})\n`,
+  );
   console.table(judged);
 }

@@ -14,7 +14,16 @@
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { usersCsv } from './generate.mjs';
-import { bareLoop, cliSync, spawnedBareLoop, localServe, minimalDurableServer, minimalServer, onFresh, withSendingPhase } from './remote-bench.mjs';
+import {
+  bareLoop,
+  cliSync,
+  spawnedBareLoop,
+  localServe,
+  minimalDurableServer,
+  minimalServer,
+  onFresh,
+  withSendingPhase,
+} from './remote-bench.mjs';
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const list = (values, digits = 2) => values.map((value) => value.toFixed(digits)).join(', ');
@@ -22,7 +31,23 @@ const list = (values, digits = 2) => values.map((value) => value.toFixed(digits)
 /** Paired rounds at one latency: the warm loop, the spawned loop, each CLI; a fresh server for each measurement. */
 async function cliAgainstLoop(users, latencyMs, concurrency, rounds, clis) {
   const file = await usersCsv(users, 'r');
-  const got = { load: [], warm: [], spawned: [], spawnedCpu: [], spawnedSendingCpu: [], spawnedBefore: [], clis: clis.map(() => ({ rate: [], cpu: [], sendingCpu: [], before: [], ratio: [], warmRatio: [], sendingRatio: [] })) };
+  const got = {
+    load: [],
+    warm: [],
+    spawned: [],
+    spawnedCpu: [],
+    spawnedSendingCpu: [],
+    spawnedBefore: [],
+    clis: clis.map(() => ({
+      rate: [],
+      cpu: [],
+      sendingCpu: [],
+      before: [],
+      ratio: [],
+      warmRatio: [],
+      sendingRatio: [],
+    })),
+  };
   for (let round = 0; round < rounds; round += 1) {
     // The machine's load beside the figures: wall-time ratios move with it, CPU figures less.
     got.load.push(loadavg()[0]);
@@ -52,11 +77,23 @@ async function cliAgainstLoop(users, latencyMs, concurrency, rounds, clis) {
 export async function runLimitBench({ rounds = 3 } = {}) {
   const rows = [];
   // Warm this process's undici (the warm loop runs here) so the first round does not pay for it.
-  await onFresh(() => minimalServer(0), (target) => bareLoop(target, 2_000, 16, 'w'));
+  await onFresh(
+    () => minimalServer(0),
+    (target) => bareLoop(target, 2_000, 16, 'w'),
+  );
   const clis = [['', undefined]];
   if (process.env.EXAMCTL_BENCH_AGAINST) clis.push([' (EXAMCTL_BENCH_AGAINST)', process.env.EXAMCTL_BENCH_AGAINST]);
-  for (const [users, latency, goal] of [[10_000, 0, 0.75], [3_000, 20, 0.97]]) {
-    const got = await cliAgainstLoop(users, latency, 16, rounds, clis.map(([, cli]) => cli));
+  for (const [users, latency, goal] of [
+    [10_000, 0, 0.75],
+    [3_000, 20, 0.97],
+  ]) {
+    const got = await cliAgainstLoop(
+      users,
+      latency,
+      16,
+      rounds,
+      clis.map(([, cli]) => cli),
+    );
     const at = `${users.toLocaleString('en')} users, ${latency === 0 ? 'no latency' : `${latency} ms latency`}, concurrency 16`;
     for (const [i, [which]] of clis.entries()) {
       const mine = got.clis[i];
@@ -84,12 +121,32 @@ export async function runLimitBench({ rounds = 3 } = {}) {
           detail: `paired rounds ${list(sendingRatios)}; ms per 1,000 users CLI ${list(mine.sendingCpu, 0)}, loop ${list(got.spawnedSendingCpu, 0)}; CPU ms before it CLI ${list(mine.before, 0)}, loop ${list(got.spawnedBefore, 0)}`,
         });
       }
-      rows.push({ measure: `  the same, sending phase only (first request to last answer at the server)`, value: +median(mine.sendingRatio).toFixed(2), goal: '', detail: `paired rounds ${list(mine.sendingRatio)}` });
-      rows.push({ measure: `  CLI${which} / the same loop warm in the bench's process (issue 37's reference)`, value: +median(mine.warmRatio).toFixed(2), goal: '', detail: `paired rounds ${list(mine.warmRatio)}` });
+      rows.push({
+        measure: `  the same, sending phase only (first request to last answer at the server)`,
+        value: +median(mine.sendingRatio).toFixed(2),
+        goal: '',
+        detail: `paired rounds ${list(mine.sendingRatio)}`,
+      });
+      rows.push({
+        measure: `  CLI${which} / the same loop warm in the bench's process (issue 37's reference)`,
+        value: +median(mine.warmRatio).toFixed(2),
+        goal: '',
+        detail: `paired rounds ${list(mine.warmRatio)}`,
+      });
     }
     // What a process start alone costs the loop (its own start-up and warm-up): the floor of the warm ratio.
-    rows.push({ measure: `  the loop run as a process / the loop warm, ${at}`, value: +median(got.spawned.map((rate, i) => rate / got.warm[i])).toFixed(2), goal: '', detail: '' });
-    rows.push({ measure: `  load average (1 minute) at each round's start, ${at}`, value: +median(got.load).toFixed(1), goal: '', detail: `rounds ${list(got.load, 1)}` });
+    rows.push({
+      measure: `  the loop run as a process / the loop warm, ${at}`,
+      value: +median(got.spawned.map((rate, i) => rate / got.warm[i])).toFixed(2),
+      goal: '',
+      detail: '',
+    });
+    rows.push({
+      measure: `  load average (1 minute) at each round's start, ${at}`,
+      value: +median(got.load).toFixed(1),
+      goal: '',
+      detail: `rounds ${list(got.load, 1)}`,
+    });
   }
   const serveRatios = [];
   for (let round = 0; round < Math.max(rounds, 5); round += 1) {
@@ -97,7 +154,12 @@ export async function runLimitBench({ rounds = 3 } = {}) {
     const serve = await onFresh(localServe, (target) => bareLoop(target, 3_000, 8, 'd'));
     serveRatios.push(serve / durable);
   }
-  rows.push({ measure: 'local serve / durable minimal server, 3,000 creates, bare loop at concurrency 8', value: +median(serveRatios).toFixed(2), goal: '>= 0.6', detail: `paired rounds ${list(serveRatios)}` });
+  rows.push({
+    measure: 'local serve / durable minimal server, 3,000 creates, bare loop at concurrency 8',
+    value: +median(serveRatios).toFixed(2),
+    goal: '>= 0.6',
+    detail: `paired rounds ${list(serveRatios)}`,
+  });
   return rows;
 }
 

@@ -22,9 +22,21 @@ export async function runMoversBench(users = 50_000, latencyMs = 20, concurrency
     const moved = (i) => i % step === 0;
     const gone = (i) => i > users / 2 && i <= users / 2 + GONE && !moved(i);
     const home = (i) => `H-${i % HIERARCHIES}`;
-    writeUsers(join(scratch, 'full.csv'), users, () => false, () => false, home);
+    writeUsers(
+      join(scratch, 'full.csv'),
+      users,
+      () => false,
+      () => false,
+      home,
+    );
     writeUsers(join(scratch, 'changed.csv'), users, moved, gone, home);
-    writeUsers(join(scratch, 'movers.csv'), users, () => false, gone, (i) => (moved(i) ? `H-${(i + 1) % HIERARCHIES}` : home(i)));
+    writeUsers(
+      join(scratch, 'movers.csv'),
+      users,
+      () => false,
+      gone,
+      (i) => (moved(i) ? `H-${(i + 1) % HIERARCHIES}` : home(i)),
+    );
     await cli(scratch, server, join(scratch, 'full.csv'), concurrency, []);
     // Both nights start from the memory the full run left.
     const state = join(scratch, 'state');
@@ -38,11 +50,21 @@ export async function runMoversBench(users = 50_000, latencyMs = 20, concurrency
     };
     const today = await night('changed.csv', ['--changed-only', '--disable-missing']);
     const movers = await night('movers.csv', ['--changed-only', '--disable-missing', '--prune-memberships']);
-    const row = (name, run) => ({ run: name, seconds: +run.seconds.toFixed(2), 'cpu s': +run.cpu.toFixed(2), requests: run.requests });
+    const row = (name, run) => ({
+      run: name,
+      seconds: +run.seconds.toFixed(2),
+      'cpu s': +run.cpu.toFixed(2),
+      requests: run.requests,
+    });
     return [
       row(`today: --changed-only --disable-missing (${users / step} changed, ${GONE} gone)`, today),
       row(`movers: ... --prune-memberships (${users / step} moved, ${GONE} gone)`, movers),
-      { run: 'movers / today (goal <= 1)', seconds: +(movers.seconds / today.seconds).toFixed(3), 'cpu s': +(movers.cpu / today.cpu).toFixed(3), requests: +(movers.requests / today.requests).toFixed(3) },
+      {
+        run: 'movers / today (goal <= 1)',
+        seconds: +(movers.seconds / today.seconds).toFixed(3),
+        'cpu s': +(movers.cpu / today.cpu).toFixed(3),
+        requests: +(movers.requests / today.requests).toFixed(3),
+      },
     ];
   } finally {
     await server.close();

@@ -100,12 +100,16 @@ process.on('SIGTERM', () => { closeSync(fd); process.exit(0); });
 
 /** The minimal server that also makes each turn's creates durable (a journal in a temp dir on the default disk). */
 export function minimalDurableServer() {
-  return inScratchDir('examctl-bench-durable-', (dir) => spawnServer(['--input-type=module', '-e', MINIMAL_DURABLE_SERVER], TOKEN, { BENCH_JOURNAL: join(dir, 'journal') }));
+  return inScratchDir('examctl-bench-durable-', (dir) =>
+    spawnServer(['--input-type=module', '-e', MINIMAL_DURABLE_SERVER], TOKEN, { BENCH_JOURNAL: join(dir, 'journal') }),
+  );
 }
 
 /** `examctl local serve` on a fresh store from the demo world. */
 export function localServe() {
-  return inScratchDir('examctl-bench-serve-', (dir) => spawnServer([cliPath, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], DEMO_TOKEN));
+  return inScratchDir('examctl-bench-serve-', (dir) =>
+    spawnServer([cliPath, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], DEMO_TOKEN),
+  );
 }
 
 /**
@@ -157,7 +161,10 @@ async function spawnServer(args, token, env = {}) {
   const logDir = mkdtempSync(join(tmpdir(), 'examctl-bench-log-'));
   const logFile = join(logDir, 'stderr.log');
   const logFd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', logFd], env: { ...process.env, CI: 'true', ...env } });
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'ignore', logFd],
+    env: { ...process.env, CI: 'true', ...env },
+  });
   closeSync(logFd);
   const seen = () => readFileSync(logFile, 'utf8');
   let exited = false;
@@ -203,9 +210,18 @@ export async function closedLoop(count, concurrency, send) {
 
 export async function bareLoop(target, users, concurrency, prefix) {
   const pool = new Pool(target.url, { connections: concurrency, pipelining: 1 });
-  const headers = { authorization: `EAPI ${target.token}`, 'content-type': 'application/json', accept: 'application/json' };
+  const headers = {
+    authorization: `EAPI ${target.token}`,
+    'content-type': 'application/json',
+    accept: 'application/json',
+  };
   const seconds = await closedLoop(users, concurrency, async (i) => {
-    const res = await pool.request({ method: 'POST', path: '/api/v1/integrations/user', headers, body: JSON.stringify(userBody(i, prefix)) });
+    const res = await pool.request({
+      method: 'POST',
+      path: '/api/v1/integrations/user',
+      headers,
+      body: JSON.stringify(userBody(i, prefix)),
+    });
     const envelope = JSON.parse(await res.body.text());
     if (!envelope.Success) throw new Error(`bare loop: unexpected failure ${JSON.stringify(envelope.Errors)}`);
   });
@@ -216,10 +232,16 @@ export async function bareLoop(target, users, concurrency, prefix) {
 /** users/s of the bare loop started as a process of its own (bare-loop-process.mjs), and its CPU time in ms per 1,000 users. */
 export function spawnedBareLoop(target, users, concurrency, prefix) {
   const script = join(root, 'bench', 'bare-loop-process.mjs');
-  return spawnedRate(users, 'bare loop', (cpuFile) => spawn(process.execPath, ['--import', cpuProbePath, script, target.url, target.token, String(users), String(concurrency), prefix], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, EXAMCTL_BENCH_CPU_FILE: cpuFile },
-  }));
+  return spawnedRate(users, 'bare loop', (cpuFile) =>
+    spawn(
+      process.execPath,
+      ['--import', cpuProbePath, script, target.url, target.token, String(users), String(concurrency), prefix],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, EXAMCTL_BENCH_CPU_FILE: cpuFile },
+      },
+    ),
+  );
 }
 
 /** users/s of the spawned CLI, and its CPU time (user + system) in ms per 1,000 users. */
@@ -227,7 +249,23 @@ export function cliSync(target, file, users, concurrency, cli = cliPath) {
   return spawnedRate(users, 'examctl user sync', (cpuFile, scratch) =>
     spawn(
       process.execPath,
-      ['--import', cpuProbePath, cli, 'user', 'sync', '--target', 'remote', '--base-url', target.url, '--yes', '--no-input', '--concurrency', String(concurrency), '--file', file],
+      [
+        '--import',
+        cpuProbePath,
+        cli,
+        'user',
+        'sync',
+        '--target',
+        'remote',
+        '--base-url',
+        target.url,
+        '--yes',
+        '--no-input',
+        '--concurrency',
+        String(concurrency),
+        '--file',
+        file,
+      ],
       {
         stdio: ['ignore', 'ignore', 'pipe'],
         env: {
@@ -256,9 +294,17 @@ async function spawnedRate(users, name, start) {
     const [code] = await once(child, 'exit');
     const seconds = (performance.now() - started) / 1000;
     if (code !== 0) throw new Error(`${name} exited ${code}: ${stderr}`);
-    const { userCPUTime, systemCPUTime, mainThreadCPUTime, firstWriteCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
+    const { userCPUTime, systemCPUTime, mainThreadCPUTime, firstWriteCPUTime } = JSON.parse(
+      readFileSync(cpuFile, 'utf8'),
+    );
     const cpu = userCPUTime + systemCPUTime;
-    return { rate: users / seconds, cpuMsPer1000: cpu / users, mainMsPer1000: (mainThreadCPUTime ?? NaN) / users, sendingCpuMsPer1000: (cpu - (firstWriteCPUTime ?? NaN)) / users, beforeFirstRequestMs: (firstWriteCPUTime ?? NaN) / 1000 };
+    return {
+      rate: users / seconds,
+      cpuMsPer1000: cpu / users,
+      mainMsPer1000: (mainThreadCPUTime ?? NaN) / users,
+      sendingCpuMsPer1000: (cpu - (firstWriteCPUTime ?? NaN)) / users,
+      beforeFirstRequestMs: (firstWriteCPUTime ?? NaN) / 1000,
+    };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -290,7 +336,10 @@ export async function runRemoteBench({ users = 10_000, concurrency = 8, rounds =
     await warm.close();
   }
   const rows = [];
-  for (const [name, start] of [['minimal loopback server', minimalServer], ['examctl local serve', localServe]]) {
+  for (const [name, start] of [
+    ['minimal loopback server', minimalServer],
+    ['examctl local serve', localServe],
+  ]) {
     const bare = [];
     const cli = [];
     const client = [];

@@ -19,19 +19,26 @@ const here = fileURLToPath(import.meta.url);
 
 if (process.env.EXAMCTL_RUN_PATH_CHILD !== undefined) {
   const [root, units, mode] = JSON.parse(process.env.EXAMCTL_RUN_PATH_CHILD);
-  process.stdout.write(JSON.stringify(mode === 'lines' ? await measureLines(root, units) : await measure(root, units, mode === 'journal')));
+  process.stdout.write(
+    JSON.stringify(mode === 'lines' ? await measureLines(root, units) : await measure(root, units, mode === 'journal')),
+  );
   process.exit(0);
 }
 
 const args = process.argv.slice(2);
 const against = args.includes('--against') ? resolve(args[args.indexOf('--against') + 1]) : undefined;
-const [units = 50000, rounds = 3] = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--against').map(Number);
+const [units = 50000, rounds = 3] = args
+  .filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--against')
+  .map(Number);
 const builds = [...(against === undefined ? [] : [['against', against]]), ['this build', dirname(dirname(here))]];
 const figures = new Map();
 for (let round = 0; round < rounds; round++) {
   for (const mode of ['journal', 'no journal', 'lines']) {
     for (const [name, root] of builds) {
-      const child = spawnSync(process.execPath, [here], { env: { ...process.env, EXAMCTL_RUN_PATH_CHILD: JSON.stringify([root, units, mode]) }, encoding: 'utf8' });
+      const child = spawnSync(process.execPath, [here], {
+        env: { ...process.env, EXAMCTL_RUN_PATH_CHILD: JSON.stringify([root, units, mode]) },
+        encoding: 'utf8',
+      });
       if (child.status !== 0) throw new Error(`${name} ${mode}: ${child.stderr}`);
       const key = `${name}: ${mode}`;
       figures.set(key, [...(figures.get(key) ?? []), JSON.parse(child.stdout)]);
@@ -43,7 +50,12 @@ console.table(
   Object.fromEntries(
     [...figures].map(([key, runs]) => [
       key,
-      { 'us CPU / record': median(runs.map((r) => r.cpuUs)), 'user': median(runs.map((r) => r.userUs)), 'system': median(runs.map((r) => r.systemUs)), rounds: runs.map((r) => r.cpuUs).join(', ') },
+      {
+        'us CPU / record': median(runs.map((r) => r.cpuUs)),
+        user: median(runs.map((r) => r.userUs)),
+        system: median(runs.map((r) => r.systemUs)),
+        rounds: runs.map((r) => r.cpuUs).join(', '),
+      },
     ]),
   ),
 );
@@ -52,15 +64,30 @@ async function measureLines(root, count) {
   const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
   const encoder = await load('runs/journal-encoder.js').catch(() => undefined);
   const { encodeChecksummedLine } = await load('system/checksummed-line.js');
-  const refs = Array.from({ length: count }, (_, n) => ({ n, source: { file: 'users.csv', line: n + 2, index: n }, id: `U${n}` }));
+  const refs = Array.from({ length: count }, (_, n) => ({
+    n,
+    source: { file: 'users.csv', line: n + 2, index: n },
+    id: `U${n}`,
+  }));
   const group = encoder === undefined ? undefined : new encoder.JournalGroupEncoder();
   const before = process.cpuUsage();
   let pending = [];
   let bytes = 0;
   for (const ref of refs) {
-    const outcome = { n: ref.n, source: ref.source, id: ref.id, status: 'ok', errors: [], transient: false, action: 'updated' };
+    const outcome = {
+      n: ref.n,
+      source: ref.source,
+      id: ref.id,
+      status: 'ok',
+      errors: [],
+      transient: false,
+      action: 'updated',
+    };
     if (encoder === undefined) {
-      pending.push(encodeChecksummedLine(JSON.stringify({ t: 'sent', n: ref.n, source: ref.source, id: ref.id })), encodeChecksummedLine(JSON.stringify({ t: 'outcome', ...outcome })));
+      pending.push(
+        encodeChecksummedLine(JSON.stringify({ t: 'sent', n: ref.n, source: ref.source, id: ref.id })),
+        encodeChecksummedLine(JSON.stringify({ t: 'outcome', ...outcome })),
+      );
     } else {
       pending.push(encoder.refBody('sent', ref), encoder.outcomeBody(outcome));
     }
@@ -85,9 +112,26 @@ async function measure(root, count, journaled) {
   const dir = mkdtempSync(join(process.env.TMPDIR ?? '/tmp', 'examctl-run-path-bench-'));
   try {
     const deps = { env: { EXAMCTL_RUNS_DIR: dir }, cwd: dir, invocation: {} };
-    const journal = journaled ? await startJournaling('user sync', { kind: 'remote', baseUrl: 'http://127.0.0.1:1' }, count, { runsDir: dir }, deps) : undefined;
-    const job = { send: () => new Promise((answer) => setImmediate(() => answer({ status: 'ok', errors: [], action: 'updated' }))) };
-    const dispatcher = new RecordDispatcher(job, { api: {}, callOptions: {}, maxErrors: undefined, signal: undefined, ...(journal === undefined ? {} : { journal }), recordAhead: recordAheadFor(16) });
+    const journal = journaled
+      ? await startJournaling(
+          'user sync',
+          { kind: 'remote', baseUrl: 'http://127.0.0.1:1' },
+          count,
+          { runsDir: dir },
+          deps,
+        )
+      : undefined;
+    const job = {
+      send: () => new Promise((answer) => setImmediate(() => answer({ status: 'ok', errors: [], action: 'updated' }))),
+    };
+    const dispatcher = new RecordDispatcher(job, {
+      api: {},
+      callOptions: {},
+      maxErrors: undefined,
+      signal: undefined,
+      ...(journal === undefined ? {} : { journal }),
+      recordAhead: recordAheadFor(16),
+    });
     let emitted = 0;
     const scheduler = new InOrderScheduler({ window: 16, maxBuffered: 1024, emit: () => void (emitted += 1) });
     const header = ['ExternalId', 'Email'];
@@ -96,7 +140,12 @@ async function measure(root, count, journaled) {
       batches.push(
         Array.from({ length: Math.min(500, count - from) }, (_, k) => {
           const n = from + k;
-          return { source: { file: 'users.csv', line: n + 2, index: n }, id: `U${n}`, prepared: { ok: true, value: { ExternalId: `U${n}` } }, rows: [{ line: n + 2, header, cells: [`U${n}`, `u${n}@example.test`] }] };
+          return {
+            source: { file: 'users.csv', line: n + 2, index: n },
+            id: `U${n}`,
+            prepared: { ok: true, value: { ExternalId: `U${n}` } },
+            rows: [{ line: n + 2, header, cells: [`U${n}`, `u${n}@example.test`] }],
+          };
         }),
       );
     }

@@ -26,8 +26,8 @@ function section(title, goal) {
 
 if (!only || only === 'limit') {
   section(
-    "issues 37 and 51, the remote path against the wire: user sync --target remote vs the bare undici loop run as a process, paired rounds (median of 3); local serve vs a durable minimal server",
-    'ratio >= 0.75 at no latency and >= 0.97 at 20 ms; CPU <= 1.5x the loop\'s (issue 61); local serve >= 0.6 of the durable minimal server',
+    'issues 37 and 51, the remote path against the wire: user sync --target remote vs the bare undici loop run as a process, paired rounds (median of 3); local serve vs a durable minimal server',
+    "ratio >= 0.75 at no latency and >= 0.97 at 20 ms; CPU <= 1.5x the loop's (issue 61); local serve >= 0.6 of the durable minimal server",
   );
   console.table(judge('limit', await runLimitBench()));
   section(
@@ -35,7 +35,11 @@ if (!only || only === 'limit') {
     '',
   );
   console.table(await runStageProfile());
-  process.stdout.write(`load average (1, 5, 15 minutes) after the profiled runs: ${loadavg().map((value) => value.toFixed(1)).join(', ')}\n`);
+  process.stdout.write(
+    `load average (1, 5, 15 minutes) after the profiled runs: ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(', ')}\n`,
+  );
 }
 
 if (!only || only === 'limit' || only === 'parts') {
@@ -45,23 +49,34 @@ if (!only || only === 'limit' || only === 'parts') {
   );
   console.table(await runClientBench());
   // run-path-bench measures each build in fresh processes of its own; it prints its own table.
-  spawnSync(process.execPath, [fileURLToPath(new URL('./run-path-bench.mjs', import.meta.url)), '50000', '3'], { stdio: 'inherit' });
+  spawnSync(process.execPath, [fileURLToPath(new URL('./run-path-bench.mjs', import.meta.url)), '50000', '3'], {
+    stdio: 'inherit',
+  });
 }
 
 if (!only || only === 'scale') {
-  section('issue 37, cost grows with the work, not the history: runs list over 4 runs; runs show of one run (EXAMCTL_BENCH_AGAINST: another build beside it); the sync memory over 3 full runs', 'runs list per run, not per journal byte; runs show in memory flat in the items; the memory does not grow night after night');
+  section(
+    'issue 37, cost grows with the work, not the history: runs list over 4 runs; runs show of one run (EXAMCTL_BENCH_AGAINST: another build beside it); the sync memory over 3 full runs',
+    'runs list per run, not per journal byte; runs show in memory flat in the items; the memory does not grow night after night',
+  );
   console.table(judge('scale', await runScaleBench()));
 }
 
 if (!only || only === 'dry-run') {
-  section('user sync --dry-run vs raw csv-parse, which it reads CSV with (100k-500k-row users files, 500k always; EXAMCTL_BENCH_SIZES=100000,1000000,2000000 for the curve); ratio by wall time as the issue measures it, CPU ratio by user + system time', 'ratio >= 0.7 and peak RSS < 256 MB at 500k (issue 37); 2M rows under 400 MB');
+  section(
+    'user sync --dry-run vs raw csv-parse, which it reads CSV with (100k-500k-row users files, 500k always; EXAMCTL_BENCH_SIZES=100000,1000000,2000000 for the curve); ratio by wall time as the issue measures it, CPU ratio by user + system time',
+    'ratio >= 0.7 and peak RSS < 256 MB at 500k (issue 37); 2M rows under 400 MB',
+  );
   const dryRun = await runDryRunBench();
   console.table(dryRun);
   judge('dry-run', dryRunGoals(dryRun));
 }
 
 if (!only || only === 'engine') {
-  section('local engine: user sync 10k into 10k/100k-user stores, 10k-candidate push, store load', 'time ratio 100k/10k <= 1.3');
+  section(
+    'local engine: user sync 10k into 10k/100k-user stores, 10k-candidate push, store load',
+    'time ratio 100k/10k <= 1.3',
+  );
   console.table(await runEngineBench());
 }
 
@@ -74,9 +89,15 @@ if (!only || only === 'remote') {
 }
 
 if (!only || only === 'xlsx') {
-  section('100k users as .xlsx beside the same rows as CSV: read + coerce + validate (readers called directly)', 'xlsx peak RSS <= 256 MB, time within a few times CSV');
+  section(
+    '100k users as .xlsx beside the same rows as CSV: read + coerce + validate (readers called directly)',
+    'xlsx peak RSS <= 256 MB, time within a few times CSV',
+  );
   console.table(await runXlsxBench());
-  section('the run report as .xlsx: user sync --dry-run of XLSX_REPORT_ROWS users (default 100k) without a report, with .csv, with .xlsx', 'the .xlsx report adds <= 64 MB to the peak RSS');
+  section(
+    'the run report as .xlsx: user sync --dry-run of XLSX_REPORT_ROWS users (default 100k) without a report, with .csv, with .xlsx',
+    'the .xlsx report adds <= 64 MB to the peak RSS',
+  );
   console.table(await runXlsxReportBench());
 }
 
@@ -95,13 +116,13 @@ if (!only || only === 'sync') {
   );
   console.table(await runSyncBench());
   section(
-    'joiners, movers, leavers: from the same memory of 50,000 users, today\'s changed-only night (1 % changed, 100 gone) vs a --prune-memberships night (1 % moved, 100 gone)',
-    'the movers night costs no more than today\'s (requests and wall time)',
+    "joiners, movers, leavers: from the same memory of 50,000 users, today's changed-only night (1 % changed, 100 gone) vs a --prune-memberships night (1 % moved, 100 gone)",
+    "the movers night costs no more than today's (requests and wall time)",
   );
   console.table(await runMoversBench());
   section(
     'issue 37, a --changed-only night at 1 % changed vs its full run (EXAMCTL_BENCH_NIGHT_USERS, default 200,000; loopback server, no latency, concurrency 16), and a 1,000-user run against that memory vs an empty one (EXAMCTL_BENCH_AGAINST=<bin/examctl>: another build too)',
-    'the night\'s journal a small share of the full run\'s; unchanged rows cost a digest and a compare; a 1,000-user run costs about the same against a memory of 200,000 as against none',
+    "the night's journal a small share of the full run's; unchanged rows cost a digest and a compare; a 1,000-user run costs about the same against a memory of 200,000 as against none",
   );
   console.table(await runNightBench());
 }
@@ -115,9 +136,15 @@ if (!only || only === 'sync' || only === 'state') {
 }
 
 if (!only || only === 'startup') {
-  section('start-up: examctl --help, user sync --help, a 20-user user sync --dry-run (spawned 20 times each), a one-user remote run (CPU) and spawn -> first request of a 3,000-user remote run (7 times each); EXAMCTL_BENCH_AGAINST=<bin/examctl> compares another build, interleaved', 'no growth');
+  section(
+    'start-up: examctl --help, user sync --help, a 20-user user sync --dry-run (spawned 20 times each), a one-user remote run (CPU) and spawn -> first request of a 3,000-user remote run (7 times each); EXAMCTL_BENCH_AGAINST=<bin/examctl> compares another build, interleaved',
+    'no growth',
+  );
   console.table(await runStartupBench());
-  section('issue 62, the one-file executable: examctl-linux-x64 (built once for these sources) vs a bare `node -e 0` of the Node inside it, and the npm install (node bin/examctl) vs this Node\'s `node -e 0`, spawned in turn, 20 times each, timed by bash\'s `time`: CPU (user + system) and wall medians, both ratios, the load average', 'ratio <= 1.5 (the executable; judge by CPU on a loaded machine)');
+  section(
+    "issue 62, the one-file executable: examctl-linux-x64 (built once for these sources) vs a bare `node -e 0` of the Node inside it, and the npm install (node bin/examctl) vs this Node's `node -e 0`, spawned in turn, 20 times each, timed by bash's `time`: CPU (user + system) and wall medians, both ratios, the load average",
+    'ratio <= 1.5 (the executable; judge by CPU on a loaded machine)',
+  );
   console.table(await runExecutableStartupBench());
 }
 

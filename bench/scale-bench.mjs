@@ -26,13 +26,25 @@ const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 async function writeRuns(runsDir, runs, items) {
   const { RunJournal } = await dist('runs/index.js');
   for (let r = 0; r < runs; r += 1) {
-    const journal = await RunJournal.start(runsDir, { command: 'user sync', options: {}, target: { kind: 'remote', baseUrl: 'https://exam.example.test' }, input: null, units: items }, { maxDelayMs: 1_000, maxLines: 20_000 });
+    const journal = await RunJournal.start(
+      runsDir,
+      {
+        command: 'user sync',
+        options: {},
+        target: { kind: 'remote', baseUrl: 'https://exam.example.test' },
+        input: null,
+        units: items,
+      },
+      { maxDelayMs: 1_000, maxLines: 20_000 },
+    );
     const source = { file: '/home/admin/exports/users-2026-11-23.csv', line: 0 };
     for (let n = 0; n < items; n += 1000) {
       const refs = [];
-      for (let k = n; k < Math.min(items, n + 1000); k += 1) refs.push({ n: k, source: { ...source, line: k + 2 }, id: `u-${String(k).padStart(7, '0')}` });
+      for (let k = n; k < Math.min(items, n + 1000); k += 1)
+        refs.push({ n: k, source: { ...source, line: k + 2 }, id: `u-${String(k).padStart(7, '0')}` });
       await journal.sent(refs);
-      for (const ref of refs) journal.outcome({ ...ref, status: 'ok', errors: [], action: 'updated', transient: false });
+      for (const ref of refs)
+        journal.outcome({ ...ref, status: 'ok', errors: [], action: 'updated', transient: false });
     }
     await journal.end('completed', { total: items, ok: items, partial: 0, failed: 0, skipped: 0 });
   }
@@ -48,10 +60,14 @@ async function spawnMeasured(cli, args, env) {
   const cpuFile = join(scratch, 'cpu');
   try {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', probePath, '--import', join(root, 'bench', 'cpu-probe.mjs'), cli, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, CI: 'true', ...env, EXAMCTL_BENCH_RSS_FILE: rssFile, EXAMCTL_BENCH_CPU_FILE: cpuFile },
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', probePath, '--import', join(root, 'bench', 'cpu-probe.mjs'), cli, ...args],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, CI: 'true', ...env, EXAMCTL_BENCH_RSS_FILE: rssFile, EXAMCTL_BENCH_CPU_FILE: cpuFile },
+      },
+    );
     let bytes = 0;
     let tail = '';
     child.stdout.setEncoding('utf8');
@@ -63,7 +79,14 @@ async function spawnMeasured(cli, args, env) {
     const [code] = await once(child, 'exit');
     const seconds = (performance.now() - started) / 1000;
     const { userCPUTime, systemCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
-    return { code, seconds, cpu: (userCPUTime + systemCPUTime) / 1e6, rssMB: Number(readFileSync(rssFile, 'utf8')) / 1024, bytes, tail };
+    return {
+      code,
+      seconds,
+      cpu: (userCPUTime + systemCPUTime) / 1e6,
+      rssMB: Number(readFileSync(rssFile, 'utf8')) / 1024,
+      bytes,
+      tail,
+    };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -87,22 +110,38 @@ async function writeShownRun(dir, users) {
   const file = join(dir, 'users.csv');
   writeFileSync(file, `ExternalId,FirstName,LastName,Email,Role\n${rows.join('\n')}\n`);
   const runsDir = join(dir, 'runs');
-  const header = { command: 'user sync', options: { yes: true, file: 'users.csv', cwd: dir }, target: { kind: 'local', store: join(dir, 'store') }, input: await fingerprintInput(file), units: users };
+  const header = {
+    command: 'user sync',
+    options: { yes: true, file: 'users.csv', cwd: dir },
+    target: { kind: 'local', store: join(dir, 'store') },
+    input: await fingerprintInput(file),
+    units: users,
+  };
   const journal = await RunJournal.start(runsDir, header, { maxDelayMs: 1_000, maxLines: 20_000 });
   let failed = 0;
   for (let n = 0; n < users; n += 1000) {
     const refs = [];
-    for (let k = n; k < Math.min(users, n + 1000); k += 1) refs.push({ n: k, source: { file: 'users.csv', line: k + 2, index: k }, id: id(k) });
+    for (let k = n; k < Math.min(users, n + 1000); k += 1)
+      refs.push({ n: k, source: { file: 'users.csv', line: k + 2, index: k }, id: id(k) });
     await journal.sent(refs);
     for (const ref of refs) {
       if (ref.n % 100 === 7) {
         failed += 1;
-        journal.outcome({ ...ref, status: 'failed', errors: [{ field: 'Role', code: 214, message: 'no such role' }], transient: false });
+        journal.outcome({
+          ...ref,
+          status: 'failed',
+          errors: [{ field: 'Role', code: 214, message: 'no such role' }],
+          transient: false,
+        });
       } else journal.outcome({ ...ref, status: 'ok', errors: [], action: 'updated', transient: false });
     }
   }
   await journal.end('completed', { total: users, ok: users - failed, partial: 0, failed, skipped: 0 });
-  return { runsDir, journalMB: statSync(join(runsDir, journal.id, 'journal.ndjson')).size / 1e6, inputMB: statSync(file).size / 1e6 };
+  return {
+    runsDir,
+    journalMB: statSync(join(runsDir, journal.id, 'journal.ndjson')).size / 1e6,
+    inputMB: statSync(file).size / 1e6,
+  };
 }
 
 const SHOW_PEAK_GOAL_MB = 256;
@@ -112,7 +151,12 @@ const LIST_CPU_GOAL_S = 0.5;
 /** `runs show last --json` and `--report <file>.csv` of that run, by this build and (EXAMCTL_BENCH_AGAINST) another, interleaved. */
 async function runsShow(users) {
   const dir = mkdtempSync(join(tmpdir(), 'examctl-bench-show-'));
-  const builds = [['this build', cliPath], ...(process.env.EXAMCTL_BENCH_AGAINST ? [[process.env.EXAMCTL_BENCH_AGAINST, process.env.EXAMCTL_BENCH_AGAINST]] : [])];
+  const builds = [
+    ['this build', cliPath],
+    ...(process.env.EXAMCTL_BENCH_AGAINST
+      ? [[process.env.EXAMCTL_BENCH_AGAINST, process.env.EXAMCTL_BENCH_AGAINST]]
+      : []),
+  ];
   const rows = [];
   try {
     const { runsDir, journalMB, inputMB } = await writeShownRun(dir, users);
@@ -125,10 +169,16 @@ async function runsShow(users) {
         const m = await spawnMeasured(cli, args, { EXAMCTL_RUNS_DIR: runsDir });
         // Exit 1: the run has failed items. Anything else is the bench's failure.
         if (m.code !== 1) throw new Error(`${build}: runs show ${name} exited ${m.code}`);
-        if (name === '--json' && !m.tail.includes(`"summary":{"total":${users},`)) throw new Error(`${build}: runs show --json did not end with the run's summary`);
+        if (name === '--json' && !m.tail.includes(`"summary":{"total":${users},`))
+          throw new Error(`${build}: runs show --json did not end with the run's summary`);
         // Judged for this build's --json (bench/goals.mjs): the issue's 1.4 GB at 500k, now a bounded buffer and 9 bytes an item.
         const judged = name === '--json' && cli === cliPath ? { met: m.rssMB < SHOW_PEAK_GOAL_MB } : {};
-        rows.push({ measure: `runs show last ${name}, ${what}, ${build}`, value: measured(m), goal: name === '--json' ? `peak < ${SHOW_PEAK_GOAL_MB} MB (was 1.4 GB at 500k)` : '', ...judged });
+        rows.push({
+          measure: `runs show last ${name}, ${what}, ${build}`,
+          value: measured(m),
+          goal: name === '--json' ? `peak < ${SHOW_PEAK_GOAL_MB} MB (was 1.4 GB at 500k)` : '',
+          ...judged,
+        });
       }
     }
   } finally {
@@ -145,7 +195,11 @@ async function memoryAfterFullRuns(users, nights) {
   try {
     for (let night = 1; night <= nights; night += 1) {
       const memory = await SyncMemory.open(dir, target, 'users', { lock: false, lockTimeoutMs: 0, readOnly: false });
-      for (let i = 0; i < users; i += 1) memory.record(`u-${String(i).padStart(7, '0')}`, { digest: `night-${night}-${i}`.padEnd(43, 'x'), run: `20261123T0${night}0000.000Z-abcd` });
+      for (let i = 0; i < users; i += 1)
+        memory.record(`u-${String(i).padStart(7, '0')}`, {
+          digest: `night-${night}-${i}`.padEnd(43, 'x'),
+          run: `20261123T0${night}0000.000Z-abcd`,
+        });
       await memory.close();
       sizes.push(statSync(memoryFile(dir, target, 'users')).size / 1e6);
     }
@@ -165,12 +219,16 @@ export async function runScaleBench({
   const runsDir = mkdtempSync(join(tmpdir(), 'examctl-bench-runs-'));
   try {
     await writeRuns(runsDir, runs, items);
-    const journalMB = readdirSync(runsDir).reduce((sum, id) => sum + statSync(join(runsDir, id, 'journal.ndjson')).size, 0) / 1e6;
+    const journalMB =
+      readdirSync(runsDir).reduce((sum, id) => sum + statSync(join(runsDir, id, 'journal.ndjson')).size, 0) / 1e6;
     const withSummaries = await runsList(runsDir);
     // A torn line after each end line: the end is no longer the last line, so each journal is streamed.
     for (const id of readdirSync(runsDir)) appendFileSync(join(runsDir, id, 'journal.ndjson'), '{"crc":"0');
     const fromJournals = await runsList(runsDir);
-    for (const [how, m] of [['from the header and end lines', withSummaries], ['from the journals streamed (a torn line after each end)', fromJournals]]) {
+    for (const [how, m] of [
+      ['from the header and end lines', withSummaries],
+      ['from the journals streamed (a torn line after each end)', fromJournals],
+    ]) {
       if (m.listed !== undefined && m.listed !== runs) throw new Error(`runs list listed ${m.listed} runs of ${runs}`);
       const fromSummaries = how.startsWith('from the header');
       rows.push({

@@ -17,7 +17,16 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
 import { usersCsv } from './generate.mjs';
-import { bareLoop, cliSync, closedLoop, localServe, minimalDurableServer, minimalServer, onFresh, userBody } from './remote-bench.mjs';
+import {
+  bareLoop,
+  cliSync,
+  closedLoop,
+  localServe,
+  minimalDurableServer,
+  minimalServer,
+  onFresh,
+  userBody,
+} from './remote-bench.mjs';
 
 const REVIEW_SESSION = '/api/v1/integrations/external/review-sessions/RS-MATH1-OCT';
 
@@ -36,7 +45,11 @@ export async function passwordLoad(target, { users = 300, concurrency = 64, read
   const readLoops = Array.from({ length: readers }, async () => {
     while (loading) {
       const started = performance.now();
-      const res = await reads.request({ method: 'GET', path: REVIEW_SESSION, headers: { authorization: headers.authorization } });
+      const res = await reads.request({
+        method: 'GET',
+        path: REVIEW_SESSION,
+        headers: { authorization: headers.authorization },
+      });
       const envelope = JSON.parse(await res.body.text());
       if (!envelope.Success) throw new Error(`GET review session failed: ${JSON.stringify(envelope.Errors)}`);
       if (loading) latencies.push(performance.now() - started);
@@ -44,7 +57,12 @@ export async function passwordLoad(target, { users = 300, concurrency = 64, read
   });
   const loadSeconds = await closedLoop(users, concurrency, async (i) => {
     const body = { ...userBody(i, 'p'), ...(withPassword ? { Password: `pass-word-${i}` } : {}) };
-    const res = await writes.request({ method: 'POST', path: '/api/v1/integrations/user', headers, body: JSON.stringify(body) });
+    const res = await writes.request({
+      method: 'POST',
+      path: '/api/v1/integrations/user',
+      headers,
+      body: JSON.stringify(body),
+    });
     const envelope = JSON.parse(await res.body.text());
     if (!envelope.Success) throw new Error(`POST /user failed: ${JSON.stringify(envelope.Errors)}`);
   });
@@ -52,7 +70,13 @@ export async function passwordLoad(target, { users = 300, concurrency = 64, read
   await Promise.all(readLoops);
   await Promise.all([writes.close(), reads.close()]);
   latencies.sort((a, b) => a - b);
-  return { loadSeconds, gets: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) };
+  return {
+    loadSeconds,
+    gets: latencies.length,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies.at(-1),
+  };
 }
 
 /** CPU time (ms, user+sys, every thread) a process has used so far; NaN where /proc is missing. */
@@ -90,11 +114,18 @@ export async function runServeBench({ rounds = 5 } = {}) {
   const csv = await usersCsv(users, 'c');
   // Per kind of client, the measurements against each server, round by round; the durable
   // reference is measured in the same rounds, and its ratio pairs it with local serve's loop8 run.
-  const runs = { loop8: { minimal: [], serve: [] }, loop64: { minimal: [], serve: [] }, cli: { minimal: [], serve: [] } };
+  const runs = {
+    loop8: { minimal: [], serve: [] },
+    loop64: { minimal: [], serve: [] },
+    cli: { minimal: [], serve: [] },
+  };
   const durable8 = [];
   for (let round = 0; round < rounds; round += 1) {
     durable8.push(await onFresh(minimalDurableServer, (target) => throughput(target, users, 8)));
-    for (const [name, start] of [['minimal', minimalServer], ['serve', localServe]]) {
+    for (const [name, start] of [
+      ['minimal', minimalServer],
+      ['serve', localServe],
+    ]) {
       runs.loop8[name].push(await onFresh(start, (target) => throughput(target, users, 8)));
       runs.loop64[name].push(await onFresh(start, (target) => throughput(target, users, 64)));
       runs.cli[name].push(await onFresh(start, (target) => cliSync(target, csv, users, 8)));
@@ -118,16 +149,36 @@ export async function runServeBench({ rounds = 5 } = {}) {
       goal,
     };
   };
-  rows.push(ratioRow('users/s, bare undici loop, 10k users, concurrency 8: local serve / minimal loopback server', runs.loop8, 'ratio >= 0.5'));
+  rows.push(
+    ratioRow(
+      'users/s, bare undici loop, 10k users, concurrency 8: local serve / minimal loopback server',
+      runs.loop8,
+      'ratio >= 0.5',
+    ),
+  );
   rows.push({
     measure: 'server CPU ms (user+sys) per 1,000 users in that loop: local serve / minimal loopback server',
     value: `${leastCpu(runs.loop8.serve).toFixed(0)} / ${leastCpu(runs.loop8.minimal).toFixed(0)}`,
     detail: `least of ${rounds}`,
     goal: '',
   });
-  rows.push(ratioRow('that loop: local serve / the minimal server that also makes each turn\'s creates durable (O_DSYNC group commit)', { minimal: durable8, serve: runs.loop8.serve }, '(context)'));
-  rows.push(ratioRow('the same loop at concurrency 64: local serve / minimal loopback server', runs.loop64, '(context)'));
-  rows.push(ratioRow(`examctl user sync --target remote, ${users / 1000}k-row CSV, concurrency 8, spawned: local serve / minimal loopback server`, runs.cli, '(context)'));
+  rows.push(
+    ratioRow(
+      "that loop: local serve / the minimal server that also makes each turn's creates durable (O_DSYNC group commit)",
+      { minimal: durable8, serve: runs.loop8.serve },
+      '(context)',
+    ),
+  );
+  rows.push(
+    ratioRow('the same loop at concurrency 64: local serve / minimal loopback server', runs.loop64, '(context)'),
+  );
+  rows.push(
+    ratioRow(
+      `examctl user sync --target remote, ${users / 1000}k-row CSV, concurrency 8, spawned: local serve / minimal loopback server`,
+      runs.cli,
+      '(context)',
+    ),
+  );
   return rows;
 }
 

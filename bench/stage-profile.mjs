@@ -38,7 +38,15 @@ export const STAGES = [
 const [START, PARSE, DIGESTS, MEMORY, JOURNAL, CLIENT, HTTP, DISPATCH, REPORT, LOOP] = STAGES;
 
 /** Functions of sync/ that make digests: the rest of sync/ is the memory's entries and writes. */
-const DIGEST_FUNCTIONS = new Set(['requestDigest', 'canonicalJson', 'sortedCopy', 'sortedKeys', 'rawDigest', 'digestOf', 'keptDigestOf']);
+const DIGEST_FUNCTIONS = new Set([
+  'requestDigest',
+  'canonicalJson',
+  'sortedCopy',
+  'sortedKeys',
+  'rawDigest',
+  'digestOf',
+  'keptDigestOf',
+]);
 
 /** The stage of a source (a path relative to the repository) and function; undefined: look at the caller. */
 function stageOf(source, functionName) {
@@ -80,7 +88,12 @@ function DIGESTS_OR_MEMORY(functionName) {
 /** Node's own frames by what they do when no stage is on the stack. */
 function nodeStage(frame) {
   const { functionName, url } = frame;
-  if (/^node:internal\/(modules|bootstrap|main)|^node:vm$/.test(url) || functionName === 'compileForInternalLoader' || functionName === 'Script') return START;
+  if (
+    /^node:internal\/(modules|bootstrap|main)|^node:vm$/.test(url) ||
+    functionName === 'compileForInternalLoader' ||
+    functionName === 'Script'
+  )
+    return START;
   if (/^node:(net|internal\/stream_base_commons|internal\/streams)/.test(url)) return HTTP;
   return undefined;
 }
@@ -105,7 +118,9 @@ function sourceMapper(bundleDir) {
     }
     const entry = map?.findEntry(frame.lineNumber, frame.columnNumber);
     if (entry === undefined || entry === null || entry.originalSource === undefined) return undefined;
-    const original = entry.originalSource.startsWith('file://') ? fileURLToPath(entry.originalSource) : join(bundleDir, entry.originalSource);
+    const original = entry.originalSource.startsWith('file://')
+      ? fileURLToPath(entry.originalSource)
+      : join(bundleDir, entry.originalSource);
     return relative(checkout, original);
   };
 }
@@ -116,7 +131,8 @@ export function splitProfile(profile, bundleDir, label = '') {
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const self = new Map();
-  for (let i = 0; i < profile.samples.length; i++) self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  for (let i = 0; i < profile.samples.length; i++)
+    self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   const sourceOf = sourceMapper(bundleDir);
   const sources = new Map();
   const stageOfNode = (id) => {
@@ -144,7 +160,9 @@ export function splitProfile(profile, bundleDir, label = '') {
     functions.set(key, (functions.get(key) ?? 0) + ms);
   }
   if (process.env.EXAMCTL_BENCH_STAGE_FUNCTIONS) {
-    const top = [...functions].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.EXAMCTL_BENCH_STAGE_FUNCTIONS) || 60);
+    const top = [...functions]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, Number(process.env.EXAMCTL_BENCH_STAGE_FUNCTIONS) || 60);
     process.stderr.write(`-- ${label}: functions by self time (ms of samples, not scaled)\n`);
     for (const [key, ms] of top) process.stderr.write(`${ms.toFixed(1).padStart(8)} ${key}\n`);
   }
@@ -156,16 +174,23 @@ async function profiled(args, env) {
   const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-prof-'));
   const cpuFile = join(scratch, 'cpu.json');
   try {
-    const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', join(scratch, 'prof'), '--import', cpuProbePath, ...args], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, ...env(scratch), EXAMCTL_BENCH_CPU_FILE: cpuFile },
-    });
+    const child = spawn(
+      process.execPath,
+      ['--cpu-prof', '--cpu-prof-dir', join(scratch, 'prof'), '--import', cpuProbePath, ...args],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, ...env(scratch), EXAMCTL_BENCH_CPU_FILE: cpuFile },
+      },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (text) => (stderr = (stderr + text).slice(-4000)));
     const [code] = await once(child, 'exit');
     if (code !== 0) throw new Error(`profiled run exited ${code}: ${stderr}`);
     const [name] = readdirSync(join(scratch, 'prof'));
-    return { profile: JSON.parse(readFileSync(join(scratch, 'prof', name), 'utf8')), cpu: JSON.parse(readFileSync(cpuFile, 'utf8')) };
+    return {
+      profile: JSON.parse(readFileSync(join(scratch, 'prof', name), 'utf8')),
+      cpu: JSON.parse(readFileSync(cpuFile, 'utf8')),
+    };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -191,25 +216,54 @@ function perStage({ profile, cpu }, bundleDir, users, label) {
  */
 export async function profileStages(users, checkouts = [root]) {
   const file = await usersCsv(users, 'r');
-  const bare = await onFresh(() => minimalServer(0), async (target) =>
-    perStage(await profiled([join(root, 'bench', 'bare-loop-process.mjs'), target.url, target.token, String(users), '16', 'r'], () => ({})), join(root, 'dist', 'bundle'), users, 'the loop'),
+  const bare = await onFresh(
+    () => minimalServer(0),
+    async (target) =>
+      perStage(
+        await profiled(
+          [join(root, 'bench', 'bare-loop-process.mjs'), target.url, target.token, String(users), '16', 'r'],
+          () => ({}),
+        ),
+        join(root, 'dist', 'bundle'),
+        users,
+        'the loop',
+      ),
   );
   const clis = [];
   for (const checkout of checkouts) {
     const bundleDir = join(checkout, 'dist', 'bundle');
     clis.push(
-      await onFresh(() => minimalServer(0), async (target) =>
-        perStage(
-          await profiled([join(bundleDir, 'examctl.mjs'), 'user', 'sync', '--target', 'remote', '--base-url', target.url, '--yes', '--no-input', '--concurrency', '16', '--file', file], (scratch) => ({
-            CI: 'true',
-            EXAMCTL_TOKEN: target.token,
-            EXAMCTL_CONFIG_DIR: join(tmpdir(), 'examctl-bench-no-config'),
-            EXAMCTL_RUNS_DIR: join(scratch, 'runs'),
-          })),
-          bundleDir,
-          users,
-          `examctl (${checkout})`,
-        ),
+      await onFresh(
+        () => minimalServer(0),
+        async (target) =>
+          perStage(
+            await profiled(
+              [
+                join(bundleDir, 'examctl.mjs'),
+                'user',
+                'sync',
+                '--target',
+                'remote',
+                '--base-url',
+                target.url,
+                '--yes',
+                '--no-input',
+                '--concurrency',
+                '16',
+                '--file',
+                file,
+              ],
+              (scratch) => ({
+                CI: 'true',
+                EXAMCTL_TOKEN: target.token,
+                EXAMCTL_CONFIG_DIR: join(tmpdir(), 'examctl-bench-no-config'),
+                EXAMCTL_RUNS_DIR: join(scratch, 'runs'),
+              }),
+            ),
+            bundleDir,
+            users,
+            `examctl (${checkout})`,
+          ),
       ),
     );
   }
@@ -221,7 +275,11 @@ export async function profileStages(users, checkouts = [root]) {
  * (medians of `rounds` profiled rounds); EXAMCTL_BENCH_AGAINST=<bin/examctl of another build> adds
  * that build's CLI above the loop, profiled in the same rounds.
  */
-export async function runStageProfile({ users = 10_000, rounds = 3, against = process.env.EXAMCTL_BENCH_AGAINST } = {}) {
+export async function runStageProfile({
+  users = 10_000,
+  rounds = 3,
+  against = process.env.EXAMCTL_BENCH_AGAINST,
+} = {}) {
   const checkouts = [root, ...(against === undefined ? [] : [join(dirname(against), '..')])];
   const runs = [];
   for (let round = 0; round < rounds; round++) runs.push(await profileStages(users, checkouts));
@@ -229,8 +287,16 @@ export async function runStageProfile({ users = 10_000, rounds = 3, against = pr
   const row = (stage, of) => {
     const cli = median(runs.map((run) => of(run.clis[0])));
     const bare = median(runs.map((run) => of(run.bare)));
-    const shown = { stage, 'CLI ms/1k': Math.round(cli), 'loop ms/1k': Math.round(bare), 'CLI above the loop': Math.round(cli - bare) };
-    if (checkouts.length > 1) shown['EXAMCTL_BENCH_AGAINST above the loop'] = Math.round(median(runs.map((run) => of(run.clis[1]) - of(run.bare))));
+    const shown = {
+      stage,
+      'CLI ms/1k': Math.round(cli),
+      'loop ms/1k': Math.round(bare),
+      'CLI above the loop': Math.round(cli - bare),
+    };
+    if (checkouts.length > 1)
+      shown['EXAMCTL_BENCH_AGAINST above the loop'] = Math.round(
+        median(runs.map((run) => of(run.clis[1]) - of(run.bare))),
+      );
     return shown;
   };
   const rows = [...STAGES, OTHER_THREADS].map((stage) => row(stage, (split) => split.stages[stage] ?? 0));
@@ -239,5 +305,7 @@ export async function runStageProfile({ users = 10_000, rounds = 3, against = pr
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  console.table(await runStageProfile({ users: Number(process.argv[2] ?? 10_000), rounds: Number(process.argv[3] ?? 3) }));
+  console.table(
+    await runStageProfile({ users: Number(process.argv[2] ?? 10_000), rounds: Number(process.argv[3] ?? 3) }),
+  );
 }

@@ -26,7 +26,11 @@ function timeOnce(bin, args, cwd) {
   const cpuFile = join(cwd, 'cpu.json');
   const probe = pathToFileURL(join(root, 'bench', 'cpu-probe.mjs')).href;
   const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, ['--import', probe, bin, ...args], { cwd, env: { ...process.env, CI: 'true', EXAMCTL_BENCH_CPU_FILE: cpuFile }, stdio: 'ignore' });
+  const result = spawnSync(process.execPath, ['--import', probe, bin, ...args], {
+    cwd,
+    env: { ...process.env, CI: 'true', EXAMCTL_BENCH_CPU_FILE: cpuFile },
+    stdio: 'ignore',
+  });
   const wall = Number(process.hrtime.bigint() - start) / 1e6;
   if (result.status !== 0) throw new Error(`${bin} ${args.join(' ')}: exit ${result.status}`);
   const { userCPUTime, systemCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
@@ -34,7 +38,12 @@ function timeOnce(bin, args, cwd) {
 }
 
 /** An ok answer naming the user sent (one naming another fails the record). */
-const replyTo = (body) => JSON.stringify({ Content: { User: { ExternalId: JSON.parse(body).ExternalId, FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
+const replyTo = (body) =>
+  JSON.stringify({
+    Content: { User: { ExternalId: JSON.parse(body).ExternalId, FirstName: 'A', LastName: 'B' }, GroupErrors: [] },
+    Success: true,
+    Errors: null,
+  });
 
 /** A loopback server answering every request at once, noting when (this process's clock) the first one came. */
 async function firstRequestServer() {
@@ -60,8 +69,31 @@ async function remoteRunOnce(bin, file, cwd) {
   const cpuFile = join(cwd, 'cpu.json');
   try {
     const probe = pathToFileURL(join(root, 'bench', 'cpu-probe.mjs')).href;
-    const args = ['--import', probe, bin, 'user', 'sync', '--target', 'remote', '--base-url', `http://127.0.0.1:${server.address().port}`, '--yes', '--no-input', '--concurrency', '16', '--file', file];
-    const env = { ...process.env, CI: 'true', EXAMCTL_TOKEN: 'bench-token', EXAMCTL_CONFIG_DIR: join(cwd, 'no-config'), EXAMCTL_RUNS_DIR: join(cwd, 'runs'), EXAMCTL_BENCH_CPU_FILE: cpuFile };
+    const args = [
+      '--import',
+      probe,
+      bin,
+      'user',
+      'sync',
+      '--target',
+      'remote',
+      '--base-url',
+      `http://127.0.0.1:${server.address().port}`,
+      '--yes',
+      '--no-input',
+      '--concurrency',
+      '16',
+      '--file',
+      file,
+    ];
+    const env = {
+      ...process.env,
+      CI: 'true',
+      EXAMCTL_TOKEN: 'bench-token',
+      EXAMCTL_CONFIG_DIR: join(cwd, 'no-config'),
+      EXAMCTL_RUNS_DIR: join(cwd, 'runs'),
+      EXAMCTL_BENCH_CPU_FILE: cpuFile,
+    };
     const start = performance.now();
     const child = spawn(process.execPath, args, { cwd, env, stdio: 'ignore' });
     const [code] = await once(child, 'exit');
@@ -79,7 +111,12 @@ async function remoteStartRows(builds, dir) {
   const rows = [];
   const cases = [
     ['user sync --target remote, 1 user', await usersCsv(1, 's'), 'CPU median ms', (time) => time.cpu],
-    ['user sync --target remote, 3,000 users: spawn -> first request', await usersCsv(3000, 's'), 'spawn -> first request median ms', (time) => time.firstRequest],
+    [
+      'user sync --target remote, 3,000 users: spawn -> first request',
+      await usersCsv(3000, 's'),
+      'spawn -> first request median ms',
+      (time) => time.firstRequest,
+    ],
   ];
   for (const [name, file, figure, pick] of cases) {
     const times = Object.fromEntries(Object.keys(builds).map((build) => [build, []]));
@@ -87,7 +124,13 @@ async function remoteStartRows(builds, dir) {
       const order = i % 2 === 0 ? Object.keys(builds) : Object.keys(builds).reverse();
       for (const build of order) times[build].push(await remoteRunOnce(builds[build], file, dir));
     }
-    for (const build of Object.keys(builds)) rows.push({ command: name, build, [figure]: Math.round(median(times[build].map(pick))), 'CPU median ms': Math.round(median(times[build].map((time) => time.cpu))) });
+    for (const build of Object.keys(builds))
+      rows.push({
+        command: name,
+        build,
+        [figure]: Math.round(median(times[build].map(pick))),
+        'CPU median ms': Math.round(median(times[build].map((time) => time.cpu))),
+      });
   }
   return rows;
 }
@@ -115,7 +158,13 @@ export async function runStartupBench() {
     for (const build of Object.keys(builds)) {
       const wall = times[build].map((time) => time.wall);
       const cpu = times[build].map((time) => time.cpu);
-      rows.push({ command: name, build, 'wall median ms': Math.round(median(wall)), 'wall min ms': Math.round(Math.min(...wall)), 'CPU median ms': Math.round(median(cpu)) });
+      rows.push({
+        command: name,
+        build,
+        'wall median ms': Math.round(median(wall)),
+        'wall min ms': Math.round(Math.min(...wall)),
+        'CPU median ms': Math.round(median(cpu)),
+      });
     }
   }
   return [...rows, ...(await remoteStartRows(builds, dir))];
@@ -138,15 +187,32 @@ export async function runExecutableStartupBench() {
   mkdirSync(dir, { recursive: true });
   const timeOf = (file, args) => {
     const script = 'TIMEFORMAT="%3R %3U %3S"; time "$@" >/dev/null 2>&1 </dev/null';
-    const result = spawnSync('/bin/bash', ['-c', script, 'bash', file, ...args], { cwd: dir, env: { PATH: '', HOME: dir, CI: 'true' }, encoding: 'utf8' });
+    const result = spawnSync('/bin/bash', ['-c', script, 'bash', file, ...args], {
+      cwd: dir,
+      env: { PATH: '', HOME: dir, CI: 'true' },
+      encoding: 'utf8',
+    });
     if (result.status !== 0) throw new Error(`${file} ${args.join(' ')}: exit ${result.status} ${result.stderr}`);
-    const [wall, user, system] = result.stderr.trim().split('\n').at(-1).split(' ').map((seconds) => Number(seconds) * 1000);
+    const [wall, user, system] = result.stderr
+      .trim()
+      .split('\n')
+      .at(-1)
+      .split(' ')
+      .map((seconds) => Number(seconds) * 1000);
     return { wall, cpu: user + system };
   };
-  const cases = { '--version': ['--version'], '--help': ['--help'], 'user sync --dry-run, 20 users': ['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')] };
+  const cases = {
+    '--version': ['--version'],
+    '--help': ['--help'],
+    'user sync --dry-run, 20 users': ['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')],
+  };
   const subjects = [
     { name: 'examctl-linux-x64', node, run: (args) => timeOf(executable, args) },
-    { name: 'npm install: node bin/examctl', node: process.execPath, run: (args) => timeOf(process.execPath, [join(root, 'bin', 'examctl'), ...args]) },
+    {
+      name: 'npm install: node bin/examctl',
+      node: process.execPath,
+      run: (args) => timeOf(process.execPath, [join(root, 'bin', 'examctl'), ...args]),
+    },
   ];
   const rows = [];
   const ms = (values) => Math.round(median(values));

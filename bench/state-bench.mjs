@@ -35,7 +35,11 @@ async function stateServer() {
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { address: `http://127.0.0.1:${server.address().port}/state/nightly`, posted, close: () => new Promise((resolve) => server.close(resolve)) };
+  return {
+    address: `http://127.0.0.1:${server.address().port}/state/nightly`,
+    posted,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
 }
 
 export async function runStateBench(users = 50_000) {
@@ -49,11 +53,21 @@ export async function runStateBench(users = 50_000) {
     writeUsers(tonight, users, (i) => i % 100 === 0);
     const flags = ['--sync-dir', state.address, '--disable-missing'];
     const rows = [];
-    for (const [run, file, more] of [[`full sync, ${users} users`, full, []], ['--changed-only night, 1 % changed', tonight, ['--changed-only']]]) {
+    for (const [run, file, more] of [
+      [`full sync, ${users} users`, full, []],
+      ['--changed-only night, 1 % changed', tonight, ['--changed-only']],
+    ]) {
       const before = { ...state.posted };
       const timed = await timedSync(cliPath, data, platform, file, [...flags, ...more]);
       const mb = (key) => +((state.posted[key] - before[key]) / 1e6).toFixed(2);
-      rows.push({ run, 'wall s': timed['wall s'], 'memory stored MB': mb('memory'), 'intents written ahead MB': mb('intents'), 'uploaded MB': +(mb('memory') + mb('intents')).toFixed(2), posts: state.posted.posts - before.posts });
+      rows.push({
+        run,
+        'wall s': timed['wall s'],
+        'memory stored MB': mb('memory'),
+        'intents written ahead MB': mb('intents'),
+        'uploaded MB': +(mb('memory') + mb('intents')).toFixed(2),
+        posts: state.posted.posts - before.posts,
+      });
     }
     return rows;
   } finally {

@@ -48,7 +48,10 @@ async function writeRate(size) {
     const lane = async () => {
       while (next < TRANSACTIONS) {
         const i = next++;
-        await store.transact(() => ({ result: undefined, changes: [{ collection: 'users', key: `n-${i}`, value: user(i, 'n') }] }));
+        await store.transact(() => ({
+          result: undefined,
+          changes: [{ collection: 'users', key: `n-${i}`, value: user(i, 'n') }],
+        }));
       }
     };
     const started = performance.now();
@@ -98,8 +101,12 @@ for (let round = 0; round < 3; round += 1) {
   best.small = Math.max(best.small, await writeRate(10_000));
   best.large = Math.max(best.large, await writeRate(100_000));
 }
-console.log(`write: ${TRANSACTIONS} transactions, ${CONCURRENCY} in flight, into 10k users:  ${best.small.toFixed(0)} tx/s (best of 3)`);
-console.log(`write: ${TRANSACTIONS} transactions, ${CONCURRENCY} in flight, into 100k users: ${best.large.toFixed(0)} tx/s (best of 3)`);
+console.log(
+  `write: ${TRANSACTIONS} transactions, ${CONCURRENCY} in flight, into 10k users:  ${best.small.toFixed(0)} tx/s (best of 3)`,
+);
+console.log(
+  `write: ${TRANSACTIONS} transactions, ${CONCURRENCY} in flight, into 100k users: ${best.large.toFixed(0)} tx/s (best of 3)`,
+);
 console.log(`write ratio 100k/10k: ${(best.large / best.small).toFixed(2)}`);
 const loads = await loadTimes([100_000, 1_000_000]);
 for (const [size, { seconds, bytes }] of Object.entries(loads)) {

@@ -51,7 +51,10 @@ process.on('SIGTERM', () => process.exit(0));
 `;
 
 export async function latencyServer(latencyMs) {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', LATENCY_SERVER], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, BENCH_LATENCY_MS: String(latencyMs) } });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', LATENCY_SERVER], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, BENCH_LATENCY_MS: String(latencyMs) },
+  });
   let log = '';
   child.stderr.setEncoding('utf8').on('data', (text) => (log += text));
   while (!/listening on (http:\/\/\S+)/.test(log)) {
@@ -86,10 +89,34 @@ export async function cli(scratch, server, file, concurrency, flags) {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ['--import', join(root, 'bench', 'cpu-probe.mjs'), cliPath, 'user', 'sync', '--target', 'remote', '--base-url', server.url, '--yes', '--no-input', '--concurrency', String(concurrency), '--file', file, ...flags],
+    [
+      '--import',
+      join(root, 'bench', 'cpu-probe.mjs'),
+      cliPath,
+      'user',
+      'sync',
+      '--target',
+      'remote',
+      '--base-url',
+      server.url,
+      '--yes',
+      '--no-input',
+      '--concurrency',
+      String(concurrency),
+      '--file',
+      file,
+      ...flags,
+    ],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, CI: 'true', EXAMCTL_TOKEN: 'bench-token', EXAMCTL_CONFIG_DIR: join(scratch, 'config'), EXAMCTL_RUNS_DIR: join(scratch, 'state', 'runs'), EXAMCTL_BENCH_CPU_FILE: cpuFile },
+      env: {
+        ...process.env,
+        CI: 'true',
+        EXAMCTL_TOKEN: 'bench-token',
+        EXAMCTL_CONFIG_DIR: join(scratch, 'config'),
+        EXAMCTL_RUNS_DIR: join(scratch, 'state', 'runs'),
+        EXAMCTL_BENCH_CPU_FILE: cpuFile,
+      },
     },
   );
   let stderr = '';
@@ -124,19 +151,37 @@ export async function runSyncBench(users = 50_000, latencyMs = 20, concurrency =
     writeUsers(full, users);
     // Every (users / CHANGED)th row changed, REMOVED rows gone from the middle.
     const step = Math.floor(users / CHANGED);
-    writeUsers(tonight, users, (i) => i % step === 0 && i / step <= CHANGED, (i) => i > users / 2 && i <= users / 2 + REMOVED);
+    writeUsers(
+      tonight,
+      users,
+      (i) => i % step === 0 && i / step <= CHANGED,
+      (i) => i > users / 2 && i <= users / 2 + REMOVED,
+    );
     const fullRun = await cli(scratch, server, full, concurrency, []);
     const afterFull = await server.counts();
     const changedRun = await cli(scratch, server, tonight, concurrency, ['--changed-only', '--disable-missing']);
     const afterChanged = await server.counts();
     const digest = await digestSecondsPer100k();
-    const memoryBytes = readFileSync(join(scratch, 'state', 'synced', (await import('node:fs')).readdirSync(join(scratch, 'state', 'synced'))[0], 'users.ndjson')).length;
+    const memoryBytes = readFileSync(
+      join(
+        scratch,
+        'state',
+        'synced',
+        (await import('node:fs')).readdirSync(join(scratch, 'state', 'synced'))[0],
+        'users.ndjson',
+      ),
+    ).length;
     // The requests alone, at that latency and concurrency: what a run takes on an idle machine, plus its CPU time.
     const requestSeconds = (n) => (n * latencyMs) / 1000 / concurrency;
     const changedRequests = afterChanged.posts - afterFull.posts;
     const idle = (run, n) => run.cpu + requestSeconds(n);
     return [
-      { run: `full sync, ${users} users`, seconds: +fullRun.seconds.toFixed(2), 'cpu s': +fullRun.cpu.toFixed(2), requests: afterFull.posts },
+      {
+        run: `full sync, ${users} users`,
+        seconds: +fullRun.seconds.toFixed(2),
+        'cpu s': +fullRun.cpu.toFixed(2),
+        requests: afterFull.posts,
+      },
       {
         run: `--changed-only --disable-missing (${CHANGED} changed, ${REMOVED} gone)`,
         seconds: +changedRun.seconds.toFixed(2),
@@ -144,9 +189,16 @@ export async function runSyncBench(users = 50_000, latencyMs = 20, concurrency =
         requests: changedRequests,
         disables: afterChanged.disables - afterFull.disables,
         'ratio to full (goal <= 0.05)': +(changedRun.seconds / fullRun.seconds).toFixed(3),
-        'idle-machine ratio (cpu + requests)': +(idle(changedRun, changedRequests) / idle(fullRun, afterFull.posts)).toFixed(3),
+        'idle-machine ratio (cpu + requests)': +(
+          idle(changedRun, changedRequests) / idle(fullRun, afterFull.posts)
+        ).toFixed(3),
       },
-      { run: 'requestDigest, 100k user requests', seconds: +digest.seconds.toFixed(3), 'cpu s': +digest.cpu.toFixed(3), 'goal <= 1 s': digest.cpu <= 1 },
+      {
+        run: 'requestDigest, 100k user requests',
+        seconds: +digest.seconds.toFixed(3),
+        'cpu s': +digest.cpu.toFixed(3),
+        'goal <= 1 s': digest.cpu <= 1,
+      },
       { run: 'sync memory file', bytes: memoryBytes },
     ];
   } finally {
@@ -167,10 +219,37 @@ export async function timedSync(cliFile, scratch, server, file, flags) {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ['--import', join(root, 'bench', 'cpu-probe.mjs'), '--import', join(root, 'bench', 'rss-probe.mjs'), cliFile, 'user', 'sync', '--target', 'remote', '--base-url', server.url, '--yes', '--no-input', '--concurrency', '16', '--file', file, ...flags],
+    [
+      '--import',
+      join(root, 'bench', 'cpu-probe.mjs'),
+      '--import',
+      join(root, 'bench', 'rss-probe.mjs'),
+      cliFile,
+      'user',
+      'sync',
+      '--target',
+      'remote',
+      '--base-url',
+      server.url,
+      '--yes',
+      '--no-input',
+      '--concurrency',
+      '16',
+      '--file',
+      file,
+      ...flags,
+    ],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, CI: 'true', EXAMCTL_TOKEN: 'bench-token', EXAMCTL_CONFIG_DIR: join(scratch, 'config'), EXAMCTL_RUNS_DIR: runsDir, EXAMCTL_BENCH_CPU_FILE: cpuFile, EXAMCTL_BENCH_RSS_FILE: rssFile },
+      env: {
+        ...process.env,
+        CI: 'true',
+        EXAMCTL_TOKEN: 'bench-token',
+        EXAMCTL_CONFIG_DIR: join(scratch, 'config'),
+        EXAMCTL_RUNS_DIR: runsDir,
+        EXAMCTL_BENCH_CPU_FILE: cpuFile,
+        EXAMCTL_BENCH_RSS_FILE: rssFile,
+      },
     },
   );
   let stderr = '';
@@ -200,7 +279,10 @@ export async function timedSync(cliFile, scratch, server, file, flags) {
  * the same sequence runs with that build too (its own scratch directory), for a before/after.
  */
 export async function runNightBench(users = Number(process.env.EXAMCTL_BENCH_NIGHT_USERS) || 200_000) {
-  const builds = [['this build', cliPath], ...(process.env.EXAMCTL_BENCH_AGAINST ? [['against', process.env.EXAMCTL_BENCH_AGAINST]] : [])];
+  const builds = [
+    ['this build', cliPath],
+    ...(process.env.EXAMCTL_BENCH_AGAINST ? [['against', process.env.EXAMCTL_BENCH_AGAINST]] : []),
+  ];
   const rows = [];
   const data = mkdtempSync(join(tmpdir(), 'examctl-bench-night-'));
   const server = await latencyServer(0);
@@ -212,7 +294,12 @@ export async function runNightBench(users = Number(process.env.EXAMCTL_BENCH_NIG
     writeUsers(tonight, users, (i) => i % 100 === 0);
     writeUsers(small, 1_000);
     // Interleaved: each step runs with every build before the next step, so both see the same minutes of the machine.
-    const runs = builds.map(([build, cliFile]) => ({ build, cliFile, scratch: mkdtempSync(join(tmpdir(), 'examctl-bench-night-run-')), rows: [] }));
+    const runs = builds.map(([build, cliFile]) => ({
+      build,
+      cliFile,
+      scratch: mkdtempSync(join(tmpdir(), 'examctl-bench-night-run-')),
+      rows: [],
+    }));
     const { readdirSync, statSync } = await import('node:fs');
     const step = async (each) => {
       for (const run of runs) await each(run);
@@ -233,7 +320,10 @@ export async function runNightBench(users = Number(process.env.EXAMCTL_BENCH_NIG
         run.against = await timedSync(run.cliFile, run.scratch, server, small, []);
       });
       await step(async (run) => {
-        run.empty = await timedSync(run.cliFile, run.scratch, server, small, ['--sync-dir', join(run.scratch, 'empty-sync')]);
+        run.empty = await timedSync(run.cliFile, run.scratch, server, small, [
+          '--sync-dir',
+          join(run.scratch, 'empty-sync'),
+        ]);
       });
       for (const { build, full: fullRun, night, sent, memoryMB, against, empty } of runs) {
         const unchanged = users - sent;
@@ -245,7 +335,9 @@ export async function runNightBench(users = Number(process.env.EXAMCTL_BENCH_NIG
           requests: sent,
           'share of full: wall / cpu / journal': `${(night['wall s'] / fullRun['wall s']).toFixed(3)} / ${(night['cpu s'] / fullRun['cpu s']).toFixed(3)} / ${(night['journal MB'] / fullRun['journal MB']).toFixed(4)}`,
           // What an unchanged row costs beyond the night's fixed part: its CPU less what its 1 % sent cost at the full run's rate per row.
-          'us cpu per unchanged row': Math.round(((night['cpu s'] - (fullRun['cpu s'] * sent) / users) * 1e6) / unchanged),
+          'us cpu per unchanged row': Math.round(
+            ((night['cpu s'] - (fullRun['cpu s'] * sent) / users) * 1e6) / unchanged,
+          ),
         });
         rows.push({ build, run: `1,000-user run, memory of ${users} (${memoryMB} MB)`, ...against });
         rows.push({ build, run: '1,000-user run, empty memory', ...empty });

@@ -20,24 +20,38 @@ const cpu = {};
 // Round 0 warms this process's undici and JIT up: not counted.
 for (let round = 0; round <= 5; round++) {
   for (const [name, make] of Object.entries(kinds)) {
-    await onFresh(() => minimalServer(0), async (target) => {
-      const dispatcher = make(target.url);
-      const headers = { authorization: `EAPI ${target.token}`, 'content-type': 'application/json', accept: 'application/json' };
-      const users = 5_000;
-      const before = process.cpuUsage();
-      await closedLoop(users, 16, async (i) => {
-        const res = await dispatcher.request({ origin: target.url, method: 'POST', path: '/api/v1/integrations/user', headers, body: JSON.stringify(userBody(i, `${name}${round}`)) });
-        JSON.parse(await res.body.text());
-      });
-      const used = process.cpuUsage(before);
-      if (round > 0) (cpu[name] ??= []).push(+((used.user + used.system) / users).toFixed(1));
-      await dispatcher.close();
-      return 0;
-    });
+    await onFresh(
+      () => minimalServer(0),
+      async (target) => {
+        const dispatcher = make(target.url);
+        const headers = {
+          authorization: `EAPI ${target.token}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        };
+        const users = 5_000;
+        const before = process.cpuUsage();
+        await closedLoop(users, 16, async (i) => {
+          const res = await dispatcher.request({
+            origin: target.url,
+            method: 'POST',
+            path: '/api/v1/integrations/user',
+            headers,
+            body: JSON.stringify(userBody(i, `${name}${round}`)),
+          });
+          JSON.parse(await res.body.text());
+        });
+        const used = process.cpuUsage(before);
+        if (round > 0) (cpu[name] ??= []).push(+((used.user + used.system) / users).toFixed(1));
+        await dispatcher.close();
+        return 0;
+      },
+    );
   }
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-for (const [name, values] of Object.entries(cpu)) console.log(`${name}: ${median(values)} us CPU per request (rounds ${values.join(', ')})`);
+for (const [name, values] of Object.entries(cpu))
+  console.log(`${name}: ${median(values)} us CPU per request (rounds ${values.join(', ')})`);
 
 const failing = http.createServer((req, res) => {
   req.resume();
@@ -50,10 +64,18 @@ await new Promise((resolve) => failing.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${failing.address().port}`;
 const agent = new RetryAgent(new Pool(origin), { methods: ['POST'], maxRetries: 2, minTimeout: 1, maxTimeout: 2 });
 try {
-  const res = await agent.request({ origin, method: 'POST', path: '/x', body: '{}', headers: { 'content-type': 'application/json' } });
+  const res = await agent.request({
+    origin,
+    method: 'POST',
+    path: '/x',
+    body: '{}',
+    headers: { 'content-type': 'application/json' },
+  });
   console.log(`RetryAgent, a 503 with the service's message: answered ${res.statusCode} ${await res.body.text()}`);
 } catch (error) {
-  console.log(`RetryAgent, a 503 with the service's message: threw ${error.constructor.name} ${JSON.stringify(error.message)}, data ${JSON.stringify(error.data ?? null)}`);
+  console.log(
+    `RetryAgent, a 503 with the service's message: threw ${error.constructor.name} ${JSON.stringify(error.message)}, data ${JSON.stringify(error.data ?? null)}`,
+  );
 }
 await agent.close();
 failing.close();
@@ -68,9 +90,18 @@ const direct = http.createServer((_req, res) => res.end('direct'));
 await new Promise((resolve) => direct.listen(0, '127.0.0.1', resolve));
 const viaEnv = new EnvHttpProxyAgent({ httpProxy: `http://127.0.0.1:${proxy.address().port}`, noProxy: '' });
 try {
-  const res = await viaEnv.request({ origin: `http://127.0.0.1:${direct.address().port}`, method: 'GET', path: '/', signal: AbortSignal.timeout(3000) });
-  console.log(`EnvHttpProxyAgent, a loopback target with HTTP_PROXY set: answered ${res.statusCode}, proxy connections ${proxyConnections}`);
+  const res = await viaEnv.request({
+    origin: `http://127.0.0.1:${direct.address().port}`,
+    method: 'GET',
+    path: '/',
+    signal: AbortSignal.timeout(3000),
+  });
+  console.log(
+    `EnvHttpProxyAgent, a loopback target with HTTP_PROXY set: answered ${res.statusCode}, proxy connections ${proxyConnections}`,
+  );
 } catch (error) {
-  console.log(`EnvHttpProxyAgent, a loopback target with HTTP_PROXY set: ${error.code ?? error.message}, proxy connections ${proxyConnections}`);
+  console.log(
+    `EnvHttpProxyAgent, a loopback target with HTTP_PROXY set: ${error.code ?? error.message}, proxy connections ${proxyConnections}`,
+  );
 }
 process.exit(0);

@@ -18,12 +18,21 @@ import { root } from './paths.mjs';
 
 const ROUNDS = 3;
 // exceljs's own libraries (saxes, unzipper, jszip, archiver) from its install; luxon, proper-lockfile, yauzl and stream-json from LIBS.
-const library = (name) => createRequire(join(process.env.LIBS && /^(luxon|proper-lockfile|yauzl|stream-json)\b/.test(name) ? process.env.LIBS : join(root, 'node_modules/exceljs'), 'x.js'))(name);
+const library = (name) =>
+  createRequire(
+    join(
+      process.env.LIBS && /^(luxon|proper-lockfile|yauzl|stream-json)\b/.test(name)
+        ? process.env.LIBS
+        : join(root, 'node_modules/exceljs'),
+      'x.js',
+    ),
+  )(name);
 /** Local times an export writes (dd/MM/yyyy HH:mm in Europe/Paris), one a day at 09:30, and one the clocks skip. */
-const localTimes = (rows) => Array.from({ length: rows }, (_, i) => {
-  const day = new Date(Date.UTC(2020, 0, 1) + (i % 3000) * 86_400_000);
-  return `${String(day.getUTCDate()).padStart(2, '0')}/${String(day.getUTCMonth() + 1).padStart(2, '0')}/${day.getUTCFullYear()} 09:30`;
-}).concat('29/03/2026 02:30');
+const localTimes = (rows) =>
+  Array.from({ length: rows }, (_, i) => {
+    const day = new Date(Date.UTC(2020, 0, 1) + (i % 3000) * 86_400_000);
+    return `${String(day.getUTCDate()).padStart(2, '0')}/${String(day.getUTCMonth() + 1).padStart(2, '0')}/${day.getUTCFullYear()} 09:30`;
+  }).concat('29/03/2026 02:30');
 const dist = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -48,7 +57,9 @@ async function usersXlsx(rows) {
   if (existsSync(file)) return file;
   const { writeTablesXlsx } = await dist('report/xlsx-report-writer.js');
   const out = createWriteStream(`${file}.tmp`);
-  await writeTablesXlsx(out, [{ name: 'Users', header: USER_HEADER, rows: Array.from({ length: rows }, (_, i) => userRow(i + 1)) }]);
+  await writeTablesXlsx(out, [
+    { name: 'Users', header: USER_HEADER, rows: Array.from({ length: rows }, (_, i) => userRow(i + 1)) },
+  ]);
   await once(out, 'close');
   renameSync(`${file}.tmp`, file);
   return file;
@@ -56,10 +67,13 @@ async function usersXlsx(rows) {
 
 /** A sheet's XML as a workbook part holds it: `rows` rows of 8 inline-string cells. */
 function sheetXml(rows) {
-  const parts = ['<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'];
+  const parts = [
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>',
+  ];
   for (let r = 1; r <= rows; r++) {
     let row = `<row r="${r}">`;
-    for (let c = 0; c < 8; c++) row += `<c r="${String.fromCharCode(65 + c)}${r}" t="inlineStr"><is><t>cell ${r} &amp; ${c}</t></is></c>`;
+    for (let c = 0; c < 8; c++)
+      row += `<c r="${String.fromCharCode(65 + c)}${r}" t="inlineStr"><is><t>cell ${r} &amp; ${c}</t></is></c>`;
     parts.push(`${row}</row>`);
   }
   parts.push('</sheetData></worksheet>');
@@ -75,7 +89,9 @@ const VARIANTS = {
       const start = process.cpuUsage();
       const ids = new IdsOfOneInput(USER_ID_RULE);
       let repeated = 0;
-      for (let i = 0; i < rows; i++) if (ids.repeated(`U-${(i * 7919) % rows}-Student`, { file: 'users.csv', line: i + 2 }) !== undefined) repeated++;
+      for (let i = 0; i < rows; i++)
+        if (ids.repeated(`U-${(i * 7919) % rows}-Student`, { file: 'users.csv', line: i + 2 }) !== undefined)
+          repeated++;
       return { result: repeated, keep: ids, start };
     },
     async 'Map (lower-cased key -> packed place)'(rows) {
@@ -106,12 +122,17 @@ const VARIANTS = {
       const xml = sheetXml(rows);
       const start = process.cpuUsage();
       let cells = 0;
-      const tokenizer = new XmlTokenizer({ wantsText: true, open: (name) => void (name === 'c' && cells++), close() {}, text() {} });
+      const tokenizer = new XmlTokenizer({
+        wantsText: true,
+        open: (name) => void (name === 'c' && cells++),
+        close() {},
+        text() {},
+      });
       for (let at = 0; at < xml.length; at += 65536) tokenizer.feed(xml.slice(at, at + 65536));
       tokenizer.end();
       return { result: cells, start };
     },
-    async 'saxes (exceljs\'s parser)'(rows) {
+    async "saxes (exceljs's parser)"(rows) {
       const { SaxesParser } = library('saxes');
       const xml = sheetXml(rows);
       const start = process.cpuUsage();
@@ -135,7 +156,7 @@ const VARIANTS = {
       for await (const chunk of zip.chunks('xl/worksheets/sheet1.xml', 1 << 30)) bytes += chunk.length;
       return { result: bytes, start };
     },
-    async 'unzipper (exceljs\'s reader)'(rows) {
+    async "unzipper (exceljs's reader)"(rows) {
       const file = await usersXlsx(rows);
       const start = process.cpuUsage();
       const unzipper = library('unzipper');
@@ -145,7 +166,7 @@ const VARIANTS = {
       for await (const chunk of entry.stream()) bytes += chunk.length;
       return { result: bytes, start };
     },
-    async 'jszip'(rows) {
+    async jszip(rows) {
       const file = await usersXlsx(rows);
       const start = process.cpuUsage();
       const JSZip = library('jszip');
@@ -159,13 +180,21 @@ const VARIANTS = {
       const start = process.cpuUsage();
       const yauzl = library('yauzl');
       const { crc32 } = await import('node:zlib');
-      const zip = await new Promise((resolve, reject) => yauzl.open(file, { lazyEntries: true, autoClose: false }, (error, opened) => (error ? reject(error) : resolve(opened))));
+      const zip = await new Promise((resolve, reject) =>
+        yauzl.open(file, { lazyEntries: true, autoClose: false }, (error, opened) =>
+          error ? reject(error) : resolve(opened),
+        ),
+      );
       const entries = new Map();
       await new Promise((resolve, reject) => {
         zip.on('entry', (entry) => entries.set(entry.fileName, entry) && zip.readEntry());
         zip.on('end', resolve).on('error', reject).readEntry();
       });
-      const stream = await new Promise((resolve, reject) => zip.openReadStream(entries.get('xl/worksheets/sheet1.xml'), (error, opened) => (error ? reject(error) : resolve(opened))));
+      const stream = await new Promise((resolve, reject) =>
+        zip.openReadStream(entries.get('xl/worksheets/sheet1.xml'), (error, opened) =>
+          error ? reject(error) : resolve(opened),
+        ),
+      );
       let bytes = 0;
       let crc = 0;
       for await (const chunk of stream) {
@@ -188,7 +217,7 @@ const VARIANTS = {
       // The skipped 02:30 is refused: read = rows.
       return { result: `${read} read`, start };
     },
-    async 'luxon'(rows) {
+    async luxon(rows) {
       const { DateTime } = library('luxon');
       const texts = localTimes(rows);
       const start = process.cpuUsage();
@@ -232,12 +261,15 @@ const VARIANTS = {
       const start = process.cpuUsage();
       const zip = new ZipWriter(out, { modified: new Date(0) });
       const entry = await zip.stream('xl/worksheets/sheet1.xml');
-      for (let r = 1; r <= rows; r++) await entry.write(`<row r="${r}"><c t="inlineStr"><is><t>${userRow(r).join('</t></is></c><c t="inlineStr"><is><t>')}</t></is></c></row>`);
+      for (let r = 1; r <= rows; r++)
+        await entry.write(
+          `<row r="${r}"><c t="inlineStr"><is><t>${userRow(r).join('</t></is></c><c t="inlineStr"><is><t>')}</t></is></c></row>`,
+        );
       await entry.end();
       await zip.finish();
       return { result: rows, start };
     },
-    async 'archiver (exceljs\'s writer), same level'(rows) {
+    async "archiver (exceljs's writer), same level"(rows) {
       const archiver = library('archiver');
       const { PassThrough } = await import('node:stream');
       const out = createWriteStream('/dev/null');
@@ -247,7 +279,12 @@ const VARIANTS = {
       const body = new PassThrough();
       zip.append(body, { name: 'xl/worksheets/sheet1.xml', date: new Date(0) });
       for (let r = 1; r <= rows; r++) {
-        if (!body.write(`<row r="${r}"><c t="inlineStr"><is><t>${userRow(r).join('</t></is></c><c t="inlineStr"><is><t>')}</t></is></c></row>`)) await once(body, 'drain');
+        if (
+          !body.write(
+            `<row r="${r}"><c t="inlineStr"><is><t>${userRow(r).join('</t></is></c><c t="inlineStr"><is><t>')}</t></is></c></row>`,
+          )
+        )
+          await once(body, 'drain');
       }
       body.end();
       await zip.finalize();
@@ -295,7 +332,13 @@ async function child(part, name) {
   const done = await VARIANTS[part][name](VARIANTS[part].rows);
   const cpu = process.cpuUsage(done.start ?? startAll);
   void done.keep;
-  process.stdout.write(JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, peakMiB: process.resourceUsage().maxRSS / 1024, result: done.result }));
+  process.stdout.write(
+    JSON.stringify({
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      peakMiB: process.resourceUsage().maxRSS / 1024,
+      result: done.result,
+    }),
+  );
 }
 
 if (process.argv[2] === '--child') {
@@ -310,13 +353,18 @@ if (process.argv[2] === '--child') {
     for (const name of Object.keys(VARIANTS[part]).filter((key) => key !== 'rows')) {
       const runs = [];
       for (let round = 0; round < ROUNDS; round++) {
-        const run = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--child', part, name], { cwd: root, encoding: 'utf8' });
+        const run = spawnSync(process.execPath, [new URL(import.meta.url).pathname, '--child', part, name], {
+          cwd: root,
+          encoding: 'utf8',
+        });
         if (run.status !== 0) throw new Error(`${part} / ${name}: ${run.stderr}`);
         runs.push(JSON.parse(run.stdout));
       }
       const cpu = median(runs.map((run) => run.cpuMs));
       const peak = median(runs.map((run) => run.peakMiB));
-      console.log(`  ${name.padEnd(40)} CPU ${cpu.toFixed(0).padStart(6)} ms   peak ${peak.toFixed(0).padStart(5)} MiB   (${runs[0].result})`);
+      console.log(
+        `  ${name.padEnd(40)} CPU ${cpu.toFixed(0).padStart(6)} ms   peak ${peak.toFixed(0).padStart(5)} MiB   (${runs[0].result})`,
+      );
     }
   }
 }

@@ -52,7 +52,10 @@ process.stdout.write(JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.syste
 `;
 
 function readerRun(file) {
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', CHILD, file], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
   if (child.status !== 0) throw new Error(`bench child failed: ${child.stderr}`);
   return JSON.parse(child.stdout);
 }
@@ -64,11 +67,27 @@ const ON_EXIT = `data:text/javascript,${encodeURIComponent(
 
 function cliRun(file, extra = [], main = join(root, 'dist/cli/main.js')) {
   const started = performance.now();
-  const child = spawnSync(process.execPath, ['--import', ON_EXIT, main, '--store', join(dataDir, 'no-store'), 'user', 'sync', '--file', file, '--dry-run', ...extra], {
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
-    env: { ...process.env, CI: 'true' },
-  });
+  const child = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      ON_EXIT,
+      main,
+      '--store',
+      join(dataDir, 'no-store'),
+      'user',
+      'sync',
+      '--file',
+      file,
+      '--dry-run',
+      ...extra,
+    ],
+    {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+      env: { ...process.env, CI: 'true' },
+    },
+  );
   const seconds = (performance.now() - started) / 1000;
   if (child.status !== 0) throw new Error(`examctl failed (${child.status}): ${child.stderr.slice(-2000)}`);
   const total = Number(/([\d,]+) items:/.exec(child.stderr)?.[1]?.replaceAll(',', ''));
@@ -102,9 +121,18 @@ function interleaved(runA, runB, rounds) {
 export async function runXlsxBench(rounds = Number(process.env.XLSX_BENCH_ROUNDS ?? 3)) {
   const csv = await usersCsv(ROWS);
   const xlsx = await usersXlsx(ROWS);
-  const [csvRun, xlsxRun] = interleaved(() => readerRun(csv), () => readerRun(xlsx), rounds);
-  if (xlsxRun.total !== ROWS || csvRun.total !== ROWS || xlsxRun.ok !== csvRun.ok) throw new Error('the two files did not give the same records');
-  const [csvCli, xlsxCli] = interleaved(() => cliRun(csv), () => cliRun(xlsx), rounds);
+  const [csvRun, xlsxRun] = interleaved(
+    () => readerRun(csv),
+    () => readerRun(xlsx),
+    rounds,
+  );
+  if (xlsxRun.total !== ROWS || csvRun.total !== ROWS || xlsxRun.ok !== csvRun.ok)
+    throw new Error('the two files did not give the same records');
+  const [csvCli, xlsxCli] = interleaved(
+    () => cliRun(csv),
+    () => cliRun(xlsx),
+    rounds,
+  );
   if (xlsxCli.total !== ROWS || csvCli.total !== ROWS) throw new Error('the two CLI runs did not report every record');
   const row = (name, run) => ({
     input: name,
@@ -114,7 +142,11 @@ export async function runXlsxBench(rounds = Number(process.env.XLSX_BENCH_ROUNDS
     'rows/cpu s': Math.round(run.total / run.cpuSeconds),
     'peak RSS MB': Math.round(run.rssMB),
   });
-  const ratio = (name, a, b) => ({ input: name, seconds: Number((b.seconds / a.seconds).toFixed(2)), 'cpu s': Number((b.cpuSeconds / a.cpuSeconds).toFixed(2)) });
+  const ratio = (name, a, b) => ({
+    input: name,
+    seconds: Number((b.seconds / a.seconds).toFixed(2)),
+    'cpu s': Number((b.cpuSeconds / a.cpuSeconds).toFixed(2)),
+  });
   return [
     row('csv', csvRun),
     row('xlsx', xlsxRun),
@@ -136,7 +168,11 @@ export async function runXlsxBench(rounds = Number(process.env.XLSX_BENCH_ROUNDS
 export async function runXlsxReportBench(rows = Number(process.env.XLSX_REPORT_ROWS ?? 100_000)) {
   const csv = await usersCsv(rows);
   const report = (ext) => ['--report', join(dataDir, `bench-report.${ext}`)];
-  const runs = [['no report', () => cliRun(csv)], ['--report .csv', () => cliRun(csv, report('csv'))], ['--report .xlsx', () => cliRun(csv, report('xlsx'))]];
+  const runs = [
+    ['no report', () => cliRun(csv)],
+    ['--report .csv', () => cliRun(csv, report('csv'))],
+    ['--report .xlsx', () => cliRun(csv, report('xlsx'))],
+  ];
   const against = process.env.EXAMCTL_BENCH_AGAINST;
   if (against !== undefined) runs.push([`--report .xlsx, ${against}`, () => cliRun(csv, report('xlsx'), against)]);
   const table = [];
@@ -144,7 +180,14 @@ export async function runXlsxReportBench(rows = Number(process.env.XLSX_REPORT_R
   for (const [name, run] of runs) {
     const result = run();
     base ??= result;
-    table.push({ run: name, records: result.total, seconds: Number(result.seconds.toFixed(2)), 'cpu s': Number(result.cpuSeconds.toFixed(2)), 'peak RSS MB': Math.round(result.rssMB), 'added MB': Math.round(result.rssMB - base.rssMB) });
+    table.push({
+      run: name,
+      records: result.total,
+      seconds: Number(result.seconds.toFixed(2)),
+      'cpu s': Number(result.cpuSeconds.toFixed(2)),
+      'peak RSS MB': Math.round(result.rssMB),
+      'added MB': Math.round(result.rssMB - base.rssMB),
+    });
   }
   return table;
 }
@@ -155,6 +198,8 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
       'goal: xlsx peak RSS <= 256 MB, CLI time within ~2x CSV (compare the cpu s column: other processes share the cores)\n',
   );
   console.table(await runXlsxBench());
-  process.stdout.write('== the run report as .xlsx (XLSX_REPORT_ROWS users, dry run, spawned, one run each)\ngoal: adds <= 64 MB to the peak RSS of the run without a report\n');
+  process.stdout.write(
+    '== the run report as .xlsx (XLSX_REPORT_ROWS users, dry run, spawned, one run each)\ngoal: adds <= 64 MB to the peak RSS of the run without a report\n',
+  );
   console.table(await runXlsxReportBench());
 }

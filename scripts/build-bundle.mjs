@@ -26,7 +26,9 @@ const src = join(root, 'src');
 const dist = join(root, 'dist');
 export const BUNDLE_DIR = join(dist, 'bundle');
 /** The files examctl reads at run time beside its code: the demo world, the examples `template --example` prints. */
-export const BUILT_IN = ['world.json', 'users.csv', 'sittings.csv', 'collection.json'].map((name) => `fixtures/${name}`);
+export const BUILT_IN = ['world.json', 'users.csv', 'sittings.csv', 'collection.json'].map(
+  (name) => `fixtures/${name}`,
+);
 
 const posix = (path) => path.split(sep).join('/');
 
@@ -61,12 +63,14 @@ export const distImportMetaUrl = (format) => ({
       if (lazyBuiltins) text = text.replace(/\bimport\((['"])(node:[^'"]+)\1\)/g, 'Promise.resolve(require($1$2$1))');
       // In the one-file executable nothing is installed beside it: a package src/ loads lazily
       // through createRequire (url-policy.ts: ipaddr.js) is bundled, still loaded on first use.
-      if (format.startsWith('sea')) text = text.replace(/\bcreateRequire\(import\.meta\.url\)\((['"][^'"]+['"])\)/g, 'require($1)');
+      if (format.startsWith('sea'))
+        text = text.replace(/\bcreateRequire\(import\.meta\.url\)\((['"][^'"]+['"])\)/g, 'require($1)');
       const compiled = join(dist, relative(src, args.path)).replace(/\.ts$/, '.js');
       const url = `new URL(${JSON.stringify(posix(relative(BUNDLE_DIR, compiled)))}, ${here}).href`;
       text = text.replaceAll('import.meta.url', url);
       // esbuild would make any other import.meta an empty object in the script: no script then.
-      if (script && text.includes('import.meta')) throw new Error(`${relative(root, args.path)} uses import.meta beyond .url`);
+      if (script && text.includes('import.meta'))
+        throw new Error(`${relative(root, args.path)} uses import.meta beyond .url`);
       return { contents: text, loader: 'ts' };
     });
   },
@@ -82,7 +86,11 @@ function namesImportedFrom(pkg) {
       if (match[3] !== pkg || match[1] !== undefined) continue;
       const braces = /^\{([^}]*)\}$/.exec(match[2].trim());
       if (braces === null) return undefined;
-      for (const part of braces[1].split(',').map((item) => item.trim()).filter((item) => item !== '' && !item.startsWith('type '))) names.add(part.split(/\s+as\s+/)[0]);
+      for (const part of braces[1]
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '' && !item.startsWith('type ')))
+        names.add(part.split(/\s+as\s+/)[0]);
     }
     if (new RegExp(`(import|require)\\(\\s*['"]${pkg}['"]`).test(text)) return undefined;
   }
@@ -104,9 +112,14 @@ function slimUndici() {
   const indexPath = require.resolve('undici');
   const libOf = (binding) => {
     const index = readFileSync(indexPath, 'utf8');
-    const whole = new RegExp(`^(?:const|let|var)\\s+${binding}\\s*=\\s*require\\('(\\./lib/[^']+)'\\)\\s*$`, 'm').exec(index);
+    const whole = new RegExp(`^(?:const|let|var)\\s+${binding}\\s*=\\s*require\\('(\\./lib/[^']+)'\\)\\s*$`, 'm').exec(
+      index,
+    );
     if (whole !== null) return { file: whole[1] };
-    const part = new RegExp(`^const\\s*\\{[^}]*\\b${binding}\\b[^}]*\\}\\s*=\\s*require\\('(\\./lib/[^']+)'\\)\\s*$`, 'm').exec(index);
+    const part = new RegExp(
+      `^const\\s*\\{[^}]*\\b${binding}\\b[^}]*\\}\\s*=\\s*require\\('(\\./lib/[^']+)'\\)\\s*$`,
+      'm',
+    ).exec(index);
     return part === null ? undefined : { file: part[1], property: binding };
   };
   const names = namesImportedFrom('undici');
@@ -114,20 +127,28 @@ function slimUndici() {
   const undici = require('undici');
   const lines = [];
   const exported = [];
-  const load = (at) => `require(${JSON.stringify(join(dirname(indexPath), at.file))})${at.property === undefined ? '' : `.${at.property}`}`;
+  const load = (at) =>
+    `require(${JSON.stringify(join(dirname(indexPath), at.file))})${at.property === undefined ? '' : `.${at.property}`}`;
   for (const name of names) {
     const at = libOf(name);
     if (at === undefined) return { reason: `no lib module found for undici's ${name}` };
     const value = require(join(dirname(indexPath), at.file));
-    if ((at.property === undefined ? value : value[at.property]) !== undici[name]) return { reason: `undici's ${name} is not ${at.file}` };
+    if ((at.property === undefined ? value : value[at.property]) !== undici[name])
+      return { reason: `undici's ${name} is not ${at.file}` };
     exported.push(`${JSON.stringify(name)}: ${load(at)}`);
   }
-  for (const [, target, source] of readFileSync(indexPath, 'utf8').matchAll(/^Object\.assign\((\w+)\.prototype,\s*(\w+)\)\s*$/gm)) {
+  for (const [, target, source] of readFileSync(indexPath, 'utf8').matchAll(
+    /^Object\.assign\((\w+)\.prototype,\s*(\w+)\)\s*$/gm,
+  )) {
     const [to, from] = [libOf(target), libOf(source)];
-    if (to === undefined || from === undefined) return { reason: `cannot place undici's Object.assign(${target}.prototype, ${source})` };
+    if (to === undefined || from === undefined)
+      return { reason: `cannot place undici's Object.assign(${target}.prototype, ${source})` };
     lines.push(`Object.assign(${load(to)}.prototype, ${load(from)});`);
   }
-  return { contents: `${lines.join('\n')}\nmodule.exports = { ${exported.join(', ')} };\n`, resolveDir: dirname(indexPath) };
+  return {
+    contents: `${lines.join('\n')}\nmodule.exports = { ${exported.join(', ')} };\n`,
+    resolveDir: dirname(indexPath),
+  };
 }
 
 export const undiciEntry = {
@@ -138,8 +159,14 @@ export const undiciEntry = {
       console.warn(`build-bundle: undici's whole index is bundled (${slim.reason})`);
       return;
     }
-    esbuild.onResolve({ filter: /^undici$/ }, (args) => (args.importer.startsWith(src + sep) ? { path: 'undici', namespace: 'undici-entry' } : undefined));
-    esbuild.onLoad({ filter: /.*/, namespace: 'undici-entry' }, () => ({ contents: slim.contents, resolveDir: slim.resolveDir, loader: 'js' }));
+    esbuild.onResolve({ filter: /^undici$/ }, (args) =>
+      args.importer.startsWith(src + sep) ? { path: 'undici', namespace: 'undici-entry' } : undefined,
+    );
+    esbuild.onLoad({ filter: /.*/, namespace: 'undici-entry' }, () => ({
+      contents: slim.contents,
+      resolveDir: slim.resolveDir,
+      loader: 'js',
+    }));
   },
 };
 
@@ -154,8 +181,15 @@ export const commanderLazySpawn = {
     esbuild.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8');
       const eager = "const childProcess = require('node:child_process');";
-      if (!text.includes(eager)) throw new Error(`commander's ${args.path} no longer requires node:child_process as build-bundle.mjs expects`);
-      return { contents: text.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };"), loader: 'js' };
+      if (!text.includes(eager))
+        throw new Error(`commander's ${args.path} no longer requires node:child_process as build-bundle.mjs expects`);
+      return {
+        contents: text.replace(
+          eager,
+          "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+        ),
+        loader: 'js',
+      };
     });
   },
 };
@@ -170,8 +204,16 @@ export function thirdPartyNotices(metafile) {
     if (packages.has(dir)) continue;
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     const licenceFile = readdirSync(dir).find((name) => /^(licen[cs]e|copying)([-._]|$)/i.test(name));
-    if (licenceFile === undefined) throw new Error(`${match[2]} is bundled but has no licence file: write its notice by hand or leave it out of the bundle`);
-    packages.set(dir, { name: manifest.name, version: manifest.version, license: manifest.license, text: readFileSync(join(dir, licenceFile), 'utf8').trim() });
+    if (licenceFile === undefined)
+      throw new Error(
+        `${match[2]} is bundled but has no licence file: write its notice by hand or leave it out of the bundle`,
+      );
+    packages.set(dir, {
+      name: manifest.name,
+      version: manifest.version,
+      license: manifest.license,
+      text: readFileSync(join(dir, licenceFile), 'utf8').trim(),
+    });
   }
   const sorted = [...packages.values()].sort((a, b) => a.name.localeCompare(b.name));
   return [
@@ -189,7 +231,9 @@ export function thirdPartyNotices(metafile) {
  * rules). What the bundle holds are devDependencies. One rule, so a package is either installed
  * or bundled, never both: test/package/package-install.test.ts runs the tarball beside these alone.
  */
-export const RUNTIME_DEPENDENCIES = Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies ?? {});
+export const RUNTIME_DEPENDENCIES = Object.keys(
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).dependencies ?? {},
+);
 
 /** What the bundles share: one entry, the bundled libraries inside, names kept (error names, --debug stacks). */
 export const COMMON = {
@@ -256,7 +300,11 @@ export async function trainCodeCache(node, script, cache, trainer = SCRIPT_TRAIN
     let body = '';
     req.setEncoding('utf8').on('data', (chunk) => (body += chunk));
     req.on('end', () => {
-      const reply = JSON.stringify({ Content: { User: { ExternalId: JSON.parse(body).ExternalId, FirstName: 'A', LastName: 'B' }, GroupErrors: [] }, Success: true, Errors: null });
+      const reply = JSON.stringify({
+        Content: { User: { ExternalId: JSON.parse(body).ExternalId, FirstName: 'A', LastName: 'B' }, GroupErrors: [] },
+        Success: true,
+        Errors: null,
+      });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) }).end(reply);
     });
   });
@@ -266,17 +314,38 @@ export async function trainCodeCache(node, script, cache, trainer = SCRIPT_TRAIN
   // A config directory of its own, there: one named but missing refuses the local dry run (docs/remote.md).
   mkdirSync(join(scratch, 'config'));
   try {
-    const remote = ['user', 'sync', '--target', 'remote', '--base-url', `http://127.0.0.1:${server.address().port}`, '--file', join(root, 'fixtures/users.csv'), '--yes', '--no-input'];
+    const remote = [
+      'user',
+      'sync',
+      '--target',
+      'remote',
+      '--base-url',
+      `http://127.0.0.1:${server.address().port}`,
+      '--file',
+      join(root, 'fixtures/users.csv'),
+      '--yes',
+      '--no-input',
+    ];
     for (const args of [remote, ...alsoRuns]) {
       const child = spawn(node, ['-e', trainer, ...args], {
         stdio: ['ignore', 'ignore', 'pipe'],
         cwd: scratch,
-        env: { ...process.env, CI: 'true', TRAIN_SCRIPT: script, TRAIN_CACHE: cache, ...trainingTarget(args === remote), EXAMCTL_CONFIG_DIR: join(scratch, 'config'), EXAMCTL_RUNS_DIR: join(scratch, 'runs'), HOME: scratch },
+        env: {
+          ...process.env,
+          CI: 'true',
+          TRAIN_SCRIPT: script,
+          TRAIN_CACHE: cache,
+          ...trainingTarget(args === remote),
+          EXAMCTL_CONFIG_DIR: join(scratch, 'config'),
+          EXAMCTL_RUNS_DIR: join(scratch, 'runs'),
+          HOME: scratch,
+        },
       });
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (text) => (stderr += text));
       const [code] = await once(child, 'exit');
-      if (code !== 0 || !existsSync(cache)) throw new Error(`the code cache's training run ${args.slice(0, 2).join(' ')} failed (exit ${code}): ${stderr}`);
+      if (code !== 0 || !existsSync(cache))
+        throw new Error(`the code cache's training run ${args.slice(0, 2).join(' ')} failed (exit ${code}): ${stderr}`);
     }
   } finally {
     server.close();
@@ -286,7 +355,12 @@ export async function trainCodeCache(node, script, cache, trainer = SCRIPT_TRAIN
 
 async function buildCodeCachedScript() {
   const script = join(BUNDLE_DIR, 'examctl.cjs');
-  await build({ ...COMMON, format: 'cjs', outExtension: { '.js': '.cjs' }, plugins: [distImportMetaUrl('cjs'), undiciEntry, commanderLazySpawn] });
+  await build({
+    ...COMMON,
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    plugins: [distImportMetaUrl('cjs'), undiciEntry, commanderLazySpawn],
+  });
   const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(readFileSync(script, 'utf8'));
   if (left !== null) {
     // Not to be run from a code cache (see distImportMetaUrl): bin/examctl runs the modules.
@@ -323,7 +397,9 @@ export async function buildBundle() {
     chunkNames: '[name]-[hash]',
     // CommonJS dependencies (undici, cli-table3) call require() for Node's own modules; an ES
     // module has none, so each chunk makes one.
-    banner: { js: "import { createRequire as __examctlRequire } from 'node:module';\nconst require = __examctlRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __examctlRequire } from 'node:module';\nconst require = __examctlRequire(import.meta.url);",
+    },
     sourcemap: 'linked',
     sourcesContent: false,
     metafile: true,
@@ -337,7 +413,10 @@ export async function buildBundle() {
   const program = createHash('sha256');
   const unnamed = (text) => text.replace(/-[A-Z0-9]{8}\.mjs/g, '.mjs');
   const chunks = Object.keys(result.metafile.outputs).filter((name) => name.endsWith('.mjs'));
-  for (const text of chunks.map((file) => unnamed(`${basename(file)}\n${readFileSync(join(root, file), 'utf8')}`)).sort()) program.update(text);
+  for (const text of chunks
+    .map((file) => unnamed(`${basename(file)}\n${readFileSync(join(root, file), 'utf8')}`))
+    .sort())
+    program.update(text);
   for (const file of BUILT_IN) program.update(`${file}\n`).update(readFileSync(join(root, file)));
   writeFileSync(join(BUNDLE_DIR, 'examctl.sha256'), program.digest('hex'));
   try {

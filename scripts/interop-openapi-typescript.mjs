@@ -13,7 +13,8 @@ const GENERATOR = 'openapi-typescript@7.13.0';
 /** The TypeScript expression of the object at `path` in the generated `components['schemas']`. */
 function objectType(path) {
   let type = `S[${JSON.stringify(path[0])}]`;
-  for (const step of path.slice(1)) type = step === '[]' ? `NonNullable<${type}>[number]` : `NonNullable<${type}>[${JSON.stringify(step)}]`;
+  for (const step of path.slice(1))
+    type = step === '[]' ? `NonNullable<${type}>[number]` : `NonNullable<${type}>[${JSON.stringify(step)}]`;
   return `NonNullable<${type}>`;
 }
 
@@ -32,7 +33,9 @@ function checkFile(objects) {
     });
     Object.entries(object.enums).forEach(([field, values], e) => {
       names.set(lines.length + 1, `${object.name}.${field} is the enum ${values.join('|')}`);
-      lines.push(`export const enum_${o}_${e}: Same<NonNullable<${objectType(object.path)}[${JSON.stringify(field)}]>, ${values.map((v) => JSON.stringify(v)).join(' | ')}> = true;`);
+      lines.push(
+        `export const enum_${o}_${e}: Same<NonNullable<${objectType(object.path)}[${JSON.stringify(field)}]>, ${values.map((v) => JSON.stringify(v)).join(' | ')}> = true;`,
+      );
     });
   });
   return { text: `${lines.join('\n')}\n`, names };
@@ -41,16 +44,33 @@ function checkFile(objects) {
 export function openapiTypescriptCheck(root, documentFile, scratch) {
   const dir = join(scratch, 'openapi-typescript');
   mkdirSync(dir, { recursive: true });
-  const generate = spawnSync('npx', ['--yes', GENERATOR, documentFile, '--output', join(dir, 'api.ts')], { encoding: 'utf8', cwd: dir });
+  const generate = spawnSync('npx', ['--yes', GENERATOR, documentFile, '--output', join(dir, 'api.ts')], {
+    encoding: 'utf8',
+    cwd: dir,
+  });
   if (generate.status !== 0) {
-    process.stdout.write(`FAIL ${GENERATOR}: generating types from the served document (exit ${generate.status})\n${generate.stdout}${generate.stderr}\n`);
+    process.stdout.write(
+      `FAIL ${GENERATOR}: generating types from the served document (exit ${generate.status})\n${generate.stdout}${generate.stderr}\n`,
+    );
     return 1;
   }
   const { objects } = JSON.parse(readFileSync(join(root, 'test', 'support', 'spec-answer-fields.json'), 'utf8'));
   const { text, names } = checkFile(objects);
   writeFileSync(join(dir, 'check.ts'), text);
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const args = [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', join(dir, 'check.ts')];
+  const args = [
+    tsc,
+    '--noEmit',
+    '--strict',
+    '--target',
+    'es2022',
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--skipLibCheck',
+    join(dir, 'check.ts'),
+  ];
   const compile = spawnSync(process.execPath, args, { encoding: 'utf8', cwd: dir });
   const failing = new Set();
   for (const match of compile.stdout.matchAll(/check\.ts\((\d+),\d+\): error/g)) failing.add(Number(match[1]));
@@ -62,6 +82,9 @@ export function openapiTypescriptCheck(root, documentFile, scratch) {
     if (failing.has(line)) process.stdout.write(`FAIL ${GENERATOR}: ${name}\n`);
   }
   const fields = objects.reduce((sum, object) => sum + object.fields.length, 0);
-  if (failing.size === 0) process.stdout.write(`ok   ${GENERATOR}: all ${fields} answer fields of ${objects.length} objects typed, enums exact\n`);
+  if (failing.size === 0)
+    process.stdout.write(
+      `ok   ${GENERATOR}: all ${fields} answer fields of ${objects.length} objects typed, enums exact\n`,
+    );
   return failing.size;
 }

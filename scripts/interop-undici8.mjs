@@ -13,7 +13,9 @@ import { dirname, join } from 'node:path';
 export function remoteTestsOnUndici8(root) {
   const scratch = mkdtempSync(join(tmpdir(), 'examctl-undici8-'));
   try {
-    const files = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).split('\0').filter((file) => file !== '');
+    const files = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
+      .split('\0')
+      .filter((file) => file !== '');
     for (const file of files) {
       mkdirSync(dirname(join(scratch, file)), { recursive: true });
       cpSync(join(root, file), join(scratch, file));
@@ -23,16 +25,31 @@ export function remoteTestsOnUndici8(root) {
     for (const entry of readdirSync(join(root, 'node_modules'))) {
       if (entry !== 'undici') symlinkSync(join(root, 'node_modules', entry), join(modules, entry));
     }
-    const tarball = execFileSync('npm', ['pack', '--silent', 'undici@8'], { cwd: scratch, encoding: 'utf8' }).trim().split('\n').at(-1);
+    const tarball = execFileSync('npm', ['pack', '--silent', 'undici@8'], { cwd: scratch, encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .at(-1);
     mkdirSync(join(modules, 'undici'));
     execFileSync('tar', ['xzf', join(scratch, tarball), '-C', join(modules, 'undici'), '--strip-components=1']);
     let node = process.execPath;
     if (Number(process.versions.node.split('.')[0]) < 22) {
-      execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', join(scratch, 'node22'), 'node@22'], { stdio: 'inherit' });
+      execFileSync(
+        'npm',
+        ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', join(scratch, 'node22'), 'node@22'],
+        { stdio: 'inherit' },
+      );
       node = join(scratch, 'node22', 'node_modules', '.bin', 'node');
     }
-    const run = spawnSync(node, [join(modules, 'vitest', 'vitest.mjs'), 'run', 'test/remote'], { cwd: scratch, encoding: 'utf8', env: { ...process.env, CI: 'true' } });
-    const version = execFileSync(node, ['-p', "require('undici/package.json').version + ' on Node ' + process.version"], { cwd: scratch, encoding: 'utf8' }).trim();
+    const run = spawnSync(node, [join(modules, 'vitest', 'vitest.mjs'), 'run', 'test/remote'], {
+      cwd: scratch,
+      encoding: 'utf8',
+      env: { ...process.env, CI: 'true' },
+    });
+    const version = execFileSync(
+      node,
+      ['-p', "require('undici/package.json').version + ' on Node ' + process.version"],
+      { cwd: scratch, encoding: 'utf8' },
+    ).trim();
     if (run.status === 0) {
       process.stdout.write(`ok   remote tests on undici ${version}\n`);
       return 0;

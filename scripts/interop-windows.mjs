@@ -14,7 +14,17 @@
 // Usage: node scripts/interop-windows.mjs (also run by scripts/test-interop.mjs). Exit 1 on a failure.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,15 +64,32 @@ export async function windowsTier() {
   };
   try {
     // NODE_EXTRA_CA_CERTS names a host file the trixie root lacks (Node warns at every start); these programs talk to loopback only.
-    const env = { ...process.env, NODE_EXTRA_CA_CERTS: undefined, WINEPREFIX: join(scratch, 'prefix'), WINEDEBUG: '-all', WINEDLLOVERRIDES: 'mscoree,mshtml=' };
+    const env = {
+      ...process.env,
+      NODE_EXTRA_CA_CERTS: undefined,
+      WINEPREFIX: join(scratch, 'prefix'),
+      WINEDEBUG: '-all',
+      WINEDLLOVERRIDES: 'mscoree,mshtml=',
+    };
     const nodeExe = unpackNodeForWindows(scratch);
     if (nodeExe === undefined) {
       process.stdout.write(`FAIL Windows (Wine): could not fetch ${NODE_FOR_WINDOWS}\n`);
       return 1;
     }
-    for (const args of [['wineboot', '--init'], ['winecfg', '-v', 'win10']]) await once(wine.run(args, { cwd: scratch, env, stdio: 'ignore', binds }), 'exit');
-    const version = await windowsNode(env, nodeExe, scratch, ['-e', "require('fs').writeSync(1, process.platform + ' ' + require('os').release() + ' ' + process.version)"]);
-    check('node.exe runs as win32 (Windows 10)', [version.code, version.stdout.split(' ')[0], version.stdout.split(' ')[1]?.split('.')[0]], [0, 'win32', '10']);
+    for (const args of [
+      ['wineboot', '--init'],
+      ['winecfg', '-v', 'win10'],
+    ])
+      await once(wine.run(args, { cwd: scratch, env, stdio: 'ignore', binds }), 'exit');
+    const version = await windowsNode(env, nodeExe, scratch, [
+      '-e',
+      "require('fs').writeSync(1, process.platform + ' ' + require('os').release() + ' ' + process.version)",
+    ]);
+    check(
+      'node.exe runs as win32 (Windows 10)',
+      [version.code, version.stdout.split(' ')[0], version.stdout.split(' ')[1]?.split('.')[0]],
+      [0, 'win32', '10'],
+    );
 
     const work = join(scratch, 'work');
     mkdirSync(join(work, 'config'), { recursive: true });
@@ -73,19 +100,44 @@ export async function windowsTier() {
       EXAMCTL_RUNS_DIR: win(join(work, 'runs')),
       EXAMCTL_LOCK_TIMEOUT_MS: '20000',
     };
-    const examctl = (args, options = {}) => windowsNode(examctlEnv, nodeExe, work, [win(join(root, 'bin', 'examctl')), ...args], options);
+    const examctl = (args, options = {}) =>
+      windowsNode(examctlEnv, nodeExe, work, [win(join(root, 'bin', 'examctl')), ...args], options);
     const store = (name) => ['--target', 'local', '--store', win(join(work, name))];
 
     // The README job: schedule push of the sittings, links of one schedule, a dry run with errors.
-    const push = await examctl([...store('readme'), 'schedule', 'push', '--file', win(join(root, 'fixtures', 'sittings.csv'))]);
+    const push = await examctl([
+      ...store('readme'),
+      'schedule',
+      'push',
+      '--file',
+      win(join(root, 'fixtures', 'sittings.csv')),
+    ]);
     check('README: schedule push --file fixtures/sittings.csv', push.code, 0);
     const links = await examctl([...store('readme'), 'schedule', 'links', 'S-MATH1-DEC']);
-    check('README: schedule links S-MATH1-DEC lists the candidates', [links.code, /stu-2001/.test(links.stdout)], [0, true]);
-    const dry = await examctl(['user', 'sync', '--file', win(join(root, 'fixtures', 'users-with-errors.csv')), '--dry-run']);
-    check('README: the dry run with errors', [dry.code, /5 items: 2 valid, 0 partial, 3 invalid/.test(dry.stderr)], [1, true]);
+    check(
+      'README: schedule links S-MATH1-DEC lists the candidates',
+      [links.code, /stu-2001/.test(links.stdout)],
+      [0, true],
+    );
+    const dry = await examctl([
+      'user',
+      'sync',
+      '--file',
+      win(join(root, 'fixtures', 'users-with-errors.csv')),
+      '--dry-run',
+    ]);
+    check(
+      'README: the dry run with errors',
+      [dry.code, /5 items: 2 valid, 0 partial, 3 invalid/.test(dry.stderr)],
+      [1, true],
+    );
 
     // The README's remote job: user sync to `local serve` (run by Linux Node) over HTTP.
-    const serve = spawn(process.execPath, [join(root, 'bin', 'examctl'), 'local', 'serve', '--port', '0', '--store', join(work, 'served')], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CI: 'true' } });
+    const serve = spawn(
+      process.execPath,
+      [join(root, 'bin', 'examctl'), 'local', 'serve', '--port', '0', '--store', join(work, 'served')],
+      { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, CI: 'true' } },
+    );
     try {
       const url = await listeningUrl(serve);
       const remote = await windowsNode({ ...examctlEnv, EXAMCTL_TOKEN: 'dev-token' }, nodeExe, work, [
@@ -98,7 +150,11 @@ export async function windowsTier() {
         '--file',
         win(join(root, 'fixtures', 'users.csv')),
       ]);
-      check('README: user sync to local serve over HTTP', [remote.code, /20 items: 20 ok/.test(remote.stderr) || remote.stderr], [0, true]);
+      check(
+        'README: user sync to local serve over HTTP',
+        [remote.code, /20 items: 20 ok/.test(remote.stderr) || remote.stderr],
+        [0, true],
+      );
     } finally {
       serve.kill('SIGTERM');
       if (serve.exitCode === null && serve.signalCode === null) await once(serve, 'exit');
@@ -111,13 +167,47 @@ export async function windowsTier() {
     else {
       const run = (args) => windowsNode(examctlEnv, exe, work, args);
       const version = await run(['--version']);
-      check('examctl-win-x64.exe --version names the Node inside', [version.code, /^examctl \S+ \(Node v24\./.test(version.stdout) || version.stdout + version.stderr.slice(0, 400)], [0, true]);
-      const push = await run([...store('exe'), 'schedule', 'push', '--file', win(join(root, 'fixtures', 'sittings.csv'))]);
-      check('examctl-win-x64.exe: README schedule push', [push.code, push.stderr.includes('from the demo world') || push.stderr], [0, true]);
+      check(
+        'examctl-win-x64.exe --version names the Node inside',
+        [
+          version.code,
+          /^examctl \S+ \(Node v24\./.test(version.stdout) || version.stdout + version.stderr.slice(0, 400),
+        ],
+        [0, true],
+      );
+      const push = await run([
+        ...store('exe'),
+        'schedule',
+        'push',
+        '--file',
+        win(join(root, 'fixtures', 'sittings.csv')),
+      ]);
+      check(
+        'examctl-win-x64.exe: README schedule push',
+        [push.code, push.stderr.includes('from the demo world') || push.stderr],
+        [0, true],
+      );
       const links = await run([...store('exe'), 'schedule', 'links', 'S-MATH1-DEC']);
       check('examctl-win-x64.exe: README schedule links', [links.code, /stu-2001/.test(links.stdout)], [0, true]);
-      const report = await run(['user', 'sync', '--file', win(join(root, 'fixtures', 'users-with-errors.csv')), '--dry-run', '--report', win(join(work, 'exe-report.xlsx'))]);
-      check('examctl-win-x64.exe: a dry run with errors and an .xlsx report', [report.code, /5 items: 2 valid, 0 partial, 3 invalid/.test(report.stderr) || report.stderr, existsSync(join(work, 'exe-report.xlsx')) && readFileSync(join(work, 'exe-report.xlsx')).subarray(0, 2).toString()], [1, true, 'PK']);
+      const report = await run([
+        'user',
+        'sync',
+        '--file',
+        win(join(root, 'fixtures', 'users-with-errors.csv')),
+        '--dry-run',
+        '--report',
+        win(join(work, 'exe-report.xlsx')),
+      ]);
+      check(
+        'examctl-win-x64.exe: a dry run with errors and an .xlsx report',
+        [
+          report.code,
+          /5 items: 2 valid, 0 partial, 3 invalid/.test(report.stderr) || report.stderr,
+          existsSync(join(work, 'exe-report.xlsx')) &&
+            readFileSync(join(work, 'exe-report.xlsx')).subarray(0, 2).toString(),
+        ],
+        [1, true, 'PK'],
+      );
     }
 
     // A UTF-16 CSV (Excel's "Unicode Text": BOM, tabs, CRLF) and a `;` CSV (Excel in a comma-decimal locale).
@@ -127,14 +217,26 @@ export async function windowsTier() {
       ['u-102', 'Ana', 'Núñez', 'ana@example.test', 'Candidate'],
     ];
     const text = (sep) => [header, ...rows].map((cells) => cells.join(sep)).join('\r\n') + '\r\n';
-    writeFileSync(join(work, 'unicode.txt.csv'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text('\t'), 'utf16le')]));
+    writeFileSync(
+      join(work, 'unicode.txt.csv'),
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text('\t'), 'utf16le')]),
+    );
     writeFileSync(join(work, 'semicolon.csv'), text(';'));
     for (const file of ['unicode.txt.csv', 'semicolon.csv']) {
       const sync = await examctl([...store(`csv-${file}`), 'user', 'sync', '--file', win(join(work, file)), '--json']);
       const names = sync.code === 0 ? JSON.parse(sync.stdout).items.map((item) => item.status) : sync.stderr;
-      check(`${file === 'semicolon.csv' ? 'a ; CSV' : 'a UTF-16 CSV'}: both users synced`, [sync.code, names], [0, ['ok', 'ok']]);
+      check(
+        `${file === 'semicolon.csv' ? 'a ; CSV' : 'a UTF-16 CSV'}: both users synced`,
+        [sync.code, names],
+        [0, ['ok', 'ok']],
+      );
       const exported = await examctl([...store(`csv-${file}`), 'local', 'export']);
-      const users = exported.code === 0 ? JSON.parse(exported.stdout).Users.filter((u) => u.ExternalId.startsWith('u-10')).map((u) => u.LastName) : exported.stderr;
+      const users =
+        exported.code === 0
+          ? JSON.parse(exported.stdout)
+              .Users.filter((u) => u.ExternalId.startsWith('u-10'))
+              .map((u) => u.LastName)
+          : exported.stderr;
       check(`${file}: accents kept`, users, ['Ødegård', 'Núñez']);
     }
 
@@ -144,12 +246,28 @@ export async function windowsTier() {
     const holder = holdFiles(examctlEnv, nodeExe, work, [join(work, 'report.csv'), join(work, 'users.xlsx')]);
     try {
       await holder.ready;
-      const report = await examctl([...store('held'), 'user', 'sync', '--file', win(join(root, 'fixtures', 'users.csv')), '--report', win(join(work, 'report.csv'))]);
-      check('a held --report: refused before anything is sent (exit 2, "close it in Excel")', [report.code, report.stderr.includes('close it in Excel') || report.stderr], [2, true]);
+      const report = await examctl([
+        ...store('held'),
+        'user',
+        'sync',
+        '--file',
+        win(join(root, 'fixtures', 'users.csv')),
+        '--report',
+        win(join(work, 'report.csv')),
+      ]);
+      check(
+        'a held --report: refused before anything is sent (exit 2, "close it in Excel")',
+        [report.code, report.stderr.includes('close it in Excel') || report.stderr],
+        [2, true],
+      );
       const samePath = report.stderr.match(/Z:\\[^\s:]*report\.csv/g) ?? [];
       check('a held --report: every message spells the path the same way', [...new Set(samePath)].length <= 1, true);
       const out = await examctl(['template', 'users', '-o', 'xlsx', '--out', win(join(work, 'users.xlsx'))]);
-      check('a held --out: exit 2 with "close it in Excel"', [out.code, out.stderr.includes('close it in Excel') || out.stderr], [2, true]);
+      check(
+        'a held --out: exit 2 with "close it in Excel"',
+        [out.code, out.stderr.includes('close it in Excel') || out.stderr],
+        [2, true],
+      );
     } finally {
       await holder.release();
     }
@@ -157,14 +275,28 @@ export async function windowsTier() {
 
     // Two runs racing on one store: both finish, every user is there.
     await examctl([...store('race'), 'local', 'init']);
-    const half = (from) => [header.join(','), ...Array.from({ length: 20 }, (_, i) => `r-${from + i},Ann,Lee,r${from + i}@example.test,Candidate`)].join('\r\n') + '\r\n';
+    const half = (from) =>
+      [
+        header.join(','),
+        ...Array.from({ length: 20 }, (_, i) => `r-${from + i},Ann,Lee,r${from + i}@example.test,Candidate`),
+      ].join('\r\n') + '\r\n';
     writeFileSync(join(work, 'race-a.csv'), half(0));
     writeFileSync(join(work, 'race-b.csv'), half(100));
-    const [a, b] = await Promise.all(['race-a.csv', 'race-b.csv'].map((file) => examctl([...store('race'), 'user', 'sync', '--file', win(join(work, file))], { name: file })));
+    const [a, b] = await Promise.all(
+      ['race-a.csv', 'race-b.csv'].map((file) =>
+        examctl([...store('race'), 'user', 'sync', '--file', win(join(work, file))], { name: file }),
+      ),
+    );
     check('two racing runs: both exit 0', [a.code, b.code], [0, 0]);
     if (a.code !== 0 || b.code !== 0) process.stdout.write(`${a.stderr}\n${b.stderr}\n`);
     const raced = await examctl([...store('race'), 'local', 'export']);
-    check('two racing runs: all 40 users stored', raced.code === 0 ? JSON.parse(raced.stdout).Users.filter((u) => u.ExternalId.startsWith('r-')).length : raced.stderr, 40);
+    check(
+      'two racing runs: all 40 users stored',
+      raced.code === 0
+        ? JSON.parse(raced.stdout).Users.filter((u) => u.ExternalId.startsWith('r-')).length
+        : raced.stderr,
+      40,
+    );
 
     // A stale lock: left by a Windows process that is gone; the next run takes it over.
     await examctl([...store('stale'), 'local', 'init']);
@@ -172,11 +304,26 @@ export async function windowsTier() {
       '-e',
       `const os = require('os'); require('fs').writeFileSync(${JSON.stringify(win(join(work, 'stale', 'LOCK')))}, JSON.stringify({ pid: process.pid, host: os.hostname(), command: 'examctl user sync (killed)', since: new Date().toISOString(), token: 'stale-token', boot: Math.round((Date.now() - os.uptime() * 1000) / 1000) * 1000 }))`,
     ]);
-    check('stale lock: written by a process that has exited', [dead.code, existsSync(join(work, 'stale', 'LOCK'))], [0, true]);
-    const after = await examctl([...store('stale'), 'user', 'sync', '--file', win(join(root, 'fixtures', 'users.csv'))], { env: { EXAMCTL_LOCK_TIMEOUT_MS: '5000' } });
+    check(
+      'stale lock: written by a process that has exited',
+      [dead.code, existsSync(join(work, 'stale', 'LOCK'))],
+      [0, true],
+    );
+    const after = await examctl(
+      [...store('stale'), 'user', 'sync', '--file', win(join(root, 'fixtures', 'users.csv'))],
+      { env: { EXAMCTL_LOCK_TIMEOUT_MS: '5000' } },
+    );
     check('stale lock: the next run takes it over and finishes', after.code === 0 || after.stderr, true);
   } finally {
-    await once(wine.server(['-k'], { cwd: scratch, env: { ...process.env, WINEPREFIX: join(scratch, 'prefix') }, stdio: 'ignore', binds }), 'exit');
+    await once(
+      wine.server(['-k'], {
+        cwd: scratch,
+        env: { ...process.env, WINEPREFIX: join(scratch, 'prefix') },
+        stdio: 'ignore',
+        binds,
+      }),
+      'exit',
+    );
     rmSync(scratch, { recursive: true, force: true });
     // The empty mount point the scratch dir had in the root (the binds lived in the namespaces only; rmdir takes only an empty one).
     spawnSync('rmdir', [join(wine.root, scratch)]);
@@ -230,11 +377,19 @@ async function windowsNode(env, nodeExe, cwd, args, options = {}) {
   const files = join(cwd, `.io-${id}`);
   mkdirSync(files, { recursive: true });
   writeFileSync(join(files, 'stdin'), options.stdin ?? '');
-  const fds = [openSync(join(files, 'stdin'), 'r'), openSync(join(files, 'stdout'), 'w'), openSync(join(files, 'stderr'), 'w')];
+  const fds = [
+    openSync(join(files, 'stdin'), 'r'),
+    openSync(join(files, 'stdout'), 'w'),
+    openSync(join(files, 'stderr'), 'w'),
+  ];
   try {
     const child = wine.run([nodeExe, ...args], { cwd, env: { ...env, ...(options.env ?? {}) }, stdio: fds, binds });
     const [code] = await once(child, 'exit');
-    return { code, stdout: readFileSync(join(files, 'stdout'), 'utf8'), stderr: readFileSync(join(files, 'stderr'), 'utf8') };
+    return {
+      code,
+      stdout: readFileSync(join(files, 'stdout'), 'utf8'),
+      stderr: readFileSync(join(files, 'stderr'), 'utf8'),
+    };
   } finally {
     for (const fd of fds) closeSync(fd);
   }
@@ -260,7 +415,10 @@ function holdFiles(env, nodeExe, cwd, paths) {
   const done = windowsNode(env, nodeExe, cwd, ['-e', script]);
   const ready = (async () => {
     for (let i = 0; i < 6000 && !existsSync(marker); i++) {
-      const exited = await Promise.race([done.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 50))]);
+      const exited = await Promise.race([
+        done.then(() => true),
+        new Promise((resolve) => setTimeout(() => resolve(false), 50)),
+      ]);
       if (exited) throw new Error(`the holder exited before holding the files: ${(await done).stderr}`);
     }
     if (!existsSync(marker)) throw new Error('the holder never held the files');
@@ -276,6 +434,8 @@ function holdFiles(env, nodeExe, cwd, paths) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const failures = await windowsTier();
-  process.stdout.write(failures === 0 ? 'Windows tier: all checks passed (or skipped)\n' : `Windows tier: ${failures} check(s) failed\n`);
+  process.stdout.write(
+    failures === 0 ? 'Windows tier: all checks passed (or skipped)\n' : `Windows tier: ${failures} check(s) failed\n`,
+  );
   process.exit(failures === 0 ? 0 : 1);
 }

@@ -17,7 +17,8 @@ import { join } from 'node:path';
 
 const SUITE = 'trixie';
 const MIRROR = 'http://deb.debian.org/debian';
-const WINE_ROOT = process.env.EXAMCTL_WINE_ROOT ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'examctl-wine', SUITE);
+const WINE_ROOT =
+  process.env.EXAMCTL_WINE_ROOT ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'examctl-wine', SUITE);
 /** Written last when the root is complete: its content is what `wine64 --version` said. */
 const READY = '.examctl-wine-ready';
 
@@ -33,7 +34,10 @@ exec chroot "$root" /bin/sh -c 'cd "$0" && exec "$@"' "$cd_to" "$@"`;
 
 function sh(script, options = {}) {
   const run = spawnSync('sh', ['-c', script], { encoding: 'utf8', ...options });
-  if (run.status !== 0) throw new Error(`${script.split('\n')[0].slice(0, 80)}: exit ${run.status}: ${`${run.stderr ?? ''}`.trim().split('\n').slice(-3).join(' / ')}`);
+  if (run.status !== 0)
+    throw new Error(
+      `${script.split('\n')[0].slice(0, 80)}: exit ${run.status}: ${`${run.stderr ?? ''}`.trim().split('\n').slice(-3).join(' / ')}`,
+    );
   return run.stdout;
 }
 
@@ -43,11 +47,18 @@ function sh(script, options = {}) {
  * why it cannot be had (`skip: true` where this machine cannot run it at all).
  */
 export function trixieWine() {
-  if (process.getuid?.() !== 0) throw Object.assign(new Error('Wine 10 runs in a chroot, which needs root'), { skip: true });
-  if (spawnSync('unshare', ['-m', '--propagation', 'private', 'true']).status !== 0) throw Object.assign(new Error('unshare -m (a private mount namespace) is not allowed here'), { skip: true });
+  if (process.getuid?.() !== 0)
+    throw Object.assign(new Error('Wine 10 runs in a chroot, which needs root'), { skip: true });
+  if (spawnSync('unshare', ['-m', '--propagation', 'private', 'true']).status !== 0)
+    throw Object.assign(new Error('unshare -m (a private mount namespace) is not allowed here'), { skip: true });
   if (!existsSync(join(WINE_ROOT, READY))) makeRoot();
   const version = readFileSync(join(WINE_ROOT, READY), 'utf8').trim();
-  const enter = (program, args, { cwd, env, stdio, binds }) => spawn('unshare', ['-m', '--propagation', 'private', 'sh', '-c', ENTER, 'enter', WINE_ROOT, ...binds, '--', cwd, program, ...args], { env, stdio });
+  const enter = (program, args, { cwd, env, stdio, binds }) =>
+    spawn(
+      'unshare',
+      ['-m', '--propagation', 'private', 'sh', '-c', ENTER, 'enter', WINE_ROOT, ...binds, '--', cwd, program, ...args],
+      { env, stdio },
+    );
   return {
     version,
     root: WINE_ROOT,
@@ -58,13 +69,19 @@ export function trixieWine() {
 
 function makeRoot() {
   const partial = `${WINE_ROOT}.partial`;
-  process.stderr.write(`preparing Wine 10: a Debian ${SUITE} root with wine64 in ${WINE_ROOT} (first run only: about 210 MB from ${MIRROR}, 1.3 GB on disk, a few minutes) ...\n`);
-  if (spawnSync('sh', ['-c', 'command -v debootstrap']).status !== 0) sh('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap');
+  process.stderr.write(
+    `preparing Wine 10: a Debian ${SUITE} root with wine64 in ${WINE_ROOT} (first run only: about 210 MB from ${MIRROR}, 1.3 GB on disk, a few minutes) ...\n`,
+  );
+  if (spawnSync('sh', ['-c', 'command -v debootstrap']).status !== 0)
+    sh('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap');
   rmSync(partial, { recursive: true, force: true });
   sh(`debootstrap --variant=minbase ${SUITE} "${partial}" ${MIRROR}`);
   writeFileSync(join(partial, 'etc', 'resolv.conf'), readFileSync('/etc/resolv.conf'));
-  const install = 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wine64 >/dev/null && apt-get clean && /usr/lib/wine/wine64 --version';
-  const version = sh(`unshare -m --propagation private sh -c 'mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev" && exec chroot "$0" sh -c "$1"' "${partial}" '${install}'`).trim();
+  const install =
+    'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wine64 >/dev/null && apt-get clean && /usr/lib/wine/wine64 --version';
+  const version = sh(
+    `unshare -m --propagation private sh -c 'mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev" && exec chroot "$0" sh -c "$1"' "${partial}" '${install}'`,
+  ).trim();
   writeFileSync(join(partial, READY), `${version}\n`);
   rmSync(WINE_ROOT, { recursive: true, force: true });
   renameSync(partial, WINE_ROOT);

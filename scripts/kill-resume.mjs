@@ -118,9 +118,13 @@ function writeUsers(file, count, tag) {
 }
 
 function writeSittings(file, count, tag) {
-  const lines = ['ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email'];
+  const lines = [
+    'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email',
+  ];
   for (let i = 0; i < count; i++) {
-    lines.push(`${tag}-${i},A-MATH-1,Kill ${i},2027-01-14T09:00:00Z,2027-01-14T12:00:00Z,H-NORTH-DEC,North,${tag}-c-${i},Ann,Lee,${tag}-c-${i}@example.test`);
+    lines.push(
+      `${tag}-${i},A-MATH-1,Kill ${i},2027-01-14T09:00:00Z,2027-01-14T12:00:00Z,H-NORTH-DEC,North,${tag}-c-${i},Ann,Lee,${tag}-c-${i}@example.test`,
+    );
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
 }
@@ -148,7 +152,16 @@ async function phase({ round, name, rows, command, write, exported, maxKillDelay
   write(input, rows, tag);
   const began = performance.now();
   const server = await serve(store);
-  const remote = ['--target', 'remote', '--base-url', server.url, '--yes', '--no-input', '--concurrency', values.concurrency];
+  const remote = [
+    '--target',
+    'remote',
+    '--base-url',
+    server.url,
+    '--yes',
+    '--no-input',
+    '--concurrency',
+    values.concurrency,
+  ];
   const kills = [];
   const problems = [];
   let attempts = 0;
@@ -161,16 +174,28 @@ async function phase({ round, name, rows, command, write, exported, maxKillDelay
     if (runId === undefined) throw new Error(`${name}: the run never said its id: ${first.result.stderr.slice(-500)}`);
     if (first.hit) {
       // Killed: its report already lists every input row once (the input is read again).
-      problems.push(...everyRowOnce(JSON.parse((await examctl(['--json', 'runs', 'show', runId])).stdout), rows, 'after the kill').filter((p) => !/not ok/.test(p)));
-      const resume = await killAtRandom(['--base-url', server.url, '--yes', '--no-input', 'runs', 'resume', runId], maxKillDelayMs);
+      problems.push(
+        ...everyRowOnce(
+          JSON.parse((await examctl(['--json', 'runs', 'show', runId])).stdout),
+          rows,
+          'after the kill',
+        ).filter((p) => !/not ok/.test(p)),
+      );
+      const resume = await killAtRandom(
+        ['--base-url', server.url, '--yes', '--no-input', 'runs', 'resume', runId],
+        maxKillDelayMs,
+      );
       attempts += 1;
       kills.push({ what: 'resume', delay: resume.delay, hit: resume.hit });
       for (let more = 0; more < 10; more++) {
-        const listed = JSON.parse((await examctl(['--json', 'runs', 'list'])).stdout).runs.find((run) => run.id === runId);
+        const listed = JSON.parse((await examctl(['--json', 'runs', 'list'])).stdout).runs.find(
+          (run) => run.id === runId,
+        );
         if (listed?.state === 'finished') break;
         const again = await examctl(['--base-url', server.url, '--yes', '--no-input', 'runs', 'resume', runId]);
         attempts += 1;
-        if (again.code !== 0 && again.code !== 3 && again.code !== 1) problems.push(`runs resume exited ${again.code}: ${again.stderr.slice(-400)}`);
+        if (again.code !== 0 && again.code !== 3 && again.code !== 1)
+          problems.push(`runs resume exited ${again.code}: ${again.stderr.slice(-400)}`);
       }
     }
   } finally {
@@ -180,12 +205,17 @@ async function phase({ round, name, rows, command, write, exported, maxKillDelay
 
   const report = JSON.parse((await examctl(['--json', 'runs', 'show', runId])).stdout);
   problems.push(...everyRowOnce(report, rows, 'at the end'));
-  const notes = report.items.filter((item) => item.errors.some((problem) => /interrupted attempt|lost first attempt/.test(problem.message))).length;
+  const notes = report.items.filter((item) =>
+    item.errors.some((problem) => /interrupted attempt|lost first attempt/.test(problem.message)),
+  ).length;
 
   const exportedRun = await examctl(['--target', 'local', '--store', store, 'local', 'export']);
-  if (exportedRun.code !== 0) problems.push(`local export exited ${exportedRun.code}: ${exportedRun.stderr.slice(-300)}`);
+  if (exportedRun.code !== 0)
+    problems.push(`local export exited ${exportedRun.code}: ${exportedRun.stderr.slice(-300)}`);
   else {
-    const ids = exported(JSON.parse(exportedRun.stdout)).filter((id) => id.startsWith(`${tag}-`) && !id.startsWith(`${tag}-c-`));
+    const ids = exported(JSON.parse(exportedRun.stdout)).filter(
+      (id) => id.startsWith(`${tag}-`) && !id.startsWith(`${tag}-c-`),
+    );
     const distinct = new Set(ids);
     if (ids.length !== distinct.size) problems.push(`the service holds ${ids.length - distinct.size} rows twice`);
     if (distinct.size !== rows) problems.push(`the service holds ${distinct.size} of the ${rows} rows`);
@@ -201,7 +231,14 @@ async function phase({ round, name, rows, command, write, exported, maxKillDelay
 }
 
 const PHASES = [
-  { name: 'users', rows: users, command: ['user', 'sync'], write: writeUsers, exported: (world) => world.Users.map((user) => user.ExternalId), maxKillDelayMs: 6000 },
+  {
+    name: 'users',
+    rows: users,
+    command: ['user', 'sync'],
+    write: writeUsers,
+    exported: (world) => world.Users.map((user) => user.ExternalId),
+    maxKillDelayMs: 6000,
+  },
   {
     name: 'schedules',
     rows: schedules,

@@ -20,7 +20,9 @@ function have(command) {
 
 if (!have('mkfs.vfat')) {
   process.stderr.write('installing dosfstools (mkfs.vfat) ...\n');
-  const installed = spawnSync('sh', ['-c', 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dosfstools'], { stdio: 'inherit' });
+  const installed = spawnSync('sh', ['-c', 'DEBIAN_FRONTEND=noninteractive apt-get install -y -qq dosfstools'], {
+    stdio: 'inherit',
+  });
   if (installed.status !== 0) {
     process.stdout.write('skip fat store: mkfs.vfat is missing and cannot be installed\n');
     process.exit(0);
@@ -33,9 +35,13 @@ const mountPoint = join(dir, 'mnt');
 mkdirSync(mountPoint);
 execFileSync('truncate', ['-s', '64M', image]);
 execFileSync('mkfs.vfat', [image], { stdio: 'pipe' });
-const mounted = spawnSync('mount', ['-o', `loop,uid=${process.getuid?.() ?? 0}`, image, mountPoint], { encoding: 'utf8' });
+const mounted = spawnSync('mount', ['-o', `loop,uid=${process.getuid?.() ?? 0}`, image, mountPoint], {
+  encoding: 'utf8',
+});
 if (mounted.status !== 0) {
-  process.stdout.write(`skip fat store: cannot loop-mount a FAT image here (${(mounted.stderr || mounted.error?.message || '').trim().split('\n')[0]})\n`);
+  process.stdout.write(
+    `skip fat store: cannot loop-mount a FAT image here (${(mounted.stderr || mounted.error?.message || '').trim().split('\n')[0]})\n`,
+  );
   rmSync(dir, { recursive: true, force: true });
   process.exit(0);
 }
@@ -51,9 +57,18 @@ function check(what, ok, detail = '') {
 
 try {
   const store = join(mountPoint, 'store');
-  const env = { ...process.env, EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_CONFIG_DIR: join(dir, 'config'), CI: 'true' };
+  const env = {
+    ...process.env,
+    EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+    EXAMCTL_CONFIG_DIR: join(dir, 'config'),
+    CI: 'true',
+  };
   const sync = async () => {
-    const child = spawn(process.execPath, [bin, '--store', store, '--json', 'user', 'sync', '--file', join(root, 'fixtures', 'users.csv')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [bin, '--store', store, '--json', 'user', 'sync', '--file', join(root, 'fixtures', 'users.csv')],
+      { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.stdout.resume();
@@ -64,7 +79,11 @@ try {
   const first = await sync();
   check('a store is created on FAT', first.code === 0, first.stderr);
   const both = await Promise.all([sync(), sync()]);
-  check('two concurrent writers on FAT both succeed', both.every((run) => run.code === 0), both.map((run) => run.stderr).join('\n'));
+  check(
+    'two concurrent writers on FAT both succeed',
+    both.every((run) => run.code === 0),
+    both.map((run) => run.stderr).join('\n'),
+  );
   check('no LOCK is left behind', !existsSync(join(store, 'LOCK')));
 } finally {
   spawnSync('umount', [mountPoint]);

@@ -68,21 +68,41 @@ function have(command) {
 if (process.argv.includes('--record-xlsx-corpus')) {
   const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
   if (spawnSync(python, ['-c', 'import openpyxl']).status !== 0) {
-    execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-openpyxl'], { stdio: 'inherit' });
+    execFileSync(
+      'sh',
+      ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-openpyxl'],
+      { stdio: 'inherit' },
+    );
   }
   const corpus = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'fixtures', 'xlsx', 'producers');
-  execFileSync(python, [join(fileURLToPath(new URL('.', import.meta.url)), 'xlsx-corpus-oracle.py'), corpus, join(corpus, 'openpyxl-values.json')], { stdio: 'inherit' });
+  execFileSync(
+    python,
+    [
+      join(fileURLToPath(new URL('.', import.meta.url)), 'xlsx-corpus-oracle.py'),
+      corpus,
+      join(corpus, 'openpyxl-values.json'),
+    ],
+    { stdio: 'inherit' },
+  );
   process.stdout.write(`recorded ${join(corpus, 'openpyxl-values.json')}\n`);
   process.exit(0);
 }
 
 if (!have('soffice')) {
   process.stderr.write('installing LibreOffice (headless calc) ...\n');
-  execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libreoffice-calc-nogui'], { stdio: 'inherit' });
+  execFileSync(
+    'sh',
+    ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libreoffice-calc-nogui'],
+    { stdio: 'inherit' },
+  );
 }
 // The workbook oracle (scripts/xlsx-interop.mjs) is Debian's Python with its openpyxl, on a fresh machine too.
 if (spawnSync('/usr/bin/python3', ['-c', 'import openpyxl']).status !== 0) {
-  execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-openpyxl'], { stdio: 'inherit' });
+  execFileSync(
+    'sh',
+    ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-openpyxl'],
+    { stdio: 'inherit' },
+  );
 }
 execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' });
 
@@ -110,7 +130,11 @@ function check(what, actual, expected) {
 /** LibreOffice converts `file` to `format` into `outDir` (its own profile: no clash with a running instance). */
 function soffice(file, format, outDir, inFilter) {
   const filter = inFilter === undefined ? [] : [`--infilter=${inFilter}`];
-  execFileSync('soffice', [`-env:UserInstallation=${profile}`, '--headless', ...filter, '--convert-to', format, '--outdir', outDir, file], { stdio: 'pipe', timeout: 180_000 });
+  execFileSync(
+    'soffice',
+    [`-env:UserInstallation=${profile}`, '--headless', ...filter, '--convert-to', format, '--outdir', outDir, file],
+    { stdio: 'pipe', timeout: 180_000 },
+  );
 }
 
 async function read(path) {
@@ -122,14 +146,21 @@ async function read(path) {
 try {
   // 1. CSV -> xlsx by LibreOffice (its CSV import types the cells as it sees fit).
   const csv = join(dir, 'people.csv');
-  writeFileSync(csv, 'ExternalId,FirstName,LastName,Email,SpecialNeeds\r\nu-1,Ann,Lee,ann@example.test,yes\r\nu-2,Zoë,Ødegård,zoe@example.test,no\r\n');
+  writeFileSync(
+    csv,
+    'ExternalId,FirstName,LastName,Email,SpecialNeeds\r\nu-1,Ann,Lee,ann@example.test,yes\r\nu-2,Zoë,Ødegård,zoe@example.test,no\r\n',
+  );
   // Comma-separated, double quotes, UTF-8 (76): LibreOffice would otherwise guess the system charset.
   soffice(csv, 'xlsx', dir, 'CSV:44,34,76');
   const converted = await read(join(dir, 'people.xlsx'));
-  check('CSV converted by LibreOffice: records', converted.map((r) => r.fields), [
-    { ExternalId: 'u-1', FirstName: 'Ann', LastName: 'Lee', Email: 'ann@example.test', SpecialNeeds: 'yes' },
-    { ExternalId: 'u-2', FirstName: 'Zoë', LastName: 'Ødegård', Email: 'zoe@example.test', SpecialNeeds: 'no' },
-  ]);
+  check(
+    'CSV converted by LibreOffice: records',
+    converted.map((r) => r.fields),
+    [
+      { ExternalId: 'u-1', FirstName: 'Ann', LastName: 'Lee', Email: 'ann@example.test', SpecialNeeds: 'yes' },
+      { ExternalId: 'u-2', FirstName: 'Zoë', LastName: 'Ødegård', Email: 'zoe@example.test', SpecialNeeds: 'no' },
+    ],
+  );
 
   // 2. An examctl report, saved twice by LibreOffice, then edited and saved again.
   const header = ['ExternalId', 'FirstName', 'LastName', 'Company', 'PhoneNumber', 'City', 'Password'];
@@ -145,7 +176,12 @@ try {
   for (const [i, cells] of rows.entries()) {
     const status = i === 0 ? 'ok' : 'failed';
     await builder.add({
-      item: { source: { file: 'users.xlsx[Users]', line: i + 2 }, id: cells[0], status, errors: status === 'ok' ? [] : [{ field: 'ExternalId', code: 219, message: 'bad id' }] },
+      item: {
+        source: { file: 'users.xlsx[Users]', line: i + 2 },
+        id: cells[0],
+        status,
+        errors: status === 'ok' ? [] : [{ field: 'ExternalId', code: 219, message: 'bad id' }],
+      },
       rows: [{ line: i + 2, header, cells }],
     });
   }
@@ -157,7 +193,11 @@ try {
   soffice(join(saved, 'report.ods'), 'xlsx', saved);
   const expected = rows.map((cells) => Object.fromEntries(header.slice(0, 6).map((name, i) => [name, cells[i]])));
   const afterSave = await read(join(saved, 'report.xlsx'));
-  check('report saved by LibreOffice: values unchanged', afterSave.map((r) => r.fields), expected);
+  check(
+    'report saved by LibreOffice: values unchanged',
+    afterSave.map((r) => r.fields),
+    expected,
+  );
   check('report saved by LibreOffice: statuses', afterSave.map(reportStatusOf), ['ok', 'failed', 'failed']);
 
   // The fix: type a new id into a text cell (as the admin does), then LibreOffice saves again.
@@ -172,7 +212,11 @@ try {
   soffice(edited, 'xlsx', resaved);
   const afterEdit = await read(join(resaved, 'edited.xlsx'));
   const failed = afterEdit.filter((r) => reportStatusOf(r)?.trim().toLowerCase() !== 'ok');
-  check('edited and saved again: --only-failed rows as typed', failed.map((r) => r.fields['ExternalId']), ['02134', '000789', undefined]);
+  check(
+    'edited and saved again: --only-failed rows as typed',
+    failed.map((r) => r.fields['ExternalId']),
+    ['02134', '000789', undefined],
+  );
   check('edited and saved again: a new row added under the header', afterEdit.at(-1)?.fields['FirstName'], '00012');
 
   // 2b. Every workbook examctl writes, through openpyxl, LibreOffice and examctl's reader (scripts/xlsx-interop.mjs).
@@ -191,13 +235,19 @@ if (!pythonHas()) {
 }
 if (!pythonHas()) {
   failures++;
-  process.stdout.write('FAIL served OpenAPI document through hypothesis and jsonschema: python3 cannot import them and pip could not install them\n');
+  process.stdout.write(
+    'FAIL served OpenAPI document through hypothesis and jsonschema: python3 cannot import them and pip could not install them\n',
+  );
 } else {
   const storeDir = mkdtempSync(join(tmpdir(), 'examctl-interop-serve-'));
-  const server = spawn(process.execPath, [join(root, 'bin', 'examctl'), 'local', 'serve', '--port', '0', '--store', join(storeDir, 'store')], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, CI: 'true' },
-  });
+  const server = spawn(
+    process.execPath,
+    [join(root, 'bin', 'examctl'), 'local', 'serve', '--port', '0', '--store', join(storeDir, 'store')],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, CI: 'true' },
+    },
+  );
   try {
     server.stderr.setEncoding('utf8');
     let seen = '';
@@ -209,9 +259,13 @@ if (!pythonHas()) {
       });
       server.once('exit', (code) => reject(new Error(`local serve exited ${code}: ${seen}`)));
     });
-    const run = spawnSync('python3', [join(root, 'scripts', 'openapi-python-check.py'), url, 'dev-token', '200'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const run = spawnSync('python3', [join(root, 'scripts', 'openapi-python-check.py'), url, 'dev-token', '200'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     process.stdout.write(run.stdout);
-    if (run.status === 0) process.stdout.write('ok   served OpenAPI document through hypothesis and jsonschema: no disagreement\n');
+    if (run.status === 0)
+      process.stdout.write('ok   served OpenAPI document through hypothesis and jsonschema: no disagreement\n');
     else {
       failures++;
       process.stdout.write(`FAIL served OpenAPI document through hypothesis and jsonschema (exit ${run.status})\n`);
@@ -223,14 +277,19 @@ if (!pythonHas()) {
     writeFileSync(join(storeDir, '.spectral.yaml'), 'extends: ["spectral:oas"]\n');
     for (const [name, args] of [
       ['Redocly lint (recommended rules)', ['@redocly/cli@2.77.0', 'lint', documentFile]],
-      ['Spectral lint (spectral:oas)', ['@stoplight/spectral-cli@6.16.3', 'lint', '--ruleset', join(storeDir, '.spectral.yaml'), documentFile]],
+      [
+        'Spectral lint (spectral:oas)',
+        ['@stoplight/spectral-cli@6.16.3', 'lint', '--ruleset', join(storeDir, '.spectral.yaml'), documentFile],
+      ],
       ['swagger-cli validate', ['@apidevtools/swagger-cli@4.0.4', 'validate', documentFile]],
     ]) {
       const lint = spawnSync('npx', ['--yes', ...args], { encoding: 'utf8', cwd: storeDir });
       if (lint.status === 0) process.stdout.write(`ok   served OpenAPI document: ${name}\n`);
       else {
         failures++;
-        process.stdout.write(`FAIL served OpenAPI document: ${name} (exit ${lint.status})\n${lint.stdout}${lint.stderr}\n`);
+        process.stdout.write(
+          `FAIL served OpenAPI document: ${name} (exit ${lint.status})\n${lint.stdout}${lint.stderr}\n`,
+        );
       }
     }
 
@@ -274,7 +333,11 @@ async function stop(child) {
 }
 
 async function post(url, body, headers = {}) {
-  const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: answer.status, body: await answer.json().catch(() => undefined) };
 }
 
@@ -284,7 +347,11 @@ async function post(url, body, headers = {}) {
  */
 async function prismChecks(serverUrl, scratch) {
   const prismDir = join(scratch, 'prism');
-  const install = spawnSync('npm', ['install', '--prefix', prismDir, '--no-audit', '--no-fund', '--loglevel=error', '@stoplight/prism-cli@5.14.2'], { encoding: 'utf8' });
+  const install = spawnSync(
+    'npm',
+    ['install', '--prefix', prismDir, '--no-audit', '--no-fund', '--loglevel=error', '@stoplight/prism-cli@5.14.2'],
+    { encoding: 'utf8' },
+  );
   if (install.status !== 0) {
     failures++;
     process.stdout.write(`FAIL Prism: npm install @stoplight/prism-cli failed\n${install.stderr}\n`);
@@ -298,15 +365,33 @@ async function prismChecks(serverUrl, scratch) {
   const user = served.paths['/user'].post.requestBody.content['application/json'].example;
   const auth = { authorization: 'EAPI dev-token' };
 
-  const mock = spawn(prism, ['mock', '-h', '127.0.0.1', '-p', String(await freePort()), documentUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const mock = spawn(prism, ['mock', '-h', '127.0.0.1', '-p', String(await freePort()), documentUrl], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     const [, mockUrl] = await waitForOutput(mock, /Prism is listening on (http:\/\/\S+)/);
     const ok = await post(`${mockUrl}/user?__server=${encodeURIComponent(base)}`, user, auth);
-    check('Prism mock: a valid user to the served servers URL gets the 200 example', [ok.status, ok.body?.Success], [200, true]);
-    const elsewhere = await post(`${mockUrl}/user?__server=${encodeURIComponent('https://elsewhere.example.test/api')}`, user, auth);
+    check(
+      'Prism mock: a valid user to the served servers URL gets the 200 example',
+      [ok.status, ok.body?.Success],
+      [200, true],
+    );
+    const elsewhere = await post(
+      `${mockUrl}/user?__server=${encodeURIComponent('https://elsewhere.example.test/api')}`,
+      user,
+      auth,
+    );
     check('Prism mock: a server the document does not name is not matched', elsewhere.status, 404);
-    const invalid = await post(`${mockUrl}/user?__server=${encodeURIComponent(base)}`, { ...user, Email: 'not an address' }, auth);
-    check('Prism mock: an invalid user gets the 400 example, Success false', [invalid.status, invalid.body?.Success], [400, false]);
+    const invalid = await post(
+      `${mockUrl}/user?__server=${encodeURIComponent(base)}`,
+      { ...user, Email: 'not an address' },
+      auth,
+    );
+    check(
+      'Prism mock: an invalid user gets the 400 example, Success false',
+      [invalid.status, invalid.body?.Success],
+      [400, false],
+    );
   } catch (error) {
     failures++;
     process.stdout.write(`FAIL Prism mock: ${error.message}\n`);
@@ -315,12 +400,26 @@ async function prismChecks(serverUrl, scratch) {
   }
 
   // --errors: an answer that does not fit the document becomes an error instead of passing through.
-  const proxy = spawn(prism, ['proxy', '--errors', '-h', '127.0.0.1', '-p', String(await freePort()), documentUrl, base], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proxy = spawn(
+    prism,
+    ['proxy', '--errors', '-h', '127.0.0.1', '-p', String(await freePort()), documentUrl, base],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   try {
     const [, proxyUrl] = await waitForOutput(proxy, /Prism is listening on (http:\/\/\S+)/);
-    const sent = { ...user, ExternalId: 'u-prism-1', UserName: 'u-prism-1', Email: 'prism@example.test', SynchronizationKey: '3f2504e0-4f89-11d3-9a0c-0305e82c3399' };
+    const sent = {
+      ...user,
+      ExternalId: 'u-prism-1',
+      UserName: 'u-prism-1',
+      Email: 'prism@example.test',
+      SynchronizationKey: '3f2504e0-4f89-11d3-9a0c-0305e82c3399',
+    };
     const through = await post(`${proxyUrl}/user`, sent, auth);
-    check('Prism proxy: a valid user goes through to the engine, the answer fits the document', [through.status, through.body?.Success, through.body?.Content?.User?.ExternalId], [200, true, 'u-prism-1']);
+    check(
+      'Prism proxy: a valid user goes through to the engine, the answer fits the document',
+      [through.status, through.body?.Success, through.body?.Content?.User?.ExternalId],
+      [200, true, 'u-prism-1'],
+    );
   } catch (error) {
     failures++;
     process.stdout.write(`FAIL Prism proxy: ${error.message}\n`);
@@ -343,10 +442,20 @@ async function freePort() {
 async function installedTarballChecks() {
   const scratch = mkdtempSync(join(tmpdir(), 'examctl-interop-install-'));
   try {
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    );
     const tarball = join(scratch, packed[0].filename);
     const prefix = join(scratch, 'prefix');
-    const install = spawnSync('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', tarball], { encoding: 'utf8', cwd: scratch });
+    const install = spawnSync(
+      'npm',
+      ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', tarball],
+      { encoding: 'utf8', cwd: scratch },
+    );
     if (install.status !== 0) {
       failures++;
       process.stdout.write(`FAIL npm install --global of the tarball (exit ${install.status})\n${install.stderr}\n`);
@@ -359,13 +468,31 @@ async function installedTarballChecks() {
     const version = spawnSync(examctl, ['--version'], { cwd: elsewhere, env, encoding: 'utf8' });
     // The build is the shipped program's SHA-256 (12 digits): the tarball's own, whatever it is.
     const named = version.stdout.trim().replace(/, build [0-9a-f]{12}\)$/, ', build <12 hex digits>)');
-    check('installed tarball: examctl --version', named, `examctl ${JSON.parse(execFileSync('npm', ['pkg', 'get', 'version'], { cwd: root, encoding: 'utf8' }))} (Node ${process.version}, zone rules ${process.versions.tz}, build <12 hex digits>)`);
-    const license = spawnSync('sh', ['-c', `head -1 "${join(prefix, 'lib', 'node_modules', 'examctl', 'LICENSE')}"`], { encoding: 'utf8' });
+    check(
+      'installed tarball: examctl --version',
+      named,
+      `examctl ${JSON.parse(execFileSync('npm', ['pkg', 'get', 'version'], { cwd: root, encoding: 'utf8' }))} (Node ${process.version}, zone rules ${process.versions.tz}, build <12 hex digits>)`,
+    );
+    const license = spawnSync('sh', ['-c', `head -1 "${join(prefix, 'lib', 'node_modules', 'examctl', 'LICENSE')}"`], {
+      encoding: 'utf8',
+    });
     check('installed tarball: LICENSE inside', license.stdout.trim(), 'MIT License');
     const users = join(prefix, 'lib', 'node_modules', 'examctl', 'fixtures', 'users-with-errors.csv');
-    const dry = spawnSync(examctl, ['user', 'sync', '--file', users, '--dry-run'], { cwd: elsewhere, env, encoding: 'utf8' });
-    check('installed tarball: a dry run', [dry.status, /5 items: 2 valid, 0 partial, 3 invalid/.test(dry.stderr)], [1, true]);
-    const serve = spawn(examctl, ['local', 'serve', '--port', '0'], { cwd: elsewhere, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const dry = spawnSync(examctl, ['user', 'sync', '--file', users, '--dry-run'], {
+      cwd: elsewhere,
+      env,
+      encoding: 'utf8',
+    });
+    check(
+      'installed tarball: a dry run',
+      [dry.status, /5 items: 2 valid, 0 partial, 3 invalid/.test(dry.stderr)],
+      [1, true],
+    );
+    const serve = spawn(examctl, ['local', 'serve', '--port', '0'], {
+      cwd: elsewhere,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     try {
       const [, url] = await waitForOutput(serve, /listening on (http:\/\/\S+)/);
       const answer = await fetch(`${url}/api/v1/integrations/openapi.json`);
@@ -379,14 +506,18 @@ async function installedTarballChecks() {
 }
 
 // 8. A store on a real FAT file system (no hard links); skipped where no loop mount is allowed.
-if (spawnSync(process.execPath, [join(root, 'scripts', 'test-fat-store.mjs')], { stdio: 'inherit' }).status !== 0) failures++;
+if (spawnSync(process.execPath, [join(root, 'scripts', 'test-fat-store.mjs')], { stdio: 'inherit' }).status !== 0)
+  failures++;
 
 // 9. The Windows tier: a real Windows Node and examctl-win-x64.exe under Wine 10 (scripts/interop-windows.mjs); skipped, and said, where it cannot run.
 failures += await windowsTier();
 
 // 9b. The linux-arm64 executable (scripts/build-release.mjs) under qemu-user, with no node on PATH: the README job.
 const arm64Libs = '/usr/aarch64-linux-gnu';
-if (!have('qemu-aarch64') || !existsSync(join(arm64Libs, 'lib', 'ld-linux-aarch64.so.1'))) process.stdout.write('skip linux-arm64 tier: qemu-user or the arm64 C libraries are not installed (Debian: apt-get install -y qemu-user libc6-arm64-cross libstdc++6-arm64-cross)\n');
+if (!have('qemu-aarch64') || !existsSync(join(arm64Libs, 'lib', 'ld-linux-aarch64.so.1')))
+  process.stdout.write(
+    'skip linux-arm64 tier: qemu-user or the arm64 C libraries are not installed (Debian: apt-get install -y qemu-user libc6-arm64-cross libstdc++6-arm64-cross)\n',
+  );
 else {
   const scratch = mkdtempSync(join(tmpdir(), 'examctl-arm64-'));
   try {
@@ -395,8 +526,16 @@ else {
     const qemu = spawnSync('sh', ['-c', 'command -v qemu-aarch64'], { encoding: 'utf8' }).stdout.trim();
     const env = { PATH: join(scratch, 'nothing'), HOME: scratch, CI: 'true', QEMU_LD_PREFIX: arm64Libs };
     const arm = (args) => spawnSync(qemu, [exe, ...args], { cwd: scratch, env, encoding: 'utf8' });
-    check('linux-arm64 executable: --version names the Node inside', /^examctl \S+ \(Node v24\./.test(arm(['--version']).stdout), true);
-    check('linux-arm64 executable: README schedule push', arm(['schedule', 'push', '--file', join(root, 'fixtures', 'sittings.csv')]).status, 0);
+    check(
+      'linux-arm64 executable: --version names the Node inside',
+      /^examctl \S+ \(Node v24\./.test(arm(['--version']).stdout),
+      true,
+    );
+    check(
+      'linux-arm64 executable: README schedule push',
+      arm(['schedule', 'push', '--file', join(root, 'fixtures', 'sittings.csv')]).status,
+      0,
+    );
     const links = arm(['schedule', 'links', 'S-MATH1-DEC']);
     check('linux-arm64 executable: README schedule links', [links.status, /stu-2001/.test(links.stdout)], [0, true]);
   } catch (error) {

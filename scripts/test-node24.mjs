@@ -13,7 +13,8 @@ import { hostNode } from './build-release.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 let node;
 try {
-  if (`${process.platform}-${process.arch}` !== 'linux-x64') throw new Error(`the pinned Node 24 is linux-x64's; this is ${process.platform}-${process.arch}`);
+  if (`${process.platform}-${process.arch}` !== 'linux-x64')
+    throw new Error(`the pinned Node 24 is linux-x64's; this is ${process.platform}-${process.arch}`);
   node = hostNode();
 } catch (error) {
   process.stderr.write(`test:node24: cannot run: ${error instanceof Error ? error.message : error}\n`);

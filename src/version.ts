@@ -7,7 +7,9 @@ import { getAsset, isSea } from 'node:sea';
  */
 function shipped(path: string, pattern: RegExp): string | undefined {
   try {
-    return pattern.exec(isSea() ? getAsset(path, 'utf8') : readFileSync(new URL(`../${path}`, import.meta.url), 'utf8'))?.[1];
+    return pattern.exec(
+      isSea() ? getAsset(path, 'utf8') : readFileSync(new URL(`../${path}`, import.meta.url), 'utf8'),
+    )?.[1];
   } catch {
     return undefined;
   }

@@ -47,7 +47,12 @@ function matches(rule: AlreadyExistsRule, problem: Problem): boolean {
  * True when a failed answer to `method route` with `payload` says only that the entity already
  * exists. Any other problem beside it means the request itself was refused: not "already exists".
  */
-export function saysAlreadyExists(method: string, route: string, payload: unknown, envelope: Envelope<unknown>): boolean {
+export function saysAlreadyExists(
+  method: string,
+  route: string,
+  payload: unknown,
+  envelope: Envelope<unknown>,
+): boolean {
   if (envelope.Success) return false;
   return problemsSayAlreadyExists(method, route, payload, errorsOf(envelope));
 }
@@ -56,7 +61,12 @@ export function saysAlreadyExists(method: string, route: string, payload: unknow
  * The same rule over the problems of an answer already read: `runs resume` uses it for an item
  * that was in flight when its run died, the answer to whose first attempt was lost with the run.
  */
-export function problemsSayAlreadyExists(method: string, route: string, payload: unknown, problems: readonly Problem[]): boolean {
+export function problemsSayAlreadyExists(
+  method: string,
+  route: string,
+  payload: unknown,
+  problems: readonly Problem[],
+): boolean {
   const rule = method === 'POST' ? RULES.find((candidate) => candidate.route === route) : undefined;
   if (rule === undefined || (rule.applies !== undefined && !rule.applies(payload))) return false;
   return problems.length > 0 && problems.every((problem) => matches(rule, problem));

@@ -41,7 +41,12 @@ export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
   let tooDeep = false;
   const emit = (problem: Problem): void => {
     const { message } = problem;
-    if (problems.length < ERROR_LIMITS.problems) problems.push(message.length <= ERROR_LIMITS.messageChars ? problem : { ...problem, message: `${message.slice(0, ERROR_LIMITS.messageChars)}…` });
+    if (problems.length < ERROR_LIMITS.problems)
+      problems.push(
+        message.length <= ERROR_LIMITS.messageChars
+          ? problem
+          : { ...problem, message: `${message.slice(0, ERROR_LIMITS.messageChars)}…` },
+      );
     // A list the reader cut ends in its count of the rest (envelope-reader.ts): that many, not one.
     else more += Number(/^… and (\d+) more$/.exec(message)?.[1] ?? 1);
   };
@@ -63,7 +68,8 @@ export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
       continue;
     }
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i -= 1) stack.push({ value: value[i], prefix, entry: true, depth: depth + 1 });
+      for (let i = value.length - 1; i >= 0; i -= 1)
+        stack.push({ value: value[i], prefix, entry: true, depth: depth + 1 });
       continue;
     }
     const record = value as Record<string, unknown>;
@@ -78,7 +84,12 @@ export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
       stack.push({ value: inner, prefix: joinField(prefix, field), entry: false, depth: depth + 1 });
     }
   }
-  if (tooDeep) emit({ field: fieldPrefix, code: null, message: `errors nested deeper than ${ERROR_LIMITS.depth} levels were left out` });
+  if (tooDeep)
+    emit({
+      field: fieldPrefix,
+      code: null,
+      message: `errors nested deeper than ${ERROR_LIMITS.depth} levels were left out`,
+    });
   if (more > 0) problems.push({ field: fieldPrefix, code: null, message: `… and ${more} more` });
   return problems;
 }
@@ -101,7 +112,20 @@ function jsonOf(value: object): string {
 }
 
 const CODE_KEYS = ['Code', 'code', 'ErrorCode', 'errorCode'] as const;
-const MESSAGE_KEYS = ['Message', 'message', 'Error', 'error', 'ErrorMessage', 'errorMessage', 'Description', 'description', 'Detail', 'detail', 'Title', 'title'] as const;
+const MESSAGE_KEYS = [
+  'Message',
+  'message',
+  'Error',
+  'error',
+  'ErrorMessage',
+  'errorMessage',
+  'Description',
+  'description',
+  'Detail',
+  'detail',
+  'Title',
+  'title',
+] as const;
 const FIELD_KEYS = ['Field', 'field', 'PropertyName', 'propertyName', 'Path', 'path'] as const;
 const ID_KEYS = ['UserExtId', 'userExtId', 'ExternalId', 'externalId'] as const;
 

@@ -25,7 +25,14 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
   const body = parsed as Record<string, unknown>;
-  if (!('Content' in body) && !('Success' in body) && !('Errors' in body) && !('content' in body) && !('success' in body) && !('errors' in body)) {
+  if (
+    !('Content' in body) &&
+    !('Success' in body) &&
+    !('Errors' in body) &&
+    !('content' in body) &&
+    !('success' in body) &&
+    !('errors' in body)
+  ) {
     return undefined;
   }
   // The parse made a fresh object no one else holds: completed in place, not copied.
@@ -36,14 +43,21 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   // at a 4xx (the status is the protocol's verdict); only an envelope without the member at all
   // has it derived from the status and Errors.
   const said = 'Success' in body ? body.Success : body.success;
-  envelope.Success = said === undefined ? status >= 200 && status < 300 && errorsOf(envelope).length === 0 : said === true && status < 400;
+  envelope.Success =
+    said === undefined
+      ? status >= 200 && status < 300 && errorsOf(envelope).length === 0
+      : said === true && status < 400;
   const type = said === null ? 'null' : typeof said === 'object' ? 'an object' : `a ${typeof said}`;
-  let why = said === undefined || typeof said === 'boolean' ? undefined : `Success as ${type} (HTTP ${status}), not the boolean true`;
+  let why =
+    said === undefined || typeof said === 'boolean'
+      ? undefined
+      : `Success as ${type} (HTTP ${status}), not the boolean true`;
   if (said === true && status >= 400) {
     saidSuccess.add(envelope);
     why = `HTTP ${status} with Success: true; an answer with status ${status} is never a success`;
   }
-  if (why !== undefined && errorsOf(envelope).length === 0) envelope.Errors = [{ Code: null, Message: `the service answered ${why}` }];
+  if (why !== undefined && errorsOf(envelope).length === 0)
+    envelope.Errors = [{ Code: null, Message: `the service answered ${why}` }];
   return envelope as unknown as Envelope<T>;
 }
 
@@ -59,15 +73,20 @@ const ERRORS_CUT_FROM = 64 * 1024;
 /** The envelope's Errors and a user's GroupErrors (never nested) cut past 100 entries (ERROR_LIMITS), a last one counting the rest. */
 function withErrorListsCut(text: string): string {
   const lists = new Map<string | number, [from: number, last: number, more: number]>();
-  scanJson(text, { depth: MAX_ANSWER_DEPTH }, {
-    onKey: () => undefined, // the path then names each list
-    onEntry: (path, _line, at) => {
-      const [key, index] = path.slice(-2);
-      const errors = path.length === 2 ? key === 'Errors' || key === 'errors' : path.length === 3 && key === 'GroupErrors';
-      if (!errors || typeof index !== 'number' || index < ERROR_LIMITS.problems) return;
-      lists.set(key!, [lists.get(key!)?.[0] ?? at, at, index + 1 - ERROR_LIMITS.problems]);
+  scanJson(
+    text,
+    { depth: MAX_ANSWER_DEPTH },
+    {
+      onKey: () => undefined, // the path then names each list
+      onEntry: (path, _line, at) => {
+        const [key, index] = path.slice(-2);
+        const errors =
+          path.length === 2 ? key === 'Errors' || key === 'errors' : path.length === 3 && key === 'GroupErrors';
+        if (!errors || typeof index !== 'number' || index < ERROR_LIMITS.problems) return;
+        lists.set(key!, [lists.get(key!)?.[0] ?? at, at, index + 1 - ERROR_LIMITS.problems]);
+      },
     },
-  });
+  );
   let cut = '';
   let from = 0;
   for (const [first, last, more] of lists.values()) {
@@ -127,7 +146,12 @@ export function contentTypeOf(headers: ResponseHeaders): string {
  * a Content-Encoding examctl does not decode, or bytes that are not UTF-8 (decoded as U+FFFD);
  * undefined when it is text. Quoting it would put binary garbage in a message.
  */
-export function undecodableBody(headers: ResponseHeaders, text: string, bytes: number, redact: (text: string) => string): string | undefined {
+export function undecodableBody(
+  headers: ResponseHeaders,
+  text: string,
+  bytes: number,
+  redact: (text: string) => string,
+): string | undefined {
   const encoding = headerValue(headers, 'content-encoding')?.trim() ?? '';
   const coded = encoding !== '' && encoding.toLowerCase() !== 'identity';
   if (!coded && !text.includes('\uFFFD')) return undefined;

@@ -28,7 +28,14 @@ export function openDispatcher(origin: string, options: DispatcherOptions): Disp
   // requests, which a CONNECT-only proxy refuses, and which would show the proxy the token).
   if (proxy !== undefined) {
     const variable = origin.startsWith('https:') ? 'HTTPS_PROXY' : 'HTTP_PROXY';
-    return new ProxyAgent({ uri: proxy, proxyTunnel: true, ...poolOptions, requestTls: verified(origin), proxyTls: verified(proxy), clientFactory: (url, opts) => tunnelClient(url, opts, shownProxy(proxy), variable) });
+    return new ProxyAgent({
+      uri: proxy,
+      proxyTunnel: true,
+      ...poolOptions,
+      requestTls: verified(origin),
+      proxyTls: verified(proxy),
+      clientFactory: (url, opts) => tunnelClient(url, opts, shownProxy(proxy), variable),
+    });
   }
   return new Pool(origin, { ...poolOptions, connect: verified(origin) });
 }
@@ -42,7 +49,10 @@ let trust: tls.ConnectionOptions | undefined;
 function verified(url: string): tls.ConnectionOptions {
   const list = (tls as { getCACertificates?: (type: 'bundled' | 'extra') => string[] }).getCACertificates;
   if (!url.startsWith('https:') || list === undefined) return { rejectUnauthorized: true };
-  return (trust ??= { rejectUnauthorized: true, secureContext: tls.createSecureContext({ ca: [...list('bundled'), ...list('extra')] }) });
+  return (trust ??= {
+    rejectUnauthorized: true,
+    secureContext: tls.createSecureContext({ ca: [...list('bundled'), ...list('extra')] }),
+  });
 }
 
 /**
@@ -91,10 +101,19 @@ export class ProxyTunnelError extends Error {
   }
 }
 
-function proxyTunnelWords(proxy: string, target: string, status: number | undefined, variable: string, cause: unknown): string {
-  if (status === 407) return `the proxy ${proxy} requires authentication (407) for the tunnel to ${target}: check the credentials in ${variable} (http://user:password@host:port)`;
-  if (status === 502 || status === 504) return `the proxy ${proxy} could not reach ${target} (${status}): check the base URL's host name, the proxy's DNS and network, and ${variable}/NO_PROXY`;
-  if (status !== undefined) return `the proxy ${proxy} refused the tunnel to ${target} (${status}): check ${variable}/NO_PROXY and the proxy's credentials`;
+function proxyTunnelWords(
+  proxy: string,
+  target: string,
+  status: number | undefined,
+  variable: string,
+  cause: unknown,
+): string {
+  if (status === 407)
+    return `the proxy ${proxy} requires authentication (407) for the tunnel to ${target}: check the credentials in ${variable} (http://user:password@host:port)`;
+  if (status === 502 || status === 504)
+    return `the proxy ${proxy} could not reach ${target} (${status}): check the base URL's host name, the proxy's DNS and network, and ${variable}/NO_PROXY`;
+  if (status !== undefined)
+    return `the proxy ${proxy} refused the tunnel to ${target} (${status}): check ${variable}/NO_PROXY and the proxy's credentials`;
   const why = cause instanceof Error && cause.message !== '' ? ` (${cause.message})` : '';
   return `the proxy ${proxy} closed the connection before opening the tunnel to ${target}${why}: check ${variable}/NO_PROXY and the proxy`;
 }
@@ -233,7 +252,11 @@ export interface AttemptLimits {
  * One request's answer read whole, as `body.text()` would (BOM dropped), with no response stream:
  * a Readable per response cost more CPU than the rest of examctl's client together.
  */
-export function requestText(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: AttemptLimits = {}): Promise<HeldText> {
+export function requestText(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  limits: AttemptLimits = {},
+): Promise<HeldText> {
   return new Promise<HeldText>((resolve, reject) => {
     const reader = new TextReader(limits, resolve, reject);
     if (limits.inFlight?.add(reader) === false) return;
@@ -317,7 +340,11 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     if (this.stopped !== undefined) controller.abort(this.stopped);
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[]>): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Record<string, string | string[]>,
+  ): void {
     // 1xx (100 Continue, 103 Early Hints) precede the real answer.
     if (status < 200) return;
     this.statusCode = status;
@@ -340,7 +367,13 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
     // Padding (a body of spaces, an envelope followed by megabytes of them) costs no memory.
     const kept = spacePaddingStart(chunk);
     if (kept > 0) {
-      if (!this.hold(this.spaces > 0 ? Buffer.alloc(this.spaces, 0x20) : undefined, kept === chunk.length ? chunk : chunk.subarray(0, kept))) return;
+      if (
+        !this.hold(
+          this.spaces > 0 ? Buffer.alloc(this.spaces, 0x20) : undefined,
+          kept === chunk.length ? chunk : chunk.subarray(0, kept),
+        )
+      )
+        return;
       this.spaces = 0;
     }
     this.spaces += chunk.length - kept;
@@ -349,7 +382,8 @@ class TextReader extends Stoppable implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     if (this.stopped !== undefined) return;
     // Trailing spaces mean nothing to JSON or to a page's snippet; a short run is kept as it came.
-    if (this.spaces > 0 && this.spaces <= PADDING_KEPT && !this.hold(Buffer.alloc(this.spaces, 0x20), undefined)) return;
+    if (this.spaces > 0 && this.spaces <= PADDING_KEPT && !this.hold(Buffer.alloc(this.spaces, 0x20), undefined))
+      return;
     // Text and chunks are both held while decoding (then the text until `release`): both charged.
     // Charged first as one byte a byte (a UTF-8 byte is at most one character), then as it is.
     const { budget } = this.limits;

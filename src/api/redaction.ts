@@ -109,7 +109,8 @@ class SecretMatcher {
 
   /** `bitsPerPiece`: the bit table's size, so that a window of the alphabet that starts no piece passes the test 1 time in that many. */
   constructor(long: Forms, whole: Forms, bitsPerPiece = 64, tokens: Forms = new Map()) {
-    for (const [text, base64] of whole) this.shortOnes.push({ folded: foldAscii(text), mark: base64 ? MARK_BASE64 : MARK, token: false });
+    for (const [text, base64] of whole)
+      this.shortOnes.push({ folded: foldAscii(text), mark: base64 ? MARK_BASE64 : MARK, token: false });
     for (const [text] of tokens) this.shortOnes.push({ folded: foldAscii(text), mark: MARK, token: true });
     let pieceCount = 0;
     for (const [text, base64] of long) {
@@ -171,7 +172,11 @@ class SecretMatcher {
     if (this.shortOnes.length > 0) {
       const folded = foldAscii(text);
       for (const short of this.shortOnes) {
-        for (let at = folded.indexOf(short.folded); at >= 0; at = folded.indexOf(short.folded, at + (short.token ? 1 : short.folded.length))) {
+        for (
+          let at = folded.indexOf(short.folded);
+          at >= 0;
+          at = folded.indexOf(short.folded, at + (short.token ? 1 : short.folded.length))
+        ) {
           if (short.token && (isWordAt(folded, at - 1) || isWordAt(folded, at + short.folded.length))) continue;
           if (hit(at, short.folded.length, short.mark)) return true;
         }
@@ -213,7 +218,15 @@ function isWordAt(text: string, at: number): boolean {
 
 /** A character of either base64 alphabet (standard or url-safe). */
 function isBase64Char(c: number): boolean {
-  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 43 || c === 47 || c === 45 || c === 95;
+  return (
+    (c >= 48 && c <= 57) ||
+    (c >= 65 && c <= 90) ||
+    (c >= 97 && c <= 122) ||
+    c === 43 ||
+    c === 47 ||
+    c === 45 ||
+    c === 95
+  );
 }
 
 /**
@@ -309,20 +322,77 @@ function secretForms(secrets: readonly string[], bitsPerPiece?: number): SecretM
 }
 
 /** The references and escapes a secret may be echoed behind: docs/security.md, "One redaction gate". */
-const REFERENCE = /&(?:#[xX](0*[0-9a-fA-F]{1,8})|#(0*[0-9]{1,10})|([A-Za-z][A-Za-z0-9]{1,31}));?|\\(?:u([0-9a-fA-F]{4})|(["/bfnrt]|\\+))/g;
+const REFERENCE =
+  /&(?:#[xX](0*[0-9a-fA-F]{1,8})|#(0*[0-9]{1,10})|([A-Za-z][A-Za-z0-9]{1,31}));?|\\(?:u([0-9a-fA-F]{4})|(["/bfnrt]|\\+))/g;
 /** Only a text holding `&#`, `&` and a letter, or a JSON escape is decoded: a plain answer pays two `indexOf`s. */
 const MAY_HOLD_REFERENCE = /&[#A-Za-z]|\\[u"\\/bfnrt]/;
-const JSON_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+const JSON_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
 const NAMED_REFERENCES: Readonly<Record<string, string>> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", plus: '+', sol: '/', bsol: '\\', equals: '=', num: '#', percnt: '%',
-  lowbar: '_', underbar: '_', hyphen: '-', dash: '-', minus: '-', period: '.', colon: ':', semi: ';', excl: '!', quest: '?',
-  commat: '@', tilde: '~', dollar: '$', ast: '*', midast: '*', lpar: '(', rpar: ')', lsqb: '[', lbrack: '[', rsqb: ']',
-  rbrack: ']', lcub: '{', lbrace: '{', rcub: '}', rbrace: '}', verbar: '|', vert: '|', verticalline: '|', comma: ',',
-  grave: '`', diacriticalgrave: '`', hat: '^', nbsp: ' ', tab: '\t', newline: '\n',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  plus: '+',
+  sol: '/',
+  bsol: '\\',
+  equals: '=',
+  num: '#',
+  percnt: '%',
+  lowbar: '_',
+  underbar: '_',
+  hyphen: '-',
+  dash: '-',
+  minus: '-',
+  period: '.',
+  colon: ':',
+  semi: ';',
+  excl: '!',
+  quest: '?',
+  commat: '@',
+  tilde: '~',
+  dollar: '$',
+  ast: '*',
+  midast: '*',
+  lpar: '(',
+  rpar: ')',
+  lsqb: '[',
+  lbrack: '[',
+  rsqb: ']',
+  rbrack: ']',
+  lcub: '{',
+  lbrace: '{',
+  rcub: '}',
+  rbrace: '}',
+  verbar: '|',
+  vert: '|',
+  verticalline: '|',
+  comma: ',',
+  grave: '`',
+  diacriticalgrave: '`',
+  hat: '^',
+  nbsp: ' ',
+  tab: '\t',
+  newline: '\n',
 };
 
 /** What one reference or escape decodes to; undefined for a name that is none of `NAMED_REFERENCES`. */
-function referenceChar(hex?: string, decimal?: string, name?: string, unit?: string, escape?: string): string | undefined {
+function referenceChar(
+  hex?: string,
+  decimal?: string,
+  name?: string,
+  unit?: string,
+  escape?: string,
+): string | undefined {
   if (unit !== undefined) return String.fromCharCode(Number.parseInt(unit, 16));
   // A run of n backslashes as one match (n / 2, rounded up): 8 MiB of them cost one call a round, not millions.
   if (escape !== undefined) return JSON_ESCAPES[escape] ?? '\\'.repeat(Math.ceil((escape.length + 1) / 2));
@@ -334,12 +404,15 @@ function referenceChar(hex?: string, decimal?: string, name?: string, unit?: str
 /** One round of decoding: each reference as its character; undefined when nothing decoded. */
 function decodeReferences(text: string): string | undefined {
   let decodedAny = false;
-  const out = text.replace(REFERENCE, (reference: string, hex?: string, decimal?: string, name?: string, unit?: string, escape?: string) => {
-    const char = referenceChar(hex, decimal, name, unit, escape);
-    if (char === undefined) return reference;
-    decodedAny = true;
-    return char;
-  });
+  const out = text.replace(
+    REFERENCE,
+    (reference: string, hex?: string, decimal?: string, name?: string, unit?: string, escape?: string) => {
+      const char = referenceChar(hex, decimal, name, unit, escape);
+      if (char === undefined) return reference;
+      decodedAny = true;
+      return char;
+    },
+  );
   return decodedAny ? out : undefined;
 }
 
@@ -372,10 +445,19 @@ const DECODING_ROUNDS = 4;
  * `marks` (allocated at the first hit) with every reference or character marked whose decoding,
  * in any of the rounds, holds a secret or one of its forms; the text around them stays.
  */
-function markDecoded(value: string, matchers: readonly SecretMatcher[], marks: Uint8Array | undefined): Uint8Array | undefined {
+function markDecoded(
+  value: string,
+  matchers: readonly SecretMatcher[],
+  marks: Uint8Array | undefined,
+): Uint8Array | undefined {
   let out = marks;
   const rounds = [value];
-  for (let decoded = decodeReferences(value); decoded !== undefined; decoded = rounds.length <= DECODING_ROUNDS && MAY_HOLD_REFERENCE.test(decoded) ? decodeReferences(decoded) : undefined) {
+  for (
+    let decoded = decodeReferences(value);
+    decoded !== undefined;
+    decoded =
+      rounds.length <= DECODING_ROUNDS && MAY_HOLD_REFERENCE.test(decoded) ? decodeReferences(decoded) : undefined
+  ) {
     let found: Uint8Array | undefined;
     for (const matcher of matchers) found = matcher.mark(decoded, found);
     if (found !== undefined) {
@@ -397,7 +479,8 @@ function gateOf(matchers: readonly SecretMatcher[]): Redactor {
   const text = (value: string): string => {
     let marks: Uint8Array | undefined;
     for (const matcher of live) marks = matcher.mark(value, marks);
-    if ((value.includes('&') || value.includes('\\')) && MAY_HOLD_REFERENCE.test(value)) marks = markDecoded(value, live, marks);
+    if ((value.includes('&') || value.includes('\\')) && MAY_HOLD_REFERENCE.test(value))
+      marks = markDecoded(value, live, marks);
     if (marks === undefined) return value;
     widenBase64(value, marks);
     return redactMarked(value, marks);
@@ -428,7 +511,12 @@ function gateOf(matchers: readonly SecretMatcher[]): Redactor {
 const CLIENT_BITS_PER_PIECE = 1024;
 
 export function createRedactor(secrets: readonly (string | undefined)[]): Redactor {
-  return gateOf([secretForms(secrets.filter((secret): secret is string => secret !== undefined && secret.length > 0), CLIENT_BITS_PER_PIECE)]);
+  return gateOf([
+    secretForms(
+      secrets.filter((secret): secret is string => secret !== undefined && secret.length > 0),
+      CLIENT_BITS_PER_PIECE,
+    ),
+  ]);
 }
 
 /**
@@ -457,7 +545,8 @@ function recordMatcher(own: readonly string[]): SecretMatcher {
   let matcher = recordMatchers.get(key);
   if (matcher === undefined) {
     matcher = secretForms(own);
-    if (recordMatchers.size >= RECORD_MATCHERS_KEPT) recordMatchers.delete(recordMatchers.keys().next().value as string);
+    if (recordMatchers.size >= RECORD_MATCHERS_KEPT)
+      recordMatchers.delete(recordMatchers.keys().next().value as string);
   } else recordMatchers.delete(key);
   recordMatchers.set(key, matcher);
   return matcher;
@@ -484,7 +573,8 @@ function redactDeep<T>(root: T, text: (value: string) => string): T {
       const safeItem = typeof item === 'string' ? text(item) : item;
       if (safeKey !== key) delete node[key];
       // defineProperty, not assignment: a member named __proto__ stays a member.
-      if (safeKey !== key || safeItem !== item) Object.defineProperty(node, safeKey, { value: safeItem, writable: true, enumerable: true, configurable: true });
+      if (safeKey !== key || safeItem !== item)
+        Object.defineProperty(node, safeKey, { value: safeItem, writable: true, enumerable: true, configurable: true });
       if (safeItem !== null && typeof safeItem === 'object') stack.push(safeItem);
     }
   }
@@ -494,7 +584,11 @@ function redactDeep<T>(root: T, text: (value: string) => string): T {
 const NO_SECRETS = createRedactor([]);
 
 /** `withheld` (`sent` without its PINs), its free-text fields redacted where they quote them (docs/security.md). */
-export function pinsRedacted(sent: ReviewSession, withheld: ReviewSession, redacted: { fields: number }): ReviewSession {
+export function pinsRedacted(
+  sent: ReviewSession,
+  withheld: ReviewSession,
+  redacted: { fields: number },
+): ReviewSession {
   const gate = withRecordSecrets(NO_SECRETS, sent);
   if (gate === NO_SECRETS) return withheld;
   const freeText = <T extends Record<string, unknown>>(record: T): T => {

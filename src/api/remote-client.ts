@@ -3,21 +3,67 @@
  * envelope-reader and already-exists.
  */
 import { EXAMCTL_VERSION } from '../version.js';
-import type { CollectionRequest, CollectionResponseContent, InvigilatorsResponseContent, ReviewSession, ScheduleRequest, UserRequest } from '../domain/types.js';
+import type {
+  CollectionRequest,
+  CollectionResponseContent,
+  InvigilatorsResponseContent,
+  ReviewSession,
+  ScheduleRequest,
+  UserRequest,
+} from '../domain/types.js';
 import type { UserResponseContent } from '../domain/user.js';
-import { AnswerUnreadableError, messageOf, NeverSentTargetError, TargetError, TokenRefusedError, TransientTargetError } from '../system/errors.js';
+import {
+  AnswerUnreadableError,
+  messageOf,
+  NeverSentTargetError,
+  TargetError,
+  TokenRefusedError,
+  TransientTargetError,
+} from '../system/errors.js';
 import { describeSystemError, systemErrorCode } from '../system/system-error-words.js';
 import { saysAlreadyExists } from './already-exists.js';
 import { errorsOf } from './envelope-errors.js';
-import { bodySnippet, contentTypeOf, failureEnvelope, headerValue, readEnvelope, saidSuccess, undecodableBody } from './envelope-reader.js';
+import {
+  bodySnippet,
+  contentTypeOf,
+  failureEnvelope,
+  headerValue,
+  readEnvelope,
+  saidSuccess,
+  undecodableBody,
+} from './envelope-reader.js';
 import { Limiter, RateGate, abortableSleep, interrupted, type Sleep } from './flow-control.js';
-import { AttemptDeadlineError, ByteBudget, InFlight, ProxyTunnelError, ResponseBudgetError, ResponseCutError, ResponseTooLargeError, openDispatcher, requestText, undiciErrors } from './http-pool.js';
+import {
+  AttemptDeadlineError,
+  ByteBudget,
+  InFlight,
+  ProxyTunnelError,
+  ResponseBudgetError,
+  ResponseCutError,
+  ResponseTooLargeError,
+  openDispatcher,
+  requestText,
+  undiciErrors,
+} from './http-pool.js';
 import { proxyFor, proxySecrets, shownProxy } from './proxy-env.js';
 import type { Env } from '../system/env-values.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
-import { servedStoreAt, type ApiResult, type CallOptions, type IntegrationApi, type RetryCounts } from '../port/integration-api.js';
-import { withRetries, type HttpAnswer, type NetworkFailure, type RetriedCall, type RetryLimits, type RetryNote } from './retry-loop.js';
+import {
+  servedStoreAt,
+  type ApiResult,
+  type CallOptions,
+  type IntegrationApi,
+  type RetryCounts,
+} from '../port/integration-api.js';
+import {
+  withRetries,
+  type HttpAnswer,
+  type NetworkFailure,
+  type RetriedCall,
+  type RetryLimits,
+  type RetryNote,
+} from './retry-loop.js';
 import { checkToken, parseBaseUrl, pathSegment, API_PREFIX } from './url-policy.js';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { formatBytes, formatMilliseconds } from '../formats/number-format.js';
@@ -81,7 +127,14 @@ export const DEFAULT_RESPONSE_BUDGET_BYTES = 96 * 1024 * 1024;
 export const DEFAULT_INTERRUPT_GRACE_MS = 10_000;
 
 /** Failures before any byte of the request could reach the service. */
-const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NEVER_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** TLS certificate refusals: the same at every attempt, so never retried. */
 function isCertificateFailure(code: string | undefined): boolean {
@@ -93,7 +146,14 @@ function isCertificateFailure(code: string | undefined): boolean {
  * write is then said with noDefiniteAnswerReason (may have been applied); a GET changed nothing.
  */
 export function unreadAnswer(error: unknown, method: Method = 'POST'): string | undefined {
-  if (!(error instanceof ResponseTooLargeError || error instanceof ResponseBudgetError || error instanceof ResponseCutError)) return undefined;
+  if (
+    !(
+      error instanceof ResponseTooLargeError ||
+      error instanceof ResponseBudgetError ||
+      error instanceof ResponseCutError
+    )
+  )
+    return undefined;
   if (error.status < 200 || error.status >= 300) return undefined;
   const why =
     error instanceof ResponseTooLargeError
@@ -120,7 +180,9 @@ function otherIdNamed(route: string, request: Members, content: Members): string
   const named: unknown = route === '/schedule' ? content : (route === '/user' ? content?.User : content)?.ExternalId;
   if (typeof sent !== 'string' || typeof named !== 'string' || !sent || !named) return undefined;
   // Ignoring case: a service may fold an id's case.
-  return sent.toLowerCase() === named.toLowerCase() ? undefined : `the service answered for ${named.slice(0, 100)}, not ${sent}`;
+  return sent.toLowerCase() === named.toLowerCase()
+    ? undefined
+    : `the service answered for ${named.slice(0, 100)}, not ${sent}`;
 }
 
 /** A network failure in plain words with its fix, the code kept in parentheses (system-error-words.ts). */
@@ -132,7 +194,10 @@ export function describeNetworkError(error: Error): string {
 }
 
 /** How a call is retried: attempts, time, backoff, Retry-After's cap, and the test seams. */
-export type RetryOptions = Pick<RemoteClientOptions, 'maxAttempts' | 'maxRetryTimeMs' | 'backoffBaseMs' | 'retryAfterCapMs' | 'sleep' | 'random' | 'now'>;
+export type RetryOptions = Pick<
+  RemoteClientOptions,
+  'maxAttempts' | 'maxRetryTimeMs' | 'backoffBaseMs' | 'retryAfterCapMs' | 'sleep' | 'random' | 'now'
+>;
 
 /** The limits every request is retried within (docs/remote.md, "Limits, timeouts, retries"), each one overridable. */
 export function retryLimits(options: RetryOptions): RetryLimits {
@@ -154,10 +219,16 @@ export function retryLimits(options: RetryOptions): RetryLimits {
  */
 export function networkFailure(error: unknown): NetworkFailure {
   const err = error instanceof Error ? error : new Error(String(error));
-  if (err instanceof ProxyTunnelError) return { kind: 'network', error: err, mayHaveBeenReceived: false, permanent: err.permanent };
+  if (err instanceof ProxyTunnelError)
+    return { kind: 'network', error: err, mayHaveBeenReceived: false, permanent: err.permanent };
   const code = systemErrorCode(err);
   const certificate = isCertificateFailure(code);
-  return { kind: 'network', error: err, mayHaveBeenReceived: !certificate && !NEVER_SENT_CODES.has(code ?? ''), permanent: certificate || code === 'ENOTFOUND' };
+  return {
+    kind: 'network',
+    error: err,
+    mayHaveBeenReceived: !certificate && !NEVER_SENT_CODES.has(code ?? ''),
+    permanent: certificate || code === 'ENOTFOUND',
+  };
 }
 
 export function createRemoteClient(options: RemoteClientOptions): IntegrationApi {
@@ -263,7 +334,10 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           },
           attemptLimits,
         );
-        if (headerValue(response.headers, 'x-examctl-store') !== undefined) { storeSaid = true; options.onStoreSaid?.(); }
+        if (headerValue(response.headers, 'x-examctl-store') !== undefined) {
+          storeSaid = true;
+          options.onStoreSaid?.();
+        }
         // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
         if (statusPolicy(response.status) === 'retry') response.release();
         return response;
@@ -288,16 +362,28 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       try {
         if (answer.status >= 300 && answer.status < 400) {
           // Any 3xx: never followed, the run stops (redirectWords, below).
-          const words = redirectWords(answer.status, headerValue(answer.headers, 'location'), `${origin}${pathPrefix}${route}`, gate.text, options.via);
+          const words = redirectWords(
+            answer.status,
+            headerValue(answer.headers, 'location'),
+            `${origin}${pathPrefix}${route}`,
+            gate.text,
+            options.via,
+          );
           throw new NeverSentTargetError(`${host}: ${method} ${route} ${words}`);
         }
         const policy = statusPolicy(answer.status);
         if (policy === 'refused') {
-          refused = { message: `the service refused the token (${answer.status}): check the token/profile (${host})`, status: answer.status };
+          refused = {
+            message: `the service refused the token (${answer.status}): check the token/profile (${host})`,
+            status: answer.status,
+          };
           throw new TokenRefusedError(refused.message, refused.status);
         }
         // A 5xx: the service may have applied the request before it failed.
-        if (policy === 'target') throw new TransientTargetError(`${host}: ${method} ${route} failed: ${describeStatus(answer.status)}${serverSays(answer, gate)}`);
+        if (policy === 'target')
+          throw new TransientTargetError(
+            `${host}: ${method} ${route} failed: ${describeStatus(answer.status)}${serverSays(answer, gate)}`,
+          );
         return toResult<T>(answer, method, route, this.payload, lostAttempt, gate);
       } finally {
         // Parsed (or refused): the text is no longer held.
@@ -311,7 +397,12 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     }
   }
 
-  async function call<T>(method: Method, route: string, payload: unknown, callOptions?: CallOptions): Promise<ApiResult<T>> {
+  async function call<T>(
+    method: Method,
+    route: string,
+    payload: unknown,
+    callOptions?: CallOptions,
+  ): Promise<ApiResult<T>> {
     const signal = callOptions?.signal ?? options.signal;
     if (refused !== undefined) throw new TokenRefusedError(refused.message, refused.status);
     if (closed) throw new TargetError('the remote client was closed');
@@ -331,7 +422,10 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
 
   /** The start of a body that is not an envelope, for a message; a binary one is described, not quoted. */
   function snippetOf(answer: HttpAnswer, gate: Redactor): string {
-    return undecodableBody(answer.headers, answer.text, answer.bytes ?? Buffer.byteLength(answer.text), gate.text) ?? bodySnippet(answer.text, gate.text);
+    return (
+      undecodableBody(answer.headers, answer.text, answer.bytes ?? Buffer.byteLength(answer.text), gate.text) ??
+      bodySnippet(answer.text, gate.text)
+    );
   }
 
   function serverSays(answer: HttpAnswer, gate: Redactor): string {
@@ -344,7 +438,14 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     return snippet === '' ? '' : gate.text(`: ${contentTypeOf(answer.headers)} body: ${snippet}`);
   }
 
-  function toResult<T>(answer: HttpAnswer, method: Method, route: string, payload: unknown, lostAttempt: string | undefined, gate: Redactor): ApiResult<T> {
+  function toResult<T>(
+    answer: HttpAnswer,
+    method: Method,
+    route: string,
+    payload: unknown,
+    lostAttempt: string | undefined,
+    gate: Redactor,
+  ): ApiResult<T> {
     const read = readEnvelope<T>(answer.text, answer.status);
     // The gate before any sink: every string of the answer (messages, member names, content).
     const envelope = read === undefined || !gate.mayHold(answer.text) ? read : gate.deep(read);
@@ -365,12 +466,15 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       const snippet = snippetOf(answer, gate);
       return {
         status: answer.status,
-        envelope: failureEnvelope<T>(gate.text(`${describeStatus(answer.status)}${snippet === '' ? '' : `: ${snippet}`}`)),
+        envelope: failureEnvelope<T>(
+          gate.text(`${describeStatus(answer.status)}${snippet === '' ? '' : `: ${snippet}`}`),
+        ),
       };
     }
     const result: ApiResult<T> = { status: answer.status, envelope };
     const other = envelope.Success ? otherIdNamed(route, payload as Members, envelope.Content as Members) : undefined;
-    if (other !== undefined) Object.assign(envelope, { Success: false, Errors: [{ Code: null, Message: gate.text(other) }] });
+    if (other !== undefined)
+      Object.assign(envelope, { Success: false, Errors: [{ Code: null, Message: gate.text(other) }] });
     if (saidSuccess.has(read!) || (answer.status < 300 && !envelope.Success)) result.contradictory = true;
     if (lostAttempt !== undefined && saysAlreadyExists(method, route, payload, envelope)) {
       result.createdByLostAttempt = true;
@@ -380,18 +484,44 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
   }
 
   return {
-    createSchedule: (request: ScheduleRequest, callOptions?: CallOptions) => call<string>('POST', '/schedule', request, callOptions),
+    createSchedule: (request: ScheduleRequest, callOptions?: CallOptions) =>
+      call<string>('POST', '/schedule', request, callOptions),
     getReviewSession: (externalId: string, callOptions?: CallOptions) =>
-      call<ReviewSession>('GET', `/external/review-sessions/${pathSegment(externalId, 'the review session id')}`, undefined, callOptions),
+      call<ReviewSession>(
+        'GET',
+        `/external/review-sessions/${pathSegment(externalId, 'the review session id')}`,
+        undefined,
+        callOptions,
+      ),
     addCollection: (request: CollectionRequest, callOptions?: CallOptions) =>
       call<CollectionResponseContent>('POST', '/collections', request, callOptions),
-    upsertUser: (request: UserRequest, callOptions?: CallOptions) => call<UserResponseContent>('POST', '/user', request, callOptions),
+    upsertUser: (request: UserRequest, callOptions?: CallOptions) =>
+      call<UserResponseContent>('POST', '/user', request, callOptions),
     removeInvigilators: (scheduleExtId: string, userExtIds: string[], callOptions?: CallOptions) =>
-      call<InvigilatorsResponseContent>('DELETE', `/schedule/${pathSegment(scheduleExtId, 'the schedule id')}/invigilators`, userExtIds, callOptions),
+      call<InvigilatorsResponseContent>(
+        'DELETE',
+        `/schedule/${pathSegment(scheduleExtId, 'the schedule id')}/invigilators`,
+        userExtIds,
+        callOptions,
+      ),
     retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
     // A refused token (a store given a new token) ends the run, as does local serve unable to say where its store stands.
-    storeAt: (at) => call('GET', `/examctl/store?at=${at}`, undefined).then((answer) => servedStoreAt(answer.envelope.Content) ?? Promise.reject(new Error(`answered ${answer.status}`))).catch((error: unknown) =>
-      error instanceof TokenRefusedError || storeSaid ? Promise.reject(error instanceof TokenRefusedError ? error : new TargetError(`${host}: local serve cannot say where its store stands (${messageOf(error)}): restored or cut back under it, or locked (its log says which)`)) : undefined),
+    storeAt: (at) =>
+      call('GET', `/examctl/store?at=${at}`, undefined)
+        .then(
+          (answer) => servedStoreAt(answer.envelope.Content) ?? Promise.reject(new Error(`answered ${answer.status}`)),
+        )
+        .catch((error: unknown) =>
+          error instanceof TokenRefusedError || storeSaid
+            ? Promise.reject(
+                error instanceof TokenRefusedError
+                  ? error
+                  : new TargetError(
+                      `${host}: local serve cannot say where its store stands (${messageOf(error)}): restored or cut back under it, or locked (its log says which)`,
+                    ),
+              )
+            : undefined,
+        ),
     async close() {
       if (closed) return;
       closed = true;
@@ -415,7 +545,13 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
  * nothing). Whoever answered may be a proxy or portal: another host or scheme is never advised.
  */
 /** `answered HTTP 301 to https://new/...: examctl follows no redirect ...; set --base-url to https://new`. */
-export function redirectWords(status: number, location: string | undefined, requestUrl: string, redact: (text: string) => string, via = '--base-url'): string {
+export function redirectWords(
+  status: number,
+  location: string | undefined,
+  requestUrl: string,
+  redact: (text: string) => string,
+  via = '--base-url',
+): string {
   const said = describeStatus(status);
   if (location === undefined || location.trim() === '') {
     return `answered a redirect ${said} without a Location; examctl follows no redirect: check ${via}`;
@@ -429,7 +565,10 @@ export function redirectWords(status: number, location: string | undefined, requ
   const shown = redact(target?.href ?? location).slice(0, 300);
   const from = new URL(requestUrl);
   let advice = `check ${via}`;
-  if (target !== undefined && (target.hostname !== from.hostname || (target.protocol !== 'https:' && target.protocol !== from.protocol))) {
+  if (
+    target !== undefined &&
+    (target.hostname !== from.hostname || (target.protocol !== 'https:' && target.protocol !== from.protocol))
+  ) {
     const elsewhere = target.hostname === from.hostname ? `another scheme (${target.protocol})` : 'another host';
     advice = `it points to ${elsewhere}: check with the service's owner before changing ${via}`;
   } else if (target !== undefined) {

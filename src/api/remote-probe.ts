@@ -9,7 +9,15 @@ import { InFlight, openDispatcher, requestText } from './http-pool.js';
 import { proxyFor, proxySecrets, shownProxy } from './proxy-env.js';
 import { createRedactor } from './redaction.js';
 import type { Envelope } from '../domain/envelope.js';
-import { describeNetworkError, networkFailure, retryLimits, USER_AGENT, type RemoteClientOptions, type RetryOptions, redirectWords } from './remote-client.js';
+import {
+  describeNetworkError,
+  networkFailure,
+  retryLimits,
+  USER_AGENT,
+  type RemoteClientOptions,
+  type RetryOptions,
+  redirectWords,
+} from './remote-client.js';
 import { withRetries, type HttpAnswer, type NetworkFailure } from './retry-loop.js';
 import { InterruptedError, messageOf } from '../system/errors.js';
 import { checkToken, parseBaseUrl } from './url-policy.js';
@@ -48,7 +56,13 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
   const proxy = proxyFor(origin, options.env ?? process.env);
   // "via proxy http://host:port": the proxy's address without its credentials.
   const via = proxy === undefined ? {} : { proxy: shownProxy(proxy) };
-  const pool = openDispatcher(origin, { connections: 1, connectTimeout: timeout, headersTimeout: timeout, bodyTimeout: timeout, proxy });
+  const pool = openDispatcher(origin, {
+    connections: 1,
+    connectTimeout: timeout,
+    headersTimeout: timeout,
+    bodyTimeout: timeout,
+    proxy,
+  });
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
   if (token !== undefined) headers.authorization = `EAPI ${token}`;
   // The same gate as a run's: a service that echoes the token must not get it printed.
@@ -56,7 +70,8 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
   const describe = (error: Error): string => gate.text(describeNetworkError(error));
   // The probe's one request on the wire, dropped with the signal's reason when it aborts.
   const inFlight = new InFlight(timeout);
-  const abandon = (): void => inFlight.abandon(options.signal?.reason instanceof Error ? options.signal.reason : new Error('request abandoned'));
+  const abandon = (): void =>
+    inFlight.abandon(options.signal?.reason instanceof Error ? options.signal.reason : new Error('request abandoned'));
   if (options.signal?.aborted === true) abandon();
   options.signal?.addEventListener('abort', abandon, { once: true });
   let sentAt = now();
@@ -102,7 +117,18 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
     const receivedAt = now();
     const envelope = readEnvelope<unknown>(response.text, response.status);
     const status = response.status;
-    const redirect = status >= 300 && status < 400 ? { redirect: redirectWords(status, headerValue(response.headers, 'location'), `${origin}${fullPath}`, gate.text, options.via) } : {};
+    const redirect =
+      status >= 300 && status < 400
+        ? {
+            redirect: redirectWords(
+              status,
+              headerValue(response.headers, 'location'),
+              `${origin}${fullPath}`,
+              gate.text,
+              options.via,
+            ),
+          }
+        : {};
     return {
       kind: 'answered',
       path: fullPath,

@@ -129,10 +129,13 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
       // An attempt the interrupt ended is the interrupt's, also the last one (not "failed after N attempts").
       if (call.signal?.aborted) throw interrupted();
       const elapsed = now() - started;
-      const delay = retryAfterMs !== undefined ? Math.min(retryAfterMs, limits.retryAfterCapMs) : backoffDelay(limits, attempt);
+      const delay =
+        retryAfterMs !== undefined ? Math.min(retryAfterMs, limits.retryAfterCapMs) : backoffDelay(limits, attempt);
       if (attempt >= limits.maxAttempts || elapsed + delay > limits.maxRetryTimeMs) {
         const asked =
-          retryAfterMs !== undefined && elapsed + delay > limits.maxRetryTimeMs ? ` (the service asked to wait ${formatMilliseconds(retryAfterMs)})` : '';
+          retryAfterMs !== undefined && elapsed + delay > limits.maxRetryTimeMs
+            ? ` (the service asked to wait ${formatMilliseconds(retryAfterMs)})`
+            : '';
         const failed = `${call.errorLabel()} failed after ${attempt} attempt${attempt === 1 ? '' : 's'} in ${formatMilliseconds(elapsed)}: ${retryReason}`;
         if (nothingSent) throw new NeverSentTargetError(`${failed}; nothing was sent`);
         throw new TransientTargetError(`${failed}${asked}`);
@@ -144,7 +147,10 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
   } catch (error) {
     // Interrupted once an attempt may have reached the service unanswered: not "nothing was sent".
     if (error instanceof InterruptedError && !(error instanceof AnswerLostError) && lostAttempt !== undefined) {
-      throw new AnswerLostError(`sent, but its answer was lost when the run was interrupted (${lostAttempt}): it may have been applied`, { cause: error });
+      throw new AnswerLostError(
+        `sent, but its answer was lost when the run was interrupted (${lostAttempt}): it may have been applied`,
+        { cause: error },
+      );
     }
     throw error;
   }

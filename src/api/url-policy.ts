@@ -32,7 +32,9 @@ export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false, via = '
   // like a wrong token or a wrong service, so it is refused before any request.
   if (ownPath.toLowerCase().endsWith(API_PREFIX)) {
     const root = url.origin + ownPath.slice(0, -API_PREFIX.length);
-    throw new UsageError(`${via}: the path ends with ${API_PREFIX}, the API's own path, which examctl adds to every request; give the service's root: ${root}`);
+    throw new UsageError(
+      `${via}: the path ends with ${API_PREFIX}, the API's own path, which examctl adds to every request; give the service's root: ${root}`,
+    );
   }
   const pathPrefix = ownPath + API_PREFIX;
   return { origin: url.origin, pathPrefix, host: url.host };
@@ -44,11 +46,15 @@ export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false, via = '
  */
 export function secretFreeUrl(baseUrl: string, via: string): URL {
   if (!URL.canParse(baseUrl.trim())) {
-    throw new UsageError(`${via}: not a valid URL: ${quotedValue(redactUrl(baseUrl))} (expected e.g. https://exam.example.com)`);
+    throw new UsageError(
+      `${via}: not a valid URL: ${quotedValue(redactUrl(baseUrl))} (expected e.g. https://exam.example.com)`,
+    );
   }
   const url = new URL(baseUrl.trim());
   if (url.username !== '' || url.password !== '') {
-    throw new UsageError(`${via}: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile`);
+    throw new UsageError(
+      `${via}: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile`,
+    );
   }
   // Even empty (`http://h/?`): no line would show it.
   if (/[?#]/.test(url.href)) {

@@ -13,10 +13,27 @@ import { RUNS_LIST, RUNS_SHOW, RUNS_RESUME, RUNS_PRUNE } from './commands/runs.o
 import { SCHEDULE_LINKS } from './commands/schedule-links.options.js';
 import { SCHEDULE_PUSH } from './commands/schedule-push.options.js';
 import { SCHEMA } from './commands/schema.options.js';
-import { SYNCED_SHOW, SYNCED_FORGET, SYNCED_EXPORT, SYNCED_IMPORT, SYNCED_ADOPT, SYNCED_ADOPT_SCHEDULES, SYNCED_ADOPT_COLLECTIONS, SYNCED_UNLOCK } from './commands/synced.options.js';
+import {
+  SYNCED_SHOW,
+  SYNCED_FORGET,
+  SYNCED_EXPORT,
+  SYNCED_IMPORT,
+  SYNCED_ADOPT,
+  SYNCED_ADOPT_SCHEDULES,
+  SYNCED_ADOPT_COLLECTIONS,
+  SYNCED_UNLOCK,
+} from './commands/synced.options.js';
 import { TEMPLATE } from './commands/template.options.js';
 import { USER_SYNC } from './commands/user-sync.options.js';
-import { commandName, type Behaviours, type CommandBehaviour, type CommandOptions, type CommandRun, type DeclaredCommand, type RerunInput } from './command-declaration.js';
+import {
+  commandName,
+  type Behaviours,
+  type CommandBehaviour,
+  type CommandOptions,
+  type CommandRun,
+  type DeclaredCommand,
+  type RerunInput,
+} from './command-declaration.js';
 
 /**
  * Where each command's behaviour is loaded from, only when it runs (docs/architecture.md, "Add a
@@ -24,13 +41,23 @@ import { commandName, type Behaviours, type CommandBehaviour, type CommandOption
  * declaration's table gives. Only run-cli.ts imports this file: it hands the map to the command
  * tree and, for `runs resume` and `runs show`, to the commands through their deps.
  */
-function behaviour<T extends SpecTable, K extends string = 'run'>(declaration: DeclaredCommand<T>, load: () => Promise<Record<NoInfer<K>, CommandRun<CommandOptions<DeclaredCommand<T>>>>>, name = 'run' as K): [string, CommandBehaviour] {
+function behaviour<T extends SpecTable, K extends string = 'run'>(
+  declaration: DeclaredCommand<T>,
+  load: () => Promise<Record<NoInfer<K>, CommandRun<CommandOptions<DeclaredCommand<T>>>>>,
+  name = 'run' as K,
+): [string, CommandBehaviour] {
   return [commandName(declaration), { run: async () => (await load())[name] as CommandRun<never> }];
 }
 
 /** A resumable command's module: its `run` and the `rerunInput` that reads its input again, from the one import. */
-function resumable<T extends SpecTable>(declaration: DeclaredCommand<T>, load: () => Promise<{ run: CommandRun<CommandOptions<DeclaredCommand<T>>>; rerunInput: RerunInput }>): [string, CommandBehaviour] {
-  return [commandName(declaration), { run: async () => (await load()).run as CommandRun<never>, rerunInput: async () => (await load()).rerunInput }];
+function resumable<T extends SpecTable>(
+  declaration: DeclaredCommand<T>,
+  load: () => Promise<{ run: CommandRun<CommandOptions<DeclaredCommand<T>>>; rerunInput: RerunInput }>,
+): [string, CommandBehaviour] {
+  return [
+    commandName(declaration),
+    { run: async () => (await load()).run as CommandRun<never>, rerunInput: async () => (await load()).rerunInput },
+  ];
 }
 
 export const COMMAND_BEHAVIOURS: Behaviours = new Map([

@@ -42,11 +42,17 @@ type ResumeSupport = 'rerun' | { readonly notResumable: string };
 
 /** Global flags only some commands use (`takes`). */
 export const TAKEN_FLAGS = [
-  '--report', '--dry-run',
+  '--report',
+  '--dry-run',
   // The target's:
-  '--target', '--store', '--base-url',
-  '--token-file', '--profile',
-  '--concurrency', '--rate', '--allow-insecure-http',
+  '--target',
+  '--store',
+  '--base-url',
+  '--token-file',
+  '--profile',
+  '--concurrency',
+  '--rate',
+  '--allow-insecure-http',
 ] as const;
 export type TakenFlag = (typeof TAKEN_FLAGS)[number];
 
@@ -95,7 +101,11 @@ export function takesFlag({ takes }: CommandDeclaration, flag: TakenFlag): boole
 }
 
 /** Declares a group of commands (`examctl config`): its help's purpose and examples. */
-export function declareGroup(declaration: { readonly name: string; readonly description: string; readonly examples: readonly string[] }): CommandDeclaration {
+export function declareGroup(declaration: {
+  readonly name: string;
+  readonly description: string;
+  readonly examples: readonly string[];
+}): CommandDeclaration {
   return { path: [declaration.name], description: declaration.description, examples: declaration.examples, takes: [] };
 }
 

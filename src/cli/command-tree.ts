@@ -4,8 +4,25 @@ import { VERSION_LINE } from '../version.js';
 import { ExitCode, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { DRY_RUN_OUT, GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
-import { argumentKeys, attributeOf, briefLineOf, briefTermOf, examples, REFUSED_GLOBALS, registerSpecs, shownWithItsPositive } from '../flags/option-table.js';
-import { commandName, keptOptionNames, takesFlag, TAKEN_FLAGS, type Behaviours, type CommandDeclaration, type TakenFlag } from './command-declaration.js';
+import {
+  argumentKeys,
+  attributeOf,
+  briefLineOf,
+  briefTermOf,
+  examples,
+  REFUSED_GLOBALS,
+  registerSpecs,
+  shownWithItsPositive,
+} from '../flags/option-table.js';
+import {
+  commandName,
+  keptOptionNames,
+  takesFlag,
+  TAKEN_FLAGS,
+  type Behaviours,
+  type CommandDeclaration,
+  type TakenFlag,
+} from './command-declaration.js';
 import { resolveOutputFlags } from '../flags/output-flags.js';
 import { COMMANDS } from './program.js';
 import { sentenceLines } from '../terminal/sentence-wrap.js';
@@ -26,13 +43,21 @@ import { commanderWords, say, terminalLines } from '../formats/terminal-text.js'
  * when commander enters the group, so a start makes its own command, not all ~40 (issue 62's
  * start-up); without it (completion, the docs' flag tables) the whole tree.
  */
-export function buildProgram(deps: CommandDeps, setExit: (code: number) => void, commands: readonly CommandDeclaration[] = COMMANDS, behaviours: Behaviours = new Map(), lazy = false): Command {
+export function buildProgram(
+  deps: CommandDeps,
+  setExit: (code: number) => void,
+  commands: readonly CommandDeclaration[] = COMMANDS,
+  behaviours: Behaviours = new Map(),
+  lazy = false,
+): Command {
   const program = new Command('examctl');
   // `--help` fits a screen: one line per flag, the command's first sentence, its first examples.
   // `examctl help <command> --all` shows every flag's full text and every example.
   let full = false;
   program
-    .description('Provision an online assessment platform in bulk: schedules, users, collections, invigilators, review sessions.')
+    .description(
+      'Provision an online assessment platform in bulk: schedules, users, collections, invigilators, review sessions.',
+    )
     .version(VERSION_LINE, '-V, --version', 'print the examctl version, the Node.js it runs on and the build')
     .exitOverride()
     .configureOutput({
@@ -43,7 +68,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     .showSuggestionAfterError()
     // A subcommand's help lists its own flags and points at `examctl options` for the ~15 global
     // ones (kubectl's way): repeated in every help they buried the few flags that differ.
-    .addHelpText('afterAll', ({ command }) => (command === program ? '' : `\n${full ? '' : `${allPointer(command)}\n`}${globalPointer(command, commands)}`))
+    .addHelpText('afterAll', ({ command }) =>
+      command === program ? '' : `\n${full ? '' : `${allPointer(command)}\n`}${globalPointer(command, commands)}`,
+    )
     .helpCommand(false)
     .configureHelp({
       boxWrap(this: Help, text: string, width: number): string {
@@ -65,7 +92,8 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       },
       formatItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
         // One line per flag: a summary is never wrapped (a long one is cut when declared, option-table.ts).
-        if (full || description === '' || !term.startsWith('-')) return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+        if (full || description === '' || !term.startsWith('-'))
+          return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
         return `  ${term.padEnd(termWidth)}  ${description}`;
       },
     })
@@ -91,22 +119,32 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     const { options: table } = declaration;
     if (table === undefined) return;
     registerSpecs(command, table);
-    REFUSED_GLOBALS.set(command, TAKEN_FLAGS.filter((flag) => !takesFlag(declaration, flag)));
+    REFUSED_GLOBALS.set(
+      command,
+      TAKEN_FLAGS.filter((flag) => !takesFlag(declaration, flag)),
+    );
     // -h under the last heading, not a heading of its own: two lines of the screen saved.
     const lastHeading = command.options.at(-1)?.helpGroupHeading;
-    if (lastHeading !== undefined) command.addHelpOption(new Option('-h, --help', 'display help for command').helpGroup(lastHeading));
+    if (lastHeading !== undefined)
+      command.addHelpOption(new Option('-h, --help', 'display help for command').helpGroup(lastHeading));
     const behaviour = behaviours.get(commandName(declaration));
     if (behaviour === undefined) return;
     const keptOptions = keptOptionNames(declaration);
     const keys = argumentKeys(table);
     const commandFlags = table.flatMap((spec) => (spec.kind === 'argument' ? [] : [attributeOf(spec.flags)]));
     command.action(async (...args: unknown[]) => {
-      if (deps.cwd === '') throw new UsageError('the current directory was removed (or cannot be read): cd to one that exists and run again');
+      if (deps.cwd === '')
+        throw new UsageError(
+          'the current directory was removed (or cannot be read): cd to one that exists and run again',
+        );
       const self = args[args.length - 1] as Command;
       const merged = self.optsWithGlobals();
       // `--target local` where --store is taken says what the command does anyway (a script's prefix).
-      const same = (flag: TakenFlag) => flag === '--target' && merged.target === 'local' && takesFlag(declaration, '--store');
-      const refused = TAKEN_FLAGS.find((flag) => merged[attributeOf(flag)] !== undefined && !takesFlag(declaration, flag) && !same(flag));
+      const same = (flag: TakenFlag) =>
+        flag === '--target' && merged.target === 'local' && takesFlag(declaration, '--store');
+      const refused = TAKEN_FLAGS.find(
+        (flag) => merged[attributeOf(flag)] !== undefined && !takesFlag(declaration, flag) && !same(flag),
+      );
       if (refused !== undefined) throw new UsageError(refusal(refused, declaration, commands));
       if (declaration.printsText === true) refuseOutputFlags(declaration.path.join(' '), merged);
       const parsed: Record<string, unknown> = { ...merged, ...resolveOutputFlags(self, merged) };
@@ -169,7 +207,9 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
         .command(declaration.path.at(-1)!)
         .description(declaration.description)
         .summary(firstSentence(declaration.description))
-        .addHelpText('after', () => (full ? examples(...declaration.examples) : examples(...firstExamples(declaration.examples))));
+        .addHelpText('after', () =>
+          full ? examples(...declaration.examples) : examples(...firstExamples(declaration.examples)),
+        );
       register(command, declaration);
     }
     unmade.delete(key);
@@ -181,7 +221,10 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
   program
     .command('options')
     .description('list the global flags')
-    .addHelpText('after', examples('examctl options', 'examctl --dry-run --report result.csv user sync --file users.csv'))
+    .addHelpText(
+      'after',
+      examples('examctl options', 'examctl --dry-run --report result.csv user sync --file users.csv'),
+    )
     .action(async (_flags: unknown, self: Command) => {
       refuseOutputFlags('options', self.optsWithGlobals());
       await deps.stdout.write(globalOptionsHelp(program));
@@ -192,8 +235,13 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
     .command('help')
     .argument('[command...]', 'a command (`user sync`) or a topic (`environment`)')
     .option('--all', 'every flag in full and every example (--help shows one line per flag)')
-    .description('show the help of a command, or of a topic: `examctl help environment` lists the environment variables')
-    .addHelpText('after', examples('examctl help user sync', 'examctl help user sync --all', 'examctl help environment'))
+    .description(
+      'show the help of a command, or of a topic: `examctl help environment` lists the environment variables',
+    )
+    .addHelpText(
+      'after',
+      examples('examctl help user sync', 'examctl help user sync --all', 'examctl help environment'),
+    )
     .action(async (path: string[], flags: { all?: boolean }, self: Command) => {
       refuseOutputFlags('help', self.optsWithGlobals());
       if (path.length === 1 && path[0] === 'environment') {
@@ -204,8 +252,13 @@ export function buildProgram(deps: CommandDeps, setExit: (code: number) => void,
       }
       let command: Command = program;
       for (const name of path) {
-        const sub = command.commands.find((candidate) => candidate.name() === name || candidate.aliases().includes(name));
-        if (sub === undefined) throw new UsageError(`no help for "${path.join(' ')}": unknown command (examctl --help lists them; topics: environment)`);
+        const sub = command.commands.find(
+          (candidate) => candidate.name() === name || candidate.aliases().includes(name),
+        );
+        if (sub === undefined)
+          throw new UsageError(
+            `no help for "${path.join(' ')}": unknown command (examctl --help lists them; topics: environment)`,
+          );
         command = sub;
         makeChildren(command);
       }
@@ -266,7 +319,10 @@ const PROFILE_HINTS: Partial<Record<TakenFlag, string>> = {
 function refusal(flag: TakenFlag, declaration: CommandDeclaration, commands: readonly CommandDeclaration[]): string {
   const name = commandName(declaration);
   const out = declaration.options?.some((spec) => 'flags' in spec && spec.flags.startsWith('--out '));
-  if (flag === '--dry-run') return out ? DRY_RUN_OUT : `--dry-run: ${name} has no dry run and would change things all the same; leave --dry-run out`;
+  if (flag === '--dry-run')
+    return out
+      ? DRY_RUN_OUT
+      : `--dry-run: ${name} has no dry run and would change things all the same; leave --dry-run out`;
   if (flag === '--report') {
     const takers = commands.filter((each) => takesFlag(each, flag)).map(commandName);
     const instead = out ? `use --out <file> for ${name}` : `${name} writes no run report`;
@@ -274,7 +330,10 @@ function refusal(flag: TakenFlag, declaration: CommandDeclaration, commands: rea
   }
   const read = TAKEN_FLAGS.slice(2).filter((each) => takesFlag(declaration, each));
   const local = flag === '--target' && read.includes('--store') ? ' (and --target local)' : '';
-  const what = read.length === 0 ? 'reads no target or profile' : `takes ${read.join(', ')}${local}, not ${flag}${local && ' remote'}`;
+  const what =
+    read.length === 0
+      ? 'reads no target or profile'
+      : `takes ${read.join(', ')}${local}, not ${flag}${local && ' remote'}`;
   // Where a profile is written (set-profile, login): what the profile keeps instead.
   const kept = read.includes('--base-url') ? PROFILE_HINTS[flag] : undefined;
   const hint = read.length === 0 ? (flag === '--profile' ? ' (scripts: EXAMCTL_PROFILE)' : '') : (kept ?? '');
@@ -284,7 +343,10 @@ function refusal(flag: TakenFlag, declaration: CommandDeclaration, commands: rea
 /** The line every subcommand's help ends with: the global flags it takes among the common ones. */
 function globalPointer(command: Command, commands: readonly CommandDeclaration[]): string {
   const declaration = commands.find((each) => commandName(each) === pathOf(command));
-  const some = declaration === undefined ? [] : (['--dry-run', '--report', '--store'] as const).filter((flag) => takesFlag(declaration, flag));
+  const some =
+    declaration === undefined
+      ? []
+      : (['--dry-run', '--report', '--store'] as const).filter((flag) => takesFlag(declaration, flag));
   return `Global flags (${['--json', ...some, '--yes'].join(', ')}...): examctl options`;
 }
 
@@ -293,6 +355,8 @@ function globalOptionsHelp(program: Command): string {
   const help = program.createHelp();
   const visible = help.visibleOptions(program);
   const width = Math.max(...visible.map((option) => help.optionTerm(option).length));
-  const lines = visible.map((option) => help.formatItem(help.optionTerm(option), width, help.optionDescription(option), help));
+  const lines = visible.map((option) =>
+    help.formatItem(help.optionTerm(option), width, help.optionDescription(option), help),
+  );
   return `Global flags, before or after the command (--report, --dry-run and the target's where it uses them):\n${lines.join('\n')}\n\nEnvironment variables: examctl help environment\n`;
 }

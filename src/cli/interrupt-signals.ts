@@ -10,5 +10,8 @@ export const INTERRUPT_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'
  */
 export function endBound(grace = ''): { ms: number; why: string } {
   const ms = (/^\d{1,9}$/.test(grace.trim()) ? Number(grace) : 10_000) + 10_000;
-  return { ms, why: `examctl: not ended ${ms / 1000} s after the interrupt: quitting; a report not finished is not kept\n` };
+  return {
+    ms,
+    why: `examctl: not ended ${ms / 1000} s after the interrupt: quitting; a report not finished is not kept\n`,
+  };
 }

@@ -95,7 +95,11 @@ process.on('beforeExit', () => {
   if (returned || lostStreams.size > 0) return;
   const atPrompt = promptIsOpen();
   if (!lostStreams.has(process.stderr)) {
-    process.stderr.write(atPrompt ? '\nexamctl: interrupted at a prompt (its input ended): nothing was sent\n' : 'examctl: internal error: the command stopped before it ended (run with --debug for details)\n');
+    process.stderr.write(
+      atPrompt
+        ? '\nexamctl: interrupted at a prompt (its input ended): nothing was sent\n'
+        : 'examctl: internal error: the command stopped before it ended (run with --debug for details)\n',
+    );
   }
   process.exitCode = atPrompt ? ExitCode.Interrupted : ExitCode.Internal;
 });
@@ -104,12 +108,16 @@ process.on('beforeExit', () => {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   // `examctl --version` alone needs no command tree: answered before loading it (issue 62's start-up).
-  const code = argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V') ? await printVersion() : await (await import('./run-cli.js')).runCli(argv, deps);
+  const code =
+    argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')
+      ? await printVersion()
+      : await (await import('./run-cli.js')).runCli(argv, deps);
   returned = true;
   // Output was lost: whatever the command concluded, its reader did not get it all. Asked again
   // once stdout has drained: a failure of its last writes (a workbook streamed to a full disk)
   // is known only then.
-  const exitCode = (): number => (lostStreams.size > 0 && (code === ExitCode.Ok || code === ExitCode.RecordsFailed) ? ExitCode.ClosedPipe : code);
+  const exitCode = (): number =>
+    lostStreams.size > 0 && (code === ExitCode.Ok || code === ExitCode.RecordsFailed) ? ExitCode.ClosedPipe : code;
   if (lostStreams.size > 0 || process.stdout.destroyed) process.exit(exitCode());
   // Let stdout drain (a pipe to a slow reader) before leaving; its error event, if any, comes first.
   process.stdout.write('', () => setImmediate(() => process.exit(exitCode())));

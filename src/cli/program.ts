@@ -12,7 +12,16 @@ import { RUNS_LIST, RUNS_PRUNE, RUNS_RESUME, RUNS_SHOW } from './commands/runs.o
 import { SCHEDULE_LINKS } from './commands/schedule-links.options.js';
 import { SCHEDULE_PUSH } from './commands/schedule-push.options.js';
 import { SCHEMA } from './commands/schema.options.js';
-import { SYNCED_ADOPT, SYNCED_ADOPT_COLLECTIONS, SYNCED_ADOPT_SCHEDULES, SYNCED_EXPORT, SYNCED_FORGET, SYNCED_IMPORT, SYNCED_SHOW, SYNCED_UNLOCK } from './commands/synced.options.js';
+import {
+  SYNCED_ADOPT,
+  SYNCED_ADOPT_COLLECTIONS,
+  SYNCED_ADOPT_SCHEDULES,
+  SYNCED_EXPORT,
+  SYNCED_FORGET,
+  SYNCED_IMPORT,
+  SYNCED_SHOW,
+  SYNCED_UNLOCK,
+} from './commands/synced.options.js';
 import { TEMPLATE } from './commands/template.options.js';
 import { USER_SYNC } from './commands/user-sync.options.js';
 import { declareGroup, type CommandDeclaration } from './command-declaration.js';
@@ -32,7 +41,11 @@ export const COMMANDS: readonly CommandDeclaration[] = [
   }),
   SCHEDULE_PUSH,
   SCHEDULE_LINKS,
-  declareGroup({ name: 'user', description: 'platform users', examples: ['examctl user sync --file users.csv --dry-run', 'examctl user sync --help'] }),
+  declareGroup({
+    name: 'user',
+    description: 'platform users',
+    examples: ['examctl user sync --file users.csv --dry-run', 'examctl user sync --help'],
+  }),
   USER_SYNC,
   declareGroup({
     name: 'collection',
@@ -54,7 +67,11 @@ export const COMMANDS: readonly CommandDeclaration[] = [
     examples: ['examctl review-session show RS-MATH1-OCT', 'examctl review-session show --help'],
   }),
   REVIEW_SESSION_SHOW,
-  declareGroup({ name: 'local', description: 'the local engine and its store', examples: ['examctl local init', 'examctl local export > world.json'] }),
+  declareGroup({
+    name: 'local',
+    description: 'the local engine and its store',
+    examples: ['examctl local init', 'examctl local export > world.json'],
+  }),
   LOCAL_INIT,
   LOCAL_EXPORT,
   LOCAL_SERVE,
@@ -80,7 +97,8 @@ export const COMMANDS: readonly CommandDeclaration[] = [
   RUNS_PRUNE,
   declareGroup({
     name: 'synced',
-    description: 'the sync memory: what examctl last sent each target, which --changed-only and --disable-missing read (docs/sync.md)',
+    description:
+      'the sync memory: what examctl last sent each target, which --changed-only and --disable-missing read (docs/sync.md)',
     examples: ['examctl synced show', 'examctl synced forget --target local --store ./store'],
   }),
   SYNCED_SHOW,

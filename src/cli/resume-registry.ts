@@ -1,6 +1,13 @@
 import { InternalError } from '../system/errors.js';
 import type { KeptOptions } from '../flags/option-table.js';
-import { commandName, keptOptionNames, type Behaviours, type CommandDeclaration, type CommandRun, type RerunInput } from './command-declaration.js';
+import {
+  commandName,
+  keptOptionNames,
+  type Behaviours,
+  type CommandDeclaration,
+  type CommandRun,
+  type RerunInput,
+} from './command-declaration.js';
 import { COMMANDS } from './program.js';
 
 /**
@@ -10,16 +17,28 @@ import { COMMANDS } from './program.js';
  * new record command is resumable once its declaration says how (test/runs/resume-registry.test.ts).
  */
 type ResumeEntry =
-  | { readonly run: () => Promise<CommandRun<never>>; readonly input: () => Promise<RerunInput>; readonly keptOptions: KeptOptions }
+  | {
+      readonly run: () => Promise<CommandRun<never>>;
+      readonly input: () => Promise<RerunInput>;
+      readonly keptOptions: KeptOptions;
+    }
   | { readonly notResumable: string };
 
-export function resumeEntry(command: string, behaviours: Behaviours, commands: readonly CommandDeclaration[] = COMMANDS): ResumeEntry {
+export function resumeEntry(
+  command: string,
+  behaviours: Behaviours,
+  commands: readonly CommandDeclaration[] = COMMANDS,
+): ResumeEntry {
   const declaration = commands.find((each) => commandName(each) === command);
   const behaviour = behaviours.get(command);
-  if (declaration === undefined || behaviour === undefined) return { notResumable: `this examctl has no command "${command}"` };
+  if (declaration === undefined || behaviour === undefined)
+    return { notResumable: `this examctl has no command "${command}"` };
   const support = declaration.resume;
   if (support === undefined) return { notResumable: 'its command declares no way to resume' };
   if (support !== 'rerun') return support;
-  if (behaviour.rerunInput === undefined) throw new InternalError(`${command} is declared resumable but its behaviour names no rerunInput (cli/command-behaviours.ts)`);
+  if (behaviour.rerunInput === undefined)
+    throw new InternalError(
+      `${command} is declared resumable but its behaviour names no rerunInput (cli/command-behaviours.ts)`,
+    );
   return { run: behaviour.run, input: behaviour.rerunInput, keptOptions: keptOptionNames(declaration) };
 }

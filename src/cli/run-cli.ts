@@ -66,7 +66,9 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     // A system error that escaped its command (ENOENT, EACCES...) is said in words, with its code for a search.
     const { systemErrorCode, describeSystemError } = await import('../system/system-error-words.js');
     const message = systemErrorCode(error) !== undefined ? describeSystemError(error) : messageOf(error);
-    await deps.stderr.write(`examctl: internal error: ${terminalLines(message)}${debug ? '' : ' (run with --debug for details)'}\n`);
+    await deps.stderr.write(
+      `examctl: internal error: ${terminalLines(message)}${debug ? '' : ' (run with --debug for details)'}\n`,
+    );
     if (debug && error instanceof Error && error.stack) await deps.stderr.write(`${terminalLines(error.stack)}\n`);
     return failWith(error, ExitCode.Internal);
   }
@@ -85,10 +87,23 @@ function missingCommandMessage(command: Command): string {
 
 /** --json, or -o / --output with any format, anywhere in argv. */
 function outputRequested(argv: readonly string[]): boolean {
-  return argv.some((arg) => arg === '--json' || arg === '-o' || arg === '--output' || arg.startsWith('--output=') || (arg.startsWith('-o') && arg.length > 2 && !arg.startsWith('--')));
+  return argv.some(
+    (arg) =>
+      arg === '--json' ||
+      arg === '-o' ||
+      arg === '--output' ||
+      arg.startsWith('--output=') ||
+      (arg.startsWith('-o') && arg.length > 2 && !arg.startsWith('--')),
+  );
 }
 
 /** --json, -o json, --output json or --output=json anywhere in argv. */
 function jsonRequested(argv: readonly string[]): boolean {
-  return argv.some((arg, index) => arg === '--json' || arg === '--output=json' || arg === '-ojson' || ((arg === '-o' || arg === '--output') && argv[index + 1] === 'json'));
+  return argv.some(
+    (arg, index) =>
+      arg === '--json' ||
+      arg === '--output=json' ||
+      arg === '-ojson' ||
+      ((arg === '-o' || arg === '--output') && argv[index + 1] === 'json'),
+  );
 }

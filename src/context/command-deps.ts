@@ -11,7 +11,10 @@ import type { Env } from '../system/env-values.js';
 export type { GlobalOptions };
 
 /** Opens the API of a resolved target; null means "validate only" (dry run without a store, or remote dry run). */
-export type ApiFactory = (target: ResolvedTarget, options: { dryRun: boolean; deps: CommandDeps }) => Promise<IntegrationApi | null>;
+export type ApiFactory = (
+  target: ResolvedTarget,
+  options: { dryRun: boolean; deps: CommandDeps },
+) => Promise<IntegrationApi | null>;
 
 /**
  * Opens the read-only LocalDirectory of a local target (roles, a schedule's invigilators) for
@@ -103,6 +106,10 @@ export function promptsAllowed(options: GlobalOptions, deps: CommandDeps): boole
 }
 
 /** The prompt streams and the Ctrl-C signal, as src/terminal/prompts.ts takes them. */
-export function promptIoOf(deps: CommandDeps): { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream; signal?: AbortSignal } {
+export function promptIoOf(deps: CommandDeps): {
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+  signal?: AbortSignal;
+} {
   return { ...deps.promptIo, signal: deps.signal };
 }

@@ -12,14 +12,18 @@ import { parseJsonDocument } from '../input/json-document.js';
 import { decodeTextDocument } from '../input/text-source.js';
 import { requiredHome, userConfigDir } from '../system/user-dirs.js';
 import { lockTimeoutFromEnv, underLock } from '../system/lock.js';
-import { assertDirectoryTrusted, assertOpenedTrusted, currentTrustContext, UntrustedPlaceError } from '../system/trusted-place.js';
+import {
+  assertDirectoryTrusted,
+  assertOpenedTrusted,
+  currentTrustContext,
+  UntrustedPlaceError,
+} from '../system/trusted-place.js';
 import type { Env } from '../system/env-values.js';
 
 /**
  * The user's examctl config file (docs/remote.md, "Config file"): named profiles of remote
  * targets. A change is read, made and written under the config directory's LOCK (changeConfig).
  */
-
 
 /**
  * The config file's schemas, from the zod namespace given: zod is loaded only when a config file
@@ -108,13 +112,17 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
     // by its BOM: Windows PowerShell 5.1 writes UTF-16. Judged on the handle it is read through:
     // a config another user can write or plant names their server and a token file of ours.
     const context = currentTrustContext(env);
-    ({ bytes } = await readRegularFileWithStat(
-      file,
-      { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }) },
-    ));
+    ({ bytes } = await readRegularFileWithStat(file, {
+      followLinks: true,
+      maxBytes: SETTINGS_FILE_MAX_BYTES,
+      check: (handle, stat) => assertOpenedTrusted('the config file', file, handle, context, { stat }),
+    }));
   } catch (error) {
     if (error instanceof UntrustedPlaceError) throw error;
-    if (error instanceof FileTooLargeError) throw new UsageError(`${file}: the config file is larger than ${SETTINGS_FILE_MAX_BYTES / 1024 / 1024} MiB, the most examctl reads: not a config file? Not read`);
+    if (error instanceof FileTooLargeError)
+      throw new UsageError(
+        `${file}: the config file is larger than ${SETTINGS_FILE_MAX_BYTES / 1024 / 1024} MiB, the most examctl reads: not a config file? Not read`,
+      );
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
     throw new UsageError(`${file}: cannot read the config file: ${(error as Error).message}`);
   }
@@ -130,11 +138,16 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
   for (const [name, profile] of Object.entries(result.data.profiles)) {
     const secret = Object.keys(profile.defaults?.set ?? {}).find(isSecretField);
     if (secret !== undefined && !toChange) {
-      throw new UsageError(`${file}: profiles.${name}.defaults.set: ${secret} is a secret and is not kept in a profile: examctl config set-profile ${name} --unset set takes it out`);
+      throw new UsageError(
+        `${file}: profiles.${name}.defaults.set: ${secret} is a secret and is not kept in a profile: examctl config set-profile ${name} --unset set takes it out`,
+      );
     }
   }
   // Profiles by name, without a prototype: `--profile toString` is a name no profile has, not Object's method.
-  return { ...result.data, profiles: Object.assign(Object.create(null) as ExamctlConfig['profiles'], result.data.profiles) };
+  return {
+    ...result.data,
+    profiles: Object.assign(Object.create(null) as ExamctlConfig['profiles'], result.data.profiles),
+  };
 }
 
 /**
@@ -163,10 +176,13 @@ async function privateReplacement(file: string, text: string, env: Env): Promise
   await assertDirectoryTrusted(`cannot write ${file}`, path.dirname(file), currentTrustContext(env));
   return named(file, async () => {
     const replacement = await ReplacementFile.open(file, { mode: 0o600 });
-    return replacement.writer.write(text).then(() => replacement.writer.flush()).then(
-      () => replacement,
-      (error: unknown) => replacement.discard().then(() => Promise.reject(error)),
-    );
+    return replacement.writer
+      .write(text)
+      .then(() => replacement.writer.flush())
+      .then(
+        () => replacement,
+        (error: unknown) => replacement.discard().then(() => Promise.reject(error)),
+      );
   });
 }
 
@@ -180,7 +196,9 @@ function named<T>(file: string, step: () => Promise<T>): Promise<T> {
 
 function checkProfileName(name: string): void {
   if (!PROFILE_NAME.test(name)) {
-    throw new UsageError(`profile name ${quotedValue(name)}: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`);
+    throw new UsageError(
+      `profile name ${quotedValue(name)}: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`,
+    );
   }
 }
 
@@ -199,12 +217,18 @@ export interface ProfileUpdate {
 /** Concurrent writers each keep their change. */
 async function changeConfig(env: Env, change: (config: ExamctlConfig) => unknown): Promise<ExamctlConfig> {
   await fs.mkdir(configDir(env), { recursive: true, mode: 0o700 });
-  return underLock(configDir(env), undefined, lockTimeoutFromEnv(env) ?? 5_000, async () => {
-    const config = await loadConfig(env, true);
-    await change(config);
-    await saveConfig(config, env);
-    return config;
-  }, 'the config directory');
+  return underLock(
+    configDir(env),
+    undefined,
+    lockTimeoutFromEnv(env) ?? 5_000,
+    async () => {
+      const config = await loadConfig(env, true);
+      await change(config);
+      await saveConfig(config, env);
+      return config;
+    },
+    'the config directory',
+  );
 }
 
 /** One URL however spelt (docs/remote.md): case, a default port, a final `/` aside. */
@@ -218,7 +242,9 @@ export async function setProfile(name: string, update: ProfileUpdate, env: Env =
   return changeConfig(env, (config) => {
     const existing = config.profiles[name];
     // The same URL spelt otherwise keeps its spelling and token.
-    const baseUrl = sameUrl(update.baseUrl, existing?.baseUrl) ? existing?.baseUrl : update.baseUrl ?? existing?.baseUrl;
+    const baseUrl = sameUrl(update.baseUrl, existing?.baseUrl)
+      ? existing?.baseUrl
+      : (update.baseUrl ?? existing?.baseUrl);
     const profile: Profile = { ...existing, ...(baseUrl === undefined ? {} : { baseUrl }) };
     // A token is for its URL: repointed, the profile keeps one only when it is given again.
     if (existing?.baseUrl !== undefined && existing.baseUrl !== baseUrl) {
@@ -258,7 +284,10 @@ export async function listProfiles(env: Env, readToken: (file: string) => Promis
   const fileToken = (file: string) =>
     Promise.resolve()
       .then(() => readToken(expandPath(file, configDir(env), env)))
-      .then(() => `set (file ${file})`, (error: Error) => error.message);
+      .then(
+        () => `set (file ${file})`,
+        (error: Error) => error.message,
+      );
   return Promise.all(
     Object.entries(config.profiles)
       .sort(([a], [b]) => a.localeCompare(b))
@@ -266,7 +295,12 @@ export async function listProfiles(env: Env, readToken: (file: string) => Promis
         name,
         isDefault: config.defaultProfile === name,
         ...(profile.baseUrl === undefined ? {} : { baseUrl: redactUrl(profile.baseUrl) }),
-        token: profile.tokenFile !== undefined ? await fileToken(profile.tokenFile) : profile.token !== undefined ? 'stored' : 'not set',
+        token:
+          profile.tokenFile !== undefined
+            ? await fileToken(profile.tokenFile)
+            : profile.token !== undefined
+              ? 'stored'
+              : 'not set',
         defaults: { ...profile.defaults },
       })),
   );
@@ -277,7 +311,9 @@ export function profileNamed(config: ExamctlConfig, name: string, env: Env, via?
   const profile = Object.hasOwn(config.profiles, name) ? config.profiles[name] : undefined;
   if (profile !== undefined) return profile;
   const known = Object.keys(config.profiles);
-  throw new UsageError(`${via === undefined ? '' : `${via}: `}no profile named ${quotedValue(name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ' (no profiles configured)'}`);
+  throw new UsageError(
+    `${via === undefined ? '' : `${via}: `}no profile named ${quotedValue(name)} in ${configPath(env)}${known.length > 0 ? ` (known: ${known.join(', ')})` : ' (no profiles configured)'}`,
+  );
 }
 
 /** The same checks a run makes, so a profile (config set-profile, login) cannot hold a URL every command would refuse; its trailing slashes dropped. */
@@ -289,7 +325,8 @@ export async function checkedBaseUrl(baseUrl: string, allowInsecureHttp: boolean
 
 /** Expands `~/` and resolves a relative path against `base`. */
 export function expandPath(file: string, base: string, env: Env = process.env): string {
-  if (file === '~' || file.startsWith('~/')) return path.join(requiredHome(env, `an absolute path for ${file}`), file.slice(1));
+  if (file === '~' || file.startsWith('~/'))
+    return path.join(requiredHome(env, `an absolute path for ${file}`), file.slice(1));
   return path.resolve(base, file);
 }
 
@@ -307,10 +344,18 @@ export const useProfile = (name: string, env: Env = process.env) =>
  * as it was, and no new one that no profile names; a token file that cannot be put in place (a
  * folder at its name, a file held open) leaves the profile, and the default, as they were.
  */
-export async function setProfileToken(name: string, update: ProfileUpdate, file: string, token: string, env: Env = process.env): Promise<ExamctlConfig> {
+export async function setProfileToken(
+  name: string,
+  update: ProfileUpdate,
+  file: string,
+  token: string,
+  env: Env = process.env,
+): Promise<ExamctlConfig> {
   const replacement = await privateReplacement(file, `${token}\n`, env);
   const { profiles, defaultProfile } = await loadConfig(env);
-  const saved = await setProfile(name, update, env).catch((error: unknown) => replacement.discard().then(() => Promise.reject(error)));
+  const saved = await setProfile(name, update, env).catch((error: unknown) =>
+    replacement.discard().then(() => Promise.reject(error)),
+  );
   await named(file, () => replacement.commit()).catch(async (error: unknown) => {
     await changeConfig(env, (config) => {
       if (profiles[name] !== undefined) config.profiles[name] = profiles[name];

@@ -15,27 +15,48 @@ export interface DoctorCheck {
 type Verdict = Omit<DoctorCheck, 'name'>;
 
 /** What the probe's answer says of the token: 1101 = accepted; 401/403 = refused; no envelope = not the API. */
-export function authorisedVerdict(answer: Extract<ProbeAnswer, { kind: 'answered' }>, tokenSent: boolean, baseUrl: string): Verdict {
+export function authorisedVerdict(
+  answer: Extract<ProbeAnswer, { kind: 'answered' }>,
+  tokenSent: boolean,
+  baseUrl: string,
+): Verdict {
   const { status, envelope } = answer;
   if (answer.redirect !== undefined) return { status: 'fail', detail: answer.redirect };
   if (status === 401 || status === 403) {
-    return { status: 'fail', detail: `refused (${status}): ${tokenSent ? 'the service does not accept this token' : 'no token was sent'}` };
+    return {
+      status: 'fail',
+      detail: `refused (${status}): ${tokenSent ? 'the service does not accept this token' : 'no token was sent'}`,
+    };
   }
-  if (envelope === undefined) return { status: 'fail', detail: `HTTP ${status} without the API's JSON envelope: is ${baseUrl} the integration API's base URL?` };
-  if (notFound(envelope)) return { status: 'ok', detail: `the token is accepted (${status} with 1101 for a review session that does not exist)` };
+  if (envelope === undefined)
+    return {
+      status: 'fail',
+      detail: `HTTP ${status} without the API's JSON envelope: is ${baseUrl} the integration API's base URL?`,
+    };
+  if (notFound(envelope))
+    return {
+      status: 'ok',
+      detail: `the token is accepted (${status} with 1101 for a review session that does not exist)`,
+    };
   // Say what the server answered, not what it usually answers.
-  if (envelope.Success) return { status: 'ok', detail: `the token is accepted (${status} with Success for the probe's review session)` };
+  if (envelope.Success)
+    return { status: 'ok', detail: `the token is accepted (${status} with Success for the probe's review session)` };
   if (status >= 500) return { status: 'fail', detail: `service error ${status}: ${describeErrors(envelope)}` };
-  return { status: 'warn', detail: `not refused, but an unexpected answer: HTTP ${status} ${describeErrors(envelope)}` };
+  return {
+    status: 'warn',
+    detail: `not refused, but an unexpected answer: HTTP ${status} ${describeErrors(envelope)}`,
+  };
 }
 
 /** A local store's answer to the probe: 1101 (or Success) = it opened and read. */
 export function storeReadVerdict({ status, envelope }: ApiResult<unknown>): Verdict {
-  if (notFound(envelope) || envelope.Success) return { status: 'ok', detail: 'opened and answered a read (1101 for a review session that does not exist)' };
+  if (notFound(envelope) || envelope.Success)
+    return { status: 'ok', detail: 'opened and answered a read (1101 for a review session that does not exist)' };
   return { status: 'fail', detail: `unexpected answer to a read: HTTP ${status} ${describeErrors(envelope)}` };
 }
 
-const notFound = (envelope: ApiResult<unknown>['envelope']) => errorsOf(envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound);
+const notFound = (envelope: ApiResult<unknown>['envelope']) =>
+  errorsOf(envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound);
 
 /** Above this the platform's notion of "now" (schedule windows, activation) visibly differs from ours. */
 const SKEW_WARN_SECONDS = 60;
@@ -43,7 +64,10 @@ const SKEW_WARN_SECONDS = 60;
 /** The server's clock `skew` seconds from ours. */
 export function clockVerdict(skew: number): Verdict {
   const far = Math.abs(skew) > SKEW_WARN_SECONDS;
-  return { status: far ? 'warn' : 'ok', detail: `server clock ${skew >= 0 ? '+' : ''}${skew} s from ours${far ? ': times you send are read by the server clock' : ''}` };
+  return {
+    status: far ? 'warn' : 'ok',
+    detail: `server clock ${skew >= 0 ? '+' : ''}${skew} s from ours${far ? ': times you send are read by the server clock' : ''}`,
+  };
 }
 
 /**
@@ -52,5 +76,7 @@ export function clockVerdict(skew: number): Verdict {
  */
 export async function stateDirUnwritable(what: string, dir: string): Promise<string | undefined> {
   const { place, error } = await probeMakeDir(resolve(dir));
-  return error === undefined ? undefined : `a run cannot make or write ${what} ${dir} (tried in ${place}: ${describeSystemError(error, 'directory')})`;
+  return error === undefined
+    ? undefined
+    : `a run cannot make or write ${what} ${dir} (tried in ${place}: ${describeSystemError(error, 'directory')})`;
 }

@@ -40,7 +40,11 @@ export async function runsDirWarning(runsDir: string): Promise<string | undefine
 }
 
 /** The trust rule as a check on the handle a file is read through (a profile's map file is judged as the config naming it is). */
-export async function trustedFileCheck(place: string, path: string, env: Env): Promise<(handle: FileHandle, stat: Stats) => Promise<void>> {
+export async function trustedFileCheck(
+  place: string,
+  path: string,
+  env: Env,
+): Promise<(handle: FileHandle, stat: Stats) => Promise<void>> {
   const { assertOpenedTrusted, currentTrustContext } = await import('../system/trusted-place.js');
   const context = currentTrustContext(env);
   return (handle, stat) => assertOpenedTrusted(place, path, handle, context, { stat });

@@ -25,11 +25,23 @@ const MEMORY_FILE = /^(users|schedules|collections)\.ndjson$/;
 const WORLD_KEYS = ['Settings', ...WORLD_LISTS.map(([list]) => list)];
 /** Told by the top-level keys their first bytes show, any order: only the command that writes one replaces it (docs/cli.md, "Other outputs"). */
 const RESTORE_POINTS = {
-  memory: [(seen: string[]) => seen.includes('format="examctl-sync-memory"'), "the sync memory's export (synced export --out), kept to restore it"],
-  world: [(seen: string[]) => seen.length > 0 && seen.every((key) => WORLD_KEYS.includes(key)), "the local store's world file (local export --out), kept to restore it (local init --seed)"],
+  memory: [
+    (seen: string[]) => seen.includes('format="examctl-sync-memory"'),
+    "the sync memory's export (synced export --out), kept to restore it",
+  ],
+  world: [
+    (seen: string[]) => seen.length > 0 && seen.every((key) => WORLD_KEYS.includes(key)),
+    "the local store's world file (local export --out), kept to restore it (local init --seed)",
+  ],
 } as const;
 type RestorePoint = keyof typeof RESTORE_POINTS;
-const READ_FILE_OPTIONS = { file: '--file', mapFile: '--map-file', schedule: '--schedule', pinFile: '--pin-file', tokenFile: '--token-file' } as const;
+const READ_FILE_OPTIONS = {
+  file: '--file',
+  mapFile: '--map-file',
+  schedule: '--schedule',
+  pinFile: '--pin-file',
+  tokenFile: '--token-file',
+} as const;
 
 /** The first bytes of a regular `file` (never a FIFO waited on), decoded by its BOM, else ''. */
 async function head(file: string): Promise<string> {
@@ -44,7 +56,9 @@ async function head(file: string): Promise<string> {
 function topLevel(start: string): string[] {
   const seen: string[] = [];
   let depth = 0;
-  for (const [token, text, colon] of /^\s*\{/.test(start) ? start.matchAll(/("(?:[^"\\]|\\.)*")(\s*:)?|[{}[\]]/g) : []) {
+  for (const [token, text, colon] of /^\s*\{/.test(start)
+    ? start.matchAll(/("(?:[^"\\]|\\.)*")(\s*:)?|[{}[\]]/g)
+    : []) {
     if (text === undefined) depth += '{['.includes(token) ? 1 : -1;
     else if (depth === 1) seen.push(colon ? text.slice(1, -1) : `${seen.pop()}=${text}`);
   }
@@ -68,23 +82,31 @@ export async function assertNotRead(
     const entry = await stat(path, { bigint: true }).catch(() => undefined);
     return entry?.ino ? `${entry.dev}:${entry.ino}` : path;
   };
-  const refused = (words: string) => Object.assign(new UsageError(`${flag} ${out} is ${words}: give the output another name`), { words });
+  const refused = (words: string) =>
+    Object.assign(new UsageError(`${flag} ${out} is ${words}: give the output another name`), { words });
   // Every profile's (`login` keeps tokens in the config folder), a replayed run's.
   const profiles = Object.entries((await loadConfig(deps.env).catch(() => undefined))?.profiles ?? {});
   const path = resolve(deps.cwd, out);
   const places: Readonly<[unknown, string, string?]>[] = [
-    ...Object.entries(READ_FILE_OPTIONS).map(([key, name]): [unknown, string] => [given[key], `the ${name} file this run reads`]),
+    ...Object.entries(READ_FILE_OPTIONS).map(([key, name]): [unknown, string] => [
+      given[key],
+      `the ${name} file this run reads`,
+    ]),
     [given.file === '-' && '/dev/stdin', 'the --file - (stdin) this run reads'],
     [configPath(deps.env), 'the config file'],
     [deps.runProfile?.defaults.mapFile, `profile ${deps.runProfile?.name}'s mapFile`, deps.runProfile?.configDir],
-    ...profiles.flatMap(([name, p]) => [
-      [p.tokenFile, `profile ${name}'s tokenFile`, configDir(deps.env)],
-      [p.defaults?.mapFile, `profile ${name}'s mapFile`, configDir(deps.env)],
-    ] as const),
+    ...profiles.flatMap(
+      ([name, p]) =>
+        [
+          [p.tokenFile, `profile ${name}'s tokenFile`, configDir(deps.env)],
+          [p.defaults?.mapFile, `profile ${name}'s mapFile`, configDir(deps.env)],
+        ] as const,
+    ),
     [given.json && '/dev/stdout', 'stdout under --json'],
   ];
   const [nul, output] = [await id(devNull), await id(path)];
-  for (const [place, words, base] of places) if (output !== nul && output === (await id(place, base))) throw refused(words);
+  for (const [place, words, base] of places)
+    if (output !== nul && output === (await id(place, base))) throw refused(words);
   const file = await realpath(path).catch(() => path);
   const [dir, up] = [await id(dirname(file)), await id(dirname(dirname(file)))];
   const runs = resolveRunsDir(given.runsDir as string | undefined, deps.env);
@@ -98,21 +120,31 @@ export async function assertNotRead(
   const run = output !== path && (await unfinishedRunOf(runs, async (input) => (await id(input)) === output));
   if (run) throw refused(`the input of unfinished run ${run} (runs resume reads it again)`);
   const start = await head(file);
-  const examctls = (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(start);
+  const examctls =
+    (kept.includes(basename(file)) && NAMED_FILE.test(basename(file))) || /^\{"(crc|examctl)":"/.test(start);
   if (examctls) throw refused("named or written as a store's, a run's or a memory's file");
-  for (const [kind, [told, words]] of Object.entries(RESTORE_POINTS)) if (kind !== own && told(topLevel(start))) throw refused(words);
+  for (const [kind, [told, words]] of Object.entries(RESTORE_POINTS))
+    if (kind !== own && told(topLevel(start))) throw refused(words);
 }
 
 /** What `<path>.earlier` is when no output may replace it (never renamed over nor removed), else undefined. */
 export const earlierIs = (...[flag, path, ...rest]: Parameters<typeof assertNotRead>) =>
-  assertNotRead(flag, `${path}.earlier`, ...rest).then(() => undefined, (error: { words?: string }) => error.words);
+  assertNotRead(flag, `${path}.earlier`, ...rest).then(
+    () => undefined,
+    (error: { words?: string }) => error.words,
+  );
 
 /** A write or the final step failed after the output was opened: exit 3, the finished file kept beside when only its replace failed, else an earlier one moved aside. */
 async function writeFailure(out: string, error: unknown, path: string, earlier?: string): Promise<TargetError> {
   if (error instanceof ReplaceFailedError) {
-    return new TargetError(`cannot replace ${out}: ${error.reason}; the finished file was kept at ${error.keptAt}`, { cause: error });
+    return new TargetError(`cannot replace ${out}: ${error.reason}; the finished file was kept at ${error.keptAt}`, {
+      cause: error,
+    });
   }
-  return new TargetError(`cannot write ${out}: ${describeSystemError(error)}${await moveAside(path, 'file', earlier)}`, { cause: error });
+  return new TargetError(
+    `cannot write ${out}: ${describeSystemError(error)}${await moveAside(path, 'file', earlier)}`,
+    { cause: error },
+  );
 }
 
 /**
@@ -134,16 +166,23 @@ export async function withOutFile(
   const earlier = await earlierIs('--out', path, deps.invocation ?? {}, deps, own);
   let file: OutputFile;
   try {
-    file = await openOutputFile(path, { mode: holds === 'secret' ? 0o600 : 0o666, keepOnFailedReplace: true, platform: deps.platform ?? process.platform });
+    file = await openOutputFile(path, {
+      mode: holds === 'secret' ? 0o600 : 0o666,
+      keepOnFailedReplace: true,
+      platform: deps.platform ?? process.platform,
+    });
   } catch (error) {
     // The gate's own words (a socket, a file Excel holds) or the system's.
     throw cannotWriteReport(out, error, '', '');
   }
   let wrote = false;
   const write = (chunk: string | Buffer) =>
-    file.writer.write(chunk).then(() => void (wrote = true), async (error: unknown) => {
-      throw await writeFailure(out, error, path, earlier);
-    });
+    file.writer.write(chunk).then(
+      () => void (wrote = true),
+      async (error: unknown) => {
+        throw await writeFailure(out, error, path, earlier);
+      },
+    );
   const bytes = new Writable({
     write(chunk: Buffer, _encoding, done) {
       write(chunk).then(() => done(), done);
@@ -166,7 +205,10 @@ export async function withOutFile(
     await file.discard();
     throw error;
   }
-  await (code !== 0 && !wrote ? file.discard() : file.commit().then(() => earlier === undefined && dropEarlier(path))).catch(async (error: unknown) => {
+  await (code !== 0 && !wrote
+    ? file.discard()
+    : file.commit().then(() => earlier === undefined && dropEarlier(path))
+  ).catch(async (error: unknown) => {
     throw await writeFailure(out, error, path, earlier);
   });
   return code;

@@ -18,7 +18,8 @@ interface PinFlags {
 
 /** The PIN given by --pin, --pin-file or EXAMCTL_PIN (in that order; --pin with --pin-file is exit 2), or undefined. */
 export async function givenPin(flags: PinFlags, deps: CommandDeps): Promise<string | undefined> {
-  if (flags.pin !== undefined && flags.pinFile !== undefined) throw new UsageError('--pin and --pin-file: give one of them');
+  if (flags.pin !== undefined && flags.pinFile !== undefined)
+    throw new UsageError('--pin and --pin-file: give one of them');
   if (flags.pin !== undefined) return flags.pin;
   if (flags.pinFile !== undefined) return readPinFile(flags.pinFile, deps);
   return nonEmpty(deps.env.EXAMCTL_PIN);
@@ -26,9 +27,19 @@ export async function givenPin(flags: PinFlags, deps: CommandDeps): Promise<stri
 
 async function readPinFile(file: string, deps: CommandDeps): Promise<string> {
   const [{ resolve }, { readSecretFile }] = await Promise.all([import('node:path'), import('./remote-settings.js')]);
-  const { text, mode } = await readSecretFile(resolve(deps.cwd, file), '--pin-file', 'PIN', PIN_FILE_MAX_BYTES, deps.env, file);
+  const { text, mode } = await readSecretFile(
+    resolve(deps.cwd, file),
+    '--pin-file',
+    'PIN',
+    PIN_FILE_MAX_BYTES,
+    deps.env,
+    file,
+  );
   if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-    await say(deps, `warning: --pin-file: ${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`);
+    await say(
+      deps,
+      `warning: --pin-file: ${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`,
+    );
   }
   return text;
 }
@@ -36,7 +47,10 @@ async function readPinFile(file: string, deps: CommandDeps): Promise<string> {
 /** Asks for the PIN (masked) when a person can be asked; undefined otherwise (the caller refuses as before). */
 export async function askPin(why: string, options: GlobalOptions, deps: CommandDeps): Promise<string | undefined> {
   if (!promptsAllowed(options, deps)) return undefined;
-  const ask = deps.askSecret ?? (async (message: string, signal?: AbortSignal) => (await import('../terminal/prompts.js')).inquirerSecret(message, signal, 'PIN'));
+  const ask =
+    deps.askSecret ??
+    (async (message: string, signal?: AbortSignal) =>
+      (await import('../terminal/prompts.js')).inquirerSecret(message, signal, 'PIN'));
   const pin = (await ask(`${why}: PIN`, deps.signal)).trim();
   if (pin === '') throw new UsageError('no PIN entered; nothing was sent');
   return pin;
@@ -65,7 +79,8 @@ export async function schedulePinToSend(
 ): Promise<string | undefined> {
   const given = typed ?? (isGiven(filePin) ? `--schedule ${file}'s PIN` : undefined);
   // A resume sends what its run sent: an older examctl recorded --clear-pin beside the PIN it sent.
-  if (clearPin === true && given !== undefined && deps.resume === undefined) throw new UsageError(`--clear-pin and ${given}: give one of them`);
+  if (clearPin === true && given !== undefined && deps.resume === undefined)
+    throw new UsageError(`--clear-pin and ${given}: give one of them`);
   // EXAMCTL_PIN is implicit: --clear-pin or the --schedule file's PIN beats it.
   const envBeaten = typed !== undefined || pin === undefined ? undefined : clearPin === true ? '--clear-pin' : given;
   if (envBeaten !== undefined) await say(deps, `EXAMCTL_PIN is set: not used (${envBeaten})`);
@@ -75,6 +90,9 @@ export async function schedulePinToSend(
   // command line, where `ps` shows it). None: `prepare` refuses the run before anything is sent (withheld-pins.ts).
   return refuseWithheldPins(records(), onlyFailed).then(
     () => undefined,
-    (error: unknown) => (error instanceof InputFileError ? askPin('the report withholds the schedule PIN', options, deps) : Promise.reject(error)),
+    (error: unknown) =>
+      error instanceof InputFileError
+        ? askPin('the report withholds the schedule PIN', options, deps)
+        : Promise.reject(error),
   );
 }

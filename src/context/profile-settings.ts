@@ -20,8 +20,15 @@ type ProfileSettingFlags = Omit<SettingFlags, 'target' | 'store' | 'baseUrl' | '
 /** `--unset date-format` (or `dateFormat`): the keys to remove; an unknown name is exit 2 listing the known ones. */
 export function unsetKeys(names: readonly string[]): (keyof ProfileDefaults)[] {
   return names.map((name) => {
-    const key = Object.entries(SETTING_KEYS).find(([flag, setting]) => normalizeColumnName(flag) === normalizeColumnName(name) || normalizeColumnName(setting) === normalizeColumnName(name));
-    if (key === undefined) throw new UsageError(`--unset ${name}: not a setting of a profile; one of ${Object.keys(SETTING_KEYS).join(', ')}`);
+    const key = Object.entries(SETTING_KEYS).find(
+      ([flag, setting]) =>
+        normalizeColumnName(flag) === normalizeColumnName(name) ||
+        normalizeColumnName(setting) === normalizeColumnName(name),
+    );
+    if (key === undefined)
+      throw new UsageError(
+        `--unset ${name}: not a setting of a profile; one of ${Object.keys(SETTING_KEYS).join(', ')}`,
+      );
     return key[1];
   });
 }
@@ -31,18 +38,52 @@ export function unsetKeys(names: readonly string[]): (keyof ProfileDefaults)[] {
  * and kept by its absolute path; `--map` and `--set` add to the profile's entries; a date format,
  * zone or encoding examctl cannot read is refused naming the flag.
  */
-export async function profileSettings(flags: ProfileSettingFlags, existing: ProfileDefaults, deps: CommandDeps): Promise<ProfileDefaults> {
+export async function profileSettings(
+  flags: ProfileSettingFlags,
+  existing: ProfileDefaults,
+  deps: CommandDeps,
+): Promise<ProfileDefaults> {
   const given = (text: string | undefined, origin: string) => (text === undefined ? undefined : { text, origin });
-  const times = readTimeSettings({ dateFormat: given(flags.dateFormat, '--date-format'), timezone: given(flags.timezone, '--timezone') });
+  const times = readTimeSettings({
+    dateFormat: given(flags.dateFormat, '--date-format'),
+    timezone: given(flags.timezone, '--timezone'),
+  });
   if (!times.ok) throw new UsageError(times.message);
   if (flags.encoding !== undefined) refuseUnknownEncoding('--encoding', flags.encoding);
-  const { concurrency, rate, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict, ignoreUnknownColumns } = flags;
-  const settings: ProfileDefaults = withoutUndefined({ concurrency, rate, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict, ignoreUnknownColumns });
+  const {
+    concurrency,
+    rate,
+    dateFormat,
+    timezone,
+    encoding,
+    delimiter,
+    decimalSeparator,
+    strict,
+    ignoreUnknownColumns,
+  } = flags;
+  const settings: ProfileDefaults = withoutUndefined({
+    concurrency,
+    rate,
+    dateFormat,
+    timezone,
+    encoding,
+    delimiter,
+    decimalSeparator,
+    strict,
+    ignoreUnknownColumns,
+  });
   if (flags.mapFile !== undefined) {
     const path = resolve(deps.cwd, flags.mapFile);
-    const [{ readMapFile }, { trustedFileCheck }] = await Promise.all([import('../input/map-file.js'), import('./loose-permissions.js')]);
+    const [{ readMapFile }, { trustedFileCheck }] = await Promise.all([
+      import('../input/map-file.js'),
+      import('./loose-permissions.js'),
+    ]);
     // Judged now as every run will judge it: one others can write is refused here, not at 2 am.
-    await readMapFile(path, `--map-file ${flags.mapFile}`, await trustedFileCheck(`--map-file ${flags.mapFile}`, path, deps.env));
+    await readMapFile(
+      path,
+      `--map-file ${flags.mapFile}`,
+      await trustedFileCheck(`--map-file ${flags.mapFile}`, path, deps.env),
+    );
     settings.mapFile = path;
   }
   if (flags.map !== undefined && flags.map.length > 0) {
@@ -55,7 +96,10 @@ export async function profileSettings(flags: ProfileSettingFlags, existing: Prof
   }
   if (flags.set !== undefined && flags.set.length > 0) {
     const stored = existing.dateFormat === undefined ? undefined : parseDateFormat(existing.dateFormat);
-    const dates: LocalTimeOptions = { format: times.format ?? (stored?.ok ? stored.format : undefined), timeZone: settings.timezone ?? existing.timezone };
+    const dates: LocalTimeOptions = {
+      format: times.format ?? (stored?.ok ? stored.format : undefined),
+      timeZone: settings.timezone ?? existing.timezone,
+    };
     const set: Record<string, string> = { ...existing.set };
     for (const entry of flags.set) {
       const [field, value] = splitPair(entry, '--set', false);
@@ -79,7 +123,9 @@ export function settingsText(defaults: ProfileDefaults | Readonly<Record<string,
     .sort(([a], [b]) => rank(a) - rank(b))
     .map(([key, value]) => {
       if (typeof value === 'object' && value !== null) {
-        const pairs = Object.entries(value as Record<string, unknown>).map(([name, inner]) => `${word(name)}=${word(String(inner))}`);
+        const pairs = Object.entries(value as Record<string, unknown>).map(
+          ([name, inner]) => `${word(name)}=${word(String(inner))}`,
+        );
         return `${key} ${pairs.join(' ')}`;
       }
       return `${key} ${word(String(value))}`;

@@ -38,7 +38,8 @@ export interface RemoteTarget {
   warnings: string[];
 }
 
-export const NO_TOKEN_MESSAGE = 'no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token';
+export const NO_TOKEN_MESSAGE =
+  'no token for the remote target: set EXAMCTL_TOKEN, give --token-file <path>, or use a profile with a token';
 
 export const NO_BASE_URL_MESSAGE =
   'no remote base URL: give --base-url, set EXAMCTL_BASE_URL, or use a profile (--profile / EXAMCTL_PROFILE)';
@@ -49,7 +50,10 @@ export const NO_BASE_URL_MESSAGE =
  */
 export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<RemoteTarget | undefined> {
   const { resolveSettings } = await import('./settings.js');
-  return remoteTargetOf(await resolveSettings({ target: 'remote', baseUrl: input.baseUrl, profile: input.profile }, input.env), input);
+  return remoteTargetOf(
+    await resolveSettings({ target: 'remote', baseUrl: input.baseUrl, profile: input.profile }, input.env),
+    input,
+  );
 }
 
 /**
@@ -57,12 +61,18 @@ export async function resolveRemoteTarget(input: RemoteTargetInput): Promise<Rem
  * --token-file, EXAMCTL_TOKEN, else the profile's. No token is no error here (a dry run needs
  * none). Throws UsageError for an unreadable, empty or multi-line token file.
  */
-export async function remoteTargetOf(settings: RunSettings, input: Pick<RemoteTargetInput, 'tokenFile' | 'env' | 'cwd'>): Promise<RemoteTarget | undefined> {
+export async function remoteTargetOf(
+  settings: RunSettings,
+  input: Pick<RemoteTargetInput, 'tokenFile' | 'env' | 'cwd'>,
+): Promise<RemoteTarget | undefined> {
   const { env } = input;
   const warnings: string[] = [];
   const config = await loadConfig(env);
   const { configTokenExposed } = await import('./loose-permissions.js');
-  const exposed = await configTokenExposed(configPath(env), Object.values(config.profiles).some((entry) => entry.token !== undefined));
+  const exposed = await configTokenExposed(
+    configPath(env),
+    Object.values(config.profiles).some((entry) => entry.token !== undefined),
+  );
   if (exposed !== undefined) warnings.push(exposed);
   const profile = settings.record;
   const profileName = profile?.name;
@@ -91,7 +101,8 @@ export async function remoteTargetOf(settings: RunSettings, input: Pick<RemoteTa
     target.tokenSource = 'profile';
   }
   // Checked where the source is known, for every source alike (a line break too); the token itself is never shown.
-  if (target.tokenSource !== undefined) visibleToken(target.token ?? '', `the token from ${describeSource(target.tokenSource)}`);
+  if (target.tokenSource !== undefined)
+    visibleToken(target.token ?? '', `the token from ${describeSource(target.tokenSource)}`);
   return target;
 }
 
@@ -100,7 +111,9 @@ function visibleToken(token: string, from: string): string {
   const bad = token.search(/[^\x21-\x7e]/);
   if (bad < 0) return token;
   const where = `(at position ${bad + 1}, not shown); a token is letters, digits and punctuation only`;
-  throw new UsageError(`${from} holds a character outside visible ASCII ${where} (a copy from a document may have added one)`);
+  throw new UsageError(
+    `${from} holds a character outside visible ASCII ${where} (a copy from a document may have added one)`,
+  );
 }
 
 const SOURCE_WORDS: Readonly<Record<TokenSource, string>> = {
@@ -118,7 +131,12 @@ export function describeSource(source: TokenSource): string {
 const TOKEN_FILE_MAX_BYTES = 64 * 1024;
 
 /** Reads a token file (below), its token checked: the token, its file's loose mode added to `warnings`. */
-export async function readTokenFile(file: string, via: string, warnings: string[], env: Env = process.env): Promise<string> {
+export async function readTokenFile(
+  file: string,
+  via: string,
+  warnings: string[],
+  env: Env = process.env,
+): Promise<string> {
   const { text, mode } = await readSecretFile(file, via, 'token', TOKEN_FILE_MAX_BYTES, env);
   const exposed = tokenFileModeWarning(file, mode, via);
   if (exposed !== undefined) warnings.push(exposed);
@@ -130,7 +148,14 @@ export async function readTokenFile(file: string, via: string, warnings: string[
  * trimmed, opened once as a regular file and judged on that handle (docs/security.md, "The rule").
  * Empty, larger than `maxBytes` or more than one line: refused, exit 2, naming `file` (as given).
  */
-export async function readSecretFile(path: string, via: string, what: 'token' | 'PIN', maxBytes: number, env: Env, file = path): Promise<{ text: string; mode: number }> {
+export async function readSecretFile(
+  path: string,
+  via: string,
+  what: 'token' | 'PIN',
+  maxBytes: number,
+  env: Env,
+  file = path,
+): Promise<{ text: string; mode: number }> {
   let read: { bytes: Buffer; stat: { mode: number } };
   const context = currentTrustContext(env);
   try {
@@ -138,7 +163,8 @@ export async function readSecretFile(path: string, via: string, what: 'token' | 
       followLinks: true,
       maxBytes,
       // Another user who can write the file or a directory above it chooses the secret sent.
-      check: (handle, opened) => assertOpenedTrusted(what === 'token' ? `${via}: the token file` : via, path, handle, context, { stat: opened }),
+      check: (handle, opened) =>
+        assertOpenedTrusted(what === 'token' ? `${via}: the token file` : via, path, handle, context, { stat: opened }),
     });
   } catch (error) {
     if (error instanceof UntrustedPlaceError) throw error;
@@ -159,6 +185,7 @@ export async function readSecretFile(path: string, via: string, what: 'token' | 
   const text = decodeTextDocument(read.bytes, `${via}: ${file}`, what === 'token' ? notToken : undefined).trim();
   if (text === '') throw new UsageError(`${via}: ${file} is empty`);
   if (what === 'token' && /[^\x20-\x7e\r\n]/.test(text)) throw notToken();
-  if (/[\r\n]/.test(text)) throw new UsageError(`${via}: ${file} has more than one line; it must hold only the ${what}`);
+  if (/[\r\n]/.test(text))
+    throw new UsageError(`${via}: ${file} has more than one line; it must hold only the ${what}`);
   return { text, mode: read.stat.mode };
 }

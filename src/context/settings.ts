@@ -13,7 +13,14 @@ import { normalizeColumnName as fieldKey } from '../formats/column-name.js';
 /* Every setting of a run with where it came from, by one rule: docs/remote.md, "Where each setting comes from". */
 
 /** The flags that choose the target and the profile, and those a profile's settings stand in for. */
-export type SettingFlags = { target?: string; store?: string; baseUrl?: string; profile?: string; map?: readonly string[]; set?: readonly string[] } & Partial<Pick<ProfileDefaults, ValueKey | 'mapFile'>>;
+export type SettingFlags = {
+  target?: string;
+  store?: string;
+  baseUrl?: string;
+  profile?: string;
+  map?: readonly string[];
+  set?: readonly string[];
+} & Partial<Pick<ProfileDefaults, ValueKey | 'mapFile'>>;
 
 /** The profile whose settings a run takes, how it was chosen, and the directory its relative paths are read from. */
 export interface ActiveProfile {
@@ -69,17 +76,34 @@ export interface RunSettings {
  * profile > built-in). `replay`: the profile a run's journal says it read its input with (runs
  * resume, runs show), null for none; it stands in for today's for the record settings.
  */
-export async function resolveSettings(flags: SettingFlags, env: Env, replay?: ActiveProfile | null, cwd?: string): Promise<RunSettings> {
+export async function resolveSettings(
+  flags: SettingFlags,
+  env: Env,
+  replay?: ActiveProfile | null,
+  cwd?: string,
+): Promise<RunSettings> {
   const config = await loadConfig(env);
   // Set but blank (a script's unset variable), like an empty --profile: no choice of the default.
   if (flags.profile === undefined && env.EXAMCTL_PROFILE !== undefined && nonEmpty(env.EXAMCTL_PROFILE) === undefined) {
     throw new UsageError('EXAMCTL_PROFILE is set but empty: name a profile, or unset it');
   }
-  const named = flags.profile !== undefined ? { name: flags.profile.trim(), via: '--profile' } : nonEmpty(env.EXAMCTL_PROFILE) !== undefined ? { name: env.EXAMCTL_PROFILE!.trim(), via: 'EXAMCTL_PROFILE' } : undefined;
-  const chosen = named ?? (config.defaultProfile === undefined ? undefined : { name: config.defaultProfile, via: 'the default profile' });
-  const record = chosen === undefined ? undefined : profileNamed(config, chosen.name, env, named?.via ?? 'defaultProfile');
+  const named =
+    flags.profile !== undefined
+      ? { name: flags.profile.trim(), via: '--profile' }
+      : nonEmpty(env.EXAMCTL_PROFILE) !== undefined
+        ? { name: env.EXAMCTL_PROFILE!.trim(), via: 'EXAMCTL_PROFILE' }
+        : undefined;
+  const chosen =
+    named ??
+    (config.defaultProfile === undefined ? undefined : { name: config.defaultProfile, via: 'the default profile' });
+  const record =
+    chosen === undefined ? undefined : profileNamed(config, chosen.name, env, named?.via ?? 'defaultProfile');
 
-  const target = targetOf(flags, env, chosen === undefined ? undefined : { name: chosen.name, baseUrl: record?.baseUrl });
+  const target = targetOf(
+    flags,
+    env,
+    chosen === undefined ? undefined : { name: chosen.name, baseUrl: record?.baseUrl },
+  );
   const urls = [
     [flags.baseUrl, '--base-url'],
     [nonEmpty(env.EXAMCTL_BASE_URL), 'EXAMCTL_BASE_URL'],
@@ -101,15 +125,21 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
   let setAside: RunSettings['setAside'];
   const own = record?.baseUrl === undefined ? target.value === 'local' : sameUrl(baseUrl?.value, record.baseUrl);
   if (chosen !== undefined && !own) {
-    const its = record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${redactUrl(record.baseUrl)}`;
+    const its =
+      record?.baseUrl === undefined ? 'the local engine (it has no base URL)' : `remote ${redactUrl(record.baseUrl)}`;
     // A named profile (a URL, a token) never yields to a variable naming another target.
     const variable = [baseUrl?.from, target.from].find((from) => from?.startsWith('EXAMCTL_'))?.split('=')[0];
     if (named !== undefined && variable !== undefined && (record?.baseUrl ?? record?.tokenFile ?? record?.token)) {
-      throw new UsageError(`${named.via} ${chosen.name} names ${its}, but ${variable} names ${baseUrl?.value ?? 'the local engine'}: unset it, or choose with --base-url or --store`);
+      throw new UsageError(
+        `${named.via} ${chosen.name} names ${its}, but ${variable} names ${baseUrl?.value ?? 'the local engine'}: unset it, or choose with --base-url or --store`,
+      );
     }
     if (named === undefined) {
       used = undefined;
-      setAside = { name: chosen.name, why: `${target.from} names another target than its own, ${its}; name it with --profile ${chosen.name} to take its settings` };
+      setAside = {
+        name: chosen.name,
+        why: `${target.from} names another target than its own, ${its}; name it with --profile ${chosen.name} to take its settings`,
+      };
     }
   }
   const active: RunSettings['profile'] =
@@ -139,7 +169,11 @@ export async function resolveSettings(flags: SettingFlags, env: Env, replay?: Ac
  * profile's (named, else the default one), else local. `unused`: the variables
  * naming another target; a flag naming another is exit 2 (a typed flag wins no guess).
  */
-function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUrl: string | undefined } | undefined): TargetSetting {
+function targetOf(
+  flags: SettingFlags,
+  env: Env,
+  profile: { name: string; baseUrl: string | undefined } | undefined,
+): TargetSetting {
   const kind = (text: string, via: string): 'local' | 'remote' => {
     if (text === 'local' || text === 'remote') return text;
     throw new UsageError(`${via} must be local or remote, not "${text}"`);
@@ -158,13 +192,19 @@ function targetOf(flags: SettingFlags, env: Env, profile: { name: string; baseUr
   const typed = unused.find((from) => from.startsWith('--'));
   if (typed !== undefined) throw new UsageError(`${won!.from} and ${typed} name two targets: give one`);
   if (won !== undefined) return { ...won, unused };
-  if (profile !== undefined) return { value: profile.baseUrl === undefined ? 'local' : 'remote', from: `profile ${profile.name}`, unused };
+  if (profile !== undefined)
+    return { value: profile.baseUrl === undefined ? 'local' : 'remote', from: `profile ${profile.name}`, unused };
   return { value: 'local', from: 'built-in', unused };
 }
 
 /** A text setting as messages name its origin: the flag or variable (`--timezone`), or `profile hr: timezone`. */
-export function settingText(setting: Setting<string> | undefined, key: string): { text: string; origin: string } | undefined {
-  return setting === undefined ? undefined : { text: setting.value, origin: setting.from.startsWith('profile ') ? `${setting.from}: ${key}` : setting.from };
+export function settingText(
+  setting: Setting<string> | undefined,
+  key: string,
+): { text: string; origin: string } | undefined {
+  return setting === undefined
+    ? undefined
+    : { text: setting.value, origin: setting.from.startsWith('profile ') ? `${setting.from}: ${key}` : setting.from };
 }
 
 function valuesOf(flags: SettingFlags, profile: RunSettings['profile']): SettingValues {
@@ -173,8 +213,10 @@ function valuesOf(flags: SettingFlags, profile: RunSettings['profile']): Setting
     if (key === 'mapFile' || key === 'map' || key === 'set') continue;
     const given = flags[key];
     // --ignore-unknown-columns has no "off": not given leaves the profile's.
-    if (given !== undefined && !(key === 'ignoreUnknownColumns' && given === false)) values[key] = { value: given, from: key === 'strict' && given === false ? '--no-strict' : `--${flag}` };
-    else if (profile?.defaults[key] !== undefined) values[key] = { value: profile.defaults[key], from: `profile ${profile.name}` };
+    if (given !== undefined && !(key === 'ignoreUnknownColumns' && given === false))
+      values[key] = { value: given, from: key === 'strict' && given === false ? '--no-strict' : `--${flag}` };
+    else if (profile?.defaults[key] !== undefined)
+      values[key] = { value: profile.defaults[key], from: `profile ${profile.name}` };
   }
   return values as SettingValues;
 }
@@ -207,7 +249,11 @@ async function givenFields(flags: object, cwd: string | undefined): Promise<Map<
   if (typeof file === 'string' && cwd !== undefined) {
     const { readScheduleFile } = await import('../input/schedule-file.js');
     const read = await readScheduleFile(resolve(cwd, file), file).catch(() => undefined);
-    for (const [field, value] of [...Object.entries(read?.schedule ?? {}), ['Workflow', read?.workflow], ['Upsert', read?.upsert]]) {
+    for (const [field, value] of [
+      ...Object.entries(read?.schedule ?? {}),
+      ['Workflow', read?.workflow],
+      ['Upsert', read?.upsert],
+    ]) {
       if (isGiven(value)) given.set(fieldKey(field as string), `--schedule ${file}`);
     }
   }
@@ -229,28 +275,43 @@ const INPUT_KEYS = ['dateFormat', 'timezone', 'mapFile', 'map', 'set', 'encoding
  * command reads (its flags, all when unknown; a remote's concurrency and rate only there) no flag
  * beat, map and set entries onto its records' fields; no input setting when given no record file.
  */
-export async function profileNote(settings: RunSettings, flags: SettingFlags & { file?: string | string[] }, deps: { commandFlags?: readonly string[]; reads?: RecordKind }):
-  Promise<ProfileNote | undefined> {
+export async function profileNote(
+  settings: RunSettings,
+  flags: SettingFlags & { file?: string | string[] },
+  deps: { commandFlags?: readonly string[]; reads?: RecordKind },
+): Promise<ProfileNote | undefined> {
   const { profile, setAside } = settings;
-  if (profile === undefined) return setAside === undefined ? undefined : { name: setAside.name, via: 'the default profile', used: false, why: setAside.why, settings: {} };
+  if (profile === undefined)
+    return setAside === undefined
+      ? undefined
+      : { name: setAside.name, via: 'the default profile', used: false, why: setAside.why, settings: {} };
   const { commandFlags: own, reads } = deps;
   const files = [flags.file ?? []].flat();
   const { formatFromExtension } = await import('../input/format.js');
   const csv = files.some((file) => (formatFromExtension(file) ?? 'csv') === 'csv');
   const unread = files.length === 0 ? (reads ? INPUT_KEYS : []) : csv ? [] : ['encoding'];
-  const readBy = (key: string): boolean => (key === 'concurrency' || key === 'rate' ? settings.target.value === 'remote' : (own === undefined || own.includes(key === 'strict' ? 'file' : key)) && !unread.includes(key));
+  const readBy = (key: string): boolean =>
+    key === 'concurrency' || key === 'rate'
+      ? settings.target.value === 'remote'
+      : (own === undefined || own.includes(key === 'strict' ? 'file' : key)) && !unread.includes(key);
   const took: Record<string, unknown> = {};
   if (settings.baseUrl?.from === `profile ${profile.name}`) took.baseUrl = settings.baseUrl.value;
-  for (const [key, setting] of Object.entries(settings.values)) if (setting.from === `profile ${profile.name}` && readBy(key)) took[key] = setting.value;
+  for (const [key, setting] of Object.entries(settings.values))
+    if (setting.from === `profile ${profile.name}` && readBy(key)) took[key] = setting.value;
   const { mapFile, map, set } = profile.defaults;
   if (mapFile !== undefined && readBy('mapFile')) took.mapFile = mapFile;
   const columns = reads && (await import('../domain/columns.js')).RECORD_COLUMNS[reads];
   const takes = (field: string) => columns?.some((spec) => fieldKey(spec.name) === fieldKey(field)) ?? true;
-  const keysOf = (entries: readonly string[] | undefined, at: number): string[] => (entries ?? []).map((entry) => fieldKey(entry.split('=')[at] ?? ''));
+  const keysOf = (entries: readonly string[] | undefined, at: number): string[] =>
+    (entries ?? []).map((entry) => fieldKey(entry.split('=')[at] ?? ''));
   const mapped = new Set([...keysOf(flags.map, 0), ...keysOf(flags.map, 1)]);
-  const fromMap = Object.entries(map ?? {}).filter(([column, field]) => !mapped.has(fieldKey(column)) && !mapped.has(fieldKey(field)) && takes(field));
+  const fromMap = Object.entries(map ?? {}).filter(
+    ([column, field]) => !mapped.has(fieldKey(column)) && !mapped.has(fieldKey(field)) && takes(field),
+  );
   if (fromMap.length > 0 && readBy('map')) took.map = Object.fromEntries(fromMap);
-  const fromSet = Object.entries(set ?? {}).filter(([field]) => !keysOf(flags.set, 0).includes(fieldKey(field)) && takes(field));
+  const fromSet = Object.entries(set ?? {}).filter(
+    ([field]) => !keysOf(flags.set, 0).includes(fieldKey(field)) && takes(field),
+  );
   if (fromSet.length > 0 && readBy('set')) took.set = Object.fromEntries(fromSet);
   return { name: profile.name, via: profile.via, used: true, settings: took };
 }

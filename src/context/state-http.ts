@@ -33,7 +33,9 @@ export function givenSyncDir(flag: unknown, env: Env): string | undefined {
   // named `ftp:`: refused. One letter before `:` is a Windows drive, not a scheme.
   const scheme = /^\s*([a-z][a-z0-9+.-]+):\/\//i.exec(given)?.[1];
   if (scheme !== undefined && !isStateAddress(given)) {
-    throw new UsageError(`${fromFlag ? '--sync-dir' : 'EXAMCTL_SYNC_DIR'} ${redactUrl(given)}: ${scheme}:// is not an address examctl reads a sync memory from: give a directory, or a state service's http:// or https:// address`);
+    throw new UsageError(
+      `${fromFlag ? '--sync-dir' : 'EXAMCTL_SYNC_DIR'} ${redactUrl(given)}: ${scheme}:// is not an address examctl reads a sync memory from: give a directory, or a state service's http:// or https:// address`,
+    );
   }
   return given;
 }
@@ -71,13 +73,19 @@ export function checkStateAddress(address: string, what: string): URL {
   } catch {
     throw new UsageError(`${what}: not a valid URL: ${quotedValue(redactUrl(address))}`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UsageError(`${what}: unsupported scheme ${url.protocol} (use https://)`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UsageError(`${what}: unsupported scheme ${url.protocol} (use https://)`);
   if (url.username !== '' || url.password !== '') {
-    throw new UsageError(`${what}: must not contain a user name or password; give them with EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD`);
+    throw new UsageError(
+      `${what}: must not contain a user name or password; give them with EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD`,
+    );
   }
-  if (url.search !== '' || url.hash !== '') throw new UsageError(`${what}: must not contain a query string or fragment`);
+  if (url.search !== '' || url.hash !== '')
+    throw new UsageError(`${what}: must not contain a query string or fragment`);
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new UsageError(`${what}: refusing plain http:// to ${url.hostname}: the sync memory (names, links) and the credentials would cross the network in clear text; use https://`);
+    throw new UsageError(
+      `${what}: refusing plain http:// to ${url.hostname}: the sync memory (names, links) and the credentials would cross the network in clear text; use https://`,
+    );
   }
   return url;
 }
@@ -87,8 +95,12 @@ export function openStateHttp(address: string, env: Env): StateHttp {
   checkStateAddress(address, 'the sync memory address');
   const username = nonEmpty(env.EXAMCTL_SYNC_USERNAME);
   const password = env.EXAMCTL_SYNC_PASSWORD ?? '';
-  if (username === undefined && password !== '') throw new UsageError('EXAMCTL_SYNC_PASSWORD is set without EXAMCTL_SYNC_USERNAME: give both for basic authentication');
-  if (username?.includes(':') === true) throw new UsageError('EXAMCTL_SYNC_USERNAME must not contain ":" (basic authentication)');
+  if (username === undefined && password !== '')
+    throw new UsageError(
+      'EXAMCTL_SYNC_PASSWORD is set without EXAMCTL_SYNC_USERNAME: give both for basic authentication',
+    );
+  if (username?.includes(':') === true)
+    throw new UsageError('EXAMCTL_SYNC_USERNAME must not contain ":" (basic authentication)');
   const basic = username === undefined ? undefined : Buffer.from(`${username}:${password}`, 'utf8').toString('base64');
   const deadlineMs = requestTimeoutFromEnv(env) ?? DEFAULT_EXCHANGE_MS;
   const dispatchers = new Map<string, { dispatcher: Dispatcher; proxy: string | undefined }>();
@@ -102,7 +114,13 @@ export function openStateHttp(address: string, env: Env): StateHttp {
       const proxy = proxyFor(url.href, env);
       // Direct, the exchange's deadline is the one clock; through a proxy undici's also bound its answer to CONNECT (as the platform's client).
       const undiciMs = proxy === undefined ? 0 : deadlineMs;
-      const dispatcher = openDispatcher(url.origin, { connections: 1, connectTimeout: Math.min(CONNECT_TIMEOUT_MS, deadlineMs), headersTimeout: undiciMs, bodyTimeout: undiciMs, proxy });
+      const dispatcher = openDispatcher(url.origin, {
+        connections: 1,
+        connectTimeout: Math.min(CONNECT_TIMEOUT_MS, deadlineMs),
+        headersTimeout: undiciMs,
+        bodyTimeout: undiciMs,
+        proxy,
+      });
       known = { dispatcher, proxy };
       dispatchers.set(url.origin, known);
       // A proxy's password is kept out of every message too.
@@ -115,7 +133,11 @@ export function openStateHttp(address: string, env: Env): StateHttp {
     return known.dispatcher;
   };
 
-  const once = async (method: string, url: URL, body: { text: string; type: string; md5?: string } | undefined): Promise<StateAnswer> => {
+  const once = async (
+    method: string,
+    url: URL,
+    body: { text: string; type: string; md5?: string } | undefined,
+  ): Promise<StateAnswer> => {
     const http = await httpClient();
     const headers: Record<string, string> = { 'user-agent': http.USER_AGENT, accept: 'application/json' };
     if (basic !== undefined) headers.authorization = `Basic ${basic}`;
@@ -125,13 +147,23 @@ export function openStateHttp(address: string, env: Env): StateHttp {
     }
     const answer = await http.requestText(
       dispatcherFor(url, http),
-      { origin: url.origin, path: `${url.pathname}${url.search}`, method: method as Dispatcher.HttpMethod, headers, ...(body === undefined ? {} : { body: body.text }) },
+      {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        ...(body === undefined ? {} : { body: body.text }),
+      },
       { maxBytes: MAX_STATE_BYTES, inFlight: new http.InFlight(deadlineMs) },
     );
     const text = answer.text;
     answer.release();
     const location = answer.headers.location;
-    return { status: answer.status, text: shown.text(text), location: typeof location === 'string' ? shown.text(location) : undefined };
+    return {
+      status: answer.status,
+      text: shown.text(text),
+      location: typeof location === 'string' ? shown.text(location) : undefined,
+    };
   };
 
   return {
@@ -146,18 +178,24 @@ export function openStateHttp(address: string, env: Env): StateHttp {
         } catch (error) {
           const http = await httpClient();
           if (error instanceof http.ResponseTooLargeError) {
-            throw new TargetError(`the state service at ${where} answered ${method} with more than ${formatBytes(MAX_STATE_BYTES)}: not read`);
+            throw new TargetError(
+              `the state service at ${where} answered ${method} with more than ${formatBytes(MAX_STATE_BYTES)}: not read`,
+            );
           }
           // An answer that drips past the request timeout is one failure, never tried again: a retry would hold the run, and its lock, as long again.
           if (pastDeadline(error, http)) {
-            throw new TargetError(`the state service at ${where} did not answer ${method} whole within the request timeout (${formatMilliseconds(deadlineMs)}, EXAMCTL_REQUEST_TIMEOUT_MS): not tried again`);
+            throw new TargetError(
+              `the state service at ${where} did not answer ${method} whole within the request timeout (${formatMilliseconds(deadlineMs)}, EXAMCTL_REQUEST_TIMEOUT_MS): not tried again`,
+            );
           }
           if (attempt < ATTEMPTS) {
             await sleep(250 * attempt);
             continue;
           }
           const words = error instanceof Error ? http.describeNetworkError(error) : String(error);
-          throw new TargetError(`the state service at ${where} could not be reached (${method}, ${ATTEMPTS} attempts): ${shown.text(words)}`);
+          throw new TargetError(
+            `the state service at ${where} could not be reached (${method}, ${ATTEMPTS} attempts): ${shown.text(words)}`,
+          );
         }
         if ((answer.status >= 500 || answer.status === 429) && attempt < ATTEMPTS) {
           await sleep(250 * attempt);
@@ -182,9 +220,16 @@ export function openStateHttp(address: string, env: Env): StateHttp {
 /** The request timeout ran out (examctl's deadline, or undici's through a proxy), before or after the status line. */
 function pastDeadline(error: unknown, { AttemptDeadlineError, ResponseCutError, undiciErrors }: HttpClient): boolean {
   const reason = error instanceof ResponseCutError ? error.reason : error;
-  return reason instanceof AttemptDeadlineError || reason instanceof undiciErrors.HeadersTimeoutError || reason instanceof undiciErrors.BodyTimeoutError;
+  return (
+    reason instanceof AttemptDeadlineError ||
+    reason instanceof undiciErrors.HeadersTimeoutError ||
+    reason instanceof undiciErrors.BodyTimeoutError
+  );
 }
 
 /** The HTTP client (undici, ~0.5 MB of script), loaded on the first exchange: a run without a state service (a dry run) never compiles it. */
-const httpClient = async () => ({ ...(await import('../api/http-pool.js')), ...(await import('../api/remote-client.js')) });
+const httpClient = async () => ({
+  ...(await import('../api/http-pool.js')),
+  ...(await import('../api/remote-client.js')),
+});
 type HttpClient = Awaited<ReturnType<typeof httpClient>>;

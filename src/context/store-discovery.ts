@@ -33,7 +33,11 @@ export interface StoreDiscovery {
 }
 
 /** The directories to look in, nearest first: `start`, then its parents, stopping before `home` and the root. */
-export function searchDirectories(start: string, home: string | undefined, platform: NodeJS.Platform = process.platform): string[] {
+export function searchDirectories(
+  start: string,
+  home: string | undefined,
+  platform: NodeJS.Platform = process.platform,
+): string[] {
   const path = platform === 'win32' ? win32 : posix;
   const from = path.resolve(start);
   const stop = home === undefined || home === '' ? undefined : path.resolve(home);
@@ -48,11 +52,17 @@ export function searchDirectories(start: string, home: string | undefined, platf
   return dirs;
 }
 
-export async function discoverStore(options: { cwd: string; home: string | undefined; storeName: string; probe: StoreProbe }): Promise<StoreDiscovery> {
+export async function discoverStore(options: {
+  cwd: string;
+  home: string | undefined;
+  storeName: string;
+  probe: StoreProbe;
+}): Promise<StoreDiscovery> {
   const searched: string[] = [];
   for (const dir of searchDirectories(options.cwd, options.home)) {
     const reason = await options.probe.stopAt?.(dir);
-    if (reason !== undefined) return { store: join(resolve(options.cwd), options.storeName), found: false, searched, stopped: { dir, reason } };
+    if (reason !== undefined)
+      return { store: join(resolve(options.cwd), options.storeName), found: false, searched, stopped: { dir, reason } };
     searched.push(dir);
     const candidate = join(dir, options.storeName);
     if (await options.probe.isStore(candidate)) return { store: candidate, found: true, searched };

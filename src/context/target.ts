@@ -36,10 +36,17 @@ export type MemoryPlace = { kind: 'dir'; syncDir: string } | { kind: 'service'; 
  * Where sync memories live (docs/sync.md): `--sync-dir`, else EXAMCTL_SYNC_DIR (a state service's http(s)://
  * address, or a directory: a relative one from where examctl was started), else `synced` beside the runs directory.
  */
-export function memoryPlaceOf(syncDir: string | undefined, runsDir: string | undefined, deps: Pick<CommandDeps, 'env' | 'cwd'>): MemoryPlace {
+export function memoryPlaceOf(
+  syncDir: string | undefined,
+  runsDir: string | undefined,
+  deps: Pick<CommandDeps, 'env' | 'cwd'>,
+): MemoryPlace {
   const given = givenSyncDir(syncDir, deps.env);
   if (given !== undefined && isStateAddress(given)) return { kind: 'service', address: given.trim() };
-  return { kind: 'dir', syncDir: resolve(deps.cwd, given ?? join(dirname(resolveRunsDir(runsDir, deps.env)), 'synced')) };
+  return {
+    kind: 'dir',
+    syncDir: resolve(deps.cwd, given ?? join(dirname(resolveRunsDir(runsDir, deps.env)), 'synced')),
+  };
 }
 
 /**
@@ -50,7 +57,9 @@ export function memoryDir(syncDir: string, target: ReportTarget): string {
   const dirOf = (of: string) => join(syncDir, hash('sha256', of, 'hex').slice(0, 16));
   const identity = targetIdentity(target);
   const own = dirOf(identity);
-  const old = dirOf(identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`));
+  const old = dirOf(
+    identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`),
+  );
   if (old === own || !existsSync(old)) return own;
   if (!existsSync(own)) return old;
   // Each kind's file says where its newest is (trial37 F06), whatever the kind run (trial39 F01).
@@ -58,8 +67,12 @@ export function memoryDir(syncDir: string, target: ReportTarget): string {
   const files = readdirSync(old).filter((file) => file.endsWith('.ndjson'));
   const newer = files.filter((file) => written(old, file) > written(own, file)).map((file) => join(old, file));
   const across =
-    newer.length > 0 ? ` after moving into it ${newer.join(', ')} (written last)` : ' (no memory in the other is newer)';
-  throw new UsageError(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own}${across}, move ${old} out of ${syncDir}`);
+    newer.length > 0
+      ? ` after moving into it ${newer.join(', ')} (written last)`
+      : ' (no memory in the other is newer)';
+  throw new UsageError(
+    `the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own}${across}, move ${old} out of ${syncDir}`,
+  );
 }
 
 async function ensureStore(store: string, deps: CommandDeps): Promise<void> {
@@ -83,7 +96,9 @@ export async function goneStore(store: string, deps: CommandDeps, refused?: stri
   if (refused === undefined) return dir;
   const sync = place.syncDir;
   const bare = memoryPlaceOf('', '', { ...deps, env: { ...deps.env, EXAMCTL_SYNC_DIR: '', EXAMCTL_RUNS_DIR: '' } });
-  throw new UsageError(`no local store at ${store}, but the sync memory ${dir} names one there (moved? deleted? not mounted?): ${refused}; point the job at it, mount it, or examctl local init --store ${store}${bare.kind === 'dir' && sync === bare.syncDir ? '' : ` --sync-dir ${sync}`}`);
+  throw new UsageError(
+    `no local store at ${store}, but the sync memory ${dir} names one there (moved? deleted? not mounted?): ${refused}; point the job at it, mount it, or examctl local init --store ${store}${bare.kind === 'dir' && sync === bare.syncDir ? '' : ` --sync-dir ${sync}`}`,
+  );
 }
 
 /** That store as the OS resolves it (judged as named: a link on the way is judged too). */
@@ -97,7 +112,10 @@ export async function localStorePath(options: GlobalOptions, deps: CommandDeps) 
  */
 async function realPathOf(path: string): Promise<string> {
   const parent = dirname(path);
-  return (await realpath(path).catch(() => undefined)) ?? (parent === path ? path : join(await realPathOf(parent), basename(path)));
+  return (
+    (await realpath(path).catch(() => undefined)) ??
+    (parent === path ? path : join(await realPathOf(parent), basename(path)))
+  );
 }
 
 /**
@@ -143,7 +161,8 @@ export async function usedStorePath(options: GlobalOptions, deps: CommandDeps): 
 }
 
 export async function findStore(options: GlobalOptions, deps: CommandDeps): Promise<StoreDiscovery> {
-  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined) return { store: await localStorePath(options, deps), found: false, searched: [] };
+  if (options.store !== undefined || nonEmpty(deps.env.EXAMCTL_STORE) !== undefined)
+    return { store: await localStorePath(options, deps), found: false, searched: [] };
   const [{ discoverStore }, { CURRENT_FILE }, { currentTrustContext, entryProblem }] = await Promise.all([
     import('./store-discovery.js'),
     import('../engine/store/manifest.js'),
@@ -216,26 +235,49 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     const store = await usedStorePath(options, deps);
     target = { kind: 'local', store, report: { kind: 'local', store } };
   }
-  const from = deps.resume !== undefined ? "the run's journal" : settings.target.value === 'remote' && settings.baseUrl !== undefined && /^(--target|EXAMCTL_TARGET)/.test(settings.target.from) ? settings.baseUrl.from : settings.target.from;
+  const from =
+    deps.resume !== undefined
+      ? "the run's journal"
+      : settings.target.value === 'remote' &&
+          settings.baseUrl !== undefined &&
+          /^(--target|EXAMCTL_TARGET)/.test(settings.target.from)
+        ? settings.baseUrl.from
+        : settings.target.from;
   const profile = await profileNote(settings, options as SettingFlags, deps);
   // What named the other target: a URL beside --target remote, a resume's journal.
   if (profile?.why) profile.why = profile.why.replace(settings.target.from, from);
   // The token itself never: where it was read, and from which profile when not the one the settings are from (a resume's --profile).
-  const stored = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true ? (target.tokenSource === 'profile' ? { token: 'stored' } : { tokenFile: target.tokenFile }) : undefined;
-  if (profile?.used === true && stored !== undefined && record?.name === profile.name) Object.assign(profile.settings, stored);
-  const other = stored !== undefined && record !== undefined && record.name !== profile?.name ? `profile ${record.name} (${record.via}): ${Object.entries(stored)[0]!.join(' ')}` : undefined;
-  const tokenFrom = target.kind === 'remote' && target.tokenSource?.startsWith('profile') === false ? describeSource(target.tokenSource) : other;
+  const stored =
+    target.kind === 'remote' && target.tokenSource?.startsWith('profile') === true
+      ? target.tokenSource === 'profile'
+        ? { token: 'stored' }
+        : { tokenFile: target.tokenFile }
+      : undefined;
+  if (profile?.used === true && stored !== undefined && record?.name === profile.name)
+    Object.assign(profile.settings, stored);
+  const other =
+    stored !== undefined && record !== undefined && record.name !== profile?.name
+      ? `profile ${record.name} (${record.via}): ${Object.entries(stored)[0]!.join(' ')}`
+      : undefined;
+  const tokenFrom =
+    target.kind === 'remote' && target.tokenSource?.startsWith('profile') === false
+      ? describeSource(target.tokenSource)
+      : other;
   // A token given here never goes to the URL of a default profile nothing named.
   if (from.startsWith('profile ') && record?.via === 'the default profile' && tokenFrom !== undefined) {
     const names = `EXAMCTL_BASE_URL, --base-url or --profile ${record.name}`;
-    throw new UsageError(`the token from ${tokenFrom} would go to the base URL of ${from}, the default profile, which nothing named: name the target (${names})`);
+    throw new UsageError(
+      `the token from ${tokenFrom} would go to the base URL of ${from}, the default profile, which nothing named: name the target (${names})`,
+    );
   }
   target.note = { targetFrom: from, tokenFrom, ...(profile === undefined ? {} : { profile }) };
   const notUsed = new Set(settings.target.unused);
   if (target.kind === 'local' && unused) notUsed.add(unused);
   if (profile !== undefined || target.kind === 'remote' || notUsed.size > 0) {
     const { describeTarget } = await import('../report/report-writers.js');
-    const token = (tokenFrom === undefined ? '' : `, token from ${tokenFrom}`) + [...notUsed].map((name) => `, ${name} not used`).join('');
+    const token =
+      (tokenFrom === undefined ? '' : `, token from ${tokenFrom}`) +
+      [...notUsed].map((name) => `, ${name} not used`).join('');
     await say(deps, await settingsLine(`${describeTarget(target.report)} (${from})${token}${passed}`, profile));
   }
   return target;
@@ -251,7 +293,12 @@ async function settingsLine(target: string, profile: ProfileNote | undefined): P
   return `${where}; profile ${profile.name} (${profile.via}): ${took === '' ? 'none of its settings is read here' : took}`;
 }
 
-async function remoteTarget(settings: RemoteTarget, options: GlobalOptions, deps: CommandDeps, via?: string): Promise<ResolvedTarget> {
+async function remoteTarget(
+  settings: RemoteTarget,
+  options: GlobalOptions,
+  deps: CommandDeps,
+  via?: string,
+): Promise<ResolvedTarget> {
   for (const warning of settings.warnings) await say(deps, `warning: ${warning}`);
   const { baseUrl, token } = settings;
   const concurrency = settings.concurrency ?? REMOTE_CONCURRENCY;
@@ -332,7 +379,11 @@ export const openTargetApi: ApiFactory = async (target, { dryRun, deps }) => {
 /**
  * A local store's instance id, for memories that must not outlive it (`create`: made first if missing).
  */
-export async function targetInstance(target: ReportTarget, create: boolean, deps: CommandDeps): Promise<string | undefined> {
+export async function targetInstance(
+  target: ReportTarget,
+  create: boolean,
+  deps: CommandDeps,
+): Promise<string | undefined> {
   if (target.kind !== 'local') return undefined;
   const { readStoreInstance } = await import('../engine/local-target.js');
   if (create) await ensureStore(target.store, deps);
@@ -350,11 +401,15 @@ export async function storePosition(target: ResolvedTarget, ask: boolean, at = 0
     target.kind === 'local'
       ? await readStoreLineage(target.store, at).catch(() => undefined)
       : await target.remote.connect().then((api) => api.storeAt!(at).finally(() => api.close()));
-  return lineage && {
-    at: lineage[0],
-    older: ({ store, run }: { store?: typeof lineage[0]; run: string }, kind: string) =>
-      store && !descendsFrom(lineage, store) ? `the ${target.kind} store is older than run ${run} left it (restored or cut back): every ${kind.slice(0, -1)} the memory calls unchanged is sent as changed` : undefined,
-  };
+  return (
+    lineage && {
+      at: lineage[0],
+      older: ({ store, run }: { store?: (typeof lineage)[0]; run: string }, kind: string) =>
+        store && !descendsFrom(lineage, store)
+          ? `the ${target.kind} store is older than run ${run} left it (restored or cut back): every ${kind.slice(0, -1)} the memory calls unchanged is sent as changed`
+          : undefined,
+    }
+  );
 }
 
 /**

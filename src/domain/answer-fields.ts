@@ -44,7 +44,8 @@ export type AnswerObject<F> = { [N in RequiredNames<F>]: FieldValue<F[N]> } & {
 const text = (description: string) => ({ kind: 'string', description }) as const;
 const nullableText = (description: string) => ({ kind: 'string', nullable: true, description }) as const;
 const flag = (description: string) => ({ kind: 'boolean', description }) as const;
-const oneOf = <const V extends readonly string[]>(values: V, description: string) => ({ kind: 'enum', values, description }) as const;
+const oneOf = <const V extends readonly string[]>(values: V, description: string) =>
+  ({ kind: 'enum', values, description }) as const;
 
 /** Result PassedStatus (integration-api reading: "States and transitions"), passes first. */
 export const PASSED_STATUSES = ['SATISFACTORY', 'NOT_SATISFACTORY', 'NOT_SUBMITTED', 'VOIDED'] as const;
@@ -104,7 +105,12 @@ export const REVIEW_SESSION_FIELDS = {
   ExternalId: { ...text('Review session external id.'), required: true },
   AssessmentExtId: text('Assessment external id.'),
   ScheduleExtId: nullableText('Schedule external id; not set for review sessions based on an assessment.'),
-  Results: { kind: 'list', of: { kind: 'object', fields: RESULT_FIELDS }, required: true, description: 'Candidate result entries.' },
+  Results: {
+    kind: 'list',
+    of: { kind: 'object', fields: RESULT_FIELDS },
+    required: true,
+    description: 'Candidate result entries.',
+  },
   Title: text('Review session title.'),
   Hierarchy: {
     kind: 'object',
@@ -131,7 +137,12 @@ export const REVIEW_SESSION_FIELDS = {
 
 /** One entry of the collection's Content.Errors: the envelope's error shape (docs/domain-rules.md, "Answers"). */
 const ERROR_ENTRY_FIELDS = {
-  Code: { kind: 'integer', required: true, nullable: true, description: 'The API code; null where the API does not number the condition.' },
+  Code: {
+    kind: 'integer',
+    required: true,
+    nullable: true,
+    description: 'The API code; null where the API does not number the condition.',
+  },
   Message: { ...text('The problem in words.'), required: true },
   Field: text('The field the problem is about.'),
 } as const satisfies AnswerFields;
@@ -139,7 +150,12 @@ const ERROR_ENTRY_FIELDS = {
 /** POST /collections: Content. */
 export const COLLECTION_CONTENT_FIELDS = {
   ExternalId: { ...text('External id of the created collection.'), required: true },
-  Errors: { kind: 'list', of: { kind: 'object', fields: ERROR_ENTRY_FIELDS }, required: true, description: 'Problems with the collection.' },
+  Errors: {
+    kind: 'list',
+    of: { kind: 'object', fields: ERROR_ENTRY_FIELDS },
+    required: true,
+    description: 'Problems with the collection.',
+  },
 } as const satisfies AnswerFields;
 
 export const INVIGILATOR_ERROR_FIELDS = {
@@ -150,8 +166,18 @@ export const INVIGILATOR_ERROR_FIELDS = {
 
 /** DELETE /schedule/{externalId}/invigilators: Content. */
 export const INVIGILATORS_CONTENT_FIELDS = {
-  SuccessfullyRemoved: { kind: 'list', of: { kind: 'string' }, required: true, description: 'The removed invigilator external ids.' },
-  Errors: { kind: 'list', of: { kind: 'object', fields: INVIGILATOR_ERROR_FIELDS }, required: true, description: 'One entry per id that was not removed.' },
+  SuccessfullyRemoved: {
+    kind: 'list',
+    of: { kind: 'string' },
+    required: true,
+    description: 'The removed invigilator external ids.',
+  },
+  Errors: {
+    kind: 'list',
+    of: { kind: 'object', fields: INVIGILATOR_ERROR_FIELDS },
+    required: true,
+    description: 'One entry per id that was not removed.',
+  },
 } as const satisfies AnswerFields;
 
 export const GROUP_ERROR_FIELDS = {

@@ -41,7 +41,10 @@ export function collectionForSending(
  * `pinFromNumberCell`: the PIN was a spreadsheet's number cell, read as its digits, where a
  * leading zero typed (0123 is stored as 123) is already gone.
  */
-export function scheduleTextDoubts(schedule: Schedule, { pinFromNumberCell = false }: { pinFromNumberCell?: boolean } = {}): FieldWarning[] {
+export function scheduleTextDoubts(
+  schedule: Schedule,
+  { pinFromNumberCell = false }: { pinFromNumberCell?: boolean } = {},
+): FieldWarning[] {
   const pin = schedule.PIN;
   if (typeof pin !== 'string' || pin === '' || /^[0-9]{4}$/.test(pin)) return [];
   return [
@@ -51,7 +54,9 @@ export function scheduleTextDoubts(schedule: Schedule, { pinFromNumberCell = fal
       message:
         'PIN is not four digits: the API text says only string(4), "PIN for candidates"; examctl sends it as given, ' +
         'the service may refuse it or candidates may not be able to type it' +
-        (pinFromNumberCell ? '; its cell was a number, and a number cell drops leading zeros: format the PIN column as text and type the PIN again' : ''),
+        (pinFromNumberCell
+          ? '; its cell was a number, and a number cell drops leading zeros: format the PIN column as text and type the PIN again'
+          : ''),
     },
   ];
 }

@@ -8,7 +8,13 @@ import { listCellParts } from './list-cells.js';
 import type { CollectionRequest, ScheduleRequest, UserRequest, Workflow, Candidate } from './types.js';
 import { BOOLEAN_SPELLINGS, isPlainObject, type CellKind, type FieldRule } from './field-rules.js';
 import { USER_TABLE, validateUser } from './user.js';
-import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, validateCandidate, validateScheduleRequest } from './schedule.js';
+import {
+  CANDIDATE_TABLE,
+  SCHEDULE_TABLE,
+  UPSERT_RULE,
+  validateCandidate,
+  validateScheduleRequest,
+} from './schedule.js';
 import { COLLECTION_TABLE, validateCollection } from './collection.js';
 
 interface Coerced {
@@ -25,7 +31,6 @@ const FALSE_SPELLINGS = new Set(['false', 'no', 'n', '0']);
 const INTEGER = /^[+-]?[0-9]+$/;
 
 /** A user's value inside a message, cut short so one bad cell cannot flood a report. */
-
 
 /** Parses a boolean spelling (true/false, yes/no, Y/N, 1/0, any case); undefined when it is none of them. */
 export function parseBooleanSpelling(s: string): boolean | undefined {
@@ -54,7 +59,14 @@ const HIERARCHY_FLAG_NAMES = [...Object.keys(HIERARCHY_CELL_FLAGS), 'delete'].jo
 function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): Record<string, unknown> | string {
   const colon = entry.indexOf(':');
   const externalId = (colon < 0 ? entry : entry.slice(0, colon)).trim();
-  if (colon < 0) return { ExternalId: externalId, IsCoordinator: false, IsAdministrator: false, HasViewReportsPermissions: false, HasReScoringPermissions: false };
+  if (colon < 0)
+    return {
+      ExternalId: externalId,
+      IsCoordinator: false,
+      IsAdministrator: false,
+      HasViewReportsPermissions: false,
+      HasReScoringPermissions: false,
+    };
   const flags: string[] = [];
   for (const part of entry.slice(colon + 1).split('+')) {
     const flag = part.trim().toLowerCase();
@@ -62,7 +74,11 @@ function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): 
   }
   if (flags.includes('delete')) {
     if (flags.length > 1) {
-      problems.push({ field: path, code: null, message: `Hierarchy entry ${quotedValue(entry)}: delete cannot be combined with permission flags` });
+      problems.push({
+        field: path,
+        code: null,
+        message: `Hierarchy entry ${quotedValue(entry)}: delete cannot be combined with permission flags`,
+      });
       return entry;
     }
     return { ExternalId: externalId, Action: 'DELETE' };
@@ -88,14 +104,19 @@ function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): 
 function coerceHierarchies(value: unknown, problems: Problem[]): unknown {
   let cells: string[];
   if (typeof value === 'string') cells = listCellParts(value);
-  else if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string')) cells = value as string[];
+  else if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string'))
+    cells = value as string[];
   else return value;
   const joined = cells.join('|').trim();
   if (joined.startsWith('[')) {
     try {
       return JSON.parse(joined) as unknown;
     } catch {
-      problems.push({ field: 'Hierarchies', code: null, message: 'Hierarchies starts with [ but is not a valid JSON array of membership objects' });
+      problems.push({
+        field: 'Hierarchies',
+        code: null,
+        message: 'Hierarchies starts with [ but is not a valid JSON array of membership objects',
+      });
       return value;
     }
   }
@@ -129,7 +150,11 @@ export function coerceCell(name: string, kind: CellKind, value: unknown, problem
       if (value.trim() === '') return undefined;
       const b = parseBooleanSpelling(value);
       if (b === undefined) {
-        problems.push({ field: name, code: null, message: `${name} must be ${BOOLEAN_SPELLINGS} (any case), not ${quotedValue(value)}` });
+        problems.push({
+          field: name,
+          code: null,
+          message: `${name} must be ${BOOLEAN_SPELLINGS} (any case), not ${quotedValue(value)}`,
+        });
         return value;
       }
       return b;
@@ -215,7 +240,10 @@ export function coerceScheduleRequestFields(body: Record<string, unknown>): Coer
 }
 
 /** Coercion and validation of one user record in one call. */
-export function coerceAndValidateUser(fields: Record<string, unknown>, context?: { isCreate?: boolean }): Validation<UserRequest> {
+export function coerceAndValidateUser(
+  fields: Record<string, unknown>,
+  context?: { isCreate?: boolean },
+): Validation<UserRequest> {
   const c = coerceFields('user', fields);
   return withReaderProblems(c.problems, validateUser(c.fields, context));
 }
@@ -229,7 +257,10 @@ export function coerceAndValidateUserRecord(fields: Record<string, unknown>): Va
   return withReaderProblems(c.problems, validateUser(c.fields));
 }
 
-export function coerceAndValidateCandidate(fields: Record<string, unknown>, context: { workflow: Workflow }): Validation<Candidate> {
+export function coerceAndValidateCandidate(
+  fields: Record<string, unknown>,
+  context: { workflow: Workflow },
+): Validation<Candidate> {
   const c = coerceFields('candidate', fields);
   return withReaderProblems(c.problems, validateCandidate(c.fields, context));
 }

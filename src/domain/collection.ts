@@ -43,7 +43,11 @@ const titleRule: FieldRule<'Title', string, true> = {
       ),
   check(value, path, problems) {
     if (!isGiven(value)) {
-      problems.push({ field: path, code: ErrorCode.CollectionTitleEmpty, message: 'Title is required and must not be empty' });
+      problems.push({
+        field: path,
+        code: ErrorCode.CollectionTitleEmpty,
+        message: 'Title is required and must not be empty',
+      });
       return undefined;
     }
     if (typeof value !== 'string') {
@@ -55,7 +59,11 @@ const titleRule: FieldRule<'Title', string, true> = {
       return undefined;
     }
     if (value.length >= COLLECTION_TITLE_LIMIT && codePointLength(value) >= COLLECTION_TITLE_LIMIT) {
-      problems.push({ field: path, code: ErrorCode.CollectionTitleTooLong, message: `Title must be shorter than ${COLLECTION_TITLE_LIMIT} characters` });
+      problems.push({
+        field: path,
+        code: ErrorCode.CollectionTitleTooLong,
+        message: `Title must be shorter than ${COLLECTION_TITLE_LIMIT} characters`,
+      });
       return undefined;
     }
     return value;
@@ -77,10 +85,17 @@ const ENTRY_TITLE_MAX = 500;
 
 /** How a list's check reads one entry: an empty ExternalId is left to the list, which numbers it (902 / 1004). */
 const entryTitleRule = stringRule('Title', { max: ENTRY_TITLE_MAX });
-const ID_TITLE_ENTRY_CHECK: RuleTable = ruleTable('list entry', [stringRule('ExternalId', { max: ENTRY_ID_MAX }), entryTitleRule]);
+const ID_TITLE_ENTRY_CHECK: RuleTable = ruleTable('list entry', [
+  stringRule('ExternalId', { max: ENTRY_ID_MAX }),
+  entryTitleRule,
+]);
 
 /** The entry's ExternalId as every list requires it: what the document and docs/api-reference.md say of it. */
-const listEntryIdRule = stringRule('ExternalId', { max: ENTRY_ID_MAX, required: null, doc: 'Every list requires it: empty in Taxonomies is code 902, in the repository lists code 1004.' });
+const listEntryIdRule = stringRule('ExternalId', {
+  max: ENTRY_ID_MAX,
+  required: null,
+  doc: 'Every list requires it: empty in Taxonomies is code 902, in the repository lists code 1004.',
+});
 
 /** One entry of Taxonomies, LoRepositoryExternalIds or ObjectiveRepositories, as the API takes it (docs/api-reference.md). */
 export const ID_TITLE_ENTRY_TABLE = ruleTable('list entry', [listEntryIdRule, entryTitleRule]);
@@ -110,7 +125,11 @@ function idTitleListRule<const Name extends string>(spec: IdTitleListSpec<Name>)
         if (idTitle === null) return undefined;
         const id = (entry as Record<string, unknown>)['ExternalId'];
         if (!isGiven(id)) {
-          problems.push({ field: `${at}.ExternalId`, code: emptyIdCode, message: `The ExternalId of a ${what} must not be empty` });
+          problems.push({
+            field: `${at}.ExternalId`,
+            code: emptyIdCode,
+            message: `The ExternalId of a ${what} must not be empty`,
+          });
           return undefined;
         }
         return idTitle as IdTitle;

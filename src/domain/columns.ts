@@ -47,4 +47,7 @@ export type RecordKind = 'users' | 'schedules' | 'collections' | 'ids';
  * The xlsx template's second sheet, which describes the columns of the first: the reader knows
  * it by its name and header, and reads the first sheet without naming it as a sheet not read.
  */
-export const TEMPLATE_DESCRIPTION_SHEET = { name: 'Columns', header: ['Column', 'Required', 'Type', 'Limit', 'Example', 'Rules'] } as const;
+export const TEMPLATE_DESCRIPTION_SHEET = {
+  name: 'Columns',
+  header: ['Column', 'Required', 'Type', 'Limit', 'Example', 'Rules'],
+} as const;

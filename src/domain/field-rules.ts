@@ -127,7 +127,14 @@ export function isGiven(v: unknown): boolean {
  * A list field's check: unset is undefined; not a list, one problem `<name> must be a list of <what>`;
  * else `entry` on each element and its path (undefined: left out), the list only when no problem was added.
  */
-export function checkList<T>(value: unknown, path: string, problems: Problem[], name: string, what: string, entry: (item: unknown, at: string) => T | undefined): T[] | undefined {
+export function checkList<T>(
+  value: unknown,
+  path: string,
+  problems: Problem[],
+  name: string,
+  what: string,
+  entry: (item: unknown, at: string) => T | undefined,
+): T[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) {
     problems.push({ field: path, code: null, message: `${name} must be a list of ${what}` });
@@ -199,7 +206,9 @@ export function tableWire(zod: Zod, table: RuleTable): z.ZodObject {
 export function caseInsensitivePattern(values: readonly string[]): RegExp {
   const spell = (value: string): string =>
     [...value]
-      .map((c) => (/[A-Za-z]/.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .map((c) =>
+        /[A-Za-z]/.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
       .join('');
   return new RegExp(`^\\s*(?:${values.map(spell).join('|')})\\s*$`);
 }
@@ -239,7 +248,11 @@ export function validateFields<Rule extends FieldRule>(
 ): RecordOf<RuleTable<Rule>> | null {
   if (!isPlainObject(input)) {
     // `prefix` is the record's path plus `.` (or '').
-    problems.push({ field: prefix.endsWith('.') ? prefix.slice(0, -1) : prefix, code: null, message: `A ${table.entity} must be a JSON object` });
+    problems.push({
+      field: prefix.endsWith('.') ? prefix.slice(0, -1) : prefix,
+      code: null,
+      message: `A ${table.entity} must be a JSON object`,
+    });
     return null;
   }
   const out: Record<string, unknown> = {};
@@ -331,7 +344,9 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
       const wire = format?.wire !== undefined ? format.wire(base) : base;
       const doc = [
         spec.doc,
-        isRequired ? `Required: null, empty or blank is refused${codeNote(requiredCode)}.` : 'Optional: null or empty leaves it unset.',
+        isRequired
+          ? `Required: null, empty or blank is refused${codeNote(requiredCode)}.`
+          : 'Optional: null or empty leaves it unset.',
         isName ? NAME_CHARACTERS_DOC : undefined,
         `At most ${max} characters${codeNote(tooLongCode)}.`,
         pattern !== undefined ? `Only ${patternHint ?? 'allowed characters'}${codeNote(patternCode)}.` : undefined,
@@ -341,7 +356,8 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
     },
     check(value, path, problems) {
       if (isUnset(value)) {
-        if (isRequired) problems.push({ field: path, code: requiredCode, message: `${name} is required and must not be empty` });
+        if (isRequired)
+          problems.push({ field: path, code: requiredCode, message: `${name} is required and must not be empty` });
         return undefined;
       }
       if (typeof value !== 'string') {
@@ -385,7 +401,10 @@ export function booleanRule<Name extends string>(name: Name, doc?: string): Fiel
   return {
     name,
     cell: 'boolean',
-    wire: (zod) => zod.boolean().describe(`${doc === undefined ? '' : `${doc} `}true or false (a JSON boolean); null leaves it unset.`),
+    wire: (zod) =>
+      zod
+        .boolean()
+        .describe(`${doc === undefined ? '' : `${doc} `}true or false (a JSON boolean); null leaves it unset.`),
     check(value, path, problems) {
       if (value === undefined || value === null) return undefined;
       if (typeof value !== 'boolean') {
@@ -416,7 +435,8 @@ export function enumRule<Name extends string, const Value extends string>(
     check(value, path, problems) {
       if (isUnset(value)) return undefined;
       // The pattern, not toUpperCase, decides: 'ſ'.toUpperCase() is 'S', which the document would not say.
-      const wire = typeof value === 'string' && anyCase.test(value) ? byUpper.get(value.trim().toUpperCase()) : undefined;
+      const wire =
+        typeof value === 'string' && anyCase.test(value) ? byUpper.get(value.trim().toUpperCase()) : undefined;
       if (wire === undefined) {
         problems.push({ field: path, code, message: `${name} must be ${list}` });
         return undefined;
@@ -463,7 +483,10 @@ interface StringListSpec {
  * A list of strings, sent trimmed: at most `max` entries, each checked after trimming (blank is
  * invalid), and no two with the same key. Every problem is reported, not only the first.
  */
-export function stringListRule<Name extends string>(name: Name, spec: StringListSpec): FieldRule<Name, string[], false> {
+export function stringListRule<Name extends string>(
+  name: Name,
+  spec: StringListSpec,
+): FieldRule<Name, string[], false> {
   const { max, tooManyCode, entryName, keyOf, invalidCode, invalidMessage, duplicateCode } = spec;
   return {
     name,
@@ -472,7 +495,11 @@ export function stringListRule<Name extends string>(name: Name, spec: StringList
     check(value, path, problems) {
       const before = problems.length;
       if (Array.isArray(value) && value.length > max) {
-        problems.push({ field: path, code: tooManyCode, message: `${name} has ${value.length} entries; at most ${max} are allowed` });
+        problems.push({
+          field: path,
+          code: tooManyCode,
+          message: `${name} has ${value.length} entries; at most ${max} are allowed`,
+        });
       }
       const seen = new Set<string>();
       const list = checkList(value, path, problems, name, 'strings', (entry, at) => {
@@ -509,7 +536,10 @@ interface IntegerRuleSpec {
  * with the caller's code, for every way a value can miss: not a number, a fraction, out of range;
  * it quotes the value (`not "25,0"`), so the admin sees which cell to fix.
  */
-export function integerRule<Name extends string>(name: Name, spec: IntegerRuleSpec): FieldRule<Name, number, false> & { readonly cell: IntegerCell } {
+export function integerRule<Name extends string>(
+  name: Name,
+  spec: IntegerRuleSpec,
+): FieldRule<Name, number, false> & { readonly cell: IntegerCell } {
   const { min, max, code } = spec;
   const invalid = (path: string, value: unknown): Problem => ({
     field: path,

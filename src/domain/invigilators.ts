@@ -36,28 +36,52 @@ export const invigilatorIdsWire = (zod: Zod) =>
     );
 
 /** Ids are sent as given, in order (duplicates included: each is one report item). */
-export function validateInvigilatorRemoval(scheduleExtId: unknown, userExtIds: unknown): Validation<InvigilatorRemoval> {
+export function validateInvigilatorRemoval(
+  scheduleExtId: unknown,
+  userExtIds: unknown,
+): Validation<InvigilatorRemoval> {
   const problems: Problem[] = [];
   if (!isUsableId(scheduleExtId)) {
-    problems.push({ field: INVIGILATOR_SCHEDULE_FIELD, code: ErrorCode.InvigilatorScheduleIdEmpty, message: 'The schedule external id must not be empty' });
+    problems.push({
+      field: INVIGILATOR_SCHEDULE_FIELD,
+      code: ErrorCode.InvigilatorScheduleIdEmpty,
+      message: 'The schedule external id must not be empty',
+    });
   }
   // The body's ids: the usable ones, in order (problems on `UserExtIds` / `UserExtIds[i]`). An
   // entry that is empty or not a string is reported by index; when none is usable the whole body
   // is 200, as the API would answer.
   const ids: string[] = [];
   if (userExtIds === undefined || userExtIds === null || (Array.isArray(userExtIds) && userExtIds.length === 0)) {
-    problems.push({ field: INVIGILATOR_IDS_FIELD, code: ErrorCode.InvigilatorBodyEmpty, message: 'The list of invigilator user ids is empty' });
+    problems.push({
+      field: INVIGILATOR_IDS_FIELD,
+      code: ErrorCode.InvigilatorBodyEmpty,
+      message: 'The list of invigilator user ids is empty',
+    });
   } else if (!Array.isArray(userExtIds)) {
-    problems.push({ field: INVIGILATOR_IDS_FIELD, code: null, message: 'The invigilator user ids must be a JSON array of strings' });
+    problems.push({
+      field: INVIGILATOR_IDS_FIELD,
+      code: null,
+      message: 'The invigilator user ids must be a JSON array of strings',
+    });
   } else {
     const bad: Problem[] = [];
     for (let i = 0; i < userExtIds.length; i++) {
       const id: unknown = userExtIds[i];
       if (isUsableId(id)) ids.push(id);
-      else bad.push({ field: `${INVIGILATOR_IDS_FIELD}[${i}]`, code: null, message: 'An invigilator user id must be a non-empty string' });
+      else
+        bad.push({
+          field: `${INVIGILATOR_IDS_FIELD}[${i}]`,
+          code: null,
+          message: 'An invigilator user id must be a non-empty string',
+        });
     }
     if (ids.length === 0) {
-      problems.push({ field: INVIGILATOR_IDS_FIELD, code: ErrorCode.InvigilatorNoValidIds, message: 'The request holds no valid invigilator user ids' });
+      problems.push({
+        field: INVIGILATOR_IDS_FIELD,
+        code: ErrorCode.InvigilatorNoValidIds,
+        message: 'The request holds no valid invigilator user ids',
+      });
     } else {
       problems.push(...bad);
     }

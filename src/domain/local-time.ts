@@ -69,14 +69,20 @@ export interface TimeSettings {
   dateFormat?: { text: string; origin: string } | undefined;
 }
 
-type TimeSettingsReading = { ok: true; zone: string | undefined; format: DateFormat | undefined } | { ok: false; message: string };
+type TimeSettingsReading =
+  | { ok: true; zone: string | undefined; format: DateFormat | undefined }
+  | { ok: false; message: string };
 
 /** The settings checked, the format first: a format examctl cannot read or an unknown zone is refused, naming where it came from. */
 export function readTimeSettings({ timezone, dateFormat }: TimeSettings): TimeSettingsReading {
   const parsed = dateFormat === undefined ? undefined : parseDateFormat(dateFormat.text);
-  if (parsed?.ok === false) return { ok: false, message: `${dateFormat?.origin} ${dateFormat?.text}: ${parsed.message}` };
+  if (parsed?.ok === false)
+    return { ok: false, message: `${dateFormat?.origin} ${dateFormat?.text}: ${parsed.message}` };
   if (timezone !== undefined && !isKnownTimeZone(timezone.text)) {
-    return { ok: false, message: `${timezone.origin}: unknown time zone "${timezone.text}": give an IANA name such as Europe/Paris, America/New_York or UTC` };
+    return {
+      ok: false,
+      message: `${timezone.origin}: unknown time zone "${timezone.text}": give an IANA name such as Europe/Paris, America/New_York or UTC`,
+    };
   }
   return { ok: true, zone: timezone?.text, format: parsed?.format };
 }
@@ -140,7 +146,10 @@ export function wallClockInZone(w: WallClock, timeZone: string): ZoneConversion 
   const wall = asUtc.getTime();
   // The instant is wall - offset, for the offset in force at that instant: try the offsets in
   // force a day around it (a zone changes offset at most once in that span).
-  const candidates = new Set([offsetMinutesAt(timeZone, wall - 86_400_000), offsetMinutesAt(timeZone, wall + 86_400_000)]);
+  const candidates = new Set([
+    offsetMinutesAt(timeZone, wall - 86_400_000),
+    offsetMinutesAt(timeZone, wall + 86_400_000),
+  ]);
   const matches: number[] = [];
   for (const offset of candidates) {
     if (offsetMinutesAt(timeZone, wall - offset * 60_000) === offset) matches.push(offset);
@@ -191,7 +200,8 @@ function regexOf(parts: readonly Part[]): { source: string; order: Token[] } {
   parts.forEach((part, i) => {
     if ('literal' in part) {
       // A run of blanks matches any run of blanks; every other character itself.
-      for (const run of part.literal.match(/\s+|[^\s]/g) ?? []) source += run.trim() === '' ? '\\s+' : escapeRegExp(run);
+      for (const run of part.literal.match(/\s+|[^\s]/g) ?? [])
+        source += run.trim() === '' ? '\\s+' : escapeRegExp(run);
       return;
     }
     order.push(part.token);
@@ -222,7 +232,10 @@ export function parseDateFormat(text: string): DateFormatParse {
       const token = TOKENS.find((t) => text.startsWith(t, i));
       if (token === undefined) {
         const run = /^[A-Za-z]+/.exec(text.slice(i))?.[0] ?? c;
-        return { ok: false, message: `unknown token "${run}" in "${text}": use YYYY, MM, DD, HH, mm and ss with any separators, e.g. DD.MM.YYYY or DD.MM.YYYY HH:mm` };
+        return {
+          ok: false,
+          message: `unknown token "${run}" in "${text}": use YYYY, MM, DD, HH, mm and ss with any separators, e.g. DD.MM.YYYY or DD.MM.YYYY HH:mm`,
+        };
       }
       if (seen.has(token)) return { ok: false, message: `${token} appears twice in "${text}"` };
       seen.add(token);
@@ -232,12 +245,14 @@ export function parseDateFormat(text: string): DateFormatParse {
     }
     let j = i;
     while (j < text.length && !/[A-Za-z]/.test(text[j] as string)) j++;
-    if (/\d/.test(text.slice(i, j))) return { ok: false, message: `"${text}" holds a digit; a format is tokens and separators only` };
+    if (/\d/.test(text.slice(i, j)))
+      return { ok: false, message: `"${text}" holds a digit; a format is tokens and separators only` };
     parts.push({ literal: text.slice(i, j) });
     i = j;
   }
   for (const token of ['YYYY', 'MM', 'DD'] as const) {
-    if (!seen.has(token)) return { ok: false, message: `"${text}" has no ${token}: a date format needs YYYY, MM and DD` };
+    if (!seen.has(token))
+      return { ok: false, message: `"${text}" has no ${token}: a date format needs YYYY, MM and DD` };
   }
   if (seen.has('HH') !== seen.has('mm') || (seen.has('ss') && !seen.has('HH'))) {
     return { ok: false, message: `"${text}": a time needs HH and mm (and ss only with them)` };
@@ -245,11 +260,13 @@ export function parseDateFormat(text: string): DateFormatParse {
   const firstTime = parts.findIndex((part) => 'token' in part && TIME_TOKENS.has(part.token));
   const dateParts = firstTime === -1 ? parts.slice() : parts.slice(0, firstTime);
   while (dateParts.length > 0 && 'literal' in (dateParts.at(-1) as Part)) dateParts.pop();
-  if (dateParts.some((part) => 'token' in part && TIME_TOKENS.has(part.token))) return { ok: false, message: `"${text}": the time must follow the date` };
+  if (dateParts.some((part) => 'token' in part && TIME_TOKENS.has(part.token)))
+    return { ok: false, message: `"${text}": the time must follow the date` };
   const dateOnly = regexOf(dateParts);
   const dateText = dateParts.map((part) => ('token' in part ? part.token : part.literal)).join('');
   // A format that reads an ISO date another way (YYYY-DD-MM) would make every ISO text ambiguous.
-  if (/^YYYY-?DD-?MM$/.test(dateText)) return { ok: false, message: `"${text}" would read ISO dates (YYYY-MM-DD) with day and month swapped` };
+  if (/^YYYY-?DD-?MM$/.test(dateText))
+    return { ok: false, message: `"${text}" would read ISO dates (YYYY-MM-DD) with day and month swapped` };
   const whole = firstTime === -1 ? undefined : regexOf(parts);
   return {
     ok: true,
@@ -322,7 +339,8 @@ function realTime(w: WallClock): boolean {
  */
 export function likelyDateFormat(text: string): string | undefined {
   const m = /^(\d{1,2})([./-])(\d{1,2})\2(\d{4})(?:([Tt ]|\s+)(\d{1,2}):(\d{2})(:\d{2})?)?/.exec(text.trim());
-  const time = (m: RegExpExecArray, at: number): string => (m[at + 1] === undefined ? '' : ` HH:mm${m[at + 4] === undefined ? '' : ':ss'}`);
+  const time = (m: RegExpExecArray, at: number): string =>
+    m[at + 1] === undefined ? '' : ` HH:mm${m[at + 4] === undefined ? '' : ':ss'}`;
   if (m !== null) {
     const sep = m[2] as string;
     const first = Number(m[1]);
@@ -342,21 +360,32 @@ export function likelyDateFormat(text: string): string | undefined {
 function notReadMessage(field: string, text: string, kind: 'date' | 'date-time', options: LocalTimeOptions): string {
   const quoted = quotedValue(text);
   if (options.format !== undefined) {
-    const shape = kind === 'date' ? options.format.dateText : options.format.dateTime === undefined ? `${options.format.dateText} HH:mm` : options.format.text;
+    const shape =
+      kind === 'date'
+        ? options.format.dateText
+        : options.format.dateTime === undefined
+          ? `${options.format.dateText} HH:mm`
+          : options.format.text;
     return `${field} ${quoted} is neither ${shape} (--date-format) nor ISO ${kind === 'date' ? 'YYYY-MM-DD' : 'YYYY-MM-DDTHH:mm:ss'}`;
   }
   const looks = likelyDateFormat(text);
   const iso = kind === 'date' ? 'YYYY-MM-DD' : 'RFC 3339 (2027-01-25T14:00:00+01:00)';
-  if (looks === undefined) return `${field} ${quoted} is not an ISO date${kind === 'date' ? '' : '-time'}: write it ${iso}, or say how it is written with --date-format`;
+  if (looks === undefined)
+    return `${field} ${quoted} is not an ISO date${kind === 'date' ? '' : '-time'}: write it ${iso}, or say how it is written with --date-format`;
   // The flag as it is typed: a format with a blank needs quotes.
   const first = looks.split(' or ')[0] as string;
   const flag = first.includes(' ') ? `"${first}"` : first;
-  const give = looks.includes(' or ') ? `give --date-format with the one the export uses, e.g. --date-format ${flag}` : `give --date-format ${flag}`;
+  const give = looks.includes(' or ')
+    ? `give --date-format with the one the export uses, e.g. --date-format ${flag}`
+    : `give --date-format ${flag}`;
   return `${field} ${quoted} is not ISO ${iso}; it looks like ${looks}: ${give} (examctl never guesses a date's order)`;
 }
 
 function impossible(field: string, text: string): TextReading {
-  return { ok: false, message: `${field} ${quotedValue(text)} is not a real date and time (check day, month, hour and minute)` };
+  return {
+    ok: false,
+    message: `${field} ${quotedValue(text)} is not a real date and time (check day, month, hour and minute)`,
+  };
 }
 
 /**
@@ -370,7 +399,12 @@ export function readDateText(field: string, text: string, options: LocalTimeOpti
     const m = format.date.exec(t);
     if (m !== null) {
       const w = wallOf(format.dateOrder, m.slice(1));
-      return realDate(w) ? { ok: true, value: dateText(w) } : { ok: false, message: `${field} ${quotedValue(text)} is not a real date (read as ${format.dateText}: day ${w.d}, month ${w.mo})` };
+      return realDate(w)
+        ? { ok: true, value: dateText(w) }
+        : {
+            ok: false,
+            message: `${field} ${quotedValue(text)} is not a real date (read as ${format.dateText}: day ${w.d}, month ${w.mo})`,
+          };
     }
   }
   const iso = ISO_DATE.exec(t) ?? ISO_COMPACT.exec(t);
@@ -378,17 +412,30 @@ export function readDateText(field: string, text: string, options: LocalTimeOpti
     const w: WallClock = { y: Number(iso[1]), mo: Number(iso[2]), d: Number(iso[3]), h: 0, mi: 0, s: 0 };
     if (realDate(w)) return { ok: true, value: dateText(w) };
     // An ISO date with an impossible day is that, with or without --date-format (not "neither format").
-    if (ISO_DATE.test(t)) return { ok: false, message: `${field} ${quotedValue(text)} is not a real date (month ${w.mo}, day ${w.d})` };
+    if (ISO_DATE.test(t))
+      return { ok: false, message: `${field} ${quotedValue(text)} is not a real date (month ${w.mo}, day ${w.d})` };
   }
   return { ok: false, message: notReadMessage(field, text, 'date', options) };
 }
 
 /** A wall time, or one with its offset, as the RFC 3339 text the date-time rule reads. */
-function placed(field: string, text: string, w: WallClock, fraction: string | undefined, offset: string | undefined, options: LocalTimeOptions): TextReading {
+function placed(
+  field: string,
+  text: string,
+  w: WallClock,
+  fraction: string | undefined,
+  offset: string | undefined,
+  options: LocalTimeOptions,
+): TextReading {
   if (!realDate(w) || !realTime(w)) return impossible(field, text);
   const frac = fraction === undefined ? '' : `.${fraction}`;
   if (offset !== undefined) {
-    const zone = offset === 'z' || offset === 'Z' ? 'Z' : offset.includes(':') ? offset : `${offset.slice(0, 3)}:${offset.slice(3)}`;
+    const zone =
+      offset === 'z' || offset === 'Z'
+        ? 'Z'
+        : offset.includes(':')
+          ? offset
+          : `${offset.slice(0, 3)}:${offset.slice(3)}`;
     const parsed = parseDateTime(`${dateTimeText(w)}${frac}${zone}`);
     return parsed.ok ? { ok: true, value: parsed.iso } : impossible(field, text);
   }
@@ -399,7 +446,11 @@ function placed(field: string, text: string, w: WallClock, fraction: string | un
     };
   }
   const converted = wallClockInZone(w, options.timeZone);
-  if (!converted.ok) return { ok: false, message: zoneConversionMessage(`${field} ${quotedValue(text)}`, converted.reason, options.timeZone) };
+  if (!converted.ok)
+    return {
+      ok: false,
+      message: zoneConversionMessage(`${field} ${quotedValue(text)}`, converted.reason, options.timeZone),
+    };
   const parsed = parseDateTime(converted.text.replace(/([+-]\d{2}:\d{2})$/, `${frac}$1`));
   return parsed.ok ? { ok: true, value: parsed.iso, zone: options.timeZone } : impossible(field, text);
 }
@@ -418,7 +469,14 @@ export function readDateTimeText(field: string, text: string, options: LocalTime
       const m = format.dateTime.exec(t);
       if (m !== null) {
         const order = format.dateTimeOrder;
-        return placed(field, text, wallOf(order, m.slice(1, order.length + 1)), undefined, m[order.length + 1], options);
+        return placed(
+          field,
+          text,
+          wallOf(order, m.slice(1, order.length + 1)),
+          undefined,
+          m[order.length + 1],
+          options,
+        );
       }
     }
     const dateTime = new RegExp(`^${format.date.source.slice(1, -1)}${TIME_TAIL}${OFFSET_TAIL}$`).exec(t);
@@ -433,7 +491,14 @@ export function readDateTimeText(field: string, text: string, options: LocalTime
   }
   const iso = ISO_LOCAL.exec(t);
   if (iso !== null) {
-    const w: WallClock = { y: Number(iso[1]), mo: Number(iso[2]), d: Number(iso[3]), h: Number(iso[4]), mi: Number(iso[5]), s: Number(iso[6] ?? 0) };
+    const w: WallClock = {
+      y: Number(iso[1]),
+      mo: Number(iso[2]),
+      d: Number(iso[3]),
+      h: Number(iso[4]),
+      mi: Number(iso[5]),
+      s: Number(iso[6] ?? 0),
+    };
     return placed(field, text, w, iso[7], iso[8], options);
   }
   return { ok: false, message: notReadMessage(field, text, 'date-time', options) };
@@ -445,7 +510,9 @@ export function readDateTimeText(field: string, text: string, options: LocalTime
  * One function, so the prompt and the flag never disagree about what they take.
  */
 export function readTypedDateTime(field: string, text: string, options: LocalTimeOptions): TextReading {
-  return parseDateTime(text).ok && options.format === undefined ? { ok: true, value: text.trim() } : readDateTimeText(field, text, options);
+  return parseDateTime(text).ok && options.format === undefined
+    ? { ok: true, value: text.trim() }
+    : readDateTimeText(field, text, options);
 }
 
 /**
@@ -453,7 +520,14 @@ export function readTypedDateTime(field: string, text: string, options: LocalTim
  * the seconds are not 0), as readDateTimeText reads it back.
  */
 export function formattedWall(w: WallClock, format: DateFormat, withTime: boolean): string {
-  const tokens: Record<string, string> = { YYYY: pad(w.y, 4), MM: pad(w.mo), DD: pad(w.d), HH: pad(w.h), mm: pad(w.mi), ss: pad(w.s) };
+  const tokens: Record<string, string> = {
+    YYYY: pad(w.y, 4),
+    MM: pad(w.mo),
+    DD: pad(w.d),
+    HH: pad(w.h),
+    mm: pad(w.mi),
+    ss: pad(w.s),
+  };
   const fill = (text: string): string => text.replace(/YYYY|MM|DD|HH|mm|ss/g, (token) => tokens[token] as string);
   if (!withTime) return fill(format.dateText);
   if (format.dateTime !== undefined) return fill(format.text);
@@ -462,7 +536,10 @@ export function formattedWall(w: WallClock, format: DateFormat, withTime: boolea
 
 /** An example start as the admin would type it (`25.01.2027 14:00` for DD.MM.YYYY), for a prompt. */
 export function exampleDateTime(options: LocalTimeOptions): string {
-  const example = options.format === undefined ? '2027-01-25 14:00' : formattedWall({ y: 2027, mo: 1, d: 25, h: 14, mi: 0, s: 0 }, options.format, true);
+  const example =
+    options.format === undefined
+      ? '2027-01-25 14:00'
+      : formattedWall({ y: 2027, mo: 1, d: 25, h: 14, mi: 0, s: 0 }, options.format, true);
   return options.timeZone === undefined ? `${example}+01:00` : example;
 }
 
@@ -510,7 +587,9 @@ export function readRecordDates(
         if (read !== value) (out ??= { ...fields })[key] = read;
       } else if (key === 'Candidates' && Array.isArray(value)) {
         const read = value.map((candidate: unknown, i) =>
-          isPlainObject(candidate) ? readRecordDates(candidate, options, problems, `Candidates[${i}].`, written) : candidate,
+          isPlainObject(candidate)
+            ? readRecordDates(candidate, options, problems, `Candidates[${i}].`, written)
+            : candidate,
         );
         if (read.some((candidate, i) => candidate !== value[i])) (out ??= { ...fields })[key] = read;
       }
@@ -522,18 +601,28 @@ export function readRecordDates(
     // Without --date-format or --timezone an API-form text stays as written (the rule reads it).
     if (apiForm(key, value) && options.format === undefined) continue;
     // Without either flag, only a text that looks like a local date gets the hint; the rest is the rule's to refuse.
-    if (options.format === undefined && options.timeZone === undefined && likelyDateFormat(value) === undefined) continue;
+    if (options.format === undefined && options.timeZone === undefined && likelyDateFormat(value) === undefined)
+      continue;
     const reading = isDate ? readDateText(key, value, options) : readDateTimeText(key, value, options);
     if (reading.ok) {
       if (reading.value !== value) {
         (out ??= { ...fields })[key] = reading.value;
-        written?.push({ field: prefix + key, text: value.trim(), value: reading.value, ...(reading.zone !== undefined ? { zone: reading.zone } : {}) });
+        written?.push({
+          field: prefix + key,
+          text: value.trim(),
+          value: reading.value,
+          ...(reading.zone !== undefined ? { zone: reading.zone } : {}),
+        });
       }
     } else {
       out ??= { ...fields };
       delete out[key];
       // A date of birth keeps its field's code (246), as the rule would have given it.
-      problems.push({ field: prefix + key, code: isDate ? ErrorCode.DateOfBirthInvalid : null, message: reading.message });
+      problems.push({
+        field: prefix + key,
+        code: isDate ? ErrorCode.DateOfBirthInvalid : null,
+        message: reading.message,
+      });
     }
   }
   return out ?? fields;

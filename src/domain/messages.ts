@@ -21,7 +21,12 @@ export function defaultEndDateTime(startUtc: string, durationMin: number): strin
  * The span rule's failure (docs/interpretations.md, "Schedules"): both figures, and the start and
  * end when known (`defaulted`: the request gave no EndDateTime).
  */
-export function scheduleSpanProblem(durationMin: number, extraMin: number, spanMin: number, between?: { startUtc: string; endUtc: string; defaulted?: boolean }): Problem {
+export function scheduleSpanProblem(
+  durationMin: number,
+  extraMin: number,
+  spanMin: number,
+  between?: { startUtc: string; endUtc: string; defaulted?: boolean },
+): Problem {
   const needed = durationMin + extraMin;
   let times = '';
   let remedy = '';
@@ -42,10 +47,18 @@ export function scheduleSpanProblem(durationMin: number, extraMin: number, spanM
  * The span rule: End - Start must be strictly greater than duration + extra. Null when it holds.
  * `endDefaulted`: the end is the default one, not the request's (the message says so).
  */
-export function checkScheduleSpan(startUtc: string, endUtc: string, durationMin: number, extraMin: number, endDefaulted = false): Problem | null {
+export function checkScheduleSpan(
+  startUtc: string,
+  endUtc: string,
+  durationMin: number,
+  extraMin: number,
+  endDefaulted = false,
+): Problem | null {
   // Minutes from start to end (normalised UTC strings), fractions kept.
   const span = (Date.parse(endUtc) - Date.parse(startUtc)) / 60_000;
-  return span > durationMin + extraMin ? null : scheduleSpanProblem(durationMin, extraMin, span, { startUtc, endUtc, defaulted: endDefaulted });
+  return span > durationMin + extraMin
+    ? null
+    : scheduleSpanProblem(durationMin, extraMin, span, { startUtc, endUtc, defaulted: endDefaulted });
 }
 
 function formatMinutes(n: number): string {
@@ -53,19 +66,35 @@ function formatMinutes(n: number): string {
 }
 
 export function duplicateScheduleExtIdProblem(scheduleExtId: string): Problem {
-  return p('Schedule.ScheduleExtId', null, `Duplicate ScheduleExtId: ${scheduleExtId} already exists (use Upsert to update it)`);
+  return p(
+    'Schedule.ScheduleExtId',
+    null,
+    `Duplicate ScheduleExtId: ${scheduleExtId} already exists (use Upsert to update it)`,
+  );
 }
 export function activatedScheduleProblem(scheduleExtId: string, startUtc?: string): Problem {
-  return p('Schedule.ScheduleExtId', null, `Schedule ${scheduleExtId} is activated (its start${startUtc === undefined ? '' : `, ${startUtc},`} has passed) and cannot be updated`);
+  return p(
+    'Schedule.ScheduleExtId',
+    null,
+    `Schedule ${scheduleExtId} is activated (its start${startUtc === undefined ? '' : `, ${startUtc},`} has passed) and cannot be updated`,
+  );
 }
 export function schedulerNotSetProblem(): Problem {
   return p('Schedule.Owner', null, 'Scheduler not set: give Owner or set the owner in the external API settings');
 }
 export function schedulerNoPermissionProblem(userName: string): Problem {
-  return p('Schedule.Owner', null, `Selected scheduler ${userName} no longer has permission to create, update and delete schedules`);
+  return p(
+    'Schedule.Owner',
+    null,
+    `Selected scheduler ${userName} no longer has permission to create, update and delete schedules`,
+  );
 }
 export function workflowChangedProblem(existing: string, requested: string): Problem {
-  return p('Workflow', null, `Workflow of an existing schedule cannot change (it is ${existing}, the request says ${requested}); create a new schedule or keep the workflow`);
+  return p(
+    'Workflow',
+    null,
+    `Workflow of an existing schedule cannot change (it is ${existing}, the request says ${requested}); create a new schedule or keep the workflow`,
+  );
 }
 export function assessmentNotFoundProblem(assessmentExtId: string): Problem {
   return p('Schedule.AssessmentExtId', null, `Assessment not found: ${assessmentExtId}`);
@@ -92,10 +121,18 @@ export function userNameTakenProblem(userName: string): Problem {
   return p('UserName', ErrorCode.UserNameTaken, `A user with the UserName ${userName} already exists`);
 }
 export function synchronizationKeyTakenProblem(): Problem {
-  return p('SynchronizationKey', ErrorCode.SynchronizationKeyTaken, 'A user with the same SynchronizationKey already exists');
+  return p(
+    'SynchronizationKey',
+    ErrorCode.SynchronizationKeyTaken,
+    'A user with the same SynchronizationKey already exists',
+  );
 }
 export function externalIdTakenProblem(externalId: string, existing: string): Problem {
-  return p('ExternalId', ErrorCode.UserExternalIdTaken, `A user with the same ExternalId exists: ${externalId} collides with ${existing} (ids are compared ignoring case)`);
+  return p(
+    'ExternalId',
+    ErrorCode.UserExternalIdTaken,
+    `A user with the same ExternalId exists: ${externalId} collides with ${existing} (ids are compared ignoring case)`,
+  );
 }
 export function roleNotFoundProblem(role: string): Problem {
   return p('Role', ErrorCode.RoleNotFound, `Role not found: ${role}`);
@@ -107,7 +144,11 @@ export function collectionOwnerNotFoundProblem(owner: string): Problem {
   return p('Owner', ErrorCode.CollectionOwnerNotFound, `Owner not found: ${owner}`);
 }
 export function collectionOwnerNotSetProblem(): Problem {
-  return p('Owner', ErrorCode.CollectionOwnerNotSet, 'Owner not set: give Owner or set the owner in the external API settings');
+  return p(
+    'Owner',
+    ErrorCode.CollectionOwnerNotSet,
+    'Owner not set: give Owner or set the owner in the external API settings',
+  );
 }
 export function collectionOwnerNoPermissionProblem(owner: string): Problem {
   return p('Owner', ErrorCode.CollectionOwnerNoPermission, `Owner ${owner} lacks permission to view collections`);
@@ -126,7 +167,11 @@ export function repositoryNotARepositoryProblem(field: string, repositoryExtId: 
   return p(field, ErrorCode.RepositoryNotARepository, `Learning objective ${repositoryExtId} is not a repository`);
 }
 export function repositoryNotPublishedProblem(field: string, repositoryExtId: string): Problem {
-  return p(field, ErrorCode.RepositoryNotPublished, `Learning objective repository ${repositoryExtId} is not published`);
+  return p(
+    field,
+    ErrorCode.RepositoryNotPublished,
+    `Learning objective repository ${repositoryExtId} is not published`,
+  );
 }
 export function repositoryNoAccessProblem(field: string, repositoryExtId: string, owner: string): Problem {
   return p(field, ErrorCode.RepositoryNoAccess, `Owner ${owner} has no access to repository ${repositoryExtId}`);

@@ -156,7 +156,8 @@ export class IdsOfOneInput {
       this.places = grown(this.places, entry * 2);
       this.hashes = grown(this.hashes, entry * 2);
     }
-    if (this.used + id.length > this.bytes.length) this.bytes = grown(this.bytes, Math.max(this.bytes.length * 2, this.used + id.length));
+    if (this.used + id.length > this.bytes.length)
+      this.bytes = grown(this.bytes, Math.max(this.bytes.length * 2, this.used + id.length));
     const bytes = this.bytes;
     for (let i = 0; i < id.length; i++) bytes[this.used + i] = id.charCodeAt(i);
     this.starts[entry] = this.used;
@@ -173,7 +174,8 @@ export class IdsOfOneInput {
     const start = this.starts[entry] as number;
     const end = entry + 1 < this.count ? (this.starts[entry + 1] as number) : this.used;
     let text = '';
-    for (let at = start; at < end; at += 4096) text += String.fromCharCode(...this.bytes.subarray(at, Math.min(end, at + 4096)));
+    for (let at = start; at < end; at += 4096)
+      text += String.fromCharCode(...this.bytes.subarray(at, Math.min(end, at + 4096)));
     return text;
   }
 

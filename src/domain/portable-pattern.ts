@@ -4,7 +4,8 @@
  */
 
 /** ECMA-262 WhiteSpace and LineTerminator: what `\s` and String.prototype.trim() mean in JavaScript. */
-export const ECMA_WHITESPACE_CLASS = '\\t\\n\\x0b\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+export const ECMA_WHITESPACE_CLASS =
+  '\\t\\n\\x0b\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 
 /** End of input in every engine (`$` is not, see above). */
 export const END_OF_INPUT = '(?![\\s\\S])';
@@ -76,7 +77,8 @@ export function portablePattern(source: string): string {
     }
     if (c === '$') out += END_OF_INPUT;
     else if (c === '.') out += ECMA_DOT;
-    else if (c === '(' && source[i + 1] === '?' && !':=!'.includes(source[i + 2] ?? '')) refuse(i, `the group (?${source[i + 2] ?? ''}`);
+    else if (c === '(' && source[i + 1] === '?' && !':=!'.includes(source[i + 2] ?? ''))
+      refuse(i, `the group (?${source[i + 2] ?? ''}`);
     else out += c;
   }
   if (inClass) refuse(source.length, 'an unclosed class');
@@ -88,6 +90,9 @@ export function withPortablePatterns<T>(node: T): T {
   if (Array.isArray(node)) return node.map(withPortablePatterns) as T;
   if (node === null || typeof node !== 'object') return node;
   return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [key, key === 'pattern' && typeof value === 'string' ? portablePattern(value) : withPortablePatterns(value)]),
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === 'pattern' && typeof value === 'string' ? portablePattern(value) : withPortablePatterns(value),
+    ]),
   ) as T;
 }

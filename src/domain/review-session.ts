@@ -11,7 +11,11 @@ const REVIEW_SESSION_ID_FIELD = 'externalId';
 export const REVIEW_SESSION_ID_MAX = 60;
 
 /** The problem with an id over string(`max`), or null when the API would look it up. */
-export function idLengthProblem(externalId: string, max = REVIEW_SESSION_ID_MAX, what = 'review session'): Problem | null {
+export function idLengthProblem(
+  externalId: string,
+  max = REVIEW_SESSION_ID_MAX,
+  what = 'review session',
+): Problem | null {
   if (!exceedsLength(externalId, max)) return null;
   const message = `The ${what} external id ${quotedValue(externalId)} is ${codePointLength(externalId)} characters; at most ${max} (string(${max}))`;
   return { field: REVIEW_SESSION_ID_FIELD, code: null, message };
@@ -26,4 +30,11 @@ export function sessionShapeProblem(content: unknown): string | undefined {
 }
 
 /** The free-text fields of a session and its results: a quoted PIN is redacted there only. */
-export const FREE_TEXT_FIELDS = ['Title', 'ScheduleTitle', 'ScheduleGroupName', 'FirstName', 'LastName', 'Labels'] as const;
+export const FREE_TEXT_FIELDS = [
+  'Title',
+  'ScheduleTitle',
+  'ScheduleGroupName',
+  'FirstName',
+  'LastName',
+  'Labels',
+] as const;

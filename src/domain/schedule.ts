@@ -38,7 +38,8 @@ const ALNUM_DASH_ID = { pattern: ALNUM_DASH, patternHint: 'letters, digits and d
  * so and shown without them.
  */
 function templateIdMessage(value: string): string {
-  const words = 'ProctoringServiceTemplateExternalId may contain only letters and digits: the API text says "Alphanumeric"';
+  const words =
+    'ProctoringServiceTemplateExternalId may contain only letters and digits: the API text says "Alphanumeric"';
   const undashed = value.replaceAll('-', '');
   if (!value.includes('-') || !ALNUM.test(undashed)) return words;
   return `${words}, without the dashes of "alphanumeric and dashes" it says of the ids beside it; a template id has none (did you mean ${quotedValue(undashed)}?)`;
@@ -56,16 +57,25 @@ export const SCHEDULE_TABLE = ruleTable('schedule', [
   stringRule('ScheduleGroupName', { max: 500, name: true }),
   booleanRule('LockExamOnConnectionLoss'),
   stringRule('Owner', { max: 500 }),
-  stringRule('PIN', { max: 4, doc: 'PIN for candidates, kept as a string (0420 is fine); four digits expected, anything else is sent with a warning.' }),
+  stringRule('PIN', {
+    max: 4,
+    doc: 'PIN for candidates, kept as a string (0420 is fine); four digits expected, anything else is sent with a warning.',
+  }),
   booleanRule('UseProctoringService'),
   // "Alphanumeric", where the ids beside it say "alphanumeric and dashes": letters and digits.
-  stringRule('ProctoringServiceTemplateExternalId', { max: 64, pattern: ALNUM, patternHint: 'letters and digits (no dashes)', patternMessage: templateIdMessage }),
+  stringRule('ProctoringServiceTemplateExternalId', {
+    max: 64,
+    pattern: ALNUM,
+    patternHint: 'letters and digits (no dashes)',
+    patternMessage: templateIdMessage,
+  }),
   booleanRule('UseKeyCode'),
   booleanRule('enableAutomaticDataCleanup'),
   passThroughRule('dataCleanupNoticePeriod'),
 ]);
 
-const SPECIAL_NEEDS_DOC = 'The string "true" or "false" (any case, surrounding spaces ignored; a JSON boolean is taken too), sent as the string. Null or empty leaves it unset.';
+const SPECIAL_NEEDS_DOC =
+  'The string "true" or "false" (any case, surrounding spaces ignored; a JSON boolean is taken too), sent as the string. Null or empty leaves it unset.';
 const specialNeedsRule: FieldRule<'SpecialNeeds', 'true' | 'false', false> = {
   name: 'SpecialNeeds',
   emptyIsUnset: true,
@@ -73,7 +83,13 @@ const specialNeedsRule: FieldRule<'SpecialNeeds', 'true' | 'false', false> = {
   cell: 'boolean',
   wire: (zod) => zod.enum(['true', 'false']).describe(SPECIAL_NEEDS_DOC),
   input: (zod) =>
-    zod.union([zod.enum(['true', 'false']), zod.string().regex(caseInsensitivePattern(['true', 'false'])), zod.boolean()]).describe(SPECIAL_NEEDS_DOC),
+    zod
+      .union([
+        zod.enum(['true', 'false']),
+        zod.string().regex(caseInsensitivePattern(['true', 'false'])),
+        zod.boolean(),
+      ])
+      .describe(SPECIAL_NEEDS_DOC),
   check(value, path, problems) {
     const state = candidateSpecialNeeds(value);
     if (state === 'invalid') {
@@ -87,7 +103,8 @@ const specialNeedsRule: FieldRule<'SpecialNeeds', 'true' | 'false', false> = {
 const proctorUIdsRule: FieldRule<'ProctorUIds', string[], false> = {
   name: 'ProctorUIds',
   cell: 'list',
-  wire: (zod) => zod.array(zod.string().min(1).regex(/\S/)).describe('Proctor user ids, each a non-empty string (not blank).'),
+  wire: (zod) =>
+    zod.array(zod.string().min(1).regex(/\S/)).describe('Proctor user ids, each a non-empty string (not blank).'),
   check(value, path, problems) {
     return checkList(value, path, problems, 'ProctorUIds', 'strings', (id, at) => {
       if (typeof id === 'string' && id.trim() !== '') return id;
@@ -97,7 +114,8 @@ const proctorUIdsRule: FieldRule<'ProctorUIds', string[], false> = {
   },
 };
 
-const candidateString = <Name extends string>(name: Name): FieldRule<Name, string, false> => stringRule(name, { max: 500 });
+const candidateString = <Name extends string>(name: Name): FieldRule<Name, string, false> =>
+  stringRule(name, { max: 500 });
 
 /**
  * Free-text candidate fields that a platform user has too: the engine copies them onto the user
@@ -124,7 +142,10 @@ export const CANDIDATE_TABLE = ruleTable('candidate', [
   candidateString('Password'),
   specialNeedsRule,
   reasonableAdjustmentRule,
-  stringRule('AttemptExtId', { max: 500, doc: 'Required on every candidate when Workflow is EXTERNAL_ATTEMPTS; must not be set otherwise.' }),
+  stringRule('AttemptExtId', {
+    max: 500,
+    doc: 'Required on every candidate when Workflow is EXTERNAL_ATTEMPTS; must not be set otherwise.',
+  }),
   ...CANDIDATE_USER_PROFILE_FIELDS.map(candidateString),
   ...(['RegistrationNumber', 'VoucherId', 'CompId'] as const).map(candidateString),
   proctorUIdsRule,
@@ -154,7 +175,12 @@ function candidateSpecialNeeds(value: unknown): boolean | undefined | 'invalid' 
  * (AttemptExtId). `workflow` null: the request's Workflow is itself invalid, so the AttemptExtId
  * rule cannot be decided.
  */
-function checkCandidate(input: unknown, workflow: Workflow | null, prefix: string, problems: Problem[]): Candidate | null {
+function checkCandidate(
+  input: unknown,
+  workflow: Workflow | null,
+  prefix: string,
+  problems: Problem[],
+): Candidate | null {
   const out = validateFields(input, CANDIDATE_TABLE, prefix, problems);
   if (out === null) return null;
   const record = input as Record<string, unknown>;
@@ -166,9 +192,17 @@ function checkCandidate(input: unknown, workflow: Workflow | null, prefix: strin
   );
   const attempt = record['AttemptExtId'];
   if (workflow === 'EXTERNAL_ATTEMPTS' && isUnset(attempt)) {
-    problems.push({ field: `${prefix}AttemptExtId`, code: null, message: 'AttemptExtId is required for every candidate when Workflow is EXTERNAL_ATTEMPTS' });
+    problems.push({
+      field: `${prefix}AttemptExtId`,
+      code: null,
+      message: 'AttemptExtId is required for every candidate when Workflow is EXTERNAL_ATTEMPTS',
+    });
   } else if (workflow === 'DEFAULT' && !isUnset(attempt)) {
-    problems.push({ field: `${prefix}AttemptExtId`, code: null, message: 'AttemptExtId must not be set when Workflow is DEFAULT (use Workflow EXTERNAL_ATTEMPTS)' });
+    problems.push({
+      field: `${prefix}AttemptExtId`,
+      code: null,
+      message: 'AttemptExtId must not be set when Workflow is DEFAULT (use Workflow EXTERNAL_ATTEMPTS)',
+    });
   }
   return out;
 }
@@ -190,7 +224,11 @@ function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Sch
   // Both are normalised UTC strings of one width here, so string order is time order; both named
   // (UTC, as the rule compares them; the CLI quotes them as the file wrote them first).
   if (typeof start === 'string' && typeof end === 'string' && end <= start) {
-    problems.push({ field: `${prefix}EndDateTime`, code: null, message: `EndDateTime must be after StartDateTime: EndDateTime ${end}, StartDateTime ${start}` });
+    problems.push({
+      field: `${prefix}EndDateTime`,
+      code: null,
+      message: `EndDateTime must be after StartDateTime: EndDateTime ${end}, StartDateTime ${start}`,
+    });
   }
   return out;
 }
@@ -219,17 +257,27 @@ const candidatesRule: FieldRule<'Candidates', unknown[], true> = {
   required: true,
   check(value, path, problems) {
     if (Array.isArray(value)) return value;
-    const message = value === undefined || value === null ? 'Candidates is required (an empty list is allowed)' : 'Candidates must be a list of candidate objects';
+    const message =
+      value === undefined || value === null
+        ? 'Candidates is required (an empty list is allowed)'
+        : 'Candidates must be a list of candidate objects';
     problems.push({ field: path, code: null, message });
     return undefined;
   },
   wire: (zod) =>
     zod
       .array(tableWire(zod, CANDIDATE_TABLE))
-      .describe('The candidates to register (required; may be empty). CandidateExtIds are unique within the request, ignoring case.'),
+      .describe(
+        'The candidates to register (required; may be empty). CandidateExtIds are unique within the request, ignoring case.',
+      ),
 };
 
-export const SCHEDULE_REQUEST_TABLE = ruleTable('schedule request', [WORKFLOW_RULE, UPSERT_RULE, scheduleRule, candidatesRule]);
+export const SCHEDULE_REQUEST_TABLE = ruleTable('schedule request', [
+  WORKFLOW_RULE,
+  UPSERT_RULE,
+  scheduleRule,
+  candidatesRule,
+]);
 
 /** POST /schedule's body as SCHEDULE_REQUEST_TABLE reads it, each of its Candidates checked. */
 export type ScheduleRequest = Omit<RecordOf<typeof SCHEDULE_REQUEST_TABLE>, 'Candidates'> & { Candidates: Candidate[] };
@@ -241,7 +289,12 @@ export type ScheduleRequest = Omit<RecordOf<typeof SCHEDULE_REQUEST_TABLE>, 'Can
  */
 export function validateScheduleRequest(body: unknown): Validation<ScheduleRequest> {
   if (!isPlainObject(body)) {
-    return { ok: false, problems: [{ field: '', code: null, message: 'A schedule request must be a JSON object with Schedule and Candidates' }] };
+    return {
+      ok: false,
+      problems: [
+        { field: '', code: null, message: 'A schedule request must be a JSON object with Schedule and Candidates' },
+      ],
+    };
   }
   // A request whose every field is empty: the one problem reported.
   const allEmpty = SCHEDULE_REQUEST_FIELDS.every((name) => isEmptyValue(body[name]));

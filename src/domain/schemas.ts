@@ -16,7 +16,9 @@ export type JsonSchema = Record<string, unknown>;
  * portable: editors read them as JavaScript does, CI checkers (check-jsonschema) with others.
  */
 export function inputJsonSchema(schema: z.ZodType): JsonSchema {
-  return withPortablePatterns(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema);
+  return withPortablePatterns(
+    z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as JsonSchema,
+  );
 }
 
 /** The rule's wire schema (built once per rule). */

@@ -105,7 +105,10 @@ class SittingGroup<T> implements Sitting<T> {
   private repeatedLater(): Problem[] {
     if (!this.candidateIds.hasRepeats) return [];
     return this.candidateLines.flatMap((line, i) => {
-      const problem = this.candidateIds.repeatedLater({ file: '', line }, idOf(this.candidates[i] ?? {}, 'CandidateExtId'));
+      const problem = this.candidateIds.repeatedLater(
+        { file: '', line },
+        idOf(this.candidates[i] ?? {}, 'CandidateExtId'),
+      );
       return problem === undefined ? [] : [{ ...problem, line }];
     });
   }
@@ -124,8 +127,13 @@ class SittingGroup<T> implements Sitting<T> {
     if (Workflow !== undefined) body.Workflow = Workflow;
     if (Upsert !== undefined) body.Upsert = Upsert;
     const validation = this.csv ? coerceAndValidateScheduleRequest(body) : validateScheduleRequest(body);
-    const lineOf = (field: string): number | undefined => candidateLine(field, this.candidateLines) ?? this.setOn.get(/^(?:Schedule\.)?([A-Za-z]+)/.exec(field)?.[1] ?? '');
-    const problems = [...this.repeatedLater(), ...this.problems, ...(validation.ok ? [] : withLines(validation.problems, lineOf))];
+    const lineOf = (field: string): number | undefined =>
+      candidateLine(field, this.candidateLines) ?? this.setOn.get(/^(?:Schedule\.)?([A-Za-z]+)/.exec(field)?.[1] ?? '');
+    const problems = [
+      ...this.repeatedLater(),
+      ...this.problems,
+      ...(validation.ok ? [] : withLines(validation.problems, lineOf)),
+    ];
     if (problems.length > 0 || !validation.ok) return { ok: false, problems };
     return { ok: true, value: { request: validation.value, candidateLines: this.candidateLines } };
   }
@@ -142,7 +150,10 @@ const USER_FIELDS = ['FirstName', 'LastName', 'Email'] as const;
 export class Sittings<T = undefined> {
   private readonly groups = new Map<string, SittingGroup<T>>();
   /** Each candidate's id as first given, and each user field as the first row giving it does (docs/interpretations.md, "One file, one id"). */
-  private readonly people = new Map<string, { id: string; fields: ({ text: string; line: number; group: SittingGroup<T> } | undefined)[] }>();
+  private readonly people = new Map<
+    string,
+    { id: string; fields: ({ text: string; line: number; group: SittingGroup<T> } | undefined)[] }
+  >();
 
   constructor(private readonly defaults: ScheduleDefaults) {}
 
@@ -169,7 +180,12 @@ export class Sittings<T = undefined> {
     let person = this.people.get(id.toLowerCase());
     if (person === undefined) this.people.set(id.toLowerCase(), (person = { id, fields: [] }));
     // Email case, Unicode composition (NFC or NFD) and kinds of space are no difference; a blank field fails its own row, not another schedule.
-    const texts = USER_FIELDS.map((name) => String(candidate[name] ?? '').normalize('NFC').replace(/\s+/g, ' ').trim()).map((text, i) => (i === 2 ? text.toLowerCase() : text));
+    const texts = USER_FIELDS.map((name) =>
+      String(candidate[name] ?? '')
+        .normalize('NFC')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    ).map((text, i) => (i === 2 ? text.toLowerCase() : text));
     for (const [i, text] of texts.entries()) {
       const first = person.fields[i];
       if (text === '' || first?.text === text || first?.group === group) continue;
@@ -177,7 +193,12 @@ export class Sittings<T = undefined> {
         person.fields[i] = { text, line: row.line, group };
         continue;
       }
-      const differs = (name: string, line: number, other: number): Problem => ({ line, field: 'CandidateExtId', code: null, message: `${name}'s ${USER_FIELDS[i]} differs from line ${other} (another schedule); one file gives a user one` });
+      const differs = (name: string, line: number, other: number): Problem => ({
+        line,
+        field: 'CandidateExtId',
+        code: null,
+        message: `${name}'s ${USER_FIELDS[i]} differs from line ${other} (another schedule); one file gives a user one`,
+      });
       group.fail(differs(id, row.line, first.line));
       first.group.fail(differs(person.id, first.line, row.line));
       return;
@@ -201,14 +222,22 @@ export class ScheduleRequests {
   constructor(private readonly defaults: ScheduleDefaults) {}
 
   /** The request as sent, checked, and the ScheduleExtId it names (for the report). */
-  prepare(fields: Record<string, unknown>, line: number): { id: string | null; prepared: Validation<PreparedSchedule> } {
+  prepare(
+    fields: Record<string, unknown>,
+    line: number,
+  ): { id: string | null; prepared: Validation<PreparedSchedule> } {
     const body: Record<string, unknown> = { ...fields };
     if (fields.Workflow === undefined && this.defaults.workflow !== undefined) body.Workflow = this.defaults.workflow;
     if (fields.Upsert === undefined && this.defaults.upsert !== undefined) body.Upsert = this.defaults.upsert;
     if (isPlainObject(fields.Schedule)) body.Schedule = { ...this.defaults.schedule, ...fields.Schedule };
     const validation = validateScheduleRequest(body);
     const candidates = Array.isArray(fields.Candidates) ? fields.Candidates : [];
-    return { id: scheduleIdOf(fields, this.defaults), prepared: validation.ok ? { ok: true, value: { request: validation.value, candidateLines: candidates.map(() => line) } } : validation };
+    return {
+      id: scheduleIdOf(fields, this.defaults),
+      prepared: validation.ok
+        ? { ok: true, value: { request: validation.value, candidateLines: candidates.map(() => line) } }
+        : validation,
+    };
   }
 }
 

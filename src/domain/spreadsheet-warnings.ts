@@ -44,8 +44,24 @@ interface Findings {
  * `Err:502`), exactly: what an export writes for a cell whose formula failed.
  */
 const SPREADSHEET_ERRORS: ReadonlySet<string> = new Set([
-  '#NULL!', '#DIV/0!', '#VALUE!', '#REF!', '#NAME?', '#NUM!', '#N/A', '#GETTING_DATA', '#SPILL!', '#CALC!', '#FIELD!',
-  '#BLOCKED!', '#CONNECT!', '#BUSY!', '#UNKNOWN!', '#EXTERNAL!', '#PYTHON!', '#ERROR!',
+  '#NULL!',
+  '#DIV/0!',
+  '#VALUE!',
+  '#REF!',
+  '#NAME?',
+  '#NUM!',
+  '#N/A',
+  '#GETTING_DATA',
+  '#SPILL!',
+  '#CALC!',
+  '#FIELD!',
+  '#BLOCKED!',
+  '#CONNECT!',
+  '#BUSY!',
+  '#UNKNOWN!',
+  '#EXTERNAL!',
+  '#PYTHON!',
+  '#ERROR!',
 ]);
 const LIBREOFFICE_ERROR = /^Err:\d{3}$/;
 
@@ -74,7 +90,13 @@ const DOUBLE_ENCODED = new RegExp(
 function isDigitsField(name: string): boolean {
   return /(?:Id|Ids)$/.test(name) || name.includes('Phone') || DIGITS_FIELDS.has(name);
 }
-const DIGITS_FIELDS: ReadonlySet<string> = new Set<RecordField>(['PIN', 'PostalCode', 'RegistrationNumber', 'UserName', 'SynchronizationKey']);
+const DIGITS_FIELDS: ReadonlySet<string> = new Set<RecordField>([
+  'PIN',
+  'PostalCode',
+  'RegistrationNumber',
+  'UserName',
+  'SynchronizationKey',
+]);
 
 /** Fields holding names and places, where a `?` is almost never what was typed. */
 const NAME_FIELDS: ReadonlySet<string> = new Set<RecordField>([
@@ -103,12 +125,12 @@ const MAX_REMEMBERED_NAMES = 1024;
 function checksOf(name: string): number {
   let checks = CHECKS_OF.get(name);
   if (checks === undefined) {
-    checks = (SECRET_FIELDS.has(name) ? SECRET : 0) | (NAME_FIELDS.has(name) ? NAME : 0) | (isDigitsField(name) ? DIGITS : 0);
+    checks =
+      (SECRET_FIELDS.has(name) ? SECRET : 0) | (NAME_FIELDS.has(name) ? NAME : 0) | (isDigitsField(name) ? DIGITS : 0);
     if (CHECKS_OF.size < MAX_REMEMBERED_NAMES) CHECKS_OF.set(name, checks);
   }
   return checks;
 }
-
 
 /** A digit or a sign first, as EXPONENT_FORM needs: most ids fail this before the pattern runs. */
 function startsLikeNumber(text: string): boolean {
@@ -184,7 +206,8 @@ function checkValue(value: unknown, base: string, index: number, name: string, f
     }
     return out ?? value;
   }
-  if (typeof value === 'object' && value !== null) return checkObject(value as Record<string, unknown>, `${pathOf(base, index)}.`, found);
+  if (typeof value === 'object' && value !== null)
+    return checkObject(value as Record<string, unknown>, `${pathOf(base, index)}.`, found);
   return value;
 }
 
@@ -214,7 +237,10 @@ export function checkSpreadsheetValues(fields: Record<string, unknown>): Checked
  * read, docs/input-formats.md; values a cell's coercion could not convert, coercion.ts): a
  * record with such problems fails, whatever its validation, which says nothing more of those fields.
  */
-export function withReaderProblems<T>(readerProblems: readonly Problem[] | undefined, validation: Validation<T>): Validation<T> {
+export function withReaderProblems<T>(
+  readerProblems: readonly Problem[] | undefined,
+  validation: Validation<T>,
+): Validation<T> {
   if (readerProblems === undefined || readerProblems.length === 0) return validation;
   // The reader left the field out, or coercion left it unconverted: "is required" or "must be" for
   // it would only repeat that problem, also where validation names it inside a request
@@ -225,15 +251,17 @@ export function withReaderProblems<T>(readerProblems: readonly Problem[] | undef
       (unread) =>
         !(unread.code !== null && code !== null && code !== unread.code) &&
         (field === unread.field ||
-        field.startsWith(`${unread.field}[`) ||
-        field.startsWith(`${unread.field}.`) ||
-        (field.endsWith(`.${unread.field}`) && (line === undefined || unread.line === undefined || line === unread.line))),
+          field.startsWith(`${unread.field}[`) ||
+          field.startsWith(`${unread.field}.`) ||
+          (field.endsWith(`.${unread.field}`) &&
+            (line === undefined || unread.line === undefined || line === unread.line))),
     );
   // A SpecialNeeds the reader could not read is not "false": 250 (an adjustment without it) would
   // blame the adjustment for the unread cell (docs/domain-rules.md: 250 is not said when SpecialNeeds is invalid).
   const repeats = (problem: Problem): boolean =>
     unreadAt(problem.field, problem) ||
-    (problem.code === ErrorCode.AdjustmentWithoutSpecialNeeds && unreadAt(problem.field.replace(/ReasonableAdjustmentPercentage$/, 'SpecialNeeds'), problem));
+    (problem.code === ErrorCode.AdjustmentWithoutSpecialNeeds &&
+      unreadAt(problem.field.replace(/ReasonableAdjustmentPercentage$/, 'SpecialNeeds'), problem));
   const rest = validation.ok ? [] : validation.problems.filter((p) => !repeats(p));
   return { ok: false, problems: [...readerProblems, ...rest] };
 }

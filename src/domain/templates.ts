@@ -7,7 +7,14 @@ import type { z } from 'zod';
 import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, type ColumnSpec } from './columns.js';
 import type { FieldRule, RuleTable } from './field-rules.js';
 import { USER_TABLE, type UserField } from './user.js';
-import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, WORKFLOW_RULE, type CandidateField, type ScheduleField } from './schedule.js';
+import {
+  CANDIDATE_TABLE,
+  SCHEDULE_TABLE,
+  UPSERT_RULE,
+  WORKFLOW_RULE,
+  type CandidateField,
+  type ScheduleField,
+} from './schedule.js';
 import { COLLECTION_TABLE, type CollectionField } from './collection.js';
 import { HIERARCHY_CELL_FLAGS } from './coercion.js';
 import {
@@ -44,7 +51,14 @@ interface ColumnDescription {
 const INVIGILATOR_ID_COLUMN = 'UserExtId' as const;
 
 /** Every column a template shows: the tables' fields, a sittings row's Workflow and Upsert, the invigilator id. */
-type ExampleField = UserField | CandidateField | ScheduleField | CollectionField | 'Workflow' | 'Upsert' | typeof INVIGILATOR_ID_COLUMN;
+type ExampleField =
+  | UserField
+  | CandidateField
+  | ScheduleField
+  | CollectionField
+  | 'Workflow'
+  | 'Upsert'
+  | typeof INVIGILATOR_ID_COLUMN;
 
 /**
  * One example cell per field, as an admin types it. Every example row passes validation
@@ -113,7 +127,9 @@ const EXAMPLES: Readonly<Record<string, string>> = {
 
 /** Examples that differ by kind (a collection's ExternalId allows lower-case letters and digits only). */
 const KIND_EXAMPLES: Partial<Record<TemplateKind, Readonly<Record<string, string>>>> = {
-  collection: { ExternalId: 'col2026', Title: 'Mathematics item bank', Owner: 'admin' } satisfies Partial<Record<CollectionField, string>>,
+  collection: { ExternalId: 'col2026', Title: 'Mathematics item bank', Owner: 'admin' } satisfies Partial<
+    Record<CollectionField, string>
+  >,
 };
 
 /** Fields an example row leaves empty: they need another field set a particular way. */
@@ -137,7 +153,12 @@ interface KindSpec {
 
 const KINDS: Readonly<Record<TemplateKind, KindSpec>> = {
   users: { columns: USER_COLUMNS, tables: [USER_TABLE], record: userRequestSchema, recordName: 'user' },
-  candidates: { columns: CANDIDATE_COLUMNS, tables: [CANDIDATE_TABLE], record: candidateSchema, recordName: 'candidate' },
+  candidates: {
+    columns: CANDIDATE_COLUMNS,
+    tables: [CANDIDATE_TABLE],
+    record: candidateSchema,
+    recordName: 'candidate',
+  },
   // The schedule's columns first: one sitting is the rows sharing a ScheduleExtId.
   sittings: {
     columns: [...SCHEDULE_COLUMNS, ...CANDIDATE_COLUMNS],
@@ -146,8 +167,18 @@ const KINDS: Readonly<Record<TemplateKind, KindSpec>> = {
     record: scheduleRequestSchema,
     recordName: 'scheduleRequest',
   },
-  collection: { columns: COLLECTION_COLUMNS, tables: [COLLECTION_TABLE], record: collectionRequestSchema, recordName: 'collection' },
-  invigilators: { columns: [{ name: INVIGILATOR_ID_COLUMN, kind: 'string' }], tables: [], record: invigilatorIdsSchema, recordName: 'invigilatorIds' },
+  collection: {
+    columns: COLLECTION_COLUMNS,
+    tables: [COLLECTION_TABLE],
+    record: collectionRequestSchema,
+    recordName: 'collection',
+  },
+  invigilators: {
+    columns: [{ name: INVIGILATOR_ID_COLUMN, kind: 'string' }],
+    tables: [],
+    record: invigilatorIdsSchema,
+    recordName: 'invigilatorIds',
+  },
 };
 
 /** The columns of a kind's input file, in template order. */
@@ -175,8 +206,10 @@ function describeType(schema: JsonSchema, list: boolean): string {
 function describeLimit(schema: JsonSchema): string {
   const parts: string[] = [];
   if (typeof schema['maxLength'] === 'number') parts.push(`at most ${schema['maxLength']} characters`);
-  if (typeof schema['minLength'] === 'number' && (schema['minLength'] as number) > 1) parts.push(`at least ${schema['minLength']} characters`);
-  if (typeof schema['minimum'] === 'number' && typeof schema['maximum'] === 'number') parts.push(`${schema['minimum']} to ${schema['maximum']}`);
+  if (typeof schema['minLength'] === 'number' && (schema['minLength'] as number) > 1)
+    parts.push(`at least ${schema['minLength']} characters`);
+  if (typeof schema['minimum'] === 'number' && typeof schema['maximum'] === 'number')
+    parts.push(`${schema['minimum']} to ${schema['maximum']}`);
   if (typeof schema['maxItems'] === 'number') parts.push(`at most ${schema['maxItems']} entries`);
   return parts.join('; ');
 }
@@ -200,7 +233,14 @@ export function templateColumns(kind: TemplateKind): ColumnDescription[] {
     const example = exampleOf(kind, column.name);
     const rule = ruleOf(spec, column.name);
     if (rule === undefined) {
-      return { name: column.name, required: 'yes', type: 'text', limit: '', example, notes: 'The user external id of one invigilator to remove from the schedule.' };
+      return {
+        name: column.name,
+        required: 'yes',
+        type: 'text',
+        limit: '',
+        example,
+        notes: 'The user external id of one invigilator to remove from the schedule.',
+      };
     }
     const schema = inputJsonSchema(wireSchema(rule));
     return {
@@ -216,7 +256,9 @@ export function templateColumns(kind: TemplateKind): ColumnDescription[] {
 
 /** An example row (cells as typed), valid as it is: conditional fields left empty. */
 export function templateExampleRow(kind: TemplateKind): string[] {
-  return templateColumnSpecs(kind).map((column) => (EXAMPLE_ROW_OMITS.has(column.name) ? '' : exampleOf(kind, column.name)));
+  return templateColumnSpecs(kind).map((column) =>
+    EXAMPLE_ROW_OMITS.has(column.name) ? '' : exampleOf(kind, column.name),
+  );
 }
 
 /**
@@ -230,7 +272,8 @@ export function jsonSchemaOf(kind: TemplateKind): JsonSchema {
   const { $schema: _ignored, $defs: shared, ...body } = record;
   const title = `examctl ${kind} input`;
   const dialect = 'https://json-schema.org/draft/2020-12/schema';
-  if (kind === 'invigilators') return { $schema: dialect, title, ...body, ...(shared === undefined ? {} : { $defs: shared }) };
+  if (kind === 'invigilators')
+    return { $schema: dialect, title, ...body, ...(shared === undefined ? {} : { $defs: shared }) };
   const name = KINDS[kind].recordName;
   return {
     $schema: dialect,

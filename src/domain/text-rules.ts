@@ -59,7 +59,10 @@ export function emailFault(s: string): string | undefined {
     const allowed = seenAt ? EMAIL_DOMAIN_CHAR.test(c) : EMAIL_LOCAL_CHAR.test(c);
     if (!allowed) {
       const where = seenAt ? 'in the domain' : 'before the @';
-      const hint = seenAt && c.codePointAt(0)! > 0x7f && !UNSEEN.test(c) ? ' (write an international domain in its xn-- form)' : '';
+      const hint =
+        seenAt && c.codePointAt(0)! > 0x7f && !UNSEEN.test(c)
+          ? ' (write an international domain in its xn-- form)'
+          : '';
       return `${shownCharacter(c)} at position ${position} is not allowed ${where}${hint}`;
     }
   }
@@ -68,7 +71,8 @@ export function emailFault(s: string): string | undefined {
   const labels = domain.split('.');
   if (labels.length < 2) return `the domain "${domain}" has no dot (expected name@domain.tld)`;
   const empty = labels.findIndex((label) => label === '');
-  if (empty !== -1) return `the domain "${domain}" has an empty label (${empty === 0 ? 'a leading' : empty === labels.length - 1 ? 'a trailing' : 'two'} dot${empty > 0 && empty < labels.length - 1 ? 's in a row' : ''})`;
+  if (empty !== -1)
+    return `the domain "${domain}" has an empty label (${empty === 0 ? 'a leading' : empty === labels.length - 1 ? 'a trailing' : 'two'} dot${empty > 0 && empty < labels.length - 1 ? 's in a row' : ''})`;
   const dashed = labels.find((label) => label.startsWith('-') || label.endsWith('-'));
   if (dashed !== undefined) return `the domain label "${dashed}" ${dashed.startsWith('-') ? 'starts' : 'ends'} with -`;
   const long = labels.find((label) => label.length > 63);
@@ -76,7 +80,8 @@ export function emailFault(s: string): string | undefined {
   return 'expected name@domain.tld';
 }
 /** SynchronizationKey (231): a GUID, any case, optionally in braces; also its schema pattern. */
-export const GUID_PATTERN = /^(?:\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+export const GUID_PATTERN =
+  /^(?:\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 const DATE_DASHED = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_COMPACT = /^(\d{4})(\d{2})(\d{2})$/;
 const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
@@ -138,7 +143,8 @@ export const DATE_OF_BIRTH_PATTERN = /^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{8})$/
  * An RFC 3339 date-time with a zone, as the check reads it (no leap second; hours, minutes and
  * seconds in range and a real calendar day are checked apart).
  */
-export const DATE_TIME_PATTERN = /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$/;
+export const DATE_TIME_PATTERN =
+  /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$/;
 
 /**
  * DateOfBirth in YYYY-MM-DD or YYYYMMDD, a real calendar date (246).

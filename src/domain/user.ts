@@ -89,7 +89,8 @@ const allowedIpAddressesRule = stringListRule('AllowedIpAddresses', {
   entryName: 'Allowed IP',
   keyOf: canonicalIpEntry,
   invalidCode: ErrorCode.IpAddressInvalid,
-  invalidMessage: 'Each allowed IP must be an IPv4/IPv6 address, a CIDR block (10.0.0.0/8) or a range of one family (10.0.0.1-10.0.0.9, first <= last)',
+  invalidMessage:
+    'Each allowed IP must be an IPv4/IPv6 address, a CIDR block (10.0.0.0/8) or a range of one family (10.0.0.1-10.0.0.9, first <= last)',
   duplicateCode: ErrorCode.IpAddressesDuplicate,
   wire: (zod) =>
     zod
@@ -110,7 +111,9 @@ const passwordRule: FieldRule<'Password', string, false> = {
       .string()
       .min(PASSWORD_MIN)
       .max(PASSWORD_MAX)
-      .describe(`${PASSWORD_MIN} to ${PASSWORD_MAX} characters${codeNote(ErrorCode.PasswordLength)}. Never echoed in messages.`),
+      .describe(
+        `${PASSWORD_MIN} to ${PASSWORD_MAX} characters${codeNote(ErrorCode.PasswordLength)}. Never echoed in messages.`,
+      ),
   check(value, path, problems) {
     if (isUnset(value)) return undefined;
     // The value never enters a message: passwords stay out of reports and logs.
@@ -120,7 +123,11 @@ const passwordRule: FieldRule<'Password', string, false> = {
     }
     const n = value.length > PASSWORD_MAX * 2 ? value.length : codePointLength(value);
     if (n < PASSWORD_MIN || n > PASSWORD_MAX) {
-      problems.push({ field: path, code: ErrorCode.PasswordLength, message: `Password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long` });
+      problems.push({
+        field: path,
+        code: ErrorCode.PasswordLength,
+        message: `Password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long`,
+      });
       return undefined;
     }
     return value;
@@ -141,7 +148,11 @@ const hierarchiesRule: FieldRule<'Hierarchies', HierarchyMembership[], false> = 
     const seen = new Set<string>();
     return checkList(value, path, problems, 'Hierarchies', 'hierarchy objects', (entry, at) => {
       if (entry === null || entry === undefined) {
-        problems.push({ field: at, code: ErrorCode.HierarchiesContainNull, message: 'Hierarchies must not contain null entries' });
+        problems.push({
+          field: at,
+          code: ErrorCode.HierarchiesContainNull,
+          message: 'Hierarchies must not contain null entries',
+        });
         return undefined;
       }
       const membership = validateFields(entry, HIERARCHY_TABLE, `${at}.`, problems);
@@ -149,7 +160,11 @@ const hierarchiesRule: FieldRule<'Hierarchies', HierarchyMembership[], false> = 
       const id = membership['ExternalId'];
       if (typeof id === 'string') {
         if (seen.has(id)) {
-          problems.push({ field: `${at}.ExternalId`, code: ErrorCode.HierarchiesDuplicate, message: `Hierarchy ${id} is listed more than once` });
+          problems.push({
+            field: `${at}.ExternalId`,
+            code: ErrorCode.HierarchiesDuplicate,
+            message: `Hierarchy ${id} is listed more than once`,
+          });
         }
         seen.add(id);
       }
@@ -167,20 +182,34 @@ export const USER_TABLE = ruleTable('user', [
     patternCode: ErrorCode.UserExternalIdInvalid,
     patternHint: 'letters, digits, -, _ and @',
   }),
-  stringRule('LastName', { max: 500, required: ErrorCode.LastNameEmpty, tooLongCode: ErrorCode.LastNameTooLong, name: true }),
-  stringRule('FirstName', { max: 500, required: ErrorCode.FirstNameEmpty, tooLongCode: ErrorCode.FirstNameTooLong, name: true }),
+  stringRule('LastName', {
+    max: 500,
+    required: ErrorCode.LastNameEmpty,
+    tooLongCode: ErrorCode.LastNameTooLong,
+    name: true,
+  }),
+  stringRule('FirstName', {
+    max: 500,
+    required: ErrorCode.FirstNameEmpty,
+    tooLongCode: ErrorCode.FirstNameTooLong,
+    name: true,
+  }),
   stringRule('Email', { max: 100, format: emailFormat(ErrorCode.EmailInvalid) }),
   stringRule('UserName', {
     max: 50,
     format: {
       normalise: (s) => (WHITESPACE.test(s) || hasForbiddenNameCharacter(s) ? undefined : s),
       code: ErrorCode.UserNameInvalid,
-      message: () => 'UserName must not contain spaces, other whitespace, control characters or bidirectional overrides',
+      message: () =>
+        'UserName must not contain spaces, other whitespace, control characters or bidirectional overrides',
       doc: 'free of whitespace (space, tab, newline...), control characters (U+0000-U+001F, U+007F-U+009F) and bidirectional overrides or isolates (U+202A-U+202E, U+2066-U+2069)',
       wire: (s) => s.regex(new RegExp(`^[^\\s${NAME_FORBIDDEN_CLASS}]+$`)),
     },
   }),
-  stringRule('Role', { max: 500, doc: 'Required when the user is created (code 240; decided with the platform state).' }),
+  stringRule('Role', {
+    max: 500,
+    doc: 'Required when the user is created (code 240; decided with the platform state).',
+  }),
   stringRule('Photo', {
     max: 500,
     format: {
@@ -262,7 +291,9 @@ export interface UserResponseContent {
 
 const notInView: ReadonlySet<string> = new Set(USER_FIELDS_NOT_IN_VIEW);
 /** The fields Content.User shows (docs/api-reference.md, "Add a user"), in the spec's order; never the password. */
-export const USER_VIEW_FIELDS: readonly StoredUserField[] = USER_FIELDS.filter((name): name is StoredUserField => !notInView.has(name));
+export const USER_VIEW_FIELDS: readonly StoredUserField[] = USER_FIELDS.filter(
+  (name): name is StoredUserField => !notInView.has(name),
+);
 
 export type HierarchyField = FieldOf<typeof HIERARCHY_TABLE>;
 
@@ -280,7 +311,11 @@ export function validateUser(input: unknown, context?: { isCreate?: boolean }): 
     const specialNeeds = record['SpecialNeeds'];
     checkAdjustmentNeedsSpecialNeeds(
       record['ReasonableAdjustmentPercentage'],
-      specialNeeds === undefined || specialNeeds === null ? undefined : typeof specialNeeds === 'boolean' ? specialNeeds : 'invalid',
+      specialNeeds === undefined || specialNeeds === null
+        ? undefined
+        : typeof specialNeeds === 'boolean'
+          ? specialNeeds
+          : 'invalid',
       'ReasonableAdjustmentPercentage',
       problems,
     );

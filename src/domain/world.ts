@@ -11,11 +11,9 @@ import { normaliseGuid } from './text-rules.js';
  */
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
-const instant = z
-  .string()
-  .refine((value) => RFC3339.test(value) && !Number.isNaN(Date.parse(value)), {
-    message: 'must be an RFC 3339 date-time with a zone (e.g. 2026-11-21T09:00:00.000Z)',
-  });
+const instant = z.string().refine((value) => RFC3339.test(value) && !Number.isNaN(Date.parse(value)), {
+  message: 'must be an RFC 3339 date-time with a zone (e.g. 2026-11-21T09:00:00.000Z)',
+});
 const nonEmpty = z.string().min(1);
 const optionalString = z.string().optional();
 
@@ -100,7 +98,10 @@ export const WorldUserSchema = z.strictObject({
   /** Hierarchy memberships with their permission flags. */
   Hierarchies: z.array(WorldMembershipSchema).optional(),
   /** `scrypt$N=..,r=..,p=..$<salt>$<key>` (base64url); never a plain password. */
-  PasswordHash: z.string().regex(/^scrypt\$N=\d+,r=\d+,p=\d+\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/).optional(),
+  PasswordHash: z
+    .string()
+    .regex(/^scrypt\$N=\d+,r=\d+,p=\d+\$[A-Za-z0-9_-]+\$[A-Za-z0-9_-]+$/)
+    .optional(),
 });
 
 export const WorldHierarchySchema = z.strictObject({
@@ -262,7 +263,11 @@ const WorldSchema = WorldObjectSchema.superRefine((world, ctx) => {
       const key = entry[keyField];
       if (key === undefined) return;
       if (seen.size === seen.add(compared(String(key))).size) {
-        ctx.addIssue({ code: 'custom', path: [list, index, keyField], message: `duplicate ${keyField} "${String(key)}"${note}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [list, index, keyField],
+          message: `duplicate ${keyField} "${String(key)}"${note}`,
+        });
       }
     });
   }
@@ -278,10 +283,18 @@ const WorldSchema = WorldObjectSchema.superRefine((world, ctx) => {
     if (hierarchy.Parent === undefined) {
       roots += 1;
       if (roots > 1) {
-        ctx.addIssue({ code: 'custom', path: ['Hierarchies', index, 'Parent'], message: 'only one root hierarchy (without Parent) is allowed' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['Hierarchies', index, 'Parent'],
+          message: 'only one root hierarchy (without Parent) is allowed',
+        });
       }
     } else if (!hierarchies.has(hierarchy.Parent)) {
-      ctx.addIssue({ code: 'custom', path: ['Hierarchies', index, 'Parent'], message: `unknown hierarchy "${hierarchy.Parent}"` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['Hierarchies', index, 'Parent'],
+        message: `unknown hierarchy "${hierarchy.Parent}"`,
+      });
     }
   });
   const assessments = new Set(world.Assessments.map((a) => a.ExternalId));

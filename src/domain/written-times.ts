@@ -6,7 +6,8 @@ import type { Problem } from './problem.js';
 import type { WrittenTime } from './local-time.js';
 
 /** RFC 3339 instants and plain dates inside a message. */
-const INSTANT_OR_DATE = /\b\d{4}-\d{2}-\d{2}(?:[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2}))?(?![\d:])/g;
+const INSTANT_OR_DATE =
+  /\b\d{4}-\d{2}-\d{2}(?:[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2}))?(?![\d:])/g;
 
 /** A value as the file wrote it, then the API's form: `28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z`. */
 function writtenText(written: WrittenTime, shown: string = written.value): string {
@@ -17,7 +18,9 @@ function writtenText(written: WrittenTime, shown: string = written.value): strin
 function writtenOf(text: string, written: readonly WrittenTime[]): WrittenTime | undefined {
   const isDate = text.length === 10;
   const instant = isDate ? Number.NaN : Date.parse(text);
-  return written.find((entry) => (isDate ? entry.value === text : entry.value.length > 10 && Date.parse(entry.value) === instant));
+  return written.find((entry) =>
+    isDate ? entry.value === text : entry.value.length > 10 && Date.parse(entry.value) === instant,
+  );
 }
 
 /** The message with each instant or date the record read from other text quoted as written first. */

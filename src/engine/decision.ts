@@ -11,12 +11,17 @@ export interface Decision<T> {
 }
 
 export function errorEntries(problems: readonly Problem[]): ApiErrorEntry[] {
-  return problems.map((p) => (p.field === '' ? { Code: p.code, Message: p.message } : { Code: p.code, Message: p.message, Field: p.field }));
+  return problems.map((p) =>
+    p.field === '' ? { Code: p.code, Message: p.message } : { Code: p.code, Message: p.message, Field: p.field },
+  );
 }
 
 /** docs/interpretations.md, "Envelope and errors": failures answer Success false, Content null and every problem found. */
 export function refuse<T>(problems: readonly Problem[], status = 400): Decision<T> {
-  return { result: { status, envelope: { Content: null, Success: false, Errors: errorEntries(problems) } }, changes: [] };
+  return {
+    result: { status, envelope: { Content: null, Success: false, Errors: errorEntries(problems) } },
+    changes: [],
+  };
 }
 
 /**
@@ -29,9 +34,15 @@ export function accept<T>(
   primary: { collection: CollectionName; key: string },
   changes: readonly Change[],
 ): Decision<T> {
-  const effective = changes.filter((change) => !sameValue(view.get(change.collection, change.key), change.value ?? undefined));
+  const effective = changes.filter(
+    (change) => !sameValue(view.get(change.collection, change.key), change.value ?? undefined),
+  );
   const action: PlannedAction =
-    effective.length === 0 ? 'unchanged' : view.get(primary.collection, primary.key) === undefined ? 'created' : 'updated';
+    effective.length === 0
+      ? 'unchanged'
+      : view.get(primary.collection, primary.key) === undefined
+        ? 'created'
+        : 'updated';
   const result: ApiResult<T> = { status: 200, envelope: { Content: content, Success: true, Errors: null }, action };
   if (action !== 'unchanged') {
     const fields = changedFieldsOf(view, primary, effective);
@@ -45,7 +56,11 @@ export function accept<T>(
  * reads (`~ stu-2 (LastName)`); related entities changed (a schedule's candidates' users, new or
  * not) are named by their collection (`+ S-1 (users)`).
  */
-function changedFieldsOf(view: EngineView, primary: { collection: CollectionName; key: string }, effective: readonly Change[]): string[] {
+function changedFieldsOf(
+  view: EngineView,
+  primary: { collection: CollectionName; key: string },
+  effective: readonly Change[],
+): string[] {
   const fields = new Set<string>();
   for (const change of effective) {
     if (change.collection !== primary.collection || change.key !== primary.key) {

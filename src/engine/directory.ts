@@ -25,7 +25,8 @@ export function directoryOver(view: () => EngineView): LocalDirectory {
     },
     userOf: (externalId) => {
       const state = view();
-      const key = state.get('users', externalId) !== undefined ? externalId : state.userKeyByExternalIdIgnoringCase(externalId);
+      const key =
+        state.get('users', externalId) !== undefined ? externalId : state.userKeyByExternalIdIgnoringCase(externalId);
       const user = key === undefined ? undefined : state.get<WorldUser>('users', key);
       return user ? knownUser(user) : null;
     },
@@ -71,7 +72,9 @@ function knownUser(user: WorldUser): KnownUser {
  * list's first entry is what a hurried Enter picks, and that must not be an administrator role.
  */
 function participateFirst(roles: readonly WorldRole[]): string[] {
-  return [...roles.filter((role) => role.Participate), ...roles.filter((role) => !role.Participate)].map((role) => role.Title);
+  return [...roles.filter((role) => role.Participate), ...roles.filter((role) => !role.Participate)].map(
+    (role) => role.Title,
+  );
 }
 
 function compare(a: string, b: string): number {
@@ -100,7 +103,11 @@ function hierarchyEntries(hierarchies: readonly WorldHierarchy[]): HierarchyEntr
     // Walked iteratively with a visited set: a damaged world with a parent cycle must not hang a prompt.
     const titles: string[] = [];
     const seen = new Set<string>();
-    for (let at: WorldHierarchy | undefined = hierarchy; at !== undefined && !seen.has(at.ExternalId); at = at.Parent ? byKey.get(at.Parent) : undefined) {
+    for (
+      let at: WorldHierarchy | undefined = hierarchy;
+      at !== undefined && !seen.has(at.ExternalId);
+      at = at.Parent ? byKey.get(at.Parent) : undefined
+    ) {
       seen.add(at.ExternalId);
       titles.unshift(at.Title || at.ExternalId);
     }

@@ -80,7 +80,10 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
   const planView = (): OverlayView => (overlay ??= new OverlayView(live));
   const viewFor = (callOptions: CallOptions | undefined): EngineView => (callOptions?.dryRun ? planView() : live());
 
-  async function run<T>(callOptions: CallOptions | undefined, decide: (view: EngineView) => Decision<T>): Promise<ApiResult<T>> {
+  async function run<T>(
+    callOptions: CallOptions | undefined,
+    decide: (view: EngineView) => Decision<T>,
+  ): Promise<ApiResult<T>> {
     if (callOptions?.dryRun) {
       const view = planView();
       const decision = decide(view);
@@ -106,7 +109,10 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
           request.Candidates.map((candidate) =>
             candidate.Password === undefined
               ? undefined
-              : preparePassword(candidate.Password, before.get<WorldUser>('users', candidate.CandidateExtId)?.PasswordHash),
+              : preparePassword(
+                  candidate.Password,
+                  before.get<WorldUser>('users', candidate.CandidateExtId)?.PasswordHash,
+                ),
           ),
         ),
       };
@@ -132,7 +138,8 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
 
     async upsertUser(raw, callOptions): Promise<ApiResult<UserResponseContent>> {
       const externalId = externalIdOf(raw);
-      const exists = (view: EngineView): boolean => externalId !== undefined && view.get('users', externalId) !== undefined;
+      const exists = (view: EngineView): boolean =>
+        externalId !== undefined && view.get('users', externalId) !== undefined;
       const before = viewFor(callOptions);
       const assumedCreate = !exists(before);
       const validation = validateUser(raw, { isCreate: assumedCreate });

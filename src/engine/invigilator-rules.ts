@@ -47,13 +47,23 @@ export function decideInvigilatorRemoval(
       removed.push(id);
       gone.add(id.toLowerCase());
     } else {
-      errors.push({ UserExtId: id, Code: ErrorCode.NotAnInvigilator, Error: notAnInvigilatorMessage(id, scheduleExtId) });
+      errors.push({
+        UserExtId: id,
+        Code: ErrorCode.NotAnInvigilator,
+        Error: notAnInvigilatorMessage(id, scheduleExtId),
+      });
     }
   }
-  const updated: WorldSchedule = { ...schedule, Invigilators: schedule.Invigilators.filter((id) => !gone.has(id.toLowerCase())) };
-  return accept(view, { SuccessfullyRemoved: removed, Errors: errors }, { collection: 'schedules', key: scheduleExtId }, [
-    { collection: 'schedules', key: scheduleExtId, value: updated },
-  ]);
+  const updated: WorldSchedule = {
+    ...schedule,
+    Invigilators: schedule.Invigilators.filter((id) => !gone.has(id.toLowerCase())),
+  };
+  return accept(
+    view,
+    { SuccessfullyRemoved: removed, Errors: errors },
+    { collection: 'schedules', key: scheduleExtId },
+    [{ collection: 'schedules', key: scheduleExtId, value: updated }],
+  );
 }
 
 /** GET /external/review-sessions/{externalId}: the stored object as is, or 1101; an id over string(60) is refused before the lookup. */

@@ -81,9 +81,16 @@ export async function ensureLocalStore(storeDir: string, onCreated?: (location: 
  * world (docs/cli-contract.md, "Targets"), except in a dry run, which returns null: the caller then
  * validates only, and nothing is created.
  */
-export async function openLocalTarget(storeDir: string, options: OpenLocalTargetOptions = {}): Promise<LocalEngine | null> {
+export async function openLocalTarget(
+  storeDir: string,
+  options: OpenLocalTargetOptions = {},
+): Promise<LocalEngine | null> {
   if (options.dryRun && !(await storeExists(resolve(storeDir)))) return null;
   const location = await ensureLocalStore(storeDir, options.onCreated);
-  const store = await openStore(location, { readOnly: options.dryRun === true, lockTimeoutMs: options.lockTimeoutMs, stopWhenReplaced: true });
+  const store = await openStore(location, {
+    readOnly: options.dryRun === true,
+    lockTimeoutMs: options.lockTimeoutMs,
+    stopWhenReplaced: true,
+  });
   return createLocalEngine(options.now === undefined ? { store } : { store, now: options.now });
 }

@@ -36,7 +36,9 @@ function derive(password: string, salt: Buffer, keyLength: number, options: Scry
   return withHashSlot(
     () =>
       new Promise((resolve, reject) => {
-        scrypt(password.normalize('NFC'), salt, keyLength, options, (error, key) => (error ? reject(error) : resolve(key)));
+        scrypt(password.normalize('NFC'), salt, keyLength, options, (error, key) =>
+          error ? reject(error) : resolve(key),
+        );
       }),
   );
 }

@@ -52,7 +52,10 @@ export interface PreparedPassword {
 
 const DEFAULT_PROCTORING_PROVIDER = 'https://proctor.example.test';
 
-export function choosePasswordHash(prepared: PreparedPassword | undefined, stored: string | undefined): string | undefined {
+export function choosePasswordHash(
+  prepared: PreparedPassword | undefined,
+  stored: string | undefined,
+): string | undefined {
   if (prepared === undefined) return stored;
   return stored !== undefined && prepared.matches === stored ? stored : prepared.hash;
 }
@@ -130,7 +133,8 @@ export function decideSchedule(
     }
   } else {
     scheduleHierarchy = view.rootHierarchyKey();
-    if (scheduleHierarchy === undefined) problems.push(problem('Schedule.ScheduleGroupExtId', null, 'Root hierarchy not found'));
+    if (scheduleHierarchy === undefined)
+      problems.push(problem('Schedule.ScheduleGroupExtId', null, 'Root hierarchy not found'));
   }
   const group = view.get<WorldHierarchy>('hierarchies', s.GroupExtId);
   if (group !== undefined && !group.Active) {
@@ -138,7 +142,9 @@ export function decideSchedule(
   }
 
   const useProctoring = s.UseProctoringService ?? assessment?.UseProctoringService ?? false;
-  const templateId = s.ProctoringServiceTemplateExternalId ?? (useProctoring ? (settings?.DefaultProctoringTemplate ?? undefined) : undefined);
+  const templateId =
+    s.ProctoringServiceTemplateExternalId ??
+    (useProctoring ? (settings?.DefaultProctoringTemplate ?? undefined) : undefined);
   if (s.ProctoringServiceTemplateExternalId !== undefined || useProctoring) {
     if (templateId === undefined) {
       problems.push(
@@ -163,12 +169,22 @@ export function decideSchedule(
       const other = view.userKeyByExternalIdIgnoringCase(id);
       if (other !== undefined) {
         // The user table's condition, unnumbered here: the schedule endpoint's table numbers only 249 and 250 (docs/domain-rules.md, "Codes per endpoint").
-        problems.push({ ...externalIdTakenProblem(id, other), field: `Candidates[${index}].CandidateExtId`, code: null });
+        problems.push({
+          ...externalIdTakenProblem(id, other),
+          field: `Candidates[${index}].CandidateExtId`,
+          code: null,
+        });
         // Its default UserName collides the same way; one problem says it.
         return;
       }
       if (role === undefined) {
-        problems.push(problem(`Candidates[${index}].CandidateExtId`, null, 'No role with the Participate option exists for new candidates'));
+        problems.push(
+          problem(
+            `Candidates[${index}].CandidateExtId`,
+            null,
+            'No role with the Participate option exists for new candidates',
+          ),
+        );
       }
     }
     const userName = candidate.UserName ?? user?.UserName ?? id;
@@ -187,7 +203,12 @@ export function decideSchedule(
 
   const changes: Change[] = [];
   if (group === undefined) {
-    const created: WorldHierarchy = { ExternalId: s.GroupExtId, Title: s.GroupName, Parent: scheduleHierarchy, Active: true };
+    const created: WorldHierarchy = {
+      ExternalId: s.GroupExtId,
+      Title: s.GroupName,
+      Parent: scheduleHierarchy,
+      Active: true,
+    };
     changes.push({ collection: 'hierarchies', key: s.GroupExtId, value: created });
   }
 
@@ -203,7 +224,9 @@ export function decideSchedule(
     const stored: WorldCandidate = withoutUndefined({
       ...fields,
       StartupLink: previous?.StartupLink ?? `${siteUrl}/delivery/external-login?session=${tokens.startup}`,
-      LaunchUrl: useProctoring ? (previous?.LaunchUrl ?? `${providerUrl}/launch?t=${tokens.launch}#/exam/${encodeURIComponent(scheduleExtId)}`) : undefined,
+      LaunchUrl: useProctoring
+        ? (previous?.LaunchUrl ?? `${providerUrl}/launch?t=${tokens.launch}#/exam/${encodeURIComponent(scheduleExtId)}`)
+        : undefined,
     });
     if (position === undefined) {
       positions.set(candidate.CandidateExtId, candidates.length);
@@ -231,7 +254,8 @@ export function decideSchedule(
     ScheduleGroupExtId: scheduleHierarchy,
     Owner: ownerName,
     UseProctoringService: useProctoring,
-    ProctoringServiceTemplateExternalId: useProctoring || s.ProctoringServiceTemplateExternalId !== undefined ? templateId : undefined,
+    ProctoringServiceTemplateExternalId:
+      useProctoring || s.ProctoringServiceTemplateExternalId !== undefined ? templateId : undefined,
     Workflow: workflow,
     Archived: existing?.Archived ?? false,
     Invigilators: existing?.Invigilators ?? [],
@@ -249,7 +273,13 @@ function generatedTitle(assessmentTitle: string, startMs: number): string {
   const when = ` ${new Date(startMs).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   const room = SCHEDULE_TITLE_MAX - when.length;
   const points = [...assessmentTitle];
-  const head = points.length > room ? `${points.slice(0, room - 1).join('').trimEnd()}…` : assessmentTitle;
+  const head =
+    points.length > room
+      ? `${points
+          .slice(0, room - 1)
+          .join('')
+          .trimEnd()}…`
+      : assessmentTitle;
   return `${head}${when}`;
 }
 
@@ -262,9 +292,16 @@ function candidateUser(
   groupExtId: string,
   password: PreparedPassword | undefined,
 ): WorldUser {
-  const base: WorldUser = existing ?? { ExternalId: candidate.CandidateExtId, UserName: userName, FirstName: '', LastName: '', Role: roleTitle };
+  const base: WorldUser = existing ?? {
+    ExternalId: candidate.CandidateExtId,
+    UserName: userName,
+    FirstName: '',
+    LastName: '',
+    Role: roleTitle,
+  };
   const copied: Partial<WorldUser> = {};
-  for (const field of CANDIDATE_USER_PROFILE_FIELDS) if (candidate[field] !== undefined) copied[field] = candidate[field];
+  for (const field of CANDIDATE_USER_PROFILE_FIELDS)
+    if (candidate[field] !== undefined) copied[field] = candidate[field];
   const memberships: WorldMembership[] = [...(existing?.Hierarchies ?? [])];
   if (!memberships.some((m) => m.ExternalId === groupExtId)) memberships.push({ ExternalId: groupExtId });
   return withoutUndefined({
@@ -276,7 +313,9 @@ function candidateUser(
     ...copied,
     SpecialNeeds: candidate.SpecialNeeds === undefined ? base.SpecialNeeds : candidate.SpecialNeeds === 'true',
     ReasonableAdjustmentPercentage:
-      candidate.SpecialNeeds === 'false' ? undefined : (candidate.ReasonableAdjustmentPercentage ?? base.ReasonableAdjustmentPercentage),
+      candidate.SpecialNeeds === 'false'
+        ? undefined
+        : (candidate.ReasonableAdjustmentPercentage ?? base.ReasonableAdjustmentPercentage),
     PasswordHash: choosePasswordHash(password, base.PasswordHash),
     Hierarchies: memberships,
   });

@@ -87,7 +87,11 @@ export function decideUser(
   for (const entry of request.Hierarchies ?? []) {
     const hierarchy = view.get<WorldHierarchy>('hierarchies', entry.ExternalId);
     if (hierarchy === undefined) {
-      groupErrors.push({ ExternalId: entry.ExternalId, Code: ErrorCode.HierarchyNotFound, Error: hierarchyNotFoundMessage(entry.ExternalId) });
+      groupErrors.push({
+        ExternalId: entry.ExternalId,
+        Code: ErrorCode.HierarchyNotFound,
+        Error: hierarchyNotFoundMessage(entry.ExternalId),
+      });
       continue;
     }
     if (entry.Action === 'DELETE') {
@@ -103,7 +107,11 @@ export function decideUser(
       continue;
     }
     if (!hierarchy.Active) {
-      groupErrors.push({ ExternalId: entry.ExternalId, Code: ErrorCode.HierarchyInactive, Error: hierarchyInactiveMessage(entry.ExternalId) });
+      groupErrors.push({
+        ExternalId: entry.ExternalId,
+        Code: ErrorCode.HierarchyInactive,
+        Error: hierarchyInactiveMessage(entry.ExternalId),
+      });
       continue;
     }
     const index = memberships.findIndex((m) => m.ExternalId === entry.ExternalId);
@@ -123,7 +131,10 @@ export function decideUser(
   // A percentage is allowed only with SpecialNeeds true (250): clearing SpecialNeeds clears the stored one.
   if (request.SpecialNeeds === false) last['ReasonableAdjustmentPercentage'] = undefined;
   const user = mergeDefined(existing, request, NOT_STORED_AS_SENT, last) as unknown as WorldUser;
-  return accept(view, { User: userView(user), GroupErrors: groupErrors }, { collection: 'users', key: request.ExternalId }, [
-    { collection: 'users', key: request.ExternalId, value: user },
-  ]);
+  return accept(
+    view,
+    { User: userView(user), GroupErrors: groupErrors },
+    { collection: 'users', key: request.ExternalId },
+    [{ collection: 'users', key: request.ExternalId, value: user }],
+  );
 }

@@ -24,7 +24,13 @@ export const WORLD_LISTS: readonly [Exclude<keyof World, 'Settings'>, Collection
 
 /** The changes that put a world's listed entities (all but its Settings) in a store. */
 export function worldEntityChanges(world: World): Change[] {
-  return WORLD_LISTS.flatMap(([list, collection]) => (world[list] as unknown as Record<string, unknown>[]).map((value) => ({ collection, key: keyOf(collection, value), value })));
+  return WORLD_LISTS.flatMap(([list, collection]) =>
+    (world[list] as unknown as Record<string, unknown>[]).map((value) => ({
+      collection,
+      key: keyOf(collection, value),
+      value,
+    })),
+  );
 }
 
 /**
@@ -104,7 +110,10 @@ export class StoreView implements EngineView {
   /** A key differing only in case from its lower-case form has a hint; a lower-case key is its own entry (the users map). */
   userKeyByExternalIdIgnoringCase(externalId: string): string | undefined {
     const lower = externalId.toLowerCase();
-    return this.lookup('users', HINT_LOWER_EXTERNAL_ID + lower) ?? (this.get('users', lower) !== undefined ? lower : undefined);
+    return (
+      this.lookup('users', HINT_LOWER_EXTERNAL_ID + lower) ??
+      (this.get('users', lower) !== undefined ? lower : undefined)
+    );
   }
 
   userKeyBySynchronizationKey(key: string): string | undefined {
@@ -171,7 +180,11 @@ export class OverlayView implements EngineView {
   userKeyByExternalIdIgnoringCase(externalId: string): string | undefined {
     const lower = externalId.toLowerCase();
     return this.firstVerified(
-      [this.planned.get(HINT_LOWER_EXTERNAL_ID + lower), lower, this.base().userKeyByExternalIdIgnoringCase(externalId)],
+      [
+        this.planned.get(HINT_LOWER_EXTERNAL_ID + lower),
+        lower,
+        this.base().userKeyByExternalIdIgnoringCase(externalId),
+      ],
       () => true,
     );
   }

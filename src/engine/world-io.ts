@@ -28,7 +28,8 @@ interface FieldOrder {
   lists?: Record<string, FieldOrder>;
 }
 
-const order = (shape: object, lists?: Record<string, FieldOrder>): FieldOrder => (lists ? { keys: Object.keys(shape), lists } : { keys: Object.keys(shape) });
+const order = (shape: object, lists?: Record<string, FieldOrder>): FieldOrder =>
+  lists ? { keys: Object.keys(shape), lists } : { keys: Object.keys(shape) };
 
 const SETTINGS_ORDER = order(WorldSettingsSchema.shape);
 const ID_TITLE_ORDER = order(IdTitleSchema.shape);
@@ -42,7 +43,10 @@ const LIST_ORDER: Record<Exclude<keyof World, 'Settings'>, FieldOrder> = {
   LoRepositories: order(WorldLoRepositorySchema.shape),
   Schedules: order(WorldScheduleSchema.shape, { Candidates: order(WorldCandidateSchema.shape) }),
   ReviewSessions: order(WorldReviewSessionSchema.shape),
-  Collections: order(WorldCollectionSchema.shape, { Taxonomies: ID_TITLE_ORDER, ObjectiveRepositories: ID_TITLE_ORDER }),
+  Collections: order(WorldCollectionSchema.shape, {
+    Taxonomies: ID_TITLE_ORDER,
+    ObjectiveRepositories: ID_TITLE_ORDER,
+  }),
 };
 
 /**
@@ -80,7 +84,10 @@ function withTokenDigests(settings: WorldSettings): WorldSettings {
 
 /** The changes that create a store holding exactly this (already validated) world. */
 export function worldToChanges(world: World): Change[] {
-  return [{ collection: 'settings', key: SETTINGS_KEY, value: withTokenDigests(world.Settings) }, ...worldEntityChanges(world)];
+  return [
+    { collection: 'settings', key: SETTINGS_KEY, value: withTokenDigests(world.Settings) },
+    ...worldEntityChanges(world),
+  ];
 }
 
 /** Entities per chunk of exportWorldText: few writes, and no chunk near V8's string limit. */

@@ -9,10 +9,16 @@ import type { Command, Option } from 'commander';
 import { REFUSED_GLOBALS } from './option-table.js';
 
 /** Each shell's script, in the order `examctl completion` lists them. */
-const SCRIPTS = { bash: bashCompletion, zsh: zshCompletion, fish: fishCompletion, powershell: powershellCompletion } as const;
+const SCRIPTS = {
+  bash: bashCompletion,
+  zsh: zshCompletion,
+  fish: fishCompletion,
+  powershell: powershellCompletion,
+} as const;
 export type Shell = keyof typeof SCRIPTS;
 export const SHELLS = Object.keys(SCRIPTS) as Shell[];
-const generated = (shell: string): string => `# ${shell} completion for examctl, generated from its command tree by \`examctl completion ${shell.toLowerCase()}\`.`;
+const generated = (shell: string): string =>
+  `# ${shell} completion for examctl, generated from its command tree by \`examctl completion ${shell.toLowerCase()}\`.`;
 
 interface OptionNode {
   names: string[];
@@ -54,24 +60,46 @@ export function commandTree(program: Command): CommandNode {
   const globals = visibleOptions(program).filter((option) => !option.names.includes('--version'));
   // A group's: those any of its commands takes (`examctl user --store st sync` runs).
   const taken = (command: Command): OptionNode[] =>
-    globals.filter((option) => (command.commands.length > 0 ? command.commands.some((child) => taken(child).includes(option)) : !REFUSED_GLOBALS.get(command)?.includes(option.names.at(-1)!)));
+    globals.filter((option) =>
+      command.commands.length > 0
+        ? command.commands.some((child) => taken(child).includes(option))
+        : !REFUSED_GLOBALS.get(command)?.includes(option.names.at(-1)!),
+    );
   const walk = (command: Command, path: string[]): CommandNode => ({
     path,
     description: command.description(),
-    children: command.commands.filter((child) => !(child as unknown as { _hidden?: boolean })._hidden).map((child) => walk(child, [...path, child.name()])),
-    options: [...visibleOptions(command), { names: ['-h', '--help'], description: 'display help', takesValue: false, file: false, choices: [] }, ...(path.length > 0 ? taken(command) : [])],
+    children: command.commands
+      .filter((child) => !(child as unknown as { _hidden?: boolean })._hidden)
+      .map((child) => walk(child, [...path, child.name()])),
+    options: [
+      ...visibleOptions(command),
+      { names: ['-h', '--help'], description: 'display help', takesValue: false, file: false, choices: [] },
+      ...(path.length > 0 ? taken(command) : []),
+    ],
   });
   const root = walk(program, []);
   // `help <command...>` (always registered, program.ts) completes the command tree below it, plus the `environment` topic.
-  const [help] = root.children.splice(root.children.findIndex((child) => child.path[0] === 'help'), 1);
+  const [help] = root.children.splice(
+    root.children.findIndex((child) => child.path[0] === 'help'),
+    1,
+  );
   const helpOf = (node: CommandNode, path: string[]): CommandNode => ({
     path,
     description: node.description,
     children: node.children.map((child) => helpOf(child, [...path, child.path[child.path.length - 1]!])),
     options: [],
   });
-  const environment: CommandNode = { path: ['help', 'environment'], description: 'the environment variables examctl reads', children: [], options: [] };
-  root.children.push({ ...help!, children: [...root.children.map((child) => helpOf(child, ['help', child.path[0]!])), environment], options: [] });
+  const environment: CommandNode = {
+    path: ['help', 'environment'],
+    description: 'the environment variables examctl reads',
+    children: [],
+    options: [],
+  };
+  root.children.push({
+    ...help!,
+    children: [...root.children.map((child) => helpOf(child, ['help', child.path[0]!])), environment],
+    options: [],
+  });
   return root;
 }
 
@@ -81,7 +109,9 @@ function allNodes(node: CommandNode): CommandNode[] {
 
 function allOptions(root: CommandNode): OptionNode[] {
   const seen = new Map<string, OptionNode>();
-  for (const node of allNodes(root)) for (const option of node.options) if (option.choices.length > 0 || !seen.has(option.names.join(' '))) seen.set(option.names.join(' '), option);
+  for (const node of allNodes(root))
+    for (const option of node.options)
+      if (option.choices.length > 0 || !seen.has(option.names.join(' '))) seen.set(option.names.join(' '), option);
   return [...seen.values()];
 }
 
@@ -98,15 +128,23 @@ export function bashCompletion(program: Command): string {
   const root = commandTree(program);
   const nodes = allNodes(root);
   // Global options apply below the root, except the root's own --version and --help (each command has its --help).
-  const globals = root.options.flatMap((option) => option.names).filter((name) => !['-V', '--version', '-h', '--help'].includes(name));
+  const globals = root.options
+    .flatMap((option) => option.names)
+    .filter((name) => !['-V', '--version', '-h', '--help'].includes(name));
   const options = allOptions(root);
   const key = (node: CommandNode): string => quoted(node.path.join(' '));
-  const children = nodes.filter((node) => node.children.length > 0).map((node) => caseArm(key(node), `echo ${quoted(node.children.map((child) => child.path[child.path.length - 1]).join(' '))}`));
+  const children = nodes
+    .filter((node) => node.children.length > 0)
+    .map((node) =>
+      caseArm(key(node), `echo ${quoted(node.children.map((child) => child.path[child.path.length - 1]).join(' '))}`),
+    );
   const optionWords = nodes.map((node) =>
     caseArm(key(node), `echo ${quoted([...new Set(node.options.flatMap((option) => option.names))].join(' '))}`),
   );
   const valued = options.filter((option) => option.takesValue).flatMap((option) => option.names);
-  const choiceArms = options.filter((option) => option.choices.length > 0).map((option) => caseArm(option.names.map(quoted).join('|'), `echo ${quoted(option.choices.join(' '))}`));
+  const choiceArms = options
+    .filter((option) => option.choices.length > 0)
+    .map((option) => caseArm(option.names.map(quoted).join('|'), `echo ${quoted(option.choices.join(' '))}`));
   const files = options.filter((option) => option.file).flatMap((option) => option.names);
   return `${generated('bash')}
 # Load it with:  eval "$(examctl completion bash)"   (in ~/.bashrc; works in bash 3.2 too)
@@ -207,9 +245,14 @@ export function fishCompletion(program: Command): string {
   const seen = (path: string[]): string => path.map((word) => `__fish_seen_subcommand_from ${word}`).join('; and ');
   for (const node of allNodes(root)) {
     const childNames = node.children.map((child) => child.path[child.path.length - 1]!);
-    const here = node === root ? '__fish_use_subcommand' : `${seen(node.path)}; and not __fish_seen_subcommand_from ${childNames.join(' ')}`;
+    const here =
+      node === root
+        ? '__fish_use_subcommand'
+        : `${seen(node.path)}; and not __fish_seen_subcommand_from ${childNames.join(' ')}`;
     for (const child of node.children) {
-      lines.push(`complete -c examctl -n ${quoted(here)} -a ${quoted(child.path[child.path.length - 1]!)} -d ${quoted(child.description.split('\n')[0] ?? '')}`);
+      lines.push(
+        `complete -c examctl -n ${quoted(here)} -a ${quoted(child.path[child.path.length - 1]!)} -d ${quoted(child.description.split('\n')[0] ?? '')}`,
+      );
     }
     if (node !== root) for (const option of node.options) lines.push(optionLine(option, seen(node.path)));
   }
@@ -236,15 +279,20 @@ function powershellCompletion(program: Command): string {
   const root = commandTree(program);
   const nodes = allNodes(root);
   const key = (node: CommandNode): string => psQuoted(node.path.join(' '));
-  const children = nodes.filter((node) => node.children.length > 0).map((node) => `  ${key(node)} = ${psArray(node.children.map((child) => child.path[child.path.length - 1]!))}`);
-  const optionWords = nodes.map((node) => `  ${key(node)} = ${psArray([...new Set(node.options.flatMap((option) => option.names))])}`);
+  const children = nodes
+    .filter((node) => node.children.length > 0)
+    .map((node) => `  ${key(node)} = ${psArray(node.children.map((child) => child.path[child.path.length - 1]!))}`);
+  const optionWords = nodes.map(
+    (node) => `  ${key(node)} = ${psArray([...new Set(node.options.flatMap((option) => option.names))])}`,
+  );
   const choices: string[] = [];
   const valued = new Set<string>();
   for (const node of nodes) {
     for (const option of node.options) {
       if (option.takesValue) for (const name of option.names) valued.add(name);
       if (option.choices.length === 0) continue;
-      for (const name of option.names) choices.push(`  ${psQuoted(`${node.path.join(' ')}|${name}`)} = ${psArray(option.choices)}`);
+      for (const name of option.names)
+        choices.push(`  ${psQuoted(`${node.path.join(' ')}|${name}`)} = ${psArray(option.choices)}`);
     }
   }
   return `${generated('PowerShell')}

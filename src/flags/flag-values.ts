@@ -8,7 +8,8 @@ import { parseDateTime } from '../domain/date-time.js';
 /** A whole number of at least 1 (`--concurrency`, `--max-errors`). */
 export function positiveInt(name: string) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError(`${name} must be a whole number of at least 1`);
+    if (!/^\d+$/.test(value) || Number(value) < 1)
+      throw new InvalidArgumentError(`${name} must be a whole number of at least 1`);
     return Number(value);
   };
 }
@@ -25,7 +26,8 @@ export function positiveNumber(name: string) {
 /** A whole number from `min` to `max` (`--faults-seed`). */
 export function wholeNumberIn(name: string, min: number, max: number) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
     return Number(value);
   };
 }
@@ -70,7 +72,8 @@ export function parseDuration(text: string): number | undefined {
 export function duration(name: string) {
   return (value: string): number => {
     const ms = parseDuration(value);
-    if (ms === undefined) throw new InvalidArgumentError(`${name} must be a duration with its unit, e.g. 30d, 12h, 90s or "1h 30m"`);
+    if (ms === undefined)
+      throw new InvalidArgumentError(`${name} must be a duration with its unit, e.g. 30d, 12h, 90s or "1h 30m"`);
     return ms;
   };
 }
@@ -102,7 +105,9 @@ export function dateOrAge(name: string) {
   return (value: string): DateOrAge => {
     const parsed = parseDateOrAge(value);
     if (parsed === undefined) {
-      throw new InvalidArgumentError(`${name} must be a date (2026-11-01: that day 00:00 UTC), an RFC 3339 instant with its zone (2026-11-01T09:00:00+01:00) or an age (7d, 12h)`);
+      throw new InvalidArgumentError(
+        `${name} must be a date (2026-11-01: that day 00:00 UTC), an RFC 3339 instant with its zone (2026-11-01T09:00:00+01:00) or an age (7d, 12h)`,
+      );
     }
     return parsed;
   };

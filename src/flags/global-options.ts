@@ -10,33 +10,178 @@ const HOW_IT_PRINTS = { notKept: 'how this invocation prints; runs resume and ru
 /** The global options (docs/cli-contract.md, "Global options"): registered on the program, read by every command. */
 export const GLOBAL_OPTIONS = [
   ...grouped(HELP_GROUP.target, [
-    kept(brief('local engine or remote API', choice('--target <target>', 'send to the local engine or the remote API (default: remote when a base URL is configured, else local)', ['local', 'remote']), 'remote with a base URL, else local')),
-    kept(brief('local store directory (env EXAMCTL_STORE)', option('--store <path>', 'local store directory (env EXAMCTL_STORE; default ./.examctl-store in the current directory)'), './.examctl-store')),
-    kept(brief('the service\'s base URL (env EXAMCTL_BASE_URL)', option('--base-url <url>', "the service's base URL; requests go to <url>/api/v1/integrations/... (env EXAMCTL_BASE_URL)"), 'the profile\'s')),
-    kept(brief('file holding the EAPI token (or env EXAMCTL_TOKEN)', option('--token-file <path>', 'file holding the EAPI token (or env EXAMCTL_TOKEN with the token itself)'), 'the profile\'s')),
-    kept(brief('named profile from the config file (env EXAMCTL_PROFILE)', option('--profile <name>', 'named profile from the config file: base URL, token file, defaults (env EXAMCTL_PROFILE)'), 'the default profile')),
+    kept(
+      brief(
+        'local engine or remote API',
+        choice(
+          '--target <target>',
+          'send to the local engine or the remote API (default: remote when a base URL is configured, else local)',
+          ['local', 'remote'],
+        ),
+        'remote with a base URL, else local',
+      ),
+    ),
+    kept(
+      brief(
+        'local store directory (env EXAMCTL_STORE)',
+        option(
+          '--store <path>',
+          'local store directory (env EXAMCTL_STORE; default ./.examctl-store in the current directory)',
+        ),
+        './.examctl-store',
+      ),
+    ),
+    kept(
+      brief(
+        "the service's base URL (env EXAMCTL_BASE_URL)",
+        option(
+          '--base-url <url>',
+          "the service's base URL; requests go to <url>/api/v1/integrations/... (env EXAMCTL_BASE_URL)",
+        ),
+        "the profile's",
+      ),
+    ),
+    kept(
+      brief(
+        'file holding the EAPI token (or env EXAMCTL_TOKEN)',
+        option('--token-file <path>', 'file holding the EAPI token (or env EXAMCTL_TOKEN with the token itself)'),
+        "the profile's",
+      ),
+    ),
+    kept(
+      brief(
+        'named profile from the config file (env EXAMCTL_PROFILE)',
+        option(
+          '--profile <name>',
+          'named profile from the config file: base URL, token file, defaults (env EXAMCTL_PROFILE)',
+        ),
+        'the default profile',
+      ),
+    ),
   ] as const),
   ...grouped(HELP_GROUP.output, [
-    kept(brief('exactly one JSON document on stdout', option('--json', 'print exactly one JSON document on stdout (run report or read result); human output goes to stderr')), HOW_IT_PRINTS),
-    kept(brief('json (as --json), or table/csv where a command has them', option('-o, --output <format>', 'json: the same as --json (a command with tables, e.g. review-session show, also takes table or csv)')), HOW_IT_PRINTS),
-    kept(brief('also write the run report: .json, .csv, .xlsx or .xml (JUnit)', option('--report <file>', 'also write the per-record run report to a .json, .csv, .xlsx or .xml (JUnit) file (written atomically)'))),
+    kept(
+      brief(
+        'exactly one JSON document on stdout',
+        option(
+          '--json',
+          'print exactly one JSON document on stdout (run report or read result); human output goes to stderr',
+        ),
+      ),
+      HOW_IT_PRINTS,
+    ),
+    kept(
+      brief(
+        'json (as --json), or table/csv where a command has them',
+        option(
+          '-o, --output <format>',
+          'json: the same as --json (a command with tables, e.g. review-session show, also takes table or csv)',
+        ),
+      ),
+      HOW_IT_PRINTS,
+    ),
+    kept(
+      brief(
+        'also write the run report: .json, .csv, .xlsx or .xml (JUnit)',
+        option(
+          '--report <file>',
+          'also write the per-record run report to a .json, .csv, .xlsx or .xml (JUnit) file (written atomically)',
+        ),
+      ),
+    ),
   ] as const),
   ...grouped(HELP_GROUP.sending, [
-    kept(option('--dry-run', 'validate and report, change nothing, send nothing (local: also plans against the store when it exists)'), { notKept: 'a dry run keeps no journal' }),
+    kept(
+      option(
+        '--dry-run',
+        'validate and report, change nothing, send nothing (local: also plans against the store when it exists)',
+      ),
+      { notKept: 'a dry run keeps no journal' },
+    ),
     // commander sets `input` to true, and to false with --no-input.
-    kept(brief('never prompt (implied by CI=true)', option('--no-input', 'never prompt; a missing value is a usage error (implied by CI=true)')), { notKept: 'runs resume asks nothing: it runs with prompts off' }),
+    kept(
+      brief(
+        'never prompt (implied by CI=true)',
+        option('--no-input', 'never prompt; a missing value is a usage error (implied by CI=true)'),
+      ),
+      { notKept: 'runs resume asks nothing: it runs with prompts off' },
+    ),
     kept(option('--yes', 'skip the confirmation before sending to a remote target')),
-    kept(brief(undefined, parsed('--concurrency <n>', `requests in flight at once on the remote target (default ${REMOTE_CONCURRENCY})`, positiveInt('--concurrency')), String(REMOTE_CONCURRENCY))),
-    kept(brief('at most n requests started per minute (remote)', parsed('--rate <n>', 'at most n requests started per minute on the remote target, retries included', positiveNumber('--rate')), 'unlimited')),
-    kept(brief(undefined, parsed('--max-errors <n>', 'stop sending after n failed records; the rest are reported skipped', positiveInt('--max-errors')), 'no limit')),
-    kept(brief('every warning fails its record, also in a dry run', option('--strict', 'every warning fails its record (status failed, exit 1, not sent), in a dry run too; the report keeps the warning\'s code and text'), 'the profile\'s, else off')),
+    kept(
+      brief(
+        undefined,
+        parsed(
+          '--concurrency <n>',
+          `requests in flight at once on the remote target (default ${REMOTE_CONCURRENCY})`,
+          positiveInt('--concurrency'),
+        ),
+        String(REMOTE_CONCURRENCY),
+      ),
+    ),
+    kept(
+      brief(
+        'at most n requests started per minute (remote)',
+        parsed(
+          '--rate <n>',
+          'at most n requests started per minute on the remote target, retries included',
+          positiveNumber('--rate'),
+        ),
+        'unlimited',
+      ),
+    ),
+    kept(
+      brief(
+        undefined,
+        parsed(
+          '--max-errors <n>',
+          'stop sending after n failed records; the rest are reported skipped',
+          positiveInt('--max-errors'),
+        ),
+        'no limit',
+      ),
+    ),
+    kept(
+      brief(
+        'every warning fails its record, also in a dry run',
+        option(
+          '--strict',
+          "every warning fails its record (status failed, exit 1, not sent), in a dry run too; the report keeps the warning's code and text",
+        ),
+        "the profile's, else off",
+      ),
+    ),
     kept(option('--no-strict', 'warnings are said and their records sent, whatever the profile says')),
   ] as const),
-  ...grouped(HELP_GROUP.target, [kept(brief('permit plain http:// to a host other than loopback', option('--allow-insecure-http', 'permit a plain http:// base URL for a host other than loopback')))] as const),
-  ...grouped(HELP_GROUP.sending, [
-    kept(brief('where run journals are kept (env EXAMCTL_RUNS_DIR)', option('--runs-dir <dir>', 'where run journals are kept (env EXAMCTL_RUNS_DIR; default the per-user state directory, see examctl runs --help)'), 'the per-user state dir'), { notKept: 'where the journal is; runs resume is told it again' }),
+  ...grouped(HELP_GROUP.target, [
+    kept(
+      brief(
+        'permit plain http:// to a host other than loopback',
+        option('--allow-insecure-http', 'permit a plain http:// base URL for a host other than loopback'),
+      ),
+    ),
   ] as const),
-  ...grouped(HELP_GROUP.output, [kept(brief('diagnostic detail on stderr, secrets redacted', option('--debug', 'diagnostic detail on stderr (stack traces, request lines), secrets redacted')), { notKept: 'diagnostics of one invocation' })] as const),
+  ...grouped(HELP_GROUP.sending, [
+    kept(
+      brief(
+        'where run journals are kept (env EXAMCTL_RUNS_DIR)',
+        option(
+          '--runs-dir <dir>',
+          'where run journals are kept (env EXAMCTL_RUNS_DIR; default the per-user state directory, see examctl runs --help)',
+        ),
+        'the per-user state dir',
+      ),
+      { notKept: 'where the journal is; runs resume is told it again' },
+    ),
+  ] as const),
+  ...grouped(HELP_GROUP.output, [
+    kept(
+      brief(
+        'diagnostic detail on stderr, secrets redacted',
+        option('--debug', 'diagnostic detail on stderr (stack traces, request lines), secrets redacted'),
+      ),
+      { notKept: 'diagnostics of one invocation' },
+    ),
+  ] as const),
 ] as const;
 
 export type GlobalOptions = OptionsOf<typeof GLOBAL_OPTIONS>;
@@ -46,6 +191,8 @@ export type GlobalOptions = OptionsOf<typeof GLOBAL_OPTIONS>;
  * `const { file, force, ...globals } = options; onlyGlobals(globals);`. A flag of the command's
  * table that it never took out is still in `globals` and fails the type check here.
  */
-export function onlyGlobals<T extends GlobalOptions>(globals: T & { [Flag in Exclude<keyof T, keyof GlobalOptions>]: never }): GlobalOptions {
+export function onlyGlobals<T extends GlobalOptions>(
+  globals: T & { [Flag in Exclude<keyof T, keyof GlobalOptions>]: never },
+): GlobalOptions {
   return globals;
 }

@@ -82,17 +82,31 @@ export function attributeOf(flags: string): string {
 export type SpecTable = readonly Spec[];
 
 type Camel<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<Camel<Tail>>}` : S;
-type LongName<F extends string> = F extends `${string}--${infer Rest}` ? (Rest extends `${infer Name} ${string}` ? Name : Rest) : never;
+type LongName<F extends string> = F extends `${string}--${infer Rest}`
+  ? Rest extends `${infer Name} ${string}`
+    ? Name
+    : Rest
+  : never;
 /** commander's attribute name of a flag: `--no-input` sets `input`. */
 type AttributeOf<F extends string> = LongName<F> extends `no-${infer Name}` ? Camel<Name> : Camel<LongName<F>>;
 
 /** A flag without `<value>` is a switch; `[value...]`/`<value...>` collects; otherwise one string. */
-type ValueOfFlags<F extends string> = F extends `${string}...${string}` ? string[] : F extends `${string}<${string}` | `${string}[${string}` ? string : boolean;
+type ValueOfFlags<F extends string> = F extends `${string}...${string}`
+  ? string[]
+  : F extends `${string}<${string}` | `${string}[${string}`
+    ? string
+    : boolean;
 type ValueOfArgument<S extends string> = S extends `${string}...${string}` ? string[] : string;
 
 type KeyOf<S> = S extends OptionSpec<infer F> ? AttributeOf<F> : S extends ArgumentSpec<infer K> ? K : never;
-type ValueOf<S> = S extends OptionSpec<string, infer V> ? V : S extends ArgumentSpec<string, infer Syntax> ? ValueOfArgument<Syntax> : never;
-type IsAlways<S> = S extends OptionSpec<string, unknown, true> ? true : S extends ArgumentSpec<string, `<${string}`> ? true : false;
+type ValueOf<S> =
+  S extends OptionSpec<string, infer V>
+    ? V
+    : S extends ArgumentSpec<string, infer Syntax>
+      ? ValueOfArgument<Syntax>
+      : never;
+type IsAlways<S> =
+  S extends OptionSpec<string, unknown, true> ? true : S extends ArgumentSpec<string, `<${string}`> ? true : false;
 
 type Flatten<T> = { [K in keyof T]: T[K] };
 
@@ -111,7 +125,11 @@ function withDefault<S extends object>(spec: S, defaultValue: unknown): never {
 }
 
 /** `--flag` (a switch, `--no-flag` included) or `--flag <value>` (a string, `...`: a list), with an optional default. */
-export function option<const F extends string, D extends ValueOfFlags<F> | undefined = undefined>(flags: F, description: string, defaultValue?: D): OptionSpec<F, ValueOfFlags<F>, Given<D>> {
+export function option<const F extends string, D extends ValueOfFlags<F> | undefined = undefined>(
+  flags: F,
+  description: string,
+  defaultValue?: D,
+): OptionSpec<F, ValueOfFlags<F>, Given<D>> {
   return withDefault({ kind: 'option', flags, description }, defaultValue);
 }
 
@@ -121,23 +139,41 @@ export function mandatory<const F extends string>(flags: F, description: string)
 }
 
 /** A value checked and converted by `parse` (flag-values.ts), which throws commander's InvalidArgumentError. */
-export function parsed<const F extends string, V, D extends V | undefined = undefined>(flags: F, description: string, parse: (value: string, previous: V | undefined) => V, defaultValue?: D): OptionSpec<F, V, Given<D>> {
+export function parsed<const F extends string, V, D extends V | undefined = undefined>(
+  flags: F,
+  description: string,
+  parse: (value: string, previous: V | undefined) => V,
+  defaultValue?: D,
+): OptionSpec<F, V, Given<D>> {
   return withDefault({ kind: 'option', flags, description, parse }, defaultValue);
 }
 
 /** A flag given as often as wanted: every value, in order (`--map a=B --map c=D`). */
 export function repeatable<const F extends string>(flags: F, description: string): OptionSpec<F, string[], false> {
-  return { kind: 'option', flags, description, parse: (value, previous) => [...(previous ?? []), value], repeatable: true, always: false };
+  return {
+    kind: 'option',
+    flags,
+    description,
+    parse: (value, previous) => [...(previous ?? []), value],
+    repeatable: true,
+    always: false,
+  };
 }
 
 /**
  * A repeatable `Field=value` flag (`--set`) given twice for one field is refused as any flag given
  * twice, naming no value. A resume replays its run's own, unparsed.
  */
-export function repeatableFields<const F extends string>(flags: F, description: string): OptionSpec<F, string[], false> {
+export function repeatableFields<const F extends string>(
+  flags: F,
+  description: string,
+): OptionSpec<F, string[], false> {
   const field = (entry: string) => normalizeColumnName(entry.slice(0, entry.indexOf('=')));
   const parse = (value: string, previous: string[] = []) => {
-    const other = value.indexOf('=') > 0 ? previous.find((entry) => entry.indexOf('=') > 0 && field(entry) === field(value)) : undefined;
+    const other =
+      value.indexOf('=') > 0
+        ? previous.find((entry) => entry.indexOf('=') > 0 && field(entry) === field(value))
+        : undefined;
     if (other !== undefined) {
       throw new UsageError(`--set given twice for ${other.slice(0, other.indexOf('=')).trim()}: give each field once`);
     }
@@ -147,12 +183,20 @@ export function repeatableFields<const F extends string>(flags: F, description: 
 }
 
 /** One of a fixed set of words. */
-export function choice<const F extends string, const C extends readonly string[], D extends C[number] | undefined = undefined>(flags: F, description: string, choices: C, defaultValue?: D): OptionSpec<F, C[number], Given<D>> {
+export function choice<
+  const F extends string,
+  const C extends readonly string[],
+  D extends C[number] | undefined = undefined,
+>(flags: F, description: string, choices: C, defaultValue?: D): OptionSpec<F, C[number], Given<D>> {
   return withDefault({ kind: 'option', flags, description, choices }, defaultValue);
 }
 
 /** A positional argument, handed to the command as `options[key]`. */
-export function argument<const K extends string, const S extends string>(key: K, syntax: S, description: string): ArgumentSpec<K, S> {
+export function argument<const K extends string, const S extends string>(
+  key: K,
+  syntax: S,
+  description: string,
+): ArgumentSpec<K, S> {
   return { kind: 'argument', key, syntax, description };
 }
 
@@ -161,7 +205,11 @@ export function argument<const K extends string, const S extends string>(key: K,
  * text, shown by `examctl help <command> --all` and the docs' flag tables.
  */
 export function brief<const S extends OptionSpec>(summary: string | undefined, spec: S, shownDefault?: string): S {
-  return { ...spec, ...(summary === undefined ? {} : { summary }), ...(shownDefault === undefined ? {} : { shownDefault }) };
+  return {
+    ...spec,
+    ...(summary === undefined ? {} : { summary }),
+    ...(shownDefault === undefined ? {} : { shownDefault }),
+  };
 }
 
 /** Longest summary `--help` shows: a flag declared without one is cut to its first clause, at most this long. */
@@ -175,7 +223,9 @@ export function briefLine(spec: OptionSpec): string {
     summary = end === -1 ? spec.description : spec.description.slice(0, end);
     if (summary.length > SUMMARY_MAX) summary = `${summary.slice(0, SUMMARY_MAX - 1).trimEnd()}…`;
   }
-  const shown = spec.shownDefault ?? (spec.defaultValue !== undefined && typeof spec.defaultValue !== 'boolean' ? String(spec.defaultValue) : undefined);
+  const shown =
+    spec.shownDefault ??
+    (spec.defaultValue !== undefined && typeof spec.defaultValue !== 'boolean' ? String(spec.defaultValue) : undefined);
   if (spec.mandatory === true) return `${summary} (required)`;
   return shown === undefined ? summary : `${summary} (default: ${shown})`;
 }
@@ -224,7 +274,9 @@ export const HELP_GROUP = {
  * The flags of `specs` under one `--help` heading (a flag naming its own keeps it): layout, not types.
  */
 export function grouped<const T extends readonly Spec[]>(group: string, specs: T): T {
-  return specs.map((spec) => (spec.kind === 'option' && spec.group === undefined ? { ...spec, group } : spec)) as unknown as T;
+  return specs.map((spec) =>
+    spec.kind === 'option' && spec.group === undefined ? { ...spec, group } : spec,
+  ) as unknown as T;
 }
 
 /**
@@ -250,7 +302,9 @@ export function registerSpecs(command: Command, table: SpecTable): Command {
     if (headed) registered.helpGroup(`${group}:`);
     BRIEF_LINES.set(registered, briefLine(spec));
     if (registered.negate) {
-      const positive = command.options.find((other) => !other.negate && other.attributeName() === registered.attributeName());
+      const positive = command.options.find(
+        (other) => !other.negate && other.attributeName() === registered.attributeName(),
+      );
       if (positive !== undefined) {
         PAIRED_NEGATIONS.add(registered);
         PAIRED_POSITIVES.add(positive);
@@ -266,10 +320,12 @@ function refuseSecondValue(registered: Option, spec: OptionSpec): void {
   const parse = registered.parseArg;
   let given: string | undefined;
   registered.argParser((value: string, previous: unknown) => {
-    if (value.trim() === '') throw new InvalidArgumentError(`${registered.long ?? registered.flags} is empty: give a value`);
+    if (value.trim() === '')
+      throw new InvalidArgumentError(`${registered.long ?? registered.flags} is empty: give a value`);
     // No value said: one may hold a secret (a PIN, a password in an address), and commander
     // would quote an InvalidArgumentError's value too.
-    if (given !== undefined && spec.repeatable !== true) throw new UsageError(`${registered.long ?? registered.flags} given twice: it takes one value; give it once`);
+    if (given !== undefined && spec.repeatable !== true)
+      throw new UsageError(`${registered.long ?? registered.flags} given twice: it takes one value; give it once`);
     given = value;
     return parse === undefined ? value : parse(value, previous);
   });

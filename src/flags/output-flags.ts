@@ -6,7 +6,10 @@ import { UsageError } from '../system/errors.js';
  * `-o json` wherever `--json` (kubectl's and gh's spelling); contradicting output flags refused,
  * never one silently winning (docs/cli-contract.md, "Global options"). Returns what to merge.
  */
-export function resolveOutputFlags(command: Command, merged: { json?: unknown; output?: unknown; out?: unknown }): { json?: true; output?: string } {
+export function resolveOutputFlags(
+  command: Command,
+  merged: { json?: unknown; output?: unknown; out?: unknown },
+): { json?: true; output?: string } {
   const given: string[] = [];
   for (let at: Command | null = command; at !== null; at = at.parent) {
     if (at.getOptionValueSource('output') === 'cli') given.push(String(at.getOptionValue('output')));
@@ -27,7 +30,10 @@ export function resolveOutputFlags(command: Command, merged: { json?: unknown; o
     throw new UsageError(`-o ${explicit}: choose one of ${own.argChoices.join(', ')}`);
   }
   if (explicit === 'json') return own === undefined ? { json: true } : { json: true, output: 'json' };
-  if (own === undefined) throw new UsageError(`-o ${explicit}: this command prints only json (-o json, the same as --json) besides its summary`);
+  if (own === undefined)
+    throw new UsageError(
+      `-o ${explicit}: this command prints only json (-o json, the same as --json) besides its summary`,
+    );
   if (merged.json === true) throw new UsageError(`conflicting output flags: --json and -o ${explicit}; give one`);
   return { output: explicit };
 }

@@ -37,7 +37,9 @@ export type CsvCell = string | NumberCell;
 
 export function csvCell(value: CsvCell, delimiter = ','): string {
   const safe = typeof value === 'string' ? neutraliseCell(value) : value.number;
-  return NEEDS_QUOTES.test(safe) || (delimiter === '\t' && safe.includes('\t')) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  return NEEDS_QUOTES.test(safe) || (delimiter === '\t' && safe.includes('\t'))
+    ? `"${safe.replace(/"/g, '""')}"`
+    : safe;
 }
 
 export function csvLine(cells: readonly CsvCell[], delimiter = ',', lineEnd: CsvDialect['lineEnd'] = '\r\n'): string {

@@ -7,7 +7,7 @@
 type FormatPart = { placeholder: '0' | '#' | '?' } | { literal: string };
 
 /** Characters Excel displays without quotes (Excel's help, "Number format codes"). */
-const PLAIN_LITERALS: ReadonlySet<string> = new Set([...'$-+/():!^&\'~{}<>= ']);
+const PLAIN_LITERALS: ReadonlySet<string> = new Set([..."$-+/():!^&'~{}<>= "]);
 
 /** A colour section prefix, which changes how the text looks, not what it says. */
 const COLOUR = /^\[(?:black|blue|cyan|green|magenta|red|white|yellow|color\s*\d{1,2})]$/i;
@@ -74,7 +74,8 @@ export function wholeNumberAsShown(value: number, numFmt: string | undefined): s
       text = part.literal + text;
       continue;
     }
-    let shown = next > 0 ? (digits[--next] as string) : part.placeholder === '0' ? '0' : part.placeholder === '?' ? ' ' : '';
+    let shown =
+      next > 0 ? (digits[--next] as string) : part.placeholder === '0' ? '0' : part.placeholder === '?' ? ' ' : '';
     if (i === first && next > 0) {
       shown = digits.slice(0, next) + shown;
       next = 0;

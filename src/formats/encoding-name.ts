@@ -9,6 +9,8 @@ export function refuseUnknownEncoding(origin: string, label: string): void {
   try {
     new TextDecoder(label);
   } catch {
-    throw new UsageError(`${origin} ${label}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`);
+    throw new UsageError(
+      `${origin} ${label}: not an encoding name examctl knows (e.g. windows-1252, iso-8859-15, utf-16le, shift_jis)`,
+    );
   }
 }

@@ -20,7 +20,9 @@ export function formatCount(value: number): string {
 
 /** `a, b, c and 4 more`: the first `shown` of `items`, then how many more there are. */
 export function namedFirst(items: readonly string[], shown: number): string {
-  return items.slice(0, shown).join(', ') + (items.length > shown ? ` and ${formatCount(items.length - shown)} more` : '');
+  return (
+    items.slice(0, shown).join(', ') + (items.length > shown ? ` and ${formatCount(items.length - shown)} more` : '')
+  );
 }
 
 /** `2,400/s`; below 10 a second, one decimal (`0.5/s`), so a slow remote run does not read `0/s`. */
@@ -54,7 +56,10 @@ export function formatBytes(bytes: number): string {
     value /= 1024;
     unit += 1;
   }
-  const shown = value < 10 && !Number.isInteger(Math.round(value * 10) / 10) ? (Math.round(value * 10) / 10).toFixed(1) : String(Math.round(value));
+  const shown =
+    value < 10 && !Number.isInteger(Math.round(value * 10) / 10)
+      ? (Math.round(value * 10) / 10).toFixed(1)
+      : String(Math.round(value));
   return `${shown} ${units[unit]}`;
 }
 

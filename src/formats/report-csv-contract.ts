@@ -29,9 +29,12 @@ export const SOURCE_COLUMNS = ['file', 'line', 'id'] as const;
 
 /** Why a report of JSON, flags or arguments (SOURCE_COLUMNS first) is no input; undefined for another header. */
 export function sourceReportProblem(header: readonly string[]): string | undefined {
-  if (!isRunReportHeader(header) || SOURCE_COLUMNS.some((name, at) => normalizeColumnName(header[at] ?? '') !== name)) return undefined;
-  return 'the report of JSON, flags or arguments (file, line, id) names items, not their fields: ' +
-    'give the file its file column names again, fixed (collection add: with --existing ok; schedule push: --upsert)';
+  if (!isRunReportHeader(header) || SOURCE_COLUMNS.some((name, at) => normalizeColumnName(header[at] ?? '') !== name))
+    return undefined;
+  return (
+    'the report of JSON, flags or arguments (file, line, id) names items, not their fields: ' +
+    'give the file its file column names again, fixed (collection add: with --existing ok; schedule push: --upsert)'
+  );
 }
 
 /** After SOURCE_COLUMNS in an `invigilators remove` report: the schedule the ids were removed from (checked by --only-failed). */
@@ -44,7 +47,10 @@ export const SCHEDULE_COLUMN = 'schedule';
 export const WARNINGS_COLUMN = 'warnings';
 
 const REPORT_KEYS: ReadonlySet<string> = new Set(REPORT_COLUMNS.map(normalizeColumnName));
-const ADDED_KEYS: ReadonlySet<string> = new Set([...REPORT_KEYS, ...[...ACTION_COLUMNS, RUN_COLUMN, WARNINGS_COLUMN].map(normalizeColumnName)]);
+const ADDED_KEYS: ReadonlySet<string> = new Set([
+  ...REPORT_KEYS,
+  ...[...ACTION_COLUMNS, RUN_COLUMN, WARNINGS_COLUMN].map(normalizeColumnName),
+]);
 const STATUS_KEY = normalizeColumnName('status');
 const RUN_KEY = normalizeColumnName(RUN_COLUMN);
 const runColumns = new WeakMap<readonly string[], number>();

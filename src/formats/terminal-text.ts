@@ -52,10 +52,14 @@ export function dataForStdout(text: string, stdoutIsTerminal: boolean | undefine
  * written as a `\uXXXX` escape, so the document stays exact (the same values once parsed).
  */
 export function terminalStdout(sink: TextSink): TextSink {
-  return { write: (text) => sink.write(text.replace(UNESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)) };
+  return {
+    write: (text) => sink.write(text.replace(UNESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)),
+  };
 }
 
 /** A commander refusal without `error: `, the argument it quotes stripped of an address's user info, query and fragment. */
 export function commanderWords(text: string): string {
-  return text.replace(/^error: /, '').replace(/argument '([^]*?)' is invalid/, (_, value: string) => `argument '${redactUrl(value)}' is invalid`);
+  return text
+    .replace(/^error: /, '')
+    .replace(/argument '([^]*?)' is invalid/, (_, value: string) => `argument '${redactUrl(value)}' is invalid`);
 }

@@ -11,7 +11,8 @@
  * it), U+FFFE and U+FFFF (not XML characters), a surrogate without its partner (not encodable
  * in UTF-8), and an underscore that starts something escape-like.
  */
-const NEEDS_ESCAPE = /[\u0000-\u0008\u000b-\u001f\u007f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|_(?=x[0-9A-Fa-f]{4}_)/g;
+const NEEDS_ESCAPE =
+  /[\u0000-\u0008\u000b-\u001f\u007f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|_(?=x[0-9A-Fa-f]{4}_)/g;
 
 const hex4 = (char: string): string => `_x${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`;
 

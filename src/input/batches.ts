@@ -74,7 +74,10 @@ export function batchedRecords(
 }
 
 /** `records` (a wrapper that completes or checks the records of `source`) telling the header `source` met. */
-export function keepingHeader(source: AsyncIterable<InputRecord>, records: AsyncIterable<InputRecord>): AsyncIterable<InputRecord> & Pick<BatchedRecords, 'header'> {
+export function keepingHeader(
+  source: AsyncIterable<InputRecord>,
+  records: AsyncIterable<InputRecord>,
+): AsyncIterable<InputRecord> & Pick<BatchedRecords, 'header'> {
   const header = (source as Partial<BatchedRecords>).header;
   if (header === undefined) return records;
   return { [Symbol.asyncIterator]: () => records[Symbol.asyncIterator](), header: () => header.call(source) };
@@ -85,7 +88,9 @@ export function keepingHeader(source: AsyncIterable<InputRecord>, records: Async
  * `walk` (given where to put them), the records it put, if any. On a structural problem the
  * records collected before it are still passed on, then the problem.
  */
-export async function* collectedBatches(walk: (add: (record: InputRecord) => void) => AsyncIterable<void>): AsyncGenerator<readonly InputRecord[]> {
+export async function* collectedBatches(
+  walk: (add: (record: InputRecord) => void) => AsyncIterable<void>,
+): AsyncGenerator<readonly InputRecord[]> {
   // One array, emptied into each batch: `add` (inlined in a reader's row) never meets a new one.
   const pending: InputRecord[] = [];
   try {

@@ -8,10 +8,27 @@ import { normalizeColumnName } from '../formats/column-name.js';
 
 const SYNONYMS: readonly (readonly [readonly string[], readonly string[]])[] = [
   [
-    ['Student ID', 'Student number', 'Student no', 'Pupil ID', 'Matriculation number', 'Matrikelnummer', 'Employee ID', 'Employee number', 'Staff ID', 'Person ID', 'User ID', 'ID', 'SIS ID'],
+    [
+      'Student ID',
+      'Student number',
+      'Student no',
+      'Pupil ID',
+      'Matriculation number',
+      'Matrikelnummer',
+      'Employee ID',
+      'Employee number',
+      'Staff ID',
+      'Person ID',
+      'User ID',
+      'ID',
+      'SIS ID',
+    ],
     ['ExternalId', 'CandidateExtId', 'UserExtId'],
   ],
-  [['Candidate ID', 'Candidate number'], ['CandidateExtId', 'ExternalId']],
+  [
+    ['Candidate ID', 'Candidate number'],
+    ['CandidateExtId', 'ExternalId'],
+  ],
   [['Given name', 'Forename', 'First', 'Vorname', 'Prénom', 'Prenom'], ['FirstName']],
   [['Surname', 'Family name', 'Last', 'Nachname', 'Nom'], ['LastName']],
   [['E-mail address', 'Email address', 'Mail', 'Mail address'], ['Email']],
@@ -34,7 +51,9 @@ const SYNONYMS: readonly (readonly [readonly string[], readonly string[]])[] = [
   [['Registration', 'Registration no'], ['RegistrationNumber']],
 ];
 
-const BY_KEY: ReadonlyMap<string, readonly string[]> = new Map(SYNONYMS.flatMap(([names, fields]) => names.map((name) => [normalizeColumnName(name), fields] as const)));
+const BY_KEY: ReadonlyMap<string, readonly string[]> = new Map(
+  SYNONYMS.flatMap(([names, fields]) => names.map((name) => [normalizeColumnName(name), fields] as const)),
+);
 
 /** The field of `taken` (the command's fields) a column named `header` most likely holds. */
 export function likelyField(header: string, taken: ReadonlySet<string>): string | undefined {

@@ -61,14 +61,23 @@ const named = (name: string): NamedColumn => ({ name, key: normalizeColumnName(n
 function lookupOf(table: ValueTable): Lookup {
   const byKey = new Map<string, string>();
   for (const [word, value] of Object.entries(table.words)) byKey.set(valueWordKey(word), value.trim());
-  return { byKey, known: listWithCount(Object.keys(table.words), 10, ', ', quotedValue), default: table.default?.trim() };
+  return {
+    byKey,
+    known: listWithCount(Object.keys(table.words), 10, ', ', quotedValue),
+    default: table.default?.trim(),
+  };
 }
 
 export function compileComputation({ sources, values, flags, ...spec }: ComputationSpec): Computation {
   return {
     ...spec,
     sources: sources.map((source) =>
-      'column' in source ? { columns: [named(source.column)] } : { columns: source.template.flatMap((part) => ('column' in part ? [named(part.column)] : [])), parts: source.template },
+      'column' in source
+        ? { columns: [named(source.column)] }
+        : {
+            columns: source.template.flatMap((part) => ('column' in part ? [named(part.column)] : [])),
+            parts: source.template,
+          },
     ),
     table: values === undefined ? undefined : lookupOf(values),
     flags: (flags ?? []).map(({ column, flag }) => ({ ...named(column), flag })),
@@ -87,12 +96,18 @@ type CellOf = (key: string) => { name: string; text: string } | undefined;
 /** Which sources of each computation a file's header has (a computation with none does nothing for that file). */
 type HeaderPlan = readonly (readonly Source[])[];
 
-
 /** Adds permission flags to a Hierarchies entry (`DEPT-MATH` -> `DEPT-MATH:coordinator+reports`), keeping flags it has. */
 function withFlags(entry: string, flags: readonly HierarchyFlag[]): string {
   if (flags.length === 0) return entry;
   const colon = entry.indexOf(':');
-  const written = colon < 0 ? [] : entry.slice(colon + 1).split('+').map((flag) => flag.trim().toLowerCase()).filter((flag) => flag !== '');
+  const written =
+    colon < 0
+      ? []
+      : entry
+          .slice(colon + 1)
+          .split('+')
+          .map((flag) => flag.trim().toLowerCase())
+          .filter((flag) => flag !== '');
   const all = [...new Set([...written, ...flags])];
   return `${colon < 0 ? entry : entry.slice(0, colon)}:${all.join('+')}`;
 }
@@ -118,7 +133,8 @@ export class ComputedFields {
     for (const computation of computations) {
       for (const source of computation.sources) for (const column of source.columns) sources.add(column.key);
       for (const flag of computation.flags) sources.add(flag.key);
-      if (computation.translates) for (const source of computation.sources) for (const column of source.columns) translated.add(column.key);
+      if (computation.translates)
+        for (const source of computation.sources) for (const column of source.columns) translated.add(column.key);
     }
     this.sources = sources;
     this.translated = translated;
@@ -126,7 +142,9 @@ export class ComputedFields {
 
   /** The sources a header has, per computation: a source is there when every column it names is. */
   private planOf(keys: ReadonlySet<string>): HeaderPlan {
-    return this.computations.map((computation) => computation.sources.filter((source) => source.columns.every((column) => keys.has(column.key))));
+    return this.computations.map((computation) =>
+      computation.sources.filter((source) => source.columns.every((column) => keys.has(column.key))),
+    );
   }
 
   /** What a header cannot give: the reader refuses the file (docs/input-formats.md, "Which entries apply"). */
@@ -137,14 +155,21 @@ export class ComputedFields {
       for (const source of computation.sources) {
         const missing = source.columns.filter((column) => !keys.has(column.key));
         if (source.parts !== undefined && missing.length > 0 && missing.length < source.columns.length) {
-          problems.push(`${computation.where}: the template names ${missing.map((column) => quotedValue(column.name)).join(', ')}, which the header does not have`);
+          problems.push(
+            `${computation.where}: the template names ${missing.map((column) => quotedValue(column.name)).join(', ')}, which the header does not have`,
+          );
         }
       }
       if ((plan[i] as readonly Source[]).length === 0) return;
       const flagsMissing = computation.flags.filter((flag) => !keys.has(flag.key));
-      if (flagsMissing.length > 0) problems.push(`${computation.where}: the flag ${flagsMissing.length === 1 ? 'column' : 'columns'} ${flagsMissing.map((flag) => quotedValue(flag.name)).join(', ')} not in the header`);
+      if (flagsMissing.length > 0)
+        problems.push(
+          `${computation.where}: the flag ${flagsMissing.length === 1 ? 'column' : 'columns'} ${flagsMissing.map((flag) => quotedValue(flag.name)).join(', ')} not in the header`,
+        );
       if (!computation.translates && fieldsOfColumns.has(computation.field)) {
-        problems.push(`${computation.field} is both a column of the file and computed by ${computation.where}: one or the other`);
+        problems.push(
+          `${computation.field} is both a column of the file and computed by ${computation.where}: one or the other`,
+        );
       }
     });
     return problems;
@@ -156,7 +181,9 @@ export class ComputedFields {
    */
   fieldsOf(header: readonly string[]): string[] {
     const plan = this.planOf(new Set(header.map(normalizeColumnName)));
-    return this.computations.filter((_, i) => (plan[i] as readonly Source[]).length > 0).map((computation) => computation.field);
+    return this.computations
+      .filter((_, i) => (plan[i] as readonly Source[]).length > 0)
+      .map((computation) => computation.field);
   }
 
   /** A CSV or xlsx header's plan and column positions, made once per file (its rows share the header array). */
@@ -194,7 +221,8 @@ export class ComputedFields {
     } else {
       plan = this.computations.map((computation) => computation.sources);
       const keys = new Map<string, string>();
-      for (const key of Object.keys(record.fields)) if (!keys.has(normalizeColumnName(key))) keys.set(normalizeColumnName(key), key);
+      for (const key of Object.keys(record.fields))
+        if (!keys.has(normalizeColumnName(key))) keys.set(normalizeColumnName(key), key);
       cellOf = (key) => {
         const name = keys.get(key);
         const text = name === undefined ? '' : jsonCellText(record.fields[name]);
@@ -211,7 +239,8 @@ export class ComputedFields {
       // translated key gives way to its field's value.
       for (const key of Object.keys(record.fields)) {
         const normalized = normalizeColumnName(key);
-        if (this.sources.has(normalized) && (!this.keep.has(normalized) || this.translated.has(normalized))) delete (fields ??= { ...record.fields })[key];
+        if (this.sources.has(normalized) && (!this.keep.has(normalized) || this.translated.has(normalized)))
+          delete (fields ??= { ...record.fields })[key];
       }
     }
     const problems: Problem[] = [];
@@ -229,16 +258,25 @@ export class ComputedFields {
         return;
       }
       if (!computation.translates && fields[computation.field] !== undefined && fields[computation.field] !== '') {
-        problems.push({ field: computation.field, code: null, message: `${computation.field} is given twice: as ${computation.field} and computed by ${computation.where}` });
+        problems.push({
+          field: computation.field,
+          code: null,
+          message: `${computation.field} is given twice: as ${computation.field} and computed by ${computation.where}`,
+        });
         return;
       }
       const value = computation.list ? result.entries : result.entries[0];
       // A CSV or xlsx row's cells are typed by the command, a JSON record's values are taken as
       // typed: a value the map file made for one is typed here, as its cell would have been.
-      fields[computation.field] = raw === undefined && computation.rule?.cell !== undefined ? coerceCell(computation.field, computation.rule.cell, value, problems) : value;
+      fields[computation.field] =
+        raw === undefined && computation.rule?.cell !== undefined
+          ? coerceCell(computation.field, computation.rule.cell, value, problems)
+          : value;
       mapped.push({ field: computation.field, value: result.entries.join('|'), from: result.from });
       // The cells of the value itself: a flag's yes only adds to it.
-      const valueCells = Object.keys(result.from).filter((name) => !computation.flags.some((flag) => flag.key === normalizeColumnName(name)));
+      const valueCells = Object.keys(result.from).filter(
+        (name) => !computation.flags.some((flag) => flag.key === normalizeColumnName(name)),
+      );
       cellsOf[computation.field] = valueCells.length > 0 ? valueCells : Object.keys(result.from);
     });
     if (fields === undefined) return record;
@@ -250,7 +288,11 @@ export class ComputedFields {
   }
 
   /** The value of one computation for one row, with the cells it came from, or its problems; undefined when the row gives none. */
-  private computed(computation: Computation, sources: readonly Source[], cellOf: CellOf): { entries: string[]; from: Record<string, string> } | ComputationProblem[] | undefined {
+  private computed(
+    computation: Computation,
+    sources: readonly Source[],
+    cellOf: CellOf,
+  ): { entries: string[]; from: Record<string, string> } | ComputationProblem[] | undefined {
     // No prototype: a column named __proto__ is a column like any other.
     const from: Record<string, string> = Object.create(null) as Record<string, string>;
     let value: string | undefined;
@@ -262,11 +304,18 @@ export class ComputedFields {
         value = (cells[0] as { text: string }).text;
         break;
       }
-      const pieces = source.parts.map((part) => ('text' in part ? part.text : (cellOf(normalizeColumnName(part.column)) as { text: string }).text));
+      const pieces = source.parts.map((part) =>
+        'text' in part ? part.text : (cellOf(normalizeColumnName(part.column)) as { text: string }).text,
+      );
       // Measured before it is joined: cells repeated by a template could outgrow any string.
       const length = pieces.reduce((sum, piece) => sum + piece.length, 0);
       if (length > MAX_COMPUTED_CHARS) {
-        return [{ problem: `the template of ${computation.where} makes a value of ${counted(length, 'character')}, more than the ${counted(MAX_COMPUTED_CHARS, 'character')} a computed value may have`, column: cells[0]?.name }];
+        return [
+          {
+            problem: `the template of ${computation.where} makes a value of ${counted(length, 'character')}, more than the ${counted(MAX_COMPUTED_CHARS, 'character')} a computed value may have`,
+            column: cells[0]?.name,
+          },
+        ];
       }
       value = pieces.join('');
       break;
@@ -279,7 +328,11 @@ export class ComputedFields {
       if (cell === undefined) continue;
       from[cell.name] = cell.text;
       const yes = parseBooleanSpelling(cell.text);
-      if (yes === undefined) faults.push({ problem: `${cell.name} ${quotedValue(cell.text)} is not yes or no (Y/N, yes/no, true/false, 1/0): it gives the ${flag.flag} flag of ${computation.field} (${computation.where})`, column: cell.name });
+      if (yes === undefined)
+        faults.push({
+          problem: `${cell.name} ${quotedValue(cell.text)} is not yes or no (Y/N, yes/no, true/false, 1/0): it gives the ${flag.flag} flag of ${computation.field} (${computation.where})`,
+          column: cell.name,
+        });
       else if (yes) {
         flags.push(flag.flag);
         givers.push(`${cell.name} ${quotedValue(cell.text)}`);
@@ -301,7 +354,9 @@ export class ComputedFields {
       for (const entry of entries) {
         const found = table.byKey.get(valueWordKey(entry)) ?? table.default;
         if (found === undefined) {
-          const column = Object.keys(from).find((name) => !computation.flags.some((flag) => flag.key === normalizeColumnName(name)));
+          const column = Object.keys(from).find(
+            (name) => !computation.flags.some((flag) => flag.key === normalizeColumnName(name)),
+          );
           const said = column === undefined ? quotedValue(entry) : `${column} ${quotedValue(entry)}`;
           faults.push({
             problem: `${said} has no entry in the value table of ${computation.where} (known: ${table.known}); it is not sent as it is: add it to "values", or give a "default"`,

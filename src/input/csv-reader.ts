@@ -10,7 +10,15 @@ import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { WARNING_CODES } from '../domain/codes.js';
 import { listCellEntries } from '../domain/list-cells.js';
 import { normalizeColumnName } from '../formats/column-name.js';
-import { addedColumnsOf, isOkStatus, isReportColumnName, isRunReportHeader, restoreNeutralisedCells, sourceReportProblem, statusColumnOf } from '../formats/report-csv-contract.js';
+import {
+  addedColumnsOf,
+  isOkStatus,
+  isReportColumnName,
+  isRunReportHeader,
+  restoreNeutralisedCells,
+  sourceReportProblem,
+  statusColumnOf,
+} from '../formats/report-csv-contract.js';
 import { closestName, listWithCount } from './name-hints.js';
 import { likelyField } from './column-synonyms.js';
 import { UnquotedCsvLines, type CsvHandOver } from './unquoted-csv.js';
@@ -113,7 +121,13 @@ function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice | undefi
 }
 
 /** csv-parse's refusals examctl explains (any other code is a bug, passed on as it is). */
-const EXPLAINED = ['CSV_QUOTE_NOT_CLOSED', 'CSV_INVALID_CLOSING_QUOTE', 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE', 'INVALID_OPENING_QUOTE', 'CSV_MAX_RECORD_SIZE'] as const;
+const EXPLAINED = [
+  'CSV_QUOTE_NOT_CLOSED',
+  'CSV_INVALID_CLOSING_QUOTE',
+  'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE',
+  'INVALID_OPENING_QUOTE',
+  'CSV_MAX_RECORD_SIZE',
+] as const;
 type CsvSyntaxCode = (typeof EXPLAINED)[number];
 
 /**
@@ -211,7 +225,13 @@ function written(parser: Parser, chunk: Buffer | undefined): Promise<void> {
  * (unquoted-csv.ts) until a chunk is not all such lines;
  * `tokenizer: 'csv-parse'` reads every line with csv-parse (the tests compare both).
  */
-export async function* csvRows(path: string, file: string, sink: CsvRowSink, { encoding, same }: Pick<CsvReadOptions, 'encoding' | 'same'> = {}, tokenizer: 'auto' | 'csv-parse' = 'auto'): AsyncGenerator<void> {
+export async function* csvRows(
+  path: string,
+  file: string,
+  sink: CsvRowSink,
+  { encoding, same }: Pick<CsvReadOptions, 'encoding' | 'same'> = {},
+  tokenizer: 'auto' | 'csv-parse' = 'auto',
+): AsyncGenerator<void> {
   let parser: Parser | undefined;
   let lines: UnquotedCsvLines | undefined;
   let bom = false;
@@ -271,7 +291,11 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink, { e
         // Spreadsheets export empty columns right of the data (`a,b,,,`): ignored while empty.
         for (let i = named; i < cells.length; i++) {
           if (cells[i] !== '') {
-            throw new InputFileError(file, line, `a value in column ${i + 1}, which has no name in the header (line ${headerLine})`);
+            throw new InputFileError(
+              file,
+              line,
+              `a value in column ${i + 1}, which has no name in the header (line ${headerLine})`,
+            );
           }
         }
       }
@@ -287,7 +311,8 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink, { e
   const start = (choice: DelimiterChoice): void => {
     nextLine += choice.skipLines;
     dialect = { delimiter: choice.delimiter, bom, sepLine: choice.skipLines > 0, lineEnd: choice.lineEnd };
-    if (tokenizer === 'auto' && UnquotedCsvLines.reads(choice.delimiter)) lines = new UnquotedCsvLines(choice.delimiter, onRecord, MAX_RECORD_BYTES);
+    if (tokenizer === 'auto' && UnquotedCsvLines.reads(choice.delimiter))
+      lines = new UnquotedCsvLines(choice.delimiter, onRecord, MAX_RECORD_BYTES);
     else parser = csvParser(choice.delimiter, onRecord);
   };
 
@@ -312,16 +337,27 @@ export async function* csvRows(path: string, file: string, sink: CsvRowSink, { e
       if (!isCsvError(error)) throw error;
       // The error's own `quoting` says whether the last field *was* quoted; whether a quote is still
       // open is the parser's state (csv-parse keeps `state` on the stream for compatibility).
-      const open = error.code === 'CSV_QUOTE_NOT_CLOSED' || (target as unknown as { state?: { quoting?: unknown } }).state?.quoting === true;
+      const open =
+        error.code === 'CSV_QUOTE_NOT_CLOSED' ||
+        (target as unknown as { state?: { quoting?: unknown } }).state?.quoting === true;
       const quoteColumn = open && typeof error.column === 'number' ? error.column + 1 : undefined;
-      throw new InputFileError(file, nextLine, syntaxErrorReason(error.code as CsvSyntaxCode, quoteColumn, width === -1));
+      throw new InputFileError(
+        file,
+        nextLine,
+        syntaxErrorReason(error.code as CsvSyntaxCode, quoteColumn, width === -1),
+      );
     }
   };
 
   // A file in a legacy code page (--encoding windows-1252) gets its report in UTF-8 with a BOM:
   // without one, Excel would read the report's accents in its own code page.
   const legacyEncoding = encoding !== undefined && !/^\s*utf-?8\s*$/i.test(encoding);
-  const text = { encodingFlag: true, same, onBom: (found: boolean) => (bom = found || legacyEncoding), ...(encoding === undefined ? {} : { encoding }) };
+  const text = {
+    encodingFlag: true,
+    same,
+    onBom: (found: boolean) => (bom = found || legacyEncoding),
+    ...(encoding === undefined ? {} : { encoding }),
+  };
   for await (const chunk of readUtf8Chunks(path, file, text)) {
     let input = chunk;
     if (parser === undefined && lines === undefined) {
@@ -370,7 +406,12 @@ export interface HeaderMapping {
 const NAMES_SHOWN = 10;
 
 /** Matches a header row to the command's columns (shared by the CSV and xlsx readers); throws the header problems together. */
-export function mapHeader(cells: readonly string[], options: CsvReadOptions, file: string, line: number): HeaderMapping {
+export function mapHeader(
+  cells: readonly string[],
+  options: CsvReadOptions,
+  file: string,
+  line: number,
+): HeaderMapping {
   const byKey = new Map<string, ColumnSpec>();
   for (const spec of options.columns) byKey.set(normalizeColumnName(spec.name), spec);
   const names: (string | undefined)[] = [];
@@ -419,11 +460,19 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
     );
   }
   if (duplicates.length > 0) {
-    problems.push(`${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, NAMES_SHOWN, '; ')}`);
+    problems.push(
+      `${duplicates.length === 1 ? 'duplicate column' : 'duplicate columns'}: ${listWithCount(duplicates, NAMES_SHOWN, '; ')}`,
+    );
   }
   // The one name of a header of one named column, when it is unknown and like no field's name.
   const fieldNames = options.columns.map((spec) => spec.name);
-  const alone = named - unnamed.length === 1 && unknown.length === 1 && likelyField(unknown[0]!, new Set(fieldNames)) === undefined && closestName(unknown[0]!, fieldNames, normalizeColumnName) === undefined ? unknown[0] : undefined;
+  const alone =
+    named - unnamed.length === 1 &&
+    unknown.length === 1 &&
+    likelyField(unknown[0]!, new Set(fieldNames)) === undefined &&
+    closestName(unknown[0]!, fieldNames, normalizeColumnName) === undefined
+      ? unknown[0]
+      : undefined;
   // A header of one long word alone is no table's: most likely a secret given as the file (a token
   // file for --file), so it is not quoted; the "no known column" problem below says what is expected.
   const oneUnknownCell = alone !== undefined && cells.length === 1 && /^\S{16,}$/.test(alone);
@@ -436,11 +485,19 @@ export function mapHeader(cells: readonly string[], options: CsvReadOptions, fil
   if (alone !== undefined && !oneUnknownCell && /\p{L}/u.test(alone)) {
     throw new InputFileError(file, line, `${oneCellHeaderProblem(alone)} (expected columns such as ${expected})`);
   }
-  if (unknown.length > 0 && options.ignoreUnknownColumns !== true && !oneUnknownCell) problems.push(unknownColumnsProblem(unknown, options.columns, takenBy));
+  if (unknown.length > 0 && options.ignoreUnknownColumns !== true && !oneUnknownCell)
+    problems.push(unknownColumnsProblem(unknown, options.columns, takenBy));
   const computed = options.computed;
-  if (computed !== undefined) problems.push(...computed.headerProblems(new Set(cells.map(normalizeColumnName)), new Set(takenBy.keys())));
-  if (problems.length === 0 && takenBy.size === 0 && !cells.some((cell) => computed?.sources.has(normalizeColumnName(cell)) === true)) {
-    problems.push(`no known column in the header${oneUnknownCell ? ', which is one word (not shown: a file of one word may be a secret)' : ''} (expected columns such as ${expected})`);
+  if (computed !== undefined)
+    problems.push(...computed.headerProblems(new Set(cells.map(normalizeColumnName)), new Set(takenBy.keys())));
+  if (
+    problems.length === 0 &&
+    takenBy.size === 0 &&
+    !cells.some((cell) => computed?.sources.has(normalizeColumnName(cell)) === true)
+  ) {
+    problems.push(
+      `no known column in the header${oneUnknownCell ? ', which is one word (not shown: a file of one word may be a secret)' : ''} (expected columns such as ${expected})`,
+    );
   }
   if (problems.length > 0) throw new InputFileError(file, line, problems.join('; '));
   return { names, lists };
@@ -459,7 +516,12 @@ function oneCellHeaderProblem(cell: string): string {
  * near spelling), and the `--map` flags that would read them: the message teaches the fix.
  * Every synonym gets its --map (a lookup each); near spellings only for the names shown.
  */
-export function unknownColumnsProblem(given: readonly string[], columns: readonly ColumnSpec[], takenBy: ReadonlyMap<string, string>, noun: 'column' | 'key' = 'column'): string {
+export function unknownColumnsProblem(
+  given: readonly string[],
+  columns: readonly ColumnSpec[],
+  takenBy: ReadonlyMap<string, string>,
+  noun: 'column' | 'key' = 'column',
+): string {
   // A name as one line, its spaces and line breaks (Alt+Enter in a header cell) one space: so a
   // --map the message suggests is typed as shown and matches (a column name's whitespace is forgiven).
   const unknown = given.map((name) => name.replace(/\s+/g, ' ').trim());
@@ -542,7 +604,13 @@ export function rowFields(cells: readonly string[], mapping: HeaderMapping): Rec
   return fields;
 }
 
-function csvRecordSteps(path: string, options: CsvReadOptions, kept: KeptRows | undefined, met: (header: TableHeader) => void, add: (record: InputRecord) => void): AsyncIterable<void> {
+function csvRecordSteps(
+  path: string,
+  options: CsvReadOptions,
+  kept: KeptRows | undefined,
+  met: (header: TableHeader) => void,
+  add: (record: InputRecord) => void,
+): AsyncIterable<void> {
   const file = options.displayName ?? path;
   let header: readonly string[] = [];
   let dialect: CsvDialect = PLAIN_CSV;
@@ -559,7 +627,11 @@ function csvRecordSteps(path: string, options: CsvReadOptions, kept: KeptRows | 
     },
     row(cells, line) {
       if (report) restoreNeutralisedCells(cells);
-      const record: InputRecord = { source: { file, line, index: index++ }, fields: rowFields(cells, mapping as HeaderMapping), raw: { header, cells, dialect, names: (mapping as HeaderMapping).names } };
+      const record: InputRecord = {
+        source: { file, line, index: index++ },
+        fields: rowFields(cells, mapping as HeaderMapping),
+        raw: { header, cells, dialect, names: (mapping as HeaderMapping).names },
+      };
       const warnings = listCellWarnings(cells, mapping as HeaderMapping);
       if (warnings !== undefined) record.warnings = warnings;
       add(record);
@@ -577,21 +649,25 @@ export function readCsvRecords(path: string, given: CsvReadOptions): BatchedReco
   // The rows the structure pass kept (a small file): later reads replay them, not parse again.
   let kept: KeptRows | undefined;
   let header: TableHeader | undefined;
-  return batchedRecords(() => collectedBatches((add) => csvRecordSteps(path, options, kept, (met) => (header = met), add)), {
-    async countRecords(notOkOnly) {
-      const keeping: KeptRows = { header: undefined, rows: [], chars: 0 };
-      const count = await countCsvRecords(path, options, notOkOnly, keeping);
-      kept = keeping.chars <= KEEP_ROWS_MAX_CHARS ? keeping : undefined;
-      return count;
+  return batchedRecords(
+    () => collectedBatches((add) => csvRecordSteps(path, options, kept, (met) => (header = met), add)),
+    {
+      async countRecords(notOkOnly) {
+        const keeping: KeptRows = { header: undefined, rows: [], chars: 0 };
+        const count = await countCsvRecords(path, options, notOkOnly, keeping);
+        kept = keeping.chars <= KEEP_ROWS_MAX_CHARS ? keeping : undefined;
+        return count;
+      },
+      header: () => header,
+      keptRecords(field) {
+        const names = kept?.header?.names;
+        // A run report's records have their cells restored: not these.
+        if (options.computed !== undefined || !names?.includes(field) || isRunReportHeader(kept!.header!.cells))
+          return undefined;
+        return [keptRecords(kept!, field, options.displayName ?? path)];
+      },
     },
-    header: () => header,
-    keptRecords(field) {
-      const names = kept?.header?.names;
-      // A run report's records have their cells restored: not these.
-      if (options.computed !== undefined || !names?.includes(field) || isRunReportHeader(kept!.header!.cells)) return undefined;
-      return [keptRecords(kept!, field, options.displayName ?? path)];
-    },
-  });
+  );
 }
 
 /** The kept rows as records of `field` alone: its cell, line and header. */
@@ -654,7 +730,12 @@ async function* keptRowsTo(kept: KeptRows, sink: CsvRowSink): AsyncGenerator<voi
  * Structure only (a real run's first pass): header checked, rows tokenized and width-checked, no
  * record built; rows kept in `keeping` up to KEEP_ROWS_MAX_CHARS.
  */
-async function countCsvRecords(path: string, options: CsvReadOptions, notOkOnly: boolean, keeping: KeptRows): Promise<number> {
+async function countCsvRecords(
+  path: string,
+  options: CsvReadOptions,
+  notOkOnly: boolean,
+  keeping: KeptRows,
+): Promise<number> {
   const file = options.displayName ?? path;
   let count = 0;
   let status = -1;

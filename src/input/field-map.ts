@@ -79,9 +79,9 @@ export interface RecordShaping {
 }
 
 /** Every field any record command takes (the first command's spec of each), to tell a misspelt field from one this command does not take. */
-const ALL_COLUMNS: readonly ColumnSpec[] = Object.values(RECORD_COLUMNS).flat().filter(
-  (spec, i, all) => all.findIndex((other) => other.name === spec.name) === i,
-);
+const ALL_COLUMNS: readonly ColumnSpec[] = Object.values(RECORD_COLUMNS)
+  .flat()
+  .filter((spec, i, all) => all.findIndex((other) => other.name === spec.name) === i);
 const ALL_FIELDS: readonly string[] = ALL_COLUMNS.map((spec) => spec.name);
 
 /**
@@ -89,18 +89,33 @@ const ALL_FIELDS: readonly string[] = ALL_COLUMNS.map((spec) => spec.name);
  * profile or a map file (`lenient`), which serve every command: there it is left out (undefined).
  * An unknown field is refused from anywhere.
  */
-function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, command: string, lenient = false, named = true): ColumnSpec | undefined {
+function fieldOf(
+  name: string,
+  columns: readonly ColumnSpec[],
+  what: string,
+  command: string,
+  lenient = false,
+  named = true,
+): ColumnSpec | undefined {
   const key = normalizeColumnName(name);
   const spec = columns.find((column) => normalizeColumnName(column.name) === key);
   if (spec !== undefined) return spec;
   const elsewhere = ALL_FIELDS.find((field) => normalizeColumnName(field) === key);
   if (elsewhere !== undefined) {
     if (lenient) return undefined;
-    throw new UsageError(`${what}: ${command} takes no field ${elsewhere} (its fields: ${columns.map((column) => column.name).join(', ')})`);
+    throw new UsageError(
+      `${what}: ${command} takes no field ${elsewhere} (its fields: ${columns.map((column) => column.name).join(', ')})`,
+    );
   }
-  const meant = closestName(name, columns.map((column) => column.name), normalizeColumnName);
+  const meant = closestName(
+    name,
+    columns.map((column) => column.name),
+    normalizeColumnName,
+  );
   const unknown = named ? `unknown field ${quotedValue(name)}` : 'its value is not a field name';
-  throw new UsageError(`${what}: ${unknown}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`);
+  throw new UsageError(
+    `${what}: ${unknown}${meant !== undefined ? ` (did you mean ${meant}?)` : ''}; the fields of ${command}: ${columns.map((column) => column.name).join(', ')}`,
+  );
 }
 
 /**
@@ -108,10 +123,16 @@ function fieldOf(name: string, columns: readonly ColumnSpec[], what: string, com
  * field of some record command (a profile serves them all), never a secret, and a `--set` value
  * passes its field's rule, read with the profile's date format and zone. UsageError naming the flag.
  */
-export function checkProfileField(flag: '--map' | '--set', field: string, value: string | undefined, dates: LocalTimeOptions): string {
+export function checkProfileField(
+  flag: '--map' | '--set',
+  field: string,
+  value: string | undefined,
+  dates: LocalTimeOptions,
+): string {
   const spec = fieldOf(field, ALL_COLUMNS, `${flag} ${field}`, 'the record commands') as ColumnSpec;
   if (value === undefined) return spec.name;
-  if (SECRET_FIELDS.has(spec.name)) throw new UsageError(`${flag} ${spec.name}: ${spec.name} is a secret and is not kept in a profile`);
+  if (SECRET_FIELDS.has(spec.name))
+    throw new UsageError(`${flag} ${spec.name}: ${spec.name} is a secret and is not kept in a profile`);
   if (value === '') throw new UsageError(`${flag} ${spec.name}=: no value`);
   checkedConstant(spec, value, dates, `${flag} ${spec.name}=${value}`);
   return spec.name;
@@ -120,7 +141,10 @@ export function checkProfileField(flag: '--map' | '--set', field: string, value:
 /** `SOURCE=Field` / `Field=value`: split at the last `=` for a map (a header may hold one), at the first for --set. */
 export function splitPair(entry: string, flag: string, last: boolean): [string, string] {
   const at = last ? entry.lastIndexOf('=') : entry.indexOf('=');
-  if (at <= 0) throw new UsageError(`${flag} ${quotedValue(entry)}: expected ${flag === '--set' ? 'Field=value, e.g. --set Role=Candidate' : 'SOURCE=Field, e.g. --map "Student ID=ExternalId"'}`);
+  if (at <= 0)
+    throw new UsageError(
+      `${flag} ${quotedValue(entry)}: expected ${flag === '--set' ? 'Field=value, e.g. --set Role=Candidate' : 'SOURCE=Field, e.g. --map "Student ID=ExternalId"'}`,
+    );
   return [entry.slice(0, at).trim(), entry.slice(at + 1).trim()];
 }
 
@@ -138,13 +162,18 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
   const chosen = new Map<string, MapEntry>();
   const skipped: { origin: Origin; text: string }[] = [];
   for (const entry of flags.map) {
-    if (entry.source === '') throw new UsageError(`${entry.origin} "=${entry.field}": a column name is needed before =`);
+    if (entry.source === '')
+      throw new UsageError(`${entry.origin} "=${entry.field}": a column name is needed before =`);
     // A profile and a map file serve every record command: an entry for another command's field is left out.
     // A map file's values are never quoted: a token file given as one leaks nothing (docs/security.md).
-    const where = entry.line === undefined ? `${entry.origin} ${quotedValue(`${entry.source}=${entry.field}`)}` : entryPlace(entry.origin, entry.line, entry.source);
+    const where =
+      entry.line === undefined
+        ? `${entry.origin} ${quotedValue(`${entry.source}=${entry.field}`)}`
+        : entryPlace(entry.origin, entry.line, entry.source);
     const spec = fieldOf(entry.field, columns, where, command, entry.level <= 1, entry.line === undefined);
     if (spec === undefined) {
-      if (entry.level === 1) skipped.push({ origin: entry.origin, text: `${quotedValue(entry.source)} -> ${entry.field}` });
+      if (entry.level === 1)
+        skipped.push({ origin: entry.origin, text: `${quotedValue(entry.source)} -> ${entry.field}` });
       continue;
     }
     const key = normalizeColumnName(entry.source);
@@ -153,11 +182,15 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
     }
     const twice = chosen.get(key);
     if (twice !== undefined && twice.field !== spec.name) {
-      throw new UsageError(`${originAt(entry)}: ${quotedValue(entry.source)} is mapped twice, onto ${twice.field} (${originAt(twice)}) and onto ${spec.name}`);
+      throw new UsageError(
+        `${originAt(entry)}: ${quotedValue(entry.source)} is mapped twice, onto ${twice.field} (${originAt(twice)}) and onto ${spec.name}`,
+      );
     }
     for (const [other, earlier] of chosen) {
       if (other !== key && earlier.field === spec.name) {
-        throw new UsageError(`${originAt(entry)}: ${quotedValue(earlier.source)} (${originAt(earlier)}) and ${quotedValue(entry.source)} both map onto ${spec.name}; one column per field`);
+        throw new UsageError(
+          `${originAt(entry)}: ${quotedValue(earlier.source)} (${originAt(earlier)}) and ${quotedValue(entry.source)} both map onto ${spec.name}; one column per field`,
+        );
       }
     }
     chosen.set(key, { ...entry, field: spec.name });
@@ -170,11 +203,17 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
     const what = `${entry.origin} ${entry.field}`;
     const spec = fieldOf(entry.field, columns, what, command, entry.level === 0);
     if (spec === undefined) continue;
-    if (SECRET_FIELDS.has(spec.name)) throw new UsageError(`${what}: ${spec.name} is a secret and is not taken from a command line or profile (other users can see a command line)`);
+    if (SECRET_FIELDS.has(spec.name))
+      throw new UsageError(
+        `${what}: ${spec.name} is a secret and is not taken from a command line or profile (other users can see a command line)`,
+      );
     if (entry.value === '') throw new UsageError(`${what}=: no value (to leave ${spec.name} out, leave out --set)`);
     set.set(spec.name, checkedConstant(spec, entry.value, dates, `${entry.origin} ${spec.name}=${entry.value}`));
   }
-  const line = skipped[0] === undefined ? undefined : `${skipped[0].origin}: left out, ${command} takes no such field: ${skipped.map((entry) => entry.text).join(', ')}`;
+  const line =
+    skipped[0] === undefined
+      ? undefined
+      : `${skipped[0].origin}: left out, ${command} takes no such field: ${skipped.map((entry) => entry.text).join(', ')}`;
   let computed: ComputedFields | undefined;
   if (computations.length > 0) {
     const keep = new Set([...columns.map((spec) => normalizeColumnName(spec.name)), ...map.keys()]);
@@ -194,7 +233,13 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
  * The map files' value tables and computed fields, checked against the command's fields; which
  * apply and which level wins: docs/input-formats.md, "Which entries apply".
  */
-function computedFields(entries: readonly { entry: ComputedEntry; level: number }[], chosen: Map<string, MapEntry>, columns: readonly ColumnSpec[], command: string, skipped: { origin: Origin; text: string }[]): ComputationSpec[] {
+function computedFields(
+  entries: readonly { entry: ComputedEntry; level: number }[],
+  chosen: Map<string, MapEntry>,
+  columns: readonly ColumnSpec[],
+  command: string,
+  skipped: { origin: Origin; text: string }[],
+): ComputationSpec[] {
   const byField = new Map<string, { spec: ComputationSpec; level: number }>();
   for (const { entry, level } of entries) {
     const where = entryPlace(entry.origin, entry.line, entry.key);
@@ -208,18 +253,41 @@ function computedFields(entries: readonly { entry: ComputedEntry; level: number 
       if (mapped.field !== spec.name) continue;
       if (mapped.level > level) overridden = true;
       else if (mapped.level < level) chosen.delete(key);
-      else throw new UsageError(`${where}: ${spec.name} is computed here and also read from ${quotedValue(mapped.source)} (${entryPlace(mapped.origin, mapped.line, mapped.source)}); one or the other`);
+      else
+        throw new UsageError(
+          `${where}: ${spec.name} is computed here and also read from ${quotedValue(mapped.source)} (${entryPlace(mapped.origin, mapped.line, mapped.source)}); one or the other`,
+        );
     }
     const earlier = byField.get(spec.name);
     if (overridden || (earlier !== undefined && earlier.level > level)) continue;
-    byField.set(spec.name, { spec: { field: spec.name, list: spec.kind === 'list', rule: spec.rule, where, translates: false, sources: entry.sources, values: entry.values, flags: entry.flags }, level });
+    byField.set(spec.name, {
+      spec: {
+        field: spec.name,
+        list: spec.kind === 'list',
+        rule: spec.rule,
+        where,
+        translates: false,
+        sources: entry.sources,
+        values: entry.values,
+        flags: entry.flags,
+      },
+      level,
+    });
   }
   const specs = [...byField.values()].map(({ spec }) => spec);
   // A column read through a table: its words translated where the reader put its value.
   for (const entry of chosen.values()) {
     if (entry.values === undefined) continue;
     const spec = columns.find((column) => column.name === entry.field) as ColumnSpec;
-    specs.push({ field: entry.field, list: spec.kind === 'list', rule: spec.rule, where: entryPlace(entry.origin, entry.line, entry.source), translates: true, sources: [{ column: entry.source }], values: entry.values });
+    specs.push({
+      field: entry.field,
+      list: spec.kind === 'list',
+      rule: spec.rule,
+      where: entryPlace(entry.origin, entry.line, entry.source),
+      translates: true,
+      sources: [{ column: entry.source }],
+      values: entry.values,
+    });
   }
   return specs;
 }
@@ -235,7 +303,8 @@ function checkedConstant(spec: ColumnSpec, text: string, dates: LocalTimeOptions
     if (problems.length === 0 && spec.rule !== undefined) spec.rule.check(value, spec.name, problems);
   }
   const first = problems[0];
-  if (first !== undefined) throw new UsageError(`${what}: ${first.message}${first.code !== null ? ` (code ${first.code})` : ''}`);
+  if (first !== undefined)
+    throw new UsageError(`${what}: ${first.message}${first.code !== null ? ` (code ${first.code})` : ''}`);
   return value;
 }
 
@@ -245,7 +314,12 @@ function unset(value: unknown): boolean {
 }
 
 /** Keys renamed by the map; a mapped key whose field is also given is a problem of the record. */
-function renamed(fields: Record<string, unknown>, map: ReadonlyMap<string, string>, record: InputRecord, prefix: string): Record<string, unknown> {
+function renamed(
+  fields: Record<string, unknown>,
+  map: ReadonlyMap<string, string>,
+  record: InputRecord,
+  prefix: string,
+): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
   for (const key of Object.keys(fields)) {
     const field = map.get(normalizeColumnName(key));
@@ -254,7 +328,11 @@ function renamed(fields: Record<string, unknown>, map: ReadonlyMap<string, strin
     const value = out[key];
     delete out[key];
     if (Object.hasOwn(out, field)) {
-      (record.problems ??= []).push({ field: prefix + field, code: null, message: `${field} is given twice: as ${quotedValue(key)} (mapped) and as ${field}` });
+      (record.problems ??= []).push({
+        field: prefix + field,
+        code: null,
+        message: `${field} is given twice: as ${quotedValue(key)} (mapped) and as ${field}`,
+      });
       continue;
     }
     out[field] = value;
@@ -263,7 +341,11 @@ function renamed(fields: Record<string, unknown>, map: ReadonlyMap<string, strin
 }
 
 /** `--set` values where the fields lack them (`only`: the fields that belong here). */
-function withConstants(fields: Record<string, unknown>, set: ReadonlyMap<string, unknown>, only?: (field: string) => boolean): Record<string, unknown> {
+function withConstants(
+  fields: Record<string, unknown>,
+  set: ReadonlyMap<string, unknown>,
+  only?: (field: string) => boolean,
+): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
   if (set.size === 0) return fields;
   for (const [field, value] of set) {
@@ -280,12 +362,19 @@ const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(SCHEDULE_COLUMNS.map((spec)
  * (`prefix`: `Schedule.`, `Candidates[3].`); a part missing or of the wrong type is left for the
  * validator to name. The request itself when `each` changed nothing.
  */
-export function requestParts(request: Record<string, unknown>, each: (part: Record<string, unknown>, prefix: string) => Record<string, unknown>): Record<string, unknown> {
+export function requestParts(
+  request: Record<string, unknown>,
+  each: (part: Record<string, unknown>, prefix: string) => Record<string, unknown>,
+): Record<string, unknown> {
   const given = request.Schedule;
   const schedule = isPlainObject(given) ? each(given, 'Schedule.') : given;
   const list = request.Candidates;
-  const candidates = Array.isArray(list) ? list.map((candidate: unknown, i) => (isPlainObject(candidate) ? each(candidate, `Candidates[${i}].`) : candidate)) : list;
-  const same = schedule === given && (!Array.isArray(list) || (candidates as unknown[]).every((candidate, i) => candidate === list[i]));
+  const candidates = Array.isArray(list)
+    ? list.map((candidate: unknown, i) => (isPlainObject(candidate) ? each(candidate, `Candidates[${i}].`) : candidate))
+    : list;
+  const same =
+    schedule === given &&
+    (!Array.isArray(list) || (candidates as unknown[]).every((candidate, i) => candidate === list[i]));
   return same ? request : { ...request, Schedule: schedule, Candidates: candidates };
 }
 
@@ -300,7 +389,13 @@ const datesWritten: WrittenTime[] = [];
 export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputRecord {
   let fields = record.fields;
   if (record.raw === undefined && isScheduleRequest(fields)) {
-    fields = requestParts(fields, (part, prefix) => withConstants(renamed(part, shaping.map, record, prefix), shaping.set, (field) => SCHEDULE_FIELDS.has(field) === (prefix === 'Schedule.')));
+    fields = requestParts(fields, (part, prefix) =>
+      withConstants(
+        renamed(part, shaping.map, record, prefix),
+        shaping.set,
+        (field) => SCHEDULE_FIELDS.has(field) === (prefix === 'Schedule.'),
+      ),
+    );
   } else {
     if (shaping.computed !== undefined) {
       record = shaping.computed.apply(record);

@@ -36,7 +36,12 @@ export async function detectFormat(path: string, displayName: string = path, enc
   const known = formatFromExtension(path);
   if (known !== undefined) return known;
   // Read in the --encoding the CSV reader will use: a windows-1252 accent is no binary content.
-  const head = (await readTextHead(path, displayName, 4096, { encodingFlag: 'csv', ...(encoding === undefined ? {} : { encoding }) })).trimStart();
+  const head = (
+    await readTextHead(path, displayName, 4096, {
+      encodingFlag: 'csv',
+      ...(encoding === undefined ? {} : { encoding }),
+    })
+  ).trimStart();
   return head.startsWith('{') || head.startsWith('[') ? 'json' : 'csv';
 }
 
@@ -53,16 +58,28 @@ type ReadRecordsOptions = Pick<
  * A sheet's flags (`--sheet`, `--hidden-rows`) on a file without sheets: most likely the wrong
  * file, so refused naming the flag, never silently ignored (docs/input-formats.md, ".xlsx").
  */
-export function refuseSheetFlags(file: string, kind: string, options: { sheet?: string | undefined; hiddenRows?: HiddenRows | undefined }): void {
+export function refuseSheetFlags(
+  file: string,
+  kind: string,
+  options: { sheet?: string | undefined; hiddenRows?: HiddenRows | undefined },
+): void {
   const flag = options.sheet !== undefined ? '--sheet' : options.hiddenRows !== undefined ? '--hidden-rows' : undefined;
-  if (flag !== undefined) throw new InputFileError(file, undefined, `${flag} is for an .xlsx workbook, and this file is ${kind}: give the workbook, or leave ${flag} out`);
+  if (flag !== undefined)
+    throw new InputFileError(
+      file,
+      undefined,
+      `${flag} is for an .xlsx workbook, and this file is ${kind}: give the workbook, or leave ${flag} out`,
+    );
 }
 
 /** Streams the records of a CSV, JSON or xlsx input file, whichever it is. Each iteration re-reads it. */
 export function readRecords(path: string, options: ReadRecordsOptions, same = {}): BatchedRecords {
   const file = options.displayName ?? path;
   const shaping = options.shaping;
-  const readOptions = shaping === undefined ? options : { ...options, map: shaping.map, ...(shaping.computed !== undefined ? { computed: shaping.computed } : {}) };
+  const readOptions =
+    shaping === undefined
+      ? options
+      : { ...options, map: shaping.map, ...(shaping.computed !== undefined ? { computed: shaping.computed } : {}) };
   let json = false;
   // One reader for every read (a CSV one replays the rows its structure pass kept); the xlsx and
   // JSON readers load only for such a file: a CSV run does without their modules.
@@ -73,7 +90,8 @@ export function readRecords(path: string, options: ReadRecordsOptions, same = {}
     json = format === 'json';
     if (format !== 'xlsx') refuseSheetFlags(file, format === 'csv' ? 'CSV' : 'JSON', options);
     if (format === 'csv') return (reader = readCsvRecords(path, { ...readOptions, same }));
-    if (format === 'xlsx') return (reader = (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions, same));
+    if (format === 'xlsx')
+      return (reader = (await import('./xlsx-reader.js')).readXlsxRecords(path, readOptions, same));
     return (reader = (await import('./json-reader.js')).readJsonRecords(path, file, same));
   };
   // JSON keys are checked after the map renamed them, as a CSV header is after mapping.
@@ -81,7 +99,8 @@ export function readRecords(path: string, options: ReadRecordsOptions, same = {}
   const keysOf = (record: InputRecord): InputRecord => (json ? withKnownKeys(record, known, options) : record);
   return batchedRecords(
     async function* () {
-      for await (const batch of (await open()).batches()) yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
+      for await (const batch of (await open()).batches())
+        yield batch.map((record) => keysOf(shaping === undefined ? record : shapeRecord(record, shaping)));
     },
     {
       // A CSV structure pass builds no records; an xlsx one reads them all.
@@ -96,10 +115,14 @@ export function readRecords(path: string, options: ReadRecordsOptions, same = {}
  * The records a structure pass counts (`notOkOnly`: a run report's rows whose status is not ok;
  * JSON has no report status, so every record counts): the reader's own count when it has one.
  */
-export async function countRecordsOf(records: AsyncIterable<InputRecord> & Partial<BatchedRecords>, notOkOnly: boolean): Promise<number> {
+export async function countRecordsOf(
+  records: AsyncIterable<InputRecord> & Partial<BatchedRecords>,
+  notOkOnly: boolean,
+): Promise<number> {
   if (records.countRecords !== undefined) return records.countRecords(notOkOnly);
   let count = 0;
-  for await (const batch of recordBatches(records)) for (const record of batch) if (!notOkOnly || !isOkStatus(reportStatusOf(record))) count += 1;
+  for await (const batch of recordBatches(records))
+    for (const record of batch) if (!notOkOnly || !isOkStatus(reportStatusOf(record))) count += 1;
   return count;
 }
 
@@ -119,12 +142,24 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
     const unknown = Object.keys(object).filter((key) => !known.has(key));
     if (unknown.length === 0) return object;
     if (options.ignoreUnknownColumns !== true) {
-      const taken = new Map(Object.keys(object).filter((key) => known.has(key)).map((key) => [key, key] as const));
-      problems.push({ field: prefix + (unknown[0] as string), code: null, message: unknownColumnsProblem(unknown, options.columns, taken, 'key') });
+      const taken = new Map(
+        Object.keys(object)
+          .filter((key) => known.has(key))
+          .map((key) => [key, key] as const),
+      );
+      problems.push({
+        field: prefix + (unknown[0] as string),
+        code: null,
+        message: unknownColumnsProblem(unknown, options.columns, taken, 'key'),
+      });
     }
     return Object.fromEntries(Object.entries(object).filter(([key]) => known.has(key)));
   };
   const out = isScheduleRequest(fields) ? requestParts(fields, checked) : checked(fields, '');
   if (out === fields) return record;
-  return { ...record, fields: out, ...(problems.length > 0 ? { problems: [...(record.problems ?? []), ...problems] } : {}) };
+  return {
+    ...record,
+    fields: out,
+    ...(problems.length > 0 ? { problems: [...(record.problems ?? []), ...problems] } : {}),
+  };
 }

@@ -1,7 +1,12 @@
 import { NO_VALID_ID_REFUSAL } from '../domain/invigilators.js';
 import { InputFileError } from '../system/errors.js';
 import { csvRows, MAX_RECORD_BYTES, syntaxErrorReason, normalizeColumnName, reportStatusOf } from './csv-reader.js';
-import { isRunReportHeader, restoreNeutralisedCells, SCHEDULE_COLUMN, statusColumnOf } from '../formats/report-csv-contract.js';
+import {
+  isRunReportHeader,
+  restoreNeutralisedCells,
+  SCHEDULE_COLUMN,
+  statusColumnOf,
+} from '../formats/report-csv-contract.js';
 import { formatFromExtension, refuseSheetFlags } from './format.js';
 import type { SourceRef } from './record.js';
 import { readTextHead, readUtf8Chunks, type TextOptions } from './text-source.js';
@@ -27,21 +32,35 @@ type IdListOptions = Pick<XlsxReadOptions, 'displayName' | 'sheet' | 'hiddenRows
 };
 
 /** The column names that mark an id list's id column (CSV or workbook), in order of preference. */
-const ID_COLUMN_NAMES: readonly string[] = ['UserExtId', 'UserExternalId', 'InvigilatorExtId', 'InvigilatorExternalId', 'ExternalId', 'ExtId', 'Id'];
+const ID_COLUMN_NAMES: readonly string[] = [
+  'UserExtId',
+  'UserExternalId',
+  'InvigilatorExtId',
+  'InvigilatorExternalId',
+  'ExternalId',
+  'ExtId',
+  'Id',
+];
 const ID_COLUMN_KEYS = ID_COLUMN_NAMES.map(normalizeColumnName);
 const MAX_JSON_LIST_BYTES = 16 << 20;
 
 function readJsonIds(text: string, file: string): IdListEntry[] {
   // Lines of the elements: where each value directly inside the top-level array begins.
   const lines: number[] = [];
-  const value = parseJsonDocument(text, file, INPUT_LIMITS, { onEntry: (path, line) => path.length === 1 && lines.push(line) });
+  const value = parseJsonDocument(text, file, INPUT_LIMITS, {
+    onEntry: (path, line) => path.length === 1 && lines.push(line),
+  });
   // `null` is the API's empty list (code 100), as `[]` is: no ids, said as for `[]`.
   if (value === null) return [];
   if (!Array.isArray(value)) {
     throw new InputFileError(file, 1, 'expected a JSON array of id strings, e.g. ["inv-1", "inv-2"]');
   }
   if (value.length > 0 && value.every((item) => typeof item === 'string' && item.trim() === '')) {
-    throw new InputFileError(file, lines[0] ?? 1, `the array holds no valid id, only empty ones (${NO_VALID_ID_REFUSAL})`);
+    throw new InputFileError(
+      file,
+      lines[0] ?? 1,
+      `the array holds no valid id, only empty ones (${NO_VALID_ID_REFUSAL})`,
+    );
   }
   return value.map((item, index) => {
     const at = lines[index] ?? 1;
@@ -60,12 +79,14 @@ async function readPlainIds(path: string, file: string, options: IdListOptions):
   const decoder = new TextDecoder();
   let [carry, line] = ['', 0];
   const take = (raw: string, more = false): void => {
-    if (Buffer.byteLength(raw) > MAX_RECORD_BYTES) throw new InputFileError(file, line + 1, syntaxErrorReason('CSV_MAX_RECORD_SIZE', undefined, false));
+    if (Buffer.byteLength(raw) > MAX_RECORD_BYTES)
+      throw new InputFileError(file, line + 1, syntaxErrorReason('CSV_MAX_RECORD_SIZE', undefined, false));
     if (more) return;
     const id = raw.trim();
     line += 1;
     // A header line naming the column is allowed at the top.
-    if (id === '' || id.startsWith('#') || (entries.length === 0 && ID_COLUMN_KEYS.includes(normalizeColumnName(id)))) return;
+    if (id === '' || id.startsWith('#') || (entries.length === 0 && ID_COLUMN_KEYS.includes(normalizeColumnName(id))))
+      return;
     entries.push({ id, source: { file, line, index: entries.length } });
   };
   for await (const chunk of readUtf8Chunks(path, file, options)) {
@@ -79,7 +100,11 @@ async function readPlainIds(path: string, file: string, options: IdListOptions):
   return entries;
 }
 
-async function readCsvIds(path: string, file: string, { idColumn: mapped, same }: IdListOptions): Promise<IdListEntry[]> {
+async function readCsvIds(
+  path: string,
+  file: string,
+  { idColumn: mapped, same }: IdListOptions,
+): Promise<IdListEntry[]> {
   const entries: IdListEntry[] = [];
   let idColumn = -1;
   let statusColumn = -1;
@@ -96,31 +121,40 @@ async function readCsvIds(path: string, file: string, { idColumn: mapped, same }
     if (scheduleColumn !== -1) entry.schedule = cells[scheduleColumn] as string;
     entries.push(entry);
   };
-  const rows = csvRows(path, file, {
-    header(cells, line) {
-      const keys = cells.map(normalizeColumnName);
-      for (const key of mapped === undefined ? ID_COLUMN_KEYS : [normalizeColumnName(mapped), ...ID_COLUMN_KEYS]) {
-        idColumn = keys.indexOf(key);
-        if (idColumn !== -1) break;
-      }
-      statusColumn = statusColumnOf(cells);
-      report = isRunReportHeader(cells);
-      if (report) scheduleColumn = keys.indexOf(SCHEDULE_COLUMN);
-      if (idColumn !== -1) {
-        idName = cells[idColumn] as string;
-        return;
-      }
-      if (cells.length === 1) {
-        // One column and no id header: a plain list whose first line is already an id.
-        idColumn = 0;
-        idName = 'id';
-        add(cells, line);
-        return;
-      }
-      throw new InputFileError(file, line, `no id column: name one of the columns ${ID_COLUMN_NAMES.join(', ')}, or say which with --map "Column=UserExtId"`);
+  const rows = csvRows(
+    path,
+    file,
+    {
+      header(cells, line) {
+        const keys = cells.map(normalizeColumnName);
+        for (const key of mapped === undefined ? ID_COLUMN_KEYS : [normalizeColumnName(mapped), ...ID_COLUMN_KEYS]) {
+          idColumn = keys.indexOf(key);
+          if (idColumn !== -1) break;
+        }
+        statusColumn = statusColumnOf(cells);
+        report = isRunReportHeader(cells);
+        if (report) scheduleColumn = keys.indexOf(SCHEDULE_COLUMN);
+        if (idColumn !== -1) {
+          idName = cells[idColumn] as string;
+          return;
+        }
+        if (cells.length === 1) {
+          // One column and no id header: a plain list whose first line is already an id.
+          idColumn = 0;
+          idName = 'id';
+          add(cells, line);
+          return;
+        }
+        throw new InputFileError(
+          file,
+          line,
+          `no id column: name one of the columns ${ID_COLUMN_NAMES.join(', ')}, or say which with --map "Column=UserExtId"`,
+        );
+      },
+      row: add,
     },
-    row: add,
-  }, { same });
+    { same },
+  );
   for await (const _ of rows);
   return entries;
 }
@@ -131,7 +165,11 @@ async function readCsvIds(path: string, file: string, { idColumn: mapped, same }
  * readers read it: other columns ignored, `status` kept for --only-failed, an unreadable id cell
  * refuses the file (an id left out could not be reported against).
  */
-async function readXlsxIds(path: string, file: string, { idColumn: mapped, same, ...options }: IdListOptions): Promise<IdListEntry[]> {
+async function readXlsxIds(
+  path: string,
+  file: string,
+  { idColumn: mapped, same, ...options }: IdListOptions,
+): Promise<IdListEntry[]> {
   const { readXlsxRecords } = await import('./xlsx-reader.js');
   const entries: IdListEntry[] = [];
   const names = mapped === undefined ? ID_COLUMN_NAMES : [mapped, ...ID_COLUMN_NAMES];
@@ -140,11 +178,20 @@ async function readXlsxIds(path: string, file: string, { idColumn: mapped, same,
   let idName: string | undefined;
   for await (const record of records) {
     // The column by the same preference as a CSV's: the first of ID_COLUMN_NAMES the header has.
-    idName ??= names.find((name) => record.raw?.header.some((cell) => normalizeColumnName(cell) === normalizeColumnName(name))) ?? 'UserExtId';
+    idName ??=
+      names.find((name) =>
+        record.raw?.header.some((cell) => normalizeColumnName(cell) === normalizeColumnName(name)),
+      ) ?? 'UserExtId';
     // An id cell that cannot be read (a formula never calculated, an error value): its problem refuses the file.
-    if (record.problems !== undefined) throw new InputFileError(record.source.file, record.source.line, record.problems.map((problem) => problem.message).join('; '));
+    if (record.problems !== undefined)
+      throw new InputFileError(
+        record.source.file,
+        record.source.line,
+        record.problems.map((problem) => problem.message).join('; '),
+      );
     const id = record.fields[idName];
-    if (typeof id !== 'string' || id === '') throw new InputFileError(record.source.file, record.source.line, `empty ${idName}`);
+    if (typeof id !== 'string' || id === '')
+      throw new InputFileError(record.source.file, record.source.line, `empty ${idName}`);
     const entry: IdListEntry = { id, source: { ...record.source, index: entries.length } };
     const status = reportStatusOf(record);
     if (status !== undefined) entry.status = status;
@@ -170,7 +217,8 @@ export async function readIdList(path: string, options: IdListOptions = {}): Pro
   if (byExtension === 'json' || start.startsWith('[') || start.startsWith('{')) {
     // Parsed whole, so bounded (a 400 MiB array was exit 70); a plain or CSV list streams, any size.
     const text = await readTextHead(path, file, MAX_JSON_LIST_BYTES + 1, options);
-    if (Buffer.byteLength(text) > MAX_JSON_LIST_BYTES) throw new InputFileError(file, 1, 'a JSON id list is at most 16 MiB: give a longer list as plain text or CSV');
+    if (Buffer.byteLength(text) > MAX_JSON_LIST_BYTES)
+      throw new InputFileError(file, 1, 'a JSON id list is at most 16 MiB: give a longer list as plain text or CSV');
     return readJsonIds(text, file);
   }
   if (/^[^\r\n]*[,;]/.test(start)) return readCsvIds(path, file, options);

@@ -1,6 +1,13 @@
 import { InputFileError } from '../system/errors.js';
 import { quotedValue } from '../domain/problem.js';
-import { INPUT_LIMITS, JsonFault, parseJson, type JsonLimits, type OnKey, type ScanOptions } from '../system/json-scan.js';
+import {
+  INPUT_LIMITS,
+  JsonFault,
+  parseJson,
+  type JsonLimits,
+  type OnKey,
+  type ScanOptions,
+} from '../system/json-scan.js';
 
 /**
  * Whole-document JSON (a world file, `--schedule file.json`, the config file, an id list): read
@@ -8,7 +15,13 @@ import { INPUT_LIMITS, JsonFault, parseJson, type JsonLimits, type OnKey, type S
  * `file:line: not valid JSON: expected X at column C`, quoting nothing of the file; a key given
  * twice in one object too (JSON.parse would keep the last), unless `twice` is false.
  */
-export function parseJsonDocument(text: string, file: string, limits: JsonLimits = INPUT_LIMITS, tell: Omit<ScanOptions, 'strict'> = {}, twice = true): unknown {
+export function parseJsonDocument(
+  text: string,
+  file: string,
+  limits: JsonLimits = INPUT_LIMITS,
+  tell: Omit<ScanOptions, 'strict'> = {},
+  twice = true,
+): unknown {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   // The keys of the object last met at each depth (by its path): memory bounded by the depth.
   const objects: [string, Map<string, number>][] = [];
@@ -16,7 +29,12 @@ export function parseJsonDocument(text: string, file: string, limits: JsonLimits
     const at = JSON.stringify(path.slice(0, -1));
     if (objects[path.length]?.[0] !== at) objects[path.length] = [at, new Map()];
     const first = objects[path.length]![1].get(key);
-    if (first !== undefined) throw new InputFileError(file, line, `the key ${quotedValue(key)} is given twice in one object (first on line ${first}); JSON would keep only the last`);
+    if (first !== undefined)
+      throw new InputFileError(
+        file,
+        line,
+        `the key ${quotedValue(key)} is given twice in one object (first on line ${first}); JSON would keep only the last`,
+      );
     objects[path.length]![1].set(key, line);
   };
   try {

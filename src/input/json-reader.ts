@@ -52,7 +52,13 @@ function describe(code: number): string {
  */
 function strayCharacter(code: number): string | undefined {
   if (code === 0xfeff) return 'a stray byte order mark U+FEFF';
-  if (code < 0x20 || (code >= 0x7f && code <= 0x9f) || (code >= 0x200b && code <= 0x200f) || (code >= 0x2028 && code <= 0x202e) || (code >= 0x2060 && code <= 0x2069)) {
+  if (
+    code < 0x20 ||
+    (code >= 0x7f && code <= 0x9f) ||
+    (code >= 0x200b && code <= 0x200f) ||
+    (code >= 0x2028 && code <= 0x202e) ||
+    (code >= 0x2060 && code <= 0x2069)
+  ) {
     return `an invisible character (U+${code.toString(16).toUpperCase().padStart(4, '0')})`;
   }
   return undefined;
@@ -114,7 +120,10 @@ class JsonElementScanner {
     }
     if (this.mode === Mode.Start) throw this.error(1, 'no JSON content (the file is empty)');
     if (this.mode === Mode.ArrayElement || this.mode === Mode.ArrayAfterElement) {
-      throw this.error(this.arrayLine, 'unexpected end of file: the array opened on this line is not closed (missing "]")');
+      throw this.error(
+        this.arrayLine,
+        'unexpected end of file: the array opened on this line is not closed (missing "]")',
+      );
     }
   }
 
@@ -147,7 +156,10 @@ class JsonElementScanner {
             this.mode = Mode.Objects;
             continue;
           }
-          throw this.error(this.line, `expected a JSON object, an array of objects, or one object per line (NDJSON); found ${describe(code)}`);
+          throw this.error(
+            this.line,
+            `expected a JSON object, an array of objects, or one object per line (NDJSON); found ${describe(code)}`,
+          );
         case Mode.Objects:
           if (code !== Code.OpenBrace) {
             throw this.error(
@@ -187,7 +199,10 @@ class JsonElementScanner {
             pos++;
             continue;
           }
-          throw this.error(this.line, `expected "," or "]" after array element ${this.index - 1}; found ${describe(code)}`);
+          throw this.error(
+            this.line,
+            `expected "," or "]" after array element ${this.index - 1}; found ${describe(code)}`,
+          );
         case Mode.AfterArray:
           throw this.error(this.line, `unexpected content after the end of the JSON array: ${describe(code)}`);
       }
@@ -224,13 +239,18 @@ class JsonElementScanner {
   private faultError(error: unknown, text: string, firstLine?: number): unknown {
     if (!(error instanceof JsonFault)) return error;
     const line = (firstLine ?? 1) - 1 + error.line;
-    if (error.kind !== 'syntax') return this.error(line, `${error.message} (record starting on line ${this.elementLine})`);
+    if (error.kind !== 'syntax')
+      return this.error(line, `${error.message} (record starting on line ${this.elementLine})`);
     // A line break or tab is said by the fault itself; another invisible character is named.
     const found = text.charCodeAt(error.offset);
-    const stray = Number.isNaN(found) || found === 0x0a || found === 0x09 || found === 0x0d ? undefined : strayCharacter(found);
+    const stray =
+      Number.isNaN(found) || found === 0x0a || found === 0x09 || found === 0x0d ? undefined : strayCharacter(found);
     // On the record's first line, the column counts from the line's start in the file.
     const column = firstLine !== undefined && error.line === 1 ? this.elementColumn + error.column - 1 : error.column;
-    return this.error(line, `malformed JSON: ${stray === undefined ? `expected ${error.expected}` : `found ${stray}`} at column ${column}`);
+    return this.error(
+      line,
+      `malformed JSON: ${stray === undefined ? `expected ${error.expected}` : `found ${stray}`} at column ${column}`,
+    );
   }
 
   private tooLarge(): InputFileError {
@@ -284,7 +304,8 @@ class JsonElementScanner {
 function countKeys(value: object): number {
   let count = 0;
   if (Array.isArray(value)) {
-    for (const element of value) if (typeof element === 'object' && element !== null) count += countKeys(element as object);
+    for (const element of value)
+      if (typeof element === 'object' && element !== null) count += countKeys(element as object);
     return count;
   }
   const keys = Object.keys(value);
@@ -296,7 +317,12 @@ function countKeys(value: object): number {
   return count;
 }
 
-async function* jsonRecordSteps(path: string, file: string, add: (record: InputRecord) => void, same: TextOptions['same']): AsyncGenerator<void> {
+async function* jsonRecordSteps(
+  path: string,
+  file: string,
+  add: (record: InputRecord) => void,
+  same: TextOptions['same'],
+): AsyncGenerator<void> {
   const scanner = new JsonElementScanner(file, add);
   const decoder = new StringDecoder('utf8');
   for await (const chunk of readUtf8Chunks(path, file, { same })) {

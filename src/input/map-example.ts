@@ -7,9 +7,18 @@ import type { TemplateKind } from '../domain/templates.js';
 type Entries = readonly (readonly [string, unknown])[];
 
 const HOW = [
-  ['//', 'A map file for examctl (docs/input-formats.md, "Map files"). Keys starting with // are notes: examctl ignores them.'],
-  ['// use it', 'examctl COMMAND --file export.csv --map-file this.json --dry-run; or keep it in a profile: examctl config set-profile NAME --map-file this.json'],
-  ['// keys', "Each key is a column of the export (its header as written; case, spaces, _ and - do not matter), or a field computed from columns. One map file may serve several exports and commands: an entry whose columns a file does not have does nothing, and an entry onto another command's field is left out."],
+  [
+    '//',
+    'A map file for examctl (docs/input-formats.md, "Map files"). Keys starting with // are notes: examctl ignores them.',
+  ],
+  [
+    '// use it',
+    'examctl COMMAND --file export.csv --map-file this.json --dry-run; or keep it in a profile: examctl config set-profile NAME --map-file this.json',
+  ],
+  [
+    '// keys',
+    "Each key is a column of the export (its header as written; case, spaces, _ and - do not matter), or a field computed from columns. One map file may serve several exports and commands: an entry whose columns a file does not have does nothing, and an entry onto another command's field is left out.",
+  ],
 ] as const;
 
 const COLUMN = ['// a column read as a field', '"Column in the export": "ApiField"'] as const;
@@ -17,8 +26,14 @@ const VALUES = [
   '// a column whose words are translated',
   'Words are matched as written but for case and spaces around or repeated (Year 1-2, Year_12 and Year12 are not Year 12). A word with no entry fails its row, naming the word and the known ones; an empty cell stays empty. A "default" would stand for every other word, a typo or a new arrangement too, without a word said: give one only where that is meant.',
 ] as const;
-const TEMPLATE = ['// a field computed from columns', '{Column} is that column\'s cell ({{ and }} are braces); a template gives a value only when every column it names has one.'] as const;
-const FALLBACK = ['// a fallback column', 'The first of "column", then "fallback" (one column or a list), that has a value.'] as const;
+const TEMPLATE = [
+  '// a field computed from columns',
+  "{Column} is that column's cell ({{ and }} are braces); a template gives a value only when every column it names has one.",
+] as const;
+const FALLBACK = [
+  '// a fallback column',
+  'The first of "column", then "fallback" (one column or a list), that has a value.',
+] as const;
 
 const USERS: Entries = [
   ...HOW,
@@ -37,7 +52,14 @@ const USERS: Entries = [
     '// Hierarchies',
     'Memberships from a department column, through "values" like any column (several departments in one cell: separated by | or a line break). Each "flags" column holding yes (Y/N, yes/no, true/false, 1/0; empty is no) adds its flag: coordinator, administrator, reports or rescoring. Sent as DEPT-MATH:coordinator+reports.',
   ],
-  ['Hierarchies', { column: 'Department', values: { Mathematics: 'DEPT-MATH', Science: 'DEPT-SCI', English: 'DEPT-ENG' }, flags: { 'Exams Officer': 'coordinator', 'Sees Reports': 'reports' } }],
+  [
+    'Hierarchies',
+    {
+      column: 'Department',
+      values: { Mathematics: 'DEPT-MATH', Science: 'DEPT-SCI', English: 'DEPT-ENG' },
+      flags: { 'Exams Officer': 'coordinator', 'Sees Reports': 'reports' },
+    },
+  ],
 ];
 
 const CANDIDATE_ENTRIES: Entries = [
@@ -55,7 +77,10 @@ const CANDIDATE_ENTRIES: Entries = [
 
 const SITTINGS: Entries = [
   ...HOW,
-  ['// dates', 'Give the dates\' format and zone with --date-format and --timezone (or the profile\'s): a message about a time quotes it as the file wrote it, with the zone used.'],
+  [
+    '// dates',
+    "Give the dates' format and zone with --date-format and --timezone (or the profile's): a message about a time quotes it as the file wrote it, with the zone used.",
+  ],
   ...CANDIDATE_ENTRIES.slice(0, 2),
   ['Exam start', 'StartDateTime'],
   ...CANDIDATE_ENTRIES.slice(2),
@@ -77,7 +102,12 @@ const COLLECTION: Entries = [
   ['Subject', { field: 'Taxonomies', values: { Mathematics: 'TAX-MATH', Science: 'TAX-SCI' } }],
 ];
 
-const EXAMPLES: Partial<Readonly<Record<TemplateKind, Entries>>> = { users: USERS, candidates: CANDIDATES, sittings: SITTINGS, collection: COLLECTION };
+const EXAMPLES: Partial<Readonly<Record<TemplateKind, Entries>>> = {
+  users: USERS,
+  candidates: CANDIDATES,
+  sittings: SITTINGS,
+  collection: COLLECTION,
+};
 
 /** The kinds a map example exists for (invigilators remove reads one id column: --map UserExtId is its map). */
 export function hasMapExample(kind: TemplateKind): boolean {

@@ -13,7 +13,6 @@ import { keyLines, MAX_JSON_DEPTH, parseJson, type DuplicateKey } from '../syste
 import { quotedValue } from '../domain/problem.js';
 import { listWithCount } from './name-hints.js';
 
-
 /** A key starting with this is a note for the reader of the file, ignored at any level. */
 const NOTE_KEY_PREFIX = '//';
 
@@ -95,17 +94,29 @@ function withoutNotes(value: unknown): unknown {
 /** Whether a profile's map file names a column or field the run's own `--map-file` (which wins) does not. */
 export function mapFileShapes(profile: MapFileEntries, own?: MapFileEntries): boolean {
   if (own === undefined) return true;
-  const keys = ({ field, source }: { field: string; source?: string }) => [`=${field}`, source ?? '='].map(normalizeColumnName);
+  const keys = ({ field, source }: { field: string; source?: string }) =>
+    [`=${field}`, source ?? '='].map(normalizeColumnName);
   const said = new Set(Object.values(own).flat().flatMap(keys));
-  return Object.values(profile).flat().some((entry) => !keys(entry).some((key) => key !== '=' && said.has(key)));
+  return Object.values(profile)
+    .flat()
+    .some((entry) => !keys(entry).some((key) => key !== '=' && said.has(key)));
 }
 
 /** Reads and checks a map file; every problem is a UsageError naming `origin` (the flag or profile key), the line and the key. */
-export async function readMapFile(path: string, origin: string, check?: RegularReadOptions['check'], same?: { sha256?: string }): Promise<MapFileEntries> {
+export async function readMapFile(
+  path: string,
+  origin: string,
+  check?: RegularReadOptions['check'],
+  same?: { sha256?: string },
+): Promise<MapFileEntries> {
   let text: string;
   try {
     // A map of a few thousand words is kilobytes. `check`: a profile's map file is judged as the config file naming it is.
-    text = decodeTextDocument((await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check, same })).bytes, origin);
+    text = decodeTextDocument(
+      (await readRegularFileWithStat(path, { followLinks: true, maxBytes: SETTINGS_FILE_MAX_BYTES, check, same }))
+        .bytes,
+      origin,
+    );
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error)}`);
@@ -126,16 +137,22 @@ async function parseMapFile(source: string, origin: string): Promise<MapFileEntr
     throw jsonFaultError(error, origin);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new UsageError(`${origin}: expected one JSON object, {"Column in the file": "ApiField", ...} (examctl template users --map-example shows every kind of entry)`);
+    throw new UsageError(
+      `${origin}: expected one JSON object, {"Column in the file": "ApiField", ...} (examctl template users --map-example shows every kind of entry)`,
+    );
   }
   const count = Object.keys(parsed).length;
   if (count > MAP_FILE_MAX_COLUMNS) {
-    throw new UsageError(`${origin}: ${count.toLocaleString('en-US')} entries, more than the ${MAP_FILE_MAX_COLUMNS.toLocaleString('en-US')} columns and computed fields a map file may hold: not a map file? Not used`);
+    throw new UsageError(
+      `${origin}: ${count.toLocaleString('en-US')} entries, more than the ${MAP_FILE_MAX_COLUMNS.toLocaleString('en-US')} columns and computed fields a map file may hold: not a map file? Not used`,
+    );
   }
   if (duplicate !== undefined) {
     const path = duplicate.path.map(String);
     const what = path.length === 1 ? `${quotedValue(path[0]!)} is mapped twice` : `${keyPath(path)} is given twice`;
-    throw new UsageError(`${origin}:${duplicate.line}: ${what} (first on line ${duplicate.first}); JSON would keep only the last: one entry per ${duplicate.path.length === 1 ? 'column' : 'key'}`);
+    throw new UsageError(
+      `${origin}:${duplicate.line}: ${what} (first on line ${duplicate.first}); JSON would keep only the last: one entry per ${duplicate.path.length === 1 ? 'column' : 'key'}`,
+    );
   }
   const { entrySchemas } = await mapFileSchemas();
   const columns: ColumnEntry[] = [];
@@ -152,7 +169,9 @@ async function parseMapFile(source: string, origin: string): Promise<MapFileEntr
       continue;
     }
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      fail('must be an API field name (a string), or an object: {"field": ..., "values": {...}} or {"column"|"template": ..., "fallback": ...}');
+      fail(
+        'must be an API field name (a string), or an object: {"field": ..., "values": {...}} or {"column"|"template": ..., "fallback": ...}',
+      );
     }
     const object = raw as Record<string, unknown>;
     const schema = 'field' in object ? entrySchemas.column : entrySchemas.computed;
@@ -163,7 +182,10 @@ async function parseMapFile(source: string, origin: string): Promise<MapFileEntr
     }
     if ('field' in object) {
       // The tables as written, not as zod copied them: its copy drops a key named __proto__.
-      const entry = { ...(checked.data as { field: string; default?: string }), values: object.values as Record<string, string> | undefined };
+      const entry = {
+        ...(checked.data as { field: string; default?: string }),
+        values: object.values as Record<string, string> | undefined,
+      };
       const values = valueTable(entry, fail);
       columns.push({ ...place, source: key, field: entry.field.trim(), ...(values !== undefined ? { values } : {}) });
       continue;
@@ -174,18 +196,31 @@ async function parseMapFile(source: string, origin: string): Promise<MapFileEntr
       flags: object.flags as Record<string, string> | undefined,
     };
     const sources: ValueSource[] = [];
-    if ((entry.column === undefined) === (entry.template === undefined)) fail('give "column" or "template" (one of them): where the value comes from');
+    if ((entry.column === undefined) === (entry.template === undefined))
+      fail('give "column" or "template" (one of them): where the value comes from');
     if (entry.column !== undefined) sources.push({ column: entry.column });
-    if (entry.template !== undefined) sources.push({ template: parseTemplate(entry.template, (message) => fail(message, ['template'])) });
-    const fallback = entry.fallback === undefined ? [] : typeof entry.fallback === 'string' ? [entry.fallback] : entry.fallback;
+    if (entry.template !== undefined)
+      sources.push({ template: parseTemplate(entry.template, (message) => fail(message, ['template'])) });
+    const fallback =
+      entry.fallback === undefined ? [] : typeof entry.fallback === 'string' ? [entry.fallback] : entry.fallback;
     for (const column of fallback) sources.push({ column });
     const values = valueTable(entry, fail);
     let flags: { column: string; flag: HierarchyFlag }[] | undefined;
     if (entry.flags !== undefined) {
-      if (normalizeColumnName(key) !== 'hierarchies') fail('"flags" add permissions to memberships: only a Hierarchies entry takes them', ['flags']);
-      flags = Object.entries(entry.flags).map(([column, name]) => ({ column, flag: flagOf(name, (message) => fail(message, ['flags', column])) }));
+      if (normalizeColumnName(key) !== 'hierarchies')
+        fail('"flags" add permissions to memberships: only a Hierarchies entry takes them', ['flags']);
+      flags = Object.entries(entry.flags).map(([column, name]) => ({
+        column,
+        flag: flagOf(name, (message) => fail(message, ['flags', column])),
+      }));
     }
-    computed.push({ ...place, field: key.trim(), sources, ...(values !== undefined ? { values } : {}), ...(flags !== undefined ? { flags } : {}) });
+    computed.push({
+      ...place,
+      field: key.trim(),
+      sources,
+      ...(values !== undefined ? { values } : {}),
+      ...(flags !== undefined ? { flags } : {}),
+    });
   }
   return { columns, computed };
 }
@@ -200,18 +235,29 @@ function flagOf(name: string, fail: (message: string) => never): HierarchyFlag {
 }
 
 /** The entry's value table (a "default" needs one); two words the match cannot tell apart (`Maths`, `MATHS`) must agree. */
-function valueTable(entry: { values?: Record<string, string>; default?: string }, fail: (message: string, path?: readonly string[]) => never): ValueTable | undefined {
+function valueTable(
+  entry: { values?: Record<string, string>; default?: string },
+  fail: (message: string, path?: readonly string[]) => never,
+): ValueTable | undefined {
   if (entry.values === undefined) {
-    if (entry.default !== undefined) fail('a "default" needs "values": the words it stands for when none of them matches', ['default']);
+    if (entry.default !== undefined)
+      fail('a "default" needs "values": the words it stands for when none of them matches', ['default']);
     return undefined;
   }
   const seen = new Map<string, [string, string]>();
   for (const [word, value] of Object.entries(entry.values)) {
-    if (value.trim() === '') fail('no value: a word stands for a value of the platform (to leave a word out, leave out its entry)', ['values', word]);
+    if (value.trim() === '')
+      fail('no value: a word stands for a value of the platform (to leave a word out, leave out its entry)', [
+        'values',
+        word,
+      ]);
     const key = valueWordKey(word);
     const earlier = seen.get(key);
     if (earlier !== undefined && earlier[1] !== value) {
-      fail(`${quotedValue(earlier[0])} and ${quotedValue(word)} are one word to examctl (case, and whitespace around or repeated, do not matter) but stand for different values`, ['values', word]);
+      fail(
+        `${quotedValue(earlier[0])} and ${quotedValue(word)} are one word to examctl (case, and whitespace around or repeated, do not matter) but stand for different values`,
+        ['values', word],
+      );
     }
     seen.set(key, [word, value]);
   }
@@ -236,8 +282,10 @@ function parseTemplate(template: string, fail: (message: string) => never): Temp
       const end = template.indexOf('}', i + 1);
       if (end === -1) fail(`the { at character ${i + 1} is not closed (write {{ for a brace itself)`);
       const column = template.slice(i + 1, end).trim();
-      if (column === '' || column.includes('{')) fail(`the braces at character ${i + 1} hold no column name (write {{ for a brace itself)`);
-      if (++columns > MAP_TEMPLATE_MAX_COLUMNS) fail(`more than ${MAP_TEMPLATE_MAX_COLUMNS} columns in one template, the most one may name`);
+      if (column === '' || column.includes('{'))
+        fail(`the braces at character ${i + 1} hold no column name (write {{ for a brace itself)`);
+      if (++columns > MAP_TEMPLATE_MAX_COLUMNS)
+        fail(`more than ${MAP_TEMPLATE_MAX_COLUMNS} columns in one template, the most one may name`);
       if (text !== '') parts.push({ text });
       text = '';
       parts.push({ column });
@@ -254,12 +302,15 @@ function parseTemplate(template: string, fail: (message: string) => never): Temp
 }
 
 /** A zod issue in words: what was expected where, or the keys an entry takes. */
-function issueMessage(issue: { code: string; message: string; keys?: readonly PropertyKey[]; expected?: unknown } | undefined): string {
+function issueMessage(
+  issue: { code: string; message: string; keys?: readonly PropertyKey[]; expected?: unknown } | undefined,
+): string {
   if (issue === undefined) return 'not a map entry';
   if (issue.code === 'unrecognized_keys') {
     return `unknown ${issue.keys?.length === 1 ? 'key' : 'keys'} ${listWithCount((issue.keys ?? []).map((key) => quotedValue(String(key))))}: an entry takes "field", "values", "default" (a column read as a field) or "column", "template", "fallback", "values", "default", "flags" (a field computed from columns)`;
   }
-  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) return `expected ${String(issue.expected)}`;
+  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input'))
+    return `expected ${String(issue.expected)}`;
   return issue.message;
 }
 
@@ -269,14 +320,16 @@ let schemas: Promise<{ entrySchemas: { column: import('zod').ZodType; computed: 
 function mapFileSchemas(): NonNullable<typeof schemas> {
   schemas ??= import('zod').then(({ z }) => {
     const name = z.string().trim().min(1, 'a name is needed');
-    const words = z.record(z.string(), z.string({ error: 'expected the platform\'s value (a string)' }));
+    const words = z.record(z.string(), z.string({ error: "expected the platform's value (a string)" }));
     return {
       entrySchemas: {
         column: z.strictObject({ field: name, values: words.optional(), default: z.string().min(1).optional() }),
         computed: z.strictObject({
           column: name.optional(),
           template: z.string().min(1).optional(),
-          fallback: z.union([name, z.array(name).min(1)], { error: 'expected a column name, or a list of them tried in order' }).optional(),
+          fallback: z
+            .union([name, z.array(name).min(1)], { error: 'expected a column name, or a list of them tried in order' })
+            .optional(),
           values: words.optional(),
           default: z.string().min(1).optional(),
           flags: z.record(z.string(), z.string({ error: 'expected a flag name (a string)' })).optional(),

@@ -21,7 +21,11 @@ export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFIN
     const ca = a.charCodeAt(i - 1);
     for (let j = 1; j < width; j++) {
       const cb = b.charCodeAt(j - 1);
-      let value = Math.min((previous[j - 1] as number) + (ca === cb ? 0 : 1), (previous[j] as number) + 1, (current[j - 1] as number) + 1);
+      let value = Math.min(
+        (previous[j - 1] as number) + (ca === cb ? 0 : 1),
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+      );
       if (i > 1 && j > 1 && ca === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === cb) {
         value = Math.min(value, (beforePrevious[j - 2] as number) + 1);
       }
@@ -63,7 +67,12 @@ export function closestName(
  * `items` joined with ", ", cut after `max` of them with "… and N more" (N grouped by
  * thousands), so that 10,000 unknown columns make one readable line.
  */
-export function listWithCount(items: readonly string[], max = 10, separator = ', ', show: (item: string) => string = (item) => item): string {
+export function listWithCount(
+  items: readonly string[],
+  max = 10,
+  separator = ', ',
+  show: (item: string) => string = (item) => item,
+): string {
   const shown = items.slice(0, max).map(show).join(separator);
   if (items.length <= max) return shown;
   return `${shown}${separator}… and ${(items.length - max).toLocaleString('en-US')} more`;

@@ -35,7 +35,12 @@ export interface MappedValue {
 export interface InputRecord {
   source: SourceRef;
   fields: Record<string, unknown>;
-  raw?: { header: readonly string[]; cells: readonly string[]; dialect?: CsvDialect; names?: readonly (string | undefined)[] };
+  raw?: {
+    header: readonly string[];
+    cells: readonly string[];
+    dialect?: CsvDialect;
+    names?: readonly (string | undefined)[];
+  };
   /**
    * Cells the reader could not turn into a value (xlsx: an error value, a formula never
    * calculated, a date-time without a zone); the field is left out of `fields`. The record fails

@@ -57,7 +57,10 @@ export async function verticalMerges(chunks: AsyncIterable<Buffer>, tailLimit: n
       tail.push(rest);
       tailBytes += rest.length;
     }
-    if (tailBytes > tailLimit) throw new XmlLimitError(`the worksheet holds over ${tailLimit.toLocaleString('en-US')} bytes after its rows (merged cells, filters, settings), more than examctl reads`);
+    if (tailBytes > tailLimit)
+      throw new XmlLimitError(
+        `the worksheet holds over ${tailLimit.toLocaleString('en-US')} bytes after its rows (merged cells, filters, settings), more than examctl reads`,
+      );
   }
   const merges: VerticalMerge[] = [];
   for (const match of Buffer.concat(tail).toString('utf8').matchAll(MERGE_CELL)) {

@@ -6,7 +6,14 @@
  */
 import { MAX_CELL_CHARS, type CellFormats } from './workbook-parts.js';
 import { decodeXstring } from '../formats/xstring.js';
-import { utf8Chunks, XmlLimitError, XmlSyntaxError, XmlTokenizer, type XmlAttributes, type XmlHandler } from './workbook-xml.js';
+import {
+  utf8Chunks,
+  XmlLimitError,
+  XmlSyntaxError,
+  XmlTokenizer,
+  type XmlAttributes,
+  type XmlHandler,
+} from './workbook-xml.js';
 import type { SheetValue } from './xlsx-cells.js';
 
 export interface SheetCell {
@@ -31,7 +38,8 @@ const MAX_ROW = 1_048_576;
 const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
 /** See SheetHandler.element. A value with `&` or a CR goes the general way (entities, line ends). */
-const COMMON_CELL = /<c r="([A-Z]{1,3})([0-9]{1,7})"(?: s="([0-9]{1,9})")?(?: t="([a-zA-Z]{1,9})")?(?:\/>|>(?:<v>([^<&\r]*)<\/v>)?<\/c>)/y;
+const COMMON_CELL =
+  /<c r="([A-Z]{1,3})([0-9]{1,7})"(?: s="([0-9]{1,9})")?(?: t="([a-zA-Z]{1,9})")?(?:\/>|>(?:<v>([^<&\r]*)<\/v>)?<\/c>)/y;
 
 const enum TextTarget {
   None,
@@ -43,7 +51,8 @@ const enum TextTarget {
 /** Column letters of a 1-based column number (1 -> A, 28 -> AB). */
 export function columnLetters(column: number): string {
   let letters = '';
-  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26))
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
   return letters;
 }
 
@@ -123,7 +132,10 @@ class SheetHandler implements XmlHandler {
       // A row dragged to no height (`ht="0"` with `customHeight`) is hidden to whoever looks at the sheet too.
       const height = attributes.raw('ht');
       const custom = attributes.raw('customHeight');
-      this.hidden = hidden === '1' || hidden === 'true' || (height !== undefined && Number(height) === 0 && (custom === '1' || custom === 'true'));
+      this.hidden =
+        hidden === '1' ||
+        hidden === 'true' ||
+        (height !== undefined && Number(height) === 0 && (custom === '1' || custom === 'true'));
       this.cells = [];
       this.column = 0;
     }
@@ -143,7 +155,8 @@ class SheetHandler implements XmlHandler {
     if (match === null) return -1;
     const letters = match[1] as string;
     const column = columnOf(letters, 0, letters.length);
-    if (column > MAX_COLUMN) throw new XmlSyntaxError(`a cell reference "${letters}${match[2]}" that is no cell (columns end at XFD)`);
+    if (column > MAX_COLUMN)
+      throw new XmlSyntaxError(`a cell reference "${letters}${match[2]}" that is no cell (columns end at XFD)`);
     this.column = column;
     const style = match[3];
     this.numFmt = style === undefined ? undefined : this.formats[Number(style)];
@@ -165,7 +178,11 @@ class SheetHandler implements XmlHandler {
     const r = attributes.find('r');
     const column = r === -1 ? this.column + 1 : columnOf(source, spans[r + 2] as number, spans[r + 3] as number);
     if (column < 1 || column > MAX_COLUMN) {
-      throw new XmlSyntaxError(r === -1 ? 'a cell right of column XFD, the last one' : `a cell reference "${attributes.raw('r')}" that is no cell (columns end at XFD)`);
+      throw new XmlSyntaxError(
+        r === -1
+          ? 'a cell right of column XFD, the last one'
+          : `a cell reference "${attributes.raw('r')}" that is no cell (columns end at XFD)`,
+      );
     }
     this.column = column;
     const s = attributes.find('s');
@@ -192,7 +209,9 @@ class SheetHandler implements XmlHandler {
     else if (this.target === TextTarget.Inline) this.inline += text;
     else if (this.target === TextTarget.Formula && this.formula.length < 64) this.formula += text;
     if (this.value.length + this.inline.length > MAX_CELL_CHARS) {
-      throw new XmlLimitError(`cell ${this.reference()} holds over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`);
+      throw new XmlLimitError(
+        `cell ${this.reference()} holds over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`,
+      );
     }
   }
 
@@ -212,7 +231,10 @@ class SheetHandler implements XmlHandler {
       return;
     }
     if (name === 'row') {
-      if (this.cells.length > 0) this.rows.push(this.hidden ? { line: this.line, cells: this.cells, hidden: true } : { line: this.line, cells: this.cells });
+      if (this.cells.length > 0)
+        this.rows.push(
+          this.hidden ? { line: this.line, cells: this.cells, hidden: true } : { line: this.line, cells: this.cells },
+        );
       this.cells = [];
     } else if (name === 'sheetData') this.inSheetData = false;
   }
@@ -229,15 +251,31 @@ class SheetHandler implements XmlHandler {
       const index = stored.trim();
       const text = this.strings[digitsAt(index, 0, index.length)];
       if (text === undefined) {
-        throw new XmlSyntaxError(`cell ${this.reference()} points to shared string ${JSON.stringify(stored)}, but the table holds ${this.strings.length} (the file is damaged)`);
+        throw new XmlSyntaxError(
+          `cell ${this.reference()} points to shared string ${JSON.stringify(stored)}, but the table holds ${this.strings.length} (the file is damaged)`,
+        );
       }
       value = text;
     } else if (type === 'inlineStr') value = decodeXstring(this.inline);
     else if (type === 'str') value = stored === undefined ? undefined : decodeXstring(stored);
-    else if (type === 'b') value = stored === undefined ? undefined : stored === '1' || stored === 'true' ? true : stored === '0' || stored === 'false' ? false : { error: `"${stored}" (not a boolean)` };
+    else if (type === 'b')
+      value =
+        stored === undefined
+          ? undefined
+          : stored === '1' || stored === 'true'
+            ? true
+            : stored === '0' || stored === 'false'
+              ? false
+              : { error: `"${stored}" (not a boolean)` };
     else if (type === 'e') value = stored === undefined ? undefined : { error: stored.trim() };
     else if (type === 'd') value = stored === undefined ? undefined : { isoDate: stored.trim() };
-    else if (type === 'n') value = stored === undefined || stored.trim() === '' ? undefined : NUMBER.test(stored.trim()) ? Number(stored) : Number.NaN;
+    else if (type === 'n')
+      value =
+        stored === undefined || stored.trim() === ''
+          ? undefined
+          : NUMBER.test(stored.trim())
+            ? Number(stored)
+            : Number.NaN;
     else throw new XmlSyntaxError(`cell ${this.reference()} has the type t="${type}", which is no cell type`);
     if (this.hasFormula) return { formula: this.formula, result: value ?? undefined };
     return value ?? null;
@@ -268,7 +306,11 @@ export class SheetPartError extends Error {
  * The rows of a sheet part, in arrays (those completed by each chunk of XML). Any failure
  * (damaged XML, a zip entry over its limits) is thrown as a SheetPartError with the row.
  */
-export async function* sheetRowBatches(chunks: AsyncIterable<Buffer>, strings: readonly string[], formats: CellFormats): AsyncGenerator<ParsedRow[]> {
+export async function* sheetRowBatches(
+  chunks: AsyncIterable<Buffer>,
+  strings: readonly string[],
+  formats: CellFormats,
+): AsyncGenerator<ParsedRow[]> {
   const handler = new SheetHandler(strings, formats);
   const tokenizer = new XmlTokenizer(handler);
   try {

@@ -26,7 +26,10 @@ export const INPUT_CHANGED = 'the input file changed while the run read it: noth
 
 /** Whether a file's first bytes read as UTF-16 without a BOM: ASCII text with a NUL beside each character. */
 function looksUtf16(bytes: Buffer): boolean {
-  return bytes.length >= 4 && ((bytes[0] !== 0 && bytes[1] === 0 && bytes[3] === 0) || (bytes[0] === 0 && bytes[2] === 0 && bytes[1] !== 0));
+  return (
+    bytes.length >= 4 &&
+    ((bytes[0] !== 0 && bytes[1] === 0 && bytes[3] === 0) || (bytes[0] === 0 && bytes[2] === 0 && bytes[1] !== 0))
+  );
 }
 
 /** Maps an fs error to the `file: cannot read: ...` usage error the CLI reports. */
@@ -47,13 +50,19 @@ export function cannotReadReason(error: unknown): string {
 /** UTF-8, UTF-16 (from a BOM), or the label given with --encoding. */
 type Encoding = string;
 
-async function* rawChunks(handle: FileHandle, file: string, check?: (read: Buffer, position: number) => Promise<void>): AsyncGenerator<Buffer> {
+async function* rawChunks(
+  handle: FileHandle,
+  file: string,
+  check?: (read: Buffer, position: number) => Promise<void>,
+): AsyncGenerator<Buffer> {
   // A fresh buffer per read: callers may hold on to a chunk (the CSV reader keeps the head until the header line is complete).
   // Reads at explicit positions, one ahead: the next chunk is read while the caller works on this one.
   let position = 0;
   const readAt = (at: number, size = CHUNK_SIZE): Promise<Buffer> => {
     const buffer = Buffer.allocUnsafe(size);
-    const read = handle.read(buffer, 0, size, at).then(({ bytesRead }) => (bytesRead === size ? buffer : buffer.subarray(0, bytesRead)));
+    const read = handle
+      .read(buffer, 0, size, at)
+      .then(({ bytesRead }) => (bytesRead === size ? buffer : buffer.subarray(0, bytesRead)));
     // Handled when awaited; until then a failed read must not count as an unhandled rejection.
     read.catch(() => undefined);
     return read;
@@ -147,7 +156,11 @@ function lineFeedsIn(bytes: Buffer, end = bytes.length): number {
  * is transcoded, and anything that is not text (NUL bytes, invalid UTF-8) is refused as
  * `file:line: not a text file (binary content)`. Each call re-reads the file.
  */
-export async function* readUtf8Chunks(path: string, file: string = path, options: TextOptions = {}): AsyncGenerator<Buffer> {
+export async function* readUtf8Chunks(
+  path: string,
+  file: string = path,
+  options: TextOptions = {},
+): AsyncGenerator<Buffer> {
   // A directory opens where the system allows it: its first read is refused (EISDIR), as `is a directory`.
   const handle = await open(path, 'r').catch((error: unknown) => {
     throw cannotRead(file, error);
@@ -158,7 +171,8 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
     let head: Buffer = Buffer.alloc(0);
     // Line feeds in what was yielded: a refusal names its line, at `end` of the `bytes` that follow.
     let lineFeeds = 0;
-    const refused = (bytes: Buffer, end: number, reason: string): InputFileError => new InputFileError(file, 1 + lineFeeds + lineFeedsIn(bytes, end), reason);
+    const refused = (bytes: Buffer, end: number, reason: string): InputFileError =>
+      new InputFileError(file, 1 + lineFeeds + lineFeedsIn(bytes, end), reason);
     let carry: Buffer | undefined;
     const same = options.same ?? {};
     const hash = createHash('sha256');
@@ -183,7 +197,12 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
     const check = (chunk: Buffer, last: boolean): Buffer => {
       // A NUL byte: refused on its own line (a stray one in a text file is found where it is).
       const nul = chunk.indexOf(0);
-      if (nul !== -1) throw refused(chunk, nul, head.indexOf('PK\u0003\u0004') === 0 ? WORKBOOK : looksUtf16(head) ? noBom() : BINARY);
+      if (nul !== -1)
+        throw refused(
+          chunk,
+          nul,
+          head.indexOf('PK\u0003\u0004') === 0 ? WORKBOOK : looksUtf16(head) ? noBom() : BINARY,
+        );
       if (encoding !== 'utf-8') return chunk;
       // UTF-8 is checked on whole sequences only: an incomplete tail waits for the next chunk.
       let body = chunk;
@@ -192,7 +211,9 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
       const whole = body.subarray(0, cut);
       if (!isUtf8(whole)) {
         // A carried tail is a cut sequence's bytes, never a line feed.
-        const flag = flagged(head.toString('latin1')) ? ', or name its encoding with --encoding (e.g. --encoding windows-1252 for Excel\'s "CSV (Comma delimited)" on Windows)' : '';
+        const flag = flagged(head.toString('latin1'))
+          ? ', or name its encoding with --encoding (e.g. --encoding windows-1252 for Excel\'s "CSV (Comma delimited)" on Windows)'
+          : '';
         throw refused(whole, firstInvalidOffset(whole), `${BINARY}: invalid UTF-8; save the file as UTF-8 text${flag}`);
       }
       carry = cut < body.length ? Buffer.from(body.subarray(cut)) : undefined;
@@ -215,7 +236,11 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
       if (at !== -1) {
         const word = chunk.subarray(at, at + completeLength(chunk.subarray(at, at + 12)));
         // One byte a character: a line feed of the file is one of its text.
-        legacy.first = { line: 1 + lineFeeds + lineFeedsIn(chunk, at), utf8: word.toString('utf8'), read: new TextDecoder(encoding as string).decode(word) };
+        legacy.first = {
+          line: 1 + lineFeeds + lineFeedsIn(chunk, at),
+          utf8: word.toString('utf8'),
+          read: new TextDecoder(encoding as string).decode(word),
+        };
       }
       if (last && legacy.first !== undefined) {
         throw new InputFileError(
@@ -231,7 +256,8 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
     const begin = (first: Buffer): Buffer => {
       const bom = bomOf(first);
       options.onBom?.(bom !== undefined);
-      encoding = bom?.encoding ?? (options.encoding === undefined ? 'utf-8' : new TextDecoder(options.encoding).encoding);
+      encoding =
+        bom?.encoding ?? (options.encoding === undefined ? 'utf-8' : new TextDecoder(options.encoding).encoding);
       const rest = first.subarray(bom?.length ?? 0);
       if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
       if (isSingleByte(encoding)) legacy = { utf8: new TextDecoder('utf-8', { fatal: true }) };
@@ -249,7 +275,11 @@ export async function* readUtf8Chunks(path: string, file: string = path, options
         const lenient = new TextDecoder(label, { ignoreBOM: true }).decode(chunk);
         const before = lenient.slice(0, lenient.indexOf('\ufffd'));
         const what = label.startsWith('utf-16') ? 'invalid UTF-16 (a lone surrogate)' : `bytes that are not ${label}`;
-        throw refused(Buffer.from(before, 'utf8'), Number.POSITIVE_INFINITY, `${BINARY}: ${what}; save the file as UTF-8 text`);
+        throw refused(
+          Buffer.from(before, 'utf8'),
+          Number.POSITIVE_INFINITY,
+          `${BINARY}: ${what}; save the file as UTF-8 text`,
+        );
       }
     };
 
@@ -300,19 +330,36 @@ export function decodeTextDocument(bytes: Buffer, file: string, notText?: () => 
     const body = bytes.subarray(bom?.length ?? 0);
     // A NUL (UTF-16 without a BOM holds one in every ASCII character) is binary, as in a streamed input.
     const nul = body.indexOf(0);
-    if (nul !== -1) throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, nul), looksUtf16(body) ? NO_BOM : BINARY);
+    if (nul !== -1)
+      throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, nul), looksUtf16(body) ? NO_BOM : BINARY);
     if (isUtf8(body)) return body.toString('utf8');
-    throw notText?.() ?? new InputFileError(file, 1 + lineFeedsIn(body, firstInvalidOffset(body)), `${BINARY}: invalid UTF-8; save the file as UTF-8 text`);
+    throw (
+      notText?.() ??
+      new InputFileError(
+        file,
+        1 + lineFeedsIn(body, firstInvalidOffset(body)),
+        `${BINARY}: invalid UTF-8; save the file as UTF-8 text`,
+      )
+    );
   }
   try {
     return new TextDecoder(bom.encoding, { fatal: true, ignoreBOM: true }).decode(bytes.subarray(bom.length));
   } catch {
-    throw new InputFileError(file, undefined, `${BINARY}: invalid UTF-16 (a lone surrogate or an odd number of bytes); save the file as UTF-8 text`);
+    throw new InputFileError(
+      file,
+      undefined,
+      `${BINARY}: invalid UTF-16 (a lone surrogate or an odd number of bytes); save the file as UTF-8 text`,
+    );
   }
 }
 
 /** The first bytes of the file's text (after BOM handling), for format sniffing; all of it with `bytes` infinite. */
-export async function readTextHead(path: string, file: string = path, bytes = 4096, options: TextOptions = {}): Promise<string> {
+export async function readTextHead(
+  path: string,
+  file: string = path,
+  bytes = 4096,
+  options: TextOptions = {},
+): Promise<string> {
   const parts: Buffer[] = [];
   let length = 0;
   for await (const chunk of readUtf8Chunks(path, file, options)) {

@@ -63,7 +63,8 @@ export class UnquotedCsvLines {
     if (this.left !== undefined) return false;
     const bytes = this.carry === undefined ? chunk : Buffer.concat([this.carry, chunk]);
     // A byte order mark left at the start (a file that had two) is csv-parse's to skip.
-    if (chunk.indexOf(QUOTE) !== -1 || (!this.started && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)) return this.leave(bytes);
+    if (chunk.indexOf(QUOTE) !== -1 || (!this.started && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf))
+      return this.leave(bytes);
     if (this.ending === undefined) {
       // csv-parse takes the first CR or LF for the line ending (CRLF, LF or CR), once it reads it.
       const cr = bytes.indexOf(CR);
@@ -111,14 +112,19 @@ export class UnquotedCsvLines {
   private lines(text: string): string[] | undefined {
     const lines = text.split(this.ending as string);
     // In CRLF text every CR and LF is one of the CRLFs between its lines, or the ends are mixed.
-    if (this.ending === '\r\n' && (count(text, '\r') !== lines.length - 1 || count(text, '\n') !== lines.length - 1)) return undefined;
+    if (this.ending === '\r\n' && (count(text, '\r') !== lines.length - 1 || count(text, '\n') !== lines.length - 1))
+      return undefined;
     for (const line of lines) if (line.length > this.maxChars) return undefined;
     return lines;
   }
 
   /** After `write` or `end` said false: what csv-parse takes over with. */
   handOver(): CsvHandOver {
-    return { bytes: this.left ?? Buffer.alloc(0), recordDelimiter: this.started ? this.ending : undefined, atStart: !this.started };
+    return {
+      bytes: this.left ?? Buffer.alloc(0),
+      recordDelimiter: this.started ? this.ending : undefined,
+      atStart: !this.started,
+    };
   }
 
   /** An unfinished line kept for the next chunk, unless it grew past what is read here. */

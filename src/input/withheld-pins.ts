@@ -16,18 +16,24 @@ const LINES_SHOWN = 10;
 function withheldPinOf(record: InputRecord): 'row' | 'request' | undefined {
   if (isWithheldPin(record.fields.PIN)) return 'row';
   const schedule = record.fields.Schedule;
-  if (typeof schedule === 'object' && schedule !== null && isWithheldPin((schedule as Record<string, unknown>).PIN)) return 'request';
+  if (typeof schedule === 'object' && schedule !== null && isWithheldPin((schedule as Record<string, unknown>).PIN))
+    return 'request';
   return undefined;
 }
 
 /** The records with each withheld PIN replaced by `pin()` (left as it is when there is none: `refuseWithheldPins` stops that run). */
-export async function* withGivenPins(records: AsyncIterable<InputRecord>, pin: () => string | undefined): AsyncIterable<InputRecord> {
+export async function* withGivenPins(
+  records: AsyncIterable<InputRecord>,
+  pin: () => string | undefined,
+): AsyncIterable<InputRecord> {
   for await (const record of records) {
     const where = withheldPinOf(record);
     const given = where === undefined ? undefined : pin();
     if (given !== undefined) {
       record.fields =
-        where === 'row' ? { ...record.fields, PIN: given } : { ...record.fields, Schedule: { ...(record.fields.Schedule as Record<string, unknown>), PIN: given } };
+        where === 'row'
+          ? { ...record.fields, PIN: given }
+          : { ...record.fields, Schedule: { ...(record.fields.Schedule as Record<string, unknown>), PIN: given } };
     }
     yield record;
   }

@@ -89,7 +89,11 @@ export async function readWorkbookInfo(chunks: AsyncIterable<Buffer>): Promise<W
       if (depth === 2 && name === 'workbookPr') info.date1904 = isTrue(attributes.get('date1904'));
       else if (depth === 2 && name === 'sheets') sheetsDepth = depth;
       else if (name === 'sheet' && sheetsDepth !== 0 && depth === sheetsDepth + 1) {
-        info.sheets.push({ name: attributes.get('name') ?? '', state: attributes.get('state') ?? 'visible', relationshipId: attributes.get('id') ?? '' });
+        info.sheets.push({
+          name: attributes.get('name') ?? '',
+          state: attributes.get('state') ?? 'visible',
+          relationshipId: attributes.get('id') ?? '',
+        });
       }
     },
     close() {
@@ -146,14 +150,19 @@ export async function readSharedStrings(chunks: AsyncIterable<Buffer>, limits: S
       else if (name === 'si') {
         inItem = false;
         if (strings.length >= limits.maxStrings) {
-          throw new XmlLimitError(`the shared strings table holds over ${limits.maxStrings.toLocaleString('en-US')} texts, more than examctl reads`);
+          throw new XmlLimitError(
+            `the shared strings table holds over ${limits.maxStrings.toLocaleString('en-US')} texts, more than examctl reads`,
+          );
         }
         strings.push(detached(decodeXstring(current)));
       }
     },
     text(text) {
       current += text;
-      if (current.length > MAX_CELL_CHARS) throw new XmlLimitError(`shared string ${strings.length} is over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`);
+      if (current.length > MAX_CELL_CHARS)
+        throw new XmlLimitError(
+          `shared string ${strings.length} is over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`,
+        );
     },
   });
   await readXmlPart(chunks, handler);
@@ -207,7 +216,8 @@ export async function readCellFormats(chunks: AsyncIterable<Buffer>): Promise<Ce
     open(name, attributes: XmlAttributes) {
       if (name === 'numFmts') inNumFmts = true;
       else if (name === 'cellXfs') inCellXfs = true;
-      else if (name === 'numFmt' && inNumFmts) custom.set(Number(attributes.get('numFmtId')), attributes.get('formatCode') ?? '');
+      else if (name === 'numFmt' && inNumFmts)
+        custom.set(Number(attributes.get('numFmtId')), attributes.get('formatCode') ?? '');
       else if (name === 'xf' && inCellXfs) formatIds.push(Number(attributes.get('numFmtId') ?? '0'));
     },
     close(name) {

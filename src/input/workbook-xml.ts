@@ -65,7 +65,14 @@ function localName(name: string): string {
 const NAMED_ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 function isXmlChar(code: number): boolean {
-  return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) || (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
+  return (
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
 }
 
 /** Resolves the five XML entities and numeric character references, once (`&amp;amp;` is `&amp;`). */
@@ -76,17 +83,24 @@ function decodeEntities(raw: string): string {
   let from = 0;
   while (amp !== -1) {
     const semicolon = raw.indexOf(';', amp);
-    if (semicolon === -1 || semicolon - amp > 12) throw new XmlSyntaxError(`a bare "&" in the text (${JSON.stringify(raw.slice(amp, amp + 12))}); XML writes it &amp;`);
+    if (semicolon === -1 || semicolon - amp > 12)
+      throw new XmlSyntaxError(
+        `a bare "&" in the text (${JSON.stringify(raw.slice(amp, amp + 12))}); XML writes it &amp;`,
+      );
     const name = raw.slice(amp + 1, semicolon);
     let decoded: string | undefined;
     if (name.startsWith('#')) {
       const code = name[1] === 'x' ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
       const digits = name[1] === 'x' ? /^#x[0-9a-fA-F]+$/ : /^#[0-9]+$/;
-      if (!digits.test(name) || !isXmlChar(code)) throw new XmlSyntaxError(`the character reference &${name}; is not a valid XML character`);
+      if (!digits.test(name) || !isXmlChar(code))
+        throw new XmlSyntaxError(`the character reference &${name}; is not a valid XML character`);
       decoded = String.fromCodePoint(code);
     } else {
       decoded = NAMED_ENTITIES[name];
-      if (decoded === undefined) throw new XmlSyntaxError(`the entity &${name}; is not defined (a workbook part uses only &amp; &lt; &gt; &quot; &apos; and numeric references)`);
+      if (decoded === undefined)
+        throw new XmlSyntaxError(
+          `the entity &${name}; is not defined (a workbook part uses only &amp; &lt; &gt; &quot; &apos; and numeric references)`,
+        );
     }
     out += raw.slice(from, amp) + decoded;
     from = semicolon + 1;
@@ -207,13 +221,15 @@ export class XmlTokenizer {
       const tag = this.readStartTag(source, lt);
       if (tag === undefined) break;
       const qualified = source.slice(lt + 1, tag.nameEnd);
-      if (this.stack.length === 0 && this.sawRoot) throw new XmlSyntaxError(`a second root element <${qualified}> (the part is not one XML document)`);
+      if (this.stack.length === 0 && this.sawRoot)
+        throw new XmlSyntaxError(`a second root element <${qualified}> (the part is not one XML document)`);
       this.sawRoot = true;
       const selfClosing = tag.selfClosing;
       const gt = tag.end;
       const name = localName(qualified);
       if (!selfClosing) {
-        if (this.stack.push(qualified) > MAX_DEPTH) throw new XmlLimitError(`elements nested over ${MAX_DEPTH} deep (a workbook part nests about ten)`);
+        if (this.stack.push(qualified) > MAX_DEPTH)
+          throw new XmlLimitError(`elements nested over ${MAX_DEPTH} deep (a workbook part nests about ten)`);
         this.names.push(name);
       }
       handler.open(name, this.attributes, selfClosing);
@@ -222,7 +238,9 @@ export class XmlTokenizer {
     }
     this.rest = at >= length ? '' : source.slice(at);
     if (this.rest.length > MAX_TOKEN_CHARS) {
-      throw new XmlLimitError(`a tag or text of over ${MAX_TOKEN_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`);
+      throw new XmlLimitError(
+        `a tag or text of over ${MAX_TOKEN_CHARS.toLocaleString('en-US')} characters (a cell holds at most 32,767)`,
+      );
     }
   }
 
@@ -260,12 +278,16 @@ export class XmlTokenizer {
       const nameEnd = at;
       while (at < length && isSpace(source.charCodeAt(at))) at++;
       if (at >= length) return undefined;
-      if (source.charCodeAt(at) !== EQUALS) throw new XmlSyntaxError(`a malformed attribute in <${source.slice(lt + 1, Math.min(at + 1, lt + 60))}`);
+      if (source.charCodeAt(at) !== EQUALS)
+        throw new XmlSyntaxError(`a malformed attribute in <${source.slice(lt + 1, Math.min(at + 1, lt + 60))}`);
       at++;
       while (at < length && isSpace(source.charCodeAt(at))) at++;
       if (at >= length) return undefined;
       const quote = source.charCodeAt(at);
-      if (quote !== QUOTE && quote !== APOS) throw new XmlSyntaxError(`an attribute value without quotes in <${source.slice(lt + 1, Math.min(at + 1, lt + 60))}`);
+      if (quote !== QUOTE && quote !== APOS)
+        throw new XmlSyntaxError(
+          `an attribute value without quotes in <${source.slice(lt + 1, Math.min(at + 1, lt + 60))}`,
+        );
       const valueEnd = source.indexOf(quote === QUOTE ? '"' : "'", at + 1);
       if (valueEnd === -1) return undefined;
       if (count < MAX_ATTRIBUTES) {
@@ -281,7 +303,8 @@ export class XmlTokenizer {
     attributes.count = count;
     if (code === SLASH) {
       if (at + 1 >= length) return undefined;
-      if (source.charCodeAt(at + 1) !== GT) throw new XmlSyntaxError(`a "/" inside the tag <${source.slice(lt + 1, Math.min(at + 2, lt + 60))}`);
+      if (source.charCodeAt(at + 1) !== GT)
+        throw new XmlSyntaxError(`a "/" inside the tag <${source.slice(lt + 1, Math.min(at + 2, lt + 60))}`);
       tag.selfClosing = true;
       tag.end = at + 1;
     } else {
@@ -294,22 +317,29 @@ export class XmlTokenizer {
   /** The end of the part: refuses a part cut short or one that held no XML. */
   end(): void {
     if (this.rest.trim().length > 0) {
-      if (this.handler.wantsText || this.rest.trimStart().startsWith('<')) throw new XmlSyntaxError('the XML ends inside a tag (the part is cut short)');
+      if (this.handler.wantsText || this.rest.trimStart().startsWith('<'))
+        throw new XmlSyntaxError('the XML ends inside a tag (the part is cut short)');
       this.skippedText(this.rest, 0, this.rest.length);
     }
     if (!this.sawRoot) throw new XmlSyntaxError('no XML element (the part is empty or not XML)');
-    if (this.stack.length > 0) throw new XmlSyntaxError(`the XML ends inside <${this.stack[this.stack.length - 1]}> (the part is cut short)`);
+    if (this.stack.length > 0)
+      throw new XmlSyntaxError(`the XML ends inside <${this.stack[this.stack.length - 1]}> (the part is cut short)`);
   }
 
   /** `</name>` between `from` and `gt`: it must close the element open last (compared in place, no copy). */
   private closeTag(source: string, from: number, gt: number): void {
     const open = this.stack[this.stack.length - 1];
     let end = from + (open?.length ?? 0);
-    const matches = open !== undefined && source.startsWith(open, from) && (end === gt || isSpace(source.charCodeAt(end)));
+    const matches =
+      open !== undefined && source.startsWith(open, from) && (end === gt || isSpace(source.charCodeAt(end)));
     if (matches) while (end < gt && isSpace(source.charCodeAt(end))) end++;
     if (!matches || end !== gt) {
       const written = source.slice(from, gt).trim();
-      throw new XmlSyntaxError(open === undefined ? `a closing tag </${written}> with no element open` : `</${written}> closes <${open}> (the XML is damaged)`);
+      throw new XmlSyntaxError(
+        open === undefined
+          ? `a closing tag </${written}> with no element open`
+          : `</${written}> closes <${open}> (the XML is damaged)`,
+      );
     }
     this.stack.pop();
     this.handler.close(this.names.pop() as string);
@@ -320,7 +350,10 @@ export class XmlTokenizer {
     if (this.stack.length > 0) return;
     for (let i = from; i < to; i++) {
       const code = source.charCodeAt(i);
-      if (!isSpace(code) && code !== 0xfeff) throw new XmlSyntaxError(`text outside the XML root element (${JSON.stringify(source.slice(i, i + 20))}): the part is not XML`);
+      if (!isSpace(code) && code !== 0xfeff)
+        throw new XmlSyntaxError(
+          `text outside the XML root element (${JSON.stringify(source.slice(i, i + 20))}): the part is not XML`,
+        );
     }
   }
 
@@ -339,9 +372,13 @@ export class XmlTokenizer {
       return end + 3;
     }
     if (source.startsWith('<!DOCTYPE', lt)) {
-      throw new XmlSyntaxError('a document type declaration (<!DOCTYPE ...>), which no workbook part has: entity declarations are refused, not expanded');
+      throw new XmlSyntaxError(
+        'a document type declaration (<!DOCTYPE ...>), which no workbook part has: entity declarations are refused, not expanded',
+      );
     }
-    throw new XmlSyntaxError(`a markup declaration (${JSON.stringify(source.slice(lt, lt + 12))}) that no workbook part has`);
+    throw new XmlSyntaxError(
+      `a markup declaration (${JSON.stringify(source.slice(lt, lt + 12))}) that no workbook part has`,
+    );
   }
 }
 

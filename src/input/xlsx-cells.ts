@@ -3,7 +3,16 @@
  * here, so every cell rule is testable without a workbook.
  */
 
-import { DATE_FIELDS, DATE_TIME_FIELDS, dateText, dateTimeText, pad, wallClockInZone, zoneConversionMessage, type WallClock } from '../domain/local-time.js';
+import {
+  DATE_FIELDS,
+  DATE_TIME_FIELDS,
+  dateText,
+  dateTimeText,
+  pad,
+  wallClockInZone,
+  zoneConversionMessage,
+  type WallClock,
+} from '../domain/local-time.js';
 import { WARNING_CODES } from '../domain/codes.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { wholeNumberAsShown } from '../formats/digit-format.js';
@@ -21,7 +30,9 @@ export type SheetValue =
   | { error: string };
 
 /** A cell's text (with a doubt: a warning's code and words), or why it has none; a date-time cell in `--timezone` also says its wall time as shown. */
-export type CellReading = { text: string; warning?: Pick<FieldWarning, 'code' | 'message'>; wall?: { text: string; zone: string } } | CellProblem;
+export type CellReading =
+  | { text: string; warning?: Pick<FieldWarning, 'code' | 'message'>; wall?: { text: string; zone: string } }
+  | CellProblem;
 
 /** Why a cell cannot be used, and `shown`, a report's text for it: docs/input-formats.md, "Cells examctl cannot read". */
 interface CellProblem {
@@ -57,7 +68,8 @@ export function plainNumber(value: number): string {
   const negative = shortest.startsWith('-');
   const digits = shortest.slice(negative ? 1 : 0, e).replace('.', '');
   const pointAt = 1 + exponent;
-  const body = pointAt <= 0 ? `0.${'0'.repeat(-pointAt)}${digits}` : `${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
+  const body =
+    pointAt <= 0 ? `0.${'0'.repeat(-pointAt)}${digits}` : `${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
   return `${negative ? '-' : ''}${body}`;
 }
 
@@ -131,12 +143,20 @@ function dateCell(date: Date, context: CellContext, dateOnly = false): CellReadi
   const field = context.field;
   const midnight = w.h === 0 && w.mi === 0 && w.s === 0;
   if (field !== undefined && DATE_FIELDS.has(field)) {
-    if (!midnight) return { problem: `${field} is a date cell with a time of day (${dateTimeText(w)}); give the date only`, shown: dateTimeText(w) };
+    if (!midnight)
+      return {
+        problem: `${field} is a date cell with a time of day (${dateTimeText(w)}); give the date only`,
+        shown: dateTimeText(w),
+      };
     return { text: dateText(w) };
   }
   if (field !== undefined && DATE_TIME_FIELDS.has(field)) {
     // As the CSV text 2027-01-20 is refused: midnight is not a time anybody typed.
-    if (dateOnly) return { problem: `${field} is a date cell (${dateText(w)}) without a time; give the date and time`, shown: dateText(w) };
+    if (dateOnly)
+      return {
+        problem: `${field} is a date cell (${dateText(w)}) without a time; give the date and time`,
+        shown: dateText(w),
+      };
     const zone = context.timeZone;
     if (zone === undefined) {
       return {
@@ -147,14 +167,24 @@ function dateCell(date: Date, context: CellContext, dateOnly = false): CellReadi
       };
     }
     const converted = wallClockInZone(w, zone);
-    if (!converted.ok) return { problem: `${zoneConversionMessage(`${field} ${dateTimeText(w)}`, converted.reason, zone)} as text`, shown: dateTimeText(w) };
+    if (!converted.ok)
+      return {
+        problem: `${zoneConversionMessage(`${field} ${dateTimeText(w)}`, converted.reason, zone)} as text`,
+        shown: dateTimeText(w),
+      };
     return { text: converted.text, wall: { text: dateTimeText(w), zone } };
   }
   const text = midnight ? dateText(w) : dateTimeText(w);
   // A date where none is expected is often a value the spreadsheet took for one (1-2 -> 2 January).
   return field === undefined
     ? { text }
-    : { text, warning: { code: WARNING_CODES.DateCellInTextField, message: `${field} was a date cell, read as ${text}; if it is not meant as a date, format the column as text and type it again` } };
+    : {
+        text,
+        warning: {
+          code: WARNING_CODES.DateCellInTextField,
+          message: `${field} was a date cell, read as ${text}; if it is not meant as a date, format the column as text and type it again`,
+        },
+      };
 }
 
 /**
@@ -167,7 +197,10 @@ function timeCell(fraction: number, context: CellContext): CellReading {
   const text = `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor(seconds / 60) % 60)}${seconds % 60 === 0 ? '' : `:${pad(seconds % 60)}`}`;
   const field = context.field;
   if (field !== undefined && (DATE_FIELDS.has(field) || DATE_TIME_FIELDS.has(field))) {
-    return { problem: `${field} is a time cell (${text}) without a date; give the date${DATE_TIME_FIELDS.has(field) ? ' and time' : ''}`, shown: text };
+    return {
+      problem: `${field} is a time cell (${text}) without a date; give the date${DATE_TIME_FIELDS.has(field) ? ' and time' : ''}`,
+      shown: text,
+    };
   }
   return { text };
 }
@@ -181,12 +214,27 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.
  */
 function isoDateCell(iso: string, context: CellContext): CellReading {
   const match = ISO_DATE.exec(iso);
-  if (match === null) return { problem: `the date cell holds "${iso}", which is not an ISO 8601 date; format the column as text and type the value`, shown: iso };
+  if (match === null)
+    return {
+      problem: `the date cell holds "${iso}", which is not an ISO 8601 date; format the column as text and type the value`,
+      shown: iso,
+    };
   const [, y, mo, d, h, mi, s, fraction, zone] = match;
   const date = new Date(0);
   date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
-  date.setUTCHours(Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), fraction === undefined ? 0 : Math.round(Number(`0.${fraction}`) * 1000));
-  if (date.getUTCMonth() !== Number(mo) - 1 || date.getUTCDate() !== Number(d) || Number(h ?? 0) > 23 || Number(mi ?? 0) > 59 || Number(s ?? 0) > 59) {
+  date.setUTCHours(
+    Number(h ?? 0),
+    Number(mi ?? 0),
+    Number(s ?? 0),
+    fraction === undefined ? 0 : Math.round(Number(`0.${fraction}`) * 1000),
+  );
+  if (
+    date.getUTCMonth() !== Number(mo) - 1 ||
+    date.getUTCDate() !== Number(d) ||
+    Number(h ?? 0) > 23 ||
+    Number(mi ?? 0) > 59 ||
+    Number(s ?? 0) > 59
+  ) {
     return { problem: `the date cell holds "${iso}", which is no calendar date; type the value again`, shown: iso };
   }
   if (zone !== undefined && context.field !== undefined && DATE_TIME_FIELDS.has(context.field)) return { text: iso };
@@ -231,7 +279,10 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
     const date = serialDate(value, context.date1904 === true);
     if (date === undefined) {
       const what = context.field === undefined ? 'the cell is the date' : `${field} is the date cell`;
-      return { problem: `${what} 1900-02-29 (serial 60), a day that did not exist (Excel keeps it for Lotus 1-2-3); type the date again`, shown: '1900-02-29' };
+      return {
+        problem: `${what} 1900-02-29 (serial 60), a day that did not exist (Excel keeps it for Lotus 1-2-3); type the date again`,
+        shown: '1900-02-29',
+      };
     }
     return dateCell(date, context, Number.isInteger(value) && !showsTime(numFmt));
   }
@@ -261,7 +312,11 @@ export function readCell(value: SheetValue, numFmt: string | undefined, context:
   if (typeof value === 'string') return { text: value };
   if (typeof value === 'number') return numberCell(value, numFmt, context);
   if (typeof value === 'boolean') return { text: value ? 'true' : 'false' };
-  if ('error' in value) return { problem: `the cell holds the error ${value.error}; fix it in the spreadsheet or type the value`, shown: value.error };
+  if ('error' in value)
+    return {
+      problem: `the cell holds the error ${value.error}; fix it in the spreadsheet or type the value`,
+      shown: value.error,
+    };
   if ('isoDate' in value) return isoDateCell(value.isoDate, context);
   const result = value.result;
   if (result === undefined || result === null) {
@@ -274,9 +329,18 @@ export function readCell(value: SheetValue, numFmt: string | undefined, context:
   }
   // LibreOffice saves a typed TRUE or FALSE as the formula TRUE() or FALSE(), whose saved 1 or 0 arrives as a number.
   const formula = value.formula.trim().toUpperCase();
-  if ((formula === 'TRUE()' || formula === 'FALSE()') && typeof result === 'number') return { text: result !== 0 ? 'true' : 'false' };
+  if ((formula === 'TRUE()' || formula === 'FALSE()') && typeof result === 'number')
+    return { text: result !== 0 ? 'true' : 'false' };
   // A formula that ends in an error saves its error code, which arrives as NaN.
-  if (typeof result === 'number' && Number.isNaN(result)) return { problem: 'the cell is a formula whose result is an error; fix it in the spreadsheet or type the value', shown: '#NUM!' };
-  if (typeof result === 'object' && 'error' in result) return { problem: `the cell is a formula whose result is the error ${String(result.error)}; fix it in the spreadsheet or type the value`, shown: String(result.error) };
+  if (typeof result === 'number' && Number.isNaN(result))
+    return {
+      problem: 'the cell is a formula whose result is an error; fix it in the spreadsheet or type the value',
+      shown: '#NUM!',
+    };
+  if (typeof result === 'object' && 'error' in result)
+    return {
+      problem: `the cell is a formula whose result is the error ${String(result.error)}; fix it in the spreadsheet or type the value`,
+      shown: String(result.error),
+    };
   return readCell(result as SheetValue, numFmt, context);
 }

@@ -76,11 +76,22 @@ const OLE2_SIGNATURE = 0xe011cfd0;
 /** A file without a zip directory, refused by what its first bytes say it is instead. */
 function notAWorkbook(file: string, error: NoZipDirectoryError): InputFileError {
   const signature = error.head.length === 4 ? error.head.readUInt32LE(0) : undefined;
-  if (signature === ZIP_SIGNATURE) return new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
+  if (signature === ZIP_SIGNATURE)
+    return new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
   if (signature === OLE2_SIGNATURE) {
-    return new InputFileError(file, undefined, 'not an .xlsx workbook: this is an Excel 97-2003 (.xls) file or a password-protected workbook; save it as "Excel Workbook (.xlsx)" without a password');
+    return new InputFileError(
+      file,
+      undefined,
+      'not an .xlsx workbook: this is an Excel 97-2003 (.xls) file or a password-protected workbook; save it as "Excel Workbook (.xlsx)" without a password',
+    );
   }
-  return new InputFileError(file, undefined, error.head.length === 0 ? 'not an .xlsx workbook: the file is empty' : 'not an .xlsx workbook (the content is not a zip archive); a CSV file must end in .csv');
+  return new InputFileError(
+    file,
+    undefined,
+    error.head.length === 0
+      ? 'not an .xlsx workbook: the file is empty'
+      : 'not an .xlsx workbook (the content is not a zip archive); a CSV file must end in .csv',
+  );
 }
 
 interface SheetEntry {
@@ -97,7 +108,8 @@ export function chooseSheet(sheets: readonly SheetEntry[], wanted: string | unde
   if (worksheets.length === 0) throw new InputFileError(file, undefined, 'not an .xlsx workbook: it has no worksheet');
   if (wanted === undefined) {
     const first = worksheets.find((sheet) => !sheet.hidden);
-    if (first === undefined) throw new InputFileError(file, undefined, `every worksheet is hidden; name one with --sheet (${list()})`);
+    if (first === undefined)
+      throw new InputFileError(file, undefined, `every worksheet is hidden; name one with --sheet (${list()})`);
     return first;
   }
   const exact = worksheets.find((sheet) => sheet.name === wanted);
@@ -107,7 +119,11 @@ export function chooseSheet(sheets: readonly SheetEntry[], wanted: string | unde
   if (/^[1-9][0-9]*$/.test(wanted)) {
     const byPosition = sheets[Number(wanted) - 1];
     if (byPosition?.part !== undefined) return byPosition;
-    throw new InputFileError(file, undefined, `--sheet ${wanted}: the workbook has ${sheets.length} ${sheets.length === 1 ? 'sheet' : 'sheets'}${byPosition === undefined ? '' : `, and sheet ${wanted} is a chart`} (${list()})`);
+    throw new InputFileError(
+      file,
+      undefined,
+      `--sheet ${wanted}: the workbook has ${sheets.length} ${sheets.length === 1 ? 'sheet' : 'sheets'}${byPosition === undefined ? '' : `, and sheet ${wanted} is a chart`} (${list()})`,
+    );
   }
   throw new InputFileError(file, undefined, `--sheet ${wanted}: no sheet of that name (sheets: ${list()})`);
 }
@@ -122,11 +138,19 @@ function quotedSheet(sheet: SheetEntry): string {
  * spacing and `_`/`-` forgiven); none when the sheet is empty, undefined when it cannot be read
  * (the sheet read says why itself; another one is only compared).
  */
-async function headerNamesOf(workbook: OpenedWorkbook, sheet: SheetEntry, limits: XlsxLimits): Promise<Set<string> | undefined> {
+async function headerNamesOf(
+  workbook: OpenedWorkbook,
+  sheet: SheetEntry,
+  limits: XlsxLimits,
+): Promise<Set<string> | undefined> {
   const part = sheet.part;
   if (part === undefined || !workbook.zip.has(part)) return undefined;
   try {
-    for await (const batch of sheetRowBatches(workbook.zip.chunks(part, limits.sheetBytes), workbook.strings, workbook.formats)) {
+    for await (const batch of sheetRowBatches(
+      workbook.zip.chunks(part, limits.sheetBytes),
+      workbook.strings,
+      workbook.formats,
+    )) {
       for (const row of batch) {
         const names = new Set<string>();
         for (const cell of row.cells) {
@@ -146,7 +170,13 @@ async function headerNamesOf(workbook: OpenedWorkbook, sheet: SheetEntry, limits
  * Without --sheet the other visible worksheets are refused or named, never left out without a
  * word (docs/input-formats.md, ".xlsx", "Other sheets").
  */
-async function checkOtherSheets(workbook: OpenedWorkbook, chosen: SheetEntry, display: string, options: XlsxReadOptions, limits: XlsxLimits): Promise<void> {
+async function checkOtherSheets(
+  workbook: OpenedWorkbook,
+  chosen: SheetEntry,
+  display: string,
+  options: XlsxReadOptions,
+  limits: XlsxLimits,
+): Promise<void> {
   const others = workbook.sheets.filter((sheet) => sheet !== chosen && sheet.part !== undefined && !sheet.hidden);
   if (others.length === 0) return;
   const mine = await headerNamesOf(workbook, chosen, limits);
@@ -171,7 +201,11 @@ async function checkOtherSheets(workbook: OpenedWorkbook, chosen: SheetEntry, di
   if (mine.size === 0) {
     // The first sheet holds nothing (a cover, a blank tab): the rows are on another one.
     if (filled.length > 0) {
-      throw new InputFileError(display, undefined, `the first sheet, ${quotedSheet(chosen)}, is empty: give the sheet to read with --sheet (${filled.map((sheet) => `--sheet ${quotedSheet(sheet)}`).join(', or ')})`);
+      throw new InputFileError(
+        display,
+        undefined,
+        `the first sheet, ${quotedSheet(chosen)}, is empty: give the sheet to read with --sheet (${filled.map((sheet) => `--sheet ${quotedSheet(sheet)}`).join(', or ')})`,
+      );
     }
     return;
   }
@@ -184,14 +218,21 @@ async function checkOtherSheets(workbook: OpenedWorkbook, chosen: SheetEntry, di
         `Run once per sheet with --sheet (${all.map((sheet) => `--sheet ${quotedSheet(sheet)}`).join(', then ')}), or put all the rows on one sheet`,
     );
   }
-  if (unread.length > 0) await options.notice?.(`note: ${display}: read the sheet ${quotedSheet(chosen)}; not read: ${unread.map(quotedSheet).join(', ')} (other columns; --sheet NAME reads another)`);
+  if (unread.length > 0)
+    await options.notice?.(
+      `note: ${display}: read the sheet ${quotedSheet(chosen)}; not read: ${unread.map(quotedSheet).join(', ')} (other columns; --sheet NAME reads another)`,
+    );
 }
 
 const TEMPLATE_DESCRIPTION_NAMES = TEMPLATE_DESCRIPTION_SHEET.header.map(normalizeColumnName);
 
 /** examctl's own template's "Columns" sheet (by its name and header): a description of the columns, never data. */
 function isTemplateDescription(sheet: SheetEntry, names: ReadonlySet<string>): boolean {
-  return sheet.name === TEMPLATE_DESCRIPTION_SHEET.name && names.size === TEMPLATE_DESCRIPTION_NAMES.length && TEMPLATE_DESCRIPTION_NAMES.every((name) => names.has(name));
+  return (
+    sheet.name === TEMPLATE_DESCRIPTION_SHEET.name &&
+    names.size === TEMPLATE_DESCRIPTION_NAMES.length &&
+    TEMPLATE_DESCRIPTION_NAMES.every((name) => names.has(name))
+  );
 }
 
 /** The cell's text (trimmed, as CSV cells are); for a cell that cannot be used, what the spreadsheet shows in it (the report gives the row back with it). */
@@ -224,11 +265,19 @@ export const XLSX_LIMITS: Readonly<XlsxLimits> = {
 const DEFAULT_WORKBOOK_PART = 'xl/workbook.xml';
 
 /** What a workbook part failed with, as a refusal of the file (the part named; a sheet's, at the row it reached). */
-function partFailure(error: unknown, file: string, part: string, line?: number, xmlPart = `not a readable .xlsx workbook: ${part}`): unknown {
+function partFailure(
+  error: unknown,
+  file: string,
+  part: string,
+  line?: number,
+  xmlPart = `not a readable .xlsx workbook: ${part}`,
+): unknown {
   if (error instanceof InputFileError) return error;
   if (error instanceof ZipEntryTooLargeError) return new InputFileError(file, line, `refused: ${error.message}`);
-  if (error instanceof ZipFormatError) return new InputFileError(file, line, `not a readable .xlsx workbook: ${error.message}`);
-  if (error instanceof XmlSyntaxError) return new InputFileError(file, line, `${xmlPart} is not valid XML: ${error.message}`);
+  if (error instanceof ZipFormatError)
+    return new InputFileError(file, line, `not a readable .xlsx workbook: ${error.message}`);
+  if (error instanceof XmlSyntaxError)
+    return new InputFileError(file, line, `${xmlPart} is not valid XML: ${error.message}`);
   if (error instanceof XmlLimitError) return new InputFileError(file, line, `refused: ${part}: ${error.message}`);
   return error;
 }
@@ -242,7 +291,14 @@ interface OpenedWorkbook {
 }
 
 /** Reads one small part through `read`, or gives `absent` when the zip has no such entry. */
-async function readPart<T>(zip: ZipEntries, part: string, limit: number, file: string, read: (chunks: AsyncIterable<Buffer>) => Promise<T>, absent: T): Promise<T> {
+async function readPart<T>(
+  zip: ZipEntries,
+  part: string,
+  limit: number,
+  file: string,
+  read: (chunks: AsyncIterable<Buffer>) => Promise<T>,
+  absent: T,
+): Promise<T> {
   if (!zip.has(part)) return absent;
   try {
     return await read(zip.chunks(part, limit));
@@ -258,7 +314,8 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
     zip = await ZipEntries.open(path);
   } catch (error) {
     if (error instanceof NoZipDirectoryError) throw notAWorkbook(file, error);
-    if (error instanceof ZipFormatError) throw new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
+    if (error instanceof ZipFormatError)
+      throw new InputFileError(file, undefined, `not an .xlsx workbook: ${error.message}`);
     throw cannotRead(file, error);
   }
   const small = limits.smallPartBytes;
@@ -279,11 +336,22 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
   const sheets = info.sheets.map((sheet): SheetEntry => {
     const rel = byId.get(sheet.relationshipId);
     const isWorksheet = rel !== undefined && !rel.external && (rel.type === '' || relationshipIs(rel, 'worksheet'));
-    return { name: sheet.name, hidden: isHiddenState(sheet.state), part: isWorksheet ? resolvePartName(workbookPart, rel.target) : undefined };
+    return {
+      name: sheet.name,
+      hidden: isHiddenState(sheet.state),
+      part: isWorksheet ? resolvePartName(workbookPart, rel.target) : undefined,
+    };
   });
   const formats = await readPart(zip, target('styles', 'xl/styles.xml'), small, file, readCellFormats, []);
   const stringsPart = target('sharedStrings', 'xl/sharedStrings.xml');
-  const strings = await readPart(zip, stringsPart, limits.sharedStringsBytes, file, (chunks) => readSharedStrings(chunks, { maxStrings: limits.sharedStrings }), []);
+  const strings = await readPart(
+    zip,
+    stringsPart,
+    limits.sharedStringsBytes,
+    file,
+    (chunks) => readSharedStrings(chunks, { maxStrings: limits.sharedStrings }),
+    [],
+  );
   return { zip, sheets, date1904: info.date1904, strings, formats };
 }
 
@@ -291,18 +359,25 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
  * Reads the chosen worksheet and hands each non-blank row's record to `add`; yields (nothing)
  * after each batch of rows so the caller can pass on what it collected.
  */
-async function* xlsxRows(path: string, options: XlsxReadOptions, add: (record: InputRecord) => void, same: { stat?: string; sha256?: string }): AsyncGenerator<void> {
+async function* xlsxRows(
+  path: string,
+  options: XlsxReadOptions,
+  add: (record: InputRecord) => void,
+  same: { stat?: string; sha256?: string },
+): AsyncGenerator<void> {
   const display = options.displayName ?? path;
   const limits = { ...XLSX_LIMITS, ...options.limits };
   const workbook = await openWorkbook(path, display, limits);
   // Each pass opens it again: another file than the first (Excel saves by rename) is refused.
-  if (workbook.zip.identity !== (same.stat ??= workbook.zip.identity)) throw new InputFileError(display, undefined, INPUT_CHANGED);
+  if (workbook.zip.identity !== (same.stat ??= workbook.zip.identity))
+    throw new InputFileError(display, undefined, INPUT_CHANGED);
   same.sha256 ??= workbook.zip.identity.slice(-64);
   const sheet = chooseSheet(workbook.sheets, options.sheet, display);
   if (options.sheet === undefined) await checkOtherSheets(workbook, sheet, display, options, limits);
   const part = sheet.part as string;
   const file = `${display}[${sheet.name}]`;
-  if (!workbook.zip.has(part)) throw new InputFileError(file, undefined, `the worksheet is missing from the file (no ${part} in the archive)`);
+  if (!workbook.zip.has(part))
+    throw new InputFileError(file, undefined, `the worksheet is missing from the file (no ${part} in the archive)`);
   let merges: VerticalMerge[] = [];
   try {
     merges = await verticalMerges(workbook.zip.chunks(part, limits.sheetBytes), limits.smallPartBytes);
@@ -343,7 +418,12 @@ async function* sheetRows(
         const cells: string[] = [];
         for (const cell of row.cells) {
           const reading = readCell(cell.value, cell.numFmt, { field: undefined, date1904 });
-          if ('problem' in reading) throw new InputFileError(file, line, `header cell ${columnLetters(cell.column)}${line}: ${reading.problem}`);
+          if ('problem' in reading)
+            throw new InputFileError(
+              file,
+              line,
+              `header cell ${columnLetters(cell.column)}${line}: ${reading.problem}`,
+            );
           cells[cell.column - 1] = reading.text.trim();
         }
         for (let i = 0; i < cells.length; i++) cells[i] ??= '';
@@ -358,7 +438,8 @@ async function* sheetRows(
         merged = merges.length === 0 ? undefined : new MergedColumns(merges, line);
         continue;
       }
-      const { cells: rowCells, copied } = merged === undefined ? { cells: row.cells, copied: undefined } : merged.fill(row);
+      const { cells: rowCells, copied } =
+        merged === undefined ? { cells: row.cells, copied: undefined } : merged.fill(row);
       const names = mapping.names;
       const cells = new Array<string>(width).fill('');
       const problems: Problem[] = [];
@@ -374,28 +455,44 @@ async function* sheetRows(
         // A merged cell's value alone does not make a row: the rows a label is merged down are not records by it.
         if (copied?.has(column) !== true) blank = false;
         if (column > width) {
-          throw new InputFileError(file, line, `a value in cell ${columnLetters(column)}${line}, whose column has no name in the header (row ${headerLine})`);
+          throw new InputFileError(
+            file,
+            line,
+            `a value in cell ${columnLetters(column)}${line}, whose column has no name in the header (row ${headerLine})`,
+          );
         }
         cells[column - 1] = text;
         if (field === undefined) continue;
         const secret = SECRET_FIELDS.has(field);
         if ('problem' in reading) {
-          const reason = secret ? `${field} must be typed as text (the cell holds a number, a date, a formula or an error)` : reading.problem;
+          const reason = secret
+            ? `${field} must be typed as text (the cell holds a number, a date, a formula or an error)`
+            : reading.problem;
           problems.push({ field, code: null, message: `cell ${columnLetters(column)}${line}: ${reason}` });
         } else if (reading.warning !== undefined && !secret) {
-          warnings.push({ field, code: reading.warning.code, message: `cell ${columnLetters(column)}${line}: ${reading.warning.message}` });
+          warnings.push({
+            field,
+            code: reading.warning.code,
+            message: `cell ${columnLetters(column)}${line}: ${reading.warning.message}`,
+          });
         }
-        if ('wall' in reading && reading.wall !== undefined) written.push({ field, text: reading.wall.text, zone: reading.wall.zone, value: reading.text });
+        if ('wall' in reading && reading.wall !== undefined)
+          written.push({ field, text: reading.wall.text, zone: reading.wall.zone, value: reading.text });
         else if (typeof value === 'number' && text === plainNumber(value)) bareNumbers.push(field);
       }
       if (blank) continue;
-      if (isHeaderRepeat(cells, headerKeys)) throw new InputFileError(file, line, 'the header row is repeated here (sheets pasted together?)');
+      if (isHeaderRepeat(cells, headerKeys))
+        throw new InputFileError(file, line, 'the header row is repeated here (sheets pasted together?)');
       if (row.hidden === true && options.hiddenRows !== 'include') {
         hiddenCount += 1;
         if (hidden.length < HIDDEN_ROWS_NAMED) hidden.push(line);
         continue;
       }
-      const record: InputRecord = { source: { file, line, index: rows }, fields: rowFields(cells, mapping), raw: { header, cells, names } };
+      const record: InputRecord = {
+        source: { file, line, index: rows },
+        fields: rowFields(cells, mapping),
+        raw: { header, cells, names },
+      };
       if (problems.length > 0) {
         // A field whose cell could not be read is left unset; its problem says why.
         for (const problem of problems) delete record.fields[problem.field];
@@ -419,7 +516,9 @@ async function* sheetRows(
         `${which} ${hiddenCount === 1 ? 'is' : 'are'} hidden (by a filter, or by hand), and a hidden row is acted on as the others are: ` +
           'give --hidden-rows include to act on every row, hidden or not, or --hidden-rows skip to leave the hidden ones out' +
           // A run report filtered on its status (docs/human.md, "Fix and retry"): what was meant is what is shown.
-          (headerKeys.includes(normalizeColumnName('status')) ? ' (a run report filtered on its status: --hidden-rows skip acts on the rows shown, and --only-failed sends none of its ok rows either way)' : ''),
+          (headerKeys.includes(normalizeColumnName('status'))
+            ? ' (a run report filtered on its status: --hidden-rows skip acts on the rows shown, and --only-failed sends none of its ok rows either way)'
+            : ''),
       );
     }
     await options.notice?.(`note: ${file}: ${which} left out, hidden (--hidden-rows skip)`);

@@ -91,23 +91,33 @@ export class ZipEntries {
         const locatorAt = tailStart + end - 20;
         const locator = Buffer.alloc(20);
         if (locatorAt >= 0) await handle.read(locator, 0, 20, locatorAt);
-        if (locatorAt < 0 || locator.readUInt32LE(0) !== ZIP64_END_LOCATOR) throw new ZipFormatError('a damaged zip64 archive (no zip64 directory locator)');
+        if (locatorAt < 0 || locator.readUInt32LE(0) !== ZIP64_END_LOCATOR)
+          throw new ZipFormatError('a damaged zip64 archive (no zip64 directory locator)');
         const zip64EndAt = readSize64(locator, 8);
         const zip64End = Buffer.alloc(56);
-        if (zip64EndAt + 56 > size) throw new ZipFormatError('a damaged zip64 archive (its directory record points past the end of the file)');
+        if (zip64EndAt + 56 > size)
+          throw new ZipFormatError('a damaged zip64 archive (its directory record points past the end of the file)');
         await handle.read(zip64End, 0, 56, zip64EndAt);
-        if (zip64End.readUInt32LE(0) !== ZIP64_END_OF_DIRECTORY) throw new ZipFormatError('a damaged zip64 archive (no zip64 directory record)');
+        if (zip64End.readUInt32LE(0) !== ZIP64_END_OF_DIRECTORY)
+          throw new ZipFormatError('a damaged zip64 archive (no zip64 directory record)');
         count = readSize64(zip64End, 32);
         directorySize = readSize64(zip64End, 40);
         directoryOffset = readSize64(zip64End, 48);
       }
-      if (directoryOffset + directorySize > size) throw new ZipFormatError('the zip directory points past the end of the file (cut short?)');
-      if (directorySize > MAX_DIRECTORY_BYTES) throw new ZipFormatError(`a zip directory of ${bytes(directorySize)}, far more than a workbook has`);
+      if (directoryOffset + directorySize > size)
+        throw new ZipFormatError('the zip directory points past the end of the file (cut short?)');
+      if (directorySize > MAX_DIRECTORY_BYTES)
+        throw new ZipFormatError(`a zip directory of ${bytes(directorySize)}, far more than a workbook has`);
       const directory = Buffer.alloc(directorySize);
       await handle.read(directory, 0, directorySize, directoryOffset);
       const hash = createHash('sha256');
       for await (const chunk of handle.createReadStream({ autoClose: false })) hash.update(chunk);
-      return new ZipEntries(path, size, parseDirectory(directory, count), [dev, ino, size, mtimeMs, ctimeMs, hash.digest('hex')].join(':'));
+      return new ZipEntries(
+        path,
+        size,
+        parseDirectory(directory, count),
+        [dev, ino, size, mtimeMs, ctimeMs, hash.digest('hex')].join(':'),
+      );
     } finally {
       await handle.close();
     }
@@ -126,15 +136,25 @@ export class ZipEntries {
     const entry = this.entries.get(partKey(name));
     if (entry === undefined) throw new ZipFormatError(`no ${name} in the archive`);
     if (entry.encrypted) throw new ZipFormatError(`${name} is encrypted`);
-    if (entry.method !== 0 && entry.method !== 8) throw new ZipFormatError(`${name} uses zip compression method ${entry.method}, which examctl does not read`);
-    if (entry.size > limit) throw new ZipEntryTooLargeError(`${name} declares ${bytes(entry.size)} inflated, over the limit of ${bytes(limit)}`);
+    if (entry.method !== 0 && entry.method !== 8)
+      throw new ZipFormatError(`${name} uses zip compression method ${entry.method}, which examctl does not read`);
+    if (entry.size > limit)
+      throw new ZipEntryTooLargeError(
+        `${name} declares ${bytes(entry.size)} inflated, over the limit of ${bytes(limit)}`,
+      );
     const start = await this.dataStart(entry);
-    if (start + entry.compressedSize > this.fileSize) throw new ZipFormatError(`${name} runs past the end of the file (cut short?)`);
+    if (start + entry.compressedSize > this.fileSize)
+      throw new ZipFormatError(`${name} runs past the end of the file (cut short?)`);
     if (entry.compressedSize === 0) {
-      if (entry.size !== 0) throw new ZipFormatError(`a damaged zip entry (${name} holds no data but declares ${bytes(entry.size)})`);
+      if (entry.size !== 0)
+        throw new ZipFormatError(`a damaged zip entry (${name} holds no data but declares ${bytes(entry.size)})`);
       return;
     }
-    const raw = createReadStream(this.path, { start, end: start + entry.compressedSize - 1, highWaterMark: READ_CHUNK });
+    const raw = createReadStream(this.path, {
+      start,
+      end: start + entry.compressedSize - 1,
+      highWaterMark: READ_CHUNK,
+    });
     const source = entry.method === 0 ? raw : raw.pipe(createInflateRaw({ chunkSize: READ_CHUNK }));
     if (source !== raw) raw.on('error', (error) => source.destroy(error));
     let total = 0;
@@ -143,7 +163,9 @@ export class ZipEntries {
       for await (const chunk of source as AsyncIterable<Buffer>) {
         total += chunk.length;
         if (total > entry.size) {
-          throw new ZipEntryTooLargeError(`${name} inflates to more than the ${bytes(entry.size)} its zip directory declares (a damaged file, or one built to exhaust memory)`);
+          throw new ZipEntryTooLargeError(
+            `${name} inflates to more than the ${bytes(entry.size)} its zip directory declares (a damaged file, or one built to exhaust memory)`,
+          );
         }
         crc = crc32(chunk, crc);
         yield chunk;
@@ -151,13 +173,17 @@ export class ZipEntries {
     } catch (error) {
       if (error instanceof ZipFormatError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
-      if (typeof code === 'string' && code.startsWith('Z_')) throw new ZipFormatError(`a damaged zip entry (${name}: ${(error as Error).message})`);
+      if (typeof code === 'string' && code.startsWith('Z_'))
+        throw new ZipFormatError(`a damaged zip entry (${name}: ${(error as Error).message})`);
       throw error;
     } finally {
       raw.destroy();
       if (source !== raw) source.destroy();
     }
-    if (total !== entry.size) throw new ZipFormatError(`a damaged zip entry (${name} inflates to ${bytes(total)}, its directory declares ${bytes(entry.size)})`);
+    if (total !== entry.size)
+      throw new ZipFormatError(
+        `a damaged zip entry (${name} inflates to ${bytes(total)}, its directory declares ${bytes(entry.size)})`,
+      );
     if (crc >>> 0 !== entry.crc) throw new ZipFormatError(`a damaged zip entry (${name} fails its CRC-32 check)`);
   }
 
@@ -167,7 +193,8 @@ export class ZipEntries {
     const header = Buffer.alloc(30);
     try {
       const { bytesRead } = await handle.read(header, 0, 30, entry.localHeaderOffset);
-      if (bytesRead < 30 || header.readUInt32LE(0) !== LOCAL_HEADER) throw new ZipFormatError(`a damaged zip entry (${entry.name})`);
+      if (bytesRead < 30 || header.readUInt32LE(0) !== LOCAL_HEADER)
+        throw new ZipFormatError(`a damaged zip entry (${entry.name})`);
     } finally {
       await handle.close();
     }
@@ -187,7 +214,8 @@ function parseDirectory(directory: Buffer, count: number): Map<string, ZipEntry>
   const entries = new Map<string, ZipEntry>();
   let at = 0;
   for (let n = 0; n < count; n++) {
-    if (at + 46 > directory.length || directory.readUInt32LE(at) !== DIRECTORY_ENTRY) throw new ZipFormatError('a damaged zip directory');
+    if (at + 46 > directory.length || directory.readUInt32LE(at) !== DIRECTORY_ENTRY)
+      throw new ZipFormatError('a damaged zip directory');
     const nameLength = directory.readUInt16LE(at + 28);
     const extraLength = directory.readUInt16LE(at + 30);
     const commentLength = directory.readUInt16LE(at + 32);
@@ -201,7 +229,8 @@ function parseDirectory(directory: Buffer, count: number): Map<string, ZipEntry>
       const extra = zip64Extra(directory.subarray(at + 46 + nameLength, at + 46 + nameLength + extraLength));
       let next = 0;
       const take = (): number => {
-        if (extra === undefined || next + 8 > extra.length) throw new ZipFormatError(`a damaged zip64 directory entry (${name})`);
+        if (extra === undefined || next + 8 > extra.length)
+          throw new ZipFormatError(`a damaged zip64 directory entry (${name})`);
         const value = readSize64(extra, next);
         next += 8;
         return value;
@@ -212,15 +241,16 @@ function parseDirectory(directory: Buffer, count: number): Map<string, ZipEntry>
     }
     // The first of two names that differ only in case or separator is kept (a package holds one).
     const key = partKey(name);
-    if (!entries.has(key)) entries.set(key, {
-      name,
-      encrypted: (directory.readUInt16LE(at + 8) & 1) === 1,
-      method: directory.readUInt16LE(at + 10),
-      crc: directory.readUInt32LE(at + 16),
-      compressedSize,
-      size,
-      localHeaderOffset,
-    });
+    if (!entries.has(key))
+      entries.set(key, {
+        name,
+        encrypted: (directory.readUInt16LE(at + 8) & 1) === 1,
+        method: directory.readUInt16LE(at + 10),
+        crc: directory.readUInt32LE(at + 16),
+        compressedSize,
+        size,
+        localHeaderOffset,
+      });
     at += 46 + nameLength + extraLength + commentLength;
   }
   return entries;

@@ -58,20 +58,36 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
   let profileFile;
   if (profile !== undefined) {
     const { name, defaults, configDir } = profile;
-    for (const [source, field] of Object.entries(defaults.map ?? {})) map.push({ source, field, origin: `profile ${name}: map`, level: 0 });
+    for (const [source, field] of Object.entries(defaults.map ?? {}))
+      map.push({ source, field, origin: `profile ${name}: map`, level: 0 });
     if (defaults.mapFile !== undefined) {
       // Judged as the config file naming it is: a map file others can write chooses what is sent.
-      profileFile = await mapFileFlags(resolve(configDir, defaults.mapFile), `profile ${name}: mapFile ${defaults.mapFile}`, 0, deps, true);
+      profileFile = await mapFileFlags(
+        resolve(configDir, defaults.mapFile),
+        `profile ${name}: mapFile ${defaults.mapFile}`,
+        0,
+        deps,
+        true,
+      );
       map.push(...profileFile.map);
       computed.push(...profileFile.computed);
     }
-    for (const [field, value] of Object.entries(defaults.set ?? {})) set.push({ field, value, origin: `profile ${name}: set`, level: 0 });
+    for (const [field, value] of Object.entries(defaults.set ?? {}))
+      set.push({ field, value, origin: `profile ${name}: set`, level: 0 });
   }
-  const file = options.mapFile === undefined ? undefined : await mapFileFlags(resolve(deps.cwd, options.mapFile), `--map-file ${options.mapFile}`, 1, deps);
+  const file =
+    options.mapFile === undefined
+      ? undefined
+      : await mapFileFlags(resolve(deps.cwd, options.mapFile), `--map-file ${options.mapFile}`, 1, deps);
   map.push(...(file?.map ?? []));
   computed.push(...(file?.computed ?? []));
   // What the journal keeps (run-journaling.ts): the profile as read here, not after the prompt.
-  PROFILE_READ.set(deps.stderr, { settings, shapes: profileFile !== undefined && (await import('../input/map-file.js')).mapFileShapes(profileFile.entries, file?.entries) });
+  PROFILE_READ.set(deps.stderr, {
+    settings,
+    shapes:
+      profileFile !== undefined &&
+      (await import('../input/map-file.js')).mapFileShapes(profileFile.entries, file?.entries),
+  });
   for (const entry of options.map ?? []) {
     const [source, field] = splitPair(entry, '--map', true);
     map.push({ source, field, origin: '--map', level: 2 });
@@ -81,7 +97,14 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
     set.push({ field, value, origin: '--set', level: 2 });
   }
   const { dateFormat, timezone, encoding } = settings.values;
-  return { map, computed, set, dateFormat: settingText(dateFormat, 'dateFormat'), timezone: settingText(timezone, 'timezone'), encoding: settingText(encoding, 'encoding') };
+  return {
+    map,
+    computed,
+    set,
+    dateFormat: settingText(dateFormat, 'dateFormat'),
+    timezone: settingText(timezone, 'timezone'),
+    encoding: settingText(encoding, 'encoding'),
+  };
 }
 
 /**
@@ -89,7 +112,10 @@ async function resolveInputFlags(options: InputFlagOptions, deps: CommandDeps): 
  * workbook's date-times in that zone and dates shown that way (xlsx-report-writer.ts). One the
  * command refused is not there (it never got this far); an unreadable profile gives none.
  */
-export async function reportDates(options: InputFlagOptions, deps: CommandDeps): Promise<{ timeZone?: string; dateFormat?: DateFormat }> {
+export async function reportDates(
+  options: InputFlagOptions,
+  deps: CommandDeps,
+): Promise<{ timeZone?: string; dateFormat?: DateFormat }> {
   const values = (await resolveSettings(options, deps.env, deps.runProfile).catch(() => undefined))?.values;
   const timeZone = values?.timezone?.value;
   const format = values?.dateFormat?.value;
@@ -104,17 +130,34 @@ export async function reportDates(options: InputFlagOptions, deps: CommandDeps):
 async function mapFileFlags(path: string, origin: string, level: number, deps: CommandDeps, trusted = false) {
   // The map file's reader (and zod) load only for a map file: a run without one does without them.
   const { readMapFile } = await import('../input/map-file.js');
-  const entries = await readMapFile(path, origin, trusted ? await trustedFileCheck(origin, path, deps.env) : undefined, noteRead(deps, path));
+  const entries = await readMapFile(
+    path,
+    origin,
+    trusted ? await trustedFileCheck(origin, path, deps.env) : undefined,
+    noteRead(deps, path),
+  );
   const { columns, computed } = entries;
   return {
     entries,
-    map: columns.map(({ source, field, values, line }) => ({ source, field, origin, level, line, ...(values !== undefined ? { values } : {}) })),
+    map: columns.map(({ source, field, values, line }) => ({
+      source,
+      field,
+      origin,
+      level,
+      line,
+      ...(values !== undefined ? { values } : {}),
+    })),
     computed: computed.map((entry) => ({ entry, level })),
   };
 }
 
 /** The command's shaping (field-map.ts): every input flag checked against its fields before anything is read. */
-export async function inputShaping(options: InputFlagOptions, deps: CommandDeps, columns: readonly ColumnSpec[], command: string): Promise<RecordShaping> {
+export async function inputShaping(
+  options: InputFlagOptions,
+  deps: CommandDeps,
+  columns: readonly ColumnSpec[],
+  command: string,
+): Promise<RecordShaping> {
   const shaping = recordShaping(await resolveInputFlags(options, deps), columns, command);
   if (shaping.skipped !== undefined) await sayOnce(deps, shaping.skipped);
   return shaping;
@@ -150,7 +193,13 @@ export async function sayOnce(deps: CommandDeps, text: string): Promise<void> {
 export function readInput(
   file: string,
   deps: CommandDeps,
-  options: { columns: readonly ColumnSpec[]; ignoreUnknownColumns: boolean; command: string; shaping?: RecordShaping } & SheetFlagOptions & InputFlagOptions,
+  options: {
+    columns: readonly ColumnSpec[];
+    ignoreUnknownColumns: boolean;
+    command: string;
+    shaping?: RecordShaping;
+  } & SheetFlagOptions &
+    InputFlagOptions,
 ): AsyncIterable<InputRecord> {
   const { sheet, hiddenRows, encoding, columns, ignoreUnknownColumns, command } = options;
   if (encoding !== undefined) refuseUnknownEncoding('--encoding', encoding);
@@ -159,30 +208,40 @@ export function readInput(
     if (shaped !== undefined) return shaped;
     const shaping = options.shaping ?? (await inputShaping(options, deps, columns, command));
     // The flag, else the profile's (config set-profile --ignore-unknown-columns).
-    const ignoreUnknown = ignoreUnknownColumns || (await resolveSettings(options, deps.env, deps.runProfile)).values.ignoreUnknownColumns?.value === true;
+    const ignoreUnknown =
+      ignoreUnknownColumns ||
+      (await resolveSettings(options, deps.env, deps.runProfile)).values.ignoreUnknownColumns?.value === true;
     const timeZone = shaping.dates.timeZone;
     // The flag's encoding, else the profile's (checked with the other input settings).
     const csvEncoding = encoding ?? shaping.encoding;
     // The pipeline merges each record's reader problems (withRecordFindings): an unreadable cell fails its record only.
     const path = inputPathOf(file, deps);
-    shaped = readRecords(path, {
-      columns,
-      ignoreUnknownColumns: ignoreUnknown,
-      displayName: displayNameOf(file),
-      shaping,
-      notice: (text) => sayOnce(deps, text),
-      ...(sheet !== undefined ? { sheet } : {}),
-      ...(hiddenRows !== undefined ? { hiddenRows } : {}),
-      ...(timeZone !== undefined ? { timeZone } : {}),
-      ...(csvEncoding !== undefined ? { encoding: csvEncoding } : {}),
-    }, noteRead(deps, path));
+    shaped = readRecords(
+      path,
+      {
+        columns,
+        ignoreUnknownColumns: ignoreUnknown,
+        displayName: displayNameOf(file),
+        shaping,
+        notice: (text) => sayOnce(deps, text),
+        ...(sheet !== undefined ? { sheet } : {}),
+        ...(hiddenRows !== undefined ? { hiddenRows } : {}),
+        ...(timeZone !== undefined ? { timeZone } : {}),
+        ...(csvEncoding !== undefined ? { encoding: csvEncoding } : {}),
+      },
+      noteRead(deps, path),
+    );
     return shaped;
   };
   return batchedRecords(
     async function* () {
       yield* (await open()).batches();
     },
-    { countRecords: async (notOkOnly) => countRecordsOf(await open(), notOkOnly), header: () => shaped?.header?.(), keptRecords: (field) => shaped?.keptRecords?.(field) },
+    {
+      countRecords: async (notOkOnly) => countRecordsOf(await open(), notOkOnly),
+      header: () => shaped?.header?.(),
+      keptRecords: (field) => shaped?.keptRecords?.(field),
+    },
   );
 }
 

@@ -114,6 +114,7 @@ export class InOrderScheduler<T extends object> {
       if (wait !== undefined) return wait.then(() => this.settle());
     }
     if (pending.length >= this.options.maxBuffered) return this.emitHead().then(() => this.settle());
-    if (this.inFlight >= this.options.window) return new Promise<void>((wake) => (this.wakeSender = wake)).then(() => this.settle());
+    if (this.inFlight >= this.options.window)
+      return new Promise<void>((wake) => (this.wakeSender = wake)).then(() => this.settle());
   }
 }

@@ -14,7 +14,10 @@ import { UsageError } from '../system/errors.js';
  * fails that id only, and the others are sent.
  */
 export function preparedIds(scheduleExtId: string, entries: ReadonlyArray<{ id: string }>): Validation<string>[] {
-  const validation = validateInvigilatorRemoval(scheduleExtId, entries.map((e) => e.id));
+  const validation = validateInvigilatorRemoval(
+    scheduleExtId,
+    entries.map((e) => e.id),
+  );
   const perId = new Map<number, Problem[]>();
   const whole: Problem[] = [];
   for (const problem of validation.ok ? [] : validation.problems) {
@@ -29,7 +32,11 @@ export function preparedIds(scheduleExtId: string, entries: ReadonlyArray<{ id: 
 }
 
 /** --only-failed's report must be a real run's removal from this schedule, with a status column: else exit 2, nothing sent. */
-export function refuseNotThisRemovalsReport(listed: Awaited<ReturnType<typeof readIdList>>, file: string, scheduleExtId: string): void {
+export function refuseNotThisRemovalsReport(
+  listed: Awaited<ReturnType<typeof readIdList>>,
+  file: string,
+  scheduleExtId: string,
+): void {
   if (listed.length > 0 && listed[0]!.status === undefined) throw noStatusColumn(file);
   // A dry run's report: none of its ids was removed, so --only-failed would leave out the valid ones.
   const dry = listed.find((entry) => isDryRunStatus(entry.status));
@@ -37,7 +44,9 @@ export function refuseNotThisRemovalsReport(listed: Awaited<ReturnType<typeof re
   // Another schedule's report: its failures were about that schedule, not this one.
   const other = listed.find((entry) => entry.schedule !== undefined && entry.schedule !== scheduleExtId);
   if (other !== undefined) {
-    throw new UsageError(`${other.source.file}:${other.source.line}: --only-failed: this report is of a removal from schedule ${other.schedule}, not ${scheduleExtId}: nothing was sent (run it against ${other.schedule}, or give ${scheduleExtId}'s ids as a list)`);
+    throw new UsageError(
+      `${other.source.file}:${other.source.line}: --only-failed: this report is of a removal from schedule ${other.schedule}, not ${scheduleExtId}: nothing was sent (run it against ${other.schedule}, or give ${scheduleExtId}'s ids as a list)`,
+    );
   }
 }
 
@@ -68,7 +77,12 @@ export class RemovalCall {
     const ids = this.ids;
     this.ids = [];
     this.answer = undefined;
-    return interpret(await api.removeInvigilators(this.scheduleExtId, ids, options), this.scheduleExtId, this.missingOk, options.dryRun === true);
+    return interpret(
+      await api.removeInvigilators(this.scheduleExtId, ids, options),
+      this.scheduleExtId,
+      this.missingOk,
+      options.dryRun === true,
+    );
   }
 }
 
@@ -76,7 +90,12 @@ export class RemovalCall {
  * Each id's outcome from the one answer: ok (`removed`, when SuccessfullyRemoved lists it), failed for a 319
  * (or, with --missing-ok, ok, `already not an invigilator`), for any other error and when it is not named.
  */
-function interpret(result: ApiResult<InvigilatorsResponseContent>, scheduleExtId: string, missingOk: boolean, dryRun: boolean): (id: string) => Outcome {
+function interpret(
+  result: ApiResult<InvigilatorsResponseContent>,
+  scheduleExtId: string,
+  missingOk: boolean,
+  dryRun: boolean,
+): (id: string) => Outcome {
   const { envelope } = result;
   if (!envelope.Success) {
     const problems = failureProblems(result);
@@ -85,22 +104,33 @@ function interpret(result: ApiResult<InvigilatorsResponseContent>, scheduleExtId
   const byUser = new Map<string, Problem[]>();
   const content = envelope.Content as Partial<InvigilatorsResponseContent> | null;
   // Ids compare ignoring case, as the service's do (docs/domain-rules.md).
-  const removed = new Set(Array.isArray(content?.SuccessfullyRemoved) ? content.SuccessfullyRemoved.map((id) => String(id).toLowerCase()) : []);
+  const removed = new Set(
+    Array.isArray(content?.SuccessfullyRemoved)
+      ? content.SuccessfullyRemoved.map((id) => String(id).toLowerCase())
+      : [],
+  );
   for (const entry of Array.isArray(content?.Errors) ? content.Errors : []) {
     const user = typeof entry?.UserExtId === 'string' ? entry.UserExtId.toLowerCase() : '';
     const problems = problemsFrom([{ Code: entry?.Code, Message: entry?.Error }]);
     byUser.set(user, [...(byUser.get(user) ?? []), ...problems.map((p) => ({ ...p, field: 'UserExtId' }))]);
   }
   // A 319's note: with --missing-ok the end state asked for, reached before; without it, the flag that takes it as done.
-  const note = missingOk ? `already not an invigilator of ${scheduleExtId} (the service answered 319): nothing to remove (--missing-ok)` : `not an invigilator of ${scheduleExtId}: nothing to remove (with --missing-ok that is ok)`;
+  const note = missingOk
+    ? `already not an invigilator of ${scheduleExtId} (the service answered 319): nothing to remove (--missing-ok)`
+    : `not an invigilator of ${scheduleExtId}: nothing to remove (with --missing-ok that is ok)`;
   return (id) => {
     const listed = byUser.get(id.toLowerCase());
     if (dryRun && !listed) return { status: 'ok', errors: [] };
-    if (!listed) return removed.has(id.toLowerCase()) ? { status: 'ok', errors: [], action: 'removed' } : { status: 'failed', errors: [UNCONFIRMED] };
+    if (!listed)
+      return removed.has(id.toLowerCase())
+        ? { status: 'ok', errors: [], action: 'removed' }
+        : { status: 'failed', errors: [UNCONFIRMED] };
     const notAnInvigilator = listed.every((e) => e.code === ErrorCode.NotAnInvigilator);
     if (notAnInvigilator && missingOk) return { status: 'ok', errors: [], action: 'unchanged', note };
     // A 319 without the flag: failed, nothing of that item was done (docs/interpretations.md, "Invigilators").
-    return notAnInvigilator ? { status: 'failed', errors: capProblems(listed), note } : { status: 'failed', errors: capProblems(listed) };
+    return notAnInvigilator
+      ? { status: 'failed', errors: capProblems(listed), note }
+      : { status: 'failed', errors: capProblems(listed) };
   };
 }
 

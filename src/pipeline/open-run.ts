@@ -50,7 +50,8 @@ export async function openRun(
   ]);
   if (opened.status === 'rejected' || (opened.value === null && started.status === 'fulfilled')) {
     // No API, nothing to send: a journal started beside it goes (a resumed one is kept as it was).
-    if (started.status === 'fulfilled' && started.value !== undefined) await (deps.resume === undefined ? started.value.discard() : started.value.close());
+    if (started.status === 'fulfilled' && started.value !== undefined)
+      await (deps.resume === undefined ? started.value.discard() : started.value.close());
     if (opened.status === 'rejected') throw opened.reason;
   }
   const api = opened.status === 'fulfilled' ? opened.value : null;
@@ -60,13 +61,25 @@ export async function openRun(
     if (api !== null) journal = started.value;
     const plans = dryRun && api !== null && target.report.kind === 'local';
     const report = await openRunReport(
-      { command, target: target.report, ...target.note, dryRun, ...(plans ? { plans: true as const } : {}), run: journal?.id, syncMemory },
+      {
+        command,
+        target: target.report,
+        ...target.note,
+        dryRun,
+        ...(plans ? { plans: true as const } : {}),
+        run: journal?.id,
+        syncMemory,
+      },
       { ...options, plannedRun: journaled.plannedRun },
       deps,
       { notes },
     );
     // Named only once the run can go ahead: a run refused here (an unwritable --report) is not kept.
-    if (journal !== undefined) await say(deps, `${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})`);
+    if (journal !== undefined)
+      await say(
+        deps,
+        `${deps.resume === undefined ? 'run' : 'resuming run'} ${journal.id} (examctl runs show ${journal.id})`,
+      );
     return { target, api, report, journal };
   } catch (error) {
     // Nothing was sent: a new run's journal goes; a resumed one keeps its history and stays resumable.
@@ -95,6 +108,8 @@ async function confirmRemote(
   // What, how many, where: enough to catch the wrong file or the wrong profile before anything leaves.
   // Counted only now: a job that groups records (schedule push) reads its input again for it.
   const question = `${command}: ${await describe()} to send to remote ${target.baseUrl} (records that fail the local checks are not sent).`;
-  const confirmed = deps.confirm ? await deps.confirm(question) : await (await import('../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
+  const confirmed = deps.confirm
+    ? await deps.confirm(question)
+    : await (await import('../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
   if (!confirmed) throw new UsageError('not confirmed: nothing was sent');
 }

@@ -1,7 +1,13 @@
 import type { CallOptions, IntegrationApi } from '../port/integration-api.js';
 import { problem, type Problem } from '../domain/problem.js';
 import { quoteWrittenProblems } from '../domain/written-times.js';
-import { AnswerLostError, AnswerUnreadableError, InterruptedError, StoreReplacedError, TransientTargetError } from '../system/errors.js';
+import {
+  AnswerLostError,
+  AnswerUnreadableError,
+  InterruptedError,
+  StoreReplacedError,
+  TransientTargetError,
+} from '../system/errors.js';
 import { noDefiniteAnswerReason, notSentReason, type ReportItem, type ReportEntry } from '../report/run-report.js';
 import type { Outcome, RecordJob, Unit } from './record-job.js';
 import type { RunJournaling } from './run-journaling.js';
@@ -74,7 +80,18 @@ export class RecordDispatcher<P, R> {
   readonly remembered: R[] = [];
 
   constructor(
-    private readonly job: Pick<RecordJob<P, R>, 'send' | 'remember' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable' | 'withChosenId' | 'lostAttemptDid'>,
+    private readonly job: Pick<
+      RecordJob<P, R>,
+      | 'send'
+      | 'remember'
+      | 'acknowledged'
+      | 'unsettled'
+      | 'refused'
+      | 'intend'
+      | 'intentsDurable'
+      | 'withChosenId'
+      | 'lostAttemptDid'
+    >,
     private readonly options: DispatchOptions,
   ) {
     this.signal = options.signal;
@@ -112,7 +129,16 @@ export class RecordDispatcher<P, R> {
     const kept = upcoming === undefined ? journal?.kept(n, unit) : upcoming.kept;
     if (kept !== undefined) {
       if (kept.item.status !== 'ok' || !prepared.ok || journal === undefined) return kept;
-      if (this.job.acknowledged?.(unit, prepared.value, { status: 'ok', errors: [], ...(kept.item.action === undefined ? {} : { action: kept.item.action }) }, journal.id, true) !== false) return kept;
+      if (
+        this.job.acknowledged?.(
+          unit,
+          prepared.value,
+          { status: 'ok', errors: [], ...(kept.item.action === undefined ? {} : { action: kept.item.action }) },
+          journal.id,
+          true,
+        ) !== false
+      )
+        return kept;
     }
     this.checkStop();
     if (this.stop !== undefined) return skipped(unit, this.notSent());
@@ -127,12 +153,21 @@ export class RecordDispatcher<P, R> {
       // Judged against a run's memory entry: journaled compactly (a position in a run of them); one
       // acknowledged to this run's own lost attempt (`sent`) by an outcome line: it names the id.
       const since = action === 'unchanged' ? unit.unsent.since : undefined;
-      if (journal !== undefined) this.journalledSync(() => (since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since)));
+      if (journal !== undefined)
+        this.journalledSync(() =>
+          since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since),
+        );
       return entryOf({ source: unit.source, id: unit.id, ...outcome }, unit);
     }
     const api = this.api;
     if (api === null) {
-      const item: ReportItem = { source: unit.source, id: unit.id, status: 'ok', errors: [], ...(unit.plannedNote === undefined ? {} : { note: unit.plannedNote }) };
+      const item: ReportItem = {
+        source: unit.source,
+        id: unit.id,
+        status: 'ok',
+        errors: [],
+        ...(unit.plannedNote === undefined ? {} : { note: unit.plannedNote }),
+      };
       return entryOf(unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction }, unit);
     }
     if (journal === undefined) {
@@ -147,7 +182,8 @@ export class RecordDispatcher<P, R> {
     const payload = named ?? prepared.value;
     const recorded = upcoming?.recorded;
     // Put on record ahead and durable already (the usual case): sent now.
-    if (recorded?.done === true) return this.sendRecorded(api, journal, n, unit, payload, named === undefined ? undefined : chosen);
+    if (recorded?.done === true)
+      return this.sendRecorded(api, journal, n, unit, payload, named === undefined ? undefined : chosen);
     if (recorded?.failure !== undefined) return this.failed(unit, recorded.failure);
     return (recorded?.durable ?? this.onRecordNow(journal, n, unit)).then(
       () => this.sendRecorded(api, journal, n, unit, payload, named === undefined ? undefined : chosen),
@@ -156,7 +192,14 @@ export class RecordDispatcher<P, R> {
   }
 
   /** Sends a unit on record as sent, and journals what became of it. */
-  private async sendRecorded(api: IntegrationApi, journal: RunJournaling, n: number, unit: Unit<P>, payload: P, chosen: string | undefined): Promise<ReportEntry> {
+  private async sendRecorded(
+    api: IntegrationApi,
+    journal: RunJournaling,
+    n: number,
+    unit: Unit<P>,
+    payload: P,
+    chosen: string | undefined,
+  ): Promise<ReportEntry> {
     // An interrupt or a target failure while this unit waited for its fsync: it is not sent
     // (the journal's "sent" without an answer makes a resume send it, harmlessly). A unit
     // dispatched before --max-errors was reached is sent, as it would be without a journal.
@@ -169,12 +212,19 @@ export class RecordDispatcher<P, R> {
       journal.unanswered(n, unit, error);
       const entry = this.failed(unit, error);
       // Maybe applied under the id examctl chose.
-      if (chosen && (error instanceof TransientTargetError || error instanceof AnswerLostError)) Object.assign(entry.item, { inDoubt: true, id: chosen });
+      if (chosen && (error instanceof TransientTargetError || error instanceof AnswerLostError))
+        Object.assign(entry.item, { inDoubt: true, id: chosen });
       return entry;
     }
     const settled = this.journalled(journal, n, unit, outcome);
     // The id examctl chose, where the answer names none (an "already exists" of a resend, settled ok).
-    return this.answer(unit, payload, chosen !== undefined && settled.id === undefined && settled.status !== 'failed' ? { ...settled, id: chosen } : settled);
+    return this.answer(
+      unit,
+      payload,
+      chosen !== undefined && settled.id === undefined && settled.status !== 'failed'
+        ? { ...settled, id: chosen }
+        : settled,
+    );
   }
 
   /** The announced entry of the unit at position n, after `recordAheadFrom`; undefined if not announced. */
@@ -219,7 +269,10 @@ export class RecordDispatcher<P, R> {
     let last: Promise<void> | undefined;
     let recorded: Recorded | undefined;
     for (const [ahead, durable] of writes) {
-      if (durable !== last || recorded === undefined) recorded = recordedOf(onRecord(journal, bothDurable(durable, memory), writes.filter(([, other]) => other === durable).length));
+      if (durable !== last || recorded === undefined)
+        recorded = recordedOf(
+          onRecord(journal, bothDurable(durable, memory), writes.filter(([, other]) => other === durable).length),
+        );
       last = durable;
       ahead.recorded = recorded;
     }
@@ -228,7 +281,11 @@ export class RecordDispatcher<P, R> {
   /** A unit put on record as it is dispatched (no record ahead): the journal's line and the memory's intent. */
   private onRecordNow(journal: RunJournaling, n: number, unit: Unit<P>): Promise<void> {
     const durable = journal.sending(n, unit);
-    return onRecord(journal, this.job.intend?.(unit, journal.id) === true ? bothDurable(durable, this.job.intentsDurable?.()) : durable, 1);
+    return onRecord(
+      journal,
+      this.job.intend?.(unit, journal.id) === true ? bothDurable(durable, this.job.intentsDurable?.()) : durable,
+      1,
+    );
   }
 
   /** The reason on an item the stopped run did not send: `runs show`'s words. */
@@ -299,7 +356,13 @@ export class RecordDispatcher<P, R> {
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
     if (error instanceof StoreReplacedError) return skipped(unit, this.notSent());
-    return skipped(unit, [problem('', null, error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message)]);
+    return skipped(unit, [
+      problem(
+        '',
+        null,
+        error instanceof TransientTargetError ? noDefiniteAnswerReason(fatal.message, this.journal?.id) : fatal.message,
+      ),
+    ]);
   }
 
   private answer(unit: Unit<P>, payload: P, outcome: Outcome): ReportEntry {
@@ -307,12 +370,19 @@ export class RecordDispatcher<P, R> {
     if (outcome.status === 'failed') this.countFailure();
     const kept = this.job.remember?.(unit, payload, outcome);
     if (kept !== undefined) this.remembered.push(kept);
-    if (outcome.status === 'ok' && this.journal !== undefined) this.job.acknowledged?.(unit, payload, outcome, this.journal.id, false);
+    if (outcome.status === 'ok' && this.journal !== undefined)
+      this.job.acknowledged?.(unit, payload, outcome, this.journal.id, false);
     else if (outcome.status === 'partial' || outcome.mayHaveApplied === true) this.unsettled(unit);
-    else if (outcome.status === 'failed' && this.journal !== undefined) this.job.refused?.(unit, this.job.lostAttemptDid?.(outcome) === 'created');
+    else if (outcome.status === 'failed' && this.journal !== undefined)
+      this.job.refused?.(unit, this.job.lostAttemptDid?.(outcome) === 'created');
     // Built once, not spread field by field: one object per answer.
     // The target words its errors with the UTC it was sent: a time the file wrote otherwise is quoted as written first.
-    const item: ReportItem = { source: unit.source, id: outcome.id ?? unit.id, status: outcome.status, errors: quoteWrittenProblems(outcome.errors, unit.written) };
+    const item: ReportItem = {
+      source: unit.source,
+      id: outcome.id ?? unit.id,
+      status: outcome.status,
+      errors: quoteWrittenProblems(outcome.errors, unit.written),
+    };
     if (outcome.note !== undefined) item.note = outcome.note;
     if (outcome.action) {
       item.action = outcome.action;
@@ -328,13 +398,17 @@ export class RecordDispatcher<P, R> {
   private countFailure(): void {
     this.failures += 1;
     const maxErrors = this.options.maxErrors;
-    if (maxErrors !== undefined && this.failures >= maxErrors && this.stop === undefined) this.stop = { kind: 'max-errors' };
+    if (maxErrors !== undefined && this.failures >= maxErrors && this.stop === undefined)
+      this.stop = { kind: 'max-errors' };
   }
 }
 
 /** `recorded`, told to the journal first (before a request waiting on it goes): its memory's intents are durable too. */
 function onRecord(journal: RunJournaling, recorded: Promise<void>, count: number): Promise<void> {
-  recorded.then(() => journal.onRecord?.(count), () => undefined);
+  recorded.then(
+    () => journal.onRecord?.(count),
+    () => undefined,
+  );
   return recorded;
 }
 
@@ -348,7 +422,13 @@ function skipped(unit: Unit<unknown>, errors: Problem[] = []): ReportEntry {
 
 /** The unit's report entry: its warnings (no key when none), what its request removed (--prune-memberships). */
 function entryOf(item: ReportItem, unit: Unit<unknown>): ReportEntry {
-  const withMembership = unit.membership !== undefined && (item.status === 'ok' || item.status === 'partial') ? { ...item, ...unit.membership } : item;
-  const withWarning = unit.warnings !== undefined && unit.warnings.length > 0 ? { ...withMembership, warnings: unit.warnings } : withMembership;
+  const withMembership =
+    unit.membership !== undefined && (item.status === 'ok' || item.status === 'partial')
+      ? { ...item, ...unit.membership }
+      : item;
+  const withWarning =
+    unit.warnings !== undefined && unit.warnings.length > 0
+      ? { ...withMembership, warnings: unit.warnings }
+      : withMembership;
   return { item: unit.mapped !== undefined ? { ...withWarning, mapped: unit.mapped } : withWarning, rows: unit.rows };
 }

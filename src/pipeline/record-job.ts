@@ -7,7 +7,14 @@ import type { WrittenTime } from '../domain/local-time.js';
 import { quoteWrittenProblems } from '../domain/written-times.js';
 import type { InputRecord } from '../input/record.js';
 import type { SummaryNote } from '../report/report-writers.js';
-import type { ItemAction, ItemStatus, ReportItem, ReportSummary, SourceRow, SyncMemoryNote } from '../report/run-report.js';
+import type {
+  ItemAction,
+  ItemStatus,
+  ReportItem,
+  ReportSummary,
+  SourceRow,
+  SyncMemoryNote,
+} from '../report/run-report.js';
 import type { GlobalOptions } from '../context/command-deps.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 
@@ -36,10 +43,20 @@ export function withRecordFindings<P>(unit: Unit<P>, record: InputRecord): Unit<
   const warnings = record.warnings;
   const mapped = record.mapped;
   const written = record.written === undefined ? unit.written : [...(unit.written ?? []), ...record.written];
-  if ((problems === undefined || problems.length === 0) && (warnings === undefined || warnings.length === 0) && mapped === undefined && written === undefined) return unit;
+  if (
+    (problems === undefined || problems.length === 0) &&
+    (warnings === undefined || warnings.length === 0) &&
+    mapped === undefined &&
+    written === undefined
+  )
+    return unit;
   let prepared = withReaderProblems(problems, unit.prepared);
-  if (!prepared.ok && written !== undefined) prepared = { ok: false, problems: quoteWrittenProblems(prepared.problems, written) };
-  const found: Unit<P> = warnings !== undefined && warnings.length > 0 ? { ...unit, prepared, warnings: [...(unit.warnings ?? []), ...warnings] } : { ...unit, prepared };
+  if (!prepared.ok && written !== undefined)
+    prepared = { ok: false, problems: quoteWrittenProblems(prepared.problems, written) };
+  const found: Unit<P> =
+    warnings !== undefined && warnings.length > 0
+      ? { ...unit, prepared, warnings: [...(unit.warnings ?? []), ...warnings] }
+      : { ...unit, prepared };
   if (mapped !== undefined) found.mapped = mapped;
   if (written !== undefined) found.written = written;
   return found;
@@ -169,7 +186,11 @@ export class OneIdPerFile {
  * `units` and `oneUnitPerRecord` for a job whose every record is one unit; with `idRule`, its
  * records pass OneIdPerFile (`readIds` too).
  */
-export function unitPerRecord<P>(unitOf: (record: InputRecord) => Unit<P>, idRule?: IdRule, known?: () => IdsOfOneInput | undefined): Pick<RecordJob<P>, 'units' | 'oneUnitPerRecord' | 'readIds'> {
+export function unitPerRecord<P>(
+  unitOf: (record: InputRecord) => Unit<P>,
+  idRule?: IdRule,
+  known?: () => IdsOfOneInput | undefined,
+): Pick<RecordJob<P>, 'units' | 'oneUnitPerRecord' | 'readIds'> {
   const ids = idRule === undefined ? undefined : new OneIdPerFile(idRule);
   return {
     oneUnitPerRecord: true,

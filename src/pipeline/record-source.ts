@@ -2,7 +2,15 @@ import type { CsvDialect } from '../formats/csv-cell.js';
 import { countRecordsOf, recordBatches, reportStatusOf, type BatchedRecords } from '../input/index.js';
 import { checkSpreadsheetValues } from '../domain/spreadsheet-warnings.js';
 import type { InputRecord } from '../input/record.js';
-import { dryRunReportRefused, IN_DOUBT, isDryRunStatus, isOkStatus, noStatusColumn, notARunReport, reportRunOf } from '../formats/report-csv-contract.js';
+import {
+  dryRunReportRefused,
+  IN_DOUBT,
+  isDryRunStatus,
+  isOkStatus,
+  noStatusColumn,
+  notARunReport,
+  reportRunOf,
+} from '../formats/report-csv-contract.js';
 import { UsageError } from '../system/errors.js';
 
 /**
@@ -46,7 +54,8 @@ export class RecordSource {
         first = false;
         if (isDryRunStatus(status)) throw dryRunReportRefused(file, line, this.command);
         // By its status cell only: a row's own item cannot be found from the report (trial37 F08).
-        if (status?.trim().toLowerCase() === IN_DOUBT) throw lostAnswer(file, line, reportRunOf(record.raw!) ?? '<run>');
+        if (status?.trim().toLowerCase() === IN_DOUBT)
+          throw lostAnswer(file, line, reportRunOf(record.raw!) ?? '<run>');
       }
     }
   }
@@ -73,7 +82,10 @@ export class RecordSource {
   }
 
   /** The batches, then the header the read met, when no passed-over row told it yet. */
-  private async *tellingHeader(batches: AsyncIterable<readonly InputRecord[]>, source: Partial<BatchedRecords>): AsyncIterable<readonly InputRecord[]> {
+  private async *tellingHeader(
+    batches: AsyncIterable<readonly InputRecord[]>,
+    source: Partial<BatchedRecords>,
+  ): AsyncIterable<readonly InputRecord[]> {
     yield* batches;
     if (this.headerTold || this.onPassedOver === undefined) return;
     const header = source.header?.();
@@ -103,7 +115,9 @@ export class RecordSource {
 }
 
 const lostAnswer = (file: string, line: number, run: string): UsageError =>
-  new UsageError(`${file}:${line}: run ${run} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${run}`);
+  new UsageError(
+    `${file}:${line}: run ${run} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${run}`,
+  );
 
 /**
  * The batches cut into pieces of at most `first` records, then `then` (a chunk read is about 700
@@ -111,10 +125,15 @@ const lostAnswer = (file: string, line: number, run: string): UsageError =>
  * the first piece only, not for the whole first chunk's checks and validation, and no later
  * chunk holds answers back while all of its records are validated at once.
  */
-async function* inPieces(batches: AsyncIterable<readonly InputRecord[]>, first: number, then: number): AsyncIterable<readonly InputRecord[]> {
+async function* inPieces(
+  batches: AsyncIterable<readonly InputRecord[]>,
+  first: number,
+  then: number,
+): AsyncIterable<readonly InputRecord[]> {
   let size = first;
   for await (const batch of batches) {
-    for (let at = 0; at < batch.length; at += size, size = then) yield at === 0 && batch.length <= size ? batch : batch.slice(at, at + size);
+    for (let at = 0; at < batch.length; at += size, size = then)
+      yield at === 0 && batch.length <= size ? batch : batch.slice(at, at + size);
   }
 }
 
@@ -131,7 +150,8 @@ async function* checkedValues(batches: AsyncIterable<readonly InputRecord[]>): A
 function checked(batch: readonly InputRecord[]): readonly InputRecord[] {
   for (const record of batch) {
     const { fields, warnings, problems } = checkSpreadsheetValues(record.fields);
-    if (problems.length > 0) record.problems = record.problems === undefined ? problems : [...record.problems, ...problems];
+    if (problems.length > 0)
+      record.problems = record.problems === undefined ? problems : [...record.problems, ...problems];
     if (warnings.length === 0) continue;
     record.fields = fields;
     record.warnings = record.warnings === undefined ? warnings : [...record.warnings, ...warnings];

@@ -3,7 +3,13 @@ import { dirname, resolve } from 'node:path';
 import { describeSystemError } from '../system/system-error-words.js';
 import { githubActionsEnabled, GithubAnnotationsWriter } from '../report/github-annotations.js';
 import { openReportFile, reportFormatOf, type ReportFile, type ReportFormat } from '../report/report-file.js';
-import { CsvReportWriter, HumanSummaryWriter, JsonReportWriter, RunReportBuilder, type SummaryNote } from '../report/report-writers.js';
+import {
+  CsvReportWriter,
+  HumanSummaryWriter,
+  JsonReportWriter,
+  RunReportBuilder,
+  type SummaryNote,
+} from '../report/report-writers.js';
 import { type ReportEntry, type ReportHeader, type ReportSink, type ReportSummary } from '../report/run-report.js';
 import { messageOf, ReportWriteError, UsageError } from '../system/errors.js';
 import { ReplaceFailedError } from '../system/atomic-file.js';
@@ -13,7 +19,6 @@ import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
 import type { XlsxReportWriter } from '../report/xlsx-report-writer.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
-
 
 /** Fails fast on a bad --report, before any input is read or a store made. */
 export async function checkReportOption(options: GlobalOptions, deps: CommandDeps): Promise<void> {
@@ -50,7 +55,13 @@ export interface RunTimes {
   endedAt?: Date;
 }
 
-async function reportSinkOf(format: ReportFormat, sink: TextSink, header: ReportHeader, options: { onlyFailed?: boolean; plannedRun?: string | undefined }, times?: RunTimes): Promise<ReportSink> {
+async function reportSinkOf(
+  format: ReportFormat,
+  sink: TextSink,
+  header: ReportHeader,
+  options: { onlyFailed?: boolean; plannedRun?: string | undefined },
+  times?: RunTimes,
+): Promise<ReportSink> {
   if (format === 'json') return new JsonReportWriter(sink, header);
   if (format === 'csv') return new CsvReportWriter(sink, options.onlyFailed ?? false, header.run ?? options.plannedRun);
   const { JunitReportWriter } = await import('../report/junit-report-writer.js');
@@ -60,9 +71,14 @@ async function reportSinkOf(format: ReportFormat, sink: TextSink, header: Report
 }
 
 /** On a UTF-8 terminal the counts are a small table; in logs and pipes one plain, greppable line. */
-async function countsRenderer(deps: CommandDeps): Promise<((summary: ReportSummary, dryRun: boolean) => string) | undefined> {
+async function countsRenderer(
+  deps: CommandDeps,
+): Promise<((summary: ReportSummary, dryRun: boolean) => string) | undefined> {
   if (!deps.isTTY) return undefined;
-  const [{ renderRunSummaryTable }, { colorEnabled, utf8Locale }] = await Promise.all([import('../terminal/run-summary-table.js'), import('../terminal/table-format.js')]);
+  const [{ renderRunSummaryTable }, { colorEnabled, utf8Locale }] = await Promise.all([
+    import('../terminal/run-summary-table.js'),
+    import('../terminal/table-format.js'),
+  ]);
   if (!utf8Locale(deps.env, deps.platform)) return undefined;
   const color = colorEnabled({ isTTY: deps.isTTY, env: deps.env });
   const width = (deps.progressStream as { columns?: number } | undefined)?.columns;
@@ -119,7 +135,10 @@ class GuardedFileSink implements ReportSink {
     const why = typeof reason === 'string' ? reason : messageOf(error);
     // A final replace that failed (cannotWriteReport's cause, report-file.ts) kept the finished file.
     const kept = error instanceof Error && error.cause instanceof ReplaceFailedError ? error.cause : undefined;
-    this.failure = new ReportWriteError(`cannot write report ${this.path}: ${why}`, kept === undefined ? {} : { keptAt: kept.keptAt, cause: kept });
+    this.failure = new ReportWriteError(
+      `cannot write report ${this.path}: ${why}`,
+      kept === undefined ? {} : { keptAt: kept.keptAt, cause: kept },
+    );
     void this.discard().catch(() => undefined);
   }
 
@@ -141,7 +160,12 @@ class GuardedFileSink implements ReportSink {
 export async function openRunReport(
   header: ReportHeader,
   /** With the input's `--timezone` and `--date-format`, by which a report workbook types its dates (record-job.ts, RunOptions). */
-  options: GlobalOptions & { onlyFailed?: boolean; timezone?: string | undefined; dateFormat?: string | undefined; plannedRun?: string | undefined },
+  options: GlobalOptions & {
+    onlyFailed?: boolean;
+    timezone?: string | undefined;
+    dateFormat?: string | undefined;
+    plannedRun?: string | undefined;
+  },
   deps: CommandDeps,
   /** A refused run (run-pipeline.ts): the summary says only the counts, the error line says why; and the job's lines beside the counts (RecordJob.summaryNotes). */
   summary: { countsOnly?: boolean; notes?: readonly SummaryNote[] | undefined } = {},
@@ -166,8 +190,19 @@ export async function openRunReport(
     const earlier = await earlierIs('--report', path, deps.invocation ?? options, deps);
     if (format === 'xlsx') {
       // The workbook writer streams its own zip: no text sink in between (loaded here only).
-      const [{ openXlsxReportFile }, { reportDates }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('./command-input.js')]);
-      const workbook = await openXlsxReportFile(path, { onlyNotOk: options.onlyFailed ?? false, run: header.run ?? options.plannedRun, ...(await reportDates(options, deps)) }, earlier);
+      const [{ openXlsxReportFile }, { reportDates }] = await Promise.all([
+        import('../report/xlsx-report-writer.js'),
+        import('./command-input.js'),
+      ]);
+      const workbook = await openXlsxReportFile(
+        path,
+        {
+          onlyNotOk: options.onlyFailed ?? false,
+          run: header.run ?? options.plannedRun,
+          ...(await reportDates(options, deps)),
+        },
+        earlier,
+      );
       xlsx = workbook.sink;
       file = workbook;
       guarded = new GuardedFileSink(workbook.sink, options.report);
@@ -179,9 +214,17 @@ export async function openRunReport(
     }
     sinks.push(guarded);
   }
-  if (githubActionsEnabled(deps.env)) sinks.push(new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE, header }));
+  if (githubActionsEnabled(deps.env))
+    sinks.push(
+      new GithubAnnotationsWriter(deps.stderr, { cwd: deps.cwd, workspace: deps.env.GITHUB_WORKSPACE, header }),
+    );
   // Last: it says "report written to ..." only once the file is in place (finish's beforeLast).
-  sinks.push(new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), { reportFile: () => (guarded?.failure === undefined ? options.report : undefined), ...summary }));
+  sinks.push(
+    new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), {
+      reportFile: () => (guarded?.failure === undefined ? options.report : undefined),
+      ...summary,
+    }),
+  );
   const builder = new RunReportBuilder(sinks, header.dryRun);
   return {
     builder,
@@ -198,7 +241,8 @@ export async function openRunReport(
         }
         // A report file that failed is not left half-written, nor its temp file beside it.
         if (guarded?.failure !== undefined) await file?.discard().catch(() => undefined);
-        else if (xlsx !== undefined) for (const warning of xlsx.warnings(options.report as string)) await say(deps, `warning: ${warning}`);
+        else if (xlsx !== undefined)
+          for (const warning of xlsx.warnings(options.report as string)) await say(deps, `warning: ${warning}`);
       });
       await spool?.commit();
     },

@@ -10,13 +10,25 @@ import { withPinWithheld, type SessionOutcome } from '../report/review-session-c
  * One session's outcome: its Content (PIN withheld unless `showPin`), or why it could not be
  * read (1101; of several: no answer after retries, one not the API's). Any other target failure ends the command.
  */
-export async function readSession(api: IntegrationApi, externalId: string, showPin: boolean, several: boolean, redacted: { fields: number }): Promise<SessionOutcome> {
+export async function readSession(
+  api: IntegrationApi,
+  externalId: string,
+  showPin: boolean,
+  several: boolean,
+  redacted: { fields: number },
+): Promise<SessionOutcome> {
   try {
     const result = await api.getReviewSession(externalId);
-    if (!result.envelope.Success) return { externalId, error: describeErrors(result.envelope) || `HTTP ${result.status}`, errors: errorsOf(result.envelope) };
+    if (!result.envelope.Success)
+      return {
+        externalId,
+        error: describeErrors(result.envelope) || `HTTP ${result.status}`,
+        errors: errorsOf(result.envelope),
+      };
     const sent = result.envelope.Content as ReviewSession;
     const shape = sessionShapeProblem(sent);
-    if (shape !== undefined) throw new AnswerUnreadableError(`the service answered ${result.status}, not the API's answer: ${shape}`);
+    if (shape !== undefined)
+      throw new AnswerUnreadableError(`the service answered ${result.status}, not the API's answer: ${shape}`);
     return { externalId, session: showPin ? sent : pinsRedacted(sent, withPinWithheld(sent), redacted) };
   } catch (error) {
     if (several && error instanceof TransientTargetError) return { externalId, error: error.message };

@@ -3,7 +3,16 @@ import { dirname, resolve } from 'node:path';
 import { problem, type Problem } from '../domain/problem.js';
 import type { ReportEntry, ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import { currentTrust, laterRunsOf, recordedFlags, type EndReason, type ItemRef, type OpenedResume, type ResumeDecision, type RunJournal } from '../runs/index.js';
+import {
+  currentTrust,
+  laterRunsOf,
+  recordedFlags,
+  type EndReason,
+  type ItemRef,
+  type OpenedResume,
+  type ResumeDecision,
+  type RunJournal,
+} from '../runs/index.js';
 import type { LostAttemptDid } from '../runs/resume-plan.js';
 import { InternalError, StoreReplacedError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
 import { RunJournalError } from '../runs/run-errors.js';
@@ -53,9 +62,15 @@ const refOf = (n: number, unit: Unit<unknown>): ItemRef => ({ n, source: unit.so
 
 /** A runs directory failing the trust rule refuses a new run (exit 2): it could not be resumed. */
 export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandDeps): Promise<void> {
-  const [{ resolveRunsDir }, { currentTrust, runsDirProblem }] = await Promise.all([import('../runs/index.js'), import('../runs/run-trust.js')]);
+  const [{ resolveRunsDir }, { currentTrust, runsDirProblem }] = await Promise.all([
+    import('../runs/index.js'),
+    import('../runs/run-trust.js'),
+  ]);
   const problem = await runsDirProblem(resolveRunsDir(options.runsDir, deps.env), currentTrust());
-  if (problem !== undefined) throw new RunJournalError(`${problem}; a run journaled there could not be resumed, so none is started: nothing was sent`);
+  if (problem !== undefined)
+    throw new RunJournalError(
+      `${problem}; a run journaled there could not be resumed, so none is started: nothing was sent`,
+    );
 }
 
 /** What the journal keeps of the job itself: whether it names ids (RecordJob.withChosenId) and what a lost attempt did. */
@@ -73,32 +88,48 @@ export async function startJournaling(
   deps: CommandDeps,
   { lostAttemptDid, choosesIds }: JournaledTraits = {},
 ): Promise<RunJournaling> {
-  const { RunJournal, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import('../runs/index.js');
+  const { RunJournal, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import(
+    '../runs/index.js'
+  );
   const testSignal = testSignalFrom(deps.env);
   // Left set in a job's environment it kills every run: said, so the kill is never a mystery.
   const rehearsal = deps.env.EXAMCTL_TEST_SIGNAL_AFTER;
-  if (rehearsal) await say(deps, `examctl: EXAMCTL_TEST_SIGNAL_AFTER=${rehearsal} is set: this run signals itself (a crash rehearsal, docs/runs.md)`);
+  if (rehearsal)
+    await say(
+      deps,
+      `examctl: EXAMCTL_TEST_SIGNAL_AFTER=${rehearsal} is set: this run signals itself (a crash rehearsal, docs/runs.md)`,
+    );
   const resumed = deps.resume;
   if (resumed !== undefined) {
     const { journal, plan, record } = resumed;
     const decisions = new Map<number, ResumeDecision>();
-    return journaling(journal, {
-      kept(n, unit) {
-        const decision = plan.decide(refOf(n, unit));
-        // As `runs show` gives it (with the id examctl chose, if it did).
-        if (decision.action === 'keep') return { item: decision.item, rows: unit.rows };
-        if (decision.maybeApplied) decisions.set(n, decision);
-        return undefined;
+    return journaling(
+      journal,
+      {
+        kept(n, unit) {
+          const decision = plan.decide(refOf(n, unit));
+          // As `runs show` gives it (with the id examctl chose, if it did).
+          if (decision.action === 'keep') return { item: decision.item, rows: unit.rows };
+          if (decision.maybeApplied) decisions.set(n, decision);
+          return undefined;
+        },
+        settle(n, unit, outcome) {
+          const decision = decisions.get(n);
+          if (decision === undefined) return outcome;
+          decisions.delete(n);
+          // A unit without an id of its own was sent with the one examctl chose (run-id.ts, chosenId).
+          const settled = settleInFlight(
+            record.id,
+            decision,
+            outcome,
+            lostAttemptDid,
+            record.header.chosenIds === true && unit.id === null,
+          );
+          return { ...outcome, ...settled };
+        },
       },
-      settle(n, unit, outcome) {
-        const decision = decisions.get(n);
-        if (decision === undefined) return outcome;
-        decisions.delete(n);
-        // A unit without an id of its own was sent with the one examctl chose (run-id.ts, chosenId).
-        const settled = settleInFlight(record.id, decision, outcome, lostAttemptDid, record.header.chosenIds === true && unit.id === null);
-        return { ...outcome, ...settled };
-      },
-    }, testSignal);
+      testSignal,
+    );
   }
   const invocation: Record<string, unknown> = { ...(deps.invocation ?? options) };
   let input = null;
@@ -117,12 +148,17 @@ export async function startJournaling(
   const givenSyncDir = journaledSyncDir(invocation.syncDir, deps);
   if (givenSyncDir !== undefined) invocation.syncDir = givenSyncDir;
   // The command tree (or runs resume) says which options the command's declaration keeps.
-  if (deps.keptOptions === undefined) throw new InternalError(`${command}: no kept options for the run journal (run it through the command tree)`);
+  if (deps.keptOptions === undefined)
+    throw new InternalError(`${command}: no kept options for the run journal (run it through the command tree)`);
   const recorded = recordedOptions(invocation, deps.keptOptions.names);
   if (typeof invocation.pin === 'string') recorded.pinSha256 = pinDigest(invocation.pin);
   // A file that shapes every request as much as --file does (schedule push's --schedule, a map
   // file, a profile's unless it shaped nothing): its digest is kept, so a resume reads the same one.
-  const digestOf = (path: string) => fingerprintInput(path, read(path)).then(({ sha256 }) => sha256, () => undefined);
+  const digestOf = (path: string) =>
+    fingerprintInput(path, read(path)).then(
+      ({ sha256 }) => sha256,
+      () => undefined,
+    );
   for (const name of deps.keptOptions.digested) {
     const path = invocation[name];
     const digest = typeof path === 'string' ? await digestOf(resolve(deps.cwd, path)) : undefined;
@@ -132,25 +168,49 @@ export async function startJournaling(
   const runsDir = resolveRunsDir(options.runsDir, deps.env);
   // The profile the input was read with (before any prompt; else as it is now): a rebuild or a resume reads the same.
   const noted = PROFILE_READ.get(deps.stderr);
-  const settings = noted?.settings ?? await resolveSettings(invocation, deps.env, deps.runProfile, deps.cwd).catch(() => undefined);
+  const settings =
+    noted?.settings ?? (await resolveSettings(invocation, deps.env, deps.runProfile, deps.cwd).catch(() => undefined));
   const active = settings?.profile;
   // Its base URL from the same read of the config (settings.record: the config file's profile).
   const profiled = settings?.record?.name === active?.name ? settings?.record?.baseUrl : undefined;
   const mapFile = active?.defaults.mapFile && resolve(active.configDir, active.defaults.mapFile);
   // Whether its map file shaped anything, judged as the input was read (no read noted: kept and checked).
   const mapped = mapFile && (noted?.shapes ?? true) ? await digestOf(mapFile) : undefined;
-  const profile = active === undefined ? null : { name: active.name, defaults: { ...active.defaults }, configDir: active.configDir, ...(profiled ? { baseUrl: profiled } : {}), mapFileSha256: mapped };
+  const profile =
+    active === undefined
+      ? null
+      : {
+          name: active.name,
+          defaults: { ...active.defaults },
+          configDir: active.configDir,
+          ...(profiled ? { baseUrl: profiled } : {}),
+          mapFileSha256: mapped,
+        };
   // The memory's place, the default too (resolveSyncDir).
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
   const instance = await targetInstance(target.report, false, deps);
-  const journal = await RunJournal.start(runsDir, { command, options: recorded, target: target.report, origin: target.note, input, profile, syncDir, instance, ...(choosesIds === true ? { chosenIds: true as const } : {}), ...(units === undefined ? {} : { units }) });
+  const journal = await RunJournal.start(runsDir, {
+    command,
+    options: recorded,
+    target: target.report,
+    origin: target.note,
+    input,
+    profile,
+    syncDir,
+    instance,
+    ...(choosesIds === true ? { chosenIds: true as const } : {}),
+    ...(units === undefined ? {} : { units }),
+  });
   return journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);
 }
 
 function journaling(
   journal: RunJournal,
-  resume: { kept(n: number, unit: Unit<unknown>): ReportEntry | undefined; settle(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome },
+  resume: {
+    kept(n: number, unit: Unit<unknown>): ReportEntry | undefined;
+    settle(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
+  },
   testSignal: TestSignal,
 ): RunJournaling {
   let batch: ItemRef[] = [];
@@ -182,7 +242,17 @@ function journaling(
       // What a mover's request removed (docs/sync.md) stays on its item in `runs show` and a resume's report.
       const removed = settled.status === 'failed' ? undefined : unit.membership?.removed;
       // One object per answer: a field left undefined is not written (src/runs/journal-encoder.ts).
-      journal.outcome({ n, source: unit.source, id: unit.id, status: settled.status, errors: settled.errors, transient: false, action: settled.action, removed, note: settled.note });
+      journal.outcome({
+        n,
+        source: unit.source,
+        id: unit.id,
+        status: settled.status,
+        errors: settled.errors,
+        transient: false,
+        action: settled.action,
+        removed,
+        note: settled.note,
+      });
       testSignal.counted('outcome');
       return settled;
     },
@@ -206,7 +276,14 @@ function journaling(
       unanswered.delete(n);
       if (!(error instanceof TransientTargetError)) return;
       try {
-        journal.outcome({ n, source: unit.source, id: unit.id, status: 'failed', errors: [problem('', null, error.message)], transient: true });
+        journal.outcome({
+          n,
+          source: unit.source,
+          id: unit.id,
+          status: 'failed',
+          errors: [problem('', null, error.message)],
+          transient: true,
+        });
       } catch {
         // The journal failed or closed: the unit stays sent without an answer (resent all the
         // same), and the attempt's end reports the journal's failure; the target's error stands.
@@ -234,32 +311,57 @@ export function journaledSyncDir(flag: unknown, deps: Pick<CommandDeps, 'env' | 
 /* What `runs resume` decides before it runs a command again (docs/runs.md, "runs resume"). */
 
 /** Flags given to `runs resume` that apply to the resumed run: output, prompts and pacing, never what is sent. */
-const RESUME_OVERRIDES = ['json', 'report', 'yes', 'input', 'debug', 'concurrency', 'rate', 'tokenFile', 'profile', 'allowInsecureHttp'] as const;
+const RESUME_OVERRIDES = [
+  'json',
+  'report',
+  'yes',
+  'input',
+  'debug',
+  'concurrency',
+  'rate',
+  'tokenFile',
+  'profile',
+  'allowInsecureHttp',
+] as const;
 
 /** A resume under a later run is refused unless --over-later-runs (docs/runs.md, "runs resume"). */
 export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume['record']['header']): Promise<void> {
   const later: string[] = [];
-  for await (const { id } of laterRunsOf(runsDir, header.id, { ...header, population: header.options.population }, currentTrust())) later.push(id);
+  for await (const { id } of laterRunsOf(
+    runsDir,
+    header.id,
+    { ...header, population: header.options.population },
+    currentTrust(),
+  ))
+    later.push(id);
   if (later.length === 0) return;
   const named = namedFirst(later, 3);
   throw new RunJournalError(
     `run ${header.id}: ${later.length === 1 ? 'a later run' : `${formatCount(later.length)} later runs`} of ${header.command} went to the same target since it started (${named}); ` +
       `resuming would send this run's older rows over what ${later.length === 1 ? 'it' : 'they'} sent. ` +
       "If a later run was this run's own retry (its report with --only-failed) and ended ok, this run's work is done (examctl runs prune --all removes it from runs list); " +
-      'else run the command again with today\'s file (safe where a second run is: user sync, --upsert, --missing-ok, --existing ok), ' +
+      "else run the command again with today's file (safe where a second run is: user sync, --upsert, --missing-ok, --existing ok), " +
       'or give --over-later-runs if the later runs sent other records',
   );
 }
 
 export async function refuseReplacedStore(header: OpenedResume['record']['header'], deps: CommandDeps): Promise<void> {
   const { target, instance } = header;
-  if (instance === undefined || target.kind !== 'local' || (await targetInstance(target, false, deps)) === instance) return;
+  if (instance === undefined || target.kind !== 'local' || (await targetInstance(target, false, deps)) === instance)
+    return;
   const what = `no store of the run's at ${target.store} (moved, deleted or replaced since it started)`;
-  throw new RunJournalError(`run ${header.id}: ${what}. Nothing was sent. Put it back there (a resume takes the recorded store, not --store), or run the file again as a new run`);
+  throw new RunJournalError(
+    `run ${header.id}: ${what}. Nothing was sent. Put it back there (a resume takes the recorded store, not --store), or run the file again as a new run`,
+  );
 }
 
 /** The options a resumed run runs with: its recorded flags and target, the PIN checked against its digest, and the given output flags. */
-export function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: string | undefined, digested: readonly string[]): Record<string, unknown> {
+export function resumedOptions(
+  opened: OpenedResume,
+  given: GlobalOptions,
+  pin: string | undefined,
+  digested: readonly string[],
+): Record<string, unknown> {
   const { header } = opened.record;
   const { pinSha256 } = header.options;
   const recorded = recordedFlags(header.options, digested);
@@ -272,8 +374,14 @@ export function resumedOptions(opened: OpenedResume, given: GlobalOptions, pin: 
   }
   const options: Record<string, unknown> = { ...recorded };
   if (typeof pinSha256 === 'string') {
-    if (pin === undefined) throw new RunJournalError(`run ${header.id} was started with a PIN; give the same PIN again with --pin-file, EXAMCTL_PIN or --pin (the journal keeps only its hash)`);
-    if (pinDigest(pin) !== pinSha256) throw new RunJournalError(`run ${header.id}: the PIN given differs from the one the run was started with; give the same PIN`);
+    if (pin === undefined)
+      throw new RunJournalError(
+        `run ${header.id} was started with a PIN; give the same PIN again with --pin-file, EXAMCTL_PIN or --pin (the journal keeps only its hash)`,
+      );
+    if (pinDigest(pin) !== pinSha256)
+      throw new RunJournalError(
+        `run ${header.id}: the PIN given differs from the one the run was started with; give the same PIN`,
+      );
     options.pin = pin;
   } else if (pin !== undefined) {
     throw new UsageError(`run ${header.id} was started without --pin; a resume sends what the run sent`);
@@ -310,13 +418,18 @@ const NO_SIGNAL: TestSignal = { counted() {} };
 const VARIABLE = 'EXAMCTL_TEST_SIGNAL_AFTER';
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP', 'SIGSTOP'];
 
-export function testSignalFrom(env: Env, signalSelf: (signal: NodeJS.Signals) => void = (signal) => process.kill(process.pid, signal)): TestSignal {
+export function testSignalFrom(
+  env: Env,
+  signalSelf: (signal: NodeJS.Signals) => void = (signal) => process.kill(process.pid, signal),
+): TestSignal {
   const value = env[VARIABLE];
   if (value === undefined || value === '') return NO_SIGNAL;
   const match = /^(sent|outcome):([1-9]\d{0,8}):(SIG[A-Z]+)$/.exec(value);
   const signal = match?.[3] as NodeJS.Signals | undefined;
   if (match === null || signal === undefined || !SIGNALS.includes(signal)) {
-    throw new UsageError(`${VARIABLE}: "${value}": expected <sent|outcome>:<N>:<${SIGNALS.join('|')}>, e.g. outcome:100:SIGKILL`);
+    throw new UsageError(
+      `${VARIABLE}: "${value}": expected <sent|outcome>:<N>:<${SIGNALS.join('|')}>, e.g. outcome:100:SIGKILL`,
+    );
   }
   const event = match[1] as TestSignalEvent;
   const after = Number(match[2]);

@@ -9,7 +9,19 @@ import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { resolveSettings } from '../context/settings.js';
 import { type ReportEntry } from '../report/run-report.js';
 import { counted, formatCount } from '../formats/number-format.js';
-import { CLOSED_PIPE, ClosedPipeError, ExamctlError, InputFileError, InputRefusedError, InterruptedError, messageOf, ReportWriteError, TargetError, TransientTargetError, UsageError } from '../system/errors.js';
+import {
+  CLOSED_PIPE,
+  ClosedPipeError,
+  ExamctlError,
+  InputFileError,
+  InputRefusedError,
+  InterruptedError,
+  messageOf,
+  ReportWriteError,
+  TargetError,
+  TransientTargetError,
+  UsageError,
+} from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { checkReportOption, openRunReport } from './report-sinks.js';
@@ -22,7 +34,6 @@ import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
-
 
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
 const MAX_PENDING = 1024;
@@ -42,7 +53,12 @@ export function recordAheadFor(window: number): number {
  * A run in named steps (docs/architecture.md, "The life of a record"). Throws TargetError (3) or
  * InterruptedError (130) after the report is written, InputFileError or UsageError (2) before any send.
  */
-export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: RunOptions, deps: CommandDeps, targetOf: TargetOf): Promise<RunOutcome<R>> {
+export async function runPipeline<P, R = never>(
+  job: RecordJob<P, R>,
+  options: RunOptions,
+  deps: CommandDeps,
+  targetOf: TargetOf,
+): Promise<RunOutcome<R>> {
   await checkReportOption(options, deps);
   const dryRun = options.dryRun ?? false;
   const onlyFailed = (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true;
@@ -58,7 +74,8 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     const kept = deps.resume === undefined ? 0 : deps.resume.plan.keptBelow(total ?? 0);
     if (kept === 0) return what;
     const run = deps.resume?.record.id;
-    if (job.describeSend) return `${what}, of which ${formatCount(kept)} already settled by run ${run} (kept, not sent again)`;
+    if (job.describeSend)
+      return `${what}, of which ${formatCount(kept)} already settled by run ${run} (kept, not sent again)`;
     return `${counted(Math.max(0, (total ?? 0) - kept), 'record')} left of ${formatCount(total ?? 0)} (run ${run}: ${formatCount(kept)} settled, kept)`;
   };
   try {
@@ -68,11 +85,21 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   }
   // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
   const unitTotal = total === undefined ? undefined : job.oneUnitPerRecord ? total : job.unitCount?.(total);
-  const { api, report, target, journal } = await openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, {
-    lostAttemptDid: job.lostAttemptDid,
-    choosesIds: job.withChosenId !== undefined,
-    plannedRun: job.plannedAgainst?.(),
-  });
+  const { api, report, target, journal } = await openRun(
+    job.command,
+    describeSend,
+    options,
+    deps,
+    targetOf,
+    unitTotal,
+    job.syncMemory?.(),
+    job.summaryNotes,
+    {
+      lostAttemptDid: job.lostAttemptDid,
+      choosesIds: job.withChosenId !== undefined,
+      plannedRun: job.plannedAgainst?.(),
+    },
+  );
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
   const progress = runProgress(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
@@ -87,7 +114,10 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   });
   const afterWrites = new AfterWrites();
   const dispatcher = new RecordDispatcher(job, {
-    api: api !== null && target.kind === 'remote' && job.sendsTogether !== true ? answersInTurns(api, scheduler, afterWrites) : api,
+    api:
+      api !== null && target.kind === 'remote' && job.sendsTogether !== true
+        ? answersInTurns(api, scheduler, afterWrites)
+        : api,
     callOptions,
     maxErrors: options.maxErrors,
     signal: deps.signal,
@@ -104,7 +134,11 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const piece = Math.max(MIN_PIECE, window);
   const jobUnits = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
   // --strict: a warned record fails before anything of it is sent (failingWarned, below).
-  const units = new UnitQueue((await warningsFail(options, deps)) ? failingWarned(jobUnits) : jobUnits, (next) => dispatcher.expect(next), !dryRun);
+  const units = new UnitQueue(
+    (await warningsFail(options, deps)) ? failingWarned(jobUnits) : jobUnits,
+    (next) => dispatcher.expect(next),
+    !dryRun,
+  );
   try {
     // One file, one id: the whole input read before the units, so both records of an id fail
     // (OneIdPerFile); after the run says its target and settings, which a dry run's header error follows.
@@ -126,12 +160,19 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   const summary = report.builder.summary;
   if (retries !== undefined) Object.assign(summary, { retried: retries.total, retriedByCause: retries.byCause });
   // Units of the checked file not read again (it changed): skipped, counted, not listed (as by `runs show`).
-  if (units.inputFailed !== undefined && unitTotal !== undefined) Object.assign(summary, { total: unitTotal, skipped: summary.skipped + unitTotal - summary.total });
+  if (units.inputFailed !== undefined && unitTotal !== undefined)
+    Object.assign(summary, { total: unitTotal, skipped: summary.skipped + unitTotal - summary.total });
   const stop = dispatcher.stopReason ?? (units.inputFailed && { kind: 'target-failed', error: units.inputFailed });
   // Retries after an answer with a status (503, 429...): those requests reached the service.
-  const retriedStatuses = Object.entries(retries?.byCause ?? {}).reduce((sum, [cause, count]) => (/^\d{3}$/.test(cause) ? sum + count : sum), 0);
+  const retriedStatuses = Object.entries(retries?.byCause ?? {}).reduce(
+    (sum, [cause, count]) => (/^\d{3}$/.test(cause) ? sum + count : sum),
+    0,
+  );
   // `runs show` rebuilds a report from the journal: the way back to a report file that failed.
-  const rebuildHint = journal === undefined || options.report === undefined ? '' : `; examctl runs show ${journal.id} --report ${options.report} writes the report again`;
+  const rebuildHint =
+    journal === undefined || options.report === undefined
+      ? ''
+      : `; examctl runs show ${journal.id} --report ${options.report} writes the report again`;
   const closedPipe = stop?.kind === 'interrupted' && deps.signal?.reason === CLOSED_PIPE;
   const resumeHint = journal === undefined ? '' : ` (examctl runs resume ${journal.id} sends the rest)`;
   // Sent, their answer lost at the interrupt's grace or unreadable after it: they may have been applied.
@@ -154,11 +195,15 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
         : unreadableAnswers(dispatcher.unreadable, journal?.id);
   // The sync memory stored where it is kept before the sinks complete: a store that fails is the
   // run's error in each of them (docs/ci.md), unless the run stopped for something else, which keeps its exit code.
-  const endFailure = await job.ending?.().then(() => undefined, (error: unknown) => error);
+  const endFailure = await job.ending?.().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   if (stopError !== undefined && endFailure !== undefined) await say(deps, `examctl: ${messageOf(endFailure)}`);
   // Not stored at the end: the run stays resumable, and its resume stores it (docs/sync.md, "Exit codes").
   const unstored = stopError === undefined && endFailure instanceof Error ? endFailure : undefined;
-  if (unstored !== undefined && journal !== undefined) unstored.message += `; once it can be written, examctl runs resume ${journal.id} stores it`;
+  if (unstored !== undefined && journal !== undefined)
+    unstored.message += `; once it can be written, examctl runs resume ${journal.id} stores it`;
   const runError = stopError ?? endFailure;
   // The report says why the run stopped (a 403, Ctrl-C, a closed pipe, a memory not stored), not only by its counts.
   if (runError !== undefined) report.builder.stopped(runError);
@@ -170,7 +215,13 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   }
   try {
     await journal?.end(
-      stop?.kind === 'target-failed' || stopError instanceof TransientTargetError || unstored !== undefined ? 'target-error' : stop === undefined ? 'completed' : closedPipe ? 'closed-pipe' : stop.kind,
+      stop?.kind === 'target-failed' || stopError instanceof TransientTargetError || unstored !== undefined
+        ? 'target-error'
+        : stop === undefined
+          ? 'completed'
+          : closedPipe
+            ? 'closed-pipe'
+            : stop.kind,
       summary,
       stopError,
     );
@@ -180,7 +231,10 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
     if (stopError instanceof RunJournalWriteError) throw stopError;
     // It failed after the last record went (its last lines, or the end line): the report is whole,
     // the journal is not, and a resume sends again what it did not keep.
-    if (error instanceof RunJournalWriteError) throw new RunJournalWriteError(`${error.message}: every record was processed (see the report), the run's record is incomplete${resumeHint}`);
+    if (error instanceof RunJournalWriteError)
+      throw new RunJournalWriteError(
+        `${error.message}: every record was processed (see the report), the run's record is incomplete${resumeHint}`,
+      );
     throw error;
   }
   const reportFailure = report.failure();
@@ -192,26 +246,49 @@ export async function runPipeline<P, R = never>(job: RecordJob<P, R>, options: R
   if (runError !== undefined) throw runError;
   // The report file failed only as it was completed: every record went, only the file is missing.
   if (reportFailure !== undefined) {
-    throw new ReportWriteError(`${reportFailure.message}: every record was processed, ${reportFileFate(reportFailure, rebuildHint)}`, { keptAt: reportFailure.keptAt });
+    throw new ReportWriteError(
+      `${reportFailure.message}: every record was processed, ${reportFileFate(reportFailure, rebuildHint)}`,
+      { keptAt: reportFailure.keptAt },
+    );
   }
   // Requests already in flight when the limit was reached still finish: their failures count in the summary.
   if (stop?.kind === 'max-errors') {
-    const inFlight = summary.failed > (options.maxErrors ?? 0) ? `, ${summary.failed} failed in all (requests already in flight finished)` : '';
+    const inFlight =
+      summary.failed > (options.maxErrors ?? 0)
+        ? `, ${summary.failed} failed in all (requests already in flight finished)`
+        : '';
     await say(deps, `stopped sending at ${options.maxErrors} failed (--max-errors)${inFlight}: the rest was skipped`);
   }
   // A signal that came once every record was in flight (the local target takes a batch at a
   // time): nothing was left unsent, so the run finished and its exit says so (docs/runs.md).
   if (stop === undefined && deps.signal?.aborted === true) {
-    await say(deps, dryRun ? 'interrupted after every record was checked: the dry run is complete' : 'interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)');
+    await say(
+      deps,
+      dryRun
+        ? 'interrupted after every record was checked: the dry run is complete'
+        : 'interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)',
+    );
   }
-  return { exitCode: exitCodeFor(summary), summary, stoppedByMaxErrors: stop?.kind === 'max-errors', answered: dispatcher.answered, remembered: dispatcher.remembered };
+  return {
+    exitCode: exitCodeFor(summary),
+    summary,
+    stoppedByMaxErrors: stop?.kind === 'max-errors',
+    answered: dispatcher.answered,
+    remembered: dispatcher.remembered,
+  };
 }
 
 /**
  * Every unit dispatched in input order, then every answer reported. Its own function: V8 optimizes
  * this small per-unit body, not the whole run's setup and ending with it.
  */
-async function dispatchAll<P, R>(units: UnitQueue<P>, scheduler: InOrderScheduler<ReportEntry>, dispatcher: RecordDispatcher<P, R>, afterWrites: AfterWrites, ahead: number): Promise<void> {
+async function dispatchAll<P, R>(
+  units: UnitQueue<P>,
+  scheduler: InOrderScheduler<ReportEntry>,
+  dispatcher: RecordDispatcher<P, R>,
+  afterWrites: AfterWrites,
+  ahead: number,
+): Promise<void> {
   let readingAhead = false;
   const readAhead = (): void => {
     readingAhead = false;
@@ -236,7 +313,11 @@ async function dispatchAll<P, R>(units: UnitQueue<P>, scheduler: InOrderSchedule
 }
 
 /** The API as a run's dispatcher sees it (bench/README.md, "Session 40: sending"). */
-function answersInTurns(api: IntegrationApi, slots: Pick<InOrderScheduler<ReportEntry>, 'freeEarly' | 'retake'>, afterWrites: AfterWrites): IntegrationApi {
+function answersInTurns(
+  api: IntegrationApi,
+  slots: Pick<InOrderScheduler<ReportEntry>, 'freeEarly' | 'retake'>,
+  afterWrites: AfterWrites,
+): IntegrationApi {
   const inTurns = <T>(call: Promise<ApiResult<T>>): Promise<ApiResult<T>> =>
     call.then((result) => {
       if (result.envelope.Success !== true) return result;
@@ -248,7 +329,8 @@ function answersInTurns(api: IntegrationApi, slots: Pick<InOrderScheduler<Report
     getReviewSession: (externalId, options) => inTurns(api.getReviewSession(externalId, options)),
     addCollection: (request, options) => inTurns(api.addCollection(request, options)),
     upsertUser: (request, options) => inTurns(api.upsertUser(request, options)),
-    removeInvigilators: (scheduleExtId, userExtIds, options) => inTurns(api.removeInvigilators(scheduleExtId, userExtIds, options)),
+    removeInvigilators: (scheduleExtId, userExtIds, options) =>
+      inTurns(api.removeInvigilators(scheduleExtId, userExtIds, options)),
     // The pipeline closes the API itself and asks it for the retry counts.
     close: () => api.close(),
   };
@@ -344,7 +426,8 @@ class UnitQueue<P> {
 /** Answers lost after a 2xx: exit 3 (docs/runs.md, "Honest ends"). */
 function unreadableAnswers(count: number, run: string | undefined): TransientTargetError | undefined {
   if (count === 0) return undefined;
-  const resumeHint = run === undefined ? '' : ` (examctl runs resume ${run} sends ${count === 1 ? 'it' : 'them'} again)`;
+  const resumeHint =
+    run === undefined ? '' : ` (examctl runs resume ${run} sends ${count === 1 ? 'it' : 'them'} again)`;
   return new TransientTargetError(
     `${counted(count, 'answer')} of the service could not be read after it said 2xx (too large, cut, or past the answer budget): ` +
       `${count === 1 ? 'that record' : 'those records'} may have been applied (see the report)${resumeHint}`,
@@ -352,8 +435,20 @@ function unreadableAnswers(count: number, run: string | undefined): TransientTar
 }
 
 /** A run `prepare` refused: its documents (docs/ci.md, "`--json` on exit 2 or 3"). */
-async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, options: RunOptions, deps: CommandDeps, targetOf: TargetOf, error: unknown): Promise<unknown> {
-  if (!(error instanceof ExamctlError) || error instanceof InterruptedError || (error.exitCode !== 2 && error.exitCode !== 3)) return error;
+async function writeRefusedRun<P, R>(
+  job: RecordJob<P, R>,
+  input: RecordSource,
+  options: RunOptions,
+  deps: CommandDeps,
+  targetOf: TargetOf,
+  error: unknown,
+): Promise<unknown> {
+  if (
+    !(error instanceof ExamctlError) ||
+    error instanceof InterruptedError ||
+    (error.exitCode !== 2 && error.exitCode !== 3)
+  )
+    return error;
   // The input itself is at fault (a dry run's first read is in `prepare`: an unknown column, a
   // malformed line): no document, as when the structure pass finds it.
   if (error instanceof InputFileError && !(error instanceof InputRefusedError)) return error;
@@ -363,7 +458,12 @@ async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, 
     const syncMemory = job.syncMemory?.();
     const header = { command: job.command, target: target.report, dryRun: options.dryRun ?? false, syncMemory };
     // A resume refused leaves the run's --report file as the run left it (its report, not this refusal's).
-    report = await openRunReport(header, deps.resume === undefined ? options : { ...options, report: undefined }, deps, { countsOnly: true });
+    report = await openRunReport(
+      header,
+      deps.resume === undefined ? options : { ...options, report: undefined },
+      deps,
+      { countsOnly: true },
+    );
   } catch {
     return error;
   }
@@ -373,7 +473,10 @@ async function writeRefusedRun<P, R>(job: RecordJob<P, R>, input: RecordSource, 
     input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
     for await (const units of job.units(input.batches())) {
       for (const unit of units) {
-        await report.builder.add({ item: { source: unit.source, id: unit.id, status: 'skipped', errors: reason }, rows: unit.rows });
+        await report.builder.add({
+          item: { source: unit.source, id: unit.id, status: 'skipped', errors: reason },
+          rows: unit.rows,
+        });
         reported += 1;
       }
     }
@@ -414,16 +517,32 @@ function reportFileFate(failure: ReportWriteError, rebuildHint: string): string 
 
 /** A run stopped by one of its own files (exit 3), said with how to finish; a target's failure as it is. */
 function withWayBack(error: Error, resumeHint: string, rebuildHint: string): Error {
-  if (error instanceof RunJournalWriteError) return new RunJournalWriteError(`${error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`);
-  if (error instanceof ReportWriteError) return new ReportWriteError(`${error.message}: the run stopped, in-flight work finished, the report file was not kept${resumeHint}${rebuildHint}`);
-  if (error instanceof InputFileError) return new TargetError(`${error.message}: the rest was not sent; to resume, put back the file checked${resumeHint}`);
+  if (error instanceof RunJournalWriteError)
+    return new RunJournalWriteError(
+      `${error.message}: the run stopped, in-flight work finished (see the report)${resumeHint}`,
+    );
+  if (error instanceof ReportWriteError)
+    return new ReportWriteError(
+      `${error.message}: the run stopped, in-flight work finished, the report file was not kept${resumeHint}${rebuildHint}`,
+    );
+  if (error instanceof InputFileError)
+    return new TargetError(
+      `${error.message}: the rest was not sent; to resume, put back the file checked${resumeHint}`,
+    );
   return error;
 }
 
 /** The progress line on a terminal; elsewhere (CI, a pipe) a plain stderr line every ~10 s. */
-function runProgress(job: RecordJob<unknown, unknown>, units: number | undefined, options: RunOptions, deps: CommandDeps): Progress {
+function runProgress(
+  job: RecordJob<unknown, unknown>,
+  units: number | undefined,
+  options: RunOptions,
+  deps: CommandDeps,
+): Progress {
   return createRunProgress({
-    terminal: deps.progressStream !== undefined && progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env }),
+    terminal:
+      deps.progressStream !== undefined &&
+      progressEnabled({ isTTY: deps.isTTY, json: options.json ?? false, env: deps.env }),
     stream: deps.progressStream ?? process.stderr,
     write: (line) => void deps.stderr.write(line),
     total: units,
@@ -434,7 +553,11 @@ function runProgress(job: RecordJob<unknown, unknown>, units: number | undefined
 }
 
 /** docs/input-formats.md, "Never past Excel's limits": exit 2, nothing sent. */
-async function checkReportFits(records: () => AsyncIterable<InputRecord>, total: number | undefined, options: RunOptions): Promise<void> {
+async function checkReportFits(
+  records: () => AsyncIterable<InputRecord>,
+  total: number | undefined,
+  options: RunOptions,
+): Promise<void> {
   const report = options.report;
   if (report === undefined || reportFormatOf(report) !== 'xlsx') return;
   let header: readonly string[] | undefined;
@@ -442,26 +565,42 @@ async function checkReportFits(records: () => AsyncIterable<InputRecord>, total:
     header = record.raw?.header;
     break;
   }
-  const [{ reportColumnCount }, { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS }] = await Promise.all([import('../report/xlsx-report-writer.js'), import('../report/xlsx-workbook.js')]);
+  const [{ reportColumnCount }, { MAX_SHEET_COLUMNS, MAX_SHEET_ROWS }] = await Promise.all([
+    import('../report/xlsx-report-writer.js'),
+    import('../report/xlsx-workbook.js'),
+  ]);
   const kept = header === undefined ? 0 : keptHeader(header, new ColumnModes().of(header)).length;
   const columns = reportColumnCount(kept);
   const refusal = (would: string, holds: string) =>
-    new UsageError(`--report ${report}: the report would have ${would}, more than a sheet holds (${holds}); nothing was sent: write the report as .csv or .json`);
+    new UsageError(
+      `--report ${report}: the report would have ${would}, more than a sheet holds (${holds}); nothing was sent: write the report as .csv or .json`,
+    );
   if (header !== undefined && columns > MAX_SHEET_COLUMNS) {
-    throw refusal(`${formatCount(columns)} columns (the input's ${formatCount(kept)}, then status, error_codes, error_messages, action, note, run, warnings)`, `${formatCount(MAX_SHEET_COLUMNS)}, A to XFD`);
+    throw refusal(
+      `${formatCount(columns)} columns (the input's ${formatCount(kept)}, then status, error_codes, error_messages, action, note, run, warnings)`,
+      `${formatCount(MAX_SHEET_COLUMNS)}, A to XFD`,
+    );
   }
   if (total === undefined || total + 1 <= MAX_SHEET_ROWS) return;
-  throw refusal(`${formatCount(total + 1)} rows (a header and ${formatCount(total)} records)`, formatCount(MAX_SHEET_ROWS));
+  throw refusal(
+    `${formatCount(total + 1)} rows (a header and ${formatCount(total)} records)`,
+    formatCount(MAX_SHEET_ROWS),
+  );
 }
 
 /**
  * Whether a run fails its warned records (docs/cli.md, "--strict": the flag, else the profile's). A
  * profile that cannot be read is the command's to refuse before this: here it says nothing.
  */
-async function warningsFail(options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl' | 'target' | 'store'>, deps: Pick<CommandDeps, 'env' | 'runProfile'>): Promise<boolean> {
+async function warningsFail(
+  options: Pick<RunOptions, 'strict' | 'profile' | 'baseUrl' | 'target' | 'store'>,
+  deps: Pick<CommandDeps, 'env' | 'runProfile'>,
+): Promise<boolean> {
   if (options.strict !== undefined) return options.strict;
   // A run read again (a resume) with the profile it was started with.
-  return (await resolveSettings(options, deps.env, deps.runProfile).catch(() => undefined))?.values.strict?.value === true;
+  return (
+    (await resolveSettings(options, deps.env, deps.runProfile).catch(() => undefined))?.values.strict?.value === true
+  );
 }
 
 /** A warning as the problem that fails its record under --strict: the same field, line, code and text. */
@@ -481,5 +620,8 @@ const warned = (unit: Unit<unknown>): boolean => (unit.warnings?.length ?? 0) > 
 
 function failed<P>(unit: Unit<P>): Unit<P> {
   const problems = (unit.warnings ?? []).map(warningProblem);
-  return { ...unit, prepared: { ok: false, problems: unit.prepared.ok ? problems : [...unit.prepared.problems, ...problems] } };
+  return {
+    ...unit,
+    prepared: { ok: false, problems: unit.prepared.ok ? problems : [...unit.prepared.problems, ...problems] },
+  };
 }

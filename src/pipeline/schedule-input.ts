@@ -28,7 +28,14 @@ import type { CommandDeps } from '../context/command-deps.js';
 import { FLAG_FIELDS } from '../context/settings.js';
 import { OneIdPerFile, withRecordFindings, type Outcome, type RecordJob, type Unit } from './record-job.js';
 import { outcomeOf } from './service-answer.js';
-import { inputShaping, noteRead, readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from './command-input.js';
+import {
+  inputShaping,
+  noteRead,
+  readInput,
+  sourceRowsOf,
+  type InputFlagOptions,
+  type SheetFlagOptions,
+} from './command-input.js';
 
 /*
  * `schedule push`'s input (docs/input-formats.md): the schedule requests a file makes (whole JSON
@@ -57,20 +64,41 @@ interface ScheduleInputOptions extends InputFlagOptions, SheetFlagOptions, Field
 export async function schedulePushInput(
   options: ScheduleInputOptions,
   deps: CommandDeps,
-): Promise<{ defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<RecordJob<PreparedSchedule>, 'records' | 'units' | 'readIds'>> {
+): Promise<
+  { defaults: ScheduleDefaults; shaping: RecordShaping } & Pick<
+    RecordJob<PreparedSchedule>,
+    'records' | 'units' | 'readIds'
+  >
+> {
   const { file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding } = options;
   const columns = RECORD_COLUMNS.schedules;
   // Checked before anything is read: the flags, then --start/--end and --schedule read by --date-format/--timezone.
   const shaping = await inputShaping(options, deps, columns, 'schedule push');
   const defaults = await scheduleDefaults(schedule, options, workflow, upsert, shaping, deps);
   // Whole requests' ids (a sittings row's id names the schedule it is part of).
-  const ids = new OneIdPerFile(SCHEDULE_ID_RULE, (record) => (isScheduleRequestRecord(record) ? scheduleIdOf(record.fields, defaults) : null));
+  const ids = new OneIdPerFile(SCHEDULE_ID_RULE, (record) =>
+    isScheduleRequestRecord(record) ? scheduleIdOf(record.fields, defaults) : null,
+  );
   // One reader for every pass: each read after the first checks the file is the one it read.
-  const read = readInput(file, deps, { columns, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'schedule push', shaping });
+  const read = readInput(file, deps, {
+    columns,
+    ignoreUnknownColumns: ignoreUnknownColumns ?? false,
+    sheet,
+    hiddenRows,
+    encoding,
+    command: 'schedule push',
+    shaping,
+  });
   return {
     defaults,
     shaping,
-    records: () => keepingHeader(read, withGivenPins(oneKindOfRecord(read), () => (isGiven(defaults.schedule.PIN) ? stringOf(defaults.schedule.PIN) : undefined))),
+    records: () =>
+      keepingHeader(
+        read,
+        withGivenPins(oneKindOfRecord(read), () =>
+          isGiven(defaults.schedule.PIN) ? stringOf(defaults.schedule.PIN) : undefined,
+        ),
+      ),
     units: (batches) => scheduleUnits(batches, defaults, ids),
     readIds: (records) => ids.read(records),
   };
@@ -81,7 +109,10 @@ export function stringOf(value: unknown): string | undefined {
 }
 
 /** Splits `keys` off `options`, typed so that what is left no longer holds them. */
-export function takeFlags<T extends object, K extends keyof T>(options: T, keys: readonly K[]): { taken: Pick<T, K>; rest: Omit<T, K> } {
+export function takeFlags<T extends object, K extends keyof T>(
+  options: T,
+  keys: readonly K[],
+): { taken: Pick<T, K>; rest: Omit<T, K> } {
   const taken = {} as Pick<T, K>;
   const rest: Partial<T> = { ...options };
   for (const key of keys) {
@@ -100,13 +131,15 @@ async function scheduleDefaults(
   deps: CommandDeps,
 ): Promise<ScheduleDefaults> {
   const path = resolve(deps.cwd, scheduleFile ?? '');
-  const defaults: ScheduleDefaults = scheduleFile === undefined ? { schedule: {} } : await readScheduleFile(path, scheduleFile, noteRead(deps, path));
+  const defaults: ScheduleDefaults =
+    scheduleFile === undefined ? { schedule: {} } : await readScheduleFile(path, scheduleFile, noteRead(deps, path));
   const written: WrittenTime[] = [];
   if (scheduleFile !== undefined) {
     const problems: Problem[] = [];
     defaults.schedule = readRecordDates(defaults.schedule, shaping.dates, problems, '', written);
     // The file's own faults are said of the file, before anything is read: not of every schedule the fields fill.
-    for (const key of Object.keys(defaults.schedule)) if (!SCHEDULE_TABLE.byName.has(key)) problems.push(unknownFieldProblem(SCHEDULE_TABLE, '', key));
+    for (const key of Object.keys(defaults.schedule))
+      if (!SCHEDULE_TABLE.byName.has(key)) problems.push(unknownFieldProblem(SCHEDULE_TABLE, '', key));
     for (const field of ['StartDateTime', 'EndDateTime'] as const) {
       const value = defaults.schedule[field];
       const reading = typeof value === 'string' ? readTypedDateTime(field, value, shaping.dates) : undefined;
@@ -121,7 +154,13 @@ async function scheduleDefaults(
       const reading = readTypedDateTime(field, value, shaping.dates);
       if (!reading.ok) throw new UsageError(`--${flag}: ${reading.message}`);
       defaults.schedule[field] = reading.value;
-      if (reading.value !== value.trim()) written.push({ field, text: value.trim(), value: reading.value, ...(reading.zone !== undefined ? { zone: reading.zone } : {}) });
+      if (reading.value !== value.trim())
+        written.push({
+          field,
+          text: value.trim(),
+          value: reading.value,
+          ...(reading.zone !== undefined ? { zone: reading.zone } : {}),
+        });
       continue;
     }
     defaults.schedule[field] = value;
@@ -155,7 +194,11 @@ async function* oneKindOfRecord(records: AsyncIterable<InputRecord>): AsyncItera
  * Whole requests become units as they are read; sittings rows are grouped, and since rows of
  * one schedule may be anywhere in the file, their units follow once the file was read.
  */
-async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, defaults: ScheduleDefaults, ids: OneIdPerFile): AsyncIterable<readonly Unit<PreparedSchedule>[]> {
+async function* scheduleUnits(
+  batches: AsyncIterable<readonly InputRecord[]>,
+  defaults: ScheduleDefaults,
+  ids: OneIdPerFile,
+): AsyncIterable<readonly Unit<PreparedSchedule>[]> {
   ids.start();
   const sittings = new Sittings<{ source: SourceRef; rows: SourceRow[] | undefined; record: InputRecord }>(defaults);
   const requests = new ScheduleRequests(defaults);
@@ -164,7 +207,13 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
     for (const record of batch) {
       if (isScheduleRequestRecord(record)) {
         const { id, prepared } = requests.prepare(record.fields, record.source.line);
-        const unit = withTextDoubts(withRecordFindings({ source: record.source, id, prepared, rows: sourceRowsOf(record), written: defaults.written }, record), [record]);
+        const unit = withTextDoubts(
+          withRecordFindings(
+            { source: record.source, id, prepared, rows: sourceRowsOf(record), written: defaults.written },
+            record,
+          ),
+          [record],
+        );
         units.push(ids.checked(unit, record));
       } else {
         sittings.add(sittingRow(record), { source: record.source, rows: sourceRowsOf(record), record });
@@ -175,7 +224,13 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
   const units: Unit<PreparedSchedule>[] = [];
   for (const sitting of sittings.all()) {
     const rows = sitting.attached.flatMap((attached) => attached.rows ?? []);
-    const unit = { source: (sitting.attached[0] as { source: SourceRef }).source, id: sitting.id(), prepared: sitting.prepare(), rows: rows.length > 0 ? rows : undefined, written: defaults.written };
+    const unit = {
+      source: (sitting.attached[0] as { source: SourceRef }).source,
+      id: sitting.id(),
+      prepared: sitting.prepare(),
+      rows: rows.length > 0 ? rows : undefined,
+      written: defaults.written,
+    };
     const records = sitting.attached.map((attached) => attached.record);
     units.push(withTextDoubts(withRecordFindings(unit, sittingFindings(records)), records));
   }
@@ -188,7 +243,9 @@ async function* scheduleUnits(batches: AsyncIterable<readonly InputRecord[]>, de
  */
 function withTextDoubts(unit: Unit<PreparedSchedule>, records: readonly InputRecord[]): Unit<PreparedSchedule> {
   const pinFromNumberCell = records.some((record) => record.bareNumbers?.includes('PIN') === true);
-  const doubts = unit.prepared.ok ? scheduleTextDoubts(unit.prepared.value.request.Schedule, { pinFromNumberCell }) : [];
+  const doubts = unit.prepared.ok
+    ? scheduleTextDoubts(unit.prepared.value.request.Schedule, { pinFromNumberCell })
+    : [];
   return doubts.length > 0 ? { ...unit, warnings: [...(unit.warnings ?? []), ...doubts] } : unit;
 }
 
@@ -198,7 +255,9 @@ function withTextDoubts(unit: Unit<PreparedSchedule>, records: readonly InputRec
  */
 function sittingFindings(records: readonly InputRecord[]): InputRecord {
   const inRows = <T extends { field: string }>(of: (record: InputRecord) => readonly T[] | undefined) =>
-    records.flatMap((record) => (of(record) ?? []).map((item) => ({ ...item, field: sittingFieldPath(item.field), line: record.source.line })));
+    records.flatMap((record) =>
+      (of(record) ?? []).map((item) => ({ ...item, field: sittingFieldPath(item.field), line: record.source.line })),
+    );
   const problems = inRows((record) => record.problems);
   const warnings = inRows((record) => record.warnings);
   const mapped = inRows((record) => record.mapped);
@@ -214,7 +273,10 @@ function sittingFindings(records: readonly InputRecord[]): InputRecord {
 }
 
 /** For the remote confirmation: schedules (one request each) and candidates, grouped as scheduleUnits groups them. */
-export async function describeRequests(records: AsyncIterable<InputRecord>, defaults: ScheduleDefaults): Promise<string> {
+export async function describeRequests(
+  records: AsyncIterable<InputRecord>,
+  defaults: ScheduleDefaults,
+): Promise<string> {
   const sittings = new Sittings(defaults);
   let requests = 0;
   let candidates = 0;
@@ -254,13 +316,25 @@ export function withChosenScheduleId(payload: PreparedSchedule, id: string): Pre
 
 /** An ok answer to a request without Upsert made the schedule (a duplicate is refused): `created`. */
 export function createdUnlessUpsert(payload: PreparedSchedule, outcome: Outcome, options: CallOptions): Outcome {
-  return outcome.status === 'failed' || outcome.action !== undefined || options.dryRun === true || payload.request.Upsert === true ? outcome : { ...outcome, action: 'created' };
+  return outcome.status === 'failed' ||
+    outcome.action !== undefined ||
+    options.dryRun === true ||
+    payload.request.Upsert === true
+    ? outcome
+    : { ...outcome, action: 'created' };
 }
 
-export async function sendSchedule(api: IntegrationApi, payload: PreparedSchedule, options: CallOptions): Promise<Outcome> {
+export async function sendSchedule(
+  api: IntegrationApi,
+  payload: PreparedSchedule,
+  options: CallOptions,
+): Promise<Outcome> {
   const result = await api.createSchedule(payload.request, options);
   const outcome = outcomeOf(result);
   const errors = withCandidateLines(outcome.errors, payload.candidateLines).map(namingUpsertFlag);
-  const id = result.envelope.Success && typeof result.envelope.Content === 'string' && result.envelope.Content !== '' ? result.envelope.Content : undefined;
+  const id =
+    result.envelope.Success && typeof result.envelope.Content === 'string' && result.envelope.Content !== ''
+      ? result.envelope.Content
+      : undefined;
   return { ...outcome, errors, ...(id !== undefined ? { id } : {}) };
 }

@@ -25,15 +25,23 @@ export type Remembered = { line: number; id: string } | { line: number; problems
  * After the run, through the gate: the schedules' notes (`said`), then the ids the service chose
  * (kept by `remember`) in the file's order, the first few, for the next command.
  */
-export async function sayAfterRun(said: readonly string[], remembered: readonly Remembered[], deps: CommandDeps): Promise<void> {
+export async function sayAfterRun(
+  said: readonly string[],
+  remembered: readonly Remembered[],
+  deps: CommandDeps,
+): Promise<void> {
   // Answers come in as they complete; the note follows the file (first few only).
   const generated = remembered
     .filter((kept): kept is { line: number; id: string } => 'id' in kept)
     .sort((a, b) => a.line - b.line)
     .map((kept) => kept.id);
   const lines = [...said];
-  if (generated.length > 0) lines.push(`generated ScheduleExtId: ${generated.slice(0, 5).join(', ')}${generated.length > 5 ? ` and ${generated.length - 5} more (see --report)` : ''}`);
-  if (generated.length === 1) lines.push(`to change this schedule later instead of making another: --schedule-id ${generated[0]} --upsert`);
+  if (generated.length > 0)
+    lines.push(
+      `generated ScheduleExtId: ${generated.slice(0, 5).join(', ')}${generated.length > 5 ? ` and ${generated.length - 5} more (see --report)` : ''}`,
+    );
+  if (generated.length === 1)
+    lines.push(`to change this schedule later instead of making another: --schedule-id ${generated[0]} --upsert`);
   for (const line of lines) await say(deps, line);
 }
 
@@ -49,15 +57,31 @@ interface AskedFields {
   dates: LocalTimeOptions;
 }
 
-export async function correctAnswers(asked: AskedFields, problems: readonly Problem[], defaults: ScheduleDefaults, deps: CommandDeps): Promise<boolean> {
+export async function correctAnswers(
+  asked: AskedFields,
+  problems: readonly Problem[],
+  defaults: ScheduleDefaults,
+  deps: CommandDeps,
+): Promise<boolean> {
   const { offerCorrection, promptScheduleFields } = await import('../terminal/prompts.js');
   const io = promptIoOf(deps);
   const given = asked.names.map((name) => ({ name, label: name, value: stringOf(defaults.schedule[name]) }));
   const again = await offerCorrection(given, problems, io);
   if (again === null) return false;
-  const earlier = Object.fromEntries(given.map((answer) => [answer.name, answer.value]).filter(([, value]) => value !== undefined));
-  const known = Object.fromEntries(Object.entries(defaults.schedule).filter(([field]) => !again.includes(field as ScheduleFieldName)));
-  Object.assign(defaults.schedule, await promptScheduleFields(again, io, known, { ...(asked.choices ? { choices: asked.choices } : {}), defaults: earlier, dates: asked.dates }));
+  const earlier = Object.fromEntries(
+    given.map((answer) => [answer.name, answer.value]).filter(([, value]) => value !== undefined),
+  );
+  const known = Object.fromEntries(
+    Object.entries(defaults.schedule).filter(([field]) => !again.includes(field as ScheduleFieldName)),
+  );
+  Object.assign(
+    defaults.schedule,
+    await promptScheduleFields(again, io, known, {
+      ...(asked.choices ? { choices: asked.choices } : {}),
+      defaults: earlier,
+      dates: asked.dates,
+    }),
+  );
   return true;
 }
 
@@ -97,11 +121,20 @@ export async function completeRequiredFields(
   const { missingValue, promptScheduleFields } = await import('../terminal/prompts.js');
   const flags = missing.map((field) => REQUIRED_FIELD_FLAGS[field]);
   if (!promptsAllowed(options, deps)) throw missingValue(flags.join(', '));
-  await say(deps, `${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags.join(' ')})`);
+  await say(
+    deps,
+    `${first.source.file} holds candidates only: the schedule's required fields are asked (next time: ${flags.join(' ')})`,
+  );
   // On the local target the store's assessments and groups are pickers: an id it lacks is not offered.
   const choices = await storeChoices(deps, target);
   // The Start prompt reads what --start would (--date-format, --timezone).
-  Object.assign(defaults.schedule, await promptScheduleFields(missing, promptIoOf(deps), defaults.schedule, { ...(choices ? { choices } : {}), dates: shaping.dates }));
+  Object.assign(
+    defaults.schedule,
+    await promptScheduleFields(missing, promptIoOf(deps), defaults.schedule, {
+      ...(choices ? { choices } : {}),
+      dates: shaping.dates,
+    }),
+  );
   return { names: missing, choices, dates: shaping.dates };
 }
 
@@ -119,7 +152,14 @@ async function storeChoices(deps: CommandDeps, target: TargetOf): Promise<StoreC
 const PAST_SHOWN = 5;
 
 /** The two warnings said before anything is sent, since neither can be undone (docs/human.md). */
-export async function warnBeforeSending(defaults: ScheduleDefaults, records: () => AsyncIterable<InputRecord>, shaping: RecordShaping, dryRun: boolean, now: number, deps: CommandDeps): Promise<void> {
+export async function warnBeforeSending(
+  defaults: ScheduleDefaults,
+  records: () => AsyncIterable<InputRecord>,
+  shaping: RecordShaping,
+  dryRun: boolean,
+  now: number,
+  deps: CommandDeps,
+): Promise<void> {
   const past: string[] = [];
   let pastCount = 0;
   let generatesId = false;
@@ -129,9 +169,18 @@ export async function warnBeforeSending(defaults: ScheduleDefaults, records: () 
   const seen = new Set<string>();
   for await (const record of records()) {
     // A candidates file's schedule is the flags' alone: one look settles it, with no pass over the file.
-    const candidatesOnly = seen.size === 0 && !isScheduleRequestRecord(record) && Object.keys(scheduleCells(record)).length === 0 && !hasScheduleColumns(record, shaping);
-    const schedule = isScheduleRequestRecord(record) ? ((record.fields.Schedule ?? {}) as Record<string, unknown>) : { ...defaults.schedule, ...scheduleCells(record) };
-    const id = typeof schedule.ScheduleExtId === 'string' && schedule.ScheduleExtId.trim() !== '' ? schedule.ScheduleExtId.trim() : undefined;
+    const candidatesOnly =
+      seen.size === 0 &&
+      !isScheduleRequestRecord(record) &&
+      Object.keys(scheduleCells(record)).length === 0 &&
+      !hasScheduleColumns(record, shaping);
+    const schedule = isScheduleRequestRecord(record)
+      ? ((record.fields.Schedule ?? {}) as Record<string, unknown>)
+      : { ...defaults.schedule, ...scheduleCells(record) };
+    const id =
+      typeof schedule.ScheduleExtId === 'string' && schedule.ScheduleExtId.trim() !== ''
+        ? schedule.ScheduleExtId.trim()
+        : undefined;
     if (id === undefined) {
       generatesId = true;
       if (isScheduleRequestRecord(record) || hasFieldColumn(record, shaping, 'ScheduleExtId')) {
@@ -149,7 +198,10 @@ export async function warnBeforeSending(defaults: ScheduleDefaults, records: () 
       const utc = new Date(start).toISOString();
       const quoted = quoteWritten(utc, [...(record.written ?? []), ...(defaults.written ?? [])]);
       const when = quoted === utc ? String(schedule.StartDateTime) : quoted;
-      if (past.length < PAST_SHOWN) past.push(`${id ?? (candidatesOnly ? 'the new schedule' : `${record.source.file}:${record.source.line}`)} (${when})`);
+      if (past.length < PAST_SHOWN)
+        past.push(
+          `${id ?? (candidatesOnly ? 'the new schedule' : `${record.source.file}:${record.source.line}`)} (${when})`,
+        );
     }
     if (candidatesOnly) break;
   }
@@ -159,7 +211,10 @@ export async function warnBeforeSending(defaults: ScheduleDefaults, records: () 
         ? 'no --schedule-id (and no ScheduleExtId column): every run makes a new schedule'
         : `no --schedule-id, and ScheduleExtId is empty on ${emptyIds.join(', ')}${emptyIdCount > emptyIds.length ? ` and ${emptyIdCount - emptyIds.length} more` : ''}: ` +
           'every run makes a new schedule for such rows';
-    await say(deps, `note: ${without}, so running this again makes another one. The generated id is printed at the end; give it with --schedule-id <id> --upsert to update that schedule instead.`);
+    await say(
+      deps,
+      `note: ${without}, so running this again makes another one. The generated id is printed at the end; give it with --schedule-id <id> --upsert to update that schedule instead.`,
+    );
   }
   if (pastCount > 0) {
     await say(
@@ -193,8 +248,10 @@ function scheduleCells(record: InputRecord): Record<string, unknown> {
   const cells: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(record.fields)) {
     const key = normalizeColumnName(name);
-    if (key === normalizeColumnName('ScheduleExtId') && value !== '' && value !== undefined) cells.ScheduleExtId = value;
-    if (key === normalizeColumnName('StartDateTime') && value !== '' && value !== undefined) cells.StartDateTime = value;
+    if (key === normalizeColumnName('ScheduleExtId') && value !== '' && value !== undefined)
+      cells.ScheduleExtId = value;
+    if (key === normalizeColumnName('StartDateTime') && value !== '' && value !== undefined)
+      cells.StartDateTime = value;
   }
   return cells;
 }

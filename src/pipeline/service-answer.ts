@@ -33,7 +33,15 @@ export function outcomeOf<T>(result: ApiResult<T>, partialProblems: (content: T)
 /** Every error of a `Success: false` answer; never empty, so a failed item always says why. */
 export function failureProblems(result: ApiResult<unknown>): Problem[] {
   const errors = errorsOf(result.envelope);
-  return errors.length > 0 ? errors : [{ field: '', code: null, message: `the service answered Success: false (HTTP ${result.status}) without an error message` }];
+  return errors.length > 0
+    ? errors
+    : [
+        {
+          field: '',
+          code: null,
+          message: `the service answered Success: false (HTTP ${result.status}) without an error message`,
+        },
+      ];
 }
 
 /**
@@ -42,9 +50,14 @@ export function failureProblems(result: ApiResult<unknown>): Problem[] {
  * No payload: an upsert resend never meets "already exists", so the Upsert guard has nothing to decide.
  */
 export function createdByLostAttempt(route: string): LostAttemptDid {
-  return (answer) => (answer.status === 'failed' && problemsSayAlreadyExists('POST', route, undefined, answer.errors) ? 'created' : undefined);
+  return (answer) =>
+    answer.status === 'failed' && problemsSayAlreadyExists('POST', route, undefined, answer.errors)
+      ? 'created'
+      : undefined;
 }
 
 /** A removal's lost attempt: every id of the resend is no longer an invigilator (319). */
 export const removedByLostAttempt: LostAttemptDid = (answer) =>
-  answer.errors.length > 0 && answer.errors.every((problem) => problem.code === ErrorCode.NotAnInvigilator) ? 'removed' : undefined;
+  answer.errors.length > 0 && answer.errors.every((problem) => problem.code === ErrorCode.NotAnInvigilator)
+    ? 'removed'
+    : undefined;

@@ -1,5 +1,12 @@
 import type { Envelope } from '../domain/envelope.js';
-import type { CollectionRequest, CollectionResponseContent, InvigilatorsResponseContent, ReviewSession, ScheduleRequest, UserRequest } from '../domain/types.js';
+import type {
+  CollectionRequest,
+  CollectionResponseContent,
+  InvigilatorsResponseContent,
+  ReviewSession,
+  ScheduleRequest,
+  UserRequest,
+} from '../domain/types.js';
 import type { UserResponseContent } from '../domain/user.js';
 
 /** What a call did (local engine only; a remote server does not say). */
@@ -77,4 +84,5 @@ const AT = String.raw`\[\d+,\d+,"(\d+:\d+)?"`;
 const CRC = String.raw`(,\d+)?`;
 const SERVED = new RegExp(`^\\[${AT}${CRC}\\],(null|\\[(${AT}\\](,${AT}\\])*)?\\])${CRC}\\]$`);
 /** `local serve`'s answer: whole and of its shape, else none. */
-export const servedStoreAt = (content: unknown) => (SERVED.test(JSON.stringify(content)) ? (content as StoreLineage) : undefined);
+export const servedStoreAt = (content: unknown) =>
+  SERVED.test(JSON.stringify(content)) ? (content as StoreLineage) : undefined;

@@ -59,9 +59,15 @@ export interface ScheduleEntry {
 }
 
 /** One candidate of a schedule and what to send them (docs/api-reference.md, "Schedule links": StartupLink, LaunchUrl with the proctoring service on). */
-export type CandidateLink = Pick<WorldCandidate, 'CandidateExtId' | 'FirstName' | 'LastName' | 'Email' | 'StartupLink' | 'LaunchUrl'>;
+export type CandidateLink = Pick<
+  WorldCandidate,
+  'CandidateExtId' | 'FirstName' | 'LastName' | 'Email' | 'StartupLink' | 'LaunchUrl'
+>;
 
-export type ScheduleLinks = Pick<WorldSchedule, 'ScheduleExtId' | 'Title' | 'StartDateTime' | 'EndDateTime'> & { UseProctoringService: boolean; Candidates: CandidateLink[] };
+export type ScheduleLinks = Pick<WorldSchedule, 'ScheduleExtId' | 'Title' | 'StartDateTime' | 'EndDateTime'> & {
+  UseProctoringService: boolean;
+  Candidates: CandidateLink[];
+};
 
 /** A directory the caller must close (it may hold a store open). */
 export interface OpenDirectory extends LocalDirectory {

@@ -1,12 +1,30 @@
 /** The JSON of a run that ended with exit 2, 3, 130 or 70, so a script need not parse stderr: docs/ci.md. */
-import { ExamctlError, ExitCode, InputFileError, messageOf, InterruptedError, StoreDamagedError, StoreLockedError, TargetError, UsageError } from '../system/errors.js';
+import {
+  ExamctlError,
+  ExitCode,
+  InputFileError,
+  messageOf,
+  InterruptedError,
+  StoreDamagedError,
+  StoreLockedError,
+  TargetError,
+  UsageError,
+} from '../system/errors.js';
 
 /**
  * Why the run stopped, as a word a script can switch on. `refused`: the service did not accept
  * the token (401/403), so retrying without a new token is pointless; `target`: the service or
  * network failed (retrying later may work).
  */
-type RunErrorKind = 'usage' | 'input-file' | 'refused' | 'target' | 'store-locked' | 'store-damaged' | 'interrupted' | 'internal';
+type RunErrorKind =
+  | 'usage'
+  | 'input-file'
+  | 'refused'
+  | 'target'
+  | 'store-locked'
+  | 'store-damaged'
+  | 'interrupted'
+  | 'internal';
 
 interface RunErrorJson {
   exitCode: number;
@@ -29,7 +47,13 @@ export function runErrorJson(error: unknown): RunErrorJson {
   const message = messageOf(error);
   const status = httpStatusOf(error);
   if (error instanceof InputFileError) {
-    return { exitCode: error.exitCode, kind: 'input-file', message, file: error.file, ...(error.line === undefined ? {} : { line: error.line }) };
+    return {
+      exitCode: error.exitCode,
+      kind: 'input-file',
+      message,
+      file: error.file,
+      ...(error.line === undefined ? {} : { line: error.line }),
+    };
   }
   if (error instanceof UsageError) return { exitCode: error.exitCode, kind: 'usage', message };
   if (error instanceof StoreLockedError) return { exitCode: error.exitCode, kind: 'store-locked', message };

@@ -72,7 +72,10 @@ export function annotationsOf(item: ReportItem, options: AnnotationOptions): str
   return [...byLine].map(([line, problems]) => {
     const codes = [...new Set(problems.map((problem) => problem.code).filter((code) => code !== null))];
     const title = codes.length > 0 ? codes.join(' ') : item.status;
-    const properties = [...(file === undefined ? [] : [`file=${escapeProperty(file)}`, `line=${line}`]), `title=${escapeProperty(title)}`];
+    const properties = [
+      ...(file === undefined ? [] : [`file=${escapeProperty(file)}`, `line=${line}`]),
+      `title=${escapeProperty(title)}`,
+    ];
     const message = problems.length === 0 ? `${id}${item.status}` : `${id}${problems.map(problemText).join('\n')}`;
     return `::${level} ${properties.join(',')}::${escapeData(message)}\n`;
   });
@@ -115,9 +118,12 @@ export class GithubAnnotationsWriter implements ReportSink {
     const { header } = this.options;
     const sentence = header && noMemorySentence(header);
     const title = header?.syncMemory?.populationFound ? 'sync memory incomplete' : 'no sync memory';
-    const noMemory = sentence === undefined ? '' : `::warning title=examctl: ${escapeProperty(title)}::${escapeData(sentence)}\n`;
+    const noMemory =
+      sentence === undefined ? '' : `::warning title=examctl: ${escapeProperty(title)}::${escapeData(sentence)}\n`;
     if (this.notAnnotated === 0) return noMemory === '' ? undefined : this.out.write(noMemory);
     const records = this.notAnnotated === 1 ? 'record' : 'records';
-    return this.out.write(`${noMemory}::notice title=examctl::${escapeData(`${this.notAnnotated} more failed or partial ${records} not annotated: the run report (--report) lists every one`)}\n`);
+    return this.out.write(
+      `${noMemory}::notice title=examctl::${escapeData(`${this.notAnnotated} more failed or partial ${records} not annotated: the run report (--report) lists every one`)}\n`,
+    );
   }
 }

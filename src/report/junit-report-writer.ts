@@ -5,13 +5,20 @@
  */
 import type { Problem } from '../domain/problem.js';
 import { describeTarget, noMemorySentence } from './report-writers.js';
-import { type ReportEntry, type ReportHeader, type ReportSink, type ReportItem, type ReportSummary } from './run-report.js';
+import {
+  type ReportEntry,
+  type ReportHeader,
+  type ReportSink,
+  type ReportItem,
+  type ReportSummary,
+} from './run-report.js';
 import { runErrorJson } from './error-document.js';
 import { SpoolSink, type TextSink } from '../system/text-sink.js';
 
 // Characters XML 1.0 does not allow at all, not even as &#n; references: C0 controls other than
 // tab/LF/CR, U+FFFE/U+FFFF, and UTF-16 surrogates that are not part of a pair.
-const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const NOT_XML =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** A character XML cannot carry, written visibly as `\uXXXX` so the reader still sees what was there. */
 function visible(char: string): string {
@@ -87,8 +94,15 @@ export class JunitReportWriter implements ReportSink {
     })}`;
     if (item.status === 'ok') {
       // What it became (docs/cli.md, "Created and updated"): the test view's output of the case.
-      const said = [...(item.action === undefined ? [] : [`action: ${item.action}`]), ...(item.note === undefined ? [] : [`note: ${item.note}`])];
-      return this.cases.write(said.length === 0 ? `${head}/>\n` : `${head}>\n      <system-out>${xmlText(said.join('\n'))}</system-out>\n    </testcase>\n`);
+      const said = [
+        ...(item.action === undefined ? [] : [`action: ${item.action}`]),
+        ...(item.note === undefined ? [] : [`note: ${item.note}`]),
+      ];
+      return this.cases.write(
+        said.length === 0
+          ? `${head}/>\n`
+          : `${head}>\n      <system-out>${xmlText(said.join('\n'))}</system-out>\n    </testcase>\n`,
+      );
     }
     if (item.status === 'skipped') {
       const why = item.errors[0]?.message ?? 'not sent (--max-errors reached, interrupted, or the target failed)';
@@ -143,7 +157,13 @@ export class JunitReportWriter implements ReportSink {
           `  <testsuite${attributes({ name: this.suiteName, ...counts, timestamp })}>\n` +
           `    <properties>\n      <property${attributes({ name: 'target', value: describeTarget(this.header.target) })}/>\n` +
           // Where the target and its token came from and the profile the run took settings from, as the JSON report's header says.
-          Object.entries({ targetFrom, tokenFrom, profile: profile && JSON.stringify(profile), dryRun: String(this.header.dryRun), syncMemory: memoryValue })
+          Object.entries({
+            targetFrom,
+            tokenFrom,
+            profile: profile && JSON.stringify(profile),
+            dryRun: String(this.header.dryRun),
+            syncMemory: memoryValue,
+          })
             .map(([name, value]) => (value === undefined ? '' : `      <property${attributes({ name, value })}/>\n`))
             .join('') +
           '    </properties>\n',

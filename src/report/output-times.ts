@@ -82,7 +82,10 @@ export function instantText(epochMs: number, times: OutputTimes, style: 'iso' | 
   if (times.format !== undefined) {
     // Seconds (or milliseconds) the format cannot write would be lost, and the text would read
     // back as another instant: RFC 3339 instead, which every --date-format reads too.
-    if (ms !== 0 || (wall.s !== 0 && times.format.dateTime !== undefined && !times.format.dateTimeOrder.includes('ss'))) {
+    if (
+      ms !== 0 ||
+      (wall.s !== 0 && times.format.dateTime !== undefined && !times.format.dateTimeOrder.includes('ss'))
+    ) {
       return iso();
     }
     return `${formattedWall(wall, times.format, true)}${twice}`;
@@ -98,7 +101,12 @@ export function calendarDateText(w: WallClock, times: Pick<OutputTimes, 'format'
 /** A number's text that reads back as the same text (`25`, `-3`, `87.5`; not `+7`, `007`, `12.50`, `1e3`). */
 export function plainNumber(text: string): number | undefined {
   const number = Number(text);
-  return text !== '' && Number.isFinite(number) && Math.abs(number) <= Number.MAX_SAFE_INTEGER && String(number) === text ? number : undefined;
+  return text !== '' &&
+    Number.isFinite(number) &&
+    Math.abs(number) <= Number.MAX_SAFE_INTEGER &&
+    String(number) === text
+    ? number
+    : undefined;
 }
 
 /** Days from 1899-12-30 to 1970-01-01 in the 1900 date system. */
@@ -146,7 +154,14 @@ export function excelDateFormats(format: DateFormat | undefined): { date: string
   const excel = (text: string): string =>
     text
       .split(/(YYYY|MM|DD|HH|mm|ss)/)
-      .map((part, i) => (i % 2 === 1 ? ({ YYYY: 'yyyy', MM: 'mm', DD: 'dd', HH: 'hh', mm: 'mm', ss: 'ss' } as Record<string, string>)[part] : excelLiteral(part)))
+      .map((part, i) =>
+        i % 2 === 1
+          ? ({ YYYY: 'yyyy', MM: 'mm', DD: 'dd', HH: 'hh', mm: 'mm', ss: 'ss' } as Record<string, string>)[part]
+          : excelLiteral(part),
+      )
       .join('');
-  return { date: excel(format.dateText), dateTime: format.dateTime === undefined ? `${excel(format.dateText)} hh:mm:ss` : excel(format.text) };
+  return {
+    date: excel(format.dateText),
+    dateTime: format.dateTime === undefined ? `${excel(format.dateText)} hh:mm:ss` : excel(format.text),
+  };
 }

@@ -17,7 +17,9 @@ export function reportFormatOf(path: string): ReportFormat {
   if (ext === '.csv') return 'csv';
   if (ext === '.xlsx') return 'xlsx';
   if (ext === '.xml') return 'junit';
-  throw new UsageError(`--report ${path}: the file name must end in .json, .csv, .xlsx or .xml (JUnit, for CI test reports)`);
+  throw new UsageError(
+    `--report ${path}: the file name must end in .json, .csv, .xlsx or .xml (JUnit, for CI test reports)`,
+  );
 }
 
 /**
@@ -38,7 +40,12 @@ export interface ReportFile {
  * The report's own failure, worded once for every report format. A failed final replace says
  * who usually holds the file (the caller says where the finished report was kept).
  */
-export function cannotWriteReport(path: string, error: unknown, aside = '', what = 'report '): UsageError & { reason: string } {
+export function cannotWriteReport(
+  path: string,
+  error: unknown,
+  aside = '',
+  what = 'report ',
+): UsageError & { reason: string } {
   // `reason` without the path, for a message that names the report already (cli/output.ts):
   // one path, spelt once, even when it has spaces (C:\Users\Ann Lee\...).
   const reason = (error instanceof ReplaceFailedError ? error.reason : describeSystemError(error, 'directory')) + aside;
@@ -91,7 +98,8 @@ export async function openReportFile(path: string, earlierIs?: string): Promise<
  */
 export async function moveAside(path: string, what = 'report', earlierIs?: string): Promise<string> {
   if (!(await regularFile(path))) return '';
-  if (earlierIs !== undefined) return `; the file there is an earlier run's (not renamed: ${basename(path)}.earlier is ${earlierIs})`;
+  if (earlierIs !== undefined)
+    return `; the file there is an earlier run's (not renamed: ${basename(path)}.earlier is ${earlierIs})`;
   return rename(path, `${path}.earlier`).then(
     () => `; the earlier ${what} there is now ${basename(path)}.earlier`,
     (error: unknown) => `; the file there is an earlier run's (not renamed: ${describeSystemError(error, 'file')})`,
@@ -99,7 +107,12 @@ export async function moveAside(path: string, what = 'report', earlierIs?: strin
 }
 
 /** This run's output in place: one a failed night moved aside goes. */
-export const dropEarlier = async (path: string) => (await regularFile(`${path}.earlier`)) && unlink(`${path}.earlier`).catch(() => undefined);
+export const dropEarlier = async (path: string) =>
+  (await regularFile(`${path}.earlier`)) && unlink(`${path}.earlier`).catch(() => undefined);
 
 /** A regular file (not a link, a device or a folder): the only kind a report's earlier copy is moved or removed as. */
-const regularFile = (path: string): Promise<boolean> => lstat(path).then((at) => at.isFile(), () => false);
+const regularFile = (path: string): Promise<boolean> =>
+  lstat(path).then(
+    (at) => at.isFile(),
+    () => false,
+  );

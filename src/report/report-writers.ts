@@ -1,8 +1,28 @@
 import { quotedValue, redactUrl, type Problem } from '../domain/problem.js';
 import type { MappedValue } from '../input/record.js';
-import { isNotSentItem, ITEM_ACTIONS, type ItemAction, type ItemStatus, type ReportEntry, type ReportHeader, type ReportItem, type ReportSink, type ReportSummary, type ReportTarget, type SourceRow, type SyncMemoryNote } from './run-report.js';
+import {
+  isNotSentItem,
+  ITEM_ACTIONS,
+  type ItemAction,
+  type ItemStatus,
+  type ReportEntry,
+  type ReportHeader,
+  type ReportItem,
+  type ReportSink,
+  type ReportSummary,
+  type ReportTarget,
+  type SourceRow,
+  type SyncMemoryNote,
+} from './run-report.js';
 import { csvLine, csvPreamble, PLAIN_CSV, type CsvDialect } from '../formats/csv-cell.js';
-import { addedColumnsOf, reportRunOf, SOURCE_COLUMNS, statusCell, WITHHELD_PIN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
+import {
+  addedColumnsOf,
+  reportRunOf,
+  SOURCE_COLUMNS,
+  statusCell,
+  WITHHELD_PIN,
+  WRITTEN_COLUMNS,
+} from '../formats/report-csv-contract.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import type { TextSink } from '../system/text-sink.js';
@@ -19,15 +39,17 @@ export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
   if (note?.replaced === true) return replacedMemorySentence(note.file, note.left);
   if (note?.otherMemories !== undefined) return otherMemoriesSentence(note.file, note.otherMemories);
-  if (note !== undefined && note.populationFound && note.missesRun !== undefined) return missedRunSentence(note.file, note.population, note.missesRun, note.kind);
+  if (note !== undefined && note.populationFound && note.missesRun !== undefined)
+    return missedRunSentence(note.file, note.population, note.missesRun, note.kind);
   if (note === undefined || note.populationFound) return undefined;
   const population = populationWords(note.population ?? undefined);
   const missing = note.found
     ? `the sync memory of ${describeTarget(header.target)} (${note.file}) has no record of ${population}`
     : `no sync memory for ${describeTarget(header.target)} (looked for ${note.file})`;
-  const costs = note.kind === 'schedules'
-    ? 'no schedule was left out as unchanged, and no later run names a candidate this one registered when the file drops it'
-    : 'no record was left out as unchanged, no leaver was disabled and no link or flag was pruned, and no later night does it for the users who left or moved meanwhile';
+  const costs =
+    note.kind === 'schedules'
+      ? 'no schedule was left out as unchanged, and no later run names a candidate this one registered when the file drops it'
+      : 'no record was left out as unchanged, no leaver was disabled and no link or flag was pruned, and no later night does it for the users who left or moved meanwhile';
   return (
     `${missing}: ${costs}; ` +
     `if a memory was lost, restore it (examctl synced import) or rebuild it (examctl ${ADOPT_COMMAND[note.kind ?? 'users']}${note.population === null ? '' : ` --population ${note.population}`}) before the next night (docs/sync.md, "When the memory is lost")`
@@ -52,21 +74,37 @@ export function otherMemoriesSentence(file: string, others: readonly string[]): 
 }
 
 /** The command that rebuilds a memory of each kind from the last file sent (docs/sync.md, "When the memory is lost"). */
-const ADOPT_COMMAND = { users: 'synced adopt', schedules: 'synced adopt-schedules', collections: 'synced adopt-collections' } as const;
+const ADOPT_COMMAND = {
+  users: 'synced adopt',
+  schedules: 'synced adopt-schedules',
+  collections: 'synced adopt-collections',
+} as const;
 
 /** What a memory that misses a run's work lets happen, by what the memory is of. */
 const MISSED_WORK = {
-  users: 'so a user it created is not disabled when it leaves the file, a link or flag it added is not pruned, and a row it changed may be judged unchanged',
-  schedules: 'so a candidate it registered is not named when the file drops it, and a schedule it changed may be judged unchanged',
+  users:
+    'so a user it created is not disabled when it leaves the file, a link or flag it added is not pruned, and a row it changed may be judged unchanged',
+  schedules:
+    'so a candidate it registered is not named when the file drops it, and a schedule it changed may be judged unchanged',
   collections: 'so --existing ok fails for a collection it made (examctl finds no record of sending it)',
 } as const;
 
 /**
  * What a memory that misses a run costs, and the ways back (docs/sync.md, "A state service").
  */
-export function missedRunSentence(file: string, population: string | null, missed: NonNullable<SyncMemoryNote['missesRun']>, kind: SyncMemoryNote['kind'] = 'users'): string {
+export function missedRunSentence(
+  file: string,
+  population: string | null,
+  missed: NonNullable<SyncMemoryNote['missesRun']>,
+  kind: SyncMemoryNote['kind'] = 'users',
+): string {
   // Only user sync has populations: the others' runs are named by their command.
-  const who = kind === 'schedules' ? 'schedule push' : kind === 'collections' ? 'collection add' : populationWords(population ?? undefined);
+  const who =
+    kind === 'schedules'
+      ? 'schedule push'
+      : kind === 'collections'
+        ? 'collection add'
+        : populationWords(population ?? undefined);
   const adopt = `examctl ${ADOPT_COMMAND[kind]}${population === null ? '' : ` --population ${population}`}`;
   if (missed.cut === true) {
     return (
@@ -89,7 +127,10 @@ export function missedRunSentence(file: string, population: string | null, misse
 
 /** The one recovery of a memory that misses runs (docs/sync.md, "When the memory is lost"): the nights' files since adopted in order. */
 function missedRecovery(adopt: string, kind: SyncMemoryNote['kind']): string {
-  const files = kind === 'users' ? "--file <each night's file since the memory's newest run, in order> (--tentative for a night whose outcome is not known)" : '--file <the last file sent>';
+  const files =
+    kind === 'users'
+      ? "--file <each night's file since the memory's newest run, in order> (--tentative for a night whose outcome is not known)"
+      : '--file <the last file sent>';
   return `rebuild it before the next night: ${adopt} ${files} (docs/sync.md, "When the memory is lost")`;
 }
 
@@ -100,7 +141,12 @@ export function describeTarget(target: ReportTarget): string {
 
 function itemJson(item: ReportItem): string {
   // Fixed key order so reports diff cleanly between runs.
-  const ordered: Record<string, unknown> = { source: item.source, id: item.id, status: item.status, errors: item.errors };
+  const ordered: Record<string, unknown> = {
+    source: item.source,
+    id: item.id,
+    status: item.status,
+    errors: item.errors,
+  };
   if (item.warnings !== undefined) ordered.warnings = item.warnings;
   if (item.mapped !== undefined) ordered.mapped = item.mapped;
   if (item.action !== undefined) ordered.action = item.action;
@@ -148,7 +194,9 @@ export class JsonReportWriter implements ReportSink {
     if (!this.opened) await this.open();
     // A dry run that planned against a store says so in the words of the screen's plan line.
     const plan = this.plan?.planned ? `,"plan":${JSON.stringify(this.plan.counts)}` : '';
-    await this.out.write(`${this.itemsWritten === 0 ? '' : '\n'}]${this.stopReason},"summary":${JSON.stringify(this.movers > 0 ? { ...summary, movers: this.movers } : summary)}${plan}}\n`);
+    await this.out.write(
+      `${this.itemsWritten === 0 ? '' : '\n'}]${this.stopReason},"summary":${JSON.stringify(this.movers > 0 ? { ...summary, movers: this.movers } : summary)}${plan}}\n`,
+    );
   }
 
   stopped(error: unknown): void {
@@ -231,13 +279,30 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
   // In doubt: the id to look for, and this run, whose resume settles it (docs/runs.md, "An id examctl chooses").
   const doubt = item.inDoubt === true;
   const note = item.note ?? (doubt ? `may exist as ${item.id} (the id examctl chose)` : '');
-  cells.push(statusCell(item), errorCodes(errors), errorMessages(errors), item.action ?? '', note, doubt ? run : (reportRunOf(row) ?? run));
+  cells.push(
+    statusCell(item),
+    errorCodes(errors),
+    errorMessages(errors),
+    item.action ?? '',
+    note,
+    doubt ? run : (reportRunOf(row) ?? run),
+  );
   return cells;
 }
 
 /** An item without source rows (JSON, flags, arguments) as a report row: file, line, id and the status cells. */
 export function sourceRowCells(item: ReportItem, run = ''): string[] {
-  return [item.source.file, String(item.source.line), item.id ?? '', statusCell(item), errorCodes(item.errors), errorMessages(item.errors), item.action ?? '', item.note ?? '', run];
+  return [
+    item.source.file,
+    String(item.source.line),
+    item.id ?? '',
+    statusCell(item),
+    errorCodes(item.errors),
+    errorMessages(item.errors),
+    item.action ?? '',
+    item.note ?? '',
+    run,
+  ];
 }
 
 /** Runs `steps` one after the other, each after the previous one's promise if it gave one. */
@@ -270,7 +335,10 @@ export class CsvReportWriter implements ReportSink {
   /** The report's first line(s): the input's BOM and `sep=` line, then its header and the report columns. */
   private headerLine(header: readonly string[]): string {
     const modes = this.columnModes.of(header);
-    return csvPreamble(this.dialect) + csvLine([...keptHeader(header, modes), ...WRITTEN_COLUMNS], this.dialect.delimiter, this.dialect.lineEnd);
+    return (
+      csvPreamble(this.dialect) +
+      csvLine([...keptHeader(header, modes), ...WRITTEN_COLUMNS], this.dialect.delimiter, this.dialect.lineEnd)
+    );
   }
 
   sourceHeader(header: readonly string[], dialect?: CsvDialect): void {
@@ -282,7 +350,8 @@ export class CsvReportWriter implements ReportSink {
   // One write per item, and no promise unless the sink needs waiting for.
   item({ item, rows }: ReportEntry): void | Promise<void> {
     if (this.onlyNotOk && item.status === 'ok') {
-      if (rows !== undefined && rows.length > 0) this.sourceHeader((rows[0] as SourceRow).header, (rows[0] as SourceRow).dialect);
+      if (rows !== undefined && rows.length > 0)
+        this.sourceHeader((rows[0] as SourceRow).header, (rows[0] as SourceRow).dialect);
       return;
     }
     let text = '';
@@ -309,7 +378,11 @@ export class CsvReportWriter implements ReportSink {
   async finish(): Promise<void> {
     if (this.headerWritten) return;
     // Nothing reported: the input's own header when known, so the (empty) report is still its kind of file.
-    await this.out.write(this.inputHeader !== undefined ? this.headerLine(this.inputHeader) : csvLine([...SOURCE_COLUMNS, ...WRITTEN_COLUMNS]));
+    await this.out.write(
+      this.inputHeader !== undefined
+        ? this.headerLine(this.inputHeader)
+        : csvLine([...SOURCE_COLUMNS, ...WRITTEN_COLUMNS]),
+    );
   }
 }
 
@@ -391,15 +464,16 @@ export class HumanSummaryWriter implements ReportSink {
     if (item.errors.length > 0) this.codes.item({ item });
     // Items the stopped run never sent all say the same: counted by the tally below (and the counts), not listed one by one above the real errors.
     if (isNotSentItem(item)) this.notSent += 1;
-    else for (const error of item.errors) {
-      if (this.shown.length >= SHOWN_ERRORS) {
-        this.hidden += 1;
-        continue;
+    else
+      for (const error of item.errors) {
+        if (this.shown.length >= SHOWN_ERRORS) {
+          this.hidden += 1;
+          continue;
+        }
+        const where = `${item.source.file}:${error.line ?? item.source.line}`;
+        // The file name, the id and the message can carry what the input or the service put there.
+        this.shown.push(terminalLine(`  ${where}${id} ${error.field || '-'} ${error.code ?? '-'} ${error.message}`));
       }
-      const where = `${item.source.file}:${error.line ?? item.source.line}`;
-      // The file name, the id and the message can carry what the input or the service put there.
-      this.shown.push(terminalLine(`  ${where}${id} ${error.field || '-'} ${error.code ?? '-'} ${error.message}`));
-    }
     // A failure's note (a resume's "may have created it") is said beside its errors; an ok item's stays in the report.
     if (item.note !== undefined && item.errors.length > 0 && !isNotSentItem(item)) {
       if (this.shown.length >= SHOWN_ERRORS) this.hidden += 1;
@@ -411,7 +485,10 @@ export class HumanSummaryWriter implements ReportSink {
       this.warnings += 1;
       if (this.shownWarnings.length >= SHOWN_WARNINGS) continue;
       // Most messages start with the field's name already: not said twice.
-      const what = warning.field === '' || warning.message.startsWith(warning.field) ? warning.message : `${warning.field} ${warning.message}`;
+      const what =
+        warning.field === '' || warning.message.startsWith(warning.field)
+          ? warning.message
+          : `${warning.field} ${warning.message}`;
       this.shownWarnings.push(terminalLine(`  ${item.source.file}:${warning.line ?? item.source.line}${id} ${what}`));
     }
   }
@@ -433,8 +510,12 @@ export class HumanSummaryWriter implements ReportSink {
     if (this.mapped.size === 0) return [];
     const lines = ['values from the map file, beside the cells they came from:'];
     for (const [field, { shown, more }] of this.mapped) {
-      for (const [text, count] of shown) lines.push(terminalLine(`  ${text}${count > 1 ? ` (${formatCount(count)} rows)` : ''}`));
-      if (more > 0) lines.push(terminalLine(`  ${field}: ... and ${formatCount(more)} more rows (--report <file>.json shows each row's)`));
+      for (const [text, count] of shown)
+        lines.push(terminalLine(`  ${text}${count > 1 ? ` (${formatCount(count)} rows)` : ''}`));
+      if (more > 0)
+        lines.push(
+          terminalLine(`  ${field}: ... and ${formatCount(more)} more rows (--report <file>.json shows each row's)`),
+        );
     }
     return lines;
   }
@@ -445,7 +526,11 @@ export class HumanSummaryWriter implements ReportSink {
     const counts = this.renderCounts
       ? this.renderCounts(summary, dryRun).trimEnd()
       : `${counted(summary.total, 'item')}: ${n(summary.ok)} ${dryRun ? 'valid' : 'ok'}, ${n(summary.partial)} partial, ${n(summary.failed)} ${dryRun ? 'invalid' : 'failed'}, ${n(summary.skipped)} skipped`;
-    const dryRunNote = !dryRun ? '' : target.kind === 'remote' ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)' : ' (dry run: nothing changed)';
+    const dryRunNote = !dryRun
+      ? ''
+      : target.kind === 'remote'
+        ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)'
+        : ' (dry run: nothing changed)';
     const sync = (this.extras.notes ?? []).flatMap((note, i) => {
       const count = this.noted[i] ?? 0;
       return count > 0 ? [`${n(count)} ${note.words(count, dryRun)}`] : [];
@@ -456,21 +541,37 @@ export class HumanSummaryWriter implements ReportSink {
     const memory = noMemory === undefined ? [] : [terminalLine(noMemory)];
     const reportFile = this.extras.reportFile?.();
     const written = reportFile === undefined ? [] : [terminalLine(`report written to ${reportFile}`)];
-    const head = [terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`), counts, ...actionsLine(summary)];
+    const head = [
+      terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`),
+      counts,
+      ...actionsLine(summary),
+    ];
     if (this.extras.countsOnly === true) {
       await this.out.write(`${[...head, ...memory, ...written].join('\n')}\n`);
       return;
     }
-    const lines = [...head, ...(sync.length > 0 ? [sync.join(', ')] : []), ...memory, ...retriedLine(summary), ...this.plan.lines().map(terminalLine), ...this.shown];
+    const lines = [
+      ...head,
+      ...(sync.length > 0 ? [sync.join(', ')] : []),
+      ...memory,
+      ...retriedLine(summary),
+      ...this.plan.lines().map(terminalLine),
+      ...this.shown,
+    ];
     // Say where the rest can be read, so a long run's errors are never a dead end.
-    const more = (count: number, kinds: string) => terminalLine(`  ... and ${n(count)} more (${reportFile === undefined ? `--report <file>.${kinds} lists every one` : `every one is in ${reportFile}`})`);
+    const more = (count: number, kinds: string) =>
+      terminalLine(
+        `  ... and ${n(count)} more (${reportFile === undefined ? `--report <file>.${kinds} lists every one` : `every one is in ${reportFile}`})`,
+      );
     if (this.hidden > 0) lines.push(more(this.hidden, 'csv'));
     const codes = this.codes.entries();
-    if (this.hidden > 0 || this.notSent > 0 || codes.some((entry) => entry.count > 1)) lines.push('errors by code:', ...formatErrorCodeCounts(codes).map(terminalLine));
+    if (this.hidden > 0 || this.notSent > 0 || codes.some((entry) => entry.count > 1))
+      lines.push('errors by code:', ...formatErrorCodeCounts(codes).map(terminalLine));
     if (this.warnings > 0) {
       // Values sent as they were, but which look mangled by a spreadsheet: worth a look, not a failure.
       lines.push(`${counted(this.warnings, 'warning')} (worth a look before they are used):`, ...this.shownWarnings);
-      if (this.warnings > this.shownWarnings.length) lines.push(more(this.warnings - this.shownWarnings.length, 'xlsx or .json'));
+      if (this.warnings > this.shownWarnings.length)
+        lines.push(more(this.warnings - this.shownWarnings.length, 'xlsx or .json'));
     }
     lines.push(...this.mappedLines(), ...written);
     await this.out.write(`${lines.join('\n')}\n`);
@@ -509,7 +610,8 @@ export class RunReportBuilder {
   /** Returns a promise only when a sink needs waiting for (back-pressure), so 500k items cost no 500k promises. */
   add(entry: ReportEntry): void | Promise<void> {
     this.count(entry.item.status);
-    if (entry.item.status === 'ok' && entry.item.action !== undefined && !this.dryRun) countAction(this.summary, entry.item.action);
+    if (entry.item.status === 'ok' && entry.item.action !== undefined && !this.dryRun)
+      countAction(this.summary, entry.item.action);
     // Marked in place (the dispatcher's own entry): a copy was a tenth of a 500k-row dry run's CPU.
     if (this.dryRun) entry.item.dryRun = true;
     const sinks = this.sinks;
@@ -565,7 +667,9 @@ const ACTION_WORDS: Readonly<Record<ItemAction, string>> = {
 /** `5 ok: 2 created, 3 updated` (the zeros left out); none when no ok item had an action. */
 function actionsLine(summary: ReportSummary): string[] {
   if (summary.created === undefined) return [];
-  const counted = ITEM_ACTIONS.filter((action) => (summary[action] ?? 0) > 0).map((action) => `${formatCount(summary[action] ?? 0)} ${ACTION_WORDS[action]}`);
+  const counted = ITEM_ACTIONS.filter((action) => (summary[action] ?? 0) > 0).map(
+    (action) => `${formatCount(summary[action] ?? 0)} ${ACTION_WORDS[action]}`,
+  );
   return counted.length === 0 ? [] : [`${formatCount(summary.ok)} ok: ${counted.join(', ')}`];
 }
 
@@ -640,7 +744,10 @@ export class ErrorCodeTally implements ReportSink {
   /** Most frequent first; ties by code, unnumbered last. */
   entries(): ErrorCodeCount[] {
     return [...this.counts.values()].sort(
-      (a, b) => b.count - a.count || (a.code ?? Number.MAX_SAFE_INTEGER) - (b.code ?? Number.MAX_SAFE_INTEGER) || (a.message < b.message ? -1 : 1),
+      (a, b) =>
+        b.count - a.count ||
+        (a.code ?? Number.MAX_SAFE_INTEGER) - (b.code ?? Number.MAX_SAFE_INTEGER) ||
+        (a.message < b.message ? -1 : 1),
     );
   }
 }
@@ -649,7 +756,9 @@ export class ErrorCodeTally implements ReportSink {
 export function formatErrorCodeCounts(entries: readonly ErrorCodeCount[]): string[] {
   const labels = entries.map((entry) => `${entry.code ?? '-'} x ${formatCount(entry.count)}`);
   const width = Math.max(0, ...labels.map((label) => label.length));
-  return entries.map((entry, index) => `  ${labels[index]!.padEnd(width)}  ${entry.message}${differentMessages(entry)}`);
+  return entries.map(
+    (entry, index) => `  ${labels[index]!.padEnd(width)}  ${entry.message}${differentMessages(entry)}`,
+  );
 }
 
 /** Said when one line counts different messages (other values, other words): the example is one of them. */
@@ -703,7 +812,6 @@ function planLine(sign: PlanSign, item: ReportItem): string {
   }
 }
 
-
 export class RunPlan {
   readonly counts: PlanCounts = { toCreate: 0, toUpdate: 0, unchanged: 0, invalid: 0 };
   /**
@@ -756,7 +864,12 @@ export class RunPlan {
     }
     if (item.action !== undefined) this.planned = true;
     this.listed += 1;
-    const list = item.action === 'unchanged' || item.action === 'left' ? this.same : item.action === 'disabled' ? this.disables : this.changes;
+    const list =
+      item.action === 'unchanged' || item.action === 'left'
+        ? this.same
+        : item.action === 'disabled'
+          ? this.disables
+          : this.changes;
     if (list.length < SHOWN_RECORDS) list.push(planLine(sign, item));
   }
 
@@ -781,7 +894,11 @@ export class RunPlan {
     if (!this.planned) return [];
     const shown = [...this.disables, ...this.changes, ...this.same].slice(0, SHOWN_RECORDS);
     const more = this.listed - shown.length;
-    return [`plan: ${this.countsLine()}`, ...shown.map((line) => `  ${line}`), ...(more > 0 ? [`  ... and ${formatCount(more)} more`] : [])];
+    return [
+      `plan: ${this.countsLine()}`,
+      ...shown.map((line) => `  ${line}`),
+      ...(more > 0 ? [`  ... and ${formatCount(more)} more`] : []),
+    ];
   }
 }
 

@@ -7,7 +7,16 @@ import { answerFieldNames, RESULT_FIELDS, type AnswerValue } from '../domain/ans
 import type { ReviewSession } from '../domain/types.js';
 import { WITHHELD_PIN } from '../formats/report-csv-contract.js';
 import { csvLine, type CsvCell } from '../formats/csv-cell.js';
-import { calendarDateOf, calendarDateText, excelDate, excelDateTime, instantOf, instantText, plainNumber, type OutputTimes } from '../report/output-times.js';
+import {
+  calendarDateOf,
+  calendarDateText,
+  excelDate,
+  excelDateTime,
+  instantOf,
+  instantText,
+  plainNumber,
+  type OutputTimes,
+} from '../report/output-times.js';
 import { CellFormat, type SheetCell } from '../report/xlsx-workbook.js';
 
 /** The Results entry's fields in the API text's order (domain answer-fields.ts): the CSV export's first columns. */
@@ -44,10 +53,13 @@ const INSTANT_COLUMNS: ReadonlySet<string> = new Set([
   'VisitedDate',
   'LastSatDate',
 ]);
-const kindOf = (column: string): AnswerValue['kind'] | undefined => (RESULT_FIELDS as Readonly<Record<string, AnswerValue>>)[column]?.kind;
+const kindOf = (column: string): AnswerValue['kind'] | undefined =>
+  (RESULT_FIELDS as Readonly<Record<string, AnswerValue>>)[column]?.kind;
 
 /** One session's outcome: its Content (PIN already withheld unless asked), or why it could not be read. */
-export type SessionOutcome = { externalId: string; session: ReviewSession } | { externalId: string; error: string; errors?: readonly unknown[] };
+export type SessionOutcome =
+  | { externalId: string; session: ReviewSession }
+  | { externalId: string; error: string; errors?: readonly unknown[] };
 
 /** The results as raw values under a header: the spec's result fields first, then any extra field a server sent, in first-seen order. */
 export interface ResultsTable {
@@ -103,21 +115,33 @@ export class ResultColumns {
     const sessionPin = options.pinColumn === true && !this.rowsHavePin;
     if (sessionPin) columns.push(SESSION_PIN_COLUMN);
     // Wall times (a --date-format's) name no zone: each row says it, unless the service's results hold a field of that name.
-    const zone = options.timeZoneColumn !== undefined && !this.known.has(TIME_ZONE_COLUMN) ? options.timeZoneColumn : undefined;
+    const zone =
+      options.timeZoneColumn !== undefined && !this.known.has(TIME_ZONE_COLUMN) ? options.timeZoneColumn : undefined;
     if (zone !== undefined) columns.push(TIME_ZONE_COLUMN);
     const sessionColumn = options.sessionColumn === true;
-    return { header: sessionColumn ? [SESSION_COLUMN, ...columns, ERROR_COLUMN] : columns, columns, sessionPin, zone, sessionColumn };
+    return {
+      header: sessionColumn ? [SESSION_COLUMN, ...columns, ERROR_COLUMN] : columns,
+      columns,
+      sessionPin,
+      zone,
+      sessionColumn,
+    };
   }
 }
 
 /** One session's rows under `layout`: one per result, or one with its error. */
 export function outcomeTable(outcome: SessionOutcome, layout: ResultsLayout): ResultsTable {
   const { columns, sessionColumn } = layout;
-  if ('error' in outcome) return { header: layout.header, rows: [[outcome.externalId, ...columns.map(() => null), outcome.error]] };
+  if ('error' in outcome)
+    return { header: layout.header, rows: [[outcome.externalId, ...columns.map(() => null), outcome.error]] };
   const rows = resultsOf(outcome).map((result) => {
     const record: Record<string, unknown> = result;
     const value = (column: string): unknown =>
-      layout.sessionPin && column === SESSION_PIN_COLUMN ? outcome.session.Pin : layout.zone !== undefined && column === TIME_ZONE_COLUMN ? layout.zone : record[column];
+      layout.sessionPin && column === SESSION_PIN_COLUMN
+        ? outcome.session.Pin
+        : layout.zone !== undefined && column === TIME_ZONE_COLUMN
+          ? layout.zone
+          : record[column];
     const values = columns.map(value);
     return sessionColumn ? [outcome.externalId, ...values, null] : values;
   });
@@ -156,14 +180,17 @@ function textValue(value: unknown, decimalComma: boolean): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return decimalComma ? String(value).replace('.', ',') : String(value);
   if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  if (Array.isArray(value)) return value.map((entry) => (typeof entry === 'string' ? entry : textValue(entry, decimalComma))).join('|');
+  if (Array.isArray(value))
+    return value.map((entry) => (typeof entry === 'string' ? entry : textValue(entry, decimalComma))).join('|');
   return JSON.stringify(value);
 }
 
 /** The table's cells as text: lists joined with `|` (the CLI's list syntax), null empty. */
 export function textRows(table: ResultsTable, options: TextCellOptions = {}): string[][] {
   const decimalComma = options.decimalComma === true;
-  return table.rows.map((row) => row.map((value, i) => timeText(table.header[i] as string, value, options) ?? textValue(value, decimalComma)));
+  return table.rows.map((row) =>
+    row.map((value, i) => timeText(table.header[i] as string, value, options) ?? textValue(value, decimalComma)),
+  );
 }
 
 /**
@@ -175,7 +202,10 @@ export function csvRows(table: ResultsTable, delimiter = ',', options: TextCellO
   return textRows(table, options)
     .map((cells, r) => {
       const values = table.rows[r] as readonly unknown[];
-      return csvLine(cells.map((text, i): CsvCell => (Number.isFinite(values[i]) ? { number: text } : text)), delimiter);
+      return csvLine(
+        cells.map((text, i): CsvCell => (Number.isFinite(values[i]) ? { number: text } : text)),
+        delimiter,
+      );
     })
     .join('');
 }
@@ -249,5 +279,7 @@ function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
 export function withPinWithheld(session: ReviewSession): ReviewSession {
   const results = session.Results ?? [];
   const rows = results.map((entry) => pinsWithheld(entry));
-  return rows.some((entry, i) => entry !== results[i]) ? { ...pinsWithheld(session), Results: rows } : pinsWithheld(session);
+  return rows.some((entry, i) => entry !== results[i])
+    ? { ...pinsWithheld(session), Results: rows }
+    : pinsWithheld(session);
 }

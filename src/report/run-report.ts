@@ -11,7 +11,15 @@ export type ItemStatus = 'ok' | 'partial' | 'failed' | 'skipped';
 export type ItemAction = PlannedAction | 'disabled' | 'sent' | 'removed' | 'left';
 
 /** Every action, in the order the summary counts them. */
-export const ITEM_ACTIONS: readonly ItemAction[] = ['created', 'updated', 'unchanged', 'sent', 'disabled', 'removed', 'left'];
+export const ITEM_ACTIONS: readonly ItemAction[] = [
+  'created',
+  'updated',
+  'unchanged',
+  'sent',
+  'disabled',
+  'removed',
+  'left',
+];
 
 export interface ReportItem {
   source: SourceRef;

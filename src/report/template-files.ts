@@ -4,11 +4,7 @@
  * typed in stays `00456`.
  */
 import type { Writable } from 'node:stream';
-import {
-  coerceAndValidateCandidate,
-  coerceAndValidateCollection,
-  coerceAndValidateUser,
-} from '../domain/coercion.js';
+import { coerceAndValidateCandidate, coerceAndValidateCollection, coerceAndValidateUser } from '../domain/coercion.js';
 import { validateInvigilatorRemoval } from '../domain/invigilators.js';
 import type { Validation } from '../domain/problem.js';
 import { InternalError } from '../system/errors.js';
@@ -51,7 +47,10 @@ export function templateExampleRecord(kind: TemplateKind): unknown {
 }
 
 function validValue<T>(validation: Validation<T>): T {
-  if (!validation.ok) throw new InternalError(`template example refused: ${validation.problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`);
+  if (!validation.ok)
+    throw new InternalError(
+      `template example refused: ${validation.problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`,
+    );
   return validation.value;
 }
 
@@ -69,7 +68,14 @@ export async function writeTemplateXlsx(kind: TemplateKind, stream: Writable): P
     {
       name: TEMPLATE_DESCRIPTION_SHEET.name,
       header: TEMPLATE_DESCRIPTION_SHEET.header,
-      rows: columns.map((column) => [column.name, column.required, column.type, column.limit, column.example, column.notes]),
+      rows: columns.map((column) => [
+        column.name,
+        column.required,
+        column.type,
+        column.limit,
+        column.example,
+        column.notes,
+      ]),
     },
   ]);
 }

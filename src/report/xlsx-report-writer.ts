@@ -9,11 +9,30 @@ import { DATE_FIELDS, DATE_TIME_FIELDS, type DateFormat } from '../domain/local-
 import type { Problem } from '../domain/problem.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { openReportFile } from './report-file.js';
-import { Column, ColumnModes, errorMessages, inSequence, keptHeader, reportRowCells, sourceRowCells, onRow } from './report-writers.js';
+import {
+  Column,
+  ColumnModes,
+  errorMessages,
+  inSequence,
+  keptHeader,
+  reportRowCells,
+  sourceRowCells,
+  onRow,
+} from './report-writers.js';
 import { type ReportEntry, type ReportSink, type SourceRow, type ItemStatus } from './run-report.js';
 import { SOURCE_COLUMNS, WARNINGS_COLUMN, WRITTEN_COLUMNS } from '../formats/report-csv-contract.js';
 import { calendarDateOf, excelDate, excelDateFormats, excelDateTime, instantOf, plainNumber } from './output-times.js';
-import { CellFormat, MAX_SHEET_COLUMNS, MAX_SHEET_ROWS, RowLook, WorkbookWriter, type CellPlace, type SheetCell, type SheetWriter, type WorkbookDateFormats } from './xlsx-workbook.js';
+import {
+  CellFormat,
+  MAX_SHEET_COLUMNS,
+  MAX_SHEET_ROWS,
+  RowLook,
+  WorkbookWriter,
+  type CellPlace,
+  type SheetCell,
+  type SheetWriter,
+  type WorkbookDateFormats,
+} from './xlsx-workbook.js';
 import { formatCount } from '../formats/number-format.js';
 
 /** How a report row looks by its item's status: failed red, partial and skipped amber. */
@@ -62,7 +81,12 @@ export class XlsxReportWriter implements ReportSink {
 
   static async create(stream: Writable, options: XlsxReportOptions = {}): Promise<XlsxReportWriter> {
     const dateFormats: WorkbookDateFormats = excelDateFormats(options.dateFormat);
-    return new XlsxReportWriter(new WorkbookWriter(stream, dateFormats), options.onlyNotOk ?? false, options, options.run);
+    return new XlsxReportWriter(
+      new WorkbookWriter(stream, dateFormats),
+      options.onlyNotOk ?? false,
+      options,
+      options.run,
+    );
   }
 
   /** What the workbook could not hold as it was (the cells carry a visible marker), for warnings on stderr once it is written. */
@@ -71,7 +95,9 @@ export class XlsxReportWriter implements ReportSink {
     const cut = this.workbook.cutCells;
     if (cut.count > 0) {
       const first = cut.first === undefined ? '' : ` (first: ${cut.first.sheet}!${cut.first.reference})`;
-      said.push(`${path}: ${formatCount(cut.count)} cells longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}; a .csv or .json report keeps them whole`);
+      said.push(
+        `${path}: ${formatCount(cut.count)} cells longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}; a .csv or .json report keeps them whole`,
+      );
     }
     return said;
   }
@@ -103,7 +129,10 @@ export class XlsxReportWriter implements ReportSink {
       const started =
         first === undefined
           ? this.start(SOURCE_HEADER)
-          : this.start(this.headerOf(first.header), this.types.formats(first, this.columnModes.of(first.header), REPORT_COLUMN_COUNT));
+          : this.start(
+              this.headerOf(first.header),
+              this.types.formats(first, this.columnModes.of(first.header), REPORT_COLUMN_COUNT),
+            );
       return started.then((sheet) => this.rowsOf(sheet, entry));
     }
     return this.rowsOf(this.sheet, entry);
@@ -116,7 +145,11 @@ export class XlsxReportWriter implements ReportSink {
       const cells: SheetCell[] = [...sourceRowCells(item, this.run), errorMessages(item.warnings)];
       // file, line, id, status...: the line a number.
       cells[1] = item.source.line;
-      return sheet.row(cells, look, marking ? this.types.marks(item.errors, undefined, [], SOURCE_COLUMNS.length) : undefined);
+      return sheet.row(
+        cells,
+        look,
+        marking ? this.types.marks(item.errors, undefined, [], SOURCE_COLUMNS.length) : undefined,
+      );
     }
     // A sitting's warnings stay on the row the value is on, as its errors do.
     const write = (row: SourceRow) => () => {
@@ -133,7 +166,8 @@ export class XlsxReportWriter implements ReportSink {
   }
 
   async finish(): Promise<void> {
-    if (this.sheet === undefined) await this.start(this.inputHeader === undefined ? SOURCE_HEADER : this.headerOf(this.inputHeader));
+    if (this.sheet === undefined)
+      await this.start(this.inputHeader === undefined ? SOURCE_HEADER : this.headerOf(this.inputHeader));
     await this.workbook.finish();
   }
 }
@@ -175,18 +209,27 @@ export class TablesWorkbook {
   private cutColumns = 0;
   private cutRows = 0;
 
-  constructor(stream: Writable, dateFormats: WorkbookDateFormats = {}, properties: Readonly<Record<string, string>> = {}) {
+  constructor(
+    stream: Writable,
+    dateFormats: WorkbookDateFormats = {},
+    properties: Readonly<Record<string, string>> = {},
+  ) {
     this.workbook = new WorkbookWriter(stream, dateFormats, properties);
   }
 
   /** Opens the next sheet for `rowCount` rows: `row` each of them, then `end`. */
-  async sheet({ name, header, formats }: SheetHeader, rowCount: number): Promise<{ row(cells: readonly SheetCell[]): void | Promise<void>; end(): Promise<void> }> {
+  async sheet(
+    { name, header, formats }: SheetHeader,
+    rowCount: number,
+  ): Promise<{ row(cells: readonly SheetCell[]): void | Promise<void>; end(): Promise<void> }> {
     const sheet = await this.workbook.sheet(name);
     const extraColumns = header.length - MAX_SHEET_COLUMNS;
     const width = extraColumns > 0 ? MAX_SHEET_COLUMNS - 1 : header.length;
     if (extraColumns > 0) this.cutColumns += extraColumns + 1;
     await sheet.header(
-      extraColumns > 0 ? [...header.slice(0, width), cutMarker(extraColumns + 1, 'columns', MAX_SHEET_COLUMNS)] : header,
+      extraColumns > 0
+        ? [...header.slice(0, width), cutMarker(extraColumns + 1, 'columns', MAX_SHEET_COLUMNS)]
+        : header,
       formats?.slice(0, width),
     );
     // Header, rows, and one row for the marker when they do not all fit.
@@ -236,7 +279,11 @@ interface XlsxReportFile {
  * The report file of every format (report-file.ts: opened at once, so an unwritable report
  * location fails before anything is sent), the workbook's zip streamed into it.
  */
-export async function openXlsxReportFile(path: string, options: XlsxReportOptions = {}, earlierIs?: string): Promise<XlsxReportFile> {
+export async function openXlsxReportFile(
+  path: string,
+  options: XlsxReportOptions = {},
+  earlierIs?: string,
+): Promise<XlsxReportFile> {
   const file = await openReportFile(path, earlierIs);
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -322,7 +369,11 @@ class ReportCellTypes {
         if (modes[i] === Column.Drop) continue;
         const field = row.names?.[i];
         // A secret written blank or withheld is text whatever its field.
-        layout.push({ source: i, field, kind: modes[i] === Column.Keep && field !== undefined ? byName.get(field) : undefined });
+        layout.push({
+          source: i,
+          field,
+          kind: modes[i] === Column.Keep && field !== undefined ? byName.get(field) : undefined,
+        });
       }
       this.layouts.set(row.header, layout);
     }
@@ -332,7 +383,13 @@ class ReportCellTypes {
   /** How each column of the report is shown, for the sheet's header: its input columns by kind, the report's own as text. */
   formats(row: SourceRow, modes: readonly Column[], reportColumns: number): CellFormat[] {
     const formats = this.layoutOf(row, modes).map(({ kind }) =>
-      kind === 'date' ? CellFormat.date : kind === 'dateTime' && this.options.timeZone !== undefined ? CellFormat.dateTime : kind === undefined ? CellFormat.text : CellFormat.general,
+      kind === 'date'
+        ? CellFormat.date
+        : kind === 'dateTime' && this.options.timeZone !== undefined
+          ? CellFormat.dateTime
+          : kind === undefined
+            ? CellFormat.text
+            : CellFormat.general,
     );
     for (let i = 0; i < reportColumns; i++) formats.push(CellFormat.text);
     return formats;
@@ -380,11 +437,14 @@ class ReportCellTypes {
     const marked = new Set<number>();
     for (const error of row === undefined ? errors : onRow(errors, row.line)) {
       const field = error.field === undefined || error.field === '' ? undefined : baseField(error.field);
-      let places = field === undefined ? [] : [layout.findIndex((column) => column.field === field)].filter((at) => at !== -1);
+      let places =
+        field === undefined ? [] : [layout.findIndex((column) => column.field === field)].filter((at) => at !== -1);
       if (places.length === 0 && field !== undefined && row !== undefined) {
         // A field the map file computes is no column: the cells it came from are (or the one at fault).
         const keys = new Set((row.cellsOf?.[field] ?? [field]).map(normalizeColumnName));
-        places = layout.flatMap((column, at) => (keys.has(normalizeColumnName(row.header[column.source] as string)) ? [at] : []));
+        places = layout.flatMap((column, at) =>
+          keys.has(normalizeColumnName(row.header[column.source] as string)) ? [at] : [],
+        );
       }
       for (const at of places.length === 0 ? [statusAt] : places) marked.add(at);
     }
@@ -398,6 +458,7 @@ const NONE: ReadonlySet<string> = new Set();
 function failedFieldsOf(errors: readonly Problem[], line: number | undefined): ReadonlySet<string> {
   if (errors.length === 0) return NONE;
   const fields = new Set<string>();
-  for (const error of line === undefined ? errors : onRow(errors, line)) if (error.field) fields.add(baseField(error.field));
+  for (const error of line === undefined ? errors : onRow(errors, line))
+    if (error.field) fields.add(baseField(error.field));
   return fields;
 }

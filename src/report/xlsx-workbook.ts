@@ -121,7 +121,12 @@ const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 const TEXT_FORMAT = 49;
 const DATE_FORMAT_ID = 164;
 const DATE_TIME_FORMAT_ID = 165;
-const NUMBER_FORMAT_IDS: Readonly<Record<CellFormat, number>> = { 0: TEXT_FORMAT, 1: 0, 2: DATE_FORMAT_ID, 3: DATE_TIME_FORMAT_ID };
+const NUMBER_FORMAT_IDS: Readonly<Record<CellFormat, number>> = {
+  0: TEXT_FORMAT,
+  1: 0,
+  2: DATE_FORMAT_ID,
+  3: DATE_TIME_FORMAT_ID,
+};
 
 /** The date formats of a workbook, as Excel number formats. */
 export interface WorkbookDateFormats {
@@ -133,7 +138,13 @@ export interface WorkbookDateFormats {
 
 // Fonts: 0 regular, 1 bold, 2 bold white (on the strong red).
 // Fills: 0 and 1 are the two every styles part must start with; 2 red (failed), 3 amber, 4 strong red (a marked cell).
-const LOOK_FONT_FILL: Readonly<Record<RowLook, readonly [number, number]>> = { 0: [0, 0], 1: [1, 0], 2: [0, 2], 3: [0, 3], 4: [2, 4] };
+const LOOK_FONT_FILL: Readonly<Record<RowLook, readonly [number, number]>> = {
+  0: [0, 0],
+  1: [1, 0],
+  2: [0, 2],
+  3: [0, 3],
+  4: [2, 4],
+};
 
 function stylesXml(formats: WorkbookDateFormats): string {
   const xfs: string[] = ['<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>'];
@@ -172,13 +183,18 @@ const escapeText = (text: string): string => text.replace(XML_TEXT, (c) => ENTIT
 const escapeAttribute = (text: string): string => text.replace(XML_ATTRIBUTE, (c) => ENTITIES[c] as string);
 const LOOKS = Object.values(RowLook);
 /** What follows a text cell's reference: its style, and for a value the inline string's start. */
-const CELL_OPEN: Readonly<Record<RowLook, string>> = Object.fromEntries(LOOKS.map((look) => [look, `" s="${styleOf(CellFormat.text, look)}" t="inlineStr"><is>`])) as Record<RowLook, string>;
-const EMPTY_CELL: Readonly<Record<RowLook, string>> = Object.fromEntries(LOOKS.map((look) => [look, `" s="${styleOf(CellFormat.text, look)}"/>`])) as Record<RowLook, string>;
+const CELL_OPEN: Readonly<Record<RowLook, string>> = Object.fromEntries(
+  LOOKS.map((look) => [look, `" s="${styleOf(CellFormat.text, look)}" t="inlineStr"><is>`]),
+) as Record<RowLook, string>;
+const EMPTY_CELL: Readonly<Record<RowLook, string>> = Object.fromEntries(
+  LOOKS.map((look) => [look, `" s="${styleOf(CellFormat.text, look)}"/>`]),
+) as Record<RowLook, string>;
 /** Leading or trailing whitespace, or a line break, which XML would otherwise let a reader drop. */
 const NEEDS_PRESERVE = /^\s|\s$|\n/;
 
 /** A column's width in characters: its header's length and some room, within 10..60 (a date-time column fits its value). */
-const widthOf = (header: string, format: CellFormat): number => Math.min(60, Math.max(format === CellFormat.dateTime ? 20 : format === CellFormat.date ? 12 : 10, header.length + 2));
+const widthOf = (header: string, format: CellFormat): number =>
+  Math.min(60, Math.max(format === CellFormat.dateTime ? 20 : format === CellFormat.date ? 12 : 10, header.length + 2));
 
 /** A sheet's name as Excel allows it: at most 31 characters, none of `[]:*?/\`. */
 function checkSheetName(name: string): void {
@@ -191,8 +207,13 @@ function checkSheetName(name: string): void {
  * A row or column past Excel's last: callers refuse or cut before, so a bug said loudly, not a bad sheet.
  */
 function pastSheetLimit(columns?: number): Error {
-  if (columns === undefined) return new Error(`an .xlsx sheet holds at most ${MAX_SHEET_ROWS.toLocaleString('en-US')} rows: write a report this large as .csv`);
-  return new Error(`an .xlsx sheet holds at most ${MAX_SHEET_COLUMNS.toLocaleString('en-US')} columns (A to XFD), not ${columns.toLocaleString('en-US')}`);
+  if (columns === undefined)
+    return new Error(
+      `an .xlsx sheet holds at most ${MAX_SHEET_ROWS.toLocaleString('en-US')} rows: write a report this large as .csv`,
+    );
+  return new Error(
+    `an .xlsx sheet holds at most ${MAX_SHEET_COLUMNS.toLocaleString('en-US')} columns (A to XFD), not ${columns.toLocaleString('en-US')}`,
+  );
 }
 
 /**
@@ -279,10 +300,15 @@ export class SheetWriter {
       const value = cells[i] as SheetCell;
       if (typeof value === 'string') this.text(value, cellLook, i);
       else if (typeof value === 'number') {
-        if (Number.isFinite(value)) out.ascii(`" s="${styleOf(CellFormat.general, cellLook)}"><v>${String(value)}</v></c>`);
+        if (Number.isFinite(value))
+          out.ascii(`" s="${styleOf(CellFormat.general, cellLook)}"><v>${String(value)}</v></c>`);
         else this.text(String(value), cellLook, i);
-      } else if (typeof value === 'boolean') out.ascii(`" s="${styleOf(CellFormat.general, cellLook)}" t="b"><v>${value ? 1 : 0}</v></c>`);
-      else if (Number.isFinite(value.serial)) out.ascii(`" s="${styleOf(value.time ? CellFormat.dateTime : CellFormat.date, cellLook)}"><v>${String(value.serial)}</v></c>`);
+      } else if (typeof value === 'boolean')
+        out.ascii(`" s="${styleOf(CellFormat.general, cellLook)}" t="b"><v>${value ? 1 : 0}</v></c>`);
+      else if (Number.isFinite(value.serial))
+        out.ascii(
+          `" s="${styleOf(value.time ? CellFormat.dateTime : CellFormat.date, cellLook)}"><v>${String(value.serial)}</v></c>`,
+        );
       else this.text('', cellLook, i);
     }
     out.ascii('</row>');
@@ -350,14 +376,16 @@ export class WorkbookWriter {
   get cutCells(): { count: number; first?: CellPlace } {
     const open = this.current;
     const count = this.cut + (open?.cutCells ?? 0);
-    const first = this.firstCutAt ?? (open?.firstCut === undefined ? undefined : { sheet: open.name, reference: open.firstCut });
+    const first =
+      this.firstCutAt ?? (open?.firstCut === undefined ? undefined : { sheet: open.name, reference: open.firstCut });
     return first === undefined ? { count } : { count, first };
   }
 
   async sheet(name: string): Promise<SheetWriter> {
     checkSheetName(name);
     if (this.current !== undefined) throw new Error('the previous sheet is not ended');
-    if (this.ended.some((sheet) => sheet.name.toLowerCase() === name.toLowerCase())) throw new Error(`two sheets named "${name}"`);
+    if (this.ended.some((sheet) => sheet.name.toLowerCase() === name.toLowerCase()))
+      throw new Error(`two sheets named "${name}"`);
     if (!this.started) {
       this.started = true;
       await this.zip.add('xl/styles.xml', stylesXml(this.dateFormats));
@@ -381,17 +409,27 @@ export class WorkbookWriter {
     if (this.current !== undefined) await this.endSheet();
     if (this.ended.length === 0) throw new Error('a workbook needs a sheet');
     const sheets = this.ended;
-    const sheetList = sheets.map((sheet, i) => `<sheet name="${escapeAttribute(sheet.name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('');
+    const sheetList = sheets
+      .map((sheet, i) => `<sheet name="${escapeAttribute(sheet.name)}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`)
+      .join('');
     // Excel keeps a filter's range also as this hidden name; without it some versions drop the filter buttons.
     const names = sheets
-      .map((sheet, i) => (sheet.filter === undefined ? '' : `<definedName name="_xlnm._FilterDatabase" localSheetId="${i}" hidden="1">'${escapeText(sheet.name.replaceAll("'", "''"))}'!${absolute(sheet.filter)}</definedName>`))
+      .map((sheet, i) =>
+        sheet.filter === undefined
+          ? ''
+          : `<definedName name="_xlnm._FilterDatabase" localSheetId="${i}" hidden="1">'${escapeText(sheet.name.replaceAll("'", "''"))}'!${absolute(sheet.filter)}</definedName>`,
+      )
       .join('');
     await this.zip.add(
       'xl/workbook.xml',
       `${XML_DECLARATION}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><bookViews><workbookView activeTab="0"/></bookViews>` +
         `<sheets>${sheetList}</sheets>${names === '' ? '' : `<definedNames>${names}</definedNames>`}</workbook>`,
     );
-    const relationships = sheets.map((_, i) => `<Relationship Id="rId${i + 1}" Type="${REL_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`).join('');
+    const relationships = sheets
+      .map(
+        (_, i) => `<Relationship Id="rId${i + 1}" Type="${REL_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`,
+      )
+      .join('');
     await this.zip.add(
       'xl/_rels/workbook.xml.rels',
       `${XML_DECLARATION}<Relationships xmlns="${PKG_REL_NS}">${relationships}<Relationship Id="rId${sheets.length + 1}" Type="${REL_NS}/styles" Target="styles.xml"/></Relationships>`,
@@ -403,8 +441,11 @@ export class WorkbookWriter {
       `${XML_DECLARATION}<Relationships xmlns="${PKG_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/>` +
         `${properties.length > 0 ? `<Relationship Id="rId2" Type="${REL_NS}/custom-properties" Target="docProps/custom.xml"/>` : ''}</Relationships>`,
     );
-    const override = (part: string, type: string) => `<Override PartName="/${part}" ContentType="application/vnd.openxmlformats-officedocument.${type}+xml"/>`;
-    const sheetParts = sheets.map((_, i) => override(`xl/worksheets/sheet${i + 1}.xml`, 'spreadsheetml.worksheet')).join('');
+    const override = (part: string, type: string) =>
+      `<Override PartName="/${part}" ContentType="application/vnd.openxmlformats-officedocument.${type}+xml"/>`;
+    const sheetParts = sheets
+      .map((_, i) => override(`xl/worksheets/sheet${i + 1}.xml`, 'spreadsheetml.worksheet'))
+      .join('');
     await this.zip.add(
       '[Content_Types].xml',
       `${XML_DECLARATION}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
@@ -422,7 +463,10 @@ export class WorkbookWriter {
  */
 function customPropertiesXml(properties: readonly (readonly [string, string])[]): string {
   const list = properties
-    .map(([name, value], i) => `<property fmtid="{D5CDD505-2E9C-101B-9397-08002B2CF9AE}" pid="${i + 2}" name="${escapeAttribute(name)}"><vt:lpwstr>${escapeText(encodeXstring(value))}</vt:lpwstr></property>`)
+    .map(
+      ([name, value], i) =>
+        `<property fmtid="{D5CDD505-2E9C-101B-9397-08002B2CF9AE}" pid="${i + 2}" name="${escapeAttribute(name)}"><vt:lpwstr>${escapeText(encodeXstring(value))}</vt:lpwstr></property>`,
+    )
     .join('');
   return `${XML_DECLARATION}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/custom-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes">${list}</Properties>`;
 }

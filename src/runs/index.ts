@@ -22,6 +22,18 @@ export {
   type JournalHead,
   type RunIndex,
 } from './read-run.js';
-export { CHANGED_INPUT_ADVICE, changedDigestedFile, digestKey, recordedFlags, fingerprintInput, inputChange, planResume, settleInFlight, openResume, type OpenedResume, type ResumeDecision } from './resume-plan.js';
+export {
+  CHANGED_INPUT_ADVICE,
+  changedDigestedFile,
+  digestKey,
+  recordedFlags,
+  fingerprintInput,
+  inputChange,
+  planResume,
+  settleInFlight,
+  openResume,
+  type OpenedResume,
+  type ResumeDecision,
+} from './resume-plan.js';
 export { NothingToResumeError, RunJournalError, RunJournalWriteError } from './run-errors.js';
 export { assertTrustedRun, assertTrustedRunsDir, currentTrust, type RunTrust } from './run-trust.js';

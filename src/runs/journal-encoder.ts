@@ -23,7 +23,10 @@ type Exactly<T, Known extends PropertyKey> = Exclude<keyof T, Known> extends nev
 const encodesEverySourceField: Exactly<SourceRef, 'file' | 'line' | 'index'> = true;
 const encodesEveryRefField: Exactly<ItemRef, 'n' | 'source' | 'id'> = true;
 const encodesEveryUnsentField: Exactly<UnsentLine, 't' | 'n' | 'source' | 'id' | 'reason'> = true;
-const encodesEveryOutcomeField: Exactly<OutcomeLine, 't' | 'n' | 'source' | 'id' | 'status' | 'errors' | 'action' | 'note' | 'removed' | 'transient'> = true;
+const encodesEveryOutcomeField: Exactly<
+  OutcomeLine,
+  't' | 'n' | 'source' | 'id' | 'status' | 'errors' | 'action' | 'note' | 'removed' | 'transient'
+> = true;
 void [encodesEverySourceField, encodesEveryRefField, encodesEveryUnsentField, encodesEveryOutcomeField];
 
 /** A number as JSON.stringify writes it (a non-finite one as null). */
@@ -75,7 +78,8 @@ export class JournalGroupEncoder {
     // At most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair: 4 for 2).
     let text = '';
     for (const body of bodies) text += `${PREFIX_TEXT}${body}}\n`;
-    if (text.length * 3 > this.buffer.length) this.buffer = Buffer.allocUnsafe(Math.max(text.length * 3, this.buffer.length * 2));
+    if (text.length * 3 > this.buffer.length)
+      this.buffer = Buffer.allocUnsafe(Math.max(text.length * 3, this.buffer.length * 2));
     const buffer = this.buffer;
     const length = buffer.write(text, 0, 'utf8');
     // All ASCII (ids and file names usually are): each body's bytes are where its characters are.

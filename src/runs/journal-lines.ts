@@ -97,7 +97,10 @@ export interface UnchangedLine {
  */
 export function unsentVerdict(since: string, run: string | undefined): { action: 'unchanged' | 'sent'; note: string } {
   if (since !== run) return { action: 'unchanged', note: `unchanged since run ${since}: not sent (--changed-only)` };
-  return { action: 'sent', note: 'acknowledged to the interrupted attempt of this run (its outcome line was lost): not sent again' };
+  return {
+    action: 'sent',
+    note: 'acknowledged to the interrupted attempt of this run (its outcome line was lost): not sent again',
+  };
 }
 
 /** Whether an item's note is that one: an item the engine found unchanged may carry another (a schedule's withdrawn candidates). */
@@ -132,7 +135,13 @@ export function finishesRun(reason: EndReason): boolean {
   return reason === 'completed' || reason === 'max-errors';
 }
 
-const END_REASONS: ReadonlySet<string> = new Set<EndReason>(['completed', 'max-errors', 'interrupted', 'closed-pipe', 'target-error']);
+const END_REASONS: ReadonlySet<string> = new Set<EndReason>([
+  'completed',
+  'max-errors',
+  'interrupted',
+  'closed-pipe',
+  'target-error',
+]);
 const STATUSES: ReadonlySet<string> = new Set(['ok', 'partial', 'failed']);
 
 const isItemRef = (value: Record<string, unknown>): boolean =>
@@ -163,17 +172,30 @@ export function checkJournalLine(body: unknown, first: boolean): RunJournalLine 
   switch (body.t) {
     case 'run':
       if (typeof body.v !== 'number') return 'no format version';
-      if (body.v > RUN_JOURNAL_VERSION) return `written by a newer examctl (journal format ${body.v}; this one reads ${RUN_JOURNAL_VERSION})`;
-      if (typeof body.id !== 'string' || typeof body.command !== 'string' || !isPlainObject(body.target) || !isPlainObject(body.options) || typeof body.startedAt !== 'string') {
+      if (body.v > RUN_JOURNAL_VERSION)
+        return `written by a newer examctl (journal format ${body.v}; this one reads ${RUN_JOURNAL_VERSION})`;
+      if (
+        typeof body.id !== 'string' ||
+        typeof body.command !== 'string' ||
+        !isPlainObject(body.target) ||
+        !isPlainObject(body.options) ||
+        typeof body.startedAt !== 'string'
+      ) {
         return 'incomplete run header';
       }
       return line;
     case 'sent':
       return isItemRef(body) ? line : 'malformed sent line';
     case 'unsent':
-      return isItemRef(body) && (body.reason === undefined || typeof body.reason === 'string') ? line : 'malformed unsent line';
+      return isItemRef(body) && (body.reason === undefined || typeof body.reason === 'string')
+        ? line
+        : 'malformed unsent line';
     case 'outcome':
-      return isItemRef(body) && typeof body.status === 'string' && STATUSES.has(body.status) && Array.isArray(body.errors) && typeof body.transient === 'boolean'
+      return isItemRef(body) &&
+        typeof body.status === 'string' &&
+        STATUSES.has(body.status) &&
+        Array.isArray(body.errors) &&
+        typeof body.transient === 'boolean'
         ? line
         : 'malformed outcome line';
     case 'unchanged':
@@ -181,7 +203,10 @@ export function checkJournalLine(body: unknown, first: boolean): RunJournalLine 
     case 'resume':
       return typeof body.at === 'string' ? line : 'malformed resume line';
     case 'end':
-      return typeof body.at === 'string' && typeof body.reason === 'string' && END_REASONS.has(body.reason) && isPlainObject(body.summary)
+      return typeof body.at === 'string' &&
+        typeof body.reason === 'string' &&
+        END_REASONS.has(body.reason) &&
+        isPlainObject(body.summary)
         ? line
         : 'malformed end line';
     default:

@@ -3,7 +3,14 @@ import { readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { LOCK_FILE, isStale, readLockInfo } from '../system/lock.js';
-import { noDefiniteAnswerReason, notSentReason, targetIdentity, type ItemStatus, type ReportItem, type ReportSummary } from '../report/run-report.js';
+import {
+  noDefiniteAnswerReason,
+  notSentReason,
+  targetIdentity,
+  type ItemStatus,
+  type ReportItem,
+  type ReportSummary,
+} from '../report/run-report.js';
 import {
   checkJournalLine,
   finishesRun,
@@ -23,7 +30,17 @@ import { openRegularFile } from '../system/regular-file.js';
 import { currentTrust, runProblem, runsDirProblem, type RunTrust } from './run-trust.js';
 import { RM_RETRY } from '../system/busy-retry.js';
 import { journalPath, lockRun, runDir } from './run-journal.js';
-import { BEFORE_IN_FLIGHT, BEFORE_SENT, HAS_OUTCOME, IN_FLIGHT, ItemStates, KNOWN, TRANSIENT, statusIn, withStatus } from './item-index.js';
+import {
+  BEFORE_IN_FLIGHT,
+  BEFORE_SENT,
+  HAS_OUTCOME,
+  IN_FLIGHT,
+  ItemStates,
+  KNOWN,
+  TRANSIENT,
+  statusIn,
+  withStatus,
+} from './item-index.js';
 import { streamLines } from '../system/file-lines.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
@@ -66,9 +83,16 @@ interface ItemFold {
 
 // A newer examctl's run is not damaged: moving it aside would hide it from the examctl that can resume it.
 const damagedAt = (file: string, where: string | number, reason: string): RunJournalError =>
-  new RunJournalError(reason.startsWith('written by a newer') ? `${file}: ${reason}: show or resume the run with that examctl` : `${file}:${where}: run journal damaged: ${reason}; the run cannot be shown or resumed (move the run's directory aside to keep it)`);
+  new RunJournalError(
+    reason.startsWith('written by a newer')
+      ? `${file}: ${reason}: show or resume the run with that examctl`
+      : `${file}:${where}: run journal damaged: ${reason}; the run cannot be shown or resumed (move the run's directory aside to keep it)`,
+  );
 
-const notARunId = (id: string) => new RunJournalError(`not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`);
+const notARunId = (id: string) =>
+  new RunJournalError(
+    `not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`,
+  );
 /** No journal, or none past its header: no run to resume. */
 class NoRunError extends RunJournalError {}
 const noRun = (id: string, runsDir: string) => new NoRunError(`no run ${id} in ${runsDir}`);
@@ -85,7 +109,11 @@ export async function assertRunHere(runsDir: string, id: string): Promise<void> 
  * Reads a run's journal line by line in bounded memory, as docs/runs.md's "Reading" says: the
  * run's own lines kept, the others' to `fold`. Returns the journal still open (the caller closes it).
  */
-export async function readJournal(runsDir: string, id: string, fold: ItemFold): Promise<{ head: JournalHead; handle: FileHandle }> {
+export async function readJournal(
+  runsDir: string,
+  id: string,
+  fold: ItemFold,
+): Promise<{ head: JournalHead; handle: FileHandle }> {
   if (!isRunId(id)) throw notARunId(id);
   const file = journalPath(runsDir, id);
   let handle: FileHandle;
@@ -95,7 +123,9 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold): 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOTREG') throw new RunJournalError((error as Error).message);
-    throw code === 'ENOENT' ? noRun(id, runsDir) : new RunJournalError(`cannot read the run journal ${file}: ${describeSystemError(error, 'file')}`);
+    throw code === 'ENOENT'
+      ? noRun(id, runsDir)
+      : new RunJournalError(`cannot read the run journal ${file}: ${describeSystemError(error, 'file')}`);
   }
   let header: RunHeaderLine | undefined;
   let end: EndLine | undefined;
@@ -122,22 +152,28 @@ export async function readJournal(runsDir: string, id: string, fold: ItemFold): 
           end = line;
           break;
         case 'unchanged':
-          if (fold.forget !== undefined) for (let k = 0; k < line.r.length; k += 3) for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) fold.forget(n);
-          if (!unchanged.addLine(line)) throw damagedAt(file, raw.lineNo, 'unchanged positions an earlier line settled');
+          if (fold.forget !== undefined)
+            for (let k = 0; k < line.r.length; k += 3)
+              for (let n = line.r[k]!; n < line.r[k]! + line.r[k + 1]!; n++) fold.forget(n);
+          if (!unchanged.addLine(line))
+            throw damagedAt(file, raw.lineNo, 'unchanged positions an earlier line settled');
           break;
         case 'unsent':
           fold.unsent(line, raw.start);
           break;
         default:
           // A position settled unchanged is kept by a resume: no line of its own follows.
-          if (unchanged.since(line.n) !== undefined) throw damagedAt(file, raw.lineNo, `a line for item ${line.n}, settled unchanged before`);
+          if (unchanged.since(line.n) !== undefined)
+            throw damagedAt(file, raw.lineNo, `a line for item ${line.n}, settled unchanged before`);
           if (line.t === 'sent') fold.sent(line, raw.start);
           else fold.outcome(line, raw.start);
       }
     });
     if (header === undefined) {
       // Killed before its header was on disk: the run never sent anything.
-      throw new NoRunError(`${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`);
+      throw new NoRunError(
+        `${file}: run journal empty: the run was stopped before it started (nothing was sent); remove ${runDir(runsDir, id)}`,
+      );
     }
     return { head: { id, file, header, ...(end !== undefined ? { end } : {}), validLength, unchanged }, handle };
   } catch (error) {
@@ -205,13 +241,22 @@ export class RunIndex {
     const at = this.states.offset(n);
     const bytes = this.lines.lineAt(at);
     const decoded = bytes === undefined ? undefined : decodeChecksummedLine(bytes);
-    const line = decoded === undefined ? 'changed while it was read' : decoded.ok ? checkJournalLine(decoded.body, at === 0) : decoded.reason;
+    const line =
+      decoded === undefined
+        ? 'changed while it was read'
+        : decoded.ok
+          ? checkJournalLine(decoded.body, at === 0)
+          : decoded.reason;
     if (typeof line === 'string') throw damagedAt(this.file, `byte ${at}`, line);
     // The deciding line of an item withdrawn is its unsent line only with its reason (scanRun).
-    const ref = line.t === 'sent' || line.t === 'outcome' || (line.t === 'unsent' && line.reason !== undefined) ? line : undefined;
+    const ref =
+      line.t === 'sent' || line.t === 'outcome' || (line.t === 'unsent' && line.reason !== undefined)
+        ? line
+        : undefined;
     const outcome = line.t === 'outcome' ? line : undefined;
     const withdrawn = line.t === 'unsent' ? line.reason : undefined;
-    if (ref === undefined || ref.n !== n || ((flags & HAS_OUTCOME) !== 0) !== (outcome !== undefined)) throw damagedAt(this.file, `byte ${at}`, `not the line of item ${n}`);
+    if (ref === undefined || ref.n !== n || ((flags & HAS_OUTCOME) !== 0) !== (outcome !== undefined))
+      throw damagedAt(this.file, `byte ${at}`, `not the line of item ${n}`);
     const was = `line ${ref.source.line} (${ref.id})`;
     const is = input && `line ${input.source.line} (${input.id})`;
     if (is !== undefined && is !== was) {
@@ -219,7 +264,13 @@ export class RunIndex {
     }
     const inFlight = (flags & IN_FLIGHT) !== 0;
     const maybeApplied = inFlight || (outcome !== undefined && (flags & TRANSIENT) !== 0);
-    return { ref: { n, source: ref.source, id: ref.id }, inFlight, maybeApplied, ...(outcome === undefined ? {} : { outcome }), ...(withdrawn === undefined || inFlight ? {} : { withdrawn }) };
+    return {
+      ref: { n, source: ref.source, id: ref.id },
+      inFlight,
+      maybeApplied,
+      ...(outcome === undefined ? {} : { outcome }),
+      ...(withdrawn === undefined || inFlight ? {} : { withdrawn }),
+    };
   }
 
   /** Journaled items below `below` whose outcome a resume keeps, from the state bytes alone. */
@@ -245,33 +296,35 @@ export class RunIndex {
 /** Streams a run's journal into a RunIndex (open: `close` it); an unsent line undoes its item's latest sent line. */
 export async function scanRun(runsDir: string, id: string): Promise<RunIndex> {
   const states = new ItemStates();
-  const { head, handle } = await readJournal(
-    runsDir,
-    id,
-    {
-      sent(ref, at) {
-        const flags = states.flags(ref.n);
-        const before = (flags & IN_FLIGHT) !== 0 ? BEFORE_IN_FLIGHT : 0;
-        // An item's deciding line is its latest outcome; until it has one, its latest sent line.
-        states.set(ref.n, (flags & ~(BEFORE_IN_FLIGHT | BEFORE_SENT)) | KNOWN | IN_FLIGHT | BEFORE_SENT | before, (flags & HAS_OUTCOME) === 0 ? at : undefined);
-      },
-      unsent(line, at) {
-        const flags = states.flags(line.n);
-        if ((flags & BEFORE_SENT) === 0) return;
-        const restored = (flags & ~(IN_FLIGHT | BEFORE_SENT | BEFORE_IN_FLIGHT)) | ((flags & BEFORE_IN_FLIGHT) !== 0 ? IN_FLIGHT : 0);
-        // Withdrawn with the failure that stopped the run at it: that line decides its report item.
-        const decides = line.reason !== undefined && (restored & (HAS_OUTCOME | IN_FLIGHT)) === 0;
-        states.set(line.n, restored, decides ? at : undefined);
-      },
-      outcome(line, at) {
-        const flags = (states.flags(line.n) & ~(IN_FLIGHT | TRANSIENT)) | KNOWN | HAS_OUTCOME | (line.transient ? TRANSIENT : 0);
-        states.set(line.n, withStatus(flags, line.status), at);
-      },
-      forget(n) {
-        states.set(n, 0);
-      },
+  const { head, handle } = await readJournal(runsDir, id, {
+    sent(ref, at) {
+      const flags = states.flags(ref.n);
+      const before = (flags & IN_FLIGHT) !== 0 ? BEFORE_IN_FLIGHT : 0;
+      // An item's deciding line is its latest outcome; until it has one, its latest sent line.
+      states.set(
+        ref.n,
+        (flags & ~(BEFORE_IN_FLIGHT | BEFORE_SENT)) | KNOWN | IN_FLIGHT | BEFORE_SENT | before,
+        (flags & HAS_OUTCOME) === 0 ? at : undefined,
+      );
     },
-  );
+    unsent(line, at) {
+      const flags = states.flags(line.n);
+      if ((flags & BEFORE_SENT) === 0) return;
+      const restored =
+        (flags & ~(IN_FLIGHT | BEFORE_SENT | BEFORE_IN_FLIGHT)) | ((flags & BEFORE_IN_FLIGHT) !== 0 ? IN_FLIGHT : 0);
+      // Withdrawn with the failure that stopped the run at it: that line decides its report item.
+      const decides = line.reason !== undefined && (restored & (HAS_OUTCOME | IN_FLIGHT)) === 0;
+      states.set(line.n, restored, decides ? at : undefined);
+    },
+    outcome(line, at) {
+      const flags =
+        (states.flags(line.n) & ~(IN_FLIGHT | TRANSIENT)) | KNOWN | HAS_OUTCOME | (line.transient ? TRANSIENT : 0);
+      states.set(line.n, withStatus(flags, line.status), at);
+    },
+    forget(n) {
+      states.set(n, 0);
+    },
+  });
   return new RunIndex(head, states, handle);
 }
 
@@ -324,13 +377,20 @@ type RunFacts = Pick<JournalHead, 'id' | 'end' | 'header'>;
 /** The report item of a unit without a line of its own: unchanged (`--changed-only`, as its live report gave it), or the run stopped before it. */
 export function unlinedItem(record: RunFacts & Pick<JournalHead, 'unchanged'>, ref: ItemRef): ReportItem {
   const since = record.unchanged.since(ref.n);
-  if (since !== undefined) return { source: ref.source, id: ref.id, status: 'ok', errors: [], ...unsentVerdict(since, record.id) };
+  if (since !== undefined)
+    return { source: ref.source, id: ref.id, status: 'ok', errors: [], ...unsentVerdict(since, record.id) };
   return skippedItem(ref, notSent(record));
 }
 
 const notSent = (record: RunFacts): string => notSentReason(record.end?.reason === 'max-errors', record.id);
 
-const skippedItem = (ref: Omit<ItemRef, 'n'>, message: string, doubt = {}): ReportItem => ({ source: ref.source, id: ref.id, status: 'skipped', errors: [{ field: '', code: null, message }], ...doubt });
+const skippedItem = (ref: Omit<ItemRef, 'n'>, message: string, doubt = {}): ReportItem => ({
+  source: ref.source,
+  id: ref.id,
+  status: 'skipped',
+  errors: [{ field: '', code: null, message }],
+  ...doubt,
+});
 
 /** Units never reached, with no line: from the header's count; 0 after a completed attempt; else null. */
 export function unjournaledCount(run: CountedRun): number | null {
@@ -346,17 +406,33 @@ export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeA
   // with the target failure that stopped the run at it, in the run's own report's words.
   if (outcome === undefined && !history.inFlight) return skippedItem(history.ref, history.withdrawn ?? notSent(record));
   // An item that had none, in a run that chose ids: the id examctl chose (created, or in doubt).
-  const chosen = record.header.chosenIds === true && history.ref.id === null ? chosenId(record.id, history.ref.n) : null;
+  const chosen =
+    record.header.chosenIds === true && history.ref.id === null ? chosenId(record.id, history.ref.n) : null;
   const doubt = chosen === null ? {} : { inDoubt: true, id: chosen };
   if (history.inFlight || outcome === undefined) {
     // On record as sent ahead of its request (docs/runs.md, "Sent ahead"): a kill leaves no way to tell whether it went out.
-    return skippedItem(history.ref, `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again)`, doubt);
+    return skippedItem(
+      history.ref,
+      `sent (or about to be) when the run stopped, no answer recorded: it may have been applied (examctl runs resume ${record.id} sends it again)`,
+      doubt,
+    );
   }
-  if (outcome.transient) return skippedItem(history.ref, noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id), doubt);
-  const item: ReportItem = { source: history.ref.source, id: outcome.id ?? (outcome.status === 'failed' ? null : chosen), status: outcome.status, errors: outcome.errors };
+  if (outcome.transient)
+    return skippedItem(
+      history.ref,
+      noDefiniteAnswerReason(outcome.errors.map((problem) => problem.message).join('; '), record.id),
+      doubt,
+    );
+  const item: ReportItem = {
+    source: history.ref.source,
+    id: outcome.id ?? (outcome.status === 'failed' ? null : chosen),
+    status: outcome.status,
+    errors: outcome.errors,
+  };
   if (outcome.action !== undefined) item.action = outcome.action;
   if (outcome.note !== undefined) item.note = outcome.note;
-  if (Array.isArray(outcome.removed) && outcome.removed.every((entry) => typeof entry === 'string')) item.removed = outcome.removed;
+  if (Array.isArray(outcome.removed) && outcome.removed.every((entry) => typeof entry === 'string'))
+    item.removed = outcome.removed;
   return item;
 }
 
@@ -373,7 +449,11 @@ interface RunListing extends Pick<RunHeaderLine, 'id' | 'command' | 'target' | '
  * The runs `runs list` shows (docs/runs.md), those started at or after `from` (ms) read; `older`
  * counts the rest. A run unread or refused by `trust` is listed by its id, never hiding others.
  */
-export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infinity): Promise<{ runs: RunListing[]; unreadable: { id: string; reason: string }[]; older: number }> {
+export async function listRuns(
+  runsDir: string,
+  trust?: RunTrust,
+  from = -Infinity,
+): Promise<{ runs: RunListing[]; unreadable: { id: string; reason: string }[]; older: number }> {
   const all = await runIds(runsDir);
   const ids = all.filter((id) => !(startOf(id) < from));
   const runs: RunListing[] = [];
@@ -399,7 +479,9 @@ export async function listRuns(runsDir: string, trust?: RunTrust, from = -Infini
         state: record === undefined ? 'finished' : await runState(runsDir, record),
         summary: quick?.summary ?? summarize(record as RunIndex),
         input: input?.path ?? null,
-        ...(record !== undefined && unitsOf(record) === undefined && record.end?.reason !== 'completed' ? { totalKnown: false as const } : {}),
+        ...(record !== undefined && unitsOf(record) === undefined && record.end?.reason !== 'completed'
+          ? { totalKnown: false as const }
+          : {}),
       });
     } catch (error) {
       unreadable.push({ id, reason: error instanceof Error ? error.message : String(error) });
@@ -424,12 +506,23 @@ async function runIds(runsDir: string): Promise<string[]> {
  * The headers of the runs of `command` on `target` for `population` after run `after`, newest
  * first; runs `trust` refuses are passed over. Only header lines are read.
  */
-export async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown }, trust: RunTrust | undefined): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
+export async function* laterRunsOf(
+  runsDir: string,
+  after: string,
+  of: Pick<RunHeaderLine, 'command' | 'target'> & { population: unknown },
+  trust: RunTrust | undefined,
+): AsyncGenerator<{ id: string; header: RunHeaderLine }> {
   for (const id of await runIds(runsDir)) {
     if (id <= after) break; // newest first: the rest started before it
     if ((await runProblem(runsDir, id, trust)) !== undefined) continue;
     const header = await journalHeader(journalPath(runsDir, id));
-    if (header !== undefined && header.command === of.command && targetIdentity(header.target) === targetIdentity(of.target) && header.options.population === of.population) yield { id, header };
+    if (
+      header !== undefined &&
+      header.command === of.command &&
+      targetIdentity(header.target) === targetIdentity(of.target) &&
+      header.options.population === of.population
+    )
+      yield { id, header };
   }
 }
 
@@ -439,7 +532,14 @@ export async function* laterRunsOf(runsDir: string, after: string, of: Pick<RunH
  */
 export async function laterFeedingRuns(
   runsDir: string,
-  wanted: { after: string; command: string; target: RunHeaderLine['target']; population: string | undefined; syncDir: string | undefined; except?: string | undefined },
+  wanted: {
+    after: string;
+    command: string;
+    target: RunHeaderLine['target'];
+    population: string | undefined;
+    syncDir: string | undefined;
+    except?: string | undefined;
+  },
   trust?: RunTrust,
 ): Promise<{ id: string; startedAt: string }[]> {
   const found: { id: string; startedAt: string }[] = [];
@@ -472,7 +572,11 @@ async function stateOf(runsDir: string, id: string): Promise<RunState | Error> {
  * `last`: the newest run; `unfinished`: the newest if interrupted (`runs resume`'s default), exit 2
  * when an older one is or a journal met cannot be read. Runs `trust` refuses are passed over.
  */
-export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'unfinished', trust?: RunTrust): Promise<string> {
+export async function resolveRunId(
+  runsDir: string,
+  wanted: string | 'last' | 'unfinished',
+  trust?: RunTrust,
+): Promise<string> {
   if (wanted !== 'last' && wanted !== 'unfinished') return wanted;
   const ids: string[] = [];
   for (const id of await runIds(runsDir)) if ((await runProblem(runsDir, id, trust)) === undefined) ids.push(id);
@@ -485,9 +589,13 @@ export async function resolveRunId(runsDir: string, wanted: string | 'last' | 'u
     if (state instanceof Error && !(state instanceof NoRunError)) throw state;
     if (state !== 'interrupted') continue;
     if (id === ids[0]) return id;
-    throw new RunJournalError(`the newest run, ${ids[0]}, is not interrupted; the newest interrupted one is ${id}: examctl runs resume ${id} finishes it, if it is the run you mean`);
+    throw new RunJournalError(
+      `the newest run, ${ids[0]}, is not interrupted; the newest interrupted one is ${id}: examctl runs resume ${id} finishes it, if it is the run you mean`,
+    );
   }
-  throw new NothingToResumeError(`no interrupted run to resume in ${runsDir}: nothing to do (examctl runs list shows the runs and their states)`);
+  throw new NothingToResumeError(
+    `no interrupted run to resume in ${runsDir}: nothing to do (examctl runs list shows the runs and their states)`,
+  );
 }
 
 /** The newest unfinished run whose resume reads `isInput` again (its input, option x's file kept with its SHA-256 as `xSha256`; no PIN is kept): headers, end lines read. */
@@ -497,7 +605,10 @@ export async function unfinishedRunOf(
 ): Promise<string | undefined> {
   for (const id of await runIds(runsDir).catch((): string[] => [])) {
     const { input, options = {}, profile } = (await journalHeader(journalPath(runsDir, id))) ?? {};
-    const files = [['', input?.path], [profile?.configDir, profile?.mapFileSha256 && profile.defaults.mapFile]];
+    const files = [
+      ['', input?.path],
+      [profile?.configDir, profile?.mapFileSha256 && profile.defaults.mapFile],
+    ];
     for (const key of Object.keys(options)) {
       if (key.endsWith('Sha256')) files.push([options.cwd, options[key.slice(0, -6)]]);
     }
@@ -521,7 +632,9 @@ export const DEFAULT_PRUNE_POLICY: PrunePolicy = { maxAgeDays: 30, keepFinished:
 
 function startOf(id: string): number {
   // 20261122T110502.481Z -> 2026-11-22T11:05:02.481Z
-  return Date.parse(`${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}T${id.slice(9, 11)}:${id.slice(11, 13)}:${id.slice(13, 19)}Z`);
+  return Date.parse(
+    `${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 8)}T${id.slice(9, 11)}:${id.slice(11, 13)}:${id.slice(13, 19)}Z`,
+  );
 }
 
 /** What `runs prune` did: removed, kept (interrupted, without `all`), and left alone as not the user's (why, per run id). */
@@ -532,7 +645,12 @@ interface PruneResult {
 }
 
 /** Removes runs past the policy (docs/runs.md, "runs prune"); runs run-trust.ts refuses are left unread. */
-export async function pruneRuns(runsDir: string, policy: PrunePolicy = DEFAULT_PRUNE_POLICY, now: Date = new Date(), trust: RunTrust = currentTrust()): Promise<PruneResult> {
+export async function pruneRuns(
+  runsDir: string,
+  policy: PrunePolicy = DEFAULT_PRUNE_POLICY,
+  now: Date = new Date(),
+  trust: RunTrust = currentTrust(),
+): Promise<PruneResult> {
   const removed: string[] = [];
   const keptUnfinished: string[] = [];
   const leftAlone: { id: string; reason: string }[] = [];
@@ -608,7 +726,10 @@ async function journalHeader(journalFile: string): Promise<RunHeaderLine | undef
 }
 
 /** The header line, checked, and (with `last`) the journal's last whole line. */
-async function firstAndLastLines(journalFile: string, last = true): Promise<{ header: RunHeaderLine; last?: Buffer } | undefined> {
+async function firstAndLastLines(
+  journalFile: string,
+  last = true,
+): Promise<{ header: RunHeaderLine; last?: Buffer } | undefined> {
   const handle = await openRegularFile(journalFile).catch(() => undefined);
   if (handle === undefined) return undefined;
   try {
@@ -622,7 +743,8 @@ async function firstAndLastLines(journalFile: string, last = true): Promise<{ he
     const { bytesRead } = await handle.read(tail, 0, tail.length, size - tail.length);
     // A torn last line (no newline), or one longer than the tail: no end line to go by.
     const start = tail.lastIndexOf(10, bytesRead - 2) + 1;
-    if (bytesRead !== tail.length || tail[bytesRead - 1] !== 10 || (start === 0 && tail.length < size)) return { header };
+    if (bytesRead !== tail.length || tail[bytesRead - 1] !== 10 || (start === 0 && tail.length < size))
+      return { header };
     return { header, last: tail.subarray(start, bytesRead - 1) };
   } finally {
     await handle.close().catch(() => undefined);
@@ -682,7 +804,10 @@ class LineReader {
     // Reused (a line is decoded before the next read): left to the collector, blocks would pile up.
     const dropped = this.blocks.size >= MAX_BLOCKS ? (this.blocks.keys().next().value as number) : undefined;
     const reused = dropped === undefined ? undefined : this.spare(dropped);
-    const block = (reused ?? Buffer.allocUnsafe(BLOCK_SIZE)).subarray(0, Math.max(0, Math.min(BLOCK_SIZE, this.limit - start)));
+    const block = (reused ?? Buffer.allocUnsafe(BLOCK_SIZE)).subarray(
+      0,
+      Math.max(0, Math.min(BLOCK_SIZE, this.limit - start)),
+    );
     let filled = 0;
     while (filled < block.length) {
       const bytesRead = readSync(this.handle.fd, block, filled, block.length - filled, start + filled);
@@ -723,7 +848,8 @@ export class UnchangedPositions {
       if (at < this.starts.length && this.starts[at]! < from + count) return false;
       // Joined to the run before when it continues it with the same `since` (one attempt's groups).
       const before = at - 1;
-      if (before >= 0 && this.starts[before]! + this.counts[before]! === from && this.sinces[before] === run) this.counts[before]! += count;
+      if (before >= 0 && this.starts[before]! + this.counts[before]! === from && this.sinces[before] === run)
+        this.counts[before]! += count;
       else {
         this.starts.splice(at, 0, from);
         this.counts.splice(at, 0, count);
@@ -743,7 +869,8 @@ export class UnchangedPositions {
   /** Units at positions below `total`. */
   countBelow(total: number): number {
     let below = 0;
-    for (let k = 0; k < this.starts.length && this.starts[k]! < total; k++) below += Math.min(this.counts[k]!, total - this.starts[k]!);
+    for (let k = 0; k < this.starts.length && this.starts[k]! < total; k++)
+      below += Math.min(this.counts[k]!, total - this.starts[k]!);
     return below;
   }
 

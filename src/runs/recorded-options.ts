@@ -8,14 +8,18 @@ export const flagOf = (name: string): string => `--${name.replace(/[A-Z]/g, (c) 
  * The options a run journal keeps (docs/runs.md, "What a journal keeps"): only those `names`
  * gives (cli/command-declaration.ts `keptOptionNames`), an allow-list, with plain values only.
  */
-export function recordedOptions(options: Readonly<Record<string, unknown>>, names: readonly string[]): Record<string, RecordedValue> {
+export function recordedOptions(
+  options: Readonly<Record<string, unknown>>,
+  names: readonly string[],
+): Record<string, RecordedValue> {
   const kept: Record<string, RecordedValue> = {};
   for (const name of names) {
     if (!Object.prototype.hasOwnProperty.call(options, name)) continue;
     const value = options[name];
     if (typeof value === 'string') kept[name] = name === 'baseUrl' ? redactUrl(value) : value;
     else if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') kept[name] = value;
-    else if (Array.isArray(value) && value.every((entry) => typeof entry === 'string')) kept[name] = [...(value as string[])];
+    else if (Array.isArray(value) && value.every((entry) => typeof entry === 'string'))
+      kept[name] = [...(value as string[])];
   }
   return kept;
 }

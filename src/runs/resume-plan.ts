@@ -9,7 +9,10 @@ import { RunJournal } from './run-journal.js';
 import { assertRunHere, reportItemOf, scanRun, unlinedItem, type JournalHead, type RunIndex } from './read-run.js';
 
 /** Size and SHA-256 of an input file, streamed (any size, constant memory), or as `read` noted them. */
-export async function fingerprintInput(path: string, read?: { stat?: string; sha256?: string }): Promise<InputFingerprint> {
+export async function fingerprintInput(
+  path: string,
+  read?: { stat?: string; sha256?: string },
+): Promise<InputFingerprint> {
   if (read?.sha256) return { path, size: Number(read.stat?.split(':')[2]), sha256: read.sha256 };
   // A regular file (or a link to one): an input swapped for a FIFO since the run would hang a resume.
   const handle = await openRegularFile(path, { followLinks: true });
@@ -30,7 +33,10 @@ export async function fingerprintInput(path: string, read?: { stat?: string; sha
 export function inputChange(recorded: InputFingerprint, now: InputFingerprint | 'missing'): string | undefined {
   if (now === 'missing') return `its input file ${recorded.path} cannot be read any more`;
   if (now.size === recorded.size && now.sha256 === recorded.sha256) return undefined;
-  const what = now.size !== recorded.size ? `its size changed (${recorded.size} -> ${now.size} bytes)` : 'its content changed (SHA-256 differs)';
+  const what =
+    now.size !== recorded.size
+      ? `its size changed (${recorded.size} -> ${now.size} bytes)`
+      : 'its content changed (SHA-256 differs)';
   return `its input file ${recorded.path} changed since the run started: ${what}`;
 }
 
@@ -59,21 +65,32 @@ export const CHANGED_INPUT_ADVICE =
  * How a run is resumed; throws (exit 2) for an input file missing or changed (size or SHA-256):
  * items are keyed by their position in it, so another file would get the wrong outcomes.
  */
-export function planResume(record: Pick<RunIndex, 'id' | 'header' | 'end' | 'unchanged' | 'keptBelow' | 'historyAt'>, input: InputFingerprint | 'missing' | null): ResumePlan {
+export function planResume(
+  record: Pick<RunIndex, 'id' | 'header' | 'end' | 'unchanged' | 'keptBelow' | 'historyAt'>,
+  input: InputFingerprint | 'missing' | null,
+): ResumePlan {
   const id = record.id;
   const recorded = record.header.input;
   const changed = recorded === null ? undefined : inputChange(recorded, input ?? 'missing');
-  if (changed !== undefined) throw new RunJournalError(`run ${id}: ${changed}${input === 'missing' || input === null ? '' : `; ${CHANGED_INPUT_ADVICE}`}`);
+  if (changed !== undefined)
+    throw new RunJournalError(
+      `run ${id}: ${changed}${input === 'missing' || input === null ? '' : `; ${CHANGED_INPUT_ADVICE}`}`,
+    );
   return {
     // Judged unchanged (--changed-only) and journaled compactly: kept, like any settled outcome.
     keptBelow: (total) => record.keptBelow(total) + record.unchanged.countBelow(total),
     decide(ref) {
       // Damage (exit 2) when its line names another item.
       const history = record.historyAt(ref.n, ref);
-      if (history === undefined) return record.unchanged.since(ref.n) === undefined ? { action: 'send', maybeApplied: false } : { action: 'keep', item: unlinedItem(record, ref) };
+      if (history === undefined)
+        return record.unchanged.since(ref.n) === undefined
+          ? { action: 'send', maybeApplied: false }
+          : { action: 'keep', item: unlinedItem(record, ref) };
       const outcome = history.outcome;
       // Sent again: in flight (maybe applied), withdrawn with no earlier answer (as if never reached), or answered transiently.
-      return outcome === undefined || history.inFlight || outcome.transient ? { action: 'send', maybeApplied: history.maybeApplied } : { action: 'keep', item: reportItemOf(record, history) };
+      return outcome === undefined || history.inFlight || outcome.transient
+        ? { action: 'send', maybeApplied: history.maybeApplied }
+        : { action: 'keep', item: reportItemOf(record, history) };
     },
   };
 }
@@ -91,23 +108,45 @@ export type LostAttemptDid = (answer: ResentOutcome) => 'created' | 'removed' | 
  * An item that may have been applied before its answer was lost: its resend's refusal settled as
  * docs/runs.md says after "An id examctl chooses". An item never sent before keeps its answer.
  */
-export function settleInFlight(runId: string, decision: ResumeDecision, answer: ResentOutcome, lostAttemptDid: LostAttemptDid | undefined, chosenId = false): ResentOutcome {
+export function settleInFlight(
+  runId: string,
+  decision: ResumeDecision,
+  answer: ResentOutcome,
+  lostAttemptDid: LostAttemptDid | undefined,
+  chosenId = false,
+): ResentOutcome {
   if (decision.action !== 'send' || !decision.maybeApplied) return answer;
   // The resend changed nothing: the interrupted attempt may have applied it, or it was so before
   // the run ("unchanged" alone would hide that this run may have created or changed it). An
   // answer that says why itself (a collection examctl made in an earlier run: --existing ok) keeps
   // it, unless the why is what a lost attempt would leave (--missing-ok's "not an invigilator").
-  if (answer.status === 'ok' && answer.action === 'unchanged' && (answer.note === undefined || lostAttemptDid?.(answer) === 'removed')) {
-    return { ...answer, action: 'sent', note: `the resend changed nothing: the interrupted attempt of run ${runId} may have applied it (its answer was lost), or it was so before the run` };
+  if (
+    answer.status === 'ok' &&
+    answer.action === 'unchanged' &&
+    (answer.note === undefined || lostAttemptDid?.(answer) === 'removed')
+  ) {
+    return {
+      ...answer,
+      action: 'sent',
+      note: `the resend changed nothing: the interrupted attempt of run ${runId} may have applied it (its answer was lost), or it was so before the run`,
+    };
   }
   if (answer.status === 'ok') return answer;
   const did = lostAttemptDid?.(answer);
   if (did === undefined) return answer;
   if (did === 'created' && chosenId) {
-    return { status: 'ok', errors: [], action: 'created', note: `created by the interrupted attempt of run ${runId}, whose answer was lost (the id examctl chose for it is this run's alone)` };
+    return {
+      status: 'ok',
+      errors: [],
+      action: 'created',
+      note: `created by the interrupted attempt of run ${runId}, whose answer was lost (the id examctl chose for it is this run's alone)`,
+    };
   }
   const before = did === 'created' ? 'created it, or it existed before the run' : 'removed it, or it was never there';
-  return { ...answer, note: `the interrupted attempt of run ${runId} may have ${before}: that request was on record as sent and its answer was lost, so examctl cannot tell which; check it` };
+  return {
+    ...answer,
+    note: `the interrupted attempt of run ${runId} may have ${before}: that request was on record as sent and its answer was lost, so examctl cannot tell which; check it`,
+  };
 }
 
 /** The recorded option holding the SHA-256 of the file option `name` names (JournalKeeping 'with-digest'). */
@@ -119,7 +158,10 @@ export function digestKey(name: string): string {
  * Why a file the run read besides its input (kept with its digest: --schedule, a map file) no
  * longer gives the same items; undefined when each is unchanged or there is none.
  */
-export async function changedDigestedFile(record: Pick<JournalHead, 'header'>, digested: readonly string[]): Promise<string | undefined> {
+export async function changedDigestedFile(
+  record: Pick<JournalHead, 'header'>,
+  digested: readonly string[],
+): Promise<string | undefined> {
   const { options, profile } = record.header;
   const cwd = typeof options.cwd === 'string' ? options.cwd : '.';
   const files = digested.map((name): [string, unknown, unknown, string] => {
@@ -127,7 +169,8 @@ export async function changedDigestedFile(record: Pick<JournalHead, 'header'>, d
     return [flag, options[name], options[digestKey(name)], cwd];
   });
   // Merged with the run's own maps: kept unless it shaped nothing (docs/runs.md).
-  if (profile) files.push([`profile ${profile.name}'s map`, profile.defaults.mapFile, profile.mapFileSha256, profile.configDir]);
+  if (profile)
+    files.push([`profile ${profile.name}'s map`, profile.defaults.mapFile, profile.mapFileSha256, profile.configDir]);
   for (const [flag, given, digest, dir] of files) {
     if (typeof given !== 'string' || typeof digest !== 'string') continue;
     const path = resolve(dir, given);
@@ -139,7 +182,10 @@ export async function changedDigestedFile(record: Pick<JournalHead, 'header'>, d
 }
 
 /** The options a resume takes from the journal: the recorded ones, without the digests and the directory kept beside them. */
-export function recordedFlags(options: Record<string, RecordedValue>, digested: readonly string[]): Record<string, RecordedValue> {
+export function recordedFlags(
+  options: Record<string, RecordedValue>,
+  digested: readonly string[],
+): Record<string, RecordedValue> {
   const { cwd: _cwd, pinSha256: _pin, ...flags } = options;
   for (const name of digested) delete flags[digestKey(name)];
   return flags;
@@ -164,10 +210,16 @@ export async function openResume(runsDir: string, id: string): Promise<OpenedRes
     record = await scanRun(runsDir, id);
     // Under our own lock the run is not running elsewhere: finished or interrupted.
     if (record.end !== undefined && finishesRun(record.end.reason)) {
-      throw new NothingToResumeError(`run ${id} is finished; nothing to resume (its report follows; fix failures with --only-failed on it)`, id);
+      throw new NothingToResumeError(
+        `run ${id} is finished; nothing to resume (its report follows; fix failures with --only-failed on it)`,
+        id,
+      );
     }
     const recorded = record.header.input;
-    const plan = planResume(record, recorded === null ? null : await fingerprintInput(recorded.path).catch(() => 'missing' as const));
+    const plan = planResume(
+      record,
+      recorded === null ? null : await fingerprintInput(recorded.path).catch(() => 'missing' as const),
+    );
     const journal = await held.reopen(record.validLength);
     return { journal, record, plan };
   } catch (error) {

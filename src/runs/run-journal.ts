@@ -7,7 +7,15 @@ import { StoreLockedError, StoreReplacedError } from '../system/errors.js';
 import { DSYNC_FLAG, appendDurably } from '../system/durable-write.js';
 import { LOCK_FILE, readLockInfo, StoreLock } from '../system/lock.js';
 import type { ReportSummary } from '../report/run-report.js';
-import { journalVersionFor, type EndReason, type ItemRef, type OutcomeLine, type RunHeaderLine, type RunJournalLine, type UnchangedLine } from './journal-lines.js';
+import {
+  journalVersionFor,
+  type EndReason,
+  type ItemRef,
+  type OutcomeLine,
+  type RunHeaderLine,
+  type RunJournalLine,
+  type UnchangedLine,
+} from './journal-lines.js';
 import { RunJournalError, RunJournalWriteError } from './run-errors.js';
 import { JournalGroupEncoder, outcomeBody, refBody } from './journal-encoder.js';
 import { newRunId } from './run-id.js';
@@ -44,7 +52,10 @@ const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
 const REOPEN_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 
 /** What a new run's header says; the id, times, pid and host are filled in. */
-export type NewRunHeader = Pick<RunHeaderLine, 'command' | 'options' | 'target' | 'input' | 'chosenIds' | 'profile' | 'origin' | 'syncDir' | 'instance'> & { units?: number };
+export type NewRunHeader = Pick<
+  RunHeaderLine,
+  'command' | 'options' | 'target' | 'input' | 'chosenIds' | 'profile' | 'origin' | 'syncDir' | 'instance'
+> & { units?: number };
 
 interface Waiter {
   resolve: () => void;
@@ -59,7 +70,8 @@ export async function lockRun(dir: string, id: string): Promise<StoreLock> {
   } catch (error) {
     if (!(error instanceof StoreLockedError)) throw error;
     const holder = await readLockInfo(join(dir, LOCK_FILE));
-    const who = typeof holder === 'object' ? `pid ${holder.pid} on host ${holder.host} since ${holder.since}` : 'another process';
+    const who =
+      typeof holder === 'object' ? `pid ${holder.pid} on host ${holder.host} since ${holder.since}` : 'another process';
     throw new RunJournalError(`run ${id} is being run by ${who}; wait for it to end (or stop it) before resuming`);
   }
   return lock;
@@ -92,7 +104,12 @@ export class RunJournal {
   ) {}
 
   /** Creates the run (directory 0700, journal 0600), takes its lock and writes the header, durably. */
-  static async start(runsDir: string, header: NewRunHeader, commit: GroupCommit = DEFAULT_GROUP_COMMIT, now: Date = new Date()): Promise<RunJournal> {
+  static async start(
+    runsDir: string,
+    header: NewRunHeader,
+    commit: GroupCommit = DEFAULT_GROUP_COMMIT,
+    now: Date = new Date(),
+  ): Promise<RunJournal> {
     try {
       await mkdir(runsDir, { recursive: true, mode: 0o700 });
     } catch (error) {
@@ -105,7 +122,8 @@ export class RunJournal {
         await mkdir(runDir(runsDir, id), { mode: 0o700 });
         break;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 5) throw cannotWrite(runDir(runsDir, id), error);
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 5)
+          throw cannotWrite(runDir(runsDir, id), error);
         id = newRunId(now);
       }
     }
@@ -130,7 +148,16 @@ export class RunJournal {
       return abandon(error);
     }
     const journal = new RunJournal(id, file, handle, lock, commit);
-    const line: RunHeaderLine = { t: 'run', v: journalVersionFor(header.options), id, ...header, startedAt: now.toISOString(), pid: process.pid, host: hostname(), build: BUILD_ID };
+    const line: RunHeaderLine = {
+      t: 'run',
+      v: journalVersionFor(header.options),
+      id,
+      ...header,
+      startedAt: now.toISOString(),
+      pid: process.pid,
+      host: hostname(),
+      build: BUILD_ID,
+    };
     try {
       await journal.append(line);
     } catch (error) {
@@ -144,7 +171,13 @@ export class RunJournal {
    * Takes over a run for a resume: its lock, the journal appended to after `validLength` (a torn
    * last line cut off first), a `resume` line. Scan it again under the lock before deciding anything.
    */
-  static async lockForResume(runsDir: string, id: string): Promise<{ release: () => Promise<void>; reopen: (validLength: number, commit?: GroupCommit) => Promise<RunJournal> }> {
+  static async lockForResume(
+    runsDir: string,
+    id: string,
+  ): Promise<{
+    release: () => Promise<void>;
+    reopen: (validLength: number, commit?: GroupCommit) => Promise<RunJournal>;
+  }> {
     let lock: StoreLock;
     try {
       lock = await lockRun(runDir(runsDir, id), id);
@@ -165,7 +198,13 @@ export class RunJournal {
           await handle.datasync();
           const journal = new RunJournal(id, file, handle, lock, commit);
           journal.position = validLength;
-          await journal.append({ t: 'resume', at: new Date().toISOString(), pid: process.pid, host: hostname(), build: BUILD_ID });
+          await journal.append({
+            t: 'resume',
+            at: new Date().toISOString(),
+            pid: process.pid,
+            host: hostname(),
+            build: BUILD_ID,
+          });
           return journal;
         } catch (error) {
           await handle?.close().catch(() => undefined);
@@ -204,7 +243,10 @@ export class RunJournal {
   /** The oldest outcome queued and not yet in a group is written within the group commit's delay. */
   private armTimer(): void {
     // One timer for the journal's life, restarted per group (a remote run writes hundreds of groups).
-    this.timer = this.commitTimer === undefined ? setTimeout(() => this.timer !== undefined && this.kick(), this.commit.maxDelayMs).unref() : this.commitTimer.refresh();
+    this.timer =
+      this.commitTimer === undefined
+        ? setTimeout(() => this.timer !== undefined && this.kick(), this.commit.maxDelayMs).unref()
+        : this.commitTimer.refresh();
     this.commitTimer = this.timer;
   }
 
@@ -248,7 +290,13 @@ export class RunJournal {
   async end(reason: EndReason, summary: ReportSummary, stopError?: unknown): Promise<void> {
     try {
       // A finished run's last line: `runs list` reads it (read-run.ts, quickRun).
-      await this.append({ t: 'end', at: new Date().toISOString(), reason, summary, ...(stopError instanceof StoreReplacedError && { stopped: 'store-replaced' }) });
+      await this.append({
+        t: 'end',
+        at: new Date().toISOString(),
+        reason,
+        summary,
+        ...(stopError instanceof StoreReplacedError && { stopped: 'store-replaced' }),
+      });
     } finally {
       await this.close();
     }

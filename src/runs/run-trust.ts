@@ -30,26 +30,36 @@ export async function runsDirProblem(runsDir: string, trust: RunTrust): Promise<
   if (trust.uid === undefined) return undefined;
   const problem = await directoryProblem(runsDir, { uid: trust.uid, home: currentTrustContext().home });
   if (problem === undefined) return undefined;
-  return problem.startsWith(`${runsDir} `) ? `the runs directory ${problem}` : `the runs directory ${runsDir} cannot be trusted: ${problem}`;
+  return problem.startsWith(`${runsDir} `)
+    ? `the runs directory ${problem}`
+    : `the runs directory ${runsDir} cannot be trusted: ${problem}`;
 }
 
 /** Why one run cannot be used, or undefined (also without `trust`): its directory and journal, without following links. */
-export async function runProblem(runsDir: string, id: string, trust: RunTrust | undefined): Promise<string | undefined> {
+export async function runProblem(
+  runsDir: string,
+  id: string,
+  trust: RunTrust | undefined,
+): Promise<string | undefined> {
   if (trust?.uid === undefined) return undefined;
   const dir = runDir(runsDir, id);
   const entry = await lstat(dir).catch((error: NodeJS.ErrnoException) => error);
-  if (entry instanceof Error) return entry.code === 'ENOENT' ? undefined : `cannot read ${dir}: ${describeSystemError(entry, 'directory')}`;
+  if (entry instanceof Error)
+    return entry.code === 'ENOENT' ? undefined : `cannot read ${dir}: ${describeSystemError(entry, 'directory')}`;
   if (!entry.isDirectory()) return `${dir} is not a directory (${kindOf(entry)})`;
-  if (entry.uid !== trust.uid) return `the run directory ${dir} is owned by uid ${entry.uid}, not by you (uid ${String(trust.uid)})`;
+  if (entry.uid !== trust.uid)
+    return `the run directory ${dir} is owned by uid ${entry.uid}, not by you (uid ${String(trust.uid)})`;
   if ((entry.mode & 0o022) !== 0) {
     const who = (entry.mode & 0o002) !== 0 ? 'others' : 'group';
     return `the run directory ${dir} is writable by ${who} (mode ${(entry.mode & 0o7777).toString(8)}): anyone who can write there could plant a run; chmod go-w ${dir}`;
   }
   const file = join(dir, JOURNAL_FILE);
   const journal = await lstat(file).catch((error: NodeJS.ErrnoException) => error);
-  if (journal instanceof Error) return journal.code === 'ENOENT' ? undefined : `cannot read ${file}: ${describeSystemError(journal, 'file')}`;
+  if (journal instanceof Error)
+    return journal.code === 'ENOENT' ? undefined : `cannot read ${file}: ${describeSystemError(journal, 'file')}`;
   if (!journal.isFile()) return `${file} is not a regular file (${kindOf(journal)}): refused`;
-  if (journal.uid !== trust.uid) return `the run journal ${file} is owned by uid ${journal.uid}, not by you (uid ${String(trust.uid)})`;
+  if (journal.uid !== trust.uid)
+    return `the run journal ${file} is owned by uid ${journal.uid}, not by you (uid ${String(trust.uid)})`;
   return undefined;
 }
 

@@ -14,7 +14,11 @@ export const FAILURE_MESSAGES = {
   notJson: (): string => 'a request body must be declared Content-Type: application/json',
   headersTooLarge: (maxBytes: number): string => `the request headers are larger than ${maxBytes} bytes`,
   injected: (status: '429' | '500' | '503'): string =>
-    status === '429' ? 'too many requests (injected fault)' : status === '500' ? 'internal server error (injected fault)' : 'service unavailable (injected fault)',
+    status === '429'
+      ? 'too many requests (injected fault)'
+      : status === '500'
+        ? 'internal server error (injected fault)'
+        : 'service unavailable (injected fault)',
   internal: (): string => 'internal server error',
   storeBusy: (): string => 'service unavailable: the store is busy or unreadable; retry later',
 } as const;

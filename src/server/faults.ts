@@ -29,7 +29,8 @@ export function parseFaultSpec(spec: string): FaultSpec {
   const faults: { kind: FaultKind; percent: number }[] = [];
   let latency: FaultSpec['latency'];
   const parts = spec.split(',').map((part) => part.trim());
-  if (parts.every((part) => part === '')) throw new UsageError('--faults: empty; expected e.g. 503:10%,reset:2%,latency:5-50ms');
+  if (parts.every((part) => part === ''))
+    throw new UsageError('--faults: empty; expected e.g. 503:10%,reset:2%,latency:5-50ms');
   let total = 0;
   for (const part of parts) {
     const bad = (why: string): UsageError => new UsageError(`--faults: "${part}": ${why}`);
@@ -73,7 +74,8 @@ export function faultPlan(spec: FaultSpec, seed: number): { next(): FaultDecisio
         return draw < upTo;
       })?.kind;
       const latency = spec.latency;
-      const latencyMs = latency === undefined ? 0 : latency.minMs + Math.floor(random() * (latency.maxMs - latency.minMs + 1));
+      const latencyMs =
+        latency === undefined ? 0 : latency.minMs + Math.floor(random() * (latency.maxMs - latency.minMs + 1));
       return kind === undefined ? { latencyMs } : { kind, latencyMs };
     },
   };

@@ -109,11 +109,15 @@ function storedUserSchema(): z.ZodType {
 
 const responseContents = {
   schedule: z.string().describe('The schedule external id.'),
-  reviewSession: answerObjectSchema(REVIEW_SESSION_FIELDS).describe('The review session object (docs/domain-rules.md, "Answers").'),
+  reviewSession: answerObjectSchema(REVIEW_SESSION_FIELDS).describe(
+    'The review session object (docs/domain-rules.md, "Answers").',
+  ),
   collection: answerObjectSchema(COLLECTION_CONTENT_FIELDS),
   user: z.looseObject({
     User: storedUserSchema(),
-    GroupErrors: z.array(answerObjectSchema(GROUP_ERROR_FIELDS)).describe('One entry per hierarchy that could not be processed.'),
+    GroupErrors: z
+      .array(answerObjectSchema(GROUP_ERROR_FIELDS))
+      .describe('One entry per hierarchy that could not be processed.'),
   }),
   invigilators: answerObjectSchema(INVIGILATORS_CONTENT_FIELDS),
 };
@@ -146,18 +150,35 @@ interface StatusFailure {
 /** Statuses every operation may answer with, besides 200 and 400 (each with a failure envelope). */
 const COMMON_FAILURES: Record<string, StatusFailure> = {
   '403': {
-    description: 'Not allowed to use the external API (missing or unknown token). Answered before the body is read; the connection is closed when a body was announced.',
+    description:
+      'Not allowed to use the external API (missing or unknown token). Answered before the body is read; the connection is closed when a body was announced.',
     example: () => M.notAllowed(),
   },
   '404': { description: 'No such route.', example: () => M.noSuchRoute(`${API_PREFIX}/no-such-route`) },
-  '405': { description: 'The route exists but not with this method; the Allow header lists the methods.', example: ({ path }) => M.methodNotAllowed('PUT', `${API_PREFIX}${path}`) },
-  '408': { description: 'The request (headers or body) did not arrive in time.', example: ({ hasBody }) => (hasBody ? M.bodyTooSlow() : M.headersTooSlow()) },
-  '414': { description: `The request URL is longer than ${MAX_URL_BYTES / 1024} KiB.`, example: () => M.urlTooLong(MAX_URL_BYTES) },
-  '429': { description: 'Too many requests; only with `local serve --faults 429:P%` (injected). Carries Retry-After.', example: () => M.injected('429') },
-  '431': { description: `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`, example: () => M.headersTooLarge(MAX_HEADER_BYTES) },
+  '405': {
+    description: 'The route exists but not with this method; the Allow header lists the methods.',
+    example: ({ path }) => M.methodNotAllowed('PUT', `${API_PREFIX}${path}`),
+  },
+  '408': {
+    description: 'The request (headers or body) did not arrive in time.',
+    example: ({ hasBody }) => (hasBody ? M.bodyTooSlow() : M.headersTooSlow()),
+  },
+  '414': {
+    description: `The request URL is longer than ${MAX_URL_BYTES / 1024} KiB.`,
+    example: () => M.urlTooLong(MAX_URL_BYTES),
+  },
+  '429': {
+    description: 'Too many requests; only with `local serve --faults 429:P%` (injected). Carries Retry-After.',
+    example: () => M.injected('429'),
+  },
+  '431': {
+    description: `The request headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`,
+    example: () => M.headersTooLarge(MAX_HEADER_BYTES),
+  },
   '500': { description: 'Internal server error (or injected with `--faults 500:P%`).', example: () => M.internal() },
   '503': {
-    description: 'The store is busy (locked by another examctl process) or unreadable, or injected with `--faults 503:P%`. Carries Retry-After; retry.',
+    description:
+      'The store is busy (locked by another examctl process) or unreadable, or injected with `--faults 503:P%`. Carries Retry-After; retry.',
     example: () => M.storeBusy(),
   },
 };
@@ -181,18 +202,33 @@ const RETRY_AFTER = {
  */
 const FAILURE_HEADERS: Record<string, Record<string, object>> = {
   '405': {
-    Allow: { description: "The route's methods, comma-separated; HEAD wherever GET is.", required: true, schema: { type: 'string', minLength: 1 } },
+    Allow: {
+      description: "The route's methods, comma-separated; HEAD wherever GET is.",
+      required: true,
+      schema: { type: 'string', minLength: 1 },
+    },
   },
   '429': { 'Retry-After': RETRY_AFTER },
   '503': { 'Retry-After': RETRY_AFTER },
 };
 
 /** `path`: the operation's route under the API prefix (`/user`), for the examples that name it. */
-function responses(path: string, okRef: string, okDescription: string, hasBody: boolean, examples: OperationExamples): object {
-  const failure = (example: unknown) => ({ 'application/json': { schema: { $ref: '#/components/schemas/FailureEnvelope' }, example } });
+function responses(
+  path: string,
+  okRef: string,
+  okDescription: string,
+  hasBody: boolean,
+  examples: OperationExamples,
+): object {
+  const failure = (example: unknown) => ({
+    'application/json': { schema: { $ref: '#/components/schemas/FailureEnvelope' }, example },
+  });
   const failures = { ...COMMON_FAILURES, ...(hasBody ? BODY_FAILURES : {}) };
   return {
-    '200': { description: okDescription, content: { 'application/json': { schema: { $ref: `#/components/schemas/${okRef}` }, example: examples.ok } } },
+    '200': {
+      description: okDescription,
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${okRef}` }, example: examples.ok } },
+    },
     '400': {
       description:
         'The request was rejected; Errors lists every problem (Code null for the conditions the API does not number). ' +
@@ -207,19 +243,21 @@ function responses(path: string, okRef: string, okDescription: string, hasBody: 
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([status, { description, example }]) => [
           status,
-          { description, ...(FAILURE_HEADERS[status] ? { headers: FAILURE_HEADERS[status] } : {}), content: failure(statusFailureExample(example({ path, hasBody }))) },
+          {
+            description,
+            ...(FAILURE_HEADERS[status] ? { headers: FAILURE_HEADERS[status] } : {}),
+            content: failure(statusFailureExample(example({ path, hasBody }))),
+          },
         ]),
     ),
   };
 }
 
-
 /**
  * What no JSON Schema keyword can say, so a body the schema accepts may still be refused for it
  * (each operation's description lists its own). Everything else the server checks, the schema says.
  */
-const BEYOND_THE_SCHEMA =
-  'A body this schema accepts is refused only for a rule the schema cannot express: ';
+const BEYOND_THE_SCHEMA = 'A body this schema accepts is refused only for a rule the schema cannot express: ';
 
 /**
  * The OpenAPI 3.1 document of the integration API as the local server serves it. `baseUrl`
@@ -262,7 +300,13 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             'without Upsert is "Duplicate ScheduleExtId"; an activated schedule cannot be updated; the span must exceed duration + extra time; ' +
             'the workflow of an existing schedule cannot change).',
           requestBody: jsonBody('ScheduleRequest', examples.schedule.request),
-          responses: responses('/schedule', 'ScheduleEnvelope', 'Content is the schedule external id.', true, examples.schedule),
+          responses: responses(
+            '/schedule',
+            'ScheduleEnvelope',
+            'Content is the schedule external id.',
+            true,
+            examples.schedule,
+          ),
         },
       },
       '/external/review-sessions/{externalId}': {
@@ -275,7 +319,13 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             { type: 'string', maxLength: REVIEW_SESSION_ID_MAX },
           ),
           description: 'HEAD answers as GET, without the body.',
-          responses: responses('/external/review-sessions/{externalId}', 'ReviewSessionEnvelope', 'Content is the review session. Unknown id: 400 code 1101.', false, examples.reviewSession),
+          responses: responses(
+            '/external/review-sessions/{externalId}',
+            'ReviewSessionEnvelope',
+            'Content is the review session. Unknown id: 400 code 1101.',
+            false,
+            examples.reviewSession,
+          ),
         },
       },
       '/collections': {
@@ -288,7 +338,13 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             'the platform state (the owner exists and may view collections, 806-808; taxonomies and repositories exist, are repositories, ' +
             'published and accessible, 900 and 1000-1003; an ExternalId already used, 810).',
           requestBody: jsonBody('CollectionRequest', examples.collection.request),
-          responses: responses('/collections', 'CollectionEnvelope', 'Content has the ExternalId of the created collection.', true, examples.collection),
+          responses: responses(
+            '/collections',
+            'CollectionEnvelope',
+            'Content has the ExternalId of the created collection.',
+            true,
+            examples.collection,
+          ),
         },
       },
       '/user': {
@@ -304,7 +360,13 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             'and known, 241; UserName, SynchronizationKey and the ExternalId ignoring case not held by another user, 214, 232, 233; a root hierarchy ' +
             'exists). Hierarchies that cannot be processed are reported in GroupErrors with 200.',
           requestBody: jsonBody('UserRequest', examples.user.request),
-          responses: responses('/user', 'UserEnvelope', 'Content.User is the stored user; failed hierarchies are in GroupErrors.', true, examples.user),
+          responses: responses(
+            '/user',
+            'UserEnvelope',
+            'Content.User is the stored user; failed hierarchies are in GroupErrors.',
+            true,
+            examples.user,
+          ),
         },
       },
       '/schedule/{externalId}/invigilators': {
@@ -321,7 +383,11 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             'No body, null or [] is code 100 with HTTP 200 (as the API lists it); any other body that is not an array is 400. ' +
             BEYOND_THE_SCHEMA +
             'the platform state (the schedule exists, 301, is not archived, 302, or finished, 305; each id is an invigilator of it, 319).',
-          requestBody: jsonBody('InvigilatorIds', examples.invigilators.request, 'The external ids of the invigilators to remove.'),
+          requestBody: jsonBody(
+            'InvigilatorIds',
+            examples.invigilators.request,
+            'The external ids of the invigilators to remove.',
+          ),
           responses: responses(
             '/schedule/{externalId}/invigilators',
             'InvigilatorsEnvelope',
@@ -387,7 +453,10 @@ function statusFailureExample(message: string): object {
   return failureExample([{ field: '', code: null, message }]);
 }
 
-function operationExamples(): Record<'schedule' | 'reviewSession' | 'collection' | 'user' | 'invigilators', OperationExamples> {
+function operationExamples(): Record<
+  'schedule' | 'reviewSession' | 'collection' | 'user' | 'invigilators',
+  OperationExamples
+> {
   const user = templateExampleRecord('users') as Fields;
   const schedule = templateExampleRecord('sittings') as Fields & { Schedule: Fields };
   const collection = templateExampleRecord('collection') as Fields;
@@ -398,7 +467,12 @@ function operationExamples(): Record<'schedule' | 'reviewSession' | 'collection'
     schedule: {
       request: schedule,
       ok: success(schedule.Schedule.ScheduleExtId),
-      refused: refusalOf(validateScheduleRequest({ ...schedule, Schedule: { ...schedule.Schedule, EndDateTime: schedule.Schedule.StartDateTime } })),
+      refused: refusalOf(
+        validateScheduleRequest({
+          ...schedule,
+          Schedule: { ...schedule.Schedule, EndDateTime: schedule.Schedule.StartDateTime },
+        }),
+      ),
     },
     reviewSession: {
       ok: success({

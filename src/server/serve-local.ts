@@ -1,11 +1,20 @@
 import { buildOpenApiDocument } from './openapi.js';
-import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, ensureLocalStore, loadWorldFile, type OpenLocalTargetOptions } from '../engine/index.js';
+import {
+  apiTokenDigest,
+  BUNDLED_WORLD_PATH,
+  createLocalEngine,
+  ensureLocalStore,
+  loadWorldFile,
+  type OpenLocalTargetOptions,
+} from '../engine/index.js';
 import { openStore } from '../engine/store/index.js';
 import type { Store } from '../engine/store/contract.js';
 import { EXAMCTL_VERSION } from '../version.js';
 import { startServer, type RunningServer, type ServerOptions } from './server.js';
 
-interface ServeLocalOptions extends Pick<ServerOptions, 'host' | 'port' | 'bodyLimitBytes' | 'log' | 'faults' | 'timeouts'>, Pick<OpenLocalTargetOptions, 'now' | 'lockTimeoutMs' | 'onCreated'> {
+interface ServeLocalOptions
+  extends Pick<ServerOptions, 'host' | 'port' | 'bodyLimitBytes' | 'log' | 'faults' | 'timeouts'>,
+    Pick<OpenLocalTargetOptions, 'now' | 'lockTimeoutMs' | 'onCreated'> {
   storeDir: string;
   /** `--public-url` (local-serve.options.ts); default: the server's own URL. */
   publicUrl?: string;
@@ -20,7 +29,9 @@ export interface LocalServer extends RunningServer {
 
 /** Whether `accepted` (plain tokens or digests) holds a token of the bundled demo world. */
 async function acceptsPublishedToken(accepted: readonly string[]): Promise<boolean> {
-  const published = new Set((await loadWorldFile(BUNDLED_WORLD_PATH)).Settings.ApiTokens.map((token) => apiTokenDigest(token).toLowerCase()));
+  const published = new Set(
+    (await loadWorldFile(BUNDLED_WORLD_PATH)).Settings.ApiTokens.map((token) => apiTokenDigest(token).toLowerCase()),
+  );
   return accepted.some((token) => published.has(apiTokenDigest(token).toLowerCase()));
 }
 

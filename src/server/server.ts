@@ -105,10 +105,15 @@ const ROUTES: Route[] = [
   {
     // examctl's own (docs/remote.md, "The local server").
     path: /^\/examctl\/store$/,
-    methods: { GET: { hasBody: false, handler: async (api, [query]) => {
-      const at = /^\?at=\d{1,15}$/.test(query!) ? +query!.slice(4) : undefined;
-      return { status: 200, envelope: { Success: true, Content: (await api.storeAt?.(at)) ?? null, Errors: null } };
-    } } },
+    methods: {
+      GET: {
+        hasBody: false,
+        handler: async (api, [query]) => {
+          const at = /^\?at=\d{1,15}$/.test(query!) ? +query!.slice(4) : undefined;
+          return { status: 200, envelope: { Success: true, Content: (await api.storeAt?.(at)) ?? null, Errors: null } };
+        },
+      },
+    },
   },
 ];
 
@@ -140,7 +145,12 @@ class HttpFailure extends Error {
 /** The client went away before its request was complete: nothing to answer, logged as aborted. */
 class ClientGone extends Error {}
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  414: 'URI Too Long',
+  431: 'Request Header Fields Too Large',
+};
 
 /** A whole response written on a raw socket (for errors the HTTP parser reports before any request object exists). */
 function rawFailure(status: number, message: string): string {
@@ -208,7 +218,8 @@ function firstInvalidUtf8(bytes: Buffer): number {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let start = 0;
   try {
-    for (let i = 0; i < bytes.length; i++) if (decoder.decode(bytes.subarray(i, i + 1), { stream: true }) !== '') start = i + 1;
+    for (let i = 0; i < bytes.length; i++)
+      if (decoder.decode(bytes.subarray(i, i + 1), { stream: true }) !== '') start = i + 1;
     decoder.decode();
   } catch {
     return start;
@@ -220,13 +231,19 @@ function parseJsonBody(raw: Buffer): unknown {
   if (raw.length === 0) return null;
   // isUtf8 then toString: cheaper per request than a fatal TextDecoder, with the same verdict.
   if (!isUtf8(raw)) {
-    throw new HttpFailure(400, `the request body is not valid UTF-8 (first invalid byte at offset ${firstInvalidUtf8(raw)})`);
+    throw new HttpFailure(
+      400,
+      `the request body is not valid UTF-8 (first invalid byte at offset ${firstInvalidUtf8(raw)})`,
+    );
   }
   const text = raw.toString('utf8');
   try {
     return parseJson(text, { depth: MAX_JSON_DEPTH });
   } catch (error) {
-    throw new HttpFailure(400, `the request body is not valid JSON${error instanceof JsonFault && error.kind === 'depth' ? ': nested too deep' : ''}`);
+    throw new HttpFailure(
+      400,
+      `the request body is not valid JSON${error instanceof JsonFault && error.kind === 'depth' ? ': nested too deep' : ''}`,
+    );
   }
 }
 
@@ -292,7 +309,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const send = (code: number, body: string, headers: Record<string, string> = {}): void => {
       outcome = String(code);
       if (res.headersSent || res.destroyed) return;
-      const allHeaders: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
+      const allHeaders: Record<string, string | number> = {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+      };
       for (const name in headers) allHeaders[name] = headers[name]!;
       if (options.api.storeAt) allHeaders['x-examctl-store'] = '/examctl/store';
       // An unread body cannot be skipped on a kept-alive connection: closed, the rest read and dropped.
@@ -304,7 +324,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     try {
       // At most 3 bytes per UTF-16 unit: most URLs need no count.
-      if (url.length * 3 > MAX_URL_BYTES && Buffer.byteLength(url) > MAX_URL_BYTES) throw new HttpFailure(414, M.urlTooLong(MAX_URL_BYTES));
+      if (url.length * 3 > MAX_URL_BYTES && Buffer.byteLength(url) > MAX_URL_BYTES)
+        throw new HttpFailure(414, M.urlTooLong(MAX_URL_BYTES));
       const readMethod = method === 'HEAD' ? 'GET' : method;
       if (readMethod === 'GET' && path === `${API_PREFIX}/openapi.json` && openapiText !== undefined) {
         send(200, openapiText);
@@ -324,14 +345,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (faults) {
         fault = faults.next();
         // A client gone during the injected latency ends the wait (abort), and the request goes on to find it gone.
-        if (fault.latencyMs > 0) await delay(fault.latencyMs, undefined, { signal: call.signal }).catch(() => undefined);
+        if (fault.latencyMs > 0)
+          await delay(fault.latencyMs, undefined, { signal: call.signal }).catch(() => undefined);
         if (fault.kind === 'reset') {
           outcome = 'reset';
           req.socket.destroy();
           return;
         }
         const { kind } = fault;
-        if (kind === '429' || kind === '500' || kind === '503') throw new HttpFailure(Number(kind), M.injected(kind), kind === '500' ? {} : { 'retry-after': '1' });
+        if (kind === '429' || kind === '500' || kind === '503')
+          throw new HttpFailure(Number(kind), M.injected(kind), kind === '500' ? {} : { 'retry-after': '1' });
       }
 
       let body: unknown = null;
@@ -374,7 +397,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         send(500, JSON.stringify(failureEnvelope(M.internal())));
       }
     } finally {
-      const injected = fault === undefined ? '' : `${fault.kind === undefined ? '' : ` fault=${fault.kind}`}${fault.latencyMs > 0 ? ` latency=${fault.latencyMs}ms` : ''}`;
+      const injected =
+        fault === undefined
+          ? ''
+          : `${fault.kind === undefined ? '' : ` fault=${fault.kind}`}${fault.latencyMs > 0 ? ` latency=${fault.latencyMs}ms` : ''}`;
       options.log?.(`${method} ${logPath} ${outcome} ${Math.round(performance.now() - started)}ms${injected}`);
     }
   }
@@ -411,17 +437,25 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const firstLineEnd = error.rawPacket?.indexOf('\r\n') ?? -1;
     const lineTooLong = error.code === 'HPE_HEADER_OVERFLOW' && (firstLineEnd < 0 || firstLineEnd > MAX_URL_BYTES);
     const [status, message] =
-      lineTooLong || error.code === 'HPE_URI_TOO_LONG' ? [414, M.urlTooLong(MAX_URL_BYTES)]
-      : error.code === 'HPE_HEADER_OVERFLOW' ? [431, M.headersTooLarge(MAX_HEADER_BYTES)]
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, M.headersTooSlow()]
-      : [400, 'malformed HTTP request'];
+      lineTooLong || error.code === 'HPE_URI_TOO_LONG'
+        ? [414, M.urlTooLong(MAX_URL_BYTES)]
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, M.headersTooLarge(MAX_HEADER_BYTES)]
+          : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? [408, M.headersTooSlow()]
+            : [400, 'malformed HTTP request'];
     options.log?.(`- - ${status} ${message}`);
     socket.end(rawFailure(status, message));
   });
 
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
-      const why = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
+      const why =
+        error.code === 'EADDRINUSE'
+          ? 'the port is in use'
+          : error.code === 'EACCES'
+            ? 'permission denied'
+            : error.message;
       reject(new UsageError(`cannot listen on ${host}:${options.port ?? 0}: ${why}`, { cause: error }));
     };
     server.once('error', onError);
@@ -433,7 +467,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const url = `http://${urlHost}:${port}`;
-  if (options.openapi !== undefined) openapiText = JSON.stringify(typeof options.openapi === 'function' ? options.openapi(url) : options.openapi);
+  if (options.openapi !== undefined)
+    openapiText = JSON.stringify(typeof options.openapi === 'function' ? options.openapi(url) : options.openapi);
 
   return {
     url,
@@ -452,7 +487,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       try {
         const idle = inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (onIdle = resolve));
         const settled = await Promise.race([idle, abandoned]);
-        if (settled === 'abandoned') options.log?.(`stopping: ${inFlight} request(s) still running after ${2 * closeGraceMs} ms were abandoned`);
+        if (settled === 'abandoned')
+          options.log?.(`stopping: ${inFlight} request(s) still running after ${2 * closeGraceMs} ms were abandoned`);
         // Keep-alive sockets that went idle after their last response.
         server.closeIdleConnections();
         await closed;

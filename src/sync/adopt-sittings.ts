@@ -16,7 +16,10 @@ const never = 'never pushed there, so there is nothing to adopt';
 type EntryOf<P> = AdoptInput<P>['entryOf'];
 
 /** `synced adopt`'s entryOf, checked against the local store's `directory` (null: a remote target, not checked). */
-export function usersOnStore(entryOf: EntryOf<UserRequest>, directory: Pick<LocalDirectory, 'userOf'> | null): EntryOf<UserRequest> {
+export function usersOnStore(
+  entryOf: EntryOf<UserRequest>,
+  directory: Pick<LocalDirectory, 'userOf'> | null,
+): EntryOf<UserRequest> {
   if (directory === null) return entryOf;
   const absent = { field: 'ExternalId', code: null, message: `not on the local store: ${never} (user sync sends it)` };
   return (user, before) => (directory.userOf(user.ExternalId) === null ? absent : entryOf(user, before));
@@ -28,11 +31,20 @@ export function sittingsOnStore(directory: Pick<LocalDirectory, 'scheduleLinks'>
     const entry = scheduleEntryOf(payload);
     if (directory === null || 'message' in entry) return entry;
     const held = directory.scheduleLinks(payload.request.Schedule.ScheduleExtId as string);
-    if (held === null) return { field: 'ScheduleExtId', code: null, message: `not on the local store: ${never} (schedule push sends it)` };
+    if (held === null)
+      return {
+        field: 'ScheduleExtId',
+        code: null,
+        message: `not on the local store: ${never} (schedule push sends it)`,
+      };
     const registered = new Set(held.Candidates.map((candidate) => candidate.CandidateExtId.toLowerCase()));
     const missing = (entry.candidates ?? []).filter((id) => !registered.has(id.toLowerCase()));
     if (missing.length === 0) return entry;
     const named = `${missing.slice(0, NAMED).join(', ')}${missing.length > NAMED ? `, ${missing.length - NAMED} more` : ''}`;
-    return { field: 'CandidateExtId', code: null, message: `${missing.length} of its candidates are not on the local store's schedule (${named}): ${never} (schedule push sends them with --upsert)` };
+    return {
+      field: 'CandidateExtId',
+      code: null,
+      message: `${missing.length} of its candidates are not on the local store's schedule (${named}): ${never} (schedule push sends them with --upsert)`,
+    };
   };
 }

@@ -66,7 +66,12 @@ async function adoptionOf<P>(
       const before = unit.id === null ? undefined : memory.get(unit.id);
       const entry = entryOf(unit.prepared.value, before);
       if ('message' in entry) adoption.refused.push({ source: unit.source, id: unit.id, problems: [entry] });
-      else if (unit.id === null) adoption.refused.push({ source: unit.source, id: null, problems: [{ field: '', code: null, message: 'no id to remember it by' }] });
+      else if (unit.id === null)
+        adoption.refused.push({
+          source: unit.source,
+          id: null,
+          problems: [{ field: '', code: null, message: 'no id to remember it by' }],
+        });
       else adoption.adopted.push({ id: unit.id, source: unit.source, entry: { ...entry, run }, before });
     }
   }
@@ -96,7 +101,9 @@ export async function adoptFile<P>(
 ): Promise<{ adoption: Adoption; memory: string }> {
   const { target, dryRun } = where;
   if (target.kind === 'local' && !existsSync(target.store)) {
-    throw new UsageError(`there is no local store at ${target.store}: nothing was sent to it, so there is nothing to adopt (its first run sends every record)`);
+    throw new UsageError(
+      `there is no local store at ${target.store}: nothing was sent to it, so there is nothing to adopt (its first run sends every record)`,
+    );
   }
   const instance = await targetInstance(target, false, deps);
   const placed = await openPlacedMemory(memoryPlaceOf(where.syncDir, where.runsDir, deps), target.report, kind, {
@@ -139,7 +146,10 @@ export async function userAdoption(
   build: (record: InputRecord) => Unit<UserRequest>,
   population: string | undefined,
   tentative = false,
-): Promise<{ unitOf: (record: InputRecord) => Unit<UserRequest>; entryOf: (user: UserRequest, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> }> {
+): Promise<{
+  unitOf: (record: InputRecord) => Unit<UserRequest>;
+  entryOf: (user: UserRequest, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'>;
+}> {
   const fingerprint = await populationFingerprint(build, population);
   const rawOf = new WeakMap<UserRequest, string>();
   const subject = digestedAs(population);
@@ -152,9 +162,33 @@ export async function userAdoption(
     },
     entryOf: (user, before) => {
       const disabled = before?.disabled === true;
-      if (!tentative) return { digest: requestDigest(subject(user)), ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies), rawOf.get(user), disabled, population, before) };
+      if (!tentative)
+        return {
+          digest: requestDigest(subject(user)),
+          ...acknowledgedUser(
+            user,
+            user,
+            linksAfter(before?.links, user.Hierarchies),
+            rawOf.get(user),
+            disabled,
+            population,
+            before,
+          ),
+        };
       const unsure = before === undefined || before.tentative === true ? { tentative: true } : {};
-      return { digest: '', ...acknowledgedUser(user, user, linksAfter(before?.links, user.Hierarchies, true), undefined, disabled, population, before), ...unsure };
+      return {
+        digest: '',
+        ...acknowledgedUser(
+          user,
+          user,
+          linksAfter(before?.links, user.Hierarchies, true),
+          undefined,
+          disabled,
+          population,
+          before,
+        ),
+        ...unsure,
+      };
     },
   };
 }
@@ -162,12 +196,22 @@ export async function userAdoption(
 /** `schedule push`'s entry of an adopted schedule: a schedule without ScheduleExtId is named anew by each run, so it has nothing to adopt. */
 export function scheduleEntryOf(payload: PreparedSchedule): Omit<MemoryEntry, 'run'> | Problem {
   const id = payload.request.Schedule.ScheduleExtId;
-  if (typeof id !== 'string' || id === '') return { field: 'ScheduleExtId', code: null, message: 'no ScheduleExtId: each run names such a schedule anew, so there is nothing to adopt' };
+  if (typeof id !== 'string' || id === '')
+    return {
+      field: 'ScheduleExtId',
+      code: null,
+      message: 'no ScheduleExtId: each run names such a schedule anew, so there is nothing to adopt',
+    };
   return { digest: requestDigest(payload.request), ...acknowledgedSchedule(payload) };
 }
 
 /** A collection as `collection add` remembers it once answered ok; one without an ExternalId has nothing to adopt. */
 export function collectionEntryOf(collection: CollectionRequest): Omit<MemoryEntry, 'run'> | Problem {
-  if (typeof collection.ExternalId !== 'string' || collection.ExternalId === '') return { field: 'ExternalId', code: null, message: 'no ExternalId: each run names such a collection anew, so there is nothing to adopt' };
+  if (typeof collection.ExternalId !== 'string' || collection.ExternalId === '')
+    return {
+      field: 'ExternalId',
+      code: null,
+      message: 'no ExternalId: each run names such a collection anew, so there is nothing to adopt',
+    };
   return { digest: requestDigest(collection), fields: collectionFields(collection) };
 }

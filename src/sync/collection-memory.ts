@@ -27,9 +27,12 @@ export function collectionFields(request: CollectionRequest): Record<string, str
 
 /** `Title "Biology" then, "Biology 2027" now`: each field that differs, in name order. */
 function fieldDifferences(then: Readonly<Record<string, string>>, now: Readonly<Record<string, string>>): string[] {
-  const quoted = (value: string | undefined) => (value === undefined ? 'not given' : value.length > QUOTED_MAX ? `${value.slice(0, QUOTED_MAX - 1)}…` : value);
+  const quoted = (value: string | undefined) =>
+    value === undefined ? 'not given' : value.length > QUOTED_MAX ? `${value.slice(0, QUOTED_MAX - 1)}…` : value;
   const names = [...new Set([...Object.keys(then), ...Object.keys(now)])].sort();
-  return names.filter((name) => then[name] !== now[name]).map((name) => `${name} ${quoted(then[name])} then, ${quoted(now[name])} now`);
+  return names
+    .filter((name) => then[name] !== now[name])
+    .map((name) => `${name} ${quoted(then[name])} then, ${quoted(now[name])} now`);
 }
 
 export class CollectionMemory extends SentMemory<CollectionRequest> {
@@ -43,7 +46,11 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
    * request made (docs/sync.md, "A request cut short"). An entry the memory holds is never replaced
    * by an intent: a collection cannot be updated, so what was acknowledged is what the target has.
    */
-  protected override intentOf(payload: CollectionRequest, entry: MemoryEntry | undefined, run: string): MemoryEntry | undefined {
+  protected override intentOf(
+    payload: CollectionRequest,
+    entry: MemoryEntry | undefined,
+    run: string,
+  ): MemoryEntry | undefined {
     return entry === undefined ? { digest: '', run, fields: collectionFields(payload) } : undefined;
   }
 
@@ -53,10 +60,17 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
    * the flag, or any other answer, the outcome as it was.
    */
   existing(payload: CollectionRequest, outcome: Outcome, existing: ExistingCollection): Outcome {
-    if (existing !== 'ok' || outcome.status !== 'failed' || !outcome.errors.some((problem) => problem.code === ErrorCode.CollectionExternalIdTaken)) return outcome;
+    if (
+      existing !== 'ok' ||
+      outcome.status !== 'failed' ||
+      !outcome.errors.some((problem) => problem.code === ErrorCode.CollectionExternalIdTaken)
+    )
+      return outcome;
     const id = payload.ExternalId ?? '';
     // What the memory held before the request went (`intend`); a dry run writes no intent: what it holds now.
-    const entry = this.entriesBefore.has(payload) ? (this.entriesBefore.get(payload) ?? undefined) : this.memory?.entries.get(id);
+    const entry = this.entriesBefore.has(payload)
+      ? (this.entriesBefore.get(payload) ?? undefined)
+      : this.memory?.entries.get(id);
     const target = this.memory === undefined ? 'this target' : describeTarget(this.memory.target);
     const api = 'the API cannot update a collection (POST /collections only creates one, and nothing reads one back)';
     const adopt = `examctl synced adopt-collections --file F records it as examctl's (F: the file this run read or, from flags, a .json file holding ${JSON.stringify(payload)})`;
@@ -76,7 +90,13 @@ export class CollectionMemory extends SentMemory<CollectionRequest> {
       );
     }
     const differences = fieldDifferences(entry.fields, collectionFields(payload));
-    if (differences.length === 0) return { status: 'ok', errors: [], action: 'unchanged', note: `exists as examctl sent it (run ${entry.run}): not created again (--existing ok)` };
+    if (differences.length === 0)
+      return {
+        status: 'ok',
+        errors: [],
+        action: 'unchanged',
+        note: `exists as examctl sent it (run ${entry.run}): not created again (--existing ok)`,
+      };
     return failed(
       `collection ${id} exists on ${target} with other fields than examctl sent it (run ${entry.run}): ${differences.join('; ')}; ` +
         `${api}. Change it on the platform, or give this one another ExternalId`,

@@ -18,7 +18,8 @@ export type OnlyWhich = 'new' | 'existing';
 
 /** --only-new and --only-existing as one value; both is a usage error. */
 export function onlyWhichOf(onlyNew: boolean | undefined, onlyExisting: boolean | undefined): OnlyWhich | undefined {
-  if (onlyNew === true && onlyExisting === true) throw new UsageError('--only-new and --only-existing do not go together: each leaves out what the other sends');
+  if (onlyNew === true && onlyExisting === true)
+    throw new UsageError('--only-new and --only-existing do not go together: each leaves out what the other sends');
   return onlyNew === true ? 'new' : onlyExisting === true ? 'existing' : undefined;
 }
 
@@ -32,7 +33,10 @@ export function onlyFlag(only: OnlyWhich): string {
  * before the request went (docs/sync.md, "Created or updated"; `heldAny`: a memory of that target
  * and of this run's population); undefined: the run says `sent`.
  */
-export function rememberedAction(entry: Pick<MemoryEntry, 'tentative'> | undefined, heldAny: boolean): 'created' | 'updated' | undefined {
+export function rememberedAction(
+  entry: Pick<MemoryEntry, 'tentative'> | undefined,
+  heldAny: boolean,
+): 'created' | 'updated' | undefined {
   if (entry !== undefined) return entry.tentative === true ? undefined : 'updated';
   return heldAny ? 'created' : undefined;
 }
@@ -54,13 +58,23 @@ export class KnownIds {
    * `what`: users or schedules. `memory` and `found`: the target's sync memory, opened, and
    * whether it held anyone when it was.
    */
-  static async open(what: 'users' | 'schedules', only: OnlyWhich, target: ResolvedTarget, memory: SyncMemory | undefined, found: boolean, deps: CommandDeps): Promise<KnownIds> {
+  static async open(
+    what: 'users' | 'schedules',
+    only: OnlyWhich,
+    target: ResolvedTarget,
+    memory: SyncMemory | undefined,
+    found: boolean,
+    deps: CommandDeps,
+  ): Promise<KnownIds> {
     if (target.kind === 'local') {
       // The store as it is before this run (its own requests never meet an id twice: one id per file).
       const directory = await (deps.openDirectory ?? openTargetDirectory)(target, deps);
       if (directory !== null) {
         // invigilatorsOf is null only for a schedule the store does not hold: a lookup that builds nothing.
-        const has = what === 'users' ? (id: string) => directory.userOf(id) !== null : (id: string) => directory.invigilatorsOf(id) !== null;
+        const has =
+          what === 'users'
+            ? (id: string) => directory.userOf(id) !== null
+            : (id: string) => directory.invigilatorsOf(id) !== null;
         return new KnownIds(has, directory);
       }
     }
@@ -82,10 +96,17 @@ export class KnownIds {
    */
   leftOut(only: OnlyWhich, id: string | null): { note: string; action: 'left' } | undefined {
     const holds = id !== null && this.has(id);
-    const where = this.directory === null ? 'as the sync memory knows (examctl synced it there, or the target refused it as taken)' : 'in the store';
-    if (only === 'new' && holds) return { note: `on the target already, ${where}: not sent (--only-new)`, action: 'left' };
+    const where =
+      this.directory === null
+        ? 'as the sync memory knows (examctl synced it there, or the target refused it as taken)'
+        : 'in the store';
+    if (only === 'new' && holds)
+      return { note: `on the target already, ${where}: not sent (--only-new)`, action: 'left' };
     if (only === 'existing' && !holds) {
-      return { note: `not on the target, ${this.directory === null ? 'as the sync memory knows (examctl never synced it there)' : 'in the store'}: not sent (--only-existing)`, action: 'left' };
+      return {
+        note: `not on the target, ${this.directory === null ? 'as the sync memory knows (examctl never synced it there)' : 'in the store'}: not sent (--only-existing)`,
+        action: 'left',
+      };
     }
     return undefined;
   }

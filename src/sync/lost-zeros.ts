@@ -59,7 +59,11 @@ class LostZeros {
   /** Rows whose id another row gives with other leading zeros: line -> that other row (any: the units are then checked). */
   readonly pairs = new Map<number, { id: string; line: number }>();
   /** The same pairs, each once, in the order found (`settle`). */
-  private readonly pairList: { first: { id: string; line: number }; then: { id: string; line: number }; file: string }[] = [];
+  private readonly pairList: {
+    first: { id: string; line: number };
+    then: { id: string; line: number };
+    file: string;
+  }[] = [];
   private readonly twins: Twin[] = [];
   /** The ids of `twins` (a candidate of several schedules is named once). */
   private readonly twinIds = new Set<string>();
@@ -84,7 +88,8 @@ class LostZeros {
         this.pairs.set(place.line, first);
         if (!this.pairs.has(firstLine)) this.pairs.set(firstLine, { id, line: place.line });
         // A candidate of several schedules is on several rows: each pair of spellings is named once.
-        if (!this.pairList.some((pair) => pair.first.id === first.id && pair.then.id === id)) this.pairList.push({ first, then: { id, line: place.line }, file: place.file });
+        if (!this.pairList.some((pair) => pair.first.id === first.id && pair.then.id === id))
+          this.pairList.push({ first, then: { id, line: place.line }, file: place.file });
       }
     }
     this.compare(id, place);
@@ -111,16 +116,30 @@ class LostZeros {
   settle(target: string): void {
     const { what, made } = this.kind;
     const n = formatCount;
-    const twins = this.twins.filter((twin) => !this.pairs.has(twin.line)).map((twin) => `${twin.file}:${twin.line} ${twin.id} for ${twin.remembered}`);
+    const twins = this.twins
+      .filter((twin) => !this.pairs.has(twin.line))
+      .map((twin) => `${twin.file}:${twin.line} ${twin.id} for ${twin.remembered}`);
     if (twins.length > 0) {
       const says = `the file gives ${n(twins.length)} new ${what}${twins.length === 1 ? '' : 's'} that examctl synced to ${target} with leading zeros`;
-      throw refusal(says, twins, `each would be created as a second ${made} beside the one synced before`, `new ${made}s`);
+      throw refusal(
+        says,
+        twins,
+        `each would be created as a second ${made} beside the one synced before`,
+        `new ${made}s`,
+      );
     }
     const pairs = this.pairList;
     if (this.kind.pairsRefuseRun !== true || pairs.length === 0) return;
     const says = `the file gives ${pairs.length === 1 ? `two ${what}s that are one` : `${n(pairs.length)} pairs of ${what}s that are each one`} once leading zeros are removed`;
-    const named = pairs.map(({ first, then, file }) => `${file}:${first.line} ${first.id} and ${file}:${then.line} ${then.id}`);
-    throw refusal(says, named, `each pair would be two ${made}s${made === 'user' ? ' of one person' : ''}`, `other ${made}s`);
+    const named = pairs.map(
+      ({ first, then, file }) => `${file}:${first.line} ${first.id} and ${file}:${then.line} ${then.id}`,
+    );
+    throw refusal(
+      says,
+      named,
+      `each pair would be two ${made}s${made === 'user' ? ' of one person' : ''}`,
+      `other ${made}s`,
+    );
   }
 
   /** The problem of a row whose id another row of the file gives with other leading zeros (both fail). */
@@ -164,7 +183,8 @@ export class LostZerosRule {
   }
 
   add(record: InputRecord): void {
-    for (const guard of this.guards) for (const id of guard.kind.idsOf(record)) if (id !== null) guard.add(id, record.source);
+    for (const guard of this.guards)
+      for (const id of guard.kind.idsOf(record)) if (id !== null) guard.add(id, record.source);
   }
 
   settle(target: string): void {
@@ -173,7 +193,8 @@ export class LostZerosRule {
 
   /** The problem of a row one of a pair (LostZeros.problemAt), for the kinds whose rows fail. */
   problemAt(line: number, id: string | null): Problem | undefined {
-    for (const guard of this.guards) if (guard.kind.pairsRefuseRun !== true && guard.pairs.has(line)) return guard.problemAt(line, id);
+    for (const guard of this.guards)
+      if (guard.kind.pairsRefuseRun !== true && guard.pairs.has(line)) return guard.problemAt(line, id);
     return undefined;
   }
 

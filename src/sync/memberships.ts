@@ -53,7 +53,14 @@ export function readLinks(h: unknown): ManagedLink[] | undefined {
       if (!link.includes(':')) links.push([link, []]);
       continue;
     }
-    if (!Array.isArray(link) || link.length !== 2 || typeof link[0] !== 'string' || link[0] === '' || !Array.isArray(link[1])) return undefined;
+    if (
+      !Array.isArray(link) ||
+      link.length !== 2 ||
+      typeof link[0] !== 'string' ||
+      link[0] === '' ||
+      !Array.isArray(link[1])
+    )
+      return undefined;
     const words = link[1] as unknown[];
     if (!words.every((word) => typeof word === 'string' && FIELD_OF.has(word))) return undefined;
     links.push([link[0], words as string[]]);
@@ -86,7 +93,9 @@ export function prunableLinks(
 }
 
 function isMembership(entry: unknown): entry is HierarchyMembership {
-  return typeof entry === 'object' && entry !== null && typeof (entry as { ExternalId?: unknown }).ExternalId === 'string';
+  return (
+    typeof entry === 'object' && entry !== null && typeof (entry as { ExternalId?: unknown }).ExternalId === 'string'
+  );
 }
 
 /**
@@ -95,7 +104,11 @@ function isMembership(entry: unknown): entry is HierarchyMembership {
  * as it was: the platform keeps it), a DELETE removes it. No Hierarchies: unchanged. `maybe`:
  * `sent` went out with no answer: only what it adds is added (docs/sync.md, "A request cut short").
  */
-export function linksAfter(previous: readonly ManagedLink[] | undefined, sent: readonly unknown[] | undefined, maybe = false): ManagedLink[] | undefined {
+export function linksAfter(
+  previous: readonly ManagedLink[] | undefined,
+  sent: readonly unknown[] | undefined,
+  maybe = false,
+): ManagedLink[] | undefined {
   if (sent === undefined) return previous === undefined || previous.length === 0 ? undefined : [...previous];
   const map = parseLinks(previous);
   for (const entry of sent) {
@@ -135,7 +148,11 @@ interface Prune {
  * included; a JSON record with a Hierarchies key): without it nothing is pruned. Links and
  * flags examctl never sent are never touched; an entry the file deletes itself is the file's.
  */
-export function pruneOf(links: readonly ManagedLink[] | undefined, request: UserRequest, given: boolean): Prune | undefined {
+export function pruneOf(
+  links: readonly ManagedLink[] | undefined,
+  request: UserRequest,
+  given: boolean,
+): Prune | undefined {
   if (!given || links === undefined || links.length === 0) return undefined;
   const hierarchies: readonly unknown[] = Array.isArray(request.Hierarchies) ? request.Hierarchies : [];
   const managed = parseLinks(links);
@@ -166,8 +183,19 @@ export function pruneOf(links: readonly ManagedLink[] | undefined, request: User
   if (removed.length === 0) return undefined;
   const joined = [...listed.keys()].filter((id) => !managed.has(id));
   const added = deletes.length > 0 || patched.size > 0;
-  const sent = added ? [...hierarchies.map((entry) => (isMembership(entry) ? (patched.get(entry.ExternalId) ?? entry) : entry)), ...deletes] : undefined;
-  return { request: sent === undefined ? request : { ...request, Hierarchies: sent as HierarchyMembership[] }, removed, joined, deleted: deletes.map((entry) => entry.ExternalId), added };
+  const sent = added
+    ? [
+        ...hierarchies.map((entry) => (isMembership(entry) ? (patched.get(entry.ExternalId) ?? entry) : entry)),
+        ...deletes,
+      ]
+    : undefined;
+  return {
+    request: sent === undefined ? request : { ...request, Hierarchies: sent as HierarchyMembership[] },
+    removed,
+    joined,
+    deleted: deletes.map((entry) => entry.ExternalId),
+    added,
+  };
 }
 
 /**

@@ -6,9 +6,24 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreLockedError, UsageError } from '../system/errors.js';
 import { kindOf, NotRegularFileError } from '../system/regular-file.js';
-import { assertDirectoryTrusted, currentTrustContext, entryProblem, UntrustedPlaceError } from '../system/trusted-place.js';
+import {
+  assertDirectoryTrusted,
+  currentTrustContext,
+  entryProblem,
+  UntrustedPlaceError,
+} from '../system/trusted-place.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
-import { LOCK_FILE, StoreLock, UNREADABLE_LOCK_STALE_MS, describeHolder, isStale, ownLockInfo, readLockInfo, unreadableAge, type LockInfo } from '../system/lock.js';
+import {
+  LOCK_FILE,
+  StoreLock,
+  UNREADABLE_LOCK_STALE_MS,
+  describeHolder,
+  isStale,
+  ownLockInfo,
+  readLockInfo,
+  unreadableAge,
+  type LockInfo,
+} from '../system/lock.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
 /**
@@ -20,13 +35,15 @@ const FEEDING_PREFIX = 'feeding-';
 
 /** Called once when a run starts waiting for another: the CLI says so on stderr. */
 export type OnWait = (message: string) => void;
-const deciderWaits = (decider: LockInfo | 'unreadable', dir: string): string => `waiting for ${describeHolder(decider)}: it decides from the sync memory of this target (${dir})`;
+const deciderWaits = (decider: LockInfo | 'unreadable', dir: string): string =>
+  `waiting for ${describeHolder(decider)}: it decides from the sync memory of this target (${dir})`;
 
 /** The holder of a LOCK or marker at `path` while it lives; a stale or long-unreadable one (its writer killed mid-create) is none, removed when `remove`. */
 async function liveHolder(path: string, remove: boolean): Promise<LockInfo | 'unreadable' | undefined> {
   const info = await readLockInfo(path);
   if (info === 'missing') return undefined;
-  const dead = info === 'unreadable' ? ((await unreadableAge(path))?.ageMs ?? 0) >= UNREADABLE_LOCK_STALE_MS : isStale(info);
+  const dead =
+    info === 'unreadable' ? ((await unreadableAge(path))?.ageMs ?? 0) >= UNREADABLE_LOCK_STALE_MS : isStale(info);
   if (!dead) return info;
   if (remove) await unlink(path).catch(() => undefined);
   return undefined;
@@ -60,7 +77,9 @@ async function createMarker(dir: string, path: string, text: string): Promise<vo
       await writeFile(path, text, { flag: 'wx', mode: 0o600 });
     }
   } catch (error) {
-    throw new RunJournalWriteError(`cannot write ${path} (the sync memory's feeding marker): ${describeSystemError(error, 'directory')}`);
+    throw new RunJournalWriteError(
+      `cannot write ${path} (the sync memory's feeding marker): ${describeSystemError(error, 'directory')}`,
+    );
   }
 }
 
@@ -115,7 +134,9 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
       await lock.acquire();
     } catch (error) {
       if (error instanceof StoreLockedError) {
-        throw new StoreLockedError(`${error.message} Another run on this target decides from the same memory: wait for it to end.`);
+        throw new StoreLockedError(
+          `${error.message} Another run on this target decides from the same memory: wait for it to end.`,
+        );
       }
       throw error;
     }
@@ -151,7 +172,9 @@ export async function makeTrustedMemoryDir(syncDir: string, dir: string): Promis
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new RunJournalWriteError(`cannot create the sync memory directory ${dir}: ${describeSystemError(error, 'directory')}`);
+    throw new RunJournalWriteError(
+      `cannot create the sync memory directory ${dir}: ${describeSystemError(error, 'directory')}`,
+    );
   }
   await assertTrustedMemoryDir(syncDir, dir);
 }
@@ -168,7 +191,13 @@ interface OpenedMemoryFile {
  * Judged on the handle; a link, FIFO, another user's file or one others can write is exit 2
  * naming it.
  */
-export async function openMemoryFile(file: string, mode: 'read' | 'append', appendFlags: number, born?: Buffer, limit?: number): Promise<OpenedMemoryFile | undefined> {
+export async function openMemoryFile(
+  file: string,
+  mode: 'read' | 'append',
+  appendFlags: number,
+  born?: Buffer,
+  limit?: number,
+): Promise<OpenedMemoryFile | undefined> {
   const base = NONBLOCK | NOFOLLOW;
   for (let attempt = 0; ; attempt++) {
     let handle: FileHandle;
@@ -176,10 +205,12 @@ export async function openMemoryFile(file: string, mode: 'read' | 'append', appe
       handle = await open(file, (mode === 'read' ? constants.O_RDONLY : appendFlags) | base);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ELOOP') throw new UntrustedPlaceError('the sync memory', file, `${file} is a symbolic link: refused, never followed`);
+      if (code === 'ELOOP')
+        throw new UntrustedPlaceError('the sync memory', file, `${file} is a symbolic link: refused, never followed`);
       const why = `the sync memory ${file}: ${describeSystemError(error, 'file')}`;
       // Readable but not writable (read-only, immutable): exit 3.
-      if (mode === 'append' && ['EACCES', 'EPERM', 'EROFS'].includes(code ?? '')) throw new RunJournalWriteError(`cannot write ${why}`);
+      if (mode === 'append' && ['EACCES', 'EPERM', 'EROFS'].includes(code ?? ''))
+        throw new RunJournalWriteError(`cannot write ${why}`);
       if (code !== 'ENOENT') throw new UsageError(`cannot read ${why}`);
       if (mode === 'read') return undefined;
       if (born !== undefined && attempt < 3 && (await createBorn(file, born))) continue;
@@ -188,12 +219,15 @@ export async function openMemoryFile(file: string, mode: 'read' | 'append', appe
       } catch (created) {
         // Another feeder made it between the two opens: open theirs (ours, same user) as it is.
         if ((created as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 3) continue;
-        throw new RunJournalWriteError(`cannot create the sync memory ${file}: ${describeSystemError(created, 'directory')}`);
+        throw new RunJournalWriteError(
+          `cannot create the sync memory ${file}: ${describeSystemError(created, 'directory')}`,
+        );
       }
     }
     try {
       const stat = await handle.stat();
-      if (!stat.isFile()) throw new UsageError(`the sync memory ${new NotRegularFileError(file, kindOf(stat)).message}`);
+      if (!stat.isFile())
+        throw new UsageError(`the sync memory ${new NotRegularFileError(file, kindOf(stat)).message}`);
       const problem = entryProblem(file, stat, currentTrustContext(), { ownerOnly: true });
       if (problem !== undefined) throw new UntrustedPlaceError('the sync memory', file, problem);
       // A handle just opened reads from 0 (O_APPEND moves only writes); Node reads a regular file into one buffer of its size.
@@ -241,5 +275,8 @@ async function createBorn(file: string, born: Buffer): Promise<boolean> {
 
 /** Removes a target's memory files (never following a link: unlink removes a link itself) and its directory. */
 export async function removeMemoryFiles(files: readonly string[]): Promise<void> {
-  for (const file of files) await unlink(file).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
+  for (const file of files)
+    await unlink(file).catch((error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' ? undefined : Promise.reject(error),
+    );
 }

@@ -63,7 +63,11 @@ export function newestRunOfMemories(memories: ReadonlyMap<SyncKind, MemoryConten
 }
 
 /** The document of a target's memories (kinds without one are left out), its text. */
-export function documentText(target: ReportTarget, memories: ReadonlyMap<SyncKind, MemoryContents>, serial: number): string {
+export function documentText(
+  target: ReportTarget,
+  memories: ReadonlyMap<SyncKind, MemoryContents>,
+  serial: number,
+): string {
   const body: DocumentBody = {
     format: DOCUMENT_FORMAT,
     version: DOCUMENT_VERSION,
@@ -107,25 +111,43 @@ export function checksumOf(body: object): string {
  * follows that refusal: for a memory in place, the way back).
  */
 export function readDocument(text: string, source: string, damagedAdvice?: string): MemoryDocument {
-  const refuse = (why: string): UsageError => new UsageError(`${source}: not a sync memory examctl can use: ${why}${damagedAdvice === undefined ? '' : `; it is not used. ${damagedAdvice}`}`);
+  const refuse = (why: string): UsageError =>
+    new UsageError(
+      `${source}: not a sync memory examctl can use: ${why}${damagedAdvice === undefined ? '' : `; it is not used. ${damagedAdvice}`}`,
+    );
   let parsed: unknown;
   try {
     parsed = parseJson(text, { depth: MAX_JSON_DEPTH });
   } catch (error) {
-    throw refuse(error instanceof JsonFault && error.kind === 'depth' ? `${error.message} (forged or damaged)` : 'not a JSON document (cut short, or another file)');
+    throw refuse(
+      error instanceof JsonFault && error.kind === 'depth'
+        ? `${error.message} (forged or damaged)`
+        : 'not a JSON document (cut short, or another file)',
+    );
   }
   if (typeof parsed !== 'object' || parsed === null || (parsed as { format?: unknown }).format !== DOCUMENT_FORMAT) {
     throw refuse(`not an export of examctl synced export (no "format": "${DOCUMENT_FORMAT}")`);
   }
   const { sha256, ...body } = parsed as DocumentBody & { sha256?: unknown };
   if (typeof body.version !== 'number' || body.version > DOCUMENT_VERSION) {
-    throw new UsageError(`${source}: written by a newer examctl (document format ${String(body.version)}; this one reads ${DOCUMENT_VERSION}): upgrade examctl`);
+    throw new UsageError(
+      `${source}: written by a newer examctl (document format ${String(body.version)}; this one reads ${DOCUMENT_VERSION}): upgrade examctl`,
+    );
   }
   if (typeof body.memoryFormat !== 'number' || body.memoryFormat > SYNC_MEMORY_VERSION) {
-    throw new UsageError(`${source}: holds a sync memory of format ${String(body.memoryFormat)}, newer than this examctl reads (${SYNC_MEMORY_VERSION}): upgrade examctl`);
+    throw new UsageError(
+      `${source}: holds a sync memory of format ${String(body.memoryFormat)}, newer than this examctl reads (${SYNC_MEMORY_VERSION}): upgrade examctl`,
+    );
   }
-  if (typeof sha256 !== 'string' || sha256 !== checksumOf(body)) throw refuse('its checksum does not hold (damaged, or edited by hand)');
-  if (typeof body.target !== 'object' || body.target === null || typeof body.identity !== 'string' || typeof body.memories !== 'object' || body.memories === null) {
+  if (typeof sha256 !== 'string' || sha256 !== checksumOf(body))
+    throw refuse('its checksum does not hold (damaged, or edited by hand)');
+  if (
+    typeof body.target !== 'object' ||
+    body.target === null ||
+    typeof body.identity !== 'string' ||
+    typeof body.memories !== 'object' ||
+    body.memories === null
+  ) {
     throw refuse('its target or memories are missing');
   }
   const memories = new Map<SyncKind, MemoryContents>();
@@ -137,7 +159,10 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
     const contents = memoryOfText(Buffer.from(memoryText, 'utf8'), `${source} (${kind})`, kind);
     // Inner against outer, each named as what it is: the run's own target is judged after (assertDocumentTarget).
     const inner = contents.target === undefined ? 'no target' : targetIdentity(contents.target);
-    if (inner !== targetIdentity(body.target)) throw refuse(`its ${kind} memory records the target ${inner}, but the document is of the target ${body.identity} (put together by hand?)`);
+    if (inner !== targetIdentity(body.target))
+      throw refuse(
+        `its ${kind} memory records the target ${inner}, but the document is of the target ${body.identity} (put together by hand?)`,
+      );
     memories.set(kind, contents);
     texts.set(kind, memoryText);
   }
@@ -154,7 +179,12 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
 }
 
 /** A document of another store is refused (exit 2 naming both); one of the store elsewhere (sameStoreAs) is made its own. */
-export async function assertDocumentTarget(document: MemoryDocument, source: string, target: ReportTarget, instance?: string): Promise<void> {
+export async function assertDocumentTarget(
+  document: MemoryDocument,
+  source: string,
+  target: ReportTarget,
+  instance?: string,
+): Promise<void> {
   if (document.identity === targetIdentity(target)) return;
   if (!(await sameStoreAs(document.target, target, document.instance, instance))) {
     throw new UsageError(

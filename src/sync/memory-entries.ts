@@ -2,7 +2,16 @@
 import { crc32 } from 'node:zlib';
 import { HashSlots, hashBytes } from '../domain/hash-slots.js';
 import { decodeChecksummedLine } from '../system/checksummed-line.js';
-import { damaged, entryLine, entryOfBody, populationKey, type EntryBody, type MemoryEntry, type PeekedEntry, type PopulationRecord } from './memory-lines.js';
+import {
+  damaged,
+  entryLine,
+  entryOfBody,
+  populationKey,
+  type EntryBody,
+  type MemoryEntry,
+  type PeekedEntry,
+  type PopulationRecord,
+} from './memory-lines.js';
 
 /** Offsets of an entry line's fields (MemoryEntries.layoutAt); a raw digest's -1 when it has none. */
 interface LineLayout {
@@ -46,7 +55,15 @@ export class MemoryEntries {
   /** Ids whose line a `forget` outdates (FORGOTTEN in byId): not counted, not given. */
   private gone = 0;
   /** Scratch for layoutAt (one line at a time), and the run id read last. */
-  private readonly layout: LineLayout = { digestAt: 0, digestEnd: 0, runAt: 0, runEnd: 0, rawAt: -1, rawEnd: -1, disabled: false };
+  private readonly layout: LineLayout = {
+    digestAt: 0,
+    digestEnd: 0,
+    runAt: 0,
+    runEnd: 0,
+    rawAt: -1,
+    rawEnd: -1,
+    disabled: false,
+  };
   private lastRun = '';
 
   constructor(
@@ -57,7 +74,8 @@ export class MemoryEntries {
     // no growth while indexing a memory examctl wrote (a shorter line, by hand, grows it).
     this.slots = new HashSlots(
       (start) => this.holds(start),
-      (start) => hashBytes(this.bytes, start + ENTRY_START.length, this.bytes.indexOf(QUOTE, start + ENTRY_START.length)),
+      (start) =>
+        hashBytes(this.bytes, start + ENTRY_START.length, this.bytes.indexOf(QUOTE, start + ENTRY_START.length)),
       Math.max(512, bytes.length / MIN_ENTRY_LINE),
     );
   }
@@ -133,7 +151,10 @@ export class MemoryEntries {
     const at = this.layoutAt(start, id);
     if (at === undefined) return this.parse(id, start);
     const bytes = this.bytes;
-    const peeked: PeekedEntry = { digest: bytes.toString('latin1', at.digestAt, at.digestEnd), run: this.runAt(at.runAt, at.runEnd) };
+    const peeked: PeekedEntry = {
+      digest: bytes.toString('latin1', at.digestAt, at.digestEnd),
+      run: this.runAt(at.runAt, at.runEnd),
+    };
     if (at.rawAt >= 0) peeked.raw = bytes.toString('latin1', at.rawAt, at.rawEnd);
     if (at.disabled) peeked.disabled = true;
     return peeked;
@@ -147,9 +168,14 @@ export class MemoryEntries {
     // An entry whose digest was cleared (an unsettled request, an intent) is sent: its row gets a raw digest like a joiner's.
     const start = this.byId.has(id) ? -1 : this.lineStart(id);
     const at = start < 0 ? undefined : this.layoutAt(start, id);
-    if (at !== undefined) return at.digestAt === at.digestEnd ? 'absent' : at.rawAt >= 0 && !at.disabled ? 'raw' : 'none';
+    if (at !== undefined)
+      return at.digestAt === at.digestEnd ? 'absent' : at.rawAt >= 0 && !at.disabled ? 'raw' : 'none';
     const entry = start < 0 ? this.byId.get(id) : this.parse(id, start);
-    return entry === undefined || entry.digest === '' ? 'absent' : entry.raw !== undefined && entry.disabled !== true ? 'raw' : 'none';
+    return entry === undefined || entry.digest === ''
+      ? 'absent'
+      : entry.raw !== undefined && entry.disabled !== true
+        ? 'raw'
+        : 'none';
   }
 
   /**
@@ -177,7 +203,14 @@ export class MemoryEntries {
     const digestEnd = bytes.indexOf(QUOTE, digestAt);
     const runAt = digestEnd + RUN_KEY.length;
     const runEnd = bytes.indexOf(QUOTE, runAt);
-    if (!hasAt(bytes, digestAt - DIGEST_KEY.length, DIGEST_KEY) || !hasAt(bytes, digestEnd, RUN_KEY) || runEnd < 0 || runEnd >= end || hasEscape(bytes, digestAt, runEnd)) return undefined;
+    if (
+      !hasAt(bytes, digestAt - DIGEST_KEY.length, DIGEST_KEY) ||
+      !hasAt(bytes, digestEnd, RUN_KEY) ||
+      runEnd < 0 ||
+      runEnd >= end ||
+      hasEscape(bytes, digestAt, runEnd)
+    )
+      return undefined;
     const at = this.layout;
     at.digestAt = digestAt;
     at.digestEnd = digestEnd;
@@ -256,7 +289,8 @@ export class MemoryEntries {
         continue;
       }
       const at = this.layoutAt(start, id);
-      const population = at === undefined ? undefined : populationAtEnd(this.bytes, start, this.bytes.indexOf(NEWLINE, start));
+      const population =
+        at === undefined ? undefined : populationAtEnd(this.bytes, start, this.bytes.indexOf(NEWLINE, start));
       if (at === undefined || population === false) {
         const parsed = this.parse(id, start);
         add(parsed.population, parsed.run);
@@ -272,7 +306,9 @@ export class MemoryEntries {
       const id = this.idOfLine(start);
       const entry = this.byId.get(id);
       if (entry === FORGOTTEN) continue;
-      yield entry !== undefined ? entryLine(id, entry) : this.bytes.toString('utf8', start, this.bytes.indexOf(NEWLINE, start) + 1);
+      yield entry !== undefined
+        ? entryLine(id, entry)
+        : this.bytes.toString('utf8', start, this.bytes.indexOf(NEWLINE, start) + 1);
     }
     for (const [id, entry] of this.byId) if (this.lineStart(id) < 0) yield entryLine(id, entry);
   }
@@ -321,7 +357,8 @@ export class MemoryEntries {
     const end = this.bytes.indexOf(NEWLINE, start);
     const decoded = decodeChecksummedLine(this.bytes.subarray(start, end));
     const read = decoded.ok ? entryOfBody(decoded.body as Partial<EntryBody>) : decoded.reason;
-    if (typeof read === 'string' || read.id !== id) throw damaged(this.file, lineNumberAt(this.bytes, start), typeof read === 'string' ? read : 'not a memory entry');
+    if (typeof read === 'string' || read.id !== id)
+      throw damaged(this.file, lineNumberAt(this.bytes, start), typeof read === 'string' ? read : 'not a memory entry');
     this.byId.set(id, read.entry);
     return read.entry;
   }
@@ -340,7 +377,8 @@ function populationAtEnd(bytes: Buffer, start: number, end: number): string | un
   if (bytes[tail] === QUOTE) {
     let open = tail - 1;
     while (open > start && bytes[open] !== QUOTE) open -= 1;
-    if (hasAt(bytes, open - POPULATION_LAST.length + 1, POPULATION_LAST)) return bytes.toString('latin1', open + 1, tail);
+    if (hasAt(bytes, open - POPULATION_LAST.length + 1, POPULATION_LAST))
+      return bytes.toString('latin1', open + 1, tail);
   }
   return bytes.subarray(start, end).includes(POPULATION_KEY) ? false : undefined;
 }

@@ -9,12 +9,32 @@ import { decodeChecksummedLine } from '../system/checksummed-line.js';
 import { underLock, type StoreLock } from '../system/lock.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
-import { assertTrustedMemoryDir, lockForDeciding, makeTrustedMemoryDir, openMemoryFile, removeMemoryFiles } from './memory-access.js';
+import {
+  assertTrustedMemoryDir,
+  lockForDeciding,
+  makeTrustedMemoryDir,
+  openMemoryFile,
+  removeMemoryFiles,
+} from './memory-access.js';
 import { memoryDir, sameStoreAs, targetInstance } from '../context/target.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { MemoryEntries, checksumHolds, NEWLINE } from './memory-entries.js';
 import { byKey } from '../domain/key-order.js';
-import { damaged, entryOfBody, headerLine, newerPopulation, populationLines, populationOfBody, SYNC_KINDS, SYNC_MEMORY_VERSION, type EntryBody, type HeaderBody, type PopulationBody, type PopulationRecord, type SyncKind } from './memory-lines.js';
+import {
+  damaged,
+  entryOfBody,
+  headerLine,
+  newerPopulation,
+  populationLines,
+  populationOfBody,
+  SYNC_KINDS,
+  SYNC_MEMORY_VERSION,
+  type EntryBody,
+  type HeaderBody,
+  type PopulationBody,
+  type PopulationRecord,
+  type SyncKind,
+} from './memory-lines.js';
 
 export { memoryDir };
 
@@ -38,7 +58,9 @@ export interface MemoryContents {
 }
 
 /** A memory's populations: those it records, or for a file of format 1 those its entries have. */
-export function populationsOf(contents: Pick<MemoryContents, 'populations' | 'entries'>): Map<string, PopulationRecord> {
+export function populationsOf(
+  contents: Pick<MemoryContents, 'populations' | 'entries'>,
+): Map<string, PopulationRecord> {
   return contents.populations ?? contents.entries.populationsOfEntries();
 }
 
@@ -58,7 +80,8 @@ export function describeMemory({ file, target, kind, entries, ...contents }: Mem
   // Users by --population (docs/sync.md, "Two exports, two populations"); "" for none.
   const byPopulation = new Map<string, number>();
   for (const entry of entries.values()) {
-    if (entry.population !== undefined) byPopulation.set(entry.population, (byPopulation.get(entry.population) ?? 0) + 1);
+    if (entry.population !== undefined)
+      byPopulation.set(entry.population, (byPopulation.get(entry.population) ?? 0) + 1);
     else unnamed += 1;
     // An intent (a cleared digest, never acknowledged) is no disable.
     if (entry.disabled === true && entry.tentative !== true && entry.digest !== '') disabled += 1;
@@ -72,14 +95,29 @@ export function describeMemory({ file, target, kind, entries, ...contents }: Mem
   // The populations real runs synced, as the memory records them (docs/sync.md, "When the memory is lost").
   const populationsSynced = populationList(populationsOf({ ...contents, entries }));
   for (const { newestRun } of populationsSynced) if (lastRun === null || newestRun > lastRun) lastRun = newestRun;
-  return { target: target ?? null, kind, remembered: entries.size, ...populations, populationsSynced, disabled, unsettled, lastRun, file };
+  return {
+    target: target ?? null,
+    kind,
+    remembered: entries.size,
+    ...populations,
+    populationsSynced,
+    disabled,
+    unsettled,
+    lastRun,
+    file,
+  };
 }
 
 /**
  * Reads one memory file, never silently empty: damage, a newer format, another user's file or
  * another target than `expected` is exit 2 naming it; a missing file is an empty memory.
  */
-export async function readMemory(file: string, kind: SyncKind, expected?: ReportTarget, limit?: number): Promise<MemoryContents> {
+export async function readMemory(
+  file: string,
+  kind: SyncKind,
+  expected?: ReportTarget,
+  limit?: number,
+): Promise<MemoryContents> {
   const opened = await openMemoryFile(file, 'read', APPEND_FLAGS, undefined, limit);
   if (opened === undefined) return emptyContents(file, kind);
   await opened.handle.close();
@@ -115,7 +153,10 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
     const body = decoded.body as Partial<HeaderBody> & Partial<EntryBody> & Partial<PopulationBody>;
     if (line === 1) {
       if (body.t !== 'sync-memory' || typeof body.v !== 'number') throw damaged(file, line, 'not a sync memory');
-      if (body.v > SYNC_MEMORY_VERSION) throw new UsageError(`${file}: sync memory format ${body.v} is newer than this examctl reads (${SYNC_MEMORY_VERSION}); upgrade examctl`);
+      if (body.v > SYNC_MEMORY_VERSION)
+        throw new UsageError(
+          `${file}: sync memory format ${body.v} is newer than this examctl reads (${SYNC_MEMORY_VERSION}); upgrade examctl`,
+        );
       if (body.kind !== kind) throw damaged(file, line, `holds ${String(body.kind)}, not ${kind}`);
       if (!isTarget(body)) throw damaged(file, line, 'its target is not a store or a server');
       target = body.target;
@@ -139,7 +180,16 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
     start = end + 1;
   }
   // An empty file (just made) is of this format: its populations are known, none.
-  return { file, target, instance, kind, entries, validLength: start, lines: line, populations: line === 0 ? new Map() : populations };
+  return {
+    file,
+    target,
+    instance,
+    kind,
+    entries,
+    validLength: start,
+    lines: line,
+    populations: line === 0 ? new Map() : populations,
+  };
 }
 
 /**
@@ -180,14 +230,25 @@ function isTarget(header: Partial<HeaderBody>): header is Partial<HeaderBody> & 
 }
 
 export function emptyContents(file: string, kind: SyncKind): MemoryContents {
-  return { file, target: undefined, kind, entries: new MemoryEntries(), validLength: 0, lines: 0, populations: new Map() };
+  return {
+    file,
+    target: undefined,
+    kind,
+    entries: new MemoryEntries(),
+    validLength: 0,
+    lines: 0,
+    populations: new Map(),
+  };
 }
 
 /**
  * Whether a memory answers for the store the run uses, by instance id (docs/sync.md, "The sync
  * memory"); both without one (and any remote target) match as before.
  */
-export function ofOtherInstance(contents: Pick<MemoryContents, 'lines' | 'instance'>, instance: string | undefined): boolean {
+export function ofOtherInstance(
+  contents: Pick<MemoryContents, 'lines' | 'instance'>,
+  instance: string | undefined,
+): boolean {
   return contents.lines > 0 && contents.instance !== instance;
 }
 
@@ -227,7 +288,11 @@ export async function compact(contents: MemoryContents, target: ReportTarget): P
 }
 
 /** A memory as one line per id in this examctl's format: header, population lines, latest entries. */
-export function* compactedLines(contents: MemoryContents, target: ReportTarget, populations = populationsOf(contents)): IterableIterator<string> {
+export function* compactedLines(
+  contents: MemoryContents,
+  target: ReportTarget,
+  populations = populationsOf(contents),
+): IterableIterator<string> {
   yield headerLine(contents.kind, target, contents.instance);
   yield* contents.entries.lines();
   // Last: a copy cut anywhere among the entries has no record of its populations (said, refused
@@ -253,7 +318,6 @@ export async function compactIdle(file: string, kind: SyncKind, target: ReportTa
   }
 }
 
-
 /** Memories of `kind` maybe `target`'s under another name: a host (a hint), or the store's id (sameStoreAs). */
 export async function sameTargetElsewhere(syncDir: string, target: ReportTarget, kind: SyncKind, instance?: string) {
   const found: (MemoryContents & { moved?: boolean })[] = [];
@@ -268,7 +332,10 @@ export async function sameTargetElsewhere(syncDir: string, target: ReportTarget,
       if (serverOf(head.target) === server) found.push(head);
     } else if (head.instance === instance) {
       const other = await readMemory(file, kind).catch(() => undefined);
-      const of = other?.target && other.entries.size > 0 ? await sameStoreAs(other.target, target, instance, instance) : undefined;
+      const of =
+        other?.target && other.entries.size > 0
+          ? await sameStoreAs(other.target, target, instance, instance)
+          : undefined;
       if (of) found.push({ ...other!, moved: of === 'moved' });
     }
   }
@@ -283,7 +350,13 @@ function serverOf(target: ReportTarget) {
 }
 
 /** Takes in `other` as `target`'s if the store has none of its kind (`dryRun`: whether it would). */
-export async function adoptSpelling(syncDir: string, target: ReportTarget, other: MemoryContents, timeoutMs: number, dryRun: boolean) {
+export async function adoptSpelling(
+  syncDir: string,
+  target: ReportTarget,
+  other: MemoryContents,
+  timeoutMs: number,
+  dryRun: boolean,
+) {
   const file = memoryFile(syncDir, target, other.kind);
   if (dryRun) return (await readMemory(file, other.kind)).lines <= 1;
   await makeTrustedMemoryDir(syncDir, dirname(file));
@@ -329,7 +402,13 @@ export async function forgetMemory(syncDir: string, target: ReportTarget, lockTi
   for (const [index, kind] of SYNC_KINDS.entries()) {
     forgotten += (await readMemory(files[index]!, kind).catch(() => ({ entries: new MemoryEntries() }))).entries.size;
   }
-  if (!(await readdir(dir).then(() => true, () => false))) return forgotten;
+  if (
+    !(await readdir(dir).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return forgotten;
   const lock = await lockForDeciding(dir, lockTimeoutMs);
   try {
     await removeMemoryFiles(files);

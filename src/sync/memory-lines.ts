@@ -155,7 +155,13 @@ export interface HeaderBody {
 }
 
 export function headerLine(kind: SyncKind, target: ReportTarget, instance: string | undefined): string {
-  const header: HeaderBody = { t: 'sync-memory', v: SYNC_MEMORY_VERSION, kind, target, ...(instance !== undefined && { i: instance }) };
+  const header: HeaderBody = {
+    t: 'sync-memory',
+    v: SYNC_MEMORY_VERSION,
+    kind,
+    target,
+    ...(instance !== undefined && { i: instance }),
+  };
   return encodeChecksummedLine(JSON.stringify(header));
 }
 
@@ -191,7 +197,9 @@ export interface EntryBody {
 export type PeekedEntry = Pick<MemoryEntry, 'digest' | 'run' | 'raw' | 'disabled'>;
 
 export function damaged(file: string, line: number, reason: string): UsageError {
-  return new UsageError(`${file}:${line}: sync memory damaged: ${reason}; it is not used: move it aside. ${lossAdvice()}`);
+  return new UsageError(
+    `${file}:${line}: sync memory damaged: ${reason}; it is not used: move it aside. ${lossAdvice()}`,
+  );
 }
 
 /**
@@ -199,13 +207,23 @@ export function damaged(file: string, line: number, reason: string): UsageError 
  * but whose fields have the wrong types (edited by hand) is not used; the reason names the field.
  */
 export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: MemoryEntry } | string {
-  if (typeof body.id !== 'string' || body.id === '' || typeof body.d !== 'string' || typeof body.r !== 'string' || body.gone !== undefined) return 'not a memory entry';
+  if (
+    typeof body.id !== 'string' ||
+    body.id === '' ||
+    typeof body.d !== 'string' ||
+    typeof body.r !== 'string' ||
+    body.gone !== undefined
+  )
+    return 'not a memory entry';
   const [links, pruned] = [body.h ?? [], body.k ?? []].map(readLinks);
-  if (links === undefined || pruned === undefined) return 'its links are not a list of hierarchy links ([id, [flag words]])';
+  if (links === undefined || pruned === undefined)
+    return 'its links are not a list of hierarchy links ([id, [flag words]])';
   if (body.w !== undefined && typeof body.w !== 'string') return 'its raw digest is not text';
-  if ([body.f, body.l, body.m].some((text) => text !== undefined && typeof text !== 'string')) return 'its names are not text';
+  if ([body.f, body.l, body.m].some((text) => text !== undefined && typeof text !== 'string'))
+    return 'its names are not text';
   if (body.j !== undefined && typeof body.j !== 'string') return 'its first run is not text';
-  if ((body.x !== undefined && body.x !== true) || (body.t !== undefined && body.t !== true)) return 'its flags are not true';
+  if ((body.x !== undefined && body.x !== true) || (body.t !== undefined && body.t !== true))
+    return 'its flags are not true';
   const entry: MemoryEntry = { digest: body.d, run: body.r };
   if (body.w !== undefined) entry.raw = body.w;
   if (body.f !== undefined) entry.firstName = body.f;
@@ -218,7 +236,8 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
   if (body.j !== undefined) entry.joined = body.j as string;
   if (body.y === true) entry.joinedByRetry = true;
   if (body.c !== undefined) {
-    if (!Array.isArray(body.c) || !body.c.every((candidate) => typeof candidate === 'string')) return 'its candidates are not a list of ids';
+    if (!Array.isArray(body.c) || !body.c.every((candidate) => typeof candidate === 'string'))
+      return 'its candidates are not a list of ids';
     if (body.c.length > 0) entry.candidates = body.c as string[];
   }
   if (body.p !== undefined) {
@@ -262,17 +281,42 @@ export interface PopulationBody {
 export function populationOfBody(body: Partial<PopulationBody>): { key: string; record: PopulationRecord } | string {
   if (body.p !== undefined && !isPopulationName(body.p)) return 'its population is not a name';
   if (body.e !== undefined && typeof body.e !== 'boolean') return 'its end mark is not true or false';
-  if (typeof body.r !== 'string' || body.r === '' || typeof body.n !== 'number' || !Number.isSafeInteger(body.n) || body.n < 0) return 'not a population record';
+  if (
+    typeof body.r !== 'string' ||
+    body.r === '' ||
+    typeof body.n !== 'number' ||
+    !Number.isSafeInteger(body.n) ||
+    body.n < 0
+  )
+    return 'not a population record';
   const files = body.f === undefined ? undefined : runFilesOf(body.f);
   if (body.f !== undefined && files === undefined) return 'its files are not run and digest pairs';
   const g = (body.g && [body.g, body.c ?? []].flat()) as PopulationRecord['store'];
-  if (g !== undefined && !/^\[\d+,\d+,"\d+:\d+"(,\d+)?\]$/.test(JSON.stringify(g))) return 'its store position is not one';
-  return { key: populationKey(body.p as string | undefined), record: { run: body.r, count: body.n, ...(body.e !== undefined && { ended: body.e as boolean }), ...(files && { files }), ...(g && { store: g }) } };
+  if (g !== undefined && !/^\[\d+,\d+,"\d+:\d+"(,\d+)?\]$/.test(JSON.stringify(g)))
+    return 'its store position is not one';
+  return {
+    key: populationKey(body.p as string | undefined),
+    record: {
+      run: body.r,
+      count: body.n,
+      ...(body.e !== undefined && { ended: body.e as boolean }),
+      ...(files && { files }),
+      ...(g && { store: g }),
+    },
+  };
 }
 
 /** A population line's body (JSON text), checksummed by `populationLines` or, for an append, with its group. */
 export function populationBody(key: string, record: PopulationRecord): string {
-  return JSON.stringify({ t: 'population', ...(key !== '' && { p: key }), r: record.run, n: record.count, ...(record.ended !== undefined && { e: record.ended }), ...(record.files && { f: record.files }), ...(record.store && { g: record.store.slice(0, 3), c: record.store[3] }) });
+  return JSON.stringify({
+    t: 'population',
+    ...(key !== '' && { p: key }),
+    r: record.run,
+    n: record.count,
+    ...(record.ended !== undefined && { e: record.ended }),
+    ...(record.files && { f: record.files }),
+    ...(record.store && { g: record.store.slice(0, 3), c: record.store[3] }),
+  });
 }
 
 /**

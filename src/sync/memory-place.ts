@@ -17,7 +17,14 @@ import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, documentSum, documentText, readDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
 import { lossAdvice } from './memory-loss.js';
-import { besideAddress, MAX_DELTAS, readServiceDocument, readServiceMemory, storeDelta, WriteAhead } from './write-ahead.js';
+import {
+  besideAddress,
+  MAX_DELTAS,
+  readServiceDocument,
+  readServiceMemory,
+  storeDelta,
+  WriteAhead,
+} from './write-ahead.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
 
 /** A memory opened where it is kept; `close` ends it there (a service's copy stored and unlocked). */
@@ -44,7 +51,12 @@ export interface PlaceOptions extends OpenMemoryOptions {
 }
 
 /** Opens the memory of `kind` at `place`; a real run on a service locks it (whether it decides or only feeds). */
-export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget, kind: SyncKind, options: PlaceOptions): Promise<PlacedMemory> {
+export async function openPlacedMemory(
+  place: MemoryPlace,
+  target: ReportTarget,
+  kind: SyncKind,
+  options: PlaceOptions,
+): Promise<PlacedMemory> {
   const copy = place.kind === 'dir' ? undefined : await ServiceCopy.open(place.address, target, options);
   const syncDir = place.kind === 'dir' ? place.syncDir : copy!.syncDir;
   let memory: SyncMemory;
@@ -74,8 +86,13 @@ export async function openPlacedMemory(place: MemoryPlace, target: ReportTarget,
  * The memories of a target at `place`, read (no lock): for `synced show`, `export`, `doctor` and
  * the stale-resume check. A service's document is checked and its target must be `target`'s.
  */
-export async function readPlacedMemories(place: MemoryPlace, target: ReportTarget, env: Env): Promise<{ name: string; memories: Map<SyncKind, MemoryContents> }> {
-  if (place.kind === 'dir') return { name: memoryDir(place.syncDir, target), memories: await readMemories(place.syncDir, target) };
+export async function readPlacedMemories(
+  place: MemoryPlace,
+  target: ReportTarget,
+  env: Env,
+): Promise<{ name: string; memories: Map<SyncKind, MemoryContents> }> {
+  if (place.kind === 'dir')
+    return { name: memoryDir(place.syncDir, target), memories: await readMemories(place.syncDir, target) };
   const service = StateService.at(place.address, env);
   try {
     const document = await readServiceDocument(service, lossAdvice());
@@ -107,7 +124,15 @@ export class ServiceCopy {
     /** Each kind's copy as last stored or written ahead: its file's inode and the length on record. */
     private readonly pushed: Map<SyncKind, { ino: number; size: number }>,
     /** The memory as the service holds it: its document (checksum, size), the deltas on it, and where each kind's copy ends then. */
-    private stored: { base: string; bytes: number; deltas: number; deltaBytes: number; at: Map<SyncKind, { ino: number; size: number }> } | undefined,
+    private stored:
+      | {
+          base: string;
+          bytes: number;
+          deltas: number;
+          deltaBytes: number;
+          at: Map<SyncKind, { ino: number; size: number }>;
+        }
+      | undefined,
   ) {}
 
   /** The run under way (writeAhead), and the batches it wrote ahead on top of the document of `serial`. */
@@ -134,12 +159,15 @@ export class ServiceCopy {
       if (rewritten) {
         await this.storeWhole(now);
         this.ahead = undefined;
-      } else if (Object.keys(lines).length > 0) await (this.ahead ??= new WriteAhead(this.service, run, this.serial)).push(lines);
+      } else if (Object.keys(lines).length > 0)
+        await (this.ahead ??= new WriteAhead(this.service, run, this.serial)).push(lines);
     } catch (error) {
       // Its first batch: nothing was sent, so its copy is never stored (finish).
       this.startFailed ||= !this.startedAhead;
       const why = messageOf(error);
-      throw new TargetError(`the sync memory could not be stored on ${this.service.address} before the requests it was for went out (${why}): ${this.startedAhead ? 'they were not sent' : 'nothing was sent'}`);
+      throw new TargetError(
+        `the sync memory could not be stored on ${this.service.address} before the requests it was for went out (${why}): ${this.startedAhead ? 'they were not sent' : 'nothing was sent'}`,
+      );
     }
     this.startedAhead = true;
     for (const [kind, at] of now) this.pushed.set(kind, at);
@@ -160,7 +188,12 @@ export class ServiceCopy {
   private async withdrawMark(): Promise<void> {
     const at = besideAddress(this.service.address, 'intents-0');
     const text = await this.service.read(at);
-    if (text !== undefined && this.foldedRun === undefined && (parseJson(text, { depth: MAX_JSON_DEPTH }) as { run?: unknown } | null)?.run === this.run) await this.service.remove(undefined, at);
+    if (
+      text !== undefined &&
+      this.foldedRun === undefined &&
+      (parseJson(text, { depth: MAX_JSON_DEPTH }) as { run?: unknown } | null)?.run === this.run
+    )
+      await this.service.remove(undefined, at);
   }
 
   /**
@@ -168,7 +201,13 @@ export class ServiceCopy {
    * stored, every user would be forgotten. Refused: the service keeps what it holds.
    */
   private async assertCopy(): Promise<void> {
-    if (!(await stat(join(this.syncDir, COPY_MARK)).then(() => true, () => false))) throw new TargetError(`this run's copy of the memory (${this.syncDir}) was removed while the run ran`);
+    if (
+      !(await stat(join(this.syncDir, COPY_MARK)).then(
+        () => true,
+        () => false,
+      ))
+    )
+      throw new TargetError(`this run's copy of the memory (${this.syncDir}) was removed while the run ran`);
   }
 
   /** Locks the service (a run that writes), reads its document and writes it out; exit 2 for a document of another target. */
@@ -190,7 +229,10 @@ export class ServiceCopy {
       // What a run that never stored its end wrote ahead is folded in: taken as that run left it
       // (its intents tentative, docs/sync.md, "Written ahead"), and written ahead again by this run.
       const folded = held.folded;
-      if (folded !== undefined) options.onNote?.(`the sync memory at ${address} holds what run ${folded.run} wrote ahead and never stored as its end (killed, or its runner lost): taken in, its requests as tentative`);
+      if (folded !== undefined)
+        options.onNote?.(
+          `the sync memory at ${address} holds what run ${folded.run} wrote ahead and never stored as its end (killed, or its runner lost): taken in, its requests as tentative`,
+        );
       for (const kind of SYNC_KINDS) {
         const memoryText = document?.texts.get(kind);
         const text = (memoryText ?? '') + (folded?.lines[kind] ?? '');
@@ -199,7 +241,16 @@ export class ServiceCopy {
         await writeFile(file, text, { mode: 0o600, flag: 'wx' });
         pushed.set(kind, { ino: (await stat(file)).ino, size: Buffer.byteLength(memoryText ?? '') });
       }
-      const stored = document === undefined ? undefined : { base: document.sha256, bytes: text!.length, deltas: held.deltas, deltaBytes: held.deltaBytes, at: new Map(pushed) };
+      const stored =
+        document === undefined
+          ? undefined
+          : {
+              base: document.sha256,
+              bytes: text!.length,
+              deltas: held.deltas,
+              deltaBytes: held.deltaBytes,
+              at: new Map(pushed),
+            };
       const copy = new ServiceCopy(service, target, syncDir, lockInfo, document?.serial ?? 0, pushed, stored);
       copy.foldedRun = folded?.run;
       return copy;
@@ -207,7 +258,10 @@ export class ServiceCopy {
       if (syncDir !== undefined) await rm(syncDir, { recursive: true, force: true }).catch(() => undefined);
       if (lockInfo !== undefined) await service.unlock(lockInfo).catch(() => undefined);
       await service.close();
-      throw systemFailure(error, `cannot write this run's copy of the sync memory in ${syncDir ?? 'the private temp folder'}`);
+      throw systemFailure(
+        error,
+        `cannot write this run's copy of the sync memory in ${syncDir ?? 'the private temp folder'}`,
+      );
     }
   }
 
@@ -244,8 +298,18 @@ export class ServiceCopy {
     const { lines, at, rewritten } = await this.tails(this.stored?.at ?? new Map());
     const bytes = Object.values(lines).reduce((sum, text) => sum + text.length, 0);
     if (bytes === 0 && !rewritten) return;
-    if (this.stored !== undefined && !rewritten && this.stored.deltas < MAX_DELTAS && this.stored.deltaBytes + bytes <= this.stored.bytes / 2) {
-      await storeDelta(this.service, this.stored.deltas + 1, { base: this.stored.base, serial: this.serial + 1, run: this.run ?? '', lines });
+    if (
+      this.stored !== undefined &&
+      !rewritten &&
+      this.stored.deltas < MAX_DELTAS &&
+      this.stored.deltaBytes + bytes <= this.stored.bytes / 2
+    ) {
+      await storeDelta(this.service, this.stored.deltas + 1, {
+        base: this.stored.base,
+        serial: this.serial + 1,
+        run: this.run ?? '',
+        lines,
+      });
       return;
     }
     await this.storeWhole(at);
@@ -261,7 +325,13 @@ export class ServiceCopy {
   }
 
   /** The whole lines each kind's copy gained past `from`, where they end, and whether a copy was rewritten since (compacted, gone: its offsets mean nothing). */
-  private async tails(from: Map<SyncKind, { ino: number; size: number }>): Promise<{ lines: Partial<Record<SyncKind, string>>; at: Map<SyncKind, { ino: number; size: number }>; rewritten: boolean }> {
+  private async tails(
+    from: Map<SyncKind, { ino: number; size: number }>,
+  ): Promise<{
+    lines: Partial<Record<SyncKind, string>>;
+    at: Map<SyncKind, { ino: number; size: number }>;
+    rewritten: boolean;
+  }> {
     const lines: Partial<Record<SyncKind, string>> = {};
     const at = new Map<SyncKind, { ino: number; size: number }>();
     let rewritten = false;
@@ -284,7 +354,9 @@ export class ServiceCopy {
     const cost = this.startedAhead
       ? 'the service holds it as it was before this run plus what this run wrote ahead, which the next night takes in (its requests as tentative, checked again).'
       : 'the service still holds it as it was before this run, so the next night sends again what this run sent (--changed-only), and cannot disable the users this run created or remove the links it added once they leave the file.';
-    return new TargetError(`the sync memory${kind === 'users' || !kind ? '' : ` (${kind})`} was not saved to ${this.service.address} (${why}): ${cost}`);
+    return new TargetError(
+      `the sync memory${kind === 'users' || !kind ? '' : ` (${kind})`} was not saved to ${this.service.address} (${why}): ${cost}`,
+    );
   }
 }
 
@@ -295,8 +367,13 @@ const COPY_MARK = 'copy-of-the-service';
  * The whole lines of a memory file past `from` (what was last stored or written ahead), and where
  * they end; `rewritten` when the file is another than then (compacted: its offsets mean nothing).
  */
-async function fileTail(file: string, from: { ino: number; size: number } | undefined): Promise<{ at: { ino: number; size: number }; text: string; rewritten: boolean } | undefined> {
-  const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
+async function fileTail(
+  file: string,
+  from: { ino: number; size: number } | undefined,
+): Promise<{ at: { ino: number; size: number }; text: string; rewritten: boolean } | undefined> {
+  const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) =>
+    error.code === 'ENOENT' ? undefined : Promise.reject(error),
+  );
   if (handle === undefined) return undefined;
   try {
     const { ino, size } = await handle.stat();

@@ -10,16 +10,27 @@ import { systemFailure } from '../system/system-error-words.js';
 import { removeMemoryFiles, lockForDeciding, makeTrustedMemoryDir, type OnWait } from './memory-access.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
 import { memoryDir, memoryFile, populationsOf, readMemory, type MemoryContents } from './memory-files.js';
-import { assertDocumentTarget, documentText, newestRunOfMemories, readDocument, type MemoryDocument } from './memory-document.js';
+import {
+  assertDocumentTarget,
+  documentText,
+  newestRunOfMemories,
+  readDocument,
+  type MemoryDocument,
+} from './memory-document.js';
 import { readPlacedMemories, type MemoryPlace } from './memory-place.js';
 import { forgetBeside, readServiceDocument, readServiceMemory } from './write-ahead.js';
 import { jsonObject, StateService } from './state-service.js';
 
 /** The document of the target's memory at `place` (exit 2 when it has none: nothing to keep). */
-export async function exportMemory(place: MemoryPlace, target: ReportTarget, env: Env): Promise<{ text: string; memories: Map<SyncKind, MemoryContents>; newestRun: string | undefined }> {
+export async function exportMemory(
+  place: MemoryPlace,
+  target: ReportTarget,
+  env: Env,
+): Promise<{ text: string; memories: Map<SyncKind, MemoryContents>; newestRun: string | undefined }> {
   const { name, memories } = await readPlacedMemories(place, target, env);
   const held = new Map([...memories].filter(([, contents]) => contents.lines > 0));
-  if (held.size === 0) throw new UsageError(`no sync memory for ${targetIdentity(target)} at ${name}: nothing to export`);
+  if (held.size === 0)
+    throw new UsageError(`no sync memory for ${targetIdentity(target)} at ${name}: nothing to export`);
   return { text: documentText(target, held, 0), memories: held, newestRun: newestRunOfMemories(held) };
 }
 
@@ -37,7 +48,13 @@ interface ImportOptions {
  * Reads and checks a document for `target` (every entry parsed: a copy about to replace the
  * memory is used whole), then replaces the memory at `place` with it under its lock.
  */
-export async function importMemory(place: MemoryPlace, target: ReportTarget, text: string, source: string, options: ImportOptions): Promise<{ document: MemoryDocument; replaced: string | undefined }> {
+export async function importMemory(
+  place: MemoryPlace,
+  target: ReportTarget,
+  text: string,
+  source: string,
+  options: ImportOptions,
+): Promise<{ document: MemoryDocument; replaced: string | undefined }> {
   const document = readDocument(text, source);
   // Every entry parsed and checked: a line that is not one is exit 2 naming it.
   for (const contents of document.memories.values()) for (const _entry of contents.entries.values());
@@ -76,11 +93,17 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
     return replaced;
   };
   if (place.kind === 'service') {
-    const replaced = await underServiceLock(place.address, target, 'examctl synced import', options, async (service, lockId, present, text) => {
-      const replaced = refuseStale(present?.memories);
-      await service.write(documentText(target, document.memories, (present?.serial ?? serialOf(text)) + 1), lockId);
-      return replaced;
-    });
+    const replaced = await underServiceLock(
+      place.address,
+      target,
+      'examctl synced import',
+      options,
+      async (service, lockId, present, text) => {
+        const replaced = refuseStale(present?.memories);
+        await service.write(documentText(target, document.memories, (present?.serial ?? serialOf(text)) + 1), lockId);
+        return replaced;
+      },
+    );
     return { document, replaced };
   }
   const dir = memoryDir(place.syncDir, target);
@@ -98,7 +121,10 @@ export async function importMemory(place: MemoryPlace, target: ReportTarget, tex
       const file = memoryFile(place.syncDir, target, kind);
       const memoryText = document.texts.get(kind);
       if (memoryText === undefined) await removeMemoryFiles([file]);
-      else await writeFileAtomic(file, (writer) => writer.write(memoryText), { mode: 0o600 }).catch((error: unknown) => Promise.reject(systemFailure(error, `cannot write ${file}`)));
+      else
+        await writeFileAtomic(file, (writer) => writer.write(memoryText), { mode: 0o600 }).catch((error: unknown) =>
+          Promise.reject(systemFailure(error, `cannot write ${file}`)),
+        );
     }
     return { document, replaced };
   } finally {
@@ -115,7 +141,12 @@ async function underServiceLock<T>(
   target: ReportTarget,
   operation: string,
   options: Pick<ImportOptions, 'lockTimeoutMs' | 'onWait' | 'env'>,
-  use: (service: StateService, lockId: string, present: MemoryDocument | undefined, text: string | undefined) => Promise<T>,
+  use: (
+    service: StateService,
+    lockId: string,
+    present: MemoryDocument | undefined,
+    text: string | undefined,
+  ) => Promise<T>,
 ): Promise<T> {
   const service = StateService.at(address, options.env);
   try {
@@ -149,14 +180,20 @@ function serialOf(text: string | undefined): number {
 export async function serviceMemories(address: string, env: Env): Promise<MemoryContents[]> {
   const service = StateService.at(address, env);
   try {
-    return [...((await readServiceDocument(service))?.memories.values() ?? [])].filter((contents) => contents.lines > 0);
+    return [...((await readServiceDocument(service))?.memories.values() ?? [])].filter(
+      (contents) => contents.lines > 0,
+    );
   } finally {
     await service.close();
   }
 }
 
 /** `synced forget` on a state service: its document removed under its lock; returns how many ids it remembered. */
-export async function forgetServiceMemory(address: string, target: ReportTarget, options: Pick<ImportOptions, 'lockTimeoutMs' | 'onWait' | 'env'>): Promise<number> {
+export async function forgetServiceMemory(
+  address: string,
+  target: ReportTarget,
+  options: Pick<ImportOptions, 'lockTimeoutMs' | 'onWait' | 'env'>,
+): Promise<number> {
   return underServiceLock(address, target, 'examctl synced forget', options, async (service, lockId, present) => {
     let forgotten = 0;
     for (const contents of present?.memories.values() ?? []) forgotten += contents.entries.size;

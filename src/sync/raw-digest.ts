@@ -63,5 +63,9 @@ export function rawDigest(fingerprint: string, fields: Readonly<Record<string, u
   }
   // The first 16 bytes encoded, not a slice of the whole digest's text (it would keep that text
   // alive), nor a Buffer of its own (an ArrayBuffer per row for the GC): one from Node's pool.
-  return Buffer.from(hash('sha256', fingerprint + JSON.stringify(fields), 'binary'), 'latin1').toString('base64url', 0, RAW_DIGEST_BYTES);
+  return Buffer.from(hash('sha256', fingerprint + JSON.stringify(fields), 'binary'), 'latin1').toString(
+    'base64url',
+    0,
+    RAW_DIGEST_BYTES,
+  );
 }

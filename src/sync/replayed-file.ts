@@ -27,14 +27,18 @@ export async function fileDigest(path: string): Promise<string | undefined> {
 /** A run report fed back (its header is a report's): a partial correction, never a night's export. */
 export async function isFedBack(records: AsyncIterable<InputRecord> & Partial<BatchedRecords>): Promise<boolean> {
   const header = records.header?.()?.cells;
-  if (header === undefined) for await (const { raw } of records) return raw !== undefined && isRunReportHeader(raw.header);
+  if (header === undefined)
+    for await (const { raw } of records) return raw !== undefined && isRunReportHeader(raw.header);
   return isRunReportHeader(header ?? records.header?.()?.cells ?? []);
 }
 
 /** A population line's `f` as read: run and digest pairs, or undefined when it is not that. */
 export function runFilesOf(value: unknown): RunFile[] | undefined {
   if (!Array.isArray(value)) return undefined;
-  const pairs = value.filter((pair): pair is RunFile => Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string');
+  const pairs = value.filter(
+    (pair): pair is RunFile =>
+      Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && typeof pair[1] === 'string',
+  );
   return pairs.length === value.length ? pairs : undefined;
 }
 
@@ -42,7 +46,10 @@ export function runFilesOf(value: unknown): RunFile[] | undefined {
  * The files a population's record keeps: those read so far and those a line adds (a run's start
  * line adds its own, so a delta carries one pair, not the list), by run, the last KEPT_FILES.
  */
-export function withRunFiles(kept: readonly RunFile[] | undefined, added: readonly RunFile[] | undefined): RunFile[] | undefined {
+export function withRunFiles(
+  kept: readonly RunFile[] | undefined,
+  added: readonly RunFile[] | undefined,
+): RunFile[] | undefined {
   if (added === undefined) return kept?.slice();
   const byRun = new Map([...(kept ?? []), ...added].map((pair) => [pair[0], pair]));
   return [...byRun.values()].sort(byKey).slice(-KEPT_FILES);
@@ -53,7 +60,13 @@ export function withRunFiles(kept: readonly RunFile[] | undefined, added: readon
  * recorded its file read another (exit 2, nothing sent), unless `allowed`;
  * `kind`, the memory's, says what it would undo; the error's `oldFileRun` read it. A record without digests (an older examctl) is not judged.
  */
-export async function refuseOldFile(files: readonly RunFile[] | undefined, digestOf: () => Promise<string | undefined>, allowed: boolean, population: string | undefined, kind: string): Promise<void> {
+export async function refuseOldFile(
+  files: readonly RunFile[] | undefined,
+  digestOf: () => Promise<string | undefined>,
+  allowed: boolean,
+  population: string | undefined,
+  kind: string,
+): Promise<void> {
   const undone =
     kind === 'users'
       ? 'enable the leavers they disabled, revert the changes they sent'
@@ -63,11 +76,14 @@ export async function refuseOldFile(files: readonly RunFile[] | undefined, diges
   if (digest === undefined || newest === undefined || newest[1] === digest) return;
   const older = files?.findLast(([, sha256]) => sha256 === digest);
   if (older === undefined) return;
-  throw Object.assign(new UsageError(
-    terminalLine(
-      `this file is byte for byte the one run ${older[0]} read, while the newest run${population === undefined ? '' : ` of --population ${population}`} (${newest[0]}) read another: ` +
-        `is it an old night's file run again? Sent now, it would undo what the later runs did (${undone}). ` +
-        `Nothing was sent. If it is meant, run again with --allow-old-file (docs/sync.md, "Stale input")`,
+  throw Object.assign(
+    new UsageError(
+      terminalLine(
+        `this file is byte for byte the one run ${older[0]} read, while the newest run${population === undefined ? '' : ` of --population ${population}`} (${newest[0]}) read another: ` +
+          `is it an old night's file run again? Sent now, it would undo what the later runs did (${undone}). ` +
+          `Nothing was sent. If it is meant, run again with --allow-old-file (docs/sync.md, "Stale input")`,
+      ),
     ),
-  ), { oldFileRun: older[0] });
+    { oldFileRun: older[0] },
+  );
 }

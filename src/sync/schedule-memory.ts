@@ -20,19 +20,26 @@ const NOTED_CANDIDATES = 20;
 const LEFT = '(docs/sync.md, "Fields left out")';
 const EVERY = /^(ScheduleExtId|AssessmentExtId|Title|StartDateTime|EndDateTime|GroupExtId|GroupName)$/;
 
-export const SCHEDULE_NOTES: SummaryNote[] = [NOT_SENT_NOTE, {
-  counts: (item) => /(candidates|left out)"\)$/.test(item.note ?? ''),
-  words: () => 'with a note (candidates left registered, fields cleared)',
-}];
+export const SCHEDULE_NOTES: SummaryNote[] = [
+  NOT_SENT_NOTE,
+  {
+    counts: (item) => /(candidates|left out)"\)$/.test(item.note ?? ''),
+    words: () => 'with a note (candidates left registered, fields cleared)',
+  },
+];
 
 /** `schedule push`'s memory flags that go together (exit 2 otherwise); --only-new or --only-existing as one value. */
-export function scheduleSyncFlags(flags: Partial<Record<'changedOnly' | 'requireMemory' | 'upsert' | 'onlyNew' | 'onlyExisting', boolean | undefined>>): OnlyWhich | undefined {
+export function scheduleSyncFlags(
+  flags: Partial<Record<'changedOnly' | 'requireMemory' | 'upsert' | 'onlyNew' | 'onlyExisting', boolean | undefined>>,
+): OnlyWhich | undefined {
   // Unchanged schedules are left out only when the rest can be sent again as updates.
-  if (flags.changedOnly && !flags.upsert) throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
+  if (flags.changedOnly && !flags.upsert)
+    throw new UsageError('--changed-only needs --upsert: a schedule that changed is sent again as an update');
   if (flags.requireMemory && !flags.changedOnly) throw new UsageError('--require-memory goes with --changed-only');
   const only = onlyWhichOf(flags.onlyNew, flags.onlyExisting);
   // A schedule the target has is sent again only as an update.
-  if (only === 'existing' && !flags.upsert) throw new UsageError('--only-existing needs --upsert: a schedule the target has is sent again as an update');
+  if (only === 'existing' && !flags.upsert)
+    throw new UsageError('--only-existing needs --upsert: a schedule the target has is sent again as an update');
   return only;
 }
 
@@ -50,20 +57,27 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
     // A row of an older run a later run left otherwise: not sent (docs/sync.md, "Stale input").
     const [row, payload] = [unit.rows?.[0], unit.prepared.value];
-    const later = this.laterRequest(row, unit.id, payload) ?? this.laterUser(row, payload) ?? this.clears(unit.id, payload);
+    const later =
+      this.laterRequest(row, unit.id, payload) ?? this.laterUser(row, payload) ?? this.clears(unit.id, payload);
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     this.noteWithdrawn(unit.id, payload);
     const next = super.unit(unit);
     // Unchanged, but the local store lacks it (the engine matches the exact id): sent.
     if (next.unsent !== undefined && this.store?.invigilatorsOf(unit.id) === null) {
       const why = `the local store no longer holds schedule ${unit.id}, which the sync memory recorded`;
-      if (!this.told) void say(this.deps, `note: ${why} (a store restored or cut back): sent as changed, as is any other such schedule`);
+      if (!this.told)
+        void say(
+          this.deps,
+          `note: ${why} (a store restored or cut back): sent as changed, as is any other such schedule`,
+        );
       this.told = true;
       return unit;
     }
     // Unchanged: an older examctl's entry learns the fields it set (docs/sync.md, "Fields left out").
-    const entry = next.unsent?.since === undefined || this.flags.dryRun === true ? undefined : this.memory?.entries.get(unit.id);
-    if (entry !== undefined && entry.fields === undefined) this.memory!.record(unit.id, { ...entry, fields: setFields(payload) });
+    const entry =
+      next.unsent?.since === undefined || this.flags.dryRun === true ? undefined : this.memory?.entries.get(unit.id);
+    if (entry !== undefined && entry.fields === undefined)
+      this.memory!.record(unit.id, { ...entry, fields: setFields(payload) });
     return next;
   }
 
@@ -74,8 +88,13 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     const cleared = Object.keys(entry?.fields ?? {}).filter((field) => !(field in given));
     if (!entry || !cleared.length) return undefined;
     const what = `${cleared.join(', ')} (set by run ${entry.run})`;
-    if (!cleared.includes('PIN') || this.deps.invocation?.clearPin === true) return void this.note(id, payload, `left out: the upsert clears ${what} ${LEFT}`);
-    return { field: 'Schedule.PIN', code: null, message: `not sent: the upsert would clear ${what}, opening the sitting: give --pin-file, or --clear-pin ${LEFT}` };
+    if (!cleared.includes('PIN') || this.deps.invocation?.clearPin === true)
+      return void this.note(id, payload, `left out: the upsert clears ${what} ${LEFT}`);
+    return {
+      field: 'Schedule.PIN',
+      code: null,
+      message: `not sent: the upsert would clear ${what}, opening the sitting: give --pin-file, or --clear-pin ${LEFT}`,
+    };
   }
 
   /** A row of an older run whose candidate's names or email a later user sync sent otherwise (docs/sync.md, "Stale input"). */
@@ -86,7 +105,11 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
       const id = candidate.CandidateExtId;
       const user = typeof id === 'string' && (this.users.peek(id)?.run ?? '') > run ? this.users.get(id) : undefined;
       const same = user !== undefined && candidate.FirstName === user.firstName && candidate.LastName === user.lastName;
-      if (user === undefined || (same && (user.email === undefined || candidate.Email?.toLowerCase() === user.email.toLowerCase()))) continue;
+      if (
+        user === undefined ||
+        (same && (user.email === undefined || candidate.Email?.toLowerCase() === user.email.toLowerCase()))
+      )
+        continue;
       const later = user.run;
       return {
         field: `Candidates[${i}].CandidateExtId`,
@@ -116,7 +139,12 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     if (memory === undefined) return;
     this.users = await this.otherKind('users');
     const rule = await this.zerosRule([
-      { what: 'candidate id', made: 'user', idsOf: (record) => candidatesOf(record).map((fields) => idOf(fields, 'CandidateExtId')), pairsRefuseRun: true },
+      {
+        what: 'candidate id',
+        made: 'user',
+        idsOf: (record) => candidatesOf(record).map((fields) => idOf(fields, 'CandidateExtId')),
+        pairsRefuseRun: true,
+      },
       // Schedule ids too: a schedule examctl pushed as 004512, given as 4512, would be a second schedule.
       {
         what: 'schedule id',
@@ -179,13 +207,16 @@ export function acknowledgedSchedule(payload: PreparedSchedule) {
 }
 
 function setFields(payload: PreparedSchedule): Record<string, string> {
-  const set = Object.entries(payload.request.Schedule).filter(([name, value]) => !EVERY.test(name) && value !== undefined && value !== null && value !== '');
+  const set = Object.entries(payload.request.Schedule).filter(
+    ([name, value]) => !EVERY.test(name) && value !== undefined && value !== null && value !== '',
+  );
   return Object.fromEntries(set.map(([name]) => [name, '']));
 }
 
 function candidateIds(payload: PreparedSchedule): string[] {
   const ids: string[] = [];
-  for (const candidate of payload.request.Candidates) if (typeof candidate.CandidateExtId === 'string') ids.push(candidate.CandidateExtId);
+  for (const candidate of payload.request.Candidates)
+    if (typeof candidate.CandidateExtId === 'string') ids.push(candidate.CandidateExtId);
   return ids;
 }
 
@@ -198,5 +229,9 @@ function scheduleIdOf(record: InputRecord): string | null {
 function candidatesOf(record: InputRecord): readonly Record<string, unknown>[] {
   if (!isScheduleRequestRecord(record)) return [record.fields];
   const candidates = record.fields.Candidates;
-  return Array.isArray(candidates) ? candidates.filter((candidate): candidate is Record<string, unknown> => typeof candidate === 'object' && candidate !== null) : [];
+  return Array.isArray(candidates)
+    ? candidates.filter(
+        (candidate): candidate is Record<string, unknown> => typeof candidate === 'object' && candidate !== null,
+      )
+    : [];
 }

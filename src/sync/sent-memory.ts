@@ -1,6 +1,13 @@
 import { existsSync } from 'node:fs';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
-import { describeTarget, missedRunSentence, otherMemoriesSentence, populationWords, replacedMemorySentence, type SummaryNote } from '../report/report-writers.js';
+import {
+  describeTarget,
+  missedRunSentence,
+  otherMemoriesSentence,
+  populationWords,
+  replacedMemorySentence,
+  type SummaryNote,
+} from '../report/report-writers.js';
 import { type ReportTarget, type SourceRow, type SyncMemoryNote } from '../report/run-report.js';
 import type { Problem } from '../domain/problem.js';
 import { isDryRunStatus, reportRunOf, statusColumnOf } from '../formats/report-csv-contract.js';
@@ -10,9 +17,22 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
 import { currentTrust } from '../runs/run-trust.js';
 import { journaledSyncDir } from '../pipeline/run-journaling.js';
-import { populationKey, requestDigest, type PeekedEntry, type PopulationRecord, type MemoryEntry, type SyncKind } from './memory-lines.js';
+import {
+  populationKey,
+  requestDigest,
+  type PeekedEntry,
+  type PopulationRecord,
+  type MemoryEntry,
+  type SyncKind,
+} from './memory-lines.js';
 import type { MemoryEntries } from './memory-entries.js';
-import { adoptSpelling, memoryFile, ofOtherInstance, sameTargetElsewhere, type MemoryContents } from './memory-files.js';
+import {
+  adoptSpelling,
+  memoryFile,
+  ofOtherInstance,
+  sameTargetElsewhere,
+  type MemoryContents,
+} from './memory-files.js';
 import type { SyncMemory } from './sync-memory.js';
 import { LostZerosRule, type ZeroKind } from './lost-zeros.js';
 import { fileDigest, isFedBack, refuseOldFile } from './replayed-file.js';
@@ -33,7 +53,10 @@ import { type TargetOf } from '../context/resolved-target.js';
  * --changed-only's word in the summary of every command that feeds a sync memory: its unchanged
  * items carry the note naming the run that sent them (a rebuilt report's too).
  */
-export const NOT_SENT_NOTE: SummaryNote = { counts: (item) => item.action === 'unchanged' && isUnchangedNote(item.note), words: () => 'unchanged (not sent)' };
+export const NOT_SENT_NOTE: SummaryNote = {
+  counts: (item) => item.action === 'unchanged' && isUnchangedNote(item.note),
+  words: () => 'unchanged (not sent)',
+};
 
 /** The flags every command that feeds a sync memory reads. */
 export interface SyncFlags {
@@ -120,7 +143,9 @@ export class SentMemory<P> {
     const population = this.flags.population;
     // A night that may not go without its memory makes no store (a store moved: the job's path holds none).
     if (keepsOther && resolved.kind === 'local' && !existsSync(resolved.store)) {
-      throw new UsageError(`--require-memory: there is no local store at ${resolved.store}: moved? point the job at it; nothing was created or sent`);
+      throw new UsageError(
+        `--require-memory: there is no local store at ${resolved.store}: moved? point the job at it; nothing was created or sent`,
+      );
     }
     this.instance = await targetInstance(resolved, !dryRun, this.deps);
     const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
@@ -164,20 +189,42 @@ export class SentMemory<P> {
     const newest = populations.get(populationKey(population));
     const populationFound = newest !== undefined;
     // `--population Staff` after nights of `staff`: a new population, said with the likely slip.
-    const near = decides && !populationFound ? [...populations.keys()].find((key) => key !== '' && key.toLowerCase() === population?.toLowerCase()) : undefined;
-    if (near !== undefined) tell(`note: the memory has a record of --population ${near}: a population's name is exact (same letters, same case)`);
+    const near =
+      decides && !populationFound
+        ? [...populations.keys()].find((key) => key !== '' && key.toLowerCase() === population?.toLowerCase())
+        : undefined;
+    if (near !== undefined)
+      tell(
+        `note: the memory has a record of --population ${near}: a population's name is exact (same letters, same case)`,
+      );
     // An id the memory lacks is new only where the memory knows this population (not by another's
     // record, nor by a resumed run's own record: a resumed first run's ids are not known new).
     const resumed = this.deps.resume?.record.id;
     const ownRecord = resumed !== undefined && newest?.run === resumed;
-    this.heldAny = remembered > 0 && populationFound && (!ownRecord || this.memory.entries.populationsOfEntries(resumed).has(populationKey(population)));
+    this.heldAny =
+      remembered > 0 &&
+      populationFound &&
+      (!ownRecord || this.memory.entries.populationsOfEntries(resumed).has(populationKey(population)));
     const found = remembered > 0 || populations.size > 0;
     // A memory without the end of a run its journal here says finished was cut short (`cutShortAt`).
     let missesRun: SyncMemoryNote['missesRun'] = decides && populationFound ? await this.cutShortAt(newest) : undefined;
     // A memory older than a run of its population in this runs directory (a cache or copy restored from before it) misses what that run did.
     // Not collections: their runs record no population, and what their memory misses is loud anyway.
-    if (decides && missesRun === undefined && populationFound && this.kind !== 'collections') missesRun = await this.laterRunThan(target, newest.run);
-    this.found = decides ? { kind: this.kind, found, file: this.placed.name, remembered, population: population ?? null, populationFound, ...(missesRun && { missesRun }), replaced: otherInstance || undefined, left: (otherInstance && (keepsOther || dryRun)) || undefined } : undefined;
+    if (decides && missesRun === undefined && populationFound && this.kind !== 'collections')
+      missesRun = await this.laterRunThan(target, newest.run);
+    this.found = decides
+      ? {
+          kind: this.kind,
+          found,
+          file: this.placed.name,
+          remembered,
+          population: population ?? null,
+          populationFound,
+          ...(missesRun && { missesRun }),
+          replaced: otherInstance || undefined,
+          left: (otherInstance && (keepsOther || dryRun)) || undefined,
+        }
+      : undefined;
     const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
     if (others.length > 0) {
       if (this.found !== undefined) this.found.otherMemories = others;
@@ -191,12 +238,16 @@ export class SentMemory<P> {
     if (decides && !found && !otherInstance && place.kind === 'dir') {
       // The same server under another name has a memory: said, as the likely cause.
       for (const other of await sameTargetElsewhere(place.syncDir, target, this.kind)) {
-        tell(`note: the sync directory holds a memory for ${describeTarget(other.target!)}: if that is this server under another name, give the base URL as it was given then (each spelling of a host has a memory of its own)`);
+        tell(
+          `note: the sync directory holds a memory for ${describeTarget(other.target!)}: if that is this server under another name, give the base URL as it was given then (each spelling of a host has a memory of its own)`,
+        );
       }
     }
     if (decides && !populationFound && this.flags.requireMemory) {
       const missing = missingMemoryWords(target, this.placed.name, found, otherInstance, population, populations);
-      await refuse(`--require-memory: ${missing}; nothing was sent. ${otherInstance ? 'A store replaced by mistake: restore it from its backup (this memory is its own). Else run once without --require-memory' : lossAdvice(population)}`);
+      await refuse(
+        `--require-memory: ${missing}; nothing was sent. ${otherInstance ? 'A store replaced by mistake: restore it from its backup (this memory is its own). Else run once without --require-memory' : lossAdvice(population)}`,
+      );
     }
     if (this.flags.changedOnly && !populationFound && !otherInstance) {
       // Not "yet" where a run of this runs directory fed one: it was lost (docs/sync.md, "When the memory is lost").
@@ -206,20 +257,40 @@ export class SentMemory<P> {
         : fed === undefined
           ? `no sync memory for ${describeTarget(target)} yet`
           : `no sync memory for ${describeTarget(target)}, though run ${fed.run} of this runs directory fed one (started at ${fed.since}): it was lost, or forgotten (synced forget, a store made anew)`;
-      await say(this.deps, `--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : fed === undefined ? '' : ' again'})`);
+      await say(
+        this.deps,
+        `--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : fed === undefined ? '' : ' again'})`,
+      );
     }
     // --only-new / --only-existing (docs/sync.md, "New and existing"): what the target holds; refused (exit 2) when nothing can tell.
-    if (this.flags.only !== undefined) this.known = await KnownIds.open(this.kind === 'users' ? 'users' : 'schedules', this.flags.only, resolved, this.memory, this.heldAny, this.deps);
+    if (this.flags.only !== undefined)
+      this.known = await KnownIds.open(
+        this.kind === 'users' ? 'users' : 'schedules',
+        this.flags.only,
+        resolved,
+        this.memory,
+        this.heldAny,
+        this.deps,
+      );
     // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
-    if (decides && this.kind !== 'collections' && resolved.kind === 'local') this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
+    if (decides && this.kind !== 'collections' && resolved.kind === 'local')
+      this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
     this.positionOf = async () => (await storePosition(resolved, false))?.at;
     // Every run that records a position judges it (a feeder too: a retry of one row).
-    const now = this.kind === 'collections' ? undefined : await storePosition(resolved, !dryRun && newest?.store !== undefined, newest?.store?.[1]);
+    const now =
+      this.kind === 'collections'
+        ? undefined
+        : await storePosition(resolved, !dryRun && newest?.store !== undefined, newest?.store?.[1]);
     this.position = now?.at;
     const older = newest && now?.older(newest, this.kind);
     // A run killed before it said where it left the store: no position vouches for what it sent.
     const cut = now && !older && newest?.ended === false && !ownRecord ? newest.run : undefined;
-    if (cut) this.distrustRun((run) => run === cut, resolved.kind === 'local', `note: run ${cut} ended before it said where it left the store: what it sent is sent again`);
+    if (cut)
+      this.distrustRun(
+        (run) => run === cut,
+        resolved.kind === 'local',
+        `note: run ${cut} ended before it said where it left the store: what it sent is sent again`,
+      );
     if (older && newest) {
       // A served store cannot be read: which ids it holds, its memory no longer tells (docs/sync.md, "New and existing").
       if (this.known && resolved.kind !== 'local') {
@@ -242,7 +313,8 @@ export class SentMemory<P> {
    */
   private async cutShortAt(newest: PopulationRecord): Promise<SyncMemoryNote['missesRun']> {
     // Its intents written ahead, taken in from a state service, are all it sent: nothing is missed.
-    if (newest.ended !== false || newest.run === this.deps.resume?.record.id || newest.run === this.placed?.foldedRun) return undefined;
+    if (newest.ended !== false || newest.run === this.deps.resume?.record.id || newest.run === this.placed?.foldedRun)
+      return undefined;
     const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
     const since = await finishedRunStart(runsDir, newest.run, currentTrust()).catch(() => undefined);
     return since === undefined ? undefined : { run: newest.run, since, cut: true };
@@ -256,7 +328,18 @@ export class SentMemory<P> {
     const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
     const command = COMMAND_OF[this.kind];
     const syncDir = journaledSyncDir(this.flags.syncDir, this.deps);
-    const later = await laterFeedingRuns(runsDir, { after: newest, command, target, population: this.flags.population, syncDir, except: this.deps.resume?.record.id }, currentTrust()).catch(() => []);
+    const later = await laterFeedingRuns(
+      runsDir,
+      {
+        after: newest,
+        command,
+        target,
+        population: this.flags.population,
+        syncDir,
+        except: this.deps.resume?.record.id,
+      },
+      currentTrust(),
+    ).catch(() => []);
     const oldest = later[0];
     return oldest === undefined ? undefined : { run: oldest.id, since: oldest.startedAt, later: true };
   }
@@ -265,12 +348,22 @@ export class SentMemory<P> {
    * An old night's file run again (replayed-file.ts), not judged for a resume (its run was). Every
    * real run records its file but a run report fed back (docs/sync.md, "Stale input"). Opened first.
    */
-  async refuseOldFile(file: string | undefined, allowed: boolean, records: AsyncIterable<InputRecord> & Partial<BatchedRecords>): Promise<void> {
+  async refuseOldFile(
+    file: string | undefined,
+    allowed: boolean,
+    records: AsyncIterable<InputRecord> & Partial<BatchedRecords>,
+  ): Promise<void> {
     this.records = records;
     let digest: Promise<string | undefined> | undefined;
     if (file !== undefined) this.inputDigest = () => (digest ??= fileDigest(inputPathOf(file, this.deps)));
     const files = this.memory?.populations().get(populationKey(this.flags.population))?.files;
-    await refuseOldFile(files, this.inputDigest, allowed || this.deps.resume !== undefined, this.flags.population, this.kind);
+    await refuseOldFile(
+      files,
+      this.inputDigest,
+      allowed || this.deps.resume !== undefined,
+      this.flags.population,
+      this.kind,
+    );
   }
 
   /**
@@ -285,7 +378,13 @@ export class SentMemory<P> {
     this.run = run;
     // Known by the header the structure pass read (an .xlsx's first record costs its whole shared strings).
     this.fedBack = this.records !== undefined && (await isFedBack(this.records).catch(() => false));
-    memory.recordPopulation(populationKey(this.flags.population), run, false, this.fedBack ? undefined : await this.inputDigest(), this.position);
+    memory.recordPopulation(
+      populationKey(this.flags.population),
+      run,
+      false,
+      this.fedBack ? undefined : await this.inputDigest(),
+      this.position,
+    );
     await memory.durable();
     await this.placed?.writeAhead(run);
   }
@@ -295,7 +394,9 @@ export class SentMemory<P> {
     const [memory, run] = [this.memory, this.run];
     if (memory !== undefined && run !== undefined) {
       // Where it left the store unsaid: the position kept (recordPopulation) vouches for none of what it sent.
-      const at = await this.positionOf().catch((error: unknown) => void say(this.deps, `warning: ${messageOf(error)}: what this run sent is sent again`));
+      const at = await this.positionOf().catch(
+        (error: unknown) => void say(this.deps, `warning: ${messageOf(error)}: what this run sent is sent again`),
+      );
       if (at === undefined && this.position !== undefined) this.distrustRun((sent) => sent === run, false);
       memory.recordPopulation(populationKey(this.flags.population), run, true, undefined, at);
     }
@@ -306,25 +407,40 @@ export class SentMemory<P> {
    * The leading-zeros rule over a file's ids of `kinds` (lost-zeros.ts; none with --really-new-ids),
    * against this memory and the other kind's, read unlocked: an unreadable one is done without.
    */
-  protected async zerosRule(kinds: readonly (Omit<ZeroKind, 'memory'> & Partial<Pick<ZeroKind, 'memory'>>)[]): Promise<LostZerosRule | undefined> {
+  protected async zerosRule(
+    kinds: readonly (Omit<ZeroKind, 'memory'> & Partial<Pick<ZeroKind, 'memory'>>)[],
+  ): Promise<LostZerosRule | undefined> {
     if (this.flags.reallyNewIds === true) return undefined;
     const users = this.kind === 'users' ? this.memory?.entries : await this.otherKind('users');
     const schedules = this.kind === 'schedules' ? this.memory?.entries : await this.otherKind('schedules');
     const candidates = registrations(schedules);
     const known = users === undefined || users.size === 0 ? undefined : users;
-    const people = candidates.size === 0 ? known : { peek: (id: string) => known?.peek(id) ?? (candidates.has(id) ? SCHEDULED : undefined) };
+    const people =
+      candidates.size === 0
+        ? known
+        : { peek: (id: string) => known?.peek(id) ?? (candidates.has(id) ? SCHEDULED : undefined) };
     return new LostZerosRule(kinds.map((kind) => ({ ...kind, memory: 'memory' in kind ? kind.memory : people })));
   }
 
   /** The target's memory of `kind`, read once, unlocked (none: unreadable, or a replaced store's). */
   protected otherKind(kind: SyncKind): Promise<MemoryEntries | undefined> {
-    const read = (contents: MemoryContents | undefined) => (contents === undefined || ofOtherInstance(contents, this.instance) ? undefined : contents.entries);
-    if (!this.otherKinds.has(kind)) this.otherKinds.set(kind, (this.placed?.readKind(kind) ?? Promise.resolve(undefined)).then(read).catch(() => undefined));
+    const read = (contents: MemoryContents | undefined) =>
+      contents === undefined || ofOtherInstance(contents, this.instance) ? undefined : contents.entries;
+    if (!this.otherKinds.has(kind))
+      this.otherKinds.set(
+        kind,
+        (this.placed?.readKind(kind) ?? Promise.resolve(undefined)).then(read).catch(() => undefined),
+      );
     return this.otherKinds.get(kind)!;
   }
 
   /** With --changed-only, a unit whose request this target acknowledged is not sent (`entry`: peeked). */
-  unit(unit: Unit<P>, entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null ? this.memory?.entries.peek(unit.id) : undefined): Unit<P> {
+  unit(
+    unit: Unit<P>,
+    entry = this.flags.changedOnly && unit.prepared.ok && unit.id !== null
+      ? this.memory?.entries.peek(unit.id)
+      : undefined,
+  ): Unit<P> {
     if (!this.flags.changedOnly || entry === undefined || entry.disabled === true || !unit.prepared.ok) return unit;
     const digest = this.digestOf(unit.prepared.value);
     if (entry.digest !== digest) {
@@ -349,7 +465,18 @@ export class SentMemory<P> {
    * The record job's hooks that feed the memory; its end is stored before the report sinks
    * complete, so a failed store reaches them (docs/ci.md).
    */
-  hooks(): Pick<RecordJob<P>, 'syncMemory' | 'plannedAgainst' | 'started' | 'ending' | 'acknowledged' | 'unsettled' | 'refused' | 'intend' | 'intentsDurable'> {
+  hooks(): Pick<
+    RecordJob<P>,
+    | 'syncMemory'
+    | 'plannedAgainst'
+    | 'started'
+    | 'ending'
+    | 'acknowledged'
+    | 'unsettled'
+    | 'refused'
+    | 'intend'
+    | 'intentsDurable'
+  > {
     return {
       started: this.started.bind(this),
       ending: () => this.close(),
@@ -360,7 +487,13 @@ export class SentMemory<P> {
       intentsDurable: this.intentsDurable.bind(this),
       syncMemory: () => (this.kind === 'collections' ? undefined : this.found),
       // The newest run of any population: a dry run without the night's --population planned against it too.
-      plannedAgainst: () => (this.flags.dryRun === true && this.kind !== 'collections' ? [...(this.memory?.populations().values() ?? [])].map(({ run }) => run).sort().at(-1) : undefined),
+      plannedAgainst: () =>
+        this.flags.dryRun === true && this.kind !== 'collections'
+          ? [...(this.memory?.populations().values() ?? [])]
+              .map(({ run }) => run)
+              .sort()
+              .at(-1)
+          : undefined,
     };
   }
 
@@ -422,10 +555,17 @@ export class SentMemory<P> {
     if (outcome.status === 'failed' || outcome.action !== undefined || this.flags.dryRun === true) return outcome;
     const before = this.entriesBefore.get(payload as object);
     // No intent written for it (a run without a journal): the memory is still as it was before.
-    const action = before !== undefined ? rememberedAction(before ?? undefined, this.heldAny) : id === null ? undefined : rememberedAction(this.memory?.entries.get(id), this.heldAny);
+    const action =
+      before !== undefined
+        ? rememberedAction(before ?? undefined, this.heldAny)
+        : id === null
+          ? undefined
+          : rememberedAction(this.memory?.entries.get(id), this.heldAny);
     // A plain answer (most) built field by field: a spread of it cost a clone per request.
     const plain = outcome.note === undefined && outcome.id === undefined && outcome.changedFields === undefined;
-    return plain ? { status: outcome.status, errors: outcome.errors, action: action ?? 'sent' } : { ...outcome, action: action ?? 'sent' };
+    return plain
+      ? { status: outcome.status, errors: outcome.errors, action: action ?? 'sent' }
+      : { ...outcome, action: action ?? 'sent' };
   }
 
   /** What `intend` wrote, on disk and at the memory's home (written ahead to a state service): the requests it was written for may go. */
@@ -464,7 +604,9 @@ export class SentMemory<P> {
    * (a leaver judged by a local store; a served one's disable goes again), said once (`note`).
    */
   private distrustRun(of: (run: string) => boolean, local: boolean, note?: string): void {
-    const entries = [...this.memory!.entries].filter(([, entry]) => of(entry.run) && entry.digest !== '' && !(entry.disabled && local));
+    const entries = [...this.memory!.entries].filter(
+      ([, entry]) => of(entry.run) && entry.digest !== '' && !(entry.disabled && local),
+    );
     for (const [id, entry] of entries) this.distrust(id, entry);
     if (note && entries.length > 0) void say(this.deps, note);
   }
@@ -518,7 +660,10 @@ export class SentMemory<P> {
           `If run ${later} failed this row too, retry its report instead (the newest); ` +
           "else send today's file";
     // A dry run's report names the run it was planned against (docs/cli.md, "Run report").
-    const of = row !== undefined && isDryRunStatus(row.cells[statusColumnOf(row.header)]) ? "a dry run's report, planned against run" : 'run';
+    const of =
+      row !== undefined && isDryRunStatus(row.cells[statusColumnOf(row.header)])
+        ? "a dry run's report, planned against run"
+        : 'run';
     return {
       field: this.kind === 'users' ? 'ExternalId' : 'ScheduleExtId',
       code: null,
@@ -587,10 +732,21 @@ function existing(before: MemoryEntry | null, run: string): MemoryEntry {
 }
 
 /** The command that feeds each kind of memory, as a run journal names it. */
-const COMMAND_OF: Readonly<Record<SyncKind, string>> = { users: 'user sync', schedules: 'schedule push', collections: 'collection add' };
+const COMMAND_OF: Readonly<Record<SyncKind, string>> = {
+  users: 'user sync',
+  schedules: 'schedule push',
+  collections: 'collection add',
+};
 
 /** What a deciding run found missing, for the refusal: no memory at all, or none of its population (naming those the memory holds). */
-function missingMemoryWords(target: ReportTarget, name: string, found: boolean, otherInstance: boolean, population: string | undefined, populations: ReadonlyMap<string, PopulationRecord>): string {
+function missingMemoryWords(
+  target: ReportTarget,
+  name: string,
+  found: boolean,
+  otherInstance: boolean,
+  population: string | undefined,
+  populations: ReadonlyMap<string, PopulationRecord>,
+): string {
   if (otherInstance) return replacedMemorySentence(name, true);
   if (!found) return `no sync memory for ${describeTarget(target)} (looked for ${name})`;
   const held = [...populations.keys()].sort().map((key) => (key === '' ? 'the runs without --population' : key));

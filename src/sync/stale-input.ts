@@ -17,8 +17,13 @@ const NAMED = 5;
  * memory held it only as an intent (a joiner) or not at all; a retry's (`retried`: the run its
  * report row names, '' for none) is that run's, marked: judged as its joiner, no sign of how new a file is.
  */
-export function joinedOf(before: MemoryEntry | undefined, run: string, retried?: string): Pick<MemoryEntry, 'joined' | 'joinedByRetry'> {
-  if (before?.joined !== undefined) return { joined: before.joined, ...(before.joinedByRetry === true ? { joinedByRetry: true } : {}) };
+export function joinedOf(
+  before: MemoryEntry | undefined,
+  run: string,
+  retried?: string,
+): Pick<MemoryEntry, 'joined' | 'joinedByRetry'> {
+  if (before?.joined !== undefined)
+    return { joined: before.joined, ...(before.joinedByRetry === true ? { joinedByRetry: true } : {}) };
   if (before !== undefined && before.tentative !== true) return {};
   if (retried === undefined) return { joined: run };
   return retried === '' ? {} : { joined: retried, joinedByRetry: true };
@@ -44,7 +49,14 @@ export class StaleInput {
   }
 
   see(entry: MemoryEntry, missing: boolean): void {
-    if (!missing && entry.joined !== undefined && entry.joinedByRetry !== true && entry.joined > this.newestHeld && !this.byRetry(entry.joined)) this.newestHeld = entry.joined;
+    if (
+      !missing &&
+      entry.joined !== undefined &&
+      entry.joinedByRetry !== true &&
+      entry.joined > this.newestHeld &&
+      !this.byRetry(entry.joined)
+    )
+      this.newestHeld = entry.joined;
   }
 
   /**
@@ -53,11 +65,21 @@ export class StaleInput {
    */
   refuse(leavers: readonly (readonly [string, MemoryEntry])[], allowed: boolean, population: string | undefined): void {
     if (allowed || this.newestHeld === '') return;
-    const recent = leavers.filter(([, entry]) => entry.disabled !== true && entry.joined !== undefined && entry.joined > this.newestHeld && !this.byRetry(entry.joined));
+    const recent = leavers.filter(
+      ([, entry]) =>
+        entry.disabled !== true &&
+        entry.joined !== undefined &&
+        entry.joined > this.newestHeld &&
+        !this.byRetry(entry.joined),
+    );
     if (recent.length === 0) return;
     const n = formatCount;
     const runs = [...new Set(recent.map(([, entry]) => entry.joined!))].sort();
-    const ids = recent.slice(0, NAMED).map(([id]) => id).join(', ') + (recent.length > NAMED ? `, ${n(recent.length - NAMED)} more` : '');
+    const ids =
+      recent
+        .slice(0, NAMED)
+        .map(([id]) => id)
+        .join(', ') + (recent.length > NAMED ? `, ${n(recent.length - NAMED)} more` : '');
     const named = runs.slice(0, NAMED).join(', ') + (runs.length > NAMED ? `, ${n(runs.length - NAMED)} more` : '');
     throw new UsageError(
       terminalLine(

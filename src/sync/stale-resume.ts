@@ -24,7 +24,13 @@ const DECIDING_FLAGS = ['changedOnly', 'disableMissing', 'pruneMemberships', 'on
  * Read without a lock, unless `held`: the memory the resumed run opened and holds.
  */
 export async function refuseResumeAgainstMemory(
-  header: { id: string; command: string; target: ReportTarget; options: Readonly<Record<string, unknown>>; syncDir?: string },
+  header: {
+    id: string;
+    command: string;
+    target: ReportTarget;
+    options: Readonly<Record<string, unknown>>;
+    syncDir?: string;
+  },
   runsDir: string | undefined,
   deps: Pick<CommandDeps, 'env' | 'cwd'>,
   check: { laterRuns: boolean; lostMemory: boolean },
@@ -36,7 +42,10 @@ export async function refuseResumeAgainstMemory(
   if (!check.laterRuns && !(check.lostMemory && deciding.length > 0)) return;
   const syncDir = header.syncDir ?? (typeof header.options.syncDir === 'string' ? header.options.syncDir : undefined);
   const population = typeof header.options.population === 'string' ? header.options.population : undefined;
-  const read = held === undefined ? await readPlacedMemories(memoryPlaceOf(syncDir, runsDir, deps), header.target, deps.env) : undefined;
+  const read =
+    held === undefined
+      ? await readPlacedMemories(memoryPlaceOf(syncDir, runsDir, deps), header.target, deps.env)
+      : undefined;
   const contents = read?.memories.get(kind);
   const name = held?.name ?? read!.name;
   const newest = (held?.populations ?? (contents && populationsOf(contents)))?.get(populationKey(population))?.run;
@@ -53,7 +62,7 @@ export async function refuseResumeAgainstMemory(
   if (!check.laterRuns || newest === undefined || newest <= header.id) return;
   throw new RunJournalError(
     `run ${header.id}: the sync memory of ${describeTarget(header.target)} records a later run of ${header.command} for ${populationWords(population)}, ${newest} ` +
-      '(in this runs directory or another, on this machine or another runner): resuming would send this run\'s older rows over what it sent. ' +
-      'Run the command again with today\'s file instead, or give --force (or --over-later-runs) if that later run sent other records',
+      "(in this runs directory or another, on this machine or another runner): resuming would send this run's older rows over what it sent. " +
+      "Run the command again with today's file instead, or give --force (or --over-later-runs) if that later run sent other records",
   );
 }

@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import { privateTempRoot } from '../system/private-temp.js';
 import { checkStateAddress, openStateHttp, type StateAnswer, type StateHttp } from '../context/state-http.js';
 import { StoreLockedError, TargetError, UsageError } from '../system/errors.js';
-import { describeHolder as describeLocalHolder, isStale, lockInfoOf, ownLockInfo, type LockInfo } from '../system/lock.js';
+import {
+  describeHolder as describeLocalHolder,
+  isStale,
+  lockInfoOf,
+  ownLockInfo,
+  type LockInfo,
+} from '../system/lock.js';
 import { nonEmpty, type Env } from '../system/env-values.js';
 import { EXAMCTL_VERSION } from '../version.js';
 import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
@@ -75,18 +81,25 @@ export class StateService {
     let held = await this.post(text, lockId, at);
     if (held === text || (held = await this.post(text, lockId, at)) === text) return;
     const words = `the state service at ${at} acknowledged POST but still holds ${held === undefined ? 'no document' : 'another document'}: the memory was not stored (sent twice; `;
-    const undo = before === undefined ? this.remove(lockId, at).then(() => this.read(at)) : this.post(before, lockId, at);
+    const undo =
+      before === undefined ? this.remove(lockId, at).then(() => this.read(at)) : this.post(before, lockId, at);
     if ((await undo.catch(() => held)) === before) {
       throw new TargetError(`${words}${before === undefined ? 'removed again' : 'what it held before is put back'})`);
     }
     if (at !== this.address) {
-      const left = await this.remove(lockId, at).then(() => 'removed, not put back', () => 'left there, damaged: delete it on the service');
+      const left = await this.remove(lockId, at).then(
+        () => 'removed, not put back',
+        () => 'left there, damaged: delete it on the service',
+      );
       throw new TargetError(`${words}${left})`);
     }
     const file = join(await privateTempRoot(), `sync-memory-${Date.now()}.json`);
     await writeFile(file, text, { mode: 0o600, flag: 'wx' });
     const back = `once the service stores again, examctl synced import ${file} --sync-dir ${at} --force`;
-    throw Object.assign(new TargetError(`${words}nor what it held put back): this run's memory is in ${file}; ${back}`), { whole: true });
+    throw Object.assign(
+      new TargetError(`${words}nor what it held put back): this run's memory is in ${file}; ${back}`),
+      { whole: true },
+    );
   }
 
   /** `text` POSTed to `at` and read back: `text` when held. */
@@ -128,7 +141,10 @@ export class StateService {
     for (let attempt = 0; ; attempt++) {
       let answer: StateAnswer;
       try {
-        answer = await this.http.exchange(this.lockMethod, this.lockAddress, { text: JSON.stringify(info), type: 'application/json' });
+        answer = await this.http.exchange(this.lockMethod, this.lockAddress, {
+          text: JSON.stringify(info),
+          type: 'application/json',
+        });
       } catch (error) {
         // No whole answer (the request timeout): the lock may be taken all the same, so it is released.
         await this.unlock(info).catch(() => undefined);
@@ -141,7 +157,9 @@ export class StateService {
       if (dead !== undefined && holder.id !== undefined && !takenOver.has(holder.id)) {
         takenOver.add(holder.id);
         await this.unlock({ ID: holder.id });
-        onWait?.(`note: took over the lock of the sync memory at ${this.address} held by ${holder.words}: its process (${describeLocalHolder(dead)}) no longer runs on this host`);
+        onWait?.(
+          `note: took over the lock of the sync memory at ${this.address} held by ${holder.words}: its process (${describeLocalHolder(dead)}) no longer runs on this host`,
+        );
         continue;
       }
       if (Date.now() >= deadline) {
@@ -150,17 +168,23 @@ export class StateService {
             `If it no longer runs (killed), release its lock: examctl synced unlock ${holder.id ?? '<lock id>'} --sync-dir ${this.address}`,
         );
       }
-      if (attempt === 0) onWait?.(`waiting for ${holder.words}: it holds the lock of the sync memory at ${this.address}`);
+      if (attempt === 0)
+        onWait?.(`waiting for ${holder.words}: it holds the lock of the sync memory at ${this.address}`);
       await sleep(Math.min(2000, 100 * 2 ** attempt, Math.max(1, deadline - Date.now())));
     }
   }
 
   /** Releases a lock (this run's, or by its id one a killed run left: `synced unlock`). */
   async unlock(info: Pick<StateLockInfo, 'ID'> & Partial<StateLockInfo>): Promise<void> {
-    const answer = await this.http.exchange(this.unlockMethod, withLockId(this.unlockAddress, info.ID), { text: JSON.stringify(info), type: 'application/json' });
+    const answer = await this.http.exchange(this.unlockMethod, withLockId(this.unlockAddress, info.ID), {
+      text: JSON.stringify(info),
+      type: 'application/json',
+    });
     if (took(answer)) return;
     if (answer.status === 423 || answer.status === 409) {
-      throw new StoreLockedError(`the sync memory at ${this.address} is locked by ${describeHolder(answer.text).words}, not by lock ${info.ID}: not released`);
+      throw new StoreLockedError(
+        `the sync memory at ${this.address} is locked by ${describeHolder(answer.text).words}, not by lock ${info.ID}: not released`,
+      );
     }
     throw this.failed(`${this.unlockMethod} (unlock)`, answer);
   }
@@ -172,9 +196,13 @@ export class StateService {
   private failed(what: string, answer: StateAnswer, at = this.address): TargetError {
     const body = answer.text.trim().replace(/\s+/g, ' ').slice(0, 200);
     if (answer.status === 401 || answer.status === 403) {
-      return new TargetError(`the state service at ${at} refused ${what} (${answer.status}): check EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD (a token that may write the state)`);
+      return new TargetError(
+        `the state service at ${at} refused ${what} (${answer.status}): check EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD (a token that may write the state)`,
+      );
     }
-    return new TargetError(`the state service at ${at} answered ${what} with ${answer.status}${body === '' ? '' : `: ${body}`}`);
+    return new TargetError(
+      `the state service at ${at} answered ${what} with ${answer.status}${body === '' ? '' : `: ${body}`}`,
+    );
   }
 }
 
@@ -188,7 +216,8 @@ function withLockId(address: string, lockId: string | undefined): string {
 
 function methodOf(value: string | undefined, fallback: string, name: string): string {
   const method = nonEmpty(value)?.toUpperCase() ?? fallback;
-  if (!METHOD.test(method)) throw new UsageError(`${name} must be an HTTP method (e.g. POST), got ${quotedValue(value)}`);
+  if (!METHOD.test(method))
+    throw new UsageError(`${name} must be an HTTP method (e.g. POST), got ${quotedValue(value)}`);
   return method;
 }
 
@@ -196,12 +225,19 @@ function methodOf(value: string | undefined, fallback: string, name: string): st
 function describeHolder(text: string): { words: string; id: string | undefined } {
   // Not lock info: said as unknown.
   const info = jsonObject(text) as Partial<Record<keyof StateLockInfo, unknown>>;
-  const field = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value.slice(0, 200) : undefined);
+  const field = (value: unknown): string | undefined =>
+    typeof value === 'string' && value !== '' ? value.slice(0, 200) : undefined;
   const id = field(info.ID);
-  if (id === undefined && field(info.Who) === undefined) return { words: 'another run (the service did not say which)', id: undefined };
-  const parts = [field(info.Operation), id === undefined ? undefined : `lock ${id}`].filter((part) => part !== undefined);
+  if (id === undefined && field(info.Who) === undefined)
+    return { words: 'another run (the service did not say which)', id: undefined };
+  const parts = [field(info.Operation), id === undefined ? undefined : `lock ${id}`].filter(
+    (part) => part !== undefined,
+  );
   const since = field(info.Created);
-  return { words: `${field(info.Who) ?? 'someone'}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}${since === undefined ? '' : ` since ${since}`}`, id };
+  return {
+    words: `${field(info.Who) ?? 'someone'}${parts.length > 0 ? ` (${parts.join(', ')})` : ''}${since === undefined ? '' : ` since ${since}`}`,
+    id,
+  };
 }
 
 /** The holder's own record (its Info, as this examctl writes it) when it ran on this host and its process is gone (system/lock.ts, isStale). */

@@ -2,7 +2,15 @@ import { type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { appendDurably } from '../system/durable-write.js';
 import { StoreLock, underLock } from '../system/lock.js';
-import { assertTrustedMemoryDir, FeedingMarker, lockForDeciding, liveFeeders, makeTrustedMemoryDir, openMemoryFile, type OnWait } from './memory-access.js';
+import {
+  assertTrustedMemoryDir,
+  FeedingMarker,
+  lockForDeciding,
+  liveFeeders,
+  makeTrustedMemoryDir,
+  openMemoryFile,
+  type OnWait,
+} from './memory-access.js';
 import type { ReportTarget } from '../report/run-report.js';
 import { replacedMemorySentence } from '../report/report-writers.js';
 import { RunJournalWriteError } from '../runs/run-errors.js';
@@ -10,8 +18,28 @@ import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { describeSystemError, systemFailure } from '../system/system-error-words.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
-import { entryBody, forgetBody, headerLine, newerPopulation, populationBody, type MemoryEntry, type PopulationRecord, type SyncKind } from './memory-lines.js';
-import { APPEND_FLAGS, compact, compactIdle, emptyContents, memoryFile, memoryOfText, ofOtherInstance, overgrown, populationsOf, type MemoryContents } from './memory-files.js';
+import {
+  entryBody,
+  forgetBody,
+  headerLine,
+  newerPopulation,
+  populationBody,
+  type MemoryEntry,
+  type PopulationRecord,
+  type SyncKind,
+} from './memory-lines.js';
+import {
+  APPEND_FLAGS,
+  compact,
+  compactIdle,
+  emptyContents,
+  memoryFile,
+  memoryOfText,
+  ofOtherInstance,
+  overgrown,
+  populationsOf,
+  type MemoryContents,
+} from './memory-files.js';
 
 export { canonicalJson, requestDigest, type MemoryEntry } from './memory-lines.js';
 export { memoryDir, memoryFile, readMemory, memoryOfText } from './memory-files.js';
@@ -50,7 +78,13 @@ export interface OpenMemoryOptions {
  * use the new one, no appended line is lost, and a kill leaves the old file or the new one, whole.
  * (Truncating in place let one feeder's lines land before another's header, or cut another's lines.)
  */
-async function begunAnew(file: string, kind: SyncKind, target: ReportTarget, options: OpenMemoryOptions, held: StoreLock | undefined): Promise<{ contents: MemoryContents; handle: FileHandle | undefined }> {
+async function begunAnew(
+  file: string,
+  kind: SyncKind,
+  target: ReportTarget,
+  options: OpenMemoryOptions,
+  held: StoreLock | undefined,
+): Promise<{ contents: MemoryContents; handle: FileHandle | undefined }> {
   return underLock(dirname(file), held, options.lockTimeoutMs, async () => {
     const header = Buffer.from(headerLine(kind, target, options.instance), 'utf8');
     const opened = (await openMemoryFile(file, 'append', APPEND_FLAGS, header))!;
@@ -106,7 +140,12 @@ export class SyncMemory {
     private populationRecords: Map<string, PopulationRecord> | undefined,
   ) {}
 
-  static async open(syncDir: string, target: ReportTarget, kind: SyncKind, options: OpenMemoryOptions): Promise<SyncMemory> {
+  static async open(
+    syncDir: string,
+    target: ReportTarget,
+    kind: SyncKind,
+    options: OpenMemoryOptions,
+  ): Promise<SyncMemory> {
     const file = options.from ?? memoryFile(syncDir, target, kind);
     const dir = dirname(file);
     let lock: StoreLock | undefined;
@@ -119,16 +158,27 @@ export class SyncMemory {
     }
     let handle: FileHandle | undefined;
     try {
-      const opened = await openMemoryFile(file, options.readOnly ? 'read' : 'append', APPEND_FLAGS, Buffer.from(headerLine(kind, target, options.instance), 'utf8'));
+      const opened = await openMemoryFile(
+        file,
+        options.readOnly ? 'read' : 'append',
+        APPEND_FLAGS,
+        Buffer.from(headerLine(kind, target, options.instance), 'utf8'),
+      );
       handle = opened?.handle;
-      let contents: MemoryContents = opened === undefined ? emptyContents(file, kind) : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
+      let contents: MemoryContents =
+        opened === undefined
+          ? emptyContents(file, kind)
+          : memoryOfText(opened.bytes, file, kind, options.from ? undefined : target);
       const otherInstance = ofOtherInstance(contents, options.instance);
       if (otherInstance) {
-        options.onOtherInstance?.(replacedMemorySentence(file, options.readOnly || options.keepOtherInstance || undefined));
+        options.onOtherInstance?.(
+          replacedMemorySentence(file, options.readOnly || options.keepOtherInstance || undefined),
+        );
         contents = emptyContents(file, kind);
         await handle?.close();
         handle = undefined;
-        if (!options.readOnly && options.keepOtherInstance !== true) ({ contents, handle } = await begunAnew(file, kind, target, options, lock));
+        if (!options.readOnly && options.keepOtherInstance !== true)
+          ({ contents, handle } = await begunAnew(file, kind, target, options, lock));
       }
       // Compacted under the lock once most lines are superseded (on a full disk left to a later run:
       // valid, only longer); a file of format 1 must be rewritten as 2 with its entries' populations.
@@ -136,7 +186,9 @@ export class SyncMemory {
       if (lock !== undefined && (overgrown(contents.lines, contents.entries.size) || format1)) {
         const compacted = await compact(contents, target).catch((error: unknown) => {
           if (format1) throw error;
-          options.onNote?.(`the sync memory ${file} was not rewritten (${describeSystemError(error, 'file')}): used as it is; a later run rewrites it`);
+          options.onNote?.(
+            `the sync memory ${file} was not rewritten (${describeSystemError(error, 'file')}): used as it is; a later run rewrites it`,
+          );
         });
         if (compacted !== undefined) {
           contents = compacted;
@@ -146,8 +198,19 @@ export class SyncMemory {
         }
       }
       if (options.readOnly) await handle?.close();
-      const memory = new SyncMemory(file, kind, target, contents.entries, lock, marker, contents.lines, options.instance, contents.populations);
-      if (!options.readOnly && handle !== undefined) await memory.openForAppend(contents, handle, options.lockTimeoutMs);
+      const memory = new SyncMemory(
+        file,
+        kind,
+        target,
+        contents.entries,
+        lock,
+        marker,
+        contents.lines,
+        options.instance,
+        contents.populations,
+      );
+      if (!options.readOnly && handle !== undefined)
+        await memory.openForAppend(contents, handle, options.lockTimeoutMs);
       return memory;
     } catch (error) {
       await handle?.close().catch(() => undefined);
@@ -172,12 +235,14 @@ export class SyncMemory {
         const dir = dirname(this.file);
         await underLock(dir, this.lock, lockTimeoutMs, async () => {
           const cut = await tornAt(handle, contents.validLength);
-          if (cut !== undefined && (this.lock !== undefined || (await liveFeeders(dir)).length <= 1)) await handle.truncate(cut);
+          if (cut !== undefined && (this.lock !== undefined || (await liveFeeders(dir)).length <= 1))
+            await handle.truncate(cut);
         });
       }
       // A file with no line (a file system without hard links, where it is made empty first; or a
       // kill before its first line): the header first.
-      if (contents.lines === 0 && (await handle.stat()).size === 0) await appendDurably(handle, Buffer.from(headerLine(this.kind, this.target, this.instance), 'utf8'), null);
+      if (contents.lines === 0 && (await handle.stat()).size === 0)
+        await appendDurably(handle, Buffer.from(headerLine(this.kind, this.target, this.instance), 'utf8'), null);
     } catch (error) {
       throw this.cannotWrite(error);
     }
@@ -202,9 +267,14 @@ export class SyncMemory {
     // A run that cannot tell where the store stands keeps the last one known (docs/sync.md, "Drift").
     store ??= before?.store;
     // The line adds this run's file once (its start); the record keeps the others (newerPopulation).
-    const added: RunFile[] | undefined = file === undefined || before?.files?.some(([known]) => known === run) ? undefined : [[run, file]];
-    const record: PopulationRecord = { ...newerPopulation(before, { run, count: 0, ended, ...(added && { files: added }), ...(store && { store }) }), count };
-    if (before?.run === record.run && before.count === count && before.ended === record.ended && added === undefined) return;
+    const added: RunFile[] | undefined =
+      file === undefined || before?.files?.some(([known]) => known === run) ? undefined : [[run, file]];
+    const record: PopulationRecord = {
+      ...newerPopulation(before, { run, count: 0, ended, ...(added && { files: added }), ...(store && { store }) }),
+      count,
+    };
+    if (before?.run === record.run && before.count === count && before.ended === record.ended && added === undefined)
+      return;
     if (known === undefined) {
       if (this.lines > 0) return;
       this.populationRecords = new Map();
@@ -281,10 +351,13 @@ export class SyncMemory {
     if (this.failure !== undefined) throw this.failure;
     // A run that wrote the memory compacts it once it grew by half (a full run appends every id),
     // so full nights keep it at one line per id: when no other run feeds or decides (never waits).
-    if ((this.lock ?? this.marker) !== undefined && overgrown(this.lines, this.entries.size)) await compactIdle(this.file, this.kind, this.target);
+    if ((this.lock ?? this.marker) !== undefined && overgrown(this.lines, this.entries.size))
+      await compactIdle(this.file, this.kind, this.target);
   }
 
   private cannotWrite(error: unknown): RunJournalWriteError {
-    return new RunJournalWriteError(`cannot write the sync memory ${this.file}: ${describeSystemError(error, 'file')} (the next --changed-only run sends again what it could not remember)`);
+    return new RunJournalWriteError(
+      `cannot write the sync memory ${this.file}: ${describeSystemError(error, 'file')} (the next --changed-only run sends again what it could not remember)`,
+    );
   }
 }

@@ -41,7 +41,9 @@ export interface UserSyncFlags extends SyncFlags {
 export function populationOf(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!isPopulationName(value)) {
-    throw new UsageError(`--population must be a name of 1 to 64 letters, digits, ".", "-" or "_" starting with a letter or digit (e.g. staff), got ${quotedValue(value)}`);
+    throw new UsageError(
+      `--population must be a name of 1 to 64 letters, digits, ".", "-" or "_" starting with a letter or digit (e.g. staff), got ${quotedValue(value)}`,
+    );
   }
   return value;
 }
@@ -56,19 +58,40 @@ const LEAVER_BATCH = 1024;
  * The most users --max-disable or --max-prune lets a run touch (docs/sync.md, "Leavers"): the
  * default scales, so a truncated or wrong file trips it at 40 users as at 40,000.
  */
-export function thresholdOf(flag: string, value: string | undefined, remembered: number): { limit: number; why: string } {
+export function thresholdOf(
+  flag: string,
+  value: string | undefined,
+  remembered: number,
+): { limit: number; why: string } {
   if (value === undefined) {
-    return { limit: Math.max(Math.ceil(remembered / 10), Math.min(100, Math.ceil(remembered / 4))), why: 'the default: 10 % of them, or up to 100 but never more than 25 % of them' };
+    return {
+      limit: Math.max(Math.ceil(remembered / 10), Math.min(100, Math.ceil(remembered / 4))),
+      why: 'the default: 10 % of them, or up to 100 but never more than 25 % of them',
+    };
   }
   const text = value.trim();
   const parsed = parseCountOrPercent(text);
   if (parsed !== undefined && 'count' in parsed) return { limit: parsed.count, why: `${flag} ${text}` };
-  if (parsed !== undefined) return { limit: Math.max(0, Math.ceil((parsed.percent * remembered) / 100 - 1e-9)), why: `${flag} ${text} of them` };
-  throw new UsageError(`${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${quotedValue(value)}`);
+  if (parsed !== undefined)
+    return {
+      limit: Math.max(0, Math.ceil((parsed.percent * remembered) / 100 - 1e-9)),
+      why: `${flag} ${text} of them`,
+    };
+  throw new UsageError(
+    `${flag} must be a number of users (e.g. 50) or a percentage of the remembered users (e.g. 2%), got ${quotedValue(value)}`,
+  );
 }
 
 /** Refuses (exit 2, nothing sent) a run that would touch more of the `remembered` users than `flag` (`value`) lets it. */
-function refuseOver(flag: string, value: string | undefined, touched: number, remembered: number, what: string, target: string, check: string): void {
+function refuseOver(
+  flag: string,
+  value: string | undefined,
+  touched: number,
+  remembered: number,
+  what: string,
+  target: string,
+  check: string,
+): void {
   const { limit, why } = thresholdOf(flag, value, remembered);
   const n = formatCount;
   if (touched <= limit) return;
@@ -128,7 +151,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // A run that leaves users in their populations (populationOf) may touch any of them: all count.
     const any = population === undefined && this.userFlags.disableMissing !== true;
     let count = 0;
-    for (const entry of memory.entries.values()) if (entry.disabled !== true && (any || entry.population === population)) count += 1;
+    for (const entry of memory.entries.values())
+      if (entry.disabled !== true && (any || entry.population === population)) count += 1;
     return count;
   }
 
@@ -143,7 +167,11 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const memory = await this.open(decides, disableMissing || pruneMemberships);
     try {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
-      await this.refuseOldFile(this.userFlags.file, !decides || this.userFlags.allowOldFile === true, this.fileRecords());
+      await this.refuseOldFile(
+        this.userFlags.file,
+        !decides || this.userFlags.allowOldFile === true,
+        this.fileRecords(),
+      );
       if (changedOnly) this.registered = registrations(await this.otherKind('schedules'));
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
@@ -161,7 +189,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private async readFile(memory: SyncMemory): Promise<void> {
     const { disableMissing = false, pruneMemberships = false } = this.userFlags;
     const inFile = new Set<string>();
-    const zeros = await this.zerosRule([{ what: 'id', made: 'user', idsOf: (record) => [idOf(record.fields, 'ExternalId')] }]);
+    const zeros = await this.zerosRule([
+      { what: 'id', made: 'user', idsOf: (record) => [idOf(record.fields, 'ExternalId')] },
+    ]);
     let losing = 0;
     let notStated = 0;
     let records = 0;
@@ -170,32 +200,35 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // Unless it prunes, the ids of the rows the structure pass kept, if any.
     const kept = pruneMemberships ? undefined : this.fileRecords().keptRecords?.('ExternalId');
     // In batches (one per chunk read), not a promise per record.
-    for await (const batch of kept ?? recordBatches(this.fileRecords())) for (const record of batch) {
-      const id = idOf(record.fields, 'ExternalId');
-      records += 1;
-      last = record;
-      if (id === null) continue;
-      // A U+FEFF inside an id is removed before the units are made (record-source.ts): their ids are not these.
-      if (id.includes('\uFEFF')) this.fileIds = undefined;
-      this.fileIds?.repeated(id, record.source);
-      zeros?.add(record);
-      // Ids as the service compares them, ignoring case: a row whose id only changed case is the
-      // same user, never a leaver (an export spelling st-3 as ST-3 one night).
-      if (disableMissing) inFile.add(id.toLowerCase());
-      if (disableMissing && record.raw !== undefined) this.table ??= leaverTable(record.raw);
-      if (!pruneMemberships) continue;
-      const value = record.fields.Hierarchies;
-      // A table's column is there even where a cell is empty: an empty cell is "no managed links".
-      const given = record.raw?.names?.includes('Hierarchies') ?? value !== undefined;
-      if (record.raw !== undefined) this.hierarchiesColumn ??= given;
-      const links = memory.entries.get(id)?.links;
-      if (links === undefined) continue;
-      const read = record.raw === undefined || value === undefined ? value : coerceCell('Hierarchies', 'hierarchies', value, []);
-      if (!given) notStated += 1;
-      else if (removalsOf(links, read, true) > 0) losing += 1;
-    }
+    for await (const batch of kept ?? recordBatches(this.fileRecords()))
+      for (const record of batch) {
+        const id = idOf(record.fields, 'ExternalId');
+        records += 1;
+        last = record;
+        if (id === null) continue;
+        // A U+FEFF inside an id is removed before the units are made (record-source.ts): their ids are not these.
+        if (id.includes('\uFEFF')) this.fileIds = undefined;
+        this.fileIds?.repeated(id, record.source);
+        zeros?.add(record);
+        // Ids as the service compares them, ignoring case: a row whose id only changed case is the
+        // same user, never a leaver (an export spelling st-3 as ST-3 one night).
+        if (disableMissing) inFile.add(id.toLowerCase());
+        if (disableMissing && record.raw !== undefined) this.table ??= leaverTable(record.raw);
+        if (!pruneMemberships) continue;
+        const value = record.fields.Hierarchies;
+        // A table's column is there even where a cell is empty: an empty cell is "no managed links".
+        const given = record.raw?.names?.includes('Hierarchies') ?? value !== undefined;
+        if (record.raw !== undefined) this.hierarchiesColumn ??= given;
+        const links = memory.entries.get(id)?.links;
+        if (links === undefined) continue;
+        const read =
+          record.raw === undefined || value === undefined ? value : coerceCell('Hierarchies', 'hierarchies', value, []);
+        if (!given) notStated += 1;
+        else if (removalsOf(links, read, true) > 0) losing += 1;
+      }
     const file = this.userFlags.file;
-    if (last?.raw?.dialect !== undefined && file !== undefined) await this.unended(inputPathOf(file, this.deps), last.source);
+    if (last?.raw?.dialect !== undefined && file !== undefined)
+      await this.unended(inputPathOf(file, this.deps), last.source);
     zeros?.settle(describeTarget(memory.target));
     if (zeros?.hasPairs === true) this.lostZeros = zeros;
     if (pruneMemberships) await this.checkPrune(memory, losing, notStated);
@@ -216,17 +249,34 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** --max-prune, and a word when the input does not state memberships (nothing of them pruned). */
   private async checkPrune(memory: SyncMemory, losing: number, notStated: number): Promise<void> {
     if (this.hierarchiesColumn === false) {
-      await say(this.deps, '--prune-memberships: the file has no Hierarchies column, so no membership or permission is pruned');
+      await say(
+        this.deps,
+        '--prune-memberships: the file has no Hierarchies column, so no membership or permission is pruned',
+      );
     } else if (notStated > 0) {
-      await say(this.deps, `--prune-memberships: ${counted(notStated, 'record gives', 'records give')} no Hierarchies, so ${notStated === 1 ? 'its' : 'their'} memberships are left as they are`);
+      await say(
+        this.deps,
+        `--prune-memberships: ${counted(notStated, 'record gives', 'records give')} no Hierarchies, so ${notStated === 1 ? 'its' : 'their'} memberships are left as they are`,
+      );
     }
     if (memory.entries.size > 0 && this.hierarchiesColumn !== false && !recordsLinks(memory)) {
       // A memory an earlier examctl wrote holds no links: a full run (no --changed-only) records them.
       // The target's path or URL is the admin's, but it passes the terminal gate like every such text.
-      await say(this.deps, `--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them`);
+      await say(
+        this.deps,
+        `--prune-memberships: the sync memory of ${describeTarget(memory.target)} records no hierarchy links yet, so nothing is pruned; a full sync (without --changed-only) records them`,
+      );
     }
     const what = '--prune-memberships would remove links or flags of';
-    refuseOver('--max-prune', this.userFlags.maxPrune, losing, this.rememberedHere(memory), what, describeTarget(memory.target), 'Is this the right file, with its Hierarchies? Check it first');
+    refuseOver(
+      '--max-prune',
+      this.userFlags.maxPrune,
+      losing,
+      this.rememberedHere(memory),
+      what,
+      describeTarget(memory.target),
+      'Is this the right file, with its Hierarchies? Check it first',
+    );
   }
 
   private async findLeavers(memory: SyncMemory, inFile: ReadonlySet<string>, records: number): Promise<void> {
@@ -248,7 +298,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (entry.disabled !== true) remembered += 1;
       stale.see(entry, missing);
       // A disable whose answer was lost (digest cleared: docs/sync.md, "A request cut short") goes again.
-      if (missing && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun || !this.holds(id, true))) {
+      if (
+        missing &&
+        (entry.disabled !== true || entry.digest === '' || entry.run === thisRun || !this.holds(id, true))
+      ) {
         leavers.push([id, entry]);
         if (entry.disabled === true) remembered += 1;
       }
@@ -259,17 +312,33 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // populations' nights, each the other's missing users, say nothing.
     if (population !== undefined && remembered > 0) elsewhere = 0;
     if (elsewhere > 0) {
-      await say(this.deps, `--disable-missing: ${counted(elsewhere, 'user')} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${population === undefined ? 'synced without --population' : `of --population ${population}`} (docs/sync.md, "Two exports, two populations")`);
+      await say(
+        this.deps,
+        `--disable-missing: ${counted(elsewhere, 'user')} missing from the file ${elsewhere === 1 ? 'was' : 'were'} last synced ${population === undefined ? 'with a --population' : 'with another --population or without one'}, so ${elsewhere === 1 ? 'is' : 'are'} not disabled by this run, which disables only users ${population === undefined ? 'synced without --population' : `of --population ${population}`} (docs/sync.md, "Two exports, two populations")`,
+      );
     }
     const target = `${describeTarget(memory.target)}${population === undefined ? '' : ` as --population ${population}`}`;
-    refuseOver('--max-disable', this.userFlags.maxDisable, this.leavers.length, remembered, '--disable-missing would disable', target, 'Is the file the whole population? Check the export first');
+    refuseOver(
+      '--max-disable',
+      this.userFlags.maxDisable,
+      this.leavers.length,
+      remembered,
+      '--disable-missing would disable',
+      target,
+      'Is the file the whole population? Check the export first',
+    );
     // A resume's leavers were judged when its run started (and a later run's by stale-resume.ts).
     stale.refuse(leavers, this.userFlags.allowDisableRecent === true || thisRun !== undefined, population);
     if (thisRun !== undefined) await this.keepRecordedLeavers(memory, thisRun, records, new Map(leavers));
   }
 
   /** A resume's leavers: docs/runs.md, "runs resume" says which, and which it leaves alone. */
-  private async keepRecordedLeavers(memory: SyncMemory, run: string, first: number, today: Map<string, MemoryEntry>): Promise<void> {
+  private async keepRecordedLeavers(
+    memory: SyncMemory,
+    run: string,
+    first: number,
+    today: Map<string, MemoryEntry>,
+  ): Promise<void> {
     const kept: Leaver[] = [];
     const left: string[] = [];
     const record = this.deps.resume!.record;
@@ -282,14 +351,25 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         continue;
       }
       const words = populationWords(entry?.population);
-      const why = entry === undefined ? 'the sync memory no longer holds it' : entry.population !== this.userFlags.population ? `synced by ${words} since` : `run ${entry.run} ${entry.disabled === true ? 'disabled' : 'synced'} it since`;
+      const why =
+        entry === undefined
+          ? 'the sync memory no longer holds it'
+          : entry.population !== this.userFlags.population
+            ? `synced by ${words} since`
+            : `run ${entry.run} ${entry.disabled === true ? 'disabled' : 'synced'} it since`;
       if (item.status === 'skipped') left.push(`${id} (${why})`);
       kept.push([id, entry, { why: `not disabled by this resume: ${why}`, file: item.source.file }]);
     }
-    if (record.countFrom(first + kept.length) > 0) throw new RunJournalError(`run ${run}: its journal's leaver items leave a gap after item ${first}: they cannot be resumed in place; nothing was sent`);
+    if (record.countFrom(first + kept.length) > 0)
+      throw new RunJournalError(
+        `run ${run}: its journal's leaver items leave a gap after item ${first}: they cannot be resumed in place; nothing was sent`,
+      );
     this.leavers = [...kept, ...today];
     if (left.length === 0) return;
-    await say(this.deps, `runs resume: ${counted(left.length, 'leaver')} of run ${run} not disabled by this resume: ${left.slice(0, 3).join('; ')}`);
+    await say(
+      this.deps,
+      `runs resume: ${counted(left.length, 'leaver')} of run ${run} not disabled by this resume: ${left.slice(0, 3).join('; ')}`,
+    );
   }
 
   /**
@@ -316,14 +396,22 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const given = unit.prepared.value;
     const later = this.laterRequest(unit.rows?.[0], unit.id, given) ?? this.otherPopulation(unit.rows?.[0]);
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
-    if (!this.userFlags.pruneMemberships && entry !== undefined && entry.disabled !== true && (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))) {
+    if (
+      !this.userFlags.pruneMemberships &&
+      entry !== undefined &&
+      entry.disabled !== true &&
+      (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))
+    ) {
       this.noteKeptLinks(unit.id, given);
     }
     let value = given;
     // A user the memory knows it disabled is back; a full run with --disable-missing enables every
     // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
-    if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry?.digest))) value = { ...value, DisableLogin: false };
-    const prune = this.userFlags.pruneMemberships ? pruneOf(prunableLinks(full), value, this.hierarchiesColumn ?? value.Hierarchies !== undefined) : undefined;
+    if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry?.digest)))
+      value = { ...value, DisableLogin: false };
+    const prune = this.userFlags.pruneMemberships
+      ? pruneOf(prunableLinks(full), value, this.hierarchiesColumn ?? value.Hierarchies !== undefined)
+      : undefined;
     if (prune?.added === true) {
       value = prune.request;
       this.pruned.set(value, new Set(prune.deleted));
@@ -332,9 +420,17 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (value !== given) {
       this.asTheFileGives.set(value, given);
       // A plan from the memory says it (docs/sync.md, "The plan"): the send enables a login examctl disabled.
-      next = { ...unit, prepared: { ok: true, value }, ...(entry?.disabled === true && given.DisableLogin === undefined ? { plannedNote: 're-enables' } : {}) };
+      next = {
+        ...unit,
+        prepared: { ok: true, value },
+        ...(entry?.disabled === true && given.DisableLogin === undefined ? { plannedNote: 're-enables' } : {}),
+      };
     }
-    if (prune !== undefined) next = { ...next, membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) } };
+    if (prune !== undefined)
+      next = {
+        ...next,
+        membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) },
+      };
     const judged = value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
     return judged.unsent === undefined || this.holds(unit.id, false, judged.unsent.since) ? judged : next;
   }
@@ -343,10 +439,19 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private otherPopulation(row: SourceRow | undefined): Problem | undefined {
     const run = row === undefined || this.deps.resume !== undefined ? undefined : this.runOfRow(row);
     this.populations ??= this.memory?.populations();
-    const of = run === undefined ? undefined : [...(this.populations ?? [])].find(([, held]) => held.run === run || held.files?.some(([id]) => id === run))?.[0];
+    const of =
+      run === undefined
+        ? undefined
+        : [...(this.populations ?? [])].find(
+            ([, held]) => held.run === run || held.files?.some(([id]) => id === run),
+          )?.[0];
     if (of === undefined || of === populationKey(this.userFlags.population)) return undefined;
     const flag = of === '' ? 'without --population' : `with --population ${of}`;
-    return { field: 'ExternalId', code: null, message: `not sent: this row is of run ${run}, which ran ${flag}: retry its report ${flag}, as that run did (docs/ci.md, "Fixing a failed send")` };
+    return {
+      field: 'ExternalId',
+      code: null,
+      message: `not sent: this row is of run ${run}, which ran ${flag}: retry its report ${flag}, as that run did (docs/ci.md, "Fixing a failed send")`,
+    };
   }
 
   /** The request as a run with the user's population would digest it (`laterRequest`). */
@@ -364,7 +469,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (prune?.added !== true || kept.seen.has(id)) return;
     kept.seen.add(id);
     kept.count += 1;
-    if (kept.first.length < 3) kept.first.push(prune.deleted.length > 0 ? `${id} still in ${prune.deleted.join(', ')}` : `${id} keeps a permission flag`);
+    if (kept.first.length < 3)
+      kept.first.push(
+        prune.deleted.length > 0 ? `${id} still in ${prune.deleted.join(', ')}` : `${id} keeps a permission flag`,
+      );
   }
 
   /** After a run without --prune-memberships: docs/sync.md, "Movers". */
@@ -390,11 +498,23 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
     const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
     const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
-    if (since !== undefined && this.holds(id!, false, since)) return { source: record.source, id, prepared: new BuiltWhenAsked(record, raw!, this), rows: sourceRowsOf(record), unsent: this.unsentSince(since) };
+    if (since !== undefined && this.holds(id!, false, since))
+      return {
+        source: record.source,
+        id,
+        prepared: new BuiltWhenAsked(record, raw!, this),
+        rows: sourceRowsOf(record),
+        unsent: this.unsentSince(since),
+      };
     const unit = this.build(record);
     if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
     // An empty Hierarchies cell states "no managed links" (a JSON record without the key states nothing).
-    if (unit.prepared.ok && record.fields.Hierarchies === undefined && record.raw?.names?.includes('Hierarchies') === true) this.emptiedHierarchies.add(unit.prepared.value);
+    if (
+      unit.prepared.ok &&
+      record.fields.Hierarchies === undefined &&
+      record.raw?.names?.includes('Hierarchies') === true
+    )
+      this.emptiedHierarchies.add(unit.prepared.value);
     return unit;
   }
 
@@ -402,10 +522,15 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private holds(id: string, disabled = false, since = ''): boolean {
     const pushed = since === '' ? '' : (this.registered.get(id) ?? '');
     const user = this.store?.userOf(id);
-    if (pushed <= since && (user === undefined || (disabled ? user === null || user.DisableLogin === true : user !== null))) return true;
-    const why = pushed > since
-      ? `schedule push run ${pushed} sent ${id} as a candidate after run ${since} synced it`
-      : `the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back)`;
+    if (
+      pushed <= since &&
+      (user === undefined || (disabled ? user === null || user.DisableLogin === true : user !== null))
+    )
+      return true;
+    const why =
+      pushed > since
+        ? `schedule push run ${pushed} sent ${id} as a candidate after run ${since} synced it`
+        : `the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back)`;
     if (!this.told.has(why[0]!)) void say(this.deps, `note: ${why}: sent as changed, as is any other such user`);
     this.told.add(why[0]!);
     return false;
@@ -414,7 +539,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** The request of a row `recordUnit` judged unchanged by its raw digest, built when asked for. */
   builtRequest(record: InputRecord, raw: string): UserRequest {
     const prepared = this.build(record).prepared;
-    if (!prepared.ok) throw new InternalError(`${record.source.file}:${record.source.line}: a row judged unchanged by its raw digest does not validate: the rules fingerprint missed a change`);
+    if (!prepared.ok)
+      throw new InternalError(
+        `${record.source.file}:${record.source.line}: a row judged unchanged by its raw digest does not validate: the rules fingerprint missed a change`,
+      );
     this.rawOf.set(prepared.value, raw);
     return prepared.value;
   }
@@ -436,23 +564,43 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   *leaverBatches(): Iterable<readonly Unit<UserRequest>[]> {
     for (let from = 0; from < this.leavers.length; from += LEAVER_BATCH) {
       yield this.leavers.slice(from, from + LEAVER_BATCH).map(([id, entry, withdrawn]) => {
-        const payload: UserRequest = { ExternalId: id, FirstName: entry?.firstName ?? '', LastName: entry?.lastName ?? '', DisableLogin: true } as UserRequest;
+        const payload: UserRequest = {
+          ExternalId: id,
+          FirstName: entry?.firstName ?? '',
+          LastName: entry?.lastName ?? '',
+          DisableLogin: true,
+        } as UserRequest;
         (withdrawn === undefined ? this.disables : this.withdrawn).add(payload);
-        const unit: Unit<UserRequest> = { source: { file: withdrawn?.file ?? `<synced by run ${entry?.run}>`, line: 0 }, id, prepared: { ok: true as const, value: payload }, plannedAction: 'disabled' };
+        const unit: Unit<UserRequest> = {
+          source: { file: withdrawn?.file ?? `<synced by run ${entry?.run}>`, line: 0 },
+          id,
+          prepared: { ok: true as const, value: payload },
+          plannedAction: 'disabled',
+        };
         if (withdrawn !== undefined) unit.unsent = { note: withdrawn.why, action: 'left' };
         return this.table === undefined ? unit : { ...unit, rows: [leaverRow(this.table, payload)] };
       });
     }
   }
 
-  protected override acknowledged(unit: Unit<UserRequest>, payload: UserRequest, outcome: Outcome, run: string, kept: boolean): boolean | void {
+  protected override acknowledged(
+    unit: Unit<UserRequest>,
+    payload: UserRequest,
+    outcome: Outcome,
+    run: string,
+    kept: boolean,
+  ): boolean | void {
     if (!this.withdrawn.has(payload)) return super.acknowledged(unit, payload, outcome, run, kept);
   }
 
   /** A leaver's answer says `disabled`; a 131 or 1134 for a link examctl DELETEs is done. */
   outcome(payload: UserRequest, outcome: Outcome): Outcome {
     if (this.disables.has(payload) && outcome.status === 'ok') return { ...outcome, action: 'disabled' };
-    if (this.disables.has(payload) && outcome.status === 'failed' && outcome.errors.some((problem) => problem.code === ErrorCode.RoleEmpty)) {
+    if (
+      this.disables.has(payload) &&
+      outcome.status === 'failed' &&
+      outcome.errors.some((problem) => problem.code === ErrorCode.RoleEmpty)
+    ) {
       // 240 (a role is required to create): the user is not on the target, so cannot log in. Ok,
       // unchanged, remembered as disabled and tentative (not sent again; back, it is created).
       this.neverCreated.add(payload);
@@ -473,7 +621,12 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private rememberDeletesOfPartial(payload: UserRequest, errors: readonly Problem[]): void {
     const entry = this.memory?.entries.get(payload.ExternalId);
     if (entry === undefined || payload.Hierarchies === undefined) return;
-    const failed = new Set(errors.map((problem) => /^Hierarchies\[(\d+)\]$/.exec(problem.field)?.[1]).filter((index) => index !== undefined).map(Number));
+    const failed = new Set(
+      errors
+        .map((problem) => /^Hierarchies\[(\d+)\]$/.exec(problem.field)?.[1])
+        .filter((index) => index !== undefined)
+        .map(Number),
+    );
     const done = payload.Hierarchies.filter((link, index) => link.Action === 'DELETE' && !failed.has(index));
     if (done.length === 0) return;
     const links = linksAfter(entry.links, done);
@@ -483,12 +636,22 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /** The entry a user's request leaves unanswered: docs/sync.md, "A request cut short", lists it. */
-  protected override intentOf(payload: UserRequest, entry: MemoryEntry | undefined, run: string): MemoryEntry | undefined {
+  protected override intentOf(
+    payload: UserRequest,
+    entry: MemoryEntry | undefined,
+    run: string,
+  ): MemoryEntry | undefined {
     const given = this.asTheFileGives.get(payload) ?? payload;
     const leaver = this.disables.has(payload);
     // A full run's DisableLogin false for a user the memory has enabled already changes nothing it knows.
-    const asKnown = payload === given || (entry?.disabled !== true && given.DisableLogin === undefined && payload.DisableLogin === false && !this.pruned.has(payload));
-    if (entry !== undefined && !leaver && asKnown && entry.digest !== '' && entry.digest === this.keptDigestOf(given)) return undefined;
+    const asKnown =
+      payload === given ||
+      (entry?.disabled !== true &&
+        given.DisableLogin === undefined &&
+        payload.DisableLogin === false &&
+        !this.pruned.has(payload));
+    if (entry !== undefined && !leaver && asKnown && entry.digest !== '' && entry.digest === this.keptDigestOf(given))
+      return undefined;
     const links = linksAfter(entry?.links, payload.Hierarchies, true);
     const firstName = payload.FirstName ?? entry?.firstName;
     const lastName = payload.LastName ?? entry?.lastName;
@@ -511,10 +674,23 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   /** Users: also the names a disable needs, the leaver's mark, the links examctl manages. */
-  protected override keptBeside(id: string, payload: UserRequest, run: string, retried?: string): Omit<MemoryEntry, 'digest' | 'run'> {
+  protected override keptBeside(
+    id: string,
+    payload: UserRequest,
+    run: string,
+    retried?: string,
+  ): Omit<MemoryEntry, 'digest' | 'run'> {
     const entry = this.memory?.entries.get(id);
     const given = this.asTheFileGives.get(payload) ?? payload;
-    const kept = acknowledgedUser(payload, given, linksAfter(entry?.links, payload.Hierarchies), this.rawOf.get(given), this.disables.has(payload), this.populationOf(entry).population, entry);
+    const kept = acknowledgedUser(
+      payload,
+      given,
+      linksAfter(entry?.links, payload.Hierarchies),
+      this.rawOf.get(given),
+      this.disables.has(payload),
+      this.populationOf(entry).population,
+      entry,
+    );
     // Answered 240: never created, so tentative, joined by no run.
     return Object.assign(kept, this.neverCreated.has(payload) ? { tentative: true } : joinedOf(entry, run, retried));
   }
@@ -525,7 +701,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    */
   private populationOf(entry: MemoryEntry | undefined): { population?: string } {
     const own = this.userFlags.population;
-    if (own === undefined && this.userFlags.disableMissing !== true && entry?.population !== undefined) return { population: entry.population };
+    if (own === undefined && this.userFlags.disableMissing !== true && entry?.population !== undefined)
+      return { population: entry.population };
     return own === undefined ? {} : { population: own };
   }
 }
@@ -536,9 +713,14 @@ export function digestedAs(population: string | undefined): (user: UserRequest) 
 }
 
 /** A population's raw digests are its own, like its request digests. */
-export async function populationFingerprint(build: (record: InputRecord) => Unit<UserRequest>, population: string | undefined): Promise<string | undefined> {
+export async function populationFingerprint(
+  build: (record: InputRecord) => Unit<UserRequest>,
+  population: string | undefined,
+): Promise<string | undefined> {
   const fingerprint = await rulesFingerprint(build);
-  return fingerprint === undefined || population === undefined ? fingerprint : `${fingerprint}population ${population}\n`;
+  return fingerprint === undefined || population === undefined
+    ? fingerprint
+    : `${fingerprint}population ${population}\n`;
 }
 
 /**
@@ -571,7 +753,13 @@ export function acknowledgedUser(
 
 /** A table row's raw digest (recordUnit): none with the reader's findings, or for JSON. */
 export function rawDigestOfRecord(fingerprint: string | undefined, record: InputRecord): string | undefined {
-  if (fingerprint === undefined || record.raw === undefined || record.problems !== undefined || record.warnings !== undefined) return undefined;
+  if (
+    fingerprint === undefined ||
+    record.raw === undefined ||
+    record.problems !== undefined ||
+    record.warnings !== undefined
+  )
+    return undefined;
   return rawDigest(fingerprint, record.fields);
 }
 
@@ -614,7 +802,11 @@ export function underLeaverHeader<R extends readonly SourceRow[]>(table: LeaverT
   if (table.header === table.source) return rows;
   // The added column's cell is past the row's own: a row reads as empty there (reportRowCells), so no copy unless it has a ragged tail.
   const width = table.source.length;
-  return rows.map((row) => (sameHeader(table, row.header) ? { ...row, header: table.header, cells: row.cells.length > width ? row.cells.slice(0, width) : row.cells } : row));
+  return rows.map((row) =>
+    sameHeader(table, row.header)
+      ? { ...row, header: table.header, cells: row.cells.length > width ? row.cells.slice(0, width) : row.cells }
+      : row,
+  );
 }
 
 /** Whether `header` is the input's (compared once per array: the rows of one read share it). */
@@ -634,14 +826,27 @@ export function leaverTable(raw: NonNullable<InputRecord['raw']>): LeaverTable {
     source: raw.header,
     header,
     ...(raw.dialect === undefined ? {} : { dialect: raw.dialect }),
-    columns: { ExternalId: find('ExternalId'), FirstName: find('FirstName'), LastName: find('LastName'), DisableLogin: disableLogin >= 0 ? disableLogin : raw.header.length },
+    columns: {
+      ExternalId: find('ExternalId'),
+      FirstName: find('FirstName'),
+      LastName: find('LastName'),
+      DisableLogin: disableLogin >= 0 ? disableLogin : raw.header.length,
+    },
   };
 }
 
 /** A leaver's request as a row of the report: fed back (--only-failed), it sends the disable again. */
-export function leaverRow(table: LeaverTable, payload: Pick<UserRequest, 'ExternalId'> & Partial<Pick<UserRequest, 'FirstName' | 'LastName'>>): SourceRow {
+export function leaverRow(
+  table: LeaverTable,
+  payload: Pick<UserRequest, 'ExternalId'> & Partial<Pick<UserRequest, 'FirstName' | 'LastName'>>,
+): SourceRow {
   const cells: string[] = table.header.map(() => '');
-  const values: { [K in LeaverField]: string } = { ExternalId: payload.ExternalId, FirstName: payload.FirstName ?? '', LastName: payload.LastName ?? '', DisableLogin: 'true' };
+  const values: { [K in LeaverField]: string } = {
+    ExternalId: payload.ExternalId,
+    FirstName: payload.FirstName ?? '',
+    LastName: payload.LastName ?? '',
+    DisableLogin: 'true',
+  };
   for (const field of LEAVER_FIELDS) {
     const column = table.columns[field];
     if (column >= 0) cells[column] = values[field];

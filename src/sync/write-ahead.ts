@@ -46,7 +46,11 @@ export function besideAddress(address: string, what: string): string {
 }
 
 /** The documents at `<address>-<what><n>`, n from 0 (intents) or 1 (deltas) on, while `follows` takes each: a missing or damaged one ends them. */
-async function chainOf<T extends IntentsBody | DeltaBody>(service: StateService, what: 'intents-' | 'delta-', follows: (body: T, n: number) => boolean) {
+async function chainOf<T extends IntentsBody | DeltaBody>(
+  service: StateService,
+  what: 'intents-' | 'delta-',
+  follows: (body: T, n: number) => boolean,
+) {
   const chain: { body: T; bytes: number }[] & { damaged?: unknown } = [];
   for (let n = what === 'delta-' ? 1 : 0; what === 'intents-' || n <= MAX_DELTAS; n++) {
     const where = besideAddress(service.address, `${what}${n}`);
@@ -63,12 +67,18 @@ async function chainOf<T extends IntentsBody | DeltaBody>(service: StateService,
 /** The lines of a chain's documents, by kind, one after the other. */
 function linesOf(chain: readonly { body: IntentsBody | DeltaBody }[]): KindLines {
   const lines: KindLines = {};
-  for (const { body } of chain) for (const [kind, text] of Object.entries(body.lines) as [SyncKind, string][]) lines[kind] = (lines[kind] ?? '') + text;
+  for (const { body } of chain)
+    for (const [kind, text] of Object.entries(body.lines) as [SyncKind, string][])
+      lines[kind] = (lines[kind] ?? '') + text;
   return lines;
 }
 
 /** Stores delta `n` of the document of checksum `base` (read back: write); returns its size. */
-export async function storeDelta(service: StateService, n: number, body: Omit<DeltaBody, 'format' | 'version'>): Promise<number> {
+export async function storeDelta(
+  service: StateService,
+  n: number,
+  body: Omit<DeltaBody, 'format' | 'version'>,
+): Promise<number> {
   const text = summedText({ format: DELTA_FORMAT, version: 1, ...body });
   await service.write(text, undefined, besideAddress(service.address, `delta-${n}`));
   return text.length;
@@ -87,8 +97,19 @@ interface ServiceMemory {
  * its texts, its serial the last delta's, and what a run that never stored its end wrote ahead on
  * that; with `parse`, its memories parsed again with both (a reader's; a run's copy parses its files).
  */
-export async function readServiceMemory(service: StateService, document: MemoryDocument | undefined, parse: boolean): Promise<ServiceMemory> {
-  const chain = document === undefined ? [] : await chainOf<DeltaBody>(service, 'delta-', (body, n) => body.base === document.sha256 && body.serial === document.serial + n);
+export async function readServiceMemory(
+  service: StateService,
+  document: MemoryDocument | undefined,
+  parse: boolean,
+): Promise<ServiceMemory> {
+  const chain =
+    document === undefined
+      ? []
+      : await chainOf<DeltaBody>(
+          service,
+          'delta-',
+          (body, n) => body.base === document.sha256 && body.serial === document.serial + n,
+        );
   const added = linesOf(chain);
   if (document !== undefined) document.serial += chain.length;
   const folded = await intentsToFold(service, document?.serial ?? 0);
@@ -98,7 +119,16 @@ export async function readServiceMemory(service: StateService, document: MemoryD
     if (added[kind] === undefined && folded?.lines[kind] === undefined) continue;
     const text = (document!.texts.get(kind) ?? '') + (added[kind] ?? '');
     if (added[kind] !== undefined) document!.texts.set(kind, text);
-    if (parse) document!.memories.set(kind, memoryOfText(Buffer.from(text + (folded?.lines[kind] ?? ''), 'utf8'), `${service.address} (${kind})`, kind, document!.target));
+    if (parse)
+      document!.memories.set(
+        kind,
+        memoryOfText(
+          Buffer.from(text + (folded?.lines[kind] ?? ''), 'utf8'),
+          `${service.address} (${kind})`,
+          kind,
+          document!.target,
+        ),
+      );
   }
   return { deltas: chain.length, deltaBytes: chain.reduce((sum, { bytes }) => sum + bytes, 0), folded };
 }
@@ -118,13 +148,23 @@ async function firstIntents(service: StateService): Promise<MemoryDocument | und
   const memories = new Map<SyncKind, MemoryContents>();
   for (const kind of SYNC_KINDS) {
     const text = lines[kind];
-    if (text !== undefined) memories.set(kind, memoryOfText(Buffer.from(text, 'utf8'), `${service.address} (${kind})`, kind));
+    if (text !== undefined)
+      memories.set(kind, memoryOfText(Buffer.from(text, 'utf8'), `${service.address} (${kind})`, kind));
   }
   const first = [...memories.values()].find((contents) => contents.target !== undefined);
   if (first?.target === undefined) return undefined;
   const { target, instance } = first;
   const newestRun = newestRunOfMemories(memories);
-  return { serial: 0, target, identity: targetIdentity(target), instance, newestRun, memories, texts: new Map(), sha256: '' };
+  return {
+    serial: 0,
+    target,
+    identity: targetIdentity(target),
+    instance,
+    newestRun,
+    memories,
+    texts: new Map(),
+    sha256: '',
+  };
 }
 
 /** The batches of one run written ahead, one after the other. */
@@ -141,7 +181,12 @@ export class WriteAhead {
   async push(lines: KindLines): Promise<void> {
     const n = this.count;
     // Batch 0 may hold a lost run's intents: put back if this one does not take.
-    await this.service.write(summedText({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }), undefined, besideAddress(this.service.address, `intents-${n}`), n === 0);
+    await this.service.write(
+      summedText({ format: FORMAT, version: 1, serial: this.serial, run: this.run, from: n, to: n + 1, lines }),
+      undefined,
+      besideAddress(this.service.address, `intents-${n}`),
+      n === 0,
+    );
     this.count += 1;
   }
 }
@@ -152,18 +197,29 @@ export class WriteAhead {
  * is that run's next. A later run that took them in wrote them again in its own first batch, so
  * the run of batch 0 is the newest; what follows of an older run is left behind.
  */
-async function intentsToFold(service: StateService, serial: number): Promise<{ run: string; lines: KindLines } | undefined> {
+async function intentsToFold(
+  service: StateService,
+  serial: number,
+): Promise<{ run: string; lines: KindLines } | undefined> {
   let run: string | undefined;
-  const chain = await chainOf<IntentsBody>(service, 'intents-', (body, n) => body.serial === serial && body.from === n && (run ??= body.run) === body.run);
+  const chain = await chainOf<IntentsBody>(
+    service,
+    'intents-',
+    (body, n) => body.serial === serial && body.from === n && (run ??= body.run) === body.run,
+  );
   return run === undefined || chain.length === 0 ? undefined : { run, lines: linesOf(chain) };
 }
 
 /** `synced forget`: the batches and deltas beside the document removed too (exit 3 saying what is left). */
 export async function forgetBeside(service: StateService): Promise<void> {
-  await removeBeside(service, 'intents-').then(() => removeBeside(service, 'delta-')).catch((error: Error) => {
-    const why = `${error.message}: a night may take in the intents left; examctl synced forget again removes them`;
-    throw new TargetError(`the sync memory at ${service.address} is forgotten (its document removed), but not all beside it (${why})`);
-  });
+  await removeBeside(service, 'intents-')
+    .then(() => removeBeside(service, 'delta-'))
+    .catch((error: Error) => {
+      const why = `${error.message}: a night may take in the intents left; examctl synced forget again removes them`;
+      throw new TargetError(
+        `the sync memory at ${service.address} is forgotten (its document removed), but not all beside it (${why})`,
+      );
+    });
 }
 
 /** A memory stored whole: the batches of intents (`intents-`) or the deltas (`delta-`, from 1) removed, up to the first missing. */
@@ -185,10 +241,23 @@ function besideOf(text: string, where: string, format: string): IntentsBody | De
   }
   const { sha256, ...body } = parsed ?? ({} as Partial<IntentsBody & { sha256: unknown }>);
   const lines = body.lines as Record<string, unknown> | undefined;
-  if (body.format !== format || typeof body.run !== 'string' || typeof body.serial !== 'number' || typeof lines !== 'object' || lines === null || sha256 !== checksumOf(body)) {
-    const what = format === FORMAT ? 'the intents of a run examctl wrote ahead' : 'a delta of the sync memory examctl stored';
-    return new UsageError(`${where}: not ${what}, or damaged: what a run sent is not known. Move it aside on the service, then rebuild the memory (examctl synced adopt)`);
+  if (
+    body.format !== format ||
+    typeof body.run !== 'string' ||
+    typeof body.serial !== 'number' ||
+    typeof lines !== 'object' ||
+    lines === null ||
+    sha256 !== checksumOf(body)
+  ) {
+    const what =
+      format === FORMAT ? 'the intents of a run examctl wrote ahead' : 'a delta of the sync memory examctl stored';
+    return new UsageError(
+      `${where}: not ${what}, or damaged: what a run sent is not known. Move it aside on the service, then rebuild the memory (examctl synced adopt)`,
+    );
   }
-  if (!Object.entries(lines).every(([kind, value]) => SYNC_KINDS.includes(kind as SyncKind) && typeof value === 'string')) return new UsageError(`${where}: its lines are not texts by kind`);
+  if (
+    !Object.entries(lines).every(([kind, value]) => SYNC_KINDS.includes(kind as SyncKind) && typeof value === 'string')
+  )
+    return new UsageError(`${where}: its lines are not texts by kind`);
   return body as IntentsBody | DeltaBody;
 }

@@ -8,7 +8,14 @@ import { basename, dirname, extname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { processAlive } from './process-liveness.js';
 import { tempClosed, tempOpened } from './open-temp-files.js';
-import { NODE_REPLACE_OPS, renameRetrying, RM_RETRY, unlinkRetrying, type BusyRetryOptions, type ReplaceOps } from './busy-retry.js';
+import {
+  NODE_REPLACE_OPS,
+  renameRetrying,
+  RM_RETRY,
+  unlinkRetrying,
+  type BusyRetryOptions,
+  type ReplaceOps,
+} from './busy-retry.js';
 import { describeSystemError } from './system-error-words.js';
 
 /** Prefix of every temp file an atomic write leaves behind if it is killed (the store removes them). */
@@ -137,7 +144,9 @@ export class ReplaceFailedError extends Error {
     /** Another user's entry now at the name (trusted-place.ts), when that is why. */
     readonly planted?: string,
   ) {
-    super(`cannot replace ${target} (${describeSystemError(cause)}); the finished file is kept at ${keptAt}`, { cause });
+    super(`cannot replace ${target} (${describeSystemError(cause)}); the finished file is kept at ${keptAt}`, {
+      cause,
+    });
     this.name = 'ReplaceFailedError';
     this.code = (cause as NodeJS.ErrnoException).code;
   }
@@ -172,7 +181,10 @@ export class ReplacementFile {
 
   /** Creates the temp file at once, so an unwritable location fails before any work is done. */
   static async open(path: string, options: AtomicFileOptions = {}): Promise<ReplacementFile> {
-    const temp = join(dirname(path), `${ATOMIC_TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}-${basename(path)}`);
+    const temp = join(
+      dirname(path),
+      `${ATOMIC_TEMP_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}-${basename(path)}`,
+    );
     const handle = await open(temp, 'wx', options.mode ?? 0o600);
     tempOpened(temp);
     return new ReplacementFile(path, temp, handle, options);
@@ -251,5 +263,8 @@ export async function probeMakeDir(start: string): Promise<{ place: string; erro
   while (!existsSync(place)) place = dirname(place);
   return mkdtemp(join(place, '.examctl-probe-'))
     .then((made) => rm(made, { recursive: true, ...RM_RETRY }))
-    .then(() => ({ place }), (error: unknown) => ({ place, error }));
+    .then(
+      () => ({ place }),
+      (error: unknown) => ({ place, error }),
+    );
 }

@@ -44,12 +44,21 @@ export interface ReplaceOps {
 export const NODE_REPLACE_OPS: ReplaceOps = { rename, unlink };
 
 /** rename(2) with the busy retry. */
-export function renameRetrying(from: string, to: string, ops: ReplaceOps = NODE_REPLACE_OPS, options?: BusyRetryOptions): Promise<void> {
+export function renameRetrying(
+  from: string,
+  to: string,
+  ops: ReplaceOps = NODE_REPLACE_OPS,
+  options?: BusyRetryOptions,
+): Promise<void> {
   return retryWhileBusy(() => ops.rename(from, to), options);
 }
 
 /** unlink(2) with the busy retry. */
-export function unlinkRetrying(path: string, ops: ReplaceOps = NODE_REPLACE_OPS, options?: BusyRetryOptions): Promise<void> {
+export function unlinkRetrying(
+  path: string,
+  ops: ReplaceOps = NODE_REPLACE_OPS,
+  options?: BusyRetryOptions,
+): Promise<void> {
   return retryWhileBusy(() => ops.unlink(path), options);
 }
 

@@ -25,7 +25,12 @@ export const NEEDS_DATASYNC = DSYNC_FLAG === 0;
 export async function appendDurably(handle: FileHandle, bytes: Buffer, position: number | null): Promise<void> {
   let written = 0;
   while (written < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, position === null ? null : position + written);
+    const { bytesWritten } = await handle.write(
+      bytes,
+      written,
+      bytes.length - written,
+      position === null ? null : position + written,
+    );
     written += bytesWritten;
   }
   if (NEEDS_DATASYNC) await handle.datasync();

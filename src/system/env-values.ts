@@ -28,7 +28,9 @@ export function wholeMillisecondsFromEnv(env: Env, name: string): number | undef
 export function requestTimeoutFromEnv(env: Env): number | undefined {
   const ms = wholeMillisecondsFromEnv(env, 'EXAMCTL_REQUEST_TIMEOUT_MS');
   if (ms === undefined || (ms >= 100 && ms <= 3_600_000)) return ms;
-  throw new UsageError(`EXAMCTL_REQUEST_TIMEOUT_MS must be from 100 to 3600000 milliseconds (0.1 s to 1 hour), got ${ms}`);
+  throw new UsageError(
+    `EXAMCTL_REQUEST_TIMEOUT_MS must be from 100 to 3600000 milliseconds (0.1 s to 1 hour), got ${ms}`,
+  );
 }
 
 /** A setting given as empty or blank text (`EXAMCTL_STORE=`) counts as not given (EXAMCTL_PROFILE set empty is refused: settings.ts). */

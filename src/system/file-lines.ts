@@ -24,7 +24,11 @@ const MOST_BUFFER = 1 << 20;
  * size streams in bounded memory and never becomes one string (V8 strings stop near 512 MB).
  * `onLine` may throw to stop. Reads up to the size the file has when the read reaches it.
  */
-export async function streamLines(handle: FileHandle, onLine: (line: RawLine) => void, at = { offset: 0, lineNo: 1 }): Promise<void> {
+export async function streamLines(
+  handle: FileHandle,
+  onLine: (line: RawLine) => void,
+  at = { offset: 0, lineNo: 1 },
+): Promise<void> {
   let buffer = Buffer.allocUnsafe(FIRST_BUFFER);
   let filled = 0;
   let bufferStart = at.offset;
@@ -37,7 +41,13 @@ export async function streamLines(handle: FileHandle, onLine: (line: RawLine) =>
     const view = buffer.subarray(0, filled);
     let from = 0;
     for (let newline = view.indexOf(10, from); newline !== -1; newline = view.indexOf(10, from)) {
-      onLine({ bytes: view.subarray(from, newline), lineNo, start: bufferStart + from, end: bufferStart + newline + 1, terminated: true });
+      onLine({
+        bytes: view.subarray(from, newline),
+        lineNo,
+        start: bufferStart + from,
+        end: bufferStart + newline + 1,
+        terminated: true,
+      });
       lineNo += 1;
       from = newline + 1;
     }
@@ -52,5 +62,12 @@ export async function streamLines(handle: FileHandle, onLine: (line: RawLine) =>
       buffer = bigger;
     }
   }
-  if (filled > 0) onLine({ bytes: buffer.subarray(0, filled), lineNo, start: bufferStart, end: bufferStart + filled, terminated: false });
+  if (filled > 0)
+    onLine({
+      bytes: buffer.subarray(0, filled),
+      lineNo,
+      start: bufferStart,
+      end: bufferStart + filled,
+      terminated: false,
+    });
 }

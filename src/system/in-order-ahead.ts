@@ -4,7 +4,11 @@
  * earlier read is in the window shares that read. A failure is thrown when its turn comes, never
  * unhandled before.
  */
-export async function* inOrderAhead<K, T>(keys: readonly K[], limit: number, read: (key: K) => Promise<T>): AsyncGenerator<T> {
+export async function* inOrderAhead<K, T>(
+  keys: readonly K[],
+  limit: number,
+  read: (key: K) => Promise<T>,
+): AsyncGenerator<T> {
   const window: { key: K; value: Promise<T> }[] = [];
   let next = 0;
   const readNext = (): void => {

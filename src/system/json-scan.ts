@@ -153,7 +153,10 @@ export class JsonScanner {
     const open = this.open;
     while (pos < length) {
       if (this.inString) {
-        const end = this.options.strict === true ? this.checkedStringEnd(text, pos, final) : this.quickStringEnd(text, pos, final);
+        const end =
+          this.options.strict === true
+            ? this.checkedStringEnd(text, pos, final)
+            : this.quickStringEnd(text, pos, final);
         if (end === -1 && final) throw this.fault(text, length, 'the closing quote of the string');
         if (end < 0) return this.more(end === -1 ? length : -end - 2);
         this.inString = false;
@@ -181,7 +184,8 @@ export class JsonScanner {
         case Expect.Value: {
           if (open.length > 0 && (++this.entries > this.maxEntries || this.paths)) this.entry(text, pos, 0);
           if (c === 0x7b || c === 0x5b) {
-            if (open.length >= this.limits.depth) throw this.fault(text, pos, `objects and arrays nested deeper than ${this.limits.depth} levels`, 'depth');
+            if (open.length >= this.limits.depth)
+              throw this.fault(text, pos, `objects and arrays nested deeper than ${this.limits.depth} levels`, 'depth');
             this.members[open.length] = this.limits.keys ?? Infinity;
             open.push(c + 2);
             if (this.paths) this.path.push(c === 0x7b ? '' : -1);
@@ -208,7 +212,13 @@ export class JsonScanner {
         case Expect.KeyOrClose:
         case Expect.Key:
           if (c === 0x22) {
-            if (--this.members[open.length - 1]! < 0) throw this.fault(text, pos, `more than ${this.limits.keys!.toLocaleString('en-US')} keys in one object`, 'entries');
+            if (--this.members[open.length - 1]! < 0)
+              throw this.fault(
+                text,
+                pos,
+                `more than ${this.limits.keys!.toLocaleString('en-US')} keys in one object`,
+                'entries',
+              );
             this.startString(pos, true);
             pos++;
             continue;
@@ -218,7 +228,13 @@ export class JsonScanner {
             if (open.length === 0) return pos;
             continue;
           }
-          throw this.fault(text, pos, this.expect === Expect.Key ? 'a string, the next key (no "," after the last member)' : 'a string (a key) or "}"');
+          throw this.fault(
+            text,
+            pos,
+            this.expect === Expect.Key
+              ? 'a string, the next key (no "," after the last member)'
+              : 'a string (a key) or "}"',
+          );
         case Expect.Colon:
           if (c !== 0x3a) throw this.fault(text, pos, '":" after the key');
           this.expect = Expect.Value;
@@ -239,7 +255,13 @@ export class JsonScanner {
       }
     }
     if (final) {
-      const wanted = [Expect.Value, Expect.ValueOrClose].includes(this.expect) ? 'a value' : this.expect === Expect.Colon ? '":"' : this.expect === Expect.CommaOrClose ? `"," or "${String.fromCharCode(open[open.length - 1]!)}"` : 'a string (a key)';
+      const wanted = [Expect.Value, Expect.ValueOrClose].includes(this.expect)
+        ? 'a value'
+        : this.expect === Expect.Colon
+          ? '":"'
+          : this.expect === Expect.CommaOrClose
+            ? `"," or "${String.fromCharCode(open[open.length - 1]!)}"`
+            : 'a string (a key)';
       throw this.fault(text, length, wanted);
     }
     return this.more(length);
@@ -253,7 +275,8 @@ export class JsonScanner {
   /** One more member or element (counted already: `step` 0; -1: one fewer), within the limit; an array's index in the path follows. */
   private entry(text: string, pos: number, step: number): void {
     this.entries += step;
-    if (this.entries > this.maxEntries) throw this.fault(text, pos, `more than ${this.maxEntries.toLocaleString('en-US')} entries`, 'entries');
+    if (this.entries > this.maxEntries)
+      throw this.fault(text, pos, `more than ${this.maxEntries.toLocaleString('en-US')} entries`, 'entries');
     if (!this.paths) return;
     const path = this.path;
     if (typeof path[path.length - 1] === 'number') (path[path.length - 1] as number) += step < 0 ? -1 : 1;
@@ -302,7 +325,14 @@ export class JsonScanner {
       if (pos >= text.length) return -1;
       const c = text.charCodeAt(pos);
       if (c === 0x22) return pos;
-      if (c < 0x20) throw this.fault(text, pos, c === 0x0a ? 'the closing quote (a line break inside a string is written \\n)' : 'an escape (\\t, \\u0000) for a control character in a string');
+      if (c < 0x20)
+        throw this.fault(
+          text,
+          pos,
+          c === 0x0a
+            ? 'the closing quote (a line break inside a string is written \\n)'
+            : 'an escape (\\t, \\u0000) for a control character in a string',
+        );
       ESCAPE.lastIndex = pos + 1;
       if (ESCAPE.test(text)) pos = ESCAPE.lastIndex;
       else if (!final && text.length - pos < 6) return -(pos + 2);
@@ -322,7 +352,8 @@ export class JsonScanner {
       if (this.nextNewline !== -1 && this.nextNewline < pos) this.nextNewline = text.indexOf('\n', pos);
       const backslash = this.nextBackslash;
       const newline = this.nextNewline;
-      if (newline !== -1 && newline < end && (backslash === -1 || newline < backslash)) return this.checkedStringEnd(text, pos, final);
+      if (newline !== -1 && newline < end && (backslash === -1 || newline < backslash))
+        return this.checkedStringEnd(text, pos, final);
       if (backslash === -1 || backslash >= end) return quote;
       if (backslash + 1 >= text.length) return final ? -1 : -(backslash + 2);
       pos = backslash + 2;
@@ -340,9 +371,14 @@ export class JsonScanner {
     }
     // Characters of a number (their order is JSON.parse's to check, or a strict scan's); up to the end of the text, the number may go on in the next.
     let end = pos;
-    for (let c = text.charCodeAt(end); (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45; c = text.charCodeAt(++end));
+    for (
+      let c = text.charCodeAt(end);
+      (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+      c = text.charCodeAt(++end)
+    );
     // A longer one is no count or amount (and, cut by chunk borders, would be scanned again with each).
-    if (end - pos > MAX_NUMBER_CHARS) throw this.fault(text, pos + MAX_NUMBER_CHARS, `a number of at most ${MAX_NUMBER_CHARS} characters`);
+    if (end - pos > MAX_NUMBER_CHARS)
+      throw this.fault(text, pos + MAX_NUMBER_CHARS, `a number of at most ${MAX_NUMBER_CHARS} characters`);
     if (end === text.length && !final) return -1;
     if (this.options.strict === true) {
       NUMBER.lastIndex = pos;
@@ -390,7 +426,11 @@ export interface DuplicateKey {
  * The line of every key of a JSON text (by its path joined with NUL), and the first key given
  * twice in one object (JSON.parse would keep only the last); keys `mayRepeat` accepts may.
  */
-export function keyLines(text: string, limits: JsonLimits, mayRepeat: (key: string) => boolean = () => false): { lines: Map<string, number>; duplicate?: DuplicateKey } {
+export function keyLines(
+  text: string,
+  limits: JsonLimits,
+  mayRepeat: (key: string) => boolean = () => false,
+): { lines: Map<string, number>; duplicate?: DuplicateKey } {
   const lines = new Map<string, number>();
   let duplicate: DuplicateKey | undefined;
   scanJson(text, limits, {

@@ -138,7 +138,9 @@ export function isStale(info: LockInfo, currentBoot: number = bootTime()): boole
   // freed pids out again soon).
   if (info.started === undefined && info.pid === process.pid) return !tokensIssuedHere.has(info.token);
   if (!processAlive(info.pid, info.started)) return true;
-  return info.started === undefined && info.boot !== undefined && Math.abs(info.boot - currentBoot) > SAME_BOOT_TOLERANCE_MS;
+  return (
+    info.started === undefined && info.boot !== undefined && Math.abs(info.boot - currentBoot) > SAME_BOOT_TOLERANCE_MS
+  );
 }
 
 /**
@@ -183,7 +185,13 @@ export async function unreadableAge(path: string): Promise<{ id: string; ageMs: 
 }
 
 /** `work` under the LOCK in `dir` (of `what`): the one `held`, else taken for the moment. */
-export async function underLock<T>(dir: string, held: StoreLock | undefined, timeoutMs: number, work: () => Promise<T>, what?: string): Promise<T> {
+export async function underLock<T>(
+  dir: string,
+  held: StoreLock | undefined,
+  timeoutMs: number,
+  work: () => Promise<T>,
+  what?: string,
+): Promise<T> {
   const lock = held ?? new StoreLock(dir, timeoutMs, what);
   await lock.acquire();
   try {
@@ -280,7 +288,8 @@ export class StoreLock {
     const current = await readLockInfo(this.lockPath);
     // Never remove a lock that is not ours (ours was broken as stale: the pid was reused or the clock lied).
     // Retried while another program holds it a moment (Windows: an antivirus scanning the new file).
-    if (typeof current === 'object' && current.token === token) await unlinkRetrying(this.lockPath).catch(() => undefined);
+    if (typeof current === 'object' && current.token === token)
+      await unlinkRetrying(this.lockPath).catch(() => undefined);
   }
 
   private lockedError(holder: LockInfo | 'unreadable'): StoreLockedError {
@@ -323,7 +332,11 @@ export class StoreLock {
     // Cannot even be looked at (being deleted, Windows): wait like for a held lock.
     if (seen === undefined) return false;
     if (seen.ageMs < UNREADABLE_LOCK_STALE_MS) return false;
-    return this.breakUnder(text, async () => (await readLockInfo(this.lockPath)) === 'unreadable' && (await unreadableAge(this.lockPath))?.id === seen.id);
+    return this.breakUnder(
+      text,
+      async () =>
+        (await readLockInfo(this.lockPath)) === 'unreadable' && (await unreadableAge(this.lockPath))?.id === seen.id,
+    );
   }
 
   /** A breaker killed inside its few-syscall window leaves LOCK.break behind: move it aside by a unique name, then verify. */
@@ -332,7 +345,8 @@ export class StoreLock {
     if (holder === 'missing') return;
     if (holder === 'unreadable') {
       // Its breaker died between creating and writing it.
-      if (((await unreadableAge(this.breakPath))?.ageMs ?? 0) >= UNREADABLE_LOCK_STALE_MS) await unlink(this.breakPath).catch(() => undefined);
+      if (((await unreadableAge(this.breakPath))?.ageMs ?? 0) >= UNREADABLE_LOCK_STALE_MS)
+        await unlink(this.breakPath).catch(() => undefined);
       return;
     }
     if (!isStale(holder)) return;

@@ -24,7 +24,9 @@ export interface OutputFile {
 
 /** A name the gate neither replaces nor writes into, said as what is there (no code: callers quote the words). */
 function refused(kind: string): Error {
-  return new Error(`it is ${kind}; examctl writes a regular file (replaced whole), a FIFO, a character device or a descriptor such as /dev/stdout (written in place)`);
+  return new Error(
+    `it is ${kind}; examctl writes a regular file (replaced whole), a FIFO, a character device or a descriptor such as /dev/stdout (written in place)`,
+  );
 }
 
 interface OutputFileOptions extends AtomicFileOptions {
@@ -36,7 +38,10 @@ interface OutputFileOptions extends AtomicFileOptions {
 /** `/proc/<pid>/fd`, `/proc/<pid>/task/<tid>/fd` (realpath turns `self` into the pid) or BSD's and macOS's `/dev/fd`. */
 const DESCRIPTOR_DIR = /^(?:\/proc\/(\d+)(?:\/task\/\d+)?|\/dev)\/fd$/;
 
-type Destination = { kind: 'replace'; path: string } | { kind: 'in-place'; path: string } | { kind: 'descriptor'; fd: number; entry: Stats };
+type Destination =
+  | { kind: 'replace'; path: string }
+  | { kind: 'in-place'; path: string }
+  | { kind: 'descriptor'; fd: number; entry: Stats };
 
 /**
  * Where `path` leads, its links followed one by one: a link into a descriptor directory names a
@@ -52,8 +57,10 @@ async function destinationOf(path: string): Promise<Destination> {
     const entry = await (descriptor === null ? lstat : stat)(current).catch(() => undefined);
     if (descriptor !== null) {
       const fd = Number(basename(current));
-      if (entry === undefined || !Number.isInteger(fd)) throw Object.assign(new Error(`${current}: no such descriptor`), { code: 'EBADF' });
-      if (descriptor[1] !== undefined && Number(descriptor[1]) !== process.pid) throw refused("another process's descriptor");
+      if (entry === undefined || !Number.isInteger(fd))
+        throw Object.assign(new Error(`${current}: no such descriptor`), { code: 'EBADF' });
+      if (descriptor[1] !== undefined && Number(descriptor[1]) !== process.pid)
+        throw refused("another process's descriptor");
       return { kind: 'descriptor', fd, entry };
     }
     if (entry === undefined || entry.isFile()) return { kind: 'replace', path: current };
@@ -77,7 +84,8 @@ function unwritable(path: string, entry: Stats): Error {
 export async function openOutputFile(path: string, options: OutputFileOptions = {}): Promise<OutputFile> {
   const planted = await (await import('./trusted-place.js')).plantedEntryProblem(path);
   if (planted !== undefined) throw new Error(planted);
-  const destination = (options.platform ?? process.platform) === 'win32' ? { kind: 'replace' as const, path } : await destinationOf(path);
+  const destination =
+    (options.platform ?? process.platform) === 'win32' ? { kind: 'replace' as const, path } : await destinationOf(path);
   if (destination.kind === 'descriptor') return descriptorOutput(path, destination.fd, destination.entry);
   if (destination.kind === 'in-place') return streamOutput(await openInPlace(path, destination.path));
   await checkReplaceable(destination.path, options);
@@ -97,7 +105,8 @@ async function openInPlace(named: string, path: string): Promise<Writable> {
   try {
     fd = await openNow(path, constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENXIO') throw refused('a FIFO no process reads; start its reader first');
+    if ((error as NodeJS.ErrnoException).code === 'ENXIO')
+      throw refused('a FIFO no process reads; start its reader first');
     throw error;
   }
   const entry = fstatSync(fd);
@@ -148,7 +157,10 @@ function streamOutput(stream: Writable, owned = true): OutputFile {
  * Refuses, before anything is sent, a file Windows could not replace once every record went, held
  * open (Excel) or read-only (docs/windows.md, "Excel and held files"); POSIX replaces either.
  */
-export async function checkReplaceable(path: string, check: Pick<OutputFileOptions, 'platform' | 'probe'> = {}): Promise<void> {
+export async function checkReplaceable(
+  path: string,
+  check: Pick<OutputFileOptions, 'platform' | 'probe'> = {},
+): Promise<void> {
   if ((check.platform ?? process.platform) !== 'win32') return;
   const info = await stat(path).catch(() => undefined);
   if (info === undefined) return;
@@ -159,6 +171,8 @@ export async function checkReplaceable(path: string, check: Pick<OutputFileOptio
     if (!isBusyError(error)) return;
     const code = (error as NodeJS.ErrnoException).code;
     // No cause: callers that put a system error into words follow causes to a code (EBUSY), which would drop the hint.
-    throw new Error(`the existing file cannot be replaced (${code}): another program holds it open (close it in Excel) or it is read-only`);
+    throw new Error(
+      `the existing file cannot be replaced (${code}): another program holds it open (close it in Excel) or it is read-only`,
+    );
   }
 }

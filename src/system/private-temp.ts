@@ -27,7 +27,10 @@ export async function makePrivateTempDir(purpose: string): Promise<string> {
 
 async function preparedRoot(): Promise<string> {
   const uid = process.getuid?.();
-  const candidates = [() => join(dirname(userRunsDir({ env: process.env, platform: process.platform })), 'tmp'), () => join(tmpdir(), `examctl-${uid ?? 'user'}`)];
+  const candidates = [
+    () => join(dirname(userRunsDir({ env: process.env, platform: process.platform })), 'tmp'),
+    () => join(tmpdir(), `examctl-${uid ?? 'user'}`),
+  ];
   let failure: unknown;
   for (const candidate of candidates) {
     try {
@@ -35,7 +38,10 @@ async function preparedRoot(): Promise<string> {
       await mkdir(base, { recursive: true, mode: 0o700 });
       const entry = await lstat(base);
       // Another user's folder (or a link) planted at the name in /tmp: not ours to use.
-      if (!entry.isDirectory() || (uid !== undefined && entry.uid !== uid)) throw new UsageError(`${base}: the private temp folder is not a directory of yours (${entry.isDirectory() ? `owner: uid ${entry.uid}` : 'a link or file'}): remove it`);
+      if (!entry.isDirectory() || (uid !== undefined && entry.uid !== uid))
+        throw new UsageError(
+          `${base}: the private temp folder is not a directory of yours (${entry.isDirectory() ? `owner: uid ${entry.uid}` : 'a link or file'}): remove it`,
+        );
       if ((entry.mode & 0o077) !== 0 && process.platform !== 'win32') await chmod(base, 0o700);
       await removeDeadRuns(base);
       return base;
@@ -53,7 +59,8 @@ async function removeDeadRuns(base: string): Promise<void> {
     // own pids) keeps theirs.
     const [pidText, host] = name.split('@');
     const pid = Number(pidText);
-    if (host !== hostname() || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    if (host !== hostname() || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid))
+      continue;
     await rm(join(base, name), { recursive: true, force: true }).catch(() => undefined);
   }
 }

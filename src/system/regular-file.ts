@@ -61,7 +61,8 @@ async function openChecked(path: string, options: RegularOpenOptions): Promise<{
   try {
     handle = await open(path, flags, options.mode ?? 0o666);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP' && !options.followLinks) throw new NotRegularFileError(path, 'a symbolic link');
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP' && !options.followLinks)
+      throw new NotRegularFileError(path, 'a symbolic link');
     throw error;
   }
   const stat = await handle.stat().catch(async (error: unknown) => {
@@ -100,7 +101,10 @@ export interface RegularReadOptions extends Omit<RegularOpenOptions, 'flags'> {
  * that judges the file (its mode) judges what it read, not a path another user could have
  * swapped between a stat and a read.
  */
-export async function readRegularFileWithStat(path: string, options: RegularReadOptions = {}): Promise<{ bytes: Buffer; stat: Stats }> {
+export async function readRegularFileWithStat(
+  path: string,
+  options: RegularReadOptions = {},
+): Promise<{ bytes: Buffer; stat: Stats }> {
   const { maxBytes, same, ...open } = options;
   const { handle, stat } = await openChecked(path, open);
   const read = (bytes: Buffer) => {
@@ -127,7 +131,14 @@ export async function readRegularFileWithStat(path: string, options: RegularRead
 }
 
 /** What a file system entry that is not a regular file is, in words. */
-export function kindOf(entry: { isFIFO(): boolean; isSymbolicLink(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean; isDirectory(): boolean }): string {
+export function kindOf(entry: {
+  isFIFO(): boolean;
+  isSymbolicLink(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isSocket(): boolean;
+  isDirectory(): boolean;
+}): string {
   if (entry.isFIFO()) return 'a FIFO';
   if (entry.isSymbolicLink()) return 'a symbolic link';
   if (entry.isCharacterDevice() || entry.isBlockDevice()) return 'a device';

@@ -9,7 +9,14 @@ import { readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from './regular-file
 export function shippedAsset(path: string): Buffer | undefined {
   if (!isSea() || !path.startsWith(process.execPath + sep)) return undefined;
   try {
-    return Buffer.from(getAsset(path.slice(process.execPath.length + 1).split(sep).join('/')));
+    return Buffer.from(
+      getAsset(
+        path
+          .slice(process.execPath.length + 1)
+          .split(sep)
+          .join('/'),
+      ),
+    );
   } catch {
     return undefined;
   }

@@ -20,7 +20,11 @@ interface StdinFile {
   remove(): Promise<void>;
 }
 
-export async function spoolStdin(stdin: NodeJS.ReadableStream, signal?: AbortSignal, pipe?: string): Promise<StdinFile> {
+export async function spoolStdin(
+  stdin: NodeJS.ReadableStream,
+  signal?: AbortSignal,
+  pipe?: string,
+): Promise<StdinFile> {
   const dir = await makePrivateTempDir('stdin');
   const path = join(dir, STDIN_NAME);
   const remove = () => rm(dir, { recursive: true, force: true });
@@ -28,7 +32,12 @@ export async function spoolStdin(stdin: NodeJS.ReadableStream, signal?: AbortSig
     await pipeline(stdin, createWriteStream(path, { mode: 0o600 }), ...(signal === undefined ? [] : [{ signal }]));
   } catch (error) {
     await remove();
-    if (signal?.aborted) throw new InterruptedError(pipe === undefined ? 'interrupted while reading the input: nothing was sent' : `interrupted while waiting for ${pipe}: nothing was sent`);
+    if (signal?.aborted)
+      throw new InterruptedError(
+        pipe === undefined
+          ? 'interrupted while reading the input: nothing was sent'
+          : `interrupted while waiting for ${pipe}: nothing was sent`,
+      );
     throw error;
   }
   return { path, remove };
@@ -66,7 +75,12 @@ async function opensForReading(path: string): Promise<boolean> {
  * through a socket on it, so `signal` ends a wait at once; `canWait` false refuses a pipe with no
  * writer, else `onWait` is called (writerOpened: where a FIFO without one reads as ended at once).
  */
-export async function spoolPipe(file: string, named: string, signal: AbortSignal | undefined, wait: { canWait: boolean; onWait: () => void }): Promise<StdinFile> {
+export async function spoolPipe(
+  file: string,
+  named: string,
+  signal: AbortSignal | undefined,
+  wait: { canWait: boolean; onWait: () => void },
+): Promise<StdinFile> {
   const fifo = (await stat(file)).isFIFO();
   const fd = await promisify(open)(file, constants.O_RDONLY | (fifo ? constants.O_NONBLOCK : 0));
   const first = Buffer.alloc(1);
@@ -78,15 +92,29 @@ export async function spoolPipe(file: string, named: string, signal: AbortSignal
   }
   if (read === 0) closeSync(fd);
   if (read === 0 && !wait.canWait) {
-    throw new UsageError(`--file: ${named} is a named pipe (FIFO) with no writer, and nobody can start one here (no terminal, --no-input or CI=true): start its writer first, or give a regular file`);
+    throw new UsageError(
+      `--file: ${named} is a named pipe (FIFO) with no writer, and nobody can start one here (no terminal, --no-input or CI=true): start its writer first, or give a regular file`,
+    );
   }
   if (read === 0) wait.onWait();
   // Linux reports no end on a FIFO opened O_NONBLOCK while no writer held it until a writer has
   // come: bytes a departed writer left (another reader kept them) would never end. A writer of
   // our own, opened and closed at once, counts as one seen.
   if (read === 1) closeSync(openSync(file, constants.O_WRONLY | constants.O_NONBLOCK));
-  const socket = new Socket({ fd: read === 0 ? await writerOpened(file, signal) : fd, readable: true, writable: false });
-  const bytes = read === 1 ? Readable.from((async function* () { yield first; yield* socket; })()) : socket;
+  const socket = new Socket({
+    fd: read === 0 ? await writerOpened(file, signal) : fd,
+    readable: true,
+    writable: false,
+  });
+  const bytes =
+    read === 1
+      ? Readable.from(
+          (async function* () {
+            yield first;
+            yield* socket;
+          })(),
+        )
+      : socket;
   try {
     return await spoolStdin(bytes, signal, file);
   } finally {
@@ -100,7 +128,8 @@ export async function spoolPipe(file: string, named: string, signal: AbortSignal
  * ourselves, which completes the pending open, and the copy stops as interrupted.
  */
 function writerOpened(file: string, signal: AbortSignal | undefined): Promise<number> {
-  const interrupted = (): InterruptedError => new InterruptedError(`interrupted while waiting for ${file}: nothing was sent`);
+  const interrupted = (): InterruptedError =>
+    new InterruptedError(`interrupted while waiting for ${file}: nothing was sent`);
   if (signal?.aborted) return Promise.reject(interrupted());
   return new Promise<number>((resolveOpen, reject) => {
     let opened = false;

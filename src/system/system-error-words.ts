@@ -11,7 +11,7 @@ import { ExamctlError, messageOf, StoreDamagedError, TargetError } from './error
 type PathSubject = 'file' | 'directory';
 
 const FIXED_WORDS: Readonly<Record<string, string>> = {
-  EACCES: "permission denied (check the owner and mode of the file or directory)",
+  EACCES: 'permission denied (check the owner and mode of the file or directory)',
   EPERM: 'operation not permitted (the file may be read-only, in use, or owned by another user)',
   EISDIR: 'it is a directory, not a file',
   ENOTDIR: 'a part of the path is a file, not a directory',
@@ -29,7 +29,8 @@ const FIXED_WORDS: Readonly<Record<string, string>> = {
   ENFILE: 'too many open files on this system',
   EBUSY: 'the file or device is busy',
   EPIPE: 'the reader of the output went away (e.g. `| head` stopped reading)',
-  ECONNREFUSED: 'the connection was refused: nothing listens at that address and port (is the service running, is the port right?)',
+  ECONNREFUSED:
+    'the connection was refused: nothing listens at that address and port (is the service running, is the port right?)',
   ENOTFOUND: "the host name could not be resolved (check the base URL's spelling, the DNS or the network)",
   EAI_AGAIN: 'the host name could not be resolved just now (a temporary DNS failure)',
   ETIMEDOUT: 'the connection timed out: the host did not answer (a firewall, a proxy or a wrong address?)',
@@ -38,22 +39,30 @@ const FIXED_WORDS: Readonly<Record<string, string>> = {
   ENETUNREACH: 'the network is unreachable (no connection, or VPN off)',
   CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
   CERT_NOT_YET_VALID: "the server's TLS certificate is not valid yet (or this machine's clock is wrong)",
-  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed, so it is not trusted (a private CA: NODE_EXTRA_CA_CERTS=<ca.pem>)",
-  SELF_SIGNED_CERT_IN_CHAIN: "the server's certificate chain ends in an untrusted self-signed CA (a private CA: NODE_EXTRA_CA_CERTS=<ca.pem>)",
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's certificate cannot be verified (a missing intermediate certificate or a private CA: NODE_EXTRA_CA_CERTS=<ca.pem>)",
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the server's certificate was issued by a CA this machine does not know (NODE_EXTRA_CA_CERTS=<ca.pem>)",
+  DEPTH_ZERO_SELF_SIGNED_CERT:
+    "the server's TLS certificate is self-signed, so it is not trusted (a private CA: NODE_EXTRA_CA_CERTS=<ca.pem>)",
+  SELF_SIGNED_CERT_IN_CHAIN:
+    "the server's certificate chain ends in an untrusted self-signed CA (a private CA: NODE_EXTRA_CA_CERTS=<ca.pem>)",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    "the server's certificate cannot be verified (a missing intermediate certificate or a private CA: NODE_EXTRA_CA_CERTS=<ca.pem>)",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    "the server's certificate was issued by a CA this machine does not know (NODE_EXTRA_CA_CERTS=<ca.pem>)",
   ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate is for another host name than the base URL's",
 };
 
 /** undici's codes for what the system calls ETIMEDOUT and ECONNRESET: the same words. */
-const SAME_WORDS: Readonly<Record<string, string>> = { UND_ERR_CONNECT_TIMEOUT: 'ETIMEDOUT', UND_ERR_SOCKET: 'ECONNRESET' };
+const SAME_WORDS: Readonly<Record<string, string>> = {
+  UND_ERR_CONNECT_TIMEOUT: 'ETIMEDOUT',
+  UND_ERR_SOCKET: 'ECONNRESET',
+};
 
 /** The words for a code; undefined for codes examctl has no better words for (the code is then shown as is). */
 export function systemErrorWords(code: string, subject?: PathSubject): string | undefined {
   if (code === 'ENOENT') return subject === undefined ? 'no such file or directory' : `the ${subject} does not exist`;
   const fixed = FIXED_WORDS[SAME_WORDS[code] ?? code];
   if (fixed !== undefined) return fixed;
-  if (code.startsWith('CERT_') || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_')) return "the server's TLS certificate was not accepted";
+  if (code.startsWith('CERT_') || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_'))
+    return "the server's TLS certificate was not accepted";
   return undefined;
 }
 
@@ -89,8 +98,10 @@ function systemTableWords(code: string): string | undefined {
 export function describeSystemError(error: unknown, subject?: PathSubject): string {
   // regular-file.ts's two refusals, known by their fields: importing their classes would load node:fs/promises into every start.
   const refusal = error as { code?: unknown; kind?: unknown; maxBytes?: unknown } | undefined;
-  if (refusal?.code === 'ENOTREG' && typeof refusal.kind === 'string') return `it is ${refusal.kind}, not a regular file`;
-  if (refusal?.code === 'EFBIG' && typeof refusal.maxBytes === 'number') return `it is larger than ${refusal.maxBytes / 2 ** 20} MiB, the most examctl reads`;
+  if (refusal?.code === 'ENOTREG' && typeof refusal.kind === 'string')
+    return `it is ${refusal.kind}, not a regular file`;
+  if (refusal?.code === 'EFBIG' && typeof refusal.maxBytes === 'number')
+    return `it is larger than ${refusal.maxBytes / 2 ** 20} MiB, the most examctl reads`;
   const code = systemErrorCode(error);
   const message = messageOf(error);
   if (code === undefined) return message;

@@ -90,7 +90,13 @@ export class SpoolSink implements TextSink {
     try {
       if (file !== undefined) {
         // Through the handle (the name is gone), 1 MiB at a time, a character cut by a chunk's end decoded whole.
-        const chunks = file.handle.createReadStream({ start: 0, end: file.length - 1, encoding: 'utf8', highWaterMark: 1 << 20, autoClose: false });
+        const chunks = file.handle.createReadStream({
+          start: 0,
+          end: file.length - 1,
+          encoding: 'utf8',
+          highWaterMark: 1 << 20,
+          autoClose: false,
+        });
         for await (const text of chunks) await this.target.write(text as string);
       }
       if (this.parts.length > 0) await this.target.write(this.parts.join(''));

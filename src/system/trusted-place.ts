@@ -42,7 +42,12 @@ export class UntrustedPlaceError extends UsageError {
 }
 
 /** Why one entry (the place itself, or a directory above it) is not to be trusted, or undefined. */
-export function entryProblem(path: string, entry: Pick<Stats, 'uid' | 'mode'>, context: TrustContext, options: { ownerOnly?: boolean } = {}): string | undefined {
+export function entryProblem(
+  path: string,
+  entry: Pick<Stats, 'uid' | 'mode'>,
+  context: TrustContext,
+  options: { ownerOnly?: boolean } = {},
+): string | undefined {
   if (context.uid === undefined) return undefined;
   const ownerOk = entry.uid === context.uid || (!options.ownerOnly && entry.uid === 0);
   if (!ownerOk) {
@@ -51,7 +56,10 @@ export function entryProblem(path: string, entry: Pick<Stats, 'uid' | 'mode'>, c
   if ((entry.mode & 0o022) !== 0) {
     const who = (entry.mode & 0o002) !== 0 ? 'others' : 'group';
     // The advice the user can follow: a folder of theirs they can close; root's they can only avoid.
-    const fix = entry.uid === context.uid ? `chmod go-w ${path}` : 'use a path outside it (a link in it is judged by it: name the place by its own path)';
+    const fix =
+      entry.uid === context.uid
+        ? `chmod go-w ${path}`
+        : 'use a path outside it (a link in it is judged by it: name the place by its own path)';
     return `${path} is writable by ${who} (mode ${(entry.mode & 0o7777).toString(8)}); ${fix}`;
   }
   return undefined;
@@ -100,7 +108,12 @@ async function realPathOf(handle: FileHandle, path: string): Promise<string | un
 }
 
 /** Why an opened file (or directory) is not to be trusted: its own fstat, then the directories above it. */
-export async function openedProblem(path: string, handle: FileHandle, context: TrustContext, options: { ownerOnly?: boolean; stat?: Stats } = {}): Promise<string | undefined> {
+export async function openedProblem(
+  path: string,
+  handle: FileHandle,
+  context: TrustContext,
+  options: { ownerOnly?: boolean; stat?: Stats } = {},
+): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const entry = options.stat ?? (await handle.stat());
   const own = entryProblem(path, entry, context, options);
@@ -109,7 +122,13 @@ export async function openedProblem(path: string, handle: FileHandle, context: T
 }
 
 /** Throws UntrustedPlaceError for an opened file that fails the rule. */
-export async function assertOpenedTrusted(place: string, path: string, handle: FileHandle, context: TrustContext, options: { ownerOnly?: boolean; stat?: Stats } = {}): Promise<void> {
+export async function assertOpenedTrusted(
+  place: string,
+  path: string,
+  handle: FileHandle,
+  context: TrustContext,
+  options: { ownerOnly?: boolean; stat?: Stats } = {},
+): Promise<void> {
   const problem = await openedProblem(path, handle, context, options);
   if (problem !== undefined) throw new UntrustedPlaceError(place, path, problem);
 }
@@ -126,7 +145,11 @@ interface DirectoryTrustOptions {
  * opened (O_DIRECTORY, O_NOFOLLOW with `noLink`) and judged by fstat; one not there yet is judged
  * by the directories it would be made in.
  */
-export async function directoryProblem(path: string, context: TrustContext, options: DirectoryTrustOptions = {}): Promise<string | undefined> {
+export async function directoryProblem(
+  path: string,
+  context: TrustContext,
+  options: DirectoryTrustOptions = {},
+): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   let handle: FileHandle;
   try {
@@ -135,7 +158,11 @@ export async function directoryProblem(path: string, context: TrustContext, opti
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return directoriesProblem(path, context);
     // O_DIRECTORY|O_NOFOLLOW on a link: ELOOP on some systems, ENOTDIR on Linux.
-    if (code === 'ELOOP' || (code === 'ENOTDIR' && options.noLink && (await lstat(path).catch(() => undefined))?.isSymbolicLink())) return `${path} is a symbolic link: refused, never followed`;
+    if (
+      code === 'ELOOP' ||
+      (code === 'ENOTDIR' && options.noLink && (await lstat(path).catch(() => undefined))?.isSymbolicLink())
+    )
+      return `${path} is a symbolic link: refused, never followed`;
     if (code === 'ENOTDIR') return `${path} is not a directory`;
     return `cannot open ${path}: ${describeSystemError(error, 'directory')}`;
   }
@@ -147,7 +174,12 @@ export async function directoryProblem(path: string, context: TrustContext, opti
 }
 
 /** Throws UntrustedPlaceError for a directory place that fails the rule (see directoryProblem). */
-export async function assertDirectoryTrusted(place: string, path: string, context: TrustContext, options: DirectoryTrustOptions = {}): Promise<void> {
+export async function assertDirectoryTrusted(
+  place: string,
+  path: string,
+  context: TrustContext,
+  options: DirectoryTrustOptions = {},
+): Promise<void> {
   const problem = await directoryProblem(path, context, options);
   if (problem !== undefined) throw new UntrustedPlaceError(place, path, problem);
 }
@@ -156,7 +188,11 @@ export async function assertDirectoryTrusted(place: string, path: string, contex
  * Why an output must not be written (docs/security.md, "The report place is checked before
  * sending"), or a place not used (`replaced` false: the entry at the name is read, not renamed over).
  */
-export async function plantedEntryProblem(path: string, context: TrustContext = currentTrustContext(), replaced = true): Promise<string | undefined> {
+export async function plantedEntryProblem(
+  path: string,
+  context: TrustContext = currentTrustContext(),
+  replaced = true,
+): Promise<string | undefined> {
   if (context.uid === undefined) return undefined;
   const full = resolve(path);
   // Another user's entry at the name or link on the way, where others write; their link in a folder
@@ -165,7 +201,8 @@ export async function plantedEntryProblem(path: string, context: TrustContext = 
     const entry = await lstat(at).catch(() => undefined);
     const dir = entry && (await stat(dirname(at)).catch(() => undefined));
     if (entry === undefined || dir === undefined || entry.uid === context.uid) continue;
-    const sticky = replaced && at === full && entry.isFile() && dir.mode & 0o1000 && context.uid && dir.uid !== context.uid;
+    const sticky =
+      replaced && at === full && entry.isFile() && dir.mode & 0o1000 && context.uid && dir.uid !== context.uid;
     const mine = context.uid !== 0 && dir.uid === context.uid && entry.isSymbolicLink();
     if (!sticky && (entry.uid === 0 || (!mine && !entryProblem(at, dir, context)))) continue;
     if (!sticky && (at === full ? entry.isFile() : !entry.isSymbolicLink())) continue;

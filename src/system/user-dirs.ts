@@ -43,19 +43,37 @@ export function requiredHome(env: UserDirsContext['env'], instead: string): stri
   const home = userHome(env);
   if (home !== undefined) return home;
   const uid = process.getuid?.();
-  throw new UsageError(`HOME is ${env.HOME ? 'not an absolute path' : 'not set'} and ${uid === undefined ? 'this account' : `uid ${uid}`} has no home directory: set HOME (or ${instead})`);
+  throw new UsageError(
+    `HOME is ${env.HOME ? 'not an absolute path' : 'not set'} and ${uid === undefined ? 'this account' : `uid ${uid}`} has no home directory: set HOME (or ${instead})`,
+  );
 }
 
 export function userConfigDir({ env, platform, home }: UserDirsContext): string {
   const path = pathFor(platform);
-  const base = absoluteXdg(env.XDG_CONFIG_HOME, platform) ?? (platform === 'win32' ? env.APPDATA || undefined : undefined);
-  const parts = platform === 'darwin' ? ['Library', 'Application Support'] : platform === 'win32' ? ['AppData', 'Roaming'] : ['.config'];
+  const base =
+    absoluteXdg(env.XDG_CONFIG_HOME, platform) ?? (platform === 'win32' ? env.APPDATA || undefined : undefined);
+  const parts =
+    platform === 'darwin'
+      ? ['Library', 'Application Support']
+      : platform === 'win32'
+        ? ['AppData', 'Roaming']
+        : ['.config'];
   return path.join(base ?? path.join(home ?? requiredHome(env, 'EXAMCTL_CONFIG_DIR'), ...parts), 'examctl');
 }
 
 export function userRunsDir({ env, platform, home }: UserDirsContext): string {
   const path = pathFor(platform);
-  const base = platform === 'win32' ? env.LOCALAPPDATA || undefined : platform === 'darwin' ? undefined : absoluteXdg(env.XDG_STATE_HOME, platform);
-  const parts = platform === 'darwin' ? ['Library', 'Application Support'] : platform === 'win32' ? ['AppData', 'Local'] : ['.local', 'state'];
+  const base =
+    platform === 'win32'
+      ? env.LOCALAPPDATA || undefined
+      : platform === 'darwin'
+        ? undefined
+        : absoluteXdg(env.XDG_STATE_HOME, platform);
+  const parts =
+    platform === 'darwin'
+      ? ['Library', 'Application Support']
+      : platform === 'win32'
+        ? ['AppData', 'Local']
+        : ['.local', 'state'];
   return path.join(base ?? path.join(home ?? requiredHome(env, 'EXAMCTL_RUNS_DIR'), ...parts), 'examctl', 'runs');
 }

@@ -30,11 +30,7 @@ const DEFAULT_DELAY_MS = 1000;
 const REDRAW_MS = 100;
 
 /** True when the run should show progress: stderr is a terminal (not a dumb one), no --json, not CI. */
-export function progressEnabled(options: {
-  isTTY: boolean | undefined;
-  json: boolean;
-  env: Env;
-}): boolean {
+export function progressEnabled(options: { isTTY: boolean | undefined; json: boolean; env: Env }): boolean {
   // A dumb terminal has no cursor controls to redraw a line with: it gets the plain periodic line.
   return options.isTTY === true && !options.json && !isCiEnvironment(options.env) && options.env.TERM !== 'dumb';
 }
@@ -143,7 +139,8 @@ export function progressText(counts: ProgressCounts, context: ProgressLineContex
 function progressFacts(counts: ProgressCounts, { total, elapsedMs }: ProgressLineContext) {
   const rate = elapsedMs > 0 ? counts.done / (elapsedMs / 1000) : 0;
   const known = total !== undefined && total > 0;
-  const tally = (name: ItemStatus): string[] => (counts[name] > 0 || name === 'ok' || name === 'failed' ? [`${name} ${formatCount(counts[name])}`] : []);
+  const tally = (name: ItemStatus): string[] =>
+    counts[name] > 0 || name === 'ok' || name === 'failed' ? [`${name} ${formatCount(counts[name])}`] : [];
   const eta = rate > 0 && known ? formatDuration(Math.max(0, total - counts.done) / rate) : 'unknown';
   return {
     done: known ? `${formatCount(counts.done)}/${formatCount(total)}` : `${formatCount(counts.done)} done`,
@@ -165,7 +162,11 @@ interface ProgressLineContext {
 /** The plain line: `[label: ]done/total ok N [partial N] failed N [skipped N], rate/s[, ETA t]`. */
 export function plainProgressLine(counts: ProgressCounts, context: ProgressLineContext): string {
   const { done, tally, rate, eta } = progressFacts(counts, context);
-  const text = [`${done} ${[...tally('ok'), ...tally('partial'), ...tally('failed'), ...tally('skipped')].join(' ')}`, rate, ...eta].join(', ');
+  const text = [
+    `${done} ${[...tally('ok'), ...tally('partial'), ...tally('failed'), ...tally('skipped')].join(' ')}`,
+    rate,
+    ...eta,
+  ].join(', ');
   return context.label ? `${context.label}: ${text}` : text;
 }
 
@@ -232,13 +233,22 @@ export class PlainProgressTicker extends CountedProgress {
   }
 }
 
-interface RunProgressOptions extends Pick<PlainProgressOptions, 'write' | 'total' | 'label'>, Pick<ProgressOptions, 'stream' | 'color'> {
+interface RunProgressOptions
+  extends Pick<PlainProgressOptions, 'write' | 'total' | 'label'>,
+    Pick<ProgressOptions, 'stream' | 'color'> {
   /** Whether the spinner may be drawn (progressEnabled: a terminal, no --json, not CI). */
   terminal: boolean;
 }
 
 /** A run's progress: the spinner on a terminal, the periodic plain line elsewhere. */
 export function createRunProgress(options: RunProgressOptions): Progress {
-  if (!options.terminal) return new PlainProgressTicker({ write: options.write, total: options.total, label: options.label });
-  return createProgress({ enabled: true, stream: options.stream, total: options.total, label: options.label, color: options.color });
+  if (!options.terminal)
+    return new PlainProgressTicker({ write: options.write, total: options.total, label: options.label });
+  return createProgress({
+    enabled: true,
+    stream: options.stream,
+    total: options.total,
+    label: options.label,
+    color: options.color,
+  });
 }

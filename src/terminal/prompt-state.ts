@@ -18,7 +18,11 @@ export function promptIsOpen(): boolean {
 }
 
 /** The one rule for asking: a terminal, and neither --no-input nor CI=true. */
-export function canPrompt(options: { isTTY: boolean | undefined; noInput: boolean; env: Readonly<Record<string, string | undefined>> }): boolean {
+export function canPrompt(options: {
+  isTTY: boolean | undefined;
+  noInput: boolean;
+  env: Readonly<Record<string, string | undefined>>;
+}): boolean {
   return options.isTTY === true && !options.noInput && !isCiEnvironment(options.env);
 }
 

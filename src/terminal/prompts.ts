@@ -8,7 +8,13 @@ import { promptClosed, promptOpened } from './prompt-state.js';
 import { Writable } from 'node:stream';
 import { checkbox, input, password, search, select } from '@inquirer/prompts';
 import type { AssessmentEntry, HierarchyEntry, ScheduleEntry } from '../port/local-directory.js';
-import { roleRequiredProblem, validateCollection, validateInvigilatorRemoval, validateScheduleRequest, validateUser } from '../domain/index.js';
+import {
+  roleRequiredProblem,
+  validateCollection,
+  validateInvigilatorRemoval,
+  validateScheduleRequest,
+  validateUser,
+} from '../domain/index.js';
 import type { Problem } from '../domain/problem.js';
 import { exampleDateTime, readTypedDateTime, type LocalTimeOptions } from '../domain/local-time.js';
 import type { HierarchyMembership, UserRequest } from '../domain/types.js';
@@ -88,7 +94,9 @@ function note(io: PromptIo, text: string): void {
  * A choice as the terminal shows it: its texts (from the store, the service or an earlier answer) pass
  * the terminal gate; its value, what the command gets, is left exactly as it was.
  */
-function shownChoice<Choice extends { name: string; description?: string; disabled?: string | boolean }>(choice: Choice): Choice {
+function shownChoice<Choice extends { name: string; description?: string; disabled?: string | boolean }>(
+  choice: Choice,
+): Choice {
   return {
     ...choice,
     name: terminalLine(choice.name),
@@ -101,11 +109,16 @@ function shownChoice<Choice extends { name: string; description?: string; disabl
 const GATED_DEFAULT = { style: { defaultAnswer: (text: string) => `(${terminalLine(text)})` } };
 
 function describeProblems(problems: readonly Problem[]): string {
-  return problems.map((entry) => (entry.code === null ? entry.message : `${entry.message} (code ${entry.code})`)).join('; ');
+  return problems
+    .map((entry) => (entry.code === null ? entry.message : `${entry.message} (code ${entry.code})`))
+    .join('; ');
 }
 
 /** `true` when the answer passes the rule's check, else its message; only problems `relevant` selects count. */
-function verdict(result: { ok: true } | { ok: false; problems: Problem[] }, relevant: (entry: Problem) => boolean): true | string {
+function verdict(
+  result: { ok: true } | { ok: false; problems: Problem[] },
+  relevant: (entry: Problem) => boolean,
+): true | string {
   const found = result.ok ? [] : result.problems.filter(relevant);
   return found.length === 0 ? true : describeProblems(found);
 }
@@ -186,7 +199,9 @@ export async function promptUser(options: PromptUserOptions = {}, io: PromptIo =
       const found = options.lookup(text);
       if (found) {
         existing = found;
-        const name = [found.FirstName, found.LastName].filter((part) => typeof part === 'string' && part !== '').join(' ');
+        const name = [found.FirstName, found.LastName]
+          .filter((part) => typeof part === 'string' && part !== '')
+          .join(' ');
         const role = typeof found.Role === 'string' ? `, ${found.Role}` : '';
         note(io, `${text} exists (${name}${role}): it will be updated; Enter keeps a shown value.`);
       } else {
@@ -210,13 +225,22 @@ export async function promptUser(options: PromptUserOptions = {}, io: PromptIo =
   return answers;
 }
 
-async function promptRole(options: PromptUserOptions, answers: Record<string, unknown>, io: PromptIo): Promise<string | undefined> {
+async function promptRole(
+  options: PromptUserOptions,
+  answers: Record<string, unknown>,
+  io: PromptIo,
+): Promise<string | undefined> {
   const current = existingText(options.existing, 'Role');
   const roles = options.roles ?? [];
   if (roles.length > 0) {
     const choices = roles.map((title) => ({ value: title, name: title }));
-    if (current !== undefined && !roles.includes(current)) choices.unshift({ value: current, name: `${current} (current)` });
-    return ask(io, select, { message: 'Role', choices: choices.map(shownChoice), ...(current === undefined ? {} : { default: current }) });
+    if (current !== undefined && !roles.includes(current))
+      choices.unshift({ value: current, name: `${current} (current)` });
+    return ask(io, select, {
+      message: 'Role',
+      choices: choices.map(shownChoice),
+      ...(current === undefined ? {} : { default: current }),
+    });
   }
   const value = await ask(io, input, {
     message: current === undefined ? 'Role (title of an existing role)' : 'Role (empty keeps the current one)',
@@ -230,9 +254,14 @@ async function promptRole(options: PromptUserOptions, answers: Record<string, un
   return text === '' ? undefined : text;
 }
 
-async function promptHierarchies(answers: Record<string, unknown>, io: PromptIo, known?: readonly HierarchyEntry[]): Promise<HierarchyMembership[]> {
+async function promptHierarchies(
+  answers: Record<string, unknown>,
+  io: PromptIo,
+  known?: readonly HierarchyEntry[],
+): Promise<HierarchyMembership[]> {
   const memberships: HierarchyMembership[] = [];
-  const question = () => (memberships.length === 0 ? 'Add a hierarchy membership?' : 'Add another hierarchy membership?');
+  const question = () =>
+    memberships.length === 0 ? 'Add a hierarchy membership?' : 'Add another hierarchy membership?';
   while (await askYesNo(io, question(), false)) {
     const index = memberships.length;
     const path = `Hierarchies[${index}]`;
@@ -273,7 +302,10 @@ export async function promptCollectionTitle(io: PromptIo = {}): Promise<string> 
 /**
  * A checkbox list of the schedule's invigilators (the caller refuses none); at least one ticked.
  */
-export async function promptInvigilators(choices: ReadonlyArray<{ value: string; name: string }>, io: PromptIo = {}): Promise<string[]> {
+export async function promptInvigilators(
+  choices: ReadonlyArray<{ value: string; name: string }>,
+  io: PromptIo = {},
+): Promise<string[]> {
   return ask(io, checkbox, {
     message: 'Invigilators to remove (space toggles, enter confirms)',
     choices: choices.map(shownChoice),
@@ -336,10 +368,19 @@ export async function promptScheduleFields(
   const defaults: Partial<Record<ScheduleFieldName, string>> = { ...options.defaults };
   const dates = options.dates ?? {};
   // The start is read as --start is (a local time placed in --timezone, --date-format); sent in UTC.
-  const answerOf = (name: ScheduleFieldName, value: string): { ok: true; value: string } | { ok: false; message: string } =>
-    name === 'StartDateTime' && value.trim() !== '' ? readTypedDateTime('StartDateTime', value, dates) : { ok: true, value: value.trim() };
+  const answerOf = (
+    name: ScheduleFieldName,
+    value: string,
+  ): { ok: true; value: string } | { ok: false; message: string } =>
+    name === 'StartDateTime' && value.trim() !== ''
+      ? readTypedDateTime('StartDateTime', value, dates)
+      : { ok: true, value: value.trim() };
   const startMessage =
-    dates.timeZone !== undefined ? `Start in ${dates.timeZone} (e.g. ${exampleDateTime(dates)}, or with an offset)` : dates.format !== undefined ? `Start (e.g. ${exampleDateTime(dates)})` : SCHEDULE_FIELD_MESSAGES.StartDateTime;
+    dates.timeZone !== undefined
+      ? `Start in ${dates.timeZone} (e.g. ${exampleDateTime(dates)}, or with an offset)`
+      : dates.format !== undefined
+        ? `Start (e.g. ${exampleDateTime(dates)})`
+        : SCHEDULE_FIELD_MESSAGES.StartDateTime;
   const check = (name: ScheduleFieldName, value: string): true | string => {
     const answer = answerOf(name, value);
     if (!answer.ok) return answer.message;
@@ -352,7 +393,9 @@ export async function promptScheduleFields(
     const group = name === 'GroupExtId';
     const choices = group
       ? hierarchies?.map((entry) => hierarchyChoice(entry, 'an inactive group cannot take candidates'))
-      : name === 'AssessmentExtId' ? assessments?.map(assessmentChoice) : undefined;
+      : name === 'AssessmentExtId'
+        ? assessments?.map(assessmentChoice)
+        : undefined;
     if (choices !== undefined) {
       const validate = (id: string): true | string => check(name, id);
       value = await pick(io, {
@@ -380,7 +423,8 @@ export async function promptScheduleFields(
 
 /** Picks one of the store's schedules (e.g. for `schedule links` or `invigilators remove` without an id). */
 export async function promptSchedule(schedules: readonly ScheduleEntry[], io: PromptIo = {}): Promise<string> {
-  if (schedules.length === 0) throw new UsageError('no schedules in the local store to choose from: give the ScheduleExtId');
+  if (schedules.length === 0)
+    throw new UsageError('no schedules in the local store to choose from: give the ScheduleExtId');
   return pick(io, {
     message: 'Schedule',
     choices: schedules.map((entry) => ({
@@ -403,7 +447,11 @@ interface PickChoice {
 const PICKER_MATCHES = 50;
 
 function assessmentChoice(entry: AssessmentEntry): PickChoice {
-  return { value: entry.id, name: `${entry.id}  ${entry.title}`, description: `${entry.duration} min${entry.proctored ? ', proctored' : ''}` };
+  return {
+    value: entry.id,
+    name: `${entry.id}  ${entry.title}`,
+    description: `${entry.duration} min${entry.proctored ? ', proctored' : ''}`,
+  };
 }
 
 function hierarchyChoice(entry: HierarchyEntry, inactiveReason: string): PickChoice {
@@ -426,7 +474,14 @@ export function pickerMatches(
   const ranked: { choice: PickChoice; rank: number }[] = [];
   for (const choice of choices) {
     const id = choice.value.toLowerCase();
-    const rank = id === needle ? 0 : id.startsWith(needle) ? 1 : id.includes(needle) || choice.name.toLowerCase().includes(needle) ? 2 : -1;
+    const rank =
+      id === needle
+        ? 0
+        : id.startsWith(needle)
+          ? 1
+          : id.includes(needle) || choice.name.toLowerCase().includes(needle)
+            ? 2
+            : -1;
     if (rank >= 0) ranked.push({ choice, rank });
   }
   ranked.sort((a, b) => a.rank - b.rank);
@@ -459,7 +514,9 @@ async function pick(
       ? config.choices
       : [
           ...config.choices.filter((choice) => choice.value === current),
-          ...(config.choices.some((choice) => choice.value === current) ? [] : [{ value: current, name: `${current}  (your earlier answer)` }]),
+          ...(config.choices.some((choice) => choice.value === current)
+            ? []
+            : [{ value: current, name: `${current}  (your earlier answer)` }]),
           ...config.choices.filter((choice) => choice.value !== current),
         ];
   return ask(io, search<string>, {
@@ -489,11 +546,20 @@ export async function offerCorrection<Name extends string>(
   const named = new Set(answers.filter((answer) => problems.some(atField(answer.name))).map((answer) => answer.name));
   if (named.size === 0) return null;
   // One line per problem, whatever line breaks the service put in its messages.
-  note(io, `The send failed:\n${problems.map((entry) => terminalLine(`  ${entry.field || '-'} ${entry.code ?? '-'} ${entry.message}`)).join('\n')}`);
+  note(
+    io,
+    `The send failed:\n${problems.map((entry) => terminalLine(`  ${entry.field || '-'} ${entry.code ?? '-'} ${entry.message}`)).join('\n')}`,
+  );
   if (!(await askYesNo(io, 'Correct the answers and send again?', true))) return null;
   return ask(io, checkbox<Name>, {
     message: 'Answers to change (space toggles, enter confirms)',
-    choices: answers.map((answer) => shownChoice({ value: answer.name, name: `${answer.label}: ${answer.value ?? '(empty)'}`, checked: named.has(answer.name) })),
+    choices: answers.map((answer) =>
+      shownChoice({
+        value: answer.name,
+        name: `${answer.label}: ${answer.value ?? '(empty)'}`,
+        checked: named.has(answer.name),
+      }),
+    ),
     required: true,
   });
 }
@@ -517,7 +583,8 @@ async function askYesNo(io: PromptIo, message: string, defaultYes: boolean): Pro
   const typed = await ask(io, input, {
     message: `${message} (${defaultYes ? 'Y/n' : 'y/N'})`,
     theme: { validationFailureMode: 'clear' },
-    validate: (value) => yesNoAnswer(value, defaultYes) !== undefined || `Answer y or n (Enter alone: ${defaultYes ? 'yes' : 'no'}).`,
+    validate: (value) =>
+      yesNoAnswer(value, defaultYes) !== undefined || `Answer y or n (Enter alone: ${defaultYes ? 'yes' : 'no'}).`,
     transformer: (value, { isFinal }) => (isFinal ? (yesNoAnswer(value, defaultYes) ? 'Yes' : 'No') : value),
   });
   return yesNoAnswer(typed, defaultYes) ?? defaultYes;

@@ -21,7 +21,11 @@ export function renderedWidth(text: string): number {
 }
 
 /** `labels`: the header in the table, and each value's label in a block. */
-export function renderRecordTable(labels: readonly string[], rows: readonly (readonly unknown[])[], options: RecordTableOptions): string {
+export function renderRecordTable(
+  labels: readonly string[],
+  rows: readonly (readonly unknown[])[],
+  options: RecordTableOptions,
+): string {
   const color = options.color === true;
   const cells = rows.map((row) => labels.map((_, index) => displayText(row[index])));
   const table = new Table(tableOptions({ head: head(labels, color) }));
@@ -31,7 +35,12 @@ export function renderRecordTable(labels: readonly string[], rows: readonly (rea
   return renderBlocks(labels.slice(options.headingColumns), cells, color, options.headingColumns);
 }
 
-function renderBlocks(labels: readonly string[], rows: readonly string[][], color: boolean, headingColumns: number): string {
+function renderBlocks(
+  labels: readonly string[],
+  rows: readonly string[][],
+  color: boolean,
+  headingColumns: number,
+): string {
   const labelWidth = Math.max(0, ...labels.map((label) => label.length));
   const blocks = rows.map((row) => {
     const heading = row

@@ -4,7 +4,13 @@
  * prints the Content object itself and does not come through here.
  */
 import Table from 'cli-table3';
-import { OVERVIEW_OPTIONS_FIELDS, PASSED_STATUSES, RESULTS_OPTIONS_FIELDS, REVIEW_SESSION_FIELDS, type AnswerFields } from '../domain/answer-fields.js';
+import {
+  OVERVIEW_OPTIONS_FIELDS,
+  PASSED_STATUSES,
+  RESULTS_OPTIONS_FIELDS,
+  REVIEW_SESSION_FIELDS,
+  type AnswerFields,
+} from '../domain/answer-fields.js';
 import type { PassedStatus, ReviewSession, ReviewSessionResult } from '../domain/types.js';
 import { displayText, head, paint, tableOptions, type Colour } from './table-format.js';
 import { fitToWidth, wrapList, wrapText, type FitPlan } from './text-layout.js';
@@ -36,7 +42,11 @@ const STATUS_COLOUR: Record<PassedStatus, Colour> = {
 
 /** The API's modes (domain/answer-fields.ts), said in words: `TIME_SPAN` -> `time span`. */
 const MODES: ReadonlySet<string> = new Set(
-  [REVIEW_SESSION_FIELDS.ReviewPeriodMode, REVIEW_SESSION_FIELDS.NavigationType, RESULTS_OPTIONS_FIELDS.Feedback].flatMap((field) => field.values),
+  [
+    REVIEW_SESSION_FIELDS.ReviewPeriodMode,
+    REVIEW_SESSION_FIELDS.NavigationType,
+    RESULTS_OPTIONS_FIELDS.Feedback,
+  ].flatMap((field) => field.values),
 );
 
 const OPTION_LINE_WIDTH = 60;
@@ -70,7 +80,11 @@ function optionsList(options: unknown, fields: AnswerFields, width: number): str
   const known = Object.keys(fields).filter((key) => key in record);
   const extra = Object.keys(record).filter((key) => !(key in fields));
   const label = (key: string): string =>
-    key in fields ? humanise(key).replace(/^show /, '').replace(/^score report with /, 'score by ') : humanise(displayText(key));
+    key in fields
+      ? humanise(key)
+          .replace(/^show /, '')
+          .replace(/^score report with /, 'score by ')
+      : humanise(displayText(key));
   const parts = [...known, ...extra].map((key) => `${label(key)}: ${yesNo(record[key])}`);
   if (parts.length === 0) return 'none given';
   return wrapList(parts, width);
@@ -86,7 +100,8 @@ function reviewWindow(session: ReviewSession, times: OutputTimes): string {
 
 function hierarchyLine(session: ReviewSession): string {
   const hierarchy = session.Hierarchy;
-  if (hierarchy === null || hierarchy === undefined) return session.ScheduleExtId ? 'not given' : 'none (based on an assessment)';
+  if (hierarchy === null || hierarchy === undefined)
+    return session.ScheduleExtId ? 'not given' : 'none (based on an assessment)';
   const path = displayText(hierarchy.FullPath);
   const id = displayText(hierarchy.ExternalId);
   return path === '' ? id : `${path} (${id})`;
@@ -113,7 +128,14 @@ function accessLine(session: ReviewSession, width: number, showPin: boolean): st
 /** Width of the header block's label column, borders and padding included. */
 const LABEL_COLUMN = 18 + 2;
 
-function headerBlock(session: ReviewSession, color: boolean, width: number | undefined, showPin: boolean, times: OutputTimes, timesFrom: string | undefined): string {
+function headerBlock(
+  session: ReviewSession,
+  color: boolean,
+  width: number | undefined,
+  showPin: boolean,
+  times: OutputTimes,
+  timesFrom: string | undefined,
+): string {
   // Value column: what is left of the terminal after the label column and three borders.
   const valueWidth = width === undefined ? undefined : Math.max(12, width - LABEL_COLUMN - 3);
   const listWidth = Math.min(OPTION_LINE_WIDTH, valueWidth === undefined ? OPTION_LINE_WIDTH : valueWidth - 2);
@@ -123,7 +145,10 @@ function headerBlock(session: ReviewSession, color: boolean, width: number | und
     ['Code', displayText(session.Code)],
     ['Assessment', displayText(session.AssessmentExtId)],
     ['Schedule', session.ScheduleExtId ? displayText(session.ScheduleExtId) : 'none (based on an assessment)'],
-    ['Status', `${session.Status ? displayText(session.Status) : 'unknown'}${session.IsArchived === true ? ' (archived)' : ''}`],
+    [
+      'Status',
+      `${session.Status ? displayText(session.Status) : 'unknown'}${session.IsArchived === true ? ' (archived)' : ''}`,
+    ],
     ['Review mode', session.ReviewPeriodMode ? yesNo(session.ReviewPeriodMode) : 'not set'],
     ['Review window', reviewWindow(session, times)],
     ['Results options', optionsList(session.ResultsOptions, RESULTS_OPTIONS_FIELDS, listWidth)],
@@ -132,11 +157,15 @@ function headerBlock(session: ReviewSession, color: boolean, width: number | und
     ['Owner', displayText(session.Owner)],
     ['Hierarchy', hierarchyLine(session)],
     ['Candidates', candidatesLine(session)],
-    ['Times', `${times.zone}${timesFrom === undefined ? '' : ` (${timesFrom})`}${times.format === undefined ? '' : `, ${times.format.text}`}`],
+    [
+      'Times',
+      `${times.zone}${timesFrom === undefined ? '' : ` (${timesFrom})`}${times.format === undefined ? '' : `, ${times.format.text}`}`,
+    ],
   ];
   const table = new Table(tableOptions());
   // A long title wraps inside its cell rather than past the edge of the terminal.
-  for (const [label, value] of rows) table.push({ [paint(label, 'bold', color)]: valueWidth === undefined ? value : wrapText(value, valueWidth - 2) });
+  for (const [label, value] of rows)
+    table.push({ [paint(label, 'bold', color)]: valueWidth === undefined ? value : wrapText(value, valueWidth - 2) });
   return table.toString();
 }
 
@@ -170,7 +199,12 @@ const RESULTS_FIT: FitPlan = {
   minWrapped: 6,
 };
 
-function resultsTable(results: readonly ReviewSessionResult[], color: boolean, width: number | undefined, times: OutputTimes): string {
+function resultsTable(
+  results: readonly ReviewSessionResult[],
+  color: boolean,
+  width: number | undefined,
+  times: OutputTimes,
+): string {
   const rows = results.map((result) => {
     const score = numericScore(result.Score);
     return [
@@ -185,11 +219,23 @@ function resultsTable(results: readonly ReviewSessionResult[], color: boolean, w
   });
   const fitted = fitToWidth([RESULT_HEADS, ...rows], width, RESULTS_FIT);
   const [heads, ...cells] = fitted.rows;
-  const options = tableOptions({ head: head(heads!, color), colAligns: ['left', 'left', 'left', 'right', 'left', 'left', 'left'] });
+  const options = tableOptions({
+    head: head(heads!, color),
+    colAligns: ['left', 'left', 'left', 'right', 'left', 'left', 'left'],
+  });
   const table = new Table(fitted.tight ? { ...options, style: { ...options.style, 'padding-right': 0 } } : options);
   for (const [index, row] of cells.entries()) {
     const status = results[index]!.PassedStatus;
-    table.push(row.map((cell, column) => (column === 2 ? cell.split('\n').map((line) => statusCell(line, color, status)).join('\n') : cell)));
+    table.push(
+      row.map((cell, column) =>
+        column === 2
+          ? cell
+              .split('\n')
+              .map((line) => statusCell(line, color, status))
+              .join('\n')
+          : cell,
+      ),
+    );
   }
   const text = table.toString();
   // Narrower than the table can be squeezed (about 55 columns): one block per result, as other
@@ -201,10 +247,13 @@ function resultsTable(results: readonly ReviewSessionResult[], color: boolean, w
 }
 
 function statisticsTable(statistics: ResultStatistics, color: boolean): string {
-  const table = new Table(tableOptions({ head: head(['Passed status', 'Results'], color), colAligns: ['left', 'right'] }));
+  const table = new Table(
+    tableOptions({ head: head(['Passed status', 'Results'], color), colAligns: ['left', 'right'] }),
+  );
   for (const status of PASSED_STATUSES) table.push([statusCell(status, color), String(statistics.counts[status])]);
   if (statistics.other > 0) table.push(['other', String(statistics.other)]);
-  const mean = statistics.meanScore === null ? 'n/a' : `${formatScore(statistics.meanScore)} (${statistics.scored} scored)`;
+  const mean =
+    statistics.meanScore === null ? 'n/a' : `${formatScore(statistics.meanScore)} (${statistics.scored} scored)`;
   table.push([paint('Mean score', 'bold', color), mean]);
   return table.toString();
 }
@@ -215,7 +264,10 @@ export function renderReviewSession(session: ReviewSession, options: RenderOptio
   const results = session.Results ?? [];
   const width = options.width !== undefined && options.width > 0 ? options.width : undefined;
   const times: OutputTimes = options.times ?? { zone: 'UTC' };
-  const parts = [headerBlock({ ...session, Results: results }, color, width, options.showPin === true, times, options.timesFrom), ''];
+  const parts = [
+    headerBlock({ ...session, Results: results }, color, width, options.showPin === true, times, options.timesFrom),
+    '',
+  ];
   parts.push(paint(`Results (${results.length})`, 'bold', color));
   parts.push(results.length === 0 ? '(no results)' : resultsTable(results, color, width, times));
   parts.push('');
@@ -225,7 +277,8 @@ export function renderReviewSession(session: ReviewSession, options: RenderOptio
 
 /** A score as a number, or undefined. A numeric string is accepted from a lenient server. */
 function numericScore(score: unknown): number | undefined {
-  const value = typeof score === 'number' ? score : typeof score === 'string' && score.trim() !== '' ? Number(score) : Number.NaN;
+  const value =
+    typeof score === 'number' ? score : typeof score === 'string' && score.trim() !== '' ? Number(score) : Number.NaN;
   return Number.isFinite(value) ? value : undefined;
 }
 

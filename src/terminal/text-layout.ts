@@ -37,7 +37,11 @@ export interface FitPlan {
  * Rows whose cells are wrapped so the table fits `width` columns (borders and padding
  * included). Unchanged when it fits already or no width is known; `tight`: padding was cut to one.
  */
-export function fitToWidth(rows: readonly string[][], width: number | undefined, plan: FitPlan): { rows: string[][]; tight: boolean } {
+export function fitToWidth(
+  rows: readonly string[][],
+  width: number | undefined,
+  plan: FitPlan,
+): { rows: string[][]; tight: boolean } {
   const copy = rows.map((row) => [...row]);
   if (width === undefined) return { rows: copy, tight: false };
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => longestLine(row[column] ?? ''))));
@@ -49,11 +53,16 @@ export function fitToWidth(rows: readonly string[][], width: number | undefined,
   for (const { column, to } of plan.naturalBreaks) {
     if (total() <= width) break;
     // Straight to the natural break (a time on two lines, a name a word a line), never below its longest word.
-    const longestWord = Math.max(...rows.map((row) => Math.max(...(row[column] ?? '').split(/[\s_]/).map((word) => word.length))));
+    const longestWord = Math.max(
+      ...rows.map((row) => Math.max(...(row[column] ?? '').split(/[\s_]/).map((word) => word.length))),
+    );
     widths[column] = Math.min(widths[column]!, Math.max(to, longestWord));
   }
   while (total() > width) {
-    const widest = plan.wrappable.reduce((best, column) => (widths[column]! > widths[best]! ? column : best), plan.wrappable[0]!);
+    const widest = plan.wrappable.reduce(
+      (best, column) => (widths[column]! > widths[best]! ? column : best),
+      plan.wrappable[0]!,
+    );
     if (widths[widest]! <= plan.minWrapped) break;
     widths[widest] = widths[widest]! - 1;
   }

@@ -13,8 +13,15 @@ interface WorkbookStdout {
   readonly stdoutBytes?: NodeJS.WritableStream;
 }
 
-export async function writeWorkbookToStdout(deps: WorkbookStdout, redirect: string, write: (stream: Writable) => Promise<void>): Promise<void> {
-  if (deps.stdoutIsTTY) throw new UsageError(`an .xlsx workbook is not shown on a terminal: redirect stdout to a file, e.g. ${redirect}, or give --out <file> (Windows PowerShell: always --out)`);
+export async function writeWorkbookToStdout(
+  deps: WorkbookStdout,
+  redirect: string,
+  write: (stream: Writable) => Promise<void>,
+): Promise<void> {
+  if (deps.stdoutIsTTY)
+    throw new UsageError(
+      `an .xlsx workbook is not shown on a terminal: redirect stdout to a file, e.g. ${redirect}, or give --out <file> (Windows PowerShell: always --out)`,
+    );
   const out = deps.stdoutBytes;
   if (out === undefined) throw new InternalError('no byte stream for stdout');
   // stdout stays open after the workbook (the process still writes to it): end only this adapter.

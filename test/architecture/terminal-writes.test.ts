@@ -37,13 +37,18 @@ function sources(dir: string): string[] {
 
 const writers = new Map(
   sources(join(ROOT, 'src'))
-    .map((file) => [relative(ROOT, file).split('\\').join('/'), readFileSync(file, 'utf8').match(RAW_WRITE)?.length ?? 0] as const)
+    .map(
+      (file) =>
+        [relative(ROOT, file).split('\\').join('/'), readFileSync(file, 'utf8').match(RAW_WRITE)?.length ?? 0] as const,
+    )
     .filter(([, count]) => count > 0),
 );
 
 describe('writes to a terminal stream', () => {
   it('the pattern finds the writes a command would make', () => {
-    expect('await deps.stderr.write(`${id}\\n`); process.stdout.write(x); say(deps, line)'.match(RAW_WRITE)).toHaveLength(2);
+    expect(
+      'await deps.stderr.write(`${id}\\n`); process.stdout.write(x); say(deps, line)'.match(RAW_WRITE),
+    ).toHaveLength(2);
   });
 
   it('only the listed files write stdout or stderr themselves: every other line passes say or printLine', () => {

@@ -25,8 +25,12 @@ it('collection add from flags without --external-id says a second run makes anot
 /** The file's way to the same trap (trial11 F03): `--existing ok` cannot keep a collection without an id from being made again. */
 it('collection add --file with collections without ExternalId says how many a second run makes again; with ids, or a dry run, not', () =>
   withTempDir(async (dir) => {
-    const FILE_NOTE = "note: 2 of the file's collections have no ExternalId: examctl names each, so running this again makes another one; give each an ExternalId";
-    writeFileSync(join(dir, 'c.json'), JSON.stringify([{ Title: 'Physics 2027' }, { Title: 'Chemistry 2027' }, { Title: 'Art', ExternalId: 'art27' }]));
+    const FILE_NOTE =
+      "note: 2 of the file's collections have no ExternalId: examctl names each, so running this again makes another one; give each an ExternalId";
+    writeFileSync(
+      join(dir, 'c.json'),
+      JSON.stringify([{ Title: 'Physics 2027' }, { Title: 'Chemistry 2027' }, { Title: 'Art', ExternalId: 'art27' }]),
+    );
     for (const extra of [['--dry-run'], [], ['--existing', 'ok']]) {
       const io = testDeps(dir);
       expect(await runCli(['collection', 'add', '--file', 'c.json', ...extra], io.deps), io.stderr.text).toBe(0);

@@ -19,14 +19,29 @@ function rows(file: string): Record<string, string>[] {
 describe('collection add --only-failed', () => {
   it('sends only the failed rows of its own report, once fixed; the ok ones are not sent again (which would be 810)', () =>
     withTempDir(async (dir) => {
-      writeFileSync(join(dir, 'c.csv'), `ExternalId,Title\nphys2027,Physics 2027\nbad id,Bad\nbio2027,${'x'.repeat(120)}\n`);
+      writeFileSync(
+        join(dir, 'c.csv'),
+        `ExternalId,Title\nphys2027,Physics 2027\nbad id,Bad\nbio2027,${'x'.repeat(120)}\n`,
+      );
       const first = await cli(dir, ['collection', 'add', '--file', 'c.csv', '--report', 'r.csv', '--store', 's']);
       expect(first.code).toBe(1);
       expect(rows(join(dir, 'r.csv')).map((row) => row.status)).toEqual(['ok', 'failed', 'failed']);
       // The admin fixes the two failed rows in the report and sends it back.
-      const fixed = readFileSync(join(dir, 'r.csv'), 'utf8').replace('bad id,Bad,', 'badid,Bad,').replace(`bio2027,${'x'.repeat(120)},`, 'bio2027,Biology 2027,');
+      const fixed = readFileSync(join(dir, 'r.csv'), 'utf8')
+        .replace('bad id,Bad,', 'badid,Bad,')
+        .replace(`bio2027,${'x'.repeat(120)},`, 'bio2027,Biology 2027,');
       writeFileSync(join(dir, 'r.csv'), fixed);
-      const retry = await cli(dir, ['collection', 'add', '--file', 'r.csv', '--only-failed', '--report', 'retry.csv', '--store', 's']);
+      const retry = await cli(dir, [
+        'collection',
+        'add',
+        '--file',
+        'r.csv',
+        '--only-failed',
+        '--report',
+        'retry.csv',
+        '--store',
+        's',
+      ]);
       expect(retry.stderr).toContain('2 items: 2 ok, 0 partial, 0 failed, 0 skipped');
       expect(retry.code).toBe(0);
       // Without --only-failed the ok row would be refused as taken: the loop must not do that.
@@ -35,15 +50,19 @@ describe('collection add --only-failed', () => {
       expect(whole.stderr).toMatch(/\[phys2027\].*810/);
     }));
 
-  it("the report of a JSON file names no fields: refused saying a way that works, which does (trial21 f04)", () =>
+  it('the report of a JSON file names no fields: refused saying a way that works, which does (trial21 f04)', () =>
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'c.json'), JSON.stringify({ ExternalId: 'phys2027', Title: 'Physics 2027' }));
       expect((await cli(dir, ['collection', 'add', '--file', 'c.json', '--store', 's'])).code).toBe(0);
       for (const report of ['r.csv', 'r.xlsx']) {
-        expect((await cli(dir, ['collection', 'add', '--file', 'c.json', '--report', report, '--store', 's'])).code).toBe(1);
+        expect(
+          (await cli(dir, ['collection', 'add', '--file', 'c.json', '--report', report, '--store', 's'])).code,
+        ).toBe(1);
         const retry = await cli(dir, ['collection', 'add', '--file', report, '--only-failed', '--store', 's']);
         expect(retry.code).toBe(2);
-        expect(retry.stderr).toContain('names items, not their fields: give the file its file column names again, fixed (collection add: with --existing ok;');
+        expect(retry.stderr).toContain(
+          'names items, not their fields: give the file its file column names again, fixed (collection add: with --existing ok;',
+        );
       }
       const again = await cli(dir, ['collection', 'add', '--file', 'c.json', '--existing', 'ok', '--store', 's']);
       expect(again.code, again.stderr).toBe(0);

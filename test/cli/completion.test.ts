@@ -4,7 +4,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { bashCompletion, commandTree, completionScript, fishCompletion, zshCompletion } from '../../src/flags/completion.js';
+import {
+  bashCompletion,
+  commandTree,
+  completionScript,
+  fishCompletion,
+  zshCompletion,
+} from '../../src/flags/completion.js';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { testDeps } from './helpers.js';
 
@@ -36,7 +42,9 @@ async function inShell(shell: string, script: string, command: string): Promise<
   try {
     await writeFile(join(dir, 'examctl.completion'), script);
     expect(spawnSync(shell, ['-n', join(dir, 'examctl.completion')]).status).toBe(0);
-    const result = spawnSync(shell, ['-c', `source ${join(dir, 'examctl.completion')}; ${command}`], { encoding: 'utf8' });
+    const result = spawnSync(shell, ['-c', `source ${join(dir, 'examctl.completion')}; ${command}`], {
+      encoding: 'utf8',
+    });
     if (result.status !== 0) throw new Error(result.stderr);
     return result.stdout;
   } finally {
@@ -48,12 +56,28 @@ describe('completion from the command tree', () => {
   it('sees every command and option of the real program, help included', () => {
     const tree = commandTree(program());
     const names = tree.children.map((child) => child.path.join(' '));
-    expect(names).toEqual(expect.arrayContaining(['schedule', 'user', 'collection', 'invigilators', 'review-session', 'local', 'doctor', 'config', 'login', 'help']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'schedule',
+        'user',
+        'collection',
+        'invigilators',
+        'review-session',
+        'local',
+        'doctor',
+        'config',
+        'login',
+        'help',
+      ]),
+    );
     const push = tree.children.find((child) => child.path[0] === 'schedule')!.children[0]!;
     expect(push.path).toEqual(['schedule', 'push']);
     const workflow = push.options.find((option) => option.names.includes('--workflow'))!;
     expect(workflow).toMatchObject({ takesValue: true, choices: ['DEFAULT', 'EXTERNAL_ATTEMPTS'], file: false });
-    expect(push.options.find((option) => option.names.includes('--file'))).toMatchObject({ names: ['-f', '--file'], file: true });
+    expect(push.options.find((option) => option.names.includes('--file'))).toMatchObject({
+      names: ['-f', '--file'],
+      file: true,
+    });
   });
 
   it('a new command or flag is completed without editing anything', () => {
@@ -63,27 +87,54 @@ describe('completion from the command tree', () => {
     expect(fishCompletion(extended)).toContain("-a 'widget'");
   });
 
-  it.skipIf(!hasShell('bash'))('the bash script parses (bash -n) and completes commands, options, choices and files', async () => {
-    const script = completionScript('bash', program());
-    expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
-    expect(await complete(script, ['examctl', ''])).toEqual(['schedule', 'user', 'collection', 'invigilators', 'template', 'schema', 'review-session', 'local', 'doctor', 'config', 'runs', 'synced', 'login', 'completion', 'options', 'help']);
-    expect(await complete(script, ['examctl', 'help', 'env'])).toEqual(['environment']);
-    expect(await complete(script, ['examctl', 'completion', ''])).toEqual([]);
-    expect(await complete(script, ['examctl', 'loc'])).toEqual(['local']);
-    expect(await complete(script, ['examctl', 'local', ''])).toEqual(['init', 'export', 'serve']);
-    expect(await complete(script, ['examctl', 'schedule', 'push', '--up'])).toEqual(['--upsert']);
-    expect(await complete(script, ['examctl', '--store', 'x', 'schedule', 'push', '--workflow', ''])).toEqual(['DEFAULT', 'EXTERNAL_ATTEMPTS']);
-    expect(await complete(script, ['examctl', 'review-session', 'show', 'RS-1', '-o', 'c'])).toEqual(['csv']);
-    expect(await complete(script, ['examctl', 'user', 'sync', '--report', 'rep'])).toEqual(['report.csv']);
-    expect(await complete(script, ['examctl', 'help', 'con'])).toEqual(['config']);
-    const globals = await complete(script, ['examctl', 'user', 'sync', '--']);
-    expect(globals).toEqual(expect.arrayContaining(['--file', '--only-failed', '--json', '--dry-run', '--no-input', '--help']));
-    expect(globals).not.toContain('--version');
-    expect(new Set(globals).size).toBe(globals.length);
-  });
+  it.skipIf(!hasShell('bash'))(
+    'the bash script parses (bash -n) and completes commands, options, choices and files',
+    async () => {
+      const script = completionScript('bash', program());
+      expect(spawnSync('bash', ['-n'], { input: script }).status).toBe(0);
+      expect(await complete(script, ['examctl', ''])).toEqual([
+        'schedule',
+        'user',
+        'collection',
+        'invigilators',
+        'template',
+        'schema',
+        'review-session',
+        'local',
+        'doctor',
+        'config',
+        'runs',
+        'synced',
+        'login',
+        'completion',
+        'options',
+        'help',
+      ]);
+      expect(await complete(script, ['examctl', 'help', 'env'])).toEqual(['environment']);
+      expect(await complete(script, ['examctl', 'completion', ''])).toEqual([]);
+      expect(await complete(script, ['examctl', 'loc'])).toEqual(['local']);
+      expect(await complete(script, ['examctl', 'local', ''])).toEqual(['init', 'export', 'serve']);
+      expect(await complete(script, ['examctl', 'schedule', 'push', '--up'])).toEqual(['--upsert']);
+      expect(await complete(script, ['examctl', '--store', 'x', 'schedule', 'push', '--workflow', ''])).toEqual([
+        'DEFAULT',
+        'EXTERNAL_ATTEMPTS',
+      ]);
+      expect(await complete(script, ['examctl', 'review-session', 'show', 'RS-1', '-o', 'c'])).toEqual(['csv']);
+      expect(await complete(script, ['examctl', 'user', 'sync', '--report', 'rep'])).toEqual(['report.csv']);
+      expect(await complete(script, ['examctl', 'help', 'con'])).toEqual(['config']);
+      const globals = await complete(script, ['examctl', 'user', 'sync', '--']);
+      expect(globals).toEqual(
+        expect.arrayContaining(['--file', '--only-failed', '--json', '--dry-run', '--no-input', '--help']),
+      );
+      expect(globals).not.toContain('--version');
+      expect(new Set(globals).size).toBe(globals.length);
+    },
+  );
 
   it.skipIf(!hasShell('zsh'))('the zsh script parses and registers the completion', async () => {
-    expect(await inShell('zsh', zshCompletion(program()), 'complete -p examctl')).toContain('complete -F _examctl examctl');
+    expect(await inShell('zsh', zshCompletion(program()), 'complete -p examctl')).toContain(
+      'complete -F _examctl examctl',
+    );
   });
 
   it.skipIf(!hasShell('fish'))('the fish script parses and completes subcommands and choices', async () => {
@@ -94,12 +145,16 @@ describe('completion from the command tree', () => {
 
   it('fish: subcommands only after their group, options only under their command, files for path options', () => {
     const fish = fishCompletion(program());
-    expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from schedule; and not __fish_seen_subcommand_from push links' -a 'push'");
-    expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from schedule; and __fish_seen_subcommand_from push' -s f -l file -r -F");
+    expect(fish).toContain(
+      "complete -c examctl -n '__fish_seen_subcommand_from schedule; and not __fish_seen_subcommand_from push links' -a 'push'",
+    );
+    expect(fish).toContain(
+      "complete -c examctl -n '__fish_seen_subcommand_from schedule; and __fish_seen_subcommand_from push' -s f -l file -r -F",
+    );
     expect(fish).toContain("complete -c examctl -n '__fish_use_subcommand' -l target -x -a 'local remote'");
   });
 
-  it("each command is offered the global flags its declaration takes, not those it refuses with exit 2 (trial11 F13)", async () => {
+  it('each command is offered the global flags its declaration takes, not those it refuses with exit 2 (trial11 F13)', async () => {
     const script = completionScript('bash', program());
     if (hasShell('bash')) {
       expect(await complete(script, ['examctl', 'runs', 'prune', '--d'])).toEqual(['--debug']);
@@ -112,8 +167,12 @@ describe('completion from the command tree', () => {
     expect(script).toMatch(/'review-session'\) echo '[^']*--store[^']*' ;;/);
     expect(script).not.toMatch(/'review-session'\) echo '[^']*--report[^']*' ;;/);
     const fish = fishCompletion(program());
-    expect(fish).toContain("complete -c examctl -n '__fish_seen_subcommand_from user; and __fish_seen_subcommand_from sync' -l dry-run");
-    expect(fish).not.toContain("complete -c examctl -n '__fish_seen_subcommand_from runs; and __fish_seen_subcommand_from prune' -l dry-run");
+    expect(fish).toContain(
+      "complete -c examctl -n '__fish_seen_subcommand_from user; and __fish_seen_subcommand_from sync' -l dry-run",
+    );
+    expect(fish).not.toContain(
+      "complete -c examctl -n '__fish_seen_subcommand_from runs; and __fish_seen_subcommand_from prune' -l dry-run",
+    );
     const ps = completionScript('powershell', program());
     expect(ps).toMatch(/'user sync' = @\([^)]*'--dry-run'/);
     expect(ps).not.toMatch(/'runs prune' = @\([^)]*'--dry-run'/);
@@ -126,7 +185,10 @@ describe('completion command module', () => {
     const io = testDeps('/tmp');
     expect(await run({ shell: 'bash' }, io.deps)).toBe(0);
     expect(io.stdout.text).toContain('complete -F _examctl examctl');
-    await expect(run({ shell: 'tcsh' }, testDeps('/tmp').deps)).rejects.toMatchObject({ exitCode: 2, message: 'completion needs a shell: bash, zsh, fish, powershell (not "tcsh")' });
+    await expect(run({ shell: 'tcsh' }, testDeps('/tmp').deps)).rejects.toMatchObject({
+      exitCode: 2,
+      message: 'completion needs a shell: bash, zsh, fish, powershell (not "tcsh")',
+    });
   });
 });
 
@@ -135,7 +197,10 @@ describe('completion on macOS bash 3.2 and in PowerShell', () => {
     const dir = await mkdtemp(join(tmpdir(), 'examctl-completion-'));
     try {
       await writeFile(join(dir, 'examctl.bash'), bashCompletion(program()));
-      const result = spawnSync('bash', ['-c', 'eval "$(cat ./examctl.bash)"; complete -p examctl'], { cwd: dir, encoding: 'utf8' });
+      const result = spawnSync('bash', ['-c', 'eval "$(cat ./examctl.bash)"; complete -p examctl'], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
       expect(result.stdout).toContain('complete -F _examctl examctl');
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -145,8 +210,23 @@ describe('completion on macOS bash 3.2 and in PowerShell', () => {
   it('bash: the script uses nothing newer than bash 3.2 (compopt, bash 4, only where its absence is harmless)', () => {
     const script = bashCompletion(program());
     expect(script).toContain('eval "$(examctl completion bash)"');
-    for (const bash4 of [/declare -A/, /\bmapfile\b/, /\breadarray\b/, /\$\{\w+(,,|\^\^)\}/, /;;&/, /\|&/, /&>>/, /\bcoproc\b/]) expect(script).not.toMatch(bash4);
-    expect(script.split('\n').filter((line) => line.includes('compopt')).every((line) => line.includes('2>/dev/null'))).toBe(true);
+    for (const bash4 of [
+      /declare -A/,
+      /\bmapfile\b/,
+      /\breadarray\b/,
+      /\$\{\w+(,,|\^\^)\}/,
+      /;;&/,
+      /\|&/,
+      /&>>/,
+      /\bcoproc\b/,
+    ])
+      expect(script).not.toMatch(bash4);
+    expect(
+      script
+        .split('\n')
+        .filter((line) => line.includes('compopt'))
+        .every((line) => line.includes('2>/dev/null')),
+    ).toBe(true);
   });
 
   it('powershell: a native argument completer over the same tree, choices per command, files left to PowerShell', () => {

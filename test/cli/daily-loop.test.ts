@@ -16,7 +16,10 @@ async function planCase(dir: string): Promise<{ store: string; file: string }> {
   expect(await runCli(['--store', store, 'user', 'sync', '--file', 'users.csv'], testDeps(dir).deps)).toBe(0);
   const lines = text.trimEnd().split('\n');
   lines[1] = lines[1]!.replace('Haddad', 'Haddad-Smith');
-  lines.push('new-1,New,Person,new@students.example.test,new-1,Candidate,H-NORTH,,,', 'bad-1,,,x,bad-1,Candidate,H-NORTH,,,');
+  lines.push(
+    'new-1,New,Person,new@students.example.test,new-1,Candidate,H-NORTH,,,',
+    'bad-1,,,x,bad-1,Candidate,H-NORTH,,,',
+  );
   await writeFile(join(dir, 'changed.csv'), `${lines.join('\n')}\n`);
   return { store, file: 'changed.csv' };
 }
@@ -55,9 +58,17 @@ describe('a plan people can read (dry run on the local engine)', () => {
       expect(await runCli(['--store', store, 'local', 'init'], testDeps(dir).deps)).toBe(0);
       const push = async (name: string, dry = true): Promise<string> => {
         // c-1001 is Ada Moreno of the demo world, in H-NORTH: another name renames her user.
-        await writeFile(join(dir, 's.csv'), `ScheduleExtId,AssessmentExtId,StartDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\nS-NEW,A-PHYS-2,2026-12-20T09:00:00Z,H-NORTH,North campus,c-1001,${name},Moreno,ada.moreno@students.example.test\n`);
+        await writeFile(
+          join(dir, 's.csv'),
+          `ScheduleExtId,AssessmentExtId,StartDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\nS-NEW,A-PHYS-2,2026-12-20T09:00:00Z,H-NORTH,North campus,c-1001,${name},Moreno,ada.moreno@students.example.test\n`,
+        );
         const io = testDeps(dir);
-        expect(await runCli(['--store', store, 'schedule', 'push', '--file', 's.csv', '--upsert', ...(dry ? ['--dry-run'] : [])], io.deps)).toBe(0);
+        expect(
+          await runCli(
+            ['--store', store, 'schedule', 'push', '--file', 's.csv', '--upsert', ...(dry ? ['--dry-run'] : [])],
+            io.deps,
+          ),
+        ).toBe(0);
         return io.stderr.text;
       };
       expect(await push('Ada')).toContain('  + S-NEW\n');
@@ -71,7 +82,12 @@ describe('a plan people can read (dry run on the local engine)', () => {
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
       const io = testDeps(dir);
-      expect(await runCli(['--base-url', 'https://exam.example.test', 'user', 'sync', '--file', 'users.csv', '--dry-run'], io.deps)).toBe(0);
+      expect(
+        await runCli(
+          ['--base-url', 'https://exam.example.test', 'user', 'sync', '--file', 'users.csv', '--dry-run'],
+          io.deps,
+        ),
+      ).toBe(0);
       expect(io.stderr.text).toContain('only the file was checked');
       expect(io.stderr.text).not.toContain('plan:');
     }));
@@ -81,9 +97,17 @@ describe('the summary after a run', () => {
   it('says where the report was written, stops suggesting --report, and counts errors per code', () =>
     withTempDir(async (dir) => {
       const rows = Array.from({ length: 25 }, (_, i) => `bad-${i},A,B,not-an-email,bad-${i},Candidate,H-NORTH,,,`);
-      await writeFile(join(dir, 'bad.csv'), `ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies,Labels,SpecialNeeds,ReasonableAdjustmentPercentage\n${rows.join('\n')}\n`);
+      await writeFile(
+        join(dir, 'bad.csv'),
+        `ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies,Labels,SpecialNeeds,ReasonableAdjustmentPercentage\n${rows.join('\n')}\n`,
+      );
       const io = testDeps(dir);
-      expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', 'bad.csv', '--dry-run', '--report', 'result.csv'], io.deps)).toBe(1);
+      expect(
+        await runCli(
+          ['--store', join(dir, 'store'), 'user', 'sync', '--file', 'bad.csv', '--dry-run', '--report', 'result.csv'],
+          io.deps,
+        ),
+      ).toBe(1);
       expect(io.stderr.text).toContain('report written to result.csv');
       expect(io.stderr.text).toContain('every one is in result.csv');
       expect(io.stderr.text).not.toContain('--report <file>');
@@ -96,7 +120,9 @@ describe('CI', () => {
     withTempDir(async (dir) => {
       const { store, file } = await planCase(dir);
       const io = testDeps(dir);
-      expect(await runCli(['--store', store, 'user', 'sync', '--file', file, '--report', 'result.xml'], io.deps)).toBe(1);
+      expect(await runCli(['--store', store, 'user', 'sync', '--file', file, '--report', 'result.xml'], io.deps)).toBe(
+        1,
+      );
       const xml = await readFile(join(dir, 'result.xml'), 'utf8');
       expect(xml).toContain('<testsuite');
       expect(xml.match(/<testcase /g)?.length).toBe(22);
@@ -135,10 +161,29 @@ describe('a dry run fails where the real run would', () => {
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
       const dry = testDeps(dir);
-      expect(await runCli(['--base-url', 'http://exam.example.test', 'user', 'sync', '--file', 'users.csv', '--dry-run'], dry.deps)).toBe(2);
+      expect(
+        await runCli(
+          ['--base-url', 'http://exam.example.test', 'user', 'sync', '--file', 'users.csv', '--dry-run'],
+          dry.deps,
+        ),
+      ).toBe(2);
       expect(dry.stderr.text).toContain('refusing plain http:// to exam.example.test');
       const allowed = testDeps(dir);
-      expect(await runCli(['--base-url', 'http://exam.example.test', '--allow-insecure-http', 'user', 'sync', '--file', 'users.csv', '--dry-run'], allowed.deps)).toBe(0);
+      expect(
+        await runCli(
+          [
+            '--base-url',
+            'http://exam.example.test',
+            '--allow-insecure-http',
+            'user',
+            'sync',
+            '--file',
+            'users.csv',
+            '--dry-run',
+          ],
+          allowed.deps,
+        ),
+      ).toBe(0);
     }));
 });
 
@@ -150,7 +195,22 @@ describe('re-run safety of schedule push', () => {
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'cands.csv'), candidates);
       const io = testDeps(dir);
-      expect(await runCli(['--store', join(dir, 'store'), 'schedule', 'push', '--file', 'cands.csv', '--start', '2026-12-01T09:00:00Z', ...flags], io.deps)).toBe(0);
+      expect(
+        await runCli(
+          [
+            '--store',
+            join(dir, 'store'),
+            'schedule',
+            'push',
+            '--file',
+            'cands.csv',
+            '--start',
+            '2026-12-01T09:00:00Z',
+            ...flags,
+          ],
+          io.deps,
+        ),
+      ).toBe(0);
       const text = io.stderr.text;
       expect(text.indexOf('every run makes a new schedule')).toBeGreaterThanOrEqual(0);
       expect(text.indexOf('every run makes a new schedule')).toBeLessThan(text.indexOf('schedule push on'));
@@ -162,18 +222,34 @@ describe('re-run safety of schedule push', () => {
 
   it('a sittings file whose ScheduleExtId cell is empty on some rows: the note names those rows, not a missing column', () =>
     withTempDir(async (dir) => {
-      const row = (id: string, n: number) => `${id},A-MATH-1,2027-06-10T09:00:00Z,2027-06-10T12:00:00Z,H-NORTH,North,c-${n},A,B,c${n}@students.example.test`;
-      await writeFile(join(dir, 'sit.csv'), `ScheduleExtId,AssessmentExtId,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\n${row('S-E1', 1)}\n${row('', 2)}\n${row('', 3)}\n`);
+      const row = (id: string, n: number) =>
+        `${id},A-MATH-1,2027-06-10T09:00:00Z,2027-06-10T12:00:00Z,H-NORTH,North,c-${n},A,B,c${n}@students.example.test`;
+      await writeFile(
+        join(dir, 'sit.csv'),
+        `ScheduleExtId,AssessmentExtId,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\n${row('S-E1', 1)}\n${row('', 2)}\n${row('', 3)}\n`,
+      );
       const io = testDeps(dir);
       expect(await runCli(['--store', join(dir, 'store'), 'schedule', 'push', '--file', 'sit.csv'], io.deps)).toBe(0);
-      expect(io.stderr.text).toContain('note: no --schedule-id, and ScheduleExtId is empty on sit.csv:3, sit.csv:4: every run makes a new schedule for such rows, so running this again makes another one.');
+      expect(io.stderr.text).toContain(
+        'note: no --schedule-id, and ScheduleExtId is empty on sit.csv:3, sit.csv:4: every run makes a new schedule for such rows, so running this again makes another one.',
+      );
       expect(io.stderr.text).not.toContain('no ScheduleExtId column');
     }));
 
   it('the duplicate message names --upsert; a past StartDateTime gets a warning', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'cands.csv'), candidates);
-      const argv = ['--store', join(dir, 'store'), 'schedule', 'push', '--file', 'cands.csv', '--schedule-id', 'S-X', ...flags];
+      const argv = [
+        '--store',
+        join(dir, 'store'),
+        'schedule',
+        'push',
+        '--file',
+        'cands.csv',
+        '--schedule-id',
+        'S-X',
+        ...flags,
+      ];
       expect(await runCli([...argv, '--start', '2026-12-01T09:00:00Z'], testDeps(dir).deps)).toBe(0);
       const again = testDeps(dir);
       expect(await runCli([...argv, '--start', '2026-12-01T09:00:00Z'], again.deps)).toBe(1);
@@ -190,10 +266,16 @@ describe('--file - reads stdin', () => {
     withTempDir(async (dir) => {
       const text = await readFile(USERS, 'utf8');
       const io = testDeps(dir, { stdin: Readable.from([text]) });
-      expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', '-', '--report', 'r.csv'], io.deps)).toBe(0);
+      expect(
+        await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', '-', '--report', 'r.csv'], io.deps),
+      ).toBe(0);
       expect(io.stderr.text).toMatch(/20 items: 20 ok/);
-      const bad = testDeps(dir, { stdin: Readable.from(['ExternalId,FirstName,LastName,Email,UserName,Role\nu-1,A,B,nope,u-1,Candidate\n']) });
-      expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', '-', '--dry-run'], bad.deps)).toBe(1);
+      const bad = testDeps(dir, {
+        stdin: Readable.from(['ExternalId,FirstName,LastName,Email,UserName,Role\nu-1,A,B,nope,u-1,Candidate\n']),
+      });
+      expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', '-', '--dry-run'], bad.deps)).toBe(
+        1,
+      );
       expect(bad.stderr.text).toContain('stdin:2 [u-1] Email 209');
     }));
 });
@@ -227,11 +309,19 @@ describe('invigilators remove says who was removed', () => {
   it('names the removed ids and the ones that were not invigilators', () =>
     withTempDir(async (dir) => {
       const io = testDeps(dir);
-      expect(await runCli(['--store', join(dir, 'store'), 'invigilators', 'remove', 'S-FUTURE', 'inv-1', 'inv-2', 'stu-2001'], io.deps)).toBe(1);
+      expect(
+        await runCli(
+          ['--store', join(dir, 'store'), 'invigilators', 'remove', 'S-FUTURE', 'inv-1', 'inv-2', 'stu-2001'],
+          io.deps,
+        ),
+      ).toBe(1);
       expect(io.stderr.text).toContain('removed from S-FUTURE: inv-1, inv-2\n');
       expect(io.stderr.text).toContain('not invigilators of S-FUTURE (nothing to remove): stu-2001');
       const dry = testDeps(dir);
-      await runCli(['--store', join(dir, 'store'), 'invigilators', 'remove', 'S-FUTURE', 'inv-3', '--dry-run'], dry.deps);
+      await runCli(
+        ['--store', join(dir, 'store'), 'invigilators', 'remove', 'S-FUTURE', 'inv-3', '--dry-run'],
+        dry.deps,
+      );
       expect(dry.stderr.text).toContain('would remove from S-FUTURE: inv-3');
     }));
 });
@@ -241,7 +331,9 @@ describe('an unknown CSV header suggests the column it resembles', () => {
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'typo.csv'), 'ExternalId,FristName,LastName,Emial,Shoe\nu-1,A,B,a@example.test,42\n');
       const io = testDeps(dir);
-      expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', 'typo.csv', '--dry-run'], io.deps)).toBe(2);
+      expect(
+        await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', 'typo.csv', '--dry-run'], io.deps),
+      ).toBe(2);
       expect(io.stderr.text).toContain('"FristName" (did you mean "FirstName"?)');
       expect(io.stderr.text).toContain('"Emial" (did you mean "Email"?)');
       expect(io.stderr.text).toMatch(/"Shoe"(?! \(did)/);

@@ -10,7 +10,15 @@ import { examctlStep as examctl } from '../support/in-process.js';
 // the dry run and the real run, code null, and neither is sent.
 
 const failures = (report: Report): [number, string | null, string | null, number | null, string][] =>
-  report.items.filter((i) => i.status !== 'ok').map((i) => [i.source.line, i.id, i.errors[0]?.field ?? null, i.errors[0]?.code ?? null, i.errors[0]?.message ?? '']);
+  report.items
+    .filter((i) => i.status !== 'ok')
+    .map((i) => [
+      i.source.line,
+      i.id,
+      i.errors[0]?.field ?? null,
+      i.errors[0]?.code ?? null,
+      i.errors[0]?.message ?? '',
+    ]);
 
 describe('an exact duplicate id fails both records, in every command', () => {
   it('schedule push: two whole requests with one ScheduleExtId both fail, each naming the other line; neither is created', async () => {
@@ -18,28 +26,59 @@ describe('an exact duplicate id fails both records, in every command', () => {
       const file = join(dir, 'requests.ndjson');
       const request = (id: string, title: string): string =>
         JSON.stringify({
-          Schedule: { ScheduleExtId: id, AssessmentExtId: 'A-MATH-1', Title: title, StartDateTime: '2026-12-21T09:00:00Z', GroupExtId: 'H-CORPUS', GroupName: 'Corpus group' },
-          Candidates: [{ CandidateExtId: 'cand-1', FirstName: 'Ann', LastName: 'Lee', Email: 'c1@students.example.test' }],
+          Schedule: {
+            ScheduleExtId: id,
+            AssessmentExtId: 'A-MATH-1',
+            Title: title,
+            StartDateTime: '2026-12-21T09:00:00Z',
+            GroupExtId: 'H-CORPUS',
+            GroupName: 'Corpus group',
+          },
+          Candidates: [
+            { CandidateExtId: 'cand-1', FirstName: 'Ann', LastName: 'Lee', Email: 'c1@students.example.test' },
+          ],
         });
-      await writeFile(file, [request('S-TWICE', 'One'), request('S-ONCE', 'Other'), request('S-TWICE', 'Again')].join('\n') + '\n');
+      await writeFile(
+        file,
+        [request('S-TWICE', 'One'), request('S-ONCE', 'Other'), request('S-TWICE', 'Again')].join('\n') + '\n',
+      );
       const store = join(dir, 'store');
       const args = ['schedule', 'push', '--file', file, '--json', '--store', store];
       for (const run of [await examctl([...args, '--dry-run'], dir), await examctl(args, dir)]) {
         expect(run.code).toBe(1);
         expect(failures(parseReport(run))).toEqual([
-          [1, 'S-TWICE', 'Schedule.ScheduleExtId', null, 'ScheduleExtId S-TWICE is also on line 3; an id appears once in one file'],
-          [3, 'S-TWICE', 'Schedule.ScheduleExtId', null, 'ScheduleExtId S-TWICE is also on line 1; an id appears once in one file'],
+          [
+            1,
+            'S-TWICE',
+            'Schedule.ScheduleExtId',
+            null,
+            'ScheduleExtId S-TWICE is also on line 3; an id appears once in one file',
+          ],
+          [
+            3,
+            'S-TWICE',
+            'Schedule.ScheduleExtId',
+            null,
+            'ScheduleExtId S-TWICE is also on line 1; an id appears once in one file',
+          ],
         ]);
       }
-      const world = JSON.parse((await examctl(['local', 'export', '--store', store], dir)).stdout) as { Schedules: { ScheduleExtId: string }[] };
-      expect(world.Schedules.map((s) => s.ScheduleExtId).filter((id) => id.startsWith('S-T') || id === 'S-ONCE')).toEqual(['S-ONCE']);
+      const world = JSON.parse((await examctl(['local', 'export', '--store', store], dir)).stdout) as {
+        Schedules: { ScheduleExtId: string }[];
+      };
+      expect(
+        world.Schedules.map((s) => s.ScheduleExtId).filter((id) => id.startsWith('S-T') || id === 'S-ONCE'),
+      ).toEqual(['S-ONCE']);
     });
   });
 
   it('user sync --really-new-ids (no read of the file for its memory): both rows still fail', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'users.csv');
-      await writeFile(file, 'ExternalId,FirstName,LastName,Email,Role\nd-1,Ann,Lee,d1@students.example.test,Candidate\nd-2,Ben,Okafor,d2@students.example.test,Candidate\nd-1,Annie,Lee,d1b@students.example.test,Candidate\n');
+      await writeFile(
+        file,
+        'ExternalId,FirstName,LastName,Email,Role\nd-1,Ann,Lee,d1@students.example.test,Candidate\nd-2,Ben,Okafor,d2@students.example.test,Candidate\nd-1,Annie,Lee,d1b@students.example.test,Candidate\n',
+      );
       const args = ['user', 'sync', '--file', file, '--really-new-ids', '--json', '--store', join(dir, 'store')];
       for (const run of [await examctl([...args, '--dry-run'], dir), await examctl(args, dir)]) {
         expect(run.code).toBe(1);
@@ -55,7 +94,17 @@ describe('an exact duplicate id fails both records, in every command', () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'ids.txt');
       await writeFile(file, 'inv-2\nINV-1\n');
-      const args = ['invigilators', 'remove', 'S-FUTURE', 'inv-1', '--file', file, '--json', '--store', join(dir, 'store')];
+      const args = [
+        'invigilators',
+        'remove',
+        'S-FUTURE',
+        'inv-1',
+        '--file',
+        file,
+        '--json',
+        '--store',
+        join(dir, 'store'),
+      ];
       for (const run of [await examctl([...args, '--dry-run'], dir), await examctl(args, dir)]) {
         expect(run.code).toBe(1);
         const report = parseReport(run);
@@ -75,10 +124,15 @@ describe('an exact duplicate id fails both records, in every command', () => {
   it('runs show reads a run again as it ran: both collections of an ExternalId failed', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'collections.ndjson');
-      const line = (id: string, title: string): string => JSON.stringify({ ExternalId: id, Title: title, Owner: 'scheduler' });
+      const line = (id: string, title: string): string =>
+        JSON.stringify({ ExternalId: id, Title: title, Owner: 'scheduler' });
       await writeFile(file, [line('phys1', 'One'), line('phys2', 'Other'), line('phys1', 'Again')].join('\n') + '\n');
       const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
-      const run = await examctl(['collection', 'add', '--file', file, '--json', '--store', join(dir, 'store')], dir, env);
+      const run = await examctl(
+        ['collection', 'add', '--file', file, '--json', '--store', join(dir, 'store')],
+        dir,
+        env,
+      );
       expect(run.code).toBe(1);
       const { run: id } = JSON.parse(run.stdout) as { run: string };
       const shown = await examctl(['--json', 'runs', 'show', id], dir, env);

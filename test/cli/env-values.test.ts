@@ -17,19 +17,30 @@ describe('environment variables in milliseconds', () => {
 
   it.each(['soon', '-1', '1.5', '1e3', '0x10', '10s'])('refuses %j as a usage error naming the variable', (raw) => {
     expect(() => wholeMillisecondsFromEnv({ X_MS: raw }, 'X_MS')).toThrow(UsageError);
-    expect(() => wholeMillisecondsFromEnv({ X_MS: raw }, 'X_MS')).toThrow(`X_MS must be a whole number of milliseconds, got ${JSON.stringify(raw)}`);
+    expect(() => wholeMillisecondsFromEnv({ X_MS: raw }, 'X_MS')).toThrow(
+      `X_MS must be a whole number of milliseconds, got ${JSON.stringify(raw)}`,
+    );
   });
 
   it('EXAMCTL_LOCK_TIMEOUT_MS and EXAMCTL_STOP_GRACE_MS are refused in the same words', async () => {
-    expect(() => lockTimeoutFromEnv({ EXAMCTL_LOCK_TIMEOUT_MS: '1e3' })).toThrow('EXAMCTL_LOCK_TIMEOUT_MS must be a whole number of milliseconds, got "1e3"');
+    expect(() => lockTimeoutFromEnv({ EXAMCTL_LOCK_TIMEOUT_MS: '1e3' })).toThrow(
+      'EXAMCTL_LOCK_TIMEOUT_MS must be a whole number of milliseconds, got "1e3"',
+    );
   });
 
   it('a bad EXAMCTL_STOP_GRACE_MS stops a remote run before anything is sent (exit 2)', async () => {
     await withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName\nu-1,Ann,Lee\n');
       // Port 9 on loopback: were anything sent, the run would end 3 (target unusable), not 2.
-      const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 't', EXAMCTL_STOP_GRACE_MS: '10s', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
-      const code = await runCli(['--base-url', 'http://127.0.0.1:9', '--yes', 'user', 'sync', '--file', 'users.csv'], io.deps);
+      const io = testDeps(
+        dir,
+        {},
+        { EXAMCTL_TOKEN: 't', EXAMCTL_STOP_GRACE_MS: '10s', EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+      );
+      const code = await runCli(
+        ['--base-url', 'http://127.0.0.1:9', '--yes', 'user', 'sync', '--file', 'users.csv'],
+        io.deps,
+      );
       expect(io.stderr.text).toContain('EXAMCTL_STOP_GRACE_MS must be a whole number of milliseconds, got "10s"');
       expect(code).toBe(2);
     });

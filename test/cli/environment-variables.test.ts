@@ -17,7 +17,8 @@ function variablesReadBySource(): Set<string> {
   const found = new Set<string>();
   for (const file of sourceFiles(SRC)) {
     const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]*)|\[['"]([A-Z][A-Z0-9_]*)['"]\])/g)) found.add((match[1] ?? match[2])!);
+    for (const match of text.matchAll(/\benv(?:\.([A-Z][A-Z0-9_]*)|\[['"]([A-Z][A-Z0-9_]*)['"]\])/g))
+      found.add((match[1] ?? match[2])!);
     for (const match of text.matchAll(/\bEXAMCTL_[A-Z0-9_]+\b/g)) found.add(match[0]);
   }
   // The version constant, not an environment variable.
@@ -34,9 +35,16 @@ describe('help environment', () => {
 
   it('renders one aligned line per variable, naming the flag that wins', () => {
     const text = renderEnvironmentHelp();
-    expect(text).toMatch(/^  EXAMCTL_STORE +the local store directory \(default \.\/\.examctl-store\)\. \(--store wins over it\)$/m);
+    expect(text).toMatch(
+      /^  EXAMCTL_STORE +the local store directory \(default \.\/\.examctl-store\)\. \(--store wins over it\)$/m,
+    );
     // Aligned: every meaning starts in the same column.
-    const columns = new Set(text.split('\n').filter((line) => /^  [A-Z]/.test(line)).map((line) => /^  \S+ +/.exec(line)![0].length));
+    const columns = new Set(
+      text
+        .split('\n')
+        .filter((line) => /^  [A-Z]/.test(line))
+        .map((line) => /^  \S+ +/.exec(line)![0].length),
+    );
     expect(columns.size).toBe(1);
     expect(text.trimEnd().split('\n')).toHaveLength(ENVIRONMENT_VARIABLES.length + 2);
   });

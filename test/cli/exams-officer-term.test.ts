@@ -96,12 +96,17 @@ async function schoolStore(dir: string): Promise<void> {
     Hierarchies: Record<string, unknown>[];
     ReviewSessions: { ExternalId: string; Results: Record<string, unknown>[] }[];
   };
-  world.Hierarchies.push({ ExternalId: 'DEPT-MATH', Title: 'Mathematics', Parent: 'root', Active: true }, { ExternalId: 'DEPT-SCI', Title: 'Science', Parent: 'root', Active: true });
+  world.Hierarchies.push(
+    { ExternalId: 'DEPT-MATH', Title: 'Mathematics', Parent: 'root', Active: true },
+    { ExternalId: 'DEPT-SCI', Title: 'Science', Parent: 'root', Active: true },
+  );
   const maths = world.ReviewSessions.find((session) => session.ExternalId === 'RS-MATH1-OCT')!;
   for (const n of [1, 2, 3]) {
     const sitting = JSON.parse(JSON.stringify(maths)) as typeof maths;
     sitting.ExternalId = `RS-T1-0${n}`;
-    sitting.Results.forEach((result, i) => Object.assign(result, { CandidateExtId: `00${417 + i}`, Keycode: `00${n}${i}` }));
+    sitting.Results.forEach((result, i) =>
+      Object.assign(result, { CandidateExtId: `00${417 + i}`, Keycode: `00${n}${i}` }),
+    );
     world.ReviewSessions.push(sitting);
   }
   await writeFile(join(dir, 'world.json'), JSON.stringify(world));
@@ -133,7 +138,14 @@ interface ExportedUser {
   Email: string;
   DateOfBirth: string | null;
   Labels: string[] | null;
-  Hierarchies: { ExternalId: string; IsCoordinator: boolean; HasViewReportsPermissions: boolean; HasReScoringPermissions: boolean }[] | null;
+  Hierarchies:
+    | {
+        ExternalId: string;
+        IsCoordinator: boolean;
+        HasViewReportsPermissions: boolean;
+        HasReScoringPermissions: boolean;
+      }[]
+    | null;
 }
 
 async function usersOf(dir: string): Promise<Map<string, ExportedUser>> {
@@ -153,53 +165,190 @@ describe("an exams officer's term: the exports in with their own words, the resu
       await writeFile(join(dir, 'hr-map.json'), JSON.stringify(HR_MAP, null, 2));
       await writeFile(join(dir, 'sittings-map.json'), JSON.stringify(SITTINGS_MAP, null, 2));
       const base = ['--base-url', 'https://exam.acad.example'];
-      const sisProfile = await cli(dir, ['config', 'set-profile', 'sis', ...base, '--map-file', 'sis-map.json', '--set', 'Role=Candidate', '--date-format', 'DD/MM/YYYY', '--timezone', 'Europe/London', '--encoding', 'windows-1252', '--delimiter', ';']);
+      const sisProfile = await cli(dir, [
+        'config',
+        'set-profile',
+        'sis',
+        ...base,
+        '--map-file',
+        'sis-map.json',
+        '--set',
+        'Role=Candidate',
+        '--date-format',
+        'DD/MM/YYYY',
+        '--timezone',
+        'Europe/London',
+        '--encoding',
+        'windows-1252',
+        '--delimiter',
+        ';',
+      ]);
       expect(sisProfile.code, sisProfile.stderr).toBe(0);
-      expect((await cli(dir, ['config', 'set-profile', 'hr', ...base, '--map-file', 'hr-map.json', '--set', 'Role=Author', '--encoding', 'windows-1252'])).code).toBe(0);
-      expect((await cli(dir, ['config', 'set-profile', 'exams', ...base, '--map-file', 'sittings-map.json', '--date-format', 'DD/MM/YYYY HH:mm', '--timezone', 'Europe/London', '--encoding', 'windows-1252'])).code).toBe(0);
+      expect(
+        (
+          await cli(dir, [
+            'config',
+            'set-profile',
+            'hr',
+            ...base,
+            '--map-file',
+            'hr-map.json',
+            '--set',
+            'Role=Author',
+            '--encoding',
+            'windows-1252',
+          ])
+        ).code,
+      ).toBe(0);
+      expect(
+        (
+          await cli(dir, [
+            'config',
+            'set-profile',
+            'exams',
+            ...base,
+            '--map-file',
+            'sittings-map.json',
+            '--date-format',
+            'DD/MM/YYYY HH:mm',
+            '--timezone',
+            'Europe/London',
+            '--encoding',
+            'windows-1252',
+          ])
+        ).code,
+      ).toBe(0);
       const shown = await cli(dir, ['config', 'show']);
-      expect(shown.stdout).toContain(`* sis  https://exam.acad.example  token: not set  (mapFile ${join(dir, 'sis-map.json')}, set Role=Candidate, dateFormat DD/MM/YYYY, timezone Europe/London, encoding windows-1252, delimiter ;)`);
+      expect(shown.stdout).toContain(
+        `* sis  https://exam.acad.example  token: not set  (mapFile ${join(dir, 'sis-map.json')}, set Role=Candidate, dateFormat DD/MM/YYYY, timezone Europe/London, encoding windows-1252, delimiter ;)`,
+      );
 
       // The SIS: a dry run names the word no table knows, and marks its cell in the workbook report.
-      const sisDry = await cli(dir, ['--profile', 'sis', '--target', 'local', 'user', 'sync', '--file', 'sis.csv', '--dry-run', '--report', 'sis-dry.xlsx']);
+      const sisDry = await cli(dir, [
+        '--profile',
+        'sis',
+        '--target',
+        'local',
+        'user',
+        'sync',
+        '--file',
+        'sis.csv',
+        '--dry-run',
+        '--report',
+        'sis-dry.xlsx',
+      ]);
       expect(sisDry.code).toBe(1);
       expect(sisDry.stderr).toContain('3 items: 2 valid, 0 partial, 1 invalid, 0 skipped');
-      expect(sisDry.stderr).toContain(`sis.csv:4 [000419] Hierarchies - Subject "Maths" has no entry in the value table of profile sis: mapFile ${join(dir, 'sis-map.json')}:18 "Subject" (known: "Mathematics", "Science")`);
+      expect(sisDry.stderr).toContain(
+        `sis.csv:4 [000419] Hierarchies - Subject "Maths" has no entry in the value table of profile sis: mapFile ${join(dir, 'sis-map.json')}:18 "Subject" (known: "Mathematics", "Science")`,
+      );
       expect(sisDry.stderr).toContain('Hierarchies "DEPT-SCI" from Subject "science"');
       const sisReport = await workbookRows(join(dir, 'sis-dry.xlsx'));
       expect(sisReport[0]!.get('Pupil No')!.value).toBe('000417');
       expect(sisReport[0]!.get('Forename')!.value).toBe('Siobhán');
-      expect(marked(sisReport)).toEqual([{}, {}, { Subject: expect.stringMatching(/^Hierarchies: Subject "Maths" has no entry/) as unknown as string }]);
+      expect(marked(sisReport)).toEqual([
+        {},
+        {},
+        { Subject: expect.stringMatching(/^Hierarchies: Subject "Maths" has no entry/) as unknown as string },
+      ]);
 
       // Sent: the platform's words, never the export's.
-      expect((await cli(dir, ['--profile', 'sis', '--target', 'local', 'user', 'sync', '--file', 'sis.csv'])).code).toBe(1);
+      expect(
+        (await cli(dir, ['--profile', 'sis', '--target', 'local', 'user', 'sync', '--file', 'sis.csv'])).code,
+      ).toBe(1);
       let users = await usersOf(dir);
-      expect(users.get('000417')).toMatchObject({ UserName: 'pupil-000417', FirstName: 'Siobhán', LastName: 'Ó Dónaill', DateOfBirth: '2011-03-17', Labels: ['Y10'], Hierarchies: [{ ExternalId: 'DEPT-MATH', IsCoordinator: false }] });
+      expect(users.get('000417')).toMatchObject({
+        UserName: 'pupil-000417',
+        FirstName: 'Siobhán',
+        LastName: 'Ó Dónaill',
+        DateOfBirth: '2011-03-17',
+        Labels: ['Y10'],
+        Hierarchies: [{ ExternalId: 'DEPT-MATH', IsCoordinator: false }],
+      });
       expect(users.get('000418')?.Hierarchies).toMatchObject([{ ExternalId: 'DEPT-SCI' }]);
       expect(users.has('000419')).toBe(false);
 
       // The HR: Y/N, true/false and 1/0 give the flags; each row that cannot be read fails by name, its own cell marked.
-      const hrDry = await cli(dir, ['--profile', 'hr', '--target', 'local', 'user', 'sync', '--file', 'hr.csv', '--dry-run', '--report', 'hr-dry.xlsx']);
+      const hrDry = await cli(dir, [
+        '--profile',
+        'hr',
+        '--target',
+        'local',
+        'user',
+        'sync',
+        '--file',
+        'hr.csv',
+        '--dry-run',
+        '--report',
+        'hr-dry.xlsx',
+      ]);
       expect(hrDry.code).toBe(1);
       expect(hrDry.stderr).toContain('6 items: 2 valid, 0 partial, 4 invalid, 0 skipped');
-      expect(hrDry.stderr).toContain('hr.csv:4 [0074] Hierarchies - Dept "History" has no entry in the value table of profile hr');
+      expect(hrDry.stderr).toContain(
+        'hr.csv:4 [0074] Hierarchies - Dept "History" has no entry in the value table of profile hr',
+      );
       expect(hrDry.stderr).toContain('(known: "Mathematics", "Science")');
-      expect(hrDry.stderr).toContain('hr.csv:5 [0075] Hierarchies - Exams Officer "maybe" is not yes or no (Y/N, yes/no, true/false, 1/0)');
-      expect(hrDry.stderr).toContain('hr.csv:6 [0076] Hierarchies - Exams Officer "Y" gives the flag coordinator but "Dept" is empty: a flag needs a hierarchy');
-      expect(hrDry.stderr).toContain('Hierarchies "DEPT-MATH:coordinator+reports" from Dept "Mathematics", Exams Officer "Y", Sees Reports "Y", Rescorer "0"');
+      expect(hrDry.stderr).toContain(
+        'hr.csv:5 [0075] Hierarchies - Exams Officer "maybe" is not yes or no (Y/N, yes/no, true/false, 1/0)',
+      );
+      expect(hrDry.stderr).toContain(
+        'hr.csv:6 [0076] Hierarchies - Exams Officer "Y" gives the flag coordinator but "Dept" is empty: a flag needs a hierarchy',
+      );
+      expect(hrDry.stderr).toContain(
+        'Hierarchies "DEPT-MATH:coordinator+reports" from Dept "Mathematics", Exams Officer "Y", Sees Reports "Y", Rescorer "0"',
+      );
       expect(hrDry.stderr).toContain('Email "bob.ng@home.example" from Personal email "bob.ng@home.example"');
       const hrMarks = marked(await workbookRows(join(dir, 'hr-dry.xlsx')));
-      expect(hrMarks.map((marks) => Object.keys(marks))).toEqual([[], [], ['Dept'], ['Exams Officer'], ['Dept'], ['Personal email']]);
+      expect(hrMarks.map((marks) => Object.keys(marks))).toEqual([
+        [],
+        [],
+        ['Dept'],
+        ['Exams Officer'],
+        ['Dept'],
+        ['Personal email'],
+      ]);
       expect(hrMarks[2]!.Dept).toMatch(/^Hierarchies: Dept "History" has no entry/);
       expect(hrMarks[5]!['Personal email']).toMatch(/^209 Email: Email is not a valid address/);
-      expect((await cli(dir, ['--profile', 'hr', '--target', 'local', 'user', 'sync', '--file', 'hr.csv'])).code).toBe(1);
+      expect((await cli(dir, ['--profile', 'hr', '--target', 'local', 'user', 'sync', '--file', 'hr.csv'])).code).toBe(
+        1,
+      );
       users = await usersOf(dir);
-      expect(users.get('0071')).toMatchObject({ UserName: 'Ann.Lee', Email: 'ann.lee@acad.example', Hierarchies: [{ ExternalId: 'DEPT-MATH', IsCoordinator: true, HasViewReportsPermissions: true, HasReScoringPermissions: false }] });
-      expect(users.get('0072')).toMatchObject({ Email: 'bob.ng@home.example', Hierarchies: [{ ExternalId: 'DEPT-SCI', IsCoordinator: false, HasViewReportsPermissions: true, HasReScoringPermissions: true }] });
+      expect(users.get('0071')).toMatchObject({
+        UserName: 'Ann.Lee',
+        Email: 'ann.lee@acad.example',
+        Hierarchies: [
+          {
+            ExternalId: 'DEPT-MATH',
+            IsCoordinator: true,
+            HasViewReportsPermissions: true,
+            HasReScoringPermissions: false,
+          },
+        ],
+      });
+      expect(users.get('0072')).toMatchObject({
+        Email: 'bob.ng@home.example',
+        Hierarchies: [
+          {
+            ExternalId: 'DEPT-SCI',
+            IsCoordinator: false,
+            HasViewReportsPermissions: true,
+            HasReScoringPermissions: true,
+          },
+        ],
+      });
       for (const id of ['0074', '0075', '0076', '0077']) expect(users.has(id)).toBe(false);
 
       // A schedule whose end comes before its start: the times as the file wrote them, with the zone, the UTC second.
-      const push = await cli(dir, ['--profile', 'exams', '--target', 'local', 'schedule', 'push', '--file', 'sittings.csv']);
+      const push = await cli(dir, [
+        '--profile',
+        'exams',
+        '--target',
+        'local',
+        'schedule',
+        'push',
+        '--file',
+        'sittings.csv',
+      ]);
       expect(push.code).toBe(1);
       expect(push.stderr).toContain(
         'sittings.csv:2 [S-NORTH-AM] Schedule.EndDateTime - EndDateTime must be after StartDateTime: EndDateTime 28/03/2027 08:30 (Europe/London) = 2027-03-28T07:30:00.000Z, StartDateTime 28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z',
@@ -208,12 +357,30 @@ describe("an exams officer's term: the exports in with their own words, the resu
 
       // The term's results: one workbook, the profile's zone, one row for the session that cannot be read.
       await writeFile(join(dir, 'term.csv'), 'ExternalId\nRS-T1-01\nRS-T1-02\nRS-NOPE\nRS-T1-03\n');
-      const term = await cli(dir, ['--profile', 'sis', '--target', 'local', 'review-session', 'show', '--file', 'term.csv', '-o', 'xlsx', '--out', 'term.xlsx']);
+      const term = await cli(dir, [
+        '--profile',
+        'sis',
+        '--target',
+        'local',
+        'review-session',
+        'show',
+        '--file',
+        'term.csv',
+        '-o',
+        'xlsx',
+        '--out',
+        'term.xlsx',
+      ]);
       expect(term.code).toBe(1);
       expect(term.stderr).toContain('4 review sessions from local store');
       expect(term.stderr).toContain('1 failed (one row each, with its error)');
       const rows = await workbookRows(join(dir, 'term.xlsx'));
-      expect(rows.map((row) => row.get('ReviewSession')!.value)).toEqual([...Array(6).fill('RS-T1-01'), ...Array(6).fill('RS-T1-02'), 'RS-NOPE', ...Array(6).fill('RS-T1-03')]);
+      expect(rows.map((row) => row.get('ReviewSession')!.value)).toEqual([
+        ...Array(6).fill('RS-T1-01'),
+        ...Array(6).fill('RS-T1-02'),
+        'RS-NOPE',
+        ...Array(6).fill('RS-T1-03'),
+      ]);
       expect(rows[12]!.get('Error')!.value).toBe('1101 Review session has not been found: RS-NOPE');
       // The table says which zone its times are in.
       const table = await cli(dir, ['--profile', 'sis', '--target', 'local', 'review-session', 'show', 'RS-T1-01']);
@@ -221,7 +388,9 @@ describe("an exams officer's term: the exports in with their own words, the resu
       expect(table.stdout).toContain('12/10/2026 09:00');
 
       if (!HAS_OPENPYXL) {
-        context.skip('python3 with openpyxl is not installed: the term workbook was read with exceljs only, not by openpyxl');
+        context.skip(
+          'python3 with openpyxl is not installed: the term workbook was read with exceljs only, not by openpyxl',
+        );
         return;
       }
       const [sheet] = openpyxl(join(dir, 'term.xlsx')) as [OracleSheet];

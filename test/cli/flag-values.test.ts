@@ -1,6 +1,16 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { dateOrAge, duration, instantOf, parseCountOrPercent, parseDateOrAge, parseDuration, positiveInt, positiveNumber, wholeNumberIn } from '../../src/flags/flag-values.js';
+import {
+  dateOrAge,
+  duration,
+  instantOf,
+  parseCountOrPercent,
+  parseDateOrAge,
+  parseDuration,
+  positiveInt,
+  positiveNumber,
+  wholeNumberIn,
+} from '../../src/flags/flag-values.js';
 import { formatDuration } from '../../src/formats/number-format.js';
 
 describe('durations', () => {
@@ -61,21 +71,39 @@ describe('a date or an age (--since)', () => {
     expect(instantOf(parsed!, new Date('2026-01-02T00:00:00Z'))).toBe(Date.parse('2026-01-01T00:00:00Z'));
   });
 
-  it.each(['', 'yesterday', '30', '2026-11-01T09:30:00', '2026-02-30', '2026-13-01', '2026-11-1', '01/11/2026', '2026-11-01T25:00:00Z', '-7d'])('refuses %j, naming the flag', (text) => {
+  it.each([
+    '',
+    'yesterday',
+    '30',
+    '2026-11-01T09:30:00',
+    '2026-02-30',
+    '2026-13-01',
+    '2026-11-1',
+    '01/11/2026',
+    '2026-11-01T25:00:00Z',
+    '-7d',
+  ])('refuses %j, naming the flag', (text) => {
     expect(parseDateOrAge(text)).toBeUndefined();
     expect(() => dateOrAge('--since')(text)).toThrow(InvalidArgumentError);
-    expect(() => dateOrAge('--since')(text)).toThrow(/^--since must be a date \(2026-11-01: that day 00:00 UTC\), an RFC 3339 instant with its zone/);
+    expect(() => dateOrAge('--since')(text)).toThrow(
+      /^--since must be a date \(2026-11-01: that day 00:00 UTC\), an RFC 3339 instant with its zone/,
+    );
   });
 });
 
 describe('numbers', () => {
   it('positive whole numbers, positive numbers and ranges refuse what they do not take, naming the flag', () => {
     expect(positiveInt('--max-errors')('12')).toBe(12);
-    for (const bad of ['0', '1.5', '-3', 'x', '']) expect(() => positiveInt('--max-errors')(bad)).toThrow('--max-errors must be a whole number of at least 1');
+    for (const bad of ['0', '1.5', '-3', 'x', ''])
+      expect(() => positiveInt('--max-errors')(bad)).toThrow('--max-errors must be a whole number of at least 1');
     expect(positiveNumber('--rate')('0.5')).toBe(0.5);
-    for (const bad of ['0', '-1', 'x', ' ']) expect(() => positiveNumber('--rate')(bad)).toThrow('--rate must be a number above 0');
+    for (const bad of ['0', '-1', 'x', ' '])
+      expect(() => positiveNumber('--rate')(bad)).toThrow('--rate must be a number above 0');
     expect(wholeNumberIn('--faults-seed', 0, 0xffffffff)('0')).toBe(0);
-    for (const bad of ['-1', '1.5', '4294967296']) expect(() => wholeNumberIn('--faults-seed', 0, 0xffffffff)(bad)).toThrow('--faults-seed must be a whole number from 0 to 4294967295');
+    for (const bad of ['-1', '1.5', '4294967296'])
+      expect(() => wholeNumberIn('--faults-seed', 0, 0xffffffff)(bad)).toThrow(
+        '--faults-seed must be a whole number from 0 to 4294967295',
+      );
   });
 
   it('a count or a percentage (--max-disable)', () => {

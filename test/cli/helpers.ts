@@ -18,7 +18,12 @@ export function testDeps(cwd: string, overrides: Partial<CommandDeps> = {}, env:
     stderr,
     // A config dir of its own (child-env.ts), unless the test names one; UTC as this
     // computer's zone, so a table of times reads the same on every machine.
-    env: { EXAMCTL_NOW: '2026-11-21T10:00:00Z', EXAMCTL_CONFIG_DIR: env.EXAMCTL_CONFIG_DIR ?? ownConfigDir(cwd), TZ: 'UTC', ...env },
+    env: {
+      EXAMCTL_NOW: '2026-11-21T10:00:00Z',
+      EXAMCTL_CONFIG_DIR: env.EXAMCTL_CONFIG_DIR ?? ownConfigDir(cwd),
+      TZ: 'UTC',
+      ...env,
+    },
     now: () => new Date('2026-11-21T10:00:00Z'),
     isTTY: false,
     cwd,

@@ -12,7 +12,10 @@ describe('user sync: the ids of one read of the file', () => {
   it('d-1 and d-\\uFEFF1 are one id once the U+FEFF is removed: both rows fail, in the dry run and the real run', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'users.csv');
-      await writeFile(file, 'ExternalId,FirstName,LastName,Email,Role\nd-1,Ann,Lee,d1@students.example.test,Candidate\nd-2,Ben,Okafor,d2@students.example.test,Candidate\nd-\uFEFF1,Annie,Lee,d1b@students.example.test,Candidate\n');
+      await writeFile(
+        file,
+        'ExternalId,FirstName,LastName,Email,Role\nd-1,Ann,Lee,d1@students.example.test,Candidate\nd-2,Ben,Okafor,d2@students.example.test,Candidate\nd-\uFEFF1,Annie,Lee,d1b@students.example.test,Candidate\n',
+      );
       const args = ['user', 'sync', '--file', file, '--json', '--store', join(dir, 'store')];
       for (const run of [await examctl([...args, '--dry-run'], dir), await examctl(args, dir)]) {
         expect(run.code).toBe(1);

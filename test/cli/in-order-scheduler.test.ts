@@ -38,7 +38,11 @@ describe('InOrderScheduler', () => {
   it('emits in input order whatever order the answers come in', async () => {
     for (const seed of [1, 7, 42, 2026]) {
       const emitted: number[] = [];
-      const scheduler = new InOrderScheduler<Item>({ window: 1000, maxBuffered: 1000, emit: (item) => void emitted.push(item.n) });
+      const scheduler = new InOrderScheduler<Item>({
+        window: 1000,
+        maxBuffered: 1000,
+        emit: (item) => void emitted.push(item.n),
+      });
       const answers = Array.from({ length: 200 }, () => deferred<Item>());
       for (const [n, answer] of answers.entries()) {
         // Every third item is known at once (validated only), the rest are answers to wait for.
@@ -56,7 +60,11 @@ describe('InOrderScheduler', () => {
 
   it('an item known at once with nothing before it is emitted synchronously', () => {
     const emitted: number[] = [];
-    const scheduler = new InOrderScheduler<Item>({ window: 2, maxBuffered: 4, emit: (item) => void emitted.push(item.n) });
+    const scheduler = new InOrderScheduler<Item>({
+      window: 2,
+      maxBuffered: 4,
+      emit: (item) => void emitted.push(item.n),
+    });
     expect(scheduler.accept({ n: 0 })).toBeUndefined();
     expect(scheduler.accept({ n: 1 })).toBeUndefined();
     expect(emitted).toEqual([0, 1]);
@@ -66,16 +74,23 @@ describe('InOrderScheduler', () => {
     let inFlight = 0;
     let most = 0;
     const emitted: number[] = [];
-    const scheduler = new InOrderScheduler<Item>({ window: 3, maxBuffered: 100, emit: (item) => void emitted.push(item.n) });
+    const scheduler = new InOrderScheduler<Item>({
+      window: 3,
+      maxBuffered: 100,
+      emit: (item) => void emitted.push(item.n),
+    });
     for (let n = 0; n < 30; n++) {
       inFlight += 1;
       most = Math.max(most, inFlight);
       // Later items answer first, so the window is freed out of order.
       const answer = new Promise<Item>((resolve) =>
-        setTimeout(() => {
-          inFlight -= 1;
-          resolve({ n });
-        }, (30 - n) % 4),
+        setTimeout(
+          () => {
+            inFlight -= 1;
+            resolve({ n });
+          },
+          (30 - n) % 4,
+        ),
       );
       const wait = scheduler.accept(answer);
       if (wait !== undefined) await wait;
@@ -87,7 +102,11 @@ describe('InOrderScheduler', () => {
 
   it('holds at most `maxBuffered` items behind an unanswered one: the caller waits for the head', async () => {
     const emitted: number[] = [];
-    const scheduler = new InOrderScheduler<Item>({ window: 10, maxBuffered: 3, emit: (item) => void emitted.push(item.n) });
+    const scheduler = new InOrderScheduler<Item>({
+      window: 10,
+      maxBuffered: 3,
+      emit: (item) => void emitted.push(item.n),
+    });
     const head = deferred<Item>();
     expect(scheduler.accept(head.promise)).toBeUndefined();
     expect(scheduler.accept({ n: 1 })).toBeUndefined();
@@ -125,7 +144,11 @@ describe('InOrderScheduler', () => {
 
   it('a rejected answer rejects drain in its turn: the items before it are emitted, none after', async () => {
     const emitted: number[] = [];
-    const scheduler = new InOrderScheduler<Item>({ window: 10, maxBuffered: 10, emit: (item) => void emitted.push(item.n) });
+    const scheduler = new InOrderScheduler<Item>({
+      window: 10,
+      maxBuffered: 10,
+      emit: (item) => void emitted.push(item.n),
+    });
     const first = deferred<Item>();
     const broken = deferred<Item>();
     scheduler.accept(first.promise);
@@ -149,7 +172,11 @@ describe('InOrderScheduler', () => {
 
   it('abandon lets every answer in flight come in and emits nothing more', async () => {
     const emitted: number[] = [];
-    const scheduler = new InOrderScheduler<Item>({ window: 10, maxBuffered: 10, emit: (item) => void emitted.push(item.n) });
+    const scheduler = new InOrderScheduler<Item>({
+      window: 10,
+      maxBuffered: 10,
+      emit: (item) => void emitted.push(item.n),
+    });
     const answers = [deferred<Item>(), deferred<Item>()];
     for (const answer of answers) scheduler.accept(answer.promise);
     let abandoned = false;
@@ -170,7 +197,9 @@ describe('RecordDispatcher with the scheduler: stopping and draining', () => {
   const unit = (n: number, valid = true): Unit<number> => ({
     source: { file: 'in.csv', line: n + 2 },
     id: `u-${n}`,
-    prepared: valid ? { ok: true, value: n } : { ok: false, problems: [{ field: 'Email', code: null, message: 'bad' }] },
+    prepared: valid
+      ? { ok: true, value: n }
+      : { ok: false, problems: [{ field: 'Email', code: null, message: 'bad' }] },
   });
 
   async function run(
@@ -183,7 +212,11 @@ describe('RecordDispatcher with the scheduler: stopping and draining', () => {
       { send: (_api, n) => send(n) },
       { api, callOptions: {}, maxErrors: options.maxErrors, signal: options.signal },
     );
-    const scheduler = new InOrderScheduler<ReportEntry>({ window: options.window ?? 2, maxBuffered: 16, emit: (entry) => void entries.push(entry) });
+    const scheduler = new InOrderScheduler<ReportEntry>({
+      window: options.window ?? 2,
+      maxBuffered: 16,
+      emit: (entry) => void entries.push(entry),
+    });
     for (const next of units) {
       const wait = scheduler.accept(dispatcher.dispatch(next));
       if (wait !== undefined) await wait;
@@ -195,12 +228,16 @@ describe('RecordDispatcher with the scheduler: stopping and draining', () => {
   it('an interrupt stops dispatching: answers in flight are reported, the rest skipped, in order', async () => {
     const controller = new AbortController();
     const sent: number[] = [];
-    const { statuses, dispatcher } = await run([0, 1, 2, 3, 4, 5].map((n) => unit(n)), async (n) => {
-      sent.push(n);
-      if (n === 1) controller.abort();
-      await flush();
-      return { status: 'ok', errors: [] };
-    }, { signal: controller.signal, window: 2 });
+    const { statuses, dispatcher } = await run(
+      [0, 1, 2, 3, 4, 5].map((n) => unit(n)),
+      async (n) => {
+        sent.push(n);
+        if (n === 1) controller.abort();
+        await flush();
+        return { status: 'ok', errors: [] };
+      },
+      { signal: controller.signal, window: 2 },
+    );
     expect(sent).toEqual([0, 1]);
     expect(statuses).toEqual(['u-0:ok', 'u-1:ok', 'u-2:skipped', 'u-3:skipped', 'u-4:skipped', 'u-5:skipped']);
     expect(dispatcher.stopReason).toEqual({ kind: 'interrupted' });
@@ -210,20 +247,30 @@ describe('RecordDispatcher with the scheduler: stopping and draining', () => {
   it('--max-errors counts local and target failures and skips the rest', async () => {
     const sent: number[] = [];
     const units = [unit(0, false), unit(1), unit(2), unit(3), unit(4)];
-    const { statuses, dispatcher } = await run(units, async (n) => {
-      sent.push(n);
-      return n === 1 ? { status: 'failed', errors: [{ field: '', code: null, message: 'refused' }] } : { status: 'ok', errors: [] };
-    }, { maxErrors: 2, window: 1 });
+    const { statuses, dispatcher } = await run(
+      units,
+      async (n) => {
+        sent.push(n);
+        return n === 1
+          ? { status: 'failed', errors: [{ field: '', code: null, message: 'refused' }] }
+          : { status: 'ok', errors: [] };
+      },
+      { maxErrors: 2, window: 1 },
+    );
     expect(sent).toEqual([1]);
     expect(statuses).toEqual(['u-0:failed', 'u-1:failed', 'u-2:skipped', 'u-3:skipped', 'u-4:skipped']);
     expect(dispatcher.stopReason).toEqual({ kind: 'max-errors' });
   });
 
   it('a target failure is carried by the unit that met it; the rest is skipped; the error is kept for the end', async () => {
-    const { statuses, dispatcher, entries } = await run([0, 1, 2].map((n) => unit(n)), async (n) => {
-      if (n === 0) throw new Error('403 not allowed');
-      return { status: 'ok', errors: [] };
-    }, { window: 1 });
+    const { statuses, dispatcher, entries } = await run(
+      [0, 1, 2].map((n) => unit(n)),
+      async (n) => {
+        if (n === 0) throw new Error('403 not allowed');
+        return { status: 'ok', errors: [] };
+      },
+      { window: 1 },
+    );
     expect(statuses).toEqual(['u-0:skipped', 'u-1:skipped', 'u-2:skipped']);
     expect(entries[0]!.item.errors[0]!.message).toBe('403 not allowed');
     // The rest say why they were not sent, in runs show's words (notSentReason).
@@ -233,7 +280,10 @@ describe('RecordDispatcher with the scheduler: stopping and draining', () => {
   });
 
   it('without an API (validate only) valid units are ok and nothing is answered', () => {
-    const dispatcher = new RecordDispatcher<number, never>({ send: () => Promise.reject(new Error('never')) }, { api: null, callOptions: {}, maxErrors: undefined, signal: undefined });
+    const dispatcher = new RecordDispatcher<number, never>(
+      { send: () => Promise.reject(new Error('never')) },
+      { api: null, callOptions: {}, maxErrors: undefined, signal: undefined },
+    );
     const entry = dispatcher.dispatch(unit(0));
     expect(entry).not.toBeInstanceOf(Promise);
     expect((entry as ReportEntry).item.status).toBe('ok');

@@ -23,9 +23,16 @@ afterEach(async () => {
 
 /** Runs examctl until it stops itself at the marker, rewrites `file` in place with `next`, lets it go on. */
 async function rewrittenWhileSent(args: string[], file: string, next: string): Promise<Finished> {
-  const run = startExamctl(['--store', join(dir, 'store'), ...args], dir, { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:20:SIGSTOP' });
+  const run = startExamctl(['--store', join(dir, 'store'), ...args], dir, {
+    EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:20:SIGSTOP',
+  });
   // The state the run reaches: stopped by its own SIGSTOP (bounded poll, Linux's /proc).
-  for (let i = 0; i < 6000 && !/\) T /.test(await readFile(`/proc/${run.child.pid}/stat`, 'utf8').catch(() => '')); i += 1) await sleep(10);
+  for (
+    let i = 0;
+    i < 6000 && !/\) T /.test(await readFile(`/proc/${run.child.pid}/stat`, 'utf8').catch(() => ''));
+    i += 1
+  )
+    await sleep(10);
   await writeFile(join(dir, file), next);
   run.child.kill('SIGCONT');
   return run.done;
@@ -37,7 +44,11 @@ async function exported(kind: 'Users' | 'Schedules'): Promise<Record<string, unk
 }
 
 /** The run's report, and `runs show` and `runs resume` of it afterwards. */
-async function afterwards(): Promise<{ report: { error?: { message: string }; items: { status: string; errors: { message: string }[] }[] }; shown: Finished; resumed: Finished }> {
+async function afterwards(): Promise<{
+  report: { error?: { message: string }; items: { status: string; errors: { message: string }[] }[] };
+  shown: Finished;
+  resumed: Finished;
+}> {
   const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'));
   const shown = await examctl(['runs', 'show', 'last'], dir);
   const resumed = await examctl(['runs', 'resume'], dir);
@@ -46,15 +57,35 @@ async function afterwards(): Promise<{ report: { error?: { message: string }; it
 
 function expectStoppedRun(finished: Finished, file: string): void {
   expect(finished.code, finished.stderr).toBe(3);
-  expect(finished.stderr).toMatch(new RegExp(`${file}:\\d+: the input file changed while the run read it: nothing from here on is read: the rest was not sent; to resume, put back the file checked \\(examctl runs resume \\S+ sends the rest\\)`));
+  expect(finished.stderr).toMatch(
+    new RegExp(
+      `${file}:\\d+: the input file changed while the run read it: nothing from here on is read: the rest was not sent; to resume, put back the file checked \\(examctl runs resume \\S+ sends the rest\\)`,
+    ),
+  );
 }
 
 describe('an input file rewritten in place while the run sends it', () => {
   it('user sync over the keep-rows limit (read from disk again to send) sends nothing of the new content', async () => {
-    const rows = (name: string): string[] => Array.from({ length: Math.ceil(KEEP_ROWS_MAX_CHARS / 40) }, (_, i) => `u${i},${name}${i},L${i},u${i}@x.test,Candidate`);
-    await writeFile(join(dir, 'users.csv'), ['ExternalId,FirstName,LastName,Email,Role', ...rows('Ann'), ''].join('\n'));
-    const next = ['ExternalId,FirstName,LastName,Email,Role', ...rows('Zedd'), 'u1,DUPLICATE,X,dup@x.test,Candidate', ''].join('\n');
-    const finished = await rewrittenWhileSent(['user', 'sync', '--file', 'users.csv', '--report', 'report.json'], 'users.csv', next);
+    const rows = (name: string): string[] =>
+      Array.from(
+        { length: Math.ceil(KEEP_ROWS_MAX_CHARS / 40) },
+        (_, i) => `u${i},${name}${i},L${i},u${i}@x.test,Candidate`,
+      );
+    await writeFile(
+      join(dir, 'users.csv'),
+      ['ExternalId,FirstName,LastName,Email,Role', ...rows('Ann'), ''].join('\n'),
+    );
+    const next = [
+      'ExternalId,FirstName,LastName,Email,Role',
+      ...rows('Zedd'),
+      'u1,DUPLICATE,X,dup@x.test,Candidate',
+      '',
+    ].join('\n');
+    const finished = await rewrittenWhileSent(
+      ['user', 'sync', '--file', 'users.csv', '--report', 'report.json'],
+      'users.csv',
+      next,
+    );
     expectStoppedRun(finished, 'users.csv');
     const users = (await exported('Users')).filter((user) => /^u\d+$/.test(String(user.ExternalId)));
     expect(users.length).toBeGreaterThanOrEqual(20);
@@ -64,12 +95,20 @@ describe('an input file rewritten in place while the run sends it', () => {
     expect(report.error?.message).toMatch(/users\.csv:\d+: the input file changed while the run read it/);
     expect(report.items.length).toBeLessThan(rows('Ann').length);
     expect(report.items.filter((item) => item.status === 'ok')).toHaveLength(users.length);
-    expect(report.items.filter((item) => item.status !== 'ok').every((item) => item.status === 'skipped' && /^not sent: the run stopped before it/.test(item.errors[0]!.message))).toBe(true);
+    expect(
+      report.items
+        .filter((item) => item.status !== 'ok')
+        .every(
+          (item) => item.status === 'skipped' && /^not sent: the run stopped before it/.test(item.errors[0]!.message),
+        ),
+    ).toBe(true);
     // The units never read again are counted as skipped, here and in `runs show`, which says why.
     const summary = `${rows('Ann').length.toLocaleString('en-US')} items: ${users.length.toLocaleString('en-US')} ok, 0 partial, 0 failed, ${(rows('Ann').length - users.length).toLocaleString('en-US')} skipped`;
     expect(finished.stderr).toContain(summary);
     expect(shown.stderr + shown.stdout).toContain(summary);
-    expect(shown.stderr).toMatch(/items it never reached are counted as skipped but not listed: its input file \S+users\.csv changed since the run started/);
+    expect(shown.stderr).toMatch(
+      /items it never reached are counted as skipped but not listed: its input file \S+users\.csv changed since the run started/,
+    );
     expect(shown.stdout).not.toMatch(/DUPLICATE|Zedd/);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toMatch(/users\.csv changed since the run started/);
@@ -78,14 +117,30 @@ describe('an input file rewritten in place while the run sends it', () => {
   it('schedule push of JSON requests (read again to send, at any size) sends nothing of the new content', async () => {
     // A CSV's sittings are sent once the whole file is read (the send pass then holds what it read, all checked); whole requests stream.
     const requests = (title: string): string =>
-      Array.from({ length: 3000 }, (_, s) => JSON.stringify({
-        Schedule: { ScheduleExtId: `S-${s}`, AssessmentExtId: 'A-MATH-1', Title: `${title} ${s}`, StartDateTime: '2026-12-14T09:00:00Z', EndDateTime: '2026-12-14T12:00:00Z', GroupExtId: 'H-NORTH', GroupName: 'North' },
-        Candidates: [{ CandidateExtId: `c${s}`, FirstName: 'F', LastName: 'L', Email: `c${s}@x.test` }],
-      })).join('\n');
+      Array.from({ length: 3000 }, (_, s) =>
+        JSON.stringify({
+          Schedule: {
+            ScheduleExtId: `S-${s}`,
+            AssessmentExtId: 'A-MATH-1',
+            Title: `${title} ${s}`,
+            StartDateTime: '2026-12-14T09:00:00Z',
+            EndDateTime: '2026-12-14T12:00:00Z',
+            GroupExtId: 'H-NORTH',
+            GroupName: 'North',
+          },
+          Candidates: [{ CandidateExtId: `c${s}`, FirstName: 'F', LastName: 'L', Email: `c${s}@x.test` }],
+        }),
+      ).join('\n');
     await writeFile(join(dir, 's.ndjson'), requests('Old'));
-    const finished = await rewrittenWhileSent(['schedule', 'push', '--file', 's.ndjson', '--report', 'report.json'], 's.ndjson', requests('Newer'));
+    const finished = await rewrittenWhileSent(
+      ['schedule', 'push', '--file', 's.ndjson', '--report', 'report.json'],
+      's.ndjson',
+      requests('Newer'),
+    );
     expectStoppedRun(finished, 's.ndjson');
-    const titles = (await exported('Schedules')).filter((schedule) => /^S-\d+$/.test(String(schedule.ScheduleExtId))).map((schedule) => String(schedule.Title));
+    const titles = (await exported('Schedules'))
+      .filter((schedule) => /^S-\d+$/.test(String(schedule.ScheduleExtId)))
+      .map((schedule) => String(schedule.Title));
     expect(titles.length).toBeGreaterThanOrEqual(20);
     expect(titles.length).toBeLessThan(3000);
     expect(titles.filter((title) => !title.startsWith('Old '))).toEqual([]);
@@ -96,14 +151,18 @@ describe('an input file rewritten in place while the run sends it', () => {
 });
 
 describe('runs show --report r.csv of a run whose input changed since (trial23 f08)', () => {
-  it("says why the report has no input cells: it is no retry file", async () => {
+  it('says why the report has no input cells: it is no retry file', async () => {
     const users = 'ExternalId,FirstName,LastName,Email,UserName,Role\nu-1,Ann,Lee,ann@example.test,ann,Candidate\n';
     await writeFile(join(dir, 'in.csv'), users);
     const runsDir = ['--runs-dir', join(dir, 'runs')];
-    expect((await examctl(['user', 'sync', '--file', 'in.csv', '--store', join(dir, 'store'), ...runsDir], dir)).code).toBe(0);
+    expect(
+      (await examctl(['user', 'sync', '--file', 'in.csv', '--store', join(dir, 'store'), ...runsDir], dir)).code,
+    ).toBe(0);
     await writeFile(join(dir, 'in.csv'), users.replace('ann@', 'anx@'));
     const shown = await examctl(['runs', 'show', 'last', '--report', 'b.csv', ...runsDir], dir);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stderr).toMatch(/the report has no input cells: its input file \S+in\.csv changed since the run started/);
+    expect(shown.stderr).toMatch(
+      /the report has no input cells: its input file \S+in\.csv changed since the run started/,
+    );
   });
 });

@@ -36,27 +36,46 @@ describe('input files named wrongly', () => {
     }),
   );
 
-  it.each(['users.csv', 'users.json', 'users.txt'])('a workbook saved as %s is called a zip archive, to be named .xlsx', (name) =>
-    withTempDir(async (dir) => {
-      await writeFile(join(dir, name), Buffer.concat([WORKBOOK_HEAD, Buffer.from('[Content_Types].xml')]));
-      const said = await run(dir, ['user', 'sync', '--dry-run', '--file', name]);
-      expect(said.code, said.stderr).toBe(2);
-      expect(said.stderr).toContain(`examctl: ${name}:1: not a text file (binary content): a zip archive, as an .xlsx workbook is: name it .xlsx`);
-    }),
+  it.each(['users.csv', 'users.json', 'users.txt'])(
+    'a workbook saved as %s is called a zip archive, to be named .xlsx',
+    (name) =>
+      withTempDir(async (dir) => {
+        await writeFile(join(dir, name), Buffer.concat([WORKBOOK_HEAD, Buffer.from('[Content_Types].xml')]));
+        const said = await run(dir, ['user', 'sync', '--dry-run', '--file', name]);
+        expect(said.code, said.stderr).toBe(2);
+        expect(said.stderr).toContain(
+          `examctl: ${name}:1: not a text file (binary content): a zip archive, as an .xlsx workbook is: name it .xlsx`,
+        );
+      }),
   );
 
   it('a --schedule file or a JSON id list of more than 16,384 keys in one object: exit 2 naming it, its line and the limit', () =>
     withTempDir(async (dir) => {
       const keys = Array.from({ length: 16_385 }, (_, i) => `"${i.toString(16)}":1`).join(',');
       await writeFile(join(dir, 'schedule.json'), `{"Schedule":\n{${keys}}}`);
-      await writeFile(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,Ann,Lee,c-1@example.test\n');
-      const said = await run(dir, ['schedule', 'push', '--dry-run', '--file', 'candidates.csv', '--schedule', 'schedule.json']);
+      await writeFile(
+        join(dir, 'candidates.csv'),
+        'CandidateExtId,FirstName,LastName,Email\nc-1,Ann,Lee,c-1@example.test\n',
+      );
+      const said = await run(dir, [
+        'schedule',
+        'push',
+        '--dry-run',
+        '--file',
+        'candidates.csv',
+        '--schedule',
+        'schedule.json',
+      ]);
       expect(said.code, said.stderr).toBe(2);
-      expect(said.stderr).toMatch(/examctl: schedule\.json:2: too many entries: more than 16,384 keys in one object \(column \d+\)\n/);
+      expect(said.stderr).toMatch(
+        /examctl: schedule\.json:2: too many entries: more than 16,384 keys in one object \(column \d+\)\n/,
+      );
       await writeFile(join(dir, 'ids.json'), `{${keys}}`);
       const ids = await run(dir, ['invigilators', 'remove', 'S-1', '--dry-run', '--file', 'ids.json']);
       expect(ids.code, ids.stderr).toBe(2);
-      expect(ids.stderr).toMatch(/examctl: ids\.json:1: too many entries: more than 16,384 keys in one object \(column \d+\)\n/);
+      expect(ids.stderr).toMatch(
+        /examctl: ids\.json:1: too many entries: more than 16,384 keys in one object \(column \d+\)\n/,
+      );
     }));
 
   it('other binary content, and a text that starts PK, are not called a workbook', () =>

@@ -10,7 +10,9 @@ import { expectOnlyErrorDocument } from '../support/error-document.js';
 // now; 305 once S-LIVE is finished) are not that schedule's, so the retry is refused before anything is sent, naming both schedules.
 
 async function invigilatorsOf(dir: string, schedule: string): Promise<string[] | undefined> {
-  const world = JSON.parse((await examctl(['local', 'export', '--store', join(dir, 's')], dir)).stdout) as { Schedules: { ScheduleExtId: string; Invigilators: string[] }[] };
+  const world = JSON.parse((await examctl(['local', 'export', '--store', join(dir, 's')], dir)).stdout) as {
+    Schedules: { ScheduleExtId: string; Invigilators: string[] }[];
+  };
   return world.Schedules.find((entry) => entry.ScheduleExtId === schedule)?.Invigilators;
 }
 
@@ -19,7 +21,10 @@ describe.each(['csv', 'xlsx'])('invigilators remove --only-failed with a %s repo
     await inTempDir(async (dir) => {
       const store = join(dir, 's');
       const report = join(dir, `invL.${ext}`);
-      const first = await examctl(['invigilators', 'remove', 'S-LIVE', 'inv-1', '--report', report, '--store', store], dir);
+      const first = await examctl(
+        ['invigilators', 'remove', 'S-LIVE', 'inv-1', '--report', report, '--store', store],
+        dir,
+      );
       expect(first.code).toBe(1);
       if (ext === 'csv') {
         const [header, row] = (await readFile(report, 'utf8')).split(/\r?\n/);
@@ -30,18 +35,29 @@ describe.each(['csv', 'xlsx'])('invigilators remove --only-failed with a %s repo
       expect(before).toContain('inv-1');
 
       for (const dry of [[], ['--dry-run']]) {
-        const other = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', ...dry, '--json', '--store', store], dir);
+        const other = await examctl(
+          ['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', ...dry, '--json', '--store', store],
+          dir,
+        );
         expect(other.code).toBe(2);
         expectOnlyErrorDocument(other.stdout, 2);
-        expect(other.stderr).toContain('this report is of a removal from schedule S-LIVE, not S-FUTURE: nothing was sent');
+        expect(other.stderr).toContain(
+          'this report is of a removal from schedule S-LIVE, not S-FUTURE: nothing was sent',
+        );
       }
       expect(await invigilatorsOf(dir, 'S-FUTURE')).toEqual(before);
 
       // The same schedule's retry works as before: the id is sent again (and fails again: inv-1 is not an invigilator of S-LIVE).
-      const same = await examctl(['invigilators', 'remove', 'S-LIVE', '--file', report, '--only-failed', '--json', '--store', store], dir);
+      const same = await examctl(
+        ['invigilators', 'remove', 'S-LIVE', '--file', report, '--only-failed', '--json', '--store', store],
+        dir,
+      );
       expect(same.code).toBe(1);
-      const items = (JSON.parse(same.stdout) as { items: { id: string; status: string; errors: { code: number }[] }[] }).items;
-      expect(items.map((item) => [item.id, item.status, item.errors.map((error) => error.code)])).toEqual([['inv-1', 'failed', [319]]]);
+      const items = (JSON.parse(same.stdout) as { items: { id: string; status: string; errors: { code: number }[] }[] })
+        .items;
+      expect(items.map((item) => [item.id, item.status, item.errors.map((error) => error.code)])).toEqual([
+        ['inv-1', 'failed', [319]],
+      ]);
     });
   });
 });
@@ -52,9 +68,15 @@ describe('invigilators remove --only-failed with its own schedule', () => {
       const store = join(dir, 's');
       const report = join(dir, 'r.csv');
       const retry = join(dir, 'retry.csv');
-      const first = await examctl(['invigilators', 'remove', 'S-FUTURE', 'inv-1', 'not-an-invigilator-x', '--report', report, '--store', store], dir);
+      const first = await examctl(
+        ['invigilators', 'remove', 'S-FUTURE', 'inv-1', 'not-an-invigilator-x', '--report', report, '--store', store],
+        dir,
+      );
       expect(first.code).toBe(1);
-      const run = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--report', retry, '--store', store], dir);
+      const run = await examctl(
+        ['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--report', retry, '--store', store],
+        dir,
+      );
       expect(run.code, run.stderr).toBe(1);
       const lines = (await readFile(retry, 'utf8')).split(/\r?\n/);
       expect(lines[0]).toBe('file,line,id,schedule,status,error_codes,error_messages,action,note,run');

@@ -81,13 +81,20 @@ const STEPS: readonly (readonly [number, ...string[]])[] = [
 
 describe('--json: one document on stdout, for every command', () => {
   it('every command of the tree has a step (a new one fails here until it has)', () => {
-    const stepped = new Set(STEPS.map(([, ...argv]) => argv.slice(0, 2).join(' ')).flatMap((two) => [two, two.split(' ')[0]]));
-    expect(COMMANDS.filter((declaration) => declaration.options !== undefined).map(commandName).filter((name) => !stepped.has(name))).toEqual([]);
+    const stepped = new Set(
+      STEPS.map(([, ...argv]) => argv.slice(0, 2).join(' ')).flatMap((two) => [two, two.split(' ')[0]]),
+    );
+    expect(
+      COMMANDS.filter((declaration) => declaration.options !== undefined)
+        .map(commandName)
+        .filter((name) => !stepped.has(name)),
+    ).toEqual([]);
   });
 
   it('each step exits as expected and prints exactly one JSON value', () =>
     withTempDir(async (home) => {
-      for (const file of ['users.csv', 'sittings.csv', 'collection.json']) await copyFile(join(ROOT, 'fixtures', file), join(home, file));
+      for (const file of ['users.csv', 'sittings.csv', 'collection.json'])
+        await copyFile(join(ROOT, 'fixtures', file), join(home, file));
       const wrong: string[] = [];
       for (const [expected, ...argv] of STEPS) {
         const [stdout, stderr] = [new StringSink(), new StringSink()];
@@ -105,14 +112,18 @@ describe('--json: one document on stdout, for every command', () => {
           signal: argv[1] === 'serve' ? AbortSignal.abort() : undefined,
         });
         const out = argv.indexOf('--out');
-        const text = stdout.text === '' && out > 0 ? await readFile(join(home, argv[out + 1] as string), 'utf8') : stdout.text;
+        const text =
+          stdout.text === '' && out > 0 ? await readFile(join(home, argv[out + 1] as string), 'utf8') : stdout.text;
         let document = true;
         try {
           JSON.parse(text);
         } catch {
           document = false;
         }
-        if (code !== expected || !document) wrong.push(`${argv.join(' ')} --json: exit ${code}, ${document ? 'one' : 'not one'} document: ${text.slice(0, 80)} ${stderr.text.slice(0, 200)}`);
+        if (code !== expected || !document)
+          wrong.push(
+            `${argv.join(' ')} --json: exit ${code}, ${document ? 'one' : 'not one'} document: ${text.slice(0, 80)} ${stderr.text.slice(0, 200)}`,
+          );
       }
       expect(wrong).toEqual([]);
     }));

@@ -49,7 +49,9 @@ async function startCounting(): Promise<Counting> {
       }
       if (state.reject.has(id)) {
         res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ Content: null, Success: false, Errors: [{ Code: 209, Message: 'Email is not valid' }] }));
+        res.end(
+          JSON.stringify({ Content: null, Success: false, Errors: [{ Code: 209, Message: 'Email is not valid' }] }),
+        );
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ Content: { User: user, GroupErrors: [] }, Success: true, Errors: null }));
@@ -82,7 +84,8 @@ afterEach(async () => {
 });
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
-const row = (id: string, email = `${id}@example.test`, last = 'Lee') => `${id},Ann,${last},${email},name-${id},Candidate`;
+const row = (id: string, email = `${id}@example.test`, last = 'Lee') =>
+  `${id},Ann,${last},${email},name-${id},Candidate`;
 const ids = (count: number, from = 0) => Array.from({ length: count }, (_, i) => `stu-${from + i}`);
 
 function writeCsv(file: string, lines: string[]): void {
@@ -90,8 +93,18 @@ function writeCsv(file: string, lines: string[]): void {
 }
 
 /** One invocation in `dir` with its own runs and sync directories; env adds to (or, undefined, removes from) the defaults. */
-async function cli(dir: string, argv: string[], env: Record<string, string | undefined> = {}, overrides: Partial<CommandDeps> = {}) {
-  const base: Record<string, string> = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_TOKEN: 'loops-token', EXAMCTL_BASE_URL: service.url };
+async function cli(
+  dir: string,
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+  overrides: Partial<CommandDeps> = {},
+) {
+  const base: Record<string, string> = {
+    EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+    EXAMCTL_SYNC_DIR: join(dir, 'synced'),
+    EXAMCTL_TOKEN: 'loops-token',
+    EXAMCTL_BASE_URL: service.url,
+  };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) delete base[name];
     else base[name] = value;
@@ -106,19 +119,32 @@ function csvStatuses(file: string): string[] {
   return rows.map((row) => row.status as string);
 }
 
-describe('1. a dry run\'s report fed back', () => {
+describe("1. a dry run's report fed back", () => {
   it('says valid/invalid, never ok; --only-failed on it is exit 2 with nothing sent; without it every row is sent', () =>
     withTempDir(async (dir) => {
-      writeCsv(join(dir, 'users.csv'), [row('stu-0'), row('stu-1', 'not-an-email'), row('stu-2'), row('stu-3', 'bad'), row('stu-4')]);
+      writeCsv(join(dir, 'users.csv'), [
+        row('stu-0'),
+        row('stu-1', 'not-an-email'),
+        row('stu-2'),
+        row('stu-3', 'bad'),
+        row('stu-4'),
+      ]);
       const dry = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--report', 'dry.csv']);
       expect(dry.code).toBe(1);
       expect(csvStatuses(join(dir, 'dry.csv'))).toEqual(['valid', 'invalid', 'valid', 'invalid', 'valid']);
       // The admin fixes the invalid rows in the report (here: the e-mail cells).
-      writeFileSync(join(dir, 'dry.csv'), readFileSync(join(dir, 'dry.csv'), 'utf8').replace(',not-an-email,', ',stu-1@example.test,').replace(',bad,', ',stu-3@example.test,'));
+      writeFileSync(
+        join(dir, 'dry.csv'),
+        readFileSync(join(dir, 'dry.csv'), 'utf8')
+          .replace(',not-an-email,', ',stu-1@example.test,')
+          .replace(',bad,', ',stu-3@example.test,'),
+      );
 
       const retry = await cli(dir, ['user', 'sync', '--file', 'dry.csv', '--only-failed', '--yes']);
       expect(retry.code).toBe(2);
-      expect(retry.stderr).toMatch(/dry run's report .*nothing in it was sent.*Without --only-failed every row is sent/s);
+      expect(retry.stderr).toMatch(
+        /dry run's report .*nothing in it was sent.*Without --only-failed every row is sent/s,
+      );
       expect(service.received).toEqual([]);
 
       const all = await cli(dir, ['user', 'sync', '--file', 'dry.csv', '--yes']);
@@ -126,10 +152,12 @@ describe('1. a dry run\'s report fed back', () => {
       expect(service.received.sort()).toEqual(ids(5));
     }));
 
-  it('the same with an .xlsx report; a real run\'s report still sends only what is not ok', () =>
+  it("the same with an .xlsx report; a real run's report still sends only what is not ok", () =>
     withTempDir(async (dir) => {
       writeCsv(join(dir, 'users.csv'), [row('stu-0'), row('stu-1', 'not-an-email'), row('stu-2')]);
-      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--report', 'dry.xlsx'])).code).toBe(1);
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--report', 'dry.xlsx'])).code).toBe(
+        1,
+      );
       const retry = await cli(dir, ['user', 'sync', '--file', 'dry.xlsx', '--only-failed', '--yes']);
       expect(retry.code).toBe(2);
       expect(retry.stderr).toContain("dry run's report");
@@ -155,8 +183,19 @@ describe('2. runs resume resolves target and token like every command', () => {
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'uni.token'), 'loops-token\n', { mode: 0o600 });
       const noEnv = { EXAMCTL_TOKEN: undefined, EXAMCTL_BASE_URL: undefined };
-      expect((await cli(dir, ['config', 'set-profile', 'uni', '--base-url', service.url, '--token-file', join(dir, 'uni.token')], noEnv)).code).toBe(0);
-      writeCsv(join(dir, 'users.csv'), ids(20).map((id) => row(id)));
+      expect(
+        (
+          await cli(
+            dir,
+            ['config', 'set-profile', 'uni', '--base-url', service.url, '--token-file', join(dir, 'uni.token')],
+            noEnv,
+          )
+        ).code,
+      ).toBe(0);
+      writeCsv(
+        join(dir, 'users.csv'),
+        ids(20).map((id) => row(id)),
+      );
       const interrupt = new AbortController();
       const questions: string[] = [];
       const person = { isTTY: true, confirm: async (question: string) => (questions.push(question), true) };
@@ -164,7 +203,10 @@ describe('2. runs resume resolves target and token like every command', () => {
       service.onAnswered = (count) => {
         if (count === 6) interrupt.abort();
       };
-      const first = await cli(dir, ['--concurrency', '1', 'user', 'sync', '--file', 'users.csv'], noEnv, { ...person, signal: interrupt.signal });
+      const first = await cli(dir, ['--concurrency', '1', 'user', 'sync', '--file', 'users.csv'], noEnv, {
+        ...person,
+        signal: interrupt.signal,
+      });
       expect(first.code).toBe(130);
       service.onAnswered = undefined;
       const sentFirst = service.received.length;
@@ -181,7 +223,10 @@ describe('2. runs resume resolves target and token like every command', () => {
 
 /** Night 1: 20 users synced, so the memory remembers them. */
 async function firstNight(dir: string): Promise<void> {
-  writeCsv(join(dir, 'users.csv'), ids(20).map((id) => row(id)));
+  writeCsv(
+    join(dir, 'users.csv'),
+    ids(20).map((id) => row(id)),
+  );
   expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', '--yes'])).code).toBe(0);
   service.received.length = 0;
 }
@@ -190,15 +235,48 @@ describe('3. a run refused after reading still writes its documents', () => {
   it('--max-disable trips: --json is the whole document, every item skipped with the reason; CSV and JUnit written; nothing sent', () =>
     withTempDir(async (dir) => {
       await firstNight(dir);
-      writeCsv(join(dir, 'half.csv'), ids(5).map((id) => row(id)));
-      const night = await cli(dir, ['user', 'sync', '--file', 'half.csv', '--disable-missing', '--max-disable', '2', '--yes', '--json', '--report', 'sync.xml']);
+      writeCsv(
+        join(dir, 'half.csv'),
+        ids(5).map((id) => row(id)),
+      );
+      const night = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        'half.csv',
+        '--disable-missing',
+        '--max-disable',
+        '2',
+        '--yes',
+        '--json',
+        '--report',
+        'sync.xml',
+      ]);
       expect(night.code).toBe(2);
       expect(service.received).toEqual([]);
-      const doc = JSON.parse(night.stdout) as { command: string; target: unknown; dryRun: boolean; error: { exitCode: number; message: string }; items: { status: string; errors: { message: string }[] }[]; summary: { total: number; skipped: number } };
-      expect(doc).toMatchObject({ command: 'user sync', target: { kind: 'remote' }, dryRun: false, error: { exitCode: 2 } });
+      const doc = JSON.parse(night.stdout) as {
+        command: string;
+        target: unknown;
+        dryRun: boolean;
+        error: { exitCode: number; message: string };
+        items: { status: string; errors: { message: string }[] }[];
+        summary: { total: number; skipped: number };
+      };
+      expect(doc).toMatchObject({
+        command: 'user sync',
+        target: { kind: 'remote' },
+        dryRun: false,
+        error: { exitCode: 2 },
+      });
       // The 5 rows of the file and the 15 leavers it would have disabled.
       expect(doc.summary).toMatchObject({ total: 20, skipped: 20 });
-      expect(doc.items.every((item) => item.status === 'skipped' && /^not sent: the run was refused: --disable-missing would disable 15/.test(item.errors[0]?.message ?? ''))).toBe(true);
+      expect(
+        doc.items.every(
+          (item) =>
+            item.status === 'skipped' &&
+            /^not sent: the run was refused: --disable-missing would disable 15/.test(item.errors[0]?.message ?? ''),
+        ),
+      ).toBe(true);
       // The message names the flag, not the exact value that would let it through.
       expect(doc.error.message).toContain('--max-disable');
       expect(doc.error.message).not.toMatch(/--max-disable 15\b/);
@@ -206,7 +284,18 @@ describe('3. a run refused after reading still writes its documents', () => {
       expect(junit).toMatch(/<testsuite [^>]*tests="21" failures="1"/);
       expect(junit).toMatch(/<failure message="--disable-missing would disable 15/);
 
-      const again = await cli(dir, ['user', 'sync', '--file', 'half.csv', '--disable-missing', '--max-disable', '2', '--yes', '--report', 'sync.csv']);
+      const again = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        'half.csv',
+        '--disable-missing',
+        '--max-disable',
+        '2',
+        '--yes',
+        '--report',
+        'sync.csv',
+      ]);
       expect(again.code).toBe(2);
       // The file's 5 rows with their cells, then the 15 leavers, well-formed rows under the same header (docs/sync.md, "Leavers").
       const rows = parse(readFileSync(join(dir, 'sync.csv'), 'utf8'), { relax_column_count: true }) as string[][];
@@ -220,9 +309,15 @@ describe('3. a run refused after reading still writes its documents', () => {
 describe('4/5. a nightly run with no memory says so everywhere; --require-memory refuses it', () => {
   it('summary line, JSON, JUnit property and GitHub annotation say no memory; --require-memory is exit 2 naming target and place', () =>
     withTempDir(async (dir) => {
-      writeCsv(join(dir, 'users.csv'), ids(3).map((id) => row(id)));
+      writeCsv(
+        join(dir, 'users.csv'),
+        ids(3).map((id) => row(id)),
+      );
       const nightly = ['user', 'sync', '--file', 'users.csv', '--changed-only', '--disable-missing', '--yes'];
-      const refused = await cli(dir, [...nightly, '--require-memory', '--report', 'r.xml'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir });
+      const refused = await cli(dir, [...nightly, '--require-memory', '--report', 'r.xml'], {
+        GITHUB_ACTIONS: 'true',
+        GITHUB_WORKSPACE: dir,
+      });
       expect(refused.code).toBe(2);
       expect(service.received).toEqual([]);
       expect(refused.stderr).toContain(`--require-memory: no sync memory for remote ${service.url}`);
@@ -230,7 +325,10 @@ describe('4/5. a nightly run with no memory says so everywhere; --require-memory
       expect(readFileSync(join(dir, 'r.xml'), 'utf8')).toContain('<failure message="--require-memory: no sync memory');
       expect(refused.stderr).toContain('::error title=examctl: the run stopped::--require-memory: no sync memory');
 
-      const run = await cli(dir, [...nightly, '--json', '--report', 'sync.xml'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir });
+      const run = await cli(dir, [...nightly, '--json', '--report', 'sync.xml'], {
+        GITHUB_ACTIONS: 'true',
+        GITHUB_WORKSPACE: dir,
+      });
       expect(run.code).toBe(0);
       expect(service.received.length).toBe(3);
       const doc = JSON.parse(run.stdout) as { syncMemory: { found: boolean; file: string } };
@@ -241,29 +339,51 @@ describe('4/5. a nightly run with no memory says so everywhere; --require-memory
       );
       expect(doc.syncMemory).toMatchObject({ population: null, populationFound: false });
       expect(run.stderr).toContain('::warning title=examctl: no sync memory::');
-      expect(readFileSync(join(dir, 'sync.xml'), 'utf8')).toMatch(/<property name="syncMemory" value="none: no sync memory/);
+      expect(readFileSync(join(dir, 'sync.xml'), 'utf8')).toMatch(
+        /<property name="syncMemory" value="none: no sync memory/,
+      );
 
       // The next night has it: said as found, nothing sent again, and --require-memory passes.
       const next = await cli(dir, [...nightly, '--require-memory', '--json']);
       expect(next.code).toBe(0);
-      expect((JSON.parse(next.stdout) as { syncMemory: { found: boolean; remembered: number } }).syncMemory).toMatchObject({ found: true, remembered: 3, population: null, populationFound: true });
+      expect(
+        (JSON.parse(next.stdout) as { syncMemory: { found: boolean; remembered: number } }).syncMemory,
+      ).toMatchObject({ found: true, remembered: 3, population: null, populationFound: true });
       expect(service.received.length).toBe(3);
 
       // A population the memory has no record of is a night without memory for it, in every sink.
-      const staff = await cli(dir, [...nightly, '--population', 'staff', '--json', '--report', 'staff.xml'], { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir });
+      const staff = await cli(dir, [...nightly, '--population', 'staff', '--json', '--report', 'staff.xml'], {
+        GITHUB_ACTIONS: 'true',
+        GITHUB_WORKSPACE: dir,
+      });
       expect(staff.code).toBe(0);
-      expect((JSON.parse(staff.stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({ found: true, population: 'staff', populationFound: false });
-      expect(staff.stderr).toMatch(/::warning title=examctl: no sync memory::the sync memory of remote .* has no record of --population staff: no record was left out as unchanged/);
-      expect(readFileSync(join(dir, 'staff.xml'), 'utf8')).toMatch(/<property name="syncMemory" value="none: the sync memory of remote .* has no record of --population staff/);
+      expect((JSON.parse(staff.stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({
+        found: true,
+        population: 'staff',
+        populationFound: false,
+      });
+      expect(staff.stderr).toMatch(
+        /::warning title=examctl: no sync memory::the sync memory of remote .* has no record of --population staff: no record was left out as unchanged/,
+      );
+      expect(readFileSync(join(dir, 'staff.xml'), 'utf8')).toMatch(
+        /<property name="syncMemory" value="none: the sync memory of remote .* has no record of --population staff/,
+      );
     }));
 });
 
 /** The nightly workflow of docs/ci.md: its memory artifact's upload step, its import and export, and its sync command, as written there. */
-function nightlyRecipe(): { uploadIf: string | undefined; uploadWith: string; command: string; importCommand: string; exportCommand: string } {
+function nightlyRecipe(): {
+  uploadIf: string | undefined;
+  uploadWith: string;
+  command: string;
+  importCommand: string;
+  exportCommand: string;
+} {
   const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'ci.md'), 'utf8');
   const section = doc.slice(doc.indexOf('## A nightly sync'));
   const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-  const upload = /- if: ([^\n]+)\n\s+uses: actions\/upload-artifact@v4\n\s+with: (\{ name: examctl-sync-memory[^\n]+)/.exec(yaml);
+  const upload =
+    /- if: ([^\n]+)\n\s+uses: actions\/upload-artifact@v4\n\s+with: (\{ name: examctl-sync-memory[^\n]+)/.exec(yaml);
   return {
     uploadIf: upload?.[1]?.trim(),
     uploadWith: upload?.[2] ?? '',
@@ -306,7 +426,10 @@ async function nights(root: string, uploadAlways: boolean, recipe: ReturnType<ty
     }
     // The export the recipe's command names (--file).
     const argv = argvOf(recipe.command, night === 1);
-    writeCsv(join(workspace, argv[argv.indexOf('--file') + 1]!), ids(10).map((id) => row(id, undefined, night === 2 && id === 'stu-7' ? 'Married' : 'Lee')));
+    writeCsv(
+      join(workspace, argv[argv.indexOf('--file') + 1]!),
+      ids(10).map((id) => row(id, undefined, night === 2 && id === 'stu-7' ? 'Married' : 'Lee')),
+    );
     const before = service.received.length;
     const { code, stderr } = await cli(workspace, argv, env);
     results.push({ code, sent: service.received.length - before, stderr });
@@ -322,10 +445,12 @@ async function nights(root: string, uploadAlways: boolean, recipe: ReturnType<ty
 }
 
 describe('4. docs/ci.md keeps the sync memory when the nightly job fails', () => {
-  it('the recipe uploads the memory with if: always() and overwrite: true; modelled, night 2 still has night 1\'s memory', () =>
+  it("the recipe uploads the memory with if: always() and overwrite: true; modelled, night 2 still has night 1's memory", () =>
     withTempDir(async (dir) => {
       const recipe = nightlyRecipe();
-      expect(recipe.uploadIf).toBe("${{ always() && steps.memory.outcome != 'failure' && steps.memory.outcome != 'cancelled' }}");
+      expect(recipe.uploadIf).toBe(
+        "${{ always() && steps.memory.outcome != 'failure' && steps.memory.outcome != 'cancelled' }}",
+      );
       expect(recipe.uploadWith).toContain('overwrite: true');
       expect(recipe.importCommand).toBe('synced import kept/sync-memory.json');
       expect(recipe.exportCommand).toBe('synced export --out kept-tonight/sync-memory.json');
@@ -350,13 +475,21 @@ describe('4. docs/ci.md keeps the sync memory when the nightly job fails', () =>
 describe('6. an answer lost after a 2xx is a target failure', () => {
   it('answers too large to read end with exit 3, journaled as possibly applied; a resume sends them again', () =>
     withTempDir(async (dir) => {
-      writeCsv(join(dir, 'users.csv'), ids(4).map((id) => row(id)));
+      writeCsv(
+        join(dir, 'users.csv'),
+        ids(4).map((id) => row(id)),
+      );
       service.huge = true;
       const run = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--yes', '--json']);
       expect(run.code).toBe(3);
-      const doc = JSON.parse(run.stdout) as { error: { exitCode: number; message: string }; items: { status: string; errors: { message: string }[] }[] };
+      const doc = JSON.parse(run.stdout) as {
+        error: { exitCode: number; message: string };
+        items: { status: string; errors: { message: string }[] }[];
+      };
       expect(doc.error).toMatchObject({ exitCode: 3 });
-      expect(doc.error.message).toMatch(/^4 answers of the service could not be read .*may have been applied .*examctl runs resume/);
+      expect(doc.error.message).toMatch(
+        /^4 answers of the service could not be read .*may have been applied .*examctl runs resume/,
+      );
       expect(doc.items.map((item) => item.status)).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
       expect(doc.items[0]?.errors[0]?.message).toContain('may have been applied');
       expect(service.received.length).toBe(4);
@@ -368,7 +501,7 @@ describe('6. an answer lost after a 2xx is a target failure', () => {
     }));
 });
 
-describe('3. a withheld PIN without --pin is refused with the run\'s documents', () => {
+describe("3. a withheld PIN without --pin is refused with the run's documents", () => {
   it('schedule push of a report: exit 2, --json lists every schedule skipped, the JUnit report holds the refusal', () =>
     withTempDir(async (dir) => {
       const local = ['--target', 'local', '--store', join(dir, 'store')];
@@ -381,10 +514,25 @@ describe('3. a withheld PIN without --pin is refused with the run\'s documents',
           '',
         ].join('\n'),
       );
-      expect((await cli(dir, [...local, 'schedule', 'push', '--file', 's.csv', '--upsert', '--report', 'r.csv'])).code).toBe(0);
-      const refused = await cli(dir, [...local, 'schedule', 'push', '--file', 'r.csv', '--upsert', '--json', '--report', 'again.xml']);
+      expect(
+        (await cli(dir, [...local, 'schedule', 'push', '--file', 's.csv', '--upsert', '--report', 'r.csv'])).code,
+      ).toBe(0);
+      const refused = await cli(dir, [
+        ...local,
+        'schedule',
+        'push',
+        '--file',
+        'r.csv',
+        '--upsert',
+        '--json',
+        '--report',
+        'again.xml',
+      ]);
       expect(refused.code).toBe(2);
-      const doc = JSON.parse(refused.stdout) as { error: { kind: string; message: string }; items: { id: string; status: string; errors: { message: string }[] }[] };
+      const doc = JSON.parse(refused.stdout) as {
+        error: { kind: string; message: string };
+        items: { id: string; status: string; errors: { message: string }[] }[];
+      };
       expect(doc.error.kind).toBe('input-file');
       expect(doc.items.map((item) => [item.id, item.status])).toEqual([
         ['S-1', 'skipped'],
@@ -398,8 +546,20 @@ describe('3. a withheld PIN without --pin is refused with the run\'s documents',
 describe('smaller items of the same trial', () => {
   it('runs list writes its counts as the run summary does (1,200, not 1200)', () =>
     withTempDir(async (dir) => {
-      writeCsv(join(dir, 'users.csv'), ids(1200).map((id) => row(id)));
-      const run = await cli(dir, ['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv']);
+      writeCsv(
+        join(dir, 'users.csv'),
+        ids(1200).map((id) => row(id)),
+      );
+      const run = await cli(dir, [
+        '--target',
+        'local',
+        '--store',
+        join(dir, 'store'),
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+      ]);
       expect(run.code).toBe(0);
       expect(run.stderr).toContain('1,200 items: 1,200 ok');
       const list = await cli(dir, ['runs', 'list']);

@@ -8,7 +8,10 @@ import { testDeps, withTempDir } from './helpers.js';
 /** A dry run of user sync on `file` (local target, no store needed to refuse a header). */
 async function dryRun(dir: string, file: string, extra: string[] = []) {
   const io = testDeps(dir);
-  const code = await runCli(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', file, '--dry-run', ...extra], io.deps);
+  const code = await runCli(
+    ['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', file, '--dry-run', ...extra],
+    io.deps,
+  );
   return { code, stderr: io.stderr.text };
 }
 
@@ -18,11 +21,20 @@ const ROW = 'S-1,Ada,Lovelace,ada@example.test';
 describe('a header of one cell: no header at all', () => {
   it("PowerShell 5.1's #TYPE line: names the line and -NoTypeInformation, not --map", async () => {
     await withTempDir(async (dir) => {
-      const quoted = (line: string) => line.split(',').map((cell) => `"${cell}"`).join(',');
-      await writeFile(join(dir, 'ps.csv'), `#TYPE System.Management.Automation.PSCustomObject\r\n${quoted(HEADER)}\r\n${quoted(ROW)}\r\n`);
+      const quoted = (line: string) =>
+        line
+          .split(',')
+          .map((cell) => `"${cell}"`)
+          .join(',');
+      await writeFile(
+        join(dir, 'ps.csv'),
+        `#TYPE System.Management.Automation.PSCustomObject\r\n${quoted(HEADER)}\r\n${quoted(ROW)}\r\n`,
+      );
       const { code, stderr } = await dryRun(dir, 'ps.csv');
       expect(code).toBe(2);
-      expect(stderr).toContain("ps.csv:1: the first line is PowerShell's type line (#TYPE ...), not the header: export with Export-Csv -NoTypeInformation");
+      expect(stderr).toContain(
+        "ps.csv:1: the first line is PowerShell's type line (#TYPE ...), not the header: export with Export-Csv -NoTypeInformation",
+      );
       expect(stderr).not.toContain('--map');
       expect(stderr).not.toContain('--ignore-unknown-columns');
     });
@@ -34,7 +46,9 @@ describe('a header of one cell: no header at all', () => {
       for (const extra of [[], ['--ignore-unknown-columns']]) {
         const { code, stderr } = await dryRun(dir, 'titled.csv', extra);
         expect(code).toBe(2);
-        expect(stderr).toContain('titled.csv:1: the header has one cell, "Spring term users": a title above the header?');
+        expect(stderr).toContain(
+          'titled.csv:1: the header has one cell, "Spring term users": a title above the header?',
+        );
         expect(stderr).toContain('delete the title row');
         expect(stderr).not.toContain('--map');
       }
@@ -44,7 +58,9 @@ describe('a header of one cell: no header at all', () => {
   it('an .xlsx title row above the header: the same message', async () => {
     await withTempDir(async (dir) => {
       const path = join(dir, 'titled.xlsx');
-      await writeWorkbook(path, [{ name: 'Users', rows: [['Spring term users'], HEADER.split(','), ROW.split(',')], merges: ['A1:D1'] }]);
+      await writeWorkbook(path, [
+        { name: 'Users', rows: [['Spring term users'], HEADER.split(','), ROW.split(',')], merges: ['A1:D1'] },
+      ]);
       const { code, stderr } = await dryRun(dir, 'titled.xlsx');
       expect(code).toBe(2);
       expect(stderr).toContain('the header has one cell, "Spring term users": a title above the header?');

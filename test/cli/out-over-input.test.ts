@@ -13,11 +13,16 @@ it('review-session show --out naming its own --file (or a link to it) is exit 2,
     symlinkSync(join(dir, 'term.csv'), join(dir, 'link.csv'));
     for (const out of ['term.csv', 'link.csv']) {
       const io = testDeps(dir);
-      expect(await runCli(['review-session', 'show', '--file', 'term.csv', '-o', 'csv', '--out', out], io.deps)).toBe(2);
+      expect(await runCli(['review-session', 'show', '--file', 'term.csv', '-o', 'csv', '--out', out], io.deps)).toBe(
+        2,
+      );
       expect(io.stderr.text).toContain(`--out ${out} is the --file file this run reads`);
       expect(readFileSync(join(dir, 'term.csv'), 'utf8')).toBe(list);
     }
     const io = testDeps(dir);
-    expect(await runCli(['review-session', 'show', '--file', 'term.csv', '-o', 'csv', '--out', 'results.csv'], io.deps), io.stderr.text).toBe(0);
+    expect(
+      await runCli(['review-session', 'show', '--file', 'term.csv', '-o', 'csv', '--out', 'results.csv'], io.deps),
+      io.stderr.text,
+    ).toBe(0);
     expect(readFileSync(join(dir, 'results.csv'), 'utf8')).toContain('RS-MATH1-OCT');
   }));

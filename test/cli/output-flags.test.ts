@@ -12,7 +12,10 @@ describe('-o json wherever --json is; conflicting output flags refused', () => {
     withTempDir(async (dir) => {
       await copyFile(USERS, join(dir, 'users.csv'));
       const io = testDeps(dir);
-      const code = await runCli(['--store', join(dir, 'none'), 'user', 'sync', '--file', 'users.csv', '--dry-run', '-o', 'json'], io.deps);
+      const code = await runCli(
+        ['--store', join(dir, 'none'), 'user', 'sync', '--file', 'users.csv', '--dry-run', '-o', 'json'],
+        io.deps,
+      );
       expect(code).toBeLessThan(2);
       const report = JSON.parse(io.stdout.text) as { dryRun: boolean; summary: { total: number } };
       expect(report.dryRun).toBe(true);
@@ -28,12 +31,13 @@ describe('-o json wherever --json is; conflicting output flags refused', () => {
       const io = testDeps(dir);
       expect(await runCli(argv, io.deps)).toBe(0);
       expect(JSON.parse(io.stdout.text)).toEqual([expect.objectContaining({ ExternalId: expect.any(String) })]);
-    }));
+    }),
+  );
 
   it('-o before the command works too', () =>
     withTempDir(async (dir) => {
       const io = testDeps(dir);
-      expect(await runCli(['-o', 'json', 'config', 'list'], io.deps, )).toBe(0);
+      expect(await runCli(['-o', 'json', 'config', 'list'], io.deps)).toBe(0);
       expect(() => JSON.parse(io.stdout.text)).not.toThrow();
     }));
 
@@ -49,7 +53,8 @@ describe('-o json wherever --json is; conflicting output flags refused', () => {
       // Only a run that asked for JSON (--json) gets the error document; the others print nothing.
       if (argv.includes('--json')) expectOnlyErrorDocument(io.stdout.text, 2);
       else expect(io.stdout.text).toBe('');
-    }));
+    }),
+  );
 });
 
 describe('a command group without its command', () => {
@@ -67,7 +72,8 @@ describe('a command group without its command', () => {
       const document = JSON.parse(io.stdout.text) as { error: { message: string } };
       expect(document.error.message).toContain(message);
       expect(document.error.message).not.toContain('outputHelp');
-    }));
+    }),
+  );
 });
 
 describe('--out <file> without -o: the format its extension names', () => {
@@ -80,9 +86,16 @@ describe('--out <file> without -o: the format its extension names', () => {
   ] as const)('review-session show --out %s', (name, check) =>
     withTempDir(async (dir) => {
       const io = testDeps(dir);
-      expect(await runCli(['--target', 'local', '--store', join(dir, 'store'), 'review-session', 'show', 'RS-MATH1-OCT', '--out', name], io.deps), io.stderr.text).toBe(0);
+      expect(
+        await runCli(
+          ['--target', 'local', '--store', join(dir, 'store'), 'review-session', 'show', 'RS-MATH1-OCT', '--out', name],
+          io.deps,
+        ),
+        io.stderr.text,
+      ).toBe(0);
       check(await head(join(dir, name)));
-    }));
+    }),
+  );
 
   it('template --out u.xlsx writes a workbook; an explicit -o still wins', () =>
     withTempDir(async (dir) => {

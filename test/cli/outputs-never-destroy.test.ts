@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -22,7 +31,17 @@ describe('an output over what the run reads or keeps', () => {
       writeFileSync(join(dir, 'map.json'), JSON.stringify({ ID: 'ExternalId' }));
       writeFileSync(join(dir, 'tok.json'), 'a-token\n');
       chmodSync(join(dir, 'tok.json'), 0o600);
-      const profile = ['config', 'set-profile', 'p', '--base-url', 'https://exam.example.test', '--token-file', join(dir, 'tok.json'), '--map-file', join(dir, 'map.json')];
+      const profile = [
+        'config',
+        'set-profile',
+        'p',
+        '--base-url',
+        'https://exam.example.test',
+        '--token-file',
+        join(dir, 'tok.json'),
+        '--map-file',
+        join(dir, 'map.json'),
+      ];
       expect((await cli(dir, profile)).code).toBe(0);
       const config = readFileSync(join(dir, '.config', 'config.json'), 'utf8');
       const cases = [
@@ -47,9 +66,23 @@ describe('an output over what the run reads or keeps', () => {
       mkdirSync(config, { recursive: true, mode: 0o700 });
       writeFileSync(join(config, 'prod.token'), 'a-token\n', { mode: 0o600 });
       writeFileSync(join(dir, 'map.json'), '{"ID":"ExternalId"}');
-      const prod = ['config', 'set-profile', 'prod', '--base-url', 'https://exam.example.test', '--token-file', join(config, 'prod.token'), '--map-file', join(dir, 'map.json')];
-      for (const argv of [prod, ['config', 'set-profile', 'loc'], ['config', 'use', 'loc']]) expect((await cli(dir, argv)).code).toBe(0);
-      for (const [out, words] of [[join(config, 'prod.token'), "profile prod's tokenFile"], ['map.json', "profile prod's mapFile"]]) {
+      const prod = [
+        'config',
+        'set-profile',
+        'prod',
+        '--base-url',
+        'https://exam.example.test',
+        '--token-file',
+        join(config, 'prod.token'),
+        '--map-file',
+        join(dir, 'map.json'),
+      ];
+      for (const argv of [prod, ['config', 'set-profile', 'loc'], ['config', 'use', 'loc']])
+        expect((await cli(dir, argv)).code).toBe(0);
+      for (const [out, words] of [
+        [join(config, 'prod.token'), "profile prod's tokenFile"],
+        ['map.json', "profile prod's mapFile"],
+      ]) {
         const run = await cli(dir, ['template', 'users', '--out', out!]);
         expect(run.code, run.stderr).toBe(2);
         expect(run.stderr).toContain(`--out ${out} is ${words}: give the output another name`);
@@ -62,7 +95,9 @@ describe('an output over what the run reads or keeps', () => {
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'users.csv'), USERS);
       const local = ['--target', 'local', '--store', 'store'];
-      expect((await cli(dir, [...local, '--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only'])).code).toBe(0);
+      expect((await cli(dir, [...local, '--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only'])).code).toBe(
+        0,
+      );
       const journal = join('store', readdirSync(join(dir, 'store')).find((name) => name.startsWith('journal-'))!);
       const store = await cli(dir, ['--store', 'store', 'local', 'export', '--out', journal]);
       expect(store.code).toBe(2);
@@ -78,14 +113,16 @@ describe('an output over what the run reads or keeps', () => {
       expect((await cli(dir, [...local, '--dry-run', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
     }));
 
-  it('runs show --report over the run\'s input or the config file, an --out over its journal: exit 2, each kept', () =>
+  it("runs show --report over the run's input or the config file, an --out over its journal: exit 2, each kept", () =>
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'users.csv'), USERS);
       expect((await cli(dir, ['--store', 'store', '--yes', 'user', 'sync', '--file', 'users.csv'])).code).toBe(0);
       writeFileSync(join(dir, '.config', 'config.json'), '{"version":1,"profiles":{}}');
       const input = await cli(dir, ['runs', 'show', 'last', '--report', 'users.csv']);
       expect(input.code).toBe(2);
-      expect(input.stderr).toContain('--report users.csv is the --file file this run reads: give the output another name');
+      expect(input.stderr).toContain(
+        '--report users.csv is the --file file this run reads: give the output another name',
+      );
       const config = await cli(dir, ['runs', 'show', 'last', '--report', '.config/config.json']);
       expect(config.code).toBe(2);
       expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(USERS);
@@ -94,7 +131,9 @@ describe('an output over what the run reads or keeps', () => {
       const kept = readFileSync(join(dir, journal), 'utf8');
       const own = await cli(dir, ['--store', 'store', 'local', 'export', '--out', journal]);
       expect(own.code).toBe(2);
-      expect(own.stderr).toContain(`--out ${journal} is in this run's store, runs or memories: give the output another name`);
+      expect(own.stderr).toContain(
+        `--out ${journal} is in this run's store, runs or memories: give the output another name`,
+      );
       expect(readFileSync(join(dir, journal), 'utf8')).toBe(kept);
       expect((await cli(dir, ['runs', 'show', 'last', '--report', 'r.csv'])).code).toBe(0);
     }));
@@ -103,10 +142,22 @@ describe('an output over what the run reads or keeps', () => {
   it('a report beside a file named CURRENT, in a folder of the runs directory or of the sync directory that is no run or memory: written', () =>
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'users.csv'), USERS);
-      for (const folder of ['proj', 'runs/reports', 'synced/nightly']) mkdirSync(join(dir, folder), { recursive: true });
+      for (const folder of ['proj', 'runs/reports', 'synced/nightly'])
+        mkdirSync(join(dir, folder), { recursive: true });
       writeFileSync(join(dir, 'proj', 'CURRENT'), 'v1.4\n');
       for (const report of ['proj/users.xml', 'runs/reports/users.xml', 'synced/nightly/users.xml']) {
-        const run = await cli(dir, ['--store', 'store', '--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only', '--report', report]);
+        const run = await cli(dir, [
+          '--store',
+          'store',
+          '--yes',
+          'user',
+          'sync',
+          '--file',
+          'users.csv',
+          '--changed-only',
+          '--report',
+          report,
+        ]);
         expect(run.code, run.stderr).toBe(0);
         expect(readFileSync(join(dir, report), 'utf8')).toContain('<testsuite');
       }
@@ -116,19 +167,53 @@ describe('an output over what the run reads or keeps', () => {
   it("--out or --report over another store's files, another runs directory's run, another sync directory's memory, or the config file not made yet: exit 2, each kept", () =>
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'users.csv'), USERS);
-      for (const store of ['staging', 'prod']) expect((await cli(dir, ['--store', store, 'local', 'init'])).code).toBe(0);
-      const other = ['--target', 'local', '--store', 'prod', '--runs-dir', join(dir, 'other-runs'), '--yes', 'user', 'sync', '--sync-dir', join(dir, 'other-synced')];
+      for (const store of ['staging', 'prod'])
+        expect((await cli(dir, ['--store', store, 'local', 'init'])).code).toBe(0);
+      const other = [
+        '--target',
+        'local',
+        '--store',
+        'prod',
+        '--runs-dir',
+        join(dir, 'other-runs'),
+        '--yes',
+        'user',
+        'sync',
+        '--sync-dir',
+        join(dir, 'other-synced'),
+      ];
       const fed = await cli(dir, [...other, '--file', 'users.csv', '--changed-only']);
       expect(fed.code, fed.stderr).toBe(0);
       const run = join('other-runs', readdirSync(join(dir, 'other-runs'))[0]!);
       const memory = join('other-synced', readdirSync(join(dir, 'other-synced'))[0]!);
-      const kept = () => ['prod/CURRENT', 'prod/INSTANCE', 'prod/snapshot-1.ndjson', `${run}/journal.ndjson`, `${memory}/users.ndjson`].map((file) => readFileSync(join(dir, file), 'utf8'));
+      const kept = () =>
+        [
+          'prod/CURRENT',
+          'prod/INSTANCE',
+          'prod/snapshot-1.ndjson',
+          `${run}/journal.ndjson`,
+          `${memory}/users.ndjson`,
+        ].map((file) => readFileSync(join(dir, file), 'utf8'));
       const before = kept();
       const file = "is named or written as a store's, a run's or a memory's file";
       const cases: [string[], string][] = [
         [['--store', 'staging', 'local', 'export', '--out', 'prod/snapshot-1.ndjson'], file],
         [['template', 'users', '--out', 'prod/INSTANCE'], file],
-        [['--store', 'prod', 'synced', 'export', '--target', 'local', '--sync-dir', join(dir, 'other-synced'), '--out', 'prod/CURRENT'], "is in this run's store, runs or memories"],
+        [
+          [
+            '--store',
+            'prod',
+            'synced',
+            'export',
+            '--target',
+            'local',
+            '--sync-dir',
+            join(dir, 'other-synced'),
+            '--out',
+            'prod/CURRENT',
+          ],
+          "is in this run's store, runs or memories",
+        ],
         [['--store', 'staging', 'local', 'export', '--out', `${run}/journal.ndjson`], file],
         [['--store', 'staging', 'local', 'export', '--out', `${memory}/users.ndjson`], file],
         [['--store', 'staging', 'local', 'export', '--out', '.config/config.json'], 'is the config file'],
@@ -159,7 +244,10 @@ describe('an output over what the run reads or keeps', () => {
       cpSync(join(dir, 'st'), join(dir, 'backup'), { recursive: true });
       copyFileSync(memory, join(dir, 'nightly', 'users.ndjson'));
       copyFileSync(memory, join(dir, 'nightly', 'kept.txt'));
-      copyFileSync(join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!, 'journal.ndjson'), join(dir, 'ticket', 'journal.ndjson'));
+      copyFileSync(
+        join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!, 'journal.ndjson'),
+        join(dir, 'ticket', 'journal.ndjson'),
+      );
       const written = [
         [...sync, '--report', 'nightly/night.xml'],
         ['--store', 'st', '--dry-run', 'user', 'sync', '--file', 'users.csv', '--report', 'ticket/rep.json'],
@@ -171,7 +259,13 @@ describe('an output over what the run reads or keeps', () => {
         expect(run.code, run.stderr).toBe(0);
         expect(existsSync(join(dir, argv.at(-1)!))).toBe(true);
       }
-      const copies = ['nightly/users.ndjson', 'nightly/kept.txt', 'ticket/journal.ndjson', 'backup/CURRENT', 'backup/INSTANCE'];
+      const copies = [
+        'nightly/users.ndjson',
+        'nightly/kept.txt',
+        'ticket/journal.ndjson',
+        'backup/CURRENT',
+        'backup/INSTANCE',
+      ];
       const before = copies.map((file) => readFileSync(join(dir, file), 'utf8'));
       for (const out of copies) {
         const refused = await cli(dir, ['--store', 'st', 'local', 'export', '--out', out]);
@@ -183,7 +277,9 @@ describe('an output over what the run reads or keeps', () => {
       const exported = readFileSync(join(dir, 'nightly/mem.json'), 'utf8');
       const report = await cli(dir, [...sync, '--report', 'nightly/mem.json']);
       expect(report.code).toBe(2);
-      expect(report.stderr).toContain("--report nightly/mem.json is the sync memory's export (synced export --out), kept to restore it");
+      expect(report.stderr).toContain(
+        "--report nightly/mem.json is the sync memory's export (synced export --out), kept to restore it",
+      );
       expect(readFileSync(join(dir, 'nightly/mem.json'), 'utf8')).toBe(exported);
       expect((await cli(dir, ['--store', 'st', 'synced', 'export', '--out', 'nightly/mem.json'])).code).toBe(0);
       // An admin's own NDJSON named as a memory's file (template's output, an input) is replaced as any output.
@@ -199,16 +295,26 @@ describe('an output over what the run reads or keeps', () => {
       expect((await cli(dir, [...sync, '--changed-only'])).code).toBe(0);
       const exports = [
         ['mem.json', 'synced', "the sync memory's export (synced export --out), kept to restore it"],
-        ['world.json', 'local', "the local store's world file (local export --out), kept to restore it (local init --seed)"],
+        [
+          'world.json',
+          'local',
+          "the local store's world file (local export --out), kept to restore it (local init --seed)",
+        ],
       ] as const;
       const read = () => exports.map(([out]) => readFileSync(join(dir, out), 'utf8'));
       for (const [out, room] of exports) {
-        for (const night of [1, 2]) expect((await cli(dir, ['--store', 'st', room, 'export', '--out', out])).code, `night ${night}`).toBe(0);
+        for (const night of [1, 2])
+          expect((await cli(dir, ['--store', 'st', room, 'export', '--out', out])).code, `night ${night}`).toBe(0);
       }
       const before = read();
       for (const [out, room, words] of exports) {
         const other = room === 'local' ? 'synced' : 'local';
-        const outputs = [[...sync, '--dry-run', '--report'], ['template', 'users', '--out'], ['--store', 'st', 'review-session', 'show', 'RS-1', '--out'], ['--store', 'st', other, 'export', '--out']];
+        const outputs = [
+          [...sync, '--dry-run', '--report'],
+          ['template', 'users', '--out'],
+          ['--store', 'st', 'review-session', 'show', 'RS-1', '--out'],
+          ['--store', 'st', other, 'export', '--out'],
+        ];
         for (const argv of outputs) {
           const run = await cli(dir, [...argv, out]);
           expect(run.code, `${argv.join(' ')}: ${run.stderr}`).toBe(2);
@@ -221,7 +327,10 @@ describe('an output over what the run reads or keeps', () => {
       copyFileSync(join(dir, 'world.json'), join(dir, 'r.json.earlier'));
       expect((await cli(dir, ['--store', 'st', 'local', 'export', '--out', 'night.json'])).code).toBe(0);
       expect((await cli(dir, [...sync, '--dry-run', '--report', 'r.json'])).code).toBe(0);
-      expect([readFileSync(join(dir, 'night.json.earlier'), 'utf8'), readFileSync(join(dir, 'r.json.earlier'), 'utf8')]).toEqual(before);
+      expect([
+        readFileSync(join(dir, 'night.json.earlier'), 'utf8'),
+        readFileSync(join(dir, 'r.json.earlier'), 'utf8'),
+      ]).toEqual(before);
     }));
 
   // trial46 F01, trial49 F05: a world file saved with CRLF, a BOM, as UTF-16, its keys sorted or a blank line first is still a seed local init takes.
@@ -231,13 +340,33 @@ describe('an output over what the run reads or keeps', () => {
       expect((await cli(dir, ['local', 'init', '--store', 'st'])).code).toBe(0);
       expect((await cli(dir, ['--store', 'st', 'local', 'export', '--out', 'world.json'])).code).toBe(0);
       const text = readFileSync(join(dir, 'world.json'), 'utf8');
-      const copies = { 'crlf.json': Buffer.from(text.replaceAll('\n', '\r\n')), 'bom.json': Buffer.from(`\ufeff${text}`), 'utf16.json': Buffer.from(`\ufeff${text}`, 'utf16le'), 'lead.json': Buffer.from(`\n${text}`) };
+      const copies = {
+        'crlf.json': Buffer.from(text.replaceAll('\n', '\r\n')),
+        'bom.json': Buffer.from(`\ufeff${text}`),
+        'utf16.json': Buffer.from(`\ufeff${text}`, 'utf16le'),
+        'lead.json': Buffer.from(`\n${text}`),
+      };
       const world = JSON.parse(text) as Record<string, unknown>;
-      Object.assign(copies, { 'sorted.json': Buffer.from(JSON.stringify(Object.fromEntries(Object.keys(world).sort().map((key) => [key, world[key]])), null, 2)) });
+      Object.assign(copies, {
+        'sorted.json': Buffer.from(
+          JSON.stringify(
+            Object.fromEntries(
+              Object.keys(world)
+                .sort()
+                .map((key) => [key, world[key]]),
+            ),
+            null,
+            2,
+          ),
+        ),
+      });
       for (const [name, bytes] of Object.entries(copies)) {
         writeFileSync(join(dir, name), bytes);
         expect((await cli(dir, ['local', 'init', '--seed', name, '--store', `seeded-${name}`])).code, name).toBe(0);
-        for (const argv of [['--store', 'st', 'user', 'sync', '--file', 'users.csv', '--dry-run', '--report'], ['template', 'users', '--out']]) {
+        for (const argv of [
+          ['--store', 'st', 'user', 'sync', '--file', 'users.csv', '--dry-run', '--report'],
+          ['template', 'users', '--out'],
+        ]) {
           const run = await cli(dir, [...argv, name]);
           expect(run.code, `${name}: ${run.stderr}`).toBe(2);
           expect(run.stderr).toContain(`${argv.at(-1)} ${name} is the local store's world file (local export --out)`);
@@ -253,13 +382,19 @@ describe('an output over what the run reads or keeps', () => {
       expect((await cli(dir, [...sync, '--changed-only'])).code).toBe(0);
       expect((await cli(dir, ['--store', 'st', 'synced', 'export', '--out', 'mem.json'])).code).toBe(0);
       const { format, ...rest } = JSON.parse(readFileSync(join(dir, 'mem.json'), 'utf8')) as Record<string, unknown>;
-      const copies = { 'pretty.json': `${JSON.stringify({ format, ...rest }, null, 2)}\n`, 'lead.json': `\n${JSON.stringify({ format, ...rest })}`, 'late.json': JSON.stringify({ version: rest.version, format, ...rest }) };
+      const copies = {
+        'pretty.json': `${JSON.stringify({ format, ...rest }, null, 2)}\n`,
+        'lead.json': `\n${JSON.stringify({ format, ...rest })}`,
+        'late.json': JSON.stringify({ version: rest.version, format, ...rest }),
+      };
       for (const [name, text] of Object.entries(copies)) {
         writeFileSync(join(dir, name), text);
         expect((await cli(dir, ['--store', 'st', 'synced', 'import', name, '--force'])).code, name).toBe(0);
         const run = await cli(dir, [...sync, '--dry-run', '--report', name]);
         expect(run.code, run.stderr).toBe(2);
-        expect(run.stderr).toContain(`--report ${name} is the sync memory's export (synced export --out), kept to restore it`);
+        expect(run.stderr).toContain(
+          `--report ${name} is the sync memory's export (synced export --out), kept to restore it`,
+        );
         expect(readFileSync(join(dir, name), 'utf8')).toBe(text);
       }
     }));
@@ -271,12 +406,22 @@ describe('an output over what the run reads or keeps', () => {
       writeFileSync(join(dir, 'night.csv'), USERS);
       writeFileSync(join(dir, 'done.csv'), USERS);
       const options = { file: 'night.csv', cwd: dir };
-      const started = await RunJournal.start(join(dir, 'runs'), { command: 'user sync', options, target: { kind: 'local', store: join(dir, 'st') }, input: await fingerprintInput(join(dir, 'night.csv')) });
+      const started = await RunJournal.start(join(dir, 'runs'), {
+        command: 'user sync',
+        options,
+        target: { kind: 'local', store: join(dir, 'st') },
+        input: await fingerprintInput(join(dir, 'night.csv')),
+      });
       await started.close();
-      for (const argv of [['--store', 'st', 'user', 'sync', '--file', 'done.csv', '--dry-run', '--report'], ['template', 'users', '--out']]) {
+      for (const argv of [
+        ['--store', 'st', 'user', 'sync', '--file', 'done.csv', '--dry-run', '--report'],
+        ['template', 'users', '--out'],
+      ]) {
         const run = await cli(dir, [...argv, 'night.csv']);
         expect(run.code, run.stderr).toBe(2);
-        expect(run.stderr).toContain(`${argv.at(-1)} night.csv is the input of unfinished run ${started.id} (runs resume reads it again): give the output another name`);
+        expect(run.stderr).toContain(
+          `${argv.at(-1)} night.csv is the input of unfinished run ${started.id} (runs resume reads it again): give the output another name`,
+        );
       }
       expect(readFileSync(join(dir, 'night.csv'), 'utf8')).toBe(USERS);
       expect((await cli(dir, ['--store', 'st', '--yes', 'user', 'sync', '--file', 'done.csv'])).code).toBe(0);
@@ -288,15 +433,36 @@ describe('an output over what the run reads or keeps', () => {
     withTempDir(async (dir) => {
       const { RunJournal, fingerprintInput } = await import('../../src/runs/index.js');
       mkdirSync(join(dir, 'conf'));
-      for (const name of ['night.csv', 'map.json', 'sched.json', 'conf/pmap.json']) writeFileSync(join(dir, name), '{}');
-      const options = { file: 'night.csv', mapFile: 'map.json', mapFileSha256: 'a', schedule: 'sched.json', scheduleSha256: 'b', cwd: dir };
-      const profile = { name: 'p', defaults: { mapFile: 'pmap.json' }, configDir: join(dir, 'conf'), mapFileSha256: 'c' };
-      const started = await RunJournal.start(join(dir, 'runs'), { command: 'user sync', options, profile, target: { kind: 'local', store: join(dir, 'st') }, input: await fingerprintInput(join(dir, 'night.csv')) });
+      for (const name of ['night.csv', 'map.json', 'sched.json', 'conf/pmap.json'])
+        writeFileSync(join(dir, name), '{}');
+      const options = {
+        file: 'night.csv',
+        mapFile: 'map.json',
+        mapFileSha256: 'a',
+        schedule: 'sched.json',
+        scheduleSha256: 'b',
+        cwd: dir,
+      };
+      const profile = {
+        name: 'p',
+        defaults: { mapFile: 'pmap.json' },
+        configDir: join(dir, 'conf'),
+        mapFileSha256: 'c',
+      };
+      const started = await RunJournal.start(join(dir, 'runs'), {
+        command: 'user sync',
+        options,
+        profile,
+        target: { kind: 'local', store: join(dir, 'st') },
+        input: await fingerprintInput(join(dir, 'night.csv')),
+      });
       await started.close();
       for (const name of ['map.json', 'sched.json', 'conf/pmap.json']) {
         const run = await cli(dir, ['template', 'users', '--out', name]);
         expect(run.code, run.stderr).toBe(2);
-        expect(run.stderr).toContain(`--out ${name} is the input of unfinished run ${started.id} (runs resume reads it again)`);
+        expect(run.stderr).toContain(
+          `--out ${name} is the input of unfinished run ${started.id} (runs resume reads it again)`,
+        );
         expect(readFileSync(join(dir, name), 'utf8')).toBe('{}');
       }
     }));
@@ -305,11 +471,20 @@ describe('an output over what the run reads or keeps', () => {
   it('--file - with stdin redirected from the --report file: exit 2 before anything is sent, the input kept', () =>
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'users.csv'), USERS);
-      writeFileSync(join(dir, 'users.json'), JSON.stringify([{ ExternalId: 'u-1', FirstName: 'A', LastName: 'B', Role: 'Candidate' }]));
+      writeFileSync(
+        join(dir, 'users.json'),
+        JSON.stringify([{ ExternalId: 'u-1', FirstName: 'A', LastName: 'B', Role: 'Candidate' }]),
+      );
       const examctl = `"${process.execPath}" "${BIN}" --target local --store store --yes user sync --file -`;
       const script = `${examctl} --dry-run --report users.csv < users.csv; echo "csv $?"; ${examctl} --report users.json < users.json; echo "json $?"; ${examctl} --report r.json < users.json; echo "other $?"`;
-      const out = execFileSync('bash', ['-c', `{ ${script}; } 2>&1`], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config') }, encoding: 'utf8' });
-      expect(out).toMatch(/--report users\.csv is the --file - \(stdin\) this run reads: give the output another name\ncsv 2\n/);
+      const out = execFileSync('bash', ['-c', `{ ${script}; } 2>&1`], {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config') },
+        encoding: 'utf8',
+      });
+      expect(out).toMatch(
+        /--report users\.csv is the --file - \(stdin\) this run reads: give the output another name\ncsv 2\n/,
+      );
       expect(out).toMatch(/--report users\.json is the --file - \(stdin\) this run reads[^\n]*\njson 2\n/);
       expect(out).toMatch(/\nother 0\n$/);
       expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(USERS);

@@ -7,20 +7,25 @@ import { ExitCode, UsageError } from '../../src/system/errors.js';
 import { testDeps, withTempDir } from './helpers.js';
 
 describe('givenPin', () => {
-  it.skipIf(process.platform === 'win32')('reads --pin-file, warning once on stderr when group or others can read it', async () => {
-    await withTempDir(async (dir) => {
-      await writeFile(join(dir, 'pin.txt'), '4821\n');
-      // Set outright: a umask could take the mode's group and other bits away.
-      await chmod(join(dir, 'pin.txt'), 0o644);
-      const io = testDeps(dir);
-      expect(await givenPin({ pinFile: 'pin.txt' }, io.deps)).toBe('4821');
-      expect(io.stderr.text).toBe('warning: --pin-file: pin.txt is readable by group or others (mode 644); chmod 600 pin.txt\n');
-      await writeFile(join(dir, 'own.txt'), '4821\n', { mode: 0o600 });
-      const quiet = testDeps(dir);
-      expect(await givenPin({ pinFile: 'own.txt' }, quiet.deps)).toBe('4821');
-      expect(quiet.stderr.text).toBe('');
-    });
-  });
+  it.skipIf(process.platform === 'win32')(
+    'reads --pin-file, warning once on stderr when group or others can read it',
+    async () => {
+      await withTempDir(async (dir) => {
+        await writeFile(join(dir, 'pin.txt'), '4821\n');
+        // Set outright: a umask could take the mode's group and other bits away.
+        await chmod(join(dir, 'pin.txt'), 0o644);
+        const io = testDeps(dir);
+        expect(await givenPin({ pinFile: 'pin.txt' }, io.deps)).toBe('4821');
+        expect(io.stderr.text).toBe(
+          'warning: --pin-file: pin.txt is readable by group or others (mode 644); chmod 600 pin.txt\n',
+        );
+        await writeFile(join(dir, 'own.txt'), '4821\n', { mode: 0o600 });
+        const quiet = testDeps(dir);
+        expect(await givenPin({ pinFile: 'own.txt' }, quiet.deps)).toBe('4821');
+        expect(quiet.stderr.text).toBe('');
+      });
+    },
+  );
 });
 
 /** The masked PIN prompt (src/context/pin-source.ts): asked only where a person can answer, a blank answer refused. */

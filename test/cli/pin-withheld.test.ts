@@ -20,7 +20,8 @@ async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> 
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
-const HEAD = 'ScheduleExtId,AssessmentExtId,StartDateTime,GroupExtId,GroupName,Pin,CandidateExtId,FirstName,LastName,Email';
+const HEAD =
+  'ScheduleExtId,AssessmentExtId,StartDateTime,GroupExtId,GroupName,Pin,CandidateExtId,FirstName,LastName,Email';
 /** S-OK is sent; S-BAD fails on a bad e-mail (line 4), so a report of it has a row to retry. */
 const SITTINGS = [
   HEAD,
@@ -58,7 +59,9 @@ describe('schedule PINs in run reports', () => {
       expect(report).not.toContain('7391');
       const lines = report.split(/\r?\n/);
       expect(lines[0]).toBe(`${HEAD},status,error_codes,error_messages,action,note,run`);
-      expect(lines[1]).toMatch(/^S-OK,A-MATH-1,2026-12-01T09:00:00Z,G-1,Group one,withheld,c-1,Ann,Lee,a@example\.test,ok,,,created,,\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/);
+      expect(lines[1]).toMatch(
+        /^S-OK,A-MATH-1,2026-12-01T09:00:00Z,G-1,Group one,withheld,c-1,Ann,Lee,a@example\.test,ok,,,created,,\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/,
+      );
       expect(lines[4]).toMatch(/^S-NOPIN,A-MATH-1,2026-12-01T09:00:00Z,G-1,Group one,,c-4,/);
 
       const xlsx = await cli(dir, ['schedule', 'push', '--file', 's.csv', '--upsert', '--report', 'r.xlsx']);
@@ -110,11 +113,21 @@ describe('schedule PINs in run reports', () => {
       await withTempDir(async (dir) => {
         await writeFile(join(dir, 's.csv'), SITTINGS);
         expect((await cli(dir, ['schedule', 'push', '--file', 's.csv', '--report', 'r.csv'])).code).toBe(1);
-        await writeFile(join(dir, 'r.csv'), (await readFile(join(dir, 'r.csv'), 'utf8')).replace('not-an-address', 'c@example.test'));
+        await writeFile(
+          join(dir, 'r.csv'),
+          (await readFile(join(dir, 'r.csv'), 'utf8')).replace('not-an-address', 'c@example.test'),
+        );
         await writeFile(join(dir, 'pin.txt'), '4821\n', { mode: 0o600 });
         const asked: string[] = [];
         const askSecret = async (message: string) => (asked.push(message), '4821');
-        const argv = ['schedule', 'push', '--file', 'r.csv', '--only-failed', ...(way === 'file' ? ['--pin-file', 'pin.txt'] : [])];
+        const argv = [
+          'schedule',
+          'push',
+          '--file',
+          'r.csv',
+          '--only-failed',
+          ...(way === 'file' ? ['--pin-file', 'pin.txt'] : []),
+        ];
         const io = testDeps(dir, way === 'prompt' ? ({ isTTY: true, askSecret } as Partial<CommandDeps>) : {}, {
           EXAMCTL_RUNS_DIR: join(dir, 'runs'),
           ...(way === 'env' ? { EXAMCTL_PIN: '4821' } : {}),
@@ -127,7 +140,9 @@ describe('schedule PINs in run reports', () => {
     }
     await withTempDir(async (dir) => {
       await writeFile(join(dir, 'pin.txt'), '4821\n');
-      expect((await cli(dir, ['schedule', 'push', '--file', 's.csv', '--pin', '1', '--pin-file', 'pin.txt'])).stderr).toContain('--pin and --pin-file: give one of them');
+      expect(
+        (await cli(dir, ['schedule', 'push', '--file', 's.csv', '--pin', '1', '--pin-file', 'pin.txt'])).stderr,
+      ).toContain('--pin and --pin-file: give one of them');
     });
   });
 
@@ -171,16 +186,27 @@ describe('review-session show and the PIN', () => {
       // The demo world's PIN for this session.
       expect(run.stdout + run.stderr).not.toContain('3197');
       // A session without a PIN keeps its null.
-      expect((JSON.parse((await cli(dir, ['review-session', 'show', 'RS-LANG-PRACTICE', '--json'])).stdout) as { Pin: unknown }).Pin).toBeNull();
+      expect(
+        (
+          JSON.parse((await cli(dir, ['review-session', 'show', 'RS-LANG-PRACTICE', '--json'])).stdout) as {
+            Pin: unknown;
+          }
+        ).Pin,
+      ).toBeNull();
     });
   });
 
   it('-o csv and the table: no PIN, also one a server quotes back in a result row', async () => {
     await withTempDir(async (dir) => {
       const plain = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json']);
-      const session = { ...(JSON.parse(plain.stdout) as Record<string, unknown>), Pin: '3197' } as unknown as { Results: Record<string, unknown>[] };
+      const session = { ...(JSON.parse(plain.stdout) as Record<string, unknown>), Pin: '3197' } as unknown as {
+        Results: Record<string, unknown>[];
+      };
       (session.Results[0] as Record<string, unknown>).PIN = '3197';
-      const api = { getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }), close: async () => undefined } as unknown as IntegrationApi;
+      const api = {
+        getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }),
+        close: async () => undefined,
+      } as unknown as IntegrationApi;
       const csv = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv'], { openApi: async () => api });
       expect(csv.code).toBe(0);
       expect(csv.stdout).toMatch(/,PIN\r\n/);
@@ -194,18 +220,32 @@ describe('review-session show and the PIN', () => {
     });
   });
 
-  it('the PIN quoted back in a free-text field (a Title, a schedule title) is redacted too, as the gate does a record\'s own PIN; --show-pin keeps it', async () => {
+  it("the PIN quoted back in a free-text field (a Title, a schedule title) is redacted too, as the gate does a record's own PIN; --show-pin keeps it", async () => {
     await withTempDir(async (dir) => {
       const plain = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json']);
-      const session = { ...(JSON.parse(plain.stdout) as Record<string, unknown>), Pin: 'K7P2Q9', Title: 'Review (PIN K7P2Q9)' } as unknown as { Results: Record<string, unknown>[] };
+      const session = {
+        ...(JSON.parse(plain.stdout) as Record<string, unknown>),
+        Pin: 'K7P2Q9',
+        Title: 'Review (PIN K7P2Q9)',
+      } as unknown as { Results: Record<string, unknown>[] };
       session.Results[0]!.ScheduleTitle = 'use PIN k7p2q9';
-      const api = { getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }), close: async () => undefined } as unknown as IntegrationApi;
+      const api = {
+        getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }),
+        close: async () => undefined,
+      } as unknown as IntegrationApi;
       for (const output of ['table', 'json', 'csv']) {
-        const run = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', output], { openApi: async () => api });
-        expect([run.code, run.stdout]).toEqual([0, expect.stringContaining(output === 'csv' ? 'use PIN [redacted]' : 'Review (PIN [redacted])')]);
+        const run = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', output], {
+          openApi: async () => api,
+        });
+        expect([run.code, run.stdout]).toEqual([
+          0,
+          expect.stringContaining(output === 'csv' ? 'use PIN [redacted]' : 'Review (PIN [redacted])'),
+        ]);
         expect(run.stdout.toLowerCase()).not.toContain('k7p2q9');
       }
-      const shown = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'json', '--show-pin'], { openApi: async () => api });
+      const shown = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'json', '--show-pin'], {
+        openApi: async () => api,
+      });
       expect(shown.stdout).toContain('"Title": "Review (PIN K7P2Q9)"');
     });
   });
@@ -213,28 +253,48 @@ describe('review-session show and the PIN', () => {
   it('a PIN whose digits stand in an id, a date or a number leaves them as sent; only free-text fields are redacted, and stderr says how many', async () => {
     await withTempDir(async (dir) => {
       const plain = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json']);
-      const session = { ...(JSON.parse(plain.stdout) as Record<string, unknown>), Pin: '2026', Title: 'Autumn 2026' } as unknown as { Results: Record<string, unknown>[] };
-      Object.assign(session.Results[0]!, { CandidateExtId: 'c-2026', UserName: 'c-2026', Score: 2026, LastSatDate: '2026-10-05T11:12:00.000Z', LastName: 'Lee 2026' });
-      const api = { getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }), close: async () => undefined } as unknown as IntegrationApi;
+      const session = {
+        ...(JSON.parse(plain.stdout) as Record<string, unknown>),
+        Pin: '2026',
+        Title: 'Autumn 2026',
+      } as unknown as { Results: Record<string, unknown>[] };
+      Object.assign(session.Results[0]!, {
+        CandidateExtId: 'c-2026',
+        UserName: 'c-2026',
+        Score: 2026,
+        LastSatDate: '2026-10-05T11:12:00.000Z',
+        LastName: 'Lee 2026',
+      });
+      const api = {
+        getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }),
+        close: async () => undefined,
+      } as unknown as IntegrationApi;
       const run = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv'], { openApi: async () => api });
       expect(run.stdout).toMatch(/^\uFEFF?CandidateExtId,.*\nc-2026,.*,c-2026,.*,2026-10-05T11:12:00\.000Z,.*,2026,/s);
       expect(run.stdout.match(/\[redacted\]/g)).toEqual(['[redacted]']);
       expect(run.stderr).toContain('PIN [redacted] in 2 free-text field(s)');
       const table = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT'], { openApi: async () => api });
-      expect([table.stdout, table.stderr]).toEqual([expect.stringContaining('Autumn [redacted]'), expect.stringContaining('in 2 free-text field(s)')]);
+      expect([table.stdout, table.stderr]).toEqual([
+        expect.stringContaining('Autumn [redacted]'),
+        expect.stringContaining('in 2 free-text field(s)'),
+      ]);
     });
   });
 
   it('--show-pin shows the exact PIN in the table, JSON, CSV and xlsx, and nowhere on stderr (--debug included)', async () => {
     await withTempDir(async (dir) => {
-      const show = (extra: string[]) => cli(dir, ['--debug', 'review-session', 'show', 'RS-MATH1-OCT', '--show-pin', ...extra]);
+      const show = (extra: string[]) =>
+        cli(dir, ['--debug', 'review-session', 'show', 'RS-MATH1-OCT', '--show-pin', ...extra]);
       const json = await show(['--json']);
       expect(json.code).toBe(0);
       expect((JSON.parse(json.stdout) as { Pin: unknown }).Pin).toBe('3197');
       const table = await show([]);
       expect(table.stdout).toContain('PIN: 3197');
       const csv = await show(['-o', 'csv']);
-      const lines = csv.stdout.replace(/^\uFEFF/, '').trimEnd().split(/\r?\n/);
+      const lines = csv.stdout
+        .replace(/^\uFEFF/, '')
+        .trimEnd()
+        .split(/\r?\n/);
       expect(lines[0]).toMatch(/,Grade,Pin$/);
       expect(lines.length).toBeGreaterThan(1);
       for (const line of lines.slice(1)) expect(line).toMatch(/,3197$/);
@@ -249,7 +309,13 @@ describe('review-session show and the PIN', () => {
       expect(plain.stdout).not.toMatch(/,Pin\r\n/);
       const none = await cli(dir, ['review-session', 'show', 'RS-LANG-PRACTICE', '--show-pin', '-o', 'csv']);
       expect(none.stdout).toMatch(/,Pin\r\n/);
-      expect((JSON.parse((await cli(dir, ['review-session', 'show', 'RS-LANG-PRACTICE', '--show-pin', '--json'])).stdout) as { Pin: unknown }).Pin).toBeNull();
+      expect(
+        (
+          JSON.parse(
+            (await cli(dir, ['review-session', 'show', 'RS-LANG-PRACTICE', '--show-pin', '--json'])).stdout,
+          ) as { Pin: unknown }
+        ).Pin,
+      ).toBeNull();
     });
   });
 });

@@ -34,7 +34,12 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> = {}, env: Record<string, string> = {}) {
+async function cli(
+  dir: string,
+  argv: string[],
+  overrides: Partial<CommandDeps> = {},
+  env: Record<string, string> = {},
+) {
   const io = testDeps(dir, overrides, env);
   const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
@@ -53,7 +58,16 @@ describe('dry run: one read, report held back until the read completed', () => {
       const input = join(dir, 'users.csv');
       await writeFile(input, `${HEADER}\n${rows.join('\n')}\nu-x,"unclosed,Ng,x@example.test,ux,Candidate\n`);
       const lastLine = rows.length + 2;
-      const { code, stdout, stderr } = await cli(dir, ['user', 'sync', '--file', input, '--dry-run', '--json', '--report', join(dir, 'out.json')]);
+      const { code, stdout, stderr } = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        input,
+        '--dry-run',
+        '--json',
+        '--report',
+        join(dir, 'out.json'),
+      ]);
       expect(code).toBe(2);
       expectOnlyErrorDocument(stdout, 2);
       expect(stderr).toContain(`users.csv:${lastLine}: quote not closed`);
@@ -86,7 +100,9 @@ describe('dry run: one read, report held back until the read completed', () => {
       expect(code).toBe(1);
       const doc = JSON.parse(stdout);
       expect(doc.items).toHaveLength(40_000);
-      expect(doc.items.slice(0, 3).map((i: { source: { line: number }; status: string }) => `${i.source.line}:${i.status}`)).toEqual(['2:ok', '3:failed', '4:ok']);
+      expect(
+        doc.items.slice(0, 3).map((i: { source: { line: number }; status: string }) => `${i.source.line}:${i.status}`),
+      ).toEqual(['2:ok', '3:failed', '4:ok']);
       expect(doc.items[39_999].source.line).toBe(40_001);
       expect(doc.summary).toEqual({ total: 40_000, ok: 39_999, partial: 0, failed: 1, skipped: 0 });
       expect(await spoolFiles()).toEqual([]);
@@ -102,14 +118,23 @@ describe('dry run: one read, report held back until the read completed', () => {
         command: 'test run',
         records: () => {
           reads += 1;
-          return readCsvRecords(input, { columns: [{ name: 'ExternalId', kind: 'string' }], ignoreUnknownColumns: true });
+          return readCsvRecords(input, {
+            columns: [{ name: 'ExternalId', kind: 'string' }],
+            ignoreUnknownColumns: true,
+          });
         },
-        ...unitPerRecord((record: InputRecord) => ({ source: record.source, id: String(record.fields.ExternalId), prepared: { ok: true, value: { id: String(record.fields.ExternalId) } } })),
+        ...unitPerRecord((record: InputRecord) => ({
+          source: record.source,
+          id: String(record.fields.ExternalId),
+          prepared: { ok: true, value: { id: String(record.fields.ExternalId) } },
+        })),
         send: async () => outcomeOf({ status: 200, envelope: { Content: null, Success: true, Errors: null } }),
       };
       const fakeApi = async () => ({ close: async () => {} }) as unknown as IntegrationApi;
       const dry = testDeps(dir, { openApi: fakeApi });
-      expect((await runPipeline(job, { dryRun: true, json: true }, dry.deps, targetOnce({}, dry.deps))).exitCode).toBe(0);
+      expect((await runPipeline(job, { dryRun: true, json: true }, dry.deps, targetOnce({}, dry.deps))).exitCode).toBe(
+        0,
+      );
       expect(reads).toBe(1);
       expect(JSON.parse(dry.stdout.text).summary.ok).toBe(5);
       reads = 0;
@@ -128,11 +153,28 @@ describe('batched records, one unit per record', () => {
       rows[3] = 'u-4,Ada,Ng,bad-email,user4,Candidate';
       const input = join(dir, 'users.csv');
       await writeFile(input, `${HEADER}\n${rows.join('\n')}\n`);
-      const { code, stdout, stderr } = await cli(dir, ['user', 'sync', '--file', input, '--dry-run', '--json', '--max-errors', '2']);
+      const { code, stdout, stderr } = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        input,
+        '--dry-run',
+        '--json',
+        '--max-errors',
+        '2',
+      ]);
       expect(code).toBe(1);
       const doc = JSON.parse(stdout);
-      expect(doc.items.map((i: { status: string }) => i.status)).toEqual(['ok', 'failed', 'ok', 'failed', ...Array(6).fill('skipped')]);
-      expect(doc.items.map((i: { source: { line: number } }) => i.source.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+      expect(doc.items.map((i: { status: string }) => i.status)).toEqual([
+        'ok',
+        'failed',
+        'ok',
+        'failed',
+        ...Array(6).fill('skipped'),
+      ]);
+      expect(doc.items.map((i: { source: { line: number } }) => i.source.line)).toEqual([
+        2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+      ]);
       expect(stderr).toContain('stopped sending at 2 failed (--max-errors): the rest was skipped\n');
     });
   });
@@ -142,18 +184,27 @@ describe('the structure pass of a real run (countRecords)', () => {
   it('counts what a full read yields, --only-failed rows included, and fails as a full read does', async () => {
     await withTempDir(async (dir) => {
       const report = join(dir, 'report.csv');
-      await writeFile(report, `${HEADER},status,error_codes,error_messages\r\n${userRows(5).map((row, i) => `${row},${i % 2 === 0 ? ' OK ' : 'failed'},,`).join('\r\n')}\r\n\r\n`);
+      await writeFile(
+        report,
+        `${HEADER},status,error_codes,error_messages\r\n${userRows(5)
+          .map((row, i) => `${row},${i % 2 === 0 ? ' OK ' : 'failed'},,`)
+          .join('\r\n')}\r\n\r\n`,
+      );
       const records = readRecords(report, { columns: USER_COLUMNS });
       const all = await collect(records);
       expect(await records.countRecords?.(false)).toBe(all.length);
       expect(all).toHaveLength(5);
-      expect(await records.countRecords?.(true)).toBe(all.filter((r) => reportStatusOf(r)?.trim().toLowerCase() !== 'ok').length);
+      expect(await records.countRecords?.(true)).toBe(
+        all.filter((r) => reportStatusOf(r)?.trim().toLowerCase() !== 'ok').length,
+      );
       expect(await records.countRecords?.(true)).toBe(2);
 
       const broken = join(dir, 'broken.csv');
       await writeFile(broken, `${HEADER},Shoe Size\n${userRows(2).join(',x\n')},x\n`);
       const full = await collect(readRecords(broken, { columns: USER_COLUMNS })).catch((error: Error) => error.message);
-      const counted = await readRecords(broken, { columns: USER_COLUMNS }).countRecords?.(false).catch((error: Error) => error.message);
+      const counted = await readRecords(broken, { columns: USER_COLUMNS })
+        .countRecords?.(false)
+        .catch((error: Error) => error.message);
       expect(counted).toMatch(/broken\.csv:1: unknown column: "Shoe Size"/);
       expect(counted).toBe(full);
     });
@@ -203,7 +254,16 @@ describe('real run on the local engine', () => {
       await writeFile(input, `${HEADER}\n${rows.join('\n')}\n`);
       const report = join(dir, 'report.csv');
       // A real run's report (a dry run's is refused by --only-failed: test/cli/loops.test.ts).
-      expect((await cli(dir, ['user', 'sync', '--file', input, '--report', report], {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') })).code).toBe(1);
+      expect(
+        (
+          await cli(
+            dir,
+            ['user', 'sync', '--file', input, '--report', report],
+            {},
+            { EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+          )
+        ).code,
+      ).toBe(1);
       const text = await readFile(report, 'utf8');
       expect(text.split(/\r?\n/)[3]).toMatch(/^u-3,.*,failed,/);
       const again = await cli(dir, ['user', 'sync', '--file', report, '--only-failed', '--dry-run', '--json']);

@@ -11,16 +11,32 @@ describe('--json profile commands', () => {
   it('config set-profile, login, config use and config remove --json: one document each, no token in it', () =>
     withTempDir(async (dir) => {
       const set = testDeps(dir);
-      expect(await runCli(['--json', 'config', 'set-profile', 'prod', '--base-url', 'http://127.0.0.1:1'], set.deps), set.stderr.text).toBe(0);
-      expect(JSON.parse(set.stdout.text)).toMatchObject({ done: 'created', profile: { name: 'prod', baseUrl: 'http://127.0.0.1:1', token: 'not set' } });
+      expect(
+        await runCli(['--json', 'config', 'set-profile', 'prod', '--base-url', 'http://127.0.0.1:1'], set.deps),
+        set.stderr.text,
+      ).toBe(0);
+      expect(JSON.parse(set.stdout.text)).toMatchObject({
+        done: 'created',
+        profile: { name: 'prod', baseUrl: 'http://127.0.0.1:1', token: 'not set' },
+      });
       const login = testDeps(dir, { stdin: Readable.from(['secret-token-77\n']) });
-      expect(await runCli(['--json', 'login', '--profile', 'prod', '--with-token', '--no-verify'], login.deps), login.stderr.text).toBe(0);
-      expect(JSON.parse(login.stdout.text)).toMatchObject({ done: 'token stored', checked: false, profile: { name: 'prod', token: 'set (file prod.token)' } });
+      expect(
+        await runCli(['--json', 'login', '--profile', 'prod', '--with-token', '--no-verify'], login.deps),
+        login.stderr.text,
+      ).toBe(0);
+      expect(JSON.parse(login.stdout.text)).toMatchObject({
+        done: 'token stored',
+        checked: false,
+        profile: { name: 'prod', token: 'set (file prod.token)' },
+      });
       expect(login.stdout.text).not.toContain('secret-token-77');
       // config use and config remove: the same shape, the removed profile by its name (it is gone).
       const use = testDeps(dir);
       expect(await runCli(['config', 'use', 'prod', '--json'], use.deps), use.stderr.text).toBe(0);
-      expect(JSON.parse(use.stdout.text)).toMatchObject({ done: 'default', profile: { name: 'prod', isDefault: true } });
+      expect(JSON.parse(use.stdout.text)).toMatchObject({
+        done: 'default',
+        profile: { name: 'prod', isDefault: true },
+      });
       const remove = testDeps(dir);
       expect(await runCli(['config', 'remove', 'prod', '--json'], remove.deps), remove.stderr.text).toBe(0);
       expect(JSON.parse(remove.stdout.text)).toEqual({ done: 'removed', profile: 'prod' });
@@ -37,8 +53,14 @@ describe('profile commands at once on one config directory', () => {
         expect(await runCli(args, io.deps), io.stderr.text).toBe(0);
       };
       const names = Array.from({ length: 10 }, (_, n) => `campus${n}`);
-      await Promise.all(names.map((name, n) => run(['config', 'set-profile', name, '--base-url', `http://127.0.0.1:${n + 1}`])));
-      await Promise.all([run(['config', 'use', 'campus5']), run(['config', 'remove', 'campus0']), run(['config', 'set-profile', 'extra', '--base-url', 'http://127.0.0.1:99'])]);
+      await Promise.all(
+        names.map((name, n) => run(['config', 'set-profile', name, '--base-url', `http://127.0.0.1:${n + 1}`])),
+      );
+      await Promise.all([
+        run(['config', 'use', 'campus5']),
+        run(['config', 'remove', 'campus0']),
+        run(['config', 'set-profile', 'extra', '--base-url', 'http://127.0.0.1:99']),
+      ]);
       const list = testDeps(dir, {}, env);
       expect(await runCli(['config', 'list', '--json'], list.deps)).toBe(0);
       const profiles = JSON.parse(list.stdout.text) as { name: string; isDefault: boolean }[];
@@ -57,8 +79,13 @@ describe('profile commands at once on one config directory', () => {
       expect(io.stderr.text).toContain(`the config directory ${cfg} is locked by pid ${process.pid}`);
       expect(existsSync(join(cfg, 'config.json'))).toBe(false);
       const json = testDeps(dir, {}, { EXAMCTL_CONFIG_DIR: cfg, EXAMCTL_LOCK_TIMEOUT_MS: '0' });
-      expect(await runCli(['config', 'set-profile', 'late', '--base-url', 'http://127.0.0.1:1', '--json'], json.deps)).toBe(3);
-      expect(JSON.parse(json.stdout.text).error).toMatchObject({ kind: 'store-locked', message: expect.stringContaining('the config directory') });
+      expect(
+        await runCli(['config', 'set-profile', 'late', '--base-url', 'http://127.0.0.1:1', '--json'], json.deps),
+      ).toBe(3);
+      expect(JSON.parse(json.stdout.text).error).toMatchObject({
+        kind: 'store-locked',
+        message: expect.stringContaining('the config directory'),
+      });
       await held.release();
     }));
 
@@ -67,16 +94,30 @@ describe('profile commands at once on one config directory', () => {
       const cfg = join(dir, 'cfg');
       const env = { EXAMCTL_CONFIG_DIR: cfg, EXAMCTL_LOCK_TIMEOUT_MS: '0' };
       const first = testDeps(dir, { stdin: Readable.from(['old-token-1\n']) }, env);
-      expect(await runCli(['login', '--profile', 'prod', '--base-url', 'http://127.0.0.1:1', '--with-token', '--no-verify'], first.deps), first.stderr.text).toBe(0);
+      expect(
+        await runCli(
+          ['login', '--profile', 'prod', '--base-url', 'http://127.0.0.1:1', '--with-token', '--no-verify'],
+          first.deps,
+        ),
+        first.stderr.text,
+      ).toBe(0);
       const held = new StoreLock(cfg, 0);
       await held.acquire();
       for (const name of ['prod', 'fresh']) {
         const io = testDeps(dir, { stdin: Readable.from(['new-token-2\n']) }, env);
-        expect(await runCli(['login', '--profile', name, '--base-url', 'http://127.0.0.1:1', '--with-token', '--no-verify'], io.deps), io.stderr.text).toBe(3);
+        expect(
+          await runCli(
+            ['login', '--profile', name, '--base-url', 'http://127.0.0.1:1', '--with-token', '--no-verify'],
+            io.deps,
+          ),
+          io.stderr.text,
+        ).toBe(3);
       }
       await held.release();
       expect(readFileSync(join(cfg, 'prod.token'), 'utf8')).toBe('old-token-1\n');
-      expect(readdirSync(cfg).filter((name) => name.endsWith('.token') || name.startsWith('.atomic-'))).toEqual(['prod.token']);
+      expect(readdirSync(cfg).filter((name) => name.endsWith('.token') || name.startsWith('.atomic-'))).toEqual([
+        'prod.token',
+      ]);
     }));
 
   it('login whose token file cannot be put in place (a folder at its name): exit 3, the profile still reads the token it read before (trial42 F03)', () =>
@@ -85,13 +126,33 @@ describe('profile commands at once on one config directory', () => {
       const env = { EXAMCTL_CONFIG_DIR: cfg };
       writeFileSync(join(dir, 'managed-token'), 'managed-1\n', { mode: 0o600 });
       const made = testDeps(dir, {}, env);
-      expect(await runCli(['config', 'set-profile', 'prod', '--base-url', 'http://127.0.0.1:1', '--token-file', join(dir, 'managed-token')], made.deps), made.stderr.text).toBe(0);
+      expect(
+        await runCli(
+          [
+            'config',
+            'set-profile',
+            'prod',
+            '--base-url',
+            'http://127.0.0.1:1',
+            '--token-file',
+            join(dir, 'managed-token'),
+          ],
+          made.deps,
+        ),
+        made.stderr.text,
+      ).toBe(0);
       mkdirSync(join(cfg, 'prod.token'));
       mkdirSync(join(cfg, 'fresh.token'));
       const before = readFileSync(join(cfg, 'config.json'), 'utf8');
       for (const name of ['prod', 'fresh']) {
         const io = testDeps(dir, { stdin: Readable.from(['new-token-2\n']) }, env);
-        expect(await runCli(['login', '--profile', name, '--base-url', 'http://127.0.0.1:1', '--with-token', '--no-verify'], io.deps), io.stderr.text).toBe(3);
+        expect(
+          await runCli(
+            ['login', '--profile', name, '--base-url', 'http://127.0.0.1:1', '--with-token', '--no-verify'],
+            io.deps,
+          ),
+          io.stderr.text,
+        ).toBe(3);
         expect(io.stderr.text).toContain(`${name}.token`);
       }
       expect(JSON.parse(readFileSync(join(cfg, 'config.json'), 'utf8'))).toEqual(JSON.parse(before));
@@ -105,14 +166,21 @@ describe('profile commands at once on one config directory', () => {
       writeFileSync(join(cfg, 'config.json'), JSON.stringify(config), { mode: 0o600 });
       mkdirSync(join(cfg, 'prod.token'));
       const io = testDeps(dir, { stdin: Readable.from(['new-token-2\n']) }, { EXAMCTL_CONFIG_DIR: cfg });
-      expect(await runCli(['login', '--profile', 'prod', '--with-token', '--no-verify'], io.deps), io.stderr.text).toBe(3);
+      expect(await runCli(['login', '--profile', 'prod', '--with-token', '--no-verify'], io.deps), io.stderr.text).toBe(
+        3,
+      );
       expect(JSON.parse(readFileSync(join(cfg, 'config.json'), 'utf8')).defaultProfile).toBeUndefined();
       const secret = { version: 1, profiles: { p: { defaults: { set: { pass_word: 'Hunter2-S3cret' } } } } };
       writeFileSync(join(cfg, 'config.json'), JSON.stringify(secret), { mode: 0o600 });
-      for (const args of [['config', 'list', '--json'], ['--profile', 'p', 'user', 'sync', '--file', 'u.csv', '--dry-run']]) {
+      for (const args of [
+        ['config', 'list', '--json'],
+        ['--profile', 'p', 'user', 'sync', '--file', 'u.csv', '--dry-run'],
+      ]) {
         const run = testDeps(dir, {}, { EXAMCTL_CONFIG_DIR: cfg });
         expect(await runCli(args, run.deps)).toBe(2);
-        expect(run.stderr.text).toContain('pass_word is a secret and is not kept in a profile: examctl config set-profile p --unset set takes it out');
+        expect(run.stderr.text).toContain(
+          'pass_word is a secret and is not kept in a profile: examctl config set-profile p --unset set takes it out',
+        );
         expect(`${run.stdout.text}${run.stderr.text}`).not.toContain('Hunter2');
       }
       // The way out the words give works (trial44 F01): the config commands that change it read it.

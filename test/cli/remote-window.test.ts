@@ -20,7 +20,14 @@ describe('the send window', () => {
           started += 1;
           if (started === 1) await firstDone;
           else if (started === 20) releaseFirst?.();
-          return { status: 200, envelope: { Success: true, Errors: null, Content: { User: { ExternalId: request.ExternalId }, GroupErrors: [] } } };
+          return {
+            status: 200,
+            envelope: {
+              Success: true,
+              Errors: null,
+              Content: { User: { ExternalId: request.ExternalId }, GroupErrors: [] },
+            },
+          };
         },
         close: async () => {},
       };
@@ -28,13 +35,29 @@ describe('the send window', () => {
       void firstDone.then(() => startedWhenFirstAnswered.push(started));
       const { deps } = testDeps(dir, { openApi: async () => api as never }, { EXAMCTL_TOKEN: 'test-token' });
       const code = await runCli(
-        ['--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--yes', '--concurrency', '2', 'user', 'sync', '--file', USERS, '--report', 'r.json'],
+        [
+          '--target',
+          'remote',
+          '--base-url',
+          'http://127.0.0.1:9',
+          '--yes',
+          '--concurrency',
+          '2',
+          'user',
+          'sync',
+          '--file',
+          USERS,
+          '--report',
+          'r.json',
+        ],
         deps,
       );
       expect(code).toBe(0);
       expect(startedWhenFirstAnswered).toEqual([20]);
       const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8'));
-      expect(report.items.map((item: { source: { line: number } }) => item.source.line)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+      expect(report.items.map((item: { source: { line: number } }) => item.source.line)).toEqual(
+        Array.from({ length: 20 }, (_, i) => i + 2),
+      );
     });
   });
 });

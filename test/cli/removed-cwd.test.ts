@@ -19,21 +19,28 @@ describe('a removed working directory', () => {
     const refused = testDeps('');
     expect(await runCli(['runs', 'list'], refused.deps)).toBe(2);
     expect(refused.stderr.text).toBe(REFUSAL);
-    for (const argv of [['--help'], ['help', 'environment'], ['user', 'sync', '--help']]) expect(await runCli(argv, testDeps('').deps)).toBe(0);
+    for (const argv of [['--help'], ['help', 'environment'], ['user', 'sync', '--help']])
+      expect(await runCli(argv, testDeps('').deps)).toBe(0);
   });
 
-  it.skipIf(process.platform === 'win32')('bin/examctl started there: --version answers, a command says so in one line, exit 2 (not 70, no "reinstall")', () =>
-    withTempDir(async (dir) => {
-      const run = (...args: string[]) => {
-        const gone = join(dir, `gone-${args.length}`);
-        mkdirSync(gone);
-        const script = 'cd "$1" && rmdir "$1" && shift && exec "$@"';
-        return spawnSync('/bin/sh', ['-c', script, 'sh', gone, process.execPath, BIN, ...args], { env: childEnv(dir), encoding: 'utf8' });
-      };
-      const version = run('--version');
-      expect(version.status, version.stderr).toBe(0);
-      expect(version.stdout).toMatch(/^examctl /);
-      const list = run('runs', 'list');
-      expect([list.status, list.stderr]).toEqual([2, REFUSAL]);
-    }));
+  it.skipIf(process.platform === 'win32')(
+    'bin/examctl started there: --version answers, a command says so in one line, exit 2 (not 70, no "reinstall")',
+    () =>
+      withTempDir(async (dir) => {
+        const run = (...args: string[]) => {
+          const gone = join(dir, `gone-${args.length}`);
+          mkdirSync(gone);
+          const script = 'cd "$1" && rmdir "$1" && shift && exec "$@"';
+          return spawnSync('/bin/sh', ['-c', script, 'sh', gone, process.execPath, BIN, ...args], {
+            env: childEnv(dir),
+            encoding: 'utf8',
+          });
+        };
+        const version = run('--version');
+        expect(version.status, version.stderr).toBe(0);
+        expect(version.stdout).toMatch(/^examctl /);
+        const list = run('runs', 'list');
+        expect([list.status, list.stderr]).toEqual([2, REFUSAL]);
+      }),
+  );
 });

@@ -16,11 +16,20 @@ import { UsageError } from '../../src/system/errors.js';
 describe('the report CSV contract', () => {
   it('knows the columns a report adds, spelled as a spreadsheet may respell them', () => {
     expect([...REPORT_COLUMNS]).toEqual(['status', 'error_codes', 'error_messages']);
-    expect(addedColumnsOf(['Run', 'ExternalId', 'errors', '', 'Status', 'error codes', 'Error-Messages', 'RUN'])).toEqual([false, false, false, false, true, true, true, true]);
+    expect(
+      addedColumnsOf(['Run', 'ExternalId', 'errors', '', 'Status', 'error codes', 'Error-Messages', 'RUN']),
+    ).toEqual([false, false, false, false, true, true, true, true]);
     // Not a run report: no column is one a report added (an export's own Status, Run are data).
     expect(addedColumnsOf(['ExternalId', 'Status', 'Run', 'Note'])).toEqual([false, false, false, false]);
     // A report's columns follow its last status: an older examctl's report of an export with its own Run.
-    expect(addedColumnsOf(['ExternalId', 'Run', 'status', 'error_codes', 'error_messages', 'note'])).toEqual([false, false, true, true, true, true]);
+    expect(addedColumnsOf(['ExternalId', 'Run', 'status', 'error_codes', 'error_messages', 'note'])).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('a run report header has status and error_codes or error_messages (one deleted in a spreadsheet); status alone is not enough', () => {
@@ -49,10 +58,12 @@ describe('the report CSV contract', () => {
   it('--only-failed on a file without a status column is a usage error naming the file', () => {
     const error = noStatusColumn('users.csv');
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toBe('--only-failed needs a run report CSV or .xlsx (written by --report x.csv or x.xlsx): no status column in users.csv');
+    expect(error.message).toBe(
+      '--only-failed needs a run report CSV or .xlsx (written by --report x.csv or x.xlsx): no status column in users.csv',
+    );
   });
 
-  it('a dry run never writes ok: its statuses are dry-run marks the reader knows, a real run\'s never are', () => {
+  it("a dry run never writes ok: its statuses are dry-run marks the reader knows, a real run's never are", () => {
     for (const status of ['ok', 'partial', 'failed', 'skipped']) {
       const dry = statusCell({ status, dryRun: true });
       expect(isOkStatus(dry)).toBe(false);
@@ -60,7 +71,10 @@ describe('the report CSV contract', () => {
       expect(statusCell({ status, inDoubt: true })).toBe('unknown');
       if (status === 'ok' || status === 'failed') expect(isDryRunStatus(dry)).toBe(true);
     }
-    expect([statusCell({ status: 'ok', dryRun: true }), statusCell({ status: 'failed', dryRun: true })]).toEqual(['valid', 'invalid']);
+    expect([statusCell({ status: 'ok', dryRun: true }), statusCell({ status: 'failed', dryRun: true })]).toEqual([
+      'valid',
+      'invalid',
+    ]);
     // A spreadsheet may respell the cell.
     expect(isDryRunStatus(' Valid ')).toBe(true);
     expect(isDryRunStatus('INVALID')).toBe(true);

@@ -18,21 +18,50 @@ describe('--report naming a file the run reads', () => {
       writeFileSync(join(dir, 'users.csv'), users);
       const same = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'users.csv', '--store', 's']);
       expect(same.code).toBe(2);
-      expect(same.stderr).toContain('--report users.csv is the --file file this run reads: give the output another name');
+      expect(same.stderr).toContain(
+        '--report users.csv is the --file file this run reads: give the output another name',
+      );
       symlinkSync(join(dir, 'users.csv'), join(dir, 'link.csv'));
-      expect((await cli(dir, ['user', 'sync', '--file', 'link.csv', '--report', './users.csv', '--store', 's'])).code).toBe(2);
+      expect(
+        (await cli(dir, ['user', 'sync', '--file', 'link.csv', '--report', './users.csv', '--store', 's'])).code,
+      ).toBe(2);
       writeFileSync(join(dir, 'map.json'), JSON.stringify({ ID: 'ExternalId' }));
-      const map = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--map-file', 'map.json', '--report', 'map.json', '--store', 's']);
+      const map = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        '--map-file',
+        'map.json',
+        '--report',
+        'map.json',
+        '--store',
+        's',
+      ]);
       expect(map.code).toBe(2);
       expect(map.stderr).toContain('is the --map-file file this run reads');
       writeFileSync(join(dir, 'token.json'), 'a-token\n');
-      const token = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--base-url', 'https://exam.example.test', '--token-file', 'token.json', '--report', 'token.json', '--yes']);
+      const token = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        '--base-url',
+        'https://exam.example.test',
+        '--token-file',
+        'token.json',
+        '--report',
+        'token.json',
+        '--yes',
+      ]);
       expect(token.code).toBe(2);
       expect(token.stderr).toContain('is the --token-file file this run reads');
       expect(readFileSync(join(dir, 'token.json'), 'utf8')).toBe('a-token\n');
       expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(users);
       // Another name is fine.
-      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'r.csv', '--store', 's'])).code).toBe(0);
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'r.csv', '--store', 's'])).code).toBe(
+        0,
+      );
     }));
 
   it('a report that cannot be written (a directory of that name, a directory that is not there) is refused before the local store is made', () =>
@@ -42,7 +71,16 @@ describe('--report naming a file the run reads', () => {
       const directory = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'rep.csv', '--store', 's']);
       expect(directory.code).toBe(2);
       expect(directory.stderr).toMatch(/cannot write report .*rep\.csv: it is a directory, not a file/);
-      const nowhere = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--report', 'nodir/r.csv', '--store', 's']);
+      const nowhere = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        '--report',
+        'nodir/r.csv',
+        '--store',
+        's',
+      ]);
       expect(nowhere.code).toBe(2);
       expect(nowhere.stderr).toMatch(/cannot write report .*r\.csv: the directory does not exist/);
       expect(existsSync(join(dir, 's'))).toBe(false);

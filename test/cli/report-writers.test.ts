@@ -1,13 +1,26 @@
 import { describe, it, expect } from 'vitest';
 import { csvCell, csvLine } from '../../src/formats/csv-cell.js';
 import { neutraliseCell } from '../../src/formats/report-csv-contract.js';
-import { CsvReportWriter, HumanSummaryWriter, JsonReportWriter, RunReportBuilder, exitCodeFor, missedRunSentence, noMemorySentence } from '../../src/report/report-writers.js';
+import {
+  CsvReportWriter,
+  HumanSummaryWriter,
+  JsonReportWriter,
+  RunReportBuilder,
+  exitCodeFor,
+  missedRunSentence,
+  noMemorySentence,
+} from '../../src/report/report-writers.js';
 import { type ReportEntry, type ReportHeader, type ReportItem } from '../../src/report/run-report.js';
 import { StringSink } from '../support/string-sink.js';
 
 const header: ReportHeader = { command: 'user sync', target: { kind: 'local', store: '/tmp/s' }, dryRun: false };
 
-function entry(line: number, status: ReportEntry['item']['status'], errors: ReportEntry['item']['errors'] = [], cells?: string[]): ReportEntry {
+function entry(
+  line: number,
+  status: ReportEntry['item']['status'],
+  errors: ReportEntry['item']['errors'] = [],
+  cells?: string[],
+): ReportEntry {
   const item = { source: { file: 'users.csv', line }, id: `u-${line}`, status, errors };
   return cells ? { item, rows: [{ line, header: ['ExternalId', 'Email'], cells }] } : { item };
 }
@@ -18,7 +31,7 @@ describe('csv cells', () => {
     expect(neutraliseCell('plain')).toBe('plain');
   });
 
-  it("gives a cell that already starts with quotes before a formula character one more quote (the reader drops one)", () => {
+  it('gives a cell that already starts with quotes before a formula character one more quote (the reader drops one)', () => {
     expect(neutraliseCell("'=x")).toBe("''=x");
     expect(neutraliseCell("''+1")).toBe("'''+1");
     expect(neutraliseCell("'plain")).toBe("'plain");
@@ -59,13 +72,26 @@ describe('JSON report', () => {
 });
 
 describe('CSV report', () => {
-  it('gives CSV rows back with status columns, replacing old report columns; a row keeps the run a fed-back report names, else the run\'s', async () => {
+  it("gives CSV rows back with status columns, replacing old report columns; a row keeps the run a fed-back report names, else the run's", async () => {
     const out = new StringSink();
     const writer = new CsvReportWriter(out, false, '20261102T010000.000Z-bbbb');
     const old = { header: ['ExternalId', 'status', 'Email', 'error_codes', 'error_messages', 'run'] };
-    const failed: ReportItem = { source: { file: 'r.csv', line: 2 }, id: 'u1', status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad address' }] };
-    await writer.item({ item: failed, rows: [{ line: 2, header: old.header, cells: ['u1', 'failed', '=cmd', '209', 'old', '20261101T010000.000Z-aaaa'] }] });
-    await writer.item({ item: failed, rows: [{ line: 3, header: old.header, cells: ['u1', 'failed', '=cmd', '209', 'old', ''] }] });
+    const failed: ReportItem = {
+      source: { file: 'r.csv', line: 2 },
+      id: 'u1',
+      status: 'failed',
+      errors: [{ field: 'Email', code: 209, message: 'bad address' }],
+    };
+    await writer.item({
+      item: failed,
+      rows: [
+        { line: 2, header: old.header, cells: ['u1', 'failed', '=cmd', '209', 'old', '20261101T010000.000Z-aaaa'] },
+      ],
+    });
+    await writer.item({
+      item: failed,
+      rows: [{ line: 3, header: old.header, cells: ['u1', 'failed', '=cmd', '209', 'old', ''] }],
+    });
     await writer.finish();
     const lines = out.text.split(/\r?\n/);
     expect(lines[0]).toBe('ExternalId,Email,status,error_codes,error_messages,action,note,run');
@@ -77,7 +103,9 @@ describe('CSV report', () => {
     const out = new StringSink();
     const writer = new CsvReportWriter(out, true);
     await writer.item(entry(2, 'ok', [], ['u-2', 'a@x.test']));
-    await writer.item(entry(3, 'partial', [{ field: 'Hierarchies[0]', code: 131, message: 'nf' }], ['u-3', 'b@x.test']));
+    await writer.item(
+      entry(3, 'partial', [{ field: 'Hierarchies[0]', code: 131, message: 'nf' }], ['u-3', 'b@x.test']),
+    );
     await writer.finish();
     expect(out.text).not.toContain('u-2');
     expect(out.text).toContain('u-3,b@x.test,partial,131,Hierarchies[0]: nf');
@@ -87,25 +115,46 @@ describe('CSV report', () => {
     const out = new StringSink();
     const writer = new CsvReportWriter(out);
     const rowHeader = ['ExternalId', 'pass_word', 'Email'];
-    await writer.item({ item: { source: { file: 'u.csv', line: 2 }, id: 'u1', status: 'failed', errors: [] }, rows: [{ line: 2, header: rowHeader, cells: ['u1', 'S3cret!pw', 'a@x.test'] }] });
+    await writer.item({
+      item: { source: { file: 'u.csv', line: 2 }, id: 'u1', status: 'failed', errors: [] },
+      rows: [{ line: 2, header: rowHeader, cells: ['u1', 'S3cret!pw', 'a@x.test'] }],
+    });
     await writer.finish();
-    expect(out.text).toBe('ExternalId,pass_word,Email,status,error_codes,error_messages,action,note,run\r\nu1,,a@x.test,failed,,,,,\r\n');
+    expect(out.text).toBe(
+      'ExternalId,pass_word,Email,status,error_codes,error_messages,action,note,run\r\nu1,,a@x.test,failed,,,,,\r\n',
+    );
   });
 
   it('writes a PIN cell as withheld (any spelling of the header); an empty one stays empty', async () => {
     const out = new StringSink();
     const writer = new CsvReportWriter(out);
     const rowHeader = ['ScheduleExtId', 'pin'];
-    const item = (line: number) => ({ source: { file: 's.csv', line }, id: 'S-1', status: 'failed' as const, errors: [] });
-    await writer.item({ item: item(2), rows: [{ line: 2, header: rowHeader, cells: ['S-1', '0420'] }, { line: 3, header: rowHeader, cells: ['S-1', ' '] }] });
+    const item = (line: number) => ({
+      source: { file: 's.csv', line },
+      id: 'S-1',
+      status: 'failed' as const,
+      errors: [],
+    });
+    await writer.item({
+      item: item(2),
+      rows: [
+        { line: 2, header: rowHeader, cells: ['S-1', '0420'] },
+        { line: 3, header: rowHeader, cells: ['S-1', ' '] },
+      ],
+    });
     await writer.finish();
-    expect(out.text).toBe('ScheduleExtId,pin,status,error_codes,error_messages,action,note,run\r\nS-1,withheld,failed,,,,,\r\nS-1,,failed,,,,,\r\n');
+    expect(out.text).toBe(
+      'ScheduleExtId,pin,status,error_codes,error_messages,action,note,run\r\nS-1,withheld,failed,,,,,\r\nS-1,,failed,,,,,\r\n',
+    );
   });
 
-  it('leaves out unnamed columns (a spreadsheet\'s empty trailing ones), so status stays after named columns only', async () => {
+  it("leaves out unnamed columns (a spreadsheet's empty trailing ones), so status stays after named columns only", async () => {
     const out = new StringSink();
     const writer = new CsvReportWriter(out);
-    await writer.item({ item: { source: { file: 'u.csv', line: 2 }, id: 'u1', status: 'ok', errors: [] }, rows: [{ line: 2, header: ['ExternalId', '', ''], cells: ['u1', '', ''] }] });
+    await writer.item({
+      item: { source: { file: 'u.csv', line: 2 }, id: 'u1', status: 'ok', errors: [] },
+      rows: [{ line: 2, header: ['ExternalId', '', ''], cells: ['u1', '', ''] }],
+    });
     await writer.finish();
     expect(out.text).toBe('ExternalId,status,error_codes,error_messages,action,note,run\r\nu1,ok,,,,,\r\n');
   });
@@ -118,7 +167,10 @@ describe('CSV report', () => {
     expect(fromOkRow.text).toBe('ExternalId,Email,status,error_codes,error_messages,action,note,run\r\n');
     // Rows passed over before they became items: the run tells the builder the header.
     const told = new StringSink();
-    const builder = new RunReportBuilder([new CsvReportWriter(told, true), new JsonReportWriter(new StringSink(), header)]);
+    const builder = new RunReportBuilder([
+      new CsvReportWriter(told, true),
+      new JsonReportWriter(new StringSink(), header),
+    ]);
     builder.sourceHeader(['ExternalId', 'Password', 'status', 'error_codes', 'error_messages']);
     await builder.finish();
     expect(told.text).toBe('ExternalId,Password,status,error_codes,error_messages,action,note,run\r\n');
@@ -129,7 +181,9 @@ describe('CSV report', () => {
     const writer = new CsvReportWriter(out);
     await writer.item(entry(4, 'failed', [{ field: 'Title', code: null, message: '+danger' }]));
     await writer.finish();
-    expect(out.text).toBe('file,line,id,status,error_codes,error_messages,action,note,run\r\nusers.csv,4,u-4,failed,,Title: +danger,,,\r\n');
+    expect(out.text).toBe(
+      'file,line,id,status,error_codes,error_messages,action,note,run\r\nusers.csv,4,u-4,failed,,Title: +danger,,,\r\n',
+    );
   });
 
   it('puts a schedule error on the candidate line it concerns', async () => {
@@ -137,7 +191,12 @@ describe('CSV report', () => {
     const writer = new CsvReportWriter(out);
     const rowHeader = ['CandidateExtId'];
     await writer.item({
-      item: { source: { file: 's.csv', line: 2 }, id: 'S-1', status: 'failed', errors: [{ line: 3, field: 'Candidates[1].Email', code: null, message: 'bad' }] },
+      item: {
+        source: { file: 's.csv', line: 2 },
+        id: 'S-1',
+        status: 'failed',
+        errors: [{ line: 3, field: 'Candidates[1].Email', code: null, message: 'bad' }],
+      },
       rows: [
         { line: 2, header: rowHeader, cells: ['c1'] },
         { line: 3, header: rowHeader, cells: ['c2'] },
@@ -153,7 +212,8 @@ describe('human summary', () => {
   it('names the target, counts, shows 20 errors and how many more', async () => {
     const out = new StringSink();
     const builder = new RunReportBuilder([new HumanSummaryWriter(out, header)]);
-    for (let line = 2; line < 27; line++) await builder.add(entry(line, 'failed', [{ field: 'Email', code: 209, message: 'bad' }]));
+    for (let line = 2; line < 27; line++)
+      await builder.add(entry(line, 'failed', [{ field: 'Email', code: 209, message: 'bad' }]));
     await builder.finish();
     expect(out.text).toContain('user sync on local store /tmp/s');
     expect(out.text).toContain('25 items: 0 ok, 0 partial, 25 failed, 0 skipped');
@@ -163,14 +223,28 @@ describe('human summary', () => {
   });
 
   it("says the job's notes beside the counts in the job's words, and none of its own (a report knows items, not what they mean to a command)", async () => {
-    const unchanged = { source: { file: 'users.csv', line: 2 }, id: 'u-2', status: 'ok' as const, errors: [], action: 'unchanged' as const, note: 'sent by run R-1' };
+    const unchanged = {
+      source: { file: 'users.csv', line: 2 },
+      id: 'u-2',
+      status: 'ok' as const,
+      errors: [],
+      action: 'unchanged' as const,
+      note: 'sent by run R-1',
+    };
     const out = new StringSink();
-    const notes = [{ counts: (item: { action?: string }) => item.action === 'unchanged', words: (count: number) => `${count === 1 ? 'was' : 'were'} left alone (same as last night)` }];
+    const notes = [
+      {
+        counts: (item: { action?: string }) => item.action === 'unchanged',
+        words: (count: number) => `${count === 1 ? 'was' : 'were'} left alone (same as last night)`,
+      },
+    ];
     const builder = new RunReportBuilder([new HumanSummaryWriter(out, header, undefined, { notes })]);
     await builder.add({ item: unchanged });
     await builder.add({ item: { ...unchanged, id: 'u-3' } });
     await builder.finish();
-    expect(out.text).toContain('2 items: 2 ok, 0 partial, 0 failed, 0 skipped\n2 ok: 2 unchanged\n2 were left alone (same as last night)\n');
+    expect(out.text).toContain(
+      '2 items: 2 ok, 0 partial, 0 failed, 0 skipped\n2 ok: 2 unchanged\n2 were left alone (same as last night)\n',
+    );
     const plain = new StringSink();
     const without = new RunReportBuilder([new HumanSummaryWriter(plain, header)]);
     await without.add({ item: unchanged });
@@ -181,10 +255,16 @@ describe('human summary', () => {
     // A dry run says only the notes that ask to be said of it, in their dry-run words.
     const dry = new StringSink();
     const dryNotes = [
-      { counts: () => true, words: (_count: number, dryRun: boolean) => (dryRun ? 'would move' : 'moved'), inDryRun: true },
+      {
+        counts: () => true,
+        words: (_count: number, dryRun: boolean) => (dryRun ? 'would move' : 'moved'),
+        inDryRun: true,
+      },
       { counts: () => true, words: () => 'said of real runs only' },
     ];
-    const dryBuilder = new RunReportBuilder([new HumanSummaryWriter(dry, { ...header, dryRun: true }, undefined, { notes: dryNotes })]);
+    const dryBuilder = new RunReportBuilder([
+      new HumanSummaryWriter(dry, { ...header, dryRun: true }, undefined, { notes: dryNotes }),
+    ]);
     await dryBuilder.add({ item: unchanged });
     await dryBuilder.finish();
     expect(dry.text).toContain('1 would move');
@@ -194,12 +274,29 @@ describe('human summary', () => {
   it("shows a failure's note under its errors (a resume's doubt), never an ok item's, and passes it through the terminal gate", async () => {
     const out = new StringSink();
     const builder = new RunReportBuilder([new HumanSummaryWriter(out, header)]);
-    const doubt = 'the interrupted attempt of run R-1 may have created it, or it existed before the run: check it\u001b[2J';
+    const doubt =
+      'the interrupted attempt of run R-1 may have created it, or it existed before the run: check it\u001b[2J';
     await builder.add(entry(2, 'failed', [{ field: 'ExternalId', code: null, message: 'already exists' }]));
-    await builder.add({ item: { ...entry(3, 'failed', [{ field: 'ExternalId', code: null, message: 'already exists' }]).item, note: doubt } });
-    await builder.add({ item: { source: { file: 'users.csv', line: 4 }, id: 'u-4', status: 'ok', errors: [], action: 'created', note: 'created by the interrupted attempt' } });
+    await builder.add({
+      item: {
+        ...entry(3, 'failed', [{ field: 'ExternalId', code: null, message: 'already exists' }]).item,
+        note: doubt,
+      },
+    });
+    await builder.add({
+      item: {
+        source: { file: 'users.csv', line: 4 },
+        id: 'u-4',
+        status: 'ok',
+        errors: [],
+        action: 'created',
+        note: 'created by the interrupted attempt',
+      },
+    });
     await builder.finish();
-    expect(out.text).toContain('users.csv:3 [u-3] ExternalId - already exists\n    note: the interrupted attempt of run R-1 may have created it, or it existed before the run: check it?[2J\n');
+    expect(out.text).toContain(
+      'users.csv:3 [u-3] ExternalId - already exists\n    note: the interrupted attempt of run R-1 may have created it, or it existed before the run: check it?[2J\n',
+    );
     expect(out.text.match(/note:/g)).toHaveLength(1);
     expect(out.text).not.toContain('created by the interrupted attempt');
   });
@@ -207,9 +304,21 @@ describe('human summary', () => {
   it('makes ids, file names and messages from the input or the service inert for the terminal (no ESC, no bidi override, no forged line)', async () => {
     const out = new StringSink();
     const builder = new RunReportBuilder([new HumanSummaryWriter(out, header)]);
-    const hostile = { source: { file: 'in\u001b[2J.csv', line: 2 }, id: 'x\u001b]0;title\u0007\u202eRED', status: 'failed' as const, errors: [{ field: 'ExternalId', code: 219 as const, message: 'bad\n  users.csv:9 [u-9] - - fine\u009b31m' }] };
+    const hostile = {
+      source: { file: 'in\u001b[2J.csv', line: 2 },
+      id: 'x\u001b]0;title\u0007\u202eRED',
+      status: 'failed' as const,
+      errors: [{ field: 'ExternalId', code: 219 as const, message: 'bad\n  users.csv:9 [u-9] - - fine\u009b31m' }],
+    };
     await builder.add({ item: hostile });
-    await builder.add({ item: { ...hostile, status: 'ok', errors: [], warnings: [{ field: 'Phone', code: 9003 as const, message: 'looks like \u001b[31ma number\u2066' }] } });
+    await builder.add({
+      item: {
+        ...hostile,
+        status: 'ok',
+        errors: [],
+        warnings: [{ field: 'Phone', code: 9003 as const, message: 'looks like \u001b[31ma number\u2066' }],
+      },
+    });
     await builder.finish();
     expect(out.text).toContain('in?[2J.csv:2 [x?]0;title??RED] ExternalId 219 bad\\n  users.csv:9 [u-9] - - fine?31m');
     expect(out.text).toContain('looks like ?[31ma number?');
@@ -223,14 +332,29 @@ describe('what a gap in the sync memory costs, in the words of what it is a memo
   it('users: leavers, links and unchanged rows, rebuilt by synced adopt', () => {
     const words = missedRunSentence('/m/users.ndjson', 'staff', missed, 'users');
     expect(words).toContain('a user it created is not disabled when it leaves the file');
-    expect(words).toContain("examctl synced adopt --population staff --file <each night's file since the memory's newest run, in order> (--tentative");
+    expect(words).toContain(
+      "examctl synced adopt --population staff --file <each night's file since the memory's newest run, in order> (--tentative",
+    );
   });
   it('schedules: candidates and unchanged schedules, rebuilt by synced adopt-schedules; never a leaver', () => {
     const words = missedRunSentence('/m/schedules.ndjson', null, missed, 'schedules');
-    expect(words).toContain('a candidate it registered is not named when the file drops it, and a schedule it changed may be judged unchanged');
+    expect(words).toContain(
+      'a candidate it registered is not named when the file drops it, and a schedule it changed may be judged unchanged',
+    );
     expect(words).toContain('examctl synced adopt-schedules --file <the last file sent>');
     expect(words).not.toMatch(/user|leaver|disabled/);
-    const none = noMemorySentence({ ...header, command: 'schedule push', syncMemory: { kind: 'schedules', found: false, file: '/m/schedules.ndjson', remembered: 0, population: null, populationFound: false } });
+    const none = noMemorySentence({
+      ...header,
+      command: 'schedule push',
+      syncMemory: {
+        kind: 'schedules',
+        found: false,
+        file: '/m/schedules.ndjson',
+        remembered: 0,
+        population: null,
+        populationFound: false,
+      },
+    });
     expect(none).toContain('no schedule was left out as unchanged');
     expect(none).toContain('(examctl synced adopt-schedules)');
     expect(none).not.toMatch(/leaver|disabled/);

@@ -26,7 +26,13 @@ afterEach(async () => {
 
 /** One session's answer: the same thousand small results under its own id, made once. */
 function sessionAnswers(): (id: string) => string {
-  const results = JSON.stringify(Array.from({ length: RESULTS }, (_, i) => ({ CandidateExtId: `c-${i}`, PassedStatus: 'SATISFACTORY', Score: i % 100 })));
+  const results = JSON.stringify(
+    Array.from({ length: RESULTS }, (_, i) => ({
+      CandidateExtId: `c-${i}`,
+      PassedStatus: 'SATISFACTORY',
+      Score: i % 100,
+    })),
+  );
   return (id) => `{"Success":true,"Content":{"ExternalId":${JSON.stringify(id)},"Results":${results}},"Errors":null}`;
 }
 
@@ -34,11 +40,31 @@ describe('review-session show streams the results (issue 60)', () => {
   // The process and its heap limit are the subject: spawned.
   it('a million results (1,000 sessions of 1,000) go to csv inside a 300 MB heap, every row written', async () => {
     const answer = sessionAnswers();
-    server = await startHostileServer((request, res) => json(res, 200, answer(decodeURIComponent(request.url.replace(/^.*\//, '')))));
+    server = await startHostileServer((request, res) =>
+      json(res, 200, answer(decodeURIComponent(request.url.replace(/^.*\//, '')))),
+    );
     await withTempDir(async (dir) => {
       await writeFile(join(dir, 'ids.txt'), Array.from({ length: SESSIONS }, (_, i) => `RS-${i}`).join('\n'));
-      const argv = ['--max-old-space-size=300', BIN, '--target', 'remote', '--base-url', server!.url, 'review-session', 'show', '--file', 'ids.txt', '-o', 'csv', '--no-bom'];
-      const child = spawn(process.execPath, argv, { cwd: dir, env: { ...childEnv(dir), EXAMCTL_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const argv = [
+        '--max-old-space-size=300',
+        BIN,
+        '--target',
+        'remote',
+        '--base-url',
+        server!.url,
+        'review-session',
+        'show',
+        '--file',
+        'ids.txt',
+        '-o',
+        'csv',
+        '--no-bom',
+      ];
+      const child = spawn(process.execPath, argv, {
+        cwd: dir,
+        env: { ...childEnv(dir), EXAMCTL_TOKEN: TOKEN },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       // Counted as they come: the test holds no more of the output than the command does.
       let lines = 0;
       let last = '';
@@ -49,7 +75,10 @@ describe('review-session show streams the results (issue 60)', () => {
       let stderr = '';
       child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      expect([code, stderr]).toEqual([0, `target: remote ${server!.url} (--base-url), token from EXAMCTL_TOKEN\n1,000 review sessions from remote ${server!.url}: 1,000 read (1,000,000 results)\n`]);
+      expect([code, stderr]).toEqual([
+        0,
+        `target: remote ${server!.url} (--base-url), token from EXAMCTL_TOKEN\n1,000 review sessions from remote ${server!.url}: 1,000 read (1,000,000 results)\n`,
+      ]);
       expect(lines).toBe(SESSIONS * RESULTS + 1);
       expect(last.trimEnd().split('\r\n').at(-1)).toMatch(/^RS-999,c-999,/);
       expect(server!.requests).toHaveLength(SESSIONS);
@@ -59,7 +88,9 @@ describe('review-session show streams the results (issue 60)', () => {
 
 describe('an id that is a path step (issue 60)', () => {
   it('. and .. are refused before anything is sent, exit 2, for review-session show and invigilators remove', async () => {
-    server = await startHostileServer((_request, res) => json(res, 200, { Success: true, Content: { ExternalId: 'RS', Results: [] }, Errors: null }));
+    server = await startHostileServer((_request, res) =>
+      json(res, 200, { Success: true, Content: { ExternalId: 'RS', Results: [] }, Errors: null }),
+    );
     await withTempDir(async (dir) => {
       const cli = async (argv: string[]) => {
         const io = testDeps(dir, {}, { EXAMCTL_TOKEN: TOKEN });
@@ -68,7 +99,11 @@ describe('an id that is a path step (issue 60)', () => {
       };
       for (const id of ['..', '.']) {
         const shown = await cli(['review-session', 'show', 'RS-1', id, '-o', 'csv']);
-        expect([shown.code, shown.stdout, shown.stderr]).toEqual([2, '', `target: remote ${server!.url} (--base-url), token from EXAMCTL_TOKEN\nexamctl: review-session show: the review session id "${id}" cannot be sent in a URL path (a proxy would read it as a step to another path): nothing was sent\n`]);
+        expect([shown.code, shown.stdout, shown.stderr]).toEqual([
+          2,
+          '',
+          `target: remote ${server!.url} (--base-url), token from EXAMCTL_TOKEN\nexamctl: review-session show: the review session id "${id}" cannot be sent in a URL path (a proxy would read it as a step to another path): nothing was sent\n`,
+        ]);
         const removed = await cli(['invigilators', 'remove', id, 'u-1', '--yes']);
         expect(removed.code).toBe(2);
         expect(removed.stderr).toContain(`the schedule id "${id}" cannot be sent in a URL path`);
@@ -76,7 +111,9 @@ describe('an id that is a path step (issue 60)', () => {
       expect(server!.requests).toEqual([]);
       // Dots within an id are an id's own: sent, encoded as one segment.
       await cli(['review-session', 'show', '...', '--json']);
-      expect(server!.requests.map((request) => request.url)).toEqual(['/api/v1/integrations/external/review-sessions/...']);
+      expect(server!.requests.map((request) => request.url)).toEqual([
+        '/api/v1/integrations/external/review-sessions/...',
+      ]);
     });
   });
 });

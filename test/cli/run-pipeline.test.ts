@@ -18,7 +18,8 @@ type Payload = { id: string };
 
 function records(ids: string[]): () => AsyncIterable<InputRecord> {
   return async function* () {
-    for (const [index, id] of ids.entries()) yield { source: { file: 'in.json', line: index + 1, index }, fields: { id } };
+    for (const [index, id] of ids.entries())
+      yield { source: { file: 'in.json', line: index + 1, index }, fields: { id } };
   };
 }
 
@@ -36,7 +37,9 @@ function job(ids: string[], send: (id: string) => Promise<ApiResult<unknown>>): 
             {
               source: record.source,
               id,
-              prepared: id.startsWith('bad') ? { ok: false, problems: [{ field: 'id', code: null, message: 'bad id' }] } : { ok: true, value: { id } },
+              prepared: id.startsWith('bad')
+                ? { ok: false, problems: [{ field: 'id', code: null, message: 'bad id' }] }
+                : { ok: true, value: { id } },
             },
           ];
         }
@@ -61,7 +64,12 @@ describe('runPipeline', () => {
         targetOnce({}, io.deps),
       );
       const doc = JSON.parse(io.stdout.text);
-      expect(doc.items.map((i: { id: string; status: string }) => `${i.id}:${i.status}`)).toEqual(['a:ok', 'b:ok', 'c:ok', 'bad-d:failed']);
+      expect(doc.items.map((i: { id: string; status: string }) => `${i.id}:${i.status}`)).toEqual([
+        'a:ok',
+        'b:ok',
+        'c:ok',
+        'bad-d:failed',
+      ]);
       expect(code).toBe(1);
     });
   });
@@ -69,8 +77,21 @@ describe('runPipeline', () => {
   it('maps Success false with any shape of Errors to failed with every message', async () => {
     await withTempDir(async (dir) => {
       const io = testDeps(dir, { openApi: fakeApi() });
-      const answers: Record<string, unknown> = { a: 'plain text', b: ['one', 'two'], c: [{ Code: 806, Message: 'Owner not found' }], d: null };
-      await runPipeline(job(['a', 'b', 'c', 'd'], async (id) => ({ status: 400, envelope: { Content: null, Success: false, Errors: answers[id] } })), { json: true }, io.deps, targetOnce({}, io.deps));
+      const answers: Record<string, unknown> = {
+        a: 'plain text',
+        b: ['one', 'two'],
+        c: [{ Code: 806, Message: 'Owner not found' }],
+        d: null,
+      };
+      await runPipeline(
+        job(['a', 'b', 'c', 'd'], async (id) => ({
+          status: 400,
+          envelope: { Content: null, Success: false, Errors: answers[id] },
+        })),
+        { json: true },
+        io.deps,
+        targetOnce({}, io.deps),
+      );
       const items = JSON.parse(io.stdout.text).items;
       expect(items[0].errors.map((e: { message: string }) => e.message)).toEqual(['plain text']);
       expect(items[1].errors.map((e: { message: string }) => e.message)).toEqual(['one', 'two']);
@@ -154,8 +175,14 @@ describe('runPipeline', () => {
         targetOnce({}, io.deps),
       );
       expect(result.exitCode).toBe(0);
-      expect((JSON.parse(io.stdout.text) as { items: { status: string }[] }).items.map((i) => i.status)).toEqual(['ok', 'ok', 'ok']);
-      expect(io.stderr.text).toContain('interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)');
+      expect((JSON.parse(io.stdout.text) as { items: { status: string }[] }).items.map((i) => i.status)).toEqual([
+        'ok',
+        'ok',
+        'ok',
+      ]);
+      expect(io.stderr.text).toContain(
+        'interrupted after every record was sent: all of them finished, so the run is complete (nothing left to resume)',
+      );
     });
   });
 
@@ -165,7 +192,13 @@ describe('runPipeline', () => {
       const io = testDeps(dir, { openApi: fakeApi(), signal: controller.signal });
       const base = job(['a', 'b'], async () => okResult);
       const result = await runPipeline(
-        { ...base, async *units(batches) { yield* base.units(batches); controller.abort(); } },
+        {
+          ...base,
+          async *units(batches) {
+            yield* base.units(batches);
+            controller.abort();
+          },
+        },
         { json: true, dryRun: true },
         io.deps,
         targetOnce({}, io.deps),
@@ -192,7 +225,9 @@ describe('runPipeline', () => {
           throw new InputFileError('in.csv', 3, 'unterminated quote');
         },
       };
-      await expect(runPipeline(broken, { json: true }, io.deps, targetOnce({}, io.deps))).rejects.toThrow('in.csv:3: unterminated quote');
+      await expect(runPipeline(broken, { json: true }, io.deps, targetOnce({}, io.deps))).rejects.toThrow(
+        'in.csv:3: unterminated quote',
+      );
       expect(opened).toBe(false);
       expect(io.stdout.text).toBe('');
     });
@@ -200,8 +235,16 @@ describe('runPipeline', () => {
 
   it('partial when the content carries per-entry problems', () => {
     const outcome = outcomeOf(
-      { status: 200, envelope: { Content: { GroupErrors: [{ ExternalId: 'H-9', Code: 131, Error: 'Hierarchy not found' }] }, Success: true, Errors: null } },
-      (content: { GroupErrors: unknown[] }) => content.GroupErrors.map(() => ({ field: 'Hierarchies[0]', code: 131 as const, message: 'nf' })),
+      {
+        status: 200,
+        envelope: {
+          Content: { GroupErrors: [{ ExternalId: 'H-9', Code: 131, Error: 'Hierarchy not found' }] },
+          Success: true,
+          Errors: null,
+        },
+      },
+      (content: { GroupErrors: unknown[] }) =>
+        content.GroupErrors.map(() => ({ field: 'Hierarchies[0]', code: 131 as const, message: 'nf' })),
     );
     expect(outcome.status).toBe('partial');
     expect(outcome.errors[0]?.code).toBe(131);
@@ -235,19 +278,54 @@ describe('a job whose units ride on one request (invigilators remove)', () => {
           calls.push(ids);
           await new Promise((resolve) => setTimeout(resolve, 5));
           const removed = ids.filter((id) => id !== 'inv-7');
-          return { status: 200, envelope: { Success: true, Errors: null, Content: { SuccessfullyRemoved: removed, Errors: [{ UserExtId: 'inv-7', Code: 319, Error: 'not an invigilator' }] } } };
+          return {
+            status: 200,
+            envelope: {
+              Success: true,
+              Errors: null,
+              Content: {
+                SuccessfullyRemoved: removed,
+                Errors: [{ UserExtId: 'inv-7', Code: 319, Error: 'not an invigilator' }],
+              },
+            },
+          };
         },
         close: async () => {},
       };
       const ids = Array.from({ length: 600 }, (_, i) => `inv-${i}`);
       const io = testDeps(dir, { openApi: async () => api as never }, { EXAMCTL_TOKEN: 'test-token' });
-      const code = await runCli(['--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--yes', '--concurrency', '2', '--json', 'invigilators', 'remove', 'S-1', ...ids], io.deps);
+      const code = await runCli(
+        [
+          '--target',
+          'remote',
+          '--base-url',
+          'http://127.0.0.1:9',
+          '--yes',
+          '--concurrency',
+          '2',
+          '--json',
+          'invigilators',
+          'remove',
+          'S-1',
+          ...ids,
+        ],
+        io.deps,
+      );
       expect(code).toBe(1);
       expect(calls).toEqual([ids]);
       const doc = JSON.parse(io.stdout.text);
       expect(doc.items.map((item: { id: string }) => item.id)).toEqual(ids);
       expect(doc.items[7].status).toBe('failed');
-      expect(doc.summary).toEqual({ total: 600, ok: 599, partial: 0, failed: 1, skipped: 0, created: 0, updated: 0, removed: 599 });
+      expect(doc.summary).toEqual({
+        total: 600,
+        ok: 599,
+        partial: 0,
+        failed: 1,
+        skipped: 0,
+        created: 0,
+        updated: 0,
+        removed: 599,
+      });
     });
   });
 });
@@ -262,11 +340,37 @@ describe('invigilators remove reads SuccessfullyRemoved (docs/interpretations.md
     const statuses: string[][] = [];
     for (const content of contents) {
       await withTempDir(async (dir) => {
-        const api = { removeInvigilators: async () => ({ status: 200, envelope: { Success: true, Errors: null, Content: content } }), close: async () => {} };
+        const api = {
+          removeInvigilators: async () => ({
+            status: 200,
+            envelope: { Success: true, Errors: null, Content: content },
+          }),
+          close: async () => {},
+        };
         const io = testDeps(dir, { openApi: async () => api as never }, { EXAMCTL_TOKEN: 'test-token' });
-        const code = await runCli(['--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--yes', '--json', 'invigilators', 'remove', 'S-1', 'inv-1', 'inv-2'], io.deps);
-        const items = (JSON.parse(io.stdout.text) as { items: { status: string; action?: string; errors: { message: string }[] }[] }).items;
-        statuses.push([String(code), ...items.map((item) => `${item.status} ${item.action ?? item.errors[0]!.message}`)]);
+        const code = await runCli(
+          [
+            '--target',
+            'remote',
+            '--base-url',
+            'http://127.0.0.1:9',
+            '--yes',
+            '--json',
+            'invigilators',
+            'remove',
+            'S-1',
+            'inv-1',
+            'inv-2',
+          ],
+          io.deps,
+        );
+        const items = (
+          JSON.parse(io.stdout.text) as { items: { status: string; action?: string; errors: { message: string }[] }[] }
+        ).items;
+        statuses.push([
+          String(code),
+          ...items.map((item) => `${item.status} ${item.action ?? item.errors[0]!.message}`),
+        ]);
       });
     }
     const unconfirmed = 'failed the service did not confirm removing it';
@@ -279,7 +383,13 @@ describe('invigilators remove reads SuccessfullyRemoved (docs/interpretations.md
 });
 
 describe('a remote run keeps its request slots busy (issue 37, "Back to the network\'s limit")', () => {
-  const remote = (concurrency: number) => ({ json: true, yes: true, target: 'remote' as const, baseUrl: 'http://127.0.0.1:9', concurrency });
+  const remote = (concurrency: number) => ({
+    json: true,
+    yes: true,
+    target: 'remote' as const,
+    baseUrl: 'http://127.0.0.1:9',
+    concurrency,
+  });
 
   /** A job over `count` records that sends each through `api.upsertUser` and says what happened when. */
   function remoteJob(count: number, events: string[], consumed: { records: number }): RecordJob<Payload, string> {
@@ -290,7 +400,11 @@ describe('a remote run keeps its request slots busy (issue 37, "Back to the netw
       async *units(batches) {
         for await (const batch of batches) {
           consumed.records += batch.length;
-          yield batch.map((record) => ({ source: record.source, id: String(record.fields.id), prepared: { ok: true as const, value: { id: String(record.fields.id) } } }));
+          yield batch.map((record) => ({
+            source: record.source,
+            id: String(record.fields.id),
+            prepared: { ok: true as const, value: { id: String(record.fields.id) } },
+          }));
         }
       },
       send: async (api, payload) => {
@@ -304,12 +418,18 @@ describe('a remote run keeps its request slots busy (issue 37, "Back to the netw
     };
   }
 
-  const answering = (answer: (request: Payload) => ApiResult<unknown>): ApiFactory =>
-    async () => ({ upsertUser: async (request: Payload) => answer(request), close: async () => {} }) as unknown as IntegrationApi;
+  const answering =
+    (answer: (request: Payload) => ApiResult<unknown>): ApiFactory =>
+    async () =>
+      ({ upsertUser: async (request: Payload) => answer(request), close: async () => {} }) as unknown as IntegrationApi;
 
   it('sends its first request once a window of records is validated, not a whole batch of them', async () => {
     await withTempDir(async (dir) => {
-      const io = testDeps(dir, { openApi: answering(() => okResult) }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const io = testDeps(
+        dir,
+        { openApi: answering(() => okResult) },
+        { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+      );
       const events: string[] = [];
       const consumed = { records: 0 };
       let atFirstSend: number | undefined;
@@ -328,25 +448,51 @@ describe('a remote run keeps its request slots busy (issue 37, "Back to the netw
 
   it('an answer that cannot stop the run frees its slot before it is handled; a failure only once handled', async () => {
     await withTempDir(async (dir) => {
-      const failed: ApiResult<unknown> = { status: 400, envelope: { Content: null, Success: false, Errors: [{ Code: 806, Message: 'Owner not found' }] } };
-      const io = testDeps(dir, { openApi: answering((request) => (request.id === 'u1' ? failed : okResult)) }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const failed: ApiResult<unknown> = {
+        status: 400,
+        envelope: { Content: null, Success: false, Errors: [{ Code: 806, Message: 'Owner not found' }] },
+      };
+      const io = testDeps(
+        dir,
+        { openApi: answering((request) => (request.id === 'u1' ? failed : okResult)) },
+        { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+      );
       const events: string[] = [];
-      const { exitCode } = await runPipeline(remoteJob(4, events, { records: 0 }), remote(1), io.deps, targetOnce(remote(1), io.deps));
+      const { exitCode } = await runPipeline(
+        remoteJob(4, events, { records: 0 }),
+        remote(1),
+        io.deps,
+        targetOnce(remote(1), io.deps),
+      );
       expect(exitCode).toBe(1);
       // One request at a time: u0's ok lets u1 go before u0 is handled; u1's failure is handled
       // before u2 goes (a failure may stop the run: --max-errors).
       expect(events.indexOf('send u1')).toBeLessThan(events.indexOf('handled u0'));
       expect(events.indexOf('handled u1')).toBeLessThan(events.indexOf('send u2'));
-      expect(JSON.parse(io.stdout.text).items.map((item: { id: string; status: string }) => `${item.id}:${item.status}`)).toEqual(['u0:ok', 'u1:failed', 'u2:ok', 'u3:ok']);
+      expect(
+        JSON.parse(io.stdout.text).items.map((item: { id: string; status: string }) => `${item.id}:${item.status}`),
+      ).toEqual(['u0:ok', 'u1:failed', 'u2:ok', 'u3:ok']);
     });
   });
 
   it('--max-errors: no request goes after the failure that reaches it', async () => {
     await withTempDir(async (dir) => {
-      const failed: ApiResult<unknown> = { status: 400, envelope: { Content: null, Success: false, Errors: [{ Code: 806, Message: 'Owner not found' }] } };
-      const io = testDeps(dir, { openApi: answering((request) => (request.id === 'u2' ? failed : okResult)) }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const failed: ApiResult<unknown> = {
+        status: 400,
+        envelope: { Content: null, Success: false, Errors: [{ Code: 806, Message: 'Owner not found' }] },
+      };
+      const io = testDeps(
+        dir,
+        { openApi: answering((request) => (request.id === 'u2' ? failed : okResult)) },
+        { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+      );
       const events: string[] = [];
-      const { exitCode } = await runPipeline(remoteJob(8, events, { records: 0 }), { ...remote(1), maxErrors: 1 }, io.deps, targetOnce(remote(1), io.deps));
+      const { exitCode } = await runPipeline(
+        remoteJob(8, events, { records: 0 }),
+        { ...remote(1), maxErrors: 1 },
+        io.deps,
+        targetOnce(remote(1), io.deps),
+      );
       expect(exitCode).toBe(1);
       expect(events.filter((event) => event.startsWith('send'))).toEqual(['send u0', 'send u1', 'send u2']);
       expect(JSON.parse(io.stdout.text).summary).toEqual({ total: 8, ok: 2, partial: 0, failed: 1, skipped: 5 });
@@ -354,20 +500,40 @@ describe('a remote run keeps its request slots busy (issue 37, "Back to the netw
   });
   it('--max-errors with requests in flight: their failures count, and the stop line says so', async () => {
     await withTempDir(async (dir) => {
-      const failed: ApiResult<unknown> = { status: 400, envelope: { Content: null, Success: false, Errors: [{ Code: 806, Message: 'Owner not found' }] } };
-      const io = testDeps(dir, { openApi: answering(() => failed) }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const failed: ApiResult<unknown> = {
+        status: 400,
+        envelope: { Content: null, Success: false, Errors: [{ Code: 806, Message: 'Owner not found' }] },
+      };
+      const io = testDeps(
+        dir,
+        { openApi: answering(() => failed) },
+        { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+      );
       const events: string[] = [];
-      await runPipeline(remoteJob(6, events, { records: 0 }), { ...remote(2), maxErrors: 1 }, io.deps, targetOnce(remote(2), io.deps));
+      await runPipeline(
+        remoteJob(6, events, { records: 0 }),
+        { ...remote(2), maxErrors: 1 },
+        io.deps,
+        targetOnce(remote(2), io.deps),
+      );
       // Both windows' requests went before the first failure was handled: both failed.
       expect(events.filter((event) => event.startsWith('send'))).toEqual(['send u0', 'send u1']);
       expect(JSON.parse(io.stdout.text).summary).toEqual({ total: 6, ok: 0, partial: 0, failed: 2, skipped: 4 });
-      expect(io.stderr.text).toContain('stopped sending at 1 failed (--max-errors), 2 failed in all (requests already in flight finished): the rest was skipped\n');
+      expect(io.stderr.text).toContain(
+        'stopped sending at 1 failed (--max-errors), 2 failed in all (requests already in flight finished): the rest was skipped\n',
+      );
     });
   });
 });
 
 describe('a remote run handles answers once the next requests are written (issue 37, after-writes.ts)', () => {
-  const remote = (concurrency: number) => ({ json: true, yes: true, target: 'remote' as const, baseUrl: 'http://127.0.0.1:9', concurrency });
+  const remote = (concurrency: number) => ({
+    json: true,
+    yes: true,
+    target: 'remote' as const,
+    baseUrl: 'http://127.0.0.1:9',
+    concurrency,
+  });
   const ids = (count: number) => Array.from({ length: count }, (_, i) => `u${i}`);
 
   /**
@@ -398,7 +564,12 @@ describe('a remote run handles answers once the next requests are written (issue
       records: records(ids(count)),
       oneUnitPerRecord: true,
       async *units(batches) {
-        for await (const batch of batches) yield batch.map((record) => ({ source: record.source, id: String(record.fields.id), prepared: { ok: true as const, value: { id: String(record.fields.id) } } }));
+        for await (const batch of batches)
+          yield batch.map((record) => ({
+            source: record.source,
+            id: String(record.fields.id),
+            prepared: { ok: true as const, value: { id: String(record.fields.id) } },
+          }));
       },
       send: async (api, payload) => outcomeOf(await api.upsertUser(payload as never)),
       remember: (unit) => {
@@ -411,11 +582,20 @@ describe('a remote run handles answers once the next requests are written (issue
   it('the request an ok answer lets go is written before that answer is journaled and reported', async () => {
     await withTempDir(async (dir) => {
       const events: string[] = [];
-      const io = testDeps(dir, { openApi: undiciLike(events) }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const io = testDeps(
+        dir,
+        { openApi: undiciLike(events) },
+        { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+      );
       // One piece of units (MIN_PIECE, 16): its sent lines are durable before the first request,
       // so only an answer lets a request go, never the completion of a journal fsync (whose turn
       // depends on the disk). Pieces read ahead between answers: the next test.
-      const { exitCode } = await runPipeline(loggingJob(16, events), remote(4), io.deps, targetOnce(remote(4), io.deps));
+      const { exitCode } = await runPipeline(
+        loggingJob(16, events),
+        remote(4),
+        io.deps,
+        targetOnce(remote(4), io.deps),
+      );
       expect(exitCode).toBe(0);
       expect(JSON.parse(io.stdout.text).summary.ok).toBe(16);
       // u(k+4) goes in uk's slot (a window of 4): it is dispatched in uk's answer's turn and on
@@ -440,7 +620,10 @@ describe('a remote run handles answers once the next requests are written (issue
             requests += 1;
             const [run] = readdirSync(runsDir);
             const journal = readFileSync(join(runsDir, run!, 'journal.ndjson'), 'utf8');
-            if (!journal.split('\n').some((line) => line.includes('"t":"sent"') && line.includes(`"id":"${request.id}"`))) unrecorded.push(request.id);
+            if (
+              !journal.split('\n').some((line) => line.includes('"t":"sent"') && line.includes(`"id":"${request.id}"`))
+            )
+              unrecorded.push(request.id);
             await new Promise((resolve) => setImmediate(resolve));
             return okResult;
           },
@@ -457,7 +640,11 @@ describe('a remote run handles answers once the next requests are written (issue
   it('an input that fails while pieces are read ahead: no unit goes after the failure, and the run ends with it', async () => {
     await withTempDir(async (dir) => {
       const events: string[] = [];
-      const io = testDeps(dir, { openApi: undiciLike(events) }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const io = testDeps(
+        dir,
+        { openApi: undiciLike(events) },
+        { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+      );
       const job = loggingJob(200, events);
       const units = job.units;
       // The structure pass read the file whole; the send pass fails after its first 100 records.
@@ -469,8 +656,12 @@ describe('a remote run handles answers once the next requests are written (issue
           yield piece;
         }
       };
-      await expect(runPipeline(job, remote(4), io.deps, targetOnce(remote(4), io.deps))).rejects.toThrow('changed while it was sent');
-      const sent = events.filter((event) => event.startsWith('dispatch ')).map((event) => Number(event.slice('dispatch u'.length)));
+      await expect(runPipeline(job, remote(4), io.deps, targetOnce(remote(4), io.deps))).rejects.toThrow(
+        'changed while it was sent',
+      );
+      const sent = events
+        .filter((event) => event.startsWith('dispatch '))
+        .map((event) => Number(event.slice('dispatch u'.length)));
       expect(sent.length).toBeGreaterThan(0);
       expect(Math.max(...sent)).toBeLessThan(100);
     });
@@ -486,7 +677,14 @@ describe('the journal starts while the API opens', () => {
       };
       const io = testDeps(dir, { openApi: refusing }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: runsDir });
       const options = { json: true, yes: true, target: 'remote' as const, baseUrl: 'http://127.0.0.1:9' };
-      await expect(runPipeline(job(['a', 'b'], async () => okResult), options, io.deps, targetOnce(options, io.deps))).rejects.toThrow('cannot open the target');
+      await expect(
+        runPipeline(
+          job(['a', 'b'], async () => okResult),
+          options,
+          io.deps,
+          targetOnce(options, io.deps),
+        ),
+      ).rejects.toThrow('cannot open the target');
       // The journal may have been started beside the API: it was removed again.
       expect(await readdir(runsDir).catch(() => [])).toEqual([]);
     });
@@ -500,8 +698,15 @@ describe("a job's ending", () => {
       const io = testDeps(dir, { openApi: fakeApi() }, { EXAMCTL_TOKEN: 'test-token', EXAMCTL_RUNS_DIR: runsDir });
       const options = { json: true, yes: true, target: 'remote' as const, baseUrl: 'http://127.0.0.1:9' };
       const seen: string[] = [];
-      const journalText = () => readdirSync(runsDir).map((id) => readFileSync(join(runsDir, id, 'journal.ndjson'), 'utf8')).join('');
-      const ending = { ...job(['a', 'b'], async () => okResult), ending: async () => void seen.push(journalText().includes('"t":"end"') ? 'after the end line' : 'before the end line') };
+      const journalText = () =>
+        readdirSync(runsDir)
+          .map((id) => readFileSync(join(runsDir, id, 'journal.ndjson'), 'utf8'))
+          .join('');
+      const ending = {
+        ...job(['a', 'b'], async () => okResult),
+        ending: async () =>
+          void seen.push(journalText().includes('"t":"end"') ? 'after the end line' : 'before the end line'),
+      };
       expect((await runPipeline(ending, options, io.deps, targetOnce(options, io.deps))).exitCode).toBe(0);
       expect(seen).toEqual(['before the end line']);
       expect(journalText()).toContain('"t":"end"');

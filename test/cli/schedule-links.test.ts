@@ -24,7 +24,13 @@ async function storeWithSchedule(dir: string): Promise<string> {
       UseProctoringService: true,
     },
     Candidates: [
-      { CandidateExtId: 'c-9001', FirstName: '=HYPERLINK("http://evil.test")', LastName: 'Smith, Jr', Email: 'x@students.example.test', Password: 'Secret-123!' },
+      {
+        CandidateExtId: 'c-9001',
+        FirstName: '=HYPERLINK("http://evil.test")',
+        LastName: 'Smith, Jr',
+        Email: 'x@students.example.test',
+        Password: 'Secret-123!',
+      },
       { CandidateExtId: 'c-9002', FirstName: 'Bo', LastName: '@Lee', Email: 'bo@students.example.test' },
     ],
   });
@@ -33,7 +39,12 @@ async function storeWithSchedule(dir: string): Promise<string> {
   return store;
 }
 
-function linksRun(dir: string, options: Record<string, unknown>, overrides: Partial<CommandDeps> = {}, env: Record<string, string> = {}) {
+function linksRun(
+  dir: string,
+  options: Record<string, unknown>,
+  overrides: Partial<CommandDeps> = {},
+  env: Record<string, string> = {},
+) {
   const io = testDeps(dir, overrides, env);
   return { io, done: run({ store: join(dir, 'store'), output: 'table', ...options }, io.deps) };
 }
@@ -72,7 +83,9 @@ describe('schedule links', () => {
       expect(doc.ScheduleExtId).toBe('S-LIVE');
       expect(doc.UseProctoringService).toBe(false);
       expect(doc.Candidates.map((c: { CandidateExtId: string }) => c.CandidateExtId)).toEqual(['c-1005', 'c-1006']);
-      expect(doc.Candidates.every((c: Record<string, unknown>) => typeof c.StartupLink === 'string' && !('LaunchUrl' in c))).toBe(true);
+      expect(
+        doc.Candidates.every((c: Record<string, unknown>) => typeof c.StartupLink === 'string' && !('LaunchUrl' in c)),
+      ).toBe(true);
       const again = linksRun(dir, { scheduleExtId: 'S-LIVE', output: 'json' });
       expect(await again.done).toBe(0);
       expect(JSON.parse(again.io.stdout.text)).toEqual(doc);
@@ -86,16 +99,25 @@ describe('schedule links', () => {
       expect(await piped.done).toBe(0);
       expect(piped.io.stdout.text).toContain('│ Candidate');
       expect(piped.io.stdout.text).toContain('LaunchUrl');
-      const narrow = linksRun(dir, { scheduleExtId: 'S-MAIL' }, { stdoutIsTTY: true, stdoutColumns: 50 }, { NO_COLOR: '1' });
+      const narrow = linksRun(
+        dir,
+        { scheduleExtId: 'S-MAIL' },
+        { stdoutIsTTY: true, stdoutColumns: 50 },
+        { NO_COLOR: '1' },
+      );
       expect(await narrow.done).toBe(0);
       const text = narrow.io.stdout.text;
       expect(text).not.toContain('│');
-      expect(text).toContain('c-9002  Bo @Lee\n  Email        bo@students.example.test\n  StartupLink  https://exam.example.test/delivery/external-login?session=');
-      const links = JSON.parse((await (async () => {
-        const json = linksRun(dir, { scheduleExtId: 'S-MAIL', json: true });
-        await json.done;
-        return json.io.stdout.text;
-      })())).Candidates as { StartupLink: string; LaunchUrl: string }[];
+      expect(text).toContain(
+        'c-9002  Bo @Lee\n  Email        bo@students.example.test\n  StartupLink  https://exam.example.test/delivery/external-login?session=',
+      );
+      const links = JSON.parse(
+        await (async () => {
+          const json = linksRun(dir, { scheduleExtId: 'S-MAIL', json: true });
+          await json.done;
+          return json.io.stdout.text;
+        })(),
+      ).Candidates as { StartupLink: string; LaunchUrl: string }[];
       for (const link of links) {
         expect(text).toContain(link.StartupLink);
         expect(text).toContain(link.LaunchUrl);
@@ -107,13 +129,21 @@ describe('schedule links', () => {
     await withTempDir(async (dir) => {
       await storeWithSchedule(dir);
       const { done } = linksRun(dir, { scheduleExtId: 's-mail' });
-      await expect(done).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/no schedule s-mail on local store .*did you mean S-MAIL\?/) });
+      await expect(done).rejects.toMatchObject({
+        exitCode: 2,
+        message: expect.stringMatching(/no schedule s-mail on local store .*did you mean S-MAIL\?/),
+      });
     });
   });
 
   it('a remote target is exit 2: the API does not return links', async () => {
     await withTempDir(async (dir) => {
-      const { done } = linksRun(dir, { scheduleExtId: 'S-LIVE', store: undefined, target: 'remote', baseUrl: 'https://exam.example.test' });
+      const { done } = linksRun(dir, {
+        scheduleExtId: 'S-LIVE',
+        store: undefined,
+        target: 'remote',
+        baseUrl: 'https://exam.example.test',
+      });
       await expect(done).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('does not return') });
     });
   });
@@ -136,7 +166,10 @@ describe('schedule links', () => {
       expect(await done).toBe(0);
       expect(io.stdout.text.split(/\r?\n/).filter((line) => line !== '')).toHaveLength(3);
       const off = linksRun(dir, {}, { isTTY: false });
-      await expect(off.done).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('missing <ScheduleExtId>') });
+      await expect(off.done).rejects.toMatchObject({
+        exitCode: 2,
+        message: expect.stringContaining('missing <ScheduleExtId>'),
+      });
     });
   });
 });

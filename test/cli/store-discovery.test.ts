@@ -18,7 +18,11 @@ function probeOf(stores: string[]) {
 
 describe('store discovery', () => {
   it('looks in the current directory, then each parent, stopping before home', () => {
-    expect(searchDirectories('/home/ann/exams/2026/dec', '/home/ann')).toEqual(['/home/ann/exams/2026/dec', '/home/ann/exams/2026', '/home/ann/exams']);
+    expect(searchDirectories('/home/ann/exams/2026/dec', '/home/ann')).toEqual([
+      '/home/ann/exams/2026/dec',
+      '/home/ann/exams/2026',
+      '/home/ann/exams',
+    ]);
   });
 
   it('outside home it stops before the filesystem root; at home or root only that directory', () => {

@@ -3,10 +3,29 @@ import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeSystemError, storeFileUnreadable, systemErrorCode, systemErrorWords } from '../../src/system/system-error-words.js';
+import {
+  describeSystemError,
+  storeFileUnreadable,
+  systemErrorCode,
+  systemErrorWords,
+} from '../../src/system/system-error-words.js';
 import { StoreDamagedError } from '../../src/system/errors.js';
 
-const USER_CODES = ['ENOENT', 'EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'ENOSPC', 'EROFS', 'EEXIST', 'EMFILE', 'ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET'];
+const USER_CODES = [
+  'ENOENT',
+  'EACCES',
+  'EPERM',
+  'EISDIR',
+  'ENOTDIR',
+  'ENOSPC',
+  'EROFS',
+  'EEXIST',
+  'EMFILE',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'ECONNRESET',
+];
 
 describe('system errors in words', () => {
   it.each(USER_CODES)('%s has words of its own, never the bare code', (code) => {
@@ -27,7 +46,9 @@ describe('system errors in words', () => {
   });
 
   it('finds the code through causes (fetch failed -> ECONNREFUSED) and keeps it in parentheses', () => {
-    const wrapped = new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) });
+    const wrapped = new TypeError('fetch failed', {
+      cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+    });
     expect(systemErrorCode(wrapped)).toBe('ECONNREFUSED');
     expect(describeSystemError(wrapped)).toMatch(/^the connection was refused: .*\(ECONNREFUSED\)$/);
     expect(describeSystemError(Object.assign(new Error('x'), { code: 'EWEIRD' }))).toBe('x');

@@ -17,7 +17,11 @@ import { testDeps, withTempDir } from './helpers.js';
 
 const USERS = 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\n';
 
-async function run(dir: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string }> {
+async function run(
+  dir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stderr: string }> {
   const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), ...env });
   const code = await runCli(args, io.deps);
   return { code, stderr: io.stderr.text };
@@ -34,41 +38,94 @@ describe('system errors reach the admin in words', () => {
       await writeFile(join(dir, 'users.csv'), USERS);
       execFileSync('mkfifo', [join(dir, 'map.json')]);
       await mkdir(join(dir, 'maps'));
-      const fifo = await run(dir, ['--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv', '--dry-run', '--map-file', 'map.json']);
+      const fifo = await run(dir, [
+        '--store',
+        join(dir, 'store'),
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        '--dry-run',
+        '--map-file',
+        'map.json',
+      ]);
       expect(fifo.code).toBe(2);
       expect(fifo.stderr).toContain('--map-file map.json: cannot read: it is a FIFO, not a regular file');
       expect(bareCode(fifo.stderr)).toBeNull();
-      const directory = await run(dir, ['--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv', '--dry-run', '--map-file', 'maps']);
+      const directory = await run(dir, [
+        '--store',
+        join(dir, 'store'),
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        '--dry-run',
+        '--map-file',
+        'maps',
+      ]);
       expect(directory.code).toBe(2);
       expect(directory.stderr).toContain('--map-file maps: cannot read: it is a directory, not a regular file');
     }));
 
   it.each([
     ['a directory', (dir: string) => mkdir(join(dir, 'out.csv')), 'out.csv', 'it is a directory, not a file (EISDIR)'],
-    ['under a missing directory', async () => undefined, join('no-such-dir', 'out.csv'), 'the directory does not exist (ENOENT)'],
-    ['under a file', (dir: string) => writeFile(join(dir, 'plain'), ''), join('plain', 'out.csv'), 'a part of the path is a file, not a directory (ENOTDIR)'],
+    [
+      'under a missing directory',
+      async () => undefined,
+      join('no-such-dir', 'out.csv'),
+      'the directory does not exist (ENOENT)',
+    ],
+    [
+      'under a file',
+      (dir: string) => writeFile(join(dir, 'plain'), ''),
+      join('plain', 'out.csv'),
+      'a part of the path is a file, not a directory (ENOTDIR)',
+    ],
   ])('--report %s: exit 2 before anything is sent, the reason in words', (_what, make, report, words) =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), USERS);
       await make(dir);
-      const said = await run(dir, ['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv', '--report', report]);
+      const said = await run(dir, [
+        '--target',
+        'local',
+        '--store',
+        join(dir, 'store'),
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        '--report',
+        report,
+      ]);
       expect(said.code, said.stderr).toBe(2);
-      expect(said.stderr).toMatch(new RegExp(`cannot write report \\S*${report.replace(/[.\\/]/g, '\\$&')}: ${words.replace(/[()]/g, '\\$&')}`));
+      expect(said.stderr).toMatch(
+        new RegExp(`cannot write report \\S*${report.replace(/[.\\/]/g, '\\$&')}: ${words.replace(/[()]/g, '\\$&')}`),
+      );
       expect(bareCode(said.stderr)).toBeNull();
     }),
   );
 
   it('a report on a read-only file system: EROFS in words', () => {
     const readOnly = Object.assign(new Error("EROFS: read-only file system, open '/mnt/ro/r.csv'"), { code: 'EROFS' });
-    expect(cannotWriteReport('/mnt/ro/r.csv', readOnly).message).toBe('cannot write report /mnt/ro/r.csv: the file system is read-only (EROFS)');
+    expect(cannotWriteReport('/mnt/ro/r.csv', readOnly).message).toBe(
+      'cannot write report /mnt/ro/r.csv: the file system is read-only (EROFS)',
+    );
   });
 
   it("the run journal's fingerprint of an input that is not a regular file says what it is", () =>
     withTempDir(async (dir) => {
       await mkdir(join(dir, 'users.csv'));
       const io = testDeps(dir, { invocation: { file: 'users.csv' } }, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
-      const started = startJournaling('user sync', { kind: 'local', store: join(dir, 'store') } as never, 1, {} as never, io.deps);
-      await expect(started).rejects.toThrow(`cannot read ${join(dir, 'users.csv')} for the run journal: it is a directory, not a regular file`);
+      const started = startJournaling(
+        'user sync',
+        { kind: 'local', store: join(dir, 'store') } as never,
+        1,
+        {} as never,
+        io.deps,
+      );
+      await expect(started).rejects.toThrow(
+        `cannot read ${join(dir, 'users.csv')} for the run journal: it is a directory, not a regular file`,
+      );
     }));
 
   it('--pin-file, --schedule, a world file, the runs and sync directories: each in words', () =>
@@ -76,10 +133,49 @@ describe('system errors reach the admin in words', () => {
       await writeFile(join(dir, 'users.csv'), USERS);
       await writeFile(join(dir, 'plain'), '');
       const cases: [string[], Record<string, string>, string][] = [
-        [['--target', 'local', '--store', join(dir, 'store'), 'schedule', 'push', '--file', 'users.csv', '--dry-run', '--schedule', 'none.json'], {}, 'none.json: cannot read: no such file'],
-        [['--store', join(dir, 'store'), 'local', 'init', '--seed', 'no-world.json'], {}, 'no-world.json: no such file'],
-        [['runs', 'list'], { EXAMCTL_RUNS_DIR: join(dir, 'plain', 'runs') }, `the runs directory ${join(dir, 'plain', 'runs')} is not a directory`],
-        [['--target', 'local', '--store', join(dir, 'store'), 'schedule', 'push', '--file', 'users.csv', '--pin-file', 'no-pin.txt'], {}, '--pin-file: cannot read no-pin.txt: the file does not exist (ENOENT)'],
+        [
+          [
+            '--target',
+            'local',
+            '--store',
+            join(dir, 'store'),
+            'schedule',
+            'push',
+            '--file',
+            'users.csv',
+            '--dry-run',
+            '--schedule',
+            'none.json',
+          ],
+          {},
+          'none.json: cannot read: no such file',
+        ],
+        [
+          ['--store', join(dir, 'store'), 'local', 'init', '--seed', 'no-world.json'],
+          {},
+          'no-world.json: no such file',
+        ],
+        [
+          ['runs', 'list'],
+          { EXAMCTL_RUNS_DIR: join(dir, 'plain', 'runs') },
+          `the runs directory ${join(dir, 'plain', 'runs')} is not a directory`,
+        ],
+        [
+          [
+            '--target',
+            'local',
+            '--store',
+            join(dir, 'store'),
+            'schedule',
+            'push',
+            '--file',
+            'users.csv',
+            '--pin-file',
+            'no-pin.txt',
+          ],
+          {},
+          '--pin-file: cannot read no-pin.txt: the file does not exist (ENOENT)',
+        ],
       ];
       for (const [args, env, words] of cases) {
         const said = await run(dir, args, env);
@@ -90,9 +186,15 @@ describe('system errors reach the admin in words', () => {
     }));
 
   it('a code examctl has no words of its own for gets the system words, never the code alone', () => {
-    expect(describeSystemError(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }))).toBe('an input/output error (a failing disk, or a network drive that went away) (EIO)');
-    expect(describeSystemError(Object.assign(new Error('ENOTSUP'), { code: 'ENOTSUP' }))).toBe('operation not supported on socket (ENOTSUP)');
-    expect(describeSystemError(Object.assign(new Error('EWEIRD'), { code: 'EWEIRD' }))).toBe('the system refused with EWEIRD');
+    expect(describeSystemError(Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' }))).toBe(
+      'an input/output error (a failing disk, or a network drive that went away) (EIO)',
+    );
+    expect(describeSystemError(Object.assign(new Error('ENOTSUP'), { code: 'ENOTSUP' }))).toBe(
+      'operation not supported on socket (ENOTSUP)',
+    );
+    expect(describeSystemError(Object.assign(new Error('EWEIRD'), { code: 'EWEIRD' }))).toBe(
+      'the system refused with EWEIRD',
+    );
   });
 
   it('no message in src/ puts a bare errno code where words belong', () => {

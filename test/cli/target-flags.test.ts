@@ -72,7 +72,10 @@ const SURVEY: ReadonlyArray<readonly [argv: string, reads: readonly string[]]> =
 async function parse(argv: readonly string[]): Promise<Record<string, unknown>> {
   let received: Record<string, unknown> | undefined;
   const recorders: Behaviours = new Map(
-    [...COMMAND_BEHAVIOURS.keys()].map((path) => [path, { run: async () => async (options: never) => ((received = options), 0) }]),
+    [...COMMAND_BEHAVIOURS.keys()].map((path) => [
+      path,
+      { run: async () => async (options: never) => ((received = options), 0) },
+    ]),
   );
   await buildProgram(testDeps('/').deps, () => undefined, COMMANDS, recorders).parseAsync([...argv], { from: 'user' });
   if (received === undefined) throw new Error(`no command ran for: ${argv.join(' ')}`);
@@ -83,41 +86,63 @@ const PAIRS = SURVEY.flatMap(([argv, reads]) => ALL.map((flag) => [argv, flag, r
 
 describe('a target flag a command does not read', () => {
   it('the survey covers every runnable command', () => {
-    const surveyed = SURVEY.map(([argv]) => COMMANDS.find((each) => each.options !== undefined && `${argv} `.startsWith(`${commandName(each)} `)));
+    const surveyed = SURVEY.map(([argv]) =>
+      COMMANDS.find((each) => each.options !== undefined && `${argv} `.startsWith(`${commandName(each)} `)),
+    );
     const runnable = COMMANDS.filter((each) => each.options !== undefined);
     expect(new Set(surveyed).size).toBe(runnable.length);
     expect(surveyed.every((each) => each !== undefined)).toBe(true);
   });
 
-  it.each(PAIRS)('%s %s (read: %s): taken where read, else exit 2 naming it, before the command runs', async (argv, flag, read) => {
-    const { argv: flagArgv, key, value } = FLAGS[flag]!;
-    const given = [...argv.split(' '), ...flagArgv];
-    const outcome = await parse(given).catch((caught: unknown) => caught);
-    if (read) {
-      expect(outcome).not.toBeInstanceOf(Error);
-      expect((outcome as Record<string, unknown>)[key]).toEqual(value);
-      return;
-    }
-    expect(outcome).toBeInstanceOf(UsageError);
-    expect((outcome as UsageError).exitCode).toBe(ExitCode.Usage);
-    const name = commandName(COMMANDS.find((each) => each.options !== undefined && `${argv} `.startsWith(`${commandName(each)} `))!);
-    expect((outcome as UsageError).message).toMatch(new RegExp(`^${flag}: ${name} (reads no target or profile|takes [-a-z, ]+, not ${flag})`));
-    expect((outcome as UsageError).message).toMatch(new RegExp(`; leave ${flag} out$`));
-  });
+  it.each(PAIRS)(
+    '%s %s (read: %s): taken where read, else exit 2 naming it, before the command runs',
+    async (argv, flag, read) => {
+      const { argv: flagArgv, key, value } = FLAGS[flag]!;
+      const given = [...argv.split(' '), ...flagArgv];
+      const outcome = await parse(given).catch((caught: unknown) => caught);
+      if (read) {
+        expect(outcome).not.toBeInstanceOf(Error);
+        expect((outcome as Record<string, unknown>)[key]).toEqual(value);
+        return;
+      }
+      expect(outcome).toBeInstanceOf(UsageError);
+      expect((outcome as UsageError).exitCode).toBe(ExitCode.Usage);
+      const name = commandName(
+        COMMANDS.find((each) => each.options !== undefined && `${argv} `.startsWith(`${commandName(each)} `))!,
+      );
+      expect((outcome as UsageError).message).toMatch(
+        new RegExp(`^${flag}: ${name} (reads no target or profile|takes [-a-z, ]+, not ${flag})`),
+      );
+      expect((outcome as UsageError).message).toMatch(new RegExp(`; leave ${flag} out$`));
+    },
+  );
 
   it('a local command takes --target local (a script prefixing its target to every command), never --target remote', async () => {
-    expect(await parse(['--target', 'local', '--store', 'st', 'local', 'export'])).toMatchObject({ target: 'local', store: 'st' });
-    await expect(parse(['local', 'export', '--target', 'remote'])).rejects.toThrow('--target: local export takes --store (and --target local), not --target remote; leave --target out');
-    await expect(parse(['--target', 'remote', 'local', 'init'])).rejects.toThrow('local init takes --store (and --target local), not --target remote;');
+    expect(await parse(['--target', 'local', '--store', 'st', 'local', 'export'])).toMatchObject({
+      target: 'local',
+      store: 'st',
+    });
+    await expect(parse(['local', 'export', '--target', 'remote'])).rejects.toThrow(
+      '--target: local export takes --store (and --target local), not --target remote; leave --target out',
+    );
+    await expect(parse(['--target', 'remote', 'local', 'init'])).rejects.toThrow(
+      'local init takes --store (and --target local), not --target remote;',
+    );
   });
 
   it('before or after the command alike', async () => {
-    await expect(parse(['--store', 'st', 'runs', 'list'])).rejects.toThrow('--store: runs list reads no target or profile; leave --store out');
-    await expect(parse(['runs', 'list', '--store', 'st'])).rejects.toThrow('--store: runs list reads no target or profile; leave --store out');
+    await expect(parse(['--store', 'st', 'runs', 'list'])).rejects.toThrow(
+      '--store: runs list reads no target or profile; leave --store out',
+    );
+    await expect(parse(['runs', 'list', '--store', 'st'])).rejects.toThrow(
+      '--store: runs list reads no target or profile; leave --store out',
+    );
   });
 
   it('config set-profile and login say which target flags are the profile settings there, and that a profile keeps no store', async () => {
-    await expect(parse(['config', 'set-profile', 'q', '--concurrency', '4', '--store', './exams', '--target', 'remote'])).rejects.toThrow(
+    await expect(
+      parse(['config', 'set-profile', 'q', '--concurrency', '4', '--store', './exams', '--target', 'remote']),
+    ).rejects.toThrow(
       '--target: config set-profile takes --base-url, --token-file, --concurrency, --rate, --allow-insecure-http, not --target; leave --target out',
     );
     await expect(parse(['config', 'set-profile', 'q', '--store', './exams'])).rejects.toThrow(
@@ -127,11 +152,15 @@ describe('a target flag a command does not read', () => {
       '--token-file: login takes --base-url, --profile, --allow-insecure-http, not --token-file (a profile keeps one: config set-profile <name> --token-file <path>); leave --token-file out',
     );
     // Only where a profile is written: runs show reads --profile, and --store there has no profile hint.
-    await expect(parse(['runs', 'show', 'last', '--store', 'x'])).rejects.toThrow('--store: runs show takes --profile, not --store; leave --store out');
+    await expect(parse(['runs', 'show', 'last', '--store', 'x'])).rejects.toThrow(
+      '--store: runs show takes --profile, not --store; leave --store out',
+    );
   });
 
   it('--profile where no profile is read: exit 2 pointing at EXAMCTL_PROFILE, which such a command ignores', async () => {
-    await expect(parse(['runs', 'list', '--profile', 'prod'])).rejects.toThrow('--profile: runs list reads no target or profile (scripts: EXAMCTL_PROFILE); leave --profile out');
+    await expect(parse(['runs', 'list', '--profile', 'prod'])).rejects.toThrow(
+      '--profile: runs list reads no target or profile (scripts: EXAMCTL_PROFILE); leave --profile out',
+    );
     await withTempDir(async (dir) => {
       const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_PROFILE: 'prod' });
       expect(await runCli(['runs', 'list', '--json'], io.deps), io.stderr.text).toBe(0);
@@ -143,7 +172,12 @@ describe('a target flag a command does not read', () => {
     await withTempDir(async (dir) => {
       const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_CONFIG_DIR: join(dir, 'cfg') };
       const profile = testDeps(dir, {}, env);
-      expect(await runCli(['config', 'set-profile', 'q', '--concurrency', '4', '--store', './exams', '--target', 'remote'], profile.deps)).toBe(2);
+      expect(
+        await runCli(
+          ['config', 'set-profile', 'q', '--concurrency', '4', '--store', './exams', '--target', 'remote'],
+          profile.deps,
+        ),
+      ).toBe(2);
       expect(profile.stderr.text).toContain('examctl: --target: config set-profile takes --base-url');
       expect(existsSync(join(dir, 'cfg', 'config.json'))).toBe(false);
       const runs = testDeps(dir, {}, env);
@@ -159,7 +193,12 @@ describe('a target flag a command does not read', () => {
 
   it('a new command must say which it takes: a declaration without takes fails the type check', () => {
     // @ts-expect-error takes is required: refusing or taking each target flag is the command's decision.
-    const undecided = declareCommand({ path: ['roster', 'push'], description: 'a new command', examples: [], options: [] as const });
+    const undecided = declareCommand({
+      path: ['roster', 'push'],
+      description: 'a new command',
+      examples: [],
+      options: [] as const,
+    });
     expect(undecided.takes).toBeUndefined();
   });
 });

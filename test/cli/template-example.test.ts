@@ -11,7 +11,11 @@ const fixture = (name: string) => readFile(new URL(`../../fixtures/${name}`, imp
 describe('template --example', () => {
   it('prints the shipped sittings, users and collection files byte for byte', async () => {
     await withTempDir(async (dir) => {
-      for (const [kind, name] of [['sittings', 'sittings.csv'], ['users', 'users.csv'], ['collection', 'collection.json']]) {
+      for (const [kind, name] of [
+        ['sittings', 'sittings.csv'],
+        ['users', 'users.csv'],
+        ['collection', 'collection.json'],
+      ]) {
         const io = testDeps(dir);
         expect(await runCli(['template', kind!, '--example'], io.deps)).toBe(0);
         expect(io.stdout.text).toBe(await fixture(name!));

@@ -22,7 +22,9 @@ describe('terminal text', () => {
   it('turns the line and paragraph separators into ?; stdout on a terminal writes what JSON leaves raw as escapes', () => {
     expect(terminalLine('a\u2028b\u2029c')).toBe('a?b?c');
     const written: string[] = [];
-    void terminalStdout({ write: (text) => void written.push(text) }).write(`${JSON.stringify({ v: 'a\x1b\x7f\x9b\x85\u202e\u2069\u2028\u2029שלום' })}\n\x1b[36m`);
+    void terminalStdout({ write: (text) => void written.push(text) }).write(
+      `${JSON.stringify({ v: 'a\x1b\x7f\x9b\x85\u202e\u2069\u2028\u2029שלום' })}\n\x1b[36m`,
+    );
     expect(written).toEqual(['{"v":"a\\u001b\\u007f\\u009b\\u0085\\u202e\\u2069\\u2028\\u2029שלום"}\n\x1b[36m']);
   });
 

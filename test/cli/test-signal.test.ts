@@ -26,16 +26,25 @@ describe('EXAMCTL_TEST_SIGNAL_AFTER', () => {
     }
   });
 
-  it.each(['outcome:0:SIGKILL', 'outcome:5', 'later:5:SIGKILL', 'outcome:5:SIGUSR1', 'outcome:-1:SIGINT'])('refuses %s as a usage error naming the variable', (value) => {
-    expect(() => testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: value })).toThrow(UsageError);
-    expect(() => testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: value })).toThrow(/EXAMCTL_TEST_SIGNAL_AFTER/);
-  });
+  it.each(['outcome:0:SIGKILL', 'outcome:5', 'later:5:SIGKILL', 'outcome:5:SIGUSR1', 'outcome:-1:SIGINT'])(
+    'refuses %s as a usage error naming the variable',
+    (value) => {
+      expect(() => testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: value })).toThrow(UsageError);
+      expect(() => testSignalFrom({ EXAMCTL_TEST_SIGNAL_AFTER: value })).toThrow(/EXAMCTL_TEST_SIGNAL_AFTER/);
+    },
+  );
 
   it('a run with it set says so first (one left in a job would kill every run unnamed)', () =>
     withTempDir(async (dir) => {
-      const io = testDeps(dir, {}, { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:999999:SIGTERM', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const io = testDeps(
+        dir,
+        {},
+        { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:999999:SIGTERM', EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+      );
       const users = resolve(__dirname, '../../fixtures/users.csv');
       expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', users], io.deps)).toBe(0);
-      expect(io.stderr.text).toContain('examctl: EXAMCTL_TEST_SIGNAL_AFTER=outcome:999999:SIGTERM is set: this run signals itself');
+      expect(io.stderr.text).toContain(
+        'examctl: EXAMCTL_TEST_SIGNAL_AFTER=outcome:999999:SIGTERM is set: this run signals itself',
+      );
     }));
 });

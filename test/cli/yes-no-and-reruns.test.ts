@@ -42,7 +42,10 @@ describe('Y and N in a yes/no field', () => {
 
   it('a spelling that is none of them names the accepted ones, Y/N among them', () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'u.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role,SpecialNeeds\ns-1,Ann,Lee,ann@example.test,s-1,Candidate,ja\n');
+      await writeFile(
+        join(dir, 'u.csv'),
+        'ExternalId,FirstName,LastName,Email,UserName,Role,SpecialNeeds\ns-1,Ann,Lee,ann@example.test,s-1,Candidate,ja\n',
+      );
       const run = await cli(dir, ['user', 'sync', '--file', 'u.csv', '--dry-run', '--json']);
       const [item] = (JSON.parse(run.stdout) as { items: Item[] }).items;
       expect(item?.errors[0]?.message).toBe('SpecialNeeds must be true/false, yes/no, Y/N or 1/0 (any case), not "ja"');
@@ -57,10 +60,18 @@ describe('invigilators remove run again', () => {
       const again = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', 'inv-1', '--json']);
       expect(again.code).toBe(1);
       const doc = JSON.parse(again.stdout) as { items: Item[]; summary: Record<string, number> };
-      expect(doc.items[0]).toMatchObject({ id: 'inv-1', status: 'failed', errors: [expect.objectContaining({ code: 319 })], note: 'not an invigilator of S-FUTURE: nothing to remove (with --missing-ok that is ok)' });
+      expect(doc.items[0]).toMatchObject({
+        id: 'inv-1',
+        status: 'failed',
+        errors: [expect.objectContaining({ code: 319 })],
+        note: 'not an invigilator of S-FUTURE: nothing to remove (with --missing-ok that is ok)',
+      });
       expect(doc.summary).toMatchObject({ ok: 0, partial: 0, failed: 1 });
       const missingOk = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', 'inv-1', '--missing-ok', '--json']);
       expect(missingOk.code).toBe(0);
-      expect((JSON.parse(missingOk.stdout) as { items: Item[] }).items[0]).toMatchObject({ status: 'ok', action: 'unchanged' });
+      expect((JSON.parse(missingOk.stdout) as { items: Item[] }).items[0]).toMatchObject({
+        status: 'ok',
+        action: 'unchanged',
+      });
     }));
 });

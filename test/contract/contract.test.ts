@@ -79,7 +79,9 @@ describe('contract: local engine vs remote client through local serve', () => {
 
   it('the remote run really went over HTTP with the token accepted (no 403 in the server log)', () => {
     expect(serverLog.some((line) => line.startsWith('POST /api/v1/integrations/user 200'))).toBe(true);
-    expect(serverLog.some((line) => line.startsWith('DELETE /api/v1/integrations/schedule/S-FUTURE/invigilators'))).toBe(true);
+    expect(
+      serverLog.some((line) => line.startsWith('DELETE /api/v1/integrations/schedule/S-FUTURE/invigilators')),
+    ).toBe(true);
     expect(serverLog.filter((line) => / 403 /.test(line))).toEqual([]);
     expect(serverLog.join('\n')).not.toContain('dev-token');
   });
@@ -89,7 +91,17 @@ describe('contract: local engine vs remote client through local serve', () => {
     const [first, upsert, again] = local;
     expect(first!.code).toBe(1);
     const items = itemsOf(first);
-    expect(items.map((i) => i.status)).toEqual(['ok', 'ok', 'failed', 'failed', 'failed', 'failed', 'ok', 'failed', 'failed']);
+    expect(items.map((i) => i.status)).toEqual([
+      'ok',
+      'ok',
+      'failed',
+      'failed',
+      'failed',
+      'failed',
+      'ok',
+      'failed',
+      'failed',
+    ]);
     expect(items[1]!.id).toBe('<generated>');
     expect(items[2]!.errors.map((e) => e.message).join(' ')).toMatch(/duplicate scheduleextid/i);
     expect(items[3]!.errors.map((e) => e.message).join(' ')).toMatch(/90/);
@@ -97,7 +109,11 @@ describe('contract: local engine vs remote client through local serve', () => {
     expect(items[5]!.errors.map((e) => e.message).join(' ')).toMatch(/inactive|not active/i);
     expect(items[7]!.errors.map((e) => e.message).join(' ')).toMatch(/AttemptExtId/);
     expect(itemsOf(upsert).map((i) => i.status)).toEqual(['ok', 'failed', 'ok']);
-    expect(itemsOf(upsert)[1]!.errors.map((e) => e.message).join(' ')).toMatch(/activated|started/i);
+    expect(
+      itemsOf(upsert)[1]!
+        .errors.map((e) => e.message)
+        .join(' '),
+    ).toMatch(/activated|started/i);
     expect(itemsOf(again).map((i) => i.status)).toEqual(['failed', 'failed', 'failed']);
   });
 

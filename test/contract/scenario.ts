@@ -37,43 +37,172 @@ const candidates = (prefix: string, n: number, extra: Record<string, unknown> = 
 const scheduleRequests = [
   // new, with a new group under the schedule's hierarchy
   {
-    Schedule: { ScheduleExtId: 'S-NEW-1', AssessmentExtId: 'A-MATH-1', Title: 'Maths December', StartDateTime: '2026-12-01T09:00:00Z', GroupExtId: 'H-DEC', GroupName: 'December group' },
+    Schedule: {
+      ScheduleExtId: 'S-NEW-1',
+      AssessmentExtId: 'A-MATH-1',
+      Title: 'Maths December',
+      StartDateTime: '2026-12-01T09:00:00Z',
+      GroupExtId: 'H-DEC',
+      GroupName: 'December group',
+    },
     Candidates: candidates('cn', 2),
   },
   // new, no ScheduleExtId: the service generates one (masked)
-  { Schedule: { AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-02T09:00:00Z', GroupExtId: 'H-NORTH', GroupName: 'North campus' }, Candidates: candidates('cg', 1) },
+  {
+    Schedule: {
+      AssessmentExtId: 'A-MATH-1',
+      StartDateTime: '2026-12-02T09:00:00Z',
+      GroupExtId: 'H-NORTH',
+      GroupName: 'North campus',
+    },
+    Candidates: candidates('cg', 1),
+  },
   // duplicate of a stored schedule without Upsert
-  { Schedule: { ScheduleExtId: 'S-FUTURE', AssessmentExtId: 'A-PHYS-2', Title: 'Physics again', StartDateTime: '2026-12-10T09:00:00Z', GroupExtId: 'H-NORTH', GroupName: 'North campus' }, Workflow: 'EXTERNAL_ATTEMPTS', Candidates: candidates('cd', 1, { AttemptExtId: 'at-d' }) },
+  {
+    Schedule: {
+      ScheduleExtId: 'S-FUTURE',
+      AssessmentExtId: 'A-PHYS-2',
+      Title: 'Physics again',
+      StartDateTime: '2026-12-10T09:00:00Z',
+      GroupExtId: 'H-NORTH',
+      GroupName: 'North campus',
+    },
+    Workflow: 'EXTERNAL_ATTEMPTS',
+    Candidates: candidates('cd', 1, { AttemptExtId: 'at-d' }),
+  },
   // span rule: End - Start must exceed duration (90) + extra (0)
-  { Schedule: { ScheduleExtId: 'S-SPAN', AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-03T09:00:00Z', EndDateTime: '2026-12-03T10:00:00Z', GroupExtId: 'H-NORTH', GroupName: 'North campus' }, Candidates: candidates('cs', 1) },
+  {
+    Schedule: {
+      ScheduleExtId: 'S-SPAN',
+      AssessmentExtId: 'A-MATH-1',
+      StartDateTime: '2026-12-03T09:00:00Z',
+      EndDateTime: '2026-12-03T10:00:00Z',
+      GroupExtId: 'H-NORTH',
+      GroupName: 'North campus',
+    },
+    Candidates: candidates('cs', 1),
+  },
   // inactive hierarchy as the group
-  { Schedule: { ScheduleExtId: 'S-OLDGROUP', AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-04T09:00:00Z', GroupExtId: 'H-OLD', GroupName: 'Closed campus' }, Candidates: candidates('co', 1) },
+  {
+    Schedule: {
+      ScheduleExtId: 'S-OLDGROUP',
+      AssessmentExtId: 'A-MATH-1',
+      StartDateTime: '2026-12-04T09:00:00Z',
+      GroupExtId: 'H-OLD',
+      GroupName: 'Closed campus',
+    },
+    Candidates: candidates('co', 1),
+  },
   // inactive hierarchy as the schedule's hierarchy
-  { Schedule: { ScheduleExtId: 'S-OLDSG', AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-04T09:00:00Z', ScheduleGroupExtId: 'H-OLD', GroupExtId: 'H-NORTH', GroupName: 'North campus' }, Candidates: candidates('cq', 1) },
+  {
+    Schedule: {
+      ScheduleExtId: 'S-OLDSG',
+      AssessmentExtId: 'A-MATH-1',
+      StartDateTime: '2026-12-04T09:00:00Z',
+      ScheduleGroupExtId: 'H-OLD',
+      GroupExtId: 'H-NORTH',
+      GroupName: 'North campus',
+    },
+    Candidates: candidates('cq', 1),
+  },
   // EXTERNAL_ATTEMPTS with AttemptExtIds: ok
-  { Schedule: { ScheduleExtId: 'S-EXT', AssessmentExtId: 'A-PHYS-2', StartDateTime: '2026-12-05T09:00:00Z', GroupExtId: 'H-NORTH', GroupName: 'North campus' }, Workflow: 'EXTERNAL_ATTEMPTS', Candidates: candidates('ce', 2).map((c, i) => ({ ...c, AttemptExtId: `att-${i}` })) },
+  {
+    Schedule: {
+      ScheduleExtId: 'S-EXT',
+      AssessmentExtId: 'A-PHYS-2',
+      StartDateTime: '2026-12-05T09:00:00Z',
+      GroupExtId: 'H-NORTH',
+      GroupName: 'North campus',
+    },
+    Workflow: 'EXTERNAL_ATTEMPTS',
+    Candidates: candidates('ce', 2).map((c, i) => ({ ...c, AttemptExtId: `att-${i}` })),
+  },
   // EXTERNAL_ATTEMPTS with a candidate lacking AttemptExtId: refused
-  { Schedule: { ScheduleExtId: 'S-EXT-BAD', AssessmentExtId: 'A-PHYS-2', StartDateTime: '2026-12-05T09:00:00Z', GroupExtId: 'H-NORTH', GroupName: 'North campus' }, Workflow: 'EXTERNAL_ATTEMPTS', Candidates: candidates('cx', 1) },
+  {
+    Schedule: {
+      ScheduleExtId: 'S-EXT-BAD',
+      AssessmentExtId: 'A-PHYS-2',
+      StartDateTime: '2026-12-05T09:00:00Z',
+      GroupExtId: 'H-NORTH',
+      GroupName: 'North campus',
+    },
+    Workflow: 'EXTERNAL_ATTEMPTS',
+    Candidates: candidates('cx', 1),
+  },
   // unknown assessment
-  { Schedule: { ScheduleExtId: 'S-NOASSESS', AssessmentExtId: 'A-NOPE', StartDateTime: '2026-12-05T09:00:00Z', GroupExtId: 'H-NORTH', GroupName: 'North campus' }, Candidates: candidates('cy', 1) },
+  {
+    Schedule: {
+      ScheduleExtId: 'S-NOASSESS',
+      AssessmentExtId: 'A-NOPE',
+      StartDateTime: '2026-12-05T09:00:00Z',
+      GroupExtId: 'H-NORTH',
+      GroupName: 'North campus',
+    },
+    Candidates: candidates('cy', 1),
+  },
 ];
 
 const upsertRequests = [
   // update of a schedule not yet activated: ok, the candidates are added
-  { Schedule: { ScheduleExtId: 'S-NEW-1', AssessmentExtId: 'A-MATH-1', Title: 'Maths December (moved)', StartDateTime: '2026-12-01T10:00:00Z', GroupExtId: 'H-NORTH', GroupName: 'North campus' }, Candidates: candidates('cn', 3) },
+  {
+    Schedule: {
+      ScheduleExtId: 'S-NEW-1',
+      AssessmentExtId: 'A-MATH-1',
+      Title: 'Maths December (moved)',
+      StartDateTime: '2026-12-01T10:00:00Z',
+      GroupExtId: 'H-NORTH',
+      GroupName: 'North campus',
+    },
+    Candidates: candidates('cn', 3),
+  },
   // update of an activated schedule: refused
-  { Schedule: { ScheduleExtId: 'S-LIVE', AssessmentExtId: 'A-LAW-EXAM', Title: 'Law moved', StartDateTime: '2026-11-21T08:00:00Z', EndDateTime: '2026-11-21T18:00:00Z', GroupExtId: 'H-NORTH', GroupName: 'North campus' }, Candidates: candidates('cl', 1) },
+  {
+    Schedule: {
+      ScheduleExtId: 'S-LIVE',
+      AssessmentExtId: 'A-LAW-EXAM',
+      Title: 'Law moved',
+      StartDateTime: '2026-11-21T08:00:00Z',
+      EndDateTime: '2026-11-21T18:00:00Z',
+      GroupExtId: 'H-NORTH',
+      GroupName: 'North campus',
+    },
+    Candidates: candidates('cl', 1),
+  },
   // upsert of a new id creates it
-  { Schedule: { ScheduleExtId: 'S-NEW-2', AssessmentExtId: 'A-LANG-QUIZ', StartDateTime: '2026-12-06T09:00:00Z', GroupExtId: 'H-NORTH', GroupName: 'North campus' }, Candidates: candidates('cz', 1) },
+  {
+    Schedule: {
+      ScheduleExtId: 'S-NEW-2',
+      AssessmentExtId: 'A-LANG-QUIZ',
+      StartDateTime: '2026-12-06T09:00:00Z',
+      GroupExtId: 'H-NORTH',
+      GroupName: 'North campus',
+    },
+    Candidates: candidates('cz', 1),
+  },
 ];
 
 const users = [
   // create
-  { ExternalId: 'u-new-1', UserName: 'u.new.1', FirstName: 'Nia', LastName: 'Okafor', Email: 'nia@example.test', Role: 'Candidate', Hierarchies: [{ ExternalId: 'H-NORTH' }] },
+  {
+    ExternalId: 'u-new-1',
+    UserName: 'u.new.1',
+    FirstName: 'Nia',
+    LastName: 'Okafor',
+    Email: 'nia@example.test',
+    Role: 'Candidate',
+    Hierarchies: [{ ExternalId: 'H-NORTH' }],
+  },
   // update (no Role needed)
   { ExternalId: 'c-1001', FirstName: 'Adaline', LastName: 'Moreno', Email: 'ada.moreno@students.example.test' },
   // 214: the UserName of another user
-  { ExternalId: 'u-new-2', UserName: 'jdoe', FirstName: 'Jo', LastName: 'Doe', Email: 'jo@example.test', Role: 'Author' },
+  {
+    ExternalId: 'u-new-2',
+    UserName: 'jdoe',
+    FirstName: 'Jo',
+    LastName: 'Doe',
+    Email: 'jo@example.test',
+    Role: 'Author',
+  },
   // 233: a create colliding case-insensitively with c-1002
   { ExternalId: 'C-1002', FirstName: 'Case', LastName: 'Clash', Email: 'clash@example.test', Role: 'Candidate' },
   // GroupErrors 131 / 133 / 1134: saved, partial
@@ -83,7 +212,12 @@ const users = [
     LastName: 'Groups',
     Email: 'gus@example.test',
     Role: 'Author',
-    Hierarchies: [{ ExternalId: 'H-NOPE' }, { ExternalId: 'root', IsAdministrator: true }, { ExternalId: 'H-OLD' }, { ExternalId: 'H-SOUTH', IsCoordinator: true }],
+    Hierarchies: [
+      { ExternalId: 'H-NOPE' },
+      { ExternalId: 'root', IsAdministrator: true },
+      { ExternalId: 'H-OLD' },
+      { ExternalId: 'H-SOUTH', IsCoordinator: true },
+    ],
   },
   // local validation: bad e-mail (209), same in both
   { ExternalId: 'u-new-4', FirstName: 'Bad', LastName: 'Mail', Email: 'not-an-email', Role: 'Candidate' },
@@ -92,7 +226,12 @@ const users = [
 ];
 
 const collections = [
-  { ExternalId: 'colok1', Title: 'Fine', Taxonomies: [{ ExternalId: 'TX-BLOOM' }], ObjectiveRepositories: [{ ExternalId: 'LO-CORE' }] },
+  {
+    ExternalId: 'colok1',
+    Title: 'Fine',
+    Taxonomies: [{ ExternalId: 'TX-BLOOM' }],
+    ObjectiveRepositories: [{ ExternalId: 'LO-CORE' }],
+  },
   { Title: 'Generated id' },
   { ExternalId: 'col806', Title: 'Unknown owner', Owner: 'nobody' },
   { ExternalId: 'col808', Title: 'Owner cannot view collections', Owner: 'jdoe' },
@@ -115,8 +254,14 @@ export async function writeScenarioFiles(dir: string): Promise<void> {
 /** Runs every step in order (later steps see earlier changes) and returns their masked documents. */
 export async function runScenario(cli: CliRunner, dir: string): Promise<StepResult[]> {
   const steps: Array<[string, string[]]> = [
-    ['schedule push (new, duplicate, span, inactive, workflows)', ['schedule', 'push', '--file', join(dir, 'schedules.json')]],
-    ['schedule push --upsert (update, activated, new)', ['schedule', 'push', '--upsert', '--file', join(dir, 'upserts.json')]],
+    [
+      'schedule push (new, duplicate, span, inactive, workflows)',
+      ['schedule', 'push', '--file', join(dir, 'schedules.json')],
+    ],
+    [
+      'schedule push --upsert (update, activated, new)',
+      ['schedule', 'push', '--upsert', '--file', join(dir, 'upserts.json')],
+    ],
     ['schedule push again: duplicates', ['schedule', 'push', '--file', join(dir, 'upserts.json')]],
     ['user sync', ['user', 'sync', '--file', join(dir, 'users.json')]],
     ['collection add', ['collection', 'add', '--file', join(dir, 'collections.json')]],
@@ -150,7 +295,15 @@ const GENERATED = /^[a-z0-9]{16}$/;
  * remote server does not, and the sync memory decides: docs/sync.md, "Created or updated") and the
  * remote client's retry counts (`retried`, `retriedByCause`: the engine is never retried).
  */
-const ACTION_COUNTS: ReadonlySet<string> = new Set(['created', 'updated', 'unchanged', 'sent', 'disabled', 'removed', 'left']);
+const ACTION_COUNTS: ReadonlySet<string> = new Set([
+  'created',
+  'updated',
+  'unchanged',
+  'sent',
+  'disabled',
+  'removed',
+  'left',
+]);
 
 export function mask(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((entry) => mask(entry, key));
@@ -176,7 +329,8 @@ export function mask(value: unknown, key = ''): unknown {
   }
   if (typeof value === 'string') {
     if (/^(started|finished|generated|created)(At)?$/i.test(key) && !Number.isNaN(Date.parse(value))) return '<time>';
-    if (key === 'id' && (GENERATED.test(value) || /^[0-9a-f-]{36}$/i.test(value) || /^S-[0-9A-F]{20}$/.test(value))) return '<generated>';
+    if (key === 'id' && (GENERATED.test(value) || /^[0-9a-f-]{36}$/i.test(value) || /^S-[0-9A-F]{20}$/.test(value)))
+      return '<generated>';
     if (/^https?:\/\/127\.0\.0\.1:\d+/.test(value)) return '<url>';
   }
   return value;

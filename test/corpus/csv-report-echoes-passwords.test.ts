@@ -12,7 +12,10 @@ describe('CSV run report and passwords', () => {
   it('blanks the Password cells of the CSV report', async () => {
     await inTempDir(async (dir) => {
       const report = join(dir, 'p.csv');
-      const run = await examctl(['user', 'sync', '--file', corpus('passwords.csv'), '--report', report, '--store', join(dir, 's')], dir);
+      const run = await examctl(
+        ['user', 'sync', '--file', corpus('passwords.csv'), '--report', report, '--store', join(dir, 's')],
+        dir,
+      );
       expect(run.code).toBe(1);
       const text = await readFile(report, 'utf8');
       expect(text.split(/\r?\n/)[0]).toContain('Password');

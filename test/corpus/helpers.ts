@@ -62,5 +62,10 @@ export function expectRefused(run: Run, file: string, line: number, reason: RegE
 export function problems(report: Report): [number, string | null, string, ...[string | null, number | null][]][] {
   return report.items
     .filter((item) => item.status !== 'ok')
-    .map((item) => [item.source.line, item.id, item.status, ...item.errors.map((e) => [e.field, e.code] as [string | null, number | null])]);
+    .map((item) => [
+      item.source.line,
+      item.id,
+      item.status,
+      ...item.errors.map((e) => [e.field, e.code] as [string | null, number | null]),
+    ]);
 }

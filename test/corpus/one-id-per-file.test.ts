@@ -9,7 +9,9 @@ import { examctlStep as examctl } from '../support/in-process.js';
 // (issues 23 and 59). Against the demo world, a fresh store per test.
 
 const failures = (report: Report): [number, string | null, string | null, string][] =>
-  report.items.filter((i) => i.status !== 'ok').map((i) => [i.source.line, i.id, i.errors[0]?.field ?? null, i.errors[0]?.message ?? '']);
+  report.items
+    .filter((i) => i.status !== 'ok')
+    .map((i) => [i.source.line, i.id, i.errors[0]?.field ?? null, i.errors[0]?.message ?? '']);
 
 describe('the same id twice in one file', () => {
   it('user sync: both rows of an ExternalId fail in the dry run and the real run (case ignored), each naming the other line; none is saved', async () => {
@@ -35,7 +37,9 @@ describe('the same id twice in one file', () => {
           [5, 'U-1', 'ExternalId', 'ExternalId U-1 is also on line 2 (as u-1); an id appears once in one file'],
         ]);
       }
-      const world = JSON.parse((await examctl(['local', 'export', '--store', store], dir)).stdout) as { Users: { ExternalId: string; FirstName: string }[] };
+      const world = JSON.parse((await examctl(['local', 'export', '--store', store], dir)).stdout) as {
+        Users: { ExternalId: string; FirstName: string }[];
+      };
       expect(world.Users.filter((u) => u.ExternalId.toLowerCase() === 'u-1').map((u) => u.FirstName)).toEqual([]);
     });
   });
@@ -43,7 +47,8 @@ describe('the same id twice in one file', () => {
   it('collection add: both rows of an ExternalId fail in the dry run and the real run, each naming the other line', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'collections.ndjson');
-      const line = (id: string, title: string): string => JSON.stringify({ ExternalId: id, Title: title, Owner: 'scheduler' });
+      const line = (id: string, title: string): string =>
+        JSON.stringify({ ExternalId: id, Title: title, Owner: 'scheduler' });
       await writeFile(file, [line('phys1', 'One'), line('phys2', 'Other'), line('phys1', 'Again')].join('\n') + '\n');
       const args = ['collection', 'add', '--file', file, '--json', '--store', join(dir, 'store')];
       for (const run of [await examctl([...args, '--dry-run'], dir), await examctl(args, dir)]) {

@@ -10,7 +10,20 @@ import { expectOnlyErrorDocument } from '../support/error-document.js';
 describe('--only-failed on a file without a status column', () => {
   it('is a usage error', async () => {
     await inTempDir(async (dir) => {
-      const run = await examctl(['user', 'sync', '--file', corpus('booleans.csv'), '--only-failed', '--dry-run', '--json', '--store', join(dir, 's')], dir);
+      const run = await examctl(
+        [
+          'user',
+          'sync',
+          '--file',
+          corpus('booleans.csv'),
+          '--only-failed',
+          '--dry-run',
+          '--json',
+          '--store',
+          join(dir, 's'),
+        ],
+        dir,
+      );
       expect(run.code).toBe(2);
       expectOnlyErrorDocument(run.stdout, 2);
       expect(run.stderr).toContain('no status column in');
@@ -21,7 +34,10 @@ describe('--only-failed on a file without a status column', () => {
   it('is a usage error on JSON input too, and for a real run nothing is created', async () => {
     await inTempDir(async (dir) => {
       const store = join(dir, 's');
-      const run = await examctl(['user', 'sync', '--file', corpus('passwords.json'), '--only-failed', '--store', store], dir);
+      const run = await examctl(
+        ['user', 'sync', '--file', corpus('passwords.json'), '--only-failed', '--store', store],
+        dir,
+      );
       expect(run.code).toBe(2);
       expect(run.stderr).toContain('passwords.json is not a CSV or .xlsx file');
       const { existsSync } = await import('node:fs');
@@ -36,11 +52,19 @@ describe('--only-failed on a file without a status column', () => {
       const retry = join(dir, 'retry.csv');
       const { readFile, writeFile } = await import('node:fs/promises');
       const input = join(dir, 'u.csv');
-      await writeFile(input, 'ExternalId,FirstName,LastName,Email,Role,Hierarchies\nn-1,Ann,Lee,n1@students.example.test,Candidate,H-NORTH\n');
+      await writeFile(
+        input,
+        'ExternalId,FirstName,LastName,Email,Role,Hierarchies\nn-1,Ann,Lee,n1@students.example.test,Candidate,H-NORTH\n',
+      );
       expect((await examctl(['user', 'sync', '--file', input, '--report', first, '--store', store], dir)).code).toBe(0);
-      const run = await examctl(['user', 'sync', '--file', first, '--only-failed', '--report', retry, '--store', store], dir);
+      const run = await examctl(
+        ['user', 'sync', '--file', first, '--only-failed', '--report', retry, '--store', store],
+        dir,
+      );
       expect(run.code).toBe(0);
-      expect(await readFile(retry, 'utf8')).toBe('ExternalId,FirstName,LastName,Email,Role,Hierarchies,status,error_codes,error_messages,action,note,run\n');
+      expect(await readFile(retry, 'utf8')).toBe(
+        'ExternalId,FirstName,LastName,Email,Role,Hierarchies,status,error_codes,error_messages,action,note,run\n',
+      );
     });
   });
 
@@ -50,12 +74,18 @@ describe('--only-failed on a file without a status column', () => {
       const { writeFile } = await import('node:fs/promises');
       const ids = join(dir, 'leavers.txt');
       await writeFile(ids, 'inv-1\ninv-2\n');
-      const run = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', ids, '--only-failed', '--json', '--store', store], dir);
+      const run = await examctl(
+        ['invigilators', 'remove', 'S-FUTURE', '--file', ids, '--only-failed', '--json', '--store', store],
+        dir,
+      );
       expect(run.code).toBe(2);
       expectOnlyErrorDocument(run.stdout, 2);
       expect(run.stderr).toContain('--only-failed needs a run report CSV');
       expect(run.stderr).toContain('no status column in');
-      const bare = await examctl(['invigilators', 'remove', 'S-FUTURE', 'inv-1', '--only-failed', '--store', store], dir);
+      const bare = await examctl(
+        ['invigilators', 'remove', 'S-FUTURE', 'inv-1', '--only-failed', '--store', store],
+        dir,
+      );
       expect(bare.code).toBe(2);
       expect(bare.stderr).toContain('give the report with --file');
       const { existsSync } = await import('node:fs');
@@ -70,11 +100,17 @@ describe('--only-failed on a file without a status column', () => {
       const ids = join(dir, 'ids.csv');
       await writeFile(ids, 'UserExtId\ninv-1\nnot-an-invigilator-x\n');
       const report = join(dir, 'r.csv');
-      const first = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', ids, '--report', report, '--store', store], dir);
+      const first = await examctl(
+        ['invigilators', 'remove', 'S-FUTURE', '--file', ids, '--report', report, '--store', store],
+        dir,
+      );
       expect([0, 1]).toContain(first.code);
       const text = await readFile(report, 'utf8');
       expect(text.split(/\r?\n/)[0]).toContain('status');
-      const retry = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--json', '--store', store], dir);
+      const retry = await examctl(
+        ['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--json', '--store', store],
+        dir,
+      );
       const ids2 = (JSON.parse(retry.stdout) as { items: { id: string }[] }).items.map((item) => item.id);
       expect(ids2).not.toContain('inv-1');
       expect(ids2).toContain('not-an-invigilator-x');
@@ -86,8 +122,14 @@ describe('--only-failed on a file without a status column', () => {
       const store = join(dir, 's');
       const { writeFile } = await import('node:fs/promises');
       const report = join(dir, 'r.csv');
-      await writeFile(report, 'UserExtId,Status,status,error_codes,error_messages\ninv-1,active,ok,,\nnot-an-invigilator-x,OK,failed,319,not an invigilator\n');
-      const retry = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--json', '--store', store], dir);
+      await writeFile(
+        report,
+        'UserExtId,Status,status,error_codes,error_messages\ninv-1,active,ok,,\nnot-an-invigilator-x,OK,failed,319,not an invigilator\n',
+      );
+      const retry = await examctl(
+        ['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--json', '--store', store],
+        dir,
+      );
       const ids = (JSON.parse(retry.stdout) as { items: { id: string }[] }).items.map((item) => item.id);
       expect(ids).toEqual(['not-an-invigilator-x']);
     });

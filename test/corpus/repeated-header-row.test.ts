@@ -14,7 +14,10 @@ describe('a header row repeated mid-file', () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'c.csv');
       await writeFile(file, 'ExternalId,FirstName,LastName\nn-1,A,B\n\ufeffExternalId,FirstName,LastName\nn-2,A,B\n');
-      const run = await examctl(['user', 'sync', '--file', file, '--dry-run', '--json', '--store', join(dir, 's')], dir);
+      const run = await examctl(
+        ['user', 'sync', '--file', file, '--dry-run', '--json', '--store', join(dir, 's')],
+        dir,
+      );
       expect(run.code).toBe(2);
       expect(run.stderr).toContain(`${file}:3: `);
     });
@@ -23,7 +26,10 @@ describe('a header row repeated mid-file', () => {
   it('is refused by a real run before the store is created, also written differently', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'c.csv');
-      await writeFile(file, 'ExternalId,First Name,LastName\r\nn-1,A,B\r\nn-2,A,B\r\nexternal_id,FIRSTNAME,last-name\r\n');
+      await writeFile(
+        file,
+        'ExternalId,First Name,LastName\r\nn-1,A,B\r\nn-2,A,B\r\nexternal_id,FIRSTNAME,last-name\r\n',
+      );
       const store = join(dir, 's');
       const run = await examctl(['user', 'sync', '--file', file, '--store', store], dir);
       expectRefused(run, file, 4, /the header row is repeated here \(files concatenated\?\)/);
@@ -36,7 +42,10 @@ describe('a header row repeated mid-file', () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'c.csv');
       await writeFile(file, 'ExternalId,FirstName,LastName\nExternalId,FirstName,Lee\n');
-      const run = await examctl(['user', 'sync', '--file', file, '--dry-run', '--json', '--store', join(dir, 's')], dir);
+      const run = await examctl(
+        ['user', 'sync', '--file', file, '--dry-run', '--json', '--store', join(dir, 's')],
+        dir,
+      );
       expect(run.code).toBe(0);
     });
   });

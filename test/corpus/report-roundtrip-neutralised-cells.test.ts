@@ -18,7 +18,9 @@ describe('a neutralised report fed back keeps the original values', () => {
       await writeFile(report, (await readFile(report, 'utf8')).replace('bad-email', 'cx2@students.example.test'));
       const retry = await examctl(['user', 'sync', '--file', report, '--only-failed', '--store', store], dir);
       expect(retry.code).toBe(0);
-      const world = JSON.parse((await examctl(['local', 'export', '--store', store], dir)).stdout) as { Users: Record<string, unknown>[] };
+      const world = JSON.parse((await examctl(['local', 'export', '--store', store], dir)).stdout) as {
+        Users: Record<string, unknown>[];
+      };
       const user = world.Users.find((u) => u.ExternalId === 'cx-2')!;
       expect([user.FirstName, user.LastName, user.Company]).toEqual(['+1', '-2', '@x']);
     });

@@ -14,13 +14,30 @@ describe('CSV report of formula-looking values', () => {
     await inTempDir(async (dir) => {
       const store = join(dir, 'store');
       const report = join(dir, 'result.csv');
-      const run = await examctl(['user', 'sync', '--file', corpus('formulas.csv'), '--report', report, '--store', store], dir);
+      const run = await examctl(
+        ['user', 'sync', '--file', corpus('formulas.csv'), '--report', report, '--store', store],
+        dir,
+      );
       expectNoStack(run);
       expect(run.code).toBe(1);
       // Without --json nothing but results goes to stdout, and a write run has none.
       expect(run.stdout).toBe('');
       const rows = parseCsv(await readFile(report, 'utf8'));
-      expect(rows[0]).toEqual(['ExternalId', 'FirstName', 'LastName', 'Email', 'Role', 'Hierarchies', 'Company', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run']);
+      expect(rows[0]).toEqual([
+        'ExternalId',
+        'FirstName',
+        'LastName',
+        'Email',
+        'Role',
+        'Hierarchies',
+        'Company',
+        'status',
+        'error_codes',
+        'error_messages',
+        'action',
+        'note',
+        'run',
+      ]);
       expect(rows.slice(1).map((r) => r[7])).toEqual(['ok', 'failed', 'ok']);
       for (const row of rows) for (const cell of row) expect(cell).not.toMatch(FORMULA_START);
       expect(rows[1]![1]).toBe(`'=HYPERLINK("http://evil.example","click")`);
@@ -28,9 +45,14 @@ describe('CSV report of formula-looking values', () => {
       expect(rows[2]![8]).toBe('209');
 
       // Fed back with --only-failed: only the failed row (line 3) is read, and it fails the same way.
-      const again = await examctl(['user', 'sync', '--file', report, '--only-failed', '--dry-run', '--json', '--store', store], dir);
+      const again = await examctl(
+        ['user', 'sync', '--file', report, '--only-failed', '--dry-run', '--json', '--store', store],
+        dir,
+      );
       const doc = parseReport(again);
-      expect(doc.items.map((i) => [i.source.line, i.id, i.status, i.errors.map((e) => e.code)])).toEqual([[3, 'cx-2', 'failed', [209]]]);
+      expect(doc.items.map((i) => [i.source.line, i.id, i.status, i.errors.map((e) => e.code)])).toEqual([
+        [3, 'cx-2', 'failed', [209]],
+      ]);
       expect(again.code).toBe(1);
     });
   });
@@ -41,7 +63,21 @@ describe('a run report CSV fed back with --only-failed', () => {
     await inTempDir(async (dir) => {
       const store = join(dir, 'store');
       const retry = join(dir, 'retry.csv');
-      const run = await examctl(['user', 'sync', '--file', corpus('report-as-input.csv'), '--only-failed', '--json', '--report', retry, '--store', store], dir);
+      const run = await examctl(
+        [
+          'user',
+          'sync',
+          '--file',
+          corpus('report-as-input.csv'),
+          '--only-failed',
+          '--json',
+          '--report',
+          retry,
+          '--store',
+          store,
+        ],
+        dir,
+      );
       const doc = parseReport(run);
       expect(doc.items.map((i) => [i.source.line, i.id, i.status])).toEqual([
         [3, 'cx-2', 'ok'],
@@ -53,7 +89,9 @@ describe('a run report CSV fed back with --only-failed', () => {
       // replaced, not duplicated.
       const rows = parseCsv(await readFile(retry, 'utf8'));
       expect(rows[0]!.filter((h) => h === 'status')).toHaveLength(1);
-      expect(rows.slice(1).map((r) => [r[0], r[rows[0]!.indexOf('status')], r[rows[0]!.indexOf('error_codes')]])).toEqual([['cx-3', 'failed', '212']]);
+      expect(
+        rows.slice(1).map((r) => [r[0], r[rows[0]!.indexOf('status')], r[rows[0]!.indexOf('error_codes')]]),
+      ).toEqual([['cx-3', 'failed', '212']]);
       // cx-1 (ok before) was not sent: the store does not know it.
       const exported = await examctl(['local', 'export', '--store', store], dir);
       const world = JSON.parse(exported.stdout) as { Users: { ExternalId: string }[] };
@@ -69,7 +107,10 @@ describe('--json and --report x.json', () => {
     await inTempDir(async (dir) => {
       const store = join(dir, 'store');
       const file = join(dir, 'r.json');
-      const run = await examctl(['user', 'sync', '--file', corpus('booleans.csv'), '--json', '--report', file, '--store', store], dir);
+      const run = await examctl(
+        ['user', 'sync', '--file', corpus('booleans.csv'), '--json', '--report', file, '--store', store],
+        dir,
+      );
       const doc = parseReport(run);
       expect(JSON.parse(await readFile(file, 'utf8'))).toEqual(doc);
       expect(doc.target).toEqual({ kind: 'local', store });
@@ -82,10 +123,23 @@ describe('--json and --report x.json', () => {
   it('a JSON-input CSV report has file, line, id, status columns', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'r.csv');
-      const run = await examctl(['user', 'sync', '--file', corpus('crlf.ndjson'), '--dry-run', '--report', file, '--store', join(dir, 's')], dir);
+      const run = await examctl(
+        ['user', 'sync', '--file', corpus('crlf.ndjson'), '--dry-run', '--report', file, '--store', join(dir, 's')],
+        dir,
+      );
       expect(run.code).toBe(1);
       const rows = parseCsv(await readFile(file, 'utf8'));
-      expect(rows[0]).toEqual(['file', 'line', 'id', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run']);
+      expect(rows[0]).toEqual([
+        'file',
+        'line',
+        'id',
+        'status',
+        'error_codes',
+        'error_messages',
+        'action',
+        'note',
+        'run',
+      ]);
       expect(rows.slice(1).map((r) => [r[1], r[2], r[3], r[4]])).toEqual([
         // A dry run's report never says ok (nothing was sent): valid / invalid.
         ['1', 'cx-1', 'valid', ''],

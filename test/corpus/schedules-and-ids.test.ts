@@ -31,7 +31,10 @@ describe('schedule push', () => {
 
   it('an array of requests: one item each, the bad candidate named by index', async () => {
     await inTempDir(async (dir) => {
-      const run = await examctl(['schedule', 'push', '--file', corpus('schedule-requests.json'), '--json', '--store', join(dir, 'store')], dir);
+      const run = await examctl(
+        ['schedule', 'push', '--file', corpus('schedule-requests.json'), '--json', '--store', join(dir, 'store')],
+        dir,
+      );
       expect(run.code).toBe(1);
       const doc = parseReport(run);
       expect(doc.items.map((i) => [i.source.line, i.id, i.status])).toEqual([
@@ -46,7 +49,20 @@ describe('schedule push', () => {
   it('a sittings CSV with two schedules: the disagreeing row fails its schedule only, on its own line', async () => {
     await inTempDir(async (dir) => {
       const report = join(dir, 'r.csv');
-      const run = await examctl(['schedule', 'push', '--file', corpus('sittings-two-schedules.csv'), '--json', '--report', report, '--store', join(dir, 'store')], dir);
+      const run = await examctl(
+        [
+          'schedule',
+          'push',
+          '--file',
+          corpus('sittings-two-schedules.csv'),
+          '--json',
+          '--report',
+          report,
+          '--store',
+          join(dir, 'store'),
+        ],
+        dir,
+      );
       expect(run.code).toBe(1);
       const doc = parseReport(run);
       expect(doc.items.map((i) => [i.source.line, i.id, i.status])).toEqual([
@@ -76,7 +92,10 @@ describe('schedule push', () => {
 
   it('a users CSV given to schedule push is refused by its unknown columns (exit 2)', async () => {
     await inTempDir(async (dir) => {
-      const run = await examctl(['schedule', 'push', '--file', corpus('excel-csv-utf8.csv'), '--dry-run', '--json', '--store', join(dir, 's')], dir);
+      const run = await examctl(
+        ['schedule', 'push', '--file', corpus('excel-csv-utf8.csv'), '--dry-run', '--json', '--store', join(dir, 's')],
+        dir,
+      );
       expect(run.code).toBe(2);
       expectOnlyErrorDocument(run.stdout, 2);
       expect(run.stderr).toMatch(/excel-csv-utf8\.csv:1: unknown columns: "ExternalId", "Role", "Hierarchies"/);
@@ -86,16 +105,52 @@ describe('schedule push', () => {
 
 describe('invigilators remove --file in every accepted form (S-FUTURE has inv-1, inv-2, inv-3)', () => {
   const cases: [string, [number, string, string][]][] = [
-    ['ids.txt', [[3, 'inv-1', 'ok'], [5, 'inv-2', 'ok'], [6, 'nobody-9', 'failed']]],
-    ['ids.csv', [[2, 'inv-1', 'ok'], [3, 'inv-2', 'ok'], [4, 'nobody-9', 'failed']]],
-    ['ids-semicolon.csv', [[2, 'inv-1', 'ok'], [3, 'inv-2', 'ok']]],
-    ['ids.json', [[2, 'inv-1', 'ok'], [3, 'inv-2', 'ok'], [4, 'nobody-9', 'failed']]],
-    ['ids-one-column.csv', [[1, 'inv-1', 'ok'], [2, 'inv-2', 'ok']]],
+    [
+      'ids.txt',
+      [
+        [3, 'inv-1', 'ok'],
+        [5, 'inv-2', 'ok'],
+        [6, 'nobody-9', 'failed'],
+      ],
+    ],
+    [
+      'ids.csv',
+      [
+        [2, 'inv-1', 'ok'],
+        [3, 'inv-2', 'ok'],
+        [4, 'nobody-9', 'failed'],
+      ],
+    ],
+    [
+      'ids-semicolon.csv',
+      [
+        [2, 'inv-1', 'ok'],
+        [3, 'inv-2', 'ok'],
+      ],
+    ],
+    [
+      'ids.json',
+      [
+        [2, 'inv-1', 'ok'],
+        [3, 'inv-2', 'ok'],
+        [4, 'nobody-9', 'failed'],
+      ],
+    ],
+    [
+      'ids-one-column.csv',
+      [
+        [1, 'inv-1', 'ok'],
+        [2, 'inv-2', 'ok'],
+      ],
+    ],
   ];
   it.concurrent.each(cases)('%s', async (file, expected) => {
     await inTempDir(async (dir) => {
       const store = join(dir, 'store');
-      const run = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', corpus(file), '--json', '--store', store], dir);
+      const run = await examctl(
+        ['invigilators', 'remove', 'S-FUTURE', '--file', corpus(file), '--json', '--store', store],
+        dir,
+      );
       const doc = parseReport(run);
       expect(doc.items.map((i) => [i.source.line, i.id, i.status])).toEqual(expected);
       // A 319 is failed: nothing of that id's item was done (docs/interpretations.md, "Invigilators").
@@ -113,15 +168,34 @@ describe('invigilators remove --file in every accepted form (S-FUTURE has inv-1,
     await inTempDir(async (dir) => {
       const store = join(dir, 'store');
       const report = join(dir, 'r.csv');
-      const first = await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', corpus('ids.txt'), '--report', report, '--store', store], dir);
+      const first = await examctl(
+        ['invigilators', 'remove', 'S-FUTURE', '--file', corpus('ids.txt'), '--report', report, '--store', store],
+        dir,
+      );
       expect(first.code).toBe(1);
       expect(parseCsv(await readFile(report, 'utf8'))).toEqual([
         ['file', 'line', 'id', 'schedule', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run'],
         [corpus('ids.txt'), '3', 'inv-1', 'S-FUTURE', 'ok', '', '', 'removed', '', RUN],
         [corpus('ids.txt'), '5', 'inv-2', 'S-FUTURE', 'ok', '', '', 'removed', '', RUN],
-        [corpus('ids.txt'), '6', 'nobody-9', 'S-FUTURE', 'failed', '319', expect.stringContaining('nobody-9') as unknown as string, '', 'not an invigilator of S-FUTURE: nothing to remove (with --missing-ok that is ok)', RUN],
+        [
+          corpus('ids.txt'),
+          '6',
+          'nobody-9',
+          'S-FUTURE',
+          'failed',
+          '319',
+          expect.stringContaining('nobody-9') as unknown as string,
+          '',
+          'not an invigilator of S-FUTURE: nothing to remove (with --missing-ok that is ok)',
+          RUN,
+        ],
       ]);
-      const again = parseReport(await examctl(['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--json', '--store', store], dir));
+      const again = parseReport(
+        await examctl(
+          ['invigilators', 'remove', 'S-FUTURE', '--file', report, '--only-failed', '--json', '--store', store],
+          dir,
+        ),
+      );
       expect(again.items.map((i) => [i.source.line, i.id, i.status])).toEqual([[4, 'nobody-9', 'failed']]);
     });
   });

@@ -12,7 +12,10 @@ describe('spaces around a quoted cell', () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 's.csv');
       await writeFile(file, 'ExternalId,FirstName,LastName\n"n-1",A,"B"\n"n-2", "A" ,B\n');
-      const run = await examctl(['user', 'sync', '--file', file, '--dry-run', '--json', '--store', join(dir, 's')], dir);
+      const run = await examctl(
+        ['user', 'sync', '--file', file, '--dry-run', '--json', '--store', join(dir, 's')],
+        dir,
+      );
       expect(run.code).toBe(0);
       expect(parseReport(run).summary.ok).toBe(2);
     });
@@ -22,7 +25,10 @@ describe('spaces around a quoted cell', () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 's.csv');
       await writeFile(file, 'ExternalId,FirstName,LastName\nn-1,A,B\nn-2, A"x" ,B\n');
-      const run = await examctl(['user', 'sync', '--file', file, '--dry-run', '--json', '--store', join(dir, 's')], dir);
+      const run = await examctl(
+        ['user', 'sync', '--file', file, '--dry-run', '--json', '--store', join(dir, 's')],
+        dir,
+      );
       expectRefused(run, file, 3, /a quote inside an unquoted field/);
     });
   });

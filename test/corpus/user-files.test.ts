@@ -64,7 +64,10 @@ const accepted: Case[] = [
 describe('user sync --dry-run --json on real-world files', () => {
   it.concurrent.each(accepted)('$file', async ({ file, total, problems: expected = [] }) => {
     await inTempDir(async (dir) => {
-      const run = await examctl(['user', 'sync', '--file', corpus(file), '--dry-run', '--json', '--store', `${dir}/store`], dir);
+      const run = await examctl(
+        ['user', 'sync', '--file', corpus(file), '--dry-run', '--json', '--store', `${dir}/store`],
+        dir,
+      );
       const report = parseReport(run);
       expect(report.command).toBe('user sync');
       expect(report.dryRun).toBe(true);
@@ -102,7 +105,9 @@ describe('user sync refuses broken files before sending anything (exit 2, file:l
 
 describe('a real run gives the same verdicts as the dry run', () => {
   // The dry-run verdicts are the table above; the engine must give the same codes on the same lines.
-  const real = accepted.filter((c) => ['non-ascii.csv', 'long-cells.csv', 'booleans.csv', 'excel-unicode-text.txt', 'crlf.ndjson'].includes(c.file));
+  const real = accepted.filter((c) =>
+    ['non-ascii.csv', 'long-cells.csv', 'booleans.csv', 'excel-unicode-text.txt', 'crlf.ndjson'].includes(c.file),
+  );
   it.concurrent.each(real)('$file', async ({ file, total, problems: expected = [] }) => {
     await inTempDir(async (dir) => {
       const run = await examctl(['user', 'sync', '--file', corpus(file), '--json', '--store', `${dir}/store`], dir);
@@ -110,7 +115,15 @@ describe('a real run gives the same verdicts as the dry run', () => {
       expect(report.dryRun).toBe(false);
       expect(run.stderr).toContain('created local store');
       expect(problems(report)).toEqual(expected);
-      expect(report.summary).toEqual({ total, ok: total - expected.length, partial: 0, failed: expected.length, skipped: 0, created: total - expected.length, updated: 0 });
+      expect(report.summary).toEqual({
+        total,
+        ok: total - expected.length,
+        partial: 0,
+        failed: expected.length,
+        skipped: 0,
+        created: total - expected.length,
+        updated: 0,
+      });
       expect(report.items.filter((i) => i.status === 'ok').every((i) => i.action === 'created')).toBe(true);
     });
   });

@@ -8,7 +8,10 @@ import { examctlStep as examctl } from '../support/in-process.js';
 describe('a malformed world file names the line', () => {
   it('says file:line', async () => {
     await inTempDir(async (dir) => {
-      const run = await examctl(['local', 'init', '--seed', corpus('world-bad-syntax.json'), '--store', join(dir, 's')], dir);
+      const run = await examctl(
+        ['local', 'init', '--seed', corpus('world-bad-syntax.json'), '--store', join(dir, 's')],
+        dir,
+      );
       expect(run.code).toBe(2);
       expect(run.stderr).toContain(`${corpus('world-bad-syntax.json')}:10:`);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);

@@ -16,7 +16,11 @@ const doc = readFileSync(join(ROOT, 'docs/api-reference.md'), 'utf8');
 describe('docs/api-reference.md', () => {
   it('every generated block is up to date with the rule tables', () => {
     const { blocks } = renderApiBlocks(doc);
-    expect(blocks.filter((block) => !block.upToDate).map((block) => `the block "${block.marker}" of docs/api-reference.md changed; run npm run docs:flags`)).toEqual([]);
+    expect(
+      blocks
+        .filter((block) => !block.upToDate)
+        .map((block) => `the block "${block.marker}" of docs/api-reference.md changed; run npm run docs:flags`),
+    ).toEqual([]);
     expect(blocks.map((block) => block.marker)).toEqual([
       'fields schedule-request',
       'fields schedule',
@@ -32,7 +36,9 @@ describe('docs/api-reference.md', () => {
 
   it("a field's row says its type, whether it is required, its limits and codes, as the rule checks them", () => {
     const user = apiTable('fields user');
-    expect(user).toContain('| ExternalId* | string(64) | Required: null, empty or blank is refused (code 206). At most 64 characters (code 218).');
+    expect(user).toContain(
+      '| ExternalId* | string(64) | Required: null, empty or blank is refused (code 206). At most 64 characters (code 218).',
+    );
     expect(user).toContain('| ReasonableAdjustmentPercentage | integer 0..999 | A whole number 0..999 (code 249)');
     expect(user).toContain('| Labels | list of string(100) (at most 20) |');
     expect(apiTable('fields hierarchy')).toContain('| Action | UPSERT \\| DELETE |');
@@ -49,8 +55,13 @@ describe('docs/api-reference.md', () => {
   });
 
   it('"Add a user" names the fields Content.User shows, as USER_VIEW_FIELDS lists them', () => {
-    const sentence = /`User` holds the stored user's fields: ([^;]+); never the password/.exec(doc.replace(/\s+/g, ' '));
-    expect(sentence?.[1]?.split(', '), 'docs/api-reference.md, "Add a user": the list after "`User` holds the stored user\'s fields:"').toEqual(USER_VIEW_FIELDS);
+    const sentence = /`User` holds the stored user's fields: ([^;]+); never the password/.exec(
+      doc.replace(/\s+/g, ' '),
+    );
+    expect(
+      sentence?.[1]?.split(', '),
+      'docs/api-reference.md, "Add a user": the list after "`User` holds the stored user\'s fields:"',
+    ).toEqual(USER_VIEW_FIELDS);
   });
 
   it('a stale block is rewritten; an unknown marker is an error naming it', () => {

@@ -31,7 +31,15 @@ describe('reading a document session (test/support/doc-session.ts)', () => {
         ],
       },
       { kind: 'do', name: 'fill-it', line: 12 },
-      { kind: 'background', port: 8765, command: { command: 'examctl local serve --port 8765', expected: ['listening on http://127.0.0.1:8765'], line: 15 } },
+      {
+        kind: 'background',
+        port: 8765,
+        command: {
+          command: 'examctl local serve --port 8765',
+          expected: ['listening on http://127.0.0.1:8765'],
+          line: 15,
+        },
+      },
     ]);
     expect(() => docSteps('<!-- doc-test: sometimes -->\n```console\n$ ls\n```')).toThrow(/unknown doc-test directive/);
   });
@@ -46,9 +54,17 @@ describe('reading a document session (test/support/doc-session.ts)', () => {
   });
 
   it('reads run ids, durations, probe ids and clock skew alike wherever they come from', () => {
-    expect(normaliseVarying('run 20261123T091502.481Z-3f9a (examctl runs show 20261123T091502.481Z-3f9a)')).toBe('run <run id> (examctl runs show <run id>)');
-    expect(normaliseVarying('GET /x/examctl-doctor-a27acb4caba1 answered 400 in 43 ms')).toBe('GET /x/examctl-doctor-<id> answered 400 in <n> ms');
-    expect(normaliseVarying('ok    clock      server clock -1 s from ours')).toBe('ok    clock      server clock <n> s from ours');
-    expect(normaliseVarying('none at /home/you/.local/state/examctl/synced/1d14ed834b02f423; if')).toBe('none at /home/you/.local/state/examctl/synced/<target digest>; if');
+    expect(normaliseVarying('run 20261123T091502.481Z-3f9a (examctl runs show 20261123T091502.481Z-3f9a)')).toBe(
+      'run <run id> (examctl runs show <run id>)',
+    );
+    expect(normaliseVarying('GET /x/examctl-doctor-a27acb4caba1 answered 400 in 43 ms')).toBe(
+      'GET /x/examctl-doctor-<id> answered 400 in <n> ms',
+    );
+    expect(normaliseVarying('ok    clock      server clock -1 s from ours')).toBe(
+      'ok    clock      server clock <n> s from ours',
+    );
+    expect(normaliseVarying('none at /home/you/.local/state/examctl/synced/1d14ed834b02f423; if')).toBe(
+      'none at /home/you/.local/state/examctl/synced/<target digest>; if',
+    );
   });
 });

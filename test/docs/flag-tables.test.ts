@@ -14,7 +14,12 @@ import { ROOT } from '../support/cli.js';
  */
 
 const program = buildProgram(testDeps('/').deps, () => undefined);
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 describe('generated flag tables', () => {
   it('every block in the docs is up to date with the command tree', () => {
@@ -27,12 +32,15 @@ describe('generated flag tables', () => {
   });
 
   it('the docs hold at least one block (the xlsx flags of docs/input-formats.md)', () => {
-    const markers = DOCS.flatMap((doc) => renderFlagBlocks(readFileSync(join(ROOT, doc), 'utf8'), program).blocks.map((block) => block.marker));
+    const markers = DOCS.flatMap((doc) =>
+      renderFlagBlocks(readFileSync(join(ROOT, doc), 'utf8'), program).blocks.map((block) => block.marker),
+    );
     expect(markers).toContain('user sync --sheet --hidden-rows --timezone --report --only-failed');
   });
 
   it("a block is rewritten from the option tables: flag text and --help's description, pipes escaped, global flags by name", () => {
-    const doc = 'Intro\n\n<!-- flags: runs prune --all --report -->\n| flag | what it does |\n|---|---|\n| `--all` | an old text |\n<!-- /flags -->\nAfter\n';
+    const doc =
+      'Intro\n\n<!-- flags: runs prune --all --report -->\n| flag | what it does |\n|---|---|\n| `--all` | an old text |\n<!-- /flags -->\nAfter\n';
     const { text, blocks } = renderFlagBlocks(doc, program);
     expect(blocks).toEqual([{ marker: 'runs prune --all --report', upToDate: false }]);
     expect(text).toBe(
@@ -45,9 +53,11 @@ describe('generated flag tables', () => {
     expect(flagTable(program, 'collection add --sheet')).toContain('| `--sheet <name\\|number>` |');
   });
 
-  it('without flags named, a block lists all the command\'s own flags (not the global ones), defaults and choices as --help shows them', () => {
+  it("without flags named, a block lists all the command's own flags (not the global ones), defaults and choices as --help shows them", () => {
     const table = flagTable(program, 'local serve');
-    const serve = program.commands.find((command) => command.name() === 'local')!.commands.find((command) => command.name() === 'serve')!;
+    const serve = program.commands
+      .find((command) => command.name() === 'local')!
+      .commands.find((command) => command.name() === 'serve')!;
     expect(table.split('\n').filter((line) => line.startsWith('| `'))).toHaveLength(serve.options.length);
     expect(table).toContain('(default: "127.0.0.1")');
     expect(table).not.toContain('--json');
@@ -60,19 +70,33 @@ describe('generated flag tables', () => {
         .map((block) => `${doc}: ${block.marker} changed; run npm run docs:flags`),
     );
     expect(stale).toEqual([]);
-    const spans = DOCS.flatMap((doc) => renderDefaultSpans(readFileSync(join(ROOT, doc), 'utf8')).blocks.map((block) => `${doc} ${block.marker}`));
-    expect(spans).toEqual(expect.arrayContaining(['docs/cli.md default: remote-concurrency', 'docs/remote.md default: remote-concurrency', 'docs/cli.md default: local-concurrency']));
+    const spans = DOCS.flatMap((doc) =>
+      renderDefaultSpans(readFileSync(join(ROOT, doc), 'utf8')).blocks.map((block) => `${doc} ${block.marker}`),
+    );
+    expect(spans).toEqual(
+      expect.arrayContaining([
+        'docs/cli.md default: remote-concurrency',
+        'docs/remote.md default: remote-concurrency',
+        'docs/cli.md default: local-concurrency',
+      ]),
+    );
     expect(renderDefaultSpans('at <!-- default: remote-concurrency -->16<!-- /default --> in flight')).toEqual({
       text: `at <!-- default: remote-concurrency -->${REMOTE_CONCURRENCY}<!-- /default --> in flight`,
       blocks: [{ marker: 'default: remote-concurrency', upToDate: false }],
     });
-    expect(() => renderDefaultSpans('<!-- default: nope -->1<!-- /default -->')).toThrow('default "nope": no such named default');
+    expect(() => renderDefaultSpans('<!-- default: nope -->1<!-- /default -->')).toThrow(
+      'default "nope": no such named default',
+    );
     expect(flagTable(program, 'user sync --concurrency')).toContain(`(default ${REMOTE_CONCURRENCY})`);
     expect(LOCAL_CONCURRENCY).toBeGreaterThan(REMOTE_CONCURRENCY);
   });
 
   it('a block naming an unknown command or flag is an error naming it', () => {
-    expect(() => flagTable(program, 'user frobnicate')).toThrow('flag table "user frobnicate": no command "user frobnicate"');
-    expect(() => flagTable(program, 'runs list --sheet')).toThrow('flag table "runs list --sheet": "runs list" takes no --sheet');
+    expect(() => flagTable(program, 'user frobnicate')).toThrow(
+      'flag table "user frobnicate": no command "user frobnicate"',
+    );
+    expect(() => flagTable(program, 'runs list --sheet')).toThrow(
+      'flag table "runs list --sheet": "runs list" takes no --sheet',
+    );
   });
 });

@@ -31,7 +31,10 @@ function docFiles(text: string): { name: string; bytes: Buffer }[] {
     const [, name, notes, body] = match as unknown as [string, string, string, string];
     const how = notes.trim().split(/\s+/);
     const content = `${how.includes('crlf') ? body.replaceAll('\n', '\r\n') : body}${how.includes('crlf') ? '\r\n' : '\n'}`;
-    files.push({ name, bytes: how.includes('windows-1252') ? Buffer.from(content, 'latin1') : Buffer.from(content, 'utf8') });
+    files.push({
+      name,
+      bytes: how.includes('windows-1252') ? Buffer.from(content, 'latin1') : Buffer.from(content, 'utf8'),
+    });
   }
   return files;
 }
@@ -65,7 +68,9 @@ describe.runIf(process.platform !== 'win32')('docs/input-formats.md, the SIS and
     expect(files[0]!.bytes.includes(Buffer.from('Siobh\xe1n', 'latin1'))).toBe(true);
     for (const file of files) writeFileSync(join(cwd, file.name), file.bytes);
     const steps = docSteps(text);
-    expect(steps.filter((step) => step.kind === 'do').map((step) => step.kind === 'do' && step.name)).toEqual(Object.keys(MANUAL_STEPS));
+    expect(steps.filter((step) => step.kind === 'do').map((step) => step.kind === 'do' && step.name)).toEqual(
+      Object.keys(MANUAL_STEPS),
+    );
     const session = new DocSession({ cwd, home, paths: [[home, '/home/you']] });
     try {
       for (const step of steps) {
@@ -77,11 +82,16 @@ describe.runIf(process.platform !== 'win32')('docs/input-formats.md, the SIS and
         for (const command of step.commands) {
           const actual = await session.run(command.command);
           if (PRINT) {
-            process.stdout.write(`\n### docs/input-formats.md:${command.line} $ ${command.command}\n${actual.join('\n')}\n`);
+            process.stdout.write(
+              `\n### docs/input-formats.md:${command.line} $ ${command.command}\n${actual.join('\n')}\n`,
+            );
             continue;
           }
           const expected = command.expected.map(normaliseVarying);
-          if (!matchesOutput(expected, actual)) expect(actual.join('\n'), `docs/input-formats.md:${command.line} $ ${command.command}`).toBe(expected.join('\n'));
+          if (!matchesOutput(expected, actual))
+            expect(actual.join('\n'), `docs/input-formats.md:${command.line} $ ${command.command}`).toBe(
+              expected.join('\n'),
+            );
         }
       }
     } finally {

@@ -16,16 +16,25 @@ const HISTORY: readonly [RegExp, string][] = [
   [/\bearlier (?:builds?|examctls?|versions?|releases?)\b/gi, 'an earlier build (say "an older examctl")'],
   [/\b(?:first|earlier|previous) [^.\n]{0,40}?\bbuild\b(?! (?:time|step))/gi, 'a build of the past'],
   [/(?<!\b(?:is|are|be|been|being|was|were|get|gets)\s)\bused to\b/gi, '"used to"'],
-  [/\b(?:added|introduced|removed|changed|fixed|renamed) in (?:sessions?|builds?|versions?|v?\d|issues?)\b/gi, 'when something was added'],
+  [
+    /\b(?:added|introduced|removed|changed|fixed|renamed) in (?:sessions?|builds?|versions?|v?\d|issues?)\b/gi,
+    'when something was added',
+  ],
   [/\bsince (?:sessions?|builds?|versions?|v\d|issues?)\b/gi, 'since when'],
   [/\(was\b:?/gi, '"(was ...)"'],
   [/\bas before\b/gi, '"as before"'],
   [/\bpredates?\b/gi, '"predate"'],
   [/\bwritten before (?:them|this|it|examctl)\b/gi, 'written before a change'],
-  [/\bnow (?:does|takes|reads|writes|refuses|accepts|sends|says|follows|keeps|uses|gives|answers|checks)\b/gi, '"now does" (say what it does)'],
+  [
+    /\bnow (?:does|takes|reads|writes|refuses|accepts|sends|says|follows|keeps|uses|gives|answers|checks)\b/gi,
+    '"now does" (say what it does)',
+  ],
   [/\bissues? #?\d+\b/gi, 'an issue number'],
   [/\bQA\b/g, '"QA"'],
-  [/\b(?:code review|reviewers?)\b|\b(?:a|the|this|that) review\b(?![ -](?:sessions?|window|period|options))/gi, 'a review of the project'],
+  [
+    /\b(?:code review|reviewers?)\b|\b(?:a|the|this|that) review\b(?![ -](?:sessions?|window|period|options))/gi,
+    'a review of the project',
+  ],
 ];
 
 /** Every history phrase in `text`, as `file:line: phrase (what it is)`. */
@@ -48,7 +57,7 @@ function markdownUnder(dir: string): string[] {
   });
 }
 
-describe('the docs tell what is true now, not the project\'s history', () => {
+describe("the docs tell what is true now, not the project's history", () => {
   it('no docs/ page and not README.md', () => {
     const files = [...markdownUnder('docs'), 'README.md'];
     expect(files.length).toBeGreaterThan(10);

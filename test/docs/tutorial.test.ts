@@ -39,11 +39,15 @@ async function expectOutput(session: DocSession, step: DocCommand, source: strin
     return;
   }
   // On a difference, the whole output against the whole documented one (vitest shows the diff).
-  if (!matchesOutput(expected, actual)) expect(actual.join('\n'), `${source}:${step.line} $ ${step.command}`).toBe(expected.join('\n'));
+  if (!matchesOutput(expected, actual))
+    expect(actual.join('\n'), `${source}:${step.line} $ ${step.command}`).toBe(expected.join('\n'));
 }
 
 /** Sheet cells by header name; rows given as header -> value. */
-async function editSheet(path: string, edit: (cell: (row: number, column: string) => ExcelJS.Cell, sheet: ExcelJS.Worksheet) => void): Promise<void> {
+async function editSheet(
+  path: string,
+  edit: (cell: (row: number, column: string) => ExcelJS.Cell, sheet: ExcelJS.Worksheet) => void,
+): Promise<void> {
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(path);
   const sheet = workbook.worksheets[0]!;
@@ -63,9 +67,28 @@ const MANUAL_STEPS: Record<string, (cwd: string) => Promise<void>> = {
   'fill-users-xlsx': (cwd) =>
     editSheet(join(cwd, 'users.xlsx'), (cell) => {
       const rows: Record<string, string>[] = [
-        { ExternalId: '00456', FirstName: 'Ann', LastName: 'Lee', Email: 'ann.lee@students.example.test', Role: 'Candidate' },
-        { ExternalId: '00457', FirstName: 'Bruno', LastName: 'Garc?a', Email: 'bruno(at)students.example.test', CellularPhone: '1.23457E+18', Role: 'Candidate' },
-        { ExternalId: '00458', FirstName: 'Chloé', LastName: 'Martin', Email: 'chloe.martin@students.example.test', Role: 'Candidate' },
+        {
+          ExternalId: '00456',
+          FirstName: 'Ann',
+          LastName: 'Lee',
+          Email: 'ann.lee@students.example.test',
+          Role: 'Candidate',
+        },
+        {
+          ExternalId: '00457',
+          FirstName: 'Bruno',
+          LastName: 'Garc?a',
+          Email: 'bruno(at)students.example.test',
+          CellularPhone: '1.23457E+18',
+          Role: 'Candidate',
+        },
+        {
+          ExternalId: '00458',
+          FirstName: 'Chloé',
+          LastName: 'Martin',
+          Email: 'chloe.martin@students.example.test',
+          Role: 'Candidate',
+        },
       ];
       rows.forEach((fields, i) => {
         for (const [column, value] of Object.entries(fields)) cell(i + 2, column).value = value;
@@ -100,7 +123,9 @@ describe.runIf(posix)('docs/tutorial.md', () => {
     // The tutorial's shape: something to run, a server to start, hand steps to do.
     expect(steps.filter((step) => step.kind === 'run').length).toBeGreaterThan(10);
     expect(steps.filter((step) => step.kind === 'background')).toHaveLength(1);
-    expect(steps.filter((step) => step.kind === 'do').map((step) => step.kind === 'do' && step.name)).toEqual(Object.keys(MANUAL_STEPS));
+    expect(steps.filter((step) => step.kind === 'do').map((step) => step.kind === 'do' && step.name)).toEqual(
+      Object.keys(MANUAL_STEPS),
+    );
     try {
       for (const step of steps) {
         if (step.kind === 'do') {
@@ -110,7 +135,10 @@ describe.runIf(posix)('docs/tutorial.md', () => {
         } else if (step.kind === 'background') {
           const printed = await session.start(step.command.command, step.port, step.command.expected.length);
           if (PRINT) process.stdout.write(`\n### background $ ${step.command.command}\n${printed.join('\n')}\n`);
-          else expect(printed.join('\n'), `docs/tutorial.md:${step.command.line}`).toBe(step.command.expected.map(normaliseVarying).join('\n'));
+          else
+            expect(printed.join('\n'), `docs/tutorial.md:${step.command.line}`).toBe(
+              step.command.expected.map(normaliseVarying).join('\n'),
+            );
         } else {
           for (const command of step.commands) await expectOutput(session, command, 'docs/tutorial.md');
         }
@@ -126,7 +154,9 @@ describe.runIf(posix)("README's dry-run example", () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const command = 'npx examctl user sync --file fixtures/users-with-errors.csv --dry-run';
     // The ```sh block holding the command, then the ``` block of what it prints.
-    const block = new RegExp(`\`\`\`sh\\n${command.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\n\`\`\`\\n\\n\`\`\`\\n([\\s\\S]*?)\`\`\`\\n`).exec(readme);
+    const block = new RegExp(
+      `\`\`\`sh\\n${command.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\n\`\`\`\\n\\n\`\`\`\\n([\\s\\S]*?)\`\`\`\\n`,
+    ).exec(readme);
     expect(block, 'README holds the command and its output block').not.toBeNull();
     const dir = scratch();
     dirs.push(dir);
@@ -135,6 +165,10 @@ describe.runIf(posix)("README's dry-run example", () => {
     // As the README goes: its first command (a schedule push) made the store the dry run plans against.
     await session.run('examctl schedule push --file fixtures/sittings.csv');
     const expected = block![1]!.replace(/\n$/, '').split('\n');
-    await expectOutput(session, { command: command.replace(/^npx /, ''), expected, line: readme.slice(0, block!.index).split('\n').length + 1 }, 'README.md');
+    await expectOutput(
+      session,
+      { command: command.replace(/^npx /, ''), expected, line: readme.slice(0, block!.index).split('\n').length + 1 },
+      'README.md',
+    );
   });
 });

@@ -8,7 +8,8 @@ describe('error codes', () => {
   const own = Object.entries(OWN_CODES) as [string, number][];
 
   it('examctl codes are 9000..9999 and the spec codes are below', () => {
-    for (const [name, code] of own) expect({ name, code, inRange: code >= 9000 && code <= 9999 }).toEqual({ name, code, inRange: true });
+    for (const [name, code] of own)
+      expect({ name, code, inRange: code >= 9000 && code <= 9999 }).toEqual({ name, code, inRange: true });
     for (const [name, code] of spec) expect({ name, code, below: code < 9000 }).toEqual({ name, code, below: true });
   });
 
@@ -18,7 +19,8 @@ describe('error codes', () => {
 
   it('no two names share a number', () => {
     const byNumber = new Map<number, string[]>();
-    for (const [name, code] of Object.entries(ErrorCode) as [string, number][]) byNumber.set(code, [...(byNumber.get(code) ?? []), name]);
+    for (const [name, code] of Object.entries(ErrorCode) as [string, number][])
+      byNumber.set(code, [...(byNumber.get(code) ?? []), name]);
     expect([...byNumber.values()].filter((names) => names.length > 1)).toEqual([]);
   });
 

@@ -12,18 +12,36 @@ const user = { ExternalId: 'u-1', FirstName: 'Ann', LastName: 'Lee' };
 
 describe('boolean spellings', () => {
   const cases: [string, boolean | undefined][] = [
-    ['true', true], ['TRUE', true], ['Yes', true], ['1', true], [' yes ', true],
-    ['false', false], ['False', false], ['NO', false], ['0', false],
+    ['true', true],
+    ['TRUE', true],
+    ['Yes', true],
+    ['1', true],
+    [' yes ', true],
+    ['false', false],
+    ['False', false],
+    ['NO', false],
+    ['0', false],
     // UK SIS exports: Y and N, any case.
-    ['y', true], ['Y', true], [' N ', false], ['n', false],
-    ['on', undefined], ['ye', undefined], ['2', undefined], ['', undefined],
+    ['y', true],
+    ['Y', true],
+    [' N ', false],
+    ['n', false],
+    ['on', undefined],
+    ['ye', undefined],
+    ['2', undefined],
+    ['', undefined],
   ];
   for (const [text, expected] of cases) {
     it(`"${text}" -> ${String(expected)}`, () => expect(parseBooleanSpelling(text)).toBe(expected));
   }
 
   it('user booleans from strings; JSON booleans pass through', () => {
-    const { fields, problems } = coerceFields('user', { ...user, SpecialNeeds: 'Yes', DisableLogin: '0', EnableReadSpeaker: true });
+    const { fields, problems } = coerceFields('user', {
+      ...user,
+      SpecialNeeds: 'Yes',
+      DisableLogin: '0',
+      EnableReadSpeaker: true,
+    });
     expect(problems).toEqual([]);
     expect(fields).toMatchObject({ SpecialNeeds: true, DisableLogin: false, EnableReadSpeaker: true });
   });
@@ -44,8 +62,14 @@ describe('boolean spellings', () => {
 
 describe('integers', () => {
   it('ReasonableAdjustmentPercentage from digits', () => {
-    expect(coerceFields('user', { ...user, ReasonableAdjustmentPercentage: ' 20 ' }).fields['ReasonableAdjustmentPercentage']).toBe(20);
-    expect(coerceFields('candidate', { ReasonableAdjustmentPercentage: '0' }).fields['ReasonableAdjustmentPercentage']).toBe(0);
+    expect(
+      coerceFields('user', { ...user, ReasonableAdjustmentPercentage: ' 20 ' }).fields[
+        'ReasonableAdjustmentPercentage'
+      ],
+    ).toBe(20);
+    expect(
+      coerceFields('candidate', { ReasonableAdjustmentPercentage: '0' }).fields['ReasonableAdjustmentPercentage'],
+    ).toBe(0);
   });
   it('"abc" is 249', () => {
     const { problems } = coerceFields('user', { ...user, ReasonableAdjustmentPercentage: 'abc' });
@@ -64,7 +88,12 @@ describe('lists', () => {
     expect(coerceFields('candidate', { ProctorUIds: 'p1|p2' }).fields['ProctorUIds']).toEqual(['p1', 'p2']);
   });
   it('collection lists become ExternalId objects', () => {
-    const { fields } = coerceFields('collection', { Title: 'T', Taxonomies: ['TX-1', ' TX-2 '], ObjectiveRepositories: 'LO-1|LO-2', LoRepositoryExternalIds: [{ ExternalId: 'LO-3' }] });
+    const { fields } = coerceFields('collection', {
+      Title: 'T',
+      Taxonomies: ['TX-1', ' TX-2 '],
+      ObjectiveRepositories: 'LO-1|LO-2',
+      LoRepositoryExternalIds: [{ ExternalId: 'LO-3' }],
+    });
     expect(fields).toEqual({
       Title: 'T',
       Taxonomies: [{ ExternalId: 'TX-1' }, { ExternalId: 'TX-2' }],
@@ -76,19 +105,46 @@ describe('lists', () => {
 
 describe('Hierarchies cell', () => {
   it('EXTID and EXTID:flag+flag entries', () => {
-    const { fields, problems } = coerceFields('user', { ...user, Hierarchies: ['H-NORTH', 'H-SOUTH:coordinator+Reports', 'H-OLD:delete', ' H-EAST : administrator + rescoring '] });
+    const { fields, problems } = coerceFields('user', {
+      ...user,
+      Hierarchies: ['H-NORTH', 'H-SOUTH:coordinator+Reports', 'H-OLD:delete', ' H-EAST : administrator + rescoring '],
+    });
     expect(problems).toEqual([]);
     expect(fields['Hierarchies']).toEqual([
-      { ExternalId: 'H-NORTH', IsCoordinator: false, IsAdministrator: false, HasViewReportsPermissions: false, HasReScoringPermissions: false },
-      { ExternalId: 'H-SOUTH', IsCoordinator: true, IsAdministrator: false, HasViewReportsPermissions: true, HasReScoringPermissions: false },
+      {
+        ExternalId: 'H-NORTH',
+        IsCoordinator: false,
+        IsAdministrator: false,
+        HasViewReportsPermissions: false,
+        HasReScoringPermissions: false,
+      },
+      {
+        ExternalId: 'H-SOUTH',
+        IsCoordinator: true,
+        IsAdministrator: false,
+        HasViewReportsPermissions: true,
+        HasReScoringPermissions: false,
+      },
       { ExternalId: 'H-OLD', Action: 'DELETE' },
-      { ExternalId: 'H-EAST', IsCoordinator: false, IsAdministrator: true, HasViewReportsPermissions: false, HasReScoringPermissions: true },
+      {
+        ExternalId: 'H-EAST',
+        IsCoordinator: false,
+        IsAdministrator: true,
+        HasViewReportsPermissions: false,
+        HasReScoringPermissions: true,
+      },
     ]);
     expect(validateUser(fields).ok).toBe(true);
   });
   it('a plain string cell is split on | and empty entries are skipped', () => {
     expect(coerceFields('user', { Hierarchies: 'H-1||H-2:delete|' }).fields['Hierarchies']).toEqual([
-      { ExternalId: 'H-1', IsCoordinator: false, IsAdministrator: false, HasViewReportsPermissions: false, HasReScoringPermissions: false },
+      {
+        ExternalId: 'H-1',
+        IsCoordinator: false,
+        IsAdministrator: false,
+        HasViewReportsPermissions: false,
+        HasReScoringPermissions: false,
+      },
       { ExternalId: 'H-2', Action: 'DELETE' },
     ]);
   });
@@ -107,10 +163,15 @@ describe('Hierarchies cell', () => {
     const json = '[{"ExternalId":"H-1","IsCoordinator":true},{"ExternalId":"H|2","Action":"DELETE"}]';
     const { fields, problems } = coerceFields('user', { Hierarchies: json.split('|') });
     expect(problems).toEqual([]);
-    expect(fields['Hierarchies']).toEqual([{ ExternalId: 'H-1', IsCoordinator: true }, { ExternalId: 'H|2', Action: 'DELETE' }]);
+    expect(fields['Hierarchies']).toEqual([
+      { ExternalId: 'H-1', IsCoordinator: true },
+      { ExternalId: 'H|2', Action: 'DELETE' },
+    ]);
   });
   it('bad JSON in the cell is a problem naming Hierarchies', () => {
-    expect(coerceFields('user', { Hierarchies: ['[{"ExternalId":'] }).problems).toEqual([expect.objectContaining({ field: 'Hierarchies', code: null })]);
+    expect(coerceFields('user', { Hierarchies: ['[{"ExternalId":'] }).problems).toEqual([
+      expect.objectContaining({ field: 'Hierarchies', code: null }),
+    ]);
   });
   it('JSON membership objects pass through untouched', () => {
     const list = [{ ExternalId: 'H-1' }];
@@ -120,8 +181,19 @@ describe('Hierarchies cell', () => {
 
 describe('schedule and request coercion', () => {
   it('sittings-row booleans including Upsert', () => {
-    const { fields, problems } = coerceFields('schedule', { Upsert: 'yes', UseKeyCode: 'NO', LockExamOnConnectionLoss: '1', enableAutomaticDataCleanup: 'false', UseProctoringService: 'x' });
-    expect(fields).toMatchObject({ Upsert: true, UseKeyCode: false, LockExamOnConnectionLoss: true, enableAutomaticDataCleanup: false });
+    const { fields, problems } = coerceFields('schedule', {
+      Upsert: 'yes',
+      UseKeyCode: 'NO',
+      LockExamOnConnectionLoss: '1',
+      enableAutomaticDataCleanup: 'false',
+      UseProctoringService: 'x',
+    });
+    expect(fields).toMatchObject({
+      Upsert: true,
+      UseKeyCode: false,
+      LockExamOnConnectionLoss: true,
+      enableAutomaticDataCleanup: false,
+    });
     expect(problems.map((p) => p.field)).toEqual(['UseProctoringService']);
   });
   it('a whole request body: paths carry Schedule. and Candidates[i].', () => {
@@ -136,15 +208,29 @@ describe('schedule and request coercion', () => {
   it('candidate SpecialNeeds yes becomes "true" on the wire', () => {
     const r = coerceAndValidateScheduleRequest({
       Schedule: { AssessmentExtId: 'A-1', StartDateTime: '2026-03-01T09:00:00Z', GroupExtId: 'G-1', GroupName: 'G' },
-      Candidates: [{ CandidateExtId: 'c-1', FirstName: 'A', LastName: 'B', Email: 'a@b.co', SpecialNeeds: 'yes', ReasonableAdjustmentPercentage: '15' }],
+      Candidates: [
+        {
+          CandidateExtId: 'c-1',
+          FirstName: 'A',
+          LastName: 'B',
+          Email: 'a@b.co',
+          SpecialNeeds: 'yes',
+          ReasonableAdjustmentPercentage: '15',
+        },
+      ],
     });
     expect(r.ok && r.value.Candidates[0]).toMatchObject({ SpecialNeeds: 'true', ReasonableAdjustmentPercentage: 15 });
   });
 });
 
 describe('coercion problems before validation (withReaderProblems)', () => {
-  it('drops the validation echo of a coercion problem and keeps the other fields\' problems', () => {
-    const r = coerceAndValidateUser({ ...user, SpecialNeeds: 'maybe', ReasonableAdjustmentPercentage: 'abc', Email: 'x' });
+  it("drops the validation echo of a coercion problem and keeps the other fields' problems", () => {
+    const r = coerceAndValidateUser({
+      ...user,
+      SpecialNeeds: 'maybe',
+      ReasonableAdjustmentPercentage: 'abc',
+      Email: 'x',
+    });
     expect(r.ok ? [] : r.problems.map((p) => `${p.field}:${p.code}`).sort()).toEqual(
       ['SpecialNeeds:null', 'ReasonableAdjustmentPercentage:249', 'Email:209'].sort(),
     );
@@ -156,7 +242,10 @@ describe('coercion problems before validation (withReaderProblems)', () => {
   });
   it('a whole-number cell refused (249) leaves the rule across fields (250) on the same value', () => {
     const r = coerceAndValidateUser({ ...user, SpecialNeeds: 'no', ReasonableAdjustmentPercentage: 'abc' });
-    expect(r.ok ? [] : r.problems.map((p) => `${p.field}:${p.code}`)).toEqual(['ReasonableAdjustmentPercentage:249', 'ReasonableAdjustmentPercentage:250']);
+    expect(r.ok ? [] : r.problems.map((p) => `${p.field}:${p.code}`)).toEqual([
+      'ReasonableAdjustmentPercentage:249',
+      'ReasonableAdjustmentPercentage:250',
+    ]);
   });
   it('a Hierarchies entry coercion could not read is said once, not again inside the entry', () => {
     const r = coerceAndValidateUser({ ...user, Hierarchies: 'H-1:bogus|H-2' });

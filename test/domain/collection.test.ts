@@ -20,10 +20,30 @@ describe('validateCollection', () => {
     ['805 Title of 100 characters', { Title: 't'.repeat(100) }, 'Title', 805],
     ['901 null taxonomy', { Taxonomies: [null] }, 'Taxonomies[0]', 901],
     ['901 empty taxonomy object', { Taxonomies: [{ ExternalId: 'TX-1' }, {}] }, 'Taxonomies[1]', 901],
-    ['902 taxonomy ExternalId empty', { Taxonomies: [{ ExternalId: '', Title: 'Bloom' }] }, 'Taxonomies[0].ExternalId', 902],
-    ['902 taxonomy ExternalId null', { Taxonomies: [{ ExternalId: null, Title: 'Bloom' }] }, 'Taxonomies[0].ExternalId', 902],
-    ['1004 repository ExternalId empty', { ObjectiveRepositories: [{ Title: 'Core' }] }, 'ObjectiveRepositories[0].ExternalId', 1004],
-    ['1004 LoRepositoryExternalIds entry null', { LoRepositoryExternalIds: [null] }, 'LoRepositoryExternalIds[0]', 1004],
+    [
+      '902 taxonomy ExternalId empty',
+      { Taxonomies: [{ ExternalId: '', Title: 'Bloom' }] },
+      'Taxonomies[0].ExternalId',
+      902,
+    ],
+    [
+      '902 taxonomy ExternalId null',
+      { Taxonomies: [{ ExternalId: null, Title: 'Bloom' }] },
+      'Taxonomies[0].ExternalId',
+      902,
+    ],
+    [
+      '1004 repository ExternalId empty',
+      { ObjectiveRepositories: [{ Title: 'Core' }] },
+      'ObjectiveRepositories[0].ExternalId',
+      1004,
+    ],
+    [
+      '1004 LoRepositoryExternalIds entry null',
+      { LoRepositoryExternalIds: [null] },
+      'LoRepositoryExternalIds[0]',
+      1004,
+    ],
     ['Owner over 64', { Owner: 'o'.repeat(65) }, 'Owner', null],
     ['Taxonomies not a list', { Taxonomies: 'TX-1' }, 'Taxonomies', null],
     ['unknown field in an entry', { Taxonomies: [{ ExternalId: 'TX-1', Name: 'x' }] }, 'Taxonomies[0].Name', null],
@@ -36,18 +56,39 @@ describe('validateCollection', () => {
   }
 
   it('99 characters is a valid title; null lists mean all and are left out', () => {
-    const result = validateCollection({ Title: 't'.repeat(99), ExternalId: 'abc123', Taxonomies: null, ObjectiveRepositories: [] });
-    expect(result).toEqual({ ok: true, value: { Title: 't'.repeat(99), ExternalId: 'abc123', ObjectiveRepositories: [] } });
+    const result = validateCollection({
+      Title: 't'.repeat(99),
+      ExternalId: 'abc123',
+      Taxonomies: null,
+      ObjectiveRepositories: [],
+    });
+    expect(result).toEqual({
+      ok: true,
+      value: { Title: 't'.repeat(99), ExternalId: 'abc123', ObjectiveRepositories: [] },
+    });
   });
 
   it("802 carries the API text's message", () => {
-    expect(problemsOf({ Title: 'Maths', ExternalId: 'Col1' })).toEqual([{ field: 'ExternalId', code: 802, message: 'ExternalId must be alphanumeric (a-z, 0-9)' }]);
+    expect(problemsOf({ Title: 'Maths', ExternalId: 'Col1' })).toEqual([
+      { field: 'ExternalId', code: 802, message: 'ExternalId must be alphanumeric (a-z, 0-9)' },
+    ]);
   });
 
   it('reports every problem together', () => {
-    const problems = problemsOf({ ExternalId: 'a-b', Title: '', Taxonomies: [null, { ExternalId: '' }], LoRepositoryExternalIds: [{}] });
+    const problems = problemsOf({
+      ExternalId: 'a-b',
+      Title: '',
+      Taxonomies: [null, { ExternalId: '' }],
+      LoRepositoryExternalIds: [{}],
+    });
     expect(problems.map((p) => `${p.field}:${p.code}`).sort()).toEqual(
-      ['ExternalId:802', 'Title:804', 'Taxonomies[0]:901', 'Taxonomies[1].ExternalId:902', 'LoRepositoryExternalIds[0]:1004'].sort(),
+      [
+        'ExternalId:802',
+        'Title:804',
+        'Taxonomies[0]:901',
+        'Taxonomies[1].ExternalId:902',
+        'LoRepositoryExternalIds[0]:1004',
+      ].sort(),
     );
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { COLLECTION_ID_RULE, INVIGILATOR_ID_RULE, SCHEDULE_ID_RULE, USER_ID_RULE } from '../../src/domain/one-id-per-file.js';
+import {
+  COLLECTION_ID_RULE,
+  INVIGILATOR_ID_RULE,
+  SCHEDULE_ID_RULE,
+  USER_ID_RULE,
+} from '../../src/domain/one-id-per-file.js';
 import { scheduleIdOf, ScheduleRequests } from '../../src/domain/sittings.js';
 import { OneIdPerFile, unitPerRecord } from '../../src/pipeline/record-job.js';
 import type { InputRecord } from '../../src/input/record.js';
@@ -8,13 +13,20 @@ import type { InputRecord } from '../../src/input/record.js';
 // command's input passes. The whole input is read first, so both records of an id fail, each
 // naming the other's place; without that read (an adoption) only the later one does.
 
-const record = (line: number, fields: Record<string, unknown>, file = 'in.csv'): InputRecord => ({ source: { file, line }, fields });
+const record = (line: number, fields: Record<string, unknown>, file = 'in.csv'): InputRecord => ({
+  source: { file, line },
+  fields,
+});
 
 async function* each<T>(items: readonly T[]): AsyncIterable<T> {
   yield* items;
 }
 
-async function problemsOf(ids: OneIdPerFile, records: readonly InputRecord[], readFirst = true): Promise<[number, string | undefined][]> {
+async function problemsOf(
+  ids: OneIdPerFile,
+  records: readonly InputRecord[],
+  readFirst = true,
+): Promise<[number, string | undefined][]> {
   if (readFirst) await ids.read(each(records));
   ids.start();
   return records.map((r) => [r.source.line, ids.problemOf(r)?.message]);
@@ -22,7 +34,12 @@ async function problemsOf(ids: OneIdPerFile, records: readonly InputRecord[], re
 
 describe('OneIdPerFile: an id given twice in one input fails both records', () => {
   it('user ids: both rows, each naming the other line; case ignored; a third names the first', async () => {
-    const records = [record(2, { ExternalId: 'u-1' }), record(3, { ExternalId: 'u-2' }), record(4, { ExternalId: 'U-1' }), record(5, { ExternalId: 'u-1' })];
+    const records = [
+      record(2, { ExternalId: 'u-1' }),
+      record(3, { ExternalId: 'u-2' }),
+      record(4, { ExternalId: 'U-1' }),
+      record(5, { ExternalId: 'u-1' }),
+    ];
     expect(await problemsOf(new OneIdPerFile(USER_ID_RULE), records)).toEqual([
       [2, 'ExternalId u-1 is also on line 4; an id appears once in one file'],
       [3, undefined],
@@ -58,11 +75,21 @@ describe('OneIdPerFile: an id given twice in one input fails both records', () =
   it('schedule requests: the ScheduleExtId a request or the defaults give, on Schedule.ScheduleExtId; both requests fail', async () => {
     const defaults = { schedule: { ScheduleExtId: 'S-DEFAULT' } };
     const ids = new OneIdPerFile(SCHEDULE_ID_RULE, (r) => scheduleIdOf(r.fields, defaults));
-    const records = [record(2, { Schedule: { ScheduleExtId: 'S-J1' } }), record(3, { Schedule: {} }), record(14, { Schedule: { ScheduleExtId: 'S-J1' } }), record(15, { Schedule: {} })];
+    const records = [
+      record(2, { Schedule: { ScheduleExtId: 'S-J1' } }),
+      record(3, { Schedule: {} }),
+      record(14, { Schedule: { ScheduleExtId: 'S-J1' } }),
+      record(15, { Schedule: {} }),
+    ];
     await ids.read(each(records));
     ids.start();
     const problems = records.map((r) => ids.problemOf(r));
-    expect(problems.map((p) => p?.field)).toEqual(['Schedule.ScheduleExtId', 'Schedule.ScheduleExtId', 'Schedule.ScheduleExtId', 'Schedule.ScheduleExtId']);
+    expect(problems.map((p) => p?.field)).toEqual([
+      'Schedule.ScheduleExtId',
+      'Schedule.ScheduleExtId',
+      'Schedule.ScheduleExtId',
+      'Schedule.ScheduleExtId',
+    ]);
     expect(problems.map((p) => p?.message)).toEqual([
       'ScheduleExtId S-J1 is also on line 14; an id appears once in one file',
       'ScheduleExtId S-DEFAULT is also on line 15; an id appears once in one file',
@@ -71,17 +98,28 @@ describe('OneIdPerFile: an id given twice in one input fails both records', () =
     ]);
     expect(problems.every((p) => p?.code === null)).toBe(true);
     // The request itself names its id and is valid on its own: the rule, not ScheduleRequests, fails it.
-    const request = new ScheduleRequests(defaults).prepare({ Schedule: { AssessmentExtId: 'A-1', StartDateTime: '2026-12-01T09:00:00Z', GroupExtId: 'G-1', GroupName: 'G' }, Candidates: [] }, 3);
+    const request = new ScheduleRequests(defaults).prepare(
+      {
+        Schedule: { AssessmentExtId: 'A-1', StartDateTime: '2026-12-01T09:00:00Z', GroupExtId: 'G-1', GroupName: 'G' },
+        Candidates: [],
+      },
+      3,
+    );
     expect(request.id).toBe('S-DEFAULT');
   });
 
   it('unitPerRecord with an id rule gives readIds, and its units carry the problem on the earlier record too', async () => {
-    const job = unitPerRecord((r) => ({ source: r.source, id: String(r.fields.ExternalId), prepared: { ok: true as const, value: r.fields } }), USER_ID_RULE);
+    const job = unitPerRecord(
+      (r) => ({ source: r.source, id: String(r.fields.ExternalId), prepared: { ok: true as const, value: r.fields } }),
+      USER_ID_RULE,
+    );
     const records = [record(2, { ExternalId: 'a' }), record(3, { ExternalId: 'b' }), record(4, { ExternalId: 'A' })];
     await job.readIds!(each(records));
     const units = [];
     for await (const batch of job.units(each([records]))) units.push(...batch);
     expect(units.map((u) => u.prepared.ok)).toEqual([false, true, false]);
-    expect(unitPerRecord((r) => ({ source: r.source, id: null, prepared: { ok: true as const, value: r } })).readIds).toBeUndefined();
+    expect(
+      unitPerRecord((r) => ({ source: r.source, id: null, prepared: { ok: true as const, value: r } })).readIds,
+    ).toBeUndefined();
   });
 });

@@ -26,9 +26,18 @@ describe('integerRule', () => {
     for (const v of [undefined, null, '']) expect(check(v)).toEqual({ wire: undefined, problems: [] });
   });
 
-  it('refuses out of range, fractions and non-numbers with the caller\'s code, quoting the value', () => {
-    for (const [v, shown] of [[0, '0'], [10000, '10000'], [1.5, '1.5'], ['12', '"12"'], [true, 'true']] as const) {
-      expect(check(v)).toEqual({ wire: undefined, problems: [{ field: 'SeatNumber', code: CODE, message: message(shown) }] });
+  it("refuses out of range, fractions and non-numbers with the caller's code, quoting the value", () => {
+    for (const [v, shown] of [
+      [0, '0'],
+      [10000, '10000'],
+      [1.5, '1.5'],
+      ['12', '"12"'],
+      [true, 'true'],
+    ] as const) {
+      expect(check(v)).toEqual({
+        wire: undefined,
+        problems: [{ field: 'SeatNumber', code: CODE, message: message(shown) }],
+      });
     }
   });
 
@@ -66,8 +75,11 @@ describe('a whole-number CSV cell', () => {
     expect(cell('  ')).toEqual({ value: undefined, problems: [] });
   });
 
-  it('keeps a text that is no whole number, with the field\'s own code (not 249)', () => {
-    expect(cell('12a')).toEqual({ value: '12a', problems: [{ field: 'SeatNumber', code: CODE, message: message('"12a"') }] });
+  it("keeps a text that is no whole number, with the field's own code (not 249)", () => {
+    expect(cell('12a')).toEqual({
+      value: '12a',
+      problems: [{ field: 'SeatNumber', code: CODE, message: message('"12a"') }],
+    });
     // Only a percentage's cell may end in %.
     expect(cell('12%').problems[0]?.message).toBe(message('"12%"'));
     expect(cell('1.5').problems[0]?.code).toBe(CODE);
@@ -77,14 +89,26 @@ describe('a whole-number CSV cell', () => {
     const problems: Problem[] = [];
     coerceCell('ReasonableAdjustmentPercentage', reasonableAdjustmentRule.cell, '25,0', problems);
     expect(problems).toEqual([
-      { field: 'ReasonableAdjustmentPercentage', code: 249, message: 'ReasonableAdjustmentPercentage must be a whole number from 0 to 999, not "25,0"' },
+      {
+        field: 'ReasonableAdjustmentPercentage',
+        code: 249,
+        message: 'ReasonableAdjustmentPercentage must be a whole number from 0 to 999, not "25,0"',
+      },
     ]);
   });
 
   it('ReasonableAdjustmentPercentage, a percentage, reads a cell as a spreadsheet shows one: 25% is 25', () => {
     const problems: Problem[] = [];
-    expect(['25%', ' 100 % ', '0%'].map((text) => coerceCell('ReasonableAdjustmentPercentage', reasonableAdjustmentRule.cell, text, problems))).toEqual([25, 100, 0]);
-    expect(coerceCell('ReasonableAdjustmentPercentage', reasonableAdjustmentRule.cell, '12.5%', problems)).toBe('12.5%');
-    expect(problems.map((problem) => problem.message)).toEqual(['ReasonableAdjustmentPercentage must be a whole number from 0 to 999, not "12.5%"']);
+    expect(
+      ['25%', ' 100 % ', '0%'].map((text) =>
+        coerceCell('ReasonableAdjustmentPercentage', reasonableAdjustmentRule.cell, text, problems),
+      ),
+    ).toEqual([25, 100, 0]);
+    expect(coerceCell('ReasonableAdjustmentPercentage', reasonableAdjustmentRule.cell, '12.5%', problems)).toBe(
+      '12.5%',
+    );
+    expect(problems.map((problem) => problem.message)).toEqual([
+      'ReasonableAdjustmentPercentage must be a whole number from 0 to 999, not "12.5%"',
+    ]);
   });
 });

@@ -3,7 +3,10 @@ import { validateInvigilatorRemoval } from '../../src/domain/invigilators.js';
 
 describe('validateInvigilatorRemoval', () => {
   it('accepts a schedule id and user ids, in order', () => {
-    expect(validateInvigilatorRemoval('S-1', ['inv-1', 'inv-2'])).toEqual({ ok: true, value: { scheduleExtId: 'S-1', userExtIds: ['inv-1', 'inv-2'] } });
+    expect(validateInvigilatorRemoval('S-1', ['inv-1', 'inv-2'])).toEqual({
+      ok: true,
+      value: { scheduleExtId: 'S-1', userExtIds: ['inv-1', 'inv-2'] },
+    });
   });
 
   const cases: [string, unknown, unknown, string, number | null][] = [

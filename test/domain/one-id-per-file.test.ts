@@ -14,34 +14,54 @@ function filled(rule: typeof USER_ID_RULE, fill: number): IdsOfOneInput {
 }
 
 describe('IdsOfOneInput', () => {
-  it.each([0, 70_000])('names the earlier line, and the first spelling when only the case differs (user ids; %i ids before)', (fill) => {
-    const ids = filled(USER_ID_RULE, fill);
-    expect(ids.repeated('u-1', at(2))).toBeUndefined();
-    expect(ids.repeated('u-2', at(3))).toBeUndefined();
-    expect(ids.repeated('u-1', at(4))?.message).toBe('ExternalId u-1 is also on line 2; an id appears once in one file');
-    expect(ids.repeated('U-1', at(5))?.message).toBe('ExternalId U-1 is also on line 2 (as u-1); an id appears once in one file');
-    expect(ids.repeated('STU-9', at(6))).toBeUndefined();
-    expect(ids.repeated('stu-9', at(7))?.message).toBe('ExternalId stu-9 is also on line 6 (as STU-9); an id appears once in one file');
-    expect(ids.repeated(null, at(8))).toBeUndefined();
-    expect(ids.repeated(null, at(9))).toBeUndefined();
-  });
+  it.each([0, 70_000])(
+    'names the earlier line, and the first spelling when only the case differs (user ids; %i ids before)',
+    (fill) => {
+      const ids = filled(USER_ID_RULE, fill);
+      expect(ids.repeated('u-1', at(2))).toBeUndefined();
+      expect(ids.repeated('u-2', at(3))).toBeUndefined();
+      expect(ids.repeated('u-1', at(4))?.message).toBe(
+        'ExternalId u-1 is also on line 2; an id appears once in one file',
+      );
+      expect(ids.repeated('U-1', at(5))?.message).toBe(
+        'ExternalId U-1 is also on line 2 (as u-1); an id appears once in one file',
+      );
+      expect(ids.repeated('STU-9', at(6))).toBeUndefined();
+      expect(ids.repeated('stu-9', at(7))?.message).toBe(
+        'ExternalId stu-9 is also on line 6 (as STU-9); an id appears once in one file',
+      );
+      expect(ids.repeated(null, at(8))).toBeUndefined();
+      expect(ids.repeated(null, at(9))).toBeUndefined();
+    },
+  );
 
   it.each([0, 70_000])('collection ids keep their case: PHYS1 and phys1 are two ids (%i ids before)', (fill) => {
     const ids = filled(COLLECTION_ID_RULE, fill);
     expect(ids.repeated('phys1', at(1))).toBeUndefined();
     expect(ids.repeated('PHYS1', at(2))).toBeUndefined();
-    expect(ids.repeated('phys1', at(3))?.message).toBe('ExternalId phys1 is also on line 1; an id appears once in one file');
+    expect(ids.repeated('phys1', at(3))?.message).toBe(
+      'ExternalId phys1 is also on line 1; an id appears once in one file',
+    );
   });
 
-  it.each([0, 70_000])('non-ASCII ids fold as toLowerCase does, also onto an ASCII id (the Kelvin sign folds to k; %i ids before)', (fill) => {
-    const ids = filled(USER_ID_RULE, fill);
-    expect(ids.repeated('Ünal-1', at(2))).toBeUndefined();
-    expect(ids.repeated('ünal-1', at(3))?.message).toBe('ExternalId ünal-1 is also on line 2 (as Ünal-1); an id appears once in one file');
-    expect(ids.repeated('\u212A7', at(4))).toBeUndefined();
-    expect(ids.repeated('K7', at(5))?.message).toBe('ExternalId K7 is also on line 4 (as \u212A7); an id appears once in one file');
-    expect(ids.repeated('k8', at(6))).toBeUndefined();
-    expect(ids.repeated('\u212A8', at(7))?.message).toBe('ExternalId \u212A8 is also on line 6 (as k8); an id appears once in one file');
-  });
+  it.each([0, 70_000])(
+    'non-ASCII ids fold as toLowerCase does, also onto an ASCII id (the Kelvin sign folds to k; %i ids before)',
+    (fill) => {
+      const ids = filled(USER_ID_RULE, fill);
+      expect(ids.repeated('Ünal-1', at(2))).toBeUndefined();
+      expect(ids.repeated('ünal-1', at(3))?.message).toBe(
+        'ExternalId ünal-1 is also on line 2 (as Ünal-1); an id appears once in one file',
+      );
+      expect(ids.repeated('\u212A7', at(4))).toBeUndefined();
+      expect(ids.repeated('K7', at(5))?.message).toBe(
+        'ExternalId K7 is also on line 4 (as \u212A7); an id appears once in one file',
+      );
+      expect(ids.repeated('k8', at(6))).toBeUndefined();
+      expect(ids.repeated('\u212A8', at(7))?.message).toBe(
+        'ExternalId \u212A8 is also on line 6 (as k8); an id appears once in one file',
+      );
+    },
+  );
 
   it.each([0, 70_000])('a very long id is compared whole, like any other (%i ids before)', (fill) => {
     const ids = filled(USER_ID_RULE, fill);
@@ -58,7 +78,9 @@ describe('IdsOfOneInput', () => {
     for (let i = 0; i < n; i++) if (ids.repeated(`u-${i}`, at(i + 2)) !== undefined) repeats += 1;
     expect(repeats).toBe(0);
     for (let i = 0; i < n; i += 997) {
-      expect(ids.repeated(`U-${i}`, at(n + 2 + i, 'more.csv'))?.message).toBe(`ExternalId U-${i} is also on users.csv line ${i + 2} (as u-${i}); an id appears once in one file`);
+      expect(ids.repeated(`U-${i}`, at(n + 2 + i, 'more.csv'))?.message).toBe(
+        `ExternalId U-${i} is also on users.csv line ${i + 2} (as u-${i}); an id appears once in one file`,
+      );
     }
     expect(ids.repeated(`u-${n}`, at(1))).toBeUndefined();
     expect(ids.repeated('', at(1))).toBeUndefined();

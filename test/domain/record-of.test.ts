@@ -1,7 +1,22 @@
 import { describe, it, expect, expectTypeOf } from 'vitest';
-import { booleanRule, enumRule, integerRule, ruleTable, stringRule, validateFields, type RecordOf } from '../../src/domain/field-rules.js';
+import {
+  booleanRule,
+  enumRule,
+  integerRule,
+  ruleTable,
+  stringRule,
+  validateFields,
+  type RecordOf,
+} from '../../src/domain/field-rules.js';
 import type { Problem } from '../../src/domain/problem.js';
-import type { Candidate, CollectionRequest, HierarchyMembership, IdTitle, ScheduleRequest, UserRequest } from '../../src/domain/types.js';
+import type {
+  Candidate,
+  CollectionRequest,
+  HierarchyMembership,
+  IdTitle,
+  ScheduleRequest,
+  UserRequest,
+} from '../../src/domain/types.js';
 
 // The request types are their rule tables read as types: tsc checks the expectTypeOf lines
 // (test/ is in tsconfig), the run checks that the values validateFields returns fit them.
@@ -23,7 +38,12 @@ describe('a rule table is the type of its records (RecordOf)', () => {
     expectTypeOf<Probe['Count']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<keyof Probe>().toEqualTypeOf<'Id' | 'Note' | 'Flag' | 'Mode' | 'Count'>();
     const problems: Problem[] = [];
-    const record: Probe | null = validateFields({ Id: 'a', Mode: ' on ', Flag: true, Count: 3, Note: '' }, TABLE, '', problems);
+    const record: Probe | null = validateFields(
+      { Id: 'a', Mode: ' on ', Flag: true, Count: 3, Note: '' },
+      TABLE,
+      '',
+      problems,
+    );
     expect(problems).toEqual([]);
     expect(record).toEqual({ Id: 'a', Mode: 'ON', Flag: true, Count: 3 });
   });

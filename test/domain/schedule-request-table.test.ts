@@ -22,7 +22,8 @@ describe('a schedule request is checked by its rule table', () => {
   });
 
   it('refuses a body that is not an object (a list, a string, null) with one problem', () => {
-    for (const body of [[], 'S-1', null]) expect(fieldsOf(body)).toEqual([': A schedule request must be a JSON object with Schedule and Candidates']);
+    for (const body of [[], 'S-1', null])
+      expect(fieldsOf(body)).toEqual([': A schedule request must be a JSON object with Schedule and Candidates']);
   });
 
   it('refuses Candidates that is not a list, and decides no AttemptExtId rule under an invalid Workflow', () => {

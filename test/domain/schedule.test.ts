@@ -35,16 +35,44 @@ describe('validateScheduleRequest: valid requests', () => {
     const result = validateScheduleRequest({
       Workflow: 'EXTERNAL_ATTEMPTS',
       Upsert: true,
-      Schedule: { ...schedule, StartDateTime: '2026-03-01T10:00:00+01:00', EndDateTime: '2026-03-01T12:30:00.5-00:30', Title: '', PIN: '0420' },
-      Candidates: [{ ...candidate, AttemptExtId: 'att-1', SpecialNeeds: true, ReasonableAdjustmentPercentage: 25, UserName: '', ProctorUIds: ['p-1'] }],
+      Schedule: {
+        ...schedule,
+        StartDateTime: '2026-03-01T10:00:00+01:00',
+        EndDateTime: '2026-03-01T12:30:00.5-00:30',
+        Title: '',
+        PIN: '0420',
+      },
+      Candidates: [
+        {
+          ...candidate,
+          AttemptExtId: 'att-1',
+          SpecialNeeds: true,
+          ReasonableAdjustmentPercentage: 25,
+          UserName: '',
+          ProctorUIds: ['p-1'],
+        },
+      ],
     });
     expect(result).toEqual({
       ok: true,
       value: {
         Workflow: 'EXTERNAL_ATTEMPTS',
         Upsert: true,
-        Schedule: { ...schedule, StartDateTime: '2026-03-01T09:00:00.000Z', EndDateTime: '2026-03-01T13:00:00.500Z', PIN: '0420' },
-        Candidates: [{ ...candidate, AttemptExtId: 'att-1', SpecialNeeds: 'true', ReasonableAdjustmentPercentage: 25, ProctorUIds: ['p-1'] }],
+        Schedule: {
+          ...schedule,
+          StartDateTime: '2026-03-01T09:00:00.000Z',
+          EndDateTime: '2026-03-01T13:00:00.500Z',
+          PIN: '0420',
+        },
+        Candidates: [
+          {
+            ...candidate,
+            AttemptExtId: 'att-1',
+            SpecialNeeds: 'true',
+            ReasonableAdjustmentPercentage: 25,
+            ProctorUIds: ['p-1'],
+          },
+        ],
       },
     });
   });
@@ -55,7 +83,10 @@ describe('validateScheduleRequest: valid requests', () => {
   });
 
   it('SpecialNeeds "false" stays a string on the wire', () => {
-    const result = validateScheduleRequest({ Schedule: schedule, Candidates: [{ ...candidate, SpecialNeeds: 'FALSE' }] });
+    const result = validateScheduleRequest({
+      Schedule: schedule,
+      Candidates: [{ ...candidate, SpecialNeeds: 'FALSE' }],
+    });
     expect(result.ok && result.value.Candidates[0]?.SpecialNeeds).toBe('false');
   });
 });
@@ -73,7 +104,11 @@ describe('validateScheduleRequest: schedule fields', () => {
     ['ScheduleGroupExtId over 64', { ScheduleGroupExtId: 'g'.repeat(65) }, 'Schedule.ScheduleGroupExtId'],
     ['Owner over 500', { Owner: 'o'.repeat(501) }, 'Schedule.Owner'],
     ['PIN too long', { PIN: '12345' }, 'Schedule.PIN'],
-    ['template pattern', { ProctoringServiceTemplateExternalId: 'PT STD' }, 'Schedule.ProctoringServiceTemplateExternalId'],
+    [
+      'template pattern',
+      { ProctoringServiceTemplateExternalId: 'PT STD' },
+      'Schedule.ProctoringServiceTemplateExternalId',
+    ],
     ['boolean type', { UseKeyCode: 'yes' }, 'Schedule.UseKeyCode'],
     ['unknown field', { StartTime: 'x' }, 'Schedule.StartTime'],
   ];
@@ -86,13 +121,24 @@ describe('validateScheduleRequest: schedule fields', () => {
     expectProblem({ Schedule: rest, Candidates: [] }, 'Schedule.StartDateTime', null, 'required');
   });
   it('a DateTime without zone is refused with an example', () => {
-    expectProblem(withSchedule({ StartDateTime: '2026-03-01T09:00:00' }), 'Schedule.StartDateTime', null, '2026-03-01T09:00:00Z');
+    expectProblem(
+      withSchedule({ StartDateTime: '2026-03-01T09:00:00' }),
+      'Schedule.StartDateTime',
+      null,
+      '2026-03-01T09:00:00Z',
+    );
   });
   it('a date alone is refused', () => {
     expectProblem(withSchedule({ StartDateTime: '2026-03-01' }), 'Schedule.StartDateTime', null, 'RFC 3339');
   });
   it('invalid calendar values are refused', () => {
-    for (const bad of ['2026-02-29T09:00:00Z', '2026-13-01T09:00:00Z', '2026-03-01T24:00:00Z', '2026-03-01T09:60:00Z', '2026-03-01T09:00:00+25:00']) {
+    for (const bad of [
+      '2026-02-29T09:00:00Z',
+      '2026-13-01T09:00:00Z',
+      '2026-03-01T24:00:00Z',
+      '2026-03-01T09:60:00Z',
+      '2026-03-01T09:00:00+25:00',
+    ]) {
       expectProblem(withSchedule({ StartDateTime: bad }), 'Schedule.StartDateTime', null, 'not a real date');
     }
   });
@@ -103,9 +149,19 @@ describe('validateScheduleRequest: schedule fields', () => {
     });
   });
   it('EndDateTime must be after StartDateTime, compared in UTC', () => {
-    expectProblem(withSchedule({ EndDateTime: '2026-03-01T09:00:00Z' }), 'Schedule.EndDateTime', null, 'after StartDateTime');
+    expectProblem(
+      withSchedule({ EndDateTime: '2026-03-01T09:00:00Z' }),
+      'Schedule.EndDateTime',
+      null,
+      'after StartDateTime',
+    );
     // 10:00+02:00 is 08:00Z, before a 09:00Z start.
-    expectProblem(withSchedule({ EndDateTime: '2026-03-01T10:00:00+02:00' }), 'Schedule.EndDateTime', null, 'after StartDateTime');
+    expectProblem(
+      withSchedule({ EndDateTime: '2026-03-01T10:00:00+02:00' }),
+      'Schedule.EndDateTime',
+      null,
+      'after StartDateTime',
+    );
   });
   it('a problem of the Schedule object alone names its field under Schedule.', () => {
     const result = validateScheduleRequest({ Schedule: { ...schedule, PIN: 'xxxxx' }, Candidates: [] });
@@ -117,7 +173,12 @@ describe('validateScheduleRequest: candidates', () => {
   it('required candidate fields, with the Candidates[i] prefix', () => {
     const problems = problemsOf(withCandidate({ CandidateExtId: '', FirstName: '', LastName: undefined, Email: null }));
     expect(problems.map((p) => p.field).sort()).toEqual(
-      ['Candidates[1].CandidateExtId', 'Candidates[1].Email', 'Candidates[1].FirstName', 'Candidates[1].LastName'].sort(),
+      [
+        'Candidates[1].CandidateExtId',
+        'Candidates[1].Email',
+        'Candidates[1].FirstName',
+        'Candidates[1].LastName',
+      ].sort(),
     );
   });
   it('candidate field rules', () => {
@@ -129,12 +190,28 @@ describe('validateScheduleRequest: candidates', () => {
     expectProblem(withCandidate({ Emial: 'x@y.z' }), 'Candidates[1].Emial', null, 'Unknown field');
   });
   it('249 and 250 on a candidate', () => {
-    expectProblem(withCandidate({ SpecialNeeds: 'true', ReasonableAdjustmentPercentage: 1000 }), 'Candidates[1].ReasonableAdjustmentPercentage', 249);
-    expectProblem(withCandidate({ ReasonableAdjustmentPercentage: 10 }), 'Candidates[1].ReasonableAdjustmentPercentage', 250);
-    expectProblem(withCandidate({ SpecialNeeds: false, ReasonableAdjustmentPercentage: 0 }), 'Candidates[1].ReasonableAdjustmentPercentage', 250);
+    expectProblem(
+      withCandidate({ SpecialNeeds: 'true', ReasonableAdjustmentPercentage: 1000 }),
+      'Candidates[1].ReasonableAdjustmentPercentage',
+      249,
+    );
+    expectProblem(
+      withCandidate({ ReasonableAdjustmentPercentage: 10 }),
+      'Candidates[1].ReasonableAdjustmentPercentage',
+      250,
+    );
+    expectProblem(
+      withCandidate({ SpecialNeeds: false, ReasonableAdjustmentPercentage: 0 }),
+      'Candidates[1].ReasonableAdjustmentPercentage',
+      250,
+    );
   });
   it('EXTERNAL_ATTEMPTS requires AttemptExtId on every candidate', () => {
-    const problems = problemsOf({ Workflow: 'EXTERNAL_ATTEMPTS', Schedule: schedule, Candidates: [candidate, { ...candidate, CandidateExtId: 'c-2', AttemptExtId: 'a' }] });
+    const problems = problemsOf({
+      Workflow: 'EXTERNAL_ATTEMPTS',
+      Schedule: schedule,
+      Candidates: [candidate, { ...candidate, CandidateExtId: 'c-2', AttemptExtId: 'a' }],
+    });
     expect(problems).toEqual([expect.objectContaining({ field: 'Candidates[0].AttemptExtId', code: null })]);
     expect(problems[0]?.message).toContain('EXTERNAL_ATTEMPTS');
   });
@@ -146,7 +223,10 @@ describe('validateScheduleRequest: candidates', () => {
     expectProblem(withCandidate({ CandidateExtId: 'C-1' }), 'Candidates[1].CandidateExtId', null, 'Candidates[0]');
   });
   it('validateCandidate uses paths relative to the candidate', () => {
-    const result = validateCandidate({ ...candidate, Email: 'x', ReasonableAdjustmentPercentage: 5 }, { workflow: 'EXTERNAL_ATTEMPTS' });
+    const result = validateCandidate(
+      { ...candidate, Email: 'x', ReasonableAdjustmentPercentage: 5 },
+      { workflow: 'EXTERNAL_ATTEMPTS' },
+    );
     expect(result.ok ? [] : result.problems.map((p) => `${p.field}:${p.code}`).sort()).toEqual(
       ['AttemptExtId:null', 'Email:null', 'ReasonableAdjustmentPercentage:250'].sort(),
     );
@@ -155,7 +235,9 @@ describe('validateScheduleRequest: candidates', () => {
 
 describe('validateScheduleRequest: request level', () => {
   it('an all-empty body', () => {
-    expect(problemsOf({})).toEqual([expect.objectContaining({ code: null, message: 'All fields of the request body are empty' })]);
+    expect(problemsOf({})).toEqual([
+      expect.objectContaining({ code: null, message: 'All fields of the request body are empty' }),
+    ]);
     expect(problemsOf({ Schedule: {}, Candidates: [] })[0]?.message).toBe('All fields of the request body are empty');
   });
   it('Schedule and Candidates are required', () => {
@@ -164,14 +246,24 @@ describe('validateScheduleRequest: request level', () => {
     expectProblem({ Schedule: schedule, Candidates: candidate }, 'Candidates', null);
   });
   it('bad Workflow, Upsert and unknown top-level fields', () => {
-    const problems = problemsOf({ Workflow: 'SIMPLE', Upsert: 'yes', upsert: true, Schedule: schedule, Candidates: [] });
+    const problems = problemsOf({
+      Workflow: 'SIMPLE',
+      Upsert: 'yes',
+      upsert: true,
+      Schedule: schedule,
+      Candidates: [],
+    });
     expect(problems.map((p) => p.field).sort()).toEqual(['Upsert', 'Workflow', 'upsert']);
     expect(problems.find((p) => p.field === 'upsert')?.message).toContain('Upsert');
   });
   it('reports problems of the schedule and of several candidates together', () => {
     const problems = problemsOf({
       Schedule: { ...schedule, StartDateTime: 'tomorrow', PIN: '12345' },
-      Candidates: [{ ...candidate, Email: 'x' }, candidate, { ...candidate, CandidateExtId: 'c-3', ReasonableAdjustmentPercentage: 'abc' }],
+      Candidates: [
+        { ...candidate, Email: 'x' },
+        candidate,
+        { ...candidate, CandidateExtId: 'c-3', ReasonableAdjustmentPercentage: 'abc' },
+      ],
     });
     expect(problems.map((p) => `${p.field}:${p.code}`).sort()).toEqual(
       [
@@ -191,7 +283,14 @@ describe('validateScheduleRequest: request level', () => {
 
 describe('validateScheduleRequest: an invalid Workflow', () => {
   it('is reported once, without guessing AttemptExtId errors', () => {
-    const problems = problemsOf({ Workflow: 'EXTERNAL', Schedule: schedule, Candidates: [{ ...candidate, AttemptExtId: 'a-1' }, { ...candidate, CandidateExtId: 'c-2' }] });
+    const problems = problemsOf({
+      Workflow: 'EXTERNAL',
+      Schedule: schedule,
+      Candidates: [
+        { ...candidate, AttemptExtId: 'a-1' },
+        { ...candidate, CandidateExtId: 'c-2' },
+      ],
+    });
     expect(problems).toEqual([expect.objectContaining({ field: 'Workflow', code: null })]);
     expect(problems[0]?.message).toContain('DEFAULT or EXTERNAL_ATTEMPTS');
   });

@@ -28,9 +28,14 @@ function agree(schema: z.ZodType, validate: (v: unknown) => Validation<unknown>,
   const fast = validate(input);
   if (fast.ok) {
     const taken = schema.safeParse(input);
-    expect(taken.success, `the document refuses what the validator accepts: ${JSON.stringify(taken.error?.issues)}`).toBe(true);
+    expect(
+      taken.success,
+      `the document refuses what the validator accepts: ${JSON.stringify(taken.error?.issues)}`,
+    ).toBe(true);
     const sent = schema.safeParse(fast.value);
-    expect(sent.success, `the document refuses what the validator sends: ${JSON.stringify(sent.error?.issues)}`).toBe(true);
+    expect(sent.success, `the document refuses what the validator sends: ${JSON.stringify(sent.error?.issues)}`).toBe(
+      true,
+    );
   } else {
     expect(fast.problems.length).toBeGreaterThan(0);
     for (const problem of fast.problems) expect(problem.message).not.toBe('');
@@ -38,7 +43,12 @@ function agree(schema: z.ZodType, validate: (v: unknown) => Validation<unknown>,
   return fast;
 }
 
-const user = (fields: Record<string, unknown>) => ({ ExternalId: 'u-1', FirstName: 'Ada', LastName: 'Lovelace', ...fields });
+const user = (fields: Record<string, unknown>) => ({
+  ExternalId: 'u-1',
+  FirstName: 'Ada',
+  LastName: 'Lovelace',
+  ...fields,
+});
 const agreeUser = (input: unknown) => agree(userRequestSchema, (v) => validateUser(v), input);
 
 const emoji = '😀';
@@ -48,7 +58,8 @@ const show = (v: unknown): string => {
   const json = JSON.stringify(v) ?? String(v);
   return json.length > 40 ? `${json.slice(0, 24)}... (${json.length} chars)` : json;
 };
-const titled = (rows: Row[]) => rows.map(([field, value, valid]) => [`${field} = ${show(value)} (valid: ${valid})`, field, value, valid] as const);
+const titled = (rows: Row[]) =>
+  rows.map(([field, value, valid]) => [`${field} = ${show(value)} (valid: ${valid})`, field, value, valid] as const);
 
 const userRows: Row[] = [
   ['ExternalId', 'a-Z_0@9', true],
@@ -149,7 +160,11 @@ describe('user: validateUser, and the document takes what it takes', () => {
     ['250: percentage without SpecialNeeds', { ReasonableAdjustmentPercentage: 20 }, false],
     ['250: percentage 0 with SpecialNeeds false', { ReasonableAdjustmentPercentage: 0, SpecialNeeds: false }, false],
     ['250 and 249 together', { ReasonableAdjustmentPercentage: 'abc' }, false],
-    ['no 250 when SpecialNeeds is itself invalid', { ReasonableAdjustmentPercentage: 20, SpecialNeeds: 'maybe' }, false],
+    [
+      'no 250 when SpecialNeeds is itself invalid',
+      { ReasonableAdjustmentPercentage: 20, SpecialNeeds: 'maybe' },
+      false,
+    ],
     ['percentage with SpecialNeeds true', { ReasonableAdjustmentPercentage: 999, SpecialNeeds: true }, true],
     ['unknown field with a case hint', { firstname: 'x', Emial: 'a@b.co' }, false],
     ['several problems at once', { ExternalId: 'bad id!', Email: 'x', Labels: [''], Hierarchies: [null] }, false],
@@ -162,7 +177,9 @@ describe('user: validateUser, and the document takes what it takes', () => {
   });
 
   it('carries the API code and the field of each problem', () => {
-    const r = validateUser(user({ ReasonableAdjustmentPercentage: 20, Hierarchies: [{ ExternalId: 'H' }, { ExternalId: 'H' }] }));
+    const r = validateUser(
+      user({ ReasonableAdjustmentPercentage: 20, Hierarchies: [{ ExternalId: 'H' }, { ExternalId: 'H' }] }),
+    );
     expect(r.ok).toBe(false);
     const problems: Problem[] = r.ok ? [] : r.problems;
     expect(problems.map((p) => [p.field, p.code]).sort()).toEqual([
@@ -172,7 +189,12 @@ describe('user: validateUser, and the document takes what it takes', () => {
   });
 });
 
-const schedule = { AssessmentExtId: 'A-1', StartDateTime: '2026-03-01T09:00:00Z', GroupExtId: 'G-1', GroupName: 'Group' };
+const schedule = {
+  AssessmentExtId: 'A-1',
+  StartDateTime: '2026-03-01T09:00:00Z',
+  GroupExtId: 'G-1',
+  GroupName: 'Group',
+};
 const candidate = { CandidateExtId: 'C-1', FirstName: 'Ada', LastName: 'Lovelace', Email: 'ada@example.org' };
 const agreeSchedule = (input: unknown) => agree(scheduleRequestSchema, validateScheduleRequest, input);
 
@@ -251,14 +273,42 @@ describe('schedule: validateScheduleRequest, and the document takes what it take
   });
 
   it.each<[string, unknown, boolean]>([
-    ['Workflow any case', { Workflow: 'external_attempts', Schedule: schedule, Candidates: [{ ...candidate, AttemptExtId: 'A1' }] }, true],
-    ['EXTERNAL_ATTEMPTS needs AttemptExtId', { Workflow: 'EXTERNAL_ATTEMPTS', Schedule: schedule, Candidates: [candidate] }, false],
-    ['DEFAULT forbids AttemptExtId', { Workflow: 'DEFAULT', Schedule: schedule, Candidates: [{ ...candidate, AttemptExtId: 'A1' }] }, false],
-    ['invalid Workflow: no AttemptExtId guess', { Workflow: 'NIGHTLY', Schedule: schedule, Candidates: [{ ...candidate, AttemptExtId: 'A1' }] }, false],
+    [
+      'Workflow any case',
+      { Workflow: 'external_attempts', Schedule: schedule, Candidates: [{ ...candidate, AttemptExtId: 'A1' }] },
+      true,
+    ],
+    [
+      'EXTERNAL_ATTEMPTS needs AttemptExtId',
+      { Workflow: 'EXTERNAL_ATTEMPTS', Schedule: schedule, Candidates: [candidate] },
+      false,
+    ],
+    [
+      'DEFAULT forbids AttemptExtId',
+      { Workflow: 'DEFAULT', Schedule: schedule, Candidates: [{ ...candidate, AttemptExtId: 'A1' }] },
+      false,
+    ],
+    [
+      'invalid Workflow: no AttemptExtId guess',
+      { Workflow: 'NIGHTLY', Schedule: schedule, Candidates: [{ ...candidate, AttemptExtId: 'A1' }] },
+      false,
+    ],
     ['Upsert must be boolean', { Upsert: 'yes', Schedule: schedule, Candidates: [] }, false],
-    ['250 on a candidate', { Schedule: schedule, Candidates: [{ ...candidate, ReasonableAdjustmentPercentage: 10 }] }, false],
-    ['250 satisfied', { Schedule: schedule, Candidates: [{ ...candidate, SpecialNeeds: 'true', ReasonableAdjustmentPercentage: 10 }] }, true],
-    ['duplicate CandidateExtId ignoring case', { Schedule: schedule, Candidates: [candidate, { ...candidate, CandidateExtId: 'c-1' }] }, false],
+    [
+      '250 on a candidate',
+      { Schedule: schedule, Candidates: [{ ...candidate, ReasonableAdjustmentPercentage: 10 }] },
+      false,
+    ],
+    [
+      '250 satisfied',
+      { Schedule: schedule, Candidates: [{ ...candidate, SpecialNeeds: 'true', ReasonableAdjustmentPercentage: 10 }] },
+      true,
+    ],
+    [
+      'duplicate CandidateExtId ignoring case',
+      { Schedule: schedule, Candidates: [candidate, { ...candidate, CandidateExtId: 'c-1' }] },
+      false,
+    ],
     ['a candidate that is not an object', { Schedule: schedule, Candidates: [candidate, null, 'C-3'] }, false],
     ['empty Candidates list', { Schedule: schedule, Candidates: [] }, true],
     ['missing Schedule', { Candidates: [candidate] }, false],
@@ -268,7 +318,11 @@ describe('schedule: validateScheduleRequest, and the document takes what it take
     ['all fields empty', { Schedule: {}, Candidates: [] }, false],
     ['not an object', [schedule], false],
     ['unknown top-level field', { Schedule: schedule, Candidates: [], workflow: 'DEFAULT' }, false],
-    ['problems everywhere at once', { Workflow: 'x', Schedule: { ...schedule, PIN: '12345' }, Candidates: [{ Email: 'bad' }, candidate, candidate] }, false],
+    [
+      'problems everywhere at once',
+      { Workflow: 'x', Schedule: { ...schedule, PIN: '12345' }, Candidates: [{ Email: 'bad' }, candidate, candidate] },
+      false,
+    ],
   ])('%s', (_name, input, valid) => {
     expect(agreeSchedule(input).ok).toBe(valid);
   });
@@ -318,7 +372,10 @@ describe('invigilators: validateInvigilatorRemoval, and the document takes what 
     const r = validateInvigilatorRemoval('S-1', ids);
     if (r.ok) return { ok: true, value: r.value.userExtIds };
     // The schema is the body itself, so its paths start inside the list: UserExtIds[2] is [2].
-    return { ok: false, problems: r.problems.map((p) => ({ ...p, field: p.field.slice(INVIGILATOR_IDS_FIELD.length) })) };
+    return {
+      ok: false,
+      problems: r.problems.map((p) => ({ ...p, field: p.field.slice(INVIGILATOR_IDS_FIELD.length) })),
+    };
   };
   it.each<[unknown, boolean]>([
     [['u1', 'u2', 'u1'], true],
@@ -332,7 +389,7 @@ describe('invigilators: validateInvigilatorRemoval, and the document takes what 
   });
 });
 
-describe('each rule\'s wire schema is built from the numbers its check enforces', () => {
+describe("each rule's wire schema is built from the numbers its check enforces", () => {
   const tables: [string, RuleTable][] = [
     ['user', USER_TABLE],
     ['hierarchy', HIERARCHY_TABLE],
@@ -344,7 +401,10 @@ describe('each rule\'s wire schema is built from the numbers its check enforces'
   const stringRules = tables.flatMap(([entity, table]) =>
     table.rules
       .map((rule): [string, FieldRule, number] => {
-        const json = z.toJSONSchema(wireSchema(rule), { io: 'input', unrepresentable: 'any' }) as { type?: string; maxLength?: number };
+        const json = z.toJSONSchema(wireSchema(rule), { io: 'input', unrepresentable: 'any' }) as {
+          type?: string;
+          maxLength?: number;
+        };
         return [`${entity}.${rule.name}`, rule, json.type === 'string' ? (json.maxLength ?? -1) : -1];
       })
       .filter(([, , max]) => max >= 0),
@@ -367,7 +427,8 @@ describe('each rule\'s wire schema is built from the numbers its check enforces'
   });
 
   it('describes each rule with its codes', () => {
-    const described = (rule: FieldRule | undefined) => (rule === undefined ? undefined : wireSchema(rule).description) ?? '';
+    const described = (rule: FieldRule | undefined) =>
+      (rule === undefined ? undefined : wireSchema(rule).description) ?? '';
     expect(described(USER_TABLE.byName.get('ExternalId'))).toMatch(/code 206.*code 218.*code 219/);
     expect(described(USER_TABLE.byName.get('FirstName'))).toMatch(/At most 500 characters \(code \d+\)/);
     expect(described(USER_TABLE.byName.get('Labels'))).toMatch(/code 234.*code 235.*code 236/);
@@ -378,7 +439,7 @@ describe('each rule\'s wire schema is built from the numbers its check enforces'
     expect(described(SCHEDULE_TABLE.byName.get('AssessmentExtId'))).not.toContain('code');
   });
 
-  it('builds each rule\'s schema once and hands the same one back', () => {
+  it("builds each rule's schema once and hands the same one back", () => {
     const rule = USER_TABLE.byName.get('Labels') as FieldRule;
     expect(wireSchema(rule)).toBe(wireSchema(rule));
   });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ScheduleRequests, Sittings, withCandidateLines, type ScheduleDefaults } from '../../src/domain/sittings.js';
 
-const SCHEDULE = { AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-01T09:00:00Z', GroupExtId: 'G-1', GroupName: 'Group one' };
+const SCHEDULE = {
+  AssessmentExtId: 'A-MATH-1',
+  StartDateTime: '2026-12-01T09:00:00Z',
+  GroupExtId: 'G-1',
+  GroupName: 'Group one',
+};
 
 function row(line: number, fields: Record<string, unknown>, csv = true) {
   return { line, csv, fields };
@@ -32,7 +37,10 @@ describe('Sittings: rows grouped into one request per schedule', () => {
     const sittings = new Sittings({ schedule: {} });
     sittings.add(row(2, { ScheduleExtId: 'S-1', ...SCHEDULE, ...candidate('c-1') }), undefined);
     sittings.add(row(3, { ScheduleExtId: 'S-1', ...candidate('c-2') }), undefined);
-    sittings.add(row(4, { ScheduleExtId: 'S-1', ...SCHEDULE, StartDateTime: '2026-12-02T09:00:00Z', ...candidate('c-3') }), undefined);
+    sittings.add(
+      row(4, { ScheduleExtId: 'S-1', ...SCHEDULE, StartDateTime: '2026-12-02T09:00:00Z', ...candidate('c-3') }),
+      undefined,
+    );
     const prepared = [...sittings.all()][0]!.prepare();
     expect(prepared.ok).toBe(false);
     if (prepared.ok) return;
@@ -64,7 +72,10 @@ describe('Sittings: rows grouped into one request per schedule', () => {
 
   it('problems about a candidate carry its own line; problems about a schedule field the line that set it', () => {
     const sittings = new Sittings({ schedule: {} });
-    sittings.add(row(5, { ScheduleExtId: 'S-1', ...SCHEDULE, StartDateTime: 'not a date', ...candidate('c-1') }), undefined);
+    sittings.add(
+      row(5, { ScheduleExtId: 'S-1', ...SCHEDULE, StartDateTime: 'not a date', ...candidate('c-1') }),
+      undefined,
+    );
     sittings.add(row(9, { ScheduleExtId: 'S-1', ...candidate('c-2', 'bad mail') }), undefined);
     const prepared = [...sittings.all()][0]!.prepare();
     expect(prepared.ok).toBe(false);
@@ -80,15 +91,33 @@ describe('Sittings: rows grouped into one request per schedule', () => {
     sittings.add(row(3, { ScheduleExtId: 'S-2', ...SCHEDULE, ...candidate('C-1', 'other@example.test') }), undefined);
     sittings.add(row(4, { ScheduleExtId: 'S-3', ...SCHEDULE, ...candidate('c-1') }), undefined);
     const [one, two, three] = [...sittings.all()].map((sitting) => sitting.prepare());
-    expect(one).toMatchObject({ ok: false, problems: [{ line: 2, field: 'CandidateExtId', message: "c-1's Email differs from line 3 (another schedule); one file gives a user one" }] });
-    expect(two).toMatchObject({ ok: false, problems: [{ line: 3, message: "C-1's Email differs from line 2 (another schedule); one file gives a user one" }] });
+    expect(one).toMatchObject({
+      ok: false,
+      problems: [
+        {
+          line: 2,
+          field: 'CandidateExtId',
+          message: "c-1's Email differs from line 3 (another schedule); one file gives a user one",
+        },
+      ],
+    });
+    expect(two).toMatchObject({
+      ok: false,
+      problems: [{ line: 3, message: "C-1's Email differs from line 2 (another schedule); one file gives a user one" }],
+    });
     expect(three!.ok).toBe(true);
   });
 
-  it("one candidate in two schedules whose email differs only in case, or one of whose rows leaves a field blank: no conflict between the schedules (trial29 F02)", () => {
+  it('one candidate in two schedules whose email differs only in case, or one of whose rows leaves a field blank: no conflict between the schedules (trial29 F02)', () => {
     const sittings = new Sittings({ schedule: {} });
-    sittings.add(row(2, { ScheduleExtId: 'S-1', ...SCHEDULE, ...candidate('c-1', 'Amira.Haddad@Example.test') }), undefined);
-    sittings.add(row(3, { ScheduleExtId: 'S-2', ...SCHEDULE, ...candidate('c-1', 'amira.haddad@example.test') }), undefined);
+    sittings.add(
+      row(2, { ScheduleExtId: 'S-1', ...SCHEDULE, ...candidate('c-1', 'Amira.Haddad@Example.test') }),
+      undefined,
+    );
+    sittings.add(
+      row(3, { ScheduleExtId: 'S-2', ...SCHEDULE, ...candidate('c-1', 'amira.haddad@example.test') }),
+      undefined,
+    );
     sittings.add(row(4, { ScheduleExtId: 'S-3', ...SCHEDULE, ...candidate('c-1', '') }), undefined);
     const [one, two, three] = [...sittings.all()].map((sitting) => sitting.prepare());
     expect(one!.ok).toBe(true);
@@ -101,17 +130,44 @@ describe('Sittings: rows grouped into one request per schedule', () => {
     const sittings = new Sittings({ schedule: {} });
     sittings.add(row(2, { ScheduleExtId: 'S-1', ...SCHEDULE, ...candidate('c-1', '') }), undefined);
     sittings.add(row(3, { ScheduleExtId: 'S-2', ...SCHEDULE, ...candidate('c-1', 'amira@example.test') }), undefined);
-    sittings.add(row(4, { ScheduleExtId: 'S-3', ...SCHEDULE, ...candidate('c-1', 'a.haddad@example.test') }), undefined);
+    sittings.add(
+      row(4, { ScheduleExtId: 'S-3', ...SCHEDULE, ...candidate('c-1', 'a.haddad@example.test') }),
+      undefined,
+    );
     const [one, two, three] = [...sittings.all()].map((sitting) => sitting.prepare());
     expect(one).toMatchObject({ ok: false, problems: [{ line: 2, field: 'Candidates[0].Email' }] });
-    expect(two).toMatchObject({ ok: false, problems: [{ line: 3, message: "c-1's Email differs from line 4 (another schedule); one file gives a user one" }] });
-    expect(three).toMatchObject({ ok: false, problems: [{ line: 4, message: "c-1's Email differs from line 3 (another schedule); one file gives a user one" }] });
+    expect(two).toMatchObject({
+      ok: false,
+      problems: [{ line: 3, message: "c-1's Email differs from line 4 (another schedule); one file gives a user one" }],
+    });
+    expect(three).toMatchObject({
+      ok: false,
+      problems: [{ line: 4, message: "c-1's Email differs from line 3 (another schedule); one file gives a user one" }],
+    });
   });
 
   it('a name in NFC and in NFD, or with a no-break space, is one name (trial32 F06)', () => {
     const sittings = new Sittings({ schedule: {} });
-    sittings.add(row(2, { ScheduleExtId: 'S-1', ...SCHEDULE, ...candidate('c-1'), FirstName: 'Am\u00e9ra', LastName: 'Al Haddad' }), undefined);
-    sittings.add(row(3, { ScheduleExtId: 'S-2', ...SCHEDULE, ...candidate('c-1'), FirstName: 'Ame\u0301ra', LastName: 'Al\u00a0Haddad' }), undefined);
+    sittings.add(
+      row(2, {
+        ScheduleExtId: 'S-1',
+        ...SCHEDULE,
+        ...candidate('c-1'),
+        FirstName: 'Am\u00e9ra',
+        LastName: 'Al Haddad',
+      }),
+      undefined,
+    );
+    sittings.add(
+      row(3, {
+        ScheduleExtId: 'S-2',
+        ...SCHEDULE,
+        ...candidate('c-1'),
+        FirstName: 'Ame\u0301ra',
+        LastName: 'Al\u00a0Haddad',
+      }),
+      undefined,
+    );
     expect([...sittings.all()].map((sitting) => sitting.prepare().ok)).toEqual([true, true]);
   });
 
@@ -124,7 +180,10 @@ describe('Sittings: rows grouped into one request per schedule', () => {
 });
 
 describe('ScheduleRequests: whole requests from JSON', () => {
-  const request = (id?: string) => ({ Schedule: { ...(id ? { ScheduleExtId: id } : {}), ...SCHEDULE }, Candidates: [candidate('c-1'), candidate('c-2')] });
+  const request = (id?: string) => ({
+    Schedule: { ...(id ? { ScheduleExtId: id } : {}), ...SCHEDULE },
+    Candidates: [candidate('c-1'), candidate('c-2')],
+  });
 
   it('defaults fill what a request leaves out; the request wins over them', () => {
     const requests = new ScheduleRequests({ schedule: { GroupName: 'From flags', Owner: 'owner-1' }, upsert: true });

@@ -1,10 +1,43 @@
 import { describe, it, expect } from 'vitest';
-import { canonicalIpEntry, codePointLength, EMAIL_PATTERN, isGuid, isHttpUrl, normaliseDateOfBirth } from '../../src/domain/text-rules.js';
+import {
+  canonicalIpEntry,
+  codePointLength,
+  EMAIL_PATTERN,
+  isGuid,
+  isHttpUrl,
+  normaliseDateOfBirth,
+} from '../../src/domain/text-rules.js';
 import { parseDateTime } from '../../src/domain/date-time.js';
 
 describe('AllowedIpAddresses entries', () => {
-  const valid = ['10.0.0.1', '0.0.0.0', '255.255.255.255', '::1', '2001:db8::1', '::ffff:192.168.0.1', '10.0.0.0/8', '2001:db8::/32', '10.0.0.1-10.0.0.1', '10.0.0.1 - 10.0.0.20', 'fe80::1-fe80::ff'];
-  const invalid = ['', '10.0.0', '10.0.0.256', '010.0.0.1', '10.0.0.1/33', '::1/129', '10.0.0.0/', '10.0.0.9-10.0.0.1', '10.0.0.1-::1', 'fe80::1%eth0', 'localhost', '10.0.0.1-', '1.2.3.4/8/8'];
+  const valid = [
+    '10.0.0.1',
+    '0.0.0.0',
+    '255.255.255.255',
+    '::1',
+    '2001:db8::1',
+    '::ffff:192.168.0.1',
+    '10.0.0.0/8',
+    '2001:db8::/32',
+    '10.0.0.1-10.0.0.1',
+    '10.0.0.1 - 10.0.0.20',
+    'fe80::1-fe80::ff',
+  ];
+  const invalid = [
+    '',
+    '10.0.0',
+    '10.0.0.256',
+    '010.0.0.1',
+    '10.0.0.1/33',
+    '::1/129',
+    '10.0.0.0/',
+    '10.0.0.9-10.0.0.1',
+    '10.0.0.1-::1',
+    'fe80::1%eth0',
+    'localhost',
+    '10.0.0.1-',
+    '1.2.3.4/8/8',
+  ];
   for (const s of valid) it(`valid: ${s}`, () => expect(canonicalIpEntry(s)).not.toBeNull());
   for (const s of invalid) it(`invalid: "${s}"`, () => expect(canonicalIpEntry(s)).toBeNull());
   it('canonical forms make equal addresses equal', () => {

@@ -47,23 +47,48 @@ describe('validateUser: numbered codes', () => {
     ['229 State', { State: 'x'.repeat(51) }, 'State', 229],
     ['230 CountryCode', { CountryCode: 'x'.repeat(21) }, 'CountryCode', 230],
     ['231 SynchronizationKey', { SynchronizationKey: 'not-a-guid' }, 'SynchronizationKey', 231],
-    ['231 SynchronizationKey one brace', { SynchronizationKey: '{3f2504e0-4f89-11d3-9a0c-0305e82c3301' }, 'SynchronizationKey', 231],
+    [
+      '231 SynchronizationKey one brace',
+      { SynchronizationKey: '{3f2504e0-4f89-11d3-9a0c-0305e82c3301' },
+      'SynchronizationKey',
+      231,
+    ],
     ['234 Labels over 20', { Labels: Array.from({ length: 21 }, (_, i) => `l${i}`) }, 'Labels', 234],
     ['235 Label empty', { Labels: ['ok', '  '] }, 'Labels[1]', 235],
     ['235 Label over 100', { Labels: ['x'.repeat(101)] }, 'Labels[0]', 235],
     ['235 Label not a string', { Labels: [5] }, 'Labels[0]', 235],
     ['236 Labels duplicate', { Labels: ['a', 'b', 'a'] }, 'Labels[2]', 236],
     ['236 Labels duplicate after trim', { Labels: ['a', ' a '] }, 'Labels[1]', 236],
-    ['236 Labels duplicate in a long list', { Labels: [...Array.from({ length: 11 }, (_, i) => `l${i}`), ' l3'] }, 'Labels[11]', 236],
-    ['237 over 100 IPs', { AllowedIpAddresses: Array.from({ length: 101 }, (_, i) => `10.0.${Math.floor(i / 250)}.${i % 250}`) }, 'AllowedIpAddresses', 237],
+    [
+      '236 Labels duplicate in a long list',
+      { Labels: [...Array.from({ length: 11 }, (_, i) => `l${i}`), ' l3'] },
+      'Labels[11]',
+      236,
+    ],
+    [
+      '237 over 100 IPs',
+      { AllowedIpAddresses: Array.from({ length: 101 }, (_, i) => `10.0.${Math.floor(i / 250)}.${i % 250}`) },
+      'AllowedIpAddresses',
+      237,
+    ],
     ['238 bad IP', { AllowedIpAddresses: ['10.0.0.1', '300.1.1.1'] }, 'AllowedIpAddresses[1]', 238],
     ['238 mixed family range', { AllowedIpAddresses: ['10.0.0.1-::1'] }, 'AllowedIpAddresses[0]', 238],
     ['238 reversed range', { AllowedIpAddresses: ['10.0.0.9-10.0.0.1'] }, 'AllowedIpAddresses[0]', 238],
     ['238 CIDR prefix too long', { AllowedIpAddresses: ['10.0.0.0/33'] }, 'AllowedIpAddresses[0]', 238],
     ['239 duplicate IP', { AllowedIpAddresses: ['::1', '0:0::1'] }, 'AllowedIpAddresses[1]', 239],
     ['242 null hierarchy', { Hierarchies: [{ ExternalId: 'H-1' }, null] }, 'Hierarchies[1]', 242],
-    ['243 duplicate hierarchy', { Hierarchies: [{ ExternalId: 'H-1' }, { ExternalId: 'H-1', Action: 'DELETE' }] }, 'Hierarchies[1].ExternalId', 243],
-    ['244 bad action', { Hierarchies: [{ ExternalId: 'H-1' }, { ExternalId: 'H-2', Action: 'REMOVE' }] }, 'Hierarchies[1].Action', 244],
+    [
+      '243 duplicate hierarchy',
+      { Hierarchies: [{ ExternalId: 'H-1' }, { ExternalId: 'H-1', Action: 'DELETE' }] },
+      'Hierarchies[1].ExternalId',
+      243,
+    ],
+    [
+      '244 bad action',
+      { Hierarchies: [{ ExternalId: 'H-1' }, { ExternalId: 'H-2', Action: 'REMOVE' }] },
+      'Hierarchies[1].Action',
+      244,
+    ],
     ['245 Photo not a URL', { Photo: 'me.png' }, 'Photo', 245],
     ['245 Photo ftp', { Photo: 'ftp://ex.com/me.png' }, 'Photo', 245],
     ['246 DateOfBirth format', { DateOfBirth: '01/02/1990' }, 'DateOfBirth', 246],
@@ -71,11 +96,36 @@ describe('validateUser: numbered codes', () => {
     ['246 DateOfBirth compact not a date', { DateOfBirth: '19901301' }, 'DateOfBirth', 246],
     ['247 Password short', { Password: 'abcd' }, 'Password', 247],
     ['247 Password long', { Password: 'x'.repeat(501) }, 'Password', 247],
-    ['249 adjustment over 999', { SpecialNeeds: true, ReasonableAdjustmentPercentage: 1000 }, 'ReasonableAdjustmentPercentage', 249],
-    ['249 adjustment negative', { SpecialNeeds: true, ReasonableAdjustmentPercentage: -1 }, 'ReasonableAdjustmentPercentage', 249],
-    ['249 adjustment fraction', { SpecialNeeds: true, ReasonableAdjustmentPercentage: 12.5 }, 'ReasonableAdjustmentPercentage', 249],
-    ['250 adjustment without SpecialNeeds', { ReasonableAdjustmentPercentage: 20 }, 'ReasonableAdjustmentPercentage', 250],
-    ['250 adjustment 0 with SpecialNeeds false', { SpecialNeeds: false, ReasonableAdjustmentPercentage: 0 }, 'ReasonableAdjustmentPercentage', 250],
+    [
+      '249 adjustment over 999',
+      { SpecialNeeds: true, ReasonableAdjustmentPercentage: 1000 },
+      'ReasonableAdjustmentPercentage',
+      249,
+    ],
+    [
+      '249 adjustment negative',
+      { SpecialNeeds: true, ReasonableAdjustmentPercentage: -1 },
+      'ReasonableAdjustmentPercentage',
+      249,
+    ],
+    [
+      '249 adjustment fraction',
+      { SpecialNeeds: true, ReasonableAdjustmentPercentage: 12.5 },
+      'ReasonableAdjustmentPercentage',
+      249,
+    ],
+    [
+      '250 adjustment without SpecialNeeds',
+      { ReasonableAdjustmentPercentage: 20 },
+      'ReasonableAdjustmentPercentage',
+      250,
+    ],
+    [
+      '250 adjustment 0 with SpecialNeeds false',
+      { SpecialNeeds: false, ReasonableAdjustmentPercentage: 0 },
+      'ReasonableAdjustmentPercentage',
+      250,
+    ],
   ];
   for (const [name, input, field, code] of cases) {
     it(name, () => expectProblem(input, field, code));
@@ -116,7 +166,11 @@ describe('validateUser: unnumbered conditions', () => {
 
   it('a hierarchy without ExternalId, or with a non-boolean flag', () => {
     expectProblem({ Hierarchies: [{ IsCoordinator: true }] }, 'Hierarchies[0].ExternalId', null);
-    expectProblem({ Hierarchies: [{ ExternalId: 'H', IsAdministrator: 'yes' }] }, 'Hierarchies[0].IsAdministrator', null);
+    expectProblem(
+      { Hierarchies: [{ ExternalId: 'H', IsAdministrator: 'yes' }] },
+      'Hierarchies[0].IsAdministrator',
+      null,
+    );
   });
 
   it('type errors name the field', () => {

@@ -39,11 +39,19 @@ beforeEach(async () => {
     let id: string;
     if (request.url.endsWith('/schedule')) {
       id = body.Schedule?.ScheduleExtId ?? `gen${schedules.length}`;
-      if (schedules.includes(id)) return { status: 400, body: { Content: null, Success: false, Errors: [{ Code: null, Message: `Duplicate ScheduleExtId ${id}` }] } };
+      if (schedules.includes(id))
+        return {
+          status: 400,
+          body: { Content: null, Success: false, Errors: [{ Code: null, Message: `Duplicate ScheduleExtId ${id}` }] },
+        };
       schedules.push(id);
     } else {
       id = body.ExternalId ?? `gen${collections.length}`;
-      if (collections.includes(id)) return { status: 200, body: { Content: null, Success: false, Errors: [{ Code: 810, Message: 'ExternalId already exists' }] } };
+      if (collections.includes(id))
+        return {
+          status: 200,
+          body: { Content: null, Success: false, Errors: [{ Code: 810, Message: 'ExternalId already exists' }] },
+        };
       collections.push(id);
     }
     if (killFirst && (killAtTitle === undefined || (body as { Title?: string }).Title === killAtTitle)) {
@@ -65,17 +73,39 @@ async function killedThenResumed(args: readonly string[]) {
   running = startExamctl([...args, ...remote()], dir, env);
   const killed = await running.done;
   expect(killed.signal).toBe('SIGKILL');
-  const resumed = await examctl(['--base-url', server.url, '--allow-insecure-http', '--yes', '--json', 'runs', 'resume'], dir, env);
+  const resumed = await examctl(
+    ['--base-url', server.url, '--allow-insecure-http', '--yes', '--json', 'runs', 'resume'],
+    dir,
+    env,
+  );
   expect(resumed.code, resumed.stderr).toBe(0);
-  return JSON.parse(resumed.stdout) as { run: string; items: { id: string | null; status: string; errors: { message: string }[]; note?: string }[] };
+  return JSON.parse(resumed.stdout) as {
+    run: string;
+    items: { id: string | null; status: string; errors: { message: string }[]; note?: string }[];
+  };
 }
 
 describe('a create the service would name, killed as it was applied, then resumed', () => {
   it('schedule push of a candidates file without --schedule-id: one schedule, the resend ok as already made', async () => {
-    writeFileSync(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nstu-1,Ann,Lee,ann@example.test\nstu-2,Bo,Ng,bo@example.test\n');
+    writeFileSync(
+      join(dir, 'candidates.csv'),
+      'CandidateExtId,FirstName,LastName,Email\nstu-1,Ann,Lee,ann@example.test\nstu-2,Bo,Ng,bo@example.test\n',
+    );
     const resumed = await killedThenResumed([
-      'schedule', 'push', '--file', 'candidates.csv',
-      '--assessment', 'A-MATH-1', '--start', '2027-01-10T09:00:00Z', '--end', '2027-01-10T11:00:00Z', '--group', 'H-NORTH', '--group-name', 'North',
+      'schedule',
+      'push',
+      '--file',
+      'candidates.csv',
+      '--assessment',
+      'A-MATH-1',
+      '--start',
+      '2027-01-10T09:00:00Z',
+      '--end',
+      '2027-01-10T11:00:00Z',
+      '--group',
+      'H-NORTH',
+      '--group-name',
+      'North',
     ]);
     expect(schedules).toHaveLength(1);
     expect(schedules[0]).toBe(chosenId(resumed.run, 0));
@@ -92,7 +122,10 @@ describe('a create the service would name, killed as it was applied, then resume
   });
 
   it('three collections, killed at the second: the resumed report and runs show give each its chosen id', async () => {
-    writeFileSync(join(dir, 'three.json'), JSON.stringify([{ Title: 'Physics' }, { Title: 'Chemistry' }, { Title: 'Biology' }]));
+    writeFileSync(
+      join(dir, 'three.json'),
+      JSON.stringify([{ Title: 'Physics' }, { Title: 'Chemistry' }, { Title: 'Biology' }]),
+    );
     killAtTitle = 'Chemistry';
     const resumed = await killedThenResumed(['collection', 'add', '--file', 'three.json']);
     const chosen = [0, 1, 2].map((n) => chosenId(resumed.run, n));
@@ -100,11 +133,16 @@ describe('a create the service would name, killed as it was applied, then resume
     expect(resumed.items.map((item) => [item.status, item.id])).toEqual(chosen.map((id) => ['ok', id]));
     const shown = await examctl(['runs', 'show', resumed.run, '--json'], dir, env);
     expect(shown.code, shown.stderr).toBe(0);
-    expect((JSON.parse(shown.stdout) as { items: { id: string | null }[] }).items.map((item) => item.id)).toEqual(chosen);
+    expect((JSON.parse(shown.stdout) as { items: { id: string | null }[] }).items.map((item) => item.id)).toEqual(
+      chosen,
+    );
   });
 
   it('ids the file gives are sent as given', async () => {
-    writeFileSync(join(dir, 'c.json'), JSON.stringify([{ ExternalId: 'phys1', Title: 'Physics' }, { Title: 'Chemistry' }]));
+    writeFileSync(
+      join(dir, 'c.json'),
+      JSON.stringify([{ ExternalId: 'phys1', Title: 'Physics' }, { Title: 'Chemistry' }]),
+    );
     const run = await examctl(['collection', 'add', '--file', 'c.json', '--json', ...remote()], dir, env);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as { run: string };
@@ -124,9 +162,15 @@ describe('the report loop after such a kill (trial35 F06)', () => {
     expect(row).toMatch(/^Physics,unknown,,"?sent \(or about to be\) when the run stopped/);
     const retry = await examctl(['collection', 'add', '--file', 'r.csv', '--only-failed', ...remote()], dir, env);
     expect(retry.code, retry.stderr).toBe(2);
-    expect(retry.stderr).toContain(`r.csv:2: run ${id} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${id}`);
+    expect(retry.stderr).toContain(
+      `r.csv:2: run ${id} lost the answer to this create (an id examctl chose): --only-failed would make another; nothing sent. examctl runs resume ${id}`,
+    );
     expect(collections).toEqual([chosenId(id, 0)]);
-    const resumed = await examctl(['--base-url', server.url, '--allow-insecure-http', '--yes', 'runs', 'resume'], dir, env);
+    const resumed = await examctl(
+      ['--base-url', server.url, '--allow-insecure-http', '--yes', 'runs', 'resume'],
+      dir,
+      env,
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(collections).toEqual([chosenId(id, 0)]);
     await examctl(['runs', 'show', id, '--report', 'r2.csv'], dir, env);

@@ -19,7 +19,8 @@ beforeEach(async () => {
   store = join(dir, 'store');
 });
 afterEach(async () => {
-  for (const child of spawned.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of spawned.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -44,7 +45,11 @@ describe('kill -9 in the middle of a bulk user sync', () => {
 
     // Killed at a point the run reaches (its 2,000th outcome, committed before it is reported),
     // long before the 6,000 are through (docs/runs.md, "Rehearsing a crash").
-    const killed = await examctl(['user', 'sync', '--file', csv, '--target', 'local', '--store', store, '--json'], dir, { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:2000:SIGKILL' });
+    const killed = await examctl(
+      ['user', 'sync', '--file', csv, '--target', 'local', '--store', store, '--json'],
+      dir,
+      { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:2000:SIGKILL' },
+    );
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
 
     // The items the report had already shown as ok were committed before they were shown.
@@ -57,7 +62,10 @@ describe('kill -9 in the middle of a bulk user sync', () => {
 
     const rerun = await examctl(['user', 'sync', '--file', csv, '--target', 'local', '--store', store, '--json'], dir);
     expect(rerun.code, rerun.stderr).toBe(0);
-    const report = JSON.parse(rerun.stdout) as { items: { id: string; status: string; action: string }[]; summary: { ok: number } };
+    const report = JSON.parse(rerun.stdout) as {
+      items: { id: string; status: string; action: string }[];
+      summary: { ok: number };
+    };
     expect(report.summary.ok).toBe(ids.length);
     const actions = new Map(report.items.map((item) => [item.id, item.action]));
     // Exactly the users that survived the kill are unchanged; the rest are created now.
@@ -78,7 +86,8 @@ describe('kill -9 while a compaction writes the next snapshot', () => {
     const ids = range('c', 10_000);
     const address = 'x'.repeat(300);
     const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role,PostalAddress,AddressLine1,AddressLine2'];
-    for (const id of ids) lines.push(`${id},F,L,${id}@example.test,name-${id},Candidate,${address},${address},${address}`);
+    for (const id of ids)
+      lines.push(`${id},F,L,${id}@example.test,name-${id},Candidate,${address},${address},${address}`);
     await writeFile(csv, `${lines.join('\n')}\n`);
     expect((await examctl(['local', 'init', '--store', store], dir)).code).toBe(0);
     const run = startExamctl(['user', 'sync', '--file', csv, '--target', 'local', '--store', store, '--json'], dir);
@@ -197,7 +206,9 @@ describe('a store examctl cannot use: exit 3, and nothing written', () => {
     const exported = await examctl(['local', 'export', '--store', store], dir);
     expect(exported.code).toBe(3);
     // The checksum is chained over all entity lines: the mismatch shows at the end line.
-    expect(exported.stderr).toMatch(new RegExp(`${snapshot.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${lines.length - 1}: checksum mismatch`));
+    expect(exported.stderr).toMatch(
+      new RegExp(`${snapshot.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:${lines.length - 1}: checksum mismatch`),
+    );
     const csv = join(dir, 'more.csv');
     await writeUsersCsv(csv, ['more-1']);
     expect((await examctl(['user', 'sync', '--file', csv, '--store', store], dir)).code).toBe(3);
@@ -271,7 +282,9 @@ describe('a store examctl cannot use: exit 3, and nothing written', () => {
 
     const csv = join(dir, 'more.csv');
     await writeUsersCsv(csv, ['more-1']);
-    const write = await examctl(['user', 'sync', '--file', csv, '--store', store], dir, { EXAMCTL_LOCK_TIMEOUT_MS: '300' });
+    const write = await examctl(['user', 'sync', '--file', csv, '--store', store], dir, {
+      EXAMCTL_LOCK_TIMEOUT_MS: '300',
+    });
     expect(write.code).toBe(3);
     expect(write.stderr).toContain(`is locked by pid ${holder.pid}`);
     expect(write.stderr).toContain('gave up after 300 ms');
@@ -279,7 +292,9 @@ describe('a store examctl cannot use: exit 3, and nothing written', () => {
     // Once the holder is gone (killed: its lock file stays behind), the next writer takes over.
     holder.kill('SIGKILL');
     await new Promise((resolveExit) => holder.once('close', resolveExit));
-    const again = await examctl(['user', 'sync', '--file', csv, '--store', store], dir, { EXAMCTL_LOCK_TIMEOUT_MS: '300' });
+    const again = await examctl(['user', 'sync', '--file', csv, '--store', store], dir, {
+      EXAMCTL_LOCK_TIMEOUT_MS: '300',
+    });
     expect(again.code, again.stderr).toBe(0);
     expect((await exportedUsers()).has('more-1')).toBe(true);
   });
@@ -289,7 +304,10 @@ describe('secrets in the world', () => {
   it('local export shows no API token and no password; the export seeds a new store', async () => {
     expect((await examctl(['local', 'init', '--store', store], dir)).code).toBe(0);
     const csv = join(dir, 'with-password.csv');
-    await writeFile(csv, 'ExternalId,FirstName,LastName,Email,Role,Password\npw-1,Pat,Word,pw-1@example.test,Candidate,Plain-Secret-77\n');
+    await writeFile(
+      csv,
+      'ExternalId,FirstName,LastName,Email,Role,Password\npw-1,Pat,Word,pw-1@example.test,Candidate,Plain-Secret-77\n',
+    );
     const sync = await examctl(['user', 'sync', '--file', csv, '--store', store], dir);
     expect(sync.code, sync.stderr).toBe(0);
 
@@ -302,7 +320,10 @@ describe('secrets in the world', () => {
         expect(await readFile(join(store, name), 'utf8')).not.toContain(secret);
       }
     }
-    const world = JSON.parse(exported.stdout) as { Settings: { ApiTokens: string[] }; Users: { ExternalId: string; PasswordHash?: string }[] };
+    const world = JSON.parse(exported.stdout) as {
+      Settings: { ApiTokens: string[] };
+      Users: { ExternalId: string; PasswordHash?: string }[];
+    };
     expect(world.Settings.ApiTokens).toEqual([expect.stringMatching(/^sha256:[0-9a-f]{64}$/)]);
     expect(world.Users.find((user) => user.ExternalId === 'pw-1')?.PasswordHash).toMatch(/^scrypt\$/);
 

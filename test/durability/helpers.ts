@@ -19,7 +19,9 @@ export function range(prefix: string, count: number): string[] {
 export async function fingerprint(dir: string): Promise<Record<string, string>> {
   const result: Record<string, string> = {};
   for (const name of (await readdir(dir)).sort()) {
-    result[name] = createHash('sha256').update(await readFile(join(dir, name))).digest('hex');
+    result[name] = createHash('sha256')
+      .update(await readFile(join(dir, name)))
+      .digest('hex');
   }
   return result;
 }

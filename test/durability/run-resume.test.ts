@@ -40,7 +40,13 @@ async function killAt(args: string[], marker: string): Promise<boolean> {
 interface ShownReport {
   run: string;
   summary: { total: number; ok: number; failed: number; skipped: number };
-  items: { source: { line: number }; id: string | null; status: string; errors: { message: string }[]; note?: string }[];
+  items: {
+    source: { line: number };
+    id: string | null;
+    status: string;
+    errors: { message: string }[];
+    note?: string;
+  }[];
 }
 
 async function showLast(): Promise<ShownReport> {
@@ -68,8 +74,15 @@ describe('a killed user sync, resumed (also killed), holds every row once', () =
       const ids = range(`k${seed}`, 1000);
       await writeUsersCsv(join(dir, 'users.csv'), ids);
       // Any of the 1,000 outcomes but the last: the kill always finds the run sending.
-      expect(await killAt(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], `outcome:${1 + Math.floor(next() * 999)}`)).toBe(true);
-      const killedRun = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as { runs: { state: string }[] };
+      expect(
+        await killAt(
+          ['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'],
+          `outcome:${1 + Math.floor(next() * 999)}`,
+        ),
+      ).toBe(true);
+      const killedRun = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as {
+        runs: { state: string }[];
+      };
       expect(killedRun.runs[0]?.state).toBe('interrupted');
       // The resume is killed too when it has that many left to send (else it finishes).
       await killAt(['runs', 'resume'], `outcome:${1 + Math.floor(next() * 300)}`);
@@ -90,9 +103,13 @@ describe('a killed user sync, resumed (also killed), holds every row once', () =
 
 describe('a killed schedule push with Upsert false, resumed', () => {
   it('creates every schedule once; one the killed attempt may have made keeps its refusal, noted, never ok by a guess', async () => {
-    const lines = ['ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email'];
+    const lines = [
+      'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email',
+    ];
     for (let s = 0; s < 300; s++) {
-      lines.push(`S-K-${s},A-MATH-1,Sitting ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-K-${s},Group ${s},stu-k${s},Ann,Lee,ann${s}@students.example.test`);
+      lines.push(
+        `S-K-${s},A-MATH-1,Sitting ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-K-${s},Group ${s},stu-k${s},Ann,Lee,ann${s}@students.example.test`,
+      );
     }
     writeFileSync(join(dir, 'sittings.csv'), `${lines.join('\n')}\n`);
     expect(await killAt(['schedule', 'push', '--file', 'sittings.csv'], 'outcome:100')).toBe(true);
@@ -112,7 +129,9 @@ describe('a killed schedule push with Upsert false, resumed', () => {
     }
     expect(report.summary.total).toBe(300);
     // The resumed attempts name the input file as the run was given it.
-    expect(new Set(report.items.map((item) => (item.source as { file?: string }).file))).toEqual(new Set(['sittings.csv']));
+    expect(new Set(report.items.map((item) => (item.source as { file?: string }).file))).toEqual(
+      new Set(['sittings.csv']),
+    );
     writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
     const created = storeRecords('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-K-'));
     expect(created).toHaveLength(300);
@@ -125,7 +144,10 @@ describe('honest ends', () => {
     const status = await new Promise<string>((resolve) =>
       execFile(
         'bash',
-        ['-c', `"${process.execPath}" "${BIN}" --json user sync --file big.csv --report r.json | head -c 100 >/dev/null; echo "\${PIPESTATUS[0]}"`],
+        [
+          '-c',
+          `"${process.execPath}" "${BIN}" --json user sync --file big.csv --report r.json | head -c 100 >/dev/null; echo "\${PIPESTATUS[0]}"`,
+        ],
         { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...env } },
         (_error, stdout) => resolve(stdout.trim()),
       ),
@@ -139,42 +161,69 @@ describe('honest ends', () => {
     expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
   });
 
-  it.skipIf(!existsSync('/dev/full'))('stdout on a full disk (/dev/full) ends like a closed pipe: exit 141, no stack trace, stderr says why, the report written, the run resumable', async () => {
-    await writeUsersCsv(join(dir, 'big.csv'), range('f', 2000));
-    const ended = await new Promise<{ status: string; stderr: string }>((resolve) =>
-      execFile(
-        'bash',
-        ['-c', `"${process.execPath}" "${BIN}" --json user sync --file big.csv --report r.json >/dev/full; echo "$?"`],
-        { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...env } },
-        (_error, stdout, stderr) => resolve({ status: stdout.trim(), stderr }),
-      ),
-    );
-    expect(ended.status).toBe('141');
-    expect(ended.stderr).toContain('examctl: cannot write standard output: no space left on the device (ENOSPC)');
-    expect(ended.stderr).not.toMatch(/\n\s+at /);
-    // The other stream still tells how the run ended.
-    expect(ended.stderr).toMatch(/items: \d+ ok/);
-    const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as ShownReport;
-    expect(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8')).toContain('"reason":"closed-pipe"');
-    expect(readdirSync(dir).filter((name) => name.startsWith('.atomic'))).toEqual([]);
-    await resumeUntilFinished();
-    expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
-  });
+  it.skipIf(!existsSync('/dev/full'))(
+    'stdout on a full disk (/dev/full) ends like a closed pipe: exit 141, no stack trace, stderr says why, the report written, the run resumable',
+    async () => {
+      await writeUsersCsv(join(dir, 'big.csv'), range('f', 2000));
+      const ended = await new Promise<{ status: string; stderr: string }>((resolve) =>
+        execFile(
+          'bash',
+          [
+            '-c',
+            `"${process.execPath}" "${BIN}" --json user sync --file big.csv --report r.json >/dev/full; echo "$?"`,
+          ],
+          { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...env } },
+          (_error, stdout, stderr) => resolve({ status: stdout.trim(), stderr }),
+        ),
+      );
+      expect(ended.status).toBe('141');
+      expect(ended.stderr).toContain('examctl: cannot write standard output: no space left on the device (ENOSPC)');
+      expect(ended.stderr).not.toMatch(/\n\s+at /);
+      // The other stream still tells how the run ended.
+      expect(ended.stderr).toMatch(/items: \d+ ok/);
+      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as ShownReport;
+      expect(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8')).toContain('"reason":"closed-pipe"');
+      expect(readdirSync(dir).filter((name) => name.startsWith('.atomic'))).toEqual([]);
+      await resumeUntilFinished();
+      expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
+    },
+  );
 
   /**
    * A full disk, made with a file size limit (EFBIG) on the CLI alone: `user sync` of `file` to a
    * `local serve` in this process (its store is not limited), then, once the limited run ended,
    * resumed without the limit until finished; `check` is given how the limited run ended.
    */
-  async function limitedRunThenResume(file: string, limitKiB: number, extra: string[], check: (ended: { status: string; stdout: string; stderr: string }) => void): Promise<void> {
+  async function limitedRunThenResume(
+    file: string,
+    limitKiB: number,
+    extra: string[],
+    check: (ended: { status: string; stdout: string; stderr: string }) => void,
+  ): Promise<void> {
     const server = await serveLocalStore({ storeDir: join(dir, 'served') });
     try {
-      const args = [...extra, '--json', '--yes', 'user', 'sync', '--file', file, '--target', 'remote', '--base-url', server.url].join(' ');
+      const args = [
+        ...extra,
+        '--json',
+        '--yes',
+        'user',
+        'sync',
+        '--file',
+        file,
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+      ].join(' ');
       const ended = await new Promise<{ status: string; stdout: string; stderr: string }>((resolve) =>
         execFile(
           'bash',
           ['-c', `trap '' XFSZ; ulimit -f ${limitKiB}; "${process.execPath}" "${BIN}" ${args}; echo "exit $?" >&2`],
-          { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...env, EXAMCTL_TOKEN: 'dev-token' }, maxBuffer: 64 * 1024 * 1024 },
+          {
+            cwd: dir,
+            env: { PATH: process.env.PATH ?? '', HOME: dir, ...env, EXAMCTL_TOKEN: 'dev-token' },
+            maxBuffer: 64 * 1024 * 1024,
+          },
           (_error, stdout, stderr) => resolve({ status: /exit (\d+)\s*$/.exec(stderr)?.[1] ?? '', stdout, stderr }),
         ),
       );
@@ -194,7 +243,9 @@ describe('honest ends', () => {
     await writeUsersCsv(join(dir, big), range('j', 1000));
     await limitedRunThenResume(big, 64, [], (ended) => {
       expect(ended.status, ended.stderr).toBe('3');
-      expect(ended.stderr).toMatch(/cannot write the run journal \S+: the file would grow past the largest size allowed .*\(EFBIG\): the run stopped, in-flight work finished \(see the report\) \(examctl runs resume \S+ sends the rest\)/);
+      expect(ended.stderr).toMatch(
+        /cannot write the run journal \S+: the file would grow past the largest size allowed .*\(EFBIG\): the run stopped, in-flight work finished \(see the report\) \(examctl runs resume \S+ sends the rest\)/,
+      );
       const report = JSON.parse(ended.stdout) as ShownReport;
       expect(report.summary.total).toBe(1000);
       expect(report.summary.ok).toBeGreaterThan(0);
@@ -213,7 +264,9 @@ describe('honest ends', () => {
     writeFileSync(join(dir, 'named.csv'), `${lines.join('\n')}\n`);
     await limitedRunThenResume('named.csv', 64, [], (ended) => {
       expect(ended.status, ended.stderr).toBe('3');
-      expect(ended.stderr).toMatch(/cannot write the sync memory \S+: the file would grow past .*\(EFBIG\) .*: the run stopped, in-flight work finished \(see the report\) \(examctl runs resume \S+ sends the rest\)/);
+      expect(ended.stderr).toMatch(
+        /cannot write the sync memory \S+: the file would grow past .*\(EFBIG\) .*: the run stopped, in-flight work finished \(see the report\) \(examctl runs resume \S+ sends the rest\)/,
+      );
       const report = JSON.parse(ended.stdout) as ShownReport;
       expect(report.summary.total).toBe(1000);
       expect(report.summary.skipped).toBeGreaterThan(0);
@@ -226,18 +279,23 @@ describe('honest ends', () => {
     // meets the limit while the journal is far from it.
     const address = 'x'.repeat(480);
     const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role,PostalAddress,AddressLine1,AddressLine2'];
-    for (const id of range('r', 2000)) lines.push(`${id},F,L,${id}@example.test,name-${id},Candidate,${address},${address},${address}`);
+    for (const id of range('r', 2000))
+      lines.push(`${id},F,L,${id}@example.test,name-${id},Candidate,${address},${address},${address}`);
     writeFileSync(join(dir, 'long.csv'), `${lines.join('\n')}\n`);
     await limitedRunThenResume('long.csv', 1024, ['--report', 'r.csv'], (ended) => {
       expect(ended.status, ended.stderr).toBe('3');
-      expect(ended.stderr).toMatch(/cannot write report r\.csv: the file would grow past .*\(EFBIG\): the run stopped, in-flight work finished, the report file was not kept \(examctl runs resume \S+ sends the rest\); examctl runs show \S+ --report r\.csv writes the report again/);
+      expect(ended.stderr).toMatch(
+        /cannot write report r\.csv: the file would grow past .*\(EFBIG\): the run stopped, in-flight work finished, the report file was not kept \(examctl runs resume \S+ sends the rest\); examctl runs show \S+ --report r\.csv writes the report again/,
+      );
       const report = JSON.parse(ended.stdout) as ShownReport;
       expect(report.summary.total).toBe(2000);
       expect(report.summary.ok).toBeGreaterThan(0);
       expect(report.summary.skipped).toBeGreaterThan(0);
       expect(ended.stderr).not.toContain('report written to');
       expect(readdirSync(dir).filter((name) => name === 'r.csv' || name.startsWith('.atomic'))).toEqual([]);
-      expect(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8')).toContain('"reason":"target-error"');
+      expect(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8')).toContain(
+        '"reason":"target-error"',
+      );
     });
     expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
   });
@@ -249,7 +307,10 @@ describe('honest ends', () => {
     const status = await new Promise<string>((resolve) =>
       execFile(
         'bash',
-        ['-c', `"${process.execPath}" "${BIN}" --json --dry-run user sync --file bad.csv | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`],
+        [
+          '-c',
+          `"${process.execPath}" "${BIN}" --json --dry-run user sync --file bad.csv | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"`,
+        ],
         { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...env } },
         (_error, stdout) => resolve(stdout.trim()),
       ),
@@ -258,17 +319,23 @@ describe('honest ends', () => {
   });
 
   // SIGHUP: a closed terminal or ssh session, which by default would kill the run with no report and no end line.
-  it.each(['SIGTERM', 'SIGHUP'] as const)('%s ends like Ctrl-C: exit 130, the report written, no temp files left, the run interrupted', async (signal) => {
-    await writeUsersCsv(join(dir, 'users.csv'), range('t', 2000));
-    // The run signals itself after its 100th outcome, as the terminal or the session would mid-run.
-    const finished = await examctl(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: `outcome:100:${signal}` });
-    expect(finished.signal).toBeNull();
-    expect(finished.code).toBe(130);
-    expect(existsSync(join(dir, 'r.csv'))).toBe(true);
-    expect(readdirSync(dir).filter((name) => name.includes('.tmp') || name.includes('.atomic-'))).toEqual([]);
-    const listed = await examctl(['runs', 'list'], dir, env);
-    expect(listed.stdout).toMatch(/ interrupted /);
-  });
+  it.each(['SIGTERM', 'SIGHUP'] as const)(
+    '%s ends like Ctrl-C: exit 130, the report written, no temp files left, the run interrupted',
+    async (signal) => {
+      await writeUsersCsv(join(dir, 'users.csv'), range('t', 2000));
+      // The run signals itself after its 100th outcome, as the terminal or the session would mid-run.
+      const finished = await examctl(['user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], dir, {
+        ...env,
+        EXAMCTL_TEST_SIGNAL_AFTER: `outcome:100:${signal}`,
+      });
+      expect(finished.signal).toBeNull();
+      expect(finished.code).toBe(130);
+      expect(existsSync(join(dir, 'r.csv'))).toBe(true);
+      expect(readdirSync(dir).filter((name) => name.includes('.tmp') || name.includes('.atomic-'))).toEqual([]);
+      const listed = await examctl(['runs', 'list'], dir, env);
+      expect(listed.stdout).toMatch(/ interrupted /);
+    },
+  );
 });
 
 /** Resolves once `running` has said its run id on stderr: its journal and report are open. */
@@ -293,7 +360,23 @@ describe('a second Ctrl-C', () => {
     server.fallback = { hold: new Promise<void>(() => undefined) };
     try {
       await writeUsersCsv(join(dir, 'users.csv'), range('q', 50));
-      const running = startExamctl(['--target', 'remote', '--base-url', server.url, '--yes', 'user', 'sync', '--file', 'users.csv', '--report', 'r.csv'], dir, { ...env, EXAMCTL_TOKEN: 'dev-token' });
+      const running = startExamctl(
+        [
+          '--target',
+          'remote',
+          '--base-url',
+          server.url,
+          '--yes',
+          'user',
+          'sync',
+          '--file',
+          'users.csv',
+          '--report',
+          'r.csv',
+        ],
+        dir,
+        { ...env, EXAMCTL_TOKEN: 'dev-token' },
+      );
       await runNamed(running);
       // The report's temp file is open from the start of the run.
       expect(readdirSync(dir).some((name) => name.startsWith('.atomic-') && name.endsWith('-r.csv'))).toBe(true);
@@ -310,18 +393,30 @@ describe('a second Ctrl-C', () => {
 
 describe('runs resume refuses, exit 2 with the reason', () => {
   it('a changed --schedule file (it shapes every request, as the input does)', async () => {
-    const schedule = { AssessmentExtId: 'A-MATH-1', StartDateTime: '2026-12-14T09:00:00Z', EndDateTime: '2026-12-14T12:00:00Z' };
+    const schedule = {
+      AssessmentExtId: 'A-MATH-1',
+      StartDateTime: '2026-12-14T09:00:00Z',
+      EndDateTime: '2026-12-14T12:00:00Z',
+    };
     writeFileSync(join(dir, 'schedule.json'), JSON.stringify(schedule));
     const lines = ['ScheduleExtId,Title,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email'];
-    for (let s = 0; s < 1500; s++) lines.push(`S-F-${s},Sitting ${s},H-F-${s},Group ${s},stu-f${s},Ann,Lee,annf${s}@students.example.test`);
+    for (let s = 0; s < 1500; s++)
+      lines.push(`S-F-${s},Sitting ${s},H-F-${s},Group ${s},stu-f${s},Ann,Lee,annf${s}@students.example.test`);
     writeFileSync(join(dir, 'sittings.csv'), `${lines.join('\n')}\n`);
     // --upsert: a resend of what the killed attempt made is an update, so the resume ends all ok.
-    expect(await killAt(['schedule', 'push', '--file', 'sittings.csv', '--schedule', 'schedule.json', '--upsert'], 'outcome:100')).toBe(true);
+    expect(
+      await killAt(
+        ['schedule', 'push', '--file', 'sittings.csv', '--schedule', 'schedule.json', '--upsert'],
+        'outcome:100',
+      ),
+    ).toBe(true);
     writeFileSync(join(dir, 'schedule.json'), JSON.stringify({ ...schedule, EndDateTime: '2026-12-14T13:00:00Z' }));
     const changed = await examctl(['runs', 'resume'], dir, env);
     expect(changed.code).toBe(2);
     expect(changed.stderr).toMatch(/its --schedule file \S*schedule\.json changed since the run started/);
-    const shown = JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], dir, env)).stdout) as { unlisted?: { reason: string } };
+    const shown = JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], dir, env)).stdout) as {
+      unlisted?: { reason: string };
+    };
     expect(shown.unlisted?.reason).toMatch(/--schedule file \S*schedule\.json changed/);
 
     writeFileSync(join(dir, 'schedule.json'), JSON.stringify(schedule));
@@ -354,7 +449,9 @@ describe('runs resume refuses, exit 2 with the reason', () => {
     expect((await examctl(['local', 'init', '--force'], dir, env)).code).toBe(0);
     const replaced = await examctl(['runs', 'resume'], dir, env);
     expect(replaced.code).toBe(2);
-    expect(replaced.stderr).toMatch(/no store of the run's at \S+ \(moved, deleted or replaced since it started\)\. Nothing was sent\. Put it back there \(a resume takes the recorded store, not --store\), or run the file again as a new run/);
+    expect(replaced.stderr).toMatch(
+      /no store of the run's at \S+ \(moved, deleted or replaced since it started\)\. Nothing was sent\. Put it back there \(a resume takes the recorded store, not --store\), or run the file again as a new run/,
+    );
     // runs show cannot tell a store replaced from one moved: its rows keep naming the resume, whose
     // refusal says to put the store back; never "run the file again", which at a moved store makes a
     // create in doubt twice (trial37 F03).

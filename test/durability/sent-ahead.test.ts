@@ -35,14 +35,21 @@ function journalCounts(): JournalCounts {
   return { sent, answered };
 }
 
-const requestsTo = (route: string): number => place.log().split('\n').filter((line) => line.startsWith(`POST /api/v1/integrations${route} `)).length;
+const requestsTo = (route: string): number =>
+  place
+    .log()
+    .split('\n')
+    .filter((line) => line.startsWith(`POST /api/v1/integrations${route} `)).length;
 
 /**
  * Runs `args` against the server; the run sends itself `signal` once `atLeast` units are on record
  * as sent (EXAMCTL_TEST_SIGNAL_AFTER): a point the run reaches, however fast the machine is.
  */
 async function signalOnceRecorded(args: string[], atLeast: number, signal: NodeJS.Signals): Promise<Finished> {
-  return examctl(['--target', 'remote', '--base-url', place.baseUrl, '--yes', ...args], place.dir, { ...place.env, EXAMCTL_TEST_SIGNAL_AFTER: `sent:${atLeast}:${signal}` });
+  return examctl(['--target', 'remote', '--base-url', place.baseUrl, '--yes', ...args], place.dir, {
+    ...place.env,
+    EXAMCTL_TEST_SIGNAL_AFTER: `sent:${atLeast}:${signal}`,
+  });
 }
 
 async function killOnceRecorded(args: string[], atLeast: number): Promise<void> {
@@ -62,7 +69,13 @@ async function settledRequests(route: string): Promise<number> {
 
 interface ShownReport {
   summary: { total: number; ok: number; failed: number; skipped: number };
-  items: { source: { line: number }; id: string | null; status: string; errors: { message: string }[]; note?: string }[];
+  items: {
+    source: { line: number };
+    id: string | null;
+    status: string;
+    errors: { message: string }[];
+    note?: string;
+  }[];
 }
 
 async function resumeAndShow(exitCode = 0): Promise<ShownReport> {
@@ -77,7 +90,10 @@ function exported(kind: 'Users' | 'Schedules'): Record<string, string>[] {
 }
 
 async function exportStore(): Promise<void> {
-  writeFileSync(join(place.dir, 'world.json'), (await examctl(['local', 'export', '--store', join(place.dir, 'store')], place.dir, place.env)).stdout);
+  writeFileSync(
+    join(place.dir, 'world.json'),
+    (await examctl(['local', 'export', '--store', join(place.dir, 'store')], place.dir, place.env)).stdout,
+  );
 }
 
 describe('kill -9 while units are on record as sent ahead but not sent, then runs resume', () => {
@@ -101,12 +117,16 @@ describe('kill -9 while units are on record as sent ahead but not sent, then run
   });
 
   it('schedule push with Upsert false: a schedule that existed before the run stays a failure; what the killed run may have made is noted, never called ok', async () => {
-    const lines = ['ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email'];
+    const lines = [
+      'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email',
+    ];
     for (let s = 0; s < 300; s++) {
       // Line 122 reuses S-FUTURE, a schedule the target held before the run: a real duplicate,
       // on record as sent ahead when the run is killed.
       const id = s === 120 ? 'S-FUTURE' : `S-A-${s}`;
-      lines.push(`${id},A-MATH-1,Sitting ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-A-${s},Group ${s},stu-a${s},Ann,Lee,ann${s}@students.example.test`);
+      lines.push(
+        `${id},A-MATH-1,Sitting ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-A-${s},Group ${s},stu-a${s},Ann,Lee,ann${s}@students.example.test`,
+      );
     }
     writeFileSync(join(place.dir, 'sittings.csv'), `${lines.join('\n')}\n`);
     await killOnceRecorded(['schedule', 'push', '--file', 'sittings.csv'], 100);
@@ -122,7 +142,9 @@ describe('kill -9 while units are on record as sent ahead but not sent, then run
     expect(new Set(report.items.map((item) => item.source.line)).size).toBe(300);
     const future = report.items.find((item) => item.id === 'S-FUTURE');
     expect(future?.status).toBe('failed');
-    expect(future?.note).toMatch(/may have created it, or it existed before the run: .*examctl cannot tell which; check it/);
+    expect(future?.note).toMatch(
+      /may have created it, or it existed before the run: .*examctl cannot tell which; check it/,
+    );
     // Applied by the killed run without its answer on record: the duplicate's refusal stands, with
     // the same note (examctl cannot prove it made them). A unit recorded ahead that never went out
     // is created by the resume: plainly ok.
@@ -132,7 +154,9 @@ describe('kill -9 while units are on record as sent ahead but not sent, then run
     expect(report.summary).toMatchObject({ total: 300, ok: 299 - noted.length, failed: noted.length + 1 });
     await exportStore();
     expect(exported('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-A-'))).toHaveLength(299);
-    expect(exported('Schedules').find((schedule) => schedule.ScheduleExtId === 'S-FUTURE')?.Title).toBe('Physics 2 - December sitting');
+    expect(exported('Schedules').find((schedule) => schedule.ScheduleExtId === 'S-FUTURE')?.Title).toBe(
+      'Physics 2 - December sitting',
+    );
   });
 });
 
@@ -142,17 +166,30 @@ describe('a clean stop (SIGINT) while units are on record as sent ahead', () => 
     await writeUsersCsv(join(place.dir, 'users.csv'), ids);
     expect((await signalOnceRecorded(['user', 'sync', '--file', 'users.csv'], 150, 'SIGINT')).code).toBe(130);
     const received = requestsTo('/user');
-    const withdrawn = readFileSync(join(place.dir, 'runs', readdirSync(join(place.dir, 'runs'))[0]!, 'journal.ndjson'), 'utf8')
+    const withdrawn = readFileSync(
+      join(place.dir, 'runs', readdirSync(join(place.dir, 'runs'))[0]!, 'journal.ndjson'),
+      'utf8',
+    )
       .split('\n')
       .filter((line) => line.includes('"t":"unsent"')).length;
     // Units on record ahead that never went out were withdrawn: the sent ones are exactly those the server got.
     expect(journalCounts().sent.size - withdrawn).toBe(received);
     expect(withdrawn).toBeGreaterThan(0);
 
-    const shown = JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], place.dir, place.env)).stdout) as ShownReport;
+    const shown = JSON.parse(
+      (await examctl(['--json', 'runs', 'show', 'last'], place.dir, place.env)).stdout,
+    ) as ShownReport;
     expect(shown.summary).toMatchObject({ total: 600, ok: received, skipped: 600 - received });
-    expect(shown.items.filter((item) => item.errors.some((error) => /answer was lost|no answer recorded/.test(error.message)))).toEqual([]);
-    expect(shown.items.filter((item) => item.status === 'skipped').every((item) => /^not sent: the run stopped before it/.test(item.errors[0]!.message))).toBe(true);
+    expect(
+      shown.items.filter((item) =>
+        item.errors.some((error) => /answer was lost|no answer recorded/.test(error.message)),
+      ),
+    ).toEqual([]);
+    expect(
+      shown.items
+        .filter((item) => item.status === 'skipped')
+        .every((item) => /^not sent: the run stopped before it/.test(item.errors[0]!.message)),
+    ).toBe(true);
 
     const report = await resumeAndShow();
     expect(report.summary).toMatchObject({ total: 600, ok: 600 });

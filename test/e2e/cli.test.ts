@@ -18,11 +18,14 @@ describe('examctl binary', () => {
     await inTempDir(async (dir) => {
       const help = await examctl(['--help'], dir);
       expect(help.code).toBe(0);
-      for (const command of ['schedule', 'user', 'collection', 'invigilators', 'review-session', 'local']) expect(help.stdout).toContain(command);
+      for (const command of ['schedule', 'user', 'collection', 'invigilators', 'review-session', 'local'])
+        expect(help.stdout).toContain(command);
       const version = await examctl(['--version'], dir);
       expect(version.code).toBe(0);
       const pkg = (await import(join(ROOT, 'package.json'), { with: { type: 'json' } })).default as { version: string };
-      expect(version.stdout.trim()).toBe(`examctl ${pkg.version} (Node ${process.version}, zone rules ${process.versions.tz}, build ${readFileSync(join(ROOT, 'dist', 'bundle', 'examctl.sha256'), 'utf8').slice(0, 12)})`);
+      expect(version.stdout.trim()).toBe(
+        `examctl ${pkg.version} (Node ${process.version}, zone rules ${process.versions.tz}, build ${readFileSync(join(ROOT, 'dist', 'bundle', 'examctl.sha256'), 'utf8').slice(0, 12)})`,
+      );
       const sub = await examctl(['schedule', 'push', '--help'], dir);
       expect(sub.stdout).toContain('--assessment');
     });
@@ -30,7 +33,10 @@ describe('examctl binary', () => {
 
   it('a dry run of a shipped fixture prints one JSON report and creates no store', async () => {
     await inTempDir(async (dir) => {
-      const run = await examctl(['user', 'sync', '--file', join(FIXTURES, 'users-with-errors.csv'), '--dry-run', '--json'], dir);
+      const run = await examctl(
+        ['user', 'sync', '--file', join(FIXTURES, 'users-with-errors.csv'), '--dry-run', '--json'],
+        dir,
+      );
       expect(run.code).toBe(1);
       const doc = JSON.parse(run.stdout);
       expect(doc.dryRun).toBe(true);
@@ -55,7 +61,10 @@ describe('examctl binary', () => {
 
   it('a bad input file exits 2 naming file:line, with only the error document on stdout', async () => {
     await inTempDir(async (dir) => {
-      await writeFile(join(dir, 'bad.json'), '[\n  {"ExternalId": "u-1", "FirstName": "A", "LastName": "B"},\n  {"ExternalId": \n');
+      await writeFile(
+        join(dir, 'bad.json'),
+        '[\n  {"ExternalId": "u-1", "FirstName": "A", "LastName": "B"},\n  {"ExternalId": \n',
+      );
       const run = await examctl(['user', 'sync', '--file', 'bad.json', '--json'], dir);
       expect(run.code).toBe(2);
       expectOnlyErrorDocument(run.stdout, 2);
@@ -70,7 +79,9 @@ describe('examctl binary', () => {
       await writeFile(join(dir, 'many.csv'), `${rows.join('\n')}\n`);
       // The run sends itself SIGINT after its 500th outcome (a point it reaches, not a delay), as a
       // Ctrl-C mid-run would: the rest is skipped however fast the machine is.
-      const run = startExamctl(['user', 'sync', '--file', 'many.csv', '--json'], dir, { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:500:SIGINT' });
+      const run = startExamctl(['user', 'sync', '--file', 'many.csv', '--json'], dir, {
+        EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:500:SIGINT',
+      });
       const { code, stdout, stderr } = await run.done;
       expect(code, stderr).toBe(130);
       const doc = JSON.parse(stdout);
@@ -90,15 +101,26 @@ describe('examctl on a real terminal (util-linux script gives it a pty)', () => 
    * Runs `args` under a pty; once `waitFor` is on screen, types `keys` (or calls it); the exit
    * status and the screen.
    */
-  async function onTerminal(dir: string, args: string[], waitFor: RegExp, keys: string | (() => void), withEnv = false): Promise<{ status: string; screen: string }> {
+  async function onTerminal(
+    dir: string,
+    args: string[],
+    waitFor: RegExp,
+    keys: string | (() => void),
+    withEnv = false,
+  ): Promise<{ status: string; screen: string }> {
     const { spawn } = await import('node:child_process');
     const { BIN } = await import('../support/cli.js');
     // withEnv: args[0] is VAR=value pairs for the command, args[1] is '--'.
-    const run = withEnv ? `env ${args[0]} "${process.execPath}" "${BIN}" ${args.slice(2).join(' ')}` : `"${process.execPath}" "${BIN}" ${args.join(' ')}`;
+    const run = withEnv
+      ? `env ${args[0]} "${process.execPath}" "${BIN}" ${args.slice(2).join(' ')}`
+      : `"${process.execPath}" "${BIN}" ${args.join(' ')}`;
     // script's pty reports 0 columns, which examctl takes for no terminal to draw on: give it a size.
     const command = `stty cols 100 rows 30; ${run}; echo "status=$?"`;
     // A plain environment: the test runner's own (FORCE_COLOR, CI...) would decide colours and prompts.
-    const child = spawn('script', ['-qc', command, '/dev/null'], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_STORE: join(dir, 'store'), TERM: 'xterm' } });
+    const child = spawn('script', ['-qc', command, '/dev/null'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_STORE: join(dir, 'store'), TERM: 'xterm' },
+    });
     let screen = '';
     let sent = false;
     child.stdout.setEncoding('utf8');
@@ -114,39 +136,51 @@ describe('examctl on a real terminal (util-linux script gives it a pty)', () => 
     return { status: /status=(\d+)/.exec(screen)?.[1] ?? '', screen };
   }
 
-  it.skipIf(!hasScript)('the progress line: coloured by default, no colour with NO_COLOR, none at all on a dumb terminal', async () => {
-    await inTempDir(async (dir) => {
-      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\np-1,F,L,p1@example.test,Candidate\np-2,F,L,p2@example.test,Candidate\n');
-      // Slow by construction: the server holds every answer until the screen shows what the test
-      // waits for, so the run lasts past the line's delay on a machine of any speed.
-      const server = await startFaultServer();
-      try {
-        const run = async (env: string, waitFor: RegExp): Promise<{ status: string; screen: string }> => {
-          let release = (): void => undefined;
-          server.fallback = { ...okEnvelope(null), hold: new Promise<void>((resolve) => (release = resolve)) };
-          const target = `EXAMCTL_TOKEN=dev-token EXAMCTL_BASE_URL=${server.url}`;
-          return onTerminal(dir, [`${env} ${target}`, '--', '--yes', 'user', 'sync', '--file', 'users.csv'], waitFor, () => release(), true);
-        };
-        // A frame, in colour or not, then the line's text.
-        const frame = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏](\u001b\[39m)? user sync/;
-        const coloured = await run('TERM=xterm', frame);
-        const plain = await run('NO_COLOR=1 TERM=xterm', frame);
-        // A dumb terminal: held until the plain periodic line (after ~10 s), long past the spinner's delay.
-        const dumb = await run('TERM=dumb', /user sync: 0\/2 /);
-        for (const ended of [coloured, plain, dumb]) expect(ended.status).toBe('0');
-        // The spinner's frame is drawn in cyan unless NO_COLOR says otherwise.
-        expect(coloured.screen).toMatch(/\u001b\[36m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
-        expect(plain.screen).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] user sync/);
-        expect(plain.screen).not.toMatch(/\u001b\[3\dm/);
-        // A dumb terminal gets no line redrawn with cursor controls at all, only the plain line.
-        expect(dumb.screen).toMatch(/user sync: 0\/2 ok 0 failed 0/);
-        expect(dumb.screen).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
-        expect(dumb.screen).not.toContain('\u001b[?25l');
-      } finally {
-        await server.close();
-      }
-    });
-  });
+  it.skipIf(!hasScript)(
+    'the progress line: coloured by default, no colour with NO_COLOR, none at all on a dumb terminal',
+    async () => {
+      await inTempDir(async (dir) => {
+        await writeFile(
+          join(dir, 'users.csv'),
+          'ExternalId,FirstName,LastName,Email,Role\np-1,F,L,p1@example.test,Candidate\np-2,F,L,p2@example.test,Candidate\n',
+        );
+        // Slow by construction: the server holds every answer until the screen shows what the test
+        // waits for, so the run lasts past the line's delay on a machine of any speed.
+        const server = await startFaultServer();
+        try {
+          const run = async (env: string, waitFor: RegExp): Promise<{ status: string; screen: string }> => {
+            let release = (): void => undefined;
+            server.fallback = { ...okEnvelope(null), hold: new Promise<void>((resolve) => (release = resolve)) };
+            const target = `EXAMCTL_TOKEN=dev-token EXAMCTL_BASE_URL=${server.url}`;
+            return onTerminal(
+              dir,
+              [`${env} ${target}`, '--', '--yes', 'user', 'sync', '--file', 'users.csv'],
+              waitFor,
+              () => release(),
+              true,
+            );
+          };
+          // A frame, in colour or not, then the line's text.
+          const frame = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏](\u001b\[39m)? user sync/;
+          const coloured = await run('TERM=xterm', frame);
+          const plain = await run('NO_COLOR=1 TERM=xterm', frame);
+          // A dumb terminal: held until the plain periodic line (after ~10 s), long past the spinner's delay.
+          const dumb = await run('TERM=dumb', /user sync: 0\/2 /);
+          for (const ended of [coloured, plain, dumb]) expect(ended.status).toBe('0');
+          // The spinner's frame is drawn in cyan unless NO_COLOR says otherwise.
+          expect(coloured.screen).toMatch(/\u001b\[36m[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+          expect(plain.screen).toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] user sync/);
+          expect(plain.screen).not.toMatch(/\u001b\[3\dm/);
+          // A dumb terminal gets no line redrawn with cursor controls at all, only the plain line.
+          expect(dumb.screen).toMatch(/user sync: 0\/2 ok 0 failed 0/);
+          expect(dumb.screen).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
+          expect(dumb.screen).not.toContain('\u001b[?25l');
+        } finally {
+          await server.close();
+        }
+      });
+    },
+  );
 
   it.skipIf(!hasScript)('Ctrl-D at a prompt is an interrupt: exit 130, nothing sent, not exit 0', async () => {
     await inTempDir(async (dir) => {
@@ -164,7 +198,12 @@ describe('a workbook on stdout that cannot be written', () => {
       const { execFile } = await import('node:child_process');
       const { BIN } = await import('../support/cli.js');
       const ended = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
-        execFile('bash', ['-c', `"${process.execPath}" "${BIN}" template users -o xlsx > /dev/full; echo "status=$?"`], { cwd: dir }, (_error, stdout, stderr) => resolve({ stdout, stderr })),
+        execFile(
+          'bash',
+          ['-c', `"${process.execPath}" "${BIN}" template users -o xlsx > /dev/full; echo "status=$?"`],
+          { cwd: dir },
+          (_error, stdout, stderr) => resolve({ stdout, stderr }),
+        ),
       );
       expect(ended.stdout.trim()).toBe('status=141');
       expect(ended.stderr).toContain('cannot write standard output: no space left on the device (ENOSPC)');

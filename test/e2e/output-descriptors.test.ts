@@ -14,10 +14,20 @@ import { childEnv } from '../support/child-env.js';
 import { withTempDir } from '../support/temp-dir.js';
 
 /** Runs examctl with `stdio` as given; resolves with its exit code and whatever its pipes carried. */
-function run(args: string[], cwd: string, stdio: Array<'pipe' | 'ignore' | number>): Promise<{ code: number | null; pipes: string[] }> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...childEnv(cwd), EXAMCTL_NOW: PINNED_NOW }, stdio });
+function run(
+  args: string[],
+  cwd: string,
+  stdio: Array<'pipe' | 'ignore' | number>,
+): Promise<{ code: number | null; pipes: string[] }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    env: { ...childEnv(cwd), EXAMCTL_NOW: PINNED_NOW },
+    stdio,
+  });
   const pipes = stdio.map(() => '');
-  child.stdio.forEach((stream, index) => (stream as Readable | null)?.setEncoding('utf8').on('data', (chunk: string) => (pipes[index] += chunk)));
+  child.stdio.forEach((stream, index) =>
+    (stream as Readable | null)?.setEncoding('utf8').on('data', (chunk: string) => (pipes[index] += chunk)),
+  );
   return new Promise((resolveRun) => child.on('close', (code) => resolveRun({ code, pipes })));
 }
 
@@ -57,12 +67,19 @@ describe.skipIf(process.platform !== 'linux')('--out naming a descriptor of exam
       expect(third.pipes[1]).toBe('');
     }));
 
-  it.skipIf(spawnSync('script', ['--version']).status !== 0)('a terminal (/dev/tty under util-linux script): written, exit 0', () =>
-    withTempDir(async (dir) => {
-      const command = `"${process.execPath}" "${BIN}" template users --out /dev/tty; echo "exit $?"`;
-      const shown = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: dir, env: { ...childEnv(dir), EXAMCTL_NOW: PINNED_NOW }, encoding: 'utf8' });
-      expect(shown.stdout).toMatch(/ExternalId,[^]*exit 0/);
-    }));
+  it.skipIf(spawnSync('script', ['--version']).status !== 0)(
+    'a terminal (/dev/tty under util-linux script): written, exit 0',
+    () =>
+      withTempDir(async (dir) => {
+        const command = `"${process.execPath}" "${BIN}" template users --out /dev/tty; echo "exit $?"`;
+        const shown = spawnSync('script', ['-qec', command, '/dev/null'], {
+          cwd: dir,
+          env: { ...childEnv(dir), EXAMCTL_NOW: PINNED_NOW },
+          encoding: 'utf8',
+        });
+        expect(shown.stdout).toMatch(/ExternalId,[^]*exit 0/);
+      }),
+  );
 
   it("another process's descriptor is refused, exit 2, naming what it is", () =>
     withTempDir(async (dir) => {

@@ -15,7 +15,8 @@ import { BIN, examctl } from '../support/cli.js';
  */
 
 let dir: string;
-const USERS = 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\nu-2,Bo,Lee,u-2@example.test,Candidate\n';
+const USERS =
+  'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\nu-2,Bo,Lee,u-2@example.test,Candidate\n';
 const mkfifo = (path: string): void => void execFileSync('mkfifo', [path]);
 
 beforeEach(async () => {
@@ -29,9 +30,15 @@ afterEach(async () => {
 describe('--file naming a pipe', () => {
   it('a FIFO with no writer and no terminal to start one from: exit 2 naming it at once, nothing read or made', async () => {
     mkfifo(join(dir, 'in.csv'));
-    const done = await examctl(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'in.csv'], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+    const done = await examctl(
+      ['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'in.csv'],
+      dir,
+      { EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+    );
     expect(done.code).toBe(2);
-    expect(done.stderr).toContain('--file: in.csv is a named pipe (FIFO) with no writer, and nobody can start one here (no terminal, --no-input or CI=true)');
+    expect(done.stderr).toContain(
+      '--file: in.csv is a named pipe (FIFO) with no writer, and nobody can start one here (no terminal, --no-input or CI=true)',
+    );
     expect(existsSync(join(dir, 'store'))).toBe(false);
   });
 
@@ -43,14 +50,24 @@ describe('--file naming a pipe', () => {
     const writer = await open(join(dir, 'in.csv'), 'w');
     await writer.writeFile(USERS);
     await writer.close();
-    const done = await examctl(['--target', 'local', '--store', join(dir, 'store'), '--json', 'user', 'sync', '--file', 'in.csv'], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+    const done = await examctl(
+      ['--target', 'local', '--store', join(dir, 'store'), '--json', 'user', 'sync', '--file', 'in.csv'],
+      dir,
+      { EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+    );
     await keeper.close();
     expect(done.code, done.stderr).toBe(0);
-    const report = JSON.parse(done.stdout) as { summary: { ok: number }; run: string; items: { source: { file: string } }[] };
+    const report = JSON.parse(done.stdout) as {
+      summary: { ok: number };
+      run: string;
+      items: { source: { file: string } }[];
+    };
     expect(report.summary.ok).toBe(2);
     expect(report.items[0]?.source.file).toBe('in.csv');
     // Journaled as read from a pipe: a resume could not read it again (run-resume.test.ts refuses such an interrupted run).
-    const header = JSON.parse(readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8').split('\n')[0]!) as { b: { options: { file: string } } };
+    const header = JSON.parse(
+      readFileSync(join(dir, 'runs', report.run, 'journal.ndjson'), 'utf8').split('\n')[0]!,
+    ) as { b: { options: { file: string } } };
     expect(header.b.options.file).toBe('-');
     // Finished, it has nothing to resume: its report again, nothing read or sent.
     const resumed = await examctl(['runs', 'resume', report.run], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
@@ -59,11 +76,18 @@ describe('--file naming a pipe', () => {
   });
 
   it('a process substitution <(...) is read like --file -', () => {
-    const out = execFileSync('bash', ['-c', `"${process.execPath}" "${BIN}" --target local --store store --dry-run user sync --file <(cat users.csv) 2>&1; echo "exit $?"`], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config') },
-      encoding: 'utf8',
-    });
+    const out = execFileSync(
+      'bash',
+      [
+        '-c',
+        `"${process.execPath}" "${BIN}" --target local --store store --dry-run user sync --file <(cat users.csv) 2>&1; echo "exit $?"`,
+      ],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config') },
+        encoding: 'utf8',
+      },
+    );
     expect(out).toMatch(/2 valid/);
     expect(out).toMatch(/exit 0\n$/);
   });
@@ -72,7 +96,11 @@ describe('--file naming a pipe', () => {
 describe('--file naming a device or a socket', () => {
   it('/dev/tty, /dev/zero, /dev/urandom: exit 2 naming it, before anything is read or the store and runs dir touched', async () => {
     for (const device of ['/dev/tty', '/dev/zero', '/dev/urandom']) {
-      const run = await examctl(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', device], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const run = await examctl(
+        ['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', device],
+        dir,
+        { EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+      );
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toContain(`--file: ${device} is a device, not a file; to type or paste records use --file -`);
       expect(existsSync(join(dir, 'store'))).toBe(false);
@@ -84,7 +112,11 @@ describe('--file naming a device or a socket', () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(join(dir, 'in.sock'), resolve));
     try {
-      const run = await examctl(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'in.sock'], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+      const run = await examctl(
+        ['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'in.sock'],
+        dir,
+        { EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+      );
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toContain('--file: in.sock is a socket, not a file; to type or paste records use --file -');
     } finally {
@@ -94,11 +126,15 @@ describe('--file naming a device or a socket', () => {
 
   it('--file /dev/stdin keeps working when stdin is a file or a pipe (judged by what the descriptor is, not the path)', () => {
     const node = `"${process.execPath}" "${BIN}" --target local --store store --dry-run user sync --file /dev/stdin`;
-    const out = execFileSync('bash', ['-c', `${node} < users.csv 2>&1; echo "file exit $?"; cat users.csv | ${node} 2>&1; echo "pipe exit $?"`], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config') },
-      encoding: 'utf8',
-    });
+    const out = execFileSync(
+      'bash',
+      ['-c', `${node} < users.csv 2>&1; echo "file exit $?"; cat users.csv | ${node} 2>&1; echo "pipe exit $?"`],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config') },
+        encoding: 'utf8',
+      },
+    );
     expect(out).toMatch(/2 valid[^]*file exit 0\n[^]*2 valid[^]*pipe exit 0\n$/);
   });
 });
@@ -106,7 +142,11 @@ describe('--file naming a device or a socket', () => {
 describe('a FIFO planted in examctl’s own files is refused, naming it', () => {
   it('a run journal that is a FIFO: runs list lists the rest and names it, runs show refuses (2), runs prune ends', async () => {
     const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
-    const good = await examctl(['--target', 'local', '--store', join(dir, 'store'), '--json', 'user', 'sync', '--file', 'users.csv'], dir, env);
+    const good = await examctl(
+      ['--target', 'local', '--store', join(dir, 'store'), '--json', 'user', 'sync', '--file', 'users.csv'],
+      dir,
+      env,
+    );
     expect(good.code, good.stderr).toBe(0);
     const goodId = (JSON.parse(good.stdout) as { run: string }).run;
     const planted = '20261121T090000.000Z-dead';
@@ -115,7 +155,9 @@ describe('a FIFO planted in examctl’s own files is refused, naming it', () => 
     const listed = await examctl(['runs', 'list'], dir, env);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain(goodId);
-    expect(listed.stdout).toMatch(new RegExp(`${planted}  unreadable   skipped: \\S+journal\\.ndjson is not a regular file \\(a FIFO\\)`));
+    expect(listed.stdout).toMatch(
+      new RegExp(`${planted}  unreadable   skipped: \\S+journal\\.ndjson is not a regular file \\(a FIFO\\)`),
+    );
     const shown = await examctl(['runs', 'show', planted], dir, env);
     expect(shown.code).toBe(2);
     expect(shown.stderr).toMatch(/journal\.ndjson is not a regular file \(a FIFO\)/);
@@ -129,15 +171,21 @@ describe('a FIFO planted in examctl’s own files is refused, naming it', () => 
   it("the store's CURRENT or journal as a FIFO: exit 3 naming the file", async () => {
     const store = join(dir, 'store');
     expect((await examctl(['--store', store, 'local', 'init'], dir)).code).toBe(0);
-    const journal = execFileSync('sh', ['-c', 'ls journal-*'], { cwd: store, encoding: 'utf8' }).trim().split('\n')[0] as string;
+    const journal = execFileSync('sh', ['-c', 'ls journal-*'], { cwd: store, encoding: 'utf8' })
+      .trim()
+      .split('\n')[0] as string;
     await rm(join(store, journal));
     mkfifo(join(store, journal));
-    const run = await examctl(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv'], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+    const run = await examctl(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv'], dir, {
+      EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+    });
     expect(run.code).toBe(3);
     expect(run.stderr).toContain(`${journal} is a FIFO, not a regular file: refused`);
     await rm(join(store, 'CURRENT'));
     mkfifo(join(store, 'CURRENT'));
-    const again = await examctl(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv'], dir, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+    const again = await examctl(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv'], dir, {
+      EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+    });
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('CURRENT is a FIFO, not a regular file: refused');
   });

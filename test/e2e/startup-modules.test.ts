@@ -20,7 +20,8 @@ import { withTempDir } from '../support/temp-dir.js';
 const USERS = join(ROOT, 'fixtures/users.csv');
 
 /** The dist/ modules among `urls` (bin/examctl itself is not one, whatever the checkout's path holds: /work/dist/bin/examctl). */
-const distUrls = (urls: string[]): string[] => urls.filter((url) => url.includes('/dist/') && !url.endsWith('/bin/examctl'));
+const distUrls = (urls: string[]): string[] =>
+  urls.filter((url) => url.includes('/dist/') && !url.endsWith('/bin/examctl'));
 
 // The hook runs on the loader thread; it appends each resolved URL to the file named by the env.
 const HOOKS = `import { appendFileSync } from 'node:fs';
@@ -33,9 +34,16 @@ export async function resolve(specifier, context, next) {
 
 /** The modules each chunk of the bundle holds, as the URLs of their dist/ files (node_modules as they are). */
 function chunkModules(): Map<string, string[]> {
-  const meta = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+  const meta = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
   const asUrl = (input: string) => pathToFileURL(join(ROOT, input.replace(/^src\/(.*)\.ts$/, 'dist/$1.js'))).href;
-  return new Map(Object.entries(meta.outputs).map(([chunk, output]) => [pathToFileURL(join(ROOT, chunk)).href, Object.keys(output.inputs).map(asUrl)]));
+  return new Map(
+    Object.entries(meta.outputs).map(([chunk, output]) => [
+      pathToFileURL(join(ROOT, chunk)).href,
+      Object.keys(output.inputs).map(asUrl),
+    ]),
+  );
 }
 
 interface Loaded {
@@ -45,14 +53,25 @@ interface Loaded {
 }
 
 /** Runs `examctl args` (the ES module bundle, or `main`) in `dir` and returns the module URLs it resolved. */
-async function loadedBy(dir: string, args: string[], env: Record<string, string> = {}, main = BUNDLE_MAIN): Promise<Loaded> {
+async function loadedBy(
+  dir: string,
+  args: string[],
+  env: Record<string, string> = {},
+  main = BUNDLE_MAIN,
+): Promise<Loaded> {
   const hooks = join(dir, 'hooks.mjs');
   const register = join(dir, 'register.mjs');
   const log = join(dir, `modules-${Math.random().toString(36).slice(2)}.log`);
   await writeFile(hooks, HOOKS);
-  await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  await writeFile(
+    register,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
   await writeFile(log, '');
-  const { code, stderr } = await startNode(['--import', pathToFileURL(register).href, main, ...args], dir, { STARTUP_MODULES_LOG: log, ...env }).done;
+  const { code, stderr } = await startNode(['--import', pathToFileURL(register).href, main, ...args], dir, {
+    STARTUP_MODULES_LOG: log,
+    ...env,
+  }).done;
   const chunks = chunkModules();
   const resolved = (await readFile(log, 'utf8')).split('\n').filter((u) => u !== '');
   const urls = resolved.flatMap((url) => chunks.get(url) ?? [url]);
@@ -69,7 +88,18 @@ function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
 describe('a run that validates and sends records does not load zod', () => {
   it('user sync --dry-run on the local target (no store yet)', async () => {
     await inTempDir(async (dir) => {
-      const run = await loadedBy(dir, ['user', 'sync', '--dry-run', '--target', 'local', '--store', join(dir, 'store'), '--file', USERS, '--no-input']);
+      const run = await loadedBy(dir, [
+        'user',
+        'sync',
+        '--dry-run',
+        '--target',
+        'local',
+        '--store',
+        join(dir, 'store'),
+        '--file',
+        USERS,
+        '--no-input',
+      ]);
       expect(run.code, run.stderr).toBe(0);
       // The hook saw the run's own modules, so an empty zod list means something.
       expect(run.urls.some((u) => u.endsWith('/dist/domain/user.js'))).toBe(true);
@@ -85,7 +115,18 @@ describe('a run that validates and sends records does not load zod', () => {
     await inTempDir(async (dir) => {
       const run = await loadedBy(
         dir,
-        ['user', 'sync', '--dry-run', '--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--file', USERS, '--no-input'],
+        [
+          'user',
+          'sync',
+          '--dry-run',
+          '--target',
+          'remote',
+          '--base-url',
+          'http://127.0.0.1:9',
+          '--file',
+          USERS,
+          '--no-input',
+        ],
         { EXAMCTL_TOKEN: 'startup-test-token' },
       );
       expect(run.code, run.stderr).toBe(0);
@@ -94,11 +135,25 @@ describe('a run that validates and sends records does not load zod', () => {
     });
   });
 
-  it('user sync --dry-run of an .xlsx file (the reader knows a template\'s Columns sheet without the templates module)', async () => {
+  it("user sync --dry-run of an .xlsx file (the reader knows a template's Columns sheet without the templates module)", async () => {
     await inTempDir(async (dir) => {
       const file = join(ROOT, 'fixtures/xlsx/users-libreoffice.xlsx');
-      const run = await loadedBy(dir, ['user', 'sync', '--dry-run', '--target', 'local', '--store', join(dir, 'store'), '--file', file, '--no-input']);
-      expect(run.urls.some((u) => u.endsWith('/dist/input/xlsx-reader.js')), run.stderr).toBe(true);
+      const run = await loadedBy(dir, [
+        'user',
+        'sync',
+        '--dry-run',
+        '--target',
+        'local',
+        '--store',
+        join(dir, 'store'),
+        '--file',
+        file,
+        '--no-input',
+      ]);
+      expect(
+        run.urls.some((u) => u.endsWith('/dist/input/xlsx-reader.js')),
+        run.stderr,
+      ).toBe(true);
       expect(run.urls.filter((u) => u.endsWith('/dist/domain/templates.js'))).toEqual([]);
       expect(run.urls.filter(isZod)).toEqual([]);
     });
@@ -110,7 +165,10 @@ describe('a run that validates and sends records does not load zod', () => {
       const base = ['user', 'sync', '--target', 'local', '--store', store, '--file', USERS, '--no-input'];
       const create = await loadedBy(dir, [...base, '--yes']);
       expect(create.code, create.stderr).toBe(0);
-      for (const args of [[...base, '--dry-run'], [...base, '--yes']]) {
+      for (const args of [
+        [...base, '--dry-run'],
+        [...base, '--yes'],
+      ]) {
         const run = await loadedBy(dir, args);
         expect(run.code, run.stderr).toBe(0);
         expect(run.urls.some((u) => u.endsWith('/dist/engine/engine.js'))).toBe(true);
@@ -126,10 +184,14 @@ describe('a run that validates and sends records does not load zod', () => {
         join(dir, '.config', 'config.json'),
         JSON.stringify({ version: 1, defaultProfile: 'p', profiles: { p: { baseUrl: 'http://127.0.0.1:9' } } }),
       );
-      const run = await loadedBy(dir, ['user', 'sync', '--dry-run', '--target', 'remote', '--file', USERS, '--no-input'], {
-        EXAMCTL_TOKEN: 'startup-test-token',
-        EXAMCTL_PROFILE: 'p',
-      });
+      const run = await loadedBy(
+        dir,
+        ['user', 'sync', '--dry-run', '--target', 'remote', '--file', USERS, '--no-input'],
+        {
+          EXAMCTL_TOKEN: 'startup-test-token',
+          EXAMCTL_PROFILE: 'p',
+        },
+      );
       expect(run.code, run.stderr).toBe(0);
       expect(run.urls.some(isZod)).toBe(true);
     });
@@ -154,25 +216,60 @@ describe('checking a base URL does not load the HTTP client', () => {
 
   it('a remote run does load it, so the hook does see undici', async () => {
     await inTempDir(async (dir) => {
-      const run = await loadedBy(dir, ['user', 'sync', '--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--file', USERS, '--no-input', '--yes'], {
-        EXAMCTL_TOKEN: 'startup-test-token',
-      });
+      const run = await loadedBy(
+        dir,
+        [
+          'user',
+          'sync',
+          '--target',
+          'remote',
+          '--base-url',
+          'http://127.0.0.1:9',
+          '--file',
+          USERS,
+          '--no-input',
+          '--yes',
+        ],
+        {
+          EXAMCTL_TOKEN: 'startup-test-token',
+        },
+      );
       expect(run.urls.some(isUndici)).toBe(true);
       // Only the parts of undici examctl uses (its pools and errors): not the whole index with
       // fetch's cookies, WebSocket, caches and mocks (scripts/build-bundle.mjs, slimUndici).
-      expect(run.urls.filter((u) => /\/node_modules\/undici\/(index\.js|lib\/(mock|cache|web\/(cookies|websocket|cache|eventsource))\/)/.test(u))).toEqual([]);
+      expect(
+        run.urls.filter((u) =>
+          /\/node_modules\/undici\/(index\.js|lib\/(mock|cache|web\/(cookies|websocket|cache|eventsource))\/)/.test(u),
+        ),
+      ).toEqual([]);
     });
   });
 });
 
-describe('a CSV run loads no other format\'s reader (issue 37: start-up before the first request)', () => {
-  const otherReaders = (urls: string[]) => urls.filter((u) => /\/dist\/input\/(xlsx-reader|zip-entries|workbook-xml|sheet-rows|json-reader)\.js$/.test(u));
+describe("a CSV run loads no other format's reader (issue 37: start-up before the first request)", () => {
+  const otherReaders = (urls: string[]) =>
+    urls.filter((u) => /\/dist\/input\/(xlsx-reader|zip-entries|workbook-xml|sheet-rows|json-reader)\.js$/.test(u));
 
   it('user sync --dry-run on a remote target with a CSV file: neither the xlsx nor the JSON reader', async () => {
     await inTempDir(async (dir) => {
-      const run = await loadedBy(dir, ['user', 'sync', '--dry-run', '--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--file', USERS, '--no-input'], {
-        EXAMCTL_TOKEN: 'startup-test-token',
-      });
+      const run = await loadedBy(
+        dir,
+        [
+          'user',
+          'sync',
+          '--dry-run',
+          '--target',
+          'remote',
+          '--base-url',
+          'http://127.0.0.1:9',
+          '--file',
+          USERS,
+          '--no-input',
+        ],
+        {
+          EXAMCTL_TOKEN: 'startup-test-token',
+        },
+      );
       expect(run.code, run.stderr).toBe(0);
       expect(run.urls.some((u) => u.endsWith('/dist/input/csv-reader.js'))).toBe(true);
       expect(otherReaders(run.urls)).toEqual([]);
@@ -182,10 +279,28 @@ describe('a CSV run loads no other format\'s reader (issue 37: start-up before t
   it('a JSON file does load the JSON reader, so the hook does see it', async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, 'users.json');
-      await writeFile(file, JSON.stringify([{ ExternalId: 'u-1', FirstName: 'Ada', LastName: 'Lovelace', Email: 'ada@example.com' }]));
-      const run = await loadedBy(dir, ['user', 'sync', '--dry-run', '--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--file', file, '--no-input'], {
-        EXAMCTL_TOKEN: 'startup-test-token',
-      });
+      await writeFile(
+        file,
+        JSON.stringify([{ ExternalId: 'u-1', FirstName: 'Ada', LastName: 'Lovelace', Email: 'ada@example.com' }]),
+      );
+      const run = await loadedBy(
+        dir,
+        [
+          'user',
+          'sync',
+          '--dry-run',
+          '--target',
+          'remote',
+          '--base-url',
+          'http://127.0.0.1:9',
+          '--file',
+          file,
+          '--no-input',
+        ],
+        {
+          EXAMCTL_TOKEN: 'startup-test-token',
+        },
+      );
       expect(run.urls.some((u) => u.endsWith('/dist/input/json-reader.js'))).toBe(true);
       expect(run.urls.some((u) => u.endsWith('/dist/input/xlsx-reader.js'))).toBe(false);
     });
@@ -290,7 +405,9 @@ process.stdout.write(String(compiled.cachedDataRejected));`,
       await rm(join(copy, 'dist/bundle/examctl.mjs'));
       const broken = await loadedBy(dir, ['--debug', '--version'], {}, bin);
       expect(broken.code).toBe(70);
-      expect(broken.stderr).toMatch(/^examctl: internal error: cannot start \(.*\): its installed files are incomplete or damaged; reinstall examctl/);
+      expect(broken.stderr).toMatch(
+        /^examctl: internal error: cannot start \(.*\): its installed files are incomplete or damaged; reinstall examctl/,
+      );
     });
   });
 });
@@ -305,7 +422,8 @@ describe('bin/examctl starts the code-cached script, not the ES module bundle', 
     await inTempDir(async (dir) => {
       const copy = await copyOfBuiltPackage(dir);
       const { readdir } = await import('node:fs/promises');
-      for (const name of await readdir(join(copy, 'dist/bundle'))) if (/\.mjs(\.map)?$/.test(name)) await rm(join(copy, 'dist/bundle', name));
+      for (const name of await readdir(join(copy, 'dist/bundle')))
+        if (/\.mjs(\.map)?$/.test(name)) await rm(join(copy, 'dist/bundle', name));
       const preload = join(dir, 'loaded.cjs');
       await writeFile(
         preload,
@@ -314,7 +432,21 @@ vm.Script.prototype.runInThisContext = function (...args) { cached ||= this.cach
 process.on('exit', () => require('node:fs').writeSync(2, '\\nLOADED ' + JSON.stringify({ cached }) + '\\n'));\n`,
       );
       const { code, stderr } = await startNode(
-        ['--require', preload, join(copy, 'bin/examctl'), 'user', 'sync', '--dry-run', '--target', 'remote', '--base-url', 'http://127.0.0.1:9', '--file', USERS, '--no-input'],
+        [
+          '--require',
+          preload,
+          join(copy, 'bin/examctl'),
+          'user',
+          'sync',
+          '--dry-run',
+          '--target',
+          'remote',
+          '--base-url',
+          'http://127.0.0.1:9',
+          '--file',
+          USERS,
+          '--no-input',
+        ],
         dir,
         { EXAMCTL_TOKEN: 'startup-test-token' },
       ).done;
@@ -334,7 +466,9 @@ describe('--version and --help load only what they print (issue 62: start-up wit
       const version = await loadedBy(dir, ['--version']);
       expect(version.code, version.stderr).toBe(0);
       expect(version.urls.some((u) => u.endsWith('/dist/cli/main.js'))).toBe(true);
-      expect(version.urls.filter((u) => isCommander(u) || /\/dist\/cli\/(run-cli|command-tree|program)\.js$/.test(u))).toEqual([]);
+      expect(
+        version.urls.filter((u) => isCommander(u) || /\/dist\/cli\/(run-cli|command-tree|program)\.js$/.test(u)),
+      ).toEqual([]);
       const help = await loadedBy(dir, ['--help']);
       expect(help.code, help.stderr).toBe(0);
       expect(help.urls.some(isCommander)).toBe(true);

@@ -5,7 +5,9 @@ import { UsageError } from '../../src/system/errors.js';
 describe('clockFromEnv', () => {
   it('pins the clock to EXAMCTL_NOW (RFC 3339 with Z or an offset)', () => {
     expect(clockFromEnv({ EXAMCTL_NOW: '2026-11-21T12:00:00Z' })().toISOString()).toBe('2026-11-21T12:00:00.000Z');
-    expect(clockFromEnv({ EXAMCTL_NOW: '2026-11-21T13:30:00.250+01:30' })().toISOString()).toBe('2026-11-21T12:00:00.250Z');
+    expect(clockFromEnv({ EXAMCTL_NOW: '2026-11-21T13:30:00.250+01:30' })().toISOString()).toBe(
+      '2026-11-21T12:00:00.250Z',
+    );
   });
 
   it('without EXAMCTL_NOW follows the system clock', () => {

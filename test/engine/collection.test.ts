@@ -18,7 +18,11 @@ describe('addCollection', () => {
     });
     expect(result.status).toBe(200);
     expect(result.action).toBe('created');
-    expect(result.envelope).toEqual({ Content: { ExternalId: 'physics2027', Errors: [] }, Success: true, Errors: null });
+    expect(result.envelope).toEqual({
+      Content: { ExternalId: 'physics2027', Errors: [] },
+      Success: true,
+      Errors: null,
+    });
     const stored = store.state.get('collections')!.get('physics2027') as WorldCollection;
     expect(stored.Owner).toBe('scheduler');
     expect(stored.ObjectiveRepositories.map((r) => r.ExternalId)).toEqual(['LO-CORE']);
@@ -26,7 +30,14 @@ describe('addCollection', () => {
 
   it('merges the two repository lists in order, the first occurrence of a repository kept', async () => {
     const { engine, store } = demoEngine((w) => {
-      for (const id of ['LO-A', 'LO-B']) w.LoRepositories.push({ ExternalId: id, Title: id, IsRepository: true, Published: true, AccessUserNames: ['scheduler'] });
+      for (const id of ['LO-A', 'LO-B'])
+        w.LoRepositories.push({
+          ExternalId: id,
+          Title: id,
+          IsRepository: true,
+          Published: true,
+          AccessUserNames: ['scheduler'],
+        });
     });
     const result = await add(engine, {
       ExternalId: 'maths2027',
@@ -47,7 +58,12 @@ describe('addCollection', () => {
     expect(store.state.get('collections')!.has(id)).toBe(true);
   });
 
-  const refusals: { name: string; body: Record<string, unknown>; code: number; edit?: Parameters<typeof demoEngine>[0] }[] = [
+  const refusals: {
+    name: string;
+    body: Record<string, unknown>;
+    code: number;
+    edit?: Parameters<typeof demoEngine>[0];
+  }[] = [
     { name: '806 owner not found', body: { Title: 'T', Owner: 'ghost' }, code: 806 },
     {
       name: '807 owner not set',
@@ -59,11 +75,31 @@ describe('addCollection', () => {
     },
     { name: '808 owner cannot view collections', body: { Title: 'T', Owner: 'jdoe' }, code: 808 },
     { name: '810 ExternalId already used', body: { Title: 'T', ExternalId: 'mathcore2026' }, code: 810 },
-    { name: '900 taxonomy not found', body: { Title: 'T', Taxonomies: [{ ExternalId: 'TX-NOPE', Title: 'x' }] }, code: 900 },
-    { name: '1000 repository not found', body: { Title: 'T', ObjectiveRepositories: [{ ExternalId: 'LO-NOPE', Title: 'x' }] }, code: 1000 },
-    { name: '1001 not a repository', body: { Title: 'T', ObjectiveRepositories: [{ ExternalId: 'LO-ALGEBRA-1', Title: 'x' }] }, code: 1001 },
-    { name: '1002 repository unpublished', body: { Title: 'T', LoRepositoryExternalIds: [{ ExternalId: 'LO-DRAFT', Title: 'x' }] }, code: 1002 },
-    { name: '1003 owner has no access', body: { Title: 'T', ObjectiveRepositories: [{ ExternalId: 'LO-PRIVATE', Title: 'x' }] }, code: 1003 },
+    {
+      name: '900 taxonomy not found',
+      body: { Title: 'T', Taxonomies: [{ ExternalId: 'TX-NOPE', Title: 'x' }] },
+      code: 900,
+    },
+    {
+      name: '1000 repository not found',
+      body: { Title: 'T', ObjectiveRepositories: [{ ExternalId: 'LO-NOPE', Title: 'x' }] },
+      code: 1000,
+    },
+    {
+      name: '1001 not a repository',
+      body: { Title: 'T', ObjectiveRepositories: [{ ExternalId: 'LO-ALGEBRA-1', Title: 'x' }] },
+      code: 1001,
+    },
+    {
+      name: '1002 repository unpublished',
+      body: { Title: 'T', LoRepositoryExternalIds: [{ ExternalId: 'LO-DRAFT', Title: 'x' }] },
+      code: 1002,
+    },
+    {
+      name: '1003 owner has no access',
+      body: { Title: 'T', ObjectiveRepositories: [{ ExternalId: 'LO-PRIVATE', Title: 'x' }] },
+      code: 1003,
+    },
     { name: '802 (validation) ExternalId not alphanumeric', body: { Title: 'T', ExternalId: 'has-dash' }, code: 802 },
   ];
   for (const c of refusals) {
@@ -84,8 +120,13 @@ describe('addCollection', () => {
     const result = await add(engine, {
       Title: 'T',
       LoRepositoryExternalIds: [{ ExternalId: 'LO-CORE', Title: 'c' }],
-      ObjectiveRepositories: [{ ExternalId: 'LO-CORE', Title: 'c' }, { ExternalId: 'LO-DRAFT', Title: 'd' }],
+      ObjectiveRepositories: [
+        { ExternalId: 'LO-CORE', Title: 'c' },
+        { ExternalId: 'LO-DRAFT', Title: 'd' },
+      ],
     });
-    expect(result.envelope.Errors).toEqual([expect.objectContaining({ Code: 1002, Field: 'ObjectiveRepositories[1].ExternalId' })]);
+    expect(result.envelope.Errors).toEqual([
+      expect.objectContaining({ Code: 1002, Field: 'ObjectiveRepositories[1].ExternalId' }),
+    ]);
   });
 });

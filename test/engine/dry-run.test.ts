@@ -10,9 +10,14 @@ describe('dry run (plan)', () => {
     const { engine, store } = demoEngine();
     const created = await engine.upsertUser(user('u-plan-1'), { dryRun: true });
     expect(created.action).toBe('created');
-    const updated = await engine.upsertUser(user('c-1002', { FirstName: 'Benny', LastName: 'Okafor', Role: undefined }), { dryRun: true });
+    const updated = await engine.upsertUser(
+      user('c-1002', { FirstName: 'Benny', LastName: 'Okafor', Role: undefined }),
+      { dryRun: true },
+    );
     expect(updated.action).toBe('updated');
-    const unchanged = await engine.upsertUser(user('author-2', { FirstName: 'Jo', LastName: 'Doe', Role: undefined }), { dryRun: true });
+    const unchanged = await engine.upsertUser(user('author-2', { FirstName: 'Jo', LastName: 'Doe', Role: undefined }), {
+      dryRun: true,
+    });
     expect(unchanged.action).toBe('unchanged');
     const refused = await engine.upsertUser(user('u-plan-2', { Role: 'Wizard' }), { dryRun: true });
     expect(codes(refused.envelope.Errors)).toEqual([241]);
@@ -32,7 +37,9 @@ describe('dry run (plan)', () => {
 
   it('a planned schedule makes a second create of the same id a duplicate, and its group exists for later plans', async () => {
     const { engine, store } = demoEngine();
-    const body = scheduleRequest({ Schedule: { GroupExtId: 'H-PLANNED', GroupName: 'Planned' } }) as unknown as ScheduleRequest;
+    const body = scheduleRequest({
+      Schedule: { GroupExtId: 'H-PLANNED', GroupName: 'Planned' },
+    }) as unknown as ScheduleRequest;
     expect((await engine.createSchedule(body, { dryRun: true })).action).toBe('created');
     const duplicate = await engine.createSchedule(body, { dryRun: true });
     expect(duplicate.status).toBe(400);

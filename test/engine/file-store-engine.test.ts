@@ -75,7 +75,7 @@ describe('engine over the real file store', () => {
     await store.close();
   });
 
-  it('two engines on one store see each other\'s users through the store', async () => {
+  it("two engines on one store see each other's users through the store", async () => {
     const location = join(dir, 'store');
     await createStore(location, worldToChanges(demoWorld()));
     const a = await openLocalTarget(location, { now: () => NOW });

@@ -38,12 +38,14 @@ export function messages(errors: unknown): string {
 }
 
 /** A valid schedule request on the demo world (owner from the settings, future start). */
-export function scheduleRequest(overrides: {
-  Workflow?: string;
-  Upsert?: boolean;
-  Schedule?: Record<string, unknown>;
-  Candidates?: Record<string, unknown>[];
-} = {}): Record<string, unknown> {
+export function scheduleRequest(
+  overrides: {
+    Workflow?: string;
+    Upsert?: boolean;
+    Schedule?: Record<string, unknown>;
+    Candidates?: Record<string, unknown>[];
+  } = {},
+): Record<string, unknown> {
   return {
     ...(overrides.Workflow === undefined ? {} : { Workflow: overrides.Workflow }),
     ...(overrides.Upsert === undefined ? {} : { Upsert: overrides.Upsert }),
@@ -62,5 +64,11 @@ export function scheduleRequest(overrides: {
 }
 
 export function candidate(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { CandidateExtId: id, FirstName: 'First', LastName: `Last ${id}`, Email: `${id}@students.example.test`, ...extra };
+  return {
+    CandidateExtId: id,
+    FirstName: 'First',
+    LastName: `Last ${id}`,
+    Email: `${id}@students.example.test`,
+    ...extra,
+  };
 }

@@ -13,18 +13,36 @@ describe('secondary indexes follow the store (observe)', () => {
       {
         collection: 'users',
         key: 'ext-7',
-        value: { ExternalId: 'ext-7', UserName: 'other.proc', FirstName: 'O', LastName: 'P', Role: 'Author', SynchronizationKey: 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee' },
+        value: {
+          ExternalId: 'ext-7',
+          UserName: 'other.proc',
+          FirstName: 'O',
+          LastName: 'P',
+          Role: 'Author',
+          SynchronizationKey: 'aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee',
+        },
       },
     ]);
     expect(codes((await engine.upsertUser(user('u-1', { UserName: 'OTHER.PROC' }))).envelope.Errors)).toEqual([214]);
     expect(codes((await engine.upsertUser(user('EXT-7'))).envelope.Errors)).toEqual([233]);
-    expect(codes((await engine.upsertUser(user('u-2', { SynchronizationKey: 'AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE' }))).envelope.Errors)).toEqual([232]);
+    expect(
+      codes(
+        (await engine.upsertUser(user('u-2', { SynchronizationKey: 'AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE' }))).envelope
+          .Errors,
+      ),
+    ).toEqual([232]);
   });
 
   it('rebuilds after a whole reload (another process compacted)', async () => {
     const { engine, store } = demoEngine();
     const world = demoWorld();
-    world.Users.push({ ExternalId: 'reloaded', UserName: 'reloaded.user', FirstName: 'R', LastName: 'U', Role: 'Author' });
+    world.Users.push({
+      ExternalId: 'reloaded',
+      UserName: 'reloaded.user',
+      FirstName: 'R',
+      LastName: 'U',
+      Role: 'Author',
+    });
     store.reload(worldToChanges(world));
     expect(codes((await engine.upsertUser(user('u-3', { UserName: 'reloaded.user' }))).envelope.Errors)).toEqual([214]);
   });

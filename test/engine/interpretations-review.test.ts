@@ -6,7 +6,8 @@ import { candidate, codes, demoEngine, scheduleRequest } from './helpers.js';
 // A second pass over docs/interpretations.md: the points not covered elsewhere, each producing its
 // code through the engine (the engine calls the domain rules; these prove the codes reach a caller).
 
-const user = (store: ReturnType<typeof demoEngine>['store'], id: string) => store.state.get('users')!.get(id) as WorldUser;
+const user = (store: ReturnType<typeof demoEngine>['store'], id: string) =>
+  store.state.get('users')!.get(id) as WorldUser;
 
 describe('ReasonableAdjustmentPercentage only with SpecialNeeds true (249, 250)', () => {
   it('the engine answers 249 for a percentage out of range, on a user and on a candidate', async () => {
@@ -22,7 +23,9 @@ describe('ReasonableAdjustmentPercentage only with SpecialNeeds true (249, 250)'
     expect(onUser.status).toBe(400);
     expect(codes(onUser.envelope.Errors)).toEqual([249]);
     const onCandidate = await engine.createSchedule(
-      scheduleRequest({ Candidates: [candidate('c-249', { SpecialNeeds: 'true', ReasonableAdjustmentPercentage: -1 })] }) as unknown as ScheduleRequest,
+      scheduleRequest({
+        Candidates: [candidate('c-249', { SpecialNeeds: 'true', ReasonableAdjustmentPercentage: -1 })],
+      }) as unknown as ScheduleRequest,
     );
     expect(codes(onCandidate.envelope.Errors)).toEqual([249]);
   });
@@ -42,9 +45,18 @@ describe('ReasonableAdjustmentPercentage only with SpecialNeeds true (249, 250)'
 
     // An update that does not touch SpecialNeeds keeps both.
     await engine.upsertUser({ ExternalId: 'u-250', FirstName: 'A2', LastName: 'B' } as unknown as UserRequest);
-    expect(user(store, 'u-250')).toMatchObject({ FirstName: 'A2', SpecialNeeds: true, ReasonableAdjustmentPercentage: 25 });
+    expect(user(store, 'u-250')).toMatchObject({
+      FirstName: 'A2',
+      SpecialNeeds: true,
+      ReasonableAdjustmentPercentage: 25,
+    });
 
-    const cleared = await engine.upsertUser({ ExternalId: 'u-250', FirstName: 'A2', LastName: 'B', SpecialNeeds: false } as unknown as UserRequest);
+    const cleared = await engine.upsertUser({
+      ExternalId: 'u-250',
+      FirstName: 'A2',
+      LastName: 'B',
+      SpecialNeeds: false,
+    } as unknown as UserRequest);
     expect(cleared.action).toBe('updated');
     expect(user(store, 'u-250').SpecialNeeds).toBe(false);
     expect(user(store, 'u-250')).not.toHaveProperty('ReasonableAdjustmentPercentage');
@@ -64,12 +76,17 @@ describe('ReasonableAdjustmentPercentage only with SpecialNeeds true (249, 250)'
   it('a candidate with SpecialNeeds "false" drops the percentage stored on its user', async () => {
     const { engine, store } = demoEngine();
     const first = await engine.createSchedule(
-      scheduleRequest({ Candidates: [candidate('c-250', { SpecialNeeds: 'true', ReasonableAdjustmentPercentage: 10 })] }) as unknown as ScheduleRequest,
+      scheduleRequest({
+        Candidates: [candidate('c-250', { SpecialNeeds: 'true', ReasonableAdjustmentPercentage: 10 })],
+      }) as unknown as ScheduleRequest,
     );
     expect(first.envelope.Success).toBe(true);
     expect(user(store, 'c-250')).toMatchObject({ SpecialNeeds: true, ReasonableAdjustmentPercentage: 10 });
     const second = await engine.createSchedule(
-      scheduleRequest({ Schedule: { ScheduleExtId: 'S-NEW-2' }, Candidates: [candidate('c-250', { SpecialNeeds: 'false' })] }) as unknown as ScheduleRequest,
+      scheduleRequest({
+        Schedule: { ScheduleExtId: 'S-NEW-2' },
+        Candidates: [candidate('c-250', { SpecialNeeds: 'false' })],
+      }) as unknown as ScheduleRequest,
     );
     expect(second.envelope.Success).toBe(true);
     expect(user(store, 'c-250').SpecialNeeds).toBe(false);
@@ -78,7 +95,8 @@ describe('ReasonableAdjustmentPercentage only with SpecialNeeds true (249, 250)'
 });
 
 describe('collection list entries (901, 902, 1004) reach the caller through the engine', () => {
-  const add = (body: Record<string, unknown>) => demoEngine().engine.addCollection(body as unknown as CollectionRequest);
+  const add = (body: Record<string, unknown>) =>
+    demoEngine().engine.addCollection(body as unknown as CollectionRequest);
 
   it('901: an empty taxonomy entry', async () => {
     const result = await add({ Title: 'C', Taxonomies: [{}] });
@@ -115,6 +133,8 @@ describe('a generated schedule Title fits string(100)', () => {
     // A short title is used whole.
     const short = demoEngine();
     await short.engine.createSchedule(scheduleRequest() as unknown as ScheduleRequest);
-    expect((short.store.state.get('schedules')!.get('S-NEW-1') as { Title: string }).Title).toBe('Mathematics 1 2026-12-01 09:00 UTC');
+    expect((short.store.state.get('schedules')!.get('S-NEW-1') as { Title: string }).Title).toBe(
+      'Mathematics 1 2026-12-01 09:00 UTC',
+    );
   });
 });

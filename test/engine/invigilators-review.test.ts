@@ -75,7 +75,8 @@ describe('getReviewSession', () => {
   it('answers only once what it read is durable, and a failed write refuses the read', async () => {
     const { engine, store } = demoEngine();
     let release!: (error?: Error) => void;
-    store.whenDurable = () => new Promise<void>((resolve, reject) => (release = (error) => (error ? reject(error) : resolve())));
+    store.whenDurable = () =>
+      new Promise<void>((resolve, reject) => (release = (error) => (error ? reject(error) : resolve())));
     let answered = false;
     const read = engine.getReviewSession('RS-MATH1-OCT').then((result) => {
       answered = true;

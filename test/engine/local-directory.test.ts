@@ -17,9 +17,20 @@ describe('local directory for prompts', () => {
 describe('store lists for pickers and schedule links', () => {
   it('lists assessments by id, hierarchies with their path from the root, schedules latest first', () => {
     const { engine } = demoEngine();
-    expect(engine.assessments().map((entry) => entry.id)).toEqual(['A-LANG-QUIZ', 'A-LAW-EXAM', 'A-MATH-1', 'A-PHYS-2']);
+    expect(engine.assessments().map((entry) => entry.id)).toEqual([
+      'A-LANG-QUIZ',
+      'A-LAW-EXAM',
+      'A-MATH-1',
+      'A-PHYS-2',
+    ]);
     const lab = engine.hierarchies().find((entry) => entry.id === 'H-NORTH-LAB');
-    expect(lab).toEqual({ id: 'H-NORTH-LAB', title: 'North campus - computer lab', path: 'Root / North campus / North campus - computer lab', active: true, root: false });
+    expect(lab).toEqual({
+      id: 'H-NORTH-LAB',
+      title: 'North campus - computer lab',
+      path: 'Root / North campus / North campus - computer lab',
+      active: true,
+      root: false,
+    });
     expect(engine.hierarchies().find((entry) => entry.id === 'H-OLD')?.active).toBe(false);
     expect(engine.hierarchies().find((entry) => entry.id === 'root')?.root).toBe(true);
     expect(engine.schedules().map((entry) => entry.id)).toEqual(['S-FUTURE', 'S-LIVE', 'S-PAST', 'S-ARCHIVED']);
@@ -38,8 +49,13 @@ describe('store lists for pickers and schedule links', () => {
 
   it('survives a hierarchy parent cycle in a damaged world', () => {
     const world = demoWorld();
-    world.Hierarchies.push({ ExternalId: 'H-A', Title: 'A', Parent: 'H-B', Active: true }, { ExternalId: 'H-B', Title: 'B', Parent: 'H-A', Active: true });
-    const paths = worldDirectory(world).hierarchies().filter((entry) => entry.id.startsWith('H-A') || entry.id === 'H-B');
+    world.Hierarchies.push(
+      { ExternalId: 'H-A', Title: 'A', Parent: 'H-B', Active: true },
+      { ExternalId: 'H-B', Title: 'B', Parent: 'H-A', Active: true },
+    );
+    const paths = worldDirectory(world)
+      .hierarchies()
+      .filter((entry) => entry.id.startsWith('H-A') || entry.id === 'H-B');
     expect(paths.map((entry) => entry.path)).toEqual(['B / A', 'A / B']);
   });
 

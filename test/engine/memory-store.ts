@@ -1,4 +1,11 @@
-import { COLLECTION_NAMES, type Change, type CollectionName, type Store, type StoreIndexer, type StoreState } from '../../src/engine/store/contract.js';
+import {
+  COLLECTION_NAMES,
+  type Change,
+  type CollectionName,
+  type Store,
+  type StoreIndexer,
+  type StoreState,
+} from '../../src/engine/store/contract.js';
 
 /**
  * A faithful in-memory Store for engine tests: serial transactions, decide() runs synchronously
@@ -38,7 +45,8 @@ export class MemoryStore implements Store {
   }
 
   keyByHint(collection: CollectionName, hint: string): string | undefined {
-    for (const [key, value] of this.maps.get(collection)!) if (this.indexer?.hints(collection, key, value)?.includes(hint)) return key;
+    for (const [key, value] of this.maps.get(collection)!)
+      if (this.indexer?.hints(collection, key, value)?.includes(hint)) return key;
     return undefined;
   }
 

@@ -3,25 +3,53 @@ import { describe, expect, it } from 'vitest';
 import { mergeDefined, withoutUndefined } from '../../src/engine/decision.js';
 
 /** The form mergeDefined replaces in decideUser: a rest copy, then spreads, then undefined dropped. */
-function spreadForm(base: object | undefined, over: Record<string, unknown>, omit: ReadonlySet<string>, last: Record<string, unknown>): Record<string, unknown> {
+function spreadForm(
+  base: object | undefined,
+  over: Record<string, unknown>,
+  omit: ReadonlySet<string>,
+  last: Record<string, unknown>,
+): Record<string, unknown> {
   const kept = Object.fromEntries(Object.entries(over).filter(([key]) => !omit.has(key)));
   return withoutUndefined({ ...(base ?? {}), ...withoutUndefined(kept), ...last });
 }
 
-const KEYS = ['ExternalId', 'FirstName', 'LastName', 'UserName', 'Role', 'Password', 'PasswordHash', 'Hierarchies', 'Labels', 'Photo'];
-const value = fc.oneof(fc.constant(undefined), fc.string({ maxLength: 3 }), fc.integer(), fc.boolean(), fc.constant(null));
+const KEYS = [
+  'ExternalId',
+  'FirstName',
+  'LastName',
+  'UserName',
+  'Role',
+  'Password',
+  'PasswordHash',
+  'Hierarchies',
+  'Labels',
+  'Photo',
+];
+const value = fc.oneof(
+  fc.constant(undefined),
+  fc.string({ maxLength: 3 }),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+);
 const layer = fc.dictionary(fc.constantFrom(...KEYS), value, { maxKeys: 8 });
 
 describe('mergeDefined', () => {
   it('gives the spread form exactly: the same keys, in the same order, with the same values', () => {
     fc.assert(
-      fc.property(fc.option(layer, { nil: undefined }), layer, fc.subarray(KEYS), layer, (base, over, omitted, last) => {
-        const omit = new Set(omitted);
-        const merged = mergeDefined(base, over, omit, last);
-        const expected = spreadForm(base, over, omit, last);
-        expect(Object.keys(merged)).toEqual(Object.keys(expected));
-        expect(merged).toEqual(expected);
-      }),
+      fc.property(
+        fc.option(layer, { nil: undefined }),
+        layer,
+        fc.subarray(KEYS),
+        layer,
+        (base, over, omitted, last) => {
+          const omit = new Set(omitted);
+          const merged = mergeDefined(base, over, omit, last);
+          const expected = spreadForm(base, over, omit, last);
+          expect(Object.keys(merged)).toEqual(Object.keys(expected));
+          expect(merged).toEqual(expected);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -38,7 +38,13 @@ describe('createSchedule: success', () => {
 
   it('copies the profile fields a user shares onto the candidate user, and keeps the sitting-only ones off it', async () => {
     const { engine, store } = demoEngine();
-    const profile = { Company: 'Acme', City: 'Leiden', PhoneNumber: '+31 71 000', RegistrationNumber: 'R-1', VoucherId: 'V-1' };
+    const profile = {
+      Company: 'Acme',
+      City: 'Leiden',
+      PhoneNumber: '+31 71 000',
+      RegistrationNumber: 'R-1',
+      VoucherId: 'V-1',
+    };
     const result = await push(engine, scheduleRequest({ Candidates: [candidate('c-profile', profile)] }));
     expect(result.envelope.Success).toBe(true);
     const user = store.state.get('users')!.get('c-profile') as WorldUser & Record<string, unknown>;
@@ -49,7 +55,14 @@ describe('createSchedule: success', () => {
 
   it('registers candidates as users keyed by CandidateExtId, with the participate role, in the group', async () => {
     const { engine, store } = demoEngine();
-    await push(engine, scheduleRequest({ Candidates: [candidate('c-2001', { UserName: 'gil.r', SpecialNeeds: 'true', ReasonableAdjustmentPercentage: 20 })] }));
+    await push(
+      engine,
+      scheduleRequest({
+        Candidates: [
+          candidate('c-2001', { UserName: 'gil.r', SpecialNeeds: 'true', ReasonableAdjustmentPercentage: 20 }),
+        ],
+      }),
+    );
     const user = store.state.get('users')!.get('c-2001') as WorldUser;
     expect(user.Role).toBe('Candidate');
     expect(user.UserName).toBe('gil.r');
@@ -60,7 +73,13 @@ describe('createSchedule: success', () => {
 
   it('updates an existing user behind a candidate and adds the group membership', async () => {
     const { engine, store } = demoEngine();
-    await push(engine, scheduleRequest({ Schedule: { GroupExtId: 'H-SOUTH', GroupName: 'South' }, Candidates: [candidate('c-1001', { FirstName: 'Adaline' })] }));
+    await push(
+      engine,
+      scheduleRequest({
+        Schedule: { GroupExtId: 'H-SOUTH', GroupName: 'South' },
+        Candidates: [candidate('c-1001', { FirstName: 'Adaline' })],
+      }),
+    );
     const user = store.state.get('users')!.get('c-1001') as WorldUser;
     expect(user.FirstName).toBe('Adaline');
     expect(user.UserName).toBe('c-1001');
@@ -70,8 +89,16 @@ describe('createSchedule: success', () => {
 
   it('creates a missing group under the schedule hierarchy', async () => {
     const { engine, store } = demoEngine();
-    await push(engine, scheduleRequest({ Schedule: { GroupExtId: 'H-NEW-ROOM', GroupName: 'Room 12', ScheduleGroupExtId: 'H-SOUTH' } }));
-    expect(store.state.get('hierarchies')!.get('H-NEW-ROOM')).toEqual({ ExternalId: 'H-NEW-ROOM', Title: 'Room 12', Parent: 'H-SOUTH', Active: true });
+    await push(
+      engine,
+      scheduleRequest({ Schedule: { GroupExtId: 'H-NEW-ROOM', GroupName: 'Room 12', ScheduleGroupExtId: 'H-SOUTH' } }),
+    );
+    expect(store.state.get('hierarchies')!.get('H-NEW-ROOM')).toEqual({
+      ExternalId: 'H-NEW-ROOM',
+      Title: 'Room 12',
+      Parent: 'H-SOUTH',
+      Active: true,
+    });
   });
 
   it('creates a missing group under the root when no ScheduleGroupExtId is given', async () => {
@@ -82,7 +109,10 @@ describe('createSchedule: success', () => {
 
   it('gives every candidate a unique StartupLink with a >=128-bit base64url token', async () => {
     const { engine, store } = demoEngine();
-    await push(engine, scheduleRequest({ Candidates: [candidate('c-3001'), candidate('c-3002'), candidate('c-3003')] }));
+    await push(
+      engine,
+      scheduleRequest({ Candidates: [candidate('c-3001'), candidate('c-3002'), candidate('c-3003')] }),
+    );
     const stored = store.state.get('schedules')!.get('S-NEW-1') as WorldSchedule;
     const links = stored.Candidates.map((c) => c.StartupLink);
     for (const link of links) {
@@ -110,7 +140,10 @@ describe('createSchedule: success', () => {
 
   it('never returns the links or stores a candidate password', async () => {
     const { engine, store } = demoEngine();
-    const result = await push(engine, scheduleRequest({ Candidates: [candidate('c-4001', { Password: 'Sekret-123' })] }));
+    const result = await push(
+      engine,
+      scheduleRequest({ Candidates: [candidate('c-4001', { Password: 'Sekret-123' })] }),
+    );
     expect(JSON.stringify(result)).not.toContain('external-login');
     const everything = JSON.stringify([...store.state.values()].map((m) => [...m.values()]));
     expect(everything).not.toContain('Sekret-123');
@@ -119,11 +152,37 @@ describe('createSchedule: success', () => {
 });
 
 describe('createSchedule: state rules', () => {
-  const cases: { name: string; body: Record<string, unknown>; field: string; message: RegExp; edit?: Parameters<typeof demoEngine>[0] }[] = [
-    { name: 'duplicate ScheduleExtId without Upsert', body: scheduleRequest({ Schedule: { ScheduleExtId: 'S-FUTURE' } }), field: 'Schedule.ScheduleExtId', message: /Duplicate ScheduleExtId/ },
-    { name: 'unknown assessment', body: scheduleRequest({ Schedule: { AssessmentExtId: 'A-NOPE' } }), field: 'Schedule.AssessmentExtId', message: /Assessment not found: A-NOPE/ },
-    { name: 'owner without permission', body: scheduleRequest({ Schedule: { Owner: 'jdoe' } }), field: 'Schedule.Owner', message: /no longer has permission/ },
-    { name: 'unknown owner', body: scheduleRequest({ Schedule: { Owner: 'nobody' } }), field: 'Schedule.Owner', message: /no longer has permission/ },
+  const cases: {
+    name: string;
+    body: Record<string, unknown>;
+    field: string;
+    message: RegExp;
+    edit?: Parameters<typeof demoEngine>[0];
+  }[] = [
+    {
+      name: 'duplicate ScheduleExtId without Upsert',
+      body: scheduleRequest({ Schedule: { ScheduleExtId: 'S-FUTURE' } }),
+      field: 'Schedule.ScheduleExtId',
+      message: /Duplicate ScheduleExtId/,
+    },
+    {
+      name: 'unknown assessment',
+      body: scheduleRequest({ Schedule: { AssessmentExtId: 'A-NOPE' } }),
+      field: 'Schedule.AssessmentExtId',
+      message: /Assessment not found: A-NOPE/,
+    },
+    {
+      name: 'owner without permission',
+      body: scheduleRequest({ Schedule: { Owner: 'jdoe' } }),
+      field: 'Schedule.Owner',
+      message: /no longer has permission/,
+    },
+    {
+      name: 'unknown owner',
+      body: scheduleRequest({ Schedule: { Owner: 'nobody' } }),
+      field: 'Schedule.Owner',
+      message: /no longer has permission/,
+    },
     {
       name: 'scheduler not set',
       body: scheduleRequest(),
@@ -133,10 +192,30 @@ describe('createSchedule: state rules', () => {
         delete w.Settings.ExternalApiOwner;
       },
     },
-    { name: 'unknown ScheduleGroupExtId', body: scheduleRequest({ Schedule: { ScheduleGroupExtId: 'H-GONE' } }), field: 'Schedule.ScheduleGroupExtId', message: /Hierarchy not found: H-GONE/ },
-    { name: 'inactive ScheduleGroupExtId', body: scheduleRequest({ Schedule: { ScheduleGroupExtId: 'H-OLD' } }), field: 'Schedule.ScheduleGroupExtId', message: /must be active/ },
-    { name: 'inactive existing GroupExtId', body: scheduleRequest({ Schedule: { GroupExtId: 'H-OLD', GroupName: 'Old' } }), field: 'Schedule.GroupExtId', message: /must be active/ },
-    { name: 'unknown proctoring template', body: scheduleRequest({ Schedule: { ProctoringServiceTemplateExternalId: 'PTNOPE' } }), field: 'Schedule.ProctoringServiceTemplateExternalId', message: /PTNOPE/ },
+    {
+      name: 'unknown ScheduleGroupExtId',
+      body: scheduleRequest({ Schedule: { ScheduleGroupExtId: 'H-GONE' } }),
+      field: 'Schedule.ScheduleGroupExtId',
+      message: /Hierarchy not found: H-GONE/,
+    },
+    {
+      name: 'inactive ScheduleGroupExtId',
+      body: scheduleRequest({ Schedule: { ScheduleGroupExtId: 'H-OLD' } }),
+      field: 'Schedule.ScheduleGroupExtId',
+      message: /must be active/,
+    },
+    {
+      name: 'inactive existing GroupExtId',
+      body: scheduleRequest({ Schedule: { GroupExtId: 'H-OLD', GroupName: 'Old' } }),
+      field: 'Schedule.GroupExtId',
+      message: /must be active/,
+    },
+    {
+      name: 'unknown proctoring template',
+      body: scheduleRequest({ Schedule: { ProctoringServiceTemplateExternalId: 'PTNOPE' } }),
+      field: 'Schedule.ProctoringServiceTemplateExternalId',
+      message: /PTNOPE/,
+    },
     {
       name: 'no root hierarchy for a schedule without ScheduleGroupExtId',
       body: scheduleRequest(),
@@ -158,7 +237,13 @@ describe('createSchedule: state rules', () => {
     {
       name: 'span not greater than duration plus extra',
       // A-LAW-EXAM: 180 + 90 = 270 minutes; the span is exactly 270.
-      body: scheduleRequest({ Schedule: { AssessmentExtId: 'A-LAW-EXAM', StartDateTime: '2026-12-01T09:00:00.000Z', EndDateTime: '2026-12-01T13:30:00.000Z' } }),
+      body: scheduleRequest({
+        Schedule: {
+          AssessmentExtId: 'A-LAW-EXAM',
+          StartDateTime: '2026-12-01T09:00:00.000Z',
+          EndDateTime: '2026-12-01T13:30:00.000Z',
+        },
+      }),
       field: 'Schedule.EndDateTime',
       message: /270.*180 \+ 90/,
     },
@@ -190,13 +275,19 @@ describe('createSchedule: state rules', () => {
 
   it('lists every problem of one request, not only the first', async () => {
     const { engine } = demoEngine();
-    const result = await push(engine, scheduleRequest({ Schedule: { AssessmentExtId: 'A-NOPE', Owner: 'jdoe', ScheduleGroupExtId: 'H-GONE' } }));
+    const result = await push(
+      engine,
+      scheduleRequest({ Schedule: { AssessmentExtId: 'A-NOPE', Owner: 'jdoe', ScheduleGroupExtId: 'H-GONE' } }),
+    );
     expect((result.envelope.Errors as unknown[]).length).toBe(3);
   });
 
   it('passes field validation problems through with their codes (250)', async () => {
     const { engine } = demoEngine();
-    const result = await push(engine, scheduleRequest({ Candidates: [candidate('c-5001', { ReasonableAdjustmentPercentage: 10 })] }));
+    const result = await push(
+      engine,
+      scheduleRequest({ Candidates: [candidate('c-5001', { ReasonableAdjustmentPercentage: 10 })] }),
+    );
     expect(result.status).toBe(400);
     expect(codes(result.envelope.Errors)).toContain(250);
   });
@@ -204,10 +295,19 @@ describe('createSchedule: state rules', () => {
   // The user endpoint's conditions (214, 233) in its words, unnumbered: the schedule endpoint's table numbers only 249 and 250.
   it('refuses a candidate UserName that belongs to another user, as the user endpoint does but without its code 214', async () => {
     const { engine } = demoEngine();
-    const result = await push(engine, scheduleRequest({ Candidates: [candidate('c-6001', { UserName: 'scheduler' })] }));
+    const result = await push(
+      engine,
+      scheduleRequest({ Candidates: [candidate('c-6001', { UserName: 'scheduler' })] }),
+    );
     expect(result.status).toBe(400);
     const errors = result.envelope.Errors as { Code: unknown; Field: string; Message: string }[];
-    expect(errors).toEqual([expect.objectContaining({ Code: null, Field: 'Candidates[0].UserName', Message: 'A user with the UserName scheduler already exists' })]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        Code: null,
+        Field: 'Candidates[0].UserName',
+        Message: 'A user with the UserName scheduler already exists',
+      }),
+    ]);
   });
 
   it('refuses a candidate whose id collides case-insensitively with another user, without the user endpoint code 233', async () => {
@@ -266,7 +366,15 @@ describe('createSchedule: upsert', () => {
     const { engine } = demoEngine();
     const result = await push(
       engine,
-      scheduleRequest({ Upsert: true, Schedule: { ScheduleExtId: 'S-FUTURE', AssessmentExtId: 'A-PHYS-2', EndDateTime: '2026-12-10T13:00:00.000Z', StartDateTime: '2026-12-10T09:00:00.000Z' } }),
+      scheduleRequest({
+        Upsert: true,
+        Schedule: {
+          ScheduleExtId: 'S-FUTURE',
+          AssessmentExtId: 'A-PHYS-2',
+          EndDateTime: '2026-12-10T13:00:00.000Z',
+          StartDateTime: '2026-12-10T09:00:00.000Z',
+        },
+      }),
     );
     expect(result.status).toBe(400);
     expect(messages(result.envelope.Errors)).toMatch(/Workflow/);
@@ -301,7 +409,13 @@ describe('createSchedule: concurrent calls', () => {
     const { engine, store } = demoEngine();
     const [a, b] = await Promise.all([
       push(engine, scheduleRequest({ Schedule: { ScheduleExtId: 'S-A' }, Candidates: [candidate('c-9001')] })),
-      push(engine, scheduleRequest({ Schedule: { ScheduleExtId: 'S-B', GroupExtId: 'H-SOUTH', GroupName: 'South' }, Candidates: [candidate('c-9001')] })),
+      push(
+        engine,
+        scheduleRequest({
+          Schedule: { ScheduleExtId: 'S-B', GroupExtId: 'H-SOUTH', GroupName: 'South' },
+          Candidates: [candidate('c-9001')],
+        }),
+      ),
     ]);
     expect([a.envelope.Success, b.envelope.Success]).toEqual([true, true]);
     const user = store.state.get('users')!.get('c-9001') as WorldUser;

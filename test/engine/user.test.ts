@@ -43,7 +43,12 @@ describe('upsertUser', () => {
     expect(result.envelope.Success).toBe(true);
     const content = result.envelope.Content!;
     expect(content.GroupErrors).toEqual([]);
-    expect(content.User).toMatchObject({ ExternalId: 'u-100', UserName: 'uma', Role: 'Author', Email: 'uma.singh@example.test' });
+    expect(content.User).toMatchObject({
+      ExternalId: 'u-100',
+      UserName: 'uma',
+      Role: 'Author',
+      Email: 'uma.singh@example.test',
+    });
     expect(JSON.stringify(result)).not.toContain('Top-Secret-9');
     expect(JSON.stringify(result)).not.toContain('scrypt');
     const stored = store.state.get('users')!.get('u-100') as WorldUser;
@@ -60,10 +65,21 @@ describe('upsertUser', () => {
 
   it('updates an existing user: given fields replaced, absent fields and Role kept', async () => {
     const { engine, store } = demoEngine();
-    const result = await sync(engine, { ExternalId: 'c-1002', FirstName: 'Benjamin', LastName: 'Okafor', City: 'York' });
+    const result = await sync(engine, {
+      ExternalId: 'c-1002',
+      FirstName: 'Benjamin',
+      LastName: 'Okafor',
+      City: 'York',
+    });
     expect(result.action).toBe('updated');
     const stored = store.state.get('users')!.get('c-1002') as WorldUser;
-    expect(stored).toMatchObject({ FirstName: 'Benjamin', City: 'York', Role: 'Candidate', DateOfBirth: '2004-03-17', CountryCode: 'GB' });
+    expect(stored).toMatchObject({
+      FirstName: 'Benjamin',
+      City: 'York',
+      Role: 'Candidate',
+      DateOfBirth: '2004-03-17',
+      CountryCode: 'GB',
+    });
   });
 
   it('an identical resend is unchanged (password verified against the stored hash)', async () => {
@@ -80,8 +96,18 @@ describe('upsertUser', () => {
 
   const refusals: { name: string; body: Record<string, unknown>; code: number; field: string }[] = [
     { name: '214 UserName of another user', body: newUser({ UserName: 'SCHEDULER' }), code: 214, field: 'UserName' },
-    { name: '232 SynchronizationKey of another user', body: newUser({ SynchronizationKey: '{6F1C2A4E-8D3B-4C5A-9E7F-1A2B3C4D5E6F}' }), code: 232, field: 'SynchronizationKey' },
-    { name: '233 ExternalId colliding ignoring case', body: newUser({ ExternalId: 'Scheduler-1' }), code: 233, field: 'ExternalId' },
+    {
+      name: '232 SynchronizationKey of another user',
+      body: newUser({ SynchronizationKey: '{6F1C2A4E-8D3B-4C5A-9E7F-1A2B3C4D5E6F}' }),
+      code: 232,
+      field: 'SynchronizationKey',
+    },
+    {
+      name: '233 ExternalId colliding ignoring case',
+      body: newUser({ ExternalId: 'Scheduler-1' }),
+      code: 233,
+      field: 'ExternalId',
+    },
     { name: '240 Role missing on create', body: newUser({ Role: undefined }), code: 240, field: 'Role' },
     { name: '241 unknown role title', body: newUser({ Role: 'Wizard' }), code: 241, field: 'Role' },
   ];
@@ -127,7 +153,9 @@ describe('upsertUser', () => {
       { ExternalId: 'root', Code: 133, Error: expect.stringContaining('root') },
       { ExternalId: 'H-OLD', Code: 1134, Error: expect.stringContaining('H-OLD') },
     ]);
-    expect((store.state.get('users')!.get('u-100') as WorldUser).Hierarchies).toEqual([{ ExternalId: 'H-SOUTH', IsCoordinator: true }]);
+    expect((store.state.get('users')!.get('u-100') as WorldUser).Hierarchies).toEqual([
+      { ExternalId: 'H-SOUTH', IsCoordinator: true },
+    ]);
   });
 
   it('Hierarchies UPSERT updates flags of an existing membership and DELETE removes one', async () => {
@@ -145,7 +173,12 @@ describe('upsertUser', () => {
       { ExternalId: 'H-NORTH', IsCoordinator: false, HasViewReportsPermissions: true, HasReScoringPermissions: true },
       { ExternalId: 'H-SOUTH' },
     ]);
-    await sync(engine, { ExternalId: 'author-2', FirstName: 'Jo', LastName: 'Doe', Hierarchies: [{ ExternalId: 'H-NORTH', Action: 'DELETE' }] });
+    await sync(engine, {
+      ExternalId: 'author-2',
+      FirstName: 'Jo',
+      LastName: 'Doe',
+      Hierarchies: [{ ExternalId: 'H-NORTH', Action: 'DELETE' }],
+    });
     expect((store.state.get('users')!.get('author-2') as WorldUser).Hierarchies).toEqual([{ ExternalId: 'H-SOUTH' }]);
   });
 

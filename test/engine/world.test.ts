@@ -8,7 +8,10 @@ import { MemoryStore } from './memory-store.js';
 import { demoWorld, exportWorld } from './helpers.js';
 
 const raw = (): Record<string, unknown> =>
-  JSON.parse(readFileSync(fileURLToPath(new URL('../../fixtures/world.json', import.meta.url)), 'utf8')) as Record<string, unknown>;
+  JSON.parse(readFileSync(fileURLToPath(new URL('../../fixtures/world.json', import.meta.url)), 'utf8')) as Record<
+    string,
+    unknown
+  >;
 
 /** The normal form an export has: every list sorted by its key. */
 function normalised(world: World): World {
@@ -65,7 +68,11 @@ describe('world file', () => {
   it('export shows API tokens only as sha256 digests; digests and plain tokens load alike', () => {
     const world = demoWorld();
     const digestOfOther = `sha256:${createHash('sha256').update('other-token').digest('hex')}`;
-    world.Settings.ApiTokens = ['dev-token', digestOfOther.toUpperCase().replace('SHA256:', 'sha256:'), apiTokenDigest('dev-token')];
+    world.Settings.ApiTokens = [
+      'dev-token',
+      digestOfOther.toUpperCase().replace('SHA256:', 'sha256:'),
+      apiTokenDigest('dev-token'),
+    ];
     const exported = exportWorld(new MemoryStore(worldToChanges(world)).state);
     // Digested, lower-cased, the duplicate (plain and digest of one token) dropped.
     expect(exported.Settings.ApiTokens).toEqual([apiTokenDigest('dev-token'), digestOfOther]);
@@ -76,29 +83,78 @@ describe('world file', () => {
 
   it('a store made before tokens were digested still exports digests only', () => {
     const world = demoWorld();
-    const store = new MemoryStore([...worldToChanges(world).slice(1), { collection: 'settings', key: 'settings', value: world.Settings }]);
+    const store = new MemoryStore([
+      ...worldToChanges(world).slice(1),
+      { collection: 'settings', key: 'settings', value: world.Settings },
+    ]);
     expect((store.state.get('settings')!.get('settings') as { ApiTokens: string[] }).ApiTokens).toEqual(['dev-token']);
     expect(exportWorld(store.state).Settings.ApiTokens).toEqual([apiTokenDigest('dev-token')]);
   });
 
   const rejections: { name: string; edit: (w: Record<string, any>) => void; error: RegExp }[] = [
     { name: 'unknown top-level field', edit: (w) => (w['Extra'] = 1), error: /^Extra: unknown field/ },
-    { name: 'unknown settings field', edit: (w) => (w['Settings']['Colour'] = 'x'), error: /^Settings\.Colour: unknown field/ },
-    { name: 'unknown user field', edit: (w) => (w['Users'][2]['Password'] = 'plain'), error: /^Users\[2\]\.Password: unknown field/ },
-    { name: 'unknown candidate field', edit: (w) => (w['Schedules'][0]['Candidates'][1]['Shoe'] = 4), error: /^Schedules\[0\]\.Candidates\[1\]\.Shoe: unknown field/ },
-    { name: 'unknown membership field', edit: (w) => (w['Users'][0]['Hierarchies'][0]['Action'] = 'DELETE'), error: /^Users\[0\]\.Hierarchies\[0\]\.Action: unknown field/ },
-    { name: 'review session without Results', edit: (w) => delete w['ReviewSessions'][0]['Results'], error: /^ReviewSessions\[0\]\.Results:/ },
-    { name: 'duplicate user ExternalId', edit: (w) => w['Users'].push({ ...w['Users'][0], UserName: 'other' }), error: /duplicate ExternalId/ },
-    { name: 'hierarchy with unknown parent', edit: (w) => (w['Hierarchies'][1]['Parent'] = 'H-NONE'), error: /^Hierarchies\[1\]\.Parent: unknown hierarchy/ },
-    { name: 'date without zone', edit: (w) => (w['Schedules'][0]['StartDateTime'] = '2026-10-05T09:00:00'), error: /^Schedules\[0\]\.StartDateTime:/ },
-    { name: 'malformed token digest', edit: (w) => (w['Settings']['ApiTokens'] = ['sha256:abc']), error: /^Settings\.ApiTokens\[0\]: .*64 hex digits/ },
+    {
+      name: 'unknown settings field',
+      edit: (w) => (w['Settings']['Colour'] = 'x'),
+      error: /^Settings\.Colour: unknown field/,
+    },
+    {
+      name: 'unknown user field',
+      edit: (w) => (w['Users'][2]['Password'] = 'plain'),
+      error: /^Users\[2\]\.Password: unknown field/,
+    },
+    {
+      name: 'unknown candidate field',
+      edit: (w) => (w['Schedules'][0]['Candidates'][1]['Shoe'] = 4),
+      error: /^Schedules\[0\]\.Candidates\[1\]\.Shoe: unknown field/,
+    },
+    {
+      name: 'unknown membership field',
+      edit: (w) => (w['Users'][0]['Hierarchies'][0]['Action'] = 'DELETE'),
+      error: /^Users\[0\]\.Hierarchies\[0\]\.Action: unknown field/,
+    },
+    {
+      name: 'review session without Results',
+      edit: (w) => delete w['ReviewSessions'][0]['Results'],
+      error: /^ReviewSessions\[0\]\.Results:/,
+    },
+    {
+      name: 'duplicate user ExternalId',
+      edit: (w) => w['Users'].push({ ...w['Users'][0], UserName: 'other' }),
+      error: /duplicate ExternalId/,
+    },
+    {
+      name: 'hierarchy with unknown parent',
+      edit: (w) => (w['Hierarchies'][1]['Parent'] = 'H-NONE'),
+      error: /^Hierarchies\[1\]\.Parent: unknown hierarchy/,
+    },
+    {
+      name: 'date without zone',
+      edit: (w) => (w['Schedules'][0]['StartDateTime'] = '2026-10-05T09:00:00'),
+      error: /^Schedules\[0\]\.StartDateTime:/,
+    },
+    {
+      name: 'malformed token digest',
+      edit: (w) => (w['Settings']['ApiTokens'] = ['sha256:abc']),
+      error: /^Settings\.ApiTokens\[0\]: .*64 hex digits/,
+    },
     { name: 'empty token', edit: (w) => (w['Settings']['ApiTokens'] = ['']), error: /^Settings\.ApiTokens\[0\]:/ },
     {
       name: 'two users with one UserName (ignoring case)',
-      edit: (w) => w['Users'].push({ ...w['Users'][0], ExternalId: 'U-OTHER', UserName: String(w['Users'][0]['UserName']).toUpperCase(), SynchronizationKey: undefined }),
+      edit: (w) =>
+        w['Users'].push({
+          ...w['Users'][0],
+          ExternalId: 'U-OTHER',
+          UserName: String(w['Users'][0]['UserName']).toUpperCase(),
+          SynchronizationKey: undefined,
+        }),
       error: /^Users\[\d+\]\.UserName: duplicate UserName "[^"]+"$/,
     },
-    { name: 'user with unknown role', edit: (w) => (w['Users'][0]['Role'] = 'Wizard'), error: /^Users\[0\]\.Role: unknown role/ },
+    {
+      name: 'user with unknown role',
+      edit: (w) => (w['Users'][0]['Role'] = 'Wizard'),
+      error: /^Users\[0\]\.Role: unknown role/,
+    },
     {
       name: 'two users with one SynchronizationKey (ignoring case and braces)',
       edit: (w) => {
@@ -114,7 +170,11 @@ describe('world file', () => {
       r.edit(world as Record<string, any>);
       const parsed = parseWorld(world);
       expect(parsed.ok).toBe(false);
-      if (!parsed.ok) expect(parsed.errors.some((e) => r.error.test(e)), parsed.errors.join('\n')).toBe(true);
+      if (!parsed.ok)
+        expect(
+          parsed.errors.some((e) => r.error.test(e)),
+          parsed.errors.join('\n'),
+        ).toBe(true);
     });
   }
 
@@ -123,10 +183,14 @@ describe('world file', () => {
     const first = world['Users'][0];
     world['Users'].push({ ...first, UserName: 'other' });
     const twice = parseWorld(world);
-    expect(twice.ok ? [] : twice.errors.filter((e) => e.includes('ExternalId'))).toEqual([`Users[${world['Users'].length - 1}].ExternalId: duplicate ExternalId "${first.ExternalId}" (user ids are compared ignoring case)`]);
+    expect(twice.ok ? [] : twice.errors.filter((e) => e.includes('ExternalId'))).toEqual([
+      `Users[${world['Users'].length - 1}].ExternalId: duplicate ExternalId "${first.ExternalId}" (user ids are compared ignoring case)`,
+    ]);
     world['Users'][world['Users'].length - 1].ExternalId = String(first.ExternalId).toUpperCase();
     const cased = parseWorld(world);
-    expect(cased.ok ? [] : cased.errors.filter((e) => e.includes('ExternalId'))).toEqual([`Users[${world['Users'].length - 1}].ExternalId: duplicate ExternalId "${String(first.ExternalId).toUpperCase()}" (user ids are compared ignoring case)`]);
+    expect(cased.ok ? [] : cased.errors.filter((e) => e.includes('ExternalId'))).toEqual([
+      `Users[${world['Users'].length - 1}].ExternalId: duplicate ExternalId "${String(first.ExternalId).toUpperCase()}" (user ids are compared ignoring case)`,
+    ]);
   });
 
   it('review sessions keep fields the schema does not list', () => {
@@ -146,8 +210,21 @@ describe('export after engine writes', () => {
     const engine = createLocalEngine({ store, now: () => NOW });
     const schedule = await engine.createSchedule(
       scheduleRequest({
-        Schedule: { GroupExtId: 'H-EXPORT', GroupName: 'Export room', AssessmentExtId: 'A-PHYS-2', EndDateTime: '2026-12-01T13:00:00Z', UseKeyCode: true },
-        Candidates: [candidate('c-8001', { Password: 'Exported-1', SpecialNeeds: 'true', ReasonableAdjustmentPercentage: 10, ProctorUIds: ['p-1'] })],
+        Schedule: {
+          GroupExtId: 'H-EXPORT',
+          GroupName: 'Export room',
+          AssessmentExtId: 'A-PHYS-2',
+          EndDateTime: '2026-12-01T13:00:00Z',
+          UseKeyCode: true,
+        },
+        Candidates: [
+          candidate('c-8001', {
+            Password: 'Exported-1',
+            SpecialNeeds: 'true',
+            ReasonableAdjustmentPercentage: 10,
+            ProctorUIds: ['p-1'],
+          }),
+        ],
       }) as never,
     );
     expect(schedule.envelope.Success).toBe(true);
@@ -162,13 +239,23 @@ describe('export after engine writes', () => {
       Hierarchies: [{ ExternalId: 'H-SOUTH', IsCoordinator: true }],
     });
     expect(user.envelope.Success).toBe(true);
-    expect((await engine.addCollection({ Title: 'Exported', Taxonomies: [{ ExternalId: 'TX-BLOOM', Title: 'B' }] })).envelope.Success).toBe(true);
+    expect(
+      (await engine.addCollection({ Title: 'Exported', Taxonomies: [{ ExternalId: 'TX-BLOOM', Title: 'B' }] })).envelope
+        .Success,
+    ).toBe(true);
     const exported = exportWorld(store.state);
     const parsed = parseWorld(JSON.parse(JSON.stringify(exported)));
     expect(parsed.ok ? [] : parsed.errors).toEqual([]);
     // Fields in schema order, whoever built the entity: export -> init --seed -> export is byte-identical.
-    if (parsed.ok) expect(JSON.stringify(exportWorld(new MemoryStore(worldToChanges(parsed.world)).state), null, 2)).toBe(JSON.stringify(exported, null, 2));
-    expect(Object.keys(exported.Users.find((u) => u.ExternalId === 'u-export')!).slice(0, 3)).toEqual(['ExternalId', 'UserName', 'FirstName']);
+    if (parsed.ok)
+      expect(JSON.stringify(exportWorld(new MemoryStore(worldToChanges(parsed.world)).state), null, 2)).toBe(
+        JSON.stringify(exported, null, 2),
+      );
+    expect(Object.keys(exported.Users.find((u) => u.ExternalId === 'u-export')!).slice(0, 3)).toEqual([
+      'ExternalId',
+      'UserName',
+      'FirstName',
+    ]);
   });
 });
 
@@ -178,7 +265,14 @@ describe('exportWorldText (what local export writes)', () => {
     const world = demoWorld();
     // Enough users for several chunks, one list empty, strings with newlines and quotes.
     for (let i = 0; i < 1300; i += 1) {
-      world.Users.push({ ExternalId: `bulk-${i}`, UserName: `bulk${i}`, FirstName: 'Line\nBreak "q"', LastName: 'X', Role: 'Candidate', Labels: [] });
+      world.Users.push({
+        ExternalId: `bulk-${i}`,
+        UserName: `bulk${i}`,
+        FirstName: 'Line\nBreak "q"',
+        LastName: 'X',
+        Role: 'Candidate',
+        Labels: [],
+      });
     }
     world.Collections = [];
     const state = new MemoryStore(worldToChanges(world)).state;
@@ -186,9 +280,13 @@ describe('exportWorldText (what local export writes)', () => {
     expect(chunks.length).toBeGreaterThan(3);
     const text = chunks.join('');
     expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
-    expect((JSON.parse(text) as typeof world).Users.find((u) => u.ExternalId === 'bulk-7')?.FirstName).toBe('Line\nBreak "q"');
+    expect((JSON.parse(text) as typeof world).Users.find((u) => u.ExternalId === 'bulk-7')?.FirstName).toBe(
+      'Line\nBreak "q"',
+    );
     // An empty store (no settings) exports the same way too.
     const empty = [...exportWorldText(new MemoryStore([]).state)].join('');
-    expect(empty).toBe(`${JSON.stringify({ Settings: { SiteUrl: '', ApiTokens: [] }, ...Object.fromEntries(['Roles', 'Users', 'Hierarchies', 'Assessments', 'ProctoringTemplates', 'Taxonomies', 'LoRepositories', 'Schedules', 'ReviewSessions', 'Collections'].map((list) => [list, []])) }, null, 2)}\n`);
+    expect(empty).toBe(
+      `${JSON.stringify({ Settings: { SiteUrl: '', ApiTokens: [] }, ...Object.fromEntries(['Roles', 'Users', 'Hierarchies', 'Assessments', 'ProctoringTemplates', 'Taxonomies', 'LoRepositories', 'Schedules', 'ReviewSessions', 'Collections'].map((list) => [list, []])) }, null, 2)}\n`,
+    );
   });
 });

@@ -40,7 +40,14 @@ async function cli(dir: string, argv: string[], deps: Partial<CommandDeps> = {},
 }
 
 interface ExportedWorld {
-  Users: Array<{ ExternalId: string; FirstName: string; LastName: string; Email?: string; UserName: string; Role: string }>;
+  Users: Array<{
+    ExternalId: string;
+    FirstName: string;
+    LastName: string;
+    Email?: string;
+    UserName: string;
+    Role: string;
+  }>;
   Schedules: Array<{ ScheduleExtId: string; Invigilators: string[]; Candidates: Array<{ CandidateExtId: string }> }>;
   Collections: Array<{ ExternalId: string; Title: string }>;
 }
@@ -54,32 +61,43 @@ async function exported(dir: string): Promise<ExportedWorld> {
 describe('user sync on a terminal without --file', () => {
   it('asks one user, offers the world roles as a list, re-asks a bad e-mail, and creates the user', async () => {
     await withTempDir(async (dir) => {
-      const session = await atTerminal(dir, ['user', 'sync'], [
-        { expect: 'External id', keys: `u-500${KEY.enter}` },
-        { expect: 'u-500 is new', keys: '' },
-        { expect: 'First name', keys: `Ada${KEY.enter}` },
-        { expect: 'Last name', keys: `Moreno${KEY.enter}` },
-        { expect: 'E-mail', keys: `ada(at)example.test${KEY.enter}` },
-        { expect: 'Email is not a valid address', keys: `${KEY.clearLine}ada@example.test${KEY.enter}` },
-        { expect: 'User name', keys: `ada.moreno${KEY.enter}` },
-        // The roles that take exams come first (Candidate), then the world's order: Administrator,
-        // Author, Invigilator. Enter alone picks Candidate, never an administrator role.
-        { expect: 'Invigilator', keys: KEY.enter },
-        { expect: 'Add a hierarchy membership?', keys: `y${KEY.enter}` },
-        // The local store's hierarchies are a searchable picker: the exact id comes first.
-        { expect: 'Hierarchy (type to search)', keys: 'H-NORTH' },
-        { expect: 'H-NORTH  ', keys: KEY.enter },
-        { expect: 'Permissions in H-NORTH', keys: `${KEY.down}${KEY.down}${KEY.space}${KEY.enter}` },
-        { expect: 'Add another hierarchy membership?', keys: KEY.enter },
-      ]);
+      const session = await atTerminal(
+        dir,
+        ['user', 'sync'],
+        [
+          { expect: 'External id', keys: `u-500${KEY.enter}` },
+          { expect: 'u-500 is new', keys: '' },
+          { expect: 'First name', keys: `Ada${KEY.enter}` },
+          { expect: 'Last name', keys: `Moreno${KEY.enter}` },
+          { expect: 'E-mail', keys: `ada(at)example.test${KEY.enter}` },
+          { expect: 'Email is not a valid address', keys: `${KEY.clearLine}ada@example.test${KEY.enter}` },
+          { expect: 'User name', keys: `ada.moreno${KEY.enter}` },
+          // The roles that take exams come first (Candidate), then the world's order: Administrator,
+          // Author, Invigilator. Enter alone picks Candidate, never an administrator role.
+          { expect: 'Invigilator', keys: KEY.enter },
+          { expect: 'Add a hierarchy membership?', keys: `y${KEY.enter}` },
+          // The local store's hierarchies are a searchable picker: the exact id comes first.
+          { expect: 'Hierarchy (type to search)', keys: 'H-NORTH' },
+          { expect: 'H-NORTH  ', keys: KEY.enter },
+          { expect: 'Permissions in H-NORTH', keys: `${KEY.down}${KEY.down}${KEY.space}${KEY.enter}` },
+          { expect: 'Add another hierarchy membership?', keys: KEY.enter },
+        ],
+      );
       expect(session.code, session.stderr).toBe(0);
       expect(session.screen).toContain('(code 209)');
-      for (const role of ['Administrator', 'Author', 'Candidate', 'Invigilator']) expect(session.screen).toContain(role);
+      for (const role of ['Administrator', 'Author', 'Candidate', 'Invigilator'])
+        expect(session.screen).toContain(role);
       expect(session.stderr).toContain('user sync on local store');
       // Prompts draw on their own stream, never on stdout.
       expect(session.stdout).toBe('');
       const user = (await exported(dir)).Users.find((entry) => entry.ExternalId === 'u-500');
-      expect(user).toMatchObject({ FirstName: 'Ada', LastName: 'Moreno', Email: 'ada@example.test', UserName: 'ada.moreno', Role: 'Candidate' });
+      expect(user).toMatchObject({
+        FirstName: 'Ada',
+        LastName: 'Moreno',
+        Email: 'ada@example.test',
+        UserName: 'ada.moreno',
+        Role: 'Candidate',
+      });
     });
   });
 
@@ -87,29 +105,42 @@ describe('user sync on a terminal without --file', () => {
     await withTempDir(async (dir) => {
       expect((await cli(dir, ['local', 'init'])).code).toBe(0);
       const before = (await exported(dir)).Users.find((entry) => entry.ExternalId === 'c-1001')!;
-      const session = await atTerminal(dir, ['user', 'sync'], [
-        { expect: 'External id', keys: `c-1001${KEY.enter}` },
-        { expect: 'c-1001 exists', keys: '' },
-        { expect: 'First name', keys: KEY.enter },
-        { expect: 'Last name', keys: `${KEY.clearLine}Renamed${KEY.enter}` },
-        { expect: 'E-mail', keys: KEY.enter },
-        { expect: 'User name', keys: KEY.enter },
-        { expect: 'Role', keys: KEY.enter },
-        { expect: 'Add a hierarchy membership?', keys: KEY.enter },
-      ]);
+      const session = await atTerminal(
+        dir,
+        ['user', 'sync'],
+        [
+          { expect: 'External id', keys: `c-1001${KEY.enter}` },
+          { expect: 'c-1001 exists', keys: '' },
+          { expect: 'First name', keys: KEY.enter },
+          { expect: 'Last name', keys: `${KEY.clearLine}Renamed${KEY.enter}` },
+          { expect: 'E-mail', keys: KEY.enter },
+          { expect: 'User name', keys: KEY.enter },
+          { expect: 'Role', keys: KEY.enter },
+          { expect: 'Add a hierarchy membership?', keys: KEY.enter },
+        ],
+      );
       expect(session.code, session.stderr).toBe(0);
       expect(session.screen).toContain(`${before.FirstName} ${before.LastName}, ${before.Role}`);
       const after = (await exported(dir)).Users.find((entry) => entry.ExternalId === 'c-1001')!;
-      expect(after).toMatchObject({ FirstName: before.FirstName, LastName: 'Renamed', UserName: before.UserName, Role: before.Role });
+      expect(after).toMatchObject({
+        FirstName: before.FirstName,
+        LastName: 'Renamed',
+        UserName: before.UserName,
+        Role: before.Role,
+      });
     });
   });
 
   it('Ctrl-C at a prompt exits 130 with nothing sent and no store created', async () => {
     await withTempDir(async (dir) => {
-      const session = await atTerminal(dir, ['user', 'sync'], [
-        { expect: 'External id', keys: `u-501${KEY.enter}` },
-        { expect: 'First name', keys: KEY.ctrlC },
-      ]);
+      const session = await atTerminal(
+        dir,
+        ['user', 'sync'],
+        [
+          { expect: 'External id', keys: `u-501${KEY.enter}` },
+          { expect: 'First name', keys: KEY.ctrlC },
+        ],
+      );
       expect(session.code).toBe(130);
       expect(session.stderr).toContain('interrupted at a prompt: nothing was sent');
       expect(existsSync(join(dir, '.examctl-store'))).toBe(false);
@@ -135,10 +166,14 @@ describe('user sync on a terminal without --file', () => {
 describe('collection add on a terminal without --title', () => {
   it('asks the title, checks it at once (too long is refused), and creates the collection', async () => {
     await withTempDir(async (dir) => {
-      const session = await atTerminal(dir, ['collection', 'add', '--taxonomy', 'TX-BLOOM'], [
-        { expect: 'Collection title', keys: `${'x'.repeat(120)}${KEY.enter}` },
-        { expect: 'code', keys: `${KEY.clearLine}Physics 2027${KEY.enter}` },
-      ]);
+      const session = await atTerminal(
+        dir,
+        ['collection', 'add', '--taxonomy', 'TX-BLOOM'],
+        [
+          { expect: 'Collection title', keys: `${'x'.repeat(120)}${KEY.enter}` },
+          { expect: 'code', keys: `${KEY.clearLine}Physics 2027${KEY.enter}` },
+        ],
+      );
       expect(session.code, session.stderr).toBe(0);
       const titles = (await exported(dir)).Collections.map((entry) => entry.Title);
       expect(titles).toContain('Physics 2027');
@@ -156,13 +191,15 @@ describe('collection add on a terminal without --title', () => {
 });
 
 describe('invigilators remove on a terminal without ids', () => {
-  it('local target: a checklist of the schedule\'s invigilators with their names; the ticked ones are removed', async () => {
+  it("local target: a checklist of the schedule's invigilators with their names; the ticked ones are removed", async () => {
     await withTempDir(async (dir) => {
       // An existing store: the list comes from the engine (without one, from the demo world, as the user test shows).
       expect((await cli(dir, ['local', 'init'])).code).toBe(0);
-      const session = await atTerminal(dir, ['invigilators', 'remove', 'S-FUTURE'], [
-        { expect: 'inv-3', keys: `${KEY.down}${KEY.space}${KEY.enter}` },
-      ]);
+      const session = await atTerminal(
+        dir,
+        ['invigilators', 'remove', 'S-FUTURE'],
+        [{ expect: 'inv-3', keys: `${KEY.down}${KEY.space}${KEY.enter}` }],
+      );
       expect(session.code, session.stderr).toBe(0);
       expect(session.screen).toMatch(/inv-1 {2}\S/);
       const schedule = (await exported(dir)).Schedules.find((entry) => entry.ScheduleExtId === 'S-FUTURE')!;
@@ -194,7 +231,10 @@ describe('invigilators remove on a terminal without ids', () => {
       const api = {
         async removeInvigilators(_schedule: string, ids: string[]): Promise<ApiResult<unknown>> {
           sent.push(ids);
-          return { status: 200, envelope: { Success: true, Content: { SuccessfullyRemoved: ids, Errors: [] } } } as unknown as ApiResult<unknown>;
+          return {
+            status: 200,
+            envelope: { Success: true, Content: { SuccessfullyRemoved: ids, Errors: [] } },
+          } as unknown as ApiResult<unknown>;
         },
         async close() {},
       } as unknown as IntegrationApi;
@@ -221,14 +261,24 @@ describe('invigilators remove on a terminal without ids', () => {
 describe('schedule push on a terminal with a candidates file and no schedule flags', () => {
   it('asks only the missing required fields, checking the start time at once', async () => {
     await withTempDir(async (dir) => {
-      await writeFile(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\nstu-9002,Ben,Okafor,ben@example.test\n');
-      const session = await atTerminal(dir, ['schedule', 'push', '--file', 'candidates.csv', '--assessment', 'A-MATH-1', '--schedule-id', 'S-PROMPTED'], [
-        { expect: 'Start', keys: `next monday${KEY.enter}` },
-        // The same message --start gives: the prompt reads the start as --start does.
-        { expect: 'StartDateTime "next monday" is not an ISO date-time', keys: `${KEY.clearLine}2026-12-14T09:00:00Z${KEY.enter}` },
-        { expect: 'Group (hierarchy) external id', keys: `H-PROMPT${KEY.enter}` },
-        { expect: 'Group name', keys: `Prompted group${KEY.enter}` },
-      ]);
+      await writeFile(
+        join(dir, 'candidates.csv'),
+        'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\nstu-9002,Ben,Okafor,ben@example.test\n',
+      );
+      const session = await atTerminal(
+        dir,
+        ['schedule', 'push', '--file', 'candidates.csv', '--assessment', 'A-MATH-1', '--schedule-id', 'S-PROMPTED'],
+        [
+          { expect: 'Start', keys: `next monday${KEY.enter}` },
+          // The same message --start gives: the prompt reads the start as --start does.
+          {
+            expect: 'StartDateTime "next monday" is not an ISO date-time',
+            keys: `${KEY.clearLine}2026-12-14T09:00:00Z${KEY.enter}`,
+          },
+          { expect: 'Group (hierarchy) external id', keys: `H-PROMPT${KEY.enter}` },
+          { expect: 'Group name', keys: `Prompted group${KEY.enter}` },
+        ],
+      );
       expect(session.code, session.stderr).toBe(0);
       expect(session.screen).not.toContain('Assessment external id');
       const schedule = (await exported(dir)).Schedules.find((entry) => entry.ScheduleExtId === 'S-PROMPTED')!;
@@ -240,10 +290,30 @@ describe('schedule push on a terminal with a candidates file and no schedule fla
 describe('schedule push: the Start prompt reads --date-format and --timezone as --start does', () => {
   it('takes 25.01.2027 14:00 with --date-format "DD.MM.YYYY HH:mm" --timezone Europe/Berlin, and sends it in UTC', async () => {
     await withTempDir(async (dir) => {
-      await writeFile(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\n');
+      await writeFile(
+        join(dir, 'candidates.csv'),
+        'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\n',
+      );
       const session = await atTerminal(
         dir,
-        ['schedule', 'push', '--file', 'candidates.csv', '--assessment', 'A-MATH-1', '--schedule-id', 'S-LOCAL', '--group', 'H-LOCAL', '--group-name', 'Local', '--date-format', 'DD.MM.YYYY HH:mm', '--timezone', 'Europe/Berlin'],
+        [
+          'schedule',
+          'push',
+          '--file',
+          'candidates.csv',
+          '--assessment',
+          'A-MATH-1',
+          '--schedule-id',
+          'S-LOCAL',
+          '--group',
+          'H-LOCAL',
+          '--group-name',
+          'Local',
+          '--date-format',
+          'DD.MM.YYYY HH:mm',
+          '--timezone',
+          'Europe/Berlin',
+        ],
         [{ expect: 'Start in Europe/Berlin', keys: `25.01.2027 14:00${KEY.enter}` }],
       );
       expect(session.code, session.stderr).toBe(0);
@@ -257,20 +327,43 @@ describe('schedule push: the Start prompt reads --date-format and --timezone as 
 describe('after a failed send from prompts: correct the answers instead of typing them all again', () => {
   it('schedule push: the refused answer is ticked, asked again with the earlier one as default, and sent again', async () => {
     await withTempDir(async (dir) => {
-      await writeFile(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\n');
+      await writeFile(
+        join(dir, 'candidates.csv'),
+        'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\n',
+      );
       const sent: Array<Record<string, unknown>> = [];
       const api = {
         async createSchedule(request: { Schedule: Record<string, unknown> }): Promise<ApiResult<unknown>> {
           sent.push({ ...request.Schedule });
           return request.Schedule.AssessmentExtId === 'A-NOPE'
-            ? ({ status: 400, envelope: { Success: false, Content: null, Errors: [{ Field: 'Schedule.AssessmentExtId', Code: null, Message: 'Assessment not found: A-NOPE' }] } } as ApiResult<unknown>)
+            ? ({
+                status: 400,
+                envelope: {
+                  Success: false,
+                  Content: null,
+                  Errors: [{ Field: 'Schedule.AssessmentExtId', Code: null, Message: 'Assessment not found: A-NOPE' }],
+                },
+              } as ApiResult<unknown>)
             : ({ status: 200, envelope: { Success: true, Content: 'S-FIXED', Errors: null } } as ApiResult<unknown>);
         },
         async close() {},
       } as unknown as IntegrationApi;
       const session = await atTerminal(
         dir,
-        ['schedule', 'push', '--file', 'candidates.csv', '--schedule-id', 'S-FIXED', '--start', '2026-12-14T09:00:00Z', '--group', 'H-NORTH', '--group-name', 'North'],
+        [
+          'schedule',
+          'push',
+          '--file',
+          'candidates.csv',
+          '--schedule-id',
+          'S-FIXED',
+          '--start',
+          '2026-12-14T09:00:00Z',
+          '--group',
+          'H-NORTH',
+          '--group-name',
+          'North',
+        ],
         [
           { expect: 'Assessment external id', keys: `A-NOPE${KEY.enter}` },
           { expect: 'Correct the answers and send again?', keys: KEY.enter },
@@ -293,8 +386,18 @@ describe('after a failed send from prompts: correct the answers instead of typin
         async upsertUser(request: Record<string, unknown>): Promise<ApiResult<unknown>> {
           sent.push({ ...request });
           return request.Role === 'Wizard'
-            ? ({ status: 400, envelope: { Success: false, Content: null, Errors: [{ Field: 'Role', Code: 241, Message: 'Role not found: Wizard' }] } } as ApiResult<unknown>)
-            : ({ status: 200, envelope: { Success: true, Content: { User: request, GroupErrors: [] }, Errors: null } } as ApiResult<unknown>);
+            ? ({
+                status: 400,
+                envelope: {
+                  Success: false,
+                  Content: null,
+                  Errors: [{ Field: 'Role', Code: 241, Message: 'Role not found: Wizard' }],
+                },
+              } as ApiResult<unknown>)
+            : ({
+                status: 200,
+                envelope: { Success: true, Content: { User: request, GroupErrors: [] }, Errors: null },
+              } as ApiResult<unknown>);
         },
         async close() {},
       } as unknown as IntegrationApi;
@@ -327,10 +430,26 @@ describe('after a failed send from prompts: correct the answers instead of typin
 
   it('schedule push on the local store: the assessment is a picker of the store, an unknown id finds nothing', async () => {
     await withTempDir(async (dir) => {
-      await writeFile(join(dir, 'candidates.csv'), 'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\n');
+      await writeFile(
+        join(dir, 'candidates.csv'),
+        'CandidateExtId,FirstName,LastName,Email\nstu-9001,Ada,Moreno,ada@example.test\n',
+      );
       const session = await atTerminal(
         dir,
-        ['schedule', 'push', '--file', 'candidates.csv', '--schedule-id', 'S-PICKED', '--start', '2026-12-14T09:00:00Z', '--group', 'H-NORTH', '--group-name', 'North'],
+        [
+          'schedule',
+          'push',
+          '--file',
+          'candidates.csv',
+          '--schedule-id',
+          'S-PICKED',
+          '--start',
+          '2026-12-14T09:00:00Z',
+          '--group',
+          'H-NORTH',
+          '--group-name',
+          'North',
+        ],
         [
           { expect: 'Assessment external id (type to search)', keys: 'A-NOPE' },
           { expect: 'No results', keys: `${'\u007f'.repeat(6)}math` },
@@ -348,19 +467,32 @@ describe('review-session show at a terminal', () => {
   it('colour and width follow stdout, not stdin: a table piped elsewhere is plain, a terminal gets both', async () => {
     await withTempDir(async (dir) => {
       // stdin a terminal, stdout a pipe (`show X | less`): no colour, no fitting.
-      const piped = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT'], { isTTY: true, stdoutIsTTY: false, stdoutColumns: 60 });
+      const piped = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT'], {
+        isTTY: true,
+        stdoutIsTTY: false,
+        stdoutColumns: 60,
+      });
       expect(piped.code).toBe(0);
       expect(piped.stdout).not.toContain(ESC);
       expect(piped.stdout.split('\n').some((line) => line.length > 60)).toBe(true);
       // stdout a 60-column terminal, stdin not (`echo | examctl ...`): colour, and every line fits.
-      const shown = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT'], { isTTY: false, stdoutIsTTY: true, stdoutColumns: 60 });
+      const shown = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT'], {
+        isTTY: false,
+        stdoutIsTTY: true,
+        stdoutColumns: 60,
+      });
       expect(shown.code).toBe(0);
       expect(shown.stdout).toContain(ESC);
       const plain = shown.stdout.replace(/\u001b\[[0-9;]*m/g, '');
       for (const line of plain.split('\n')) expect(line.length, line).toBeLessThanOrEqual(60);
       expect(plain).toContain('c-1006');
       // NO_COLOR wins over a terminal.
-      const noColour = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT'], { stdoutIsTTY: true }, { NO_COLOR: '1' });
+      const noColour = await cli(
+        dir,
+        ['review-session', 'show', 'RS-MATH1-OCT'],
+        { stdoutIsTTY: true },
+        { NO_COLOR: '1' },
+      );
       expect(noColour.stdout).not.toContain(ESC);
     });
   });

@@ -78,7 +78,11 @@ export class FakeTerminal {
       if (check()) return resolve();
       const timer = setTimeout(() => {
         stop();
-        reject(new Error(`never saw ${JSON.stringify(text)} on screen; screen after cursor:\n${this.output.text.slice(this.cursor)}`));
+        reject(
+          new Error(
+            `never saw ${JSON.stringify(text)} on screen; screen after cursor:\n${this.output.text.slice(this.cursor)}`,
+          ),
+        );
       }, 5000);
       const stop = this.output.onChange(() => {
         if (!check()) return;

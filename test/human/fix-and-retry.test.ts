@@ -15,7 +15,11 @@ import { withTempDir } from '../support/temp-dir.js';
 const FIXTURE = join(ROOT, 'fixtures/users-with-errors.csv');
 
 function toCsv(rows: string[][]): string {
-  return rows.map((row) => row.map((cell) => (/[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(',')).join('\r\n') + '\r\n';
+  return (
+    rows
+      .map((row) => row.map((cell) => (/[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(','))
+      .join('\r\n') + '\r\n'
+  );
 }
 
 interface JsonReport {
@@ -55,7 +59,10 @@ describe('fix-and-retry loop (bin/examctl)', () => {
       await writeFile(join(dir, 'r.csv'), toCsv(rows));
 
       // 4. Feed the report back: only the rows not ok run again, and they pass.
-      const retry = await examctl(['user', 'sync', '--file', 'r.csv', '--only-failed', '--report', 'r2.csv', '--json'], dir);
+      const retry = await examctl(
+        ['user', 'sync', '--file', 'r.csv', '--only-failed', '--report', 'r2.csv', '--json'],
+        dir,
+      );
       expect(retry.code).toBe(0);
       const retryReport = JSON.parse(retry.stdout) as JsonReport;
       expect(retryReport.summary).toMatchObject({ total: failedRows.length, ok: failedRows.length, failed: 0 });
@@ -71,13 +78,19 @@ describe('fix-and-retry loop (bin/examctl)', () => {
       expect(again.slice(1)).toEqual([]);
 
       // 5. The store holds every user of the file once.
-      const world = JSON.parse((await examctl(['local', 'export'], dir)).stdout) as { Users: Array<{ ExternalId: string }> };
+      const world = JSON.parse((await examctl(['local', 'export'], dir)).stdout) as {
+        Users: Array<{ ExternalId: string }>;
+      };
       const ids = world.Users.map((user) => user.ExternalId);
-      for (const id of ['stu-3001', 'stu-3002', 'stu-3003', 'stu-3004', 'stu-3005']) expect(ids.filter((entry) => entry === id)).toHaveLength(1);
+      for (const id of ['stu-3001', 'stu-3002', 'stu-3003', 'stu-3004', 'stu-3005'])
+        expect(ids.filter((entry) => entry === id)).toHaveLength(1);
       expect(ids).not.toContain('stu 3004');
 
       // --max-errors: a run that stops early reports the rest skipped (exit 1).
-      const capped = await examctl(['user', 'sync', '--file', FIXTURE, '--max-errors', '1', '--dry-run', '--json'], dir);
+      const capped = await examctl(
+        ['user', 'sync', '--file', FIXTURE, '--max-errors', '1', '--dry-run', '--json'],
+        dir,
+      );
       expect(capped.code).toBe(1);
       const cappedReport = JSON.parse(capped.stdout) as JsonReport;
       expect(cappedReport.items.filter((item) => item.status === 'failed')).toHaveLength(1);

@@ -28,7 +28,9 @@ function commandAt(path: readonly string[]): Command {
   return command;
 }
 
-const declared = COMMANDS.filter((declaration) => declaration.options !== undefined).map((declaration) => [declaration.path.join(' '), declaration] as const);
+const declared = COMMANDS.filter((declaration) => declaration.options !== undefined).map(
+  (declaration) => [declaration.path.join(' '), declaration] as const,
+);
 
 describe('--help fits a screen', () => {
   it.each(declared)('%s: at most 60 lines, one line per flag, each within 100 columns', async (name, declaration) => {
@@ -69,10 +71,13 @@ describe('--help fits a screen', () => {
     for (const spec of declaration.options ?? []) {
       if (spec.kind !== 'option') continue;
       const option = spec as OptionSpec;
-      const hasDefault = option.shownDefault !== undefined || (option.defaultValue !== undefined && typeof option.defaultValue !== 'boolean');
+      const hasDefault =
+        option.shownDefault !== undefined ||
+        (option.defaultValue !== undefined && typeof option.defaultValue !== 'boolean');
       const line = briefLine(option);
       // A negation's line is its positive flag's (`--[no-]keycode`).
-      if (!(option.flags.startsWith('--no-') && help.includes(`--[no-]${option.flags.slice(5)}`))) expect(help, option.flags).toContain(line);
+      if (!(option.flags.startsWith('--no-') && help.includes(`--[no-]${option.flags.slice(5)}`)))
+        expect(help, option.flags).toContain(line);
       if (hasDefault) expect(line, option.flags).toMatch(/\(default: [^)]+\)$/);
     }
   });
@@ -82,7 +87,8 @@ describe('--help fits a screen', () => {
       const all = await output(['help', ...declaration.path, '--all']);
       const flat = all.replace(/\s+/g, ' ');
       for (const spec of declaration.options ?? []) {
-        if (spec.kind === 'option') expect(flat, `${name} ${spec.flags}`).toContain(spec.description.replace(/\s+/g, ' ').slice(0, 40));
+        if (spec.kind === 'option')
+          expect(flat, `${name} ${spec.flags}`).toContain(spec.description.replace(/\s+/g, ' ').slice(0, 40));
       }
       for (const example of declaration.examples) expect(all, name).toContain(example.split('\n')[0]!);
       expect(flat).toContain(declaration.description.replace(/\s+/g, ' ').slice(0, 60));
@@ -95,6 +101,7 @@ describe('--help fits a screen', () => {
     expect(help).not.toMatch(/^ {2}--no-keycode/m);
     expect(help).toMatch(/^ {2}--end <datetime> +EndDateTime \(default: start \+ duration \+ 60 min\)$/m);
     expect(help).toMatch(/^ {2}-f, --file <path> +.* \(required\)$/m);
-    for (const heading of ['Input:', 'Request:', 'Schedule fields:', 'Nightly sync:']) expect(help).toContain(`\n${heading}\n`);
+    for (const heading of ['Input:', 'Request:', 'Schedule fields:', 'Nightly sync:'])
+      expect(help).toContain(`\n${heading}\n`);
   });
 });

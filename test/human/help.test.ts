@@ -36,57 +36,93 @@ async function helpOf(path: readonly string[]): Promise<{ code: number; stdout: 
 describe('--help', () => {
   it('covers the whole tree (the walk finds the commands of every area)', () => {
     const names = paths.map((path) => path.join(' '));
-    for (const expected of ['schedule push', 'user sync', 'collection add', 'invigilators remove', 'review-session show', 'local init', 'local export', 'local serve']) {
+    for (const expected of [
+      'schedule push',
+      'user sync',
+      'collection add',
+      'invigilators remove',
+      'review-session show',
+      'local init',
+      'local export',
+      'local serve',
+    ]) {
       expect(names).toContain(expected);
     }
   });
 
-  it.each(paths.map((path) => [path.join(' ') || '(examctl)', path] as const))('%s: a purpose, every flag explained, at least two examples', async (_name, path) => {
-    const command = commandAt(path);
-    expect(command.description().trim().length).toBeGreaterThan(10);
-    for (const option of command.options) expect(option.description.trim(), `${option.flags} has no explanation`).not.toBe('');
+  it.each(paths.map((path) => [path.join(' ') || '(examctl)', path] as const))(
+    '%s: a purpose, every flag explained, at least two examples',
+    async (_name, path) => {
+      const command = commandAt(path);
+      expect(command.description().trim().length).toBeGreaterThan(10);
+      for (const option of command.options)
+        expect(option.description.trim(), `${option.flags} has no explanation`).not.toBe('');
 
-    const help = await helpOf(path);
-    expect(help.code).toBe(0);
-    const afterExamples = help.stdout.split('\nExamples:\n')[1];
-    expect(afterExamples, `no "Examples:" in the help of "${path.join(' ')}"`).toBeDefined();
-    const exampleLines = afterExamples!.split('\n').filter((line) => /^\s+\$ examctl\b/.test(line) || /^\s+\$ \S+=\S+ examctl\b/.test(line));
-    expect(exampleLines.length).toBeGreaterThanOrEqual(2);
-    // Each example names this command (or, for a group, one of its subcommands).
-    if (path.length > 0) expect(exampleLines.some((line) => line.includes(path.join(' ')))).toBe(true);
-  });
+      const help = await helpOf(path);
+      expect(help.code).toBe(0);
+      const afterExamples = help.stdout.split('\nExamples:\n')[1];
+      expect(afterExamples, `no "Examples:" in the help of "${path.join(' ')}"`).toBeDefined();
+      const exampleLines = afterExamples!
+        .split('\n')
+        .filter((line) => /^\s+\$ examctl\b/.test(line) || /^\s+\$ \S+=\S+ examctl\b/.test(line));
+      expect(exampleLines.length).toBeGreaterThanOrEqual(2);
+      // Each example names this command (or, for a group, one of its subcommands).
+      if (path.length > 0) expect(exampleLines.some((line) => line.includes(path.join(' ')))).toBe(true);
+    },
+  );
 
   /** The headings of a help text's flag sections, in order, with the flags under each. */
   function flagSections(help: string): [string, string[]][] {
     const before = help.split('\nExamples:\n')[0]!;
     return [...before.matchAll(/^([A-Z][A-Za-z ()]*):\n((?: {2}.*\n?)+)/gm)]
       .filter(([, heading]) => heading !== 'Usage' && heading !== 'Arguments' && heading !== 'Commands')
-      .map(([, heading, body]) => [heading!, [...body!.matchAll(/^ {2}(-[^\s,]+(?:, --\S+)?)/gm)].map((flag) => flag[1]!)]);
+      .map(([, heading, body]) => [
+        heading!,
+        [...body!.matchAll(/^ {2}(-[^\s,]+(?:, --\S+)?)/gm)].map((flag) => flag[1]!),
+      ]);
   }
 
   it('schedule push shows its flags under headings: input, request, schedule fields, nightly sync', async () => {
     const sections = flagSections((await helpOf(['schedule', 'push'])).stdout);
     expect(sections.map(([heading]) => heading)).toEqual(['Input', 'Request', 'Schedule fields', 'Nightly sync']);
     const flagsUnder = new Map(sections);
-    expect(flagsUnder.get('Input')).toEqual(expect.arrayContaining(['-f, --file', '--schedule', '--only-failed', '--sheet', '--encoding']));
-    expect(flagsUnder.get('Schedule fields')).toEqual(expect.arrayContaining(['--schedule-id', '--start', '--pin', '--[no-]keycode']));
+    expect(flagsUnder.get('Input')).toEqual(
+      expect.arrayContaining(['-f, --file', '--schedule', '--only-failed', '--sheet', '--encoding']),
+    );
+    expect(flagsUnder.get('Schedule fields')).toEqual(
+      expect.arrayContaining(['--schedule-id', '--start', '--pin', '--[no-]keycode']),
+    );
     // commander's own --help goes under the last heading: no heading of its own.
-    expect(flagsUnder.get('Nightly sync')).toEqual(['--changed-only', '--allow-old-file', '--clear-pin', '--require-memory', '--only-new', '--only-existing', '--sync-dir', '-h, --help']);
+    expect(flagsUnder.get('Nightly sync')).toEqual([
+      '--changed-only',
+      '--allow-old-file',
+      '--clear-pin',
+      '--require-memory',
+      '--only-new',
+      '--only-existing',
+      '--sync-dir',
+      '-h, --help',
+    ]);
   });
 
-  it.each(paths.map((path) => [path.join(' ') || '(examctl)', path] as const))('%s: with more than ten flags, every flag under a heading of its group', async (_name, path) => {
-    const command = commandAt(path);
-    const own = command.options.filter((flag) => !flag.hidden && flag.long !== '--version');
-    const sections = flagSections((await helpOf(path)).stdout);
-    if (own.length <= HELP_GROUPS_ABOVE) {
-      expect(sections.map(([heading]) => heading).filter((heading) => heading !== 'Options')).toEqual([]);
-      return;
-    }
-    const listed = sections.filter(([heading]) => heading !== 'Options').flatMap(([, flags]) => flags);
-    // A --flag and its --no-flag share one line (`--[no-]flag`); -h is listed under the last heading.
-    const pairs = own.filter((flag) => flag.negate && own.some((other) => !other.negate && other.attributeName() === flag.attributeName())).length;
-    expect(listed).toHaveLength(own.length - pairs + (path.length > 0 ? 1 : 0));
-  });
+  it.each(paths.map((path) => [path.join(' ') || '(examctl)', path] as const))(
+    '%s: with more than ten flags, every flag under a heading of its group',
+    async (_name, path) => {
+      const command = commandAt(path);
+      const own = command.options.filter((flag) => !flag.hidden && flag.long !== '--version');
+      const sections = flagSections((await helpOf(path)).stdout);
+      if (own.length <= HELP_GROUPS_ABOVE) {
+        expect(sections.map(([heading]) => heading).filter((heading) => heading !== 'Options')).toEqual([]);
+        return;
+      }
+      const listed = sections.filter(([heading]) => heading !== 'Options').flatMap(([, flags]) => flags);
+      // A --flag and its --no-flag share one line (`--[no-]flag`); -h is listed under the last heading.
+      const pairs = own.filter(
+        (flag) => flag.negate && own.some((other) => !other.negate && other.attributeName() === flag.attributeName()),
+      ).length;
+      expect(listed).toHaveLength(own.length - pairs + (path.length > 0 ? 1 : 0));
+    },
+  );
 
   it('a flag added to a table without a group lands in the group of the flag before it; before any group, under Options', () => {
     const table = [
@@ -97,14 +133,15 @@ describe('--help', () => {
       ...Array.from({ length: 8 }, (_, i) => option(`--more-${i}`, 'filler')),
     ];
     const command = registerSpecs(new Commander('x'), table);
-    const groupOf = (flag: string): string | undefined => command.options.find((each) => each.long === flag)?.helpGroupHeading;
-    expect([groupOf('--first'), groupOf('--file'), groupOf('--added-later'), groupOf('--changed-only'), groupOf('--more-7')]).toEqual([
-      'Options:',
-      'Input:',
-      'Input:',
-      'Nightly sync:',
-      'Nightly sync:',
-    ]);
+    const groupOf = (flag: string): string | undefined =>
+      command.options.find((each) => each.long === flag)?.helpGroupHeading;
+    expect([
+      groupOf('--first'),
+      groupOf('--file'),
+      groupOf('--added-later'),
+      groupOf('--changed-only'),
+      groupOf('--more-7'),
+    ]).toEqual(['Options:', 'Input:', 'Input:', 'Nightly sync:', 'Nightly sync:']);
     // Ten flags or fewer: one list, no headings.
     const small = registerSpecs(new Commander('y'), table.slice(0, HELP_GROUPS_ABOVE));
     expect(small.options.map((each) => each.helpGroupHeading)).toEqual(Array(HELP_GROUPS_ABOVE).fill(undefined));
@@ -116,10 +153,20 @@ describe('--help', () => {
     expect(help.stdout).toContain('Global flags (--json, --dry-run, --report, --store, --yes...): examctl options');
     expect(help.stdout).not.toContain('--max-errors <n>');
     // The pointer names only the common global flags a command takes (docs/cli.md, "Global flags").
-    expect((await helpOf(['config', 'set-profile'])).stdout).toContain('Global flags (--json, --yes...): examctl options');
+    expect((await helpOf(['config', 'set-profile'])).stdout).toContain(
+      'Global flags (--json, --yes...): examctl options',
+    );
     const io = testDeps('/');
     expect(await runCli(['options'], io.deps)).toBe(0);
-    for (const flag of ['--dry-run', '--report <file>', '--yes', '--no-input', '--max-errors <n>', '-o, --output <format>']) expect(io.stdout.text).toContain(flag);
+    for (const flag of [
+      '--dry-run',
+      '--report <file>',
+      '--yes',
+      '--no-input',
+      '--max-errors <n>',
+      '-o, --output <format>',
+    ])
+      expect(io.stdout.text).toContain(flag);
   });
 
   it('`examctl help user sync` shows the help of user sync; `help environment` the environment variables', async () => {
@@ -135,11 +182,21 @@ describe('--help', () => {
   });
 
   it('a command that writes text only refuses --json and -o (exit 2, the error as the one JSON document), never prints text where a script expects JSON', async () => {
-    for (const argv of [['options', '--json'], ['help', 'environment', '-o', 'json'], ['help', 'user', 'sync', '--json'], ['completion', 'bash', '-o', 'csv'], ['--json', 'completion', 'zsh'], ['user', 'sync', '--help', '--json'], ['user', 'sync', '-h', '-o', 'json'], ['-V', '--json']]) {
+    for (const argv of [
+      ['options', '--json'],
+      ['help', 'environment', '-o', 'json'],
+      ['help', 'user', 'sync', '--json'],
+      ['completion', 'bash', '-o', 'csv'],
+      ['--json', 'completion', 'zsh'],
+      ['user', 'sync', '--help', '--json'],
+      ['user', 'sync', '-h', '-o', 'json'],
+      ['-V', '--json'],
+    ]) {
       const io = testDeps('/');
       expect(await runCli(argv, io.deps), argv.join(' ')).toBe(2);
       expect(io.stdout.text + io.stderr.text).toMatch(/writes text only \(no JSON, no other format\); leave it out/);
-      if (argv.includes('--json')) expect(JSON.parse(io.stdout.text)).toMatchObject({ error: { exitCode: 2, kind: 'usage' } });
+      if (argv.includes('--json'))
+        expect(JSON.parse(io.stdout.text)).toMatchObject({ error: { exitCode: 2, kind: 'usage' } });
     }
   });
 

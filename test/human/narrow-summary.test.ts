@@ -34,7 +34,12 @@ describe('the run summary on a terminal whose locale is not UTF-8', () => {
   ])('%o: box drawing %s, else the plain line of a pipe', async (locale, boxes) => {
     await withTempDir(async (dir) => {
       const io = testDeps(dir, { isTTY: true }, { ...locale, EXAMCTL_RUNS_DIR: join(dir, 'runs') });
-      expect(await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', join(ROOT, 'fixtures', 'users.csv'), '--dry-run'], io.deps)).toBe(0);
+      expect(
+        await runCli(
+          ['--store', join(dir, 'store'), 'user', 'sync', '--file', join(ROOT, 'fixtures', 'users.csv'), '--dry-run'],
+          io.deps,
+        ),
+      ).toBe(0);
       expect(io.stderr.text.includes('┌'), io.stderr.text).toBe(boxes);
       expect(/[^\x00-\x7f]/.test(io.stderr.text), io.stderr.text).toBe(boxes);
     });

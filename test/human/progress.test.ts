@@ -134,7 +134,9 @@ describe('createProgress', () => {
       progress.tick('ok');
       await untilDrawn(stream);
       progress.stop();
-      const drawn = stripVTControlCharacters(stream.text).split(/[\r\n]/).filter((line) => line.includes('users 1/10'));
+      const drawn = stripVTControlCharacters(stream.text)
+        .split(/[\r\n]/)
+        .filter((line) => line.includes('users 1/10'));
       expect(drawn.length).toBeGreaterThan(0);
       for (const line of drawn) expect(line.length).toBeLessThanOrEqual(30);
     }));
@@ -206,7 +208,9 @@ describe('progressText', () => {
     // One duration format for both forms of the line.
     const plain = plainProgressLine({ ...counts, done: 100 }, { total: 100_100, elapsedMs: 1000 });
     expect(plain).toContain(`ETA ${formatDuration(1000)}`);
-    expect(progressText({ ...counts, done: 100 }, { total: 100_100, elapsedMs: 1000 })).toContain(`ETA ${formatDuration(1000)}`);
+    expect(progressText({ ...counts, done: 100 }, { total: 100_100, elapsedMs: 1000 })).toContain(
+      `ETA ${formatDuration(1000)}`,
+    );
   });
   it('writes a slow rate with a decimal, as the plain line does', () => {
     expect(progressText({ ...counts, done: 3 }, { elapsedMs: 6000 })).toContain(' · 0.5/s');
@@ -216,7 +220,9 @@ describe('progressText', () => {
 describe('plain progress line', () => {
   it('reads as the CI line: done/total, ok, failed, rate, ETA', () => {
     const counts = { done: 12_000, ok: 11_990, failed: 10, partial: 0, skipped: 0 };
-    expect(plainProgressLine(counts, { total: 50_000, elapsedMs: 5_000 })).toBe('12,000/50,000 ok 11,990 failed 10, 2,400/s, ETA 16 s');
+    expect(plainProgressLine(counts, { total: 50_000, elapsedMs: 5_000 })).toBe(
+      '12,000/50,000 ok 11,990 failed 10, 2,400/s, ETA 16 s',
+    );
     expect(plainProgressLine(counts, { total: 50_000, elapsedMs: 5_000, label: 'user sync' })).toBe(
       'user sync: 12,000/50,000 ok 11,990 failed 10, 2,400/s, ETA 16 s',
     );
@@ -224,7 +230,9 @@ describe('plain progress line', () => {
   it('shows partial and skipped once they are not zero; without a total, no ETA', () => {
     const counts = { done: 30, ok: 20, failed: 4, partial: 3, skipped: 3 };
     expect(plainProgressLine(counts, { elapsedMs: 60_000 })).toBe('30 done ok 20 partial 3 failed 4 skipped 3, 0.5/s');
-    expect(plainProgressLine({ ...counts, done: 0 }, { total: 10, elapsedMs: 0 })).toBe('0/10 ok 20 partial 3 failed 4 skipped 3, 0/s, ETA unknown');
+    expect(plainProgressLine({ ...counts, done: 0 }, { total: 10, elapsedMs: 0 })).toBe(
+      '0/10 ok 20 partial 3 failed 4 skipped 3, 0/s, ETA unknown',
+    );
   });
   it('formats numbers one way for progress and summary', () => {
     expect(formatCount(1_234_567)).toBe('1,234,567');
@@ -266,7 +274,13 @@ describe('PlainProgressTicker', () => {
     let clock = 0;
     const lines: string[] = [];
     const timers = fakeTimers();
-    const ticker = new PlainProgressTicker({ write: (line) => lines.push(line), total: 100, label: 'user sync', now: () => clock, timers });
+    const ticker = new PlainProgressTicker({
+      write: (line) => lines.push(line),
+      total: 100,
+      label: 'user sync',
+      now: () => clock,
+      timers,
+    });
     for (let i = 0; i < 40; i++) ticker.tick(i % 10 === 0 ? 'failed' : 'ok');
     // Nothing is written but by the timer, whose period is 10 s: the first line comes at 10 s.
     expect(timers.ms).toBe(10_000);
@@ -302,14 +316,27 @@ describe('createRunProgress', () => {
   it('writes the plain line, not the spinner, where no terminal is', () => {
     const stream = new Capture();
     const lines: string[] = [];
-    const progress = createRunProgress({ terminal: false, stream, write: (line) => lines.push(line), total: 10, label: 'user sync' });
+    const progress = createRunProgress({
+      terminal: false,
+      stream,
+      write: (line) => lines.push(line),
+      total: 10,
+      label: 'user sync',
+    });
     expect(progress).toBeInstanceOf(PlainProgressTicker);
     progress.stop();
     expect(stream.text).toBe('');
   });
   it('draws nothing plain on a terminal (the spinner does it)', () => {
     const stream = new Capture();
-    const progress = createRunProgress({ terminal: true, stream, write: () => { throw new Error('no plain line on a terminal'); }, total: 10 });
+    const progress = createRunProgress({
+      terminal: true,
+      stream,
+      write: () => {
+        throw new Error('no plain line on a terminal');
+      },
+      total: 10,
+    });
     expect(progress).not.toBeInstanceOf(PlainProgressTicker);
     progress.stop();
   });

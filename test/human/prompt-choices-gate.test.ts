@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { confirmSend, promptInvigilators, promptSchedule, promptScheduleFields, promptUser } from '../../src/terminal/prompts.js';
+import {
+  confirmSend,
+  promptInvigilators,
+  promptSchedule,
+  promptScheduleFields,
+  promptUser,
+} from '../../src/terminal/prompts.js';
 import { FakeTerminal, KEY } from './fake-terminal.js';
 
 /**
@@ -24,7 +30,10 @@ describe('prompt choices built from store data pass the terminal gate', () => {
     const terminal = new FakeTerminal();
     const evil = `Boss${CLEAR}${BEL}`;
     const answers = promptUser(
-      { roles: ['Candidate', evil], existing: { ExternalId: 'u-1', FirstName: `Ann${BEL}`, LastName: 'Lee', Role: `Old${CLEAR}` } },
+      {
+        roles: ['Candidate', evil],
+        existing: { ExternalId: 'u-1', FirstName: `Ann${BEL}`, LastName: 'Lee', Role: `Old${CLEAR}` },
+      },
       terminal.io,
     );
     await terminal.play([
@@ -44,7 +53,9 @@ describe('prompt choices built from store data pass the terminal gate', () => {
 
   it('hierarchy paths in the group picker and a group title as the name default: shown gated, the id returned exactly', async () => {
     const terminal = new FakeTerminal();
-    const hierarchies = [{ id: 'H-EVIL', title: `Evil${CLEAR}`, path: `Root / Evil${CLEAR}${BEL}`, active: true, root: false }];
+    const hierarchies = [
+      { id: 'H-EVIL', title: `Evil${CLEAR}`, path: `Root / Evil${CLEAR}${BEL}`, active: true, root: false },
+    ];
     const fields = promptScheduleFields(['GroupExtId', 'GroupName'], terminal.io, {}, { choices: { hierarchies } });
     await terminal.play([
       { expect: 'H-EVIL  Root / Evil?[2J?', keys: KEY.enter },
@@ -57,7 +68,20 @@ describe('prompt choices built from store data pass the terminal gate', () => {
   it('schedule titles, invigilator names and a confirmation summary: shown gated', async () => {
     const terminal = new FakeTerminal();
     const osc52 = '\u001b]52;c;aGVsbG8=\u0007';
-    const picked = promptSchedule([{ id: 'S-1', title: `Exam${osc52}`, assessmentId: 'A-1', start: '2026-12-01T09:00:00Z', end: '2026-12-01T10:00:00Z', archived: false, candidates: 1 }], terminal.io);
+    const picked = promptSchedule(
+      [
+        {
+          id: 'S-1',
+          title: `Exam${osc52}`,
+          assessmentId: 'A-1',
+          start: '2026-12-01T09:00:00Z',
+          end: '2026-12-01T10:00:00Z',
+          archived: false,
+          candidates: 1,
+        },
+      ],
+      terminal.io,
+    );
     await terminal.play([{ expect: 'S-1  Exam?]52;c;aGVsbG8=?', keys: KEY.enter }]);
     expect(await picked).toBe('S-1');
 

@@ -138,7 +138,10 @@ describe('promptUser', () => {
       { expect: 'Permissions in H-SOUTH', keys: `${KEY.down}${KEY.space}${KEY.enter}` },
       { expect: 'Add another hierarchy membership?', keys: `n${KEY.enter}` },
     ]);
-    expect((await answers).Hierarchies).toEqual([{ ExternalId: 'H-NORTH' }, { ExternalId: 'H-SOUTH', IsAdministrator: true }]);
+    expect((await answers).Hierarchies).toEqual([
+      { ExternalId: 'H-NORTH' },
+      { ExternalId: 'H-SOUTH', IsAdministrator: true },
+    ]);
   });
 
   it('asks Role as free text without a world, requiring it for a new user', async () => {
@@ -157,7 +160,7 @@ describe('promptUser', () => {
     expect((await answers).Role).toBe('Candidate');
   });
 
-  it('offers an existing user\'s values as defaults and keeps the role when left empty', async () => {
+  it("offers an existing user's values as defaults and keeps the role when left empty", async () => {
     const terminal = new FakeTerminal();
     const answers = promptUser(
       { existing: { ExternalId: 'u-104', FirstName: 'Eva', LastName: 'Kowalska', Role: 'Candidate' } },
@@ -217,17 +220,29 @@ describe('promptCollectionTitle', () => {
 describe('promptInvigilators', () => {
   it('needs at least one invigilator ticked', async () => {
     const terminal = new FakeTerminal();
-    const chosen = promptInvigilators(['inv-1', 'inv-2', 'inv-3'].map((id) => ({ value: id, name: id })), terminal.io);
+    const chosen = promptInvigilators(
+      ['inv-1', 'inv-2', 'inv-3'].map((id) => ({ value: id, name: id })),
+      terminal.io,
+    );
     await terminal.play([
       { expect: 'Invigilators to remove', keys: KEY.enter },
-      { expect: 'At least one choice must be selected', keys: `${KEY.down}${KEY.space}${KEY.down}${KEY.space}${KEY.enter}` },
+      {
+        expect: 'At least one choice must be selected',
+        keys: `${KEY.down}${KEY.space}${KEY.down}${KEY.space}${KEY.enter}`,
+      },
     ]);
     expect(await chosen).toEqual(['inv-2', 'inv-3']);
   });
 
   it('shows a name beside an id but returns the ids', async () => {
     const terminal = new FakeTerminal();
-    const chosen = promptInvigilators([{ value: 'inv-1', name: 'inv-1  Ines Varga' }, { value: 'inv-2', name: 'inv-2' }], terminal.io);
+    const chosen = promptInvigilators(
+      [
+        { value: 'inv-1', name: 'inv-1  Ines Varga' },
+        { value: 'inv-2', name: 'inv-2' },
+      ],
+      terminal.io,
+    );
     await terminal.play([{ expect: 'Ines Varga', keys: `${KEY.space}${KEY.enter}` }]);
     expect(await chosen).toEqual(['inv-1']);
   });
@@ -263,7 +278,12 @@ describe('promptScheduleFields', () => {
 
   it('with --timezone takes a local start (2027-01-25 14:00), re-asks one the clocks skip, and answers in UTC', async () => {
     const terminal = new FakeTerminal();
-    const fields = promptScheduleFields(['StartDateTime'], terminal.io, { AssessmentExtId: 'A-MATH-1', GroupExtId: 'H-NORTH', GroupName: 'North' }, { dates: { timeZone: 'Europe/Berlin' } });
+    const fields = promptScheduleFields(
+      ['StartDateTime'],
+      terminal.io,
+      { AssessmentExtId: 'A-MATH-1', GroupExtId: 'H-NORTH', GroupName: 'North' },
+      { dates: { timeZone: 'Europe/Berlin' } },
+    );
     await terminal.play([
       { expect: 'Start in Europe/Berlin', keys: `2027-03-28 02:30${KEY.enter}` },
       { expect: 'does not exist in Europe/Berlin', keys: `${KEY.clearLine}2027-01-25 14:00${KEY.enter}` },
@@ -275,7 +295,12 @@ describe('promptScheduleFields', () => {
     const parsed = parseDateFormat('DD.MM.YYYY HH:mm');
     if (!parsed.ok) throw new Error(parsed.message);
     const terminal = new FakeTerminal();
-    const fields = promptScheduleFields(['StartDateTime'], terminal.io, { AssessmentExtId: 'A-MATH-1', GroupExtId: 'H-NORTH', GroupName: 'North' }, { dates: { format: parsed.format, timeZone: 'Europe/Berlin' } });
+    const fields = promptScheduleFields(
+      ['StartDateTime'],
+      terminal.io,
+      { AssessmentExtId: 'A-MATH-1', GroupExtId: 'H-NORTH', GroupName: 'North' },
+      { dates: { format: parsed.format, timeZone: 'Europe/Berlin' } },
+    );
     await terminal.play([
       { expect: 'Start in Europe/Berlin (e.g. 25.01.2027 14:00', keys: `31.04.2027 14:00${KEY.enter}` },
       { expect: 'is not a real date', keys: `${KEY.clearLine}25.01.2027 14:00${KEY.enter}` },

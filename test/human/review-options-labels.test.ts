@@ -51,11 +51,23 @@ describe('review options in the session view', () => {
   });
 
   it('says the modes the API text names in words, and a mode it does not name as sent', () => {
-    const modes = (overrides: Partial<ReviewSession>) => renderReviewSession({ ...session, ...overrides }).replace(/[│\s]+/g, ' ');
+    const modes = (overrides: Partial<ReviewSession>) =>
+      renderReviewSession({ ...session, ...overrides }).replace(/[│\s]+/g, ' ');
     expect(text).toContain('Review mode always');
-    expect(modes({ ReviewPeriodMode: 'TIME_SPAN', NavigationType: 'CANDIDATE_DELIVERY' } as Partial<ReviewSession>)).toMatch(/Review mode time span .*navigation: candidate delivery/);
-    expect(modes({ NavigationType: 'ORIGINAL_FORM', ResultsOptions: { Feedback: 'ON_ALTERNATIVES' } } as Partial<ReviewSession>)).toMatch(/feedback: on alternatives.*navigation: original form/);
-    expect(modes({ ResultsOptions: { Feedback: 'ON_QUESTIONS' } } as Partial<ReviewSession>)).toContain('feedback: on questions');
-    expect(modes({ NavigationType: 'FREE_ROAMING' } as unknown as Partial<ReviewSession>)).toContain('navigation: FREE_ROAMING');
+    expect(
+      modes({ ReviewPeriodMode: 'TIME_SPAN', NavigationType: 'CANDIDATE_DELIVERY' } as Partial<ReviewSession>),
+    ).toMatch(/Review mode time span .*navigation: candidate delivery/);
+    expect(
+      modes({
+        NavigationType: 'ORIGINAL_FORM',
+        ResultsOptions: { Feedback: 'ON_ALTERNATIVES' },
+      } as Partial<ReviewSession>),
+    ).toMatch(/feedback: on alternatives.*navigation: original form/);
+    expect(modes({ ResultsOptions: { Feedback: 'ON_QUESTIONS' } } as Partial<ReviewSession>)).toContain(
+      'feedback: on questions',
+    );
+    expect(modes({ NavigationType: 'FREE_ROAMING' } as unknown as Partial<ReviewSession>)).toContain(
+      'navigation: FREE_ROAMING',
+    );
   });
 });

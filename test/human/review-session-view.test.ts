@@ -11,7 +11,12 @@ import { renderRunSummaryTable } from '../../src/terminal/run-summary-table.js';
 import { colorEnabled, displayText } from '../../src/terminal/table-format.js';
 
 /** One session's results as CSV, as `review-session show ID -o csv` writes them: the header line, then the rows. */
-function reviewSessionResultsCsv(session: ReviewSession, options: PinColumn = {}, delimiter = ',', cells: TextCellOptions = {}): string {
+function reviewSessionResultsCsv(
+  session: ReviewSession,
+  options: PinColumn = {},
+  delimiter = ',',
+  cells: TextCellOptions = {},
+): string {
   const table = resultsTable([{ externalId: session.ExternalId, session }], options);
   return csvLine(table.header, delimiter) + csvRows(table, delimiter, cells);
 }
@@ -79,7 +84,15 @@ function rowOf(text: string, label: string): string {
 describe('renderReviewSession', () => {
   const results = [
     result({ CandidateExtId: 'c-1', PassedStatus: 'SATISFACTORY', Score: 90 }),
-    result({ CandidateExtId: 'c-2', FirstName: 'Ben', LastName: 'Okafor', PassedStatus: 'NOT_SATISFACTORY', Score: 40, IsVisited: true, VisitedDate: '2026-10-13T18:21:00.000Z' }),
+    result({
+      CandidateExtId: 'c-2',
+      FirstName: 'Ben',
+      LastName: 'Okafor',
+      PassedStatus: 'NOT_SATISFACTORY',
+      Score: 40,
+      IsVisited: true,
+      VisitedDate: '2026-10-13T18:21:00.000Z',
+    }),
     result({ CandidateExtId: 'c-3', PassedStatus: 'SATISFACTORY', Score: 75.5 }),
     result({ CandidateExtId: 'c-4', PassedStatus: 'NOT_SUBMITTED', Score: null, PublishedDate: null, Grade: null }),
   ];
@@ -112,7 +125,9 @@ describe('renderReviewSession', () => {
   it('prints one results row per candidate with name, status, score, grade, published and visited', () => {
     // The zone of the times is said once, in the header block's Times line.
     expect(text).toMatch(/Published\s+│ Visited\s+│/);
-    expect(rowOf(text, 'c-2')).toBe('| c-2 | Ben Okafor | NOT_SATISFACTORY | 40 | B | 2026-10-12 08:00 | 2026-10-13 18:21 |');
+    expect(rowOf(text, 'c-2')).toBe(
+      '| c-2 | Ben Okafor | NOT_SATISFACTORY | 40 | B | 2026-10-12 08:00 | 2026-10-13 18:21 |',
+    );
     expect(rowOf(text, 'c-4')).toMatch(/\| c-4 \| Ada Moreno \| NOT_SUBMITTED \| \| \| no \| no \|$/);
     expect(text).toContain('Results (4)');
   });
@@ -120,11 +135,16 @@ describe('renderReviewSession', () => {
   it('shows every time in the zone it is given, by a --date-format, and names both in the Times line', () => {
     const format = parseDateFormat('DD/MM/YYYY HH:mm');
     if (!format.ok) throw new Error(format.message);
-    const london = renderReviewSession(session(results), { times: { zone: 'Europe/London', format: format.format }, timesFrom: '--timezone' });
+    const london = renderReviewSession(session(results), {
+      times: { zone: 'Europe/London', format: format.format },
+      timesFrom: '--timezone',
+    });
     expect(rowOf(london, 'Times')).toBe('| Times | Europe/London (--timezone), DD/MM/YYYY HH:mm |');
     // 08:00 UTC on 12 October is 09:00 in London (BST); 26 October is after the clocks went back (GMT).
     expect(rowOf(london, 'Review window')).toContain('12/10/2026 09:00 to 26/10/2026 18:00');
-    expect(rowOf(london, 'c-2')).toBe('| c-2 | Ben Okafor | NOT_SATISFACTORY | 40 | B | 12/10/2026 09:00 | 13/10/2026 19:21 |');
+    expect(rowOf(london, 'c-2')).toBe(
+      '| c-2 | Ben Okafor | NOT_SATISFACTORY | 40 | B | 12/10/2026 09:00 | 13/10/2026 19:21 |',
+    );
   });
 
   it('counts every PassedStatus, zeros included, and gives the mean of numeric scores', () => {
@@ -137,7 +157,9 @@ describe('renderReviewSession', () => {
   });
 
   it('says n/a for the mean when no result has a score, and handles an empty session', () => {
-    const empty = renderReviewSession(session([], { ReviewPeriodMode: 'ALWAYS', StartDate: null, EndDate: null, Hierarchy: null, ScheduleExtId: null }));
+    const empty = renderReviewSession(
+      session([], { ReviewPeriodMode: 'ALWAYS', StartDate: null, EndDate: null, Hierarchy: null, ScheduleExtId: null }),
+    );
     expect(rowOf(empty, 'Mean score')).toBe('| Mean score | n/a |');
     expect(empty).toContain('(no results)');
     expect(rowOf(empty, 'Review window')).toContain('always open');
@@ -157,7 +179,9 @@ describe('renderReviewSession', () => {
       // Each result is still there: its id, and its status rejoined from the wrapped lines.
       const body = lines.join('\n');
       for (const id of ['c-1', 'c-2', 'c-3', 'c-4']) expect(body).toMatch(new RegExp(`│ ${id}\\s`));
-      const statusCells = lines.filter((line) => /^│ c-2\s/.test(line) || lines[lines.indexOf(line) - 1]?.startsWith('│ c-2 ')).map((line) => line.split('│')[3]!.trim());
+      const statusCells = lines
+        .filter((line) => /^│ c-2\s/.test(line) || lines[lines.indexOf(line) - 1]?.startsWith('│ c-2 '))
+        .map((line) => line.split('│')[3]!.trim());
       expect(statusCells.join('')).toBe('NOT_SATISFACTORY');
       expect(body).toContain('Maths October review');
     }
@@ -189,7 +213,10 @@ describe('renderReviewSession', () => {
   });
 
   it('counts statuses a newer server invents under "other" instead of dropping them', () => {
-    const statistics = resultStatistics([result({ PassedStatus: 'PENDING' as never }), result({ Score: '12.5' as never })]);
+    const statistics = resultStatistics([
+      result({ PassedStatus: 'PENDING' as never }),
+      result({ Score: '12.5' as never }),
+    ]);
     expect(statistics.other).toBe(1);
     expect(statistics.counts.SATISFACTORY).toBe(1);
     expect(statistics.meanScore).toBe((80 + 12.5) / 2);
@@ -205,7 +232,9 @@ describe('reviewSessionResultsCsv', () => {
 
   it('writes CRLF rows, joins lists with |, leaves nulls empty and round-trips quoted cells', () => {
     const csv = reviewSessionResultsCsv(
-      session([result({ LastName: 'O"Brien, Jr', Labels: ['math', 'resit'], Grade: null, ScheduleTitle: 'line1\nline2' })]),
+      session([
+        result({ LastName: 'O"Brien, Jr', Labels: ['math', 'resit'], Grade: null, ScheduleTitle: 'line1\nline2' }),
+      ]),
     );
     expect(csv.endsWith('\r\n')).toBe(true);
     expect(csv).toContain('"O""Brien, Jr"');
@@ -223,7 +252,14 @@ describe('reviewSessionResultsCsv', () => {
   it('neutralises cells a spreadsheet would run as a formula', () => {
     const csv = reviewSessionResultsCsv(
       session([
-        result({ FirstName: '=HYPERLINK("http://evil")', LastName: '+1', UserName: '@SUM(A1)', Email: '-2+3', Grade: '\tx', Keycode: '\rk' }),
+        result({
+          FirstName: '=HYPERLINK("http://evil")',
+          LastName: '+1',
+          UserName: '@SUM(A1)',
+          Email: '-2+3',
+          Grade: '\tx',
+          Keycode: '\rk',
+        }),
       ]),
     );
     const row = (parse(csv, { columns: true }) as Array<Record<string, string>>)[0]!;
@@ -236,27 +272,57 @@ describe('reviewSessionResultsCsv', () => {
   });
 
   it('writes DateOfBirth as a date, and times in UTC as sent unless a zone or format is asked for', () => {
-    const one = session([result({ DateOfBirth: '2004-03-17T00:00:00.000Z', VisitedDate: '2026-10-13T18:21:00.000Z', IsVisited: true })]);
+    const one = session([
+      result({ DateOfBirth: '2004-03-17T00:00:00.000Z', VisitedDate: '2026-10-13T18:21:00.000Z', IsVisited: true }),
+    ]);
     const sent = (parse(reviewSessionResultsCsv(one), { columns: true }) as Array<Record<string, string>>)[0]!;
-    expect([sent.DateOfBirth, sent.PublishedDate, sent.VisitedDate]).toEqual(['2004-03-17', '2026-10-12T08:00:00.000Z', '2026-10-13T18:21:00.000Z']);
-    const london = (parse(reviewSessionResultsCsv(one, {}, ',', { times: { zone: 'Europe/London' } }), { columns: true }) as Array<Record<string, string>>)[0]!;
-    expect([london.DateOfBirth, london.PublishedDate, london.VisitedDate]).toEqual(['2004-03-17', '2026-10-12T09:00:00+01:00', '2026-10-13T19:21:00+01:00']);
+    expect([sent.DateOfBirth, sent.PublishedDate, sent.VisitedDate]).toEqual([
+      '2004-03-17',
+      '2026-10-12T08:00:00.000Z',
+      '2026-10-13T18:21:00.000Z',
+    ]);
+    const london = (
+      parse(reviewSessionResultsCsv(one, {}, ',', { times: { zone: 'Europe/London' } }), { columns: true }) as Array<
+        Record<string, string>
+      >
+    )[0]!;
+    expect([london.DateOfBirth, london.PublishedDate, london.VisitedDate]).toEqual([
+      '2004-03-17',
+      '2026-10-12T09:00:00+01:00',
+      '2026-10-13T19:21:00+01:00',
+    ]);
     const format = parseDateFormat('DD/MM/YYYY');
     if (!format.ok) throw new Error(format.message);
-    const dated = (parse(reviewSessionResultsCsv(one, {}, ',', { times: { zone: 'Europe/London', format: format.format } }), { columns: true }) as Array<Record<string, string>>)[0]!;
+    const dated = (
+      parse(reviewSessionResultsCsv(one, {}, ',', { times: { zone: 'Europe/London', format: format.format } }), {
+        columns: true,
+      }) as Array<Record<string, string>>
+    )[0]!;
     // A format without a time: the date, then HH:mm, as --date-format reads it back.
-    expect([dated.DateOfBirth, dated.PublishedDate, dated.VisitedDate]).toEqual(['17/03/2004', '12/10/2026 09:00', '13/10/2026 19:21']);
+    expect([dated.DateOfBirth, dated.PublishedDate, dated.VisitedDate]).toEqual([
+      '17/03/2004',
+      '12/10/2026 09:00',
+      '13/10/2026 19:21',
+    ]);
   });
 
   it('writes a value typed as a number as the number, a negative one too, in the decimal separator asked; a number sent as text stays guarded', () => {
-    const negative = (parse(reviewSessionResultsCsv(session([result({ Score: -5 })])), { columns: true }) as Array<Record<string, string>>)[0]!;
+    const negative = (
+      parse(reviewSessionResultsCsv(session([result({ Score: -5 })])), { columns: true }) as Array<
+        Record<string, string>
+      >
+    )[0]!;
     expect(negative.Score).toBe('-5');
     const fraction = session([result({ Score: -87.5 })]);
     expect(reviewSessionResultsCsv(fraction, {}, ';')).toContain(';-87.5;');
     expect(reviewSessionResultsCsv(fraction, {}, ';', { decimalComma: true })).toContain(';"-87,5";');
     expect(reviewSessionResultsCsv(fraction, {}, '\t', { decimalComma: true })).toContain('\t"-87,5"\t');
     // Text is guarded whatever it looks like: a lenient server's "-5", a name starting with -.
-    const text = (parse(reviewSessionResultsCsv(session([result({ Score: '-5' as never, LastName: '-5' })])), { columns: true }) as Array<Record<string, string>>)[0]!;
+    const text = (
+      parse(reviewSessionResultsCsv(session([result({ Score: '-5' as never, LastName: '-5' })])), {
+        columns: true,
+      }) as Array<Record<string, string>>
+    )[0]!;
     expect([text.Score, text.LastName]).toEqual([`'-5`, `'-5`]);
   });
 
@@ -274,7 +340,12 @@ describe('reviewSessionResultsCsv', () => {
 describe('renderRunSummaryTable', () => {
   it('shows every count under its label', () => {
     const text = renderRunSummaryTable({ total: 10, ok: 6, partial: 1, failed: 2, skipped: 1 });
-    const lines = text.split('\n').map((line) => line.replace(/[│┌┐└┘├┤┬┴┼─]/g, ' ').trim().split(/\s+/));
+    const lines = text.split('\n').map((line) =>
+      line
+        .replace(/[│┌┐└┘├┤┬┴┼─]/g, ' ')
+        .trim()
+        .split(/\s+/),
+    );
     expect(lines).toContainEqual(['total', 'ok', 'partial', 'failed', 'skipped']);
     expect(lines).toContainEqual(['10', '6', '1', '2', '1']);
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { offerCorrection, pickerMatches, promptScheduleFields, promptSchedule, promptUser } from '../../src/terminal/prompts.js';
+import {
+  offerCorrection,
+  pickerMatches,
+  promptScheduleFields,
+  promptSchedule,
+  promptUser,
+} from '../../src/terminal/prompts.js';
 import { worldDirectory } from '../../src/engine/directory.js';
 import { demoWorld } from '../engine/helpers.js';
 import { FakeTerminal, KEY } from './fake-terminal.js';
@@ -25,7 +31,9 @@ describe('pickerMatches', () => {
   it('offers a typed new id last when new ids are legal, or shows it disabled with the rule it breaks', () => {
     const allowNew = (id: string) => (/^[\w-]+$/.test(id) ? true : 'letters, digits and dashes only (code 110)');
     expect(pickerMatches(entries, 'H-NOR', allowNew).at(-1)).toEqual({ value: 'H-NOR', name: 'H-NOR  (new)' });
-    expect(pickerMatches(entries, 'H NEW', allowNew)).toEqual([{ value: 'H NEW', name: 'H NEW', disabled: '(letters, digits and dashes only (code 110))' }]);
+    expect(pickerMatches(entries, 'H NEW', allowNew)).toEqual([
+      { value: 'H NEW', name: 'H NEW', disabled: '(letters, digits and dashes only (code 110))' },
+    ]);
     expect(pickerMatches(entries, 'H-NORTH', allowNew).map((c) => c.value)).toEqual(['H-NORTH', 'H-NORTH-LAB']);
     expect(pickerMatches(entries, 'A-NOPE')).toEqual([]);
   });
@@ -34,7 +42,12 @@ describe('pickerMatches', () => {
 describe('schedule fields from the store', () => {
   it('picks the assessment by searching, a new group by typing its id, and asks its name', async () => {
     const terminal = new FakeTerminal();
-    const fields = promptScheduleFields(['AssessmentExtId', 'StartDateTime', 'GroupExtId', 'GroupName'], terminal.io, {}, { choices });
+    const fields = promptScheduleFields(
+      ['AssessmentExtId', 'StartDateTime', 'GroupExtId', 'GroupName'],
+      terminal.io,
+      {},
+      { choices },
+    );
     await terminal.play([
       { expect: 'Assessment external id (type to search)', keys: 'phys' },
       { expect: 'A-PHYS-2  Physics 2', keys: KEY.enter },
@@ -64,7 +77,12 @@ describe('schedule fields from the store', () => {
 
   it('an existing group: its title becomes the name default, and an inactive one cannot be picked', async () => {
     const terminal = new FakeTerminal();
-    const fields = promptScheduleFields(['GroupExtId', 'GroupName'], terminal.io, { AssessmentExtId: 'A-MATH-1' }, { choices });
+    const fields = promptScheduleFields(
+      ['GroupExtId', 'GroupName'],
+      terminal.io,
+      { AssessmentExtId: 'A-MATH-1' },
+      { choices },
+    );
     await terminal.play([
       { expect: 'Group (hierarchy) external id', keys: 'H-OLD' },
       { expect: 'inactive', keys: `${'\u007f'.repeat(5)}H-NORTH-LAB` },
@@ -76,10 +94,15 @@ describe('schedule fields from the store', () => {
 
   it('earlier answers are defaults: Enter keeps them', async () => {
     const terminal = new FakeTerminal();
-    const fields = promptScheduleFields(['AssessmentExtId', 'StartDateTime'], terminal.io, {}, {
-      choices,
-      defaults: { AssessmentExtId: 'A-LAW-EXAM', StartDateTime: '2026-12-01T09:00:00Z' },
-    });
+    const fields = promptScheduleFields(
+      ['AssessmentExtId', 'StartDateTime'],
+      terminal.io,
+      {},
+      {
+        choices,
+        defaults: { AssessmentExtId: 'A-LAW-EXAM', StartDateTime: '2026-12-01T09:00:00Z' },
+      },
+    );
     await terminal.play([
       { expect: 'A-LAW-EXAM', keys: KEY.enter },
       { expect: 'Start', keys: KEY.enter },
@@ -128,7 +151,11 @@ describe('offerCorrection', () => {
 
   it('shows the problems and returns the answers to ask again, those named by a problem ticked', async () => {
     const terminal = new FakeTerminal();
-    const fields = offerCorrection(answers, [{ field: 'Schedule.AssessmentExtId', code: 1001, message: 'Assessment not found' }], terminal.io);
+    const fields = offerCorrection(
+      answers,
+      [{ field: 'Schedule.AssessmentExtId', code: 1001, message: 'Assessment not found' }],
+      terminal.io,
+    );
     await terminal.play([
       { expect: 'Schedule.AssessmentExtId 1001 Assessment not found', keys: '' },
       { expect: 'Correct the answers and send again?', keys: KEY.enter },
@@ -139,11 +166,17 @@ describe('offerCorrection', () => {
 
   it('declined, or no problem about an answer: null, nothing asked', async () => {
     const terminal = new FakeTerminal();
-    const declined = offerCorrection(answers, [{ field: 'Schedule.GroupExtId', code: 1134, message: 'inactive' }], terminal.io);
+    const declined = offerCorrection(
+      answers,
+      [{ field: 'Schedule.GroupExtId', code: 1134, message: 'inactive' }],
+      terminal.io,
+    );
     await terminal.play([{ expect: 'send again?', keys: `n${KEY.enter}` }]);
     expect(await declined).toBeNull();
     const quiet = new FakeTerminal();
-    expect(await offerCorrection(answers, [{ field: 'Schedule.Owner', code: null, message: 'Scheduler not set' }], quiet.io)).toBeNull();
+    expect(
+      await offerCorrection(answers, [{ field: 'Schedule.Owner', code: null, message: 'Scheduler not set' }], quiet.io),
+    ).toBeNull();
     expect(quiet.screen).toBe('');
   });
 });

@@ -19,7 +19,11 @@ import { openSpools } from '../support/open-files.js';
 const HOSTILE = ['\x1b[2J', '\x1b]52;c;SGVsbG8=\x07', '\x9b31m', '\u202e'];
 const RAW = /[\x1b\x07\x9b\u202e]/;
 
-async function cli(dir: string, argv: string[], overrides: Partial<CommandDeps> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(
+  dir: string,
+  argv: string[],
+  overrides: Partial<CommandDeps> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const io = testDeps(dir, overrides, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
   // A test that names its own store gives it instead of the default one (a flag is taken once).
   const store = argv.includes('--store') ? [] : ['--store', join(dir, 'store')];
@@ -34,7 +38,10 @@ describe('the terminal gate', () => {
     await withTempDir(async (dir) => {
       expect((await cli(dir, ['local', 'init'])).code).toBe(0);
       // Invalid rows (a bad Email) with hostile ids; valid ones whose hierarchy the store lacks.
-      const rows = HOSTILE.flatMap((bad, i) => [`u-e${i}${bad},Ann,Lee,not-an-email,Candidate,`, `u-h${i},Ann,Lee,h${i}@example.test,Candidate,H-${bad}`]);
+      const rows = HOSTILE.flatMap((bad, i) => [
+        `u-e${i}${bad},Ann,Lee,not-an-email,Candidate,`,
+        `u-h${i},Ann,Lee,h${i}@example.test,Candidate,H-${bad}`,
+      ]);
       await writeFile(join(dir, 'users.csv'), `${HEAD}\n${rows.join('\n')}\n`);
       const dry = await cli(dir, ['--dry-run', 'user', 'sync', '--file', 'users.csv']);
       expect(dry.stderr).toMatch(/plan: /);
@@ -50,14 +57,22 @@ describe('the terminal gate', () => {
 
   it("the errors-by-code block of the service's messages", async () => {
     await withTempDir(async (dir) => {
-      await writeFile(join(dir, 'users.csv'), `${HEAD}\n${['a', 'b', 'c'].map((id) => `u-${id},Ann,Lee,${id}@example.test,Candidate,`).join('\n')}\n`);
+      await writeFile(
+        join(dir, 'users.csv'),
+        `${HEAD}\n${['a', 'b', 'c'].map((id) => `u-${id},Ann,Lee,${id}@example.test,Candidate,`).join('\n')}\n`,
+      );
       const api = {
-        upsertUser: async () => ({ status: 400, envelope: { Success: false, Errors: [{ Code: 302, Message: `Hierarchy not found: ${HOSTILE.join(' H-')}` }] } }),
+        upsertUser: async () => ({
+          status: 400,
+          envelope: { Success: false, Errors: [{ Code: 302, Message: `Hierarchy not found: ${HOSTILE.join(' H-')}` }] },
+        }),
         close: async () => undefined,
       } as unknown as IntegrationApi;
       const run = await cli(dir, ['user', 'sync', '--file', 'users.csv'], { openApi: async () => api });
       expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(/errors by code:\n +302 x 3 +Hierarchy not found: \?\[2J H-\?\]52;c;SGVsbG8=\? H-\?31m H-\?/);
+      expect(run.stderr).toMatch(
+        /errors by code:\n +302 x 3 +Hierarchy not found: \?\[2J H-\?\]52;c;SGVsbG8=\? H-\?31m H-\?/,
+      );
       expect(run.stderr).not.toMatch(RAW);
     });
   });
@@ -77,26 +92,52 @@ describe('the terminal gate', () => {
       const plain = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json']);
       const session = JSON.parse(plain.stdout) as { Results: Record<string, unknown>[] };
       (session.Results[0] as Record<string, unknown>).CandidateExtId = `stu-${HOSTILE.join('')}`;
-      const api = { getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }), close: async () => undefined } as unknown as IntegrationApi;
-      const onTerminal = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv'], { openApi: async () => api, stdoutIsTTY: true });
+      const api = {
+        getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }),
+        close: async () => undefined,
+      } as unknown as IntegrationApi;
+      const onTerminal = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv'], {
+        openApi: async () => api,
+        stdoutIsTTY: true,
+      });
       expect(onTerminal.code).toBe(0);
       expect(onTerminal.stdout).toContain('stu-?[2J?]52;c;SGVsbG8=??31m?');
       expect(onTerminal.stdout).not.toMatch(RAW);
-      const intoFile = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv'], { openApi: async () => api, stdoutIsTTY: false });
+      const intoFile = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv'], {
+        openApi: async () => api,
+        stdoutIsTTY: false,
+      });
       expect(intoFile.stdout).toContain(`stu-${HOSTILE.join('')}`);
     });
   });
 
   it('JSON on a terminal (-o json, -o ndjson, --json, the error document): C1, bidi and U+2028 as escapes, the same values; into a pipe unchanged', async () => {
     await withTempDir(async (dir) => {
-      const session = JSON.parse((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json'])).stdout) as { Results: Record<string, unknown>[] };
+      const session = JSON.parse((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json'])).stdout) as {
+        Results: Record<string, unknown>[];
+      };
       (session.Results[0] as Record<string, unknown>).CandidateExtId = 'stu-\x9b2J\x9d0;x\x9c\x85\u202e\u2066\u2028';
-      const api = { getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }), close: async () => undefined } as unknown as IntegrationApi;
+      const api = {
+        getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }),
+        close: async () => undefined,
+      } as unknown as IntegrationApi;
       const UNESCAPED = /[\x80-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
       for (const output of [['-o', 'json'], ['-o', 'ndjson'], ['--json']]) {
-        const parsed = (text: string): unknown => (output[1] === 'ndjson' ? text.trim().split('\n').map((line) => JSON.parse(line)) : JSON.parse(text));
-        const onTerminal = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', ...output], { openApi: async () => api, stdoutIsTTY: true });
-        const intoPipe = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', ...output], { openApi: async () => api, stdoutIsTTY: false });
+        const parsed = (text: string): unknown =>
+          output[1] === 'ndjson'
+            ? text
+                .trim()
+                .split('\n')
+                .map((line) => JSON.parse(line))
+            : JSON.parse(text);
+        const onTerminal = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', ...output], {
+          openApi: async () => api,
+          stdoutIsTTY: true,
+        });
+        const intoPipe = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', ...output], {
+          openApi: async () => api,
+          stdoutIsTTY: false,
+        });
         expect(onTerminal.stdout).toContain('stu-\\u009b2J\\u009d0;x\\u009c\\u0085\\u202e\\u2066\\u2028');
         expect(onTerminal.stdout).not.toMatch(UNESCAPED);
         expect(parsed(onTerminal.stdout)).toEqual(parsed(intoPipe.stdout));
@@ -108,21 +149,32 @@ describe('the terminal gate', () => {
     });
   });
 
-  it.skipIf(process.platform !== 'linux')('review-session show -o xlsx of many sessions on a terminal: refused, the sessions held aside past 8 MB let go', async () => {
-    await withTempDir(async (dir) => {
-      const session = JSON.parse((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json'])).stdout) as { Results: unknown[] };
-      session.Results = Array.from({ length: 3000 }, () => session.Results[0]);
-      const api = { getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }), close: async () => undefined } as unknown as IntegrationApi;
-      const ids = Array.from({ length: 10 }, (_, i) => `RS-${i}`);
-      // Past what a spool keeps in memory (text-sink.ts): the sessions wait in its temp file.
-      expect(JSON.stringify(session).length * ids.length).toBeGreaterThan(8 * 1024 * 1024);
-      const before = await openSpools();
-      const onTerminal = await cli(dir, ['review-session', 'show', ...ids, '-o', 'xlsx'], { openApi: async () => api, stdoutIsTTY: true });
-      expect(onTerminal.code).toBe(2);
-      expect(onTerminal.stderr).toContain('is not shown on a terminal');
-      expect(await openSpools()).toBe(before);
-    });
-  });
+  it.skipIf(process.platform !== 'linux')(
+    'review-session show -o xlsx of many sessions on a terminal: refused, the sessions held aside past 8 MB let go',
+    async () => {
+      await withTempDir(async (dir) => {
+        const session = JSON.parse((await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--json'])).stdout) as {
+          Results: unknown[];
+        };
+        session.Results = Array.from({ length: 3000 }, () => session.Results[0]);
+        const api = {
+          getReviewSession: async () => ({ status: 200, envelope: { Success: true, Content: session } }),
+          close: async () => undefined,
+        } as unknown as IntegrationApi;
+        const ids = Array.from({ length: 10 }, (_, i) => `RS-${i}`);
+        // Past what a spool keeps in memory (text-sink.ts): the sessions wait in its temp file.
+        expect(JSON.stringify(session).length * ids.length).toBeGreaterThan(8 * 1024 * 1024);
+        const before = await openSpools();
+        const onTerminal = await cli(dir, ['review-session', 'show', ...ids, '-o', 'xlsx'], {
+          openApi: async () => api,
+          stdoutIsTTY: true,
+        });
+        expect(onTerminal.code).toBe(2);
+        expect(onTerminal.stderr).toContain('is not shown on a terminal');
+        expect(await openSpools()).toBe(before);
+      });
+    },
+  );
 
   it('schedule links -o csv: gated on a terminal, exact into a file or pipe', async () => {
     await withTempDir(async (dir) => {
@@ -132,23 +184,43 @@ describe('the terminal gate', () => {
         StartDateTime: '2026-12-14T09:00:00Z',
         EndDateTime: '2026-12-14T12:00:00Z',
         UseProctoringService: false,
-        Candidates: [{ CandidateExtId: `stu-${HOSTILE.join('')}`, FirstName: 'Ann', LastName: 'Lee', Email: 'a@example.test', StartupLink: 'https://exam.example.test/s/1' }],
+        Candidates: [
+          {
+            CandidateExtId: `stu-${HOSTILE.join('')}`,
+            FirstName: 'Ann',
+            LastName: 'Lee',
+            Email: 'a@example.test',
+            StartupLink: 'https://exam.example.test/s/1',
+          },
+        ],
       };
       const directory = { scheduleLinks: () => links, close: async () => undefined } as unknown as OpenDirectory;
-      const onTerminal = await cli(dir, ['schedule', 'links', 'S-1', '-o', 'csv'], { openDirectory: async () => directory, stdoutIsTTY: true });
+      const onTerminal = await cli(dir, ['schedule', 'links', 'S-1', '-o', 'csv'], {
+        openDirectory: async () => directory,
+        stdoutIsTTY: true,
+      });
       expect(onTerminal.code, onTerminal.stderr).toBe(0);
       expect(onTerminal.stdout).toContain('stu-?[2J?]52;c;SGVsbG8=??31m?');
       expect(onTerminal.stdout).not.toMatch(RAW);
-      const intoFile = await cli(dir, ['schedule', 'links', 'S-1', '-o', 'csv'], { openDirectory: async () => directory, stdoutIsTTY: false });
+      const intoFile = await cli(dir, ['schedule', 'links', 'S-1', '-o', 'csv'], {
+        openDirectory: async () => directory,
+        stdoutIsTTY: false,
+      });
       expect(intoFile.stdout).toContain(`stu-${HOSTILE.join('')}`);
     });
   });
   it("a colour terminal: examctl's own colours reach it as escapes, values from the input are still gated", async () => {
     await withTempDir(async (dir) => {
       expect((await cli(dir, ['local', 'init'])).code).toBe(0);
-      const rows = [...HOSTILE.map((bad, i) => `u-e${i}${bad},Ann,Lee,not-an-email,Candidate,`), 'u-ok,Ann,Lee,ok@example.test,Candidate,'];
+      const rows = [
+        ...HOSTILE.map((bad, i) => `u-e${i}${bad},Ann,Lee,not-an-email,Candidate,`),
+        'u-ok,Ann,Lee,ok@example.test,Candidate,',
+      ];
       await writeFile(join(dir, 'users.csv'), `${HEAD}\n${rows.join('\n')}\n`);
-      const run = await cli(dir, ['--no-input', 'user', 'sync', '--file', 'users.csv'], { isTTY: true, env: { ...testDeps(dir).deps.env, FORCE_COLOR: '1', LANG: 'en_GB.UTF-8' } });
+      const run = await cli(dir, ['--no-input', 'user', 'sync', '--file', 'users.csv'], {
+        isTTY: true,
+        env: { ...testDeps(dir).deps.env, FORCE_COLOR: '1', LANG: 'en_GB.UTF-8' },
+      });
       expect(run.code, run.stderr).toBe(1);
       // The counts table: header and counts painted by examctl, not turned into `?[36m` debris.
       expect(run.stderr).toContain('\x1b[36mtotal\x1b[39m');
@@ -169,10 +241,22 @@ describe('the terminal gate', () => {
         StartDateTime: '2026-12-14T09:00:00Z',
         EndDateTime: '2026-12-14T12:00:00Z',
         UseProctoringService: false,
-        Candidates: [{ CandidateExtId: `stu-${HOSTILE.join('')}`, FirstName: 'Ann', LastName: 'Lee', Email: 'a@example.test', StartupLink: 'https://exam.example.test/s/1' }],
+        Candidates: [
+          {
+            CandidateExtId: `stu-${HOSTILE.join('')}`,
+            FirstName: 'Ann',
+            LastName: 'Lee',
+            Email: 'a@example.test',
+            StartupLink: 'https://exam.example.test/s/1',
+          },
+        ],
       };
       const directory = { scheduleLinks: () => links, close: async () => undefined } as unknown as OpenDirectory;
-      const run = await cli(dir, ['schedule', 'links', 'S-1'], { openDirectory: async () => directory, stdoutIsTTY: true, env: { ...testDeps(dir).deps.env, FORCE_COLOR: '1' } });
+      const run = await cli(dir, ['schedule', 'links', 'S-1'], {
+        openDirectory: async () => directory,
+        stdoutIsTTY: true,
+        env: { ...testDeps(dir).deps.env, FORCE_COLOR: '1' },
+      });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toContain('\x1b[36mCandidate\x1b[39m');
       expect(run.stdout).toContain('stu-?[2J?]52;c;SGVsbG8=??31m?');
@@ -181,10 +265,16 @@ describe('the terminal gate', () => {
       expect(run.stderr).not.toMatch(RAW);
     });
   });
-  it("schedule push: the id a hostile answer generated is gated in the note and the --upsert hint", async () => {
+  it('schedule push: the id a hostile answer generated is gated in the note and the --upsert hint', async () => {
     await withTempDir(async (dir) => {
-      await writeFile(join(dir, 's.csv'), 'AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\nA-1,T,2999-12-14T09:00:00Z,2999-12-14T12:00:00Z,H-N,N,stu-1,Ann,Lee,a@example.test\n');
-      const api = { createSchedule: async () => ({ status: 200, envelope: { Success: true, Content: `S-${HOSTILE.join('')}` } }), close: async () => undefined } as unknown as IntegrationApi;
+      await writeFile(
+        join(dir, 's.csv'),
+        'AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\nA-1,T,2999-12-14T09:00:00Z,2999-12-14T12:00:00Z,H-N,N,stu-1,Ann,Lee,a@example.test\n',
+      );
+      const api = {
+        createSchedule: async () => ({ status: 200, envelope: { Success: true, Content: `S-${HOSTILE.join('')}` } }),
+        close: async () => undefined,
+      } as unknown as IntegrationApi;
       const run = await cli(dir, ['--yes', 'schedule', 'push', '--file', 's.csv'], { openApi: async () => api });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stderr).toContain('generated ScheduleExtId: S-?[2J?]52;c;SGVsbG8=??31m?');
@@ -194,7 +284,10 @@ describe('the terminal gate', () => {
   });
   it('schedule push --dry-run: a hostile ScheduleExtId in the "StartDateTime already past" warning is gated', async () => {
     await withTempDir(async (dir) => {
-      await writeFile(join(dir, 's.csv'), `ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\nS-1${HOSTILE.join('')},A-1,T,2001-12-14T09:00:00Z,2001-12-14T12:00:00Z,H-N,N,stu-1,Ann,Lee,a@example.test\n`);
+      await writeFile(
+        join(dir, 's.csv'),
+        `ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\nS-1${HOSTILE.join('')},A-1,T,2001-12-14T09:00:00Z,2001-12-14T12:00:00Z,H-N,N,stu-1,Ann,Lee,a@example.test\n`,
+      );
       const run = await cli(dir, ['--dry-run', 'schedule', 'push', '--file', 's.csv']);
       expect(run.stderr).toContain('warning: StartDateTime already past for S-1?[2J?]52;c;SGVsbG8=??31m?');
       expect(run.stderr).not.toMatch(RAW);

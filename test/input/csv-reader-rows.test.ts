@@ -25,7 +25,11 @@ async function csv(text: string, name = 'in.csv', ignoreUnknownColumns?: boolean
 async function expectBothRefuse(text: string, line: number, reason: RegExp): Promise<void> {
   const reader = await csv(text);
   await expectInputFileError(collect(reader), { file: 'in.csv', line, reason });
-  await expectInputFileError((reader.countRecords as (notOkOnly: boolean) => Promise<number>)(false), { file: 'in.csv', line, reason });
+  await expectInputFileError((reader.countRecords as (notOkOnly: boolean) => Promise<number>)(false), {
+    file: 'in.csv',
+    line,
+    reason,
+  });
 }
 
 describe('CSV reader: unnamed columns at the end of the header', () => {
@@ -41,7 +45,11 @@ describe('CSV reader: unnamed columns at the end of the header', () => {
   });
 
   it('refuses a value under one, naming the line and the column', async () => {
-    await expectBothRefuse('ExternalId,FirstName,,\nu-1,Ann,,\nu-2,Bob,,x\n', 3, /^a value in column 4, which has no name in the header \(line 1\)$/);
+    await expectBothRefuse(
+      'ExternalId,FirstName,,\nu-1,Ann,,\nu-2,Bob,,x\n',
+      3,
+      /^a value in column 4, which has no name in the header \(line 1\)$/,
+    );
   });
 
   it('still refuses a row with fewer cells than the named columns, or more than the header', async () => {
@@ -50,14 +58,26 @@ describe('CSV reader: unnamed columns at the end of the header', () => {
   });
 
   it('still refuses an unnamed column before a named one', async () => {
-    await expectBothRefuse('ExternalId,,FirstName,\nu-1,,Ann,\n', 1, /^header column 2 has no name \(only empty columns at the end/);
+    await expectBothRefuse(
+      'ExternalId,,FirstName,\nu-1,,Ann,\n',
+      1,
+      /^header column 2 has no name \(only empty columns at the end/,
+    );
   });
 });
 
 describe('CSV reader: the header row repeated mid-file', () => {
   it('is refused at its line by the read and the structure pass, BOM and spelling variants included', async () => {
-    await expectBothRefuse('ExternalId,FirstName\nu-1,Ann\n\ufeffExternalId,FirstName\nu-2,Bob\n', 3, /^the header row is repeated here \(files concatenated\?\)$/);
-    await expectBothRefuse('External Id,first_name\r\nu-1,Ann\r\n"EXTERNAL-ID", FirstName\r\n', 3, /header row is repeated/);
+    await expectBothRefuse(
+      'ExternalId,FirstName\nu-1,Ann\n\ufeffExternalId,FirstName\nu-2,Bob\n',
+      3,
+      /^the header row is repeated here \(files concatenated\?\)$/,
+    );
+    await expectBothRefuse(
+      'External Id,first_name\r\nu-1,Ann\r\n"EXTERNAL-ID", FirstName\r\n',
+      3,
+      /header row is repeated/,
+    );
     await expectBothRefuse('ExternalId,FirstName,,\nu-1,Ann,,\n_externalid,firstname,,\n', 3, /header row is repeated/);
   });
 
@@ -84,7 +104,9 @@ describe('CSV reader: a run report as input', () => {
   const header = 'ExternalId,FirstName,LastName,Company,Labels,status,error_codes,error_messages\n';
 
   it("reads a neutralised cell without its ' (one quote only), so a retry sends the original value", async () => {
-    const records = await collect(await csv(`${header}u-1,'+1,'-2,'@x,'=a|'-b,failed,,\nu-2,''=x,'plain,'	tab,,failed,,\n`));
+    const records = await collect(
+      await csv(`${header}u-1,'+1,'-2,'@x,'=a|'-b,failed,,\nu-2,''=x,'plain,'	tab,,failed,,\n`),
+    );
     expect(records.map((record) => record.fields)).toEqual([
       { ExternalId: 'u-1', FirstName: '+1', LastName: '-2', Company: '@x', Labels: ['=a', "'-b"] },
       { ExternalId: 'u-2', FirstName: "'=x", LastName: "'plain", Company: 'tab' },
@@ -102,7 +124,11 @@ describe('CSV reader: a run report as input', () => {
 describe('CSV reader: a refusal met on the last row, which csv-parse completes only at the end of the input', () => {
   it('names the last line, with no line break after it, in the full read and the structure pass', async () => {
     await expectBothRefuse('ExternalId,FirstName\nu-1,Ann\nu-2', 3, /row has 1 cell but the header has 2 columns/);
-    await expectBothRefuse('ExternalId,FirstName\nu-1,Ann\nExternalId,FirstName', 3, /^the header row is repeated here/);
+    await expectBothRefuse(
+      'ExternalId,FirstName\nu-1,Ann\nExternalId,FirstName',
+      3,
+      /^the header row is repeated here/,
+    );
     await expectBothRefuse('ExternalId,FirstName\nu-1,Ann\n"u-2,Bob', 3, /quote not closed/);
   });
 

@@ -13,7 +13,14 @@ describe('readCsvRecords: good files', () => {
   it('matches header names ignoring case, spaces, _ and -; trims cells; splits lists; drops empty cells', async () => {
     const records = await read('users-basic.csv');
     expect(records.map((record) => record.fields)).toEqual([
-      { ExternalId: 'u-1', FirstName: 'Ann', LastName: 'Lee', Email: 'ann@example.test', Labels: ['blue', 'green'], SpecialNeeds: 'yes' },
+      {
+        ExternalId: 'u-1',
+        FirstName: 'Ann',
+        LastName: 'Lee',
+        Email: 'ann@example.test',
+        Labels: ['blue', 'green'],
+        SpecialNeeds: 'yes',
+      },
       { ExternalId: 'u-2', FirstName: 'Bob', LastName: 'Marley', Labels: ['red', 'blue'] },
       { ExternalId: 'u-3', FirstName: 'Zoë', LastName: 'Ødegård', Email: 'zoe@example.test', SpecialNeeds: 'NO' },
     ]);
@@ -84,7 +91,9 @@ describe('readCsvRecords: good files', () => {
 
   it('reads Excel "Unicode text" (UTF-16, tab-separated)', async () => {
     const records = await read('excel-unicode-text.txt');
-    expect(records.map((record) => [record.source.line, record.fields])).toEqual([[2, { ExternalId: 'u-1', FirstName: 'Zoë', Company: 'Acme, Inc.' }]]);
+    expect(records.map((record) => [record.source.line, record.fields])).toEqual([
+      [2, { ExternalId: 'u-1', FirstName: 'Zoë', Company: 'Acme, Inc.' }],
+    ]);
   });
 
   it('yields zero records for a header-only file', async () => {
@@ -122,7 +131,10 @@ describe('readCsvRecords: broken files', () => {
   });
 
   it('refuses binary content by name', async () => {
-    const error = await expectInputFileError(read('binary.csv'), { line: 3, reason: /^not a text file \(binary content\)/ });
+    const error = await expectInputFileError(read('binary.csv'), {
+      line: 3,
+      reason: /^not a text file \(binary content\)/,
+    });
     expect(error.message).toMatch(/^binary\.csv:3: not a text file \(binary content\)/);
   });
 
@@ -134,9 +146,21 @@ describe('readCsvRecords: broken files', () => {
       const text = `ExternalId,FirstName,LastName\n${rows.join('\n')}\n`;
       await writeFile(join(dir, 'far.csv'), text);
       // Line 1 is the header: row 3997 is on line 3999, past the first 64 KiB read.
-      await expectInputFileError(collect(readCsvRecords(join(dir, 'far.csv'), { columns: userColumns, displayName: 'far.csv' })), { line: 3999, reason: /^not a text file \(binary content\)$/ });
-      await writeFile(join(dir, 'utf16.csv'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('ExternalId,FirstName\nu-1,Ann\nu-2,B\u0000o\n', 'utf16le')]));
-      await expectInputFileError(collect(readCsvRecords(join(dir, 'utf16.csv'), { columns: userColumns, displayName: 'utf16.csv' })), { line: 3, reason: /binary content/ });
+      await expectInputFileError(
+        collect(readCsvRecords(join(dir, 'far.csv'), { columns: userColumns, displayName: 'far.csv' })),
+        { line: 3999, reason: /^not a text file \(binary content\)$/ },
+      );
+      await writeFile(
+        join(dir, 'utf16.csv'),
+        Buffer.concat([
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from('ExternalId,FirstName\nu-1,Ann\nu-2,B\u0000o\n', 'utf16le'),
+        ]),
+      );
+      await expectInputFileError(
+        collect(readCsvRecords(join(dir, 'utf16.csv'), { columns: userColumns, displayName: 'utf16.csv' })),
+        { line: 3, reason: /binary content/ },
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -147,12 +171,21 @@ describe('readCsvRecords: broken files', () => {
   });
 
   it('refuses ragged rows with the line where the row starts', async () => {
-    await expectInputFileError(read('ragged-more.csv'), { line: 3, reason: /row has 4 cells but the header has 3 columns/ });
-    await expectInputFileError(read('ragged-less.csv'), { line: 3, reason: /row has 2 cells but the header has 3 columns/ });
+    await expectInputFileError(read('ragged-more.csv'), {
+      line: 3,
+      reason: /row has 4 cells but the header has 3 columns/,
+    });
+    await expectInputFileError(read('ragged-less.csv'), {
+      line: 3,
+      reason: /row has 2 cells but the header has 3 columns/,
+    });
   });
 
   it('names every unknown column', async () => {
-    const error = await expectInputFileError(read('unknown-columns.csv'), { line: 1, reason: /unknown columns: "Nickname", "Shoe Size"/ });
+    const error = await expectInputFileError(read('unknown-columns.csv'), {
+      line: 1,
+      reason: /unknown columns: "Nickname", "Shoe Size"/,
+    });
     expect(error.reason).toMatch(/--ignore-unknown-columns/);
   });
 
@@ -163,7 +196,10 @@ describe('readCsvRecords: broken files', () => {
   });
 
   it('names both columns of a duplicate', async () => {
-    await expectInputFileError(read('duplicate-columns.csv'), { line: 1, reason: /"FirstName" and "first name" both mean FirstName/ });
+    await expectInputFileError(read('duplicate-columns.csv'), {
+      line: 1,
+      reason: /"FirstName" and "first name" both mean FirstName/,
+    });
   });
 
   it('refuses an empty header cell', async () => {
@@ -177,17 +213,25 @@ describe('readCsvRecords: broken files', () => {
   });
 
   it('reports a missing file, a directory and a header with no known column', async () => {
-    await expectInputFileError(collect(readCsvRecords(fixture('nope.csv'), { columns: userColumns, displayName: 'nope.csv' })), {
-      file: 'nope.csv',
-      line: undefined,
-      reason: /^cannot read: no such file$/,
-    });
+    await expectInputFileError(
+      collect(readCsvRecords(fixture('nope.csv'), { columns: userColumns, displayName: 'nope.csv' })),
+      {
+        file: 'nope.csv',
+        line: undefined,
+        reason: /^cannot read: no such file$/,
+      },
+    );
     await expectInputFileError(collect(readCsvRecords(fixture(''), { columns: userColumns })), {
       line: undefined,
       reason: /^cannot read: is a directory$/,
     });
     await expectInputFileError(
-      collect(readCsvRecords(fixture('unknown-columns.csv'), { columns: [{ name: 'Title', kind: 'string' }], ignoreUnknownColumns: true })),
+      collect(
+        readCsvRecords(fixture('unknown-columns.csv'), {
+          columns: [{ name: 'Title', kind: 'string' }],
+          ignoreUnknownColumns: true,
+        }),
+      ),
       { line: 1, reason: /no known column/ },
     );
   });
@@ -208,7 +252,12 @@ describe('column helpers', () => {
     // A cell that starts with [ but is no JSON array (two bracketed labels, a line each): two entries.
     expect(listCellEntries('[SEN]\n[EAL]')).toEqual(['[SEN]', '[EAL]']);
     expect(listCellEntries('[\n  {"ExternalId": "H-A"}\n]')).toEqual(['[\n  {"ExternalId": "H-A"}\n]']);
-    expect(listCellEntries('H-NORTH\r\nH-SOUTH\r\n\r\n|H-EAST\rH-WEST\n')).toEqual(['H-NORTH', 'H-SOUTH', 'H-EAST', 'H-WEST']);
+    expect(listCellEntries('H-NORTH\r\nH-SOUTH\r\n\r\n|H-EAST\rH-WEST\n')).toEqual([
+      'H-NORTH',
+      'H-SOUTH',
+      'H-EAST',
+      'H-WEST',
+    ]);
     expect(listCellEntries('a, b\nc')).toEqual(['a, b', 'c']);
     expect(listCellEntries(' [\n {"ExternalId": "H-NORTH"}\n]')).toEqual(['[\n {"ExternalId": "H-NORTH"}\n]']);
   });
@@ -218,7 +267,8 @@ describe('readCsvRecords: order of records and errors', () => {
   it('passes on the rows before a structural problem, then throws it', async () => {
     const seen: unknown[] = [];
     const error = await (async () => {
-      for await (const record of readCsvRecords(fixture('ragged-more.csv'), { columns: userColumns })) seen.push(record.fields.ExternalId);
+      for await (const record of readCsvRecords(fixture('ragged-more.csv'), { columns: userColumns }))
+        seen.push(record.fields.ExternalId);
     })().catch((caught: unknown) => caught);
     expect(seen).toEqual(['u-1']);
     expect((error as Error).message).toMatch(/ragged-more\.csv:3: row has 4 cells/);

@@ -14,7 +14,8 @@ import type { TextSink } from '../../src/system/text-sink.js';
 import { BIN } from '../support/cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
-const USERS = 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\nu-2,Bo,Lee,u-2@example.test,Candidate\n';
+const USERS =
+  'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\nu-2,Bo,Lee,u-2@example.test,Candidate\n';
 const sync = ['--target', 'local', '--store', 'store', 'user', 'sync', '--file', 'in.csv'];
 
 /** A stderr that runs `then` once examctl says it waits for the pipe's writer. */
@@ -39,7 +40,9 @@ describe.skipIf(process.platform === 'win32')('--file naming a FIFO with no writ
       execFileSync('mkfifo', [join(dir, 'in.csv')]);
       const io = testDeps(dir, { isTTY: _name !== 'no terminal' }, env);
       expect(await runCli([...flags, ...sync], io.deps)).toBe(2);
-      expect(io.stderr.text).toContain('--file: in.csv is a named pipe (FIFO) with no writer, and nobody can start one here (no terminal, --no-input or CI=true): start its writer first, or give a regular file');
+      expect(io.stderr.text).toContain(
+        '--file: in.csv is a named pipe (FIFO) with no writer, and nobody can start one here (no terminal, --no-input or CI=true): start its writer first, or give a regular file',
+      );
       expect(existsSync(join(dir, 'store'))).toBe(false);
     }),
   );
@@ -75,7 +78,9 @@ describe.skipIf(process.platform === 'win32')('--file naming a FIFO with no writ
       const adopt = ['--target', 'local', '--store', 'store', 'synced', 'adopt', '-f', 'in.csv', '--yes'];
       const ci = testDeps(dir, { isTTY: true }, { CI: 'true' });
       expect(await runCli(adopt, ci.deps)).toBe(2);
-      expect(ci.stderr.text).toContain('--file: in.csv is a named pipe (FIFO) with no writer, and nobody can start one here');
+      expect(ci.stderr.text).toContain(
+        '--file: in.csv is a named pipe (FIFO) with no writer, and nobody can start one here',
+      );
       const interrupt = new AbortController();
       const stderr = waitingSink(async () => interrupt.abort());
       expect(await runCli(adopt, testDeps(dir, { isTTY: true, stderr, signal: interrupt.signal }).deps)).toBe(130);
@@ -90,11 +95,18 @@ describe.skipIf(process.platform === 'win32')('--file naming a FIFO with no writ
   it('a process substitution <(cat users.csv) under CI=true: read like --file -', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), USERS);
-      const out = execFileSync('bash', ['-c', `"${process.execPath}" "${BIN}" --target local --store store --dry-run user sync --file <(cat users.csv) 2>&1; echo "exit $?"`], {
-        cwd: dir,
-        env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config'), CI: 'true' },
-        encoding: 'utf8',
-      });
+      const out = execFileSync(
+        'bash',
+        [
+          '-c',
+          `"${process.execPath}" "${BIN}" --target local --store store --dry-run user sync --file <(cat users.csv) 2>&1; echo "exit $?"`,
+        ],
+        {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '', HOME: dir, EXAMCTL_CONFIG_DIR: join(dir, '.config'), CI: 'true' },
+          encoding: 'utf8',
+        },
+      );
       expect(out).toMatch(/2 valid[^]*exit 0\n$/);
     }));
 });

@@ -36,25 +36,37 @@ describe('detectFormat', () => {
   });
 
   it('reports an unreadable file when it has to look inside', async () => {
-    await expectInputFileError(detectFormat(fixture('missing.data'), 'missing.data'), { line: undefined, reason: /no such file/ });
+    await expectInputFileError(detectFormat(fixture('missing.data'), 'missing.data'), {
+      line: undefined,
+      reason: /no such file/,
+    });
   });
 });
 
 describe('readRecords', () => {
   it('dispatches to the CSV or the JSON reader', async () => {
-    const fromCsv = await collect(readRecords(fixture('records-csv.data'), { columns: userColumns, displayName: 'r.data' }));
-    expect(fromCsv.map((record) => [record.source.file, record.source.line, record.fields])).toEqual([['r.data', 2, { ExternalId: 'u-1', FirstName: 'Ann' }]]);
+    const fromCsv = await collect(
+      readRecords(fixture('records-csv.data'), { columns: userColumns, displayName: 'r.data' }),
+    );
+    expect(fromCsv.map((record) => [record.source.file, record.source.line, record.fields])).toEqual([
+      ['r.data', 2, { ExternalId: 'u-1', FirstName: 'Ann' }],
+    ]);
     expect(fromCsv[0]?.raw).toBeDefined();
     const fromJson = await collect(readRecords(fixture('records-json.data'), { columns: userColumns }));
     expect(fromJson.map((record) => [record.source.line, record.fields])).toEqual([[2, { ExternalId: 'u-1' }]]);
     // The extension decides before the content: a .json file goes to the JSON reader.
     const byName = await collect(readRecords(fixture('users-array.json'), { columns: userColumns }));
-    expect(byName.map((record) => [record.source.line, record.fields.ExternalId])).toEqual([[2, 'u-1'], [6, 'u-2'], [8, 'u-3']]);
+    expect(byName.map((record) => [record.source.line, record.fields.ExternalId])).toEqual([
+      [2, 'u-1'],
+      [6, 'u-2'],
+      [8, 'u-3'],
+    ]);
   });
 });
 
 describe('readIdList', () => {
-  const ids = async (name: string) => (await readIdList(fixture(name), { displayName: name })).map((entry) => [entry.id, entry.source.line]);
+  const ids = async (name: string) =>
+    (await readIdList(fixture(name), { displayName: name })).map((entry) => [entry.id, entry.source.line]);
 
   it('reads plain text: one id per line, blank lines and # comments skipped, an optional header', async () => {
     expect(await ids('ids.txt')).toEqual([
@@ -94,7 +106,13 @@ describe('readIdList', () => {
       const cells = ids.map(neutraliseCell);
       expect(cells).toEqual(["'@inv-9", "'-inv-8", "''=inv-7", 'inv-6']);
       const report = path.join(dir, 'report.csv');
-      await fs.writeFile(report, ['UserExtId,status,error_codes,error_messages', ...cells.map((cell) => `${cell},failed,319,not an invigilator`)].join('\n'));
+      await fs.writeFile(
+        report,
+        [
+          'UserExtId,status,error_codes,error_messages',
+          ...cells.map((cell) => `${cell},failed,319,not an invigilator`),
+        ].join('\n'),
+      );
       expect((await readIdList(report)).map((entry) => entry.id)).toEqual(ids);
       const plain = path.join(dir, 'plain.csv');
       await fs.writeFile(plain, ['UserExtId,note', ...cells.map((cell) => `${cell},x`)].join('\n'));
@@ -136,9 +154,18 @@ describe('readIdList', () => {
   });
 
   it('refuses a CSV without an id column, a non-string JSON element and a missing file', async () => {
-    await expectInputFileError(readIdList(fixture('ids-no-column.csv')), { line: 1, reason: /no id column: name one of the columns UserExtId/ });
-    await expectInputFileError(readIdList(fixture('ids-bad.json')), { line: 1, reason: /array element 1 is not a string/ });
-    await expectInputFileError(readIdList(fixture('ids-missing.txt')), { line: undefined, reason: /cannot read: no such file/ });
+    await expectInputFileError(readIdList(fixture('ids-no-column.csv')), {
+      line: 1,
+      reason: /no id column: name one of the columns UserExtId/,
+    });
+    await expectInputFileError(readIdList(fixture('ids-bad.json')), {
+      line: 1,
+      reason: /array element 1 is not a string/,
+    });
+    await expectInputFileError(readIdList(fixture('ids-missing.txt')), {
+      line: undefined,
+      reason: /cannot read: no such file/,
+    });
     await expectInputFileError(readIdList(fixture('binary.csv')), { line: 3, reason: /binary content/ });
   });
 });

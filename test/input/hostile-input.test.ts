@@ -45,13 +45,17 @@ describe('hostile input files end with exit 2, the file and line, and a precise 
 
   it('a deeply nested whole document (world, config) reports its line instead of overflowing the stack', () => {
     const text = `{\n"a": ${'['.repeat(100_000)}1${']'.repeat(99_999)}}`;
-    expect(() => parseJsonDocument(text, 'deep.json')).toThrow(/^deep\.json:2: nested too deep: objects and arrays nested deeper than 64 levels \(column 69\)/);
+    expect(() => parseJsonDocument(text, 'deep.json')).toThrow(
+      /^deep\.json:2: nested too deep: objects and arrays nested deeper than 64 levels \(column 69\)/,
+    );
   });
 
   it('a whole document (a --schedule file, a world) holds at most 16,384 keys in one object, as a record does', () => {
     const keys = (count: number): string => Array.from({ length: count }, (_, i) => `"k${i}":1`).join(',');
     expect(Object.keys(parseJsonDocument(`{${keys(MAX_KEYS)}}`, 'ok.json') as object)).toHaveLength(MAX_KEYS);
-    expect(() => parseJsonDocument(`{"Schedule":\n{${keys(MAX_KEYS + 1)}}}`, 'flood.json')).toThrow(/^flood\.json:2: too many entries: more than 16,384 keys in one object \(column \d+\)$/);
+    expect(() => parseJsonDocument(`{"Schedule":\n{${keys(MAX_KEYS + 1)}}}`, 'flood.json')).toThrow(
+      /^flood\.json:2: too many entries: more than 16,384 keys in one object \(column \d+\)$/,
+    );
   });
 
   it('UTF-16 with a BOM holding a lone surrogate names the file and the line of the bad character', async () => {
@@ -88,9 +92,17 @@ describe('hostile input files end with exit 2, the file and line, and a precise 
     const records: unknown[] = [];
     const error = await expectInputFileError(
       (async () => {
-        for await (const batch of readRecords(files['key-flood.ndjson'] as string, { columns: userColumns, displayName: 'flood.ndjson' }).batches()) records.push(...batch);
+        for await (const batch of readRecords(files['key-flood.ndjson'] as string, {
+          columns: userColumns,
+          displayName: 'flood.ndjson',
+        }).batches())
+          records.push(...batch);
       })(),
-      { file: 'flood.ndjson', line: 2, reason: /^too many entries: more than 16,384 keys in one object \(column \d+\) \(record starting on line 2\)$/ },
+      {
+        file: 'flood.ndjson',
+        line: 2,
+        reason: /^too many entries: more than 16,384 keys in one object \(column \d+\) \(record starting on line 2\)$/,
+      },
     );
     expect(MAX_KEYS).toBe(16_384);
     expect(records).toHaveLength(1);
@@ -111,14 +123,16 @@ describe('hostile input files end with exit 2, the file and line, and a precise 
     writeFileSync(file, `ExternalId,FirstName,LastName\nu1,"Ann\n${'z,'.repeat(MAX_RECORD_CHARS)}\n`);
     await expectInputFileError(collect(readRecords(file, { columns: userColumns })), {
       line: 2,
-      reason: /^cell too large: the quoted field in column 2 of the record starting on this line is not closed within 128,000 bytes/,
+      reason:
+        /^cell too large: the quoted field in column 2 of the record starting on this line is not closed within 128,000 bytes/,
     });
   });
 
   it('10,000 unknown columns make one short line with a count, and a near miss gets a suggestion', async () => {
     const error = await expectInputFileError(read('many-unknown-columns.csv'), {
       line: 1,
-      reason: /^unknown columns: "Emial" \(did you mean "Email"\?\), "Extra0", .*"Extra8", … and 9,990 more; use --map "Column=Field" to read a column as an API field, or --ignore-unknown-columns/
+      reason:
+        /^unknown columns: "Emial" \(did you mean "Email"\?\), "Extra0", .*"Extra8", … and 9,990 more; use --map "Column=Field" to read a column as an API field, or --ignore-unknown-columns/,
     });
     expect(error.message.length).toBeLessThan(400);
   });

@@ -32,7 +32,9 @@ describe('JSON documents beside the records', () => {
       const env = { EXAMCTL_CONFIG_DIR: join(dir, 'config') };
       await mkdir(env.EXAMCTL_CONFIG_DIR, { recursive: true });
       await writeFile(configPath(env), DEEP);
-      expect((await refusal(() => loadConfig(env))).message).toBe(`${configPath(env)}:1: nested too deep: objects and arrays nested deeper than 64 levels (column 70); the limit keeps a hostile file from exhausting the stack`);
+      expect((await refusal(() => loadConfig(env))).message).toBe(
+        `${configPath(env)}:1: nested too deep: objects and arrays nested deeper than 64 levels (column 70); the limit keeps a hostile file from exhausting the stack`,
+      );
       await writeFile(configPath(env), `\n${TOKEN}`);
       const leaked = await refusal(() => loadConfig(env));
       expect(leaked.message).toBe(`${configPath(env)}:2: not valid JSON: expected a value at column 1`);
@@ -44,12 +46,17 @@ describe('JSON documents beside the records', () => {
       const error = await refusal(() => readIdList(join(dir, 'ids.json'), { displayName: 'ids.json' }));
       expect(error.message).toBe('ids.json:2: not valid JSON: expected a value at column 2');
       await writeFile(join(dir, 'ids.json'), `["inv-1",\n "inv-2"]`);
-      expect((await readIdList(join(dir, 'ids.json'))).map((entry) => [entry.id, entry.source.line])).toEqual([['inv-1', 1], ['inv-2', 2]]);
+      expect((await readIdList(join(dir, 'ids.json'))).map((entry) => [entry.id, entry.source.line])).toEqual([
+        ['inv-1', 1],
+        ['inv-2', 2],
+      ]);
     }));
 
   it('a sync memory export nested deep is refused as no memory examctl can use', async () => {
     const error = await refusal(async () => readDocument(DEEP, 'night.json'));
-    expect(error.message).toBe('night.json: not a sync memory examctl can use: nested too deep: objects and arrays nested deeper than 64 levels (column 70); the limit keeps a hostile file from exhausting the stack (forged or damaged)');
+    expect(error.message).toBe(
+      'night.json: not a sync memory examctl can use: nested too deep: objects and arrays nested deeper than 64 levels (column 70); the limit keeps a hostile file from exhausting the stack (forged or damaged)',
+    );
     expect((await refusal(async () => readDocument(TOKEN, 'night.json'))).message).not.toContain(TOKEN.slice(0, 3));
   });
 
@@ -58,28 +65,65 @@ describe('JSON documents beside the records', () => {
       const env = { EXAMCTL_CONFIG_DIR: join(dir, 'config') };
       await mkdir(env.EXAMCTL_CONFIG_DIR, { recursive: true });
       const profile = (url: string) => `{"baseUrl": "${url}", "tokenFile": "/t"}`;
-      await writeFile(configPath(env), `{"version": 1, "profiles": {\n"a": ${profile('https://one.test')},\n"a": ${profile('https://two.test')}}}`);
-      const run = (argv: string[]) => { const io = testDeps(dir, {}, env); return runCli(argv, io.deps).then((code) => ({ code, stdout: io.stdout.text, stderr: io.stderr.text })); };
+      await writeFile(
+        configPath(env),
+        `{"version": 1, "profiles": {\n"a": ${profile('https://one.test')},\n"a": ${profile('https://two.test')}}}`,
+      );
+      const run = (argv: string[]) => {
+        const io = testDeps(dir, {}, env);
+        return runCli(argv, io.deps).then((code) => ({ code, stdout: io.stdout.text, stderr: io.stderr.text }));
+      };
       const listed = await run(['config', 'list']);
       expect(listed.code).toBe(2);
-      expect(listed.stderr).toContain(`${configPath(env)}:3: the key "a" is given twice in one object (first on line 2); JSON would keep only the last`);
+      expect(listed.stderr).toContain(
+        `${configPath(env)}:3: the key "a" is given twice in one object (first on line 2); JSON would keep only the last`,
+      );
       // The way out: a command that rewrites the file reads it as before (the last wins) and writes it once.
       expect((await run(['config', 'set-profile', 'a', '--base-url', 'https://two.test'])).code).toBe(0);
       expect((await loadConfig(env)).profiles.a?.baseUrl).toBe('https://two.test');
-      await writeFile(configPath(env), `{"version": 1, "profiles": {"a": ${profile('https://one.test')}, "b": ${profile('https://b.test')},\n"a": ${profile('https://two.test')}}}`);
+      await writeFile(
+        configPath(env),
+        `{"version": 1, "profiles": {"a": ${profile('https://one.test')}, "b": ${profile('https://b.test')},\n"a": ${profile('https://two.test')}}}`,
+      );
       expect((await run(['config', 'remove', 'b'])).code).toBe(0);
-      expect(Object.entries((await loadConfig(env)).profiles).map(([name, { baseUrl }]) => [name, baseUrl])).toEqual([['a', 'https://two.test']]);
+      expect(Object.entries((await loadConfig(env)).profiles).map(([name, { baseUrl }]) => [name, baseUrl])).toEqual([
+        ['a', 'https://two.test'],
+      ]);
       expect((await run(['local', 'init', '--store', 'st'])).code).toBe(0);
-      const world = JSON.parse((await run(['local', 'export', '--store', 'st'])).stdout) as { Assessments: { ExternalId: string }[] };
-      await writeFile(join(dir, 'schedule.json'), '{\n  "Title": "Mathematics 1",\n  "Title": "old title, to delete"\n}\n');
-      await writeFile(join(dir, 'sittings.csv'), `ScheduleExtId,AssessmentExtId,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\nS-DUP,${world.Assessments[0]!.ExternalId},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,G-DUP,Group,c-1,Ann,Lee,ann@x.test\n`);
-      const pushed = await run(['schedule', 'push', '--file', 'sittings.csv', '--store', 'st', '--schedule', 'schedule.json']);
+      const world = JSON.parse((await run(['local', 'export', '--store', 'st'])).stdout) as {
+        Assessments: { ExternalId: string }[];
+      };
+      await writeFile(
+        join(dir, 'schedule.json'),
+        '{\n  "Title": "Mathematics 1",\n  "Title": "old title, to delete"\n}\n',
+      );
+      await writeFile(
+        join(dir, 'sittings.csv'),
+        `ScheduleExtId,AssessmentExtId,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\nS-DUP,${world.Assessments[0]!.ExternalId},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,G-DUP,Group,c-1,Ann,Lee,ann@x.test\n`,
+      );
+      const pushed = await run([
+        'schedule',
+        'push',
+        '--file',
+        'sittings.csv',
+        '--store',
+        'st',
+        '--schedule',
+        'schedule.json',
+      ]);
       expect(pushed.code).toBe(2);
-      expect(pushed.stderr).toContain('schedule.json:3: the key "Title" is given twice in one object (first on line 2)');
+      expect(pushed.stderr).toContain(
+        'schedule.json:3: the key "Title" is given twice in one object (first on line 2)',
+      );
       expect((await run(['local', 'export', '--store', 'st'])).stdout).not.toContain('S-DUP');
-      await writeFile(join(dir, 'world.json'), `${JSON.stringify(world, null, 2).replace(/\n\}$/, ',\n  "Users": []\n}')}\n`);
+      await writeFile(
+        join(dir, 'world.json'),
+        `${JSON.stringify(world, null, 2).replace(/\n\}$/, ',\n  "Users": []\n}')}\n`,
+      );
       const seeded = await run(['local', 'init', '--store', 'st', '--seed', 'world.json', '--force']);
       expect(seeded.code).toBe(2);
-      expect(seeded.stderr).toMatch(/world\.json:\d+: the key "Users" is given twice in one object \(first on line \d+\)/);
+      expect(seeded.stderr).toMatch(
+        /world\.json:\d+: the key "Users" is given twice in one object \(first on line \d+\)/,
+      );
     }));
 });

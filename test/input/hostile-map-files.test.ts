@@ -33,27 +33,51 @@ describe('a hostile map file is refused, exit 2, naming the file and the limit',
     withTempDir(async (dir) => {
       const { code, stderr } = await withMap(dir, `{"a": ${'['.repeat(4000)}${']'.repeat(4000)}}`);
       expect(code, stderr).toBe(2);
-      expect(stderr).toBe('examctl: --map-file map.json:1: nested too deep: objects and arrays nested deeper than 64 levels (column 70); the limit keeps a hostile file from exhausting the stack\n');
+      expect(stderr).toBe(
+        'examctl: --map-file map.json:1: nested too deep: objects and arrays nested deeper than 64 levels (column 70); the limit keeps a hostile file from exhausting the stack\n',
+      );
     }));
 
   it('150,000 entries under the size limit, and more columns than a map file holds', () =>
     withTempDir(async (dir) => {
-      const many = await withMap(dir, `{${Array.from({ length: 150_000 }, (_, i) => `"c${i}":"ExternalId"`).join(',')}}`);
+      const many = await withMap(
+        dir,
+        `{${Array.from({ length: 150_000 }, (_, i) => `"c${i}":"ExternalId"`).join(',')}}`,
+      );
       expect(many.code, many.stderr).toBe(2);
-      expect(many.stderr).toMatch(new RegExp(`^examctl: --map-file map\\.json:1: too many entries: more than ${MAP_FILE_MAX_ENTRIES.toLocaleString('en-US')} `));
-      const wide = await withMap(dir, JSON.stringify(Object.fromEntries(Array.from({ length: MAP_FILE_MAX_COLUMNS + 1 }, (_, i) => [`c${i}`, 'ExternalId']))));
+      expect(many.stderr).toMatch(
+        new RegExp(
+          `^examctl: --map-file map\\.json:1: too many entries: more than ${MAP_FILE_MAX_ENTRIES.toLocaleString('en-US')} `,
+        ),
+      );
+      const wide = await withMap(
+        dir,
+        JSON.stringify(
+          Object.fromEntries(Array.from({ length: MAP_FILE_MAX_COLUMNS + 1 }, (_, i) => [`c${i}`, 'ExternalId'])),
+        ),
+      );
       expect(wide.code, wide.stderr).toBe(2);
-      expect(wide.stderr).toContain(`map.json: 5,001 entries, more than the ${MAP_FILE_MAX_COLUMNS.toLocaleString('en-US')} columns and computed fields a map file may hold`);
+      expect(wide.stderr).toContain(
+        `map.json: 5,001 entries, more than the ${MAP_FILE_MAX_COLUMNS.toLocaleString('en-US')} columns and computed fields a map file may hold`,
+      );
     }));
 
   it('a template that would expand past any string is refused by its columns; one that makes too long a value fails its row', () =>
     withTempDir(async (dir) => {
       const huge = await withMap(dir, JSON.stringify({ ...BASE, UserName: { template: '{Dept}'.repeat(600_000) } }));
       expect(huge.code, huge.stderr).toBe(2);
-      expect(huge.stderr).toBe(`examctl: --map-file map.json:1: "UserName" > "template": more than ${MAP_TEMPLATE_MAX_COLUMNS} columns in one template, the most one may name\n`);
-      const long = await withMap(dir, JSON.stringify({ ...BASE, UserName: { template: '{Dept}'.repeat(MAP_TEMPLATE_MAX_COLUMNS) } }), `${CSV.split('\n')[0]}\nS-1,Ann,Lee,ann@example.test,${'m'.repeat(20_000)}\n`);
+      expect(huge.stderr).toBe(
+        `examctl: --map-file map.json:1: "UserName" > "template": more than ${MAP_TEMPLATE_MAX_COLUMNS} columns in one template, the most one may name\n`,
+      );
+      const long = await withMap(
+        dir,
+        JSON.stringify({ ...BASE, UserName: { template: '{Dept}'.repeat(MAP_TEMPLATE_MAX_COLUMNS) } }),
+        `${CSV.split('\n')[0]}\nS-1,Ann,Lee,ann@example.test,${'m'.repeat(20_000)}\n`,
+      );
       expect(long.code, long.stderr).toBe(1);
-      expect(long.stderr).toContain('the template of --map-file map.json:1 "UserName" makes a value of 2,000,000 characters, more than the 1,000,000 characters a computed value may have');
+      expect(long.stderr).toContain(
+        'the template of --map-file map.json:1 "UserName" makes a value of 2,000,000 characters, more than the 1,000,000 characters a computed value may have',
+      );
     }));
 
   it('a token file given as a map file: none of its characters in stdout, stderr, --json or the report', () =>
@@ -74,15 +98,22 @@ describe('a hostile map file is refused, exit 2, naming the file and the limit',
       }
       expect(outputs.join('\n')).toContain('map.json:1: not valid JSON: expected a value at column 1');
       // No piece of 3 characters of the token, anywhere.
-      for (const text of outputs) for (let at = 0; at + 3 <= token.length; at++) expect(text).not.toContain(token.slice(at, at + 3));
+      for (const text of outputs)
+        for (let at = 0; at + 3 <= token.length; at++) expect(text).not.toContain(token.slice(at, at + 3));
     }));
 
   it('a // note nested deep hides no key mapped twice: refused for its depth, or the key named', () =>
     withTempDir(async (dir) => {
-      const deep = await withMap(dir, `{"Student ID":"ExternalId","//":${'['.repeat(1200)}${']'.repeat(1200)},"Student ID":"LastName"}`);
+      const deep = await withMap(
+        dir,
+        `{"Student ID":"ExternalId","//":${'['.repeat(1200)}${']'.repeat(1200)},"Student ID":"LastName"}`,
+      );
       expect(deep.code, deep.stderr).toBe(2);
       expect(deep.stderr).toContain('map.json:1: nested too deep');
-      const nested = await withMap(dir, `{\n"Student ID":"ExternalId",\n"//":{"a":${'['.repeat(40)}${']'.repeat(40)}},\n"Student ID":"LastName"\n}`);
+      const nested = await withMap(
+        dir,
+        `{\n"Student ID":"ExternalId",\n"//":{"a":${'['.repeat(40)}${']'.repeat(40)}},\n"Student ID":"LastName"\n}`,
+      );
       expect(nested.code, nested.stderr).toBe(2);
       expect(nested.stderr).toContain('map.json:4: "Student ID" is mapped twice (first on line 2)');
     }));
@@ -94,7 +125,13 @@ describe('a map file within the limits', () => {
       const word = 'w'.repeat(4_000_000);
       const rows = Array.from({ length: 200 }, (_, i) => `S-${i},Ann,Lee,a${i}@example.test,Unknown`);
       const map = JSON.stringify({ ...BASE, Dept: { field: 'Hierarchies', values: { [word]: 'DEPT-X' } } });
-      const { code, stderr } = await withMap(dir, map, `${CSV.split('\n')[0]}\n${rows.join('\n')}\n`, '--report', 'r.json');
+      const { code, stderr } = await withMap(
+        dir,
+        map,
+        `${CSV.split('\n')[0]}\n${rows.join('\n')}\n`,
+        '--report',
+        'r.json',
+      );
       expect(code, stderr.slice(0, 500)).toBe(1);
       const report = readFileSync(join(dir, 'r.json'), 'utf8');
       expect(statSync(join(dir, 'r.json')).size).toBeLessThan(2 * 1024 * 1024);
@@ -108,11 +145,17 @@ describe('a map file within the limits', () => {
     withTempDir(async (dir) => {
       const map = `{"Student ID":"ExternalId","Given name":"FirstName","Surname":"LastName","E-Mail":"Email",
         "Hierarchies":{"column":"Dept","values":{"__proto__":"DEPT-P","Maths":"DEPT-M"},"flags":{"__proto__":"coordinator"}}}`;
-      const csv = 'Student ID,Given name,Surname,E-Mail,Dept,__proto__\nS-1,Ann,Lee,ann@example.test,Maths,Y\nS-2,Bo,Ng,bo@example.test,__proto__,N\n';
+      const csv =
+        'Student ID,Given name,Surname,E-Mail,Dept,__proto__\nS-1,Ann,Lee,ann@example.test,Maths,Y\nS-2,Bo,Ng,bo@example.test,__proto__,N\n';
       const { code, stdout, stderr } = await withMap(dir, map, csv, '--json');
       expect(code, stderr).toBe(0);
-      const items = (JSON.parse(stdout) as { items: { mapped?: { field: string; value: string; from: Record<string, string> }[] }[] }).items;
+      const items = (
+        JSON.parse(stdout) as { items: { mapped?: { field: string; value: string; from: Record<string, string> }[] }[] }
+      ).items;
       expect(items.map((item) => item.mapped?.[0]?.value)).toEqual(['DEPT-M:coordinator', 'DEPT-P']);
-      expect(Object.entries(items[0]?.mapped?.[0]?.from ?? {})).toEqual([['Dept', 'Maths'], ['__proto__', 'Y']]);
+      expect(Object.entries(items[0]?.mapped?.[0]?.from ?? {})).toEqual([
+        ['Dept', 'Maths'],
+        ['__proto__', 'Y'],
+      ]);
     }));
 });

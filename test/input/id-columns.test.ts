@@ -12,7 +12,16 @@ describe('the id column of an id list', () => {
       const csv = join(dir, 'ids.csv');
       await writeFile(csv, 'Id,InvigilatorExternalId\nrow-1,inv-1\nrow-2,inv-2\n');
       const xlsx = join(dir, 'ids.xlsx');
-      await writeWorkbook(xlsx, [{ name: 'Ids', rows: [['Id', 'InvigilatorExternalId'], ['row-1', 'inv-1'], ['row-2', 'inv-2']] }]);
+      await writeWorkbook(xlsx, [
+        {
+          name: 'Ids',
+          rows: [
+            ['Id', 'InvigilatorExternalId'],
+            ['row-1', 'inv-1'],
+            ['row-2', 'inv-2'],
+          ],
+        },
+      ]);
       expect((await readIdList(csv)).map((entry) => entry.id)).toEqual(['inv-1', 'inv-2']);
       expect((await readIdList(xlsx)).map((entry) => entry.id)).toEqual(['inv-1', 'inv-2']);
     });
@@ -24,7 +33,8 @@ describe('the id column of an id list', () => {
       await writeFile(csv, 'Name,Room\nAnn,R1\n');
       await expect(readIdList(csv)).rejects.toMatchObject({
         line: 1,
-        reason: 'no id column: name one of the columns UserExtId, UserExternalId, InvigilatorExtId, InvigilatorExternalId, ExternalId, ExtId, Id, or say which with --map "Column=UserExtId"',
+        reason:
+          'no id column: name one of the columns UserExtId, UserExternalId, InvigilatorExtId, InvigilatorExternalId, ExternalId, ExtId, Id, or say which with --map "Column=UserExtId"',
       });
     });
   });

@@ -13,7 +13,11 @@ describe('an id list in bounded memory', () => {
     await withTempDir(async (dir) => {
       const ids = join(dir, 'ids.txt');
       await writeFile(ids, `${'x'.repeat(4 << 20)}\n\0`);
-      await expectInputFileError(readIdList(ids, { displayName: 'ids.txt' }), { file: 'ids.txt', line: 1, reason: /^line too large: the record starting on this line has over 128,000 bytes/ });
+      await expectInputFileError(readIdList(ids, { displayName: 'ids.txt' }), {
+        file: 'ids.txt',
+        line: 1,
+        reason: /^line too large: the record starting on this line has over 128,000 bytes/,
+      });
     });
   });
 
@@ -21,7 +25,11 @@ describe('an id list in bounded memory', () => {
     await withTempDir(async (dir) => {
       const ids = join(dir, 'ids.json');
       await writeFile(ids, `[${'"inv-1",'.repeat(2_200_000)}"inv-2"]`);
-      await expectInputFileError(readIdList(ids, { displayName: 'ids.json' }), { file: 'ids.json', line: 1, reason: /^a JSON id list is at most 16 MiB/ });
+      await expectInputFileError(readIdList(ids, { displayName: 'ids.json' }), {
+        file: 'ids.json',
+        line: 1,
+        reason: /^a JSON id list is at most 16 MiB/,
+      });
     });
   });
 
@@ -30,26 +38,44 @@ describe('an id list in bounded memory', () => {
       const ids = join(dir, 'ids.txt');
       // The first read is 8 KiB: its last byte is the CR.
       await writeFile(ids, `${'#'.repeat(8189)}\r\ninv-1\r\n\r\ninv-2`);
-      expect((await readIdList(ids)).map((entry) => [entry.id, entry.source.line])).toEqual([['inv-1', 2], ['inv-2', 4]]);
+      expect((await readIdList(ids)).map((entry) => [entry.id, entry.source.line])).toEqual([
+        ['inv-1', 2],
+        ['inv-2', 4],
+      ]);
     });
   });
 
   it("refuses an invigilator id over a user's string(64) at its line, from a file or an argument, before anything is sent", async () => {
     await withTempDir(async (dir) => {
       await writeFile(join(dir, 'ids.txt'), `inv-1\n${'y'.repeat(64)}\n${'x'.repeat(65)}\n`);
-      const run = await examctlStep(['invigilators', 'remove', 'S-1', '--file', 'ids.txt', '--store', 'st', '--dry-run'], dir);
-      expect([run.code, run.stderr.trim()]).toEqual([2, `examctl: ids.txt:3: The user external id "${'x'.repeat(59)}…" (65 characters) is 65 characters; at most 64 (string(64)): nothing was sent`]);
-      const typed = await examctlStep(['invigilators', 'remove', 'S-1', 'x'.repeat(65), '--store', 'st', '--dry-run'], dir);
+      const run = await examctlStep(
+        ['invigilators', 'remove', 'S-1', '--file', 'ids.txt', '--store', 'st', '--dry-run'],
+        dir,
+      );
+      expect([run.code, run.stderr.trim()]).toEqual([
+        2,
+        `examctl: ids.txt:3: The user external id "${'x'.repeat(59)}…" (65 characters) is 65 characters; at most 64 (string(64)): nothing was sent`,
+      ]);
+      const typed = await examctlStep(
+        ['invigilators', 'remove', 'S-1', 'x'.repeat(65), '--store', 'st', '--dry-run'],
+        dir,
+      );
       expect([typed.code, typed.stderr]).toEqual([2, expect.stringContaining('<arguments>:1: The user external id')]);
       const review = await examctlStep(['review-session', 'show', '--file', 'ids.txt', '--store', 'st'], dir);
-      expect([review.code, review.stderr]).toEqual([2, expect.stringContaining('ids.txt:2: The review session external id')]);
+      expect([review.code, review.stderr]).toEqual([
+        2,
+        expect.stringContaining('ids.txt:2: The review session external id'),
+      ]);
     });
   });
 
   it('cuts a long id in the summary (plan and failure lines) as any quoted value, and keeps it whole in --json', async () => {
     await withTempDir(async (dir) => {
       const id = 'x'.repeat(100_000);
-      await writeFile(join(dir, 'u.csv'), `ExternalId,FirstName,LastName,Email,Role\n${id},Ann,Lee,a@example.test,Candidate\n`);
+      await writeFile(
+        join(dir, 'u.csv'),
+        `ExternalId,FirstName,LastName,Email,Role\n${id},Ann,Lee,a@example.test,Candidate\n`,
+      );
       expect((await examctlStep(['local', 'init', '--store', 'st'], dir)).code).toBe(0);
       const run = await examctlStep(['user', 'sync', '--file', 'u.csv', '--store', 'st', '--dry-run', '--json'], dir);
       expect(run.code).toBe(1);

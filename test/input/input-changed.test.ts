@@ -36,7 +36,10 @@ function bigCsv(name: string, extra = 0): string {
 }
 
 /** Reads every batch of `read`, calling `between` after the first; the records it gave and how it ended. */
-async function readAll(read: BatchedRecords, between?: () => Promise<void>): Promise<{ records: InputRecord[]; error: unknown }> {
+async function readAll(
+  read: BatchedRecords,
+  between?: () => Promise<void>,
+): Promise<{ records: InputRecord[]; error: unknown }> {
   const records: InputRecord[] = [];
   try {
     for await (const batch of read.batches()) {
@@ -105,7 +108,10 @@ describe('a file rewritten in place after the read that checked it', () => {
 
   it('a JSON file (read again by every pass, whatever its size) is refused the same way', async () => {
     const path = join(dir, 'users.ndjson');
-    const lines = (name: string): string => Array.from({ length: 3000 }, (_, i) => JSON.stringify({ ExternalId: `u-${i}`, FirstName: `${name}${i}` })).join('\n');
+    const lines = (name: string): string =>
+      Array.from({ length: 3000 }, (_, i) => JSON.stringify({ ExternalId: `u-${i}`, FirstName: `${name}${i}` })).join(
+        '\n',
+      );
     await writeFile(path, lines('Ann'));
     const read = readJsonRecords(path, 'users.ndjson');
     expect((await readAll(read)).records).toHaveLength(3000);
@@ -124,7 +130,12 @@ describe('a file rewritten in place after the read that checked it', () => {
 
   it('an .xlsx workbook saved again between the passes (Excel saves by rename) is refused before any record of it', async () => {
     const path = join(dir, 'users.xlsx');
-    const sheet = (name: string, count: number) => [{ name: 'Users', rows: [['ExternalId', 'FirstName'], ...Array.from({ length: count }, (_, i) => [`u-${i}`, `${name}${i}`])] }];
+    const sheet = (name: string, count: number) => [
+      {
+        name: 'Users',
+        rows: [['ExternalId', 'FirstName'], ...Array.from({ length: count }, (_, i) => [`u-${i}`, `${name}${i}`])],
+      },
+    ];
     await writeWorkbook(path, sheet('Ann', 50));
     const read = readXlsxRecords(path, { columns: userColumns, displayName: 'users.xlsx' });
     expect((await readAll(read)).records).toHaveLength(50);
@@ -133,6 +144,9 @@ describe('a file rewritten in place after the read that checked it', () => {
     const { records, error } = await readAll(read);
     expect(records).toEqual([]);
     expect(error).toBeInstanceOf(InputFileError);
-    expect(error).toMatchObject({ file: 'users.xlsx', reason: 'the input file changed while the run read it: nothing from here on is read' });
+    expect(error).toMatchObject({
+      file: 'users.xlsx',
+      reason: 'the input file changed while the run read it: nothing from here on is read',
+    });
   });
 });

@@ -21,32 +21,113 @@ const MISSING = ['--file', 'not-there.csv', '--dry-run'];
 
 describe('bad input flags: exit 2 before anything is read, naming the flag', () => {
   const cases: [string, string[], string][] = [
-    ['an unknown --date-format token', ['user', 'sync', ...MISSING, '--date-format', 'DD.MM.YY'], '--date-format DD.MM.YY: unknown token "YY"'],
-    ['an unknown zone', ['user', 'sync', ...MISSING, '--timezone', 'Europe/Atlantis'], '--timezone: unknown time zone "Europe/Atlantis"'],
-    ['a --set value its rule refuses', ['user', 'sync', ...MISSING, '--set', 'Email=a@stud.uni-example,de'], '--set Email=a@stud.uni-example,de: Email is not a valid address: "," at position 19'],
-    ['a --set boolean that is none', ['user', 'sync', ...MISSING, '--set', 'EnableReadSpeaker=maybe'], '--set EnableReadSpeaker=maybe: EnableReadSpeaker must be true/false'],
-    ['a --set date that is not real', ['user', 'sync', ...MISSING, '--set', 'DateOfBirth=31.04.2000', '--date-format', 'DD.MM.YYYY'], '"31.04.2000" is not a real date'],
-    ['a --set of a secret', ['user', 'sync', ...MISSING, '--set', 'Password=hunter22'], '--set Password: Password is a secret'],
+    [
+      'an unknown --date-format token',
+      ['user', 'sync', ...MISSING, '--date-format', 'DD.MM.YY'],
+      '--date-format DD.MM.YY: unknown token "YY"',
+    ],
+    [
+      'an unknown zone',
+      ['user', 'sync', ...MISSING, '--timezone', 'Europe/Atlantis'],
+      '--timezone: unknown time zone "Europe/Atlantis"',
+    ],
+    [
+      'a --set value its rule refuses',
+      ['user', 'sync', ...MISSING, '--set', 'Email=a@stud.uni-example,de'],
+      '--set Email=a@stud.uni-example,de: Email is not a valid address: "," at position 19',
+    ],
+    [
+      'a --set boolean that is none',
+      ['user', 'sync', ...MISSING, '--set', 'EnableReadSpeaker=maybe'],
+      '--set EnableReadSpeaker=maybe: EnableReadSpeaker must be true/false',
+    ],
+    [
+      'a --set date that is not real',
+      ['user', 'sync', ...MISSING, '--set', 'DateOfBirth=31.04.2000', '--date-format', 'DD.MM.YYYY'],
+      '"31.04.2000" is not a real date',
+    ],
+    [
+      'a --set of a secret',
+      ['user', 'sync', ...MISSING, '--set', 'Password=hunter22'],
+      '--set Password: Password is a secret',
+    ],
     ['a --set without =', ['user', 'sync', ...MISSING, '--set', 'Role'], '--set "Role": expected Field=value'],
     ['a --set of an empty value', ['user', 'sync', ...MISSING, '--set', 'Role='], '--set Role=: no value'],
-    ['a map onto a field the command does not take', ['user', 'sync', ...MISSING, '--map', 'Exam start=StartDateTime'], '--map "Exam start=StartDateTime": user sync takes no field StartDateTime'],
-    ['a map onto an unknown field', ['user', 'sync', ...MISSING, '--map', 'Student ID=ExternlId'], '--map "Student ID=ExternlId": unknown field "ExternlId" (did you mean ExternalId?)'],
-    ['two columns onto one field', ['user', 'sync', ...MISSING, '--map', 'Student ID=ExternalId', '--map', 'Matrikel=externalid'], '"Student ID" (--map) and "Matrikel" both map onto ExternalId'],
-    ['one column onto two fields', ['user', 'sync', ...MISSING, '--map', 'Name=FirstName', '--map', 'Name=LastName'], '"Name" is mapped twice'],
-    ['a --set onto a field schedule push does not take', ['schedule', 'push', ...MISSING, '--set', 'Role=Candidate'], '--set Role: schedule push takes no field Role'],
-    ['a map on collection add onto a user field', ['collection', 'add', '--file', 'not-there.json', '--dry-run', '--map', 'Name=FirstName'], 'collection add takes no field FirstName'],
-    ['a --start in the spring-forward gap', ['schedule', 'push', ...MISSING, '--timezone', 'Europe/Berlin', '--start', '2027-03-28 02:30'], '--start: StartDateTime "2027-03-28 02:30" does not exist in Europe/Berlin'],
-    ['a --schedule file whose local start the clocks skip', ['schedule', 'push', ...MISSING, '--timezone', 'Europe/Berlin', '--schedule', 'gap-schedule.json'], '--schedule gap-schedule.json: StartDateTime "2027-03-28 02:30" does not exist in Europe/Berlin'],
-    ['a --schedule file with a field no schedule has', ['schedule', 'push', ...MISSING, '--schedule', 'bogus-schedule.json'], '--schedule bogus-schedule.json: Unknown field "Bogus" in a schedule'],
-    ['a --schedule file whose start has no zone', ['schedule', 'push', ...MISSING, '--schedule', 'zoneless-schedule.json'], '--schedule zoneless-schedule.json: StartDateTime "2027-03-01T09:00:00" has no time zone: add Z or an offset such as +01:00, or give --timezone'],
-    ['the JSON itself as --schedule, not a file', ['schedule', 'push', ...MISSING, '--schedule', '{"ScheduleExtId":"S-X"}'], '--schedule takes the path of a file holding the JSON object, not the JSON itself'],
-    ['a --start in the autumn overlap', ['schedule', 'push', ...MISSING, '--timezone', 'America/New_York', '--start', '2027-11-07 01:30'], '--start: StartDateTime "2027-11-07 01:30" happens twice in America/New_York'],
+    [
+      'a map onto a field the command does not take',
+      ['user', 'sync', ...MISSING, '--map', 'Exam start=StartDateTime'],
+      '--map "Exam start=StartDateTime": user sync takes no field StartDateTime',
+    ],
+    [
+      'a map onto an unknown field',
+      ['user', 'sync', ...MISSING, '--map', 'Student ID=ExternlId'],
+      '--map "Student ID=ExternlId": unknown field "ExternlId" (did you mean ExternalId?)',
+    ],
+    [
+      'two columns onto one field',
+      ['user', 'sync', ...MISSING, '--map', 'Student ID=ExternalId', '--map', 'Matrikel=externalid'],
+      '"Student ID" (--map) and "Matrikel" both map onto ExternalId',
+    ],
+    [
+      'one column onto two fields',
+      ['user', 'sync', ...MISSING, '--map', 'Name=FirstName', '--map', 'Name=LastName'],
+      '"Name" is mapped twice',
+    ],
+    [
+      'a --set onto a field schedule push does not take',
+      ['schedule', 'push', ...MISSING, '--set', 'Role=Candidate'],
+      '--set Role: schedule push takes no field Role',
+    ],
+    [
+      'a map on collection add onto a user field',
+      ['collection', 'add', '--file', 'not-there.json', '--dry-run', '--map', 'Name=FirstName'],
+      'collection add takes no field FirstName',
+    ],
+    [
+      'a --start in the spring-forward gap',
+      ['schedule', 'push', ...MISSING, '--timezone', 'Europe/Berlin', '--start', '2027-03-28 02:30'],
+      '--start: StartDateTime "2027-03-28 02:30" does not exist in Europe/Berlin',
+    ],
+    [
+      'a --schedule file whose local start the clocks skip',
+      ['schedule', 'push', ...MISSING, '--timezone', 'Europe/Berlin', '--schedule', 'gap-schedule.json'],
+      '--schedule gap-schedule.json: StartDateTime "2027-03-28 02:30" does not exist in Europe/Berlin',
+    ],
+    [
+      'a --schedule file with a field no schedule has',
+      ['schedule', 'push', ...MISSING, '--schedule', 'bogus-schedule.json'],
+      '--schedule bogus-schedule.json: Unknown field "Bogus" in a schedule',
+    ],
+    [
+      'a --schedule file whose start has no zone',
+      ['schedule', 'push', ...MISSING, '--schedule', 'zoneless-schedule.json'],
+      '--schedule zoneless-schedule.json: StartDateTime "2027-03-01T09:00:00" has no time zone: add Z or an offset such as +01:00, or give --timezone',
+    ],
+    [
+      'the JSON itself as --schedule, not a file',
+      ['schedule', 'push', ...MISSING, '--schedule', '{"ScheduleExtId":"S-X"}'],
+      '--schedule takes the path of a file holding the JSON object, not the JSON itself',
+    ],
+    [
+      'a --start in the autumn overlap',
+      ['schedule', 'push', ...MISSING, '--timezone', 'America/New_York', '--start', '2027-11-07 01:30'],
+      '--start: StartDateTime "2027-11-07 01:30" happens twice in America/New_York',
+    ],
   ];
   it.each(cases)('%s', (_name, args, message) =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'gap-schedule.json'), JSON.stringify({ AssessmentExtId: 'A-1', StartDateTime: '2027-03-28 02:30' }));
-      await writeFile(join(dir, 'bogus-schedule.json'), JSON.stringify({ AssessmentExtId: 'A-1', StartDateTime: '2027-03-01T09:00:00Z', Bogus: 1 }));
-      await writeFile(join(dir, 'zoneless-schedule.json'), JSON.stringify({ AssessmentExtId: 'A-1', StartDateTime: '2027-03-01T09:00:00' }));
+      await writeFile(
+        join(dir, 'gap-schedule.json'),
+        JSON.stringify({ AssessmentExtId: 'A-1', StartDateTime: '2027-03-28 02:30' }),
+      );
+      await writeFile(
+        join(dir, 'bogus-schedule.json'),
+        JSON.stringify({ AssessmentExtId: 'A-1', StartDateTime: '2027-03-01T09:00:00Z', Bogus: 1 }),
+      );
+      await writeFile(
+        join(dir, 'zoneless-schedule.json'),
+        JSON.stringify({ AssessmentExtId: 'A-1', StartDateTime: '2027-03-01T09:00:00' }),
+      );
       const { code, stderr } = await run(dir, args);
       expect(code, stderr).toBe(2);
       expect(stderr).toContain(message);
@@ -56,19 +137,43 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
 
   it('a map file: two columns onto one field, a value that is not a field name, not an object, unreadable', () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'two.json'), JSON.stringify({ 'Student ID': 'ExternalId', Matrikelnummer: 'ExternalId' }));
+      await writeFile(
+        join(dir, 'two.json'),
+        JSON.stringify({ 'Student ID': 'ExternalId', Matrikelnummer: 'ExternalId' }),
+      );
       await writeFile(join(dir, 'number.json'), JSON.stringify({ 'Student ID': 7 }));
       await writeFile(join(dir, 'array.json'), '["Student ID"]');
-      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'two.json'])).stderr).toContain('--map-file two.json:1: "Student ID" (--map-file two.json:1) and "Matrikelnummer" both map onto ExternalId');
-      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'number.json'])).stderr).toContain('--map-file number.json:1: "Student ID": must be an API field name');
-      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'array.json'])).stderr).toContain('--map-file array.json: expected one JSON object');
+      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'two.json'])).stderr).toContain(
+        '--map-file two.json:1: "Student ID" (--map-file two.json:1) and "Matrikelnummer" both map onto ExternalId',
+      );
+      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'number.json'])).stderr).toContain(
+        '--map-file number.json:1: "Student ID": must be an API field name',
+      );
+      expect((await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'array.json'])).stderr).toContain(
+        '--map-file array.json: expected one JSON object',
+      );
       const missing = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'nope.json']);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toContain('--map-file nope.json: cannot read: no such file');
       // A flag for the same field overrides the file's map rather than clashing with it.
-      await writeFile(join(dir, 'users.csv'), 'Student ID,Matrikel,FirstName,LastName,Email,UserName,Role\nS-1,M-1,Ann,Lee,ann@example.test,ann,Candidate\n');
+      await writeFile(
+        join(dir, 'users.csv'),
+        'Student ID,Matrikel,FirstName,LastName,Email,UserName,Role\nS-1,M-1,Ann,Lee,ann@example.test,ann,Candidate\n',
+      );
       await writeFile(join(dir, 'one.json'), JSON.stringify({ 'Student ID': 'ExternalId' }));
-      const overridden = await run(dir, ['user', 'sync', '--file', 'users.csv', '--map-file', 'one.json', '--map', 'Matrikel=ExternalId', '--ignore-unknown-columns', '--dry-run', '--json']);
+      const overridden = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        '--map-file',
+        'one.json',
+        '--map',
+        'Matrikel=ExternalId',
+        '--ignore-unknown-columns',
+        '--dry-run',
+        '--json',
+      ]);
       expect(overridden.code, overridden.stderr).toBe(0);
       expect(JSON.parse(overridden.stdout).items[0].id).toBe('M-1');
     }));
@@ -78,7 +183,17 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       await writeFile(join(dir, 'users.csv'), 'Student ID,FirstName,LastName\nS-1,Ann,Lee\n');
       await writeFile(join(dir, 'number.json'), JSON.stringify({ 'Student ID': 7 }));
       for (const dryRun of [['--dry-run'], []]) {
-        const { code, stdout, stderr } = await run(dir, ['user', 'sync', '--file', 'users.csv', '--map-file', 'number.json', '--report', 'report.json', ...dryRun]);
+        const { code, stdout, stderr } = await run(dir, [
+          'user',
+          'sync',
+          '--file',
+          'users.csv',
+          '--map-file',
+          'number.json',
+          '--report',
+          'report.json',
+          ...dryRun,
+        ]);
         expect(code, stderr).toBe(2);
         expect(stderr).toContain('--map-file number.json:1: "Student ID": must be an API field name');
         // No "0 items" summary of a run that never read its input, and no report file of it.
@@ -90,7 +205,10 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
 
   it('a map file with a key given twice is refused like --map twice, not the last kept', () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'dup.json'), '{"Student ID":"ExternalId",\n "Mobile":"CellularPhone",\n "Mobile":"PhoneNumber"}');
+      await writeFile(
+        join(dir, 'dup.json'),
+        '{"Student ID":"ExternalId",\n "Mobile":"CellularPhone",\n "Mobile":"PhoneNumber"}',
+      );
       const { code, stderr } = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'dup.json']);
       expect(code, stderr).toBe(2);
       expect(stderr).toContain('--map-file dup.json:3: "Mobile" is mapped twice (first on line 2)');
@@ -99,17 +217,45 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
 
   it("a map file shared with another command: entries onto the other command's fields are left out in one stderr line; an unknown field is refused", () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'map.json'), JSON.stringify({ 'Student ID': 'ExternalId', 'Given name': 'FirstName', Surname: 'LastName', Mobile: 'CellularPhone' }));
+      await writeFile(
+        join(dir, 'map.json'),
+        JSON.stringify({
+          'Student ID': 'ExternalId',
+          'Given name': 'FirstName',
+          Surname: 'LastName',
+          Mobile: 'CellularPhone',
+        }),
+      );
       await writeFile(join(dir, 'c.csv'), 'CandidateExtId,Given name,Surname,Email\nc-1,Ann,Lee,ann@example.test\n');
-      const base = ['schedule', 'push', '--file', 'c.csv', '--schedule-id', 'S-1', '--assessment', 'A-1', '--group', 'G-1', '--group-name', 'G', '--start', '2027-01-25T14:00:00Z', '--dry-run'];
+      const base = [
+        'schedule',
+        'push',
+        '--file',
+        'c.csv',
+        '--schedule-id',
+        'S-1',
+        '--assessment',
+        'A-1',
+        '--group',
+        'G-1',
+        '--group-name',
+        'G',
+        '--start',
+        '2027-01-25T14:00:00Z',
+        '--dry-run',
+      ];
       const shared = await run(dir, [...base, '--map-file', 'map.json', '--json']);
       expect(shared.code, shared.stderr).toBe(0);
-      expect(shared.stderr.split('\n').filter((line) => line.includes('left out'))).toEqual(['--map-file map.json: left out, schedule push takes no such field: "Student ID" -> ExternalId, "Mobile" -> CellularPhone']);
+      expect(shared.stderr.split('\n').filter((line) => line.includes('left out'))).toEqual([
+        '--map-file map.json: left out, schedule push takes no such field: "Student ID" -> ExternalId, "Mobile" -> CellularPhone',
+      ]);
       expect(JSON.parse(shared.stdout).items[0].errors).toEqual([]);
       await writeFile(join(dir, 'typo.json'), JSON.stringify({ 'Given name': 'FirstNam' }));
       const typo = await run(dir, [...base, '--map-file', 'typo.json']);
       expect(typo.code).toBe(2);
-      expect(typo.stderr).toContain('--map-file typo.json:1 "Given name": its value is not a field name (did you mean FirstName?)');
+      expect(typo.stderr).toContain(
+        '--map-file typo.json:1 "Given name": its value is not a field name (did you mean FirstName?)',
+      );
       // A --map flag onto another command's field stays exit 2 (the issue's rule).
       expect((await run(dir, [...base, '--map', 'Student ID=ExternalId'])).code).toBe(2);
     }));
@@ -120,7 +266,10 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       await mkdir(join(dir, '.config'));
       await writeFile(
         join(dir, '.config', 'config.json'),
-        JSON.stringify({ version: 1, profiles: { sis: { baseUrl: 'https://exam.example.test', defaults: { timezone: 'Mars/Olympus' } } } }),
+        JSON.stringify({
+          version: 1,
+          profiles: { sis: { baseUrl: 'https://exam.example.test', defaults: { timezone: 'Mars/Olympus' } } },
+        }),
         { mode: 0o600 },
       );
       const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 't' });
@@ -132,7 +281,10 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
 describe('messages that teach the fix', () => {
   it('unknown columns: each with its likely field and the --map flags that read them', () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'sis.csv'), 'Student ID;Given name;Surname;Email;Mobile;Shoe size\nS-1;Ann;Lee;ann@example.test;+1 555;42\n');
+      await writeFile(
+        join(dir, 'sis.csv'),
+        'Student ID;Given name;Surname;Email;Mobile;Shoe size\nS-1;Ann;Lee;ann@example.test;+1 555;42\n',
+      );
       const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'sis.csv', '--dry-run']);
       expect(code).toBe(2);
       expect(stderr).toContain(
@@ -144,18 +296,40 @@ describe('messages that teach the fix', () => {
   it('every unknown column with a likely field gets its --map, also past the 10 listed', () =>
     withTempDir(async (dir) => {
       const extra = Array.from({ length: 10 }, (_, i) => `Note ${i + 1}`);
-      await writeFile(join(dir, 'sis.csv'), `${[...extra, 'ExternalId', 'Given name', 'Surname', 'Mobile'].join(',')}\n${[...extra.map(() => 'x'), 'S-1', 'Ann', 'Lee', '+1 555'].join(',')}\n`);
+      await writeFile(
+        join(dir, 'sis.csv'),
+        `${[...extra, 'ExternalId', 'Given name', 'Surname', 'Mobile'].join(',')}\n${[...extra.map(() => 'x'), 'S-1', 'Ann', 'Lee', '+1 555'].join(',')}\n`,
+      );
       const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'sis.csv', '--dry-run']);
       expect(code).toBe(2);
       expect(stderr).toContain('… and 3 more');
-      expect(stderr).toContain('--map "Given name=FirstName" --map Surname=LastName --map Mobile=CellularPhone (or a --map-file)');
+      expect(stderr).toContain(
+        '--map "Given name=FirstName" --map Surname=LastName --map Mobile=CellularPhone (or a --map-file)',
+      );
     }));
 
   it('JSON keys that are no field: the record fails with the likely field and the --map flags; --ignore-unknown-columns skips them', () =>
     withTempDir(async (dir) => {
       const records = [
-        { ExternalId: 'J-1', FirstName: 'Ann', LastName: 'Lee', Email: 'ann@example.test', UserName: 'ann', Role: 'Candidate', phone: '+1 555', campus: 'x' },
-        { ExternalId: 'J-2', FirstName: 'Bo', LastName: 'Ng', Email: 'bo@example.test', UserName: 'bo', Role: 'Candidate', campus: 'y' },
+        {
+          ExternalId: 'J-1',
+          FirstName: 'Ann',
+          LastName: 'Lee',
+          Email: 'ann@example.test',
+          UserName: 'ann',
+          Role: 'Candidate',
+          phone: '+1 555',
+          campus: 'x',
+        },
+        {
+          ExternalId: 'J-2',
+          FirstName: 'Bo',
+          LastName: 'Ng',
+          Email: 'bo@example.test',
+          UserName: 'bo',
+          Role: 'Candidate',
+          campus: 'y',
+        },
       ];
       await writeFile(join(dir, 'export.json'), JSON.stringify(records, null, 1));
       await writeFile(join(dir, 'export.ndjson'), records.map((record) => JSON.stringify(record)).join('\n'));
@@ -165,27 +339,55 @@ describe('messages that teach the fix', () => {
       expect(items[0]!.errors).toEqual([
         expect.objectContaining({
           field: 'phone',
-          message: 'unknown keys: "phone" (likely PhoneNumber), "campus"; read them as API fields with --map phone=PhoneNumber (or a --map-file), or skip them with --ignore-unknown-columns',
+          message:
+            'unknown keys: "phone" (likely PhoneNumber), "campus"; read them as API fields with --map phone=PhoneNumber (or a --map-file), or skip them with --ignore-unknown-columns',
         }),
       ]);
       expect(items[1]!.errors[0]!.message).toContain('unknown key: "campus"; use --map "key=Field"');
       for (const file of ['export.json', 'export.ndjson']) {
-        const skipped = await run(dir, ['user', 'sync', '--file', file, '--dry-run', '--json', '--ignore-unknown-columns', '--map', 'phone=PhoneNumber']);
+        const skipped = await run(dir, [
+          'user',
+          'sync',
+          '--file',
+          file,
+          '--dry-run',
+          '--json',
+          '--ignore-unknown-columns',
+          '--map',
+          'phone=PhoneNumber',
+        ]);
         expect(skipped.code, skipped.stderr).toBe(0);
-        expect((JSON.parse(skipped.stdout).items as { errors: unknown[] }[]).map((item) => item.errors)).toEqual([[], []]);
+        expect((JSON.parse(skipped.stdout).items as { errors: unknown[] }[]).map((item) => item.errors)).toEqual([
+          [],
+          [],
+        ]);
       }
       // Sent: the mapped key arrives as its field, the skipped one not at all.
-      expect((await run(dir, ['user', 'sync', '--file', 'export.json', '--ignore-unknown-columns', '--map', 'phone=PhoneNumber'])).code).toBe(0);
+      expect(
+        (
+          await run(dir, [
+            'user',
+            'sync',
+            '--file',
+            'export.json',
+            '--ignore-unknown-columns',
+            '--map',
+            'phone=PhoneNumber',
+          ])
+        ).code,
+      ).toBe(0);
       const shown = testDeps(dir);
       await runCli(['--store', join(dir, 'store'), 'local', 'export', '--json'], shown.deps);
-      const users = (JSON.parse(shown.stdout.text) as { Users: Record<string, unknown>[] }).Users.filter((user) => String(user.ExternalId).startsWith('J-'));
+      const users = (JSON.parse(shown.stdout.text) as { Users: Record<string, unknown>[] }).Users.filter((user) =>
+        String(user.ExternalId).startsWith('J-'),
+      );
       expect(users.map((user) => [user.ExternalId, user.PhoneNumber, 'campus' in user])).toEqual([
         ['J-1', '+1 555', false],
         ['J-2', undefined, false],
       ]);
     }));
 
-  it('user sync help says --file takes the export\'s own names with --map: one line in --help, in full with --all', () =>
+  it("user sync help says --file takes the export's own names with --map: one line in --help, in full with --all", () =>
     withTempDir(async (dir) => {
       const help = await run(dir, ['user', 'sync', '--help']);
       expect(help.stdout.replace(/\s+/g, ' ')).toContain('--map <column=Field> read a column as an API field');
@@ -202,22 +404,45 @@ describe('messages that teach the fix', () => {
 
   it('a local date without --date-format fails its record with the format it looks like; with it the row is good', () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role,DateOfBirth\nS-1,Ann,Lee,ann@example.test,ann,Candidate,15.07.2000\n');
+      await writeFile(
+        join(dir, 'users.csv'),
+        'ExternalId,FirstName,LastName,Email,UserName,Role,DateOfBirth\nS-1,Ann,Lee,ann@example.test,ann,Candidate,15.07.2000\n',
+      );
       const refused = await run(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--json']);
       expect(refused.code).toBe(1);
       const problem = JSON.parse(refused.stdout).items[0].errors[0];
-      expect(problem).toMatchObject({ field: 'DateOfBirth', code: 246, message: expect.stringContaining('it looks like DD.MM.YYYY: give --date-format DD.MM.YYYY') });
-      expect((await run(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--date-format', 'DD.MM.YYYY'])).code).toBe(0);
+      expect(problem).toMatchObject({
+        field: 'DateOfBirth',
+        code: 246,
+        message: expect.stringContaining('it looks like DD.MM.YYYY: give --date-format DD.MM.YYYY'),
+      });
+      expect(
+        (await run(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--date-format', 'DD.MM.YYYY'])).code,
+      ).toBe(0);
     }));
 
   it('--set fills a missing column and an empty cell, never a value the file has', () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role\nS-1,Ann,Lee,ann@example.test,ann,\nS-2,Bo,Ng,bo@example.test,bo,Author\n');
-      const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'users.csv', '--set', 'Role=Candidate', '--set', 'Labels=sis|2027']);
+      await writeFile(
+        join(dir, 'users.csv'),
+        'ExternalId,FirstName,LastName,Email,UserName,Role\nS-1,Ann,Lee,ann@example.test,ann,\nS-2,Bo,Ng,bo@example.test,bo,Author\n',
+      );
+      const { code, stderr } = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        '--set',
+        'Role=Candidate',
+        '--set',
+        'Labels=sis|2027',
+      ]);
       expect(code, stderr).toBe(0);
       const shown = testDeps(dir);
       await runCli(['--store', join(dir, 'store'), 'local', 'export', '--json'], shown.deps);
-      const users = (JSON.parse(shown.stdout.text) as { Users: { ExternalId: string; Role: string; Labels?: string[] }[] }).Users;
+      const users = (
+        JSON.parse(shown.stdout.text) as { Users: { ExternalId: string; Role: string; Labels?: string[] }[] }
+      ).Users;
       expect(users.filter((u) => u.ExternalId.startsWith('S-')).map((u) => [u.ExternalId, u.Role, u.Labels])).toEqual([
         ['S-1', 'Candidate', ['sis', '2027']],
         ['S-2', 'Author', ['sis', '2027']],
@@ -227,10 +452,27 @@ describe('messages that teach the fix', () => {
   it('without --timezone a --start without an offset is refused as today (exit 2, naming --timezone); with it, placed in the zone', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,Ann,Lee,ann@example.test\n');
-      const base = ['schedule', 'push', '--file', 'c.csv', '--schedule-id', 'S-1', '--assessment', 'A-1', '--group', 'G-1', '--group-name', 'G', '--dry-run', '--json'];
+      const base = [
+        'schedule',
+        'push',
+        '--file',
+        'c.csv',
+        '--schedule-id',
+        'S-1',
+        '--assessment',
+        'A-1',
+        '--group',
+        'G-1',
+        '--group-name',
+        'G',
+        '--dry-run',
+        '--json',
+      ];
       const refused = await run(dir, [...base, '--start', '2027-01-25 14:00']);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain('--start: StartDateTime "2027-01-25 14:00" has no time zone: add Z or an offset such as +01:00, or give --timezone');
+      expect(refused.stderr).toContain(
+        '--start: StartDateTime "2027-01-25 14:00" has no time zone: add Z or an offset such as +01:00, or give --timezone',
+      );
       const placed = await run(dir, [...base, '--start', '2027-01-25 14:00', '--timezone', 'Europe/Berlin']);
       expect(placed.stdout).not.toContain('StartDateTime');
     }));
@@ -251,7 +493,17 @@ describe('review-session show -o csv in the dialect asked', () => {
       const tab = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', 'tab']);
       expect(header(tab.stdout)).toBe(header(comma.stdout).split(',').join('\t'));
       // ';' alone keeps the point (a UK officer who only wants ';'); --decimal-separator ',' is Excel in a German locale.
-      const german = await run(dir, ['review-session', 'show', 'RS-MATH1-OCT', '-o', 'csv', '--delimiter', ';', '--decimal-separator', ',']);
+      const german = await run(dir, [
+        'review-session',
+        'show',
+        'RS-MATH1-OCT',
+        '-o',
+        'csv',
+        '--delimiter',
+        ';',
+        '--decimal-separator',
+        ',',
+      ]);
       expect(german.code, german.stderr).toBe(0);
       const { parse } = await import('csv-parse/sync');
       const score = (text: string, delimiter: string) => {
@@ -276,13 +528,32 @@ describe('invigilators remove --map names the id column', () => {
       expect(unmapped.code).toBe(2);
       expect(unmapped.stderr).toContain('no id column');
       expect(unmapped.stderr).toContain('--map "Column=UserExtId"');
-      const mapped = await run(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'staff.csv', '--map', 'Staff ID=UserExtId', '--dry-run', '--json']);
+      const mapped = await run(dir, [
+        'invigilators',
+        'remove',
+        'S-FUTURE',
+        '--file',
+        'staff.csv',
+        '--map',
+        'Staff ID=UserExtId',
+        '--dry-run',
+        '--json',
+      ]);
       const items = (JSON.parse(mapped.stdout) as { items: { id: string; source: { line: number } }[] }).items;
       expect(items.map((item) => [item.id, item.source.line])).toEqual([
         ['inv-1', 2],
         ['inv-2', 3],
       ]);
-      const wrong = await run(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'staff.csv', '--map', 'Staff ID=ExternalId', '--dry-run']);
+      const wrong = await run(dir, [
+        'invigilators',
+        'remove',
+        'S-FUTURE',
+        '--file',
+        'staff.csv',
+        '--map',
+        'Staff ID=ExternalId',
+        '--dry-run',
+      ]);
       expect(wrong.code).toBe(2);
       expect(wrong.stderr).toContain('invigilators remove takes no field ExternalId');
     }));
@@ -294,15 +565,30 @@ describe('a profile serves every command', () => {
       const { mkdir } = await import('node:fs/promises');
       await mkdir(join(dir, '.config'));
       const profile = (defaults: unknown) =>
-        writeFile(join(dir, '.config', 'config.json'), JSON.stringify({ version: 1, profiles: { sis: { baseUrl: 'https://exam.example.test', defaults } } }), { mode: 0o600 });
-      await writeFile(join(dir, 'users.csv'), 'Student ID,FirstName,LastName,Email,UserName\nS-1,Ann,Lee,ann@example.test,ann\n');
-      await profile({ map: { 'Student ID': 'ExternalId', Exam: 'AssessmentExtId' }, set: { Role: 'Candidate', GroupExtId: 'G-1' } });
+        writeFile(
+          join(dir, '.config', 'config.json'),
+          JSON.stringify({ version: 1, profiles: { sis: { baseUrl: 'https://exam.example.test', defaults } } }),
+          { mode: 0o600 },
+        );
+      await writeFile(
+        join(dir, 'users.csv'),
+        'Student ID,FirstName,LastName,Email,UserName\nS-1,Ann,Lee,ann@example.test,ann\n',
+      );
+      await profile({
+        map: { 'Student ID': 'ExternalId', Exam: 'AssessmentExtId' },
+        set: { Role: 'Candidate', GroupExtId: 'G-1' },
+      });
       const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 't' });
-      expect(await runCli(['--profile', 'sis', 'user', 'sync', '--file', 'users.csv', '--dry-run'], io.deps), io.stderr.text).toBe(0);
+      expect(
+        await runCli(['--profile', 'sis', 'user', 'sync', '--file', 'users.csv', '--dry-run'], io.deps),
+        io.stderr.text,
+      ).toBe(0);
       await profile({ map: { 'Student ID': 'ExternId' } });
       const bad = testDeps(dir, {}, { EXAMCTL_TOKEN: 't' });
       expect(await runCli(['--profile', 'sis', 'user', 'sync', '--file', 'users.csv', '--dry-run'], bad.deps)).toBe(2);
-      expect(bad.stderr.text).toContain('profile sis: map "Student ID=ExternId": unknown field "ExternId" (did you mean ExternalId?)');
+      expect(bad.stderr.text).toContain(
+        'profile sis: map "Student ID=ExternId": unknown field "ExternId" (did you mean ExternalId?)',
+      );
     }));
 });
 
@@ -322,19 +608,31 @@ describe('docs/input-formats.md, "Worked example"', () => {
 });
 
 describe('runs resume of a mapped run', () => {
-  it("a user sync stopped before it sent resumes while the job sets EXAMCTL_PIN for its sittings step (trial28 f06)", () =>
+  it('a user sync stopped before it sent resumes while the job sets EXAMCTL_PIN for its sittings step (trial28 f06)', () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'u.csv'), 'ExternalId,FirstName,LastName,Email,Role\nu-9,Ann,Lee,ann@example.test,Candidate\n');
+      await writeFile(
+        join(dir, 'u.csv'),
+        'ExternalId,FirstName,LastName,Email,Role\nu-9,Ann,Lee,ann@example.test,Candidate\n',
+      );
       const users = await usersAfterResume(dir, { file: join(dir, 'u.csv') }, { EXAMCTL_PIN: '4821' });
       expect(users.map((user) => user.ExternalId)).toContain('u-9');
     }));
 
   it('replays --map-file, --map, --set and --date-format from the journal', () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'export.csv'), '\ufeffStudent ID;Given name;Surname;E-Mail;Date of birth\r\nS-9;Ann;Lee;ann@example.test;15.07.2000\r\n');
+      await writeFile(
+        join(dir, 'export.csv'),
+        '\ufeffStudent ID;Given name;Surname;E-Mail;Date of birth\r\nS-9;Ann;Lee;ann@example.test;15.07.2000\r\n',
+      );
       await writeFile(join(dir, 'map.json'), JSON.stringify({ 'Student ID': 'ExternalId', Surname: 'LastName' }));
       // A run started with the flags and stopped before it sent anything.
-      const users = await usersAfterResume(dir, { file: join(dir, 'export.csv'), mapFile: 'map.json', map: ['Given name=FirstName'], set: ['Role=Candidate'], dateFormat: 'DD.MM.YYYY' });
+      const users = await usersAfterResume(dir, {
+        file: join(dir, 'export.csv'),
+        mapFile: 'map.json',
+        map: ['Given name=FirstName'],
+        set: ['Role=Candidate'],
+        dateFormat: 'DD.MM.YYYY',
+      });
       const user = users.find((u) => u.ExternalId === 'S-9');
       expect(user).toMatchObject({ FirstName: 'Ann', LastName: 'Lee', Role: 'Candidate', DateOfBirth: '2000-07-15' });
     }));

@@ -42,12 +42,19 @@ describe('readJsonRecords: good files', () => {
 
 describe('readJsonRecords: broken files', () => {
   it('names the line of malformed JSON inside an element', async () => {
-    const error = await expectInputFileError(read('malformed.json'), { file: 'malformed.json', line: 4, reason: /^malformed JSON: / });
+    const error = await expectInputFileError(read('malformed.json'), {
+      file: 'malformed.json',
+      line: 4,
+      reason: /^malformed JSON: /,
+    });
     expect(error.message).toMatch(/^malformed\.json:4: malformed JSON/);
   });
 
   it('refuses array elements that are not objects', async () => {
-    await expectInputFileError(read('array-non-object.json'), { line: 3, reason: /array element 1 is not an object \(found a string\)/ });
+    await expectInputFileError(read('array-non-object.json'), {
+      line: 3,
+      reason: /array element 1 is not an object \(found a string\)/,
+    });
   });
 
   it('refuses trailing garbage after the value', async () => {
@@ -55,9 +62,18 @@ describe('readJsonRecords: broken files', () => {
   });
 
   it('refuses an array that is never closed, a trailing comma and a missing comma', async () => {
-    await expectInputFileError(read('unclosed-array.json'), { line: 1, reason: /array opened on this line is not closed/ });
-    await expectInputFileError(read('trailing-comma.json'), { line: 3, reason: /trailing comma after array element 0/ });
-    await expectInputFileError(read('missing-comma.json'), { line: 3, reason: /expected "," or "\]" after array element 0/ });
+    await expectInputFileError(read('unclosed-array.json'), {
+      line: 1,
+      reason: /array opened on this line is not closed/,
+    });
+    await expectInputFileError(read('trailing-comma.json'), {
+      line: 3,
+      reason: /trailing comma after array element 0/,
+    });
+    await expectInputFileError(read('missing-comma.json'), {
+      line: 3,
+      reason: /expected "," or "\]" after array element 0/,
+    });
   });
 
   it('refuses a non-object NDJSON line and an unclosed string', async () => {
@@ -67,7 +83,10 @@ describe('readJsonRecords: broken files', () => {
 
   it('refuses an empty file and a CSV given as JSON', async () => {
     await expectInputFileError(read('empty.json'), { line: 1, reason: /no JSON content/ });
-    await expectInputFileError(read('users-bom-crlf.csv'), { line: 1, reason: /expected a JSON object, an array of objects/ });
+    await expectInputFileError(read('users-bom-crlf.csv'), {
+      line: 1,
+      reason: /expected a JSON object, an array of objects/,
+    });
   });
 
   it('refuses binary content and reports a missing file', async () => {
@@ -78,7 +97,8 @@ describe('readJsonRecords: broken files', () => {
   it('stops on the first bad element after yielding the good ones before it', async () => {
     const seen: string[] = [];
     const error = await (async () => {
-      for await (const record of readJsonRecords(fixture('array-non-object.json'))) seen.push(String(record.fields.ExternalId));
+      for await (const record of readJsonRecords(fixture('array-non-object.json')))
+        seen.push(String(record.fields.ExternalId));
     })().catch((caught: unknown) => caught);
     expect(seen).toEqual(['u-1']);
     expect(error).toBeInstanceOf(Error);

@@ -36,19 +36,51 @@ describe('JsonScanner', () => {
     const deep = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`;
     const error = fault(() => parseJson(deep, { depth: 64 }));
     expect([error.kind, error.line, error.column]).toEqual(['depth', 1, 65]);
-    expect(error.message).toBe('nested too deep: objects and arrays nested deeper than 64 levels (column 65); the limit keeps a hostile file from exhausting the stack');
+    expect(error.message).toBe(
+      'nested too deep: objects and arrays nested deeper than 64 levels (column 65); the limit keeps a hostile file from exhausting the stack',
+    );
   });
 
   it.each([
     ['a token', 'ghp_S3cretToken', 1, 1, 'not valid JSON: expected a value at column 1'],
-    ['a trailing comma', '{\n  "a": 1,\n}', 3, 1, 'not valid JSON: expected a string, the next key (no "," after the last member) at column 1'],
+    [
+      'a trailing comma',
+      '{\n  "a": 1,\n}',
+      3,
+      1,
+      'not valid JSON: expected a string, the next key (no "," after the last member) at column 1',
+    ],
     ['a missing colon', '{"Secret-1" 2}', 1, 13, 'not valid JSON: expected ":" after the key at column 13'],
-    ['a control character', '["tab\there"]', 1, 6, 'not valid JSON: expected an escape (\\t, \\u0000) for a control character in a string at column 6'],
-    ['a bad escape', '["S3cr\\x"]', 1, 7, 'not valid JSON: expected an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u and four hex digits at column 7'],
+    [
+      'a control character',
+      '["tab\there"]',
+      1,
+      6,
+      'not valid JSON: expected an escape (\\t, \\u0000) for a control character in a string at column 6',
+    ],
+    [
+      'a bad escape',
+      '["S3cr\\x"]',
+      1,
+      7,
+      'not valid JSON: expected an escape: \\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u and four hex digits at column 7',
+    ],
     ['a number JSON refuses', '[01]', 1, 3, 'not valid JSON: expected "," or "]" at column 3'],
     ['an early end', '{"a": [1,', 1, 10, 'not valid JSON: the text ends early, expected a value at column 10'],
-    ['a number of 1,000 digits', `[${'9'.repeat(1000)}]`, 1, 402, 'not valid JSON: expected a number of at most 400 characters at column 402'],
-    ['a second value', '{} {"Secret":1}', 1, 4, 'not valid JSON: expected the end of the text (one value only) at column 4'],
+    [
+      'a number of 1,000 digits',
+      `[${'9'.repeat(1000)}]`,
+      1,
+      402,
+      'not valid JSON: expected a number of at most 400 characters at column 402',
+    ],
+    [
+      'a second value',
+      '{} {"Secret":1}',
+      1,
+      4,
+      'not valid JSON: expected the end of the text (one value only) at column 4',
+    ],
   ])('%s: the line, the column and what was expected; nothing of the text', (_what, text, line, column, message) => {
     const error = fault(() => parseJson(text, { depth: 8 }));
     expect([error.line, error.column, error.message]).toEqual([line, column, message]);
@@ -58,12 +90,20 @@ describe('JsonScanner', () => {
   it('entries are bounded, members and elements alike', () => {
     expect(scanJson('{"a":[1,2],"b":{}}', { depth: 4, entries: 4 }).entries).toBe(4);
     const error = fault(() => scanJson('{"a":[1,2],"b":{},"c":0}', { depth: 4, entries: 4 }));
-    expect([error.kind, error.column, error.message]).toEqual(['entries', 23, 'too many entries: more than 4 entries (column 23)']);
+    expect([error.kind, error.column, error.message]).toEqual([
+      'entries',
+      23,
+      'too many entries: more than 4 entries (column 23)',
+    ]);
   });
 
   it('keys are bounded per object, each nested one counted on its own', () => {
     expect(scanJson('[{"a":{"b":1,"c":{}},"d":[{"e":0,"f":1}]},{"g":1,"h":2}]', { depth: 8, keys: 2 }).keys).toBe(8);
     const error = fault(() => scanJson('{"a":{"b":1,"c":2},"d":3,"e":4}', { depth: 8, keys: 2 }));
-    expect([error.kind, error.column, error.message]).toEqual(['entries', 26, 'too many entries: more than 2 keys in one object (column 26)']);
+    expect([error.kind, error.column, error.message]).toEqual([
+      'entries',
+      26,
+      'too many entries: more than 2 keys in one object (column 26)',
+    ]);
   });
 });

@@ -19,7 +19,11 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 /** What a reader hands on, as plain data (no identity). */
 const asData = (records: readonly InputRecord[]) => JSON.parse(JSON.stringify(records)) as unknown;
 
-async function batchesOf(path: string, counted: boolean, options: { displayName?: string; ignoreUnknownColumns?: boolean } = {}) {
+async function batchesOf(
+  path: string,
+  counted: boolean,
+  options: { displayName?: string; ignoreUnknownColumns?: boolean } = {},
+) {
   const reader = readCsvRecords(path, { columns: userColumns, ...options });
   if (counted) await reader.countRecords!(false);
   const batches: (readonly InputRecord[])[] = [];
@@ -28,17 +32,23 @@ async function batchesOf(path: string, counted: boolean, options: { displayName?
 }
 
 describe('a CSV read after the structure pass', () => {
-  it.each(['users-basic.csv', 'users-bom-crlf.csv', 'users-semicolon.csv', 'quoted-newlines.csv', 'blank-lines.csv', 'sep-directive.csv', 'utf16le.csv', 'report-as-input.csv'])(
-    'gives the records a parse gives (%s): fields, lines, header, dialect, warnings',
-    async (name) => {
-      const path = fixture(name);
-      const options = { displayName: name, ignoreUnknownColumns: true };
-      const parsed = (await batchesOf(path, false, options)).batches.flat();
-      const replayed = (await batchesOf(path, true, options)).batches.flat();
-      expect(replayed.length).toBeGreaterThan(0);
-      expect(asData(replayed)).toEqual(asData(parsed));
-    },
-  );
+  it.each([
+    'users-basic.csv',
+    'users-bom-crlf.csv',
+    'users-semicolon.csv',
+    'quoted-newlines.csv',
+    'blank-lines.csv',
+    'sep-directive.csv',
+    'utf16le.csv',
+    'report-as-input.csv',
+  ])('gives the records a parse gives (%s): fields, lines, header, dialect, warnings', async (name) => {
+    const path = fixture(name);
+    const options = { displayName: name, ignoreUnknownColumns: true };
+    const parsed = (await batchesOf(path, false, options)).batches.flat();
+    const replayed = (await batchesOf(path, true, options)).batches.flat();
+    expect(replayed.length).toBeGreaterThan(0);
+    expect(asData(replayed)).toEqual(asData(parsed));
+  });
 
   it('sends what the structure pass checked: a file changed after it is not read again', async () => {
     const path = join(dir, 'users.csv');
@@ -58,7 +68,10 @@ describe('a CSV read after the structure pass', () => {
 
   it("restores a report's neutralised cells once per read, not once more each replay", async () => {
     const path = join(dir, 'report.csv');
-    writeFileSync(path, "ExternalId,FirstName,LastName,status,error_codes,error_messages\nu-1,''=cmd,Lee,failed,209,x\n");
+    writeFileSync(
+      path,
+      "ExternalId,FirstName,LastName,status,error_codes,error_messages\nu-1,''=cmd,Lee,failed,209,x\n",
+    );
     const reader = readCsvRecords(path, { columns: userColumns, ignoreUnknownColumns: true });
     await reader.countRecords!(true);
     for (let read = 0; read < 3; read++) {
@@ -72,14 +85,22 @@ describe('a CSV read after the structure pass', () => {
   it.each(['users-basic.csv', 'users-semicolon.csv', 'quoted-newlines.csv', 'blank-lines.csv'])(
     "gives one field's records of the kept rows as the records of a read (%s): the field's value, the line, the header",
     async (name) => {
-      const reader = readCsvRecords(fixture(name), { columns: userColumns, displayName: name, ignoreUnknownColumns: true });
+      const reader = readCsvRecords(fixture(name), {
+        columns: userColumns,
+        displayName: name,
+        ignoreUnknownColumns: true,
+      });
       expect(reader.keptRecords!('ExternalId')).toBeUndefined();
       await reader.countRecords!(false);
       const records = await collect(reader);
       for (const field of ['ExternalId', 'FirstName', 'LastName']) {
         const kept = [...reader.keptRecords!(field)!].flatMap((batch) => [...batch]);
-        expect(kept.map(({ source, fields }) => [source.file, source.line, fields[field]])).toEqual(records.map(({ source, fields }) => [source.file, source.line, fields[field]]));
-        expect(kept.map((record) => [record.raw?.header, record.raw?.names])).toEqual(records.map((record) => [record.raw?.header, record.raw?.names]));
+        expect(kept.map(({ source, fields }) => [source.file, source.line, fields[field]])).toEqual(
+          records.map(({ source, fields }) => [source.file, source.line, fields[field]]),
+        );
+        expect(kept.map((record) => [record.raw?.header, record.raw?.names])).toEqual(
+          records.map((record) => [record.raw?.header, record.raw?.names]),
+        );
       }
     },
   );
@@ -91,7 +112,11 @@ describe('a CSV read after the structure pass', () => {
     await reader.countRecords!(false);
     const kept = [...reader.keptRecords!('ExternalId')!].flatMap((batch) => [...batch]);
     expect(kept.map((record) => record.fields)).toEqual([{ ExternalId: "'-u-1" }, {}]);
-    expect(kept.map((record) => record.fields)).toEqual((await collect(reader)).map((record) => ({ ExternalId: record.fields['ExternalId'] })).map((f) => (f.ExternalId === undefined ? {} : f)));
+    expect(kept.map((record) => record.fields)).toEqual(
+      (await collect(reader))
+        .map((record) => ({ ExternalId: record.fields['ExternalId'] }))
+        .map((f) => (f.ExternalId === undefined ? {} : f)),
+    );
     expect(reader.keptRecords!('Email')).toBeUndefined();
     const report = readCsvRecords(fixture('report-as-input.csv'), { columns: userColumns, ignoreUnknownColumns: true });
     await report.countRecords!(true);
@@ -100,7 +125,10 @@ describe('a CSV read after the structure pass', () => {
 
   it('first hands on a small batch, so the first request waits for few rows', async () => {
     const path = join(dir, 'many.csv');
-    writeFileSync(path, `ExternalId,FirstName,LastName\n${Array.from({ length: 2000 }, (_, i) => `u-${i},A,B`).join('\n')}\n`);
+    writeFileSync(
+      path,
+      `ExternalId,FirstName,LastName\n${Array.from({ length: 2000 }, (_, i) => `u-${i},A,B`).join('\n')}\n`,
+    );
     const { batches } = await batchesOf(path, true);
     expect(batches[0]!.length).toBeLessThanOrEqual(64);
     expect(batches.flat().map((record) => record.source.line)).toEqual(Array.from({ length: 2000 }, (_, i) => i + 2));
@@ -111,7 +139,10 @@ describe('a CSV read after the structure pass', () => {
     const path = join(dir, 'large.csv');
     const row = `,${'x'.repeat(200)},Lee`;
     const rows = Math.ceil(KEEP_ROWS_MAX_CHARS / row.length) + 10;
-    writeFileSync(path, `ExternalId,FirstName,LastName\n${Array.from({ length: rows }, (_, i) => `u-${i}${row}`).join('\n')}\n`);
+    writeFileSync(
+      path,
+      `ExternalId,FirstName,LastName\n${Array.from({ length: rows }, (_, i) => `u-${i}${row}`).join('\n')}\n`,
+    );
     const reader = readCsvRecords(path, { columns: userColumns });
     expect(await reader.countRecords!(false)).toBe(rows);
     // Changed after the structure pass: a large file is read from disk again, which finds it is another.

@@ -25,11 +25,19 @@ const EXPORTS: Record<string, { command: string[]; csv: string[]; mapped: Record
       'Student ID,Given name,Surname,Date of birth,Year group,School email,Home email,Department,Exams Officer,Sees Reports',
       'u-1,Ann,Lee,17/03/2004,Year 10,,ann@home.example,Mathematics,Y,y',
     ],
-    mapped: { Labels: 'Y10', UserName: 'Ann.Lee', Email: 'ann@home.example', Hierarchies: 'DEPT-MATH:coordinator+reports' },
+    mapped: {
+      Labels: 'Y10',
+      UserName: 'Ann.Lee',
+      Email: 'ann@home.example',
+      Hierarchies: 'DEPT-MATH:coordinator+reports',
+    },
   },
   sittings: {
     command: ['schedule', 'push', '--date-format', 'DD/MM/YYYY HH:mm', '--timezone', 'Europe/London'],
-    csv: ['Candidate number,Forename,Surname,Exam start,School email,Home email,Parent email,Access arrangements,Paper,Centre,Session', 'c-1,Ann,Lee,14/06/2027 09:00,,,p@home.example,Extra time,Maths Paper 1,NORTH,AM'],
+    csv: [
+      'Candidate number,Forename,Surname,Exam start,School email,Home email,Parent email,Access arrangements,Paper,Centre,Session',
+      'c-1,Ann,Lee,14/06/2027 09:00,,,p@home.example,Extra time,Maths Paper 1,NORTH,AM',
+    ],
     mapped: {
       // A sitting's rows: its schedule's fields named as the request names them, its candidate's as the row's.
       UserName: 'Ann.Lee',
@@ -42,8 +50,24 @@ const EXPORTS: Record<string, { command: string[]; csv: string[]; mapped: Record
     },
   },
   candidates: {
-    command: ['schedule', 'push', '--schedule-id', 'S-1', '--assessment', 'A-MATH-1', '--group', 'H-1', '--group-name', 'G', '--start', '2027-06-14T09:00:00Z'],
-    csv: ['Candidate number,Forename,Surname,School email,Home email,Parent email,Access arrangements', 'c-1,Ann,Lee,ann@school.example,,,None'],
+    command: [
+      'schedule',
+      'push',
+      '--schedule-id',
+      'S-1',
+      '--assessment',
+      'A-MATH-1',
+      '--group',
+      'H-1',
+      '--group-name',
+      'G',
+      '--start',
+      '2027-06-14T09:00:00Z',
+    ],
+    csv: [
+      'Candidate number,Forename,Surname,School email,Home email,Parent email,Access arrangements',
+      'c-1,Ann,Lee,ann@school.example,,,None',
+    ],
     mapped: { UserName: 'Ann.Lee', Email: 'ann@school.example', SpecialNeeds: 'no' },
   },
   collection: {
@@ -65,7 +89,9 @@ describe('template --map-example', () => {
       await writeFile(join(dir, 'export.csv'), `${csv.join('\n')}\n`);
       const run = await cli(dir, [...REMOTE, ...command, '--file', 'export.csv', '--map-file', 'map.json']);
       expect(run.code, `${run.stderr}\n${run.stdout}`).toBe(0);
-      const item = (JSON.parse(run.stdout) as { items: { status: string; mapped: { field: string; value: string }[] }[] }).items[0]!;
+      const item = (
+        JSON.parse(run.stdout) as { items: { status: string; mapped: { field: string; value: string }[] }[] }
+      ).items[0]!;
       expect(item.status).toBe('ok');
       expect(Object.fromEntries(item.mapped.map((value) => [value.field, value.value]))).toEqual(mapped);
     }),
@@ -73,7 +99,10 @@ describe('template --map-example', () => {
 
   it('users: every kind of entry is there (a column, a value table, a template, a fallback, Hierarchies with flags)', () =>
     withTempDir(async (dir) => {
-      const example = JSON.parse((await cli(dir, ['template', 'users', '--map-example'])).stdout) as Record<string, Record<string, unknown> | string>;
+      const example = JSON.parse((await cli(dir, ['template', 'users', '--map-example'])).stdout) as Record<
+        string,
+        Record<string, unknown> | string
+      >;
       expect(example['Student ID']).toBe('ExternalId');
       expect(example['Year group']).toMatchObject({ field: 'Labels', values: { 'Year 10': 'Y10' } });
       expect(example.UserName).toHaveProperty('template');
@@ -81,12 +110,19 @@ describe('template --map-example', () => {
       expect(example.Hierarchies).toHaveProperty('flags');
     }));
 
-  it.each(Object.keys(EXPORTS))('%s: no value table has a "default", so a word it does not know is never sent as another', (kind) =>
-    withTempDir(async (dir) => {
-      const example = JSON.parse((await cli(dir, ['template', kind, '--map-example'])).stdout) as Record<string, unknown>;
-      const withDefault = Object.entries(example).filter(([, entry]) => typeof entry === 'object' && entry !== null && 'default' in entry);
-      expect(withDefault.map(([key]) => key)).toEqual([]);
-    }),
+  it.each(Object.keys(EXPORTS))(
+    '%s: no value table has a "default", so a word it does not know is never sent as another',
+    (kind) =>
+      withTempDir(async (dir) => {
+        const example = JSON.parse((await cli(dir, ['template', kind, '--map-example'])).stdout) as Record<
+          string,
+          unknown
+        >;
+        const withDefault = Object.entries(example).filter(
+          ([, entry]) => typeof entry === 'object' && entry !== null && 'default' in entry,
+        );
+        expect(withDefault.map(([key]) => key)).toEqual([]);
+      }),
   );
 
   it('candidates: an access arrangement the table does not know (Reader) fails its row, never sent as SpecialNeeds no', () =>
@@ -97,10 +133,14 @@ describe('template --map-example', () => {
       await writeFile(join(dir, 'export.csv'), `${csv[0]}\nc-1,Ann,Lee,ann@school.example,,,Reader\n`);
       const run = await cli(dir, [...REMOTE, ...command, '--file', 'export.csv', '--map-file', 'map.json']);
       expect(run.code).toBe(1);
-      const items = (JSON.parse(run.stdout) as { items: { status: string; errors: { field: string; message: string }[] }[] }).items;
+      const items = (
+        JSON.parse(run.stdout) as { items: { status: string; errors: { field: string; message: string }[] }[] }
+      ).items;
       expect(items.map((item) => item.status)).toEqual(['failed']);
       expect(items[0]!.errors.map((error) => error.message)).toEqual([
-        expect.stringMatching(/^Access arrangements "Reader" has no entry in the value table of --map-file map\.json:\d+ "Access arrangements" \(known: "Extra time", "None"\)/),
+        expect.stringMatching(
+          /^Access arrangements "Reader" has no entry in the value table of --map-file map\.json:\d+ "Access arrangements" \(known: "Extra time", "None"\)/,
+        ),
       ]);
     }));
 
@@ -111,7 +151,11 @@ describe('template --map-example', () => {
       expect(none.stderr).toContain('--map-example: invigilators has no map file example');
       // The command's own word for its file names the kind.
       const schedules = await cli(dir, ['template', 'schedules', '--map-example']);
-      expect([schedules.code, schedules.stdout, schedules.stderr]).toEqual([2, '', 'examctl: unknown kind "schedules": schedule push reads "sittings"; one of users, candidates, sittings, collection, invigilators\n']);
+      expect([schedules.code, schedules.stdout, schedules.stderr]).toEqual([
+        2,
+        '',
+        'examctl: unknown kind "schedules": schedule push reads "sittings"; one of users, candidates, sittings, collection, invigilators\n',
+      ]);
       const xlsx = await cli(dir, ['template', 'users', '--map-example', '-o', 'xlsx']);
       expect(xlsx.code).toBe(2);
       expect(xlsx.stderr).toContain('--map-example prints a map file, which is JSON');

@@ -19,11 +19,16 @@ interface Item {
   mapped?: { field: string; value: string; from: Record<string, string> }[];
 }
 
-async function run(dir: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string; stdout: string; items: Item[] }> {
+async function run(
+  dir: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stderr: string; stdout: string; items: Item[] }> {
   const io = testDeps(dir, {}, env);
   const code = await runCli(['--store', join(dir, 'store'), ...args], io.deps);
   let items: Item[] = [];
-  if (args.includes('--json') && io.stdout.text.startsWith('{')) items = (JSON.parse(io.stdout.text) as { items: Item[] }).items;
+  if (args.includes('--json') && io.stdout.text.startsWith('{'))
+    items = (JSON.parse(io.stdout.text) as { items: Item[] }).items;
   return { code, stderr: io.stderr.text, stdout: io.stdout.text, items };
 }
 
@@ -58,7 +63,20 @@ describe('value tables', () => {
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'sis.csv'), SIS);
       await writeFile(join(dir, 'sis-map.json'), JSON.stringify(SIS_MAP, null, 2));
-      const { code, items, stderr } = await run(dir, ['user', 'sync', '--file', 'sis.csv', '--map-file', 'sis-map.json', '--set', 'Role=Candidate', '--set', 'UserName=x', '--dry-run', '--json']);
+      const { code, items, stderr } = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'sis.csv',
+        '--map-file',
+        'sis-map.json',
+        '--set',
+        'Role=Candidate',
+        '--set',
+        'UserName=x',
+        '--dry-run',
+        '--json',
+      ]);
       expect(code, stderr).toBe(1);
       expect(items.map((item) => [item.id, item.status])).toEqual([
         ['S-1', 'ok'],
@@ -85,21 +103,49 @@ describe('value tables', () => {
       // An empty cell stays empty: nothing translated, nothing sent for it.
       expect(items[4]!.mapped).toEqual([{ field: 'Labels', value: 'Y10', from: { 'Year group': 'Year 10' } }]);
       // The dry run's summary shows each distinct value beside its cells.
-      expect(stderr).toContain('values from the map file, beside the cells they came from:\n  Hierarchies "DEPT-MATH" from Subject "Mathematics"\n');
+      expect(stderr).toContain(
+        'values from the map file, beside the cells they came from:\n  Hierarchies "DEPT-MATH" from Subject "Mathematics"\n',
+      );
       expect(stderr).toContain('  Labels "Y10" from Year group "Year 10" (3 rows)');
     }));
 
   it('an accent matches however it is encoded: a Windows-1252 export against a map file saved with combining accents', () =>
     withTempDir(async (dir) => {
       // Excel's "CSV" on a French Windows: é and è are single bytes, decoded as single code points (NFC).
-      await writeFile(join(dir, 'fr.csv'), Buffer.from('ExternalId;FirstName;LastName;Email;Role;Matière\r\nF-1;Zoé;Roy;zoe@example.test;Candidate;Mathématiques\r\n', 'latin1'));
+      await writeFile(
+        join(dir, 'fr.csv'),
+        Buffer.from(
+          'ExternalId;FirstName;LastName;Email;Role;Matière\r\nF-1;Zoé;Roy;zoe@example.test;Candidate;Mathématiques\r\n',
+          'latin1',
+        ),
+      );
       // The map file's keys and words as some editors save them: e and a combining accent (NFD).
       const decomposed = (text: string) => text.normalize('NFD');
       expect(decomposed('Matière')).not.toBe('Matière');
-      await writeFile(join(dir, 'fr-map.json'), JSON.stringify({ [decomposed('Matière')]: { field: 'Hierarchies', values: { [decomposed('Mathématiques')]: 'DEPT-MATH' } } }));
-      const { code, items, stderr } = await run(dir, ['user', 'sync', '--file', 'fr.csv', '--encoding', 'windows-1252', '--map-file', 'fr-map.json', '--set', 'UserName=zoe', '--dry-run', '--json']);
+      await writeFile(
+        join(dir, 'fr-map.json'),
+        JSON.stringify({
+          [decomposed('Matière')]: { field: 'Hierarchies', values: { [decomposed('Mathématiques')]: 'DEPT-MATH' } },
+        }),
+      );
+      const { code, items, stderr } = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'fr.csv',
+        '--encoding',
+        'windows-1252',
+        '--map-file',
+        'fr-map.json',
+        '--set',
+        'UserName=zoe',
+        '--dry-run',
+        '--json',
+      ]);
       expect(code, stderr).toBe(0);
-      expect(items[0]!.mapped).toEqual([{ field: 'Hierarchies', value: 'DEPT-MATH', from: { Matière: 'Mathématiques' } }]);
+      expect(items[0]!.mapped).toEqual([
+        { field: 'Hierarchies', value: 'DEPT-MATH', from: { Matière: 'Mathématiques' } },
+      ]);
     }));
 
   it('a word matches only as written but for case and whitespace around or repeated: a hyphen, an underscore or a space between characters makes another word, which fails as unknown', () =>
@@ -117,9 +163,28 @@ describe('value tables', () => {
       );
       await writeFile(
         join(dir, 'year-map.json'),
-        JSON.stringify({ 'Student ID': 'ExternalId', 'Year group': { field: 'Labels', values: { 'Year 12': 'Y12', 'Year 1': 'Y1' } }, Room: { field: 'Hierarchies', values: { 'H North': 'H-NORTH', 'H South': 'H-SOUTH' } } }, null, 2),
+        JSON.stringify(
+          {
+            'Student ID': 'ExternalId',
+            'Year group': { field: 'Labels', values: { 'Year 12': 'Y12', 'Year 1': 'Y1' } },
+            Room: { field: 'Hierarchies', values: { 'H North': 'H-NORTH', 'H South': 'H-SOUTH' } },
+          },
+          null,
+          2,
+        ),
       );
-      const { code, items, stderr } = await run(dir, ['user', 'sync', '--file', 'year.csv', '--map-file', 'year-map.json', '--set', 'UserName=x', '--dry-run', '--json']);
+      const { code, items, stderr } = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'year.csv',
+        '--map-file',
+        'year-map.json',
+        '--set',
+        'UserName=x',
+        '--dry-run',
+        '--json',
+      ]);
       expect(code, stderr).toBe(1);
       const value = (item: Item, field: string) => item.mapped?.find((mapped) => mapped.field === field)?.value;
       expect(items.map((item) => [item.id, item.status, value(item, 'Labels'), value(item, 'Hierarchies')])).toEqual([
@@ -134,21 +199,61 @@ describe('value tables', () => {
         'Year group "Year 1-2" has no entry in the value table of --map-file year-map.json:3 "Year group" (known: "Year 12", "Year 1"); it is not sent as it is: add it to "values", or give a "default"',
         'Room "HNorth" has no entry in the value table of --map-file year-map.json:10 "Room" (known: "H North", "H South"); it is not sent as it is: add it to "values", or give a "default"',
       ]);
-      expect(items[1]!.errors.map((error) => error.message.split(' has no entry')[0])).toEqual(['Year group "Year_12"', 'Room "h_south"']);
-      expect(items[2]!.errors.map((error) => error.message.split(' has no entry')[0])).toEqual(['Year group "YEAR12"', 'Room "H-North"']);
+      expect(items[1]!.errors.map((error) => error.message.split(' has no entry')[0])).toEqual([
+        'Year group "Year_12"',
+        'Room "h_south"',
+      ]);
+      expect(items[2]!.errors.map((error) => error.message.split(' has no entry')[0])).toEqual([
+        'Year group "YEAR12"',
+        'Room "H-North"',
+      ]);
     }));
 
   it('two words a table cannot tell apart are refused only when they differ in case or whitespace: Year 12 and Year-12 are two words', () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'year.csv'), 'ExternalId,FirstName,LastName,Email,Role,Year group\nw-1,A,B,w1@example.test,Candidate,Year-12\n');
-      await writeFile(join(dir, 'two.json'), JSON.stringify({ 'Year group': { field: 'Labels', values: { 'Year 12': 'Y12', 'Year-12': 'Y12-MIXED' } } }));
-      const two = await run(dir, ['user', 'sync', '--file', 'year.csv', '--map-file', 'two.json', '--set', 'UserName=x', '--dry-run', '--json']);
+      await writeFile(
+        join(dir, 'year.csv'),
+        'ExternalId,FirstName,LastName,Email,Role,Year group\nw-1,A,B,w1@example.test,Candidate,Year-12\n',
+      );
+      await writeFile(
+        join(dir, 'two.json'),
+        JSON.stringify({ 'Year group': { field: 'Labels', values: { 'Year 12': 'Y12', 'Year-12': 'Y12-MIXED' } } }),
+      );
+      const two = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'year.csv',
+        '--map-file',
+        'two.json',
+        '--set',
+        'UserName=x',
+        '--dry-run',
+        '--json',
+      ]);
       expect(two.code, two.stderr).toBe(0);
-      expect(two.items[0]!.mapped).toEqual([{ field: 'Labels', value: 'Y12-MIXED', from: { 'Year group': 'Year-12' } }]);
-      await writeFile(join(dir, 'alike.json'), JSON.stringify({ 'Year group': { field: 'Labels', values: { 'Year 12': 'Y12', ' YEAR  12': 'Y13' } } }));
-      const alike = await run(dir, ['user', 'sync', '--file', 'year.csv', '--map-file', 'alike.json', '--set', 'UserName=x', '--dry-run']);
+      expect(two.items[0]!.mapped).toEqual([
+        { field: 'Labels', value: 'Y12-MIXED', from: { 'Year group': 'Year-12' } },
+      ]);
+      await writeFile(
+        join(dir, 'alike.json'),
+        JSON.stringify({ 'Year group': { field: 'Labels', values: { 'Year 12': 'Y12', ' YEAR  12': 'Y13' } } }),
+      );
+      const alike = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'year.csv',
+        '--map-file',
+        'alike.json',
+        '--set',
+        'UserName=x',
+        '--dry-run',
+      ]);
       expect(alike.code).toBe(2);
-      expect(alike.stderr).toContain('"Year 12" and " YEAR  12" are one word to examctl (case, and whitespace around or repeated, do not matter) but stand for different values');
+      expect(alike.stderr).toContain(
+        '"Year 12" and " YEAR  12" are one word to examctl (case, and whitespace around or repeated, do not matter) but stand for different values',
+      );
     }));
 
   it('what is sent is the platform word, never the export word (a loopback server sees the requests)', () =>
@@ -171,9 +276,27 @@ describe('value tables', () => {
         await writeFile(join(dir, 'sis.csv'), SIS);
         await writeFile(join(dir, 'sis-map.json'), JSON.stringify(SIS_MAP));
         const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 'dev-token' });
-        const code = await runCli(['--base-url', url, '--allow-insecure-http', '--yes', 'user', 'sync', '--file', 'sis.csv', '--map-file', 'sis-map.json', '--set', 'Role=Candidate'], io.deps);
+        const code = await runCli(
+          [
+            '--base-url',
+            url,
+            '--allow-insecure-http',
+            '--yes',
+            'user',
+            'sync',
+            '--file',
+            'sis.csv',
+            '--map-file',
+            'sis-map.json',
+            '--set',
+            'Role=Candidate',
+          ],
+          io.deps,
+        );
         expect(code, io.stderr.text).toBe(1);
-        const sent = bodies.map((body) => [body.ExternalId, body.Hierarchies, body.Labels]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+        const sent = bodies
+          .map((body) => [body.ExternalId, body.Hierarchies, body.Labels])
+          .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
         expect(sent).toEqual([
           ['S-1', [membership('DEPT-MATH')], ['Y10']],
           ['S-2', [membership('DEPT-SCI')], ['Y11']],
@@ -216,10 +339,29 @@ describe('computed fields', () => {
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'hr.csv'), HR);
       await writeFile(join(dir, 'hr-map.json'), JSON.stringify(HR_MAP, null, 2));
-      const { code, items, stderr } = await run(dir, ['user', 'sync', '--file', 'hr.csv', '--map-file', 'hr-map.json', '--set', 'Role=Author', '--dry-run', '--json']);
+      const { code, items, stderr } = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'hr.csv',
+        '--map-file',
+        'hr-map.json',
+        '--set',
+        'Role=Author',
+        '--dry-run',
+        '--json',
+      ]);
       expect(code, stderr).toBe(1);
       const value = (item: Item, field: string) => item.mapped?.find((mapped) => mapped.field === field)?.value;
-      expect(items.map((item) => [item.id, item.status, value(item, 'Hierarchies'), value(item, 'UserName'), value(item, 'Email')])).toEqual([
+      expect(
+        items.map((item) => [
+          item.id,
+          item.status,
+          value(item, 'Hierarchies'),
+          value(item, 'UserName'),
+          value(item, 'Email'),
+        ]),
+      ).toEqual([
         ['T-100', 'ok', 'DEPT-MATH:coordinator', 'Ann.Lee@school', 'ann.lee@school.example'],
         ['T-101', 'ok', 'DEPT-SCI:reports+rescoring', 'Bob.Ng@school', 'bob@home.example'],
         ['T-102', 'ok', 'DEPT-SCI:coordinator+reports', 'Cy.Od@school', 'cy@school.example'],
@@ -229,8 +371,14 @@ describe('computed fields', () => {
         ['T-105', 'failed', 'DEPT-MATH', undefined, 'fay@school.example'],
         ['T-106', 'failed', undefined, 'Gil.Ro@school', 'gil@school.example'],
       ]);
-      expect(items[0]!.mapped?.find((mapped) => mapped.field === 'Hierarchies')?.from).toEqual({ Department: 'Mathematics', 'Exams Officer': 'Y', 'Sees Reports': 'N' });
-      expect(items[3]!.errors[0]!.message).toBe('Exams Officer "Y" gives the flag coordinator but "Department" is empty: a flag needs a hierarchy (--map-file hr-map.json:12 "Hierarchies")');
+      expect(items[0]!.mapped?.find((mapped) => mapped.field === 'Hierarchies')?.from).toEqual({
+        Department: 'Mathematics',
+        'Exams Officer': 'Y',
+        'Sees Reports': 'N',
+      });
+      expect(items[3]!.errors[0]!.message).toBe(
+        'Exams Officer "Y" gives the flag coordinator but "Department" is empty: a flag needs a hierarchy (--map-file hr-map.json:12 "Hierarchies")',
+      );
       expect(items[4]!.errors[0]!.message).toBe(
         'Exams Officer "maybe" is not yes or no (Y/N, yes/no, true/false, 1/0): it gives the coordinator flag of Hierarchies (--map-file hr-map.json:12 "Hierarchies")',
       );
@@ -247,17 +395,55 @@ describe('computed fields', () => {
   it('JSON records and .xlsx sheets are read the same way: their keys and headers are the columns', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'hr-map.json'), JSON.stringify(HR_MAP));
-      const records = [{ 'Staff number': 'T-1', 'First name': 'Ann', 'Last name': 'Lee', 'Home email': 'ann@home.example', Department: 'Mathematics', 'Exams Officer': true, 'Sees Reports': 'N', Rescores: 0 }];
+      const records = [
+        {
+          'Staff number': 'T-1',
+          'First name': 'Ann',
+          'Last name': 'Lee',
+          'Home email': 'ann@home.example',
+          Department: 'Mathematics',
+          'Exams Officer': true,
+          'Sees Reports': 'N',
+          Rescores: 0,
+        },
+      ];
       await writeFile(join(dir, 'hr.json'), JSON.stringify(records));
-      const json = await run(dir, ['user', 'sync', '--file', 'hr.json', '--map-file', 'hr-map.json', '--set', 'Role=Author', '--dry-run', '--json']);
+      const json = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'hr.json',
+        '--map-file',
+        'hr-map.json',
+        '--set',
+        'Role=Author',
+        '--dry-run',
+        '--json',
+      ]);
       expect(json.code, json.stderr).toBe(0);
       expect(json.items[0]!.mapped?.map((mapped) => [mapped.field, mapped.value])).toEqual([
         ['UserName', 'Ann.Lee@school'],
         ['Email', 'ann@home.example'],
         ['Hierarchies', 'DEPT-MATH:coordinator'],
       ]);
-      await writeWorkbook(join(dir, 'hr.xlsx'), [{ name: 'Staff', rows: [HR.split('\n')[0]!.split(','), ['T-2', 'Bo', 'Ng', 'bo@school.example', '', 'Science', 'N', 'Y', '']] }]);
-      const xlsx = await run(dir, ['user', 'sync', '--file', 'hr.xlsx', '--map-file', 'hr-map.json', '--set', 'Role=Author', '--dry-run', '--json']);
+      await writeWorkbook(join(dir, 'hr.xlsx'), [
+        {
+          name: 'Staff',
+          rows: [HR.split('\n')[0]!.split(','), ['T-2', 'Bo', 'Ng', 'bo@school.example', '', 'Science', 'N', 'Y', '']],
+        },
+      ]);
+      const xlsx = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'hr.xlsx',
+        '--map-file',
+        'hr-map.json',
+        '--set',
+        'Role=Author',
+        '--dry-run',
+        '--json',
+      ]);
       expect(xlsx.code, xlsx.stderr).toBe(0);
       expect(xlsx.items[0]!.mapped?.find((mapped) => mapped.field === 'Hierarchies')?.value).toBe('DEPT-SCI:reports');
     }));
@@ -269,44 +455,130 @@ describe('computed fields', () => {
       await writeFile(join(dir, 'no-last.csv'), 'Staff number,First name,Work email\nT-1,Ann,a@x.example\n');
       const noLast = await run(dir, [...base, '--file', 'no-last.csv']);
       expect(noLast.code).toBe(2);
-      expect(noLast.stderr).toContain('no-last.csv:1: --map-file hr-map.json:5 "UserName": the template names "Last name", which the header does not have');
-      await writeFile(join(dir, 'no-flag.csv'), 'Staff number,First name,Last name,Work email,Department,Exams Officer\nT-1,Ann,Lee,a@x.example,Science,N\n');
+      expect(noLast.stderr).toContain(
+        'no-last.csv:1: --map-file hr-map.json:5 "UserName": the template names "Last name", which the header does not have',
+      );
+      await writeFile(
+        join(dir, 'no-flag.csv'),
+        'Staff number,First name,Last name,Work email,Department,Exams Officer\nT-1,Ann,Lee,a@x.example,Science,N\n',
+      );
       const noFlag = await run(dir, [...base, '--file', 'no-flag.csv']);
       expect(noFlag.code).toBe(2);
-      expect(noFlag.stderr).toContain('--map-file hr-map.json:12 "Hierarchies": the flag columns "Sees Reports", "Rescores" not in the header');
-      await writeFile(join(dir, 'both.csv'), 'Staff number,First name,Last name,UserName,Work email\nT-1,Ann,Lee,ann,a@x.example\n');
+      expect(noFlag.stderr).toContain(
+        '--map-file hr-map.json:12 "Hierarchies": the flag columns "Sees Reports", "Rescores" not in the header',
+      );
+      await writeFile(
+        join(dir, 'both.csv'),
+        'Staff number,First name,Last name,UserName,Work email\nT-1,Ann,Lee,ann,a@x.example\n',
+      );
       const both = await run(dir, [...base, '--file', 'both.csv']);
       expect(both.code).toBe(2);
-      expect(both.stderr).toContain('UserName is both a column of the file and computed by --map-file hr-map.json:5 "UserName": one or the other');
+      expect(both.stderr).toContain(
+        'UserName is both a column of the file and computed by --map-file hr-map.json:5 "UserName": one or the other',
+      );
       // A file with none of an entry's columns: the entry does nothing (one map file serves several exports).
-      await writeFile(join(dir, 'plain.csv'), 'Staff number,First name,Last name,Work email,UserName\nT-1,Ann,Lee,a@x.example,ann\n');
+      await writeFile(
+        join(dir, 'plain.csv'),
+        'Staff number,First name,Last name,Work email,UserName\nT-1,Ann,Lee,a@x.example,ann\n',
+      );
       await writeFile(join(dir, 'plain-map.json'), JSON.stringify({ ...HR_MAP, UserName: undefined }));
-      const plain = await run(dir, ['user', 'sync', '--map-file', 'plain-map.json', '--set', 'Role=Author', '--dry-run', '--file', 'plain.csv', '--json']);
+      const plain = await run(dir, [
+        'user',
+        'sync',
+        '--map-file',
+        'plain-map.json',
+        '--set',
+        'Role=Author',
+        '--dry-run',
+        '--file',
+        'plain.csv',
+        '--json',
+      ]);
       expect(plain.code, plain.stderr).toBe(0);
     }));
 });
 
 describe('map file refusals name the file, the line and the key', () => {
   const cases: [string, string, string][] = [
-    ['an unknown flag', '{\n  "Hierarchies": {\n    "column": "Department",\n    "flags": {\n      "Exams Officer": "coordinater"\n    }\n  }\n}', 'bad.json:5: "Hierarchies" > "flags" > "Exams Officer": not a flag: one of coordinator, administrator, reports, rescoring'],
-    ['an unknown key in an entry', '{\n  "Subject": {\n    "field": "Labels",\n    "value": {"Maths": "M"}\n  }\n}', 'bad.json:2: "Subject": unknown key "value": an entry takes "field", "values", "default"'],
-    ['a word that is not a string', '{\n  "Subject": {\n    "field": "Labels",\n    "values": {\n      "Maths": 7\n    }\n  }\n}', 'bad.json:5: "Subject" > "values" > "Maths": expected the platform\'s value (a string)'],
-    ['column and template both', '{"UserName": {"column": "Login", "template": "{A}"}}', 'bad.json:1: "UserName": give "column" or "template" (one of them)'],
-    ['a template naming no column', '{\n"UserName": {"template": "fixed"}}', 'bad.json:2: "UserName" > "template": it names no column ({Column name}); a value for every row is --set\'s'],
-    ['a template with a brace left open', '{"UserName": {"template": "{Given name.{Surname}"}}', '"UserName" > "template": the braces at character 1 hold no column name (write {{ for a brace itself)'],
-    ['two words that match alike but differ', '{"S": {"field": "Labels", "values": {"Maths": "A",\n "MATHS": "B"}}}', 'bad.json:2: "S" > "values" > "MATHS": "Maths" and "MATHS" are one word to examctl'],
-    ['a default without values', '{"S": {"field": "Labels", "default": "x"}}', '"S" > "default": a "default" needs "values"'],
-    ['flags on another field', '{"Labels": {"column": "Dept", "flags": {"X": "reports"}}}', '"Labels" > "flags": "flags" add permissions to memberships: only a Hierarchies entry takes them'],
-    ['a key given twice', '{"Subject": "Labels",\n"Subject": "Hierarchies"}', 'bad.json:2: "Subject" is mapped twice (first on line 1)'],
-    ['a word given twice', '{"S": {"field": "Labels", "values": {"A": "1",\n "A": "2"}}}', 'bad.json:2: "S" > "values" > "A" is given twice (first on line 1)'],
-    ['an unknown field', '{\n"Student ID": "ExternalId",\n"Nick": "Nickname"}', '--map-file bad.json:3 "Nick": its value is not a field name; the fields of user sync: ExternalId,'],
-    ['an unknown computed field', '{\n"Nickname": {"template": "{A}"}}', '--map-file bad.json:2 "Nickname": unknown field "Nickname"'],
+    [
+      'an unknown flag',
+      '{\n  "Hierarchies": {\n    "column": "Department",\n    "flags": {\n      "Exams Officer": "coordinater"\n    }\n  }\n}',
+      'bad.json:5: "Hierarchies" > "flags" > "Exams Officer": not a flag: one of coordinator, administrator, reports, rescoring',
+    ],
+    [
+      'an unknown key in an entry',
+      '{\n  "Subject": {\n    "field": "Labels",\n    "value": {"Maths": "M"}\n  }\n}',
+      'bad.json:2: "Subject": unknown key "value": an entry takes "field", "values", "default"',
+    ],
+    [
+      'a word that is not a string',
+      '{\n  "Subject": {\n    "field": "Labels",\n    "values": {\n      "Maths": 7\n    }\n  }\n}',
+      'bad.json:5: "Subject" > "values" > "Maths": expected the platform\'s value (a string)',
+    ],
+    [
+      'column and template both',
+      '{"UserName": {"column": "Login", "template": "{A}"}}',
+      'bad.json:1: "UserName": give "column" or "template" (one of them)',
+    ],
+    [
+      'a template naming no column',
+      '{\n"UserName": {"template": "fixed"}}',
+      'bad.json:2: "UserName" > "template": it names no column ({Column name}); a value for every row is --set\'s',
+    ],
+    [
+      'a template with a brace left open',
+      '{"UserName": {"template": "{Given name.{Surname}"}}',
+      '"UserName" > "template": the braces at character 1 hold no column name (write {{ for a brace itself)',
+    ],
+    [
+      'two words that match alike but differ',
+      '{"S": {"field": "Labels", "values": {"Maths": "A",\n "MATHS": "B"}}}',
+      'bad.json:2: "S" > "values" > "MATHS": "Maths" and "MATHS" are one word to examctl',
+    ],
+    [
+      'a default without values',
+      '{"S": {"field": "Labels", "default": "x"}}',
+      '"S" > "default": a "default" needs "values"',
+    ],
+    [
+      'flags on another field',
+      '{"Labels": {"column": "Dept", "flags": {"X": "reports"}}}',
+      '"Labels" > "flags": "flags" add permissions to memberships: only a Hierarchies entry takes them',
+    ],
+    [
+      'a key given twice',
+      '{"Subject": "Labels",\n"Subject": "Hierarchies"}',
+      'bad.json:2: "Subject" is mapped twice (first on line 1)',
+    ],
+    [
+      'a word given twice',
+      '{"S": {"field": "Labels", "values": {"A": "1",\n "A": "2"}}}',
+      'bad.json:2: "S" > "values" > "A" is given twice (first on line 1)',
+    ],
+    [
+      'an unknown field',
+      '{\n"Student ID": "ExternalId",\n"Nick": "Nickname"}',
+      '--map-file bad.json:3 "Nick": its value is not a field name; the fields of user sync: ExternalId,',
+    ],
+    [
+      'an unknown computed field',
+      '{\n"Nickname": {"template": "{A}"}}',
+      '--map-file bad.json:2 "Nickname": unknown field "Nickname"',
+    ],
     ['not JSON', '{\n"a": "ExternalId",\n}', 'bad.json:3: not valid JSON'],
   ];
   it.each(cases)('%s', (_name, text, message) =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'bad.json'), text);
-      const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'not-there.csv', '--map-file', 'bad.json', '--dry-run']);
+      const { code, stderr } = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'not-there.csv',
+        '--map-file',
+        'bad.json',
+        '--dry-run',
+      ]);
       expect(code, stderr).toBe(2);
       expect(stderr).toContain(message);
       expect(stderr).not.toContain('not-there');
@@ -316,16 +588,44 @@ describe('map file refusals name the file, the line and the key', () => {
   it('a token file in JSON given as a map file: line and key, never its value (stderr and --json)', () =>
     withTempDir(async (dir) => {
       const secret = 'Zq7Vt3Rk9wLm2PxB8nHc4JdY6sQe1';
-      await writeFile(join(dir, 'creds.json'), JSON.stringify({ token: secret, template: { template: `{${secret}` }, flags: { column: 'A', flags: { X: secret } } }));
+      await writeFile(
+        join(dir, 'creds.json'),
+        JSON.stringify({
+          token: secret,
+          template: { template: `{${secret}` },
+          flags: { column: 'A', flags: { X: secret } },
+        }),
+      );
       for (const json of [[], ['--json']]) {
-        const { code, stdout, stderr } = await run(dir, ['user', 'sync', '--file', 'not-there.csv', '--map-file', 'creds.json', '--dry-run', ...json]);
+        const { code, stdout, stderr } = await run(dir, [
+          'user',
+          'sync',
+          '--file',
+          'not-there.csv',
+          '--map-file',
+          'creds.json',
+          '--dry-run',
+          ...json,
+        ]);
         expect(code).toBe(2);
         expect(`${stdout}${stderr}`).toContain('creds.json:1');
         expect(`${stdout}${stderr}`).not.toContain(secret.slice(0, 8));
       }
-      for (const entry of [{ template: { template: `{${secret}` } }, { Hierarchies: { column: 'A', flags: { X: secret } } }, { a: { field: 'Labels', values: { x: secret, X: 'other' } } }]) {
+      for (const entry of [
+        { template: { template: `{${secret}` } },
+        { Hierarchies: { column: 'A', flags: { X: secret } } },
+        { a: { field: 'Labels', values: { x: secret, X: 'other' } } },
+      ]) {
         await writeFile(join(dir, 'one.json'), JSON.stringify(entry));
-        const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'not-there.csv', '--map-file', 'one.json', '--dry-run']);
+        const { code, stderr } = await run(dir, [
+          'user',
+          'sync',
+          '--file',
+          'not-there.csv',
+          '--map-file',
+          'one.json',
+          '--dry-run',
+        ]);
         expect(code).toBe(2);
         expect(stderr).toContain('one.json:1');
         expect(stderr).not.toContain(secret.slice(0, 8));
@@ -337,16 +637,39 @@ describe('map file refusals name the file, the line and the key', () => {
       const handle = await open(join(dir, 'huge.json'), 'w');
       await handle.truncate(700 * 1024 * 1024);
       await handle.close();
-      const { code, stderr } = await run(dir, ['user', 'sync', '--file', 'not-there.csv', '--map-file', 'huge.json', '--dry-run']);
+      const { code, stderr } = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'not-there.csv',
+        '--map-file',
+        'huge.json',
+        '--dry-run',
+      ]);
       expect(code).toBe(2);
       expect(stderr).toContain('--map-file huge.json: cannot read: it is larger than 4 MiB, the most examctl reads');
     }));
 
   it("today's form, one object of column -> field, is read as it always was", () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'sis.csv'), 'Student ID,Given name,Surname,Email,UserName,Role\nS-1,Ann,Lee,ann@example.test,ann,Candidate\n');
-      await writeFile(join(dir, 'old.json'), JSON.stringify({ 'Student ID': 'ExternalId', 'Given name': 'FirstName', Surname: 'LastName' }));
-      const { code, items, stderr } = await run(dir, ['user', 'sync', '--file', 'sis.csv', '--map-file', 'old.json', '--dry-run', '--json']);
+      await writeFile(
+        join(dir, 'sis.csv'),
+        'Student ID,Given name,Surname,Email,UserName,Role\nS-1,Ann,Lee,ann@example.test,ann,Candidate\n',
+      );
+      await writeFile(
+        join(dir, 'old.json'),
+        JSON.stringify({ 'Student ID': 'ExternalId', 'Given name': 'FirstName', Surname: 'LastName' }),
+      );
+      const { code, items, stderr } = await run(dir, [
+        'user',
+        'sync',
+        '--file',
+        'sis.csv',
+        '--map-file',
+        'old.json',
+        '--dry-run',
+        '--json',
+      ]);
       expect(code, stderr).toBe(0);
       expect(items[0]).toMatchObject({ id: 'S-1', status: 'ok' });
       expect(items[0]!.mapped).toBeUndefined();

@@ -16,10 +16,20 @@ describe('a whole schedule request, part by part', () => {
     const dir = await mkdtemp(join(tmpdir(), 'examctl-request-'));
     try {
       const path = join(dir, 'request.json');
-      const request = { Schedule: { ScheduleExtId: 'S-1', Bogus: 1 }, Candidates: [{ CandidateExtId: 'c-1', 'Given name': 'Ann' }, { CandidateExtId: 'c-2', Nope: 2 }], Workflow: 'x' };
+      const request = {
+        Schedule: { ScheduleExtId: 'S-1', Bogus: 1 },
+        Candidates: [
+          { CandidateExtId: 'c-1', 'Given name': 'Ann' },
+          { CandidateExtId: 'c-2', Nope: 2 },
+        ],
+        Workflow: 'x',
+      };
       await writeFile(path, JSON.stringify([request]));
       const shaping = recordShaping(
-        { map: [{ source: 'Given name', field: 'FirstName', origin: '--map', level: 2 }], set: [{ field: 'LastName', value: 'Smith', origin: '--set', level: 2 }] },
+        {
+          map: [{ source: 'Given name', field: 'FirstName', origin: '--map', level: 2 }],
+          set: [{ field: 'LastName', value: 'Smith', origin: '--set', level: 2 }],
+        },
         COLUMNS,
         'schedule push',
       );

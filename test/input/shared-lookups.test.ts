@@ -19,7 +19,9 @@ describe('a profile field', () => {
     }
     expect(error).toBeInstanceOf(UsageError);
     const message = (error as Error).message;
-    expect(message).toMatch(/^--set Emial: unknown field "Emial" \(did you mean Email\?\); the fields of the record commands: ExternalId, /);
+    expect(message).toMatch(
+      /^--set Emial: unknown field "Emial" \(did you mean Email\?\); the fields of the record commands: ExternalId, /,
+    );
     const fields = message.slice(message.indexOf(': ', message.indexOf('record commands')) + 2).split(', ');
     expect(new Set(fields).size).toBe(fields.length);
     expect(fields).toContain('StartDateTime');

@@ -30,7 +30,9 @@ beforeAll(async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
       received.push({ path: req.url ?? '', body });
       res.writeHead(200, { 'content-type': 'application/json' });
-      const content = req.url?.includes('/schedule') ? (body.Schedule as Record<string, unknown>).ScheduleExtId : { User: body, GroupErrors: [] };
+      const content = req.url?.includes('/schedule')
+        ? (body.Schedule as Record<string, unknown>).ScheduleExtId
+        : { User: body, GroupErrors: [] };
       res.end(JSON.stringify({ Content: content, Success: true, Errors: null }));
     });
   });
@@ -78,12 +80,36 @@ describe('an SIS export through user sync', () => {
       received.length = 0;
       const io = testDeps(dir, {}, TOKEN);
       const code = await runCli(
-        remote('user', 'sync', '--file', 'students.csv', '--map-file', 'map.json', '--map', 'Nickname=Labels', '--set', 'Role=Candidate', '--date-format', 'DD.MM.YYYY', '--report', 'result.csv'),
+        remote(
+          'user',
+          'sync',
+          '--file',
+          'students.csv',
+          '--map-file',
+          'map.json',
+          '--map',
+          'Nickname=Labels',
+          '--set',
+          'Role=Candidate',
+          '--date-format',
+          'DD.MM.YYYY',
+          '--report',
+          'result.csv',
+        ),
         io.deps,
       );
       expect(code, io.stderr.text).toBe(0);
-      const bodies = received.filter((r) => r.path.includes('/user')).map((r) => r.body).sort((a, b) => String(a.ExternalId).localeCompare(String(b.ExternalId)));
-      const membership = (id: string) => ({ ExternalId: id, IsCoordinator: false, IsAdministrator: false, HasViewReportsPermissions: false, HasReScoringPermissions: false });
+      const bodies = received
+        .filter((r) => r.path.includes('/user'))
+        .map((r) => r.body)
+        .sort((a, b) => String(a.ExternalId).localeCompare(String(b.ExternalId)));
+      const membership = (id: string) => ({
+        ExternalId: id,
+        IsCoordinator: false,
+        IsAdministrator: false,
+        HasViewReportsPermissions: false,
+        HasReScoringPermissions: false,
+      });
       expect(bodies).toEqual([
         {
           ExternalId: 'S-1001',
@@ -96,7 +122,15 @@ describe('an SIS export through user sync', () => {
           Labels: ['Jü'],
           Role: 'Candidate',
         },
-        { ExternalId: 'S-1002', FirstName: 'Siobhán', LastName: "O'Brien", Email: "o'brien@x.ie", DateOfBirth: '2001-02-01', Hierarchies: [membership('H-NORTH')], Role: 'Candidate' },
+        {
+          ExternalId: 'S-1002',
+          FirstName: 'Siobhán',
+          LastName: "O'Brien",
+          Email: "o'brien@x.ie",
+          DateOfBirth: '2001-02-01',
+          Hierarchies: [membership('H-NORTH')],
+          Role: 'Candidate',
+        },
         {
           ExternalId: 'S-1003',
           FirstName: 'Ann',
@@ -115,7 +149,24 @@ describe('an SIS export through user sync', () => {
       received.length = 0;
       const again = testDeps(dir, {}, TOKEN);
       expect(
-        await runCli(remote('user', 'sync', '--file', 'result.csv', '--map-file', 'map.json', '--map', 'Nickname=Labels', '--set', 'Role=Candidate', '--date-format', 'DD.MM.YYYY', '--dry-run'), again.deps),
+        await runCli(
+          remote(
+            'user',
+            'sync',
+            '--file',
+            'result.csv',
+            '--map-file',
+            'map.json',
+            '--map',
+            'Nickname=Labels',
+            '--set',
+            'Role=Candidate',
+            '--date-format',
+            'DD.MM.YYYY',
+            '--dry-run',
+          ),
+          again.deps,
+        ),
         again.stderr.text,
       ).toBe(0);
     }));
@@ -123,19 +174,66 @@ describe('an SIS export through user sync', () => {
   it('JSON keys are mapped and read the same way; runs show rebuilds a mapped run from its journal', () =>
     withTempDir(async (dir) => {
       const records = [
-        { 'Student ID': 'S-2001', 'Given name': 'Ann', Surname: 'Lee', Email: 'ann@example.test', 'Date of birth': '31.12.1999', Labels: ['x'] },
-        { 'Student ID': 'S-2002', 'Given name': 'Bo', Surname: 'Ng', Email: 'bo@example.test', 'Date of birth': '31.04.1999', Role: 'Author' },
+        {
+          'Student ID': 'S-2001',
+          'Given name': 'Ann',
+          Surname: 'Lee',
+          Email: 'ann@example.test',
+          'Date of birth': '31.12.1999',
+          Labels: ['x'],
+        },
+        {
+          'Student ID': 'S-2002',
+          'Given name': 'Bo',
+          Surname: 'Ng',
+          Email: 'bo@example.test',
+          'Date of birth': '31.04.1999',
+          Role: 'Author',
+        },
       ];
       await writeFile(join(dir, 'students.json'), JSON.stringify(records));
       await writeFile(join(dir, 'map.json'), JSON.stringify(MAP));
       received.length = 0;
       const env = { ...TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs') };
       const io = testDeps(dir, {}, env);
-      const code = await runCli(remote('user', 'sync', '--file', 'students.json', '--map-file', 'map.json', '--set', 'Role=Candidate', '--date-format', 'DD.MM.YYYY', '--json'), io.deps);
+      const code = await runCli(
+        remote(
+          'user',
+          'sync',
+          '--file',
+          'students.json',
+          '--map-file',
+          'map.json',
+          '--set',
+          'Role=Candidate',
+          '--date-format',
+          'DD.MM.YYYY',
+          '--json',
+        ),
+        io.deps,
+      );
       expect(code, io.stderr.text).toBe(1);
-      expect(received.map((r) => r.body)).toEqual([{ ExternalId: 'S-2001', FirstName: 'Ann', LastName: 'Lee', Email: 'ann@example.test', DateOfBirth: '1999-12-31', Labels: ['x'], Role: 'Candidate' }]);
-      const items = (JSON.parse(io.stdout.text) as { items: { id: string; status: string; errors?: { field: string; message: string }[] }[] }).items;
-      expect(items[1]).toMatchObject({ id: 'S-2002', status: 'failed', errors: [{ field: 'DateOfBirth', message: expect.stringContaining('"31.04.1999" is not a real date') }] });
+      expect(received.map((r) => r.body)).toEqual([
+        {
+          ExternalId: 'S-2001',
+          FirstName: 'Ann',
+          LastName: 'Lee',
+          Email: 'ann@example.test',
+          DateOfBirth: '1999-12-31',
+          Labels: ['x'],
+          Role: 'Candidate',
+        },
+      ]);
+      const items = (
+        JSON.parse(io.stdout.text) as {
+          items: { id: string; status: string; errors?: { field: string; message: string }[] }[];
+        }
+      ).items;
+      expect(items[1]).toMatchObject({
+        id: 'S-2002',
+        status: 'failed',
+        errors: [{ field: 'DateOfBirth', message: expect.stringContaining('"31.04.1999" is not a real date') }],
+      });
       const shown = testDeps(dir, {}, env);
       expect(await runCli(['runs', 'show', 'last', '--json'], shown.deps), shown.stderr.text).toBe(1);
       const again = (JSON.parse(shown.stdout.text) as { items: { id: string; status: string }[] }).items;
@@ -149,10 +247,21 @@ describe('an SIS export through user sync', () => {
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'students.csv'), STUDENTS.replace('15.07.2000', '31.06.2000'));
       await writeFile(join(dir, 'map.json'), JSON.stringify(MAP));
-      const flags = ['--map-file', 'map.json', '--map', 'Nickname=Labels', '--set', 'Role=Candidate', '--date-format', 'DD.MM.YYYY'];
+      const flags = [
+        '--map-file',
+        'map.json',
+        '--map',
+        'Nickname=Labels',
+        '--set',
+        'Role=Candidate',
+        '--date-format',
+        'DD.MM.YYYY',
+      ];
       received.length = 0;
       const first = testDeps(dir, {}, TOKEN);
-      expect(await runCli(remote('user', 'sync', '--file', 'students.csv', ...flags, '--report', 'result.csv'), first.deps)).toBe(1);
+      expect(
+        await runCli(remote('user', 'sync', '--file', 'students.csv', ...flags, '--report', 'result.csv'), first.deps),
+      ).toBe(1);
       expect(received.map((r) => r.body.ExternalId).sort()).toEqual(['S-1002', 'S-1003']);
       const report = await readFile(join(dir, 'result.csv'), 'utf8');
       expect(report.charCodeAt(0)).toBe(0xfeff);
@@ -160,8 +269,13 @@ describe('an SIS export through user sync', () => {
       await writeFile(join(dir, 'result.csv'), report.replace('31.06.2000', '30.06.2000'));
       received.length = 0;
       const retry = testDeps(dir, {}, TOKEN);
-      expect(await runCli(remote('user', 'sync', '--file', 'result.csv', '--only-failed', ...flags), retry.deps), retry.stderr.text).toBe(0);
-      expect(received.map((r) => [r.body.ExternalId, r.body.DateOfBirth, r.body.Role])).toEqual([['S-1001', '2000-06-30', 'Candidate']]);
+      expect(
+        await runCli(remote('user', 'sync', '--file', 'result.csv', '--only-failed', ...flags), retry.deps),
+        retry.stderr.text,
+      ).toBe(0);
+      expect(received.map((r) => [r.body.ExternalId, r.body.DateOfBirth, r.body.Role])).toEqual([
+        ['S-1001', '2000-06-30', 'Candidate'],
+      ]);
     }));
 
   it('the same from a profile: one --profile instead of the flags', () =>
@@ -171,18 +285,55 @@ describe('an SIS export through user sync', () => {
       await writeFile(join(dir, '.config', 'map.json'), JSON.stringify(MAP));
       await writeFile(
         join(dir, '.config', 'config.json'),
-        JSON.stringify({ version: 1, profiles: { sis: { baseUrl: url, defaults: { mapFile: 'map.json', map: { Nickname: 'Labels' }, set: { Role: 'Candidate' }, dateFormat: 'DD.MM.YYYY', timezone: 'Europe/Berlin' } } } }),
+        JSON.stringify({
+          version: 1,
+          profiles: {
+            sis: {
+              baseUrl: url,
+              defaults: {
+                mapFile: 'map.json',
+                map: { Nickname: 'Labels' },
+                set: { Role: 'Candidate' },
+                dateFormat: 'DD.MM.YYYY',
+                timezone: 'Europe/Berlin',
+              },
+            },
+          },
+        }),
         { mode: 0o600 },
       );
       received.length = 0;
       const io = testDeps(dir, {}, TOKEN);
-      expect(await runCli(['--profile', 'sis', '--allow-insecure-http', '--yes', 'user', 'sync', '--file', 'students.csv'], io.deps), io.stderr.text).toBe(0);
+      expect(
+        await runCli(
+          ['--profile', 'sis', '--allow-insecure-http', '--yes', 'user', 'sync', '--file', 'students.csv'],
+          io.deps,
+        ),
+        io.stderr.text,
+      ).toBe(0);
       const s1001 = received.map((r) => r.body).find((body) => body.ExternalId === 'S-1001');
       expect(s1001).toMatchObject({ Role: 'Candidate', DateOfBirth: '2000-07-15', Labels: ['Jü'] });
       // A flag wins over the profile: Nickname read as nothing else, and ignored.
       received.length = 0;
       const flagged = testDeps(dir, {}, TOKEN);
-      expect(await runCli(['--profile', 'sis', '--allow-insecure-http', '--yes', 'user', 'sync', '--file', 'students.csv', '--set', 'Role=Proctor'], flagged.deps), flagged.stderr.text).toBe(0);
+      expect(
+        await runCli(
+          [
+            '--profile',
+            'sis',
+            '--allow-insecure-http',
+            '--yes',
+            'user',
+            'sync',
+            '--file',
+            'students.csv',
+            '--set',
+            'Role=Proctor',
+          ],
+          flagged.deps,
+        ),
+        flagged.stderr.text,
+      ).toBe(0);
       expect(received.map((r) => r.body.Role)).toEqual(['Proctor', 'Proctor', 'Proctor']);
     }));
 });
@@ -194,22 +345,60 @@ describe('an SIS export through user sync', () => {
 const SITTINGS = excelCsv([
   'Exam;Sitting;Exam start;Exam end;Student ID;Given name;Surname;E-Mail',
   'A-MATH;S-WINTER;25.01.2027 14:00;25.01.2027 16:30;S-1001;Jürgen;Müller;juergen.mueller@stud.uni-example.de',
-  'A-MATH;S-SPRING;28.03.2027 02:30;28.03.2027 05:00;S-1002;Siobhán;O\'Brien;o\'brien@x.ie',
+  "A-MATH;S-SPRING;28.03.2027 02:30;28.03.2027 05:00;S-1002;Siobhán;O'Brien;o'brien@x.ie",
   'A-MATH;S-SUMMER;15.07.2027 09:00;15.07.2027 11:00;S-1003;Ann;Lee;first.last+tag@sub.example.co.uk',
   'A-MATH;S-AUTUMN;31.10.2027 02:30;31.10.2027 05:00;S-1001;Jürgen;Müller;juergen.mueller@stud.uni-example.de',
-  'A-MATH;S-AUTUMN-OFFSET;31.10.2027 02:30 +02:00;31.10.2027 05:00;S-1002;Siobhán;O\'Brien;o\'brien@x.ie',
+  "A-MATH;S-AUTUMN-OFFSET;31.10.2027 02:30 +02:00;31.10.2027 05:00;S-1002;Siobhán;O'Brien;o'brien@x.ie",
 ]);
 
-const SITTING_MAP = ['--map', 'Exam=AssessmentExtId', '--map', 'Sitting=ScheduleExtId', '--map', 'Exam start=StartDateTime', '--map', 'Exam end=EndDateTime', '--map', 'Student ID=CandidateExtId', '--map', 'Given name=FirstName', '--map', 'Surname=LastName'];
+const SITTING_MAP = [
+  '--map',
+  'Exam=AssessmentExtId',
+  '--map',
+  'Sitting=ScheduleExtId',
+  '--map',
+  'Exam start=StartDateTime',
+  '--map',
+  'Exam end=EndDateTime',
+  '--map',
+  'Student ID=CandidateExtId',
+  '--map',
+  'Given name=FirstName',
+  '--map',
+  'Surname=LastName',
+];
 
-async function push(dir: string, file: string, zone: string): Promise<{ code: number; schedules: Map<string, Record<string, unknown>>; stderr: string; stdout: string }> {
+async function push(
+  dir: string,
+  file: string,
+  zone: string,
+): Promise<{ code: number; schedules: Map<string, Record<string, unknown>>; stderr: string; stdout: string }> {
   received.length = 0;
   const io = testDeps(dir, {}, TOKEN);
   const code = await runCli(
-    remote('schedule', 'push', '--file', file, ...SITTING_MAP, '--date-format', 'DD.MM.YYYY HH:mm', '--timezone', zone, '--group', 'H-DEC', '--group-name', 'December', '--json'),
+    remote(
+      'schedule',
+      'push',
+      '--file',
+      file,
+      ...SITTING_MAP,
+      '--date-format',
+      'DD.MM.YYYY HH:mm',
+      '--timezone',
+      zone,
+      '--group',
+      'H-DEC',
+      '--group-name',
+      'December',
+      '--json',
+    ),
     io.deps,
   );
-  const schedules = new Map(received.filter((r) => r.path.includes('/schedule')).map((r) => [String((r.body.Schedule as Record<string, unknown>).ScheduleExtId), r.body]));
+  const schedules = new Map(
+    received
+      .filter((r) => r.path.includes('/schedule'))
+      .map((r) => [String((r.body.Schedule as Record<string, unknown>).ScheduleExtId), r.body]),
+  );
   return { code, schedules, stderr: io.stderr.text, stdout: io.stdout.text };
 }
 
@@ -225,20 +414,46 @@ describe('an SIS sittings export through schedule push, across daylight saving',
       expect(code, stderr).toBe(1);
       expect([...schedules.keys()].sort()).toEqual(['S-AUTUMN-OFFSET', 'S-SUMMER', 'S-WINTER']);
       expect(schedules.get('S-WINTER')).toEqual({
-        Schedule: { AssessmentExtId: 'A-MATH', ScheduleExtId: 'S-WINTER', StartDateTime: '2027-01-25T13:00:00.000Z', EndDateTime: '2027-01-25T15:30:00.000Z', GroupExtId: 'H-DEC', GroupName: 'December' },
+        Schedule: {
+          AssessmentExtId: 'A-MATH',
+          ScheduleExtId: 'S-WINTER',
+          StartDateTime: '2027-01-25T13:00:00.000Z',
+          EndDateTime: '2027-01-25T15:30:00.000Z',
+          GroupExtId: 'H-DEC',
+          GroupName: 'December',
+        },
         Candidates: [candidate('S-1001', 'Jürgen', 'Müller', 'juergen.mueller@stud.uni-example.de')],
       });
       expect(schedules.get('S-SUMMER')).toEqual({
-        Schedule: { AssessmentExtId: 'A-MATH', ScheduleExtId: 'S-SUMMER', StartDateTime: '2027-07-15T07:00:00.000Z', EndDateTime: '2027-07-15T09:00:00.000Z', GroupExtId: 'H-DEC', GroupName: 'December' },
+        Schedule: {
+          AssessmentExtId: 'A-MATH',
+          ScheduleExtId: 'S-SUMMER',
+          StartDateTime: '2027-07-15T07:00:00.000Z',
+          EndDateTime: '2027-07-15T09:00:00.000Z',
+          GroupExtId: 'H-DEC',
+          GroupName: 'December',
+        },
         Candidates: [candidate('S-1003', 'Ann', 'Lee', 'first.last+tag@sub.example.co.uk')],
       });
       // In the overlap, a written offset decides: 02:30+02:00 is 00:30Z; 05:00 is after it (+01:00).
       expect(schedules.get('S-AUTUMN-OFFSET')).toEqual({
-        Schedule: { AssessmentExtId: 'A-MATH', ScheduleExtId: 'S-AUTUMN-OFFSET', StartDateTime: '2027-10-31T00:30:00.000Z', EndDateTime: '2027-10-31T04:00:00.000Z', GroupExtId: 'H-DEC', GroupName: 'December' },
+        Schedule: {
+          AssessmentExtId: 'A-MATH',
+          ScheduleExtId: 'S-AUTUMN-OFFSET',
+          StartDateTime: '2027-10-31T00:30:00.000Z',
+          EndDateTime: '2027-10-31T04:00:00.000Z',
+          GroupExtId: 'H-DEC',
+          GroupName: 'December',
+        },
         Candidates: [candidate('S-1002', 'Siobhán', "O'Brien", "o'brien@x.ie")],
       });
-      const items = (JSON.parse(stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] }).items;
-      const failed = Object.fromEntries(items.filter((item) => item.status === 'failed').map((item) => [item.id, item.errors.map((e) => e.message).join('; ')]));
+      const items = (JSON.parse(stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] })
+        .items;
+      const failed = Object.fromEntries(
+        items
+          .filter((item) => item.status === 'failed')
+          .map((item) => [item.id, item.errors.map((e) => e.message).join('; ')]),
+      );
       expect(Object.keys(failed).sort()).toEqual(['S-AUTUMN', 'S-SPRING']);
       expect(failed['S-SPRING']).toContain('"28.03.2027 02:30" does not exist in Europe/Berlin');
       expect(failed['S-AUTUMN']).toContain('"31.10.2027 02:30" happens twice in Europe/Berlin');
@@ -249,11 +464,18 @@ describe('an SIS sittings export through schedule push, across daylight saving',
     withTempDir(async (dir) => {
       await writeFile(
         join(dir, 'gap.csv'),
-        excelCsv(['Exam;Sitting;Exam start;Exam end;Student ID;Given name;Surname;E-Mail', 'A-MATH;S-GAP;14.03.2027 02:30;14.03.2027 05:00;S-1;Ann;Lee;ann@example.test', 'A-MATH;S-OK;14.03.2027 03:00;14.03.2027 05:00;S-2;Bo;Ng;bo@example.test']),
+        excelCsv([
+          'Exam;Sitting;Exam start;Exam end;Student ID;Given name;Surname;E-Mail',
+          'A-MATH;S-GAP;14.03.2027 02:30;14.03.2027 05:00;S-1;Ann;Lee;ann@example.test',
+          'A-MATH;S-OK;14.03.2027 03:00;14.03.2027 05:00;S-2;Bo;Ng;bo@example.test',
+        ]),
       );
       const { code, schedules, stdout, stderr } = await push(dir, 'gap.csv', 'America/New_York');
       expect(code, stderr).toBe(1);
-      expect(schedules.get('S-OK')?.Schedule).toMatchObject({ StartDateTime: '2027-03-14T07:00:00.000Z', EndDateTime: '2027-03-14T09:00:00.000Z' });
+      expect(schedules.get('S-OK')?.Schedule).toMatchObject({
+        StartDateTime: '2027-03-14T07:00:00.000Z',
+        EndDateTime: '2027-03-14T09:00:00.000Z',
+      });
       expect(schedules.has('S-GAP')).toBe(false);
       expect(stdout).toContain('\\"14.03.2027 02:30\\" does not exist in America/New_York');
     }));
@@ -272,9 +494,18 @@ describe('an SIS sittings export through schedule push, across daylight saving',
       );
       const { code, schedules, stdout, stderr } = await push(dir, 'ny.csv', 'America/New_York');
       expect(code, stderr).toBe(1);
-      expect(schedules.get('S-BEFORE')?.Schedule).toMatchObject({ StartDateTime: '2027-03-13T14:00:00.000Z', EndDateTime: '2027-03-13T16:00:00.000Z' });
-      expect(schedules.get('S-AFTER')?.Schedule).toMatchObject({ StartDateTime: '2027-03-14T13:00:00.000Z', EndDateTime: '2027-03-14T15:00:00.000Z' });
-      expect(schedules.get('S-FALL-OFFSET')?.Schedule).toMatchObject({ StartDateTime: '2027-11-07T06:30:00.000Z', EndDateTime: '2027-11-07T09:00:00.000Z' });
+      expect(schedules.get('S-BEFORE')?.Schedule).toMatchObject({
+        StartDateTime: '2027-03-13T14:00:00.000Z',
+        EndDateTime: '2027-03-13T16:00:00.000Z',
+      });
+      expect(schedules.get('S-AFTER')?.Schedule).toMatchObject({
+        StartDateTime: '2027-03-14T13:00:00.000Z',
+        EndDateTime: '2027-03-14T15:00:00.000Z',
+      });
+      expect(schedules.get('S-FALL-OFFSET')?.Schedule).toMatchObject({
+        StartDateTime: '2027-11-07T06:30:00.000Z',
+        EndDateTime: '2027-11-07T09:00:00.000Z',
+      });
       expect(schedules.has('S-FALL')).toBe(false);
       expect(stdout).toContain('happens twice in America/New_York');
     }));
@@ -288,14 +519,30 @@ describe('the same sittings as a workbook', () => {
           name: 'Export',
           rows: [
             ['Exam', 'Sitting', 'Exam start', 'Exam end', 'Student ID', 'Given name', 'Surname', 'E-Mail'],
-            ['A-MATH', 'S-CELL', { value: new Date(Date.UTC(2027, 6, 15, 9, 0)), numFmt: 'dd.mm.yyyy hh:mm' }, '15.07.2027 11:00', 'S-1', 'Ann', 'Lee', 'ann@example.test'],
+            [
+              'A-MATH',
+              'S-CELL',
+              { value: new Date(Date.UTC(2027, 6, 15, 9, 0)), numFmt: 'dd.mm.yyyy hh:mm' },
+              '15.07.2027 11:00',
+              'S-1',
+              'Ann',
+              'Lee',
+              'ann@example.test',
+            ],
           ],
         },
       ]);
       const { code, schedules, stderr } = await push(dir, 'sittings.xlsx', 'Europe/Berlin');
       expect(code, stderr).toBe(0);
       expect(schedules.get('S-CELL')).toEqual({
-        Schedule: { AssessmentExtId: 'A-MATH', ScheduleExtId: 'S-CELL', StartDateTime: '2027-07-15T07:00:00.000Z', EndDateTime: '2027-07-15T09:00:00.000Z', GroupExtId: 'H-DEC', GroupName: 'December' },
+        Schedule: {
+          AssessmentExtId: 'A-MATH',
+          ScheduleExtId: 'S-CELL',
+          StartDateTime: '2027-07-15T07:00:00.000Z',
+          EndDateTime: '2027-07-15T09:00:00.000Z',
+          GroupExtId: 'H-DEC',
+          GroupName: 'December',
+        },
         Candidates: [candidate('S-1', 'Ann', 'Lee', 'ann@example.test')],
       });
     }));
@@ -305,20 +552,45 @@ describe('whole schedule requests in JSON', () => {
   it('are mapped, completed by --set and read by --date-format and --timezone inside Schedule and each candidate', () =>
     withTempDir(async (dir) => {
       const request = {
-        Schedule: { Exam: 'A-MATH', Sitting: 'S-JSON', 'Exam start': '31.10.2027 03:00', GroupExtId: 'H-DEC', GroupName: 'December' },
+        Schedule: {
+          Exam: 'A-MATH',
+          Sitting: 'S-JSON',
+          'Exam start': '31.10.2027 03:00',
+          GroupExtId: 'H-DEC',
+          GroupName: 'December',
+        },
         Candidates: [{ 'Student ID': 'S-1', 'Given name': 'Ann', Surname: 'Lee', Email: 'ann@example.test' }],
       };
       await writeFile(join(dir, 'requests.json'), JSON.stringify([request]));
       received.length = 0;
       const io = testDeps(dir, {}, TOKEN);
       const code = await runCli(
-        remote('schedule', 'push', '--file', 'requests.json', ...SITTING_MAP, '--set', 'Title=Maths', '--date-format', 'DD.MM.YYYY HH:mm', '--timezone', 'Europe/Berlin'),
+        remote(
+          'schedule',
+          'push',
+          '--file',
+          'requests.json',
+          ...SITTING_MAP,
+          '--set',
+          'Title=Maths',
+          '--date-format',
+          'DD.MM.YYYY HH:mm',
+          '--timezone',
+          'Europe/Berlin',
+        ),
         io.deps,
       );
       expect(code, io.stderr.text).toBe(0);
       expect(received.map((r) => r.body)).toEqual([
         {
-          Schedule: { AssessmentExtId: 'A-MATH', ScheduleExtId: 'S-JSON', StartDateTime: '2027-10-31T02:00:00.000Z', GroupExtId: 'H-DEC', GroupName: 'December', Title: 'Maths' },
+          Schedule: {
+            AssessmentExtId: 'A-MATH',
+            ScheduleExtId: 'S-JSON',
+            StartDateTime: '2027-10-31T02:00:00.000Z',
+            GroupExtId: 'H-DEC',
+            GroupName: 'December',
+            Title: 'Maths',
+          },
           Candidates: [candidate('S-1', 'Ann', 'Lee', 'ann@example.test')],
         },
       ]);

@@ -21,10 +21,26 @@ const user = (id: string) => `{"ExternalId":"${id}","FirstName":"A","LastName":"
 
 describe('a stray BOM inside JSON and NDJSON', () => {
   it.each([
-    ['users.json', `[${user('u-1')},\uFEFF${user('u-2')}]`, /users\.json:1: array element 1 is not an object \(found a stray byte order mark U\+FEFF\)/],
-    ['users.ndjson', `${user('u-1')}\n\uFEFF${user('u-2')}\n`, /users\.ndjson:2: expected a JSON object \(one per line\); found a stray byte order mark U\+FEFF/],
-    ['inside.ndjson', `${user('u-1')}\n{"ExternalId":"u-2",\uFEFF"FirstName":"A","LastName":"B"}\n`, /inside\.ndjson:2: malformed JSON: found a stray byte order mark U\+FEFF/],
-    ['control.ndjson', `${user('u-1')}\n\u0007${user('u-2')}\n`, /control\.ndjson:2: .*found an invisible character \(U\+0007\)/],
+    [
+      'users.json',
+      `[${user('u-1')},\uFEFF${user('u-2')}]`,
+      /users\.json:1: array element 1 is not an object \(found a stray byte order mark U\+FEFF\)/,
+    ],
+    [
+      'users.ndjson',
+      `${user('u-1')}\n\uFEFF${user('u-2')}\n`,
+      /users\.ndjson:2: expected a JSON object \(one per line\); found a stray byte order mark U\+FEFF/,
+    ],
+    [
+      'inside.ndjson',
+      `${user('u-1')}\n{"ExternalId":"u-2",\uFEFF"FirstName":"A","LastName":"B"}\n`,
+      /inside\.ndjson:2: malformed JSON: found a stray byte order mark U\+FEFF/,
+    ],
+    [
+      'control.ndjson',
+      `${user('u-1')}\n\u0007${user('u-2')}\n`,
+      /control\.ndjson:2: .*found an invisible character \(U\+0007\)/,
+    ],
   ])('%s', async (name, text, message) => {
     await withTempDir(async (dir) => {
       const error = await errorOf(dir, name, text);

@@ -66,8 +66,14 @@ describe('streaming across read chunks', () => {
     padTo(lines, CHUNK + 100, (index) => `u-${index},Name${index}\n`);
     const lineNumber = lines.join('').split('\n').length;
     const path = join(dir, 'late-latin1.csv');
-    await writeFile(path, Buffer.concat([Buffer.from(lines.join('')), Buffer.from('u-last,Ren'), Buffer.from([0xe9, 0x0a])]));
-    await expectInputFileError(collect(readCsvRecords(path, { columns: userColumns })), { line: lineNumber, reason: /invalid UTF-8/ });
+    await writeFile(
+      path,
+      Buffer.concat([Buffer.from(lines.join('')), Buffer.from('u-last,Ren'), Buffer.from([0xe9, 0x0a])]),
+    );
+    await expectInputFileError(collect(readCsvRecords(path, { columns: userColumns })), {
+      line: lineNumber,
+      reason: /invalid UTF-8/,
+    });
   });
 
   it('JSON: an escape or a multi-byte character on a chunk border does not break the scan', async () => {
@@ -86,7 +92,11 @@ describe('streaming across read chunks', () => {
       const prefix = '  {"ExternalId": "edge", "Note": "';
       const pad = 'p'.repeat(CHUNK - 1 - length - Buffer.byteLength(prefix));
       const text = `${head}${filler.join('')}${prefix}${pad}${border}end"},\n  {"ExternalId": "after"}\n]\n`;
-      expect(Buffer.from(text).subarray(CHUNK - 1, CHUNK - 1 + Buffer.byteLength(border)).toString()).toBe(border);
+      expect(
+        Buffer.from(text)
+          .subarray(CHUNK - 1, CHUNK - 1 + Buffer.byteLength(border))
+          .toString(),
+      ).toBe(border);
       const path = join(dir, 'border.json');
       await writeFile(path, text);
       const records = await collect(readJsonRecords(path));
@@ -117,7 +127,9 @@ describe('streaming across read chunks', () => {
     await writeFile(path, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(rows.join(''), 'utf16le')]));
     const records = await collect(readCsvRecords(path, { columns: userColumns }));
     expect(records).toHaveLength(12000);
-    expect(records.every((record, i) => record.fields.FirstName === `Zoë😀${i}` && record.source.line === i + 2)).toBe(true);
+    expect(records.every((record, i) => record.fields.FirstName === `Zoë😀${i}` && record.source.line === i + 2)).toBe(
+      true,
+    );
   });
 
   it('stops reading when the consumer stops, and the file can be read again', async () => {
@@ -150,13 +162,19 @@ describe('errors far into a file', () => {
   it('names the start line of an unclosed quote after many chunks', async () => {
     const path = join(dir, 'late-quote.csv');
     await writeFile(path, bigCsv('u-x,"Bob,Lee\nu-y,Cy,Doe\n'));
-    await expectInputFileError(collect(readCsvRecords(path, { columns: userColumns })), { line: tailLine, reason: /quote not closed/ });
+    await expectInputFileError(collect(readCsvRecords(path, { columns: userColumns })), {
+      line: tailLine,
+      reason: /quote not closed/,
+    });
   });
 
   it('names the line of a ragged row after many chunks, with a hint for swallowed line breaks', async () => {
     const path = join(dir, 'late-ragged.csv');
     await writeFile(path, bigCsv('u-x,Bob\r\n'));
-    await expectInputFileError(collect(readCsvRecords(path, { columns: userColumns })), { line: tailLine, reason: /row has 2 cells/ });
+    await expectInputFileError(collect(readCsvRecords(path, { columns: userColumns })), {
+      line: tailLine,
+      reason: /row has 2 cells/,
+    });
     const mixed = join(dir, 'mixed-endings.csv');
     await writeFile(mixed, 'ExternalId,FirstName\r\nu-1,Ann\r\nu-2,Bob\nu-3,Cy\r\n');
     await expectInputFileError(collect(readCsvRecords(mixed, { columns: userColumns })), {

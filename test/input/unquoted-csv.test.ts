@@ -46,7 +46,10 @@ describe('CSV lines without quotes', () => {
     ['no final line end', 'ExternalId,FirstName\nu-1,Ann\nu-2,Bob'],
     ['CRLF, no final line end', 'ExternalId,FirstName\r\nu-1,Ann\r\nu-2,Bob'],
     ['blank lines and blank cells', '\n\nExternalId,FirstName,,\n\nu-1,Ann,,\n ,  ,\t,\nu-2,Bob\n\n'],
-    ['whitespace of every kind around cells', 'ExternalId,FirstName\n \tu-1\u00a0,\u2003Ann\u3000\n\ufeffu-2\u2028, B\u000bo\u000cb \n'],
+    [
+      'whitespace of every kind around cells',
+      'ExternalId,FirstName\n \tu-1\u00a0,\u2003Ann\u3000\n\ufeffu-2\u2028, B\u000bo\u000cb \n',
+    ],
     ['semicolons', 'ExternalId;FirstName\nu-1;Ann, A.\n'],
     ['tabs', 'ExternalId\tFirstName\nu-1\t Ann \t\n'],
     ['an Excel sep line', 'sep=;\r\nExternalId;FirstName\r\nu-1;Ann\r\n'],
@@ -77,7 +80,27 @@ describe('CSV lines without quotes', () => {
 
   it('reads files of many chunks alike, whatever falls on a chunk boundary', async () => {
     const random = mulberry32(51);
-    const pieces = ['a', 'b', 'é', '€', '😀', ' ', '\t', '\u00a0', '\ufeff', ',', ',', ';', '\n', '\n', '\r\n', '\r', '"', '""', '\u2028'];
+    const pieces = [
+      'a',
+      'b',
+      'é',
+      '€',
+      '😀',
+      ' ',
+      '\t',
+      '\u00a0',
+      '\ufeff',
+      ',',
+      ',',
+      ';',
+      '\n',
+      '\n',
+      '\r\n',
+      '\r',
+      '"',
+      '""',
+      '\u2028',
+    ];
     for (let round = 0; round < 60; round++) {
       const lineEnd = round % 2 === 0 ? '\n' : '\r\n';
       const rows = ['ExternalId,FirstName,LastName'];
@@ -104,7 +127,11 @@ describe('CSV lines without quotes', () => {
     expect(lines.write(Buffer.from('ExternalId,FirstName\r\nu-1,Ann\r\nu-2,B'))).toBe(true);
     expect(lines.write(Buffer.from('ob\r\n'))).toBe(true);
     expect(lines.end()).toBe(true);
-    expect(records).toEqual([['ExternalId', 'FirstName'], ['u-1', 'Ann'], ['u-2', 'Bob']]);
+    expect(records).toEqual([
+      ['ExternalId', 'FirstName'],
+      ['u-1', 'Ann'],
+      ['u-2', 'Bob'],
+    ]);
   });
 
   it('hands a chunk with a quote to csv-parse whole, from the unfinished line on, with the line end found', () => {

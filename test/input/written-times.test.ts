@@ -23,7 +23,17 @@ const SITTINGS = [
   'S-3,A-MATH-1,28/03/2027 09:00,28/03/2027 10:00,H-NORTH,North,c-3,Cy,Od,cy@example.test',
 ].join('\n');
 
-const MAP = { Sitting: 'ScheduleExtId', Exam: 'AssessmentExtId', 'Exam start': 'StartDateTime', 'Exam end': 'EndDateTime', Room: 'GroupExtId', 'Room name': 'GroupName', Candidate: 'CandidateExtId', 'First name': 'FirstName', 'Last name': 'LastName' };
+const MAP = {
+  Sitting: 'ScheduleExtId',
+  Exam: 'AssessmentExtId',
+  'Exam start': 'StartDateTime',
+  'Exam end': 'EndDateTime',
+  Room: 'GroupExtId',
+  'Room name': 'GroupName',
+  Candidate: 'CandidateExtId',
+  'First name': 'FirstName',
+  'Last name': 'LastName',
+};
 
 interface Item {
   id: string;
@@ -39,7 +49,22 @@ describe('messages about times quote the file', () => {
       expect(await runCli(['local', 'init', '--store', join(dir, 'store')], testDeps(dir).deps)).toBe(0);
       // The engine's clock after the sitting: its start is past.
       const io = testDeps(dir, {}, { EXAMCTL_NOW: '2027-04-01T10:00:00Z' });
-      const code = await runCli(['--store', join(dir, 'store'), 'schedule', 'push', '--file', 'sittings.csv', '--map-file', 'map.json', ...LONDON, '--dry-run', '--json'], io.deps);
+      const code = await runCli(
+        [
+          '--store',
+          join(dir, 'store'),
+          'schedule',
+          'push',
+          '--file',
+          'sittings.csv',
+          '--map-file',
+          'map.json',
+          ...LONDON,
+          '--dry-run',
+          '--json',
+        ],
+        io.deps,
+      );
       expect(code, io.stderr.text).toBe(1);
       expect(io.stderr.text).toContain(
         'warning: StartDateTime already past for S-1 (28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z), S-2 (28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z), S-3',
@@ -51,7 +76,12 @@ describe('messages about times quote the file', () => {
         'EndDateTime must be after StartDateTime: EndDateTime 28/03/2027 08:30 (Europe/London) = 2027-03-28T07:30:00.000Z, StartDateTime 28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z',
       );
       // An engine rule (A-MATH-1 takes 90 minutes): the span it measured, between the file's times.
-      expect(byId.get('S-3')!.errors.map((error) => error.message).join('\n')).toContain(
+      expect(
+        byId
+          .get('S-3')!
+          .errors.map((error) => error.message)
+          .join('\n'),
+      ).toContain(
         'The schedule lasts 60 minutes (StartDateTime 28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z to EndDateTime 28/03/2027 10:00 (Europe/London) = 2027-03-28T09:00:00.000Z)',
       );
     }));
@@ -59,10 +89,28 @@ describe('messages about times quote the file', () => {
   it("--start as typed in the flag's zone; a time already written with an offset is quoted once, as it is", () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,Ann,Lee,ann@example.test\n');
-      const base = ['--base-url', 'https://exam.example.org', 'schedule', 'push', '--file', 'c.csv', '--schedule-id', 'S-X', '--assessment', 'A-1', '--group', 'G-1', '--group-name', 'G', '--dry-run'];
+      const base = [
+        '--base-url',
+        'https://exam.example.org',
+        'schedule',
+        'push',
+        '--file',
+        'c.csv',
+        '--schedule-id',
+        'S-X',
+        '--assessment',
+        'A-1',
+        '--group',
+        'G-1',
+        '--group-name',
+        'G',
+        '--dry-run',
+      ];
       const typed = testDeps(dir, {}, { EXAMCTL_NOW: '2027-04-01T10:00:00Z' });
       await runCli([...base, '--start', '28/03/2027 09:00', ...LONDON], typed.deps);
-      expect(typed.stderr.text).toContain('warning: StartDateTime already past for S-X (28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z)');
+      expect(typed.stderr.text).toContain(
+        'warning: StartDateTime already past for S-X (28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z)',
+      );
       const iso = testDeps(dir, {}, { EXAMCTL_NOW: '2027-04-01T10:00:00Z' });
       await runCli([...base, '--start', '2027-03-28T08:00:00Z'], iso.deps);
       expect(iso.stderr.text).toContain('warning: StartDateTime already past for S-X (2027-03-28T08:00:00Z)');
@@ -74,7 +122,19 @@ describe('messages about times quote the file', () => {
         req.resume();
         req.on('end', () => {
           res.writeHead(400, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ Content: null, Success: false, Errors: [{ Field: 'Schedule.StartDateTime', Code: null, Message: 'StartDateTime 2027-03-28T08:00:00.000Z is in the past' }] }));
+          res.end(
+            JSON.stringify({
+              Content: null,
+              Success: false,
+              Errors: [
+                {
+                  Field: 'Schedule.StartDateTime',
+                  Code: null,
+                  Message: 'StartDateTime 2027-03-28T08:00:00.000Z is in the past',
+                },
+              ],
+            }),
+          );
         });
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -83,11 +143,31 @@ describe('messages about times quote the file', () => {
         await writeFile(join(dir, 'sittings.csv'), SITTINGS.split('\n').slice(0, 2).join('\n'));
         await writeFile(join(dir, 'map.json'), JSON.stringify(MAP));
         const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_NOW: '2027-01-01T00:00:00Z' });
-        const code = await runCli(['--base-url', url, '--allow-insecure-http', '--yes', 'schedule', 'push', '--file', 'sittings.csv', '--map-file', 'map.json', ...LONDON, '--json'], io.deps);
+        const code = await runCli(
+          [
+            '--base-url',
+            url,
+            '--allow-insecure-http',
+            '--yes',
+            'schedule',
+            'push',
+            '--file',
+            'sittings.csv',
+            '--map-file',
+            'map.json',
+            ...LONDON,
+            '--json',
+          ],
+          io.deps,
+        );
         expect(code, io.stderr.text).toBe(1);
         const [item] = (JSON.parse(io.stdout.text) as { items: Item[] }).items;
-        expect(item!.errors[0]!.message).toBe('StartDateTime 28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z is in the past');
-        expect(io.stderr.text).toContain('StartDateTime 28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z is in the past');
+        expect(item!.errors[0]!.message).toBe(
+          'StartDateTime 28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z is in the past',
+        );
+        expect(io.stderr.text).toContain(
+          'StartDateTime 28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z is in the past',
+        );
       } finally {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -97,12 +177,40 @@ describe('messages about times quote the file', () => {
   it('an .xlsx date-time cell placed in --timezone is quoted as the sheet shows it', () =>
     withTempDir(async (dir) => {
       const header = SITTINGS.split('\n')[0]!.split(',');
-      const row = ['S-1', 'A-MATH-1', { value: new Date(Date.UTC(2027, 2, 28, 9, 0)), numFmt: 'dd/mm/yyyy hh:mm' }, '', 'H-NORTH', 'North', 'c-1', 'Ann', 'Lee', 'ann@example.test'];
+      const row = [
+        'S-1',
+        'A-MATH-1',
+        { value: new Date(Date.UTC(2027, 2, 28, 9, 0)), numFmt: 'dd/mm/yyyy hh:mm' },
+        '',
+        'H-NORTH',
+        'North',
+        'c-1',
+        'Ann',
+        'Lee',
+        'ann@example.test',
+      ];
       await writeWorkbook(join(dir, 'sittings.xlsx'), [{ name: 'Sittings', rows: [header, row] }]);
       await writeFile(join(dir, 'map.json'), JSON.stringify(MAP));
       const io = testDeps(dir, {}, { EXAMCTL_NOW: '2027-04-01T10:00:00Z' });
-      await runCli(['--base-url', 'https://exam.example.org', 'schedule', 'push', '--file', 'sittings.xlsx', '--map-file', 'map.json', '--timezone', 'Europe/London', '--dry-run'], io.deps);
-      expect(io.stderr.text).toContain('warning: StartDateTime already past for S-1 (2027-03-28T09:00:00 (Europe/London) = 2027-03-28T08:00:00.000Z)');
+      await runCli(
+        [
+          '--base-url',
+          'https://exam.example.org',
+          'schedule',
+          'push',
+          '--file',
+          'sittings.xlsx',
+          '--map-file',
+          'map.json',
+          '--timezone',
+          'Europe/London',
+          '--dry-run',
+        ],
+        io.deps,
+      );
+      expect(io.stderr.text).toContain(
+        'warning: StartDateTime already past for S-1 (2027-03-28T09:00:00 (Europe/London) = 2027-03-28T08:00:00.000Z)',
+      );
     }));
 
   it('quoteWritten: the same instant in any offset, dates, and nothing else', () => {
@@ -110,8 +218,14 @@ describe('messages about times quote the file', () => {
       { field: 'StartDateTime', text: '28/03/2027 09:00', zone: 'Europe/London', value: '2027-03-28T08:00:00.000Z' },
       { field: 'DateOfBirth', text: '17/03/2004', value: '2004-03-17' },
     ];
-    expect(quoteWritten('starts 2027-03-28T09:00+01:00', written)).toBe('starts 28/03/2027 09:00 (Europe/London) = 2027-03-28T09:00+01:00');
-    expect(quoteWritten('born 2004-03-17, sent 2027-03-28T08:00:01Z', written)).toBe('born 17/03/2004 = 2004-03-17, sent 2027-03-28T08:00:01Z');
-    expect(quoteWritten('StartDateTime "28/03/2027 09:00" is 2027-03-28T08:00:00.000Z', written)).toBe('StartDateTime "28/03/2027 09:00" is 2027-03-28T08:00:00.000Z');
+    expect(quoteWritten('starts 2027-03-28T09:00+01:00', written)).toBe(
+      'starts 28/03/2027 09:00 (Europe/London) = 2027-03-28T09:00+01:00',
+    );
+    expect(quoteWritten('born 2004-03-17, sent 2027-03-28T08:00:01Z', written)).toBe(
+      'born 17/03/2004 = 2004-03-17, sent 2027-03-28T08:00:01Z',
+    );
+    expect(quoteWritten('StartDateTime "28/03/2027 09:00" is 2027-03-28T08:00:00.000Z', written)).toBe(
+      'StartDateTime "28/03/2027 09:00" is 2027-03-28T08:00:00.000Z',
+    );
   });
 });

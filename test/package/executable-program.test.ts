@@ -15,17 +15,32 @@ describe("the executable's program", () => {
   it('is its chunks, the loader and its assets; the notices name the CSV reader bundled in it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'examctl-program-'));
     try {
-      const { buildProgram } = (await import(join(ROOT, 'scripts', 'build-release.mjs'))) as { buildProgram: (dir: string, licence: string, fixtures?: string) => Promise<string> };
+      const { buildProgram } = (await import(join(ROOT, 'scripts', 'build-release.mjs'))) as {
+        buildProgram: (dir: string, licence: string, fixtures?: string) => Promise<string>;
+      };
       await buildProgram(join(dir, 'a'), join(ROOT, 'LICENSE'));
-      expect(readdirSync(join(dir, 'a')).sort()).toEqual(['THIRD-PARTY-NOTICES.md', 'examctl.sha256', 'fixtures', 'main.cjs', 'package.json', 'packed.json', 'program']);
+      expect(readdirSync(join(dir, 'a')).sort()).toEqual([
+        'THIRD-PARTY-NOTICES.md',
+        'examctl.sha256',
+        'fixtures',
+        'main.cjs',
+        'package.json',
+        'packed.json',
+        'program',
+      ]);
       expect(readdirSync(join(dir, 'a', 'program')).filter((name) => name.endsWith('.mjs')).length).toBeGreaterThan(1);
       expect(readFileSync(join(dir, 'a', 'THIRD-PARTY-NOTICES.md'), 'utf8')).toContain('csv-parse');
       // The same code with another demo world and example: another build id (README: the same build is the same program).
       cpSync(join(ROOT, 'fixtures'), join(dir, 'fixtures'), { recursive: true });
-      writeFileSync(join(dir, 'fixtures', 'users.csv'), readFileSync(join(ROOT, 'fixtures', 'users.csv'), 'utf8').replace('Amira', 'Amina'));
+      writeFileSync(
+        join(dir, 'fixtures', 'users.csv'),
+        readFileSync(join(ROOT, 'fixtures', 'users.csv'), 'utf8').replace('Amira', 'Amina'),
+      );
       await buildProgram(join(dir, 'b'), join(ROOT, 'LICENSE'), join(dir, 'fixtures'));
       expect(readFileSync(join(dir, 'b', 'fixtures', 'users.csv'), 'utf8')).toContain('Amina');
-      expect(readFileSync(join(dir, 'b', 'examctl.sha256'), 'utf8')).not.toBe(readFileSync(join(dir, 'a', 'examctl.sha256'), 'utf8'));
+      expect(readFileSync(join(dir, 'b', 'examctl.sha256'), 'utf8')).not.toBe(
+        readFileSync(join(dir, 'a', 'examctl.sha256'), 'utf8'),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

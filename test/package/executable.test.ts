@@ -1,5 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
@@ -15,10 +24,14 @@ import { json, startHostileServer } from '../support/hostile-server.js';
  * skipped and says why: it never passes without the executable.
  */
 
-const PINS = JSON.parse(readFileSync(join(ROOT, 'scripts', 'release-pins.json'), 'utf8')) as { targets: Record<string, { node: string; file: string }> };
+const PINS = JSON.parse(readFileSync(join(ROOT, 'scripts', 'release-pins.json'), 'utf8')) as {
+  targets: Record<string, { node: string; file: string }>;
+};
 const LINUX = PINS.targets['linux-x64']!;
 // The user's own cache (scripts/build-release.mjs's): the test's private HOME (test/support/private-home.ts) would lose it.
-const CACHE = process.env.EXAMCTL_RELEASE_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(userInfo().homedir, '.cache'), 'examctl-release');
+const CACHE =
+  process.env.EXAMCTL_RELEASE_CACHE ??
+  join(process.env.XDG_CACHE_HOME ?? join(userInfo().homedir, '.cache'), 'examctl-release');
 
 let executable: string | undefined;
 let unavailable = '';
@@ -30,7 +43,11 @@ beforeAll(() => {
   scratch = mkdtempSync(join(tmpdir(), 'examctl-executable-'));
   noNode = join(scratch, 'empty-path');
   mkdirSync(noNode);
-  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-release.mjs'), '--host'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, EXAMCTL_RELEASE_CACHE: CACHE } });
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build-release.mjs'), '--host'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, EXAMCTL_RELEASE_CACHE: CACHE },
+  });
   const file = build.stdout.trim();
   if (build.status === 0 && existsSync(file)) executable = file;
   else {
@@ -51,7 +68,11 @@ function exe(context: TestContext): string {
 
 function run(file: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Finished> {
   return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd, env: { PATH: noNode, HOME: cwd, CI: 'true', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(file, args, {
+      cwd,
+      env: { PATH: noNode, HOME: cwd, CI: 'true', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
@@ -72,7 +93,11 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     expect(spawnSync('sh', ['-c', 'command -v node'], { env: { PATH: noNode } }).status).not.toBe(0);
     const version = await run(file, ['--version'], fresh('version'));
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    expect(version.stdout.trim()).toMatch(new RegExp(`^examctl ${pkg.version} \\(Node v${LINUX.node.split('@')[1]}, zone rules \\d{4}[a-z], build [0-9a-f]{12}\\)$`));
+    expect(version.stdout.trim()).toMatch(
+      new RegExp(
+        `^examctl ${pkg.version} \\(Node v${LINUX.node.split('@')[1]}, zone rules \\d{4}[a-z], build [0-9a-f]{12}\\)$`,
+      ),
+    );
   });
 
   it('ignores NODE_OPTIONS (no code runs from --require); NODE_TLS_REJECT_UNAUTHORIZED=0 turns no check off and prints no warning', async (context) => {
@@ -83,9 +108,16 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     expect(hooked.code, hooked.stderr).toBe(0);
     expect(hooked.stderr).toBe('');
     expect(hooked.stdout).toMatch(/^examctl .*, build [0-9a-f]{12}\)\n$/);
-    const server = await startHostileServer((_request, res) => json(res, 400, { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'not found' }] }), { selfSigned: true });
+    const server = await startHostileServer(
+      (_request, res) =>
+        json(res, 400, { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'not found' }] }),
+      { selfSigned: true },
+    );
     try {
-      const doctor = await run(file, ['--base-url', server.url, 'doctor'], dir, { EXAMCTL_TOKEN: 'executable-token-1', NODE_TLS_REJECT_UNAUTHORIZED: '0' });
+      const doctor = await run(file, ['--base-url', server.url, 'doctor'], dir, {
+        EXAMCTL_TOKEN: 'executable-token-1',
+        NODE_TLS_REJECT_UNAUTHORIZED: '0',
+      });
       expect(doctor.code).toBe(3);
       expect(doctor.stdout).toMatch(/FAIL\s+reachable .*self-signed/);
       expect(doctor.stderr).not.toMatch(/warning/i);
@@ -98,14 +130,25 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
   it('trusts only the bundled CAs and NODE_EXTRA_CA_CERTS: NODE_USE_SYSTEM_CA with SSL_CERT_FILE adds none (docs/security.md)', async (context) => {
     const file = exe(context);
     const dir = fresh('system-ca');
-    const server = await startHostileServer((_request, res) => json(res, 400, { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'not found' }] }), { selfSigned: true });
+    const server = await startHostileServer(
+      (_request, res) =>
+        json(res, 400, { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'not found' }] }),
+      { selfSigned: true },
+    );
     try {
       writeFileSync(join(dir, 'server.pem'), server.cert!);
-      const env = { EXAMCTL_TOKEN: 'executable-token-1', NODE_USE_SYSTEM_CA: '1', SSL_CERT_FILE: join(dir, 'server.pem') };
+      const env = {
+        EXAMCTL_TOKEN: 'executable-token-1',
+        NODE_USE_SYSTEM_CA: '1',
+        SSL_CERT_FILE: join(dir, 'server.pem'),
+      };
       const system = await run(file, ['--base-url', server.url, 'doctor'], dir, env);
       expect(system.stdout).toMatch(/FAIL\s+reachable .*self-signed/);
       expect(server.requests).toHaveLength(0);
-      const extra = await run(file, ['--base-url', server.url, 'doctor'], dir, { ...env, NODE_EXTRA_CA_CERTS: join(dir, 'server.pem') });
+      const extra = await run(file, ['--base-url', server.url, 'doctor'], dir, {
+        ...env,
+        NODE_EXTRA_CA_CERTS: join(dir, 'server.pem'),
+      });
       expect(extra.stdout).toMatch(/ok\s+reachable/);
       expect(server.requests.length).toBeGreaterThan(0);
     } finally {
@@ -118,7 +161,9 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     const dir = fresh('readme');
     const example = await run(file, ['template', 'sittings', '--example', '--out', 'sittings.csv'], dir);
     expect(example.code, example.stderr).toBe(0);
-    expect(readFileSync(join(dir, 'sittings.csv'), 'utf8')).toBe(readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8'));
+    expect(readFileSync(join(dir, 'sittings.csv'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8'),
+    );
     const push = await run(file, ['schedule', 'push', '--file', 'sittings.csv'], dir);
     expect(push.code, push.stderr).toBe(0);
     expect(push.stderr).toContain('from the demo world built into examctl');
@@ -130,12 +175,27 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
   it('a dry run with an .xlsx report; a CSV over 4 MB', async (context) => {
     const file = exe(context);
     const dir = fresh('dry');
-    const dry = await run(file, ['user', 'sync', '--file', join(ROOT, 'fixtures', 'users-with-errors.csv'), '--dry-run', '--report', 'report.xlsx'], dir);
+    const dry = await run(
+      file,
+      [
+        'user',
+        'sync',
+        '--file',
+        join(ROOT, 'fixtures', 'users-with-errors.csv'),
+        '--dry-run',
+        '--report',
+        'report.xlsx',
+      ],
+      dir,
+    );
     expect(dry.code).toBe(1);
     expect(dry.stderr).toContain('5 items: 2 valid, 0 partial, 3 invalid, 0 skipped');
     expect(readFileSync(join(dir, 'report.xlsx')).subarray(0, 2).toString()).toBe('PK');
     const rows = Array.from({ length: 100_000 }, (_, i) => `w-${i},Ann,Lee,w${i}@example.test,Candidate`);
-    writeFileSync(join(dir, 'wide.csv'), ['ExternalId,FirstName,LastName,Email,Role', ...rows, 'w-x,Ann'].join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'wide.csv'),
+      ['ExternalId,FirstName,LastName,Email,Role', ...rows, 'w-x,Ann'].join('\n') + '\n',
+    );
     expect(statSync(join(dir, 'wide.csv')).size).toBeGreaterThan(4 * 1024 * 1024);
     const big = await run(file, ['user', 'sync', '--file', 'wide.csv', '--dry-run'], dir);
     // The ragged last row, with its line.
@@ -146,7 +206,11 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
   it('local serve, a remote run against it, a run stopped by SIGTERM and its resume', async (context) => {
     const file = exe(context);
     const dir = fresh('remote');
-    const serve = spawn(file, ['--store', join(dir, 'served'), 'local', 'serve', '--host', '127.0.0.1', '--port', '0'], { cwd: dir, env: { PATH: noNode, HOME: dir, CI: 'true' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const serve = spawn(
+      file,
+      ['--store', join(dir, 'served'), 'local', 'serve', '--host', '127.0.0.1', '--port', '0'],
+      { cwd: dir, env: { PATH: noNode, HOME: dir, CI: 'true' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     const url = await new Promise<string>((resolve, reject) => {
       let seen = '';
       serve.stderr.setEncoding('utf8').on('data', (text: string) => {
@@ -159,9 +223,15 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     try {
       const remote = { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: url };
       // More users than the 5 answered plus a window of requests in flight: some are never sent, whatever the timing.
-      const users = Array.from({ length: 400 }, (_, i) => `ex-${i},First,Last ${i},ex-${i}@example.test,ex-${i},Candidate`);
+      const users = Array.from(
+        { length: 400 },
+        (_, i) => `ex-${i},First,Last ${i},ex-${i}@example.test,ex-${i},Candidate`,
+      );
       writeFileSync(join(dir, 'users.csv'), `ExternalId,FirstName,LastName,Email,UserName,Role\n${users.join('\n')}\n`);
-      const stopped = await run(file, ['--yes', 'user', 'sync', '--file', 'users.csv'], dir, { ...remote, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:5:SIGTERM' });
+      const stopped = await run(file, ['--yes', 'user', 'sync', '--file', 'users.csv'], dir, {
+        ...remote,
+        EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:5:SIGTERM',
+      });
       expect(stopped.code, stopped.stderr).toBe(130);
       const resumed = await run(file, ['--yes', 'runs', 'resume'], dir, remote);
       expect(resumed.code, resumed.stderr).toBe(0);
@@ -173,35 +243,48 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     }
   });
 
-  it.skipIf(!existsSync('/usr/bin/script'))('prompts on a terminal (util-linux script gives it a pty): asked, answered, Ctrl-C ends it with nothing sent', async (context) => {
-    const file = exe(context);
-    const dir = fresh('tty');
-    const child = spawn('/usr/bin/script', ['-qc', `/usr/bin/stty cols 100 rows 30; "${file}" user sync; echo "status=$?"`, '/dev/null'], { cwd: dir, env: { PATH: noNode, HOME: dir, TERM: 'xterm' } });
-    let screen = '';
-    const steps: [RegExp, string][] = [
-      [/External id/, 'u-500\r'],
-      [/First name/, '\u0003'],
-    ];
-    child.stdout.setEncoding('utf8').on('data', (text: string) => {
-      screen += text;
-      if (steps.length > 0 && steps[0]![0].test(screen)) child.stdin.write(steps.shift()![1]);
-    });
-    await new Promise((resolve) => child.on('close', resolve));
-    expect(steps).toEqual([]);
-    expect(screen).toContain('interrupted at a prompt: nothing was sent');
-    expect(/status=(\d+)/.exec(screen)?.[1]).toBe('130');
-  });
+  it.skipIf(!existsSync('/usr/bin/script'))(
+    'prompts on a terminal (util-linux script gives it a pty): asked, answered, Ctrl-C ends it with nothing sent',
+    async (context) => {
+      const file = exe(context);
+      const dir = fresh('tty');
+      const child = spawn(
+        '/usr/bin/script',
+        ['-qc', `/usr/bin/stty cols 100 rows 30; "${file}" user sync; echo "status=$?"`, '/dev/null'],
+        { cwd: dir, env: { PATH: noNode, HOME: dir, TERM: 'xterm' } },
+      );
+      let screen = '';
+      const steps: [RegExp, string][] = [
+        [/External id/, 'u-500\r'],
+        [/First name/, '\u0003'],
+      ];
+      child.stdout.setEncoding('utf8').on('data', (text: string) => {
+        screen += text;
+        if (steps.length > 0 && steps[0]![0].test(screen)) child.stdin.write(steps.shift()![1]);
+      });
+      await new Promise((resolve) => child.on('close', resolve));
+      expect(steps).toEqual([]);
+      expect(screen).toContain('interrupted at a prompt: nothing was sent');
+      expect(/status=(\d+)/.exec(screen)?.[1]).toBe('130');
+    },
+  );
 
   it('started in a directory that was removed (a cron job in a replaced deploy): --version answers, a command refuses in one line, exit 2', (context) => {
     const file = exe(context);
     const started = (...args: string[]) => {
       const gone = fresh(`gone-${args.length}`);
       const script = 'cd "$1" && rmdir "$1" && shift && PATH="$NO_NODE" exec "$@"';
-      return spawnSync('/bin/sh', ['-c', script, 'sh', gone, file, ...args], { env: { PATH: '/usr/bin:/bin', NO_NODE: noNode, HOME: scratch }, encoding: 'utf8' });
+      return spawnSync('/bin/sh', ['-c', script, 'sh', gone, file, ...args], {
+        env: { PATH: '/usr/bin:/bin', NO_NODE: noNode, HOME: scratch },
+        encoding: 'utf8',
+      });
     };
     expect(started('--version').stdout).toMatch(/^examctl \S+ \(Node v24\./);
     const list = started('runs', 'list');
-    expect([list.status, list.stderr]).toEqual([2, 'examctl: the current directory was removed (or cannot be read): cd to one that exists and run again\n']);
+    expect([list.status, list.stderr]).toEqual([
+      2,
+      'examctl: the current directory was removed (or cannot be read): cd to one that exists and run again\n',
+    ]);
   });
 
   it('the docs the help cites travel beside the executable, in examctl-docs.zip (listed in SHA256SUMS)', async (context) => {
@@ -211,9 +294,11 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     expect(cited.length).toBeGreaterThan(0);
     // Names are stored as they are in a zip's headers: found in its bytes.
     const zip = readFileSync(join(dirname(file), 'examctl-docs.zip')).toString('latin1');
-    for (const doc of [...cited, 'docs/input-formats.md', 'README.md', 'LICENSE']) expect(zip, doc).toContain(`examctl/${doc}`);
+    for (const doc of [...cited, 'docs/input-formats.md', 'README.md', 'LICENSE'])
+      expect(zip, doc).toContain(`examctl/${doc}`);
     // The files the README's dry run and the five-minute tour (docs/tutorial.md) copy: an admin without a clone has them.
-    const used = readFileSync(join(ROOT, 'README.md'), 'utf8') + readFileSync(join(ROOT, 'docs', 'tutorial.md'), 'utf8');
+    const used =
+      readFileSync(join(ROOT, 'README.md'), 'utf8') + readFileSync(join(ROOT, 'docs', 'tutorial.md'), 'utf8');
     const fixtures = [...new Set(used.match(/fixtures\/[\w.-]+\.(csv|json)/g))];
     expect(fixtures).toContain('fixtures/users-with-errors.csv');
     for (const fixture of fixtures) expect(zip, fixture).toContain(`examctl/${fixture}`);
@@ -223,17 +308,27 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
   it("the README's Install section for Linux, as written: the sum checked, then --version", async (context) => {
     const file = exe(context);
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Install'), readme.indexOf('\n## ', readme.indexOf('## Install') + 1));
+    const section = readme.slice(
+      readme.indexOf('## Install'),
+      readme.indexOf('\n## ', readme.indexOf('## Install') + 1),
+    );
     const block = /```sh\n([\s\S]*?)```\n\n```\n([\s\S]*?)```\n/.exec(section);
     expect(block, 'Install holds the commands and their output').not.toBeNull();
     // Only the tools the commands name on PATH (no node), in the release directory (SHA256SUMS beside the file).
     const tools = join(scratch, 'install-tools');
     mkdirSync(tools);
-    for (const tool of ['grep', 'sha256sum', 'chmod']) symlinkSync(spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(tools, tool));
-    const shell = spawnSync('/bin/sh', ['-e', '-c', block![1]!], { cwd: dirname(file), env: { PATH: tools, HOME: scratch }, encoding: 'utf8' });
+    for (const tool of ['grep', 'sha256sum', 'chmod'])
+      symlinkSync(spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(tools, tool));
+    const shell = spawnSync('/bin/sh', ['-e', '-c', block![1]!], {
+      cwd: dirname(file),
+      env: { PATH: tools, HOME: scratch },
+      encoding: 'utf8',
+    });
     expect(shell.status, shell.stderr).toBe(0);
     // The build id is the program's hash: the README shows one, each build says its own.
-    expect(shell.stdout.replace(/build [0-9a-f]{12}\)/, 'build ID)')).toBe(block![2]!.replace(/build [0-9a-f]{12}\)/, 'build ID)'));
+    expect(shell.stdout.replace(/build [0-9a-f]{12}\)/, 'build ID)')).toBe(
+      block![2]!.replace(/build [0-9a-f]{12}\)/, 'build ID)'),
+    );
   });
 
   it("docs/ci.md's nightly job on a runner without Node: its download step takes the release file whose sum is committed, refuses another", async (context) => {
@@ -243,19 +338,33 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     const lines = section.slice(section.indexOf('- name: Download examctl and check its sum')).split('\n');
     const from = lines.findIndex((line) => line.trim() === 'run: |') + 1;
     const indent = /^ */.exec(lines[from]!)![0];
-    const step = lines.slice(from).filter((_, i, all) => all.slice(0, i + 1).every((line) => line.startsWith(indent))).map((line) => line.slice(indent.length)).join('\n');
+    const step = lines
+      .slice(from)
+      .filter((_, i, all) => all.slice(0, i + 1).every((line) => line.startsWith(indent)))
+      .map((line) => line.slice(indent.length))
+      .join('\n');
     expect(step).toContain('sha256sum --check');
     // A runner: the tools the step names, and a curl that serves `served` for any URL.
     const tools = join(scratch, 'runner-tools');
     mkdirSync(tools);
-    for (const tool of ['grep', 'sha256sum', 'chmod', 'mkdir', 'mv']) symlinkSync(spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(tools, tool));
-    writeFileSync(join(tools, 'curl'), '#!/bin/sh\nwhile [ "$1" != -o ]; do shift; done\n/bin/cp "$SERVED" "$2"\n', { mode: 0o755 });
+    for (const tool of ['grep', 'sha256sum', 'chmod', 'mkdir', 'mv'])
+      symlinkSync(spawnSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).stdout.trim(), join(tools, tool));
+    writeFileSync(join(tools, 'curl'), '#!/bin/sh\nwhile [ "$1" != -o ]; do shift; done\n/bin/cp "$SERVED" "$2"\n', {
+      mode: 0o755,
+    });
     const runner = (name: string, served: string) => {
       const dir = fresh(name);
       mkdirSync(join(dir, 'workspace', 'tools'), { recursive: true });
       // The committed sums: the release's own SHA256SUMS, copied into the repository.
       writeFileSync(join(dir, 'workspace', 'tools', 'SHA256SUMS'), readFileSync(join(dirname(file), 'SHA256SUMS')));
-      const env = { PATH: tools, SERVED: served, RUNNER_TEMP: join(dir, 'temp'), GITHUB_WORKSPACE: join(dir, 'workspace'), GITHUB_PATH: join(dir, 'github-path'), EXAMCTL_RELEASE: 'https://releases.example.test/v0.1.0' };
+      const env = {
+        PATH: tools,
+        SERVED: served,
+        RUNNER_TEMP: join(dir, 'temp'),
+        GITHUB_WORKSPACE: join(dir, 'workspace'),
+        GITHUB_PATH: join(dir, 'github-path'),
+        EXAMCTL_RELEASE: 'https://releases.example.test/v0.1.0',
+      };
       return { dir, env, shell: spawnSync('/bin/bash', ['-e', '-c', step], { cwd: dir, env, encoding: 'utf8' }) };
     };
     const good = runner('nightly', file);

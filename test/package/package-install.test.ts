@@ -18,7 +18,10 @@ import { ROOT, startNode, type Finished } from '../support/cli.js';
  * Here, offline, the production tree the lockfile pins: what `npm ci --omit=dev` installs.
  */
 
-const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+};
 
 let dir: string;
 let tarball: string;
@@ -29,7 +32,12 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'examctl-pack-'));
   // --ignore-scripts: dist/ is built already (the global setup, test/support/global-build.ts); `prepare` would only build it again.
   // npm is npm.cmd on Windows, which only a shell runs.
-  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], shell: process.platform === 'win32' });
+  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    shell: process.platform === 'win32',
+  });
   const [info] = JSON.parse(out) as { filename: string; files: { path: string }[] }[];
   tarball = join(dir, info!.filename);
   packed = info!.files.map((file) => file.path);
@@ -56,7 +64,9 @@ function runInstalled(args: string[], cwd: string): Promise<Finished> {
 const MAX_PRODUCTION_PACKAGES = 60;
 
 describe('the production dependency tree (package-lock.json)', () => {
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; devOptional?: boolean }> };
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean; devOptional?: boolean }>;
+  };
   const production = Object.entries(lock.packages)
     .filter(([path, entry]) => path.includes('node_modules/') && entry.dev !== true && entry.devOptional !== true)
     .map(([path]) => path.replace(/^.*node_modules\//, ''));
@@ -64,23 +74,44 @@ describe('the production dependency tree (package-lock.json)', () => {
   it(`holds at most ${MAX_PRODUCTION_PACKAGES} packages, none of them exceljs or what it pulled in`, () => {
     expect(production.length).toBeGreaterThan(0);
     expect(production.length).toBeLessThanOrEqual(MAX_PRODUCTION_PACKAGES);
-    expect(production.filter((name) => /^(exceljs|archiver|unzipper|fstream|rimraf|glob|inflight)$/.test(name))).toEqual([]);
+    expect(
+      production.filter((name) => /^(exceljs|archiver|unzipper|fstream|rimraf|glob|inflight)$/.test(name)),
+    ).toEqual([]);
     expect(Object.keys(pkg.dependencies).every((name) => production.includes(name))).toBe(true);
   });
 });
 
 describe('the npm tarball', () => {
   it('holds LICENSE (MIT, examctl contributors), README, bin, the bundle and the fixtures the docs use; no sources, tests or dist/ modules', () => {
-    expect(packed).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'bin/examctl', 'dist/bundle/examctl.mjs', 'dist/bundle/THIRD-PARTY-NOTICES.md', 'fixtures/world.json', 'fixtures/users-with-errors.csv', 'fixtures/sittings.csv']));
+    expect(packed).toEqual(
+      expect.arrayContaining([
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'bin/examctl',
+        'dist/bundle/examctl.mjs',
+        'dist/bundle/THIRD-PARTY-NOTICES.md',
+        'fixtures/world.json',
+        'fixtures/users-with-errors.csv',
+        'fixtures/sittings.csv',
+      ]),
+    );
     expect(packed.filter((path) => /^(src|test|bench|scripts)\//.test(path))).toEqual([]);
     expect(packed.filter((path) => path.startsWith('dist/') && !path.startsWith('dist/bundle/'))).toEqual([]);
     expect(packed).not.toContain('dist/bundle/meta.json');
     // The bundled libraries' licences travel with them; a runtime dependency (csv-parse, the CSV
     // parser in production) is installed beside examctl with its own, and is not in the bundle.
     const notices = readFileSync(join(installed, 'dist', 'bundle', 'THIRD-PARTY-NOTICES.md'), 'utf8');
-    for (const name of ['commander', 'undici', 'zod', 'ora', 'cli-table3', '@inquirer/prompts']) expect(notices).toMatch(new RegExp(`^## ${name} \\S+ \\(MIT\\)$`, 'm'));
+    for (const name of ['commander', 'undici', 'zod', 'ora', 'cli-table3', '@inquirer/prompts'])
+      expect(notices).toMatch(new RegExp(`^## ${name} \\S+ \\(MIT\\)$`, 'm'));
     expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['csv-parse']));
-    const bundled = Object.keys((JSON.parse(readFileSync(join(ROOT, 'dist', 'bundle', 'meta.json'), 'utf8')) as { inputs: Record<string, unknown> }).inputs);
+    const bundled = Object.keys(
+      (
+        JSON.parse(readFileSync(join(ROOT, 'dist', 'bundle', 'meta.json'), 'utf8')) as {
+          inputs: Record<string, unknown>;
+        }
+      ).inputs,
+    );
     for (const name of Object.keys(pkg.dependencies)) {
       expect(notices).not.toMatch(new RegExp(`^## ${name} `, 'm'));
       expect(bundled.filter((input) => input.includes(`node_modules/${name}/`))).toEqual([]);
@@ -92,10 +123,14 @@ describe('the npm tarball', () => {
 
   it('holds every file the README links to, and every doc in docs/', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((match) => match[1]!).filter((link) => !/^[a-z]+:/.test(link));
+    const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+      .map((match) => match[1]!)
+      .filter((link) => !/^[a-z]+:/.test(link));
     expect(links.length).toBeGreaterThan(0);
     expect(packed).toEqual(expect.arrayContaining(links));
-    const docs = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
+    const docs = readdirSync(join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`);
     expect(packed).toEqual(expect.arrayContaining(docs));
   });
 
@@ -104,13 +139,33 @@ describe('the npm tarball', () => {
     mkdirSync(elsewhere);
     const version = await runInstalled(['--version'], elsewhere);
     expect(version.code).toBe(0);
-    expect(version.stdout.trim()).toMatch(new RegExp(`^examctl ${pkg.version} \\(Node ${process.version}, zone rules ${process.versions.tz}, build [0-9a-f]{12}\\)$`));
+    expect(version.stdout.trim()).toMatch(
+      new RegExp(
+        `^examctl ${pkg.version} \\(Node ${process.version}, zone rules ${process.versions.tz}, build [0-9a-f]{12}\\)$`,
+      ),
+    );
 
-    const dry = await runInstalled(['user', 'sync', '--file', join(installed, 'fixtures', 'users-with-errors.csv'), '--dry-run'], elsewhere);
+    const dry = await runInstalled(
+      ['user', 'sync', '--file', join(installed, 'fixtures', 'users-with-errors.csv'), '--dry-run'],
+      elsewhere,
+    );
     expect(dry.code).toBe(1);
     expect(dry.stderr).toContain('5 items: 2 valid, 0 partial, 3 invalid, 0 skipped');
 
-    const serve = startNode([join(installed, 'bin', 'examctl'), '--store', join(elsewhere, 'store'), 'local', 'serve', '--host', '127.0.0.1', '--port', '0'], elsewhere);
+    const serve = startNode(
+      [
+        join(installed, 'bin', 'examctl'),
+        '--store',
+        join(elsewhere, 'store'),
+        'local',
+        'serve',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+      ],
+      elsewhere,
+    );
     let stderr = '';
     const url = await new Promise<string>((resolve, reject) => {
       serve.child.stderr!.on('data', (chunk: string) => {

@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { childEnv } from '../support/child-env.js';
 
 const ROOT = resolve(__dirname, '../..');
-const inGit = spawnSync('git', ['rev-parse', '--is-inside-work-tree'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() === 'true';
+const inGit =
+  spawnSync('git', ['rev-parse', '--is-inside-work-tree'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() === 'true';
 
 /** `git check-attr` of `attribute` for `path`: set, unset, unspecified or a value. */
 function attr(attribute: string, path: string): string {
@@ -14,14 +15,17 @@ function attr(attribute: string, path: string): string {
 }
 
 describe('a checkout on Windows', () => {
-  it.runIf(inGit)('.gitattributes: LF for text (the shebang of bin/examctl), fixtures byte-exact, workbooks binary', () => {
-    expect(attr('eol', 'bin/examctl')).toBe('lf');
-    expect(attr('eol', 'src/cli/main.ts')).toBe('lf');
-    expect(attr('text', 'fixtures/input/users-bom-crlf.csv')).toBe('unset');
-    expect(attr('text', 'fixtures/corpus/crlf.ndjson')).toBe('unset');
-    expect(attr('text', 'fixtures/xlsx/users-libreoffice.xlsx')).toBe('unset');
-    expect(attr('diff', 'report.xlsx')).toBe('unset');
-  });
+  it.runIf(inGit)(
+    '.gitattributes: LF for text (the shebang of bin/examctl), fixtures byte-exact, workbooks binary',
+    () => {
+      expect(attr('eol', 'bin/examctl')).toBe('lf');
+      expect(attr('eol', 'src/cli/main.ts')).toBe('lf');
+      expect(attr('text', 'fixtures/input/users-bom-crlf.csv')).toBe('unset');
+      expect(attr('text', 'fixtures/corpus/crlf.ndjson')).toBe('unset');
+      expect(attr('text', 'fixtures/xlsx/users-libreoffice.xlsx')).toBe('unset');
+      expect(attr('diff', 'report.xlsx')).toBe('unset');
+    },
+  );
 
   it('bin/examctl has an LF shebang as committed', () => {
     expect(readFileSync(join(ROOT, 'bin/examctl'), 'latin1').split('\n')[0]).toMatch(/^#!.*node$/);
@@ -38,14 +42,37 @@ describe('a checkout on Windows', () => {
   });
 
   it('spawned examctl gets what Windows needs and a private home, config and runs directory', () => {
-    const parent = { PATH: 'C:\\bin', SystemRoot: 'C:\\Windows', TEMP: 'C:\\T', TMP: 'C:\\T', USERPROFILE: 'C:\\Users\\dev', APPDATA: 'C:\\Users\\dev\\AppData\\Roaming', LOCALAPPDATA: 'C:\\Users\\dev\\AppData\\Local', SECRET: 'x', CI: 'true' };
+    const parent = {
+      PATH: 'C:\\bin',
+      SystemRoot: 'C:\\Windows',
+      TEMP: 'C:\\T',
+      TMP: 'C:\\T',
+      USERPROFILE: 'C:\\Users\\dev',
+      APPDATA: 'C:\\Users\\dev\\AppData\\Roaming',
+      LOCALAPPDATA: 'C:\\Users\\dev\\AppData\\Local',
+      SECRET: 'x',
+      CI: 'true',
+    };
     const env = childEnv('/work/t', parent);
-    expect(env).toMatchObject({ PATH: 'C:\\bin', SystemRoot: 'C:\\Windows', TEMP: 'C:\\T', TMP: 'C:\\T', HOME: '/work/t', USERPROFILE: '/work/t' });
+    expect(env).toMatchObject({
+      PATH: 'C:\\bin',
+      SystemRoot: 'C:\\Windows',
+      TEMP: 'C:\\T',
+      TMP: 'C:\\T',
+      HOME: '/work/t',
+      USERPROFILE: '/work/t',
+    });
     expect(env.APPDATA).toBe(join('/work/t', 'AppData', 'Roaming'));
     expect(env.LOCALAPPDATA).toBe(join('/work/t', 'AppData', 'Local'));
     expect(env.EXAMCTL_RUNS_DIR).toBe(join('/work/t', '.local', 'state', 'examctl', 'runs'));
     expect(env).not.toHaveProperty('SECRET');
     expect(env).not.toHaveProperty('CI');
-    expect(Object.keys(childEnv('/h', { PATH: '/usr/bin' })).sort()).toEqual(['EXAMCTL_CONFIG_DIR', 'EXAMCTL_RUNS_DIR', 'HOME', 'PATH', 'TZ']);
+    expect(Object.keys(childEnv('/h', { PATH: '/usr/bin' })).sort()).toEqual([
+      'EXAMCTL_CONFIG_DIR',
+      'EXAMCTL_RUNS_DIR',
+      'HOME',
+      'PATH',
+      'TZ',
+    ]);
   });
 });

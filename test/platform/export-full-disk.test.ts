@@ -27,14 +27,19 @@ describe("an export that cannot be written (a full disk) leaves no earlier file 
   it('local export --out and synced export --out: the earlier file is renamed <name>.earlier and said so; exit 3; gone after a good export', () =>
     withTempDir(async (dir) => {
       const cli = await storeWithMemory(dir);
-      for (const [command, out] of [['local', 'world.json'], ['synced', 'memory.json']] as const) {
+      for (const [command, out] of [
+        ['local', 'world.json'],
+        ['synced', 'memory.json'],
+      ] as const) {
         expect((await cli(command, 'export', '--out', out)).code).toBe(0);
         const before = await readFile(join(dir, out), 'utf8');
         fake.full = new RegExp(`\\.atomic-.*${out}$`);
         try {
           const failed = await cli(command, 'export', '--out', out);
           expect(failed.code, failed.stderr).toBe(3);
-          expect(failed.stderr).toContain(`cannot write ${out}: no space left on the device (ENOSPC); the earlier file there is now ${out}.earlier`);
+          expect(failed.stderr).toContain(
+            `cannot write ${out}: no space left on the device (ENOSPC); the earlier file there is now ${out}.earlier`,
+          );
           expect(failed.stderr, 'said only once the file is in place').not.toContain('exported');
           expect((await readdir(dir)).filter((name) => name.startsWith(out))).toEqual([`${out}.earlier`]);
           expect(await readFile(join(dir, `${out}.earlier`), 'utf8')).toBe(before);
@@ -56,12 +61,17 @@ describe("an export that cannot be written (a full disk) leaves no earlier file 
       try {
         const failed = await cli('local', 'export', '--out', 'night.json');
         expect(failed.code, failed.stderr).toBe(3);
-        expect(failed.stderr).toContain("(not renamed: night.json.earlier is the sync memory's export (synced export --out), kept to restore it)");
+        expect(failed.stderr).toContain(
+          "(not renamed: night.json.earlier is the sync memory's export (synced export --out), kept to restore it)",
+        );
       } finally {
         fake.full = undefined;
       }
       expect((await cli('local', 'export', '--out', 'night.json')).code).toBe(0);
-      expect((await readdir(dir)).filter((name) => name.startsWith('night.json')).sort()).toEqual(['night.json', 'night.json.earlier']);
+      expect((await readdir(dir)).filter((name) => name.startsWith('night.json')).sort()).toEqual([
+        'night.json',
+        'night.json.earlier',
+      ]);
       expect(await readFile(join(dir, 'night.json.earlier'), 'utf8')).toBe(memory);
     }));
 });

@@ -21,7 +21,8 @@ const noAccount = vi.hoisted(() => ({ on: false }));
 vi.mock('node:os', async (original) => {
   const os = await original<typeof import('node:os')>();
   const gone = () => {
-    if (noAccount.on) throw new Error('A system error occurred: uv_os_homedir returned ENOENT (no such file or directory)');
+    if (noAccount.on)
+      throw new Error('A system error occurred: uv_os_homedir returned ENOENT (no such file or directory)');
   };
   const homedir = () => (gone(), os.homedir());
   const info = ((options?: { encoding: BufferEncoding }) => (gone(), os.userInfo(options))) as typeof os.userInfo;
@@ -48,7 +49,9 @@ describe.skipIf(process.platform === 'win32')('the home', () => {
       expect(userHome({ HOME })).toBe(account);
       expect(configDir({ HOME }, 'linux')).toBe(join(account, '.config', 'examctl'));
       expect(resolveRunsDir(undefined, { HOME }, 'linux')).toBe(join(account, '.local', 'state', 'examctl', 'runs'));
-      expect(resolveRunsDir(undefined, { HOME, XDG_STATE_HOME: '' }, 'linux')).toBe(join(account, '.local', 'state', 'examctl', 'runs'));
+      expect(resolveRunsDir(undefined, { HOME, XDG_STATE_HOME: '' }, 'linux')).toBe(
+        join(account, '.local', 'state', 'examctl', 'runs'),
+      );
       expect(expandPath('~/token', '/base', { HOME })).toBe(join(account, 'token'));
       expect(currentTrustContext({ HOME }).home).toBe(account);
     }
@@ -61,12 +64,21 @@ describe.skipIf(process.platform === 'win32')('the home', () => {
       const users = join(ROOT, 'fixtures', 'users.csv');
       const given = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'sync') };
       const all = testDeps(dir, {}, given);
-      expect(await runCli(['--store', join(dir, 's'), 'user', 'sync', '--file', users], all.deps), all.stderr.text).toBe(0);
+      expect(
+        await runCli(['--store', join(dir, 's'), 'user', 'sync', '--file', users], all.deps),
+        all.stderr.text,
+      ).toBe(0);
       const noRuns = testDeps(dir);
       expect(await runCli(['--store', join(dir, 's'), 'user', 'sync', '--file', users], noRuns.deps)).toBe(2);
-      expect(noRuns.stderr.text).toMatch(/^examctl: HOME is not set and uid \d+ has no home directory: set HOME \(or EXAMCTL_RUNS_DIR\)$/m);
-      expect(() => configDir({}, 'linux')).toThrow(/^HOME is not set and uid \d+ has no home directory: set HOME \(or EXAMCTL_CONFIG_DIR\)$/);
-      expect(() => expandPath('~/t', dir, { HOME: 'rel' })).toThrow(/^HOME is not an absolute path and .*: set HOME \(or an absolute path for ~\/t\)$/);
+      expect(noRuns.stderr.text).toMatch(
+        /^examctl: HOME is not set and uid \d+ has no home directory: set HOME \(or EXAMCTL_RUNS_DIR\)$/m,
+      );
+      expect(() => configDir({}, 'linux')).toThrow(
+        /^HOME is not set and uid \d+ has no home directory: set HOME \(or EXAMCTL_CONFIG_DIR\)$/,
+      );
+      expect(() => expandPath('~/t', dir, { HOME: 'rel' })).toThrow(
+        /^HOME is not an absolute path and .*: set HOME \(or an absolute path for ~\/t\)$/,
+      );
       expect(currentTrustContext({}).home).toBeUndefined();
     });
   });
@@ -83,7 +95,10 @@ describe.skipIf(process.platform === 'win32')('the home', () => {
       vi.resetModules();
       const { privateTempRoot } = await import('../../src/system/private-temp.js');
       const refusal = await privateTempRoot().catch((error: unknown) => error as { message: string; exitCode: number });
-      expect(refusal).toMatchObject({ exitCode: 2, message: `${planted}: the private temp folder is not a directory of yours (a link or file): remove it` });
+      expect(refusal).toMatchObject({
+        exitCode: 2,
+        message: `${planted}: the private temp folder is not a directory of yours (a link or file): remove it`,
+      });
     });
   });
 });

@@ -38,21 +38,36 @@ describe('--out <file> for documents and workbooks', () => {
       expect(await runCli(['--store', store, 'local', 'export', '--out', 'world.json'], io.deps)).toBe(0);
       expect(io.stdout.text).toBe('');
       expect(JSON.parse(await readFile(join(dir, 'world.json'), 'utf8'))).toEqual(expect.any(Object));
-      expect(await runCli(['--store', join(dir, 'other'), 'local', 'init', '--seed', 'world.json'], testDeps(dir).deps)).toBe(0);
+      expect(
+        await runCli(['--store', join(dir, 'other'), 'local', 'init', '--seed', 'world.json'], testDeps(dir).deps),
+      ).toBe(0);
     }));
 
   it('schedule links -o csv and review-session show -o json --out write their files', () =>
     withTempDir(async (dir) => {
       const store = join(dir, 'store');
       expect(await runCli(['--store', store, 'local', 'init'], testDeps(dir).deps)).toBe(0);
-      const world = JSON.parse(await readFile(join(__dirname, '../../fixtures/world.json'), 'utf8')) as Record<string, unknown>;
+      const world = JSON.parse(await readFile(join(__dirname, '../../fixtures/world.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
       const schedules = (world.schedules ?? world.Schedules) as Array<Record<string, unknown>> | undefined;
       const sessions = (world.reviewSessions ?? world.ReviewSessions) as Array<Record<string, unknown>> | undefined;
       const scheduleId = String(schedules?.[0]?.ScheduleExtId ?? schedules?.[0]?.ExternalId ?? '');
       const sessionId = String(sessions?.[0]?.ExternalId ?? '');
-      expect(await runCli(['--store', store, 'schedule', 'links', scheduleId, '-o', 'csv', '--out', 'links.csv'], testDeps(dir).deps)).toBe(0);
+      expect(
+        await runCli(
+          ['--store', store, 'schedule', 'links', scheduleId, '-o', 'csv', '--out', 'links.csv'],
+          testDeps(dir).deps,
+        ),
+      ).toBe(0);
       expect(await readFile(join(dir, 'links.csv'), 'utf8')).toContain('CandidateExtId');
-      expect(await runCli(['--store', store, 'review-session', 'show', sessionId, '-o', 'json', '--out', 'session.json'], testDeps(dir).deps)).toBe(0);
+      expect(
+        await runCli(
+          ['--store', store, 'review-session', 'show', sessionId, '-o', 'json', '--out', 'session.json'],
+          testDeps(dir).deps,
+        ),
+      ).toBe(0);
       expect(JSON.parse(await readFile(join(dir, 'session.json'), 'utf8'))).toEqual(expect.any(Object));
     }));
 
@@ -75,7 +90,21 @@ describe('--out <file> for documents and workbooks', () => {
       for (const name of ['r.xlsx', 'r.csv', 'r.txt', 'r.json']) {
         await writeFile(join(dir, name), 'last term');
         const io = testDeps(dir);
-        expect(await runCli(['--store', store, 'review-session', 'show', 'RS-TYPO', '--out', name, ...(name === 'r.json' ? ['--json'] : [])], io.deps)).toBe(1);
+        expect(
+          await runCli(
+            [
+              '--store',
+              store,
+              'review-session',
+              'show',
+              'RS-TYPO',
+              '--out',
+              name,
+              ...(name === 'r.json' ? ['--json'] : []),
+            ],
+            io.deps,
+          ),
+        ).toBe(1);
         expect(await readFile(join(dir, name), 'utf8')).toBe('last term');
         // The one document --json promises goes to stdout, since no file holds it.
         if (name === 'r.json') expect(JSON.parse(io.stdout.text)).toMatchObject({ externalId: 'RS-TYPO' });
@@ -86,13 +115,26 @@ describe('--out <file> for documents and workbooks', () => {
   it('--dry-run with --out is refused, exit 2, nothing read or written, one --json error document; without --out a read takes --dry-run (trial12 F07)', () =>
     withTempDir(async (dir) => {
       expect(await runCli(['local', 'init'], testDeps(dir).deps)).toBe(0);
-      const reads = [['local', 'export'], ['template', 'users'], ['schema', 'users'], ['schedule', 'links', 'S-PAST'], ['review-session', 'show', 'RS-MATH1-OCT'], ['synced', 'export']];
+      const reads = [
+        ['local', 'export'],
+        ['template', 'users'],
+        ['schema', 'users'],
+        ['schedule', 'links', 'S-PAST'],
+        ['review-session', 'show', 'RS-MATH1-OCT'],
+        ['synced', 'export'],
+      ];
       for (const read of reads) {
         await writeFile(join(dir, 'mine.csv'), "the admin's own");
         const io = testDeps(dir);
         expect(await runCli([...read, '--out', 'mine.csv', '--dry-run', '--json'], io.deps), io.stderr.text).toBe(2);
         expect(await readFile(join(dir, 'mine.csv'), 'utf8')).toBe("the admin's own");
-        expect(JSON.parse(io.stdout.text)).toEqual({ error: { exitCode: 2, kind: 'usage', message: '--out writes a file, which --dry-run never does: leave one of them out' } });
+        expect(JSON.parse(io.stdout.text)).toEqual({
+          error: {
+            exitCode: 2,
+            kind: 'usage',
+            message: '--out writes a file, which --dry-run never does: leave one of them out',
+          },
+        });
         if (read[0] === 'synced') continue;
         const plain = testDeps(dir);
         expect([await runCli([...read, '--dry-run'], plain.deps), plain.stdout.text.length > 0]).toEqual([0, true]);

@@ -63,12 +63,24 @@ describe.skipIf(!POSIX)('the output gate: a FIFO is written in place', () => {
   it('review-session show --out FIFO: the session document reaches the reader', () =>
     withTempDir(async (dir) => {
       expect((await cli(dir, ['--store', 'store', 'local', 'init'])).code).toBe(0);
-      const world = JSON.parse(await readFile(join(__dirname, '../../fixtures/world.json'), 'utf8')) as { ReviewSessions: Array<{ ExternalId: string }> };
+      const world = JSON.parse(await readFile(join(__dirname, '../../fixtures/world.json'), 'utf8')) as {
+        ReviewSessions: Array<{ ExternalId: string }>;
+      };
       const session = world.ReviewSessions[0]!.ExternalId;
       const fifo = join(dir, 'session.fifo');
       execFileSync('mkfifo', [fifo]);
       const reader = fifoReader(fifo);
-      const shown = await cli(dir, ['--store', 'store', 'review-session', 'show', session, '-o', 'json', '--out', fifo]);
+      const shown = await cli(dir, [
+        '--store',
+        'store',
+        'review-session',
+        'show',
+        session,
+        '-o',
+        'json',
+        '--out',
+        fifo,
+      ]);
       expect(shown.code, shown.stderr).toBe(0);
       expect(JSON.parse(reader.drain())).toEqual(expect.any(Object));
       expect(lstatSync(fifo).isFIFO()).toBe(true);
@@ -130,9 +142,22 @@ describe.skipIf(!POSIX)('the output gate refuses what it can neither replace nor
       try {
         const refused = await cli(dir, ['template', 'users', '--out', 'out.csv']);
         expect(refused.code).toBe(2);
-        expect(refused.stderr).toContain('cannot write out.csv: it is a socket; examctl writes a regular file (replaced whole), a FIFO, a character device or a descriptor such as /dev/stdout (written in place)');
+        expect(refused.stderr).toContain(
+          'cannot write out.csv: it is a socket; examctl writes a regular file (replaced whole), a FIFO, a character device or a descriptor such as /dev/stdout (written in place)',
+        );
         expect(lstatSync(socket).isSocket()).toBe(true);
-        const report = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--report', 'out.csv']);
+        const report = await cli(dir, [
+          'user',
+          'sync',
+          '--file',
+          'users.csv',
+          '--target',
+          'local',
+          '--store',
+          'store',
+          '--report',
+          'out.csv',
+        ]);
         expect(report.code).toBe(2);
         expect(report.stderr).toContain(`cannot write report ${socket}: it is a socket`);
       } finally {
@@ -144,47 +169,66 @@ describe.skipIf(!POSIX)('the output gate refuses what it can neither replace nor
       expect(directory.stderr).toContain('cannot write out.json: it is a directory, not a file (EISDIR)');
     }));
 
-  it.skipIf(!ROOT)('a block device (made with mknod: needs root, skipped otherwise): refused, still a block device', () =>
-    withTempDir(async (dir) => {
-      const block = join(dir, 'loop');
-      execFileSync('mknod', [block, 'b', '7', '200']);
-      const refusedOut = await cli(dir, ['template', 'users', '--out', 'loop']);
-      expect(refusedOut.code).toBe(2);
-      expect(refusedOut.stderr).toContain('cannot write loop: it is a device;');
-      expect(lstatSync(block).isBlockDevice()).toBe(true);
-    }));
+  it.skipIf(!ROOT)(
+    'a block device (made with mknod: needs root, skipped otherwise): refused, still a block device',
+    () =>
+      withTempDir(async (dir) => {
+        const block = join(dir, 'loop');
+        execFileSync('mknod', [block, 'b', '7', '200']);
+        const refusedOut = await cli(dir, ['template', 'users', '--out', 'loop']);
+        expect(refusedOut.code).toBe(2);
+        expect(refusedOut.stderr).toContain('cannot write loop: it is a device;');
+        expect(lstatSync(block).isBlockDevice()).toBe(true);
+      }),
+  );
 });
 
-describe.skipIf(!POSIX || !ROOT)('the output gate: a character device is written in place (made with mknod: needs root, skipped otherwise)', () => {
-  it('/dev/null made here: written, exit 0, still a character device', () =>
-    withTempDir(async (dir) => {
-      const device = join(dir, 'null');
-      execFileSync('mknod', [device, 'c', '1', '3']);
-      const written = await cli(dir, ['template', 'users', '--out', 'null']);
-      expect(written.code, written.stderr).toBe(0);
-      expect(lstatSync(device).isCharacterDevice()).toBe(true);
-      expect((await readdir(dir)).sort()).toEqual(['.config', 'null']);
-    }));
+describe.skipIf(!POSIX || !ROOT)(
+  'the output gate: a character device is written in place (made with mknod: needs root, skipped otherwise)',
+  () => {
+    it('/dev/null made here: written, exit 0, still a character device', () =>
+      withTempDir(async (dir) => {
+        const device = join(dir, 'null');
+        execFileSync('mknod', [device, 'c', '1', '3']);
+        const written = await cli(dir, ['template', 'users', '--out', 'null']);
+        expect(written.code, written.stderr).toBe(0);
+        expect(lstatSync(device).isCharacterDevice()).toBe(true);
+        expect((await readdir(dir)).sort()).toEqual(['.config', 'null']);
+      }));
 
-  it('/dev/full made here: every writer fails loudly (exit 3 for --out, the report refused), the device stays', () =>
-    withTempDir(async (dir) => {
-      const device = join(dir, 'full.csv');
-      execFileSync('mknod', [device, 'c', '1', '7']);
-      const template = await cli(dir, ['template', 'users', '--out', 'full.csv']);
-      expect(template.code).toBe(3);
-      expect(template.stderr).toContain('cannot write full.csv: no space left on the device (ENOSPC)');
-      const store = await cli(dir, ['--store', 'store', 'local', 'init']);
-      expect(store.code, store.stderr).toBe(0);
-      const exported = await cli(dir, ['--store', 'store', 'local', 'export', '--out', 'full.csv']);
-      expect(exported.code).toBe(3);
-      await copyFile(join(__dirname, '../../fixtures/users.csv'), join(dir, 'users.csv'));
-      const report = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--report', 'full.csv']);
-      expect(report.code, report.stderr).toBe(3);
-      expect(report.stderr).toContain('cannot write report full.csv: no space left on the device (ENOSPC): every record was processed');
-      expect(lstatSync(device).isCharacterDevice()).toBe(true);
-      const file = await openOutputFile(device);
-      await expect(file.writer.write('x')).rejects.toMatchObject({ code: 'ENOSPC' });
-      await expect(file.commit()).rejects.toMatchObject({ code: 'ENOSPC' });
-      expect(lstatSync(device).isCharacterDevice()).toBe(true);
-    }));
-});
+    it('/dev/full made here: every writer fails loudly (exit 3 for --out, the report refused), the device stays', () =>
+      withTempDir(async (dir) => {
+        const device = join(dir, 'full.csv');
+        execFileSync('mknod', [device, 'c', '1', '7']);
+        const template = await cli(dir, ['template', 'users', '--out', 'full.csv']);
+        expect(template.code).toBe(3);
+        expect(template.stderr).toContain('cannot write full.csv: no space left on the device (ENOSPC)');
+        const store = await cli(dir, ['--store', 'store', 'local', 'init']);
+        expect(store.code, store.stderr).toBe(0);
+        const exported = await cli(dir, ['--store', 'store', 'local', 'export', '--out', 'full.csv']);
+        expect(exported.code).toBe(3);
+        await copyFile(join(__dirname, '../../fixtures/users.csv'), join(dir, 'users.csv'));
+        const report = await cli(dir, [
+          'user',
+          'sync',
+          '--file',
+          'users.csv',
+          '--target',
+          'local',
+          '--store',
+          'store',
+          '--report',
+          'full.csv',
+        ]);
+        expect(report.code, report.stderr).toBe(3);
+        expect(report.stderr).toContain(
+          'cannot write report full.csv: no space left on the device (ENOSPC): every record was processed',
+        );
+        expect(lstatSync(device).isCharacterDevice()).toBe(true);
+        const file = await openOutputFile(device);
+        await expect(file.writer.write('x')).rejects.toMatchObject({ code: 'ENOSPC' });
+        await expect(file.commit()).rejects.toMatchObject({ code: 'ENOSPC' });
+        expect(lstatSync(device).isCharacterDevice()).toBe(true);
+      }));
+  },
+);

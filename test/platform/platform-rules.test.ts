@@ -14,13 +14,12 @@ describe('durable appends per platform', () => {
 });
 
 describe('interrupt signals', () => {
-  it("Ctrl-Break in a Windows console (SIGBREAK) stops a run like Ctrl-C", () => {
+  it('Ctrl-Break in a Windows console (SIGBREAK) stops a run like Ctrl-C', () => {
     expect(INTERRUPT_SIGNALS).toEqual(expect.arrayContaining(['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']));
   });
 });
 
 describe('per-user directories: one rule per platform', () => {
-
   it('Linux: the XDG directories', () => {
     const linux = { env: {}, platform: 'linux' as const, home: '/home/ann' };
     expect(userConfigDir(linux)).toBe('/home/ann/.config/examctl');
@@ -44,7 +43,6 @@ describe('per-user directories: one rule per platform', () => {
     expect(userConfigDir(mac)).toBe('/Users/ann/Library/Application Support/examctl');
     expect(userRunsDir(mac)).toBe('/Users/ann/Library/Application Support/examctl/runs');
   });
-
 });
 
 describe('store search compares paths by the platform rule', () => {
@@ -55,8 +53,15 @@ describe('store search compares paths by the platform rule', () => {
   });
 
   it('stops below a home directory spelled in another case (Windows)', () => {
-    expect(searchDirectories('C:\\Users\\Ann\\exams\\dec', 'c:\\users\\ann', 'win32')).toEqual(['C:\\Users\\Ann\\exams\\dec', 'C:\\Users\\Ann\\exams']);
+    expect(searchDirectories('C:\\Users\\Ann\\exams\\dec', 'c:\\users\\ann', 'win32')).toEqual([
+      'C:\\Users\\Ann\\exams\\dec',
+      'C:\\Users\\Ann\\exams',
+    ]);
     expect(searchDirectories('/Users/Ann/exams', '/users/ann', 'darwin')).toEqual(['/Users/Ann/exams']);
-    expect(searchDirectories('/home/Ann/exams', '/home/ann', 'linux')).toEqual(['/home/Ann/exams', '/home/Ann', '/home']);
+    expect(searchDirectories('/home/Ann/exams', '/home/ann', 'linux')).toEqual([
+      '/home/Ann/exams',
+      '/home/Ann',
+      '/home',
+    ]);
   });
 });

@@ -81,7 +81,10 @@ describe('an atomic replace while another program briefly holds the target', () 
     withTempDir(async (dir) => {
       const target = join(dir, 'CURRENT');
       await writeFile(target, 'old');
-      const writing = writeFileAtomic(target, (writer) => writer.write('new'), { ops: failingRename('EPERM', Infinity, target), retry: noWait });
+      const writing = writeFileAtomic(target, (writer) => writer.write('new'), {
+        ops: failingRename('EPERM', Infinity, target),
+        retry: noWait,
+      });
       await expect(writing).rejects.toMatchObject({ code: 'EPERM' });
       expect(await readFile(target, 'utf8')).toBe('old');
       expect(await readdir(dir)).toEqual(['CURRENT']);
@@ -91,7 +94,11 @@ describe('an atomic replace while another program briefly holds the target', () 
     withTempDir(async (dir) => {
       const target = join(dir, 'report.csv');
       await writeFile(target, 'old report');
-      const file = await ReplacementFile.open(target, { keepOnFailedReplace: true, ops: failingRename('EPERM', Infinity, target), retry: noWait });
+      const file = await ReplacementFile.open(target, {
+        keepOnFailedReplace: true,
+        ops: failingRename('EPERM', Infinity, target),
+        retry: noWait,
+      });
       await file.writer.write('id,status\nu1,ok\n');
       const error = await file.commit().then(
         () => undefined,
@@ -106,23 +113,35 @@ describe('an atomic replace while another program briefly holds the target', () 
     }));
 
   // trial31 F11: the rename fails (EPERM) because another user put their entry at the name while the run sent.
-  it.skipIf(process.getuid?.() !== 0)("another user's link put at the name during the run is said as such, never 'close it in Excel'", () =>
-    withTempDir(async (dir) => {
-      const shared = join(dir, 'shared');
-      const target = join(shared, 'report.csv');
-      await mkdir(shared);
-      const file = await ReplacementFile.open(target, { keepOnFailedReplace: true, ops: failingRename('EPERM', Infinity, target), retry: noWait });
-      await file.writer.write('id,status\nu1,ok\n');
-      await symlink(join(dir, 'precious.csv'), target);
-      await lchown(target, 1234, 1234);
-      await chmod(shared, 0o1777);
-      const error = await file.commit().then(() => undefined, (caught: unknown) => caught);
-      expect((error as ReplaceFailedError).planted).toContain(`${target} is already there, owned by uid 1234`);
-      const { reason } = cannotWriteReport(target, error);
-      expect(reason).toMatch(/^the entry at that name changed during the run: \S+ is already there, owned by uid 1234, in a folder another user can write: choose another path$/);
-      const excel = cannotWriteReport(target, new ReplaceFailedError(target, `${target}.kept`, busy('EPERM')));
-      expect(excel.reason).toBe('another program holds the file open (EPERM): close it in Excel');
-    }));
+  it.skipIf(process.getuid?.() !== 0)(
+    "another user's link put at the name during the run is said as such, never 'close it in Excel'",
+    () =>
+      withTempDir(async (dir) => {
+        const shared = join(dir, 'shared');
+        const target = join(shared, 'report.csv');
+        await mkdir(shared);
+        const file = await ReplacementFile.open(target, {
+          keepOnFailedReplace: true,
+          ops: failingRename('EPERM', Infinity, target),
+          retry: noWait,
+        });
+        await file.writer.write('id,status\nu1,ok\n');
+        await symlink(join(dir, 'precious.csv'), target);
+        await lchown(target, 1234, 1234);
+        await chmod(shared, 0o1777);
+        const error = await file.commit().then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        expect((error as ReplaceFailedError).planted).toContain(`${target} is already there, owned by uid 1234`);
+        const { reason } = cannotWriteReport(target, error);
+        expect(reason).toMatch(
+          /^the entry at that name changed during the run: \S+ is already there, owned by uid 1234, in a folder another user can write: choose another path$/,
+        );
+        const excel = cannotWriteReport(target, new ReplaceFailedError(target, `${target}.kept`, busy('EPERM')));
+        expect(excel.reason).toBe('another program holds the file open (EPERM): close it in Excel');
+      }),
+  );
 
   it('names the kept file beside the target with the same extension', () => {
     expect(keptNameFor('/d/r.xlsx', new Date('2026-11-23T07:15:02.123Z'))).toBe('/d/r.examctl-20261123-071502.xlsx');
@@ -149,7 +168,10 @@ describe('--report that cannot be replaced is refused before sending', () => {
   it('a directory in the report name is refused at open, exit 2', () =>
     withTempDir(async (dir) => {
       await mkdir(join(dir, 'report.csv'));
-      await expect(openReportFile(join(dir, 'report.csv'))).rejects.toMatchObject({ exitCode: 2, message: expect.stringContaining('EISDIR') });
+      await expect(openReportFile(join(dir, 'report.csv'))).rejects.toMatchObject({
+        exitCode: 2,
+        message: expect.stringContaining('EISDIR'),
+      });
       expect(await readdir(dir)).toEqual(['report.csv']);
     }));
 });

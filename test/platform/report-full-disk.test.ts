@@ -13,7 +13,8 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
   const open = (await import('../support/full-disk-open.js')).fullDiskOpen(actual, fake);
   const rename = async (from: string, to: string): Promise<void> => {
-    if (fake.stuck?.test(String(to))) throw Object.assign(new Error(`EPERM: operation not permitted, rename '${from}' -> '${to}'`), { code: 'EPERM' });
+    if (fake.stuck?.test(String(to)))
+      throw Object.assign(new Error(`EPERM: operation not permitted, rename '${from}' -> '${to}'`), { code: 'EPERM' });
     return actual.rename(from, to);
   };
   return { ...actual, open, rename, default: { ...actual, open, rename } };
@@ -21,13 +22,16 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 
 const USERS = resolve(__dirname, '../../fixtures/users.csv');
 
-describe('a --report that cannot be written (a full disk) leaves no earlier report looking like this run\'s (trial35 F08)', () => {
+describe("a --report that cannot be written (a full disk) leaves no earlier report looking like this run's (trial35 F08)", () => {
   it('the earlier report at the name is renamed <name>.earlier and said so; exit 3', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
       const sync = async () => {
         const io = testDeps(dir);
-        const code = await runCli(['--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv', '--report', 'out.xml'], io.deps);
+        const code = await runCli(
+          ['--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv', '--report', 'out.xml'],
+          io.deps,
+        );
         return { code, stderr: io.stderr.text };
       };
       expect((await sync()).code).toBe(0);
@@ -36,7 +40,9 @@ describe('a --report that cannot be written (a full disk) leaves no earlier repo
       try {
         const night2 = await sync();
         expect(night2.code, night2.stderr).toBe(3);
-        expect(night2.stderr).toContain('cannot write report out.xml: no space left on the device (ENOSPC); the earlier report there is now out.xml.earlier: every record was processed');
+        expect(night2.stderr).toContain(
+          'cannot write report out.xml: no space left on the device (ENOSPC); the earlier report there is now out.xml.earlier: every record was processed',
+        );
         expect((await readdir(dir)).filter((name) => name.startsWith('out.xml'))).toEqual(['out.xml.earlier']);
         expect(await readFile(join(dir, 'out.xml.earlier'), 'utf8')).toBe(night1);
         // One that cannot be renamed (open elsewhere) stays, said to be an earlier run's.
@@ -59,7 +65,10 @@ describe('a --report that cannot be written (a full disk) leaves no earlier repo
       await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
       const sync = async (...args: string[]) => {
         const io = testDeps(dir);
-        const code = await runCli(['--store', join(dir, 'store'), 'user', 'sync', ...args, '--report', 'out.csv'], io.deps);
+        const code = await runCli(
+          ['--store', join(dir, 'store'), 'user', 'sync', ...args, '--report', 'out.csv'],
+          io.deps,
+        );
         return { code, stderr: io.stderr.text };
       };
       expect((await sync('--file', 'users.csv')).code).toBe(0);
@@ -71,7 +80,9 @@ describe('a --report that cannot be written (a full disk) leaves no earlier repo
       try {
         const full = await sync(...retry);
         expect(full.code, full.stderr).toBe(3);
-        expect(full.stderr).toContain("(ENOSPC); the file there is an earlier run's (not renamed: out.csv.earlier is the --file file this run reads)");
+        expect(full.stderr).toContain(
+          "(ENOSPC); the file there is an earlier run's (not renamed: out.csv.earlier is the --file file this run reads)",
+        );
         expect(await readFile(join(dir, 'out.csv'), 'utf8')).toBe('yesterday');
       } finally {
         fake.full = undefined;

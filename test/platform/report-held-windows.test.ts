@@ -15,9 +15,14 @@ describe('a --report another program holds open on Windows, refused before anyth
     withTempDir(async (dir) => {
       const report = join(dir, 'report.csv');
       await writeFile(report, 'yesterday');
-      const refused = await checkReplaceable(report, { platform: 'win32', probe: busy }).then(() => undefined, (error: unknown) => error);
+      const refused = await checkReplaceable(report, { platform: 'win32', probe: busy }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(refused).toBeInstanceOf(Error);
       const said = cannotWriteReport(report, refused);
-      expect(said.message).toBe(`cannot write report ${report}: the existing file cannot be replaced (EBUSY): another program holds it open (close it in Excel) or it is read-only`);
+      expect(said.message).toBe(
+        `cannot write report ${report}: the existing file cannot be replaced (EBUSY): another program holds it open (close it in Excel) or it is read-only`,
+      );
     }));
 });

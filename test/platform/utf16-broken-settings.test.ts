@@ -13,12 +13,18 @@ describe('token and config files in broken UTF-16 are refused by the one strict 
     withTempDir(async (dir) => {
       const file = join(dir, 'token.txt');
       await writeFile(file, brokenUtf16);
-      await expect(readTokenFile(file, '--token-file', [])).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/--token-file: .*token\.txt.*invalid UTF-16/) });
+      await expect(readTokenFile(file, '--token-file', [])).rejects.toMatchObject({
+        exitCode: 2,
+        message: expect.stringMatching(/--token-file: .*token\.txt.*invalid UTF-16/),
+      });
     }));
 
   it('a config.json is exit 2 naming the file and the fault', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'config.json'), brokenUtf16);
-      await expect(loadConfig({ EXAMCTL_CONFIG_DIR: dir })).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/config\.json: .*invalid UTF-16/) });
+      await expect(loadConfig({ EXAMCTL_CONFIG_DIR: dir })).rejects.toMatchObject({
+        exitCode: 2,
+        message: expect.stringMatching(/config\.json: .*invalid UTF-16/),
+      });
     }));
 });

@@ -12,7 +12,11 @@ describe('token and config files written by Windows tools', () => {
   it("a token file from PowerShell 5.1's `echo $t > token.txt` (UTF-16LE, BOM, CRLF) reads as the token", () =>
     withTempDir(async (dir) => {
       const file = join(dir, 'token.txt');
-      for (const bytes of [utf16le('s3cr3t-Token.42\r\n'), utf16be('s3cr3t-Token.42\r\n'), Buffer.from('\uFEFFs3cr3t-Token.42\r\n', 'utf8')]) {
+      for (const bytes of [
+        utf16le('s3cr3t-Token.42\r\n'),
+        utf16be('s3cr3t-Token.42\r\n'),
+        Buffer.from('\uFEFFs3cr3t-Token.42\r\n', 'utf8'),
+      ]) {
         await writeFile(file, bytes);
         expect(await readTokenFile(file, '--token-file', [])).toBe('s3cr3t-Token.42');
       }
@@ -31,7 +35,10 @@ describe('token and config files written by Windows tools', () => {
   it('a config.json saved as UTF-16 with a BOM is read', () =>
     withTempDir(async (dir) => {
       const config = { version: 1, profiles: { prod: { baseUrl: 'https://exam.example.com' } } };
-      await writeFile(join(dir, 'config.json'), utf16le(`${JSON.stringify(config, null, 2).replace(/\n/g, '\r\n')}\r\n`));
+      await writeFile(
+        join(dir, 'config.json'),
+        utf16le(`${JSON.stringify(config, null, 2).replace(/\n/g, '\r\n')}\r\n`),
+      );
       const loaded = await loadConfig({ EXAMCTL_CONFIG_DIR: dir });
       expect(loaded.profiles.prod?.baseUrl).toBe('https://exam.example.com');
     }));

@@ -15,7 +15,8 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
   // As Windows answers opening a file Excel holds with writes denied.
   const open = (async (path: Parameters<typeof actual.open>[0], ...rest: unknown[]) => {
-    if (held.path?.test(String(path)) && rest[0] === 'r+') throw Object.assign(new Error(`EBUSY: resource busy or locked, open '${String(path)}'`), { code: 'EBUSY' });
+    if (held.path?.test(String(path)) && rest[0] === 'r+')
+      throw Object.assign(new Error(`EBUSY: resource busy or locked, open '${String(path)}'`), { code: 'EBUSY' });
     return (actual.open as (...args: unknown[]) => unknown)(path, ...rest);
   }) as typeof actual.open;
   return { ...actual, open, default: { ...actual, open } };
@@ -44,7 +45,10 @@ describe('Windows code paths', () => {
         const stdin = new PassThrough();
         stdin.end(bytes);
         const io = testDeps(dir, { stdin, platform }, env);
-        const code = await runCli(['login', '--profile', 'p', '--base-url', 'https://exam.example.test', '--no-verify', '--with-token'], io.deps);
+        const code = await runCli(
+          ['login', '--profile', 'p', '--base-url', 'https://exam.example.test', '--no-verify', '--with-token'],
+          io.deps,
+        );
         return { code, stderr: io.stderr.text };
       };
       const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('tok-ABC123\r\n', 'utf16le')]);
@@ -66,11 +70,20 @@ describe('Windows code paths', () => {
   it('doctor does not claim "not open to other users" on Windows', () =>
     withTempDir(async (dir) => {
       const doctor = async (platform: NodeJS.Platform) => {
-        const io = testDeps(dir, { platform }, { EXAMCTL_CONFIG_DIR: join(dir, 'config'), EXAMCTL_RUNS_DIR: join(dir, 'runs') });
+        const io = testDeps(
+          dir,
+          { platform },
+          { EXAMCTL_CONFIG_DIR: join(dir, 'config'), EXAMCTL_RUNS_DIR: join(dir, 'runs') },
+        );
         await runCli(['--store', join(dir, 'store'), 'doctor', '--json'], io.deps);
-        return (JSON.parse(io.stdout.text) as { checks: { name: string; status: string; detail: string }[] }).checks.find((check) => check.name === 'permissions');
+        return (
+          JSON.parse(io.stdout.text) as { checks: { name: string; status: string; detail: string }[] }
+        ).checks.find((check) => check.name === 'permissions');
       };
-      expect(await doctor('linux')).toMatchObject({ status: 'ok', detail: expect.stringContaining('not open to other users') });
+      expect(await doctor('linux')).toMatchObject({
+        status: 'ok',
+        detail: expect.stringContaining('not open to other users'),
+      });
       const windows = await doctor('win32');
       expect(windows?.status).toBe('skip');
       expect(windows?.detail).not.toContain('not open to other users');

@@ -38,9 +38,14 @@ describe('bounded, linear reading of answers', () => {
     expect(long[0]?.message.length).toBeLessThanOrEqual(ERROR_LIMITS.messageChars + 1);
   });
 
-  it('a long answer\'s Errors and GroupErrors keep 100 entries and a last one counting the rest, never built (trial31 F12)', () => {
-    const entries = (n: number) => Array.from({ length: n }, (_, i) => ({ ExternalId: `H${i}`, Code: 131, Error: 'e' }));
-    const text = JSON.stringify({ Success: true, Errors: entries(3000), Content: { User: { ExternalId: 'u-1' }, GroupErrors: entries(5000), Errors: entries(3000) } });
+  it("a long answer's Errors and GroupErrors keep 100 entries and a last one counting the rest, never built (trial31 F12)", () => {
+    const entries = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ ExternalId: `H${i}`, Code: 131, Error: 'e' }));
+    const text = JSON.stringify({
+      Success: true,
+      Errors: entries(3000),
+      Content: { User: { ExternalId: 'u-1' }, GroupErrors: entries(5000), Errors: entries(3000) },
+    });
     const content = readEnvelope<{ GroupErrors: unknown[]; Errors: unknown[] }>(text, 200)?.Content;
     expect(content?.GroupErrors).toHaveLength(ERROR_LIMITS.problems + 1);
     expect(content?.GroupErrors.slice(-2)).toEqual([{ ExternalId: 'H99', Code: 131, Error: 'e' }, '… and 4900 more']);
@@ -67,7 +72,10 @@ describe('bounded, linear reading of answers', () => {
     // Linear by construction (each character looked at a bounded number of times over a 64 KiB
     // prefix); the equality with the old regex on small inputs proves the reading is the same.
     for (const body of ['<p>Bad <b>gateway</b></p>', 'a < b and c > d', '<<<>', '<unclosed', 'x<y>z<', '']) {
-      const oldWay = body.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+      const oldWay = body
+        .replace(/<[^>]*>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
       expect(bodySnippet(body)).toBe(oldWay.length > 200 ? `${oldWay.slice(0, 200)}...` : oldWay);
     }
     expect(bodySnippet('<'.repeat(1_000_000))).toBe(`${'<'.repeat(200)}...`);

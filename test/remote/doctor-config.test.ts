@@ -12,7 +12,10 @@ import { testDeps, withTempDir } from '../cli/helpers.js';
 import { startFaultServer, type FaultServer, type ScriptedReply } from '../support/fault-server.js';
 
 const TOKEN = 'doctor-sekret-42';
-const notFound = { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'Review session has not been found' }] } };
+const notFound = {
+  status: 400,
+  body: { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'Review session has not been found' }] },
+};
 
 let server: FaultServer;
 beforeEach(async () => {
@@ -23,20 +26,34 @@ afterEach(async () => {
 });
 
 /** Doctor compares the server's Date with our clock: tests give it the real one. */
-async function cli(dir: string, argv: string[], env: Record<string, string> = {}, overrides: Partial<CommandDeps> = {}) {
+async function cli(
+  dir: string,
+  argv: string[],
+  env: Record<string, string> = {},
+  overrides: Partial<CommandDeps> = {},
+) {
   const io = testDeps(dir, { now: () => new Date(), ...overrides }, env);
   const code = await runCli(argv, io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
-type Doctor = { healthy: boolean; build?: string; target: string; token?: { set: boolean; source?: string }; clockSkewSeconds?: number; checks: Array<{ name: string; status: string; detail: string }> };
+type Doctor = {
+  healthy: boolean;
+  build?: string;
+  target: string;
+  token?: { set: boolean; source?: string };
+  clockSkewSeconds?: number;
+  checks: Array<{ name: string; status: string; detail: string }>;
+};
 const check = (doc: Doctor, name: string) => doc.checks.find((c) => c.name === name);
 
 describe('examctl doctor', () => {
   it('remote, 1101 for the probe: reachable and authorised, exit 0; the token is never shown', async () => {
     await withTempDir(async (dir) => {
       server.fallback = notFound;
-      const { code, stdout, stderr } = await cli(dir, ['--base-url', server.url, 'doctor', '--json'], { EXAMCTL_TOKEN: TOKEN });
+      const { code, stdout, stderr } = await cli(dir, ['--base-url', server.url, 'doctor', '--json'], {
+        EXAMCTL_TOKEN: TOKEN,
+      });
       expect(code).toBe(0);
       const doc = JSON.parse(stdout) as Doctor;
       expect(doc.healthy).toBe(true);
@@ -46,22 +63,40 @@ describe('examctl doctor', () => {
       expect(check(doc, 'clock')?.status).toBe('ok');
       expect(server.requests).toHaveLength(1);
       expect(server.requests[0]!.method).toBe('GET');
-      expect(server.requests[0]!.url).toMatch(/^\/api\/v1\/integrations\/external\/review-sessions\/examctl-doctor-[0-9a-f]+$/);
+      expect(server.requests[0]!.url).toMatch(
+        /^\/api\/v1\/integrations\/external\/review-sessions\/examctl-doctor-[0-9a-f]+$/,
+      );
       expect(server.requests[0]!.headers.authorization).toBe(`EAPI ${TOKEN}`);
       expect(stdout + stderr).not.toContain(TOKEN);
     });
   });
 
-  it('the target check names where the URL came from, as the settings line: a typed --base-url is not the profile\'s (trial45 F03)', async () => {
+  it("the target check names where the URL came from, as the settings line: a typed --base-url is not the profile's (trial45 F03)", async () => {
     await withTempDir(async (dir) => {
       server.fallback = notFound;
       await writeFile(join(dir, 'prod.token'), `${TOKEN}\n`, { mode: 0o600 });
-      expect((await cli(dir, ['config', 'set-profile', 'prod', '--base-url', 'https://prod.example.invalid', '--token-file', join(dir, 'prod.token')])).code).toBe(0);
+      expect(
+        (
+          await cli(dir, [
+            'config',
+            'set-profile',
+            'prod',
+            '--base-url',
+            'https://prod.example.invalid',
+            '--token-file',
+            join(dir, 'prod.token'),
+          ])
+        ).code,
+      ).toBe(0);
       const typed = await cli(dir, ['--profile', 'prod', '--base-url', server.url, 'doctor', '--json']);
       expect(typed.stderr).toContain(`target: remote ${server.url} (--base-url); profile prod (--profile)`);
-      expect(check(JSON.parse(typed.stdout) as Doctor, 'target')?.detail).toBe(`remote API at ${server.url} (--base-url)`);
+      expect(check(JSON.parse(typed.stdout) as Doctor, 'target')?.detail).toBe(
+        `remote API at ${server.url} (--base-url)`,
+      );
       const own = await cli(dir, ['--profile', 'prod', 'doctor', '--json'], { EXAMCTL_REQUEST_TIMEOUT_MS: '1' });
-      expect(check(JSON.parse(own.stdout) as Doctor, 'target')?.detail).toBe('remote API at https://prod.example.invalid (profile prod)');
+      expect(check(JSON.parse(own.stdout) as Doctor, 'target')?.detail).toBe(
+        'remote API at https://prod.example.invalid (profile prod)',
+      );
     });
   });
 
@@ -77,22 +112,34 @@ describe('examctl doctor', () => {
 
   it('remote, a redirect: not healthy, naming the Location and the base URL to set; not followed', async () => {
     await withTempDir(async (dir) => {
-      server.fallback = { status: 308, headers: { location: 'https://127.0.0.1/api/v1/integrations/external/review-sessions/x' } };
+      server.fallback = {
+        status: 308,
+        headers: { location: 'https://127.0.0.1/api/v1/integrations/external/review-sessions/x' },
+      };
       const { code, stdout } = await cli(dir, ['--base-url', server.url, 'doctor'], { EXAMCTL_TOKEN: TOKEN });
       expect(code).toBe(3);
-      expect(stdout).toMatch(/FAIL\s+authorised\s+answered HTTP 308 to https:\/\/127\.0\.0\.1\/api\/v1\/integrations\/external\/review-sessions\/x/);
+      expect(stdout).toMatch(
+        /FAIL\s+authorised\s+answered HTTP 308 to https:\/\/127\.0\.0\.1\/api\/v1\/integrations\/external\/review-sessions\/x/,
+      );
       expect(stdout).toContain('set --base-url to https://127.0.0.1');
       expect(server.requests).toHaveLength(1);
       // The advice names the setting the URL came from (trial 10, F09).
-      expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN, EXAMCTL_BASE_URL: server.url })).stdout).toContain('set EXAMCTL_BASE_URL to https://127.0.0.1');
+      expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN, EXAMCTL_BASE_URL: server.url })).stdout).toContain(
+        'set EXAMCTL_BASE_URL to https://127.0.0.1',
+      );
       expect((await cli(dir, ['config', 'set-profile', 'hr', '--base-url', server.url, '--default'])).code).toBe(0);
-      expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN, EXAMCTL_PROFILE: 'hr' })).stdout).toContain('set profile hr: baseUrl to https://127.0.0.1');
+      expect((await cli(dir, ['doctor'], { EXAMCTL_TOKEN: TOKEN, EXAMCTL_PROFILE: 'hr' })).stdout).toContain(
+        'set profile hr: baseUrl to https://127.0.0.1',
+      );
     });
   });
 
   it('remote, 403: the token is refused, exit 3', async () => {
     await withTempDir(async (dir) => {
-      server.fallback = { status: 403, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'no' }] } };
+      server.fallback = {
+        status: 403,
+        body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'no' }] },
+      };
       const { code, stdout } = await cli(dir, ['--base-url', server.url, 'doctor'], { EXAMCTL_TOKEN: TOKEN });
       expect(code).toBe(3);
       expect(stdout).toMatch(/FAIL\s+authorised\s+refused \(403\)/);
@@ -139,7 +186,9 @@ describe('examctl doctor', () => {
 
   it('plain http to a non-loopback host is refused without sending', async () => {
     await withTempDir(async (dir) => {
-      const { code, stdout } = await cli(dir, ['--base-url', 'http://exam.example.test', 'doctor'], { EXAMCTL_TOKEN: TOKEN });
+      const { code, stdout } = await cli(dir, ['--base-url', 'http://exam.example.test', 'doctor'], {
+        EXAMCTL_TOKEN: TOKEN,
+      });
       expect(code).toBe(3);
       expect(stdout).toContain('refusing plain http://');
     });
@@ -170,56 +219,82 @@ describe('examctl doctor: no store yet where none can be created', () => {
   };
 
   // /sys refuses a new directory to root too.
-  it.skipIf(process.platform !== 'linux')('under /sys: FAIL store naming the place, exit 3, as the push would fail', () =>
-    withTempDir((dir) => expectFail(dir, '/sys/examctl-doctor-test/store', /created in \/sys: /)));
+  it.skipIf(process.platform !== 'linux')(
+    'under /sys: FAIL store naming the place, exit 3, as the push would fail',
+    () => withTempDir((dir) => expectFail(dir, '/sys/examctl-doctor-test/store', /created in \/sys: /)),
+  );
 
   // Root writes into a read-only directory: another user only.
-  it.skipIf(process.platform === 'win32' || process.getuid?.() === 0)('in a read-only directory: FAIL store, exit 3, permission denied', () =>
-    withTempDir(async (dir) => {
-      await mkdir(join(dir, 'ro'), { mode: 0o555 });
-      await expectFail(dir, join(dir, 'ro', 'exams', 'store'), /permission denied/);
-    }));
+  it.skipIf(process.platform === 'win32' || process.getuid?.() === 0)(
+    'in a read-only directory: FAIL store, exit 3, permission denied',
+    () =>
+      withTempDir(async (dir) => {
+        await mkdir(join(dir, 'ro'), { mode: 0o555 });
+        await expectFail(dir, join(dir, 'ro', 'exams', 'store'), /permission denied/);
+      }),
+  );
 });
 
 describe('examctl doctor: runs and sync directories a run cannot make (trial24 f04)', () => {
   // /sys refuses a new directory to root too; another user gets a read-only directory.
   const root = process.getuid?.() === 0;
-  it.skipIf(process.platform !== 'linux')('FAIL permissions naming each directory and the way out, exit 3, as every send would fail', () =>
-    withTempDir(async (dir) => {
-      if (!root) await mkdir(join(dir, 'ro'), { mode: 0o555 });
-      const home = root ? '/sys/examctl-doctor-test' : join(dir, 'ro', 'home');
-      const { code, stdout } = await cli(dir, ['--store', join(dir, 'store'), 'doctor'], { HOME: home, XDG_STATE_HOME: '' });
-      expect(stdout).toMatch(/FAIL\s+permissions\s+a run cannot make or write the runs directory \S+ \(tried in \S+: .*; a run cannot make or write the sync directory /);
-      // The flags first, as user sync's help says them: doctor takes them too.
-      expect(stdout).toContain(': give --runs-dir and --sync-dir (env EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR) folders, or a HOME, the user can write');
-      expect(code).toBe(3);
-      const given = await cli(dir, ['--store', join(dir, 'store'), 'doctor'], { HOME: home, EXAMCTL_RUNS_DIR: join(dir, 'runs') });
-      expect(given.stdout).toMatch(/ok\s+permissions/);
-      expect(given.code).toBe(0);
-      const flags = await cli(dir, ['--store', join(dir, 'store'), '--runs-dir', join(dir, 'r'), 'doctor', '--sync-dir', join(dir, 's')], { HOME: home, XDG_STATE_HOME: '' });
-      expect([flags.stdout.match(/\S+\s+permissions/)?.[0], flags.code]).toEqual([expect.stringMatching(/^ok/), 0]);
-    }));
+  it.skipIf(process.platform !== 'linux')(
+    'FAIL permissions naming each directory and the way out, exit 3, as every send would fail',
+    () =>
+      withTempDir(async (dir) => {
+        if (!root) await mkdir(join(dir, 'ro'), { mode: 0o555 });
+        const home = root ? '/sys/examctl-doctor-test' : join(dir, 'ro', 'home');
+        const { code, stdout } = await cli(dir, ['--store', join(dir, 'store'), 'doctor'], {
+          HOME: home,
+          XDG_STATE_HOME: '',
+        });
+        expect(stdout).toMatch(
+          /FAIL\s+permissions\s+a run cannot make or write the runs directory \S+ \(tried in \S+: .*; a run cannot make or write the sync directory /,
+        );
+        // The flags first, as user sync's help says them: doctor takes them too.
+        expect(stdout).toContain(
+          ': give --runs-dir and --sync-dir (env EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR) folders, or a HOME, the user can write',
+        );
+        expect(code).toBe(3);
+        const given = await cli(dir, ['--store', join(dir, 'store'), 'doctor'], {
+          HOME: home,
+          EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+        });
+        expect(given.stdout).toMatch(/ok\s+permissions/);
+        expect(given.code).toBe(0);
+        const flags = await cli(
+          dir,
+          ['--store', join(dir, 'store'), '--runs-dir', join(dir, 'r'), 'doctor', '--sync-dir', join(dir, 's')],
+          { HOME: home, XDG_STATE_HOME: '' },
+        );
+        expect([flags.stdout.match(/\S+\s+permissions/)?.[0], flags.code]).toEqual([expect.stringMatching(/^ok/), 0]);
+      }),
+  );
 });
 
 describe('examctl doctor: a store the run cannot write (trial17 f05)', () => {
   // Root writes a read-only file: an immutable one (chattr +i) refuses root too.
   const root = process.getuid?.() === 0;
-  const readOnly = (path: string, on: boolean) => (root ? execFileSync('chattr', [on ? '+i' : '-i', path]) : chmodSync(path, on ? 0o444 : 0o600));
+  const readOnly = (path: string, on: boolean) =>
+    root ? execFileSync('chattr', [on ? '+i' : '-i', path]) : chmodSync(path, on ? 0o444 : 0o600);
 
-  it.skipIf(process.platform === 'win32')('its journal read-only: FAIL store naming the journal, exit 3, as the night would fail', () =>
-    withTempDir(async (dir) => {
-      const store = join(dir, 'store');
-      expect((await cli(dir, ['--store', store, 'local', 'init'])).code).toBe(0);
-      const journal = join(store, 'journal-1.ndjson');
-      readOnly(journal, true);
-      try {
-        const { code, stdout } = await cli(dir, ['--store', store, 'doctor']);
-        expect(stdout).toContain(`FAIL  store      a run cannot write ${journal}: `);
-        expect(code).toBe(3);
-      } finally {
-        readOnly(journal, false);
-      }
-    }));
+  it.skipIf(process.platform === 'win32')(
+    'its journal read-only: FAIL store naming the journal, exit 3, as the night would fail',
+    () =>
+      withTempDir(async (dir) => {
+        const store = join(dir, 'store');
+        expect((await cli(dir, ['--store', store, 'local', 'init'])).code).toBe(0);
+        const journal = join(store, 'journal-1.ndjson');
+        readOnly(journal, true);
+        try {
+          const { code, stdout } = await cli(dir, ['--store', store, 'doctor']);
+          expect(stdout).toContain(`FAIL  store      a run cannot write ${journal}: `);
+          expect(code).toBe(3);
+        } finally {
+          readOnly(journal, false);
+        }
+      }),
+  );
 });
 
 describe('examctl config', () => {
@@ -227,21 +302,51 @@ describe('examctl config', () => {
     await withTempDir(async (dir) => {
       const tokenFile = join(dir, 'prod.token');
       await writeFile(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
-      expect((await cli(dir, ['config', 'set-profile', 'prod', '--base-url', 'https://exam.example.com/', '--token-file', 'prod.token', '--concurrency', '4', '--rate', '600'])).code).toBe(0);
-      expect((await cli(dir, ['config', 'set-profile', 'staging', '--base-url', 'https://staging.example.com'])).code).toBe(0);
+      expect(
+        (
+          await cli(dir, [
+            'config',
+            'set-profile',
+            'prod',
+            '--base-url',
+            'https://exam.example.com/',
+            '--token-file',
+            'prod.token',
+            '--concurrency',
+            '4',
+            '--rate',
+            '600',
+          ])
+        ).code,
+      ).toBe(0);
+      expect(
+        (await cli(dir, ['config', 'set-profile', 'staging', '--base-url', 'https://staging.example.com'])).code,
+      ).toBe(0);
       const configFile = join(dir, '.config', 'config.json');
       expect((await stat(configFile)).mode & 0o777).toBe(0o600);
-      const config = JSON.parse(await readFile(configFile, 'utf8')) as { defaultProfile: string; profiles: Record<string, { baseUrl: string; tokenFile?: string; defaults?: unknown }> };
+      const config = JSON.parse(await readFile(configFile, 'utf8')) as {
+        defaultProfile: string;
+        profiles: Record<string, { baseUrl: string; tokenFile?: string; defaults?: unknown }>;
+      };
       expect(config.defaultProfile).toBe('prod');
       // A relative --token-file is stored absolute: the profile is used from any directory.
-      expect(config.profiles.prod).toEqual({ baseUrl: 'https://exam.example.com', tokenFile: tokenFile, defaults: { concurrency: 4, rate: 600 } });
+      expect(config.profiles.prod).toEqual({
+        baseUrl: 'https://exam.example.com',
+        tokenFile: tokenFile,
+        defaults: { concurrency: 4, rate: 600 },
+      });
 
       const list = await cli(dir, ['config', 'list']);
-      expect(list.stdout).toMatch(/^\* prod {2}https:\/\/exam\.example\.com {2}token: set \(file .*prod\.token\) {2}\(concurrency 4, rate 600\)$/m);
+      expect(list.stdout).toMatch(
+        /^\* prod {2}https:\/\/exam\.example\.com {2}token: set \(file .*prod\.token\) {2}\(concurrency 4, rate 600\)$/m,
+      );
       expect(list.stdout).toMatch(/^ {2}staging .* token: not set$/m);
 
       expect((await cli(dir, ['config', 'use', 'staging'])).code).toBe(0);
-      const shown = JSON.parse((await cli(dir, ['config', 'show', '--json'])).stdout) as { defaultProfile: string; profiles: unknown[] };
+      const shown = JSON.parse((await cli(dir, ['config', 'show', '--json'])).stdout) as {
+        defaultProfile: string;
+        profiles: unknown[];
+      };
       expect(shown.defaultProfile).toBe('staging');
       expect(shown.profiles).toHaveLength(2);
 
@@ -259,11 +364,27 @@ describe('examctl config', () => {
       expect(code).toBe(2);
       expect(stderr).toContain('refusing plain http://');
       // --allow-insecure-http lets it through this once and is not kept: said, so no run is a surprise.
-      const lan = await cli(dir, ['config', 'set-profile', 'lan', '--base-url', 'http://10.0.0.5', '--allow-insecure-http']);
+      const lan = await cli(dir, [
+        'config',
+        'set-profile',
+        'lan',
+        '--base-url',
+        'http://10.0.0.5',
+        '--allow-insecure-http',
+      ]);
       expect(lan.code, lan.stderr).toBe(0);
-      expect(lan.stderr).toMatch(/^created profile lan .*\n(.*\n)?--allow-insecure-http is not kept: give it on each run\n$/);
+      expect(lan.stderr).toMatch(
+        /^created profile lan .*\n(.*\n)?--allow-insecure-http is not kept: give it on each run\n$/,
+      );
       expect(await readFile(join(dir, '.config', 'config.json'), 'utf8')).not.toMatch(/insecure/i);
-      const local = await cli(dir, ['config', 'set-profile', 'lo', '--base-url', 'http://127.0.0.1:8080', '--allow-insecure-http']);
+      const local = await cli(dir, [
+        'config',
+        'set-profile',
+        'lo',
+        '--base-url',
+        'http://127.0.0.1:8080',
+        '--allow-insecure-http',
+      ]);
       expect(local.stderr).not.toContain('not kept');
     });
   });
@@ -276,7 +397,9 @@ describe('examctl login', () => {
       const { code, stderr } = await cli(dir, ['login', '--profile', 'prod']);
       expect(code).toBe(2);
       // Trial 8, f05: never `--token-file` alone, which login refuses: the profile's token file.
-      expect(stderr).toContain('run examctl config set-profile prod --token-file <path>, pipe it to examctl login --with-token');
+      expect(stderr).toContain(
+        'run examctl config set-profile prod --token-file <path>, pipe it to examctl login --with-token',
+      );
       expect(stderr).not.toContain('give the token with --token-file');
       expect(stderr).toContain('EXAMCTL_TOKEN');
     });
@@ -360,7 +483,10 @@ describe('examctl login verifies the token before storing it', () => {
 
   it('refused by the service: exit 3, nothing stored', async () => {
     await withTempDir(async (dir) => {
-      server.fallback = { status: 403, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'Forbidden' }] } };
+      server.fallback = {
+        status: 403,
+        body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'Forbidden' }] },
+      };
       await cli(dir, ['config', 'set-profile', 'prod', '--base-url', server.url]);
       const io = testDeps(dir, { isTTY: true });
       expect(await runCli(['login'], typing(io))).toBe(3);

@@ -18,14 +18,18 @@ describe('errorsOf', () => {
     expect(errorsOf({ Errors: [{ Code: 209, Message: 'Email invalid', Field: 'Email' }] })).toEqual([
       { field: 'Email', code: 209, message: 'Email invalid' },
     ]);
-    expect(errorsOf({ errors: [{ code: '810', message: 'taken' }] })).toEqual([{ field: '', code: 810, message: 'taken' }]);
+    expect(errorsOf({ errors: [{ code: '810', message: 'taken' }] })).toEqual([
+      { field: '', code: 810, message: 'taken' },
+    ]);
   });
 
   it('reads per-user and per-group entries (Error, UserExtId, ExternalId)', () => {
     expect(errorsOf({ Errors: [{ UserExtId: 'inv-9', Code: 319, Error: 'not an invigilator' }] })).toEqual([
       { field: '', code: 319, message: 'inv-9: not an invigilator' },
     ]);
-    expect(problemsFrom([{ ExternalId: 'H-9', Code: 131 }])).toEqual([{ field: '', code: 131, message: 'error for H-9' }]);
+    expect(problemsFrom([{ ExternalId: 'H-9', Code: 131 }])).toEqual([
+      { field: '', code: 131, message: 'error for H-9' },
+    ]);
   });
 
   it('reads a field map (model state) and keeps unknown object entries readable', () => {

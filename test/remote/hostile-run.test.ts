@@ -28,17 +28,45 @@ async function allFiles(dir: string): Promise<string> {
 
 async function sync(dir: string, url: string, extra: string[] = [], token = TOKEN) {
   const file = join(dir, 'users.json');
-  const users = Array.from({ length: 3 }, (_, i) => ({ ExternalId: `u-${i}`, FirstName: 'Ann', LastName: 'Lee', Email: `u${i}@example.test`, Role: 'Candidate', Password: PASSWORD }));
+  const users = Array.from({ length: 3 }, (_, i) => ({
+    ExternalId: `u-${i}`,
+    FirstName: 'Ann',
+    LastName: 'Lee',
+    Email: `u${i}@example.test`,
+    Role: 'Candidate',
+    Password: PASSWORD,
+  }));
   await writeFile(file, JSON.stringify(users));
   const io = testDeps(dir, {}, { EXAMCTL_TOKEN: token, EXAMCTL_RUNS_DIR: join(dir, 'runs') });
-  const code = await runCli(['--target', 'remote', '--base-url', url, '--yes', '--json', '--report', join(dir, 'report.json'), ...extra, 'user', 'sync', '--file', file], io.deps);
+  const code = await runCli(
+    [
+      '--target',
+      'remote',
+      '--base-url',
+      url,
+      '--yes',
+      '--json',
+      '--report',
+      join(dir, 'report.json'),
+      ...extra,
+      'user',
+      'sync',
+      '--file',
+      file,
+    ],
+    io.deps,
+  );
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
 describe('hostile answers through a whole run', () => {
-  it('an envelope echoing the token and the record\'s password: neither reaches stderr, --json, --report or the journal', async () => {
+  it("an envelope echoing the token and the record's password: neither reaches stderr, --json, --report or the journal", async () => {
     server = await startHostileServer((request, res) => {
-      json(res, 400, { Content: null, Success: false, Errors: [{ Code: 213, Message: `bad token ${TOKEN}; Password '${PASSWORD}' is too weak` }] });
+      json(res, 400, {
+        Content: null,
+        Success: false,
+        Errors: [{ Code: 213, Message: `bad token ${TOKEN}; Password '${PASSWORD}' is too weak` }],
+      });
       void request;
     });
     await withTempDir(async (dir) => {
@@ -60,7 +88,13 @@ describe('hostile answers through a whole run', () => {
       encodeURIComponent(`${TOKEN}/`),
       Buffer.from(`user:${PASSWORD}`).toString('base64'),
     ];
-    server = await startHostileServer((_request, res) => json(res, 400, { Content: null, Success: false, Errors: forms.map((form) => ({ Code: 213, Message: `bad credentials ${form}` })) }));
+    server = await startHostileServer((_request, res) =>
+      json(res, 400, {
+        Content: null,
+        Success: false,
+        Errors: forms.map((form) => ({ Code: 213, Message: `bad credentials ${form}` })),
+      }),
+    );
     await withTempDir(async (dir) => {
       const { code, stdout, stderr } = await sync(dir, server!.url);
       expect(code).toBe(1);
@@ -68,7 +102,9 @@ describe('hostile answers through a whole run', () => {
       expect(everything).toContain('[redacted]');
       for (const form of forms) expect(everything).not.toContain(form.slice(12, 20));
       // The whole encoding goes, its last quantum too (`[redacted]NDU=` decoded to the secret's tail).
-      const messages = (JSON.parse(stdout) as { items: { errors: { message: string }[] }[] }).items.flatMap((item) => item.errors.map((error) => error.message));
+      const messages = (JSON.parse(stdout) as { items: { errors: { message: string }[] }[] }).items.flatMap((item) =>
+        item.errors.map((error) => error.message),
+      );
       // Per record: the three base64 forms wholly redacted, the percent form's own `/` (%2F) kept.
       expect(messages.filter((message) => message === 'bad credentials [redacted]')).toHaveLength(9);
       expect(messages.filter((message) => message === 'bad credentials [redacted]%2F')).toHaveLength(3);
@@ -78,7 +114,8 @@ describe('hostile answers through a whole run', () => {
 
   it('the token echoed HTML-escaped (decimal, hex, named, partly, twice): no decodable form reaches stdout, stderr, --debug, --report or the journal', async () => {
     const token = 'Tk+S3cr3t/zz=9Qw';
-    const each = (text: string, format: (code: number) => string): string => [...text].map((char) => format(char.charCodeAt(0))).join('');
+    const each = (text: string, format: (code: number) => string): string =>
+      [...text].map((char) => format(char.charCodeAt(0))).join('');
     const named: Record<string, string> = { '+': '&plus;', '/': '&sol;', '=': '&equals;', ' ': '&nbsp;' };
     // The server echoes what it was sent (`EAPI <token>`), escaped five ways.
     server = await startHostileServer((request, res) => {
@@ -90,7 +127,11 @@ describe('hostile answers through a whole run', () => {
         sent.replace(/[+/=]/g, (char) => `&#${char.charCodeAt(0)};`),
         sent.replace(/[+/=]/g, (char) => `&amp;#${char.charCodeAt(0)};`),
       ];
-      json(res, 400, { Content: null, Success: false, Errors: escaped.map((form) => ({ Code: 213, Message: `bad credentials &lt;${form}&gt;` })) });
+      json(res, 400, {
+        Content: null,
+        Success: false,
+        Errors: escaped.map((form) => ({ Code: 213, Message: `bad credentials &lt;${form}&gt;` })),
+      });
     });
     await withTempDir(async (dir) => {
       const { code, stdout, stderr } = await sync(dir, server!.url, ['--debug'], token);
@@ -104,23 +145,45 @@ describe('hostile answers through a whole run', () => {
         decoded = decoded
           .replace(/&#x([0-9a-f]+);/gi, (_all, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
           .replace(/&#([0-9]+);/g, (_all, decimal: string) => String.fromCodePoint(Number(decimal)))
-          .replace(/&(plus|sol|equals|nbsp|amp);/g, (_all, name: string) => ({ plus: '+', sol: '/', equals: '=', nbsp: ' ', amp: '&' })[name]!);
+          .replace(
+            /&(plus|sol|equals|nbsp|amp);/g,
+            (_all, name: string) => ({ plus: '+', sol: '/', equals: '=', nbsp: ' ', amp: '&' })[name]!,
+          );
       }
-      for (let at = 0; at + 8 <= token.length; at += 1) expect(decoded.toLowerCase()).not.toContain(token.slice(at, at + 8).toLowerCase());
-      const messages = (JSON.parse(stdout) as { items: { errors: { message: string }[] }[] }).items.flatMap((item) => item.errors.map((error) => error.message));
+      for (let at = 0; at + 8 <= token.length; at += 1)
+        expect(decoded.toLowerCase()).not.toContain(token.slice(at, at + 8).toLowerCase());
+      const messages = (JSON.parse(stdout) as { items: { errors: { message: string }[] }[] }).items.flatMap((item) =>
+        item.errors.map((error) => error.message),
+      );
       expect(messages).toHaveLength(15);
-      for (const message of messages) expect(message).toMatch(/^bad credentials &lt;(EAPI |&#69;&#65;&#80;&#73;&#32;|&#x45;&#x41;&#x50;&#x49;&#x20;|EAPI&nbsp;)?\[redacted\]&gt;$/);
+      for (const message of messages)
+        expect(message).toMatch(
+          /^bad credentials &lt;(EAPI |&#69;&#65;&#80;&#73;&#32;|&#x45;&#x41;&#x50;&#x49;&#x20;|EAPI&nbsp;)?\[redacted\]&gt;$/,
+        );
     });
   });
 
   it('the token and password echoed as JSON \\u escapes (every character, some, upper-case hex) in a 400 envelope and a 500 text: no sink holds them', async () => {
     const escape = (text: string, which: (at: number) => boolean = () => true): string =>
-      [...text].map((char, at) => (which(at) ? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}` : char)).join('');
-    const forms = [escape(TOKEN), escape(PASSWORD), escape(PASSWORD, (at) => at % 2 === 0), escape(TOKEN).toUpperCase().replace(/\\U/g, '\\u')];
-    const undo = (text: string): string => text.replace(/\\+u([0-9a-f]{4})/gi, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+      [...text]
+        .map((char, at) => (which(at) ? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}` : char))
+        .join('');
+    const forms = [
+      escape(TOKEN),
+      escape(PASSWORD),
+      escape(PASSWORD, (at) => at % 2 === 0),
+      escape(TOKEN).toUpperCase().replace(/\\U/g, '\\u'),
+    ];
+    const undo = (text: string): string =>
+      text.replace(/\\+u([0-9a-f]{4})/gi, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
     for (const status of [400, 500]) {
       server = await startHostileServer((_request, res) => {
-        if (status === 400) return json(res, 400, { Content: null, Success: false, Errors: forms.map((form) => ({ Code: 213, Message: `bad credentials ${form}` })) });
+        if (status === 400)
+          return json(res, 400, {
+            Content: null,
+            Success: false,
+            Errors: forms.map((form) => ({ Code: 213, Message: `bad credentials ${form}` })),
+          });
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`refused ${forms[1]} for ${forms[0]}`);
       });
@@ -134,8 +197,12 @@ describe('hostile answers through a whole run', () => {
         await runCli(['runs', 'show', 'last', '--json'], shown.deps);
         expect(shown.stdout.text).toContain('[redacted]');
         // Decoded, escaped twice (a string in --json or the journal) too: no 8-character piece is left.
-        const decoded = undo(undo(`${stdout}\n${stderr}\n${files}\n${shown.stdout.text}\n${shown.stderr.text}`)).toLowerCase();
-        for (const secret of [TOKEN, PASSWORD]) for (let at = 0; at + 8 <= secret.length; at += 1) expect(decoded).not.toContain(secret.slice(at, at + 8).toLowerCase());
+        const decoded = undo(
+          undo(`${stdout}\n${stderr}\n${files}\n${shown.stdout.text}\n${shown.stderr.text}`),
+        ).toLowerCase();
+        for (const secret of [TOKEN, PASSWORD])
+          for (let at = 0; at + 8 <= secret.length; at += 1)
+            expect(decoded).not.toContain(secret.slice(at, at + 8).toLowerCase());
       });
       await server.close();
     }
@@ -172,7 +239,9 @@ describe('hostile answers through a whole run', () => {
   });
 
   it('{"Success":"false"} with 200 is not ok', async () => {
-    server = await startHostileServer((_request, res) => json(res, 200, '{"Success":"false","Content":null,"Errors":null}'));
+    server = await startHostileServer((_request, res) =>
+      json(res, 200, '{"Success":"false","Content":null,"Errors":null}'),
+    );
     await withTempDir(async (dir) => {
       const { code, stdout } = await sync(dir, server!.url);
       expect(code).toBe(1);
@@ -185,7 +254,10 @@ describe('hostile answers through a whole run', () => {
     await withTempDir(async (dir) => {
       const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 'tok€n-secret-part', EXAMCTL_RUNS_DIR: join(dir, 'runs') });
       await writeFile(join(dir, 'u.json'), '[]');
-      const code = await runCli(['--target', 'remote', '--base-url', server!.url, '--yes', 'user', 'sync', '--file', join(dir, 'u.json')], io.deps);
+      const code = await runCli(
+        ['--target', 'remote', '--base-url', server!.url, '--yes', 'user', 'sync', '--file', join(dir, 'u.json')],
+        io.deps,
+      );
       expect(code).toBe(2);
       expect(io.stderr.text).toContain('outside visible ASCII');
       expect(io.stderr.text).not.toContain('secret-part');
@@ -209,11 +281,16 @@ describe('a 2xx too large to keep (W1)', () => {
       // A target whose answers cannot be read is a target failure (exit 3), as a 5xx after retries.
       expect(code).toBe(3);
       expect(server!.requests).toHaveLength(3);
-      const report = JSON.parse(stdout) as { summary: { retried: number }; items: { status: string; errors: { message: string }[] }[] };
+      const report = JSON.parse(stdout) as {
+        summary: { retried: number };
+        items: { status: string; errors: { message: string }[] }[];
+      };
       expect(report.summary.retried).toBe(0);
       expect(report.items.map((item) => item.status)).toEqual(['skipped', 'skipped', 'skipped']);
       for (const item of report.items) {
-        expect(item.errors[0]!.message).toContain('the service answered 200 but its answer was too large to read (60 MiB): not retried');
+        expect(item.errors[0]!.message).toContain(
+          'the service answered 200 but its answer was too large to read (60 MiB): not retried',
+        );
         // Said once: the item's words add "it may have been applied" to the client's.
         expect(item.errors[0]!.message.split('may have been applied')).toHaveLength(2);
       }
@@ -258,16 +335,38 @@ describe('interrupts are bounded', () => {
     server = await startHostileServer(() => interrupt.abort());
     await withTempDir(async (dir) => {
       const file = join(dir, 'users.json');
-      await writeFile(file, JSON.stringify([{ ExternalId: 'u-0', FirstName: 'Ann', LastName: 'Lee', Email: 'u0@example.test', Role: 'Candidate' }]));
+      await writeFile(
+        file,
+        JSON.stringify([
+          { ExternalId: 'u-0', FirstName: 'Ann', LastName: 'Lee', Email: 'u0@example.test', Role: 'Candidate' },
+        ]),
+      );
       const env = { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_STOP_GRACE_MS: '50' };
       const io = testDeps(dir, { signal: interrupt.signal }, env);
-      const code = await runCli(['--target', 'remote', '--base-url', server!.url, '--yes', '--concurrency', '1', 'user', 'sync', '--file', file], io.deps);
+      const code = await runCli(
+        [
+          '--target',
+          'remote',
+          '--base-url',
+          server!.url,
+          '--yes',
+          '--concurrency',
+          '1',
+          'user',
+          'sync',
+          '--file',
+          file,
+        ],
+        io.deps,
+      );
       expect(code).toBe(130);
       const runId = /run (\S+) \(examctl runs show/.exec(io.stderr.text)?.[1];
       expect(runId).toBeDefined();
       const show = testDeps(dir, {}, env);
       await runCli(['runs', 'show', runId!], show.deps);
-      expect(show.stdout.text + show.stderr.text).toContain('when the run stopped, no answer recorded: it may have been applied');
+      expect(show.stdout.text + show.stderr.text).toContain(
+        'when the run stopped, no answer recorded: it may have been applied',
+      );
     });
   });
 });
@@ -275,7 +374,13 @@ describe('interrupts are bounded', () => {
 /** Two users in a JSON file, and the run's deps with `signal` as its Ctrl-C (a 50 ms grace after it). */
 async function twoUsers(dir: string, signal: AbortSignal) {
   const file = join(dir, 'users.json');
-  const users = [0, 1].map((i) => ({ ExternalId: `u-${i}`, FirstName: 'Ann', LastName: 'Lee', Email: `u${i}@example.test`, Role: 'Candidate' }));
+  const users = [0, 1].map((i) => ({
+    ExternalId: `u-${i}`,
+    FirstName: 'Ann',
+    LastName: 'Lee',
+    Email: `u${i}@example.test`,
+    Role: 'Candidate',
+  }));
   await writeFile(file, JSON.stringify(users));
   const env = { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_STOP_GRACE_MS: '50' };
   return { file, io: testDeps(dir, { signal }, env) };
@@ -292,15 +397,38 @@ describe('interrupted with requests in flight (QA D5): the run says what runs sh
     });
     await withTempDir(async (dir) => {
       const { file, io } = await twoUsers(dir, interrupt.signal);
-      const code = await runCli(['--target', 'remote', '--base-url', server!.url, '--yes', '--json', '--concurrency', '2', 'user', 'sync', '--file', file], io.deps);
+      const code = await runCli(
+        [
+          '--target',
+          'remote',
+          '--base-url',
+          server!.url,
+          '--yes',
+          '--json',
+          '--concurrency',
+          '2',
+          'user',
+          'sync',
+          '--file',
+          file,
+        ],
+        io.deps,
+      );
       expect(code).toBe(130);
-      const doc = JSON.parse(io.stdout.text) as { error?: { message: string }; items: Array<{ status: string; errors: Array<{ message: string }> }> };
+      const doc = JSON.parse(io.stdout.text) as {
+        error?: { message: string };
+        items: Array<{ status: string; errors: Array<{ message: string }> }>;
+      };
       expect(io.stderr.text + io.stdout.text).not.toContain('nothing was sent');
-      expect(doc.error?.message).toContain('2 requests sent got no whole answer before the grace ended, so they may have been applied');
+      expect(doc.error?.message).toContain(
+        '2 requests sent got no whole answer before the grace ended, so they may have been applied',
+      );
       expect(doc.items).toHaveLength(2);
       for (const item of doc.items) {
         expect(item.status).toBe('skipped');
-        expect(item.errors[0]?.message).toMatch(/^sent, but its answer was lost when the run was interrupted \(no whole answer within the 50 ms grace after the interrupt\): it may have been applied/);
+        expect(item.errors[0]?.message).toMatch(
+          /^sent, but its answer was lost when the run was interrupted \(no whole answer within the 50 ms grace after the interrupt\): it may have been applied/,
+        );
       }
     });
   });
@@ -318,15 +446,42 @@ describe('interrupted while a 2xx answer trickles (trial31 F02): exit 130, the r
       });
       await withTempDir(async (dir) => {
         const { file, io } = await twoUsers(dir, interrupt.signal);
-        if (users === 1) await writeFile(file, JSON.stringify([{ ExternalId: 'u-0', FirstName: 'Ann', LastName: 'Lee', Email: 'u0@example.test', Role: 'Candidate' }]));
-        const code = await runCli(['--target', 'remote', '--base-url', server!.url, '--yes', '--json', '--concurrency', '1', 'user', 'sync', '--file', file], io.deps);
+        if (users === 1)
+          await writeFile(
+            file,
+            JSON.stringify([
+              { ExternalId: 'u-0', FirstName: 'Ann', LastName: 'Lee', Email: 'u0@example.test', Role: 'Candidate' },
+            ]),
+          );
+        const code = await runCli(
+          [
+            '--target',
+            'remote',
+            '--base-url',
+            server!.url,
+            '--yes',
+            '--json',
+            '--concurrency',
+            '1',
+            'user',
+            'sync',
+            '--file',
+            file,
+          ],
+          io.deps,
+        );
         expect(code).toBe(130);
         const doc = JSON.parse(io.stdout.text) as { error?: { message: string } };
         expect(io.stderr.text + io.stdout.text).not.toContain('nothing was sent');
-        expect(doc.error?.message).toContain('1 request sent got no whole answer before the grace ended, so it may have been applied');
+        expect(doc.error?.message).toContain(
+          '1 request sent got no whole answer before the grace ended, so it may have been applied',
+        );
         // trial34 F07: the item says the interrupt lost its answer, not that the service cut it short.
-        const lost = /^sent, but its answer was lost when the run was interrupted \(no whole answer within the 50 ms grace after the interrupt\): it may have been applied/;
-        expect((doc as { items: Array<{ errors: Array<{ message: string }> }> }).items[0]?.errors[0]?.message).toMatch(lost);
+        const lost =
+          /^sent, but its answer was lost when the run was interrupted \(no whole answer within the 50 ms grace after the interrupt\): it may have been applied/;
+        expect((doc as { items: Array<{ errors: Array<{ message: string }> }> }).items[0]?.errors[0]?.message).toMatch(
+          lost,
+        );
       });
     });
   }
@@ -349,19 +504,40 @@ describe('interrupted while waiting to retry (QA): never "nothing was sent" once
         if (waits >= 2 && !interrupt.signal.aborted) interrupt.abort();
         return write(text);
       };
-      const code = await runCli(['--target', 'remote', '--base-url', server!.url, '--yes', '--json', '--debug', '--concurrency', '2', 'user', 'sync', '--file', file], io.deps);
+      const code = await runCli(
+        [
+          '--target',
+          'remote',
+          '--base-url',
+          server!.url,
+          '--yes',
+          '--json',
+          '--debug',
+          '--concurrency',
+          '2',
+          'user',
+          'sync',
+          '--file',
+          file,
+        ],
+        io.deps,
+      );
       expect(code).toBe(130);
       expect(server!.requests).toHaveLength(2);
       const doc = JSON.parse(io.stdout.text) as { error?: { message: string } };
       expect(io.stderr.text + io.stdout.text).not.toContain('nothing was sent');
-      expect(doc.error?.message).toContain('interrupted while waiting to retry: the service answered 2 requests with "try again later" (not done)');
+      expect(doc.error?.message).toContain(
+        'interrupted while waiting to retry: the service answered 2 requests with "try again later" (not done)',
+      );
     });
   });
 });
 
 describe('connection failures through a whole run', () => {
   it('a self-signed server: exit 3 at once, the NODE_EXTRA_CA_CERTS advice, nothing was sent, runs show says "not sent"', async () => {
-    server = await startHostileServer((_request, res) => json(res, 200, { Content: null, Success: true }), { selfSigned: true });
+    server = await startHostileServer((_request, res) => json(res, 200, { Content: null, Success: true }), {
+      selfSigned: true,
+    });
     await withTempDir(async (dir) => {
       const { code, stderr } = await sync(dir, server!.url, ['--concurrency', '1']);
       expect(code).toBe(3);
@@ -381,7 +557,11 @@ describe('connection failures through a whole run', () => {
 describe('answers too large to keep', () => {
   it('an answer with 30,000 GroupErrors is capped before the journal, the report and --json (100 and "… and N more")', async () => {
     // 30,000 is enough to tell capped from not (about 2 MB per item per sink uncapped) and cheap on a loaded machine.
-    const groupErrors = Array.from({ length: 30_000 }, (_, i) => ({ ExternalId: `H-${i}`, Code: 131, Error: `Hierarchy not found: H-${i}` }));
+    const groupErrors = Array.from({ length: 30_000 }, (_, i) => ({
+      ExternalId: `H-${i}`,
+      Code: 131,
+      Error: `Hierarchy not found: H-${i}`,
+    }));
     const body = JSON.stringify({ Content: { User: {}, GroupErrors: groupErrors }, Success: true, Errors: null });
     server = await startHostileServer((_request, res) => json(res, 200, body));
     await withTempDir(async (dir) => {

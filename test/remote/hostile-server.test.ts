@@ -3,13 +3,25 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRemoteClient, redirectWords, unreadAnswer } from '../../src/api/remote-client.js';
 import { ResponseBudgetError, ResponseTooLargeError } from '../../src/api/http-pool.js';
 import { parseRetryAfter } from '../../src/api/retry-loop.js';
-import { AnswerUnreadableError, NeverSentTargetError, TargetError, TransientTargetError, UsageError } from '../../src/system/errors.js';
+import {
+  AnswerUnreadableError,
+  NeverSentTargetError,
+  TargetError,
+  TransientTargetError,
+  UsageError,
+} from '../../src/system/errors.js';
 import { openStateHttp } from '../../src/context/state-http.js';
 import { json, largeBody, startHostileServer, trickle, type HostileServer } from '../support/hostile-server.js';
 
 /** Issues 22 and 26: the remote client against servers that do what no honest server does. */
 const TOKEN = 'hostile-test-token-0123456789';
-const user = { ExternalId: 'u-1', FirstName: 'Ann', LastName: 'Lee', Email: 'a@example.test', Role: 'Candidate' } as never;
+const user = {
+  ExternalId: 'u-1',
+  FirstName: 'Ann',
+  LastName: 'Lee',
+  Email: 'a@example.test',
+  Role: 'Candidate',
+} as never;
 const noWait = { sleep: async () => undefined, random: () => 0 };
 
 let server: HostileServer | undefined;
@@ -22,10 +34,19 @@ describe('whole-attempt deadline', () => {
   it('a body trickled one byte at a time ends at the request timeout, not never; after its 200, never sent again', async () => {
     server = await startHostileServer((_request, res) => trickle(res, '{"Content":null,"Success":true}', 20));
     // A second, not 300 ms: the 200 must be in before the deadline even on a loaded machine (the subject is the body's end).
-    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, requestTimeoutMs: 1000, maxAttempts: 2, ...noWait });
+    const client = createRemoteClient({
+      baseUrl: server.url,
+      token: TOKEN,
+      requestTimeoutMs: 1000,
+      maxAttempts: 2,
+      ...noWait,
+    });
     try {
       // bodyTimeout (between chunks) never fires: a byte comes every 20 ms.
-      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      const failure = await client.upsertUser(user).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(failure).toBeInstanceOf(AnswerUnreadableError);
       expect((failure as Error).message).toContain(
         'the service answered 200 but its answer was cut short (no whole answer within the request timeout (1 s)): not retried',
@@ -37,53 +58,88 @@ describe('whole-attempt deadline', () => {
   });
 });
 
-describe('whole-attempt deadline without undici\'s own timers', () => {
+describe("whole-attempt deadline without undici's own timers", () => {
   it.each([
     ['never sends a status line', () => undefined],
-    ['sends a 503 status line and a first chunk, then nothing', (res: import('node:http').ServerResponse) => {
-      res.writeHead(503, { 'content-type': 'application/json' });
-      res.write('{"Content":');
-    }],
-  ])('a server that %s: the attempt ends at the request timeout, retried, then the call fails', async (_what, answer) => {
-    server = await startHostileServer((_request, res) => answer(res));
-    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, requestTimeoutMs: 300, maxAttempts: 2, ...noWait });
-    try {
-      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
-      expect(failure).toBeInstanceOf(TransientTargetError);
-      // The client's own deadline ends it: undici's headers and body timers are off on a direct connection.
-      expect((failure as Error).message).toContain('failed after 2 attempts');
-      expect((failure as Error).message).toContain('no whole answer within the request timeout (300 ms)');
-      expect(server.requests).toHaveLength(2);
-      expect(client.retryCounts?.().byCause).toEqual({ timeout: 1 });
-    } finally {
-      await client.close();
-    }
-  });
+    [
+      'sends a 503 status line and a first chunk, then nothing',
+      (res: import('node:http').ServerResponse) => {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.write('{"Content":');
+      },
+    ],
+  ])(
+    'a server that %s: the attempt ends at the request timeout, retried, then the call fails',
+    async (_what, answer) => {
+      server = await startHostileServer((_request, res) => answer(res));
+      const client = createRemoteClient({
+        baseUrl: server.url,
+        token: TOKEN,
+        requestTimeoutMs: 300,
+        maxAttempts: 2,
+        ...noWait,
+      });
+      try {
+        const failure = await client.upsertUser(user).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(failure).toBeInstanceOf(TransientTargetError);
+        // The client's own deadline ends it: undici's headers and body timers are off on a direct connection.
+        expect((failure as Error).message).toContain('failed after 2 attempts');
+        expect((failure as Error).message).toContain('no whole answer within the request timeout (300 ms)');
+        expect(server.requests).toHaveLength(2);
+        expect(client.retryCounts?.().byCause).toEqual({ timeout: 1 });
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });
 
 describe('a 200 whose body never wholly comes (QA: it was sent again)', () => {
   it.each([
-    ['stops after a first chunk', 'no whole answer within the request timeout (300 ms)', (res: import('node:http').ServerResponse) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('{"Content":');
-    }],
-    ['drops the connection after a first chunk of its Content-Length', 'the connection ended before the whole answer came', (res: import('node:http').ServerResponse) => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
-      res.write('{"Content":{"User":', () => res.socket?.destroy());
-    }],
-  ])('a server that %s: the call ends "may have been applied", sent once, never retried', async (_what, why, answer) => {
-    server = await startHostileServer((_request, res) => answer(res));
-    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, requestTimeoutMs: 300, maxAttempts: 3, ...noWait });
-    try {
-      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
-      expect(failure).toBeInstanceOf(AnswerUnreadableError);
-      expect((failure as Error).message).toContain(`the service answered 200 but its answer was cut short (${why}`);
-      expect((failure as Error).message).toMatch(/: not retried$/);
-      expect(server.requests).toHaveLength(1);
-    } finally {
-      await client.close();
-    }
-  });
+    [
+      'stops after a first chunk',
+      'no whole answer within the request timeout (300 ms)',
+      (res: import('node:http').ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"Content":');
+      },
+    ],
+    [
+      'drops the connection after a first chunk of its Content-Length',
+      'the connection ended before the whole answer came',
+      (res: import('node:http').ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"Content":{"User":', () => res.socket?.destroy());
+      },
+    ],
+  ])(
+    'a server that %s: the call ends "may have been applied", sent once, never retried',
+    async (_what, why, answer) => {
+      server = await startHostileServer((_request, res) => answer(res));
+      const client = createRemoteClient({
+        baseUrl: server.url,
+        token: TOKEN,
+        requestTimeoutMs: 300,
+        maxAttempts: 3,
+        ...noWait,
+      });
+      try {
+        const failure = await client.upsertUser(user).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(failure).toBeInstanceOf(AnswerUnreadableError);
+        expect((failure as Error).message).toContain(`the service answered 200 but its answer was cut short (${why}`);
+        expect((failure as Error).message).toMatch(/: not retried$/);
+        expect(server.requests).toHaveLength(1);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });
 
 describe('a read (GET) whose 200 is cut short', () => {
@@ -92,11 +148,22 @@ describe('a read (GET) whose 200 is cut short', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
       res.write('{"Content":{"ExternalId":', () => res.socket?.destroy());
     });
-    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, requestTimeoutMs: 300, maxAttempts: 3, ...noWait });
+    const client = createRemoteClient({
+      baseUrl: server.url,
+      token: TOKEN,
+      requestTimeoutMs: 300,
+      maxAttempts: 3,
+      ...noWait,
+    });
     try {
-      const failure = await client.getReviewSession('RS-1').then(() => undefined, (error: unknown) => error);
+      const failure = await client.getReviewSession('RS-1').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(failure).toBeInstanceOf(AnswerUnreadableError);
-      expect((failure as Error).message).toMatch(/: GET \/external\/review-sessions\/RS-1: the service answered 200 but its answer was cut short \(the connection ended before the whole answer came[^)]*\): a read, so nothing was changed; run it again$/);
+      expect((failure as Error).message).toMatch(
+        /: GET \/external\/review-sessions\/RS-1: the service answered 200 but its answer was cut short \(the connection ended before the whole answer came[^)]*\): a read, so nothing was changed; run it again$/,
+      );
       expect((failure as Error).message).not.toContain('applied');
     } finally {
       await client.close();
@@ -106,11 +173,22 @@ describe('a read (GET) whose 200 is cut short', () => {
 
 describe('the answer budget (QA D7)', () => {
   const MiB = 1024 * 1024;
-  const padded = (bytes: number) => ({ Content: { UserId: 'u-1' }, Success: true, Errors: null, Pad: 'x'.repeat(bytes) });
+  const padded = (bytes: number) => ({
+    Content: { UserId: 'u-1' },
+    Success: true,
+    Errors: null,
+    Pad: 'x'.repeat(bytes),
+  });
 
   it('an answer is held until parsed, then given back: 400 KiB answers one after another all fit a 1 MiB budget', async () => {
     server = await startHostileServer((_request, res) => json(res, 200, padded(400 * 1024)));
-    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, responseBudgetBytes: MiB, maxAttempts: 1, ...noWait });
+    const client = createRemoteClient({
+      baseUrl: server.url,
+      token: TOKEN,
+      responseBudgetBytes: MiB,
+      maxAttempts: 1,
+      ...noWait,
+    });
     try {
       for (let i = 0; i < 5; i += 1) expect((await client.upsertUser(user)).envelope.Success).toBe(true);
     } finally {
@@ -120,11 +198,22 @@ describe('the answer budget (QA D7)', () => {
 
   it('a 200 larger than half the budget could never be read: refused for its size, and never sent again (it was probably applied)', async () => {
     server = await startHostileServer((_request, res) => json(res, 200, padded(600 * 1024)));
-    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, responseBudgetBytes: MiB, maxAttempts: 3, ...noWait });
+    const client = createRemoteClient({
+      baseUrl: server.url,
+      token: TOKEN,
+      responseBudgetBytes: MiB,
+      maxAttempts: 3,
+      ...noWait,
+    });
     try {
-      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      const failure = await client.upsertUser(user).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(failure).toBeInstanceOf(AnswerUnreadableError);
-      expect((failure as Error).message).toMatch(/: POST \/user: the service answered 200 but its answer was too large to read \(over 512 KiB\): not retried$/);
+      expect((failure as Error).message).toMatch(
+        /: POST \/user: the service answered 200 but its answer was too large to read \(over 512 KiB\): not retried$/,
+      );
       expect(server.requests).toHaveLength(1);
       expect(client.retryCounts?.().total).toBe(0);
     } finally {
@@ -134,9 +223,18 @@ describe('the answer budget (QA D7)', () => {
 
   it('a 503 over the size limit is no answer about the record: retried as before', async () => {
     server = await startHostileServer((_request, res) => largeBody(res, 503, 2 * MiB));
-    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, responseBudgetBytes: MiB, maxAttempts: 2, ...noWait });
+    const client = createRemoteClient({
+      baseUrl: server.url,
+      token: TOKEN,
+      responseBudgetBytes: MiB,
+      maxAttempts: 2,
+      ...noWait,
+    });
     try {
-      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      const failure = await client.upsertUser(user).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(failure).toBeInstanceOf(TransientTargetError);
       expect(failure).not.toBeInstanceOf(AnswerUnreadableError);
       expect((failure as Error).message).toContain('the response body is larger than 512 KiB');
@@ -173,12 +271,19 @@ describe('a body that is no text (C)', () => {
     });
     const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, maxAttempts: 1, ...noWait });
     try {
-      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      const failure = await client.upsertUser(user).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(failure).toBeInstanceOf(TargetError);
-      expect((failure as Error).message).toContain(`(application/json: an undecodable body (Content-Encoding: gzip, ${zipped.length} bytes))`);
+      expect((failure as Error).message).toContain(
+        `(application/json: an undecodable body (Content-Encoding: gzip, ${zipped.length} bytes))`,
+      );
       expect((failure as Error).message).not.toContain('\uFFFD');
       const answer = await client.addCollection({ ExternalId: 'c-1', ScheduleExternalIds: [] } as never);
-      expect(answer.envelope.Errors).toEqual([expect.objectContaining({ Message: 'bad request (400): an undecodable body (not UTF-8, 6 bytes)' })]);
+      expect(answer.envelope.Errors).toEqual([
+        expect.objectContaining({ Message: 'bad request (400): an undecodable body (not UTF-8, 6 bytes)' }),
+      ]);
     } finally {
       await client.close();
     }
@@ -192,9 +297,18 @@ describe('interrupt grace', () => {
       // Never answered; the interrupt comes once the request is on the wire.
       interrupt.abort();
     });
-    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, signal: interrupt.signal, interruptGraceMs: 50, ...noWait });
+    const client = createRemoteClient({
+      baseUrl: server.url,
+      token: TOKEN,
+      signal: interrupt.signal,
+      interruptGraceMs: 50,
+      ...noWait,
+    });
     try {
-      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      const failure = await client.upsertUser(user).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect((failure as { exitCode?: number }).exitCode).toBe(130);
     } finally {
       await client.close();
@@ -204,11 +318,23 @@ describe('interrupt grace', () => {
   it('on the last attempt too: the answer lost to the interrupt, not a failure after N attempts (fx35c)', async () => {
     const interrupt = new AbortController();
     server = await startHostileServer(() => interrupt.abort());
-    const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, signal: interrupt.signal, interruptGraceMs: 50, ...noWait, maxAttempts: 1 });
+    const client = createRemoteClient({
+      baseUrl: server.url,
+      token: TOKEN,
+      signal: interrupt.signal,
+      interruptGraceMs: 50,
+      ...noWait,
+      maxAttempts: 1,
+    });
     try {
-      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      const failure = await client.upsertUser(user).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect((failure as { exitCode?: number }).exitCode).toBe(130);
-      expect((failure as Error).message).toMatch(/^sent, but its answer was lost when the run was interrupted .*: it may have been applied/);
+      expect((failure as Error).message).toMatch(
+        /^sent, but its answer was lost when the run was interrupted .*: it may have been applied/,
+      );
     } finally {
       await client.close();
     }
@@ -223,7 +349,10 @@ describe('redirects', () => {
     });
     const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, ...noWait });
     try {
-      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      const failure = await client.upsertUser(user).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(failure).toBeInstanceOf(NeverSentTargetError);
       expect((failure as TargetError).exitCode).toBe(3);
       expect((failure as Error).message).toContain('https://127.0.0.1/portal/api/v1/integrations/user');
@@ -235,10 +364,15 @@ describe('redirects', () => {
   });
 
   it('a Location on another host, or plain http from https, is named, never advised as the base URL (whoever answered may not be the service)', () => {
-    const words = (location: string) => redirectWords(301, location, 'https://exam.example.test/api/v1/integrations/user', (text) => text);
+    const words = (location: string) =>
+      redirectWords(301, location, 'https://exam.example.test/api/v1/integrations/user', (text) => text);
     const check = "check with the service's owner before changing --base-url";
-    expect(words('https://evil.example/api/v1/integrations/user')).toContain(`to https://evil.example/api/v1/integrations/user: examctl follows no redirect (the token would go along); it points to another host: ${check}`);
-    expect(words('http://exam.example.test/api/v1/integrations/user')).toContain(`it points to another scheme (http:): ${check}`);
+    expect(words('https://evil.example/api/v1/integrations/user')).toContain(
+      `to https://evil.example/api/v1/integrations/user: examctl follows no redirect (the token would go along); it points to another host: ${check}`,
+    );
+    expect(words('http://exam.example.test/api/v1/integrations/user')).toContain(
+      `it points to another scheme (http:): ${check}`,
+    );
     expect(words('//evil.example/api/v1/integrations/user')).not.toContain('set --base-url');
     expect(words('/new/api/v1/integrations/user')).toContain('set --base-url to https://exam.example.test/new');
   });
@@ -250,9 +384,14 @@ describe('redirects', () => {
     });
     const state = openStateHttp(`${server.url}/state/x`, {});
     try {
-      const failure = await state.exchange('LOCK', `${server.url}/state/x`).then(() => undefined, (error: unknown) => error);
+      const failure = await state.exchange('LOCK', `${server.url}/state/x`).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect((failure as TargetError).exitCode).toBe(3);
-      expect((failure as Error).message).toContain("(307 to https://evil.example/state): not followed, so the credentials go nowhere else; check with the service's owner");
+      expect((failure as Error).message).toContain(
+        "(307 to https://evil.example/state): not followed, so the credentials go nowhere else; check with the service's owner",
+      );
       expect(server.requests).toHaveLength(1);
     } finally {
       await state.close();
@@ -262,12 +401,17 @@ describe('redirects', () => {
 
 describe('connection failures', () => {
   it('a self-signed certificate, NODE_TLS_REJECT_UNAUTHORIZED=0 or not: exit 3 at once (one connection), the NODE_EXTRA_CA_CERTS advice, nothing was sent', async () => {
-    server = await startHostileServer((_request, res) => json(res, 200, { Content: null, Success: true }), { selfSigned: true });
+    server = await startHostileServer((_request, res) => json(res, 200, { Content: null, Success: true }), {
+      selfSigned: true,
+    });
     const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, ...noWait });
     // Node's switch turns off the checks of its own https module; examctl's connections check anyway.
     vi.stubEnv('NODE_TLS_REJECT_UNAUTHORIZED', '0');
     try {
-      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      const failure = await client.upsertUser(user).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(failure).toBeInstanceOf(NeverSentTargetError);
       expect((failure as Error).message).toContain('NODE_EXTRA_CA_CERTS=<ca.pem>');
       expect((failure as Error).message).toContain('nothing was sent');
@@ -282,9 +426,14 @@ describe('connection failures', () => {
   it('a refused connection is retried, then "nothing was sent", in plain words', async () => {
     const client = createRemoteClient({ baseUrl: 'http://127.0.0.1:9', token: TOKEN, maxAttempts: 2, ...noWait });
     try {
-      const failure = await client.upsertUser(user).then(() => undefined, (error: unknown) => error);
+      const failure = await client.upsertUser(user).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(failure).toBeInstanceOf(NeverSentTargetError);
-      expect((failure as Error).message).toMatch(/failed after 2 attempts.*connection was refused.*is the service running.*\(ECONNREFUSED\); nothing was sent/);
+      expect((failure as Error).message).toMatch(
+        /failed after 2 attempts.*connection was refused.*is the service running.*\(ECONNREFUSED\); nothing was sent/,
+      );
     } finally {
       await client.close();
     }
@@ -292,17 +441,20 @@ describe('connection failures', () => {
 });
 
 describe('tokens', () => {
-  it.each(['tok€en-123456', 'tok\u0001en-123456', 'tok en-123456'])('a token with a character outside visible ASCII is a usage error, not echoed (%j)', (token) => {
-    let failure: unknown;
-    try {
-      createRemoteClient({ baseUrl: 'https://exam.example.test', token });
-    } catch (error) {
-      failure = error;
-    }
-    expect(failure).toBeInstanceOf(UsageError);
-    expect((failure as Error).message).toContain('outside visible ASCII');
-    expect((failure as Error).message).not.toContain('en-123456');
-  });
+  it.each(['tok€en-123456', 'tok\u0001en-123456', 'tok en-123456'])(
+    'a token with a character outside visible ASCII is a usage error, not echoed (%j)',
+    (token) => {
+      let failure: unknown;
+      try {
+        createRemoteClient({ baseUrl: 'https://exam.example.test', token });
+      } catch (error) {
+        failure = error;
+      }
+      expect(failure).toBeInstanceOf(UsageError);
+      expect((failure as Error).message).toContain('outside visible ASCII');
+      expect((failure as Error).message).not.toContain('en-123456');
+    },
+  );
 });
 
 describe('Retry-After', () => {
@@ -318,14 +470,29 @@ describe('Retry-After', () => {
 
 describe('encoded tokens quoted back', () => {
   it('base64("Bearer " + token), base64url(token) in a JSON message and a percent-encoded token reach no result or error', async () => {
-    const forms = [Buffer.from(`Bearer ${TOKEN}`).toString('base64'), Buffer.from(TOKEN).toString('base64url'), encodeURIComponent(`${TOKEN}/x`)];
+    const forms = [
+      Buffer.from(`Bearer ${TOKEN}`).toString('base64'),
+      Buffer.from(TOKEN).toString('base64url'),
+      encodeURIComponent(`${TOKEN}/x`),
+    ];
     let status = 400;
-    server = await startHostileServer((_request, res) => json(res, status, { Content: { Echo: forms }, Success: false, Errors: forms.map((form) => ({ Code: 209, Message: `bad ${form}` })) }));
+    server = await startHostileServer((_request, res) =>
+      json(res, status, {
+        Content: { Echo: forms },
+        Success: false,
+        Errors: forms.map((form) => ({ Code: 209, Message: `bad ${form}` })),
+      }),
+    );
     const client = createRemoteClient({ baseUrl: server.url, token: TOKEN, maxAttempts: 1, ...noWait });
     try {
       const seen = [JSON.stringify(await client.upsertUser(user))];
       status = 500;
-      seen.push(await client.upsertUser(user).then(() => '', (error: unknown) => (error as Error).message));
+      seen.push(
+        await client.upsertUser(user).then(
+          () => '',
+          (error: unknown) => (error as Error).message,
+        ),
+      );
       for (const shown of seen) {
         expect(shown).toContain('[redacted]');
         for (const form of forms) expect(shown).not.toContain(form.slice(12, 20));
@@ -337,7 +504,11 @@ describe('encoded tokens quoted back', () => {
 });
 
 describe('the redaction gate (property)', () => {
-  const visible = fc.string({ unit: fc.constantFrom(...Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i))), minLength: 12, maxLength: 40 });
+  const visible = fc.string({
+    unit: fc.constantFrom(...Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i))),
+    minLength: 12,
+    maxLength: 40,
+  });
   const shapes = ['envelope', 'map', 'html500', 'text400', 'nested'] as const;
 
   it('no token, password or 8+ character head of them reaches the result or the error, whatever the answer', async () => {
@@ -361,19 +532,39 @@ describe('the redaction gate (property)', () => {
           const words = `${leak(token)} / ${leak(password)}`;
           switch (shape) {
             case 'envelope':
-              Object.assign(answer, { status: 400, type: 'application/json', body: JSON.stringify({ Content: null, Success: false, Errors: [{ Code: 209, Message: words }] }) });
+              Object.assign(answer, {
+                status: 400,
+                type: 'application/json',
+                body: JSON.stringify({ Content: null, Success: false, Errors: [{ Code: 209, Message: words }] }),
+              });
               break;
             case 'map':
-              Object.assign(answer, { status: 400, type: 'application/json', body: JSON.stringify({ Success: false, Errors: { [leak(token)]: [leak(password)] } }) });
+              Object.assign(answer, {
+                status: 400,
+                type: 'application/json',
+                body: JSON.stringify({ Success: false, Errors: { [leak(token)]: [leak(password)] } }),
+              });
               break;
             case 'html500':
-              Object.assign(answer, { status: 500, type: 'text/html', body: `<html><body>${'x'.repeat(before.length % 200)}<p>${words}</p></body></html>` });
+              Object.assign(answer, {
+                status: 500,
+                type: 'text/html',
+                body: `<html><body>${'x'.repeat(before.length % 200)}<p>${words}</p></body></html>`,
+              });
               break;
             case 'text400':
               Object.assign(answer, { status: 400, type: 'text/plain', body: words });
               break;
             case 'nested':
-              Object.assign(answer, { status: 400, type: 'application/json', body: JSON.stringify({ Success: false, Content: { GroupErrors: [{ Error: words }] }, Errors: [[{ message: words }]] }) });
+              Object.assign(answer, {
+                status: 400,
+                type: 'application/json',
+                body: JSON.stringify({
+                  Success: false,
+                  Content: { GroupErrors: [{ Error: words }] },
+                  Errors: [[{ message: words }]],
+                }),
+              });
               break;
           }
           const client = createRemoteClient({ baseUrl: url, token, maxAttempts: 1, ...noWait });

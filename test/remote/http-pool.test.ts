@@ -3,7 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { Pool, type Dispatcher } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { probeRemote } from '../../src/api/remote-probe.js';
-import { AttemptDeadlineError, ByteBudget, InFlight, ResponseBudgetError, Stoppable, heldBytesOfText, requestText, spacePaddingStart } from '../../src/api/http-pool.js';
+import {
+  AttemptDeadlineError,
+  ByteBudget,
+  InFlight,
+  ResponseBudgetError,
+  Stoppable,
+  heldBytesOfText,
+  requestText,
+  spacePaddingStart,
+} from '../../src/api/http-pool.js';
 
 /** Answers shaped by the path: what requestText must read exactly as request + body.text() does. */
 let server: Server;
@@ -39,7 +48,12 @@ beforeAll(async () => {
           res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"Success":true,"Name":"Chloé"}')]));
           break;
         case '/chunks': {
-          res.writeHead(503, [['Retry-After', '2'], ['X-Twice', 'a'], ['x-twice', 'b'], ['Content-Type', 'text/html']]);
+          res.writeHead(503, [
+            ['Retry-After', '2'],
+            ['X-Twice', 'a'],
+            ['x-twice', 'b'],
+            ['Content-Type', 'text/html'],
+          ]);
           const text = Buffer.from('<p>ünïcode split over chunks</p>'.repeat(500));
           // Cut inside a multi-byte character on purpose.
           res.write(text.subarray(0, 7));
@@ -111,22 +125,35 @@ afterAll(async () => {
 });
 
 describe('requestText', () => {
-  it.each(['/bom', '/bom-split', '/chunks', '/empty', '/missing'])('reads %s as request() then body.text() does', async (path) => {
-    const pool = new Pool(origin, { connections: 2 });
-    try {
-      const expected = await pool.request({ method: 'POST', path, body: '{}', headers: { 'content-type': 'application/json' } });
-      releaseHeld();
-      const expectedText = await expected.body.text();
-      const got = await requestText(releasingOnData(pool), { method: 'POST', path, body: '{}', headers: { 'content-type': 'application/json' } });
-      expect(got.status).toBe(expected.statusCode);
-      expect(got.text).toBe(expectedText);
-      const { date: _date, ...expectedHeaders } = expected.headers;
-      const { date: _gotDate, ...gotHeaders } = got.headers;
-      expect({ ...gotHeaders }).toEqual(expectedHeaders);
-    } finally {
-      await pool.close();
-    }
-  });
+  it.each(['/bom', '/bom-split', '/chunks', '/empty', '/missing'])(
+    'reads %s as request() then body.text() does',
+    async (path) => {
+      const pool = new Pool(origin, { connections: 2 });
+      try {
+        const expected = await pool.request({
+          method: 'POST',
+          path,
+          body: '{}',
+          headers: { 'content-type': 'application/json' },
+        });
+        releaseHeld();
+        const expectedText = await expected.body.text();
+        const got = await requestText(releasingOnData(pool), {
+          method: 'POST',
+          path,
+          body: '{}',
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(got.status).toBe(expected.statusCode);
+        expect(got.text).toBe(expectedText);
+        const { date: _date, ...expectedHeaders } = expected.headers;
+        const { date: _gotDate, ...gotHeaders } = got.headers;
+        expect({ ...gotHeaders }).toEqual(expectedHeaders);
+      } finally {
+        await pool.close();
+      }
+    },
+  );
 
   it('rejects with the network error when the connection is refused', async () => {
     const pool = new Pool('http://127.0.0.1:9', { connections: 1 });
@@ -145,7 +172,9 @@ describe('requestText', () => {
     controller.abort(new Error('probe abandoned'));
     await expect(pending).resolves.toMatchObject({ kind: 'unreachable', reason: 'probe abandoned' });
     const before = neverArrived;
-    await expect(probeRemote({ baseUrl: origin, signal: controller.signal, env: {} }, '/never')).resolves.toMatchObject({ kind: 'unreachable', reason: 'probe abandoned' });
+    await expect(probeRemote({ baseUrl: origin, signal: controller.signal, env: {} }, '/never')).resolves.toMatchObject(
+      { kind: 'unreachable', reason: 'probe abandoned' },
+    );
     expect(neverArrived).toBe(before);
   });
 
@@ -242,12 +271,14 @@ describe('InFlight: the requests on the wire, linked through themselves', () => 
     expect(inFlight.add(c)).toBe(false);
     expect(c.reasons).toEqual([reason]);
     // A request still holds no link to the others once dropped: nothing keeps answered requests alive.
-    expect([a, b, c].every((request) => request.inFlightPrev === undefined && request.inFlightNext === undefined)).toBe(true);
+    expect([a, b, c].every((request) => request.inFlightPrev === undefined && request.inFlightNext === undefined)).toBe(
+      true,
+    );
   });
 });
 
 describe('padding and the shared budget (QA D7)', () => {
-  it('spacePaddingStart: where a chunk\'s trailing spaces begin', () => {
+  it("spacePaddingStart: where a chunk's trailing spaces begin", () => {
     expect(spacePaddingStart(Buffer.from('{"a":1}   '))).toBe(7);
     expect(spacePaddingStart(Buffer.alloc(200_000, 0x20))).toBe(0);
     expect(spacePaddingStart(Buffer.concat([Buffer.from('x'), Buffer.alloc(150_000, 0x20)]))).toBe(1);
@@ -312,7 +343,10 @@ describe('the budget holds what is really held: the chunks while decoded, then t
 
   it('a 600 KiB answer does not fit a 1 MiB budget (1.2 MiB held while decoded) and is dropped with the budget message', async () => {
     const budget = new ByteBudget(MiB);
-    const failure = await read('/content-600k', budget).then(() => undefined, (error: unknown) => error);
+    const failure = await read('/content-600k', budget).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(ResponseBudgetError);
     expect((failure as Error).message).toBe('the answers in flight together passed 1 MiB; this answer was dropped');
     expect(budget.held).toBe(0);

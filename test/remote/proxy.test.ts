@@ -39,19 +39,43 @@ describe('proxyFor (curl rules)', () => {
 describe('through a CONNECT proxy on loopback', () => {
   it('a remote sync goes through the proxy (its log shows the tunnel and the credentials), none of which is printed', async () => {
     proxy = await startConnectProxy();
-    server = await startHostileServer((_request, res) => json(res, 200, { Content: { User: {}, GroupErrors: [] }, Success: true, Errors: null }));
+    server = await startHostileServer((_request, res) =>
+      json(res, 200, { Content: { User: {}, GroupErrors: [] }, Success: true, Errors: null }),
+    );
     const port = new URL(server.url).port;
     await withTempDir(async (dir) => {
-      await writeFile(join(dir, 'users.json'), JSON.stringify([{ ExternalId: 'u-1', FirstName: 'A', LastName: 'B', Email: 'a@example.test', Role: 'Candidate' }]));
+      await writeFile(
+        join(dir, 'users.json'),
+        JSON.stringify([
+          { ExternalId: 'u-1', FirstName: 'A', LastName: 'B', Email: 'a@example.test', Role: 'Candidate' },
+        ]),
+      );
       const proxyUrl = `http://alice:pr0xy-pa55word@127.0.0.1:${proxy!.port}`;
       const io = testDeps(dir, {}, { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs'), HTTP_PROXY: proxyUrl });
       // Not loopback, so proxied: the proxy resolves the name (to 127.0.0.1) as a real one would.
       const code = await runCli(
-        ['--target', 'remote', '--base-url', `http://exam.proxied.test:${port}`, '--allow-insecure-http', '--yes', '--json', 'user', 'sync', '--file', join(dir, 'users.json')],
+        [
+          '--target',
+          'remote',
+          '--base-url',
+          `http://exam.proxied.test:${port}`,
+          '--allow-insecure-http',
+          '--yes',
+          '--json',
+          'user',
+          'sync',
+          '--file',
+          join(dir, 'users.json'),
+        ],
         io.deps,
       );
       expect(code).toBe(0);
-      expect(proxy!.log).toEqual([{ target: `exam.proxied.test:${port}`, authorization: `Basic ${Buffer.from('alice:pr0xy-pa55word').toString('base64')}` }]);
+      expect(proxy!.log).toEqual([
+        {
+          target: `exam.proxied.test:${port}`,
+          authorization: `Basic ${Buffer.from('alice:pr0xy-pa55word').toString('base64')}`,
+        },
+      ]);
       expect(server!.requests).toHaveLength(1);
       expect(server!.requests[0]!.headers.authorization).toBe(`EAPI ${TOKEN}`);
       expect(io.stdout.text + io.stderr.text).not.toContain('pr0xy-pa55word');
@@ -60,11 +84,24 @@ describe('through a CONNECT proxy on loopback', () => {
 
   it('doctor says "via proxy http://host:port", never the proxy credentials', async () => {
     proxy = await startConnectProxy();
-    server = await startHostileServer((_request, res) => json(res, 400, { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'Review session has not been found' }] }));
+    server = await startHostileServer((_request, res) =>
+      json(res, 400, {
+        Content: null,
+        Success: false,
+        Errors: [{ Code: 1101, Message: 'Review session has not been found' }],
+      }),
+    );
     const port = new URL(server.url).port;
     await withTempDir(async (dir) => {
-      const io = testDeps(dir, { now: () => new Date() }, { EXAMCTL_TOKEN: TOKEN, http_proxy: `http://bob:s3cret-proxy@127.0.0.1:${proxy!.port}` });
-      const code = await runCli(['--base-url', `http://exam.proxied.test:${port}`, '--allow-insecure-http', 'doctor'], io.deps);
+      const io = testDeps(
+        dir,
+        { now: () => new Date() },
+        { EXAMCTL_TOKEN: TOKEN, http_proxy: `http://bob:s3cret-proxy@127.0.0.1:${proxy!.port}` },
+      );
+      const code = await runCli(
+        ['--base-url', `http://exam.proxied.test:${port}`, '--allow-insecure-http', 'doctor'],
+        io.deps,
+      );
       expect(code).toBe(0);
       expect(io.stdout.text).toContain(`via proxy http://127.0.0.1:${proxy!.port} answered 400`);
       expect(io.stdout.text).toContain('the token is accepted (400 with 1101');
@@ -75,12 +112,22 @@ describe('through a CONNECT proxy on loopback', () => {
 
   it('https through the tunnel is end to end: a self-signed server behind the proxy is refused with the certificate advice, NODE_TLS_REJECT_UNAUTHORIZED=0 too', async () => {
     proxy = await startConnectProxy();
-    server = await startHostileServer((_request, res) => json(res, 200, { Content: null, Success: true }), { selfSigned: true });
+    server = await startHostileServer((_request, res) => json(res, 200, { Content: null, Success: true }), {
+      selfSigned: true,
+    });
     const port = new URL(server.url).port;
-    const client = createRemoteClient({ baseUrl: `https://exam.proxied.test:${port}`, token: TOKEN, env: { HTTPS_PROXY: proxy.url }, sleep: async () => undefined });
+    const client = createRemoteClient({
+      baseUrl: `https://exam.proxied.test:${port}`,
+      token: TOKEN,
+      env: { HTTPS_PROXY: proxy.url },
+      sleep: async () => undefined,
+    });
     vi.stubEnv('NODE_TLS_REJECT_UNAUTHORIZED', '0');
     try {
-      const failure = await client.upsertUser({ ExternalId: 'u-1' } as never).then(() => undefined, (error: unknown) => error);
+      const failure = await client.upsertUser({ ExternalId: 'u-1' } as never).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(failure).toBeInstanceOf(NeverSentTargetError);
       expect((failure as Error).message).toMatch(/TLS certificate|NODE_EXTRA_CA_CERTS/);
       expect(proxy.log.map((entry) => entry.target)).toEqual([`exam.proxied.test:${port}`]);
@@ -102,7 +149,10 @@ describe('through a CONNECT proxy on loopback', () => {
         sleep: async () => undefined,
       });
       try {
-        const failure = await client.upsertUser({ ExternalId: 'u-1' } as never).then(() => undefined, (error: unknown) => error);
+        const failure = await client.upsertUser({ ExternalId: 'u-1' } as never).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
         expect(failure).toBeInstanceOf(NeverSentTargetError);
         expect((failure as Error).message).toContain('nothing was sent');
         expect((failure as Error).message).not.toContain('tunnel-pa55');
@@ -115,17 +165,41 @@ describe('through a CONNECT proxy on loopback', () => {
 
     it('403: refused, not retried', async () => {
       const failure = await attempt(403);
-      expect(failure.message).toContain(`the proxy http://127.0.0.1:${proxy!.port} refused the tunnel to exam.proxied.test:443 (403): check HTTPS_PROXY/NO_PROXY and the proxy's credentials`);
+      expect(failure.message).toContain(
+        `the proxy http://127.0.0.1:${proxy!.port} refused the tunnel to exam.proxied.test:443 (403): check HTTPS_PROXY/NO_PROXY and the proxy's credentials`,
+      );
       expect(proxy!.log).toHaveLength(1);
     });
 
     it('403 through a whole run: exit 3, one plain line, and runs show says the run\'s own words ("nothing was sent"), not "may have been applied"', async () => {
       proxy = await startConnectProxy({ deny: 403 });
       await withTempDir(async (dir) => {
-        await writeFile(join(dir, 'users.json'), JSON.stringify([{ ExternalId: 'u-1', FirstName: 'A', LastName: 'B', Email: 'a@example.test', Role: 'Candidate' }]));
-        const env = { EXAMCTL_TOKEN: TOKEN, EXAMCTL_RUNS_DIR: join(dir, 'runs'), HTTPS_PROXY: `http://erin:run-pa55@127.0.0.1:${proxy!.port}` };
+        await writeFile(
+          join(dir, 'users.json'),
+          JSON.stringify([
+            { ExternalId: 'u-1', FirstName: 'A', LastName: 'B', Email: 'a@example.test', Role: 'Candidate' },
+          ]),
+        );
+        const env = {
+          EXAMCTL_TOKEN: TOKEN,
+          EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+          HTTPS_PROXY: `http://erin:run-pa55@127.0.0.1:${proxy!.port}`,
+        };
         const io = testDeps(dir, {}, env);
-        const code = await runCli(['--target', 'remote', '--base-url', 'https://exam.proxied.test', '--yes', 'user', 'sync', '--file', join(dir, 'users.json')], io.deps);
+        const code = await runCli(
+          [
+            '--target',
+            'remote',
+            '--base-url',
+            'https://exam.proxied.test',
+            '--yes',
+            'user',
+            'sync',
+            '--file',
+            join(dir, 'users.json'),
+          ],
+          io.deps,
+        );
         expect(code).toBe(3);
         expect(io.stderr.text).toContain('refused the tunnel to exam.proxied.test:443 (403)');
         expect(io.stderr.text).toContain('nothing was sent');
@@ -136,10 +210,16 @@ describe('through a CONNECT proxy on loopback', () => {
         const show = testDeps(dir, {}, env);
         await runCli(['runs', 'show', runId!], show.deps);
         // The journal keeps the failure's words for the item (QA F4): the same as the live report, the proxy's password still out.
-        expect(show.stdout.text + show.stderr.text).toContain('refused the tunnel to exam.proxied.test:443 (403): check HTTPS_PROXY/NO_PROXY and the proxy\'s credentials; nothing was sent');
+        expect(show.stdout.text + show.stderr.text).toContain(
+          "refused the tunnel to exam.proxied.test:443 (403): check HTTPS_PROXY/NO_PROXY and the proxy's credentials; nothing was sent",
+        );
         expect(show.stdout.text + show.stderr.text).not.toContain('may have been applied');
         expect(show.stdout.text + show.stderr.text).not.toContain('run-pa55');
-        expect(readdirSync(join(dir, 'runs', runId!)).map((name) => readFileSync(join(dir, 'runs', runId!, name), 'utf8')).join('')).not.toContain('run-pa55');
+        expect(
+          readdirSync(join(dir, 'runs', runId!))
+            .map((name) => readFileSync(join(dir, 'runs', runId!, name), 'utf8'))
+            .join(''),
+        ).not.toContain('run-pa55');
       });
     });
 
@@ -158,7 +238,9 @@ describe('through a CONNECT proxy on loopback', () => {
 
     it('a proxy that closes the CONNECT unanswered: never-sent, with its own words', async () => {
       const failure = await attempt('close', 2);
-      expect(failure.message).toContain(`the proxy http://127.0.0.1:${proxy!.port} closed the connection before opening the tunnel to exam.proxied.test:443`);
+      expect(failure.message).toContain(
+        `the proxy http://127.0.0.1:${proxy!.port} closed the connection before opening the tunnel to exam.proxied.test:443`,
+      );
       expect(proxy!.log).toHaveLength(2);
     });
   });
@@ -172,7 +254,10 @@ describe('through a CONNECT proxy on loopback', () => {
       sleep: async () => undefined,
     });
     try {
-      const failure = await client.upsertUser({ ExternalId: 'u-1' } as never).then(() => undefined, (error: unknown) => error);
+      const failure = await client.upsertUser({ ExternalId: 'u-1' } as never).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(failure).toBeInstanceOf(NeverSentTargetError);
       expect((failure as Error).message).toContain('(via proxy http://127.0.0.1:9)');
       expect((failure as Error).message).toContain('nothing was sent');

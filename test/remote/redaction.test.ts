@@ -14,12 +14,17 @@ describe('the redaction gate', () => {
   it('removes any 8+ piece of a secret, head, middle or tail, in any case, also split over two texts', () => {
     const token = 'Qz7KxTokenSecretW9pLmN3vB8rT5yH2';
     const tokenGate = createRedactor([token]);
-    for (const [left, right] of [[token.slice(0, 13), token.slice(13)], [token.slice(0, 8), token.slice(8)]]) {
+    for (const [left, right] of [
+      [token.slice(0, 13), token.slice(13)],
+      [token.slice(0, 8), token.slice(8)],
+    ]) {
       const shown = `${tokenGate.text(`a ${left}`)} ${tokenGate.text(right!)}`;
       expect(shown).not.toContain(right!.slice(0, 8));
       for (let at = 0; at + 8 <= token.length; at += 1) expect(shown).not.toContain(token.slice(at, at + 8));
     }
-    expect(tokenGate.text(`upper ${token.toUpperCase()} mid ${token.slice(9, 20)} tail ${token.slice(-12)}`)).toBe('upper [redacted] mid [redacted] tail [redacted]');
+    expect(tokenGate.text(`upper ${token.toUpperCase()} mid ${token.slice(9, 20)} tail ${token.slice(-12)}`)).toBe(
+      'upper [redacted] mid [redacted] tail [redacted]',
+    );
     const pinGate = createRedactor(['4711']);
     expect(pinGate.text('PIN 4711 and 47112')).toBe('PIN [redacted] and [redacted]2');
     // Pieces shorter than 8 that a token happens to share with ordinary words stay.
@@ -32,33 +37,52 @@ describe('the redaction gate', () => {
     let inner = gate.deep(nested);
     while (Array.isArray(inner)) inner = inner[0] as unknown;
     expect(inner).toBe('[redacted]');
-    const answer = JSON.parse('{"tok-ABCDEFGHIJ": "x", "__proto__": {"m": "tok-ABCDEFGHIJKLMNOP"}}') as Record<string, unknown>;
+    const answer = JSON.parse('{"tok-ABCDEFGHIJ": "x", "__proto__": {"m": "tok-ABCDEFGHIJKLMNOP"}}') as Record<
+      string,
+      unknown
+    >;
     const redacted = gate.deep(answer);
     expect(Object.keys(redacted)).toEqual(['__proto__', '[redacted]']);
     expect(Object.getPrototypeOf(redacted)).toBe(Object.prototype);
   });
 
-  it('finds the record\'s own Password and PIN at any depth; a 4-character PIN is redacted whole only', () => {
-    expect(secretsOfPayload({ Password: 'Hunter2-horse', Sittings: [{ Settings: { PIN: '4711' } }] }).sort()).toEqual(['4711', 'Hunter2-horse']);
+  it("finds the record's own Password and PIN at any depth; a 4-character PIN is redacted whole only", () => {
+    expect(secretsOfPayload({ Password: 'Hunter2-horse', Sittings: [{ Settings: { PIN: '4711' } }] }).sort()).toEqual([
+      '4711',
+      'Hunter2-horse',
+    ]);
     const recordGate = withRecordSecrets(gate, { Password: 'Hunter2-horse', PIN: '4711' });
-    expect(recordGate.text("Password 'Hunter2-horse' too weak; PIN 4711; token tok-ABCDEFGHIJ")).toBe("Password '[redacted]' too weak; PIN [redacted]; token [redacted]");
+    expect(recordGate.text("Password 'Hunter2-horse' too weak; PIN 4711; token tok-ABCDEFGHIJ")).toBe(
+      "Password '[redacted]' too weak; PIN [redacted]; token [redacted]",
+    );
   });
 
-  it('finds every sitting\'s PIN of a schedule of 6,000 sittings, not only those of its first 10,000 objects', () => {
-    const payload = { ExternalId: 'S-1', Sittings: Array.from({ length: 6000 }, (_, i) => ({ ExternalId: `x-${i}`, Settings: { PIN: String(100_000 + i) } })) };
+  it("finds every sitting's PIN of a schedule of 6,000 sittings, not only those of its first 10,000 objects", () => {
+    const payload = {
+      ExternalId: 'S-1',
+      Sittings: Array.from({ length: 6000 }, (_, i) => ({
+        ExternalId: `x-${i}`,
+        Settings: { PIN: String(100_000 + i) },
+      })),
+    };
     expect(secretsOfPayload(payload)).toHaveLength(6000);
-    expect(withRecordSecrets(gate, payload, JSON.stringify(payload)).text('PIN 105999 and 100000 refused')).toBe('PIN [redacted] and [redacted] refused');
+    expect(withRecordSecrets(gate, payload, JSON.stringify(payload)).text('PIN 105999 and 100000 refused')).toBe(
+      'PIN [redacted] and [redacted] refused',
+    );
   });
 
-  it('mayHold: an answer without a backslash and without any secret\'s head needs no walk', () => {
+  it("mayHold: an answer without a backslash and without any secret's head needs no walk", () => {
     const recordGate = withRecordSecrets(gate, { Password: 'Hunter2-horse' });
     expect(recordGate.mayHold('{"Success":true,"Content":{"User":{}}}')).toBe(false);
     expect(recordGate.mayHold('{"m":"Hunter2-h"}')).toBe(true);
     expect(recordGate.mayHold('{"m":"tok-ABCD\\u0045FGH"}')).toBe(true);
   });
 
-  it('each record\'s gate redacts its own secrets, whether its password was seen before (the memo of 64) or not', () => {
-    const passwords = Array.from({ length: 70 }, (_, i) => `Init-${i}-${Buffer.from(String(i * 7919)).toString('hex')}`);
+  it("each record's gate redacts its own secrets, whether its password was seen before (the memo of 64) or not", () => {
+    const passwords = Array.from(
+      { length: 70 },
+      (_, i) => `Init-${i}-${Buffer.from(String(i * 7919)).toString('hex')}`,
+    );
     // Twice round 70 distinct passwords (past the memo's bound), then one shared by every record.
     for (const password of [...passwords, ...passwords, 'Welcome-2026!', 'Welcome-2026!']) {
       const recordGate = withRecordSecrets(gate, { Password: password });
@@ -69,7 +93,7 @@ describe('the redaction gate', () => {
     expect(withRecordSecrets(gate, { Password: passwords[1] }).text(`${passwords[2]}`)).toBe(passwords[2]);
   });
 
-  it('given the payload\'s JSON text, a record without a secret field keeps the client\'s gate; one with it, at any depth or letter case, gets its own', () => {
+  it("given the payload's JSON text, a record without a secret field keeps the client's gate; one with it, at any depth or letter case, gets its own", () => {
     const payloads: [unknown, boolean][] = [
       [{ ExternalId: 'u-1', Labels: ['a'], Hierarchies: [{ ExternalId: 'h' }] }, false],
       [{ ExternalId: 'u-1', Note: '{"Password":"Hunter2-horse"}', Passwords: 'not-a-secret-field' }, false],
@@ -133,13 +157,18 @@ describe('encoded tokens: the token as a server would re-encode it', () => {
     const secret = 'tok-0123456789012345';
     const tokenGate = createRedactor([secret]);
     const record = withRecordSecrets(tokenGate, { Password: 'Hunter2-correct-horse45' });
-    for (const [redactor, value] of [[tokenGate, secret], [record, 'Hunter2-correct-horse45']] as const) {
+    for (const [redactor, value] of [
+      [tokenGate, secret],
+      [record, 'Hunter2-correct-horse45'],
+    ] as const) {
       for (const before of ['', 'B', 'Be', 'Bearer ', 'user:']) {
         for (const encode of [b64, b64url]) {
           const form = encode(`${before}${value}`);
           // The message as the server sent it, and inside a parsed answer (the other sinks' path).
           expect(redactor.text(`echo ${form} end`)).toBe('echo [redacted] end');
-          expect(redactor.deep({ Errors: [{ Message: `"${form}"` }] })).toEqual({ Errors: [{ Message: '"[redacted]"' }] });
+          expect(redactor.deep({ Errors: [{ Message: `"${form}"` }] })).toEqual({
+            Errors: [{ Message: '"[redacted]"' }],
+          });
         }
       }
     }
@@ -151,7 +180,13 @@ describe('encoded tokens: the token as a server would re-encode it', () => {
 
   it('percent-encoded (encodeURIComponent, + for a space) and JSON-escaped', () => {
     const percent = encodeURIComponent(token);
-    for (const form of [percent, percent.replace(/%20/g, '+'), percent.toLowerCase(), JSON.stringify(token).slice(1, -1), JSON.stringify(token).slice(1, -1).replace(/\//g, '\\/')]) {
+    for (const form of [
+      percent,
+      percent.replace(/%20/g, '+'),
+      percent.toLowerCase(),
+      JSON.stringify(token).slice(1, -1),
+      JSON.stringify(token).slice(1, -1).replace(/\//g, '\\/'),
+    ]) {
       const shown = gate.text(`bad ${form} here`);
       expect(shown).toBe('bad [redacted] here');
     }
@@ -165,10 +200,12 @@ describe('encoded tokens: the token as a server would re-encode it', () => {
       expect(shown).toBe('bad [redacted] here');
     }
     const record = withRecordSecrets(gate, { Password: 'Hunter2-correct-horse' });
-    expect(record.text(`echo ${Buffer.from('Hunter2-correct-horse').toString('hex').toUpperCase()}`)).toBe('echo [redacted]');
+    expect(record.text(`echo ${Buffer.from('Hunter2-correct-horse').toString('hex').toUpperCase()}`)).toBe(
+      'echo [redacted]',
+    );
   });
 
-  it('a short secret\'s base64 and base64url (with and without padding) and its every-byte %XX form are matched whole', () => {
+  it("a short secret's base64 and base64url (with and without padding) and its every-byte %XX form are matched whole", () => {
     const pin = withRecordSecrets(gate, { Pin: '7391' });
     for (const form of ['NzM5MQ==', 'NzM5MQ', '%37%33%39%31', '%37%33%39%31'.toLowerCase()]) {
       expect(pin.text(`PIN ${form} refused`)).toBe('PIN [redacted] refused');
@@ -186,7 +223,9 @@ describe('encoded tokens: the token as a server would re-encode it', () => {
 
   it('a proxy password and a record password are covered the same way; a PIN is matched whole only', () => {
     const proxyGate = createRedactor(['prox-Pass/word+1']);
-    expect(proxyGate.text(`auth ${b64('alice:prox-Pass/word+1')}`)).not.toContain(b64('alice:prox-Pass/word+1').slice(8, 16));
+    expect(proxyGate.text(`auth ${b64('alice:prox-Pass/word+1')}`)).not.toContain(
+      b64('alice:prox-Pass/word+1').slice(8, 16),
+    );
     const record = withRecordSecrets(gate, { Password: 'Hunter2-correct-horse' });
     const form = b64url('Hunter2-correct-horse');
     expect(record.mayHold(`{"Message":"${form}"}`)).toBe(true);
@@ -197,7 +236,8 @@ describe('encoded tokens: the token as a server would re-encode it', () => {
 describe('HTML-escaped tokens: a server echoing the token as character references', () => {
   const TOKEN = 'Tk+S3cr3t/zz=9Qw';
   const gate = createRedactor([TOKEN]);
-  const each = (format: (code: number) => string): string => [...TOKEN].map((char) => format(char.charCodeAt(0))).join('');
+  const each = (format: (code: number) => string): string =>
+    [...TOKEN].map((char) => format(char.charCodeAt(0))).join('');
   const leaked = {
     decimal: each((code) => `&#${code};`),
     hex: each((code) => `&#x${code.toString(16)};`),
@@ -207,7 +247,11 @@ describe('HTML-escaped tokens: a server echoing the token as character reference
     named: 'Tk&plus;S3cr3t&sol;zz&equals;9Qw',
     doubled: 'Tk&amp;#43;S3cr3t&amp;#47;zz&amp;#61;9Qw',
     zeroPadded: each((code) => `&#000000000000${code};`),
-    base64: Buffer.from(TOKEN).toString('base64').replace(/\+/g, '&#43;').replace(/\//g, '&sol;').replace(/=/g, '&equals;'),
+    base64: Buffer.from(TOKEN)
+      .toString('base64')
+      .replace(/\+/g, '&#43;')
+      .replace(/\//g, '&sol;')
+      .replace(/=/g, '&equals;'),
     percent: encodeURIComponent(TOKEN).replace(/%/g, '&percnt;'),
   };
 
@@ -221,14 +265,19 @@ describe('HTML-escaped tokens: a server echoing the token as character reference
 
   it('named references of the punctuation a token may hold, any case, and a 10-character prefix; ordinary escaped text stays', () => {
     const punct = createRedactor(['a#b%c_d-e.f:g!h?i@j~k&l<m>n"o\'p']);
-    const named = 'a&num;b&percnt;c&lowbar;d&hyphen;e&period;f&colon;g&excl;h&quest;i&commat;j&tilde;k&amp;l&lt;m&gt;n&quot;o&apos;p';
+    const named =
+      'a&num;b&percnt;c&lowbar;d&hyphen;e&period;f&colon;g&excl;h&quest;i&commat;j&tilde;k&amp;l&lt;m&gt;n&quot;o&apos;p';
     expect(punct.text(`x ${named} y`)).toBe('x [redacted] y');
     expect(punct.text('x a&NUM;b&Percnt;c&LOWBAR;d&dash;e y')).toBe('x [redacted] y');
     expect(gate.text(`cut: ${leaked.partial.slice(0, 17)}…`)).toBe('cut: [redacted]…');
     // A text over 1 MiB holding it behind references loses only the references that spell it, escaped twice too.
-    expect(gate.text(`${'&amp;'.repeat(220_000)} ${leaked.partial} ${leaked.doubled}.`)).toBe(`${'&amp;'.repeat(220_000)} [redacted] [redacted].`);
+    expect(gate.text(`${'&amp;'.repeat(220_000)} ${leaked.partial} ${leaked.doubled}.`)).toBe(
+      `${'&amp;'.repeat(220_000)} [redacted] [redacted].`,
+    );
     // Ordinary escaped text stays as it is, and an answer without a reference is not walked for one.
-    expect(gate.text('Tom &amp; Jerry &lt;b&gt; &#43; &unknown; &#xZZ;')).toBe('Tom &amp; Jerry &lt;b&gt; &#43; &unknown; &#xZZ;');
+    expect(gate.text('Tom &amp; Jerry &lt;b&gt; &#43; &unknown; &#xZZ;')).toBe(
+      'Tom &amp; Jerry &lt;b&gt; &#43; &unknown; &#xZZ;',
+    );
     expect(gate.mayHold('{"Success":true,"m":"a & b"}')).toBe(false);
   });
 });
@@ -239,13 +288,20 @@ describe('JSON-escaped secrets: a server echoing them as \\uXXXX escapes, wholly
   const gate = withRecordSecrets(createRedactor([TOKEN]), { Password: PASSWORD, Sittings: [{ PIN: '4711' }] });
   // Each UTF-16 unit of a character as `\uXXXX` (a surrogate pair as two escapes).
   const units = (char: string, upper: boolean): string =>
-    Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`).map((hex) => (upper ? `\\u${hex.slice(2).toUpperCase()}` : hex)).join('');
+    Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`)
+      .map((hex) => (upper ? `\\u${hex.slice(2).toUpperCase()}` : hex))
+      .join('');
   const escape = (text: string, which: (at: number) => boolean = () => true, upper = false): string =>
     [...text].map((char, at) => (which(at) ? units(char, upper) : char)).join('');
 
   it('every character escaped, some of them, in upper- or lower-case hex: the escapes that spell it go, the text around stays', () => {
     for (const secret of [TOKEN, PASSWORD]) {
-      for (const form of [escape(secret), escape(secret, (at) => at % 2 === 0), escape(secret, (at) => at % 3 !== 1, true), escape(secret, () => true, true)]) {
+      for (const form of [
+        escape(secret),
+        escape(secret, (at) => at % 2 === 0),
+        escape(secret, (at) => at % 3 !== 1, true),
+        escape(secret, () => true, true),
+      ]) {
         expect(gate.text(`bad <${form}> given`)).toBe('bad <[redacted]> given');
         expect(gate.mayHold(JSON.stringify({ Message: form }))).toBe(true);
         expect(gate.deep({ m: [form] })).toEqual({ m: ['[redacted]'] });
@@ -268,7 +324,9 @@ describe('JSON-escaped secrets: a server echoing them as \\uXXXX escapes, wholly
     // Escaped twice (`\\u0050`: a backslash, then u0050) is decoded in the next round.
     expect(gate.text(`x ${escape(TOKEN).replace(/\\/g, '\\\\')} y`)).toBe('x [redacted] y');
     // A run of backslashes halves each round, in one match: 2 MiB of them and an escaped token lose only the token.
-    expect(gate.text(`${'\\'.repeat(2 ** 21)} ${escape(TOKEN)} \\\\\\u0041`)).toBe(`${'\\'.repeat(2 ** 21)} [redacted] \\\\\\u0041`);
+    expect(gate.text(`${'\\'.repeat(2 ** 21)} ${escape(TOKEN)} \\\\\\u0041`)).toBe(
+      `${'\\'.repeat(2 ** 21)} [redacted] \\\\\\u0041`,
+    );
     expect(gate.text('C:\\new\\table \\u0041BC "\\/" \\x41 \\u12')).toBe('C:\\new\\table \\u0041BC "\\/" \\x41 \\u12');
   });
 });

@@ -105,7 +105,9 @@ describe('retries', () => {
 
   it('gives up after maxAttempts with a TargetError naming host, failure and attempts', async () => {
     server.fallback = { status: 503 };
-    const error = await makeClient({ maxAttempts: 3 }).upsertUser(user).catch((e: unknown) => e);
+    const error = await makeClient({ maxAttempts: 3 })
+      .upsertUser(user)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TargetError);
     expect((error as Error).message).toMatch(/127\.0\.0\.1:\d+/);
     expect((error as Error).message).toContain('3 attempts');
@@ -115,7 +117,9 @@ describe('retries', () => {
 
   it('gives up when the next wait would pass the total retry time', async () => {
     server.fallback = { status: 503, headers: { 'retry-after': '30' } };
-    const error = await makeClient({ maxRetryTimeMs: 10_000 }).upsertUser(user).catch((e: unknown) => e);
+    const error = await makeClient({ maxRetryTimeMs: 10_000 })
+      .upsertUser(user)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TargetError);
     expect((error as Error).message).toContain('asked to wait 30 s');
     expect(server.requests).toHaveLength(1);
@@ -125,7 +129,12 @@ describe('retries', () => {
     const port = server.port;
     await server.close();
     server = await startFaultServer(); // for afterEach; the client below points at the dead port
-    client = createRemoteClient({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, maxAttempts: 2, sleep: async () => {} });
+    client = createRemoteClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      token: TOKEN,
+      maxAttempts: 2,
+      sleep: async () => {},
+    });
     const error = await client.upsertUser(user).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TargetError);
     expect((error as Error).message).toContain('ECONNREFUSED');
@@ -151,7 +160,9 @@ describe('retries', () => {
 
   it('treats a 404 without an envelope as a wrong base URL (TargetError, no retry)', async () => {
     server.fallback = { status: 404, body: '<html>Not Found</html>' };
-    const error = await makeClient().upsertUser(user).catch((e: unknown) => e);
+    const error = await makeClient()
+      .upsertUser(user)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TargetError);
     expect((error as Error).message).toContain('check the base URL');
     expect(server.requests).toHaveLength(1);
@@ -190,7 +201,13 @@ describe('abort', () => {
       waiting(ms);
       return abortableSleep(ms, signal);
     };
-    client = createRemoteClient({ baseUrl: server.url, token: TOKEN, retryAfterCapMs: 600_000, maxRetryTimeMs: 3_600_000, sleep });
+    client = createRemoteClient({
+      baseUrl: server.url,
+      token: TOKEN,
+      retryAfterCapMs: 600_000,
+      maxRetryTimeMs: 3_600_000,
+      sleep,
+    });
     const pending = client.upsertUser(user, { signal: controller.signal });
     expect(await inBackoff).toBe(600_000);
     controller.abort();
@@ -220,7 +237,10 @@ describe('lost attempts', () => {
   it('notes an 810 after a retried POST /collections as possibly created by the lost first attempt', async () => {
     server.script(
       { destroy: true },
-      { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 810, Message: 'ExternalId already used' }] } },
+      {
+        status: 400,
+        body: { Content: null, Success: false, Errors: [{ Code: 810, Message: 'ExternalId already used' }] },
+      },
     );
     const result = await makeClient().addCollection({ ExternalId: 'c1', Title: 'T' });
     expect(result.envelope.Success).toBe(false);
@@ -228,7 +248,10 @@ describe('lost attempts', () => {
   });
 
   it('notes a Duplicate ScheduleExtId after a 504 on POST /schedule, but not after a 503', async () => {
-    const duplicate = { status: 400, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'Duplicate ScheduleExtId' }] } };
+    const duplicate = {
+      status: 400,
+      body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'Duplicate ScheduleExtId' }] },
+    };
     server.script({ status: 504 }, duplicate, { status: 503 }, duplicate);
     const api = makeClient();
     expect((await api.createSchedule({} as never)).note).toContain('possibly created by the lost first attempt');
@@ -236,7 +259,10 @@ describe('lost attempts', () => {
   });
 
   it('adds no note to an 810 on the first attempt', async () => {
-    server.script({ status: 400, body: { Content: null, Success: false, Errors: [{ Code: 810, Message: 'ExternalId already used' }] } });
+    server.script({
+      status: 400,
+      body: { Content: null, Success: false, Errors: [{ Code: 810, Message: 'ExternalId already used' }] },
+    });
     const result = await makeClient().addCollection({ ExternalId: 'c1', Title: 'T' });
     expect(result.note).toBeUndefined();
   });
@@ -267,7 +293,10 @@ describe('insecure http', () => {
 
 describe('tolerance', () => {
   it('returns Success:false at 200 as a failed result, not an exception', async () => {
-    server.script({ status: 200, body: { Content: null, Success: false, Errors: [{ Code: 301, Message: 'Schedule not found' }] } });
+    server.script({
+      status: 200,
+      body: { Content: null, Success: false, Errors: [{ Code: 301, Message: 'Schedule not found' }] },
+    });
     const result = await makeClient().removeInvigilators('S-X', ['a']);
     expect(result.status).toBe(200);
     expect(result.envelope.Success).toBe(false);
@@ -281,12 +310,18 @@ describe('tolerance', () => {
       const result = await send();
       return result.envelope.Success ? 'ok' : `${result.contradictory} ${errorsOf(result.envelope)[0]?.message}`;
     };
-    expect(await answered({ User: { ExternalId: 'someone-else' } }, () => api.upsertUser(user))).toBe('true the service answered for someone-else, not u-1');
+    expect(await answered({ User: { ExternalId: 'someone-else' } }, () => api.upsertUser(user))).toBe(
+      'true the service answered for someone-else, not u-1',
+    );
     // Ids compare ignoring case: a service folding an id's case answers for the same record.
     expect(await answered({ User: { ExternalId: 'U-1' } }, () => api.upsertUser(user))).toBe('ok');
     expect(await answered({ ExternalId: 'c1' }, () => api.addCollection({ ExternalId: 'C1', Title: 'T' }))).toBe('ok');
-    expect(await answered({ ExternalId: 'c2' }, () => api.addCollection({ ExternalId: 'c1', Title: 'T' }))).toBe('true the service answered for c2, not c1');
-    expect(await answered('S-2', () => api.createSchedule({ Schedule: { ScheduleExtId: 'S-1' } } as never))).toBe('true the service answered for S-2, not S-1');
+    expect(await answered({ ExternalId: 'c2' }, () => api.addCollection({ ExternalId: 'c1', Title: 'T' }))).toBe(
+      'true the service answered for c2, not c1',
+    );
+    expect(await answered('S-2', () => api.createSchedule({ Schedule: { ScheduleExtId: 'S-1' } } as never))).toBe(
+      'true the service answered for S-2, not S-1',
+    );
     // An answer (or a request) naming no id stays as it is.
     expect(await answered({ User: {} }, () => api.upsertUser(user))).toBe('ok');
     expect(await answered('S-2', () => api.createSchedule({ Schedule: {} } as never))).toBe('ok');
@@ -302,7 +337,9 @@ describe('tolerance', () => {
 
   it('turns a non-JSON 500 page into a TargetError with a readable message', async () => {
     server.fallback = { status: 500, body: '<html><body><h1>Internal Server Error</h1></body></html>' };
-    const error = await makeClient().upsertUser(user).catch((e: unknown) => e);
+    const error = await makeClient()
+      .upsertUser(user)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TargetError);
     expect((error as Error).message).toContain('internal server error (500)');
     expect((error as Error).message).toContain('Internal Server Error');
@@ -314,13 +351,27 @@ describe('tolerance', () => {
     server.fallback = { status: 200, body: '<html>login</html>' };
     await expect(makeClient().upsertUser(user)).rejects.toThrow(/not the API's JSON envelope/);
     // Its Content-Type holding the token (any case) passes the gate with the rest (trial31 F13).
-    server.fallback = { status: 200, body: '<html>login</html>', headers: { 'content-type': `text/x-${TOKEN.toUpperCase()}` } };
-    const error = (await makeClient().upsertUser(user).then(() => undefined, (caught: unknown) => caught)) as Error;
+    server.fallback = {
+      status: 200,
+      body: '<html>login</html>',
+      headers: { 'content-type': `text/x-${TOKEN.toUpperCase()}` },
+    };
+    const error = (await makeClient()
+      .upsertUser(user)
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )) as Error;
     expect(error.message).toContain('[redacted]');
     expect(error.message.toLowerCase()).not.toContain(TOKEN.toLowerCase());
     // examctl's own words stay whole, even where they share a run with a record's secret (trial33 F07).
     server.fallback = { status: 200, body: '<html>login</html>' };
-    const own = (await makeClient().upsertUser({ ...user, Password: 'MyIntegration#1' }).then(() => undefined, (caught: unknown) => caught)) as Error;
+    const own = (await makeClient()
+      .upsertUser({ ...user, Password: 'MyIntegration#1' })
+      .then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )) as Error;
     expect(own.message).toContain('is the base URL the integration API?');
   });
 });
@@ -374,11 +425,19 @@ describe('limits', () => {
     });
     await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', resolve));
     const port = (endless.address() as { port: number }).port;
-    client = createRemoteClient({ baseUrl: `http://127.0.0.1:${port}`, token: TOKEN, maxResponseBytes: 256 * 1024, maxAttempts: 2, sleep: async () => undefined });
+    client = createRemoteClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      token: TOKEN,
+      maxResponseBytes: 256 * 1024,
+      maxAttempts: 2,
+      sleep: async () => undefined,
+    });
     const failed = client.upsertUser(user);
     await expect(failed).rejects.toThrow(TargetError);
     // A 200: probably applied, so not sent again.
-    await expect(failed).rejects.toThrow(/the service answered 200 but its answer was too large to read \(over 256 KiB\): not retried/);
+    await expect(failed).rejects.toThrow(
+      /the service answered 200 but its answer was too large to read \(over 256 KiB\): not retried/,
+    );
     expect(requests).toBe(1);
     await client.close();
     client = undefined;
@@ -423,8 +482,16 @@ describe('shared signal', () => {
       listeners += 1;
       original(...args);
     }) as AbortSignal['addEventListener'];
-    client = createRemoteClient({ baseUrl: server.url, token: TOKEN, concurrency: 2, retryAfterCapMs: 600_000, maxRetryTimeMs: 3_600_000 });
-    const calls = Array.from({ length: 20 }, () => client!.upsertUser(user, { signal: controller.signal }).catch((e: unknown) => e));
+    client = createRemoteClient({
+      baseUrl: server.url,
+      token: TOKEN,
+      concurrency: 2,
+      retryAfterCapMs: 600_000,
+      maxRetryTimeMs: 3_600_000,
+    });
+    const calls = Array.from({ length: 20 }, () =>
+      client!.upsertUser(user, { signal: controller.signal }).catch((e: unknown) => e),
+    );
     while (server.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     const outcomes = await Promise.all(calls);
@@ -437,7 +504,9 @@ describe('shared signal', () => {
 describe('secrets', () => {
   it('redacts the token if a failing server echoes it back in an error page', async () => {
     server.fallback = { status: 500, body: `<pre>bad header Authorization: EAPI ${TOKEN}</pre>` };
-    const error = await makeClient().upsertUser(user).catch((e: unknown) => e);
+    const error = await makeClient()
+      .upsertUser(user)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TargetError);
     expect((error as Error).message).toContain('[redacted]');
     expect((error as Error).message).not.toContain(TOKEN);

@@ -25,7 +25,11 @@ afterEach(async () => {
 });
 
 /** An ok answer naming the user sent (one naming another fails the record: trial31 F07). */
-const userReply = (request: { body: string }) => okEnvelope({ User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId }, GroupErrors: [] });
+const userReply = (request: { body: string }) =>
+  okEnvelope({
+    User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId },
+    GroupErrors: [],
+  });
 
 async function writeUsers(dir: string): Promise<string> {
   const file = join(dir, 'users.json');
@@ -40,14 +44,30 @@ async function writeUsers(dir: string): Promise<string> {
   return file;
 }
 
-type Report = { summary: { total: number; ok: number; failed: number; skipped: number }; items: Array<{ id: string; status: string; errors: Array<{ message: string }> }> };
+type Report = {
+  summary: { total: number; ok: number; failed: number; skipped: number };
+  items: Array<{ id: string; status: string; errors: Array<{ message: string }> }>;
+};
 
 async function remoteSync(dir: string, extra: string[], signal?: AbortSignal) {
   const file = await writeUsers(dir);
   const reportFile = join(dir, 'report.json');
   const io = testDeps(dir, signal ? { signal } : {}, { EXAMCTL_TOKEN: TOKEN });
   const code = await runCli(
-    ['--target', 'remote', '--base-url', server.url, '--yes', '--report', reportFile, ...extra, 'user', 'sync', '--file', file],
+    [
+      '--target',
+      'remote',
+      '--base-url',
+      server.url,
+      '--yes',
+      '--report',
+      reportFile,
+      ...extra,
+      'user',
+      'sync',
+      '--file',
+      file,
+    ],
     io.deps,
   );
   const report = JSON.parse(await readFile(reportFile, 'utf8')) as Report;
@@ -75,8 +95,15 @@ describe('remote run: interrupt', () => {
       expect(report.summary.skipped).toBe(USERS - sent);
       expect(report.items.slice(sent).every((item) => item.status === 'skipped')).toBe(true);
       // The ids of the ok items are exactly those the server received.
-      const received = server.requests.map((request) => (JSON.parse(request.body) as { ExternalId: string }).ExternalId).sort();
-      expect(report.items.filter((item) => item.status === 'ok').map((item) => item.id).sort()).toEqual(received);
+      const received = server.requests
+        .map((request) => (JSON.parse(request.body) as { ExternalId: string }).ExternalId)
+        .sort();
+      expect(
+        report.items
+          .filter((item) => item.status === 'ok')
+          .map((item) => item.id)
+          .sort(),
+      ).toEqual(received);
     });
   });
 
@@ -86,7 +113,11 @@ describe('remote run: interrupt', () => {
       // The service asks to come back in 60 s; Ctrl-C must not wait that long.
       server.fallback = () => {
         queueMicrotask(() => interrupt.abort());
-        return { status: 503, headers: { 'retry-after': '60' }, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'busy' }] } };
+        return {
+          status: 503,
+          headers: { 'retry-after': '60' },
+          body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'busy' }] },
+        };
       };
       const { code, report } = await remoteSync(dir, ['--concurrency', '1'], interrupt.signal);
       expect(code).toBe(130);
@@ -100,7 +131,10 @@ describe('remote run: interrupt', () => {
 describe('remote run: a target that cannot be used', () => {
   it('403 ends the run at once with exit 3: not every row is tried, the rest is skipped', async () => {
     await withTempDir(async (dir) => {
-      server.fallback = { status: 403, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'not allowed' }] } };
+      server.fallback = {
+        status: 403,
+        body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'not allowed' }] },
+      };
       const { code, report, stderr } = await remoteSync(dir, ['--concurrency', '2']);
       expect(code).toBe(3);
       expect(stderr).toContain('refused the token (403)');
@@ -116,7 +150,10 @@ describe('remote run: a target that cannot be used', () => {
 
   it('403 with --json: the one JSON document on stdout says the run was refused, not only by its counts', async () => {
     await withTempDir(async (dir) => {
-      server.fallback = { status: 403, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'not allowed' }] } };
+      server.fallback = {
+        status: 403,
+        body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'not allowed' }] },
+      };
       const { code, stdout, report } = await remoteSync(dir, ['--concurrency', '2', '--json']);
       expect(code).toBe(3);
       const document = JSON.parse(stdout) as Report & { error: { exitCode: number; kind: string; status?: number } };
@@ -141,7 +178,10 @@ describe('remote run: a target that cannot be used', () => {
 
   it('500 is not retried: exit 3 with the server message', async () => {
     await withTempDir(async (dir) => {
-      server.fallback = { status: 500, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'database exploded' }] } };
+      server.fallback = {
+        status: 500,
+        body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'database exploded' }] },
+      };
       const { code, stderr } = await remoteSync(dir, ['--concurrency', '1']);
       expect(code).toBe(3);
       expect(server.requests.length).toBe(1);
@@ -155,7 +195,10 @@ describe('remote dry run', () => {
     await withTempDir(async (dir) => {
       const file = await writeUsers(dir);
       const io = testDeps(dir);
-      const code = await runCli(['--target', 'remote', '--base-url', server.url, '--dry-run', '--json', 'user', 'sync', '--file', file], io.deps);
+      const code = await runCli(
+        ['--target', 'remote', '--base-url', server.url, '--dry-run', '--json', 'user', 'sync', '--file', file],
+        io.deps,
+      );
       expect(io.stderr.text).not.toContain('no token');
       expect(code).toBe(0);
       expect(server.requests).toEqual([]);

@@ -3,7 +3,14 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configPath, listProfiles, loadConfig, removeProfile, saveConfig, setProfile } from '../../src/context/config-file.js';
+import {
+  configPath,
+  listProfiles,
+  loadConfig,
+  removeProfile,
+  saveConfig,
+  setProfile,
+} from '../../src/context/config-file.js';
 import { NO_TOKEN_MESSAGE, resolveRemoteTarget, type RemoteTargetInput } from '../../src/context/remote-settings.js';
 import { targetOnce } from '../../src/context/target.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
@@ -30,7 +37,14 @@ async function withToken(input: RemoteTargetInput) {
 
 /** What sending to the remote target does, as every command does it (target.ts): refused when no base URL or no token is configured. */
 async function sendingFails(given: Record<string, string | undefined>): Promise<unknown> {
-  const deps: CommandDeps = { stdout: { write: () => undefined }, stderr: { write: () => undefined }, env: given, now: () => new Date(), isTTY: false, cwd: dir };
+  const deps: CommandDeps = {
+    stdout: { write: () => undefined },
+    stderr: { write: () => undefined },
+    env: given,
+    now: () => new Date(),
+    isTTY: false,
+    cwd: dir,
+  };
   return targetOnce({ target: 'remote' }, deps)()
     .then((target) => (target.kind === 'remote' ? target.remote.connect() : undefined))
     .catch((error: unknown) => error);
@@ -46,14 +60,22 @@ async function writeToken(name: string, content: string, mode = 0o600): Promise<
 describe('config file', () => {
   it('reads a missing file as empty and writes 0600 atomically', async () => {
     expect(await loadConfig(env)).toEqual({ version: 1, profiles: {} });
-    await setProfile('prod', { baseUrl: 'https://exam.example.com', token: 'tok-1', defaults: { concurrency: 4 } }, env);
+    await setProfile(
+      'prod',
+      { baseUrl: 'https://exam.example.com', token: 'tok-1', defaults: { concurrency: 4 } },
+      env,
+    );
     const stat = await fs.stat(configPath(env));
     expect(stat.mode & 0o777).toBe(0o600);
     const leftovers = (await fs.readdir(path.dirname(configPath(env)))).filter((f) => f.endsWith('.tmp'));
     expect(leftovers).toEqual([]);
     const config = await loadConfig(env);
     expect(config.defaultProfile).toBe('prod');
-    expect(config.profiles.prod).toEqual({ baseUrl: 'https://exam.example.com', token: 'tok-1', defaults: { concurrency: 4 } });
+    expect(config.profiles.prod).toEqual({
+      baseUrl: 'https://exam.example.com',
+      token: 'tok-1',
+      defaults: { concurrency: 4 },
+    });
   });
 
   it('honours XDG_CONFIG_HOME when EXAMCTL_CONFIG_DIR is unset', () => {
@@ -105,7 +127,11 @@ describe('resolveRemoteTarget', () => {
 
   it('prefers --token-file over EXAMCTL_TOKEN and trims the trailing newline', async () => {
     const file = await writeToken('tok', 'from-file\n');
-    const target = await withToken({ baseUrl: 'https://x.example.com', tokenFile: file, env: { ...env, EXAMCTL_TOKEN: 'from-env' } });
+    const target = await withToken({
+      baseUrl: 'https://x.example.com',
+      tokenFile: file,
+      env: { ...env, EXAMCTL_TOKEN: 'from-env' },
+    });
     expect(target.token).toBe('from-file');
     expect(target.tokenSource).toBe('token-file');
     expect(target.warnings).toEqual([]);
@@ -123,16 +149,26 @@ describe('resolveRemoteTarget', () => {
     const fifo = path.join(dir, 'fifo-token');
     execFileSync('mkfifo', [fifo]);
     // No writer ever comes: a blocking open would hang here (the test's timeout, not a pass).
-    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: fifo, env })).rejects.toThrow(`--token-file: ${fifo} is a FIFO, not a regular file: refused`);
-    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: '/dev/zero', env })).rejects.toThrow('/dev/zero is a device, not a regular file');
-    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: dir, env })).rejects.toThrow(`${dir} is a directory, not a regular file`);
+    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: fifo, env })).rejects.toThrow(
+      `--token-file: ${fifo} is a FIFO, not a regular file: refused`,
+    );
+    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: '/dev/zero', env })).rejects.toThrow(
+      '/dev/zero is a device, not a regular file',
+    );
+    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: dir, env })).rejects.toThrow(
+      `${dir} is a directory, not a regular file`,
+    );
     await setProfile('piped', { baseUrl: 'https://p.example.com', tokenFile: fifo }, env);
-    await expect(resolveRemoteTarget({ profile: 'piped', env })).rejects.toThrow(/profile piped: tokenFile: .* is a FIFO/);
+    await expect(resolveRemoteTarget({ profile: 'piped', env })).rejects.toThrow(
+      /profile piped: tokenFile: .* is a FIFO/,
+    );
   });
 
   it('refuses, unread, a token file larger than 64 KiB (it holds no token)', async () => {
     const big = await writeToken('big', 'a'.repeat(64 * 1024 + 1));
-    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: big, env })).rejects.toThrow(/is larger than 64 KiB: not a token file, not read/);
+    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: big, env })).rejects.toThrow(
+      /is larger than 64 KiB: not a token file, not read/,
+    );
     const justFits = await writeToken('fits', `${'a'.repeat(64 * 1024 - 1)}\n`);
     expect((await withToken({ baseUrl: 'https://x', tokenFile: justFits, env })).token).toHaveLength(64 * 1024 - 1);
   });
@@ -143,20 +179,28 @@ describe('resolveRemoteTarget', () => {
     await fs.symlink(target, link);
     const resolved = await withToken({ baseUrl: 'https://x', tokenFile: link, env });
     expect(resolved.token).toBe('linked');
-    expect(resolved.warnings).toEqual([`--token-file: ${link} is readable by group or others (mode 640); consider chmod 600 ${link}`]);
+    expect(resolved.warnings).toEqual([
+      `--token-file: ${link} is readable by group or others (mode 640); consider chmod 600 ${link}`,
+    ]);
   });
 
   it('refuses an empty or multi-line token file', async () => {
     const empty = await writeToken('empty', '\n');
     const multi = await writeToken('multi', 'a\nb\n');
     await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: empty, env })).rejects.toThrow(/is empty/);
-    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: multi, env })).rejects.toThrow(/more than one line/);
+    await expect(resolveRemoteTarget({ baseUrl: 'https://x', tokenFile: multi, env })).rejects.toThrow(
+      /more than one line/,
+    );
   });
 
   it('refuses a token with a character outside visible ASCII from every source, naming the source, never the token', async () => {
     const file = await writeToken('euro', 'tok€secret-part\n');
     const failures: unknown[] = [];
-    const attempt = (input: Parameters<typeof resolveRemoteTarget>[0]) => resolveRemoteTarget(input).then(() => undefined, (error: unknown) => failures.push(error));
+    const attempt = (input: Parameters<typeof resolveRemoteTarget>[0]) =>
+      resolveRemoteTarget(input).then(
+        () => undefined,
+        (error: unknown) => failures.push(error),
+      );
     await attempt({ baseUrl: 'https://x', tokenFile: file, env });
     await attempt({ baseUrl: 'https://x', env: { ...env, EXAMCTL_TOKEN: 'tok\u0001secret-part' } });
     await setProfile('odd', { baseUrl: 'https://odd.example.com', token: 'tok secret-part' }, env);
@@ -174,7 +218,11 @@ describe('resolveRemoteTarget', () => {
 
   it('uses the default profile with its token file (~ expanded) and defaults', async () => {
     await writeToken('.prod-token', 'prod-secret\n');
-    await setProfile('prod', { baseUrl: 'https://prod.example.com', tokenFile: '~/.prod-token', defaults: { rate: 120 } }, env);
+    await setProfile(
+      'prod',
+      { baseUrl: 'https://prod.example.com', tokenFile: '~/.prod-token', defaults: { rate: 120 } },
+      env,
+    );
     const target = await withToken({ env });
     expect(target).toMatchObject({
       baseUrl: 'https://prod.example.com',
@@ -189,7 +237,9 @@ describe('resolveRemoteTarget', () => {
     await setProfile('prod', { baseUrl: 'https://prod.example.com', token: 'prod-secret' }, env);
     const byFlag = await resolveRemoteTarget({ baseUrl: 'https://other.example.com', env });
     expect(byFlag).toEqual({ baseUrl: 'https://other.example.com', warnings: [] });
-    expect(await sendingFails({ ...env, EXAMCTL_BASE_URL: 'https://other.example.com' })).toEqual(new UsageError(NO_TOKEN_MESSAGE));
+    expect(await sendingFails({ ...env, EXAMCTL_BASE_URL: 'https://other.example.com' })).toEqual(
+      new UsageError(NO_TOKEN_MESSAGE),
+    );
   });
 
   it('selects a profile by EXAMCTL_PROFILE and names the flag for an unknown one', async () => {
@@ -197,7 +247,9 @@ describe('resolveRemoteTarget', () => {
     await setProfile('b', { baseUrl: 'https://b.example.com', token: 'tb' }, env);
     const target = await withToken({ env: { ...env, EXAMCTL_PROFILE: 'b' } });
     expect(target.token).toBe('tb');
-    await expect(resolveRemoteTarget({ profile: 'zz', env })).rejects.toThrow(/--profile: no profile named "zz".*known: a, b/);
+    await expect(resolveRemoteTarget({ profile: 'zz', env })).rejects.toThrow(
+      /--profile: no profile named "zz".*known: a, b/,
+    );
   });
 
   it('resolves nothing when no base URL is configured anywhere; a command names the flags', async () => {

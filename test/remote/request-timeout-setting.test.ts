@@ -58,10 +58,29 @@ afterEach(async () => {
 });
 
 const sync = (timeout: string, ...flags: string[]) =>
-  examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', url, '--allow-insecure-http', '--yes', '--concurrency', '1', '--json', ...flags], dir, {
-    ...env,
-    EXAMCTL_REQUEST_TIMEOUT_MS: timeout,
-  });
+  examctl(
+    [
+      'user',
+      'sync',
+      '--file',
+      'users.csv',
+      '--target',
+      'remote',
+      '--base-url',
+      url,
+      '--allow-insecure-http',
+      '--yes',
+      '--concurrency',
+      '1',
+      '--json',
+      ...flags,
+    ],
+    dir,
+    {
+      ...env,
+      EXAMCTL_REQUEST_TIMEOUT_MS: timeout,
+    },
+  );
 
 describe('EXAMCTL_REQUEST_TIMEOUT_MS', () => {
   it.each([
@@ -87,9 +106,12 @@ describe('EXAMCTL_REQUEST_TIMEOUT_MS', () => {
     expect(seen.filter((id) => id === stalled)).toHaveLength(5);
     expect(seen.slice(-5)).toEqual([stalled, stalled, stalled, stalled, stalled]);
     expect(new Set(seen)).toEqual(new Set(ids.slice(0, 3)));
-    const item = (JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] }).items[2]!;
+    const item = (JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] })
+      .items[2]!;
     expect(item).toMatchObject({ id: stalled, status: 'skipped' });
-    expect(item.errors[0]!.message).toMatch(/^not done: the service gave no definite answer .*; it may have been applied/);
+    expect(item.errors[0]!.message).toMatch(
+      /^not done: the service gave no definite answer .*; it may have been applied/,
+    );
   });
 
   it('a 200 whose body never ends: the answer is lost at the setting, never sent again; the others go on', async () => {

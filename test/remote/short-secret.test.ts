@@ -13,12 +13,29 @@ import { stateServerPerTest } from '../support/state-server.js';
 
 const server = stateServerPerTest();
 async function sync(dir: string, password: string) {
-  writeFileSync(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role\nu-1,Ann,Lee,ann@example.test,ann,Candidate\n');
-  const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_LOCK_TIMEOUT_MS: '0', EXAMCTL_SYNC_DIR: server.address('n'), EXAMCTL_SYNC_USERNAME: 'ci', EXAMCTL_SYNC_PASSWORD: password };
+  writeFileSync(
+    join(dir, 'users.csv'),
+    'ExternalId,FirstName,LastName,Email,UserName,Role\nu-1,Ann,Lee,ann@example.test,ann,Candidate\n',
+  );
+  const env = {
+    EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+    EXAMCTL_LOCK_TIMEOUT_MS: '0',
+    EXAMCTL_SYNC_DIR: server.address('n'),
+    EXAMCTL_SYNC_USERNAME: 'ci',
+    EXAMCTL_SYNC_PASSWORD: password,
+  };
   const io = testDeps(dir, {}, env);
-  const code = await runCli(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json'], io.deps);
+  const code = await runCli(
+    ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json'],
+    io.deps,
+  );
   const runs = join(dir, 'runs');
-  const journals = existsSync(runs) ? readdirSync(runs, { recursive: true }).map(String).filter((name) => name.endsWith('.ndjson')).map((name) => readFileSync(join(runs, name), 'utf8')) : [];
+  const journals = existsSync(runs)
+    ? readdirSync(runs, { recursive: true })
+        .map(String)
+        .filter((name) => name.endsWith('.ndjson'))
+        .map((name) => readFileSync(join(runs, name), 'utf8'))
+    : [];
   return { code, outputs: [io.stdout.text, io.stderr.text, ...journals], stderr: io.stderr.text };
 }
 
@@ -36,7 +53,8 @@ describe('a state service quoting back a password of 1 to 3 characters', () => {
       expect(stderr).toContain('refused; other words stay');
       for (const text of outputs) expect(text).not.toContain(`"${password}"`);
       if (password === '%!z') expect(stderr).not.toContain('%25!z');
-    }));
+    }),
+  );
 });
 
 describe('a short secret as a whole token', () => {
@@ -45,11 +63,15 @@ describe('a short secret as a whole token', () => {
     expect(gate.text('a bad password: a')).toBe('[redacted] bad password: [redacted]');
     expect(gate.text('{"Password":"a","Note":"banana"}')).toBe('{"Password":"[redacted]","Note":"banana"}');
     expect(gate.text('Alpha, gamma, café à la carte')).toBe('Alpha, gamma, café à la carte');
-    expect(gate.deep({ Errors: [{ Message: 'wrong', Value: 'A' }] })).toEqual({ Errors: [{ Message: 'wrong', Value: '[redacted]' }] });
+    expect(gate.deep({ Errors: [{ Message: 'wrong', Value: 'A' }] })).toEqual({
+      Errors: [{ Message: 'wrong', Value: '[redacted]' }],
+    });
   });
 
-  it('a record\'s own PIN of 2 digits is its secret too', () => {
+  it("a record's own PIN of 2 digits is its secret too", () => {
     const gate = withRecordSecrets(createRedactor(['tok-ABCDEFGHIJKLMNOP']), { Pin: '42' });
-    expect(gate.text('PIN 42 refused for room 420 at 14:42')).toBe('PIN [redacted] refused for room 420 at 14:[redacted]');
+    expect(gate.text('PIN 42 refused for room 420 at 14:42')).toBe(
+      'PIN [redacted] refused for room 420 at 14:[redacted]',
+    );
   });
 });

@@ -9,11 +9,18 @@ import type { ReviewSession } from '../../src/domain/types.js';
  * same day for every reader, whatever zone the reader asks for. One the service sends with a time
  * of day (a service's local midnight written in UTC) is written as sent, never placed in a zone.
  */
-const session = (dateOfBirth: string) => ({ ExternalId: 'RS-1', Results: [{ CandidateExtId: 'c-1', DateOfBirth: dateOfBirth, PublishedDate: '2026-10-12T08:00:00.000Z' }] }) as unknown as ReviewSession;
+const session = (dateOfBirth: string) =>
+  ({
+    ExternalId: 'RS-1',
+    Results: [{ CandidateExtId: 'c-1', DateOfBirth: dateOfBirth, PublishedDate: '2026-10-12T08:00:00.000Z' }],
+  }) as unknown as ReviewSession;
 const table = (dateOfBirth: string) => resultsTable([{ externalId: 'RS-1', session: session(dateOfBirth) }]);
 const column = (name: string) => table('2004-03-17').header.indexOf(name);
 function outputTimesOf({ timeZone, dateFormat }: { timeZone: string; dateFormat: string }): OutputTimes {
-  const reading = readOutputTimes({ timezone: { text: timeZone, origin: '--timezone' }, dateFormat: { text: dateFormat, origin: '--date-format' } }, 'UTC');
+  const reading = readOutputTimes(
+    { timezone: { text: timeZone, origin: '--timezone' }, dateFormat: { text: dateFormat, origin: '--date-format' } },
+    'UTC',
+  );
   if (!reading.ok) throw new Error(reading.message);
   return reading.times;
 }
@@ -43,7 +50,13 @@ describe('DateOfBirth in review-session results', () => {
 
 describe('the TimeZone column of wall times (docs/cli.md, "review-session show")', () => {
   it('comes after the results and the Pin, before the Error of several sessions; an unread session has none', () => {
-    const several = resultsTable([{ externalId: 'RS-1', session: session('2004-03-17') }, { externalId: 'RS-2', error: '1101 not found' }], { sessionColumn: true, pinColumn: true, timeZoneColumn: 'Europe/Berlin' });
+    const several = resultsTable(
+      [
+        { externalId: 'RS-1', session: session('2004-03-17') },
+        { externalId: 'RS-2', error: '1101 not found' },
+      ],
+      { sessionColumn: true, pinColumn: true, timeZoneColumn: 'Europe/Berlin' },
+    );
     expect(several.header.slice(-3)).toEqual(['Pin', 'TimeZone', 'Error']);
     expect(several.rows.map((row) => row.slice(-2))).toEqual([
       ['Europe/Berlin', null],
@@ -51,8 +64,11 @@ describe('the TimeZone column of wall times (docs/cli.md, "review-session show")
     ]);
   });
 
-  it("a results field of that name from the service is kept as sent, never doubled or overwritten", () => {
-    const sent = { ExternalId: 'RS-1', Results: [{ CandidateExtId: 'c-1', TimeZone: 'server zone' }] } as unknown as ReviewSession;
+  it('a results field of that name from the service is kept as sent, never doubled or overwritten', () => {
+    const sent = {
+      ExternalId: 'RS-1',
+      Results: [{ CandidateExtId: 'c-1', TimeZone: 'server zone' }],
+    } as unknown as ReviewSession;
     const one = resultsTable([{ externalId: 'RS-1', session: sent }], { timeZoneColumn: 'Europe/Berlin' });
     expect(one.header.filter((name) => name === 'TimeZone')).toHaveLength(1);
     expect(one.rows[0]![one.header.indexOf('TimeZone')]).toBe('server zone');
@@ -73,7 +89,10 @@ describe('an instant the --date-format cannot hold whole', () => {
 
 describe('--timezone and --date-format are checked by one rule (readTimeSettings) for every command', () => {
   it('review-session show refuses as a run does: the format first, then the zone, each naming where it came from', () => {
-    const both = { timezone: { text: 'Europe/Atlantis', origin: '--timezone' }, dateFormat: { text: 'QQ/MM', origin: 'profile sis: dateFormat' } };
+    const both = {
+      timezone: { text: 'Europe/Atlantis', origin: '--timezone' },
+      dateFormat: { text: 'QQ/MM', origin: 'profile sis: dateFormat' },
+    };
     const reading = readOutputTimes(both, 'UTC');
     expect(reading.ok ? '' : reading.message).toMatch(/^profile sis: dateFormat QQ\/MM: /);
     const zoneOnly = readOutputTimes({ timezone: both.timezone }, 'UTC');

@@ -53,9 +53,13 @@ describe('runs resume of a damaged journal', () => {
     expect(resumed.stderr).toContain(`${journal}:5: run journal damaged: checksum mismatch`);
     const json = await examctl(['--yes', '--json', 'runs', 'resume'], dir, env);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ error: { exitCode: 2, message: expect.stringContaining(`${journal}:5: run journal damaged`) as string } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      error: { exitCode: 2, message: expect.stringContaining(`${journal}:5: run journal damaged`) as string },
+    });
     const listed = await examctl(['runs', 'list'], dir, env);
-    expect(listed.stdout).toMatch(new RegExp(`\\n${id}  unreadable   ${journal}:5: run journal damaged: checksum mismatch`));
+    expect(listed.stdout).toMatch(
+      new RegExp(`\\n${id}  unreadable   ${journal}:5: run journal damaged: checksum mismatch`),
+    );
   });
 
   it('a damaged run older than a finished one is refused too; a newer run that never wrote its header is still passed over', async () => {
@@ -94,8 +98,14 @@ describe('runs resume of a damaged journal', () => {
     const store = readdirSync(join(dir, 'store')).map((name) => readFileSync(join(dir, 'store', name), 'utf8'));
     const resumed = await examctl(['--yes', 'runs', 'resume'], dir, env);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toMatch(new RegExp(`${journal}:byte \\d+: run journal damaged: item \\d+ is line \\d+ \\(__proto__\\) here but line \\d+ \\(stu-\\d+\\) of the unchanged input`));
+    expect(resumed.stderr).toMatch(
+      new RegExp(
+        `${journal}:byte \\d+: run journal damaged: item \\d+ is line \\d+ \\(__proto__\\) here but line \\d+ \\(stu-\\d+\\) of the unchanged input`,
+      ),
+    );
     expect(resumed.stderr).not.toContain('internal error');
-    expect(readdirSync(join(dir, 'store')).map((name) => readFileSync(join(dir, 'store', name), 'utf8'))).toEqual(store);
+    expect(readdirSync(join(dir, 'store')).map((name) => readFileSync(join(dir, 'store', name), 'utf8'))).toEqual(
+      store,
+    );
   });
 });

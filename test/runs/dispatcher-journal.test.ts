@@ -16,7 +16,10 @@ const unit = (n: number, valid = true): Unit<number> => ({
 });
 
 /** A journal that logs what it is told, and lets the test decide when "sent" lines are durable. */
-function fakeJournal(log: string[], kept: Map<number, Outcome> = new Map()): { journal: RunJournaling; makeDurable: () => void } {
+function fakeJournal(
+  log: string[],
+  kept: Map<number, Outcome> = new Map(),
+): { journal: RunJournaling; makeDurable: () => void } {
   const durable: (() => void)[] = [];
   const journal: RunJournaling = {
     id: 'R1',
@@ -64,11 +67,14 @@ describe('the dispatcher and the run journal', () => {
     expect(log.indexOf('request 0')).toBeGreaterThan(log.indexOf('sending 0'));
   });
 
-  it("on a resume, a unit whose outcome stands is reported as recorded and never sent, even after a stop", async () => {
+  it('on a resume, a unit whose outcome stands is reported as recorded and never sent, even after a stop', async () => {
     const log: string[] = [];
     const controller = new AbortController();
     controller.abort();
-    const { journal } = fakeJournal(log, new Map([[0, { status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad' }] }]]));
+    const { journal } = fakeJournal(
+      log,
+      new Map([[0, { status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad' }] }]]),
+    );
     const dispatcher = new RecordDispatcher<number, never>(
       { send: () => Promise.reject(new Error('must not be sent')) },
       { api, callOptions: {}, maxErrors: undefined, signal: controller.signal, journal },
@@ -84,7 +90,12 @@ describe('the dispatcher and the run journal', () => {
     const log: string[] = [];
     const { journal, makeDurable } = fakeJournal(log);
     const dispatcher = new RecordDispatcher<number, never>(
-      { send: () => Promise.reject(new TransientTargetError('127.0.0.1: POST /user failed after 5 attempts in 3 s: service unavailable (503)')) },
+      {
+        send: () =>
+          Promise.reject(
+            new TransientTargetError('127.0.0.1: POST /user failed after 5 attempts in 3 s: service unavailable (503)'),
+          ),
+      },
       { api, callOptions: {}, maxErrors: undefined, signal: undefined, journal },
     );
     const answer = dispatcher.dispatch(unit(0));
@@ -98,8 +109,13 @@ describe('the dispatcher and the run journal', () => {
   it("items in flight when the store is replaced under the run are as never reached (nothing of them landed): the unreached rows' words, in the report and the journal", async () => {
     const log: string[] = [];
     const { journal, makeDurable } = fakeJournal(log);
-    const replaced = new StoreReplacedError('/s was replaced (local init --force) under this run: stopped; run the file again');
-    const dispatcher = new RecordDispatcher<number, never>({ send: () => Promise.reject(replaced) }, { api, callOptions: {}, maxErrors: undefined, signal: undefined, journal });
+    const replaced = new StoreReplacedError(
+      '/s was replaced (local init --force) under this run: stopped; run the file again',
+    );
+    const dispatcher = new RecordDispatcher<number, never>(
+      { send: () => Promise.reject(replaced) },
+      { api, callOptions: {}, maxErrors: undefined, signal: undefined, journal },
+    );
     const answers = [dispatcher.dispatch(unit(0)), dispatcher.dispatch(unit(1))];
     await new Promise((resolve) => setImmediate(resolve));
     makeDurable();
@@ -109,9 +125,17 @@ describe('the dispatcher and the run journal', () => {
     expect(log).toContain('unanswered 1 StoreReplacedError');
     // The journal withdraws them as never reached (no reason of their own): `runs show` gives them the unreached rows' words too.
     const unsent: { reason?: string }[] = [];
-    const run = { id: 'R1', sent: async () => undefined, unsent: (refs: { reason?: string }[]) => void unsent.push(...refs), end: async () => undefined };
+    const run = {
+      id: 'R1',
+      sent: async () => undefined,
+      unsent: (refs: { reason?: string }[]) => void unsent.push(...refs),
+      end: async () => undefined,
+    };
     const resume = { journal: run, plan: { decide: () => ({ action: 'send' }) }, record: {} };
-    const journaling = await startJournaling('user sync', {} as ResolvedTarget, undefined, {}, { env: {}, resume } as unknown as CommandDeps);
+    const journaling = await startJournaling('user sync', {} as ResolvedTarget, undefined, {}, {
+      env: {},
+      resume,
+    } as unknown as CommandDeps);
     journaling.sending(0, unit(0));
     journaling.unanswered(0, unit(0), replaced);
     await journaling.end('target-error', {} as ReportSummary);
@@ -142,7 +166,8 @@ describe('units put on record as sent ahead of their dispatch', () => {
     const { dispatcher, requests } = aheadDispatcher(journal);
     const units = Array.from({ length: 200 }, (_, n) => unit(n, n !== 7));
     dispatcher.expect(units.slice(0, 150));
-    const recorded = (): number[] => log.filter((line) => line.startsWith('sending ')).map((line) => Number(line.slice(8)));
+    const recorded = (): number[] =>
+      log.filter((line) => line.startsWith('sending ')).map((line) => Number(line.slice(8)));
     const answers: Promise<unknown>[] = [];
     let groups = 0;
     let before = 0;

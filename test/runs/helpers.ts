@@ -30,5 +30,8 @@ export function deadPid(): number {
 /** The LOCK a killed process leaves in its run's directory. */
 export function leaveStaleLock(runDirPath: string): void {
   const pid = deadPid();
-  writeFileSync(join(runDirPath, 'LOCK'), `${JSON.stringify({ pid, host: hostname(), command: 'examctl user sync', since: new Date().toISOString(), token: `${pid}-dead` })}\n`);
+  writeFileSync(
+    join(runDirPath, 'LOCK'),
+    `${JSON.stringify({ pid, host: hostname(), command: 'examctl user sync', since: new Date().toISOString(), token: `${pid}-dead` })}\n`,
+  );
 }

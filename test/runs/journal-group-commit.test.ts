@@ -14,7 +14,14 @@ vi.mock(import('../../src/system/durable-write.js'), async (original) => {
       const failure = failing.next;
       failing.next = undefined;
       if (failure !== undefined) return Promise.reject(failure);
-      writes.push(bytes.toString('utf8').split('\n').slice(0, -1).map((line) => (JSON.parse(line) as { b: { t: string; n?: number } }).b).map((body) => `${body.t}${body.n ?? ''}`));
+      writes.push(
+        bytes
+          .toString('utf8')
+          .split('\n')
+          .slice(0, -1)
+          .map((line) => (JSON.parse(line) as { b: { t: string; n?: number } }).b)
+          .map((body) => `${body.t}${body.n ?? ''}`),
+      );
       return actual.appendDurably(handle, bytes, position);
     },
   };
@@ -85,24 +92,34 @@ describe('group commit of the run journal (docs/runs.md, "Group commit")', () =>
 });
 
 describe('a resume that cannot take its journal back', () => {
-  const openOn = async (path: string): Promise<number> => (await openFiles()).filter((target) => target === path).length;
+  const openOn = async (path: string): Promise<number> =>
+    (await openFiles()).filter((target) => target === path).length;
 
-  it.skipIf(process.platform !== 'linux')('closes it and lets the run go, whether its cut or its resume line failed (a full disk): never left to the collector', async () => {
-    const journal = await RunJournal.start(runsDir, header());
-    await journal.close();
-    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-    const probe = await open(journal.file, 'r');
-    vi.spyOn(Object.getPrototypeOf(probe) as { datasync: () => Promise<void> }, 'datasync').mockRejectedValueOnce(full);
-    await probe.close();
-    const validLength = statSync(journal.file).size;
-    await expect((await RunJournal.lockForResume(runsDir, journal.id)).reopen(validLength)).rejects.toThrow(/no space left/);
-    expect(await openOn(journal.file)).toBe(0);
-    failing.next = full;
-    await expect((await RunJournal.lockForResume(runsDir, journal.id)).reopen(validLength)).rejects.toThrow(/no space left/);
-    expect(await openOn(journal.file)).toBe(0);
-    // Its lock went with it: the run can be taken over again.
-    const held = await RunJournal.lockForResume(runsDir, journal.id);
-    await (await held.reopen(validLength)).close();
-    expect(readFileSync(journal.file, 'utf8').trimEnd().split('\n')).toHaveLength(2);
-  });
+  it.skipIf(process.platform !== 'linux')(
+    'closes it and lets the run go, whether its cut or its resume line failed (a full disk): never left to the collector',
+    async () => {
+      const journal = await RunJournal.start(runsDir, header());
+      await journal.close();
+      const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      const probe = await open(journal.file, 'r');
+      vi.spyOn(Object.getPrototypeOf(probe) as { datasync: () => Promise<void> }, 'datasync').mockRejectedValueOnce(
+        full,
+      );
+      await probe.close();
+      const validLength = statSync(journal.file).size;
+      await expect((await RunJournal.lockForResume(runsDir, journal.id)).reopen(validLength)).rejects.toThrow(
+        /no space left/,
+      );
+      expect(await openOn(journal.file)).toBe(0);
+      failing.next = full;
+      await expect((await RunJournal.lockForResume(runsDir, journal.id)).reopen(validLength)).rejects.toThrow(
+        /no space left/,
+      );
+      expect(await openOn(journal.file)).toBe(0);
+      // Its lock went with it: the run can be taken over again.
+      const held = await RunJournal.lockForResume(runsDir, journal.id);
+      await (await held.reopen(validLength)).close();
+      expect(readFileSync(journal.file, 'utf8').trimEnd().split('\n')).toHaveLength(2);
+    },
+  );
 });

@@ -12,13 +12,22 @@ import type { Spec } from '../../src/flags/option-table.js';
  * says whether the journal keeps it or why not.
  */
 function silent(specs: readonly Spec[]): string[] {
-  return specs.filter((spec) => spec.kept === undefined || (typeof spec.kept === 'object' && spec.kept.notKept.trim().length < 10)).map((spec) => (spec.kind === 'option' ? spec.flags : spec.syntax));
+  return specs
+    .filter(
+      (spec) => spec.kept === undefined || (typeof spec.kept === 'object' && spec.kept.notKept.trim().length < 10),
+    )
+    .map((spec) => (spec.kind === 'option' ? spec.flags : spec.syntax));
 }
 
 describe('kept options', () => {
   it('every flag of a resumable command, and every global flag, is kept by the journal or says why not', () => {
     const resumable = COMMANDS.filter((command) => command.resume === 'rerun');
-    expect(resumable.map((command) => command.path.join(' ')).sort()).toEqual(['collection add', 'invigilators remove', 'schedule push', 'user sync']);
+    expect(resumable.map((command) => command.path.join(' ')).sort()).toEqual([
+      'collection add',
+      'invigilators remove',
+      'schedule push',
+      'user sync',
+    ]);
     expect(silent(GLOBAL_OPTIONS)).toEqual([]);
     for (const command of resumable) expect(silent(command.options ?? []), command.path.join(' ')).toEqual([]);
   });
@@ -31,7 +40,24 @@ describe('kept options', () => {
     expect(names('user sync')).toContain('reallyNewIds');
     expect(names('user sync')).not.toContain('requireMemory');
     expect(names('user sync')).not.toContain('json');
-    expect(names('user sync')).toEqual(expect.arrayContaining(['target', 'store', 'baseUrl', 'tokenFile', 'profile', 'report', 'yes', 'file', 'population', 'changedOnly', 'disableMissing', 'syncDir', 'mapFile', 'set']));
+    expect(names('user sync')).toEqual(
+      expect.arrayContaining([
+        'target',
+        'store',
+        'baseUrl',
+        'tokenFile',
+        'profile',
+        'report',
+        'yes',
+        'file',
+        'population',
+        'changedOnly',
+        'disableMissing',
+        'syncDir',
+        'mapFile',
+        'set',
+      ]),
+    );
     expect(names('invigilators remove')).toEqual(expect.arrayContaining(['scheduleExtId', 'userExtIds', 'file']));
   });
 });

@@ -40,7 +40,9 @@ function stateOf(pid: number): string | undefined {
  */
 async function zombiePid(): Promise<number> {
   parent = spawn('sh', ['-c', 'sleep 0.05 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  const pid = await new Promise<number>((resolve) => parent!.stdout!.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))));
+  const pid = await new Promise<number>((resolve) =>
+    parent!.stdout!.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim()))),
+  );
   for (let waited = 0; stateOf(pid) !== 'Z'; waited += 10) {
     if (waited > 5000) throw new Error(`pid ${pid} never became a zombie (state ${stateOf(pid)})`);
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -49,7 +51,13 @@ async function zombiePid(): Promise<number> {
 }
 
 function writeLock(runDirPath: string, info: { pid: number; started?: number }): void {
-  const lock = { ...info, host: hostname(), command: 'examctl user sync', since: new Date().toISOString(), token: `${info.pid}-test` };
+  const lock = {
+    ...info,
+    host: hostname(),
+    command: 'examctl user sync',
+    since: new Date().toISOString(),
+    token: `${info.pid}-test`,
+  };
   writeFileSync(join(runDirPath, 'LOCK'), `${JSON.stringify(lock)}\n`);
 }
 
@@ -97,7 +105,10 @@ describe.runIf(linux)('the lock of a run whose process is a zombie or another pr
 
   it('a lock taken by examctl records the start time of its process', async () => {
     const journal = await RunJournal.start(runsDir, header());
-    const lock = JSON.parse(readFileSync(join(runsDir, journal.id, 'LOCK'), 'utf8')) as { pid: number; started?: number };
+    const lock = JSON.parse(readFileSync(join(runsDir, journal.id, 'LOCK'), 'utf8')) as {
+      pid: number;
+      started?: number;
+    };
     expect(lock).toMatchObject({ pid: process.pid, started: ownStartTicks() });
     await journal.close();
   });

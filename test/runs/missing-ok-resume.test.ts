@@ -15,20 +15,30 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('invigilators remove --missing-ok, killed and resumed', () => {
   it('reports the ids in flight as sent, noted, not as already not invigilators; exit 0', async () => {
-    const world = JSON.parse(readFileSync(resolve(__dirname, '../../fixtures/world.json'), 'utf8')) as { Users: Record<string, unknown>[]; Schedules: { ScheduleExtId: string; Invigilators: string[] }[] };
+    const world = JSON.parse(readFileSync(resolve(__dirname, '../../fixtures/world.json'), 'utf8')) as {
+      Users: Record<string, unknown>[];
+      Schedules: { ScheduleExtId: string; Invigilators: string[] }[];
+    };
     const invigilator = world.Users.find((user) => user.ExternalId === 'inv-1')!;
     const extra = Array.from({ length: 12 }, (_, i) => `inv-${i + 10}`);
-    for (const id of extra) world.Users.push({ ...invigilator, ExternalId: id, UserName: id, Email: `${id}@example.test` });
+    for (const id of extra)
+      world.Users.push({ ...invigilator, ExternalId: id, UserName: id, Email: `${id}@example.test` });
     world.Schedules.find((schedule) => schedule.ScheduleExtId === 'S-FUTURE')!.Invigilators.push(...extra);
     writeFileSync(join(dir, 'world.json'), JSON.stringify(world));
     writeFileSync(join(dir, 'ids.txt'), `${extra.join('\n')}\n`);
     const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
     expect((await examctl(['--store', 'st', 'local', 'init', '--seed', 'world.json'], dir, env)).code).toBe(0);
-    const killed = await examctl(['--store', 'st', 'invigilators', 'remove', 'S-FUTURE', '--file', 'ids.txt', '--missing-ok'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1:SIGKILL' });
+    const killed = await examctl(
+      ['--store', 'st', 'invigilators', 'remove', 'S-FUTURE', '--file', 'ids.txt', '--missing-ok'],
+      dir,
+      { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1:SIGKILL' },
+    );
     expect(killed.code).not.toBe(0);
     const resumed = await examctl(['--store', 'st', 'runs', 'resume', '--json'], dir, env);
     expect(resumed.code, resumed.stderr).toBe(0);
-    const items = (JSON.parse(resumed.stdout) as { items: { id: string; status: string; action?: string; note?: string }[] }).items;
+    const items = (
+      JSON.parse(resumed.stdout) as { items: { id: string; status: string; action?: string; note?: string }[] }
+    ).items;
     expect(items).toHaveLength(12);
     for (const item of items) {
       expect(item.status).toBe('ok');
@@ -37,6 +47,8 @@ describe('invigilators remove --missing-ok, killed and resumed', () => {
       expect(item.note).toMatch(/interrupted attempt of run \S+ may have applied it/);
     }
     expect(resumed.stderr).not.toContain('(nothing to remove)');
-    expect(resumed.stderr).toContain('no longer invigilators of S-FUTURE (the interrupted attempt may have removed them, or they were not): inv-10, inv-11');
+    expect(resumed.stderr).toContain(
+      'no longer invigilators of S-FUTURE (the interrupted attempt may have removed them, or they were not): inv-10, inv-11',
+    );
   });
 });

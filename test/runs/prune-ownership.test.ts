@@ -1,4 +1,14 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -31,7 +41,12 @@ afterEach(() => cleanup());
 
 /** A finished run started long ago: past every retention, prune removes it when it is the user's. */
 async function oldRun(day: number): Promise<string> {
-  const journal = await RunJournal.start(runsDir, header(), undefined, new Date(`2026-03-${String(day).padStart(2, '0')}T00:00:00Z`));
+  const journal = await RunJournal.start(
+    runsDir,
+    header(),
+    undefined,
+    new Date(`2026-03-${String(day).padStart(2, '0')}T00:00:00Z`),
+  );
   await journal.end('completed', { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 });
   return journal.id;
 }
@@ -43,7 +58,12 @@ describe('the run judged as runs list judges it', () => {
     chmodSync(join(runsDir, loose), 0o777);
     const result = await pruneRuns(runsDir, POLICY, NOW);
     expect(result.removed).toEqual([mine]);
-    expect(result.leftAlone).toEqual([{ id: loose, reason: `the run directory ${join(runsDir, loose)} is writable by others (mode 777): anyone who can write there could plant a run; chmod go-w ${join(runsDir, loose)}` }]);
+    expect(result.leftAlone).toEqual([
+      {
+        id: loose,
+        reason: `the run directory ${join(runsDir, loose)} is writable by others (mode 777): anyone who can write there could plant a run; chmod go-w ${join(runsDir, loose)}`,
+      },
+    ]);
     expect(existsSync(join(runsDir, loose, 'journal.ndjson'))).toBe(true);
   });
 });
@@ -61,7 +81,9 @@ describe('runs prune leaves alone what is not plainly the user’s run', () => {
 
     const result = await pruneRuns(runsDir, POLICY, NOW);
     expect(result.removed).toEqual([mine]);
-    expect(result.leftAlone).toEqual([{ id: planted, reason: `${join(runsDir, planted)} is not a directory (a symbolic link)` }]);
+    expect(result.leftAlone).toEqual([
+      { id: planted, reason: `${join(runsDir, planted)} is not a directory (a symbolic link)` },
+    ]);
     expect(lstatSync(join(runsDir, planted)).isSymbolicLink()).toBe(true);
     // No file removed there, and no LOCK left behind by a lock taken through the link.
     expect(readdirSync(outside).sort()).toEqual(before);
@@ -87,27 +109,48 @@ describe('runs prune leaves alone what is not plainly the user’s run', () => {
     const result = await pruneRuns(runsDir, POLICY, NOW, OTHER_USER);
     expect(result.removed).toEqual([]);
     expect(result.leftAlone.map((entry) => entry.id).sort()).toEqual([first, second].sort());
-    expect(result.leftAlone[0]?.reason).toBe(`the run directory ${join(runsDir, result.leftAlone[0]?.id ?? '')} is owned by uid ${ME}, not by you (uid ${ME + 4242})`);
+    expect(result.leftAlone[0]?.reason).toBe(
+      `the run directory ${join(runsDir, result.leftAlone[0]?.id ?? '')} is owned by uid ${ME}, not by you (uid ${ME + 4242})`,
+    );
     expect(readdirSync(runsDir).sort()).toEqual([first, second].sort());
 
     const stdout = new StringSink();
     const stderr = new StringSink();
-    const code = await runCli(['runs', 'prune', '--all', '--older-than', '1d'], { stdout, stderr, env: { EXAMCTL_RUNS_DIR: runsDir }, now: () => NOW, isTTY: false, cwd: root, runTrust: OTHER_USER });
+    const code = await runCli(['runs', 'prune', '--all', '--older-than', '1d'], {
+      stdout,
+      stderr,
+      env: { EXAMCTL_RUNS_DIR: runsDir },
+      now: () => NOW,
+      isTTY: false,
+      cwd: root,
+      runTrust: OTHER_USER,
+    });
     expect(code).toBe(0);
     expect(stderr.text).toContain('removed 0 runs');
     expect(stderr.text).toContain('left 2 entries not owned by you (or not a plain run directory) alone:');
-    expect(stderr.text).toContain(`  ${first}: the run directory ${join(runsDir, first)} is owned by uid ${ME}, not by you (uid ${ME + 4242})`);
+    expect(stderr.text).toContain(
+      `  ${first}: the run directory ${join(runsDir, first)} is owned by uid ${ME}, not by you (uid ${ME + 4242})`,
+    );
     expect(readdirSync(runsDir)).toHaveLength(2);
   });
 
   it('a runs dir others can write, with the sticky bit or without: nothing pruned (exit 2 from the CLI), as list, show and resume use nothing there', async () => {
     const id = await oldRun(6);
     chmodSync(runsDir, 0o777);
-    await expect(pruneRuns(runsDir, POLICY, NOW)).rejects.toThrow(/the runs directory \S+ is writable by others \(mode 777\); chmod go-w \S+; nothing pruned/);
+    await expect(pruneRuns(runsDir, POLICY, NOW)).rejects.toThrow(
+      /the runs directory \S+ is writable by others \(mode 777\); chmod go-w \S+; nothing pruned/,
+    );
     chmodSync(runsDir, 0o1777);
     await expect(pruneRuns(runsDir, POLICY, NOW)).rejects.toThrow(/writable by others \(mode 1777\).*; nothing pruned/);
     const stderr = new StringSink();
-    const code = await runCli(['runs', 'prune', '--all', '--older-than', '1d'], { stdout: new StringSink(), stderr, env: { EXAMCTL_RUNS_DIR: runsDir }, now: () => NOW, isTTY: false, cwd: root });
+    const code = await runCli(['runs', 'prune', '--all', '--older-than', '1d'], {
+      stdout: new StringSink(),
+      stderr,
+      env: { EXAMCTL_RUNS_DIR: runsDir },
+      now: () => NOW,
+      isTTY: false,
+      cwd: root,
+    });
     expect(code).toBe(2);
     expect(stderr.text).toContain('nothing pruned');
     expect(existsSync(join(runsDir, id))).toBe(true);

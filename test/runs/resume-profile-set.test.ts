@@ -43,8 +43,12 @@ async function olderRun(options: Record<string, string | string[]>, set: Record<
 
 async function ownerOf(id: string): Promise<unknown> {
   const exported = await cli(['--store', 'st', 'local', 'export']);
-  const { Schedules } = JSON.parse(exported.stdout) as { Schedules: Record<string, unknown>[] | Record<string, Record<string, unknown>> };
-  return (Array.isArray(Schedules) ? Schedules : Object.values(Schedules)).find((schedule) => schedule.ScheduleExtId === id)?.Owner;
+  const { Schedules } = JSON.parse(exported.stdout) as {
+    Schedules: Record<string, unknown>[] | Record<string, Record<string, unknown>>;
+  };
+  return (Array.isArray(Schedules) ? Schedules : Object.values(Schedules)).find(
+    (schedule) => schedule.ScheduleExtId === id,
+  )?.Owner;
 }
 
 describe("runs resume keeps the profile's set its run took (trial41 F02, F06)", () => {
@@ -67,12 +71,40 @@ describe("runs resume keeps the profile's set its run took (trial41 F02, F06)", 
   });
 
   it("today's run journals the set without what the --schedule file beat; a null field beats nothing (F05)", async () => {
-    expect((await cli(['config', 'set-profile', 'p', '--set', 'Owner=dean', '--set', 'Title=Set', '--set', 'UseKeyCode=true'])).code).toBe(0);
+    expect(
+      (
+        await cli([
+          'config',
+          'set-profile',
+          'p',
+          '--set',
+          'Owner=dean',
+          '--set',
+          'Title=Set',
+          '--set',
+          'UseKeyCode=true',
+        ])
+      ).code,
+    ).toBe(0);
     await writeFile(join(dir, 'sch.json'), '{"Schedule":{"Owner":"scheduler","Title":null},"Workflow":"DEFAULT"}');
-    const run = await cli(['--store', 'st', '--profile', 'p', 'schedule', 'push', '--file', 's.csv', '--schedule', 'sch.json', '--yes']);
+    const run = await cli([
+      '--store',
+      'st',
+      '--profile',
+      'p',
+      'schedule',
+      'push',
+      '--file',
+      's.csv',
+      '--schedule',
+      'sch.json',
+      '--yes',
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const [id] = await readdir(join(dir, 'runs'));
-    const header = JSON.parse(readFileSync(join(dir, 'runs', id!, 'journal.ndjson'), 'utf8').split('\n')[0]!) as { b: { profile: { defaults: unknown } } };
+    const header = JSON.parse(readFileSync(join(dir, 'runs', id!, 'journal.ndjson'), 'utf8').split('\n')[0]!) as {
+      b: { profile: { defaults: unknown } };
+    };
     expect(header.b.profile.defaults).toEqual({ set: { Title: 'Set', UseKeyCode: 'true' } });
   });
 });

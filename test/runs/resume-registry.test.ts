@@ -27,10 +27,18 @@ describe('resume registry (from the command declarations)', () => {
   });
 
   it('a new report-writing command without a resume entry is named (the check above would fail)', () => {
-    const added = declareCommand({ path: ['roster', 'push'], description: 'a new record command', examples: [], options: NO_OPTIONS, takes: ['--report'] });
+    const added = declareCommand({
+      path: ['roster', 'push'],
+      description: 'a new record command',
+      examples: [],
+      options: NO_OPTIONS,
+      takes: ['--report'],
+    });
     const behaviours = new Map([...COMMAND_BEHAVIOURS, ['roster push', { run: async () => async () => 0 }]]);
     expect(withoutResume([...COMMANDS, added])).toEqual(['roster push']);
-    expect(resumeEntry('roster push', behaviours, [...COMMANDS, added])).toEqual({ notResumable: 'its command declares no way to resume' });
+    expect(resumeEntry('roster push', behaviours, [...COMMANDS, added])).toEqual({
+      notResumable: 'its command declares no way to resume',
+    });
   });
 
   it("the four record commands resume with their behaviour, read their input again with its builder, and keep their declaration's options", async () => {
@@ -38,13 +46,21 @@ describe('resume registry (from the command declarations)', () => {
       const entry = resumeEntry(name, COMMAND_BEHAVIOURS);
       expect('run' in entry && entry.run, name).toBe(COMMAND_BEHAVIOURS.get(name)!.run);
       expect(typeof ('input' in entry ? await entry.input() : undefined), name).toBe('function');
-      expect('keptOptions' in entry && entry.keptOptions.names, name).toEqual(expect.arrayContaining(['file', 'target', 'baseUrl']));
+      expect('keptOptions' in entry && entry.keptOptions.names, name).toEqual(
+        expect.arrayContaining(['file', 'target', 'baseUrl']),
+      );
     }
   });
 
   it('runs show, runs resume and an unknown command name why they cannot be resumed', () => {
-    expect(resumeEntry('runs show', COMMAND_BEHAVIOURS)).toEqual({ notResumable: expect.stringContaining('sends nothing') });
-    expect(resumeEntry('runs resume', COMMAND_BEHAVIOURS)).toEqual({ notResumable: expect.stringContaining('resume that run again') });
-    expect(resumeEntry('user frobnicate', COMMAND_BEHAVIOURS)).toEqual({ notResumable: 'this examctl has no command "user frobnicate"' });
+    expect(resumeEntry('runs show', COMMAND_BEHAVIOURS)).toEqual({
+      notResumable: expect.stringContaining('sends nothing'),
+    });
+    expect(resumeEntry('runs resume', COMMAND_BEHAVIOURS)).toEqual({
+      notResumable: expect.stringContaining('resume that run again'),
+    });
+    expect(resumeEntry('user frobnicate', COMMAND_BEHAVIOURS)).toEqual({
+      notResumable: 'this examctl has no command "user frobnicate"',
+    });
   });
 });

@@ -24,7 +24,12 @@ const refOf = (n: number): ItemRef => ({ n, source: { file: 'users.csv', line: n
  * One attempt: some items sent (in a shuffled order, in batches), most answered, some withdrawn.
  * Items judged unchanged by an earlier attempt (`settled`) are kept, as a resume keeps them.
  */
-async function attempt(journal: RunJournal, next: () => number, bigMessage: string, settled: Set<number>): Promise<void> {
+async function attempt(
+  journal: RunJournal,
+  next: () => number,
+  bigMessage: string,
+  settled: Set<number>,
+): Promise<void> {
   const chosen = Array.from({ length: ITEMS }, (_, n) => n).filter((n) => next() < 0.6 && !settled.has(n));
   for (let i = chosen.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
@@ -43,7 +48,12 @@ async function attempt(journal: RunJournal, next: () => number, bigMessage: stri
       const status = roll < 0.55 ? 'ok' : roll < 0.7 ? 'partial' : 'failed';
       // Some answers are long (a line spanning several read blocks), some transient.
       const message = next() < 0.1 ? bigMessage : `answer ${roll.toFixed(3)}`;
-      const line: Omit<OutcomeLine, 't'> = { ...ref, status, errors: status === 'ok' ? [] : [{ field: 'Role', code: 214, message }], transient: roll > 0.9 };
+      const line: Omit<OutcomeLine, 't'> = {
+        ...ref,
+        status,
+        errors: status === 'ok' ? [] : [{ field: 'Role', code: 214, message }],
+        transient: roll > 0.9,
+      };
       journal.outcome(status === 'ok' ? { ...line, action: 'updated', note: 'n', removed: ['H-A'] } : line);
     }
   }
@@ -59,7 +69,10 @@ async function attempt(journal: RunJournal, next: () => number, bigMessage: stri
   }
 }
 
-async function showAll(runsDir: string, id: string): Promise<{ items: ReportItem[]; run: Awaited<ReturnType<typeof scanRun>> }> {
+async function showAll(
+  runsDir: string,
+  id: string,
+): Promise<{ items: ReportItem[]; run: Awaited<ReturnType<typeof scanRun>> }> {
   const run = await scanRun(runsDir, id);
   const items: ReportItem[] = [];
   try {
@@ -84,7 +97,8 @@ describe('scanRun (runs show, runs resume) against readRun (the whole journal)',
         const held = await RunJournal.lockForResume(runsDir, journal.id);
         const again = await held.reopen((await readRun(runsDir, journal.id)).validLength);
         await attempt(again, next, bigMessage, settled);
-        if (resume === 1 && seed % 2 === 0) await again.end('completed', { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 });
+        if (resume === 1 && seed % 2 === 0)
+          await again.end('completed', { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 });
         else await again.close();
       }
       const record = await readRun(runsDir, journal.id);
@@ -104,17 +118,25 @@ describe('scanRun (runs show, runs resume) against readRun (the whole journal)',
         const fromRecord = planResume(record, null);
         const decisions = Array.from({ length: ITEMS + 5 }, (_, n) => fromIndex.decide(refOf(n)));
         expect(decisions).toEqual(Array.from({ length: ITEMS + 5 }, (_, n) => fromRecord.decide(refOf(n))));
-        for (const total of [0, 1, ITEMS / 2, ITEMS, ITEMS + 5]) expect(fromIndex.keptBelow(total)).toBe(fromRecord.keptBelow(total));
+        for (const total of [0, 1, ITEMS / 2, ITEMS, ITEMS + 5])
+          expect(fromIndex.keptBelow(total)).toBe(fromRecord.keptBelow(total));
         // The confirmation's "K settled, kept" is the units the resume keeps, unchanged ones once.
         expect(fromIndex.keptBelow(ITEMS + 5)).toBe(decisions.filter((decision) => decision.action === 'keep').length);
         // Every kind of decision is in these journals: kept, resent as possibly applied, resent fresh.
-        expect(decisions.some((decision) => decision.action === 'keep' && decision.item.errors.some((error) => error.message === bigMessage))).toBe(true);
+        expect(
+          decisions.some(
+            (decision) =>
+              decision.action === 'keep' && decision.item.errors.some((error) => error.message === bigMessage),
+          ),
+        ).toBe(true);
         expect(decisions.some((decision) => decision.action === 'send' && decision.maybeApplied)).toBe(true);
         expect(decisions.some((decision) => decision.action === 'send' && !decision.maybeApplied)).toBe(true);
         const histories = Array.from({ length: ITEMS + 5 }, (_, n) => index.historyAt(n));
         expect(histories.some((history) => history?.outcome?.transient === true && !history.inFlight)).toBe(true);
         expect(histories.some((history) => history?.inFlight === true)).toBe(true);
-        expect(decisions.some((decision) => decision.action === 'keep' && decision.item.action === 'unchanged')).toBe(true);
+        expect(decisions.some((decision) => decision.action === 'keep' && decision.item.action === 'unchanged')).toBe(
+          true,
+        );
       } finally {
         await index.close();
       }
@@ -122,7 +144,10 @@ describe('scanRun (runs show, runs resume) against readRun (the whole journal)',
   }
 
   it('reads a header line longer than its read buffer, and items numbered far apart', async () => {
-    const journal = await RunJournal.start(runsDir, header({ options: { file: 'users.csv', map: 'm'.repeat(3_000_000) } }));
+    const journal = await RunJournal.start(
+      runsDir,
+      header({ options: { file: 'users.csv', map: 'm'.repeat(3_000_000) } }),
+    );
     const far = [0, 5, 70_000, 1_000_000];
     await journal.sent(far.map(refOf));
     for (const n of far.slice(0, 3)) journal.outcome({ ...refOf(n), status: 'ok', errors: [], transient: false });

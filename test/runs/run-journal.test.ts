@@ -44,28 +44,42 @@ describe('run ids and the runs directory', () => {
     expect(resolveRunsDir('/x', { EXAMCTL_RUNS_DIR: '/y' }, 'linux', '/home/a')).toBe('/x');
     expect(resolveRunsDir(undefined, { EXAMCTL_RUNS_DIR: '/y' }, 'linux', '/home/a')).toBe('/y');
     expect(resolveRunsDir(undefined, { XDG_STATE_HOME: '/state' }, 'linux', '/home/a')).toBe('/state/examctl/runs');
-    expect(resolveRunsDir(undefined, { XDG_STATE_HOME: 'relative' }, 'linux', '/home/a')).toBe('/home/a/.local/state/examctl/runs');
+    expect(resolveRunsDir(undefined, { XDG_STATE_HOME: 'relative' }, 'linux', '/home/a')).toBe(
+      '/home/a/.local/state/examctl/runs',
+    );
     expect(resolveRunsDir(undefined, {}, 'linux', '/home/a')).toBe('/home/a/.local/state/examctl/runs');
   });
 });
 
 describe('recorded options', () => {
   it('keeps only the named options with plain values: never a token or a password, whatever they are called', () => {
-    const names = keptOptionNames(COMMANDS.find((declaration) => declaration.path.join(' ') === 'collection add')!).names;
-    const kept = recordedOptions({
+    const names = keptOptionNames(
+      COMMANDS.find((declaration) => declaration.path.join(' ') === 'collection add')!,
+    ).names;
+    const kept = recordedOptions(
+      {
+        file: 'u.csv',
+        concurrency: 8,
+        upsert: true,
+        taxonomy: ['TX-1'],
+        tokenFile: '/home/a/.token',
+        token: 'SECRET-1',
+        eapiToken: 'SECRET-2',
+        password: 'SECRET-3',
+        debug: true,
+        baseUrl: 'https://user:SECRET-4@api.example.test/base?token=SECRET-5#SECRET-6',
+        report: { nested: 'SECRET-7' },
+      },
+      [...names, 'upsert'],
+    );
+    expect(kept).toEqual({
       file: 'u.csv',
       concurrency: 8,
       upsert: true,
       taxonomy: ['TX-1'],
       tokenFile: '/home/a/.token',
-      token: 'SECRET-1',
-      eapiToken: 'SECRET-2',
-      password: 'SECRET-3',
-      debug: true,
-      baseUrl: 'https://user:SECRET-4@api.example.test/base?token=SECRET-5#SECRET-6',
-      report: { nested: 'SECRET-7' },
-    }, [...names, 'upsert']);
-    expect(kept).toEqual({ file: 'u.csv', concurrency: 8, upsert: true, taxonomy: ['TX-1'], tokenFile: '/home/a/.token', baseUrl: 'https://api.example.test/base' });
+      baseUrl: 'https://api.example.test/base',
+    });
     expect(JSON.stringify(kept)).not.toMatch(/SECRET/);
   });
 });
@@ -75,7 +89,12 @@ describe('writing and reading a journal', () => {
     const journal = await RunJournal.start(runsDir, header({ units: 3 }));
     await journal.sent([ref(0), ref(1)]);
     journal.outcome({ ...ref(0), status: 'ok', errors: [], transient: false });
-    journal.outcome({ ...ref(1), status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad' }], transient: false });
+    journal.outcome({
+      ...ref(1),
+      status: 'failed',
+      errors: [{ field: 'Email', code: 209, message: 'bad' }],
+      transient: false,
+    });
     await journal.end('completed', { total: 3, ok: 1, partial: 0, failed: 1, skipped: 1 });
 
     expect(statSync(journal.file).mode & 0o777).toBe(0o600);
@@ -106,7 +125,10 @@ describe('writing and reading a journal', () => {
     // A resume records the build that resumed (another build may take a run over).
     await (await (await RunJournal.lockForResume(runsDir, journal.id)).reopen(statSync(file).size)).close();
     const last = readFileSync(file, 'utf8').trimEnd().split('\n').at(-1)!;
-    expect((decodeChecksummedLine(Buffer.from(last)) as { body: object }).body).toMatchObject({ t: 'resume', build: BUILD_ID });
+    expect((decodeChecksummedLine(Buffer.from(last)) as { body: object }).body).toMatchObject({
+      t: 'resume',
+      build: BUILD_ID,
+    });
   });
 
   it('a run whose header has no count (a schedule push) takes its total from the end line of an interrupted attempt', async () => {
@@ -115,12 +137,24 @@ describe('writing and reading a journal', () => {
     journal.outcome({ ...ref(0), status: 'ok', errors: [], transient: false });
     journal.outcome({ ...ref(1), status: 'ok', errors: [], transient: false });
     await journal.end('interrupted', { total: 40, ok: 2, partial: 0, failed: 0, skipped: 38 });
-    expect(summarize(await readRun(runsDir, journal.id))).toEqual({ total: 40, ok: 2, partial: 0, failed: 0, skipped: 38 });
+    expect(summarize(await readRun(runsDir, journal.id))).toEqual({
+      total: 40,
+      ok: 2,
+      partial: 0,
+      failed: 0,
+      skipped: 38,
+    });
     // Killed before any end line: only what the journal holds.
     const killed = await RunJournal.start(runsDir, header({ command: 'schedule push' }));
     await killed.sent([ref(0)]);
     await killed.close();
-    expect(summarize(await readRun(runsDir, killed.id))).toEqual({ total: 1, ok: 0, partial: 0, failed: 0, skipped: 1 });
+    expect(summarize(await readRun(runsDir, killed.id))).toEqual({
+      total: 1,
+      ok: 0,
+      partial: 0,
+      failed: 0,
+      skipped: 1,
+    });
   });
 
   it('an unfinished run: an item sent but not answered is skipped with "no answer recorded"; the header total counts the rest', async () => {
@@ -142,7 +176,12 @@ describe('writing and reading a journal', () => {
     const journal = await RunJournal.start(runsDir, header({ units: 4 }));
     await journal.sent([ref(0), ref(1), ref(2), ref(3)]);
     journal.outcome({ ...ref(0), status: 'ok', errors: [], transient: false });
-    journal.outcome({ ...ref(1), status: 'failed', errors: [{ field: '', code: null, message: 'HTTP 503' }], transient: true });
+    journal.outcome({
+      ...ref(1),
+      status: 'failed',
+      errors: [{ field: '', code: null, message: 'HTTP 503' }],
+      transient: true,
+    });
     // The next attempt put 1 on record again, ahead; 1 and 3 never went out; 2 was in flight when it stopped.
     await journal.sent([ref(1)]);
     journal.unsent([ref(1), ref(3)]);
@@ -213,7 +252,9 @@ describe('writing and reading a journal', () => {
       );
       expect(error).toBeInstanceOf(RunJournalWriteError);
       expect((error as RunJournalWriteError).exitCode).toBe(3);
-      expect((error as Error).message).toMatch(/^cannot write the run journal .*: (it already exists \(EEXIST\)|a part of the path is a file, not a directory \(ENOTDIR\))$/);
+      expect((error as Error).message).toMatch(
+        /^cannot write the run journal .*: (it already exists \(EEXIST\)|a part of the path is a file, not a directory \(ENOTDIR\))$/,
+      );
     }
     expect(readdirSync(runsDir)).toEqual(['not-a-dir']);
   });
@@ -232,13 +273,18 @@ describe('the per-run lock', () => {
     await journal.sent([ref(0)]);
     const record = await readRun(runsDir, journal.id);
     expect(await runState(runsDir, record)).toBe('running');
-    await expect(RunJournal.lockForResume(runsDir, journal.id)).rejects.toThrow(new RegExp(`run ${journal.id} is being run by pid ${process.pid}`));
+    await expect(RunJournal.lockForResume(runsDir, journal.id)).rejects.toThrow(
+      new RegExp(`run ${journal.id} is being run by pid ${process.pid}`),
+    );
     await journal.close();
 
-    const attempts = await Promise.allSettled(Array.from({ length: 8 }, () => RunJournal.lockForResume(runsDir, journal.id)));
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 8 }, () => RunJournal.lockForResume(runsDir, journal.id)),
+    );
     const won = attempts.filter((attempt) => attempt.status === 'fulfilled');
     expect(won).toHaveLength(1);
-    for (const attempt of attempts) if (attempt.status === 'rejected') expect(attempt.reason).toBeInstanceOf(RunJournalError);
+    for (const attempt of attempts)
+      if (attempt.status === 'rejected') expect(attempt.reason).toBeInstanceOf(RunJournalError);
     await (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof RunJournal.lockForResume>>>).value.release();
   });
 
@@ -254,7 +300,12 @@ describe('the per-run lock', () => {
 
 describe('list, last and prune', () => {
   it('lists newest first with states and counts; resolves last; the latest unfinished run only when it is the newest', async () => {
-    const old = await RunJournal.start(runsDir, header({ command: 'schedule push' }), undefined, new Date('2026-01-01T00:00:00Z'));
+    const old = await RunJournal.start(
+      runsDir,
+      header({ command: 'schedule push' }),
+      undefined,
+      new Date('2026-01-01T00:00:00Z'),
+    );
     await old.close();
     const done = await RunJournal.start(runsDir, header(), undefined, new Date('2026-02-01T00:00:00Z'));
     await done.end('completed', { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 });

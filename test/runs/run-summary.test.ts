@@ -21,8 +21,12 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-type Listing = { runs: { id: string; state: string; summary: Record<string, number>; command: string; endedAt?: string }[]; unreadable: unknown[] };
-const list = async (): Promise<Listing> => JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as Listing;
+type Listing = {
+  runs: { id: string; state: string; summary: Record<string, number>; command: string; endedAt?: string }[];
+  unreadable: unknown[];
+};
+const list = async (): Promise<Listing> =>
+  JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as Listing;
 
 describe('run summaries', () => {
   it('a finished run is listed from its end line: the same listing as from the journal, and no journal line between the header and the end is read', async () => {
@@ -30,16 +34,35 @@ describe('run summaries', () => {
     const { run: id, summary } = JSON.parse(run.stdout) as { run: string; summary: Record<string, number> };
     const journal = join(runsDir(), id, 'journal.ndjson');
     const lines = readFileSync(journal, 'utf8').trimEnd().split('\n');
-    expect(JSON.parse(lines.at(-1) ?? '')).toMatchObject({ b: { t: 'end', reason: 'completed', summary: { total: summary.total, ok: summary.ok } } });
+    expect(JSON.parse(lines.at(-1) ?? '')).toMatchObject({
+      b: { t: 'end', reason: 'completed', summary: { total: summary.total, ok: summary.ok } },
+    });
     expect(existsSync(join(runsDir(), id, 'summary.json'))).toBe(false);
     const fromEnd = await list();
-    expect(fromEnd.runs).toEqual([expect.objectContaining({ id, state: 'finished', summary: { total: summary.total, ok: summary.ok, partial: summary.partial, failed: summary.failed, skipped: summary.skipped } })]);
+    expect(fromEnd.runs).toEqual([
+      expect.objectContaining({
+        id,
+        state: 'finished',
+        summary: {
+          total: summary.total,
+          ok: summary.ok,
+          partial: summary.partial,
+          failed: summary.failed,
+          skipped: summary.skipped,
+        },
+      }),
+    ]);
     // The journal's lines between the header and the end damaged: the listing does not change
     // (those lines were not read), while `runs show`, which reads them, refuses the damage.
     const text = readFileSync(journal, 'utf8');
     const headerEnd = text.indexOf('\n') + 1;
     const endStart = text.lastIndexOf('\n', text.length - 2) + 1;
-    writeFileSync(journal, text.slice(0, headerEnd) + text.slice(headerEnd, endStart).replace(/"crc":"[0-9a-f]{8}"/g, '"crc":"00000000"') + text.slice(endStart));
+    writeFileSync(
+      journal,
+      text.slice(0, headerEnd) +
+        text.slice(headerEnd, endStart).replace(/"crc":"[0-9a-f]{8}"/g, '"crc":"00000000"') +
+        text.slice(endStart),
+    );
     expect(await list()).toEqual(fromEnd);
     expect((await examctl(['runs', 'show', id], dir, env)).code).toBe(2);
     // Restored: the same listing.
@@ -58,7 +81,10 @@ describe('run summaries', () => {
     expect(listed.runs[0]?.state).toBe('finished');
     // Read whole, a damaged line in the middle is met: the run is named unreadable, not listed from its end line.
     const headerEnd = text.indexOf('\n') + 1;
-    writeFileSync(journal, `${text.slice(0, headerEnd)}${text.slice(headerEnd).replace(/"crc":"[0-9a-f]{8}"/, '"crc":"00000000"')}{"crc":"0`);
+    writeFileSync(
+      journal,
+      `${text.slice(0, headerEnd)}${text.slice(headerEnd).replace(/"crc":"[0-9a-f]{8}"/, '"crc":"00000000"')}{"crc":"0`,
+    );
     const damaged = await list();
     expect(damaged.runs).toEqual([]);
     expect(damaged.unreadable).toEqual([expect.objectContaining({ id })]);

@@ -29,21 +29,39 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-trust-'));
   runsDir = join(dir, 'runs');
   log = [];
-  server = await serveLocalStore({ storeDir: join(dir, 'served-store'), port: 0, now: () => new Date('2026-11-21T10:00:00Z'), log: (line) => log.push(line) });
-  await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\nu-2,Bo,Lee,u-2@example.test,Candidate\n');
+  server = await serveLocalStore({
+    storeDir: join(dir, 'served-store'),
+    port: 0,
+    now: () => new Date('2026-11-21T10:00:00Z'),
+    log: (line) => log.push(line),
+  });
+  await writeFile(
+    join(dir, 'users.csv'),
+    'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\nu-2,Bo,Lee,u-2@example.test,Candidate\n',
+  );
 });
 afterEach(async () => {
   await server.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-async function cli(argv: string[], env: Record<string, string>, runTrust?: RunTrust, confirm?: (question: string) => Promise<boolean>): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(
+  argv: string[],
+  env: Record<string, string>,
+  runTrust?: RunTrust,
+  confirm?: (question: string) => Promise<boolean>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new StringSink();
   const stderr = new StringSink();
   const code = await runCli(argv, {
     stdout,
     stderr,
-    env: { EXAMCTL_NOW: '2026-11-21T10:00:00Z', EXAMCTL_CONFIG_DIR: join(dir, '.config'), EXAMCTL_RUNS_DIR: runsDir, ...env },
+    env: {
+      EXAMCTL_NOW: '2026-11-21T10:00:00Z',
+      EXAMCTL_CONFIG_DIR: join(dir, '.config'),
+      EXAMCTL_RUNS_DIR: runsDir,
+      ...env,
+    },
     now: () => new Date('2026-11-21T10:00:00Z'),
     isTTY: confirm !== undefined,
     cwd: dir,
@@ -75,7 +93,9 @@ describe('runs of another user, or in a directory others can write, are never us
     const env = { EXAMCTL_TOKEN: 'victim-token', EXAMCTL_BASE_URL: server.url, CI: 'true' };
     const resumed = await cli(['--yes', 'runs', 'resume', id, '--target-from-run'], env, OTHER_USER);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toMatch(new RegExp(`run ${id} not used: .*owned by uid ${ME}, not by you \\(uid ${OTHER_USER.uid}\\)`));
+    expect(resumed.stderr).toMatch(
+      new RegExp(`run ${id} not used: .*owned by uid ${ME}, not by you \\(uid ${OTHER_USER.uid}\\)`),
+    );
     // The newest interrupted run of *this* user is what `runs resume` takes; another's is passed over.
     const byDefault = await cli(['--yes', 'runs', 'resume'], env, OTHER_USER);
     expect(byDefault.code).toBe(0);
@@ -87,7 +107,10 @@ describe('runs of another user, or in a directory others can write, are never us
     expect(listed.code).toBe(0);
     // Listed as a row that says why it is not used, never as one of this user's runs.
     expect(listed.stdout).toMatch(new RegExp(`^${id}  unreadable   skipped: .*owned by uid ${ME}.*\n$`));
-    const json = JSON.parse((await cli(['--json', 'runs', 'list'], env, OTHER_USER)).stdout) as { runs: unknown[]; unreadable: { id: string; reason: string }[] };
+    const json = JSON.parse((await cli(['--json', 'runs', 'list'], env, OTHER_USER)).stdout) as {
+      runs: unknown[];
+      unreadable: { id: string; reason: string }[];
+    };
     expect(json.runs).toEqual([]);
     expect(json.unreadable).toEqual([{ id, reason: expect.stringMatching(/^skipped: .*owned by uid/) as string }]);
     expect(requests()).toBe(0);
@@ -99,7 +122,11 @@ describe('runs of another user, or in a directory others can write, are never us
     const id = await plantRun({ yes: true });
     await chmod(runsDir, 0o1777);
     const env = { EXAMCTL_TOKEN: 'victim-token', EXAMCTL_BASE_URL: server.url };
-    for (const argv of [['runs', 'list'], ['runs', 'show', id], ['--yes', 'runs', 'resume']]) {
+    for (const argv of [
+      ['runs', 'list'],
+      ['runs', 'show', id],
+      ['--yes', 'runs', 'resume'],
+    ]) {
       const run = await cli(argv, env);
       expect(run.code, argv.join(' ')).toBe(2);
       expect(run.stderr).toMatch(/the runs directory \S+ is writable by others \(mode 1777\)/);
@@ -114,7 +141,9 @@ describe('runs of another user, or in a directory others can write, are never us
     await chmod(join(runsDir, loose), 0o770);
     const listed = await cli(['runs', 'list'], {});
     expect(listed.stdout).toContain(fine);
-    expect(listed.stdout).toMatch(new RegExp(`\n${loose}  unreadable   skipped: the run directory \\S+ is writable by group \\(mode 770\\)`));
+    expect(listed.stdout).toMatch(
+      new RegExp(`\n${loose}  unreadable   skipped: the run directory \\S+ is writable by group \\(mode 770\\)`),
+    );
     expect((await cli(['runs', 'show', loose], {})).code).toBe(2);
   });
 });
@@ -135,17 +164,25 @@ describe('runs resume and its recorded target', () => {
     expect(requests()).toBe(2);
   });
 
-  it('EXAMCTL_TOKEN while EXAMCTL_BASE_URL names another URL is that URL\'s token: refused, exit 2, also with --target-from-run or a yes at the prompt (trial 10, F03)', async () => {
+  it("EXAMCTL_TOKEN while EXAMCTL_BASE_URL names another URL is that URL's token: refused, exit 2, also with --target-from-run or a yes at the prompt (trial 10, F03)", async () => {
     const id = await plantRun({ yes: true });
     const env = { EXAMCTL_TOKEN: 'new-service-token', EXAMCTL_BASE_URL: 'https://exam.example.test', CI: 'true' };
-    for (const argv of [['runs', 'resume'], ['runs', 'resume', '--target-from-run']]) {
+    for (const argv of [
+      ['runs', 'resume'],
+      ['runs', 'resume', '--target-from-run'],
+    ]) {
       const refused = await cli(argv, env);
       expect(refused.code, argv.join(' ')).toBe(2);
       expect(refused.stderr).toContain(
         `run ${id} was sent to ${server.url}, but EXAMCTL_BASE_URL names https://exam.example.test: EXAMCTL_TOKEN is for that one. Nothing was sent. Give a token of ${server.url} with --token-file <path>`,
       );
     }
-    const asked = await cli(['runs', 'resume'], { EXAMCTL_TOKEN: 'new-service-token', EXAMCTL_BASE_URL: 'https://exam.example.test' }, undefined, async () => true);
+    const asked = await cli(
+      ['runs', 'resume'],
+      { EXAMCTL_TOKEN: 'new-service-token', EXAMCTL_BASE_URL: 'https://exam.example.test' },
+      undefined,
+      async () => true,
+    );
     expect(asked.code).toBe(2);
     expect(requests()).toBe(0);
   });
@@ -154,11 +191,20 @@ describe('runs resume and its recorded target', () => {
     await plantRun({ yes: true });
     const env = { EXAMCTL_TOKEN: 'dev-token' };
     const questions: string[] = [];
-    const declined = await cli(['--yes', 'runs', 'resume'], env, undefined, async (question) => (questions.push(question), false));
+    const declined = await cli(
+      ['--yes', 'runs', 'resume'],
+      env,
+      undefined,
+      async (question) => (questions.push(question), false),
+    );
     expect(declined.code).toBe(2);
     expect(declined.stderr).toMatch(/not confirmed: nothing was sent/);
     expect(questions).toHaveLength(1);
-    expect(questions[0]).toMatch(new RegExp(`its base URL .* Send the rest of the run, with your token, to remote ${server.url.replace(/[.]/g, '\\.')}\\?$`));
+    expect(questions[0]).toMatch(
+      new RegExp(
+        `its base URL .* Send the rest of the run, with your token, to remote ${server.url.replace(/[.]/g, '\\.')}\\?$`,
+      ),
+    );
     expect(requests()).toBe(0);
     const accepted = await cli(['runs', 'resume'], env, undefined, async () => true);
     expect(accepted.code, accepted.stderr).toBe(0);
@@ -190,7 +236,11 @@ describe('runs resume and its recorded target', () => {
 
   it("a run's profile gone now (a CI runner): its URL in EXAMCTL_BASE_URL and a token go on; another URL is refused (trial 12, F05)", async () => {
     await plantRun({ profile: 'prod', yes: true });
-    const other = await cli(['runs', 'resume', '--target-from-run'], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: 'http://127.0.0.1:9', CI: 'true' });
+    const other = await cli(['runs', 'resume', '--target-from-run'], {
+      EXAMCTL_TOKEN: 'dev-token',
+      EXAMCTL_BASE_URL: 'http://127.0.0.1:9',
+      CI: 'true',
+    });
     expect([other.code, requests()]).toEqual([2, 0]);
     const env = { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: server.url, CI: 'true' };
     // A --profile typed now is not left out: none of that name is exit 2.
@@ -202,7 +252,11 @@ describe('runs resume and its recorded target', () => {
 
   it("an empty EXAMCTL_BASE_URL is not used by a resume: its target is the journal's (trial 12, F03)", async () => {
     await plantRun({ yes: true });
-    const resumed = await cli(['runs', 'resume', '--target-from-run'], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: '', CI: 'true' });
+    const resumed = await cli(['runs', 'resume', '--target-from-run'], {
+      EXAMCTL_TOKEN: 'dev-token',
+      EXAMCTL_BASE_URL: '',
+      CI: 'true',
+    });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(requests()).toBe(2);
   });
@@ -210,15 +264,27 @@ describe('runs resume and its recorded target', () => {
   it('under CI=true a resume on the same target keeps the killed run its --yes (one command recovers); a run without --yes still asks for it', async () => {
     // A real run, started with --yes, ended by a service that lost every answer (exit 3).
     const failing = await serveWithFaults(dir, 'lost:100%', 1, []);
-    const first = await examctlIn(dir, ['--target', 'remote', '--base-url', failing.url, '--yes', '--json', 'user', 'sync', '--file', 'users.csv'], {
-      EXAMCTL_TOKEN: 'dev-token',
-      EXAMCTL_RUNS_DIR: runsDir,
-    });
+    const first = await examctlIn(
+      dir,
+      ['--target', 'remote', '--base-url', failing.url, '--yes', '--json', 'user', 'sync', '--file', 'users.csv'],
+      {
+        EXAMCTL_TOKEN: 'dev-token',
+        EXAMCTL_RUNS_DIR: runsDir,
+      },
+    );
     await failing.close();
     expect(first.code, first.stderr).toBe(3);
-    const healthy = await serveLocalStore({ storeDir: join(dir, 'served-store'), port: Number(new URL(failing.url).port), now: () => new Date('2026-11-21T10:00:00Z') });
+    const healthy = await serveLocalStore({
+      storeDir: join(dir, 'served-store'),
+      port: Number(new URL(failing.url).port),
+      now: () => new Date('2026-11-21T10:00:00Z'),
+    });
     try {
-      const resumed = await cli(['runs', 'resume'], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: failing.url, CI: 'true' });
+      const resumed = await cli(['runs', 'resume'], {
+        EXAMCTL_TOKEN: 'dev-token',
+        EXAMCTL_BASE_URL: failing.url,
+        CI: 'true',
+      });
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stderr).not.toMatch(/needs confirmation/);
     } finally {
@@ -226,7 +292,11 @@ describe('runs resume and its recorded target', () => {
     }
     await rm(runsDir, { recursive: true });
     await plantRun({});
-    const withoutYes = await cli(['runs', 'resume'], { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_BASE_URL: server.url, CI: 'true' });
+    const withoutYes = await cli(['runs', 'resume'], {
+      EXAMCTL_TOKEN: 'dev-token',
+      EXAMCTL_BASE_URL: server.url,
+      CI: 'true',
+    });
     expect(withoutYes.code).toBe(2);
     expect(withoutYes.stderr).toMatch(/needs confirmation: add --yes/);
   });
@@ -236,7 +306,11 @@ describe('the built CLI on a shared runs dir', () => {
   it('runs resume in a mode-1777 runs dir exits 2 naming the mode, and sends nothing', async () => {
     await plantRun({ yes: true });
     await chmod(runsDir, 0o1777);
-    const run = await spawned(['--yes', 'runs', 'resume', '--target-from-run'], dir, { EXAMCTL_RUNS_DIR: runsDir, EXAMCTL_TOKEN: 'victim-token', CI: 'true' });
+    const run = await spawned(['--yes', 'runs', 'resume', '--target-from-run'], dir, {
+      EXAMCTL_RUNS_DIR: runsDir,
+      EXAMCTL_TOKEN: 'victim-token',
+      CI: 'true',
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/writable by others \(mode 1777\)/);
     expect(requests()).toBe(0);

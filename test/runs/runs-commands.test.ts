@@ -32,15 +32,20 @@ describe('a journaled run', () => {
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as { run: string };
     expect(run.stderr).toContain(`run ${report.run} (examctl runs show ${report.run})`);
-    const header = JSON.parse(journalText(report.run).split('\n')[0] as string) as { b: { options: Record<string, unknown> } };
+    const header = JSON.parse(journalText(report.run).split('\n')[0] as string) as {
+      b: { options: Record<string, unknown> };
+    };
     expect(header.b.options.pin).toBeUndefined();
     expect(header.b.options.pinSha256).toBe(createHash('sha256').update('4821').digest('hex'));
     expect(header.b.options).toMatchObject({ file: 'sittings.csv', cwd: dir });
     expect(journalText(report.run)).not.toContain('SECRET-TOKEN-1');
   });
 
-  it('runs resume of an id that is no run here (another runner\'s, a typo) says so with exit 2, as runs show does, and makes no run directory (found by a trial)', async () => {
-    for (const [id, said] of [['nonsense', 'not a run id: "nonsense"'], ['20261126T031146.099Z-9ea3', `no run 20261126T031146.099Z-9ea3 in ${runsDir()}`]] as const) {
+  it("runs resume of an id that is no run here (another runner's, a typo) says so with exit 2, as runs show does, and makes no run directory (found by a trial)", async () => {
+    for (const [id, said] of [
+      ['nonsense', 'not a run id: "nonsense"'],
+      ['20261126T031146.099Z-9ea3', `no run 20261126T031146.099Z-9ea3 in ${runsDir()}`],
+    ] as const) {
       const resumed = await examctl(['runs', 'resume', id, '--yes'], dir, env);
       expect(resumed.code, resumed.stderr).toBe(2);
       expect(resumed.stderr).toContain(said);
@@ -49,7 +54,11 @@ describe('a journaled run', () => {
   });
 
   it('a run refused before it sends (its --report cannot be written) keeps no journal and names no run', async () => {
-    const refused = await examctl(['schedule', 'push', '--file', 'sittings.csv', '--report', join(dir, 'no-such-dir', 'r.csv')], dir, env);
+    const refused = await examctl(
+      ['schedule', 'push', '--file', 'sittings.csv', '--report', join(dir, 'no-such-dir', 'r.csv')],
+      dir,
+      env,
+    );
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/cannot write report/);
     expect(refused.stderr).not.toMatch(/\brun \d{8}T/);
@@ -70,7 +79,9 @@ describe('a journaled run', () => {
     const resumed = await examctl(['runs', 'resume'], dir, env);
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toMatch(/cannot write report/);
-    const listed = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as { runs: { id: string; state: string }[] };
+    const listed = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as {
+      runs: { id: string; state: string }[];
+    };
     expect(listed.runs).toEqual([expect.objectContaining({ id: started.id, state: 'interrupted' })]);
   });
 
@@ -84,7 +95,9 @@ describe('runs list, show, prune', () => {
   it('lists the run finished, shows its report with every item once, prunes nothing recent', async () => {
     const run = await examctl(['--json', 'schedule', 'push', '--file', 'sittings.csv'], dir, env);
     const report = JSON.parse(run.stdout) as { run: string; items: unknown[]; summary: unknown };
-    const listed = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as { runs: { id: string; state: string }[] };
+    const listed = JSON.parse((await examctl(['--json', 'runs', 'list'], dir, env)).stdout) as {
+      runs: { id: string; state: string }[];
+    };
     expect(listed.runs).toEqual([expect.objectContaining({ id: report.run, state: 'finished' })]);
     const human = await examctl(['runs', 'list'], dir, env);
     expect(human.stdout).toMatch(new RegExp(`^${report.run.replace('.', '\\.')}\\s+finished\\s+schedule push`));
@@ -97,14 +110,18 @@ describe('runs list, show, prune', () => {
     expect(readFileSync(join(dir, 'again.csv'), 'utf8')).toMatch(/status/);
     const pruned = JSON.parse((await examctl(['--json', 'runs', 'prune'], dir, env)).stdout) as { removed: string[] };
     expect(pruned.removed).toEqual([]);
-    const week = JSON.parse((await examctl(['--json', 'runs', 'prune', '--older-than', '1w'], dir, env)).stdout) as { removed: string[] };
+    const week = JSON.parse((await examctl(['--json', 'runs', 'prune', '--older-than', '1w'], dir, env)).stdout) as {
+      removed: string[];
+    };
     expect(week.removed).toEqual([]);
     // A duration without its unit is refused (days? seconds?), naming the flag, and nothing is removed.
     const bare = await examctl(['runs', 'prune', '--older-than', '30'], dir, env);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('--older-than must be a duration with its unit');
     // The run started before the commands above ran: older than no time at all.
-    const all = JSON.parse((await examctl(['--json', 'runs', 'prune', '--older-than', '0s'], dir, env)).stdout) as { removed: string[] };
+    const all = JSON.parse((await examctl(['--json', 'runs', 'prune', '--older-than', '0s'], dir, env)).stdout) as {
+      removed: string[];
+    };
     expect(all.removed).toEqual([report.run]);
   });
 
@@ -137,20 +154,39 @@ describe('runs resume of a run started with --pin', () => {
   });
 
   it('a run started without one ignores EXAMCTL_PIN: it sends no PIN (trial29 F04)', async () => {
-    const started = await RunJournal.start(runsDir(), { command: 'schedule push', options: { file: join(dir, 'sittings.csv') }, target: { kind: 'local', store: join(dir, 'store') }, input: null });
+    const started = await RunJournal.start(runsDir(), {
+      command: 'schedule push',
+      options: { file: join(dir, 'sittings.csv') },
+      target: { kind: 'local', store: join(dir, 'store') },
+      input: null,
+    });
     await started.close();
     expect((await examctl(['runs', 'resume'], dir, { ...env, EXAMCTL_PIN: '4711' })).code).toBe(0);
     expect((await examctl(['local', 'export', '--out', 'w.json'], dir, env)).code).toBe(0);
     const world = JSON.parse(readFileSync(join(dir, 'w.json'), 'utf8')) as { Schedules: Record<string, unknown>[] };
-    const sent = world.Schedules.filter((schedule) => ['S-MATH1-DEC', 'S-PHYS2-JAN'].includes(schedule.ScheduleExtId as string));
-    expect(sent.map((schedule) => [schedule.ScheduleExtId, schedule.PIN])).toEqual([['S-MATH1-DEC', undefined], ['S-PHYS2-JAN', undefined]]);
+    const sent = world.Schedules.filter((schedule) =>
+      ['S-MATH1-DEC', 'S-PHYS2-JAN'].includes(schedule.ScheduleExtId as string),
+    );
+    expect(sent.map((schedule) => [schedule.ScheduleExtId, schedule.PIN])).toEqual([
+      ['S-MATH1-DEC', undefined],
+      ['S-PHYS2-JAN', undefined],
+    ]);
   });
 });
 
 describe('runs resume of a run with --clear-pin', () => {
   it("an older examctl's run that recorded --clear-pin beside EXAMCTL_PIN's digest resumes: it sends what it sent (trial40 F02)", async () => {
-    const options = { file: join(dir, 'sittings.csv'), clearPin: true, pinSha256: createHash('sha256').update('4821').digest('hex') };
-    const started = await RunJournal.start(runsDir(), { command: 'schedule push', options, target: { kind: 'local', store: join(dir, 'store') }, input: null });
+    const options = {
+      file: join(dir, 'sittings.csv'),
+      clearPin: true,
+      pinSha256: createHash('sha256').update('4821').digest('hex'),
+    };
+    const started = await RunJournal.start(runsDir(), {
+      command: 'schedule push',
+      options,
+      target: { kind: 'local', store: join(dir, 'store') },
+      input: null,
+    });
     await started.close();
     const resumed = await examctl(['runs', 'resume'], dir, { ...env, EXAMCTL_PIN: '4821' });
     expect(resumed.code, resumed.stderr).toBe(0);
@@ -171,6 +207,8 @@ describe('runs resume of a run that read stdin', () => {
     await started.close();
     const resumed = await examctl(['runs', 'resume'], dir, env);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toContain(`run ${started.id} read its input from stdin or a pipe (--file -, a FIFO, <(...)), which cannot be read again`);
+    expect(resumed.stderr).toContain(
+      `run ${started.id} read its input from stdin or a pipe (--file -, a FIFO, <(...)), which cannot be read again`,
+    );
   });
 });

@@ -14,7 +14,12 @@ const STARTS = ['2026-10-15T08:00:00Z', '2026-11-01T00:00:00Z', '2026-11-20T10:0
 async function plantRuns(dir: string): Promise<string[]> {
   const ids: string[] = [];
   for (const start of STARTS) {
-    const header = { command: 'user sync', options: { file: '-' }, target: { kind: 'local' as const, store: join(dir, 'store') }, input: null };
+    const header = {
+      command: 'user sync',
+      options: { file: '-' },
+      target: { kind: 'local' as const, store: join(dir, 'store') },
+      input: null,
+    };
     const journal = await RunJournal.start(join(dir, 'runs'), header, undefined, new Date(start));
     await journal.close();
     ids.push(journal.id);
@@ -28,7 +33,8 @@ async function list(dir: string, ...argv: string[]): Promise<{ code: number; std
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
-const listedIds = (stdout: string): string[] => (JSON.parse(stdout) as { runs: { id: string }[] }).runs.map((run) => run.id);
+const listedIds = (stdout: string): string[] =>
+  (JSON.parse(stdout) as { runs: { id: string }[] }).runs.map((run) => run.id);
 
 describe('runs list --since', () => {
   it.each([
@@ -45,24 +51,33 @@ describe('runs list --since', () => {
       const listed = await list(dir, '--since', since, '--json');
       expect(listed.code).toBe(0);
       expect(listedIds(listed.stdout)).toEqual(expected.map((index) => ids[index]).reverse());
-    }));
+    }),
+  );
 
   it('without --since every run is listed; the human list is filtered the same way', () =>
     withTempDir(async (dir) => {
       const ids = await plantRuns(dir);
       expect(listedIds((await list(dir, '--json')).stdout)).toEqual([...ids].reverse());
       const human = await list(dir, '--since', '2026-11-01');
-      expect(human.stdout.trim().split('\n').map((line) => line.split(' ')[0])).toEqual([ids[2], ids[1]]);
+      expect(
+        human.stdout
+          .trim()
+          .split('\n')
+          .map((line) => line.split(' ')[0]),
+      ).toEqual([ids[2], ids[1]]);
     }));
 
-  it.each(['30', 'last week', '2026-11-01T09:00:00'])('refuses --since %j with exit 2, naming the flag, listing nothing', (since) =>
-    withTempDir(async (dir) => {
-      await plantRuns(dir);
-      const refused = await list(dir, '--since', since);
-      expect(refused.code).toBe(2);
-      expect(refused.stderr).toMatch(/--since <date-or-age>.*--since must be a date/s);
-      expect(refused.stdout).toBe('');
-    }));
+  it.each(['30', 'last week', '2026-11-01T09:00:00'])(
+    'refuses --since %j with exit 2, naming the flag, listing nothing',
+    (since) =>
+      withTempDir(async (dir) => {
+        await plantRuns(dir);
+        const refused = await list(dir, '--since', since);
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toMatch(/--since <date-or-age>.*--since must be a date/s);
+        expect(refused.stdout).toBe('');
+      }),
+  );
   it('--since that leaves every run out says so, with how many are older (not "no runs")', () =>
     withTempDir(async (dir) => {
       await plantRuns(dir);
@@ -75,9 +90,17 @@ describe('runs list --since', () => {
 
   it('a run of one item reads "1 item", of none "0 items"', () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\n');
+      await writeFile(
+        join(dir, 'users.csv'),
+        'ExternalId,FirstName,LastName,Email,Role\nu-1,Ann,Lee,u-1@example.test,Candidate\n',
+      );
       const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
-      expect(await runCli(['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv'], io.deps)).toBe(0);
+      expect(
+        await runCli(
+          ['--target', 'local', '--store', join(dir, 'store'), 'user', 'sync', '--file', 'users.csv'],
+          io.deps,
+        ),
+      ).toBe(0);
       expect((await list(dir)).stdout).toMatch(/ 1 item: 1 ok, 0 partial, 0 failed, 0 skipped /);
       await plantRuns(dir);
       expect((await list(dir)).stdout).toMatch(/ 0 items: 0 ok/);

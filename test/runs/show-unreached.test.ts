@@ -48,7 +48,12 @@ async function killedUserSync(file = 'users.csv'): Promise<string> {
   await journal.sent([0, 1, 2, 3].map(userRef));
   journal.outcome({ ...userRef(0), status: 'ok', errors: [], action: 'created', transient: false });
   journal.outcome({ ...userRef(1), status: 'ok', errors: [], action: 'created', transient: false });
-  journal.outcome({ ...userRef(2), status: 'failed', errors: [{ field: 'Role', code: 214, message: 'no such role' }], transient: false });
+  journal.outcome({
+    ...userRef(2),
+    status: 'failed',
+    errors: [{ field: 'Role', code: 214, message: 'no such role' }],
+    transient: false,
+  });
   await journal.close();
   return journal.id;
 }
@@ -67,10 +72,25 @@ describe('runs show of an interrupted run whose input is unchanged', () => {
     expect(shown.unlisted).toBeUndefined();
     expect(shown.items.map((item) => item.source.line)).toEqual(Array.from({ length: USERS }, (_, i) => i + 2));
     expect(shown.items.map((item) => item.id)).toEqual(Array.from({ length: USERS }, (_, i) => `u-${i}`));
-    expect(shown.items.map((item) => item.status)).toEqual(['ok', 'ok', 'failed', 'skipped', ...Array(USERS - 4).fill('skipped')]);
+    expect(shown.items.map((item) => item.status)).toEqual([
+      'ok',
+      'ok',
+      'failed',
+      'skipped',
+      ...Array(USERS - 4).fill('skipped'),
+    ]);
     expect(shown.items[3]!.errors[0]!.message).toMatch(/no answer recorded: it may have been applied/);
-    for (const item of shown.items.slice(4)) expect(item.errors[0]!.message).toBe(`not sent: the run stopped before it (examctl runs resume ${id} sends it)`);
-    expect(shown.summary).toEqual({ total: USERS, ok: 2, partial: 0, failed: 1, skipped: USERS - 3, created: 2, updated: 0 });
+    for (const item of shown.items.slice(4))
+      expect(item.errors[0]!.message).toBe(`not sent: the run stopped before it (examctl runs resume ${id} sends it)`);
+    expect(shown.summary).toEqual({
+      total: USERS,
+      ok: 2,
+      partial: 0,
+      failed: 1,
+      skipped: USERS - 3,
+      created: 2,
+      updated: 0,
+    });
   });
 
   it('--report f.csv holds the same items with the input cells back, ready for --only-failed', async () => {
@@ -86,10 +106,15 @@ describe('runs show of an interrupted run whose input is unchanged', () => {
   });
 
   it('schedule push: one item per schedule request, grouped as the command groups the sittings rows', async () => {
-    const head = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
-    const row = (s: number, c: number): string => `S-${s},A-MATH-1,T ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-NORTH-DEC,North,stu-${s}-${c},Ann,Lee,stu-${s}-${c}@example.test`;
+    const head =
+      'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
+    const row = (s: number, c: number): string =>
+      `S-${s},A-MATH-1,T ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-NORTH-DEC,North,stu-${s}-${c},Ann,Lee,stu-${s}-${c}@example.test`;
     // Rows of one schedule need not be together: S-0's second candidate comes last.
-    writeFileSync(join(dir, 'sittings.csv'), `${head}\n${[row(0, 0), row(1, 0), row(1, 1), row(2, 0), row(0, 1)].join('\n')}\n`);
+    writeFileSync(
+      join(dir, 'sittings.csv'),
+      `${head}\n${[row(0, 0), row(1, 0), row(1, 1), row(2, 0), row(0, 1)].join('\n')}\n`,
+    );
     const header: NewRunHeader = {
       command: 'schedule push',
       options: { file: 'sittings.csv', target: 'local', store: join(dir, 'store'), cwd: dir },
@@ -111,22 +136,41 @@ describe('runs show of an interrupted run whose input is unchanged', () => {
     // runs list has only the journal: its count is a floor, and says so (QA F5: it printed 1 of 3 as the total).
     const listed = await examctl(dir, ['--runs-dir', runsDir, 'runs', 'list']);
     expect(listed.stdout).toContain('at least 1 items: 1 ok, 0 partial, 0 failed, 0 skipped');
-    const json = JSON.parse((await examctl(dir, ['--json', '--runs-dir', runsDir, 'runs', 'list'])).stdout) as { runs: { totalKnown?: boolean; summary: { total: number } }[] };
+    const json = JSON.parse((await examctl(dir, ['--json', '--runs-dir', runsDir, 'runs', 'list'])).stdout) as {
+      runs: { totalKnown?: boolean; summary: { total: number } }[];
+    };
     expect(json.runs[0]).toMatchObject({ totalKnown: false, summary: { total: 1 } });
     // With the input changed, runs show cannot count the rest either: it says so, not "counted as skipped".
-    appendFileSync(join(dir, 'sittings.csv'), 'S-9,A-MATH-1,T 9,2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-NORTH-DEC,North,stu-9,Ann,Lee,stu-9@example.test\n');
+    appendFileSync(
+      join(dir, 'sittings.csv'),
+      'S-9,A-MATH-1,T 9,2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-NORTH-DEC,North,stu-9,Ann,Lee,stu-9@example.test\n',
+    );
     const changed = await show(journal.id);
     expect(changed.shown.summary).toMatchObject({ total: 1, ok: 1 });
-    expect(changed.stderr).toContain(`run ${journal.id}: the items it never reached are neither listed nor counted (how many there were is not on record): its input file`);
+    expect(changed.stderr).toContain(
+      `run ${journal.id}: the items it never reached are neither listed nor counted (how many there were is not on record): its input file`,
+    );
   });
 });
 
 describe('runs show of an interrupted collection add --file', () => {
   it('lists the collections it never reached: the options the run kept (--report, --sync-dir, --existing) are no fields', async () => {
-    writeFileSync(join(dir, 'collections.json'), JSON.stringify([1, 2, 3].map((i) => ({ ExternalId: `col${i}`, Title: `Collection ${i}` }))));
+    writeFileSync(
+      join(dir, 'collections.json'),
+      JSON.stringify([1, 2, 3].map((i) => ({ ExternalId: `col${i}`, Title: `Collection ${i}` }))),
+    );
     const header: NewRunHeader = {
       command: 'collection add',
-      options: { file: 'collections.json', report: join(dir, 'run.csv'), syncDir: join(dir, 'synced'), existing: 'ok', yes: true, target: 'local', store: join(dir, 'store'), cwd: dir },
+      options: {
+        file: 'collections.json',
+        report: join(dir, 'run.csv'),
+        syncDir: join(dir, 'synced'),
+        existing: 'ok',
+        yes: true,
+        target: 'local',
+        store: join(dir, 'store'),
+        cwd: dir,
+      },
       target: { kind: 'local', store: join(dir, 'store') },
       input: await fingerprintInput(join(dir, 'collections.json')),
       units: 3,
@@ -170,9 +214,22 @@ describe('runs show when the input cannot be read again', () => {
     appendFileSync(join(dir, 'users.csv'), 'u-new,Bo,Ng,u-new@example.test,Candidate\n');
     const { shown, stderr } = await show(id);
     expect(shown.items).toHaveLength(4);
-    expect(shown.unlisted).toEqual({ count: USERS - 4, reason: expect.stringMatching(/users\.csv changed since the run started/) });
-    expect(shown.summary).toEqual({ total: USERS, ok: 2, partial: 0, failed: 1, skipped: USERS - 3, created: 2, updated: 0 });
-    expect(stderr).toContain(`run ${id}: 6 items it never reached are counted as skipped but not listed: its input file`);
+    expect(shown.unlisted).toEqual({
+      count: USERS - 4,
+      reason: expect.stringMatching(/users\.csv changed since the run started/),
+    });
+    expect(shown.summary).toEqual({
+      total: USERS,
+      ok: 2,
+      partial: 0,
+      failed: 1,
+      skipped: USERS - 3,
+      created: 2,
+      updated: 0,
+    });
+    expect(stderr).toContain(
+      `run ${id}: 6 items it never reached are counted as skipped but not listed: its input file`,
+    );
   });
 
   it('an input read from stdin: said so', async () => {

@@ -16,8 +16,13 @@ describe('a run whose store was replaced under it', () => {
     withTempDir(async (dir) => {
       await copyFile(resolve(__dirname, '../../fixtures/users.csv'), join(dir, 'users.csv'));
       const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
-      const replaced = new StoreReplacedError(`${dir}/store was replaced (local init --force) under this run: stopped; run the file again`);
-      const api = { upsertUser: async () => Promise.reject(replaced), close: async () => undefined } as unknown as IntegrationApi;
+      const replaced = new StoreReplacedError(
+        `${dir}/store was replaced (local init --force) under this run: stopped; run the file again`,
+      );
+      const api = {
+        upsertUser: async () => Promise.reject(replaced),
+        close: async () => undefined,
+      } as unknown as IntegrationApi;
       const cli = async (argv: string[]) => {
         const io = testDeps(dir, { openApi: async () => api }, env);
         return { code: await runCli(argv, io.deps), stdout: io.stdout.text, stderr: io.stderr.text };
@@ -26,7 +31,9 @@ describe('a run whose store was replaced under it', () => {
       expect(sync.code, sync.stderr).toBe(3);
       expect(sync.stderr).toContain('under this run: stopped; run the file again');
       const listed = await cli(['--json', 'runs', 'list']);
-      expect((JSON.parse(listed.stdout) as { runs: { state: string }[] }).runs.map((run) => run.state)).toEqual(['store-replaced']);
+      expect((JSON.parse(listed.stdout) as { runs: { state: string }[] }).runs.map((run) => run.state)).toEqual([
+        'store-replaced',
+      ]);
       const row = await cli(['runs', 'list']);
       expect(row.stdout).toMatch(/^\S+  store-replaced  user sync .*  \(run the file again\)\n$/);
     }));

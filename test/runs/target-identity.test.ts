@@ -25,12 +25,20 @@ const remote = (baseUrl: string) => targetIdentity({ kind: 'remote', baseUrl });
 async function twoMemories(withSchedules = false) {
   const dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
   const [synced, target] = [join(dir, 'synced'), { kind: 'remote', baseUrl: 'http://127.0.0.1' }] as const;
-  for (const [kind, id] of withSchedules ? ([['users', 'stu-1'], ['schedules', 'S-1']] as const) : ([['users', 'stu-1']] as const)) {
+  for (const [kind, id] of withSchedules
+    ? ([
+        ['users', 'stu-1'],
+        ['schedules', 'S-1'],
+      ] as const)
+    : ([['users', 'stu-1']] as const)) {
     const memory = await SyncMemory.open(synced, target, kind, { lock: false, lockTimeoutMs: 0, readOnly: false });
     memory.record(id, { digest: 'd1', run: 'r1' });
     await memory.close();
   }
-  const [own, old] = [memoryDir(synced, target), join(synced, createHash('sha256').update('remote http://127.0.0.1:80').digest('hex').slice(0, 16))];
+  const [own, old] = [
+    memoryDir(synced, target),
+    join(synced, createHash('sha256').update('remote http://127.0.0.1:80').digest('hex').slice(0, 16)),
+  ];
   if (withSchedules) await rename(join(own, 'schedules.ndjson'), join(dir, 'schedules.ndjson'));
   await cp(own, old, { recursive: true });
   await writeUsersCsv(join(dir, 'users.csv'), range('stu', 2));
@@ -55,21 +63,30 @@ describe('targetIdentity', () => {
   it('drops a default port: http://localhost:80 is http://localhost, one memory (trial35 F05, F07)', () => {
     expect(remote('http://localhost:80')).toBe('remote http://localhost');
     expect(remote('HTTPS://Exam.Example.com:443/Tenant-A/')).toBe(remote('https://exam.example.com/Tenant-A'));
-    expect(memoryDir('/s', { kind: 'remote', baseUrl: 'http://localhost:80' })).toBe(memoryDir('/s', { kind: 'remote', baseUrl: 'http://localhost' }));
+    expect(memoryDir('/s', { kind: 'remote', baseUrl: 'http://localhost:80' })).toBe(
+      memoryDir('/s', { kind: 'remote', baseUrl: 'http://localhost' }),
+    );
     expect(remote('https://exam.example.com:8443')).not.toBe(remote('https://exam.example.com'));
   });
 
   it('finds a memory an older examctl kept under the base URL with its default port', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
-    const [spelt, plain] = [{ kind: 'remote', baseUrl: 'https://exam.example.test:443/' }, { kind: 'remote', baseUrl: 'https://exam.example.test' }] as const;
+    const [spelt, plain] = [
+      { kind: 'remote', baseUrl: 'https://exam.example.test:443/' },
+      { kind: 'remote', baseUrl: 'https://exam.example.test' },
+    ] as const;
     const options = { lock: false, lockTimeoutMs: 0, readOnly: false };
     const memory = await SyncMemory.open(dir, spelt, 'users', options);
     memory.record('u1', { digest: 'd1', run: 'r1' });
     await memory.close();
     // Where it was kept: the digest of its identity as given then.
-    const legacy = join(dir, createHash('sha256').update('remote https://exam.example.test:443').digest('hex').slice(0, 16));
+    const legacy = join(
+      dir,
+      createHash('sha256').update('remote https://exam.example.test:443').digest('hex').slice(0, 16),
+    );
     await rename(memoryDir(dir, spelt), legacy);
-    for (const target of [plain, spelt]) expect((await SyncMemory.open(dir, target, 'users', { ...options, readOnly: true })).entries.size).toBe(1);
+    for (const target of [plain, spelt])
+      expect((await SyncMemory.open(dir, target, 'users', { ...options, readOnly: true })).entries.size).toBe(1);
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -78,9 +95,28 @@ describe('targetIdentity', () => {
     const later = new Date(Date.now() + 60_000);
     await utimes(join(old, 'users.ndjson'), later, later);
     for (const flags of [['--disable-missing'], ['--dry-run']]) {
-      const run = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes', '--changed-only', ...flags], dir, env);
+      const run = await examctl(
+        [
+          'user',
+          'sync',
+          '--file',
+          'users.csv',
+          '--target',
+          'remote',
+          '--base-url',
+          'http://127.0.0.1',
+          '--allow-insecure-http',
+          '--yes',
+          '--changed-only',
+          ...flags,
+        ],
+        dir,
+        env,
+      );
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toContain(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own} after moving into it ${join(old, 'users.ndjson')} (written last), move ${old} out of ${synced}`);
+      expect(run.stderr).toContain(
+        `the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own} after moving into it ${join(old, 'users.ndjson')} (written last), move ${old} out of ${synced}`,
+      );
     }
     await rm(dir, { recursive: true, force: true });
   });
@@ -93,9 +129,27 @@ describe('targetIdentity', () => {
     await utimes(join(own, 'users.ndjson'), later, later);
     await utimes(own, earlier, earlier);
     await utimes(old, later, later);
-    const run = await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes', '--changed-only'], dir, env);
+    const run = await examctl(
+      [
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        '--target',
+        'remote',
+        '--base-url',
+        'http://127.0.0.1',
+        '--allow-insecure-http',
+        '--yes',
+        '--changed-only',
+      ],
+      dir,
+      env,
+    );
     expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toContain(`the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own} (no memory in the other is newer), move ${old} out of ${synced}`);
+    expect(run.stderr).toContain(
+      `the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own} (no memory in the other is newer), move ${old} out of ${synced}`,
+    );
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -106,22 +160,46 @@ describe('targetIdentity', () => {
     await writeFile(join(dir, 'sittings.csv'), await readFile(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8'));
     const remote = ['--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes'];
     const said = async () => {
-      const runs = [['user', 'sync', '--file', 'users.csv', '--changed-only'], ['schedule', 'push', '--file', 'sittings.csv', '--changed-only', '--upsert'], ['doctor'], ['synced', 'export', '--out', 'e.ndjson'], ['synced', 'forget']];
+      const runs = [
+        ['user', 'sync', '--file', 'users.csv', '--changed-only'],
+        ['schedule', 'push', '--file', 'sittings.csv', '--changed-only', '--upsert'],
+        ['doctor'],
+        ['synced', 'export', '--out', 'e.ndjson'],
+        ['synced', 'forget'],
+      ];
       const verdicts: (string | undefined)[] = [];
-      for (const args of runs) verdicts.push(/are of one server: (.*)/.exec(await examctl([...remote, ...args], dir, env).then((run) => run.stderr + run.stdout))?.[1]);
+      for (const args of runs)
+        verdicts.push(
+          /are of one server: (.*)/.exec(
+            await examctl([...remote, ...args], dir, env).then((run) => run.stderr + run.stdout),
+          )?.[1],
+        );
       return verdicts;
     };
     // Neither holds a schedules memory: no "written last" by a missing file; own's users memory is newer.
-    expect(new Set(await said())).toEqual(new Set([`keep ${own} (no memory in the other is newer), move ${old} out of ${synced}`]));
+    expect(new Set(await said())).toEqual(
+      new Set([`keep ${own} (no memory in the other is newer), move ${old} out of ${synced}`]),
+    );
     // Each kind's newest in another directory: keep own, the other's newer kind moved into it first.
     await rename(join(dir, 'schedules.ndjson'), join(old, 'schedules.ndjson'));
-    expect(new Set(await said())).toEqual(new Set([`keep ${own} after moving into it ${join(old, 'schedules.ndjson')} (written last), move ${old} out of ${synced}`]));
+    expect(new Set(await said())).toEqual(
+      new Set([
+        `keep ${own} after moving into it ${join(old, 'schedules.ndjson')} (written last), move ${old} out of ${synced}`,
+      ]),
+    );
     await rename(join(old, 'schedules.ndjson'), join(own, 'schedules.ndjson'));
     await rename(old, join(dir, 'old'));
     // The night after: one memory, both kinds kept.
-    const next = await examctl([...remote, 'user', 'sync', '--file', 'users.csv', '--changed-only', '--dry-run'], dir, env);
+    const next = await examctl(
+      [...remote, 'user', 'sync', '--file', 'users.csv', '--changed-only', '--dry-run'],
+      dir,
+      env,
+    );
     expect(next.code, next.stderr).toBe(0);
-    expect((await readdir(own)).filter((name) => name.endsWith('.ndjson')).sort()).toEqual(['schedules.ndjson', 'users.ndjson']);
+    expect((await readdir(own)).filter((name) => name.endsWith('.ndjson')).sort()).toEqual([
+      'schedules.ndjson',
+      'users.ndjson',
+    ]);
     await rm(dir, { recursive: true, force: true });
   });
 });
@@ -132,9 +210,17 @@ describe('a sync memory found whatever the case of the base URL', () => {
   let service: Awaited<ReturnType<typeof startFaultServer>>;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
-    env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_TOKEN: 'dev-token' };
+    env = {
+      EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'),
+      EXAMCTL_SYNC_DIR: join(dir, 'synced'),
+      EXAMCTL_TOKEN: 'dev-token',
+    };
     service = await startFaultServer();
-    service.fallback = (request) => okEnvelope({ User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId }, GroupErrors: [] });
+    service.fallback = (request) =>
+      okEnvelope({
+        User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId },
+        GroupErrors: [],
+      });
     await writeUsersCsv(join(dir, 'users.csv'), range('stu', 20));
   });
   afterEach(async () => {
@@ -143,7 +229,25 @@ describe('a sync memory found whatever the case of the base URL', () => {
   });
 
   it('localhost after 127.0.0.1 ): another memory, so none found; stderr names the one under the other spelling, also when --require-memory refuses', async () => {
-    const sync = (baseUrl: string, ...flags: string[]) => examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', baseUrl, '--allow-insecure-http', '--yes', '--changed-only', ...flags], dir, env);
+    const sync = (baseUrl: string, ...flags: string[]) =>
+      examctl(
+        [
+          'user',
+          'sync',
+          '--file',
+          'users.csv',
+          '--target',
+          'remote',
+          '--base-url',
+          baseUrl,
+          '--allow-insecure-http',
+          '--yes',
+          '--changed-only',
+          ...flags,
+        ],
+        dir,
+        env,
+      );
     expect((await sync(service.url)).code).toBe(0);
     const other = service.url.replace('127.0.0.1', 'localhost');
     const note = `note: the sync directory holds a memory for remote ${service.url}: if that is this server under another name, give the base URL as it was given then`;
@@ -159,7 +263,24 @@ describe('a sync memory found whatever the case of the base URL', () => {
   });
 
   it('HTTP://127.0.0.1:PORT/ after http://127.0.0.1:PORT: the memory is found, nothing unchanged is sent', async () => {
-    const sync = (baseUrl: string) => examctl(['user', 'sync', '--file', 'users.csv', '--target', 'remote', '--base-url', baseUrl, '--allow-insecure-http', '--yes', '--changed-only'], dir, env);
+    const sync = (baseUrl: string) =>
+      examctl(
+        [
+          'user',
+          'sync',
+          '--file',
+          'users.csv',
+          '--target',
+          'remote',
+          '--base-url',
+          baseUrl,
+          '--allow-insecure-http',
+          '--yes',
+          '--changed-only',
+        ],
+        dir,
+        env,
+      );
     expect((await sync(service.url)).code).toBe(0);
     expect(service.requests).toHaveLength(20);
     const shouted = await sync(`${service.url.replace('http://', 'HTTP://')}/`);
@@ -169,5 +290,4 @@ describe('a sync memory found whatever the case of the base URL', () => {
     expect(service.requests).toHaveLength(20);
     expect(await readdir(join(dir, 'synced'))).toHaveLength(1);
   });
-
 });

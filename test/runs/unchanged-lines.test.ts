@@ -26,12 +26,35 @@ describe('UnchangedPositions', () => {
     const positions = new UnchangedPositions();
     expect(positions.addLine({ t: 'unchanged', r: [0, 3, 0, 3, 2, 1, 7, 4, 0], since: ['A', 'B'] })).toBe(true);
     expect(positions.count).toBe(9);
-    expect([0, 2, 3, 4, 5, 6, 7, 10, 11].map((n) => positions.since(n) ?? '-')).toEqual(['A', 'A', 'B', 'B', '-', '-', 'A', 'A', '-']);
+    expect([0, 2, 3, 4, 5, 6, 7, 10, 11].map((n) => positions.since(n) ?? '-')).toEqual([
+      'A',
+      'A',
+      'B',
+      'B',
+      '-',
+      '-',
+      'A',
+      'A',
+      '-',
+    ]);
     expect(positions.countBelow(9)).toBe(7);
     expect(positions.addLine({ t: 'unchanged', r: [5, 2, 0], since: ['C'] })).toBe(true);
     expect([4, 5, 6, 7].map((n) => positions.since(n) ?? '-')).toEqual(['B', 'C', 'C', 'A']);
     expect(positions.addLine({ t: 'unchanged', r: [10, 3, 0], since: ['C'] })).toBe(false);
-    expect(Array.from({ length: 12 }, (_, n) => positions.since(n) ?? '-')).toEqual(['A', 'A', 'A', 'B', 'B', 'C', 'C', 'A', 'A', 'A', 'A', '-']);
+    expect(Array.from({ length: 12 }, (_, n) => positions.since(n) ?? '-')).toEqual([
+      'A',
+      'A',
+      'A',
+      'B',
+      'B',
+      'C',
+      'C',
+      'A',
+      'A',
+      'A',
+      'A',
+      '-',
+    ]);
     expect(positions.count).toBe(11);
   });
 
@@ -41,10 +64,20 @@ describe('UnchangedPositions', () => {
     await journal.flush();
     await journal.close();
     const lines = readFileSync(journal.file, 'utf8');
-    writeFileSync(journal.file, `${lines}${encodeChecksummedLine(JSON.stringify({ t: 'outcome', ...ref(0), status: 'ok', errors: [], transient: false }))}`);
-    await expect(readRun(runsDir, journal.id)).rejects.toThrow(/:3: run journal damaged: a line for item 0, settled unchanged before/);
-    writeFileSync(journal.file, `${lines}${encodeChecksummedLine(JSON.stringify({ t: 'unchanged', r: [0, 1, 0], since: ['NEW'] }))}`);
-    await expect(readRun(runsDir, journal.id)).rejects.toThrow(/:3: run journal damaged: unchanged positions an earlier line settled/);
+    writeFileSync(
+      journal.file,
+      `${lines}${encodeChecksummedLine(JSON.stringify({ t: 'outcome', ...ref(0), status: 'ok', errors: [], transient: false }))}`,
+    );
+    await expect(readRun(runsDir, journal.id)).rejects.toThrow(
+      /:3: run journal damaged: a line for item 0, settled unchanged before/,
+    );
+    writeFileSync(
+      journal.file,
+      `${lines}${encodeChecksummedLine(JSON.stringify({ t: 'unchanged', r: [0, 1, 0], since: ['NEW'] }))}`,
+    );
+    await expect(readRun(runsDir, journal.id)).rejects.toThrow(
+      /:3: run journal damaged: unchanged positions an earlier line settled/,
+    );
   });
 });
 
@@ -82,7 +115,10 @@ describe('a journal with unchanged units', () => {
     const plan = planResume(record, null);
     expect(plan.keptBelow(Infinity)).toBe(5);
     const kept = plan.decide(ref(4));
-    expect(kept).toMatchObject({ action: 'keep', item: { status: 'ok', action: 'unchanged', note: note('RUN-B'), id: 'u-4' } });
+    expect(kept).toMatchObject({
+      action: 'keep',
+      item: { status: 'ok', action: 'unchanged', note: note('RUN-B'), id: 'u-4' },
+    });
     expect(plan.decide(ref(5))).toEqual({ action: 'send', maybeApplied: false });
   });
 
@@ -102,7 +138,11 @@ describe('a journal with unchanged units', () => {
     expect(record.unchanged.since(0)).toBe(journal.id);
     expect(summarize(record)).toEqual({ total: 2, ok: 2, partial: 0, failed: 0, skipped: 0 });
     // Judged against its own run's entry: what the interrupted attempt did, sent, never "unchanged since" itself.
-    expect(rebuildReport(record, [ref(0)]).items[0]).toMatchObject({ status: 'ok', action: 'sent', note: expect.stringMatching(/^acknowledged to the interrupted attempt of this run/) });
+    expect(rebuildReport(record, [ref(0)]).items[0]).toMatchObject({
+      status: 'ok',
+      action: 'sent',
+      note: expect.stringMatching(/^acknowledged to the interrupted attempt of this run/),
+    });
     // The end line stays the journal's last.
     const lines = readFileSync(journal.file, 'utf8').trim().split('\n');
     expect(lines.at(-1)).toMatch(/"t":"end"/);
@@ -140,8 +180,13 @@ describe('the journal format a run says it is written in', () => {
     await journal.close();
     const rest = readFileSync(journal.file, 'utf8').split('\n').slice(1);
     const body = headerBody(journal.file);
-    writeFileSync(journal.file, [encodeChecksummedLine(JSON.stringify({ ...body, v: 3 })).replace(/\n$/, ''), ...rest].join('\n'));
-    await expect(readRun(runsDir, journal.id)).rejects.toThrow(/written by a newer examctl \(journal format 3; this one reads 2\): show or resume the run with that examctl$/);
+    writeFileSync(
+      journal.file,
+      [encodeChecksummedLine(JSON.stringify({ ...body, v: 3 })).replace(/\n$/, ''), ...rest].join('\n'),
+    );
+    await expect(readRun(runsDir, journal.id)).rejects.toThrow(
+      /written by a newer examctl \(journal format 3; this one reads 2\): show or resume the run with that examctl$/,
+    );
     // Not called damaged, nor advised aside: the newer examctl resumes it.
     await expect(readRun(runsDir, journal.id)).rejects.not.toThrow(/damaged|aside/);
   });

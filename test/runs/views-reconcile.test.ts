@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { range, writeUsersCsv } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
-import { type FaultServer, okEnvelope, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
+import {
+  type FaultServer,
+  okEnvelope,
+  startUserSyncService,
+  stopUserSyncService,
+  type UserSyncService,
+} from '../support/fault-server.js';
 
 /**
  * Every view of one run says the same counts (docs/runs.md, "runs show"): the run's own report
@@ -33,7 +39,10 @@ beforeEach(async () => {
   ({ dir, env, service } = setup);
   disabled = [];
   await writeUsersCsv(join(dir, 'full.csv'), all);
-  await writeUsersCsv(join(dir, 'night-12.csv'), all.filter((id) => !leavers.includes(id)));
+  await writeUsersCsv(
+    join(dir, 'night-12.csv'),
+    all.filter((id) => !leavers.includes(id)),
+  );
 });
 afterEach(() => stopUserSyncService(setup));
 
@@ -42,7 +51,10 @@ const night = (file: string) => ['user', 'sync', '--file', file, ...remote(), '-
 
 /** The counts of a CSV report: one per row, by its status cell (these files hold no quoted cells). */
 function csvCounts(file: string): { summary: Summary; widths: Set<number> } {
-  const [header, ...rows] = readFileSync(join(dir, file), 'utf8').trimEnd().split(/\r?\n/).map((line) => line.split(','));
+  const [header, ...rows] = readFileSync(join(dir, file), 'utf8')
+    .trimEnd()
+    .split(/\r?\n/)
+    .map((line) => line.split(','));
   const status = header!.indexOf('status');
   const summary: Summary = { total: 0, ok: 0, partial: 0, failed: 0, skipped: 0 };
   for (const row of rows) {
@@ -56,13 +68,35 @@ function csvCounts(file: string): { summary: Summary; widths: Set<number> } {
 async function resumedOverLaterNight(later: string): Promise<{ run: string; live: Summary }> {
   expect((await examctl(['user', 'sync', '--file', 'full.csv', ...remote()], dir, env)).code).toBe(0);
   // Every row changed (so every row is sent), killed at the 300th answer, long before the leavers.
-  writeFileSync(join(dir, 'night-12.csv'), readFileSync(join(dir, 'night-12.csv'), 'utf8').replace(/Candidate/g, 'Student'));
-  const killed = await examctl(night('night-12.csv'), dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:300:SIGKILL' });
+  writeFileSync(
+    join(dir, 'night-12.csv'),
+    readFileSync(join(dir, 'night-12.csv'), 'utf8').replace(/Candidate/g, 'Student'),
+  );
+  const killed = await examctl(night('night-12.csv'), dir, {
+    ...env,
+    EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:300:SIGKILL',
+  });
   expect(killed.signal).toBe('SIGKILL');
   expect(disabled).toEqual([]);
   const newer = await examctl(night(later), dir, env);
   expect(newer.code, newer.stderr).toBe(0);
-  const resumed = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', /run (\S+) \(examctl runs show/.exec(killed.stderr)![1]!, '--over-later-runs', '--json', '--report', 'live.csv'], dir, env);
+  const resumed = await examctl(
+    [
+      '--base-url',
+      service.url,
+      '--allow-insecure-http',
+      '--yes',
+      'runs',
+      'resume',
+      /run (\S+) \(examctl runs show/.exec(killed.stderr)![1]!,
+      '--over-later-runs',
+      '--json',
+      '--report',
+      'live.csv',
+    ],
+    dir,
+    env,
+  );
   expect(resumed.code, resumed.stderr).toBe(0);
   const document = JSON.parse(resumed.stdout) as { run: string; summary: Summary; items: unknown[] };
   expect(document.items).toHaveLength(document.summary.total);
@@ -73,13 +107,17 @@ async function resumedOverLaterNight(later: string): Promise<{ run: string; live
 async function viewsOf(run: string): Promise<Record<string, Summary>> {
   const listed = await examctl(['runs', 'list', '--json'], dir, env);
   expect(listed.code, listed.stderr).toBe(0);
-  const listing = (JSON.parse(listed.stdout) as { runs: { id: string; summary: Summary }[] }).runs.find((entry) => entry.id === run)!;
+  const listing = (JSON.parse(listed.stdout) as { runs: { id: string; summary: Summary }[] }).runs.find(
+    (entry) => entry.id === run,
+  )!;
   const shown = await examctl(['runs', 'show', run, '--json'], dir, env);
   const document = JSON.parse(shown.stdout) as { summary: Summary; items: unknown[]; unlisted?: unknown };
   // Nothing counted without being listed: the items are the summary.
   expect(document.unlisted).toBeUndefined();
   expect(document.items).toHaveLength(document.summary.total);
-  const line = /^([\d,]+) items?: ([\d,]+) ok, ([\d,]+) partial, ([\d,]+) failed, ([\d,]+) skipped$/m.exec(shown.stderr)!;
+  const line = /^([\d,]+) items?: ([\d,]+) ok, ([\d,]+) partial, ([\d,]+) failed, ([\d,]+) skipped$/m.exec(
+    shown.stderr,
+  )!;
   const [total, ok, partial, failed, skipped] = line.slice(1).map((cell) => Number(cell.replace(/,/g, '')));
   expect((await examctl(['runs', 'show', run, '--report', 'shown.csv'], dir, env)).code).toBe(shown.code);
   return {
@@ -114,9 +152,13 @@ describe('every view of a resumed --disable-missing run says the same counts', (
     const lines = (file: string) => readFileSync(join(dir, file), 'utf8').trimEnd().split(/\r?\n/);
     expect(lines('shown.csv')[0]).toBe(lines('live.csv')[0]);
     expect(lines('shown.csv').at(-1)).toBe(`${leavers.at(-1)},,,,,,true,ok,,,disabled,,${run}`);
-    expect(lines('live.csv').at(-1)).toBe(`${leavers.at(-1)},First ${leavers.at(-1)},Last ${leavers.at(-1)},,,,true,ok,,,disabled,,${run}`);
+    expect(lines('live.csv').at(-1)).toBe(
+      `${leavers.at(-1)},First ${leavers.at(-1)},Last ${leavers.at(-1)},,,,true,ok,,,disabled,,${run}`,
+    );
     const shown = await examctl(['runs', 'show', run, '--report', 'shown.csv'], dir, env);
-    expect(shown.stderr).toContain("the report's 13 leaver rows have ExternalId and DisableLogin only: the run journal does not keep leavers' FirstName and LastName");
+    expect(shown.stderr).toContain(
+      "the report's 13 leaver rows have ExternalId and DisableLogin only: the run journal does not keep leavers' FirstName and LastName",
+    );
   });
 });
 
@@ -135,19 +177,50 @@ describe("a stopped run's own report and runs show say the same of every item", 
 
   const stops: [string, string[], Record<string, string>, Set<string>, number][] = [
     ['--max-errors', ['--max-errors', '2'], {}, new Set(), 1],
-    ['an interrupt (SIGTERM at the 20th answer)', [], { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:20:SIGTERM' }, new Set(), 130],
+    [
+      'an interrupt (SIGTERM at the 20th answer)',
+      [],
+      { EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:20:SIGTERM' },
+      new Set(),
+      130,
+    ],
     ['a 503 that retries did not cure (no definite answer)', [], {}, new Set([all[7]!]), 3],
   ];
   for (const [stop, flags, extra, unavailable, code] of stops) {
     it(`${stop}: the same items, reasons and counts, in --json and in the CSV report`, async () => {
       serve(unavailable);
-      const live = await examctl(['user', 'sync', '--file', 'full.csv', ...remote(), '--concurrency', '1', ...flags, '--json', '--report', 'live.csv'], dir, { ...env, ...extra });
+      const live = await examctl(
+        [
+          'user',
+          'sync',
+          '--file',
+          'full.csv',
+          ...remote(),
+          '--concurrency',
+          '1',
+          ...flags,
+          '--json',
+          '--report',
+          'live.csv',
+        ],
+        dir,
+        { ...env, ...extra },
+      );
       expect(live.code, live.stderr).toBe(code);
-      const document = JSON.parse(live.stdout) as { run: string; items: { status: string; errors: { message: string }[] }[]; summary: Summary };
+      const document = JSON.parse(live.stdout) as {
+        run: string;
+        items: { status: string; errors: { message: string }[] }[];
+        summary: Summary;
+      };
       const skipped = document.items.filter((item) => item.status === 'skipped');
       expect(skipped.length).toBeGreaterThan(500);
       // Every skipped item says why, as runs show says it.
-      for (const item of skipped) expect(item.errors.map((error) => error.message)).toEqual([expect.stringMatching(/^not (sent: the run stopped|done: the service gave no definite answer .*; it may have been applied)/)]);
+      for (const item of skipped)
+        expect(item.errors.map((error) => error.message)).toEqual([
+          expect.stringMatching(
+            /^not (sent: the run stopped|done: the service gave no definite answer .*; it may have been applied)/,
+          ),
+        ]);
       const shown = await examctl(['runs', 'show', document.run, '--json', '--report', 'shown.csv'], dir, env);
       const rebuilt = JSON.parse(shown.stdout) as typeof document;
       expect(rebuilt.items).toEqual(document.items);
@@ -166,11 +239,21 @@ describe('the service refuses the token (403) mid-run', () => {
   it('runs show gives the refused item the live report\'s status and words, never "may have been applied"', async () => {
     service.fallback = (request) => {
       const user = JSON.parse(request.body) as { ExternalId: string };
-      return user.ExternalId === all[4] ? { status: 403, body: {} } : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+      return user.ExternalId === all[4]
+        ? { status: 403, body: {} }
+        : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
     };
-    const live = await examctl(['user', 'sync', '--file', 'full.csv', ...remote(), '--concurrency', '1', '--json'], dir, env);
+    const live = await examctl(
+      ['user', 'sync', '--file', 'full.csv', ...remote(), '--concurrency', '1', '--json'],
+      dir,
+      env,
+    );
     expect(live.code, live.stderr).toBe(3);
-    const document = JSON.parse(live.stdout) as { run: string; items: { id: string; status: string; errors: { message: string }[] }[]; summary: Summary };
+    const document = JSON.parse(live.stdout) as {
+      run: string;
+      items: { id: string; status: string; errors: { message: string }[] }[];
+      summary: Summary;
+    };
     expect(document.items[4]!.errors[0]!.message).toContain('refused the token (403)');
     const shown = await examctl(['runs', 'show', document.run, '--json'], dir, env);
     const rebuilt = JSON.parse(shown.stdout) as typeof document;
@@ -185,7 +268,11 @@ describe('the service refuses the token (403) mid-run', () => {
       sent.push(user.ExternalId);
       return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
     };
-    const resumed = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', document.run], dir, env);
+    const resumed = await examctl(
+      ['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', document.run],
+      dir,
+      env,
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(sent[0]).toBe(all[4]);
   });
@@ -193,13 +280,25 @@ describe('the service refuses the token (403) mid-run', () => {
   it('a 404 without an API envelope: runs show gives its item the live report\'s status and words, not "its answer was lost"', async () => {
     service.fallback = (request) => {
       const user = JSON.parse(request.body) as { ExternalId: string };
-      return user.ExternalId === all[4] ? { status: 404, body: {} } : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+      return user.ExternalId === all[4]
+        ? { status: 404, body: {} }
+        : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
     };
-    const live = await examctl(['user', 'sync', '--file', 'full.csv', ...remote(), '--concurrency', '1', '--json'], dir, env);
+    const live = await examctl(
+      ['user', 'sync', '--file', 'full.csv', ...remote(), '--concurrency', '1', '--json'],
+      dir,
+      env,
+    );
     expect(live.code, live.stderr).toBe(3);
-    const document = JSON.parse(live.stdout) as { run: string; items: { id: string; status: string; errors: { message: string }[] }[]; summary: Summary };
+    const document = JSON.parse(live.stdout) as {
+      run: string;
+      items: { id: string; status: string; errors: { message: string }[] }[];
+      summary: Summary;
+    };
     expect(document.items[4]!.errors[0]!.message).toContain('without an API envelope');
-    const rebuilt = JSON.parse((await examctl(['runs', 'show', document.run, '--json'], dir, env)).stdout) as typeof document;
+    const rebuilt = JSON.parse(
+      (await examctl(['runs', 'show', document.run, '--json'], dir, env)).stdout,
+    ) as typeof document;
     expect(rebuilt.items[4]).toEqual(document.items[4]);
     expect(counts(rebuilt.summary)).toEqual(counts(document.summary));
   });

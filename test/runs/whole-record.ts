@@ -4,7 +4,14 @@
  * direct view of the journal for tests. examctl itself reads journals only through scanRun.
  */
 import type { ItemRef, OutcomeLine } from '../../src/runs/journal-lines.js';
-import { readJournal, reportItemOf, unitsOf, unlinedItem, type JournalHead, type ResumeView } from '../../src/runs/read-run.js';
+import {
+  readJournal,
+  reportItemOf,
+  unitsOf,
+  unlinedItem,
+  type JournalHead,
+  type ResumeView,
+} from '../../src/runs/read-run.js';
 import type { ItemStatus, ReportHeader, ReportItem, ReportSummary } from '../../src/report/run-report.js';
 
 /** A whole run's report as the JSON document carries it. */
@@ -62,7 +69,8 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
         history.inFlight = history.beforeSent.inFlight;
         history.maybeApplied = history.beforeSent.maybeApplied;
         delete history.beforeSent;
-        if (line.reason !== undefined && history.outcome === undefined && !history.inFlight) history.withdrawn = line.reason;
+        if (line.reason !== undefined && history.outcome === undefined && !history.inFlight)
+          history.withdrawn = line.reason;
       }
     },
     outcome(line) {
@@ -88,7 +96,9 @@ export async function readRun(runsDir: string, id: string): Promise<RunRecord> {
     },
     keptBelow(below) {
       let kept = 0;
-      for (const history of items.values()) if (history.ref.n < below && !history.inFlight && history.outcome !== undefined && !history.outcome.transient) kept += 1;
+      for (const history of items.values())
+        if (history.ref.n < below && !history.inFlight && history.outcome !== undefined && !history.outcome.transient)
+          kept += 1;
       return kept;
     },
     historyAt: (n) => items.get(n),
@@ -128,7 +138,10 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
       add(history !== undefined ? reportItemOf(record, history) : unlinedItem(record, ref));
     }
     for (const history of journaledItems(record)) if (!seen.has(history.ref.n)) add(reportItemOf(record, history));
-    countUnlisted(summary, record.unchanged.count - [...seen].filter((n) => record.unchanged.since(n) !== undefined).length);
+    countUnlisted(
+      summary,
+      record.unchanged.count - [...seen].filter((n) => record.unchanged.since(n) !== undefined).length,
+    );
   } else {
     for (const history of journaledItems(record)) add(reportItemOf(record, history));
     countUnlisted(summary, record.unchanged.count);
@@ -138,5 +151,12 @@ export function rebuildReport(record: RunRecord, units?: Iterable<ItemRef>): Run
       summary.skipped += missing;
     }
   }
-  return { command: record.header.command, target: record.header.target, dryRun: false, run: record.id, summary, items };
+  return {
+    command: record.header.command,
+    target: record.header.target,
+    dryRun: false,
+    run: record.id,
+    summary,
+    items,
+  };
 }

@@ -32,13 +32,36 @@ describe('examctl schedule push (Upsert false) through local serve --faults lost
       const env = { EXAMCTL_TOKEN: 'dev-token' };
       // Five lost answers in a row for one schedule (0.35^5 per schedule) end the run with exit 3
       // and that schedule not done; `runs resume` finishes it, as a CI job would.
-      const first = await examctl(dir, ['--target', 'remote', '--base-url', server.url, '--yes', '--no-input', '--json', 'schedule', 'push', '--file', join(dir, 'schedules.json')], env);
+      const first = await examctl(
+        dir,
+        [
+          '--target',
+          'remote',
+          '--base-url',
+          server.url,
+          '--yes',
+          '--no-input',
+          '--json',
+          'schedule',
+          'push',
+          '--file',
+          join(dir, 'schedules.json'),
+        ],
+        env,
+      );
       const run = await resumeUntilDone(dir, first, env);
       expect(log.some((line) => line.includes('fault=lost'))).toBe(true);
-      const items = (JSON.parse((await examctl(dir, ['--json', 'runs', 'show', 'last'], env)).stdout) as { items: Item[] }).items;
+      const items = (
+        JSON.parse((await examctl(dir, ['--json', 'runs', 'show', 'last'], env)).stdout) as { items: Item[] }
+      ).items;
       expect(items).toHaveLength(12);
-      expect(items.filter((item) => item.status !== 'ok'), run.stdout).toEqual([]);
-      expect(items.some((item) => JSON.stringify(item).includes('possibly created by the lost first attempt'))).toBe(true);
+      expect(
+        items.filter((item) => item.status !== 'ok'),
+        run.stdout,
+      ).toEqual([]);
+      expect(items.some((item) => JSON.stringify(item).includes('possibly created by the lost first attempt'))).toBe(
+        true,
+      );
       expect(run.code, run.stderr).toBe(0);
     } finally {
       await server.close();

@@ -15,10 +15,20 @@ function countingApi(calls: string[]): IntegrationApi {
   return answeringApi((body) => calls.push((body as { ExternalId: string }).ExternalId));
 }
 
-async function withFaultyServer(spec: string, run: (server: RunningServer, calls: string[], log: string[]) => Promise<void>, seed = 7): Promise<void> {
+async function withFaultyServer(
+  spec: string,
+  run: (server: RunningServer, calls: string[], log: string[]) => Promise<void>,
+  seed = 7,
+): Promise<void> {
   const calls: string[] = [];
   const log: string[] = [];
-  const server = await startServer({ api: countingApi(calls), tokens: () => [TOKEN], log: (line) => log.push(line), openapi: { openapi: '3.1.0' }, faults: { spec: parseFaultSpec(spec), seed } });
+  const server = await startServer({
+    api: countingApi(calls),
+    tokens: () => [TOKEN],
+    log: (line) => log.push(line),
+    openapi: { openapi: '3.1.0' },
+    faults: { spec: parseFaultSpec(spec), seed },
+  });
   try {
     await run(server, calls, log);
   } finally {
@@ -84,14 +94,20 @@ describe('--faults SPEC', () => {
 
 describe('each fault kind on the wire', () => {
   it('429 and 503 come with Retry-After and an envelope, 500 with an envelope; the work is not done', async () => {
-    for (const [kind, retryAfter] of [['429', '1'], ['503', '1'], ['500', undefined]] as const) {
+    for (const [kind, retryAfter] of [
+      ['429', '1'],
+      ['503', '1'],
+      ['500', undefined],
+    ] as const) {
       await withFaultyServer(`${kind}:100%`, async (server, calls, log) => {
         const reply = await postUser(server, 'u1');
         expect(reply.statusCode).toBe(Number(kind));
         expect(reply.headers['retry-after']).toBe(retryAfter);
         expect(await reply.body.json()).toMatchObject({ Content: null, Success: false });
         expect(calls).toEqual([]);
-        expect(log).toEqual([expect.stringMatching(new RegExp(`^POST /api/v1/integrations/user ${kind} \\d+ms fault=${kind}$`))]);
+        expect(log).toEqual([
+          expect.stringMatching(new RegExp(`^POST /api/v1/integrations/user ${kind} \\d+ms fault=${kind}$`)),
+        ]);
       });
     }
   });
@@ -129,7 +145,10 @@ describe('each fault kind on the wire', () => {
       const openapi = await request(`${server.url}/api/v1/integrations/openapi.json`);
       expect(openapi.statusCode).toBe(200);
       await openapi.body.dump();
-      const refused = await request(`${server.url}/api/v1/integrations/user`, { method: 'POST', headers: { authorization: 'EAPI wrong' } });
+      const refused = await request(`${server.url}/api/v1/integrations/user`, {
+        method: 'POST',
+        headers: { authorization: 'EAPI wrong' },
+      });
       expect(refused.statusCode).toBe(403);
       await refused.body.dump();
       expect(log.join('\n')).not.toContain('fault=');
@@ -141,17 +160,38 @@ describe('examctl local serve --faults', () => {
   it('a bad SPEC is a usage error (exit 2) naming the part, before anything starts', async () => {
     await withTempDir(async (dir) => {
       const io = testDeps(dir);
-      const code = await runCli(['--store', join(dir, 'store'), 'local', 'serve', '--port', '0', '--faults', '503:10%,boom:5%'], io.deps);
+      const code = await runCli(
+        ['--store', join(dir, 'store'), 'local', 'serve', '--port', '0', '--faults', '503:10%,boom:5%'],
+        io.deps,
+      );
       expect(code).toBe(2);
       expect(io.stderr.text).toContain('"boom:5%"');
       expect(io.stderr.text).not.toContain('listening');
       const seedOnly = testDeps(dir);
-      expect(await runCli(['--store', join(dir, 'store'), 'local', 'serve', '--faults-seed', '3'], seedOnly.deps)).toBe(2);
+      expect(await runCli(['--store', join(dir, 'store'), 'local', 'serve', '--faults-seed', '3'], seedOnly.deps)).toBe(
+        2,
+      );
       expect(seedOnly.stderr.text).toContain('--faults-seed needs --faults');
       // The seed is read by the flag parsers (src/flags/flag-values.ts): a 32-bit whole number.
       for (const bad of ['-1', '1.5', 'x', '4294967296']) {
         const badSeed = testDeps(dir);
-        expect(await runCli(['--store', join(dir, 'store'), 'local', 'serve', '--port', '0', '--faults', '503:1%', '--faults-seed', bad], badSeed.deps)).toBe(2);
+        expect(
+          await runCli(
+            [
+              '--store',
+              join(dir, 'store'),
+              'local',
+              'serve',
+              '--port',
+              '0',
+              '--faults',
+              '503:1%',
+              '--faults-seed',
+              bad,
+            ],
+            badSeed.deps,
+          ),
+        ).toBe(2);
         expect(badSeed.stderr.text).toContain('--faults-seed must be a whole number from 0 to 4294967295');
         expect(badSeed.stderr.text).not.toContain('listening');
       }

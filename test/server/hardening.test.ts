@@ -9,7 +9,8 @@ import { MAX_HEADER_BYTES, MAX_URL_BYTES, startServer, type RunningServer } from
 const TOKEN = 'hardening-token';
 
 function api(calls: string[]): IntegrationApi {
-  const ok = <T>(content: T): Promise<ApiResult<T>> => Promise.resolve({ status: 200, envelope: { Content: content, Success: true, Errors: null } });
+  const ok = <T>(content: T): Promise<ApiResult<T>> =>
+    Promise.resolve({ status: 200, envelope: { Content: content, Success: true, Errors: null } });
   return {
     createSchedule: () => ok('S-1'),
     getReviewSession: (id, call) => {
@@ -19,13 +20,18 @@ function api(calls: string[]): IntegrationApi {
         return new Promise((resolve) => {
           call!.signal!.addEventListener('abort', () => {
             calls.push('signal aborted');
-            resolve({ status: 200, envelope: { Content: { ExternalId: id, Results: [] }, Success: true, Errors: null } });
+            resolve({
+              status: 200,
+              envelope: { Content: { ExternalId: id, Results: [] }, Success: true, Errors: null },
+            });
           });
         });
       }
       if (id === 'peek') return ok({ ExternalId: id, Results: [], SignalAborted: call?.signal?.aborted } as never);
       if (id === 'locked') {
-        return Promise.reject(new StoreLockedError('store /srv/secret-store is locked by pid 4242 on host build-7 (examctl user sync)'));
+        return Promise.reject(
+          new StoreLockedError('store /srv/secret-store is locked by pid 4242 on host build-7 (examctl user sync)'),
+        );
       }
       return ok({ ExternalId: id, Results: [] });
     },
@@ -68,14 +74,22 @@ function raw(write: (socket: net.Socket) => void): Promise<{ text: string; ms: n
     let text = '';
     socket.on('data', (chunk) => (text += chunk.toString('latin1')));
     socket.on('close', () => resolve({ text, ms: performance.now() - started }));
-    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error)));
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error),
+    );
   });
 }
 
 const statusOf = (text: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
-const bodyOf = (text: string): { Success: boolean; Errors: { Message: string }[] } => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as never;
+const bodyOf = (text: string): { Success: boolean; Errors: { Message: string }[] } =>
+  JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as never;
 
-function request(method: string, path: string, body?: Buffer | string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+function request(
+  method: string,
+  path: string,
+  body?: Buffer | string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
     const all: Record<string, string> = { authorization: `EAPI ${TOKEN}`, ...headers };
     if (body !== undefined) {
@@ -109,11 +123,15 @@ describe('answered at once, the body left unread', () => {
 
   it('413 from the declared length and 400 from the content type, before any body byte', async () => {
     const tooLarge = await raw((socket) =>
-      socket.write(`POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 999999999\r\n\r\n`),
+      socket.write(
+        `POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 999999999\r\n\r\n`,
+      ),
     );
     expect(statusOf(tooLarge.text)).toBe(413);
     const notJson = await raw((socket) =>
-      socket.write(`POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\nContent-Type: text/plain\r\nContent-Length: 5000\r\n\r\n`),
+      socket.write(
+        `POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\nContent-Type: text/plain\r\nContent-Length: 5000\r\n\r\n`,
+      ),
     );
     expect(statusOf(notJson.text)).toBe(400);
     expect(notJson.text).toContain('a request body must be declared Content-Type: application/json');
@@ -123,7 +141,9 @@ describe('answered at once, the body left unread', () => {
 
   it('sends 100 Continue only once the token and route are accepted', async () => {
     const refused = await raw((socket) =>
-      socket.write('POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n'),
+      socket.write(
+        'POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n',
+      ),
     );
     expect(refused.text).not.toContain('100 Continue');
     expect(statusOf(refused.text)).toBe(403);
@@ -147,7 +167,9 @@ describe('slow, long and broken requests', () => {
 
   it('408 for a body that does not arrive in time', async () => {
     const reply = await raw((socket) =>
-      socket.write(`POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`),
+      socket.write(
+        `POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`,
+      ),
     );
     expect(statusOf(reply.text)).toBe(408);
     expect(calls).toEqual([]);
@@ -156,15 +178,23 @@ describe('slow, long and broken requests', () => {
   it('414 for a URL over the bound and 431 for headers over the bound', async () => {
     const longUrl = await request('GET', `/api/v1/integrations/external/review-sessions/${'a'.repeat(MAX_URL_BYTES)}`);
     expect(longUrl.status).toBe(414);
-    const hugeUrl = await raw((socket) => socket.write(`GET /${'a'.repeat(MAX_HEADER_BYTES + 10)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    const hugeUrl = await raw((socket) =>
+      socket.write(`GET /${'a'.repeat(MAX_HEADER_BYTES + 10)} HTTP/1.1\r\nHost: x\r\n\r\n`),
+    );
     expect(statusOf(hugeUrl.text)).toBe(414);
-    const bigHeaders = await raw((socket) => socket.write(`GET /api/v1/integrations/openapi.json HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(MAX_HEADER_BYTES)}\r\n\r\n`));
+    const bigHeaders = await raw((socket) =>
+      socket.write(
+        `GET /api/v1/integrations/openapi.json HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(MAX_HEADER_BYTES)}\r\n\r\n`,
+      ),
+    );
     expect(statusOf(bigHeaders.text)).toBe(431);
   });
 
   it('logs a client that goes away mid-body as aborted, not 500', async () => {
     await raw((socket) => {
-      socket.write(`POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`);
+      socket.write(
+        `POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`,
+      );
       setTimeout(() => socket.destroy(), 50);
     });
     // The server's log line is the marker: waited for (bounded), never a fixed sleep.
@@ -188,7 +218,9 @@ describe('answers', () => {
     expect(peek.status).toBe(200);
     expect(JSON.parse(peek.text).Content.SignalAborted).toBe(false);
     await raw((socket) => {
-      socket.write(`GET /api/v1/integrations/external/review-sessions/until-aborted HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\n\r\n`);
+      socket.write(
+        `GET /api/v1/integrations/external/review-sessions/until-aborted HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\n\r\n`,
+      );
       setTimeout(() => socket.destroy(), 50);
     });
     await vi.waitFor(() => expect(calls).toContain('signal aborted'));
@@ -207,7 +239,9 @@ describe('answers', () => {
     expect(head.status).toBe(200);
     expect(head.text).toBe('');
     expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
-    const unauthenticated = await request('HEAD', '/api/v1/integrations/external/review-sessions/RS-1', undefined, { authorization: '' });
+    const unauthenticated = await request('HEAD', '/api/v1/integrations/external/review-sessions/RS-1', undefined, {
+      authorization: '',
+    });
     expect(unauthenticated.status).toBe(403);
     const openapi = await request('HEAD', '/api/v1/integrations/openapi.json');
     expect(openapi.status).toBe(200);
@@ -220,7 +254,9 @@ describe('answers', () => {
   });
 
   it('closes an idle keep-alive connection after the documented timeout', async () => {
-    const reply = await raw((socket) => socket.write('GET /api/v1/integrations/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'));
+    const reply = await raw((socket) =>
+      socket.write('GET /api/v1/integrations/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'),
+    );
     expect(statusOf(reply.text)).toBe(200);
     // keepAliveMs 1000 in this test: the socket closed by itself (raw resolves on close), not before the timeout.
     expect(reply.ms).toBeGreaterThanOrEqual(900);
@@ -245,7 +281,11 @@ describe('stopping', () => {
       closeGraceMs: 50,
     });
     const answer = new Promise<string>((resolve) => {
-      const req = http.request(`${stuck.url}/api/v1/integrations/user`, { method: 'POST', headers: { authorization: `EAPI ${TOKEN}`, 'content-type': 'application/json' }, agent: false });
+      const req = http.request(`${stuck.url}/api/v1/integrations/user`, {
+        method: 'POST',
+        headers: { authorization: `EAPI ${TOKEN}`, 'content-type': 'application/json' },
+        agent: false,
+      });
       req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
       req.on('response', (res) => resolve(String(res.statusCode)));
       req.end('{"ExternalId":"u-1"}');

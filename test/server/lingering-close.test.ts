@@ -12,7 +12,12 @@ let calls: string[];
 
 async function serve(linger?: LingerBounds): Promise<RunningServer> {
   calls = [];
-  server = await startServer({ api: answeringApi(() => calls.push('upsertUser')), tokens: () => [TOKEN], bodyLimitBytes: 64 * 1024, ...(linger ? { linger } : {}) });
+  server = await startServer({
+    api: answeringApi(() => calls.push('upsertUser')),
+    tokens: () => [TOKEN],
+    bodyLimitBytes: 64 * 1024,
+    ...(linger ? { linger } : {}),
+  });
   return server;
 }
 
@@ -104,14 +109,20 @@ function upload(port: number, spec: Upload): Promise<Exchange> {
   });
 }
 
-const unauthenticated = (length: number) => `POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}`;
+const unauthenticated = (length: number) =>
+  `POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}`;
 const statusOf = (text: string): number => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
 
 describe('lingering close: a refused request reads its answer while its body is still coming', () => {
   it('403 answered after the first chunk, then megabytes more written chunk by chunk: the whole answer and a clean end', async () => {
     const { port } = await serve();
     const total = 8 * MiB;
-    const exchange = await upload(port, { head: unauthenticated(total), total, chunk: 64 * 1024, beforeAnswer: 64 * 1024 });
+    const exchange = await upload(port, {
+      head: unauthenticated(total),
+      total,
+      chunk: 64 * 1024,
+      beforeAnswer: 64 * 1024,
+    });
     expect(statusOf(exchange.answer)).toBe(403);
     expect(isWholeAnswer(exchange.answer)).toBe(true);
     expect(exchange.answer.toLowerCase()).toContain('connection: close');
@@ -125,7 +136,12 @@ describe('lingering close: a refused request reads its answer while its body is 
   it('a client that writes its whole 50 MB body before reading anything still reads its 403, on a clean end', async () => {
     const { port } = await serve();
     const total = 50 * 1000 * 1000;
-    const exchange = await upload(port, { head: unauthenticated(total), total, chunk: 256 * 1024, readAfterWriting: true });
+    const exchange = await upload(port, {
+      head: unauthenticated(total),
+      total,
+      chunk: 256 * 1024,
+      readAfterWriting: true,
+    });
     expect(exchange.error).toBeUndefined();
     expect(exchange.written).toBe(total);
     expect(statusOf(exchange.answer)).toBe(403);
@@ -138,10 +154,20 @@ describe('lingering close: a refused request reads its answer while its body is 
     const authorized = (type: string, length: number) =>
       `POST /api/v1/integrations/user HTTP/1.1\r\nHost: x\r\nAuthorization: EAPI ${TOKEN}\r\nContent-Type: ${type}\r\nContent-Length: ${length}`;
     // The declared length is over the limit: refused before a body byte is read.
-    const declared = await upload(port, { head: authorized('application/json', 4 * MiB), total: 4 * MiB, chunk: 64 * 1024, readAfterWriting: true });
+    const declared = await upload(port, {
+      head: authorized('application/json', 4 * MiB),
+      total: 4 * MiB,
+      chunk: 64 * 1024,
+      readAfterWriting: true,
+    });
     expect(statusOf(declared.answer)).toBe(413);
     expect(declared.error).toBeUndefined();
-    const notJson = await upload(port, { head: authorized('text/plain', 4 * MiB), total: 4 * MiB, chunk: 64 * 1024, readAfterWriting: true });
+    const notJson = await upload(port, {
+      head: authorized('text/plain', 4 * MiB),
+      total: 4 * MiB,
+      chunk: 64 * 1024,
+      readAfterWriting: true,
+    });
     expect(statusOf(notJson.answer)).toBe(400);
     expect(notJson.error).toBeUndefined();
     expect(notJson.serverEnded).toBe(true);
@@ -197,13 +223,29 @@ describe('lingering close is bounded', () => {
   it('an endless sender is cut once the byte bound is passed, after its answer was read', async () => {
     const { port } = await serve({ maxBytes: 512 * 1024, maxMs: 60_000 });
     const announced = 1000 * MiB;
-    expectAnsweredThenCut(await upload(port, { head: unauthenticated(announced), total: Number.POSITIVE_INFINITY, chunk: 64 * 1024, beforeAnswer: 64 * 1024 }), announced);
+    expectAnsweredThenCut(
+      await upload(port, {
+        head: unauthenticated(announced),
+        total: Number.POSITIVE_INFINITY,
+        chunk: 64 * 1024,
+        beforeAnswer: 64 * 1024,
+      }),
+      announced,
+    );
   });
 
   it('a sender that never finishes its body is cut once the time bound passes, after its answer was read', async () => {
     // The byte bound is far beyond what 1 KiB writes reach before the time bound: the time cuts it.
     const { port } = await serve({ maxBytes: 1024 * MiB, maxMs: 50 });
-    expectAnsweredThenCut(await upload(port, { head: unauthenticated(2000 * MiB), total: Number.POSITIVE_INFINITY, chunk: 1024, beforeAnswer: 1024 }), 1024 * MiB);
+    expectAnsweredThenCut(
+      await upload(port, {
+        head: unauthenticated(2000 * MiB),
+        total: Number.POSITIVE_INFINITY,
+        chunk: 1024,
+        beforeAnswer: 1024,
+      }),
+      1024 * MiB,
+    );
   });
 
   it('a request sent behind a refused one on the same connection is never run', async () => {

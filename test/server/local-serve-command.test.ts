@@ -33,17 +33,25 @@ describe('examctl local serve (command)', () => {
       expect(io.stderr.text).toContain(`created local store at ${store} from the demo world`);
       expect(existsSync(store)).toBe(true);
 
-      const ok = await request(`${url}/api/v1/integrations/external/review-sessions/RS-MATH1-OCT`, { headers: { authorization: 'EAPI dev-token' } });
+      const ok = await request(`${url}/api/v1/integrations/external/review-sessions/RS-MATH1-OCT`, {
+        headers: { authorization: 'EAPI dev-token' },
+      });
       expect(ok.statusCode).toBe(200);
       expect(((await ok.body.json()) as { Content: { ExternalId: string } }).Content.ExternalId).toBe('RS-MATH1-OCT');
-      const refused = await request(`${url}/api/v1/integrations/external/review-sessions/RS-MATH1-OCT`, { headers: { authorization: 'EAPI wrong' } });
+      const refused = await request(`${url}/api/v1/integrations/external/review-sessions/RS-MATH1-OCT`, {
+        headers: { authorization: 'EAPI wrong' },
+      });
       expect(refused.statusCode).toBe(403);
       await refused.body.dump();
 
       stop.abort();
       expect(await running).toBe(0);
-      expect(io.stderr.text).toMatch(/GET \/api\/v1\/integrations\/external\/review-sessions\/RS-MATH1-OCT 200 \d+ms\n/);
-      expect(io.stderr.text).toMatch(/GET \/api\/v1\/integrations\/external\/review-sessions\/RS-MATH1-OCT 403 \d+ms\n/);
+      expect(io.stderr.text).toMatch(
+        /GET \/api\/v1\/integrations\/external\/review-sessions\/RS-MATH1-OCT 200 \d+ms\n/,
+      );
+      expect(io.stderr.text).toMatch(
+        /GET \/api\/v1\/integrations\/external\/review-sessions\/RS-MATH1-OCT 403 \d+ms\n/,
+      );
       expect(io.stderr.text).not.toContain('dev-token');
       expect(io.stderr.text).toContain('stopped');
       expect(io.stdout.text).toBe('');
@@ -71,17 +79,42 @@ describe('examctl local serve (command)', () => {
     await withTempDir(async (dir) => {
       const stop = new AbortController();
       const io = testDeps(dir, { signal: stop.signal });
-      const running = runCli(['--store', join(dir, 'store'), 'local', 'serve', '--port', '0', '--public-url', 'https://exam.example.test/examctl/'], io.deps);
+      const running = runCli(
+        [
+          '--store',
+          join(dir, 'store'),
+          'local',
+          'serve',
+          '--port',
+          '0',
+          '--public-url',
+          'https://exam.example.test/examctl/',
+        ],
+        io.deps,
+      );
       const [, url] = await waitFor(io.stderr, /listening on (http:\/\/127\.0\.0\.1:\d+)\n/, running);
       const answer = await request(`${url}/api/v1/integrations/openapi.json`);
-      expect(((await answer.body.json()) as { servers: unknown }).servers).toEqual([{ url: 'https://exam.example.test/examctl/api/v1/integrations' }]);
+      expect(((await answer.body.json()) as { servers: unknown }).servers).toEqual([
+        { url: 'https://exam.example.test/examctl/api/v1/integrations' },
+      ]);
       expect(io.stderr.text).toContain('public URL https://exam.example.test/examctl');
       stop.abort();
       expect(await running).toBe(0);
 
-      for (const bad of ['ftp://exam.example.test', 'exam.example.test', 'https://user:pw@exam.example.test', 'https://exam.example.test/?a=1']) {
+      for (const bad of [
+        'ftp://exam.example.test',
+        'exam.example.test',
+        'https://user:pw@exam.example.test',
+        'https://exam.example.test/?a=1',
+      ]) {
         const refused = testDeps(dir);
-        expect(await runCli(['--store', join(dir, 'store'), 'local', 'serve', '--port', '0', '--public-url', bad], refused.deps), bad).toBe(2);
+        expect(
+          await runCli(
+            ['--store', join(dir, 'store'), 'local', 'serve', '--port', '0', '--public-url', bad],
+            refused.deps,
+          ),
+          bad,
+        ).toBe(2);
         expect(refused.stderr.text).toContain('--public-url');
         expect(refused.stderr.text).not.toContain('listening on');
       }

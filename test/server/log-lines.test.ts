@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { lineBatcher } from '../../src/server/log-lines.js';
 
 describe('lineBatcher', () => {
-  it('writes the lines of one turn as one write, in order, and the next turn\'s as another', async () => {
+  it("writes the lines of one turn as one write, in order, and the next turn's as another", async () => {
     const writes: string[] = [];
     const lines = lineBatcher((text) => writes.push(text));
     lines.log('a');

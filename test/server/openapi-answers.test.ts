@@ -25,12 +25,18 @@ interface SpecObject {
   fields: string[];
   enums: Record<string, string[]>;
 }
-const spec = JSON.parse(readFileSync(new URL('../support/spec-answer-fields.json', import.meta.url), 'utf8')) as { objects: SpecObject[] };
-const document = JSON.parse(JSON.stringify(buildOpenApiDocument('1.0.0'))) as { components: { schemas: Record<string, Schema> } };
+const spec = JSON.parse(readFileSync(new URL('../support/spec-answer-fields.json', import.meta.url), 'utf8')) as {
+  objects: SpecObject[];
+};
+const document = JSON.parse(JSON.stringify(buildOpenApiDocument('1.0.0'))) as {
+  components: { schemas: Record<string, Schema> };
+};
 const schemas = document.components.schemas;
 const specUserFields = spec.objects.find((o) => o.name === 'Content.User')!.fields;
 /** The fields an answer object serves beyond the API text: Content.User's from the user table. */
-const OWN_FIELDS: Record<string, readonly string[]> = { 'Content.User': USER_VIEW_FIELDS.filter((f) => !specUserFields.includes(f)) };
+const OWN_FIELDS: Record<string, readonly string[]> = {
+  'Content.User': USER_VIEW_FIELDS.filter((f) => !specUserFields.includes(f)),
+};
 
 /** The schema's branches that are not null (a nullable field is `anyOf: [value, null]`; a union envelope is anyOf too). */
 function branches(schema: Schema | undefined): Schema[] {
@@ -44,33 +50,46 @@ function walk(path: readonly string[]): Schema | undefined {
   let current: Schema | undefined = schemas[path[0]!];
   for (const step of path.slice(1)) {
     const options = branches(current);
-    current = step === '[]' ? options.find((s) => s.items)?.items : options.find((s) => s.properties?.[step])?.properties?.[step];
+    current =
+      step === '[]'
+        ? options.find((s) => s.items)?.items
+        : options.find((s) => s.properties?.[step])?.properties?.[step];
   }
   return current;
 }
 
 /** A type a generator can name: a type keyword or enum on some non-null branch. */
-const typed = (schema: Schema | undefined) => branches(schema).some((s) => s.type !== undefined || s.enum !== undefined);
+const typed = (schema: Schema | undefined) =>
+  branches(schema).some((s) => s.type !== undefined || s.enum !== undefined);
 
 describe('the served OpenAPI document types every answer field the API text lists', () => {
   it('transcribes the counts the API text gives', () => {
     const count = (name: string) => spec.objects.find((o) => o.name === name)?.fields.length;
-    expect([count('review session'), count('Results entry'), count('ResultsOptions'), count('OverviewOptions'), count('Content.User')]).toEqual([21, 20, 8, 3, 26]);
+    expect([
+      count('review session'),
+      count('Results entry'),
+      count('ResultsOptions'),
+      count('OverviewOptions'),
+      count('Content.User'),
+    ]).toEqual([21, 20, 8, 3, 26]);
   });
 
   it('the engine shows every Content.User field the API text lists (USER_VIEW_FIELDS)', () => {
     expect(specUserFields.filter((f) => !(USER_VIEW_FIELDS as readonly string[]).includes(f))).toEqual([]);
   });
 
-  it.each(spec.objects.map((o) => [o.name, o] as const))('%s: exactly the listed fields, each typed, enums as named', (_name, object) => {
-    const properties = branches(walk(object.path)).find((s) => s.properties)?.properties ?? {};
-    const fields = [...object.fields, ...(OWN_FIELDS[object.name] ?? [])];
-    expect(Object.keys(properties).sort()).toEqual([...fields].sort());
-    expect(Object.keys(properties)).toHaveLength(fields.length);
-    for (const field of fields) expect(typed(properties[field]), `${object.name}.${field}`).toBe(true);
-    for (const [field, values] of Object.entries(object.enums)) {
-      const declared = branches(properties[field]).flatMap((s) => s.enum ?? []);
-      expect(declared.sort(), `${object.name}.${field}`).toEqual([...values].sort());
-    }
-  });
+  it.each(spec.objects.map((o) => [o.name, o] as const))(
+    '%s: exactly the listed fields, each typed, enums as named',
+    (_name, object) => {
+      const properties = branches(walk(object.path)).find((s) => s.properties)?.properties ?? {};
+      const fields = [...object.fields, ...(OWN_FIELDS[object.name] ?? [])];
+      expect(Object.keys(properties).sort()).toEqual([...fields].sort());
+      expect(Object.keys(properties)).toHaveLength(fields.length);
+      for (const field of fields) expect(typed(properties[field]), `${object.name}.${field}`).toBe(true);
+      for (const [field, values] of Object.entries(object.enums)) {
+        const declared = branches(properties[field]).flatMap((s) => s.enum ?? []);
+        expect(declared.sort(), `${object.name}.${field}`).toEqual([...values].sort());
+      }
+    },
+  );
 });

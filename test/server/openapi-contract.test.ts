@@ -31,13 +31,34 @@ const SEED = 20261122;
 
 /** Numbered refusals the document cannot express (state, across fields, calendar, IP syntax). */
 const BEYOND_SCHEMA_CODES = new Set([
-  131, 133, 1134, // hierarchies: state (in GroupErrors with 200)
-  214, 232, 233, 240, 241, 242, // user: state
-  236, 239, 243, 250, // across fields / items
+  131,
+  133,
+  1134, // hierarchies: state (in GroupErrors with 200)
+  214,
+  232,
+  233,
+  240,
+  241,
+  242, // user: state
+  236,
+  239,
+  243,
+  250, // across fields / items
   238, // AllowedIpAddresses syntax, stated in words
   246, // DateOfBirth calendar day
-  806, 807, 808, 810, 900, 1000, 1001, 1002, 1003, // collections: state
-  301, 302, 305, 319, // invigilators: state
+  806,
+  807,
+  808,
+  810,
+  900,
+  1000,
+  1001,
+  1002,
+  1003, // collections: state
+  301,
+  302,
+  305,
+  319, // invigilators: state
   1101, // review sessions: state
 ]);
 
@@ -81,7 +102,11 @@ function send(server: RunningServer, method: string, urlPath: string, body: unkn
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : (JSON.parse(text) as unknown), headers: res.headers });
+        resolve({
+          status: res.statusCode ?? 0,
+          body: text === '' ? undefined : (JSON.parse(text) as unknown),
+          headers: res.headers,
+        });
       });
     });
     req.on('error', reject);
@@ -97,7 +122,16 @@ type DeclaredHeader = { required?: boolean; schema: JsonSchema };
 type MediaType = { schema: { $ref: string }; example?: unknown };
 let document: {
   servers: { url: string }[];
-  paths: Record<string, Record<string, { requestBody?: { content: Record<string, MediaType> }; responses: Record<string, { content?: Record<string, MediaType>; headers?: Record<string, DeclaredHeader> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        requestBody?: { content: Record<string, MediaType> };
+        responses: Record<string, { content?: Record<string, MediaType>; headers?: Record<string, DeclaredHeader> }>;
+      }
+    >
+  >;
   components: { schemas: Record<string, JsonSchema> };
 };
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -108,15 +142,21 @@ beforeAll(async () => {
   await createStore(dir, worldToChanges(await loadWorldFile(BUNDLED_WORLD_PATH)));
   store = await openStore(dir);
   engine = createLocalEngine({ store, now: () => new Date('2026-06-01T00:00:00Z') });
-  server = await startServer({ api: engine, tokens: storeTokens(store), openapi: (url) => buildOpenApiDocument('0.0.0', url) });
+  server = await startServer({
+    api: engine,
+    tokens: storeTokens(store),
+    openapi: (url) => buildOpenApiDocument('0.0.0', url),
+  });
   // The document as served, not as built: what a third-party tool would read.
   document = await new Promise((resolve, reject) => {
-    http.get(`${server.url}/api/v1/integrations/openapi.json`, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve(JSON.parse(text) as typeof document));
-    }).on('error', reject);
+    http
+      .get(`${server.url}/api/v1/integrations/openapi.json`, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve(JSON.parse(text) as typeof document));
+      })
+      .on('error', reject);
   });
   ajv.addSchema({ $id: 'https://examctl.test/openapi.json', components: document.components });
 });
@@ -138,14 +178,26 @@ function validate(ref: string, value: unknown): string | null {
 /** The answer is declared for the operation, its body validates, and a refusal is one the document admits. */
 function expectDeclaredAnswer(route: string, method: string, body: unknown, answer: Answer): void {
   const declared = document.paths[route]![method]!.responses[String(answer.status)];
-  expect(declared, `status ${answer.status} of ${method} ${route} is declared (${JSON.stringify(answer.body)})`).toBeDefined();
+  expect(
+    declared,
+    `status ${answer.status} of ${method} ${route} is declared (${JSON.stringify(answer.body)})`,
+  ).toBeDefined();
   const ref = declared!.content!['application/json']!.schema.$ref.slice('#/components/schemas/'.length);
   expect(validate(refOf(ref), answer.body), `${method} ${route} ${answer.status} answer matches ${ref}`).toBeNull();
-  const envelope = answer.body as { Success: boolean; Errors: { Code: number | null; Message: string; Field?: string }[] | null };
+  const envelope = answer.body as {
+    Success: boolean;
+    Errors: { Code: number | null; Message: string; Field?: string }[] | null;
+  };
   if (envelope.Success) return;
   for (const error of envelope.Errors ?? []) {
-    const admitted = error.Code !== null ? BEYOND_SCHEMA_CODES.has(error.Code) : BEYOND_SCHEMA_MESSAGES.some((re) => re.test(error.Message));
-    expect(admitted, `a body the document accepts was refused for ${JSON.stringify(error)}; body ${JSON.stringify(body)}`).toBe(true);
+    const admitted =
+      error.Code !== null
+        ? BEYOND_SCHEMA_CODES.has(error.Code)
+        : BEYOND_SCHEMA_MESSAGES.some((re) => re.test(error.Message));
+    expect(
+      admitted,
+      `a body the document accepts was refused for ${JSON.stringify(error)}; body ${JSON.stringify(body)}`,
+    ).toBe(true);
   }
 }
 
@@ -171,7 +223,9 @@ function grounded(name: string, body: Record<string, unknown>, i: number): Recor
     delete out.UserName;
     delete out.SynchronizationKey;
     if (Array.isArray(out.Hierarchies)) {
-      out.Hierarchies = [...new Set(out.Hierarchies.map((_h, k) => pick(WORLD.hierarchies, i + k)))].map((id) => ({ ExternalId: id }));
+      out.Hierarchies = [...new Set(out.Hierarchies.map((_h, k) => pick(WORLD.hierarchies, i + k)))].map((id) => ({
+        ExternalId: id,
+      }));
     }
   } else if (name === 'ScheduleRequest') {
     const schedule = out.Schedule as Record<string, unknown>;
@@ -182,7 +236,8 @@ function grounded(name: string, body: Record<string, unknown>, i: number): Recor
     delete schedule.Owner;
     delete schedule.ScheduleGroupExtId;
     delete schedule.ScheduleExtId;
-    if (schedule.ProctoringServiceTemplateExternalId !== undefined) schedule.ProctoringServiceTemplateExternalId = pick(WORLD.templates, i);
+    if (schedule.ProctoringServiceTemplateExternalId !== undefined)
+      schedule.ProctoringServiceTemplateExternalId = pick(WORLD.templates, i);
     out.Workflow = 'DEFAULT';
     out.Candidates = (out.Candidates as Record<string, unknown>[]).map((candidate, k) => {
       const { AttemptExtId: _attempt, ReasonableAdjustmentPercentage: _percentage, ...rest } = candidate;
@@ -201,7 +256,13 @@ function grounded(name: string, body: Record<string, unknown>, i: number): Recor
 const OPERATIONS: { name: string; route: string; method: string; url: (i: number) => string; runs: number }[] = [
   { name: 'UserRequest', route: '/user', method: 'post', url: () => '/api/v1/integrations/user', runs: 40 },
   { name: 'ScheduleRequest', route: '/schedule', method: 'post', url: () => '/api/v1/integrations/schedule', runs: 30 },
-  { name: 'CollectionRequest', route: '/collections', method: 'post', url: () => '/api/v1/integrations/collections', runs: 50 },
+  {
+    name: 'CollectionRequest',
+    route: '/collections',
+    method: 'post',
+    url: () => '/api/v1/integrations/collections',
+    runs: 50,
+  },
   {
     name: 'InvigilatorIds',
     route: '/schedule/{externalId}/invigilators',
@@ -219,9 +280,10 @@ describe('the served OpenAPI document and the server agree', () => {
       let accepted = 0;
       await fc.assert(
         fc.asyncProperty(bodies, async ([generated, i, ground]) => {
-          const body = ground && typeof generated === 'object' && generated !== null && !Array.isArray(generated)
-            ? grounded(operation.name, generated as Record<string, unknown>, i)
-            : generated;
+          const body =
+            ground && typeof generated === 'object' && generated !== null && !Array.isArray(generated)
+              ? grounded(operation.name, generated as Record<string, unknown>, i)
+              : generated;
           expect(validate(refOf(operation.name), body), `generated ${JSON.stringify(body)}`).toBeNull();
           const answer = await send(server, operation.method.toUpperCase(), operation.url(i), body);
           expectDeclaredAnswer(operation.route, operation.method, body, answer);
@@ -240,7 +302,10 @@ describe('the served OpenAPI document and the server agree', () => {
       const answer = await send(server, 'DELETE', url, body);
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.body).toMatchObject({ Content: null, Success: false });
-      expectDeclaredAnswer('/schedule/{externalId}/invigilators', 'delete', body, { ...answer, body: { ...(answer.body as object), Errors: [] } });
+      expectDeclaredAnswer('/schedule/{externalId}/invigilators', 'delete', body, {
+        ...answer,
+        body: { ...(answer.body as object), Errors: [] },
+      });
     }
     for (const body of [null, []]) {
       const answer = await send(server, 'DELETE', url, body);
@@ -259,7 +324,10 @@ describe('the served OpenAPI document and the server agree', () => {
   it('declares the refusals of bodies the document itself refuses, and the server refuses them', async () => {
     const refused: [string, unknown][] = [
       ['UserRequest', { ExternalId: 'u-blank', FirstName: '   ', LastName: 'L', Role: 'Candidate' }],
-      ['UserRequest', { ExternalId: 'u-ftp', FirstName: 'F', LastName: 'L', Role: 'Candidate', Photo: 'ftp://example.org/p.png' }],
+      [
+        'UserRequest',
+        { ExternalId: 'u-ftp', FirstName: 'F', LastName: 'L', Role: 'Candidate', Photo: 'ftp://example.org/p.png' },
+      ],
       ['UserRequest', { ExternalId: 'u-nul', FirstName: 'A\u0000B', LastName: 'L', Role: 'Candidate' }],
       ['UserRequest', { ExternalId: 'u-esc', FirstName: 'F', LastName: '\u001b[31mred', Role: 'Candidate' }],
       ['UserRequest', { ExternalId: 'u-rlo', FirstName: 'gpj.\u202eexe', LastName: 'L', Role: 'Candidate' }],
@@ -283,21 +351,53 @@ describe('the served OpenAPI document and the server agree', () => {
     expect(validate(refOf('UserRequest'), body)).not.toBeNull();
     const answer = await send(server, 'POST', '/api/v1/integrations/user', body);
     expect(answer.body).toMatchObject({ Success: true });
-    const refused = await send(server, 'POST', '/api/v1/integrations/user', { ...body, ExternalId: 'u-padded-long', Labels: [` ${'x'.repeat(101)} `] });
+    const refused = await send(server, 'POST', '/api/v1/integrations/user', {
+      ...body,
+      ExternalId: 'u-padded-long',
+      Labels: [` ${'x'.repeat(101)} `],
+    });
     expect(refused.status).toBe(400);
   });
 
   it('takes what the document says it takes: null for optional fields, Workflow in any case, a boolean candidate SpecialNeeds', async () => {
     const accepted: [string, string, unknown][] = [
-      ['UserRequest', '/api/v1/integrations/user', { ExternalId: 'u-nulls', FirstName: 'F', LastName: 'L', Role: 'Candidate', Email: null, Photo: null, Labels: null, SpecialNeeds: null }],
+      [
+        'UserRequest',
+        '/api/v1/integrations/user',
+        {
+          ExternalId: 'u-nulls',
+          FirstName: 'F',
+          LastName: 'L',
+          Role: 'Candidate',
+          Email: null,
+          Photo: null,
+          Labels: null,
+          SpecialNeeds: null,
+        },
+      ],
       [
         'ScheduleRequest',
         '/api/v1/integrations/schedule',
         {
           Workflow: ' default ',
           Upsert: null,
-          Schedule: { AssessmentExtId: 'A-MATH-1', StartDateTime: '2027-04-01T09:00:00Z', GroupExtId: 'H-NORTH', GroupName: 'North', Title: null },
-          Candidates: [{ CandidateExtId: 'c-bool', FirstName: 'A', LastName: 'B', Email: 'a@b.example', SpecialNeeds: true, ReasonableAdjustmentPercentage: 10 }],
+          Schedule: {
+            AssessmentExtId: 'A-MATH-1',
+            StartDateTime: '2027-04-01T09:00:00Z',
+            GroupExtId: 'H-NORTH',
+            GroupName: 'North',
+            Title: null,
+          },
+          Candidates: [
+            {
+              CandidateExtId: 'c-bool',
+              FirstName: 'A',
+              LastName: 'B',
+              Email: 'a@b.example',
+              SpecialNeeds: true,
+              ReasonableAdjustmentPercentage: 10,
+            },
+          ],
         },
       ],
     ];
@@ -309,19 +409,30 @@ describe('the served OpenAPI document and the server agree', () => {
   });
   it('sends every header the document declares for a status, with a value its schema takes', async () => {
     const faulty = await Promise.all(
-      ['429:100%', '503:100%'].map((spec) => startServer({ api: engine, tokens: storeTokens(store), faults: { spec: parseFaultSpec(spec), seed: 1 } })),
+      ['429:100%', '503:100%'].map((spec) =>
+        startServer({ api: engine, tokens: storeTokens(store), faults: { spec: parseFaultSpec(spec), seed: 1 } }),
+      ),
     );
     try {
       const user = { ExternalId: 'u-headers', FirstName: 'F', LastName: 'L', Role: 'Candidate' };
       const answers: [string, Answer][] = [
-        ['/external/review-sessions/{externalId}', await send(server, 'POST', '/api/v1/integrations/external/review-sessions/RS-MATH1-OCT', {})],
+        [
+          '/external/review-sessions/{externalId}',
+          await send(server, 'POST', '/api/v1/integrations/external/review-sessions/RS-MATH1-OCT', {}),
+        ],
         ['/user', await send(server, 'HEAD', '/api/v1/integrations/user', undefined)],
-        ...(await Promise.all(faulty.map(async (s): Promise<[string, Answer]> => ['/user', await send(s, 'POST', '/api/v1/integrations/user', user)]))),
+        ...(await Promise.all(
+          faulty.map(
+            async (s): Promise<[string, Answer]> => ['/user', await send(s, 'POST', '/api/v1/integrations/user', user)],
+          ),
+        )),
       ];
       const exercised = new Set<string>();
       for (const [route, answer] of answers) {
         // The status is declared alike on every operation of the route (a 405 names a method the route lacks).
-        const declared = Object.values(document.paths[route]!).map((operation) => operation.responses[String(answer.status)]).find(Boolean);
+        const declared = Object.values(document.paths[route]!)
+          .map((operation) => operation.responses[String(answer.status)])
+          .find(Boolean);
         expect(declared, `status ${answer.status} on ${route} is declared`).toBeDefined();
         for (const [name, header] of Object.entries(declared!.headers ?? {})) {
           exercised.add(`${answer.status} ${name}`);
@@ -330,14 +441,18 @@ describe('the served OpenAPI document and the server agree', () => {
           if (typeof sent !== 'string') continue;
           // A header is text on the wire; an integer schema reads it as OpenAPI's simple style does.
           const value = header.schema.type === 'integer' && /^\d+$/.test(sent) ? Number(sent) : sent;
-          expect(ajv.validate(header.schema, value), `${name}: ${sent} against ${JSON.stringify(header.schema)}`).toBe(true);
+          expect(ajv.validate(header.schema, value), `${name}: ${sent} against ${JSON.stringify(header.schema)}`).toBe(
+            true,
+          );
         }
       }
       // Every status that declares a header anywhere in the document was exercised above.
       const declaredAnywhere = new Set(
         Object.values(document.paths).flatMap((operations) =>
           Object.values(operations).flatMap((operation) =>
-            Object.entries(operation.responses).flatMap(([status, response]) => Object.keys(response.headers ?? {}).map((name) => `${status} ${name}`)),
+            Object.entries(operation.responses).flatMap(([status, response]) =>
+              Object.keys(response.headers ?? {}).map((name) => `${status} ${name}`),
+            ),
           ),
         ),
       );
@@ -357,14 +472,34 @@ describe('the served OpenAPI document routes and mocks as served', () => {
   it('says Success is true in every success envelope and false in the failure envelope', () => {
     const { schemas } = document.components;
     for (const name of ['ScheduleEnvelope', 'ReviewSessionEnvelope', 'CollectionEnvelope', 'UserEnvelope']) {
-      expect((schemas[name]!.properties as Record<string, JsonSchema>).Success, name).toEqual({ type: 'boolean', const: true });
+      expect((schemas[name]!.properties as Record<string, JsonSchema>).Success, name).toEqual({
+        type: 'boolean',
+        const: true,
+      });
     }
-    expect((schemas.FailureEnvelope!.properties as Record<string, JsonSchema>).Success).toEqual({ type: 'boolean', const: false });
+    expect((schemas.FailureEnvelope!.properties as Record<string, JsonSchema>).Success).toEqual({
+      type: 'boolean',
+      const: false,
+    });
     expect(validate(refOf('FailureEnvelope'), { Content: null, Success: true, Errors: [] })).not.toBeNull();
-    expect(validate(refOf('UserEnvelope'), { Content: null, Success: false, Errors: [{ Code: 209, Message: 'x' }] })).not.toBeNull();
+    expect(
+      validate(refOf('UserEnvelope'), { Content: null, Success: false, Errors: [{ Code: 209, Message: 'x' }] }),
+    ).not.toBeNull();
     // Whole-request errors of DELETE invigilators come with 200: its envelope is either kind.
-    expect(validate(refOf('InvigilatorsEnvelope'), { Content: null, Success: false, Errors: [{ Code: 301, Message: 'Schedule not found: S-1' }] })).toBeNull();
-    expect(validate(refOf('InvigilatorsEnvelope'), { Content: { SuccessfullyRemoved: ['a'], Errors: [] }, Success: true, Errors: null })).toBeNull();
+    expect(
+      validate(refOf('InvigilatorsEnvelope'), {
+        Content: null,
+        Success: false,
+        Errors: [{ Code: 301, Message: 'Schedule not found: S-1' }],
+      }),
+    ).toBeNull();
+    expect(
+      validate(refOf('InvigilatorsEnvelope'), {
+        Content: { SuccessfullyRemoved: ['a'], Errors: [] },
+        Success: true,
+        Errors: null,
+      }),
+    ).toBeNull();
   });
 
   it('says Errors is null in every success envelope, as the API text does ("Success true; Errors null")', () => {
@@ -378,7 +513,10 @@ describe('the served OpenAPI document routes and mocks as served', () => {
     for (const [name, content] of successes) {
       expect(validate(refOf(name), { Content: content, Success: true, Errors: null }), name).toBeNull();
       expect(validate(refOf(name), { Content: content, Success: true, Errors: [] }), name).not.toBeNull();
-      expect(validate(refOf(name), { Content: content, Success: true, Errors: [{ Code: null, Message: 'x' }] }), name).not.toBeNull();
+      expect(
+        validate(refOf(name), { Content: content, Success: true, Errors: [{ Code: null, Message: 'x' }] }),
+        name,
+      ).not.toBeNull();
     }
   });
 
@@ -388,13 +526,16 @@ describe('the served OpenAPI document routes and mocks as served', () => {
       for (const [method, operation] of Object.entries(operations)) {
         const media = [
           ...(operation.requestBody ? [['request', operation.requestBody.content['application/json']!] as const] : []),
-          ...Object.entries(operation.responses).map(([status, response]) => [status, response.content!['application/json']!] as const),
+          ...Object.entries(operation.responses).map(
+            ([status, response]) => [status, response.content!['application/json']!] as const,
+          ),
         ];
         for (const [what, { schema, example }] of media) {
           const where = `${method} ${route} ${what}`;
           expect(example, `${where} has an example`).toBeDefined();
           expect(validate(refOf(schema.$ref.slice('#/components/schemas/'.length)), example), where).toBeNull();
-          if (what !== 'request' && what !== '200') expect((example as { Success: boolean }).Success, where).toBe(false);
+          if (what !== 'request' && what !== '200')
+            expect((example as { Success: boolean }).Success, where).toBe(false);
           examples += 1;
         }
       }
@@ -404,7 +545,12 @@ describe('the served OpenAPI document routes and mocks as served', () => {
 
   it('example requests are accepted by the server as it stands (the demo world), with the answer the example shows', async () => {
     const user = document.paths['/user']!.post!;
-    const answer = await send(server, 'POST', '/api/v1/integrations/user', user.requestBody!.content['application/json']!.example);
+    const answer = await send(
+      server,
+      'POST',
+      '/api/v1/integrations/user',
+      user.requestBody!.content['application/json']!.example,
+    );
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual(user.responses['200']!.content!['application/json']!.example);
     const refused = user.responses['400']!.content!['application/json']!.example as { Errors: { Code: number }[] };

@@ -53,7 +53,12 @@ function textFields(): TextField[] {
       const pattern = typeof schema.pattern === 'string' ? new RegExp(schema.pattern, 'u') : undefined;
       const table = TABLE_AT.find(([shape]) => shape.test(path));
       const name = table?.[0].exec(path)?.[1];
-      found.push({ path, pattern, description, rule: table !== undefined && name !== undefined ? table[1].byName.get(name) : undefined });
+      found.push({
+        path,
+        pattern,
+        description,
+        rule: table !== undefined && name !== undefined ? table[1].byName.get(name) : undefined,
+      });
     }
     for (const [key, child] of Object.entries(schema)) {
       if (key === 'examples' || key === 'example' || key === 'description') continue;
@@ -81,7 +86,7 @@ function onlyClause(description: string): Probe[] | undefined {
     for (let c = from.charCodeAt(0); c <= to.charCodeAt(0); c++) allowed.add(String.fromCharCode(c));
   };
   for (const word of words.split(/,\s*|\s+and\s+/)) {
-    if (word === 'letters') (range('a', 'z'), range('A', 'Z'));
+    if (word === 'letters') range('a', 'z'), range('A', 'Z');
     else if (word === 'lower-case letters') range('a', 'z');
     else if (word === 'digits') range('0', '9');
     else if (word === 'dashes') allowed.add('-');
@@ -112,7 +117,9 @@ function namedRanges(text: string): string[] {
 
 /** "No control characters (U+0000-...) and no bidirectional overrides or isolates (U+202A-...)": those refused, others kept. */
 function controlsClause(description: string): Probe[] | undefined {
-  const match = /No control characters \(([^)]*)\) and no bidirectional overrides or isolates \(([^)]*)\)/.exec(description);
+  const match = /No control characters \(([^)]*)\) and no bidirectional overrides or isolates \(([^)]*)\)/.exec(
+    description,
+  );
   if (match === null) return undefined;
   const refused = [...namedRanges(match[1]!), ...namedRanges(match[2]!)];
   expect(refused.length, description).toBeGreaterThanOrEqual(12);
@@ -123,7 +130,10 @@ function controlsClause(description: string): Probe[] | undefined {
 
 /** "free of whitespace (space, tab, newline...), control characters (U+...) and bidirectional overrides or isolates (U+...)". */
 function noWhitespaceClause(description: string): Probe[] | undefined {
-  const match = /free of whitespace \([^)]*\), control characters \(([^)]*)\) and bidirectional overrides or isolates \(([^)]*)\)/.exec(description);
+  const match =
+    /free of whitespace \([^)]*\), control characters \(([^)]*)\) and bidirectional overrides or isolates \(([^)]*)\)/.exec(
+      description,
+    );
   if (match === null) return undefined;
   const refused = [' ', '\t', '\n', '\u00a0', '\u3000', ...namedRanges(match[1]!), ...namedRanges(match[2]!)];
   return [...refused.map((c): Probe => [`a${c}b`, false]), ['a.b-c_d@e', true], ['\u00e9t\u00e9', true]];
@@ -141,7 +151,10 @@ function notBlankClause(description: string): Probe[] | undefined {
 
 /** "DEFAULT or EXTERNAL_ATTEMPTS in any case, surrounding spaces ignored", `"true" or "false" (any case, surrounding spaces ignored`. */
 function anyCaseClause(description: string): Probe[] | undefined {
-  const match = /"?(\w+)"? or "?(\w+)"?,? \(?in any case, surrounding spaces ignored|"?(\w+)"? or "?(\w+)"? \(any case, surrounding spaces ignored/.exec(description);
+  const match =
+    /"?(\w+)"? or "?(\w+)"?,? \(?in any case, surrounding spaces ignored|"?(\w+)"? or "?(\w+)"? \(any case, surrounding spaces ignored/.exec(
+      description,
+    );
   if (match === null) return undefined;
   const values = [match[1] ?? match[3], match[2] ?? match[4]] as string[];
   return values.flatMap((value): Probe[] => [
@@ -221,7 +234,14 @@ function formatClause(description: string): Probe[] | undefined {
   return FORMATS.find(([words]) => words.test(description))?.[1];
 }
 
-const CLAUSES = { only: onlyClause, controls: controlsClause, noWhitespace: noWhitespaceClause, notBlank: notBlankClause, anyCase: anyCaseClause, format: formatClause };
+const CLAUSES = {
+  only: onlyClause,
+  controls: controlsClause,
+  noWhitespace: noWhitespaceClause,
+  notBlank: notBlankClause,
+  anyCase: anyCaseClause,
+  format: formatClause,
+};
 
 /** Every clause of a description, with its probes. */
 function clausesOf(description: string): [string, Probe[]][] {
@@ -243,26 +263,48 @@ const patterned = fields.filter((field) => field.pattern !== undefined);
 describe('the served OpenAPI document: descriptions, patterns and the rule tables agree', () => {
   it('finds the patterned fields of every request (a walk that finds none would prove nothing)', () => {
     expect(patterned.length).toBeGreaterThan(30);
-    for (const path of ['CollectionRequest.properties.ExternalId', 'ScheduleRequest.properties.Schedule.properties.ProctoringServiceTemplateExternalId', 'UserRequest.properties.ExternalId']) {
+    for (const path of [
+      'CollectionRequest.properties.ExternalId',
+      'ScheduleRequest.properties.Schedule.properties.ProctoringServiceTemplateExternalId',
+      'UserRequest.properties.ExternalId',
+    ]) {
       expect(patterned.find((field) => field.path === path)?.rule, path).toBeDefined();
     }
   });
 
-  it.each(patterned.map((field) => [field.path, field] as const))('%s: its description explains its pattern, and the pattern and the rule take what the words take', (_path, field) => {
-    const clauses = clausesOf(field.description);
-    expect(clauses.map(([name]) => name), `no clause of "${field.description}" explains the pattern ${String(field.pattern)}`).not.toEqual([]);
-    for (const [clause, probes] of clauses) {
-      for (const [value, accepted] of probes) {
-        expect(field.pattern!.test(value), `${clause}: the pattern ${accepted ? 'refuses' : 'takes'} ${JSON.stringify(value)}, the description says otherwise: "${field.description}"`).toBe(accepted);
-        if (field.rule !== undefined) {
-          expect(ruleAccepts(field.rule, value), `${clause}: the rule of ${field.rule.name} ${accepted ? 'refuses' : 'takes'} ${JSON.stringify(value)}`).toBe(accepted);
+  it.each(patterned.map((field) => [field.path, field] as const))(
+    '%s: its description explains its pattern, and the pattern and the rule take what the words take',
+    (_path, field) => {
+      const clauses = clausesOf(field.description);
+      expect(
+        clauses.map(([name]) => name),
+        `no clause of "${field.description}" explains the pattern ${String(field.pattern)}`,
+      ).not.toEqual([]);
+      for (const [clause, probes] of clauses) {
+        for (const [value, accepted] of probes) {
+          expect(
+            field.pattern!.test(value),
+            `${clause}: the pattern ${accepted ? 'refuses' : 'takes'} ${JSON.stringify(value)}, the description says otherwise: "${field.description}"`,
+          ).toBe(accepted);
+          if (field.rule !== undefined) {
+            expect(
+              ruleAccepts(field.rule, value),
+              `${clause}: the rule of ${field.rule.name} ${accepted ? 'refuses' : 'takes'} ${JSON.stringify(value)}`,
+            ).toBe(accepted);
+          }
         }
       }
-    }
-  });
+    },
+  );
 
   it('a description that names a character rule has a pattern to carry it', () => {
-    const promising = fields.filter((field) => field.pattern === undefined && /\bOnly (?!its)|No control characters|free of whitespace|Must be an? (?:RFC|e-mail|absolute|real date|GUID)/.test(field.description));
+    const promising = fields.filter(
+      (field) =>
+        field.pattern === undefined &&
+        /\bOnly (?!its)|No control characters|free of whitespace|Must be an? (?:RFC|e-mail|absolute|real date|GUID)/.test(
+          field.description,
+        ),
+    );
     expect(promising.map((field) => `${field.path}: ${field.description}`)).toEqual([]);
   });
 

@@ -15,12 +15,17 @@ const formatRules = Object.entries(TABLES).flatMap(([table, { rules }]) =>
 
 describe('a format rule says its format in the OpenAPI document', () => {
   it('the tables have format rules (e-mail, date-time)', () => {
-    expect(formatRules.map(([field]) => field)).toEqual(expect.arrayContaining(['user.Email', 'schedule.StartDateTime']));
+    expect(formatRules.map(([field]) => field)).toEqual(
+      expect.arrayContaining(['user.Email', 'schedule.StartDateTime']),
+    );
   });
 
   it.each(formatRules)('%s: its format has a wire schema, a pattern or a format', (_field, rule) => {
     expect(rule.format?.wire, 'StringFormat.wire: the pattern of what the format accepts').toBeDefined();
-    const json = z.toJSONSchema(wireSchema(rule), { io: 'input', unrepresentable: 'any' }) as { pattern?: string; format?: string };
+    const json = z.toJSONSchema(wireSchema(rule), { io: 'input', unrepresentable: 'any' }) as {
+      pattern?: string;
+      format?: string;
+    };
     expect(json.pattern ?? json.format).toBeDefined();
   });
 });

@@ -27,7 +27,12 @@ type Schema = {
 };
 
 type Parameter = { name: string; in: string; required: boolean; description: string; schema: Schema };
-type Operation = { tags: string[]; parameters?: Parameter[]; requestBody?: { content: Record<string, unknown> }; responses: Record<string, { description: string; content: Record<string, { schema: { $ref: string } }> }> };
+type Operation = {
+  tags: string[];
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, unknown> };
+  responses: Record<string, { description: string; content: Record<string, { schema: { $ref: string } }> }>;
+};
 const documentText = JSON.stringify(buildOpenApiDocument('1.2.3'));
 const document = JSON.parse(documentText) as {
   openapi: string;
@@ -74,7 +79,9 @@ describe('OpenAPI document', () => {
     expect(names(prop(schemas.UserRequest, 'Hierarchies')?.items)).toEqual([...fieldNames(HIERARCHY_TABLE)].sort());
     expect(names(schemas.ScheduleRequest)).toEqual([...SCHEDULE_REQUEST_FIELDS].sort());
     expect(names(schemas.ScheduleRequest?.properties?.Schedule)).toEqual([...SCHEDULE_FIELDS].sort());
-    expect(names(schemas.ScheduleRequest?.properties?.Candidates?.items)).toEqual([...fieldNames(CANDIDATE_TABLE)].sort());
+    expect(names(schemas.ScheduleRequest?.properties?.Candidates?.items)).toEqual(
+      [...fieldNames(CANDIDATE_TABLE)].sort(),
+    );
     expect(names(schemas.CollectionRequest)).toEqual([...fieldNames(COLLECTION_TABLE)].sort());
   });
 
@@ -135,7 +142,20 @@ const specCandidate: Record<string, Expect> = {
   SpecialNeeds: { type: 'string', enum: ['true', 'false'] },
   ReasonableAdjustmentPercentage: percentage,
   ...each(
-    ['Photo', 'Company', 'City', 'State', 'CountryCode', 'PostalCode', 'AddressLine1', 'AddressLine2', 'PhoneNumber', 'RegistrationNumber', 'VoucherId', 'CompId'],
+    [
+      'Photo',
+      'Company',
+      'City',
+      'State',
+      'CountryCode',
+      'PostalCode',
+      'AddressLine1',
+      'AddressLine2',
+      'PhoneNumber',
+      'RegistrationNumber',
+      'VoucherId',
+      'CompId',
+    ],
     str(500),
   ),
   ProctorUIds: { type: 'array' },
@@ -219,19 +239,35 @@ describe('OpenAPI request schemas carry the spec field rules', () => {
     expect(schemas.CollectionRequest?.properties?.Title?.description).toMatch(/code 804.*code 805/);
   });
 
-  it('documents each list\'s items', () => {
+  it("documents each list's items", () => {
     expect(prop(user, 'Labels')?.items).toMatchObject({ type: 'string', minLength: 1, maxLength: 100 });
     expect(prop(schemas.CollectionRequest, 'Taxonomies')?.items?.required).toEqual(['ExternalId']);
-    expect(scheduleRequest?.properties?.Candidates?.items?.required?.sort()).toEqual(['CandidateExtId', 'Email', 'FirstName', 'LastName']);
-    expect(scheduleRequest?.properties?.Schedule?.required?.sort()).toEqual(['AssessmentExtId', 'GroupExtId', 'GroupName', 'StartDateTime']);
-    expect(schemas.InvigilatorIds).toMatchObject({ type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } });
+    expect(scheduleRequest?.properties?.Candidates?.items?.required?.sort()).toEqual([
+      'CandidateExtId',
+      'Email',
+      'FirstName',
+      'LastName',
+    ]);
+    expect(scheduleRequest?.properties?.Schedule?.required?.sort()).toEqual([
+      'AssessmentExtId',
+      'GroupExtId',
+      'GroupName',
+      'StartDateTime',
+    ]);
+    expect(schemas.InvigilatorIds).toMatchObject({
+      type: 'array',
+      minItems: 1,
+      items: { type: 'string', minLength: 1 },
+    });
   });
 });
 
 describe('OpenAPI document shape', () => {
   it('names the API under the base URL it is given (a trailing slash or not), relative without one', () => {
     const servers = (baseUrl?: string) => (buildOpenApiDocument('1.2.3', baseUrl) as { servers: unknown }).servers;
-    expect(servers('https://exam.example.test/examctl/')).toEqual([{ url: 'https://exam.example.test/examctl/api/v1/integrations' }]);
+    expect(servers('https://exam.example.test/examctl/')).toEqual([
+      { url: 'https://exam.example.test/examctl/api/v1/integrations' },
+    ]);
     expect(servers('http://127.0.0.1:8080')).toEqual([{ url: 'http://127.0.0.1:8080/api/v1/integrations' }]);
     expect(servers()).toEqual([{ url: '/api/v1/integrations' }]);
   });
@@ -243,7 +279,11 @@ describe('OpenAPI document shape', () => {
   });
 
   it('declares the EAPI token in the Authorization header for every operation', () => {
-    expect(document.components.securitySchemes.eapi).toMatchObject({ type: 'apiKey', in: 'header', name: 'Authorization' });
+    expect(document.components.securitySchemes.eapi).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'Authorization',
+    });
     expect(document.components.securitySchemes.eapi?.description).toContain('EAPI <token>');
     expect(document.security).toEqual([{ eapi: [] }]);
   });
@@ -252,7 +292,9 @@ describe('OpenAPI document shape', () => {
     for (const [path, ops] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['200', '400', '403']));
-        expect(op.responses['400']?.content['application/json']?.schema.$ref).toBe('#/components/schemas/FailureEnvelope');
+        expect(op.responses['400']?.content['application/json']?.schema.$ref).toBe(
+          '#/components/schemas/FailureEnvelope',
+        );
       }
     }
     const invigilators = document.paths['/schedule/{externalId}/invigilators']?.delete;
@@ -266,15 +308,27 @@ describe('OpenAPI document shape', () => {
     expect(schedule!.schema.minLength).toBeUndefined();
     expect(schedule!.description).toContain('code 300');
     const [session] = document.paths['/external/review-sessions/{externalId}']!.get!.parameters!;
-    expect(session).toMatchObject({ name: 'externalId', in: 'path', required: true, schema: { type: 'string', maxLength: 60 } });
+    expect(session).toMatchObject({
+      name: 'externalId',
+      in: 'path',
+      required: true,
+      schema: { type: 'string', maxLength: 60 },
+    });
     expect(session!.description).toContain('a longer one is 400 with code null');
   });
 
   it('gives the four write operations a JSON request body', () => {
     const withBody = Object.entries(document.paths).flatMap(([path, ops]) =>
-      Object.entries(ops).filter(([, op]) => op.requestBody !== undefined).map(([method]) => `${method} ${path}`),
+      Object.entries(ops)
+        .filter(([, op]) => op.requestBody !== undefined)
+        .map(([method]) => `${method} ${path}`),
     );
-    expect(withBody.sort()).toEqual(['delete /schedule/{externalId}/invigilators', 'post /collections', 'post /schedule', 'post /user']);
+    expect(withBody.sort()).toEqual([
+      'delete /schedule/{externalId}/invigilators',
+      'post /collections',
+      'post /schedule',
+      'post /user',
+    ]);
   });
 
   it('tags every operation with one declared tag and names its licence (what Spectral and Redocly ask of a document)', () => {

@@ -31,7 +31,9 @@ async function serveThenStop(signal: NodeJS.Signals): Promise<{ code: number | n
       });
       child.once('exit', (code) => fail(new Error(`exited ${code} before listening: ${stderr}`)));
     });
-    const response = await request(`${url}/api/v1/integrations/external/review-sessions/RS-NOPE`, { headers: { authorization: 'EAPI dev-token' } });
+    const response = await request(`${url}/api/v1/integrations/external/review-sessions/RS-NOPE`, {
+      headers: { authorization: 'EAPI dev-token' },
+    });
     await response.body.dump();
     const exited = once(child, 'exit');
     child.kill(signal);

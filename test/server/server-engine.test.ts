@@ -29,7 +29,12 @@ beforeAll(async () => {
   await createStore(dir, worldToChanges(world));
   store = await openStore(dir);
   const engine = createLocalEngine({ store, now: () => new Date('2026-06-01T00:00:00Z') });
-  server = await startServer({ api: engine, tokens: storeTokens(store), openapi: buildOpenApiDocument(), log: (l) => logLines.push(l) });
+  server = await startServer({
+    api: engine,
+    tokens: storeTokens(store),
+    openapi: buildOpenApiDocument(),
+    log: (l) => logLines.push(l),
+  });
   client = createRemoteClient({ baseUrl: server.url, token: WORLD_TOKEN });
 });
 
@@ -57,7 +62,12 @@ describe('server over the real engine', () => {
   });
 
   it('returns the engine 400 envelope for an invalid user, every problem listed', async () => {
-    const result = await client.upsertUser({ ExternalId: 'bad id!', FirstName: '', LastName: 'X', Email: 'nope' } as never);
+    const result = await client.upsertUser({
+      ExternalId: 'bad id!',
+      FirstName: '',
+      LastName: 'X',
+      Email: 'nope',
+    } as never);
     expect(result.status).toBe(400);
     expect(result.envelope.Success).toBe(false);
     const codes = errorsOf(result.envelope).map((p) => p.code);
@@ -87,7 +97,9 @@ describe('server over the real engine', () => {
 
   it('refuses a token that is not in the world settings', async () => {
     const stranger = createRemoteClient({ baseUrl: server.url, token: 'not-the-token' });
-    await expect(stranger.upsertUser({ ExternalId: 'x', FirstName: 'a', LastName: 'b' })).rejects.toBeInstanceOf(TargetError);
+    await expect(stranger.upsertUser({ ExternalId: 'x', FirstName: 'a', LastName: 'b' })).rejects.toBeInstanceOf(
+      TargetError,
+    );
     await stranger.close();
     expect(logLines.join('\n')).not.toContain('not-the-token');
     expect(logLines.join('\n')).not.toContain(WORLD_TOKEN);
@@ -95,13 +107,25 @@ describe('server over the real engine', () => {
 });
 
 /** One request as any HTTP client sends it: the path as written (no encoding), the headers given. */
-async function raw(method: string, path: string, body?: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) {
+async function raw(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+) {
   const response = await fetch(`${server.url}/api/v1/integrations${path}`, {
     method,
     headers: { authorization: `EAPI ${WORLD_TOKEN}`, ...headers },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, body: (await response.json()) as { Content: unknown; Success: boolean; Errors: { Code: number | null; Message: string; Field?: string }[] | null } };
+  return {
+    status: response.status,
+    body: (await response.json()) as {
+      Content: unknown;
+      Success: boolean;
+      Errors: { Code: number | null; Message: string; Field?: string }[] | null;
+    },
+  };
 }
 
 describe('the served store answers as the API text says (docs/interpretations.md)', () => {
@@ -127,13 +151,29 @@ describe('the served store answers as the API text says (docs/interpretations.md
   it('takes a full IPv6 address (39 characters, past the string(34) the text declares) and a range of two', async () => {
     const full = '2001:0db8:85a3:0000:0000:8a2e:0370:7334';
     const range = '2001:0db8:0000:0000:0000:0000:0000:0001-2001:0db8:0000:0000:0000:0000:0000:00ff';
-    const answer = await raw('POST', '/user', { ExternalId: 'http-ipv6', FirstName: 'Ip', LastName: 'Six', Role: 'Candidate', AllowedIpAddresses: [full, range] });
+    const answer = await raw('POST', '/user', {
+      ExternalId: 'http-ipv6',
+      FirstName: 'Ip',
+      LastName: 'Six',
+      Role: 'Candidate',
+      AllowedIpAddresses: [full, range],
+    });
     expect(answer.status).toBe(200);
-    expect((answer.body.Content as { User: { AllowedIpAddresses: string[] } }).User.AllowedIpAddresses).toEqual([full, range]);
+    expect((answer.body.Content as { User: { AllowedIpAddresses: string[] } }).User.AllowedIpAddresses).toEqual([
+      full,
+      range,
+    ]);
   });
 
   it('refuses a candidate whose ProctorUIds holds an empty entry: 400, code null, naming the entry', async () => {
-    const answer = await raw('POST', '/schedule', scheduleRequest({ Schedule: { ScheduleExtId: 'S-PROCTOR' }, Candidates: [candidate('c-proctor', { ProctorUIds: [''] })] }));
+    const answer = await raw(
+      'POST',
+      '/schedule',
+      scheduleRequest({
+        Schedule: { ScheduleExtId: 'S-PROCTOR' },
+        Candidates: [candidate('c-proctor', { ProctorUIds: [''] })],
+      }),
+    );
     expect(answer.status).toBe(400);
     expect(answer.body.Errors?.map((e) => [e.Field, e.Code])).toEqual([['Candidates[0].ProctorUIds[0]', null]]);
   });
@@ -141,7 +181,13 @@ describe('the served store answers as the API text says (docs/interpretations.md
   it('refuses a review session id over string(60) with 400, code null, naming the limit; 60 characters is looked up (1101)', async () => {
     const tooLong = await raw('GET', `/external/review-sessions/${'R'.repeat(61)}`, undefined, {});
     expect(tooLong.status).toBe(400);
-    expect(tooLong.body.Errors).toEqual([{ Code: null, Field: 'externalId', Message: expect.stringContaining('is 61 characters; at most 60 (string(60))') }]);
+    expect(tooLong.body.Errors).toEqual([
+      {
+        Code: null,
+        Field: 'externalId',
+        Message: expect.stringContaining('is 61 characters; at most 60 (string(60))'),
+      },
+    ]);
     const atLimit = await raw('GET', `/external/review-sessions/${'R'.repeat(60)}`, undefined, {});
     expect(atLimit.body.Errors?.map((e) => e.Code)).toEqual([1101]);
     // Code points, not UTF-16 units: 60 astral characters are 60.

@@ -26,7 +26,11 @@ function fakeApi(calls: Call[]): IntegrationApi {
       if (id === 'missing') {
         return Promise.resolve({
           status: 400,
-          envelope: { Content: null, Success: false, Errors: [{ Code: 1101, Message: 'Review session has not been found.' }] },
+          envelope: {
+            Content: null,
+            Success: false,
+            Errors: [{ Code: 1101, Message: 'Review session has not been found.' }],
+          },
         });
       }
       if (id === 'locked') return Promise.reject(new StoreLockedError('store locked'));
@@ -72,7 +76,12 @@ function request(
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) as Record<string, unknown> });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body,
+          json: () => JSON.parse(body) as Record<string, unknown>,
+        });
       });
     });
     req.on('error', reject);
@@ -108,19 +117,31 @@ describe('routes', () => {
   });
 
   it('passes each route to the API and returns its status and envelope as is', async () => {
-    const schedule = await request(server, 'POST', '/api/v1/integrations/schedule', { body: '{"Schedule":{},"Candidates":[]}' });
+    const schedule = await request(server, 'POST', '/api/v1/integrations/schedule', {
+      body: '{"Schedule":{},"Candidates":[]}',
+    });
     expect(schedule.status).toBe(200);
     expect(schedule.json()).toEqual({ Content: 'S-1', Success: true, Errors: null });
 
-    const missing = await request(server, 'GET', '/api/v1/integrations/external/review-sessions/missing', { contentType: null });
+    const missing = await request(server, 'GET', '/api/v1/integrations/external/review-sessions/missing', {
+      contentType: null,
+    });
     expect(missing.status).toBe(400);
     expect((missing.json().Errors as Array<{ Code: number }>)[0]!.Code).toBe(1101);
 
     await request(server, 'POST', '/api/v1/integrations/collections', { body: '{"Title":"T"}' });
     await request(server, 'POST', '/api/v1/integrations/user', { body: '{"ExternalId":"u"}' });
-    const removed = await request(server, 'DELETE', '/api/v1/integrations/schedule/S%201/invigilators', { body: '["a","b"]' });
+    const removed = await request(server, 'DELETE', '/api/v1/integrations/schedule/S%201/invigilators', {
+      body: '["a","b"]',
+    });
     expect(removed.json().Content).toEqual({ SuccessfullyRemoved: ['a', 'b'], Errors: [] });
-    expect(calls.map((c) => c.method)).toEqual(['createSchedule', 'getReviewSession', 'addCollection', 'upsertUser', 'removeInvigilators']);
+    expect(calls.map((c) => c.method)).toEqual([
+      'createSchedule',
+      'getReviewSession',
+      'addCollection',
+      'upsertUser',
+      'removeInvigilators',
+    ]);
     expect(calls[4]!.args[0]).toBe('S 1');
   });
 
@@ -146,7 +167,11 @@ describe('routes', () => {
 
 describe('auth', () => {
   it('answers 403 without a token, with a wrong token, and with another scheme', async () => {
-    for (const headers of [{ token: null }, { token: 'wrong' }, { token: null, headers: { authorization: `Bearer ${TOKEN}` } }]) {
+    for (const headers of [
+      { token: null },
+      { token: 'wrong' },
+      { token: null, headers: { authorization: `Bearer ${TOKEN}` } },
+    ]) {
       const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: '{}', ...headers });
       expect(reply.status).toBe(403);
       expect(reply.json()).toMatchObject({ Content: null, Success: false });
@@ -156,11 +181,19 @@ describe('auth', () => {
 
   it('reads the scheme in any case, spaces or tabs before the token, whitespace after it (docs/interpretations.md, "Headers")', async () => {
     for (const authorization of [`eapi ${TOKEN}`, `EAPI   ${TOKEN}`, `Eapi\t${TOKEN}`, `EAPI ${TOKEN}  `]) {
-      const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: '{}', token: null, headers: { authorization } });
+      const reply = await request(server, 'POST', '/api/v1/integrations/user', {
+        body: '{}',
+        token: null,
+        headers: { authorization },
+      });
       expect(reply.status, JSON.stringify(authorization)).toBe(200);
     }
     for (const authorization of ['EAPI', `EAPI ${TOKEN} extra`, `EAPI${TOKEN}`]) {
-      const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: '{}', token: null, headers: { authorization } });
+      const reply = await request(server, 'POST', '/api/v1/integrations/user', {
+        body: '{}',
+        token: null,
+        headers: { authorization },
+      });
       expect(reply.status, JSON.stringify(authorization)).toBe(403);
     }
     expect(calls).toHaveLength(4);
@@ -193,12 +226,18 @@ describe('bodies', () => {
   it('answers 400 for a body that starts with a byte order mark (docs/interpretations.md, "Headers")', async () => {
     const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: '\uFEFF{}' });
     expect(reply.status).toBe(400);
-    expect(reply.json()).toEqual({ Content: null, Success: false, Errors: [{ Code: null, Message: 'the request body is not valid JSON' }] });
+    expect(reply.json()).toEqual({
+      Content: null,
+      Success: false,
+      Errors: [{ Code: null, Message: 'the request body is not valid JSON' }],
+    });
     expect(calls).toHaveLength(0);
   });
 
   it('answers 413 for a body over the limit', async () => {
-    const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: JSON.stringify({ x: 'y'.repeat(4096) }) });
+    const reply = await request(server, 'POST', '/api/v1/integrations/user', {
+      body: JSON.stringify({ x: 'y'.repeat(4096) }),
+    });
     expect(reply.status).toBe(413);
     expect(reply.json().Success).toBe(false);
     expect(calls).toHaveLength(0);
@@ -208,15 +247,24 @@ describe('bodies', () => {
     for (const contentType of ['text/plain', null]) {
       const reply = await request(server, 'POST', '/api/v1/integrations/user', { body: '{}', contentType });
       expect(reply.status, String(contentType)).toBe(400);
-      expect(reply.json()).toEqual({ Content: null, Success: false, Errors: [{ Code: null, Message: 'a request body must be declared Content-Type: application/json' }] });
+      expect(reply.json()).toEqual({
+        Content: null,
+        Success: false,
+        Errors: [{ Code: null, Message: 'a request body must be declared Content-Type: application/json' }],
+      });
     }
-    const charset = await request(server, 'POST', '/api/v1/integrations/user', { body: '{}', contentType: 'Application/JSON; charset=utf-8' });
+    const charset = await request(server, 'POST', '/api/v1/integrations/user', {
+      body: '{}',
+      contentType: 'Application/JSON; charset=utf-8',
+    });
     expect(charset.status).toBe(200);
     expect(calls.map((c) => c.method)).toEqual(['upsertUser']);
   });
 
   it('needs no Content-Type for a request without a body: the API gets a null body', async () => {
-    const removed = await request(server, 'DELETE', '/api/v1/integrations/schedule/S-1/invigilators', { contentType: null });
+    const removed = await request(server, 'DELETE', '/api/v1/integrations/schedule/S-1/invigilators', {
+      contentType: null,
+    });
     expect(removed.status).toBe(200);
     expect(calls).toEqual([{ method: 'removeInvigilators', args: ['S-1', null] }]);
   });

@@ -14,9 +14,13 @@ import { answeringApi } from '../support/answering-api.js';
 const TOKEN = 'status-examples-token';
 type Envelope = { Errors: { Message: string }[] };
 const document = JSON.parse(JSON.stringify(buildOpenApiDocument('1.0.0'))) as {
-  paths: Record<string, Record<string, { responses: Record<string, { content: { 'application/json': { example: Envelope } } }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content: { 'application/json': { example: Envelope } } }> }>
+  >;
 };
-const exampleOf = (path: string, method: string, status: number) => document.paths[path]![method]!.responses[String(status)]!.content['application/json'].example.Errors[0]!.Message;
+const exampleOf = (path: string, method: string, status: number) =>
+  document.paths[path]![method]!.responses[String(status)]!.content['application/json'].example.Errors[0]!.Message;
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -26,12 +30,19 @@ afterAll(async () => {
   await server.close();
 });
 
-function send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; message: string }> {
+function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; message: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${server.url}${path}`, { method, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, message: (JSON.parse(text) as Envelope).Errors[0]!.Message }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, message: (JSON.parse(text) as Envelope).Errors[0]!.Message }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -41,10 +52,17 @@ function send(method: string, path: string, headers: Record<string, string>, bod
 describe('the OpenAPI examples of the statuses local serve answers itself are its answers, word for word', () => {
   const auth = { authorization: `EAPI ${TOKEN}`, 'content-type': 'application/json' };
   const cases: [string, () => Promise<{ status: number; message: string }>][] = [
-    ['403 a token it does not know', () => send('POST', `${API_PREFIX}/user`, { authorization: 'EAPI nope', 'content-type': 'application/json' }, '{}')],
+    [
+      '403 a token it does not know',
+      () =>
+        send('POST', `${API_PREFIX}/user`, { authorization: 'EAPI nope', 'content-type': 'application/json' }, '{}'),
+    ],
     ['404 a route it does not have', () => send('POST', `${API_PREFIX}/no-such-route`, auth, '{}')],
     ['405 a method the route does not take', () => send('PUT', `${API_PREFIX}/user`, auth, '{}')],
-    ['413 a body over the limit (announced)', () => send('POST', `${API_PREFIX}/user`, { ...auth, 'content-length': String(64 * 1024 * 1024) })],
+    [
+      '413 a body over the limit (announced)',
+      () => send('POST', `${API_PREFIX}/user`, { ...auth, 'content-length': String(64 * 1024 * 1024) }),
+    ],
     ['414 a URL over the limit', () => send('POST', `${API_PREFIX}/user?${'x'.repeat(MAX_URL_BYTES)}`, auth, '{}')],
   ];
   it.each(cases)('%s', async (name, provoke) => {
@@ -56,7 +74,10 @@ describe('the OpenAPI examples of the statuses local serve answers itself are it
 
   it('400 for a body not declared JSON (no 415: a request error, as the API text lists them), its words quoted in the 400 description', async () => {
     const declared = document.paths['/user']!.post!.responses['400'] as unknown as { description: string };
-    const typed: Record<string, string>[] = [{ authorization: `EAPI ${TOKEN}`, 'content-type': 'text/plain' }, { authorization: `EAPI ${TOKEN}` }];
+    const typed: Record<string, string>[] = [
+      { authorization: `EAPI ${TOKEN}`, 'content-type': 'text/plain' },
+      { authorization: `EAPI ${TOKEN}` },
+    ];
     for (const headers of typed) {
       const answer = await send('POST', `${API_PREFIX}/user`, headers, '{}');
       expect(answer.status).toBe(400);

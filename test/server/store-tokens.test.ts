@@ -2,7 +2,13 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { apiTokenDigest, BUNDLED_WORLD_PATH, createLocalEngine, loadWorldFile, worldToChanges } from '../../src/engine/index.js';
+import {
+  apiTokenDigest,
+  BUNDLED_WORLD_PATH,
+  createLocalEngine,
+  loadWorldFile,
+  worldToChanges,
+} from '../../src/engine/index.js';
 import { exportWorld } from '../engine/helpers.js';
 import { createStore, openStore } from '../../src/engine/store/index.js';
 import { startServer, type RunningServer } from '../../src/server/server.js';
@@ -90,10 +96,13 @@ describe('API tokens in the store', () => {
     expect(await statusWith(server, 'dev-token')).toBe(403);
   });
 
-  it('a store replaced under the server (local init --force) takes the replaced world\'s token no more, not even once (trial26 F06)', async () => {
+  it("a store replaced under the server (local init --force) takes the replaced world's token no more, not even once (trial26 F06)", async () => {
     const storeDir = path.join(dir, 'replaced');
     const world = await loadWorldFile(BUNDLED_WORLD_PATH);
-    await createStore(storeDir, worldToChanges({ ...world, Settings: { ...world.Settings, ApiTokens: ['first-token'] } }));
+    await createStore(
+      storeDir,
+      worldToChanges({ ...world, Settings: { ...world.Settings, ApiTokens: ['first-token'] } }),
+    );
     const server = await serve(storeDir);
     expect(await statusWith(server, 'first-token')).toBe(200);
     await createStore(storeDir, worldToChanges(world), { force: true });

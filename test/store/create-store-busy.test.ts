@@ -20,9 +20,14 @@ vi.mock('node:fs/promises', async (importOriginal) => {
       if (state.race) {
         // Only the first time: the retries then meet that store, and EPERM again.
         if (state.calls === 1) await actual.rename(from, to);
-        throw Object.assign(new Error(`EPERM: operation not permitted, rename '${from}' -> '${to}'`), { code: 'EPERM' });
+        throw Object.assign(new Error(`EPERM: operation not permitted, rename '${from}' -> '${to}'`), {
+          code: 'EPERM',
+        });
       }
-      if (state.calls <= state.failures) throw Object.assign(new Error(`EPERM: operation not permitted, rename '${from}' -> '${to}'`), { code: 'EPERM' });
+      if (state.calls <= state.failures)
+        throw Object.assign(new Error(`EPERM: operation not permitted, rename '${from}' -> '${to}'`), {
+          code: 'EPERM',
+        });
     }
     return actual.rename(from, to);
   };

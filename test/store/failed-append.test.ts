@@ -19,7 +19,8 @@ vi.mock('../../src/system/durable-write.js', async (original) => {
   };
   return {
     ...real,
-    appendDurablySync: (...args: Parameters<typeof real.appendDurablySync>) => fail() || real.appendDurablySync(...args),
+    appendDurablySync: (...args: Parameters<typeof real.appendDurablySync>) =>
+      fail() || real.appendDurablySync(...args),
     appendDurably: async (...args: Parameters<typeof real.appendDurably>) => fail() || real.appendDurably(...args),
   };
 });

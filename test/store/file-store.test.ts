@@ -119,7 +119,9 @@ describe('create, open, round trip', () => {
     const run = await openStore(dir, { stopWhenReplaced: true });
     await run.transact(put(user('sent')));
     await createStore(dir, [user('new')], { force: true });
-    await expect(run.transact(put(user('later')))).rejects.toThrow(`${dir} was replaced (local init --force) under this run: stopped; run the file again`);
+    await expect(run.transact(put(user('later')))).rejects.toThrow(
+      `${dir} was replaced (local init --force) under this run: stopped; run the file again`,
+    );
     await expect(run.refresh()).rejects.toBeInstanceOf(TargetError);
     await run.close();
     const fresh = await openStore(dir);
@@ -143,7 +145,12 @@ describe('create, open, round trip', () => {
   });
 
   it('local export lists entities sorted by key, whatever order the store holds them in', async () => {
-    await createStore(dir, [user('b'), user('a'), user('B'), { collection: 'settings', key: 'settings', value: { SiteUrl: 'x' } }]);
+    await createStore(dir, [
+      user('b'),
+      user('a'),
+      user('B'),
+      { collection: 'settings', key: 'settings', value: { SiteUrl: 'x' } },
+    ]);
     const store = await openStore(dir);
     expect([...users(store.state).keys()]).toEqual(['b', 'a', 'B']);
     const exported = JSON.parse([...exportWorldText(store.state)].join('')) as { Users: { UserName: string }[] };
@@ -152,7 +159,7 @@ describe('create, open, round trip', () => {
   });
 });
 
-describe("a store's position (docs/sync.md, \"Drift\")", () => {
+describe('a store\'s position (docs/sync.md, "Drift")', () => {
   it('asked at a length, carries checksums: a journal cut back in place and written past it no longer holds it; a position without one (an older examctl) is judged by length', async () => {
     await createStore(dir, [user('u-1')]);
     const store = await openStore(dir);
@@ -173,7 +180,11 @@ describe("a store's position (docs/sync.md, \"Drift\")", () => {
     await restored.close();
     const now = await readStoreLineage(dir, then[1]);
     expect([now[0][2] === then[2], now[0][1] > then[1]]).toEqual([true, true]);
-    expect([descendsFrom(now, then), descendsFrom(now, [then[0], then[1], then[2]]), descendsFrom([now[0], now[1]], then)]).toEqual([false, true, true]);
+    expect([
+      descendsFrom(now, then),
+      descendsFrom(now, [then[0], then[1], then[2]]),
+      descendsFrom([now[0], now[1]], then),
+    ]).toEqual([false, true, true]);
   });
 });
 
@@ -183,7 +194,11 @@ describe('journal writes through the thread pool (a slow disk)', () => {
     // The first line probes synchronously; no write is ever fast enough after it, no probe is ever due.
     const store = await openStore(dir, { journalWriteTiming: { maxSyncMs: 0, probeEveryMs: Infinity } });
     await store.transact(put(user('first')));
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => store.transact(put(user(`u-${i}`), user('seed', { UserName: `seed-${i}` })))));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        store.transact(put(user(`u-${i}`), user('seed', { UserName: `seed-${i}` }))),
+      ),
+    );
     expect(results).toHaveLength(40);
     await store.close();
     const journal = await readFile(join(dir, journalFileName(1)), 'utf8');
@@ -217,7 +232,10 @@ describe('compaction', () => {
     await createStore(dir, []);
     const writer = await openStore(dir);
     const reader = await openStore(dir, { readOnly: true });
-    const byName: StoreIndexer = { version: 'test', hints: (_collection, _key, value) => [`n${(value as { UserName: string }).UserName}`] };
+    const byName: StoreIndexer = {
+      version: 'test',
+      hints: (_collection, _key, value) => [`n${(value as { UserName: string }).UserName}`],
+    };
     writer.useIndexer(byName);
     reader.useIndexer(byName);
     await writer.transact(put(user('a')));
@@ -228,7 +246,11 @@ describe('compaction', () => {
     await writer.transact(put(user('b'), user('a', { UserName: 'a2' })));
     await reader.refresh();
     expect(reader.currentGeneration).toBe(2);
-    expect([reader.keyByHint('users', 'na'), reader.keyByHint('users', 'na2'), reader.keyByHint('users', 'nb')]).toEqual([undefined, 'a', 'b']);
+    expect([
+      reader.keyByHint('users', 'na'),
+      reader.keyByHint('users', 'na2'),
+      reader.keyByHint('users', 'nb'),
+    ]).toEqual([undefined, 'a', 'b']);
     expect(users(reader.state).get('a')).toEqual({ UserName: 'a2' });
     await writer.close();
     await reader.close();
@@ -276,10 +298,17 @@ describe('crash leftovers and large values', () => {
   });
 
   it('a replacement that fails before its switch leaves the store as it was, its INSTANCE (or none) included', async () => {
-    const full: StoreIndexer = { version: 'x', hints: () => { throw Object.assign(new Error('full'), { code: 'ENOSPC' }); } };
+    const full: StoreIndexer = {
+      version: 'x',
+      hints: () => {
+        throw Object.assign(new Error('full'), { code: 'ENOSPC' });
+      },
+    };
     await createStore(dir, [user('a')]);
     const id = await readStoreInstance(dir);
-    await expect(createStore(dir, [user('b')], { force: true, indexer: full })).rejects.toThrow(/cannot replace the store.*ENOSPC/);
+    await expect(createStore(dir, [user('b')], { force: true, indexer: full })).rejects.toThrow(
+      /cannot replace the store.*ENOSPC/,
+    );
     expect(await readStoreInstance(dir)).toBe(id);
     await rm(join(dir, 'INSTANCE'));
     await expect(createStore(dir, [user('b')], { force: true, indexer: full })).rejects.toThrow(/cannot replace/);
@@ -315,7 +344,9 @@ describe('format version', () => {
     await writeFile(join(dir, 'CURRENT'), '{"examctl":"store","format":99,"generation":1}\n');
     const error = await openStore(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreDamagedError);
-    expect((error as Error).message).toContain('store format 99 is newer than this examctl supports (2); upgrade examctl');
+    expect((error as Error).message).toContain(
+      'store format 99 is newer than this examctl supports (2); upgrade examctl',
+    );
   });
 
   it('refuses a snapshot whose header names a newer format', async () => {
@@ -356,17 +387,20 @@ describe('damage', () => {
     expect(await readdir(dir)).toEqual(before);
   });
 
-  it.skipIf(process.platform !== 'linux')('a store that cannot be loaded keeps no file open (its journal was opened before the replay failed)', async () => {
-    const { journal } = await storeWithDamagedMiddleLine();
-    const openOnJournal = async () => {
-      const fds = await readdir('/proc/self/fd');
-      const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
-      return targets.filter((target) => target === journal).length;
-    };
-    expect(await openOnJournal()).toBe(0);
-    for (let i = 0; i < 3; i += 1) await expect(openStore(dir)).rejects.toBeInstanceOf(StoreDamagedError);
-    expect(await openOnJournal()).toBe(0);
-  });
+  it.skipIf(process.platform !== 'linux')(
+    'a store that cannot be loaded keeps no file open (its journal was opened before the replay failed)',
+    async () => {
+      const { journal } = await storeWithDamagedMiddleLine();
+      const openOnJournal = async () => {
+        const fds = await readdir('/proc/self/fd');
+        const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')));
+        return targets.filter((target) => target === journal).length;
+      };
+      expect(await openOnJournal()).toBe(0);
+      for (let i = 0; i < 3; i += 1) await expect(openStore(dir)).rejects.toBeInstanceOf(StoreDamagedError);
+      expect(await openOnJournal()).toBe(0);
+    },
+  );
 
   it('a damaged snapshot entity line is StoreDamagedError naming file:line', async () => {
     await createStore(dir, [user('a'), user('b')]);

@@ -36,7 +36,9 @@ function harness() {
   return { commits: new GroupCommit(steps), log, writes, memory: () => memory, markStale: () => (stale = true) };
 }
 
-const put = (key: string): Decide => () => ({ result: key, changes: [{ collection: 'users', key, value: {} } satisfies Change] });
+const put =
+  (key: string): Decide =>
+  () => ({ result: key, changes: [{ collection: 'users', key, value: {} } satisfies Change] });
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 function track<T>(promise: Promise<T>) {
@@ -79,7 +81,18 @@ describe('group commit', () => {
     writes[1]!.settle();
     await tick();
     expect(b.value).toBe('b');
-    expect(log).toEqual(['lock', 'catch-up', 'write a', 'after-commit', 'keep', 'lock', 'catch-up', 'write b', 'after-commit', 'keep']);
+    expect(log).toEqual([
+      'lock',
+      'catch-up',
+      'write a',
+      'after-commit',
+      'keep',
+      'lock',
+      'catch-up',
+      'write b',
+      'after-commit',
+      'keep',
+    ]);
   });
 
   it('whenDurable waits for the line being written, not for what comes after', async () => {
@@ -161,7 +174,18 @@ describe('group commit', () => {
     writes[1]!.settle();
     await tick();
     expect(c.value).toBe('c');
-    expect(log).toEqual(['lock', 'catch-up', 'write a', 'after-commit', 'keep', 'lock', 'reload', 'write c', 'after-commit', 'keep']);
+    expect(log).toEqual([
+      'lock',
+      'catch-up',
+      'write a',
+      'after-commit',
+      'keep',
+      'lock',
+      'reload',
+      'write c',
+      'after-commit',
+      'keep',
+    ]);
   });
 
   it('a session starts at the end of the event-loop turn: transactions submitted by separate callbacks of one turn share its line', async () => {

@@ -37,7 +37,12 @@ function fromValues(users: ReadonlyMap<string, unknown>, hierarchies: ReadonlyMa
 }
 
 /** keyByHint agrees with `expected` on every hint it has, and knows none of `gone` that it has not. */
-function expectSameAnswers(store: FileStore, expected: ReturnType<typeof fromValues>, gone: Iterable<string>, label: string): void {
+function expectSameAnswers(
+  store: FileStore,
+  expected: ReturnType<typeof fromValues>,
+  gone: Iterable<string>,
+  label: string,
+): void {
   for (const [hint, key] of expected.users) {
     const got = store.keyByHint('users', hint);
     if (got !== key) expect(got, `${label}: ${JSON.stringify(hint)}`).toBe(key);
@@ -63,7 +68,8 @@ describe('keyByHint equals an index built from the values', () => {
   const NAME_COUNT = 140;
   /** Lower-case keys (their own ExternalId index entry), mixed-case ASCII and mixed-case non-ASCII ('e' hints). */
   const keyOf = (n: number) => (n % 3 === 0 ? `User-${n}` : n % 3 === 1 ? `user-${n}` : `ÜSER-${n}`);
-  const baseName = (m: number) => (m % 4 === 0 ? `zoë.${m}` : m % 4 === 1 ? `name-${m}` : m % 4 === 2 ? `Name_${m}` : `名前${m}x`);
+  const baseName = (m: number) =>
+    m % 4 === 0 ? `zoë.${m}` : m % 4 === 1 ? `name-${m}` : m % 4 === 2 ? `Name_${m}` : `名前${m}x`;
 
   interface RunStats {
     transactions: number;
@@ -78,7 +84,8 @@ describe('keyByHint equals an index built from the values', () => {
   async function randomRun(seed: number, steps: number): Promise<RunStats> {
     const rand = prng(seed);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
-    const randomCase = (text: string) => [...text].map((c) => (rand() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');
+    const randomCase = (text: string) =>
+      [...text].map((c) => (rand() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');
     const syncOf = (n: number) => {
       const guid = randomCase(`ab12cd34-0000-0000-0000-${String(n).padStart(12, '0')}`);
       return rand() < 0.5 ? `{${guid}}` : guid;
@@ -92,7 +99,8 @@ describe('keyByHint equals an index built from the values', () => {
     ]);
     const everHints = new Set<string>();
     let rev = 0;
-    const heldNames = () => new Set([...users.values()].flatMap((u) => (u.UserName === undefined ? [] : [u.UserName.toLowerCase()])));
+    const heldNames = () =>
+      new Set([...users.values()].flatMap((u) => (u.UserName === undefined ? [] : [u.UserName.toLowerCase()])));
     const freeName = (): string => {
       const held = heldNames();
       for (;;) {
@@ -164,7 +172,9 @@ describe('keyByHint equals an index built from the values', () => {
         const key = pick(live()); // set, change or clear the SynchronizationKey
         const { SynchronizationKey: sync, ...rest } = users.get(key)!;
         const n = Number(/\d+$/.exec(key)![0]);
-        return [userChange(key, sync === undefined || rand() < 0.5 ? { ...rest, SynchronizationKey: syncOf(n) } : rest)];
+        return [
+          userChange(key, sync === undefined || rand() < 0.5 ? { ...rest, SynchronizationKey: syncOf(n) } : rest),
+        ];
       }
       if (r < 0.78 && users.size > 0) {
         const key = pick(live()); // delete and re-create in one transaction, with another name
@@ -198,7 +208,14 @@ describe('keyByHint equals an index built from the values', () => {
     let primary = await openIndexed();
     /** Changes by the second instance the primary has not caught up on. */
     let behind = false;
-    const stats: RunStats = { transactions: 0, checks: 0, untrustedReloads: 0, otherProcess: 0, reopened: 0, compacted: 0 };
+    const stats: RunStats = {
+      transactions: 0,
+      checks: 0,
+      untrustedReloads: 0,
+      otherProcess: 0,
+      reopened: 0,
+      compacted: 0,
+    };
     const check = (label: string) => {
       stats.checks += 1;
       expectSameAnswers(primary, fromValues(users, hierarchies), everHints, `seed ${seed}, ${label}`);
@@ -282,7 +299,15 @@ describe('keyByHint equals an index built from the values', () => {
     await createStore(
       dir,
       [
-        { collection: 'users', key: 'Ab-1', value: { ExternalId: 'Ab-1', UserName: 'Alice', SynchronizationKey: '{00000000-0000-0000-0000-0000000000AA}' } },
+        {
+          collection: 'users',
+          key: 'Ab-1',
+          value: {
+            ExternalId: 'Ab-1',
+            UserName: 'Alice',
+            SynchronizationKey: '{00000000-0000-0000-0000-0000000000AA}',
+          },
+        },
         { collection: 'users', key: 'b-2', value: { ExternalId: 'b-2', UserName: 'Bob' } },
         { collection: 'hierarchies', key: 'R', value: { ExternalId: 'R' } },
       ],
@@ -292,8 +317,11 @@ describe('keyByHint equals an index built from the values', () => {
     expect(store.keyByHint('users', 'nalice')).toBe('Ab-1');
     expect(store.keyByHint('users', 'eab-1')).toBe('Ab-1');
     expect(store.keyByHint('users', 's00000000-0000-0000-0000-0000000000aa')).toBe('Ab-1');
-    await store.transact(put({ collection: 'users', key: 'Ab-1', value: null }, { collection: 'hierarchies', key: 'R', value: null }));
-    for (const hint of ['nalice', 'eab-1', 's00000000-0000-0000-0000-0000000000aa']) expect(store.keyByHint('users', hint), hint).toBeUndefined();
+    await store.transact(
+      put({ collection: 'users', key: 'Ab-1', value: null }, { collection: 'hierarchies', key: 'R', value: null }),
+    );
+    for (const hint of ['nalice', 'eab-1', 's00000000-0000-0000-0000-0000000000aa'])
+      expect(store.keyByHint('users', hint), hint).toBeUndefined();
     expect(store.keyByHint('hierarchies', 'root')).toBeUndefined();
     // Bob takes Alice's name, then lets it go again.
     await store.transact(put({ collection: 'users', key: 'b-2', value: { ExternalId: 'b-2', UserName: 'ALICE' } }));
@@ -304,7 +332,8 @@ describe('keyByHint equals an index built from the values', () => {
     await store.close();
     // The same from the journal alone, and from the compacted snapshot.
     const again = await openIndexed();
-    for (const hint of ['nalice', 'nbob', 'eab-1', 's00000000-0000-0000-0000-0000000000aa']) expect(again.keyByHint('users', hint), hint).toBeUndefined();
+    for (const hint of ['nalice', 'nbob', 'eab-1', 's00000000-0000-0000-0000-0000000000aa'])
+      expect(again.keyByHint('users', hint), hint).toBeUndefined();
     await again.compact();
     await again.close();
     const compacted = await openIndexed();
@@ -315,7 +344,11 @@ describe('keyByHint equals an index built from the values', () => {
   });
 });
 
-const person = (key: string, userName: string): Change => ({ collection: 'users', key, value: { ExternalId: key, UserName: userName } });
+const person = (key: string, userName: string): Change => ({
+  collection: 'users',
+  key,
+  value: { ExternalId: key, UserName: userName },
+});
 const gone = (key: string): Change => ({ collection: 'users', key, value: null });
 
 describe('changes the journal replays before the indexer is registered', () => {
@@ -342,7 +375,12 @@ describe('changes the journal replays before the indexer is registered', () => {
     expect(store.keyByHint('users', 'ndave')).toBeUndefined();
     expect(store.keyByHint('users', 'ndave2')).toBe('u-4');
     const current = new Map([...usersOf(store.state)]);
-    expectSameAnswers(store, fromValues(current), ['nalice', 'nbob', 'ncarol', 'ndave', 'ndave2', 'eu-2', 'nalicia'], 'replayed');
+    expectSameAnswers(
+      store,
+      fromValues(current),
+      ['nalice', 'nbob', 'ncarol', 'ndave', 'ndave2', 'eu-2', 'nalicia'],
+      'replayed',
+    );
     await store.close();
   });
 
@@ -391,7 +429,11 @@ describe('hints not written by this indexer are not trusted', () => {
   const initial: Change[] = [
     person('u-1', 'Alice'),
     person('U-2', 'Bob'),
-    { collection: 'users', key: 'u-3', value: { ExternalId: 'u-3', UserName: 'Carol', SynchronizationKey: '{AB12CD34-0000-0000-0000-000000000003}' } },
+    {
+      collection: 'users',
+      key: 'u-3',
+      value: { ExternalId: 'u-3', UserName: 'Carol', SynchronizationKey: '{AB12CD34-0000-0000-0000-000000000003}' },
+    },
     { collection: 'hierarchies', key: 'H-ROOT', value: { ExternalId: 'H-ROOT' } },
     { collection: 'hierarchies', key: 'H-KID', value: { ExternalId: 'H-KID', Parent: 'H-ROOT' } },
   ];
@@ -404,7 +446,17 @@ describe('hints not written by this indexer are not trusted', () => {
       return undefined;
     },
   };
-  const everHints = ['nalice', 'nbob', 'ncarol', 'nbob-old', 'nold-u-1', 'nold-u-3', 'eu-2', 'sab12cd34-0000-0000-0000-000000000003', 'nalicia'];
+  const everHints = [
+    'nalice',
+    'nbob',
+    'ncarol',
+    'nbob-old',
+    'nold-u-1',
+    'nold-u-3',
+    'eu-2',
+    'sab12cd34-0000-0000-0000-000000000003',
+    'nalicia',
+  ];
 
   it('another indexer version: derived from the values; compaction makes them trusted on reopen', async () => {
     await createStore(dir, initial, { indexer: misleading });
@@ -554,7 +606,10 @@ describe('through the engine: the same answers as over a store without keyByHint
           }
           engine = await open();
         }
-        expect(outcome(await engine.upsertUser(requests[i]!)), `${mode}: request ${i} ${JSON.stringify(requests[i])}`).toEqual(expected[i]);
+        expect(
+          outcome(await engine.upsertUser(requests[i]!)),
+          `${mode}: request ${i} ${JSON.stringify(requests[i])}`,
+        ).toEqual(expected[i]);
       }
       await engine.close();
     }

@@ -21,7 +21,11 @@ describe('journal write mode', () => {
   });
 
   it('goes through the thread pool once synchronous writes are slow, probing once per period, and comes back when a probe is fast', () => {
-    for (const [next, fast] of [[9.05, true], [9.15, false]] as const) slowThenFastProbe(next, fast);
+    for (const [next, fast] of [
+      [9.05, true],
+      [9.15, false],
+    ] as const)
+      slowThenFastProbe(next, fast);
   });
 });
 

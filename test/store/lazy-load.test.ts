@@ -23,11 +23,17 @@ const user = (key: string, extra: Record<string, unknown> = {}): Change => ({
   value: { ExternalId: key, UserName: `Name-${key}`, ...extra },
 });
 const entityMap = (state: StoreState, collection: CollectionName): EntityMap => state.get(collection) as EntityMap;
-const isRaw = (state: StoreState, collection: CollectionName, key: string): boolean => entityMap(state, collection).isRaw(key);
+const isRaw = (state: StoreState, collection: CollectionName, key: string): boolean =>
+  entityMap(state, collection).isRaw(key);
 /** The hints the snapshot persisted for each entity unchanged since the load, as keyByHint reads them. */
-const persistedHints = (state: StoreState, collection: CollectionName): Array<[string, readonly string[] | undefined]> => {
+const persistedHints = (
+  state: StoreState,
+  collection: CollectionName,
+): Array<[string, readonly string[] | undefined]> => {
   const map = entityMap(state, collection);
-  return [...map.storedEntries()].filter(([, ordinal]) => ordinal >= 0).map(([key, ordinal]) => [key, map.table!.hintsOf(ordinal)]);
+  return [...map.storedEntries()]
+    .filter(([, ordinal]) => ordinal >= 0)
+    .map(([key, ordinal]) => [key, map.table!.hintsOf(ordinal)]);
 };
 
 /** Counts derivations, so a test can tell persisted hints from values parsed to derive them. */
@@ -57,13 +63,23 @@ describe('lazy load', () => {
     const store = await openStore(dir, { readOnly: true });
     expect(isRaw(store.state, 'users', 'u-1')).toBe(true);
     const first = store.state.get('users')!.get('u-1');
-    expect(first).toEqual({ ExternalId: 'u-1', UserName: 'Name-u-1', SynchronizationKey: '{AB12CD34-0000-0000-0000-000000000001}' });
+    expect(first).toEqual({
+      ExternalId: 'u-1',
+      UserName: 'Name-u-1',
+      SynchronizationKey: '{AB12CD34-0000-0000-0000-000000000001}',
+    });
     expect(isRaw(store.state, 'users', 'u-1')).toBe(false);
     expect(store.state.get('users')!.get('u-1')).toBe(first);
     expect(isRaw(store.state, 'users', 'U-2')).toBe(true);
     // Iteration yields parsed values in insertion order.
-    expect([...store.state.get('users')!.values()].map((v) => (v as { ExternalId: string }).ExternalId)).toEqual(['u-1', 'U-2', 'u-3']);
-    expect([...store.state.get('users')!].every(([key, v]) => (v as { ExternalId: string }).ExternalId === key)).toBe(true);
+    expect([...store.state.get('users')!.values()].map((v) => (v as { ExternalId: string }).ExternalId)).toEqual([
+      'u-1',
+      'U-2',
+      'u-3',
+    ]);
+    expect([...store.state.get('users')!].every(([key, v]) => (v as { ExternalId: string }).ExternalId === key)).toBe(
+      true,
+    );
     expect(store.state.get('users')!.size).toBe(3);
     expect([...store.state.get('users')!.keys()]).toEqual(['u-1', 'U-2', 'u-3']);
     const seen: unknown[] = [];
@@ -75,8 +91,12 @@ describe('lazy load', () => {
   it('writes hints beside each value, the value last, and hands them back without parsing', async () => {
     await createStore(dir, content, { indexer: ENGINE_INDEXER });
     const text = await readFile(join(dir, snapshotFileName(1)), 'utf8');
-    expect(text.split('\n')[0]).toBe(`{"examctl":"store-snapshot","format":2,"generation":1,"hints":"${ENGINE_INDEXER.version}"}`);
-    expect(text).toContain('{"c":"users","k":"u-1","h":["nname-u-1","sab12cd34-0000-0000-0000-000000000001"],"v":{"ExternalId":"u-1"');
+    expect(text.split('\n')[0]).toBe(
+      `{"examctl":"store-snapshot","format":2,"generation":1,"hints":"${ENGINE_INDEXER.version}"}`,
+    );
+    expect(text).toContain(
+      '{"c":"users","k":"u-1","h":["nname-u-1","sab12cd34-0000-0000-0000-000000000001"],"v":{"ExternalId":"u-1"',
+    );
     expect(text).toContain('{"c":"hierarchies","k":"H-ROOT","h":["root"],"v":{');
     expect(text).toContain('{"c":"settings","k":"settings","v":{"SiteUrl":"x"}}');
 
@@ -180,9 +200,16 @@ describe('lazy load', () => {
     expect(indexer.calls).toBe(1); // u-4 only
     await store.close();
     const before = (await readFile(join(dir, snapshotFileName(2)), 'utf8')).split('\n');
-    expect(before).toContain('{"c":"users","k":"u-4","h":["nname-u-4"],"v":{"ExternalId":"u-4","UserName":"Name-u-4"}}');
+    expect(before).toContain(
+      '{"c":"users","k":"u-4","h":["nname-u-4"],"v":{"ExternalId":"u-4","UserName":"Name-u-4"}}',
+    );
     const again = await openStore(dir);
-    expect([...exportEntities(again.state)].filter(([c]) => c === 'users').map(([, k]) => k)).toEqual(['U-2', 'u-1', 'u-3', 'u-4']);
+    expect([...exportEntities(again.state)].filter(([c]) => c === 'users').map(([, k]) => k)).toEqual([
+      'U-2',
+      'u-1',
+      'u-3',
+      'u-4',
+    ]);
     await again.close();
   });
 
@@ -191,7 +218,14 @@ describe('lazy load', () => {
     const value = { ExternalId: key, UserName: 'Zoë ,"v": \\', Nested: { s: '},"v":{' } };
     // Escapes take the JSON.parse path; plain non-ASCII text the byte scanner.
     const plain = { ExternalId: 'Ü-1', UserName: 'Zoë😀', Nested: { s: '},"v":{' } };
-    await createStore(dir, [{ collection: 'users', key, value }, { collection: 'users', key: 'Ü-1', value: plain }], { indexer: ENGINE_INDEXER });
+    await createStore(
+      dir,
+      [
+        { collection: 'users', key, value },
+        { collection: 'users', key: 'Ü-1', value: plain },
+      ],
+      { indexer: ENGINE_INDEXER },
+    );
     const store = await openStore(dir);
     store.useIndexer(ENGINE_INDEXER);
     expect(persistedHints(store.state, 'users')).toEqual([
@@ -235,7 +269,9 @@ describe('format 1 stores', () => {
     expect(await readFile(join(dir, 'CURRENT'), 'utf8')).toContain('"format":1');
     await store.compact();
     await store.close();
-    expect(await readFile(join(dir, 'CURRENT'), 'utf8')).toMatch(/^\{"examctl":"store","format":2,"generation":2,"from":\[\[1,\d+,"\d+:\d+"\],\[1,0,""\]\]\}\n$/);
+    expect(await readFile(join(dir, 'CURRENT'), 'utf8')).toMatch(
+      /^\{"examctl":"store","format":2,"generation":2,"from":\[\[1,\d+,"\d+:\d+"\],\[1,0,""\]\]\}\n$/,
+    );
     const text = await readFile(join(dir, snapshotFileName(2)), 'utf8');
     expect(text.split('\n')[0]).toContain('"format":2');
     expect(text).toContain('{"c":"users","k":"u-1","h":["nname-u-1","sab12cd34-0000-0000-0000-000000000001"],"v":');
@@ -273,7 +309,9 @@ describe('compaction copies unchanged lines as they are', () => {
     const store = await openStore(dir);
     const indexer = countingIndexer();
     store.useIndexer(indexer);
-    await store.transact(put(user('u-2', { UserName: 'Bob' }), { collection: 'users', key: 'u-5', value: null }, user('u-6')));
+    await store.transact(
+      put(user('u-2', { UserName: 'Bob' }), { collection: 'users', key: 'u-5', value: null }, user('u-6')),
+    );
     await store.compact();
     expect(store.currentGeneration).toBe(2);
     // Reloaded: everything is as the new snapshot has it, nothing parsed.
@@ -296,7 +334,11 @@ describe('compaction copies unchanged lines as they are', () => {
       'users/Ü-3',
       'hierarchies/H-ROOT',
     ]);
-    expect(again.state.get('users')!.get('Ü-3')).toEqual({ ExternalId: 'Ü-3', UserName: 'Çé', Note: 'a "quoted" \\ text' });
+    expect(again.state.get('users')!.get('Ü-3')).toEqual({
+      ExternalId: 'Ü-3',
+      UserName: 'Çé',
+      Note: 'a "quoted" \\ text',
+    });
     expect(again.state.get('users')!.get('u-2')).toEqual({ ExternalId: 'u-2', UserName: 'Bob' });
     await again.close();
   });

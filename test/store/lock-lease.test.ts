@@ -70,7 +70,7 @@ describe('lock lease', () => {
     await lease.releaseNow();
   });
 
-  it('past the maximum hold with nobody waiting (a dead process\'s temp file is nobody), keeps the lock', async () => {
+  it("past the maximum hold with nobody waiting (a dead process's temp file is nobody), keeps the lock", async () => {
     await createStore(dir, []);
     const gone = spawn(process.execPath, ['-e', '']);
     await new Promise((resolve) => gone.on('close', resolve));
@@ -84,7 +84,8 @@ describe('lock lease', () => {
 });
 
 describe('a store writing under a lease', () => {
-  const counterOf = (state: StoreState): number => (state.get('settings')!.get('counter') as { n: number } | undefined)?.n ?? 0;
+  const counterOf = (state: StoreState): number =>
+    (state.get('settings')!.get('counter') as { n: number } | undefined)?.n ?? 0;
   const increment =
     (key: string) =>
     (state: StoreState): { result: undefined; changes: Change[] } => ({
@@ -103,7 +104,7 @@ describe('a store writing under a lease', () => {
     expect(await lockExists()).toBe(false);
   });
 
-  it('a writer that never pauses still lets another in, and each sees the other\'s increments', async () => {
+  it("a writer that never pauses still lets another in, and each sees the other's increments", async () => {
     await createStore(dir, []);
     const busy = await openStore(dir);
     const other = await openStore(dir, { lockTimeoutMs: 5_000 });

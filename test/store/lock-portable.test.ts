@@ -18,7 +18,8 @@ import { useTempStore } from '../support/temp-dir.js';
 const fsState = vi.hoisted(() => ({ openFails: 0, opensRefused: 0, failCode: 'EPERM' }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
-  const eperm = (what: string) => Object.assign(new Error(`EPERM: operation not permitted, ${what}`), { code: 'EPERM' });
+  const eperm = (what: string) =>
+    Object.assign(new Error(`EPERM: operation not permitted, ${what}`), { code: 'EPERM' });
   const link = async (from: string, to: string): Promise<void> => {
     throw eperm(`link '${from}' -> '${to}'`);
   };
@@ -82,28 +83,39 @@ describe('the store lock without hard links', () => {
     await lock.release();
   });
 
-  it.each(['EPERM', 'EROFS', 'ENOSPC'])('a folder that refuses LOCK for good (%s: immutable, read-only, full) is a target failure naming it, exit 3', async (code) => {
-    await createStore(dir, []);
-    fsState.openFails = Infinity;
-    fsState.failCode = code;
-    for (const taking of [() => new StoreLock(dir, 0).acquire(), () => lockForDeciding(dir, 0)]) {
-      const error = await taking().then(() => undefined, (refused: unknown) => refused);
-      expect(error).toBeInstanceOf(TargetError);
-      expect((error as TargetError).exitCode).toBe(3);
-      expect((error as Error).message).toMatch(new RegExp(`^cannot write the lock ${join(dir, 'LOCK')}: .+ \\(${code}\\)$`));
-    }
-  });
+  it.each(['EPERM', 'EROFS', 'ENOSPC'])(
+    'a folder that refuses LOCK for good (%s: immutable, read-only, full) is a target failure naming it, exit 3',
+    async (code) => {
+      await createStore(dir, []);
+      fsState.openFails = Infinity;
+      fsState.failCode = code;
+      for (const taking of [() => new StoreLock(dir, 0).acquire(), () => lockForDeciding(dir, 0)]) {
+        const error = await taking().then(
+          () => undefined,
+          (refused: unknown) => refused,
+        );
+        expect(error).toBeInstanceOf(TargetError);
+        expect((error as TargetError).exitCode).toBe(3);
+        expect((error as Error).message).toMatch(
+          new RegExp(`^cannot write the lock ${join(dir, 'LOCK')}: .+ \\(${code}\\)$`),
+        );
+      }
+    },
+  );
 });
 
 describe('stale locks', () => {
-  it.runIf(process.platform === 'linux')('a LOCK whose live pid has another start time (a reused pid) is broken', async () => {
-    await createStore(dir, []);
-    await writeFile(join(dir, 'LOCK'), lockOf({ started: (ownStartTicks() as number) - 1 }));
-    const lock = new StoreLock(dir, 0);
-    await lock.acquire();
-    expect(lock.held).toBe(true);
-    await lock.release();
-  });
+  it.runIf(process.platform === 'linux')(
+    'a LOCK whose live pid has another start time (a reused pid) is broken',
+    async () => {
+      await createStore(dir, []);
+      await writeFile(join(dir, 'LOCK'), lockOf({ started: (ownStartTicks() as number) - 1 }));
+      const lock = new StoreLock(dir, 0);
+      await lock.acquire();
+      expect(lock.held).toBe(true);
+      await lock.release();
+    },
+  );
 
   it.runIf(process.platform === 'linux')('a LOCK of the same live process (same start time) holds', async () => {
     await createStore(dir, []);
@@ -131,7 +143,12 @@ describe('stale locks', () => {
 
   it("without a start time, a lock naming this process's pid with a token it never made is stale (a dead process's pid, handed out again)", () => {
     const now = bootTime();
-    expect(isStale({ pid: process.pid, host: hostname(), command: 'x', since: 'x', token: 'dead-process-token', boot: now }, now)).toBe(true);
+    expect(
+      isStale(
+        { pid: process.pid, host: hostname(), command: 'x', since: 'x', token: 'dead-process-token', boot: now },
+        now,
+      ),
+    ).toBe(true);
   });
 
   it('records the boot time where no start time can be read', async () => {

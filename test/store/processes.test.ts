@@ -27,7 +27,8 @@ beforeEach(async () => {
   dir = join(root, 'store');
 });
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await rm(root, { recursive: true, force: true });
 });
 
@@ -110,7 +111,9 @@ describe('several writer processes', () => {
   it('four processes lose nothing, and a read-modify-write counter sees every increment', async () => {
     await createStore(dir, []);
     const perWriter = 150;
-    const writers = ['a', 'b', 'c', 'd'].map((prefix) => startWorker('write', dir, prefix, String(perWriter), '4', '30000'));
+    const writers = ['a', 'b', 'c', 'd'].map((prefix) =>
+      startWorker('write', dir, prefix, String(perWriter), '4', '30000'),
+    );
     const results = await Promise.all(writers.map((w) => w.exited));
     for (const result of results) expect(result).toMatchObject({ code: 0, stderr: '' });
     const store = await openStore(dir);
@@ -131,7 +134,8 @@ describe('lock', () => {
     expect(holder.lines[0]).toBe('locked');
 
     const store = await openStore(dir, { lockTimeoutMs: 300 });
-    const write = () => store.transact(() => ({ result: 'ok', changes: [{ collection: 'users', key: 'x', value: {} }] }));
+    const write = () =>
+      store.transact(() => ({ result: 'ok', changes: [{ collection: 'users', key: 'x', value: {} }] }));
     const error = await write().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreLockedError);
     expect((error as Error).message).toContain(`pid ${holder.child.pid}`);
@@ -151,7 +155,13 @@ describe('lock', () => {
     await createStore(dir, []);
     const gone = spawn(process.execPath, ['-e', '']);
     await new Promise((resolve) => gone.on('close', resolve));
-    const lock = { pid: gone.pid, host: hostname(), command: 'examctl user sync', since: new Date().toISOString(), token: 'dead' };
+    const lock = {
+      pid: gone.pid,
+      host: hostname(),
+      command: 'examctl user sync',
+      since: new Date().toISOString(),
+      token: 'dead',
+    };
     await writeFile(join(dir, 'LOCK'), JSON.stringify(lock));
     const store = await openStore(dir, { lockTimeoutMs: 200 });
     await store.transact(() => ({ result: undefined, changes: [{ collection: 'users', key: 'y', value: {} }] }));
@@ -163,10 +173,17 @@ describe('lock', () => {
     await createStore(dir, []);
     const gone = spawn(process.execPath, ['-e', '']);
     await new Promise((resolve) => gone.on('close', resolve));
-    const lock = { pid: gone.pid, host: hostname(), command: 'examctl user sync', since: new Date().toISOString(), token: 'dead' };
+    const lock = {
+      pid: gone.pid,
+      host: hostname(),
+      command: 'examctl user sync',
+      since: new Date().toISOString(),
+      token: 'dead',
+    };
     await writeFile(join(dir, 'LOCK'), JSON.stringify(lock));
     const writers = ['p', 'q', 'r'].map((prefix) => startWorker('write', dir, prefix, '50', '4'));
-    for (const result of await Promise.all(writers.map((w) => w.exited))) expect(result).toMatchObject({ code: 0, stderr: '' });
+    for (const result of await Promise.all(writers.map((w) => w.exited)))
+      expect(result).toMatchObject({ code: 0, stderr: '' });
     const store = await openStore(dir, { readOnly: true });
     expect(users(store.state).size).toBe(150);
     expect(counter(store.state)).toBe(150);
@@ -175,7 +192,13 @@ describe('lock', () => {
 
   it('does not break a lock held on another host: it times out and says so', async () => {
     await createStore(dir, []);
-    const lock = { pid: 1, host: 'elsewhere.example', command: 'examctl schedule push', since: '2026-01-01T00:00:00.000Z', token: 't' };
+    const lock = {
+      pid: 1,
+      host: 'elsewhere.example',
+      command: 'examctl schedule push',
+      since: '2026-01-01T00:00:00.000Z',
+      token: 't',
+    };
     await writeFile(join(dir, 'LOCK'), JSON.stringify(lock));
     const store = await openStore(dir, { lockTimeoutMs: 100 });
     await expect(store.transact(() => ({ result: undefined, changes: [] }))).rejects.toThrow(

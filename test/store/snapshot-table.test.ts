@@ -34,14 +34,24 @@ async function loadSnapshot(path: string, generation = 1): Promise<LoadedSnapsho
 }
 
 /** A store whose snapshot is written by hand: entity lines as given, a correct end line (format 2 crc unless told otherwise). */
-async function handWrittenStore(entityLines: string[], options: { format?: 1 | 2; hints?: string | null } = {}): Promise<string> {
+async function handWrittenStore(
+  entityLines: string[],
+  options: { format?: 1 | 2; hints?: string | null } = {},
+): Promise<string> {
   const format = options.format ?? 2;
   await mkdir(dir);
   let crc = 0;
   if (format === 1) for (const line of entityLines) crc = crc32(line, crc);
   else crc = crc32(entityLines.map((line) => `${line}\n`).join(''));
-  const header = format === 1 ? { examctl: 'store-snapshot', format, generation: 1 } : { examctl: 'store-snapshot', format, generation: 1, hints: options.hints ?? null };
-  const lines = [JSON.stringify(header), ...entityLines, JSON.stringify({ end: true, count: entityLines.length, crc: hex(crc) })];
+  const header =
+    format === 1
+      ? { examctl: 'store-snapshot', format, generation: 1 }
+      : { examctl: 'store-snapshot', format, generation: 1, hints: options.hints ?? null };
+  const lines = [
+    JSON.stringify(header),
+    ...entityLines,
+    JSON.stringify({ end: true, count: entityLines.length, crc: hex(crc) }),
+  ];
   const path = join(dir, snapshotFileName(1));
   await writeFile(path, `${lines.join('\n')}\n`);
   await writeFile(join(dir, journalFileName(1)), '');
@@ -69,7 +79,9 @@ describe('snapshot table: many keys', () => {
   it('the colliding pairs really collide (else the tests below would not test collisions)', () => {
     expect(hashString(COLLIDING_ASCII[0])).toBe(hashString(COLLIDING_ASCII[1]));
     expect(hashString(COLLIDING_MIXED[0])).toBe(hashString(COLLIDING_MIXED[1]));
-    expect(hashString(`n${COLLIDING_HINT_NAMES[0].toLowerCase()}`)).toBe(hashString(`n${COLLIDING_HINT_NAMES[1].toLowerCase()}`));
+    expect(hashString(`n${COLLIDING_HINT_NAMES[0].toLowerCase()}`)).toBe(
+      hashString(`n${COLLIDING_HINT_NAMES[1].toLowerCase()}`),
+    );
   });
 
   it('finds each of 20k similar keys (and case variants, and hash-colliding keys), misses the rest', async () => {
@@ -104,8 +116,22 @@ describe('snapshot table: many keys', () => {
       if (table.hintOwner(nameHint) !== i) expect(table.hintOwner(nameHint), nameHint).toBe(i);
     }
     expect(JSON.parse(table.valueText(keys.indexOf('USER-000100')))).toEqual(valueOf('USER-000100'));
-    expect(table.hintsOf(keys.indexOf('USER-000100'))).toEqual(['euser-000100', `n${names.get('USER-000100')!.toLowerCase()}`]);
-    for (const miss of ['', 'user-', 'user-00000', 'user-0000001', 'user-020001', 'USER-000001', 'user-000001 ', 'user-g1e64q', 'nüjr0', 'nxfj\u0000']) {
+    expect(table.hintsOf(keys.indexOf('USER-000100'))).toEqual([
+      'euser-000100',
+      `n${names.get('USER-000100')!.toLowerCase()}`,
+    ]);
+    for (const miss of [
+      '',
+      'user-',
+      'user-00000',
+      'user-0000001',
+      'user-020001',
+      'USER-000001',
+      'user-000001 ',
+      'user-g1e64q',
+      'nüjr0',
+      'nxfj\u0000',
+    ]) {
       expect(table.find(miss), miss).toBe(-1);
     }
     expect(table.hintOwner('nno-such-name')).toBe(-1);
@@ -151,7 +177,11 @@ describe('snapshot table: many keys', () => {
   it('a key written twice in one collection is StoreDamagedError naming file:line; in two collections it is fine', async () => {
     const line = (collection: string, key: string, value: unknown = { ExternalId: key }) =>
       `{"c":${JSON.stringify(collection)},"k":${JSON.stringify(key)},"v":${JSON.stringify(value)}}`;
-    const path = await handWrittenStore([line('users', 'u-1'), line('users', 'u-2'), line('users', 'u-1', { other: true })]);
+    const path = await handWrittenStore([
+      line('users', 'u-1'),
+      line('users', 'u-2'),
+      line('users', 'u-1', { other: true }),
+    ]);
     await expectDamaged(openStore(dir), `${path}:4:`, '"u-1"', 'users', 'line 2');
     await rm(dir, { recursive: true });
 
@@ -242,15 +272,25 @@ describe('snapshot table: unusual keys and hints', () => {
   }
 
   /** Checks the store against `model` (users) and `rootKey`: values, size, persisted/derived hints and keyByHint. */
-  function check(store: FileStore, model: Map<string, unknown>, rootKey: string, label: string, expectRaw: boolean): void {
+  function check(
+    store: FileStore,
+    model: Map<string, unknown>,
+    rootKey: string,
+    label: string,
+    expectRaw: boolean,
+  ): void {
     const map = users(store.state);
     const expectedHints = new Map([...model].map(([key, value]) => [key, ENGINE_INDEXER.hints('users', key, value)]));
     for (const [key, ordinal] of map.storedEntries()) {
       // What the store persisted for an unchanged entity is what the indexer makes of it.
-      if (ordinal >= 0) expect(map.table!.hintsOf(ordinal), `${label}: hints of ${JSON.stringify(key)}`).toEqual(expectedHints.get(key));
+      if (ordinal >= 0)
+        expect(map.table!.hintsOf(ordinal), `${label}: hints of ${JSON.stringify(key)}`).toEqual(
+          expectedHints.get(key),
+        );
     }
     for (const [key, hints] of expectedHints) {
-      for (const hint of hints ?? []) expect(store.keyByHint('users', hint), `${label}: ${JSON.stringify(hint)}`).toBe(key);
+      for (const hint of hints ?? [])
+        expect(store.keyByHint('users', hint), `${label}: ${JSON.stringify(hint)}`).toBe(key);
     }
     expect(store.keyByHint('hierarchies', 'root'), label).toBe(rootKey);
     if (expectRaw) {
@@ -327,7 +367,10 @@ describe('snapshot table: unusual keys and hints', () => {
 
 describe('EntityMap accounting', () => {
   it('delete / set on snapshot and added keys: return values, size, order, get', async () => {
-    await createStore(dir, ['a', 'b', 'c'].map((key) => ({ collection: 'users', key, value: { v: key } })));
+    await createStore(
+      dir,
+      ['a', 'b', 'c'].map((key) => ({ collection: 'users', key, value: { v: key } })),
+    );
     const map = new EntityMap((await loadSnapshot(join(dir, snapshotFileName(1)))).tables.get('users'), 'test');
     expect(map.size).toBe(3);
     expect(map.delete('b')).toBe(true);
@@ -546,7 +589,11 @@ describe('EntityMap accounting', () => {
 });
 
 describe('snapshot damage', () => {
-  const three: Change[] = ['a', 'b', 'c'].map((key) => ({ collection: 'users', key, value: { ExternalId: key, UserName: `Name-${key}`, Age: 41 } }));
+  const three: Change[] = ['a', 'b', 'c'].map((key) => ({
+    collection: 'users',
+    key,
+    value: { ExternalId: key, UserName: `Name-${key}`, Age: 41 },
+  }));
 
   async function snapshotBytes(): Promise<{ path: string; bytes: Buffer; lines: string[] }> {
     await createStore(dir, three, { indexer: ENGINE_INDEXER });
@@ -620,15 +667,20 @@ describe('snapshot damage', () => {
     await expectDamaged(openStore(dir), `${path}:6: content after the end line`);
   });
 
-  it('an entity line in a layout other than the writer\'s is damage naming file:line; escapes in a key or a hint are read', async () => {
+  it("an entity line in a layout other than the writer's is damage naming file:line; escapes in a key or a hint are read", async () => {
     // The crc covers the lines: only examctl's writer makes a snapshot that passes it, in one layout.
-    const path = await handWrittenStore(['{"c":"users","k":"ok","v":{"ExternalId":"ok"}}', '{"c":"users", "k":"spaced","v":{"ExternalId":"spaced"}}']);
+    const path = await handWrittenStore([
+      '{"c":"users","k":"ok","v":{"ExternalId":"ok"}}',
+      '{"c":"users", "k":"spaced","v":{"ExternalId":"spaced"}}',
+    ]);
     await expectDamaged(openStore(dir), `${path}:3: not an entity line`);
     await rm(dir, { recursive: true });
     await handWrittenStore(['{"c":"users","v":{"ExternalId":"v-first"},"k":"v-first"}']);
     await expectDamaged(openStore(dir), `${path}:2: not an entity line`);
     await rm(dir, { recursive: true });
-    await handWrittenStore(['{"c":"users","k":"h-\\u0041\\"","h":["nx\\u0041"],"v":{"ExternalId":"h-first"}}'], { hints: 'hand' });
+    await handWrittenStore(['{"c":"users","k":"h-\\u0041\\"","h":["nx\\u0041"],"v":{"ExternalId":"h-first"}}'], {
+      hints: 'hand',
+    });
     const store = await openStore(dir);
     store.useIndexer({ version: 'hand', hints: () => [] });
     expect([...store.state.get('users')!.keys()]).toEqual(['h-A"']);

@@ -19,7 +19,8 @@ describe('dist/ is built once per run', () => {
       const file = relative(ROOT, join(entry.parentPath, entry.name));
       if (file === 'test/support/global-build.ts' || file === 'test/support/build-once.test.ts') continue;
       const text = readFileSync(join(ROOT, file), 'utf8');
-      if (/build-dist|tsconfig\.build|typescript\/bin\/tsc|\bensureBuilt\b|npm run build/.test(text)) builders.push(file);
+      if (/build-dist|tsconfig\.build|typescript\/bin\/tsc|\bensureBuilt\b|npm run build/.test(text))
+        builders.push(file);
     }
     expect(builders).toEqual([]);
   });

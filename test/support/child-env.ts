@@ -40,6 +40,7 @@ export function childEnv(home: string, parent: NodeJS.ProcessEnv = process.env):
 export function ownConfigDir(dir: string): string {
   const config = join(dir, '.config');
   const inside = relative(tmpdir(), dir);
-  if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside) && existsSync(dir)) mkdirSync(config, { recursive: true, mode: 0o700 });
+  if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside) && existsSync(dir))
+    mkdirSync(config, { recursive: true, mode: 0o700 });
   return config;
 }

@@ -52,7 +52,8 @@ export function docSteps(markdown: string): DocStep[] {
     directive = undefined;
     if (steer !== undefined && /^skip\b/.test(steer)) continue;
     const background = steer === undefined ? null : /^background port=(\d+)$/.exec(steer);
-    if (steer !== undefined && background === null) throw new Error(`unknown doc-test directive "${steer}" before line ${body[0]?.line ?? i}`);
+    if (steer !== undefined && background === null)
+      throw new Error(`unknown doc-test directive "${steer}" before line ${body[0]?.line ?? i}`);
     if (background) {
       if (commands.length !== 1) throw new Error(`a background block holds one command (line ${body[0]?.line})`);
       steps.push({ kind: 'background', port: Number(background[1]), command: commands[0]! });
@@ -120,7 +121,13 @@ export class DocSession {
     const binDir = join(options.home, '.doc-test-bin');
     mkdirSync(binDir, { recursive: true });
     symlinkSync(BIN, join(binDir, 'examctl'));
-    this.env = { PATH: `${binDir}:${process.env.PATH ?? ''}`, HOME: options.home, EXAMCTL_NOW: PINNED_NOW, LANG: 'C.UTF-8', TZ: 'UTC' };
+    this.env = {
+      PATH: `${binDir}:${process.env.PATH ?? ''}`,
+      HOME: options.home,
+      EXAMCTL_NOW: PINNED_NOW,
+      LANG: 'C.UTF-8',
+      TZ: 'UTC',
+    };
   }
 
   get directory(): string {
@@ -142,7 +149,11 @@ export class DocSession {
   /** Starts a server with port 0; resolves with its first `lines` output lines once printed. */
   async start(command: string, documentedPort: number, lines: number): Promise<string[]> {
     const started = command.replace(new RegExp(`--port ${documentedPort}\\b`), '--port 0');
-    const child = spawn('sh', ['-c', `exec 2>&1\nexec ${started}`], { cwd: this.cwd, env: this.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('sh', ['-c', `exec 2>&1\nexec ${started}`], {
+      cwd: this.cwd,
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     this.background.push(child);
     let out = '';
     const printed = await new Promise<string>((resolve, reject) => {
@@ -178,7 +189,8 @@ export class DocSession {
   private normalise(output: string): string[] {
     // A terminal shows CRLF (CSV files examctl writes end lines so) as it shows LF.
     let text = output.replaceAll('\r\n', '\n');
-    for (const [real, shown] of [...this.options.paths].sort(([a], [b]) => b.length - a.length)) text = text.replaceAll(real, shown);
+    for (const [real, shown] of [...this.options.paths].sort(([a], [b]) => b.length - a.length))
+      text = text.replaceAll(real, shown);
     for (const [documented, real] of this.ports) text = text.replaceAll(`127.0.0.1:${real}`, `127.0.0.1:${documented}`);
     const lines = text.split('\n');
     if (lines.at(-1) === '') lines.pop();
@@ -188,11 +200,13 @@ export class DocSession {
 
 /** What differs from run to run, in the document and in the output alike: run ids, durations, probe ids. */
 export function normaliseVarying(line: string): string {
-  return line
-    .replace(/\b\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}\b/g, '<run id>')
-    .replace(/\b\d+ ms\b/g, '<n> ms')
-    .replace(/\bexamctl-doctor-[0-9a-f]+\b/g, 'examctl-doctor-<id>')
-    .replace(/[+-]\d+ s from ours/g, '<n> s from ours')
-    // A sync memory's directory is named by a digest of its target, whose address a session chooses.
-    .replace(/\/synced\/[0-9a-f]{16}\b/g, '/synced/<target digest>');
+  return (
+    line
+      .replace(/\b\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}\b/g, '<run id>')
+      .replace(/\b\d+ ms\b/g, '<n> ms')
+      .replace(/\bexamctl-doctor-[0-9a-f]+\b/g, 'examctl-doctor-<id>')
+      .replace(/[+-]\d+ s from ours/g, '<n> s from ours')
+      // A sync memory's directory is named by a digest of its target, whose address a session chooses.
+      .replace(/\/synced\/[0-9a-f]{16}\b/g, '/synced/<target digest>')
+  );
 }

@@ -63,7 +63,8 @@ export async function startFaultServer(): Promise<FaultServer> {
           req.socket.destroy();
           return;
         }
-        const body = reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+        const body =
+          reply.body === undefined ? '' : typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
         const contentType = typeof reply.body === 'string' ? 'text/html' : 'application/json';
         res.writeHead(reply.status ?? 200, { 'content-type': contentType, ...reply.headers });
         res.end(body);
@@ -117,7 +118,10 @@ export interface UserSyncService {
  * server accepts goes to `onUser` (in arrival order), and every user is answered ok. `stop` with
  * the result in the afterEach.
  */
-export async function startUserSyncService(prefix: string, onUser: (user: Record<string, unknown>) => void): Promise<UserSyncService> {
+export async function startUserSyncService(
+  prefix: string,
+  onUser: (user: Record<string, unknown>) => void,
+): Promise<UserSyncService> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   const service = await startFaultServer();
   service.fallback = (request) => {

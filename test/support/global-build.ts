@@ -23,7 +23,11 @@ const DIST_SCRIPT = join(ROOT, 'scripts/build-dist.mjs');
 /** True when dist/ or the bundle is missing, or older than any file of src/ or the build's scripts. */
 function distIsStale(): boolean {
   const built = Math.min(...[DIST_MAIN, BUNDLE_MAIN].map((file) => (existsSync(file) ? statSync(file).mtimeMs : 0)));
-  return built === 0 || Math.max(newestMtime(join(ROOT, 'src'), '.ts'), statSync(BUNDLE_SCRIPT).mtimeMs, statSync(DIST_SCRIPT).mtimeMs) > built;
+  return (
+    built === 0 ||
+    Math.max(newestMtime(join(ROOT, 'src'), '.ts'), statSync(BUNDLE_SCRIPT).mtimeMs, statSync(DIST_SCRIPT).mtimeMs) >
+      built
+  );
 }
 
 /**
@@ -33,7 +37,8 @@ function distIsStale(): boolean {
  * code. Test files never build (test/support/cli.ts).
  */
 export default function setup(project: TestProject): () => void {
-  if (distIsStale()) for (const script of [DIST_SCRIPT, BUNDLE_SCRIPT]) execFileSync(process.execPath, [script], { stdio: 'inherit' });
+  if (distIsStale())
+    for (const script of [DIST_SCRIPT, BUNDLE_SCRIPT]) execFileSync(process.execPath, [script], { stdio: 'inherit' });
   // The private HOMEs of test files (test/support/private-home.ts), removed when the run ends.
   const homes = mkdtempSync(join(tmpdir(), 'examctl-test-homes-'));
   project.provide('homes', homes);

@@ -40,11 +40,27 @@ export interface HostileOptions {
 export function selfSignedCertificate(): { key: string; cert: string } | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'examctl-cert-'));
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert: readFileSync(join(dir, 'cert.pem'), 'utf8') };
   } catch {
     return undefined;
@@ -53,7 +69,10 @@ export function selfSignedCertificate(): { key: string; cert: string } | undefin
   }
 }
 
-export async function startHostileServer(handler: HostileHandler, options: HostileOptions = {}): Promise<HostileServer> {
+export async function startHostileServer(
+  handler: HostileHandler,
+  options: HostileOptions = {},
+): Promise<HostileServer> {
   const sockets = new Set<Socket>();
   const state = { handler, connections: 0 };
   const requests: HostileRequest[] = [];
@@ -61,7 +80,12 @@ export async function startHostileServer(handler: HostileHandler, options: Hosti
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       requests.push(request);
       state.handler(request, res);
     });
@@ -118,7 +142,12 @@ export function trickle(res: http.ServerResponse, body: string, everyMs: number)
   res.on('close', () => clearInterval(timer));
 }
 
-export function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function json(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(typeof body === 'string' ? body : JSON.stringify(body));
 }

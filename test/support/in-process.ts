@@ -10,7 +10,11 @@ import { PINNED_NOW, examctl, type Finished } from './cli.js';
  * start per step made multi-night scenarios the suite's slowest files. A step that is to be
  * killed at a marker (EXAMCTL_TEST_SIGNAL_AFTER) is spawned: the signal would hit the runner.
  */
-export async function examctlStep(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Finished> {
+export async function examctlStep(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<Finished> {
   if ('EXAMCTL_TEST_SIGNAL_AFTER' in env) return examctl(args, cwd, env);
   const stdout = new StringSink();
   const stderr = new StringSink();

@@ -38,7 +38,11 @@ export interface ArbitraryOptions {
 const codePoints = (s: string): number => [...s].length;
 
 function dateTime(): fc.Arbitrary<string> {
-  const instant = fc.date({ min: new Date('1971-01-01T00:00:00Z'), max: new Date('2099-12-31T00:00:00Z'), noInvalidDate: true });
+  const instant = fc.date({
+    min: new Date('1971-01-01T00:00:00Z'),
+    max: new Date('2099-12-31T00:00:00Z'),
+    noInvalidDate: true,
+  });
   const offset = fc.constantFrom('Z', 'z', '+01:00', '-05:30', '+00:00');
   return fc.tuple(instant, offset, fc.boolean()).map(([date, zone, fraction]) => {
     const iso = date.toISOString();
@@ -49,7 +53,10 @@ function dateTime(): fc.Arbitrary<string> {
 function stringOf(schema: JsonSchema, options: Required<Omit<ArbitraryOptions, 'resolve'>>): fc.Arbitrary<string> {
   const min = schema.minLength ?? 0;
   const max = schema.maxLength ?? Number.POSITIVE_INFINITY;
-  const fits = (s: string): boolean => codePoints(s) >= min && codePoints(s) <= max && (schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(s));
+  const fits = (s: string): boolean =>
+    codePoints(s) >= min &&
+    codePoints(s) <= max &&
+    (schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(s));
   if (schema.format === 'date-time') return dateTime().filter(fits);
   if (schema.pattern !== undefined) {
     // fast-check generates no lookahead; the served patterns end in END_OF_INPUT, which means `$`
@@ -61,7 +68,9 @@ function stringOf(schema: JsonSchema, options: Required<Omit<ArbitraryOptions, '
   // Also the longest allowed value now and then: limits are where documents and servers part.
   const cap = Math.min(max, options.maxString);
   const strings = fc.string({ unit: 'binary', minLength: min, maxLength: Math.max(min, cap) });
-  return Number.isFinite(max) && max > cap ? fc.oneof({ weight: 9, arbitrary: strings }, { weight: 1, arbitrary: fc.constant('x'.repeat(max)) }) : strings;
+  return Number.isFinite(max) && max > cap
+    ? fc.oneof({ weight: 9, arbitrary: strings }, { weight: 1, arbitrary: fc.constant('x'.repeat(max)) })
+    : strings;
 }
 
 export function arbitraryOf(schema: JsonSchema, options: ArbitraryOptions): fc.Arbitrary<unknown> {

@@ -10,7 +10,8 @@ import { OWN_PROCESS } from '../../vitest.config.js';
  * the next file in that process sees, so each such file runs in a process of its own (holdFileCall,
  * test/sync/held-file-call.ts, spies on FileHandle's prototype).
  */
-const PROCESS_WIDE = /vi\.(mock|doMock|useFakeTimers|stubGlobal|stubEnv|spyOn)\b|holdFileCall\(|process\.env(\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env|process\.chdir\(|process\.umask\(\d|Object\.defineProperty\(process|globalThis\.\w+\s*=[^=]|process\.exitCode\s*=|setDefaultResultOrder|process\.on\(/;
+const PROCESS_WIDE =
+  /vi\.(mock|doMock|useFakeTimers|stubGlobal|stubEnv|spyOn)\b|holdFileCall\(|process\.env(\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env|process\.chdir\(|process\.umask\(\d|Object\.defineProperty\(process|globalThis\.\w+\s*=[^=]|process\.exitCode\s*=|setDefaultResultOrder|process\.on\(/;
 
 describe('test files that change process-wide state run in a process of their own', () => {
   it('each one is listed in OWN_PROCESS', () => {

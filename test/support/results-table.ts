@@ -1,7 +1,16 @@
-import { outcomeTable, ResultColumns, type PinColumn, type ResultsTable, type SessionOutcome } from '../../src/report/review-session-csv.js';
+import {
+  outcomeTable,
+  ResultColumns,
+  type PinColumn,
+  type ResultsTable,
+  type SessionOutcome,
+} from '../../src/report/review-session-csv.js';
 
 /** The results of `outcomes` as one table, laid out as `review-session show` lays out its sessions (ResultColumns, then outcomeTable each). */
-export function resultsTable(outcomes: readonly SessionOutcome[], options: PinColumn & { sessionColumn?: boolean; timeZoneColumn?: string } = {}): ResultsTable {
+export function resultsTable(
+  outcomes: readonly SessionOutcome[],
+  options: PinColumn & { sessionColumn?: boolean; timeZoneColumn?: string } = {},
+): ResultsTable {
   const columns = new ResultColumns();
   for (const outcome of outcomes) columns.add(outcome);
   const layout = columns.layout(options);

@@ -5,8 +5,16 @@ import { afterEach, beforeEach } from 'vitest';
 import { ROOT, examctl, startExamctl, type Running } from './cli.js';
 
 /** `local serve` on a fresh store of the demo world in `dir` (its log kept), once it listens. */
-export async function serveDemoStore(dir: string, env: Record<string, string>, extra: readonly string[] = []): Promise<{ server: Running; baseUrl: string; log: () => string }> {
-  const init = await examctl(['local', 'init', '--seed', join(ROOT, 'fixtures/world.json'), '--store', join(dir, 'store')], dir, env);
+export async function serveDemoStore(
+  dir: string,
+  env: Record<string, string>,
+  extra: readonly string[] = [],
+): Promise<{ server: Running; baseUrl: string; log: () => string }> {
+  const init = await examctl(
+    ['local', 'init', '--seed', join(ROOT, 'fixtures/world.json'), '--store', join(dir, 'store')],
+    dir,
+    env,
+  );
   if (init.code !== 0) throw new Error(`local init: ${init.stderr}`);
   const server = startExamctl(['local', 'serve', '--port', '0', '--store', join(dir, 'store'), ...extra], dir, env);
   let printed = '';
@@ -30,7 +38,10 @@ export async function serveDemoStore(dir: string, env: Record<string, string>, e
  * Each test of the file in a fresh directory, with the runs under `runs/`, the demo token, and
  * `local serve` on a demo store there (`serveDemoStore`); gone after it. Filled before each test.
  */
-export function demoServerDirs(prefix: string, extra: readonly string[] = []): { dir: string; env: Record<string, string>; baseUrl: string; log: () => string } {
+export function demoServerDirs(
+  prefix: string,
+  extra: readonly string[] = [],
+): { dir: string; env: Record<string, string>; baseUrl: string; log: () => string } {
   const current = { dir: '', env: {} as Record<string, string>, baseUrl: '', log: () => '' };
   let server: Running | undefined;
   beforeEach(async () => {

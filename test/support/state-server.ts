@@ -74,7 +74,14 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
       const body = Buffer.concat(chunks).toString('utf8');
       const method = req.method ?? 'GET';
       const authorization = req.headers.authorization;
-      requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), authorization, contentMd5: header(req.headers['content-md5']), body });
+      requests.push({
+        method,
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        authorization,
+        contentMd5: header(req.headers['content-md5']),
+        body,
+      });
       requestHook?.(requests.at(-1)!);
       let answer = (status: number, text = '', type = 'application/json'): void => {
         res.writeHead(status, text === '' ? {} : { 'content-type': type });
@@ -85,7 +92,8 @@ export async function startStateServer(options: StateServerOptions = {}): Promis
         if (authorization !== expected) return answer(401, JSON.stringify({ message: '401 Unauthorized' }));
       }
       // A method, or a method and part of a path (`POST -delta-`): only the requests of that method to such a path.
-      const matches = (spec: string): boolean => spec.split(' ')[0] === method && url.pathname.includes(spec.split(' ')[1] ?? '');
+      const matches = (spec: string): boolean =>
+        spec.split(' ')[0] === method && url.pathname.includes(spec.split(' ')[1] ?? '');
       const dripping = drips.find((entry) => matches(entry.method) && entry.count > 0);
       if (dripping !== undefined && dripping.after > 0) dripping.after -= 1;
       else if (dripping !== undefined) {
@@ -182,7 +190,8 @@ function header(value: string | string[] | undefined): string | undefined {
 function parseInfo(body: string): LockInfo | undefined {
   try {
     const parsed = JSON.parse(body) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as LockInfo).ID === 'string') return parsed as LockInfo;
+    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as LockInfo).ID === 'string')
+      return parsed as LockInfo;
   } catch {
     // Not lock info.
   }

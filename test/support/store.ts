@@ -1,4 +1,10 @@
-import { COLLECTION_NAMES, type Change, type CollectionName, type StoreIndexer, type StoreState } from '../../src/engine/store/contract.js';
+import {
+  COLLECTION_NAMES,
+  type Change,
+  type CollectionName,
+  type StoreIndexer,
+  type StoreState,
+} from '../../src/engine/store/contract.js';
 
 /** A transaction that writes `changes` and decides nothing. */
 export const put =
@@ -26,7 +32,8 @@ export function hintsFromValues(
 ): { users: Map<string, string>; rootKey: string | undefined } {
   const owners = (collection: CollectionName, map: ReadonlyMap<string, unknown>): Map<string, string> => {
     const byHint = new Map<string, string>();
-    for (const [key, value] of map) for (const hint of indexer.hints(collection, key, value) ?? []) byHint.set(hint, key);
+    for (const [key, value] of map)
+      for (const hint of indexer.hints(collection, key, value) ?? []) byHint.set(hint, key);
     return byHint;
   };
   return { users: owners('users', users), rootKey: owners('hierarchies', hierarchies).get('root') };

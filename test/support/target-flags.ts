@@ -8,7 +8,9 @@ import { COMMANDS } from '../../src/cli/program.js';
  */
 export function onTarget(flags: readonly string[], argv: readonly string[]): string[] {
   const words = argv.filter((arg) => !arg.startsWith('-'));
-  const declaration = COMMANDS.find((each) => each.options !== undefined && each.path.every((word, index) => words[index] === word));
+  const declaration = COMMANDS.find(
+    (each) => each.options !== undefined && each.path.every((word, index) => words[index] === word),
+  );
   const kept: string[] = [];
   for (let index = 0; index < flags.length; index += 2) {
     const flag = flags[index] as TakenFlag;

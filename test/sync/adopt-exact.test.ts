@@ -27,12 +27,24 @@ type Rows = Record<string, string>;
 
 /** A users file of `rows` (id -> Hierarchies cell). */
 function write(dir: string, name: string, rows: Rows): string {
-  writeFileSync(join(dir, name), `${[HEADER, ...Object.entries(rows).map(([id, links]) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,${links}`)].join('\n')}\n`);
+  writeFileSync(
+    join(dir, name),
+    `${[HEADER, ...Object.entries(rows).map(([id, links]) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,${links}`)].join('\n')}\n`,
+  );
   return name;
 }
 
 async function cli(dir: string, argv: string[], syncDir = 'synced') {
-  const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 'dev-token', EXAMCTL_SYNC_DIR: join(dir, syncDir), EXAMCTL_RUNS_DIR: join(dir, `runs-${syncDir}`), EXAMCTL_LOCK_TIMEOUT_MS: '0' });
+  const io = testDeps(
+    dir,
+    {},
+    {
+      EXAMCTL_TOKEN: 'dev-token',
+      EXAMCTL_SYNC_DIR: join(dir, syncDir),
+      EXAMCTL_RUNS_DIR: join(dir, `runs-${syncDir}`),
+      EXAMCTL_LOCK_TIMEOUT_MS: '0',
+    },
+  );
   const code = await runCli(argv, io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
@@ -48,17 +60,47 @@ async function platform(dir: string): Promise<string[]> {
 }
 
 async function night(dir: string, remote: string[], file: string, syncDir = 'synced', ...more: string[]) {
-  const run = await cli(dir, ['user', 'sync', '--file', file, ...remote, '--changed-only', '--disable-missing', '--max-disable', '100%', '--prune-memberships', '--max-prune', '100%', '--yes', '--json', ...more], syncDir);
+  const run = await cli(
+    dir,
+    [
+      'user',
+      'sync',
+      '--file',
+      file,
+      ...remote,
+      '--changed-only',
+      '--disable-missing',
+      '--max-disable',
+      '100%',
+      '--prune-memberships',
+      '--max-prune',
+      '100%',
+      '--yes',
+      '--json',
+      ...more,
+    ],
+    syncDir,
+  );
   expect(run.code, run.stderr).toBe(0);
   return (JSON.parse(run.stdout) as { items: { id: string; action?: string; status: string }[] }).items;
 }
 
 /** The platform's users: id -> "enabled|links". */
 async function held(dir: string): Promise<Record<string, string>> {
-  const users = (JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; DisableLogin?: boolean; Hierarchies?: Record<string, unknown>[] }[] }).Users;
+  const users = (
+    JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as {
+      Users: { ExternalId: string; DisableLogin?: boolean; Hierarchies?: Record<string, unknown>[] }[];
+    }
+  ).Users;
   const state: Record<string, string> = {};
   for (const user of users.filter((each) => each.ExternalId.startsWith('ax-'))) {
-    const links = (user.Hierarchies ?? []).map((link) => `${String(link.ExternalId)}${Object.entries(link).filter(([key, value]) => key !== 'ExternalId' && value === true).map(([key]) => `:${key}`).join('')}`);
+    const links = (user.Hierarchies ?? []).map(
+      (link) =>
+        `${String(link.ExternalId)}${Object.entries(link)
+          .filter(([key, value]) => key !== 'ExternalId' && value === true)
+          .map(([key]) => `:${key}`)
+          .join('')}`,
+    );
     state[user.ExternalId] = `${user.DisableLogin === true ? 'disabled' : 'enabled'}|${links.sort().join(',')}`;
   }
   return state;
@@ -98,7 +140,10 @@ describe('synced adopt, exact', () => {
       const items = await night(dir, remote, 'b.csv', 'synced', '--allow-old-file');
       // The rest go again; ax-9's disable changed nothing on the target (no login to turn off).
       expect(items.filter((item) => item.action === 'unchanged').map((item) => item.id)).toEqual(['ax-9']);
-      expect(items.find((item) => item.id === 'ax-9')).toMatchObject({ status: 'ok', note: expect.stringContaining('not on the target') });
+      expect(items.find((item) => item.id === 'ax-9')).toMatchObject({
+        status: 'ok',
+        note: expect.stringContaining('not on the target'),
+      });
       expect(await held(dir)).toEqual({ 'ax-1': 'enabled|H-A', 'ax-2': 'enabled|', 'ax-3': 'enabled|' });
     }));
 
@@ -117,6 +162,12 @@ describe('synced adopt, exact', () => {
       const tonight = write(dir, 'n4.csv', { 'ax-1': 'H-A', 'ax-2': '', 'ax-5': '' });
       const items = await night(dir, remote, tonight, 'fresh', '--require-memory');
       expect(items.filter((item) => item.action === 'created').map((item) => item.id)).toEqual(['ax-5']);
-      expect(await held(dir)).toEqual({ 'ax-1': 'enabled|H-A', 'ax-2': 'enabled|', 'ax-3': 'disabled|', 'ax-4': 'disabled|', 'ax-5': 'enabled|' });
+      expect(await held(dir)).toEqual({
+        'ax-1': 'enabled|H-A',
+        'ax-2': 'enabled|',
+        'ax-3': 'disabled|',
+        'ax-4': 'disabled|',
+        'ax-5': 'enabled|',
+      });
     }));
 });

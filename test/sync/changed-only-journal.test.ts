@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { range, writeUsersCsv } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
-import { type FaultServer, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
+import {
+  type FaultServer,
+  startUserSyncService,
+  stopUserSyncService,
+  type UserSyncService,
+} from '../support/fault-server.js';
 import { checkedLineBodies } from '../support/checked-lines.js';
 
 /**
@@ -33,7 +38,10 @@ beforeEach(async () => {
   applied = [];
   await writeUsersCsv(join(dir, 'full.csv'), all);
   const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role'];
-  for (const id of all) lines.push(`${id},First ${id},${changed.includes(id) ? 'Moved' : 'Last'} ${id},${id}@example.test,name-${id},Candidate`);
+  for (const id of all)
+    lines.push(
+      `${id},First ${id},${changed.includes(id) ? 'Moved' : 'Last'} ${id},${id}@example.test,name-${id},Candidate`,
+    );
   writeFileSync(join(dir, 'tonight.csv'), `${lines.join('\n')}\n`);
 });
 afterEach(() => stopUserSyncService(setup));
@@ -43,7 +51,13 @@ const remote = () => setup.remote();
 interface Report {
   run: string;
   summary: { total: number; ok: number; partial: number; failed: number; skipped: number; unchanged?: number };
-  items: { id: string | null; status: string; action?: string; note?: string; source: { file: string; line: number } }[];
+  items: {
+    id: string | null;
+    status: string;
+    action?: string;
+    note?: string;
+    source: { file: string; line: number };
+  }[];
 }
 
 /** The journal's lines (decoded) of the one run not in `before`. */
@@ -63,7 +77,10 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
     const before = new Set(readdirSync(runsDir));
     applied = [];
     // Killed once 1,000 outcomes (unchanged rows included) were handed to the journal: mid-file.
-    const killed = await examctl(['user', 'sync', '--file', 'tonight.csv', ...remote(), '--changed-only'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1000:SIGKILL' });
+    const killed = await examctl(['user', 'sync', '--file', 'tonight.csv', ...remote(), '--changed-only'], dir, {
+      ...env,
+      EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1000:SIGKILL',
+    });
     expect(killed.signal).toBe('SIGKILL');
     const first = [...applied];
     expect(first.length).toBeGreaterThan(0);
@@ -77,13 +94,20 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
     expect(compact.length).toBeGreaterThan(0);
     const fullRun = [...readdirSync(runsDir)].find((id) => before.has(id))!;
     expect(compact.every((line) => line.since.length === 1 && line.since[0] === fullRun)).toBe(true);
-    const journaledUnchanged = compact.reduce((sum, line) => sum + line.r.filter((_, k) => k % 3 === 1).reduce((a, b) => a + b, 0), 0);
+    const journaledUnchanged = compact.reduce(
+      (sum, line) => sum + line.r.filter((_, k) => k % 3 === 1).reduce((a, b) => a + b, 0),
+      0,
+    );
     expect(journaledUnchanged).toBeGreaterThan(0);
     // What the first attempt has on record as acknowledged is never sent again.
     const acknowledged = new Set(outcomes.filter((line) => line.status === 'ok').map((line) => line.id as string));
 
     applied = [];
-    const resumed = await examctl(['--json', '--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', journal.run], dir, env);
+    const resumed = await examctl(
+      ['--json', '--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', journal.run],
+      dir,
+      env,
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     const again = [...applied];
     // Each remaining change exactly once; nothing unchanged, nothing acknowledged before.
@@ -96,14 +120,22 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
     const report = JSON.parse(resumed.stdout) as Report;
     expect(report.summary).toMatchObject({ total: USERS, ok: USERS, failed: 0, skipped: 0 });
     expect(report.items).toHaveLength(USERS);
-    const unchanged = report.items.filter((item) => item.note === `unchanged since run ${fullRun}: not sent (--changed-only)`);
+    const unchanged = report.items.filter(
+      (item) => item.note === `unchanged since run ${fullRun}: not sent (--changed-only)`,
+    );
     expect(new Set(unchanged.map((item) => item.id))).toEqual(new Set(all.filter((id) => !changed.includes(id))));
     expect(unchanged.every((item) => item.action === 'unchanged')).toBe(true);
     // A change the killed attempt had acknowledged (the memory kept it, its journal line was lost
     // with the kill): applied once, by this very run, and not sent again: `sent`, so noted.
-    const own = report.items.filter((item) => item.note?.startsWith('acknowledged to the interrupted attempt of this run'));
-    expect(own.every((item) => item.action === 'sent' && first.includes(item.id!) && !again.includes(item.id!))).toBe(true);
-    expect(report.items.some((item) => item.note === `unchanged since run ${journal.run}: not sent (--changed-only)`)).toBe(false);
+    const own = report.items.filter((item) =>
+      item.note?.startsWith('acknowledged to the interrupted attempt of this run'),
+    );
+    expect(own.every((item) => item.action === 'sent' && first.includes(item.id!) && !again.includes(item.id!))).toBe(
+      true,
+    );
+    expect(
+      report.items.some((item) => item.note === `unchanged since run ${journal.run}: not sent (--changed-only)`),
+    ).toBe(false);
     const notSent = unchanged.length;
     expect(resumed.stderr).toContain(`${notSent.toLocaleString('en-US')} unchanged (not sent)`);
 
@@ -112,12 +144,14 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
     expect(shown.code, shown.stderr).toBe(0);
     const rebuilt = JSON.parse(shown.stdout) as Report;
     expect(rebuilt.summary).toMatchObject({ total: USERS, ok: USERS, skipped: 0 });
-    expect(rebuilt.items.map((item) => [item.id, item.status, item.action ?? '', item.note ?? '', item.source.line])).toEqual(
-      report.items.map((item) => [item.id, item.status, item.action ?? '', item.note ?? '', item.source.line]),
-    );
+    expect(
+      rebuilt.items.map((item) => [item.id, item.status, item.action ?? '', item.note ?? '', item.source.line]),
+    ).toEqual(report.items.map((item) => [item.id, item.status, item.action ?? '', item.note ?? '', item.source.line]));
     expect(shown.stderr).toContain(`${notSent.toLocaleString('en-US')} unchanged (not sent)`);
     const listed = await examctl(['--json', 'runs', 'list'], dir, env);
-    const listing = (JSON.parse(listed.stdout) as { runs: { id: string; summary: Report['summary'] }[] }).runs.find((run) => run.id === journal.run);
+    const listing = (JSON.parse(listed.stdout) as { runs: { id: string; summary: Report['summary'] }[] }).runs.find(
+      (run) => run.id === journal.run,
+    );
     expect(listing?.summary).toMatchObject({ total: USERS, ok: USERS, skipped: 0 });
 
     // The export replaced (the next night's): the unchanged rows cannot be named, so they are counted, and said.
@@ -127,9 +161,12 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
     const counted = JSON.parse(blind.stdout) as Report;
     expect(counted.summary).toMatchObject({ total: USERS, ok: USERS, skipped: 0 });
     expect(counted.items).toHaveLength(USERS - notSent);
-    expect(blind.stderr).toContain(`${notSent.toLocaleString('en-US')} unchanged items (not sent, --changed-only) counted as ok but not listed`);
+    expect(blind.stderr).toContain(
+      `${notSent.toLocaleString('en-US')} unchanged items (not sent, --changed-only) counted as ok but not listed`,
+    );
     // The document reconciles on its own (QA): its items and the unchanged it counts without listing make the total.
-    const unlistedUnchanged = (JSON.parse(blind.stdout) as { unlistedUnchanged?: { count: number; reason: string } }).unlistedUnchanged;
+    const unlistedUnchanged = (JSON.parse(blind.stdout) as { unlistedUnchanged?: { count: number; reason: string } })
+      .unlistedUnchanged;
     expect(unlistedUnchanged?.count).toBe(notSent);
     expect(unlistedUnchanged?.reason).toMatch(/\S/);
     expect(counted.items.length + unlistedUnchanged!.count).toBe(counted.summary.total);
@@ -138,20 +175,39 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
   it('resumed after synced forget (refused without --force): the kept unchanged rows are not put back in the memory, so the next night sends them', async () => {
     expect((await examctl(['user', 'sync', '--file', 'full.csv', ...remote()], dir, env)).code).toBe(0);
     const before = new Set(readdirSync(join(dir, 'state', 'runs')));
-    const killed = await examctl(['user', 'sync', '--file', 'tonight.csv', ...remote(), '--changed-only'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1000:SIGKILL' });
+    const killed = await examctl(['user', 'sync', '--file', 'tonight.csv', ...remote(), '--changed-only'], dir, {
+      ...env,
+      EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1000:SIGKILL',
+    });
     expect(killed.signal).toBe('SIGKILL');
     const { run } = journalOf(before);
-    const forgot = await examctl(['synced', 'forget', '--target', 'remote', '--base-url', service.url, '--allow-insecure-http'], dir, env);
+    const forgot = await examctl(
+      ['synced', 'forget', '--target', 'remote', '--base-url', service.url, '--allow-insecure-http'],
+      dir,
+      env,
+    );
     expect(forgot.code, forgot.stderr).toBe(0);
     // The memory this run decided from is gone: without --force the resume is refused, nothing sent.
     applied = [];
-    const refused = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run], dir, env);
+    const refused = await examctl(
+      ['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run],
+      dir,
+      env,
+    );
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/holds no record of the runs without --population .* but this run decided from it \(--changed-only\)/);
+    expect(refused.stderr).toMatch(
+      /holds no record of the runs without --population .* but this run decided from it \(--changed-only\)/,
+    );
     expect(applied).toEqual([]);
-    const resumed = await examctl(['--json', '--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run, '--force'], dir, env);
+    const resumed = await examctl(
+      ['--json', '--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run, '--force'],
+      dir,
+      env,
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
-    const keptUnchanged = (JSON.parse(resumed.stdout) as Report).items.filter((item) => item.action === 'unchanged').map((item) => item.id!);
+    const keptUnchanged = (JSON.parse(resumed.stdout) as Report).items
+      .filter((item) => item.action === 'unchanged')
+      .map((item) => item.id!);
     expect(keptUnchanged.length).toBeGreaterThan(0);
     applied = [];
     const next = await examctl(['user', 'sync', '--file', 'tonight.csv', ...remote(), '--changed-only'], dir, env);
@@ -160,13 +216,17 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
     expect(applied.sort()).toEqual(keptUnchanged.sort());
   });
 
-  it('a whole night: the journal is a small fraction of the full run\'s, and the next night sends nothing', async () => {
+  it("a whole night: the journal is a small fraction of the full run's, and the next night sends nothing", async () => {
     const runsDir = join(dir, 'state', 'runs');
     expect((await examctl(['user', 'sync', '--file', 'full.csv', ...remote()], dir, env)).code).toBe(0);
     const afterFull = new Set(readdirSync(runsDir));
     const fullBytes = journalOf(new Set()).bytes;
     applied = [];
-    const night = await examctl(['user', 'sync', '--file', 'tonight.csv', ...remote(), '--changed-only', '--json'], dir, env);
+    const night = await examctl(
+      ['user', 'sync', '--file', 'tonight.csv', ...remote(), '--changed-only', '--json'],
+      dir,
+      env,
+    );
     expect(night.code, night.stderr).toBe(0);
     expect(applied.sort()).toEqual([...changed].sort());
     const journal = journalOf(afterFull);
@@ -174,7 +234,11 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
     expect(journal.lines.filter((line) => line.t === 'outcome')).toHaveLength(changed.length);
     expect(journal.bytes).toBeLessThan(fullBytes / 5);
     applied = [];
-    const next = await examctl(['user', 'sync', '--file', 'tonight.csv', ...remote(), '--changed-only', '--json'], dir, env);
+    const next = await examctl(
+      ['user', 'sync', '--file', 'tonight.csv', ...remote(), '--changed-only', '--json'],
+      dir,
+      env,
+    );
     expect(next.code, next.stderr).toBe(0);
     expect(applied).toEqual([]);
     const report = JSON.parse(next.stdout) as Report;

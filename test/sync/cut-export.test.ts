@@ -29,10 +29,29 @@ describe('a CSV whose last row has no line end', () => {
   });
 
   it('is said on stderr, naming the file and its last line; a file that ends its rows says nothing of it (trial48 F04)', async () => {
-    const sync = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--yes'], dir, env);
+    const sync = (file: string) =>
+      examctl(
+        [
+          'user',
+          'sync',
+          '--file',
+          file,
+          '--target',
+          'local',
+          '--store',
+          'store',
+          '--changed-only',
+          '--disable-missing',
+          '--yes',
+        ],
+        dir,
+        env,
+      );
     const first = await sync('night1.csv');
     expect([first.code, first.stderr]).not.toContainEqual(expect.stringMatching(/line end/));
     const second = await sync('night2.csv');
-    expect(second.stderr).toMatch(/warning: night2\.csv:20: the last row has no line end \(the others have one\): an export cut short\?/);
+    expect(second.stderr).toMatch(
+      /warning: night2\.csv:20: the last row has no line end \(the others have one\): an export cut short\?/,
+    );
   });
 });

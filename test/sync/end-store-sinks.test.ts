@@ -16,31 +16,68 @@ const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
 const server = stateServerPerTest();
 
 function writeUsers(dir: string, ids: readonly string[]): void {
-  writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...ids.map((id) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,`)].join('\n')}\n`);
+  writeFileSync(
+    join(dir, 'users.csv'),
+    `${[HEADER, ...ids.map((id) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,`)].join('\n')}\n`,
+  );
 }
 
 async function cli(dir: string, env: Record<string, string>, argv: string[]) {
-  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_LOCK_TIMEOUT_MS: '0', GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir, ...env });
+  const io = testDeps(
+    dir,
+    {},
+    {
+      EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+      EXAMCTL_LOCK_TIMEOUT_MS: '0',
+      GITHUB_ACTIONS: 'true',
+      GITHUB_WORKSPACE: dir,
+      ...env,
+    },
+  );
   const code = await runCli(argv, io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
 const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
-  cli(dir, env, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json', ...flags]);
+  cli(dir, env, [
+    'user',
+    'sync',
+    '--file',
+    'users.csv',
+    '--target',
+    'local',
+    '--store',
+    'store',
+    '--changed-only',
+    '--json',
+    ...flags,
+  ]);
 
 /** The run's end store refused: exit 3, and each sink says why (docs/ci.md, "What examctl does under CI"). */
-function expectStoppedEverywhere(failed: { code: number; stdout: string; stderr: string }, dir: string, total: number): void {
+function expectStoppedEverywhere(
+  failed: { code: number; stdout: string; stderr: string },
+  dir: string,
+  total: number,
+): void {
   expect(failed.code, failed.stderr).toBe(3);
   expect(failed.stderr).toMatch(/examctl: the sync memory (\(schedules\) )?was not saved to/);
   // One document on stdout: the run's report, with why it stopped.
-  const doc = JSON.parse(failed.stdout) as { error?: { exitCode: number; message: string }; summary: { total: number; failed: number } };
-  expect(doc.error).toMatchObject({ exitCode: 3, message: expect.stringMatching(/the sync memory (\(schedules\) )?was not saved to/) });
+  const doc = JSON.parse(failed.stdout) as {
+    error?: { exitCode: number; message: string };
+    summary: { total: number; failed: number };
+  };
+  expect(doc.error).toMatchObject({
+    exitCode: 3,
+    message: expect.stringMatching(/the sync memory (\(schedules\) )?was not saved to/),
+  });
   expect(doc.summary).toMatchObject({ total, failed: 0 });
   const junit = readFileSync(join(dir, 'stu.xml'), 'utf8');
   expect(junit).toMatch(/<testsuite [^>]*failures="1"/);
   expect(junit).toContain('the run stopped (exit 3)');
   expect(junit).toMatch(/<failure message="the sync memory (\(schedules\) )?was not saved to/);
-  expect(failed.stderr).toMatch(/^::error title=examctl: the run stopped::the sync memory (\(schedules\) )?was not saved to /m);
+  expect(failed.stderr).toMatch(
+    /^::error title=examctl: the run stopped::the sync memory (\(schedules\) )?was not saved to /m,
+  );
 }
 
 describe('an end store the state service refuses', () => {
@@ -64,9 +101,31 @@ describe('an end store the state service refuses', () => {
       expect((await cli(dir, env, ['local', 'init', '--store', 'store'])).code).toBe(0);
       const fixture = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8');
       // Each sitting again with other candidates, so the run's end is under half the memory: stored as a delta.
-      const sittings = fixture + fixture.split('\n').slice(1).join('\n').replaceAll(/^S-/gm, 'SB-').replaceAll(',stu-', ',stb-').replaceAll('@students', '@b.students');
+      const sittings =
+        fixture +
+        fixture
+          .split('\n')
+          .slice(1)
+          .join('\n')
+          .replaceAll(/^S-/gm, 'SB-')
+          .replaceAll(',stu-', ',stb-')
+          .replaceAll('@students', '@b.students');
       writeFileSync(join(dir, 'sittings.csv'), sittings);
-      const push = (...flags: string[]) => cli(dir, env, ['schedule', 'push', '--file', 'sittings.csv', '--target', 'local', '--store', 'store', '--upsert', '--changed-only', '--json', ...flags]);
+      const push = (...flags: string[]) =>
+        cli(dir, env, [
+          'schedule',
+          'push',
+          '--file',
+          'sittings.csv',
+          '--target',
+          'local',
+          '--store',
+          'store',
+          '--upsert',
+          '--changed-only',
+          '--json',
+          ...flags,
+        ]);
       const first = await push();
       expect(first.code, first.stderr).toBe(0);
       writeFileSync(join(dir, 'sittings.csv'), sittings.replace('stu-2002,Ben,Okafor', 'stu-2002,Ben,Okafor-Smith'));
@@ -80,7 +139,22 @@ describe('collection add with its memory on a state service', () => {
   it('writes each collection ahead: after an end store refused, runs resume stores it, or the next run knows it sent it', () =>
     withTempDir(async (dir) => {
       const add = (memory: string, id: string, ...flags: string[]) =>
-        cli(dir, { EXAMCTL_SYNC_DIR: server.address(memory) }, ['collection', 'add', '--title', `T ${id}`, '--external-id', id, '--target', 'local', '--store', 'store', '--existing', 'ok', '--yes', ...flags]);
+        cli(dir, { EXAMCTL_SYNC_DIR: server.address(memory) }, [
+          'collection',
+          'add',
+          '--title',
+          `T ${id}`,
+          '--external-id',
+          id,
+          '--target',
+          'local',
+          '--store',
+          'store',
+          '--existing',
+          'ok',
+          '--yes',
+          ...flags,
+        ]);
       const refusedEnd = async (memory: string, first: string, id: string) => {
         expect((await add(memory, first)).code).toBe(0);
         server.fail('POST -delta-', 409, 1, '');
@@ -91,11 +165,15 @@ describe('collection add with its memory on a state service', () => {
         return /runs resume (\S+) stores it/.exec(failed.stderr)![1]!;
       };
       const run = await refusedEnd('resumed', 'c1', 'c2');
-      expect((await cli(dir, { EXAMCTL_SYNC_DIR: server.address('resumed') }, ['runs', 'resume', run, '--yes'])).code).toBe(0);
+      expect(
+        (await cli(dir, { EXAMCTL_SYNC_DIR: server.address('resumed') }, ['runs', 'resume', run, '--yes'])).code,
+      ).toBe(0);
       expect((await add('resumed', 'c2')).stderr).toContain('1 ok: 1 unchanged');
       await refusedEnd('next', 'c3', 'c4');
       const again = await add('next', 'c4', '--json');
       expect(again.code, again.stderr).toBe(1);
-      expect(again.stdout).toMatch(/examctl sent it there in run \S+ with no definite answer.*examctl synced adopt-collections/);
+      expect(again.stdout).toMatch(
+        /examctl sent it there in run \S+ with no definite answer.*examctl synced adopt-collections/,
+      );
     }));
 });

@@ -25,17 +25,27 @@ describe('synced import of a document whose two targets disagree', () => {
       expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...a])).code).toBe(0);
       expect((await cli(dir, ['synced', 'export', ...a, '--out', 'm.json'])).code).toBe(0);
       // The forger moves the outer target to store b and makes the checksum hold again.
-      const { sha256: _old, ...body } = JSON.parse(await readFile(join(dir, 'm.json'), 'utf8')) as Record<string, unknown>;
+      const { sha256: _old, ...body } = JSON.parse(await readFile(join(dir, 'm.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
       const forged = { ...body, identity: `local ${join(dir, 'b')}`, target: { kind: 'local', store: join(dir, 'b') } };
-      await writeFile(join(dir, 'forged.json'), JSON.stringify({ ...forged, sha256: hash('sha256', canonicalJson(forged), 'hex') }));
+      await writeFile(
+        join(dir, 'forged.json'),
+        JSON.stringify({ ...forged, sha256: hash('sha256', canonicalJson(forged), 'hex') }),
+      );
       const before = await readFile(join(dir, 'm.json'), 'utf8');
       for (const store of ['a', 'b']) {
         const imported = await cli(dir, ['synced', 'import', 'forged.json', '--target', 'local', '--store', store]);
         expect(imported.code).toBe(2);
-        expect(imported.stderr).toContain(`forged.json: not a sync memory examctl can use: its users memory records the target local ${join(dir, 'a')}, but the document is of the target local ${join(dir, 'b')}`);
+        expect(imported.stderr).toContain(
+          `forged.json: not a sync memory examctl can use: its users memory records the target local ${join(dir, 'a')}, but the document is of the target local ${join(dir, 'b')}`,
+        );
         expect(imported.stderr).not.toContain("this run's target");
       }
       expect((await cli(dir, ['synced', 'export', ...a, '--out', 'after.json'])).code).toBe(0);
-      expect(JSON.parse(await readFile(join(dir, 'after.json'), 'utf8'))).toMatchObject({ newestRun: (JSON.parse(before) as { newestRun: string }).newestRun });
+      expect(JSON.parse(await readFile(join(dir, 'after.json'), 'utf8'))).toMatchObject({
+        newestRun: (JSON.parse(before) as { newestRun: string }).newestRun,
+      });
     }));
 });

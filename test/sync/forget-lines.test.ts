@@ -13,7 +13,8 @@ const line = (body: object): string => encodeChecksummedLine(JSON.stringify(body
 const header = line({ t: 'sync-memory', v: 2, kind: 'users', target });
 const entry = (id: string, run: string) => line({ id, d: 'D'.repeat(43), r: run });
 const gone = (id: unknown) => line({ gone: true, id, d: '', r: 'R2', t: true });
-const read = (...lines: string[]) => memoryOfText(Buffer.from([header, ...lines].join('')), 'users.ndjson', 'users', target);
+const read = (...lines: string[]) =>
+  memoryOfText(Buffer.from([header, ...lines].join('')), 'users.ndjson', 'users', target);
 
 describe('forget lines', () => {
   it('outdate the id: not given, not counted, not listed; the other ids stay', () => {
@@ -44,6 +45,8 @@ describe('forget lines', () => {
 
   it('a forget line without an id is damage naming the line', () => {
     expect(() => read(entry('u-1', 'R1'), gone(''))).toThrow(UsageError);
-    expect(() => read(entry('u-1', 'R1'), gone(7))).toThrow(/users\.ndjson:3: sync memory damaged: a forgotten id that is not one/);
+    expect(() => read(entry('u-1', 'R1'), gone(7))).toThrow(
+      /users\.ndjson:3: sync memory damaged: a forgotten id that is not one/,
+    );
   });
 });

@@ -15,11 +15,20 @@ vi.mock('../../src/system/atomic-file.js', async (original) => {
   const ReplacementFile = new Proxy(real.ReplacementFile, {
     get: (target, name) => (name === 'open' && full.on ? () => Promise.reject(enospc()) : Reflect.get(target, name)),
   });
-  return { ...real, ReplacementFile, writeFileAtomic: async (...args: Parameters<typeof real.writeFileAtomic>) => (full.on ? Promise.reject(enospc()) : real.writeFileAtomic(...args)) };
+  return {
+    ...real,
+    ReplacementFile,
+    writeFileAtomic: async (...args: Parameters<typeof real.writeFileAtomic>) =>
+      full.on ? Promise.reject(enospc()) : real.writeFileAtomic(...args),
+  };
 });
 vi.mock('../../src/system/private-temp.js', async (original) => {
   const real = await original<typeof import('../../src/system/private-temp.js')>();
-  return { ...real, makePrivateTempDir: async (purpose: string) => (full.on ? Promise.reject(enospc()) : real.makePrivateTempDir(purpose)) };
+  return {
+    ...real,
+    makePrivateTempDir: async (purpose: string) =>
+      full.on ? Promise.reject(enospc()) : real.makePrivateTempDir(purpose),
+  };
 });
 
 const { memoryFile, SyncMemory } = await import('../../src/sync/sync-memory.js');
@@ -41,18 +50,39 @@ describe('a full disk at the start of a run', () => {
     withTempDir(async (dir) => {
       full.on = true;
       try {
-        const grown = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false, instance: 'A' });
+        const grown = await SyncMemory.open(dir, target, 'users', {
+          lock: true,
+          lockTimeoutMs: 0,
+          readOnly: false,
+          instance: 'A',
+        });
         for (let i = 0; i < 12_000; i++) grown.record(`u${i % 3}`, { digest: `d${i}`, run: 'r1' });
         await grown.close();
         const before = readFileSync(memoryFile(dir, target, 'users'), 'utf8');
         const notes: string[] = [];
-        const next = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false, instance: 'A', onNote: (note) => notes.push(note) });
-        expect(notes).toEqual([`the sync memory ${memoryFile(dir, target, 'users')} was not rewritten (no space left on the device (ENOSPC)): used as it is; a later run rewrites it`]);
+        const next = await SyncMemory.open(dir, target, 'users', {
+          lock: true,
+          lockTimeoutMs: 0,
+          readOnly: false,
+          instance: 'A',
+          onNote: (note) => notes.push(note),
+        });
+        expect(notes).toEqual([
+          `the sync memory ${memoryFile(dir, target, 'users')} was not rewritten (no space left on the device (ENOSPC)): used as it is; a later run rewrites it`,
+        ]);
         expect(next.entries.get('u2')?.digest).toBe('d11999');
         await next.close();
         expect(readFileSync(memoryFile(dir, target, 'users'), 'utf8')).toBe(before);
-        const replaced = SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false, instance: 'B' });
-        await expect(replaced).rejects.toMatchObject({ exitCode: 3, message: `cannot write the sync memory ${memoryFile(dir, target, 'users')}: no space left on the device (ENOSPC)` });
+        const replaced = SyncMemory.open(dir, target, 'users', {
+          lock: true,
+          lockTimeoutMs: 0,
+          readOnly: false,
+          instance: 'B',
+        });
+        await expect(replaced).rejects.toMatchObject({
+          exitCode: 3,
+          message: `cannot write the sync memory ${memoryFile(dir, target, 'users')}: no space left on the device (ENOSPC)`,
+        });
       } finally {
         full.on = false;
       }
@@ -60,18 +90,64 @@ describe('a full disk at the start of a run', () => {
 
   it('a state service memory whose private copy cannot be made, and synced import, are exit 3 naming what', () =>
     withTempDir(async (dir) => {
-      writeFileSync(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies\nfd1,F,L,fd1@example.test,fd1,Candidate,\n');
-      const sync = (syncDir: string) => cli(dir, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--sync-dir', syncDir]);
+      writeFileSync(
+        join(dir, 'users.csv'),
+        'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies\nfd1,F,L,fd1@example.test,fd1,Candidate,\n',
+      );
+      const sync = (syncDir: string) =>
+        cli(dir, [
+          'user',
+          'sync',
+          '--file',
+          'users.csv',
+          '--target',
+          'local',
+          '--store',
+          'store',
+          '--changed-only',
+          '--sync-dir',
+          syncDir,
+        ]);
       expect((await sync('synced')).code).toBe(0);
-      expect((await cli(dir, ['synced', 'export', '--target', 'local', '--store', 'store', '--sync-dir', 'synced', '--out', 'm.json'])).code).toBe(0);
+      expect(
+        (
+          await cli(dir, [
+            'synced',
+            'export',
+            '--target',
+            'local',
+            '--store',
+            'store',
+            '--sync-dir',
+            'synced',
+            '--out',
+            'm.json',
+          ])
+        ).code,
+      ).toBe(0);
       full.on = true;
       try {
         const copy = await sync(server.address('full'));
         expect(copy.code, copy.stderr).toBe(3);
-        expect(copy.stderr).toContain("examctl: cannot write this run's copy of the sync memory in the private temp folder: no space left on the device (ENOSPC)");
-        const imported = await cli(dir, ['synced', 'import', 'm.json', '--target', 'local', '--store', 'store', '--sync-dir', 'synced', '--force']);
+        expect(copy.stderr).toContain(
+          "examctl: cannot write this run's copy of the sync memory in the private temp folder: no space left on the device (ENOSPC)",
+        );
+        const imported = await cli(dir, [
+          'synced',
+          'import',
+          'm.json',
+          '--target',
+          'local',
+          '--store',
+          'store',
+          '--sync-dir',
+          'synced',
+          '--force',
+        ]);
         expect(imported.code, imported.stderr).toBe(3);
-        expect(imported.stderr).toMatch(/examctl: cannot write \S+users\.ndjson: no space left on the device \(ENOSPC\)/);
+        expect(imported.stderr).toMatch(
+          /examctl: cannot write \S+users\.ndjson: no space left on the device \(ENOSPC\)/,
+        );
       } finally {
         full.on = false;
       }
@@ -83,7 +159,9 @@ describe('a full disk at the start of a run', () => {
       const config = join(dir, '.config', 'config.json');
       const before = readFileSync(config, 'utf8');
       full.on = true;
-      const failed = await cli(dir, ['config', 'set-profile', 'b', '--base-url', 'https://b.example.test']).finally(() => (full.on = false));
+      const failed = await cli(dir, ['config', 'set-profile', 'b', '--base-url', 'https://b.example.test']).finally(
+        () => (full.on = false),
+      );
       expect(failed.code).toBe(3);
       expect(failed.stderr).toContain(`cannot write ${config}: no space left on the device (ENOSPC)`);
       expect(readFileSync(config, 'utf8')).toBe(before);

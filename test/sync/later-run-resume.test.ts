@@ -2,7 +2,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { range, writeUsersCsv } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
-import { type FaultServer, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
+import {
+  type FaultServer,
+  startUserSyncService,
+  stopUserSyncService,
+  type UserSyncService,
+} from '../support/fault-server.js';
 
 /**
  * An older interrupted night resumed after a newer night finished on the same target
@@ -29,7 +34,10 @@ beforeEach(async () => {
   applied = [];
   await writeUsersCsv(join(dir, 'full.csv'), all);
   // The older night's export: three users gone (its leavers), exported under a dated name.
-  await writeUsersCsv(join(dir, 'night-12.csv'), all.filter((id) => !leavers.includes(id)));
+  await writeUsersCsv(
+    join(dir, 'night-12.csv'),
+    all.filter((id) => !leavers.includes(id)),
+  );
 });
 afterEach(() => stopUserSyncService(setup));
 
@@ -40,7 +48,10 @@ describe('runs resume after a later run on the same target', () => {
   it('is refused (exit 2, nothing sent) naming the later run; --over-later-runs resumes it', async () => {
     expect((await examctl(['user', 'sync', '--file', 'full.csv', ...remote()], dir, env)).code).toBe(0);
     // The older night, killed before it reached its leavers (they go after the file's rows).
-    const killed = await examctl(night('night-12.csv'), dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:300:SIGKILL' });
+    const killed = await examctl(night('night-12.csv'), dir, {
+      ...env,
+      EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:300:SIGKILL',
+    });
     expect(killed.signal).toBe('SIGKILL');
     expect(applied.filter((user) => user.disabled)).toEqual([]);
     // The newer night (everyone back in the export) finishes.
@@ -52,16 +63,31 @@ describe('runs resume after a later run on the same target', () => {
     applied = [];
     // The older night by its id (without one, runs resume takes only the newest run, which finished).
     const older = /run (\S+) \(examctl runs show/.exec(killed.stderr)![1]!;
-    const refused = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', older], dir, env);
+    const refused = await examctl(
+      ['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', older],
+      dir,
+      env,
+    );
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain(`a later run of user sync went to the same target since it started (${newerRun})`);
-    expect(refused.stderr.replace(/\s+/g, ' ')).toContain("If a later run was this run's own retry (its report with --only-failed) and ended ok, this run's work is done");
+    expect(refused.stderr.replace(/\s+/g, ' ')).toContain(
+      "If a later run was this run's own retry (its report with --only-failed) and ended ok, this run's work is done",
+    );
     expect(refused.stderr).toContain('--over-later-runs');
     expect(applied).toEqual([]);
 
     // Asked for in so many words, the older night goes on: its leavers are disabled.
-    const forced = await examctl(['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', older, '--over-later-runs'], dir, env);
+    const forced = await examctl(
+      ['--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', older, '--over-later-runs'],
+      dir,
+      env,
+    );
     expect(forced.code, forced.stderr).toBe(0);
-    expect(applied.filter((user) => user.disabled).map((user) => user.id).sort()).toEqual([...leavers].sort());
+    expect(
+      applied
+        .filter((user) => user.disabled)
+        .map((user) => user.id)
+        .sort(),
+    ).toEqual([...leavers].sort());
   });
 });

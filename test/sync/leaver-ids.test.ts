@@ -8,7 +8,6 @@ import { startUserSyncService, stopUserSyncService, type UserSyncService } from 
 import { LostZerosRule } from '../../src/sync/lost-zeros.js';
 import type { MemoryEntry } from '../../src/sync/sync-memory.js';
 
-
 /**
  * A leaver is a user missing from the file as the service compares ids: ignoring case (docs/sync.md,
  * "Leavers"). An export that spells st-3 as ST-3 one night lists the same user: not a leaver, never
@@ -20,7 +19,10 @@ const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
 const ids = Array.from({ length: 20 }, (_, i) => `st-${i}`);
 
 function writeUsers(dir: string, name: string, spelled: (id: string) => string): void {
-  writeFileSync(join(dir, name), `${[HEADER, ...ids.map((id) => `${spelled(id)},First,Last ${id},${id}@example.test,${id},Candidate`)].join('\n')}\n`);
+  writeFileSync(
+    join(dir, name),
+    `${[HEADER, ...ids.map((id) => `${spelled(id)},First,Last ${id},${id}@example.test,${id},Candidate`)].join('\n')}\n`,
+  );
 }
 
 const upperSt3 = (id: string) => (id === 'st-3' ? 'ST-3' : id);
@@ -45,13 +47,32 @@ describe('leavers ignore the case of ids, local', () => {
   });
 
   it('a row whose id changed case is not a leaver: nothing disabled, the store keeps st-3 enabled', async () => {
-    const sync = (file: string) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--json'], dir, env);
+    const sync = (file: string) =>
+      examctl(
+        [
+          'user',
+          'sync',
+          '--file',
+          file,
+          '--target',
+          'local',
+          '--store',
+          'store',
+          '--changed-only',
+          '--disable-missing',
+          '--json',
+        ],
+        dir,
+        env,
+      );
     expect((await sync('night1.csv')).code).toBe(0);
     const second = await sync('night2.csv');
     const items = (JSON.parse(second.stdout) as { items: Item[] }).items;
     expect(items.filter((item) => item.action === 'disabled')).toEqual([]);
     const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
-    const st3 = (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users.find((user) => user.ExternalId === 'st-3');
+    const st3 = (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users.find(
+      (user) => user.ExternalId === 'st-3',
+    );
     expect(st3?.DisableLogin === true).toBe(false);
   });
 });
@@ -70,7 +91,12 @@ describe('leavers ignore the case of ids, remote', () => {
   });
 
   it('no disable is sent for st-3 when the file says ST-3', async () => {
-    const sync = (file: string) => examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--disable-missing'], setup.dir, setup.env);
+    const sync = (file: string) =>
+      examctl(
+        ['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--disable-missing'],
+        setup.dir,
+        setup.env,
+      );
     expect((await sync('night1.csv')).code).toBe(0);
     sent.length = 0;
     const second = await sync('night2.csv');
@@ -86,7 +112,14 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
 
   /** The file's ids, one a line from line 2, checked against a memory holding `ids`. */
   const check = (file: string[], ids: string[] | undefined) => {
-    const zeros = new LostZerosRule([{ what: 'id', made: 'user', idsOf: (record) => [record.fields.ExternalId as string], memory: ids === undefined ? undefined : remembered(ids) }]);
+    const zeros = new LostZerosRule([
+      {
+        what: 'id',
+        made: 'user',
+        idsOf: (record) => [record.fields.ExternalId as string],
+        memory: ids === undefined ? undefined : remembered(ids),
+      },
+    ]);
     file.forEach((id, i) => zeros.add({ fields: { ExternalId: id }, source: { file: 'users.csv', line: i + 2 } }));
     return zeros;
   };
@@ -110,7 +143,9 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
   it('two ids of one file alike but for their leading zeros fail both rows, each naming the other, memory or not', () => {
     const zeros = check(['004000', 'st-1', '4000', '4000', '0004000'], undefined);
     expect(zeros.hasPairs).toBe(true);
-    expect(zeros.problemAt(2, '004000')?.message).toMatch(/^ExternalId 004000 and 4000 on line 4 are one id once leading zeros are removed: .* Neither is sent/);
+    expect(zeros.problemAt(2, '004000')?.message).toMatch(
+      /^ExternalId 004000 and 4000 on line 4 are one id once leading zeros are removed: .* Neither is sent/,
+    );
     expect(zeros.problemAt(4, '4000')?.message).toMatch(/^ExternalId 4000 and 004000 on line 2 are one id/);
     expect(zeros.problemAt(6, '0004000')?.message).toMatch(/^ExternalId 0004000 and 004000 on line 2 are one id/);
     expect(zeros.problemAt(6, '0004000')).toMatchObject({ field: 'ExternalId', code: null });
@@ -128,7 +163,10 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
     const ids = Array.from({ length: 30 }, (_, i) => String(i + 1).padStart(6, '0'));
     /** A night's file: the ids as `spell` writes them (a spreadsheet's `7` for `000007`). */
     const write = (name: string, spell: (id: string) => string) =>
-      writeFileSync(join(setup.dir, name), `${[HEADER, ...ids.map((id) => `${spell(id)},First,Last ${id},u${id}@example.test,u${id},Candidate`)].join('\n')}\n`);
+      writeFileSync(
+        join(setup.dir, name),
+        `${[HEADER, ...ids.map((id) => `${spell(id)},First,Last ${id},u${id}@example.test,u${id},Candidate`)].join('\n')}\n`,
+      );
 
     beforeEach(async () => {
       sent.length = 0;
@@ -141,19 +179,26 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
     });
 
     it('a plain run (no sync flag, dry or real) refuses a file whose ids lost their zeros: exit 2, no request, the count and first lines named', async () => {
-      const plain = (file: string, ...more: string[]) => examctl(['user', 'sync', '--file', file, ...setup.remote(), ...more], setup.dir, setup.env);
+      const plain = (file: string, ...more: string[]) =>
+        examctl(['user', 'sync', '--file', file, ...setup.remote(), ...more], setup.dir, setup.env);
       expect((await plain('night1.csv')).code).toBe(0);
       // Every id through a spreadsheet: 30 new ids, each a remembered one without its zeros.
       write('all-stripped.csv', (id) => String(Number(id)));
       const requests = setup.service.requests.length;
       sent.length = 0;
-      for (const run of [await plain('all-stripped.csv', '--json'), await plain('all-stripped.csv', '--dry-run'), await plain('excel.csv')]) {
+      for (const run of [
+        await plain('all-stripped.csv', '--json'),
+        await plain('all-stripped.csv', '--dry-run'),
+        await plain('excel.csv'),
+      ]) {
         expect(run.code, run.stderr).toBe(2);
         expect(setup.service.requests.length).toBe(requests);
       }
       const refused = await plain('all-stripped.csv', '--json');
       expect(refused.stderr).toContain('examctl: the file gives 30 new ids that examctl synced to remote ');
-      expect(refused.stderr).toContain('(all-stripped.csv:2 1 for 000001; all-stripped.csv:3 2 for 000002; all-stripped.csv:4 3 for 000003, 27 more)');
+      expect(refused.stderr).toContain(
+        '(all-stripped.csv:2 1 for 000001; all-stripped.csv:3 2 for 000002; all-stripped.csv:4 3 for 000003, 27 more)',
+      );
       const document = JSON.parse(refused.stdout) as { error: { exitCode: number }; items: { status: string }[] };
       expect(document.error.exitCode).toBe(2);
       expect(new Set(document.items.map((item) => item.status))).toEqual(new Set(['skipped']));
@@ -167,7 +212,12 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
     });
 
     it('with --disable-missing: exit 2, nothing sent, and the same file with the zeros kept is a quiet night', async () => {
-      const sync = (file: string) => examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--disable-missing'], setup.dir, setup.env);
+      const sync = (file: string) =>
+        examctl(
+          ['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--disable-missing'],
+          setup.dir,
+          setup.env,
+        );
       expect((await sync('night1.csv')).code).toBe(0);
       sent.length = 0;
       const refused = await sync('excel.csv');
@@ -179,12 +229,27 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
     });
 
     it('two ids of the file alike but for their zeros fail both rows, naming each other, on a first run; the rest is sent', async () => {
-      writeFileSync(join(setup.dir, 'mixed.csv'), `${HEADER}\n004000,A,One,a@example.test,a4000,Candidate\nst-9,B,Two,b@example.test,b9,Candidate\n4000,A,One,a2@example.test,a4000b,Candidate\n`);
-      const run = await examctl(['user', 'sync', '--file', 'mixed.csv', ...setup.remote(), '--json'], setup.dir, setup.env);
+      writeFileSync(
+        join(setup.dir, 'mixed.csv'),
+        `${HEADER}\n004000,A,One,a@example.test,a4000,Candidate\nst-9,B,Two,b@example.test,b9,Candidate\n4000,A,One,a2@example.test,a4000b,Candidate\n`,
+      );
+      const run = await examctl(
+        ['user', 'sync', '--file', 'mixed.csv', ...setup.remote(), '--json'],
+        setup.dir,
+        setup.env,
+      );
       expect(run.code).toBe(1);
-      const items = (JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] }).items;
-      expect(items.map((item) => [item.id, item.status])).toEqual([['004000', 'failed'], ['st-9', 'ok'], ['4000', 'failed']]);
-      expect(items[0]!.errors[0]!.message).toMatch(/^ExternalId 004000 and 4000 on line 4 are one id once leading zeros are removed/);
+      const items = (
+        JSON.parse(run.stdout) as { items: { id: string; status: string; errors: { message: string }[] }[] }
+      ).items;
+      expect(items.map((item) => [item.id, item.status])).toEqual([
+        ['004000', 'failed'],
+        ['st-9', 'ok'],
+        ['4000', 'failed'],
+      ]);
+      expect(items[0]!.errors[0]!.message).toMatch(
+        /^ExternalId 004000 and 4000 on line 4 are one id once leading zeros are removed/,
+      );
       expect(items[2]!.errors[0]!.message).toMatch(/^ExternalId 4000 and 004000 on line 2 are one id/);
       expect(sent).toEqual(['st-9']);
     });

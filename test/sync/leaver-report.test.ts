@@ -22,7 +22,12 @@ const all = range('stu', USERS);
 const leaver = all[7]!;
 
 /** A loopback service: POST /user answered ok, except a 400 (code 202) for the ids in `failing`; every body kept. */
-async function startServer(): Promise<{ url: string; bodies: Record<string, unknown>[]; failing: Set<string>; close: () => Promise<void> }> {
+async function startServer(): Promise<{
+  url: string;
+  bodies: Record<string, unknown>[];
+  failing: Set<string>;
+  close: () => Promise<void>;
+}> {
   const bodies: Record<string, unknown>[] = [];
   const failing = new Set<string>();
   const service = await startFaultServer();
@@ -56,11 +61,15 @@ afterEach(async () => {
 });
 
 const remote = () => ['--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes'];
-const sync = (file: string, ...flags: string[]) => examctl(['user', 'sync', '--file', file, ...remote(), ...flags], dir, env);
+const sync = (file: string, ...flags: string[]) =>
+  examctl(['user', 'sync', '--file', file, ...remote(), ...flags], dir, env);
 
 /** Parses a plain CSV report (no quoted cells in these files). */
 function csvRows(file: string): string[][] {
-  return readFileSync(join(dir, file), 'utf8').trimEnd().split(/\r?\n/).map((line) => line.split(','));
+  return readFileSync(join(dir, file), 'utf8')
+    .trimEnd()
+    .split(/\r?\n/)
+    .map((line) => line.split(','));
 }
 
 describe('a leaver in the report of a table input', () => {
@@ -73,16 +82,60 @@ describe('a leaver in the report of a table input', () => {
       if (report.endsWith('.csv')) {
         const [header, ...rows] = csvRows(report);
         // The input has no DisableLogin column: the report adds one, so the leaver's row can say it.
-        expect(header).toEqual(['ExternalId', 'FirstName', 'LastName', 'Email', 'UserName', 'Role', 'DisableLogin', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run']);
+        expect(header).toEqual([
+          'ExternalId',
+          'FirstName',
+          'LastName',
+          'Email',
+          'UserName',
+          'Role',
+          'DisableLogin',
+          'status',
+          'error_codes',
+          'error_messages',
+          'action',
+          'note',
+          'run',
+        ]);
         expect(rows.every((row) => row.length === header!.length)).toBe(true);
-        expect(rows.at(-1)).toEqual([leaver, `First ${leaver}`, `Last ${leaver}`, '', '', '', 'true', 'failed', '202', 'User not found', '', '', RUN]);
-        expect(rows[0]).toEqual([all[0], `First ${all[0]}`, `Last ${all[0]}`, `${all[0]}@example.test`, `name-${all[0]}`, 'Candidate', '', 'ok', '', '', 'unchanged', expect.stringMatching(/^unchanged since run \S+: not sent \(--changed-only\)$/), RUN]);
+        expect(rows.at(-1)).toEqual([
+          leaver,
+          `First ${leaver}`,
+          `Last ${leaver}`,
+          '',
+          '',
+          '',
+          'true',
+          'failed',
+          '202',
+          'User not found',
+          '',
+          '',
+          RUN,
+        ]);
+        expect(rows[0]).toEqual([
+          all[0],
+          `First ${all[0]}`,
+          `Last ${all[0]}`,
+          `${all[0]}@example.test`,
+          `name-${all[0]}`,
+          'Candidate',
+          '',
+          'ok',
+          '',
+          '',
+          'unchanged',
+          expect.stringMatching(/^unchanged since run \S+: not sent \(--changed-only\)$/),
+          RUN,
+        ]);
       }
       server.failing.clear();
       server.bodies.length = 0;
       const retry = await sync(report, '--only-failed', '--json');
       expect(retry.code, retry.stderr).toBe(0);
-      expect(server.bodies).toEqual([{ ExternalId: leaver, FirstName: `First ${leaver}`, LastName: `Last ${leaver}`, DisableLogin: true }]);
+      expect(server.bodies).toEqual([
+        { ExternalId: leaver, FirstName: `First ${leaver}`, LastName: `Last ${leaver}`, DisableLogin: true },
+      ]);
     });
   }
 
@@ -91,7 +144,21 @@ describe('a leaver in the report of a table input', () => {
     const night = await sync('tonight.csv', '--changed-only', '--disable-missing', '--report', 'report.csv');
     expect(night.code, night.stderr).toBe(0);
     const rows = csvRows('report.csv');
-    expect(rows.at(-1)).toEqual([leaver, `First ${leaver}`, `Last ${leaver}`, '', '', '', 'true', 'ok', '', '', 'disabled', '', RUN]);
+    expect(rows.at(-1)).toEqual([
+      leaver,
+      `First ${leaver}`,
+      `Last ${leaver}`,
+      '',
+      '',
+      '',
+      'true',
+      'ok',
+      '',
+      '',
+      'disabled',
+      '',
+      RUN,
+    ]);
     server.bodies.length = 0;
     const retry = await sync('report.csv', '--only-failed');
     expect(retry.code, retry.stderr).toBe(0);
@@ -103,17 +170,29 @@ describe('runs list of an interrupted --disable-missing run', () => {
   it('counts every unit, as runs show does', async () => {
     expect((await sync('full.csv')).code).toBe(0);
     // Every row changed, so every row is sent; killed after the 5th answer is journaled.
-    writeFileSync(join(dir, 'moved.csv'), readFileSync(join(dir, 'tonight.csv'), 'utf8').replace(/Candidate/g, 'Student'));
-    const killed = await examctl(['user', 'sync', '--file', 'moved.csv', ...remote(), '--changed-only', '--disable-missing'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:5:SIGKILL' });
+    writeFileSync(
+      join(dir, 'moved.csv'),
+      readFileSync(join(dir, 'tonight.csv'), 'utf8').replace(/Candidate/g, 'Student'),
+    );
+    const killed = await examctl(
+      ['user', 'sync', '--file', 'moved.csv', ...remote(), '--changed-only', '--disable-missing'],
+      dir,
+      { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:5:SIGKILL' },
+    );
     expect(killed.code).not.toBe(0);
     const listed = await examctl(['runs', 'list', '--json'], dir, env);
     expect(listed.code, listed.stderr).toBe(0);
-    const run = (JSON.parse(listed.stdout) as { runs: { state: string; summary: { total: number; skipped: number } }[] }).runs[0]!;
+    const run = (
+      JSON.parse(listed.stdout) as { runs: { state: string; summary: { total: number; skipped: number } }[] }
+    ).runs[0]!;
     expect(run.state).toBe('interrupted');
     // The file's rows and the one leaver.
     expect(run.summary.total).toBe(USERS);
     const shown = await examctl(['runs', 'show', 'last', '--json'], dir, env);
-    const report = JSON.parse(shown.stdout) as { summary: { total: number; ok: number; skipped: number }; unlisted?: { count: number } };
+    const report = JSON.parse(shown.stdout) as {
+      summary: { total: number; ok: number; skipped: number };
+      unlisted?: { count: number };
+    };
     expect(run.summary).toEqual(report.summary);
     // The leaver was not reached: counted, not listed (the journal does not name it).
     expect(report.unlisted?.count).toBe(1);

@@ -22,19 +22,32 @@ describe('a lost first night on a state service', () => {
   it('synced show and synced export take in what it wrote ahead', () =>
     withTempDir(async (dir) => {
       const env = { EXAMCTL_SYNC_DIR: server.address('first') };
-      writeFileSync(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role\nlf-1,Ann,Lee,lf1@example.test,lf1,Candidate\nlf-2,Bo,Ng,lf2@example.test,lf2,Candidate\n');
+      writeFileSync(
+        join(dir, 'users.csv'),
+        'ExternalId,FirstName,LastName,Email,UserName,Role\nlf-1,Ann,Lee,lf1@example.test,lf1,Candidate\nlf-2,Bo,Ng,lf2@example.test,lf2,Candidate\n',
+      );
       // Its intents go; the memory's own store (the POST to the address itself, after them) fails.
       server.onRequest((request) => {
         if (request.method === 'POST' && !request.path.includes('-intents-')) server.fail('POST', 500, 1);
       });
-      const night = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--json'], env);
+      const night = await cli(
+        dir,
+        ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--json'],
+        env,
+      );
       expect(night.code, night.stderr).toBe(3);
       server.onRequest(undefined);
-      expect(server.requests.some((request) => request.method === 'POST' && request.path.includes('-intents-'))).toBe(true);
+      expect(server.requests.some((request) => request.method === 'POST' && request.path.includes('-intents-'))).toBe(
+        true,
+      );
       const shown = await cli(dir, ['synced', 'show', '--json'], env);
       expect(shown.code, shown.stderr).toBe(0);
       expect(JSON.parse(shown.stdout)).toMatchObject({ memories: [{ kind: 'users', remembered: 2 }] });
-      const exported = await cli(dir, ['synced', 'export', '--out', 'memory.json', '--target', 'local', '--store', 'store'], env);
+      const exported = await cli(
+        dir,
+        ['synced', 'export', '--out', 'memory.json', '--target', 'local', '--store', 'store'],
+        env,
+      );
       expect(exported.code, exported.stderr).toBe(0);
       const { readFileSync } = await import('node:fs');
       const users = JSON.parse(readFileSync(join(dir, 'memory.json'), 'utf8')).memories.users as string;

@@ -27,9 +27,12 @@ interface Row {
 export function nightRows(n: number): Record<Population, Map<string, Row>> {
   const staff = new Map<string, Row>();
   const students = new Map<string, Row>();
-  for (let i = 0; i < 8; i++) staff.set(`st-${i}`, { last: `Staff ${i}`, hierarchies: i === 1 ? 'H-A:coordinator' : 'H-A' });
-  for (let i = 0; i < 20; i++) students.set(`pu-${i}`, { last: `Student ${i}`, hierarchies: i % 2 === 1 ? 'H-B' : 'H-C' });
-  const set = (map: Map<string, Row>, id: string, change: Partial<Row>): void => void map.set(id, { ...(map.get(id) ?? { last: `Joiner ${id}`, hierarchies: '' }), ...change });
+  for (let i = 0; i < 8; i++)
+    staff.set(`st-${i}`, { last: `Staff ${i}`, hierarchies: i === 1 ? 'H-A:coordinator' : 'H-A' });
+  for (let i = 0; i < 20; i++)
+    students.set(`pu-${i}`, { last: `Student ${i}`, hierarchies: i % 2 === 1 ? 'H-B' : 'H-C' });
+  const set = (map: Map<string, Row>, id: string, change: Partial<Row>): void =>
+    void map.set(id, { ...(map.get(id) ?? { last: `Joiner ${id}`, hierarchies: '' }), ...change });
   if (n >= 2) {
     set(staff, 'st-8', { hierarchies: 'H-A' });
     set(students, 'pu-20', { hierarchies: 'H-B' });
@@ -71,7 +74,12 @@ export function writeNight(dir: string, n: number): Record<Population, string> {
   const rows = nightRows(n);
   const files = {} as Record<Population, string>;
   for (const population of POPULATIONS) {
-    const lines = [HEADER, ...[...rows[population]].map(([id, row]) => `${id},First,${row.last},${id}@example.test,name-${id},Candidate,${row.hierarchies}`)];
+    const lines = [
+      HEADER,
+      ...[...rows[population]].map(
+        ([id, row]) => `${id},First,${row.last},${id}@example.test,name-${id},Candidate,${row.hierarchies}`,
+      ),
+    ];
     files[population] = join(dir, `${population}-${n}.csv`);
     writeFileSync(files[population], `${lines.join('\n')}\n`);
   }
@@ -85,13 +93,24 @@ export function writeNight(dir: string, n: number): Record<Population, string> {
  */
 export function nightly(population: Population, n: number): string[] {
   const recent = n === 4 && population === 'students' ? ['--allow-disable-recent'] : [];
-  return ['--changed-only', '--disable-missing', '--prune-memberships', '--population', population, ...(n > 1 ? ['--require-memory'] : []), ...recent, '--yes', '--json'];
+  return [
+    '--changed-only',
+    '--disable-missing',
+    '--prune-memberships',
+    '--population',
+    population,
+    ...(n > 1 ? ['--require-memory'] : []),
+    ...recent,
+    '--yes',
+    '--json',
+  ];
 }
 
 /** A store for `local serve` with the demo world and hierarchies H-A..H-D (and the demo token). */
 export async function initServedStore(dir: string, store: string): Promise<void> {
   const world = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'world.json'), 'utf8')) as { Hierarchies: unknown[] };
-  for (const id of ['H-A', 'H-B', 'H-C', 'H-D']) world.Hierarchies.push({ ExternalId: id, Title: id, Parent: 'root', Active: true });
+  for (const id of ['H-A', 'H-B', 'H-C', 'H-D'])
+    world.Hierarchies.push({ ExternalId: id, Title: id, Parent: 'root', Active: true });
   writeFileSync(join(dir, 'world.json'), JSON.stringify(world));
   const made = await examctl(['local', 'init', '--store', store, '--seed', 'world.json'], dir);
   expect(made.code, made.stderr).toBe(0);
@@ -106,14 +125,30 @@ export function serve(store: string, port = 0): Promise<LocalServer> {
 export async function platformState(dir: string, store: string): Promise<Record<string, string>> {
   const exported = await examctl(['local', 'export', '--store', store], dir);
   expect(exported.code, exported.stderr).toBe(0);
-  const users = (JSON.parse(exported.stdout) as { Users: { ExternalId: string; LastName: string; DisableLogin?: boolean; Hierarchies?: Record<string, unknown>[] }[] }).Users;
+  const users = (
+    JSON.parse(exported.stdout) as {
+      Users: {
+        ExternalId: string;
+        LastName: string;
+        DisableLogin?: boolean;
+        Hierarchies?: Record<string, unknown>[];
+      }[];
+    }
+  ).Users;
   const state: Record<string, string> = {};
   for (const user of users) {
     if (!/^(st|pu)-/.test(user.ExternalId)) continue;
     const links = (user.Hierarchies ?? [])
-      .map((link) => `${String(link.ExternalId)}${Object.entries(link).filter(([key, value]) => key !== 'ExternalId' && value === true).map(([key]) => `:${key}`).join('')}`)
+      .map(
+        (link) =>
+          `${String(link.ExternalId)}${Object.entries(link)
+            .filter(([key, value]) => key !== 'ExternalId' && value === true)
+            .map(([key]) => `:${key}`)
+            .join('')}`,
+      )
       .sort();
-    state[user.ExternalId] = `${user.LastName}|${user.DisableLogin === true ? 'disabled' : 'enabled'}|${links.join(',')}`;
+    state[user.ExternalId] =
+      `${user.LastName}|${user.DisableLogin === true ? 'disabled' : 'enabled'}|${links.join(',')}`;
   }
   return state;
 }
@@ -126,6 +161,10 @@ export function snapshot(from: string, to: string): void {
 }
 
 /** The JSON document of a night (or the refusal's). */
-export function documentOf(run: Finished): { syncMemory?: { found: boolean; population: string | null; populationFound: boolean; remembered: number }; items: { id: string; action?: string }[]; error?: { message: string } } {
+export function documentOf(run: Finished): {
+  syncMemory?: { found: boolean; population: string | null; populationFound: boolean; remembered: number };
+  items: { id: string; action?: string }[];
+  error?: { message: string };
+} {
   return JSON.parse(run.stdout) as ReturnType<typeof documentOf>;
 }

@@ -19,14 +19,36 @@ const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
 const server = stateServerPerTest();
 
 /** Users `lr-<i>` for each i, with a last name that says which night renamed them. */
-function writeUsers(dir: string, ids: readonly number[], renamed: (i: number) => boolean = () => false): Map<string, string> {
+function writeUsers(
+  dir: string,
+  ids: readonly number[],
+  renamed: (i: number) => boolean = () => false,
+): Map<string, string> {
   const last = new Map(ids.map((i) => [`lr-${i}`, renamed(i) ? `Renamed ${i}` : `Last ${i}`]));
-  writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...[...last].map(([id, name]) => `${id},First,${name},${id}@example.test,name-${id},Candidate`)].join('\n')}\n`);
+  writeFileSync(
+    join(dir, 'users.csv'),
+    `${[HEADER, ...[...last].map(([id, name]) => `${id},First,${name},${id}@example.test,name-${id},Candidate`)].join('\n')}\n`,
+  );
   return last;
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => from + k);
-const FLAGS = ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--max-disable', '100%', '--concurrency', '1'];
+const FLAGS = [
+  'user',
+  'sync',
+  '--file',
+  'users.csv',
+  '--target',
+  'local',
+  '--store',
+  'store',
+  '--changed-only',
+  '--disable-missing',
+  '--max-disable',
+  '100%',
+  '--concurrency',
+  '1',
+];
 
 async function cli(dir: string, argv: string[], env: Record<string, string>) {
   const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_LOCK_TIMEOUT_MS: '0', ...env });
@@ -44,7 +66,11 @@ describe('a runner lost mid-night, its runs directory gone', () => {
 
       // Night 1: 10 renamed, 20 unchanged, 20 joiners, 10 leavers; killed after its 35th outcome (5 joiners in).
       writeUsers(dir, [...range(0, 30), ...range(40, 60)], (i) => i < 10);
-      const killed = await examctl([...FLAGS], dir, { ...env, EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:35:SIGKILL' });
+      const killed = await examctl([...FLAGS], dir, {
+        ...env,
+        EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+        EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:35:SIGKILL',
+      });
       expect(killed.signal).toBe('SIGKILL');
       rmSync(join(dir, 'runs'), { recursive: true, force: true });
 
@@ -58,10 +84,26 @@ describe('a runner lost mid-night, its runs directory gone', () => {
       expect(night.stderr).not.toContain('misses what');
 
       const exported = await cli(dir, ['local', 'export', '--store', 'store'], {});
-      const users = (JSON.parse(exported.stdout) as { Users: { ExternalId: string; FirstName: string; LastName: string; Email: string; UserName: string; DisableLogin?: boolean }[] }).Users.filter((user) => user.ExternalId.startsWith('lr-'));
+      const users = (
+        JSON.parse(exported.stdout) as {
+          Users: {
+            ExternalId: string;
+            FirstName: string;
+            LastName: string;
+            Email: string;
+            UserName: string;
+            DisableLogin?: boolean;
+          }[];
+        }
+      ).Users.filter((user) => user.ExternalId.startsWith('lr-'));
       const held = new Map(users.map((user) => [user.ExternalId, user]));
       for (const [id, last] of file) {
-        expect(held.get(id), id).toMatchObject({ FirstName: 'First', LastName: last, Email: `${id}@example.test`, UserName: `name-${id}` });
+        expect(held.get(id), id).toMatchObject({
+          FirstName: 'First',
+          LastName: last,
+          Email: `${id}@example.test`,
+          UserName: `name-${id}`,
+        });
         expect(held.get(id)?.DisableLogin === true, id).toBe(false);
       }
       // Everyone else examctl synced there is disabled (a tentative joiner that was never created is not there at all).
@@ -71,6 +113,10 @@ describe('a runner lost mid-night, its runs directory gone', () => {
       // And the night after sends nothing: the memory is whole again.
       const after = await cli(dir, [...FLAGS, '--require-memory', '--json'], env);
       expect(after.code, after.stderr).toBe(0);
-      expect((JSON.parse(after.stdout) as { items: { action?: string }[] }).items.every((item) => item.action === 'unchanged')).toBe(true);
+      expect(
+        (JSON.parse(after.stdout) as { items: { action?: string }[] }).items.every(
+          (item) => item.action === 'unchanged',
+        ),
+      ).toBe(true);
     }));
 });

@@ -8,14 +8,32 @@ import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { UsageError } from '../../src/system/errors.js';
 import { thresholdOf } from '../../src/sync/user-sync-memory.js';
 import { describeMove } from '../../src/report/report-writers.js';
-import { linksAfter, prunableLinks, prunedAfter, pruneOf, readLinks, removalsOf, type ManagedLink } from '../../src/sync/memberships.js';
+import {
+  linksAfter,
+  prunableLinks,
+  prunedAfter,
+  pruneOf,
+  readLinks,
+  removalsOf,
+  type ManagedLink,
+} from '../../src/sync/memberships.js';
 import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
 import { RunPlan } from '../../src/report/report-writers.js';
 
 const user = (hierarchies?: UserRequest['Hierarchies']): UserRequest =>
-  ({ ExternalId: 'u1', FirstName: 'A', LastName: 'B', ...(hierarchies === undefined ? {} : { Hierarchies: hierarchies }) }) as UserRequest;
+  ({
+    ExternalId: 'u1',
+    FirstName: 'A',
+    LastName: 'B',
+    ...(hierarchies === undefined ? {} : { Hierarchies: hierarchies }),
+  }) as UserRequest;
 const L = (id: string, ...flags: string[]): ManagedLink => [id, flags];
-const csv = (id: string, flags: Partial<Record<'IsCoordinator' | 'IsAdministrator' | 'HasViewReportsPermissions' | 'HasReScoringPermissions', boolean>> = {}) => ({
+const csv = (
+  id: string,
+  flags: Partial<
+    Record<'IsCoordinator' | 'IsAdministrator' | 'HasViewReportsPermissions' | 'HasReScoringPermissions', boolean>
+  > = {},
+) => ({
   ExternalId: id,
   IsCoordinator: false,
   IsAdministrator: false,
@@ -26,9 +44,14 @@ const csv = (id: string, flags: Partial<Record<'IsCoordinator' | 'IsAdministrato
 
 describe('the links examctl manages (what the sync memory records)', () => {
   it('adds what an UPSERT sends, keeps a flag not sent, drops a flag sent false and a link deleted', () => {
-    expect(linksAfter(undefined, [csv('H-A', { IsCoordinator: true }), csv('H-B')])).toEqual([L('H-A', 'coordinator'), L('H-B')]);
+    expect(linksAfter(undefined, [csv('H-A', { IsCoordinator: true }), csv('H-B')])).toEqual([
+      L('H-A', 'coordinator'),
+      L('H-B'),
+    ]);
     // JSON: a flag not sent stays as the platform keeps it.
-    expect(linksAfter([L('H-A', 'coordinator', 'reports')], [{ ExternalId: 'H-A', HasViewReportsPermissions: false }])).toEqual([L('H-A', 'coordinator')]);
+    expect(
+      linksAfter([L('H-A', 'coordinator', 'reports')], [{ ExternalId: 'H-A', HasViewReportsPermissions: false }]),
+    ).toEqual([L('H-A', 'coordinator')]);
     expect(linksAfter([L('H-A'), L('H-B')], [{ ExternalId: 'H-A', Action: 'DELETE' }])).toEqual([L('H-B')]);
     expect(linksAfter([L('H-A')], [{ ExternalId: 'H-A', Action: 'DELETE' }])).toBeUndefined();
     // A request without Hierarchies (a leaver's disable) changes nothing; a non-prune night keeps what it did not delete.
@@ -40,17 +63,37 @@ describe('the links examctl manages (what the sync memory records)', () => {
 describe('the links and flags examctl pruned (k: sent again to a distrusted user, trial48 F03)', () => {
   it('a link deleted is [id, []], flags revoked [id, [flags]]; one given again leaves; the 16 newest stay; only a distrusted user is judged with them', () => {
     const before = [L('H-A', 'coordinator'), L('H-B', 'coordinator', 'reports')];
-    expect(prunedAfter(before, [L('H-B', 'reports'), L('H-C')], [L('H-D'), L('H-C'), L('H-B', 'reports')])).toEqual([L('H-A'), L('H-B', 'coordinator'), L('H-D')]);
+    expect(prunedAfter(before, [L('H-B', 'reports'), L('H-C')], [L('H-D'), L('H-C'), L('H-B', 'reports')])).toEqual([
+      L('H-A'),
+      L('H-B', 'coordinator'),
+      L('H-D'),
+    ]);
     expect(prunedAfter(before, before)).toBeUndefined();
-    expect(prunedAfter(Array.from({ length: 20 }, (_, i) => L(`H-${i}`)), undefined)?.map(([id]) => id)).toEqual(Array.from({ length: 16 }, (_, i) => `H-${i}`));
+    expect(
+      prunedAfter(
+        Array.from({ length: 20 }, (_, i) => L(`H-${i}`)),
+        undefined,
+      )?.map(([id]) => id),
+    ).toEqual(Array.from({ length: 16 }, (_, i) => `H-${i}`));
     expect(prunableLinks({ digest: 'd', links: [L('H-A')], pruned: [L('H-B')] })).toEqual([L('H-A')]);
-    expect(pruneOf(prunableLinks({ digest: '', links: [L('H-A', 'coordinator')], pruned: [L('H-B'), L('H-A', 'reports')] }), user([{ ExternalId: 'H-A' }]), true)?.removed).toEqual(['H-A:coordinator', 'H-A:reports', 'H-B']);
+    expect(
+      pruneOf(
+        prunableLinks({ digest: '', links: [L('H-A', 'coordinator')], pruned: [L('H-B'), L('H-A', 'reports')] }),
+        user([{ ExternalId: 'H-A' }]),
+        true,
+      )?.removed,
+    ).toEqual(['H-A:coordinator', 'H-A:reports', 'H-B']);
   });
 });
 
 describe('the links as a memory line holds them', () => {
   it('structured, so an id holding ":" or a flag word is itself; cell words read only where unambiguous; anything else (an unknown flag, an empty id) is not a list of links', () => {
-    expect(readLinks([['SCH:MATH', ['coordinator']], ['SCH:coordinator', []]])).toEqual([L('SCH:MATH', 'coordinator'), L('SCH:coordinator')]);
+    expect(
+      readLinks([
+        ['SCH:MATH', ['coordinator']],
+        ['SCH:coordinator', []],
+      ]),
+    ).toEqual([L('SCH:MATH', 'coordinator'), L('SCH:coordinator')]);
     expect(readLinks(['H-A', 'H-A:coordinator', 'SCH:MATH'])).toEqual([L('H-A')]);
     expect(readLinks([['H-A', []], 'H-B'])).toEqual([L('H-A'), L('H-B')]);
     expect(readLinks([['H-A', ['cordinator']]])).toBeUndefined();
@@ -115,9 +158,28 @@ describe('--max-prune', () => {
 describe('the plan line of a mover', () => {
   it('says what it leaves, joins and no longer is', () => {
     const plan = new RunPlan();
-    plan.add({ source: { file: 'f', line: 2 }, id: 'jm-0', status: 'ok', errors: [], removed: ['H-A'], joined: ['H-D'] });
-    plan.add({ source: { file: 'f', line: 3 }, id: 'jm-100', status: 'ok', errors: [], action: 'updated', changedFields: ['Hierarchies'], removed: ['H-A:coordinator'] });
-    expect(plan.lines()).toEqual(['plan: 1 to update, 1 to send', '  ~ jm-0 (leaves H-A; joins H-D)', '  ~ jm-100 (H-A: no longer coordinator)']);
+    plan.add({
+      source: { file: 'f', line: 2 },
+      id: 'jm-0',
+      status: 'ok',
+      errors: [],
+      removed: ['H-A'],
+      joined: ['H-D'],
+    });
+    plan.add({
+      source: { file: 'f', line: 3 },
+      id: 'jm-100',
+      status: 'ok',
+      errors: [],
+      action: 'updated',
+      changedFields: ['Hierarchies'],
+      removed: ['H-A:coordinator'],
+    });
+    expect(plan.lines()).toEqual([
+      'plan: 1 to update, 1 to send',
+      '  ~ jm-0 (leaves H-A; joins H-D)',
+      '  ~ jm-100 (H-A: no longer coordinator)',
+    ]);
   });
 });
 
@@ -136,12 +198,21 @@ describe('the sync memory keeps the links', () => {
     const memory = await SyncMemory.open(dir, target, 'users', plain);
     memory.record('u1', { digest: 'd', run: 'r', links: [L('H-A', 'coordinator'), L('H-B')] });
     memory.record('u2', { digest: 'd', run: 'r' });
-    memory.record('u3', { digest: 'd', run: 'r', links: [L('H-A')], pruned: [L('H-B'), L('H-A', 'coordinator')], population: 'staff' });
+    memory.record('u3', {
+      digest: 'd',
+      run: 'r',
+      links: [L('H-A')],
+      pruned: [L('H-B'), L('H-A', 'coordinator')],
+      population: 'staff',
+    });
     await memory.close();
     const again = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
     expect(again.entries.get('u1')?.links).toEqual([L('H-A', 'coordinator'), L('H-B')]);
     expect(again.entries.get('u2')?.links).toBeUndefined();
-    expect([again.entries.get('u3')?.pruned, again.entries.populationsOfEntries().get('staff')?.count]).toEqual([[L('H-B'), L('H-A', 'coordinator')], 1]);
+    expect([again.entries.get('u3')?.pruned, again.entries.populationsOfEntries().get('staff')?.count]).toEqual([
+      [L('H-B'), L('H-A', 'coordinator')],
+      1,
+    ]);
     await again.close();
     const file = memoryFile(dir, target, 'users');
     const header = encodeChecksummedLine(JSON.stringify({ t: 'sync-memory', v: 1, kind: 'users', target }));
@@ -149,7 +220,9 @@ describe('the sync memory keeps the links', () => {
     // Its checksum holds, so the memory opens (entries are parsed when the run asks for them):
     // the run that asks for u1, or goes through every entry (--disable-missing), is refused.
     const damagedOne = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    expect(() => damagedOne.entries.get('u1')).toThrow(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: sync memory damaged: its links are not a list`));
+    expect(() => damagedOne.entries.get('u1')).toThrow(
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: sync memory damaged: its links are not a list`),
+    );
     expect(() => [...damagedOne.entries]).toThrow(/links are not a list/);
     expect(damagedOne.entries.get('u2')).toBeUndefined();
     await damagedOne.close();

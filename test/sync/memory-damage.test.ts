@@ -15,9 +15,14 @@ import { readDocument, summedText } from '../../src/sync/memory-document.js';
 const target = { kind: 'local', store: '/tmp/damage-store' } as const;
 const FILE = '/sync/users.ndjson';
 const header = headerLine('users', target, 'inst-1');
-const entry = (id: string) => entryLine(id, { digest: 'd'.repeat(43), run: '20261126T000000.000Z-0001', firstName: 'A', lastName: 'B' });
+const entry = (id: string) =>
+  entryLine(id, { digest: 'd'.repeat(43), run: '20261126T000000.000Z-0001', firstName: 'A', lastName: 'B' });
 const line = (body: unknown) => encodeChecksummedLine(JSON.stringify(body));
-const whole = header + entry('u1') + entry('u2') + line(JSON.parse(populationBody('', { run: '20261126T000000.000Z-0001', count: 2 })));
+const whole =
+  header +
+  entry('u1') +
+  entry('u2') +
+  line(JSON.parse(populationBody('', { run: '20261126T000000.000Z-0001', count: 2 })));
 
 function read(text: string) {
   const contents = memoryOfText(Buffer.from(text, 'latin1'), FILE, 'users', target);
@@ -51,9 +56,15 @@ describe('a memory line whose checksum holds but whose body is not one', () => {
     ['a list', ['u3'], 'not a memory entry'],
     ['a forget line whose mark is not true', { gone: 'yes', id: 'u1', d: '', r: 'r', t: true }, 'not a memory entry'],
     ['a first run that is not text', { id: 'u3', d: 'x', r: 'r', j: 7 }, 'its first run is not text'],
-    ['a population line whose end mark is not true or false', { t: 'population', r: 'r', n: 1, e: 'no' }, 'its end mark is not true or false'],
+    [
+      'a population line whose end mark is not true or false',
+      { t: 'population', r: 'r', n: 1, e: 'no' },
+      'its end mark is not true or false',
+    ],
   ])('%s is exit 2 naming the file and line', (_name, body, reason) => {
-    expect(refused(header + entry('u1') + line(body) + entry('u2')).message).toContain(`${FILE}:3: sync memory damaged: ${reason}`);
+    expect(refused(header + entry('u1') + line(body) + entry('u2')).message).toContain(
+      `${FILE}:3: sync memory damaged: ${reason}`,
+    );
   });
 
   it.each([
@@ -64,7 +75,9 @@ describe('a memory line whose checksum holds but whose body is not one', () => {
     ['text', 'local /tmp/damage-store'],
   ])('a header whose target is %s is exit 2 naming line 1', (_name, value) => {
     const head = line({ t: 'sync-memory', v: 2, kind: 'users', target: value });
-    expect(refused(head + entry('u1')).message).toContain(`${FILE}:1: sync memory damaged: its target is not a store or a server`);
+    expect(refused(head + entry('u1')).message).toContain(
+      `${FILE}:1: sync memory damaged: its target is not a store or a server`,
+    );
   });
 
   it.each([
@@ -77,26 +90,44 @@ describe('a memory line whose checksum holds but whose body is not one', () => {
 
   it('an export whose memory holds such a line is refused by synced import (exit 2), naming the line', () => {
     const memory = header + entry('u1') + line(null);
-    const text = summedText({ format: 'examctl-sync-memory', version: 1, serial: 0, target, identity: `local ${target.store}`, memoryFormat: 2, newestRun: null, populations: {}, memories: { users: memory } });
-    expect(() => readDocument(text, 'bad.json')).toThrow(/bad\.json \(users\):3: sync memory damaged: not a sync memory line/);
+    const text = summedText({
+      format: 'examctl-sync-memory',
+      version: 1,
+      serial: 0,
+      target,
+      identity: `local ${target.store}`,
+      memoryFormat: 2,
+      newestRun: null,
+      populations: {},
+      memories: { users: memory },
+    });
+    expect(() => readDocument(text, 'bad.json')).toThrow(
+      /bad\.json \(users\):3: sync memory damaged: not a sync memory line/,
+    );
   });
 });
 
 describe('a line whose frame is changed (its body and checksum intact)', () => {
   it('is not a journal line: exit 2 at open, naming it, though a later line of its id wins', () => {
     for (const damaged of [entry('u2').replace(',"b":', ',\xffb":'), entry('u2').replace('{"crc"', '{"crx"')]) {
-      expect(refused(header + entry('u1') + damaged + entry('u2')).message).toContain(`${FILE}:3: sync memory damaged: not a journal line`);
+      expect(refused(header + entry('u1') + damaged + entry('u2')).message).toContain(
+        `${FILE}:3: sync memory damaged: not a journal line`,
+      );
     }
   });
 });
 
 describe('a memory with no line end where lines end', () => {
   it('line ends turned into CR: exit 2 naming line 1, never an empty memory', () => {
-    expect(refused(whole.replaceAll('\n', '\r')).message).toContain(`${FILE}:1: sync memory damaged: no line end, and not a line cut short`);
+    expect(refused(whole.replaceAll('\n', '\r')).message).toContain(
+      `${FILE}:1: sync memory damaged: no line end, and not a line cut short`,
+    );
   });
 
   it('line ends after the header turned into CR: exit 2 naming line 2', () => {
-    expect(refused(header + (entry('u1') + entry('u2')).replaceAll('\n', '\r')).message).toContain(`${FILE}:2: sync memory damaged: no line end`);
+    expect(refused(header + (entry('u1') + entry('u2')).replaceAll('\n', '\r')).message).toContain(
+      `${FILE}:2: sync memory damaged: no line end`,
+    );
   });
 
   it('a first line longer than a header or not beginning as one: exit 2', () => {

@@ -19,15 +19,50 @@ const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
 const server = stateServerPerTest();
 
 /** Users md-0 .. md-<count-1>, those `renamed` says with a last name naming `night`. */
-function writeUsers(dir: string, count: number, night = 0, renamed: (i: number) => boolean = () => false): Map<string, string> {
-  const last = new Map(Array.from({ length: count }, (_, i) => [`md-${i}`, renamed(i) ? `Night ${night} ${i}` : `Last ${i}`]));
-  writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...[...last].map(([id, name]) => `${id},First,${name},${id}@example.test,name-${id},Candidate`)].join('\n')}\n`);
+function writeUsers(
+  dir: string,
+  count: number,
+  night = 0,
+  renamed: (i: number) => boolean = () => false,
+): Map<string, string> {
+  const last = new Map(
+    Array.from({ length: count }, (_, i) => [`md-${i}`, renamed(i) ? `Night ${night} ${i}` : `Last ${i}`]),
+  );
+  writeFileSync(
+    join(dir, 'users.csv'),
+    `${[HEADER, ...[...last].map(([id, name]) => `${id},First,${name},${id}@example.test,name-${id},Candidate`)].join('\n')}\n`,
+  );
   return last;
 }
 
 async function night(dir: string, runner: string, env: Record<string, string> = {}) {
-  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, runner), EXAMCTL_SYNC_DIR: server.address('m'), EXAMCTL_LOCK_TIMEOUT_MS: '0', ...env });
-  const code = await runCli(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--require-memory', '--json'], io.deps);
+  const io = testDeps(
+    dir,
+    {},
+    {
+      EXAMCTL_RUNS_DIR: join(dir, runner),
+      EXAMCTL_SYNC_DIR: server.address('m'),
+      EXAMCTL_LOCK_TIMEOUT_MS: '0',
+      ...env,
+    },
+  );
+  const code = await runCli(
+    [
+      'user',
+      'sync',
+      '--file',
+      'users.csv',
+      '--target',
+      'local',
+      '--store',
+      'store',
+      '--changed-only',
+      '--disable-missing',
+      '--require-memory',
+      '--json',
+    ],
+    io.deps,
+  );
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
@@ -35,7 +70,11 @@ async function night(dir: string, runner: string, env: Record<string, string> = 
 async function platform(dir: string): Promise<Map<string, string>> {
   const io = testDeps(dir, {}, {});
   expect(await runCli(['local', 'export', '--store', 'store'], io.deps)).toBe(0);
-  return new Map((JSON.parse(io.stdout.text) as { Users: { ExternalId: string; LastName: string }[] }).Users.filter((user) => user.ExternalId.startsWith('md-')).map((user) => [user.ExternalId, user.LastName]));
+  return new Map(
+    (JSON.parse(io.stdout.text) as { Users: { ExternalId: string; LastName: string }[] }).Users.filter((user) =>
+      user.ExternalId.startsWith('md-'),
+    ).map((user) => [user.ExternalId, user.LastName]),
+  );
 }
 
 /** The POSTs of `run` by where they went: the memory's document, its deltas, its intents. */
@@ -45,7 +84,8 @@ async function posts(run: () => Promise<unknown>): Promise<Record<'memory' | 'de
   const bytes = { memory: 0, delta: 0, intents: 0 };
   for (const request of server.requests.slice(from)) {
     if (request.method !== 'POST') continue;
-    bytes[request.path.includes('-delta-') ? 'delta' : request.path.includes('-intents-') ? 'intents' : 'memory'] += Buffer.byteLength(request.body);
+    bytes[request.path.includes('-delta-') ? 'delta' : request.path.includes('-intents-') ? 'intents' : 'memory'] +=
+      Buffer.byteLength(request.body);
   }
   return bytes;
 }
@@ -54,7 +94,9 @@ async function posts(run: () => Promise<unknown>): Promise<Record<'memory' | 'de
 async function settled(dir: string, runner: string): Promise<void> {
   const after = await night(dir, runner);
   expect(after.code, after.stderr).toBe(0);
-  expect((JSON.parse(after.stdout) as { items: { action?: string }[] }).items.every((item) => item.action === 'unchanged')).toBe(true);
+  expect(
+    (JSON.parse(after.stdout) as { items: { action?: string }[] }).items.every((item) => item.action === 'unchanged'),
+  ).toBe(true);
 }
 
 /** A delta's body with its checksum made again (as a service holding another document's delta would). */
@@ -65,7 +107,10 @@ function summed(delta: Record<string, unknown>): string {
 
 const first = (dir: string) => {
   const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs-0'), EXAMCTL_SYNC_DIR: server.address('m') });
-  return runCli(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json'], io.deps);
+  return runCli(
+    ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json'],
+    io.deps,
+  );
 };
 
 describe('stored as deltas', () => {
@@ -141,11 +186,19 @@ describe('stored as deltas', () => {
       const other = await posts(() => night(dir, 'runs-2'));
       expect(other.delta).toBeGreaterThan(0);
       await settled(dir, 'runs-3');
-      server.states.set('/state/m-delta-1', JSON.stringify({ ...(JSON.parse(server.states.get('/state/m-delta-1')!) as object), lines: { users: 'forged\n' } }));
+      server.states.set(
+        '/state/m-delta-1',
+        JSON.stringify({
+          ...(JSON.parse(server.states.get('/state/m-delta-1')!) as object),
+          lines: { users: 'forged\n' },
+        }),
+      );
       writeUsers(dir, 20, 4, (i) => i < 2);
       const forged = await night(dir, 'runs-4');
       expect(forged.code).toBe(2);
-      expect(forged.stderr).toContain(`${server.address('m')}-delta-1: not a delta of the sync memory examctl stored, or damaged`);
+      expect(forged.stderr).toContain(
+        `${server.address('m')}-delta-1: not a delta of the sync memory examctl stored, or damaged`,
+      );
       expect((await platform(dir)).get('md-0')).toBe('Night 1 0');
     }));
 });

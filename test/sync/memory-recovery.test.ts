@@ -20,14 +20,35 @@ import { testDeps, withTempDir } from '../cli/helpers.js';
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
 
-function writeUsers(dir: string, name: string, rows: readonly (readonly [string, string])[], bad: readonly string[] = []): void {
-  writeFileSync(join(dir, name), `${[HEADER, ...rows.map(([id, links]) => `${id},First,Last ${id},${bad.includes(id) ? 'not-an-email' : `${id}@example.test`},name-${id},Candidate,${links}`)].join('\n')}\n`);
+function writeUsers(
+  dir: string,
+  name: string,
+  rows: readonly (readonly [string, string])[],
+  bad: readonly string[] = [],
+): void {
+  writeFileSync(
+    join(dir, name),
+    `${[HEADER, ...rows.map(([id, links]) => `${id},First,Last ${id},${bad.includes(id) ? 'not-an-email' : `${id}@example.test`},name-${id},Candidate,${links}`)].join('\n')}\n`,
+  );
 }
 
-const rows = (count: number, prefix = 'mr'): [string, string][] => Array.from({ length: count }, (_, i) => [`${prefix}-${i}`, i % 3 === 0 ? 'H-NORTH:coordinator' : i % 3 === 1 ? 'H-SOUTH' : '']);
+const rows = (count: number, prefix = 'mr'): [string, string][] =>
+  Array.from({ length: count }, (_, i) => [
+    `${prefix}-${i}`,
+    i % 3 === 0 ? 'H-NORTH:coordinator' : i % 3 === 1 ? 'H-SOUTH' : '',
+  ]);
 
 async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
-  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_LOCK_TIMEOUT_MS: '0', ...env });
+  const io = testDeps(
+    dir,
+    {},
+    {
+      EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+      EXAMCTL_SYNC_DIR: join(dir, 'synced'),
+      EXAMCTL_LOCK_TIMEOUT_MS: '0',
+      ...env,
+    },
+  );
   const code = await runCli(argv, io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
@@ -36,7 +57,10 @@ const local = (store = 'store') => ['--target', 'local', '--store', store];
 const nightly = ['--changed-only', '--disable-missing', '--prune-memberships', '--json'];
 
 function memoryText(dir: string, store = 'store', syncDir = 'synced'): string {
-  return readFileSync(join(memoryDir(join(dir, syncDir), { kind: 'local', store: join(dir, store) }), 'users.ndjson'), 'utf8');
+  return readFileSync(
+    join(memoryDir(join(dir, syncDir), { kind: 'local', store: join(dir, store) }), 'users.ndjson'),
+    'utf8',
+  );
 }
 
 describe('synced export and import', () => {
@@ -44,14 +68,32 @@ describe('synced export and import', () => {
     withTempDir(async (dir) => {
       expect((await cli(dir, ['synced', 'export', ...local(), '--out', 'm.json'])).code).toBe(2);
       writeUsers(dir, 'users.csv', rows(5));
-      const synced = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff', '--json']);
+      const synced = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        ...local(),
+        '--population',
+        'staff',
+        '--json',
+      ]);
       expect(synced.code, synced.stderr).toBe(0);
       const run = (JSON.parse(synced.stdout) as { run: string }).run;
       const exported = await cli(dir, ['synced', 'export', ...local(), '--out', 'm.json', '--json']);
       expect(exported.code, exported.stderr).toBe(0);
       expect(statSync(join(dir, 'm.json')).mode & 0o777).toBe(0o600);
-      const document = JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8')) as Record<string, unknown> & { sha256: string };
-      expect(document).toMatchObject({ format: 'examctl-sync-memory', version: 1, identity: `local ${join(dir, 'store')}`, memoryFormat: 2, newestRun: run, populations: { users: [{ population: 'staff', newestRun: run, count: 5 }] } });
+      const document = JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8')) as Record<string, unknown> & {
+        sha256: string;
+      };
+      expect(document).toMatchObject({
+        format: 'examctl-sync-memory',
+        version: 1,
+        identity: `local ${join(dir, 'store')}`,
+        memoryFormat: 2,
+        newestRun: run,
+        populations: { users: [{ population: 'staff', newestRun: run, count: 5 }] },
+      });
       expect(document.instance).toMatch(/^\S{10,}$/);
       const { sha256, ...body } = document;
       expect(sha256).toBe(hash('sha256', canonicalJson(body), 'hex'));
@@ -71,19 +113,30 @@ describe('synced export and import', () => {
 
       const other = await cli(dir, ['synced', 'import', 'm.json', ...local('other')]);
       expect(other.code).toBe(2);
-      expect(other.stderr).toContain(`m.json: this sync memory is of the target local ${join(dir, 'store')}, but this run's target is local ${join(dir, 'other')}: refused, nothing sent`);
+      expect(other.stderr).toContain(
+        `m.json: this sync memory is of the target local ${join(dir, 'store')}, but this run's target is local ${join(dir, 'other')}: refused, nothing sent`,
+      );
 
       writeFileSync(join(dir, 'damaged.json'), text.replace('"count":3', '"count":4'));
       const damaged = await cli(dir, ['synced', 'import', 'damaged.json', ...local()]);
       expect(damaged.code).toBe(2);
-      expect(damaged.stderr).toContain('damaged.json: not a sync memory examctl can use: its checksum does not hold (damaged, or edited by hand)');
+      expect(damaged.stderr).toContain(
+        'damaged.json: not a sync memory examctl can use: its checksum does not hold (damaged, or edited by hand)',
+      );
       writeFileSync(join(dir, 'cut.json'), text.slice(0, 200));
-      expect((await cli(dir, ['synced', 'import', 'cut.json', ...local()])).stderr).toContain('cut.json: not a sync memory examctl can use: not a JSON document');
+      expect((await cli(dir, ['synced', 'import', 'cut.json', ...local()])).stderr).toContain(
+        'cut.json: not a sync memory examctl can use: not a JSON document',
+      );
 
       const { sha256: _sha, ...body } = JSON.parse(text) as Record<string, unknown>;
       const newer = { ...body, version: 2 };
-      writeFileSync(join(dir, 'newer.json'), JSON.stringify({ ...newer, sha256: hash('sha256', canonicalJson(newer), 'hex') }));
-      expect((await cli(dir, ['synced', 'import', 'newer.json', ...local()])).stderr).toContain('newer.json: written by a newer examctl (document format 2; this one reads 1): upgrade examctl');
+      writeFileSync(
+        join(dir, 'newer.json'),
+        JSON.stringify({ ...newer, sha256: hash('sha256', canonicalJson(newer), 'hex') }),
+      );
+      expect((await cli(dir, ['synced', 'import', 'newer.json', ...local()])).stderr).toContain(
+        'newer.json: written by a newer examctl (document format 2; this one reads 1): upgrade examctl',
+      );
 
       const lock = new StoreLock(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 0);
       await lock.acquire();
@@ -101,7 +154,9 @@ describe('synced export and import', () => {
       expect((await cli(dir, ['local', 'init', '--store', 'store', '--force'])).code).toBe(0);
       const replaced = await cli(dir, ['synced', 'import', 'm.json', ...local()]);
       expect(replaced.code).toBe(2);
-      expect(replaced.stderr).toMatch(/m\.json: this sync memory is of the store instance \S+, but the store at .* is instance \S+: refused, nothing written/);
+      expect(replaced.stderr).toMatch(
+        /m\.json: this sync memory is of the store instance \S+, but the store at .* is instance \S+: refused, nothing written/,
+      );
       expect(before).toContain('"t":"population"');
     }));
 });
@@ -113,7 +168,9 @@ describe('the collections examctl sent travel with the memory', () => {
       expect((await cli(dir, ['collection', 'add', '--file', 'c.json', ...local()])).code).toBe(0);
       const exported = await cli(dir, ['synced', 'export', ...local(), '--out', 'm.json']);
       expect(exported.code, exported.stderr).toBe(0);
-      expect(Object.keys((JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8')) as { memories: object }).memories)).toEqual(['collections']);
+      expect(
+        Object.keys((JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8')) as { memories: object }).memories),
+      ).toEqual(['collections']);
       rmSync(join(dir, 'synced'), { recursive: true });
       const lost = await cli(dir, ['collection', 'add', '--file', 'c.json', ...local(), '--existing', 'ok']);
       expect(lost.code).toBe(1);
@@ -129,11 +186,23 @@ describe('the collections examctl sent travel with the memory', () => {
       writeUsers(dir, 'users.csv', rows(1));
       expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()])).code).toBe(0);
       expect((await cli(dir, ['synced', 'export', ...local(), '--out', 'night1.json'])).code).toBe(0);
-      expect((await cli(dir, ['collection', 'add', '--external-id', 'chem1', '--title', 'Chem', ...local()])).code).toBe(0);
+      expect(
+        (await cli(dir, ['collection', 'add', '--external-id', 'chem1', '--title', 'Chem', ...local()])).code,
+      ).toBe(0);
       const older = await cli(dir, ['synced', 'import', 'night1.json', ...local()]);
       expect(older.code).toBe(2);
       expect(older.stderr).toContain('older than the memory already there');
-      const kept = await cli(dir, ['collection', 'add', '--external-id', 'chem1', '--title', 'Chem', ...local(), '--existing', 'ok']);
+      const kept = await cli(dir, [
+        'collection',
+        'add',
+        '--external-id',
+        'chem1',
+        '--title',
+        'Chem',
+        ...local(),
+        '--existing',
+        'ok',
+      ]);
       expect(kept.code, kept.stderr).toBe(0);
     }));
 });
@@ -142,13 +211,21 @@ describe('synced adopt-collections', () => {
   it('records the collections checked on the platform, each with its fields; one without an ExternalId is not adopted (exit 1, named)', () =>
     withTempDir(async (dir) => {
       expect((await cli(dir, ['local', 'init', '--store', 'store'])).code).toBe(0);
-      writeFileSync(join(dir, 'c.json'), JSON.stringify([{ ExternalId: 'bio2027', Title: 'Biology 2027' }, { Title: 'Named anew each run' }]));
+      writeFileSync(
+        join(dir, 'c.json'),
+        JSON.stringify([{ ExternalId: 'bio2027', Title: 'Biology 2027' }, { Title: 'Named anew each run' }]),
+      );
       const adopted = await cli(dir, ['synced', 'adopt-collections', '--file', 'c.json', ...local()]);
       expect(adopted.code).toBe(1);
-      expect(adopted.stderr).toContain('no ExternalId: each run names such a collection anew, so there is nothing to adopt');
+      expect(adopted.stderr).toContain(
+        'no ExternalId: each run names such a collection anew, so there is nothing to adopt',
+      );
       expect(adopted.stderr).toMatch(/adopted 1 collections of c\.json into the sync memory of local store/);
       // Taken for examctl's own by --existing ok, with the file's fields.
-      const memory = readFileSync(join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'collections.ndjson'), 'utf8');
+      const memory = readFileSync(
+        join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'collections.ndjson'),
+        'utf8',
+      );
       expect(memory).toContain('"id":"bio2027"');
       expect(memory).toContain('"s":{"Title":"\\"Biology 2027\\""}');
     }));
@@ -169,14 +246,27 @@ describe('synced adopt-collections', () => {
 
   it('a collection sent from flags whose answer was lost: the failure quotes the file to write, and adopting it turns the job green (trial11 F11)', () =>
     withTempDir(async (dir) => {
-      const flags = ['collection', 'add', '--external-id', 'physics2027', '--title', 'Physics', '--taxonomy', 'TX-BLOOM', ...local()];
+      const flags = [
+        'collection',
+        'add',
+        '--external-id',
+        'physics2027',
+        '--title',
+        'Physics',
+        '--taxonomy',
+        'TX-BLOOM',
+        ...local(),
+      ];
       expect((await cli(dir, flags)).code).toBe(0);
       // The answer lost: the memory holds the intent written before the request, not its ok.
       const file = join(dir, 'synced', readdirSync(join(dir, 'synced'))[0]!, 'collections.ndjson');
       writeFileSync(file, readFileSync(file, 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
       const lost = await cli(dir, [...flags, '--existing', 'ok']);
       expect(lost.code).toBe(1);
-      const quoted = /adopt-collections --file F records it as examctl's \(F: the file this run read or, from flags, a \.json file holding (\{.*\})\)/.exec(lost.stderr);
+      const quoted =
+        /adopt-collections --file F records it as examctl's \(F: the file this run read or, from flags, a \.json file holding (\{.*\})\)/.exec(
+          lost.stderr,
+        );
       expect(quoted, lost.stderr).not.toBeNull();
       writeFileSync(join(dir, 'physics.json'), quoted![1]!);
       expect((await cli(dir, ['synced', 'adopt-collections', '--file', 'physics.json', ...local()])).code).toBe(0);
@@ -190,11 +280,24 @@ describe('synced adopt', () => {
   it('records exactly what a real run of the file leaves in the memory (digests, raw digests, names, links and flags, population)', () =>
     withTempDir(async (dir) => {
       writeUsers(dir, 'users.csv', rows(12));
-      const real = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'], { EXAMCTL_SYNC_DIR: join(dir, 'real') });
+      const real = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'], {
+        EXAMCTL_SYNC_DIR: join(dir, 'real'),
+      });
       expect(real.code, real.stderr).toBe(0);
-      const adopted = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local(), '--population', 'staff', '--json'], { EXAMCTL_SYNC_DIR: join(dir, 'adopted') });
+      const adopted = await cli(
+        dir,
+        ['synced', 'adopt', '--file', 'users.csv', ...local(), '--population', 'staff', '--json'],
+        { EXAMCTL_SYNC_DIR: join(dir, 'adopted') },
+      );
       expect(adopted.code, adopted.stderr).toBe(0);
-      expect(JSON.parse(adopted.stdout)).toMatchObject({ adopted: 12, new: 12, replaced: 0, notAdopted: [], population: 'staff', dryRun: false });
+      expect(JSON.parse(adopted.stdout)).toMatchObject({
+        adopted: 12,
+        new: 12,
+        replaced: 0,
+        notAdopted: [],
+        population: 'staff',
+        dryRun: false,
+      });
       const target = { kind: 'local', store: join(dir, 'store') } as const;
       const entries = async (syncDir: string) => {
         const contents = await readMemory(join(memoryDir(join(dir, syncDir), target), 'users.ndjson'), 'users', target);
@@ -205,7 +308,11 @@ describe('synced adopt', () => {
       };
       const fromRun = await entries('real');
       expect(Object.keys(fromRun)).toHaveLength(12);
-      expect(fromRun['mr-0']).toMatchObject({ links: [['H-NORTH', ['coordinator']]], population: 'staff', firstName: 'First' });
+      expect(fromRun['mr-0']).toMatchObject({
+        links: [['H-NORTH', ['coordinator']]],
+        population: 'staff',
+        firstName: 'First',
+      });
       expect(fromRun['mr-0']?.raw).toBeDefined();
       expect(await entries('adopted')).toEqual(fromRun);
     }));
@@ -215,13 +322,20 @@ describe('synced adopt', () => {
       writeUsers(dir, 'users.csv', rows(6), ['mr-2']);
       const noStore = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local()]);
       expect(noStore.code).toBe(2);
-      expect(noStore.stderr).toContain(`there is no local store at ${join(dir, 'store')}: nothing was sent to it, so there is nothing to adopt`);
+      expect(noStore.stderr).toContain(
+        `there is no local store at ${join(dir, 'store')}: nothing was sent to it, so there is nothing to adopt`,
+      );
       // The store holds what a night whose memory was lost sent (on a local store only what it holds is adopted).
-      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()], { EXAMCTL_SYNC_DIR: join(dir, 'lost') })).code).toBe(1);
+      expect(
+        (await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()], { EXAMCTL_SYNC_DIR: join(dir, 'lost') }))
+          .code,
+      ).toBe(1);
       const adopted = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local()]);
       expect(adopted.code).toBe(1);
       expect(adopted.stderr).toContain('users.csv:4 [mr-2]: not adopted: Email');
-      expect(adopted.stderr).toMatch(/adopted 5 users of users\.csv into the sync memory of local store .* for the runs without --population \(run \S+: 5 new, 0 replaced\); 1 row was not adopted \(above\): it goes the next night/);
+      expect(adopted.stderr).toMatch(
+        /adopted 5 users of users\.csv into the sync memory of local store .* for the runs without --population \(run \S+: 5 new, 0 replaced\); 1 row was not adopted \(above\): it goes the next night/,
+      );
       writeUsers(dir, 'users.csv', rows(6));
       const night = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), ...nightly, '--require-memory']);
       expect(night.code, night.stderr).toBe(0);
@@ -229,27 +343,54 @@ describe('synced adopt', () => {
       expect(items.filter((item) => item.action !== 'unchanged').map((item) => item.id)).toEqual(['mr-2']);
     }));
 
-  it('adopt-schedules records a sittings file\'s schedules with their candidates: the next --changed-only push sends nothing', () =>
+  it("adopt-schedules records a sittings file's schedules with their candidates: the next --changed-only push sends nothing", () =>
     withTempDir(async (dir) => {
       writeFileSync(join(dir, 'sittings.csv'), readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8'));
-      const pushed = await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', '--upsert', ...local(), '--json'], { EXAMCTL_SYNC_DIR: join(dir, 'lost') });
+      const pushed = await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', '--upsert', ...local(), '--json'], {
+        EXAMCTL_SYNC_DIR: join(dir, 'lost'),
+      });
       expect(pushed.code, pushed.stderr).toBe(0);
-      const dry = await cli(dir, ['synced', 'adopt-schedules', '--file', 'sittings.csv', '--upsert', ...local(), '--dry-run']);
+      const dry = await cli(dir, [
+        'synced',
+        'adopt-schedules',
+        '--file',
+        'sittings.csv',
+        '--upsert',
+        ...local(),
+        '--dry-run',
+      ]);
       expect(dry.code, dry.stderr).toBe(0);
       expect(dry.stdout).toContain('S-MATH1-DEC (new)');
       const adopted = await cli(dir, ['synced', 'adopt-schedules', '--file', 'sittings.csv', '--upsert', ...local()]);
       expect(adopted.code, adopted.stderr).toBe(0);
       expect(adopted.stderr).toMatch(/adopted \d+ schedules of sittings\.csv/);
-      const night = await cli(dir, ['schedule', 'push', '--file', 'sittings.csv', '--upsert', '--changed-only', '--require-memory', ...local(), '--json']);
+      const night = await cli(dir, [
+        'schedule',
+        'push',
+        '--file',
+        'sittings.csv',
+        '--upsert',
+        '--changed-only',
+        '--require-memory',
+        ...local(),
+        '--json',
+      ]);
       expect(night.code, night.stderr).toBe(0);
-      expect((JSON.parse(night.stdout) as { items: { action?: string }[] }).items.every((item) => item.action === 'unchanged')).toBe(true);
+      expect(
+        (JSON.parse(night.stdout) as { items: { action?: string }[] }).items.every(
+          (item) => item.action === 'unchanged',
+        ),
+      ).toBe(true);
     }));
 });
 
 describe('a memory line whose checksum holds but whose fields have the wrong types', () => {
   const target = (dir: string) => ({ kind: 'local', store: join(dir, 'store') }) as const;
 
-  async function handEdited(dir: string, body: Record<string, unknown>): Promise<{ code: number; stderr: string; file: string }> {
+  async function handEdited(
+    dir: string,
+    body: Record<string, unknown>,
+  ): Promise<{ code: number; stderr: string; file: string }> {
     writeUsers(dir, 'users.csv', rows(3));
     expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()])).code).toBe(0);
     const file = join(memoryDir(join(dir, 'synced'), target(dir)), 'users.ndjson');
@@ -263,8 +404,14 @@ describe('a memory line whose checksum holds but whose fields have the wrong typ
     [{ id: 'mr-2', d: 'x', r: 'r', f: { first: 'A' }, l: 'B' }, 'its names are not text'],
     [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', p: 'two words' }, 'its population is not a name'],
     [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', h: 'H-NORTH' }, 'its links are not a list of hierarchy links'],
-    [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', h: [['H-NORTH', ['boss']]] }, 'its links are not a list of hierarchy links'],
-    [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', k: [['H-NORTH', 'r']] }, 'its links are not a list of hierarchy links'],
+    [
+      { id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', h: [['H-NORTH', ['boss']]] },
+      'its links are not a list of hierarchy links',
+    ],
+    [
+      { id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', k: [['H-NORTH', 'r']] },
+      'its links are not a list of hierarchy links',
+    ],
     [{ id: 'mr-2', d: 'x', r: 'r', f: 'A', l: 'B', x: 'yes' }, 'its flags are not true'],
   ])('%j is exit 2 naming the file and line, nothing sent', (body, reason) =>
     withTempDir(async (dir) => {
@@ -274,14 +421,19 @@ describe('a memory line whose checksum holds but whose fields have the wrong typ
       expect(run.stderr).toContain(`${run.file}:${lines}: sync memory damaged: ${reason}`);
       expect(run.stderr).toContain('; it is not used: move it aside. A night without it sends every record');
       expect(run.stderr).toContain('examctl synced adopt --file');
-    }));
+    }),
+  );
 
   it('a population line of the wrong types is refused at open, naming its line', () =>
     withTempDir(async (dir) => {
       writeUsers(dir, 'users.csv', rows(2));
       expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()])).code).toBe(0);
       const file = join(memoryDir(join(dir, 'synced'), target(dir)), 'users.ndjson');
-      writeFileSync(file, readFileSync(file, 'utf8') + encodeChecksummedLine(JSON.stringify({ t: 'population', p: 'staff', r: 'r', n: 'many' })));
+      writeFileSync(
+        file,
+        readFileSync(file, 'utf8') +
+          encodeChecksummedLine(JSON.stringify({ t: 'population', p: 'staff', r: 'r', n: 'many' })),
+      );
       const shown = await cli(dir, ['synced', 'show']);
       expect(shown.code).toBe(2);
       expect(shown.stderr).toMatch(/users\.ndjson:\d+: sync memory damaged: not a population record/);
@@ -292,28 +444,67 @@ describe('the runs without --population are a population of their own', () => {
   it('--population Staff after nights of staff is a new population, and the note names staff (trial35)', () =>
     withTempDir(async (dir) => {
       writeUsers(dir, 'users.csv', rows(3));
-      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(0);
-      const slip = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'Staff', ...nightly]);
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(
+        0,
+      );
+      const slip = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        ...local(),
+        '--population',
+        'Staff',
+        ...nightly,
+      ]);
       expect(slip.stderr).toContain('has no record of --population Staff');
-      expect(slip.stderr).toContain("note: the memory has a record of --population staff: a population's name is exact (same letters, same case)");
+      expect(slip.stderr).toContain(
+        "note: the memory has a record of --population staff: a population's name is exact (same letters, same case)",
+      );
     }));
 
   it('a memory holding only --population staff refuses them (exit 2, nothing sent, naming what it holds); one holding only them refuses --population students', () =>
     withTempDir(async (dir) => {
       writeUsers(dir, 'users.csv', rows(3));
-      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(0);
-      const unnamed = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), ...nightly, '--require-memory']);
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(
+        0,
+      );
+      const unnamed = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        ...local(),
+        ...nightly,
+        '--require-memory',
+      ]);
       expect(unnamed.code).toBe(2);
-      expect(unnamed.stderr).toContain('has no record of the runs without --population: it holds staff; nothing was sent');
-      expect(JSON.parse(unnamed.stdout)).toMatchObject({ syncMemory: { found: true, population: null, populationFound: false } });
-      expect(unnamed.stderr).toContain('examctl synced adopt --file <the last export fully synced>, for each population');
+      expect(unnamed.stderr).toContain(
+        'has no record of the runs without --population: it holds staff; nothing was sent',
+      );
+      expect(JSON.parse(unnamed.stdout)).toMatchObject({
+        syncMemory: { found: true, population: null, populationFound: false },
+      });
+      expect(unnamed.stderr).toContain(
+        'examctl synced adopt --file <the last export fully synced>, for each population',
+      );
 
       const other = join(dir, 'other-synced');
-      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()], { EXAMCTL_SYNC_DIR: other })).code).toBe(0);
-      const students = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'students', ...nightly, '--require-memory'], { EXAMCTL_SYNC_DIR: other });
+      expect(
+        (await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local()], { EXAMCTL_SYNC_DIR: other })).code,
+      ).toBe(0);
+      const students = await cli(
+        dir,
+        ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'students', ...nightly, '--require-memory'],
+        { EXAMCTL_SYNC_DIR: other },
+      );
       expect(students.code).toBe(2);
-      expect(students.stderr).toContain('has no record of --population students: it holds the runs without --population; nothing was sent');
-      expect(students.stderr).toContain('examctl synced adopt --file <the last export fully synced> --population students');
+      expect(students.stderr).toContain(
+        'has no record of --population students: it holds the runs without --population; nothing was sent',
+      );
+      expect(students.stderr).toContain(
+        'examctl synced adopt --file <the last export fully synced> --population students',
+      );
     }));
 });
 
@@ -321,23 +512,51 @@ describe('a memory of format 1 (no population lines)', () => {
   it('its populations come from its entries (no upgrade night); the first run that holds its lock rewrites it as format 2', () =>
     withTempDir(async (dir) => {
       writeUsers(dir, 'users.csv', rows(4));
-      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(0);
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(
+        0,
+      );
       const target = { kind: 'local', store: join(dir, 'store') } as const;
       const file = join(memoryDir(join(dir, 'synced'), target), 'users.ndjson');
       const [header, ...lines] = readFileSync(file, 'utf8').trimEnd().split('\n');
       const old = JSON.parse(header!) as { b: Record<string, unknown> };
-      writeFileSync(file, [encodeChecksummedLine(JSON.stringify({ ...old.b, v: 1 })).trimEnd(), ...lines.filter((line) => !line.includes('"t":"population"'))].join('\n') + '\n');
-      const night = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff', '--require-memory', ...nightly]);
+      writeFileSync(
+        file,
+        [
+          encodeChecksummedLine(JSON.stringify({ ...old.b, v: 1 })).trimEnd(),
+          ...lines.filter((line) => !line.includes('"t":"population"')),
+        ].join('\n') + '\n',
+      );
+      const night = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        ...local(),
+        '--population',
+        'staff',
+        '--require-memory',
+        ...nightly,
+      ]);
       expect(night.code, night.stderr).toBe(0);
       const text = readFileSync(file, 'utf8');
       expect(text).toContain('"v":2');
       expect(text).toMatch(/"t":"population","p":"staff"/);
-      const students = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'students', '--require-memory', ...nightly]);
+      const students = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        'users.csv',
+        ...local(),
+        '--population',
+        'students',
+        '--require-memory',
+        ...nightly,
+      ]);
       expect(students.code).toBe(2);
     }));
 });
 
-describe('runs resume of a run older than the memory\'s newest run of its population', () => {
+describe("runs resume of a run older than the memory's newest run of its population", () => {
   it('is refused (exit 2, naming both runs) even from another runs directory; --force resumes it', () =>
     withTempDir(async (dir) => {
       writeUsers(dir, 'users.csv', rows(40));
@@ -350,11 +569,17 @@ describe('runs resume of a run older than the memory\'s newest run of its popula
       expect(killed.signal).toBe('SIGKILL');
       const older = readdirSync(join(dir, 'runner-1'))[0]!;
       // ...night 8 on runner 2, another runs directory, the same memory.
-      const later = await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff', '--json'], { EXAMCTL_RUNS_DIR: join(dir, 'runner-2') });
+      const later = await cli(
+        dir,
+        ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff', '--json'],
+        { EXAMCTL_RUNS_DIR: join(dir, 'runner-2') },
+      );
       const newer = (JSON.parse(later.stdout) as { run: string }).run;
       const refused = await cli(dir, ['runs', 'resume', older], { EXAMCTL_RUNS_DIR: join(dir, 'runner-1') });
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`run ${older}: the sync memory of local store ${join(dir, 'store')} records a later run of user sync for --population staff, ${newer}`);
+      expect(refused.stderr).toContain(
+        `run ${older}: the sync memory of local store ${join(dir, 'store')} records a later run of user sync for --population staff, ${newer}`,
+      );
       expect(refused.stderr).toContain('give --force (or --over-later-runs) if that later run sent other records');
       const forced = await cli(dir, ['runs', 'resume', older, '--force'], { EXAMCTL_RUNS_DIR: join(dir, 'runner-1') });
       expect(forced.code, forced.stderr).toBe(0);
@@ -364,13 +589,31 @@ describe('runs resume of a run older than the memory\'s newest run of its popula
 describe('doctor says what it knows of the memory', () => {
   it('none: the cost and the ways back (not a failure); found: each population; damaged: a failure', () =>
     withTempDir(async (dir) => {
-      const doctor = async () => (JSON.parse((await cli(dir, ['doctor', ...local(), '--json'])).stdout) as { checks: { name: string; status: string; detail: string }[] }).checks.find((check) => check.name === 'sync memory');
-      expect(await doctor()).toMatchObject({ status: 'skip', detail: expect.stringContaining('if a nightly sync kept one there, it was lost: a night without it sends every record') as string });
+      const doctor = async () =>
+        (
+          JSON.parse((await cli(dir, ['doctor', ...local(), '--json'])).stdout) as {
+            checks: { name: string; status: string; detail: string }[];
+          }
+        ).checks.find((check) => check.name === 'sync memory');
+      expect(await doctor()).toMatchObject({
+        status: 'skip',
+        detail: expect.stringContaining(
+          'if a nightly sync kept one there, it was lost: a night without it sends every record',
+        ) as string,
+      });
       writeUsers(dir, 'users.csv', rows(2));
-      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(0);
-      expect(await doctor()).toMatchObject({ status: 'ok', detail: expect.stringMatching(/users 2 \(staff: newest run \S+\)/) as string });
+      expect((await cli(dir, ['user', 'sync', '--file', 'users.csv', ...local(), '--population', 'staff'])).code).toBe(
+        0,
+      );
+      expect(await doctor()).toMatchObject({
+        status: 'ok',
+        detail: expect.stringMatching(/users 2 \(staff: newest run \S+\)/) as string,
+      });
       const file = join(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 'users.ndjson');
       writeFileSync(file, `${readFileSync(file, 'utf8')}{"crc":"00000000","b":{}}\n`);
-      expect(await doctor()).toMatchObject({ status: 'fail', detail: expect.stringContaining('sync memory damaged: checksum mismatch; it is not used') as string });
+      expect(await doctor()).toMatchObject({
+        status: 'fail',
+        detail: expect.stringContaining('sync memory damaged: checksum mismatch; it is not used') as string,
+      });
     }));
 });

@@ -25,7 +25,9 @@ describe('a memory of another store instance, fed by two runs at once', () => {
     old.record('o1', { digest: 'd0', run: 'R0' });
     await old.close();
     // Held right after it read the old file: that feeder has read it, nothing more.
-    const { reached, release } = await holdFileCall(dir, 'readFile', (bytes) => (bytes as Buffer).includes('old-store'));
+    const { reached, release } = await holdFileCall(dir, 'readFile', (bytes) =>
+      (bytes as Buffer).includes('old-store'),
+    );
     // A reads the old file and is held there; B reads it too, begins it anew and appends.
     const opening = SyncMemory.open(dir, target, 'users', fed('new-store'));
     await reached;

@@ -33,7 +33,12 @@ describe('a torn last line, cut while another feeder starts', () => {
     let waited!: () => void;
     const waiting = new Promise<'waited'>((resolve) => (waited = () => resolve('waited')));
     const feeding = (async () => {
-      const b = await SyncMemory.open(dir, target, 'users', { lock: false, lockTimeoutMs: 5_000, readOnly: false, onWait: () => waited() });
+      const b = await SyncMemory.open(dir, target, 'users', {
+        lock: false,
+        lockTimeoutMs: 5_000,
+        readOnly: false,
+        onWait: () => waited(),
+      });
       b.record('b1', { digest: 'd1', run: 'RB' });
       await b.durable();
       return b;

@@ -22,7 +22,8 @@ const failMove = vi.hoisted(() => ({ on: false }));
 vi.mock('node:fs/promises', async (actual) => {
   const fs = await actual<typeof import('node:fs/promises')>();
   const rename: typeof fs.rename = async (from, to) => {
-    if (failMove.on && /[/\\]X[/\\][0-9a-f]{16}$/.test(String(from))) throw Object.assign(new Error(`EACCES: permission denied, rename '${String(from)}'`), { code: 'EACCES' });
+    if (failMove.on && /[/\\]X[/\\][0-9a-f]{16}$/.test(String(from)))
+      throw Object.assign(new Error(`EACCES: permission denied, rename '${String(from)}'`), { code: 'EACCES' });
     return fs.rename(from, to);
   };
   return { ...fs, rename, default: { ...fs, rename } };
@@ -34,13 +35,24 @@ let env: Record<string, string>;
 const syncDir = () => join(dir, 'X');
 const real = () => ({ kind: 'local' as const, store: join(dir, 'real', 's') });
 const night = (store: string, ids: string[], ...flags: string[]) => {
-  writeFileSync(join(dir, 'users.json'), JSON.stringify(ids.map((id) => ({ ExternalId: id, FirstName: 'S', LastName: id, Role: 'Candidate', Hierarchies: [] }))));
-  return examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', store, ...NIGHTLY, ...flags], dir, env);
+  writeFileSync(
+    join(dir, 'users.json'),
+    JSON.stringify(
+      ids.map((id) => ({ ExternalId: id, FirstName: 'S', LastName: id, Role: 'Candidate', Hierarchies: [] })),
+    ),
+  );
+  return examctl(
+    ['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', store, ...NIGHTLY, ...flags],
+    dir,
+    env,
+  );
 };
-const actions = (stdout: string) => (JSON.parse(stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`);
+const actions = (stdout: string) =>
+  (JSON.parse(stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`);
 // What the refusals advise: the folder named, as the admin's shell (without the job's flag or variable) would not find it.
 const advice = () => `examctl local init --store ${real().store} --sync-dir ${syncDir()}`;
-const gone = () => `no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?)`;
+const gone = () =>
+  `no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?)`;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-moved-sync-dir-'));
@@ -67,65 +79,102 @@ it("a state service's address is no folder: the moved-store rule never reads <cw
 describe.each([
   ['--sync-dir X', ['--sync-dir', 'X'], {}],
   ['EXAMCTL_SYNC_DIR=X', [], { EXAMCTL_SYNC_DIR: 'X' }],
-])('nights that keep their memory in %s, the store moved (trial37 F01, F02)', (_, flags, given: Record<string, string>) => {
-  beforeEach(async () => {
-    Object.assign(env, given);
-    expect((await night('real/s', ['a', 'b', 'c'], ...flags)).code).toBe(0);
-    expect(existsSync(memoryDir(syncDir(), real()))).toBe(true);
-    renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
-  });
+])(
+  'nights that keep their memory in %s, the store moved (trial37 F01, F02)',
+  (_, flags, given: Record<string, string>) => {
+    beforeEach(async () => {
+      Object.assign(env, given);
+      expect((await night('real/s', ['a', 'b', 'c'], ...flags)).code).toBe(0);
+      expect(existsSync(memoryDir(syncDir(), real()))).toBe(true);
+      renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
+    });
 
-  it('local serve refuses, naming the memory in that folder; nothing is created', async () => {
-    const stderr = new StringSink();
-    const io = { stdout: new StringSink(), stderr, env: { ...childEnv(dir), EXAMCTL_NOW: PINNED_NOW, ...env }, now: () => new Date(), isTTY: false, cwd: dir };
-    expect(await runCli(['--store', 'real/s', 'local', 'serve', '--port', '0', ...flags], { ...io, signal: AbortSignal.abort() })).toBe(2);
-    expect(stderr.text).toContain(`${gone()}: nothing was created or served; point the job at it, mount it, or ${advice()}`);
-    expect(existsSync(real().store)).toBe(false);
-  });
+    it('local serve refuses, naming the memory in that folder; nothing is created', async () => {
+      const stderr = new StringSink();
+      const io = {
+        stdout: new StringSink(),
+        stderr,
+        env: { ...childEnv(dir), EXAMCTL_NOW: PINNED_NOW, ...env },
+        now: () => new Date(),
+        isTTY: false,
+        cwd: dir,
+      };
+      expect(
+        await runCli(['--store', 'real/s', 'local', 'serve', '--port', '0', ...flags], {
+          ...io,
+          signal: AbortSignal.abort(),
+        }),
+      ).toBe(2);
+      expect(stderr.text).toContain(
+        `${gone()}: nothing was created or served; point the job at it, mount it, or ${advice()}`,
+      );
+      expect(existsSync(real().store)).toBe(false);
+    });
 
-  it('doctor fails the store check naming the memory in that folder, and reads the memory there', async () => {
-    const doctor = await examctl(['doctor', '--target', 'local', '--store', 'real/s', ...flags], dir, env);
-    expect(doctor.code, doctor.stderr).toBe(3);
-    expect(doctor.stdout).toContain(`FAIL  store      ${gone()}: a run refuses (exit 2); point the job at it, mount it, or ${advice()}`);
-    const moved = await examctl(['doctor', '--target', 'local', '--store', 'moved', ...flags], dir, env);
-    expect(moved.stdout).toContain(`the next run takes in this store's memory kept for the path it was moved from (${memoryFile(syncDir(), real(), 'users')})`);
-  });
+    it('doctor fails the store check naming the memory in that folder, and reads the memory there', async () => {
+      const doctor = await examctl(['doctor', '--target', 'local', '--store', 'real/s', ...flags], dir, env);
+      expect(doctor.code, doctor.stderr).toBe(3);
+      expect(doctor.stdout).toContain(
+        `FAIL  store      ${gone()}: a run refuses (exit 2); point the job at it, mount it, or ${advice()}`,
+      );
+      const moved = await examctl(['doctor', '--target', 'local', '--store', 'moved', ...flags], dir, env);
+      expect(moved.stdout).toContain(
+        `the next run takes in this store's memory kept for the path it was moved from (${memoryFile(syncDir(), real(), 'users')})`,
+      );
+    });
 
-  it('local init moves that memory aside in that folder: the moved store\'s next night takes it in', async () => {
-    const init = await examctl(['local', 'init', '--store', 'real/s', ...flags], dir, env);
-    expect(init.code, init.stderr).toBe(0);
-    expect(init.stderr).toMatch(new RegExp(`note: the sync memory ${memoryDir(syncDir(), real())} names a store made here before: moved to ${syncDir()}/[0-9a-f]{16} `));
-    expect(actions((await night('real/s', ['a'], ...flags)).stdout)).toEqual(['a created']);
-    const moved = await night('moved', ['a', 'b'], ...flags);
-    expect(moved.stderr).toContain('note: took in');
-    expect(actions(moved.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
-  });
+    it("local init moves that memory aside in that folder: the moved store's next night takes it in", async () => {
+      const init = await examctl(['local', 'init', '--store', 'real/s', ...flags], dir, env);
+      expect(init.code, init.stderr).toBe(0);
+      expect(init.stderr).toMatch(
+        new RegExp(
+          `note: the sync memory ${memoryDir(syncDir(), real())} names a store made here before: moved to ${syncDir()}/[0-9a-f]{16} `,
+        ),
+      );
+      expect(actions((await night('real/s', ['a'], ...flags)).stdout)).toEqual(['a created']);
+      const moved = await night('moved', ['a', 'b'], ...flags);
+      expect(moved.stderr).toContain('note: took in');
+      expect(actions(moved.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
+    });
 
-  it('the way out, run as printed from a shell without the flag or variable, moves that memory aside: the moved store keeps it (trial39 F03)', async () => {
-    const refused = await night('real/s', ['a'], ...flags);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`${gone()}: nothing was created or sent; point the job at it, mount it, or ${advice()}\n`);
-    const init = await examctl(advice().split(' ').slice(1), dir);
-    expect(init.stderr).toContain(`note: the sync memory ${memoryDir(syncDir(), real())} names a store made here before: moved to ${syncDir()}/`);
-    expect(actions((await night('real/s', ['a'], ...flags)).stdout)).toEqual(['a created']);
-    expect(actions((await night('moved', ['a', 'b'], ...flags)).stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
-  });
+    it('the way out, run as printed from a shell without the flag or variable, moves that memory aside: the moved store keeps it (trial39 F03)', async () => {
+      const refused = await night('real/s', ['a'], ...flags);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        `${gone()}: nothing was created or sent; point the job at it, mount it, or ${advice()}\n`,
+      );
+      const init = await examctl(advice().split(' ').slice(1), dir);
+      expect(init.stderr).toContain(
+        `note: the sync memory ${memoryDir(syncDir(), real())} names a store made here before: moved to ${syncDir()}/`,
+      );
+      expect(actions((await night('real/s', ['a'], ...flags)).stdout)).toEqual(['a created']);
+      expect(actions((await night('moved', ['a', 'b'], ...flags)).stdout)).toEqual([
+        'a unchanged',
+        'b unchanged',
+        'c disabled',
+      ]);
+    });
 
-  it('a local init that looked in another folder: the new store\'s first night says whose the memory is, without a --force nobody gave (trial39 F03)', async () => {
-    expect((await examctl(['local', 'init', '--store', 'real/s'], dir)).code).toBe(0);
-    const first = await night('real/s', ['a'], ...flags);
-    expect(first.stderr).toContain(`the sync memory ${memoryFile(syncDir(), real(), 'users')} is of the store this path held before: not used; this store's memory starts again`);
-    expect(first.stderr).not.toContain('--force');
-  });
-});
+    it("a local init that looked in another folder: the new store's first night says whose the memory is, without a --force nobody gave (trial39 F03)", async () => {
+      expect((await examctl(['local', 'init', '--store', 'real/s'], dir)).code).toBe(0);
+      const first = await night('real/s', ['a'], ...flags);
+      expect(first.stderr).toContain(
+        `the sync memory ${memoryFile(syncDir(), real(), 'users')} is of the store this path held before: not used; this store's memory starts again`,
+      );
+      expect(first.stderr).not.toContain('--force');
+    });
+  },
+);
 
-it('nights in the default folder of a shell like the admin\'s: the way out is the bare command (trial39 F03)', async () => {
+it("nights in the default folder of a shell like the admin's: the way out is the bare command (trial39 F03)", async () => {
   env.EXAMCTL_RUNS_DIR = '';
   expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
   renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
   const refused = await night('real/s', ['a']);
   expect(refused.code).toBe(2);
-  expect(refused.stderr).toContain(`nothing was created or sent; point the job at it, mount it, or examctl local init --store ${real().store}\n`);
+  expect(refused.stderr).toContain(
+    `nothing was created or sent; point the job at it, mount it, or examctl local init --store ${real().store}\n`,
+  );
 });
 
 describe('local init where the memory cannot be moved aside (trial37 F07)', () => {
@@ -139,7 +188,9 @@ describe('local init where the memory cannot be moved aside (trial37 F07)', () =
     failMove.on = true;
     const init = await examctl(['local', 'init', '--store', 'real/s', '--sync-dir', 'X'], dir, env);
     expect(init.code).toBe(2);
-    expect(init.stderr).toContain(`cannot move the sync memory ${memoryDir(syncDir(), real())} aside: permission denied (check the owner and mode of the file or directory) (EACCES); nothing was created: let this user write its folder, then run examctl local init again`);
+    expect(init.stderr).toContain(
+      `cannot move the sync memory ${memoryDir(syncDir(), real())} aside: permission denied (check the owner and mode of the file or directory) (EACCES); nothing was created: let this user write its folder, then run examctl local init again`,
+    );
     expect(init.stderr).not.toContain('API token');
     expect(existsSync(real().store)).toBe(false);
     expect(readdirSync(syncDir())).toEqual([memoryDir(syncDir(), real()).slice(syncDir().length + 1)]);
@@ -148,7 +199,11 @@ describe('local init where the memory cannot be moved aside (trial37 F07)', () =
     const again = await examctl(['local', 'init', '--store', 'real/s', '--sync-dir', 'X'], dir, env);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('API token of this store, shown only now');
-    expect(actions((await night('moved', ['a', 'b'], '--sync-dir', 'X')).stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
+    expect(actions((await night('moved', ['a', 'b'], '--sync-dir', 'X')).stdout)).toEqual([
+      'a unchanged',
+      'b unchanged',
+      'c disabled',
+    ]);
   });
 
   it('a store that cannot be made there puts the memory back: nothing half done', async () => {
@@ -158,6 +213,10 @@ describe('local init where the memory cannot be moved aside (trial37 F07)', () =
     expect(init.code).toBe(2);
     expect(init.stderr).toContain(`${real().store} exists and is not an examctl store`);
     expect(readdirSync(syncDir())).toEqual([memoryDir(syncDir(), real()).slice(syncDir().length + 1)]);
-    expect(actions((await night('moved', ['a', 'b'], '--sync-dir', 'X')).stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
+    expect(actions((await night('moved', ['a', 'b'], '--sync-dir', 'X')).stdout)).toEqual([
+      'a unchanged',
+      'b unchanged',
+      'c disabled',
+    ]);
   });
 });

@@ -32,10 +32,17 @@ function cell(id: string, night: 1 | 2 | 'all-move'): string {
   return 'H-B|H-C:reports';
 }
 
-function writeNight(file: string, night: 1 | 2 | 'all-move', header = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies'): void {
+function writeNight(
+  file: string,
+  night: 1 | 2 | 'all-move',
+  header = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies',
+): void {
   const withHierarchies = header.endsWith('Hierarchies');
   const lines = [header];
-  for (const id of ids) lines.push(`${id},First,Last ${id},${id}@example.test,name-${id},Candidate${withHierarchies ? `,${cell(id, night)}` : ''}`);
+  for (const id of ids)
+    lines.push(
+      `${id},First,Last ${id},${id}@example.test,name-${id},Candidate${withHierarchies ? `,${cell(id, night)}` : ''}`,
+    );
   writeFileSync(file, `${lines.join('\n')}\n`);
 }
 
@@ -91,9 +98,27 @@ function itemsOf(stdout: string): Item[] {
 /** What the second night must send for one user: the file's entries, then examctl's DELETEs. */
 function expectedSecondNight(id: string): Membership[] {
   if (movers.includes(id)) {
-    return [{ ExternalId: 'H-D', IsCoordinator: false, IsAdministrator: false, HasViewReportsPermissions: false, HasReScoringPermissions: false } as Membership, { ExternalId: 'H-A', Action: 'DELETE' }];
+    return [
+      {
+        ExternalId: 'H-D',
+        IsCoordinator: false,
+        IsAdministrator: false,
+        HasViewReportsPermissions: false,
+        HasReScoringPermissions: false,
+      } as Membership,
+      { ExternalId: 'H-A', Action: 'DELETE' },
+    ];
   }
-  if (revoked.includes(id)) return [{ ExternalId: 'H-A', IsCoordinator: false, IsAdministrator: false, HasViewReportsPermissions: false, HasReScoringPermissions: false } as Membership];
+  if (revoked.includes(id))
+    return [
+      {
+        ExternalId: 'H-A',
+        IsCoordinator: false,
+        IsAdministrator: false,
+        HasViewReportsPermissions: false,
+        HasReScoringPermissions: false,
+      } as Membership,
+    ];
   return [{ ExternalId: 'H-B', Action: 'DELETE' }];
 }
 
@@ -104,7 +129,10 @@ function expectedRemoved(id: string): string[] {
 /** Ids whose sent outcome (not `unchanged`) the last run's journal holds on disk. */
 function durablyAnswered(): Set<string> {
   const runs = join(dir, 'state', 'runs');
-  const run = readdirSync(runs).filter((name) => !name.startsWith('.')).sort().at(-1)!;
+  const run = readdirSync(runs)
+    .filter((name) => !name.startsWith('.'))
+    .sort()
+    .at(-1)!;
   const done = new Set<string>();
   for (const line of readFileSync(join(runs, run, 'journal.ndjson'), 'utf8').split('\n')) {
     if (!line.includes('"t":"outcome"') || line.includes('"action":"unchanged"')) continue;
@@ -141,7 +169,24 @@ describe('remote target: requests counted by the server', () => {
     await server.close();
   });
   const sync = (file: string, ...flags: string[]) =>
-    examctl(['user', 'sync', '--file', file, '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--json', ...flags], dir, env);
+    examctl(
+      [
+        'user',
+        'sync',
+        '--file',
+        file,
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+        '--allow-insecure-http',
+        '--yes',
+        '--json',
+        ...flags,
+      ],
+      dir,
+      env,
+    );
 
   it('sends exactly the 110 changes with their DELETEs and false flags; the same night again sends nothing', async () => {
     const first = await sync('night1.csv');
@@ -149,12 +194,45 @@ describe('remote target: requests counted by the server', () => {
     expect(server.applied).toHaveLength(USERS);
 
     // The plan first: from the memory, the service not asked.
-    const plan = await examctl(['user', 'sync', '--file', 'night2.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--dry-run', ...NIGHTLY], dir, env);
+    const plan = await examctl(
+      [
+        'user',
+        'sync',
+        '--file',
+        'night2.csv',
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+        '--allow-insecure-http',
+        '--dry-run',
+        ...NIGHTLY,
+      ],
+      dir,
+      env,
+    );
     expect(plan.code, plan.stderr).toBe(0);
     expect(server.applied).toHaveLength(USERS);
     expect(plan.stderr).toContain('~ jm-0 (leaves H-A; joins H-D)');
     expect(plan.stderr).toContain('110 movers (would lose a link or flag examctl sent)');
-    const revokedPlan = await examctl(['user', 'sync', '--file', 'night2.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--dry-run', '--json', ...NIGHTLY], dir, env);
+    const revokedPlan = await examctl(
+      [
+        'user',
+        'sync',
+        '--file',
+        'night2.csv',
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+        '--allow-insecure-http',
+        '--dry-run',
+        '--json',
+        ...NIGHTLY,
+      ],
+      dir,
+      env,
+    );
     expect(itemsOf(revokedPlan.stdout).find((item) => item.id === 'jm-100')?.removed).toEqual(['H-A:coordinator']);
 
     server.applied.length = 0;
@@ -176,7 +254,8 @@ describe('remote target: requests counted by the server', () => {
 
   it('without --prune-memberships, names the users who keep links the file dropped, every night until a pruning night removes them', async () => {
     expect((await sync('night1.csv')).code).toBe(0);
-    const kept = '60 users keep a hierarchy link or permission flag examctl sent that the file no longer gives (jm-0 still in H-A; jm-1 still in H-A; jm-2 still in H-A, 57 more)';
+    const kept =
+      '60 users keep a hierarchy link or permission flag examctl sent that the file no longer gives (jm-0 still in H-A; jm-1 still in H-A; jm-2 still in H-A, 57 more)';
     // The movers' requests only add H-D; an emptied cell sends nothing: H-A and H-B stay. A revoked
     // flag is not among them: the CSV cell sends it false, so the request itself revokes it.
     const second = await sync('night2.csv', '--changed-only', '--disable-missing');
@@ -189,7 +268,23 @@ describe('remote target: requests counted by the server', () => {
     expect(server.applied).toEqual([]);
     expect(third.stderr).toContain(kept);
     // A dry run says it too.
-    const plan = await examctl(['user', 'sync', '--file', 'night2.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--dry-run', '--changed-only'], dir, env);
+    const plan = await examctl(
+      [
+        'user',
+        'sync',
+        '--file',
+        'night2.csv',
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+        '--allow-insecure-http',
+        '--dry-run',
+        '--changed-only',
+      ],
+      dir,
+      env,
+    );
     expect(plan.stderr).toContain(kept);
     // Pruned: nothing kept any more.
     expect((await sync('night2.csv', ...NIGHTLY)).code).toBe(0);
@@ -224,7 +319,21 @@ describe('remote target: requests counted by the server', () => {
     // durable, and that group carried the answers queued before it: the answers before it, but
     // the last few, are on disk at any speed.
     const running = startExamctl(
-      ['user', 'sync', '--file', 'night2.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--concurrency', '1', ...NIGHTLY],
+      [
+        'user',
+        'sync',
+        '--file',
+        'night2.csv',
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+        '--allow-insecure-http',
+        '--yes',
+        '--concurrency',
+        '1',
+        ...NIGHTLY,
+      ],
       dir,
       env,
     );
@@ -241,7 +350,11 @@ describe('remote target: requests counted by the server', () => {
     // What the killed run's journal holds as answered: never sent again.
     const done = durablyAnswered();
     expect(done.size).toBeGreaterThan(0);
-    const resumed = await examctl(['--yes', '--json', '--base-url', server.url, '--allow-insecure-http', 'runs', 'resume'], dir, env);
+    const resumed = await examctl(
+      ['--yes', '--json', '--base-url', server.url, '--allow-insecure-http', 'runs', 'resume'],
+      dir,
+      env,
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     const byResume = server.applied.slice(beforeKill.length).map((a) => a.id);
     expect(byResume.filter((id) => done.has(id))).toEqual([]);
@@ -260,7 +373,13 @@ describe('remote target: requests counted by the server', () => {
       const items = itemsOf(report);
       for (const id of reported) expect(items.find((item) => item.id === id)?.removed, id).toEqual(expectedRemoved(id));
       for (const id of changedIds.filter((id) => !reported.includes(id))) {
-        expect(items.find((item) => item.id === id), id).toMatchObject({ action: 'sent', note: expect.stringMatching(/^acknowledged to the interrupted attempt of this run/) });
+        expect(
+          items.find((item) => item.id === id),
+          id,
+        ).toMatchObject({
+          action: 'sent',
+          note: expect.stringMatching(/^acknowledged to the interrupted attempt of this run/),
+        });
       }
     }
     expect((JSON.parse(resumed.stdout) as { summary: { movers?: number } }).summary.movers).toBe(reported.length);
@@ -277,14 +396,20 @@ describe('remote target: requests counted by the server', () => {
     server.setGroupErrors((user) => [
       ...(user.Hierarchies ?? [])
         .filter((h) => h.Action === 'DELETE')
-        .map((h, i) => ({ ExternalId: h.ExternalId, Code: i % 2 === 0 && user.ExternalId.endsWith('0') ? 1134 : 131, Error: `Hierarchy ${h.ExternalId} gone` })),
+        .map((h, i) => ({
+          ExternalId: h.ExternalId,
+          Code: i % 2 === 0 && user.ExternalId.endsWith('0') ? 1134 : 131,
+          Error: `Hierarchy ${h.ExternalId} gone`,
+        })),
       ...(user.ExternalId === 'jm-1' ? [{ ExternalId: 'H-D', Code: 131, Error: 'Hierarchy H-D not found' }] : []),
     ]);
     server.applied.length = 0;
     const second = await sync('night2.csv', ...NIGHTLY);
     expect(second.code, second.stderr).toBe(1);
     const items = itemsOf(second.stdout);
-    expect(items.filter((item) => item.status !== 'ok').map((item) => [item.id, item.status, item.errors.length])).toEqual([['jm-1', 'partial', 1]]);
+    expect(
+      items.filter((item) => item.status !== 'ok').map((item) => [item.id, item.status, item.errors.length]),
+    ).toEqual([['jm-1', 'partial', 1]]);
     expect(items.find((item) => item.id === 'jm-0')?.errors).toEqual([]);
     expect(items.find((item) => item.id === 'jm-200')?.errors).toEqual([]);
 
@@ -301,7 +426,9 @@ describe('remote target: requests counted by the server', () => {
     expect((await sync('night1.csv')).code).toBe(0);
     const synced = join(dir, 'state', 'synced');
     const file = join(synced, readdirSync(synced)[0]!, 'users.ndjson');
-    const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
     const withoutLinks = lines.map((line) => {
       const decoded = decodeChecksummedLine(Buffer.from(line));
       if (!decoded.ok) throw new Error(decoded.reason);
@@ -324,14 +451,28 @@ describe('remote target: requests counted by the server', () => {
   });
 
   it('JSON input: a flag examctl sent true that the record no longer gives is sent false; one never sent is never touched', async () => {
-    const record = (hierarchies: unknown[]) => ({ ExternalId: 'js-1', FirstName: 'J', LastName: 'S', Email: 'js@example.test', UserName: 'js-1', Role: 'Candidate', Hierarchies: hierarchies });
+    const record = (hierarchies: unknown[]) => ({
+      ExternalId: 'js-1',
+      FirstName: 'J',
+      LastName: 'S',
+      Email: 'js@example.test',
+      UserName: 'js-1',
+      Role: 'Candidate',
+      Hierarchies: hierarchies,
+    });
     writeFileSync(join(dir, 'a.json'), JSON.stringify([record([{ ExternalId: 'H-A', IsCoordinator: true }])]));
     expect((await sync('a.json')).code).toBe(0);
-    writeFileSync(join(dir, 'b.json'), JSON.stringify([record([{ ExternalId: 'H-A' }, { ExternalId: 'H-X', IsAdministrator: false }])]));
+    writeFileSync(
+      join(dir, 'b.json'),
+      JSON.stringify([record([{ ExternalId: 'H-A' }, { ExternalId: 'H-X', IsAdministrator: false }])]),
+    );
     server.applied.length = 0;
     const second = await sync('b.json', '--changed-only', '--prune-memberships');
     expect(second.code, second.stderr).toBe(0);
-    expect(server.applied[0]!.hierarchies).toEqual([{ ExternalId: 'H-A', IsCoordinator: false }, { ExternalId: 'H-X', IsAdministrator: false }]);
+    expect(server.applied[0]!.hierarchies).toEqual([
+      { ExternalId: 'H-A', IsCoordinator: false },
+      { ExternalId: 'H-X', IsAdministrator: false },
+    ]);
     expect(itemsOf(second.stdout)[0]!.removed).toEqual(['H-A:coordinator']);
     server.applied.length = 0;
     expect((await sync('b.json', '--changed-only', '--prune-memberships')).code).toBe(0);
@@ -340,7 +481,8 @@ describe('remote target: requests counted by the server', () => {
 });
 
 describe('local target: the store export says it', () => {
-  const sync = (file: string, ...flags: string[]) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', ...flags], dir, env);
+  const sync = (file: string, ...flags: string[]) =>
+    examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', ...flags], dir, env);
 
   interface StoredUser {
     ExternalId: string;
@@ -349,14 +491,22 @@ describe('local target: the store export says it', () => {
   async function storedUsers(): Promise<Map<string, StoredUser>> {
     const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
     expect(exported.code, exported.stderr).toBe(0);
-    return new Map((JSON.parse(exported.stdout) as { Users: StoredUser[] }).Users.map((user) => [user.ExternalId, user]));
+    return new Map(
+      (JSON.parse(exported.stdout) as { Users: StoredUser[] }).Users.map((user) => [user.ExternalId, user]),
+    );
   }
   const linksOf = (user: StoredUser | undefined) =>
-    (user?.Hierarchies ?? []).map((h) => `${h.ExternalId}${h.IsCoordinator === true ? ':coordinator' : ''}${h.HasViewReportsPermissions === true ? ':reports' : ''}`).sort();
+    (user?.Hierarchies ?? [])
+      .map(
+        (h) =>
+          `${h.ExternalId}${h.IsCoordinator === true ? ':coordinator' : ''}${h.HasViewReportsPermissions === true ? ':reports' : ''}`,
+      )
+      .sort();
 
   beforeEach(async () => {
     const world = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'world.json'), 'utf8')) as { Hierarchies: unknown[] };
-    for (const id of ['H-A', 'H-B', 'H-C', 'H-D']) world.Hierarchies.push({ ExternalId: id, Title: id, Parent: 'root', Active: true });
+    for (const id of ['H-A', 'H-B', 'H-C', 'H-D'])
+      world.Hierarchies.push({ ExternalId: id, Title: id, Parent: 'root', Active: true });
     writeFileSync(join(dir, 'world.json'), JSON.stringify(world));
     expect((await examctl(['local', 'init', '--store', 'store', '--seed', 'world.json'], dir, env)).code).toBe(0);
   });
@@ -367,11 +517,22 @@ describe('local target: the store export says it', () => {
     const second = await sync('night2.csv', ...NIGHTLY);
     expect(second.code, second.stderr).toBe(0);
     const items = itemsOf(second.stdout);
-    expect(items.filter((item) => item.action !== 'unchanged').map((item) => item.id).sort()).toEqual(changedIds);
+    expect(
+      items
+        .filter((item) => item.action !== 'unchanged')
+        .map((item) => item.id)
+        .sort(),
+    ).toEqual(changedIds);
     expect(items.filter((item) => item.action === 'updated')).toHaveLength(110);
     const after = await storedUsers();
     for (const id of ids) {
-      const expected = movers.includes(id) ? ['H-D'] : revoked.includes(id) ? ['H-A'] : emptied.includes(id) ? [] : linksOf(before.get(id));
+      const expected = movers.includes(id)
+        ? ['H-D']
+        : revoked.includes(id)
+          ? ['H-A']
+          : emptied.includes(id)
+            ? []
+            : linksOf(before.get(id));
       expect(linksOf(after.get(id)), id).toEqual(expected);
     }
     expect(linksOf(before.get('jm-100'))).toEqual(['H-A:coordinator']);
@@ -390,16 +551,25 @@ describe('local target: the store export says it', () => {
 
   it('a killed pruning run, resumed, applies each remaining change once', async () => {
     expect((await sync('night1.csv')).code).toBe(0);
-    const killed = await examctl(['user', 'sync', '--file', 'night2.csv', '--target', 'local', '--store', 'store', ...NIGHTLY], dir, {
-      ...env,
-      EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:40:SIGKILL',
-    });
+    const killed = await examctl(
+      ['user', 'sync', '--file', 'night2.csv', '--target', 'local', '--store', 'store', ...NIGHTLY],
+      dir,
+      {
+        ...env,
+        EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:40:SIGKILL',
+      },
+    );
     expect(killed.signal).toBe('SIGKILL');
     const resumed = await examctl(['--yes', '--json', 'runs', 'resume'], dir, env);
     expect(resumed.code, resumed.stderr).toBe(0);
     const resumedItems = itemsOf(resumed.stdout);
     // Every change reported once across the run; the remaining ones sent by the resume only.
-    expect(resumedItems.filter((item) => item.action !== 'unchanged').map((item) => item.id).sort()).toEqual(changedIds);
+    expect(
+      resumedItems
+        .filter((item) => item.action !== 'unchanged')
+        .map((item) => item.id)
+        .sort(),
+    ).toEqual(changedIds);
     const after = await storedUsers();
     for (const id of movers) expect(linksOf(after.get(id)), id).toEqual(['H-D']);
     for (const id of emptied) expect(linksOf(after.get(id)), id).toEqual([]);

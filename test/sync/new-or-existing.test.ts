@@ -40,7 +40,11 @@ async function sheetRows(path: string): Promise<string[][]> {
   await workbook.xlsx.readFile(path);
   const rows: string[][] = [];
   (workbook.worksheets[0] as ExcelJS.Worksheet).eachRow((sheetRow) => {
-    rows.push((sheetRow.values as unknown[]).slice(1).map((value) => (value === undefined || value === null ? '' : String(value))));
+    rows.push(
+      (sheetRow.values as unknown[])
+        .slice(1)
+        .map((value) => (value === undefined || value === null ? '' : String(value))),
+    );
   });
   return rows;
 }
@@ -79,8 +83,15 @@ describe('remote: the sync memory tells created from updated; without one, sent'
       expect(first.stderr).toContain('3 ok: 3 sent (what it did: not known)\n');
 
       // u-2 renamed, u-4 and u-5 join.
-      await writeFile(join(dir, 'night2.csv'), `${HEADER}\n${[row('u-1'), row('u-2', 'Anna'), row('u-3'), row('u-4'), row('u-5')].join('\n')}\n`);
-      const second = await run(dir, [...remote(), '--json', 'user', 'sync', '--file', 'night2.csv', '--report', 'r.csv'], env);
+      await writeFile(
+        join(dir, 'night2.csv'),
+        `${HEADER}\n${[row('u-1'), row('u-2', 'Anna'), row('u-3'), row('u-4'), row('u-5')].join('\n')}\n`,
+      );
+      const second = await run(
+        dir,
+        [...remote(), '--json', 'user', 'sync', '--file', 'night2.csv', '--report', 'r.csv'],
+        env,
+      );
       expect(second.code, second.stderr).toBe(0);
       const doc = second.json();
       expect(doc.items.map((item) => [item.id, item.action])).toEqual([
@@ -90,10 +101,28 @@ describe('remote: the sync memory tells created from updated; without one, sent'
         ['u-4', 'created'],
         ['u-5', 'created'],
       ]);
-      expect(doc.summary).toEqual({ total: 5, ok: 5, partial: 0, failed: 0, skipped: 0, created: 2, updated: 3, retried: 0, retriedByCause: {} });
+      expect(doc.summary).toEqual({
+        total: 5,
+        ok: 5,
+        partial: 0,
+        failed: 0,
+        skipped: 0,
+        created: 2,
+        updated: 3,
+        retried: 0,
+        retriedByCause: {},
+      });
       expect(second.stderr).toContain('5 items: 5 ok, 0 partial, 0 failed, 0 skipped\n5 ok: 2 created, 3 updated\n');
       const csv = await csvRows(join(dir, 'r.csv'));
-      expect(csv[0]).toEqual([...HEADER.split(','), 'status', 'error_codes', 'error_messages', 'action', 'note', 'run']);
+      expect(csv[0]).toEqual([
+        ...HEADER.split(','),
+        'status',
+        'error_codes',
+        'error_messages',
+        'action',
+        'note',
+        'run',
+      ]);
       expect(csv.slice(1).map((cells) => cells[8])).toEqual(['updated', 'updated', 'updated', 'created', 'created']);
       // Each output of one run is its own request: the xlsx and JUnit reports of the same night again.
       const third = await run(dir, [...remote(), 'user', 'sync', '--file', 'night2.csv', '--report', 'r.xlsx'], env);
@@ -109,8 +138,22 @@ describe('remote: the sync memory tells created from updated; without one, sent'
       // runs show rebuilds the second night's counts and columns from its journal.
       const shown = await run(dir, ['--json', 'runs', 'show', doc.run!, '--report', 'shown.csv']);
       expect(shown.code).toBe(0);
-      expect(shown.json().summary).toEqual({ total: 5, ok: 5, partial: 0, failed: 0, skipped: 0, created: 2, updated: 3 });
-      expect((await csvRows(join(dir, 'shown.csv'))).slice(1).map((cells) => cells[8])).toEqual(['updated', 'updated', 'updated', 'created', 'created']);
+      expect(shown.json().summary).toEqual({
+        total: 5,
+        ok: 5,
+        partial: 0,
+        failed: 0,
+        skipped: 0,
+        created: 2,
+        updated: 3,
+      });
+      expect((await csvRows(join(dir, 'shown.csv'))).slice(1).map((cells) => cells[8])).toEqual([
+        'updated',
+        'updated',
+        'updated',
+        'created',
+        'created',
+      ]);
       expect(shown.stderr).toContain('5 ok: 2 created, 3 updated\n');
     });
   });
@@ -121,7 +164,9 @@ describe('remote: the sync memory tells created from updated; without one, sent'
       // No memory yet: cannot tell, so refused before any request.
       const blind = await run(dir, [...remote(), '--json', 'user', 'sync', '--file', 'new.csv', '--only-new'], env);
       expect(blind.code).toBe(2);
-      expect(blind.stderr).toMatch(/examctl: --only-new: no sync memory for remote http:\/\/127\.0\.0\.1:\d+ of this run.s population \(looked in .*users\.ndjson\), so examctl cannot tell new users from existing ones; nothing was sent/);
+      expect(blind.stderr).toMatch(
+        /examctl: --only-new: no sync memory for remote http:\/\/127\.0\.0\.1:\d+ of this run.s population \(looked in .*users\.ndjson\), so examctl cannot tell new users from existing ones; nothing was sent/,
+      );
       expect(blind.json().error?.exitCode).toBe(2);
       expect(service.requests).toHaveLength(0);
 
@@ -133,14 +178,23 @@ describe('remote: the sync memory tells created from updated; without one, sent'
       expect(onlyNew.code, onlyNew.stderr).toBe(0);
       expect(received).toEqual(['u-3']);
       expect(onlyNew.json().items).toEqual([
-        expect.objectContaining({ id: 'u-2', status: 'ok', action: 'left', note: 'on the target already, as the sync memory knows (examctl synced it there, or the target refused it as taken): not sent (--only-new)' }),
+        expect.objectContaining({
+          id: 'u-2',
+          status: 'ok',
+          action: 'left',
+          note: 'on the target already, as the sync memory knows (examctl synced it there, or the target refused it as taken): not sent (--only-new)',
+        }),
         expect.objectContaining({ id: 'u-3', status: 'ok', action: 'created' }),
       ]);
       expect(onlyNew.stderr).toContain('2 ok: 1 created, 1 left alone\n');
 
       received.length = 0;
       await writeFile(join(dir, 'mixed2.csv'), `${HEADER}\n${row('u-1', 'Renamed')}\n${row('u-9')}\n`);
-      const onlyExisting = await run(dir, [...remote(), '--json', 'user', 'sync', '--file', 'mixed2.csv', '--only-existing'], env);
+      const onlyExisting = await run(
+        dir,
+        [...remote(), '--json', 'user', 'sync', '--file', 'mixed2.csv', '--only-existing'],
+        env,
+      );
       expect(onlyExisting.code).toBe(0);
       expect(received).toEqual(['u-1']);
       expect(onlyExisting.json().items.map((item) => [item.id, item.action])).toEqual([
@@ -159,9 +213,17 @@ describe('local: the store decides --only-new and --only-existing', () => {
   it('--only-new never sends a user the store holds (one examctl never synced), in a dry run and a real run', async () => {
     await withTempDir(async (dir) => {
       const store = ['--target', 'local', '--store', join(dir, 'store')];
-      expect(await runCli(['local', 'init', '--store', join(dir, 'store'), '--seed', join(__dirname, '../../fixtures/world.json')], testDeps(dir).deps)).toBe(0);
+      expect(
+        await runCli(
+          ['local', 'init', '--store', join(dir, 'store'), '--seed', join(__dirname, '../../fixtures/world.json')],
+          testDeps(dir).deps,
+        ),
+      ).toBe(0);
       // c-1001 is in the demo world, never synced by examctl: a mistyped row would overwrite it.
-      await writeFile(join(dir, 'joiners.csv'), `${HEADER}\nc-1001,Mistyped,Name,c-1001@example.test,Candidate\n${row('j-1')}\n`);
+      await writeFile(
+        join(dir, 'joiners.csv'),
+        `${HEADER}\nc-1001,Mistyped,Name,c-1001@example.test,Candidate\n${row('j-1')}\n`,
+      );
       const dry = await run(dir, [...store, '--dry-run', 'user', 'sync', '--file', 'joiners.csv', '--only-new']);
       expect(dry.code).toBe(0);
       expect(dry.stderr).toContain('plan: 1 to create, 1 left alone\n  + j-1\n  = c-1001 (left alone)\n');
@@ -172,7 +234,9 @@ describe('local: the store decides --only-new and --only-existing', () => {
         ['j-1', 'created', undefined],
       ]);
       expect(real.json().summary).toMatchObject({ created: 1, updated: 0, left: 1 });
-      const world = JSON.parse((await run(dir, ['local', 'export', '--store', join(dir, 'store')])).stdout) as { Users: { ExternalId: string; FirstName: string }[] };
+      const world = JSON.parse((await run(dir, ['local', 'export', '--store', join(dir, 'store')])).stdout) as {
+        Users: { ExternalId: string; FirstName: string }[];
+      };
       expect(world.Users.find((user) => user.ExternalId === 'c-1001')?.FirstName).not.toBe('Mistyped');
       expect(world.Users.some((user) => user.ExternalId === 'j-1')).toBe(true);
 
@@ -183,13 +247,15 @@ describe('local: the store decides --only-new and --only-existing', () => {
       ]);
       const both = await run(dir, [...store, 'user', 'sync', '--file', 'joiners.csv', '--only-new', '--only-existing']);
       expect(both.code).toBe(2);
-      expect(both.stderr).toContain('examctl: --only-new and --only-existing do not go together: each leaves out what the other sends');
+      expect(both.stderr).toContain(
+        'examctl: --only-new and --only-existing do not go together: each leaves out what the other sends',
+      );
       const prompted = await run(dir, [...store, '--no-input', 'user', 'sync', '--only-new']);
       expect(prompted.code).toBe(2);
       expect(prompted.stderr).toContain('examctl: --only-new needs --file (the export to sync)');
-      expect((await run(dir, [...store, 'user', 'sync', '--file', 'joiners.csv', '--only-new', '--disable-missing'])).stderr).toContain(
-        'examctl: --only-new and --disable-missing do not go together',
-      );
+      expect(
+        (await run(dir, [...store, 'user', 'sync', '--file', 'joiners.csv', '--only-new', '--disable-missing'])).stderr,
+      ).toContain('examctl: --only-new and --disable-missing do not go together');
     });
   });
 
@@ -209,9 +275,20 @@ describe('local: the store decides --only-new and --only-existing', () => {
         ['S-DEC-1', 'left'],
         ['S-DEC-2', 'created'],
       ]);
-      expect((await run(dir, [...store, 'schedule', 'push', '--file', 'both.csv', '--only-existing'])).stderr).toContain('examctl: --only-existing needs --upsert');
+      expect(
+        (await run(dir, [...store, 'schedule', 'push', '--file', 'both.csv', '--only-existing'])).stderr,
+      ).toContain('examctl: --only-existing needs --upsert');
       await writeFile(join(dir, 'three.csv'), sittings(['S-DEC-1', 'S-DEC-3']));
-      const onlyExisting = await run(dir, [...store, '--json', 'schedule', 'push', '--file', 'three.csv', '--only-existing', '--upsert']);
+      const onlyExisting = await run(dir, [
+        ...store,
+        '--json',
+        'schedule',
+        'push',
+        '--file',
+        'three.csv',
+        '--only-existing',
+        '--upsert',
+      ]);
       expect(onlyExisting.code, onlyExisting.stderr).toBe(0);
       expect(onlyExisting.json().items.map((item) => [item.id, item.action])).toEqual([
         ['S-DEC-1', 'unchanged'],

@@ -29,7 +29,13 @@ interface Applied {
  * A loopback service that answers POST /user ok and counts what it applied (answered). With
  * `holdAfter` set, requests past that many are held unanswered: a run made slow by construction.
  */
-async function startCountingServer(): Promise<{ url: string; applied: Applied[]; received: () => number; holdAfter: (n: number) => void; close: () => Promise<void> }> {
+async function startCountingServer(): Promise<{
+  url: string;
+  applied: Applied[];
+  received: () => number;
+  holdAfter: (n: number) => void;
+  close: () => Promise<void>;
+}> {
   const applied: Applied[] = [];
   let received = 0;
   let hold = Infinity;
@@ -71,7 +77,9 @@ function tonight(file: string): void {
   const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role'];
   for (const id of all) {
     if (leavers.includes(id)) continue;
-    lines.push(`${id},First ${id},${changed.includes(id) ? 'Married' : 'Last'} ${id},${id}@example.test,name-${id},Candidate`);
+    lines.push(
+      `${id},First ${id},${changed.includes(id) ? 'Married' : 'Last'} ${id},${id}@example.test,name-${id},Candidate`,
+    );
   }
   writeFileSync(file, `${lines.join('\n')}\n`);
 }
@@ -107,7 +115,24 @@ describe('remote target: requests counted by the server', () => {
     await server.close();
   });
   const sync = (file: string, ...flags: string[]) =>
-    examctl(['user', 'sync', '--file', file, '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--json', ...flags], dir, env);
+    examctl(
+      [
+        'user',
+        'sync',
+        '--file',
+        file,
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+        '--allow-insecure-http',
+        '--yes',
+        '--json',
+        ...flags,
+      ],
+      dir,
+      env,
+    );
 
   it('sends exactly the changed rows and the leavers; the next night nothing; a leaver back is enabled', async () => {
     // A first night that decides (records its file: docs/sync.md, "Stale input").
@@ -119,8 +144,18 @@ describe('remote target: requests counted by the server', () => {
     server.applied.length = 0;
     const second = await sync('tonight.csv', '--changed-only', '--disable-missing');
     expect(second.code, second.stderr).toBe(0);
-    expect(server.applied.filter((a) => a.disableLogin === undefined).map((a) => a.id).sort()).toEqual(changed);
-    expect(server.applied.filter((a) => a.disableLogin === true).map((a) => a.id).sort()).toEqual(leavers);
+    expect(
+      server.applied
+        .filter((a) => a.disableLogin === undefined)
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual(changed);
+    expect(
+      server.applied
+        .filter((a) => a.disableLogin === true)
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual(leavers);
     expect(server.applied).toHaveLength(CHANGED + REMOVED);
     const items = itemsOf(second.stdout);
     const unchanged = items.filter((item) => item.action === 'unchanged');
@@ -129,12 +164,18 @@ describe('remote target: requests counted by the server', () => {
     const disabled = items.filter((item) => item.action === 'disabled');
     expect(disabled.map((item) => item.id).sort()).toEqual(leavers);
     expect(disabled[0]!.source.file).toBe(`<synced by run ${firstRun}>`);
-    expect(second.stderr).toContain(`${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged (not sent), ${REMOVED} disabled`);
+    expect(second.stderr).toContain(
+      `${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged (not sent), ${REMOVED} disabled`,
+    );
     // The run's report rebuilt from its journal says the same.
     const shown = await examctl(['runs', 'show', 'last', '--json'], dir, env);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(itemsOf(shown.stdout).filter((item) => item.action === 'unchanged' && item.note?.includes(firstRun))).toHaveLength(USERS - CHANGED - REMOVED);
-    expect(shown.stderr).toContain(`${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged (not sent), ${REMOVED} disabled`);
+    expect(
+      itemsOf(shown.stdout).filter((item) => item.action === 'unchanged' && item.note?.includes(firstRun)),
+    ).toHaveLength(USERS - CHANGED - REMOVED);
+    expect(shown.stderr).toContain(
+      `${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged (not sent), ${REMOVED} disabled`,
+    );
 
     // The same file again: nothing changed, and a leaver already disabled is not sent again.
     server.applied.length = 0;
@@ -149,12 +190,20 @@ describe('remote target: requests counted by the server', () => {
     expect(server.applied).toEqual([]);
     const fourth = await sync('full.csv', '--changed-only', '--disable-missing', '--allow-old-file');
     expect(fourth.code, fourth.stderr).toBe(0);
-    expect(server.applied.filter((a) => a.disableLogin === false).map((a) => a.id).sort()).toEqual(leavers);
+    expect(
+      server.applied
+        .filter((a) => a.disableLogin === false)
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual(leavers);
     expect(server.applied).toHaveLength(CHANGED + REMOVED);
 
     // The night after, one row changed: only that row goes. The users enabled again are
     // remembered by the request as the file gives it, not with the DisableLogin false examctl added.
-    writeFileSync(join(dir, 'one.csv'), readFileSync(join(dir, 'full.csv'), 'utf8').replace(/Last stu-00007\b/, 'Wed stu-00007'));
+    writeFileSync(
+      join(dir, 'one.csv'),
+      readFileSync(join(dir, 'full.csv'), 'utf8').replace(/Last stu-00007\b/, 'Wed stu-00007'),
+    );
     server.applied.length = 0;
     const fifth = await sync('one.csv', '--changed-only', '--disable-missing');
     expect(fifth.code, fifth.stderr).toBe(0);
@@ -166,7 +215,12 @@ describe('remote target: requests counted by the server', () => {
     server.applied.length = 0;
     const run = await sync('tonight.csv', '--disable-missing');
     expect(run.code, run.stderr).toBe(0);
-    expect(server.applied.filter((a) => a.disableLogin === true).map((a) => a.id).sort()).toEqual(leavers);
+    expect(
+      server.applied
+        .filter((a) => a.disableLogin === true)
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual(leavers);
     expect(server.applied.filter((a) => a.disableLogin === false)).toHaveLength(USERS - REMOVED);
     // Without --disable-missing a full run leaves login as the platform has it.
     server.applied.length = 0;
@@ -178,13 +232,28 @@ describe('remote target: requests counted by the server', () => {
     expect((await sync('full.csv')).code).toBe(0);
     const before = server.received();
     const plan = await examctl(
-      ['user', 'sync', '--file', 'tonight.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--changed-only', '--disable-missing', '--dry-run'],
+      [
+        'user',
+        'sync',
+        '--file',
+        'tonight.csv',
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+        '--allow-insecure-http',
+        '--changed-only',
+        '--disable-missing',
+        '--dry-run',
+      ],
       dir,
       env,
     );
     expect(plan.code, plan.stderr).toBe(0);
     expect(server.received()).toBe(before);
-    expect(plan.stderr).toContain(`plan: ${CHANGED} to send, ${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged, ${REMOVED} to disable`);
+    expect(plan.stderr).toContain(
+      `plan: ${CHANGED} to send, ${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged, ${REMOVED} to disable`,
+    );
     expect(plan.stderr).toContain(`- ${leavers[0]} (disable login)`);
   });
 
@@ -208,13 +277,28 @@ describe('remote target: requests counted by the server', () => {
     // 200 changed rows; the server answers 100 of them, then holds every request.
     const many = all.slice(500, 700);
     const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role'];
-    for (const id of all) lines.push(`${id},First ${id},${many.includes(id) ? 'Moved' : 'Last'} ${id},${id}@example.test,name-${id},Candidate`);
+    for (const id of all)
+      lines.push(
+        `${id},First ${id},${many.includes(id) ? 'Moved' : 'Last'} ${id},${id}@example.test,name-${id},Candidate`,
+      );
     writeFileSync(join(dir, 'moved.csv'), `${lines.join('\n')}\n`);
     const earlier = new Set(readdirSync(join(dir, 'state', 'runs')));
     server.applied.length = 0;
     server.holdAfter(100);
     const running = startExamctl(
-      ['user', 'sync', '--file', 'moved.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--changed-only'],
+      [
+        'user',
+        'sync',
+        '--file',
+        'moved.csv',
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+        '--allow-insecure-http',
+        '--yes',
+        '--changed-only',
+      ],
       dir,
       env,
     );
@@ -225,7 +309,9 @@ describe('remote target: requests counted by the server', () => {
           const run = readdirSync(join(dir, 'state', 'runs')).find((id) => !earlier.has(id));
           if (run === undefined) return;
           const journal = readFileSync(join(dir, 'state', 'runs', run, 'journal.ndjson'), 'utf8');
-          const answered = journal.split('\n').filter((line) => line.includes('"t":"outcome"') && !line.includes('"action":"unchanged"')).length;
+          const answered = journal
+            .split('\n')
+            .filter((line) => line.includes('"t":"outcome"') && !line.includes('"action":"unchanged"')).length;
           if (answered >= 100) {
             clearInterval(poll);
             resolve();
@@ -244,7 +330,11 @@ describe('remote target: requests counted by the server', () => {
     expect(server.applied).toHaveLength(100);
     server.holdAfter(Infinity);
     // As the CI job gives it again: the same target, so --yes is enough (no --target-from-run).
-    const resumed = await examctl(['--yes', '--json', '--base-url', server.url, '--allow-insecure-http', 'runs', 'resume'], dir, env);
+    const resumed = await examctl(
+      ['--yes', '--json', '--base-url', server.url, '--allow-insecure-http', 'runs', 'resume'],
+      dir,
+      env,
+    );
     expect(resumed.code, resumed.stderr).toBe(0);
     const counts = new Map<string, number>();
     for (const a of server.applied) counts.set(a.id, (counts.get(a.id) ?? 0) + 1);
@@ -275,13 +365,32 @@ describe('remote target: requests counted by the server', () => {
       try {
         const synced = join(dir, 'state', 'synced');
         // Acknowledged: not the intents written before each request (their digest is empty).
-        return readFileSync(join(synced, readdirSync(synced)[0]!, 'users.ndjson'), 'utf8').split('\n').filter((line) => line !== '' && !line.includes('"d":""')).length;
+        return readFileSync(join(synced, readdirSync(synced)[0]!, 'users.ndjson'), 'utf8')
+          .split('\n')
+          .filter((line) => line !== '' && !line.includes('"d":""')).length;
       } catch {
         return 0;
       }
     };
     server.holdAfter(50);
-    const feeder = startExamctl(['user', 'sync', '--file', 'full.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--concurrency', '4'], dir, env);
+    const feeder = startExamctl(
+      [
+        'user',
+        'sync',
+        '--file',
+        'full.csv',
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+        '--allow-insecure-http',
+        '--yes',
+        '--concurrency',
+        '4',
+      ],
+      dir,
+      env,
+    );
     await new Promise<void>((resolve, reject) => {
       const poll = setInterval(() => {
         if (server.received() > 50 && rememberedLines() >= 51) {
@@ -295,7 +404,20 @@ describe('remote target: requests counted by the server', () => {
     });
     const before = server.received();
     const refused = await examctl(
-      ['user', 'sync', '--file', 'tonight.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--changed-only', '--disable-missing'],
+      [
+        'user',
+        'sync',
+        '--file',
+        'tonight.csv',
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+        '--allow-insecure-http',
+        '--yes',
+        '--changed-only',
+        '--disable-missing',
+      ],
       dir,
       { ...env, EXAMCTL_LOCK_TIMEOUT_MS: '200' },
     );
@@ -306,7 +428,21 @@ describe('remote target: requests counted by the server', () => {
 
     // A second one waits, and goes on when the feeder is gone (killed: its marker is stale).
     const waiting = startExamctl(
-      ['user', 'sync', '--file', 'tonight.csv', '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--json', '--changed-only', '--disable-missing'],
+      [
+        'user',
+        'sync',
+        '--file',
+        'tonight.csv',
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+        '--allow-insecure-http',
+        '--yes',
+        '--json',
+        '--changed-only',
+        '--disable-missing',
+      ],
       dir,
       { ...env, EXAMCTL_LOCK_TIMEOUT_MS: '120000' },
     );
@@ -327,12 +463,15 @@ describe('remote target: requests counted by the server', () => {
     // It decided from the memory the feeder left: the 50 acknowledged users unchanged, the rest sent.
     const unchanged = itemsOf(done.stdout).filter((item) => item.action === 'unchanged');
     expect(unchanged).toHaveLength(50);
-    expect(server.applied).toHaveLength(USERS - REMOVED - unchanged.length + itemsOf(done.stdout).filter((item) => item.action === 'disabled').length);
+    expect(server.applied).toHaveLength(
+      USERS - REMOVED - unchanged.length + itemsOf(done.stdout).filter((item) => item.action === 'disabled').length,
+    );
   });
 });
 
 describe('local target', () => {
-  const sync = (file: string, ...flags: string[]) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', ...flags], dir, env);
+  const sync = (file: string, ...flags: string[]) =>
+    examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', ...flags], dir, env);
 
   it('updates exactly the changed rows and disables the leavers in the store', async () => {
     expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
@@ -340,9 +479,21 @@ describe('local target', () => {
     const second = await sync('tonight.csv', '--changed-only', '--disable-missing');
     expect(second.code, second.stderr).toBe(0);
     const items = itemsOf(second.stdout);
-    expect(items.filter((item) => item.action === 'updated').map((item) => item.id).sort()).toEqual(changed);
-    expect(items.filter((item) => item.action === 'disabled').map((item) => item.id).sort()).toEqual(leavers);
-    expect(items.filter((item) => item.action === 'unchanged' && item.note !== undefined)).toHaveLength(USERS - CHANGED - REMOVED);
+    expect(
+      items
+        .filter((item) => item.action === 'updated')
+        .map((item) => item.id)
+        .sort(),
+    ).toEqual(changed);
+    expect(
+      items
+        .filter((item) => item.action === 'disabled')
+        .map((item) => item.id)
+        .sort(),
+    ).toEqual(leavers);
+    expect(items.filter((item) => item.action === 'unchanged' && item.note !== undefined)).toHaveLength(
+      USERS - CHANGED - REMOVED,
+    );
     // The store itself says the leavers can no longer log in.
     const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
     expect(exported.code, exported.stderr).toBe(0);
@@ -356,7 +507,9 @@ describe('local target', () => {
   it('a damaged memory is exit 2 naming it, never silently empty; synced forget starts over', async () => {
     expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
     expect((await sync('full.csv')).code).toBe(0);
-    const shown = JSON.parse((await examctl(['synced', 'show', '--json'], dir, env)).stdout) as { memories: { remembered: number; file: string }[] };
+    const shown = JSON.parse((await examctl(['synced', 'show', '--json'], dir, env)).stdout) as {
+      memories: { remembered: number; file: string }[];
+    };
     expect(shown.memories).toHaveLength(1);
     expect(shown.memories[0]!.remembered).toBe(USERS);
     const file = shown.memories[0]!.file;
@@ -376,12 +529,20 @@ describe('local target', () => {
 
   it('never stores a password: a Password column is part of the digest only', async () => {
     expect((await examctl(['local', 'init', '--store', 'store'], dir, env)).code).toBe(0);
-    writeFileSync(join(dir, 'pw.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role,Password\nsecret-1,A,B,a@example.test,sec1,Candidate,Hunter2-Sesame!\n');
+    writeFileSync(
+      join(dir, 'pw.csv'),
+      'ExternalId,FirstName,LastName,Email,UserName,Role,Password\nsecret-1,A,B,a@example.test,sec1,Candidate,Hunter2-Sesame!\n',
+    );
     expect((await sync('pw.csv')).code).toBe(0);
-    const { memories } = JSON.parse((await examctl(['synced', 'show', '--json'], dir, env)).stdout) as { memories: { file: string }[] };
+    const { memories } = JSON.parse((await examctl(['synced', 'show', '--json'], dir, env)).stdout) as {
+      memories: { file: string }[];
+    };
     expect(readFileSync(memories[0]!.file, 'utf8')).not.toContain('Hunter2');
     // A new password is a change.
-    writeFileSync(join(dir, 'pw.csv'), 'ExternalId,FirstName,LastName,Email,UserName,Role,Password\nsecret-1,A,B,a@example.test,sec1,Candidate,Other-Sesame-9!\n');
+    writeFileSync(
+      join(dir, 'pw.csv'),
+      'ExternalId,FirstName,LastName,Email,UserName,Role,Password\nsecret-1,A,B,a@example.test,sec1,Candidate,Other-Sesame-9!\n',
+    );
     const changedPassword = await sync('pw.csv', '--changed-only');
     expect(itemsOf(changedPassword.stdout)[0]!.note).toBeUndefined();
   });
@@ -393,7 +554,24 @@ describe('schedule push --changed-only (with --upsert)', () => {
     expect((await examctl(['local', 'init', '--store', 'store'], dir, pinned)).code).toBe(0);
     const sittings = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8');
     writeFileSync(join(dir, 'sittings.csv'), sittings);
-    const push = (...flags: string[]) => examctl(['schedule', 'push', '--file', 'sittings.csv', '--target', 'local', '--store', 'store', '--upsert', '--json', ...flags], dir, pinned);
+    const push = (...flags: string[]) =>
+      examctl(
+        [
+          'schedule',
+          'push',
+          '--file',
+          'sittings.csv',
+          '--target',
+          'local',
+          '--store',
+          'store',
+          '--upsert',
+          '--json',
+          ...flags,
+        ],
+        dir,
+        pinned,
+      );
     expect((await push()).code).toBe(0);
     const same = await push('--changed-only');
     expect(same.code, same.stderr).toBe(0);
@@ -405,7 +583,11 @@ describe('schedule push --changed-only (with --upsert)', () => {
     const items = itemsOf(one.stdout);
     expect(items.filter((item) => item.note === undefined).map((item) => item.id)).toEqual(['S-MATH1-DEC']);
     expect(items.filter((item) => item.note !== undefined)).toHaveLength(items.length - 1);
-    const refused = await examctl(['schedule', 'push', '--file', 'sittings.csv', '--target', 'local', '--store', 'store', '--changed-only'], dir, pinned);
+    const refused = await examctl(
+      ['schedule', 'push', '--file', 'sittings.csv', '--target', 'local', '--store', 'store', '--changed-only'],
+      dir,
+      pinned,
+    );
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--changed-only needs --upsert');
   });

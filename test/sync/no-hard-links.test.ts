@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 describe('a sync memory where the file system has no hard links', () => {
-  it('is made with its one header, keeps every run\'s lines, and leaves no temporary file', async () => {
+  it("is made with its one header, keeps every run's lines, and leaves no temporary file", async () => {
     const first = await SyncMemory.open(dir, target, 'users', plain);
     expect(vi.mocked(link)).toHaveBeenCalled();
     first.record('u-1', { digest: 'd1', run: 'R1' });

@@ -19,21 +19,53 @@ import { examctlStep } from '../support/in-process.js';
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
 const write = (dir: string, name: string, ids: readonly string[]) =>
-  writeFileSync(join(dir, name), `${[HEADER, ...ids.map((id) => `${id},F,L ${id},${id}@example.test,n-${id},Candidate`)].join('\n')}\n`);
+  writeFileSync(
+    join(dir, name),
+    `${[HEADER, ...ids.map((id) => `${id},F,L ${id},${id}@example.test,n-${id},Candidate`)].join('\n')}\n`,
+  );
 
 async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
-  const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced'), EXAMCTL_LOCK_TIMEOUT_MS: '0', ...env });
+  const io = testDeps(
+    dir,
+    {},
+    {
+      EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+      EXAMCTL_SYNC_DIR: join(dir, 'synced'),
+      EXAMCTL_LOCK_TIMEOUT_MS: '0',
+      ...env,
+    },
+  );
   const code = await runCli(argv, io.deps);
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
-const nightly = (file: string, ...more: string[]) =>
-  ['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--population', 'staff', '--changed-only', '--disable-missing', '--prune-memberships', '--require-memory', '--yes', '--json', ...more];
+const nightly = (file: string, ...more: string[]) => [
+  'user',
+  'sync',
+  '--file',
+  file,
+  '--target',
+  'local',
+  '--store',
+  'store',
+  '--population',
+  'staff',
+  '--changed-only',
+  '--disable-missing',
+  '--prune-memberships',
+  '--require-memory',
+  '--yes',
+  '--json',
+  ...more,
+];
 /** The store's users as `local export` gives them: what a refused run must leave as it was. */
 const exported = async (dir: string) => (await cli(dir, ['local', 'export', '--store', 'store'])).stdout;
 const disabled = async (dir: string) =>
-  ((JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users)
-    .filter((user) => user.DisableLogin === true)
+  (
+    JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout) as {
+      Users: { ExternalId: string; DisableLogin?: boolean }[];
+    }
+  ).Users.filter((user) => user.DisableLogin === true)
     .map((user) => user.ExternalId)
     .sort();
 
@@ -43,7 +75,11 @@ async function threeNights(dir: string, env: Record<string, string> = {}): Promi
   write(dir, 'night1.csv', staff);
   write(dir, 'night2.csv', [...staff, 'st-j2']);
   write(dir, 'night3.csv', [...staff.slice(1), 'st-j2']);
-  const first = await cli(dir, nightly('night1.csv').filter((flag) => flag !== '--require-memory'), env);
+  const first = await cli(
+    dir,
+    nightly('night1.csv').filter((flag) => flag !== '--require-memory'),
+    env,
+  );
   expect(first.code, first.stderr).toBe(0);
   const runs: string[] = [];
   for (const night of ['night2.csv', 'night3.csv']) {
@@ -59,8 +95,8 @@ const refusal = (older: string, newest: string) =>
   `this file is byte for byte the one run ${older} read, while the newest run of --population staff (${newest}) read another: is it an old night's file run again? ` +
   `Sent now, it would undo what the later runs did (enable the leavers they disabled, revert the changes they sent). Nothing was sent. If it is meant, run again with --allow-old-file (docs/sync.md, "Stale input")`;
 
-describe('an old night\'s file run again', () => {
-  it('is refused, a dry run too, nothing changed, naming both runs and the flag; --allow-old-file runs it; the newest night\'s file again is accepted', () =>
+describe("an old night's file run again", () => {
+  it("is refused, a dry run too, nothing changed, naming both runs and the flag; --allow-old-file runs it; the newest night's file again is accepted", () =>
     withTempDir(async (dir) => {
       const { night2, night3 } = await threeNights(dir);
       const before = await exported(dir);
@@ -80,12 +116,28 @@ describe('an old night\'s file run again', () => {
       expect(await disabled(dir)).toEqual([]);
     }));
 
-  it('a plain send of a newer export records its file: the newest night\'s file after it is an old file (trial20 f02)', () =>
+  it("a plain send of a newer export records its file: the newest night's file after it is an old file (trial20 f02)", () =>
     withTempDir(async (dir) => {
       const { night3 } = await threeNights(dir);
       // Night 4's export (st-1's name changed) sent by hand, as a plain send.
-      writeFileSync(join(dir, 'night4.csv'), readFileSync(join(dir, 'night3.csv'), 'utf8').replace('L st-1,', 'L st-1b,'));
-      const plain = await cli(dir, ['user', 'sync', '--file', 'night4.csv', '--target', 'local', '--store', 'store', '--population', 'staff', '--yes', '--json']);
+      writeFileSync(
+        join(dir, 'night4.csv'),
+        readFileSync(join(dir, 'night3.csv'), 'utf8').replace('L st-1,', 'L st-1b,'),
+      );
+      const plain = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        'night4.csv',
+        '--target',
+        'local',
+        '--store',
+        'store',
+        '--population',
+        'staff',
+        '--yes',
+        '--json',
+      ]);
       expect(plain.code, plain.stderr).toBe(0);
       const before = await exported(dir);
       const again = await cli(dir, nightly('night3.csv'));
@@ -98,7 +150,9 @@ describe('an old night\'s file run again', () => {
     withTempDir(async (dir) => {
       await threeNights(dir);
       const file = join(memoryDir(join(dir, 'synced'), { kind: 'local', store: join(dir, 'store') }), 'users.ndjson');
-      const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+      const lines = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '');
       expect(lines.some((line) => line.includes('"f":[['))).toBe(true);
       const withoutFiles = lines.map((line) => {
         const decoded = decodeChecksummedLine(Buffer.from(line));
@@ -128,11 +182,16 @@ describe('an old night\'s file run again', () => {
       }
     }));
 
-  it('a dry run\'s plan from the memory says a send re-enables a user examctl disabled', async () => {
+  it("a dry run's plan from the memory says a send re-enables a user examctl disabled", async () => {
     const applied: Record<string, unknown>[] = [];
     const setup = await startUserSyncService('examctl-old-file-', (user) => applied.push(user));
     try {
-      const remote = (file: string, ...more: string[]) => examctlStep(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--disable-missing', ...more], setup.dir, setup.env);
+      const remote = (file: string, ...more: string[]) =>
+        examctlStep(
+          ['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--disable-missing', ...more],
+          setup.dir,
+          setup.env,
+        );
       const staff = Array.from({ length: 20 }, (_, i) => `st-${i}`);
       write(setup.dir, 'night1.csv', staff);
       write(setup.dir, 'night2.csv', staff.slice(1));

@@ -2,7 +2,13 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
-import { startUserSyncService, stopUserSyncService, type RecordedRequest, type ScriptedReply, type UserSyncService } from '../support/fault-server.js';
+import {
+  startUserSyncService,
+  stopUserSyncService,
+  type RecordedRequest,
+  type ScriptedReply,
+  type UserSyncService,
+} from '../support/fault-server.js';
 
 /**
  * Rows of an older run sent after a later one (docs/sync.md, "Stale input"): a run report fed
@@ -27,17 +33,29 @@ beforeEach(async () => {
   failing = new Set();
   const ok = setup.service.fallback as (request: RecordedRequest) => ScriptedReply;
   setup.service.fallback = (request) =>
-    failing.has(String((JSON.parse(request.body) as { ExternalId: unknown }).ExternalId)) ? { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 202, Message: 'refused' }] } } : ok(request);
+    failing.has(String((JSON.parse(request.body) as { ExternalId: unknown }).ExternalId))
+      ? { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 202, Message: 'refused' }] } }
+      : ok(request);
 });
 afterEach(() => stopUserSyncService(setup));
 
 /** A users file: each id, with `.v` after its email's name where given (`u1=v2`). */
 const users = (name: string, ...ids: string[]) =>
-  writeFile(join(dir, name), `ExternalId,FirstName,LastName,Email,Role\n${ids.map((given) => { const [id, v] = given.split('='); return `${id},F${id},L${id},${id}${v === undefined ? '' : `.${v}`}@example.test,Candidate`; }).join('\n')}\n`);
+  writeFile(
+    join(dir, name),
+    `ExternalId,FirstName,LastName,Email,Role\n${ids
+      .map((given) => {
+        const [id, v] = given.split('=');
+        return `${id},F${id},L${id},${id}${v === undefined ? '' : `.${v}`}@example.test,Candidate`;
+      })
+      .join('\n')}\n`,
+  );
 const sync = (...args: string[]) => examctl(['user', 'sync', ...setup.remote(), ...args], dir, env);
-const nightly = (file: string, ...more: string[]) => sync('--file', file, '--changed-only', '--disable-missing', '--max-disable', '50%', ...more);
+const nightly = (file: string, ...more: string[]) =>
+  sync('--file', file, '--changed-only', '--disable-missing', '--max-disable', '50%', ...more);
 const runOf = (stderr: string) => /run (\S+) \(examctl runs show/.exec(stderr)![1]!;
-const sentIds = () => applied.map((user) => `${String(user.ExternalId)}${user.DisableLogin === true ? ' disabled' : ''}`).sort();
+const sentIds = () =>
+  applied.map((user) => `${String(user.ExternalId)}${user.DisableLogin === true ? ' disabled' : ''}`).sort();
 
 /** Night 0 (u1, u2), then night 1 (u1's email v1) refused for u1, its report `report`. */
 async function failedNight1(report: string): Promise<void> {
@@ -70,10 +88,18 @@ describe('rows of an older run after a later one', () => {
     const retry = await sync('--file', 'n1-report.csv', '--only-failed', '--report', 'retry.csv');
     expect(retry.code, retry.stderr).toBe(1);
     expect(applied).toEqual([]);
-    for (const line of [2, 5]) expect(retry.stderr).toContain(`n1-report.csv:${line} [u${line === 2 ? 1 : 5}] ExternalId - not sent: this row is of run ${n1}, and a later run, ${n2}, left this user with another request`);
+    for (const line of [2, 5])
+      expect(retry.stderr).toContain(
+        `n1-report.csv:${line} [u${line === 2 ? 1 : 5}] ExternalId - not sent: this row is of run ${n1}, and a later run, ${n2}, left this user with another request`,
+      );
     expect(retry.stderr).toContain('run again with --allow-old-file');
     // The retry's own report names night 1 for them: fed back again, still refused.
-    expect((await readFile(join(dir, 'retry.csv'), 'utf8')).split(/\r?\n/).filter((line) => line.startsWith('u')).map((line) => line.split(',').at(-1))).toEqual([n1, n1]);
+    expect(
+      (await readFile(join(dir, 'retry.csv'), 'utf8'))
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('u'))
+        .map((line) => line.split(',').at(-1)),
+    ).toEqual([n1, n1]);
     const again = await sync('--file', 'retry.csv', '--only-failed');
     expect(again.code, again.stderr).toBe(1);
     expect(applied).toEqual([]);
@@ -94,7 +120,7 @@ describe('rows of an older run after a later one', () => {
     expect(applied).toEqual([]);
   });
 
-  it('a retry of a night\'s report goes, a second retry of it too, and the next night\'s unchanged export is not an old file', async () => {
+  it("a retry of a night's report goes, a second retry of it too, and the next night's unchanged export is not an old file", async () => {
     await users('n0.csv', 'u1', 'u2', 'u3');
     expect((await nightly('n0.csv')).code).toBe(0);
     failing = new Set(['u3']);
@@ -135,13 +161,15 @@ describe('rows of an older run after a later one', () => {
     applied = [];
     const plain = await sync('--file', 'p1-report.csv', '--only-failed');
     expect(plain.code, plain.stderr).toBe(1);
-    expect(plain.stderr).toContain(`not sent: this row is of run ${runOf(night.stderr)}, which ran with --population students: retry its report with --population students`);
+    expect(plain.stderr).toContain(
+      `not sent: this row is of run ${runOf(night.stderr)}, which ran with --population students: retry its report with --population students`,
+    );
     expect(applied).toEqual([]);
     expect((await sync('--file', 'p1-report.csv', '--only-failed', '--population', 'students')).code).toBe(0);
     expect(sentIds()).toEqual(['u3']);
   });
 
-  it('a row a later night failed too, or one that lacks only the night\'s --population: still not sent, the words name the way on (trial20 f01, f05)', async () => {
+  it("a row a later night failed too, or one that lacks only the night's --population: still not sent, the words name the way on (trial20 f01, f05)", async () => {
     await users('n0.csv', 'u1', 'u2');
     expect((await nightly('n0.csv')).code).toBe(0);
     failing = new Set(['u1']);
@@ -156,20 +184,26 @@ describe('rows of an older run after a later one', () => {
     applied = [];
     const old = await sync('--file', 'n1-report.csv', '--only-failed');
     expect(old.code, old.stderr).toBe(1);
-    expect(old.stderr).toContain(`a later run, ${runs[1]}, left this user with another request; sent now, this older row would undo it. If run ${runs[1]} failed this row too, retry its report instead (the newest)`);
+    expect(old.stderr).toContain(
+      `a later run, ${runs[1]}, left this user with another request; sent now, this older row would undo it. If run ${runs[1]} failed this row too, retry its report instead (the newest)`,
+    );
     expect(applied).toEqual([]);
     expect((await sync('--file', 'n2-report.csv', '--only-failed')).code).toBe(0);
     expect(sentIds()).toEqual(['u1']);
     // Nights of --population students: night 1 fails u1's email, night 2 sends it.
     failing = new Set(['u2']);
     await users('p1.csv', 'u1=v1', 'u2=v1');
-    expect((await nightly('p1.csv', '--population', 'students', '--allow-old-file', '--report', 'p1-report.csv')).code).toBe(1);
+    expect(
+      (await nightly('p1.csv', '--population', 'students', '--allow-old-file', '--report', 'p1-report.csv')).code,
+    ).toBe(1);
     failing = new Set();
     expect((await nightly('p1.csv', '--population', 'students', '--allow-old-file')).code).toBe(0);
     applied = [];
     const plain = await sync('--file', 'p1-report.csv', '--only-failed');
     expect(plain.code, plain.stderr).toBe(1);
-    expect(plain.stderr).toContain('left this user with this very request with --population students: only the population differs. Run the retry with --population students');
+    expect(plain.stderr).toContain(
+      'left this user with this very request with --population students: only the population differs. Run the retry with --population students',
+    );
     const own = await sync('--file', 'p1-report.csv', '--only-failed', '--population', 'students');
     expect(own.code, own.stderr).toBe(0);
     expect(sentIds()).toEqual(['u2']);
@@ -179,28 +213,42 @@ describe('rows of an older run after a later one', () => {
     await users('n0.csv', 'u1', 'u2', 'u5');
     const n0 = runOf((await nightly('n0.csv')).stderr);
     await users('a.csv', 'u1=v1', 'u2', 'u5');
-    for (const report of ['dry.csv', 'dry.xlsx']) expect((await sync('--dry-run', '--file', 'a.csv', '--report', report)).code).toBe(0);
-    expect((await readFile(join(dir, 'dry.csv'), 'utf8')).split(/\r?\n/).filter((line) => line.startsWith('u')).map((line) => line.split(',').at(-1))).toEqual([n0, n0, n0]);
+    for (const report of ['dry.csv', 'dry.xlsx'])
+      expect((await sync('--dry-run', '--file', 'a.csv', '--report', report)).code).toBe(0);
+    expect(
+      (await readFile(join(dir, 'dry.csv'), 'utf8'))
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('u'))
+        .map((line) => line.split(',').at(-1)),
+    ).toEqual([n0, n0, n0]);
     // Night 1: u1's email v2, u5 left.
     await users('n1.csv', 'u1=v2', 'u2');
     const n1 = runOf((await nightly('n1.csv')).stderr);
     const xlsx = await sync('--file', 'dry.xlsx');
     expect(xlsx.code, xlsx.stderr).toBe(1);
-    expect(xlsx.stderr).toContain(`[u1] ExternalId - not sent: this row is of a dry run's report, planned against run ${n0}`);
+    expect(xlsx.stderr).toContain(
+      `[u1] ExternalId - not sent: this row is of a dry run's report, planned against run ${n0}`,
+    );
     applied = [];
     const whole = await sync('--file', 'dry.csv');
     expect(whole.code, whole.stderr).toBe(1);
     expect(sentIds()).toEqual(['u2']);
-    expect(whole.stderr).toContain(`dry.csv:2 [u1] ExternalId - not sent: this row is of a dry run's report, planned against run ${n0}, and a later run, ${n1}, left this user`);
+    expect(whole.stderr).toContain(
+      `dry.csv:2 [u1] ExternalId - not sent: this row is of a dry run's report, planned against run ${n0}, and a later run, ${n1}, left this user`,
+    );
   });
 
-  it('a report tidied in a spreadsheet (error_messages deleted) is still a report judged by its run; a dry run without the night\'s --population plans against the newest run of any (trial22 f02, f03)', async () => {
+  it("a report tidied in a spreadsheet (error_messages deleted) is still a report judged by its run; a dry run without the night's --population plans against the newest run of any (trial22 f02, f03)", async () => {
     await failedNight1('n1r.csv');
     await users('n2.csv', 'u1=v2', 'u2');
     expect((await nightly('n2.csv')).code).toBe(0);
     const [header, ...rows] = (await readFile(join(dir, 'n1r.csv'), 'utf8')).trim().split(/\r?\n/);
     const drop = header!.split(',').indexOf('error_messages');
-    const tidy = (line: string) => line.split(',').filter((_, at) => at !== drop).join(',');
+    const tidy = (line: string) =>
+      line
+        .split(',')
+        .filter((_, at) => at !== drop)
+        .join(',');
     await writeFile(join(dir, 'tidy.csv'), `${[header!, ...rows].map(tidy).join('\n')}\n`);
     applied = [];
     const tidied = await sync('--file', 'tidy.csv', '--only-failed');
@@ -218,7 +266,10 @@ describe('rows of an older run after a later one', () => {
     await failedNight1('n1r.csv');
     await users('n2.csv', 'u1=v2', 'u2');
     expect((await nightly('n2.csv')).code).toBe(0);
-    const [header, ...rows] = (await readFile(join(dir, 'n1r.csv'), 'utf8')).trim().split(/\r?\n/).map((line) => line.split(','));
+    const [header, ...rows] = (await readFile(join(dir, 'n1r.csv'), 'utf8'))
+      .trim()
+      .split(/\r?\n/)
+      .map((line) => line.split(','));
     const forms: [string, (cells: string[]) => string[]][] = [
       ['errors.csv', (cells) => cells.filter((_, at) => !['error_codes', 'error_messages'].includes(header![at]!))],
       ['status.csv', (cells) => cells.filter((_, at) => header![at] !== 'status')],
@@ -234,23 +285,32 @@ describe('rows of an older run after a later one', () => {
     }
   });
 
-  it('an older examctl\'s report (no run column) of an export with its own Run column reads that Run as the export\'s (trial22 f05)', async () => {
-    await writeFile(join(dir, 'old.csv'), 'ExternalId,FirstName,LastName,Email,Role,Run,status,error_codes,error_messages,action,note\nu1,F,L,u1@example.test,Candidate,RUN-B,failed,300,refused,,\n');
+  it("an older examctl's report (no run column) of an export with its own Run column reads that Run as the export's (trial22 f05)", async () => {
+    await writeFile(
+      join(dir, 'old.csv'),
+      'ExternalId,FirstName,LastName,Email,Role,Run,status,error_codes,error_messages,action,note\nu1,F,L,u1@example.test,Candidate,RUN-B,failed,300,refused,,\n',
+    );
     applied = [];
     const retry = await sync('--file', 'old.csv', '--only-failed', '--map', 'Run=Labels');
     expect(retry.code, retry.stderr).toBe(0);
     expect(applied.map((user) => user.Labels)).toEqual([['RUN-B']]);
   });
 
-  it('after synced adopt (a lost memory rebuilt), the refusal of the failed night\'s retry names the adoption as a way on (trial21 f02)', async () => {
+  it("after synced adopt (a lost memory rebuilt), the refusal of the failed night's retry names the adoption as a way on (trial21 f02)", async () => {
     await failedNight1('n1-report.csv');
     await rm(join(dir, 'state', 'synced'), { recursive: true });
-    const adopt = await examctl(['synced', 'adopt', '--file', 'n0.csv', '--base-url', setup.service.url, '--allow-insecure-http'], dir, env);
+    const adopt = await examctl(
+      ['synced', 'adopt', '--file', 'n0.csv', '--base-url', setup.service.url, '--allow-insecure-http'],
+      dir,
+      env,
+    );
     expect(adopt.code, adopt.stderr).toBe(0);
     applied = [];
     const retry = await sync('--file', 'n1-report.csv', '--only-failed');
     expect(retry.code, retry.stderr).toBe(1);
-    expect(retry.stderr).toMatch(/or run \S+ is a synced adopt \(it sent nothing: this row undoes nothing\), run again with --allow-old-file/);
+    expect(retry.stderr).toMatch(
+      /or run \S+ is a synced adopt \(it sent nothing: this row undoes nothing\), run again with --allow-old-file/,
+    );
     expect((await sync('--file', 'n1-report.csv', '--only-failed', '--allow-old-file')).code).toBe(0);
     expect(sentIds()).toEqual(['u1']);
   });
@@ -262,7 +322,10 @@ describe('rows of an older run after a later one', () => {
     await users('n0.csv', ...ids);
     expect((await sync('--file', 'n0.csv')).code).toBe(0);
     await users('n1.csv', ...ids.slice(0, -1), `${last}=v1`);
-    const killed = await examctl(['user', 'sync', ...setup.remote(), '--file', 'n1.csv'], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1:SIGKILL' });
+    const killed = await examctl(['user', 'sync', ...setup.remote(), '--file', 'n1.csv'], dir, {
+      ...env,
+      EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:1:SIGKILL',
+    });
     expect(killed.signal).toBe('SIGKILL');
     await users('n2.csv', ...ids.slice(0, -1), `${last}=v2`);
     const night2 = await sync('--file', 'n2.csv', '--population', 'students', '--changed-only');
@@ -270,7 +333,12 @@ describe('rows of an older run after a later one', () => {
     applied = [];
     return { n1: runOf(killed.stderr), n2: runOf(night2.stderr), last };
   }
-  const resume = (run: string, ...more: string[]) => examctl(['--base-url', setup.service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run, ...more], dir, env);
+  const resume = (run: string, ...more: string[]) =>
+    examctl(
+      ['--base-url', setup.service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run, ...more],
+      dir,
+      env,
+    );
 
   it('a resume of a night after a later night took its users into another population sends none of the rows that night left otherwise; its report with --allow-old-file does', async () => {
     const { n1, n2, last } = await killedThenOtherPopulation();

@@ -12,7 +12,11 @@ import { okEnvelope, startFaultServer } from '../support/fault-server.js';
  * users, so it does not make the staff run stale (docs/runs.md, "runs resume").
  */
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
-const rows = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => `${prefix}-${i},F,L${i},${prefix}${i}@example.test,${prefix}-name-${i},Candidate`);
+const rows = (prefix: string, count: number) =>
+  Array.from(
+    { length: count },
+    (_, i) => `${prefix}-${i},F,L${i},${prefix}${i}@example.test,${prefix}-name-${i},Candidate`,
+  );
 
 /**
  * A service that takes users until `refuseAfter` were sent, then refuses the token (401: the run
@@ -24,13 +28,22 @@ async function refusingService(dir: string) {
   const sent: string[] = [];
   api.fallback = (request) => {
     const id = (JSON.parse(request.body) as { ExternalId: string }).ExternalId;
-    if (sent.length >= service.refuseAfter) return { status: 401, body: { Content: null, Success: false, Errors: [{ Code: 401, Message: 'token revoked' }] } };
+    if (sent.length >= service.refuseAfter)
+      return {
+        status: 401,
+        body: { Content: null, Success: false, Errors: [{ Code: 401, Message: 'token revoked' }] },
+      };
     sent.push(id);
     return okEnvelope({ User: { ExternalId: id }, GroupErrors: [] });
   };
   const cli = async (argv: string[], env: Record<string, string> = {}) => {
     const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token', ...env });
-    return { code: await runCli(argv, io.deps), stdout: io.stdout.text, stderr: io.stderr.text, run: /run (\S+) \(examctl runs show/.exec(io.stderr.text)?.[1] ?? '' };
+    return {
+      code: await runCli(argv, io.deps),
+      stdout: io.stdout.text,
+      stderr: io.stderr.text,
+      run: /run (\S+) \(examctl runs show/.exec(io.stderr.text)?.[1] ?? '',
+    };
   };
   return { api, service, sent, cli };
 }
@@ -40,16 +53,43 @@ describe('runs resume of one population after another population ran', () => {
     withTempDir(async (dir) => {
       const { api, service, sent, cli } = await refusingService(dir);
       try {
-        const remote = ['--target', 'remote', '--base-url', api.url, '--allow-insecure-http', '--yes', '--concurrency', '1'];
+        const remote = [
+          '--target',
+          'remote',
+          '--base-url',
+          api.url,
+          '--allow-insecure-http',
+          '--yes',
+          '--concurrency',
+          '1',
+        ];
         writeFileSync(join(dir, 'staff.csv'), `${[HEADER, ...rows('stf', 5)].join('\n')}\n`);
         writeFileSync(join(dir, 'students.csv'), `${[HEADER, ...rows('stu', 3)].join('\n')}\n`);
-        const night = (population: string) => ['user', 'sync', '--file', `${population}.csv`, ...remote, '--population', population, '--changed-only', '--disable-missing'];
+        const night = (population: string) => [
+          'user',
+          'sync',
+          '--file',
+          `${population}.csv`,
+          ...remote,
+          '--population',
+          population,
+          '--changed-only',
+          '--disable-missing',
+        ];
         const staff = await cli(night('staff'));
         expect(staff.code).toBe(3);
         service.refuseAfter = Infinity;
         expect((await cli(night('students'))).code).toBe(0);
         // By its id: without one, runs resume takes only the newest run (the students' finished).
-        const resumed = await cli(['runs', 'resume', staff.run, '--base-url', api.url, '--allow-insecure-http', '--yes']);
+        const resumed = await cli([
+          'runs',
+          'resume',
+          staff.run,
+          '--base-url',
+          api.url,
+          '--allow-insecure-http',
+          '--yes',
+        ]);
         expect(resumed.code, resumed.stderr).toBe(0);
         expect(sent.filter((id) => id.startsWith('stf')).sort()).toEqual(['stf-0', 'stf-1', 'stf-2', 'stf-3', 'stf-4']);
 
@@ -74,16 +114,24 @@ describe('created or updated on a remote target, by population', () => {
     withTempDir(async (dir) => {
       const api = await startFaultServer();
       try {
-        api.fallback = (request) => okEnvelope({ User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId }, GroupErrors: [] });
+        api.fallback = (request) =>
+          okEnvelope({
+            User: { ExternalId: (JSON.parse(request.body) as { ExternalId: string }).ExternalId },
+            GroupErrors: [],
+          });
         const cli = async (argv: string[]) => {
           const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' });
           const code = await runCli([...argv, '--json'], io.deps);
-          return { code, actions: (JSON.parse(io.stdout.text) as { items: { action?: string }[] }).items.map((item) => item.action) };
+          return {
+            code,
+            actions: (JSON.parse(io.stdout.text) as { items: { action?: string }[] }).items.map((item) => item.action),
+          };
         };
         const remote = ['--target', 'remote', '--base-url', api.url, '--allow-insecure-http', '--yes'];
         writeFileSync(join(dir, 'staff.csv'), `${[HEADER, ...rows('stf', 2)].join('\n')}\n`);
         writeFileSync(join(dir, 'students.csv'), `${[HEADER, ...rows('stu', 2)].join('\n')}\n`);
-        const sync = (population: string) => cli(['user', 'sync', '--file', `${population}.csv`, ...remote, '--population', population]);
+        const sync = (population: string) =>
+          cli(['user', 'sync', '--file', `${population}.csv`, ...remote, '--population', population]);
         expect(await sync('staff')).toEqual({ code: 0, actions: ['sent', 'sent'] });
         expect(await sync('students')).toEqual({ code: 0, actions: ['sent', 'sent'] });
         expect(await sync('students')).toEqual({ code: 0, actions: ['updated', 'updated'] });
@@ -106,7 +154,16 @@ describe('runs resume and the sync memory the run used', () => {
       const { api, service, sent, cli } = await refusingService(dir);
       try {
         writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...rows('u', 5)].join('\n')}\n`);
-        const remote = ['--target', 'remote', '--base-url', api.url, '--allow-insecure-http', '--yes', '--concurrency', '1'];
+        const remote = [
+          '--target',
+          'remote',
+          '--base-url',
+          api.url,
+          '--allow-insecure-http',
+          '--yes',
+          '--concurrency',
+          '1',
+        ];
         const first = await cli(['user', 'sync', '--file', 'users.csv', ...remote, '--changed-only']);
         expect(first.code, first.stderr).toBe(3);
         service.refuseAfter = Infinity;
@@ -115,11 +172,18 @@ describe('runs resume and the sync memory the run used', () => {
         expect(resumed.code, resumed.stderr).toBe(0);
         expect(resumed.stderr).not.toContain('the memory was lost');
         expect(sent.sort()).toEqual(['u-0', 'u-1', 'u-2', 'u-3', 'u-4']);
-        const memories = async (env: Record<string, string>) => (JSON.parse((await cli(['--json', 'synced', 'show'], env)).stdout) as { memories: { kind: string; count?: number }[] }).memories;
+        const memories = async (env: Record<string, string>) =>
+          (
+            JSON.parse((await cli(['--json', 'synced', 'show'], env)).stdout) as {
+              memories: { kind: string; count?: number }[];
+            }
+          ).memories;
         expect(await memories(other)).toEqual([]);
         expect(JSON.stringify(await memories({}))).toContain(first.run);
         // The place is the header's (the default one too); `options` keeps only a place given.
-        const header = JSON.parse(readFileSync(join(dir, 'runs', first.run, 'journal.ndjson'), 'utf8').split('\n')[0]!) as { b: { syncDir?: string; options: object } };
+        const header = JSON.parse(
+          readFileSync(join(dir, 'runs', first.run, 'journal.ndjson'), 'utf8').split('\n')[0]!,
+        ) as { b: { syncDir?: string; options: object } };
         expect(header.b.syncDir).toBe(join(dir, 'synced'));
         expect(header.b.options).not.toHaveProperty('syncDir');
       } finally {

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { range } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
-import { type FaultServer, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
+import {
+  type FaultServer,
+  startUserSyncService,
+  stopUserSyncService,
+  type UserSyncService,
+} from '../support/fault-server.js';
 import { decodeChecksummedLine, encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { checkedLineBodies } from '../support/checked-lines.js';
 import { rawDigest, rulesFingerprint } from '../../src/sync/raw-digest.js';
@@ -40,12 +45,28 @@ const remote = () => setup.remote();
 
 /** A users CSV: `extra` columns (header, cell of each id) after the usual ones. */
 function writeCsv(name: string, extra: [string, (id: string) => string][] = []): void {
-  const lines = [['ExternalId', 'FirstName', 'LastName', 'Email', 'UserName', 'Role', ...extra.map(([header]) => header)].join(',')];
-  for (const id of all) lines.push([id, `First ${id}`, `Last ${id}`, `${id}@example.test`, `name-${id}`, 'Candidate', ...extra.map(([, cell]) => cell(id))].join(','));
+  const lines = [
+    ['ExternalId', 'FirstName', 'LastName', 'Email', 'UserName', 'Role', ...extra.map(([header]) => header)].join(','),
+  ];
+  for (const id of all)
+    lines.push(
+      [
+        id,
+        `First ${id}`,
+        `Last ${id}`,
+        `${id}@example.test`,
+        `name-${id}`,
+        'Candidate',
+        ...extra.map(([, cell]) => cell(id)),
+      ].join(','),
+    );
   writeFileSync(join(dir, name), `${lines.join('\n')}\n`);
 }
 
-async function sync(file: string, ...flags: string[]): Promise<{ code: number | null; stderr: string; stdout: string; sent: Record<string, unknown>[] }> {
+async function sync(
+  file: string,
+  ...flags: string[]
+): Promise<{ code: number | null; stderr: string; stdout: string; sent: Record<string, unknown>[] }> {
   applied = [];
   const run = await examctl(['user', 'sync', '--file', file, ...remote(), ...flags], dir, env);
   return { code: run.code, stderr: run.stderr, stdout: run.stdout, sent: [...applied] };
@@ -82,15 +103,22 @@ describe('--changed-only judged by the raw digest', () => {
     expect(lines).toHaveLength(USERS);
     expect(memoryLines().filter((line) => line.d === '' && line.t === true)).toHaveLength(USERS);
     // Written right after the run: where the --changed-only reader looks for it.
-    expect(lines.every((line) => typeof line.w === 'string' && Object.keys(line).slice(0, 4).join() === 'id,d,r,w')).toBe(true);
+    expect(
+      lines.every((line) => typeof line.w === 'string' && Object.keys(line).slice(0, 4).join() === 'id,d,r,w'),
+    ).toBe(true);
     const night = await sync('users.csv', '--changed-only', '--json');
     expect(night.code, night.stderr).toBe(0);
     expect(night.sent).toEqual([]);
     expect(night.stderr).toContain(`${USERS} unchanged (not sent)`);
     // Counted and listed: the report's items add up to its total.
-    const report = JSON.parse(night.stdout) as { summary: { total: number; ok: number }; items: { action?: string; note?: string }[] };
+    const report = JSON.parse(night.stdout) as {
+      summary: { total: number; ok: number };
+      items: { action?: string; note?: string }[];
+    };
     expect(report.summary).toMatchObject({ total: USERS, ok: USERS });
-    expect(report.items.filter((item) => item.action === 'unchanged' && item.note?.startsWith('unchanged since run '))).toHaveLength(USERS);
+    expect(
+      report.items.filter((item) => item.action === 'unchanged' && item.note?.startsWith('unchanged since run ')),
+    ).toHaveLength(USERS);
     // Judged by the raw digest, not by the request's: a line whose request digest alone is
     // altered (by hand: examctl writes both together) still says unchanged for its row.
     rewriteMemory((body) => (body.id === all[3] ? { ...body, d: 'altered' } : body));
@@ -114,7 +142,9 @@ describe('--changed-only judged by the raw digest', () => {
     const night = await sync('users.csv', '--changed-only', '--map', 'Nick=City');
     expect(night.code, night.stderr).toBe(0);
     expect(night.sent).toHaveLength(USERS);
-    expect(night.sent.every((user) => user.City === `nick-${String(user.ExternalId)}` && user.Company === undefined)).toBe(true);
+    expect(
+      night.sent.every((user) => user.City === `nick-${String(user.ExternalId)}` && user.Company === undefined),
+    ).toBe(true);
   });
 
   it('the same bytes under another --date-format: the rows whose date reads otherwise are sent, the others not', async () => {
@@ -139,7 +169,11 @@ describe('--changed-only judged by the raw digest', () => {
     const night = await sync('tonight.csv', '--changed-only', '--json');
     expect(night.code).toBe(1);
     expect(night.sent.map((user) => user.ExternalId)).toEqual([all[9]]);
-    const items = (JSON.parse(night.stdout) as { items: { id: string; status: string; errors: { field: string; message: string }[] }[] }).items;
+    const items = (
+      JSON.parse(night.stdout) as {
+        items: { id: string; status: string; errors: { field: string; message: string }[] }[];
+      }
+    ).items;
     expect(items).toHaveLength(USERS + 1);
     expect(items.at(-1)).toMatchObject({ id: all[0], status: 'failed' });
     expect(items.at(-1)!.errors[0]!.field).toBe('ExternalId');
@@ -160,9 +194,17 @@ describe('--changed-only judged by the raw digest', () => {
     expect(night.sent.map((user) => user.ExternalId)).toEqual([all[4]]);
     // Such a night makes no raw digest (it costs what it did): the row it sent is remembered
     // without one; the next full run gives every row one.
-    expect(memoryLines().filter((line) => line.id === all[4]).at(-1)?.w).toBeUndefined();
+    expect(
+      memoryLines()
+        .filter((line) => line.id === all[4])
+        .at(-1)?.w,
+    ).toBeUndefined();
     expect((await sync('tonight.csv')).code).toBe(0);
-    expect(memoryLines().filter((line) => line.id === all[4]).at(-1)?.w).toEqual(expect.any(String));
+    expect(
+      memoryLines()
+        .filter((line) => line.id === all[4])
+        .at(-1)?.w,
+    ).toEqual(expect.any(String));
   });
 
   it('--prune-memberships: a row whose remembered links the request would prune has no raw digest, so the mover is sent', async () => {
@@ -171,16 +213,27 @@ describe('--changed-only judged by the raw digest', () => {
     // Without --prune-memberships the move to H-B leaves H-A managed: the request alone is not the whole truth.
     expect((await sync('a.csv')).code).toBe(0);
     expect((await sync('b.csv')).code).toBe(0);
-    expect(memoryLines().filter((line) => line.id === all[0]).at(-1)?.w).toBeUndefined();
+    expect(
+      memoryLines()
+        .filter((line) => line.id === all[0])
+        .at(-1)?.w,
+    ).toBeUndefined();
     const night = await sync('b.csv', '--changed-only', '--prune-memberships', '--max-prune', '100%');
     expect(night.code, night.stderr).toBe(0);
     expect(night.sent).toHaveLength(USERS);
-    expect(night.sent[0]!.Hierarchies).toEqual([expect.objectContaining({ ExternalId: 'H-B' }), { ExternalId: 'H-A', Action: 'DELETE' }]);
+    expect(night.sent[0]!.Hierarchies).toEqual([
+      expect.objectContaining({ ExternalId: 'H-B' }),
+      { ExternalId: 'H-A', Action: 'DELETE' },
+    ]);
     // Pruned: the next night sends nothing; and after a full run the links are the request's, so
     // the raw digest stands, and the night after judges by it and still sends nothing.
     expect((await sync('b.csv', '--changed-only', '--prune-memberships')).sent).toEqual([]);
     expect((await sync('b.csv')).code).toBe(0);
-    expect(memoryLines().filter((line) => line.id === all[0]).at(-1)?.w).toEqual(expect.any(String));
+    expect(
+      memoryLines()
+        .filter((line) => line.id === all[0])
+        .at(-1)?.w,
+    ).toEqual(expect.any(String));
     expect((await sync('b.csv', '--changed-only', '--prune-memberships')).sent).toEqual([]);
   });
 });
@@ -189,7 +242,10 @@ describe('a memory with raw digests after a kill', () => {
   it('a full run killed at a marker, then a line torn by hand: the night sends exactly what the memory does not hold', async () => {
     writeCsv('users.csv');
     applied = [];
-    const killed = await examctl(['user', 'sync', '--file', 'users.csv', ...remote()], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:120:SIGKILL' });
+    const killed = await examctl(['user', 'sync', '--file', 'users.csv', ...remote()], dir, {
+      ...env,
+      EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:120:SIGKILL',
+    });
     expect(killed.signal).toBe('SIGKILL');
     // A kill mid-write of the memory: its last line torn (no newline), as a crash leaves it.
     const synced = join(dir, 'state', 'synced');
@@ -236,7 +292,9 @@ describe('rawDigest and the rules fingerprint', () => {
   it('is the first 16 bytes of the SHA-256 of the UTF-8 text, in base64url, whatever the characters (memories keep their digests)', () => {
     for (const name of ['Ada', 'Chloé', '日本', '😀 \u2028', '']) {
       const fields = { ExternalId: `u-${name}`, FirstName: name, Labels: [name] };
-      const bytes = createHash('sha256').update(`fp\n${JSON.stringify(fields)}`, 'utf8').digest();
+      const bytes = createHash('sha256')
+        .update(`fp\n${JSON.stringify(fields)}`, 'utf8')
+        .digest();
       expect(rawDigest('fp\n', fields)).toBe(bytes.subarray(0, 16).toString('base64url'));
     }
     // A digest the memories of earlier versions hold for these fields.

@@ -17,9 +17,31 @@ const place = localStoreDirs('refused-joiner');
 const ids = Array.from({ length: 30 }, (_, i) => `u-${i + 1}`);
 const header = 'ExternalId,FirstName,LastName,UserName,Role,Hierarchies';
 function writeUsers(file: string, extra: string[] = []): void {
-  writeFileSync(join(place.dir, file), `${[header, ...ids.map((id) => `${id},A,B,${id},Candidate,H-NORTH`), ...extra].join('\n')}\n`);
+  writeFileSync(
+    join(place.dir, file),
+    `${[header, ...ids.map((id) => `${id},A,B,${id},Candidate,H-NORTH`), ...extra].join('\n')}\n`,
+  );
 }
-const night = (file: string, ...more: string[]) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--changed-only', '--disable-missing', '--yes', ...more], place.dir, place.env);
+const night = (file: string, ...more: string[]) =>
+  examctl(
+    [
+      'user',
+      'sync',
+      '--file',
+      file,
+      '--target',
+      'local',
+      '--store',
+      'store',
+      '--json',
+      '--changed-only',
+      '--disable-missing',
+      '--yes',
+      ...more,
+    ],
+    place.dir,
+    place.env,
+  );
 interface StoredUser {
   ExternalId: string;
   FirstName: string;
@@ -39,7 +61,9 @@ describe('a joiner the target refused', () => {
     writeUsers('night-2.csv', ['c-1001,Ada,Moreno,jdoe,Candidate,H-NORTH']);
     const refused = await night('night-2.csv');
     expect(refused.code, refused.stderr).toBe(1);
-    const item = (JSON.parse(refused.stdout) as { items: { id: string; status: string; errors: { code: number | null }[] }[] }).items.find((entry) => entry.id === 'c-1001');
+    const item = (
+      JSON.parse(refused.stdout) as { items: { id: string; status: string; errors: { code: number | null }[] }[] }
+    ).items.find((entry) => entry.id === 'c-1001');
     expect(item).toMatchObject({ status: 'failed', errors: [{ code: 214 }] });
     const shown = await examctl(['synced', 'show', '--json'], place.dir, place.env);
     const memory = (JSON.parse(shown.stdout) as { memories: { remembered: number; unsettled: number }[] }).memories[0];
@@ -63,7 +87,11 @@ describe('a joiner the target refused', () => {
     // Night 5's file is night 1's byte for byte: --allow-old-file too.
     const left = await night('night-5.csv', '--allow-disable-recent', '--allow-old-file');
     expect(left.code, left.stderr).toBe(0);
-    expect((JSON.parse(left.stdout) as { items: { id: string; action?: string }[] }).items.find((entry) => entry.id === 'c-1001')).toMatchObject({ action: 'disabled' });
+    expect(
+      (JSON.parse(left.stdout) as { items: { id: string; action?: string }[] }).items.find(
+        (entry) => entry.id === 'c-1001',
+      ),
+    ).toMatchObject({ action: 'disabled' });
     expect(await disabled('c-1001')).toBe(true);
   });
 
@@ -71,17 +99,35 @@ describe('a joiner the target refused', () => {
     writeUsers('night-1.csv');
     expect((await night('night-1.csv')).code).toBe(0);
     writeUsers('night-2.csv', ['c-1001,Ada,Moreno,jdoe,Candidate,H-NORTH']);
-    const killed = await examctl(['user', 'sync', '--file', 'night-2.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--yes'], place.dir, {
-      ...place.env,
-      EXAMCTL_TEST_SIGNAL_AFTER: 'sent:1:SIGKILL',
-    });
+    const killed = await examctl(
+      [
+        'user',
+        'sync',
+        '--file',
+        'night-2.csv',
+        '--target',
+        'local',
+        '--store',
+        'store',
+        '--changed-only',
+        '--disable-missing',
+        '--yes',
+      ],
+      place.dir,
+      {
+        ...place.env,
+        EXAMCTL_TEST_SIGNAL_AFTER: 'sent:1:SIGKILL',
+      },
+    );
     expect(killed.signal).toBe('SIGKILL');
     const resumed = await examctl(['runs', 'resume', '--yes', '--json'], place.dir, place.env);
     expect(resumed.code, resumed.stderr).toBe(1);
     // Night 1's very file after night 2's: an older run's file (docs/sync.md, "Stale input"), meant here.
     const next = await night('night-1.csv', '--allow-old-file');
     expect(next.code, next.stderr).toBe(0);
-    expect((JSON.parse(next.stdout) as { items: { id: string }[] }).items.some((entry) => entry.id === 'c-1001')).toBe(false);
+    expect((JSON.parse(next.stdout) as { items: { id: string }[] }).items.some((entry) => entry.id === 'c-1001')).toBe(
+      false,
+    );
     expect(await disabled('c-1001')).toBe(false);
   });
 

@@ -32,35 +32,59 @@ afterEach(() => stopUserSyncService(setup));
 /** stderr that calls `onText` with all it holds after each write. */
 const watched = (onText: (text: string) => void) => {
   let text = '';
-  return { write: (part: string) => void onText((text += part)), get text() { return text; } };
+  return {
+    write: (part: string) => void onText((text += part)),
+    get text() {
+      return text;
+    },
+  };
 };
 
 describe('runs resume racing a later run for the memory lock', () => {
   it('is refused (exit 2, nothing sent) when the later run put itself on record while it waited', async () => {
     const { dir, env } = setup;
-    const night = (file: string) => ['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--disable-missing', '--max-disable', '100%'];
+    const night = (file: string) => [
+      'user',
+      'sync',
+      '--file',
+      file,
+      ...setup.remote(),
+      '--changed-only',
+      '--disable-missing',
+      '--max-disable',
+      '100%',
+    ];
     expect((await examctl(night('full.csv'), dir, env)).code).toBe(0);
-    const killed = await examctl(night('night-2.csv'), dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:100:SIGKILL' });
+    const killed = await examctl(night('night-2.csv'), dir, {
+      ...env,
+      EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:100:SIGKILL',
+    });
     expect(killed.signal).toBe('SIGKILL');
     const older = /run (\S+) \(examctl runs show/.exec(killed.stderr)![1]!;
 
     // Tonight's run, on another runner sharing the memory: it holds the lock (so the resume waits) ...
     const syncDir = join(dir, 'state', 'synced');
     const file = join(syncDir, readdirSync(syncDir)[0]!, 'users.ndjson');
-    const target = JSON.parse(/"target":(\{[^}]*\})/.exec(readFileSync(file, 'utf8'))![1]!) as { kind: 'remote'; baseUrl: string };
+    const target = JSON.parse(/"target":(\{[^}]*\})/.exec(readFileSync(file, 'utf8'))![1]!) as {
+      kind: 'remote';
+      baseUrl: string;
+    };
     const tonight = await SyncMemory.open(syncDir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false });
     applied = [];
     let waiting!: () => void;
     const waited = new Promise<void>((resolve) => (waiting = resolve));
     const stderr = watched((text) => text.includes('waiting for') && waiting());
-    const resume = runCli(['--base-url', setup.service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', older], {
-      stdout: watched(() => undefined),
-      stderr,
-      env: { ...childEnv(dir), EXAMCTL_NOW: PINNED_NOW, ...env, EXAMCTL_LOCK_TIMEOUT_MS: '600000' },
-      now: () => new Date(),
-      isTTY: false,
-      cwd: dir,
-    });
+    const resume = runCli(
+      ['--base-url', setup.service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', older],
+      {
+        stdout: watched(() => undefined),
+        stderr,
+        env: { ...childEnv(dir), EXAMCTL_NOW: PINNED_NOW, ...env, EXAMCTL_LOCK_TIMEOUT_MS: '600000' },
+        now: () => new Date(),
+        isTTY: false,
+        cwd: dir,
+      },
+    );
     // ... and, once the resume waits, puts itself on record as the population's newest run, then ends.
     await waited;
     const later = `${Number(older.slice(0, 4)) + 1}${older.slice(4)}`;

@@ -10,7 +10,7 @@ import { examctlStep as examctl } from '../support/in-process.js';
  * again, and reports them as this run's work, `sent` with a note, never "unchanged since run
  * <itself>" (docs/runs.md, "runs resume").
  */
-describe('a resume judging rows against its own run\'s acknowledgements', () => {
+describe("a resume judging rows against its own run's acknowledgements", () => {
   it('reports them sent by this run, live and in runs show, with its input and without it', async () => {
     await inTempDir(async (dir) => {
       const input = join(dir, 'u.csv');
@@ -23,7 +23,9 @@ describe('a resume judging rows against its own run\'s acknowledgements', () => 
       const run = (JSON.parse(first.stdout) as { run: string }).run;
       // Its outcome lines and end lost: the journal ends after the sent lines, as a full disk leaves it.
       const journal = join(dir, '.local', 'state', 'examctl', 'runs', run, 'journal.ndjson');
-      const lines = readFileSync(journal, 'utf8').split('\n').filter((line) => line !== '' && !/"t":"(outcome|end)"/.test(line));
+      const lines = readFileSync(journal, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '' && !/"t":"(outcome|end)"/.test(line));
       writeFileSync(journal, `${lines.join('\n')}\n`);
       const resumed = await examctl(['runs', 'resume', run, '--json'], dir);
       expect(resumed.code, resumed.stderr).toBe(0);
@@ -38,8 +40,13 @@ describe('a resume judging rows against its own run\'s acknowledgements', () => 
       renameSync(input, join(dir, 'gone.csv'));
       const blind = await examctl(['runs', 'show', run, '--json'], dir);
       expect(blind.code, blind.stderr).toBe(0);
-      const shown = JSON.parse(blind.stdout) as { items: { id: string; action?: string; note?: string }[]; unlistedUnchanged?: unknown };
-      expect(shown.items.map((item) => [item.id, item.action])).toEqual([0, 1, 2, 3, 4].map((i) => [`own-${i}`, 'sent']));
+      const shown = JSON.parse(blind.stdout) as {
+        items: { id: string; action?: string; note?: string }[];
+        unlistedUnchanged?: unknown;
+      };
+      expect(shown.items.map((item) => [item.id, item.action])).toEqual(
+        [0, 1, 2, 3, 4].map((i) => [`own-${i}`, 'sent']),
+      );
       for (const item of shown.items) expect(item.note).toMatch(own);
       expect(shown.unlistedUnchanged).toBeUndefined();
       expect(blind.stderr).not.toContain('unchanged');

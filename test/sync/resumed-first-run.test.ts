@@ -18,7 +18,10 @@ describe('a first user sync through a remote target, killed and resumed', () => 
     const { dir, env, baseUrl } = place;
     await writeUsersCsv(join(dir, 'users.csv'), range('first', 300));
     const remote = ['--target', 'remote', '--base-url', baseUrl, '--yes'];
-    const killed = await examctl(['user', 'sync', '--file', 'users.csv', ...remote], dir, { ...env, EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:50:SIGKILL' });
+    const killed = await examctl(['user', 'sync', '--file', 'users.csv', ...remote], dir, {
+      ...env,
+      EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:50:SIGKILL',
+    });
     expect(killed.signal).toBe('SIGKILL');
     const resumed = await examctl(['--base-url', baseUrl, '--yes', '--json', 'runs', 'resume'], dir, env);
     expect(resumed.code, resumed.stderr).toBe(0);

@@ -40,7 +40,9 @@ async function seeded(dir: string): Promise<string[]> {
   return ['--target', 'local', '--store', join(dir, 'store')];
 }
 
-async function exported(dir: string): Promise<{ Schedules: { ScheduleExtId: string; Invigilators: string[] }[]; Collections: Record<string, unknown>[] }> {
+async function exported(
+  dir: string,
+): Promise<{ Schedules: { ScheduleExtId: string; Invigilators: string[] }[]; Collections: Record<string, unknown>[] }> {
   return JSON.parse((await run(dir, ['local', 'export', '--store', join(dir, 'store')])).stdout);
 }
 
@@ -50,14 +52,17 @@ describe('invigilators remove, retried', () => {
   it('with --missing-ok the retry exits 0, every id ok with its note in JSON, CSV, xlsx, JUnit and runs show; the schedule as the first run left it', async () => {
     await withTempDir(async (dir) => {
       const store = await seeded(dir);
-      const job = (...more: string[]) => run(dir, [...store, 'invigilators', 'remove', 'S-FUTURE', 'inv-1', 'inv-2', '--missing-ok', ...more]);
+      const job = (...more: string[]) =>
+        run(dir, [...store, 'invigilators', 'remove', 'S-FUTURE', 'inv-1', 'inv-2', '--missing-ok', ...more]);
       const first = await job('--json');
       expect(first.code, first.stderr).toBe(0);
       expect(first.json().items.map((item) => [item.id, item.status, item.action])).toEqual([
         ['inv-1', 'ok', 'removed'],
         ['inv-2', 'ok', 'removed'],
       ]);
-      const after = (await exported(dir)).Schedules.find((schedule) => schedule.ScheduleExtId === 'S-FUTURE')?.Invigilators;
+      const after = (await exported(dir)).Schedules.find(
+        (schedule) => schedule.ScheduleExtId === 'S-FUTURE',
+      )?.Invigilators;
       expect(after).toEqual(['inv-3']);
 
       const retry = await job('--json', '--report', 'retry.csv');
@@ -67,11 +72,29 @@ describe('invigilators remove, retried', () => {
         ['inv-1', 'ok', 'unchanged', NOTE, []],
         ['inv-2', 'ok', 'unchanged', NOTE, []],
       ]);
-      expect(doc.summary).toEqual({ total: 2, ok: 2, partial: 0, failed: 0, skipped: 0, created: 0, updated: 0, unchanged: 2 });
+      expect(doc.summary).toEqual({
+        total: 2,
+        ok: 2,
+        partial: 0,
+        failed: 0,
+        skipped: 0,
+        created: 0,
+        updated: 0,
+        unchanged: 2,
+      });
       expect(retry.stderr).toContain('not invigilators of S-FUTURE (nothing to remove): inv-1, inv-2');
-      const csv = (await readFile(join(dir, 'retry.csv'), 'utf8')).trimEnd().replaceAll(/,\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/gm, ',<run>').split('\r\n');
-      expect(csv).toEqual(['file,line,id,schedule,status,error_codes,error_messages,action,note,run', `<arguments>,1,inv-1,S-FUTURE,ok,,,unchanged,${NOTE},<run>`, `<arguments>,2,inv-2,S-FUTURE,ok,,,unchanged,${NOTE},<run>`]);
-      expect((await exported(dir)).Schedules.find((schedule) => schedule.ScheduleExtId === 'S-FUTURE')?.Invigilators).toEqual(['inv-3']);
+      const csv = (await readFile(join(dir, 'retry.csv'), 'utf8'))
+        .trimEnd()
+        .replaceAll(/,\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4}$/gm, ',<run>')
+        .split('\r\n');
+      expect(csv).toEqual([
+        'file,line,id,schedule,status,error_codes,error_messages,action,note,run',
+        `<arguments>,1,inv-1,S-FUTURE,ok,,,unchanged,${NOTE},<run>`,
+        `<arguments>,2,inv-2,S-FUTURE,ok,,,unchanged,${NOTE},<run>`,
+      ]);
+      expect(
+        (await exported(dir)).Schedules.find((schedule) => schedule.ScheduleExtId === 'S-FUTURE')?.Invigilators,
+      ).toEqual(['inv-3']);
 
       const junit = await job('--report', 'retry.xml');
       expect(junit.code).toBe(0);
@@ -82,8 +105,20 @@ describe('invigilators remove, retried', () => {
       expect(xlsx.code).toBe(0);
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.readFile(join(dir, 'retry.xlsx'));
-      const cells = (line: number) => Array.from(((workbook.worksheets[0] as ExcelJS.Worksheet).getRow(line).values as unknown[]).slice(1), (value) => (value === undefined || value === null ? '' : String(value)));
-      expect(cells(1).slice(3, 10)).toEqual(['schedule', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run']);
+      const cells = (line: number) =>
+        Array.from(
+          ((workbook.worksheets[0] as ExcelJS.Worksheet).getRow(line).values as unknown[]).slice(1),
+          (value) => (value === undefined || value === null ? '' : String(value)),
+        );
+      expect(cells(1).slice(3, 10)).toEqual([
+        'schedule',
+        'status',
+        'error_codes',
+        'error_messages',
+        'action',
+        'note',
+        'run',
+      ]);
       expect(cells(2).slice(3, 9)).toEqual(['S-FUTURE', 'ok', '', '', 'unchanged', NOTE]);
 
       const shown = await run(dir, ['--json', 'runs', 'show', doc.run!]);
@@ -93,18 +128,42 @@ describe('invigilators remove, retried', () => {
       // Without the flag the same retry fails the id: 319, "not an invigilator of S-FUTURE", exit 1.
       const plain = await run(dir, [...store, '--json', 'invigilators', 'remove', 'S-FUTURE', 'inv-1']);
       expect(plain.code).toBe(1);
-      expect(plain.json().items[0]).toMatchObject({ status: 'failed', errors: [expect.objectContaining({ code: 319 })], note: 'not an invigilator of S-FUTURE: nothing to remove (with --missing-ok that is ok)' });
+      expect(plain.json().items[0]).toMatchObject({
+        status: 'failed',
+        errors: [expect.objectContaining({ code: 319 })],
+        note: 'not an invigilator of S-FUTURE: nothing to remove (with --missing-ok that is ok)',
+      });
     });
   });
 
   it('a 319 answered for one id of the list is ok with --missing-ok; any other code still fails it', async () => {
     await withTempDir(async (dir) => {
       const store = await seeded(dir);
-      const mixed = await run(dir, [...store, '--json', 'invigilators', 'remove', 'S-ARCHIVED', 'inv-2', '--missing-ok']);
+      const mixed = await run(dir, [
+        ...store,
+        '--json',
+        'invigilators',
+        'remove',
+        'S-ARCHIVED',
+        'inv-2',
+        '--missing-ok',
+      ]);
       // An archived schedule is 302 for the whole list: not a 319, so not ok.
       expect(mixed.code).toBe(1);
-      expect(mixed.json().items[0]).toMatchObject({ status: 'failed', errors: expect.arrayContaining([expect.objectContaining({ code: 302 })]) });
-      const some = await run(dir, [...store, '--json', 'invigilators', 'remove', 'S-LIVE', 'inv-3', 'inv-1', '--missing-ok']);
+      expect(mixed.json().items[0]).toMatchObject({
+        status: 'failed',
+        errors: expect.arrayContaining([expect.objectContaining({ code: 302 })]),
+      });
+      const some = await run(dir, [
+        ...store,
+        '--json',
+        'invigilators',
+        'remove',
+        'S-LIVE',
+        'inv-3',
+        'inv-1',
+        '--missing-ok',
+      ]);
       expect(some.json().items.map((item) => [item.id, item.status, item.action])).toEqual([
         ['inv-3', 'ok', 'removed'],
         ['inv-1', 'ok', 'unchanged'],
@@ -117,7 +176,8 @@ describe('collection add, retried', () => {
   it('local: --existing ok makes the retry exit 0 unchanged; other fields fail naming them; one examctl never sent fails saying so', async () => {
     await withTempDir(async (dir) => {
       const store = await seeded(dir);
-      const job = (file: string, ...more: string[]) => run(dir, [...store, '--json', 'collection', 'add', '--file', file, '--existing', 'ok', ...more]);
+      const job = (file: string, ...more: string[]) =>
+        run(dir, [...store, '--json', 'collection', 'add', '--file', file, '--existing', 'ok', ...more]);
       const first = await job(COLLECTION);
       expect(first.code, first.stderr).toBe(0);
       expect(first.json().items[0]).toMatchObject({ id: 'physics2027', status: 'ok', action: 'created' });
@@ -126,9 +186,13 @@ describe('collection add, retried', () => {
       const retry = await job(COLLECTION, '--report', 'retry.csv');
       expect(retry.code, retry.stderr).toBe(0);
       expect(retry.json().items[0]).toMatchObject({ id: 'physics2027', status: 'ok', action: 'unchanged', errors: [] });
-      expect(retry.json().items[0]!.note).toMatch(/^exists as examctl sent it \(run \S+\): not created again \(--existing ok\)$/);
+      expect(retry.json().items[0]!.note).toMatch(
+        /^exists as examctl sent it \(run \S+\): not created again \(--existing ok\)$/,
+      );
       expect(retry.json().summary).toMatchObject({ ok: 1, unchanged: 1 });
-      expect((await readFile(join(dir, 'retry.csv'), 'utf8')).split('\r\n')[1]).toMatch(/,ok,,,unchanged,exists as examctl sent it/);
+      expect((await readFile(join(dir, 'retry.csv'), 'utf8')).split('\r\n')[1]).toMatch(
+        /,ok,,,unchanged,exists as examctl sent it/,
+      );
       expect((await exported(dir)).Collections).toEqual(before);
 
       // The file changed since: the API cannot update a collection, so it fails naming the change.
@@ -138,20 +202,29 @@ describe('collection add, retried', () => {
       expect(other.code).toBe(1);
       const problem = other.json().items[0]!.errors[0]!;
       expect(problem.code).toBe(810);
-      expect(problem.message).toMatch(/^collection physics2027 exists on local store .* with other fields than examctl sent it \(run \S+\): Title "Physics 2027" then, "Physics 2027 \(new\)" now; the API cannot update a collection/);
+      expect(problem.message).toMatch(
+        /^collection physics2027 exists on local store .* with other fields than examctl sent it \(run \S+\): Title "Physics 2027" then, "Physics 2027 \(new\)" now; the API cannot update a collection/,
+      );
       expect((await exported(dir)).Collections).toEqual(before);
 
       // In the demo world, never sent by examctl: it cannot tell.
-      await writeFile(join(dir, 'theirs.json'), JSON.stringify({ ExternalId: 'mathcore2026', Title: 'Mathematics core 2026', Owner: 'scheduler' }));
+      await writeFile(
+        join(dir, 'theirs.json'),
+        JSON.stringify({ ExternalId: 'mathcore2026', Title: 'Mathematics core 2026', Owner: 'scheduler' }),
+      );
       const theirs = await job('theirs.json');
       expect(theirs.code).toBe(1);
-      expect(theirs.json().items[0]!.errors[0]!.message).toMatch(/^collection mathcore2026 exists on local store .*, and examctl has no record of sending it there .*so it cannot tell whether it holds these fields/);
+      expect(theirs.json().items[0]!.errors[0]!.message).toMatch(
+        /^collection mathcore2026 exists on local store .*, and examctl has no record of sending it there .*so it cannot tell whether it holds these fields/,
+      );
 
       // Without --existing ok an 810 fails as the service said; a dry run decides as the real run.
       const plain = await run(dir, [...store, '--json', 'collection', 'add', '--file', COLLECTION]);
       expect(plain.code).toBe(1);
       expect(plain.json().items[0]!.errors[0]!.code).toBe(810);
-      expect((await run(dir, [...store, '--dry-run', 'collection', 'add', '--file', COLLECTION, '--existing', 'ok'])).code).toBe(0);
+      expect(
+        (await run(dir, [...store, '--dry-run', 'collection', 'add', '--file', COLLECTION, '--existing', 'ok'])).code,
+      ).toBe(0);
     });
   });
 
@@ -164,7 +237,11 @@ describe('collection add, retried', () => {
       // The platform: a collection id is used once; the second POST of it is 810.
       service.fallback = (request) => {
         const id = (JSON.parse(request.body) as { ExternalId: string }).ExternalId;
-        if (created.has(id)) return { status: 400, body: { Content: null, Success: false, Errors: [{ Code: 810, Message: 'ExternalId already used' }] } };
+        if (created.has(id))
+          return {
+            status: 400,
+            body: { Content: null, Success: false, Errors: [{ Code: 810, Message: 'ExternalId already used' }] },
+          };
         created.add(id);
         return okEnvelope({ ExternalId: id, Errors: [] });
       };
@@ -175,7 +252,26 @@ describe('collection add, retried', () => {
 
     it('the retried job exits 0 with the collection unchanged, and the platform asked to create it once more only', async () => {
       await withTempDir(async (dir) => {
-        const job = () => run(dir, ['--target', 'remote', '--base-url', service.url, '--allow-insecure-http', '--yes', '--json', 'collection', 'add', '--file', COLLECTION, '--existing', 'ok'], { EXAMCTL_TOKEN: 't' });
+        const job = () =>
+          run(
+            dir,
+            [
+              '--target',
+              'remote',
+              '--base-url',
+              service.url,
+              '--allow-insecure-http',
+              '--yes',
+              '--json',
+              'collection',
+              'add',
+              '--file',
+              COLLECTION,
+              '--existing',
+              'ok',
+            ],
+            { EXAMCTL_TOKEN: 't' },
+          );
         const first = await job();
         expect(first.code, first.stderr).toBe(0);
         expect(first.json().items[0]).toMatchObject({ status: 'ok', action: 'created' });

@@ -10,10 +10,15 @@ import { okEnvelope, startFaultServer } from '../support/fault-server.js';
  * trial26 f01, f07, f04 (docs/sync.md, "Fields left out", "Stale input", "Withdrawn candidates").
  */
 
-const HEADER = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
-const row = (s: string, c: string): string => `${s},A-MATH-1,Sit,2027-03-01T10:00:00Z,2027-03-01T12:00:00Z,G-${s},G,${c},F,L,${c}@ex.test`;
+const HEADER =
+  'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
+const row = (s: string, c: string): string =>
+  `${s},A-MATH-1,Sit,2027-03-01T10:00:00Z,2027-03-01T12:00:00Z,G-${s},G,${c},F,L,${c}@ex.test`;
 const push = (dir: string, file: string, ...more: string[]) =>
-  examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', '--changed-only', ...more], dir);
+  examctlStep(
+    ['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', '--changed-only', ...more],
+    dir,
+  );
 
 /** S-0's PIN and LockExamOnConnectionLoss on the store. */
 const fieldsOf = async (dir: string): Promise<unknown[]> => {
@@ -27,8 +32,14 @@ const fieldsOf = async (dir: string): Promise<unknown[]> => {
 async function asOlderExamctlWroteIt(dir: string): Promise<void> {
   for (const name of await readdir(dir, { recursive: true })) {
     if (!name.endsWith('schedules.ndjson')) continue;
-    const lines = (await readFile(join(dir, name), 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as { b: Record<string, unknown> }).b);
-    await writeFile(join(dir, name), lines.map(({ s: _s, ...body }) => encodeChecksummedLine(JSON.stringify(body))).join(''));
+    const lines = (await readFile(join(dir, name), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { b: Record<string, unknown> }).b);
+    await writeFile(
+      join(dir, name),
+      lines.map(({ s: _s, ...body }) => encodeChecksummedLine(JSON.stringify(body))).join(''),
+    );
   }
 }
 
@@ -53,13 +64,17 @@ describe('schedule push --upsert: fields an earlier run set', () => {
       expect((await push(dir, 'full.csv', '--pin', '4821')).code).toBe(0);
       const late = await push(dir, 'late.csv');
       expect(late.code).toBe(1);
-      expect(late.stderr).toMatch(/\[S-0\] Schedule\.PIN - not sent: the upsert would clear PIN, \S+ \(set by run \S+\), opening the sitting/);
+      expect(late.stderr).toMatch(
+        /\[S-0\] Schedule\.PIN - not sent: the upsert would clear PIN, \S+ \(set by run \S+\), opening the sitting/,
+      );
       expect(await fieldsOf(dir)).toEqual(['4821', true]);
       const given = await push(dir, 'late.csv', '--pin', '4821', '--report', 'r.json');
       expect(given.code, given.stderr).toBe(0);
       expect(given.stderr).toMatch(/S-0: left out: the upsert clears LockExamOnConnectionLoss \(set by run \S+\)/);
       expect(given.stderr).toContain('1 with a note');
-      expect(await readFile(join(dir, 'r.json'), 'utf8')).toContain('left out: the upsert clears LockExamOnConnectionLoss');
+      expect(await readFile(join(dir, 'r.json'), 'utf8')).toContain(
+        'left out: the upsert clears LockExamOnConnectionLoss',
+      );
       expect(await fieldsOf(dir)).toEqual(['4821', undefined]);
       expect((await push(dir, 'full.csv', '--pin', '4821', '--allow-old-file')).code).toBe(0);
       const cleared = await push(dir, 'late.csv', '--clear-pin', '--allow-old-file');
@@ -73,13 +88,20 @@ describe('schedule push --upsert: fields an earlier run set', () => {
       await writeFile(join(dir, 'full.csv'), `${HEADER}\n${row('S-0', 'c-1')}\n`);
       await writeFile(join(dir, 'p.txt'), '5555\n', { mode: 0o600 });
       expect((await push(dir, 'full.csv', '--pin', '1111')).code).toBe(0);
-      for (const typed of [['--pin', '5555'], ['--pin-file', 'p.txt']]) {
+      for (const typed of [
+        ['--pin', '5555'],
+        ['--pin-file', 'p.txt'],
+      ]) {
         const both = await push(dir, 'full.csv', '--clear-pin', ...typed);
         expect(both.code).toBe(2);
         expect(both.stderr).toContain(`--clear-pin and ${typed[0]}: give one of them`);
       }
       expect((await fieldsOf(dir))[0]).toBe('1111');
-      const cleared = await examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', 'full.csv', '--upsert', '--clear-pin'], dir, { EXAMCTL_PIN: '2222' });
+      const cleared = await examctlStep(
+        ['--store', 'st', '--yes', 'schedule', 'push', '--file', 'full.csv', '--upsert', '--clear-pin'],
+        dir,
+        { EXAMCTL_PIN: '2222' },
+      );
       expect(cleared.code, cleared.stderr).toBe(0);
       expect(cleared.stderr).toContain('EXAMCTL_PIN is set: not used (--clear-pin)\n');
       expect(cleared.stderr).toMatch(/S-0: left out: the upsert clears PIN/);
@@ -89,8 +111,35 @@ describe('schedule push --upsert: fields an earlier run set', () => {
   it('a PIN in the --schedule file named beats EXAMCTL_PIN (said); a typed --pin beats the file, as every flag does (trial40 F02)', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,F,L,c-1@ex.test\n');
-      await writeFile(join(dir, 'sch.json'), JSON.stringify({ ScheduleExtId: 'S-0', AssessmentExtId: 'A-MATH-1', StartDateTime: '2027-03-01T10:00:00Z', GroupExtId: 'G', GroupName: 'G', PIN: '1111' }));
-      const withFile = (env: Record<string, string>, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert', ...more], dir, env);
+      await writeFile(
+        join(dir, 'sch.json'),
+        JSON.stringify({
+          ScheduleExtId: 'S-0',
+          AssessmentExtId: 'A-MATH-1',
+          StartDateTime: '2027-03-01T10:00:00Z',
+          GroupExtId: 'G',
+          GroupName: 'G',
+          PIN: '1111',
+        }),
+      );
+      const withFile = (env: Record<string, string>, ...more: string[]) =>
+        examctlStep(
+          [
+            '--store',
+            'st',
+            '--yes',
+            'schedule',
+            'push',
+            '--file',
+            'c.csv',
+            '--schedule',
+            'sch.json',
+            '--upsert',
+            ...more,
+          ],
+          dir,
+          env,
+        );
       const fromFile = await withFile({ EXAMCTL_PIN: '3333' });
       expect(fromFile.code, fromFile.stderr).toBe(0);
       expect(fromFile.stderr).toContain("EXAMCTL_PIN is set: not used (--schedule sch.json's PIN)\n");
@@ -107,11 +156,32 @@ describe('schedule push --upsert: fields an earlier run set', () => {
 
   it('a --schedule file\'s PIN null or "" gives none: EXAMCTL_PIN is sent, into withheld report cells too; --clear-pin beside it is no clash (trial41 F04)', () =>
     withTempDir(async (dir) => {
-      await writeFile(join(dir, 'r.csv'), 'CandidateExtId,FirstName,LastName,Email,PIN\nc-1,F,L,c-1@ex.test,withheld\n');
+      await writeFile(
+        join(dir, 'r.csv'),
+        'CandidateExtId,FirstName,LastName,Email,PIN\nc-1,F,L,c-1@ex.test,withheld\n',
+      );
       await writeFile(join(dir, 'c.csv'), 'CandidateExtId,FirstName,LastName,Email\nc-1,F,L,c-1@ex.test\n');
-      const withFile = (file: string, env: Record<string, string>, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--schedule', 'sch.json', '--upsert', ...more], dir, env);
-      for (const [PIN, env] of [[null, '3333'], ['', '4444']] as const) {
-        await writeFile(join(dir, 'sch.json'), JSON.stringify({ ScheduleExtId: 'S-0', AssessmentExtId: 'A-MATH-1', StartDateTime: '2027-03-01T10:00:00Z', GroupExtId: 'G', GroupName: 'G', PIN }));
+      const withFile = (file: string, env: Record<string, string>, ...more: string[]) =>
+        examctlStep(
+          ['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--schedule', 'sch.json', '--upsert', ...more],
+          dir,
+          env,
+        );
+      for (const [PIN, env] of [
+        [null, '3333'],
+        ['', '4444'],
+      ] as const) {
+        await writeFile(
+          join(dir, 'sch.json'),
+          JSON.stringify({
+            ScheduleExtId: 'S-0',
+            AssessmentExtId: 'A-MATH-1',
+            StartDateTime: '2027-03-01T10:00:00Z',
+            GroupExtId: 'G',
+            GroupName: 'G',
+            PIN,
+          }),
+        );
         for (const file of ['c.csv', 'r.csv']) {
           const night = await withFile(file, { EXAMCTL_PIN: file === 'c.csv' ? env : `${env.slice(1)}9` });
           expect(night.code, night.stderr).toBe(0);
@@ -155,7 +225,7 @@ describe('schedule push --upsert: fields an earlier run set', () => {
 });
 
 describe('synced adopt-schedules on a remote target', () => {
-  it('takes the PIN as schedule push does: the --schedule file\'s beats EXAMCTL_PIN, so the next night is unchanged (trial40 F02)', () =>
+  it("takes the PIN as schedule push does: the --schedule file's beats EXAMCTL_PIN, so the next night is unchanged (trial40 F02)", () =>
     withTempDir(async (dir) => {
       const service = await startFaultServer();
       service.fallback = () => okEnvelope('S-0');
@@ -165,10 +235,28 @@ describe('synced adopt-schedules on a remote target', () => {
         const env = { EXAMCTL_TOKEN: 'test-token', EXAMCTL_PIN: '3333' };
         // A PIN null or "" gives none (trial41 F04): EXAMCTL_PIN, on both.
         for (const PIN of ['1111', null, '']) {
-          await writeFile(join(dir, 'sch.json'), JSON.stringify({ ScheduleExtId: 'S-0', AssessmentExtId: 'A-MATH-1', StartDateTime: '2027-03-01T10:00:00Z', GroupExtId: 'G', GroupName: 'G', PIN }));
-          const adopted = await examctlStep([...remote, 'synced', 'adopt-schedules', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert'], dir, env);
+          await writeFile(
+            join(dir, 'sch.json'),
+            JSON.stringify({
+              ScheduleExtId: 'S-0',
+              AssessmentExtId: 'A-MATH-1',
+              StartDateTime: '2027-03-01T10:00:00Z',
+              GroupExtId: 'G',
+              GroupName: 'G',
+              PIN,
+            }),
+          );
+          const adopted = await examctlStep(
+            [...remote, 'synced', 'adopt-schedules', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert'],
+            dir,
+            env,
+          );
           expect(adopted.code, adopted.stderr).toBe(0);
-          const night = await examctlStep([...remote, 'schedule', 'push', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert', '--changed-only'], dir, env);
+          const night = await examctlStep(
+            [...remote, 'schedule', 'push', '--file', 'c.csv', '--schedule', 'sch.json', '--upsert', '--changed-only'],
+            dir,
+            env,
+          );
           expect(night.code, night.stderr).toBe(0);
           expect(night.stderr).toContain('1 ok: 1 unchanged');
         }

@@ -10,32 +10,40 @@ import { withTempDir } from '../support/temp-dir.js';
  * sync refuses it (docs/sync.md, "Stale input"; src/sync/replayed-file.ts), unless --allow-old-file.
  */
 
-const HEADER = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
+const HEADER =
+  'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
 const night = (hour: 10 | 11): string =>
   `${HEADER}\n${[0, 1].map((s) => `SW-${s},A-MATH-1,Sit ${s},2027-03-01T${hour}:00:00Z,2027-03-01T${hour + 2}:00:00Z,GW-${s},G,cw-${s},F,L,cw${s}@ex.test`).join('\n')}\n`;
 
 /** SW-0's start on the store. */
 const startOf = async (dir: string): Promise<string | undefined> => {
   expect((await examctlStep(['--store', 'st', 'local', 'export', '--out', 'w.json'], dir)).code).toBe(0);
-  const world = JSON.parse(await readFile(join(dir, 'w.json'), 'utf8')) as { Schedules: { ScheduleExtId: string; StartDateTime: string }[] };
+  const world = JSON.parse(await readFile(join(dir, 'w.json'), 'utf8')) as {
+    Schedules: { ScheduleExtId: string; StartDateTime: string }[];
+  };
   return world.Schedules.find((s) => s.ScheduleExtId === 'SW-0')?.StartDateTime;
 };
 
-describe('schedule push --changed-only of an old night\'s file', () => {
+describe("schedule push --changed-only of an old night's file", () => {
   it('is refused (exit 2, nothing sent) after a later night read another file; --allow-old-file sends it; a plain push is not judged', () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'night1.csv'), night(10));
       await writeFile(join(dir, 'night2.csv'), night(11));
-      const push = (file: string, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
+      const push = (file: string, ...more: string[]) =>
+        examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
       for (const file of ['night1.csv', 'night2.csv']) {
         const sent = await push(file, '--changed-only');
         expect(sent.code, sent.stderr).toBe(0);
       }
       const old = await push('night1.csv', '--changed-only');
       expect(old.code).toBe(2);
-      expect(old.stderr).toMatch(/this file is byte for byte the one run \S+ read, while the newest run \(\S+\) read another: .*Nothing was sent\. If it is meant, run again with --allow-old-file/);
+      expect(old.stderr).toMatch(
+        /this file is byte for byte the one run \S+ read, while the newest run \(\S+\) read another: .*Nothing was sent\. If it is meant, run again with --allow-old-file/,
+      );
       // Its own words (trial 6, f14): what a push of the old file would undo, not user sync's leavers.
-      expect(old.stderr).toContain("would undo what the later runs did (put back the sittings' times and candidates they changed)");
+      expect(old.stderr).toContain(
+        "would undo what the later runs did (put back the sittings' times and candidates they changed)",
+      );
       expect(old.stderr).not.toContain('leaver');
       const start = () => startOf(dir);
       expect(await start()).toMatch(/^2027-03-01T11:00/);
@@ -51,8 +59,15 @@ describe('schedule push --changed-only of an old night\'s file', () => {
   it("a night's report fed back after a later night moved its sitting fails that row unsent (exit 1, trial21 f01); --allow-old-file sends it", () =>
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'night1.csv'), night(10));
-      await writeFile(join(dir, 'night2.csv'), night(11).replace(/SW-1,A-MATH-1,Sit 1,2027-03-01T11:00:00Z,2027-03-01T13:00:00Z/, 'SW-1,A-MATH-1,Sit 1,2027-03-01T10:00:00Z,2027-03-01T12:00:00Z'));
-      const push = (file: string, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
+      await writeFile(
+        join(dir, 'night2.csv'),
+        night(11).replace(
+          /SW-1,A-MATH-1,Sit 1,2027-03-01T11:00:00Z,2027-03-01T13:00:00Z/,
+          'SW-1,A-MATH-1,Sit 1,2027-03-01T10:00:00Z,2027-03-01T12:00:00Z',
+        ),
+      );
+      const push = (file: string, ...more: string[]) =>
+        examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
       expect((await push('night1.csv', '--changed-only', '--report', 'n1.csv')).code).toBe(0);
       const night2 = await push('night2.csv', '--changed-only');
       expect(night2.code, night2.stderr).toBe(0);
@@ -73,14 +88,20 @@ describe('schedule push --changed-only of an old night\'s file', () => {
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'night1.csv'), night(10));
       await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email\ncw-1,F,L,new1@ex.test\n');
-      const push = (file: string, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
+      const push = (file: string, ...more: string[]) =>
+        examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
       expect((await push('night1.csv', '--changed-only', '--report', 'n1.csv')).code).toBe(0);
-      const users = await examctlStep(['--store', 'st', '--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only'], dir);
+      const users = await examctlStep(
+        ['--store', 'st', '--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only'],
+        dir,
+      );
       expect(users.code, users.stderr).toBe(0);
       const u = /run (\S+) \(examctl runs show/.exec(users.stderr)![1]!;
       const emailOf = async (): Promise<string | undefined> => {
         expect((await examctlStep(['--store', 'st', 'local', 'export', '--out', 'w.json'], dir)).code).toBe(0);
-        const world = JSON.parse(await readFile(join(dir, 'w.json'), 'utf8')) as { Users: { ExternalId: string; Email: string }[] };
+        const world = JSON.parse(await readFile(join(dir, 'w.json'), 'utf8')) as {
+          Users: { ExternalId: string; Email: string }[];
+        };
         return world.Users.find((user) => user.ExternalId === 'cw-1')?.Email;
       };
       const retry = await push('n1.csv', '--report', 'r.csv');
@@ -98,7 +119,8 @@ describe('schedule push --changed-only of an old night\'s file', () => {
     withTempDir(async (dir) => {
       await writeFile(join(dir, 'night1.csv'), night(10));
       await writeFile(join(dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Labels\ncw-1,F,L,CW1@Ex.Test,Y11\n');
-      const push = (file: string, ...more: string[]) => examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
+      const push = (file: string, ...more: string[]) =>
+        examctlStep(['--store', 'st', '--yes', 'schedule', 'push', '--file', file, '--upsert', ...more], dir);
       expect((await push('night1.csv', '--changed-only', '--report', 'n1.csv')).code).toBe(0);
       expect((await examctlStep(['--store', 'st', '--yes', 'user', 'sync', '--file', 'users.csv'], dir)).code).toBe(0);
       const retry = await push('n1.csv');

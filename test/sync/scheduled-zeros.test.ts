@@ -14,21 +14,36 @@ import { examctlStep as examctl } from '../support/in-process.js';
 
 const place = localStoreDirs('scheduled-zeros');
 
-const SITTINGS_HEADER = 'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\n';
+const SITTINGS_HEADER =
+  'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email\n';
 
 /** A sittings file of one row per [schedule, candidate id]. */
 function writeSittings(name: string, rows: [schedule: string, candidate: string][]): void {
-  const lines = rows.map(([schedule, id]) => `${schedule},A-MATH-1,Maths,2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-NORTH-DEC,North,${id},Ann,Lee,ann.lee@example.test\n`);
+  const lines = rows.map(
+    ([schedule, id]) =>
+      `${schedule},A-MATH-1,Maths,2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-NORTH-DEC,North,${id},Ann,Lee,ann.lee@example.test\n`,
+  );
   writeFileSync(join(place.dir, name), SITTINGS_HEADER + lines.join(''));
 }
 
-const push = (file: string, ...flags: string[]) => examctl(['schedule', 'push', '--file', file, '--target', 'local', '--store', 'store', '--yes', ...flags], place.dir, place.env);
+const push = (file: string, ...flags: string[]) =>
+  examctl(
+    ['schedule', 'push', '--file', file, '--target', 'local', '--store', 'store', '--yes', ...flags],
+    place.dir,
+    place.env,
+  );
 
 /** The store's user ids and schedule ids. */
 async function stored(): Promise<{ users: string[]; schedules: string[] }> {
   const exported = await examctl(['local', 'export', '--store', 'store'], place.dir, place.env);
-  const world = JSON.parse(exported.stdout) as { Users: { ExternalId: string }[]; Schedules: { ScheduleExtId: string }[] };
-  return { users: world.Users.map((user) => user.ExternalId), schedules: world.Schedules.map((schedule) => schedule.ScheduleExtId) };
+  const world = JSON.parse(exported.stdout) as {
+    Users: { ExternalId: string }[];
+    Schedules: { ScheduleExtId: string }[];
+  };
+  return {
+    users: world.Users.map((user) => user.ExternalId),
+    schedules: world.Schedules.map((schedule) => schedule.ScheduleExtId),
+  };
 }
 
 describe('a user sync after a schedule push', () => {
@@ -36,8 +51,16 @@ describe('a user sync after a schedule push', () => {
     writeSittings('sittings.csv', [['S-Z1', '004512']]);
     const pushed = await push('sittings.csv');
     expect(pushed.code, pushed.stderr + pushed.stdout).toBe(0);
-    writeFileSync(join(place.dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\n4512,Ann,Lee,ann.lee@example.test,Candidate\n');
-    const sync = (...flags: string[]) => examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--yes', ...flags], place.dir, place.env);
+    writeFileSync(
+      join(place.dir, 'users.csv'),
+      'ExternalId,FirstName,LastName,Email,Role\n4512,Ann,Lee,ann.lee@example.test,Candidate\n',
+    );
+    const sync = (...flags: string[]) =>
+      examctl(
+        ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--yes', ...flags],
+        place.dir,
+        place.env,
+      );
     const refused = await sync();
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('the file gives 1 new id that examctl synced to local ');
@@ -49,9 +72,23 @@ describe('a user sync after a schedule push', () => {
 
 describe('a schedule push', () => {
   it('a candidate id that is a user synced with leading zeros is refused, nothing sent; --really-new-ids sends it, and then it is known', async () => {
-    writeFileSync(join(place.dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\n004512,Ann,Lee,ann.lee@example.test,Candidate\n');
-    expect((await examctl(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--yes'], place.dir, place.env)).code).toBe(0);
-    writeSittings('sittings.csv', [['S-Z2', 'C-1'], ['S-Z2', '4512']]);
+    writeFileSync(
+      join(place.dir, 'users.csv'),
+      'ExternalId,FirstName,LastName,Email,Role\n004512,Ann,Lee,ann.lee@example.test,Candidate\n',
+    );
+    expect(
+      (
+        await examctl(
+          ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--yes'],
+          place.dir,
+          place.env,
+        )
+      ).code,
+    ).toBe(0);
+    writeSittings('sittings.csv', [
+      ['S-Z2', 'C-1'],
+      ['S-Z2', '4512'],
+    ]);
     const refused = await push('sittings.csv');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('examctl: the file gives 1 new candidate id that examctl synced to local ');
@@ -65,7 +102,10 @@ describe('a schedule push', () => {
     expect(sent.code, sent.stderr).toBe(0);
     expect((await stored()).users).toEqual(expect.arrayContaining(['004512', '4512']));
     // 4512 is a candidate examctl registered now: known exactly, it passes without the flag.
-    writeSittings('again.csv', [['S-Z3', '4512'], ['S-Z3', '004512']]);
+    writeSittings('again.csv', [
+      ['S-Z3', '4512'],
+      ['S-Z3', '004512'],
+    ]);
     // ...but not beside 004512 in one file: that pair is refused whatever the memory knows.
     expect((await push('again.csv')).code).toBe(2);
     writeSittings('again.csv', [['S-Z3', '4512']]);
@@ -96,7 +136,12 @@ describe('a schedule push', () => {
   });
 
   it('two candidate ids of one file that are one without leading zeros refuse the run, naming both lines once; --really-new-ids sends them', async () => {
-    writeSittings('pair.csv', [['S-P1', '0777'], ['S-P1', 'C-2'], ['S-P2', '777'], ['S-P3', '777']]);
+    writeSittings('pair.csv', [
+      ['S-P1', '0777'],
+      ['S-P1', 'C-2'],
+      ['S-P2', '777'],
+      ['S-P3', '777'],
+    ]);
     for (const flags of [['--dry-run'], []]) {
       const refused = await push('pair.csv', ...flags);
       expect(refused.code).toBe(2);
@@ -117,7 +162,10 @@ describe('a schedule push of a schedule id without its leading zeros', () => {
   it('is refused when examctl pushed the id with them: nothing sent (it would be a second schedule); --really-new-ids sends it', async () => {
     writeSittings('first.csv', [['004512', 'C-1']]);
     expect((await push('first.csv')).code).toBe(0);
-    writeSittings('again.csv', [['4512', 'C-1'], ['4512', 'C-2']]);
+    writeSittings('again.csv', [
+      ['4512', 'C-1'],
+      ['4512', 'C-2'],
+    ]);
     const refused = await push('again.csv');
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('the file gives 1 new schedule id that examctl synced to local ');
@@ -131,9 +179,24 @@ describe('a schedule push of a schedule id without its leading zeros', () => {
 
 describe('a schedule examctl named (no ScheduleExtId in the file)', () => {
   it('registers its candidates for the guard too: a later push of one of them without its zeros is refused (found by a trial)', async () => {
-    const candidates = (name: string, id: string) => writeFileSync(join(place.dir, name), `CandidateExtId,FirstName,LastName,Email\n${id},Ada,Byron,ada@example.test\n`);
+    const candidates = (name: string, id: string) =>
+      writeFileSync(
+        join(place.dir, name),
+        `CandidateExtId,FirstName,LastName,Email\n${id},Ada,Byron,ada@example.test\n`,
+      );
     const named = (file: string, ...flags: string[]) =>
-      push(file, '--assessment', 'A-MATH-1', '--start', '2027-02-01T09:00:00Z', '--group', 'H-NORTH-DEC', '--group-name', 'North', ...flags);
+      push(
+        file,
+        '--assessment',
+        'A-MATH-1',
+        '--start',
+        '2027-02-01T09:00:00Z',
+        '--group',
+        'H-NORTH-DEC',
+        '--group-name',
+        'North',
+        ...flags,
+      );
     candidates('a.csv', '0042');
     const first = await named('a.csv');
     expect(first.code, first.stderr).toBe(0);
@@ -147,10 +210,20 @@ describe('a schedule examctl named (no ScheduleExtId in the file)', () => {
 
 describe('a user a schedule push rewrote (trial26 F02)', () => {
   it('is no longer unchanged for the nightly user sync --changed-only: sent again, once, saying why', async () => {
-    writeFileSync(join(place.dir, 'users.csv'), 'ExternalId,FirstName,LastName,Email,Role\nu-7,Ann,Lee,ann@school.test,Candidate\n');
-    const sync = () => examctl(['user', 'sync', '--changed-only', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--yes'], place.dir, place.env);
+    writeFileSync(
+      join(place.dir, 'users.csv'),
+      'ExternalId,FirstName,LastName,Email,Role\nu-7,Ann,Lee,ann@school.test,Candidate\n',
+    );
+    const sync = () =>
+      examctl(
+        ['user', 'sync', '--changed-only', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--yes'],
+        place.dir,
+        place.env,
+      );
     const email = async () => {
-      const world = JSON.parse((await examctl(['local', 'export', '--store', 'store'], place.dir, place.env)).stdout) as { Users: { ExternalId: string; Email: string }[] };
+      const world = JSON.parse(
+        (await examctl(['local', 'export', '--store', 'store'], place.dir, place.env)).stdout,
+      ) as { Users: { ExternalId: string; Email: string }[] };
       return world.Users.find((user) => user.ExternalId === 'u-7')?.Email;
     };
     expect((await sync()).code).toBe(0);
@@ -160,7 +233,9 @@ describe('a user a schedule push rewrote (trial26 F02)', () => {
     expect(await email()).toBe('ann.lee@example.test');
     const night = await sync();
     expect(night.stdout + night.stderr).toContain('1 ok: 1 updated');
-    expect(night.stderr).toMatch(/note: schedule push run \S+ sent u-7 as a candidate after run \S+ synced it: sent as changed/);
+    expect(night.stderr).toMatch(
+      /note: schedule push run \S+ sent u-7 as a candidate after run \S+ synced it: sent as changed/,
+    );
     expect(await email()).toBe('ann@school.test');
     const next = await sync();
     expect(next.stdout + next.stderr).toContain('1 unchanged (not sent)');

@@ -14,12 +14,22 @@ const place = localStoreDirs('small-population');
 
 const ids = Array.from({ length: 40 }, (_, i) => `p-${i + 1}`);
 function writeUsers(file: string, rows: readonly string[], hierarchies = 'H-NORTH'): void {
-  writeFileSync(join(place.dir, file), `${['ExternalId,FirstName,LastName,Role,Hierarchies', ...rows.map((id) => `${id},A,B,Candidate,${hierarchies}`)].join('\n')}\n`);
+  writeFileSync(
+    join(place.dir, file),
+    `${['ExternalId,FirstName,LastName,Role,Hierarchies', ...rows.map((id) => `${id},A,B,Candidate,${hierarchies}`)].join('\n')}\n`,
+  );
 }
-const sync = (file: string, ...flags: string[]) => examctl(['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--changed-only', ...flags], place.dir, place.env);
+const sync = (file: string, ...flags: string[]) =>
+  examctl(
+    ['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--json', '--changed-only', ...flags],
+    place.dir,
+    place.env,
+  );
 const disabledCount = async () => {
   const exported = await examctl(['local', 'export', '--store', 'store'], place.dir, place.env);
-  return (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users.filter((user) => user.ExternalId.startsWith('p-') && user.DisableLogin === true).length;
+  return (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users.filter(
+    (user) => user.ExternalId.startsWith('p-') && user.DisableLogin === true,
+  ).length;
 };
 
 describe('a population of 40', () => {
@@ -33,7 +43,9 @@ describe('a population of 40', () => {
     const night = await sync('empty.csv', '--disable-missing');
     expect(night.code).toBe(2);
     expect(night.stderr).toContain('--disable-missing would disable 40 of the 40 users');
-    expect(night.stderr).toContain('more than 10 (the default: 10 % of them, or up to 100 but never more than 25 % of them)');
+    expect(night.stderr).toContain(
+      'more than 10 (the default: 10 % of them, or up to 100 but never more than 25 % of them)',
+    );
     expect(await disabledCount()).toBe(0);
   });
 
@@ -44,7 +56,7 @@ describe('a population of 40', () => {
     expect(night.stderr).toContain('--prune-memberships would remove links or flags of 40 of the 40 users');
   });
 
-  it('three leavers go under the default; docs/ci.md\'s --max-disable 2% lets one go (2 % of 37, rounded up)', async () => {
+  it("three leavers go under the default; docs/ci.md's --max-disable 2% lets one go (2 % of 37, rounded up)", async () => {
     writeUsers('three-left.csv', ids.slice(3));
     const night = await sync('three-left.csv', '--disable-missing');
     expect(night.code, night.stderr).toBe(0);

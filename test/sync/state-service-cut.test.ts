@@ -16,7 +16,10 @@ const server = stateServerPerTest();
 const ids = ['ct-0', 'ct-1', 'ct-2'];
 
 function writeUsers(dir: string, list: readonly string[]): void {
-  writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...list.map((id) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,`)].join('\n')}\n`);
+  writeFileSync(
+    join(dir, 'users.csv'),
+    `${[HEADER, ...list.map((id) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,`)].join('\n')}\n`,
+  );
 }
 
 async function cli(dir: string, argv: string[], env: Record<string, string>) {
@@ -27,7 +30,11 @@ async function cli(dir: string, argv: string[], env: Record<string, string>) {
 
 const local = ['--target', 'local', '--store', 'store'];
 const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
-  cli(dir, ['user', 'sync', '--file', 'users.csv', ...local, '--changed-only', '--disable-missing', '--json', ...flags], env);
+  cli(
+    dir,
+    ['user', 'sync', '--file', 'users.csv', ...local, '--changed-only', '--disable-missing', '--json', ...flags],
+    env,
+  );
 
 /** The next `times` POSTs to a path ending in `end` are kept cut in half: the service answers 200, its read-back sees the cut. */
 function cutPosts(end: string, times: number): void {
@@ -64,30 +71,39 @@ describe('a store the service keeps cut short', () => {
       cutPosts('-intents-0', 3);
       const cut = await sync(dir, env);
       expect(cut.code, cut.stderr).toBe(3);
-      expect(cut.stderr).toContain(`the state service at ${address}-intents-0 acknowledged POST but still holds another document: the memory was not stored (sent twice; removed, not put back)): nothing was sent`);
+      expect(cut.stderr).toContain(
+        `the state service at ${address}-intents-0 acknowledged POST but still holds another document: the memory was not stored (sent twice; removed, not put back)): nothing was sent`,
+      );
       expect(server.states.has('/state/b-intents-0')).toBe(false);
       server.onRequest(undefined);
       await loads(dir, env);
       const next = await sync(dir, env, '--require-memory');
       expect(next.code, next.stderr).toBe(0);
-      expect(JSON.parse(next.stdout).items.find((item: { id: string }) => item.id === 'ct-new')).toMatchObject({ status: 'ok', action: 'created' });
+      expect(JSON.parse(next.stdout).items.find((item: { id: string }) => item.id === 'ct-new')).toMatchObject({
+        status: 'ok',
+        action: 'created',
+      });
     }));
 
-  it('the end\'s delta cut twice and its removal refused: the next night reads it as not stored and takes in the run\'s intents (was exit 2 on every later night)', () =>
+  it("the end's delta cut twice and its removal refused: the next night reads it as not stored and takes in the run's intents (was exit 2 on every later night)", () =>
     withTempDir(async (dir) => {
       const { address, env } = await firstNight(dir, 'd');
       cutPosts('-delta-1', 2);
       server.fail('DELETE -delta-', 500, 6);
       const cut = await sync(dir, env);
       expect(cut.code, cut.stderr).toBe(3);
-      expect(cut.stderr).toContain(`the state service at ${address}-delta-1 acknowledged POST but still holds another document: the memory was not stored (sent twice; left there, damaged: delete it on the service)`);
+      expect(cut.stderr).toContain(
+        `the state service at ${address}-delta-1 acknowledged POST but still holds another document: the memory was not stored (sent twice; left there, damaged: delete it on the service)`,
+      );
       expect(server.states.get('/state/d-delta-1')).toBeDefined();
       server.onRequest(undefined);
       await loads(dir, env);
       const next = await sync(dir, { ...env, EXAMCTL_RUNS_DIR: join(dir, 'fresh-runner') }, '--require-memory');
       expect(next.code, next.stderr).toBe(0);
       expect(next.stderr).toContain('wrote ahead and never stored as its end');
-      expect((JSON.parse(next.stdout) as { items: { status: string }[] }).items.every((item) => item.status === 'ok')).toBe(true);
+      expect(
+        (JSON.parse(next.stdout) as { items: { status: string }[] }).items.every((item) => item.status === 'ok'),
+      ).toBe(true);
     }));
 
   it('the whole memory (synced import) cut twice: what the service held is put back; cut every time: kept whole in a file that synced import puts there (was the memory lost)', () =>
@@ -97,12 +113,17 @@ describe('a store the service keeps cut short', () => {
       cutPosts('/state/w', 2);
       const twice = await cli(dir, ['synced', 'import', 'e.json', '--force', ...local], env);
       expect(twice.code).toBe(3);
-      expect(twice.stderr).toContain(`the state service at ${address} acknowledged POST but still holds another document: the memory was not stored (sent twice; what it held before is put back)`);
+      expect(twice.stderr).toContain(
+        `the state service at ${address} acknowledged POST but still holds another document: the memory was not stored (sent twice; what it held before is put back)`,
+      );
       await loads(dir, env);
       cutPosts('/state/w', 9);
       const always = await cli(dir, ['synced', 'import', 'e.json', '--force', ...local], env);
       expect(always.code).toBe(3);
-      const file = /nor what it held put back\): this run's memory is in (\S+); once the service stores again, examctl synced import \1 --sync-dir (\S+) --force/.exec(always.stderr);
+      const file =
+        /nor what it held put back\): this run's memory is in (\S+); once the service stores again, examctl synced import \1 --sync-dir (\S+) --force/.exec(
+          always.stderr,
+        );
       expect(file?.[2], always.stderr).toBe(address);
       server.onRequest(undefined);
       expect((await cli(dir, ['synced', 'show'], env)).code).toBe(2);
@@ -123,7 +144,9 @@ describe('what a refusal names', () => {
       server.fail('DELETE -intents-', 500, 3);
       const forgot = await cli(dir, ['synced', 'forget', ...local], env);
       expect(forgot.code).toBe(3);
-      expect(forgot.stderr).toContain(`the sync memory at ${address} is forgotten (its document removed), but not all beside it (the state service at ${address}-intents-0 answered DELETE with 500`);
+      expect(forgot.stderr).toContain(
+        `the sync memory at ${address} is forgotten (its document removed), but not all beside it (the state service at ${address}-intents-0 answered DELETE with 500`,
+      );
       expect((await cli(dir, ['synced', 'forget', ...local], env)).code).toBe(0);
       expect([...server.states.keys()]).toEqual([]);
     }));

@@ -19,7 +19,10 @@ const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
 const server = stateServerPerTest();
 
 function writeUsers(dir: string, ids: readonly string[]): void {
-  writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...ids.map((id) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,`)].join('\n')}\n`);
+  writeFileSync(
+    join(dir, 'users.csv'),
+    `${[HEADER, ...ids.map((id) => `${id},First,Last ${id},${id}@example.test,name-${id},Candidate,`)].join('\n')}\n`,
+  );
 }
 
 async function cli(dir: string, argv: string[], env: Record<string, string> = {}) {
@@ -30,10 +33,30 @@ async function cli(dir: string, argv: string[], env: Record<string, string> = {}
 
 const ids = Array.from({ length: 4 }, (_, i) => `vs-${i}`);
 const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
-  cli(dir, ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--disable-missing', '--json', ...flags], env);
+  cli(
+    dir,
+    [
+      'user',
+      'sync',
+      '--file',
+      'users.csv',
+      '--target',
+      'local',
+      '--store',
+      'store',
+      '--changed-only',
+      '--disable-missing',
+      '--json',
+      ...flags,
+    ],
+    env,
+  );
 const methods = () => server.requests.map((request) => request.method);
 /** The requests to the memory's own address and its deltas (`delta`): a run's intents are written ahead to `<address>-intents-<n>`. */
-const memoryMethods = () => server.requests.filter((request) => !request.path.includes('-intents-')).map((request) => `${request.method}${request.path.includes('-delta-') ? ' delta' : ''}`);
+const memoryMethods = () =>
+  server.requests
+    .filter((request) => !request.path.includes('-intents-'))
+    .map((request) => `${request.method}${request.path.includes('-delta-') ? ' delta' : ''}`);
 /** Night 1 stores the memory at the service's `name`; tonight's export adds a joiner, vs-new. */
 async function joinerNight(dir: string, name: string) {
   const address = server.address(name);
@@ -53,7 +76,9 @@ describe('an end store that failed, on the same runner', () => {
       expect(failed.code, failed.stderr).toBe(3);
       // Every record went, the memory's end was not stored: the run stays resumable, and says so.
       expect(failed.stderr).toMatch(/once it can be written, examctl runs resume \S+ stores it/);
-      expect(JSON.parse((await cli(dir, ['runs', 'list', '--json'])).stdout).runs[0]).toMatchObject({ state: 'interrupted' });
+      expect(JSON.parse((await cli(dir, ['runs', 'list', '--json'])).stdout).runs[0]).toMatchObject({
+        state: 'interrupted',
+      });
       // Tonight's export (other bytes than night 1's: not an old file run again).
       writeUsers(dir, [...ids].reverse());
       const next = await sync(dir, env, '--require-memory', '--allow-disable-recent');
@@ -61,11 +86,13 @@ describe('an end store that failed, on the same runner', () => {
       expect(next.stderr).toContain('wrote ahead and never stored as its end');
       expect(next.stderr).not.toContain('cut short');
       // vs-new, created by the run whose end was not stored, left the file: disabled.
-      expect(JSON.parse(next.stdout).items.find((item: { id: string }) => item.id === 'vs-new')).toMatchObject({ action: 'disabled' });
+      expect(JSON.parse(next.stdout).items.find((item: { id: string }) => item.id === 'vs-new')).toMatchObject({
+        action: 'disabled',
+      });
     }));
 });
 
-describe('the run\'s copy of the memory', () => {
+describe("the run's copy of the memory", () => {
   it('removed under the run (its private temp folder cleared): exit 3, the memory not stored, the service keeps every user (found by a trial: it was stored empty)', () =>
     withTempDir(async (dir) => {
       const { env } = await joinerNight(dir, 'copy');
@@ -75,13 +102,18 @@ describe('the run\'s copy of the memory', () => {
       server.onRequest((request) => {
         if (request.method !== 'POST' || !request.path.includes('-intents-')) return;
         server.onRequest(undefined);
-        for (const entry of readdirSync(root)) if (entry.startsWith(`${process.pid}@`) && entry.includes('@synced-')) rmSync(join(root, entry), { recursive: true, force: true });
+        for (const entry of readdirSync(root))
+          if (entry.startsWith(`${process.pid}@`) && entry.includes('@synced-'))
+            rmSync(join(root, entry), { recursive: true, force: true });
       });
       const cut = await sync(dir, env);
       expect(cut.code, cut.stderr).toBe(3);
       expect(cut.stderr).toContain('the sync memory was not saved to');
       expect(cut.stderr).toContain('was removed while the run ran');
-      expect(server.states.get('/state/copy')!.length, JSON.stringify(server.requests.map((r) => [r.method, r.path, r.body.length]))).toBeGreaterThanOrEqual(held!.length);
+      expect(
+        server.states.get('/state/copy')!.length,
+        JSON.stringify(server.requests.map((r) => [r.method, r.path, r.body.length])),
+      ).toBeGreaterThanOrEqual(held!.length);
       const shown = await cli(dir, ['synced', 'show', '--json'], env);
       expect(shown.stdout, shown.stderr).toMatch(/"remembered":[45]\b/);
       // The next night on the same runner (its runs directory says the run finished) takes in what
@@ -102,14 +134,31 @@ describe('every store is read back', () => {
       server.fail('POST -delta-', 200, 2, '');
       const dropped = await sync(dir, env);
       expect(dropped.code).toBe(3);
-      expect(dropped.stderr).toContain(`the sync memory was not saved to ${address} (the state service at ${address}-delta-1 acknowledged POST but still holds no document: the memory was not stored (sent twice; removed again))`);
+      expect(dropped.stderr).toContain(
+        `the sync memory was not saved to ${address} (the state service at ${address}-delta-1 acknowledged POST but still holds no document: the memory was not stored (sent twice; removed again))`,
+      );
       // Said once: the refusal is the run's error, not also a note before it (found by a trial).
       expect(dropped.stderr.split('the sync memory was not saved to').length, dropped.stderr).toBe(2);
-      expect(memoryMethods()).toEqual(['LOCK', 'GET', 'GET delta', 'POST delta', 'GET delta', 'POST delta', 'GET delta', 'DELETE delta', 'GET delta', 'UNLOCK']);
+      expect(memoryMethods()).toEqual([
+        'LOCK',
+        'GET',
+        'GET delta',
+        'POST delta',
+        'GET delta',
+        'POST delta',
+        'GET delta',
+        'DELETE delta',
+        'GET delta',
+        'UNLOCK',
+      ]);
       const fresh = await sync(dir, { ...env, EXAMCTL_RUNS_DIR: join(dir, 'fresh-runner') }, '--require-memory');
       expect(fresh.code, fresh.stderr).toBe(0);
       expect(fresh.stderr).toContain(`note: the sync memory at ${address} holds what run `);
-      expect((JSON.parse(fresh.stdout) as { items: { id: string; status: string }[] }).items.every((item) => item.status === 'ok')).toBe(true);
+      expect(
+        (JSON.parse(fresh.stdout) as { items: { id: string; status: string }[] }).items.every(
+          (item) => item.status === 'ok',
+        ),
+      ).toBe(true);
     }));
 
   it('a start store dropped stops the run before it sends (exit 3)', () =>
@@ -119,8 +168,14 @@ describe('every store is read back', () => {
       server.fail('POST', 200, 2, '');
       const run = await sync(dir, { EXAMCTL_SYNC_DIR: address });
       expect(run.code).toBe(3);
-      expect(run.stderr).toContain(`the sync memory could not be stored on ${address} before the requests it was for went out (the state service at ${address}-intents-0 acknowledged POST but still holds no document: the memory was not stored (sent twice; removed again)): nothing was sent`);
-      expect(JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout).Users.some((user: { ExternalId: string }) => user.ExternalId === 'vs-0')).toBe(false);
+      expect(run.stderr).toContain(
+        `the sync memory could not be stored on ${address} before the requests it was for went out (the state service at ${address}-intents-0 acknowledged POST but still holds no document: the memory was not stored (sent twice; removed again)): nothing was sent`,
+      );
+      expect(
+        JSON.parse((await cli(dir, ['local', 'export', '--store', 'store'])).stdout).Users.some(
+          (user: { ExternalId: string }) => user.ExternalId === 'vs-0',
+        ),
+      ).toBe(false);
     }));
 });
 
@@ -176,12 +231,17 @@ describe('an answer that drips past the request timeout', () => {
       server.drip(method, 1, method === 'POST' ? 1 : 0);
       const run = await sync(dir, env(address));
       expect(run.code).toBe(3);
-      expect(run.stderr).toMatch(new RegExp(`the state service at ${address}\\S* did not answer ${method} whole within the request timeout \\(1 s, EXAMCTL_REQUEST_TIMEOUT_MS\\): not tried again`));
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `the state service at ${address}\\S* did not answer ${method} whole within the request timeout \\(1 s, EXAMCTL_REQUEST_TIMEOUT_MS\\): not tried again`,
+        ),
+      );
       // POST: the start written ahead, then the dripping batch of joiners, not tried again, and the store at its end.
       expect(methods().filter((each) => each === method)).toHaveLength(method === 'POST' ? 3 : 1);
       expect(methods().at(-1)).toBe('UNLOCK');
       expect(server.locks.size).toBe(0);
-    }));
+    }),
+  );
 
   it('LOCK: released all the same (the service took it before it dripped)', () =>
     withTempDir(async (dir) => {
@@ -213,7 +273,9 @@ describe('a lock whose holder on this host is gone', () => {
       server.locks.set('/state/n', held(pid, hostname()));
       const run = await sync(dir, { EXAMCTL_SYNC_DIR: address });
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toContain(`note: took over the lock of the sync memory at ${address} held by ci@${hostname()} (examctl user sync, lock dead-1) since 2026-11-21T02:00:00Z: its process (pid ${pid} on host ${hostname()}`);
+      expect(run.stderr).toContain(
+        `note: took over the lock of the sync memory at ${address} held by ci@${hostname()} (examctl user sync, lock dead-1) since 2026-11-21T02:00:00Z: its process (pid ${pid} on host ${hostname()}`,
+      );
       expect(run.stderr).toContain('no longer runs on this host');
       expect(methods().slice(0, 3)).toEqual(['LOCK', 'UNLOCK', 'LOCK']);
       expect(server.locks.size).toBe(0);

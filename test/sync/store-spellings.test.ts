@@ -26,12 +26,20 @@ const NIGHTLY = ['--changed-only', '--disable-missing', '--max-disable', '100%',
 let dir: string;
 let env: Record<string, string>;
 const syncDir = () => join(dir, 'state', 'synced');
-const users = (ids: string[]) => JSON.stringify(ids.map((id) => ({ ExternalId: id, FirstName: 'S', LastName: id, Role: 'Candidate', Hierarchies: [] })));
+const users = (ids: string[]) =>
+  JSON.stringify(
+    ids.map((id) => ({ ExternalId: id, FirstName: 'S', LastName: id, Role: 'Candidate', Hierarchies: [] })),
+  );
 const night = (store: string, ids: string[], ...flags: string[]) => {
   writeFileSync(join(dir, 'users.json'), users(ids));
-  return examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', store, ...NIGHTLY, ...flags], dir, env);
+  return examctl(
+    ['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', store, ...NIGHTLY, ...flags],
+    dir,
+    env,
+  );
 };
-const actions = (stdout: string) => (JSON.parse(stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`);
+const actions = (stdout: string) =>
+  (JSON.parse(stdout) as { items: { id: string; action?: string }[] }).items.map((item) => `${item.id} ${item.action}`);
 const real = () => ({ kind: 'local' as const, store: join(dir, 'real', 's') });
 const alias = () => ({ kind: 'local' as const, store: join(dir, 'alias', 's') });
 
@@ -65,19 +73,23 @@ describe('a store reached through a link', () => {
     expect(await readdir(syncDir())).toEqual([memoryDir(syncDir(), real()).slice(syncDir().length + 1)]);
   });
 
-  it('a memory an older examctl kept under the link\'s spelling is taken in, said (a dry run says that a real run takes it in, and moves nothing)', async () => {
+  it("a memory an older examctl kept under the link's spelling is taken in, said (a dry run says that a real run takes it in, and moves nothing)", async () => {
     expect((await night('alias/s', ['a', 'b', 'c'])).code).toBe(0);
     await asOlderExamctlKeptIt();
     // The dry run reads the memory the real run takes in (trial17 f04: it read none, planned no leaver, and --require-memory refused it).
     const dry = await night('real/s', ['a', 'b'], '--dry-run', '--require-memory');
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stderr).toContain(`note: a real run takes in ${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store}): this store's memory`);
+    expect(dry.stderr).toContain(
+      `note: a real run takes in ${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store}): this store's memory`,
+    );
     expect(actions(dry.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
     expect(existsSync(memoryFile(syncDir(), alias(), 'users'))).toBe(true);
     expect(existsSync(memoryDir(syncDir(), real()))).toBe(false);
     const taken = await night('alias/s', ['a', 'b'], '--require-memory');
     expect(taken.code, taken.stderr).toBe(0);
-    expect(taken.stderr).toContain(`note: took in ${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store}): this store's memory`);
+    expect(taken.stderr).toContain(
+      `note: took in ${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store}): this store's memory`,
+    );
     expect(actions(taken.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
     expect((await readMemory(memoryFile(syncDir(), real(), 'users'), 'users', real())).entries.size).toBe(3);
     const again = await night('real/s', ['a', 'b']);
@@ -102,18 +114,27 @@ describe('a store reached through a link', () => {
     const refused = await night('real/s', ['a']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('refused, nothing sent: another memory of this store: ');
-    expect(refused.stderr).toContain(`${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store}), besides ${memoryFile(syncDir(), real(), 'users')}`);
+    expect(refused.stderr).toContain(
+      `${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store}), besides ${memoryFile(syncDir(), real(), 'users')}`,
+    );
     expect(refused.stderr).toContain("keep one: synced forget this one, or remove the other's directory");
     writeFileSync(join(dir, 'users.json'), users(['a']));
-    const changedOnly = await examctl(['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', 'real/s', '--changed-only', '--json'], dir, env);
+    const changedOnly = await examctl(
+      ['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', 'real/s', '--changed-only', '--json'],
+      dir,
+      env,
+    );
     expect(changedOnly.code, changedOnly.stderr).toBe(0);
     expect(changedOnly.stderr).toContain('warning: another memory of this store: ');
-    expect((JSON.parse(changedOnly.stdout) as { syncMemory: { otherMemories: string[] } }).syncMemory.otherMemories).toEqual([`${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store})`]);
+    expect(
+      (JSON.parse(changedOnly.stdout) as { syncMemory: { otherMemories: string[] } }).syncMemory.otherMemories,
+    ).toEqual([`${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store})`]);
   });
 });
 
 /** Whether this machine lets the suite bind-mount (root on Linux): one directory at two paths no link explains. */
-const bindMount = (from: string, to: string): boolean => spawnSync('mount', ['--bind', from, to], { stdio: 'ignore' }).status === 0;
+const bindMount = (from: string, to: string): boolean =>
+  spawnSync('mount', ['--bind', from, to], { stdio: 'ignore' }).status === 0;
 
 describe('a store reached through a bind mount (trial24 f01)', () => {
   it('is the same store: one memory, taken in under either path, and a leaver sent under one is disabled from the other', async (context) => {
@@ -153,30 +174,50 @@ describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', ()
     await rm(join(dir, 'real', 's'), { recursive: true });
     const copy = await night('copy', ['a', 'b']);
     expect(copy.code, copy.stderr).toBe(0);
-    expect(copy.stderr).toContain(`warning: another memory of this store: ${memoryFile(syncDir(), real(), 'users')} (local store ${real().store})`);
+    expect(copy.stderr).toContain(
+      `warning: another memory of this store: ${memoryFile(syncDir(), real(), 'users')} (local store ${real().store})`,
+    );
     expect(actions(copy.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
   });
 
   it('a store moved with `mv`: its memory under the old path is taken in by the first night (nothing holds it there); an export of it imports', async () => {
     expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
-    expect((await examctl(['synced', 'export', '--target', 'local', '--store', 'real/s', '--out', 'kept.json'], dir, env)).code).toBe(0);
+    expect(
+      (await examctl(['synced', 'export', '--target', 'local', '--store', 'real/s', '--out', 'kept.json'], dir, env))
+        .code,
+    ).toBe(0);
     renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
     const moved = await night('moved', ['a', 'b']);
     expect(moved.code, moved.stderr).toBe(0);
-    expect(moved.stderr).toContain(`note: took in ${memoryFile(syncDir(), real(), 'users')} (local store ${real().store}): this store's memory`);
+    expect(moved.stderr).toContain(
+      `note: took in ${memoryFile(syncDir(), real(), 'users')} (local store ${real().store}): this store's memory`,
+    );
     expect(actions(moved.stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
-    const imported = await examctl(['synced', 'import', 'kept.json', '--target', 'local', '--store', 'moved', '--force'], dir, env);
+    const imported = await examctl(
+      ['synced', 'import', 'kept.json', '--target', 'local', '--store', 'moved', '--force'],
+      dir,
+      env,
+    );
     expect(imported.code, imported.stderr).toBe(0);
-    const header = await readMemory(memoryFile(syncDir(), { kind: 'local', store: join(dir, 'moved') }, 'users'), 'users');
+    const header = await readMemory(
+      memoryFile(syncDir(), { kind: 'local', store: join(dir, 'moved') }, 'users'),
+      'users',
+    );
     expect(header.target).toEqual({ kind: 'local', store: join(dir, 'moved') });
     // A really different store (another instance) is still refused the export.
     expect((await night('other', ['a'])).code).toBe(0);
-    const other = await examctl(['synced', 'import', 'kept.json', '--target', 'local', '--store', 'other', '--force'], dir, env);
+    const other = await examctl(
+      ['synced', 'import', 'kept.json', '--target', 'local', '--store', 'other', '--force'],
+      dir,
+      env,
+    );
     expect(other.code).toBe(2);
-    expect(other.stderr).toContain(`this sync memory is of the target local ${real().store}, but this run's target is local ${join(dir, 'other')}`);
+    expect(other.stderr).toContain(
+      `this sync memory is of the target local ${real().store}, but this run's target is local ${join(dir, 'other')}`,
+    );
   });
 
-  it('a run at the moved store\'s old path makes no store there and leaves its memory: the moved store\'s next night disables its leavers (trial35 F03)', async () => {
+  it("a run at the moved store's old path makes no store there and leaves its memory: the moved store's next night disables its leavers (trial35 F03)", async () => {
     expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
     const kept = readFileSync(memoryFile(syncDir(), real(), 'users'), 'utf8');
     renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
@@ -184,9 +225,15 @@ describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', ()
       const old = await night('real/s', ['a', 'b'], ...flags);
       expect(old.code, old.stderr).toBe(flags.length === 0 ? 2 : 0);
     }
-    const old = await examctl(['schedule', 'push', '--file', join(ROOT, 'fixtures', 'sittings.csv'), '--target', 'local', '--store', 'real/s'], dir, env);
+    const old = await examctl(
+      ['schedule', 'push', '--file', join(ROOT, 'fixtures', 'sittings.csv'), '--target', 'local', '--store', 'real/s'],
+      dir,
+      env,
+    );
     expect(old.code).toBe(2);
-    expect(old.stderr).toContain(`no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?): nothing was created or sent; point the job at it, mount it, or examctl local init --store ${real().store}`);
+    expect(old.stderr).toContain(
+      `no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?): nothing was created or sent; point the job at it, mount it, or examctl local init --store ${real().store}`,
+    );
     expect(existsSync(join(dir, 'real', 's'))).toBe(false);
     expect(readFileSync(memoryFile(syncDir(), real(), 'users'), 'utf8')).toBe(kept);
     const moved = await night('moved', ['a', 'b']);
@@ -196,7 +243,8 @@ describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', ()
   });
 
   describe("what else would make a store at the moved store's old path (trial36 F01, F02, F07)", () => {
-    const gone = () => `no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?)`;
+    const gone = () =>
+      `no local store at ${real().store}, but the sync memory ${memoryDir(syncDir(), real())} names one there (moved? deleted? not mounted?)`;
     beforeEach(async () => {
       expect((await night('real/s', ['a', 'b', 'c'])).code).toBe(0);
       renameSync(join(dir, 'real', 's'), join(dir, 'moved'));
@@ -205,25 +253,42 @@ describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', ()
     it('doctor fails the store check with the run\'s refusal, not "the first command that sends creates it"', async () => {
       const doctor = await examctl(['doctor', '--target', 'local', '--store', 'real/s'], dir, env);
       expect(doctor.code).toBe(3);
-      expect(doctor.stdout).toContain(`FAIL  store      ${gone()}: a run refuses (exit 2); point the job at it, mount it, or examctl local init --store ${real().store}`);
+      expect(doctor.stdout).toContain(
+        `FAIL  store      ${gone()}: a run refuses (exit 2); point the job at it, mount it, or examctl local init --store ${real().store}`,
+      );
     });
 
     it('local serve refuses as a run does (exit 2), creating nothing; the moved store keeps its memory', async () => {
       const stderr = new StringSink();
-      const io = { stdout: new StringSink(), stderr, env: { ...childEnv(dir), EXAMCTL_NOW: PINNED_NOW, ...env }, now: () => new Date(), isTTY: false, cwd: dir };
+      const io = {
+        stdout: new StringSink(),
+        stderr,
+        env: { ...childEnv(dir), EXAMCTL_NOW: PINNED_NOW, ...env },
+        now: () => new Date(),
+        isTTY: false,
+        cwd: dir,
+      };
       // Stopped before it starts: a serve that does start stops at once (exit 0).
-      expect(await runCli(['--store', 'real/s', 'local', 'serve', '--port', '0'], { ...io, signal: AbortSignal.abort() })).toBe(2);
+      expect(
+        await runCli(['--store', 'real/s', 'local', 'serve', '--port', '0'], { ...io, signal: AbortSignal.abort() }),
+      ).toBe(2);
       expect(stderr.text).toContain(`${gone()}: nothing was created or served; point the job at it`);
       expect(existsSync(join(dir, 'real', 's'))).toBe(false);
       expect(actions((await night('moved', ['a', 'b'])).stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
     });
 
-    it('local init there sets the memory aside, said: the moved store\'s next night takes it in', async () => {
+    it("local init there sets the memory aside, said: the moved store's next night takes it in", async () => {
       const dry = await examctl(['local', 'init', '--store', 'real/s', '--dry-run'], dir, env);
-      expect(dry.stderr).toContain(`no store created at ${real().store}; a real one moves the sync memory ${memoryDir(syncDir(), real())} aside`);
+      expect(dry.stderr).toContain(
+        `no store created at ${real().store}; a real one moves the sync memory ${memoryDir(syncDir(), real())} aside`,
+      );
       const init = await examctl(['local', 'init', '--store', 'real/s'], dir, env);
       expect(init.code, init.stderr).toBe(0);
-      expect(init.stderr).toMatch(new RegExp(`note: the sync memory ${memoryDir(syncDir(), real())} names a store made here before: moved to ${syncDir()}/[0-9a-f]{16} \\(a store moved from here takes it in\\)`));
+      expect(init.stderr).toMatch(
+        new RegExp(
+          `note: the sync memory ${memoryDir(syncDir(), real())} names a store made here before: moved to ${syncDir()}/[0-9a-f]{16} \\(a store moved from here takes it in\\)`,
+        ),
+      );
       const there = await night('real/s', ['a']);
       expect(there.code, there.stderr).toBe(0);
       expect(there.stderr).not.toContain('replaced');
@@ -246,7 +311,11 @@ describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', ()
     expect(document.texts.get('users')).not.toContain(alias().store);
     await rm(memoryDir(syncDir(), alias()), { recursive: true });
     for (const store of ['alias/s', 'real/s']) {
-      const imported = await examctl(['synced', 'import', 'kept.json', '--target', 'local', '--store', store, '--force'], dir, env);
+      const imported = await examctl(
+        ['synced', 'import', 'kept.json', '--target', 'local', '--store', store, '--force'],
+        dir,
+        env,
+      );
       expect(imported.code, imported.stderr).toBe(0);
     }
     expect(actions((await night('real/s', ['a', 'b'])).stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);

@@ -24,8 +24,12 @@ describe('the request digest', () => {
   it('is the same for the same request whatever the key order, and differs for any change', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, 'x'], c: null } })).toBe('{"a":{"c":null,"d":[1,"x"]},"b":1}');
     expect(requestDigest({ ExternalId: 'u1', LastName: 'A' })).toBe(requestDigest({ LastName: 'A', ExternalId: 'u1' }));
-    expect(requestDigest({ ExternalId: 'u1', LastName: 'A' })).not.toBe(requestDigest({ ExternalId: 'u1', LastName: 'B' }));
-    expect(requestDigest({ ExternalId: 'u1', Password: 'one' })).not.toBe(requestDigest({ ExternalId: 'u1', Password: 'two' }));
+    expect(requestDigest({ ExternalId: 'u1', LastName: 'A' })).not.toBe(
+      requestDigest({ ExternalId: 'u1', LastName: 'B' }),
+    );
+    expect(requestDigest({ ExternalId: 'u1', Password: 'one' })).not.toBe(
+      requestDigest({ ExternalId: 'u1', Password: 'two' }),
+    );
   });
 });
 
@@ -35,21 +39,44 @@ function referenceCanonical(value: unknown): string {
     if (Array.isArray(v)) return v.map((item: unknown) => (item === undefined ? null : copy(item)));
     if (v === null || typeof v !== 'object') return v;
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(v).sort()) if ((v as Record<string, unknown>)[key] !== undefined) out[key] = copy((v as Record<string, unknown>)[key]);
+    for (const key of Object.keys(v).sort())
+      if ((v as Record<string, unknown>)[key] !== undefined) out[key] = copy((v as Record<string, unknown>)[key]);
     return out;
   };
   return JSON.stringify(copy(value)) ?? 'null';
 }
 
 const pick = (entry: { digest: string; run: string; disabled?: boolean } | undefined) =>
-  entry === undefined ? undefined : { digest: entry.digest, run: entry.run, ...(entry.disabled === true ? { disabled: true } : {}) };
+  entry === undefined
+    ? undefined
+    : { digest: entry.digest, run: entry.run, ...(entry.disabled === true ? { disabled: true } : {}) };
 
 describe('the canonical text, built faster, is the text memories were written with', () => {
   it('same bytes as the sorted deep copy for requests of changing shapes, nested lists, undefined and null', () => {
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    const names = ['ExternalId', 'LastName', 'FirstName', 'Email', 'Role', 'Labels', 'Hierarchies', 'SpecialNeeds', 'Password', 'Zeta', 'alpha', 'Ünicode'];
-    const scalar = (): unknown => [() => 'x' + Math.floor(next() * 100), () => Math.floor(next() * 1000) / 7, () => next() < 0.5, () => null, () => undefined][Math.floor(next() * 5)]!();
+    const names = [
+      'ExternalId',
+      'LastName',
+      'FirstName',
+      'Email',
+      'Role',
+      'Labels',
+      'Hierarchies',
+      'SpecialNeeds',
+      'Password',
+      'Zeta',
+      'alpha',
+      'Ünicode',
+    ];
+    const scalar = (): unknown =>
+      [
+        () => 'x' + Math.floor(next() * 100),
+        () => Math.floor(next() * 1000) / 7,
+        () => next() < 0.5,
+        () => null,
+        () => undefined,
+      ][Math.floor(next() * 5)]!();
     const value = (depth: number): unknown => {
       const kind = next();
       if (depth > 2 || kind < 0.5) return scalar();
@@ -67,7 +94,15 @@ describe('the canonical text, built faster, is the text memories were written wi
         expect(canonicalJson(reversed)).toBe(referenceCanonical(request));
       }
     }
-    const user = { ExternalId: 'u1', LastName: 'A', FirstName: 'B', Email: 'e', Role: 'Candidate', Labels: ['a', undefined, 'b'], Hierarchies: [{ IsCoordinator: true, ExternalId: 'H-A' }] };
+    const user = {
+      ExternalId: 'u1',
+      LastName: 'A',
+      FirstName: 'B',
+      Email: 'e',
+      Role: 'Candidate',
+      Labels: ['a', undefined, 'b'],
+      Hierarchies: [{ IsCoordinator: true, ExternalId: 'H-A' }],
+    };
     expect(canonicalJson(user)).toBe(referenceCanonical(user));
     expect(canonicalJson({ ...user, LastName: 'C' })).toBe(referenceCanonical({ ...user, LastName: 'C' }));
   });
@@ -95,7 +130,8 @@ describe('the --max-disable threshold', () => {
 
 describe('the sync memory file', () => {
   it('lives beside the runs directory unless told otherwise', () => {
-    const dir = (flag: string | undefined, env: Record<string, string>) => memoryPlaceOf(flag, '/state/examctl/runs', { env, cwd: '/' });
+    const dir = (flag: string | undefined, env: Record<string, string>) =>
+      memoryPlaceOf(flag, '/state/examctl/runs', { env, cwd: '/' });
     expect(dir(undefined, {})).toEqual({ kind: 'dir', syncDir: '/state/examctl/synced' });
     expect(dir(undefined, { EXAMCTL_SYNC_DIR: '/x' })).toEqual({ kind: 'dir', syncDir: '/x' });
     expect(dir('/flag', { EXAMCTL_SYNC_DIR: '/x' })).toEqual({ kind: 'dir', syncDir: '/flag' });
@@ -121,9 +157,16 @@ describe('the sync memory file', () => {
   });
 
   it('indexed at open, parsed when asked: every id found (escapes, non-ASCII, thousands), a bad checksum refused at open, compaction keeps every entry', async () => {
-    const ids = ['quote"d', 'back\\slash', 'Zoë-ümlaut', 'SCH:MATH', ...Array.from({ length: 5_000 }, (_, i) => `stu-${i}`)];
+    const ids = [
+      'quote"d',
+      'back\\slash',
+      'Zoë-ümlaut',
+      'SCH:MATH',
+      ...Array.from({ length: 5_000 }, (_, i) => `stu-${i}`),
+    ];
     const memory = await SyncMemory.open(dir, target, 'users', plain);
-    for (const [i, id] of ids.entries()) memory.record(id, { digest: `d${i}`, run: 'r1', ...(i % 2 === 0 ? { links: [['H-A', ['coordinator']]] } : {}) });
+    for (const [i, id] of ids.entries())
+      memory.record(id, { digest: `d${i}`, run: 'r1', ...(i % 2 === 0 ? { links: [['H-A', ['coordinator']]] } : {}) });
     // A later line of the same id wins.
     memory.record('stu-7', { digest: 'later', run: 'r2' });
     // A name holding what looks like the disabled flag, and a leaver.
@@ -134,7 +177,8 @@ describe('the sync memory file', () => {
     expect(again.entries.size).toBe(ids.length + 2);
     for (const [i, id] of ids.entries()) expect(again.entries.get(id)?.digest).toBe(id === 'stu-7' ? 'later' : `d${i}`);
     // What --changed-only compares, read off the line without parsing: the same as the parsed entry.
-    for (const id of ['quote"d', 'back\\slash', 'Zoë-ümlaut', 'stu-7', 'stu-4999', 'evil', 'leaver']) expect(pick(again.entries.peek(id))).toEqual(pick(again.entries.get(id)));
+    for (const id of ['quote"d', 'back\\slash', 'Zoë-ümlaut', 'stu-7', 'stu-4999', 'evil', 'leaver'])
+      expect(pick(again.entries.peek(id))).toEqual(pick(again.entries.get(id)));
     expect(again.entries.peek('evil')?.disabled).toBeUndefined();
     expect(again.entries.peek('leaver')?.disabled).toBe(true);
     expect(again.entries.peek('nobody')).toBeUndefined();
@@ -148,7 +192,9 @@ describe('the sync memory file', () => {
     const file = memoryFile(dir, target, 'users');
     const text = readFileSync(file, 'utf8');
     writeFileSync(file, text.replace('"id":"stu-4000","d":"d4004"', '"id":"stu-4000","d":"d4005"'));
-    await expect(SyncMemory.open(dir, target, 'users', plain)).rejects.toThrow(/sync memory damaged: checksum mismatch/);
+    await expect(SyncMemory.open(dir, target, 'users', plain)).rejects.toThrow(
+      /sync memory damaged: checksum mismatch/,
+    );
     writeFileSync(file, text);
     // Compacted under the lock (more than 1.5 lines per id plus 10,000), lines not parsed copied as read.
     const feeder = await SyncMemory.open(dir, target, 'users', plain);
@@ -158,7 +204,10 @@ describe('the sync memory file', () => {
     await locked.close();
     expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(ids.length + 4);
     const compacted = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    for (const [i, id] of ids.entries()) expect(compacted.entries.get(id)?.digest).toBe(/^stu-\d$/.test(id) ? `again${13_990 + Number(id.slice(4))}` : id === 'stu-7' ? 'later' : `d${i}`);
+    for (const [i, id] of ids.entries())
+      expect(compacted.entries.get(id)?.digest).toBe(
+        /^stu-\d$/.test(id) ? `again${13_990 + Number(id.slice(4))}` : id === 'stu-7' ? 'later' : `d${i}`,
+      );
     expect(compacted.entries.get('quote"d')?.links).toEqual([['H-A', ['coordinator']]]);
     expect(compacted.entries.get('new-one')?.digest).toBe('n');
   });
@@ -181,7 +230,10 @@ describe('the sync memory file', () => {
     if (!root) chmodSync(file, 0o400);
     else if (spawnSync('chattr', ['+i', file]).status !== 0) context.skip();
     try {
-      const refused = await SyncMemory.open(dir, target, 'users', plain).then(() => undefined, (error: unknown) => error);
+      const refused = await SyncMemory.open(dir, target, 'users', plain).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
       expect(refused).toBeInstanceOf(TargetError);
       expect((refused as Error).message).toMatch(/^cannot write the sync memory .+: .+ \((EACCES|EPERM)\)$/);
       expect((await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true })).entries.size).toBe(0);
@@ -221,7 +273,9 @@ describe('the sync memory file', () => {
 
   it('two runs that decide from one memory never hold it at once: the second waits, then refuses', async () => {
     const first = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 1_000, readOnly: false });
-    await expect(SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false })).rejects.toThrow(/sync memory .* is locked by pid/);
+    await expect(
+      SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false }),
+    ).rejects.toThrow(/sync memory .* is locked by pid/);
     await first.close();
     const second = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false });
     await second.close();
@@ -237,7 +291,9 @@ describe('the sync memory file', () => {
     await expect(refused).rejects.toMatchObject({ exitCode: 3 });
     await feeder.close();
     const decider = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false });
-    await expect(SyncMemory.open(dir, target, 'users', { ...plain, lockTimeoutMs: 50 })).rejects.toThrow(/is locked by pid \d+ .*a run that decides from it/);
+    await expect(SyncMemory.open(dir, target, 'users', { ...plain, lockTimeoutMs: 50 })).rejects.toThrow(
+      /is locked by pid \d+ .*a run that decides from it/,
+    );
     await decider.close();
     const after = await SyncMemory.open(dir, target, 'users', plain);
     await after.close();
@@ -273,7 +329,17 @@ describe('the sync memory file', () => {
     const gone = spawnSync(process.execPath, ['-e', '']).pid!;
     mkdirSync(memoryDir, { recursive: true });
     const stale = join(memoryDir, `feeding-${gone}-dead`);
-    writeFileSync(stale, JSON.stringify({ pid: gone, host: hostname(), token: `${gone}-dead`, command: 'examctl user sync', since: 'then' }), { mode: 0o600 });
+    writeFileSync(
+      stale,
+      JSON.stringify({
+        pid: gone,
+        host: hostname(),
+        token: `${gone}-dead`,
+        command: 'examctl user sync',
+        since: 'then',
+      }),
+      { mode: 0o600 },
+    );
     const decider = await SyncMemory.open(dir, target, 'users', { lock: true, lockTimeoutMs: 0, readOnly: false });
     await decider.close();
     expect(existsSync(stale)).toBe(false);
@@ -285,10 +351,19 @@ describe('feeders that open a memory no one made yet, at once', () => {
     const feeders = await Promise.all(Array.from({ length: 6 }, () => SyncMemory.open(dir, target, 'users', plain)));
     for (const [k, memory] of feeders.entries()) memory.record(`u-${k}`, { digest: `d${k}`, run: 'R1' });
     for (const memory of feeders) await memory.close();
-    const lines = readFileSync(memoryFile(dir, target, 'users'), 'utf8').trim().split('\n');
+    const lines = readFileSync(memoryFile(dir, target, 'users'), 'utf8')
+      .trim()
+      .split('\n');
     expect(lines.filter((line) => line.includes('"t":"sync-memory"'))).toHaveLength(1);
     const read = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    expect(Array.from({ length: 6 }, (_, k) => read.entries.get(`u-${k}`)?.digest)).toEqual(['d0', 'd1', 'd2', 'd3', 'd4', 'd5']);
+    expect(Array.from({ length: 6 }, (_, k) => read.entries.get(`u-${k}`)?.digest)).toEqual([
+      'd0',
+      'd1',
+      'd2',
+      'd3',
+      'd4',
+      'd5',
+    ]);
     await read.close();
     // No temporary file is left beside it.
     expect(readdirSync(dirname(memoryFile(dir, target, 'users'))).filter((name) => name.endsWith('.new'))).toEqual([]);
@@ -329,7 +404,9 @@ describe('population records: start and end marks, the newest run, a compacted f
     await newer.close();
     older.recordPopulation('', '20261120T010000.000Z-aaaa', true);
     await older.close();
-    const lines = readFileSync(memoryFile(dir, target, 'users'), 'utf8').trim().split('\n');
+    const lines = readFileSync(memoryFile(dir, target, 'users'), 'utf8')
+      .trim()
+      .split('\n');
     expect(lines.at(-1)).toContain('"r":"20261120T010000.000Z-aaaa"');
     const read = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
     expect(read.populations().get('')).toMatchObject({ run: '20261120T020000.000Z-bbbb', ended: true });
@@ -348,7 +425,9 @@ describe('population records: start and end marks, the newest run, a compacted f
     expect(before).toContain('"e":false');
     await memory.close();
     // Compacted at close (more than 1.5 lines per id plus the slack): entries first, the population last.
-    const lines = readFileSync(memoryFile(dir, target, 'users'), 'utf8').trim().split('\n');
+    const lines = readFileSync(memoryFile(dir, target, 'users'), 'utf8')
+      .trim()
+      .split('\n');
     expect(lines).toHaveLength(12_002);
     expect(lines.at(-1)).toMatch(/"t":"population".*"e":true/);
     expect(lines.slice(1, -1).some((line) => line.includes('"t":"population"'))).toBe(false);
@@ -379,7 +458,9 @@ describe('synced import of a copy taken while a run still wrote', () => {
     memory.recordPopulation('', run, true);
     await memory.close();
     const options = { force: false, instance: undefined, lockTimeoutMs: 0, env: {} };
-    await expect(importMemory(place, target, copy.text, 'copy.json', options)).rejects.toThrow(/exported while run 20261120T010000\.000Z-aaaa still wrote its users memory .*refused, nothing written/);
+    await expect(importMemory(place, target, copy.text, 'copy.json', options)).rejects.toThrow(
+      /exported while run 20261120T010000\.000Z-aaaa still wrote its users memory .*refused, nothing written/,
+    );
     expect((await importMemory(place, target, copy.text, 'copy.json', { ...options, force: true })).replaced).toBe(run);
   });
 });

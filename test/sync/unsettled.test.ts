@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { range } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
-import { type FaultServer, okEnvelope, startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
+import {
+  type FaultServer,
+  okEnvelope,
+  startUserSyncService,
+  stopUserSyncService,
+  type UserSyncService,
+} from '../support/fault-server.js';
 
 /**
  * A request that may have changed the target without an ok (RecordJob.unsettled, docs/sync.md):
@@ -41,7 +47,8 @@ function appliedOk(request: { body: string }): ReturnType<typeof okEnvelope> {
   return okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
 }
 
-const night = (file: string, ...more: string[]) => examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--json', ...more], dir, env);
+const night = (file: string, ...more: string[]) =>
+  examctl(['user', 'sync', '--file', file, ...setup.remote(), '--changed-only', '--json', ...more], dir, env);
 
 describe('a request that may have changed the target without an ok is sent again the next night', () => {
   it('partial: the row put back as it was acknowledged before is sent, then unchanged again', async () => {
@@ -52,7 +59,10 @@ describe('a request that may have changed the target without an ok is sent again
       const user = JSON.parse(request.body) as Record<string, unknown>;
       applied.push(user);
       return user.ExternalId === moved
-        ? okEnvelope({ User: { ExternalId: moved }, GroupErrors: [{ ExternalId: 'H-9', Code: 131, Error: 'Hierarchy not found' }] })
+        ? okEnvelope({
+            User: { ExternalId: moved },
+            GroupErrors: [{ ExternalId: 'H-9', Code: 131, Error: 'Hierarchy not found' }],
+          })
         : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
     };
     const partial = await night('renamed.csv');
@@ -64,7 +74,9 @@ describe('a request that may have changed the target without an ok is sent again
     // The first night's very file after renamed.csv: an older run's file (docs/sync.md, "Stale input"), meant here.
     const back = await night('full.csv', '--allow-old-file');
     expect(back.code, back.stderr).toBe(0);
-    expect(applied.slice(all.length + 1)).toEqual([expect.objectContaining({ ExternalId: moved, FirstName: `First ${moved}` })]);
+    expect(applied.slice(all.length + 1)).toEqual([
+      expect.objectContaining({ ExternalId: moved, FirstName: `First ${moved}` }),
+    ]);
 
     const after = await night('full.csv');
     expect(after.code, after.stderr).toBe(0);
@@ -76,9 +88,15 @@ describe('a request that may have changed the target without an ok is sent again
     service.fallback = (request) => {
       const user = JSON.parse(request.body) as Record<string, unknown>;
       applied.push(user);
-      return user.ExternalId === moved ? { status: 503, body: 'busy', headers: { 'retry-after': '0' } } : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+      return user.ExternalId === moved
+        ? { status: 503, body: 'busy', headers: { 'retry-after': '0' } }
+        : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
     };
-    const lost = await examctl(['user', 'sync', '--file', 'renamed.csv', ...setup.remote(), '--changed-only', '--json'], dir, env);
+    const lost = await examctl(
+      ['user', 'sync', '--file', 'renamed.csv', ...setup.remote(), '--changed-only', '--json'],
+      dir,
+      env,
+    );
     expect(lost.code, lost.stderr).toBe(3);
     expect(applied.slice(all.length).every((user) => user.ExternalId === moved)).toBe(true);
 
@@ -87,43 +105,79 @@ describe('a request that may have changed the target without an ok is sent again
     // The first night's very file after renamed.csv: an older run's file (docs/sync.md, "Stale input"), meant here.
     const back = await night('full.csv', '--allow-old-file');
     expect(back.code, back.stderr).toBe(0);
-    expect(applied.slice(sentBefore)).toEqual([expect.objectContaining({ ExternalId: moved, FirstName: `First ${moved}` })]);
+    expect(applied.slice(sentBefore)).toEqual([
+      expect.objectContaining({ ExternalId: moved, FirstName: `First ${moved}` }),
+    ]);
   });
 
   const contradictory = [
-    { status: 400, body: JSON.stringify({ Success: true, Content: { User: { ExternalId: moved } }, Errors: [] }), says: 'HTTP 400 with Success: true' },
-    { status: 200, body: JSON.stringify({ Success: false, Content: null, Errors: [{ Code: 500, Message: 'internal error' }] }), says: 'internal error' },
+    {
+      status: 400,
+      body: JSON.stringify({ Success: true, Content: { User: { ExternalId: moved } }, Errors: [] }),
+      says: 'HTTP 400 with Success: true',
+    },
+    {
+      status: 200,
+      body: JSON.stringify({ Success: false, Content: null, Errors: [{ Code: 500, Message: 'internal error' }] }),
+      says: 'internal error',
+    },
     // trial31 F07: the answer is about another user; a Success that is no boolean is said as what came.
-    { status: 200, body: JSON.stringify({ Success: true, Content: { User: { ExternalId: 'someone-else' } }, Errors: null }), says: `answered for someone-else, not ${moved}` },
-    { status: 200, body: JSON.stringify({ Success: 'true', Content: { User: { ExternalId: moved } }, Errors: null }), says: 'Success as a string (HTTP 200), not the boolean true' },
+    {
+      status: 200,
+      body: JSON.stringify({ Success: true, Content: { User: { ExternalId: 'someone-else' } }, Errors: null }),
+      says: `answered for someone-else, not ${moved}`,
+    },
+    {
+      status: 200,
+      body: JSON.stringify({ Success: 'true', Content: { User: { ExternalId: moved } }, Errors: null }),
+      says: 'Success as a string (HTTP 200), not the boolean true',
+    },
   ];
-  it.each(contradictory)('an answer that contradicts itself ($says) fails the row but may have applied it: the row is sent again the next night (trial26 F05)', async ({ status, body, says }) => {
-    expect((await night('full.csv')).code).toBe(0);
-    service.fallback = (request) => {
-      const user = JSON.parse(request.body) as Record<string, unknown>;
-      applied.push(user);
-      return user.ExternalId === moved ? { status, body } : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
-    };
-    const failed = await night('renamed.csv');
-    expect(failed.code, failed.stderr).toBe(1);
-    expect(failed.stdout).toContain(says);
-    service.fallback = appliedOk;
-    const sentBefore = applied.length;
-    const back = await night('full.csv', '--allow-old-file');
-    expect(back.code, back.stderr).toBe(0);
-    expect(applied.slice(sentBefore)).toEqual([expect.objectContaining({ ExternalId: moved, FirstName: `First ${moved}` })]);
-  });
+  it.each(contradictory)(
+    'an answer that contradicts itself ($says) fails the row but may have applied it: the row is sent again the next night (trial26 F05)',
+    async ({ status, body, says }) => {
+      expect((await night('full.csv')).code).toBe(0);
+      service.fallback = (request) => {
+        const user = JSON.parse(request.body) as Record<string, unknown>;
+        applied.push(user);
+        return user.ExternalId === moved
+          ? { status, body }
+          : okEnvelope({ User: { ExternalId: user.ExternalId }, GroupErrors: [] });
+      };
+      const failed = await night('renamed.csv');
+      expect(failed.code, failed.stderr).toBe(1);
+      expect(failed.stdout).toContain(says);
+      service.fallback = appliedOk;
+      const sentBefore = applied.length;
+      const back = await night('full.csv', '--allow-old-file');
+      expect(back.code, back.stderr).toBe(0);
+      expect(applied.slice(sentBefore)).toEqual([
+        expect.objectContaining({ ExternalId: moved, FirstName: `First ${moved}` }),
+      ]);
+    },
+  );
 });
 
 describe('a collection answered 200 Success: false by a server that made it (trial26 F09)', () => {
   it("next night's 810 names the run that sent it, not 'no record of sending it there'", async () => {
     writeFileSync(join(dir, 'chem.json'), JSON.stringify([{ ExternalId: 'chem1', Title: 'Chemistry' }]));
-    const add = () => examctl(['collection', 'add', '--file', 'chem.json', ...setup.remote(), '--existing', 'ok', '--json'], dir, env);
-    service.script({ status: 200, body: { Success: false, Content: null, Errors: [{ Code: 500, Message: 'internal error' }] } });
+    const add = () =>
+      examctl(['collection', 'add', '--file', 'chem.json', ...setup.remote(), '--existing', 'ok', '--json'], dir, env);
+    service.script({
+      status: 200,
+      body: { Success: false, Content: null, Errors: [{ Code: 500, Message: 'internal error' }] },
+    });
     const first = await add();
     expect(first.code, first.stderr).toBe(1);
     const run = (JSON.parse(first.stdout) as { run: string }).run;
-    service.script({ status: 400, body: { Success: false, Content: null, Errors: [{ Code: 810, Message: 'Collection with this ExternalId already exists' }] } });
+    service.script({
+      status: 400,
+      body: {
+        Success: false,
+        Content: null,
+        Errors: [{ Code: 810, Message: 'Collection with this ExternalId already exists' }],
+      },
+    });
     const second = await add();
     expect(second.code, second.stderr).toBe(1);
     expect(second.stdout).toContain(`examctl sent it there in run ${run} with no definite answer`);

@@ -18,7 +18,8 @@ import { memoryFile, SyncMemory } from '../../src/sync/sync-memory.js';
  */
 
 const FIXTURE = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8');
-const NOTE = 'not in this file, still registered (an upsert never removes a candidate; withdraw on the platform any that left): stu-2002, stu-2003 (docs/sync.md, "Withdrawn candidates")';
+const NOTE =
+  'not in this file, still registered (an upsert never removes a candidate; withdraw on the platform any that left): stu-2002, stu-2003 (docs/sync.md, "Withdrawn candidates")';
 const WITHDRAWN_LINE = `S-MATH1-DEC: ${NOTE}`;
 
 let dir: string;
@@ -28,7 +29,12 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-withdrawn-'));
   env = { EXAMCTL_RUNS_DIR: join(dir, 'state', 'runs'), EXAMCTL_TOKEN: 'dev-token' };
   writeFileSync(join(dir, 'night1.csv'), FIXTURE);
-  writeFileSync(join(dir, 'night2.csv'), FIXTURE.split('\n').filter((line) => !/,stu-200[23],/.test(line)).join('\n'));
+  writeFileSync(
+    join(dir, 'night2.csv'),
+    FIXTURE.split('\n')
+      .filter((line) => !/,stu-200[23],/.test(line))
+      .join('\n'),
+  );
 });
 
 afterEach(async () => {
@@ -38,10 +44,12 @@ afterEach(async () => {
 function memoryLines(): string[] {
   const synced = join(dir, 'state', 'synced');
   const [target] = readdirSync(synced);
-  return readFileSync(join(synced, target!, 'schedules.ndjson'), 'utf8').trim().split('\n');
+  return readFileSync(join(synced, target!, 'schedules.ndjson'), 'utf8')
+    .trim()
+    .split('\n');
 }
 
-describe('a schedule entry\'s candidates in the memory', () => {
+describe("a schedule entry's candidates in the memory", () => {
   const target = { kind: 'local', store: '/s' } as const;
   const plain = { lock: false, lockTimeoutMs: 0, readOnly: false };
 
@@ -58,13 +66,20 @@ describe('a schedule entry\'s candidates in the memory', () => {
     const header = encodeChecksummedLine(JSON.stringify({ t: 'sync-memory', v: 1, kind: 'schedules', target }));
     writeFileSync(file, header + encodeChecksummedLine(JSON.stringify({ id: 'S-1', d: 'd', r: 'r', c: ['stu-1', 7] })));
     const damaged = await SyncMemory.open(dir, target, 'schedules', { ...plain, readOnly: true });
-    expect(() => damaged.entries.get('S-1')).toThrow(/schedules\.ndjson:2: sync memory damaged: its candidates are not a list of ids/);
+    expect(() => damaged.entries.get('S-1')).toThrow(
+      /schedules\.ndjson:2: sync memory damaged: its candidates are not a list of ids/,
+    );
     await damaged.close();
   });
 });
 
 describe('withdrawn candidates, local store', () => {
-  const push = (file: string, ...flags: string[]) => examctl(['schedule', 'push', '--file', file, '--target', 'local', '--store', 'store', '--upsert', ...flags], dir, env);
+  const push = (file: string, ...flags: string[]) =>
+    examctl(
+      ['schedule', 'push', '--file', file, '--target', 'local', '--store', 'store', '--upsert', ...flags],
+      dir,
+      env,
+    );
 
   it('says which candidates stay registered, in the dry run and the run that sends the change, then no more', async () => {
     expect((await push('night1.csv')).code).toBe(0);
@@ -76,17 +91,26 @@ describe('withdrawn candidates, local store', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toContain(WITHDRAWN_LINE);
     // What the line says is what the target holds: stu-2002 keeps its startup link.
-    const links = await examctl(['schedule', 'links', 'S-MATH1-DEC', '--target', 'local', '--store', 'store', '--json'], dir, env);
+    const links = await examctl(
+      ['schedule', 'links', 'S-MATH1-DEC', '--target', 'local', '--store', 'store', '--json'],
+      dir,
+      env,
+    );
     expect(links.stdout).toContain('stu-2002');
     // With --json, stdout is still the one report; the schedule's item says it too, and so does runs show.
     const note = NOTE;
-    const itemOf = (stdout: string) => (JSON.parse(stdout) as { items: { id: string; note?: string; action?: string }[] }).items.find((item) => item.id === 'S-MATH1-DEC');
+    const itemOf = (stdout: string) =>
+      (JSON.parse(stdout) as { items: { id: string; note?: string; action?: string }[] }).items.find(
+        (item) => item.id === 'S-MATH1-DEC',
+      );
     expect(itemOf(second.stdout)?.note).toBe(note);
     expect(itemOf((await examctl(['runs', 'show', 'last', '--json'], dir, env)).stdout)?.note).toBe(note);
     // The engine found nothing to change in it (the candidates stay): sent all the same, so only
     // S-PHYS2-JAN counts as not sent.
     expect(itemOf(second.stdout)?.action).toBe('unchanged');
-    expect(second.stderr).toContain('\n1 unchanged (not sent), 1 with a note (candidates left registered, fields cleared)\n');
+    expect(second.stderr).toContain(
+      '\n1 unchanged (not sent), 1 with a note (candidates left registered, fields cleared)\n',
+    );
 
     // Remembered: the next night (full or --changed-only) says nothing.
     for (const flags of [['--changed-only'], []]) {
@@ -98,7 +122,9 @@ describe('withdrawn candidates, local store', () => {
     const back = await push('night1.csv', '--changed-only', '--allow-old-file');
     expect(back.code, back.stderr).toBe(0);
     expect(back.stderr).not.toContain('not in this file');
-    expect(memoryLines().findLast((line) => line.includes('"id":"S-MATH1-DEC","d":"') && !line.includes('"d":""'))).toContain('"stu-2002"');
+    expect(
+      memoryLines().findLast((line) => line.includes('"id":"S-MATH1-DEC","d":"') && !line.includes('"d":""')),
+    ).toContain('"stu-2002"');
   });
 
   it('a memory written before candidates were kept says nothing, and the run starts keeping them', async () => {
@@ -133,9 +159,16 @@ describe('withdrawn candidates, remote', () => {
     refuse = false;
     server = await startFaultServer();
     server.fallback = (request) => {
-      const body = JSON.parse(request.body) as { Schedule: { ScheduleExtId: string }; Candidates: { CandidateExtId: string }[] };
+      const body = JSON.parse(request.body) as {
+        Schedule: { ScheduleExtId: string };
+        Candidates: { CandidateExtId: string }[];
+      };
       sent.push(body.Candidates.map((candidate) => candidate.CandidateExtId));
-      if (refuse) return { status: 400, body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'Bad request' }] } };
+      if (refuse)
+        return {
+          status: 400,
+          body: { Content: null, Success: false, Errors: [{ Code: null, Message: 'Bad request' }] },
+        };
       return okEnvelope(body.Schedule.ScheduleExtId);
     };
   });
@@ -145,7 +178,24 @@ describe('withdrawn candidates, remote', () => {
   });
 
   const push = (file: string, ...flags: string[]) =>
-    examctl(['schedule', 'push', '--file', file, '--target', 'remote', '--base-url', server.url, '--allow-insecure-http', '--yes', '--upsert', ...flags], dir, env);
+    examctl(
+      [
+        'schedule',
+        'push',
+        '--file',
+        file,
+        '--target',
+        'remote',
+        '--base-url',
+        server.url,
+        '--allow-insecure-http',
+        '--yes',
+        '--upsert',
+        ...flags,
+      ],
+      dir,
+      env,
+    );
 
   it('a refused request leaves the memory as it was: the next night says it again', async () => {
     const first = await push('night1.csv');

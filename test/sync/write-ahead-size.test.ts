@@ -15,13 +15,30 @@ const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
 const server = stateServerPerTest();
 
 function writeUsers(dir: string, count: number, renamed = 0): void {
-  const rows = Array.from({ length: count }, (_, i) => `wa-${i},First,${i < renamed ? 'Renamed' : 'Last'} ${i},wa-${i}@example.test,name-wa-${i},Candidate`);
+  const rows = Array.from(
+    { length: count },
+    (_, i) => `wa-${i},First,${i < renamed ? 'Renamed' : 'Last'} ${i},wa-${i}@example.test,name-wa-${i},Candidate`,
+  );
   writeFileSync(join(dir, 'users.csv'), `${[HEADER, ...rows].join('\n')}\n`);
 }
 
 async function sync(dir: string, name: string): Promise<void> {
   const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: server.address(name) });
-  const code = await runCli(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', `store-${name}`, '--changed-only', '--json'], io.deps);
+  const code = await runCli(
+    [
+      'user',
+      'sync',
+      '--file',
+      'users.csv',
+      '--target',
+      'local',
+      '--store',
+      `store-${name}`,
+      '--changed-only',
+      '--json',
+    ],
+    io.deps,
+  );
   expect(code, io.stderr.text).toBe(0);
 }
 
@@ -29,8 +46,13 @@ async function sync(dir: string, name: string): Promise<void> {
 async function uploads(name: string, run: () => Promise<void>): Promise<{ intents: number; memory: number }> {
   const from = server.requests.length;
   await run();
-  const posted = server.requests.slice(from).filter((request) => request.method === 'POST' && request.path.startsWith(`/state/${name}`));
-  const bytes = (intents: boolean) => posted.filter((request) => request.path.includes('-intents-') === intents).reduce((sum, request) => sum + Buffer.byteLength(request.body), 0);
+  const posted = server.requests
+    .slice(from)
+    .filter((request) => request.method === 'POST' && request.path.startsWith(`/state/${name}`));
+  const bytes = (intents: boolean) =>
+    posted
+      .filter((request) => request.path.includes('-intents-') === intents)
+      .reduce((sum, request) => sum + Buffer.byteLength(request.body), 0);
   return { intents: bytes(true), memory: bytes(false) };
 }
 
@@ -55,10 +77,19 @@ describe('written ahead', () => {
     withTempDir(async (dir) => {
       writeUsers(dir, 3);
       server.states.set('/state/damaged-intents-0', '{"format":"examctl-sync-intents","lines":{}}');
-      const io = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: server.address('damaged') });
-      const code = await runCli(['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json'], io.deps);
+      const io = testDeps(
+        dir,
+        {},
+        { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: server.address('damaged') },
+      );
+      const code = await runCli(
+        ['user', 'sync', '--file', 'users.csv', '--target', 'local', '--store', 'store', '--changed-only', '--json'],
+        io.deps,
+      );
       expect(code).toBe(2);
-      expect(io.stderr.text).toContain(`${server.address('damaged')}-intents-0: not the intents of a run examctl wrote ahead, or damaged`);
+      expect(io.stderr.text).toContain(
+        `${server.address('damaged')}-intents-0: not the intents of a run examctl wrote ahead, or damaged`,
+      );
       expect(server.states.has('/state/damaged')).toBe(false);
     }));
 });

@@ -14,7 +14,9 @@ const deep = (levels: number): string => `${'['.repeat(levels)}${']'.repeat(leve
 
 describe('the one bounded JSON reader behind examctl own lines and local serve', () => {
   it('a checksummed line whose body nests 100,000 deep is refused as a damaged line; one within the limit reads', () => {
-    const forged = decodeChecksummedLine(Buffer.from(encodeChecksummedLine(`{"i":"u-1","f":${deep(100_000)}}`).trimEnd()));
+    const forged = decodeChecksummedLine(
+      Buffer.from(encodeChecksummedLine(`{"i":"u-1","f":${deep(100_000)}}`).trimEnd()),
+    );
     expect(forged).toEqual({ ok: false, reason: 'invalid JSON' });
     const whole = decodeChecksummedLine(Buffer.from(encodeChecksummedLine(`{"i":"u-1","f":${deep(10)}}`).trimEnd()));
     expect(whole.ok).toBe(true);

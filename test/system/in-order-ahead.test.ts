@@ -11,7 +11,7 @@ function deferred<T>(): { promise: Promise<T>; resolve(value: T): void; reject(e
 }
 
 describe('inOrderAhead (review-session show reads sessions with it)', () => {
-  it('yields in the keys\' order whatever order the reads end in, never more than the limit read ahead, a repeat within the window read once', async () => {
+  it("yields in the keys' order whatever order the reads end in, never more than the limit read ahead, a repeat within the window read once", async () => {
     const reads = new Map<string, ReturnType<typeof deferred<string>>>();
     const started: string[] = [];
     const ahead = inOrderAhead(['a', 'b', 'b', 'c'], 2, (key) => {

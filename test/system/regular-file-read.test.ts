@@ -18,7 +18,9 @@ describe('a bounded read of a regular file', () => {
       const read = await readRegularFileWithStat(file, { maxBytes: 100, check: grow(50) });
       expect(read.stat.size).toBe(3);
       expect(read.bytes.toString()).toBe(`abc${'x'.repeat(50)}`);
-      await expect(readRegularFileWithStat(file, { maxBytes: 100, check: grow(48) })).rejects.toThrow(FileTooLargeError);
+      await expect(readRegularFileWithStat(file, { maxBytes: 100, check: grow(48) })).rejects.toThrow(
+        FileTooLargeError,
+      );
       expect((await readRegularFileWithStat(file, { maxBytes: 101 })).bytes.length).toBe(101);
     }));
 });

@@ -22,7 +22,15 @@ const TABLE = [
 type Options = OptionsOf<typeof TABLE> & GlobalOptions;
 
 // The derived type: names as commander sets them, values as the flag syntax says.
-export const complete: Options = { name: 'n', seed: 'w.json', force: true, color: false, mode: 'safe', limit: 3, dryRun: true };
+export const complete: Options = {
+  name: 'n',
+  seed: 'w.json',
+  force: true,
+  color: false,
+  mode: 'safe',
+  limit: 3,
+  dryRun: true,
+};
 // @ts-expect-error a switch holds a boolean, not text
 export const textForSwitch: Options = { name: 'n', force: 'yes' };
 // @ts-expect-error a choice holds one of its words
@@ -50,7 +58,8 @@ export function readsAll({ name, seed, force, color, mode, limit, ...globals }: 
 
 /** A run typed with a flag its table lacks cannot be registered with that table. */
 // @ts-expect-error
-export const wrongTable: CommandRun<Options> = async (options: Options & { replace: boolean }) => (options.replace ? 0 : 1);
+export const wrongTable: CommandRun<Options> = async (options: Options & { replace: boolean }) =>
+  options.replace ? 0 : 1;
 
 // A renamed flag is a compile error wherever the old name is read.
 // @ts-expect-error schedule push has --schedule-id (scheduleId), not --schedule-ext-id
@@ -60,21 +69,41 @@ export const pair = (options: SchedulePushOptions): boolean | undefined => optio
 
 // The record commands take their flags out the same way; each kind of flag they hold is guarded.
 /** A flag from a shared table (FILE_OPTIONS' --only-failed, spread into user sync's) left in the options. */
-export function forgetsSharedFlag({ file, ignoreUnknownColumns, sheet, timezone, ...globals }: UserSyncOptions): unknown[] {
+export function forgetsSharedFlag({
+  file,
+  ignoreUnknownColumns,
+  sheet,
+  timezone,
+  ...globals
+}: UserSyncOptions): unknown[] {
   // @ts-expect-error
   onlyGlobals(globals);
   return [file, ignoreUnknownColumns, sheet, timezone];
 }
 
 /** A variadic argument (invigilators remove's [userExtId...]) never taken out. */
-export function forgetsArgument({ scheduleExtId, file, sheet, onlyFailed, ...globals }: InvigilatorsRemoveOptions): unknown[] {
+export function forgetsArgument({
+  scheduleExtId,
+  file,
+  sheet,
+  onlyFailed,
+  ...globals
+}: InvigilatorsRemoveOptions): unknown[] {
   // @ts-expect-error
   onlyGlobals(globals);
   return [scheduleExtId, file, sheet, onlyFailed];
 }
 
 /** A repeatable flag (collection add's --repository) never taken out. */
-export function forgetsRepeatable({ file, sheet, title, externalId, owner, taxonomy, ...globals }: CollectionAddOptions): unknown[] {
+export function forgetsRepeatable({
+  file,
+  sheet,
+  title,
+  externalId,
+  owner,
+  taxonomy,
+  ...globals
+}: CollectionAddOptions): unknown[] {
   // @ts-expect-error
   onlyGlobals(globals);
   return [file, sheet, title, externalId, owner, taxonomy];
@@ -82,18 +111,68 @@ export function forgetsRepeatable({ file, sheet, title, externalId, owner, taxon
 
 /** A negated pair (--proctoring / --no-proctoring) is one property: leaving it out fails like any flag. */
 export function forgetsPair({
-  file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, scheduleId, assessment, title, start, end, group,
-  groupName, scheduleGroup, scheduleGroupName, owner, pin, proctoringTemplate, lockOnConnectionLoss, keycode, autoCleanup, cleanupNoticePeriod,
+  file,
+  schedule,
+  workflow,
+  upsert,
+  ignoreUnknownColumns,
+  onlyFailed,
+  sheet,
+  timezone,
+  scheduleId,
+  assessment,
+  title,
+  start,
+  end,
+  group,
+  groupName,
+  scheduleGroup,
+  scheduleGroupName,
+  owner,
+  pin,
+  proctoringTemplate,
+  lockOnConnectionLoss,
+  keycode,
+  autoCleanup,
+  cleanupNoticePeriod,
   ...globals
 }: SchedulePushOptions): unknown[] {
   // @ts-expect-error
   onlyGlobals(globals);
-  return [file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, timezone, scheduleId, assessment, title, start, end, group,
-    groupName, scheduleGroup, scheduleGroupName, owner, pin, proctoringTemplate, lockOnConnectionLoss, keycode, autoCleanup, cleanupNoticePeriod];
+  return [
+    file,
+    schedule,
+    workflow,
+    upsert,
+    ignoreUnknownColumns,
+    onlyFailed,
+    sheet,
+    timezone,
+    scheduleId,
+    assessment,
+    title,
+    start,
+    end,
+    group,
+    groupName,
+    scheduleGroup,
+    scheduleGroupName,
+    owner,
+    pin,
+    proctoringTemplate,
+    lockOnConnectionLoss,
+    keycode,
+    autoCleanup,
+    cleanupNoticePeriod,
+  ];
 }
 
 // A flag declared with a default is always set: each of them cannot be missing.
-const DEFAULTED = [option('--delimiter <d>', 'a default', ','), choice('--how <how>', 'a choice', ['a', 'b'], 'a'), parsed('--most <n>', 'a number', positiveInt('--most'), 5)] as const;
+const DEFAULTED = [
+  option('--delimiter <d>', 'a default', ','),
+  choice('--how <how>', 'a choice', ['a', 'b'], 'a'),
+  parsed('--most <n>', 'a number', positiveInt('--most'), 5),
+] as const;
 export const allDefaulted: OptionsOf<typeof DEFAULTED> = { delimiter: ',', how: 'a', most: 5 };
 // @ts-expect-error an option with a default cannot be missing
 export const noDelimiter: OptionsOf<typeof DEFAULTED> = { how: 'a', most: 5 };

@@ -9,7 +9,8 @@ import type { InputRecord } from '../../src/input/record.js';
 import { readXlsxRecords, type XlsxReadOptions } from '../../src/input/xlsx-reader.js';
 import { ZipEntries } from '../../src/input/zip-entries.js';
 
-export const xlsxFixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/xlsx/${name}`, import.meta.url));
+export const xlsxFixture = (name: string): string =>
+  fileURLToPath(new URL(`../../fixtures/xlsx/${name}`, import.meta.url));
 
 /** A cell as the test writes it: a value, optionally with a number format. */
 export type TestCell = ExcelJS.CellValue | { value: ExcelJS.CellValue; numFmt: string };
@@ -100,7 +101,8 @@ export async function firstSheet(path: string): Promise<ExcelJS.Worksheet> {
 export function rowsByHeader(sheet: ExcelJS.Worksheet): Map<string, ExcelJS.Cell>[] {
   const header = (sheet.getRow(1).values as unknown[]).slice(1).map(String);
   const rows: Map<string, ExcelJS.Cell>[] = [];
-  for (let r = 2; r <= sheet.rowCount; r++) rows.push(new Map(header.map((name, i) => [name, sheet.getRow(r).getCell(i + 1)])));
+  for (let r = 2; r <= sheet.rowCount; r++)
+    rows.push(new Map(header.map((name, i) => [name, sheet.getRow(r).getCell(i + 1)])));
   return rows;
 }
 

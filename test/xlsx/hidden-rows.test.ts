@@ -26,7 +26,8 @@ describe('the reader', () => {
       await expectInputFileError(readAll(path, { columns: USER_COLUMNS, displayName: 'h.xlsx' }), {
         file: 'h.xlsx[Users]',
         line: undefined,
-        reason: /^rows 3, 4, 6, 7, 8 and 2 more are hidden \(by a filter, or by hand\), and a hidden row is acted on as the others are: give --hidden-rows include to act on every row, hidden or not, or --hidden-rows skip to leave the hidden ones out$/,
+        reason:
+          /^rows 3, 4, 6, 7, 8 and 2 more are hidden \(by a filter, or by hand\), and a hidden row is acted on as the others are: give --hidden-rows include to act on every row, hidden or not, or --hidden-rows skip to leave the hidden ones out$/,
       });
     });
   });
@@ -34,11 +35,22 @@ describe('the reader', () => {
   it('a run report filtered on its status is told that skip acts on the rows shown', async () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'report.xlsx');
-      await writeWorkbook(path, [{ name: 'Users', rows: [[...USER_HEADER, 'status', 'error_codes', 'error_messages'], [...user(2), 'failed'], [...user(3), 'ok']], hiddenRows: [3] }]);
+      await writeWorkbook(path, [
+        {
+          name: 'Users',
+          rows: [
+            [...USER_HEADER, 'status', 'error_codes', 'error_messages'],
+            [...user(2), 'failed'],
+            [...user(3), 'ok'],
+          ],
+          hiddenRows: [3],
+        },
+      ]);
       await expectInputFileError(readAll(path, { columns: USER_COLUMNS, displayName: 'report.xlsx' }), {
         file: 'report.xlsx[Users]',
         line: undefined,
-        reason: /--hidden-rows skip to leave the hidden ones out \(a run report filtered on its status: --hidden-rows skip acts on the rows shown, and --only-failed sends none of its ok rows either way\)$/,
+        reason:
+          /--hidden-rows skip to leave the hidden ones out \(a run report filtered on its status: --hidden-rows skip acts on the rows shown, and --only-failed sends none of its ok rows either way\)$/,
       });
     });
   });
@@ -48,11 +60,23 @@ describe('the reader', () => {
       const path = join(dir, 'z.xlsx');
       // exceljs writes no height of 0: the part as Excel writes a row dragged shut.
       const inline = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
-      const row = (n: number, attributes = '') => `<row r="${n}"${attributes}>${user(n).map((text, i) => inline(`${'ABCDE'[i]}${n}`, text)).join('')}</row>`;
+      const row = (n: number, attributes = '') =>
+        `<row r="${n}"${attributes}>${user(n)
+          .map((text, i) => inline(`${'ABCDE'[i]}${n}`, text))
+          .join('')}</row>`;
       const header = `<row r="1">${USER_HEADER.map((text, i) => inline(`${'ABCDE'[i]}1`, text)).join('')}</row>`;
-      await writeFile(path, workbookBytes({ rows: `${header}${row(2)}${row(3, ' ht="0" customHeight="1"')}${row(4, ' ht="0"')}` }));
-      await expectInputFileError(readAll(path, { columns: USER_COLUMNS, displayName: 'z.xlsx' }), { file: 'z.xlsx[Sheet1]', line: undefined, reason: /^row 3 is hidden / });
-      const ids = (await readAll(path, { columns: USER_COLUMNS, hiddenRows: 'skip' })).map((record) => record.fields['ExternalId']);
+      await writeFile(
+        path,
+        workbookBytes({ rows: `${header}${row(2)}${row(3, ' ht="0" customHeight="1"')}${row(4, ' ht="0"')}` }),
+      );
+      await expectInputFileError(readAll(path, { columns: USER_COLUMNS, displayName: 'z.xlsx' }), {
+        file: 'z.xlsx[Sheet1]',
+        line: undefined,
+        reason: /^row 3 is hidden /,
+      });
+      const ids = (await readAll(path, { columns: USER_COLUMNS, hiddenRows: 'skip' })).map(
+        (record) => record.fields['ExternalId'],
+      );
       // A height of 0 without customHeight is Excel's default height written oddly: shown.
       expect(ids).toEqual(['h-2', 'h-4']);
     });
@@ -62,10 +86,16 @@ describe('the reader', () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'h.xlsx');
       await writeWorkbook(path, [{ name: 'Users', rows: [USER_HEADER, user(2), user(3), user(4)], hiddenRows: [3] }]);
-      const ids = (records: { fields: Record<string, unknown> }[]) => records.map((record) => record.fields['ExternalId']);
+      const ids = (records: { fields: Record<string, unknown> }[]) =>
+        records.map((record) => record.fields['ExternalId']);
       expect(ids(await readAll(path, { columns: USER_COLUMNS, hiddenRows: 'include' }))).toEqual(['h-2', 'h-3', 'h-4']);
       const notes: string[] = [];
-      const skipped = await readAll(path, { columns: USER_COLUMNS, displayName: 'h.xlsx', hiddenRows: 'skip', notice: (text) => void notes.push(text) });
+      const skipped = await readAll(path, {
+        columns: USER_COLUMNS,
+        displayName: 'h.xlsx',
+        hiddenRows: 'skip',
+        notice: (text) => void notes.push(text),
+      });
       expect(ids(skipped)).toEqual(['h-2', 'h-4']);
       expect(notes).toEqual(['note: h.xlsx[Users]: row 3 left out, hidden (--hidden-rows skip)']);
     });
@@ -76,17 +106,32 @@ describe('invigilators remove of a filtered sheet (Remove? = yes, the "no" rows 
   // The demo world's S-FUTURE has the invigilators inv-1, inv-2 and inv-3.
   const staff = async (dir: string) => {
     expect(await runCli(['local', 'init', '--store', join(dir, 'store')], testDeps(dir).deps)).toBe(0);
-    await writeWorkbook(join(dir, 'staff.xlsx'), [{ name: 'Staff', rows: [['UserExtId', 'Name', 'Remove?'], ['inv-1', 'Ivy', 'yes'], ['inv-2', 'Ian', 'no']], hiddenRows: [3] }]);
+    await writeWorkbook(join(dir, 'staff.xlsx'), [
+      {
+        name: 'Staff',
+        rows: [
+          ['UserExtId', 'Name', 'Remove?'],
+          ['inv-1', 'Ivy', 'yes'],
+          ['inv-2', 'Ian', 'no'],
+        ],
+        hiddenRows: [3],
+      },
+    ]);
   };
   const invigilators = async (dir: string): Promise<string[]> => {
     const io = testDeps(dir);
     await runCli(['--store', join(dir, 'store'), 'local', 'export', '--json'], io.deps);
-    const schedules = (JSON.parse(io.stdout.text) as { Schedules: { ScheduleExtId: string; Invigilators?: string[] }[] }).Schedules;
+    const schedules = (
+      JSON.parse(io.stdout.text) as { Schedules: { ScheduleExtId: string; Invigilators?: string[] }[] }
+    ).Schedules;
     return schedules.find((schedule) => schedule.ScheduleExtId === 'S-FUTURE')?.Invigilators ?? [];
   };
   const remove = async (dir: string, ...flags: string[]) => {
     const io = testDeps(dir);
-    const code = await runCli(['--store', join(dir, 'store'), 'invigilators', 'remove', 'S-FUTURE', '--file', 'staff.xlsx', ...flags], io.deps);
+    const code = await runCli(
+      ['--store', join(dir, 'store'), 'invigilators', 'remove', 'S-FUTURE', '--file', 'staff.xlsx', ...flags],
+      io.deps,
+    );
     return { code, stderr: io.stderr.text, stdout: io.stdout.text };
   };
 
@@ -96,7 +141,9 @@ describe('invigilators remove of a filtered sheet (Remove? = yes, the "no" rows 
       for (const dryRun of [['--dry-run'], []]) {
         const refused = await remove(dir, ...dryRun);
         expect(refused.code).toBe(2);
-        expect(refused.stderr).toContain('staff.xlsx[Staff]: row 3 is hidden (by a filter, or by hand), and a hidden row is acted on as the others are: give --hidden-rows include');
+        expect(refused.stderr).toContain(
+          'staff.xlsx[Staff]: row 3 is hidden (by a filter, or by hand), and a hidden row is acted on as the others are: give --hidden-rows include',
+        );
       }
       expect(await invigilators(dir)).toEqual(expect.arrayContaining(['inv-1', 'inv-2']));
     });
@@ -127,15 +174,19 @@ describe('a run read again reads the sheet as the run did', () => {
 
   it('runs resume of a user sync started with --hidden-rows skip leaves the hidden row out again', () =>
     withTempDir(async (dir) => {
-      await writeWorkbook(join(dir, 'users.xlsx'), [{ name: 'Users', rows: [USER_HEADER, user(2), user(3)], hiddenRows: [3] }]);
+      await writeWorkbook(join(dir, 'users.xlsx'), [
+        { name: 'Users', rows: [USER_HEADER, user(2), user(3)], hiddenRows: [3] },
+      ]);
       // A run started with the flag and stopped before it sent anything.
-      const ids = (await usersAfterResume(dir, { file: join(dir, 'users.xlsx'), hiddenRows: 'skip' })).map((u) => u.ExternalId);
+      const ids = (await usersAfterResume(dir, { file: join(dir, 'users.xlsx'), hiddenRows: 'skip' })).map(
+        (u) => u.ExternalId,
+      );
       expect(ids).toContain('h-2');
       expect(ids).not.toContain('h-3');
     }));
 });
 
-describe('a sheet\'s flags on a file without sheets', () => {
+describe("a sheet's flags on a file without sheets", () => {
   it('--sheet or --hidden-rows with a CSV (records or an id list) is refused, naming the flag: never ignored', async () => {
     await withTempDir(async (dir) => {
       expect(await runCli(['local', 'init', '--store', join(dir, 'store')], testDeps(dir).deps)).toBe(0);

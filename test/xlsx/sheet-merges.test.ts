@@ -10,7 +10,19 @@ import { testDeps, withTempDir } from '../cli/helpers.js';
 import { inTempDir, readAll, writeWorkbook } from './helpers.js';
 import { workbookBytes } from './zip-writer.js';
 
-const SITTING_HEADER = ['ScheduleExtId', 'AssessmentExtId', 'Title', 'StartDateTime', 'EndDateTime', 'GroupExtId', 'GroupName', 'CandidateExtId', 'FirstName', 'LastName', 'Email'];
+const SITTING_HEADER = [
+  'ScheduleExtId',
+  'AssessmentExtId',
+  'Title',
+  'StartDateTime',
+  'EndDateTime',
+  'GroupExtId',
+  'GroupName',
+  'CandidateExtId',
+  'FirstName',
+  'LastName',
+  'Email',
+];
 const candidate = (n: number) => [`m-${n}`, 'A', `A${n}`, `a${n}@m.example.test`];
 const schedule = ['S-MRG', 'A-MATH-1', 'Merged', '2027-06-10T09:00:00Z', '2027-06-10T12:00:00Z', 'H-MRG', 'Merged grp'];
 
@@ -35,7 +47,8 @@ describe('verticalMerges: the merged ranges after the rows, found without readin
   });
 
   it('a prefixed namespace (x:mergeCell) reads alike; a sheet without merges has none', async () => {
-    const prefixed = '<x:worksheet xmlns:x="m"><x:sheetData></x:sheetData><x:mergeCells><x:mergeCell ref="C5:C7"/></x:mergeCells></x:worksheet>';
+    const prefixed =
+      '<x:worksheet xmlns:x="m"><x:sheetData></x:sheetData><x:mergeCells><x:mergeCell ref="C5:C7"/></x:mergeCells></x:worksheet>';
     expect(await verticalMerges(chunked(prefixed, 10), 1 << 20)).toEqual([{ column: 3, top: 5, bottom: 7 }]);
     expect(await verticalMerges(chunked('<worksheet><sheetData/></worksheet>', 5), 1 << 20)).toEqual([]);
   });
@@ -53,12 +66,19 @@ describe('a vertical merge is read on every row it covers', () => {
       await writeWorkbook(path, [
         {
           name: 'Sittings',
-          rows: [SITTING_HEADER, ['S-MRG2', ...schedule.slice(1), ...candidate(1)], [null, ...schedule.slice(1), ...candidate(2)], [null, ...schedule.slice(1), ...candidate(3)]],
+          rows: [
+            SITTING_HEADER,
+            ['S-MRG2', ...schedule.slice(1), ...candidate(1)],
+            [null, ...schedule.slice(1), ...candidate(2)],
+            [null, ...schedule.slice(1), ...candidate(3)],
+          ],
           merges: ['A2:A4'],
         },
       ]);
       const records = await readAll(path, { columns: [...CANDIDATE_COLUMNS, ...SCHEDULE_COLUMNS] });
-      expect(records.map((record) => [record.source.line, record.fields['ScheduleExtId'], record.fields['CandidateExtId']])).toEqual([
+      expect(
+        records.map((record) => [record.source.line, record.fields['ScheduleExtId'], record.fields['CandidateExtId']]),
+      ).toEqual([
         [2, 'S-MRG2', 'm-1'],
         [3, 'S-MRG2', 'm-2'],
         [4, 'S-MRG2', 'm-3'],
@@ -116,12 +136,20 @@ describe('schedule push of a sheet whose ScheduleExtId is merged down', () => {
       await writeWorkbook(join(dir, 'merged.xlsx'), [
         {
           name: 'Sittings',
-          rows: [SITTING_HEADER, ['S-MRG2', ...schedule.slice(1), ...candidate(1)], [null, ...schedule.slice(1), ...candidate(2)], [null, ...schedule.slice(1), ...candidate(3)]],
+          rows: [
+            SITTING_HEADER,
+            ['S-MRG2', ...schedule.slice(1), ...candidate(1)],
+            [null, ...schedule.slice(1), ...candidate(2)],
+            [null, ...schedule.slice(1), ...candidate(3)],
+          ],
           merges: ['A2:A4'],
         },
       ]);
       const io = testDeps(dir);
-      const code = await runCli(['--store', join(dir, 'store'), 'schedule', 'push', '--file', 'merged.xlsx', '--dry-run', '--json'], io.deps);
+      const code = await runCli(
+        ['--store', join(dir, 'store'), 'schedule', 'push', '--file', 'merged.xlsx', '--dry-run', '--json'],
+        io.deps,
+      );
       expect(code).toBe(0);
       const items = JSON.parse(io.stdout.text).items as { id: string; status: string }[];
       expect(items.map((item) => [item.id, item.status])).toEqual([['S-MRG2', 'ok']]);

@@ -12,11 +12,22 @@ import {
   coerceAndValidateUser,
 } from '../../src/domain/coercion.js';
 import { validateInvigilatorRemoval } from '../../src/domain/invigilators.js';
-import { jsonSchemaOf, TEMPLATE_KINDS, templateColumns, templateColumnSpecs, type TemplateKind } from '../../src/domain/templates.js';
+import {
+  jsonSchemaOf,
+  TEMPLATE_KINDS,
+  templateColumns,
+  templateColumnSpecs,
+  type TemplateKind,
+} from '../../src/domain/templates.js';
 import type { Validation } from '../../src/domain/problem.js';
 import { readRecords } from '../../src/input/format.js';
 import type { InputRecord } from '../../src/input/record.js';
-import { templateCsv, templateExampleRecord, templateJson, writeTemplateXlsx } from '../../src/report/template-files.js';
+import {
+  templateCsv,
+  templateExampleRecord,
+  templateJson,
+  writeTemplateXlsx,
+} from '../../src/report/template-files.js';
 import { inTempDir } from './helpers.js';
 
 /** What the command of each kind does with one JSON record. */
@@ -38,7 +49,8 @@ function validate(kind: TemplateKind, record: unknown): Validation<unknown> {
 
 async function readBack(path: string, kind: TemplateKind): Promise<InputRecord[]> {
   const records: InputRecord[] = [];
-  for await (const record of readRecords(path, { columns: templateColumnSpecs(kind), displayName: path })) records.push(record);
+  for await (const record of readRecords(path, { columns: templateColumnSpecs(kind), displayName: path }))
+    records.push(record);
   return records;
 }
 
@@ -58,11 +70,26 @@ describe.each(TEMPLATE_KINDS)('template %s', (kind) => {
       await workbook.xlsx.readFile(xlsx);
       const [input, columns] = workbook.worksheets as [ExcelJS.Worksheet, ExcelJS.Worksheet];
       const names = templateColumnSpecs(kind).map((column) => column.name);
-      expect(input.name).toBe({ users: 'Users', candidates: 'Candidates', sittings: 'Sittings', collection: 'Collections', invigilators: 'Invigilators' }[kind]);
+      expect(input.name).toBe(
+        {
+          users: 'Users',
+          candidates: 'Candidates',
+          sittings: 'Sittings',
+          collection: 'Collections',
+          invigilators: 'Invigilators',
+        }[kind],
+      );
       expect((input.getRow(1).values as unknown[]).slice(1)).toEqual(names);
       names.forEach((_, i) => expect(input.getColumn(i + 1).numFmt).toBe('@'));
       expect(columns.name).toBe('Columns');
-      expect((columns.getRow(1).values as unknown[]).slice(1)).toEqual(['Column', 'Required', 'Type', 'Limit', 'Example', 'Rules']);
+      expect((columns.getRow(1).values as unknown[]).slice(1)).toEqual([
+        'Column',
+        'Required',
+        'Type',
+        'Limit',
+        'Example',
+        'Rules',
+      ]);
       expect(columns.rowCount).toBe(names.length + 1);
     });
   });
@@ -121,6 +148,10 @@ describe('template descriptions', () => {
     expect(sittings['StartDateTime']?.type).toMatch(/^date-time with a zone, as text/);
     expect(sittings['Workflow']?.type).toBe('one of DEFAULT, EXTERNAL_ATTEMPTS (any case)');
     expect(sittings['AttemptExtId']?.required).toBe('when Workflow is EXTERNAL_ATTEMPTS');
-    expect(templateExampleRecord('sittings')).toMatchObject({ Workflow: 'DEFAULT', Upsert: true, Candidates: [expect.objectContaining({ CandidateExtId: 'stu-2001' })] });
+    expect(templateExampleRecord('sittings')).toMatchObject({
+      Workflow: 'DEFAULT',
+      Upsert: true,
+      Candidates: [expect.objectContaining({ CandidateExtId: 'stu-2001' })],
+    });
   });
 });

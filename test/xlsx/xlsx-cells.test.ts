@@ -84,9 +84,18 @@ describe('wholeNumberAsShown: a whole number as a format of digit placeholders a
 
 describe('wallClockInZone', () => {
   it('uses the offset in force at that wall time, daylight saving included', () => {
-    expect(wallClockInZone(wall(2026, 1, 15, 9), 'America/New_York')).toEqual({ ok: true, text: '2026-01-15T09:00:00-05:00' });
-    expect(wallClockInZone(wall(2026, 7, 15, 9), 'America/New_York')).toEqual({ ok: true, text: '2026-07-15T09:00:00-04:00' });
-    expect(wallClockInZone(wall(2026, 7, 15, 9), 'Asia/Kolkata')).toEqual({ ok: true, text: '2026-07-15T09:00:00+05:30' });
+    expect(wallClockInZone(wall(2026, 1, 15, 9), 'America/New_York')).toEqual({
+      ok: true,
+      text: '2026-01-15T09:00:00-05:00',
+    });
+    expect(wallClockInZone(wall(2026, 7, 15, 9), 'America/New_York')).toEqual({
+      ok: true,
+      text: '2026-07-15T09:00:00-04:00',
+    });
+    expect(wallClockInZone(wall(2026, 7, 15, 9), 'Asia/Kolkata')).toEqual({
+      ok: true,
+      text: '2026-07-15T09:00:00+05:30',
+    });
     expect(wallClockInZone(wall(2026, 7, 15, 9), 'UTC')).toEqual({ ok: true, text: '2026-07-15T09:00:00+00:00' });
   });
 
@@ -95,7 +104,10 @@ describe('wallClockInZone', () => {
     expect(wallClockInZone(wall(2026, 11, 1, 1, 30), 'America/New_York')).toEqual({ ok: false, reason: 'ambiguous' });
     // Lord Howe Island moves its clocks by 30 minutes.
     expect(wallClockInZone(wall(2026, 4, 5, 1, 45), 'Australia/Lord_Howe')).toEqual({ ok: false, reason: 'ambiguous' });
-    expect(wallClockInZone(wall(2026, 4, 5, 2, 15), 'Australia/Lord_Howe')).toEqual({ ok: true, text: '2026-04-05T02:15:00+10:30' });
+    expect(wallClockInZone(wall(2026, 4, 5, 2, 15), 'Australia/Lord_Howe')).toEqual({
+      ok: true,
+      text: '2026-04-05T02:15:00+10:30',
+    });
   });
 });
 
@@ -105,21 +117,37 @@ describe('readCell', () => {
   it('texts, booleans, rich text (its runs joined by the sheet reader, phonetic runs left out)', async () => {
     expect(readCell('00456', undefined, user('ExternalId'))).toEqual({ text: '00456' });
     expect(readCell(true, undefined, user('SpecialNeeds'))).toEqual({ text: 'true' });
-    const xml = '<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><r><t>a</t></r><r><t></t></r><rPh><t>x</t></rPh><r><t>b</t></r></is></c><c r="B1" t="str"><f>HYPERLINK("mailto:x@example.test","x@example.test")</f><v>x@example.test</v></c></row></sheetData></worksheet>';
+    const xml =
+      '<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><r><t>a</t></r><r><t></t></r><rPh><t>x</t></rPh><r><t>b</t></r></is></c><c r="B1" t="str"><f>HYPERLINK("mailto:x@example.test","x@example.test")</f><v>x@example.test</v></c></row></sheetData></worksheet>';
     const rows: ParsedRow[] = [];
-    for await (const batch of sheetRowBatches((async function* () { yield Buffer.from(xml); })(), [], [])) rows.push(...batch);
+    for await (const batch of sheetRowBatches(
+      (async function* () {
+        yield Buffer.from(xml);
+      })(),
+      [],
+      [],
+    ))
+      rows.push(...batch);
     expect(readCell(rows[0]!.cells[0]!.value, undefined, user('City'))).toEqual({ text: 'ab' });
     expect(readCell(rows[0]!.cells[1]!.value, undefined, user('Email'))).toEqual({ text: 'x@example.test' });
   });
 
   it('formulas give their saved result, false and 0 included; none saved or an error result is a problem', () => {
     expect(readCell({ formula: 'A1=B1', result: false }, undefined, user('SpecialNeeds'))).toEqual({ text: 'false' });
-    expect(readCell({ formula: 'A1-A1', result: 0 }, undefined, user('ReasonableAdjustmentPercentage'))).toEqual({ text: '0' });
+    expect(readCell({ formula: 'A1-A1', result: 0 }, undefined, user('ReasonableAdjustmentPercentage'))).toEqual({
+      text: '0',
+    });
     // A shared formula's later cells hold no formula text of their own (`<f t="shared" si="0"/>`).
     expect(readCell({ formula: '', result: 'x' }, undefined, user('City'))).toEqual({ text: 'x' });
-    expect(readCell({ formula: 'NOW()' }, undefined, user('City'))).toMatchObject({ problem: expect.stringMatching(/no saved result/) });
-    expect(readCell({ formula: '1/0', result: { error: '#DIV/0!' } }, undefined, user('City'))).toMatchObject({ problem: expect.stringMatching(/#DIV\/0!/) });
-    expect(readCell({ error: '#REF!' }, undefined, user('City'))).toMatchObject({ problem: expect.stringMatching(/#REF!/) });
+    expect(readCell({ formula: 'NOW()' }, undefined, user('City'))).toMatchObject({
+      problem: expect.stringMatching(/no saved result/),
+    });
+    expect(readCell({ formula: '1/0', result: { error: '#DIV/0!' } }, undefined, user('City'))).toMatchObject({
+      problem: expect.stringMatching(/#DIV\/0!/),
+    });
+    expect(readCell({ error: '#REF!' }, undefined, user('City'))).toMatchObject({
+      problem: expect.stringMatching(/#REF!/),
+    });
   });
 
   it('numbers: zero-padded formats keep their zeros; a date format means a date (1900 and 1904 systems)', () => {
@@ -127,7 +155,10 @@ describe('readCell', () => {
     expect(readCell(2134, '0.00', user('PostalCode'))).toEqual({ text: '2134' });
     expect(readCell(45000, 'yyyy-mm-dd', user('DateOfBirth'))).toEqual({ text: '2023-03-15' });
     expect(readCell(43538, 'dd/mm/yyyy', { field: 'DateOfBirth', date1904: true })).toEqual({ text: '2023-03-15' });
-    expect(readCell(2 ** 53 + 2, undefined, user('PhoneNumber'))).toMatchObject({ problem: expect.stringMatching(/format the column as text/), shown: '#NUM!' });
+    expect(readCell(2 ** 53 + 2, undefined, user('PhoneNumber'))).toMatchObject({
+      problem: expect.stringMatching(/format the column as text/),
+      shown: '#NUM!',
+    });
   });
 
   it('a time cell (below 1 under a time format) reads as the time it shows; a date or date-time field refuses a time alone', () => {
@@ -136,9 +167,18 @@ describe('readCell', () => {
     expect(readCell(0, 'hh:mm', user('City'))).toEqual({ text: '00:00' });
     // AM/PM (and A/P) are no date tokens: a 12-hour time alone is a time cell too, given in 24 hours.
     expect(readCell(14.5 / 24, 'h:mm AM/PM', user('City'))).toEqual({ text: '14:30' });
-    expect(readCell(14.5 / 24, 'h:mm A/P', user('DateOfBirth'))).toEqual({ problem: 'DateOfBirth is a time cell (14:30) without a date; give the date', shown: '14:30' });
-    expect(readCell(14.5 / 24, 'hh:mm', user('DateOfBirth'))).toEqual({ problem: 'DateOfBirth is a time cell (14:30) without a date; give the date', shown: '14:30' });
-    expect(readCell(14.5 / 24, 'hh:mm', { field: 'StartDateTime', timeZone: 'Europe/London' })).toEqual({ problem: 'StartDateTime is a time cell (14:30) without a date; give the date and time', shown: '14:30' });
+    expect(readCell(14.5 / 24, 'h:mm A/P', user('DateOfBirth'))).toEqual({
+      problem: 'DateOfBirth is a time cell (14:30) without a date; give the date',
+      shown: '14:30',
+    });
+    expect(readCell(14.5 / 24, 'hh:mm', user('DateOfBirth'))).toEqual({
+      problem: 'DateOfBirth is a time cell (14:30) without a date; give the date',
+      shown: '14:30',
+    });
+    expect(readCell(14.5 / 24, 'hh:mm', { field: 'StartDateTime', timeZone: 'Europe/London' })).toEqual({
+      problem: 'StartDateTime is a time cell (14:30) without a date; give the date and time',
+      shown: '14:30',
+    });
   });
 
   it('numbers in a percent format read as the spreadsheet shows them: 0.25 is 25%, which a percentage field takes as 25', () => {
@@ -164,24 +204,38 @@ describe('readCell', () => {
     expect(readCell(1234567, '#,##0', user('PhoneNumber'))).toEqual({ text: '1234567' });
     expect(readCell(2134, '00000.00', user('PostalCode'))).toEqual({ text: '2134' });
     expect(readCell(2134, '@', user('PostalCode'))).toEqual({ text: '2134' });
-    expect(readCell(5551234567, '[<=9999999]###-####;(###) ###-####', user('PhoneNumber'))).toEqual({ text: '5551234567' });
+    expect(readCell(5551234567, '[<=9999999]###-####;(###) ###-####', user('PhoneNumber'))).toEqual({
+      text: '5551234567',
+    });
     expect(readCell(21.5, '00000', user('PostalCode'))).toEqual({ text: '21.5' });
     expect(readCell(45000, '"D"yyyy', user('City'))).toEqual({ text: '2023-03-15', warning: expect.anything() });
     // 16 digits shown with a literal still warn that the last ones may have changed.
-    expect(readCell(1234567890123456, '"N"0', user('PhoneNumber'))).toMatchObject({ text: 'N1234567890123456', warning: { code: 9006 } });
+    expect(readCell(1234567890123456, '"N"0', user('PhoneNumber'))).toMatchObject({
+      text: 'N1234567890123456',
+      warning: { code: 9006 },
+    });
   });
 
   it('date-time cells: zone-less refused in the instant fields, converted with a zone', () => {
     // 2026-03-01 09:00 as its serial number.
     const nineAm = 46082.375;
-    expect(readCell(nineAm, 'yyyy-mm-dd hh:mm', user('StartDateTime'))).toMatchObject({ problem: expect.stringMatching(/^StartDateTime is a date-time cell \(2026-03-01T09:00:00\), which has no time zone/) });
+    expect(readCell(nineAm, 'yyyy-mm-dd hh:mm', user('StartDateTime'))).toMatchObject({
+      problem: expect.stringMatching(
+        /^StartDateTime is a date-time cell \(2026-03-01T09:00:00\), which has no time zone/,
+      ),
+    });
     expect(readCell(nineAm, 'yyyy-mm-dd hh:mm', { field: 'EndDateTime', timeZone: 'Europe/London' })).toEqual({
       text: '2026-03-01T09:00:00+00:00',
       // The wall time the sheet shows, for messages that quote the file (written-times.ts).
       wall: { text: '2026-03-01T09:00:00', zone: 'Europe/London' },
     });
     // Serial-number noise (09:09:59.9996) reads as the second it shows.
-    expect(readCell(46082 + (9 * 60 + 10) / 1440 - 0.4 / 86_400_000, 'yyyy-mm-dd hh:mm', { field: 'StartDateTime', timeZone: 'UTC' })).toMatchObject({ text: '2026-03-01T09:10:00+00:00' });
+    expect(
+      readCell(46082 + (9 * 60 + 10) / 1440 - 0.4 / 86_400_000, 'yyyy-mm-dd hh:mm', {
+        field: 'StartDateTime',
+        timeZone: 'UTC',
+      }),
+    ).toMatchObject({ text: '2026-03-01T09:10:00+00:00' });
   });
 
   it('isDateFormat ignores quoted text and colours', () => {

@@ -33,7 +33,9 @@ async function sheetRows(path: string | Buffer, sheet = 0): Promise<string[][]> 
   else await workbook.xlsx.load(path.buffer.slice(path.byteOffset, path.byteOffset + path.byteLength) as ArrayBuffer);
   const rows: string[][] = [];
   (workbook.worksheets[sheet] as ExcelJS.Worksheet).eachRow((row) => {
-    rows.push((row.values as unknown[]).slice(1).map((value) => (value === undefined || value === null ? '' : String(value))));
+    rows.push(
+      (row.values as unknown[]).slice(1).map((value) => (value === undefined || value === null ? '' : String(value))),
+    );
   });
   return rows;
 }
@@ -49,8 +51,24 @@ describe('a cell examctl could not read, fed back', () => {
           name: 'Users',
           rows: [
             ['ExternalId', 'FirstName', 'LastName', 'Email', 'Role', 'DateOfBirth', 'CellularPhone'],
-            ['u-dob-1', 'Hana', 'Sato', 'hana(at)x.example', 'Candidate', { value: new Date(Date.UTC(2004, 4, 6, 8, 15)), numFmt: 'yyyy-mm-dd hh:mm' }, null],
-            ['u-dob-2', 'Ivo', 'Kral', 'ivo(at)x.example', 'Candidate', { value: new Date(Date.UTC(2003, 1, 1)), numFmt: 'yyyy-mm-dd' }, 12345678901234567890],
+            [
+              'u-dob-1',
+              'Hana',
+              'Sato',
+              'hana(at)x.example',
+              'Candidate',
+              { value: new Date(Date.UTC(2004, 4, 6, 8, 15)), numFmt: 'yyyy-mm-dd hh:mm' },
+              null,
+            ],
+            [
+              'u-dob-2',
+              'Ivo',
+              'Kral',
+              'ivo(at)x.example',
+              'Candidate',
+              { value: new Date(Date.UTC(2003, 1, 1)), numFmt: 'yyyy-mm-dd' },
+              12345678901234567890,
+            ],
           ],
         },
       ]);
@@ -62,7 +80,10 @@ describe('a cell examctl could not read, fed back', () => {
           const text = await readFile(join(dir, report), 'utf8');
           expect(text).toContain(',2004-05-06T08:15:00,');
           expect(text).toContain(',#NUM!,');
-          await writeFile(fixed, text.replace('hana(at)x.example', 'hana@x.example').replace('ivo(at)x.example', 'ivo@x.example'));
+          await writeFile(
+            fixed,
+            text.replace('hana(at)x.example', 'hana@x.example').replace('ivo(at)x.example', 'ivo@x.example'),
+          );
         } else {
           const rows = await sheetRows(join(dir, report));
           expect(rows[1]![5]).toBe('2004-05-06T08:15:00');
@@ -77,7 +98,10 @@ describe('a cell examctl could not read, fed back', () => {
         const retry = await cli(dir, ['user', 'sync', '--file', fixed, '--only-failed', '--json']);
         expect(retry.code, report).toBe(1);
         const items = JSON.parse(retry.stdout).items as Item[];
-        expect(items.map((item) => [item.id, item.status, item.errors.map((error) => error.field)]), report).toEqual([
+        expect(
+          items.map((item) => [item.id, item.status, item.errors.map((error) => error.field)]),
+          report,
+        ).toEqual([
           ['u-dob-1', 'failed', ['DateOfBirth']],
           ['u-dob-2', 'failed', ['CellularPhone']],
         ]);
@@ -92,13 +116,30 @@ describe('a cell examctl could not read, fed back', () => {
 describe('.xlsx input in the commands', () => {
   it('an unreadable cell fails only its record, named by file[sheet]:row, cell and field', async () => {
     await withTempDir(async (dir) => {
-      const { code, stdout } = await cli(dir, ['user', 'sync', '--file', xlsxFixture('users-openpyxl.xlsx'), '--dry-run', '--json']);
+      const { code, stdout } = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        xlsxFixture('users-openpyxl.xlsx'),
+        '--dry-run',
+        '--json',
+      ]);
       expect(code).toBe(1);
       const items = JSON.parse(stdout).items as Item[];
-      expect(items.map((i) => `${i.source.line}:${i.id}:${i.status}`)).toEqual(['2:00456:ok', '3:789:failed', '5:u-5:failed', '6:u-6:failed']);
+      expect(items.map((i) => `${i.source.line}:${i.id}:${i.status}`)).toEqual([
+        '2:00456:ok',
+        '3:789:failed',
+        '5:u-5:failed',
+        '6:u-6:failed',
+      ]);
       expect(items[0]!.source.file).toMatch(/users-openpyxl\.xlsx\[Users\]$/);
-      expect(items[2]!.errors.map((e) => `${e.field}: ${e.message.slice(0, 8)}`)).toEqual(['LastName: cell C5:', 'Company: cell J5:']);
-      expect(items[3]!.errors).toEqual([expect.objectContaining({ field: 'DateOfBirth', message: expect.stringContaining('cell I6') })]);
+      expect(items[2]!.errors.map((e) => `${e.field}: ${e.message.slice(0, 8)}`)).toEqual([
+        'LastName: cell C5:',
+        'Company: cell J5:',
+      ]);
+      expect(items[3]!.errors).toEqual([
+        expect.objectContaining({ field: 'DateOfBirth', message: expect.stringContaining('cell I6') }),
+      ]);
     });
   });
 
@@ -110,9 +151,20 @@ describe('.xlsx input in the commands', () => {
         { name: 'Users', rows: [USER_HEADER, ['u-1', 'Ann', 'Lee', 'ann@example.test', 'Candidate']] },
       ]);
       for (const sheet of ['Users', '2']) {
-        const { code, stdout } = await cli(dir, ['user', 'sync', '--file', path, '--sheet', sheet, '--dry-run', '--json']);
+        const { code, stdout } = await cli(dir, [
+          'user',
+          'sync',
+          '--file',
+          path,
+          '--sheet',
+          sheet,
+          '--dry-run',
+          '--json',
+        ]);
         expect(code).toBe(0);
-        expect((JSON.parse(stdout).items as Item[]).map((i) => `${i.source.file.split('/').pop()}:${i.source.line}:${i.id}`)).toEqual(['two.xlsx[Users]:2:u-1']);
+        expect(
+          (JSON.parse(stdout).items as Item[]).map((i) => `${i.source.file.split('/').pop()}:${i.source.line}:${i.id}`),
+        ).toEqual(['two.xlsx[Users]:2:u-1']);
       }
       const missing = await cli(dir, ['user', 'sync', '--file', path, '--sheet', 'Nope', '--dry-run']);
       expect(missing.code).toBe(2);
@@ -149,10 +201,17 @@ describe('.xlsx input in the commands', () => {
     await withTempDir(async (dir) => {
       await writeWorkbook(join(dir, 'users.xlsx'), [
         { name: 'Users', rows: [USER_HEADER.slice(0, 5), ['u-1', 'Ann', 'Lee', 'ann@example.test', 'Candidate']] },
-        { name: 'Lists', rows: [['Role', 'Meaning'], ['Candidate', 'sits exams']] },
+        {
+          name: 'Lists',
+          rows: [
+            ['Role', 'Meaning'],
+            ['Candidate', 'sits exams'],
+          ],
+        },
         { name: 'Notes', rows: [['read me first']] },
       ]);
-      const note = 'note: users.xlsx: read the sheet "Users"; not read: "Lists", "Notes" (other columns; --sheet NAME reads another)';
+      const note =
+        'note: users.xlsx: read the sheet "Users"; not read: "Lists", "Notes" (other columns; --sheet NAME reads another)';
       // A real run reads the file twice (structure, then records): the note is said once.
       const run = await cli(dir, ['user', 'sync', '--file', 'users.xlsx']);
       expect(run.code).toBe(0);
@@ -164,7 +223,9 @@ describe('.xlsx input in the commands', () => {
         { name: 'Notes', rows: [['who leaves when']] },
       ]);
       const removal = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'ids.xlsx', '--dry-run']);
-      expect(removal.stderr).toContain('note: ids.xlsx: read the sheet "Staff"; not read: "Notes" (other columns; --sheet NAME reads another)');
+      expect(removal.stderr).toContain(
+        'note: ids.xlsx: read the sheet "Staff"; not read: "Notes" (other columns; --sheet NAME reads another)',
+      );
       // An empty first sheet (a cover): the sheets with rows are named, with --sheet for each.
       await writeWorkbook(join(dir, 'covered.xlsx'), [
         { name: 'Cover', rows: [] },
@@ -172,24 +233,43 @@ describe('.xlsx input in the commands', () => {
       ]);
       const covered = await cli(dir, ['user', 'sync', '--file', 'covered.xlsx', '--dry-run']);
       expect(covered.code).toBe(2);
-      expect(covered.stderr).toContain('covered.xlsx: the first sheet, "Cover", is empty: give the sheet to read with --sheet (--sheet "Users")');
+      expect(covered.stderr).toContain(
+        'covered.xlsx: the first sheet, "Cover", is empty: give the sheet to read with --sheet (--sheet "Users")',
+      );
     });
   });
 
   it('date-time cells are refused without --timezone and converted with it, daylight saving included', async () => {
     await withTempDir(async (dir) => {
       const sittings = xlsxFixture('sittings-openpyxl.xlsx');
-      const without = JSON.parse((await cli(dir, ['schedule', 'push', '--file', sittings, '--dry-run', '--json'])).stdout).items as Item[];
+      const without = JSON.parse(
+        (await cli(dir, ['schedule', 'push', '--file', sittings, '--dry-run', '--json'])).stdout,
+      ).items as Item[];
       // One field path for both formats: the reader's problem is on Schedule.StartDateTime, as a CSV value's is.
-      expect(without[0]!.errors[0]).toEqual(expect.objectContaining({ field: 'Schedule.StartDateTime', message: expect.stringContaining('--timezone') }));
+      expect(without[0]!.errors[0]).toEqual(
+        expect.objectContaining({ field: 'Schedule.StartDateTime', message: expect.stringContaining('--timezone') }),
+      );
       // The reader's problem is the one said: no "is required" repeating it under Schedule.StartDateTime.
       expect(without[0]!.errors.map((e) => e.field)).toEqual(['Schedule.StartDateTime', 'Schedule.EndDateTime']);
 
-      const zoned = await cli(dir, ['schedule', 'push', '--file', sittings, '--timezone', 'Europe/Paris', '--dry-run', '--json']);
+      const zoned = await cli(dir, [
+        'schedule',
+        'push',
+        '--file',
+        sittings,
+        '--timezone',
+        'Europe/Paris',
+        '--dry-run',
+        '--json',
+      ]);
       const items = JSON.parse(zoned.stdout).items as Item[];
       expect(items[0]!.errors.some((e) => e.field.endsWith('StartDateTime'))).toBe(false);
-      expect(items[2]!.errors.map((e) => e.message)).toEqual([expect.stringContaining('does not exist in Europe/Paris')]);
-      expect(items[3]!.errors.map((e) => e.message)).toEqual([expect.stringContaining('happens twice in Europe/Paris')]);
+      expect(items[2]!.errors.map((e) => e.message)).toEqual([
+        expect.stringContaining('does not exist in Europe/Paris'),
+      ]);
+      expect(items[3]!.errors.map((e) => e.message)).toEqual([
+        expect.stringContaining('happens twice in Europe/Paris'),
+      ]);
 
       const unknown = await cli(dir, ['schedule', 'push', '--file', sittings, '--timezone', 'Mars/Base', '--dry-run']);
       expect(unknown.code).toBe(2);
@@ -200,10 +280,30 @@ describe('.xlsx input in the commands', () => {
   it('invigilators remove reads the UserExtId column of a workbook', async () => {
     await withTempDir(async (dir) => {
       const path = join(dir, 'ids.xlsx');
-      await writeWorkbook(path, [{ name: 'Invigilators', rows: [['UserExtId', 'Note'], ['inv-2', 'leaves'], ['no-such-user', '']] }]);
-      const { stdout } = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'ids.xlsx', '--dry-run', '--json']);
+      await writeWorkbook(path, [
+        {
+          name: 'Invigilators',
+          rows: [
+            ['UserExtId', 'Note'],
+            ['inv-2', 'leaves'],
+            ['no-such-user', ''],
+          ],
+        },
+      ]);
+      const { stdout } = await cli(dir, [
+        'invigilators',
+        'remove',
+        'S-FUTURE',
+        '--file',
+        'ids.xlsx',
+        '--dry-run',
+        '--json',
+      ]);
       const items = JSON.parse(stdout).items as Item[];
-      expect(items.map((i) => `${i.source.file}:${i.source.line}:${i.id}`)).toEqual(['ids.xlsx[Invigilators]:2:inv-2', 'ids.xlsx[Invigilators]:3:no-such-user']);
+      expect(items.map((i) => `${i.source.file}:${i.source.line}:${i.id}`)).toEqual([
+        'ids.xlsx[Invigilators]:2:inv-2',
+        'ids.xlsx[Invigilators]:3:no-such-user',
+      ]);
     });
   });
 });
@@ -212,8 +312,19 @@ describe('warnings in the run report, whatever the input format', () => {
   it('a CSV value in exponent form and a lost character: JSON items, the summary and the xlsx warnings column', async () => {
     await withTempDir(async (dir) => {
       const input = join(dir, 'users.csv');
-      await writeFile(input, `${USER_HEADER.join(',')}\nu-1,Fran?ois,Garc?a,jose@example.test,Candidate,1.23457E+18\nu-2,Ann,Lee,ann@example.test,Candidate,0612345678\n`);
-      const { code, stdout, stderr } = await cli(dir, ['user', 'sync', '--file', input, '--json', '--report', 'report.xlsx']);
+      await writeFile(
+        input,
+        `${USER_HEADER.join(',')}\nu-1,Fran?ois,Garc?a,jose@example.test,Candidate,1.23457E+18\nu-2,Ann,Lee,ann@example.test,Candidate,0612345678\n`,
+      );
+      const { code, stdout, stderr } = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        input,
+        '--json',
+        '--report',
+        'report.xlsx',
+      ]);
       expect(code).toBe(0);
       const items = JSON.parse(stdout).items as Item[];
       expect(items[0]!.warnings?.map((w) => w.field)).toEqual(['FirstName', 'LastName', 'PhoneNumber']);
@@ -221,7 +332,16 @@ describe('warnings in the run report, whatever the input format', () => {
       expect(stderr).toContain('3 warnings');
       expect(stderr).toMatch(/users\.csv:2 \[u-1\] PhoneNumber "1\.23457E\+18" .*exponent form/);
       const rows = await sheetRows(join(dir, 'report.xlsx'));
-      expect(rows[0]).toEqual([...USER_HEADER, 'status', 'error_codes', 'error_messages', 'action', 'note', 'run', 'warnings']);
+      expect(rows[0]).toEqual([
+        ...USER_HEADER,
+        'status',
+        'error_codes',
+        'error_messages',
+        'action',
+        'note',
+        'run',
+        'warnings',
+      ]);
       expect(rows[1]!.at(-1)).toContain('PhoneNumber: ');
     });
   });
@@ -231,10 +351,20 @@ describe('warnings of a sitting name the row the value is on', () => {
   it('in the JSON item, the summary and the xlsx row, as the errors of its candidates do', async () => {
     await withTempDir(async (dir) => {
       const input = join(dir, 'sit.csv');
-      const header = 'ScheduleExtId,AssessmentExtId,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email,RegistrationNumber';
-      const row = (candidate: string, registration: string) => `S-W1,A-MATH-1,2027-03-01T09:00:00Z,2027-03-01T12:00:00Z,H-W1,Group W1,${candidate},Ann,Lee,${candidate}@example.test,${registration}`;
+      const header =
+        'ScheduleExtId,AssessmentExtId,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email,RegistrationNumber';
+      const row = (candidate: string, registration: string) =>
+        `S-W1,A-MATH-1,2027-03-01T09:00:00Z,2027-03-01T12:00:00Z,H-W1,Group W1,${candidate},Ann,Lee,${candidate}@example.test,${registration}`;
       await writeFile(input, `${header}\n${row('c-1', 'R-1')}\n${row('c-2', '1e5')}\n`);
-      const { code, stdout, stderr } = await cli(dir, ['schedule', 'push', '--file', input, '--json', '--report', 'report.xlsx']);
+      const { code, stdout, stderr } = await cli(dir, [
+        'schedule',
+        'push',
+        '--file',
+        input,
+        '--json',
+        '--report',
+        'report.xlsx',
+      ]);
       expect(code).toBe(0);
       const items = JSON.parse(stdout).items as (Item & { warnings?: { line?: number }[] })[];
       expect(items[0]!.warnings).toEqual([expect.objectContaining({ field: 'RegistrationNumber', line: 3 })]);
@@ -247,8 +377,34 @@ describe('warnings of a sitting name the row the value is on', () => {
 
   it('a PIN of three digits from a number cell says a number cell drops leading zeros; typed as text it does not', async () => {
     await withTempDir(async (dir) => {
-      const header = ['ScheduleExtId', 'AssessmentExtId', 'Title', 'StartDateTime', 'EndDateTime', 'GroupExtId', 'GroupName', 'PIN', 'CandidateExtId', 'FirstName', 'LastName', 'Email'];
-      const row = (pin: string | number) => ['S-PIN', 'A-MATH-1', 'Pin', '2027-06-10T09:00:00Z', '2027-06-10T12:00:00Z', 'H-PIN', 'Pin', pin, 'pin-1', 'P', 'I', 'pin1@x.example.test'];
+      const header = [
+        'ScheduleExtId',
+        'AssessmentExtId',
+        'Title',
+        'StartDateTime',
+        'EndDateTime',
+        'GroupExtId',
+        'GroupName',
+        'PIN',
+        'CandidateExtId',
+        'FirstName',
+        'LastName',
+        'Email',
+      ];
+      const row = (pin: string | number) => [
+        'S-PIN',
+        'A-MATH-1',
+        'Pin',
+        '2027-06-10T09:00:00Z',
+        '2027-06-10T12:00:00Z',
+        'H-PIN',
+        'Pin',
+        pin,
+        'pin-1',
+        'P',
+        'I',
+        'pin1@x.example.test',
+      ];
       const pinWarning = async (pin: string | number) => {
         await writeWorkbook(join(dir, 'pin.xlsx'), [{ name: 'Sittings', rows: [header, row(pin)] }]);
         const { code, stdout } = await cli(dir, ['schedule', 'push', '--file', 'pin.xlsx', '--dry-run', '--json']);
@@ -257,7 +413,9 @@ describe('warnings of a sitting name the row the value is on', () => {
         return items[0]!.warnings?.find((w) => w.field === 'Schedule.PIN')?.message;
       };
       // 0123 typed in a General cell is stored as 123.
-      expect(await pinWarning(123)).toMatch(/^PIN is not four digits: .*; its cell was a number, and a number cell drops leading zeros: format the PIN column as text and type the PIN again$/);
+      expect(await pinWarning(123)).toMatch(
+        /^PIN is not four digits: .*; its cell was a number, and a number cell drops leading zeros: format the PIN column as text and type the PIN again$/,
+      );
       const asText = await pinWarning('123');
       expect(asText).toMatch(/^PIN is not four digits/);
       expect(asText).not.toContain('number cell');
@@ -290,14 +448,27 @@ describe('the Excel loop: --report x.xlsx, fixed in another producer, --only-fai
       sheet.getRow(3).getCell(1).value = 'u-7';
       await workbook.xlsx.writeFile(join(dir, 'result.xlsx'));
 
-      const retry = await cli(dir, ['user', 'sync', '--file', 'result.xlsx', '--only-failed', '--report', 'retry.xlsx', '--json']);
+      const retry = await cli(dir, [
+        'user',
+        'sync',
+        '--file',
+        'result.xlsx',
+        '--only-failed',
+        '--report',
+        'retry.xlsx',
+        '--json',
+      ]);
       expect(retry.code).toBe(0);
       const items = JSON.parse(retry.stdout).items as Item[];
       expect(items.map((i) => `${i.source.line}:${i.id}:${i.status}`)).toEqual(['3:u-7:ok']);
       // Only rows still needing work are listed: none, the header stays so the file is still input.
-      expect(await sheetRows(join(dir, 'retry.xlsx'))).toEqual([[...USER_HEADER, 'status', 'error_codes', 'error_messages', 'action', 'note', 'run', 'warnings']]);
+      expect(await sheetRows(join(dir, 'retry.xlsx'))).toEqual([
+        [...USER_HEADER, 'status', 'error_codes', 'error_messages', 'action', 'note', 'run', 'warnings'],
+      ]);
 
-      const world = JSON.parse((await cli(dir, ['local', 'export'])).stdout) as { Users: { ExternalId: string; PhoneNumber?: string }[] };
+      const world = JSON.parse((await cli(dir, ['local', 'export'])).stdout) as {
+        Users: { ExternalId: string; PhoneNumber?: string }[];
+      };
       const ids = world.Users.map((u) => u.ExternalId);
       expect(ids).toEqual(expect.arrayContaining(['00456', 'u-7']));
       expect(ids).not.toContain('456');
@@ -309,7 +480,9 @@ describe('the Excel loop: --report x.xlsx, fixed in another producer, --only-fai
   it('--only-failed on a workbook that is not a run report is refused before anything is sent', async () => {
     await withTempDir(async (dir) => {
       const input = join(dir, 'users.xlsx');
-      await writeWorkbook(input, [{ name: 'Users', rows: [USER_HEADER, ['u-1', 'Ann', 'Lee', 'ann@example.test', 'Candidate']] }]);
+      await writeWorkbook(input, [
+        { name: 'Users', rows: [USER_HEADER, ['u-1', 'Ann', 'Lee', 'ann@example.test', 'Candidate']] },
+      ]);
       const { code, stderr } = await cli(dir, ['user', 'sync', '--file', input, '--only-failed']);
       expect(code).toBe(2);
       expect(stderr).toContain('no status column');

@@ -10,7 +10,10 @@ import { readCell, serialDate } from '../../src/input/xlsx-cells.js';
 import { inTempDir, readAll } from './helpers.js';
 import { workbookBytes, zipBytes, type WorkbookParts, type ZipInput } from './zip-writer.js';
 
-async function readWorkbook(parts: WorkbookParts | Buffer, options: Partial<XlsxReadOptions> = {}): Promise<InputRecord[]> {
+async function readWorkbook(
+  parts: WorkbookParts | Buffer,
+  options: Partial<XlsxReadOptions> = {},
+): Promise<InputRecord[]> {
   return inTempDir(async (dir) => {
     const path = join(dir, 'q.xlsx');
     await writeFile(path, Buffer.isBuffer(parts) ? parts : workbookBytes(parts));
@@ -20,7 +23,8 @@ async function readWorkbook(parts: WorkbookParts | Buffer, options: Partial<Xlsx
 
 const inline = (ref: string, text: string): string => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
 const header = `<row r="1">${inline('A1', 'ExternalId')}${inline('B1', 'DateOfBirth')}</row>`;
-const dateRow = (r: number, serial: string): string => `<row r="${r}">${inline(`A${r}`, `u-${r}`)}<c r="B${r}" s="1"><v>${serial}</v></c></row>`;
+const dateRow = (r: number, serial: string): string =>
+  `<row r="${r}">${inline(`A${r}`, `u-${r}`)}<c r="B${r}" s="1"><v>${serial}</v></c></row>`;
 const styles = '<cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14" applyNumberFormat="1"/></cellXfs>';
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 
@@ -29,7 +33,8 @@ describe('the date system is the main workbookPr only', () => {
   const excel2013 =
     '<workbookPr date1904="1" defaultThemeVersion="166925"/>' +
     '<mc:AlternateContent xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"><mc:Choice Requires="x15"><x15ac:absPath xmlns:x15ac="http://schemas.microsoft.com/office/spreadsheetml/2010/11/ac" url="C:\\"/></mc:Choice><mc:Fallback><workbookPr date1904="0"/></mc:Fallback></mc:AlternateContent>';
-  const extLst = '<extLst><ext uri="{140A7094-0E35-4892-8432-C4D2E57EDEB5}" xmlns:x15="http://schemas.microsoft.com/office/spreadsheetml/2010/11/main"><x15:workbookPr chartTrackingRefBase="1"/></ext></extLst>';
+  const extLst =
+    '<extLst><ext uri="{140A7094-0E35-4892-8432-C4D2E57EDEB5}" xmlns:x15="http://schemas.microsoft.com/office/spreadsheetml/2010/11/main"><x15:workbookPr chartTrackingRefBase="1"/></ext></extLst>';
 
   it('an Excel 2013+ 1904 workbook (x15:workbookPr in extLst, a workbookPr in mc:Fallback) reads its dates in 1904', async () => {
     const entries: ZipInput[] = [
@@ -57,7 +62,10 @@ describe('the 1900 system counts a phantom 29 February 1900', () => {
   });
 
   it('a date cell of serial 31 is 1900-01-31; serial 60 fails that record only, naming the phantom day', async () => {
-    const records = await readWorkbook({ styles, rows: header + dateRow(2, '31') + dateRow(3, '60') + dateRow(4, '61') });
+    const records = await readWorkbook({
+      styles,
+      rows: header + dateRow(2, '31') + dateRow(3, '60') + dateRow(4, '61'),
+    });
     expect(records.map((r) => r.fields['DateOfBirth'] ?? r.problems?.[0]?.message)).toEqual([
       '1900-01-31',
       expect.stringMatching(/cell B3: DateOfBirth is the date cell 1900-02-29 \(serial 60\), a day that did not exist/),
@@ -80,7 +88,9 @@ describe('files other readers read', () => {
   });
 
   it('part names are matched case-insensitively and zip entries written with backslashes are found', async () => {
-    const parts = workbookBytes({ rows: `<row r="1">${inline('A1', 'ExternalId')}</row><row r="2">${inline('A2', 'u-1')}</row>` });
+    const parts = workbookBytes({
+      rows: `<row r="1">${inline('A1', 'ExternalId')}</row><row r="2">${inline('A2', 'u-1')}</row>`,
+    });
     // Re-zip the same entries under other spellings of their names.
     const { ZipEntries } = await import('../../src/input/zip-entries.js');
     const entries = await inTempDir(async (dir) => {
@@ -95,8 +105,11 @@ describe('files other readers read', () => {
       }
       return out;
     });
-    const renamed = (rename: (name: string) => string): Buffer => zipBytes(entries.map((entry) => ({ ...entry, name: rename(entry.name) })));
-    const upper = await readWorkbook(renamed((name) => (name.startsWith('xl/') ? name.replace('xl/', 'XL/').replace('sheet1', 'Sheet1') : name)));
+    const renamed = (rename: (name: string) => string): Buffer =>
+      zipBytes(entries.map((entry) => ({ ...entry, name: rename(entry.name) })));
+    const upper = await readWorkbook(
+      renamed((name) => (name.startsWith('xl/') ? name.replace('xl/', 'XL/').replace('sheet1', 'Sheet1') : name)),
+    );
     expect(upper.map((r) => r.fields)).toEqual([{ ExternalId: 'u-1' }]);
     const backslashes = await readWorkbook(renamed((name) => name.replace(/\//g, '\\')));
     expect(backslashes.map((r) => r.fields)).toEqual([{ ExternalId: 'u-1' }]);
@@ -108,7 +121,11 @@ describe('files other readers read', () => {
       data: `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${MAIN}" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" state="${state}" r:id="rId1"/></sheets></workbook>`,
     });
     const rows = `<row r="1">${inline('A1', 'ExternalId')}</row><row r="2">${inline('A2', 'u-1')}</row>`;
-    expect((await readWorkbook({ rows, entries: [workbook('show')] })).map((r) => r.fields)).toEqual([{ ExternalId: 'u-1' }]);
-    await expect(readWorkbook({ rows, entries: [workbook('veryHidden')] })).rejects.toThrow(/every worksheet is hidden/);
+    expect((await readWorkbook({ rows, entries: [workbook('show')] })).map((r) => r.fields)).toEqual([
+      { ExternalId: 'u-1' },
+    ]);
+    await expect(readWorkbook({ rows, entries: [workbook('veryHidden')] })).rejects.toThrow(
+      /every worksheet is hidden/,
+    );
   });
 });

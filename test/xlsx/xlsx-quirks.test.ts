@@ -10,7 +10,11 @@ import { inTempDir, readAll } from './helpers.js';
 import { workbookBytes, type WorkbookParts } from './zip-writer.js';
 
 /** Reads a hand-made workbook as a users file (unknown columns ignored). */
-async function readWorkbook(parts: WorkbookParts, options: Partial<XlsxReadOptions> = {}, zip64 = false): Promise<InputRecord[]> {
+async function readWorkbook(
+  parts: WorkbookParts,
+  options: Partial<XlsxReadOptions> = {},
+  zip64 = false,
+): Promise<InputRecord[]> {
   return inTempDir(async (dir) => {
     const path = join(dir, 'q.xlsx');
     await writeFile(path, workbookBytes(parts, { zip64 }));
@@ -18,11 +22,14 @@ async function readWorkbook(parts: WorkbookParts, options: Partial<XlsxReadOptio
   });
 }
 
-const header = (...names: string[]): string => `<row r="1">${names.map((name, i) => `<c r="${String.fromCharCode(65 + i)}1" t="inlineStr"><is><t>${name}</t></is></c>`).join('')}</row>`;
+const header = (...names: string[]): string =>
+  `<row r="1">${names.map((name, i) => `<c r="${String.fromCharCode(65 + i)}1" t="inlineStr"><is><t>${name}</t></is></c>`).join('')}</row>`;
 
 describe('strings', () => {
   it('an inline string is decoded once: &amp;amp; is the text &amp;', async () => {
-    const [record] = await readWorkbook({ rows: `${header('ExternalId', 'Company')}<row r="2"><c r="A2" t="inlineStr"><is><t>u-1</t></is></c><c r="B2" t="inlineStr"><is><t>Smith &amp;amp; Sons &lt;UK&gt; &#233;&#x20AC;</t></is></c></row>` });
+    const [record] = await readWorkbook({
+      rows: `${header('ExternalId', 'Company')}<row r="2"><c r="A2" t="inlineStr"><is><t>u-1</t></is></c><c r="B2" t="inlineStr"><is><t>Smith &amp;amp; Sons &lt;UK&gt; &#233;&#x20AC;</t></is></c></row>`,
+    });
     expect(record?.fields).toEqual({ ExternalId: 'u-1', Company: 'Smith &amp; Sons <UK> é€' });
   });
 
@@ -71,8 +78,14 @@ describe('cell types', () => {
       'cell C2: the cell holds the error #N/A; fix it in the spreadsheet or type the value',
       expect.stringMatching(/^cell D2: the cell is a formula with no saved result/),
     ]);
-    expect(records[1]?.fields).toEqual({ ExternalId: '150', SpecialNeeds: 'false', ReasonableAdjustmentPercentage: '2' });
-    expect(records[1]?.problems?.map((p) => p.message)).toEqual(['cell C3: the cell is a formula whose result is the error #DIV/0!; fix it in the spreadsheet or type the value']);
+    expect(records[1]?.fields).toEqual({
+      ExternalId: '150',
+      SpecialNeeds: 'false',
+      ReasonableAdjustmentPercentage: '2',
+    });
+    expect(records[1]?.problems?.map((p) => p.message)).toEqual([
+      'cell C3: the cell is a formula whose result is the error #DIV/0!; fix it in the spreadsheet or type the value',
+    ]);
   });
 
   it('t="d" cells are ISO dates: DateOfBirth a date, StartDateTime zone-less refused or converted, with an offset taken as written', async () => {
@@ -84,12 +97,22 @@ describe('cell types', () => {
         '<row r="3"><c r="A3" t="inlineStr"><is><t>u-2</t></is></c><c r="B3" t="d"><v>2026-02-30T09:00:00</v></c></row>',
     };
     const plain = await readWorkbook(parts, { columns: sittings, ignoreUnknownColumns: true });
-    expect(plain[0]?.problems?.[0]?.message).toMatch(/^cell B2: StartDateTime is a date-time cell \(2026-07-15T09:00:00\), which has no time zone/);
+    expect(plain[0]?.problems?.[0]?.message).toMatch(
+      /^cell B2: StartDateTime is a date-time cell \(2026-07-15T09:00:00\), which has no time zone/,
+    );
     expect(plain[0]?.fields['EndDateTime']).toBe('2026-07-15T12:00:00Z');
-    expect(plain[1]?.problems?.[0]?.message).toMatch(/^cell B3: the date cell holds "2026-02-30T09:00:00", which is no calendar date/);
-    const zoned = await readWorkbook(parts, { columns: sittings, ignoreUnknownColumns: true, timeZone: 'Europe/Paris' });
+    expect(plain[1]?.problems?.[0]?.message).toMatch(
+      /^cell B3: the date cell holds "2026-02-30T09:00:00", which is no calendar date/,
+    );
+    const zoned = await readWorkbook(parts, {
+      columns: sittings,
+      ignoreUnknownColumns: true,
+      timeZone: 'Europe/Paris',
+    });
     expect(zoned[0]?.fields['StartDateTime']).toBe('2026-07-15T09:00:00+02:00');
-    const [user] = await readWorkbook({ rows: `${header('ExternalId', 'DateOfBirth')}<row r="2"><c r="A2" t="inlineStr"><is><t>u-1</t></is></c><c r="B2" t="d"><v>1990-02-28</v></c></row>` });
+    const [user] = await readWorkbook({
+      rows: `${header('ExternalId', 'DateOfBirth')}<row r="2"><c r="A2" t="inlineStr"><is><t>u-1</t></is></c><c r="B2" t="d"><v>1990-02-28</v></c></row>`,
+    });
     expect(user?.fields['DateOfBirth']).toBe('1990-02-28');
   });
 });
@@ -106,7 +129,15 @@ describe('styles: which number cells are dates', () => {
   it('built-in date formats (14-22, 45-47) and custom ones with date tokens are dates; quoted, escaped and bracketed letters are not', async () => {
     const records = await readWorkbook({
       styles,
-      rows: header('ExternalId', 'DateOfBirth') + row(2, 1, '45000') + row(3, 2, '45000') + row(4, 0, '45000') + row(5, 3, '7') + row(6, 4, '7') + row(7, 5, '2134') + row(8, 6, '0.5'),
+      rows:
+        header('ExternalId', 'DateOfBirth') +
+        row(2, 1, '45000') +
+        row(3, 2, '45000') +
+        row(4, 0, '45000') +
+        row(5, 3, '7') +
+        row(6, 4, '7') +
+        row(7, 5, '2134') +
+        row(8, 6, '0.5'),
     });
     expect(records.map((r) => r.fields['DateOfBirth'] ?? r.problems?.[0]?.message)).toEqual([
       '2023-03-15',
@@ -122,14 +153,19 @@ describe('styles: which number cells are dates', () => {
   });
 
   it('the 1904 date system (workbookPr date1904)', async () => {
-    const [record] = await readWorkbook({ styles, workbookPr: '<workbookPr date1904="1"/>', rows: header('ExternalId', 'DateOfBirth') + row(2, 1, '43538') });
+    const [record] = await readWorkbook({
+      styles,
+      workbookPr: '<workbookPr date1904="1"/>',
+      rows: header('ExternalId', 'DateOfBirth') + row(2, 1, '43538'),
+    });
     expect(record?.fields['DateOfBirth']).toBe('2023-03-15');
   });
 });
 
 describe('layout', () => {
   it('rows and cells without r follow the previous ones; sparse rows keep their numbers; columns beyond Z', async () => {
-    const inline = (text: string, r = ''): string => `<c${r === '' ? '' : ` r="${r}"`} t="inlineStr"><is><t>${text}</t></is></c>`;
+    const inline = (text: string, r = ''): string =>
+      `<c${r === '' ? '' : ` r="${r}"`} t="inlineStr"><is><t>${text}</t></is></c>`;
     const before = Array.from({ length: 26 }, (_, i) => inline(`Extra${i}`)).join('');
     const records = await readWorkbook(
       {
@@ -150,7 +186,9 @@ describe('layout', () => {
 
   it('a value right of the header in a column beyond Z is named by its letters', async () => {
     const parts = { rows: `${header('ExternalId')}<row r="2"><c r="A2"><v>1</v></c><c r="AC2"><v>2</v></c></row>` };
-    await expect(readWorkbook(parts)).rejects.toThrow(/^q\.xlsx\[Sheet1\]:2: a value in cell AC2, whose column has no name/);
+    await expect(readWorkbook(parts)).rejects.toThrow(
+      /^q\.xlsx\[Sheet1\]:2: a value in cell AC2, whose column has no name/,
+    );
   });
 
   it('finds the workbook through _rels/.rels, wherever it is stored, and an entity in a sheet name', async () => {
@@ -158,21 +196,34 @@ describe('layout', () => {
     const records = await readWorkbook({
       rows: `${header('ExternalId')}<row r="2"><c r="A2"><v>7</v></c></row>`,
       entries: [
-        { name: '_rels/.rels', data: `<Relationships xmlns="x"><Relationship Id="r1" Type="${REL}/officeDocument" Target="/book/main.xml"/></Relationships>` },
+        {
+          name: '_rels/.rels',
+          data: `<Relationships xmlns="x"><Relationship Id="r1" Type="${REL}/officeDocument" Target="/book/main.xml"/></Relationships>`,
+        },
         { name: 'xl/workbook.xml', data: '<nothing/>' },
-        { name: 'book/main.xml', data: `<workbook xmlns:r="${REL}"><sheets><sheet name="R&amp;D" sheetId="1" r:id="a"/></sheets></workbook>` },
-        { name: 'book/_rels/main.xml.rels', data: `<Relationships><Relationship Id="a" Type="${REL}/worksheet" Target="../xl/worksheets/sheet1.xml"/></Relationships>` },
+        {
+          name: 'book/main.xml',
+          data: `<workbook xmlns:r="${REL}"><sheets><sheet name="R&amp;D" sheetId="1" r:id="a"/></sheets></workbook>`,
+        },
+        {
+          name: 'book/_rels/main.xml.rels',
+          data: `<Relationships><Relationship Id="a" Type="${REL}/worksheet" Target="../xl/worksheets/sheet1.xml"/></Relationships>`,
+        },
       ],
     });
     expect(records.map((r) => [r.source.file, r.fields])).toEqual([['q.xlsx[R&D]', { ExternalId: '7' }]]);
   });
 
   it('reads a zip64 archive', async () => {
-    const records = await readWorkbook({ rows: `${header('ExternalId')}<row r="2"><c r="A2"><v>7</v></c></row>` }, {}, true);
+    const records = await readWorkbook(
+      { rows: `${header('ExternalId')}<row r="2"><c r="A2"><v>7</v></c></row>` },
+      {},
+      true,
+    );
     expect(records.map((r) => r.fields)).toEqual([{ ExternalId: '7' }]);
   });
 
-  it('a cell in Excel\'s attribute order (read whole by the fast path) and the same cell written otherwise read alike', async () => {
+  it("a cell in Excel's attribute order (read whole by the fast path) and the same cell written otherwise read alike", async () => {
     const styles = '<cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs>';
     const cells: [string, string, string | undefined, string][] = [
       ['A', 'inlineStr', undefined, '<is><t>u-1</t></is>'],
@@ -184,17 +235,49 @@ describe('layout', () => {
       ['G', 'n', undefined, '<v>1.5E+2</v>'],
       ['H', 'n', undefined, '<v>2</v>'],
     ];
-    const excelOrder = (r: number) => cells.map(([col, t, style, body]) => `<c r="${col}${r}"${style === undefined ? '' : ` s="${style}"`} t="${t}">${body}</c>`).join('');
-    const otherOrder = (r: number) => cells.map(([col, t, style, body]) => `<c  t="${t}"${style === undefined ? '' : ` s='${style}'`} r="${col}${r}" >${body}</c >`).join('');
+    const excelOrder = (r: number) =>
+      cells
+        .map(
+          ([col, t, style, body]) =>
+            `<c r="${col}${r}"${style === undefined ? '' : ` s="${style}"`} t="${t}">${body}</c>`,
+        )
+        .join('');
+    const otherOrder = (r: number) =>
+      cells
+        .map(
+          ([col, t, style, body]) =>
+            `<c  t="${t}"${style === undefined ? '' : ` s='${style}'`} r="${col}${r}" >${body}</c >`,
+        )
+        .join('');
     const parts = (row: (r: number) => string): WorkbookParts => ({
       styles,
       sharedStrings: '<si><t>Paris</t></si>',
-      rows: header('ExternalId', 'DateOfBirth', 'City', 'SpecialNeeds', 'Company', 'LastName', 'ReasonableAdjustmentPercentage', 'PostalCode') + `<row r="2">${row(2)}</row>`,
+      rows:
+        header(
+          'ExternalId',
+          'DateOfBirth',
+          'City',
+          'SpecialNeeds',
+          'Company',
+          'LastName',
+          'ReasonableAdjustmentPercentage',
+          'PostalCode',
+        ) + `<row r="2">${row(2)}</row>`,
     });
     const fast = await readWorkbook(parts(excelOrder));
     const general = await readWorkbook(parts(otherOrder));
-    expect(fast[0]?.fields).toEqual({ ExternalId: 'u-1', DateOfBirth: '2023-03-15', City: 'Paris', SpecialNeeds: 'true', Company: 'aA &amp; b', ReasonableAdjustmentPercentage: '150', PostalCode: '2' });
-    expect(fast[0]?.problems?.map((p) => p.message)).toEqual(['cell F2: the cell holds the error #N/A; fix it in the spreadsheet or type the value']);
+    expect(fast[0]?.fields).toEqual({
+      ExternalId: 'u-1',
+      DateOfBirth: '2023-03-15',
+      City: 'Paris',
+      SpecialNeeds: 'true',
+      Company: 'aA &amp; b',
+      ReasonableAdjustmentPercentage: '150',
+      PostalCode: '2',
+    });
+    expect(fast[0]?.problems?.map((p) => p.message)).toEqual([
+      'cell F2: the cell holds the error #N/A; fix it in the spreadsheet or type the value',
+    ]);
     expect(general.map((r) => [r.fields, r.problems])).toEqual(fast.map((r) => [r.fields, r.problems]));
   });
 });

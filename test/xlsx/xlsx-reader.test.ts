@@ -54,7 +54,11 @@ describe('xlsx written by openpyxl', () => {
     expect(second?.fields['ReasonableAdjustmentPercentage']).toBe('12.5');
     expect(second?.fields['PhoneNumber']).toBeUndefined();
     expect(second?.problems).toEqual([
-      { field: 'PhoneNumber', code: null, message: expect.stringMatching(/^cell F3: PhoneNumber is a number cell too large.*format the column as text/) },
+      {
+        field: 'PhoneNumber',
+        code: null,
+        message: expect.stringMatching(/^cell F3: PhoneNumber is a number cell too large.*format the column as text/),
+      },
     ]);
     const validation = withReaderProblems(second?.problems, coerceAndValidateUser(second?.fields ?? {}));
     expect(validation.ok).toBe(false);
@@ -71,7 +75,9 @@ describe('xlsx written by openpyxl', () => {
     expect(third?.fields).toEqual({ ExternalId: 'u-5', FirstName: 'Chloé', Email: 'chloe@example.test' });
     expect(third?.problems?.map((p) => p.field)).toEqual(['LastName', 'Company']);
     expect(third?.problems?.[0]?.message).toMatch(/^cell C5: the cell is a formula .*(error|no saved result)/);
-    expect(third?.problems?.[1]?.message).toBe('cell J5: the cell holds the error #N/A; fix it in the spreadsheet or type the value');
+    expect(third?.problems?.[1]?.message).toBe(
+      'cell J5: the cell holds the error #N/A; fix it in the spreadsheet or type the value',
+    );
     // The report shows what the admin sees in the cell.
     expect(third?.raw?.cells[9]).toBe('#N/A');
   });
@@ -79,11 +85,20 @@ describe('xlsx written by openpyxl', () => {
   it('a boolean false cell, and a DateOfBirth with a time of day refused', async () => {
     const fourth = (await users())[3];
     expect(fourth?.fields['SpecialNeeds']).toBe('false');
-    expect(fourth?.problems).toEqual([{ field: 'DateOfBirth', code: null, message: 'cell I6: DateOfBirth is a date cell with a time of day (1985-07-01T13:30:00); give the date only' }]);
+    expect(fourth?.problems).toEqual([
+      {
+        field: 'DateOfBirth',
+        code: null,
+        message: 'cell I6: DateOfBirth is a date cell with a time of day (1985-07-01T13:30:00); give the date only',
+      },
+    ]);
   });
 
   it('an unreadable cell fails its record only, in the first pass too; an id list refuses its unreadable id cell at its row', async () => {
-    const records = readRecords(xlsxFixture('users-openpyxl.xlsx'), { columns: USER_COLUMNS, displayName: 'users.xlsx' });
+    const records = readRecords(xlsxFixture('users-openpyxl.xlsx'), {
+      columns: USER_COLUMNS,
+      displayName: 'users.xlsx',
+    });
     const all: InputRecord[] = [];
     for await (const record of records) all.push(record);
     expect(await records.countRecords?.(false)).toBe(all.length);
@@ -93,57 +108,92 @@ describe('xlsx written by openpyxl', () => {
     await inTempDir(async (dir) => {
       const ids = join(dir, 'ids.xlsx');
       await writeWorkbook(ids, [{ name: 'Ids', rows: [['UserExtId'], ['inv-1'], [{ formula: 'UPPER("inv-2")' }]] }]);
-      await expectInputFileError(readIdList(ids, { displayName: 'ids.xlsx' }), { file: 'ids.xlsx[Ids]', line: 3, reason: /^cell A3: the cell is a formula with no saved result/ });
+      await expectInputFileError(readIdList(ids, { displayName: 'ids.xlsx' }), {
+        file: 'ids.xlsx[Ids]',
+        line: 3,
+        reason: /^cell A3: the cell is a formula with no saved result/,
+      });
     });
   });
 
   it('--sheet by name reads another tab', async () => {
-    await expectInputFileError(readAll(xlsxFixture('users-openpyxl.xlsx'), { columns: USER_COLUMNS, displayName: 'users.xlsx', sheet: 'notes' }), {
-      file: 'users.xlsx[Notes]',
-      line: 1,
-      reason: /the header has one cell, "This sheet is not read/,
-    });
+    await expectInputFileError(
+      readAll(xlsxFixture('users-openpyxl.xlsx'), { columns: USER_COLUMNS, displayName: 'users.xlsx', sheet: 'notes' }),
+      {
+        file: 'users.xlsx[Notes]',
+        line: 1,
+        reason: /the header has one cell, "This sheet is not read/,
+      },
+    );
   });
 
   it('date-time cells in StartDateTime/EndDateTime are refused without --timezone, naming the field and the fix', async () => {
-    const records = await readAll(xlsxFixture('sittings-openpyxl.xlsx'), { columns: SITTING_COLUMNS, displayName: 'sittings.xlsx' });
+    const records = await readAll(xlsxFixture('sittings-openpyxl.xlsx'), {
+      columns: SITTING_COLUMNS,
+      displayName: 'sittings.xlsx',
+    });
     expect(records[0]?.problems?.map((p) => p.field)).toEqual(['StartDateTime', 'EndDateTime']);
-    expect(records[0]?.problems?.[0]?.message).toContain('has no time zone: format the column as text and write the zone');
+    expect(records[0]?.problems?.[0]?.message).toContain(
+      'has no time zone: format the column as text and write the zone',
+    );
     expect(records[0]?.problems?.[0]?.message).toContain('--timezone');
     // A zoned text cell is text, as typed.
     expect(records[1]?.fields['EndDateTime']).toBe('2026-07-15T12:00:00+02:00');
   });
 
   it('--timezone converts them with daylight saving, and refuses the hour skipped and the hour repeated', async () => {
-    const records = await readAll(xlsxFixture('sittings-openpyxl.xlsx'), { columns: SITTING_COLUMNS, displayName: 'sittings.xlsx', timeZone: 'Europe/Paris' });
+    const records = await readAll(xlsxFixture('sittings-openpyxl.xlsx'), {
+      columns: SITTING_COLUMNS,
+      displayName: 'sittings.xlsx',
+      timeZone: 'Europe/Paris',
+    });
     expect(records[0]?.fields['StartDateTime']).toBe('2026-01-15T09:00:00+01:00');
     expect(records[0]?.fields['EndDateTime']).toBe('2026-01-15T12:00:00+01:00');
     expect(records[1]?.fields['StartDateTime']).toBe('2026-07-15T09:00:00+02:00');
     expect(records[2]?.problems?.[0]?.message).toMatch(/2026-03-29T02:30:00 does not exist in Europe\/Paris/);
     expect(records[3]?.problems?.[0]?.message).toMatch(/2026-10-25T02:30:00 happens twice in Europe\/Paris/);
-    const request = validateScheduleRequest({ Schedule: { AssessmentExtId: 'A-1', GroupExtId: 'G-1', GroupName: 'G', StartDateTime: records[1]?.fields['StartDateTime'] }, Candidates: [] });
+    const request = validateScheduleRequest({
+      Schedule: {
+        AssessmentExtId: 'A-1',
+        GroupExtId: 'G-1',
+        GroupName: 'G',
+        StartDateTime: records[1]?.fields['StartDateTime'],
+      },
+      Candidates: [],
+    });
     expect(request.ok && request.value.Schedule.StartDateTime).toBe('2026-07-15T07:00:00.000Z');
   });
 
-  it('an unknown --timezone is refused by the input flags\' check, before a reader is given it', () => {
-    expect(() => recordShaping({ map: [], set: [], timezone: { text: 'Europe/Pariss', origin: '--timezone' } }, SITTING_COLUMNS, 'schedule push')).toThrow(
-      /^--timezone: unknown time zone "Europe\/Pariss"/,
-    );
+  it("an unknown --timezone is refused by the input flags' check, before a reader is given it", () => {
+    expect(() =>
+      recordShaping(
+        { map: [], set: [], timezone: { text: 'Europe/Pariss', origin: '--timezone' } },
+        SITTING_COLUMNS,
+        'schedule push',
+      ),
+    ).toThrow(/^--timezone: unknown time zone "Europe\/Pariss"/);
   });
 
   it('the first visible tab in tab order, whatever part it is stored in; --sheet by position or name in any case', async () => {
     const path = xlsxFixture('tabs-reordered.xlsx');
-    const ids = async (sheet?: string) => (await readAll(path, { columns: USER_COLUMNS, ...(sheet === undefined ? {} : { sheet }) })).map((r) => r.fields['ExternalId']);
+    const ids = async (sheet?: string) =>
+      (await readAll(path, { columns: USER_COLUMNS, ...(sheet === undefined ? {} : { sheet }) })).map(
+        (r) => r.fields['ExternalId'],
+      );
     // Two visible tabs of the same columns ("Archive" first in tab order): which one is meant is the admin's to say; the hidden tab does not count.
     await expectInputFileError(ids(), {
       line: undefined,
-      reason: /^the sheets "Archive", "Current" have the same columns, and examctl reads one sheet per run: the rows of "Current" would be left out\. Run once per sheet with --sheet \(--sheet "Archive", then --sheet "Current"\), or put all the rows on one sheet$/,
+      reason:
+        /^the sheets "Archive", "Current" have the same columns, and examctl reads one sheet per run: the rows of "Current" would be left out\. Run once per sheet with --sheet \(--sheet "Archive", then --sheet "Current"\), or put all the rows on one sheet$/,
     });
     expect(await ids('Archive')).toEqual(['old-1']);
     expect(await ids('1')).toEqual(['hid-1']);
     expect(await ids('3')).toEqual(['cur-1']);
     expect(await ids('CURRENT')).toEqual(['cur-1']);
-    await expectInputFileError(ids('Missing'), { line: undefined, reason: /--sheet Missing: no sheet of that name \(sheets: "Hidden", "Archive", "Current"\)/ });
+    await expectInputFileError(ids('Missing'), {
+      line: undefined,
+      reason: /--sheet Missing: no sheet of that name \(sheets: "Hidden", "Archive", "Current"\)/,
+    });
     await expectInputFileError(ids('7'), { line: undefined, reason: /--sheet 7: the workbook has 3 sheets/ });
   });
 
@@ -154,8 +204,15 @@ describe('xlsx written by openpyxl', () => {
 
   it('content that is not a workbook is refused by name', async () => {
     const read = (name: string) => readAll(xlsxFixture(name), { columns: USER_COLUMNS, displayName: name });
-    await expectInputFileError(read('csv-named-xlsx.xlsx'), { file: 'csv-named-xlsx.xlsx', line: undefined, reason: /^not an \.xlsx workbook \(the content is not a zip archive\)/ });
-    await expectInputFileError(read('zip-not-workbook.xlsx'), { line: undefined, reason: /^not an \.xlsx workbook: it has no worksheet/ });
+    await expectInputFileError(read('csv-named-xlsx.xlsx'), {
+      file: 'csv-named-xlsx.xlsx',
+      line: undefined,
+      reason: /^not an \.xlsx workbook \(the content is not a zip archive\)/,
+    });
+    await expectInputFileError(read('zip-not-workbook.xlsx'), {
+      line: undefined,
+      reason: /^not an \.xlsx workbook: it has no worksheet/,
+    });
     await expectInputFileError(read('legacy-xls.xlsx'), { line: undefined, reason: /Excel 97-2003 \(\.xls\)/ });
     await expectInputFileError(read('no-such.xlsx'), { line: undefined, reason: /^cannot read: no such file/ });
   });
@@ -163,8 +220,14 @@ describe('xlsx written by openpyxl', () => {
 
 describe('xlsx saved by LibreOffice', () => {
   it('reads what openpyxl wrote, after LibreOffice saved it: booleans saved as TRUE() formulas, the formula now calculated', async () => {
-    const records = await readAll(xlsxFixture('users-libreoffice.xlsx'), { columns: USER_COLUMNS, displayName: 'users.xlsx' });
-    const openpyxl = await readAll(xlsxFixture('users-openpyxl.xlsx'), { columns: USER_COLUMNS, displayName: 'users.xlsx' });
+    const records = await readAll(xlsxFixture('users-libreoffice.xlsx'), {
+      columns: USER_COLUMNS,
+      displayName: 'users.xlsx',
+    });
+    const openpyxl = await readAll(xlsxFixture('users-openpyxl.xlsx'), {
+      columns: USER_COLUMNS,
+      displayName: 'users.xlsx',
+    });
     expect(records.map((r) => r.source.line)).toEqual([2, 3, 5, 6]);
     expect(records[0]?.fields).toEqual(openpyxl[0]?.fields);
     expect(records[3]?.fields['SpecialNeeds']).toBe('false');
@@ -208,22 +271,48 @@ describe('xlsx written by exceljs', () => {
         Labels: ['a', 'b'],
         PhoneNumber: '1234567890123456',
       });
-      expect(record?.warnings).toEqual([{ field: 'PhoneNumber', code: 9006, message: expect.stringMatching(/^cell H2: PhoneNumber is a number cell with 16 or more digits/) }]);
+      expect(record?.warnings).toEqual([
+        {
+          field: 'PhoneNumber',
+          code: 9006,
+          message: expect.stringMatching(/^cell H2: PhoneNumber is a number cell with 16 or more digits/),
+        },
+      ]);
     });
   });
 
   it('header problems are those of CSV: unknown columns (or skipped with the flag), duplicates, unnamed columns', async () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'h.xlsx');
-      await writeWorkbook(path, [{ name: 'S', rows: [['ExternalId', 'Nickname', 'FirstName', 'first name'], ['u-1', 'x', 'Ann', 'Ann']] }]);
+      await writeWorkbook(path, [
+        {
+          name: 'S',
+          rows: [
+            ['ExternalId', 'Nickname', 'FirstName', 'first name'],
+            ['u-1', 'x', 'Ann', 'Ann'],
+          ],
+        },
+      ]);
       await expectInputFileError(readAll(path, { columns: USER_COLUMNS, displayName: 'h.xlsx' }), {
         file: 'h.xlsx[S]',
         line: 1,
-        reason: /duplicate column: "FirstName" and "first name" both mean FirstName.*unknown column: "Nickname"; use --map "Column=Field" to read a column as an API field, or --ignore-unknown-columns/s,
+        reason:
+          /duplicate column: "FirstName" and "first name" both mean FirstName.*unknown column: "Nickname"; use --map "Column=Field" to read a column as an API field, or --ignore-unknown-columns/s,
       });
       await writeWorkbook(path, [{ name: 'S', rows: [undefined, ['ExternalId', null, 'LastName']] }]);
-      await expectInputFileError(readAll(path, { columns: USER_COLUMNS }), { line: 2, reason: /header column 2 has no name/ });
-      await writeWorkbook(path, [{ name: 'S', rows: [['ExternalId', 'Nickname'], ['u-1', 'x']] }]);
+      await expectInputFileError(readAll(path, { columns: USER_COLUMNS }), {
+        line: 2,
+        reason: /header column 2 has no name/,
+      });
+      await writeWorkbook(path, [
+        {
+          name: 'S',
+          rows: [
+            ['ExternalId', 'Nickname'],
+            ['u-1', 'x'],
+          ],
+        },
+      ]);
       const records = await readAll(path, { columns: USER_COLUMNS, ignoreUnknownColumns: true });
       expect(records.map((r) => r.fields)).toEqual([{ ExternalId: 'u-1' }]);
     });
@@ -232,16 +321,39 @@ describe('xlsx written by exceljs', () => {
   it('refuses a value right of the header, a repeated header row, an empty sheet', async () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'r.xlsx');
-      await writeWorkbook(path, [{ name: 'S', rows: [['ExternalId', 'FirstName'], ['u-1', 'Ann', null, 'stray']] }]);
+      await writeWorkbook(path, [
+        {
+          name: 'S',
+          rows: [
+            ['ExternalId', 'FirstName'],
+            ['u-1', 'Ann', null, 'stray'],
+          ],
+        },
+      ]);
       await expectInputFileError(readAll(path, { columns: USER_COLUMNS, displayName: 'r.xlsx' }), {
         file: 'r.xlsx[S]',
         line: 2,
         reason: /^a value in cell D2, whose column has no name in the header \(row 1\)$/,
       });
-      await writeWorkbook(path, [{ name: 'S', rows: [['ExternalId', 'FirstName'], ['u-1', 'Ann'], ['externalid', 'First Name']] }]);
-      await expectInputFileError(readAll(path, { columns: USER_COLUMNS }), { line: 3, reason: /header row is repeated/ });
+      await writeWorkbook(path, [
+        {
+          name: 'S',
+          rows: [
+            ['ExternalId', 'FirstName'],
+            ['u-1', 'Ann'],
+            ['externalid', 'First Name'],
+          ],
+        },
+      ]);
+      await expectInputFileError(readAll(path, { columns: USER_COLUMNS }), {
+        line: 3,
+        reason: /header row is repeated/,
+      });
       await writeWorkbook(path, [{ name: 'S', rows: [] }]);
-      await expectInputFileError(readAll(path, { columns: USER_COLUMNS }), { line: 1, reason: /no header row \(the sheet is empty\)/ });
+      await expectInputFileError(readAll(path, { columns: USER_COLUMNS }), {
+        line: 1,
+        reason: /no header row \(the sheet is empty\)/,
+      });
     });
   });
 
@@ -263,17 +375,30 @@ describe('xlsx written by exceljs', () => {
       expect(records[0]?.fields['Password']).toBe('123456');
       const text = JSON.stringify(records.slice(1).map((r) => [r.problems, r.warnings]));
       expect(text).not.toMatch(/9876|2020/);
-      expect(records[1]?.problems?.[0]?.message).toBe('cell B3: Password must be typed as text (the cell holds a number, a date, a formula or an error)');
+      expect(records[1]?.problems?.[0]?.message).toBe(
+        'cell B3: Password must be typed as text (the cell holds a number, a date, a formula or an error)',
+      );
     });
   });
 
   it('PIN cells are secrets as Password cells are: a problem or a doubt leaves the value out', async () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'pin.xlsx');
-      await writeWorkbook(path, [{ name: 'S', rows: [['ScheduleExtId', 'PIN'], ['s-1', 98765432109876543210], ['s-2', 4321987654321098]] }]);
+      await writeWorkbook(path, [
+        {
+          name: 'S',
+          rows: [
+            ['ScheduleExtId', 'PIN'],
+            ['s-1', 98765432109876543210],
+            ['s-2', 4321987654321098],
+          ],
+        },
+      ]);
       const records = await readAll(path, { columns: SCHEDULE_COLUMNS });
       expect(JSON.stringify(records.map((r) => [r.problems, r.warnings]))).not.toMatch(/9876|4321/);
-      expect(records[0]?.problems?.[0]?.message).toBe('cell B2: PIN must be typed as text (the cell holds a number, a date, a formula or an error)');
+      expect(records[0]?.problems?.[0]?.message).toBe(
+        'cell B2: PIN must be typed as text (the cell holds a number, a date, a formula or an error)',
+      );
       expect(records[1]?.fields['PIN']).toBe('4321987654321098');
       expect(records[1]?.warnings).toBeUndefined();
     });
@@ -282,11 +407,21 @@ describe('xlsx written by exceljs', () => {
   it('a date cell in a text field is read as its ISO date with a warning', async () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'd.xlsx');
-      await writeWorkbook(path, [{ name: 'S', rows: [['ExternalId', 'PostalCode'], ['u-1', { value: new Date(Date.UTC(2026, 0, 2)), numFmt: 'd-mmm' }]] }]);
+      await writeWorkbook(path, [
+        {
+          name: 'S',
+          rows: [
+            ['ExternalId', 'PostalCode'],
+            ['u-1', { value: new Date(Date.UTC(2026, 0, 2)), numFmt: 'd-mmm' }],
+          ],
+        },
+      ]);
       const [record] = await readAll(path, { columns: USER_COLUMNS });
       expect(record?.fields['PostalCode']).toBe('2026-01-02');
       expect(record?.warnings?.[0]?.code).toBe(9005);
-      expect(record?.warnings?.[0]?.message).toMatch(/PostalCode was a date cell, read as 2026-01-02; if it is not meant as a date, format the column as text/);
+      expect(record?.warnings?.[0]?.message).toMatch(
+        /PostalCode was a date cell, read as 2026-01-02; if it is not meant as a date, format the column as text/,
+      );
     });
   });
 
@@ -347,10 +482,14 @@ describe('xlsx written by exceljs', () => {
       const path = join(dir, 'USERS.XLSX');
       await writeWorkbook(path, [{ name: 'S', rows: [['ExternalId'], ['u-1']] }]);
       const records = [];
-      for await (const record of readRecords(path, { columns: USER_COLUMNS, displayName: 'USERS.XLSX' })) records.push(record);
+      for await (const record of readRecords(path, { columns: USER_COLUMNS, displayName: 'USERS.XLSX' }))
+        records.push(record);
       expect(records.map((r) => [r.source.file, r.fields])).toEqual([['USERS.XLSX[S]', { ExternalId: 'u-1' }]]);
       await writeFile(join(dir, 'x.xlsx'), 'ExternalId\nu-1\n');
-      await expectInputFileError(readAll(join(dir, 'x.xlsx'), { columns: USER_COLUMNS }), { line: undefined, reason: /not an \.xlsx workbook/ });
+      await expectInputFileError(readAll(join(dir, 'x.xlsx'), { columns: USER_COLUMNS }), {
+        line: undefined,
+        reason: /not an \.xlsx workbook/,
+      });
     });
   });
 });
@@ -366,7 +505,11 @@ describe('text split across the chunks of a zip entry', () => {
       await writeWorkbook(path, [{ name: 'Users', rows }]);
       const records = await readAll(path, { columns: USER_COLUMNS, ignoreUnknownColumns: true });
       expect(records).toHaveLength(3000);
-      expect(records.filter((record) => record.fields.FirstName !== name(record.source.line - 2)).map((record) => record.source.line)).toEqual([]);
+      expect(
+        records
+          .filter((record) => record.fields.FirstName !== name(record.source.line - 2))
+          .map((record) => record.source.line),
+      ).toEqual([]);
     });
   });
 });

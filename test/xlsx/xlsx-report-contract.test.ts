@@ -19,7 +19,9 @@ describe('the .xlsx report writer and an item not waited for', () => {
     const writer = await XlsxReportWriter.create(stream);
     const first = writer.item(entry(2));
     const second = writer.item(entry(3));
-    const outcomes = await Promise.allSettled([first, second].map((p) => Promise.resolve(p).then(() => writer.finish())));
+    const outcomes = await Promise.allSettled(
+      [first, second].map((p) => Promise.resolve(p).then(() => writer.finish())),
+    );
     expect(outcomes.some((o) => o.status === 'rejected')).toBe(true);
   });
 });

@@ -28,14 +28,22 @@ async function sourceWorkbook(dir: string): Promise<string> {
 }
 
 function entry(record: InputRecord, status: ItemStatus): ReportEntry {
-  const errors = status === 'ok' ? [] : [{ field: 'ExternalId', code: 219 as const, message: 'ExternalId may contain only - _ a-z A-Z 0-9 @' }];
+  const errors =
+    status === 'ok'
+      ? []
+      : [{ field: 'ExternalId', code: 219 as const, message: 'ExternalId may contain only - _ a-z A-Z 0-9 @' }];
   return {
     item: { source: record.source, id: String(record.fields['ExternalId']), status, errors },
     rows: [{ line: record.source.line, header: record.raw?.header ?? [], cells: record.raw?.cells ?? [] }],
   };
 }
 
-async function writeReport(path: string, records: readonly InputRecord[], statuses: readonly ItemStatus[], onlyNotOk = false): Promise<void> {
+async function writeReport(
+  path: string,
+  records: readonly InputRecord[],
+  statuses: readonly ItemStatus[],
+  onlyNotOk = false,
+): Promise<void> {
   const file = await openXlsxReportFile(path, { onlyNotOk });
   const builder = new RunReportBuilder([file.sink]);
   for (const [i, record] of records.entries()) await builder.add(entry(record, statuses[i] ?? 'ok'));
@@ -50,15 +58,25 @@ describe('xlsx run report', () => {
       const report = join(dir, 'report.xlsx');
       await writeReport(report, original, ['ok', 'failed', 'partial']);
       const back = await readAll(report, { columns: USER_COLUMNS });
-      expect(back.map((r) => r.raw?.header)).toEqual(back.map(() => [...HEADER, 'status', 'error_codes', 'error_messages', 'action', 'note', 'run', 'warnings']));
+      expect(back.map((r) => r.raw?.header)).toEqual(
+        back.map(() => [...HEADER, 'status', 'error_codes', 'error_messages', 'action', 'note', 'run', 'warnings']),
+      );
       expect(back.map((r) => r.raw?.cells.slice(0, 6))).toEqual(TRICKY.map((row) => row.slice(0, 6)));
-      const withoutPassword = (r: InputRecord) => Object.fromEntries(Object.entries(r.fields).filter(([k]) => k !== 'Password'));
+      const withoutPassword = (r: InputRecord) =>
+        Object.fromEntries(Object.entries(r.fields).filter(([k]) => k !== 'Password'));
       expect(back.map((r) => r.fields)).toEqual(original.map(withoutPassword));
       expect(back.map(reportStatusOf)).toEqual(['ok', 'failed', 'partial']);
       // --only-failed keeps the rows that are not ok.
-      expect(back.filter((r) => reportStatusOf(r) !== 'ok').map((r) => r.fields['ExternalId'])).toEqual(['02134', 'u-3']);
+      expect(back.filter((r) => reportStatusOf(r) !== 'ok').map((r) => r.fields['ExternalId'])).toEqual([
+        '02134',
+        'u-3',
+      ]);
       const statusAt = back[1]!.raw!.header.indexOf('status');
-      expect(back[1]?.raw?.cells.slice(statusAt, statusAt + 3)).toEqual(['failed', '219', 'ExternalId: ExternalId may contain only - _ a-z A-Z 0-9 @']);
+      expect(back[1]?.raw?.cells.slice(statusAt, statusAt + 3)).toEqual([
+        'failed',
+        '219',
+        'ExternalId: ExternalId may contain only - _ a-z A-Z 0-9 @',
+      ]);
       expect((await readdir(dir)).sort()).toEqual(['report.xlsx', 'users.xlsx']);
     });
   });
@@ -106,26 +124,72 @@ describe('xlsx run report', () => {
       const path = join(dir, 'j.xlsx');
       const stream = createWriteStream(path);
       const writer = await XlsxReportWriter.create(stream, { run: '20261101T010000.000Z-aaaa' });
-      await writer.item({ item: { source: { file: 'users.json', line: 3 }, id: 'u-1', status: 'failed', errors: [{ field: 'Email', code: 209, message: 'bad' }], warnings: [{ field: 'PhoneNumber', code: 9003, message: 'exponent form' }] } });
+      await writer.item({
+        item: {
+          source: { file: 'users.json', line: 3 },
+          id: 'u-1',
+          status: 'failed',
+          errors: [{ field: 'Email', code: 209, message: 'bad' }],
+          warnings: [{ field: 'PhoneNumber', code: 9003, message: 'exponent form' }],
+        },
+      });
       await writer.finish();
       await new Promise<void>((resolve) => stream.on('close', () => resolve()));
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.readFile(path);
       const sheet = workbook.worksheets[0] as ExcelJS.Worksheet;
-      expect(sheet.getRow(1).values).toEqual([undefined, 'file', 'line', 'id', 'status', 'error_codes', 'error_messages', 'action', 'note', 'run', 'warnings']);
+      expect(sheet.getRow(1).values).toEqual([
+        undefined,
+        'file',
+        'line',
+        'id',
+        'status',
+        'error_codes',
+        'error_messages',
+        'action',
+        'note',
+        'run',
+        'warnings',
+      ]);
       // The line a number, the rest text.
-      expect(sheet.getRow(2).values).toEqual([undefined, 'users.json', 3, 'u-1', 'failed', '209', 'Email: bad', undefined, undefined, '20261101T010000.000Z-aaaa', 'PhoneNumber: exponent form']);
+      expect(sheet.getRow(2).values).toEqual([
+        undefined,
+        'users.json',
+        3,
+        'u-1',
+        'failed',
+        '209',
+        'Email: bad',
+        undefined,
+        undefined,
+        '20261101T010000.000Z-aaaa',
+        'PhoneNumber: exponent form',
+      ]);
     });
   });
 
   it('an unwritable report location is refused before anything is written', async () => {
-    await expect(openXlsxReportFile('/nonexistent-dir/report.xlsx')).rejects.toThrow(/cannot write report \/nonexistent-dir\/report\.xlsx: the directory does not exist \(ENOENT\)/);
+    await expect(openXlsxReportFile('/nonexistent-dir/report.xlsx')).rejects.toThrow(
+      /cannot write report \/nonexistent-dir\/report\.xlsx: the directory does not exist \(ENOENT\)/,
+    );
   });
 });
 
 describe('writeTablesXlsx', () => {
   it('keeps every character of a cell through the file: CR, controls, DEL, escape-like text, lone surrogates', async () => {
-    const values = ['a\rb', 'a\r\nb', 'x\u0001y\u000bz\u001bw', 'del\u007f', 'lit_x0041_', '_x005F_', 'lone\ud800', '\udc00lone', 'ff\uffff', 'pair 😀', 'tab\there'];
+    const values = [
+      'a\rb',
+      'a\r\nb',
+      'x\u0001y\u000bz\u001bw',
+      'del\u007f',
+      'lit_x0041_',
+      '_x005F_',
+      'lone\ud800',
+      '\udc00lone',
+      'ff\uffff',
+      'pair 😀',
+      'tab\there',
+    ];
     await inTempDir(async (dir) => {
       const path = join(dir, 'hostile.xlsx');
       const stream = createWriteStream(path);
@@ -135,7 +199,6 @@ describe('writeTablesXlsx', () => {
       expect(back[0]?.raw?.cells).toEqual(values);
     });
   });
-
 
   it('writes each table on its own sheet, every cell text', async () => {
     await inTempDir(async (dir) => {

@@ -67,8 +67,19 @@ describe('back-pressure: the report waits for its file', () => {
     while (settled && rows < 100_000) {
       rows++;
       const pending = builder.add({
-        item: { source: { file: 'u.csv', line: rows + 1 }, id: `u-${rows}`, status: rows % 7 === 0 ? 'failed' : 'ok', errors: [] },
-        rows: [{ line: rows + 1, header: ['ExternalId', 'FirstName', 'Company'], cells: [`u-${rows}`, 'Ann', `Company number ${rows} with a long name`] }],
+        item: {
+          source: { file: 'u.csv', line: rows + 1 },
+          id: `u-${rows}`,
+          status: rows % 7 === 0 ? 'failed' : 'ok',
+          errors: [],
+        },
+        rows: [
+          {
+            line: rows + 1,
+            header: ['ExternalId', 'FirstName', 'Company'],
+            cells: [`u-${rows}`, 'Ann', `Company number ${rows} with a long name`],
+          },
+        ],
       });
       if (pending === undefined) continue;
       settled = false;
@@ -105,7 +116,12 @@ describe('back-pressure: the report waits for its file', () => {
     const writer = await XlsxReportWriter.create(stream);
     const add = async (): Promise<void> => {
       for (let i = 1; i < 100_000; i++) {
-        await writer.item({ item: { source: { file: 'u.csv', line: i + 1 }, id: `u-${i}`, status: 'ok', errors: [] }, rows: [{ line: i + 1, header: ['ExternalId', 'Company'], cells: [`u-${i}`, `Company ${i} ${'x'.repeat(40)}`] }] });
+        await writer.item({
+          item: { source: { file: 'u.csv', line: i + 1 }, id: `u-${i}`, status: 'ok', errors: [] },
+          rows: [
+            { line: i + 1, header: ['ExternalId', 'Company'], cells: [`u-${i}`, `Company ${i} ${'x'.repeat(40)}`] },
+          ],
+        });
       }
     };
     await expect(add()).rejects.toThrow(/disk full|closed before the workbook was complete/);
@@ -131,13 +147,17 @@ describe('the workbook parts', () => {
       expect(xml).toContain('<col min="1" max="1" width="12" style="1" customWidth="1"/>');
       expect(xml).toContain('<row r="3"><c r="A3" s="3" t="inlineStr"><is><t>u-2</t></is></c><c r="B3" s="3"/>');
       expect(xml).toContain('<t xml:space="preserve"> a &lt;b&gt; &amp; "c" </t>');
-      expect(await zipEntryText(path, 'xl/workbook.xml')).toContain(`<definedName name="_xlnm._FilterDatabase" localSheetId="0" hidden="1">'Report'!$A$1:$C$4</definedName>`);
+      expect(await zipEntryText(path, 'xl/workbook.xml')).toContain(
+        `<definedName name="_xlnm._FilterDatabase" localSheetId="0" hidden="1">'Report'!$A$1:$C$4</definedName>`,
+      );
       const styles = await zipEntryText(path, 'xl/styles.xml');
       expect(styles).toContain('<fgColor rgb="FFF8CBAD"/>');
       expect(styles).toContain('<fgColor rgb="FFFFE699"/>');
       // Text in each look: plain, header, red, amber, marked.
       expect(styles.match(/numFmtId="49"/g)).toHaveLength(5);
-      const back = await readAll(path, { columns: ['ExternalId', 'Phone', 'Note'].map((name) => ({ name, kind: 'string' as const })) });
+      const back = await readAll(path, {
+        columns: ['ExternalId', 'Phone', 'Note'].map((name) => ({ name, kind: 'string' as const })),
+      });
       expect(back.map((record) => record.raw?.cells)).toEqual([
         ['00123', '+49 30 1234567', 'a <b> & "c"'],
         ['u-2', '', 'two\nlines'],

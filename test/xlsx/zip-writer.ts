@@ -113,7 +113,9 @@ export interface WorkbookParts {
 export function workbookBytes(parts: WorkbookParts, options: { zip64?: boolean } = {}): Buffer {
   const rels = [
     `<Relationship Id="rId1" Type="${REL}/worksheet" Target="worksheets/sheet1.xml"/>`,
-    parts.sharedStrings === undefined ? '' : `<Relationship Id="rId2" Type="${REL}/sharedStrings" Target="sharedStrings.xml"/>`,
+    parts.sharedStrings === undefined
+      ? ''
+      : `<Relationship Id="rId2" Type="${REL}/sharedStrings" Target="sharedStrings.xml"/>`,
     parts.styles === undefined ? '' : `<Relationship Id="rId3" Type="${REL}/styles" Target="styles.xml"/>`,
   ].join('');
   const entries: ZipInput[] = [
@@ -129,13 +131,29 @@ export function workbookBytes(parts: WorkbookParts, options: { zip64?: boolean }
       name: 'xl/workbook.xml',
       data: `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${MAIN}" xmlns:r="${REL}">${parts.workbookPr ?? ''}<sheets><sheet name="${parts.sheetName ?? 'Sheet1'}" sheetId="1" r:id="rId1"/></sheets></workbook>`,
     },
-    { name: 'xl/_rels/workbook.xml.rels', data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels}</Relationships>` },
+    {
+      name: 'xl/_rels/workbook.xml.rels',
+      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${rels}</Relationships>`,
+    },
   ];
   if (parts.withoutSheet !== true) {
-    entries.push({ name: 'xl/worksheets/sheet1.xml', data: parts.sheetPart ?? `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="${MAIN}"><sheetData>${parts.rows ?? ''}</sheetData></worksheet>` });
+    entries.push({
+      name: 'xl/worksheets/sheet1.xml',
+      data:
+        parts.sheetPart ??
+        `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="${MAIN}"><sheetData>${parts.rows ?? ''}</sheetData></worksheet>`,
+    });
   }
-  if (parts.sharedStrings !== undefined) entries.push({ name: 'xl/sharedStrings.xml', data: `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="${MAIN}">${parts.sharedStrings}</sst>` });
-  if (parts.styles !== undefined) entries.push({ name: 'xl/styles.xml', data: `<?xml version="1.0" encoding="UTF-8"?><styleSheet xmlns="${MAIN}">${parts.styles}</styleSheet>` });
+  if (parts.sharedStrings !== undefined)
+    entries.push({
+      name: 'xl/sharedStrings.xml',
+      data: `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="${MAIN}">${parts.sharedStrings}</sst>`,
+    });
+  if (parts.styles !== undefined)
+    entries.push({
+      name: 'xl/styles.xml',
+      data: `<?xml version="1.0" encoding="UTF-8"?><styleSheet xmlns="${MAIN}">${parts.styles}</styleSheet>`,
+    });
   for (const extra of parts.entries ?? []) {
     const at = entries.findIndex((entry) => entry.name === extra.name);
     if (at === -1) entries.push(extra);

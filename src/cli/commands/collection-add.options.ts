@@ -5,22 +5,52 @@ import { FILE_OPTIONS } from './file-options.js';
 
 const COLLECTION_ADD_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [
-    brief('collections: JSON object(s), CSV or .xlsx', option('-f, --file <path>', 'collections as JSON object(s), CSV or .xlsx with API field names (or others read with --map/--map-file)'), 'one from the flags'),
+    brief(
+      'collections: JSON object(s), CSV or .xlsx',
+      option(
+        '-f, --file <path>',
+        'collections as JSON object(s), CSV or .xlsx with API field names (or others read with --map/--map-file)',
+      ),
+      'one from the flags',
+    ),
   ] as const),
   ...FILE_OPTIONS,
   ...grouped(HELP_GROUP.collectionFields, [
     brief('Title, under 100 characters', option('--title <title>', 'Title (required, under 100 characters)'), 'asked'),
-    brief('ExternalId: a-z and 0-9', option('--external-id <id>', 'ExternalId: a-z and 0-9 (upper case is sent with a warning; generated when absent)'), 'generated'),
-    brief(undefined, option('--owner <username>', 'Owner user name (default: the API settings owner)'), 'API settings owner'),
-    brief('taxonomy ExternalId; repeatable', repeatable('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)'), 'all taxonomies'),
-    brief('learning objective repository ExternalId; repeatable', repeatable('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)'), 'all'),
+    brief(
+      'ExternalId: a-z and 0-9',
+      option(
+        '--external-id <id>',
+        'ExternalId: a-z and 0-9 (upper case is sent with a warning; generated when absent)',
+      ),
+      'generated',
+    ),
+    brief(
+      undefined,
+      option('--owner <username>', 'Owner user name (default: the API settings owner)'),
+      'API settings owner',
+    ),
+    brief(
+      'taxonomy ExternalId; repeatable',
+      repeatable('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)'),
+      'all taxonomies',
+    ),
+    brief(
+      'learning objective repository ExternalId; repeatable',
+      repeatable('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)'),
+      'all',
+    ),
   ] as const),
   ...grouped(HELP_GROUP.request, [
-    brief('an ExternalId used (810): ok if examctl sent it as is', choice(
-      '--existing <fail|ok>',
-      'an ExternalId used already (810): fail (default), or ok when examctl sent this target that very collection before (reported unchanged; other fields fail, naming them: the API cannot update a collection)',
-      ['fail', 'ok'],
-    ), 'fail'),
+    brief(
+      'an ExternalId used (810): ok if examctl sent it as is',
+      choice(
+        '--existing <fail|ok>',
+        'an ExternalId used already (810): fail (default), or ok when examctl sent this target that very collection before (reported unchanged; other fields fail, naming them: the API cannot update a collection)',
+        ['fail', 'ok'],
+      ),
+      'fail',
+    ),
   ] as const),
   SYNC_DIR_OPTION,
 ] as const);

@@ -13,7 +13,14 @@ import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { createdByLostAttempt, outcomeOf } from '../../pipeline/service-answer.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { COLLECTION_ADD, type CollectionAddOptions } from './collection-add.options.js';
-import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions, type SheetFlagOptions } from '../../pipeline/command-input.js';
+import {
+  idOf,
+  inputFlagsOf,
+  readInput,
+  sourceRowsOf,
+  type InputFlagOptions,
+  type SheetFlagOptions,
+} from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
 import { formatCount } from '../../formats/number-format.js';
 import { CollectionMemory } from '../../sync/collection-memory.js';
@@ -24,7 +31,27 @@ const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, title, externalId, owner, taxonomy, repository, existing = 'fail', syncDir, ...globals }: CollectionAddOptions,
+  {
+    file,
+    ignoreUnknownColumns,
+    onlyFailed,
+    sheet,
+    hiddenRows,
+    encoding,
+    map,
+    mapFile,
+    set,
+    dateFormat,
+    timezone,
+    title,
+    externalId,
+    owner,
+    taxonomy,
+    repository,
+    existing = 'fail',
+    syncDir,
+    ...globals
+  }: CollectionAddOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -33,12 +60,35 @@ export async function run(
   if (onlyFailed === true && !fromFile) throw new UsageError('--only-failed reads a run report: give it with --file');
   // What examctl sent each target (docs/sync.md, "Collections"): fed by every real run, read by --existing ok.
   let named = 0;
-  const memory = new CollectionMemory('collections', { syncDir, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (collection) => collection);
+  const memory = new CollectionMemory(
+    'collections',
+    { syncDir, runsDir: options.runsDir, dryRun: options.dryRun },
+    deps,
+    target,
+    (collection) => collection,
+  );
   const job: RecordJob<CollectionRequest, Outcome> = {
     command: commandName(COLLECTION_ADD),
-    ...(await collectionAddInput({ file, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }), title, externalId, owner, taxonomy, repository }, options, deps)),
+    ...(await collectionAddInput(
+      {
+        file,
+        ignoreUnknownColumns,
+        sheet,
+        hiddenRows,
+        encoding,
+        ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }),
+        title,
+        externalId,
+        owner,
+        taxonomy,
+        repository,
+      },
+      options,
+      deps,
+    )),
     prepare: async () => void (await memory.open(existing === 'ok')),
-    send: async (api, collection, callOptions) => memory.existing(collection, await sendCollection(api, collection, callOptions), existing),
+    send: async (api, collection, callOptions) =>
+      memory.existing(collection, await sendCollection(api, collection, callOptions), existing),
     ...memory.hooks(),
     // No ExternalId: examctl names it, so a resend after a lost answer is not a second collection (docs/runs.md).
     lostAttemptDid: createdByLostAttempt('/collections'),
@@ -57,8 +107,13 @@ export async function run(
   }
   // As schedule push says of a schedule without an id: a second run makes a second collection.
   if (named > 0) {
-    const none = fromFile ? `${formatCount(named)} of the file's collections ${named === 1 ? 'has' : 'have'} no ExternalId` : 'no --external-id';
-    await say(deps, `note: ${none}: examctl names each, so running this again makes another one; give ${fromFile ? 'each an ExternalId' : 'the id printed below with --external-id <id>'} and --existing ok to leave it as it is instead.`);
+    const none = fromFile
+      ? `${formatCount(named)} of the file's collections ${named === 1 ? 'has' : 'have'} no ExternalId`
+      : 'no --external-id';
+    await say(
+      deps,
+      `note: ${none}: examctl names each, so running this again makes another one; give ${fromFile ? 'each an ExternalId' : 'the id printed below with --external-id <id>'} and --existing ok to leave it as it is instead.`,
+    );
   }
   const { exitCode, remembered } = outcome;
   // One collection from flags or a prompt: say which id it got (the service may have chosen it).
@@ -74,7 +129,27 @@ export async function run(
  * allowed), and their units: what the pipeline reads, and what `runs show` reads again.
  */
 export async function collectionAddInput(
-  { file, ignoreUnknownColumns, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl, title, externalId, owner, taxonomy, repository }: Pick<CollectionAddOptions, 'file' | 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & CollectionFieldFlags,
+  {
+    file,
+    ignoreUnknownColumns,
+    sheet,
+    hiddenRows,
+    encoding,
+    map,
+    mapFile,
+    set,
+    dateFormat,
+    timezone,
+    profile,
+    baseUrl,
+    title,
+    externalId,
+    owner,
+    taxonomy,
+    repository,
+  }: Pick<CollectionAddOptions, 'file' | 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> &
+    InputFlagOptions &
+    CollectionFieldFlags,
   options: GlobalOptions,
   deps: CommandDeps,
 ): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'readIds'>> {
@@ -83,20 +158,46 @@ export async function collectionAddInput(
   return {
     records:
       file !== undefined
-        ? await fileRecords(file, { ignoreUnknownColumns, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, profile, baseUrl }, fieldFlags, deps)
+        ? await fileRecords(
+            file,
+            {
+              ignoreUnknownColumns,
+              sheet,
+              hiddenRows,
+              encoding,
+              map,
+              mapFile,
+              set,
+              dateFormat,
+              timezone,
+              profile,
+              baseUrl,
+            },
+            fieldFlags,
+            deps,
+          )
         : await flagRecord(fieldFlags, options, deps),
     ...unitPerRecord(collectionUnit, COLLECTION_ID_RULE),
   };
 }
 
 /** `runs show` reads a run again (COLLECTION_ADD's resume.input). */
-export const rerunInput: RerunInput = async (options, deps) => collectionAddInput(options as never, options as GlobalOptions, deps);
+export const rerunInput: RerunInput = async (options, deps) =>
+  collectionAddInput(options as never, options as GlobalOptions, deps);
 
 function collectionUnit(record: InputRecord): Unit<CollectionRequest> {
   // CSV cells are strings to coerce; JSON values are taken as typed. Valid, but wider than the API
   // text's words (an upper-case ExternalId): sent, with the warning (docs/domain-rules.md).
-  const { prepared, warnings } = collectionForSending(record.fields, record.raw ? coerceAndValidateCollection : validateCollection);
-  const unit: Unit<CollectionRequest> = { source: record.source, id: idOf(record.fields, 'ExternalId'), prepared, rows: sourceRowsOf(record) };
+  const { prepared, warnings } = collectionForSending(
+    record.fields,
+    record.raw ? coerceAndValidateCollection : validateCollection,
+  );
+  const unit: Unit<CollectionRequest> = {
+    source: record.source,
+    id: idOf(record.fields, 'ExternalId'),
+    prepared,
+    rows: sourceRowsOf(record),
+  };
   return warnings.length > 0 ? { ...unit, warnings } : unit;
 }
 
@@ -111,7 +212,13 @@ interface CollectionFieldFlags {
 
 async function fileRecords(
   file: string,
-  { ignoreUnknownColumns, sheet, hiddenRows, encoding, ...input }: SheetFlagOptions & Pick<CollectionAddOptions, 'ignoreUnknownColumns' | 'encoding'> & InputFlagOptions,
+  {
+    ignoreUnknownColumns,
+    sheet,
+    hiddenRows,
+    encoding,
+    ...input
+  }: SheetFlagOptions & Pick<CollectionAddOptions, 'ignoreUnknownColumns' | 'encoding'> & InputFlagOptions,
   flags: CollectionFieldFlags,
   deps: CommandDeps,
 ): Promise<() => AsyncIterable<InputRecord>> {
@@ -120,10 +227,23 @@ async function fileRecords(
     throw new UsageError(`--file and ${given.map(flagOf).join(', ')} do not go together: put the fields in the file`);
   }
   let read: AsyncIterable<InputRecord> | undefined;
-  return () => (read ??= readInput(file, deps, { columns: COLLECTION_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'collection add', ...input }));
+  return () =>
+    (read ??= readInput(file, deps, {
+      columns: COLLECTION_COLUMNS,
+      ignoreUnknownColumns: ignoreUnknownColumns ?? false,
+      sheet,
+      hiddenRows,
+      encoding,
+      command: 'collection add',
+      ...input,
+    }));
 }
 
-async function flagRecord(flags: CollectionFieldFlags, options: GlobalOptions, deps: CommandDeps): Promise<() => AsyncIterable<InputRecord>> {
+async function flagRecord(
+  flags: CollectionFieldFlags,
+  options: GlobalOptions,
+  deps: CommandDeps,
+): Promise<() => AsyncIterable<InputRecord>> {
   let title = flags.title;
   if (title === undefined) {
     const { missingValue, promptCollectionTitle } = await import('../../terminal/prompts.js');
@@ -141,11 +261,20 @@ async function flagRecord(flags: CollectionFieldFlags, options: GlobalOptions, d
   };
 }
 
-async function sendCollection(api: IntegrationApi, collection: CollectionRequest, options: { dryRun?: boolean }): Promise<Outcome> {
+async function sendCollection(
+  api: IntegrationApi,
+  collection: CollectionRequest,
+  options: { dryRun?: boolean },
+): Promise<Outcome> {
   const result = await api.addCollection(collection, options);
-  const answered = outcomeOf<CollectionResponseContent>(result, (content) => problemsFrom((content as { Errors?: unknown }).Errors));
+  const answered = outcomeOf<CollectionResponseContent>(result, (content) =>
+    problemsFrom((content as { Errors?: unknown }).Errors),
+  );
   // POST /collections only creates: an ok answer (a remote one says nothing of it) made the collection.
-  const outcome: Outcome = answered.status !== 'failed' && answered.action === undefined && options.dryRun !== true ? { ...answered, action: 'created' } : answered;
+  const outcome: Outcome =
+    answered.status !== 'failed' && answered.action === undefined && options.dryRun !== true
+      ? { ...answered, action: 'created' }
+      : answered;
   // The id the answer names: the one examctl chose (docs/runs.md), or the service's own.
   const id = result.envelope.Success ? result.envelope.Content?.ExternalId : undefined;
   return typeof id === 'string' && id !== '' ? { ...outcome, id } : outcome;

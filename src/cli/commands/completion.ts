@@ -7,9 +7,16 @@ import type { CompletionOptions } from './completion.options.js';
 export async function run(options: CompletionOptions, deps: CommandDeps): Promise<number> {
   const shell = options.shell;
   if (shell === undefined || !(SHELLS as readonly string[]).includes(shell)) {
-    throw new UsageError(`completion needs a shell: ${SHELLS.join(', ')}${shell === undefined ? '' : ` (not "${shell}")`}`);
+    throw new UsageError(
+      `completion needs a shell: ${SHELLS.join(', ')}${shell === undefined ? '' : ` (not "${shell}")`}`,
+    );
   }
   const { buildProgram } = await import('../command-tree.js');
-  await deps.stdout.write(completionScript(shell as Shell, buildProgram(deps, () => undefined)));
+  await deps.stdout.write(
+    completionScript(
+      shell as Shell,
+      buildProgram(deps, () => undefined),
+    ),
+  );
   return 0;
 }

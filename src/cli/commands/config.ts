@@ -27,19 +27,48 @@ import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config
 
 /** `config set-profile <name>`: the global --base-url, --token-file, --concurrency and --rate are its values; the rest its settings. */
 export async function runSetProfile(
-  { name: given, default: makeDefault, mapFile, map, set, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict, ignoreUnknownColumns, unset, ...globals }: ConfigSetProfileOptions,
+  {
+    name: given,
+    default: makeDefault,
+    mapFile,
+    map,
+    set,
+    dateFormat,
+    timezone,
+    encoding,
+    delimiter,
+    decimalSeparator,
+    strict,
+    ignoreUnknownColumns,
+    unset,
+    ...globals
+  }: ConfigSetProfileOptions,
   deps: CommandDeps,
 ): Promise<number> {
   const options = onlyGlobals(globals);
   const env = deps.env;
   const name = profileName(given, 'set-profile');
   const update: ProfileUpdate = {};
-  if (options.baseUrl !== undefined) update.baseUrl = await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
+  if (options.baseUrl !== undefined)
+    update.baseUrl = await checkedBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
   // A relative --token-file means "from here", but the profile is used from anywhere: store it absolute.
   if (options.tokenFile !== undefined) update.tokenFile = absoluteTokenFile(options.tokenFile, deps);
   const before = await loadConfig(env, true);
   const defaults = await profileSettings(
-    { concurrency: options.concurrency, rate: options.rate, mapFile, map, set, dateFormat, timezone, encoding, delimiter, decimalSeparator, strict, ignoreUnknownColumns },
+    {
+      concurrency: options.concurrency,
+      rate: options.rate,
+      mapFile,
+      map,
+      set,
+      dateFormat,
+      timezone,
+      encoding,
+      delimiter,
+      decimalSeparator,
+      strict,
+      ignoreUnknownColumns,
+    },
     before.profiles[name]?.defaults ?? {},
     deps,
   );
@@ -50,8 +79,14 @@ export async function runSetProfile(
   const verb = Object.hasOwn(before.profiles, name) ? 'updated' : 'created';
   const [was, made] = [before.profiles[name], config.profiles[name]];
   await sayChanged(name, [['base URL', was?.baseUrl, made?.baseUrl]], deps);
-  const dropped = was?.token ?? was?.tokenFile ? `profile ${name}: its token was for ${was?.baseUrl && redactUrl(was.baseUrl)}, not kept` : 'no token yet';
-  await say(deps, `${verb} profile ${name} in ${configPath(env)}${config.defaultProfile === name ? ' (the default profile)' : ''}`);
+  const dropped =
+    (was?.token ?? was?.tokenFile)
+      ? `profile ${name}: its token was for ${was?.baseUrl && redactUrl(was.baseUrl)}, not kept`
+      : 'no token yet';
+  await say(
+    deps,
+    `${verb} profile ${name} in ${configPath(env)}${config.defaultProfile === name ? ' (the default profile)' : ''}`,
+  );
   if (made?.baseUrl !== undefined && made.tokenFile === undefined && made.token === undefined) {
     await say(deps, `${dropped}: run examctl login --profile ${name}, or set-profile with --token-file`);
   }
@@ -63,9 +98,17 @@ export async function runSetProfile(
 }
 
 /** What login or set-profile changed in a profile: `[what, before, now]` (a URL now is checked; before, maybe hand-written). */
-export async function sayChanged(name: string, changes: [string, string?, string?][], deps: CommandDeps): Promise<void> {
+export async function sayChanged(
+  name: string,
+  changes: [string, string?, string?][],
+  deps: CommandDeps,
+): Promise<void> {
   for (const [what, before, now] of changes) {
-    if (before && before !== now) await say(deps, `profile ${name}: ${what} changed, ${what === 'base URL' ? redactUrl(before) : before} -> ${now}`);
+    if (before && before !== now)
+      await say(
+        deps,
+        `profile ${name}: ${what} changed, ${what === 'base URL' ? redactUrl(before) : before} -> ${now}`,
+      );
   }
 }
 
@@ -82,7 +125,10 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
   if (options.json) {
     await printJson(deps, profiles, 2);
   } else if (profiles.length === 0) {
-    await say(deps, `no profiles in ${configPath(env)}: create one with examctl config set-profile <name> --base-url <url>`);
+    await say(
+      deps,
+      `no profiles in ${configPath(env)}: create one with examctl config set-profile <name> --base-url <url>`,
+    );
   } else {
     for (const profile of profiles) await printLine(deps, profileLine(profile));
   }
@@ -90,20 +136,32 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
 }
 
 /** `config remove <name>`. */
-export async function runRemove({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
+export async function runRemove(
+  { name: given, ...globals }: ConfigProfileNameOptions,
+  deps: CommandDeps,
+): Promise<number> {
   const name = profileName(given, 'remove');
   const config = await removeProfile(name, deps.env);
-  await say(deps, `removed profile ${name}${config.defaultProfile === undefined && Object.keys(config.profiles).length > 0 ? '; no default profile now (examctl config use <name>)' : ''}`);
+  await say(
+    deps,
+    `removed profile ${name}${config.defaultProfile === undefined && Object.keys(config.profiles).length > 0 ? '; no default profile now (examctl config use <name>)' : ''}`,
+  );
   await profileDone(onlyGlobals(globals).json, name, { done: 'removed' }, deps);
   return 0;
 }
 
 /** `config use <name>`. */
-export async function runUse({ name: given, ...globals }: ConfigProfileNameOptions, deps: CommandDeps): Promise<number> {
+export async function runUse(
+  { name: given, ...globals }: ConfigProfileNameOptions,
+  deps: CommandDeps,
+): Promise<number> {
   const name = profileName(given, 'use');
   await useProfile(name, deps.env);
   const beaten = deps.env.EXAMCTL_PROFILE?.trim();
-  await say(deps, `default profile: ${name}${beaten && beaten !== name ? `; EXAMCTL_PROFILE=${beaten} still wins here` : ''}`);
+  await say(
+    deps,
+    `default profile: ${name}${beaten && beaten !== name ? `; EXAMCTL_PROFILE=${beaten} still wins here` : ''}`,
+  );
   await profileDone(onlyGlobals(globals).json, name, { done: 'default' }, deps);
   return 0;
 }
@@ -138,6 +196,7 @@ function absoluteTokenFile(file: string, deps: CommandDeps): string {
 
 function profileLine(profile: ProfileSummary): string {
   const defaults = settingsText(profile.defaults);
-  const where = profile.baseUrl === undefined ? 'local engine (no base URL)' : `${profile.baseUrl}  token: ${profile.token}`;
+  const where =
+    profile.baseUrl === undefined ? 'local engine (no base URL)' : `${profile.baseUrl}  token: ${profile.token}`;
   return `${profile.isDefault ? '*' : ' '} ${profile.name}  ${where}${defaults ? `  (${defaults})` : ''}`;
 }

@@ -4,8 +4,21 @@ import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import type { DoctorOptions } from './doctor.options.js';
 import type { ResolvedTarget } from '../../context/resolved-target.js';
 import { terminalLine } from '../../formats/terminal-text.js';
-import { goneStore, memoryPlaceOf, namedStorePath, storePosition, targetInstance, targetOnce } from '../../context/target.js';
-import { authorisedVerdict, clockVerdict, stateDirUnwritable, storeReadVerdict, type DoctorCheck } from '../../context/doctor-verdicts.js';
+import {
+  goneStore,
+  memoryPlaceOf,
+  namedStorePath,
+  storePosition,
+  targetInstance,
+  targetOnce,
+} from '../../context/target.js';
+import {
+  authorisedVerdict,
+  clockVerdict,
+  stateDirUnwritable,
+  storeReadVerdict,
+  type DoctorCheck,
+} from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
 import { byKey } from '../../domain/key-order.js';
 
@@ -45,7 +58,11 @@ export async function run(options: DoctorOptions, deps: CommandDeps): Promise<nu
     // What makes a run that sends a usage error (no base URL, unknown profile, unreadable
     // token file) is exactly what doctor is asked to diagnose: a failed check, exit 3.
     if (!(error instanceof UsageError)) throw error;
-    report = { healthy: false, target: options.target, checks: [{ name: 'target', status: 'fail', detail: error.message }] };
+    report = {
+      healthy: false,
+      target: options.target,
+      checks: [{ name: 'target', status: 'fail', detail: error.message }],
+    };
   }
   report.checks.push(await permissionsCheck(options, deps, report.store, tokenFile));
   if (resolved !== undefined) report.checks.push(await memoryCheck(resolved, options, deps));
@@ -81,7 +98,12 @@ async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck
   // Read-only: doctor never creates or changes a store.
   const api = await openLocalTarget(store, { dryRun: true, now: clockFromEnv(deps.env) });
   if (api === null) await goneStore(store, deps, 'a run refuses (exit 2)');
-  if (api === null) return { name: 'store', status: 'ok', detail: 'no store yet: the first command that sends creates it from the demo world' };
+  if (api === null)
+    return {
+      name: 'store',
+      status: 'ok',
+      detail: 'no store yet: the first command that sends creates it from the demo world',
+    };
   try {
     return { name: 'store', ...storeReadVerdict(await api.getReviewSession(probeId())) };
   } finally {
@@ -89,17 +111,28 @@ async function storeCheck(store: string, deps: CommandDeps): Promise<DoctorCheck
   }
 }
 
-async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, deps: CommandDeps): Promise<DoctorReport> {
+async function checkRemote(
+  target: Extract<ResolvedTarget, { kind: 'remote' }>,
+  deps: CommandDeps,
+): Promise<DoctorReport> {
   const { baseUrl, profile, tokenSource } = target;
   const report: DoctorReport = { healthy: false, target: 'remote', baseUrl, checks: [] };
   const { describeSource } = await import('../../context/remote-settings.js');
   if (profile !== undefined) report.profile = profile;
   report.token = tokenSource !== undefined ? { set: true, source: describeSource(tokenSource) } : { set: false };
-  report.checks.push({ name: 'target', status: 'ok', detail: `remote API at ${baseUrl}${target.note ? ` (${target.note.targetFrom})` : ''}` });
+  report.checks.push({
+    name: 'target',
+    status: 'ok',
+    detail: `remote API at ${baseUrl}${target.note ? ` (${target.note.targetFrom})` : ''}`,
+  });
   report.checks.push(
     tokenSource !== undefined
       ? { name: 'token', status: 'ok', detail: `set (from ${report.token.source})` }
-      : { name: 'token', status: 'fail', detail: 'not set: set EXAMCTL_TOKEN, give --token-file <path>, or run examctl login' },
+      : {
+          name: 'token',
+          status: 'fail',
+          detail: 'not set: set EXAMCTL_TOKEN, give --token-file <path>, or run examctl login',
+        },
   );
 
   let answer;
@@ -116,7 +149,11 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
     return report;
   }
   const { status, sentAt, receivedAt } = answer;
-  report.checks.push({ name: 'reachable', status: 'ok', detail: `GET ${answer.path}${via} answered ${status} in ${receivedAt - sentAt} ms` });
+  report.checks.push({
+    name: 'reachable',
+    status: 'ok',
+    detail: `GET ${answer.path}${via} answered ${status} in ${receivedAt - sentAt} ms`,
+  });
 
   report.checks.push({ name: 'authorised', ...authorisedVerdict(answer, tokenSource !== undefined, baseUrl) });
   const serverDate = Date.parse(answer.date ?? '');
@@ -135,16 +172,32 @@ async function checkRemote(target: Extract<ResolvedTarget, { kind: 'remote' }>, 
  * The permissions check (docs/remote.md, "examctl doctor"). Its token file is the one the remote
  * target read, else the one --token-file or the profile names.
  */
-async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store: string | undefined, tokenFileUsed: string | undefined): Promise<DoctorCheck> {
-  const [{ configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces }, { configDir, configPath, expandPath, loadConfig }, { resolveRunsDir }] =
-    await Promise.all([import('../../context/loose-permissions.js'), import('../../context/config-file.js'), import('../../runs/runs-dir.js')]);
+async function permissionsCheck(
+  options: DoctorOptions,
+  deps: CommandDeps,
+  store: string | undefined,
+  tokenFileUsed: string | undefined,
+): Promise<DoctorCheck> {
+  const [
+    { configTokenExposed, runsDirWarning, tokenFileExposed, untrustedPlaces },
+    { configDir, configPath, expandPath, loadConfig },
+    { resolveRunsDir },
+  ] = await Promise.all([
+    import('../../context/loose-permissions.js'),
+    import('../../context/config-file.js'),
+    import('../../runs/runs-dir.js'),
+  ]);
   const config = await loadConfig(deps.env).catch(() => undefined);
   const flagFile = options.tokenFile;
   const { resolveSettings } = await import('../../context/settings.js');
   const profileFile = (await resolveSettings(options, deps.env).catch(() => undefined))?.record?.tokenFile;
   const tokenFile =
     tokenFileUsed ??
-    (flagFile !== undefined ? expandPath(flagFile, deps.cwd, deps.env) : profileFile !== undefined ? expandPath(profileFile, configDir(deps.env), deps.env) : undefined);
+    (flagFile !== undefined
+      ? expandPath(flagFile, deps.cwd, deps.env)
+      : profileFile !== undefined
+        ? expandPath(profileFile, configDir(deps.env), deps.env)
+        : undefined);
   const runsDir = resolveRunsDir(options.runsDir, deps.env);
   // A state service (an http(s) address) is no place on disk to judge.
   const place = memoryPlaceOf(options.syncDir, options.runsDir, deps);
@@ -160,26 +213,48 @@ async function permissionsCheck(options: DoctorOptions, deps: CommandDeps, store
     deps.env,
   );
   if (untrusted.length > 0) return { name: 'permissions', status: 'fail', detail: untrusted.join('; ') };
-  const unwritable = [await stateDirUnwritable('the runs directory', runsDir), syncDir && (await stateDirUnwritable('the sync directory', syncDir))];
-  const ways = 'give --runs-dir and --sync-dir (env EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR) folders, or a HOME, the user can write';
-  if (unwritable.some(Boolean)) return { name: 'permissions', status: 'fail', detail: `${unwritable.filter(Boolean).join('; ')}: ${ways}` };
+  const unwritable = [
+    await stateDirUnwritable('the runs directory', runsDir),
+    syncDir && (await stateDirUnwritable('the sync directory', syncDir)),
+  ];
+  const ways =
+    'give --runs-dir and --sync-dir (env EXAMCTL_RUNS_DIR, EXAMCTL_SYNC_DIR) folders, or a HOME, the user can write';
+  if (unwritable.some(Boolean))
+    return { name: 'permissions', status: 'fail', detail: `${unwritable.filter(Boolean).join('; ')}: ${ways}` };
   const found = [
-    tokenFile === undefined ? undefined : await tokenFileExposed(tokenFile, tokenFileUsed === undefined || flagFile !== undefined ? '--token-file' : "the profile's token file"),
-    await configTokenExposed(configPath(deps.env), Object.values(config?.profiles ?? {}).some((entry) => entry.token !== undefined)),
+    tokenFile === undefined
+      ? undefined
+      : await tokenFileExposed(
+          tokenFile,
+          tokenFileUsed === undefined || flagFile !== undefined ? '--token-file' : "the profile's token file",
+        ),
+    await configTokenExposed(
+      configPath(deps.env),
+      Object.values(config?.profiles ?? {}).some((entry) => entry.token !== undefined),
+    ),
     await runsDirWarning(runsDir),
   ].filter((entry): entry is string => entry !== undefined);
   if (found.length > 0) return { name: 'permissions', status: 'warn', detail: found.join('; ') };
   const checked = `config, ${tokenFile === undefined ? '' : 'token file, '}runs and sync directories and store`;
   // Windows has no mode bits to judge (docs/windows.md): say what protects them instead of a claim not checked.
   if ((deps.platform ?? process.platform) === 'win32') {
-    return { name: 'permissions', status: 'skip', detail: `not checked on Windows (no mode bits): the folders' access lists protect the ${checked}` };
+    return {
+      name: 'permissions',
+      status: 'skip',
+      detail: `not checked on Windows (no mode bits): the folders' access lists protect the ${checked}`,
+    };
   }
   return { name: 'permissions', status: 'ok', detail: `${checked} are the user's own, and not open to other users` };
 }
 
 /** The target's sync memory, checked as docs/remote.md, "examctl doctor" says. */
 async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps: CommandDeps): Promise<DoctorCheck> {
-  const [{ readPlacedMemories }, { populationsOf, ofReplacedStore, sameTargetElsewhere }, { LOSS_COST, recoveries }, { SYNC_KINDS }] = await Promise.all([
+  const [
+    { readPlacedMemories },
+    { populationsOf, ofReplacedStore, sameTargetElsewhere },
+    { LOSS_COST, recoveries },
+    { SYNC_KINDS },
+  ] = await Promise.all([
     import('../../sync/memory-place.js'),
     import('../../sync/memory-files.js'),
     import('../../sync/memory-loss.js'),
@@ -189,7 +264,8 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
   try {
     const { name, memories } = await readPlacedMemories(place, target.report, deps.env);
     const held: string[] = [];
-    const way = 'the old store restored from its backup uses it; ' +
+    const way =
+      'the old store restored from its backup uses it; ' +
       'a run without --require-memory begins this store\'s memory (docs/sync.md, "The sync memory")';
     // What a run would warn of.
     const warnings = new Set<string>();
@@ -197,19 +273,44 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
       if (contents.lines === 0) continue;
       const populations = [...populationsOf(contents)].sort(byKey);
       // Every --require-memory night refuses a replaced store's memory.
-      const old = (await ofReplacedStore(contents, deps)) ? 'of the store this path held before: not used by the store there now; ' : '';
+      const old = (await ofReplacedStore(contents, deps))
+        ? 'of the store this path held before: not used by the store there now; '
+        : '';
       if (old !== '') warnings.add(way);
-      else for (const [, record] of populations) if (record.store) warnings.add((await storePosition(target, true, record.store[1]))?.older(record, kind) ?? '');
-      held.push(`${kind} ${contents.entries.size} (${old}${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`);
+      else
+        for (const [, record] of populations)
+          if (record.store)
+            warnings.add((await storePosition(target, true, record.store[1]))?.older(record, kind) ?? '');
+      held.push(
+        `${kind} ${contents.entries.size} (${old}${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`,
+      );
     }
     if (held.length === 0 && place.kind === 'dir' && target.kind === 'local') {
       const instance = await targetInstance(target, false, deps).catch(() => undefined);
-      const moved = (await Promise.all(SYNC_KINDS.map((kind) => sameTargetElsewhere(place.syncDir, target.report, kind, instance)))).flat().filter((other) => other.moved);
-      if (moved.length > 0) return { name: 'sync memory', status: 'ok', detail: `none at ${name} yet: the next run takes in this store's memory kept for the path it was moved from (${moved.map((other) => other.file).join(', ')})` };
+      const moved = (
+        await Promise.all(SYNC_KINDS.map((kind) => sameTargetElsewhere(place.syncDir, target.report, kind, instance)))
+      )
+        .flat()
+        .filter((other) => other.moved);
+      if (moved.length > 0)
+        return {
+          name: 'sync memory',
+          status: 'ok',
+          detail: `none at ${name} yet: the next run takes in this store's memory kept for the path it was moved from (${moved.map((other) => other.file).join(', ')})`,
+        };
     }
-    if (held.length === 0) return { name: 'sync memory', status: 'skip', detail: `none at ${name}; if a nightly sync kept one there, it was lost: ${LOSS_COST}. ${recoveries()}` };
+    if (held.length === 0)
+      return {
+        name: 'sync memory',
+        status: 'skip',
+        detail: `none at ${name}; if a nightly sync kept one there, it was lost: ${LOSS_COST}. ${recoveries()}`,
+      };
     warnings.delete('');
-    return { name: 'sync memory', status: warnings.size > 0 ? 'warn' : 'ok', detail: [`${name}: ${held.join(', ')}`, ...warnings].join(': ') };
+    return {
+      name: 'sync memory',
+      status: warnings.size > 0 ? 'warn' : 'ok',
+      detail: [`${name}: ${held.join(', ')}`, ...warnings].join(': '),
+    };
   } catch (error) {
     return { name: 'sync memory', status: 'fail', detail: messageOf(error) };
   }
@@ -219,7 +320,9 @@ const MARK: Record<CheckStatus, string> = { ok: 'ok  ', warn: 'warn', fail: 'FAI
 
 function renderReport(report: DoctorReport): string {
   // A detail quotes paths and the service's messages: each line passes the terminal gate.
-  const lines = report.checks.map((check) => terminalLine(`${MARK[check.status]}  ${check.name.padEnd(10)} ${check.detail}`));
+  const lines = report.checks.map((check) =>
+    terminalLine(`${MARK[check.status]}  ${check.name.padEnd(10)} ${check.detail}`),
+  );
   lines.push(report.healthy ? 'healthy' : 'not healthy (exit 3)');
   return `${lines.join('\n')}\n`;
 }

@@ -5,12 +5,29 @@ import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTIONS } from './file-options.js';
 const INVIGILATORS_REMOVE_OPTIONS = allKept([
   argument('scheduleExtId', '<scheduleExtId>', 'the schedule'),
   argument('userExtIds', '[userExtId...]', 'invigilator user external ids'),
-  brief('ids: lines, a CSV/.xlsx column or a JSON array', option('-f, --file <path>', 'ids: one per line, a CSV or .xlsx column (UserExtId), or a JSON array'), 'the ids given'),
+  brief(
+    'ids: lines, a CSV/.xlsx column or a JSON array',
+    option('-f, --file <path>', 'ids: one per line, a CSV or .xlsx column (UserExtId), or a JSON array'),
+    'the ids given',
+  ),
   ...SHEET_OPTIONS,
   MAP_OPTION,
   MAP_FILE_OPTION,
-  brief('with a run report as --file: only ids whose status is not ok', option('--only-failed', 'with a run report (from --report x.csv or x.xlsx) as --file: only the ids whose status is not ok')),
-  brief('an id not an invigilator (319) is ok: a retry exits 0', option('--missing-ok', 'an id that is not an invigilator of the schedule (the service\'s 319) is ok, "already not an invigilator", not failed: a retried job exits 0'), 'failed'),
+  brief(
+    'with a run report as --file: only ids whose status is not ok',
+    option(
+      '--only-failed',
+      'with a run report (from --report x.csv or x.xlsx) as --file: only the ids whose status is not ok',
+    ),
+  ),
+  brief(
+    'an id not an invigilator (319) is ok: a retry exits 0',
+    option(
+      '--missing-ok',
+      'an id that is not an invigilator of the schedule (the service\'s 319) is ok, "already not an invigilator", not failed: a retried job exits 0',
+    ),
+    'failed',
+  ),
 ] as const);
 
 export type InvigilatorsRemoveOptions = CommandOptions<typeof INVIGILATORS_REMOVE>;

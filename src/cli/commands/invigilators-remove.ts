@@ -17,7 +17,15 @@ import { preparedIds, refuseNotThisRemovalsReport, RemovalCall } from '../../pip
 import { openTargetDirectory } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
-import { displayNameOf, inputPathOf, inputShaping, noteRead, refuseTooLong, sayOnce, type InputFlagOptions } from '../../pipeline/command-input.js';
+import {
+  displayNameOf,
+  inputPathOf,
+  inputShaping,
+  noteRead,
+  refuseTooLong,
+  sayOnce,
+  type InputFlagOptions,
+} from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
 
 const ARGUMENTS_SOURCE = '<arguments>';
@@ -33,7 +41,18 @@ interface IdEntry {
  * docs/interpretations.md, "Invigilators" (with --missing-ok, docs/ci.md, "A job that runs twice").
  */
 export async function run(
-  { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, missingOk, ...globals }: InvigilatorsRemoveOptions,
+  {
+    scheduleExtId,
+    userExtIds,
+    file,
+    sheet,
+    hiddenRows,
+    onlyFailed,
+    map,
+    mapFile,
+    missingOk,
+    ...globals
+  }: InvigilatorsRemoveOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -42,17 +61,35 @@ export async function run(
   const removal = new RemovalCall(scheduleExtId, missingOk ?? false);
   const job: RecordJob<string, RemovedId> = {
     command: commandName(INVIGILATORS_REMOVE),
-    ...(await invigilatorsRemoveInput({ scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, ...globals }, options, deps, target)),
+    ...(await invigilatorsRemoveInput(
+      { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, ...globals },
+      options,
+      deps,
+      target,
+    )),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
     // With --missing-ok a 319 is ok and unchanged: still what a lost removal would leave (a resume cannot tell).
-    lostAttemptDid: missingOk === true ? (answer) => removedByLostAttempt(answer) ?? (answer.status === 'ok' && answer.action === 'unchanged' ? 'removed' : undefined) : removedByLostAttempt,
+    lostAttemptDid:
+      missingOk === true
+        ? (answer) =>
+            removedByLostAttempt(answer) ??
+            (answer.status === 'ok' && answer.action === 'unchanged' ? 'removed' : undefined)
+        : removedByLostAttempt,
     // Who is no longer an invigilator, named after the summary (removed; 319: was not one; a resume's `sent`: cannot tell).
     // A failed 319 (every error of the item one) was not an invigilator: named too.
     remember: (_unit, id, outcome) =>
       outcome.status === 'failed' && removedByLostAttempt(outcome) === undefined
         ? undefined
-        : { id, was: outcome.action === 'sent' ? 'unknown' : outcome.status === 'ok' && outcome.action !== 'unchanged' ? 'removed' : 'absent' },
+        : {
+            id,
+            was:
+              outcome.action === 'sent'
+                ? 'unknown'
+                : outcome.status === 'ok' && outcome.action !== 'unchanged'
+                  ? 'removed'
+                  : 'absent',
+          },
   };
   const { exitCode, remembered } = await runPipeline(job, { ...options, onlyFailed }, deps, target);
   await sayWhoWasRemoved(scheduleExtId, remembered, options.dryRun ?? false, deps);
@@ -61,14 +98,20 @@ export async function run(
 
 /** `runs show` reads a run again (INVIGILATORS_REMOVE's resume.input); it needs no target: asking one means the ids were given at prompts. */
 export const rerunInput: RerunInput = async (options, deps) =>
-  invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () => Promise.reject(new UsageError('its ids were given at prompts')));
+  invigilatorsRemoveInput(options as never, options as GlobalOptions, deps, () =>
+    Promise.reject(new UsageError('its ids were given at prompts')),
+  );
 
 /**
  * The ids to remove (arguments, --file, else asked) and their units, each checked with the whole
  * list: what the pipeline reads, and what `runs show` reads again.
  */
 async function invigilatorsRemoveInput(
-  input: Pick<InvigilatorsRemoveOptions, 'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'> & InputFlagOptions,
+  input: Pick<
+    InvigilatorsRemoveOptions,
+    'scheduleExtId' | 'userExtIds' | 'file' | 'sheet' | 'hiddenRows' | 'onlyFailed'
+  > &
+    InputFlagOptions,
   options: GlobalOptions,
   deps: CommandDeps,
   target: TargetOf,
@@ -79,16 +122,23 @@ async function invigilatorsRemoveInput(
   const unitOf = new Map<InputRecord, Unit<string>>();
   const records = entries.map(({ id, source }, index): InputRecord => {
     // The report's rows name the schedule (REMOVAL_REPORT_HEADER): a report fed back with --only-failed is checked against it.
-    const rows = [{ line: source.line, header: REMOVAL_REPORT_HEADER, cells: [source.file, String(source.line), id, scheduleExtId] }];
+    const rows = [
+      {
+        line: source.line,
+        header: REMOVAL_REPORT_HEADER,
+        cells: [source.file, String(source.line), id, scheduleExtId],
+      },
+    ];
     const record: InputRecord = { source, fields: { UserExtId: id } };
     unitOf.set(record, { source, id, prepared: prepared[index] as Validation<string>, rows });
     return record;
   });
   return {
     // One batch: every id is dispatched before the call leaves, so it carries them all.
-    records: () => batchedRecords(async function* () {
-      yield records;
-    }),
+    records: () =>
+      batchedRecords(async function* () {
+        yield records;
+      }),
     ...unitPerRecord((record) => unitOf.get(record) as Unit<string>, INVIGILATOR_ID_RULE),
     // --only-failed was applied to the id list above.
     readsOnlyFailedItself: true,
@@ -107,28 +157,60 @@ interface RemovedId {
   was: 'removed' | 'absent' | 'unknown';
 }
 
-async function sayWhoWasRemoved(scheduleExtId: string, remembered: readonly RemovedId[], dryRun: boolean, deps: CommandDeps): Promise<void> {
-  const list = (ids: string[]) => `${ids.slice(0, NAMED_IDS).join(', ')}${ids.length > NAMED_IDS ? ` and ${ids.length - NAMED_IDS} more` : ''}`;
+async function sayWhoWasRemoved(
+  scheduleExtId: string,
+  remembered: readonly RemovedId[],
+  dryRun: boolean,
+  deps: CommandDeps,
+): Promise<void> {
+  const list = (ids: string[]) =>
+    `${ids.slice(0, NAMED_IDS).join(', ')}${ids.length > NAMED_IDS ? ` and ${ids.length - NAMED_IDS} more` : ''}`;
   const ids = (was: RemovedId['was']) => remembered.filter((kept) => kept.was === was).map((kept) => kept.id);
   const [removed, notThere, unknown] = [ids('removed'), ids('absent'), ids('unknown')];
-  if (removed.length > 0) await say(deps, `${dryRun ? 'would remove' : 'removed'} from ${scheduleExtId}: ${list(removed)}`);
-  if (notThere.length > 0) await say(deps, `not invigilators of ${scheduleExtId} (nothing to remove): ${list(notThere)}`);
+  if (removed.length > 0)
+    await say(deps, `${dryRun ? 'would remove' : 'removed'} from ${scheduleExtId}: ${list(removed)}`);
+  if (notThere.length > 0)
+    await say(deps, `not invigilators of ${scheduleExtId} (nothing to remove): ${list(notThere)}`);
   if (unknown.length > 0) {
-    await say(deps, `no longer invigilators of ${scheduleExtId} (the interrupted attempt may have removed them, or they were not): ${list(unknown)}`);
+    await say(
+      deps,
+      `no longer invigilators of ${scheduleExtId} (the interrupted attempt may have removed them, or they were not): ${list(unknown)}`,
+    );
   }
 }
 
 /** The ids to remove, with where each was given: arguments, then --file (only the not-ok ones with --only-failed), else asked. */
 async function idEntries(
-  { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, profile, baseUrl, target, store }: Parameters<typeof invigilatorsRemoveInput>[0],
+  {
+    scheduleExtId,
+    userExtIds,
+    file,
+    sheet,
+    hiddenRows,
+    onlyFailed,
+    map,
+    mapFile,
+    profile,
+    baseUrl,
+    target,
+    store,
+  }: Parameters<typeof invigilatorsRemoveInput>[0],
   deps: CommandDeps,
   prompted: () => Promise<IdEntry[]>,
 ): Promise<IdEntry[]> {
-  const entries: IdEntry[] = (userExtIds ?? []).map((id, index) => ({ id, source: { file: ARGUMENTS_SOURCE, line: index + 1, index } }));
+  const entries: IdEntry[] = (userExtIds ?? []).map((id, index) => ({
+    id,
+    source: { file: ARGUMENTS_SOURCE, line: index + 1, index },
+  }));
   if (onlyFailed && file === undefined) throw notARunReport('give the report with --file');
   if (file !== undefined) {
     // --map "Staff ID=UserExtId" names the id column; a map onto any other field is refused (exit 2).
-    const shaping = await inputShaping({ map, mapFile, profile, baseUrl, target, store }, deps, [{ name: 'UserExtId', kind: 'string' }], 'invigilators remove');
+    const shaping = await inputShaping(
+      { map, mapFile, profile, baseUrl, target, store },
+      deps,
+      [{ name: 'UserExtId', kind: 'string' }],
+      'invigilators remove',
+    );
     const idColumn = [...shaping.map].find(([, field]) => field === 'UserExtId')?.[0];
     const listed = await readIdList(inputPathOf(file, deps), {
       displayName: displayNameOf(file),
@@ -157,14 +239,21 @@ async function idEntries(
  * says why nobody was asked.
  */
 function noInvigilatorIds(why?: string): UsageError {
-  return new UsageError(`no invigilator user ids: give them as arguments or with --file (${why === undefined ? '' : `${why}; `}${EMPTY_LIST_REFUSAL})`);
+  return new UsageError(
+    `no invigilator user ids: give them as arguments or with --file (${why === undefined ? '' : `${why}; `}${EMPTY_LIST_REFUSAL})`,
+  );
 }
 
 /**
  * No ids given: on a terminal, the local target offers the schedule's invigilators as a checklist;
  * a remote target cannot list them, so they are typed. Otherwise a usage error naming what is missing.
  */
-async function promptedIds(scheduleExtId: string, options: GlobalOptions, deps: CommandDeps, targetOf: TargetOf): Promise<IdEntry[]> {
+async function promptedIds(
+  scheduleExtId: string,
+  options: GlobalOptions,
+  deps: CommandDeps,
+  targetOf: TargetOf,
+): Promise<IdEntry[]> {
   const { PROMPTS_OFF, promptInvigilatorIds, promptInvigilators } = await import('../../terminal/prompts.js');
   if (!promptsAllowed(options, deps)) throw noInvigilatorIds(PROMPTS_OFF);
   const target = await targetOf();
@@ -175,8 +264,14 @@ async function promptedIds(scheduleExtId: string, options: GlobalOptions, deps: 
       ids = await promptInvigilatorIds(scheduleExtId, promptIoOf(deps));
     } else {
       const invigilators = directory.invigilatorsOf(scheduleExtId);
-      if (invigilators === null) throw new UsageError(`no schedule ${scheduleExtId} on ${describeTarget(target.report)}: nothing to choose from`);
-      if (invigilators.length === 0) throw new UsageError(`schedule ${scheduleExtId} has no invigilators on ${describeTarget(target.report)}: nothing to remove`);
+      if (invigilators === null)
+        throw new UsageError(
+          `no schedule ${scheduleExtId} on ${describeTarget(target.report)}: nothing to choose from`,
+        );
+      if (invigilators.length === 0)
+        throw new UsageError(
+          `schedule ${scheduleExtId} has no invigilators on ${describeTarget(target.report)}: nothing to remove`,
+        );
       const choices = invigilators.map((id) => {
         const person = directory.userOf(id);
         const name = person === null ? '' : [person.FirstName, person.LastName].filter((part) => part !== '').join(' ');

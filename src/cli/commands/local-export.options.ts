@@ -6,7 +6,11 @@ export type LocalExportOptions = CommandOptions<typeof LOCAL_EXPORT>;
 export const LOCAL_EXPORT = declareCommand({
   path: ['local', 'export'],
   description: 'print the store as a world file on stdout (stable order; passwords only as hashes)',
-  examples: ['examctl local export > world.json', '# later, or on another machine: the same store again', 'examctl local init --seed world.json --force'],
+  examples: [
+    'examctl local export > world.json',
+    '# later, or on another machine: the same store again',
+    'examctl local init --seed world.json --force',
+  ],
   options: [OUT_OPTION] as const,
   takes: ['--store', '--dry-run'],
 });

@@ -12,14 +12,22 @@ export async function run({ out, ...options }: LocalExportOptions, deps: Command
   const location = await usedStorePath(options, deps);
   // Exporting is reading: a missing store is not created just to print the demo world.
   if (!(await storeExists(location))) {
-    throw new UsageError(`no local store at ${location}: create one with "examctl local init" (or --store to point at one)`);
+    throw new UsageError(
+      `no local store at ${location}: create one with "examctl local init" (or --store to point at one)`,
+    );
   }
   const store = await openStore(location, { readOnly: true });
   try {
-    await withOutFile(out, deps, async (to) => {
-      for (const chunk of exportWorldText(store.state)) await to.stdout.write(chunk);
-      return 0;
-    }, 'secret', 'world');
+    await withOutFile(
+      out,
+      deps,
+      async (to) => {
+        for (const chunk of exportWorldText(store.state)) await to.stdout.write(chunk);
+        return 0;
+      },
+      'secret',
+      'world',
+    );
   } finally {
     await store.close();
   }

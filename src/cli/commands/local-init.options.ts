@@ -4,7 +4,10 @@ import { SYNC_DIR_OPTION } from './sync-options.js';
 
 const LOCAL_INIT_OPTIONS = [
   brief(undefined, option('--seed <world.json>', 'world file to start from'), 'the demo world'),
-  brief('replace an existing store (everything in it is lost)', option('--force', 'replace an existing store (everything in it is lost)')),
+  brief(
+    'replace an existing store (everything in it is lost)',
+    option('--force', 'replace an existing store (everything in it is lost)'),
+  ),
   SYNC_DIR_OPTION,
 ] as const;
 

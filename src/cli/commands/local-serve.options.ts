@@ -14,9 +14,12 @@ function publicUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidArgumentError('--public-url must be an absolute http:// or https:// URL, e.g. https://exam.example.test');
+    throw new InvalidArgumentError(
+      '--public-url must be an absolute http:// or https:// URL, e.g. https://exam.example.test',
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('--public-url must be an http:// or https:// URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new InvalidArgumentError('--public-url must be an http:// or https:// URL');
   if (url.username !== '' || url.password !== '' || /[?#]/.test(url.href)) {
     throw new InvalidArgumentError('--public-url takes no user name, password, query or fragment');
   }
@@ -25,11 +28,34 @@ function publicUrl(value: string): string {
 
 const LOCAL_SERVE_OPTIONS = [
   option('--host <host>', 'address to bind', '127.0.0.1'),
-  brief('port; 0 is any free port, printed on stderr', parsed('--port <n>', 'port (0: any free port, printed on stderr)', portNumber, 0)),
-  brief('the URL clients use behind a proxy', parsed('--public-url <url>', "the URL clients use when it is behind a proxy or port mapping (the OpenAPI document's servers; default: the listening URL)", publicUrl), 'the listening URL'),
+  brief(
+    'port; 0 is any free port, printed on stderr',
+    parsed('--port <n>', 'port (0: any free port, printed on stderr)', portNumber, 0),
+  ),
+  brief(
+    'the URL clients use behind a proxy',
+    parsed(
+      '--public-url <url>',
+      "the URL clients use when it is behind a proxy or port mapping (the OpenAPI document's servers; default: the listening URL)",
+      publicUrl,
+    ),
+    'the listening URL',
+  ),
   // SPEC is checked by the command (src/server/faults.ts): a table loads nothing but commander.
-  brief('inject faults, e.g. 503:10%,reset:2%,latency:5-50ms', option('--faults <spec>', 'inject faults: comma list of 429:P%, 500:P%, 503:P%, reset:P%, lost:P%, latency:A-Bms'), 'none'),
-  brief(undefined, parsed('--faults-seed <n>', 'seed of the fault draws (default: random, printed on stderr)', wholeNumberIn('--faults-seed', 0, 0xffffffff)), 'random, printed'),
+  brief(
+    'inject faults, e.g. 503:10%,reset:2%,latency:5-50ms',
+    option('--faults <spec>', 'inject faults: comma list of 429:P%, 500:P%, 503:P%, reset:P%, lost:P%, latency:A-Bms'),
+    'none',
+  ),
+  brief(
+    undefined,
+    parsed(
+      '--faults-seed <n>',
+      'seed of the fault draws (default: random, printed on stderr)',
+      wholeNumberIn('--faults-seed', 0, 0xffffffff),
+    ),
+    'random, printed',
+  ),
   SYNC_DIR_OPTION,
 ] as const;
 

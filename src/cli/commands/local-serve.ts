@@ -13,7 +13,10 @@ import { DEMO_WORLD } from '../../system/shipped-file.js';
  * `examctl local serve`: the local engine over HTTP until SIGINT/SIGTERM. main.ts owns the
  * process signals and turns both into `deps.signal`; a test hands its own AbortSignal.
  */
-export async function run({ host, port, publicUrl, faults: faultsFlag, faultsSeed, syncDir: _syncDir, ...globals }: LocalServeOptions, deps: CommandDeps): Promise<number> {
+export async function run(
+  { host, port, publicUrl, faults: faultsFlag, faultsSeed, syncDir: _syncDir, ...globals }: LocalServeOptions,
+  deps: CommandDeps,
+): Promise<number> {
   const options = onlyGlobals(globals);
   const { serveLocalStore, parseFaultSpec, describeFaultSpec, lineBatcher } = await import('../../server/index.js');
   const { clockFromEnv, lockTimeoutFromEnv } = await import('../../engine/local-target.js');

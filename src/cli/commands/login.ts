@@ -2,7 +2,15 @@ import { quotedValue, redactUrl } from '../../domain/problem.js';
 import { join } from 'node:path';
 import { say } from '../../formats/terminal-text.js';
 import { TargetError, UsageError } from '../../system/errors.js';
-import { checkedBaseUrl, configDir, configPath, expandPath, loadConfig, sameUrl, setProfileToken } from '../../context/config-file.js';
+import {
+  checkedBaseUrl,
+  configDir,
+  configPath,
+  expandPath,
+  loadConfig,
+  sameUrl,
+  setProfileToken,
+} from '../../context/config-file.js';
 import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
 import type { LoginOptions } from './login.options.js';
@@ -14,7 +22,9 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   const config = await loadConfig(env);
   const name = options.profile ?? nonEmpty(env.EXAMCTL_PROFILE) ?? config.defaultProfile;
   if (name === undefined) {
-    throw new UsageError('examctl login: which profile? Give --profile <name> (with --base-url <url> to create it), or create one with examctl config set-profile');
+    throw new UsageError(
+      'examctl login: which profile? Give --profile <name> (with --base-url <url> to create it), or create one with examctl config set-profile',
+    );
   }
   const existing = config.profiles[name];
   const given = options.baseUrl ?? nonEmpty(env.EXAMCTL_BASE_URL);
@@ -25,14 +35,18 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   const baseUrl = given === undefined ? undefined : await checkedBaseUrl(given, options.allowInsecureHttp ?? false);
   const target = baseUrl ?? existing?.baseUrl;
   if (target === undefined) {
-    const missing = existing ? `profile ${name} has no base URL` : `no profile named ${quotedValue(name)} in ${configPath(env)}`;
+    const missing = existing
+      ? `profile ${name} has no base URL`
+      : `no profile named ${quotedValue(name)} in ${configPath(env)}`;
     throw new UsageError(`examctl login: ${missing}: add --base-url <url>`);
   }
   const [fileName, dir] = [`${name}.token`, configDir(env)];
   const file = join(dir, fileName);
   // As runs read it (a `~/...` kept as given included).
   const tokenFileOf = (p: { tokenFile?: string }) => (p.tokenFile ? expandPath(p.tokenFile, dir, env) : '');
-  const twin = Object.entries(config.profiles).find(([other, p]) => other !== name && tokenFileOf(p).toLowerCase() === file.toLowerCase());
+  const twin = Object.entries(config.profiles).find(
+    ([other, p]) => other !== name && tokenFileOf(p).toLowerCase() === file.toLowerCase(),
+  );
   if (twin) {
     // config set-profile lets two profiles share a path; one only letter case tells apart is one file on macOS and Windows.
     const [other, shared] = [twin[0], tokenFileOf(twin[1]) === file ? 'too' : 'on macOS and Windows'];
@@ -47,18 +61,40 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
         `run examctl config set-profile ${name} --token-file <path>, pipe it to examctl login --with-token, or set EXAMCTL_TOKEN`,
     );
   }
-  const typed = options.withToken ? await readTokenFromStdin(deps) : (await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(`EAPI token for ${redactUrl(target)}:`, deps.signal)).trim();
-  if (typed === '') throw new UsageError(`examctl login: no token ${options.withToken ? 'on stdin' : 'entered'}; nothing was changed`);
-  if (/[\r\n\s]/.test(typed)) throw new UsageError('examctl login: a token has no spaces or line breaks; nothing was changed');
+  const typed = options.withToken
+    ? await readTokenFromStdin(deps)
+    : (
+        await (deps.askSecret ?? (await import('../../terminal/prompts.js')).inquirerSecret)(
+          `EAPI token for ${redactUrl(target)}:`,
+          deps.signal,
+        )
+      ).trim();
+  if (typed === '')
+    throw new UsageError(`examctl login: no token ${options.withToken ? 'on stdin' : 'entered'}; nothing was changed`);
+  if (/[\r\n\s]/.test(typed))
+    throw new UsageError('examctl login: a token has no spaces or line breaks; nothing was changed');
   const checked = options.verify !== false;
   if (checked) await verifyToken(target, typed, options, deps);
 
   // Relative to the config directory (remote-settings resolves it there), so the pair moves together.
   const saved = await setProfileToken(name, { baseUrl, tokenFile: fileName }, file, typed, env);
   const told = existing?.tokenFile && expandPath(existing.tokenFile, dir, env);
-  await sayChanged(name, [['base URL', existing?.baseUrl, saved.profiles[name]?.baseUrl], ['token file', told, file]], deps);
-  const protection = (deps.platform ?? process.platform) === 'win32' ? "protected by the folder's access list, not by a mode" : 'mode 0600';
-  await say(deps, `token stored in ${file} (${protection}) for profile ${name}${!checked ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}`);
+  await sayChanged(
+    name,
+    [
+      ['base URL', existing?.baseUrl, saved.profiles[name]?.baseUrl],
+      ['token file', told, file],
+    ],
+    deps,
+  );
+  const protection =
+    (deps.platform ?? process.platform) === 'win32'
+      ? "protected by the folder's access list, not by a mode"
+      : 'mode 0600';
+  await say(
+    deps,
+    `token stored in ${file} (${protection}) for profile ${name}${!checked ? `; not checked (--no-verify): check it with examctl doctor --profile ${name}` : ''}`,
+  );
   await profileDone(options.json, name, { done: 'token stored', checked }, deps);
   return 0;
 }
@@ -75,7 +111,10 @@ async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer);
     chunks.push(bytes);
     size += bytes.length;
-    if (size > 64 * 1024) throw new UsageError('examctl login --with-token: stdin holds more than a token (over 64 KiB); nothing was changed');
+    if (size > 64 * 1024)
+      throw new UsageError(
+        'examctl login --with-token: stdin holds more than a token (over 64 KiB); nothing was changed',
+      );
   }
   const { decodeTextDocument } = await import('../../input/text-source.js');
   const notToken = () =>
@@ -112,12 +151,17 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
   );
   const unchecked = 'nothing was stored. To store it unchecked: examctl login --no-verify';
   if (answer.kind === 'unreachable') {
-    throw new TargetError(`examctl login: could not reach ${baseUrl} to check the token (${answer.reason}); ${unchecked}`);
+    throw new TargetError(
+      `examctl login: could not reach ${baseUrl} to check the token (${answer.reason}); ${unchecked}`,
+    );
   }
   if (answer.status === 401 || answer.status === 403) {
     throw new TargetError(`examctl login: ${baseUrl} refused the token (HTTP ${answer.status}); nothing was stored`);
   }
-  const accepted = answer.envelope !== undefined && (answer.envelope.Success || errorsOf(answer.envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound));
+  const accepted =
+    answer.envelope !== undefined &&
+    (answer.envelope.Success ||
+      errorsOf(answer.envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound));
   if (!accepted) {
     throw new TargetError(
       `examctl login: ${baseUrl} answered HTTP ${answer.status}${answer.envelope === undefined ? " without the API's JSON envelope (is it the integration API's base URL?)" : ''}, so the token could not be checked; ${unchecked}`,

@@ -12,34 +12,69 @@ import { promptIoOf, promptsAllowed, type CommandDeps, type GlobalOptions } from
  */
 
 /** What in the recorded remote target differs from what `given` (and the env and profile) give now. */
-async function targetDifferences(opened: OpenedResume, given: GlobalOptions, deps: CommandDeps, { profiles }: ExamctlConfig): Promise<string[]> {
+async function targetDifferences(
+  opened: OpenedResume,
+  given: GlobalOptions,
+  deps: CommandDeps,
+  { profiles }: ExamctlConfig,
+): Promise<string[]> {
   const { header } = opened.record;
   const recorded = header.options;
   // A profile named now, not by the run, for another target: its token is for that one (also with --target-from-run).
-  const named = given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
+  const named =
+    given.profile ?? (typeof recorded.profile === 'string' ? undefined : nonEmpty(deps.env.EXAMCTL_PROFILE));
   if (header.target.kind !== 'remote' && (named === undefined || named === recorded.profile)) return [];
   const { resolveRemoteTarget } = await import('../../context/remote-settings.js');
   // The journal's target: an empty EXAMCTL_BASE_URL is unused.
   const env = { ...deps.env, EXAMCTL_BASE_URL: nonEmpty(deps.env.EXAMCTL_BASE_URL) };
-  const now = await resolveRemoteTarget({ baseUrl: given.baseUrl, tokenFile: given.tokenFile, profile: given.profile, env, cwd: deps.cwd });
+  const now = await resolveRemoteTarget({
+    baseUrl: given.baseUrl,
+    tokenFile: given.tokenFile,
+    profile: given.profile,
+    env,
+    cwd: deps.cwd,
+  });
   const differences: string[] = [];
-  const recordedUrl = header.target.kind === 'local' ? undefined : typeof recorded.baseUrl === 'string' ? recorded.baseUrl : header.target.baseUrl;
+  const recordedUrl =
+    header.target.kind === 'local'
+      ? undefined
+      : typeof recorded.baseUrl === 'string'
+        ? recorded.baseUrl
+        : header.target.baseUrl;
   const currentUrl = now && redactUrl(now.baseUrl);
   if (currentUrl !== (recordedUrl && redactUrl(recordedUrl))) {
-    const [via, sent] = [`${given.profile === undefined ? 'EXAMCTL_PROFILE' : '--profile'} ${named}`, recordedUrl ?? describeTarget(header.target)];
-    if (named !== undefined && named !== recorded.profile) throw new RunJournalError(`run ${header.id} was sent to ${sent}, but ${via} gives ${currentUrl ?? 'no base URL'}: its token is for that target. Nothing was sent. Leave ${via} out, or name a profile of ${sent}`);
-    differences.push(`its base URL ${recordedUrl} is not ${currentUrl === undefined ? 'configured now (no --base-url, EXAMCTL_BASE_URL or profile)' : `the one configured now (${currentUrl})`}`);
+    const [via, sent] = [
+      `${given.profile === undefined ? 'EXAMCTL_PROFILE' : '--profile'} ${named}`,
+      recordedUrl ?? describeTarget(header.target),
+    ];
+    if (named !== undefined && named !== recorded.profile)
+      throw new RunJournalError(
+        `run ${header.id} was sent to ${sent}, but ${via} gives ${currentUrl ?? 'no base URL'}: its token is for that target. Nothing was sent. Leave ${via} out, or name a profile of ${sent}`,
+      );
+    differences.push(
+      `its base URL ${recordedUrl} is not ${currentUrl === undefined ? 'configured now (no --base-url, EXAMCTL_BASE_URL or profile)' : `the one configured now (${currentUrl})`}`,
+    );
   }
   // A token file given now is the one used; a recorded one would be read and sent instead of EXAMCTL_TOKEN or the profile's.
   if (typeof recorded.tokenFile === 'string' && given.tokenFile === undefined) {
     const base = typeof recorded.cwd === 'string' ? recorded.cwd : deps.cwd;
-    differences.push(`it reads its token from ${expandPath(recorded.tokenFile, base, deps.env)}, not from ${now?.tokenSource === 'env' ? 'EXAMCTL_TOKEN' : 'what is configured now'}`);
+    differences.push(
+      `it reads its token from ${expandPath(recorded.tokenFile, base, deps.env)}, not from ${now?.tokenSource === 'env' ? 'EXAMCTL_TOKEN' : 'what is configured now'}`,
+    );
   }
   // A recorded profile's token would be sent too: another profile than today's is another token.
-  if (typeof recorded.profile === 'string' && given.profile === undefined && recorded.profile !== now?.profile && profiles[recorded.profile]) {
-    differences.push(`it uses the profile ${recorded.profile}, not ${now?.profile === undefined ? 'none' : `${now.profile} (configured now)`}`);
+  if (
+    typeof recorded.profile === 'string' &&
+    given.profile === undefined &&
+    recorded.profile !== now?.profile &&
+    profiles[recorded.profile]
+  ) {
+    differences.push(
+      `it uses the profile ${recorded.profile}, not ${now?.profile === undefined ? 'none' : `${now.profile} (configured now)`}`,
+    );
   }
-  if (recorded.allowInsecureHttp === true && given.allowInsecureHttp === undefined) differences.push('it allows plain http (--allow-insecure-http), which is not given now');
+  if (recorded.allowInsecureHttp === true && given.allowInsecureHttp === undefined)
+    differences.push('it allows plain http (--allow-insecure-http), which is not given now');
   return differences;
 }
 
@@ -47,7 +82,12 @@ async function targetDifferences(opened: OpenedResume, given: GlobalOptions, dep
  * Says the recorded target on stderr, then refuses (exit 2, nothing sent) a differing one unless
  * --target-from-run was given or a person confirmed it at a prompt (--yes is not enough).
  */
-export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOptions & { targetFromRun?: boolean }, deps: CommandDeps, options: Record<string, unknown>): Promise<void> {
+export async function confirmResumeTarget(
+  opened: OpenedResume,
+  given: GlobalOptions & { targetFromRun?: boolean },
+  deps: CommandDeps,
+  options: Record<string, unknown>,
+): Promise<void> {
   const { header } = opened.record;
   const tokenFile = header.options.tokenFile;
   const insecure = header.options.allowInsecureHttp === true;
@@ -66,8 +106,12 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
   if (differences.length === 0 || given.targetFromRun === true) return;
   const said = `run ${header.id}: the recorded target differs from what your flags, environment and profile give now: ${differences.join('; ')}`;
   if (promptsAllowed(given, deps)) {
-    const question = terminalLine(`${said}. Send the rest of the run, with your token, to ${describeTarget(header.target)}?`);
-    const confirmed = deps.confirm ? await deps.confirm(question) : await (await import('../../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
+    const question = terminalLine(
+      `${said}. Send the rest of the run, with your token, to ${describeTarget(header.target)}?`,
+    );
+    const confirmed = deps.confirm
+      ? await deps.confirm(question)
+      : await (await import('../../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
     if (confirmed) return;
     throw new RunJournalError('not confirmed: nothing was sent');
   }
@@ -83,7 +127,13 @@ export async function confirmResumeTarget(opened: OpenedResume, given: GlobalOpt
  * URL the run took, unnamed now); a profile's that names it (named,
  * else the run's own, also after `config use` another, else the default).
  */
-function chooseToken({ record }: OpenedResume, options: Record<string, unknown>, deps: CommandDeps, { profiles, defaultProfile }: ExamctlConfig, typedUrl?: string): void {
+function chooseToken(
+  { record }: OpenedResume,
+  options: Record<string, unknown>,
+  deps: CommandDeps,
+  { profiles, defaultProfile }: ExamctlConfig,
+  typedUrl?: string,
+): void {
   const { id, target, profile: run, origin } = record.header;
   if (target.kind !== 'remote' || options.tokenFile !== undefined) return;
   const token = (name = ''): unknown => profiles[name]?.tokenFile ?? profiles[name]?.token;
@@ -98,7 +148,10 @@ function chooseToken({ record }: OpenedResume, options: Record<string, unknown>,
   if (!named) options.profile = own;
   // A profile named beside a typed --base-url: the user's choice, as in the run, while it names the URL it named then.
   const then = record.header.profile?.baseUrl;
-  const typed = named !== undefined && typeof record.header.options.baseUrl === 'string' && (then === undefined || sameUrl(then, profiles[name]?.baseUrl));
+  const typed =
+    named !== undefined &&
+    typeof record.header.options.baseUrl === 'string' &&
+    (then === undefined || sameUrl(then, profiles[name]?.baseUrl));
   const url = String(options.baseUrl);
   const dflt = origin?.profile?.via === 'the default profile' ? origin.profile.name : undefined;
   if (env && !other && !named && !typedUrl && dflt && origin?.targetFrom === `profile ${dflt}`) {

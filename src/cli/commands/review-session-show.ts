@@ -25,7 +25,11 @@ import type { Env } from '../../system/env-values.js';
 type ShowOptions = Omit<ReviewSessionShowOptions, 'out'>;
 
 /** `examctl review-session show`: docs/cli.md, "review-session show" (and its one-id failures, above it). */
-export function run({ out, ...options }: ReviewSessionShowOptions, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+export function run(
+  { out, ...options }: ReviewSessionShowOptions,
+  deps: CommandDeps,
+  targetOf: TargetOf,
+): Promise<number> {
   return withOutFile(out, deps, (to) => show(options, to, targetOf, deps));
 }
 
@@ -46,10 +50,18 @@ async function outputSettings(
   flags: Pick<ShowOptions, 'timezone' | 'dateFormat' | 'delimiter' | 'decimalSeparator'>,
   globals: Pick<SettingFlags, 'profile' | 'baseUrl' | 'target' | 'store'>,
   deps: CommandDeps,
-): Promise<{ times: OutputTimeSettings; delimiter: ShowOptions['delimiter']; decimalSeparator: ShowOptions['decimalSeparator']; profile?: string }> {
+): Promise<{
+  times: OutputTimeSettings;
+  delimiter: ShowOptions['delimiter'];
+  decimalSeparator: ShowOptions['decimalSeparator'];
+  profile?: string;
+}> {
   const { values, profile } = await resolveSettings({ ...globals, ...flags }, deps.env);
   return {
-    times: { timezone: settingText(values.timezone, 'timezone'), dateFormat: settingText(values.dateFormat, 'dateFormat') },
+    times: {
+      timezone: settingText(values.timezone, 'timezone'),
+      dateFormat: settingText(values.dateFormat, 'dateFormat'),
+    },
     delimiter: values.delimiter?.value,
     decimalSeparator: values.decimalSeparator?.value,
     profile: profile?.name,
@@ -57,7 +69,10 @@ async function outputSettings(
 }
 
 /** The ids asked for: the arguments, then the --file's (docs/input-formats.md, "Id list files"). */
-async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet' | 'hiddenRows'>, deps: CommandDeps): Promise<string[]> {
+async function idsOf(
+  options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet' | 'hiddenRows'>,
+  deps: CommandDeps,
+): Promise<string[]> {
   const ids = [...(options.externalIds ?? [])];
   for (const id of ids) refuseTooLong(id, 'review-session show');
   if (options.file !== undefined) {
@@ -72,17 +87,37 @@ async function idsOf(options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet'
     if (listed.length === 0) throw new UsageError(`${displayNameOf(options.file)}: no review session id in the file`);
     for (const entry of listed) refuseTooLong(entry.id, `${entry.source.file}:${entry.source.line}`);
     ids.push(...listed.map((entry) => entry.id));
-  } else if (options.sheet !== undefined) throw new UsageError('--sheet is for --file: the worksheet of an .xlsx id list');
-  else if (options.hiddenRows !== undefined) throw new UsageError('--hidden-rows is for --file: the hidden rows of an .xlsx id list');
-  if (ids.length === 0) throw new UsageError('review-session show: give a review session id (or several, or --file ids.csv)');
+  } else if (options.sheet !== undefined)
+    throw new UsageError('--sheet is for --file: the worksheet of an .xlsx id list');
+  else if (options.hiddenRows !== undefined)
+    throw new UsageError('--hidden-rows is for --file: the hidden rows of an .xlsx id list');
+  if (ids.length === 0)
+    throw new UsageError('review-session show: give a review session id (or several, or --file ids.csv)');
   return ids;
 }
 
 async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf, outer: CommandDeps): Promise<number> {
-  const { externalIds, file, sheet, hiddenRows, output, showPin, timezone, dateFormat, bom, delimiter: delimiterFlag, decimalSeparator: separatorFlag, ...rest } = options;
+  const {
+    externalIds,
+    file,
+    sheet,
+    hiddenRows,
+    output,
+    showPin,
+    timezone,
+    dateFormat,
+    bom,
+    delimiter: delimiterFlag,
+    decimalSeparator: separatorFlag,
+    ...rest
+  } = options;
   const globals = onlyGlobals(rest);
   const json = globals.json === true || output === 'json';
-  const settings = await outputSettings({ timezone, dateFormat, delimiter: delimiterFlag, decimalSeparator: separatorFlag }, globals, deps);
+  const settings = await outputSettings(
+    { timezone, dateFormat, delimiter: delimiterFlag, decimalSeparator: separatorFlag },
+    globals,
+    deps,
+  );
   const { delimiter, decimalSeparator } = settings;
   const ids = await idsOf({ externalIds, file, sheet, hiddenRows }, deps);
   const several = ids.length > 1 || file !== undefined;
@@ -108,7 +143,10 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
   const { storeExists } = await import('../../engine/store/index.js');
   const dryRun = target.kind === 'local' && (globals.dryRun === true || (await storeExists(target.store)));
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun, deps });
-  if (api === null) throw new UsageError(`no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`);
+  if (api === null)
+    throw new UsageError(
+      `no local store yet at ${target.report.kind === 'local' ? target.report.store : ''}: nothing to read in a dry run`,
+    );
   const where = describeTarget(target.report);
   const columns = new cells.ResultColumns();
   const spool = new SpoolSink(new LineSplitter((line) => written(JSON.parse(line) as cells.SessionOutcome)));
@@ -119,13 +157,19 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
   try {
     // Read at most --concurrency ahead of the one written, in the order asked: memory holds those, however many.
     const limit = target.kind === 'remote' ? target.remote.concurrency : REMOTE_CONCURRENCY;
-    for await (const outcome of inOrderAhead(ids, limit, (id) => readSession(api, id, showPin === true, several, redacted))) {
+    for await (const outcome of inOrderAhead(ids, limit, (id) =>
+      readSession(api, id, showPin === true, several, redacted),
+    )) {
       columns.add(outcome);
-      if ('error' in outcome) await say(deps, `examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`);
+      if ('error' in outcome)
+        await say(deps, `examctl: review session ${outcome.externalId} on ${where}: ${outcome.error}`);
       if (!several) only = outcome;
       else if (fileOutput) await spool.write(`${JSON.stringify(outcome)}\n`);
       // The table: each session's as it comes, one after another.
-      if (!fileOutput && 'session' in outcome) await deps.stdout.write((views++ === 0 ? '' : '\n') + (await tableView(outcome.session, options, tableTimes, settings, deps)));
+      if (!fileOutput && 'session' in outcome)
+        await deps.stdout.write(
+          (views++ === 0 ? '' : '\n') + (await tableView(outcome.session, options, tableTimes, settings, deps)),
+        );
     }
   } catch (error) {
     await spool.discard();
@@ -140,7 +184,8 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
   if (json && only !== undefined) await printJson(deps, only.session, 2);
   else if (fileOutput) {
     // A text file's wall times (a --date-format's) say their zone in a last column; a workbook says it in its properties and header notes.
-    const zoneColumn = settings.times.dateFormat !== undefined && output !== 'xlsx' ? { timeZoneColumn: tableTimes.zone } : {};
+    const zoneColumn =
+      settings.times.dateFormat !== undefined && output !== 'xlsx' ? { timeZoneColumn: tableTimes.zone } : {};
     const layout = columns.layout({ pinColumn: showPin === true, sessionColumn: several, ...zoneColumn });
     const textOptions: cells.TextCellOptions = { decimalComma: decimalSeparator === ',', times: fileTimes };
     const eachTable = async (write: (table: cells.ResultsTable) => void | Promise<void>): Promise<void> => {
@@ -149,23 +194,43 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
       await spool.commit();
     };
     // Also when refused before the commit (a terminal).
-    if (output === 'xlsx') await warnCut(await writeXlsx(layout.header, columns.results + columns.failed, eachTable, tableTimes, ids, deps).finally(() => spool.discard()), deps);
+    if (output === 'xlsx')
+      await warnCut(
+        await writeXlsx(layout.header, columns.results + columns.failed, eachTable, tableTimes, ids, deps).finally(() =>
+          spool.discard(),
+        ),
+        deps,
+      );
     else if (json) {
       // One JSON array as JSON.stringify(rows, null, 2) writes it, a session's rows at a time.
       let first = true;
       await eachTable(async (table) => {
-        const rows = cells.jsonRows(table, textOptions).map((row) => `  ${JSON.stringify(row, null, 2).replaceAll('\n', '\n  ')}`);
+        const rows = cells
+          .jsonRows(table, textOptions)
+          .map((row) => `  ${JSON.stringify(row, null, 2).replaceAll('\n', '\n  ')}`);
         if (rows.length === 0) return;
         await deps.stdout.write(`${first ? '[\n' : ',\n'}${rows.join(',\n')}`);
         first = false;
       });
       await deps.stdout.write(first ? '[]\n' : '\n]\n');
-    } else if (output === 'ndjson') await eachTable((table) => deps.stdout.write(cells.jsonRows(table, textOptions).map((row) => `${JSON.stringify(row)}\n`).join('')));
+    } else if (output === 'ndjson')
+      await eachTable((table) =>
+        deps.stdout.write(
+          cells
+            .jsonRows(table, textOptions)
+            .map((row) => `${JSON.stringify(row)}\n`)
+            .join(''),
+        ),
+      );
     else {
       const { withUtf8Bom, csvLine } = await import('../../formats/csv-cell.js');
       const separator = delimiter === 'tab' ? '\t' : (delimiter ?? ',');
-      await deps.stdout.write(dataForStdout(withUtf8Bom(csvLine(layout.header, separator), bom !== false), deps.stdoutIsTTY));
-      await eachTable((table) => deps.stdout.write(dataForStdout(cells.csvRows(table, separator, textOptions), deps.stdoutIsTTY)));
+      await deps.stdout.write(
+        dataForStdout(withUtf8Bom(csvLine(layout.header, separator), bom !== false), deps.stdoutIsTTY),
+      );
+      await eachTable((table) =>
+        deps.stdout.write(dataForStdout(cells.csvRows(table, separator, textOptions), deps.stdoutIsTTY)),
+      );
     }
   }
   // A file's wall times in a zone nobody named: which one, since the file cannot say.
@@ -176,21 +241,33 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
   if (!several) await say(deps, `review session ${ids[0]} from ${where}`);
   else {
     const read = `${formatCount(ids.length - columns.failed)} read (${formatCount(columns.results)} results)`;
-    const failures = columns.failed === 0 ? '' : `, ${formatCount(columns.failed)} failed (one row each, with its error)`;
+    const failures =
+      columns.failed === 0 ? '' : `, ${formatCount(columns.failed)} failed (one row each, with its error)`;
     await say(deps, `${formatCount(ids.length)} review sessions from ${where}: ${read}${failures}`);
   }
   return columns.failed === 0 ? 0 : 1;
 }
 
 /** One session as the table shows it (docs/human.md), fitted to stdout's width. */
-async function tableView(session: ReviewSession, options: ShowOptions, times: OutputTimes, settings: { times: OutputTimeSettings; profile?: string }, deps: CommandDeps): Promise<string> {
+async function tableView(
+  session: ReviewSession,
+  options: ShowOptions,
+  times: OutputTimes,
+  settings: { times: OutputTimeSettings; profile?: string },
+  deps: CommandDeps,
+): Promise<string> {
   const { renderReviewSession } = await import('../../terminal/review-session-view.js');
   const { colorEnabled } = await import('../../terminal/table-format.js');
   // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
   const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
   const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
   const zoneFrom = settings.times.timezone?.origin;
-  const timesFrom = zoneFrom === undefined ? "this computer's zone; --timezone to change" : zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
+  const timesFrom =
+    zoneFrom === undefined
+      ? "this computer's zone; --timezone to change"
+      : zoneFrom.startsWith('profile ')
+        ? `profile ${settings.profile ?? ''}`
+        : zoneFrom;
   return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom, width });
 }
 
@@ -231,11 +308,20 @@ async function writeXlsx(
 async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<void> {
   const lines: string[] = [];
   if (cut.cutCells.count > 0) {
-    const first = cut.cutCells.first === undefined ? '' : ` (first: ${cut.cutCells.first.sheet}!${cut.cutCells.first.reference})`;
-    lines.push(`${formatCount(cut.cutCells.count)} cells of the service's answer longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}`);
+    const first =
+      cut.cutCells.first === undefined ? '' : ` (first: ${cut.cutCells.first.sheet}!${cut.cutCells.first.reference})`;
+    lines.push(
+      `${formatCount(cut.cutCells.count)} cells of the service's answer longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}`,
+    );
   }
-  for (const [count, what, where] of [[cut.cutColumns, 'columns', 'column'], [cut.cutRows, 'results', 'row']] as const) {
-    if (count > 0) lines.push(`the service's answer has more ${what} than a sheet holds: the last ${formatCount(count)} were cut, the sheet's last ${where} says how many; -o csv or ndjson writes them all`);
+  for (const [count, what, where] of [
+    [cut.cutColumns, 'columns', 'column'],
+    [cut.cutRows, 'results', 'row'],
+  ] as const) {
+    if (count > 0)
+      lines.push(
+        `the service's answer has more ${what} than a sheet holds: the last ${formatCount(count)} were cut, the sheet's last ${where} says how many; -o csv or ndjson writes them all`,
+      );
   }
   for (const line of lines) await say(deps, `warning: ${line}`);
 }

@@ -1,4 +1,11 @@
-import { changedDigestedFile, recordedFlags, fingerprintInput, inputChange, unitsOf, type JournalHead } from '../../runs/index.js';
+import {
+  changedDigestedFile,
+  recordedFlags,
+  fingerprintInput,
+  inputChange,
+  unitsOf,
+  type JournalHead,
+} from '../../runs/index.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import type { RecordJob, Unit } from '../../pipeline/record-job.js';
 import type { InputRecord } from '../../input/record.js';
@@ -26,7 +33,13 @@ const FROM_PROMPTS = 'its items were given at prompts, which the journal does no
  * them). Without `units` (not asked for), `count` is the header's.
  */
 type RunInput =
-  | { units?: () => AsyncIterable<Unit<unknown>>; count: number; summaryNotes?: readonly SummaryNote[]; /** A table input's first row as read (its header, names, dialect). */ table?: TableRow; /** The table input's header as read, also when it has no row. */ header?: TableHeader }
+  | {
+      units?: () => AsyncIterable<Unit<unknown>>;
+      count: number;
+      summaryNotes?: readonly SummaryNote[] /** A table input's first row as read (its header, names, dialect). */;
+      table?: TableRow /** The table input's header as read, also when it has no row. */;
+      header?: TableHeader;
+    }
   | { unlisted: string };
 
 type TableRow = NonNullable<InputRecord['raw']>;
@@ -35,7 +48,12 @@ type TableRow = NonNullable<InputRecord['raw']>;
 export function runProfileOf(header: Pick<JournalHead['header'], 'profile'>): Pick<CommandDeps, 'runProfile'> {
   const recorded = header.profile;
   if (recorded === undefined) return {};
-  return { runProfile: recorded === null ? null : { name: recorded.name, defaults: recorded.defaults as ProfileDefaults, configDir: recorded.configDir } };
+  return {
+    runProfile:
+      recorded === null
+        ? null
+        : { name: recorded.name, defaults: recorded.defaults as ProfileDefaults, configDir: recorded.configDir },
+  };
 }
 
 /**
@@ -43,16 +61,24 @@ export function runProfileOf(header: Pick<JournalHead['header'], 'profile'>): Pi
  * (docs/runs.md, "runs show"). `withUnits` false: only checked (unchanged, its job built), never
  * parsed, for a run whose journal lists every unit and a report that needs no input cells.
  */
-export async function runInput(record: Pick<JournalHead, 'header' | 'end'>, deps: CliDeps, withUnits = true): Promise<RunInput> {
+export async function runInput(
+  record: Pick<JournalHead, 'header' | 'end'>,
+  deps: CliDeps,
+  withUnits = true,
+): Promise<RunInput> {
   const { header } = record;
   const { cwd } = header.options;
   // The command's own input builder (its behaviour's rerunInput), loaded on demand.
   const entry = resumeEntry(header.command, deps.behaviours ?? new Map());
-  if ('notResumable' in entry) return { unlisted: `${header.command} runs cannot be read again: ${entry.notResumable}` };
+  if ('notResumable' in entry)
+    return { unlisted: `${header.command} runs cannot be read again: ${entry.notResumable}` };
   const recorded = recordedFlags(header.options, entry.keptOptions.digested);
   if (recorded.file === '-') return { unlisted: 'it read its input from stdin (--file -), which cannot be read again' };
   if (header.input !== null) {
-    const changed = inputChange(header.input, await fingerprintInput(header.input.path).catch(() => 'missing' as const));
+    const changed = inputChange(
+      header.input,
+      await fingerprintInput(header.input.path).catch(() => 'missing' as const),
+    );
     if (changed !== undefined) return { unlisted: changed };
   }
   const fileChanged = await changedDigestedFile(record, entry.keptOptions.digested);

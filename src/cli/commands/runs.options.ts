@@ -3,34 +3,71 @@ import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { dateOrAge, duration } from '../../flags/flag-values.js';
 
 const RUNS_LIST_OPTIONS = [
-  brief('only runs started since a date or an age (7d, 12h)', parsed(
-    '--since <date-or-age>',
-    'only runs started at or after this: a date (2026-11-01 is that day 00:00 UTC), an RFC 3339 instant with its zone, or an age (7d, 12h: that long ago)',
-    dateOrAge('--since'),
-  ), 'every run'),
+  brief(
+    'only runs started since a date or an age (7d, 12h)',
+    parsed(
+      '--since <date-or-age>',
+      'only runs started at or after this: a date (2026-11-01 is that day 00:00 UTC), an RFC 3339 instant with its zone, or an age (7d, 12h: that long ago)',
+      dateOrAge('--since'),
+    ),
+    'every run',
+  ),
 ] as const;
 
 const RUNS_RESUME_OPTIONS = [
   argument('id', '[id]', 'the run to resume (default: the newest run, if interrupted; "last" is the newest run)'),
-  brief('the PIN the run was started with (prefer --pin-file)', option('--pin <pin>', 'the schedule PIN the run was started with (its journal keeps only a hash, so a resume asks for it); shows in `ps` to every user: prefer --pin-file or EXAMCTL_PIN')),
-  brief('read that PIN from this file (or EXAMCTL_PIN)', option('--pin-file <file>', 'read that PIN from this file (one line); EXAMCTL_PIN gives it too; on a terminal it is asked'), 'asked'),
-  brief('send to the run\'s recorded target, whatever today\'s flags say', option(
-    '--target-from-run',
-    "send to the run's recorded base URL, token file, profile and --allow-insecure-http even where they differ from today's flags, environment and profile (--yes alone does not)",
-  )),
-  brief('resume although a later run went to the same target', option(
-    '--over-later-runs',
-    'resume even though a later run of the same command went to the same target since, in this runs directory or (recorded by the sync memory) another (refused without it: this run would send its older rows over theirs; --yes alone does not)',
-  )),
-  brief('--over-later-runs, and resume without the sync memory the run decided from', option(
-    '--force',
-    'resume even though a later run is on record (as --over-later-runs), and even though the sync memory a --changed-only, --disable-missing or --prune-memberships run decided from was lost since (it then decides as a first night)',
-  )),
+  brief(
+    'the PIN the run was started with (prefer --pin-file)',
+    option(
+      '--pin <pin>',
+      'the schedule PIN the run was started with (its journal keeps only a hash, so a resume asks for it); shows in `ps` to every user: prefer --pin-file or EXAMCTL_PIN',
+    ),
+  ),
+  brief(
+    'read that PIN from this file (or EXAMCTL_PIN)',
+    option(
+      '--pin-file <file>',
+      'read that PIN from this file (one line); EXAMCTL_PIN gives it too; on a terminal it is asked',
+    ),
+    'asked',
+  ),
+  brief(
+    "send to the run's recorded target, whatever today's flags say",
+    option(
+      '--target-from-run',
+      "send to the run's recorded base URL, token file, profile and --allow-insecure-http even where they differ from today's flags, environment and profile (--yes alone does not)",
+    ),
+  ),
+  brief(
+    'resume although a later run went to the same target',
+    option(
+      '--over-later-runs',
+      'resume even though a later run of the same command went to the same target since, in this runs directory or (recorded by the sync memory) another (refused without it: this run would send its older rows over theirs; --yes alone does not)',
+    ),
+  ),
+  brief(
+    '--over-later-runs, and resume without the sync memory the run decided from',
+    option(
+      '--force',
+      'resume even though a later run is on record (as --over-later-runs), and even though the sync memory a --changed-only, --disable-missing or --prune-memberships run decided from was lost since (it then decides as a first night)',
+    ),
+  ),
 ] as const;
 
 const RUNS_PRUNE_OPTIONS = [
-  brief('remove finished runs older than this, e.g. 30d, 12h', parsed('--older-than <duration>', 'remove finished runs started longer ago than this, e.g. 30d, 12h, "1w 2d" (default 30d)', duration('--older-than')), '30d'),
-  brief('also remove interrupted runs (never a running one)', option('--all', 'also remove interrupted runs past the same age and count (never a running one)')),
+  brief(
+    'remove finished runs older than this, e.g. 30d, 12h',
+    parsed(
+      '--older-than <duration>',
+      'remove finished runs started longer ago than this, e.g. 30d, 12h, "1w 2d" (default 30d)',
+      duration('--older-than'),
+    ),
+    '30d',
+  ),
+  brief(
+    'also remove interrupted runs (never a running one)',
+    option('--all', 'also remove interrupted runs past the same age and count (never a running one)'),
+  ),
 ] as const;
 
 export type RunsListOptions = CommandOptions<typeof RUNS_LIST>;
@@ -40,16 +77,27 @@ export type RunsPruneOptions = CommandOptions<typeof RUNS_PRUNE>;
 
 export const RUNS_LIST = declareCommand({
   path: ['runs', 'list'],
-  description: 'every run in the runs directory, newest first: id, command, state (finished, interrupted, running), counts',
-  examples: ['examctl runs list', 'examctl runs list --since 7d --json', 'examctl runs list --since 2026-11-01', 'examctl --runs-dir /var/lib/examctl/runs runs list'],
+  description:
+    'every run in the runs directory, newest first: id, command, state (finished, interrupted, running), counts',
+  examples: [
+    'examctl runs list',
+    'examctl runs list --since 7d --json',
+    'examctl runs list --since 2026-11-01',
+    'examctl --runs-dir /var/lib/examctl/runs runs list',
+  ],
   options: RUNS_LIST_OPTIONS,
   takes: ['--dry-run'],
 });
 
 export const RUNS_SHOW = declareCommand({
   path: ['runs', 'show'],
-  description: "a run's report rebuilt from its journal, finished or not; every input row once when the input is unchanged",
-  examples: ['examctl runs show last', 'examctl runs show 20261122T110502.481Z-3f9a --json', 'examctl runs show last --report result.csv'],
+  description:
+    "a run's report rebuilt from its journal, finished or not; every input row once when the input is unchanged",
+  examples: [
+    'examctl runs show last',
+    'examctl runs show 20261122T110502.481Z-3f9a --json',
+    'examctl runs show last --report result.csv',
+  ],
   options: [argument('id', '<id>', 'a run id from examctl runs list, or "last"')] as const,
   takes: ['--profile', '--dry-run', '--report'],
   resume: { notResumable: 'it only reads a journal and sends nothing: run it again' },
@@ -74,7 +122,8 @@ export const RUNS_RESUME = declareCommand({
 
 export const RUNS_PRUNE = declareCommand({
   path: ['runs', 'prune'],
-  description: 'remove finished runs older than 30 days (--older-than) or beyond the newest 100; --all also interrupted ones',
+  description:
+    'remove finished runs older than 30 days (--older-than) or beyond the newest 100; --all also interrupted ones',
   examples: ['examctl runs prune', 'examctl runs prune --older-than 7d --all --json'],
   options: RUNS_PRUNE_OPTIONS,
   takes: [],

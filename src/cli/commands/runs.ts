@@ -72,7 +72,10 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
   }
   if (runs.length === 0 && unreadable.length === 0) {
     // Runs that --since left out are said, so an empty answer is never read as "no runs at all".
-    const what = from === undefined ? `no runs in ${runsDir}` : `no runs since ${new Date(from).toISOString()} in ${runsDir} (${older} older)`;
+    const what =
+      from === undefined
+        ? `no runs in ${runsDir}`
+        : `no runs since ${new Date(from).toISOString()} in ${runsDir} (${older} older)`;
     await say(deps, what);
     return 0;
   }
@@ -82,7 +85,10 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
     // Not on record how many units it had: at least those its journal holds (runs show reads the input again).
     const atLeast = run.totalKnown === false ? 'at least ' : '';
     const counts = `${atLeast}${n(total)} ${total === 1 && atLeast === '' ? 'item' : 'items'}: ${n(ok)} ok, ${n(partial)} partial, ${n(failed)} failed, ${n(skipped)} skipped`;
-    await printLine(deps, `${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}${run.state === 'store-replaced' ? '  (run the file again)' : ''}`);
+    await printLine(
+      deps,
+      `${run.id}  ${run.state.padEnd(11)}  ${run.command.padEnd(18)}  ${counts}  ${describeTarget(run.target)}${run.input === null ? '' : `  ${run.input}`}${run.state === 'store-replaced' ? '  (run the file again)' : ''}`,
+    );
   }
   // A row each: it may be the interrupted run.
   for (const { id, reason } of unreadable) await printLine(deps, `${id}  unreadable   ${reason}`);
@@ -126,12 +132,17 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
   const { command, target } = run.header;
   const notes = read?.summaryNotes;
   // Without the input, every unchanged unit of a --changed-only run is counted, not listed: said in the document too.
-  const unlistedUnchanged = gone !== undefined && run.unchanged.count > 0 ? { count: run.unchanged.count, reason: gone } : undefined;
+  const unlistedUnchanged =
+    gone !== undefined && run.unchanged.count > 0 ? { count: run.unchanged.count, reason: gone } : undefined;
   // The run's own zone and date format: a report workbook types its dates as the run's did.
   const { timezone, dateFormat } = run.header.options;
   const report = await openRunReport(
     { command, target, ...run.header.origin, dryRun: false, run: run.id, unlisted, unlistedUnchanged },
-    { ...options, ...(typeof timezone === 'string' ? { timezone } : {}), ...(typeof dateFormat === 'string' ? { dateFormat } : {}) },
+    {
+      ...options,
+      ...(typeof timezone === 'string' ? { timezone } : {}),
+      ...(typeof dateFormat === 'string' ? { dateFormat } : {}),
+    },
     runDeps,
     { notes },
     runTimes(run.header.startedAt, run.end?.at),
@@ -155,17 +166,24 @@ async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Pr
     for await (const unit of read.units()) {
       const item = (await run.itemAt(position)) ?? unlinedItem(run, { ...unit, n: position });
       position += 1;
-      await builder.add({ item, rows: leavers === undefined || unit.rows === undefined ? unit.rows : leavers.fileRows(unit.rows) });
+      await builder.add({
+        item,
+        rows: leavers === undefined || unit.rows === undefined ? unit.rows : leavers.fileRows(unit.rows),
+      });
     }
   }
-  for await (const item of run.items(position)) await builder.add(leavers === undefined ? { item } : { item, rows: [leavers.row(item)] });
+  for await (const item of run.items(position))
+    await builder.add(leavers === undefined ? { item } : { item, rows: [leavers.row(item)] });
   // Units --changed-only did not send, journaled as runs of positions: with no input to name them, counted (ok), not listed.
   const unnamed = run.unchanged.count - run.unchanged.countBelow(position);
   if (unnamed > 0) {
     builder.summary.total += unnamed;
     builder.summary.ok += unnamed;
     countAction(builder.summary, 'unchanged', unnamed);
-    await say(deps, `run ${run.id}: ${formatCount(unnamed)} unchanged ${unnamed === 1 ? 'item' : 'items'} (not sent, --changed-only) counted as ok but not listed: ${gone ?? 'past the input'}`);
+    await say(
+      deps,
+      `run ${run.id}: ${formatCount(unnamed)} unchanged ${unnamed === 1 ? 'item' : 'items'} (not sent, --changed-only) counted as ok but not listed: ${gone ?? 'past the input'}`,
+    );
   }
   if (unlisted?.count) {
     builder.summary.total += unlisted.count;
@@ -191,14 +209,18 @@ async function leaverRows(
   if (run.header.command !== 'user sync' || input.table === undefined || listed === 0) return undefined;
   const { leaverTable, leaverRow, underLeaverHeader } = await import('../../sync/user-sync-memory.js');
   const table = leaverTable(input.table);
-  await say(deps, `run ${run.id}: the report's ${formatCount(listed)} leaver ${listed === 1 ? 'row has' : 'rows have'} ExternalId and DisableLogin only: the run journal does not keep leavers' FirstName and LastName (the run's own --report has them)`);
+  await say(
+    deps,
+    `run ${run.id}: the report's ${formatCount(listed)} leaver ${listed === 1 ? 'row has' : 'rows have'} ExternalId and DisableLogin only: the run journal does not keep leavers' FirstName and LastName (the run's own --report has them)`,
+  );
   return {
     fileRows: (rows) => underLeaverHeader(table, rows),
     row: (item) => leaverRow(table, { ExternalId: item.id ?? '' }),
   };
 }
 
-const LEAVERS_UNLISTED = 'they are leavers (--disable-missing) that come from the sync memory, not the file, and its journal does not name them';
+const LEAVERS_UNLISTED =
+  'they are leavers (--disable-missing) that come from the sync memory, not the file, and its journal does not name them';
 
 /** Units after the input's (user sync's leavers) that the journal has no line for: the header's count tells. */
 function unreachedLeavers(run: RunIndex, inputUnits: number): number {
@@ -215,16 +237,27 @@ export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions,
   const options = onlyGlobals(globals);
   const runsDir = runsDirOf(options, deps);
   const maxAgeDays = olderThan === undefined ? DEFAULT_PRUNE_POLICY.maxAgeDays : olderThan / DAY_MS;
-  const result = await pruneRuns(runsDir, { ...DEFAULT_PRUNE_POLICY, maxAgeDays, all: all ?? false }, new Date(), trustOf(deps));
+  const result = await pruneRuns(
+    runsDir,
+    { ...DEFAULT_PRUNE_POLICY, maxAgeDays, all: all ?? false },
+    new Date(),
+    trustOf(deps),
+  );
   if (options.json) await printJson(deps, { runsDir, ...result });
   else {
     await say(deps, `removed ${result.removed.length} ${result.removed.length === 1 ? 'run' : 'runs'} from ${runsDir}`);
     if (result.keptUnfinished.length > 0) {
-      await say(deps, `kept ${result.keptUnfinished.length} interrupted (examctl runs resume, or runs prune --all): ${result.keptUnfinished.join(', ')}`);
+      await say(
+        deps,
+        `kept ${result.keptUnfinished.length} interrupted (examctl runs resume, or runs prune --all): ${result.keptUnfinished.join(', ')}`,
+      );
     }
     if (result.leftAlone.length > 0) {
       const count = result.leftAlone.length;
-      const lines = [`left ${count} ${count === 1 ? 'entry' : 'entries'} not owned by you (or not a plain run directory) alone:`, ...result.leftAlone.map(({ id, reason }) => `  ${id}: ${reason}`)];
+      const lines = [
+        `left ${count} ${count === 1 ? 'entry' : 'entries'} not owned by you (or not a plain run directory) alone:`,
+        ...result.leftAlone.map(({ id, reason }) => `  ${id}: ${reason}`),
+      ];
       for (const line of lines) await say(deps, line);
     }
   }
@@ -242,14 +275,25 @@ export async function runResume(options: RunsResumeOptions, deps: CliDeps): Prom
   } catch (error) {
     if (!(error instanceof NothingToResumeError)) throw error;
     await say(deps, `examctl: ${error.message}`);
-    const { id: _id, pin: _pin, pinFile: _pinFile, targetFromRun: _from, overLaterRuns: _over, force: _force, ...globals } = options;
+    const {
+      id: _id,
+      pin: _pin,
+      pinFile: _pinFile,
+      targetFromRun: _from,
+      overLaterRuns: _over,
+      force: _force,
+      ...globals
+    } = options;
     if (error.finishedRun !== undefined) return runShow({ ...globals, id: error.finishedRun }, deps);
     if (globals.json === true) await printJson(deps, { run: null, resumed: false, reason: error.message });
     return ExitCode.Ok;
   }
 }
 
-async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRuns, force, ...globals }: RunsResumeOptions, deps: CliDeps): Promise<number> {
+async function resumeRun(
+  { id, pin: pinFlag, pinFile, targetFromRun, overLaterRuns, force, ...globals }: RunsResumeOptions,
+  deps: CliDeps,
+): Promise<number> {
   const given = onlyGlobals(globals);
   const runsDir = runsDirOf(given, deps);
   const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
@@ -264,12 +308,20 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     if (pin === undefined && pinned) pin = await askPin(`run ${wanted} was started with a PIN`, given, deps);
     // The command as its declaration says (program.ts), run by its behaviour (command-behaviours.ts).
     const entry = resumeEntry(opened.record.header.command, deps.behaviours ?? new Map());
-    if ('notResumable' in entry) throw new RunJournalError(`run ${wanted}: ${opened.record.header.command} cannot be resumed: ${entry.notResumable}`);
+    if ('notResumable' in entry)
+      throw new RunJournalError(
+        `run ${wanted}: ${opened.record.header.command} cannot be resumed: ${entry.notResumable}`,
+      );
     const fileChanged = await changedDigestedFile(opened.record, entry.keptOptions.digested);
     if (fileChanged !== undefined) throw new RunJournalError(`run ${wanted}: ${fileChanged}; ${CHANGED_INPUT_ADVICE}`);
     const options = resumedOptions(opened, given, pin, entry.keptOptions.digested);
     const { confirmResumeTarget } = await import('./resume-target.js');
-    await confirmResumeTarget(opened, { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) }, deps, options);
+    await confirmResumeTarget(
+      opened,
+      { ...given, ...(targetFromRun === undefined ? {} : { targetFromRun }) },
+      deps,
+      options,
+    );
     await refuseReplacedStore(opened.record.header, deps);
     if (given.store !== undefined) await say(deps, '--store not used: a resume takes the recorded target');
     const overLater = overLaterRuns === true || force === true;
@@ -280,13 +332,32 @@ async function resumeRun({ id, pin: pinFlag, pinFile, targetFromRun, overLaterRu
     // Made again once the run holds the memory: a later run may go on record while it waits.
     const check: ResumeContext['check'] = async (held) => {
       if (!overLater) await refuseOverLaterRuns(runsDir, opened.record.header);
-      await refuseResumeAgainstMemory(opened.record.header, given.runsDir, { env: deps.env, cwd: runCwd }, { laterRuns: !overLater, lostMemory: force !== true }, held);
+      await refuseResumeAgainstMemory(
+        opened.record.header,
+        given.runsDir,
+        { env: deps.env, cwd: runCwd },
+        { laterRuns: !overLater, lostMemory: force !== true },
+        held,
+      );
     };
     await check();
     const [run, { targetOnce }] = await Promise.all([entry.run(), import('../../context/target.js')]);
-    const resumedDeps: CliDeps = { ...deps, env, cwd: runCwd, resume: { ...opened, check }, invocation: options, keptOptions: entry.keptOptions, commandFlags: entry.keptOptions.names, ...runProfileOf(opened.record.header) };
+    const resumedDeps: CliDeps = {
+      ...deps,
+      env,
+      cwd: runCwd,
+      resume: { ...opened, check },
+      invocation: options,
+      keptOptions: entry.keptOptions,
+      commandFlags: entry.keptOptions.names,
+      ...runProfileOf(opened.record.header),
+    };
     // Over later runs: a row a later run sent another request for goes too (docs/sync.md, "Stale input").
-    return await run((overLater ? { ...options, allowOldFile: true } : options) as never, resumedDeps, targetOnce(options as GlobalOptions, resumedDeps));
+    return await run(
+      (overLater ? { ...options, allowOldFile: true } : options) as never,
+      resumedDeps,
+      targetOnce(options as GlobalOptions, resumedDeps),
+    );
   } finally {
     // The pipeline ended the attempt; this releases the run when the command stopped before it.
     await opened.journal.close();

@@ -4,13 +4,20 @@ import { OUT_OPTION } from './out-option.js';
 import { NO_BOM_OPTION } from './file-options.js';
 
 const SCHEDULE_LINKS_OPTIONS = [
-  argument('scheduleExtId', '[scheduleExtId]', 'the schedule whose links to list (on a terminal without it: picked from the store)'),
-  brief('table, csv (a row per candidate) or json', choice(
-    '-o, --output <format>',
-    'table (on screen), csv (one row per candidate, formula-safe for a mail merge) or json',
-    ['table', 'csv', 'json'],
-    'table',
-  )),
+  argument(
+    'scheduleExtId',
+    '[scheduleExtId]',
+    'the schedule whose links to list (on a terminal without it: picked from the store)',
+  ),
+  brief(
+    'table, csv (a row per candidate) or json',
+    choice(
+      '-o, --output <format>',
+      'table (on screen), csv (one row per candidate, formula-safe for a mail merge) or json',
+      ['table', 'csv', 'json'],
+      'table',
+    ),
+  ),
   OUT_OPTION,
   NO_BOM_OPTION,
 ] as const;

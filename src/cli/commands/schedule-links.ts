@@ -21,11 +21,19 @@ const REMOTE_HAS_NO_LINKS =
  * proctoring) from the local store, as a table, a formula-safe CSV for a mail merge, or JSON.
  * A read: the store is opened read-only, without the lock, and never created.
  */
-export function run({ out, ...options }: ScheduleLinksOptions, deps: CommandDeps, targetOf: TargetOf = targetOnce(options, deps)): Promise<number> {
+export function run(
+  { out, ...options }: ScheduleLinksOptions,
+  deps: CommandDeps,
+  targetOf: TargetOf = targetOnce(options, deps),
+): Promise<number> {
   return withOutFile(out, deps, (to) => listLinks(options, to, targetOf));
 }
 
-async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: CommandDeps, targetOf: TargetOf): Promise<number> {
+async function listLinks(
+  options: Omit<ScheduleLinksOptions, 'out'>,
+  deps: CommandDeps,
+  targetOf: TargetOf,
+): Promise<number> {
   const target = await targetOf();
   if (target.kind !== 'local') throw new UsageError(REMOTE_HAS_NO_LINKS);
   const directory = await (deps.openDirectory?.(target, deps) ?? openStoreDirectory(target.store));
@@ -52,7 +60,10 @@ async function listLinks(options: Omit<ScheduleLinksOptions, 'out'>, deps: Comma
   }
   const count = links.Candidates.length;
   // The id and the title come from the store or the service: gated like every such text.
-  await say(deps, `${count} ${count === 1 ? 'candidate' : 'candidates'} of ${links.ScheduleExtId} (${links.Title}) from ${describeTarget(target.report)}`);
+  await say(
+    deps,
+    `${count} ${count === 1 ? 'candidate' : 'candidates'} of ${links.ScheduleExtId} (${links.Title}) from ${describeTarget(target.report)}`,
+  );
   return 0;
 }
 
@@ -84,12 +95,18 @@ async function openStoreDirectory(store: string): Promise<OpenDirectory> {
   const { openLocalTarget } = await import('../../engine/local-target.js');
   const engine = await openLocalTarget(store, { dryRun: true });
   if (engine === null) {
-    throw new UsageError(`no local store at ${store}: no schedule has links yet (schedule push creates the store; --store names another one)`);
+    throw new UsageError(
+      `no local store at ${store}: no schedule has links yet (schedule push creates the store; --store names another one)`,
+    );
   }
   return engine;
 }
 
-async function pickSchedule(directory: OpenDirectory, options: ScheduleLinksOptions, deps: CommandDeps): Promise<string> {
+async function pickSchedule(
+  directory: OpenDirectory,
+  options: ScheduleLinksOptions,
+  deps: CommandDeps,
+): Promise<string> {
   const { missingValue, promptSchedule } = await import('../../terminal/prompts.js');
   if (!promptsAllowed(options, deps)) throw missingValue('<ScheduleExtId>');
   return promptSchedule(directory.schedules(), promptIoOf(deps));

@@ -1,46 +1,141 @@
 import { kept, allKept, choice, grouped, HELP_GROUP, mandatory, option, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
-import { ALLOW_OLD_FILE_OPTION, CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REALLY_NEW_IDS_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
+import {
+  ALLOW_OLD_FILE_OPTION,
+  CHANGED_ONLY_OPTION,
+  ONLY_NEW_OR_EXISTING_OPTIONS,
+  REALLY_NEW_IDS_OPTION,
+  REQUIRE_MEMORY_OPTION,
+  SYNC_DIR_OPTION,
+} from './sync-options.js';
 
 /** The file of schedule requests: `schedule push` reads it, `synced adopt-schedules` too. */
 export const SCHEDULE_FILE_OPTIONS = grouped(HELP_GROUP.input, [
-  brief('candidates or sittings: CSV, .xlsx or JSON request(s)', mandatory('-f, --file <path>', 'candidates or sittings CSV or .xlsx, or JSON request(s) / candidates: API field names, or the export\'s own read with --map/--map-file')),
-  kept(option('--schedule <file.json>', 'schedule fields from a JSON object (the Schedule object, or a request with Schedule)'), 'with-digest'),
+  brief(
+    'candidates or sittings: CSV, .xlsx or JSON request(s)',
+    mandatory(
+      '-f, --file <path>',
+      "candidates or sittings CSV or .xlsx, or JSON request(s) / candidates: API field names, or the export's own read with --map/--map-file",
+    ),
+  ),
+  kept(
+    option(
+      '--schedule <file.json>',
+      'schedule fields from a JSON object (the Schedule object, or a request with Schedule)',
+    ),
+    'with-digest',
+  ),
 ] as const);
 
 /** What makes each schedule request beside the file: the workflow, --upsert, and the schedule fields. */
 export const SCHEDULE_REQUEST_OPTIONS = [
   ...grouped(HELP_GROUP.request, [
-    brief(undefined, choice('--workflow <workflow>', 'DEFAULT or EXTERNAL_ATTEMPTS (candidates then need AttemptExtId)', ['DEFAULT', 'EXTERNAL_ATTEMPTS']), 'DEFAULT'),
-    brief('update a schedule whose ScheduleExtId exists', option('--upsert', 'update a schedule whose ScheduleExtId exists instead of failing (activated schedules cannot be updated)')),
+    brief(
+      undefined,
+      choice('--workflow <workflow>', 'DEFAULT or EXTERNAL_ATTEMPTS (candidates then need AttemptExtId)', [
+        'DEFAULT',
+        'EXTERNAL_ATTEMPTS',
+      ]),
+      'DEFAULT',
+    ),
+    brief(
+      'update a schedule whose ScheduleExtId exists',
+      option(
+        '--upsert',
+        'update a schedule whose ScheduleExtId exists instead of failing (activated schedules cannot be updated)',
+      ),
+    ),
   ] as const),
   ...grouped(HELP_GROUP.scheduleFields, [
-    brief(undefined, option('--schedule-id <id>', 'ScheduleExtId (when absent, a real run names the new schedule itself: docs/runs.md, "An id examctl chooses")'), 'a new id examctl names'),
-    brief('AssessmentExtId: the assessment to sit', option('--assessment <id>', 'AssessmentExtId: the assessment to sit')),
+    brief(
+      undefined,
+      option(
+        '--schedule-id <id>',
+        'ScheduleExtId (when absent, a real run names the new schedule itself: docs/runs.md, "An id examctl chooses")',
+      ),
+      'a new id examctl names',
+    ),
+    brief(
+      'AssessmentExtId: the assessment to sit',
+      option('--assessment <id>', 'AssessmentExtId: the assessment to sit'),
+    ),
     brief(undefined, option('--title <title>', 'schedule Title (generated when absent)'), 'generated'),
-    brief('StartDateTime, e.g. 2026-12-01T09:00:00Z', option('--start <datetime>', 'StartDateTime, RFC 3339 with a zone, e.g. 2026-12-01T09:00:00Z')),
-    brief(undefined, option('--end <datetime>', 'EndDateTime (default: start + assessment duration + 60 min)'), 'start + duration + 60 min'),
-    brief('GroupExtId: the candidates\' group (created if new)', option('--group <id>', 'GroupExtId: hierarchy group the candidates are attached to (created if new)')),
+    brief(
+      'StartDateTime, e.g. 2026-12-01T09:00:00Z',
+      option('--start <datetime>', 'StartDateTime, RFC 3339 with a zone, e.g. 2026-12-01T09:00:00Z'),
+    ),
+    brief(
+      undefined,
+      option('--end <datetime>', 'EndDateTime (default: start + assessment duration + 60 min)'),
+      'start + duration + 60 min',
+    ),
+    brief(
+      "GroupExtId: the candidates' group (created if new)",
+      option('--group <id>', 'GroupExtId: hierarchy group the candidates are attached to (created if new)'),
+    ),
     brief('GroupName: title of that group', option('--group-name <name>', 'GroupName: title of that group')),
-    brief('ScheduleGroupExtId: the schedule\'s hierarchy', option('--schedule-group <id>', 'ScheduleGroupExtId: hierarchy the schedule belongs to (default: root)'), 'root'),
-    brief('ScheduleGroupName: title of that hierarchy', option('--schedule-group-name <name>', 'ScheduleGroupName: title of that hierarchy')),
-    brief('Owner: user name of the owner', option('--owner <username>', 'Owner: user name of the schedule owner (default: the API settings owner)'), 'API settings owner'),
+    brief(
+      "ScheduleGroupExtId: the schedule's hierarchy",
+      option('--schedule-group <id>', 'ScheduleGroupExtId: hierarchy the schedule belongs to (default: root)'),
+      'root',
+    ),
+    brief(
+      'ScheduleGroupName: title of that hierarchy',
+      option('--schedule-group-name <name>', 'ScheduleGroupName: title of that hierarchy'),
+    ),
+    brief(
+      'Owner: user name of the owner',
+      option('--owner <username>', 'Owner: user name of the schedule owner (default: the API settings owner)'),
+      'API settings owner',
+    ),
     kept(
-      brief('PIN for candidates (shows in ps: prefer --pin-file)', option('--pin <pin>', 'PIN for candidates: four digits expected (string(4); other values are sent with a warning); a command line shows in `ps` to every user of the machine: prefer --pin-file or EXAMCTL_PIN')),
+      brief(
+        'PIN for candidates (shows in ps: prefer --pin-file)',
+        option(
+          '--pin <pin>',
+          'PIN for candidates: four digits expected (string(4); other values are sent with a warning); a command line shows in `ps` to every user of the machine: prefer --pin-file or EXAMCTL_PIN',
+        ),
+      ),
       { notKept: 'a secret: its SHA-256 is kept, and runs resume asks for --pin again' },
     ),
-    kept(brief('read the PIN from this file (or EXAMCTL_PIN)', option('--pin-file <file>', 'read the PIN from this file (one line; keep it 0600); EXAMCTL_PIN gives it too; on a terminal a missing PIN is asked'), 'asked'), {
-      notKept: 'where the PIN came from: runs resume asks for it again',
-    }),
-    brief('UseProctoringService', option('--proctoring', 'UseProctoringService true (default: the assessment option)'), 'the assessment\'s option'),
+    kept(
+      brief(
+        'read the PIN from this file (or EXAMCTL_PIN)',
+        option(
+          '--pin-file <file>',
+          'read the PIN from this file (one line; keep it 0600); EXAMCTL_PIN gives it too; on a terminal a missing PIN is asked',
+        ),
+        'asked',
+      ),
+      {
+        notKept: 'where the PIN came from: runs resume asks for it again',
+      },
+    ),
+    brief(
+      'UseProctoringService',
+      option('--proctoring', 'UseProctoringService true (default: the assessment option)'),
+      "the assessment's option",
+    ),
     option('--no-proctoring', 'UseProctoringService false'),
-    brief(undefined, option('--proctoring-template <id>', 'ProctoringServiceTemplateExternalId (default: the global template)'), 'global template'),
-    brief('LockExamOnConnectionLoss', option('--lock-on-connection-loss', 'LockExamOnConnectionLoss true'), 'the service\'s'),
+    brief(
+      undefined,
+      option('--proctoring-template <id>', 'ProctoringServiceTemplateExternalId (default: the global template)'),
+      'global template',
+    ),
+    brief(
+      'LockExamOnConnectionLoss',
+      option('--lock-on-connection-loss', 'LockExamOnConnectionLoss true'),
+      "the service's",
+    ),
     option('--no-lock-on-connection-loss', 'LockExamOnConnectionLoss false'),
-    brief('UseKeyCode: log in with keycode slips', option('--keycode', 'UseKeyCode true: candidates log in with keycode slips'), 'the service\'s'),
+    brief(
+      'UseKeyCode: log in with keycode slips',
+      option('--keycode', 'UseKeyCode true: candidates log in with keycode slips'),
+      "the service's",
+    ),
     option('--no-keycode', 'UseKeyCode false'),
-    brief('enableAutomaticDataCleanup', option('--auto-cleanup', 'enableAutomaticDataCleanup true'), 'the service\'s'),
+    brief('enableAutomaticDataCleanup', option('--auto-cleanup', 'enableAutomaticDataCleanup true'), "the service's"),
     option('--no-auto-cleanup', 'enableAutomaticDataCleanup false'),
     option('--cleanup-notice-period <value>', 'dataCleanupNoticePeriod, passed through as given'),
   ] as const),
@@ -53,7 +148,10 @@ const SCHEDULE_PUSH_OPTIONS = allKept([
   REALLY_NEW_IDS_OPTION,
   CHANGED_ONLY_OPTION,
   ALLOW_OLD_FILE_OPTION,
-  option('--clear-pin', 'send no PIN where an earlier run set one: the upsert clears it (docs/sync.md, "Fields left out")'),
+  option(
+    '--clear-pin',
+    'send no PIN where an earlier run set one: the upsert clears it (docs/sync.md, "Fields left out")',
+  ),
   REQUIRE_MEMORY_OPTION,
   ...ONLY_NEW_OR_EXISTING_OPTIONS,
   SYNC_DIR_OPTION,

@@ -10,21 +10,62 @@ import { createdByLostAttempt } from '../../pipeline/service-answer.js';
 import type { TargetOf } from '../../context/resolved-target.js';
 import { inputFlagsOf } from '../../pipeline/command-input.js';
 import { FLAG_FIELDS } from '../../context/settings.js';
-import { createdUnlessUpsert, describeRequests, schedulePushInput, sendSchedule, takeFlags, withChosenScheduleId } from '../../pipeline/schedule-input.js';
-import { completeRequiredFields, correctAnswers, refusedProblems, sayAfterRun, warnBeforeSending, type Remembered } from '../../pipeline/schedule-questions.js';
+import {
+  createdUnlessUpsert,
+  describeRequests,
+  schedulePushInput,
+  sendSchedule,
+  takeFlags,
+  withChosenScheduleId,
+} from '../../pipeline/schedule-input.js';
+import {
+  completeRequiredFields,
+  correctAnswers,
+  refusedProblems,
+  sayAfterRun,
+  warnBeforeSending,
+  type Remembered,
+} from '../../pipeline/schedule-questions.js';
 import { refuseWithheldPins } from '../../input/withheld-pins.js';
 import { givenPin, schedulePinToSend } from '../../context/pin-source.js';
 import { clockFromEnv } from '../../engine/clock.js';
 import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options.js';
 
-
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(
-  { file, schedule, workflow, upsert, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, changedOnly, allowOldFile, requireMemory, syncDir, encoding, map, mapFile, set, dateFormat, pinFile, clearPin, onlyNew, onlyExisting, reallyNewIds, ...rest }: SchedulePushOptions,
+  {
+    file,
+    schedule,
+    workflow,
+    upsert,
+    ignoreUnknownColumns,
+    onlyFailed,
+    sheet,
+    hiddenRows,
+    timezone,
+    changedOnly,
+    allowOldFile,
+    requireMemory,
+    syncDir,
+    encoding,
+    map,
+    mapFile,
+    set,
+    dateFormat,
+    pinFile,
+    clearPin,
+    onlyNew,
+    onlyExisting,
+    reallyNewIds,
+    ...rest
+  }: SchedulePushOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
-  const { taken: fieldFlags, rest: globals } = takeFlags(rest, Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[]);
+  const { taken: fieldFlags, rest: globals } = takeFlags(
+    rest,
+    Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[],
+  );
   const options = onlyGlobals(globals);
   const typedPin = fieldFlags.pin !== undefined ? '--pin' : pinFile !== undefined ? '--pin-file' : undefined;
   // --pin, --pin-file or EXAMCTL_PIN (pin-source.ts); the journal records the digest of the one sent.
@@ -32,16 +73,58 @@ export async function run(
   if (typedPin !== undefined) fieldFlags.pin = pin;
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   const only = scheduleSyncFlags({ changedOnly, requireMemory, upsert, onlyNew, onlyExisting });
-  const memory = new ScheduleMemory('schedules', { changedOnly, requireMemory, syncDir, only, reallyNewIds, allowOldFile, runsDir: options.runsDir, dryRun: options.dryRun }, deps, target, (payload) => payload.request);
+  const memory = new ScheduleMemory(
+    'schedules',
+    {
+      changedOnly,
+      requireMemory,
+      syncDir,
+      only,
+      reallyNewIds,
+      allowOldFile,
+      runsDir: options.runsDir,
+      dryRun: options.dryRun,
+    },
+    deps,
+    target,
+    (payload) => payload.request,
+  );
   const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
-  const { defaults, records, units, readIds, shaping } = await schedulePushInput({ file, schedule, workflow, upsert, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlags, ...fieldFlags }, deps);
-  const sent = await schedulePinToSend({ typed: typedPin, pin, file: schedule, clearPin, filePin: defaults.schedule.PIN }, records, onlyFailed ?? false, options, deps);
+  const { defaults, records, units, readIds, shaping } = await schedulePushInput(
+    {
+      file,
+      schedule,
+      workflow,
+      upsert,
+      ignoreUnknownColumns,
+      sheet,
+      hiddenRows,
+      encoding,
+      ...inputFlags,
+      ...fieldFlags,
+    },
+    deps,
+  );
+  const sent = await schedulePinToSend(
+    { typed: typedPin, pin, file: schedule, clearPin, filePin: defaults.schedule.PIN },
+    records,
+    onlyFailed ?? false,
+    options,
+    deps,
+  );
   if (sent !== undefined) {
     defaults.schedule.PIN = sent;
     deps = { ...deps, invocation: { ...(deps.invocation ?? {}), pin: sent } };
   }
   const asked = await completeRequiredFields(defaults, records, shaping, options, deps, target);
-  await warnBeforeSending(defaults, records, shaping, options.dryRun ?? false, clockFromEnv(deps.env)().getTime(), deps);
+  await warnBeforeSending(
+    defaults,
+    records,
+    shaping,
+    options.dryRun ?? false,
+    clockFromEnv(deps.env)().getTime(),
+    deps,
+  );
   const job: RecordJob<PreparedSchedule, Remembered> = {
     command: commandName(SCHEDULE_PUSH),
     records,
@@ -60,7 +143,15 @@ export async function run(
     },
     ...memory.hooks(),
     // A remote answer does not say created or updated: without Upsert the request only creates; with, the memory says (docs/sync.md, "Created or updated").
-    send: async (api, payload, callOptions) => memory.answered(payload, payload.request.Schedule.ScheduleExtId ?? null, memory.withNote(payload, createdUnlessUpsert(payload, await sendSchedule(api, payload, callOptions), callOptions))),
+    send: async (api, payload, callOptions) =>
+      memory.answered(
+        payload,
+        payload.request.Schedule.ScheduleExtId ?? null,
+        memory.withNote(
+          payload,
+          createdUnlessUpsert(payload, await sendSchedule(api, payload, callOptions), callOptions),
+        ),
+      ),
     // No ScheduleExtId: examctl names it, so a resend after a lost answer is not a second schedule (docs/runs.md).
     lostAttemptDid: createdByLostAttempt('/schedule'),
     withChosenId: withChosenScheduleId,
@@ -77,7 +168,11 @@ export async function run(
   };
   const { exitCode, remembered } = await memory.closingOnFailure(async () => {
     let outcome = await runPipeline(job, runOptions, deps, target);
-    for (let refused = refusedProblems(outcome.remembered); asked !== undefined && refused !== undefined; refused = refusedProblems(outcome.remembered)) {
+    for (
+      let refused = refusedProblems(outcome.remembered);
+      asked !== undefined && refused !== undefined;
+      refused = refusedProblems(outcome.remembered)
+    ) {
       if (!(await correctAnswers(asked, refused, defaults, deps))) break;
       outcome = await runPipeline(job, runOptions, deps, target);
     }
@@ -88,4 +183,7 @@ export async function run(
 }
 
 /** `runs show` reads a run again (SCHEDULE_PUSH's resume.input). */
-export const rerunInput: RerunInput = async (options, deps) => ({ ...(await schedulePushInput(options as never, deps)), summaryNotes: SCHEDULE_NOTES });
+export const rerunInput: RerunInput = async (options, deps) => ({
+  ...(await schedulePushInput(options as never, deps)),
+  summaryNotes: SCHEDULE_NOTES,
+});

@@ -18,7 +18,11 @@ import type { MemoryEntry, SyncKind } from '../../sync/memory-lines.js';
 import { userSyncInput, userUnit } from './user-sync.js';
 import { refuseWithheldPins } from '../../input/withheld-pins.js';
 import { schedulePushInput } from '../../pipeline/schedule-input.js';
-import type { SyncedAdoptCollectionsOptions, SyncedAdoptOptions, SyncedAdoptSchedulesOptions } from './synced.options.js';
+import type {
+  SyncedAdoptCollectionsOptions,
+  SyncedAdoptOptions,
+  SyncedAdoptSchedulesOptions,
+} from './synced.options.js';
 import { collectionAddInput } from './collection-add.js';
 import { sittingsOnStore, usersOnStore } from '../../sync/adopt-sittings.js';
 import type { LocalDirectory } from '../../port/local-directory.js';
@@ -30,7 +34,22 @@ import { openTargetDirectory } from '../../context/target.js';
  * dry run only reads the memory.
  */
 export async function runAdopt(
-  { file: files, tentative, population: given, ignoreUnknownColumns, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, syncDir, ...globals }: SyncedAdoptOptions,
+  {
+    file: files,
+    tentative,
+    population: given,
+    ignoreUnknownColumns,
+    sheet,
+    hiddenRows,
+    encoding,
+    map,
+    mapFile,
+    set,
+    dateFormat,
+    timezone,
+    syncDir,
+    ...globals
+  }: SyncedAdoptOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -39,12 +58,26 @@ export async function runAdopt(
   let code = 0;
   // The missed nights' files in order: each adopted as its night left the memory, the next on top of it.
   for (const file of files ?? []) {
-    const read = userSyncInput({ file, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, deps);
+    const read = userSyncInput(
+      {
+        file,
+        ignoreUnknownColumns,
+        sheet,
+        hiddenRows,
+        encoding,
+        ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }),
+      },
+      deps,
+    );
     const source = new RecordSource(() => read.records(), false, 'user sync');
     const adoption = await userAdoption(userUnit, population, tentative === true);
-    const unitsOf = (batches: AsyncIterable<readonly InputRecord[]>) => unitPerRecord(adoption.unitOf, USER_ID_RULE).units(batches);
+    const unitsOf = (batches: AsyncIterable<readonly InputRecord[]>) =>
+      unitPerRecord(adoption.unitOf, USER_ID_RULE).units(batches);
     const entryOf = (directory: LocalDirectory | null) => usersOnStore(adoption.entryOf, directory);
-    code = Math.max(code, await adopt('users', { file, population, source, unitsOf, entryOf }, { ...options, syncDir }, deps, target));
+    code = Math.max(
+      code,
+      await adopt('users', { file, population, source, unitsOf, entryOf }, { ...options, syncDir }, deps, target),
+    );
   }
   return code;
 }
@@ -53,17 +86,36 @@ export async function runAdopt(
  * `synced adopt-schedules --file FILE [schedule push's flags]` (docs/sync.md, "When the memory is
  * lost"): the requests as `schedule push` builds them from the same flags, never asking.
  */
-export async function runAdoptSchedules({ syncDir, pin, pinFile, ...rest }: SyncedAdoptSchedulesOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+export async function runAdoptSchedules(
+  { syncDir, pin, pinFile, ...rest }: SyncedAdoptSchedulesOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<number> {
   // Its own flags are schedule push's input; the rest are the global ones.
   const options: GlobalOptions = rest;
   const given = await givenPin({ pin, pinFile }, deps);
-  const input = await schedulePushInput({ ...rest, ...((pin ?? pinFile) === undefined ? {} : { pin: given }) } as Parameters<typeof schedulePushInput>[0], deps);
+  const input = await schedulePushInput(
+    { ...rest, ...((pin ?? pinFile) === undefined ? {} : { pin: given }) } as Parameters<typeof schedulePushInput>[0],
+    deps,
+  );
   // As schedule push takes it: the --schedule file's PIN beats EXAMCTL_PIN, a typed one beats the file's.
   if (!isGiven(input.defaults.schedule.PIN) && given !== undefined) input.defaults.schedule.PIN = given;
   // A report's withheld PIN cells need the PIN that was pushed (--pin-file, EXAMCTL_PIN): never asked here.
   if (!isGiven(input.defaults.schedule.PIN)) await refuseWithheldPins(input.records(), false);
   const source = new RecordSource(() => input.records(), false, 'schedule push');
-  return adopt('schedules', { file: rest.file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: sittingsOnStore }, { ...options, syncDir }, deps, target);
+  return adopt(
+    'schedules',
+    {
+      file: rest.file,
+      population: undefined,
+      source,
+      unitsOf: (batches) => input.units(batches),
+      entryOf: sittingsOnStore,
+    },
+    { ...options, syncDir },
+    deps,
+    target,
+  );
 }
 
 /**
@@ -71,11 +123,43 @@ export async function runAdoptSchedules({ syncDir, pin, pinFile, ...rest }: Sync
  * recorded as examctl made them, with their fields: the way back for a collection whose request was
  * cut short, once checked on the platform (`--existing ok` then takes it for examctl's own).
  */
-export async function runAdoptCollections({ file, sheet, hiddenRows, encoding, map, mapFile, set, dateFormat, timezone, syncDir, ...globals }: SyncedAdoptCollectionsOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+export async function runAdoptCollections(
+  {
+    file,
+    sheet,
+    hiddenRows,
+    encoding,
+    map,
+    mapFile,
+    set,
+    dateFormat,
+    timezone,
+    syncDir,
+    ...globals
+  }: SyncedAdoptCollectionsOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<number> {
   const options = onlyGlobals(globals);
-  const input = await collectionAddInput({ file, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, options, deps);
+  const input = await collectionAddInput(
+    { file, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) },
+    options,
+    deps,
+  );
   const source = new RecordSource(() => input.records(), false, 'collection add');
-  return adopt('collections', { file, population: undefined, source, unitsOf: (batches) => input.units(batches), entryOf: () => collectionEntryOf }, { ...options, syncDir }, deps, target);
+  return adopt(
+    'collections',
+    {
+      file,
+      population: undefined,
+      source,
+      unitsOf: (batches) => input.units(batches),
+      entryOf: () => collectionEntryOf,
+    },
+    { ...options, syncDir },
+    deps,
+    target,
+  );
 }
 
 /** What the command says of the file beside what it adopts: its name and how its units are made. */
@@ -88,7 +172,13 @@ interface AdoptedFile<P> {
 }
 
 /** The file's structure checked first (a malformed one is exit 2, the memory untouched), then adopted (src/sync/adopt.ts) and told. */
-async function adopt<P>(kind: SyncKind, input: AdoptedFile<P>, options: GlobalOptions & { syncDir?: string | undefined }, deps: CommandDeps, target: TargetOf): Promise<number> {
+async function adopt<P>(
+  kind: SyncKind,
+  input: AdoptedFile<P>,
+  options: GlobalOptions & { syncDir?: string | undefined },
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<number> {
   await input.source.checkStructure();
   const resolved = await target();
   const dryRun = options.dryRun ?? false;
@@ -96,7 +186,12 @@ async function adopt<P>(kind: SyncKind, input: AdoptedFile<P>, options: GlobalOp
   const directory = await (deps.openDirectory ?? openTargetDirectory)(resolved, deps);
   const { adoption, memory } = await adoptFile(
     kind,
-    { population: input.population, units: input.unitsOf(input.source.batches()), entryOf: input.entryOf(directory), digest: await fileDigest(inputPathOf(input.file, deps)) },
+    {
+      population: input.population,
+      units: input.unitsOf(input.source.batches()),
+      entryOf: input.entryOf(directory),
+      digest: await fileDigest(inputPathOf(input.file, deps)),
+    },
     { target: resolved, syncDir: options.syncDir, runsDir: options.runsDir, dryRun },
     deps,
     note,
@@ -130,24 +225,58 @@ async function tell<P>(
       new: fresh,
       replaced,
       notAdopted: adoption.refused.map((row) => ({ source: row.source, id: row.id, errors: row.problems })),
-      ...(where.dryRun ? { records: adoption.adopted.map((row) => ({ source: row.source, id: row.id, action: row.before === undefined ? 'new' : 'replaced', ...entryWords(row.entry) })) } : {}),
+      ...(where.dryRun
+        ? {
+            records: adoption.adopted.map((row) => ({
+              source: row.source,
+              id: row.id,
+              action: row.before === undefined ? 'new' : 'replaced',
+              ...entryWords(row.entry),
+            })),
+          }
+        : {}),
     };
     await printJson(deps, document);
   } else if (where.dryRun) {
     for (const row of adoption.adopted) {
       const { links, population } = entryWords(row.entry);
-      const what = [row.before === undefined ? 'new' : `replaces the entry of run ${row.before.run}`, population === undefined ? undefined : `--population ${population}`, links.length === 0 ? undefined : `links ${links.join(', ')}`];
+      const what = [
+        row.before === undefined ? 'new' : `replaces the entry of run ${row.before.run}`,
+        population === undefined ? undefined : `--population ${population}`,
+        links.length === 0 ? undefined : `links ${links.join(', ')}`,
+      ];
       await printLine(deps, `${row.id} (${what.filter((word) => word !== undefined).join('; ')})`);
     }
   }
   for (const row of adoption.refused.slice(0, NAMED_REFUSALS)) {
-    const problems = row.problems.map((problem) => `${problem.field === '' ? '' : `${problem.field} `}${problem.code === null ? '' : `${problem.code} `}${problem.message}`).join('; ');
-    await say(deps, `${row.source.file}:${row.source.line}${row.id === null ? '' : ` [${row.id}]`}: not adopted: ${problems}`);
+    const problems = row.problems
+      .map(
+        (problem) =>
+          `${problem.field === '' ? '' : `${problem.field} `}${problem.code === null ? '' : `${problem.code} `}${problem.message}`,
+      )
+      .join('; ');
+    await say(
+      deps,
+      `${row.source.file}:${row.source.line}${row.id === null ? '' : ` [${row.id}]`}: not adopted: ${problems}`,
+    );
   }
   const n = formatCount;
-  const more = adoption.refused.length > NAMED_REFUSALS ? ` (the first ${NAMED_REFUSALS} above; --json lists every one)` : adoption.refused.length > 0 ? ' (above)' : '';
-  const refused = adoption.refused.length === 0 ? '' : `; ${counted(adoption.refused.length, 'row was', 'rows were')} not adopted${more}: ${adoption.refused.length === 1 ? 'it goes' : 'they go'} the next night`;
-  const as = input.population === undefined ? (kind === 'users' ? ' for the runs without --population' : '') : ` as --population ${input.population}`;
+  const more =
+    adoption.refused.length > NAMED_REFUSALS
+      ? ` (the first ${NAMED_REFUSALS} above; --json lists every one)`
+      : adoption.refused.length > 0
+        ? ' (above)'
+        : '';
+  const refused =
+    adoption.refused.length === 0
+      ? ''
+      : `; ${counted(adoption.refused.length, 'row was', 'rows were')} not adopted${more}: ${adoption.refused.length === 1 ? 'it goes' : 'they go'} the next night`;
+  const as =
+    input.population === undefined
+      ? kind === 'users'
+        ? ' for the runs without --population'
+        : ''
+      : ` as --population ${input.population}`;
   await say(
     deps,
     `${where.dryRun ? 'would adopt' : 'adopted'} ${n(adoption.adopted.length)} ${kind} of ${input.file} into the sync memory of ${describeTarget(where.target)}${as} ` +

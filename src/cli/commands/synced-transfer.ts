@@ -33,7 +33,10 @@ function summaryOf(memories: ReadonlyMap<SyncKind, MemoryContents>) {
 
 function summaryWords(memories: ReadonlyMap<SyncKind, MemoryContents>): string {
   return Object.entries(summaryOf(memories))
-    .map(([kind, { ids, populations }]) => `${formatCount(ids)} ${kind}${populations.length === 0 ? '' : ` (${populations.map((p) => `${p.population ?? 'without --population'}: newest run ${p.newestRun}`).join('; ')})`}`)
+    .map(
+      ([kind, { ids, populations }]) =>
+        `${formatCount(ids)} ${kind}${populations.length === 0 ? '' : ` (${populations.map((p) => `${p.population ?? 'without --population'}: newest run ${p.newestRun}`).join('; ')})`}`,
+    )
     .join(', ');
 }
 
@@ -42,18 +45,33 @@ function summaryWords(memories: ReadonlyMap<SyncKind, MemoryContents>): string {
  * links), naming its target, store instance, format and newest run, with a checksum. Through
  * the output gate (context/out-file.ts): a failed export leaves the file that was there.
  */
-export async function runExport({ out, syncDir, ...globals }: SyncedExportOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+export async function runExport(
+  { out, syncDir, ...globals }: SyncedExportOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<number> {
   const options = onlyGlobals(globals);
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const report = (await target()).report;
   const { text, memories, newestRun } = await exportMemory(place, report, deps.env);
   const path = resolve(deps.cwd, out);
-  await withOutFile(out, deps, async (file) => {
-    await file.stdout.write(text);
-    return 0;
-  }, 'secret', 'memory');
-  if (options.json) await printJson(deps, { file: path, target: report, newestRun: newestRun ?? null, memories: summaryOf(memories) });
-  else await say(deps, `exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}; newest run ${newestRun ?? '-'}`);
+  await withOutFile(
+    out,
+    deps,
+    async (file) => {
+      await file.stdout.write(text);
+      return 0;
+    },
+    'secret',
+    'memory',
+  );
+  if (options.json)
+    await printJson(deps, { file: path, target: report, newestRun: newestRun ?? null, memories: summaryOf(memories) });
+  else
+    await say(
+      deps,
+      `exported the sync memory of ${describeTarget(report)} to ${path}: ${summaryWords(memories)}; newest run ${newestRun ?? '-'}`,
+    );
   return 0;
 }
 
@@ -62,7 +80,11 @@ export async function runExport({ out, syncDir, ...globals }: SyncedExportOption
  * file of another target or store instance, a damaged one, or one older than the memory there
  * (without --force) is exit 2 with nothing written.
  */
-export async function runImport({ file, force, syncDir, ...globals }: SyncedImportOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+export async function runImport(
+  { file, force, syncDir, ...globals }: SyncedImportOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<number> {
   const options = onlyGlobals(globals);
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const resolved = await target();
@@ -70,7 +92,10 @@ export async function runImport({ file, force, syncDir, ...globals }: SyncedImpo
   let text: string;
   try {
     const { size } = await stat(path);
-    if (size > MAX_STATE_BYTES) throw new UsageError(`${file}: ${formatBytes(size)} is more than a sync memory examctl reads (${formatBytes(MAX_STATE_BYTES)})`);
+    if (size > MAX_STATE_BYTES)
+      throw new UsageError(
+        `${file}: ${formatBytes(size)} is more than a sync memory examctl reads (${formatBytes(MAX_STATE_BYTES)})`,
+      );
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -84,24 +109,42 @@ export async function runImport({ file, force, syncDir, ...globals }: SyncedImpo
     env: deps.env,
   });
   if (options.json) {
-    await printJson(deps, { file: path, target: resolved.report, newestRun: document.newestRun ?? null, replacedNewestRun: replaced ?? null, memories: summaryOf(document.memories) });
+    await printJson(deps, {
+      file: path,
+      target: resolved.report,
+      newestRun: document.newestRun ?? null,
+      replacedNewestRun: replaced ?? null,
+      memories: summaryOf(document.memories),
+    });
   } else {
-    const before = replaced === undefined ? 'there was none before' : `it replaced a memory whose newest run was ${replaced}`;
-    await say(deps, `imported ${path} as the sync memory of ${describeTarget(resolved.report)}: ${summaryWords(document.memories)}; ${before}`);
+    const before =
+      replaced === undefined ? 'there was none before' : `it replaced a memory whose newest run was ${replaced}`;
+    await say(
+      deps,
+      `imported ${path} as the sync memory of ${describeTarget(resolved.report)}: ${summaryWords(document.memories)}; ${before}`,
+    );
   }
   // Forced over a newer memory (--force): what the runs since did is forgotten, said with its cost and the way back, also with --json.
   if (replaced !== undefined && (document.newestRun === undefined || document.newestRun < replaced)) {
-    await say(deps, `warning: the memory replaced was newer (its newest run ${replaced}): what the runs since ${document.newestRun ?? 'its start'} did is forgotten (their joiners stay enabled once they leave, users they created are reported created); before tonight's run, adopt each night's file since, in order: examctl synced adopt --file <night> … (docs/sync.md, "When the memory is lost")`);
+    await say(
+      deps,
+      `warning: the memory replaced was newer (its newest run ${replaced}): what the runs since ${document.newestRun ?? 'its start'} did is forgotten (their joiners stay enabled once they leave, users they created are reported created); before tonight's run, adopt each night's file since, in order: examctl synced adopt --file <night> … (docs/sync.md, "When the memory is lost")`,
+    );
   }
   return 0;
 }
 
 /** `synced unlock <lock-id>`: a state service's lock left by a run that was killed, released (as terraform force-unlock). */
-export async function runUnlock({ lockId, syncDir, ...globals }: SyncedUnlockOptions, deps: CommandDeps): Promise<number> {
+export async function runUnlock(
+  { lockId, syncDir, ...globals }: SyncedUnlockOptions,
+  deps: CommandDeps,
+): Promise<number> {
   const options = onlyGlobals(globals);
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   if (place.kind === 'dir') {
-    throw new UsageError(`${place.syncDir} is a sync directory: a LOCK whose process is gone is taken over by the next run there, so there is nothing to release (this is for a state service's lock)`);
+    throw new UsageError(
+      `${place.syncDir} is a sync directory: a LOCK whose process is gone is taken over by the next run there, so there is nothing to release (this is for a state service's lock)`,
+    );
   }
   const service = StateService.at(place.address, deps.env);
   try {

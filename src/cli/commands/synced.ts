@@ -16,14 +16,23 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
   const options = onlyGlobals(globals);
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const dir = place.kind === 'dir' ? place.syncDir : place.address;
-  const kept = place.kind === 'dir' ? await listMemories(place.syncDir) : await serviceMemories(place.address, deps.env);
-  const memories = await Promise.all(kept.map(async (contents) => ({ ...describeMemory(contents), ...((await ofReplacedStore(contents, deps)) ? { replaced: true } : {}) })));
+  const kept =
+    place.kind === 'dir' ? await listMemories(place.syncDir) : await serviceMemories(place.address, deps.env);
+  const memories = await Promise.all(
+    kept.map(async (contents) => ({
+      ...describeMemory(contents),
+      ...((await ofReplacedStore(contents, deps)) ? { replaced: true } : {}),
+    })),
+  );
   if (options.json) {
     await printJson(deps, { syncDir: dir, memories });
     return 0;
   }
   if (memories.length === 0) {
-    await say(deps, `no sync memory in ${dir}; if a nightly sync kept one here, it was lost: ${LOSS_COST}. ${recoveries()}`);
+    await say(
+      deps,
+      `no sync memory in ${dir}; if a nightly sync kept one here, it was lost: ${LOSS_COST}. ${recoveries()}`,
+    );
     return 0;
   }
   for (const memory of memories) {
@@ -35,9 +44,16 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
         : ` (by --population: ${Object.entries(memory.populations)
             .map(([name, count]) => `${name === '' ? 'none' : name} ${formatCount(count)}`)
             .join(', ')})`;
-    const unsettled = memory.unsettled > 0 ? `, ${formatCount(memory.unsettled)} unsettled (a request went out, or was about to, with no ok recorded: the next run sends them)` : '';
-    const replaced = 'replaced' in memory ? ' (of the store this path held before: not used by the store there now)' : '';
-    await printLine(deps, `${where}${replaced}: ${counted(memory.remembered, memory.kind.slice(0, -1), memory.kind)}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`);
+    const unsettled =
+      memory.unsettled > 0
+        ? `, ${formatCount(memory.unsettled)} unsettled (a request went out, or was about to, with no ok recorded: the next run sends them)`
+        : '';
+    const replaced =
+      'replaced' in memory ? ' (of the store this path held before: not used by the store there now)' : '';
+    await printLine(
+      deps,
+      `${where}${replaced}: ${counted(memory.remembered, memory.kind.slice(0, -1), memory.kind)}${populations}${disabled}${unsettled}, last run ${memory.lastRun ?? '-'}, ${memory.file}`,
+    );
     for (const synced of memory.populationsSynced) {
       const who = synced.population === null ? 'without --population' : `--population ${synced.population}`;
       await printLine(deps, `  ${who}: newest run ${synced.newestRun}, ${formatCount(synced.count)} ${memory.kind}`);
@@ -47,13 +63,20 @@ export async function runShow({ syncDir, ...globals }: SyncDirOnlyOptions, deps:
 }
 
 /** `synced forget`: the invocation's target forgets what examctl sent it; the next run sends everything. */
-export async function runForget({ syncDir, ...globals }: SyncDirOnlyOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+export async function runForget(
+  { syncDir, ...globals }: SyncDirOnlyOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<number> {
   const options = onlyGlobals(globals);
   const place = memoryPlaceOf(syncDir, options.runsDir, deps);
   const report = (await target()).report;
   const lockTimeoutMs = lockTimeoutFromEnv(deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
   const onWait = (message: string) => void say(deps, message);
-  const forgotten = place.kind === 'dir' ? await forgetMemory(place.syncDir, report, lockTimeoutMs) : await forgetServiceMemory(place.address, report, { lockTimeoutMs, onWait, env: deps.env });
+  const forgotten =
+    place.kind === 'dir'
+      ? await forgetMemory(place.syncDir, report, lockTimeoutMs)
+      : await forgetServiceMemory(place.address, report, { lockTimeoutMs, onWait, env: deps.env });
   const dir = place.kind === 'dir' ? place.syncDir : place.address;
   if (options.json) await printJson(deps, { syncDir: dir, target: report, forgotten });
   else {

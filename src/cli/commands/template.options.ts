@@ -5,18 +5,33 @@ import { NO_BOM_OPTION } from './file-options.js';
 
 const TEMPLATE_OPTIONS = [
   argument('kind', '<kind>', 'users, candidates, sittings, collection or invigilators'),
-  brief('csv (header row), xlsx (with a Columns sheet) or json', choice('-o, --output <format>', 'csv (the header row), xlsx (text columns and a Columns sheet describing each) or json (one example record)', ['csv', 'xlsx', 'json'], 'csv')),
+  brief(
+    'csv (header row), xlsx (with a Columns sheet) or json',
+    choice(
+      '-o, --output <format>',
+      'csv (the header row), xlsx (text columns and a Columns sheet describing each) or json (one example record)',
+      ['csv', 'xlsx', 'json'],
+      'csv',
+    ),
+  ),
   OUT_OPTION,
   NO_BOM_OPTION,
-  option('--map-example', 'print an example map file (--map-file) for the kind instead: every kind of entry (a column read as a field, a value table, a template, a fallback, Hierarchies with flags), with notes'),
-  option('--example', 'print the example file of the README and the demo world instead (users and sittings: csv, collection: json), so the one-file executable has them too'),
+  option(
+    '--map-example',
+    'print an example map file (--map-file) for the kind instead: every kind of entry (a column read as a field, a value table, a template, a fallback, Hierarchies with flags), with notes',
+  ),
+  option(
+    '--example',
+    'print the example file of the README and the demo world instead (users and sittings: csv, collection: json), so the one-file executable has them too',
+  ),
 ] as const;
 
 export type TemplateOptions = CommandOptions<typeof TEMPLATE>;
 
 export const TEMPLATE = declareCommand({
   path: ['template'],
-  description: 'print an input file to fill in: users, candidates, sittings, collection or invigilators (csv, xlsx or json)',
+  description:
+    'print an input file to fill in: users, candidates, sittings, collection or invigilators (csv, xlsx or json)',
   examples: [
     'examctl template users > users.csv',
     '# an export with its own headers needs no rewrite: map its columns, set what it lacks (docs/input-formats.md)',
@@ -26,7 +41,7 @@ export const TEMPLATE = declareCommand({
     'examctl template candidates -o json > candidates.json',
     '# a map file to start from: value tables, computed fields, Hierarchies from Y/N columns',
     'examctl template users --map-example > users-map.json',
-    '# the README\'s sittings, for the demo world (fixtures/sittings.csv in a clone)',
+    "# the README's sittings, for the demo world (fixtures/sittings.csv in a clone)",
     'examctl template sittings --example --out sittings.csv',
   ],
   options: TEMPLATE_OPTIONS,

@@ -29,8 +29,12 @@ export function templateKindOf(kind: string): TemplateKind {
  * `examctl template <kind>`: an input file the command accepts as it is (header, or an example
  * record for JSON), on stdout so it can be redirected anywhere. xlsx is refused on a terminal.
  */
-export function run({ kind, output, out, bom, mapExample, example }: TemplateOptions, deps: CommandDeps): Promise<number> {
-  if (example === true && mapExample === true) throw new UsageError('--example and --map-example each print a file: give one');
+export function run(
+  { kind, output, out, bom, mapExample, example }: TemplateOptions,
+  deps: CommandDeps,
+): Promise<number> {
+  if (example === true && mapExample === true)
+    throw new UsageError('--example and --map-example each print a file: give one');
   if (example === true) return withOutFile(out, deps, (to) => writeExample(kind, output, to), 'public');
   if (mapExample === true) return withOutFile(out, deps, (to) => writeMapExample(kind, output, to), 'public');
   return withOutFile(out, deps, (to) => writeTemplate(kind, output, bom, to), 'public');
@@ -41,33 +45,55 @@ async function writeMapExample(kind: string, output: TemplateOptions['output'], 
   const which = templateKindOf(kind);
   if (output === 'xlsx') throw new UsageError('--map-example prints a map file, which is JSON: leave out -o xlsx');
   const { hasMapExample, mapExample } = await import('../../input/map-example.js');
-  if (!hasMapExample(which)) throw new UsageError(`--map-example: ${which} has no map file example (invigilators remove reads one id column: --map "Staff ID=UserExtId"); one of users, candidates, sittings, collection`);
+  if (!hasMapExample(which))
+    throw new UsageError(
+      `--map-example: ${which} has no map file example (invigilators remove reads one id column: --map "Staff ID=UserExtId"); one of users, candidates, sittings, collection`,
+    );
   await deps.stdout.write(mapExample(which));
   return 0;
 }
 
 /** The README's example files, shipped in the npm package and inside the one-file executable. */
-const EXAMPLES: Partial<Record<TemplateKind, string>> = { users: 'users.csv', sittings: 'sittings.csv', collection: 'collection.json' };
+const EXAMPLES: Partial<Record<TemplateKind, string>> = {
+  users: 'users.csv',
+  sittings: 'sittings.csv',
+  collection: 'collection.json',
+};
 
 /** `--example`: the example file as it ships (its own format), read from the package or the executable. */
 async function writeExample(kind: string, output: TemplateOptions['output'], deps: CommandDeps): Promise<number> {
   const which = templateKindOf(kind);
   const name = EXAMPLES[which];
-  if (name === undefined) throw new UsageError(`--example: ${which} has no example file; one of ${Object.keys(EXAMPLES).join(', ')}`);
-  if (output !== 'csv' && !name.endsWith(output)) throw new UsageError(`--example prints ${name} as it ships: leave out -o ${output}${output === 'json' ? ' (--json)' : ''}`);
+  if (name === undefined)
+    throw new UsageError(`--example: ${which} has no example file; one of ${Object.keys(EXAMPLES).join(', ')}`);
+  if (output !== 'csv' && !name.endsWith(output))
+    throw new UsageError(
+      `--example prints ${name} as it ships: leave out -o ${output}${output === 'json' ? ' (--json)' : ''}`,
+    );
   const { readShippedFile } = await import('../../system/shipped-file.js');
-  await deps.stdout.write((await readShippedFile(fileURLToPath(new URL(`../../../fixtures/${name}`, import.meta.url)))).toString('utf8'));
+  await deps.stdout.write(
+    (await readShippedFile(fileURLToPath(new URL(`../../../fixtures/${name}`, import.meta.url)))).toString('utf8'),
+  );
   return 0;
 }
 
-async function writeTemplate(kind: string, output: TemplateOptions['output'], bom: boolean | undefined, deps: CommandDeps): Promise<number> {
+async function writeTemplate(
+  kind: string,
+  output: TemplateOptions['output'],
+  bom: boolean | undefined,
+  deps: CommandDeps,
+): Promise<number> {
   const which = templateKindOf(kind);
   const files = await import('../../report/template-files.js');
   if (output === 'xlsx') {
     const { writeWorkbookToStdout } = await import('../../terminal/workbook-stdout.js');
-    await writeWorkbookToStdout(deps, `examctl template ${which} -o xlsx > ${which}.xlsx`, (stream) => files.writeTemplateXlsx(which, stream));
+    await writeWorkbookToStdout(deps, `examctl template ${which} -o xlsx > ${which}.xlsx`, (stream) =>
+      files.writeTemplateXlsx(which, stream),
+    );
   } else {
-    await deps.stdout.write(output === 'json' ? files.templateJson(which) : withUtf8Bom(files.templateCsv(which), bom !== false));
+    await deps.stdout.write(
+      output === 'json' ? files.templateJson(which) : withUtf8Bom(files.templateCsv(which), bom !== false),
+    );
   }
   return 0;
 }

@@ -1,30 +1,76 @@
 import { allKept, grouped, HELP_GROUP, option, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
-import { ALLOW_OLD_FILE_OPTION, CHANGED_ONLY_OPTION, ONLY_NEW_OR_EXISTING_OPTIONS, REALLY_NEW_IDS_OPTION, REQUIRE_MEMORY_OPTION, SYNC_DIR_OPTION } from './sync-options.js';
+import {
+  ALLOW_OLD_FILE_OPTION,
+  CHANGED_ONLY_OPTION,
+  ONLY_NEW_OR_EXISTING_OPTIONS,
+  REALLY_NEW_IDS_OPTION,
+  REQUIRE_MEMORY_OPTION,
+  SYNC_DIR_OPTION,
+} from './sync-options.js';
 
 const USER_SYNC_OPTIONS = allKept([
-  ...grouped(HELP_GROUP.input, [brief('users: CSV, .xlsx, JSON array or NDJSON', option('-f, --file <path>', 'users as CSV, .xlsx, JSON array or NDJSON: API field names as columns/keys, or the export\'s own names read with --map/--map-file'), 'prompt for one user')] as const),
+  ...grouped(HELP_GROUP.input, [
+    brief(
+      'users: CSV, .xlsx, JSON array or NDJSON',
+      option(
+        '-f, --file <path>',
+        "users as CSV, .xlsx, JSON array or NDJSON: API field names as columns/keys, or the export's own names read with --map/--map-file",
+      ),
+      'prompt for one user',
+    ),
+  ] as const),
   ...FILE_OPTIONS,
   REALLY_NEW_IDS_OPTION,
   CHANGED_ONLY_OPTION,
   // After CHANGED_ONLY_OPTION: in its group (HELP_GROUP.nightlySync) without naming it.
-  brief('the file is everyone: disable users it no longer holds', option('--disable-missing', 'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds')),
-  brief('the file is all of this population (e.g. staff)', option(
-    '--population <name>',
-    'the file is the whole of this population (e.g. staff, students: two exports to one target): --disable-missing disables only users last synced with the same --population (docs/sync.md)',
-  ), 'all users'),
-  brief('refuse to disable over N users or P%', option('--max-disable <n|p%>', 'with --disable-missing: refuse (exit 2, nothing sent) to disable more than N users or P% of those remembered (default 10%, or up to 100 but at most 25%)'), '10%; 100 within 25%'),
-  brief('also disable users created after the file', option(
-    '--allow-disable-recent',
-    'with --disable-missing: also disable users examctl created in runs later than every user the file holds (otherwise refused, exit 2, nothing sent: an older export run again? docs/sync.md, "Stale input")',
-  )),
+  brief(
+    'the file is everyone: disable users it no longer holds',
+    option(
+      '--disable-missing',
+      'the file is the whole population: disable the login of users examctl synced to this target before that it no longer holds',
+    ),
+  ),
+  brief(
+    'the file is all of this population (e.g. staff)',
+    option(
+      '--population <name>',
+      'the file is the whole of this population (e.g. staff, students: two exports to one target): --disable-missing disables only users last synced with the same --population (docs/sync.md)',
+    ),
+    'all users',
+  ),
+  brief(
+    'refuse to disable over N users or P%',
+    option(
+      '--max-disable <n|p%>',
+      'with --disable-missing: refuse (exit 2, nothing sent) to disable more than N users or P% of those remembered (default 10%, or up to 100 but at most 25%)',
+    ),
+    '10%; 100 within 25%',
+  ),
+  brief(
+    'also disable users created after the file',
+    option(
+      '--allow-disable-recent',
+      'with --disable-missing: also disable users examctl created in runs later than every user the file holds (otherwise refused, exit 2, nothing sent: an older export run again? docs/sync.md, "Stale input")',
+    ),
+  ),
   ALLOW_OLD_FILE_OPTION,
-  brief('movers: remove links and flags the file no longer gives', option(
-    '--prune-memberships',
-    'movers: send a DELETE for each hierarchy link, and false for each permission flag, examctl last sent this target that the file no longer gives (docs/sync.md)',
-  )),
-  brief('refuse if over N users or P% lose links', option('--max-prune <n|p%>', 'with --prune-memberships: refuse (exit 2, nothing sent) when more than N users or P% of those remembered would lose a link or flag (default 10%, or up to 100 but at most 25%)'), '10%; 100 within 25%'),
+  brief(
+    'movers: remove links and flags the file no longer gives',
+    option(
+      '--prune-memberships',
+      'movers: send a DELETE for each hierarchy link, and false for each permission flag, examctl last sent this target that the file no longer gives (docs/sync.md)',
+    ),
+  ),
+  brief(
+    'refuse if over N users or P% lose links',
+    option(
+      '--max-prune <n|p%>',
+      'with --prune-memberships: refuse (exit 2, nothing sent) when more than N users or P% of those remembered would lose a link or flag (default 10%, or up to 100 but at most 25%)',
+    ),
+    '10%; 100 within 25%',
+  ),
   REQUIRE_MEMORY_OPTION,
   ...ONLY_NEW_OR_EXISTING_OPTIONS,
   SYNC_DIR_OPTION,
@@ -34,7 +80,8 @@ export type UserSyncOptions = CommandOptions<typeof USER_SYNC>;
 
 export const USER_SYNC = declareCommand({
   path: ['user', 'sync'],
-  description: 'create or update users with hierarchy memberships (POST /user, one call per user); on a terminal with no --file: prompts for one user',
+  description:
+    'create or update users with hierarchy memberships (POST /user, one call per user); on a terminal with no --file: prompts for one user',
   examples: [
     '# check every row, change nothing; errors are shown as file:line field code message',
     'examctl user sync --file users.csv --dry-run',

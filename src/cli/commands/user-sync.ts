@@ -27,7 +27,33 @@ const PROMPT_SOURCE = '<prompt>';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
-  { file, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, timezone, encoding, map, mapFile, set, dateFormat, changedOnly, disableMissing, maxDisable, allowDisableRecent, allowOldFile, pruneMemberships, maxPrune, requireMemory, syncDir, population, reallyNewIds, onlyNew, onlyExisting, ...globals }: UserSyncOptions,
+  {
+    file,
+    ignoreUnknownColumns,
+    onlyFailed,
+    sheet,
+    hiddenRows,
+    timezone,
+    encoding,
+    map,
+    mapFile,
+    set,
+    dateFormat,
+    changedOnly,
+    disableMissing,
+    maxDisable,
+    allowDisableRecent,
+    allowOldFile,
+    pruneMemberships,
+    maxPrune,
+    requireMemory,
+    syncDir,
+    population,
+    reallyNewIds,
+    onlyNew,
+    onlyExisting,
+    ...globals
+  }: UserSyncOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
@@ -35,10 +61,52 @@ export async function run(
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
   const only = onlyWhichOf(onlyNew, onlyExisting);
   if (file !== undefined) {
-    const sync = { file, changedOnly, disableMissing, maxDisable, allowDisableRecent, allowOldFile, pruneMemberships, maxPrune, requireMemory, syncDir, population: populationOf(population), reallyNewIds, only, runsDir: options.runsDir, dryRun: options.dryRun };
-    return syncFile({ file, ignoreUnknownColumns, onlyFailed, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) }, sync, runOptions, deps, target);
+    const sync = {
+      file,
+      changedOnly,
+      disableMissing,
+      maxDisable,
+      allowDisableRecent,
+      allowOldFile,
+      pruneMemberships,
+      maxPrune,
+      requireMemory,
+      syncDir,
+      population: populationOf(population),
+      reallyNewIds,
+      only,
+      runsDir: options.runsDir,
+      dryRun: options.dryRun,
+    };
+    return syncFile(
+      {
+        file,
+        ignoreUnknownColumns,
+        onlyFailed,
+        sheet,
+        hiddenRows,
+        encoding,
+        ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }),
+      },
+      sync,
+      runOptions,
+      deps,
+      target,
+    );
   }
-  const fileOnly = changedOnly ? '--changed-only' : disableMissing ? '--disable-missing' : pruneMemberships ? '--prune-memberships' : requireMemory ? '--require-memory' : population !== undefined ? '--population' : only !== undefined ? onlyFlag(only) : undefined;
+  const fileOnly = changedOnly
+    ? '--changed-only'
+    : disableMissing
+      ? '--disable-missing'
+      : pruneMemberships
+        ? '--prune-memberships'
+        : requireMemory
+          ? '--require-memory'
+          : population !== undefined
+            ? '--population'
+            : only !== undefined
+              ? onlyFlag(only)
+              : undefined;
   if (fileOnly !== undefined) throw new UsageError(`${fileOnly} needs --file (the export to sync)`);
   let fields: Record<string, unknown> | undefined;
   const job: RecordJob<UserRequest, { id: string; outcome: Outcome }> = {
@@ -78,20 +146,30 @@ async function syncFile(
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
-  if (flags.disableMissing && input.onlyFailed) throw new UsageError('--disable-missing needs the whole population as --file, not --only-failed rows');
+  if (flags.disableMissing && input.onlyFailed)
+    throw new UsageError('--disable-missing needs the whole population as --file, not --only-failed rows');
   // The file is everyone, yet only some of it is sent: the leavers would be judged against the whole.
   if (flags.only !== undefined && flags.disableMissing) {
-    throw new UsageError(`${onlyFlag(flags.only)} and --disable-missing do not go together: --disable-missing needs every user of the file sent or judged unchanged`);
+    throw new UsageError(
+      `${onlyFlag(flags.only)} and --disable-missing do not go together: --disable-missing needs every user of the file sent or judged unchanged`,
+    );
   }
-  if (flags.maxDisable !== undefined && !flags.disableMissing) throw new UsageError('--max-disable goes with --disable-missing');
-  if (flags.allowDisableRecent && !flags.disableMissing) throw new UsageError('--allow-disable-recent goes with --disable-missing');
-  if (flags.maxPrune !== undefined && !flags.pruneMemberships) throw new UsageError('--max-prune goes with --prune-memberships');
+  if (flags.maxDisable !== undefined && !flags.disableMissing)
+    throw new UsageError('--max-disable goes with --disable-missing');
+  if (flags.allowDisableRecent && !flags.disableMissing)
+    throw new UsageError('--allow-disable-recent goes with --disable-missing');
+  if (flags.maxPrune !== undefined && !flags.pruneMemberships)
+    throw new UsageError('--max-prune goes with --prune-memberships');
   if (flags.requireMemory && !flags.changedOnly && !flags.disableMissing && !flags.pruneMemberships) {
     throw new UsageError('--require-memory goes with --changed-only, --disable-missing or --prune-memberships');
   }
   const read = userSyncInput(input, deps);
   const memory = new UserSyncMemory(flags, deps, target, read.records, userUnit);
-  const { units, readIds } = unitPerRecord((record) => memory.recordUnit(record), USER_ID_RULE, () => (input.onlyFailed ? undefined : memory.fileIds));
+  const { units, readIds } = unitPerRecord(
+    (record) => memory.recordUnit(record),
+    USER_ID_RULE,
+    () => (input.onlyFailed ? undefined : memory.fileIds),
+  );
   const job: RecordJob<UserRequest> = {
     command: commandName(USER_SYNC),
     ...read,
@@ -100,12 +178,14 @@ async function syncFile(
     oneUnitPerRecord: !flags.disableMissing,
     unitCount: (records) => records + memory.leaverCount,
     async *units(batches) {
-      for await (const batch of units(batches)) yield batch.map((unit) => memory.reportRows(memory.leaveOut(memory.unit(unit))));
+      for await (const batch of units(batches))
+        yield batch.map((unit) => memory.reportRows(memory.leaveOut(memory.unit(unit))));
       yield* memory.leaverBatches();
     },
     prepare: () => memory.prepare(),
     ...memory.hooks(),
-    send: async (api, user, options) => memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
+    send: async (api, user, options) =>
+      memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
   };
   const { exitCode } = await memory.closingOnFailure(() => runPipeline(job, runOptions, deps, target));
   const keptLinks = memory.keptLinksLine();
@@ -120,24 +200,45 @@ export const rerunInput: RerunInput = async (options, deps) => {
 };
 
 /** --disable-missing's word in the summary: the leavers whose login this run disabled. */
-const DISABLED_NOTE: SummaryNote = { counts: (item) => item.action === 'disabled', words: () => 'disabled (not in the file)' };
+const DISABLED_NOTE: SummaryNote = {
+  counts: (item) => item.action === 'disabled',
+  words: () => 'disabled (not in the file)',
+};
 
 /** --prune-memberships' word in the summary (docs/sync.md): users who lose a link or flag examctl sent; a dry run says it too. */
 const MOVERS_NOTE: SummaryNote = {
   counts: (item) => item.removed !== undefined && item.status !== 'failed',
-  words: (count, dryRun) => `${count === 1 ? 'mover' : 'movers'} (${dryRun ? 'would lose' : 'lost'} a link or flag examctl sent)`,
+  words: (count, dryRun) =>
+    `${count === 1 ? 'mover' : 'movers'} (${dryRun ? 'would lose' : 'lost'} a link or flag examctl sent)`,
   inDryRun: true,
 };
 
 /** A file run's records and units, as the pipeline reads them (and `runs show` reads them again). */
 export function userSyncInput(
-  { file, ignoreUnknownColumns, sheet, hiddenRows, encoding, ...flags }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> & InputFlagOptions & { file: string },
+  {
+    file,
+    ignoreUnknownColumns,
+    sheet,
+    hiddenRows,
+    encoding,
+    ...flags
+  }: Pick<UserSyncOptions, 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> &
+    InputFlagOptions & { file: string },
   deps: CommandDeps,
 ): Pick<RecordJob<UserRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'summaryNotes'> {
   // One reader for every pass: a CSV's structure pass keeps its rows for the send (csv-reader.ts, KEEP_ROWS_MAX_CHARS).
   let input: AsyncIterable<InputRecord> | undefined;
   return {
-    records: () => (input ??= readInput(file, deps, { columns: USER_COLUMNS, ignoreUnknownColumns: ignoreUnknownColumns ?? false, sheet, hiddenRows, encoding, command: 'user sync', ...inputFlagsOf(flags) })),
+    records: () =>
+      (input ??= readInput(file, deps, {
+        columns: USER_COLUMNS,
+        ignoreUnknownColumns: ignoreUnknownColumns ?? false,
+        sheet,
+        hiddenRows,
+        encoding,
+        command: 'user sync',
+        ...inputFlagsOf(flags),
+      })),
     ...unitPerRecord(userUnit, USER_ID_RULE),
     summaryNotes: [NOT_SENT_NOTE, DISABLED_NOTE, MOVERS_NOTE],
   };
@@ -157,9 +258,18 @@ async function askUser(options: GlobalOptions, deps: CommandDeps, target: Target
 }
 
 /** The answers again, each earlier one the default (Enter keeps it); null when the person declines. */
-async function correctUser(fields: Record<string, unknown>, problems: readonly Problem[], deps: CommandDeps, target: TargetOf): Promise<Record<string, unknown> | null> {
+async function correctUser(
+  fields: Record<string, unknown>,
+  problems: readonly Problem[],
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<Record<string, unknown> | null> {
   const { offerCorrection, promptUser } = await import('../../terminal/prompts.js');
-  const given = Object.entries(fields).map(([name, value]) => ({ name, label: name, value: typeof value === 'string' ? value : JSON.stringify(value) }));
+  const given = Object.entries(fields).map(([name, value]) => ({
+    name,
+    label: name,
+    value: typeof value === 'string' ? value : JSON.stringify(value),
+  }));
   const names = await offerCorrection(given, problems, promptIoOf(deps));
   if (names === null) return null;
   // Only the ticked answers are asked again (docs/human.md); the others are sent as they were.
@@ -183,9 +293,16 @@ async function promptOneUser(
     return await promptUser(
       {
         ...(roles.length > 0 ? { roles } : {}),
-        ...(directory ? { lookup: (externalId: string) => withEarlier(directory.userOf(externalId), externalId, earlier), hierarchies: directory.hierarchies() } : {}),
+        ...(directory
+          ? {
+              lookup: (externalId: string) => withEarlier(directory.userOf(externalId), externalId, earlier),
+              hierarchies: directory.hierarchies(),
+            }
+          : {}),
         ...(earlier ? { existing: earlier } : {}),
-        ...(earlier && correcting ? { correct: { names: correcting, answered: earlier as Record<string, unknown> } } : {}),
+        ...(earlier && correcting
+          ? { correct: { names: correcting, answered: earlier as Record<string, unknown> } }
+          : {}),
       },
       promptIoOf(deps),
     );
@@ -195,7 +312,11 @@ async function promptOneUser(
 }
 
 /** A stored user's values, with the person's earlier answers over them when correcting that same user. */
-function withEarlier(stored: Partial<UserRequest> | null, externalId: string, earlier: Partial<UserRequest> | undefined): Partial<UserRequest> | null {
+function withEarlier(
+  stored: Partial<UserRequest> | null,
+  externalId: string,
+  earlier: Partial<UserRequest> | undefined,
+): Partial<UserRequest> | null {
   if (stored === null || earlier === undefined || earlier.ExternalId !== externalId) return stored;
   return { ...stored, ...earlier };
 }

@@ -8,10 +8,23 @@ import { fsyncDirectory, ATOMIC_TEMP_PREFIX, probeMakeDir, writeFileAtomic } fro
 import { renameRetrying, RM_RETRY } from '../../system/busy-retry.js';
 import type { Change, StoreIndexer } from './contract.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock, LOCK_TEMP_PREFIX } from '../../system/lock.js';
-import { CURRENT_FILE, journalFileName, readManifest, generationOfFile, snapshotFileName, writeManifest, type Lineage } from './manifest.js';
+import {
+  CURRENT_FILE,
+  journalFileName,
+  readManifest,
+  generationOfFile,
+  snapshotFileName,
+  writeManifest,
+  type Lineage,
+} from './manifest.js';
 import { mapsFrom, type Maps, snapshotEntries } from './snapshot-entries.js';
 import { keepStoreInstance, writeStoreInstance } from './store-instance.js';
-import { describeSystemError, storeFileUnreadable, systemErrorCode, systemFailure } from '../../system/system-error-words.js';
+import {
+  describeSystemError,
+  storeFileUnreadable,
+  systemErrorCode,
+  systemFailure,
+} from '../../system/system-error-words.js';
 import { processAlive } from '../../system/process-liveness.js';
 import { writeSnapshot } from './snapshot.js';
 
@@ -33,12 +46,17 @@ export async function storeExists(dir: string): Promise<boolean> {
 export async function storeUnwritable(dir: string): Promise<string | undefined> {
   if (await storeExists(dir)) {
     const denied = (path: string) =>
-      access(path, constants.W_OK).then(() => undefined, (error: unknown) => `a run cannot write ${path}: ${describeSystemError(error)}`);
+      access(path, constants.W_OK).then(
+        () => undefined,
+        (error: unknown) => `a run cannot write ${path}: ${describeSystemError(error)}`,
+      );
     const journal = join(dir, journalFileName((await readManifest(dir)).generation));
     return (await denied(dir)) ?? denied(journal);
   }
   const { place, error } = await probeMakeDir(dirname(resolve(dir)));
-  return error === undefined ? undefined : `no store yet, and none can be created in ${place}: ${describeSystemError(error, 'directory')}`;
+  return error === undefined
+    ? undefined
+    : `no store yet, and none can be created in ${place}: ${describeSystemError(error, 'directory')}`;
 }
 
 interface CreateStoreOptions {
@@ -51,7 +69,11 @@ interface CreateStoreOptions {
 }
 
 /** Creates a store holding `initial`, or with `force` replaces one (docs/store.md, "Creating and replacing"). */
-export async function createStore(dir: string, initial: Iterable<Change>, options: CreateStoreOptions = {}): Promise<void> {
+export async function createStore(
+  dir: string,
+  initial: Iterable<Change>,
+  options: CreateStoreOptions = {},
+): Promise<void> {
   const target = resolve(dir);
   const maps = mapsFrom(initial);
   if (await storeExists(target)) {
@@ -65,7 +87,8 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
   } catch (error) {
     const code = systemErrorCode(error);
     if (code === 'ENOTDIR') throw new UsageError(`${target} exists and is not a directory`);
-    if (code !== 'ENOENT') throw new TargetError(`cannot read ${target}: ${describeSystemError(error, 'directory')}`, { cause: error });
+    if (code !== 'ENOENT')
+      throw new TargetError(`cannot read ${target}: ${describeSystemError(error, 'directory')}`, { cause: error });
   }
   if (entries && entries.length > 0) {
     throw new UsageError(`${target} exists and is not an examctl store (no ${CURRENT_FILE}); refusing to touch it`);
@@ -83,8 +106,14 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
     } catch (error) {
       const code = systemErrorCode(error);
       // Windows says EPERM where POSIX says ENOTEMPTY for a directory renamed onto a store.
-      if (code === 'ENOTEMPTY' || code === 'EEXIST' || (code === 'EPERM' && (await storeExists(target).catch(() => false)))) {
-        throw new StoreExistsError(`a store already exists at ${target} (created by another process); use --force to replace it`);
+      if (
+        code === 'ENOTEMPTY' ||
+        code === 'EEXIST' ||
+        (code === 'EPERM' && (await storeExists(target).catch(() => false)))
+      ) {
+        throw new StoreExistsError(
+          `a store already exists at ${target} (created by another process); use --force to replace it`,
+        );
       }
       throw error;
     }
@@ -95,7 +124,12 @@ export async function createStore(dir: string, initial: Iterable<Change>, option
   }
 }
 
-async function replaceStore(target: string, maps: Maps, lockTimeoutMs: number, indexer: StoreIndexer | undefined): Promise<void> {
+async function replaceStore(
+  target: string,
+  maps: Maps,
+  lockTimeoutMs: number,
+  indexer: StoreIndexer | undefined,
+): Promise<void> {
   const lock = new StoreLock(target, lockTimeoutMs);
   await lock.acquire();
   try {
@@ -116,7 +150,8 @@ async function replaceStore(target: string, maps: Maps, lockTimeoutMs: number, i
     try {
       await writeGeneration(target, next, maps, indexer, null);
     } catch (error) {
-      if ((await readManifest(target).catch(() => undefined))?.generation !== next) await putBack().catch(() => undefined);
+      if ((await readManifest(target).catch(() => undefined))?.generation !== next)
+        await putBack().catch(() => undefined);
       throw error;
     }
     await removeLeftovers(target, next);

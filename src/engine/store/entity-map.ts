@@ -122,7 +122,8 @@ export class EntityMap implements ReadonlyMap<string, unknown> {
   }
 
   *entries(): MapIterator<[string, unknown]> {
-    for (const [key, ordinal, value] of this.storedEntries()) yield [key, ordinal >= 0 ? this.valueAt(key, ordinal) : value];
+    for (const [key, ordinal, value] of this.storedEntries())
+      yield [key, ordinal >= 0 ? this.valueAt(key, ordinal) : value];
   }
 
   *keys(): MapIterator<string> {

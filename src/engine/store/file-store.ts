@@ -3,7 +3,15 @@ import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InternalError, StoreDamagedError, StoreReplacedError, TargetError } from '../../system/errors.js';
-import { COLLECTION_NAMES, type Change, type CollectionName, type Store, type StoreIndexer, type StoreOpenOptions, type StoreState } from './contract.js';
+import {
+  COLLECTION_NAMES,
+  type Change,
+  type CollectionName,
+  type Store,
+  type StoreIndexer,
+  type StoreOpenOptions,
+  type StoreState,
+} from './contract.js';
 import { EntityMap } from './entity-map.js';
 import { removeLeftovers, writeGeneration } from './create-store.js';
 import { GroupCommit, type Decide } from './group-commit.js';
@@ -66,7 +74,9 @@ class FileStore implements Store {
   ) {
     this.location = dir;
     this.writeMode = new JournalWriteMode(options.journalWriteTiming);
-    this.lease = options.readOnly ? undefined : new LockLease(new StoreLock(dir, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS), dir);
+    this.lease = options.readOnly
+      ? undefined
+      : new LockLease(new StoreLock(dir, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS), dir);
     const lease = this.lease;
     this.commits = new GroupCommit({
       acquireLock: async () => {
@@ -122,7 +132,10 @@ class FileStore implements Store {
       const manifest = await readManifest(this.location);
       // After CURRENT: a replacement writes INSTANCE before it switches CURRENT (docs/store.md).
       const instance = this.options.stopWhenReplaced ? await readStoreInstance(this.location) : undefined;
-      if (this.generation > 0 && instance !== this.instance) throw new StoreReplacedError(`${this.location} was replaced (local init --force) under this run: stopped; run the file again`);
+      if (this.generation > 0 && instance !== this.instance)
+        throw new StoreReplacedError(
+          `${this.location} was replaced (local init --force) under this run: stopped; run the file again`,
+        );
       this.instance = instance;
       const snapshotPath = join(this.location, snapshotFileName(manifest.generation));
       const journalPath = join(this.location, journalFileName(manifest.generation));
@@ -142,7 +155,10 @@ class FileStore implements Store {
           if (again.generation !== manifest.generation) continue;
         }
         const file = journal ? snapshotPath : journalPath;
-        throw new StoreDamagedError(code === 'ENOTREG' ? (error as Error).message : `${file}: cannot open: ${describeSystemError(error, 'file')}`, { cause: error });
+        throw new StoreDamagedError(
+          code === 'ENOTREG' ? (error as Error).message : `${file}: cannot open: ${describeSystemError(error, 'file')}`,
+          { cause: error },
+        );
       }
       let maps: Maps;
       let hintsVersion: string | null;
@@ -153,9 +169,7 @@ class FileStore implements Store {
         this.snapshotBytes = (await snapshot.stat()).size;
       } catch (error) {
         await journal.close();
-        throw error instanceof StoreDamagedError
-          ? error
-          : storeFileUnreadable(snapshotPath, error);
+        throw error instanceof StoreDamagedError ? error : storeFileUnreadable(snapshotPath, error);
       } finally {
         await snapshot.close();
       }
@@ -175,7 +189,13 @@ class FileStore implements Store {
   }
 
   private readJournal(underLock: boolean): Promise<void> {
-    return replayJournal(this.journal!, this.journalPath, this.journalPosition, (change) => this.apply(change), underLock);
+    return replayJournal(
+      this.journal!,
+      this.journalPath,
+      this.journalPosition,
+      (change) => this.apply(change),
+      underLock,
+    );
   }
 
   private apply(change: Change): void {
@@ -242,7 +262,9 @@ class FileStore implements Store {
         await appendDurably(journal, buffer, at);
       }
     } catch (error) {
-      throw new TargetError(`cannot write ${this.journalPath}: ${describeSystemError(error, 'file')}`, { cause: error });
+      throw new TargetError(`cannot write ${this.journalPath}: ${describeSystemError(error, 'file')}`, {
+        cause: error,
+      });
     }
     this.journalPosition.offset += buffer.length;
     this.journalPosition.lines += 1;
@@ -251,7 +273,14 @@ class FileStore implements Store {
   /** New generation, switched in by CURRENT (docs/store.md, "Compaction": the steps, what a crash leaves). */
   private async compactUnderLock(): Promise<void> {
     const next = this.generation + 1;
-    await writeGeneration(this.location, next, this.maps, this.indexer, this.hintsVersion, await readStoreLineage(this.location));
+    await writeGeneration(
+      this.location,
+      next,
+      this.maps,
+      this.indexer,
+      this.hintsVersion,
+      await readStoreLineage(this.location),
+    );
     await removeLeftovers(this.location, next);
     // Then load what was just written, as another process would: as snapshot bytes, the entities
     // cost the collector nothing and the next compaction copies them as they are.
@@ -346,27 +375,33 @@ export async function replayJournal(
     throw storeFileUnreadable(file, error);
   }
   if (size < position.offset) {
-    throw new StoreDamagedError(`${file}: shorter (${size} bytes) than its committed content (${position.offset} bytes)`);
+    throw new StoreDamagedError(
+      `${file}: shorter (${size} bytes) than its committed content (${position.offset} bytes)`,
+    );
   }
   if (size === position.offset) return;
   let bad: { lineNo: number; reason: string; start: number } | undefined;
   try {
     const from = { offset: position.offset, lineNo: position.lines + 1 };
-    await streamLines(journal, (line) => {
-      if (bad) throw new StoreDamagedError(`${file}:${bad.lineNo}: ${bad.reason}`);
-      if (!line.terminated) {
-        bad = { lineNo: line.lineNo, reason: 'incomplete line', start: line.start };
-        return;
-      }
-      const decoded = decodeJournalLine(line.bytes);
-      if (!decoded.ok) {
-        bad = { lineNo: line.lineNo, reason: decoded.reason, start: line.start };
-        return;
-      }
-      for (const change of decoded.changes) apply(change);
-      position.offset = line.end;
-      position.lines = line.lineNo;
-    }, from);
+    await streamLines(
+      journal,
+      (line) => {
+        if (bad) throw new StoreDamagedError(`${file}:${bad.lineNo}: ${bad.reason}`);
+        if (!line.terminated) {
+          bad = { lineNo: line.lineNo, reason: 'incomplete line', start: line.start };
+          return;
+        }
+        const decoded = decodeJournalLine(line.bytes);
+        if (!decoded.ok) {
+          bad = { lineNo: line.lineNo, reason: decoded.reason, start: line.start };
+          return;
+        }
+        for (const change of decoded.changes) apply(change);
+        position.offset = line.end;
+        position.lines = line.lineNo;
+      },
+      from,
+    );
   } catch (error) {
     if (error instanceof StoreDamagedError) throw error;
     throw storeFileUnreadable(file, error);
@@ -425,10 +460,12 @@ export class HintLookup {
     if (overlay === undefined) return;
     const indexer = this.source.indexer()!;
     if (previous !== undefined) {
-      for (const hint of indexer.hints(change.collection, change.key, previous) ?? []) this.disown(change.collection, overlay, hint, change.key);
+      for (const hint of indexer.hints(change.collection, change.key, previous) ?? [])
+        this.disown(change.collection, overlay, hint, change.key);
     }
     if (change.value !== null && change.value !== undefined) {
-      for (const hint of indexer.hints(change.collection, change.key, change.value) ?? []) overlay.owners.set(hint, change.key);
+      for (const hint of indexer.hints(change.collection, change.key, change.value) ?? [])
+        overlay.owners.set(hint, change.key);
     }
   }
 
@@ -443,13 +480,16 @@ export class HintLookup {
     this.overlays.set(collection, overlay);
     try {
       if (overlay.complete) {
-        for (const [key, value] of map) for (const hint of indexer.hints(collection, key, value) ?? []) overlay.owners.set(hint, key);
+        for (const [key, value] of map)
+          for (const hint of indexer.hints(collection, key, value) ?? []) overlay.owners.set(hint, key);
       } else {
         const table = map.table;
         for (const [key, value] of map.changedEntries()) {
           const ordinal = table === undefined ? -1 : table.find(key);
-          if (ordinal >= 0) for (const hint of table!.hintsOf(ordinal) ?? []) this.disown(collection, overlay, hint, key);
-          if (value !== undefined) for (const hint of indexer.hints(collection, key, value) ?? []) overlay.owners.set(hint, key);
+          if (ordinal >= 0)
+            for (const hint of table!.hintsOf(ordinal) ?? []) this.disown(collection, overlay, hint, key);
+          if (value !== undefined)
+            for (const hint of indexer.hints(collection, key, value) ?? []) overlay.owners.set(hint, key);
         }
       }
     } catch (error) {

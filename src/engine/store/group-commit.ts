@@ -36,7 +36,9 @@ interface Pending {
   reject: (reason: unknown) => void;
 }
 
-type Outcome = { pending: Pending; ok: true; result: unknown; serialized: string } | { pending: Pending; ok: false; error: unknown };
+type Outcome =
+  | { pending: Pending; ok: true; result: unknown; serialized: string }
+  | { pending: Pending; ok: false; error: unknown };
 
 export class GroupCommit {
   /** Submitted, not decided yet. */
@@ -114,7 +116,9 @@ export class GroupCommit {
     }
     this.sessionScheduled = false;
     const outcomes = this.decideWaiting();
-    const serialized = outcomes.flatMap((outcome) => (outcome.ok && outcome.serialized.length > 0 ? [outcome.serialized] : []));
+    const serialized = outcomes.flatMap((outcome) =>
+      outcome.ok && outcome.serialized.length > 0 ? [outcome.serialized] : [],
+    );
     try {
       // Started in the same synchronous stretch as the decisions: whenDurable covers them at once.
       if (serialized.length > 0) await (this.writing = steps.append(serialized));

@@ -38,7 +38,11 @@ export class LockLease {
   constructor(
     private readonly lock: StoreLock,
     private readonly dir: string,
-    private readonly timing: LeaseTiming = { idleMs: LEASE_IDLE_MS, maxHoldMs: LEASE_MAX_HOLD_MS, handoverMs: LEASE_HANDOVER_MS },
+    private readonly timing: LeaseTiming = {
+      idleMs: LEASE_IDLE_MS,
+      maxHoldMs: LEASE_MAX_HOLD_MS,
+      handoverMs: LEASE_HANDOVER_MS,
+    },
   ) {}
 
   /**

@@ -41,7 +41,8 @@ export async function readManifest(dir: string): Promise<Manifest> {
   try {
     text = await readRegularFile(path);
   } catch (error) {
-    if (systemErrorCode(error) === 'ENOENT') throw new StoreDamagedError(`${dir}: not an examctl store (no ${CURRENT_FILE} file)`);
+    if (systemErrorCode(error) === 'ENOENT')
+      throw new StoreDamagedError(`${dir}: not an examctl store (no ${CURRENT_FILE} file)`);
     if (systemErrorCode(error) === 'ENOTREG') throw new StoreDamagedError((error as Error).message, { cause: error });
     throw storeFileUnreadable(path, error);
   }
@@ -90,7 +91,8 @@ export async function readStoreLineage(dir: string, at?: number): Promise<Lineag
 
 /** Whether the store holds all it held at `then`: the same journal with its 4 KiB before it, or one compacted into it, as long or longer. */
 export function descendsFrom([now, from, line]: Lineage, then: StorePosition): boolean {
-  const grown = (at?: StorePosition) => (at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1]) || (at?.[2] === '' && then[0] < at[0]);
+  const grown = (at?: StorePosition) =>
+    (at?.[0] === then[0] && at[2] === then[2] && at[1] >= then[1]) || (at?.[2] === '' && then[0] < at[0]);
   const same = line === undefined || then[3] === undefined || then[3] === line;
   return (grown(now) && same) || (!from ? now[0] > then[0] : from.some(grown));
 }

@@ -29,15 +29,31 @@ function hintsJson(hints: readonly string[] | undefined): string | undefined {
  * hints when they came from this indexer version; otherwise it is parsed once to derive them.
  * Without an indexer no hints are written (the header then names none).
  */
-export function* snapshotEntries(maps: Maps, indexer: StoreIndexer | undefined, hintsVersion: string | null): Iterable<SnapshotEntry> {
+export function* snapshotEntries(
+  maps: Maps,
+  indexer: StoreIndexer | undefined,
+  hintsVersion: string | null,
+): Iterable<SnapshotEntry> {
   const trusted = indexer !== undefined && indexer.version === hintsVersion;
   for (const [collection, map] of maps) {
     const table = map.table;
-    const own = (key: string, value: unknown): SnapshotEntry => ({ collection, key, text: JSON.stringify(value), hintsJson: hintsJson(indexer?.hints(collection, key, value)) });
+    const own = (key: string, value: unknown): SnapshotEntry => ({
+      collection,
+      key,
+      text: JSON.stringify(value),
+      hintsJson: hintsJson(indexer?.hints(collection, key, value)),
+    });
     if (table !== undefined && trusted) {
       // Unchanged entities with hints of this version: their lines are exactly what entityLine
       // would write, so runs of adjacent ones are copied as one block of bytes.
-      const block = (from: number, to: number): SnapshotEntry => ({ collection, key: '', text: '', hintsJson: undefined, lines: table.linesBytes(from, to), lineCount: to - from });
+      const block = (from: number, to: number): SnapshotEntry => ({
+        collection,
+        key: '',
+        text: '',
+        hintsJson: undefined,
+        lines: table.linesBytes(from, to),
+        lineCount: to - from,
+      });
       const changed = map.changedOrdinals();
       let runStart = 0;
       for (let ordinal = 0; ordinal < table.count; ordinal += 1) {

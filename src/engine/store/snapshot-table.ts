@@ -87,7 +87,10 @@ export class CollectionTable {
     this.keyText = built.keyText;
     const hashes = built.keyHash.data;
     this.keySlots = new HashSlots(
-      (taken) => (this.probeKey !== undefined ? this.keyEquals(taken, this.probeKey) : hashes[taken] === hashes[this.probeOrdinal] && this.keyOf(taken) === this.keyOf(this.probeOrdinal)),
+      (taken) =>
+        this.probeKey !== undefined
+          ? this.keyEquals(taken, this.probeKey)
+          : hashes[taken] === hashes[this.probeOrdinal] && this.keyOf(taken) === this.keyOf(this.probeOrdinal),
       (taken) => hashes[taken]!,
       this.count,
     );
@@ -97,7 +100,9 @@ export class CollectionTable {
       const taken = this.keySlots.at(slot);
       if (taken >= 0) {
         // A writer never puts one key in a collection twice: such a file was not written by examctl.
-        throw new StoreDamagedError(`${file}:${built.lineNo.data[ordinal]!}: key ${JSON.stringify(this.keyOf(ordinal))} of ${built.name} appears twice (also line ${built.lineNo.data[taken]!})`);
+        throw new StoreDamagedError(
+          `${file}:${built.lineNo.data[ordinal]!}: key ${JSON.stringify(this.keyOf(ordinal))} of ${built.name} appears twice (also line ${built.lineNo.data[taken]!})`,
+        );
       }
       this.keySlots.set(slot, ordinal);
     }
@@ -198,7 +203,9 @@ export class CollectionTable {
     }
     if (!Array.isArray(hints) || !hints.every((hint) => typeof hint === 'string')) {
       // The line's checksum matched, so the bytes are as written: only a writer bug gets here.
-      throw new StoreDamagedError(`${this.file}: the hints of ${JSON.stringify(this.keyOf(ordinal))} are not a list of strings`);
+      throw new StoreDamagedError(
+        `${this.file}: the hints of ${JSON.stringify(this.keyOf(ordinal))} are not a list of strings`,
+      );
     }
     return hints as string[];
   }
@@ -262,7 +269,10 @@ class HintIndex {
   seal(): void {
     const hashes = this.hash.data;
     const slots = new HashSlots(
-      (taken) => (this.probeHint !== undefined ? this.holds(taken, this.probeHint) : hashes[taken] === hashes[this.probeEntry] && this.textOf(taken) === this.textOf(this.probeEntry)),
+      (taken) =>
+        this.probeHint !== undefined
+          ? this.holds(taken, this.probeHint)
+          : hashes[taken] === hashes[this.probeEntry] && this.textOf(taken) === this.textOf(this.probeEntry),
       (taken) => hashes[taken]!,
       this.owner.length,
     );
@@ -282,7 +292,9 @@ class HintIndex {
 
   private holds(entry: number, hint: string): boolean {
     const text = this.text.get(entry);
-    return text !== undefined ? text === hint : bytesEqual(this.buffer, this.start.data[entry]!, this.end.data[entry]!, hint);
+    return text !== undefined
+      ? text === hint
+      : bytesEqual(this.buffer, this.start.data[entry]!, this.end.data[entry]!, hint);
   }
 
   private textOf(entry: number): string {

@@ -110,7 +110,9 @@ export interface LoadedSnapshot {
 async function readWhole(handle: FileHandle, file: string): Promise<Buffer> {
   const size = (await handle.stat()).size;
   if (size > bufferConstants.MAX_LENGTH) {
-    throw new StoreDamagedError(`${file}: ${size} bytes, more than one process can load (${bufferConstants.MAX_LENGTH})`);
+    throw new StoreDamagedError(
+      `${file}: ${size} bytes, more than one process can load (${bufferConstants.MAX_LENGTH})`,
+    );
   }
   const buffer = Buffer.allocUnsafe(size);
   let read = 0;
@@ -126,7 +128,11 @@ async function readWhole(handle: FileHandle, file: string): Promise<Buffer> {
  * Loads a snapshot: every line's shape, the count and the checksum checked (damage anywhere is
  * found now), each entity line read in entityLine's one layout. Throws StoreDamagedError (file:line).
  */
-export async function readSnapshot(handle: FileHandle, file: string, expectedGeneration: number): Promise<LoadedSnapshot> {
+export async function readSnapshot(
+  handle: FileHandle,
+  file: string,
+  expectedGeneration: number,
+): Promise<LoadedSnapshot> {
   const buffer = await readWhole(handle, file);
   const builders = new Map<CollectionName, CollectionTableBuilder>();
   let header: SnapshotHeader | undefined;
@@ -266,7 +272,10 @@ export async function readSnapshot(handle: FileHandle, file: string, expectedGen
       }
       if (parsed.format > STORE_FORMAT) throw newerFormatError(file, parsed.format);
       if (parsed.generation !== expectedGeneration) {
-        throw damaged(lineNo, `snapshot is generation ${String(parsed.generation)}, CURRENT names ${expectedGeneration}`);
+        throw damaged(
+          lineNo,
+          `snapshot is generation ${String(parsed.generation)}, CURRENT names ${expectedGeneration}`,
+        );
       }
       header = { format: parsed.format, hints: typeof parsed.hints === 'string' ? parsed.hints : null };
       entitiesFrom = position;
@@ -274,7 +283,8 @@ export async function readSnapshot(handle: FileHandle, file: string, expectedGen
     }
     if (parsed.end === true) {
       if (header.format !== 1) crc = crc32(buffer.subarray(entitiesFrom, from));
-      if (parsed.count !== count) throw damaged(lineNo, `end line counts ${String(parsed.count)} entities, file has ${count}`);
+      if (parsed.count !== count)
+        throw damaged(lineNo, `end line counts ${String(parsed.count)} entities, file has ${count}`);
       if (parsed.crc !== hex(crc)) throw damaged(lineNo, 'checksum mismatch (an entity line was altered)');
       ended = true;
       continue;

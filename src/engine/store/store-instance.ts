@@ -25,7 +25,13 @@ export async function writeStoreInstance(dir: string, id = randomBytes(16).toStr
  */
 export async function keepStoreInstance(dir: string): Promise<() => Promise<unknown>> {
   const [file, kept] = [join(dir, INSTANCE_FILE), join(dir, `${ATOMIC_TEMP_PREFIX}${INSTANCE_FILE}`)];
-  if (await link(file, kept).then(() => true, () => false)) return () => rename(kept, file);
+  if (
+    await link(file, kept).then(
+      () => true,
+      () => false,
+    )
+  )
+    return () => rename(kept, file);
   const id = await readStoreInstance(dir).catch(() => undefined);
   return async () => (id === undefined ? rm(file, { force: true }) : writeStoreInstance(dir, id));
 }
