@@ -325,9 +325,7 @@ export class ServiceCopy {
   }
 
   /** The whole lines each kind's copy gained past `from`, where they end, and whether a copy was rewritten since (compacted, gone: its offsets mean nothing). */
-  private async tails(
-    from: Map<SyncKind, { ino: number; size: number }>,
-  ): Promise<{
+  private async tails(from: Map<SyncKind, { ino: number; size: number }>): Promise<{
     lines: Partial<Record<SyncKind, string>>;
     at: Map<SyncKind, { ino: number; size: number }>;
     rewritten: boolean;
