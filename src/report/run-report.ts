@@ -45,6 +45,16 @@ export interface ReportItem {
   dryRun?: true;
   /** A create that may exist under the id examctl chose: its status cell says IN_DOUBT. */
   inDoubt?: true;
+  /** Each field the request changes, with its value before (where examctl knows it) and after (docs/plan.md). */
+  changes?: readonly FieldChange[];
+}
+
+/** One field's change: `before` is absent where examctl does not know the old value (`known` false). */
+export interface FieldChange {
+  field: string;
+  known: boolean;
+  before?: unknown;
+  after?: unknown;
 }
 
 /**
