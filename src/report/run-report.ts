@@ -45,7 +45,7 @@ export interface ReportItem {
   dryRun?: true;
   /** A create that may exist under the id examctl chose: its status cell says IN_DOUBT. */
   inDoubt?: true;
-  /** Each field the request changes, with its value before (where examctl knows it) and after (docs/plan.md). */
+  /** Each field the request changes, with its value before (where examctl knows it) and after. */
   changes?: readonly FieldChange[];
 }
 
