@@ -2,15 +2,15 @@
 // and its dependencies) bundled by esbuild into dist/bundle/ (issue 37: start-up before the first
 // request), twice: examctl.mjs with one chunk per lazily imported part (a command's behaviour,
 // the engine, undici, prompts...), so a run loads a few dozen files instead of ~300 modules; and
-// examctl.cjs, the same program as one script with V8's code cache (buildCodeCachedScript), which
-// the bin prefers under the Node that built it. `npm run build` runs this after tsc (dist/'s
+// packed/, the same program as a few scripts (packChunks), each with V8's code cache
+// (buildCodeCachedPacks), which the bin prefers under the Node that built it. `npm run build` runs this after tsc (dist/'s
 // modules stay: tests, benches and scripts import them). docs/architecture.md, "Build and package".
 //
 // dist/bundle/meta.json (esbuild's metafile: which sources each chunk holds) is for the tests that
 // check what a command loads (test/e2e/startup-modules.test.ts); it is not packed.
 //
 // Run: node scripts/build-bundle.mjs
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
@@ -254,30 +254,136 @@ export const COMMON = {
 };
 
 /**
- * The code-cached script: the same program as one CommonJS file (a lazily imported part is
- * initialised on its first import, as in the chunks), which bin/examctl compiles with
- * vm.Script and V8's code cache made here, after a training run: a remote `user sync` of
- * fixtures/users.csv against a loopback server in this process (examctl's main job; the other
- * commands share most of its code: flags, readers, rules, journal). Node 20 has no compile cache
- * for modules (module.enableCompileCache is Node 22), hence a script. The cache is valid for
- * one Node build: code-cache.json names it, and bin/examctl uses the script only under that
- * same Node (V8 also refuses a cache that does not fit: the script is then compiled anew).
+ * esbuild's split (an ES module chunk per lazily imported part: `outputFiles` and `metafile` of a
+ * build with splitting) made CommonJS scripts, packed: the entry with what it imports (all
+ * `--version` needs), then each lazily imported chunk with what it imports and no earlier pack
+ * holds (run-cli's: the command tree, all `--help` needs; then each command's behaviour...). Each
+ * pack is one script whose value is its chunks' module functions, compiled on the first require
+ * of one of them with one code cache: a start compiles a few scripts, not dozens, and only what it
+ * loads. `files`: each pack's name (its first chunk's) and text; `packed`: the pack of each chunk.
+ * The npm install's (bin/examctl) and the one-file executable's (build-release.mjs) program.
  */
+async function packChunks(outputFiles, metafile) {
+  // Each ES module chunk made a CommonJS script: its imports become require()s of the other
+  // chunks (import() too: a code-cached script cannot import), which PACK_LOADER resolves.
+  const codes = new Map();
+  for (const chunk of outputFiles.sort((a, b) => a.path.localeCompare(b.path))) {
+    const { code } = await transform(chunk.text, {
+      format: 'cjs',
+      platform: 'node',
+      target: COMMON.target,
+      supported: { 'dynamic-import': false },
+      minifyWhitespace: true,
+      keepNames: true,
+      logLevel: 'warning',
+    });
+    const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(code);
+    if (left !== null)
+      throw new Error(`${basename(chunk.path)} would import() (${left[0]}), which a code-cached script cannot`);
+    codes.set(basename(chunk.path), code);
+  }
+  const imports = new Map(
+    Object.entries(metafile.outputs).map(([path, output]) => [
+      basename(path),
+      output.imports.filter((item) => !item.external),
+    ]),
+  );
+  const imported = (name, kind) =>
+    imports
+      .get(name)
+      .filter((item) => item.kind === kind)
+      .map((item) => basename(item.path));
+  const packed = {};
+  const closure = (name, pack = name) => {
+    if (packed[name] !== undefined) return;
+    packed[name] = pack;
+    for (const next of imported(name, 'import-statement')) closure(next, pack);
+  };
+  // Breadth first from the entry: the packs a start needs first take the chunks they share.
+  const entries = ['examctl.mjs'];
+  for (let i = 0; i < entries.length; i++) {
+    closure(entries[i]);
+    const members = Object.keys(packed).filter((name) => packed[name] === entries[i]);
+    for (const next of members.flatMap((name) => imported(name, 'dynamic-import')))
+      if (packed[next] === undefined && !entries.includes(next)) entries.push(next);
+  }
+  const files = new Map([...codes.keys()].map((name) => [packed[name] ?? name, []]));
+  for (const [name, code] of codes)
+    files
+      .get(packed[name] ?? name)
+      .push(`${JSON.stringify(name)}: function (exports, require, module, __filename, __dirname) {${code}\n}`);
+  const texts = new Map([...files].map(([file, modules]) => [file, `({${modules.join(',\n')}})`]));
+  return { files: texts, packed };
+}
+
+/** The program (src/cli/main.ts) split and packed (packChunks) for `format` (distImportMetaUrl's), `options` over COMMON's; and esbuild's metafile. */
+export async function packedProgram(format, options) {
+  const main = await build({
+    ...COMMON,
+    ...options,
+    format: 'esm',
+    splitting: true,
+    chunkNames: '[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
+    metafile: true,
+    write: false,
+    plugins: [distImportMetaUrl(format), undiciEntry, commanderLazySpawn],
+  });
+  return { ...(await packChunks(main.outputFiles, main.metafile)), metafile: main.metafile };
+}
+
 /**
- * The trainer compiles the script exactly as bin/examctl does (the same source text), runs it,
- * and writes V8's cache of every function the run compiled as the process exits.
+ * The loader of packed chunks (packChunks): each chunk's module function is run as Node runs a
+ * CommonJS file, once, on its first require; the pack holding it (PACKED) is compiled on the
+ * first require of one of its chunks (`chunk(file)`: its text, and V8's code cache of it where
+ * there is one), its chunks' __filename in `dir`. What is not a chunk is required by `builtin`.
  */
-const SCRIPT_TRAINER = `
-  const { readFileSync, writeFileSync } = require('node:fs');
-  const { wrap, createRequire } = require('node:module');
-  const { dirname } = require('node:path');
-  const vm = require('node:vm');
-  const [script, cache] = [process.env.TRAIN_SCRIPT, process.env.TRAIN_CACHE];
-  const compiled = new vm.Script(wrap(readFileSync(script, 'utf8')), { filename: script });
-  process.on('exit', () => writeFileSync(cache, compiled.createCachedData()));
-  process.argv.splice(1, 0, script);
-  const module = { exports: {} };
-  compiled.runInThisContext().call(module.exports, module.exports, createRequire(script), module, script, dirname(script));`;
+export const PACK_LOADER = `const { join, sep } = require('node:path');
+const { Script } = require('node:vm');
+const loaded = new Map();
+const scripts = new Map();
+const files = new Map();
+function load(name) {
+  let module = loaded.get(name);
+  if (module !== undefined) return module.exports;
+  module = { exports: {} };
+  loaded.set(name, module);
+  const file = PACKED[name] ?? name;
+  let modules = files.get(file);
+  if (modules === undefined) {
+    const [text, cachedData] = chunk(file);
+    const compiled = new Script(text, { filename: dir + sep + file, cachedData });
+    scripts.set(file, compiled);
+    files.set(file, (modules = compiled.runInThisContext()));
+  }
+  const filename = dir + sep + name;
+  const require = (id) => (id.startsWith('./') ? load(id.slice(2)) : builtin(id));
+  modules[name].call(module.exports, module.exports, require, module, filename, dir);
+  return module.exports;
+}
+`;
+
+/**
+ * The training run's loader (trainCodeCache): the packs from TRAIN_SCRIPT's directory (packed.json
+ * beside it), compiled as the program's own loader compiles them, with the cache an earlier
+ * training run wrote; as the process exits, each loaded pack's cache is written into TRAIN_CACHE
+ * (a directory): what every run so far compiled (the remote run's, the dry run's, --help's). The
+ * chunks' directory is TRAIN_MODULE_DIR (the npm install's dist/bundle), else the executable's.
+ */
+export const PACK_TRAINER = `'use strict';
+const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+${PACK_LOADER}const from = require('node:path').dirname(process.env.TRAIN_SCRIPT);
+const dir = process.env.TRAIN_MODULE_DIR || join(process.execPath, 'dist', 'bundle');
+const builtin = require('node:module').createRequire(join(dir, 'packed.json'));
+const PACKED = JSON.parse(readFileSync(join(from, '..', 'packed.json'), 'utf8'));
+const cacheOf = (name) => join(process.env.TRAIN_CACHE, name + '.cache');
+const chunk = (name) => [readFileSync(join(from, name), 'utf8'), existsSync(cacheOf(name)) ? readFileSync(cacheOf(name)) : undefined];
+process.on('exit', () => {
+  for (const [name, compiled] of scripts) writeFileSync(cacheOf(name), compiled.createCachedData());
+});
+process.argv.splice(1, 0, process.env.TRAIN_SCRIPT);
+load(require('node:path').basename(process.env.TRAIN_SCRIPT));
+`;
 
 /**
  * The remote training run's token; none for the others (a token set while the target resolves
@@ -288,13 +394,13 @@ function trainingTarget(remote) {
 }
 
 /**
- * Writes `cache`, V8's code cache of `script` (a CommonJS file) as `node` compiles it in
- * bin/examctl's way, after a training run: a remote `user sync` of fixtures/users.csv against
- * a loopback server in this process (examctl's main job; the other commands share most of its
- * code: flags, readers, rules, journal). The one-file executables' build trains theirs so too,
- * with its own `trainer` and `alsoRuns` (argument lists run after that one, in turn).
+ * Writes into `cache` (a directory) V8's code cache of each pack `script` (the entry pack of a
+ * packChunks program) loads as `node` runs it with `trainer` (PACK_TRAINER), after training runs:
+ * a remote `user sync` of fixtures/users.csv against a loopback server in this process (examctl's
+ * main job; the other commands share most of its code: flags, readers, rules, journal), then
+ * `alsoRuns` (argument lists run after that one, in turn); `env`: what the trainer is told beside.
  */
-export async function trainCodeCache(node, script, cache, trainer = SCRIPT_TRAINER, alsoRuns = []) {
+export async function trainCodeCache(node, script, cache, trainer, alsoRuns = [], env = {}) {
   // The answer names the user sent: one naming another fails the record (docs/remote.md).
   const server = createServer((req, res) => {
     let body = '';
@@ -335,6 +441,7 @@ export async function trainCodeCache(node, script, cache, trainer = SCRIPT_TRAIN
           CI: 'true',
           TRAIN_SCRIPT: script,
           TRAIN_CACHE: cache,
+          ...env,
           ...trainingTarget(args === remote),
           EXAMCTL_CONFIG_DIR: join(scratch, 'config'),
           EXAMCTL_RUNS_DIR: join(scratch, 'runs'),
@@ -353,36 +460,45 @@ export async function trainCodeCache(node, script, cache, trainer = SCRIPT_TRAIN
   }
 }
 
-async function buildCodeCachedScript() {
-  const script = join(BUNDLE_DIR, 'examctl.cjs');
-  await build({
-    ...COMMON,
-    format: 'cjs',
-    outExtension: { '.js': '.cjs' },
-    plugins: [distImportMetaUrl('cjs'), undiciEntry, commanderLazySpawn],
-  });
-  const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(readFileSync(script, 'utf8'));
-  if (left !== null) {
-    // Not to be run from a code cache (see distImportMetaUrl): bin/examctl runs the modules.
-    console.warn(`build-bundle: no code-cached script: it would import() (${left[0]})`);
-    rmSync(script);
-    return;
-  }
-  const cache = `${script}.cache`;
-  await trainCodeCache(process.execPath, script, cache);
-  // The hashes let bin/examctl refuse a script or a cache that is not this pair: V8 checks only the
-  // script's length against its cache, so an edited script of the same length would run the cached
-  // (old) code, and a damaged cache can abort the process (QA).
+/**
+ * The code-cached program bin/examctl runs under the Node that built it: the same program as
+ * packChunks' packs in dist/bundle/packed/ (packed.json: each chunk's pack), each with V8's code
+ * cache of it made here by training runs (a remote `user sync`, a dry run on the local target,
+ * `--help`), as the one-file executable's are: a start compiles only the packs it loads, each
+ * from its cache (`--version` its entry pack alone). Node 20 has no compile cache for modules
+ * (module.enableCompileCache is Node 22), hence scripts. A cache is valid for one Node build:
+ * code-cache.json names it, with each pack's and cache's SHA-256 (V8 checks a cache only against
+ * its script's length: bin/examctl uses a cache only with the pack it was made for).
+ */
+async function buildCodeCachedPacks() {
+  const packedDir = join(BUNDLE_DIR, 'packed');
+  const { files, packed } = await packedProgram('cjs', { outdir: packedDir });
+  mkdirSync(packedDir, { recursive: true });
+  for (const [file, text] of files) writeFileSync(join(packedDir, file), text);
+  writeFileSync(join(BUNDLE_DIR, 'packed.json'), JSON.stringify(packed));
+  await trainCodeCache(
+    process.execPath,
+    join(packedDir, 'examctl.mjs'),
+    packedDir,
+    PACK_TRAINER,
+    [
+      ['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')],
+      ['--', '--help'],
+    ],
+    { TRAIN_MODULE_DIR: BUNDLE_DIR },
+  );
   const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
+  const cached = (file) =>
+    existsSync(join(packedDir, `${file}.cache`)) ? sha256(join(packedDir, `${file}.cache`)) : null;
   const manifest = {
     node: process.version,
     v8: process.versions.v8,
     platform: process.platform,
     arch: process.arch,
-    script: 'examctl.cjs',
-    scriptSha256: sha256(script),
-    cache: 'examctl.cjs.cache',
-    cacheSha256: sha256(cache),
+    packed,
+    packs: Object.fromEntries(
+      [...files.keys()].sort().map((file) => [file, { sha256: sha256(join(packedDir, file)), cache: cached(file) }]),
+    ),
   };
   writeFileSync(join(BUNDLE_DIR, 'code-cache.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 }
@@ -420,7 +536,7 @@ export async function buildBundle() {
   for (const file of BUILT_IN) program.update(`${file}\n`).update(readFileSync(join(root, file)));
   writeFileSync(join(BUNDLE_DIR, 'examctl.sha256'), program.digest('hex'));
   try {
-    await buildCodeCachedScript();
+    await buildCodeCachedPacks();
   } catch (error) {
     // Without it examctl starts slower, never differently (bin/examctl runs the chunks); a build
     // where no loopback server can listen still builds. test/e2e/startup-modules.test.ts fails.

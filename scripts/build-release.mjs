@@ -40,15 +40,13 @@ import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build, transform } from 'esbuild';
 import {
   BUILT_IN,
-  COMMON,
-  commanderLazySpawn,
-  distImportMetaUrl,
+  PACK_LOADER,
+  PACK_TRAINER,
+  packedProgram,
   thirdPartyNotices,
   trainCodeCache,
-  undiciEntry,
 } from './build-bundle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -123,73 +121,17 @@ function unpack(spec, entry, dir) {
 export async function buildProgram(dir, nodeLicence, fixtures = join(root, 'fixtures')) {
   const programDir = join(dir, 'program');
   mkdirSync(programDir, { recursive: true });
-  const common = { ...COMMON, external: [], outdir: programDir, logLevel: 'warning' };
-  const main = await build({
-    ...common,
-    format: 'esm',
-    splitting: true,
-    chunkNames: '[name]-[hash]',
-    outExtension: { '.js': '.mjs' },
-    metafile: true,
-    write: false,
-    plugins: [distImportMetaUrl('sea'), undiciEntry, commanderLazySpawn],
+  const { files, packed, metafile } = await packedProgram('sea', {
+    external: [],
+    outdir: programDir,
+    logLevel: 'warning',
   });
-  // Each ES module chunk made a CommonJS script: its imports become require()s of the other
-  // chunks (import() too: a code-cached script cannot import), which SEA_MAIN's loader resolves.
-  const codes = new Map();
-  for (const chunk of main.outputFiles.sort((a, b) => a.path.localeCompare(b.path))) {
-    const { code } = await transform(chunk.text, {
-      format: 'cjs',
-      platform: 'node',
-      target: COMMON.target,
-      supported: { 'dynamic-import': false },
-      minifyWhitespace: true,
-      keepNames: true,
-      logLevel: 'warning',
-    });
-    const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(code);
-    if (left !== null)
-      throw new Error(
-        `the executable's ${basename(chunk.path)} would import() (${left[0]}), which a code-cached script cannot`,
-      );
-    codes.set(basename(chunk.path), code);
-  }
-  const imports = new Map(
-    Object.entries(main.metafile.outputs).map(([path, output]) => [
-      basename(path),
-      output.imports.filter((item) => !item.external),
-    ]),
-  );
-  const imported = (name, kind) =>
-    imports
-      .get(name)
-      .filter((item) => item.kind === kind)
-      .map((item) => basename(item.path));
-  const packed = {};
-  const closure = (name, pack = name) => {
-    if (packed[name] !== undefined) return;
-    packed[name] = pack;
-    for (const next of imported(name, 'import-statement')) closure(next, pack);
-  };
-  // Breadth first from the entry: the packs a start needs first take the chunks they share.
-  const entries = ['examctl.mjs'];
-  for (let i = 0; i < entries.length; i++) {
-    closure(entries[i]);
-    const members = Object.keys(packed).filter((name) => packed[name] === entries[i]);
-    for (const next of members.flatMap((name) => imported(name, 'dynamic-import')))
-      if (packed[next] === undefined && !entries.includes(next)) entries.push(next);
-  }
-  const files = new Map([...codes.keys()].map((name) => [packed[name] ?? name, []]));
-  for (const [name, code] of codes)
-    files
-      .get(packed[name] ?? name)
-      .push(`${JSON.stringify(name)}: function (exports, require, module, __filename, __dirname) {${code}\n}`);
-  for (const [file, modules] of files) writeFileSync(join(programDir, file), `({${modules.join(',\n')}})`);
+  for (const [file, text] of files) writeFileSync(join(programDir, file), text);
   writeFileSync(join(dir, 'packed.json'), JSON.stringify(packed));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version })}\n`);
   writeFileSync(join(dir, 'main.cjs'), SEA_MAIN.replace('PACKED_JSON', JSON.stringify(packed)));
-  const notices = thirdPartyNotices({ inputs: main.metafile.inputs }).replace(
+  const notices = thirdPartyNotices({ inputs: metafile.inputs }).replace(
     'The examctl bundle (dist/bundle/)',
     'The examctl executable',
   );
@@ -214,39 +156,6 @@ export async function buildProgram(dir, nodeLicence, fixtures = join(root, 'fixt
 }
 
 /**
- * The loader of the chunks: each chunk's module function is run as Node runs a CommonJS file,
- * once, on its first require; the file of program/ holding it (PACKED names a packed chunk's) is
- * compiled on the first require of one of its chunks (`chunk(file)`: its text, and V8's code
- * cache of it where there is one). Only Node's own modules are required from outside (every
- * package is bundled).
- */
-const LOADER = `const { join, sep } = require('node:path');
-const { Script } = require('node:vm');
-const dir = join(process.execPath, 'dist', 'bundle');
-const loaded = new Map();
-const scripts = new Map();
-const files = new Map();
-function load(name) {
-  let module = loaded.get(name);
-  if (module !== undefined) return module.exports;
-  module = { exports: {} };
-  loaded.set(name, module);
-  const file = PACKED[name] ?? name;
-  let modules = files.get(file);
-  if (modules === undefined) {
-    const [text, cachedData] = chunk(file);
-    const compiled = new Script(text, { filename: dir + sep + file, cachedData });
-    scripts.set(file, compiled);
-    files.set(file, (modules = compiled.runInThisContext()));
-  }
-  const filename = dir + sep + name;
-  const require = (id) => (id.startsWith('./') ? load(id.slice(2)) : builtin(id));
-  modules[name].call(module.exports, module.exports, require, module, filename, dir);
-  return module.exports;
-}
-`;
-
-/**
  * The blob's main script: the loader reading the chunks from the blob's assets, with V8's code
  * cache of each chunk a training run loaded under this very Node where the build could make one
  * (the linux-x64 executable). V8 refuses a cache that does not fit this Node, and the chunk is
@@ -255,6 +164,7 @@ function load(name) {
 const SEA_MAIN = `'use strict';
 const { getAsset, getRawAsset } = require('node:sea');
 const builtin = require;
+const dir = require('node:path').join(process.execPath, 'dist', 'bundle');
 const PACKED = PACKED_JSON;
 function chunk(name) {
   let cachedData;
@@ -264,27 +174,7 @@ function chunk(name) {
   } catch {}
   return [getAsset('program/' + name, 'utf8'), cachedData];
 }
-${LOADER}load('examctl.mjs');
-`;
-
-/**
- * The training run's loader (trainCodeCache, build-bundle.mjs): the files of program/ from
- * TRAIN_SCRIPT's directory, compiled as SEA_MAIN compiles them, with the cache an earlier training
- * run wrote; as the process exits, each loaded file's cache is written into TRAIN_CACHE (a
- * directory): what every run so far compiled (the remote run's, the dry run's, --help's).
- */
-const TRAINER = `'use strict';
-const { existsSync, readFileSync, writeFileSync } = require('node:fs');
-const builtin = require;
-${LOADER}const from = require('node:path').dirname(process.env.TRAIN_SCRIPT);
-const PACKED = JSON.parse(readFileSync(join(from, '..', 'packed.json'), 'utf8'));
-const cacheOf = (name) => join(process.env.TRAIN_CACHE, name + '.cache');
-const chunk = (name) => [readFileSync(join(from, name), 'utf8'), existsSync(cacheOf(name)) ? readFileSync(cacheOf(name)) : undefined];
-process.on('exit', () => {
-  for (const [name, compiled] of scripts) writeFileSync(cacheOf(name), compiled.createCachedData());
-});
-process.argv.splice(1, 0, process.env.TRAIN_SCRIPT);
-load(require('node:path').basename(process.env.TRAIN_SCRIPT));
+${PACK_LOADER}load('examctl.mjs');
 `;
 
 /** The assets, by the path each has in the npm package (src/system/shipped-file.ts looks them up so), the chunks under program/ with their code caches where there are. */
@@ -328,7 +218,7 @@ export async function buildExecutable(target, { programDir, outDir, work, pins =
     mkdirSync(caches, { recursive: true });
     // After the remote run, a dry run on the local target (its chunks: the store, the engine) and
     // --help (commander's help; `--` keeps node from taking it for its own).
-    await trainCodeCache(maker, join(programDir, 'program', 'examctl.mjs'), caches, TRAINER, [
+    await trainCodeCache(maker, join(programDir, 'program', 'examctl.mjs'), caches, PACK_TRAINER, [
       ['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')],
       ['--', '--help'],
     ]);

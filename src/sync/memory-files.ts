@@ -121,8 +121,8 @@ export async function readMemory(
   const opened = await openMemoryFile(file, 'read', APPEND_FLAGS, undefined, limit);
   if (opened === undefined) return emptyContents(file, kind);
   await opened.handle.close();
-  // `limit`: its first whole lines only (its header: what a scan of other memories reads first).
-  const bytes = limit === undefined ? opened.bytes : opened.bytes.subarray(0, opened.bytes.lastIndexOf(NEWLINE) + 1);
+  // `limit`: its header line only (what a scan of other memories reads first), no entry parsed.
+  const bytes = limit === undefined ? opened.bytes : opened.bytes.subarray(0, opened.bytes.indexOf(NEWLINE) + 1);
   return memoryOfText(bytes, file, kind, expected);
 }
 
@@ -330,13 +330,12 @@ export async function sameTargetElsewhere(syncDir: string, target: ReportTarget,
     if (head?.target === undefined || targetIdentity(head.target) === targetIdentity(target)) continue;
     if (server) {
       if (serverOf(head.target) === server) found.push(head);
-    } else if (head.instance === instance) {
-      const other = await readMemory(file, kind).catch(() => undefined);
-      const of =
-        other?.target && other.entries.size > 0
-          ? await sameStoreAs(other.target, target, instance, instance)
-          : undefined;
-      if (of) found.push({ ...other!, moved: of === 'moved' });
+    } else if (head.target.kind === 'local' && head.instance === instance) {
+      // Read whole only once its header names this store: a start-up reads no other target's
+      // entries (a server's memory has no instance either; issue 82: 25 of them, 0.7 s a dry run).
+      const of = await sameStoreAs(head.target, target, instance, instance);
+      const other = of ? await readMemory(file, kind).catch(() => undefined) : undefined;
+      if (other?.target && other.entries.size > 0) found.push({ ...other, moved: of === 'moved' });
     }
   }
   return found;

@@ -2,7 +2,7 @@
  * Start-up cost: a run that validates and sends records must not load zod (~50 ms of
  * import plus the schemas). The ES module bundle (dist/bundle/examctl.mjs, scripts/build-bundle.mjs:
  * what bin/examctl runs with --debug or under another Node than the build's; the code-cached
- * script is the same program, its lazily imported parts initialised on their first import) is
+ * packs are the same program, its lazily imported parts initialised on their first import) is
  * run with a module hook (module.register) that records every URL it resolves; each chunk of the
  * bundle stands for the modules it holds (esbuild's metafile, dist/bundle/meta.json), named as
  * their dist/ files, so the list says which modules the run loaded.
@@ -317,25 +317,36 @@ async function copyOfBuiltPackage(dir: string): Promise<string> {
   return copy;
 }
 
-describe('bin/examctl starts the code-cached script under the Node that built it, else the ES module bundle', () => {
+/** The code-cached packs' manifest (scripts/build-bundle.mjs, buildCodeCachedPacks). */
+interface PackManifest {
+  node: string;
+  packed: Record<string, string>;
+  packs: Record<string, { sha256: string; cache: string | null }>;
+}
+const packManifest = (root = ROOT) =>
+  JSON.parse(readFileSync(join(root, 'dist/bundle/code-cache.json'), 'utf8')) as PackManifest;
+
+describe('bin/examctl starts the code-cached packs under the Node that built it, else the ES module bundle', () => {
   const DRY_RUN = ['user', 'sync', '--dry-run', '--file', USERS, '--no-input'];
 
-  it('V8 accepts the cache made at build time for the script', async () => {
+  it('V8 accepts the cache made at build time for each pack that has one', async () => {
     await inTempDir(async (dir) => {
       const check = join(dir, 'check.cjs');
+      const packs = Object.entries(packManifest().packs).filter(([, pack]) => pack.cache !== null);
+      expect(packs.map(([file]) => file)).toContain('examctl.mjs');
       await writeFile(
         check,
-        `const { readFileSync } = require('node:fs'); const { wrap } = require('node:module'); const { Script } = require('node:vm');
-const script = ${JSON.stringify(join(ROOT, 'dist/bundle/examctl.cjs'))};
-const compiled = new Script(wrap(readFileSync(script, 'utf8')), { filename: script, cachedData: readFileSync(script + '.cache') });
-process.stdout.write(String(compiled.cachedDataRejected));`,
+        `const { readFileSync } = require('node:fs'); const { Script } = require('node:vm');
+const dir = ${JSON.stringify(join(ROOT, 'dist/bundle/packed'))};
+const rejected = ${JSON.stringify(packs.map(([file]) => file))}.filter((file) => new Script(readFileSync(dir + '/' + file, 'utf8'), { filename: file, cachedData: readFileSync(dir + '/' + file + '.cache') }).cachedDataRejected);
+process.stdout.write(JSON.stringify(rejected));`,
       );
       const run = await startNode([check], dir).done;
-      expect(run.stdout).toBe('false');
+      expect(run.stdout).toBe('[]');
     });
   });
 
-  it('the script, not the modules; with --debug the modules (source maps)', async () => {
+  it('the packs, not the modules; with --debug the modules (source maps)', async () => {
     await inTempDir(async (dir) => {
       const cached = await loadedBy(dir, [...DRY_RUN, '--store', join(dir, 'store')], {}, BIN);
       expect(cached.code, cached.stderr).toBe(0);
@@ -349,17 +360,19 @@ process.stdout.write(String(compiled.cachedDataRejected));`,
 
   it('a cache made by another Node, or one V8 refuses, costs speed only: the same run, the same result', async () => {
     await inTempDir(async (dir) => {
-      // A copy of the built package whose cache says another Node made it, then whose cache is garbage.
+      // A copy of the built package whose cache says another Node made it, then whose caches are garbage.
       const copy = await copyOfBuiltPackage(dir);
       const manifest = join(copy, 'dist/bundle/code-cache.json');
-      const built = JSON.parse(await readFile(manifest, 'utf8')) as { node: string };
+      const built = packManifest(copy);
       await writeFile(manifest, JSON.stringify({ ...built, node: 'v0.0.0' }));
       const other = await loadedBy(dir, [...DRY_RUN, '--store', join(dir, 'store')], {}, join(copy, 'bin/examctl'));
       expect(other.stderr).toContain('20 items: 20 valid');
       expect(other.urls.some((url) => url === pathToFileURL(join(copy, 'dist/bundle/examctl.mjs')).href)).toBe(true);
 
       await writeFile(manifest, JSON.stringify(built));
-      await writeFile(join(copy, 'dist/bundle/examctl.cjs.cache'), Buffer.alloc(4096, 7));
+      for (const [file, pack] of Object.entries(built.packs))
+        if (pack.cache !== null)
+          await writeFile(join(copy, 'dist/bundle/packed', `${file}.cache`), Buffer.alloc(4096, 7));
       const refused = await loadedBy(dir, [...DRY_RUN, '--store', join(dir, 'store')], {}, join(copy, 'bin/examctl'));
       expect(refused.code, refused.stderr).toBe(0);
       expect(refused.stderr).toContain('20 items: 20 valid');
@@ -367,35 +380,43 @@ process.stdout.write(String(compiled.cachedDataRejected));`,
     });
   });
 
-  it('a script or cache that is not the pair the build made is never run from the cache (QA: V8 checks only the length)', async () => {
+  it('a pack or cache that is not the pair the build made is never run from the cache (QA: V8 checks only the length)', async () => {
     await inTempDir(async (dir) => {
       const copy = await copyOfBuiltPackage(dir);
       const bin = join(copy, 'bin/examctl');
       const moduleBundle = pathToFileURL(join(copy, 'dist/bundle/examctl.mjs')).href;
-      const script = join(copy, 'dist/bundle/examctl.cjs');
-      const original = await readFile(script);
+      const packed = join(copy, 'dist/bundle/packed');
+      const { packs } = packManifest(copy);
 
-      // One byte of the cache flipped (same length): V8 would take it and could abort; the script is compiled without it.
-      const cache = join(copy, 'dist/bundle/examctl.cjs.cache');
-      const bytes = await readFile(cache);
-      bytes[4096] = bytes[4096]! ^ 0xff;
-      await writeFile(cache, bytes);
+      // One byte of each cache flipped (same length): V8 would take it and could abort; each pack is compiled without it.
+      for (const [file, pack] of Object.entries(packs)) {
+        if (pack.cache === null) continue;
+        const bytes = await readFile(join(packed, `${file}.cache`));
+        bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0xff;
+        await writeFile(join(packed, `${file}.cache`), bytes);
+      }
       const flipped = await loadedBy(dir, [...DRY_RUN, '--store', join(dir, 'store')], {}, bin);
       expect(flipped.code, flipped.stderr).toBe(0);
       expect(flipped.stderr).toContain('20 items: 20 valid');
       expect(distUrls(flipped.urls)).toEqual([]);
 
-      // The script edited, its length kept: the cache's old code must not run for it; the module bundle runs.
-      const text = original.toString('utf8');
-      const edited = text.replace('print the examctl version', 'PRINT THE EXAMCTL VERSION');
-      expect(edited).not.toBe(text);
-      await writeFile(script, edited);
-      const help = await loadedBy(dir, ['--help'], {}, bin);
+      // A pack edited, its length kept: the cache's old code must not run for it; the pack's own text runs.
+      const [helpPack, original] = Object.keys(packs)
+        .map((file) => [file, readFileSync(join(packed, file), 'utf8')] as const)
+        .find(([, text]) => text.includes('print the examctl version'))!;
+      await writeFile(
+        join(packed, helpPack),
+        original.replace('print the examctl version', 'PRINT THE EXAMCTL VERSION'),
+      );
+      const help = await startNode([bin, '--help'], dir).done;
       expect(help.code, help.stderr).toBe(0);
-      expect(help.urls).toContain(moduleBundle);
+      expect(help.stdout).toContain('PRINT THE EXAMCTL VERSION');
+      await writeFile(join(packed, helpPack), original);
 
-      // The script cut short: the module bundle runs, same result.
-      await writeFile(script, original.subarray(0, 1000));
+      // The entry pack edited or cut short: the module bundle runs, same result.
+      const entry = join(packed, 'examctl.mjs');
+      const entryText = await readFile(entry);
+      await writeFile(entry, entryText.subarray(0, 1000));
       const cut = await loadedBy(dir, [...DRY_RUN, '--store', join(dir, 'store')], {}, bin);
       expect(cut.code, cut.stderr).toBe(0);
       expect(cut.stderr).toContain('20 items: 20 valid');
@@ -410,15 +431,30 @@ process.stdout.write(String(compiled.cachedDataRejected));`,
       );
     });
   });
+
+  it('--version compiles the entry pack alone', async () => {
+    await inTempDir(async (dir) => {
+      const preload = join(dir, 'compiled.cjs');
+      await writeFile(
+        preload,
+        `const vm = require('node:vm'); const Script = vm.Script; const files = [];
+vm.Script = class extends Script { constructor(text, options) { super(text, options); files.push(require('node:path').basename(options.filename)); } };
+process.on('exit', () => require('node:fs').writeSync(2, '\\nCOMPILED ' + JSON.stringify(files) + '\\n'));\n`,
+      );
+      const { code, stderr } = await startNode(['--require', preload, BIN, '--version'], dir).done;
+      expect(code, stderr).toBe(0);
+      expect(JSON.parse(/\nCOMPILED (.*)\n/.exec(stderr)![1]!)).toEqual([packManifest().packed['examctl.mjs']]);
+    });
+  });
 });
 
-describe('bin/examctl starts the code-cached script, not the ES module bundle', () => {
+describe('bin/examctl starts the code-cached packs, not the ES module bundle', () => {
   // An ES module entry point costs every start its loader (~5-10 ms, bench/README.md, "Session
   // 41: first-request"); bin/examctl is CommonJS (bin/package.json) and runs the code-cached
-  // script through node:vm. What a user gets, on every Node: the run works with the module bundle
+  // packs through node:vm. What a user gets, on every Node: the run works with the module bundle
   // gone (so it never ran), and V8 took the cache (vm.Script's cachedDataRejected, a public API),
   // whatever modules that Node loads inside.
-  it('a run through bin/examctl uses the script and its cache: the same result with the ES module bundle removed', async () => {
+  it('a run through bin/examctl uses the packs and their caches: the same result with the ES module bundle removed', async () => {
     await inTempDir(async (dir) => {
       const copy = await copyOfBuiltPackage(dir);
       const { readdir } = await import('node:fs/promises');
