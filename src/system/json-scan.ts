@@ -90,6 +90,7 @@ export class JsonScanner {
   private inString = false;
   private stringIsKey = false;
   private stringStart = 0;
+  private nextQuote = -2;
   private nextBackslash = -2;
   private nextNewline = -2;
 
@@ -118,6 +119,7 @@ export class JsonScanner {
   /** The text's first `count` characters were dropped: offsets kept move with it. */
   shift(count: number): void {
     this.lineStart -= count;
+    this.nextQuote = -2;
     this.nextBackslash = -2;
     this.nextNewline = -2;
   }
@@ -341,12 +343,15 @@ export class JsonScanner {
   }
 
   /**
-   * checkedStringEnd by search (strings are most of the text): the next quote, with the positions of the
-   * next backslash and line break cached; JSON.parse finds what else is wrong, then a strict scan where.
+   * checkedStringEnd by search (strings are most of the text): the positions of the next quote, backslash
+   * and line break are cached, so each character is searched once however many escapes a string holds
+   * (a search for the quote after every backslash was quadratic); JSON.parse finds what else is wrong,
+   * then a strict scan where.
    */
   private quickStringEnd(text: string, pos: number, final: boolean): number {
     for (;;) {
-      const quote = text.indexOf('"', pos);
+      if (this.nextQuote !== -1 && this.nextQuote < pos) this.nextQuote = text.indexOf('"', pos);
+      const quote = this.nextQuote;
       const end = quote === -1 ? text.length : quote;
       if (this.nextBackslash !== -1 && this.nextBackslash < pos) this.nextBackslash = text.indexOf('\\', pos);
       if (this.nextNewline !== -1 && this.nextNewline < pos) this.nextNewline = text.indexOf('\n', pos);
@@ -357,6 +362,8 @@ export class JsonScanner {
       if (backslash === -1 || backslash >= end) return quote;
       if (backslash + 1 >= text.length) return final ? -1 : -(backslash + 2);
       pos = backslash + 2;
+      // A run of escapes is stepped over here, not by a search per escape.
+      while (pos + 1 < end && text.charCodeAt(pos) === 0x5c) pos += 2;
     }
   }
 
@@ -407,12 +414,46 @@ export function scanJson(text: string, limits: JsonLimits, options: ScanOptions 
  */
 export function parseJson(text: string, limits: JsonLimits, tell: Omit<ScanOptions, 'strict'> = {}): unknown {
   scanJson(text, limits, tell);
+  return parsedAfterScan(text, limits);
+}
+
+/** JSON.parse of a text the quick scan passed; what it refuses is found by a strict scan. */
+function parsedAfterScan(text: string, limits: JsonLimits): unknown {
   try {
     return JSON.parse(text);
   } catch {
     scanJson(text, limits, { strict: true });
     throw new JsonFault(text.length, 1, 1, 'valid JSON');
   }
+}
+
+/** Characters scanned between two turns of the event loop in `parseJsonYielding`. */
+export const YIELD_CHARS = 1024 * 1024;
+
+/**
+ * parseJson for a long text that must not hold the event loop (a body `local serve` is sent): the
+ * scan goes on in pieces of YIELD_CHARS, the loop turning between them, and `signal` ends it at the
+ * next piece (with its reason). JSON.parse runs last, once the whole text passed the scan.
+ */
+export async function parseJsonYielding(text: string, limits: JsonLimits, signal?: AbortSignal): Promise<unknown> {
+  const scanner = new JsonScanner(limits);
+  let pos = scanner.skipSpace(text, 0);
+  for (let end = Math.min(text.length, pos + YIELD_CHARS); ; end = Math.min(text.length, end + YIELD_CHARS)) {
+    // A prefix of the text keeps its offsets (the scanner's searches are forgotten: they saw only the prefix).
+    const final = end === text.length;
+    scanner.shift(0);
+    const after = scanner.scanValue(final ? text : text.slice(0, end), pos, final);
+    if (after !== -1) {
+      pos = after;
+      break;
+    }
+    pos = scanner.resumeAt;
+    await new Promise((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+  }
+  const after = scanner.skipSpace(text, pos);
+  if (after < text.length) throw scanner.fault(text, after, 'the end of the text (one value only)');
+  return parsedAfterScan(text, limits);
 }
 
 /** Where a key was given twice in one object: its path, its line and the first one's. */

@@ -3,8 +3,15 @@
  * as the whole does; nesting far past any stack is a fault, not an overflow; faults name the line,
  * the column and what was expected, and quote nothing of the text.
  */
-import { describe, expect, it } from 'vitest';
-import { JsonFault, JsonScanner, parseJson, scanJson } from '../../src/system/json-scan.js';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  JsonFault,
+  JsonScanner,
+  parseJson,
+  parseJsonYielding,
+  scanJson,
+  YIELD_CHARS,
+} from '../../src/system/json-scan.js';
 
 const fault = (run: () => unknown): JsonFault => {
   try {
@@ -105,5 +112,67 @@ describe('JsonScanner', () => {
       26,
       'too many entries: more than 2 keys in one object (column 26)',
     ]);
+  });
+
+  it('a string of many escapes is searched once: characters searched stay within a few times its length (issue 81)', () => {
+    // Counted, not timed: each indexOf's span (from where it starts to what it finds) summed; a search
+    // for the closing quote after every backslash made this quadratic (a 1.6 MB body blocked for 46 s).
+    const escapes = 20_000;
+    const texts = [
+      JSON.stringify({ a: '\\'.repeat(escapes), b: 'x' }),
+      JSON.stringify(['"'.repeat(escapes), '\\n'.repeat(escapes / 2), 'é\\"'.repeat(escapes / 4)]),
+      `[${'"\\\\",'.repeat(escapes / 4)}"\\\\"]`,
+    ];
+    for (const text of texts) {
+      let searched = 0;
+      const indexOf = String.prototype.indexOf;
+      const spy = vi.spyOn(String.prototype, 'indexOf').mockImplementation(function (this: string, ...args) {
+        const found = indexOf.apply(this, args);
+        searched += (found === -1 ? this.length : found) - (args[1] ?? 0);
+        return found;
+      });
+      try {
+        scanJson(text, { depth: 8 });
+      } finally {
+        spy.mockRestore();
+      }
+      expect(searched).toBeLessThanOrEqual(4 * text.length);
+      expect(parseJson(text, { depth: 8 })).toEqual(JSON.parse(text));
+    }
+  });
+
+  it('escape-heavy strings cut at every point between two texts scan as the whole', () => {
+    const text = `{"a":"${'\\\\\\"\\u00e9'.repeat(4)}","b":["\\\\",""]}`;
+    expect(scanJson(text, { depth: 4 }).keys).toBe(2);
+    for (let cut = 1; cut < text.length; cut++) {
+      const scanner = new JsonScanner({ depth: 4 });
+      expect(scanner.scanValue(text.slice(0, cut), 0, false), `cut at ${cut}`).toBe(-1);
+      const rest = text.slice(scanner.resumeAt);
+      scanner.shift(scanner.resumeAt);
+      expect(scanner.scanValue(rest, 0, true), `cut at ${cut}`).toBe(rest.length);
+    }
+  });
+
+  it('a long text parsed in pieces lets the event loop turn between them, and a signal ends it at the next piece', async () => {
+    // Counted turns, not time: `local serve` answers other clients while a 16 MiB body is scanned.
+    const text = JSON.stringify({ a: '\\'.repeat(2 * YIELD_CHARS), b: [1, 'x'] });
+    let turns = 0;
+    let done = false;
+    const ticker = (): void => {
+      turns++;
+      if (!done) setImmediate(ticker);
+    };
+    setImmediate(ticker);
+    const parsed = await parseJsonYielding(text, { depth: 8 });
+    done = true;
+    expect(parsed).toEqual(JSON.parse(text));
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(text.length / YIELD_CHARS));
+
+    const stop = new AbortController();
+    const parsing = parseJsonYielding(text, { depth: 8 }, stop.signal);
+    stop.abort(new Error('interrupted'));
+    await expect(parsing).rejects.toThrow('interrupted');
+    await expect(parseJsonYielding(`${text} x`, { depth: 8 })).rejects.toThrow(/one value only/);
+    await expect(parseJsonYielding('{"a": [1, 2}', { depth: 8 })).rejects.toThrow(JsonFault);
   });
 });
