@@ -662,3 +662,45 @@ describe('a config directory named but not there (EXAMCTL_CONFIG_DIR with a typo
       expect(run.stderr).toMatch(/target: local store \S+ \(profile admin\); profile admin \(the default profile\): /);
     }));
 });
+
+describe('under CI=true a remote target is named (issue 81, item 7: a job whose secrets were not injected)', () => {
+  it('a base URL only the default profile gives is exit 2 naming the profile and the unset or empty variables; named, it runs', () =>
+    withTempDir(async (dir) => {
+      await twoProfiles(dir);
+      for (const [args, env] of [
+        [SYNC, {}],
+        [['--target', 'remote', ...SYNC], { EXAMCTL_TOKEN: '' }],
+        [['--target', 'remote', '--yes', 'user', 'sync', '--file', 'users.csv'], { EXAMCTL_TOKEN: ' ' }],
+      ] as [string[], Record<string, string>][]) {
+        const run = await cli(dir, args, { CI: 'true', ...env });
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain('only the default profile prod names the remote target http://127.0.0.1:18672');
+        const token = env.EXAMCTL_TOKEN === undefined ? 'unset' : 'empty';
+        expect(run.stderr).toContain(`EXAMCTL_BASE_URL unset, EXAMCTL_TOKEN ${token}, EXAMCTL_PROFILE unset`);
+        expect(run.stdout).not.toContain('targetFrom');
+      }
+      const doctor = await cli(dir, ['doctor'], { CI: 'true' });
+      expect(doctor.code).toBe(3);
+      expect(doctor.stdout).toMatch(/FAIL\s+target\s+CI=true and only the default profile prod/);
+      // Named by a flag or a variable, or not under CI: the run goes on.
+      for (const [args, env] of [
+        [['--profile', 'prod', ...SYNC], { CI: 'true' }],
+        [SYNC, { CI: 'true', EXAMCTL_PROFILE: 'prod' }],
+        [SYNC, { CI: 'true', EXAMCTL_BASE_URL: 'http://127.0.0.1:18672' }],
+        [['--base-url', 'http://127.0.0.1:18671', ...SYNC], { CI: 'true' }],
+        [SYNC, { CI: 'false' }],
+        [SYNC, {}],
+      ] as [string[], Record<string, string>][]) {
+        const run = await cli(dir, args, env);
+        expect(run.code, `${args.join(' ')} ${JSON.stringify(env)}: ${run.stderr}`).toBe(0);
+      }
+    }));
+
+  it('with no config at all the local engine is still the default under CI=true (the README main job)', () =>
+    withTempDir(async (dir) => {
+      await writeFile(join(dir, 'users.csv'), USERS);
+      const run = await cli(dir, ['--yes', 'user', 'sync', '--file', 'users.csv'], { CI: 'true' });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain('created local store');
+    }));
+});
