@@ -17,7 +17,7 @@ import {
   plainNumber,
   type OutputTimes,
 } from '../report/output-times.js';
-import { CellFormat, type SheetCell } from '../report/xlsx-workbook.js';
+import { CellFormat, type CellNote, type SheetCell } from '../report/xlsx-workbook.js';
 
 /** The Results entry's fields in the API text's order (domain answer-fields.ts): the CSV export's first columns. */
 export const RESULT_COLUMNS: readonly string[] = answerFieldNames(RESULT_FIELDS);
@@ -242,6 +242,15 @@ export function sheetFormats(table: ResultsTable): CellFormat[] {
     const kind = kindOf(column);
     return kind === 'number' || kind === 'integer' || kind === 'boolean' ? CellFormat.general : CellFormat.text;
   });
+}
+
+/**
+ * A note on the header of each time column of a workbook: an Excel date keeps no zone, so the
+ * column says which zone its wall times are in and where that zone came from.
+ */
+export function timeZoneNotes(table: ResultsTable, zone: string, from: string): CellNote[] {
+  const text = `Times in ${zone} (${from}): an Excel date keeps no zone, so the times of this column are wall times there.`;
+  return table.header.flatMap((column, i) => (INSTANT_COLUMNS.has(column) ? [{ column: i, text }] : []));
 }
 
 /** The table's rows as typed workbook cells, times in `zone` (Excel keeps none). */

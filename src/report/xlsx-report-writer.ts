@@ -24,10 +24,12 @@ import { SOURCE_COLUMNS, WARNINGS_COLUMN, WRITTEN_COLUMNS } from '../formats/rep
 import { calendarDateOf, excelDate, excelDateFormats, excelDateTime, instantOf, plainNumber } from './output-times.js';
 import {
   CellFormat,
+  MAX_NOTES,
   MAX_SHEET_COLUMNS,
   MAX_SHEET_ROWS,
   RowLook,
   WorkbookWriter,
+  type CellNote,
   type CellPlace,
   type SheetCell,
   type SheetWriter,
@@ -99,6 +101,11 @@ export class XlsxReportWriter implements ReportSink {
         `${path}: ${formatCount(cut.count)} cells longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}; a .csv or .json report keeps them whole`,
       );
     }
+    const left = this.workbook.notesLeftOut;
+    if (left > 0)
+      said.push(
+        `${path}: ${formatCount(left)} marked cells have no note (a sheet keeps at most ${formatCount(MAX_NOTES)}); their errors are in error_messages`,
+      );
     return said;
   }
 
@@ -179,6 +186,8 @@ interface SheetHeader {
   name: string;
   header: readonly string[];
   formats?: readonly CellFormat[];
+  /** Notes on header cells (what a column holds that its name cannot say). */
+  headerNotes?: readonly CellNote[];
 }
 
 /** One sheet of a workbook written at once: its header and its rows. */
@@ -219,7 +228,7 @@ export class TablesWorkbook {
 
   /** Opens the next sheet for `rowCount` rows: `row` each of them, then `end`. */
   async sheet(
-    { name, header, formats }: SheetHeader,
+    { name, header, formats, headerNotes }: SheetHeader,
     rowCount: number,
   ): Promise<{ row(cells: readonly SheetCell[]): void | Promise<void>; end(): Promise<void> }> {
     const sheet = await this.workbook.sheet(name);
@@ -231,6 +240,7 @@ export class TablesWorkbook {
         ? [...header.slice(0, width), cutMarker(extraColumns + 1, 'columns', MAX_SHEET_COLUMNS)]
         : header,
       formats?.slice(0, width),
+      headerNotes?.filter((note) => note.column < width),
     );
     // Header, rows, and one row for the marker when they do not all fit.
     const room = rowCount + 1 > MAX_SHEET_ROWS ? MAX_SHEET_ROWS - 2 : rowCount;
@@ -429,12 +439,18 @@ class ReportCellTypes {
   }
 
   /**
-   * The cells of a dry run's invalid row its errors name (docs/input-formats.md, "A dry run marks
-   * the cell"). `statusAt` is the status cell's index in the row.
+   * The cells of a dry run's invalid row its errors name, each with a note of its codes and
+   * messages (docs/input-formats.md, "A dry run marks the cell"). `statusAt` is the status cell's
+   * index in the row.
    */
-  marks(errors: readonly Problem[], row: SourceRow | undefined, modes: readonly Column[], statusAt: number): number[] {
+  marks(
+    errors: readonly Problem[],
+    row: SourceRow | undefined,
+    modes: readonly Column[],
+    statusAt: number,
+  ): CellNote[] {
     const layout = row === undefined ? [] : this.layoutOf(row, modes);
-    const marked = new Set<number>();
+    const notes = new Map<number, string[]>();
     for (const error of row === undefined ? errors : onRow(errors, row.line)) {
       const field = error.field === undefined || error.field === '' ? undefined : baseField(error.field);
       let places =
@@ -446,9 +462,10 @@ class ReportCellTypes {
           keys.has(normalizeColumnName(row.header[column.source] as string)) ? [at] : [],
         );
       }
-      for (const at of places.length === 0 ? [statusAt] : places) marked.add(at);
+      const text = `${error.code === null ? '' : `${error.code} `}${error.field ? `${error.field}: ` : ''}${error.message}`;
+      for (const at of places.length === 0 ? [statusAt] : places) notes.set(at, [...(notes.get(at) ?? []), text]);
     }
-    return [...marked];
+    return [...notes].map(([column, texts]) => ({ column, text: texts.join('\n') }));
   }
 }
 

@@ -40,10 +40,20 @@ export interface ExcelDate {
 /** A cell's value: text, a number, a boolean, or a date. */
 export type SheetCell = string | number | boolean | ExcelDate;
 
+/** A note (a comment) on a cell of the row being written: its 0-based column and its text. */
+export interface CellNote {
+  readonly column: number;
+  readonly text: string;
+}
+
 /** Excel's most characters in a cell. */
 export const MAX_CELL_CHARS = 32_767;
 /** Excel's last column (XFD). */
 export const MAX_SHEET_COLUMNS = 16_384;
+/** Notes kept a sheet (each is held until the sheet ends): past it, the cell is still marked. */
+export const MAX_NOTES = 10_000;
+/** A note's text is cut to this (a row's every error is in its error_messages cell whole). */
+const MAX_NOTE_CHARS = 2_000;
 
 /**
  * A row's XML as UTF-8 in one reused buffer, encoded by hand: the text of a cell escaped for
@@ -247,6 +257,9 @@ export class SheetWriter {
   /** Cells cut to fit (cutToCell), and the first of them. */
   cutCells = 0;
   firstCut: string | undefined;
+  /** The notes of the sheet (at most MAX_NOTES), by cell reference; and how many more were left out. */
+  readonly notes: { reference: string; row: number; column: number; text: string }[] = [];
+  notesLeftOut = 0;
 
   constructor(
     private readonly entry: ZipEntryStream,
@@ -255,10 +268,15 @@ export class SheetWriter {
 
   /**
    * The sheet's start, its columns (each shown in `formats[i]`, default text) and the header row
-   * (bold, frozen, with the filter).
+   * (bold, frozen, with the filter); `notes` on header cells keep the header's look.
    */
-  header(cells: readonly string[], formats: readonly CellFormat[] = []): void | Promise<void> {
+  header(
+    cells: readonly string[],
+    formats: readonly CellFormat[] = [],
+    notes: readonly CellNote[] = [],
+  ): void | Promise<void> {
     if (cells.length > MAX_SHEET_COLUMNS) throw pastSheetLimit(cells.length);
+    for (const note of notes) this.note(note, 1);
     this.width = cells.length;
     this.letters = cells.map((_, i) => `<c r="${columnName(i + 1)}`);
     const cols = cells
@@ -280,10 +298,11 @@ export class SheetWriter {
   }
 
   /**
-   * One row in `look` (`marks`: columns in the strong marked look). Encoded straight into bytes
-   * (RowBytes): a million rows make no strings but their numbers, nothing for the collector.
+   * One row in `look` (`marks`: cells in the strong marked look, each with its note unless its
+   * text is empty). Encoded straight into bytes (RowBytes): a million rows make no strings but
+   * their numbers, nothing for the collector.
    */
-  row(cells: readonly SheetCell[], look: RowLook, marks?: readonly number[]): void | Promise<void> {
+  row(cells: readonly SheetCell[], look: RowLook, marks?: readonly CellNote[]): void | Promise<void> {
     if (this.rows === MAX_SHEET_ROWS) throw pastSheetLimit();
     if (cells.length > MAX_SHEET_COLUMNS) throw pastSheetLimit(cells.length);
     const r = ++this.rows;
@@ -294,7 +313,7 @@ export class SheetWriter {
     out.ascii(number);
     out.ascii('">');
     for (let i = 0; i < cells.length; i++) {
-      const cellLook = marks !== undefined && marks.includes(i) ? RowLook.marked : look;
+      const cellLook = marks !== undefined && marks.some((mark) => mark.column === i) ? RowLook.marked : look;
       out.ascii(this.letters[i] ?? `<c r="${columnName(i + 1)}`);
       out.ascii(number);
       const value = cells[i] as SheetCell;
@@ -312,6 +331,7 @@ export class SheetWriter {
       else this.text('', cellLook, i);
     }
     out.ascii('</row>');
+    if (marks !== undefined) for (const mark of marks) this.note(mark, r);
     return this.entry.writeBytes(out.buffer, out.length);
   }
 
@@ -333,22 +353,77 @@ export class SheetWriter {
     out.ascii('</t></is></c>');
   }
 
-  /** The end of the sheet: the filter over every written row, then the entry is closed. */
+  private note(mark: CellNote, row: number): void {
+    if (mark.text === '') return;
+    if (this.notes.length >= MAX_NOTES) {
+      this.notesLeftOut += 1;
+      return;
+    }
+    const text = mark.text.length > MAX_NOTE_CHARS ? `${mark.text.slice(0, MAX_NOTE_CHARS - 1)}…` : mark.text;
+    this.notes.push({ reference: `${columnName(mark.column + 1)}${row}`, row: row - 1, column: mark.column, text });
+  }
+
+  /** The end of the sheet: the filter over every written row (and the notes' drawing), then the entry is closed. */
   async end(): Promise<string | undefined> {
     const last = `${columnName(this.width)}${this.rows}`;
     const range = this.width === 0 || this.rows === 0 ? undefined : last === 'A1' ? last : `A1:${last}`;
     await this.entry.write(
       `</sheetData>${range === undefined ? '' : `<autoFilter ref="${range}"/>`}` +
-        '<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>',
+        '<pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/>' +
+        `${this.notes.length > 0 ? `<legacyDrawing r:id="${VML_RELATIONSHIP}"/>` : ''}</worksheet>`,
     );
     await this.entry.end();
     return range;
   }
 }
 
+/** The relationship ids of a sheet's notes and their drawing (the sheet's own rels part). */
+const COMMENTS_RELATIONSHIP = 'rId1';
+const VML_RELATIONSHIP = 'rId2';
+/** Shape ids come in blocks of 1024 (VML's o:idmap); each sheet takes enough blocks for MAX_NOTES. */
+const BLOCKS_PER_SHEET = Math.ceil(MAX_NOTES / 1024);
+
+/** A sheet's notes as the comments part that holds their text (ECMA-376 Part 1, 18.7). */
+function commentsXml(notes: SheetWriter['notes']): string {
+  const list = notes
+    .map((note) => {
+      const text = escapeText(encodeXstring(note.text));
+      return `<comment ref="${note.reference}" authorId="0"><text><r><t xml:space="preserve">${text}</t></r></text></comment>`;
+    })
+    .join('');
+  return `${XML_DECLARATION}<comments xmlns="${MAIN_NS}"><authors><author>examctl</author></authors><commentList>${list}</commentList></comments>`;
+}
+
+/** The legacy drawing Excel needs to show notes: one hidden box per note, anchored beside its cell. */
+function notesVml(notes: SheetWriter['notes'], sheetNumber: number): string {
+  const firstBlock = (sheetNumber - 1) * BLOCKS_PER_SHEET + 1;
+  const blocks = Array.from({ length: Math.max(1, Math.ceil(notes.length / 1024)) }, (_, i) => firstBlock + i).join(
+    ',',
+  );
+  const shapes = notes
+    .map((note, i) => {
+      const id = (firstBlock + Math.floor(i / 1024)) * 1024 + (i % 1024) + 1;
+      return (
+        `<v:shape id="_x0000_s${id}" type="#_x0000_t202" style="position:absolute;margin-left:59.25pt;margin-top:1.5pt;width:216pt;height:80pt;z-index:${i + 1};visibility:hidden" fillcolor="#ffffe1" o:insetmode="auto">` +
+        '<v:fill color2="#ffffe1"/><v:shadow on="t" color="black" obscured="t"/><v:path o:connecttype="none"/>' +
+        '<v:textbox style="mso-direction-alt:auto"><div style="text-align:left"></div></v:textbox>' +
+        `<x:ClientData ObjectType="Note"><x:MoveWithCells/><x:SizeWithCells/><x:Anchor>${note.column + 1}, 15, ${note.row}, 10, ${note.column + 5}, 15, ${note.row + 5}, 4</x:Anchor>` +
+        `<x:AutoFill>False</x:AutoFill><x:Row>${note.row}</x:Row><x:Column>${note.column}</x:Column></x:ClientData></v:shape>`
+      );
+    })
+    .join('');
+  return (
+    '<xml xmlns:v="urn:schemas-microsoft-com:vml" xmlns:o="urn:schemas-microsoft-com:office:office" xmlns:x="urn:schemas-microsoft-com:office:excel">' +
+    `<o:shapelayout v:ext="edit"><o:idmap v:ext="edit" data="${blocks}"/></o:shapelayout>` +
+    '<v:shapetype id="_x0000_t202" coordsize="21600,21600" o:spt="202" path="m,l,21600r21600,l21600,xe"><v:stroke joinstyle="miter"/><v:path gradientshapeok="t" o:connecttype="rect"/></v:shapetype>' +
+    `${shapes}</xml>`
+  );
+}
+
 interface EndedSheet {
   name: string;
   filter: string | undefined;
+  notes: boolean;
 }
 
 /**
@@ -362,6 +437,7 @@ export class WorkbookWriter {
   private started = false;
   private cut = 0;
   private firstCutAt: CellPlace | undefined;
+  private notesOmitted = 0;
 
   constructor(
     out: Writable,
@@ -379,6 +455,11 @@ export class WorkbookWriter {
     const first =
       this.firstCutAt ?? (open?.firstCut === undefined ? undefined : { sheet: open.name, reference: open.firstCut });
     return first === undefined ? { count } : { count, first };
+  }
+
+  /** Notes left out past MAX_NOTES a sheet (their cells are marked all the same). */
+  get notesLeftOut(): number {
+    return this.notesOmitted + (this.current?.notesLeftOut ?? 0);
   }
 
   async sheet(name: string): Promise<SheetWriter> {
@@ -400,9 +481,20 @@ export class WorkbookWriter {
     if (sheet === undefined) throw new Error('no sheet is open');
     const filter = await sheet.end();
     this.current = undefined;
-    this.ended.push({ name: sheet.name, filter });
+    const number = this.ended.length + 1;
+    this.ended.push({ name: sheet.name, filter, notes: sheet.notes.length > 0 });
     this.cut += sheet.cutCells;
     if (sheet.firstCut !== undefined) this.firstCutAt ??= { sheet: sheet.name, reference: sheet.firstCut };
+    this.notesOmitted += sheet.notesLeftOut;
+    if (sheet.notes.length > 0) {
+      await this.zip.add(`xl/comments${number}.xml`, commentsXml(sheet.notes));
+      await this.zip.add(`xl/drawings/vmlDrawing${number}.vml`, notesVml(sheet.notes, number));
+      await this.zip.add(
+        `xl/worksheets/_rels/sheet${number}.xml.rels`,
+        `${XML_DECLARATION}<Relationships xmlns="${PKG_REL_NS}"><Relationship Id="${COMMENTS_RELATIONSHIP}" Type="${REL_NS}/comments" Target="../comments${number}.xml"/>` +
+          `<Relationship Id="${VML_RELATIONSHIP}" Type="${REL_NS}/vmlDrawing" Target="../drawings/vmlDrawing${number}.vml"/></Relationships>`,
+      );
+    }
   }
 
   async finish(): Promise<void> {
@@ -446,11 +538,17 @@ export class WorkbookWriter {
     const sheetParts = sheets
       .map((_, i) => override(`xl/worksheets/sheet${i + 1}.xml`, 'spreadsheetml.worksheet'))
       .join('');
+    const comments = sheets
+      .map((sheet, i) => (sheet.notes ? override(`xl/comments${i + 1}.xml`, 'spreadsheetml.comments') : ''))
+      .join('');
     await this.zip.add(
       '[Content_Types].xml',
       `${XML_DECLARATION}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
         '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>' +
-        `${override('xl/workbook.xml', 'spreadsheetml.sheet.main')}${sheetParts}${override('xl/styles.xml', 'spreadsheetml.styles')}` +
+        (comments === ''
+          ? ''
+          : '<Default Extension="vml" ContentType="application/vnd.openxmlformats-officedocument.vmlDrawing"/>') +
+        `${override('xl/workbook.xml', 'spreadsheetml.sheet.main')}${sheetParts}${comments}${override('xl/styles.xml', 'spreadsheetml.styles')}` +
         `${properties.length > 0 ? override('docProps/custom.xml', 'custom-properties') : ''}</Types>`,
     );
     await this.zip.finish();

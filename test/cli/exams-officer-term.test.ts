@@ -117,14 +117,14 @@ async function workbookRows(path: string): Promise<Map<string, ExcelJS.Cell>[]> 
   return rowsByHeader(await firstSheet(path));
 }
 
-/** The marked cells of a dry run's workbook report: column header -> its row's codes and error_messages, for each data row. */
+/** The marked cells of a dry run's workbook report: column header -> the cell's note (its errors' codes and messages), for each data row. */
 function marked(rows: Map<string, ExcelJS.Cell>[]): Record<string, string>[] {
   return rows.map((row) => {
     const marks: Record<string, string> = {};
     for (const [name, cell] of row) {
       if ((cell.fill as ExcelJS.FillPattern | undefined)?.fgColor?.argb !== 'FFC00000') continue;
-      expect(cell.note).toBeUndefined();
-      marks[name] = `${String(row.get('error_codes')?.value ?? '')} ${String(row.get('error_messages')?.value)}`.trim();
+      const note = cell.note;
+      marks[name] = typeof note === 'string' ? note : (note?.texts ?? []).map((run) => run.text).join('');
     }
     return marks;
   });

@@ -140,7 +140,7 @@ describe("a term's review sessions as one typed workbook", () => {
 });
 
 describe('the zone of wall times, said in the file', () => {
-  it('-o xlsx: the custom document property TimeZone and stderr name the zone, the columns named as in CSV', async () => {
+  it('-o xlsx: the custom document property TimeZone and a note on each time column's header name the zone, the columns named as in CSV', async () => {
     await withTempDir(async (dir) => {
       await cli(dir, ['local', 'init']);
       const shown = await cli(dir, [
@@ -164,9 +164,15 @@ describe('the zone of wall times, said in the file', () => {
       const sheet = await firstSheet(path);
       const header = (sheet.getRow(1).values as unknown[]).slice(1).map(String);
       expect(header).toEqual([...RESULT_COLUMNS]);
-      // The zone is said there (and, when nobody named it, on stderr), not on each time column's header.
-      for (const column of ['LastSatDate', 'PublishedDate', 'DateOfBirth'])
-        expect(sheet.getRow(1).getCell(header.indexOf(column) + 1).note).toBeUndefined();
+      // And where the reader looks: a note on each time column's header (an Excel date keeps no zone).
+      const noteOf = (column: string): string => {
+        const value = sheet.getRow(1).getCell(header.indexOf(column) + 1).note;
+        return typeof value === 'string' ? value : (value?.texts ?? []).map((run) => run.text).join('');
+      };
+      for (const column of ['LastSatDate', 'PublishedDate', 'VisitedDate'])
+        expect(noteOf(column)).toMatch(/^Times in Europe\/London \(--timezone\): an Excel date keeps no zone/);
+      // A date of birth is placed in no zone; the other columns hold no time.
+      for (const column of ['DateOfBirth', 'Score', 'CandidateExtId']) expect(noteOf(column)).toBe('');
       // examctl reads its workbook back as before.
       const back = await readAll(path, { columns: header.map((name) => ({ name, kind: 'string' as const })) });
       expect(back.length).toBeGreaterThan(0);
@@ -235,7 +241,7 @@ const USERS = [
 ].join('\n');
 
 describe('a run report workbook', () => {
-  it("types the cells of number, yes/no and date fields where they read back the same; a dry run marks each offending cell with a fill, its row's error columns saying why", async () => {
+  it("types the cells of number, yes/no and date fields where they read back the same; a dry run marks each offending cell with a fill and a note of its codes and messages", async () => {
     await withTempDir(async (dir) => {
       await cli(dir, ['local', 'init']);
       await writeFile(join(dir, 'users.csv'), USERS);
@@ -273,8 +279,23 @@ describe('a run report workbook', () => {
       expect(bo.get('SpecialNeeds')!.value).toBe(false);
       expect(bo.get('status')!.value).toBe('invalid');
 
-      // The offending cells: a strong fill, the codes and messages in the row's error columns (no note); the rest of the row the red of a failed row.
+      // The offending cells: a strong fill and a note (an Excel comment) with each error's code and
+      // message, as in the row's error columns; the rest of the row the red of a failed row.
       const strong = (cell: ExcelJS.Cell) => (cell.fill as ExcelJS.FillPattern | undefined)?.fgColor?.argb;
+      const note = (cell: ExcelJS.Cell) => {
+        const value = cell.note;
+        return typeof value === 'string' ? value : (value?.texts ?? []).map((run) => run.text).join('');
+      };
+      expect(note(bo.get('Email')!)).toBe(
+        '209 Email: Email is not a valid address: it has no @ (expected name@domain.tld)',
+      );
+      expect(note(bo.get('DateOfBirth')!)).toMatch(/^246 DateOfBirth: /);
+      expect(
+        note(bo.get('ReasonableAdjustmentPercentage')!)
+          .split('\n')
+          .map((line) => line.slice(0, 4)),
+      ).toEqual(['249 ', '250 ']);
+      expect(bo.get('FirstName')!.note).toBeUndefined();
       for (const field of ['Email', 'DateOfBirth', 'ReasonableAdjustmentPercentage'])
         expect(strong(bo.get(field)!)).toBe('FFC00000');
       expect(String(bo.get('error_codes')!.value).split('|').sort()).toEqual(['209', '246', '249', '250']);
@@ -283,9 +304,11 @@ describe('a run report workbook', () => {
       );
       expect(bo.get('error_messages')!.value).toMatch(/DateOfBirth: .*ReasonableAdjustmentPercentage: /);
       expect(strong(bo.get('FirstName')!)).toBe('FFF8CBAD');
-      for (const row of [ann, bo, cy]) for (const cell of row.values()) expect(cell.note).toBeUndefined();
-      for (const row of [ann, cy]) for (const cell of row.values()) expect(strong(cell)).toBeUndefined();
-      expect((await readFile(path)).includes('comments')).toBe(false);
+      for (const row of [ann, cy])
+        for (const cell of row.values()) expect([cell.note, strong(cell)]).toEqual([undefined, undefined]);
+      // Excel shows a note only with its legacy drawing beside the comments part.
+      expect(await zipEntryText(path, 'xl/worksheets/_rels/sheet1.xml.rels')).toContain('vmlDrawing1.vml');
+      expect(await zipEntryText(path, '[Content_Types].xml')).toContain('PartName="/xl/comments1.xml"');
 
       const oracle = openpyxl(path);
       if (oracle !== undefined) {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { RunReportBuilder } from '../../src/report/report-writers.js';
 import { XlsxReportWriter } from '../../src/report/xlsx-report-writer.js';
-import { RowLook, WorkbookWriter } from '../../src/report/xlsx-workbook.js';
+import { MAX_NOTES, RowLook, WorkbookWriter } from '../../src/report/xlsx-workbook.js';
 import { ZipWriter } from '../../src/report/zip-writer.js';
 import { inTempDir, readAll, zipEntryText } from './helpers.js';
 
@@ -164,6 +164,46 @@ describe('the workbook parts', () => {
         ['u-3', '1E5', '日本 € ü 😀 &amp;'],
       ]);
       expect((await readFile(path)).subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+    });
+  });
+
+  it("a marked cell's note is an Excel comment on that cell, on every sheet; past MAX_NOTES a sheet the cell is marked without one, counted", async () => {
+    await inTempDir(async (dir) => {
+      const path = join(dir, 'notes.xlsx');
+      const { stream, closed } = fileStream(path);
+      const workbook = new WorkbookWriter(stream);
+      const first = await workbook.sheet('Report');
+      await first.header(['ExternalId', 'Email'], [], [{ column: 1, text: 'the address mail goes to' }]);
+      await first.row(['u-1', 'not-an-address'], RowLook.red, [
+        { column: 1, text: '209 Email: Email is not a valid address' },
+      ]);
+      // With the header's and the first row's: one note more than a sheet keeps.
+      for (let i = 0; i < MAX_NOTES - 1; i++)
+        await first.row([`u-${i + 2}`, 'x'], RowLook.red, [{ column: 1, text: `note ${i}` }]);
+      expect(workbook.notesLeftOut).toBe(1);
+      await workbook.endSheet();
+      const second = await workbook.sheet('Other');
+      await second.header(['Id']);
+      await second.row(['v-1'], RowLook.red, [{ column: 0, text: '219 ExternalId: bad id\nsecond line' }]);
+      await workbook.finish();
+      await closed;
+      const ExcelJS = (await import('exceljs')).default;
+      const read = new ExcelJS.Workbook();
+      await read.xlsx.readFile(path);
+      const noteOf = (sheet: string, cell: string): string | undefined => {
+        const note = read.getWorksheet(sheet)?.getCell(cell).note;
+        return note === undefined || typeof note === 'string' ? note : note.texts?.map((run) => run.text).join('');
+      };
+      expect(noteOf('Report', 'B1')).toBe('the address mail goes to');
+      expect(noteOf('Report', 'B2')).toBe('209 Email: Email is not a valid address');
+      expect(noteOf('Report', 'A2')).toBeUndefined();
+      // The 10,000th note is the last kept: the next marked cell has its fill, no note.
+      expect(noteOf('Report', `B${MAX_NOTES}`)).toBe(`note ${MAX_NOTES - 3}`);
+      expect(noteOf('Report', `B${MAX_NOTES + 1}`)).toBeUndefined();
+      expect(noteOf('Other', 'A2')).toBe('219 ExternalId: bad id\nsecond line');
+      // Excel shows a note only through the sheet's legacy drawing; each sheet's shapes in blocks of their own.
+      expect(await zipEntryText(path, 'xl/worksheets/sheet2.xml')).toContain('<legacyDrawing r:id="rId2"/>');
+      expect(await zipEntryText(path, 'xl/drawings/vmlDrawing2.vml')).toContain('<o:idmap v:ext="edit" data="11"/>');
     });
   });
 

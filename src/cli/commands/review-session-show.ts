@@ -196,9 +196,15 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
     // Also when refused before the commit (a terminal).
     if (output === 'xlsx')
       await warnCut(
-        await writeXlsx(layout.header, columns.results + columns.failed, eachTable, tableTimes, ids, deps).finally(() =>
-          spool.discard(),
-        ),
+        await writeXlsx(
+          layout.header,
+          columns.results + columns.failed,
+          eachTable,
+          tableTimes,
+          timesFromOf(settings),
+          ids,
+          deps,
+        ).finally(() => spool.discard()),
         deps,
       );
     else if (json) {
@@ -261,14 +267,15 @@ async function tableView(
   // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
   const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
   const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-  const zoneFrom = settings.times.timezone?.origin;
-  const timesFrom =
-    zoneFrom === undefined
-      ? "this computer's zone; --timezone to change"
-      : zoneFrom.startsWith('profile ')
-        ? `profile ${settings.profile ?? ''}`
-        : zoneFrom;
+  const timesFrom = timesFromOf(settings);
   return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom, width });
+}
+
+/** Where the times' zone came from, as the table's Times line and a workbook's header notes say it. */
+function timesFromOf(settings: { times: OutputTimeSettings; profile?: string }): string {
+  const zoneFrom = settings.times.timezone?.origin;
+  if (zoneFrom === undefined) return "this computer's zone; --timezone to change";
+  return zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
 }
 
 /**
@@ -280,10 +287,11 @@ async function writeXlsx(
   rowCount: number,
   eachTable: (write: (table: cells.ResultsTable) => void | Promise<void>) => Promise<void>,
   times: OutputTimes,
+  timesFrom: string,
   ids: readonly string[],
   deps: CommandDeps,
 ): Promise<TablesWritten> {
-  const { sheetFormats, sheetRows, TIME_ZONE_COLUMN } = cells;
+  const { sheetFormats, sheetRows, timeZoneNotes, TIME_ZONE_COLUMN } = cells;
   const [{ TablesWorkbook }, { writeWorkbookToStdout }, { excelDateFormats }] = await Promise.all([
     import('../../report/xlsx-report-writer.js'),
     import('../../terminal/workbook-stdout.js'),
@@ -294,7 +302,15 @@ async function writeXlsx(
   await writeWorkbookToStdout(deps, redirect, async (stream) => {
     const workbook = new TablesWorkbook(stream, excelDateFormats(times.format), { [TIME_ZONE_COLUMN]: times.zone });
     const table = { header, rows: [] };
-    const sheet = await workbook.sheet({ name: 'Results', header, formats: sheetFormats(table) }, rowCount);
+    const sheet = await workbook.sheet(
+      {
+        name: 'Results',
+        header,
+        formats: sheetFormats(table),
+        headerNotes: timeZoneNotes(table, times.zone, timesFrom),
+      },
+      rowCount,
+    );
     await eachTable(async (rows) => {
       for (const row of sheetRows(rows, times.zone)) await sheet.row(row);
     });
