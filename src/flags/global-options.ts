@@ -82,10 +82,10 @@ export const GLOBAL_OPTIONS = [
     ),
     kept(
       brief(
-        'also write the run report: .json, .csv, .xlsx or .xml (JUnit)',
+        'also write the run report: .json, .csv, .xlsx, .xml (JUnit) or .html (a page)',
         option(
           '--report <file>',
-          'also write the per-record run report to a .json, .csv, .xlsx or .xml (JUnit) file (written atomically)',
+          'also write the per-record run report to a .json, .csv, .xlsx, .xml (JUnit) or .html (a page to read) file (written atomically)',
         ),
       ),
     ),

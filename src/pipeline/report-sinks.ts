@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describeSystemError } from '../system/system-error-words.js';
 import { githubActionsEnabled, GithubAnnotationsWriter } from '../report/github-annotations.js';
 import { openReportFile, reportFormatOf, type ReportFile, type ReportFormat } from '../report/report-file.js';
@@ -64,6 +65,11 @@ async function reportSinkOf(
 ): Promise<ReportSink> {
   if (format === 'json') return new JsonReportWriter(sink, header);
   if (format === 'csv') return new CsvReportWriter(sink, options.onlyFailed ?? false, header.run ?? options.plannedRun);
+  if (format === 'html') {
+    const { HtmlReportWriter } = await import('../report/html-report-writer.js');
+    const endedAt = times?.endedAt ?? times?.startedAt;
+    return new HtmlReportWriter(sink, header, endedAt === undefined ? undefined : () => endedAt);
+  }
   const { JunitReportWriter } = await import('../report/junit-report-writer.js');
   if (times === undefined) return new JunitReportWriter(sink, header);
   const endedAt = times.endedAt ?? times.startedAt;
@@ -222,6 +228,9 @@ export async function openRunReport(
   sinks.push(
     new HumanSummaryWriter(deps.stderr, header, await countsRenderer(deps), {
       reportFile: () => (guarded?.failure === undefined ? options.report : undefined),
+      ...(options.report !== undefined && reportFormatOf(options.report) === 'html'
+        ? { reportPage: pathToFileURL(resolve(deps.cwd, options.report)).href }
+        : {}),
       ...summary,
     }),
   );

@@ -7,7 +7,7 @@ import { UsageError } from '../system/errors.js';
 import type { TextSink } from '../system/text-sink.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
-export type ReportFormat = 'json' | 'csv' | 'xlsx' | 'junit';
+export type ReportFormat = 'json' | 'csv' | 'xlsx' | 'junit' | 'html';
 
 /** The report format from the file name (/dev/null: any); anything else is a usage error before any work starts. */
 export function reportFormatOf(path: string): ReportFormat {
@@ -17,8 +17,9 @@ export function reportFormatOf(path: string): ReportFormat {
   if (ext === '.csv') return 'csv';
   if (ext === '.xlsx') return 'xlsx';
   if (ext === '.xml') return 'junit';
+  if (ext === '.html' || ext === '.htm') return 'html';
   throw new UsageError(
-    `--report ${path}: the file name must end in .json, .csv, .xlsx or .xml (JUnit, for CI test reports)`,
+    `--report ${path}: the file name must end in .json, .csv, .xlsx, .xml (JUnit, for CI test reports) or .html (a page to read)`,
   );
 }
 

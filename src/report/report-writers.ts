@@ -402,6 +402,8 @@ interface HumanSummaryExtras {
    * The --report file as given, asked at the end (then no --report hint); undefined when it could not be written.
    */
   reportFile?: () => string | undefined;
+  /** An HTML report's address (`file:///...`): said beside where it was written, for a person to open. */
+  reportPage?: string;
   /** Only the head, the counts and where the report was written (a refused run: every item has the same reason). */
   countsOnly?: boolean;
   /** The lines the command's job adds beside the counts (RecordJob.summaryNotes). */
@@ -540,7 +542,8 @@ export class HumanSummaryWriter implements ReportSink {
     const noMemory = noMemorySentence(this.header);
     const memory = noMemory === undefined ? [] : [terminalLine(noMemory)];
     const reportFile = this.extras.reportFile?.();
-    const written = reportFile === undefined ? [] : [terminalLine(`report written to ${reportFile}`)];
+    const page = this.extras.reportPage === undefined ? '' : ` (open ${this.extras.reportPage} in a browser)`;
+    const written = reportFile === undefined ? [] : [terminalLine(`report written to ${reportFile}${page}`)];
     const head = [
       terminalLine(`${command}${dryRunNote} on ${describeTarget(target)}`),
       counts,

@@ -1,0 +1,247 @@
+/**
+ * `--report FILE.html` (docs/cli.md, "The HTML page"): one self-contained page a person reads: the
+ * counts first, then a table per action, each row with its before and after, a search box, sortable
+ * columns, printable. Streamed in bounded memory: the rows go out as they come, as a JSON island
+ * (every `<`, `>` and `&` escaped, so no value ends it), and the page's own inline script
+ * (html-page-assets.ts) draws them a page at a time; the counts and tables are written at `finish`.
+ */
+import { isSecretField } from '../domain/field-names.js';
+import { formatCount } from '../formats/number-format.js';
+import { messageOf } from '../system/errors.js';
+import type { TextSink } from '../system/text-sink.js';
+import { PAGE_POLICY, PAGE_SCRIPT, PAGE_STYLE } from './html-page-assets.js';
+import { describeTarget, noMemorySentence } from './report-writers.js';
+import type { ReportEntry, ReportHeader, ReportItem, ReportSink, ReportSummary } from './run-report.js';
+
+/** A value longer than this is cut on the page (the .json report has it whole): a hostile cell cannot swell it. */
+const VALUE_CHARS = 2000;
+
+/** What a row of the page is in: its table. */
+type Group =
+  | 'disabled'
+  | 'removed'
+  | 'moved'
+  | 'created'
+  | 'updated'
+  | 'sent'
+  | 'failed'
+  | 'partial'
+  | 'skipped'
+  | 'unchanged'
+  | 'left';
+
+/** The tables in the page's order: what is least easy to take back first, what changes nothing last. */
+const GROUPS: readonly Group[] = [
+  'disabled',
+  'removed',
+  'moved',
+  'created',
+  'updated',
+  'sent',
+  'failed',
+  'partial',
+  'skipped',
+  'unchanged',
+  'left',
+];
+
+/** Each table's heading, in a dry run (what would happen) and in a real run (what did). */
+const TITLES: Readonly<Record<Group, readonly [dryRun: string, real: string]>> = {
+  disabled: ['To disable (not in the file)', 'Disabled (not in the file)'],
+  removed: ['To remove', 'Removed'],
+  moved: ['Movers (would lose a link or flag examctl sent)', 'Movers (lost a link or flag examctl sent)'],
+  created: ['To create', 'Created'],
+  updated: ['To update', 'Updated'],
+  sent: ['To send', 'Sent (what it did: not known)'],
+  failed: ['Invalid (not sent)', 'Failed'],
+  partial: ['Partial', 'Partial'],
+  skipped: ['Skipped', 'Skipped'],
+  unchanged: ['Unchanged (not sent)', 'Unchanged'],
+  left: ['Left alone', 'Left alone'],
+};
+
+/** Tables that change nothing start folded: a night of 40,000 unchanged users does not bury the 11 that change. */
+const FOLDED: ReadonlySet<Group> = new Set(['unchanged', 'left']);
+
+export function groupOf(item: ReportItem): Group {
+  if (item.status === 'failed') return 'failed';
+  if (item.status === 'partial') return item.dryRun ? 'failed' : 'partial';
+  if (item.status === 'skipped') return 'skipped';
+  if (item.removed !== undefined) return 'moved';
+  const action = item.action ?? 'sent';
+  return action;
+}
+
+/** One line of a before or after cell: a label and its value (null: not known), or a label alone. */
+type Line = readonly [label: string] | readonly [label: string, value: string | null];
+
+/** A value as the page shows it: text as it is, anything else as its JSON; cut past VALUE_CHARS. */
+function shownValue(field: string, value: unknown): string {
+  if (isSecretField(field)) return 'withheld';
+  if (value === undefined) return '(none)';
+  if (value === null || value === '') return '(empty)';
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return text.length > VALUE_CHARS
+    ? `${text.slice(0, VALUE_CHARS)}... (cut: ${formatCount(text.length)} characters)`
+    : text;
+}
+
+/** A row's before and after: each field's old and new value; a mover's links lost and gained; a leaver's one step. */
+export function beforeAndAfter(item: ReportItem): { before: Line[]; after: Line[] } {
+  const before: Line[] = [];
+  const after: Line[] = [];
+  if (item.action === 'disabled') {
+    after.push(['', item.dryRun ? 'disable login' : 'login disabled']);
+    return { before, after };
+  }
+  if (item.changes !== undefined) {
+    for (const change of item.changes) {
+      if (item.action !== 'created')
+        before.push([change.field, change.known ? shownValue(change.field, change.before) : null]);
+      after.push([change.field, shownValue(change.field, change.after)]);
+    }
+  } else if (item.changedFields !== undefined) {
+    // The fields that change, their values not in the report.
+    for (const field of item.changedFields) after.push([field]);
+  }
+  if (item.removed !== undefined && item.removed.length > 0) before.push(['leaves', item.removed.join(', ')]);
+  if (item.joined !== undefined && item.joined.length > 0) after.push(['joins', item.joined.join(', ')]);
+  return { before, after };
+}
+
+/** The note cell: the item's errors (`field code message`), then its note. */
+function noteOf(item: ReportItem): string {
+  const errors = item.errors.map((error) =>
+    [error.field, error.code ?? '', error.message].filter((part) => part !== '').join(' '),
+  );
+  return [...errors, ...(item.note === undefined ? [] : [item.note])].join('\n');
+}
+
+/** Text in HTML, as text: `<script>` in a name shows as `<script>`. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/** JSON that no value can end early inside a `<script>` element (`</script>`, `<!--`), nor break as a line end. */
+export function islandJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+export class HtmlReportWriter implements ReportSink {
+  private readonly counts = new Map<Group, number>();
+  private rows = 0;
+  private stoppedBy: string | undefined;
+  private started = false;
+
+  constructor(
+    private readonly out: TextSink,
+    private readonly header: ReportHeader,
+    /** When the page is written (`runs show`: when its run ended). */
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  private head(): string {
+    const { command, dryRun } = this.header;
+    const title = `${command}${dryRun ? ' (dry run)' : ''}: ${describeTarget(this.header.target)}`;
+    return (
+      '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
+      `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(PAGE_POLICY)}">\n` +
+      '<meta name="referrer" content="no-referrer">\n' +
+      '<meta name="viewport" content="width=device-width, initial-scale=1">\n' +
+      `<title>${escapeHtml(title)}</title>\n<style>${PAGE_STYLE}</style>\n</head>\n<body>\n` +
+      '<script type="application/json" id="examctl-rows">['
+    );
+  }
+
+  private begin(): string {
+    if (this.started) return '';
+    this.started = true;
+    return this.head();
+  }
+
+  item({ item }: ReportEntry): void | Promise<void> {
+    const group = groupOf(item);
+    this.counts.set(group, (this.counts.get(group) ?? 0) + 1);
+    const { before, after } = beforeAndAfter(item);
+    const row = [
+      GROUPS.indexOf(group),
+      item.id ?? '',
+      `${item.source.file}:${item.source.line}`,
+      before,
+      after,
+      noteOf(item),
+    ];
+    const text = `${this.begin()}${this.rows === 0 ? '\n' : ',\n'}${islandJson(row)}`;
+    this.rows += 1;
+    return this.out.write(text);
+  }
+
+  stopped(error: unknown): void {
+    this.stoppedBy ??= messageOf(error);
+  }
+
+  async finish(summary: ReportSummary): Promise<void> {
+    const { command, dryRun, run } = this.header;
+    const n = formatCount;
+    const facts = [
+      `${dryRun ? 'Dry run: nothing was sent; each row says what the real run would do' : 'Run'} on ${describeTarget(this.header.target)}`,
+      ...(run === undefined ? [] : [`run ${run} (examctl runs show ${run})`]),
+      `written ${this.now().toISOString()}`,
+    ];
+    const warnings = [
+      ...(this.stoppedBy === undefined ? [] : [`The run stopped early: ${this.stoppedBy}`]),
+      ...[noMemorySentence(this.header)].filter((line) => line !== undefined),
+    ];
+    const status = [
+      ['total', 'Items', summary.total],
+      ['ok', dryRun ? 'Valid' : 'Ok', summary.ok],
+      ['partial', 'Partial', summary.partial],
+      ['failed', dryRun ? 'Invalid' : 'Failed', summary.failed],
+      ['skipped', 'Skipped', summary.skipped],
+    ] as const;
+    const tiles = [
+      ...status
+        .filter(([key, , count]) => key === 'total' || count > 0)
+        .map(
+          ([key, words, count]) =>
+            `<li class="${key}"><span class="n">${n(count)}</span><span class="label">${words}</span></li>`,
+        ),
+      ...GROUPS.filter((group) => (this.counts.get(group) ?? 0) > 0).map(
+        (group) =>
+          `<li class="action"><a href="#${group}"><span class="n">${n(this.counts.get(group) ?? 0)}</span><span class="label">${escapeHtml(this.title(group))}</span></a></li>`,
+      ),
+    ];
+    const tables = GROUPS.filter((group) => (this.counts.get(group) ?? 0) > 0).map((group) => this.table(group));
+    const page =
+      `${this.begin()}\n]</script>\n<header>\n<h1>${escapeHtml(command)}${dryRun ? ' (dry run)' : ''}</h1>\n` +
+      `<div class="facts">${facts.map((fact) => `<div>${escapeHtml(fact)}</div>`).join('')}</div>\n` +
+      warnings.map((line) => `<p class="warning">${escapeHtml(line)}</p>\n`).join('') +
+      `<ul class="counts" id="counts">\n${tiles.join('\n')}\n</ul>\n</header>\n` +
+      '<noscript><p class="warning">The rows are drawn by this page\'s own script: with scripts off only the counts show (the .json report has every row).</p></noscript>\n' +
+      (this.rows === 0
+        ? '<p class="empty">No item was reported.</p>\n'
+        : '<div class="search"><label for="search">Search</label><input id="search" type="search" autocomplete="off" placeholder="an id, a name, a value, an error..."><output id="matches"></output></div>\n') +
+      `<main>\n${tables.join('\n')}\n</main>\n` +
+      `<footer>examctl ${escapeHtml(command)}: ${n(this.rows)} rows. Values over ${n(VALUE_CHARS)} characters are cut here; the .json report has them whole.</footer>\n` +
+      `<script>${PAGE_SCRIPT}</script>\n</body>\n</html>\n`;
+    await this.out.write(page);
+  }
+
+  private title(group: Group): string {
+    return TITLES[group][this.header.dryRun ? 0 : 1];
+  }
+
+  private table(group: Group): string {
+    const heads = ['ID', 'Row', 'Before', 'After', 'Note'];
+    return (
+      `<section class="group" id="${group}" data-group="${GROUPS.indexOf(group)}">\n` +
+      `<details${FOLDED.has(group) ? '' : ' open'}><summary><h2>${escapeHtml(this.title(group))}</h2><span class="count">${formatCount(this.counts.get(group) ?? 0)}</span></summary>\n` +
+      '<table><colgroup><col class="id"><col class="where"><col class="before"><col class="after"><col class="note"></colgroup>\n' +
+      `<thead><tr>${heads.map((head) => `<th scope="col"><button type="button">${head}</button></th>`).join('')}</tr></thead>\n` +
+      '<tbody></tbody></table>\n<div class="pager"></div>\n</details>\n</section>'
+    );
+  }
+}
