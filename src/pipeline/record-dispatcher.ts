@@ -422,13 +422,13 @@ function skipped(unit: Unit<unknown>, errors: Problem[] = []): ReportEntry {
 
 /** The unit's report entry: its warnings (no key when none), what its request removed (--prune-memberships). */
 function entryOf(item: ReportItem, unit: Unit<unknown>): ReportEntry {
-  const withMembership =
-    unit.membership !== undefined && (item.status === 'ok' || item.status === 'partial')
-      ? { ...item, ...unit.membership }
-      : item;
-  const withWarning =
-    unit.warnings !== undefined && unit.warnings.length > 0
-      ? { ...withMembership, warnings: unit.warnings }
+  const done = item.status === 'ok' || item.status === 'partial';
+  const withMembership = unit.membership !== undefined && done ? { ...item, ...unit.membership } : item;
+  const withChanges =
+    unit.changes !== undefined && done && item.action !== 'created' && item.action !== 'unchanged'
+      ? { ...withMembership, changes: unit.changes }
       : withMembership;
+  const withWarning =
+    unit.warnings !== undefined && unit.warnings.length > 0 ? { ...withChanges, warnings: unit.warnings } : withChanges;
   return { item: unit.mapped !== undefined ? { ...withWarning, mapped: unit.mapped } : withWarning, rows: unit.rows };
 }

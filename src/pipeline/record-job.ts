@@ -35,6 +35,8 @@ export interface Unit<P> extends Pick<ReportItem, 'source' | 'id' | 'warnings' |
   plannedNote?: string;
   /** --prune-memberships: what the request removes and adds (docs/sync.md), carried to its report item. */
   membership?: Pick<ReportItem, 'removed' | 'joined'>;
+  /** Each field the request changes, before and after (docs/plan.md), carried to its report item unless it was created or unchanged. */
+  changes?: ReportItem['changes'];
 }
 
 /** A unit with its record's findings: unreadable cells fail it first, doubtful values are warnings. */

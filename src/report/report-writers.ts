@@ -152,6 +152,7 @@ function itemJson(item: ReportItem): string {
   if (item.action !== undefined) ordered.action = item.action;
   if (item.note !== undefined) ordered.note = item.note;
   if (item.removed !== undefined) ordered.removed = item.removed;
+  if (item.changes !== undefined) ordered.changes = item.changes;
   return JSON.stringify(ordered);
 }
 

@@ -123,7 +123,7 @@ export class SentMemory<P> {
     private readonly kind: SyncKind,
     protected readonly flags: SyncFlags,
     protected readonly deps: CommandDeps,
-    private readonly target: TargetOf,
+    protected readonly target: TargetOf,
     /** The request a unit's payload sends: what the digest is of. */
     private readonly requestOf: (payload: P) => unknown,
   ) {}

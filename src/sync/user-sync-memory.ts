@@ -26,6 +26,8 @@ import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 import { byKey } from '../domain/key-order.js';
+import { openTargetDirectory } from '../context/target.js';
+import { DISABLE_LOGIN, sentBefore, storedBefore, userChanges } from './user-changes.js';
 
 export interface UserSyncFlags extends SyncFlags {
   disableMissing?: boolean;
@@ -179,6 +181,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       }
       // Every file run reads the file once first: ids a spreadsheet stripped of their zeros are refused before anything is sent.
       if (disableMissing || pruneMemberships || this.userFlags.reallyNewIds !== true) await this.readFile(memory);
+      // Before and after (docs/plan.md): on the local target, the store's record of each user.
+      const resolved = await this.target();
+      if (this.store === null && resolved.kind === 'local')
+        this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
     } catch (error) {
       await this.close().catch(() => undefined);
       throw error;
@@ -432,7 +438,16 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) },
       };
     const judged = value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
-    return judged.unsent === undefined || this.holds(unit.id, false, judged.unsent.since) ? judged : next;
+    const sent = judged.unsent === undefined || this.holds(unit.id, false, judged.unsent.since) ? judged : next;
+    return sent.unsent === undefined ? this.withChanges(sent, unit.id) : sent;
+  }
+
+  /** A unit sent, with each field it changes: before from the local store, else from what examctl last sent (docs/plan.md). */
+  private withChanges(unit: Unit<UserRequest>, id: string): Unit<UserRequest> {
+    if (!unit.prepared.ok) return unit;
+    const before = this.store !== null ? storedBefore(this.store.userOf(id)) : sentBefore(this.memory?.entries.get(id));
+    const changes = userChanges(before, unit.prepared.value);
+    return changes === undefined ? unit : { ...unit, changes };
   }
 
   /** A report's row of another --population's run (docs/ci.md, "Fixing a failed send"). */
@@ -576,6 +591,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
           id,
           prepared: { ok: true as const, value: payload },
           plannedAction: 'disabled',
+          changes: DISABLE_LOGIN,
         };
         if (withdrawn !== undefined) unit.unsent = { note: withdrawn.why, action: 'left' };
         return this.table === undefined ? unit : { ...unit, rows: [leaverRow(this.table, payload)] };

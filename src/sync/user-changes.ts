@@ -1,0 +1,60 @@
+/**
+ * A user request's changes, field by field, with the value before where examctl knows it
+ * (docs/plan.md, "Before and after"): on the local target the store's record, on a remote target
+ * what examctl last sent (the sync memory's entry).
+ */
+import type { UserRequest } from '../domain/types.js';
+import type { FieldChange } from '../report/run-report.js';
+import { canonicalJson, type MemoryEntry } from './memory-lines.js';
+
+/** Fields a change never lists: the id (the item's own), memberships (the item's `removed` and `joined`), a secret. */
+const NOT_LISTED = new Set(['ExternalId', 'Hierarchies']);
+const SECRET = 'Password';
+
+/** What examctl knows of a user before the request: a value by field; a field it does not know is absent. */
+export type KnownBefore = Readonly<Record<string, unknown>>;
+
+/** A local store's record (LocalDirectory.userOf): its fields are all known, a login not disabled is `false`. */
+export function storedBefore(stored: object | null): KnownBefore | undefined {
+  if (stored === null) return undefined;
+  return { ...stored, DisableLogin: (stored as { DisableLogin?: unknown }).DisableLogin === true };
+}
+
+/** What examctl last sent, as the sync memory keeps it (MemoryEntry: names, email, the leaver's mark). */
+export function sentBefore(entry: MemoryEntry | undefined): KnownBefore | undefined {
+  if (entry === undefined || entry.tentative === true) return undefined;
+  const known: Record<string, unknown> = {};
+  if (entry.firstName !== undefined) known.FirstName = entry.firstName;
+  if (entry.lastName !== undefined) known.LastName = entry.lastName;
+  if (entry.email !== undefined) known.Email = entry.email;
+  if (entry.disabled === true) known.DisableLogin = true;
+  return known;
+}
+
+/**
+ * Each field of `after` that differs from `before`, or whose old value is not known; the password
+ * only as changed, never its value. Undefined for a user examctl knows nothing of (a create).
+ */
+export function userChanges(before: KnownBefore | undefined, after: UserRequest): FieldChange[] | undefined {
+  if (before === undefined) return undefined;
+  const changes: FieldChange[] = [];
+  for (const [field, value] of Object.entries(after)) {
+    if (NOT_LISTED.has(field) || value === undefined) continue;
+    if (field === SECRET) {
+      changes.push({ field, known: false });
+      continue;
+    }
+    if (!Object.prototype.hasOwnProperty.call(before, field)) {
+      changes.push({ field, known: false, after: value });
+      continue;
+    }
+    const old = before[field];
+    if (canonicalJson(old) !== canonicalJson(value)) changes.push({ field, known: true, before: old, after: value });
+  }
+  return changes;
+}
+
+/** A leaver's one change: its login disabled. */
+export const DISABLE_LOGIN: readonly FieldChange[] = [
+  { field: 'DisableLogin', known: true, before: false, after: true },
+];
