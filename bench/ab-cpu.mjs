@@ -2,20 +2,26 @@
 // (10,000 users, minimal server, no latency), the loop and the builds alternating round by round
 // (each round's three runs share the machine's state of the moment). Per build, medians of the
 // rounds: CPU ms per 1,000 users (user + system), of it the main thread's, the CPU above the
-// loop of the same round, and the wall ratio to the loop (issue 51's two no-latency figures).
+// loop of the same round, its ratio to the durable loop's (durable-loop-process.mjs, issue 82), and the wall ratio to the loop (issue 51's two no-latency figures).
 // node bench/ab-cpu.mjs <bin A> <bin B> [rounds] [users]
 import { usersCsv } from './generate.mjs';
-import { cliSync, minimalServer, onFresh, spawnedBareLoop } from './remote-bench.mjs';
+import { cliSync, minimalServer, onFresh, spawnedBareLoop, spawnedDurableLoop } from './remote-bench.mjs';
 
 const [a, b, rounds = '5', users = '10000'] = process.argv.slice(2);
 const count = Number(users);
 const file = await usersCsv(count, 'r');
-const runs = { loop: [], a: [], b: [] };
+const runs = { loop: [], durable: [], a: [], b: [] };
 for (let r = 0; r < Number(rounds); r++) {
   runs.loop.push(
     await onFresh(
       () => minimalServer(0),
       (t) => spawnedBareLoop(t, count, 16, 'r'),
+    ),
+  );
+  runs.durable.push(
+    await onFresh(
+      () => minimalServer(0),
+      (t) => spawnedDurableLoop(t, count, 16, 'r'),
     ),
   );
   for (const [k, cli] of [
@@ -38,8 +44,13 @@ const figures = (list) => ({
 const against = (list) => ({
   ...figures(list),
   aboveLoop: med(list.map((run, i) => Math.round(run.cpuMsPer1000 - runs.loop[i].cpuMsPer1000))),
+  overDurable: +med(list.map((run, i) => run.cpuMsPer1000 / runs.durable[i].cpuMsPer1000)).toFixed(2),
   wallRatio: +med(list.map((run, i) => run.rate / runs.loop[i].rate)).toFixed(2),
 });
 console.log(
-  JSON.stringify({ users: count, loop: figures(runs.loop), a: against(runs.a), b: against(runs.b) }, null, 1),
+  JSON.stringify(
+    { users: count, loop: figures(runs.loop), durable: figures(runs.durable), a: against(runs.a), b: against(runs.b) },
+    null,
+    1,
+  ),
 );

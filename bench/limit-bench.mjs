@@ -13,15 +13,18 @@
 // Run after `npm run build`:  node bench/limit-bench.mjs [rounds]
 import { loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
+import { cliPath } from './paths.mjs';
 import { usersCsv } from './generate.mjs';
 import {
   bareLoop,
   cliSync,
   spawnedBareLoop,
+  spawnedDurableLoop,
   localServe,
   minimalDurableServer,
   minimalServer,
   onFresh,
+  spawnedCpu,
   withSendingPhase,
 } from './remote-bench.mjs';
 
@@ -38,6 +41,9 @@ async function cliAgainstLoop(users, latencyMs, concurrency, rounds, clis) {
     spawnedCpu: [],
     spawnedSendingCpu: [],
     spawnedBefore: [],
+    durableCpu: [],
+    durableRate: [],
+    beyondCpu: [],
     clis: clis.map(() => ({
       rate: [],
       cpu: [],
@@ -58,6 +64,29 @@ async function cliAgainstLoop(users, latencyMs, concurrency, rounds, clis) {
     got.spawnedCpu.push(spawned.result.cpuMsPer1000);
     got.spawnedSendingCpu.push(spawned.result.sendingCpuMsPer1000);
     got.spawnedBefore.push(spawned.result.beforeFirstRequestMs);
+    if (latencyMs === 0) {
+      // Issue 82's reference: the loop with examctl's guarantees, and the work beyond them (reading and
+      // validating the file: its dry run above a bare Node start), in ms per 1,000 users.
+      const durable = await onFresh(
+        () => minimalServer(0),
+        (target) => spawnedDurableLoop(target, users, concurrency, 'r'),
+      );
+      got.durableCpu.push(durable.cpuMsPer1000);
+      got.durableRate.push(durable.rate);
+      const { cpu: dryRun } = spawnedCpu([
+        cliPath,
+        'user',
+        'sync',
+        '--dry-run',
+        '--target',
+        'remote',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--file',
+        file,
+      ]);
+      got.beyondCpu.push(((dryRun - spawnedCpu(['-e', '0']).cpu) * 1000) / users);
+    }
     for (const [i, cli] of clis.entries()) {
       const run = await withSendingPhase(latencyMs, (target) => cliSync(target, file, users, concurrency, cli));
       const mine = got.clis[i];
@@ -111,6 +140,20 @@ export async function runLimitBench({ rounds = 3 } = {}) {
           value: +median(cpuRatios).toFixed(2),
           goal: '<= 1.5',
           detail: `paired rounds ${list(cpuRatios)}; ms per 1,000 users CLI ${list(mine.cpu, 0)}, loop ${list(got.spawnedCpu, 0)}`,
+        });
+        const durableRatios = mine.cpu.map((cpu, round) => cpu / got.durableCpu[round]);
+        rows.push({
+          measure: `CLI${which} CPU / the durable loop's CPU (the loop with examctl's guarantees: durable-loop-process.mjs, issue 82)`,
+          value: +median(durableRatios).toFixed(2),
+          goal: '<= 1.3',
+          detail: `paired rounds ${list(durableRatios)}; ms per 1,000 users durable loop ${list(got.durableCpu, 0)}; its users/s ${list(got.durableRate, 0)}`,
+        });
+        const referenceRatios = mine.cpu.map((cpu, round) => cpu / (got.durableCpu[round] + got.beyondCpu[round]));
+        rows.push({
+          measure: `  CLI${which} CPU / (the durable loop + the file's dry run above node -e 0: reading and validating it)`,
+          value: +median(referenceRatios).toFixed(2),
+          goal: '',
+          detail: `paired rounds ${list(referenceRatios)}; the dry run above node -e 0, ms per 1,000 users ${list(got.beyondCpu, 0)}`,
         });
         // Where it goes: the CPU before the first request (start-up; the CLI's structure pass) and after it.
         const sendingRatios = mine.sendingCpu.map((cpu, round) => cpu / got.spawnedSendingCpu[round]);

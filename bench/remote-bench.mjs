@@ -6,7 +6,7 @@
 // moves far less than wall time. Its run journals go to a temporary runs dir on the same disk as
 // the default one (the bench must not fill the user's `runs list`).
 // Run after `npm run build`:  node bench/remote-bench.mjs [users] [concurrency]
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -242,6 +242,61 @@ export function spawnedBareLoop(target, users, concurrency, prefix) {
       },
     ),
   );
+}
+
+/** The same as a process with examctl's guarantees (durable-loop-process.mjs: intents durable before each batch, answers after); its journal in the run's scratch dir. */
+export function spawnedDurableLoop(target, users, concurrency, prefix) {
+  const script = join(root, 'bench', 'durable-loop-process.mjs');
+  return spawnedRate(users, 'durable loop', (cpuFile, scratch) =>
+    spawn(
+      process.execPath,
+      [
+        '--import',
+        cpuProbePath,
+        script,
+        target.url,
+        target.token,
+        String(users),
+        String(concurrency),
+        prefix,
+        join(scratch, 'journal.ndjson'),
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, EXAMCTL_BENCH_CPU_FILE: cpuFile },
+      },
+    ),
+  );
+}
+
+/**
+ * CPU ms (user + system, cpu-probe.mjs) and wall seconds of `args` run by Node to its end, in a
+ * scratch dir of its own (its runs dir, no config; `env` beside), exit 0 or a throw.
+ */
+export function spawnedCpu(args, env = {}) {
+  const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-cpu-'));
+  try {
+    const cpuFile = join(scratch, 'cpu.json');
+    const started = performance.now();
+    const run = spawnSync(process.execPath, ['--import', cpuProbePath, ...args], {
+      cwd: scratch,
+      stdio: 'ignore',
+      env: {
+        ...process.env,
+        CI: 'true',
+        EXAMCTL_TOKEN: 'bench-token',
+        EXAMCTL_CONFIG_DIR: join(scratch, 'no-config'),
+        EXAMCTL_RUNS_DIR: join(scratch, 'runs'),
+        EXAMCTL_BENCH_CPU_FILE: cpuFile,
+        ...env,
+      },
+    });
+    if (run.status !== 0) throw new Error(`node ${args.join(' ')}: exit ${run.status}`);
+    const { userCPUTime, systemCPUTime } = JSON.parse(readFileSync(cpuFile, 'utf8'));
+    return { cpu: (userCPUTime + systemCPUTime) / 1000, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /** users/s of the spawned CLI, and its CPU time (user + system) in ms per 1,000 users. */

@@ -25,8 +25,10 @@ import {
   minimalDurableServer,
   minimalServer,
   onFresh,
+  spawnedCpu,
   userBody,
 } from './remote-bench.mjs';
+import { cliPath } from './paths.mjs';
 
 const REVIEW_SESSION = '/api/v1/integrations/external/review-sessions/RS-MATH1-OCT';
 
@@ -87,6 +89,59 @@ function cpuMs(pid) {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * Issue 82: a first night of `users` users (`user sync` of a new file) through `local serve` (a fresh
+ * store) against the same night on a local store, in paired rounds: wall seconds (the server's
+ * durable turns included) and CPU ms (through the server: the CLI's and the server's together).
+ */
+export async function firstNight(users = 5_000, rounds = 3) {
+  const csv = await usersCsv(users, 'n');
+  const sync = ['user', 'sync', '--yes', '--no-input', '--file', csv];
+  const got = { serve: [], local: [] };
+  for (let round = 0; round < rounds; round += 1) {
+    got.local.push(spawnedCpu([cliPath, '--store', 'store', ...sync], { EXAMCTL_TOKEN: undefined }));
+    got.serve.push(
+      await onFresh(localServe, (target) => {
+        const before = cpuMs(target.pid);
+        const run = spawnedCpu([cliPath, '--target', 'remote', '--base-url', target.url, ...sync], {
+          EXAMCTL_TOKEN: target.token,
+        });
+        return { ...run, cpu: run.cpu + cpuMs(target.pid) - before };
+      }),
+    );
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const ratios = got.serve.map((night, i) => night.seconds / got.local[i].seconds);
+  const cpuRatios = got.serve.map((night, i) => night.cpu / got.local[i].cpu);
+  const list = (values, digits) => values.map((value) => value.toFixed(digits)).join(', ');
+  return [
+    {
+      measure: `a first night of ${users.toLocaleString('en')} users through local serve / the same night on a local store (wall)`,
+      value: +median(ratios).toFixed(2),
+      goal: '<= 2',
+      detail: `paired rounds ${list(ratios, 2)}; s through local serve ${list(
+        got.serve.map((night) => night.seconds),
+        1,
+      )}, on the store ${list(
+        got.local.map((night) => night.seconds),
+        1,
+      )}`,
+    },
+    {
+      measure: '  the same, CPU (through local serve: the CLI and the server)',
+      value: +median(cpuRatios).toFixed(2),
+      goal: '',
+      detail: `paired rounds ${list(cpuRatios, 2)}; ms ${list(
+        got.serve.map((night) => night.cpu),
+        0,
+      )} against ${list(
+        got.local.map((night) => night.cpu),
+        0,
+      )}`,
+    },
+  ];
 }
 
 /** users/s of the bare loop, and the server's CPU ms per 1,000 users during it. */
@@ -179,6 +234,7 @@ export async function runServeBench({ rounds = 5 } = {}) {
       '(context)',
     ),
   );
+  rows.push(...(await firstNight()));
   return rows;
 }
 

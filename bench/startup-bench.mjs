@@ -7,7 +7,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { crowdedState } from './crowded-state.mjs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -201,10 +202,19 @@ export async function runExecutableStartupBench() {
       .map((seconds) => Number(seconds) * 1000);
     return { wall, cpu: user + system };
   };
+  // Issue 82's dry run: a three-user file.
+  const three = join(dir, 'three-users.csv');
+  writeFileSync(
+    three,
+    readFileSync(join(root, 'fixtures', 'users.csv'), 'utf8')
+      .split('\n')
+      .slice(0, 4)
+      .join('\n') + '\n',
+  );
   const cases = {
     '--version': ['--version'],
     '--help': ['--help'],
-    'user sync --dry-run, 20 users': ['user', 'sync', '--dry-run', '--file', join(root, 'fixtures', 'users.csv')],
+    'user sync --dry-run, 3 users': ['user', 'sync', '--dry-run', '--file', three],
   };
   const subjects = [
     { name: 'examctl-linux-x64', node, run: (args) => timeOf(executable, args) },
@@ -239,5 +249,38 @@ export async function runExecutableStartupBench() {
       });
     }
   }
+  // Issue 82: start-up does not grow with what other targets left in the state folder (a runner's:
+  // 104 runs and 25 other targets' memories, bench/crowded-state.mjs): the same dry run with that
+  // folder as the default state and with an empty one, in turn.
+  const crowdedHome = join(dir, 'crowded-home');
+  await crowdedState(join(crowdedHome, '.local', 'state', 'examctl'));
+  const emptyHome = join(dir, 'empty-home');
+  mkdirSync(emptyHome);
+  const inHome = (home) => {
+    const script = 'TIMEFORMAT="%3R %3U %3S"; time "$@" >/dev/null 2>&1 </dev/null';
+    const args = [join(root, 'bin', 'examctl'), ...cases['user sync --dry-run, 3 users']];
+    const result = spawnSync('/bin/bash', ['-c', script, 'bash', process.execPath, ...args], {
+      cwd: home,
+      env: { PATH: '', HOME: home, CI: 'true' },
+      encoding: 'utf8',
+    });
+    const [, user, system] = result.stderr.trim().split('\n').at(-1).split(' ').map(Number);
+    return (user + system) * 1000;
+  };
+  const [crowded, empty] = [[], []];
+  for (let i = 0; i < RUNS; i++) {
+    crowded.push(inHome(crowdedHome));
+    empty.push(inHome(emptyHome));
+  }
+  rows.push({
+    command: 'npm install: user sync --dry-run, 3 users, a state folder of 104 runs and 25 memories / an empty one',
+    'CPU ms': ms(crowded),
+    'node -e 0 CPU ms': '',
+    'CPU ratio': Number((median(crowded) / median(empty)).toFixed(2)),
+    'wall ms': '',
+    'node -e 0 wall ms': '',
+    'wall ratio': '',
+    load: loadavg()[0].toFixed(1),
+  });
   return rows;
 }
