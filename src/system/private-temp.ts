@@ -2,6 +2,7 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UsageError } from './errors.js';
+import { kindOf } from './regular-file.js';
 import { processAlive } from './process-liveness.js';
 import { userRunsDir } from './user-dirs.js';
 
@@ -35,18 +36,25 @@ async function preparedRoot(): Promise<string> {
   for (const candidate of candidates) {
     try {
       const base = candidate();
-      await mkdir(base, { recursive: true, mode: 0o700 });
-      const entry = await lstat(base);
-      // Another user's folder (or a link) planted at the name in /tmp: not ours to use.
+      // Something else at the name (a file, a FIFO, a link, dangling or not) fails the mkdir: it is judged below, by what it is.
+      const made = await mkdir(base, { recursive: true, mode: 0o700 }).then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
+      const entry = await lstat(base).catch((error: unknown) => {
+        throw made?.error ?? error;
+      });
+      // Another user's folder, or anything not a folder (a link, file, FIFO, socket, device) planted at the name: not ours to use.
       if (!entry.isDirectory() || (uid !== undefined && entry.uid !== uid))
         throw new UsageError(
-          `${base}: the private temp folder is not a directory of yours (${entry.isDirectory() ? `owner: uid ${entry.uid}` : 'a link or file'}): remove it`,
+          `${base}: the private temp folder is not a directory of yours (${entry.isDirectory() ? `owner: uid ${entry.uid}` : `${entry.isFile() ? 'a file' : kindOf(entry)}, owner: uid ${entry.uid}`}): remove it`,
         );
       if ((entry.mode & 0o077) !== 0 && process.platform !== 'win32') await chmod(base, 0o700);
       await removeDeadRuns(base);
       return base;
     } catch (error) {
-      // The fallback's failure is told: the first place's only made examctl try it.
+      // Something planted at a private name is told at once (exit 2, naming it); else the fallback's failure is told: the first place's only made examctl try it.
+      if (error instanceof UsageError) throw error;
       failure = error;
     }
   }

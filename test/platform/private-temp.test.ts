@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { BIN, PINNED_NOW } from '../support/cli.js';
@@ -47,6 +47,31 @@ describe.skipIf(process.platform === 'win32')('the private temp folder', () => {
         expect(readdirSync(temp).sort()).toEqual([...kept].sort());
       } finally {
         live.kill();
+      }
+    }));
+
+  it('a file, FIFO or link at the private temp name (either place) is exit 2 naming it and what it is, nothing sent (issue 81)', () =>
+    withTempDir(async (dir) => {
+      const own = join(dir, '.local', 'state', 'examctl', 'tmp');
+      mkdirSync(join(dir, 'tmp'));
+      // The fallback in the temp dir (TMPDIR), used when the first place cannot be made (a file where its folder goes).
+      const fallback = join(dir, 'tmp', `examctl-${process.getuid!()}`);
+      const plants: [string, string, () => void][] = [
+        [own, 'a FIFO', () => spawnSync('mkfifo', [own])],
+        [own, 'a file', () => writeFileSync(own, 'another user’s')],
+        [own, 'a symbolic link', () => symlinkSync(join(dir, 'elsewhere'), own)],
+        [fallback, 'a FIFO', () => (writeFileSync(join(dir, '.local', 'state'), ''), spawnSync('mkfifo', [fallback]))],
+      ];
+      for (const [at, kind, plant] of plants) {
+        spawnSync('rm', ['-rf', join(dir, '.local'), fallback, join(dir, 'store')]);
+        mkdirSync(join(dir, '.local', 'state', 'examctl'), { recursive: true });
+        if (at === fallback) spawnSync('rm', ['-rf', join(dir, '.local', 'state')]);
+        plant();
+        const run = syncFromStdin(dir, { TMPDIR: join(dir, 'tmp') });
+        expect([run.status, run.stderr], kind).toEqual([2, expect.stringContaining(`${at}: the private temp folder`)]);
+        expect(run.stderr).toContain(`(${kind}, owner: uid`);
+        expect(run.stderr).not.toContain('internal error');
+        expect(existsSync(join(dir, 'store'))).toBe(false);
       }
     }));
 });
