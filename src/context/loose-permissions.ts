@@ -50,6 +50,30 @@ export async function trustedFileCheck(
   return (handle, stat) => assertOpenedTrusted(place, path, handle, context, { stat });
 }
 
+/**
+ * A file that becomes the sync memory (`synced import`, `synced adopt --file`), judged on its
+ * handle by the rule the sync directory passes: another user's, or one others could write or
+ * replace, is exit 2 naming its owner and mode and how to bring it in (docs/sync.md, "A colleague's export").
+ */
+export async function memorySourceCheck(
+  via: string,
+  path: string,
+  env: Env,
+): Promise<(handle: FileHandle, stat: Stats) => Promise<void>> {
+  const { openedProblem, currentTrustContext, UntrustedPlaceError } = await import('../system/trusted-place.js');
+  const context = currentTrustContext(env);
+  return async (handle, stat) => {
+    const problem = await openedProblem(path, handle, context, { stat });
+    if (problem === undefined) return;
+    const mode = (stat.mode & 0o7777).toString(8).padStart(4, '0');
+    throw new UntrustedPlaceError(
+      `${via} ${path} (owner uid ${stat.uid}, mode ${mode}) would become the sync memory, not taken`,
+      path,
+      `${problem}; to bring in a file another user gave you, copy it into a folder of your own, compare its sha256sum with the one its sender tells you, and give the copy (docs/sync.md, "A colleague's export")`,
+    );
+  };
+}
+
 /** A place examctl takes trust from, as doctor names it. */
 interface TrustedPlace {
   what: string;

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
+  chownSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -19,6 +20,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { memoryDir } from '../../src/sync/sync-memory.js';
+import { summedText } from '../../src/sync/memory-document.js';
+import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { BIN, ROOT, examctl, startExamctl } from '../support/cli.js';
 
 /**
@@ -398,6 +401,54 @@ describe.skipIf(!canMakeUsers)(
       );
       expect(readdirSync(victim)).toEqual(['keep']);
       expect(existsSync(join(runs, '20260101T000000Z-aaaaaaaa', 'journal.ndjson'))).toBe(true);
+    });
+
+    it("9. a memory export the attacker forged in the team folder (a hand-made Administrator added, checksums recomputed) is no memory: synced import and synced adopt --file are exit 2 naming owner and mode; the admin's own copy is taken (issue 81, item 5)", async () => {
+      const local = ['--store', join(mine, 'st')];
+      expect((await admin([...local, '--yes', 'user', 'sync', '--file', 'users.csv', '--changed-only'])).code).toBe(0);
+      const exported = join(mine, 'night1.json');
+      expect((await admin([...local, 'synced', 'export', '--out', exported])).code).toBe(0);
+      // The forgery: dean-1, the demo world's hand-made Administrator, in the memory as if synced.
+      const { sha256: _sum, ...body } = JSON.parse(readFileSync(exported, 'utf8')) as {
+        sha256: string;
+        memories: { users: string };
+      };
+      const lines = body.memories.users.split('\n');
+      const entry = (JSON.parse(lines[1]!) as { b: Record<string, unknown> }).b;
+      lines.splice(-1, 0, encodeChecksummedLine(JSON.stringify({ ...entry, id: 'dean-1' })).trimEnd());
+      body.memories.users = lines.join('\n');
+      const forged = join(shared, 'night1.json');
+      writeFileSync(forged, summedText(body), { mode: 0o666 });
+      chmodSync(forged, 0o666);
+      chownSync(forged, attackerUid, attackerUid);
+      const synced = join(mine, 'synced');
+      const before = fingerprint(synced);
+      const imported = await admin([...local, 'synced', 'import', forged]);
+      expect(imported.code, imported.stderr).toBe(2);
+      expect(imported.stderr).toContain(`synced import ${forged} (owner uid ${attackerUid}, mode 0666)`);
+      expect(imported.stderr).toContain(`${forged} is owned by uid ${attackerUid}, not by you`);
+      expect(imported.stderr).toContain(`docs/sync.md, "A colleague's export"`);
+      // Root's own file in the attacker's folder: the folder is named.
+      const planted = join(shared, 'mine.json');
+      writeFileSync(planted, readFileSync(exported), { mode: 0o600 });
+      const inShared = await admin([...local, 'synced', 'import', planted]);
+      expect(inShared.code).toBe(2);
+      expect(inShared.stderr).toContain(`${shared} is owned by uid ${attackerUid}, not by you`);
+      writeFileSync(join(shared, 'users.csv'), USERS_CSV);
+      chownSync(join(shared, 'users.csv'), attackerUid, attackerUid);
+      const adopted = await admin([...local, 'synced', 'adopt', '--file', join(shared, 'users.csv')]);
+      expect(adopted.code, adopted.stderr).toBe(2);
+      expect(adopted.stderr).toContain(
+        `synced adopt --file ${join(shared, 'users.csv')} (owner uid ${attackerUid}, mode 0644)`,
+      );
+      expect(fingerprint(synced)).toEqual(before);
+      // The way the docs give: a copy of one's own, its sha256 compared (the forgery's differs), then imported.
+      const copy = join(mine, 'copy.json');
+      writeFileSync(copy, readFileSync(forged), { mode: 0o600 });
+      const sum = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+      expect(sum(copy)).not.toBe(sum(exported));
+      const own = await admin([...local, 'synced', 'import', exported]);
+      expect(own.code, own.stderr).toBe(0);
     });
   },
 );

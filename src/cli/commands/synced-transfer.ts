@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../../system/regular-file.js';
+import { memorySourceCheck } from '../../context/loose-permissions.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../../system/lock.js';
 import { UsageError } from '../../system/errors.js';
 import { describeSystemError } from '../../system/system-error-words.js';
@@ -96,9 +98,14 @@ export async function runImport(
       throw new UsageError(
         `${file}: ${formatBytes(size)} is more than a sync memory examctl reads (${formatBytes(MAX_STATE_BYTES)})`,
       );
-    text = await readFile(path, 'utf8');
+    // Judged on the handle it is read through: another user's file is no memory of yours.
+    const check = await memorySourceCheck('synced import', path, deps.env);
+    const read = await readRegularFileWithStat(path, { followLinks: true, maxBytes: MAX_STATE_BYTES, check });
+    text = read.bytes.toString('utf8');
   } catch (error) {
     if (error instanceof UsageError) throw error;
+    if (error instanceof NotRegularFileError || error instanceof FileTooLargeError)
+      throw new UsageError(`${file}: ${error.message}`);
     throw new UsageError(`cannot read ${file}: ${describeSystemError(error, 'file')}`, { cause: error });
   }
   const { document, replaced } = await importMemory(place, resolved.report, text, file, {
