@@ -4,18 +4,36 @@
 // interceptor (the minimal server, 5,000 POSTs at concurrency 16, 5 rounds after a warm-up); what RetryAgent
 // hands the caller after retrying a 503 that carries the service's message; and whether
 // EnvHttpProxyAgent sends a request for a loopback address to HTTP_PROXY.
-// Run:  node bench/undici-agents-bench.mjs   (docs/architecture.md, "Written here, and why")
+// Issue 80 adds the HTTP pool wrapper (src/api/http-pool.ts: openDispatcher and requestText, with
+// its per-answer cut, shared byte budget and InFlight deadlines) against a plain undici Agent and
+// Pool answering through `request()` and `body.text()`, on the same loop.
+// Run:  npm run build && node bench/undici-agents-bench.mjs   (docs/architecture.md, "Written here, and why")
 import http from 'node:http';
 import net from 'node:net';
-import { EnvHttpProxyAgent, Pool, RetryAgent, interceptors } from 'undici';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Agent, EnvHttpProxyAgent, Pool, RetryAgent, interceptors } from 'undici';
+import { root } from './paths.mjs';
 import { closedLoop, minimalServer, onFresh, userBody } from './remote-bench.mjs';
 
+const { ByteBudget, InFlight, openDispatcher, requestText } = await import(
+  pathToFileURL(join(root, 'dist/api/http-pool.js')).href
+);
 const pool = (url) => new Pool(url, { connections: 16, pipelining: 1 });
 const kinds = {
   pool,
+  agent: () => new Agent({ connections: 16, pipelining: 1 }),
   retryAgent: (url) => new RetryAgent(pool(url), { methods: ['POST'], maxRetries: 4 }),
   retryInterceptor: (url) => pool(url).compose(interceptors.retry({ methods: ['POST'], maxRetries: 4 })),
+  // examctl's: the dispatcher remote-client.ts opens, each answer read by requestText within its limits.
+  httpPool: (url) =>
+    openDispatcher(url, { connections: 16, connectTimeout: 10_000, headersTimeout: 300_000, bodyTimeout: 300_000 }),
 };
+const limits = () => ({
+  maxBytes: 64 * 1024 * 1024,
+  budget: new ByteBudget(256 * 1024 * 1024),
+  inFlight: new InFlight(300_000),
+});
 const cpu = {};
 // Round 0 warms this process's undici and JIT up: not counted.
 for (let round = 0; round <= 5; round++) {
@@ -30,16 +48,24 @@ for (let round = 0; round <= 5; round++) {
           accept: 'application/json',
         };
         const users = 5_000;
+        const attemptLimits = limits();
         const before = process.cpuUsage();
         await closedLoop(users, 16, async (i) => {
-          const res = await dispatcher.request({
+          const request = {
             origin: target.url,
             method: 'POST',
             path: '/api/v1/integrations/user',
             headers,
             body: JSON.stringify(userBody(i, `${name}${round}`)),
-          });
-          JSON.parse(await res.body.text());
+          };
+          if (name === 'httpPool') {
+            const answer = await requestText(dispatcher, { ...request, idempotent: false }, attemptLimits);
+            JSON.parse(answer.text);
+            answer.release();
+          } else {
+            const res = await dispatcher.request(request);
+            JSON.parse(await res.body.text());
+          }
         });
         const used = process.cpuUsage(before);
         if (round > 0) (cpu[name] ??= []).push(+((used.user + used.system) / users).toFixed(1));

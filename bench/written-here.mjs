@@ -2,9 +2,10 @@
 // in a process of its own (its heap its own), medians of 3 (docs/architecture.md, "Written here,
 // and why"). CPU is the process's user + system time for the work alone, start-up not included;
 // peak is the process's peak RSS (Node itself is about 45 MiB of it).
-// Run: npm run build && node bench/written-here.mjs [part...]   parts: hash csv xml zip-read zip-write tz lock json
-// tz, lock, json and zip-read's yauzl compare libraries examctl does not install: LIBS names a node_modules that has them
-// (`npm install --prefix /tmp/libs luxon@3.7.2 proper-lockfile@4.1.2 yauzl@3.4.0 stream-json@1.9.1`, LIBS=/tmp/libs/node_modules).
+// Run: npm run build && node bench/written-here.mjs [part...]   parts: hash csv xml zip-read zip-write xlsx-write store tz lock json
+// tz, lock, json, store and zip-read's yauzl compare libraries examctl does not install: LIBS names a node_modules that has them
+// (`npm install --prefix /tmp/libs luxon@3.7.2 proper-lockfile@4.1.2 yauzl@3.4.0 stream-json@1.9.1 lowdb@7.0.1`,
+// LIBS=/tmp/libs/node_modules).
 import { spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, renameSync } from 'node:fs';
 import { once } from 'node:events';
@@ -21,7 +22,7 @@ const ROUNDS = 3;
 const library = (name) =>
   createRequire(
     join(
-      process.env.LIBS && /^(luxon|proper-lockfile|yauzl|stream-json)\b/.test(name)
+      process.env.LIBS && /^(luxon|proper-lockfile|yauzl|stream-json|lowdb)\b/.test(name)
         ? process.env.LIBS
         : join(root, 'node_modules/exceljs'),
       'x.js',
@@ -291,6 +292,119 @@ const VARIANTS = {
       await once(out, 'close');
       return { result: rows, start };
     },
+  },
+};
+
+/** A 50,000-row report sheet: the users' cells and the report's columns, a failed row in ten, every cell text. */
+const REPORT_HEADER = [...USER_HEADER, 'status', 'error_codes', 'error_messages', 'action', 'note', 'run', 'warnings'];
+const reportRow = (r) => [
+  ...userRow(r),
+  ...(r % 10 === 0
+    ? ['failed', '209', 'Email: Email is not a valid address: it has no @', '', '', 'run-1', '']
+    : ['ok', '', '', 'created', '', 'run-1', '']),
+];
+
+// Both write to a file (the zip's bytes are the same work either way), frozen header, filter, the
+// failed rows filled: what the report workbook holds.
+VARIANTS['xlsx-write'] = {
+  rows: 50_000,
+  async 'xlsx-workbook.ts (examctl)'(rows) {
+    const { RowLook, WorkbookWriter } = await dist('report/xlsx-workbook.js');
+    const path = join(mkdtempSync(join(tmpdir(), 'examctl-xlsx-')), 'report.xlsx');
+    const out = createWriteStream(path);
+    const start = process.cpuUsage();
+    const workbook = new WorkbookWriter(out);
+    const sheet = await workbook.sheet('Report');
+    await sheet.header(REPORT_HEADER);
+    for (let r = 1; r <= rows; r++) await sheet.row(reportRow(r), r % 10 === 0 ? RowLook.red : RowLook.plain);
+    await workbook.finish();
+    await once(out, 'close');
+    return { result: rows, start };
+  },
+  async "exceljs's streaming WorkbookWriter"(rows) {
+    const ExcelJS = (await import('exceljs')).default;
+    const path = join(mkdtempSync(join(tmpdir(), 'examctl-xlsx-')), 'report.xlsx');
+    const start = process.cpuUsage();
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+      filename: path,
+      useStyles: true,
+      useSharedStrings: false,
+    });
+    const sheet = workbook.addWorksheet('Report', { views: [{ state: 'frozen', ySplit: 1 }] });
+    sheet.columns = REPORT_HEADER.map((header) => ({ header, key: header, width: 12, style: { numFmt: '@' } }));
+    sheet.getRow(1).font = { bold: true };
+    sheet.autoFilter = { from: 'A1', to: { row: 1, column: REPORT_HEADER.length } };
+    const red = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFF8CBAD' } };
+    for (let r = 1; r <= rows; r++) {
+      const row = sheet.addRow(reportRow(r));
+      if (r % 10 === 0) row.eachCell((cell) => void (cell.fill = red));
+      row.commit();
+    }
+    await sheet.commit();
+    await workbook.commit();
+    return { result: rows, start };
+  },
+};
+
+/** A user of the store's bench (bench/store-bench.mjs). */
+const storeUser = (i, prefix = 'u') => ({
+  ExternalId: `${prefix}-${i}`,
+  UserName: `user${prefix}${i}`,
+  FirstName: 'First',
+  LastName: `Last${i}`,
+  Email: `user${prefix}${i}@example.test`,
+  Role: 'Candidate',
+  Hierarchies: [{ ExternalId: 'H-NORTH' }],
+});
+const STORE_TRANSACTIONS = 200;
+
+// A store of `rows` users, then 200 one-user creates, 32 in flight: each durable before it is
+// answered (the store's group commit) against lowdb, the JSON-file store, whose every write
+// rewrites the whole file (and, without fsync, is durable only when the system says so).
+VARIANTS.store = {
+  rows: 10_000,
+  async 'engine/store (journal, group commit, fsync)'(rows) {
+    const { createStore, openStore } = await dist('engine/store/index.js');
+    const { ENGINE_INDEXER } = await dist('engine/index.js');
+    const dir = join(mkdtempSync(join(tmpdir(), 'examctl-store-')), 'store');
+    await createStore(
+      dir,
+      Array.from({ length: rows }, (_, i) => ({ collection: 'users', key: `u-${i}`, value: storeUser(i) })),
+      { indexer: ENGINE_INDEXER },
+    );
+    const store = await openStore(dir);
+    const start = process.cpuUsage();
+    let next = 0;
+    const lane = async () => {
+      while (next < STORE_TRANSACTIONS) {
+        const i = next++;
+        await store.transact(() => ({
+          result: undefined,
+          changes: [{ collection: 'users', key: `n-${i}`, value: storeUser(i, 'n') }],
+        }));
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, lane));
+    await store.close();
+    return { result: `${STORE_TRANSACTIONS} created`, start };
+  },
+  async 'lowdb (JSONFile, whole file a write)'(rows) {
+    const { Low } = await import(pathToFileURL(join(process.env.LIBS ?? '', 'lowdb/lib/index.js')).href);
+    const { JSONFile } = await import(pathToFileURL(join(process.env.LIBS ?? '', 'lowdb/lib/node.js')).href);
+    const path = join(mkdtempSync(join(tmpdir(), 'examctl-lowdb-')), 'db.json');
+    const db = new Low(new JSONFile(path), { users: {} });
+    for (let i = 0; i < rows; i++) db.data.users[`u-${i}`] = storeUser(i);
+    await db.write();
+    const start = process.cpuUsage();
+    let next = 0;
+    const lane = async () => {
+      while (next < STORE_TRANSACTIONS) {
+        const i = next++;
+        await db.update((data) => void (data.users[`n-${i}`] = storeUser(i, 'n')));
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, lane));
+    return { result: `${STORE_TRANSACTIONS} created`, start };
   },
 };
 

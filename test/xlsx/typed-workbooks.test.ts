@@ -140,7 +140,7 @@ describe("a term's review sessions as one typed workbook", () => {
 });
 
 describe('the zone of wall times, said in the file', () => {
-  it('-o xlsx: the custom document property TimeZone and a note on each time column's header name the zone, the columns named as in CSV', async () => {
+  it('-o xlsx: the custom document property TimeZone and a note on the header of each time column name the zone, the columns named as in CSV', async () => {
     await withTempDir(async (dir) => {
       await cli(dir, ['local', 'init']);
       const shown = await cli(dir, [
@@ -241,7 +241,7 @@ const USERS = [
 ].join('\n');
 
 describe('a run report workbook', () => {
-  it("types the cells of number, yes/no and date fields where they read back the same; a dry run marks each offending cell with a fill and a note of its codes and messages", async () => {
+  it('types the cells of number, yes/no and date fields where they read back the same; a dry run marks each offending cell with a fill and a note of its codes and messages', async () => {
     await withTempDir(async (dir) => {
       await cli(dir, ['local', 'init']);
       await writeFile(join(dir, 'users.csv'), USERS);
