@@ -14,6 +14,7 @@ import { runStageProfile } from './stage-profile.mjs';
 import { runScaleBench } from './scale-bench.mjs';
 import { judge, printGoals } from './goals.mjs';
 import { runClientBench } from './client-bench.mjs';
+import { runHtmlPageBench } from './html-page-bench.mjs';
 import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -146,6 +147,14 @@ if (!only || only === 'startup') {
     'ratio <= 1.5 (the executable; judge by CPU on a loaded machine); issue 82: both --version <= 1.2 and the 3-user dry run <= 3; the crowded state folder / the empty one ~1',
   );
   console.table(await runExecutableStartupBench());
+}
+
+if (!only || only === 'html') {
+  section(
+    "issue 79, the HTML report page of a 50,000-user night (EXAMCTL_BENCH_HTML_ROWS): written by dist/'s writer, opened in headless Chromium (@sparticuz/chromium), until its script has drawn it; a search and a sort over its rows",
+    'opens within 3 s; no request besides the file',
+  );
+  console.table(await runHtmlPageBench());
 }
 
 printGoals();

@@ -46,7 +46,7 @@ tbody tr:nth-child(even) td { background: #fafbfc; }
 td.before div, td.after div { padding: 1px 4px; border-radius: 3px; margin: 1px 0; }
 td.before div { background: var(--before); }
 td.after div { background: var(--after); }
-.label { font-weight: 600; margin-right: 6px; }
+.label { font-weight: 600; }
 .unknown { color: var(--muted); font-style: italic; }
 .pager { display: flex; gap: 10px; align-items: center; margin-top: 6px; color: var(--muted); }
 .pager button { font: inherit; padding: 2px 10px; }
@@ -108,7 +108,7 @@ export const PAGE_SCRIPT = `
         const label = document.createElement("span");
         label.className = "label";
         label.textContent = line[0];
-        div.append(label);
+        div.append(label, " ");
       }
       if (line.length > 1 && line[1] !== null) div.append(line[1]);
       else {

@@ -169,7 +169,7 @@ export class HtmlReportWriter implements ReportSink {
     const row = [
       GROUPS.indexOf(group),
       item.id ?? '',
-      `${item.source.file}:${item.source.line}`,
+      item.source.line > 0 ? `${item.source.file}:${item.source.line}` : item.source.file,
       before,
       after,
       noteOf(item),
