@@ -1,9 +1,13 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { UsageError } from '../../src/system/errors.js';
 import { memoryOfText } from '../../src/sync/sync-memory.js';
 import { entryLine, headerLine, populationBody } from '../../src/sync/memory-lines.js';
 import { readDocument, summedText } from '../../src/sync/memory-document.js';
+import { readMemory } from '../../src/sync/memory-files.js';
+import { withTempDir } from '../support/temp-dir.js';
 
 /**
  * A memory's lines read by memoryOfText (docs/sync.md, "Format"): a line whose checksum holds but
@@ -140,5 +144,20 @@ describe('a memory with no line end where lines end', () => {
     const torn = read(header + entry('u1') + entry('u2').slice(0, 60));
     expect([torn.lines, torn.entries.size, torn.validLength]).toEqual([2, 1, header.length + entry('u1').length]);
     expect(read(header + entry('u1') + '{"c":"torn by a kill').entries.size).toBe(1);
+  });
+});
+
+describe("a header scan of another target's memory (readMemory with a limit: what a start-up reads of the state folder)", () => {
+  it('parses its header line only: the entries after it are neither read nor judged (issue 82)', async () => {
+    await withTempDir(async (dir) => {
+      const file = join(dir, 'users.ndjson');
+      // A second line that is damage: read whole, the memory is refused.
+      await writeFile(file, `${header}${line('u3')}${entry('u1')}`, { mode: 0o600 });
+      await expect(readMemory(file, 'users')).rejects.toThrow(/users\.ndjson:2: sync memory damaged/);
+      const head = await readMemory(file, 'users', undefined, 65_536);
+      expect(head.target).toEqual(target);
+      expect(head.instance).toBe('inst-1');
+      expect(head.entries.size).toBe(0);
+    });
   });
 });
