@@ -1,8 +1,8 @@
-import { resolve } from 'node:path';
 import { Command, Help, Option } from 'commander';
 import { VERSION_LINE } from '../version.js';
 import { ExitCode, UsageError } from '../system/errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
+import type { FileInput } from '../context/file-input.js';
 import { DRY_RUN_OUT, GLOBAL_OPTIONS, type GlobalOptions } from '../flags/global-options.js';
 import {
   argumentKeys,
@@ -26,7 +26,7 @@ import {
 import { resolveOutputFlags } from '../flags/output-flags.js';
 import { COMMANDS } from './program.js';
 import { sentenceLines } from '../terminal/sentence-wrap.js';
-import { commanderWords, say, terminalLines } from '../formats/terminal-text.js';
+import { commanderWords, terminalLines } from '../formats/terminal-text.js';
 
 /**
  * commander's tree of `examctl`, built from the registry (`program.ts`): the global flags, the
@@ -152,26 +152,10 @@ export function buildProgram(
       // commander parsed exactly `table` and the global table: `declareCommand` typed `run` by them.
       const options = parsed as GlobalOptions;
       const [run, { targetOnce }] = await Promise.all([behaviour.run(), import('../context/target.js')]);
-      // `--file`, once or repeated (synced adopt): a device refused, and `-` or one pipe among them copied first.
-      const files = [parsed.file].flat().filter((file): file is string => typeof file === 'string');
-      const pipes: string[] = [];
-      for (const file of files.filter((name) => name !== '-')) {
-        const path = await (await import('../system/stdin-file.js')).pipePath(file, deps.cwd);
-        if (path !== undefined) pipes.push(file);
-      }
-      if (pipes.length + (files.includes('-') ? 1 : 0) > 1) {
-        throw new UsageError('--file: one pipe (or -) at most is read, once: give regular files for the rest');
-      }
-      const pipedFile = pipes[0];
-      const spooled = async () => {
-        const { spoolPipe, spoolStdin } = await import('../system/stdin-file.js');
-        if (pipedFile === undefined) return spoolStdin(deps.stdin ?? process.stdin, deps.signal);
-        return spoolPipe(resolve(deps.cwd, pipedFile), pipedFile, deps.signal, {
-          canWait: (await import('../context/command-deps.js')).promptsAllowed(options, deps),
-          onWait: () => void say(deps, `waiting for a writer on ${pipedFile} (a named pipe; Ctrl-C to stop)`),
-        });
-      };
-      const stdin = !files.includes('-') && pipedFile === undefined ? undefined : await spooled();
+      const { stdin, pipedFile }: FileInput =
+        parsed.file === undefined
+          ? {}
+          : await (await import('../context/file-input.js')).spoolFileInput(parsed.file, options, deps);
       try {
         // A pipe is read once, like stdin: its run is journaled as `--file -` (nothing to read again on resume).
         const commandDeps = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NO_OPTIONS } from '../../src/flags/option-table.js';
-import { declareCommand, type CommandDeclaration } from '../../src/cli/command-declaration.js';
+import { commandName, declareCommand, type CommandDeclaration } from '../../src/cli/command-declaration.js';
 import { COMMAND_BEHAVIOURS } from '../../src/cli/command-behaviours.js';
 import { COMMANDS } from '../../src/cli/program.js';
 import { resumeEntry } from '../../src/cli/resume-registry.js';
@@ -41,8 +41,12 @@ describe('resume registry (from the command declarations)', () => {
     });
   });
 
-  it("the four record commands resume with their behaviour, read their input again with its builder, and keep their declaration's options", async () => {
-    for (const name of ['user sync', 'schedule push', 'collection add', 'invigilators remove']) {
+  it("every command declared 'rerun' (the four record commands among them) resumes with its behaviour, reads its input again with its builder, and keeps its declaration's options", async () => {
+    const rerun = COMMANDS.filter((declaration) => declaration.resume === 'rerun').map(commandName);
+    expect(rerun).toEqual(
+      expect.arrayContaining(['user sync', 'schedule push', 'collection add', 'invigilators remove']),
+    );
+    for (const name of rerun) {
       const entry = resumeEntry(name, COMMAND_BEHAVIOURS);
       expect('run' in entry && entry.run, name).toBe(COMMAND_BEHAVIOURS.get(name)!.run);
       expect(typeof ('input' in entry ? await entry.input() : undefined), name).toBe('function');
