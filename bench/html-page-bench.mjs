@@ -18,39 +18,18 @@ function* nightItems(count) {
     // Ids out of the file's order (a prime stride), so a sort by ID has work to do.
     const id = `stu-${String((i * 7919) % count).padStart(6, '0')}`;
     const kind = i % 100;
-    if (kind < 60) yield { source, id, status: 'ok', errors: [], action: 'unchanged' };
+    const ok = (action, more = {}) => ({ source, id, status: 'ok', errors: [], action, ...more });
+    if (kind < 60) yield ok('unchanged');
     else if (kind < 85)
-      yield {
-        source,
-        id,
-        status: 'ok',
-        errors: [],
-        action: 'updated',
+      yield ok('updated', {
         changedFields: ['LastName', 'Email'],
         changes: [
           { field: 'LastName', known: true, before: `Surname${i}`, after: `Surname${i}-Jones` },
           { field: 'Email', known: true, before: `u${i}@old.example.test`, after: `u${i}@example.test` },
         ],
-      };
-    else if (kind < 93)
-      yield {
-        source,
-        id,
-        status: 'ok',
-        errors: [],
-        action: 'updated',
-        removed: [`H-${i % 12}`],
-        joined: [`H-${(i + 1) % 12}`],
-      };
-    else if (kind < 97)
-      yield {
-        source,
-        id,
-        status: 'ok',
-        errors: [],
-        action: 'created',
-        changes: [{ field: 'FirstName', known: true, after: `Name${i}` }],
-      };
+      });
+    else if (kind < 93) yield ok('updated', { removed: [`H-${i % 12}`], joined: [`H-${(i + 1) % 12}`] });
+    else if (kind < 97) yield ok('created', { changes: [{ field: 'FirstName', known: true, after: `Name${i}` }] });
     else if (kind < 99)
       yield { source: { file: 'sync memory', line: 0 }, id, status: 'ok', errors: [], action: 'disabled' };
     else

@@ -27,7 +27,7 @@ interface OpenedRun {
  */
 export async function openRun(
   command: string,
-  describeSend: () => Promise<string>,
+  describeSend: () => Promise<string | { plan: string }>,
   options: RunOptions,
   deps: CommandDeps,
   targetOf: TargetOf,
@@ -94,7 +94,7 @@ export async function openRun(
 async function confirmRemote(
   command: string,
   target: ResolvedTarget,
-  describe: () => Promise<string>,
+  describe: () => Promise<string | { plan: string }>,
   options: GlobalOptions,
   deps: CommandDeps,
 ): Promise<void> {
@@ -107,9 +107,20 @@ async function confirmRemote(
   }
   // What, how many, where: enough to catch the wrong file or the wrong profile before anything leaves.
   // Counted only now: a job that groups records (schedule push) reads its input again for it.
-  const question = `${command}: ${await describe()} to send to remote ${target.baseUrl} (records that fail the local checks are not sent).`;
+  const described = await describe();
+  const question =
+    typeof described === 'string'
+      ? `${command}: ${described} to send to remote ${target.baseUrl} (records that fail the local checks are not sent).${pageSentence(options, false)}`
+      : `${command} to remote ${target.baseUrl}, plan: ${described.plan}.${pageSentence(options, true)}`;
   const confirmed = deps.confirm
     ? await deps.confirm(question)
     : await (await import('../terminal/prompts.js')).confirmSend(question, promptIoOf(deps));
   if (!confirmed) throw new UsageError('not confirmed: nothing was sent');
+}
+
+/** Where a person reads every record: the run's HTML page, or, beside a plan, how to have one first (docs/human.md). */
+function pageSentence(options: GlobalOptions, plan: boolean): string {
+  if (options.report !== undefined && /\.html?$/i.test(options.report))
+    return ` Every record: ${options.report}, written when the run ends.`;
+  return plan ? ' Every record, before sending: the same command with --dry-run --report plan.html.' : '';
 }

@@ -68,7 +68,9 @@ export async function runPipeline<P, R = never>(
   // a late structural error still ends it with exit 2 and no report (outputs are held back).
   const total = dryRun ? undefined : await input.checkStructure();
   await checkReportFits(() => input.records(), total, options);
-  const describeSend = async (): Promise<string> => {
+  const describeSend = async (): Promise<string | { plan: string }> => {
+    // A resume's plan would count what its journal settled: it says what is left instead.
+    if (job.describePlan && deps.resume === undefined) return { plan: await job.describePlan(input.records()) };
     const what = job.describeSend ? await job.describeSend(input.records()) : counted(total ?? 0, 'record');
     // A resume sends only what the journal did not settle: said, so the count is what remains.
     const kept = deps.resume === undefined ? 0 : deps.resume.plan.keptBelow(total ?? 0);

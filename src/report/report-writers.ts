@@ -793,6 +793,21 @@ const SHOWN_RECORDS = 10;
 /** How a record shows in the plan: `+ stu-1`, `~ stu-2 (LastName)`, a mover's move, `= stu-3`, `- stu-5 (disable login)`, `> stu-6`, `! stu-4 (invalid)`. */
 type PlanSign = '+' | 'move' | '~' | '=' | 'left' | '-' | '>' | '!';
 
+/**
+ * The plan's records by kind, up to SHOWN_RECORDS of each (docs/cli.md, "The local store"): leavers
+ * to disable first (the step least easy to take back), then what changes, then what does not.
+ */
+const PLAN_SECTIONS: readonly (readonly [PlanSign, string])[] = [
+  ['-', 'to disable'],
+  ['+', 'to create'],
+  ['move', 'movers'],
+  ['~', 'to update'],
+  ['>', 'to send'],
+  ['!', 'invalid'],
+  ['=', 'unchanged'],
+  ['left', 'left alone'],
+];
+
 /** An id in the summary: over 60 characters, cut as any quoted value (docs/security.md §2). */
 const shownId = (id: string): string => (id.length > 60 ? quotedValue(id) : id);
 
@@ -827,12 +842,8 @@ export class RunPlan {
   constructor(fromMemory = false) {
     this.planned = fromMemory;
   }
-  /** What changes comes first on screen; unchanged records only fill the rest. */
-  private readonly changes: string[] = [];
-  /** Leavers to disable (--disable-missing) come first of all: the step least easy to take back. */
-  private readonly disables: string[] = [];
-  private readonly same: string[] = [];
-  private listed = 0;
+  /** Up to SHOWN_RECORDS lines of each kind of record (PLAN_SECTIONS), and how many of that kind in all. */
+  private readonly sections = new Map<PlanSign, { lines: string[]; count: number }>();
 
   add(item: ReportItem): void {
     // Counted for every item; a line only while its list has room (millions of rows wrote one each).
@@ -867,14 +878,10 @@ export class RunPlan {
       return;
     }
     if (item.action !== undefined) this.planned = true;
-    this.listed += 1;
-    const list =
-      item.action === 'unchanged' || item.action === 'left'
-        ? this.same
-        : item.action === 'disabled'
-          ? this.disables
-          : this.changes;
-    if (list.length < SHOWN_RECORDS) list.push(planLine(sign, item));
+    let section = this.sections.get(sign);
+    if (section === undefined) this.sections.set(sign, (section = { lines: [], count: 0 }));
+    section.count += 1;
+    if (section.lines.length < SHOWN_RECORDS) section.lines.push(planLine(sign, item));
   }
 
   /** `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero). */
@@ -896,13 +903,15 @@ export class RunPlan {
   /** The plan block of the human summary; empty when nothing was planned (remote, or no store yet). */
   lines(): string[] {
     if (!this.planned) return [];
-    const shown = [...this.disables, ...this.changes, ...this.same].slice(0, SHOWN_RECORDS);
-    const more = this.listed - shown.length;
-    return [
-      `plan: ${this.countsLine()}`,
-      ...shown.map((line) => `  ${line}`),
-      ...(more > 0 ? [`  ... and ${formatCount(more)} more`] : []),
-    ];
+    const lines = [`plan: ${this.countsLine()}`];
+    for (const [sign, words] of PLAN_SECTIONS) {
+      const section = this.sections.get(sign);
+      if (section === undefined) continue;
+      lines.push(...section.lines.map((line) => `  ${line}`));
+      const more = section.count - section.lines.length;
+      if (more > 0) lines.push(`  ... and ${formatCount(more)} more ${words}`);
+    }
+    return lines;
   }
 }
 

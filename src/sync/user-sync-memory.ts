@@ -104,6 +104,31 @@ function refuseOver(
 }
 
 /** The sync memory's part in `user sync` (docs/sync.md). */
+/** A user sync's plan, counted before it sends (`planCounts`): `toSend` does not count the movers. */
+export interface PlanCounts {
+  toSend: number;
+  movers: number;
+  unchanged: number;
+  leftAlone: number;
+  invalid: number;
+  toDisable: number;
+}
+
+/** `11 to send (2 of them movers: ...), 3 to disable (not in the file), 1,188 unchanged (not sent)`: a zero left out, but the sends. */
+export function planWords({ toSend, movers, unchanged, leftAlone, invalid, toDisable }: PlanCounts): string {
+  const moving =
+    movers === 0
+      ? ''
+      : ` (${formatCount(movers)} of them ${movers === 1 ? 'a mover' : 'movers'}: losing a link or flag examctl sent)`;
+  return [
+    `${formatCount(toSend + movers)} to send${moving}`,
+    ...(toDisable > 0 ? [`${formatCount(toDisable)} to disable (users not in the file)`] : []),
+    ...(unchanged > 0 ? [`${formatCount(unchanged)} unchanged (not sent)`] : []),
+    ...(leftAlone > 0 ? [`${formatCount(leftAlone)} left alone`] : []),
+    ...(invalid > 0 ? [`${formatCount(invalid)} invalid (not sent)`] : []),
+  ].join(', ');
+}
+
 export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly disables = new WeakSet<UserRequest>();
   /** Leavers answered 240: not on the target. */
@@ -132,6 +157,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly keptLinks = { count: 0, first: [] as string[], seen: new Set<string>() };
   /** The ids of the file's records this read met: one id per file (record-job.ts) takes them (not --only-failed's). */
   fileIds: IdsOfOneInput | undefined;
+  /** Set while `planCounts` judges the file ahead of the run: what the run itself says (kept links) is not said twice. */
+  private counting = false;
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();
 
@@ -403,6 +430,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const later = this.laterRequest(unit.rows?.[0], unit.id, given) ?? this.otherPopulation(unit.rows?.[0]);
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     if (
+      !this.counting &&
       !this.userFlags.pruneMemberships &&
       entry !== undefined &&
       entry.disabled !== true &&
@@ -568,6 +596,29 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (table === undefined || this.leavers.length === 0 || unit.rows === undefined) return unit;
     const rows = underLeaverHeader(table, unit.rows);
     return rows === unit.rows ? unit : { ...unit, rows };
+  }
+
+  /**
+   * What the run would do with `records` (the file, read again), each judged as the run judges it,
+   * nothing sent: the remote confirmation's plan (docs/sync.md, "The plan"). Known once `prepare` ran.
+   */
+  async planCounts(records: AsyncIterable<InputRecord>): Promise<PlanCounts> {
+    const counts: PlanCounts = { toSend: 0, movers: 0, unchanged: 0, leftAlone: 0, invalid: 0, toDisable: 0 };
+    this.counting = true;
+    try {
+      for await (const record of records) {
+        const unit = this.leaveOut(this.unit(this.recordUnit(record)));
+        if (!unit.prepared.ok) counts.invalid += 1;
+        else if (unit.unsent?.action === 'left') counts.leftAlone += 1;
+        else if (unit.unsent !== undefined) counts.unchanged += 1;
+        else if ((unit.membership?.removed?.length ?? 0) > 0) counts.movers += 1;
+        else counts.toSend += 1;
+      }
+    } finally {
+      this.counting = false;
+    }
+    for (const [, , withdrawn] of this.leavers) if (withdrawn === undefined) counts.toDisable += 1;
+    return counts;
   }
 
   /** How many leavers `leaverBatches` gives (known once `prepare` ran). */

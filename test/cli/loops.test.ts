@@ -592,3 +592,39 @@ describe('smaller items of the same trial', () => {
       expect(stderr).not.toContain('report');
     }));
 });
+
+describe('5. the remote confirmation says the plan the memory decided, per action (issue 79)', () => {
+  it('a night of 2 changed, 3 gone, 15 unchanged is asked as that, not as 17 records; nothing sent when declined', () =>
+    withTempDir(async (dir) => {
+      await firstNight(dir);
+      writeCsv(join(dir, 'night.csv'), [
+        ...ids(2).map((id) => row(id, `${id}@example.test`, 'Changed')),
+        ...ids(15, 2).map((id) => row(id)),
+      ]);
+      const questions: string[] = [];
+      const person = { isTTY: true, confirm: async (question: string) => (questions.push(question), false) };
+      const night = [
+        'user',
+        'sync',
+        '--file',
+        'night.csv',
+        '--changed-only',
+        '--disable-missing',
+        '--max-disable',
+        '5',
+      ];
+      expect((await cli(dir, night, {}, person)).code).toBe(2);
+      expect(questions[0]).toContain(
+        `user sync to remote ${service.url}, plan: 2 to send, 3 to disable (users not in the file), 15 unchanged (not sent).`,
+      );
+      expect(questions[0]).toContain('--dry-run --report plan.html');
+      expect(service.received).toEqual([]);
+      expect((await cli(dir, [...night, '--report', 'night.html'], {}, person)).code).toBe(2);
+      expect(questions[1]).toContain('Every record: night.html, written when the run ends.');
+      expect(service.received).toEqual([]);
+      // Said yes to, the run sends what the question counted, after counting it on the same file.
+      const yes = { isTTY: true, confirm: async () => true };
+      expect((await cli(dir, night, {}, yes)).code).toBe(0);
+      expect(service.received.sort()).toEqual(['stu-0', 'stu-1', 'stu-17', 'stu-18', 'stu-19']);
+    }));
+});

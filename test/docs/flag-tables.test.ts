@@ -46,7 +46,7 @@ describe('generated flag tables', () => {
     expect(text).toBe(
       'Intro\n\n<!-- flags: runs prune --all --report -->\n| flag | what it does |\n|---|---|\n' +
         '| `--all` | also remove interrupted runs past the same age and count (never a running one) |\n' +
-        '| `--report <file>` | also write the per-record run report to a .json, .csv, .xlsx or .xml (JUnit) file (written atomically) |\n' +
+        '| `--report <file>` | also write the per-record run report to a .json, .csv, .xlsx, .xml (JUnit) or .html (a page to read) file (written atomically) |\n' +
         '<!-- /flags -->\nAfter\n',
     );
     expect(renderFlagBlocks(text, program).blocks).toEqual([{ marker: 'runs prune --all --report', upToDate: true }]);

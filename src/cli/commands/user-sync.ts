@@ -20,7 +20,7 @@ import type { SummaryNote } from '../../report/report-writers.js';
 import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { say } from '../../formats/terminal-text.js';
 import { UsageError } from '../../system/errors.js';
-import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
+import { planWords, populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
 import { onlyFlag, onlyWhichOf } from '../../sync/known-ids.js';
 
 const PROMPT_SOURCE = '<prompt>';
@@ -183,6 +183,10 @@ async function syncFile(
       yield* memory.leaverBatches();
     },
     prepare: () => memory.prepare(),
+    // The memory decides before sending: the confirmation says what it decided, per action.
+    ...(flags.changedOnly || flags.disableMissing || flags.pruneMemberships
+      ? { describePlan: async (records: AsyncIterable<InputRecord>) => planWords(await memory.planCounts(records)) }
+      : {}),
     ...memory.hooks(),
     send: async (api, user, options) =>
       memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { RunPlan } from '../../src/report/report-writers.js';
+import type { ItemAction, ReportItem } from '../../src/report/run-report.js';
+
+const item = (id: string, action: ItemAction, extra: Partial<ReportItem> = {}): ReportItem => ({
+  source: { file: 'users.csv', line: 2 },
+  id,
+  status: 'ok',
+  errors: [],
+  action,
+  ...extra,
+});
+
+describe("a dry run's plan on stderr", () => {
+  it('shows up to 10 records of each kind, leavers first, and counts the rest of each', () => {
+    const plan = new RunPlan();
+    for (let i = 0; i < 30; i++) plan.add(item(`same-${i}`, 'unchanged'));
+    for (let i = 0; i < 15; i++) plan.add(item(`new-${i}`, 'created'));
+    for (let i = 0; i < 12; i++) plan.add(item(`upd-${i}`, 'updated', { changedFields: ['LastName'] }));
+    plan.add(item('mover-1', 'updated', { removed: ['H-A'], joined: ['H-B'] }));
+    for (let i = 0; i < 3; i++) plan.add(item(`gone-${i}`, 'disabled'));
+    const lines = plan.lines();
+    expect(lines[0]).toBe('plan: 15 to create, 13 to update, 30 unchanged, 3 to disable');
+    expect(lines.slice(1, 4)).toEqual([
+      '  - gone-0 (disable login)',
+      '  - gone-1 (disable login)',
+      '  - gone-2 (disable login)',
+    ]);
+    expect(lines.filter((line) => line.startsWith('  + '))).toHaveLength(10);
+    expect(lines.filter((line) => line.startsWith('  ~ upd-'))).toHaveLength(10);
+    expect(lines.filter((line) => line.startsWith('  = '))).toHaveLength(10);
+    expect(lines).toContain('  ~ mover-1 (leaves H-A; joins H-B)');
+    expect(lines.filter((line) => line.startsWith('  ... '))).toEqual([
+      '  ... and 5 more to create',
+      '  ... and 2 more to update',
+      '  ... and 20 more unchanged',
+    ]);
+    // Each kind's overflow right after its own lines.
+    expect(lines.indexOf('  ... and 5 more to create')).toBe(lines.indexOf('  + new-9') + 1);
+  });
+});
