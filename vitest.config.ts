@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 /** Test files that change process-wide state (test/support/own-process.test.ts finds them): one process each. */
 export const OWN_PROCESS = [
   'test/e2e/startup-modules.test.ts',
+  'test/input/json-scan.test.ts',
   'test/human/progress.test.ts',
   'test/human/prompts.test.ts',
   'test/platform/export-full-disk.test.ts',
@@ -49,6 +50,8 @@ export const SLOW = [
   'test/package/package-install.test.ts',
   'test/platform/export-full-disk.test.ts',
   'test/platform/report-full-disk.test.ts',
+  // Its first launch unpacks Chromium (about 14 s).
+  'test/report/html-report-browser.test.ts',
   'test/runs/damaged-resume.test.ts',
   'test/runs/resume.test.ts',
   'test/runs/views-reconcile.test.ts',
