@@ -564,7 +564,7 @@ describe('report files', () => {
       await writeFile(join(dir, 'u.csv'), `${USER_HEADER.join(',')}\n`);
       const { code, stderr } = await cli(dir, ['user', 'sync', '--file', 'u.csv', '--report', 'r.ods']);
       expect(code).toBe(2);
-      expect(stderr).toContain('.json, .csv, .xlsx or .xml');
+      for (const ending of ['r.ods', '.json', '.csv', '.xlsx', '.xml', '.html']) expect(stderr).toContain(ending);
       expect(await readFile(join(dir, 'u.csv'), 'utf8')).toContain('ExternalId');
     });
   });
