@@ -74,6 +74,23 @@ export async function memorySourceCheck(
   };
 }
 
+/**
+ * memorySourceCheck on a file another reader opens after (`synced adopt --file`): a file passing
+ * the rule sits where only the user (or root) can change it. What cannot be opened, or is no
+ * regular file, that reader names.
+ */
+export async function refuseOthersMemoryFile(via: string, path: string, env: Env): Promise<void> {
+  const [{ openRegularFile }, { UntrustedPlaceError }] = await Promise.all([
+    import('../system/regular-file.js'),
+    import('../system/trusted-place.js'),
+  ]);
+  const check = await memorySourceCheck(via, path, env);
+  const handle = await openRegularFile(path, { followLinks: true, check }).catch((error: unknown) => {
+    if (error instanceof UntrustedPlaceError) throw error;
+  });
+  await handle?.close();
+}
+
 /** A place examctl takes trust from, as doctor names it. */
 interface TrustedPlace {
   what: string;

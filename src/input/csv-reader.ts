@@ -538,11 +538,12 @@ export function unknownColumnsProblem(
   });
   const shown = unknown.slice(0, NAMES_SHOWN).map((name, i) => {
     const likely = likelyOf[i];
-    if (likely !== undefined) return `"${name}" (likely ${likely})`;
+    // Quoted as every value is: cut to its first characters and its length (a 200,000-character key).
+    if (likely !== undefined) return `${quotedValue(name)} (likely ${likely})`;
     const meant = closestName(name, fieldNames, normalizeColumnName);
-    return meant === undefined ? `"${name}"` : `"${name}" (did you mean "${meant}"?)`;
+    return meant === undefined ? quotedValue(name) : `${quotedValue(name)} (did you mean "${meant}"?)`;
   });
-  const listed = listWithCount(shown.concat(unknown.slice(NAMES_SHOWN).map((name) => `"${name}"`)), NAMES_SHOWN);
+  const listed = listWithCount(shown.concat(unknown.slice(NAMES_SHOWN).map((name) => quotedValue(name))), NAMES_SHOWN);
   const skip = '--ignore-unknown-columns';
   const fix =
     maps.length > 0

@@ -4,7 +4,7 @@ import { batchedRecords, recordBatches, type BatchedRecords } from './batches.js
 import { readCsvRecords, reportStatusOf, unknownColumnsProblem } from './csv-reader.js';
 import { isOkStatus } from '../formats/report-csv-contract.js';
 import type { InputRecord } from './record.js';
-import type { Problem } from '../domain/problem.js';
+import { quotedValue, type Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
 import { isPlainObject } from '../domain/field-rules.js';
 import { readTextHead } from './text-source.js';
@@ -148,7 +148,7 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
           .map((key) => [key, key] as const),
       );
       problems.push({
-        field: prefix + (unknown[0] as string),
+        field: prefix + keyAsField(unknown[0]!),
         code: null,
         message: unknownColumnsProblem(unknown, options.columns, taken, 'key'),
       });
@@ -162,4 +162,10 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
     fields: out,
     ...(problems.length > 0 ? { problems: [...(record.problems ?? []), ...problems] } : {}),
   };
+}
+
+/** A key as a problem's field: itself, or when long as messages quote it (cut, its length said): a 200,000-character key is no name to print whole. */
+function keyAsField(key: string): string {
+  const quoted = quotedValue(key);
+  return quoted === JSON.stringify(key) ? key : quoted;
 }

@@ -15,6 +15,7 @@ import type { CollectionRequest, PreparedSchedule, UserRequest } from '../domain
 import type { SourceRef, InputRecord } from '../input/record.js';
 import type { Unit } from '../pipeline/record-job.js';
 import { linksAfter } from './memberships.js';
+import { joinedOf } from './stale-input.js';
 import { openPlacedMemory } from './memory-place.js';
 import { acknowledgedSchedule } from './schedule-memory.js';
 import { collectionFields } from './collection-memory.js';
@@ -55,6 +56,7 @@ async function adoptionOf<P>(
   memory: Pick<MemoryEntries, 'get'>,
   run: string,
   entryOf: (payload: P, before: MemoryEntry | undefined) => Omit<MemoryEntry, 'run'> | Problem,
+  joins: boolean,
 ): Promise<Adoption> {
   const adoption: Adoption = { run, adopted: [], refused: [] };
   for await (const batch of units) {
@@ -72,7 +74,12 @@ async function adoptionOf<P>(
           id: null,
           problems: [{ field: '', code: null, message: 'no id to remember it by' }],
         });
-      else adoption.adopted.push({ id: unit.id, source: unit.source, entry: { ...entry, run }, before });
+      else {
+        // Who was created when, as a run of this file would record it (stale-input.ts): a user new to
+        // the memory joined with this adoption, one it knew keeps its creator; a tentative row joined by no run yet.
+        const joined = joins && entry.tentative !== true ? joinedOf(before, run) : {};
+        adoption.adopted.push({ id: unit.id, source: unit.source, entry: { ...entry, run, ...joined }, before });
+      }
     }
   }
   return adoption;
@@ -119,7 +126,7 @@ export async function adoptFile<P>(
   let adoption: Adoption;
   try {
     // An id of the wall clock, as a run journal's: the memory compares runs by it (the newest run).
-    adoption = await adoptionOf(input.units, placed.memory.entries, newRunId(), input.entryOf);
+    adoption = await adoptionOf(input.units, placed.memory.entries, newRunId(), input.entryOf, kind === 'users');
     if (!dryRun) recordAdoption(placed.memory, adoption, input.population, input.digest);
   } catch (error) {
     // The adoption's error is what is thrown; a close that fails too is said, not lost.

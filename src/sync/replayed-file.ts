@@ -76,12 +76,17 @@ export async function refuseOldFile(
   if (digest === undefined || newest === undefined || newest[1] === digest) return;
   const older = files?.findLast(([, sha256]) => sha256 === digest);
   if (older === undefined) return;
+  // Two exports to one target without --population look alike: each is the other's "newer file".
+  const another =
+    kind === 'users' && population === undefined
+      ? `; if its users are another export's than run ${newest[0]}'s (students, staff), give each export its --population (docs/sync.md, "Two exports, two populations")`
+      : '';
   throw Object.assign(
     new UsageError(
       terminalLine(
         `this file is byte for byte the one run ${older[0]} read, while the newest run${population === undefined ? '' : ` of --population ${population}`} (${newest[0]}) read another: ` +
           `is it an old night's file run again? Sent now, it would undo what the later runs did (${undone}). ` +
-          `Nothing was sent. If it is meant, run again with --allow-old-file (docs/sync.md, "Stale input")`,
+          `Nothing was sent. If it is meant, run again with --allow-old-file (docs/sync.md, "Stale input")${another}`,
       ),
     ),
     { oldFileRun: older[0] },

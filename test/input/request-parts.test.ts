@@ -48,3 +48,22 @@ describe('a whole schedule request, part by part', () => {
     }
   });
 });
+
+describe('an unknown key of 200,000 characters (issue 81, item 8)', () => {
+  it('is quoted cut to 60 characters with its length, in the field and the message, never whole', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'examctl-long-key-'));
+    try {
+      const path = join(dir, 'users.json');
+      const key = 'K'.repeat(200_000);
+      await writeFile(path, JSON.stringify([{ CandidateExtId: 'c-1', [key]: 'x' }]));
+      const [record] = await collect(readRecords(path, { columns: COLUMNS }));
+      const [problem] = record?.problems ?? [];
+      const cut = `"${'K'.repeat(59)}…" (200,000 characters)`;
+      expect(problem?.field).toBe(cut);
+      expect(problem?.message).toContain(`unknown key: ${cut}`);
+      expect(`${problem?.field} ${problem?.message}`.length).toBeLessThan(400);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

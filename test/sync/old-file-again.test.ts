@@ -146,6 +146,41 @@ describe("an old night's file run again", () => {
       expect(await exported(dir)).toBe(before);
     }));
 
+  it('students, then staff, then students again without --population: the words name --population as well as --allow-old-file (issue 81, item 8)', () =>
+    withTempDir(async (dir) => {
+      write(dir, 'students.csv', ['s-1', 's-2']);
+      write(dir, 'staff.csv', ['t-1']);
+      const plain = (file: string) => [
+        'user',
+        'sync',
+        '--file',
+        file,
+        '--target',
+        'local',
+        '--store',
+        'store',
+        '--changed-only',
+        '--yes',
+      ];
+      for (const file of ['students.csv', 'staff.csv']) expect((await cli(dir, plain(file))).code).toBe(0);
+      const again = await cli(dir, plain('students.csv'));
+      expect(again.code).toBe(2);
+      expect(again.stderr).toContain('--allow-old-file');
+      expect(again.stderr).toMatch(
+        /if its users are another export's than run \S+'s \(students, staff\), give each export its --population/,
+      );
+      // Named with --population, the old-file words name no other population.
+      write(dir, 'night1.csv', ['u-1']);
+      expect(
+        (
+          await cli(
+            dir,
+            nightly('night1.csv').filter((arg) => arg !== '--require-memory'),
+          )
+        ).stderr,
+      ).not.toContain('give each export');
+    }));
+
   it('a memory without recorded files (an older examctl) is not judged', () =>
     withTempDir(async (dir) => {
       await threeNights(dir);

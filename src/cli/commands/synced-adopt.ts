@@ -12,9 +12,7 @@ import { unitPerRecord, type Unit } from '../../pipeline/record-job.js';
 import { RecordSource } from '../../pipeline/record-source.js';
 import { inputFlagsOf, inputPathOf } from '../../pipeline/command-input.js';
 import { fileDigest } from '../../sync/replayed-file.js';
-import { openRegularFile } from '../../system/regular-file.js';
-import { UntrustedPlaceError } from '../../system/trusted-place.js';
-import { memorySourceCheck } from '../../context/loose-permissions.js';
+import { refuseOthersMemoryFile } from '../../context/loose-permissions.js';
 import { adoptFile, collectionEntryOf, userAdoption, type Adoption, type AdoptInput } from '../../sync/adopt.js';
 import { populationOf } from '../../sync/user-sync-memory.js';
 import type { MemoryEntry, SyncKind } from '../../sync/memory-lines.js';
@@ -182,7 +180,9 @@ async function adopt<P>(
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
-  await refuseOthersFile(input.file, deps);
+  // The file becomes the memory: another user's, or one others could write or replace, is exit 2.
+  if (input.file !== '-' && input.file !== deps.pipedFile)
+    await refuseOthersMemoryFile('synced adopt --file', inputPathOf(input.file, deps), deps.env);
   await input.source.checkStructure();
   const resolved = await target();
   const dryRun = options.dryRun ?? false;
@@ -202,21 +202,6 @@ async function adopt<P>(
   ).finally(() => directory?.close());
   await tell(kind, input, adoption, { target: resolved.report, memory, dryRun, json: options.json ?? false }, deps);
   return adoption.refused.length > 0 ? 1 : 0;
-}
-
-/**
- * The file becomes the memory: another user's, or one others could write or replace, is exit 2
- * (memorySourceCheck). Judged before the reader opens it again: a file passing the rule sits where
- * only the user (or root) can change it. What cannot be opened, or is no regular file, the reader names.
- */
-async function refuseOthersFile(file: string, deps: CommandDeps): Promise<void> {
-  if (file === '-' || file === deps.pipedFile) return;
-  const path = inputPathOf(file, deps);
-  const check = await memorySourceCheck('synced adopt --file', path, deps.env);
-  const handle = await openRegularFile(path, { followLinks: true, check }).catch((error: unknown) => {
-    if (error instanceof UntrustedPlaceError) throw error;
-  });
-  await handle?.close();
 }
 
 /** How many refused rows are named on stderr (all of them are in --json). */
