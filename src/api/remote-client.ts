@@ -50,7 +50,7 @@ import type { Env } from '../system/env-values.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import {
-  servedStoreAt,
+  servedStoreHead,
   type ApiResult,
   type CallOptions,
   type IntegrationApi,
@@ -73,7 +73,7 @@ export interface RemoteClientOptions {
   baseUrl: string;
   /** The EAPI token. Sent only in the Authorization header; never in messages or debug lines. */
   token: string;
-  /** Told of an answer with `local serve`'s header `x-examctl-store`: `storeAt` answers. */
+  /** Told of an answer with `local serve`'s header `x-examctl-store`: `storeHead` answers. */
   onStoreSaid?: () => void;
   /** Requests in flight at once (and pooled keep-alive connections). Default 8. */
   concurrency?: number;
@@ -506,10 +506,11 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       ),
     retryCounts: () => ({ total: retries.total, byCause: { ...retries.byCause } }),
     // A refused token (a store given a new token) ends the run, as does local serve unable to say where its store stands.
-    storeAt: (at) =>
-      call('GET', `/examctl/store?at=${at}`, undefined)
+    storeHead: (asked = []) =>
+      call('GET', `/examctl/store${asked.length === 0 ? '' : `?holds=${asked.join(',')}`}`, undefined)
         .then(
-          (answer) => servedStoreAt(answer.envelope.Content) ?? Promise.reject(new Error(`answered ${answer.status}`)),
+          (answer) =>
+            servedStoreHead(answer.envelope.Content, asked) ?? Promise.reject(new Error(`answered ${answer.status}`)),
         )
         .catch((error: unknown) =>
           error instanceof TokenRefusedError || storeSaid

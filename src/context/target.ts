@@ -14,7 +14,7 @@ import { isCiEnvironment } from '../terminal/prompt-state.js';
 import { targetIdentity, type ProfileNote, type ReportTarget } from '../report/run-report.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
-import type { IntegrationApi } from '../port/integration-api.js';
+import type { IntegrationApi, StoreHead } from '../port/integration-api.js';
 import type { StoreDiscovery } from './store-discovery.js';
 import { givenSyncDir, isStateAddress } from './state-http.js';
 
@@ -410,25 +410,22 @@ export async function targetInstance(
 }
 
 /**
- * A store's position, and whether it holds all it held at an earlier one (docs/sync.md, "Drift"):
- * a local store's, a served one's (if `ask`, or once it said it is one).
+ * Where the target's store stands, and which of `asked` heads it holds (docs/sync.md, "Where the
+ * store stands"): a local store's (none: no store yet), a served one's (if `ask`, or once it said it
+ * is one); none for the platform, which cannot say.
  */
-export async function storePosition(target: ResolvedTarget, ask: boolean, at = 0) {
-  const { readStoreLineage, descendsFrom } = await import('../engine/store/manifest.js');
-  if (target.kind === 'remote' && !ask && !target.remote.storeSaid()) return undefined;
-  const lineage =
-    target.kind === 'local'
-      ? await readStoreLineage(target.store, at).catch(() => undefined)
-      : await target.remote.connect().then((api) => api.storeAt!(at).finally(() => api.close()));
-  return (
-    lineage && {
-      at: lineage[0],
-      older: ({ store, run }: { store?: (typeof lineage)[0]; run: string }, kind: string) =>
-        store && !descendsFrom(lineage, store)
-          ? `the ${target.kind} store is older than run ${run} left it (restored or cut back): every ${kind.slice(0, -1)} the memory calls unchanged is sent as changed`
-          : undefined,
-    }
-  );
+export async function storeHead(
+  target: ResolvedTarget,
+  asked: readonly string[],
+  ask: boolean,
+): Promise<StoreHead | undefined> {
+  if (target.kind === 'local') {
+    const { readStoreHead, storeExists } = await import('../engine/local-target.js');
+    return (await storeExists(target.store)) ? readStoreHead(target.store, asked) : undefined;
+  }
+  if (!ask && !target.remote.storeSaid()) return undefined;
+  const api = await target.remote.connect();
+  return (api.storeHead?.(asked) ?? Promise.resolve(undefined)).finally(() => api.close());
 }
 
 /**

@@ -18,7 +18,6 @@ import { decideInvigilatorRemoval, decideReviewSession } from './invigilator-rul
 import { hashPassword, verifyPassword } from './password.js';
 import { decideSchedule, type PreparedPassword, type ScheduleInputs } from './schedule-rules.js';
 import type { Store } from './store/contract.js';
-import { readStoreLineage } from './store/manifest.js';
 import { decideUser } from './user-rules.js';
 import { ENGINE_INDEXER, OverlayView, StoreView, type EngineView, type HintLookup } from './view.js';
 
@@ -95,7 +94,12 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
 
   const engine: LocalEngine = {
     location: store.location,
-    storeAt: (at) => readStoreLineage(store.location, at).catch(() => undefined),
+    ...(store.standing && {
+      storeHead: async (asked) => {
+        await store.refresh();
+        return store.standing!(asked);
+      },
+    }),
 
     async createSchedule(raw, callOptions) {
       const validation = validateScheduleRequest(raw);

@@ -17,6 +17,7 @@ import { ENGINE_INDEXER } from './view.js';
 export { clockFromEnv } from './clock.js';
 export { lockTimeoutFromEnv } from '../system/lock.js';
 export { readStoreInstance } from './store/store-instance.js';
+export { readStoreHead } from './store/file-store.js';
 export { storeExists };
 
 /**

@@ -72,17 +72,30 @@ export interface IntegrationApi {
   close(): Promise<void>;
   /** Remote only: the requests retried so far, in all and by cause (`503`, `network`, `timeout`). */
   retryCounts?(): RetryCounts;
-  /** Its store's position (docs/sync.md, "Drift"); none: not said. */
-  storeAt?(at?: number): Promise<StoreLineage | undefined>;
+  /**
+   * A local store's head, and which of `asked` its history holds (docs/sync.md, "Where the store
+   * stands"); none: a target that cannot say (the platform).
+   */
+  storeHead?(asked?: readonly string[]): Promise<StoreHead | undefined>;
 }
 
-/** A store's position and those it was compacted from (manifest.ts). */
-export type StoreLineage = [StorePosition, StorePosition[] | null | undefined, number?];
-/** Generation, journal length and file id; asked, a checksum (readStoreLineage). */
-export type StorePosition = [number, number, string, number?];
-const AT = String.raw`\[\d+,\d+,"(\d+:\d+)?"`;
-const CRC = String.raw`(,\d+)?`;
-const SERVED = new RegExp(`^\\[${AT}${CRC}\\],(null|\\[(${AT}\\](,${AT}\\])*)?\\])${CRC}\\]$`);
-/** `local serve`'s answer: whole and of its shape, else none. */
-export const servedStoreAt = (content: unknown) =>
-  SERVED.test(JSON.stringify(content)) ? (content as StoreLineage) : undefined;
+/** Where a store stands: its head (src/engine/store/store-head.ts), and the asked heads its history holds. */
+export interface StoreHead {
+  head: string;
+  holds: string[];
+}
+
+/** A head as a store writes and answers it: 16 bytes, base64url. */
+export const isHead = (value: unknown): value is string =>
+  typeof value === 'string' && /^[A-Za-z0-9_-]{22}$/.test(value);
+
+/** The most heads one question asks (`local serve`'s route takes them in its query). */
+export const MOST_ASKED_HEADS = 64;
+
+/** `local serve`'s answer (`{Head, Holds}`) to `asked`, checked: a head, and only asked ones held; else none. */
+export function servedStoreHead(content: unknown, asked: readonly string[]): StoreHead | undefined {
+  const { Head, Holds } = (content ?? {}) as { Head?: unknown; Holds?: unknown };
+  if (!isHead(Head) || !Array.isArray(Holds) || !Holds.every((one) => isHead(one) && asked.includes(one)))
+    return undefined;
+  return { head: Head, holds: Holds as string[] };
+}

@@ -2,7 +2,13 @@ import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ApiResult, CallOptions, IntegrationApi } from '../port/integration-api.js';
+import {
+  isHead,
+  MOST_ASKED_HEADS,
+  type ApiResult,
+  type CallOptions,
+  type IntegrationApi,
+} from '../port/integration-api.js';
 import { messageOf, TargetError, UsageError } from '../system/errors.js';
 import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
 import { tokenAccepted } from './token-check.js';
@@ -108,9 +114,12 @@ const ROUTES: Route[] = [
     methods: {
       GET: {
         hasBody: false,
+        // `?holds=H1,H2`: which of those heads its history holds (docs/remote.md, "The local server").
         handler: async (api, [query]) => {
-          const at = /^\?at=\d{1,15}$/.test(query!) ? +query!.slice(4) : undefined;
-          return { status: 200, envelope: { Success: true, Content: (await api.storeAt?.(at)) ?? null, Errors: null } };
+          const asked = /^\?holds=[A-Za-z0-9_,-]+$/.test(query!) ? query!.slice(7).split(',') : [];
+          const standing = asked.every(isHead) ? await api.storeHead?.(asked.slice(0, MOST_ASKED_HEADS)) : undefined;
+          const content = standing && { Head: standing.head, Holds: standing.holds };
+          return { status: 200, envelope: { Success: true, Content: content ?? null, Errors: null } };
         },
       },
     },
@@ -316,7 +325,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         'content-length': Buffer.byteLength(body),
       };
       for (const name in headers) allHeaders[name] = headers[name]!;
-      if (options.api.storeAt) allHeaders['x-examctl-store'] = '/examctl/store';
+      if (options.api.storeHead) allHeaders['x-examctl-store'] = '/examctl/store';
       // An unread body cannot be skipped on a kept-alive connection: closed, the rest read and dropped.
       if (closing || !bodyRead) allHeaders.connection = 'close';
       if (!bodyRead) lingerAfterAnswer(req, linger);

@@ -55,6 +55,8 @@ export interface MemoryContents {
   lines: number;
   /** The populations its lines record, by `populationKey`; undefined for format 1 (`populationsOf`). */
   populations?: Map<string, PopulationRecord> | undefined;
+  /** Its header's format (SYNC_MEMORY_VERSION); absent: no header yet. */
+  format?: number;
 }
 
 /** A memory's populations: those it records, or for a file of format 1 those its entries have. */
@@ -131,6 +133,7 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
   const entries = new MemoryEntries(bytes, file);
   let target: ReportTarget | undefined;
   let instance: string | undefined;
+  let format: number | undefined;
   let populations: Map<string, PopulationRecord> | undefined;
   let start = 0;
   let line = 0;
@@ -161,6 +164,7 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
       if (!isTarget(body)) throw damaged(file, line, 'its target is not a store or a server');
       target = body.target;
       instance = body.i;
+      format = body.v;
       // Format 2 records its populations; format 1 none (populationsOf takes them from its entries).
       if (body.v >= 2) populations = new Map();
       if (expected !== undefined) assertSameTarget(file, body.target, expected);
@@ -189,6 +193,7 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
     validLength: start,
     lines: line,
     populations: line === 0 ? new Map() : populations,
+    ...(format !== undefined && { format }),
   };
 }
 

@@ -7,12 +7,15 @@ import { readLinks, type ManagedLink } from './memberships.js';
 import { lossAdvice } from './memory-loss.js';
 import { runFilesOf, withRunFiles, type RunFile } from './replayed-file.js';
 import { byKey } from '../domain/key-order.js';
+import { isHead } from '../port/integration-api.js';
+import type { SeenHead } from './store-standing.js';
 
 /**
- * The sync memory's line format; a reader refuses a newer one. 2: population lines; a format 1
- * file's populations are taken from its entries, rewritten as 2 by the first run holding its lock.
+ * The sync memory's line format; a reader refuses a newer one. 2: population lines; 3: the store
+ * heads runs saw (docs/sync.md, "Where the store stands"). An older file is rewritten as 3 by the
+ * first run holding its lock (a format 1 file's populations taken from its entries).
  */
-export const SYNC_MEMORY_VERSION = 2;
+export const SYNC_MEMORY_VERSION = 3;
 
 /** A --population name: 1 to 64 letters, digits, `.`, `-`, `_`, starting with a letter or digit. */
 const POPULATION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -40,8 +43,10 @@ export interface PopulationRecord {
   ended?: boolean;
   /** The input files of its last runs (replayed-file.ts); absent: an older examctl, nothing judged. */
   files?: RunFile[];
-  /** A store's position after the run's writes (src/context/target.ts, storePosition). */
-  store?: [number, number, string, number?];
+  /** The store heads this population's runs saw, oldest first (store-standing.ts); absent: none recorded. */
+  heads?: SeenHead[];
+  /** The attempts (SeenHead's) whose acknowledgements a store restored since undid: a resume sends their rows again. */
+  undone?: string[];
 }
 
 /** The entity kinds a memory is kept for: one file each per target. */
@@ -87,6 +92,8 @@ export interface MemoryEntry {
   candidates?: string[];
   /** Users: the `--population` of the run that last acknowledged (or sent) the user; absent: none. */
   population?: string;
+  /** The attempt that acknowledged it (store-standing.ts, SeenHead); absent: before heads were recorded. */
+  acked?: string;
   /**
    * Collections: each field of the acknowledged request (but its ExternalId) as canonical JSON, so an
    * 810 names what differs (docs/sync.md, "Collections"); schedules: each Schedule field set, as ''.
@@ -189,6 +196,8 @@ export interface EntryBody {
   p?: unknown;
   /** Collections: the request's fields (MemoryEntry.fields). */
   s?: unknown;
+  /** MemoryEntry.acked. */
+  a?: unknown;
   /** A line that forgets the id (`forgetBody`). */
   gone?: unknown;
 }
@@ -249,6 +258,10 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
     if (fields === undefined) return 'its fields are not texts by name';
     entry.fields = fields;
   }
+  if (body.a !== undefined) {
+    if (!isAttempt(body.a)) return 'its attempt is not one';
+    entry.acked = body.a;
+  }
   return { id: body.id, entry };
 }
 
@@ -273,10 +286,22 @@ export interface PopulationBody {
   e?: unknown;
   /** PopulationRecord.files; an older examctl reads past it. */
   f?: unknown;
-  /** PopulationRecord.store, its checksum apart (`c`); an older examctl reads past both. */
-  g?: unknown;
-  c?: unknown;
+  /** PopulationRecord.heads. */
+  h?: unknown;
+  /** PopulationRecord.undone. */
+  u?: unknown;
 }
+
+/** An attempt's tag (SeenHead): 8 base64url characters. */
+const isAttempt = (value: unknown): value is string => typeof value === 'string' && /^[A-Za-z0-9_-]{8}$/.test(value);
+
+const isSeenHead = (value: unknown): value is SeenHead =>
+  Array.isArray(value) &&
+  value.length === 4 &&
+  isHead(value[0]) &&
+  typeof value[1] === 'string' &&
+  isAttempt(value[2]) &&
+  typeof value[3] === 'boolean';
 
 export function populationOfBody(body: Partial<PopulationBody>): { key: string; record: PopulationRecord } | string {
   if (body.p !== undefined && !isPopulationName(body.p)) return 'its population is not a name';
@@ -291,9 +316,10 @@ export function populationOfBody(body: Partial<PopulationBody>): { key: string; 
     return 'not a population record';
   const files = body.f === undefined ? undefined : runFilesOf(body.f);
   if (body.f !== undefined && files === undefined) return 'its files are not run and digest pairs';
-  const g = (body.g && [body.g, body.c ?? []].flat()) as PopulationRecord['store'];
-  if (g !== undefined && !/^\[\d+,\d+,"\d+:\d+"(,\d+)?\]$/.test(JSON.stringify(g)))
-    return 'its store position is not one';
+  if (body.h !== undefined && !(Array.isArray(body.h) && body.h.every(isSeenHead)))
+    return 'its store heads are not heads';
+  if (body.u !== undefined && !(Array.isArray(body.u) && body.u.every(isAttempt)))
+    return 'its undone attempts are not attempts';
   return {
     key: populationKey(body.p as string | undefined),
     record: {
@@ -301,7 +327,8 @@ export function populationOfBody(body: Partial<PopulationBody>): { key: string; 
       count: body.n,
       ...(body.e !== undefined && { ended: body.e as boolean }),
       ...(files && { files }),
-      ...(g && { store: g }),
+      ...(body.h !== undefined && { heads: body.h as SeenHead[] }),
+      ...(body.u !== undefined && { undone: body.u as string[] }),
     },
   };
 }
@@ -315,7 +342,8 @@ export function populationBody(key: string, record: PopulationRecord): string {
     n: record.count,
     ...(record.ended !== undefined && { e: record.ended }),
     ...(record.files && { f: record.files }),
-    ...(record.store && { g: record.store.slice(0, 3), c: record.store[3] }),
+    ...(record.heads && { h: record.heads }),
+    ...(record.undone && record.undone.length > 0 && { u: record.undone }),
   });
 }
 
@@ -364,5 +392,6 @@ export function entryBody(id: string, entry: MemoryEntry): string {
   if (entry.candidates !== undefined && entry.candidates.length > 0) body.c = entry.candidates;
   if (entry.population !== undefined) body.p = entry.population;
   if (entry.fields !== undefined) body.s = entry.fields;
+  if (entry.acked !== undefined) body.a = entry.acked;
   return JSON.stringify(body);
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import {
@@ -45,7 +46,8 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { memoryPlaceOf, openTargetDirectory, storePosition, targetInstance } from '../context/target.js';
+import { memoryPlaceOf, openTargetDirectory, storeHead, targetInstance } from '../context/target.js';
+import { headsToAsk, standing, standingWords, type SeenHead } from './store-standing.js';
 import type { OpenDirectory } from '../port/local-directory.js';
 import { type TargetOf } from '../context/resolved-target.js';
 
@@ -112,10 +114,14 @@ export class SentMemory<P> {
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
   protected store: OpenDirectory | null = null;
-  /** The store's position when opened, and how to read it; whether older than the newest run's. */
-  private position: PopulationRecord['store'];
-  private older = false;
-  private positionOf = async (): Promise<PopulationRecord['store']> => undefined;
+  /** This attempt's tag (store-standing.ts, SeenHead): each entry it acknowledges carries it. */
+  private readonly attempt = randomBytes(6).toString('base64url');
+  /** The store's head when opened (none: it cannot say), and how to read it again. */
+  private head: string | undefined;
+  private headOf = async (): Promise<string | undefined> => undefined;
+  /** The attempts whose acknowledgements the store lost (a restore), this open's and earlier ones' (for a resume's kept rows). */
+  private undone: ReadonlySet<string> = new Set();
+  private undoneNow: string[] = [];
   /** The entry of each payload's id before its intent (`intend`; null: none): `answered`'s verdict, and what `refused` puts back. */
   protected readonly entriesBefore = new WeakMap<object, MemoryEntry | null>();
 
@@ -275,34 +281,36 @@ export class SentMemory<P> {
     // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
     if (decides && this.kind !== 'collections' && resolved.kind === 'local')
       this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
-    this.positionOf = async () => (await storePosition(resolved, false))?.at;
-    // Every run that records a position judges it (a feeder too: a retry of one row).
-    const now =
-      this.kind === 'collections'
-        ? undefined
-        : await storePosition(resolved, !dryRun && newest?.store !== undefined, newest?.store?.[1]);
-    this.position = now?.at;
-    const older = newest && now?.older(newest, this.kind);
-    // A run killed before it said where it left the store: no position vouches for what it sent.
-    const cut = now && !older && newest?.ended === false && !ownRecord ? newest.run : undefined;
-    if (cut)
-      this.distrustRun(
-        (run) => run === cut,
-        resolved.kind === 'local',
-        `note: run ${cut} ended before it said where it left the store: what it sent is sent again`,
-      );
-    if (older && newest) {
-      // A served store cannot be read: which ids it holds, its memory no longer tells (docs/sync.md, "New and existing").
-      if (this.known && resolved.kind !== 'local') {
-        const only = onlyFlag(this.flags.only!);
+    // Where the store stands against the heads the memory saw (docs/sync.md, "Where the store stands").
+    if (this.kind !== 'collections') {
+      const seen = newest?.heads ?? [];
+      const store = await storeHead(resolved, headsToAsk(seen), !dryRun && seen.length > 0);
+      this.head = store?.head;
+      this.headOf = async () => (await storeHead(resolved, [], false))?.head;
+      const stands = standing(seen, store);
+      const words = standingWords(stands, target.kind);
+      // Another store (or one restored to before every head seen) under --require-memory: this memory is not its.
+      if (stands.is === 'other' && this.flags.requireMemory)
         await refuse(
-          `${only}: the ${target.kind} store is older than run ${newest.run} left it (restored or cut back), so examctl cannot tell which ${this.kind} it holds; nothing was sent. ` +
-            `Restore its newest backup, or run once without ${only}: that run sends every record of the file (docs/sync.md, "New and existing")`,
+          `--require-memory: ${words}; nothing was sent. Point the run at the store this memory is of, or restore the store from its backup (docs/sync.md, "Where the store stands")`,
         );
+      const other = stands.is === 'other';
+      this.undoneNow =
+        stands.is === 'same' || stands.is === 'behind' ? [...stands.undone] : other ? seen.map(([, , at]) => at) : [];
+      this.undone = new Set([...(newest?.undone ?? []), ...this.undoneNow]);
+      if (words !== undefined) {
+        // A served store cannot be read: which ids it holds, its memory no longer tells (docs/sync.md, "New and existing").
+        if (this.known && resolved.kind !== 'local') {
+          const only = onlyFlag(this.flags.only!);
+          await refuse(
+            `${only}: ${words}, so examctl cannot tell which ${this.kind} it holds; nothing was sent. ` +
+              `Restore its newest backup, or run once without ${only}: that run sends every record of the file (docs/sync.md, "New and existing")`,
+          );
+        }
+        tell(`note: ${words}`);
+        const undone = new Set(this.undoneNow);
+        this.distrustWhere((entry) => other || undone.has(entry.acked ?? ''), resolved.kind === 'local');
       }
-      tell(`note: ${older}`);
-      this.older = true;
-      this.distrustRun((run) => run <= newest.run, resolved.kind === 'local');
     }
     return this.memory;
   }
@@ -383,7 +391,8 @@ export class SentMemory<P> {
       run,
       false,
       this.fedBack ? undefined : await this.inputDigest(),
-      this.position,
+      this.head === undefined ? undefined : [this.head, run, this.attempt, false],
+      this.undoneNow,
     );
     await memory.durable();
     await this.placed?.writeAhead(run);
@@ -393,12 +402,10 @@ export class SentMemory<P> {
   async ending(): Promise<void> {
     const [memory, run] = [this.memory, this.run];
     if (memory !== undefined && run !== undefined) {
-      // Where it left the store unsaid: the position kept (recordPopulation) vouches for none of what it sent.
-      const at = await this.positionOf().catch(
-        (error: unknown) => void say(this.deps, `warning: ${messageOf(error)}: what this run sent is sent again`),
-      );
-      if (at === undefined && this.position !== undefined) this.distrustRun((sent) => sent === run, false);
-      memory.recordPopulation(populationKey(this.flags.population), run, true, undefined, at);
+      // Where it left the store unsaid: the next run judges from the head this attempt began at.
+      const head = await this.headOf().catch((error: unknown) => void say(this.deps, `warning: ${messageOf(error)}`));
+      const seen: SeenHead | undefined = head === undefined ? undefined : [head, run, this.attempt, true];
+      memory.recordPopulation(populationKey(this.flags.population), run, true, undefined, seen);
     }
     await this.memory?.durable();
   }
@@ -504,16 +511,25 @@ export class SentMemory<P> {
    * None stands on an older store: false, sent again (docs/runs.md).
    */
   protected acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): boolean | void {
-    if (kept && this.older) return false;
     const memory = this.memory;
     const id = unit.id ?? (this.kind === 'schedules' ? outcome.id : undefined);
-    if (memory === undefined || id === undefined || (kept && outcome.action === 'unchanged')) return;
+    if (memory === undefined || id === undefined) return;
+    // Kept by an attempt whose acknowledgements a restored store lost: sent again (docs/runs.md).
+    const acked = memory.entries.get(id)?.acked;
+    if (kept && acked !== undefined && this.undone.has(acked)) return false;
+    if (kept && outcome.action === 'unchanged') return;
     const digest = this.digestOf(payload);
     if (kept && memory.entries.get(id)?.digest === digest) return;
     // A retry's request (a report fed back) is of the run its row names (docs/sync.md, "Stale input").
     const row = unit.rows?.[0];
     const retried = this.fedBack ? ((row === undefined ? undefined : reportRunOf(row)) ?? '') : undefined;
-    memory.record(id, { digest, run, ...this.keptBeside(id, payload, run, retried) });
+    const attempt = kept ? acked : this.attempt;
+    memory.record(id, {
+      digest,
+      run,
+      ...this.keptBeside(id, payload, run, retried),
+      ...(attempt && { acked: attempt }),
+    });
   }
 
   /** What the memory keeps of an acknowledged request besides its digest and run (per kind). */
@@ -600,15 +616,14 @@ export class SentMemory<P> {
   }
 
   /**
-   * Distrusted in the memory itself, whatever runs come next: the entries of the runs `of` picks
-   * (a leaver judged by a local store; a served one's disable goes again), said once (`note`).
+   * Distrusted in the memory itself, whatever runs come next: the entries `of` picks (not a leaver
+   * judged by a local store; a served one's disable goes again).
    */
-  private distrustRun(of: (run: string) => boolean, local: boolean, note?: string): void {
+  private distrustWhere(of: (entry: MemoryEntry) => boolean, local: boolean): void {
     const entries = [...this.memory!.entries].filter(
-      ([, entry]) => of(entry.run) && entry.digest !== '' && !(entry.disabled && local),
+      ([, entry]) => of(entry) && entry.digest !== '' && !(entry.disabled && local),
     );
     for (const [id, entry] of entries) this.distrust(id, entry);
-    if (note && entries.length > 0) void say(this.deps, note);
   }
 
   /** `run`, closing the memory when it fails: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */

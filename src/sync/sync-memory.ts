@@ -18,12 +18,14 @@ import { JournalGroupEncoder } from '../runs/journal-encoder.js';
 import { describeSystemError, systemFailure } from '../system/system-error-words.js';
 import type { MemoryEntries } from './memory-entries.js';
 import type { RunFile } from './replayed-file.js';
+import { KEPT_HEADS, type SeenHead } from './store-standing.js';
 import {
   entryBody,
   forgetBody,
   headerLine,
   newerPopulation,
   populationBody,
+  SYNC_MEMORY_VERSION,
   type MemoryEntry,
   type PopulationRecord,
   type SyncKind,
@@ -181,9 +183,11 @@ export class SyncMemory {
           ({ contents, handle } = await begunAnew(file, kind, target, options, lock));
       }
       // Compacted under the lock once most lines are superseded (on a full disk left to a later run:
-      // valid, only longer); a file of format 1 must be rewritten as 2 with its entries' populations.
+      // valid, only longer); a file of format 1 must be rewritten with its entries' populations, and
+      // an older format is rewritten as this one (an older examctl then refuses it, never misreads it).
       const format1 = contents.populations === undefined && contents.lines > 0;
-      if (lock !== undefined && (overgrown(contents.lines, contents.entries.size) || format1)) {
+      const older = contents.format !== undefined && contents.format < SYNC_MEMORY_VERSION;
+      if (lock !== undefined && (overgrown(contents.lines, contents.entries.size) || format1 || older)) {
         const compacted = await compact(contents, target).catch((error: unknown) => {
           if (format1) throw error;
           options.onNote?.(
@@ -257,23 +261,41 @@ export class SyncMemory {
   }
 
   /**
-   * Records that run `run` synced the population `key` (at its start and, `ended`, its end). Not
-   * written to a format 1 file, whose writer would not read it (rewritten as 2 under the lock first).
+   * Records that run `run` synced the population `key` (at its start and, `ended`, its end), with
+   * the store head it saw then and the attempts a restored store undid (store-standing.ts). Not
+   * written to a format 1 file, whose writer would not read it (rewritten under the lock first).
    */
-  recordPopulation(key: string, run: string, ended = false, file?: string, store?: PopulationRecord['store']): void {
+  recordPopulation(
+    key: string,
+    run: string,
+    ended = false,
+    file?: string,
+    seen?: SeenHead,
+    undone: string[] = [],
+  ): void {
     const known = this.populationRecords;
     const count = this.entries.populationsOfEntries().get(key)?.count ?? 0;
     const before = known?.get(key);
-    // A run that cannot tell where the store stands keeps the last one known (docs/sync.md, "Drift").
-    store ??= before?.store;
+    const heads = [...(before?.heads ?? []), ...(seen ? [seen] : [])].slice(-KEPT_HEADS);
+    const attempts = new Set(heads.map(([, , attempt]) => attempt));
+    const undoneNow = [...new Set([...(before?.undone ?? []), ...undone])].filter((one) => attempts.has(one));
     // The line adds this run's file once (its start); the record keeps the others (newerPopulation).
     const added: RunFile[] | undefined =
       file === undefined || before?.files?.some(([known]) => known === run) ? undefined : [[run, file]];
     const record: PopulationRecord = {
-      ...newerPopulation(before, { run, count: 0, ended, ...(added && { files: added }), ...(store && { store }) }),
+      ...newerPopulation(before, { run, count: 0, ended, ...(added && { files: added }) }),
       count,
+      ...(heads.length > 0 && { heads }),
+      ...(undoneNow.length > 0 && { undone: undoneNow }),
     };
-    if (before?.run === record.run && before.count === count && before.ended === record.ended && added === undefined)
+    if (
+      before?.run === record.run &&
+      before.count === count &&
+      before.ended === record.ended &&
+      added === undefined &&
+      seen === undefined &&
+      undoneNow.length === (before.undone?.length ?? 0)
+    )
       return;
     if (known === undefined) {
       if (this.lines > 0) return;

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { StoreDamagedError, TargetError, UsageError } from '../../src/system/errors.js';
 import type { Change, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
 import { StoreExistsError, createStore, openStore, storeExists } from '../../src/engine/store/index.js';
-import { descendsFrom, journalFileName, readStoreLineage, snapshotFileName } from '../../src/engine/store/manifest.js';
+import { journalFileName, snapshotFileName } from '../../src/engine/store/manifest.js';
+import { readStoreHead } from '../../src/engine/store/file-store.js';
 import { lockTimeoutFromEnv } from '../../src/system/lock.js';
 import { put } from '../support/store.js';
 import { exportWorldText } from '../../src/engine/world-io.js';
@@ -159,32 +160,51 @@ describe('create, open, round trip', () => {
   });
 });
 
-describe('a store\'s position (docs/sync.md, "Drift")', () => {
-  it('asked at a length, carries checksums: a journal cut back in place and written past it no longer holds it; a position without one (an older examctl) is judged by length', async () => {
+describe('a store\'s head (docs/store.md, "Head")', () => {
+  it('moves with each commit, is kept through compaction with every earlier one, comes back with a restored copy, and a fork past it is another head', async () => {
     await createStore(dir, [user('u-1')]);
+    const first = await readStoreHead(dir);
     const store = await openStore(dir);
+    expect((await store.standing!()).head).toBe(first.head);
     await store.transact(put(user('u-2')));
-    const journal = join(dir, journalFileName(1));
-    const before = await readFile(journal);
-    await store.transact(put(user('u-3', { UserName: 'night two' })));
+    const second = (await store.standing!()).head;
+    expect(second).not.toBe(first.head);
+    const backup = await Promise.all(
+      [journalFileName(1), snapshotFileName(1), 'CURRENT'].map(
+        async (name) => [name, await readFile(join(dir, name))] as const,
+      ),
+    );
+    await store.transact(put(user('u-3')));
+    const third = (await store.standing!()).head;
+    await store.compact();
+    expect(store.currentGeneration).toBe(2);
+    // Compaction keeps the head, and the history answers for every earlier one.
+    expect(await store.standing!([first.head, second, third, 'A'.repeat(22)])).toEqual({
+      head: third,
+      holds: [first.head, second, third],
+    });
     await store.close();
-    const [then] = await readStoreLineage(dir, 0);
-    expect(then).toHaveLength(4);
-    expect(descendsFrom(await readStoreLineage(dir, then[1]), then)).toBe(true);
-    // Asked at length 0 (recording a position), it judges by length: never 'older' for want of the length.
-    expect(descendsFrom(await readStoreLineage(dir, 0), then)).toBe(true);
-    expect(await readStoreLineage(dir)).toEqual([then.slice(0, 3), []]);
-    await writeFile(journal, before);
-    const restored = await openStore(dir);
-    await restored.transact(put(user('u-4', { UserName: 'another command, a longer line than night two wrote' })));
-    await restored.close();
-    const now = await readStoreLineage(dir, then[1]);
-    expect([now[0][2] === then[2], now[0][1] > then[1]]).toEqual([true, true]);
-    expect([
-      descendsFrom(now, then),
-      descendsFrom(now, [then[0], then[1], then[2]]),
-      descendsFrom([now[0], now[1]], then),
-    ]).toEqual([false, true, true]);
+    expect(await readStoreHead(dir, [first.head, second])).toEqual({ head: third, holds: [first.head, second] });
+    // Restored by copy to the backup: its head is back, the later one is not held.
+    await rm(dir, { recursive: true });
+    await mkdir(dir);
+    for (const [name, bytes] of backup) await writeFile(join(dir, name), bytes);
+    expect(await readStoreHead(dir, [second, third])).toEqual({ head: second, holds: [second] });
+    // Another command writes past the restore: a fork, the same length of history, another head.
+    const forked = await openStore(dir);
+    await forked.transact(put(user('u-3', { UserName: 'other' })));
+    await forked.close();
+    const fork = await readStoreHead(dir, [second, third]);
+    expect([fork.head === third, fork.holds]).toEqual([false, [second]]);
+  });
+
+  it('is its own for each store made, even of the same content', async () => {
+    await createStore(dir, [user('u-1')]);
+    const other = join(root, 'other');
+    await createStore(other, [user('u-1')]);
+    const [mine, theirs] = [await readStoreHead(dir), await readStoreHead(other)];
+    expect(mine.head).not.toBe(theirs.head);
+    expect((await readStoreHead(other, [mine.head])).holds).toEqual([]);
   });
 });
 
@@ -281,7 +301,13 @@ describe('crash leftovers and large values', () => {
     await store.transact(put(user('b')));
     await store.compact();
     await store.close();
-    expect((await readdir(dir)).sort()).toEqual(['CURRENT', 'INSTANCE', journalFileName(2), snapshotFileName(2)]);
+    expect((await readdir(dir)).sort()).toEqual([
+      'CURRENT',
+      'INSTANCE',
+      'heads-2.ndjson',
+      journalFileName(2),
+      snapshotFileName(2),
+    ]);
     const again = await openStore(dir);
     expect([...users(again.state).keys()].sort()).toEqual(['a', 'b']);
     await again.close();

@@ -270,7 +270,7 @@ describe('format 1 stores', () => {
     await store.compact();
     await store.close();
     expect(await readFile(join(dir, 'CURRENT'), 'utf8')).toMatch(
-      /^\{"examctl":"store","format":2,"generation":2,"from":\[\[1,\d+,"\d+:\d+"\],\[1,0,""\]\]\}\n$/,
+      /^\{"examctl":"store","format":2,"generation":2,"head":"[A-Za-z0-9_-]{22}"\}\n$/,
     );
     const text = await readFile(join(dir, snapshotFileName(2)), 'utf8');
     expect(text.split('\n')[0]).toContain('"format":2');

@@ -93,7 +93,7 @@ describe('a night that found the local store older than its memory, stopped shor
       const next = await examctl(nightly('new.csv'), dir, env);
       expect(next.code, next.stderr).toBe(0);
       // The stopped night distrusted the memory's entries at once: the next sends what it did not.
-      expect(stopped.stderr).toContain('the local store is older than run');
+      expect(stopped.stderr).toContain('the local store is back at where run');
       expect(next.stderr).not.toContain('unchanged (not sent)');
       const world = JSON.parse((await examctl(['local', 'export', '--store', 'store'], dir, env)).stdout) as {
         Users: { ExternalId: string; Email?: string }[];

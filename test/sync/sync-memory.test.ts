@@ -433,13 +433,14 @@ describe('population records: start and end marks, the newest run, a compacted f
     expect(lines.slice(1, -1).some((line) => line.includes('"t":"population"'))).toBe(false);
   });
 
-  it('keeps the last store position known when a run records none (a served store that could not say where it stands: trial48 F01)', async () => {
+  it('keeps the store heads runs saw, a run that records none too (a served store that could not say where it stands: trial48 F01)', async () => {
     const memory = await SyncMemory.open(dir, target, 'users', plain);
-    memory.recordPopulation('', '20261120T010000.000Z-aaaa', true, undefined, [1, 280, '7:1', 9]);
+    const seen = ['A'.repeat(22), '20261120T010000.000Z-aaaa', 'attempt1', true] as const;
+    memory.recordPopulation('', '20261120T010000.000Z-aaaa', true, undefined, [...seen]);
     memory.recordPopulation('', '20261120T020000.000Z-bbbb', true);
     await memory.close();
     const read = await SyncMemory.open(dir, target, 'users', { ...plain, readOnly: true });
-    expect(read.populations().get('')).toMatchObject({ run: '20261120T020000.000Z-bbbb', store: [1, 280, '7:1', 9] });
+    expect(read.populations().get('')).toMatchObject({ run: '20261120T020000.000Z-bbbb', heads: [[...seen]] });
     await read.close();
   });
 });

@@ -8,7 +8,7 @@ import {
   goneStore,
   memoryPlaceOf,
   namedStorePath,
-  storePosition,
+  storeHead,
   targetInstance,
   targetOnce,
 } from '../../context/target.js';
@@ -21,6 +21,7 @@ import {
 } from '../../context/doctor-verdicts.js';
 import { BUILD_ID } from '../../version.js';
 import { byKey } from '../../domain/key-order.js';
+import { headsToAsk, standing, standingWords } from '../../sync/store-standing.js';
 
 type CheckStatus = DoctorCheck['status'];
 
@@ -279,8 +280,13 @@ async function memoryCheck(target: ResolvedTarget, options: DoctorOptions, deps:
       if (old !== '') warnings.add(way);
       else
         for (const [, record] of populations)
-          if (record.store)
-            warnings.add((await storePosition(target, true, record.store[1]))?.older(record, kind) ?? '');
+          if (record.heads)
+            warnings.add(
+              standingWords(
+                standing(record.heads, await storeHead(target, headsToAsk(record.heads), true)),
+                target.kind,
+              ) ?? '',
+            );
       held.push(
         `${kind} ${contents.entries.size} (${old}${populations.map(([key, record]) => `${key === '' ? 'without --population' : key}: newest run ${record.run}`).join('; ') || 'no population'})`,
       );

@@ -27,6 +27,7 @@ export interface Change {
   key: string;
   value: unknown | null;
 }
+import type { StoreHead } from '../../port/integration-api.js';
 
 /** The in-memory state: the live maps, owned by the store. Treat values as immutable; replace, never mutate in place. */
 export type StoreState = ReadonlyMap<CollectionName, ReadonlyMap<string, unknown>>;
@@ -77,4 +78,6 @@ export interface Store {
   whenDurable(): Promise<void>;
   /** Flushes and releases everything (lock, file handles). */
   close(): Promise<void>;
+  /** Where the store stands as of the last load, refresh or commit, and which of `asked` it held (store-head.ts). */
+  standing?(asked?: readonly string[]): Promise<StoreHead>;
 }

@@ -15,8 +15,8 @@ import {
   generationOfFile,
   snapshotFileName,
   writeManifest,
-  type Lineage,
 } from './manifest.js';
+import { firstHead, writeEarlierHeads } from './store-head.js';
 import { mapsFrom, type Maps, snapshotEntries } from './snapshot-entries.js';
 import { keepStoreInstance, writeStoreInstance } from './store-instance.js';
 import {
@@ -163,19 +163,23 @@ async function replaceStore(
 }
 
 /* Writing a whole generation (a new store, a compaction, a replacement) and removing the old ones. */
-/** Writes generation `generation` (snapshot + empty journal) into `dir`, then points CURRENT at it. */
+/**
+ * Writes generation `generation` (snapshot + empty journal) into `dir`, then points CURRENT at it.
+ * `history`: a compaction's, the head it keeps and every one before it; else a new history begins.
+ */
 export async function writeGeneration(
   dir: string,
   generation: number,
   maps: Maps,
   indexer: StoreIndexer | undefined,
   hintsVersion: string | null,
-  lineage?: Lineage,
+  history?: { head: string; earlier: Iterable<string> },
 ): Promise<void> {
   const entries = snapshotEntries(maps, indexer, hintsVersion);
   await writeSnapshot(join(dir, snapshotFileName(generation)), generation, entries, indexer?.version ?? null);
   await writeFileAtomic(join(dir, journalFileName(generation)), async () => undefined);
-  await writeManifest(dir, generation, lineage);
+  if (history) await writeEarlierHeads(dir, generation, history.earlier);
+  await writeManifest(dir, generation, history?.head ?? firstHead());
 }
 
 /** Removes what older generations and killed processes left; only called under the lock. */

@@ -21,7 +21,9 @@ import { DSYNC_FLAG, appendDurably, appendDurablySync } from '../../system/durab
 import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { LockLease } from './lock-lease.js';
-import { journalFileName, readManifest, readStoreLineage, snapshotFileName } from './manifest.js';
+import { journalFileName, readManifest, snapshotFileName } from './manifest.js';
+import { nextHead, readEarlierHeads, standingOf, unrecordedHead } from './store-head.js';
+import type { StoreHead } from '../../port/integration-api.js';
 import { readSnapshot } from './snapshot.js';
 import { readStoreInstance } from './store-instance.js';
 import { emptyMaps, type Maps } from './snapshot-entries.js';
@@ -46,7 +48,7 @@ class FileStore implements Store {
   private maps: Maps = emptyMaps();
   private generation = 0;
   private journal: FileHandle | undefined;
-  private readonly journalPosition: JournalPosition = { offset: 0, lines: 0 };
+  private readonly journalPosition: JournalPosition = { offset: 0, lines: 0, head: '', heads: new Set() };
   private snapshotBytes = 0;
   private indexer: StoreIndexer | undefined;
   /** The indexer version of the hints held by the loaded snapshot's raw entities (null: none). */
@@ -131,8 +133,11 @@ class FileStore implements Store {
     for (let attempt = 0; ; attempt += 1) {
       const manifest = await readManifest(this.location);
       // After CURRENT: a replacement writes INSTANCE before it switches CURRENT (docs/store.md).
-      const instance = this.options.stopWhenReplaced ? await readStoreInstance(this.location) : undefined;
-      if (this.generation > 0 && instance !== this.instance)
+      const instance =
+        this.options.stopWhenReplaced || manifest.head === undefined
+          ? await readStoreInstance(this.location)
+          : undefined;
+      if (this.options.stopWhenReplaced && this.generation > 0 && instance !== this.instance)
         throw new StoreReplacedError(
           `${this.location} was replaced (local init --force) under this run: stopped; run the file again`,
         );
@@ -179,8 +184,8 @@ class FileStore implements Store {
       this.hintsVersion = hintsVersion;
       this.hints.clear();
       this.generation = manifest.generation;
-      this.journalPosition.offset = 0;
-      this.journalPosition.lines = 0;
+      const head = manifest.head ?? unrecordedHead(manifest.generation, instance);
+      Object.assign(this.journalPosition, { offset: 0, lines: 0, head, heads: new Set([head]) });
       this.stale = false;
       await previous?.close().catch(() => undefined);
       await this.readJournal(underLock);
@@ -268,19 +273,22 @@ class FileStore implements Store {
     }
     this.journalPosition.offset += buffer.length;
     this.journalPosition.lines += 1;
+    this.journalPosition.head = nextHead(this.journalPosition.head, buffer.subarray(0, -1));
+    this.journalPosition.heads.add(this.journalPosition.head);
+  }
+
+  /** Where the store stands as of the last load, refresh or commit, and which of `asked` it held (store-head.ts). */
+  standing(asked?: readonly string[]): Promise<StoreHead> {
+    const { head, heads } = this.journalPosition;
+    return standingOf(this.location, this.generation, heads, head, asked);
   }
 
   /** New generation, switched in by CURRENT (docs/store.md, "Compaction": the steps, what a crash leaves). */
   private async compactUnderLock(): Promise<void> {
     const next = this.generation + 1;
-    await writeGeneration(
-      this.location,
-      next,
-      this.maps,
-      this.indexer,
-      this.hintsVersion,
-      await readStoreLineage(this.location),
-    );
+    const { head, heads } = this.journalPosition;
+    const earlier = [...(await readEarlierHeads(this.location, this.generation)), ...heads];
+    await writeGeneration(this.location, next, this.maps, this.indexer, this.hintsVersion, { head, earlier });
     await removeLeftovers(this.location, next);
     // Then load what was just written, as another process would: as snapshot bytes, the entities
     // cost the collector nothing and the next compaction copies them as they are.
@@ -349,11 +357,36 @@ export async function openStore(dir: string, options: FileStoreOptions = {}): Pr
   return store;
 }
 
+/** A store's standing read from its files, its snapshot left unread (store-head.ts). */
+export async function readStoreHead(dir: string, asked?: readonly string[]): Promise<StoreHead> {
+  for (let attempt = 0; ; attempt += 1) {
+    const { generation, head } = await readManifest(dir);
+    const first = head ?? unrecordedHead(generation, await readStoreInstance(dir));
+    const position: JournalPosition = { offset: 0, lines: 0, head: first, heads: new Set([first]) };
+    const path = join(dir, journalFileName(generation));
+    const journal = await openRegularFile(path).catch((error: unknown) => {
+      // A compaction by another process switched generations between the reads: read again.
+      if (systemErrorCode(error) === 'ENOENT' && attempt < 5) return undefined;
+      throw storeFileUnreadable(path, error);
+    });
+    if (journal === undefined) continue;
+    try {
+      await replayJournal(journal, path, position, () => undefined, false);
+    } finally {
+      await journal.close();
+    }
+    return standingOf(dir, generation, position.heads, position.head, asked);
+  }
+}
+
 /* Reading a journal forward from where memory is: the replay of a load, and the catch-up before a write. */
-/** Just past the last journal line accepted into memory. */
+/** Just past the last journal line accepted into memory, and the heads (store-head.ts) up to it. */
 export interface JournalPosition {
   offset: number;
   lines: number;
+  head: string;
+  /** The generation's first head and each line's. */
+  heads: Set<string>;
 }
 
 /**
@@ -399,6 +432,8 @@ export async function replayJournal(
         for (const change of decoded.changes) apply(change);
         position.offset = line.end;
         position.lines = line.lineNo;
+        position.head = nextHead(position.head, line.bytes);
+        position.heads.add(position.head);
       },
       from,
     );

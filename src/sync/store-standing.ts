@@ -1,0 +1,58 @@
+/**
+ * Where the store stands against what the memory saw (docs/sync.md, "Where the store stands"):
+ * the one comparison of the store's head (src/engine/store/store-head.ts) with the heads a
+ * population's runs recorded, and what it makes the memory send again.
+ */
+import type { StoreHead } from '../port/integration-api.js';
+
+/**
+ * A head a run saw: the store's head, the run, the attempt's tag (each start of a run, a resume's
+ * too, has its own; an entry it acknowledged carries it: MemoryEntry.acked), and whether at its end.
+ */
+export type SeenHead = [head: string, run: string, attempt: string, end: boolean];
+
+/** The most heads a population keeps (the oldest go): a store restored to before them all is another's. */
+export const KEPT_HEADS = 64;
+
+export type Standing =
+  /** No head recorded (a first night, an older examctl's memory), or a target that cannot say (the platform). */
+  | { is: 'unknown' }
+  /** The store's head is the memory's newest. */
+  | { is: 'same'; undone: ReadonlySet<string> }
+  /** The store holds the memory's newest head and more after it (a run killed; another command's writes). */
+  | { is: 'ahead' }
+  /** The store holds only an older head the memory saw (`at`): restored, or cut back. */
+  | { is: 'behind'; at: SeenHead; undone: ReadonlySet<string> }
+  /** The store holds none of them: another store, or one restored to before them all (everything goes again). */
+  | { is: 'other' };
+
+/**
+ * The one decision. `undone`: the attempts whose acknowledgements came after the newest head the
+ * store still holds (each run start's attempt from there on, that head's own if it is a start):
+ * exactly what the store lost of what the memory calls acknowledged.
+ */
+export function standing(seen: readonly SeenHead[], store: StoreHead | undefined): Standing {
+  const newest = seen.length - 1;
+  if (newest < 0 || store === undefined) return { is: 'unknown' };
+  const held = seen.findLastIndex(([head]) => head === store.head || store.holds.includes(head));
+  if (held < 0) return { is: 'other' };
+  if (held === newest && seen[newest]![0] !== store.head) return { is: 'ahead' };
+  const undone = new Set(seen.slice(held).flatMap(([, , attempt, end]) => (end ? [] : [attempt])));
+  return held === newest ? { is: 'same', undone } : { is: 'behind', at: seen[held]!, undone };
+}
+
+/** The heads to ask the store about: each once, newest first, as many as one question takes. */
+export function headsToAsk(seen: readonly SeenHead[]): string[] {
+  return [...new Set(seen.map(([head]) => head).reverse())].slice(0, KEPT_HEADS);
+}
+
+/** What a night or `doctor` says of a standing, if anything: a store restored, or another one. */
+export function standingWords(found: Standing, store: string): string | undefined {
+  if (found.is === 'other')
+    return `the ${store} store holds none of the store heads this memory saw (another store, or one restored to before them all): everything the memory records is sent again`;
+  const at = found.is === 'behind' ? found.at : undefined;
+  if (at === undefined && (found.is !== 'same' || found.undone.size === 0)) return undefined;
+  const where =
+    at === undefined ? 'where the newest run found it' : `where run ${at[1]} ${at[3] ? 'left' : 'found'} it`;
+  return `the ${store} store is back at ${where} (restored, or cut back): what the memory records as acknowledged since is sent again`;
+}
