@@ -20,7 +20,7 @@ export function describeErrors(envelope: unknown): string {
 }
 
 /** Bounds on what one answer's Errors can become : a hostile answer stays small and is walked without recursion. */
-export const ERROR_LIMITS = { depth: 32, problems: 100, messageChars: 64 * 1024 } as const;
+export const ERROR_LIMITS = { depth: 32, problems: 100, messageChars: 2 * 1024, totalChars: 8 * 1024 } as const;
 
 interface Work {
   value: unknown;
@@ -32,23 +32,24 @@ interface Work {
 
 /**
  * Normalises one Errors value (the envelope's, or Content.Errors / GroupErrors) to Problems: at
- * most 100, each message at most 64 KiB, nesting followed 32 levels deep; what was left out is
- * said by a last problem ("… and N more").
+ * most 100, each message at most 2 KiB (a longer one cut, saying so), 8 KiB of messages in all
+ * (what the journal, the report and --json keep of one answer), nesting followed 32 levels deep;
+ * what was left out is said by a last problem ("… and N more").
  */
 export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
   const problems: Problem[] = [];
   let more = 0;
   let tooDeep = false;
+  let chars = 0;
   const emit = (problem: Problem): void => {
     const { message } = problem;
-    if (problems.length < ERROR_LIMITS.problems)
-      problems.push(
-        message.length <= ERROR_LIMITS.messageChars
-          ? problem
-          : { ...problem, message: `${message.slice(0, ERROR_LIMITS.messageChars)}…` },
-      );
+    if (problems.length < ERROR_LIMITS.problems && chars < ERROR_LIMITS.totalChars) {
+      const kept = message.length <= ERROR_LIMITS.messageChars ? problem : { ...problem, message: cutMessage(message) };
+      chars += kept.message.length;
+      problems.push(kept);
+    }
     // A list the reader cut ends in its count of the rest (envelope-reader.ts): that many, not one.
-    else more += Number(/^… and (\d+) more$/.exec(message)?.[1] ?? 1);
+    else more += Number(MORE.exec(message)?.[1] ?? 1);
   };
   const stack: Work[] = [{ value: errors, prefix: fieldPrefix, entry: false, depth: 0 }];
   while (stack.length > 0) {
@@ -96,14 +97,20 @@ export function problemsFrom(errors: unknown, fieldPrefix = ''): Problem[] {
 
 /**
  * A list of problems put together from several reads (a user's GroupErrors entry by entry, an
- * invigilator's errors) held to the same bound: at most 100, then "… and N more".
+ * invigilator's errors) held to the same bounds: at most 100 and 8 KiB of messages, then "… and N more".
  */
 export function capProblems(problems: Problem[]): Problem[] {
-  if (problems.length <= ERROR_LIMITS.problems + 1) return problems;
-  const kept = problems.slice(0, ERROR_LIMITS.problems);
-  kept.push({ field: '', code: null, message: `… and ${problems.length - ERROR_LIMITS.problems} more` });
-  return kept;
+  let kept = 0;
+  for (let chars = 0; kept < problems.length && kept < ERROR_LIMITS.problems && chars < ERROR_LIMITS.totalChars; kept++)
+    chars += problems[kept]!.message.length;
+  const last = problems[problems.length - 1];
+  if (kept === problems.length || (kept === problems.length - 1 && MORE.test(last!.message))) return problems;
+  let more = 0;
+  for (const problem of problems.slice(kept)) more += Number(MORE.exec(problem.message)?.[1] ?? 1);
+  return [...problems.slice(0, kept), { field: '', code: null, message: `… and ${more} more` }];
 }
+
+const MORE = /^… and (\d+) more$/;
 
 /** JSON of a member for a message (no answer is parsed deeper than JSON.stringify writes). */
 function jsonOf(value: object): string {
@@ -174,4 +181,9 @@ function joinField(prefix: string, field: string): string {
   if (prefix === '') return field;
   if (field === '') return prefix;
   return field.startsWith('[') ? `${prefix}${field}` : `${prefix}.${field}`;
+}
+
+/** A server's message past ERROR_LIMITS.messageChars: its start, and how long it was. */
+function cutMessage(message: string): string {
+  return `${message.slice(0, ERROR_LIMITS.messageChars)}… (cut by examctl: ${message.length.toLocaleString('en-US')} characters)`;
 }

@@ -1,3 +1,4 @@
+import { rememberSecret } from '../system/known-secrets.js';
 import { CommanderError, type Command } from 'commander';
 import { ExamctlError, ExitCode, messageOf, UsageError } from '../system/errors.js';
 import { commanderWords, terminalLines, terminalStdout } from '../formats/terminal-text.js';
@@ -12,6 +13,9 @@ import { printJson, type CommandDeps } from '../context/command-deps.js';
  * anything else as an internal error (70) whose stack shows only with --debug.
  */
 export async function runCli(argv: readonly string[], deps: CommandDeps): Promise<number> {
+  // The secrets the environment shows examctl, whatever the command: never quoted from an input file.
+  rememberSecret(deps.env.EXAMCTL_TOKEN);
+  rememberSecret(deps.env.EXAMCTL_SYNC_PASSWORD);
   let exitCode: number = ExitCode.Ok;
   // With --json stdout is one document also when the run fails: the error document, unless the
   // run already wrote its report there (which then says why it stopped).

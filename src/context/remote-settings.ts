@@ -1,3 +1,4 @@
+import { rememberSecret } from '../system/known-secrets.js';
 import { UsageError } from '../system/errors.js';
 import { configDir, configPath, expandPath, loadConfig } from './config-file.js';
 import type { RunSettings } from './settings.js';
@@ -103,6 +104,8 @@ export async function remoteTargetOf(
   // Checked where the source is known, for every source alike (a line break too); the token itself is never shown.
   if (target.tokenSource !== undefined)
     visibleToken(target.token ?? '', `the token from ${describeSource(target.tokenSource)}`);
+  // Never quoted from an input file after this (system/known-secrets.ts).
+  rememberSecret(target.token);
   return target;
 }
 

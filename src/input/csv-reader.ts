@@ -1,5 +1,6 @@
 import { Parser, type CsvError, type Options } from 'csv-parse';
 import { InputFileError } from '../system/errors.js';
+import { looksLikeCredential, shownOrDescribed } from '../system/known-secrets.js';
 import { batchedRecords, collectedBatches, type BatchedRecords, type TableHeader } from './batches.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import type { InputRecord } from './record.js';
@@ -475,7 +476,9 @@ export function mapHeader(
       : undefined;
   // A header of one long word alone is no table's: most likely a secret given as the file (a token
   // file for --file), so it is not quoted; the "no known column" problem below says what is expected.
-  const oneUnknownCell = alone !== undefined && cells.length === 1 && /^\S{16,}$/.test(alone);
+  // A single word of any length is a secret's shape too (a short token), as is one examctl holds.
+  const oneUnknownCell =
+    alone !== undefined && cells.length === 1 && (/^\S+$/.test(alone.trim()) || looksLikeCredential(alone));
   // A header of one unknown cell of words is most likely no header at all: PowerShell 5.1's type
   // line (Export-Csv without -NoTypeInformation) or a title row above the header. `--map` would not help.
   const expected = options.columns
@@ -508,7 +511,7 @@ function oneCellHeaderProblem(cell: string): string {
   if (/^#TYPE\s/.test(cell)) {
     return "the first line is PowerShell's type line (#TYPE ...), not the header: export with Export-Csv -NoTypeInformation (PowerShell 7 leaves the line out), or delete that line";
   }
-  return `the header has one cell, ${quotedValue(cell)}: a title above the header? The first non-blank row is read as the header and no flag skips rows: delete the title row (and any row above the header)`;
+  return `the header has one cell, ${shownOrDescribed(cell, 'a header cell', quotedValue)}: a title above the header? The first non-blank row is read as the header and no flag skips rows: delete the title row (and any row above the header)`;
 }
 
 /**
@@ -530,6 +533,7 @@ export function unknownColumnsProblem(
   const maps: string[] = [];
   const claimed = new Set<string>();
   const likelyOf = unknown.map((name) => {
+    if (looksLikeCredential(name)) return undefined;
     const likely = likelyField(name, free);
     if (likely === undefined || claimed.has(likely)) return undefined;
     claimed.add(likely);
@@ -538,12 +542,19 @@ export function unknownColumnsProblem(
   });
   const shown = unknown.slice(0, NAMES_SHOWN).map((name, i) => {
     const likely = likelyOf[i];
+    const described = shownOrDescribed(name, 'a header cell', (text) => text);
+    if (described !== name) return described;
     // Quoted as every value is: cut to its first characters and its length (a 200,000-character key).
     if (likely !== undefined) return `${quotedValue(name)} (likely ${likely})`;
     const meant = closestName(name, fieldNames, normalizeColumnName);
     return meant === undefined ? quotedValue(name) : `${quotedValue(name)} (did you mean "${meant}"?)`;
   });
-  const listed = listWithCount(shown.concat(unknown.slice(NAMES_SHOWN).map((name) => quotedValue(name))), NAMES_SHOWN);
+  const listed = listWithCount(
+    shown.concat(
+      unknown.slice(NAMES_SHOWN).map((name) => shownOrDescribed(name, 'a header cell', (text) => quotedValue(text))),
+    ),
+    NAMES_SHOWN,
+  );
   const skip = '--ignore-unknown-columns';
   const fix =
     maps.length > 0

@@ -13,6 +13,7 @@ import {
   isHeaderRepeat,
   listCellWarnings,
   mapHeader,
+  MAX_RECORD_BYTES,
   normalizeColumnName,
   rowFields,
   type CsvReadOptions,
@@ -394,6 +395,29 @@ async function* xlsxRows(
   }
 }
 
+/**
+ * A row's cells within the bound of one CSV record (MAX_RECORD_BYTES of UTF-8), counted as they are
+ * read: cells pointing to one long shared string (a 13 KB file, a 1 MiB text) would otherwise be
+ * copied into every record, report and message (an 839 MB CSV report).
+ */
+class RowBytes {
+  private bytes = 0;
+
+  add(text: string, file: string, line: number, inHeader: boolean): void {
+    this.bytes += Buffer.byteLength(text);
+    if (this.bytes <= MAX_RECORD_BYTES) return;
+    throw new InputFileError(
+      file,
+      line,
+      `${inHeader ? 'header' : 'row'} too large: row ${line} holds over ${MAX_RECORD_BYTES.toLocaleString('en-US')} bytes of text in its cells (the limit for one record, as for a CSV line)`,
+    );
+  }
+
+  reset(): void {
+    this.bytes = 0;
+  }
+}
+
 async function* sheetRows(
   batches: AsyncIterable<ParsedRow[]>,
   file: string,
@@ -408,6 +432,7 @@ async function* sheetRows(
   let headerLine = 0;
   let headerKeys: string[] = [];
   let rows = 0;
+  const rowBytes = new RowBytes();
   // Hidden data rows: refused unless --hidden-rows says which the admin means (the first few named, all counted).
   const hidden: number[] = [];
   let hiddenCount = 0;
@@ -425,7 +450,9 @@ async function* sheetRows(
               `header cell ${columnLetters(cell.column)}${line}: ${reading.problem}`,
             );
           cells[cell.column - 1] = reading.text.trim();
+          rowBytes.add(reading.text, file, line, true);
         }
+        rowBytes.reset();
         for (let i = 0; i < cells.length; i++) cells[i] ??= '';
         while (cells.length > 0 && cells[cells.length - 1] === '') cells.pop();
         if (cells.length === 0) continue;
@@ -462,6 +489,7 @@ async function* sheetRows(
           );
         }
         cells[column - 1] = text;
+        rowBytes.add(text, file, line, false);
         if (field === undefined) continue;
         const secret = SECRET_FIELDS.has(field);
         if ('problem' in reading) {
@@ -480,6 +508,7 @@ async function* sheetRows(
           written.push({ field, text: reading.wall.text, zone: reading.wall.zone, value: reading.text });
         else if (typeof value === 'number' && text === plainNumber(value)) bareNumbers.push(field);
       }
+      rowBytes.reset();
       if (blank) continue;
       if (isHeaderRepeat(cells, headerKeys))
         throw new InputFileError(file, line, 'the header row is repeated here (sheets pasted together?)');

@@ -104,6 +104,33 @@ describe('shared strings', () => {
   const strings = (count: number): string =>
     Array.from({ length: count }, (_, i) => `<si><t>text ${i}</t></si>`).join('');
 
+  it('cells pointing to one long shared string are bound per row as a CSV record is (128,000 bytes), header and data alike (issue 81)', async () => {
+    // A 13 KB file whose cells all point to one 1 MiB text wrote an 839 MB report.
+    const long = '<si><t>' + 'x'.repeat(1 << 20) + '</t></si>';
+    const cells = (r: number, count: number): string =>
+      Array.from({ length: count }, (_, i) => `<c r="${String.fromCharCode(66 + i)}${r}" t="s"><v>0</v></c>`).join('');
+    const header = `<row r="1">${['ExternalId', 'FirstName', 'LastName', 'Email']
+      .map((name, i) => `<c r="${String.fromCharCode(65 + i)}1" t="inlineStr"><is><t>${name}</t></is></c>`)
+      .join('')}</row>`;
+    const dataRow = `<row r="2"><c r="A2" t="inlineStr"><is><t>u-1</t></is></c>${cells(2, 3)}</row>`;
+    await refusal(workbook({ sharedStrings: long, rows: header + dataRow }), {
+      line: 2,
+      reason: /^row too large: row 2 holds over 128,000 bytes of text in its cells \(the limit for one record/,
+    });
+    await refusal(workbook({ sharedStrings: long, rows: `<row r="1">${cells(1, 1)}</row>${dataRow}` }), {
+      line: 1,
+      reason: /^header too large: row 1 holds over 128,000 bytes/,
+    });
+    // Within the bound (three cells of 40,000 characters): read.
+    const within = '<si><t>' + 'é'.repeat(20_000) + '</t></si>';
+    const rows = await inTempDir(async (dir) => {
+      const path = join(dir, 'h.xlsx');
+      await writeFile(path, workbook({ sharedStrings: within, rows: header + dataRow }));
+      return readAll(path, { columns: USER_COLUMNS, displayName: 'h.xlsx' });
+    });
+    expect(rows.length).toBe(1);
+  });
+
   it('a table of more texts than the limit is refused before any row is read', async () => {
     await refusal(
       workbook({ sharedStrings: strings(2000), rows: rowsXml(1) }),
