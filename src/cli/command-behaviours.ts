@@ -25,6 +25,7 @@ import {
 } from './commands/synced.options.js';
 import { TEMPLATE } from './commands/template.options.js';
 import { USER_SYNC } from './commands/user-sync.options.js';
+import { APPLY } from './commands/apply.options.js';
 import {
   commandName,
   type Behaviours,
@@ -61,6 +62,7 @@ function resumable<T extends SpecTable>(
 }
 
 export const COMMAND_BEHAVIOURS: Behaviours = new Map([
+  behaviour(APPLY, () => import('./commands/apply.js')),
   resumable(COLLECTION_ADD, () => import('./commands/collection-add.js')),
   behaviour(COMPLETION, () => import('./commands/completion.js')),
   behaviour(CONFIG_SET_PROFILE, () => import('./commands/config.js'), 'runSetProfile'),

@@ -24,6 +24,7 @@ import {
 } from './commands/synced.options.js';
 import { TEMPLATE } from './commands/template.options.js';
 import { USER_SYNC } from './commands/user-sync.options.js';
+import { APPLY } from './commands/apply.options.js';
 import { declareGroup, type CommandDeclaration } from './command-declaration.js';
 
 /**
@@ -59,6 +60,7 @@ export const COMMANDS: readonly CommandDeclaration[] = [
     examples: ['examctl invigilators remove S-FUTURE inv-2', 'examctl invigilators remove --help'],
   }),
   INVIGILATORS_REMOVE,
+  APPLY,
   TEMPLATE,
   SCHEMA,
   declareGroup({

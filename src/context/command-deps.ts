@@ -85,6 +85,8 @@ export interface CommandDeps {
   platform?: NodeJS.Platform;
   /** The remote client's wait between attempts (backoff, Retry-After; login's check too); the real timer when absent. Tests of retried runs pass a short one. */
   retrySleep?: import('../api/flow-control.js').Sleep;
+  /** Set by `examctl apply`: the plan each request must be (docs/plan.md, "Apply"). */
+  applying?: import('../runs/plan-document.js').PlanGuard;
 }
 
 /** A run taken over by `runs resume` (src/runs/resume-plan.ts). */

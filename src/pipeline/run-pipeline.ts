@@ -34,6 +34,7 @@ import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
+import { guarded, planOutOf, PlanTap } from './plan-tap.js';
 
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
 const MAX_PENDING = 1024;
@@ -61,6 +62,11 @@ export async function runPipeline<P, R = never>(
 ): Promise<RunOutcome<R>> {
   await checkReportOption(options, deps);
   const dryRun = options.dryRun ?? false;
+  const planOut = planOutOf(deps);
+  if (planOut !== undefined && !dryRun)
+    throw new UsageError(
+      `--plan-out goes with --dry-run: a dry run writes the plan, examctl apply ${planOut} sends it`,
+    );
   const onlyFailed = (options.onlyFailed ?? false) && job.readsOnlyFailedItself !== true;
   const input = new RecordSource(() => job.records(), onlyFailed, job.command);
   await input.checkIsRunReport();
@@ -80,27 +86,22 @@ export async function runPipeline<P, R = never>(
       return `${what}, of which ${formatCount(kept)} already settled by run ${run} (kept, not sent again)`;
     return `${counted(Math.max(0, (total ?? 0) - kept), 'record')} left of ${formatCount(total ?? 0)} (run ${run}: ${formatCount(kept)} settled, kept)`;
   };
+  // Where the store and memory stand before the memory is read (docs/plan.md).
+  const plan = planOut === undefined ? undefined : await PlanTap.open(job.command, planOut, deps, targetOf);
   try {
     await job.prepare?.();
   } catch (error) {
+    await plan?.discard();
     throw await writeRefusedRun(job, input, options, deps, targetOf, error);
   }
   // Known before anything is sent: recorded in the journal's first line (docs/runs.md, "The journal").
   const unitTotal = total === undefined ? undefined : job.oneUnitPerRecord ? total : job.unitCount?.(total);
-  const { api, report, target, journal } = await openRun(
-    job.command,
-    describeSend,
-    options,
-    deps,
-    targetOf,
-    unitTotal,
-    job.syncMemory?.(),
-    job.summaryNotes,
-    {
+  const { api, report, target, journal } = await openPlanned(plan, () =>
+    openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, {
       lostAttemptDid: job.lostAttemptDid,
       choosesIds: job.withChosenId !== undefined,
       plannedRun: job.plannedAgainst?.(),
-    },
+    }),
   );
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
   const progress = runProgress(job, unitTotal, options, deps);
@@ -111,7 +112,8 @@ export async function runPipeline<P, R = never>(
     maxBuffered: job.sendsTogether ? Infinity : MAX_PENDING,
     emit(entry) {
       progress.tick(entry.item.status);
-      return report.builder.add(entry);
+      if (plan === undefined) return report.builder.add(entry);
+      return plan.entry(entry).then(() => report.builder.add(entry));
     },
   });
   const afterWrites = new AfterWrites();
@@ -134,7 +136,9 @@ export async function runPipeline<P, R = never>(
   const sends = !dryRun && api !== null && job.sendsTogether !== true;
   const ahead = sends ? Math.max(64, window) : 0;
   const piece = Math.max(MIN_PIECE, window);
-  const jobUnits = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
+  const read = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
+  const jobUnits =
+    plan !== undefined ? plan.watch(read) : deps.applying !== undefined ? guarded(read, deps.applying) : read;
   // --strict: a warned record fails before anything of it is sent (failingWarned, below).
   const units = new UnitQueue(
     (await warningsFail(options, deps)) ? failingWarned(jobUnits) : jobUnits,
@@ -148,6 +152,7 @@ export async function runPipeline<P, R = never>(
     if (journal !== undefined) await job.started?.(journal.id);
     await dispatchAll(units, scheduler, dispatcher, afterWrites, ahead);
   } catch (error) {
+    await plan?.discard();
     await units.close().catch(() => undefined);
     progress.stop();
     await scheduler.abandon();
@@ -207,6 +212,14 @@ export async function runPipeline<P, R = never>(
   if (unstored !== undefined && journal !== undefined)
     unstored.message += `; once it can be written, examctl runs resume ${journal.id} stores it`;
   const runError = stopError ?? endFailure;
+  if (plan !== undefined && runError === undefined) {
+    try {
+      await plan.finish();
+    } catch (error) {
+      await report.discard();
+      throw error;
+    }
+  } else await plan?.discard();
   // The report says why the run stopped (a 403, Ctrl-C, a closed pipe, a memory not stored), not only by its counts.
   if (runError !== undefined) report.builder.stopped(runError);
   try {
@@ -278,6 +291,16 @@ export async function runPipeline<P, R = never>(
     answered: dispatcher.answered,
     remembered: dispatcher.remembered,
   };
+}
+
+/** Opens the run; a plan begun is discarded if it cannot be. */
+async function openPlanned<T>(plan: PlanTap | undefined, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    await plan?.discard();
+    throw error;
+  }
 }
 
 /**

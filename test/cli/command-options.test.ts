@@ -95,6 +95,8 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
     'invigilators remove S-1 inv-1 inv-2 --only-failed',
     { scheduleExtId: 'S-1', userExtIds: ['inv-1', 'inv-2'], onlyFailed: true },
   ],
+  ['apply tonight.plan.json --max-age 12h', { plan: 'tonight.plan.json', maxAge: 12 * 60 * 60 * 1000 }],
+  ['user sync --file u.csv --dry-run --plan-out p.json', { file: 'u.csv', planOut: 'p.json' }],
   [
     'invigilators remove S-1 --file staff.xlsx --hidden-rows skip',
     { scheduleExtId: 'S-1', file: 'staff.xlsx', hiddenRows: 'skip' },
@@ -285,7 +287,7 @@ describe('argv to options, per command', () => {
       );
       expect(code).toBe(2);
       expect(io.stderr.text).toContain(
-        'examctl: --report is for commands that send or check records (schedule push, user sync, collection add, invigilators remove, runs show, runs resume); use --out <file> for review-session show',
+        'examctl: --report is for commands that send or check records (schedule push, user sync, collection add, invigilators remove, apply, runs show, runs resume); use --out <file> for review-session show',
       );
       expect(io.stdout.text).toBe('');
       expect(existsSync(join(dir, 'x.csv'))).toBe(false);

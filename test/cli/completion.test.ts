@@ -97,6 +97,7 @@ describe('completion from the command tree', () => {
         'user',
         'collection',
         'invigilators',
+        'apply',
         'template',
         'schema',
         'review-session',

@@ -1,5 +1,6 @@
 import { allKept, choice, grouped, HELP_GROUP, option, repeatable, brief } from '../../flags/option-table.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
+import { PLAN_OUT_OPTION } from './plan-option.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
 
@@ -53,6 +54,7 @@ const COLLECTION_ADD_OPTIONS = allKept([
     ),
   ] as const),
   SYNC_DIR_OPTION,
+  PLAN_OUT_OPTION,
 ] as const);
 
 export type CollectionAddOptions = CommandOptions<typeof COLLECTION_ADD>;

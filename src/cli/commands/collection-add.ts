@@ -50,6 +50,8 @@ export async function run(
     repository,
     existing = 'fail',
     syncDir,
+    // Read by the pipeline (a dry run's plan: plan-tap.ts).
+    planOut: _planOut,
     ...globals
   }: CollectionAddOptions,
   deps: CommandDeps,

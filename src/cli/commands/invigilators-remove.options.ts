@@ -1,4 +1,5 @@
 import { allKept, argument, option, brief } from '../../flags/option-table.js';
+import { PLAN_OUT_OPTION } from './plan-option.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { MAP_FILE_OPTION, MAP_OPTION, SHEET_OPTIONS } from './file-options.js';
 
@@ -28,6 +29,7 @@ const INVIGILATORS_REMOVE_OPTIONS = allKept([
     ),
     'failed',
   ),
+  PLAN_OUT_OPTION,
 ] as const);
 
 export type InvigilatorsRemoveOptions = CommandOptions<typeof INVIGILATORS_REMOVE>;

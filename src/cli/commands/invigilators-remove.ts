@@ -51,6 +51,8 @@ export async function run(
     map,
     mapFile,
     missingOk,
+    // Read by the pipeline (a dry run's plan: plan-tap.ts).
+    planOut: _planOut,
     ...globals
   }: InvigilatorsRemoveOptions,
   deps: CommandDeps,

@@ -1,4 +1,5 @@
 import { kept, allKept, choice, grouped, HELP_GROUP, mandatory, option, brief } from '../../flags/option-table.js';
+import { PLAN_OUT_OPTION } from './plan-option.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
 import {
@@ -155,6 +156,7 @@ const SCHEDULE_PUSH_OPTIONS = allKept([
   REQUIRE_MEMORY_OPTION,
   ...ONLY_NEW_OR_EXISTING_OPTIONS,
   SYNC_DIR_OPTION,
+  PLAN_OUT_OPTION,
 ] as const);
 
 export type SchedulePushOptions = CommandOptions<typeof SCHEDULE_PUSH>;

@@ -57,6 +57,8 @@ export async function run(
     onlyNew,
     onlyExisting,
     reallyNewIds,
+    // Read by the pipeline (a dry run's plan: plan-tap.ts).
+    planOut: _planOut,
     ...rest
   }: SchedulePushOptions,
   deps: CommandDeps,

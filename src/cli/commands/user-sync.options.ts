@@ -1,4 +1,5 @@
 import { allKept, grouped, HELP_GROUP, option, brief } from '../../flags/option-table.js';
+import { PLAN_OUT_OPTION } from './plan-option.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
 import {
@@ -74,6 +75,7 @@ const USER_SYNC_OPTIONS = allKept([
   REQUIRE_MEMORY_OPTION,
   ...ONLY_NEW_OR_EXISTING_OPTIONS,
   SYNC_DIR_OPTION,
+  PLAN_OUT_OPTION,
 ] as const);
 
 export type UserSyncOptions = CommandOptions<typeof USER_SYNC>;

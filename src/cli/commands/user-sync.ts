@@ -52,6 +52,8 @@ export async function run(
     reallyNewIds,
     onlyNew,
     onlyExisting,
+    // Read by the pipeline (a dry run's plan: plan-tap.ts).
+    planOut: _planOut,
     ...globals
   }: UserSyncOptions,
   deps: CommandDeps,

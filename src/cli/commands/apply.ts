@@ -1,0 +1,74 @@
+import { resolve } from 'node:path';
+import { ExamctlError, ExitCode, UsageError } from '../../system/errors.js';
+import { printJson, type GlobalOptions } from '../../context/command-deps.js';
+import { onlyGlobals } from '../../flags/global-options.js';
+import { say } from '../../formats/terminal-text.js';
+import { readPlan } from '../../runs/plan-document.js';
+import {
+  appliedBefore,
+  DEFAULT_PLAN_MAX_AGE_MS,
+  forgetApplied,
+  keptInputs,
+  planGuard,
+  planPlace,
+  recordApplied,
+  refuseMovedPlan,
+} from '../../pipeline/plan-apply.js';
+import type { TargetOf } from '../../context/resolved-target.js';
+import type { CliDeps } from '../command-declaration.js';
+import { resumeEntry } from '../resume-registry.js';
+import type { ApplyOptions } from './apply.options.js';
+
+/**
+ * `examctl apply PLAN`: the plan's command run again from the plan's kept inputs, its settings and
+ * target, each request checked against the plan's (docs/plan.md, "Apply").
+ */
+export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, deps: CliDeps, _target: TargetOf) {
+  const options = onlyGlobals(globals);
+  const path = resolve(deps.cwd, given);
+  const plan = await readPlan(path);
+  const place = planPlace(plan, deps);
+  const dryRun = options.dryRun === true;
+  const before = dryRun ? undefined : await appliedBefore(place);
+  if (before !== undefined) {
+    const how =
+      before.exitCode === undefined
+        ? 'it did not finish: examctl runs list shows its run, examctl runs resume sends the rest'
+        : `it ended with exit ${before.exitCode}`;
+    const words = `plan ${plan.id} (${given}) was applied already, at ${before.started} (${how}): nothing was sent`;
+    await say(deps, words);
+    if (options.json === true) await printJson(deps, { plan: plan.id, applied: false, reason: words });
+    return ExitCode.Ok;
+  }
+  const entry = resumeEntry(plan.command, deps.behaviours ?? new Map());
+  if ('notResumable' in entry)
+    throw new UsageError(`plan ${given}: ${plan.command} cannot be applied: ${entry.notResumable}`);
+  // The plan's own settings and target; a target flag given to apply must name the same (refused otherwise).
+  const flags = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  const runOptions: Record<string, unknown> = { ...plan.options, ...flags, ...(await keptInputs(plan, place)) };
+  const runDeps: CliDeps = {
+    ...deps,
+    cwd: plan.cwd,
+    invocation: runOptions,
+    keptOptions: entry.keptOptions,
+    commandFlags: entry.keptOptions.names,
+    applying: planGuard(plan, given),
+  };
+  const { targetOnce } = await import('../../context/target.js');
+  const target = targetOnce(runOptions as GlobalOptions, runDeps);
+  await refuseMovedPlan(plan, given, await target(), maxAge ?? DEFAULT_PLAN_MAX_AGE_MS, runDeps);
+  const started = deps.now().toISOString();
+  if (!dryRun) await recordApplied(place, started);
+  await say(deps, `applying plan ${plan.id} (${plan.command}, made at ${plan.created}) from ${given}`);
+  const command = await entry.run();
+  let exitCode: number;
+  try {
+    exitCode = await command(runOptions as never, runDeps, target);
+  } catch (error) {
+    // Refused before anything was sent (exit 2): the plan may be applied again.
+    if (!dryRun && error instanceof ExamctlError && error.exitCode === ExitCode.Usage) await forgetApplied(place);
+    throw error;
+  }
+  if (!dryRun) await recordApplied(place, started, exitCode);
+  return exitCode;
+}

@@ -1,0 +1,115 @@
+/**
+ * `examctl apply`'s decisions (docs/plan.md, "Apply"): whether a plan may still be sent as it is
+ * (its target, store and sync memory where they stood, young enough), where its inputs are kept
+ * for the run and a resume, and whether it was applied already.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import type { CommandDeps } from '../context/command-deps.js';
+import type { ResolvedTarget } from '../context/resolved-target.js';
+import { describeTarget } from '../report/report-writers.js';
+import { targetIdentity } from '../report/run-report.js';
+import { resolveRunsDir } from '../runs/runs-dir.js';
+import type { PlanDocument, PlanGuard } from '../runs/plan-document.js';
+import { UsageError } from '../system/errors.js';
+import { memoryMark, NO_MEMORY, targetStoreMark } from './plan-marks.js';
+
+/** A plan older than this is refused unless --max-age says otherwise. */
+export const DEFAULT_PLAN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
+/** Whole hours and minutes, for a refusal. */
+function ageWords(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  return minutes < 120 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/**
+ * Refuses (exit 2, nothing sent) a plan that is too old, whose target is not `target`, or whose
+ * store or sync memory moved since it was made, naming what moved.
+ */
+export async function refuseMovedPlan(
+  plan: PlanDocument,
+  path: string,
+  target: ResolvedTarget,
+  maxAgeMs: number,
+  deps: CommandDeps,
+): Promise<void> {
+  const refused = (why: string) =>
+    new UsageError(`plan ${path}: ${why}; nothing was sent: make a new plan (--dry-run --plan-out) and review that`);
+  const age = deps.now().getTime() - Date.parse(plan.created);
+  if (age > maxAgeMs)
+    throw refused(`made at ${plan.created}, ${ageWords(age)} ago, older than --max-age ${ageWords(maxAgeMs)} allows`);
+  if (targetIdentity(target.report) !== targetIdentity(plan.target))
+    throw refused(
+      `made for ${describeTarget(plan.target)}, but this apply would send to ${describeTarget(target.report)}`,
+    );
+  const store = await targetStoreMark(target, deps);
+  if (store !== plan.store)
+    throw refused(
+      `the ${describeTarget(target.report)} changed since the plan was made (its position is not the plan's: another run, a restore)`,
+    );
+  const memory = await memoryMark(target, deps);
+  if (memory !== plan.memory)
+    throw refused(
+      plan.memory === NO_MEMORY
+        ? `a sync memory of ${describeTarget(target.report)} was made since the plan was made (another run)`
+        : memory === NO_MEMORY
+          ? `the sync memory of ${describeTarget(target.report)} the plan was made from is gone (forgotten, or another --sync-dir)`
+          : `the sync memory of ${describeTarget(target.report)} changed since the plan was made (another run fed it)`,
+    );
+}
+
+/** Where a plan's inputs and its record of being applied are kept: beside the runs. */
+export function planPlace(plan: Pick<PlanDocument, 'id'>, deps: CommandDeps): string {
+  const runsDir = (deps.invocation as { runsDir?: string } | undefined)?.runsDir;
+  return join(resolve(deps.cwd, resolveRunsDir(runsDir, deps.env)), 'plans', plan.id);
+}
+
+/** When, and how, the plan was applied before: undefined if never. */
+export async function appliedBefore(place: string): Promise<{ started: string; exitCode?: number } | undefined> {
+  const text = await readFile(join(place, 'applied.json'), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const record = JSON.parse(text) as { started?: unknown; exitCode?: unknown };
+    return {
+      started: typeof record.started === 'string' ? record.started : 'an unknown time',
+      ...(typeof record.exitCode === 'number' ? { exitCode: record.exitCode } : {}),
+    };
+  } catch {
+    return { started: 'an unknown time' };
+  }
+}
+
+/** Records that the plan is being applied (`exitCode`: and how it ended); undone when nothing was sent. */
+export async function recordApplied(place: string, started: string, exitCode?: number): Promise<void> {
+  await mkdir(place, { recursive: true, mode: 0o700 });
+  await writeFile(join(place, 'applied.json'), `${JSON.stringify({ started, exitCode })}\n`, { mode: 0o600 });
+}
+
+export async function forgetApplied(place: string): Promise<void> {
+  await rm(join(place, 'applied.json'), { force: true });
+}
+
+/**
+ * The plan's inputs written out (0600) where the run reads them, checked against their digests:
+ * each file option of the plan's options pointed at its copy. The run reads these, never the files again.
+ */
+export async function keptInputs(plan: PlanDocument, place: string): Promise<Record<string, string>> {
+  await mkdir(place, { recursive: true, mode: 0o700 });
+  const paths: Record<string, string> = {};
+  for (const input of plan.inputs) {
+    const bytes = Buffer.from(input.content, 'base64');
+    if (createHash('sha256').update(bytes).digest('hex') !== input.sha256)
+      throw new UsageError(`plan ${plan.id}: its copy of ${input.path} is not the file it read (SHA-256 differs)`);
+    const path = join(place, `${input.option}-${basename(input.path) || 'input'}`);
+    await writeFile(path, bytes, { mode: 0o600 });
+    paths[input.option] = path;
+  }
+  return paths;
+}
+
+/** The guard the pipeline checks each request against (plan-tap.ts, `guarded`). */
+export function planGuard(plan: PlanDocument, path: string): PlanGuard {
+  return { path, itemAt: (n) => plan.items[n] };
+}

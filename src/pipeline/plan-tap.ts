@@ -1,0 +1,222 @@
+/**
+ * A record command's plan (docs/plan.md): written by a dry run with `--plan-out`, item by item as
+ * the run reports them; and, on `examctl apply`, the check that each request is the plan's.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { CommandDeps } from '../context/command-deps.js';
+import type { TargetOf } from '../context/resolved-target.js';
+import type { ReportEntry, ReportItem } from '../report/run-report.js';
+import { describeTarget } from '../report/report-writers.js';
+import { recordedOptions } from '../runs/recorded-options.js';
+import {
+  planDigest,
+  PlanWriter,
+  PLAN_FORMAT,
+  PLAN_VERSION,
+  shownRequest,
+  type PlanAction,
+  type PlanGuard,
+  type PlanHeader,
+  type PlanInput,
+  type PlanItem,
+} from '../runs/plan-document.js';
+import { TargetError, UsageError } from '../system/errors.js';
+import { say } from '../formats/terminal-text.js';
+import { counted } from '../formats/number-format.js';
+import { EXAMCTL_VERSION } from '../version.js';
+import { inputPathOf } from './command-input.js';
+import { memoryMark, targetStoreMark } from './plan-marks.js';
+import type { Unit } from './record-job.js';
+
+/** Options of the invocation a plan does not keep: how this dry run reported, not what the real run does. */
+const NOT_PLANNED = ['dryRun', 'planOut', 'report', 'json', 'output', 'quiet', 'verbose', 'yes'];
+
+/** `--plan-out`'s value, if the command was given one. */
+export function planOutOf(deps: CommandDeps): string | undefined {
+  const value = deps.invocation?.planOut;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The input files a plan keeps: the command's `--file`, and every file it keeps with its digest (--map-file, --schedule). */
+async function plannedInputs(deps: CommandDeps, planPath: string): Promise<PlanInput[]> {
+  const invocation = deps.invocation ?? {};
+  const inputs: PlanInput[] = [];
+  for (const option of ['file', ...(deps.keptOptions?.digested ?? [])]) {
+    const given = invocation[option];
+    if (typeof given !== 'string') continue;
+    const path = option === 'file' ? inputPathOf(given, deps) : resolve(deps.cwd, given);
+    if (path === planPath) throw new UsageError(`--plan-out ${planPath} is the input file itself: name another file`);
+    const bytes = await readFile(path);
+    const { createHash } = await import('node:crypto');
+    inputs.push({
+      option,
+      path: given,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      bytes: bytes.length,
+      content: bytes.toString('base64'),
+    });
+  }
+  return inputs;
+}
+
+/** What the real run does with the unit the dry run reported as `item`. */
+export function planActionOf(unit: Unit<unknown>, item: ReportItem, command: string): PlanAction {
+  if (!unit.prepared.ok) return 'invalid';
+  if (item.status === 'skipped') return 'skipped';
+  if (unit.unsent !== undefined) return unit.unsent.action === 'left' ? 'left' : 'unchanged';
+  if (item.status === 'failed') return 'fails';
+  if (unit.plannedAction === 'disabled' || item.action === 'disabled') return 'disable';
+  if (unit.membership?.removed !== undefined) return 'prune';
+  if (unit.plannedNote === 're-enables') return 'enable';
+  if (item.action === 'removed' || command === 'invigilators remove') return 'remove';
+  if (item.action === 'created') return 'create';
+  if (item.action === 'updated') return 'update';
+  if (item.action === 'unchanged') return 'unchanged';
+  // A remote target tells a dry run nothing: an update where examctl knows what it last sent.
+  return unit.changes !== undefined ? 'update' : 'send';
+}
+
+/** A dry run's plan, written as its items are reported. */
+export class PlanTap {
+  private readonly units: Unit<unknown>[] = [];
+  private head = 0;
+  private n = 0;
+  private readonly counts: Record<string, number> = {};
+
+  private constructor(
+    private readonly path: string,
+    private readonly header: PlanHeader,
+    private readonly writer: PlanWriter,
+    private readonly command: string,
+    private readonly deps: CommandDeps,
+    private readonly targetOf: TargetOf,
+  ) {}
+
+  /** Starts the plan: where the target, its store and memory stand now, and the inputs kept whole. */
+  static async open(command: string, path: string, deps: CommandDeps, targetOf: TargetOf): Promise<PlanTap> {
+    const target = await targetOf();
+    const planPath = resolve(deps.cwd, path);
+    const options = recordedOptions(deps.invocation ?? {}, deps.keptOptions?.names ?? []);
+    for (const name of NOT_PLANNED) delete options[name];
+    const header: PlanHeader = {
+      format: PLAN_FORMAT,
+      version: PLAN_VERSION,
+      id: randomBytes(8).toString('hex'),
+      created: deps.now().toISOString(),
+      examctl: EXAMCTL_VERSION,
+      command,
+      target: target.report,
+      cwd: deps.cwd,
+      options,
+      inputs: await plannedInputs(deps, planPath),
+      store: await targetStoreMark(target, deps),
+      memory: await memoryMark(target, deps),
+    };
+    const writer = await PlanWriter.open(planPath, header);
+    return new PlanTap(planPath, header, writer, command, deps, targetOf);
+  }
+
+  /** The units as the run reads them, each kept until its entry is reported (in the same order). */
+  async *watch<P>(batches: AsyncIterable<readonly Unit<P>[]>): AsyncIterable<readonly Unit<P>[]> {
+    for await (const batch of batches) {
+      for (const unit of batch) this.units.push(unit as Unit<unknown>);
+      yield batch;
+    }
+  }
+
+  /** The next reported entry: its unit's item of the plan. */
+  entry(entry: ReportEntry): Promise<void> {
+    const unit = this.units[this.head];
+    this.units[this.head++] = undefined as never;
+    if (this.head > 4096) {
+      this.units.splice(0, this.head);
+      this.head = 0;
+    }
+    const { item } = entry;
+    const action = unit === undefined ? 'invalid' : planActionOf(unit, item, this.command);
+    this.counts[action] = (this.counts[action] ?? 0) + 1;
+    const planned: PlanItem = {
+      n: this.n++,
+      id: item.id,
+      source: { file: item.source.file, line: item.source.line },
+      action,
+    };
+    const sends = unit !== undefined && unit.prepared.ok && unit.unsent === undefined && item.status !== 'skipped';
+    if (sends) {
+      const request = (unit.prepared as { value: unknown }).value;
+      planned.digest = planDigest(request);
+      planned.request = shownRequest(request);
+    }
+    if (item.note !== undefined) planned.note = item.note;
+    if (item.changes !== undefined) planned.changes = [...item.changes];
+    if (item.removed !== undefined) planned.removed = item.removed;
+    if (item.joined !== undefined) planned.joined = item.joined;
+    if (item.errors.length > 0)
+      planned.errors = item.errors.map(({ field, code, message }) => ({ field, code: code ?? null, message }));
+    return this.writer.add(planned);
+  }
+
+  /** The run ended: the plan completed if the store and memory did not move meanwhile, and said. */
+  async finish(): Promise<void> {
+    const target = await this.targetOf();
+    const [store, memory] = [await targetStoreMark(target, this.deps), await memoryMark(target, this.deps)];
+    if (store !== this.header.store || memory !== this.header.memory) {
+      await this.writer.discard();
+      throw new TargetError(
+        `--plan-out ${this.path}: the ${store !== this.header.store ? 'store' : 'sync memory'} of ${describeTarget(target.report)} changed while the plan was made (another run?): no plan was written; make it again`,
+      );
+    }
+    await this.writer.finish(this.counts, judgedOf(this.deps, this.counts));
+    const counts = Object.entries(this.counts)
+      .map(([action, count]) => `${count} ${action}`)
+      .join(', ');
+    await say(
+      this.deps,
+      `plan ${this.header.id} written to ${this.path}: ${counted(this.n, 'item')} (${counts}); examctl apply ${this.path} sends exactly these requests`,
+    );
+  }
+
+  async discard(): Promise<void> {
+    await this.writer.discard();
+  }
+}
+
+/** The thresholds a plan was judged by (--max-disable, --max-prune): it was not refused, so within them. */
+function judgedOf(deps: CommandDeps, counts: Record<string, number>): string[] {
+  const invocation = deps.invocation ?? {};
+  const judged: string[] = [];
+  const limit = (flag: string, value: unknown) =>
+    typeof value === 'string' ? `${flag} ${value}` : `${flag}'s default (10 %, or up to 100 within 25 %)`;
+  if (invocation.disableMissing === true)
+    judged.push(`${counts.disable ?? 0} to disable: within ${limit('--max-disable', invocation.maxDisable)}`);
+  if (invocation.pruneMemberships === true)
+    judged.push(`${counts.prune ?? 0} movers to prune: within ${limit('--max-prune', invocation.maxPrune)}`);
+  return judged;
+}
+
+/**
+ * `examctl apply`: each unit the run would send must be the plan's request at its position; one
+ * that is not fails, not sent (docs/plan.md, "Apply").
+ */
+export async function* guarded<P>(
+  batches: AsyncIterable<readonly Unit<P>[]>,
+  guard: PlanGuard,
+): AsyncIterable<readonly Unit<P>[]> {
+  let n = 0;
+  for await (const batch of batches) {
+    yield batch.map((unit) => {
+      const at = n++;
+      if (!unit.prepared.ok || unit.unsent !== undefined) return unit;
+      const planned = guard.itemAt(at);
+      if (planned?.digest === planDigest(unit.prepared.value)) return unit;
+      const problem = {
+        field: '',
+        code: null,
+        message: `not sent: not the request plan ${guard.path} holds at item ${at + 1}${planned === undefined ? ' (it has no such item)' : ''}`,
+      };
+      return { ...unit, prepared: { ok: false as const, problems: [problem] } };
+    });
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * The plan document (docs/plan.md): what a dry run with `--plan-out` found the real run would send,
+ * in order, and where the target, its store and the sync memory stood; `examctl apply` sends
+ * exactly that. Readable JSON, one item a line, checksummed (an edited plan is refused), 0600.
+ */
+import { createHash, hash, randomBytes } from 'node:crypto';
+import { open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from '../system/errors.js';
+import { fsyncDirectory } from '../system/atomic-file.js';
+
+export const PLAN_FORMAT = 'examctl-plan';
+export const PLAN_VERSION = 1;
+
+/**
+ * What the real run does with an item: each request's action, then what it does not send
+ * (`unchanged` without a request, `left`, `invalid`); docs/plan.md, "Actions".
+ */
+export const PLAN_ACTIONS = [
+  'create',
+  'update',
+  'disable',
+  'enable',
+  'prune',
+  'remove',
+  'send',
+  'fails',
+  'unchanged',
+  'left',
+  'invalid',
+  'skipped',
+] as const;
+export type PlanAction = (typeof PLAN_ACTIONS)[number];
+
+const SOURCE = z.object({ file: z.string(), line: z.number().int().nonnegative() }).loose();
+const CHANGE = z.object({
+  field: z.string(),
+  known: z.boolean(),
+  before: z.unknown().optional(),
+  after: z.unknown().optional(),
+});
+const PROBLEM = z.object({ field: z.string(), code: z.union([z.number(), z.string(), z.null()]), message: z.string() });
+
+export const PLAN_ITEM = z.object({
+  /** The item's place in the run (its journal position). */
+  n: z.number().int().nonnegative(),
+  id: z.string().nullable(),
+  source: SOURCE,
+  action: z.enum(PLAN_ACTIONS),
+  /** SHA-256 (base64url) of the request as it is sent, secrets included: what apply compares. */
+  digest: z.string().optional(),
+  /** The request as it is sent, a PIN or password withheld. */
+  request: z.unknown().optional(),
+  note: z.string().optional(),
+  changes: z.array(CHANGE).optional(),
+  removed: z.array(z.string()).optional(),
+  joined: z.array(z.string()).optional(),
+  errors: z.array(PROBLEM).optional(),
+});
+export type PlanItem = z.infer<typeof PLAN_ITEM>;
+
+const TARGET = z.union([
+  z.object({ kind: z.literal('local'), store: z.string() }),
+  z.object({ kind: z.literal('remote'), baseUrl: z.string() }),
+]);
+
+/** An input file the plan was made from, kept whole: apply reads this copy, never the file again. */
+const INPUT = z.object({
+  /** The option that named it (`file`, `mapFile`, `schedule`). */
+  option: z.string(),
+  path: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  bytes: z.number().int().nonnegative(),
+  /** The file's bytes, base64. */
+  content: z.string(),
+});
+export type PlanInput = z.infer<typeof INPUT>;
+
+/** The header: everything before the items, written first. */
+export const PLAN_HEADER = z.object({
+  format: z.literal(PLAN_FORMAT),
+  version: z.literal(PLAN_VERSION),
+  id: z.string().regex(/^[0-9a-f]{16}$/),
+  created: z.iso.datetime(),
+  examctl: z.string(),
+  command: z.string(),
+  target: TARGET,
+  cwd: z.string(),
+  /** The command's options as a run journal keeps them (docs/runs.md, "What a journal keeps"). */
+  options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])),
+  inputs: z.array(INPUT),
+  /** The store's position, opaque, compared by equality; null: the target tells none (a remote service). */
+  store: z.string().nullable(),
+  /** The sync memory's position, opaque (a digest of what it holds); `none`: there was none. */
+  memory: z.string(),
+});
+export type PlanHeader = z.infer<typeof PLAN_HEADER>;
+
+export const PLAN_DOCUMENT = PLAN_HEADER.extend({
+  items: z.array(PLAN_ITEM),
+  /** Items by action. */
+  counts: z.record(z.string(), z.number().int().nonnegative()),
+  /** Thresholds judged when the plan was made (--max-disable, --max-prune), as said then. */
+  judged: z.array(z.string()),
+  checksum: z.string(),
+});
+export type PlanDocument = z.infer<typeof PLAN_DOCUMENT>;
+
+/** The digest apply compares: of the request exactly as built (key order included), secrets in. */
+export function planDigest(request: unknown): string {
+  return hash('sha256', JSON.stringify(request), 'base64url');
+}
+
+/** Fields never written into a plan: their value is a secret (the digest covers it). */
+const SECRETS = new Set(['PIN', 'Password']);
+
+/** The request as the plan shows it: a PIN or password withheld, at any depth. */
+export function shownRequest(request: unknown): unknown {
+  if (request === null || typeof request !== 'object') return request;
+  if (Array.isArray(request)) return request.map(shownRequest);
+  const shown: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(request))
+    shown[key] = SECRETS.has(key) && value !== undefined && value !== '' ? '(withheld)' : shownRequest(value);
+  return shown;
+}
+
+const CHECKSUM_LINE = /\n {2}"checksum": "sha256:([0-9a-f]{64})"\n\}\n$/;
+/** A plan is read whole: its items are bounded by this many bytes. */
+const MAX_PLAN_BYTES = 1024 * 1024 * 1024;
+
+/**
+ * Writes a plan as its items come: the header, each item on its line, then counts and the
+ * checksum (SHA-256 of every byte before its line). Made 0600 beside its name, renamed into place whole.
+ */
+export class PlanWriter {
+  private readonly digest = createHash('sha256');
+  private items = 0;
+  private pending: string[] = [];
+  private pendingChars = 0;
+
+  private constructor(
+    private readonly path: string,
+    private readonly temp: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  static async open(path: string, header: PlanHeader): Promise<PlanWriter> {
+    const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+    let handle: FileHandle;
+    try {
+      handle = await open(temp, 'wx', 0o600);
+    } catch (error) {
+      throw new UsageError(`--plan-out ${path}: cannot write it (${(error as Error).message})`);
+    }
+    const writer = new PlanWriter(path, temp, handle);
+    const lines = Object.entries(header).map(([key, value]) => `  ${JSON.stringify(key)}: ${JSON.stringify(value)},\n`);
+    await writer.write(`{\n${lines.join('')}  "items": [`);
+    return writer;
+  }
+
+  async add(item: PlanItem): Promise<void> {
+    this.pending.push(`${this.items++ === 0 ? '' : ','}\n    ${JSON.stringify(item)}`);
+    this.pendingChars += this.pending.at(-1)!.length;
+    if (this.pendingChars > 1 << 20) await this.flush();
+  }
+
+  /** Completes the plan: counts, what was judged, the checksum; renamed into place. */
+  async finish(counts: Record<string, number>, judged: readonly string[]): Promise<void> {
+    await this.write(
+      `${this.items === 0 ? '' : '\n  '}],\n  "counts": ${JSON.stringify(counts)},\n  "judged": ${JSON.stringify(judged)},`,
+    );
+    await this.flush();
+    const tail = `\n  "checksum": "sha256:${this.digest.digest('hex')}"\n}\n`;
+    await this.handle.write(tail);
+    await this.handle.sync();
+    await this.handle.close();
+    await rename(this.temp, this.path);
+    await fsyncDirectory(dirname(this.path)).catch(() => undefined);
+  }
+
+  async discard(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+    await unlink(this.temp).catch(() => undefined);
+  }
+
+  private async write(text: string): Promise<void> {
+    this.pending.push(text);
+    await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('');
+    this.pending = [];
+    this.pendingChars = 0;
+    this.digest.update(text);
+    await this.handle.write(text);
+  }
+}
+
+/**
+ * A plan file read back and checked: its checksum (an edited plan: exit 2), its format and version,
+ * every field's type. Nothing of it is trusted before.
+ */
+export async function readPlan(path: string): Promise<PlanDocument> {
+  const size = await stat(path).then(
+    (stats) => (stats.isFile() ? stats.size : -1),
+    (error: NodeJS.ErrnoException) => {
+      throw new UsageError(`plan ${path}: cannot read it (${error.code ?? error.message})`);
+    },
+  );
+  if (size < 0) throw new UsageError(`plan ${path}: not a file`);
+  if (size > MAX_PLAN_BYTES) throw new UsageError(`plan ${path}: larger than a plan can be (${MAX_PLAN_BYTES} bytes)`);
+  const text = await readFile(path, 'utf8');
+  const end = CHECKSUM_LINE.exec(text);
+  if (end === null) throw new UsageError(`plan ${path}: not an examctl plan, or cut short (no checksum at its end)`);
+  if (createHash('sha256').update(text.slice(0, end.index)).digest('hex') !== end[1])
+    throw new UsageError(
+      `plan ${path}: it was changed after examctl wrote it (its checksum does not match): nothing was sent; make a new plan (--plan-out) and review that`,
+    );
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError(`plan ${path}: not JSON`);
+  }
+  const version = (parsed as { version?: unknown }).version;
+  if ((parsed as { format?: unknown }).format === PLAN_FORMAT && version !== PLAN_VERSION)
+    throw new UsageError(
+      `plan ${path}: version ${String(version)}, this examctl reads version ${PLAN_VERSION}: apply it with the examctl that made it`,
+    );
+  const checked = PLAN_DOCUMENT.safeParse(parsed);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    throw new UsageError(
+      `plan ${path}: not an examctl plan: ${issue.path.join('.') || '(document)'}: ${issue.message}`,
+    );
+  }
+  return checked.data;
+}
+
+/** What `examctl apply` hands the pipeline: the request each item must send (docs/plan.md, "Apply"). */
+export interface PlanGuard {
+  readonly path: string;
+  /** The plan's item at position n, if any. */
+  itemAt(n: number): PlanItem | undefined;
+}

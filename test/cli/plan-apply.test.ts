@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { runCli } from '../../src/cli/run-cli.js';
+import { testDeps, withTempDir } from './helpers.js';
+import type { CommandDeps } from '../../src/context/command-deps.js';
+
+const USERS = resolve(__dirname, '../../fixtures/users.csv');
+
+interface Item {
+  id: string;
+  action?: string;
+  changes?: { field: string; known: boolean; before?: unknown; after?: unknown }[];
+  removed?: string[];
+}
+
+/** A night on the local target: the fixture's users synced once with --disable-missing (the memory). */
+async function firstNight(dir: string) {
+  const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+  const io = (overrides: Partial<CommandDeps> = {}) => testDeps(dir, overrides, env);
+  const raw = async (args: string[], overrides: Partial<CommandDeps> = {}) => {
+    const each = io(overrides);
+    const code = await runCli(args, each.deps);
+    return { code, stderr: each.stderr.text, stdout: each.stdout.text };
+  };
+  const cli = (args: string[], overrides: Partial<CommandDeps> = {}) =>
+    raw(['--store', join(dir, 'store'), ...args], overrides);
+  const text = await readFile(USERS, 'utf8');
+  await writeFile(join(dir, 'users.csv'), text);
+  expect((await cli(['user', 'sync', '--file', 'users.csv', '--disable-missing'])).code).toBe(0);
+  const lines = text.trimEnd().split('\n');
+  return { cli, raw, lines };
+}
+
+const items = async (path: string): Promise<Item[]> => JSON.parse(await readFile(path, 'utf8')).items as Item[];
+const byAction = (list: Item[], action: string) => list.filter((item) => item.action === action).map((item) => item.id);
+
+describe('plan then apply (docs/plan.md)', () => {
+  it('the export changed between review and apply: apply sends the plan, not the file', () =>
+    withTempDir(async (dir) => {
+      const { cli, lines } = await firstNight(dir);
+      // Tonight's export: two surnames changed, one leaver.
+      const tonight = [...lines];
+      tonight[1] = tonight[1]!.replace('Haddad', 'Haddad-Smith');
+      tonight[2] = tonight[2]!.replace('Okafor', 'Okafor-Lee');
+      tonight.splice(5, 1);
+      await writeFile(join(dir, 'export.csv'), `${tonight.join('\n')}\n`);
+      const planned = await cli([
+        'user',
+        'sync',
+        '--file',
+        'export.csv',
+        '--disable-missing',
+        '--dry-run',
+        '--plan-out',
+        'plan.json',
+      ]);
+      expect(planned.code).toBe(0);
+      expect(planned.stderr).toContain('plan.json');
+      expect((await stat(join(dir, 'plan.json'))).mode & 0o777).toBe(0o600);
+      const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8'));
+      expect(plan.counts).toEqual({ update: 2, unchanged: 17, disable: 1 });
+      const haddad = (plan.items as Item[]).find((item) => item.id === 'stu-2001')!;
+      expect(haddad.changes).toEqual([
+        { field: 'LastName', known: true, before: 'Haddad', after: 'Haddad-Smith' },
+        expect.objectContaining({ field: 'Labels', known: false }),
+      ]);
+      // A leaver says "disable login" and nothing else.
+      const leaver = (plan.items as Item[]).find((item) => item.action === 'disable')!;
+      expect(leaver.changes).toEqual([{ field: 'DisableLogin', known: true, before: false, after: true }]);
+      // Between review and apply the export changes: 300 surnames, 500 rows cut (here: one more of each).
+      const later = [...tonight];
+      later[3] = later[3]!.replace('Martin', 'Martinez');
+      later.splice(8, 3);
+      await writeFile(join(dir, 'export.csv'), `${later.join('\n')}\n`);
+      const applied = await cli(['apply', 'plan.json', '--report', 'applied.json']);
+      expect(applied.code).toBe(0);
+      const report = JSON.parse(await readFile(join(dir, 'applied.json'), 'utf8'));
+      const reported = report.items as Item[];
+      expect(byAction(reported, 'updated').sort()).toEqual(['stu-2001', 'stu-2002']);
+      expect(byAction(reported, 'disabled')).toEqual([leaver.id]);
+      expect(reported.find((item) => item.id === 'stu-2001')!.changes).toContainEqual({
+        field: 'LastName',
+        known: true,
+        before: 'Haddad',
+        after: 'Haddad-Smith',
+      });
+      // The next night runs the real export: the plan's file was what apply sent, so Martin is still Martin.
+      const next = await cli(['user', 'sync', '--file', 'export.csv', '--dry-run', '--json']);
+      const nextItems = JSON.parse(next.stdout).items as Item[];
+      expect(nextItems.find((item) => item.id === 'stu-2003')!.action).toBe('updated');
+    }));
+
+  it("the plan's disables and prunes are exactly what apply does; the next night does not disable them again", () =>
+    withTempDir(async (dir) => {
+      const { cli, lines } = await firstNight(dir);
+      const tonight = [...lines];
+      // A mover: from H-NORTH to H-SOUTH; three leavers.
+      tonight[1] = tonight[1]!.replace('H-NORTH', 'H-SOUTH');
+      tonight.splice(10, 3);
+      await writeFile(join(dir, 'export.csv'), `${tonight.join('\n')}\n`);
+      const flags = ['--file', 'export.csv', '--disable-missing', '--prune-memberships'];
+      expect((await cli(['user', 'sync', ...flags, '--dry-run', '--plan-out', 'plan.json'])).code).toBe(0);
+      const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8'));
+      expect(plan.counts.disable).toBe(3);
+      expect(plan.counts.prune).toBe(1);
+      expect(plan.judged).toEqual([
+        expect.stringContaining('3 to disable: within --max-disable'),
+        expect.stringContaining('1 movers to prune'),
+      ]);
+      const mover = (plan.items as Item[]).find((item) => item.action === 'prune')!;
+      expect(mover.removed).toEqual(['H-NORTH']);
+      expect((await cli(['apply', 'plan.json', '--report', 'applied.json'])).code).toBe(0);
+      const reported = JSON.parse(await readFile(join(dir, 'applied.json'), 'utf8')).items as Item[];
+      expect(byAction(reported, 'disabled').sort()).toEqual(byAction(plan.items, 'disable').sort());
+      expect(reported.filter((item) => item.removed !== undefined).map((item) => item.id)).toEqual([mover.id]);
+      // The next night, the same export: nobody is disabled or pruned again.
+      const next = await cli(['user', 'sync', ...flags, '--report', 'next.json']);
+      expect(next.code).toBe(0);
+      const nextItems = JSON.parse(await readFile(join(dir, 'next.json'), 'utf8')).items as Item[];
+      expect(byAction(nextItems, 'disabled')).toEqual([]);
+      expect(nextItems.filter((item) => item.removed !== undefined)).toEqual([]);
+    }));
+
+  it('a plan applied twice sends nothing the second time, and says so', () =>
+    withTempDir(async (dir) => {
+      const { cli, lines } = await firstNight(dir);
+      lines[1] = lines[1]!.replace('Haddad', 'Haddad-Smith');
+      await writeFile(join(dir, 'export.csv'), `${lines.join('\n')}\n`);
+      await cli(['user', 'sync', '--file', 'export.csv', '--dry-run', '--plan-out', 'plan.json']);
+      expect((await cli(['apply', 'plan.json'])).code).toBe(0);
+      const again = await cli(['apply', 'plan.json', '--report', 'again.json']);
+      expect(again.code).toBe(0);
+      expect(again.stderr).toContain('applied already');
+      expect(again.stderr).toContain('nothing was sent');
+      await expect(stat(join(dir, 'again.json'))).rejects.toThrow();
+    }));
+
+  it('refuses (exit 2, nothing sent) an edited plan, another target, a store or memory that moved, an old plan', () =>
+    withTempDir(async (dir) => {
+      const { cli, raw, lines } = await firstNight(dir);
+      lines[1] = lines[1]!.replace('Haddad', 'Haddad-Smith');
+      await writeFile(join(dir, 'export.csv'), `${lines.join('\n')}\n`);
+      const plan = async () =>
+        expect((await cli(['user', 'sync', '--file', 'export.csv', '--dry-run', '--plan-out', 'plan.json'])).code).toBe(
+          0,
+        );
+      await plan();
+      const text = await readFile(join(dir, 'plan.json'), 'utf8');
+      await writeFile(join(dir, 'edited.json'), text.replace('Haddad-Smith', 'Haddad-Jones'));
+      const edited = await cli(['apply', 'edited.json']);
+      expect(edited.code).toBe(2);
+      expect(edited.stderr).toContain('checksum does not match');
+      const other = await raw(['apply', 'plan.json', '--store', join(dir, 'other')]);
+      expect(other.code).toBe(2);
+      expect(other.stderr).toContain(`made for local store ${join(dir, 'store')}`);
+      const old = await cli(['apply', 'plan.json'], { now: () => new Date(Date.now() + 25 * 3600_000) });
+      expect(old.code).toBe(2);
+      expect(old.stderr).toContain('older than --max-age');
+      // Another run changes the store and its memory after the review.
+      await writeFile(join(dir, 'one.csv'), `${lines[0]}\n${lines[2]!.replace('Okafor', 'Okafor-Lee')}\n`);
+      expect((await cli(['user', 'sync', '--file', 'one.csv'])).code).toBe(0);
+      const moved = await cli(['apply', 'plan.json', '--report', 'moved.json']);
+      expect(moved.code).toBe(2);
+      expect(moved.stderr).toContain('changed since the plan was made');
+      await expect(stat(join(dir, 'moved.json'))).rejects.toThrow();
+      // The memory alone: forgotten since the plan.
+      await plan();
+      expect((await cli(['synced', 'forget', '--target', 'local'])).code).toBe(0);
+      const forgotten = await cli(['apply', 'plan.json']);
+      expect(forgotten.code).toBe(2);
+      expect(forgotten.stderr).toContain('sync memory');
+      // Nothing of the plan was sent: Haddad is Haddad still.
+      const check = await cli(['user', 'sync', '--file', 'export.csv', '--dry-run', '--json']);
+      const items = JSON.parse(check.stdout).items as Item[];
+      expect(items.find((item) => item.id === 'stu-2001')!.action).toBe('updated');
+    }));
+
+  it('--plan-out needs --dry-run', () =>
+    withTempDir(async (dir) => {
+      const { cli } = await firstNight(dir);
+      const run = await cli(['user', 'sync', '--file', 'users.csv', '--plan-out', 'plan.json']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('--plan-out goes with --dry-run');
+    }));
+});
