@@ -14,10 +14,9 @@ import { openStateHttp } from '../context/state-http.js';
 /** There is no sync memory for the target (yet). */
 export const NO_MEMORY = 'none';
 
-/** The store's position as the target tells it, opaque; null where it tells none (a remote service). */
-export async function storeMark(api: Pick<IntegrationApi, 'storeAt'> | null): Promise<string | null> {
-  const at = await api?.storeAt?.();
-  return at === undefined ? null : JSON.stringify(at);
+/** The store's head (docs/sync.md, "Where the store stands"), exact; null where it tells none (a remote service). */
+export async function storeMark(api: Pick<IntegrationApi, 'storeHead'> | null): Promise<string | null> {
+  return (await api?.storeHead?.())?.head ?? null;
 }
 
 /** The target's store position: its API opened read-only for the one question (a local store; a remote target: null). */
