@@ -181,7 +181,12 @@ function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number):
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const deadline = setTimeout(() => finish(new HttpFailure(408, M.bodyTooSlow())), deadlineAt - performance.now());
+    // Whole milliseconds: node keeps one list per distinct delay, and a fractional delay a request
+    // made a new list (and a priority-queue insert) for every request.
+    const deadline = setTimeout(
+      () => finish(new HttpFailure(408, M.bodyTooSlow())),
+      Math.ceil(deadlineAt - performance.now()),
+    );
     const finish = (error?: Error): void => {
       clearTimeout(deadline);
       req.off('data', onData);
