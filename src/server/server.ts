@@ -13,7 +13,7 @@ import { messageOf, TargetError, UsageError } from '../system/errors.js';
 import { faultPlan, type FaultDecision, type FaultSpec } from './faults.js';
 import { tokenAccepted } from './token-check.js';
 import { FAILURE_MESSAGES as M } from './failure-messages.js';
-import { JsonFault, MAX_JSON_DEPTH, parseJsonYielding } from '../system/json-scan.js';
+import { JsonFault, MAX_JSON_DEPTH, parseJsonYielding, YIELD_CHARS } from '../system/json-scan.js';
 import { API_PREFIX } from '../api/url-policy.js';
 import { failureEnvelope } from '../api/envelope-reader.js';
 
@@ -190,7 +190,12 @@ function readBody(req: http.IncomingMessage, limit: number, deadlineAt: number):
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const deadline = setTimeout(() => finish(new HttpFailure(408, M.bodyTooSlow())), deadlineAt - performance.now());
+    // Whole milliseconds: node keeps one list per distinct delay, and a fractional delay a request
+    // made a new list (and a priority-queue insert) for every request.
+    const deadline = setTimeout(
+      () => finish(new HttpFailure(408, M.bodyTooSlow())),
+      Math.ceil(deadlineAt - performance.now()),
+    );
     const finish = (error?: Error): void => {
       clearTimeout(deadline);
       req.off('data', onData);
@@ -236,8 +241,11 @@ function firstInvalidUtf8(bytes: Buffer): number {
   return bytes.length;
 }
 
-/** A body parsed in pieces (parseJsonYielding): other clients are answered meanwhile; a client gone ends it. */
-async function parseJsonBody(raw: Buffer, signal: AbortSignal): Promise<unknown> {
+/**
+ * A body parsed in pieces (parseJsonYielding): other clients are answered meanwhile; a client gone
+ * ends it. A body of one piece never yields: it asks for no signal (one AbortController a request).
+ */
+async function parseJsonBody(raw: Buffer, call: RequestCall): Promise<unknown> {
   if (raw.length === 0) return null;
   // isUtf8 then toString: cheaper per request than a fatal TextDecoder, with the same verdict.
   if (!isUtf8(raw)) {
@@ -247,10 +255,11 @@ async function parseJsonBody(raw: Buffer, signal: AbortSignal): Promise<unknown>
     );
   }
   const text = raw.toString('utf8');
+  const signal = text.length > YIELD_CHARS ? call.signal : undefined;
   try {
     return await parseJsonYielding(text, { depth: MAX_JSON_DEPTH }, signal);
   } catch (error) {
-    if (signal.aborted) throw error;
+    if (signal?.aborted) throw error;
     throw new HttpFailure(
       400,
       `the request body is not valid JSON${error instanceof JsonFault && error.kind === 'depth' ? ': nested too deep' : ''}`,
@@ -377,7 +386,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         if (expectsContinue) res.writeContinue();
         const raw = await readBody(req, bodyLimit, started + timeouts.requestMs);
         bodyRead = true;
-        body = await parseJsonBody(raw, call.signal);
+        body = await parseJsonBody(raw, call);
       } else if (!bodyRead) {
         req.resume();
         bodyRead = true;

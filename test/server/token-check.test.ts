@@ -23,6 +23,21 @@ describe('token check', () => {
     expect(tokenAccepted('a', first)).toBe(true);
   });
 
+  it('follows a list changed in place', () => {
+    const accepted = [digestOf('a'), 'plain'];
+    expect(tokenAccepted('a', accepted)).toBe(true);
+    expect(tokenAccepted('plain', accepted)).toBe(true);
+    accepted[0] = digestOf('b');
+    accepted[1] = 'other';
+    expect(tokenAccepted('a', accepted)).toBe(false);
+    expect(tokenAccepted('plain', accepted)).toBe(false);
+    expect(tokenAccepted('b', accepted)).toBe(true);
+    accepted.push('c');
+    expect(tokenAccepted('c', accepted)).toBe(true);
+    accepted.length = 1;
+    expect(tokenAccepted('c', accepted)).toBe(false);
+  });
+
   it('keeps answering right through a flood of made-up tokens', () => {
     const accepted = [digestOf('real')];
     for (let i = 0; i < 1000; i += 1) expect(tokenAccepted(`made-up-${i}`, accepted)).toBe(false);
