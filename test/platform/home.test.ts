@@ -97,7 +97,9 @@ describe.skipIf(process.platform === 'win32')('the home', () => {
       const refusal = await privateTempRoot().catch((error: unknown) => error as { message: string; exitCode: number });
       expect(refusal).toMatchObject({ exitCode: 2 });
       // The facts: the path, and that it is not a folder of the user's.
-      expect((refusal as { message: string }).message).toContain(`${planted}: the private temp folder is not a directory of yours`);
+      expect((refusal as { message: string }).message).toContain(
+        `${planted}: the private temp folder is not a directory of yours`,
+      );
     });
   });
 });
