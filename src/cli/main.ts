@@ -98,7 +98,7 @@ process.on('beforeExit', () => {
     process.stderr.write(
       atPrompt
         ? '\nexamctl: E1302: interrupted at a prompt (its input ended): nothing was sent\n'
-        : 'examctl: E7002: internal error: the command stopped before it ended (run with --debug for details)\n',
+        : 'examctl: E7000: internal error: the command stopped before it ended (run with --debug for details)\n',
     );
   }
   process.exitCode = atPrompt ? ExitCode.Interrupted : ExitCode.Internal;

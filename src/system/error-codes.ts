@@ -126,8 +126,8 @@ export const ERROR_CODES = {
     exit: 2,
     title: 'stale input',
     cause:
-      '`--disable-missing` would disable users examctl created in runs later than every user the file holds: the file looks like an older export run again. Nothing was sent.',
-    fix: 'Give the current export; if those users really left, run again with the flag the message names (docs/sync.md, "Stale input").',
+      'The file looks like an older export run again: byte for byte the file of an earlier run, or `--disable-missing` would disable users examctl created in runs later than every user it holds. Nothing was sent.',
+    fix: 'Give the current export; if the file is meant, run again with the flag the message names (`--allow-old-file`, `--allow-disable-recent`: docs/sync.md, "Stale input").',
   },
   E2503: {
     exit: 2,
@@ -228,7 +228,8 @@ export const ERROR_CODES = {
   E7000: {
     exit: 70,
     title: 'examctl bug',
-    cause: 'examctl reached a state it should never reach.',
+    cause:
+      'examctl reached a state it should never reach (a command that stopped before it ended, a store used after it was closed).',
     fix: 'Run again with `--debug` and report the message and the stack trace to the examctl maintainers.',
   },
   E7001: {
@@ -237,12 +238,6 @@ export const ERROR_CODES = {
     cause:
       'An error examctl did not expect ended the command (a system error no command handles, a failure in a library).',
     fix: 'Run again with `--debug` and report the message and the stack trace to the examctl maintainers.',
-  },
-  E7002: {
-    exit: 70,
-    title: 'command stopped before it ended',
-    cause: 'The command was left waiting for something that can no longer come, and the process ended by itself.',
-    fix: 'Run again with `--debug` and report what the command was doing to the examctl maintainers.',
   },
   E1300: {
     exit: 130,
