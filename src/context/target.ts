@@ -5,11 +5,12 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { UsageError } from '../system/errors.js';
 import { DEMO_WORLD } from '../system/shipped-file.js';
-import { nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
+import { type Env, nonEmpty, requestTimeoutFromEnv, wholeMillisecondsFromEnv } from '../system/env-values.js';
 import { say } from '../formats/terminal-text.js';
 import { type ApiFactory, type CommandDeps, type DirectoryFactory, type GlobalOptions } from './command-deps.js';
 import { describeSource, NO_TOKEN_MESSAGE, type RemoteTarget } from './remote-settings.js';
-import type { SettingFlags } from './settings.js';
+import type { RunSettings, SettingFlags } from './settings.js';
+import { isCiEnvironment } from '../terminal/prompt-state.js';
 import { targetIdentity, type ProfileNote, type ReportTarget } from '../report/run-report.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import type { ResolvedTarget, TargetOf } from './resolved-target.js';
@@ -207,6 +208,7 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
   let target: ResolvedTarget;
   let passed = '';
   if (settings.target.value === 'remote') {
+    if (!deps.resume) refuseUnnamedInCi(settings, deps.env);
     const { NO_BASE_URL_MESSAGE, remoteTargetOf } = await import('./remote-settings.js');
     const remote = await remoteTargetOf(settings, { tokenFile: options.tokenFile, env: deps.env, cwd: deps.cwd });
     if (!remote) throw new UsageError(NO_BASE_URL_MESSAGE);
@@ -281,6 +283,23 @@ async function resolveTarget(options: GlobalOptions, deps: CommandDeps): Promise
     await say(deps, await settingsLine(`${describeTarget(target.report)} (${from})${token}${passed}`, profile));
   }
   return target;
+}
+
+/**
+ * Under CI a remote target is named (docs/ci.md): a base URL only the default profile gives (no
+ * --base-url, EXAMCTL_BASE_URL, --profile nor EXAMCTL_PROFILE: a job whose secrets were not
+ * injected) is exit 2 before anything is read or sent, naming the profile and the unset variables.
+ */
+function refuseUnnamedInCi(settings: RunSettings, env: Env): void {
+  const { record, baseUrl } = settings;
+  if (!isCiEnvironment(env) || record?.via !== 'the default profile' || baseUrl?.from !== `profile ${record.name}`)
+    return;
+  const empty = ['EXAMCTL_BASE_URL', 'EXAMCTL_TOKEN', 'EXAMCTL_PROFILE']
+    .filter((name) => nonEmpty(env[name]) === undefined)
+    .map((name) => `${name} ${env[name] === undefined ? 'unset' : 'empty'}`);
+  throw new UsageError(
+    `CI=true and only the default profile ${record.name} names the remote target ${baseUrl.value} (${empty.join(', ')}: a secret not given to the job?): nothing was sent; name the target with EXAMCTL_BASE_URL or --base-url, or --profile ${record.name} (EXAMCTL_PROFILE=${record.name}) if its host is meant`,
+  );
 }
 
 /** `target: local store /x (--store); profile hr (--profile): set Role=Author, timezone Europe/London`. */

@@ -2,6 +2,7 @@ import { errorCodeEntry, ERROR_CODES } from '../../system/error-codes.js';
 import { UsageError } from '../../system/errors.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { quotedValue } from '../../domain/problem.js';
+import { printLine } from '../../formats/terminal-text.js';
 import type { ExplainOptions } from './explain.options.js';
 
 /** `examctl explain CODE`: the entry of the table of codes (system/error-codes.ts), as text or one --json document. */
@@ -17,8 +18,7 @@ export async function run({ code, json }: ExplainOptions, deps: CommandDeps): Pr
     await printJson(deps, entry);
     return 0;
   }
-  await deps.stdout.write(
-    `${entry.code}: ${entry.title} (exit ${entry.exit})\n\nCause: ${entry.cause}\n\nFix: ${entry.fix}\n`,
-  );
+  await printLine(deps, `${entry.code}: ${entry.title} (exit ${entry.exit})`);
+  for (const line of ['', `Cause: ${entry.cause}`, '', `Fix: ${entry.fix}`]) await printLine(deps, line);
   return 0;
 }
