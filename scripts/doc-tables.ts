@@ -8,6 +8,7 @@ import { invigilatorIdsWire } from '../src/domain/invigilators.js';
 import { CANDIDATE_TABLE, SCHEDULE_REQUEST_TABLE, SCHEDULE_TABLE } from '../src/domain/schedule.js';
 import { inputJsonSchema, wireSchema } from '../src/domain/schemas.js';
 import { HIERARCHY_TABLE, USER_TABLE } from '../src/domain/user.js';
+import { ERROR_CODES, type ErrorCodeId } from '../src/system/error-codes.js';
 
 /**
  * The generated blocks of the docs (docs/architecture.md, "Generated blocks in docs"): flag tables
@@ -222,4 +223,22 @@ export function renderDefaultSpans(markdown: string): { text: string; blocks: Do
 /** A table cell on one line, its pipes escaped (GitHub reads `\|` as a pipe inside code spans too); a description's `<` too, else `<file>` would read as HTML. */
 function cell(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
+}
+
+const ERRORS_BLOCK = /(<!-- errors: ([^>]*?) -->\n)([\s\S]*?)(<!-- \/errors -->)/g;
+
+/** docs/errors.md's `<!-- errors: codes -->` block rewritten from src/system/error-codes.ts. */
+export function renderErrorBlocks(markdown: string): { text: string; blocks: DocBlock[] } {
+  return rewriteBlocks(markdown, ERRORS_BLOCK, errorsSection);
+}
+
+/** Each code of the table as a heading (its anchor is the code), its cause and its fix, in the table's order. */
+export function errorsSection(marker: string): string {
+  if (marker !== 'codes') throw new Error(`unknown errors block "${marker}"`);
+  return `${(Object.keys(ERROR_CODES) as ErrorCodeId[])
+    .map((code) => {
+      const { exit, title, cause, fix } = ERROR_CODES[code];
+      return `\n### ${code}\n\n**${title}** (exit ${exit})\n\nCause: ${cause}\n\nFix: ${fix}\n`;
+    })
+    .join('')}\n`;
 }

@@ -13,6 +13,7 @@ import { RUNS_LIST, RUNS_SHOW, RUNS_RESUME, RUNS_PRUNE } from './commands/runs.o
 import { SCHEDULE_LINKS } from './commands/schedule-links.options.js';
 import { SCHEDULE_PUSH } from './commands/schedule-push.options.js';
 import { SCHEMA } from './commands/schema.options.js';
+import { EXPLAIN } from './commands/explain.options.js';
 import {
   SYNCED_SHOW,
   SYNCED_FORGET,
@@ -71,6 +72,7 @@ export const COMMAND_BEHAVIOURS: Behaviours = new Map([
   behaviour(CONFIG_USE, () => import('./commands/config.js'), 'runUse'),
   behaviour(CONFIG_SHOW, () => import('./commands/config.js'), 'runShow'),
   behaviour(DOCTOR, () => import('./commands/doctor.js')),
+  behaviour(EXPLAIN, () => import('./commands/explain.js')),
   resumable(INVIGILATORS_REMOVE, () => import('./commands/invigilators-remove.js')),
   behaviour(LOCAL_EXPORT, () => import('./commands/local-export.js')),
   behaviour(LOCAL_INIT, () => import('./commands/local-init.js')),

@@ -63,7 +63,7 @@ export function buildProgram(
     .configureOutput({
       writeOut: (text) => void deps.stdout.write(text),
       writeErr: (text) => void deps.stderr.write(text),
-      outputError: (text, write) => write(`examctl: ${terminalLines(commanderWords(text))}`),
+      outputError: (text, write) => write(`examctl: E2001: ${terminalLines(commanderWords(text))}`),
     })
     .showSuggestionAfterError()
     // A subcommand's help lists its own flags and points at `examctl options` for the ~15 global
@@ -266,7 +266,9 @@ function refuseOutputFlags(name: string, merged: { json?: unknown; output?: unkn
 
 /** One sentence for output flags on text: a command that writes text only, --help, --version. */
 export function textOnlyError(given: string, what: string): UsageError {
-  return new UsageError(`${given}: ${what} writes text only (no JSON, no other format); leave it out`);
+  return new UsageError(`${given}: ${what} writes text only (no JSON, no other format); leave it out`, {
+    code: 'E2003',
+  });
 }
 
 /** The examples `--help` shows: up to the second examctl command, with comments (`--all` shows every one). */

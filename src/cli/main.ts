@@ -97,8 +97,8 @@ process.on('beforeExit', () => {
   if (!lostStreams.has(process.stderr)) {
     process.stderr.write(
       atPrompt
-        ? '\nexamctl: interrupted at a prompt (its input ended): nothing was sent\n'
-        : 'examctl: internal error: the command stopped before it ended (run with --debug for details)\n',
+        ? '\nexamctl: E1302: interrupted at a prompt (its input ended): nothing was sent\n'
+        : 'examctl: E7000: internal error: the command stopped before it ended (run with --debug for details)\n',
     );
   }
   process.exitCode = atPrompt ? ExitCode.Interrupted : ExitCode.Internal;

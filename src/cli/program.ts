@@ -12,6 +12,7 @@ import { RUNS_LIST, RUNS_PRUNE, RUNS_RESUME, RUNS_SHOW } from './commands/runs.o
 import { SCHEDULE_LINKS } from './commands/schedule-links.options.js';
 import { SCHEDULE_PUSH } from './commands/schedule-push.options.js';
 import { SCHEMA } from './commands/schema.options.js';
+import { EXPLAIN } from './commands/explain.options.js';
 import {
   SYNCED_ADOPT,
   SYNCED_ADOPT_COLLECTIONS,
@@ -63,6 +64,7 @@ export const COMMANDS: readonly CommandDeclaration[] = [
   APPLY,
   TEMPLATE,
   SCHEMA,
+  EXPLAIN,
   declareGroup({
     name: 'review-session',
     description: 'review sessions (read only)',

@@ -1,6 +1,6 @@
 import { rememberSecret } from '../system/known-secrets.js';
 import { CommanderError, type Command } from 'commander';
-import { ExamctlError, ExitCode, messageOf, UsageError } from '../system/errors.js';
+import { codedMessage, ExamctlError, ExitCode, messageOf, UsageError } from '../system/errors.js';
 import { commanderWords, terminalLines, terminalStdout } from '../formats/terminal-text.js';
 import { COMMAND_BEHAVIOURS } from './command-behaviours.js';
 import { buildProgram, textOnlyError } from './command-tree.js';
@@ -9,7 +9,7 @@ import { printJson, type CommandDeps } from '../context/command-deps.js';
 
 /**
  * Runs examctl on argv (without node and script) and returns the exit code. Every error ends
- * here: typed errors as `examctl: <message>` with their code, commander usage errors as 2,
+ * here: typed errors as `examctl: <code>: <message>` with their exit code, commander usage errors as 2,
  * anything else as an internal error (70) whose stack shows only with --debug.
  */
 export async function runCli(argv: readonly string[], deps: CommandDeps): Promise<number> {
@@ -47,7 +47,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   const textFlag = argv.find((arg) => arg === '-h' || arg === '--help' || arg === '-V' || arg === '--version');
   if (textFlag !== undefined && outputRequested(argv)) {
     const refusal = textOnlyError('--json or -o', textFlag);
-    await deps.stderr.write(`examctl: ${refusal.message}\n`);
+    await deps.stderr.write(`examctl: ${codedMessage(refusal)}\n`);
     return failWith(refusal, ExitCode.Usage);
   }
   try {
@@ -58,11 +58,14 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
       // Help or version asked for: 0. A command group without its subcommand (`examctl user`) shows help: a usage error.
       if (error.exitCode === 0) return ExitCode.Ok;
       const message = error.code === 'commander.help' ? missingCommandMessage(entered) : commanderWords(error.message);
-      return failWith(new UsageError(message), ExitCode.Usage);
+      return failWith(
+        new UsageError(message, { code: error.code === 'commander.help' ? 'E2002' : 'E2001' }),
+        ExitCode.Usage,
+      );
     }
     if (error instanceof ExamctlError) {
       // A message can quote the input (a column name, a path) or the service: made inert for the terminal.
-      await deps.stderr.write(`examctl: ${terminalLines(error.message)}\n`);
+      await deps.stderr.write(`examctl: ${codedMessage(error, terminalLines(error.message))}\n`);
       // A stack's first line is the message again: through the same gate.
       if (debug && error.stack) await deps.stderr.write(`${terminalLines(error.stack)}\n`);
       return failWith(error, error.exitCode);
@@ -71,7 +74,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
     const { systemErrorCode, describeSystemError } = await import('../system/system-error-words.js');
     const message = systemErrorCode(error) !== undefined ? describeSystemError(error) : messageOf(error);
     await deps.stderr.write(
-      `examctl: internal error: ${terminalLines(message)}${debug ? '' : ' (run with --debug for details)'}\n`,
+      `examctl: E7001: internal error: ${terminalLines(message)}${debug ? '' : ' (run with --debug for details)'}\n`,
     );
     if (debug && error instanceof Error && error.stack) await deps.stderr.write(`${terminalLines(error.stack)}\n`);
     return failWith(error, ExitCode.Internal);

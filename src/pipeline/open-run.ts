@@ -103,7 +103,9 @@ async function confirmRemote(
   if (target.tokenSource === undefined) throw new UsageError(NO_TOKEN_MESSAGE);
   if (!promptsAllowed(options, deps)) {
     const why = noInput(options, deps) ? 'with --no-input (or CI=true)' : 'without a terminal';
-    throw new UsageError(`sending to remote ${target.baseUrl} needs confirmation: add --yes (${why})`);
+    throw new UsageError(`sending to remote ${target.baseUrl} needs confirmation: add --yes (${why})`, {
+      code: 'E2005',
+    });
   }
   // What, how many, where: enough to catch the wrong file or the wrong profile before anything leaves.
   // Counted only now: a job that groups records (schedule push) reads its input again for it.

@@ -196,6 +196,7 @@ export async function runPipeline<P, R = never>(
                 ? // Requests went out and were answered "try again later" (a 503, a 429): not done, but not "nothing was sent".
                   `interrupted while waiting to retry: the service answered ${counted(retriedStatuses, 'request')} with "try again later" (not done); the rest was not sent (see the report)${resumeHint}`
                 : `interrupted: in-flight work finished, the rest was not sent (see the report)${resumeHint}`,
+          { code: unanswered > 0 ? 'E1301' : 'E1300' },
         )
       : stop?.kind === 'target-failed'
         ? withWayBack(stop.error, resumeHint, rebuildHint)

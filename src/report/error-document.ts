@@ -1,4 +1,5 @@
 /** The JSON of a run that ended with exit 2, 3, 130 or 70, so a script need not parse stderr: docs/ci.md. */
+import type { ErrorCodeId } from '../system/error-codes.js';
 import {
   ExamctlError,
   ExitCode,
@@ -28,6 +29,8 @@ type RunErrorKind =
 
 interface RunErrorJson {
   exitCode: number;
+  /** The stable code of docs/errors.md (`examctl explain CODE`). */
+  code: ErrorCodeId;
   kind: RunErrorKind;
   message: string;
   /** For `input-file`: the file as named on the command line, and the line when known. */
@@ -49,22 +52,26 @@ export function runErrorJson(error: unknown): RunErrorJson {
   if (error instanceof InputFileError) {
     return {
       exitCode: error.exitCode,
+      code: error.code,
       kind: 'input-file',
       message,
       file: error.file,
       ...(error.line === undefined ? {} : { line: error.line }),
     };
   }
-  if (error instanceof UsageError) return { exitCode: error.exitCode, kind: 'usage', message };
-  if (error instanceof StoreLockedError) return { exitCode: error.exitCode, kind: 'store-locked', message };
-  if (error instanceof StoreDamagedError) return { exitCode: error.exitCode, kind: 'store-damaged', message };
+  if (error instanceof UsageError) return { exitCode: error.exitCode, code: error.code, kind: 'usage', message };
+  if (error instanceof StoreLockedError)
+    return { exitCode: error.exitCode, code: error.code, kind: 'store-locked', message };
+  if (error instanceof StoreDamagedError)
+    return { exitCode: error.exitCode, code: error.code, kind: 'store-damaged', message };
   if (error instanceof TargetError) {
     const kind = status === 401 || status === 403 ? 'refused' : 'target';
-    return { exitCode: error.exitCode, kind, message, ...(status === undefined ? {} : { status }) };
+    return { exitCode: error.exitCode, code: error.code, kind, message, ...(status === undefined ? {} : { status }) };
   }
-  if (error instanceof InterruptedError) return { exitCode: error.exitCode, kind: 'interrupted', message };
-  if (error instanceof ExamctlError) return { exitCode: error.exitCode, kind: 'internal', message };
-  return { exitCode: ExitCode.Internal, kind: 'internal', message: `internal error: ${message}` };
+  if (error instanceof InterruptedError)
+    return { exitCode: error.exitCode, code: error.code, kind: 'interrupted', message };
+  if (error instanceof ExamctlError) return { exitCode: error.exitCode, code: error.code, kind: 'internal', message };
+  return { exitCode: ExitCode.Internal, code: 'E7001', kind: 'internal', message: `internal error: ${message}` };
 }
 
 /** The whole document of a run that reported nothing. */

@@ -1,3 +1,4 @@
+import type { ErrorCodeId } from '../system/error-codes.js';
 import { readSync } from 'node:fs';
 import { readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -94,7 +95,9 @@ const notARunId = (id: string) =>
     `not a run id: ${JSON.stringify(id.slice(0, 60))} (ids look like 20261122T110502.481Z-3f9a; see examctl runs list)`,
   );
 /** No journal, or none past its header: no run to resume. */
-class NoRunError extends RunJournalError {}
+class NoRunError extends RunJournalError {
+  static override readonly defaultCode: ErrorCodeId = 'E2201';
+}
 const noRun = (id: string, runsDir: string) => new NoRunError(`no run ${id} in ${runsDir}`);
 
 /** Refuses (exit 2), as `runs show` does, an id that is not a run's or names no run in `runsDir`: before a resume locks it. */

@@ -84,6 +84,7 @@ export class KnownIds {
           `${onlyFlag(only)}: no sync memory for ${describeTarget(target.report)}${memory === undefined ? '' : ` of this run's population (looked in ${memory.file})`}, so examctl cannot tell new ${what} from existing ones; nothing was sent. ` +
             `Restore the memory (docs/ci.md, "A nightly sync"), or run once without ${onlyFlag(only)} to start it (docs/sync.md, "New and existing")`,
         ),
+        { code: 'E2501' },
       );
     }
     // An entry whose only request was cut short (tentative) may not exist: as far as examctl knows, new.

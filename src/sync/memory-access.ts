@@ -102,6 +102,7 @@ export class FeedingMarker {
         throw new StoreLockedError(
           `sync memory ${dir} is locked by ${describeHolder(decider)}, a run that decides from it; gave up after ${timeoutMs} ms (EXAMCTL_LOCK_TIMEOUT_MS). ` +
             `Wait for it to end. If that process no longer runs, remove ${join(dir, LOCK_FILE)}.`,
+          { code: 'E3021' },
         );
       }
       if (!waited) onWait?.(deciderWaits(decider, dir));
@@ -136,6 +137,7 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
       if (error instanceof StoreLockedError) {
         throw new StoreLockedError(
           `${error.message} Another run on this target decides from the same memory: wait for it to end.`,
+          { code: 'E3021' },
         );
       }
       throw error;
@@ -147,6 +149,7 @@ export async function lockForDeciding(dir: string, timeoutMs: number, onWait?: O
     if (Date.now() >= deadline) {
       throw new StoreLockedError(
         `another run is feeding this memory: wait for it to end (sync memory ${dir}, fed by ${who}; gave up after ${timeoutMs} ms, EXAMCTL_LOCK_TIMEOUT_MS).`,
+        { code: 'E3021' },
       );
     }
     wait(`waiting for ${who}: it is feeding the sync memory of this target (${dir}); this run decides from it`);

@@ -132,11 +132,13 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
   if (typeof body.version !== 'number' || body.version > DOCUMENT_VERSION) {
     throw new UsageError(
       `${source}: written by a newer examctl (document format ${String(body.version)}; this one reads ${DOCUMENT_VERSION}): upgrade examctl`,
+      { code: 'E2505' },
     );
   }
   if (typeof body.memoryFormat !== 'number' || body.memoryFormat > SYNC_MEMORY_VERSION) {
     throw new UsageError(
       `${source}: holds a sync memory of format ${String(body.memoryFormat)}, newer than this examctl reads (${SYNC_MEMORY_VERSION}): upgrade examctl`,
+      { code: 'E2505' },
     );
   }
   if (typeof sha256 !== 'string' || sha256 !== checksumOf(body))
@@ -190,6 +192,7 @@ export async function assertDocumentTarget(
     throw new UsageError(
       `${source}: this sync memory is of the target ${document.identity}, but this run's target is ${targetIdentity(target)}: refused, nothing sent ` +
         '(a memory of another target would skip records never sent here)',
+      { code: 'E2504' },
     );
   }
   for (const [kind, text] of document.texts) {

@@ -159,6 +159,7 @@ export function memoryOfText(bytes: Buffer, file: string, kind: SyncKind, expect
       if (body.v > SYNC_MEMORY_VERSION)
         throw new UsageError(
           `${file}: sync memory format ${body.v} is newer than this examctl reads (${SYNC_MEMORY_VERSION}); upgrade examctl`,
+          { code: 'E2505' },
         );
       if (body.kind !== kind) throw damaged(file, line, `holds ${String(body.kind)}, not ${kind}`);
       if (!isTarget(body)) throw damaged(file, line, 'its target is not a store or a server');

@@ -88,6 +88,7 @@ export async function refuseOldFile(
           `is it an old night's file run again? Sent now, it would undo what the later runs did (${undone}). ` +
           `Nothing was sent. If it is meant, run again with --allow-old-file (docs/sync.md, "Stale input")${another}`,
       ),
+      { code: 'E2502' },
     ),
     { oldFileRun: older[0] },
   );

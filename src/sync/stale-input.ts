@@ -87,6 +87,7 @@ export class StaleInput {
           `in ${runs.length === 1 ? 'a run' : 'runs'} later than every user this file holds (${ids}; created by ${runs.length === 1 ? 'run' : 'runs'} ${named}): ` +
           `is the file an older export run again? Nothing was sent. If ${recent.length === 1 ? 'it' : 'they'} really left, run again with ${ALLOW_DISABLE_RECENT} (docs/sync.md, "Stale input")`,
       ),
+      { code: 'E2502' },
     );
   }
 }

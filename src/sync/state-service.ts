@@ -166,6 +166,7 @@ export class StateService {
         throw new StoreLockedError(
           `the sync memory at ${this.address} is locked by ${holder.words}; gave up after ${timeoutMs} ms (EXAMCTL_LOCK_TIMEOUT_MS). Wait for that run to end. ` +
             `If it no longer runs (killed), release its lock: examctl synced unlock ${holder.id ?? '<lock id>'} --sync-dir ${this.address}`,
+          { code: 'E3021' },
         );
       }
       if (attempt === 0)
@@ -184,6 +185,7 @@ export class StateService {
     if (answer.status === 423 || answer.status === 409) {
       throw new StoreLockedError(
         `the sync memory at ${this.address} is locked by ${describeHolder(answer.text).words}, not by lock ${info.ID}: not released`,
+        { code: 'E3021' },
       );
     }
     throw this.failed(`${this.unlockMethod} (unlock)`, answer);

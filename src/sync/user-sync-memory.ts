@@ -100,6 +100,7 @@ function refuseOver(
   throw new UsageError(
     `${what} ${n(touched)} of the ${n(remembered)} users examctl synced to ${target}, more than ${n(limit)} (${why}); nothing was sent. ` +
       `${check}; only if it is, raise ${flag} (docs/sync.md).`,
+    { code: 'E2503' },
   );
 }
 

@@ -48,6 +48,7 @@ async function preparedRoot(): Promise<string> {
       if (!entry.isDirectory() || (uid !== undefined && entry.uid !== uid))
         throw new UsageError(
           `${base}: the private temp folder is not a directory of yours (${entry.isDirectory() ? `owner: uid ${entry.uid}` : `${entry.isFile() ? 'a file' : kindOf(entry)}, owner: uid ${entry.uid}`}): remove it`,
+          { code: 'E2400' },
         );
       if ((entry.mode & 0o077) !== 0 && process.platform !== 'win32') await chmod(base, 0o700);
       await removeDeadRuns(base);

@@ -1,3 +1,4 @@
+import type { ErrorCodeId } from './error-codes.js';
 import { constants, type Stats } from 'node:fs';
 import { lstat, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -32,6 +33,7 @@ export function currentTrustContext(env: Env = process.env): TrustContext {
 
 /** A place examctl will not take trust from: exit 2, naming the path and the fix. */
 export class UntrustedPlaceError extends UsageError {
+  static override readonly defaultCode: ErrorCodeId = 'E2400';
   constructor(
     readonly place: string,
     readonly path: string,

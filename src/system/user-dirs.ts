@@ -45,6 +45,7 @@ export function requiredHome(env: UserDirsContext['env'], instead: string): stri
   const uid = process.getuid?.();
   throw new UsageError(
     `HOME is ${env.HOME ? 'not an absolute path' : 'not set'} and ${uid === undefined ? 'this account' : `uid ${uid}`} has no home directory: set HOME (or ${instead})`,
+    { code: 'E2006' },
   );
 }
 

@@ -73,7 +73,7 @@ async function ask<Config, T>(
   } catch (error) {
     // Matched by name: the error classes live in @inquirer/core, which is not our direct dependency.
     const exit = error instanceof Error && (error.name === 'ExitPromptError' || error.name === 'AbortPromptError');
-    if (exit) throw new InterruptedError(interrupted, { cause: error });
+    if (exit) throw new InterruptedError(interrupted, { cause: error, code: 'E1302' });
     throw error;
   } finally {
     promptClosed();

@@ -186,6 +186,7 @@ const CASES: ReadonlyArray<readonly [argv: string, expected: Record<string, unkn
   ],
   ['login --with-token --no-verify', { withToken: true, verify: false }],
   ['completion fish', { shell: 'fish' }],
+  ['explain E3020', { code: 'E3020' }],
 ];
 
 const program = recordingProgram();
@@ -286,8 +287,8 @@ describe('argv to options, per command', () => {
         io.deps,
       );
       expect(code).toBe(2);
-      expect(io.stderr.text).toContain(
-        'examctl: --report is for commands that send or check records (schedule push, user sync, collection add, invigilators remove, apply, runs show, runs resume); use --out <file> for review-session show',
+      expect(io.stderr.text).toMatch(
+        /^examctl: E2000: --report .*apply, runs show.*--out <file> for review-session show\n/,
       );
       expect(io.stdout.text).toBe('');
       expect(existsSync(join(dir, 'x.csv'))).toBe(false);

@@ -132,7 +132,7 @@ describe('user sync', () => {
       expect(JSON.parse(await readFile(join(dir, 'r.json'), 'utf8')).summary.ok).toBe(20);
       const bad = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv'), '--report', 'r.txt']);
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toContain('examctl: --report r.txt');
+      expect(bad.stderr).toContain('examctl: E2000: --report r.txt');
     });
   });
 
@@ -182,7 +182,7 @@ describe('user sync', () => {
         error: { exitCode: 2, kind: 'input-file', file: 'broken.csv', line: 1 },
       });
       expect(stdout).not.toContain('"items"');
-      expect(stderr).toMatch(/examctl: broken\.csv:1: .*Shoe/);
+      expect(stderr).toMatch(/examctl: E2100: broken\.csv:1: .*Shoe/);
       expect(existsSync(join(dir, 'store'))).toBe(false);
     });
   });
@@ -663,7 +663,7 @@ describe('exit codes and targets', () => {
         { openApi },
       );
       expect(code).toBe(3);
-      expect(stderr).toContain('examctl: store is locked by process 4242');
+      expect(stderr).toContain('examctl: E3020: store is locked by process 4242');
       const report = JSON.parse(await readFile(join(dir, 'r.json'), 'utf8'));
       expect(report.summary.skipped).toBe(20);
       expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
@@ -674,7 +674,7 @@ describe('exit codes and targets', () => {
     await withTempDir(async (dir) => {
       const { code, stderr } = await cli(dir, ['user', 'sync', '--nope']);
       expect(code).toBe(2);
-      expect(stderr).toContain("examctl: unknown option '--nope'");
+      expect(stderr).toContain("examctl: E2001: unknown option '--nope'");
     });
   });
 
@@ -685,7 +685,7 @@ describe('exit codes and targets', () => {
       };
       const plain = await cli(dir, ['user', 'sync', '--file', join(FIXTURES, 'users.csv')], { openApi });
       expect(plain.code).toBe(70);
-      expect(plain.stderr).toContain('examctl: internal error: boom (run with --debug for details)');
+      expect(plain.stderr).toContain('examctl: E7001: internal error: boom (run with --debug for details)');
       expect(plain.stderr).not.toContain('    at ');
       const debug = await cli(dir, ['--debug', 'user', 'sync', '--file', join(FIXTURES, 'users.csv')], { openApi });
       expect(debug.stderr).toContain('    at ');

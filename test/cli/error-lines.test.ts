@@ -5,7 +5,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 
 /**
- * docs/cli.md ("Exit status"): an error on stderr is `examctl: <message>` on its first line; a
+ * docs/cli.md ("Exit status"): an error on stderr is `examctl: <code>: <message>` on its first line; a
  * list of problems (a world file's) follows, one per line indented two spaces, at most 20 shown.
  */
 describe('the shape of an error on stderr', () => {
@@ -15,7 +15,7 @@ describe('the shape of an error on stderr', () => {
       const io = testDeps(dir);
       expect(await runCli(['local', 'init', '--seed', 'bad.json', '--store', join(dir, 'store')], io.deps)).toBe(2);
       const [first, ...rest] = io.stderr.text.trimEnd().split('\n');
-      expect(first).toMatch(/^examctl: \S*bad\.json: not a valid world file:$/);
+      expect(first).toMatch(/^examctl: E2100: \S*bad\.json: not a valid world file:$/);
       expect(rest.length).toBeGreaterThan(1);
       expect(rest.length).toBeLessThanOrEqual(21);
       for (const line of rest) expect(line).toMatch(/^ {2}\S/);
@@ -26,7 +26,7 @@ describe('the shape of an error on stderr', () => {
     await withTempDir(async (dir) => {
       const io = testDeps(dir);
       expect(await runCli(['local', 'init', '--seed', 'missing.json', '--store', join(dir, 'store')], io.deps)).toBe(2);
-      expect(io.stderr.text).toMatch(/^examctl: [^\n]+\n$/);
+      expect(io.stderr.text).toMatch(/^examctl: E2\d{3}: [^\n]+\n$/);
     });
   });
 });

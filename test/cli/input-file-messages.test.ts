@@ -44,7 +44,7 @@ describe('input files named wrongly', () => {
         const said = await run(dir, ['user', 'sync', '--dry-run', '--file', name]);
         expect(said.code, said.stderr).toBe(2);
         expect(said.stderr).toContain(
-          `examctl: ${name}:1: not a text file (binary content): a zip archive, as an .xlsx workbook is: name it .xlsx`,
+          `examctl: E2100: ${name}:1: not a text file (binary content): a zip archive, as an .xlsx workbook is: name it .xlsx`,
         );
       }),
   );
@@ -68,13 +68,13 @@ describe('input files named wrongly', () => {
       ]);
       expect(said.code, said.stderr).toBe(2);
       expect(said.stderr).toMatch(
-        /examctl: schedule\.json:2: too many entries: more than 16,384 keys in one object \(column \d+\)\n/,
+        /examctl: E2100: schedule\.json:2: too many entries: more than 16,384 keys in one object \(column \d+\)\n/,
       );
       await writeFile(join(dir, 'ids.json'), `{${keys}}`);
       const ids = await run(dir, ['invigilators', 'remove', 'S-1', '--dry-run', '--file', 'ids.json']);
       expect(ids.code, ids.stderr).toBe(2);
       expect(ids.stderr).toMatch(
-        /examctl: ids\.json:1: too many entries: more than 16,384 keys in one object \(column \d+\)\n/,
+        /examctl: E2100: ids\.json:1: too many entries: more than 16,384 keys in one object \(column \d+\)\n/,
       );
     }));
 

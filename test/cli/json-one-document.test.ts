@@ -43,6 +43,8 @@ const STEPS: readonly (readonly [number, ...string[]])[] = [
   [2, 'template', 'users', '--example'],
   [0, 'template', 'users', '--map-example'],
   [0, 'schema', 'users'],
+  [0, 'explain', 'E2101'],
+  [2, 'explain', 'E0000'],
   [0, 'user', 'sync', '--file', 'users.csv', '--target', 'local'],
   [2, 'user', 'sync', '--file', 'missing.csv', '--target', 'local'],
   [0, 'user', 'sync', '--file', 'users.csv', '--target', 'local', '--dry-run', '--plan-out', 'plan.json'],

@@ -12,7 +12,8 @@ import { BIN } from '../support/cli.js';
 import { childEnv } from '../support/child-env.js';
 import { testDeps, withTempDir } from './helpers.js';
 
-const REFUSAL = 'examctl: the current directory was removed (or cannot be read): cd to one that exists and run again\n';
+const REFUSAL =
+  'examctl: E2000: the current directory was removed (or cannot be read): cd to one that exists and run again\n';
 
 describe('a removed working directory', () => {
   it('in-process (cwd ""): a command refuses, exit 2; help answers', async () => {

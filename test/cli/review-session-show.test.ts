@@ -137,11 +137,11 @@ describe("review-session show in the admin's zone", () => {
       expect([zone.code, zone.stdout, zone.stderr]).toEqual([
         2,
         '',
-        'examctl: --timezone: unknown time zone "Europe/Londn": give an IANA name such as Europe/Paris, America/New_York or UTC\n',
+        'examctl: E2000: --timezone: unknown time zone "Europe/Londn": give an IANA name such as Europe/Paris, America/New_York or UTC\n',
       ]);
       const format = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--date-format', 'DD/MM/YY']);
       expect(format.code).toBe(2);
-      expect(format.stderr).toContain('examctl: --date-format DD/MM/YY: unknown token "YY"');
+      expect(format.stderr).toContain('examctl: E2000: --date-format DD/MM/YY: unknown token "YY"');
     });
   });
 
@@ -309,7 +309,7 @@ describe('several review sessions in one table', () => {
       const none = await cli(dir, ['review-session', 'show']);
       expect([none.code, none.stderr]).toEqual([
         2,
-        'examctl: review-session show: give a review session id (or several, or --file ids.csv)\n',
+        'examctl: E2000: review-session show: give a review session id (or several, or --file ids.csv)\n',
       ]);
       await writeFile(join(dir, 'many.txt'), Array.from({ length: 1001 }, (_, i) => `RS-${i}`).join('\n'));
       const many = await cli(dir, ['review-session', 'show', '--file', 'many.txt', '-o', 'csv']);
@@ -322,7 +322,7 @@ describe('several review sessions in one table', () => {
       const sheet = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--sheet', 'Ids']);
       expect([sheet.code, sheet.stderr]).toEqual([
         2,
-        'examctl: --sheet is for --file: the worksheet of an .xlsx id list\n',
+        'examctl: E2000: --sheet is for --file: the worksheet of an .xlsx id list\n',
       ]);
     });
   });

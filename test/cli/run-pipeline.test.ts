@@ -156,6 +156,7 @@ describe('runPipeline', () => {
       await expect(run).rejects.toBeInstanceOf(InterruptedError);
       const doc = JSON.parse(io.stdout.text);
       expect(doc.items.map((i: { status: string }) => i.status)).toEqual(['ok', 'skipped', 'skipped']);
+      expect(doc.error.code).toBe('E1300');
     });
   });
 

@@ -66,6 +66,7 @@ const SURVEY: ReadonlyArray<readonly [argv: string, reads: readonly string[]]> =
   ['synced unlock 6f1c', []],
   ['login', ['--profile', '--base-url', '--allow-insecure-http']],
   ['completion fish', []],
+  ['explain E3020', []],
 ];
 
 /** The program with every behaviour replaced by a recorder: nothing runs. */
@@ -178,7 +179,7 @@ describe('a target flag a command does not read', () => {
           profile.deps,
         ),
       ).toBe(2);
-      expect(profile.stderr.text).toContain('examctl: --target: config set-profile takes --base-url');
+      expect(profile.stderr.text).toContain('examctl: E2000: --target: config set-profile takes --base-url');
       expect(existsSync(join(dir, 'cfg', 'config.json'))).toBe(false);
       const runs = testDeps(dir, {}, env);
       expect(await runCli(['runs', 'list', '--store', './exams'], runs.deps)).toBe(2);

@@ -249,7 +249,7 @@ describe('a base URL with user info or a query (trial 13, trial31 F08)', () => {
           });
           expect(run.code).toBe(2);
           expect(run.stderr).toMatch(
-            /^examctl: (EXAMCTL_BASE_URL|--base-url): must not contain a (user name or password|query string or fragment)[^\n]*\n$/,
+            /^examctl: E2000: (EXAMCTL_BASE_URL|--base-url): must not contain a (user name or password|query string or fragment)[^\n]*\n$/,
           );
           expect(`${run.stdout}${run.stderr}`).not.toMatch(/s3cret/);
         }
@@ -260,7 +260,7 @@ describe('a base URL with user info or a query (trial 13, trial31 F08)', () => {
         { EXAMCTL_TOKEN: 'tok', EXAMCTL_RUNS_DIR: join(dir, 'runs') },
       );
       expect(invalid.stderr).toBe(
-        'examctl: --base-url: not a valid URL: "https://ho st:9" (expected e.g. https://exam.example.com)\n',
+        'examctl: E2000: --base-url: not a valid URL: "https://ho st:9" (expected e.g. https://exam.example.com)\n',
       );
       expect(`${invalid.stdout}${invalid.stderr}`).not.toMatch(/s3cret/);
       expect(await filesHolding(dir, 's3cret')).toEqual([]);
@@ -288,7 +288,7 @@ describe('a base URL with user info or a query (trial 13, trial31 F08)', () => {
       ];
       expect(runs.map((run) => run.code)).toEqual([0, 2, 2, 0]);
       expect(runs[1]!.stderr).toBe(
-        'examctl: profile p: baseUrl: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile\n',
+        'examctl: E2000: profile p: baseUrl: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile\n',
       );
       expect(runs[3]!.stderr).toContain(
         'the default profile q is not used: --target local names another target than its own, remote https://x.example;',

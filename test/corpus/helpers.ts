@@ -47,13 +47,14 @@ export function parseReport(run: Run): Report {
 }
 
 /**
- * A structural refusal: exit 2, one `examctl: file:line: reason` line, and no report on stdout
+ * A structural refusal: exit 2, one `examctl: E2100: file:line: reason` line, and no report on stdout
  * (nothing, or with --json the one error document).
  */
 export function expectRefused(run: Run, file: string, line: number, reason: RegExp): void {
   expectNoStack(run);
   expect(run.code).toBe(2);
   if (run.stdout !== '') expectOnlyErrorDocument(run.stdout, 2);
+  expect(run.stderr).toMatch(/^examctl: E21\d\d: /m);
   expect(run.stderr).toContain(`${file}:${line}: `);
   expect(run.stderr).toMatch(reason);
 }

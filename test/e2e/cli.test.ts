@@ -68,7 +68,7 @@ describe('examctl binary', () => {
       const run = await examctl(['user', 'sync', '--file', 'bad.json', '--json'], dir);
       expect(run.code).toBe(2);
       expectOnlyErrorDocument(run.stdout, 2);
-      expect(run.stderr).toMatch(/^examctl: bad\.json:\d+: /);
+      expect(run.stderr).toMatch(/^examctl: E2100: bad\.json:\d+: /);
     });
   });
 

@@ -142,7 +142,7 @@ describe('user sync on a terminal without --file', () => {
         ],
       );
       expect(session.code).toBe(130);
-      expect(session.stderr).toContain('interrupted at a prompt: nothing was sent');
+      expect(session.stderr).toContain('E1302: interrupted at a prompt: nothing was sent');
       expect(existsSync(join(dir, '.examctl-store'))).toBe(false);
     });
   });

@@ -34,7 +34,7 @@ describe('a hostile map file is refused, exit 2, naming the file and the limit',
       const { code, stderr } = await withMap(dir, `{"a": ${'['.repeat(4000)}${']'.repeat(4000)}}`);
       expect(code, stderr).toBe(2);
       expect(stderr).toBe(
-        'examctl: --map-file map.json:1: nested too deep: objects and arrays nested deeper than 64 levels (column 70); the limit keeps a hostile file from exhausting the stack\n',
+        'examctl: E2100: --map-file map.json:1: nested too deep: objects and arrays nested deeper than 64 levels (column 70); the limit keeps a hostile file from exhausting the stack\n',
       );
     }));
 
@@ -47,7 +47,7 @@ describe('a hostile map file is refused, exit 2, naming the file and the limit',
       expect(many.code, many.stderr).toBe(2);
       expect(many.stderr).toMatch(
         new RegExp(
-          `^examctl: --map-file map\\.json:1: too many entries: more than ${MAP_FILE_MAX_ENTRIES.toLocaleString('en-US')} `,
+          `^examctl: E2100: --map-file map\\.json:1: too many entries: more than ${MAP_FILE_MAX_ENTRIES.toLocaleString('en-US')} `,
         ),
       );
       const wide = await withMap(
@@ -67,7 +67,7 @@ describe('a hostile map file is refused, exit 2, naming the file and the limit',
       const huge = await withMap(dir, JSON.stringify({ ...BASE, UserName: { template: '{Dept}'.repeat(600_000) } }));
       expect(huge.code, huge.stderr).toBe(2);
       expect(huge.stderr).toBe(
-        `examctl: --map-file map.json:1: "UserName" > "template": more than ${MAP_TEMPLATE_MAX_COLUMNS} columns in one template, the most one may name\n`,
+        `examctl: E2000: --map-file map.json:1: "UserName" > "template": more than ${MAP_TEMPLATE_MAX_COLUMNS} columns in one template, the most one may name\n`,
       );
       const long = await withMap(
         dir,

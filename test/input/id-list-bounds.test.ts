@@ -54,7 +54,7 @@ describe('an id list in bounded memory', () => {
       );
       expect([run.code, run.stderr.trim()]).toEqual([
         2,
-        `examctl: ids.txt:3: The user external id "${'x'.repeat(59)}…" (65 characters) is 65 characters; at most 64 (string(64)): nothing was sent`,
+        `examctl: E2000: ids.txt:3: The user external id "${'x'.repeat(59)}…" (65 characters) is 65 characters; at most 64 (string(64)): nothing was sent`,
       ]);
       const typed = await examctlStep(
         ['invigilators', 'remove', 'S-1', 'x'.repeat(65), '--store', 'st', '--dry-run'],

@@ -154,7 +154,7 @@ describe('template --map-example', () => {
       expect([schedules.code, schedules.stdout, schedules.stderr]).toEqual([
         2,
         '',
-        'examctl: unknown kind "schedules": schedule push reads "sittings"; one of users, candidates, sittings, collection, invigilators\n',
+        'examctl: E2000: unknown kind "schedules": schedule push reads "sittings"; one of users, candidates, sittings, collection, invigilators\n',
       ]);
       const xlsx = await cli(dir, ['template', 'users', '--map-example', '-o', 'xlsx']);
       expect(xlsx.code).toBe(2);

@@ -283,7 +283,7 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     const list = started('runs', 'list');
     expect([list.status, list.stderr]).toEqual([
       2,
-      'examctl: the current directory was removed (or cannot be read): cd to one that exists and run again\n',
+      'examctl: E2000: the current directory was removed (or cannot be read): cd to one that exists and run again\n',
     ]);
   });
 

@@ -71,7 +71,7 @@ describe.skipIf(process.platform === 'win32')('the home', () => {
       const noRuns = testDeps(dir);
       expect(await runCli(['--store', join(dir, 's'), 'user', 'sync', '--file', users], noRuns.deps)).toBe(2);
       expect(noRuns.stderr.text).toMatch(
-        /^examctl: HOME is not set and uid \d+ has no home directory: set HOME \(or EXAMCTL_RUNS_DIR\)$/m,
+        /^examctl: E2006: HOME is not set and uid \d+ has no home directory: set HOME \(or EXAMCTL_RUNS_DIR\)$/m,
       );
       expect(() => configDir({}, 'linux')).toThrow(
         /^HOME is not set and uid \d+ has no home directory: set HOME \(or EXAMCTL_CONFIG_DIR\)$/,

@@ -131,6 +131,7 @@ describe('--out <file> for documents and workbooks', () => {
         expect(JSON.parse(io.stdout.text)).toEqual({
           error: {
             exitCode: 2,
+            code: 'E2000',
             kind: 'usage',
             message: '--out writes a file, which --dry-run never does: leave one of them out',
           },

@@ -48,6 +48,7 @@ describe('whole-attempt deadline', () => {
         (error: unknown) => error,
       );
       expect(failure).toBeInstanceOf(AnswerUnreadableError);
+      expect((failure as AnswerUnreadableError).code).toBe('E3003');
       expect((failure as Error).message).toContain(
         'the service answered 200 but its answer was cut short (no whole answer within the request timeout (1 s)): not retried',
       );
@@ -85,6 +86,7 @@ describe("whole-attempt deadline without undici's own timers", () => {
           (error: unknown) => error,
         );
         expect(failure).toBeInstanceOf(TransientTargetError);
+        expect((failure as TransientTargetError).code).toBe('E3001');
         // The client's own deadline ends it: undici's headers and body timers are off on a direct connection.
         expect((failure as Error).message).toContain('failed after 2 attempts');
         expect((failure as Error).message).toContain('no whole answer within the request timeout (300 ms)');

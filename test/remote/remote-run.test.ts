@@ -157,7 +157,7 @@ describe('remote run: a target that cannot be used', () => {
       const { code, stdout, report } = await remoteSync(dir, ['--concurrency', '2', '--json']);
       expect(code).toBe(3);
       const document = JSON.parse(stdout) as Report & { error: { exitCode: number; kind: string; status?: number } };
-      expect(document.error).toMatchObject({ exitCode: 3, kind: 'refused' });
+      expect(document.error).toMatchObject({ exitCode: 3, code: 'E3010', kind: 'refused' });
       expect(document.summary.skipped).toBe(USERS);
       expect((report as Report & { error?: unknown }).error).toMatchObject({ kind: 'refused' });
       expect(stdout).not.toContain(TOKEN);

@@ -255,6 +255,7 @@ describe('JSON error document', () => {
   it('names exit code, kind and message; input-file errors their file and line', () => {
     expect(runErrorJson(new InputFileError('users.csv', 12, 'unclosed quote'))).toEqual({
       exitCode: 2,
+      code: 'E2100',
       kind: 'input-file',
       message: 'users.csv:12: unclosed quote',
       file: 'users.csv',
@@ -262,6 +263,7 @@ describe('JSON error document', () => {
     });
     expect(runErrorJson(new UsageError('missing --title'))).toEqual({
       exitCode: 2,
+      code: 'E2000',
       kind: 'usage',
       message: 'missing --title',
     });
@@ -269,6 +271,7 @@ describe('JSON error document', () => {
     expect(runErrorJson(new InterruptedError('stop')).exitCode).toBe(130);
     expect(runErrorJson(new Error('boom'))).toEqual({
       exitCode: 70,
+      code: 'E7001',
       kind: 'internal',
       message: 'internal error: boom',
     });
@@ -278,6 +281,7 @@ describe('JSON error document', () => {
     const refused = Object.assign(new TargetError('the service refused the token'), { status: 403 });
     expect(runErrorJson(refused)).toEqual({
       exitCode: 3,
+      code: 'E3000',
       kind: 'refused',
       message: 'the service refused the token',
       status: 403,
@@ -297,7 +301,7 @@ describe('JSON error document', () => {
     expect(doc['summary']).toEqual({ total: 1, ok: 1, partial: 0, failed: 0, skipped: 0, created: 1, updated: 0 });
     expect(Object.keys(errorDocument(new UsageError('u')))).toEqual(['error']);
     expect(JSON.parse(`{${errorMember(new UsageError('u'))}}`)).toEqual({
-      error: { exitCode: 2, kind: 'usage', message: 'u' },
+      error: { exitCode: 2, code: 'E2000', kind: 'usage', message: 'u' },
     });
   });
 });

@@ -60,7 +60,7 @@ function expectStoppedEverywhere(
   total: number,
 ): void {
   expect(failed.code, failed.stderr).toBe(3);
-  expect(failed.stderr).toMatch(/examctl: the sync memory (\(schedules\) )?was not saved to/);
+  expect(failed.stderr).toMatch(/examctl: E3\d{3}: the sync memory (\(schedules\) )?was not saved to/);
   // One document on stdout: the run's report, with why it stopped.
   const doc = JSON.parse(failed.stdout) as {
     error?: { exitCode: number; message: string };

@@ -130,7 +130,7 @@ describe('a full disk at the start of a run', () => {
         const copy = await sync(server.address('full'));
         expect(copy.code, copy.stderr).toBe(3);
         expect(copy.stderr).toContain(
-          "examctl: cannot write this run's copy of the sync memory in the private temp folder: no space left on the device (ENOSPC)",
+          "examctl: E3000: cannot write this run's copy of the sync memory in the private temp folder: no space left on the device (ENOSPC)",
         );
         const imported = await cli(dir, [
           'synced',
@@ -146,7 +146,7 @@ describe('a full disk at the start of a run', () => {
         ]);
         expect(imported.code, imported.stderr).toBe(3);
         expect(imported.stderr).toMatch(
-          /examctl: cannot write \S+users\.ndjson: no space left on the device \(ENOSPC\)/,
+          /examctl: E3000: cannot write \S+users\.ndjson: no space left on the device \(ENOSPC\)/,
         );
       } finally {
         full.on = false;

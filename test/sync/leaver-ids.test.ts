@@ -195,7 +195,7 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
         expect(setup.service.requests.length).toBe(requests);
       }
       const refused = await plain('all-stripped.csv', '--json');
-      expect(refused.stderr).toContain('examctl: the file gives 30 new ids that examctl synced to remote ');
+      expect(refused.stderr).toContain('examctl: E2000: the file gives 30 new ids that examctl synced to remote ');
       expect(refused.stderr).toContain(
         '(all-stripped.csv:2 1 for 000001; all-stripped.csv:3 2 for 000002; all-stripped.csv:4 3 for 000003, 27 more)',
       );

@@ -165,7 +165,7 @@ describe('remote: the sync memory tells created from updated; without one, sent'
       const blind = await run(dir, [...remote(), '--json', 'user', 'sync', '--file', 'new.csv', '--only-new'], env);
       expect(blind.code).toBe(2);
       expect(blind.stderr).toMatch(
-        /examctl: --only-new: no sync memory for remote http:\/\/127\.0\.0\.1:\d+ of this run.s population \(looked in .*users\.ndjson\), so examctl cannot tell new users from existing ones; nothing was sent/,
+        /examctl: E2501: --only-new: no sync memory for remote http:\/\/127\.0\.0\.1:\d+ of this run.s population \(looked in .*users\.ndjson\), so examctl cannot tell new users from existing ones; nothing was sent/,
       );
       expect(blind.json().error?.exitCode).toBe(2);
       expect(service.requests).toHaveLength(0);
@@ -248,14 +248,14 @@ describe('local: the store decides --only-new and --only-existing', () => {
       const both = await run(dir, [...store, 'user', 'sync', '--file', 'joiners.csv', '--only-new', '--only-existing']);
       expect(both.code).toBe(2);
       expect(both.stderr).toContain(
-        'examctl: --only-new and --only-existing do not go together: each leaves out what the other sends',
+        'examctl: E2000: --only-new and --only-existing do not go together: each leaves out what the other sends',
       );
       const prompted = await run(dir, [...store, '--no-input', 'user', 'sync', '--only-new']);
       expect(prompted.code).toBe(2);
-      expect(prompted.stderr).toContain('examctl: --only-new needs --file (the export to sync)');
+      expect(prompted.stderr).toContain('examctl: E2000: --only-new needs --file (the export to sync)');
       expect(
         (await run(dir, [...store, 'user', 'sync', '--file', 'joiners.csv', '--only-new', '--disable-missing'])).stderr,
-      ).toContain('examctl: --only-new and --disable-missing do not go together');
+      ).toContain('examctl: E2000: --only-new and --disable-missing do not go together');
     });
   });
 
@@ -277,7 +277,7 @@ describe('local: the store decides --only-new and --only-existing', () => {
       ]);
       expect(
         (await run(dir, [...store, 'schedule', 'push', '--file', 'both.csv', '--only-existing'])).stderr,
-      ).toContain('examctl: --only-existing needs --upsert');
+      ).toContain('examctl: E2000: --only-existing needs --upsert');
       await writeFile(join(dir, 'three.csv'), sittings(['S-DEC-1', 'S-DEC-3']));
       const onlyExisting = await run(dir, [
         ...store,

@@ -91,7 +91,7 @@ describe('a schedule push', () => {
     ]);
     const refused = await push('sittings.csv');
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('examctl: the file gives 1 new candidate id that examctl synced to local ');
+    expect(refused.stderr).toContain('examctl: E2000: the file gives 1 new candidate id that examctl synced to local ');
     expect(refused.stderr).toContain('(sittings.csv:3 4512 for 004512)');
     expect(refused.stderr).toContain('run again with --really-new-ids');
     const before = await stored();
@@ -146,7 +146,7 @@ describe('a schedule push', () => {
       const refused = await push('pair.csv', ...flags);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(
-        'examctl: the file gives two candidate ids that are one once leading zeros are removed (pair.csv:2 0777 and pair.csv:4 777): a spreadsheet that read the id column as numbers dropped them? Nothing was sent',
+        'examctl: E2000: the file gives two candidate ids that are one once leading zeros are removed (pair.csv:2 0777 and pair.csv:4 777): a spreadsheet that read the id column as numbers dropped them? Nothing was sent',
       );
     }
     const before = await stored();

@@ -59,7 +59,7 @@ describe('a report that would not fit a sheet is refused before anything is sent
       ]);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(
-        "examctl: --report wide.xlsx: the report would have 16,414 columns (the input's 16,407, then status, error_codes, error_messages, action, note, run, warnings), more than a sheet holds (16,384, A to XFD); nothing was sent: write the report as .csv or .json",
+        "examctl: E2000: --report wide.xlsx: the report would have 16,414 columns (the input's 16,407, then status, error_codes, error_messages, action, note, run, warnings), more than a sheet holds (16,384, A to XFD); nothing was sent: write the report as .csv or .json",
       );
       expect(await readdir(dir)).not.toContain('wide.xlsx');
       // Nothing was sent: no run journal, and the user is not in the store.
@@ -101,7 +101,7 @@ describe('a report that would not fit a sheet is refused before anything is sent
       ]);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(
-        'examctl: --report many.xlsx: the report would have 1,048,577 rows (a header and 1,048,576 records), more than a sheet holds (1,048,576); nothing was sent',
+        'examctl: E2000: --report many.xlsx: the report would have 1,048,577 rows (a header and 1,048,576 records), more than a sheet holds (1,048,576); nothing was sent',
       );
       await expect(readdir(join(dir, 'runs'))).rejects.toThrow();
     });

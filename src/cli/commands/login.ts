@@ -156,7 +156,9 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
     );
   }
   if (answer.status === 401 || answer.status === 403) {
-    throw new TargetError(`examctl login: ${baseUrl} refused the token (HTTP ${answer.status}); nothing was stored`);
+    throw new TargetError(`examctl login: ${baseUrl} refused the token (HTTP ${answer.status}); nothing was stored`, {
+      code: 'E3010',
+    });
   }
   const accepted =
     answer.envelope !== undefined &&

@@ -1,4 +1,5 @@
 /** Making a store: a new one appears whole or not at all; an existing one is replaced by a new generation. */
+import type { ErrorCodeId } from '../../system/error-codes.js';
 import { constants } from 'node:fs';
 import { access, mkdir, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
@@ -29,7 +30,9 @@ import { processAlive } from '../../system/process-liveness.js';
 import { writeSnapshot } from './snapshot.js';
 
 /** `createStore` without force found a store (or lost the race to another process creating one). */
-export class StoreExistsError extends UsageError {}
+export class StoreExistsError extends UsageError {
+  static override readonly defaultCode: ErrorCodeId = 'E2300';
+}
 
 export async function storeExists(dir: string): Promise<boolean> {
   try {

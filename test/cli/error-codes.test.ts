@@ -1,0 +1,141 @@
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { errorsSection, renderErrorBlocks } from '../../scripts/doc-tables.js';
+import { runCli } from '../../src/cli/run-cli.js';
+import { ERROR_CODES, type ErrorCodeId } from '../../src/system/error-codes.js';
+import { ROOT } from '../support/cli.js';
+import { testDeps, withTempDir } from './helpers.js';
+
+/**
+ * The codes of the messages that end a run (src/system/error-codes.ts, docs/errors.md).
+ *
+ * `examctl explain CODE` prints an entry of src/system/error-codes.ts; docs/errors.md is made from the same table. */
+describe('examctl explain', () => {
+  it('prints the code, its exit, its cause and its fix; any case', () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['explain', 'e3020'], io.deps)).toBe(0);
+      expect(io.stdout.text).toContain('E3020:');
+      expect(io.stdout.text).toContain('(exit 3)');
+      expect(io.stdout.text).toContain(`Cause: ${ERROR_CODES.E3020.cause}`);
+      expect(io.stdout.text).toContain(`Fix: ${ERROR_CODES.E3020.fix}`);
+    }));
+
+  it('--json: the entry as one document', () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['explain', 'E2101', '--json'], io.deps)).toBe(0);
+      expect(JSON.parse(io.stdout.text)).toEqual({ code: 'E2101', ...ERROR_CODES.E2101 });
+    }));
+
+  it('an unknown code: exit 2 with its own code, E2004, in the text and in --json', () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['explain', 'E2999'], io.deps)).toBe(2);
+      expect(io.stderr.text).toMatch(/^examctl: E2004: .*"E2999"/);
+      const json = testDeps(dir);
+      expect(await runCli(['explain', 'nope', '--json'], json.deps)).toBe(2);
+      expect(JSON.parse(json.stdout.text).error).toMatchObject({ code: 'E2004', exitCode: 2 });
+    }));
+});
+
+describe('the table of codes', () => {
+  it("each code is E and four digits, led by its exit status's digits", () => {
+    for (const [code, entry] of Object.entries(ERROR_CODES)) {
+      expect(code).toMatch(/^E\d{4}$/);
+      expect(code.slice(1).startsWith(String(entry.exit)), code).toBe(true);
+      expect(entry.cause.length, code).toBeGreaterThan(20);
+      expect(entry.fix.length, code).toBeGreaterThan(10);
+    }
+  });
+
+  it('docs/errors.md holds every entry, as npm run docs:flags writes it', () => {
+    const doc = readFileSync(join(ROOT, 'docs/errors.md'), 'utf8');
+    const { blocks } = renderErrorBlocks(doc);
+    expect(blocks).toEqual([{ marker: 'codes', upToDate: true }]);
+    for (const code of Object.keys(ERROR_CODES)) expect(errorsSection('codes')).toContain(`### ${code}\n`);
+  });
+});
+
+/** A run's first stderr line's code, and its --json document's. */
+async function codeOf(dir: string, argv: readonly string[], env: Record<string, string> = {}): Promise<string[]> {
+  const text = testDeps(dir, {}, env);
+  await runCli(argv, text.deps);
+  const json = testDeps(dir, {}, env);
+  await runCli([...argv, '--json'], json.deps);
+  return [
+    /^examctl: (E\d{4}): /m.exec(text.stderr.text)?.[1] ?? text.stderr.text,
+    json.stdout.text === '' ? json.stderr.text : JSON.parse(json.stdout.text).error?.code,
+  ];
+}
+
+describe('codes a command line produces, in the text and in --json', () => {
+  it('E2002 a group without its command, E2003 --help with --json', () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['user', '--json'], io.deps)).toBe(2);
+      expect(JSON.parse(io.stdout.text).error.code).toBe('E2002');
+      const help = testDeps(dir);
+      expect(await runCli(['--help', '--json'], help.deps)).toBe(2);
+      expect(help.stderr.text).toMatch(/^examctl: E2003: --json or -o: --help /);
+    }));
+
+  it('E2101 a missing input file, E2102 a directory given as one: each names the path', () =>
+    withTempDir(async (dir) => {
+      const missing = ['user', 'sync', '--file', 'nope.csv', '--target', 'local'];
+      expect(await codeOf(dir, missing)).toEqual(['E2101', 'E2101']);
+      mkdirSync(join(dir, 'folder.csv'));
+      expect(await codeOf(dir, ['user', 'sync', '--file', 'folder.csv', '--target', 'local'])).toEqual([
+        'E2102',
+        'E2102',
+      ]);
+    }));
+
+  it('E2005 a remote send nobody confirmed, E3002 one that reached nobody, E2200 not a run id, E2201 no such run, E2300 a store already there, E2400 an open store, E3030 a damaged one', () =>
+    withTempDir(async (dir) => {
+      const remote = ['user', 'sync', '--file', join(ROOT, 'fixtures/users.csv'), '--base-url', 'http://127.0.0.1:1'];
+      expect(await codeOf(dir, [...remote, '--no-input'], { EXAMCTL_TOKEN: 't' })).toEqual(['E2005', 'E2005']);
+      const runs = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      expect(await codeOf(dir, ['runs', 'show', '20261122T110502.481Z-3f9a'], runs)).toEqual(['E2201', 'E2201']);
+      expect(await codeOf(dir, ['runs', 'show', 'nosuch'], runs)).toEqual(['E2200', 'E2200']);
+      const sent = await codeOf(dir, [...remote, '--yes'], { ...runs, EXAMCTL_TOKEN: 't' });
+      expect(sent).toEqual(['E3002', 'E3002']);
+      expect(await runCli(['local', 'init', '--store', 'store'], testDeps(dir).deps)).toBe(0);
+      expect(await codeOf(dir, ['local', 'init', '--store', 'store'])).toEqual(['E2300', 'E2300']);
+      mkdirSync(join(dir, 'open'));
+      chmodSync(join(dir, 'open'), 0o777);
+      expect(await codeOf(dir, ['local', 'init', '--store', 'open/store'])).toEqual(['E2400', 'E2400']);
+      mkdirSync(join(dir, 'damaged'));
+      writeFileSync(join(dir, 'damaged/CURRENT'), 'garbage\n');
+      expect(await codeOf(dir, ['local', 'export', '--store', 'damaged'])).toEqual(['E3030', 'E3030']);
+    }));
+
+  it('E2503 over --max-disable; E2504 a memory of another target, E2505 of a newer examctl; E2502 an old file run again', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      const users = readFileSync(join(ROOT, 'fixtures/users.csv'), 'utf8').split('\n');
+      writeFileSync(join(dir, 'users.csv'), users.join('\n'));
+      writeFileSync(join(dir, 'few.csv'), [users[0], users[1], users[4], ''].join('\n'));
+      const sync = (file: string) => ['user', 'sync', '--file', file, '--target', 'local'];
+      expect(await runCli(['local', 'init'], testDeps(dir, {}, env).deps)).toBe(0);
+      expect(await runCli(sync('users.csv'), testDeps(dir, {}, env).deps)).toBe(0);
+      const over = await codeOf(dir, [...sync('few.csv'), '--disable-missing', '--max-disable', '1'], env);
+      expect(over).toEqual(['E2503', 'E2503']);
+      const exported = ['synced', 'export', '--target', 'local', '--out', 'm.json'];
+      expect(await runCli(exported, testDeps(dir, {}, env).deps)).toBe(0);
+      expect(await runCli(['local', 'init', '--store', 'other'], testDeps(dir, {}, env).deps)).toBe(0);
+      expect(await codeOf(dir, ['synced', 'import', 'm.json', '--store', 'other'], env)).toEqual(['E2504', 'E2504']);
+      const newer = { ...JSON.parse(readFileSync(join(dir, 'm.json'), 'utf8')), version: 999 };
+      writeFileSync(join(dir, 'newer.json'), JSON.stringify(newer));
+      expect(await codeOf(dir, ['synced', 'import', 'newer.json', '--target', 'local'], env)).toEqual([
+        'E2505',
+        'E2505',
+      ]);
+      writeFileSync(join(dir, 'users2.csv'), [users[0], users[1], users[2], ''].join('\n'));
+      const users2 = [...sync('users2.csv'), '--disable-missing', '--max-disable', '100%'];
+      expect(await runCli(users2, testDeps(dir, {}, env).deps)).toBe(0);
+      const again = [...sync('users.csv'), '--disable-missing', '--max-disable', '100%'];
+      expect(await codeOf(dir, again, env)).toEqual(['E2502', 'E2502']);
+    }));
+});
