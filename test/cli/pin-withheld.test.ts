@@ -88,7 +88,7 @@ describe('schedule PINs in run reports', () => {
 
       const refused = await cli(dir, ['schedule', 'push', '--file', 'r.csv', '--only-failed']);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain('r.csv:3: Pin holds "withheld" on lines 3, 4 ');
+      expect(refused.stderr).toMatch(/^examctl: E2110: \S*r\.csv:3: Pin holds "withheld" on lines 3, 4 /m);
       expect(refused.stderr).toContain('--pin');
       expect(refused.stderr).toContain('put the PIN back in the column');
       expect((await cli(dir, ['local', 'export'])).stdout).toBe(before);

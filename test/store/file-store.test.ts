@@ -1,7 +1,13 @@
 import { describe, it, expect } from 'vitest';
 import { appendFile, mkdir, readFile, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StoreDamagedError, TargetError, UsageError } from '../../src/system/errors.js';
+import {
+  InternalError,
+  StoreDamagedError,
+  StoreReplacedError,
+  TargetError,
+  UsageError,
+} from '../../src/system/errors.js';
 import type { Change, StoreIndexer, StoreState } from '../../src/engine/store/contract.js';
 import { StoreExistsError, createStore, openStore, storeExists } from '../../src/engine/store/index.js';
 import { journalFileName, snapshotFileName } from '../../src/engine/store/manifest.js';
@@ -120,14 +126,32 @@ describe('create, open, round trip', () => {
     const run = await openStore(dir, { stopWhenReplaced: true });
     await run.transact(put(user('sent')));
     await createStore(dir, [user('new')], { force: true });
-    await expect(run.transact(put(user('later')))).rejects.toThrow(
-      `${dir} was replaced (local init --force) under this run: stopped; run the file again`,
+    const stopped = await run.transact(put(user('later'))).then(
+      () => undefined,
+      (error: unknown) => error,
     );
+    expect(stopped).toBeInstanceOf(StoreReplacedError);
+    expect((stopped as StoreReplacedError).code).toBe('E3031');
+    expect((stopped as StoreReplacedError).message).toContain(`${dir} was replaced (local init --force)`);
     await expect(run.refresh()).rejects.toBeInstanceOf(TargetError);
     await run.close();
     const fresh = await openStore(dir);
     expect([...users(fresh.state).keys()]).toEqual(['new']);
     await fresh.close();
+  });
+
+  it('a store used after it was closed is an examctl bug (exit 70), naming the store', async () => {
+    await createStore(dir, [user('old')]);
+    const store = await openStore(dir);
+    await store.close();
+    const used = await store.transact(put(user('later'))).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(used).toBeInstanceOf(InternalError);
+    expect((used as InternalError).code).toBe('E7000');
+    expect((used as InternalError).exitCode).toBe(70);
+    expect((used as InternalError).message).toContain(`store ${dir} is closed`);
   });
 
   it('refuses to create in a non-empty directory that is not a store, even with force', async () => {

@@ -143,7 +143,7 @@ describe('synced export and import', () => {
       try {
         const held = await cli(dir, ['synced', 'import', 'm.json', ...local()]);
         expect(held.code).toBe(3);
-        expect(held.stderr).toMatch(/sync memory .* is locked by pid \d+/);
+        expect(held.stderr).toMatch(/^examctl: E3021: sync memory \S+ is locked by pid \d+/m);
         const adopt = await cli(dir, ['synced', 'adopt', '--file', 'users.csv', ...local()]);
         expect(adopt.code).toBe(3);
       } finally {
