@@ -141,7 +141,7 @@ describe('a killed schedule push with Upsert false, resumed', () => {
 describe('honest ends', () => {
   it('a closed stdout (EPIPE) ends like Ctrl-C: exit 141, the report written, the run resumable', async () => {
     await writeUsersCsv(join(dir, 'big.csv'), range('p', 2000));
-    const status = await new Promise<string>((resolve) =>
+    const ended = await new Promise<{ status: string; stderr: string }>((resolve) =>
       execFile(
         'bash',
         [
@@ -149,10 +149,12 @@ describe('honest ends', () => {
           `"${process.execPath}" "${BIN}" --json user sync --file big.csv --report r.json | head -c 100 >/dev/null; echo "\${PIPESTATUS[0]}"`,
         ],
         { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, ...env } },
-        (_error, stdout) => resolve(stdout.trim()),
+        (_error, stdout, stderr) => resolve({ status: stdout.trim(), stderr }),
       ),
     );
-    expect(status).toBe('141');
+    expect(ended.status).toBe('141');
+    // stderr, still open, says how the run ended.
+    expect(ended.stderr).toMatch(/^examctl: E1410: output closed: in-flight work finished/m);
     const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as ShownReport;
     expect(report.run).toMatch(/^\d{8}T/);
     expect(report.summary.total).toBeGreaterThan(0);
@@ -178,6 +180,7 @@ describe('honest ends', () => {
       );
       expect(ended.status).toBe('141');
       expect(ended.stderr).toContain('examctl: cannot write standard output: no space left on the device (ENOSPC)');
+      expect(ended.stderr).toMatch(/^examctl: E1410: output closed: /m);
       expect(ended.stderr).not.toMatch(/\n\s+at /);
       // The other stream still tells how the run ended.
       expect(ended.stderr).toMatch(/items: \d+ ok/);

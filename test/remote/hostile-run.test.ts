@@ -416,10 +416,11 @@ describe('interrupted with requests in flight (QA D5): the run says what runs sh
       );
       expect(code).toBe(130);
       const doc = JSON.parse(io.stdout.text) as {
-        error?: { message: string };
+        error?: { code: string; message: string };
         items: Array<{ status: string; errors: Array<{ message: string }> }>;
       };
       expect(io.stderr.text + io.stdout.text).not.toContain('nothing was sent');
+      expect(doc.error?.code).toBe('E1301');
       expect(doc.error?.message).toContain(
         '2 requests sent got no whole answer before the grace ended, so they may have been applied',
       );
