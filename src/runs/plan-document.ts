@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../system/errors.js';
 import { fsyncDirectory } from '../system/atomic-file.js';
+import { describeSystemError } from '../system/system-error-words.js';
 
 export const PLAN_FORMAT = 'examctl-plan';
 export const PLAN_VERSION = 1;
@@ -206,8 +207,8 @@ export class PlanWriter {
 export async function readPlan(path: string): Promise<PlanDocument> {
   const size = await stat(path).then(
     (stats) => (stats.isFile() ? stats.size : -1),
-    (error: NodeJS.ErrnoException) => {
-      throw new UsageError(`plan ${path}: cannot read it (${error.code ?? error.message})`);
+    (error: unknown) => {
+      throw new UsageError(`plan ${path}: cannot read it (${describeSystemError(error)})`);
     },
   );
   if (size < 0) throw new UsageError(`plan ${path}: not a file`);

@@ -150,7 +150,8 @@ describe('user sync', () => {
       await writeFile(columns, 'ExternalId,First\u001b]0;pwned\u0007Name,LastName\nu1,A,B\n');
       const usage = await cli(dir, ['user', 'sync', '--file', columns, '--dry-run']);
       expect(usage.code).toBe(2);
-      expect(usage.stderr).toContain('unknown column: "First?]0;pwned?Name"');
+      // Quoted as every value is: the control characters escaped, never sent.
+      expect(usage.stderr).toContain('unknown column: "First\\u001b]0;pwned\\u0007Name"');
       for (const stderr of [failed.stderr, usage.stderr]) expect(stderr).not.toMatch(/[\u001b\u0007\u202e]/);
     });
   });

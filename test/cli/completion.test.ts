@@ -100,6 +100,7 @@ describe('completion from the command tree', () => {
         'apply',
         'template',
         'schema',
+        'explain',
         'review-session',
         'local',
         'doctor',

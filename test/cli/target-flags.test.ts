@@ -67,6 +67,7 @@ const SURVEY: ReadonlyArray<readonly [argv: string, reads: readonly string[]]> =
   ['login', ['--profile', '--base-url', '--allow-insecure-http']],
   ['completion fish', []],
   ['explain E3020', []],
+  ['apply plan.json', ALL],
 ];
 
 /** The program with every behaviour replaced by a recorder: nothing runs. */

@@ -84,7 +84,7 @@ describe('--help', () => {
     expect(flagsUnder.get('Schedule fields')).toEqual(
       expect.arrayContaining(['--schedule-id', '--start', '--pin', '--[no-]keycode']),
     );
-    // commander's own --help goes under the last heading: no heading of its own.
+    // The plan a dry run writes for examctl apply (the nightly recipe for teams that review) comes last.
     expect(flagsUnder.get('Nightly sync')).toEqual([
       '--changed-only',
       '--allow-old-file',
@@ -93,7 +93,7 @@ describe('--help', () => {
       '--only-new',
       '--only-existing',
       '--sync-dir',
-      '-h, --help',
+      '--plan-out',
     ]);
   });
 

@@ -84,15 +84,16 @@ describe('an end store the state service refuses', () => {
   it('exit 3, and the JSON error, the JUnit stopped case and the ::error annotation say the memory was not saved', () =>
     withTempDir(async (dir) => {
       const env = { EXAMCTL_SYNC_DIR: server.address('sinks') };
-      // Three first, so the run's end (its population lines carry the store's position) is a delta.
-      writeUsers(dir, ['es-1', 'es-2', 'es-3']);
+      // Twelve first, so the run's end (its population lines carry the store's heads) is under half the memory: a delta.
+      const twelve = Array.from({ length: 12 }, (_, i) => `es-${i + 1}`);
+      writeUsers(dir, twelve);
       const first = await sync(dir, env);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).not.toContain('::error');
-      writeUsers(dir, ['es-1', 'es-2', 'es-3', 'es-4']);
+      writeUsers(dir, [...twelve, 'es-13']);
       server.fail('POST -delta-', 200, 2, '');
       const failed = await sync(dir, env, '--report', 'stu.xml');
-      expectStoppedEverywhere(failed, dir, 4);
+      expectStoppedEverywhere(failed, dir, 13);
     }));
 
   it('schedule push --changed-only: the same in every sink', () =>
@@ -100,16 +101,16 @@ describe('an end store the state service refuses', () => {
       const env = { EXAMCTL_SYNC_DIR: server.address('schedules'), EXAMCTL_NOW: '2026-11-21T10:00:00Z' };
       expect((await cli(dir, env, ['local', 'init', '--store', 'store'])).code).toBe(0);
       const fixture = readFileSync(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8');
-      // Each sitting again with other candidates, so the run's end is under half the memory: stored as a delta.
-      const sittings =
-        fixture +
+      // Each sitting five times again with other candidates, so the run's end (with the store's heads) is under half the memory: stored as a delta.
+      const copy = (letter: string) =>
         fixture
           .split('\n')
           .slice(1)
           .join('\n')
-          .replaceAll(/^S-/gm, 'SB-')
-          .replaceAll(',stu-', ',stb-')
-          .replaceAll('@students', '@b.students');
+          .replaceAll(/^S-/gm, `S${letter}-`)
+          .replaceAll(',stu-', `,st${letter.toLowerCase()}-`)
+          .replaceAll('@students', `@${letter.toLowerCase()}.students`);
+      const sittings = fixture + ['B', 'C', 'D', 'E', 'F'].map(copy).join('');
       writeFileSync(join(dir, 'sittings.csv'), sittings);
       const push = (...flags: string[]) =>
         cli(dir, env, [

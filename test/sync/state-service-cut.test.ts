@@ -13,7 +13,8 @@ import { stateServerPerTest } from '../support/state-server.js';
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
 const server = stateServerPerTest();
-const ids = ['ct-0', 'ct-1', 'ct-2'];
+// Enough users that a night's end (its population lines carry the store's heads) is under half the memory: a delta.
+const ids = Array.from({ length: 12 }, (_, i) => `ct-${i}`);
 
 function writeUsers(dir: string, list: readonly string[]): void {
   writeFileSync(
