@@ -36,7 +36,9 @@ export async function refuseMovedPlan(
   deps: CommandDeps,
 ): Promise<void> {
   const refused = (why: string) =>
-    new UsageError(`plan ${path}: ${why}; nothing was sent: make a new plan (--dry-run --plan-out) and review that`);
+    new UsageError(`plan ${path}: ${why}; nothing was sent: make a new plan (--dry-run --plan-out) and review that`, {
+      code: 'E2601',
+    });
   const age = deps.now().getTime() - Date.parse(plan.created);
   if (age > maxAgeMs)
     throw refused(`made at ${plan.created}, ${ageWords(age)} ago, older than --max-age ${ageWords(maxAgeMs)} allows`);

@@ -208,34 +208,39 @@ export async function readPlan(path: string): Promise<PlanDocument> {
   const size = await stat(path).then(
     (stats) => (stats.isFile() ? stats.size : -1),
     (error: unknown) => {
-      throw new UsageError(`plan ${path}: cannot read it (${describeSystemError(error)})`);
+      throw new UsageError(`plan ${path}: cannot read it (${describeSystemError(error)})`, { code: 'E2600' });
     },
   );
-  if (size < 0) throw new UsageError(`plan ${path}: not a file`);
-  if (size > MAX_PLAN_BYTES) throw new UsageError(`plan ${path}: larger than a plan can be (${MAX_PLAN_BYTES} bytes)`);
+  if (size < 0) throw new UsageError(`plan ${path}: not a file`, { code: 'E2600' });
+  if (size > MAX_PLAN_BYTES)
+    throw new UsageError(`plan ${path}: larger than a plan can be (${MAX_PLAN_BYTES} bytes)`, { code: 'E2600' });
   const text = await readFile(path, 'utf8');
   const end = CHECKSUM_LINE.exec(text);
-  if (end === null) throw new UsageError(`plan ${path}: not an examctl plan, or cut short (no checksum at its end)`);
+  if (end === null)
+    throw new UsageError(`plan ${path}: not an examctl plan, or cut short (no checksum at its end)`, { code: 'E2600' });
   if (createHash('sha256').update(text.slice(0, end.index)).digest('hex') !== end[1])
     throw new UsageError(
       `plan ${path}: it was changed after examctl wrote it (its checksum does not match): nothing was sent; make a new plan (--plan-out) and review that`,
+      { code: 'E2600' },
     );
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new UsageError(`plan ${path}: not JSON`);
+    throw new UsageError(`plan ${path}: not JSON`, { code: 'E2600' });
   }
   const version = (parsed as { version?: unknown }).version;
   if ((parsed as { format?: unknown }).format === PLAN_FORMAT && version !== PLAN_VERSION)
     throw new UsageError(
       `plan ${path}: version ${String(version)}, this examctl reads version ${PLAN_VERSION}: apply it with the examctl that made it`,
+      { code: 'E2600' },
     );
   const checked = PLAN_DOCUMENT.safeParse(parsed);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     throw new UsageError(
       `plan ${path}: not an examctl plan: ${issue.path.join('.') || '(document)'}: ${issue.message}`,
+      { code: 'E2600' },
     );
   }
   return checked.data;

@@ -149,6 +149,20 @@ export const ERROR_CODES = {
     cause: 'A sync memory or its export was written by a newer examctl, in a format this one does not read.',
     fix: 'Upgrade examctl to the version that wrote it (or later).',
   },
+  E2600: {
+    exit: 2,
+    title: 'not a plan examctl wrote',
+    cause:
+      'The file given to `examctl apply` is not a plan as examctl wrote it: changed after it was written (its checksum does not match), cut short, not JSON, of another version, or not a file. Nothing was sent.',
+    fix: 'Make a new plan (`--dry-run --plan-out FILE`), review it, and apply that file as it is (docs/plan.md).',
+  },
+  E2601: {
+    exit: 2,
+    title: 'the plan no longer fits',
+    cause:
+      'The plan was made for another target, its store or sync memory moved since (another run, a restore), or it is older than `--max-age`: what it would send is no longer what was reviewed. Nothing was sent.',
+    fix: 'Make a new plan against the target as it is now, review it, and apply that (docs/plan.md, "Refusals").',
+  },
   E3000: {
     exit: 3,
     title: 'target failed',

@@ -31,6 +31,8 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E2503: ['test/cli/error-codes.test.ts', "toEqual(['E2503', 'E2503'])"],
   E2504: ['test/cli/error-codes.test.ts', "toEqual(['E2504', 'E2504'])"],
   E2505: ['test/cli/error-codes.test.ts', "'E2505',"],
+  E2600: ['test/cli/plan-apply.test.ts', '/^examctl: E2600: plan \\S+: it was changed after examctl wrote it/m'],
+  E2601: ['test/cli/plan-apply.test.ts', '/^examctl: E2601: plan \\S+: the local store \\S+ changed since'],
   E3000: ['test/sync/full-disk-start.test.ts', '/examctl: E3000: cannot write \\S+users\\.ndjson'],
   E3001: ['test/remote/hostile-server.test.ts', "expect((failure as TransientTargetError).code).toBe('E3001')"],
   E3002: ['test/cli/error-codes.test.ts', "toEqual(['E3002', 'E3002'])"],

@@ -150,7 +150,7 @@ describe('plan then apply (docs/plan.md)', () => {
       await writeFile(join(dir, 'edited.json'), text.replace('Haddad-Smith', 'Haddad-Jones'));
       const edited = await cli(['apply', 'edited.json']);
       expect(edited.code).toBe(2);
-      expect(edited.stderr).toContain('checksum does not match');
+      expect(edited.stderr).toMatch(/^examctl: E2600: plan \S+: it was changed after examctl wrote it/m);
       const other = await raw(['apply', 'plan.json', '--store', join(dir, 'other')]);
       expect(other.code).toBe(2);
       expect(other.stderr).toContain(`made for local store ${join(dir, 'store')}`);
@@ -162,7 +162,7 @@ describe('plan then apply (docs/plan.md)', () => {
       expect((await cli(['user', 'sync', '--file', 'one.csv'])).code).toBe(0);
       const moved = await cli(['apply', 'plan.json', '--report', 'moved.json']);
       expect(moved.code).toBe(2);
-      expect(moved.stderr).toContain('changed since the plan was made');
+      expect(moved.stderr).toMatch(/^examctl: E2601: plan \S+: the local store \S+ changed since the plan was made/m);
       await expect(stat(join(dir, 'moved.json'))).rejects.toThrow();
       // The memory alone: forgotten since the plan.
       await plan();
