@@ -33,12 +33,6 @@ import type { Unit } from './record-job.js';
 /** Options of the invocation a plan does not keep: how this dry run reported, not what the real run does. */
 const NOT_PLANNED = ['dryRun', 'planOut', 'report', 'json', 'output', 'quiet', 'verbose', 'yes'];
 
-/** `--plan-out`'s value, if the command was given one. */
-export function planOutOf(deps: CommandDeps): string | undefined {
-  const value = deps.invocation?.planOut;
-  return typeof value === 'string' ? value : undefined;
-}
-
 /** The input files a plan keeps: the command's `--file`, and every file it keeps with its digest (--map-file, --schedule). */
 async function plannedInputs(deps: CommandDeps, planPath: string): Promise<PlanInput[]> {
   const invocation = deps.invocation ?? {};

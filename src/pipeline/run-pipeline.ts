@@ -34,7 +34,8 @@ import { RecordDispatcher } from './record-dispatcher.js';
 import type { RecordJob, RunOptions, RunOutcome, Unit } from './record-job.js';
 import { RecordSource } from './record-source.js';
 import { LOCAL_CONCURRENCY } from '../defaults.js';
-import { guarded, planOutOf, PlanTap } from './plan-tap.js';
+// A plan's modules (their zod schema) load only for --plan-out or examctl apply: every other run starts without them.
+import type { PlanTap } from './plan-tap.js';
 
 /** Answered items waiting behind an unanswered one; bounds memory when most items need no call. */
 const MAX_PENDING = 1024;
@@ -62,7 +63,8 @@ export async function runPipeline<P, R = never>(
 ): Promise<RunOutcome<R>> {
   await checkReportOption(options, deps);
   const dryRun = options.dryRun ?? false;
-  const planOut = planOutOf(deps);
+  const planOut = typeof deps.invocation?.planOut === 'string' ? deps.invocation.planOut : undefined;
+  const planning = planOut !== undefined || deps.applying !== undefined ? await import('./plan-tap.js') : undefined;
   if (planOut !== undefined && !dryRun)
     throw new UsageError(
       `--plan-out goes with --dry-run: a dry run writes the plan, examctl apply ${planOut} sends it`,
@@ -87,7 +89,7 @@ export async function runPipeline<P, R = never>(
     return `${counted(Math.max(0, (total ?? 0) - kept), 'record')} left of ${formatCount(total ?? 0)} (run ${run}: ${formatCount(kept)} settled, kept)`;
   };
   // Where the store and memory stand before the memory is read (docs/plan.md).
-  const plan = planOut === undefined ? undefined : await PlanTap.open(job.command, planOut, deps, targetOf);
+  const plan = planOut === undefined ? undefined : await planning!.PlanTap.open(job.command, planOut, deps, targetOf);
   try {
     await job.prepare?.();
   } catch (error) {
@@ -138,7 +140,7 @@ export async function runPipeline<P, R = never>(
   const piece = Math.max(MIN_PIECE, window);
   const read = job.units(input.batches(sends ? { first: piece, then: Math.max(piece, ahead) } : undefined));
   const jobUnits =
-    plan !== undefined ? plan.watch(read) : deps.applying !== undefined ? guarded(read, deps.applying) : read;
+    plan !== undefined ? plan.watch(read) : deps.applying !== undefined ? planning!.guarded(read, deps.applying) : read;
   // --strict: a warned record fails before anything of it is sent (failingWarned, below).
   const units = new UnitQueue(
     (await warningsFail(options, deps)) ? failingWarned(jobUnits) : jobUnits,

@@ -26,7 +26,7 @@ import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 import { byKey } from '../domain/key-order.js';
-import { openTargetDirectory } from '../context/target.js';
+import { localStoreExists, openTargetDirectory } from '../context/target.js';
 import { DISABLE_LOGIN, sentBefore, storedBefore, userChanges } from './user-changes.js';
 
 export interface UserSyncFlags extends SyncFlags {
@@ -209,9 +209,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       }
       // Every file run reads the file once first: ids a spreadsheet stripped of their zeros are refused before anything is sent.
       if (disableMissing || pruneMemberships || this.userFlags.reallyNewIds !== true) await this.readFile(memory);
-      // Before and after (docs/plan.md): on the local target, the store's record of each user.
+      // Before and after (docs/plan.md): on the local target, the store's record of each user. With
+      // no store yet nothing is known before (and a plain run does not load the demo world for it).
       const resolved = await this.target();
-      if (this.store === null && resolved.kind === 'local')
+      if (this.store === null && (await localStoreExists(resolved)))
         this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
     } catch (error) {
       await this.close().catch(() => undefined);
