@@ -134,7 +134,7 @@ async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
 async function verifyToken(baseUrl: string, token: string, options: LoginOptions, deps: CommandDeps): Promise<void> {
   const [{ probeRemote }, { probeId }, { errorsOf }, { ErrorCode }] = await Promise.all([
     import('../../api/remote-probe.js'),
-    import('./doctor.js'),
+    import('../../context/doctor-checks.js'),
     import('../../api/envelope-errors.js'),
     import('../../domain/codes.js'),
   ]);

@@ -1,13 +1,9 @@
 import { REMOTE_CONCURRENCY } from '../../defaults.js';
-import { isKnownTimeZone } from '../../domain/local-time.js';
 import { readSession } from '../../pipeline/review-session-read.js';
-import type { ReviewSession } from '../../domain/types.js';
 import { UsageError } from '../../system/errors.js';
 import { formatCount } from '../../formats/number-format.js';
-import { readOutputTimes, type OutputTimes, type OutputTimeSettings } from '../../report/output-times.js';
-import { resolveSettings, settingText, type SettingFlags } from '../../context/settings.js';
+import { readOutputTimes } from '../../report/output-times.js';
 import { describeTarget } from '../../report/report-writers.js';
-import type { TablesWritten } from '../../report/xlsx-report-writer.js';
 import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { openTargetApi } from '../../context/target.js';
@@ -19,8 +15,15 @@ import * as cells from '../../report/review-session-csv.js';
 import { LineSplitter, SpoolSink } from '../../system/text-sink.js';
 import { inOrderAhead } from '../../system/in-order-ahead.js';
 import { pathIdProblem } from '../../api/url-policy.js';
-import { displayNameOf, inputPathOf, refuseTooLong, sayOnce } from '../../pipeline/command-input.js';
-import type { Env } from '../../system/env-values.js';
+import {
+  idsOf,
+  outputSettings,
+  systemTimeZone,
+  tableView,
+  timesFromOf,
+  warnCut,
+  writeXlsx,
+} from '../../pipeline/review-session-show.js';
 
 type ShowOptions = Omit<ReviewSessionShowOptions, 'out'>;
 
@@ -31,69 +34,6 @@ export function run(
   targetOf: TargetOf,
 ): Promise<number> {
   return withOutFile(out, deps, (to) => show(options, to, targetOf, deps));
-}
-
-/** The zone of this computer: TZ when it names a zone, else what Intl says, else UTC. */
-function systemTimeZone(env: Env): string {
-  const tz = env['TZ']?.replace(/^:/, '');
-  if (tz !== undefined && tz !== '' && isKnownTimeZone(tz)) return tz;
-  const resolved = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return typeof resolved === 'string' && isKnownTimeZone(resolved) ? resolved : 'UTC';
-}
-
-/**
- * The output settings: each flag, else the profile's key (docs/cli.md, "review-session show"):
- * the admin's zone and date format serve both ways, so a profile that reads the exports in
- * Europe/London shows the results there too.
- */
-async function outputSettings(
-  flags: Pick<ShowOptions, 'timezone' | 'dateFormat' | 'delimiter' | 'decimalSeparator'>,
-  globals: Pick<SettingFlags, 'profile' | 'baseUrl' | 'target' | 'store'>,
-  deps: CommandDeps,
-): Promise<{
-  times: OutputTimeSettings;
-  delimiter: ShowOptions['delimiter'];
-  decimalSeparator: ShowOptions['decimalSeparator'];
-  profile?: string;
-}> {
-  const { values, profile } = await resolveSettings({ ...globals, ...flags }, deps.env);
-  return {
-    times: {
-      timezone: settingText(values.timezone, 'timezone'),
-      dateFormat: settingText(values.dateFormat, 'dateFormat'),
-    },
-    delimiter: values.delimiter?.value,
-    decimalSeparator: values.decimalSeparator?.value,
-    profile: profile?.name,
-  };
-}
-
-/** The ids asked for: the arguments, then the --file's (docs/input-formats.md, "Id list files"). */
-async function idsOf(
-  options: Pick<ShowOptions, 'externalIds' | 'file' | 'sheet' | 'hiddenRows'>,
-  deps: CommandDeps,
-): Promise<string[]> {
-  const ids = [...(options.externalIds ?? [])];
-  for (const id of ids) refuseTooLong(id, 'review-session show');
-  if (options.file !== undefined) {
-    const { readIdList } = await import('../../input/id-list.js');
-    const listed = await readIdList(inputPathOf(options.file, deps), {
-      displayName: displayNameOf(options.file),
-      idColumn: 'ExternalId',
-      sheet: options.sheet,
-      hiddenRows: options.hiddenRows,
-      notice: (text) => sayOnce(deps, text),
-    });
-    if (listed.length === 0) throw new UsageError(`${displayNameOf(options.file)}: no review session id in the file`);
-    for (const entry of listed) refuseTooLong(entry.id, `${entry.source.file}:${entry.source.line}`);
-    ids.push(...listed.map((entry) => entry.id));
-  } else if (options.sheet !== undefined)
-    throw new UsageError('--sheet is for --file: the worksheet of an .xlsx id list');
-  else if (options.hiddenRows !== undefined)
-    throw new UsageError('--hidden-rows is for --file: the hidden rows of an .xlsx id list');
-  if (ids.length === 0)
-    throw new UsageError('review-session show: give a review session id (or several, or --file ids.csv)');
-  return ids;
 }
 
 async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf, outer: CommandDeps): Promise<number> {
@@ -252,92 +192,4 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
     await say(deps, `${formatCount(ids.length)} review sessions from ${where}: ${read}${failures}`);
   }
   return columns.failed === 0 ? 0 : 1;
-}
-
-/** One session as the table shows it (docs/human.md), fitted to stdout's width. */
-async function tableView(
-  session: ReviewSession,
-  options: ShowOptions,
-  times: OutputTimes,
-  settings: { times: OutputTimeSettings; profile?: string },
-  deps: CommandDeps,
-): Promise<string> {
-  const { renderReviewSession } = await import('../../terminal/review-session-view.js');
-  const { colorEnabled } = await import('../../terminal/table-format.js');
-  // The table goes to stdout: colour follows stdout (`show X | less` gets none), not stdin.
-  const width = deps.stdoutIsTTY ? deps.stdoutColumns : undefined;
-  const color = colorEnabled({ isTTY: deps.stdoutIsTTY ?? false, env: deps.env });
-  const timesFrom = timesFromOf(settings);
-  return renderReviewSession(session, { color, showPin: options.showPin === true, times, timesFrom, width });
-}
-
-/** Where the times' zone came from, as the table's Times line and a workbook's header notes say it. */
-function timesFromOf(settings: { times: OutputTimeSettings; profile?: string }): string {
-  const zoneFrom = settings.times.timezone?.origin;
-  if (zoneFrom === undefined) return "this computer's zone; --timezone to change";
-  return zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
-}
-
-/**
- * The table as a typed workbook on stdout (or --out), its times as docs/cli.md, "Times" says.
- * The rows go into the sheet a session at a time (`eachTable`).
- */
-async function writeXlsx(
-  header: string[],
-  rowCount: number,
-  eachTable: (write: (table: cells.ResultsTable) => void | Promise<void>) => Promise<void>,
-  times: OutputTimes,
-  timesFrom: string,
-  ids: readonly string[],
-  deps: CommandDeps,
-): Promise<TablesWritten> {
-  const { sheetFormats, sheetRows, timeZoneNotes, TIME_ZONE_COLUMN } = cells;
-  const [{ TablesWorkbook }, { writeWorkbookToStdout }, { excelDateFormats }] = await Promise.all([
-    import('../../report/xlsx-report-writer.js'),
-    import('../../terminal/workbook-stdout.js'),
-    import('../../report/output-times.js'),
-  ]);
-  let written: TablesWritten | undefined;
-  const redirect = `examctl review-session show ${ids.length === 1 ? ids[0] : '--file ids.csv'} -o xlsx > results.xlsx`;
-  await writeWorkbookToStdout(deps, redirect, async (stream) => {
-    const workbook = new TablesWorkbook(stream, excelDateFormats(times.format), { [TIME_ZONE_COLUMN]: times.zone });
-    const table = { header, rows: [] };
-    const sheet = await workbook.sheet(
-      {
-        name: 'Results',
-        header,
-        formats: sheetFormats(table),
-        headerNotes: timeZoneNotes(table, times.zone, timesFrom),
-      },
-      rowCount,
-    );
-    await eachTable(async (rows) => {
-      for (const row of sheetRows(rows, times.zone)) await sheet.row(row);
-    });
-    await sheet.end();
-    written = await workbook.finish();
-  });
-  return written as TablesWritten;
-}
-
-/** What did not fit Excel's limits, said on stderr: the workbook holds the markers. */
-async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<void> {
-  const lines: string[] = [];
-  if (cut.cutCells.count > 0) {
-    const first =
-      cut.cutCells.first === undefined ? '' : ` (first: ${cut.cutCells.first.sheet}!${cut.cutCells.first.reference})`;
-    lines.push(
-      `${formatCount(cut.cutCells.count)} cells of the service's answer longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}`,
-    );
-  }
-  for (const [count, what, where] of [
-    [cut.cutColumns, 'columns', 'column'],
-    [cut.cutRows, 'results', 'row'],
-  ] as const) {
-    if (count > 0)
-      lines.push(
-        `the service's answer has more ${what} than a sheet holds: the last ${formatCount(count)} were cut, the sheet's last ${where} says how many; -o csv or ndjson writes them all`,
-      );
-  }
-  for (const line of lines) await say(deps, `warning: ${line}`);
 }

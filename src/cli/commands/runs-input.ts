@@ -8,13 +8,11 @@ import {
 } from '../../runs/index.js';
 import type { CommandDeps } from '../../context/command-deps.js';
 import type { RecordJob, Unit } from '../../pipeline/record-job.js';
-import type { InputRecord } from '../../input/record.js';
 import type { TableHeader } from '../../input/index.js';
-import type { SummaryNote } from '../../report/report-writers.js';
+import { runProfileOf, type RunInput, type TableRow } from '../../pipeline/run-show.js';
 import { RecordSource } from '../../pipeline/record-source.js';
 import { resumeEntry } from '../resume-registry.js';
 import type { CliDeps } from '../command-declaration.js';
-import type { ProfileDefaults } from '../../context/config-file.js';
 
 /*
  * `runs show` reads a run's input again, with the job its command builds, so that the items the
@@ -26,35 +24,6 @@ type JobInput = Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedI
 
 /** Why a run whose items were not read from a file is not listed. */
 const FROM_PROMPTS = 'its items were given at prompts, which the journal does not keep';
-
-/**
- * The input's units in order (a fresh read each call), or why the input cannot be read again.
- * `count`: how many units the input gives (user sync --disable-missing adds its leavers after
- * them). Without `units` (not asked for), `count` is the header's.
- */
-type RunInput =
-  | {
-      units?: () => AsyncIterable<Unit<unknown>>;
-      count: number;
-      summaryNotes?: readonly SummaryNote[] /** A table input's first row as read (its header, names, dialect). */;
-      table?: TableRow /** The table input's header as read, also when it has no row. */;
-      header?: TableHeader;
-    }
-  | { unlisted: string };
-
-type TableRow = NonNullable<InputRecord['raw']>;
-
-/** The profile a run read its input with, as its journal records it (none: an older examctl's run, today's used). */
-export function runProfileOf(header: Pick<JournalHead['header'], 'profile'>): Pick<CommandDeps, 'runProfile'> {
-  const recorded = header.profile;
-  if (recorded === undefined) return {};
-  return {
-    runProfile:
-      recorded === null
-        ? null
-        : { name: recorded.name, defaults: recorded.defaults as ProfileDefaults, configDir: recorded.configDir },
-  };
-}
 
 /**
  * The run's input read again, only when unchanged and through once before any item is reported

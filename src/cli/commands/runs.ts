@@ -1,15 +1,12 @@
-import { ExitCode, UsageError } from '../../system/errors.js';
+import { ExitCode } from '../../system/errors.js';
 import {
   DEFAULT_PRUNE_POLICY,
   listRuns,
   openResume,
   changedDigestedFile,
   pruneRuns,
-  unlinedItem,
   scanRun,
   resolveRunId,
-  unjournaledCount,
-  unitsOf,
   resolveRunsDir,
   CHANGED_INPUT_ADVICE,
   NothingToResumeError,
@@ -17,23 +14,21 @@ import {
   assertTrustedRun,
   assertTrustedRunsDir,
   currentTrust,
-  type RunIndex,
   type RunTrust,
 } from '../../runs/index.js';
-import { reportFormatOf } from '../../report/report-file.js';
-import { countAction, describeTarget } from '../../report/report-writers.js';
-import type { ReportItem, SourceRow } from '../../report/run-report.js';
+import { describeTarget } from '../../report/report-writers.js';
 import { printJson, type CommandDeps, type GlobalOptions, type ResumeContext } from '../../context/command-deps.js';
 import type { CliDeps } from '../command-declaration.js';
 import { onlyGlobals } from '../../flags/global-options.js';
-import { checkReportOption, openRunReport, type RunTimes } from '../../pipeline/report-sinks.js';
 import { refuseOverLaterRuns, refuseReplacedStore, resumedOptions } from '../../pipeline/run-journaling.js';
 import { resumeEntry } from '../resume-registry.js';
 import { instantOf } from '../../flags/flag-values.js';
 import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
 import { printLine, say } from '../../formats/terminal-text.js';
 import { formatCount } from '../../formats/number-format.js';
-import { runInput, runProfileOf } from './runs-input.js';
+import { runInput } from './runs-input.js';
+import { runProfileOf, showRun } from '../../pipeline/run-show.js';
+import { leaverRows } from '../../sync/run-show-leavers.js';
 
 /*
  * `examctl runs ...` (docs/runs.md): the run journals of the user, read; and a killed or stopped
@@ -104,129 +99,13 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: CliDeps
   const runsDir = runsDirOf(options, deps);
   const run = await scanRun(runsDir, await trustedRunId(runsDir, id, deps));
   try {
-    return await showRun(run, options, deps);
+    return await showRun(run, options, deps, {
+      input: (withUnits) => runInput(run, deps, withUnits),
+      leavers: leaverRows,
+    });
   } finally {
     await run.close();
   }
-}
-
-/** The run's start and last end as dates, when the journal's texts read as instants (else the report's own time). */
-function runTimes(startedAt: string, endedAt: string | undefined): RunTimes | undefined {
-  const start = new Date(startedAt);
-  const end = endedAt === undefined ? undefined : new Date(endedAt);
-  if (Number.isNaN(start.getTime())) return undefined;
-  return end === undefined || Number.isNaN(end.getTime()) ? { startedAt: start } : { startedAt: start, endedAt: end };
-}
-
-async function showRun(run: RunIndex, options: GlobalOptions, deps: CliDeps): Promise<number> {
-  // Read again (parsed) only where it adds to the journal: units it never saw, or the input's cells of a CSV or xlsx report.
-  const cells = options.report !== undefined && ['csv', 'xlsx'].includes(reportFormatOf(options.report));
-  // The run's profile, not today's (its zone and format type the workbook's dates), and its input, never written over.
-  const runDeps = { ...deps, ...runProfileOf(run.header), invocation: { ...options, file: run.header.input?.path } };
-  await checkReportOption(options, runDeps);
-  const input = await runInput(run, deps, cells || !run.coversUnits());
-  const [read, gone] = 'unlisted' in input ? [undefined, input.unlisted] : [input, undefined];
-  const missing = read === undefined ? unjournaledCount(run) : unreachedLeavers(run, read.count);
-  const reason = gone ?? LEAVERS_UNLISTED;
-  const unlisted = missing !== 0 ? { count: missing, reason } : undefined;
-  const { command, target } = run.header;
-  const notes = read?.summaryNotes;
-  // Without the input, every unchanged unit of a --changed-only run is counted, not listed: said in the document too.
-  const unlistedUnchanged =
-    gone !== undefined && run.unchanged.count > 0 ? { count: run.unchanged.count, reason: gone } : undefined;
-  // The run's own zone and date format: a report workbook types its dates as the run's did.
-  const { timezone, dateFormat } = run.header.options;
-  const report = await openRunReport(
-    { command, target, ...run.header.origin, dryRun: false, run: run.id, unlisted, unlistedUnchanged },
-    {
-      ...options,
-      ...(typeof timezone === 'string' ? { timezone } : {}),
-      ...(typeof dateFormat === 'string' ? { dateFormat } : {}),
-    },
-    runDeps,
-    { notes },
-    runTimes(run.header.startedAt, run.end?.at),
-  );
-  if (unlisted !== undefined) {
-    // Without a count on record (a schedule push killed in its first attempt) they are neither listed nor counted.
-    const what =
-      unlisted.count === null
-        ? 'the items it never reached are neither listed nor counted (how many there were is not on record)'
-        : `${unlisted.count} ${unlisted.count === 1 ? 'item' : 'items'} it never reached ${unlisted.count === 1 ? 'is' : 'are'} counted as skipped but not listed`;
-    await say(deps, `run ${run.id}: ${what}: ${unlisted.reason}`);
-  }
-  // A CSV or xlsx report without the input's cells is no retry file (trial23 f08): said why.
-  if (cells && gone !== undefined) await say(deps, `run ${run.id}: the report has no input cells: ${gone}`);
-  const builder = report.builder;
-  // The input's header and dialect: a CSV report of no row (every row ok for --only-failed, a header-only file) is still written as the input was.
-  if (read?.header !== undefined) builder.sourceHeader(read.header.cells, read.header.dialect);
-  let position = 0;
-  const leavers = cells && read !== undefined ? await leaverRows(run, read, deps) : undefined;
-  if (read?.units !== undefined) {
-    for await (const unit of read.units()) {
-      const item = (await run.itemAt(position)) ?? unlinedItem(run, { ...unit, n: position });
-      position += 1;
-      await builder.add({
-        item,
-        rows: leavers === undefined || unit.rows === undefined ? unit.rows : leavers.fileRows(unit.rows),
-      });
-    }
-  }
-  for await (const item of run.items(position))
-    await builder.add(leavers === undefined ? { item } : { item, rows: [leavers.row(item)] });
-  // Units --changed-only did not send, journaled as runs of positions: with no input to name them, counted (ok), not listed.
-  const unnamed = run.unchanged.count - run.unchanged.countBelow(position);
-  if (unnamed > 0) {
-    builder.summary.total += unnamed;
-    builder.summary.ok += unnamed;
-    countAction(builder.summary, 'unchanged', unnamed);
-    await say(
-      deps,
-      `run ${run.id}: ${formatCount(unnamed)} unchanged ${unnamed === 1 ? 'item' : 'items'} (not sent, --changed-only) counted as ok but not listed: ${gone ?? 'past the input'}`,
-    );
-  }
-  if (unlisted?.count) {
-    builder.summary.total += unlisted.count;
-    builder.summary.skipped += unlisted.count;
-  }
-  await report.close();
-  // Nothing is sent here: a report that cannot be written stays the usage error (exit 2) it always was.
-  const failure = report.failure();
-  if (failure !== undefined) throw new UsageError(failure.message);
-  return builder.summary.ok === builder.summary.total ? 0 : 1;
-}
-
-/**
- * The leavers' rows of a table input's CSV or xlsx report, as `runs show --report` rebuilds them
- * (docs/sync.md, "In the report of a CSV or .xlsx input"); undefined for no leaver or no table.
- */
-async function leaverRows(
-  run: RunIndex,
-  input: Extract<Awaited<ReturnType<typeof runInput>>, { count: number }>,
-  deps: CommandDeps,
-): Promise<{ fileRows: (rows: SourceRow[]) => SourceRow[]; row: (item: ReportItem) => SourceRow } | undefined> {
-  const listed = run.countFrom(input.count);
-  if (run.header.command !== 'user sync' || input.table === undefined || listed === 0) return undefined;
-  const { leaverTable, leaverRow, underLeaverHeader } = await import('../../sync/user-sync-memory.js');
-  const table = leaverTable(input.table);
-  await say(
-    deps,
-    `run ${run.id}: the report's ${formatCount(listed)} leaver ${listed === 1 ? 'row has' : 'rows have'} ExternalId and DisableLogin only: the run journal does not keep leavers' FirstName and LastName (the run's own --report has them)`,
-  );
-  return {
-    fileRows: (rows) => underLeaverHeader(table, rows),
-    row: (item) => leaverRow(table, { ExternalId: item.id ?? '' }),
-  };
-}
-
-const LEAVERS_UNLISTED =
-  'they are leavers (--disable-missing) that come from the sync memory, not the file, and its journal does not name them';
-
-/** Units after the input's (user sync's leavers) that the journal has no line for: the header's count tells. */
-function unreachedLeavers(run: RunIndex, inputUnits: number): number {
-  const total = unitsOf(run);
-  if (total === undefined) return 0;
-  return Math.max(0, total - inputUnits - run.countFrom(inputUnits));
 }
 
 /** The prune policy counts age in days (src/runs/read-run.ts); --older-than is read in ms. */

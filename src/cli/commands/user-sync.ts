@@ -6,12 +6,11 @@ import type { Problem } from '../../domain/problem.js';
 import type { UserRequest } from '../../domain/types.js';
 import type { UserResponseContent } from '../../domain/user.js';
 import type { InputRecord } from '../../input/record.js';
-import { promptIoOf, promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
-import { onlyGlobals, type GlobalOptions } from '../../flags/global-options.js';
+import type { CommandDeps } from '../../context/command-deps.js';
+import { onlyGlobals } from '../../flags/global-options.js';
 import { unitPerRecord, type Outcome, type RecordJob, type Unit, type RunOptions } from '../../pipeline/record-job.js';
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { outcomeOf } from '../../pipeline/service-answer.js';
-import { openTargetDirectory } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { USER_SYNC, type UserSyncOptions } from './user-sync.options.js';
@@ -22,8 +21,7 @@ import { say } from '../../formats/terminal-text.js';
 import { UsageError } from '../../system/errors.js';
 import { planWords, populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
 import { onlyFlag, onlyWhichOf } from '../../sync/known-ids.js';
-
-const PROMPT_SOURCE = '<prompt>';
+import { askUser, correctUser, promptedRecord } from '../../pipeline/user-questions.js';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(
@@ -248,83 +246,6 @@ export function userSyncInput(
     ...unitPerRecord(userUnit, USER_ID_RULE),
     summaryNotes: [NOT_SENT_NOTE, DISABLED_NOTE, MOVERS_NOTE],
   };
-}
-
-/** The one prompted user as the job's input: read anew on each run, so a corrected answer is what is sent. */
-function promptedRecord(fields: () => Record<string, unknown>): () => AsyncIterable<InputRecord> {
-  return async function* () {
-    yield { source: { file: PROMPT_SOURCE, line: 1, index: 0 }, fields: fields() };
-  };
-}
-
-async function askUser(options: GlobalOptions, deps: CommandDeps, target: TargetOf): Promise<Record<string, unknown>> {
-  const { missingValue, promptUser } = await import('../../terminal/prompts.js');
-  if (!promptsAllowed(options, deps)) throw missingValue('--file');
-  return promptOneUser(deps, target, promptUser);
-}
-
-/** The answers again, each earlier one the default (Enter keeps it); null when the person declines. */
-async function correctUser(
-  fields: Record<string, unknown>,
-  problems: readonly Problem[],
-  deps: CommandDeps,
-  target: TargetOf,
-): Promise<Record<string, unknown> | null> {
-  const { offerCorrection, promptUser } = await import('../../terminal/prompts.js');
-  const given = Object.entries(fields).map(([name, value]) => ({
-    name,
-    label: name,
-    value: typeof value === 'string' ? value : JSON.stringify(value),
-  }));
-  const names = await offerCorrection(given, problems, promptIoOf(deps));
-  if (names === null) return null;
-  // Only the ticked answers are asked again (docs/human.md); the others are sent as they were.
-  return promptOneUser(deps, target, promptUser, fields as Partial<UserRequest>, new Set(names));
-}
-
-/**
- * On the local target the world is known: Role is a choice among its roles, and an existing
- * user's values are offered as defaults. A remote target has no such lists: free text.
- */
-async function promptOneUser(
-  deps: CommandDeps,
-  target: TargetOf,
-  promptUser: typeof import('../../terminal/prompts.js').promptUser,
-  earlier?: Partial<UserRequest>,
-  correcting?: ReadonlySet<string>,
-): Promise<Record<string, unknown>> {
-  const directory = await (deps.openDirectory ?? openTargetDirectory)(await target(), deps);
-  try {
-    const roles = directory?.roleTitles() ?? [];
-    return await promptUser(
-      {
-        ...(roles.length > 0 ? { roles } : {}),
-        ...(directory
-          ? {
-              lookup: (externalId: string) => withEarlier(directory.userOf(externalId), externalId, earlier),
-              hierarchies: directory.hierarchies(),
-            }
-          : {}),
-        ...(earlier ? { existing: earlier } : {}),
-        ...(earlier && correcting
-          ? { correct: { names: correcting, answered: earlier as Record<string, unknown> } }
-          : {}),
-      },
-      promptIoOf(deps),
-    );
-  } finally {
-    await directory?.close();
-  }
-}
-
-/** A stored user's values, with the person's earlier answers over them when correcting that same user. */
-function withEarlier(
-  stored: Partial<UserRequest> | null,
-  externalId: string,
-  earlier: Partial<UserRequest> | undefined,
-): Partial<UserRequest> | null {
-  if (stored === null || earlier === undefined || earlier.ExternalId !== externalId) return stored;
-  return { ...stored, ...earlier };
 }
 
 /** A record to its unit: what `user sync` sends, and what `synced adopt` records as if it had (the raw digests' fingerprint is of this very function). */

@@ -1,0 +1,95 @@
+import type { Problem } from '../domain/problem.js';
+import type { UserRequest } from '../domain/types.js';
+import type { InputRecord } from '../input/record.js';
+import type { GlobalOptions } from '../flags/global-options.js';
+import { promptIoOf, promptsAllowed, type CommandDeps } from '../context/command-deps.js';
+import { openTargetDirectory } from '../context/target.js';
+import type { TargetOf } from '../context/resolved-target.js';
+
+/*
+ * `examctl user sync` without --file: one user asked for at prompts on a terminal, and asked again
+ * to correct after a failed send (docs/human.md).
+ */
+
+const PROMPT_SOURCE = '<prompt>';
+
+/** The one prompted user as the job's input: read anew on each run, so a corrected answer is what is sent. */
+export function promptedRecord(fields: () => Record<string, unknown>): () => AsyncIterable<InputRecord> {
+  return async function* () {
+    yield { source: { file: PROMPT_SOURCE, line: 1, index: 0 }, fields: fields() };
+  };
+}
+
+export async function askUser(
+  options: GlobalOptions,
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<Record<string, unknown>> {
+  const { missingValue, promptUser } = await import('../terminal/prompts.js');
+  if (!promptsAllowed(options, deps)) throw missingValue('--file');
+  return promptOneUser(deps, target, promptUser);
+}
+
+/** The answers again, each earlier one the default (Enter keeps it); null when the person declines. */
+export async function correctUser(
+  fields: Record<string, unknown>,
+  problems: readonly Problem[],
+  deps: CommandDeps,
+  target: TargetOf,
+): Promise<Record<string, unknown> | null> {
+  const { offerCorrection, promptUser } = await import('../terminal/prompts.js');
+  const given = Object.entries(fields).map(([name, value]) => ({
+    name,
+    label: name,
+    value: typeof value === 'string' ? value : JSON.stringify(value),
+  }));
+  const names = await offerCorrection(given, problems, promptIoOf(deps));
+  if (names === null) return null;
+  // Only the ticked answers are asked again (docs/human.md); the others are sent as they were.
+  return promptOneUser(deps, target, promptUser, fields as Partial<UserRequest>, new Set(names));
+}
+
+/**
+ * On the local target the world is known: Role is a choice among its roles, and an existing
+ * user's values are offered as defaults. A remote target has no such lists: free text.
+ */
+async function promptOneUser(
+  deps: CommandDeps,
+  target: TargetOf,
+  promptUser: typeof import('../terminal/prompts.js').promptUser,
+  earlier?: Partial<UserRequest>,
+  correcting?: ReadonlySet<string>,
+): Promise<Record<string, unknown>> {
+  const directory = await (deps.openDirectory ?? openTargetDirectory)(await target(), deps);
+  try {
+    const roles = directory?.roleTitles() ?? [];
+    return await promptUser(
+      {
+        ...(roles.length > 0 ? { roles } : {}),
+        ...(directory
+          ? {
+              lookup: (externalId: string) => withEarlier(directory.userOf(externalId), externalId, earlier),
+              hierarchies: directory.hierarchies(),
+            }
+          : {}),
+        ...(earlier ? { existing: earlier } : {}),
+        ...(earlier && correcting
+          ? { correct: { names: correcting, answered: earlier as Record<string, unknown> } }
+          : {}),
+      },
+      promptIoOf(deps),
+    );
+  } finally {
+    await directory?.close();
+  }
+}
+
+/** A stored user's values, with the person's earlier answers over them when correcting that same user. */
+function withEarlier(
+  stored: Partial<UserRequest> | null,
+  externalId: string,
+  earlier: Partial<UserRequest> | undefined,
+): Partial<UserRequest> | null {
+  if (stored === null || earlier === undefined || earlier.ExternalId !== externalId) return stored;
+  return { ...stored, ...earlier };
+}
