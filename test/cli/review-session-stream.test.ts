@@ -102,7 +102,7 @@ describe('an id that is a path step (issue 60)', () => {
         expect([shown.code, shown.stdout, shown.stderr]).toEqual([
           2,
           '',
-          `target: remote ${server!.url} (--base-url), token from EXAMCTL_TOKEN\nexamctl: review-session show: the review session id "${id}" cannot be sent in a URL path (a proxy would read it as a step to another path): nothing was sent\n`,
+          `target: remote ${server!.url} (--base-url), token from EXAMCTL_TOKEN\nexamctl: E2000: review-session show: the review session id "${id}" cannot be sent in a URL path (a proxy would read it as a step to another path): nothing was sent\n`,
         ]);
         const removed = await cli(['invigilators', 'remove', id, 'u-1', '--yes']);
         expect(removed.code).toBe(2);

@@ -31,7 +31,8 @@ async function cli(dir: string, argv: string[], env: Record<string, string> = {}
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
-const ids = Array.from({ length: 4 }, (_, i) => `vs-${i}`);
+// Enough users that a night's end (its population lines carry the store's heads) is under half the memory: a delta.
+const ids = Array.from({ length: 12 }, (_, i) => `vs-${i}`);
 const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
   cli(
     dir,
@@ -115,7 +116,8 @@ describe("the run's copy of the memory", () => {
         JSON.stringify(server.requests.map((r) => [r.method, r.path, r.body.length])),
       ).toBeGreaterThanOrEqual(held!.length);
       const shown = await cli(dir, ['synced', 'show', '--json'], env);
-      expect(shown.stdout, shown.stderr).toMatch(/"remembered":[45]\b/);
+      // The 12 of night 1, and the joiner if its intent is taken in: never stored empty.
+      expect(shown.stdout, shown.stderr).toMatch(/"remembered":1[23]\b/);
       // The next night on the same runner (its runs directory says the run finished) takes in what
       // the run wrote ahead: not refused as a memory cut short (found by a trial).
       const next = await sync(dir, env, '--require-memory');
