@@ -22,7 +22,10 @@ export function helpLayout(full: () => boolean): HelpConfiguration {
     },
     visibleOptions(this: Help, command: Command): Option[] {
       const visible = Help.prototype.visibleOptions.call(this, command);
-      return full() ? visible : visible.filter((option) => !shownWithItsPositive(option));
+      if (full()) return visible;
+      // A command's brief help leaves out its own -h, --help (whoever reads it typed it; `--all` lists it).
+      const own = (option: Option) => command.parent !== null && option.long === '--help';
+      return visible.filter((option) => !shownWithItsPositive(option) && !own(option));
     },
     optionTerm(this: Help, option: Option): string {
       const term = Help.prototype.optionTerm.call(this, option);
