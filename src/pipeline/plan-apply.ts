@@ -18,9 +18,10 @@ import { memoryMark, NO_MEMORY, targetStoreMark } from './plan-marks.js';
 /** A plan older than this is refused unless --max-age says otherwise. */
 export const DEFAULT_PLAN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-/** Whole hours and minutes, for a refusal. */
+/** Whole seconds under 2 minutes (a `--max-age 30s` must not read "0 min"), else whole hours and minutes, for a refusal. */
 function ageWords(ms: number): string {
   const minutes = Math.floor(ms / 60_000);
+  if (minutes < 2) return `${Math.floor(ms / 1000)} s`;
   return minutes < 120 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 

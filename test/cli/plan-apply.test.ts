@@ -157,6 +157,12 @@ describe('plan then apply (docs/plan.md)', () => {
       const old = await cli(['apply', 'plan.json'], { now: () => new Date(Date.now() + 25 * 3600_000) });
       expect(old.code).toBe(2);
       expect(old.stderr).toContain('older than --max-age');
+      // A limit under two minutes is said in seconds, not as "0 min".
+      const short = await cli(['apply', 'plan.json', '--max-age', '1m'], {
+        now: () => new Date(Date.parse(JSON.parse(text).created) + 90_000),
+      });
+      expect(short.code).toBe(2);
+      expect(short.stderr).toMatch(/E2601: .* 90 s ago, older than --max-age 60 s allows/);
       // Another run changes the store and its memory after the review.
       await writeFile(join(dir, 'one.csv'), `${lines[0]}\n${lines[2]!.replace('Okafor', 'Okafor-Lee')}\n`);
       expect((await cli(['user', 'sync', '--file', 'one.csv'])).code).toBe(0);
