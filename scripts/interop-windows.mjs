@@ -369,22 +369,21 @@ function unpackNodeForWindows(scratch) {
 let runs = 0;
 
 /**
- * Runs node.exe under Wine with stdin, stdout and stderr on regular files (a Linux pipe given to
- * node.exe fails with EBADF under Wine), and resolves with the exit code and both texts.
+ * Runs the process `start(stdio)` makes with stdin (`stdin`), stdout and stderr on regular files
+ * in `cwd` (a Linux pipe given to a Windows program fails with EBADF under Wine), and resolves with
+ * the exit code and both texts.
  */
-async function windowsNode(env, nodeExe, cwd, args, options = {}) {
-  const id = `${(runs += 1)}`;
-  const files = join(cwd, `.io-${id}`);
+export async function onFiles(cwd, stdin, start) {
+  const files = join(cwd, `.io-${(runs += 1)}`);
   mkdirSync(files, { recursive: true });
-  writeFileSync(join(files, 'stdin'), options.stdin ?? '');
+  writeFileSync(join(files, 'stdin'), stdin);
   const fds = [
     openSync(join(files, 'stdin'), 'r'),
     openSync(join(files, 'stdout'), 'w'),
     openSync(join(files, 'stderr'), 'w'),
   ];
   try {
-    const child = wine.run([nodeExe, ...args], { cwd, env: { ...env, ...(options.env ?? {}) }, stdio: fds, binds });
-    const [code] = await once(child, 'exit');
+    const [code] = await once(start(fds), 'exit');
     return {
       code,
       stdout: readFileSync(join(files, 'stdout'), 'utf8'),
@@ -393,6 +392,13 @@ async function windowsNode(env, nodeExe, cwd, args, options = {}) {
   } finally {
     for (const fd of fds) closeSync(fd);
   }
+}
+
+/** Runs node.exe under Wine (onFiles), resolving with the exit code and both texts. */
+function windowsNode(env, nodeExe, cwd, args, options = {}) {
+  return onFiles(cwd, options.stdin ?? '', (stdio) =>
+    wine.run([nodeExe, ...args], { cwd, env: { ...env, ...(options.env ?? {}) }, stdio, binds }),
+  );
 }
 
 /**
