@@ -186,7 +186,7 @@ function judgedOf(deps: CommandDeps, counts: Record<string, number>): string[] {
   if (invocation.disableMissing === true)
     judged.push(`${counts.disable ?? 0} to disable: within ${limit('--max-disable', invocation.maxDisable)}`);
   if (invocation.pruneMemberships === true)
-    judged.push(`${counts.prune ?? 0} movers to prune: within ${limit('--max-prune', invocation.maxPrune)}`);
+    judged.push(`${counted(counts.prune ?? 0, 'mover')} to prune: within ${limit('--max-prune', invocation.maxPrune)}`);
   return judged;
 }
 

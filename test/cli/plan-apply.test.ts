@@ -106,7 +106,7 @@ describe('plan then apply (docs/plan.md)', () => {
       expect(plan.counts.prune).toBe(1);
       expect(plan.judged).toEqual([
         expect.stringContaining('3 to disable: within --max-disable'),
-        expect.stringContaining('1 movers to prune'),
+        expect.stringMatching(/^1 mover to prune: within --max-prune/),
       ]);
       const mover = (plan.items as Item[]).find((item) => item.action === 'prune')!;
       expect(mover.removed).toEqual(['H-NORTH']);
