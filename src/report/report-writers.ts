@@ -826,8 +826,14 @@ function planLine(sign: PlanSign, item: ReportItem): string {
       return `! ${id} (invalid)`;
     case 'left':
       return `= ${id} (left alone)`;
+    case '>': {
+      // A remote send: its note, else the fields examctl knows it changes (what it last sent: docs/plan.md).
+      const known = item.changes?.filter((change) => change.known).map((change) => change.field) ?? [];
+      const why = item.note ?? (known.length > 0 ? known.join(', ') : undefined);
+      return `> ${id}${why === undefined ? '' : ` (${why})`}`;
+    }
     default:
-      return `${sign} ${id}${sign === '>' && item.note !== undefined ? ` (${item.note})` : ''}`;
+      return `${sign} ${id}`;
   }
 }
 

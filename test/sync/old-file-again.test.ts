@@ -231,13 +231,17 @@ describe("an old night's file run again", () => {
       write(setup.dir, 'night1.csv', staff);
       write(setup.dir, 'night2.csv', staff.slice(1));
       write(setup.dir, 'night3.csv', staff.toReversed());
+      // And st-5's last name changes: the plan names the field it knows from what examctl last sent.
+      const night3 = join(setup.dir, 'night3.csv');
+      writeFileSync(night3, readFileSync(night3, 'utf8').replace(',L st-5,', ',L2 st-5,'));
       expect((await remote('night1.csv')).code).toBe(0);
       expect((await remote('night2.csv')).code).toBe(0);
       expect(applied.filter((user) => user.DisableLogin === true).map((user) => user.ExternalId)).toEqual(['st-0']);
       const plan = await remote('night3.csv', '--dry-run');
       expect(plan.code, plan.stderr).toBe(0);
-      expect(plan.stderr).toContain('plan: 1 to send, 19 unchanged');
+      expect(plan.stderr).toContain('plan: 2 to send, 18 unchanged');
       expect(plan.stderr).toContain('  > st-0 (re-enables)');
+      expect(plan.stderr).toContain('  > st-5 (LastName)\n');
     } finally {
       await stopUserSyncService(setup);
     }
