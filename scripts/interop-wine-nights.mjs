@@ -183,6 +183,8 @@ export async function wineNights({ host = false, systemWine = false } = {}) {
     /** `counts`: exit code, created, updated, unchanged (--json), what stderr says doubting the store; `sent`: ids. */
     const night = async (args) => {
       const run = await examctl(['--json', ...args]);
+      if (run.code !== 0)
+        process.stdout.write(`note ${tag}: ${args.slice(0, 2).join(' ')}: exit ${run.code}: ${run.stderr.trim()}\n`);
       let summary;
       let sent = [];
       try {
