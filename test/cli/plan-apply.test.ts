@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
@@ -73,9 +73,12 @@ describe('plan then apply (docs/plan.md)', () => {
       later[3] = later[3]!.replace('Martin', 'Martinez');
       later.splice(8, 3);
       await writeFile(join(dir, 'export.csv'), `${later.join('\n')}\n`);
-      const applied = await cli(['apply', 'plan.json', '--report', 'applied.json']);
-      expect(applied.code).toBe(0);
-      const report = JSON.parse(await readFile(join(dir, 'applied.json'), 'utf8'));
+      // Applied from another directory: the plan's paths are where it was made, apply's own --report where apply ran.
+      const elsewhere = join(dir, 'elsewhere');
+      await mkdir(elsewhere);
+      const applied = await cli(['apply', join(dir, 'plan.json'), '--report', 'applied.json'], { cwd: elsewhere });
+      expect(applied.code, applied.stderr).toBe(0);
+      const report = JSON.parse(await readFile(join(elsewhere, 'applied.json'), 'utf8'));
       const reported = report.items as Item[];
       expect(byAction(reported, 'updated').sort()).toEqual(['stu-2001', 'stu-2002']);
       expect(byAction(reported, 'disabled')).toEqual([leaver.id]);

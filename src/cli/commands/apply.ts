@@ -19,6 +19,9 @@ import type { CliDeps } from '../command-declaration.js';
 import { resumeEntry } from '../resume-registry.js';
 import type { ApplyOptions } from './apply.options.js';
 
+/** The global flags that name a file or directory: apply's own, read from where apply runs (docs/plan.md, "Apply"). */
+const TYPED_PATHS = ['store', 'tokenFile', 'report', 'runsDir'] as const;
+
 /**
  * `examctl apply PLAN`: the plan's command run again from the plan's kept inputs, its settings and
  * target, each request checked against the plan's (docs/plan.md, "Apply").
@@ -45,6 +48,9 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
     throw new UsageError(`plan ${given}: ${plan.command} cannot be applied: ${entry.notResumable}`);
   // The plan's own settings and target; a target flag given to apply must name the same (refused otherwise).
   const flags = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  // Apply's own paths mean where apply was typed; the plan's (its inputs, its --store) where the plan was made.
+  for (const name of TYPED_PATHS)
+    if (typeof flags[name] === 'string') flags[name] = resolve(deps.cwd, flags[name] as string);
   const runOptions: Record<string, unknown> = { ...plan.options, ...flags, ...(await keptInputs(plan, place)) };
   const runDeps: CliDeps = {
     ...deps,
