@@ -244,8 +244,11 @@ export function spawnedBareLoop(target, users, concurrency, prefix) {
   );
 }
 
-/** The same as a process with examctl's guarantees (durable-loop-process.mjs: intents durable before each batch, answers after); its journal in the run's scratch dir. */
-export function spawnedDurableLoop(target, users, concurrency, prefix) {
+/**
+ * The same as a process with examctl's guarantees (durable-loop-process.mjs: intents durable before each batch, answers
+ * after); its journal in the run's scratch dir. `examctlWrites`: as examctl keeps them, in two files, answers within 20 ms.
+ */
+export function spawnedDurableLoop(target, users, concurrency, prefix, examctlWrites = false) {
   const script = join(root, 'bench', 'durable-loop-process.mjs');
   return spawnedRate(users, 'durable loop', (cpuFile, scratch) =>
     spawn(
@@ -260,6 +263,7 @@ export function spawnedDurableLoop(target, users, concurrency, prefix) {
         String(concurrency),
         prefix,
         join(scratch, 'journal.ndjson'),
+        ...(examctlWrites ? [join(scratch, 'memory.ndjson'), '20'] : []),
       ],
       {
         stdio: ['ignore', 'ignore', 'pipe'],

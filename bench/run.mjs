@@ -11,6 +11,7 @@ import { runMoversBench } from './movers-bench.mjs';
 import { runExecutableStartupBench, runStartupBench } from './startup-bench.mjs';
 import { runLimitBench } from './limit-bench.mjs';
 import { runStageProfile } from './stage-profile.mjs';
+import { runAllocProfile } from './alloc-profile.mjs';
 import { runScaleBench } from './scale-bench.mjs';
 import { judge, printGoals } from './goals.mjs';
 import { runClientBench } from './client-bench.mjs';
@@ -36,6 +37,11 @@ if (!only || only === 'limit') {
     '',
   );
   console.table(await runStageProfile());
+  section(
+    'issue 82, where the CLI allocates (per-record objects): the same run and both loops with the sampling heap profiler (collected objects included), KB per user by stage; unlike CPU, not moved by the load',
+    '',
+  );
+  console.table(await runAllocProfile());
   process.stdout.write(
     `load average (1, 5, 15 minutes) after the profiled runs: ${loadavg()
       .map((value) => value.toFixed(1))
