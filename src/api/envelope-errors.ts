@@ -118,23 +118,13 @@ function jsonOf(value: object): string {
   return text.length > ERROR_LIMITS.messageChars ? text.slice(0, ERROR_LIMITS.messageChars) : text;
 }
 
-const CODE_KEYS = ['Code', 'code', 'ErrorCode', 'errorCode'] as const;
-const MESSAGE_KEYS = [
-  'Message',
-  'message',
-  'Error',
-  'error',
-  'ErrorMessage',
-  'errorMessage',
-  'Description',
-  'description',
-  'Detail',
-  'detail',
-  'Title',
-  'title',
-] as const;
-const FIELD_KEYS = ['Field', 'field', 'PropertyName', 'propertyName', 'Path', 'path'] as const;
-const ID_KEYS = ['UserExtId', 'userExtId', 'ExternalId', 'externalId'] as const;
+/** Each member name as the API writes it, then in camelCase. */
+const bothCases = (keys: readonly string[]): string[] =>
+  keys.flatMap((key) => [key, `${key[0]!.toLowerCase()}${key.slice(1)}`]);
+const CODE_KEYS = bothCases(['Code', 'ErrorCode']);
+const MESSAGE_KEYS = bothCases(['Message', 'Error', 'ErrorMessage', 'Description', 'Detail', 'Title']);
+const FIELD_KEYS = bothCases(['Field', 'PropertyName', 'Path']);
+const ID_KEYS = bothCases(['UserExtId', 'ExternalId']);
 
 function entryToProblem(record: Record<string, unknown>, fieldPrefix: string): Problem {
   const code = pickCode(record);

@@ -156,17 +156,10 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
  */
 export async function saveConfig(config: ExamctlConfig, env: Env = process.env): Promise<string> {
   const file = configPath(env);
-  await writePrivateFileAtomic(await fs.realpath(file).catch(() => file), `${JSON.stringify(config, null, 2)}\n`, env);
+  const target = await fs.realpath(file).catch(() => file);
+  const replacement = await privateReplacement(target, `${JSON.stringify(config, null, 2)}\n`, env);
+  await named(target, () => replacement.commit());
   return file;
-}
-
-/**
- * Replaces `file` with `text`, owner only (0600, directory 0700), atomically: a crash leaves the old
- * file or the new one.
- */
-async function writePrivateFileAtomic(file: string, text: string, env: Env): Promise<void> {
-  const replacement = await privateReplacement(file, text, env);
-  await named(file, () => replacement.commit());
 }
 
 /** `text` written and flushed beside `file`, in place once committed: a full disk fails before anything is replaced. */
@@ -192,14 +185,6 @@ function named<T>(file: string, step: () => Promise<T>): Promise<T> {
     if ((error as NodeJS.ErrnoException).code === undefined) throw error;
     throw new TargetError(`cannot write ${file}: ${describeSystemError(error)}`, { cause: error });
   });
-}
-
-function checkProfileName(name: string): void {
-  if (!PROFILE_NAME.test(name)) {
-    throw new UsageError(
-      `profile name ${quotedValue(name)}: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`,
-    );
-  }
 }
 
 export interface ProfileUpdate {
@@ -237,7 +222,10 @@ const urlKey = (url = ''): string => targetIdentity({ kind: 'remote', baseUrl: u
 
 /** Creates or updates a profile and saves the config. The first profile becomes the default. */
 export async function setProfile(name: string, update: ProfileUpdate, env: Env = process.env): Promise<ExamctlConfig> {
-  checkProfileName(name);
+  if (!PROFILE_NAME.test(name))
+    throw new UsageError(
+      `profile name ${quotedValue(name)}: use letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`,
+    );
   const { profileSchema } = await configSchemas();
   return changeConfig(env, (config) => {
     const existing = config.profiles[name];

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import type { ProfileDefaults } from './config-file.js';
 import type { CommandDeps } from './command-deps.js';
-import { SETTING_KEYS, type SettingFlags } from './settings.js';
+import { SETTING_KEYS, VALUE_KEYS, type SettingFlags } from './settings.js';
 import { UsageError } from '../system/errors.js';
 import { parseDateFormat, readTimeSettings, type LocalTimeOptions } from '../domain/local-time.js';
 import { normalizeColumnName } from '../formats/column-name.js';
@@ -50,28 +50,7 @@ export async function profileSettings(
   });
   if (!times.ok) throw new UsageError(times.message);
   if (flags.encoding !== undefined) refuseUnknownEncoding('--encoding', flags.encoding);
-  const {
-    concurrency,
-    rate,
-    dateFormat,
-    timezone,
-    encoding,
-    delimiter,
-    decimalSeparator,
-    strict,
-    ignoreUnknownColumns,
-  } = flags;
-  const settings: ProfileDefaults = withoutUndefined({
-    concurrency,
-    rate,
-    dateFormat,
-    timezone,
-    encoding,
-    delimiter,
-    decimalSeparator,
-    strict,
-    ignoreUnknownColumns,
-  });
+  const settings = withoutUndefined(Object.fromEntries(VALUE_KEYS.map((key) => [key, flags[key]]))) as ProfileDefaults;
   if (flags.mapFile !== undefined) {
     const path = resolve(deps.cwd, flags.mapFile);
     const [{ readMapFile }, { trustedFileCheck }] = await Promise.all([

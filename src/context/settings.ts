@@ -52,6 +52,9 @@ export const SETTING_KEYS = {
 } as const;
 /** The one-value settings. */
 type ValueKey = Exclude<(typeof SETTING_KEYS)[keyof typeof SETTING_KEYS], 'mapFile' | 'map' | 'set'>;
+export const VALUE_KEYS = Object.values(SETTING_KEYS).filter(
+  (key): key is ValueKey => key !== 'mapFile' && key !== 'map' && key !== 'set',
+);
 type SettingValues = { [K in ValueKey]?: Setting<NonNullable<ProfileDefaults[K]>> };
 
 /** `unused`: the variables naming another target. */

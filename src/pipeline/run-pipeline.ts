@@ -5,7 +5,6 @@ import { ColumnModes, exitCodeFor, keptHeader } from '../report/report-writers.j
 import { reportFormatOf } from '../report/report-file.js';
 import type { InputRecord } from '../input/record.js';
 import type { Problem } from '../domain/problem.js';
-import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { resolveSettings } from '../context/settings.js';
 import { type ReportEntry } from '../report/run-report.js';
 import { counted, formatCount } from '../formats/number-format.js';
@@ -42,14 +41,6 @@ const MAX_PENDING = 1024;
 
 /** Records in the first piece at least (a window of 1 must not cost an await per record). */
 const MIN_PIECE = 16;
-
-/**
- * Positions a journaled run may put on record as sent ahead of the one it dispatches, within the
- * units read so far; why this many, and what it costs: docs/runs.md, "Sent ahead".
- */
-export function recordAheadFor(window: number): number {
-  return Math.max(256, window);
-}
 
 /**
  * A run in named steps (docs/architecture.md, "The life of a record"). Throws TargetError (3) or
@@ -129,8 +120,9 @@ export async function runPipeline<P, R = never>(
     signal: deps.signal,
     stopWhen: () => report.failure() ?? units.inputFailed,
     journal,
-    // A job that sends its units together puts them on record together, in the turn they go.
-    recordAhead: job.sendsTogether ? 0 : recordAheadFor(window),
+    // A job that sends its units together puts them on record together, in the turn they go; why
+    // 256 ahead of the one dispatched, and what it costs: docs/runs.md, "Sent ahead".
+    recordAhead: job.sendsTogether ? 0 : Math.max(256, window),
   });
 
   // A run that sends reads its units a piece at a time, the next while requests are in flight,
@@ -631,11 +623,6 @@ async function warningsFail(
   );
 }
 
-/** A warning as the problem that fails its record under --strict: the same field, line, code and text. */
-function warningProblem({ field, code, message, line }: FieldWarning): Problem {
-  return { field, code, message, ...(line === undefined ? {} : { line }) };
-}
-
 /** The units, each one with a warning failed by it (after any problem it had). */
 async function* failingWarned<P>(batches: AsyncIterable<readonly Unit<P>[]>): AsyncIterable<readonly Unit<P>[]> {
   for await (const batch of batches) {
@@ -647,7 +634,10 @@ async function* failingWarned<P>(batches: AsyncIterable<readonly Unit<P>[]>): As
 const warned = (unit: Unit<unknown>): boolean => (unit.warnings?.length ?? 0) > 0;
 
 function failed<P>(unit: Unit<P>): Unit<P> {
-  const problems = (unit.warnings ?? []).map(warningProblem);
+  // Each warning as the problem that fails its record under --strict: the same field, line, code and text.
+  const problems = (unit.warnings ?? []).map(
+    ({ field, code, message, line }): Problem => ({ field, code, message, ...(line === undefined ? {} : { line }) }),
+  );
   return {
     ...unit,
     prepared: { ok: false, problems: unit.prepared.ok ? problems : [...unit.prepared.problems, ...problems] },

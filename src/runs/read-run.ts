@@ -48,7 +48,6 @@ import { describeSystemError } from '../system/system-error-words.js';
 /** What the journal says about one item, over every attempt of the run: what its report item and a resume decide from. */
 export interface ResumeView {
   ref: ItemRef;
-  /** Its latest outcome. */
   outcome?: OutcomeLine;
   /** Sent after its latest outcome (or never answered): the answer was lost when an attempt died. */
   inFlight: boolean;
@@ -402,7 +401,6 @@ export function unjournaledCount(run: CountedRun): number | null {
   return run.end?.reason === 'completed' ? 0 : null;
 }
 
-/** The report item of one journaled item. */
 export function reportItemOf(record: RunFacts, history: Omit<ResumeView, 'maybeApplied'>): ReportItem {
   const outcome = history.outcome;
   // On record as sent ahead, then withdrawn: never sent, as if never reached; or withdrawn

@@ -133,18 +133,14 @@ export class RunJournal {
       await rm(runDir(runsDir, id), { recursive: true, force: true, ...RM_RETRY }).catch(() => undefined);
       throw cannotWrite(runDir(runsDir, id), error);
     };
-    let lock: StoreLock;
-    try {
-      lock = await lockRun(runDir(runsDir, id), id);
-    } catch (error) {
-      return abandon(error);
-    }
     const file = journalPath(runsDir, id);
+    let lock: StoreLock | undefined;
     let handle: FileHandle;
     try {
+      lock = await lockRun(runDir(runsDir, id), id);
       handle = await open(file, CREATE_FLAGS, 0o600);
     } catch (error) {
-      await lock.release().catch(() => undefined);
+      await lock?.release().catch(() => undefined);
       return abandon(error);
     }
     const journal = new RunJournal(id, file, handle, lock, commit);

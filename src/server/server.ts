@@ -76,51 +76,44 @@ type Handler = (api: IntegrationApi, params: string[], body: unknown, call: Call
 interface Route {
   /** The pattern of its path, whose groups are its parameters. */
   path: RegExp;
-  methods: Partial<Record<string, { handler: Handler; hasBody: boolean }>>;
+  /** Its handler by method; a body is read for all but GET. */
+  methods: Partial<Record<string, Handler>>;
 }
 
 /** The spec's five routes, relative to API_PREFIX. */
 const ROUTES: Route[] = [
   {
     path: /^\/schedule$/,
-    methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.createSchedule(body as never, call) } },
+    methods: { POST: (api, _p, body, call) => api.createSchedule(body as never, call) },
   },
   {
     path: /^\/external\/review-sessions\/([^/]+)$/,
-    methods: { GET: { hasBody: false, handler: (api, [id], _b, call) => api.getReviewSession(id!, call) } },
+    methods: { GET: (api, [id], _b, call) => api.getReviewSession(id!, call) },
   },
   {
     path: /^\/collections$/,
-    methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.addCollection(body as never, call) } },
+    methods: { POST: (api, _p, body, call) => api.addCollection(body as never, call) },
   },
   {
     path: /^\/user$/,
-    methods: { POST: { hasBody: true, handler: (api, _p, body, call) => api.upsertUser(body as never, call) } },
+    methods: { POST: (api, _p, body, call) => api.upsertUser(body as never, call) },
   },
   {
     // An empty id (`/schedule//invigilators`) is this route too: the API answers it with code 300
     // (docs/interpretations.md, "Invigilators"), not as a path it does not know.
     path: /^\/schedule\/([^/]*)\/invigilators$/,
-    methods: {
-      DELETE: {
-        hasBody: true,
-        handler: (api, [id], body, call) => api.removeInvigilators(id!, body as string[], call),
-      },
-    },
+    methods: { DELETE: (api, [id], body, call) => api.removeInvigilators(id!, body as string[], call) },
   },
   {
     // examctl's own (docs/remote.md, "The local server").
     path: /^\/examctl\/store$/,
     methods: {
-      GET: {
-        hasBody: false,
-        // `?holds=H1,H2`: which of those heads its history holds (docs/remote.md, "The local server").
-        handler: async (api, [query]) => {
-          const asked = /^\?holds=[A-Za-z0-9_,-]+$/.test(query!) ? query!.slice(7).split(',') : [];
-          const standing = asked.every(isHead) ? await api.storeHead?.(asked.slice(0, MOST_ASKED_HEADS)) : undefined;
-          const content = standing && { Head: standing.head, Holds: standing.holds };
-          return { status: 200, envelope: { Success: true, Content: content ?? null, Errors: null } };
-        },
+      // `?holds=H1,H2`: which of those heads its history holds (docs/remote.md, "The local server").
+      GET: async (api, [query]) => {
+        const asked = /^\?holds=[A-Za-z0-9_,-]+$/.test(query!) ? query!.slice(7).split(',') : [];
+        const standing = asked.every(isHead) ? await api.storeHead?.(asked.slice(0, MOST_ASKED_HEADS)) : undefined;
+        const content = standing && { Head: standing.head, Holds: standing.holds };
+        return { status: 200, envelope: { Success: true, Content: content ?? null, Errors: null } };
       },
     },
   },
@@ -359,8 +352,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       const found = findRoute(path.slice(API_PREFIX.length));
       if (!found) throw new HttpFailure(404, M.noSuchRoute(logPath));
       const { route, params } = found;
-      const endpoint = route.methods[readMethod];
-      if (!endpoint) throw new HttpFailure(405, M.methodNotAllowed(method, logPath), { allow: allowOf(route) });
+      const handler = route.methods[readMethod];
+      if (!handler) throw new HttpFailure(405, M.methodNotAllowed(method, logPath), { allow: allowOf(route) });
 
       if (faults) {
         fault = faults.next();
@@ -378,7 +371,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       }
 
       let body: unknown = null;
-      if (endpoint.hasBody && !bodyRead) {
+      if (readMethod !== 'GET' && !bodyRead) {
         // A body must be declared JSON, else 400 (docs/interpretations.md, "Headers").
         const contentType = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
         if (contentType !== 'application/json') throw new HttpFailure(400, M.notJson());
@@ -392,7 +385,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         bodyRead = true;
       }
 
-      const result = await endpoint.handler(options.api, [...params, url.slice(path.length)], body, call);
+      const result = await handler(options.api, [...params, url.slice(path.length)], body, call);
       if (fault?.kind === 'lost') {
         // The work is done and durable; the client never hears of it.
         outcome = 'lost';

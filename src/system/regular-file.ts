@@ -65,23 +65,15 @@ async function openChecked(path: string, options: RegularOpenOptions): Promise<{
       throw new NotRegularFileError(path, 'a symbolic link');
     throw error;
   }
-  const stat = await handle.stat().catch(async (error: unknown) => {
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw new NotRegularFileError(path, kindOf(stat));
+    await options.check?.(handle, stat);
+    return { handle, stat };
+  } catch (error) {
     await handle.close().catch(() => undefined);
     throw error;
-  });
-  if (!stat.isFile()) {
-    await handle.close().catch(() => undefined);
-    throw new NotRegularFileError(path, kindOf(stat));
   }
-  if (options.check !== undefined) {
-    try {
-      await options.check(handle, stat);
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      throw error;
-    }
-  }
-  return { handle, stat };
 }
 
 /** The whole of a regular file as UTF-8 text (see openRegularFile). */
@@ -131,14 +123,9 @@ export async function readRegularFileWithStat(
 }
 
 /** What a file system entry that is not a regular file is, in words. */
-export function kindOf(entry: {
-  isFIFO(): boolean;
-  isSymbolicLink(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
-  isSocket(): boolean;
-  isDirectory(): boolean;
-}): string {
+export function kindOf(
+  entry: Pick<Stats, 'isFIFO' | 'isSymbolicLink' | 'isCharacterDevice' | 'isBlockDevice' | 'isSocket' | 'isDirectory'>,
+): string {
   if (entry.isFIFO()) return 'a FIFO';
   if (entry.isSymbolicLink()) return 'a symbolic link';
   if (entry.isCharacterDevice() || entry.isBlockDevice()) return 'a device';

@@ -15,7 +15,7 @@ import {
 import { EntityMap } from './entity-map.js';
 import { removeLeftovers, writeGeneration } from './create-store.js';
 import { GroupCommit, type Decide } from './group-commit.js';
-import { encodeJournalLine, serializeChanges, decodeJournalLine } from './journal.js';
+import { encodeJournalLine, serializeChanges, decodeJournalLine, type DecodedLine } from './journal.js';
 import { openRegularFile } from '../../system/regular-file.js';
 import { DSYNC_FLAG, appendDurably, appendDurablySync } from '../../system/durable-write.js';
 import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
@@ -420,11 +420,9 @@ export async function replayJournal(
       journal,
       (line) => {
         if (bad) throw new StoreDamagedError(`${file}:${bad.lineNo}: ${bad.reason}`);
-        if (!line.terminated) {
-          bad = { lineNo: line.lineNo, reason: 'incomplete line', start: line.start };
-          return;
-        }
-        const decoded = decodeJournalLine(line.bytes);
+        const decoded: DecodedLine = line.terminated
+          ? decodeJournalLine(line.bytes)
+          : { ok: false, reason: 'incomplete line' };
         if (!decoded.ok) {
           bad = { lineNo: line.lineNo, reason: decoded.reason, start: line.start };
           return;

@@ -22,7 +22,7 @@ export function encodeJournalLine(serialized: readonly string[]): string {
   return encodeChecksummedLine(`{"ch":[${serialized.filter((part) => part.length > 0).join(',')}]}`);
 }
 
-type DecodedLine = { ok: true; changes: Change[] } | { ok: false; reason: string };
+export type DecodedLine = { ok: true; changes: Change[] } | { ok: false; reason: string };
 
 /** Checks and parses one journal line (without its newline). Never throws. */
 export function decodeJournalLine(bytes: Buffer): DecodedLine {
