@@ -84,8 +84,8 @@ export interface StoreHead {
   head: string;
   holds: string[];
   /**
-   * The `users` and `schedules` keys (`users:<id>`) the store changed after the first asked head,
-   * where its journal still has what came after it; absent: not known (compacted since, or not asked).
+   * The `users` and `schedules` keys (`users:<id>`) the store changed after the first asked head it
+   * holds, where its journal still has what came after it; absent: not known (compacted since, none held).
    */
   changed?: string[];
 }

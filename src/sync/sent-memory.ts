@@ -328,14 +328,11 @@ export class SentMemory<P> {
     this.undone = new Set([...(newest?.undone ?? []), ...this.undoneNow]);
     const again = sentAgain(stands, this.kind === 'users' ? 'users' : 'schedules');
     if (again === undefined) return;
-    // Not a leaver judged by a local store; a served one's disable goes again. Where the store is
-    // ahead, this population's entries only: another's runs wrote the rest, and know it.
-    const local = resolved.kind === 'local';
+    // Where the store is ahead, this population's entries only: another's runs wrote the rest, and know it.
     const ours = (entry: MemoryEntry) =>
       stands.is !== 'ahead' || this.kind !== 'users' || entry.population === this.flags.population;
     for (const [id, entry] of [...this.memory!.entries])
-      if (entry.digest !== '' && !(entry.disabled && local) && ours(entry) && again(id, entry.acked))
-        this.distrust(id, entry);
+      if (entry.digest !== '' && ours(entry) && again(id, entry.acked)) this.distrust(id, entry);
   }
 
   /** Refuses the run (the memory closed first): exit 2 with `words`. */
@@ -505,9 +502,9 @@ export class SentMemory<P> {
     const memory = this.memory;
     const id = unit.id ?? (this.kind === 'schedules' ? outcome.id : undefined);
     if (memory === undefined || id === undefined) return;
-    // Kept by an attempt whose acknowledgements a restored store lost: sent again (docs/runs.md).
-    const acked = memory.entries.get(id)?.acked;
-    if (kept && acked !== undefined && this.undone.has(acked)) return false;
+    // Kept by an attempt whose acknowledgements a restored store lost, and not in the copy: sent again (docs/runs.md).
+    const { acked, digest: was } = memory.entries.get(id) ?? {};
+    if (kept && acked !== undefined && this.undone.has(acked) && was === '') return false;
     if (kept && outcome.action === 'unchanged') return;
     const digest = this.digestOf(payload);
     if (kept && memory.entries.get(id)?.digest === digest) return;

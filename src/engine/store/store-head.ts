@@ -55,7 +55,7 @@ export async function writeEarlierHeads(dir: string, generation: number, heads: 
 
 /**
  * The head, which of `asked` the history holds (`current`: the generation's heads, in order), and
- * what the journal (`journal`) changed after `asked[0]` where it still has the lines after it.
+ * what the journal (`journal`) changed after the first of them it holds, where it has the lines after it.
  */
 export async function standingOf(
   dir: string,
@@ -68,7 +68,7 @@ export async function standingOf(
   const missing = asked.filter((one) => !current.has(one));
   const earlier = missing.length === 0 ? new Set<string>() : new Set(await readEarlierHeads(dir, generation));
   const holds = asked.filter((one) => current.has(one) || earlier.has(one));
-  const after = asked[0] === undefined ? -1 : [...current].indexOf(asked[0]);
+  const after = holds[0] === undefined ? -1 : [...current].indexOf(holds[0]);
   const changed = after < 0 || journal === '' ? undefined : await changedAfter(journal, after, current.size - 1);
   return { head, holds, ...(changed && { changed }) };
 }
