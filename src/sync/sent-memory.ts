@@ -4,6 +4,7 @@ import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import {
   describeTarget,
   otherMemoriesSentence,
+  missedRunSentence,
   populationWords,
   replacedMemorySentence,
   type SummaryNote,
@@ -13,6 +14,10 @@ import type { Problem } from '../domain/problem.js';
 import { isDryRunStatus, reportRunOf, statusColumnOf } from '../formats/report-csv-contract.js';
 import { messageOf, UsageError } from '../system/errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
+import { resolveRunsDir } from '../runs/runs-dir.js';
+import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
+import { currentTrust } from '../runs/run-trust.js';
+import { journaledSyncDir } from '../pipeline/run-journaling.js';
 import {
   populationKey,
   requestDigest,
@@ -157,6 +162,9 @@ export class SentMemory<P> {
     if (decides && this.kind !== 'collections' && resolved.kind === 'local')
       this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
     if (this.kind !== 'collections') await this.judgeStore(resolved, newest);
+    // The platform cannot say where it stands: its runs here are all there is to tell by.
+    if (decides && newest !== undefined && this.head === undefined && resolved.kind === 'remote')
+      await this.missedRun(resolved.report, newest);
     return this.memory!;
   }
 
@@ -333,6 +341,56 @@ export class SentMemory<P> {
       stands.is !== 'ahead' || this.kind !== 'users' || entry.population === this.flags.population;
     for (const [id, entry] of [...this.memory!.entries])
       if (entry.digest !== '' && ours(entry) && again(id, entry.acked)) this.distrust(id, entry);
+  }
+
+  /**
+   * Where the store cannot say where it stands (the platform): a memory that lacks the end of a run
+   * this runs directory says finished, or older than a run of it, is said; --require-memory refuses it.
+   */
+  private async missedRun(target: ReportTarget, newest: PopulationRecord): Promise<void> {
+    const missesRun = (await this.cutShortAt(newest)) ?? (await this.laterRunThan(target, newest.run));
+    if (missesRun === undefined) return;
+    this.found!.missesRun = missesRun;
+    const words = missedRunSentence(this.placed!.name, this.flags.population ?? null, missesRun, this.kind);
+    if (this.flags.requireMemory) await this.refuse(`--require-memory: ${words}; nothing was sent`);
+    await say(this.deps, `warning: ${words}`);
+  }
+
+  /**
+   * The population's newest run, when its start is marked, its end not, but its journal here says
+   * it finished (an older examctl's record marks neither: not judged).
+   */
+  private async cutShortAt(newest: PopulationRecord): Promise<SyncMemoryNote['missesRun']> {
+    // Its intents written ahead, taken in from a state service, are all it sent: nothing is missed.
+    if (newest.ended !== false || newest.run === this.deps.resume?.record.id || newest.run === this.placed?.foldedRun)
+      return undefined;
+    const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
+    const since = await finishedRunStart(runsDir, newest.run, currentTrust()).catch(() => undefined);
+    return since === undefined ? undefined : { run: newest.run, since, cut: true };
+  }
+
+  /**
+   * The oldest run here of this command, target, population and sync directory started after
+   * `newest`: the memory misses what it did (docs/sync.md, "When the memory is lost").
+   */
+  private async laterRunThan(target: ReportTarget, newest: string): Promise<SyncMemoryNote['missesRun']> {
+    const runsDir = resolveRunsDir(this.flags.runsDir, this.deps.env);
+    const command = COMMAND_OF[this.kind];
+    const syncDir = journaledSyncDir(this.flags.syncDir, this.deps);
+    const later = await laterFeedingRuns(
+      runsDir,
+      {
+        after: newest,
+        command,
+        target,
+        population: this.flags.population,
+        syncDir,
+        except: this.deps.resume?.record.id,
+      },
+      currentTrust(),
+    ).catch(() => []);
+    const oldest = later[0];
+    return oldest === undefined ? undefined : { run: oldest.id, since: oldest.startedAt, later: true };
   }
 
   /** Refuses the run (the memory closed first): exit 2 with `words`. */
