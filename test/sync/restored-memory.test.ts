@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 
 /**
  * A memory restored from an older copy, or cut short, against the store it fed (docs/sync.md,
@@ -135,6 +136,48 @@ describe('a memory restored from an older copy or cut short (the store is ahead 
     const after = await night('all.csv', '--require-memory');
     expect(after.code, after.stderr).toBe(0);
     expect(sent(after.stdout)).toEqual([]);
+  });
+});
+
+describe('a memory restored from an older copy, on the platform (its store cannot say where it stands)', () => {
+  it('is told by the runs directory alone: --require-memory refuses it naming the later run, a night without it warns in its report', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'examctl-restored-remote-'));
+    const service = await startFaultServer();
+    service.fallback = (request) => okEnvelope({ User: JSON.parse(request.body) as unknown, GroupErrors: [] });
+    try {
+      writeUsers(dir, 'all.csv');
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'cache'), EXAMCTL_TOKEN: 't' };
+      const night = (...flags: string[]) =>
+        examctl(
+          ['user', 'sync', '--file', 'all.csv', '--target', 'remote', '--base-url', service.url].concat([
+            '--allow-insecure-http',
+            '--yes',
+            '--changed-only',
+            '--json',
+            ...flags,
+          ]),
+          dir,
+          env,
+        );
+      expect((await night()).code).toBe(0);
+      cpSync(join(dir, 'cache'), join(dir, 'cache-night1'), { recursive: true });
+      const second = await night('--require-memory');
+      expect(second.code, second.stderr).toBe(0);
+      const run = (JSON.parse(second.stdout) as { run: string }).run;
+      rmSync(join(dir, 'cache'), { recursive: true });
+      cpSync(join(dir, 'cache-night1'), join(dir, 'cache'), { recursive: true });
+      const refused = await night('--require-memory');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`is older than run ${run}`);
+      const warned = await night();
+      expect(warned.code, warned.stderr).toBe(0);
+      expect((JSON.parse(warned.stdout) as { syncMemory: { missesRun?: unknown } }).syncMemory.missesRun).toMatchObject(
+        { run, later: true },
+      );
+    } finally {
+      await service.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
