@@ -83,6 +83,11 @@ export interface IntegrationApi {
 export interface StoreHead {
   head: string;
   holds: string[];
+  /**
+   * The `users` and `schedules` keys (`users:<id>`) the store changed after the first asked head it
+   * holds, where its journal still has what came after it; absent: not known (compacted since, none held).
+   */
+  changed?: string[];
 }
 
 /** A head as a store writes and answers it: 16 bytes, base64url. */
@@ -92,10 +97,12 @@ export const isHead = (value: unknown): value is string =>
 /** The most heads one question asks (`local serve`'s route takes them in its query). */
 export const MOST_ASKED_HEADS = 64;
 
-/** `local serve`'s answer (`{Head, Holds}`) to `asked`, checked: a head, and only asked ones held; else none. */
+/** `local serve`'s answer (`{Head, Holds, Changed?}`) to `asked`, checked: a head, only asked ones held, keys as text; else none. */
 export function servedStoreHead(content: unknown, asked: readonly string[]): StoreHead | undefined {
-  const { Head, Holds } = (content ?? {}) as { Head?: unknown; Holds?: unknown };
+  const { Head, Holds, Changed } = (content ?? {}) as { Head?: unknown; Holds?: unknown; Changed?: unknown };
   if (!isHead(Head) || !Array.isArray(Holds) || !Holds.every((one) => isHead(one) && asked.includes(one)))
     return undefined;
-  return { head: Head, holds: Holds as string[] };
+  const changed = Array.isArray(Changed) && Changed.every((one) => typeof one === 'string') ? Changed : undefined;
+  if (Changed !== undefined && changed === undefined) return undefined;
+  return { head: Head, holds: Holds as string[], ...(changed && { changed }) };
 }

@@ -112,7 +112,7 @@ const ROUTES: Route[] = [
       GET: async (api, [query]) => {
         const asked = /^\?holds=[A-Za-z0-9_,-]+$/.test(query!) ? query!.slice(7).split(',') : [];
         const standing = asked.every(isHead) ? await api.storeHead?.(asked.slice(0, MOST_ASKED_HEADS)) : undefined;
-        const content = standing && { Head: standing.head, Holds: standing.holds };
+        const content = standing && { Head: standing.head, Holds: standing.holds, Changed: standing.changed };
         return { status: 200, envelope: { Success: true, Content: content ?? null, Errors: null } };
       },
     },

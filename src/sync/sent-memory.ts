@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { DEFAULT_LOCK_TIMEOUT_MS, lockTimeoutFromEnv } from '../system/lock.js';
 import {
   describeTarget,
-  missedRunSentence,
   otherMemoriesSentence,
+  missedRunSentence,
   populationWords,
   replacedMemorySentence,
   type SummaryNote,
@@ -47,9 +47,9 @@ import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
 import { memoryPlaceOf, openTargetDirectory, storeHead, targetInstance } from '../context/target.js';
-import { headsToAsk, standing, standingWords, type SeenHead } from './store-standing.js';
+import { headsToAsk, sentAgain, standing, standingWords, type SeenHead } from './store-standing.js';
 import type { OpenDirectory } from '../port/local-directory.js';
-import { type TargetOf } from '../context/resolved-target.js';
+import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
 
 /**
  * --changed-only's word in the summary of every command that feeds a sync memory: its unchanged
@@ -114,6 +114,12 @@ export class SentMemory<P> {
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
   protected store: OpenDirectory | null = null;
+  /** A replaced store's memory was found (`placeMemory`): not used. */
+  private otherInstance = false;
+  /** The words naming this target's memories under other paths (`placeMemory`). */
+  private othersWords = '';
+  /** The sync directory the memory is kept in (none: a state service). */
+  private syncDir: string | undefined;
   /** This attempt's tag (store-standing.ts, SeenHead): each entry it acknowledges carries it. */
   private readonly attempt = randomBytes(6).toString('base64url');
   /** The store's head when opened (none: it cannot say), and how to read it again. */
@@ -139,14 +145,39 @@ export class SentMemory<P> {
     const resolved = await this.target();
     // --only-new / --only-existing on a remote target: the memory chooses what is sent.
     decides ||= this.flags.only !== undefined && resolved.kind === 'remote';
+    const others = await this.placeMemory(resolved, decides, acts);
+    const newest = await this.readPopulation(decides);
+    await this.sayWhatIsMissing(resolved.report, decides, others, newest !== undefined);
+    // --only-new / --only-existing (docs/sync.md, "New and existing"): what the target holds; refused (exit 2) when nothing can tell.
+    if (this.flags.only !== undefined)
+      this.known = await KnownIds.open(
+        this.kind === 'users' ? 'users' : 'schedules',
+        this.flags.only,
+        resolved,
+        this.memory!,
+        this.heldAny,
+        this.deps,
+      );
+    // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
+    if (decides && this.kind !== 'collections' && resolved.kind === 'local')
+      this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
+    if (this.kind !== 'collections') await this.judgeStore(resolved, newest);
+    // The platform cannot say where it stands: its runs here are all there is to tell by.
+    if (decides && newest !== undefined && this.head === undefined && resolved.kind === 'remote')
+      await this.missedRun(resolved.report, newest);
+    return this.memory!;
+  }
+
+  /**
+   * Finds the memory (its spellings under other paths taken in or named), opens it where it is kept
+   * (locked when it decides), and returns the other memories of this target it did not take in.
+   */
+  private async placeMemory(resolved: ResolvedTarget, decides: boolean, acts: boolean): Promise<string[]> {
     const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
     const tell = (message: string) => void say(this.deps, message);
-    let otherInstance = false;
     // A run refused for a replaced store's memory leaves it as it is (docs/sync.md).
     const keepsOther = decides && this.flags.requireMemory === true;
-    const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
-    const population = this.flags.population;
     // A night that may not go without its memory makes no store (a store moved: the job's path holds none).
     if (keepsOther && resolved.kind === 'local' && !existsSync(resolved.store)) {
       throw new UsageError(
@@ -155,6 +186,7 @@ export class SentMemory<P> {
     }
     this.instance = await targetInstance(resolved, !dryRun, this.deps);
     const lockTimeoutMs = lockTimeoutFromEnv(this.deps.env) ?? DEFAULT_LOCK_TIMEOUT_MS;
+    const place = memoryPlaceOf(this.flags.syncDir, this.flags.runsDir, this.deps);
     // Its memories under another path (docs/sync.md, "The sync memory").
     const others: string[] = [];
     let refuses = false;
@@ -167,9 +199,10 @@ export class SentMemory<P> {
       else others.push(where);
       refuses ||= !taken && !other.moved;
     }
-    const words = otherMemoriesSentence(memoryFile(syncDir, target, this.kind), others);
-    const refused = refuses && (acts || this.flags.requireMemory);
-    if (refused) throw new UsageError(terminalLine(`refused, nothing sent: ${words}`));
+    this.othersWords = otherMemoriesSentence(memoryFile(syncDir, target, this.kind), others);
+    if (refuses && (acts || this.flags.requireMemory))
+      throw new UsageError(terminalLine(`refused, nothing sent: ${this.othersWords}`));
+    const population = this.flags.population;
     this.placed = await openPlacedMemory(place, target, this.kind, {
       lock: decides && !dryRun,
       lockTimeoutMs,
@@ -180,7 +213,7 @@ export class SentMemory<P> {
       ...(this.instance !== undefined && { instance: this.instance }),
       keepOtherInstance: keepsOther,
       onOtherInstance: (message) => {
-        otherInstance = true;
+        this.otherInstance = true;
         if (!decides) tell(message);
       },
       operation: `examctl ${COMMAND_OF[this.kind]}${population === undefined ? '' : ` --population ${population}`}`,
@@ -188,19 +221,40 @@ export class SentMemory<P> {
       onNote: (message) => tell(`note: ${message}`),
     });
     this.memory = this.placed.memory;
-    const remembered = this.memory.entries.size;
-    const populations = this.memory.populations();
+    this.syncDir = place.kind === 'dir' ? place.syncDir : undefined;
+    this.found = decides
+      ? {
+          kind: this.kind,
+          found: this.memory.entries.size > 0 || this.memory.populations().size > 0,
+          file: this.placed.name,
+          remembered: this.memory.entries.size,
+          population: population ?? null,
+          populationFound: false,
+          replaced: this.otherInstance || undefined,
+          left: (this.otherInstance && (keepsOther || dryRun)) || undefined,
+          ...(others.length > 0 && { otherMemories: others }),
+        }
+      : undefined;
+    return others;
+  }
+
+  /** The record of this run's population (after a resume's checks again), and whether its ids are known new. */
+  private async readPopulation(decides: boolean): Promise<PopulationRecord | undefined> {
+    const memory = this.memory!;
+    const population = this.flags.population;
+    const populations = memory.populations();
     // A resume's checks again, now it holds the memory: a later run may have gone on record meanwhile.
     await this.closingOnFailure(async () => this.deps.resume?.check?.({ name: this.placed!.name, populations }));
     const newest = populations.get(populationKey(population));
-    const populationFound = newest !== undefined;
+    if (this.found !== undefined) this.found.populationFound = newest !== undefined;
     // `--population Staff` after nights of `staff`: a new population, said with the likely slip.
     const near =
-      decides && !populationFound
+      decides && newest === undefined
         ? [...populations.keys()].find((key) => key !== '' && key.toLowerCase() === population?.toLowerCase())
         : undefined;
     if (near !== undefined)
-      tell(
+      await say(
+        this.deps,
         `note: the memory has a record of --population ${near}: a population's name is exact (same letters, same case)`,
       );
     // An id the memory lacks is new only where the memory knows this population (not by another's
@@ -208,111 +262,98 @@ export class SentMemory<P> {
     const resumed = this.deps.resume?.record.id;
     const ownRecord = resumed !== undefined && newest?.run === resumed;
     this.heldAny =
-      remembered > 0 &&
-      populationFound &&
-      (!ownRecord || this.memory.entries.populationsOfEntries(resumed).has(populationKey(population)));
-    const found = remembered > 0 || populations.size > 0;
-    // A memory without the end of a run its journal here says finished was cut short (`cutShortAt`).
-    let missesRun: SyncMemoryNote['missesRun'] = decides && populationFound ? await this.cutShortAt(newest) : undefined;
-    // A memory older than a run of its population in this runs directory (a cache or copy restored from before it) misses what that run did.
-    // Not collections: their runs record no population, and what their memory misses is loud anyway.
-    if (decides && missesRun === undefined && populationFound && this.kind !== 'collections')
-      missesRun = await this.laterRunThan(target, newest.run);
-    this.found = decides
-      ? {
-          kind: this.kind,
-          found,
-          file: this.placed.name,
-          remembered,
-          population: population ?? null,
-          populationFound,
-          ...(missesRun && { missesRun }),
-          replaced: otherInstance || undefined,
-          left: (otherInstance && (keepsOther || dryRun)) || undefined,
-        }
-      : undefined;
-    const refuse = (words: string) => this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
-    if (others.length > 0) {
-      if (this.found !== undefined) this.found.otherMemories = others;
-      tell(`warning: ${words}`);
-    }
-    if (decides && missesRun !== undefined) {
-      const words = missedRunSentence(this.placed.name, population ?? null, missesRun, this.kind);
-      if (this.flags.requireMemory) await refuse(`--require-memory: ${words}; nothing was sent`);
-      tell(`warning: ${words}`);
-    }
-    if (decides && !found && !otherInstance && place.kind === 'dir') {
+      memory.entries.size > 0 &&
+      newest !== undefined &&
+      (!ownRecord || memory.entries.populationsOfEntries(resumed).has(populationKey(population)));
+    return newest;
+  }
+
+  /** Says what a deciding run misses of its memory (other memories, none, none of its population); refuses it under --require-memory. */
+  private async sayWhatIsMissing(
+    target: ReportTarget,
+    decides: boolean,
+    others: readonly string[],
+    populationFound: boolean,
+  ): Promise<void> {
+    const tell = (message: string) => void say(this.deps, message);
+    const found = this.memory!.entries.size > 0 || this.memory!.populations().size > 0;
+    if (others.length > 0) tell(`warning: ${this.othersWords}`);
+    if (decides && !found && !this.otherInstance && this.syncDir !== undefined) {
       // The same server under another name has a memory: said, as the likely cause.
-      for (const other of await sameTargetElsewhere(place.syncDir, target, this.kind)) {
+      for (const other of await sameTargetElsewhere(this.syncDir, target, this.kind)) {
         tell(
           `note: the sync directory holds a memory for ${describeTarget(other.target!)}: if that is this server under another name, give the base URL as it was given then (each spelling of a host has a memory of its own)`,
         );
       }
     }
+    const population = this.flags.population;
     if (decides && !populationFound && this.flags.requireMemory) {
-      const missing = missingMemoryWords(target, this.placed.name, found, otherInstance, population, populations);
-      await refuse(
-        `--require-memory: ${missing}; nothing was sent. ${otherInstance ? 'A store replaced by mistake: restore it from its backup (this memory is its own). Else run once without --require-memory' : lossAdvice(population)}`,
+      const populations = this.memory!.populations();
+      const missing = missingMemoryWords(target, this.placed!.name, found, this.otherInstance, population, populations);
+      await this.refuse(
+        `--require-memory: ${missing}; nothing was sent. ${this.otherInstance ? 'A store replaced by mistake: restore it from its backup (this memory is its own). Else run once without --require-memory' : lossAdvice(population)}`,
       );
     }
-    if (this.flags.changedOnly && !populationFound && !otherInstance) {
-      // Not "yet" where a run of this runs directory fed one: it was lost (docs/sync.md, "When the memory is lost").
-      const fed = await this.laterRunThan(target, '');
+    if (this.flags.changedOnly && !populationFound && !this.otherInstance) {
       const what = found
         ? `the sync memory of ${describeTarget(target)} has no record of ${populationWords(population)}`
-        : fed === undefined
-          ? `no sync memory for ${describeTarget(target)} yet`
-          : `no sync memory for ${describeTarget(target)}, though run ${fed.run} of this runs directory fed one (started at ${fed.since}): it was lost, or forgotten (synced forget, a store made anew)`;
-      await say(
-        this.deps,
-        `--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : fed === undefined ? '' : ' again'})`,
+        : `no sync memory for ${describeTarget(target)} yet`;
+      tell(`--changed-only: ${what}, so every record is sent (this run starts it${found ? ' for them' : ''})`);
+    }
+  }
+
+  /**
+   * Where the store stands against the heads this population's runs saw (store-standing.ts, docs/sync.md,
+   * "Where the store stands"): said where it was restored or is another; what it lacks, or the memory does, goes again.
+   */
+  private async judgeStore(resolved: ResolvedTarget, newest: PopulationRecord | undefined): Promise<void> {
+    const seen = newest?.heads ?? [];
+    const store = await storeHead(resolved, headsToAsk(seen), this.flags.dryRun !== true && seen.length > 0);
+    this.head = store?.head;
+    this.headOf = async () => (await storeHead(resolved, [], false))?.head;
+    const stands = standing(seen, store);
+    const words = standingWords(stands, resolved.report.kind);
+    // Another store (or one restored to before every head seen) under --require-memory: this memory is not its.
+    if (stands.is === 'other' && this.flags.requireMemory)
+      await this.refuse(
+        `--require-memory: ${words}; nothing was sent. Point the run at the store this memory is of, or restore the store from its backup (docs/sync.md, "Where the store stands")`,
+      );
+    // A served store cannot be read: which ids it holds, its memory no longer tells (docs/sync.md, "New and existing").
+    if (words !== undefined && this.known && resolved.kind !== 'local') {
+      const only = onlyFlag(this.flags.only!);
+      await this.refuse(
+        `${only}: ${words}, so examctl cannot tell which ${this.kind} it holds; nothing was sent. ` +
+          `Restore its newest backup, or run once without ${only}: that run sends every record of the file (docs/sync.md, "New and existing")`,
       );
     }
-    // --only-new / --only-existing (docs/sync.md, "New and existing"): what the target holds; refused (exit 2) when nothing can tell.
-    if (this.flags.only !== undefined)
-      this.known = await KnownIds.open(
-        this.kind === 'users' ? 'users' : 'schedules',
-        this.flags.only,
-        resolved,
-        this.memory,
-        this.heldAny,
-        this.deps,
-      );
-    // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
-    if (decides && this.kind !== 'collections' && resolved.kind === 'local')
-      this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
-    // Where the store stands against the heads the memory saw (docs/sync.md, "Where the store stands").
-    if (this.kind !== 'collections') {
-      const seen = newest?.heads ?? [];
-      const store = await storeHead(resolved, headsToAsk(seen), !dryRun && seen.length > 0);
-      this.head = store?.head;
-      this.headOf = async () => (await storeHead(resolved, [], false))?.head;
-      const stands = standing(seen, store);
-      const words = standingWords(stands, target.kind);
-      // Another store (or one restored to before every head seen) under --require-memory: this memory is not its.
-      if (stands.is === 'other' && this.flags.requireMemory)
-        await refuse(
-          `--require-memory: ${words}; nothing was sent. Point the run at the store this memory is of, or restore the store from its backup (docs/sync.md, "Where the store stands")`,
-        );
-      const other = stands.is === 'other';
-      this.undoneNow =
-        stands.is === 'same' || stands.is === 'behind' ? [...stands.undone] : other ? seen.map(([, , at]) => at) : [];
-      this.undone = new Set([...(newest?.undone ?? []), ...this.undoneNow]);
-      if (words !== undefined) {
-        // A served store cannot be read: which ids it holds, its memory no longer tells (docs/sync.md, "New and existing").
-        if (this.known && resolved.kind !== 'local') {
-          const only = onlyFlag(this.flags.only!);
-          await refuse(
-            `${only}: ${words}, so examctl cannot tell which ${this.kind} it holds; nothing was sent. ` +
-              `Restore its newest backup, or run once without ${only}: that run sends every record of the file (docs/sync.md, "New and existing")`,
-          );
-        }
-        tell(`note: ${words}`);
-        const undone = new Set(this.undoneNow);
-        this.distrustWhere((entry) => other || undone.has(entry.acked ?? ''), resolved.kind === 'local');
-      }
-    }
-    return this.memory;
+    if (words !== undefined) await say(this.deps, `note: ${words}`);
+    this.undoneNow =
+      stands.is === 'same' || stands.is === 'behind'
+        ? [...stands.undone]
+        : stands.is === 'other'
+          ? seen.map(([, , at]) => at)
+          : [];
+    this.undone = new Set([...(newest?.undone ?? []), ...this.undoneNow]);
+    const again = sentAgain(stands, this.kind === 'users' ? 'users' : 'schedules');
+    if (again === undefined) return;
+    // Where the store is ahead, this population's entries only: another's runs wrote the rest, and know it.
+    const ours = (entry: MemoryEntry) =>
+      stands.is !== 'ahead' || this.kind !== 'users' || entry.population === this.flags.population;
+    for (const [id, entry] of [...this.memory!.entries])
+      if (entry.digest !== '' && ours(entry) && again(id, entry.acked)) this.distrust(id, entry);
+  }
+
+  /**
+   * Where the store cannot say where it stands (the platform): a memory that lacks the end of a run
+   * this runs directory says finished, or older than a run of it, is said; --require-memory refuses it.
+   */
+  private async missedRun(target: ReportTarget, newest: PopulationRecord): Promise<void> {
+    const missesRun = (await this.cutShortAt(newest)) ?? (await this.laterRunThan(target, newest.run));
+    if (missesRun === undefined) return;
+    this.found!.missesRun = missesRun;
+    const words = missedRunSentence(this.placed!.name, this.flags.population ?? null, missesRun, this.kind);
+    if (this.flags.requireMemory) await this.refuse(`--require-memory: ${words}; nothing was sent`);
+    await say(this.deps, `warning: ${words}`);
   }
 
   /**
@@ -350,6 +391,11 @@ export class SentMemory<P> {
     ).catch(() => []);
     const oldest = later[0];
     return oldest === undefined ? undefined : { run: oldest.id, since: oldest.startedAt, later: true };
+  }
+
+  /** Refuses the run (the memory closed first): exit 2 with `words`. */
+  private refuse(words: string): Promise<never> {
+    return this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
   }
 
   /**
@@ -514,9 +560,9 @@ export class SentMemory<P> {
     const memory = this.memory;
     const id = unit.id ?? (this.kind === 'schedules' ? outcome.id : undefined);
     if (memory === undefined || id === undefined) return;
-    // Kept by an attempt whose acknowledgements a restored store lost: sent again (docs/runs.md).
-    const acked = memory.entries.get(id)?.acked;
-    if (kept && acked !== undefined && this.undone.has(acked)) return false;
+    // Kept by an attempt whose acknowledgements a restored store lost, and not in the copy: sent again (docs/runs.md).
+    const { acked, digest: was } = memory.entries.get(id) ?? {};
+    if (kept && acked !== undefined && this.undone.has(acked) && was === '') return false;
     if (kept && outcome.action === 'unchanged') return;
     const digest = this.digestOf(payload);
     if (kept && memory.entries.get(id)?.digest === digest) return;
@@ -613,17 +659,6 @@ export class SentMemory<P> {
     if (entry === undefined || entry.digest === '') return;
     const { raw: _raw, ...rest } = entry;
     this.memory!.record(id, { ...rest, digest: '' });
-  }
-
-  /**
-   * Distrusted in the memory itself, whatever runs come next: the entries `of` picks (not a leaver
-   * judged by a local store; a served one's disable goes again).
-   */
-  private distrustWhere(of: (entry: MemoryEntry) => boolean, local: boolean): void {
-    const entries = [...this.memory!.entries].filter(
-      ([, entry]) => of(entry) && entry.digest !== '' && !(entry.disabled && local),
-    );
-    for (const [id, entry] of entries) this.distrust(id, entry);
   }
 
   /** `run`, closing the memory when it fails: the run's error is what is thrown; a close that fails too (the memory not stored, its lock kept) is said, not lost. */

@@ -19,10 +19,14 @@ export type Standing =
   | { is: 'unknown' }
   /** The store's head is the memory's newest. */
   | { is: 'same'; undone: ReadonlySet<string> }
-  /** The store holds the memory's newest head and more after it (a run killed; another command's writes). */
-  | { is: 'ahead' }
-  /** The store holds only an older head the memory saw (`at`): restored, or cut back. */
-  | { is: 'behind'; at: SeenHead; undone: ReadonlySet<string> }
+  /**
+   * The store holds the memory's newest head (`at`) and more after it: others wrote since, the run
+   * that recorded it was killed, or the memory is older (restored, or lost then fed by an older
+   * export). `changed`: the keys the store changed since (`users:<id>`); none: not known (compacted since).
+   */
+  | { is: 'ahead'; at: SeenHead; changed: ReadonlySet<string> | undefined }
+  /** The store holds only an older head the memory saw (`at`): restored, or cut back; `changed` since, as for `ahead`. */
+  | { is: 'behind'; at: SeenHead; undone: ReadonlySet<string>; changed: ReadonlySet<string> | undefined }
   /** The store holds none of them: another store, or one restored to before them all (everything goes again). */
   | { is: 'other' };
 
@@ -36,9 +40,37 @@ export function standing(seen: readonly SeenHead[], store: StoreHead | undefined
   if (newest < 0 || store === undefined) return { is: 'unknown' };
   const held = seen.findLastIndex(([head]) => head === store.head || store.holds.includes(head));
   if (held < 0) return { is: 'other' };
-  if (held === newest && seen[newest]![0] !== store.head) return { is: 'ahead' };
+  if (held === newest && seen[newest]![0] !== store.head)
+    return { is: 'ahead', at: seen[newest]!, changed: store.changed && new Set(store.changed) };
   const undone = new Set(seen.slice(held).flatMap(([, , attempt, end]) => (end ? [] : [attempt])));
-  return held === newest ? { is: 'same', undone } : { is: 'behind', at: seen[held]!, undone };
+  const changed = store.changed && new Set(store.changed);
+  return held === newest ? { is: 'same', undone } : { is: 'behind', at: seen[held]!, undone, changed };
+}
+
+/**
+ * Which entries of a memory of `collection` go again (their digests cleared), by id and the
+ * attempt that acknowledged them; none: all stand. Another store: all. Restored: those the attempts
+ * it undid acknowledged, but those of the attempt that began at the head it still holds that it
+ * changed since (the copy was taken during that attempt: they are in it). Ahead: those the store
+ * changed since the memory's newest head, but by that head's own attempt when it is a start (a run
+ * killed after it): what the memory misses of the store. Where the store cannot say what it changed
+ * (compacted since): restored, that attempt's all; ahead, none (as the memory says).
+ */
+export function sentAgain(
+  found: Standing,
+  collection: 'users' | 'schedules',
+): ((id: string, acked: string | undefined) => boolean) | undefined {
+  if (found.is === 'other') return () => true;
+  if (found.is === 'unknown' || (found.is !== 'ahead' && found.undone.size === 0)) return undefined;
+  if (found.is === 'same') return (_, acked) => acked !== undefined && found.undone.has(acked);
+  const [, , attempt, end] = found.at;
+  const own = (acked: string | undefined) => !end && acked === attempt;
+  if (found.is === 'behind')
+    return (id, acked) =>
+      acked !== undefined && found.undone.has(acked) && !(own(acked) && found.changed?.has(`${collection}:${id}`));
+  const ahead = found.changed;
+  if (ahead === undefined || ahead.size === 0) return undefined;
+  return (id, acked) => !own(acked) && ahead.has(`${collection}:${id}`);
 }
 
 /** The heads to ask the store about: each once, newest first, as many as one question takes. */

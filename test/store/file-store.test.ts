@@ -213,7 +213,7 @@ describe('a store\'s head (docs/store.md, "Head")', () => {
     await rm(dir, { recursive: true });
     await mkdir(dir);
     for (const [name, bytes] of backup) await writeFile(join(dir, name), bytes);
-    expect(await readStoreHead(dir, [second, third])).toEqual({ head: second, holds: [second] });
+    expect(await readStoreHead(dir, [second, third])).toEqual({ head: second, holds: [second], changed: [] });
     // Another command writes past the restore: a fork, the same length of history, another head.
     const forked = await openStore(dir);
     await forked.transact(put(user('u-3', { UserName: 'other' })));

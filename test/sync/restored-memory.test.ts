@@ -4,16 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
+import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 
 /**
- * What a memory restored from an older copy, or cut short, may not know (docs/sync.md, "Drift",
- * "When the memory is lost").
- *
- * A memory restored from before a night that disabled a leaver (a CI cache restored from an older
- * entry, on a fresh runner with no runs directory to compare with) does not know it disabled
- * them. The leaver comes back: the nights judge the row unchanged, as far as that memory knows.
- * The weekly full run with --disable-missing enables every user of the file, so the user is not
- * left disabled for good (docs/sync.md, "Drift"); a --changed-only night still sends nobody.
+ * A memory restored from an older copy, or cut short, against the store it fed (docs/sync.md,
+ * "Where the store stands"): the store holds the memory's newest head and more after it, so what
+ * the store changed since, of the memory's entries, is sent again, exactly that, runs directory or not.
  */
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role';
 const ids = Array.from({ length: 12 }, (_, i) => `st-${i}`);
@@ -30,7 +26,7 @@ interface Item {
   action?: string;
 }
 
-describe('a memory restored from an older copy or cut short', () => {
+describe('a memory restored from an older copy or cut short (the store is ahead of it)', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'examctl-restored-memory-'));
@@ -41,7 +37,7 @@ describe('a memory restored from an older copy or cut short', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('a returning leaver the memory never knew was disabled stays disabled through the nights, and is enabled by the full run with --disable-missing', async () => {
+  it('a returning leaver the restored memory never knew was disabled is sent again, alone, on a fresh runner; the nights after are quiet', async () => {
     const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'cache') };
     const sync = (file: string, ...flags: string[]) =>
       examctl(
@@ -87,11 +83,9 @@ describe('a memory restored from an older copy or cut short', () => {
     cpSync(join(dir, 'cache-night1'), join(dir, 'cache'), { recursive: true });
     const night3 = await sync('all.csv', '--changed-only');
     expect(night3.code, night3.stderr).toBe(0);
-    expect(await disabled()).toBe(true);
-
-    const weekly = await sync('all.csv');
-    expect(weekly.code, weekly.stderr).toBe(0);
+    expect(sent(night3.stdout)).toEqual(['st-5']);
     expect(await disabled()).toBe(false);
+    expect(night3.stderr).not.toContain('older');
     // Remembered as the file gives it: the next night finds every row unchanged, and sends nobody.
     const night4 = await sync('all.csv', '--changed-only');
     expect(night4.code).toBe(0);
@@ -100,31 +94,7 @@ describe('a memory restored from an older copy or cut short', () => {
     );
   });
 
-  it('a lost memory is not called "not made yet" where a run of the runs directory fed it', async () => {
-    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'cache') };
-    const night = (file: string) =>
-      examctl(
-        ['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--changed-only', '--json'],
-        dir,
-        env,
-      );
-    const first = await night('all.csv');
-    expect(first.stderr).toContain('no sync memory for local store');
-    expect(first.stderr).toContain('yet, so every record is sent (this run starts it)');
-    const run1 = (JSON.parse(first.stdout) as { run: string }).run;
-    rmSync(join(dir, 'cache'), { recursive: true });
-    const lost = await night('all.csv');
-    expect(lost.code).toBe(0);
-    expect(lost.stderr.replace(/\s+/g, ' ')).toContain(`though run ${run1} of this runs directory fed one`);
-    expect(lost.stderr.replace(/\s+/g, ' ')).toContain(
-      'it was lost, or forgotten (synced forget, a store made anew), so every record is sent (this run starts it again)',
-    );
-  });
-
-  // A memory cut short at a line boundary (a partial restore, a copy interrupted, a full disk)
-  // reads as one a kill left; each run marks its end, and the runs directory says which finished.
-
-  it('cut short is refused by --require-memory and said by every night without it, naming the run whose end it lacks; a whole memory is not', async () => {
+  it('cut short after a night began: the leaver that night disabled, back in the file, is sent again, alone; nothing is refused', async () => {
     const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'cache') };
     const night = (file: string, ...flags: string[]) =>
       examctl(
@@ -150,7 +120,6 @@ describe('a memory restored from an older copy or cut short', () => {
     expect((await night('all.csv')).code).toBe(0);
     const second = await night('left.csv', '--require-memory');
     expect(second.code, second.stderr).toBe(0);
-    const run2 = (JSON.parse(second.stdout) as { run: string }).run;
 
     // Night 2's lines cut off after its start: the disable of st-5 and the run's end are gone.
     const memoryDir = join(dir, 'cache', readdirSync(join(dir, 'cache'))[0]!);
@@ -160,21 +129,62 @@ describe('a memory restored from an older copy or cut short', () => {
     expect(disabledAt).toBeGreaterThan(0);
     writeFileSync(file, `${lines.slice(0, disabledAt).join('\n')}\n`);
 
-    const refused = await night('all.csv', '--require-memory');
-    expect(refused.code).toBe(2);
-    expect(refused.stderr.replace(/\s+/g, ' ')).toMatch(
-      new RegExp(`lacks the end of run ${run2} .*which finished .*cut short`),
-    );
     // all.csv after night 2's left.csv: an older run's very file (docs/sync.md, "Stale input"), meant here.
-    const said = await night('all.csv', '--allow-old-file');
-    expect(said.code, said.stderr).toBe(0);
-    expect(
-      (JSON.parse(said.stdout) as { syncMemory: { missesRun?: { cut?: boolean } } }).syncMemory.missesRun,
-    ).toMatchObject({ cut: true });
-    expect(said.stderr).toContain('was cut short');
-    // That night stored its own end: the memory is whole again as far as its runs go.
+    const third = await night('all.csv', '--allow-old-file', '--require-memory');
+    expect(third.code, third.stderr).toBe(0);
+    expect(sent(third.stdout)).toEqual(['st-5']);
     const after = await night('all.csv', '--require-memory');
     expect(after.code, after.stderr).toBe(0);
-    expect(after.stderr).not.toContain('cut short');
+    expect(sent(after.stdout)).toEqual([]);
   });
 });
+
+describe('a memory restored from an older copy, on the platform (its store cannot say where it stands)', () => {
+  it('is told by the runs directory alone: --require-memory refuses it naming the later run, a night without it warns in its report', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'examctl-restored-remote-'));
+    const service = await startFaultServer();
+    service.fallback = (request) => okEnvelope({ User: JSON.parse(request.body) as unknown, GroupErrors: [] });
+    try {
+      writeUsers(dir, 'all.csv');
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'cache'), EXAMCTL_TOKEN: 't' };
+      const night = (...flags: string[]) =>
+        examctl(
+          ['user', 'sync', '--file', 'all.csv', '--target', 'remote', '--base-url', service.url].concat([
+            '--allow-insecure-http',
+            '--yes',
+            '--changed-only',
+            '--json',
+            ...flags,
+          ]),
+          dir,
+          env,
+        );
+      expect((await night()).code).toBe(0);
+      cpSync(join(dir, 'cache'), join(dir, 'cache-night1'), { recursive: true });
+      const second = await night('--require-memory');
+      expect(second.code, second.stderr).toBe(0);
+      const run = (JSON.parse(second.stdout) as { run: string }).run;
+      rmSync(join(dir, 'cache'), { recursive: true });
+      cpSync(join(dir, 'cache-night1'), join(dir, 'cache'), { recursive: true });
+      const refused = await night('--require-memory');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.replace(/\s+/g, ' ')).toContain(`is older than run ${run}`);
+      const warned = await night();
+      expect(warned.code, warned.stderr).toBe(0);
+      expect((JSON.parse(warned.stdout) as { syncMemory: { missesRun?: unknown } }).syncMemory.missesRun).toMatchObject(
+        { run, later: true },
+      );
+    } finally {
+      await service.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The ids a night's JSON report says were sent (not unchanged). */
+function sent(stdout: string): string[] {
+  return (JSON.parse(stdout) as { items: Item[] }).items
+    .filter((item) => item.action !== 'unchanged')
+    .map((item) => item.id)
+    .sort();
+}

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createStore, openStore } from '../../src/engine/store/index.js';
-import { headsToAsk, type SeenHead, standing } from '../../src/sync/store-standing.js';
+import { headsToAsk, type SeenHead, sentAgain, standing } from '../../src/sync/store-standing.js';
 
 const IDS = ['u0', 'u1', 'u2', 'u3', 'u4'];
 // On a memory file system where there is one: a history's every commit is a durable write.
@@ -77,8 +77,9 @@ async function history(steps: Step[]): Promise<void> {
         : stands.is === 'other'
           ? new Set(seen.map(([, , at]) => at))
           : new Set<string>();
+    const again = sentAgain(stands, 'users');
     for (const [id, entry] of memory.entries)
-      if (stands.is === 'other' || undone.has(entry.acked)) memory.entries.set(id, { ...entry, digest: '' });
+      if (again?.(id, entry.acked)) memory.entries.set(id, { ...entry, digest: '' });
     for (const one of undone) memory.undone.add(one);
     const tag = `attempt${attempts++ % 10}`;
     const start = await store.standing!();
@@ -90,7 +91,7 @@ async function history(steps: Step[]): Promise<void> {
       }
       const value = `v${values[n]}`;
       const entry = memory.entries.get(id);
-      if (kept.has(id) && !(entry !== undefined && memory.undone.has(entry.acked))) continue;
+      if (kept.has(id) && !(entry !== undefined && memory.undone.has(entry.acked) && entry.digest === '')) continue;
       if (entry?.digest === value) continue;
       const held = store.state.get('users')?.get(id) === value;
       // Nothing is sent that the store already held, but what a restore undid.
@@ -180,11 +181,46 @@ describe('where the store stands (docs/sync.md, "Where the store stands")', () =
     ];
     const at = (head: string, holds: string[]) => standing(seen, { head, holds });
     expect(at('C'.repeat(22), [])).toEqual({ is: 'same', undone: new Set() });
-    expect(at('D'.repeat(22), ['C'.repeat(22)])).toEqual({ is: 'ahead' });
-    expect(at('A'.repeat(22), [])).toEqual({ is: 'behind', at: seen[0], undone: new Set(['attemptA', 'attemptB']) });
+    expect(at('D'.repeat(22), ['C'.repeat(22)])).toEqual({ is: 'ahead', at: seen[3], changed: undefined });
+    expect(at('A'.repeat(22), [])).toEqual({
+      is: 'behind',
+      at: seen[0],
+      undone: new Set(['attemptA', 'attemptB']),
+      changed: undefined,
+    });
     expect(at('E'.repeat(22), ['A'.repeat(22), 'B'.repeat(22)])).toMatchObject({ is: 'behind', at: seen[2] });
     expect(at('E'.repeat(22), [])).toEqual({ is: 'other' });
+    // A copy taken during attempt B (after r2's start, before its end): what B acknowledged that the copy holds stands.
+    const midNight = standing(seen, { head: 'F'.repeat(22), holds: ['B'.repeat(22)], changed: ['users:u1'] });
+    const again = sentAgain(midNight, 'users')!;
+    expect([again('u1', 'attemptB'), again('u2', 'attemptB'), again('u3', 'attemptA')]).toEqual([false, true, false]);
     expect(standing([], { head: 'E'.repeat(22), holds: [] })).toEqual({ is: 'unknown' });
     expect(standing(seen, undefined)).toEqual({ is: 'unknown' });
+  });
+
+  it("ahead: the store names what it changed after the memory's newest head; that goes again, but what the attempt begun there acknowledged", async () => {
+    const dir = join(root, 'ahead');
+    await createStore(dir, []);
+    const store = await openStore(dir);
+    const write = (collection: 'users' | 'schedules', key: string) =>
+      store.transact(() => ({ result: undefined, changes: [{ collection, key, value: key }] }));
+    await write('users', 'u0');
+    const start = (await store.standing!()).head;
+    await write('users', 'u1');
+    await write('schedules', 's1');
+    const answer = await store.standing!([start]);
+    expect(answer.holds).toEqual([start]);
+    expect(answer.changed?.sort()).toEqual(['schedules:s1', 'users:u1']);
+    // A run that began at `start` and was killed: its own acknowledgements stand, another's changed one goes again.
+    const stands = standing([[start, 'r1', 'attemptA', false]], answer);
+    expect(stands).toMatchObject({ is: 'ahead' });
+    const again = sentAgain(stands, 'users')!;
+    expect([again('u1', 'attemptA'), again('u1', 'attemptB'), again('u0', 'attemptB')]).toEqual([false, true, false]);
+    // Compacted since: the store cannot say what it changed; the memory stands as it says.
+    await store.compact();
+    const compacted = standing([[start, 'r1', 'attemptA', true]], await store.standing!([start]));
+    expect(compacted).toMatchObject({ is: 'ahead', changed: undefined });
+    expect(sentAgain(compacted, 'users')).toBeUndefined();
+    await store.close();
   });
 });

@@ -280,7 +280,7 @@ class FileStore implements Store {
   /** Where the store stands as of the last load, refresh or commit, and which of `asked` it held (store-head.ts). */
   standing(asked?: readonly string[]): Promise<StoreHead> {
     const { head, heads } = this.journalPosition;
-    return standingOf(this.location, this.generation, heads, head, asked);
+    return standingOf(this.location, this.generation, heads, head, asked, this.journalPath);
   }
 
   /** New generation, switched in by CURRENT (docs/store.md, "Compaction": the steps, what a crash leaves). */
@@ -375,7 +375,7 @@ export async function readStoreHead(dir: string, asked?: readonly string[]): Pro
     } finally {
       await journal.close();
     }
-    return standingOf(dir, generation, position.heads, position.head, asked);
+    return standingOf(dir, generation, position.heads, position.head, asked, path);
   }
 }
 

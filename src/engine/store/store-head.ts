@@ -8,6 +8,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../../system/atomic-file.js';
+import { openRegularFile } from '../../system/regular-file.js';
+import { streamLines } from '../../system/file-lines.js';
+import { decodeJournalLine } from './journal.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
 import type { StoreHead } from '../../port/integration-api.js';
 
@@ -50,15 +53,45 @@ export async function writeEarlierHeads(dir: string, generation: number, heads: 
   });
 }
 
-/** The head, and which of `asked` the history holds (`current`: the generation's heads, in order). */
+/**
+ * The head, which of `asked` the history holds (`current`: the generation's heads, in order), and
+ * what the journal (`journal`) changed after the first of them it holds, where it has the lines after it.
+ */
 export async function standingOf(
   dir: string,
   generation: number,
   current: ReadonlySet<string>,
   head: string,
   asked: readonly string[] = [],
+  journal = '',
 ): Promise<StoreHead> {
   const missing = asked.filter((one) => !current.has(one));
   const earlier = missing.length === 0 ? new Set<string>() : new Set(await readEarlierHeads(dir, generation));
-  return { head, holds: asked.filter((one) => current.has(one) || earlier.has(one)) };
+  const holds = asked.filter((one) => current.has(one) || earlier.has(one));
+  const after = holds[0] === undefined ? -1 : [...current].indexOf(holds[0]);
+  const changed = after < 0 || journal === '' ? undefined : await changedAfter(journal, after, current.size - 1);
+  return { head, holds, ...(changed && { changed }) };
+}
+
+/** The `users` and `schedules` keys (`users:<id>`) journal lines `after`+1 to `last` changed (none: compacted meanwhile). */
+async function changedAfter(journal: string, after: number, last: number): Promise<string[] | undefined> {
+  const changed = new Set<string>();
+  if (after === last) return [];
+  const handle = await openRegularFile(journal).catch((error: unknown) => {
+    if (systemErrorCode(error) === 'ENOENT') return undefined;
+    throw storeFileUnreadable(journal, error);
+  });
+  if (handle === undefined) return undefined;
+  try {
+    await streamLines(handle, (line) => {
+      if (line.lineNo <= after || line.lineNo > last || !line.terminated) return;
+      const decoded = decodeJournalLine(line.bytes);
+      if (!decoded.ok) return;
+      for (const { collection, key } of decoded.changes)
+        if (collection === 'users' || collection === 'schedules') changed.add(`${collection}:${key}`);
+    });
+  } finally {
+    await handle.close();
+  }
+  return [...changed];
 }
