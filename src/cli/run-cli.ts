@@ -1,4 +1,4 @@
-import { rememberSecret } from '../system/known-secrets.js';
+import { rememberSecret } from '../domain/known-secrets.js';
 import { CommanderError, type Command } from 'commander';
 import { codedMessage, ExamctlError, ExitCode, messageOf, UsageError } from '../system/errors.js';
 import { commanderWords, terminalLines, terminalStdout } from '../formats/terminal-text.js';

@@ -69,7 +69,7 @@ function placeOf(origin: string, lines: KeyLines, path: readonly string[]): stri
 
 /** A key path as a message names it: `"Hierarchies" > "flags" > "Exams Officer"`. */
 function keyPath(path: readonly string[]): string {
-  return path.map(quotedValue).join(' > ');
+  return path.map((part) => quotedValue(part, 'a key')).join(' > ');
 }
 
 type KeyLines = Map<string, number>;
