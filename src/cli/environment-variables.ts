@@ -53,7 +53,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     name: 'EXAMCTL_TEST_SIGNAL_AFTER',
     meaning:
-      '<sent|outcome>:<N>:<SIGKILL|SIGTERM|SIGINT|SIGHUP>: the run signals itself once N units are on record as sent, or N outcomes journaled (crash tests, rehearsing a CI recovery).',
+      '<sent|outcome|parse>:<N>:<SIGKILL|SIGTERM|SIGINT|SIGHUP>: the run signals itself once N units are on record as sent, N outcomes journaled, or N pieces of a long JSON text read (crash tests, rehearsing a CI recovery).',
   },
   {
     name: 'EXAMCTL_SYNC_DIR',

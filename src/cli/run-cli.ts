@@ -1,4 +1,5 @@
-import { rememberSecret } from '../system/known-secrets.js';
+import { rememberSecret } from '../domain/known-secrets.js';
+import { stopJsonParsesOn } from '../system/json-scan.js';
 import { CommanderError, type Command } from 'commander';
 import { codedMessage, ExamctlError, ExitCode, messageOf, UsageError } from '../system/errors.js';
 import { commanderWords, terminalLines, terminalStdout } from '../formats/terminal-text.js';
@@ -16,6 +17,11 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   // The secrets the environment shows examctl, whatever the command: never quoted from an input file.
   rememberSecret(deps.env.EXAMCTL_TOKEN);
   rememberSecret(deps.env.EXAMCTL_SYNC_PASSWORD);
+  // Ctrl-C stops a long JSON text being read, whatever reads it (system/json-scan.ts); a rehearsal marks its pieces.
+  const rehearsal = deps.env.EXAMCTL_TEST_SIGNAL_AFTER;
+  const { testSignalFrom } = rehearsal?.startsWith('parse:') ? await import('../pipeline/run-journaling.js') : {};
+  const parseMarker = testSignalFrom?.(deps.env);
+  stopJsonParsesOn(deps.signal, parseMarker === undefined ? undefined : () => parseMarker.counted('parse'));
   let exitCode: number = ExitCode.Ok;
   // With --json stdout is one document also when the run fails: the error document, unless the
   // run already wrote its report there (which then says why it stopped).

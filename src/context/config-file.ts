@@ -1,5 +1,6 @@
 import { quotedValue, redactUrl } from '../domain/problem.js';
 import { isSecretField } from '../domain/field-names.js';
+import { rememberSecret } from '../domain/known-secrets.js';
 import { targetIdentity } from '../report/run-report.js';
 import { FileTooLargeError, readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES } from '../system/regular-file.js';
 import { promises as fs } from 'node:fs';
@@ -143,11 +144,36 @@ export async function loadConfig(env: Env = process.env, toChange = false): Prom
       );
     }
   }
+  await rememberProfileSecrets(result.data.profiles, env);
   // Profiles by name, without a prototype: `--profile toString` is a name no profile has, not Object's method.
   return {
     ...result.data,
     profiles: Object.assign(Object.create(null) as ExamctlConfig['profiles'], result.data.profiles),
   };
+}
+
+/** A token is a few hundred bytes at most: a larger "token file" is the wrong file, refused unread. */
+export const TOKEN_FILE_MAX_BYTES = 64 * 1024;
+
+/**
+ * Every profile's token, whichever profile the run uses, is a secret examctl can see: never quoted
+ * from an input file (domain/known-secrets.ts). A token file that cannot be read is passed over here;
+ * the profile that uses it says why.
+ */
+async function rememberProfileSecrets(profiles: ExamctlConfig['profiles'], env: Env): Promise<void> {
+  for (const profile of Object.values(profiles)) {
+    rememberSecret(profile.token);
+    if (profile.tokenFile === undefined) continue;
+    const file = expandPath(profile.tokenFile, configDir(env), env);
+    const read = await readRegularFileWithStat(file, { followLinks: true, maxBytes: TOKEN_FILE_MAX_BYTES }).catch(
+      () => undefined,
+    );
+    try {
+      if (read !== undefined) rememberSecret(decodeTextDocument(read.bytes, file).trim());
+    } catch {
+      // Not text: no token to look for.
+    }
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
-import { rememberSecret } from '../system/known-secrets.js';
+import { rememberSecret } from '../domain/known-secrets.js';
 import { UsageError } from '../system/errors.js';
-import { configDir, configPath, expandPath, loadConfig } from './config-file.js';
+import { configDir, configPath, expandPath, loadConfig, TOKEN_FILE_MAX_BYTES } from './config-file.js';
 import type { RunSettings } from './settings.js';
 import { decodeTextDocument } from '../input/text-source.js';
 import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
@@ -104,7 +104,7 @@ export async function remoteTargetOf(
   // Checked where the source is known, for every source alike (a line break too); the token itself is never shown.
   if (target.tokenSource !== undefined)
     visibleToken(target.token ?? '', `the token from ${describeSource(target.tokenSource)}`);
-  // Never quoted from an input file after this (system/known-secrets.ts).
+  // Never quoted from an input file after this (domain/known-secrets.ts).
   rememberSecret(target.token);
   return target;
 }
@@ -129,9 +129,6 @@ const SOURCE_WORDS: Readonly<Record<TokenSource, string>> = {
 export function describeSource(source: TokenSource): string {
   return SOURCE_WORDS[source];
 }
-
-/** A token is a few hundred bytes at most: a larger "token file" is the wrong file, refused unread. */
-const TOKEN_FILE_MAX_BYTES = 64 * 1024;
 
 /** Reads a token file (below), its token checked: the token, its file's loose mode added to `warnings`. */
 export async function readTokenFile(

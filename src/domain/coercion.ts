@@ -90,7 +90,7 @@ function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): 
     problems.push({
       field: path,
       code: null,
-      message: `Hierarchy entry ${quotedValue(entry)}: unknown flag ${unknown.map(quotedValue).join(', ')}; use ${HIERARCHY_FLAG_NAMES} joined with +`,
+      message: `Hierarchy entry ${quotedValue(entry)}: unknown flag ${unknown.map((flag) => quotedValue(flag)).join(', ')}; use ${HIERARCHY_FLAG_NAMES} joined with +`,
     });
     return entry;
   }

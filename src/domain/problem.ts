@@ -1,4 +1,5 @@
 import type { ProblemCode } from './codes.js';
+import { describedSecret, looksLikeCredential } from './known-secrets.js';
 
 /**
  * One thing wrong with one record, as it appears in the run report and in the engine's
@@ -21,12 +22,15 @@ const QUOTED_VALUE_CHARS = 60;
 
 /**
  * A value as every message quotes it, JSON-quoted and cut (docs/security.md, "A hostile file"), so a
- * message stays one line and a report of a 4 MB word in every row stays small.
+ * message stays one line and a report of a 4 MB word in every row stays small. The one gate text
+ * from a file passes into a message: one that holds a secret examctl knows or has a credential's
+ * shape is described as `what` and its length, never shown (known-secrets.ts).
  */
-export function quotedValue(value: unknown): string {
+export function quotedValue(value: unknown, what = 'a value'): string {
   // Another value (a number, a list) as its JSON text, cut the same way.
   let text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   if (value === Infinity || value === -Infinity) text = 'a number out of range';
+  if (looksLikeCredential(text)) return describedSecret(text, what);
   if (text.length <= QUOTED_VALUE_CHARS) return typeof value === 'string' ? JSON.stringify(value) : text;
   // Never half of a surrogate pair: that would be quoted as an escape.
   const cut = QUOTED_VALUE_CHARS - 1 - (/[\uD800-\uDBFF]/.test(text[QUOTED_VALUE_CHARS - 2]!) ? 1 : 0);

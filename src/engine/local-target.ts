@@ -5,6 +5,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseJsonDocument } from '../input/json-document.js';
+import { INPUT_LIMITS, scanJsonYielding } from '../system/json-scan.js';
 import { cannotReadReason, decodeTextDocument } from '../input/text-source.js';
 import type { World } from '../domain/world.js';
 import { InputFileError, UsageError } from '../system/errors.js';
@@ -37,6 +38,8 @@ export async function loadWorldFile(file: string): Promise<World> {
   }
   // `local export > world.json` in PowerShell 5.1 writes UTF-16: read like any text input.
   const text = decodeTextDocument(bytes, file);
+  // Ctrl-C stops a long one at once (the parse below holds the event loop).
+  await scanJsonYielding(text, INPUT_LIMITS);
   const json = parseJsonDocument(text, file);
   const { parseWorld } = await import('../domain/world.js');
   const parsed = parseWorld(json);

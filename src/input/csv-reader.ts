@@ -1,6 +1,6 @@
 import { Parser, type CsvError, type Options } from 'csv-parse';
 import { InputFileError } from '../system/errors.js';
-import { looksLikeCredential, shownOrDescribed } from '../system/known-secrets.js';
+import { looksLikeCredential } from '../domain/known-secrets.js';
 import { batchedRecords, collectedBatches, type BatchedRecords, type TableHeader } from './batches.js';
 import type { ColumnSpec } from '../domain/columns.js';
 import type { InputRecord } from './record.js';
@@ -511,7 +511,7 @@ function oneCellHeaderProblem(cell: string): string {
   if (/^#TYPE\s/.test(cell)) {
     return "the first line is PowerShell's type line (#TYPE ...), not the header: export with Export-Csv -NoTypeInformation (PowerShell 7 leaves the line out), or delete that line";
   }
-  return `the header has one cell, ${shownOrDescribed(cell, 'a header cell', quotedValue)}: a title above the header? The first non-blank row is read as the header and no flag skips rows: delete the title row (and any row above the header)`;
+  return `the header has one cell, ${quotedValue(cell, 'a header cell')}: a title above the header? The first non-blank row is read as the header and no flag skips rows: delete the title row (and any row above the header)`;
 }
 
 /**
@@ -540,19 +540,16 @@ export function unknownColumnsProblem(
     maps.push(`--map ${shellWord(`${name}=${likely}`)}`);
     return likely;
   });
+  const what = noun === 'column' ? 'a header cell' : 'a key';
   const shown = unknown.slice(0, NAMES_SHOWN).map((name, i) => {
     const likely = likelyOf[i];
-    const described = shownOrDescribed(name, 'a header cell', (text) => text);
-    if (described !== name) return described;
-    // Quoted as every value is: cut to its first characters and its length (a 200,000-character key).
-    if (likely !== undefined) return `${quotedValue(name)} (likely ${likely})`;
-    const meant = closestName(name, fieldNames, normalizeColumnName);
-    return meant === undefined ? quotedValue(name) : `${quotedValue(name)} (did you mean "${meant}"?)`;
+    // Quoted as every value is: cut to its first characters and its length (a 200,000-character key), or described.
+    if (likely !== undefined) return `${quotedValue(name, what)} (likely ${likely})`;
+    const meant = looksLikeCredential(name) ? undefined : closestName(name, fieldNames, normalizeColumnName);
+    return meant === undefined ? quotedValue(name, what) : `${quotedValue(name, what)} (did you mean "${meant}"?)`;
   });
   const listed = listWithCount(
-    shown.concat(
-      unknown.slice(NAMES_SHOWN).map((name) => shownOrDescribed(name, 'a header cell', (text) => quotedValue(text))),
-    ),
+    shown.concat(unknown.slice(NAMES_SHOWN).map((name) => quotedValue(name, what))),
     NAMES_SHOWN,
   );
   const skip = '--ignore-unknown-columns';

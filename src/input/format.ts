@@ -166,6 +166,6 @@ function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options:
 
 /** A key as a problem's field: itself, or when long as messages quote it (cut, its length said): a 200,000-character key is no name to print whole. */
 function keyAsField(key: string): string {
-  const quoted = quotedValue(key);
+  const quoted = quotedValue(key, 'a key');
   return quoted === JSON.stringify(key) ? key : quoted;
 }

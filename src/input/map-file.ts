@@ -9,7 +9,7 @@ import { readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES, type RegularReadOptio
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
 import { cannotReadReason, decodeTextDocument } from './text-source.js';
 import { jsonFaultError } from './json-document.js';
-import { keyLines, MAX_JSON_DEPTH, parseJson, type DuplicateKey } from '../system/json-scan.js';
+import { keyLines, MAX_JSON_DEPTH, parseJson, scanJsonYielding, type DuplicateKey } from '../system/json-scan.js';
 import { quotedValue } from '../domain/problem.js';
 import { listWithCount } from './name-hints.js';
 
@@ -69,7 +69,7 @@ function placeOf(origin: string, lines: KeyLines, path: readonly string[]): stri
 
 /** A key path as a message names it: `"Hierarchies" > "flags" > "Exams Officer"`. */
 function keyPath(path: readonly string[]): string {
-  return path.map(quotedValue).join(' > ');
+  return path.map((part) => quotedValue(part, 'a key')).join(' > ');
 }
 
 type KeyLines = Map<string, number>;
@@ -130,6 +130,7 @@ async function parseMapFile(source: string, origin: string): Promise<MapFileEntr
   let parsed: unknown;
   let lines: KeyLines;
   let duplicate: DuplicateKey | undefined;
+  await scanJsonYielding(source, limits);
   try {
     parsed = parseJson(source, limits);
     ({ lines, duplicate } = keyLines(source, limits, (key) => key.startsWith(NOTE_KEY_PREFIX)));

@@ -404,10 +404,11 @@ export function resumedOptions(
 }
 
 /*
- * `EXAMCTL_TEST_SIGNAL_AFTER=<sent|outcome>:<N>:<SIGNAL>` (docs/runs.md, "Rehearsing a crash"):
- * the run sends itself SIGNAL at a point it reaches. Unset, it costs one environment lookup per run.
+ * `EXAMCTL_TEST_SIGNAL_AFTER=<sent|outcome|parse>:<N>:<SIGNAL>` (docs/runs.md, "Rehearsing a crash"):
+ * the run sends itself SIGNAL at a point it reaches (`parse`: the Nth piece of a long JSON text
+ * read, system/json-scan.ts). Unset, it costs one environment lookup per run.
  */
-type TestSignalEvent = 'sent' | 'outcome';
+type TestSignalEvent = 'sent' | 'outcome' | 'parse';
 
 interface TestSignal {
   /** Counts `count` events of `event`; the signal goes at the one that reaches N. */
@@ -424,11 +425,11 @@ export function testSignalFrom(
 ): TestSignal {
   const value = env[VARIABLE];
   if (value === undefined || value === '') return NO_SIGNAL;
-  const match = /^(sent|outcome):([1-9]\d{0,8}):(SIG[A-Z]+)$/.exec(value);
+  const match = /^(sent|outcome|parse):([1-9]\d{0,8}):(SIG[A-Z]+)$/.exec(value);
   const signal = match?.[3] as NodeJS.Signals | undefined;
   if (match === null || signal === undefined || !SIGNALS.includes(signal)) {
     throw new UsageError(
-      `${VARIABLE}: "${value}": expected <sent|outcome>:<N>:<${SIGNALS.join('|')}>, e.g. outcome:100:SIGKILL`,
+      `${VARIABLE}: "${value}": expected <sent|outcome|parse>:<N>:<${SIGNALS.join('|')}>, e.g. outcome:100:SIGKILL`,
     );
   }
   const event = match[1] as TestSignalEvent;

@@ -1,3 +1,4 @@
+import { holdsKnownSecret } from '../domain/known-secrets.js';
 import { quotedValue, redactUrl, type Problem } from '../domain/problem.js';
 import type { MappedValue } from '../input/record.js';
 import {
@@ -264,6 +265,14 @@ export function keptHeader(header: readonly string[], modes: readonly Column[]):
   return header.filter((_, i) => modes[i] !== Column.Drop);
 }
 
+/** What a report writes for an input cell holding a secret examctl holds or sees (a token pasted into a cell): never the cell. */
+const REDACTED_CELL = '[redacted]';
+
+/** An input cell as a report echoes it: itself, or REDACTED_CELL when it holds a known secret (domain/known-secrets.ts). */
+function echoedCell(cell: string): string {
+  return holdsKnownSecret(cell) ? REDACTED_CELL : cell;
+}
+
 /**
  * One source row of an item as a report row (CSV or xlsx): kept cells, then status, error_codes,
  * error_messages; errors that name another line of a multi-row item stay on that line.
@@ -273,7 +282,7 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
   const cells: string[] = [];
   for (let i = 0; i < row.header.length; i++) {
     const mode = modes[i];
-    if (mode === Column.Keep) cells.push(row.cells[i] ?? '');
+    if (mode === Column.Keep) cells.push(echoedCell(row.cells[i] ?? ''));
     else if (mode === Column.Blank) cells.push('');
     else if (mode === Column.Withheld) cells.push((row.cells[i] ?? '').trim() === '' ? '' : WITHHELD_PIN);
   }

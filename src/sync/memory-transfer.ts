@@ -2,6 +2,7 @@
  * `synced export` and `synced import`: a target's whole memory as one portable document, and put
  * back in place under its lock (what is refused: docs/sync.md, "When the memory is lost").
  */
+import { MAX_JSON_DEPTH, scanJsonYielding } from '../system/json-scan.js';
 import { targetIdentity, type ReportTarget } from '../report/run-report.js';
 import { UsageError } from '../system/errors.js';
 import type { Env } from '../system/env-values.js';
@@ -55,6 +56,8 @@ export async function importMemory(
   source: string,
   options: ImportOptions,
 ): Promise<{ document: MemoryDocument; replaced: string | undefined }> {
+  // Ctrl-C stops a long one at once (readDocument holds the event loop).
+  await scanJsonYielding(text, { depth: MAX_JSON_DEPTH });
   const document = readDocument(text, source);
   // Every entry parsed and checked: a line that is not one is exit 2 naming it.
   for (const contents of document.memories.values()) for (const _entry of contents.entries.values());

@@ -20,7 +20,7 @@ import {
 } from '../system/lock.js';
 import { nonEmpty, type Env } from '../system/env-values.js';
 import { EXAMCTL_VERSION } from '../version.js';
-import { MAX_JSON_DEPTH, parseJson } from '../system/json-scan.js';
+import { MAX_JSON_DEPTH, parseJson, scanJsonYielding } from '../system/json-scan.js';
 import type { OnWait } from './memory-access.js';
 
 /** Terraform's lock info, as sent to lock and unlock and as a holder is named. */
@@ -68,6 +68,8 @@ export class StateService {
     const answer = await this.http.exchange('GET', at);
     if (answer.status === 404 || (took(answer) && answer.text.trim() === '')) return undefined;
     if (answer.status !== 200) throw this.failed('GET', answer, at);
+    // Ctrl-C stops a long document at once (its readers' parse holds the event loop).
+    await scanJsonYielding(answer.text, { depth: MAX_JSON_DEPTH });
     return answer.text;
   }
 

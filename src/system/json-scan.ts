@@ -1,3 +1,5 @@
+import { InterruptedError } from './errors.js';
+
 /**
  * The one JSON scanner every JSON text passes before JSON.parse (docs/security.md, "A hostile
  * file"); it resumes across the pieces of a file read in chunks. A fault never quotes the text
@@ -427,33 +429,69 @@ function parsedAfterScan(text: string, limits: JsonLimits): unknown {
   }
 }
 
-/** Characters scanned between two turns of the event loop in `parseJsonYielding`. */
+/** Characters scanned between two turns of the event loop in `parseJsonYielding` and `scanJsonYielding`. */
 export const YIELD_CHARS = 1024 * 1024;
 
+/** What stops every parse in pieces that names no signal of its own: the CLI's Ctrl-C (SIGINT, SIGTERM, SIGHUP). */
+let stopSignal: AbortSignal | undefined;
+/** Told after each piece: a test's marker (EXAMCTL_TEST_SIGNAL_AFTER=parse:N:SIGNAL, docs/runs.md). */
+let afterPiece: (() => void) | undefined;
+
+/** Every JSON text read in pieces from now on stops when `signal` aborts (`piece`: told after each piece). */
+export function stopJsonParsesOn(signal: AbortSignal | undefined, piece?: () => void): void {
+  stopSignal = signal;
+  afterPiece = piece;
+}
+
 /**
- * parseJson for a long text that must not hold the event loop (a body `local serve` is sent): the
- * scan goes on in pieces of YIELD_CHARS, the loop turning between them, and `signal` ends it at the
- * next piece (with its reason). JSON.parse runs last, once the whole text passed the scan.
+ * Scans `text` from its start in pieces of YIELD_CHARS, the event loop turning between them (so a
+ * signal's handler runs) and a stopped parse ending at the next piece: `signal`'s reason, or for
+ * the CLI's own, an InterruptedError. The offset after the value. A text of one piece never yields.
  */
-export async function parseJsonYielding(text: string, limits: JsonLimits, signal?: AbortSignal): Promise<unknown> {
-  const scanner = new JsonScanner(limits);
+async function scannedInPieces(text: string, scanner: JsonScanner, signal: AbortSignal | undefined): Promise<number> {
   let pos = scanner.skipSpace(text, 0);
   for (let end = Math.min(text.length, pos + YIELD_CHARS); ; end = Math.min(text.length, end + YIELD_CHARS)) {
     // A prefix of the text keeps its offsets (the scanner's searches are forgotten: they saw only the prefix).
     const final = end === text.length;
     scanner.shift(0);
     const after = scanner.scanValue(final ? text : text.slice(0, end), pos, final);
-    if (after !== -1) {
-      pos = after;
-      break;
-    }
+    if (after !== -1) return after;
     pos = scanner.resumeAt;
     await new Promise((resolve) => setImmediate(resolve));
-    signal?.throwIfAborted();
+    afterPiece?.();
+    if (signal !== undefined) signal.throwIfAborted();
+    else if (stopSignal?.aborted === true)
+      throw new InterruptedError(
+        `interrupted while reading a JSON text (${end.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters read)`,
+      );
   }
-  const after = scanner.skipSpace(text, pos);
+}
+
+/**
+ * parseJson for a long text that must not hold the event loop (a body `local serve` is sent): the
+ * scan goes on in pieces (scannedInPieces), `signal` (else the CLI's Ctrl-C) ending it at the next
+ * piece. JSON.parse runs last, once the whole text passed the scan.
+ */
+export async function parseJsonYielding(text: string, limits: JsonLimits, signal?: AbortSignal): Promise<unknown> {
+  const scanner = new JsonScanner(limits);
+  const end = await scannedInPieces(text, scanner, signal);
+  const after = scanner.skipSpace(text, end);
   if (after < text.length) throw scanner.fault(text, after, 'the end of the text (one value only)');
   return parsedAfterScan(text, limits);
+}
+
+/**
+ * A first look at a long JSON text before a reader's own parse (a map file, a world file, a memory
+ * export, a state document), in pieces: the CLI's Ctrl-C stops it at the next piece (InterruptedError).
+ * What is wrong with the text is left to that parse, which says it in the reader's words.
+ */
+export async function scanJsonYielding(text: string, limits: JsonLimits): Promise<void> {
+  if (text.length <= YIELD_CHARS) return;
+  try {
+    await scannedInPieces(text, new JsonScanner(limits), undefined);
+  } catch (error) {
+    if (!(error instanceof JsonFault)) throw error;
+  }
 }
 
 /** Where a key was given twice in one object: its path, its line and the first one's. */

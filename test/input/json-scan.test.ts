@@ -10,8 +10,11 @@ import {
   parseJson,
   parseJsonYielding,
   scanJson,
+  scanJsonYielding,
+  stopJsonParsesOn,
   YIELD_CHARS,
 } from '../../src/system/json-scan.js';
+import { InterruptedError } from '../../src/system/errors.js';
 
 const fault = (run: () => unknown): JsonFault => {
   try {
@@ -174,5 +177,29 @@ describe('JsonScanner', () => {
     await expect(parsing).rejects.toThrow('interrupted');
     await expect(parseJsonYielding(`${text} x`, { depth: 8 })).rejects.toThrow(/one value only/);
     await expect(parseJsonYielding('{"a": [1, 2}', { depth: 8 })).rejects.toThrow(JsonFault);
+  });
+
+  it("the CLI's stop ends any long parse at the next piece, at a marker (issue 81: a map file, a world file, a memory export, a state document)", async () => {
+    const text = JSON.stringify({ a: '\\'.repeat(4 * YIELD_CHARS) });
+    const pieces = Math.ceil(text.length / YIELD_CHARS);
+    const stop = new AbortController();
+    let seen = 0;
+    // The marker: the stop comes after the second piece, as a Ctrl-C's handler runs between two.
+    stopJsonParsesOn(stop.signal, () => (++seen === 2 ? stop.abort() : undefined));
+    try {
+      const error = await scanJsonYielding(text, { depth: 8 }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(InterruptedError);
+      expect((error as InterruptedError).exitCode).toBe(130);
+      // Stopped at the piece after the marker's, not at the end of the text.
+      expect(seen).toBe(2);
+      expect(pieces).toBeGreaterThan(4);
+      await expect(parseJsonYielding(text, { depth: 8 })).rejects.toBeInstanceOf(InterruptedError);
+      // A fault is the reader's to say: the scan before its parse passes it over; a short text never waits.
+      stopJsonParsesOn(undefined);
+      await expect(scanJsonYielding(`${text} x`, { depth: 8 })).resolves.toBeUndefined();
+      await expect(scanJsonYielding('{"a": [1, 2}', { depth: 8 })).resolves.toBeUndefined();
+    } finally {
+      stopJsonParsesOn(undefined);
+    }
   });
 });
