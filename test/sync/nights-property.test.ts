@@ -148,6 +148,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
   let now = {
     values: new Map<string, string>(),
     sent: 0,
+    ids: new Set<string>(),
     stopAt: null as number | null,
     copyAt: null as number | null,
     abort: new AbortController(),
@@ -166,6 +167,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
       upsertUser: async (request: Parameters<IntegrationApi['upsertUser']>[0], options?: object) => {
         const n = ++now.sent;
         const id = request.ExternalId;
+        now.ids.add(id);
         const held = now.values.get(id) === request.FirstName;
         expect(held && !mayResend.has(id), `${id} sent again though the store held ${request.FirstName}`).toBe(false);
         if (n === now.stopAt) now.abort.abort();
@@ -199,9 +201,14 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
   };
 
   const attempt = async (args: string[], file: number[], stopAt: number | null, copyAt: number | null) => {
-    now = { values: await storeValues(store), sent: 0, stopAt, copyAt, abort: new AbortController() };
+    const before = await storeValues(store);
+    now = { values: new Map(before), sent: 0, ids: new Set(), stopAt, copyAt, abort: new AbortController() };
     const done = await cli(dir, args, local, now.abort.signal);
     const ended = done.code === 0;
+    // What a stopped run was to send and did not may have gone out, as far as the memory knows (its
+    // intents are written ahead: a kill leaves them so): the next run sends it again.
+    if (!ended)
+      for (const [n, id] of ids.entries()) if (!now.ids.has(id) && before.get(id) !== `F${file[n]}`) mayResend.add(id);
     expect(ended || (stopAt !== null && now.abort.signal.aborted), done.stderr).toBe(true);
     if (ended) {
       // A run that ends leaves the store as its file says.
