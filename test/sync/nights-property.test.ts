@@ -4,7 +4,7 @@
  * pipeline, journal, SentMemory and engine), each stopped at a random request as an interrupt
  * stops it (the run's AbortSignal; a spawned kill per step would cost a Node start each), `runs
  * resume` and second resumes, copies of the store and of the memory taken between nights or in
- * the middle of one, and restores to them (by copy, and in place: rm then copy). On the local
+ * the middle of one, restores to them (by copy, and in place: rm then copy), compactions. On the local
  * store, and through `local serve` (the remote client against the store served in this process).
  *
  * After every run that ends, the store holds what its file says; no request sends a user the
@@ -104,6 +104,8 @@ type Step =
   /** `runs resume` of the newest run, if it was interrupted. */
   | { t: 'resume'; stop: number | null }
   | { t: 'copy' }
+  /** The store compacted (its heads kept through it). */
+  | { t: 'compact' }
   /** A restore of the store or of the memory; `fresh`: on a runner without the runs directory (a CI cache restored). */
   | { t: 'restore'; of: 'store' | 'memory'; copy: number; inPlace: boolean; fresh: boolean };
 
@@ -121,6 +123,7 @@ const steps: fc.Arbitrary<Step[]> = fc.array(
     },
     { weight: 3, arbitrary: fc.record({ t: fc.constant('resume' as const), stop }) },
     { weight: 2, arbitrary: fc.record({ t: fc.constant('copy' as const) }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant('compact' as const) }) },
     {
       weight: 3,
       arbitrary: fc.record({
@@ -309,6 +312,12 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
       } else if (step.t === 'copy') {
         copy('store');
         copy('memory');
+      } else if (step.t === 'compact') {
+        if (served) await stopServing();
+        const opened = await openStore(store);
+        await opened.compact();
+        await opened.close();
+        if (served) await serve();
       } else if (step.t === 'restore') {
         const chosen = copies.filter((one) => one.of === step.of);
         if (chosen.length === 0) continue;
@@ -338,11 +347,12 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
   rmSync(dir, { recursive: true, force: true });
 }
 
+// NIGHTS_HISTORIES and NIGHTS_SERVED_HISTORIES set how many histories a run tries (a search for more).
 describe('the sync memory over random histories of nights (docs/sync.md, "Where the store stands")', () => {
   it('on the local store: every run that ends leaves the store as its file says, and nothing the store held is sent but what a restore undid', async () => {
     await fc.assert(
       fc.asyncProperty(steps, (each) => history(false, each)),
-      { numRuns: Number(process.env.H78_RUNS ?? 500), examples: FOUND.map((found) => [found]) },
+      { numRuns: Number(process.env.NIGHTS_HISTORIES ?? 500), examples: FOUND.map((found) => [found]) },
     );
     // Every kind of step happened, and the requests were counted where they arrive.
     expect(
@@ -354,7 +364,7 @@ describe('the sync memory over random histories of nights (docs/sync.md, "Where 
   it('through local serve: the same', async () => {
     await fc.assert(
       fc.asyncProperty(steps, (each) => history(true, each)),
-      { numRuns: Number(process.env.H78_SERVED ?? 50), examples: FOUND.map((found) => [found]) },
+      { numRuns: Number(process.env.NIGHTS_SERVED_HISTORIES ?? 50), examples: FOUND.map((found) => [found]) },
     );
     expect(
       Object.values(tally).every((count) => count > 0),
