@@ -90,6 +90,15 @@ const FOUND: Step[][] = [
     { t: 'resume', stop: 1 },
     { t: 'resume', stop: null },
   ],
+  // A restore to a copy that holds u1's value by chance: u1's later acknowledgement is sent again, exactly that.
+  [
+    { t: 'night', file: [0, 2, 0], stop: null, copyAt: null },
+    { t: 'copy' },
+    { t: 'night', file: [0, 0, 0], stop: null, copyAt: null },
+    { t: 'night', file: [0, 2, 0], stop: null, copyAt: null },
+    { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
+    { t: 'night', file: [0, 2, 0], stop: null, copyAt: null },
+  ],
   ...(MEMORY_RESTORES ? [RESTORED_MEMORY] : []),
 ];
 
