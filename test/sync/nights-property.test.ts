@@ -373,7 +373,10 @@ describe('the sync memory over random histories of nights (docs/sync.md, "Where 
   it('through local serve: the same', async () => {
     await fc.assert(
       fc.asyncProperty(steps, (each) => history(true, each)),
-      { numRuns: Number(process.env.NIGHTS_SERVED_HISTORIES ?? 50), examples: FOUND.map((found) => [found]) },
+      {
+        numRuns: Number(process.env.NIGHTS_SERVED_HISTORIES ?? 50),
+        examples: [...FOUND, ...(SERVED_FIRST_COPIES ? [SERVED_FIRST_NIGHT] : [])].map((found) => [found]),
+      },
     );
     expect(
       Object.values(tally).every((count) => count > 0),
