@@ -29,13 +29,11 @@ import { PINNED_NOW, ROOT } from '../support/cli.js';
 import { StringSink } from '../support/string-sink.js';
 
 /**
- * Whether histories restore the memory. Off until the memory is judged from the store's head
- * (the store holds the memory's newest head and more after it: the memory is older, docs/sync.md,
- * "Where the store stands"): today a memory restored to an older copy calls a user unchanged that
- * a later night changed, and the next night of the older file leaves the store as the later one
- * left it: RESTORED_MEMORY, below, is that history.
+ * Whether histories restore the memory: the memory is judged from the store's head (the store holds
+ * the memory's newest head and more after it: the memory is older, docs/sync.md, "Where the store
+ * stands"). RESTORED_MEMORY, below, is the history that found it judged by the runs directory.
  */
-const MEMORY_RESTORES = false;
+const MEMORY_RESTORES = true;
 
 /**
  * Whether a served store is copied in the middle of the first night its memory records. Off: that
