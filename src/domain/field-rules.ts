@@ -7,7 +7,6 @@ import { exceedsLength, hasForbiddenNameCharacter, NAME_FORBIDDEN_CLASS } from '
 /** The zod namespace, passed to the wire builders by the one module that imports zod at run time. */
 export type Zod = typeof z;
 
-/** Builds a field's wire schema from the zod namespace it is given. */
 type WireBuilder = (zod: Zod) => z.ZodType;
 
 /**
@@ -24,10 +23,8 @@ export interface FieldRule<Name extends string = string, Value = unknown, Requir
   /** True when the rule must also run for an absent field (it reports the field as missing). */
   readonly required?: Required;
   /**
-   * Builds the field's wire value as a zod schema (type, lengths, pattern, enum, range, item
-   * shape), described with the rule and its codes. Not `.optional()`: tables add that from
-   * `required`. Every value the check returns satisfies it (test/domain/schemas.test.ts).
-   * Call it through wireOf, which builds each rule's schema once.
+   * The field's wire value as a zod schema, without `.optional()` (tables add it from `required`); every
+   * value the check returns satisfies it (test/domain/schemas.test.ts). Read it through wireOf (built once).
    */
   readonly wire: WireBuilder;
   /**
@@ -39,10 +36,8 @@ export interface FieldRule<Name extends string = string, Value = unknown, Requir
   /** True when the check reads '' as "not set" (null always is, for an optional field). */
   readonly emptyIsUnset?: boolean;
   /**
-   * How a CSV cell's text becomes this field's value before the check (coercion.ts): yes/no
-   * spellings, a whole number, a `|` list, the Hierarchies or id-title cell syntax. Absent: the
-   * text as is. It also decides the problem a bad cell gets: a whole-number cell carries its
-   * field's own problem (IntegerCell), so use integerRule rather than copying another number field.
+   * How a CSV cell's text becomes this field's value before the check (coercion.ts); absent: the text as is.
+   * A whole-number cell carries its field's own problem (IntegerCell): use integerRule, not a copy.
    */
   readonly cell?: CellKind;
   /** A string field's format check: its `wire` must say it (test/server/openapi-formats.test.ts). */
@@ -165,7 +160,6 @@ function kept(cache: WeakMap<FieldRule, z.ZodType>, rule: FieldRule, build: () =
   return schema;
 }
 
-/** The rule's wire schema. */
 export function wireOf(zod: Zod, rule: FieldRule): z.ZodType {
   return kept(wireCache, rule, () => rule.wire(zod));
 }
@@ -328,7 +322,6 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
   const isName = spec.name === true;
   return {
     name,
-    // What the spec's type says: a `required` code makes the field required.
     required: isRequired as undefined extends Required ? false : true,
     emptyIsUnset: !isRequired,
     format,
