@@ -1,10 +1,8 @@
 import type { ProblemCode } from './codes.js';
 
 /**
- * One thing wrong with one record, as it appears in the run report and in the engine's
- * error envelope. `field` is a path in the API's names (`Email`, `Hierarchies[0]`,
- * `Candidates[3].Email`, `Schedule.StartDateTime`); `line` is set where one item spans
- * several source lines (a schedule and its candidates).
+ * One thing wrong with one record, in the run report and the engine's envelope: `field` is a path in the
+ * API's names (`Candidates[3].Email`); `line` is set where one item spans several source lines.
  */
 export interface Problem {
   field: string;
@@ -19,10 +17,7 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; problems: Prob
 /** Characters of a value a message quotes: a longer one is cut, and its full length said. */
 const QUOTED_VALUE_CHARS = 60;
 
-/**
- * A value as every message quotes it, JSON-quoted and cut (docs/security.md, "A hostile file"), so a
- * message stays one line and a report of a 4 MB word in every row stays small.
- */
+/** A value as every message quotes it, JSON-quoted and cut (docs/security.md, "A hostile file"): one line, small. */
 export function quotedValue(value: unknown): string {
   // Another value (a number, a list) as its JSON text, cut the same way.
   let text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
