@@ -28,9 +28,8 @@ export interface FieldRule<Name extends string = string, Value = unknown, Requir
    */
   readonly wire: WireBuilder;
   /**
-   * What the API takes beyond the wire value, when the check tolerates more (any case of an
-   * enum, a JSON boolean for a string field): the OpenAPI document declares this, so the document
-   * and the engine never disagree about a body (docs/interpretations.md, "Tolerance (engine and local serve)").
+   * What the API takes beyond the wire value where the check tolerates more (any case of an enum): the
+   * OpenAPI document declares it (docs/interpretations.md, "Tolerance (engine and local serve)").
    */
   readonly input?: WireBuilder;
   /** True when the check reads '' as "not set" (null always is, for an optional field). */
@@ -165,9 +164,8 @@ export function wireOf(zod: Zod, rule: FieldRule): z.ZodType {
 }
 
 /**
- * What the API takes for an optional field, as the document declares it: the rule's input (or
- * wire) value, or what its check reads as "not set": null, and '' where the rule says so and the
- * value schema does not already take it. Built once per rule.
+ * What the API takes for an optional field, as the document declares it: the rule's input (or wire) value,
+ * or what its check reads as "not set" (null, and '' where the rule says so). Built once per rule.
  */
 function optionalInputOf(zod: Zod, rule: FieldRule): z.ZodType {
   return kept(inputCache, rule, () => {
@@ -193,9 +191,8 @@ export function tableWire(zod: Zod, table: RuleTable): z.ZodObject {
 }
 
 /**
- * A pattern matching `values` in any case with surrounding whitespace, as the enum checks read
- * them (trimmed, compared letter by letter ignoring case). Spelled with character classes, not a
- * flag, because JSON Schema patterns have none.
+ * A pattern matching `values` in any case with surrounding whitespace, as the enum checks read them; character
+ * classes, not a flag, because JSON Schema patterns have none.
  */
 export function caseInsensitivePattern(values: readonly string[]): RegExp {
   const spell = (value: string): string =>
@@ -230,9 +227,8 @@ export function codeNote(code: ProblemCode): string {
 }
 
 /**
- * Checks every field of `input` against `table`, reporting keys the table does not know
- * (unknown fields are reported, not dropped, so a typo cannot silently lose data).
- * Returns the wire object, or null when `input` is not an object at all.
+ * Checks every field of `input` against `table`, reporting unknown keys (not dropped, so a typo cannot lose
+ * data). Returns the wire object, or null when `input` is not an object at all.
  */
 export function validateFields<Rule extends FieldRule>(
   input: unknown,
@@ -296,10 +292,7 @@ interface StringRuleSpec<Required extends ProblemCode | undefined = ProblemCode 
   patternCode?: ProblemCode;
   /** What the pattern allows, for the message: "letters, digits and dashes". */
   patternHint?: string;
-  /**
-   * The message of a value the pattern refuses, when the hint alone says too little: the API
-   * text's own words (802), or one that helps with a likely value. A function is given the value.
-   */
+  /** The message of a value the pattern refuses, where the hint says too little (a function is given the value). */
   patternMessage?: string | ((value: string) => string);
   /** A format check after length and pattern. */
   format?: StringFormat;
@@ -461,10 +454,7 @@ interface StringListSpec {
   tooManyCode: ProblemCode;
   /** What one entry is called in the duplicate message ("Label", "Allowed IP"). */
   entryName: string;
-  /**
-   * A trimmed, non-empty entry's identity for the duplicate check (the text itself, or a
-   * canonical form), or null when the entry is invalid.
-   */
+  /** A trimmed, non-empty entry's identity for the duplicate check, or null when the entry is invalid. */
   keyOf(trimmed: string): string | null;
   invalidCode: ProblemCode;
   invalidMessage: string;
@@ -525,9 +515,8 @@ interface IntegerRuleSpec {
 }
 
 /**
- * A whole-number field in min..max (a JSON number; a CSV cell is read as one). One problem,
- * with the caller's code, for every way a value can miss: not a number, a fraction, out of range;
- * it quotes the value (`not "25,0"`), so the admin sees which cell to fix.
+ * A whole-number field in min..max: one problem, with the caller's code, for every way a value can miss, quoting
+ * the value (`not "25,0"`) so the admin sees which cell to fix.
  */
 export function integerRule<Name extends string>(
   name: Name,
