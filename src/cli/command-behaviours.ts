@@ -38,10 +38,8 @@ import {
 } from './command-declaration.js';
 
 /**
- * Where each command's behaviour is loaded from, only when it runs (docs/architecture.md, "Add a
- * command"). `behaviour` checks, by type, that the loaded `run` takes exactly the options its
- * declaration's table gives. Only run-cli.ts imports this file: it hands the map to the command
- * tree and, for `runs resume` and `runs show`, to the commands through their deps.
+ * Where each command's behaviour is loaded from, only when it runs (docs/architecture.md, "Add a command");
+ * `behaviour` checks by type that the loaded `run` takes exactly its declaration's options.
  */
 function behaviour<T extends SpecTable, K extends string = 'run'>(
   declaration: DeclaredCommand<T>,

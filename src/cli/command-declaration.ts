@@ -6,9 +6,8 @@ import type { RecordJob } from '../pipeline/record-job.js';
 import type { RecordKind } from '../domain/columns.js';
 
 /**
- * A command is one declaration (tree place, `--help` text, option table, resume) in its
- * `commands/<command>.options.ts`, which imports only flag tables, so that `--help` and completion
- * load no behaviour: docs/architecture.md, "Add a command".
+ * A command is one declaration in its `commands/<command>.options.ts`, which imports only flag tables, so
+ * `--help` and completion load no behaviour: docs/architecture.md, "Add a command".
  */
 
 /** A command's entry point, typed by the table it is declared with. */
@@ -33,10 +32,8 @@ export type RerunInput = (
 ) => Promise<Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself' | 'summaryNotes'>>;
 
 /**
- * How a report-writing command's journaled run is continued: `'rerun'`, its behaviour module
- * exports `rerunInput` (`runs show` reads the input again through it, `runs resume` runs the
- * command again with the options the journal kept); or, in words, why a run of it cannot be
- * resumed. test/runs/resume-registry.test.ts fails for a command taking `--report` and neither.
+ * How a report-writing command's journaled run is continued: `'rerun'` (its module exports `rerunInput`), or
+ * why it cannot be resumed (test/runs/resume-registry.test.ts).
  */
 type ResumeSupport = 'rerun' | { readonly notResumable: string };
 
@@ -68,10 +65,7 @@ export interface CommandDeclaration {
   readonly takes: readonly (TakenFlag | 'target')[];
   /** The records its --file holds. */
   readonly reads?: RecordKind;
-  /**
-   * Writes text for a person or a shell (a completion script), never JSON: `--json` and `-o` are
-   * refused with exit 2 (command-tree.ts), never silently ignored.
-   */
+  /** Writes text for a person or a shell, never JSON: `--json` and `-o` are refused with exit 2. */
   readonly printsText?: true;
   /** Required with `--report` taken (a test checks): see ResumeSupport. */
   readonly resume?: ResumeSupport;

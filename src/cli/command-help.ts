@@ -3,13 +3,8 @@ import { briefLineOf, briefTermOf, shownWithItsPositive } from '../flags/option-
 import { commandName, takesFlag, type CommandDeclaration } from './command-declaration.js';
 import { sentenceLines } from '../terminal/sentence-wrap.js';
 
-/*
- * The help text of `examctl`'s tree (command-tree.ts): the layout commander's help is given,
- * each command's first sentence and examples, and the pointers a help ends with.
- */
-
 /**
- * commander's help, laid out: `--help` one line per flag (a flag's brief line, its negative shown
+ * commander's help, laid out (command-tree.ts): `--help` one line per flag (its brief line, a negative shown
  * with its positive); `full()` (`examctl help <command> --all`) every flag's full text.
  */
 export function helpLayout(full: () => boolean): HelpConfiguration {

@@ -27,19 +27,12 @@ import {
 import { commanderWords, terminalLines } from '../formats/terminal-text.js';
 
 /**
- * commander's tree of `examctl`, built from the registry (`program.ts`): the global flags, the
- * help layout, `examctl options` and `examctl help`, and the wiring every command shares
- * (options object, stdin/pipe spooling for `--file -` or a named pipe, the exit code). It loads
- * no command's behaviour: `--help` and completion build the whole tree without undici, zod or
- * the engine.
- */
-
-/**
- * Builds the program from `commands` and their `behaviours` (run-cli.ts gives command-behaviours.ts;
- * tests give recorders; `--help` alone needs none); `setExit` receives each command's exit code.
- * `lazy` (a run, run-cli.ts): a group's commands are made (with their flags and action) only
- * when commander enters the group, so a start makes its own command, not all ~40 (issue 62's
- * start-up); without it (completion, the docs' flag tables) the whole tree.
+ * commander's tree of `examctl`, built from the registry (`program.ts`): the global flags, the help layout,
+ * `examctl options` and `examctl help`, and the wiring every command shares. It loads no behaviour: `--help`
+ * and completion build the whole tree without undici, zod or the engine.
+ *
+ * Builds the program from `commands` and their `behaviours` (none for `--help`); `setExit` receives each exit
+ * code. `lazy` (a run): a group's commands are made only when commander enters the group, not all ~40.
  */
 export function buildProgram(
   deps: CommandDeps,

@@ -1,7 +1,6 @@
 /**
- * Every environment variable examctl reads, as data for `examctl help environment`.
- * test/cli/environment-variables.test.ts reads src/ for every variable the code reads and fails
- * when one is missing here, so the list cannot drift from the code.
+ * Every environment variable examctl reads, for `examctl help environment`
+ * (test/cli/environment-variables.test.ts fails when one the code reads is missing).
  */
 interface EnvironmentVariable {
   name: string;

@@ -13,10 +13,7 @@ import { VERSION_LINE } from '../version.js';
 delete process.env.NODE_TLS_REJECT_UNAUTHORIZED;
 /** The process entry point: the only place that calls process.exit. */
 const interrupt = new AbortController();
-/**
- * The streams whose writes failed (a closed pipe, a full disk): later writes to them are dropped,
- * the other keeps working. Any at all: the run ends as for an interrupt, exit 141.
- */
+/** Streams whose writes failed: later writes to them are dropped; any at all ends the run as an interrupt (141). */
 const lostStreams = new Set<NodeJS.WriteStream>();
 
 const onInterrupt = (): void => {

@@ -29,11 +29,9 @@ import { APPLY } from './commands/apply.options.js';
 import { declareGroup, type CommandDeclaration } from './command-declaration.js';
 
 /**
- * The registry: every command of `examctl`, in the order `--help` and completion list them, a
- * command after its group (docs/architecture.md, "Add a command"). A group (`examctl user`,
- * `examctl runs`...) is what `examctl <group> --help` says, no flags, no behaviour: declared here
- * rather than beside its commands because it spans several command files (`local` has three,
- * `schedule` two) and none of them is its obvious home.
+ * The registry: every command of `examctl`, in the order `--help` and completion list them, a command after
+ * its group (docs/architecture.md, "Add a command"). A group (no flags, no behaviour) is declared here, as it
+ * spans several command files.
  */
 export const COMMANDS: readonly CommandDeclaration[] = [
   declareGroup({

@@ -11,10 +11,9 @@ import {
 import { COMMANDS } from './program.js';
 
 /**
- * What `runs resume` and `runs show` need of the command a run journal names, found in the
- * registry (program.ts) by the command's path, as `--help` finds it: its behaviour and how its input
- * is read again (both from command-behaviours.ts, handed down in the deps), or why it cannot be resumed. No list of its own, so a
- * new record command is resumable once its declaration says how (test/runs/resume-registry.test.ts).
+ * What `runs resume` and `runs show` need of the command a journal names, found by its path in the registry
+ * (program.ts): its behaviour and how its input is read again, or why it cannot be resumed. No list of its own
+ * (test/runs/resume-registry.test.ts).
  */
 type ResumeEntry =
   | {

@@ -9,9 +9,8 @@ import { COMMANDS } from './program.js';
 import { printJson, type CommandDeps } from '../context/command-deps.js';
 
 /**
- * Runs examctl on argv (without node and script) and returns the exit code. Every error ends
- * here: typed errors as `examctl: <code>: <message>` with their exit code, commander usage errors as 2,
- * anything else as an internal error (70) whose stack shows only with --debug.
+ * Runs examctl on argv and returns the exit code: typed errors as `examctl: <code>: <message>` with their exit
+ * code, commander usage errors as 2, anything else as an internal error (70), its stack only with --debug.
  */
 export async function runCli(argv: readonly string[], deps: CommandDeps): Promise<number> {
   // The secrets the environment shows examctl, whatever the command: never quoted from an input file.
@@ -87,10 +86,7 @@ export async function runCli(argv: readonly string[], deps: CommandDeps): Promis
   }
 }
 
-/**
- * Commander's help-instead-of-a-command error says only "(outputHelp)": name the group whose
- * command is missing, as a script reading the --json error document needs.
- */
+/** Commander's help-instead-of-a-command error says only "(outputHelp)": name the group whose command is missing. */
 function missingCommandMessage(command: Command): string {
   const path = [];
   for (let at: Command | null = command; at !== null; at = at.parent) path.unshift(at.name());

@@ -1,7 +1,6 @@
 /**
- * The answer objects the API describes, each declared once here as data, and what derives from
- * them: docs/domain-rules.md, "Answers". Pure and zod-free, so the CLI can read the declarations
- * without loading zod.
+ * The answer objects the API describes, each declared once here as data (docs/domain-rules.md, "Answers").
+ * Pure and zod-free, so the CLI reads them without loading zod.
  */
 
 /** One answer field: its kind, whether the object always carries it, whether it may be null. */
@@ -33,10 +32,7 @@ type AnswerValueOf<V> = V extends { kind: 'string' | 'date-time' }
 type FieldValue<F> = F extends { nullable: true } ? AnswerValueOf<F> | null : AnswerValueOf<F>;
 type RequiredNames<F> = { [N in keyof F]: F[N] extends { required: true } ? N : never }[keyof F];
 
-/**
- * The object an answer declaration describes. A server may send more than the API text lists
- * (kept and shown as it came), hence the index signature.
- */
+/** The object an answer declaration describes; a server may send more than the API text lists (kept as it came). */
 export type AnswerObject<F> = { [N in RequiredNames<F>]: FieldValue<F[N]> } & {
   [N in Exclude<keyof F, RequiredNames<F>>]?: FieldValue<F[N]>;
 } & { [extra: string]: unknown };

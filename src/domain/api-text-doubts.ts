@@ -10,10 +10,7 @@ import type { CollectionRequest, Schedule } from './types.js';
 
 const UPPER_CASE = /[A-Z]/;
 
-/**
- * A collection as examctl's client checks it before sending: an ExternalId with upper-case letters
- * judged as lower case, sent as given with a warning (the docs/domain-rules.md section above).
- */
+/** A collection as the client checks it: an upper-case ExternalId judged as lower case, sent as given with a warning. */
 export function collectionForSending(
   fields: Record<string, unknown>,
   validate: (fields: Record<string, unknown>) => Validation<CollectionRequest>,
@@ -37,9 +34,8 @@ export function collectionForSending(
 }
 
 /**
- * The warnings of a valid schedule (fields named `Schedule.PIN`, as the request's problems are).
- * `pinFromNumberCell`: the PIN was a spreadsheet's number cell, read as its digits, where a
- * leading zero typed (0123 is stored as 123) is already gone.
+ * The warnings of a valid schedule (fields named `Schedule.PIN`); `pinFromNumberCell`: the PIN was a number
+ * cell's digits, where a typed leading zero is already gone.
  */
 export function scheduleTextDoubts(
   schedule: Schedule,

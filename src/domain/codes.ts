@@ -85,9 +85,8 @@ type NumberOf<S extends string> = S extends `${infer N extends number}` ? N : ne
 type FourDigitsFrom9 = NumberOf<`9${Digit}${Digit}${Digit}`>;
 
 /**
- * The codes of examctl's warnings (docs/input-formats.md, "Warnings"): a value sent as it is that
- * looks damaged, or wider than the API text's words. A warning never fails its record, except
- * under --strict, whose failure keeps the warning's code (docs/cli.md, "--strict").
+ * The codes of examctl's warnings (docs/input-formats.md, "Warnings"): a value sent as it is that looks
+ * damaged or wider than the API text's words; under --strict a failure with that code (docs/cli.md, "--strict").
  */
 export const WARNING_CODES = {
   InvisibleCharacterRemoved: 9000,

@@ -51,10 +51,8 @@ const HIERARCHY_FLAGS = Object.entries(HIERARCHY_CELL_FLAGS);
 const HIERARCHY_FLAG_NAMES = [...Object.keys(HIERARCHY_CELL_FLAGS), 'delete'].join(', ');
 
 /**
- * Parses one `EXTID[:flag+flag]` entry. Permission flags not listed are sent as false, so a row
- * states the whole membership; `delete` removes the membership and takes no other flag.
- * An entry with a bad flag is returned unchanged (a string), so validation still refuses it
- * even when a caller looks only at validation problems.
+ * Parses one `EXTID[:flag+flag]` entry: flags not listed are sent as false (a row states the whole
+ * membership); `delete` takes no other flag. An entry with a bad flag stays a string, for validation to refuse.
  */
 function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): Record<string, unknown> | string {
   const colon = entry.indexOf(':');
@@ -97,10 +95,7 @@ function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): 
   return membership;
 }
 
-/**
- * A Hierarchies cell: entries (already split by the reader, or a string to split here),
- * or a JSON array of membership objects written in the cell. Anything else passes through.
- */
+/** A Hierarchies cell: entries (split, or a string to split here), or a JSON array of membership objects. */
 function coerceHierarchies(value: unknown, problems: Problem[]): unknown {
   let cells: string[];
   if (typeof value === 'string') cells = listCellParts(value);
@@ -212,10 +207,7 @@ function prefixed(problems: Problem[], prefix: string): Problem[] {
   return problems.map((p) => ({ ...p, field: prefix + p.field }));
 }
 
-/**
- * A whole JSON request body ({ Workflow, Upsert, Schedule, Candidates }): coerces Upsert, the
- * Schedule object and each candidate; problem paths are the request's (`Candidates[2].SpecialNeeds`).
- */
+/** A whole JSON request body: coerces Upsert, the Schedule and each candidate, with the request's problem paths. */
 export function coerceScheduleRequestFields(body: Record<string, unknown>): Coerced {
   const problems: Problem[] = [];
   const top = coerceFields('request', body);
@@ -248,10 +240,7 @@ export function coerceAndValidateUser(
   return withReaderProblems(c.problems, validateUser(c.fields, context));
 }
 
-/**
- * coerceAndValidateUser for a record's own fields, which no one reads after (the CLI's hot path:
- * a CSV row's fields, built for this record alone): coerced in place, not copied.
- */
+/** coerceAndValidateUser for a record's own fields, coerced in place, not copied (the CLI's hot path). */
 export function coerceAndValidateUserRecord(fields: Record<string, unknown>): Validation<UserRequest> {
   const c = coerceWith(COERCION.user, fields, true);
   return withReaderProblems(c.problems, validateUser(c.fields));

@@ -1,7 +1,4 @@
-/**
- * Column catalogs for the CSV reader: every field a CSV file may carry, under its API name.
- * Built from the rule tables so a field added to a table is a column at once.
- */
+/** Column catalogs for the CSV reader: every field a CSV file may carry, built from the rule tables. */
 import type { FieldRule } from './field-rules.js';
 import { USER_TABLE } from './user.js';
 import { CANDIDATE_TABLE, SCHEDULE_TABLE, UPSERT_RULE, WORKFLOW_RULE } from './schedule.js';
@@ -43,10 +40,7 @@ export const RECORD_COLUMNS: Record<RecordKind, readonly ColumnSpec[]> = {
 };
 export type RecordKind = 'users' | 'schedules' | 'collections' | 'ids';
 
-/**
- * The xlsx template's second sheet, which describes the columns of the first: the reader knows
- * it by its name and header, and reads the first sheet without naming it as a sheet not read.
- */
+/** The xlsx template's second sheet, describing the first: the reader knows it by its name and header. */
 export const TEMPLATE_DESCRIPTION_SHEET = {
   name: 'Columns',
   header: ['Column', 'Required', 'Type', 'Limit', 'Example', 'Rules'],

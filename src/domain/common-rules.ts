@@ -30,9 +30,8 @@ function adjustmentWithoutSpecialNeedsProblem(path: string): Problem {
 }
 
 /**
- * The 250 rule for one record: call with the record's raw percentage (undefined when unset)
- * and whether SpecialNeeds is true. `specialNeeds` undefined means SpecialNeeds itself was
- * invalid, in which case its own problem already says so and 250 cannot be decided.
+ * The 250 rule for one record, given its raw percentage and whether SpecialNeeds is true; `specialNeeds`
+ * undefined: SpecialNeeds was itself invalid, so 250 cannot be decided.
  */
 export function checkAdjustmentNeedsSpecialNeeds(
   percentage: unknown,

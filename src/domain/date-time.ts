@@ -1,8 +1,6 @@
 /**
- * Calendar dates and RFC 3339 date-times, read exactly one way: the date-time fields' rule
- * (text-rules.ts re-exports these) and the CLI's date flags (`runs list --since`,
- * cli/flag-values.ts) both call `parseDateTime`. Imports nothing: `--help` loads it with the
- * option tables.
+ * Calendar dates and RFC 3339 date-times, read one way: the date-time rule and the CLI's date flags both call
+ * `parseDateTime`. Imports nothing: `--help` loads it with the option tables.
  */
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})?$/;
 

@@ -7,7 +7,6 @@ import { exceedsLength, hasForbiddenNameCharacter, NAME_FORBIDDEN_CLASS } from '
 /** The zod namespace, passed to the wire builders by the one module that imports zod at run time. */
 export type Zod = typeof z;
 
-/** Builds a field's wire schema from the zod namespace it is given. */
 type WireBuilder = (zod: Zod) => z.ZodType;
 
 /**
@@ -24,25 +23,20 @@ export interface FieldRule<Name extends string = string, Value = unknown, Requir
   /** True when the rule must also run for an absent field (it reports the field as missing). */
   readonly required?: Required;
   /**
-   * Builds the field's wire value as a zod schema (type, lengths, pattern, enum, range, item
-   * shape), described with the rule and its codes. Not `.optional()`: tables add that from
-   * `required`. Every value the check returns satisfies it (test/domain/schemas.test.ts).
-   * Call it through wireOf, which builds each rule's schema once.
+   * The field's wire value as a zod schema, without `.optional()` (tables add it from `required`); every
+   * value the check returns satisfies it (test/domain/schemas.test.ts). Read it through wireOf (built once).
    */
   readonly wire: WireBuilder;
   /**
-   * What the API takes beyond the wire value, when the check tolerates more (any case of an
-   * enum, a JSON boolean for a string field): the OpenAPI document declares this, so the document
-   * and the engine never disagree about a body (docs/interpretations.md, "Tolerance (engine and local serve)").
+   * What the API takes beyond the wire value where the check tolerates more (any case of an enum): the
+   * OpenAPI document declares it (docs/interpretations.md, "Tolerance (engine and local serve)").
    */
   readonly input?: WireBuilder;
   /** True when the check reads '' as "not set" (null always is, for an optional field). */
   readonly emptyIsUnset?: boolean;
   /**
-   * How a CSV cell's text becomes this field's value before the check (coercion.ts): yes/no
-   * spellings, a whole number, a `|` list, the Hierarchies or id-title cell syntax. Absent: the
-   * text as is. It also decides the problem a bad cell gets: a whole-number cell carries its
-   * field's own problem (IntegerCell), so use integerRule rather than copying another number field.
+   * How a CSV cell's text becomes this field's value before the check (coercion.ts); absent: the text as is.
+   * A whole-number cell carries its field's own problem (IntegerCell): use integerRule, not a copy.
    */
   readonly cell?: CellKind;
   /** A string field's format check: its `wire` must say it (test/server/openapi-formats.test.ts). */
@@ -165,15 +159,13 @@ function kept(cache: WeakMap<FieldRule, z.ZodType>, rule: FieldRule, build: () =
   return schema;
 }
 
-/** The rule's wire schema. */
 export function wireOf(zod: Zod, rule: FieldRule): z.ZodType {
   return kept(wireCache, rule, () => rule.wire(zod));
 }
 
 /**
- * What the API takes for an optional field, as the document declares it: the rule's input (or
- * wire) value, or what its check reads as "not set": null, and '' where the rule says so and the
- * value schema does not already take it. Built once per rule.
+ * What the API takes for an optional field, as the document declares it: the rule's input (or wire) value,
+ * or what its check reads as "not set" (null, and '' where the rule says so). Built once per rule.
  */
 function optionalInputOf(zod: Zod, rule: FieldRule): z.ZodType {
   return kept(inputCache, rule, () => {
@@ -199,9 +191,8 @@ export function tableWire(zod: Zod, table: RuleTable): z.ZodObject {
 }
 
 /**
- * A pattern matching `values` in any case with surrounding whitespace, as the enum checks read
- * them (trimmed, compared letter by letter ignoring case). Spelled with character classes, not a
- * flag, because JSON Schema patterns have none.
+ * A pattern matching `values` in any case with surrounding whitespace, as the enum checks read them; character
+ * classes, not a flag, because JSON Schema patterns have none.
  */
 export function caseInsensitivePattern(values: readonly string[]): RegExp {
   const spell = (value: string): string =>
@@ -236,9 +227,8 @@ export function codeNote(code: ProblemCode): string {
 }
 
 /**
- * Checks every field of `input` against `table`, reporting keys the table does not know
- * (unknown fields are reported, not dropped, so a typo cannot silently lose data).
- * Returns the wire object, or null when `input` is not an object at all.
+ * Checks every field of `input` against `table`, reporting unknown keys (not dropped, so a typo cannot lose
+ * data). Returns the wire object, or null when `input` is not an object at all.
  */
 export function validateFields<Rule extends FieldRule>(
   input: unknown,
@@ -302,10 +292,7 @@ interface StringRuleSpec<Required extends ProblemCode | undefined = ProblemCode 
   patternCode?: ProblemCode;
   /** What the pattern allows, for the message: "letters, digits and dashes". */
   patternHint?: string;
-  /**
-   * The message of a value the pattern refuses, when the hint alone says too little: the API
-   * text's own words (802), or one that helps with a likely value. A function is given the value.
-   */
+  /** The message of a value the pattern refuses, where the hint says too little (a function is given the value). */
   patternMessage?: string | ((value: string) => string);
   /** A format check after length and pattern. */
   format?: StringFormat;
@@ -328,7 +315,6 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
   const isName = spec.name === true;
   return {
     name,
-    // What the spec's type says: a `required` code makes the field required.
     required: isRequired as undefined extends Required ? false : true,
     emptyIsUnset: !isRequired,
     format,
@@ -468,10 +454,7 @@ interface StringListSpec {
   tooManyCode: ProblemCode;
   /** What one entry is called in the duplicate message ("Label", "Allowed IP"). */
   entryName: string;
-  /**
-   * A trimmed, non-empty entry's identity for the duplicate check (the text itself, or a
-   * canonical form), or null when the entry is invalid.
-   */
+  /** A trimmed, non-empty entry's identity for the duplicate check, or null when the entry is invalid. */
   keyOf(trimmed: string): string | null;
   invalidCode: ProblemCode;
   invalidMessage: string;
@@ -532,9 +515,8 @@ interface IntegerRuleSpec {
 }
 
 /**
- * A whole-number field in min..max (a JSON number; a CSV cell is read as one). One problem,
- * with the caller's code, for every way a value can miss: not a number, a fraction, out of range;
- * it quotes the value (`not "25,0"`), so the admin sees which cell to fix.
+ * A whole-number field in min..max: one problem, with the caller's code, for every way a value can miss, quoting
+ * the value (`not "25,0"`) so the admin sees which cell to fix.
  */
 export function integerRule<Name extends string>(
   name: Name,

@@ -14,10 +14,7 @@ interface InvigilatorRemoval {
   userExtIds: string[];
 }
 
-/**
- * What the client says when it refuses a list before sending (docs/interpretations.md,
- * "Invigilators"): the API's own code for such a request, so the refusal reads as the API's.
- */
+/** The client's refusal of an empty list (docs/interpretations.md, "Invigilators"), in the API's own code. */
 export const EMPTY_LIST_REFUSAL = `the API refuses an empty list with code ${ErrorCode.InvigilatorBodyEmpty} (request body null or empty); nothing was sent`;
 export const NO_VALID_ID_REFUSAL = `the API refuses a list without a valid user external id with code ${ErrorCode.InvigilatorNoValidIds}; nothing was sent`;
 

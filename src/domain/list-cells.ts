@@ -1,23 +1,12 @@
-/**
- * How a list cell (Labels, Hierarchies, AllowedIpAddresses...) is split into its entries, for the
- * readers and the coercion alike. A module of its own, without imports: the CSV reader, loaded by
- * its row workers too, takes it without loading the rule tables.
- */
+/** How a list cell is split into entries, for readers and coercion alike; no imports, so the CSV reader takes it alone. */
 
-/**
- * What separates the entries of a list cell (docs/input-formats.md, "CSV"): `|`, and a line break
- * (Alt+Enter in a spreadsheet cell), since a sheet shows such a cell as one entry a line.
- */
+/** What separates a list cell's entries (docs/input-formats.md, "CSV"): `|`, or a line break (Alt+Enter). */
 const LIST_SEPARATORS = /\||\r\n|\r|\n/;
 
 /** A cell starting with `[`: a Hierarchies cell's JSON array of memberships, which may span lines. */
 const JSON_ARRAY_CELL = /^\s*\[/;
 
-/**
- * Whether a cell's line breaks are inside one JSON array (a Hierarchies cell written over several
- * lines): only a cell that starts with `[` and is one, so `[SEN]` above `[EAL]` in a Labels cell
- * is two labels.
- */
+/** Whether a cell's line breaks are inside one JSON array: only a cell that starts with `[` and is one. */
 function jsonArrayCell(cell: string): boolean {
   if (!JSON_ARRAY_CELL.test(cell)) return false;
   try {
@@ -28,9 +17,8 @@ function jsonArrayCell(cell: string): boolean {
 }
 
 /**
- * The entries of a list cell: separated by `|` or a line break, each trimmed, empty ones dropped
- * (`a | b||` and `a` above `b` are both `["a","b"]`). A cell that is a JSON array is split on `|`
- * alone: written over several lines, it stays whole.
+ * The entries of a list cell, split on `|` or a line break, trimmed, empty ones dropped (`a | b||` is
+ * `["a","b"]`); a JSON array cell is split on `|` alone, so one written over several lines stays whole.
  */
 export function listCellEntries(cell: string): string[] {
   const items: string[] = [];

@@ -8,7 +8,6 @@ import { isCalendarDate, parseDateTime } from './date-time.js';
 import { ErrorCode } from './codes.js';
 import { isPlainObject } from './field-rules.js';
 
-/** `n` with leading zeros to `width` digits (a time's fields). */
 export function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
@@ -102,7 +101,6 @@ function offsetMinutesAt(timeZone: string, epochMs: number): number {
 /** An instant as a zone's clock shows it (daylight saving included), with the zone's offset then. */
 interface ZonedTime {
   wall: WallClock;
-  /** Milliseconds past the wall clock's second (0..999). */
   ms: number;
   offsetMinutes: number;
 }
@@ -135,9 +133,8 @@ export function offsetText(minutes: number): string {
 type ZoneConversion = { ok: true; text: string } | { ok: false; reason: 'gap' | 'ambiguous' };
 
 /**
- * A wall-clock time in an IANA zone as RFC 3339 with that zone's offset at the time, daylight
- * saving included. A time the clocks skip (spring forward) or pass twice (fall back) has no
- * single meaning: refused rather than guessed.
+ * A wall-clock time in an IANA zone as RFC 3339 with the zone's offset then; a time the clocks skip or
+ * pass twice has no single meaning: refused rather than guessed.
  */
 export function wallClockInZone(w: WallClock, timeZone: string): ZoneConversion {
   const asUtc = new Date(0);
@@ -166,8 +163,6 @@ export function zoneConversionMessage(what: string, reason: 'gap' | 'ambiguous',
     : `${what} happens twice in ${timeZone} (the clocks go back); write the time with its offset`;
 }
 
-// --date-format
-
 type Token = 'YYYY' | 'MM' | 'DD' | 'HH' | 'mm' | 'ss';
 const TOKENS: readonly Token[] = ['YYYY', 'MM', 'DD', 'HH', 'mm', 'ss'];
 const TIME_TOKENS: ReadonlySet<Token> = new Set(['HH', 'mm', 'ss']);
@@ -180,7 +175,6 @@ export interface DateFormat {
   /** The date part alone (for a date of birth when the format also has a time). */
   readonly date: RegExp;
   readonly dateOrder: readonly Token[];
-  /** The whole format with its time, when it has time tokens. */
   readonly dateTime: RegExp | undefined;
   readonly dateTimeOrder: readonly Token[];
   /** The date part's text, e.g. `DD.MM.YYYY`. */
@@ -218,9 +212,8 @@ const OFFSET_TAIL = '\\s*(Z|z|[+-]\\d{2}:?\\d{2})?';
 const TIME_TAIL = '(?:[Tt]|\\s+)(\\d{1,2}):(\\d{2})(?::(\\d{2}))?';
 
 /**
- * Parses a `--date-format`: tokens YYYY MM DD (all three, once each) and optionally HH mm (both)
- * and ss, with any other characters between them as written. An unknown token (`YY`, `hh`, `M`)
- * is refused: a letter that is not a token is never taken for a separator.
+ * Parses a `--date-format`: YYYY MM DD (once each), optionally HH mm (both) and ss, other characters as
+ * written. An unknown token (`YY`, `hh`, `M`) is refused, never taken for a separator.
  */
 export function parseDateFormat(text: string): DateFormatParse {
   const parts: Part[] = [];
@@ -281,15 +274,11 @@ export function parseDateFormat(text: string): DateFormatParse {
   };
 }
 
-// Reading one text
-
-/** The outcome of reading one date or date-time text: the API's form, or a message that names the value. */
 type TextReading = { ok: true; value: string; zone?: string } | { ok: false; message: string };
 
 /**
- * A date or date-time as the file (or a flag) wrote it, beside the API's form it was read as:
- * `28/03/2027 09:00` in Europe/London is `2027-03-28T08:00:00.000Z`. Messages about the value
- * quote the written text first (written-times.ts).
+ * A date or date-time as written, beside the API's form it was read as (`28/03/2027 09:00` in
+ * Europe/London is `2027-03-28T08:00:00.000Z`); messages quote the written text first (written-times.ts).
  */
 export interface WrittenTime {
   /** The field as a problem names it (`StartDateTime`, `Schedule.StartDateTime`). */
@@ -456,10 +445,9 @@ function placed(
 }
 
 /**
- * A date-time as the API's UTC form: RFC 3339 with an offset as today; ISO without an offset
- * (seconds optional: `2027-01-25 14:00`) or the `--date-format` (its time, or a date-only
- * format followed by `HH:mm[:ss]`), an offset after it optional; a time without an offset is
- * placed in `--timezone`, and refused without one.
+ * A date-time as the API's UTC form: RFC 3339 with an offset as it is; ISO without an offset or the
+ * `--date-format` (a date-only format may be followed by `HH:mm[:ss]`), an offset optional; a time
+ * without an offset is placed in `--timezone`, and refused without one.
  */
 export function readDateTimeText(field: string, text: string, options: LocalTimeOptions): TextReading {
   const t = text.trim();
@@ -505,9 +493,8 @@ export function readDateTimeText(field: string, text: string, options: LocalTime
 }
 
 /**
- * A date-time typed by hand (`--start`/`--end`, the Start prompt): RFC 3339 with an offset as it
- * is, else read as a file's text would be (`--date-format`, then ISO; a local time in `--timezone`).
- * One function, so the prompt and the flag never disagree about what they take.
+ * A date-time typed by hand (`--start`/`--end`, the Start prompt), read as readDateTimeText reads a
+ * file's: one function, so the prompt and the flag never disagree about what they take.
  */
 export function readTypedDateTime(field: string, text: string, options: LocalTimeOptions): TextReading {
   return parseDateTime(text).ok && options.format === undefined
@@ -547,7 +534,6 @@ export function exampleDateTime(options: LocalTimeOptions): string {
 export const DATE_FIELDS: ReadonlySet<string> = new Set(['DateOfBirth']);
 export const DATE_TIME_FIELDS: ReadonlySet<string> = new Set(['StartDateTime', 'EndDateTime']);
 
-/** Keys whose values readRecordDates reads (or reads inside). */
 const DATE_KEYS: readonly string[] = [...DATE_FIELDS, ...DATE_TIME_FIELDS];
 
 function hasDateKey(fields: Record<string, unknown>, top: boolean): boolean {
@@ -555,19 +541,15 @@ function hasDateKey(fields: Record<string, unknown>, top: boolean): boolean {
   return top && (Object.hasOwn(fields, 'Schedule') || Object.hasOwn(fields, 'Candidates'));
 }
 
-/**
- * True when a text is the API's form already (a date YYYY-MM-DD/YYYYMMDD, or RFC 3339 with an
- * offset), so the record's fields need no reading: the common case costs one test.
- */
+/** True when a text is the API's form already (a date, or RFC 3339 with an offset): the common case costs one test. */
 function apiForm(field: string, text: string): boolean {
   return DATE_FIELDS.has(field) ? ISO_DATE.test(text) || ISO_COMPACT.test(text) : parseDateTime(text).ok;
 }
 
 /**
- * The date and date-time texts of one record read by `options` (a key of `fields` names its
- * field; a whole schedule request's Schedule and Candidates are read too). A text that cannot
- * be read is left out of the fields and named in `problems`: it fails its record only. A text
- * read into another form goes into `written` as the file wrote it, so messages can quote it.
+ * The date and date-time texts of one record read by `options` (a whole schedule request's Schedule and
+ * Candidates too). A text that cannot be read is left out and named in `problems` (it fails its record
+ * only); one read into another form goes into `written` as the file wrote it, for messages to quote.
  */
 export function readRecordDates(
   fields: Record<string, unknown>,

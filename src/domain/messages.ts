@@ -1,7 +1,6 @@
 /**
- * Problems that need the platform's state to decide (the engine decides them), worded here so
- * the local engine, the remote client's fallbacks and the CLI all say the same thing for one rule.
- * Each builder returns a complete Problem; `field` defaults to where the API reports the condition.
+ * Problems that need the platform's state to decide, worded once for the local engine, the remote client's
+ * fallbacks and the CLI; each builder returns a complete Problem, `field` where the API reports it.
  */
 import { ErrorCode } from './codes.js';
 import { problem as p, type Problem } from './problem.js';
@@ -17,10 +16,7 @@ export function defaultEndDateTime(startUtc: string, durationMin: number): strin
   return addMinutes(startUtc, durationMin + DEFAULT_END_MARGIN_MINUTES);
 }
 
-/**
- * The span rule's failure (docs/interpretations.md, "Schedules"): both figures, and the start and
- * end when known (`defaulted`: the request gave no EndDateTime).
- */
+/** The span rule's failure (docs/interpretations.md, "Schedules"): both figures, and the start and end when known. */
 export function scheduleSpanProblem(
   durationMin: number,
   extraMin: number,
@@ -43,10 +39,7 @@ export function scheduleSpanProblem(
   );
 }
 
-/**
- * The span rule: End - Start must be strictly greater than duration + extra. Null when it holds.
- * `endDefaulted`: the end is the default one, not the request's (the message says so).
- */
+/** The span rule: End - Start must be strictly greater than duration + extra; null when it holds. */
 export function checkScheduleSpan(
   startUtc: string,
   endUtc: string,

@@ -1,7 +1,6 @@
 /**
- * docs/interpretations.md, "One file, one id": an id appears once in one input. The rule's ids
- * and its problems (code null: a rule about the file, no API code says it); record-job.ts,
- * OneIdPerFile, runs it on every command's input. Pure.
+ * docs/interpretations.md, "One file, one id": an id appears once in one input (code null: a rule about the
+ * file). record-job.ts, OneIdPerFile, runs it on every command's input. Pure.
  */
 import type { Problem, Validation } from './problem.js';
 import { FNV_OFFSET, FNV_PRIME, HashSlots } from './hash-slots.js';
@@ -60,10 +59,7 @@ export class IdsOfOneInput {
 
   constructor(private readonly rule: IdRule) {}
 
-  /**
-   * The problem of a record whose id an earlier record of this input has; undefined, and the id
-   * remembered with its place, when it is the first.
-   */
+  /** The problem of a record whose id an earlier one has; undefined (the id remembered) when it is the first. */
   repeated(id: string | null, place: IdPlace): Problem | undefined {
     if (id === null) return undefined;
     const packed = place.line + this.fileIndex(place.file) * LINE_SPAN;

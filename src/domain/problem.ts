@@ -2,10 +2,8 @@ import type { ProblemCode } from './codes.js';
 import { describedSecret, looksLikeCredential } from './known-secrets.js';
 
 /**
- * One thing wrong with one record, as it appears in the run report and in the engine's
- * error envelope. `field` is a path in the API's names (`Email`, `Hierarchies[0]`,
- * `Candidates[3].Email`, `Schedule.StartDateTime`); `line` is set where one item spans
- * several source lines (a schedule and its candidates).
+ * One thing wrong with one record, in the run report and the engine's envelope: `field` is a path in the
+ * API's names (`Candidates[3].Email`); `line` is set where one item spans several source lines.
  */
 export interface Problem {
   field: string;

@@ -1,7 +1,6 @@
 /**
- * GET /external/review-sessions/{externalId}: the path id is string(60) in the API text. Too
- * long an id is a request error decided before any lookup, code null, as the text numbers none
- * for it (docs/interpretations.md, "Review sessions"); the CLI refuses it before sending.
+ * GET /external/review-sessions/{externalId}: an id over string(60) is a request error decided before any
+ * lookup, code null (docs/interpretations.md, "Review sessions"); the CLI refuses it before sending.
  */
 import { quotedValue, type Problem } from './problem.js';
 import { codePointLength, exceedsLength } from './text-rules.js';

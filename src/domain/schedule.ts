@@ -1,7 +1,6 @@
 /**
- * POST /schedule: the request (Workflow, Upsert, Schedule, Candidates), the Schedule object and
- * each Candidate (docs/api-reference.md, "Schedule", "Candidate"; docs/interpretations.md, "Schedules").
- * Its codes: docs/domain-rules.md, "Codes per endpoint".
+ * POST /schedule: the request, the Schedule object and each Candidate (docs/api-reference.md, "Schedule",
+ * "Candidate"). Its codes: docs/domain-rules.md, "Codes per endpoint".
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import {
@@ -33,10 +32,7 @@ const WORKFLOWS = ['DEFAULT', 'EXTERNAL_ATTEMPTS'] as const;
 export type Workflow = (typeof WORKFLOWS)[number];
 const ALNUM_DASH_ID = { pattern: ALNUM_DASH, patternHint: 'letters, digits and dashes' };
 
-/**
- * A template id refused: one written with dashes, as the ids beside it may be (`PT-STD`), is told
- * so and shown without them.
- */
+/** A template id refused: one written with dashes (`PT-STD`) is told so and shown without them. */
 function templateIdMessage(value: string): string {
   const words =
     'ProctoringServiceTemplateExternalId may contain only letters and digits: the API text says "Alphanumeric"';
@@ -117,10 +113,7 @@ const proctorUIdsRule: FieldRule<'ProctorUIds', string[], false> = {
 const candidateString = <Name extends string>(name: Name): FieldRule<Name, string, false> =>
   stringRule(name, { max: 500 });
 
-/**
- * Free-text candidate fields that a platform user has too: the engine copies them onto the user
- * behind a candidate (RegistrationNumber, VoucherId and CompId belong to the sitting only).
- */
+/** Free-text candidate fields a platform user has too, copied onto the user behind a candidate. */
 export const CANDIDATE_USER_PROFILE_FIELDS = [
   'Photo',
   'Company',
@@ -171,9 +164,8 @@ function candidateSpecialNeeds(value: unknown): boolean | undefined | 'invalid' 
 }
 
 /**
- * One candidate, with the rules across its fields (250) and against the request's Workflow
- * (AttemptExtId). `workflow` null: the request's Workflow is itself invalid, so the AttemptExtId
- * rule cannot be decided.
+ * One candidate, with the rules across its fields (250) and against the request's Workflow (AttemptExtId);
+ * `workflow` null: the Workflow is itself invalid, so that rule cannot be decided.
  */
 function checkCandidate(
   input: unknown,
@@ -236,10 +228,7 @@ function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Sch
 export const WORKFLOW_RULE = enumRule('Workflow', WORKFLOWS);
 export const UPSERT_RULE = booleanRule('Upsert', 'Update the schedule when it exists.');
 const requestFieldNames = new Set(SCHEDULE_REQUEST_FIELDS);
-/**
- * The request's own fields, checked by validateFields like any table: Schedule by its table;
- * Candidates as a list here, and each candidate in validateScheduleRequest (it needs the Workflow).
- */
+/** The request's own fields: Schedule by its table; each candidate in validateScheduleRequest (it needs the Workflow). */
 const scheduleRule: FieldRule<'Schedule', Schedule, true> = {
   name: 'Schedule',
   required: true,
@@ -283,9 +272,8 @@ export const SCHEDULE_REQUEST_TABLE = ruleTable('schedule request', [
 export type ScheduleRequest = Omit<RecordOf<typeof SCHEDULE_REQUEST_TABLE>, 'Candidates'> & { Candidates: Candidate[] };
 
 /**
- * One whole POST /schedule body. Workflow absent behaves as DEFAULT for the AttemptExtId rule
- * and stays absent on the wire. CandidateExtIds must be unique within the request, compared
- * case-insensitively because candidates become users whose ExternalIds collide that way (233).
+ * One whole POST /schedule body. Workflow absent behaves as DEFAULT and stays absent on the wire;
+ * CandidateExtIds are unique case-insensitively, since candidates become users (233).
  */
 export function validateScheduleRequest(body: unknown): Validation<ScheduleRequest> {
   if (!isPlainObject(body)) {

@@ -10,10 +10,8 @@ import { withPortablePatterns } from './portable-pattern.js';
 export type JsonSchema = Record<string, unknown>;
 
 /**
- * A schema in draft-2020-12, OpenAPI 3.1's dialect. `io: 'input'` documents what a client sends
- * (the rule checks run as preprocess steps, which are transparent there); 'any' keeps a
- * construct JSON Schema cannot say from failing the whole document. Its patterns are made
- * portable: editors read them as JavaScript does, CI checkers (check-jsonschema) with others.
+ * A schema in draft-2020-12 (OpenAPI 3.1): `io: 'input'` documents what a client sends, 'any' keeps what JSON
+ * Schema cannot say from failing the document; its patterns are made portable across regex engines.
  */
 export function inputJsonSchema(schema: z.ZodType): JsonSchema {
   return withPortablePatterns(

@@ -1,7 +1,6 @@
 /**
- * Schedule requests from a file, by the rules of docs/cli.md, "schedule push": sittings rows
- * grouped by ScheduleExtId into one request each, whole requests taken as written; every problem
- * carries the line it is about. Pure.
+ * Schedule requests from a file (docs/cli.md, "schedule push"): sittings rows grouped by ScheduleExtId,
+ * whole requests taken as written; every problem carries its line. Pure.
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import type { WrittenTime } from './local-time.js';
@@ -143,9 +142,8 @@ class SittingGroup<T> implements Sitting<T> {
 const USER_FIELDS = ['FirstName', 'LastName', 'Email'] as const;
 
 /**
- * The sittings of one file, grouped by ScheduleExtId in order of first appearance. Rows of one
- * schedule may be anywhere in the file, so a group is complete only once every row was added.
- * Rows without a ScheduleExtId (and no default) form one schedule.
+ * The sittings of one file, grouped by ScheduleExtId in order of first appearance (complete only once
+ * every row was added); rows without one (and no default) form one schedule.
  */
 export class Sittings<T = undefined> {
   private readonly groups = new Map<string, SittingGroup<T>>();
@@ -214,10 +212,7 @@ export class Sittings<T = undefined> {
   }
 }
 
-/**
- * Whole requests of one file (JSON): the defaults fill what a request leaves out. A ScheduleExtId
- * two requests of the file use fails both (record-job.ts, OneIdPerFile, with `scheduleIdOf`).
- */
+/** Whole requests of one file (JSON), the defaults filling what a request leaves out. */
 export class ScheduleRequests {
   constructor(private readonly defaults: ScheduleDefaults) {}
 
@@ -247,10 +242,8 @@ export function scheduleIdOf(fields: Record<string, unknown>, defaults: Schedule
 }
 
 /**
- * A whole request record as opposed to a candidate row: JSON with any member of the request's own
- * (Schedule, Candidates, Workflow, Upsert), or with no member at all, which no candidate is: the
- * service refuses such a body as a request ("All fields of the request body are empty", or the
- * missing Schedule and Candidates), so it is validated as one, never taken for candidates.
+ * A whole request record, not a candidate row: JSON with any member of the request's own (Schedule,
+ * Candidates, Workflow, Upsert) or with none, which the service refuses as a request: validated as one.
  */
 export function isScheduleRequest(fields: Record<string, unknown>): boolean {
   let members = 0;
@@ -281,10 +274,7 @@ function withLines(problems: readonly Problem[], lineOf: (field: string) => numb
   });
 }
 
-/**
- * A sittings row's field as the request names it (`StartDateTime` is `Schedule.StartDateTime`),
- * so a reader's problem on a cell and validation's problem on the value use one path.
- */
+/** A sittings row's field as the request names it (`Schedule.StartDateTime`): one path for reader and validation. */
 export function sittingFieldPath(name: string): string {
   return ROW_SCHEDULE_FIELDS.has(name) ? requestPath(name) : name;
 }

@@ -1,7 +1,6 @@
 /**
- * Values that look mangled by a spreadsheet or a legacy encoding: warned of, a spreadsheet's
- * error value refused, a U+FEFF inside a value removed and reported (docs/input-formats.md,
- * "Warnings"). Pure: the run pipeline calls it on every record's fields, whatever the format.
+ * Values that look mangled by a spreadsheet or a legacy encoding (docs/input-formats.md, "Warnings"): warned
+ * of, a spreadsheet's error value refused, a U+FEFF inside a value removed and reported. Pure.
  */
 import { quotedValue, type Problem, type Validation } from './problem.js';
 import { ErrorCode, WARNING_CODES } from './codes.js';
@@ -39,10 +38,7 @@ interface Findings {
   problems: Problem[];
 }
 
-/**
- * A spreadsheet's error values, as Excel, LibreOffice and Google Sheets show them (LibreOffice also
- * `Err:502`), exactly: what an export writes for a cell whose formula failed.
- */
+/** A spreadsheet's error values as Excel, LibreOffice (also `Err:502`) and Google Sheets show them. */
 const SPREADSHEET_ERRORS: ReadonlySet<string> = new Set([
   '#NULL!',
   '#DIV/0!',
@@ -221,11 +217,7 @@ function checkObject(fields: Record<string, unknown>, prefix: string, found: Fin
   return out ?? fields;
 }
 
-/**
- * The warnings for one record's fields (CSV cells, JSON values or a whole request body, nested
- * objects and lists included), the spreadsheet errors among them, and the fields with U+FEFF
- * removed from inside values.
- */
+/** The warnings for one record's fields (nested ones included), its spreadsheet errors, and U+FEFF removed. */
 export function checkSpreadsheetValues(fields: Record<string, unknown>): CheckedValues {
   const found: Findings = { warnings: [], problems: [] };
   const checked = checkObject(fields, '', found);
@@ -233,9 +225,8 @@ export function checkSpreadsheetValues(fields: Record<string, unknown>): Checked
 }
 
 /**
- * A record's validation with the problems found before it first (cells its reader could not
- * read, docs/input-formats.md; values a cell's coercion could not convert, coercion.ts): a
- * record with such problems fails, whatever its validation, which says nothing more of those fields.
+ * A record's validation with the problems found before it first (cells its reader or coercion could not
+ * read): such a record fails, and its validation says nothing more of those fields.
  */
 export function withReaderProblems<T>(
   readerProblems: readonly Problem[] | undefined,

@@ -1,7 +1,6 @@
 /**
- * What `examctl template <kind>` and `examctl schema <kind>` describe (docs/input-formats.md,
- * "Templates and schemas"): everything but the examples read from the rule tables and their wire
- * schemas, so a template cannot drift from validation. Loads zod: never on a run's path.
+ * What `examctl template <kind>` and `examctl schema <kind>` describe (docs/input-formats.md, "Templates and
+ * schemas"), read from the rule tables and their wire schemas but the examples. Loads zod: never on a run's path.
  */
 import type { z } from 'zod';
 import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, type ColumnSpec } from './columns.js';
@@ -61,9 +60,8 @@ type ExampleField =
   | typeof INVIGILATOR_ID_COLUMN;
 
 /**
- * One example cell per field, as an admin types it. Every example row passes validation
- * (test/xlsx/templates.test.ts), so a template's examples never teach a refused value.
- * `satisfies` makes a field added to a rule table without an example here fail to compile.
+ * One example cell per field, as an admin types it; every example row passes validation
+ * (test/xlsx/templates.test.ts), and a field without an example here fails to compile.
  */
 const EXAMPLES: Readonly<Record<string, string>> = {
   ExternalId: 'u-1001',
@@ -262,9 +260,8 @@ export function templateExampleRow(kind: TemplateKind): string[] {
 }
 
 /**
- * JSON Schema (2020-12) of a kind's JSON input file, from the same zod schemas as the OpenAPI
- * document: one record, or an array of them (NDJSON is one record per line, each checked by
- * the record schema). The invigilators list is one array of user ids.
+ * JSON Schema (2020-12) of a kind's JSON input file, from the OpenAPI document's zod schemas: one record, or an
+ * array of them (NDJSON: each line a record). The invigilators list is one array of user ids.
  */
 export function jsonSchemaOf(kind: TemplateKind): JsonSchema {
   const record = inputJsonSchema(KINDS[kind].record);

@@ -1,7 +1,6 @@
 /**
- * Pure value checks shared by every entity's rules. Each check answers one question about one
- * value; which code and message a failure carries is decided by the entity tables, so a check
- * here can serve several fields (e.g. the e-mail check for users and candidates).
+ * Pure value checks shared by every entity's rules; the code and message of a failure are the entity
+ * tables', so one check can serve several fields (the e-mail check for users and candidates).
  */
 import ipaddr from 'ipaddr.js';
 import { isCalendarDate } from './date-time.js';
@@ -24,9 +23,8 @@ const EMAIL_LOCAL_CHAR = /[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]/;
 const EMAIL_DOMAIN_CHAR = /[a-zA-Z0-9.-]/;
 
 /**
- * Characters a terminal shows as nothing or as something else: controls, format characters
- * (U+200B, U+00AD, U+FEFF), every space but the plain one, default-ignorables (variation
- * selectors) and combining marks, which draw over the quote before them.
+ * Characters a terminal shows as nothing or as something else: controls, format characters, every space but
+ * the plain one, default-ignorables and combining marks (which draw over the quote before them).
  */
 const UNSEEN = /^[\p{C}\p{Z}\p{M}\p{Default_Ignorable_Code_Point}]$/u;
 
@@ -38,10 +36,7 @@ function shownCharacter(c: string): string {
   return JSON.stringify(c);
 }
 
-/**
- * Why `s` is not an e-mail address EMAIL_PATTERN takes, naming the first offending character
- * and its 1-based position; undefined when it is one.
- */
+/** Why `s` is not an e-mail address EMAIL_PATTERN takes, naming the first offending character and its position. */
 export function emailFault(s: string): string | undefined {
   if (EMAIL_PATTERN.test(s)) return undefined;
   const at = s.indexOf('@');
@@ -118,10 +113,7 @@ export function normaliseGuid(key: string): string {
   return key.replace(/^\{|\}$/g, '').toLowerCase();
 }
 
-/**
- * A user's Photo (245; docs/domain-rules.md, "Field decisions where the spec is open"). A pattern,
- * not the URL class, so the OpenAPI document carries the check (no pattern says the URL class).
- */
+/** A user's Photo (245; docs/domain-rules.md, "Field decisions where the spec is open"): a pattern, for the schema. */
 export const HTTP_URL_PATTERN =
   /^[Hh][Tt][Tt][Pp][Ss]?:\/\/(?:[^\s/?#@]+@)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?(?:[/?#]\S*)?$/;
 
@@ -139,17 +131,11 @@ export function hasForbiddenNameCharacter(s: string): boolean {
 /** DateOfBirth as written (246): YYYY-MM-DD or YYYYMMDD; whether it is a real date is checked apart. */
 export const DATE_OF_BIRTH_PATTERN = /^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{8})$/;
 
-/**
- * An RFC 3339 date-time with a zone, as the check reads it (no leap second; hours, minutes and
- * seconds in range and a real calendar day are checked apart).
- */
+/** An RFC 3339 date-time with a zone; ranges and a real calendar day are checked apart. */
 export const DATE_TIME_PATTERN =
   /^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$/;
 
-/**
- * DateOfBirth in YYYY-MM-DD or YYYYMMDD, a real calendar date (246).
- * Returns the date as YYYY-MM-DD, or null when it is not one.
- */
+/** DateOfBirth in YYYY-MM-DD or YYYYMMDD, a real calendar date (246): as YYYY-MM-DD, or null. */
 export function normaliseDateOfBirth(s: string): string | null {
   const m = DATE_DASHED.exec(s) ?? DATE_COMPACT.exec(s);
   if (m === null) return null;
@@ -187,9 +173,8 @@ function compareBytes(a: number[], b: number[]): number {
 }
 
 /**
- * One AllowedIpAddresses entry (238): an IPv4/IPv6 address, a CIDR block, or a `first-last`
- * range of one family with first <= last. Returns a canonical form (so `::1` and `0::1` count
- * as duplicates, 239), or null when the entry is not valid.
+ * One AllowedIpAddresses entry (238): an IPv4/IPv6 address, a CIDR block, or a `first-last` range of one
+ * family; its canonical form (so `::1` and `0::1` are duplicates, 239), or null when invalid.
  */
 export function canonicalIpEntry(s: string): string | null {
   const slash = s.indexOf('/');

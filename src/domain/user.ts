@@ -270,10 +270,7 @@ export type UserField = FieldOf<typeof USER_TABLE>;
 /** The API names of every user field, in the spec's order. */
 export const USER_FIELDS: readonly UserField[] = fieldNames(USER_TABLE);
 
-/**
- * Fields of the request that Content.User never shows and the store does not keep as sent: the
- * password is stored as its hash (PasswordHash), memberships are merged into the user's own.
- */
+/** Request fields Content.User never shows: the password is stored as its hash, memberships merged into the user's. */
 export const USER_FIELDS_NOT_IN_VIEW = ['Password', 'Hierarchies'] as const satisfies readonly UserField[];
 type UserFieldNotInView = (typeof USER_FIELDS_NOT_IN_VIEW)[number];
 /** A field of the stored user, as Content.User shows it and the world file holds it. */
@@ -298,9 +295,8 @@ export const USER_VIEW_FIELDS: readonly StoredUserField[] = USER_FIELDS.filter(
 export type HierarchyField = FieldOf<typeof HIERARCHY_TABLE>;
 
 /**
- * Checks one user request and returns the wire-ready value or every problem found.
- * Role is optional here: whether 240 applies depends on whether the user exists, which only
- * the engine knows (it uses roleRequiredProblem). `isCreate: true` applies 240 here too.
+ * Checks one user request: the wire-ready value or every problem. Role (240) depends on whether the user
+ * exists, which only the engine knows (roleRequiredProblem); `isCreate: true` applies it here too.
  */
 export function validateUser(input: unknown, context?: { isCreate?: boolean }): Validation<UserRequest> {
   const problems: Problem[] = [];

@@ -5,9 +5,8 @@ import type { CandidateField, ScheduleField } from './schedule.js';
 import { normaliseGuid } from './text-rules.js';
 
 /**
- * The world file (docs/cli-contract.md, "World file"): what exists on the platform before the API is
- * called. Every object is strict (an unknown field is an error with its path) except review
- * sessions, which are kept exactly as the API returns them.
+ * The world file (docs/cli-contract.md, "World file"): what exists before the API is called. Every object is
+ * strict, except review sessions, kept exactly as the API returns them.
  */
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -32,10 +31,7 @@ export const WorldSettingsSchema = z.strictObject({
   SiteUrl: z.url({ protocol: /^https?$/ }),
   /** UserName of the default owner of schedules and collections; absent means "Scheduler not set". */
   ExternalApiOwner: z.string().min(1).nullable().optional(),
-  /**
-   * Tokens the HTTP server (`local serve`) accepts in `Authorization: EAPI <token>`: each a plain
-   * token or its digest (`sha256:<hex>`); the store keeps only digests.
-   */
+  /** Tokens `local serve` accepts (`Authorization: EAPI <token>`): plain, or a digest (`sha256:<hex>`) as stored. */
   ApiTokens: z.array(apiToken),
   DefaultProctoringTemplate: z.string().min(1).nullable().optional(),
   /** Base address of the proctoring provider, for candidates' LaunchUrl. */
@@ -56,10 +52,7 @@ export const WorldMembershipSchema = z.strictObject({
   HasReScoringPermissions: z.boolean().optional(),
 } satisfies Record<Exclude<HierarchyField, 'Action'>, z.ZodType>);
 
-/**
- * The stored user's fields as the world file holds them: exactly the user table's fields that
- * the store keeps as sent (tsc refuses a field missing here or unknown to domain/user.ts).
- */
+/** The stored user's fields as the world file holds them (tsc refuses a field missing here or unknown to user.ts). */
 const worldUserFields = {
   ExternalId: nonEmpty,
   UserName: nonEmpty,
@@ -237,10 +230,7 @@ const WorldObjectSchema = z.strictObject({
 
 type WorldList = Exclude<keyof z.infer<typeof WorldObjectSchema>, 'Settings'>;
 
-/**
- * Keys that must be unique within each list (the store's entity keys; the engine's user indexes
- * too, their lookups case-insensitive): each as compared, and what its message adds.
- */
+/** Keys unique within each list (the store's entity keys; the engine's user indexes, case-insensitive). */
 const UNIQUE_KEYS: readonly (readonly [WorldList, string, ((key: string) => string)?, string?])[] = [
   ['Roles', 'Title'],
   ['Hierarchies', 'ExternalId'],

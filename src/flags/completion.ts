@@ -1,9 +1,7 @@
 /**
- * `examctl completion bash|zsh|fish|powershell`: shell completion generated from the commander
- * tree itself (commands, their options, option choices, which options take a value or a file),
- * so a new command or flag is completed without anyone editing a script. Pure: returns the
- * script text.
- * Installed as its `--help` examples say (completion.options.ts); bash's script keeps to bash 3.2.
+ * `examctl completion bash|zsh|fish|powershell`: shell completion generated from the commander tree itself,
+ * so a new command or flag is completed without editing a script. Pure: returns the script text; installed
+ * as its `--help` examples say (completion.options.ts); bash's script keeps to bash 3.2.
  */
 import type { Command, Option } from 'commander';
 import { REFUSED_GLOBALS } from './option-table.js';
@@ -269,11 +267,8 @@ function psArray(words: readonly string[]): string {
 }
 
 /**
- * PowerShell (5.1 and 7): a native argument completer over the same tree as bash's: the
- * subcommands below the words typed so far, the options of that command and the global ones,
- * an option's choices (for the command it belongs to), and for a path option nothing, so
- * PowerShell offers file names itself. Registered for `examctl` and the `examctl.cmd`/`.ps1`
- * shims npm installs on Windows.
+ * PowerShell (5.1 and 7): a native argument completer over the same tree as bash's (a path option gives
+ * nothing, so PowerShell offers file names), for `examctl` and the `examctl.cmd`/`.ps1` shims npm installs.
  */
 function powershellCompletion(program: Command): string {
   const root = commandTree(program);

@@ -46,10 +46,8 @@ const UNIT_MS: ReadonlyMap<string, number> = new Map([
 const DURATION_PART = /(\d+(?:\.\d+)?)\s*([a-z]+)/gy;
 
 /**
- * A duration in milliseconds: one or more number-unit pairs, e.g. `30 days`, `30d`, `2h`,
- * `90s`, `1h 30m`, `1 min 5 s` (the way examctl writes durations reads back), `500ms`. Units:
- * ms, s, m/min, h, d, w and their long names, any case. A bare number has no unit and is refused:
- * `--older-than 30` could mean days or seconds.
+ * A duration in milliseconds: number-unit pairs (`30d`, `1h 30m`, `1 min 5 s`, `500ms`; ms, s, m/min, h, d, w
+ * and long names, any case). A bare number is refused: `--older-than 30` could mean days or seconds.
  */
 export function parseDuration(text: string): number | undefined {
   const source = text.trim().toLowerCase();
@@ -79,18 +77,16 @@ export function duration(name: string) {
 }
 
 /**
- * A point in time a flag gives (`runs list --since`): an instant (epoch ms), or an age (ms) that
- * means "that long before now", resolved by `instantOf` against the command's clock (`deps.now`),
- * so a parser never reads the clock.
+ * A point in time a flag gives (`runs list --since`): an instant (epoch ms), or an age (ms) that `instantOf`
+ * resolves against the command's clock, so a parser never reads the clock.
  */
 type DateOrAge = { readonly at: number } | { readonly ago: number };
 
 const DAY_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
- * `2026-11-01` (that day, 00:00 UTC), an RFC 3339 instant with its zone
- * (`2026-11-01T09:00:00+01:00`; one without a zone is refused, not guessed), or a duration as
- * `parseDuration` reads it (`7d`, `12h`: that long ago).
+ * `2026-11-01` (00:00 UTC), an RFC 3339 instant with its zone (one without is refused, not guessed), or a
+ * duration as `parseDuration` reads it (`7d`: that long ago).
  */
 export function parseDateOrAge(text: string): DateOrAge | undefined {
   const value = text.trim();

@@ -187,9 +187,8 @@ export const GLOBAL_OPTIONS = [
 export type GlobalOptions = OptionsOf<typeof GLOBAL_OPTIONS>;
 
 /**
- * What is left of a command's options once it took out its own flags:
- * `const { file, force, ...globals } = options; onlyGlobals(globals);`. A flag of the command's
- * table that it never took out is still in `globals` and fails the type check here.
+ * What is left of a command's options once it took out its own flags (`const { file, ...globals } = options`):
+ * a flag of the command's table it never took out fails the type check here.
  */
 export function onlyGlobals<T extends GlobalOptions>(
   globals: T & { [Flag in Exclude<keyof T, keyof GlobalOptions>]: never },

@@ -22,7 +22,6 @@ export interface OptionSpec<Flags extends string = string, Value = unknown, Alwa
   readonly repeatable?: boolean;
   /** The heading `--help` lists the flag under (docs/architecture.md, "Add a flag"); set through `grouped`. */
   readonly group?: string;
-  /** See `kept`. */
   readonly kept?: JournalKeeping;
   /** The flag's one line in `--help` (see `brief`); the description is its full text. */
   readonly summary?: string;
@@ -35,7 +34,6 @@ interface ArgumentSpec<Key extends string = string, Syntax extends string = stri
   readonly key: Key;
   readonly syntax: Syntax;
   readonly description: string;
-  /** See `kept`. */
   readonly kept?: JournalKeeping;
 }
 
@@ -160,10 +158,7 @@ export function repeatable<const F extends string>(flags: F, description: string
   };
 }
 
-/**
- * A repeatable `Field=value` flag (`--set`) given twice for one field is refused as any flag given
- * twice, naming no value. A resume replays its run's own, unparsed.
- */
+/** A repeatable `Field=value` flag (`--set`) given twice for one field is refused, naming no value. */
 export function repeatableFields<const F extends string>(
   flags: F,
   description: string,
@@ -200,10 +195,7 @@ export function argument<const K extends string, const S extends string>(
   return { kind: 'argument', key, syntax, description };
 }
 
-/**
- * The flag in one line for `--help` (`summary`, then `shownDefault`); the description stays the full
- * text, shown by `examctl help <command> --all` and the docs' flag tables.
- */
+/** The flag in one line for `--help` (`summary`, then `shownDefault`); the description stays the full text. */
 export function brief<const S extends OptionSpec>(summary: string | undefined, spec: S, shownDefault?: string): S {
   return {
     ...spec,
@@ -270,19 +262,14 @@ export const HELP_GROUP = {
   sending: 'Sending',
 } as const;
 
-/**
- * The flags of `specs` under one `--help` heading (a flag naming its own keeps it): layout, not types.
- */
+/** The flags of `specs` under one `--help` heading (a flag naming its own keeps it): layout, not types. */
 export function grouped<const T extends readonly Spec[]>(group: string, specs: T): T {
   return specs.map((spec) =>
     spec.kind === 'option' && spec.group === undefined ? { ...spec, group } : spec,
   ) as unknown as T;
 }
 
-/**
- * Registers a table's flags and arguments on a commander command, in table order; with more than
- * HELP_GROUPS_ABOVE flags, each under its group's heading (commander's Option.helpGroup).
- */
+/** Registers a table's flags and arguments on a commander command, in order, under group headings past HELP_GROUPS_ABOVE. */
 export function registerSpecs(command: Command, table: SpecTable): Command {
   const headed = table.filter((spec) => spec.kind === 'option').length > HELP_GROUPS_ABOVE;
   // A flag without a group of its own is under the heading of the flag before it (OptionSpec.group).
@@ -336,10 +323,7 @@ export function argumentKeys(table: SpecTable): string[] {
   return table.flatMap((spec) => (spec.kind === 'argument' ? [spec.key] : []));
 }
 
-/**
- * The "Examples:" block that ends every command's --help (test/human/help.test.ts checks each
- * command has at least two). A line starting with `#` is a comment for the example below it.
- */
+/** The "Examples:" block that ends every command's --help; a line starting with `#` comments the example below it. */
 export function examples(...lines: readonly string[]): string {
   return `\nExamples:\n${lines.map((line) => (line.startsWith('#') ? `  ${line}` : `  $ ${line}`)).join('\n')}`;
 }

@@ -21,8 +21,7 @@ export function resolveOutputFlags(
   // `--json` alone on a command with its own formats means its json format, not its default one.
   if (explicit === undefined) {
     if (merged.json === true) return own?.argChoices?.includes('json') === true ? { json: true, output: 'json' } : {};
-    // `--out results.xlsx` without -o: the format the file's name says (xlsx, csv, json), never
-    // the default table written into a file named .xlsx. Another extension keeps the default.
+    // `--out results.xlsx` without -o: the format the file's name says (xlsx, csv, json); another keeps the default.
     const named = typeof merged.out === 'string' ? extname(merged.out).slice(1).toLowerCase() : '';
     return named !== '' && own?.argChoices?.includes(named) === true ? { output: named } : {};
   }

@@ -1,16 +1,12 @@
 /**
- * CSV output that a spreadsheet cannot turn into a formula: each text cell neutralised as the
- * report CSV contract says (report-csv-contract.ts), then quoted RFC 4180 style where needed. A
- * cell that is a number is written as the number: no spreadsheet runs `-5` or `87,5`.
+ * CSV output a spreadsheet cannot turn into a formula: text cells neutralised (report-csv-contract.ts), then
+ * quoted RFC 4180 style where needed; a number is written as the number.
  */
 import { neutraliseCell } from './report-csv-contract.js';
 
 const NEEDS_QUOTES = /[",\r\n;]/;
 
-/**
- * How a CSV file is written, taken from the input it answers (docs/cli.md, "Run
- * report"): a report opens in Excel as its input did (line ends too, lineEnd).
- */
+/** How a CSV file is written, taken from the input it answers (docs/cli.md, "Run report"). */
 export interface CsvDialect {
   /** `,`, `;` or a tab. */
   delimiter: string;
@@ -25,9 +21,8 @@ export interface CsvDialect {
 export const PLAIN_CSV: CsvDialect = { delimiter: ',', bom: false, sepLine: false, lineEnd: '\r\n' };
 
 /**
- * A cell that holds a number (a value typed as a number, never text), as written in the file's
- * decimal separator (`-5`, `87,5`). Neutralised, `-5` would be `'-5`, which Excel keeps as text
- * and leaves out of its sums; a number is no formula, so it is written as it is.
+ * A cell that holds a number, in the file's decimal separator (`-5`, `87,5`): neutralised, `-5` would be `'-5`,
+ * text Excel leaves out of its sums; a number is no formula.
  */
 interface NumberCell {
   readonly number: string;

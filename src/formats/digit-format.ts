@@ -38,9 +38,8 @@ function partsOf(section: string): FormatPart[] | undefined {
 }
 
 /**
- * Which section shows the value (ECMA-376 18.8.31): one section serves every number, a minus
- * added for a negative one; with two, the second shows negative numbers without a minus of its
- * own; with three or four, the third shows zero.
+ * Which section shows the value (ECMA-376 18.8.31): one serves every number (a minus added); with two, the
+ * second shows negatives without a minus; with three or four, the third shows zero.
  */
 function chosenSection(sections: readonly string[], value: number): { section: string; minus: boolean } {
   if (sections.length === 1) return { section: sections[0] as string, minus: value < 0 };
@@ -50,10 +49,8 @@ function chosenSection(sections: readonly string[], value: number): { section: s
 }
 
 /**
- * The text shown for a whole number (a safe integer) under `numFmt`, by the grammar of
- * docs/input-formats.md, ".xlsx", "Cells"; undefined when the format is not one of digit
- * placeholders and literals, or shows the value with no digit at all: the caller keeps the
- * number's own digits.
+ * The text shown for a safe integer under `numFmt` (docs/input-formats.md, ".xlsx", "Cells"); undefined when
+ * the format is not digit placeholders and literals: the caller keeps the number's own digits.
  */
 export function wholeNumberAsShown(value: number, numFmt: string | undefined): string | undefined {
   if (numFmt === undefined || !Number.isSafeInteger(value)) return undefined;

@@ -4,9 +4,8 @@
  */
 
 /**
- * `12,000`: digits grouped by thousands, whatever the machine's locale (logs are compared across
- * machines). Grouped by hand, as `toLocaleString('en-US')` would: the first toLocaleString of a
- * process loads ICU's number formatting, 30-60 ms that every run's summary line paid.
+ * `12,000` whatever the machine's locale, grouped by hand: the first toLocaleString of a process loads ICU's
+ * number formatting, 30-60 ms that every run's summary line paid.
  */
 export function formatCount(value: number): string {
   const rounded = Math.round(value);

@@ -9,16 +9,10 @@ import { isRunId } from '../domain/record-id.js';
 /** Columns a run report adds after the input's own (or after FILE_COLUMNS for input that was not CSV). */
 export const REPORT_COLUMNS = ['status', 'error_codes', 'error_messages'] as const;
 
-/**
- * What each item became and why (docs/cli.md, "Created and updated"), after REPORT_COLUMNS; not
- * needed to know a file for a report; fed back, dropped.
- */
+/** What each item became and why (docs/cli.md, "Created and updated"), after REPORT_COLUMNS; fed back, dropped. */
 const ACTION_COLUMNS = ['action', 'note'] as const;
 
-/**
- * The run whose file an item's row came from (docs/cli.md, "Run report"): the report's run, or
- * for a report fed back, the run it names. Fed back, dropped (a row of an old run: docs/sync.md).
- */
+/** The run an item's row came from (docs/cli.md, "Run report"), for a report fed back the run it names; dropped. */
 const RUN_COLUMN = 'run';
 
 /** Every column a CSV report writes after the input's own: REPORT_COLUMNS, ACTION_COLUMNS, RUN_COLUMN. */
@@ -40,10 +34,7 @@ export function sourceReportProblem(header: readonly string[]): string | undefin
 /** After SOURCE_COLUMNS in an `invigilators remove` report: the schedule the ids were removed from (checked by --only-failed). */
 export const SCHEDULE_COLUMN = 'schedule';
 
-/**
- * An item's doubtful values, after ACTION_COLUMNS: in an .xlsx report only (scripts parse a CSV
- * report's columns: its warnings are in the JSON report and the summary). Fed back, dropped.
- */
+/** An item's doubtful values, after ACTION_COLUMNS, in an .xlsx report only (scripts parse a CSV's columns). */
 export const WARNINGS_COLUMN = 'warnings';
 
 const REPORT_KEYS: ReadonlySet<string> = new Set(REPORT_COLUMNS.map(normalizeColumnName));
@@ -66,10 +57,7 @@ export function reportRunOf(row: { header: readonly string[]; cells: readonly st
   return isRunId(cell) ? cell : undefined;
 }
 
-/**
- * The columns a report added: in a run report only, the last of each name (an earlier one is the input's).
- * Fed back, they are not read; a report written from it replaces them.
- */
+/** The columns a report added: in a run report only, the last of each name; fed back, they are not read. */
 export function addedColumnsOf(header: readonly string[]): boolean[] {
   const keys = header.map(normalizeColumnName);
   // They follow the report's (last) status column: an export's own before it (an older examctl's report has no run) are the input's.
@@ -146,9 +134,8 @@ export function isWithheldPin(value: unknown): boolean {
 const FORMULA_START = /^'*[=+\-@\t\r]/;
 
 /**
- * A cell starting with = + - @ tab or CR gets a leading single quote so a spreadsheet shows it
- * as text; one that already starts with quotes before such a character gets one more, so
- * `restoreNeutralisedCells` gives every value back exactly.
+ * A cell starting with = + - @ tab or CR gets a leading single quote so a spreadsheet shows it as text; one
+ * already starting with quotes before such a character gets one more, so every value comes back exactly.
  */
 export function neutraliseCell(value: string): string {
   return FORMULA_START.test(value) ? `'${value}` : value;
@@ -156,10 +143,7 @@ export function neutraliseCell(value: string): string {
 
 const NEUTRALISED = /^'+[=+\-@\t\r]/;
 
-/**
- * A run report fed back loses the one `'` `neutraliseCell` added, so the retry sends the original
- * value (trimmed after, as every cell). In place: the array is the row's own.
- */
+/** A run report fed back loses the one `'` `neutraliseCell` added, in place, so the retry sends the original value. */
 export function restoreNeutralisedCells(cells: string[]): void {
   for (let i = 0; i < cells.length; i++) {
     const cell = cells[i] as string;

@@ -14,9 +14,8 @@ const UNSAFE = new RegExp(`(?![\\t\\n])[${UNSAFE_CLASS}]`, 'g');
 const UNESCAPED = new RegExp(`(?![\\u0000-\\u001f])[${UNSAFE_CLASS}]`, 'g');
 
 /**
- * One line of text: a line break is shown as `\n` (`\r` for a carriage return), so a value cannot
- * forge a line of its own and a message quoting `H-NORTH` and `H-SOUTH` on two lines of a cell
- * does not read as one value with a space; a tab becomes a space; the rest as above.
+ * One line of text: a line break shown as `\n` (`\r` for a carriage return), so a value cannot forge a line
+ * or read as two values; a tab becomes a space; the rest as above.
  */
 export function terminalLine(text: string): string {
   return text.replace(/[\r\n\t]/g, (c) => LINE_BREAK_SHOWN[c] as string).replace(UNSAFE, '?');
@@ -39,18 +38,12 @@ export function terminalLines(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(UNSAFE, '?');
 }
 
-/**
- * Text a command writes to stdout as data (CSV): on a terminal it is shown, so it passes the
- * gate (line breaks kept); into a file or pipe it is kept exactly.
- */
+/** Data on stdout (CSV): on a terminal it passes the gate (line breaks kept); into a file or pipe it is kept exactly. */
 export function dataForStdout(text: string, stdoutIsTerminal: boolean | undefined): string {
   return stdoutIsTerminal === true ? terminalLines(text) : text;
 }
 
-/**
- * Stdout on a terminal: what passed no gate (JSON) has each character above JSON leaves raw
- * written as a `\uXXXX` escape, so the document stays exact (the same values once parsed).
- */
+/** Stdout on a terminal: JSON's raw characters above written as `\uXXXX` escapes, so the document stays exact. */
 export function terminalStdout(sink: TextSink): TextSink {
   return {
     write: (text) => sink.write(text.replace(UNESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)),

@@ -7,23 +7,15 @@ export interface TableHeader {
   dialect?: CsvDialect;
 }
 
-/**
- * Records in arrays, one array per chunk read from the file. A run of 500k records then costs a
- * few thousand awaits instead of one or more per record (perf: the per-record promise of an
- * async generator was a large share of a dry run).
- */
+/** Records in arrays, one per chunk read: 500k records cost a few thousand awaits, not one per record. */
 export interface BatchedRecords extends AsyncIterable<InputRecord> {
   batches(): AsyncIterable<readonly InputRecord[]>;
   /**
-   * Reads the whole input for structure only (the same InputFileErrors as a full read) and
-   * counts its records without building them; `notOkOnly` counts only rows of a run report
-   * whose status is not ok (--only-failed). A real run's first pass.
+   * Reads the whole input for structure only (the same errors as a full read) and counts its records without
+   * building them; `notOkOnly`: only a run report's rows not ok (--only-failed). A real run's first pass.
    */
   countRecords?(notOkOnly: boolean): Promise<number>;
-  /**
-   * The header the last read met (a CSV or .xlsx input): a report of a read that passed no row on (a
-   * header-only file, a retry with nothing left) is still the input's kind of file.
-   */
+  /** The header the last read met (CSV, .xlsx): a report with no row is still the input's kind of file. */
   header?(): TableHeader | undefined;
   /** A CSV structure pass's kept rows as records of `field` alone, if it is their cell. */
   keptRecords?(field: string): Iterable<Iterable<InputRecord>> | undefined;
@@ -84,9 +76,8 @@ export function keepingHeader(
 }
 
 /**
- * The batches of a reader that collects records while it walks its file: after each step of
- * `walk` (given where to put them), the records it put, if any. On a structural problem the
- * records collected before it are still passed on, then the problem.
+ * The batches of a reader that collects records while it walks its file, after each step; on a structural
+ * problem the records collected before it are passed on first.
  */
 export async function* collectedBatches(
   walk: (add: (record: InputRecord) => void) => AsyncIterable<void>,

@@ -1,8 +1,6 @@
 /**
- * What an export's column most likely means, for the unknown-columns message (it prints the
- * `--map` that would do it; nothing is mapped without being asked). Keys are compared as
- * headers are (normalizeColumnName); each lists the fields it may mean, the first one the
- * command takes wins. Small on purpose: SIS and HR exports, in English and a few locales.
+ * What an export's column most likely means, for the unknown-columns message's `--map` hint (nothing is mapped
+ * unasked). Keys compared as headers are; the first field the command takes wins. SIS and HR exports.
  */
 import { normalizeColumnName } from '../formats/column-name.js';
 

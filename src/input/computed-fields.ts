@@ -1,7 +1,6 @@
 /**
- * The map file's values: value tables and computed fields (docs/input-formats.md, "Map files").
- * Each record is shaped from its own cells: a CSV or xlsx row's by its header, a JSON record's by
- * its keys as written. What was computed is kept on the record (`mapped`) for the reports.
+ * The map file's values: value tables and computed fields (docs/input-formats.md, "Map files"), from a row's
+ * cells by its header or a JSON record's keys as written; what was computed is kept on the record (`mapped`).
  */
 import { coerceCell, parseBooleanSpelling } from '../domain/coercion.js';
 import { listCellEntries } from '../domain/list-cells.js';
@@ -112,10 +111,7 @@ function withFlags(entry: string, flags: readonly HierarchyFlag[]): string {
   return `${colon < 0 ? entry : entry.slice(0, colon)}:${all.join('+')}`;
 }
 
-/**
- * The map file's computations for one command: the columns they read (known to the readers,
- * not fields themselves), the header's checks, and each record's shaping.
- */
+/** The map file's computations for one command: the columns they read, the header's checks, each record's shaping. */
 export class ComputedFields {
   readonly sources: ReadonlySet<string>;
   private readonly plans = new WeakMap<readonly string[], { plan: HeaderPlan; index: ReadonlyMap<string, number> }>();
@@ -175,10 +171,7 @@ export class ComputedFields {
     return problems;
   }
 
-  /**
-   * The fields the map file computes for a file with this header (a JSON record's keys): what a
-   * command counts among the file's columns, as it counts a mapped column or a --set field.
-   */
+  /** The fields the map file computes for a file with this header: counted among its columns, as a mapped column is. */
   fieldsOf(header: readonly string[]): string[] {
     const plan = this.planOf(new Set(header.map(normalizeColumnName)));
     return this.computations
@@ -202,9 +195,8 @@ export class ComputedFields {
   }
 
   /**
-   * One record with the map file's values: a CSV or xlsx row from its cells (the reader mapped its
-   * header already); a JSON record from its keys as written, before the map renames them, the keys
-   * read only as sources then dropped. A whole schedule request is left to its own keys.
+   * One record with the map file's values: a CSV or xlsx row from its cells; a JSON record from its keys as
+   * written, before the map renames them (keys read only as sources are then dropped).
    */
   apply(record: InputRecord): InputRecord {
     const raw = record.raw;

@@ -76,10 +76,7 @@ interface DelimiterChoice {
   lineEnd: CsvDialect['lineEnd'];
 }
 
-/**
- * Picks `,`, `;` or a tab (Excel's "Unicode text" export) by counting them outside quotes on the
- * header line; undefined while that line may go on.
- */
+/** Picks `,`, `;` or a tab by counting them outside quotes on the header line; undefined while that line may go on. */
 function detectDelimiter(head: Buffer, atEnd: boolean): DelimiterChoice | undefined {
   let lineStart = 0;
   // Skip blank lines before the header.
@@ -131,10 +128,7 @@ const EXPLAINED = [
 ] as const;
 type CsvSyntaxCode = (typeof EXPLAINED)[number];
 
-/**
- * Why csv-parse refused the record starting on the reported line. "Too large" names the quoted
- * cell left open, if any: a quote never closed swallows the rest of the file, the usual cause.
- */
+/** Why csv-parse refused the record starting on the reported line ("too large" names a quoted cell left open). */
 export function syntaxErrorReason(code: CsvSyntaxCode, quoteColumn: number | undefined, inHeader: boolean): string {
   const record = inHeader ? 'the header' : 'the record starting on this line';
   const limit = MAX_RECORD_BYTES.toLocaleString('en-US');
@@ -221,10 +215,9 @@ function written(parser: Parser, chunk: Buffer | undefined): Promise<void> {
 }
 
 /**
- * Streams a CSV file's rows to `sink` synchronously, yielding after each chunk: cells trimmed,
- * blank rows skipped, a row of the wrong width refused. Lines without quotes are split directly
- * (unquoted-csv.ts) until a chunk is not all such lines;
- * `tokenizer: 'csv-parse'` reads every line with csv-parse (the tests compare both).
+ * Streams a CSV file's rows to `sink` synchronously, yielding after each chunk: cells trimmed, blank rows
+ * skipped, a row of the wrong width refused. Unquoted lines are split directly (unquoted-csv.ts) while they
+ * can; `tokenizer: 'csv-parse'` reads every line with csv-parse (the tests compare both).
  */
 export async function* csvRows(
   path: string,
@@ -385,10 +378,7 @@ export async function* csvRows(
   yield;
 }
 
-/**
- * A row whose every cell, compared as header names are, is its own column's name: the header
- * again, as two exports concatenated (`cat a.csv b.csv`) leave it. Never a real record.
- */
+/** A row whose every cell, compared as header names are, is its column's name: the header again (`cat a.csv b.csv`). */
 export function isHeaderRepeat(cells: readonly string[], headerKeys: readonly string[]): boolean {
   for (let i = 0; i < headerKeys.length; i++) {
     if (normalizeColumnName(cells[i] ?? '') !== headerKeys[i]) return false;
@@ -515,9 +505,8 @@ function oneCellHeaderProblem(cell: string): string {
 }
 
 /**
- * The unknown columns (or JSON keys), each with the field it likely holds (a synonym, else a
- * near spelling), and the `--map` flags that would read them: the message teaches the fix.
- * Every synonym gets its --map (a lookup each); near spellings only for the names shown.
+ * The unknown columns (or JSON keys), each with the field it likely holds, and the `--map` flags that would
+ * read them: the message teaches the fix.
  */
 export function unknownColumnsProblem(
   given: readonly string[],
@@ -567,9 +556,8 @@ function shellWord(word: string): string {
 }
 
 /**
- * A list cell written with `,` or `;` between its entries where `|` was meant (`H-NORTH, H-SOUTH`)
- * is one entry, which the platform then does not find: a warning with the hint, for CSV and
- * xlsx rows alike (the value is still sent as written: a label may hold a comma).
+ * A list cell written with `,` or `;` where `|` was meant (`H-NORTH, H-SOUTH`) is one entry: a warning with the
+ * hint (the value is still sent as written: a label may hold a comma).
  */
 export function listCellWarnings(cells: readonly string[], mapping: HeaderMapping): FieldWarning[] | undefined {
   let warnings: FieldWarning[] | undefined;
@@ -649,10 +637,7 @@ function csvRecordSteps(
   return kept === undefined ? csvRows(path, file, sink, options) : keptRowsTo(kept, sink);
 }
 
-/**
- * Streams the records of a CSV file (docs/cli-contract.md, "Input files"); each iteration reads it
- * again (a first pass validates, a second sends). `batches()`: the records in one array per chunk.
- */
+/** Streams the records of a CSV file (docs/cli-contract.md, "Input files"), re-read at each iteration. */
 export function readCsvRecords(path: string, given: CsvReadOptions): BatchedRecords {
   const options = { same: {}, ...given };
   // The rows the structure pass kept (a small file): later reads replay them, not parse again.
@@ -690,10 +675,7 @@ function* keptRecords({ header, rows }: KeptRows, field: string, file: string): 
   }
 }
 
-/**
- * A file of at most this many cell characters (~40,000 users of a ten-column export) keeps its
- * structure pass's rows; a larger one is parsed again, so memory stays bounded (bench/README.md, "Session 43").
- */
+/** A file of at most this many cell characters keeps its structure pass's rows (bench/README.md, "Session 43"). */
 export const KEEP_ROWS_MAX_CHARS = 4 * 1024 * 1024;
 
 /** Between a kept row's cells: a text input holds no NUL (text-source.ts refuses it). */
@@ -708,10 +690,7 @@ interface KeptRows {
   chars: number;
 }
 
-/**
- * Rows per step of a replay after the first: a remote run's read-ahead (run-pipeline.ts), so its
- * records die young; a step of a 64 KiB chunk's rows (448) gets them promoted to V8's old space (bench/README.md, issue 61).
- */
+/** Rows per step of a replay after the first: a chunk's rows (448) at once got them promoted to V8's old space. */
 const KEPT_ROWS_PER_STEP = 64;
 /** The first step's rows: about what the first 8 KiB read holds (text-source.ts), so the first request waits for as little. */
 const KEPT_ROWS_FIRST_STEP = 48;
@@ -735,10 +714,7 @@ async function* keptRowsTo(kept: KeptRows, sink: CsvRowSink): AsyncGenerator<voi
   }
 }
 
-/**
- * Structure only (a real run's first pass): header checked, rows tokenized and width-checked, no
- * record built; rows kept in `keeping` up to KEEP_ROWS_MAX_CHARS.
- */
+/** Structure only (a real run's first pass): header checked, rows width-checked and kept up to KEEP_ROWS_MAX_CHARS. */
 async function countCsvRecords(
   path: string,
   options: CsvReadOptions,

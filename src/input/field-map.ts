@@ -1,7 +1,6 @@
 /**
  * The admin's export as exported: `--map`, a map file, `--set`, `--date-format`, `--timezone`
- * (docs/input-formats.md, "Mapping an export"). Every flag is checked before anything is read
- * (UsageError naming the flag, exit 2); then each record is shaped as it is read.
+ * (docs/input-formats.md, "Mapping an export"): every flag checked first (exit 2), then each record shaped.
  */
 import { quotedValue, type Problem } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
@@ -27,11 +26,7 @@ type Origin = string;
  * map file, 2 a flag): a higher level overrides what a lower one says about a column or a field.
  */
 export interface InputFlags {
-  /**
-   * Source column -> field, in order; a later entry for the same column wins (flags after files,
-   * files after the profile). A map file's entry may translate the column's words (`values`) and
-   * names its line.
-   */
+  /** Source column -> field, in order, a later entry for a column winning; a map file's may translate words. */
   map: readonly MapEntry[];
   /** Fields a map file computes from columns (map-file.ts), with the file's level. */
   computed?: readonly { entry: ComputedEntry; level: number }[] | undefined;
@@ -85,9 +80,8 @@ const ALL_COLUMNS: readonly ColumnSpec[] = Object.values(RECORD_COLUMNS)
 const ALL_FIELDS: readonly string[] = ALL_COLUMNS.map((spec) => spec.name);
 
 /**
- * The command's column for a field name; a field of another command is refused, except from a
- * profile or a map file (`lenient`), which serve every command: there it is left out (undefined).
- * An unknown field is refused from anywhere.
+ * The command's column for a field name; a field of another command is refused, except from a profile or a
+ * map file (`lenient`), which serve every command: left out there. An unknown field is refused from anywhere.
  */
 function fieldOf(
   name: string,
@@ -119,9 +113,8 @@ function fieldOf(
 }
 
 /**
- * A profile's `map` or `set` entry checked when `config set-profile` stores it: the field is a
- * field of some record command (a profile serves them all), never a secret, and a `--set` value
- * passes its field's rule, read with the profile's date format and zone. UsageError naming the flag.
+ * A profile's `map` or `set` entry checked when `config set-profile` stores it: a field of some record command,
+ * never a secret, and a `--set` value its rule passes (the profile's date format and zone).
  */
 export function checkProfileField(
   flag: '--map' | '--set',
@@ -149,9 +142,8 @@ export function splitPair(entry: string, flag: string, last: boolean): [string, 
 }
 
 /**
- * Checks every input flag against the command's fields and rules and builds the shaping: an
- * unknown field, a field the command does not take, two columns onto one field, a `--set` value
- * its rule refuses, an unknown `--date-format` token or zone: UsageError naming the flag.
+ * Checks every input flag against the command's fields and rules and builds the shaping; any refusal (an
+ * unknown field, two columns onto one, a refused `--set` value, a bad date format or zone) is a UsageError.
  */
 export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[], command: string): RecordShaping {
   const times = readTimeSettings(flags);
@@ -229,10 +221,7 @@ export function recordShaping(flags: InputFlags, columns: readonly ColumnSpec[],
   };
 }
 
-/**
- * The map files' value tables and computed fields, checked against the command's fields; which
- * apply and which level wins: docs/input-formats.md, "Which entries apply".
- */
+/** The map files' value tables and computed fields (docs/input-formats.md, "Which entries apply"). */
 function computedFields(
   entries: readonly { entry: ComputedEntry; level: number }[],
   chosen: Map<string, MapEntry>,
@@ -358,9 +347,8 @@ function withConstants(
 const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(SCHEDULE_COLUMNS.map((spec) => spec.name));
 
 /**
- * A whole schedule request with `each` applied to its Schedule and to each of its Candidates
- * (`prefix`: `Schedule.`, `Candidates[3].`); a part missing or of the wrong type is left for the
- * validator to name. The request itself when `each` changed nothing.
+ * A whole schedule request with `each` applied to its Schedule and each Candidate (`prefix`: `Schedule.`,
+ * `Candidates[3].`); a missing or mistyped part is the validator's. The request itself when nothing changed.
  */
 export function requestParts(
   request: Record<string, unknown>,
@@ -382,10 +370,7 @@ export function requestParts(
 const dateProblems: Problem[] = [];
 const datesWritten: WrittenTime[] = [];
 
-/**
- * One record shaped: JSON keys mapped, `--set` values, dates read; a whole schedule request inside
- * (`requestParts`). A date that cannot be read fails its record (a reader problem), not the file.
- */
+/** One record shaped: keys mapped, `--set` values, dates read (one that cannot be read fails its record only). */
 export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputRecord {
   let fields = record.fields;
   if (record.raw === undefined && isScheduleRequest(fields)) {

@@ -54,10 +54,7 @@ type ReadRecordsOptions = Pick<
   shaping?: RecordShaping;
 };
 
-/**
- * A sheet's flags (`--sheet`, `--hidden-rows`) on a file without sheets: most likely the wrong
- * file, so refused naming the flag, never silently ignored (docs/input-formats.md, ".xlsx").
- */
+/** A sheet's flags on a file without sheets: most likely the wrong file, refused (docs/input-formats.md, ".xlsx"). */
 export function refuseSheetFlags(
   file: string,
   kind: string,
@@ -111,10 +108,7 @@ export function readRecords(path: string, options: ReadRecordsOptions, same = {}
   );
 }
 
-/**
- * The records a structure pass counts (`notOkOnly`: a run report's rows whose status is not ok;
- * JSON has no report status, so every record counts): the reader's own count when it has one.
- */
+/** The records a structure pass counts (`notOkOnly`: a run report's rows not ok; every JSON record counts). */
 export async function countRecordsOf(
   records: AsyncIterable<InputRecord> & Partial<BatchedRecords>,
   notOkOnly: boolean,
@@ -127,11 +121,9 @@ export async function countRecordsOf(
 }
 
 /**
- * A JSON record's keys that are no field of the command (after --map): dropped with
- * --ignore-unknown-columns, as a CSV's unknown columns are; otherwise each object with such keys
- * fails its record with the message that teaches --map (the synonym table), like CSV's header.
- * A whole schedule request (a record with Schedule or Candidates) is checked inside its Schedule and
- * candidates; its own keys, and a missing Schedule or Candidates, are the validator's to judge.
+ * A JSON record's keys that are no field of the command (after --map): dropped with --ignore-unknown-columns,
+ * else the record fails with the message that teaches --map. A whole schedule request is checked inside its
+ * Schedule and candidates; its own keys are the validator's to judge.
  */
 function withKnownKeys(record: InputRecord, known: ReadonlySet<string>, options: ReadRecordsOptions): InputRecord {
   const fields = record.fields as unknown;

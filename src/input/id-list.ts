@@ -160,10 +160,8 @@ async function readCsvIds(
 }
 
 /**
- * A workbook's id column (a template, or a run report workbook: its own input's UserExtId, or
- * `id` when that input was a plain list), found by the names a CSV's is, read as the record
- * readers read it: other columns ignored, `status` kept for --only-failed, an unreadable id cell
- * refuses the file (an id left out could not be reported against).
+ * A workbook's id column, found by the names a CSV's is and read as the record readers read it: other columns
+ * ignored, `status` kept for --only-failed, an unreadable id cell refuses the file.
  */
 async function readXlsxIds(
   path: string,
@@ -203,9 +201,8 @@ async function readXlsxIds(
 }
 
 /**
- * Reads a list of user external ids (invigilators): plain text with one id per line (blank
- * lines and `#` comments skipped, an optional header line), a CSV with an id column
- * (UserExtId, ExternalId, Id...; a run report CSV works), or a JSON array of strings.
+ * Reads a list of user external ids: plain text, one id per line (blank lines and `#` comments skipped, an
+ * optional header), a CSV with an id column (a run report CSV works), or a JSON array of strings.
  */
 export async function readIdList(path: string, options: IdListOptions = {}): Promise<IdListEntry[]> {
   const file = options.displayName ?? path;

@@ -6,11 +6,7 @@ import { quotedValue } from '../domain/problem.js';
 import { INPUT_LIMITS, JsonFault, JsonScanner, keyLines, scanJson } from '../system/json-scan.js';
 import { readUtf8Chunks, type TextOptions } from './text-source.js';
 
-/**
- * Characters in one record (one object of an array, or one NDJSON line). Far above any real
- * request (a schedule with tens of thousands of candidates, a user with a photo), low enough
- * that a runaway file is refused with bounded memory.
- */
+/** Characters in one record (an object of an array, an NDJSON line): far above any real request, bounded memory. */
 export const MAX_JSON_RECORD_CHARS = 32 * 1024 * 1024;
 
 const enum Code {
@@ -20,7 +16,6 @@ const enum Code {
   OpenBrace = 0x7b,
 }
 
-/** Where the scanner is between elements. */
 const enum Mode {
   /** Before the first value of the file. */
   Start,
@@ -46,10 +41,7 @@ function describe(code: number): string {
   return strayCharacter(code) ?? ('{}[],:'.includes(char) ? `"${char}"` : 'a character that starts no JSON value');
 }
 
-/**
- * An invisible character named by its code point (quoted, it would print as `""`): a byte order
- * mark left inside a file by joining files or by an editor, a control or format character.
- */
+/** An invisible character named by its code point (quoted it prints as `""`): a stray BOM, a control or format character. */
 function strayCharacter(code: number): string | undefined {
   if (code === 0xfeff) return 'a stray byte order mark U+FEFF';
   if (
@@ -65,9 +57,8 @@ function strayCharacter(code: number): string | undefined {
 }
 
 /**
- * Finds where each top-level object (or element of the top-level array) starts and ends, with the
- * one JSON scanner (system/json-scan.ts, bounded in depth), and hands the text of each to
- * JSON.parse. Only the element being read is held in memory, so huge arrays stream.
+ * Finds where each top-level object (or element of the top-level array) starts and ends with the one JSON
+ * scanner (system/json-scan.ts) and hands its text to JSON.parse: only that element is held, so huge arrays stream.
  */
 class JsonElementScanner {
   private text = '';
@@ -79,10 +70,7 @@ class JsonElementScanner {
   private elementStart = -1;
   private elementLine = 0;
   private elementColumn = 0;
-  /**
-   * The element's text before `text` (earlier chunks), kept as pieces: appending each chunk to
-   * one string and searching it again made a record spanning thousands of chunks quadratic.
-   */
+  /** The element's text from earlier chunks, as pieces: appending to one string and searching it again was quadratic. */
   private parts: string[] = [];
   private partsLength = 0;
   private index = 0;
@@ -219,7 +207,6 @@ class JsonElementScanner {
     this.partsLength = 0;
   }
 
-  /** Advances through the element from `from`; on its end, parses and emits it. */
   private scanElement(from: number): number {
     let end: number;
     try {
@@ -336,10 +323,9 @@ async function* jsonRecordSteps(
 }
 
 /**
- * Streams the records of a JSON file: one object, an array of objects, or NDJSON (one object
- * per line, blank lines allowed), in batches of the records each chunk read completes. Each
- * record carries `file` (its name in messages), the line where it starts and its index. Every iteration re-reads the file.
- * Structural problems throw InputFileError (after the records before them).
+ * Streams the records of a JSON file (one object, an array of objects, or NDJSON with blank lines allowed)
+ * in batches, each record with its file, line and index; every iteration re-reads the file. Structural
+ * problems throw InputFileError after the records before them.
  */
 export function readJsonRecords(path: string, file = path, same = {}): BatchedRecords {
   return batchedRecords(() => collectedBatches((add) => jsonRecordSteps(path, file, add, same)));

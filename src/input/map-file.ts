@@ -1,7 +1,6 @@
 /**
- * A map file (`--map-file`, a profile's `mapFile`): its kinds of entry, notes and refusals are
- * docs/input-formats.md, "Map files". Declarative only: no expression is ever run. Read with a
- * size limit, checked with zod; every refusal names the file, the line and the key.
+ * A map file (`--map-file`, a profile's `mapFile`): docs/input-formats.md, "Map files". Declarative only;
+ * read with a size limit and checked with zod, every refusal naming the file, the line and the key.
  */
 import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import { UsageError } from '../system/errors.js';
@@ -266,10 +265,7 @@ function valueTable(
   return { words: entry.values, ...(entry.default !== undefined ? { default: entry.default } : {}) };
 }
 
-/**
- * `{Given name}.{Surname}@school.example`: text with column names in braces; `{{` and `}}` are
- * the braces themselves. A template names at least one column (a constant is `--set`'s).
- */
+/** `{Given name}.{Surname}@school.example`: column names in braces (`{{`, `}}` are braces); at least one column. */
 function parseTemplate(template: string, fail: (message: string) => never): TemplatePart[] {
   const parts: TemplatePart[] = [];
   let text = '';

@@ -1,12 +1,8 @@
-/**
- * Helpers for messages that name things the user wrote: the known name a misspelt one most
- * likely meant, and long lists of names cut to a readable length with a count of the rest.
- */
+/** Helpers for messages naming what the user wrote: the likely meant name, long lists cut with a count. */
 
 /**
- * Edit distance between `a` and `b` (insertions, deletions, substitutions, and swaps of two
- * neighbours, the commonest typo: `Emial`), giving up (returning `limit + 1`) as soon as it must
- * exceed `limit`: callers only care about near misses, and names can be long.
+ * Edit distance between `a` and `b` (insertions, deletions, substitutions, swaps of neighbours: `Emial`),
+ * giving up (`limit + 1`) as soon as it must exceed `limit`.
  */
 export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFINITY): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
@@ -39,9 +35,8 @@ export function editDistance(a: string, b: string, limit = Number.POSITIVE_INFIN
 }
 
 /**
- * The candidate `name` most likely stands for, compared by `key` (default: lower case): at most
- * one edit per three characters (at least one), ties going to the earlier candidate. A name too
- * far from every candidate gets none: a wrong guess is worse than no guess.
+ * The candidate `name` most likely stands for, compared by `key` (default: lower case): at most one edit per
+ * three characters, ties to the earlier; none when too far (a wrong guess is worse than none).
  */
 export function closestName(
   name: string,
@@ -63,10 +58,7 @@ export function closestName(
   return best;
 }
 
-/**
- * `items` joined with ", ", cut after `max` of them with "… and N more" (N grouped by
- * thousands), so that 10,000 unknown columns make one readable line.
- */
+/** `items` joined with ", ", cut after `max` with "… and N more", so 10,000 unknown columns make one line. */
 export function listWithCount(
   items: readonly string[],
   max = 10,

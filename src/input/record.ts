@@ -14,9 +14,8 @@ export interface SourceRef {
 }
 
 /**
- * A value the map file computed or translated (input/computed-fields.ts), beside the cells it
- * came from as the file wrote them: `Hierarchies` `DEPT-MATH:coordinator` from
- * `{Department: "Mathematics", "Exams Officer": "Y"}`. Reports show it (docs/input-formats.md, "Map files").
+ * A value the map file computed or translated (computed-fields.ts), beside the cells it came from as written
+ * (`Hierarchies` `DEPT-MATH:coordinator` from `{Department: "Mathematics", "Exams Officer": "Y"}`).
  */
 export interface MappedValue {
   field: string;
@@ -28,9 +27,8 @@ export interface MappedValue {
 }
 
 /**
- * One record as read, before coercion and validation. A table's `fields` are by API field name,
- * non-empty strings or lists, an empty cell absent; `raw` keeps the row for the report (and
- * `names`, each column's field). JSON/NDJSON: `fields` is the parsed object as-is.
+ * One record as read, before coercion and validation: a table's `fields` by API field name (an empty cell
+ * absent), `raw` the row for the report; JSON/NDJSON: `fields` is the parsed object as-is.
  */
 export interface InputRecord {
   source: SourceRef;
@@ -42,24 +40,17 @@ export interface InputRecord {
     names?: readonly (string | undefined)[];
   };
   /**
-   * Cells the reader could not turn into a value (xlsx: an error value, a formula never
-   * calculated, a date-time without a zone); the field is left out of `fields`. The record fails
-   * with these problems, merged before its validation problems (mergeReaderProblems).
+   * Cells the reader could not turn into a value (xlsx: an error value, a formula never calculated); left
+   * out of `fields`, they fail the record, before its validation problems (mergeReaderProblems).
    */
   problems?: Problem[];
   /** Values read but doubtful (xlsx: a date cell in a text field, a 16-digit number); reported, not refused. */
   warnings?: FieldWarning[];
   /** What the map file computed or translated for this record, for the reports. */
   mapped?: MappedValue[];
-  /**
-   * The cells behind each field the map file computed (`UserName` -> `Given name`, `Surname`), or
-   * the cell at fault: a dry run's workbook report marks them for an error of that field.
-   */
+  /** The cells behind each field the map file computed, or the cell at fault: a dry run's workbook marks them. */
   cellsOf?: Readonly<Record<string, readonly string[]>>;
-  /**
-   * Fields read from a number cell as the number's own digits (xlsx, a General cell): a leading
-   * zero typed there was gone before examctl read it, so a warning about the value can say so.
-   */
+  /** Fields read from a General number cell's digits: a leading zero typed there was already gone (for warnings). */
   bareNumbers?: readonly string[];
   /** Dates and times read from the file's own text (`28/03/2027 09:00` in Europe/London): messages quote them so. */
   written?: WrittenTime[];

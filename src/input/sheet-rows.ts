@@ -1,8 +1,6 @@
 /**
- * The rows of one worksheet part, streamed: each `<c>` becomes the value it stores (a
- * SheetValue, what xlsx-cells.ts reads) with its number format. Rows and cells without an `r`
- * attribute follow the previous one; rows without cells are not passed on (blank rows are skipped
- * anyway, and their numbers come from the rows that have cells).
+ * The rows of one worksheet part, streamed: each `<c>` becomes the value it stores (SheetValue) with its
+ * number format. Rows and cells without an `r` follow the previous one; rows without cells are not passed on.
  */
 import { MAX_CELL_CHARS, type CellFormats } from './workbook-parts.js';
 import { decodeXstring } from '../formats/xstring.js';
@@ -142,10 +140,8 @@ class SheetHandler implements XmlHandler {
   }
 
   /**
-   * The common cell, read whole by one regular expression (`<c r="B7" s="1" t="s"><v>3</v></c>`,
-   * attributes in Excel's order, a value with no entity): the tokenizer's general path costs
-   * several times more per cell. Anything else (formulas, inline strings, other attribute order,
-   * prefixes, entities, a cell cut by the chunk's end) returns -1 and takes the general path.
+   * The common cell (`<c r="B7" s="1" t="s"><v>3</v></c>`, Excel's attribute order, no entity) read whole by
+   * one regular expression, several times cheaper than the tokenizer; anything else returns -1.
    */
   element(source: string, lt: number): number {
     if (!this.inSheetData || this.inCell || source.charCodeAt(lt + 1) !== 0x63 /* c */) return -1;
@@ -302,10 +298,7 @@ export class SheetPartError extends Error {
   }
 }
 
-/**
- * The rows of a sheet part, in arrays (those completed by each chunk of XML). Any failure
- * (damaged XML, a zip entry over its limits) is thrown as a SheetPartError with the row.
- */
+/** The rows of a sheet part, in arrays per chunk of XML; any failure is thrown as a SheetPartError with the row. */
 export async function* sheetRowBatches(
   chunks: AsyncIterable<Buffer>,
   strings: readonly string[],

@@ -5,17 +5,9 @@ import { TextDecoder } from 'node:util';
 import { InputFileError } from '../system/errors.js';
 import { describeSystemError } from '../system/system-error-words.js';
 
-/**
- * Bytes per read. Large enough that per-read overhead (a promise and a thread-pool round trip)
- * is negligible; small enough that the records of one chunk (processed as one batch) die young:
- * 64 KiB measured ~25% lower peak RSS than 256 KiB on a 500k-row dry run, at equal speed.
- */
+/** Bytes per read: a chunk's records (one batch) die young; 64 KiB had ~25% lower peak RSS than 256 KiB, at equal speed. */
 const CHUNK_SIZE = 64 * 1024;
-/**
- * The first read is smaller: a run that sends validates its first records while the rest is
- * read, so the first request waits for ~50 rows, not ~400 (about 22 ms sooner on a 2-core
- * machine, bench/README.md "Issue 37"); one read more per file.
- */
+/** The first read is smaller, so the first request waits for ~50 rows, not ~400 (bench/README.md "Issue 37"). */
 const FIRST_CHUNK_SIZE = 8 * 1024;
 
 const BINARY = 'not a text file (binary content)';
@@ -145,7 +137,6 @@ function isSingleByte(encoding: string): boolean {
   return !/^(utf-8|utf-16|shift_jis|euc-|iso-2022|gb|big5)/i.test(encoding);
 }
 
-/** Line feeds in `bytes` before `end`. */
 function lineFeedsIn(bytes: Buffer, end = bytes.length): number {
   let count = 0;
   for (let i = bytes.indexOf(10); i !== -1 && i < end; i = bytes.indexOf(10, i + 1)) count++;
@@ -153,9 +144,8 @@ function lineFeedsIn(bytes: Buffer, end = bytes.length): number {
 }
 
 /**
- * The file's text as UTF-8 byte chunks: a UTF-8 BOM is dropped, UTF-16 (LE or BE, with a BOM)
- * is transcoded, and anything that is not text (NUL bytes, invalid UTF-8) is refused as
- * `file:line: not a text file (binary content)`. Each call re-reads the file.
+ * The file's text as UTF-8 byte chunks (re-read at each call): a UTF-8 BOM dropped, UTF-16 with a BOM
+ * transcoded, anything not text refused as `file:line: not a text file (binary content)`.
  */
 export async function* readUtf8Chunks(
   path: string,
@@ -319,11 +309,9 @@ export function bomOf(chunk: Buffer): { encoding: Encoding; length: number } | u
 }
 
 /**
- * The text of a small file read whole, by its BOM: UTF-8 with or without one, UTF-16 LE or BE with
- * one (what Windows PowerShell 5.1's `>` and `Out-File` write, and Notepad's "Unicode"). For an
- * input document (a world file, a `--schedule` request), the config and token files, a map file:
- * text that is not valid in its encoding is refused at its line, as a streamed input's is
- * (`notText`: the caller's own refusal of bytes that are not UTF-8 text, a token file's hint).
+ * The text of a small file read whole, by its BOM (UTF-8 with or without one, UTF-16 LE or BE with one,
+ * as PowerShell 5.1 and Notepad write): for an input document, the config, token and map files. Text
+ * invalid in its encoding is refused at its line (`notText`: the caller's own refusal of non-UTF-8 bytes).
  */
 export function decodeTextDocument(bytes: Buffer, file: string, notText?: () => Error): string {
   const bom = bomOf(bytes);

@@ -5,19 +5,15 @@
 
 const QUOTE = 0x22;
 /**
- * csv-parse reads a byte of a chunk only once this many follow it (the longest character it
- * trims, U+3000 in UTF-8, and it must see a CRLF whole): a line ending closer to the end of the
- * chunk is read with the next chunk, and so is the line here, so that the rows handed on with
- * each chunk are csv-parse's (and a refusal of a later chunk comes after the same rows).
+ * csv-parse reads a byte only once this many follow it (U+3000, its longest trimmed character, and a whole
+ * CRLF): a line ending closer to the chunk's end is read with the next chunk, here too, so each chunk hands
+ * on csv-parse's rows.
  */
 const LOOK_AHEAD = 3;
 const CR = 0x0d;
 const LF = 0x0a;
 
-/**
- * Characters of a line read here at most: its UTF-8 bytes (at most 3 per UTF-16 unit) stay within
- * csv-parse's record size limit, so a longer line is left to csv-parse, which refuses it as it does.
- */
+/** Characters of a line read here at most: its UTF-8 bytes stay within csv-parse's record size limit. */
 function maxLineChars(maxRecordBytes: number): number {
   return Math.floor(maxRecordBytes / 3);
 }
@@ -34,7 +30,6 @@ export interface CsvHandOver {
 export class UnquotedCsvLines {
   /** The line ending of the lines taken (csv-parse's discovered record delimiter). */
   private ending: '\n' | '\r\n' | undefined;
-  /** The unfinished last line's bytes. */
   private carry: Buffer | undefined;
   /** Bytes not taken, for csv-parse, once `write` or `end` said false. */
   private left: Buffer | undefined;
@@ -55,10 +50,7 @@ export class UnquotedCsvLines {
     return delimiter === ',' || delimiter === ';' || delimiter === '\t';
   }
 
-  /**
-   * Hands the chunk's complete lines to `onRecord`; false when this chunk (and the unfinished
-   * line before it) must go to csv-parse instead: nothing of it was handed on.
-   */
+  /** Hands the chunk's complete lines to `onRecord`; false (nothing handed on) when the chunk must go to csv-parse. */
   write(chunk: Buffer): boolean {
     if (this.left !== undefined) return false;
     const bytes = this.carry === undefined ? chunk : Buffer.concat([this.carry, chunk]);

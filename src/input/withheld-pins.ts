@@ -40,10 +40,8 @@ export async function* withGivenPins(
 }
 
 /**
- * Refuses (InputRefusedError, exit 2, before anything is sent) a run whose records to send still
- * hold the withheld-PIN marker, naming the file, the lines and the column. With --only-failed
- * the rows already ok are not sent, so their cells do not count. A CSV or xlsx file without a
- * PIN column is settled by its first record.
+ * Refuses (exit 2, before anything is sent) a run whose records to send still hold the withheld-PIN marker,
+ * naming the file, lines and column; with --only-failed the rows already ok do not count.
  */
 export async function refuseWithheldPins(records: AsyncIterable<InputRecord>, onlyFailed: boolean): Promise<void> {
   // The lines named in the message, and how many there are: memory stays flat on a 500k-row report.

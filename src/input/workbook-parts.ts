@@ -1,8 +1,6 @@
 /**
- * The small parts of an .xlsx workbook that say how to read a sheet: the relationships (which
- * file is which part), workbook.xml (the tabs, their order and state, the date system), the
- * shared strings (the workbook's texts, which cells point to by index) and the styles (which
- * number format a cell has, so a date is known as one). Each is read by workbook-xml.ts.
+ * The small parts of an .xlsx workbook that say how to read a sheet: the relationships, workbook.xml (tabs,
+ * their state, the date system), the shared strings and the styles, each read by workbook-xml.ts.
  */
 import { partHandler, readXmlPart, XmlLimitError, type XmlAttributes } from './workbook-xml.js';
 import { decodeXstring } from '../formats/xstring.js';
@@ -73,11 +71,8 @@ function isTrue(value: string | undefined): boolean {
 }
 
 /**
- * The tabs and the date system of workbook.xml. Only the main namespace's `workbookPr`, a direct
- * child of the root, sets the date system: Excel 2013+ writes an `<x15:workbookPr
- * chartTrackingRefBase="1"/>` after it (inside `extLst`), and extensions or `mc:AlternateContent`
- * choices must not reset what the workbook says. The tokenizer reports local names, so the
- * place decides: the root is depth 1, its children depth 2.
+ * The tabs and the date system of workbook.xml. Only the main namespace's `workbookPr`, a child of the root
+ * (depth 2), sets the date system: Excel 2013+ writes an `<x15:workbookPr>` inside `extLst` that must not reset it.
  */
 export async function readWorkbookInfo(chunks: AsyncIterable<Buffer>): Promise<WorkbookInfo> {
   const info: WorkbookInfo = { sheets: [], date1904: false };
@@ -111,10 +106,7 @@ export function isHiddenState(state: string): boolean {
   return state === 'hidden' || state === 'veryHidden';
 }
 
-/**
- * A copy of `text` that does not keep the chunk it was cut from alive: V8 makes a slice of 13 or
- * more characters a view into its parent, which would hold every 64 KiB chunk of the table.
- */
+/** A copy of `text` that does not keep its chunk alive (V8 makes a slice of 13+ characters a view into its parent). */
 function detached(text: string): string {
   return text.length < 13 ? text : Buffer.from(text, 'utf8').toString('utf8');
 }
@@ -127,10 +119,7 @@ interface SharedStringLimits {
   maxStrings: number;
 }
 
-/**
- * The shared strings table: one text per `<si>`, its rich-text runs joined, phonetic runs
- * (`<rPh>`, the furigana of Japanese text) left out, `_xHHHH_` escapes decoded.
- */
+/** The shared strings table: one text per `<si>`, rich-text runs joined, phonetic runs left out, `_xHHHH_` decoded. */
 export async function readSharedStrings(chunks: AsyncIterable<Buffer>, limits: SharedStringLimits): Promise<string[]> {
   const strings: string[] = [];
   let inItem = false;

@@ -16,17 +16,13 @@ export interface XmlHandler {
   close(name: string): void;
   /** Decoded character data (entities resolved, CDATA as is); one text may come in several calls. */
   text(text: string): void;
-  /**
-   * A fast path: reads the whole element starting at `lt` itself when it can (well-formed by its
-   * own check, reported as nothing else), giving the index after it; -1 to leave it to the tokenizer.
-   */
+  /** A fast path: reads the element at `lt` itself when it can, giving the index after it; -1 leaves it to the tokenizer. */
   element?(source: string, lt: number): number;
 }
 
 /**
- * A handler made of three functions. The small parts' handlers are all of this one class, so the
- * tokenizer's calls into a handler see two shapes (this and the sheet's), not one per part: V8
- * keeps such calls fast only while they see few shapes.
+ * A handler made of three functions: the small parts' handlers are all of this one class, so the tokenizer's
+ * calls into a handler see two shapes (this and the sheet's), which V8 keeps fast.
  */
 class PartHandler implements XmlHandler {
   wantsText = false;
@@ -117,10 +113,7 @@ function normalizedText(raw: string): string {
 /** Most attributes of one tag examctl looks at (the rest of a longer tag is still checked, then ignored). */
 const MAX_ATTRIBUTES = 32;
 
-/**
- * The attributes of the tag being reported, as positions in `source` found while the tag was
- * read; valid only during the `open` call.
- */
+/** The attributes of the tag being reported, as positions in `source`; valid only during the `open` call. */
 export class XmlAttributes {
   source = '';
   count = 0;
@@ -159,7 +152,6 @@ interface StartTag {
   selfClosing: boolean;
 }
 
-/** Feeds text chunks through the grammar above to a handler. */
 export class XmlTokenizer {
   private rest = '';
   /** The open elements' names as written, and as reported (without prefix). */
@@ -244,11 +236,7 @@ export class XmlTokenizer {
     }
   }
 
-  /**
-   * The start tag at `lt`, its attributes split into `this.attributes` on the way (one pass: the
-   * quotes that decide where the tag ends are the attributes' own); undefined when the tag goes
-   * on past `source`.
-   */
+  /** The start tag at `lt`, its attributes split into `this.attributes` in the same pass; undefined when it goes on past `source`. */
   private readStartTag(source: string, lt: number): StartTag | undefined {
     const length = source.length;
     let at = lt + 1;
@@ -383,9 +371,8 @@ export class XmlTokenizer {
 }
 
 /**
- * UTF-8 text of a part's bytes, chunk by chunk (a character split across two chunks is read
- * whole; a leading BOM is dropped). Bytes that are not UTF-8 are refused: a binary part is not
- * XML, and a guessed encoding would change values.
+ * UTF-8 text of a part's bytes, chunk by chunk (a split character read whole, a leading BOM dropped). Bytes
+ * that are not UTF-8 are refused: a binary part is not XML, and a guessed encoding would change values.
  */
 export async function* utf8Chunks(chunks: AsyncIterable<Buffer>): AsyncGenerator<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -401,7 +388,6 @@ export async function* utf8Chunks(chunks: AsyncIterable<Buffer>): AsyncGenerator
   }
 }
 
-/** Reads a whole (small) part through a handler. */
 export async function readXmlPart(chunks: AsyncIterable<Buffer>, handler: XmlHandler): Promise<void> {
   const tokenizer = new XmlTokenizer(handler);
   for await (const text of utf8Chunks(chunks)) tokenizer.feed(text);

@@ -73,10 +73,7 @@ export function plainNumber(value: number): string {
   return `${negative ? '-' : ''}${body}`;
 }
 
-/**
- * A number format's own tokens: without quoted text, escaped characters (`\\d`, `_d`, `*d`),
- * brackets (colours, locales, conditions, elapsed `[h]`) and `General`.
- */
+/** A number format's own tokens: without quoted text, escaped characters (`\\d`, `_d`, `*d`), brackets and `General`. */
 function formatTokens(numFmt: string): string {
   return numFmt
     .replace(/"[^"]*"/g, '')
@@ -107,11 +104,7 @@ function isPercentFormat(numFmt: string | undefined): boolean {
 
 const dateFormats = new Map<string, boolean>();
 
-/**
- * True when a number format shows a date or time: a date or time token (y m d h s, b for the
- * Buddhist year, or an elapsed [h] [m] [s]) outside quoted text, escaped characters (`\\d`,
- * `_d`, `*d`) and other brackets (colours, locales, conditions).
- */
+/** True when a number format shows a date or time: a y m d h s or b token, or an elapsed [h] [m] [s], among its own tokens. */
 export function isDateFormat(numFmt: string | undefined): boolean {
   if (numFmt === undefined || numFmt === '') return false;
   let known = dateFormats.get(numFmt);
@@ -188,9 +181,8 @@ function dateCell(date: Date, context: CellContext, dateOnly = false): CellReadi
 }
 
 /**
- * A time cell (a serial below 1 under a time format): `14:30`, with `:ss` when its seconds are
- * not 0, for a text field or a map file's template (`{Exam date} {Start time}`). A date or
- * date-time field cannot be a time of day alone: refused, naming the cell's time.
+ * A time cell (a serial below 1 under a time format): `14:30`, `:ss` when its seconds are not 0, for a text
+ * field or a map file's template; a date or date-time field cannot take a time of day alone.
  */
 function timeCell(fraction: number, context: CellContext): CellReading {
   const seconds = Math.round(fraction * 86_400) % 86_400;
@@ -208,9 +200,8 @@ function timeCell(fraction: number, context: CellContext): CellReading {
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 /**
- * A `t="d"` cell: ISO 8601 text. Without an offset it is a wall-clock date or date-time, read as
- * a date cell is. With one, the instant is known: a date-time field takes the text as written;
- * elsewhere the wall-clock part is read.
+ * A `t="d"` cell (ISO 8601 text): without an offset read as a date cell is; with one, a date-time field
+ * takes the text as written, elsewhere its wall-clock part is read.
  */
 function isoDateCell(iso: string, context: CellContext): CellReading {
   const match = ISO_DATE.exec(iso);
@@ -247,10 +238,8 @@ const EPOCH_1900 = 25569;
 const OFFSET_1904 = 1462;
 
 /**
- * The date a serial number shows. In the 1900 system Excel counts a 29 February 1900 that never
- * was (serial 60, kept for Lotus 1-2-3): serials 1-59 are one day later than counting from
- * 1899-12-30 gives (1 is 1900-01-01), 61 and above are as counted, 60 has no date (undefined).
- * Below 1 (a time of day alone) nothing changes. The 1904 system has no phantom day.
+ * The date a serial number shows. The 1900 system counts a 29 February 1900 that never was (serial 60, for
+ * Lotus 1-2-3): serials 1-59 are a day later than counting from 1899-12-30 gives, 60 has no date (undefined).
  */
 export function serialDate(serial: number, date1904: boolean): Date | undefined {
   let days = serial - EPOCH_1900;
@@ -303,9 +292,8 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
 }
 
 /**
- * One cell as text (trimmed later by the reader, as CSV cells are) or the reason it cannot be used.
- * `numFmt` is the cell's number format (dates, percentages, codes shown with zeros and literals). Formulas give their saved
- * result; error values and formulas never calculated are refused.
+ * One cell as text (trimmed later, as CSV cells are) or why it cannot be used; `numFmt` is its number format.
+ * Formulas give their saved result; error values and formulas never calculated are refused.
  */
 export function readCell(value: SheetValue, numFmt: string | undefined, context: CellContext): CellReading {
   if (value === null || value === undefined) return { text: '' };

@@ -135,9 +135,8 @@ function quotedSheet(sheet: SheetEntry): string {
 }
 
 /**
- * The column names of a worksheet's first row with a value, as headers are matched (case,
- * spacing and `_`/`-` forgiven); none when the sheet is empty, undefined when it cannot be read
- * (the sheet read says why itself; another one is only compared).
+ * The column names of a worksheet's first row with a value, as headers are matched; none when the sheet
+ * is empty, undefined when it cannot be read (the sheet read says why itself; another one is only compared).
  */
 async function headerNamesOf(
   workbook: OpenedWorkbook,
@@ -167,10 +166,7 @@ async function headerNamesOf(
   return new Set();
 }
 
-/**
- * Without --sheet the other visible worksheets are refused or named, never left out without a
- * word (docs/input-formats.md, ".xlsx", "Other sheets").
- */
+/** Without --sheet the other visible worksheets are refused or named (docs/input-formats.md, ".xlsx", "Other sheets"). */
 async function checkOtherSheets(
   workbook: OpenedWorkbook,
   chosen: SheetEntry,
@@ -241,10 +237,7 @@ function cellText(reading: CellReading): string {
   return ('text' in reading ? reading.text : (reading.shown ?? '')).trim();
 }
 
-/**
- * How much of a workbook examctl reads (docs/input-formats.md, "Hostile or broken workbooks"): past these a part is
- * refused, so a hostile file costs bounded time and memory. Tests lower them.
- */
+/** How much of a workbook examctl reads (docs/input-formats.md, "Hostile or broken workbooks"); tests lower them. */
 interface XlsxLimits {
   /** Inflated bytes of the worksheet part (streamed: this bounds time, not memory). */
   sheetBytes: number;
@@ -356,10 +349,7 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
   return { zip, sheets, date1904: info.date1904, strings, formats };
 }
 
-/**
- * Reads the chosen worksheet and hands each non-blank row's record to `add`; yields (nothing)
- * after each batch of rows so the caller can pass on what it collected.
- */
+/** Reads the chosen worksheet, each non-blank row's record to `add`, yielding after each batch of rows. */
 async function* xlsxRows(
   path: string,
   options: XlsxReadOptions,
@@ -396,9 +386,8 @@ async function* xlsxRows(
 }
 
 /**
- * A row's cells within the bound of one CSV record (MAX_RECORD_BYTES of UTF-8), counted as they are
- * read: cells pointing to one long shared string (a 13 KB file, a 1 MiB text) would otherwise be
- * copied into every record, report and message (an 839 MB CSV report).
+ * A row's cells within the bound of one CSV record (MAX_RECORD_BYTES), counted as read: cells pointing to
+ * one long shared string would otherwise copy it into every record, report and message.
  */
 class RowBytes {
   private bytes = 0;

@@ -128,9 +128,8 @@ export class ZipEntries {
   }
 
   /**
-   * The entry's uncompressed bytes, chunk by chunk. Refused (ZipEntryTooLargeError) when its
-   * directory declares more than `limit` bytes, or as soon as it inflates past its declared size;
-   * a stream that ends short of that size or with another CRC-32 is a damaged entry.
+   * The entry's uncompressed bytes, chunk by chunk: refused (ZipEntryTooLargeError) past `limit` or its declared
+   * size; a stream short of that size or with another CRC-32 is a damaged entry.
    */
   async *chunks(name: string, limit: number): AsyncGenerator<Buffer> {
     const entry = this.entries.get(partKey(name));
@@ -202,10 +201,7 @@ export class ZipEntries {
   }
 }
 
-/**
- * How an entry is looked up: part names are case-insensitive (ECMA-376 Part 2, 9.1.1.4), and some
- * producers write Windows separators (`xl\\workbook.xml`) that other readers accept.
- */
+/** An entry's lookup key: part names are case-insensitive (ECMA-376 Part 2, 9.1.1.4), `\\` read as `/`. */
 function partKey(name: string): string {
   return name.replace(/\\/g, '/').replace(/^\/+/, '').toLowerCase();
 }

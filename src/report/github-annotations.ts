@@ -1,7 +1,6 @@
 /**
- * GitHub Actions workflow annotations for failed records (docs/ci.md, "GitHub annotations"),
- * written to stderr: the runner reads workflow commands from both streams, and stdout may hold
- * the --json document.
+ * GitHub Actions annotations for failed records (docs/ci.md, "GitHub annotations") on stderr: the runner
+ * reads both streams, and stdout may hold the --json document.
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Problem } from '../domain/problem.js';
@@ -54,10 +53,7 @@ function problemText(problem: Problem): string {
   return problem.code === null ? text : `${text} (code ${problem.code})`;
 }
 
-/**
- * The annotation commands of one report item: one per source line its errors name (a schedule's
- * errors sit on its candidates' lines), none for ok and skipped items.
- */
+/** The annotations of one report item: one per source line its errors name, none for ok and skipped items. */
 export function annotationsOf(item: ReportItem, options: AnnotationOptions): string[] {
   if (item.status !== 'failed' && item.status !== 'partial') return [];
   const level = item.status === 'failed' ? 'error' : 'warning';

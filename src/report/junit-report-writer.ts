@@ -1,7 +1,6 @@
 /**
- * The run report as JUnit XML (`--report x.xml`, docs/ci.md), in only what GitLab, Jenkins and
- * GitHub test reporters all accept. The suite's counts come first but are known only at the end,
- * so the test cases wait in a SpoolSink (memory, then an unlinked temp file): memory stays flat.
+ * The run report as JUnit XML (`--report x.xml`, docs/ci.md) that GitLab, Jenkins and GitHub all accept. The
+ * counts come first but are known only at the end: test cases wait in a SpoolSink, memory flat.
  */
 import type { Problem } from '../domain/problem.js';
 import { describeTarget, noMemorySentence } from './report-writers.js';
@@ -114,10 +113,7 @@ export class JunitReportWriter implements ReportSink {
     );
   }
 
-  /**
-   * The run stopped or was refused (exit 2, 3, 130): one more test case, failing with why, so a
-   * CI's test view shows the refusal and not only skipped records.
-   */
+  /** The run stopped or was refused (exit 2, 3, 130): one more failing test case saying why. */
   stopped(error: unknown): void {
     const { message, kind, exitCode } = runErrorJson(error);
     this.stopCase =

@@ -1,8 +1,6 @@
 /**
- * Times and dates as examctl writes them for people and spreadsheets (docs/cli.md, "review-session
- * show": "Times"; run report workbooks): ISO with the zone's offset, by a `--date-format` (the
- * input side's tokens, domain/local-time.ts, so a file reads back with the same flags), or as an
- * Excel date. Pure (Intl only).
+ * Times and dates as examctl writes them (docs/cli.md, "review-session show": "Times"): ISO with the zone's
+ * offset, by a `--date-format` (the input side's tokens, so a file reads back), or as an Excel date. Pure.
  */
 import { isCalendarDate, parseDateTime } from '../domain/date-time.js';
 import {
@@ -54,9 +52,8 @@ export function instantOf(value: unknown): number | undefined {
 const MIDNIGHT_OR_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt]00:00(?::00(?:\.0+)?)?(?:[Zz]|[+-]\d{2}:\d{2})?)?$/;
 
 /**
- * The calendar date of a value that holds one: a date, or an instant at midnight (any offset:
- * the date is the one written, never moved by a zone). Undefined for anything else (an instant
- * with a time of day is an instant, shown as one).
+ * The calendar date of a value that holds one: a date, or an instant at midnight (any offset; never moved by
+ * a zone). Undefined for anything else.
  */
 export function calendarDateOf(value: unknown): WallClock | undefined {
   if (typeof value !== 'string') return undefined;
@@ -67,10 +64,8 @@ export function calendarDateOf(value: unknown): WallClock | undefined {
 }
 
 /**
- * An instant as text in the chosen zone: by the `--date-format` when there is one; else
- * `iso` gives RFC 3339 with the zone's offset (`2026-10-13T19:21:00+01:00`, milliseconds only
- * when not 0), `minutes` the table's `2026-10-13 19:21`; the format's text and the table's end
- * in the offset only for a wall clock the zone shows twice.
+ * An instant as text in the chosen zone: by the `--date-format`, else `iso` (RFC 3339 with the zone's offset)
+ * or `minutes` (`2026-10-13 19:21`); a wall clock the zone shows twice ends in its offset.
  */
 export function instantText(epochMs: number, times: OutputTimes, style: 'iso' | 'minutes'): string {
   const { wall, ms, offsetMinutes } = wallClockAt(epochMs, times.zone);

@@ -32,9 +32,8 @@ import { errorMember } from './error-document.js';
 import { terminalLine } from '../formats/terminal-text.js';
 
 /**
- * What every sink says of a run that decides from the sync memory and found none for its
- * population (docs/ci.md, "A nightly sync"), with what that costs and the way back (docs/sync.md,
- * "When the memory is lost").
+ * What every sink says of a run that decides from the sync memory and found none for its population
+ * (docs/ci.md, "A nightly sync"), with the way back (docs/sync.md, "When the memory is lost").
  */
 export function noMemorySentence(header: ReportHeader): string | undefined {
   const note = header.syncMemory;
@@ -90,9 +89,7 @@ const MISSED_WORK = {
   collections: 'so --existing ok fails for a collection it made (examctl finds no record of sending it)',
 } as const;
 
-/**
- * What a memory that misses a run costs, and the ways back (docs/sync.md, "A state service").
- */
+/** What a memory that misses a run costs, and the ways back (docs/sync.md, "A state service"). */
 export function missedRunSentence(
   file: string,
   population: string | null,
@@ -157,15 +154,12 @@ function itemJson(item: ReportItem): string {
   return JSON.stringify(ordered);
 }
 
-/**
- * The run report as one JSON document, written item by item (flat memory); the summary last, known only then.
- */
+/** The run report as one JSON document, written item by item; the summary last, known only then. */
 export class JsonReportWriter implements ReportSink {
   private itemsWritten = 0;
   private opened = false;
   private readonly plan: RunPlan | undefined;
   private stopReason = '';
-  /** ReportSummary.movers. */
   private movers = 0;
 
   constructor(
@@ -238,9 +232,7 @@ function columnMode(name: string, added: boolean | undefined): Column {
   return key === PASSWORD_KEY ? Column.Blank : key === PIN_KEY ? Column.Withheld : Column.Keep;
 }
 
-/**
- * A multi-row item's errors or warnings for one of its rows: those naming its line, and those naming none.
- */
+/** A multi-row item's errors or warnings for one of its rows: those naming its line, and those naming none. */
 export function onRow<T extends { line?: number }>(entries: readonly T[], line: number): readonly T[] {
   return entries.length === 0 ? entries : entries.filter((entry) => entry.line === undefined || entry.line === line);
 }
@@ -315,7 +307,6 @@ export function sourceRowCells(item: ReportItem, run = ''): string[] {
   ];
 }
 
-/** Runs `steps` one after the other, each after the previous one's promise if it gave one. */
 export function inSequence(steps: readonly (() => void | Promise<void>)[], from = 0): void | Promise<void> {
   for (let i = from; i < steps.length; i++) {
     const pending = (steps[i] as () => void | Promise<void>)();
@@ -323,9 +314,7 @@ export function inSequence(steps: readonly (() => void | Promise<void>)[], from 
   }
 }
 
-/**
- * CSV report (docs/cli.md, "Run report"), fixed and fed back; `onlyNotOk` keeps the rows that still need work.
- */
+/** CSV report (docs/cli.md, "Run report"), fixed and fed back; `onlyNotOk` keeps the rows that still need work. */
 export class CsvReportWriter implements ReportSink {
   private headerWritten = false;
 
@@ -408,9 +397,7 @@ function mappedValueText(value: MappedValue): string {
 }
 
 interface HumanSummaryExtras {
-  /**
-   * The --report file as given, asked at the end (then no --report hint); undefined when it could not be written.
-   */
+  /** The --report file as given, asked at the end (then no --report hint); undefined when it could not be written. */
   reportFile?: () => string | undefined;
   /** An HTML report's address (`file:///...`): said beside where it was written, for a person to open. */
   reportPage?: string;
@@ -421,11 +408,10 @@ interface HumanSummaryExtras {
 }
 
 /**
- * A count said beside the totals in the command's words (`4,950 unchanged (not sent)`), declared by
- * the command's job: a report knows items, not what a kind of item means to a command.
+ * A count said beside the totals in the command's words (`4,950 unchanged (not sent)`), declared by the
+ * command's job: a report knows items, not what they mean to a command.
  */
 export interface SummaryNote {
-  /** True for an item the note counts. */
   counts(item: ReportItem): boolean;
   /** What the counted items are, said after their number (`4,950`), in a real run or a dry run. */
   words(count: number, dryRun: boolean): string;
@@ -433,9 +419,7 @@ export interface SummaryNote {
   readonly inDryRun?: boolean;
 }
 
-/**
- * The human summary (stderr; docs/cli.md, "Run report"), in bounded memory.
- */
+/** The human summary (stderr; docs/cli.md, "Run report"), in bounded memory. */
 export class HumanSummaryWriter implements ReportSink {
   private readonly shown: string[] = [];
   private hidden = 0;
@@ -644,9 +628,7 @@ export class RunReportBuilder {
     this.summary[status] += 1;
   }
 
-  /**
-   * Finishes every sink in order; `beforeLast` runs before the human summary, which says if the report was put in place.
-   */
+  /** Finishes every sink in order; `beforeLast` runs before the human summary, which says if the report was put in place. */
   async finish(beforeLast?: () => Promise<void>): Promise<void> {
     const last = this.sinks.length - 1;
     for (let i = 0; i < last; i++) await (this.sinks[i] as ReportSink).finish(this.summary);
@@ -655,9 +637,7 @@ export class RunReportBuilder {
   }
 }
 
-/**
- * Counts an ok item's action in a real run's summary (docs/cli.md, "Created and updated").
- */
+/** Counts an ok item's action in a real run's summary (docs/cli.md, "Created and updated"). */
 export function countAction(summary: ReportSummary, action: ItemAction, count = 1): void {
   if (summary.created === undefined) {
     summary.created = 0;
@@ -712,9 +692,7 @@ const DISTINCT_KEPT = 100;
 const UNNUMBERED_KINDS = 50;
 const OTHER = 'other problems without a code';
 
-/**
- * An unnumbered message without the values it quotes: "too large to read (3 MiB)" and "(4 MiB)" are one cause.
- */
+/** An unnumbered message without the values it quotes: "too large to read (3 MiB)" and "(4 MiB)" are one cause. */
 function causeOf(message: string): string {
   return message.replace(/"[^"]*"|'[^']*'|\[[^\]]*\]|\d+(?:[.,:]\d+)*/g, '#');
 }
@@ -781,9 +759,7 @@ function differentMessages(entry: ErrorCodeCount): string {
   return ` (the first of ${distinct >= DISTINCT_KEPT ? `${DISTINCT_KEPT} or more` : formatCount(distinct)} different messages: the report has each)`;
 }
 
-/*
- * What a dry run on the local engine would do (docs/cli.md, "The local store"); the JSON summary has the same words.
- */
+/* What a dry run on the local engine would do (docs/cli.md, "The local store"); the JSON summary has the same words. */
 interface PlanCounts {
   toCreate: number;
   toUpdate: number;

@@ -1,7 +1,6 @@
 /**
- * Review sessions' results as a table (`examctl review-session show -o csv`, `-o xlsx`, `-o
- * ndjson`, and `-o json` of several sessions): one row per result, the values as the service
- * sent them, written as text (CSV), typed cells (a workbook) or JSON values.
+ * Review sessions' results as a table (`review-session show -o csv|xlsx|ndjson`, `-o json` of several):
+ * one row per result, the values as sent, written as text, typed cells or JSON values.
  */
 import { answerFieldNames, RESULT_FIELDS, type AnswerValue } from '../domain/answer-fields.js';
 import type { ReviewSession } from '../domain/types.js';
@@ -27,10 +26,7 @@ export interface PinColumn {
   pinColumn?: boolean;
 }
 
-/**
- * The column that names the zone of a text file's wall times (docs/cli.md, "review-session
- * show"): after the results' own columns, so that none of theirs is renamed or moved.
- */
+/** The column naming the zone of a text file's wall times (docs/cli.md, "review-session show"), after the results'. */
 export const TIME_ZONE_COLUMN = 'TimeZone';
 
 /** The API's name of the review session's PIN, as the CSV and workbook column. */
@@ -42,9 +38,8 @@ const ERROR_COLUMN = 'Error';
 /** The calendar date among the result fields: written as a date, never a midnight instant. */
 const DATE_OF_BIRTH = 'DateOfBirth';
 /**
- * Result fields that hold an instant: those the API types DateTime, and the two it types as text
- * but describes as dates (VisitedDate, LastSatDate, string(60)), when their text is an RFC 3339
- * instant. Anything else in them stays as sent.
+ * Result fields that hold an instant: those the API types DateTime, and VisitedDate and LastSatDate (text it
+ * describes as dates) when they hold an RFC 3339 instant. Anything else stays as sent.
  */
 const INSTANT_COLUMNS: ReadonlySet<string> = new Set([
   ...Object.entries(RESULT_FIELDS)
@@ -80,9 +75,8 @@ interface ResultsLayout {
 const resultsOf = (outcome: SessionOutcome) => ('session' in outcome ? (outcome.session.Results ?? []) : []);
 
 /**
- * The header of a table of many sessions depends on all of them (an extra field a server sent
- * in the last session, a Pin of the rows' own): `add` each session as it is read, then `layout`.
- * Holds the column names only, so the sessions themselves need not be held.
+ * The header of a table of many sessions depends on all of them (an extra field, a Pin): `add` each session
+ * as it is read, then `layout`. Holds the column names only, not the sessions.
  */
 export class ResultColumns {
   private readonly known = new Set(RESULT_COLUMNS);
@@ -105,10 +99,7 @@ export class ResultColumns {
     }
   }
 
-  /**
-   * With `sessionColumn` (several sessions asked for), each row starts with its session's
-   * ExternalId and ends with an Error cell; `timeZoneColumn` names the zone of wall times.
-   */
+  /** With `sessionColumn`, each row starts with its session's ExternalId and ends with an Error cell. */
   layout(options: PinColumn & { sessionColumn?: boolean; timeZoneColumn?: string } = {}): ResultsLayout {
     const columns = [...this.columns];
     // --show-pin: the session's Pin on every row (what each candidate types), unless the rows carry their own.
@@ -157,9 +148,8 @@ export interface TextCellOptions {
 }
 
 /**
- * A time or date column's value as text, or undefined when the value is not one (then it is
- * written as sent). A DateOfBirth is a date: never placed in a zone (the same candidate is born on
- * the same day for every reader), so one with a time of day stays as the service sent it.
+ * A time or date column's value as text, or undefined when it is not one (written as sent). A DateOfBirth
+ * is never placed in a zone: one with a time of day stays as sent.
  */
 function timeText(column: string, value: unknown, options: TextCellOptions): string | undefined {
   if (column === DATE_OF_BIRTH) {
@@ -171,10 +161,7 @@ function timeText(column: string, value: unknown, options: TextCellOptions): str
   return instant === undefined ? undefined : instantText(instant, options.times, 'iso');
 }
 
-/**
- * A cell's text. A fractional number takes a comma with `decimalComma` (Excel where the decimal
- * separator is one reads `87.5` as text or a date); integers and texts are the same either way.
- */
+/** A cell's text; a fractional number takes a comma with `decimalComma` (else Excel reads `87.5` as text or a date). */
 function textValue(value: unknown, decimalComma: boolean): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
@@ -194,9 +181,8 @@ export function textRows(table: ResultsTable, options: TextCellOptions = {}): st
 }
 
 /**
- * The table's rows as CSV lines (RFC 4180, CRLF; `--delimiter` `;` or tab), without the header;
- * text a spreadsheet would run as a formula is neutralised by the shared cell writer. A number
- * the service typed is written as the number (`-5`, summed); one sent as text stays text, guarded.
+ * The table's rows as CSV lines (RFC 4180, CRLF, `--delimiter`), without the header; formula-like text is
+ * neutralised by the shared cell writer. A number the service typed is written as the number.
  */
 export function csvRows(table: ResultsTable, delimiter = ',', options: TextCellOptions = {}): string {
   return textRows(table, options)
@@ -244,10 +230,7 @@ export function sheetFormats(table: ResultsTable): CellFormat[] {
   });
 }
 
-/**
- * A note on the header of each time column of a workbook: an Excel date keeps no zone, so the
- * column says which zone its wall times are in and where that zone came from.
- */
+/** A note on each time column's header: an Excel date keeps no zone, so it says which zone and where it came from. */
 export function timeZoneNotes(table: ResultsTable, zone: string, from: string): CellNote[] {
   const text = `Times in ${zone} (${from}): an Excel date keeps no zone, so the times of this column are wall times there.`;
   return table.header.flatMap((column, i) => (INSTANT_COLUMNS.has(column) ? [{ column: i, text }] : []));
@@ -282,8 +265,8 @@ function pinsWithheld<T extends Record<string, unknown>>(fields: T): T {
 }
 
 /**
- * The session (of the API's shape: domain/review-session.ts) as every renderer gets it, its PINs
- * withheld unless `--show-pin` (docs/cli.md, "Run report"). The local engine and `local serve` return them.
+ * The session (domain/review-session.ts) as every renderer gets it, its PINs withheld unless `--show-pin`
+ * (docs/cli.md, "Run report"); the local engine and `local serve` return them.
  */
 export function withPinWithheld(session: ReviewSession): ReviewSession {
   const results = session.Results ?? [];

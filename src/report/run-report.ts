@@ -57,10 +57,7 @@ export interface FieldChange {
   after?: unknown;
 }
 
-/**
- * Why an item a stopped run never sent is skipped, in its report and `runs show` (docs/runs.md, "runs
- * show"): after --max-errors the run is finished; else `runs resume` sends it (journaled, its store there).
- */
+/** Why an item a stopped run never sent is skipped (docs/runs.md, "runs show"): `runs resume` sends it. */
 export function notSentReason(stoppedByMaxErrors: boolean, run: string | undefined, storeGone = false): string {
   if (stoppedByMaxErrors) return `${NOT_SENT} the run stopped after --max-errors failures`;
   const way = storeGone ? ` ${STORE_GONE}` : run === undefined ? '' : ` (examctl runs resume ${run} sends it)`;
@@ -76,10 +73,7 @@ export function isNotSentItem(item: Pick<ReportItem, 'status' | 'errors'>): bool
   return item.status === 'skipped' && item.errors.length === 1 && item.errors[0]!.message.startsWith(NOT_SENT);
 }
 
-/**
- * Why an item whose request got no definite answer (a network failure, a 429 or 5xx after the
- * retries: `transient` in the journal) is skipped: the same words live and in `runs show`.
- */
+/** Why an item without a definite answer (`transient` in the journal) is skipped: the same words live and in `runs show`. */
 export function noDefiniteAnswerReason(why: string, run: string | undefined): string {
   const resend = run === undefined ? '' : ` (examctl runs resume ${run} sends it again)`;
   return `not done: the service gave no definite answer (${why === '' ? 'network failure, 429 or 5xx after retries' : why}); it may have been applied${resend}`;
@@ -87,10 +81,7 @@ export function noDefiniteAnswerReason(why: string, run: string | undefined): st
 
 export type ReportTarget = { kind: 'local'; store: string } | { kind: 'remote'; baseUrl: string };
 
-/**
- * The target's identity, one sync memory and one target of runs (docs/sync.md, "The sync memory"):
- * a URL as the URL parser spells it (host in lower case, no default port), no final `/`.
- */
+/** The target's identity (docs/sync.md, "The sync memory"): a URL as the URL parser spells it, no final `/`. */
 export function targetIdentity(target: ReportTarget, platform = process.platform): string {
   if (target.kind === 'local') return `local ${platform === 'win32' ? target.store.toLowerCase() : target.store}`;
   const { baseUrl } = target;
@@ -108,10 +99,7 @@ export interface ReportSummary {
   retriedByCause?: Record<string, number>;
   /** --prune-memberships: items whose request removed a link or flag examctl sent (docs/sync.md); the JSON report's only. */
   movers?: number;
-  /**
-   * A real run's ok items by action (docs/cli.md, "Created and updated"): `created` and `updated`
-   * both once an ok item has an action, each other action when it counts any.
-   */
+  /** A real run's ok items by action (docs/cli.md, "Created and updated"). */
   created?: number;
   updated?: number;
   unchanged?: number;
@@ -154,9 +142,8 @@ export interface ProfileNote {
 }
 
 /**
- * The sync memory a run decided from (docs/sync.md): found or not, the file looked for, how many
- * it remembers, and whether it records the run's population (`population`: its --population, null
- * for the runs without one). A memory that does not record the population is none for this run.
+ * The sync memory a run decided from (docs/sync.md): found or not, the file, how many it remembers, and
+ * whether it records the run's population (else it is none for this run).
  */
 export interface SyncMemoryNote {
   /** What the memory is of (its command: user sync, schedule push, collection add): what a gap in it costs differs. */

@@ -1,7 +1,4 @@
-/**
- * The run report (`--report x.xlsx`), or any table, as a workbook (docs/input-formats.md, "The
- * .xlsx run report"): the CSV report's rows, typed, written as they come; a row waits while the file is behind.
- */
+/** The run report (`--report x.xlsx`), or any table, as a workbook (docs/input-formats.md, "The .xlsx run report"). */
 import { Writable } from 'node:stream';
 import { RECORD_COLUMNS } from '../domain/columns.js';
 import { parseBooleanSpelling } from '../domain/coercion.js';
@@ -62,10 +59,7 @@ interface XlsxReportOptions extends ReportCellOptions {
   dateFormat?: DateFormat | undefined;
 }
 
-/**
- * The run report as a workbook over `stream` (a file or stdout). `onlyNotOk` keeps the rows
- * that still need work, as the CSV report does for --only-failed.
- */
+/** The run report as a workbook over `stream`; `onlyNotOk` keeps the rows that still need work (--only-failed). */
 export class XlsxReportWriter implements ReportSink {
   private inputHeader: readonly string[] | undefined;
   private readonly columnModes = new ColumnModes();
@@ -208,10 +202,9 @@ function cutMarker(count: number, what: 'columns' | 'rows', limit: number): stri
 }
 
 /**
- * Tables as a workbook, one sheet each, in order (review-session results with `-o xlsx`, a template
- * and its column descriptions): cells typed, header frozen with a filter; what is cut past Excel's
- * limits, and how it shows: docs/cli.md, "review-session show". `finish` says what was cut, for
- * the caller's warning. Rows go out as given: a sheet's rows need not all be held, only counted.
+ * Tables as a workbook, one sheet each, in order (review-session results, a template): cells typed, header
+ * frozen with a filter; what is cut past Excel's limits: docs/cli.md, "review-session show". Rows go out as
+ * given: a sheet's rows need only be counted.
  */
 export class TablesWorkbook {
   private readonly workbook: WorkbookWriter;
@@ -285,10 +278,7 @@ interface XlsxReportFile {
   discard(): Promise<void>;
 }
 
-/**
- * The report file of every format (report-file.ts: opened at once, so an unwritable report
- * location fails before anything is sent), the workbook's zip streamed into it.
- */
+/** The report file of every format (report-file.ts: opened at once, so an unwritable one fails before sending). */
 export async function openXlsxReportFile(
   path: string,
   options: XlsxReportOptions = {},
@@ -405,10 +395,7 @@ class ReportCellTypes {
     return formats;
   }
 
-  /**
-   * The report row's cells (`cells`, as the CSV report writes them, changed in place) with its
-   * input cells typed where they read back the same. A header with no typed column costs nothing more.
-   */
+  /** The report row's cells (changed in place), its input cells typed where they read back the same. */
   typed(cells: SheetCell[], row: SourceRow, modes: readonly Column[], failedFields: ReadonlySet<string>): SheetCell[] {
     const layout = this.layoutOf(row, modes);
     for (let at = 0; at < layout.length; at++) {
@@ -439,9 +426,8 @@ class ReportCellTypes {
   }
 
   /**
-   * The cells of a dry run's invalid row its errors name, each with a note of its codes and
-   * messages (docs/input-formats.md, "A dry run marks the cell"). `statusAt` is the status cell's
-   * index in the row.
+   * The cells of a dry run's invalid row its errors name, each with a note of its codes and messages
+   * (docs/input-formats.md, "A dry run marks the cell"); `statusAt` is the status cell's index.
    */
   marks(
     errors: readonly Problem[],

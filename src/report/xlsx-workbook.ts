@@ -55,10 +55,7 @@ export const MAX_NOTES = 10_000;
 /** A note's text is cut to this (a row's every error is in its error_messages cell whole). */
 const MAX_NOTE_CHARS = 2_000;
 
-/**
- * A row's XML as UTF-8 in one reused buffer, encoded by hand: the text of a cell escaped for
- * XML (`&`, `<`, `>`) as it is copied, so that no escaped copy of it is made.
- */
+/** A row's XML as UTF-8 in one reused buffer, cell text XML-escaped as it is copied (no escaped copy is made). */
 class RowBytes {
   buffer = Buffer.allocUnsafe(16 * 1024);
   length = 0;
@@ -213,9 +210,7 @@ function checkSheetName(name: string): void {
   }
 }
 
-/**
- * A row or column past Excel's last: callers refuse or cut before, so a bug said loudly, not a bad sheet.
- */
+/** A row or column past Excel's last: callers refuse or cut before, so a bug said loudly, not a bad sheet. */
 function pastSheetLimit(columns?: number): Error {
   if (columns === undefined)
     return new Error(
@@ -226,10 +221,7 @@ function pastSheetLimit(columns?: number): Error {
   );
 }
 
-/**
- * A text longer than a cell holds, cut so that it fits with a visible marker at its end saying
- * how long it was (never between the halves of a surrogate pair).
- */
+/** A text longer than a cell holds, cut with a visible marker saying how long it was (never inside a surrogate pair). */
 function cutToCell(text: string): string {
   const marker = `…[cut by examctl: ${text.length.toLocaleString('en-US')} characters, a cell holds ${MAX_CELL_CHARS.toLocaleString('en-US')}]`;
   let end = MAX_CELL_CHARS - marker.length;
@@ -244,10 +236,7 @@ export interface CellPlace {
   reference: string;
 }
 
-/**
- * One sheet being written: its header row first (columns, widths, formats), then rows, each `void`
- * unless the caller must wait for the output (then a promise).
- */
+/** One sheet being written: its header row first, then rows, each `void` unless the caller must wait (a promise). */
 export class SheetWriter {
   private rows = 0;
   private width = 0;
@@ -266,10 +255,7 @@ export class SheetWriter {
     readonly name: string,
   ) {}
 
-  /**
-   * The sheet's start, its columns (each shown in `formats[i]`, default text) and the header row
-   * (bold, frozen, with the filter); `notes` on header cells keep the header's look.
-   */
+  /** The sheet's start, its columns (each in `formats[i]`, default text) and the bold, frozen, filtered header row. */
   header(
     cells: readonly string[],
     formats: readonly CellFormat[] = [],
@@ -298,9 +284,8 @@ export class SheetWriter {
   }
 
   /**
-   * One row in `look` (`marks`: cells in the strong marked look, each with its note unless its
-   * text is empty). Encoded straight into bytes (RowBytes): a million rows make no strings but
-   * their numbers, nothing for the collector.
+   * One row in `look` (`marks`: cells in the marked look, each with its note unless its text is empty),
+   * encoded straight into bytes: a million rows make no strings but their numbers.
    */
   row(cells: readonly SheetCell[], look: RowLook, marks?: readonly CellNote[]): void | Promise<void> {
     if (this.rows === MAX_SHEET_ROWS) throw pastSheetLimit();
@@ -426,10 +411,7 @@ interface EndedSheet {
   notes: boolean;
 }
 
-/**
- * A workbook written onto `out`: `sheet(name)` opens the next sheet (the previous must be ended),
- * `finish()` writes the workbook part, the relationships and the content types and ends `out`.
- */
+/** A workbook onto `out`: `sheet(name)` opens the next sheet (the previous ended), `finish()` writes the rest. */
 export class WorkbookWriter {
   private readonly zip: ZipWriter;
   private readonly ended: EndedSheet[] = [];
@@ -555,10 +537,7 @@ export class WorkbookWriter {
   }
 }
 
-/**
- * Custom document properties (ECMA-376 Part 1, 22.3): each a text (`vt:lpwstr`), with the format
- * id every Office application gives user-defined properties and ids from 2 (0 and 1 are reserved).
- */
+/** Custom document properties (ECMA-376 Part 1, 22.3): texts with Office's user-defined format id, ids from 2. */
 function customPropertiesXml(properties: readonly (readonly [string, string])[]): string {
   const list = properties
     .map(

@@ -1,7 +1,6 @@
 /**
- * What the entry point says on the first Ctrl-C (or SIGTERM, SIGHUP). A run finishes what is in
- * flight and writes its report; a command that writes no report (local serve) says what it does
- * instead. Import-light: the entry point loads it.
+ * What the entry point says on the first Ctrl-C (or SIGTERM, SIGHUP): a run finishes what is in flight and
+ * writes its report; a command without one (local serve) says what it does. Import-light.
  */
 let notice = 'interrupted: finishing what is in flight, then writing the report (Ctrl-C again to quit now)';
 

@@ -39,11 +39,7 @@ type ProgressCounts = Record<ItemStatus, number> & { done: number };
 
 const NO_PROGRESS: Progress = { tick() {}, stop() {} };
 
-/**
- * ora redraws with the terminal's cursor controls and divides by its width. A stream without the
- * controls is no terminal; a pseudo-terminal reporting 0 columns (`script`, some containers)
- * would make ora erase an infinite number of lines, so both get no progress line.
- */
+/** ora needs cursor controls and divides by the width: a stream without them, or a 0-column pseudo-terminal, gets none. */
 function isDrawableTerminal(stream: NodeJS.WritableStream): boolean {
   const terminal = stream as { cursorTo?: unknown; clearLine?: unknown; columns?: unknown };
   if (typeof terminal.cursorTo !== 'function' || typeof terminal.clearLine !== 'function') return false;
@@ -120,8 +116,7 @@ class SpinnerProgress extends CountedProgress {
 
   private text(): string {
     const text = progressText(this.counts, { ...this.options, elapsedMs: this.now() - this.startedAt });
-    // One line only: a wrapped line would leave copies behind on narrow terminals. Room is kept
-    // for the spinner frame and its space.
+    // One line only: a wrapped line would leave copies behind; room is kept for the spinner frame.
     const columns = (this.options.stream as { columns?: unknown }).columns;
     const room = (typeof columns === 'number' && columns > 0 ? columns : 80) - 3;
     return text.length > room ? text.slice(0, Math.max(0, room)) : text;
@@ -199,10 +194,7 @@ const REAL_TIMERS: IntervalTimers = {
   },
 };
 
-/**
- * Counts outcomes and writes the plain line every 10 s. Driven by a timer rather than by ticks, so
- * a run stalled on a slow server still shows it is alive (the rate then falls and the ETA grows).
- */
+/** Counts outcomes and writes the plain line every 10 s, by a timer: a stalled run still shows it is alive. */
 export class PlainProgressTicker extends CountedProgress {
   private readonly timers: IntervalTimers;
   private readonly handle: unknown;
@@ -214,16 +206,13 @@ export class PlainProgressTicker extends CountedProgress {
     this.handle = this.timers.setInterval(() => this.write(), PLAIN_PROGRESS_EVERY_MS);
   }
 
-  /** Writes the line (the timer calls it every PLAIN_PROGRESS_EVERY_MS). */
   write(): void {
     if (this.stopped) return;
     const line = plainProgressLine(this.counts, { ...this.options, elapsedMs: this.now() - this.startedAt });
     // A courtesy for the log reader: a failing write must never fail the run.
     try {
       this.options.write(`${line}\n`);
-    } catch {
-      // ignored on purpose (see above)
-    }
+    } catch {}
   }
 
   stop(): void {

@@ -1,7 +1,6 @@
 /**
- * Whether a prompt is waiting for an answer, for the entry point: a prompt whose input ended
- * (Ctrl-D on a terminal) leaves nothing for the process to wait on, and the process would
- * otherwise end by itself with exit 0. Import-free, so the entry point loads no prompt code. Here too: the one rule for asking.
+ * Whether a prompt is waiting, for the entry point: a prompt whose input ended (Ctrl-D) leaves nothing to
+ * wait on, and the process would end with exit 0. Import-free; also the one rule for asking.
  */
 let open = 0;
 

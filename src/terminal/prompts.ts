@@ -1,7 +1,6 @@
 /**
- * Interactive prompts (@inquirer/prompts 7) for values a command was not given.
- * Only when `canPrompt` (prompt-state.ts) says so (docs/human.md, "When examctl asks"): on stderr,
- * each answer checked at once, Ctrl-C an InterruptedError before anything was sent.
+ * Interactive prompts (@inquirer/prompts 7) for values a command was not given, only when `canPrompt` says
+ * so (docs/human.md, "When examctl asks"): on stderr, each answer checked at once.
  */
 import { terminalLine, terminalLines } from '../formats/terminal-text.js';
 import { promptClosed, promptOpened } from './prompt-state.js';
@@ -36,9 +35,7 @@ export function missingValue(flag: string): UsageError {
   return new UsageError(`missing ${flag} (${PROMPTS_OFF})`);
 }
 
-/**
- * Inquirer ends its output stream after each prompt: a wrapper takes that end, so the caller's stays usable.
- */
+/** Inquirer ends its output stream after each prompt: a wrapper takes that end, so the caller's stays usable. */
 class KeepOpenOutput extends Writable {
   constructor(private readonly target: NodeJS.WritableStream) {
     super();
@@ -90,10 +87,7 @@ function note(io: PromptIo, text: string): void {
   (io.output ?? process.stderr).write(`${terminalLines(text)}\n`);
 }
 
-/**
- * A choice as the terminal shows it: its texts (from the store, the service or an earlier answer) pass
- * the terminal gate; its value, what the command gets, is left exactly as it was.
- */
+/** A choice as the terminal shows it: its texts pass the terminal gate; its value is left exactly as it was. */
 function shownChoice<Choice extends { name: string; description?: string; disabled?: string | boolean }>(
   choice: Choice,
 ): Choice {
@@ -136,16 +130,11 @@ interface PromptUserOptions {
   roles?: readonly string[];
   /** A user already on the target: its values are the defaults, and Role may stay as it is. */
   existing?: Partial<UserRequest>;
-  /**
-   * A user by the external id just answered (local target): found, its values are the next defaults.
-   */
+  /** A user by the external id just answered (local target): found, its values are the next defaults. */
   lookup?: (externalId: string) => Partial<UserRequest> | null | undefined;
   /** The target's hierarchies: a membership is picked among them (a hierarchy not there would fail with 131). */
   hierarchies?: readonly HierarchyEntry[];
-  /**
-   * Correcting a send that failed (offerCorrection): only the answers named are asked again,
-   * each with its earlier answer as the default; the others stay as answered.
-   */
+  /** Correcting a failed send (offerCorrection): only the answers named are asked again, earlier answers as defaults. */
   correct?: { names: ReadonlySet<string>; answered: Record<string, unknown> };
 }
 
@@ -171,9 +160,7 @@ function existingText(existing: Partial<UserRequest> | undefined, name: UserText
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/**
- * Asks for one user's fields, returned raw (API names) for validateUser (docs/human.md, "When examctl asks").
- */
+/** Asks for one user's fields, returned raw (API names) for validateUser (docs/human.md, "When examctl asks"). */
 export async function promptUser(options: PromptUserOptions = {}, io: PromptIo = {}): Promise<Record<string, unknown>> {
   const { correct } = options;
   const asked = (name: string): boolean => correct === undefined || correct.names.has(name);
@@ -299,9 +286,7 @@ export async function promptCollectionTitle(io: PromptIo = {}): Promise<string> 
   return title.trim();
 }
 
-/**
- * A checkbox list of the schedule's invigilators (the caller refuses none); at least one ticked.
- */
+/** A checkbox list of the schedule's invigilators (the caller refuses none); at least one ticked. */
 export async function promptInvigilators(
   choices: ReadonlyArray<{ value: string; name: string }>,
   io: PromptIo = {},
@@ -313,10 +298,7 @@ export async function promptInvigilators(
   });
 }
 
-/**
- * Free-text invigilator ids, for a target that cannot list them (remote): separated by spaces or
- * commas, at least one; each checked with the same rule as ids from a file.
- */
+/** Free-text invigilator ids (a remote target cannot list them), spaces or commas between, checked as a file's are. */
 export async function promptInvigilatorIds(scheduleExtId: string, io: PromptIo = {}): Promise<string[]> {
   const split = (raw: string): string[] => raw.split(/[\s,]+/).filter((id) => id !== '');
   const answer = await ask(io, input, {
@@ -355,8 +337,8 @@ interface ScheduleFieldsOptions {
 }
 
 /**
- * Asks for the required schedule fields left out (docs/human.md, "When examctl asks"); `known` holds
- * the fields given, so rules that span fields see them. Answers returned as typed (validated later).
+ * Asks for the required schedule fields left out (docs/human.md, "When examctl asks"); `known` holds the
+ * fields given, so rules that span fields see them.
  */
 export async function promptScheduleFields(
   missing: readonly ScheduleFieldName[],
@@ -460,10 +442,7 @@ function hierarchyChoice(entry: HierarchyEntry, inactiveReason: string): PickCho
   return choice;
 }
 
-/**
- * The choices matching a typed term, in the order docs/human.md, "When examctl asks" says; with
- * `allowNew`, a new id offered last, or disabled with the rule it breaks.
- */
+/** The choices matching a typed term, ordered as docs/human.md, "When examctl asks" says; `allowNew`: a new id last. */
 export function pickerMatches(
   choices: readonly PickChoice[],
   term: string | undefined,
@@ -534,10 +513,7 @@ interface GivenAnswer<Name extends string> {
   value: string | undefined;
 }
 
-/**
- * After a send from prompts failed (docs/human.md, "When examctl asks"): the answers to ask again
- * (those the problems name ticked), or null when none is named or the person declined.
- */
+/** After a send from prompts failed: the answers to ask again (those the problems name ticked), or null. */
 export async function offerCorrection<Name extends string>(
   answers: readonly GivenAnswer<Name>[],
   problems: readonly Problem[],

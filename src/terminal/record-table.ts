@@ -1,7 +1,4 @@
-/**
- * A list of records for a terminal: a table when it fits the width, else one block per record,
- * readable at any width, a URL left whole for copying (docs/human.md, "Tables").
- */
+/** Records for a terminal: a table when it fits, else one block per record, URLs whole (docs/human.md, "Tables"). */
 import Table from 'cli-table3';
 import { stripVTControlCharacters } from 'node:util';
 import { displayText, head, paint, tableOptions } from './table-format.js';

@@ -1,7 +1,6 @@
 /**
- * The human view of a review session (`examctl review-session show -o table`): a header block,
- * the Results table and the statistics. The CSV export is review-session-csv.ts; `--json`
- * prints the Content object itself and does not come through here.
+ * The human view of a review session (`review-session show -o table`): a header block, the Results table
+ * and the statistics. The CSV export is review-session-csv.ts.
  */
 import Table from 'cli-table3';
 import {
@@ -20,10 +19,7 @@ import { instantOf, instantText, type OutputTimes } from '../report/output-times
 interface RenderOptions {
   /** ANSI colour for a terminal; decide it with `colorEnabled` from table-format.ts. */
   color?: boolean;
-  /**
-   * The terminal's width in columns. Given, the tables are fitted to it (long cells wrap inside
-   * their column) instead of being wrapped by the terminal, which breaks every border.
-   */
+  /** The terminal's width: given, tables fit it (long cells wrap in their column) rather than wrap past the edge. */
   width?: number;
   /** `--show-pin`: the Access line names the PIN instead of "PIN: used". */
   showPin?: boolean;
@@ -238,8 +234,7 @@ function resultsTable(
     );
   }
   const text = table.toString();
-  // Narrower than the table can be squeezed (about 55 columns): one block per result, as other
-  // record lists do, rather than a table the terminal's own wrapping would break.
+  // Narrower than the table can be squeezed (about 55 columns): one block per result, as other record lists do.
   if (width !== undefined && renderedWidth(text) > width) {
     return renderRecordTable(RESULT_HEADS, rows, { width, color, headingColumns: 2 }).trimEnd();
   }

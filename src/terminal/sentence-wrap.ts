@@ -1,7 +1,6 @@
 /**
- * Help text is read sentence by sentence: each sentence of a description starts a new line, and
- * commander's wrap then breaks a long sentence at the terminal width. A sentence ends at `. `
- * (or `! ?`) before a capital letter or a backquote; `e.g. the` or `3.5 s` do not end one.
+ * Help text is read sentence by sentence: each sentence starts a line, commander wraps long ones. A sentence
+ * ends at `. ` (or `! ?`) before a capital letter or a backquote; `e.g. the` or `3.5 s` do not end one.
  */
 export function sentenceLines(text: string): string {
   return text.replace(/([.!?]) +(?=[A-Z`])/g, (match, stop: string, offset: number) => {

@@ -1,7 +1,4 @@
-/**
- * Small shared pieces for the human tables (review session view, run summary): colour policy,
- * cell sanitising and the cli-table3 style.
- */
+/** Small shared pieces for the human tables: colour policy, cell sanitising and the cli-table3 style. */
 import type Table from 'cli-table3';
 import { terminalLine } from '../formats/terminal-text.js';
 import { styleText } from 'node:util';
@@ -14,10 +11,7 @@ export function paint(text: string, colour: Colour, enabled: boolean): string {
   return enabled ? styleText(colour, text, { validateStream: false }) : text;
 }
 
-/**
- * Colour only for a terminal, and never against the NO_COLOR convention (https://no-color.org);
- * FORCE_COLOR=0 also turns it off, any other FORCE_COLOR turns it on even when piped.
- */
+/** Colour only for a terminal and never against NO_COLOR (https://no-color.org); FORCE_COLOR=0 off, any other on. */
 export function colorEnabled(options: { isTTY: boolean | undefined; env: Env }): boolean {
   const { env } = options;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
@@ -39,8 +33,8 @@ export function displayText(value: unknown): string {
 }
 
 /**
- * Table options: compact (no rule between rows, so long result lists stay readable). Colour is applied by us (header cells painted by `head`), never by cli-table3's
- * own colour library, which guesses from process.stdout rather than the stream we write to.
+ * Table options: compact (no rule between rows). Colour is applied by `head`, never by cli-table3's own
+ * colour library, which guesses from process.stdout rather than the stream written to.
  */
 export function tableOptions(extra: Table.TableConstructorOptions = {}): Table.TableConstructorOptions {
   return { ...extra, style: { head: [], border: [], compact: true } };

@@ -23,9 +23,8 @@ export function wrapList(parts: readonly string[], width: number): string {
 }
 
 /**
- * How a table meets a narrow terminal, step by step until it fits: one space of padding less;
- * then each natural break in turn (a column straight to `to` characters, never below its
- * longest word); only then are the widest `wrappable` columns cut, down to `minWrapped`.
+ * How a table meets a narrow terminal, step by step until it fits: one space of padding less; then each
+ * natural break in turn; only then are the widest `wrappable` columns cut, down to `minWrapped`.
  */
 export interface FitPlan {
   naturalBreaks: ReadonlyArray<{ column: number; to: number }>;
@@ -33,10 +32,7 @@ export interface FitPlan {
   minWrapped: number;
 }
 
-/**
- * Rows whose cells are wrapped so the table fits `width` columns (borders and padding
- * included). Unchanged when it fits already or no width is known; `tight`: padding was cut to one.
- */
+/** Rows wrapped so the table fits `width` columns (borders included); unchanged when it fits or no width is known. */
 export function fitToWidth(
   rows: readonly string[][],
   width: number | undefined,

@@ -3,10 +3,7 @@ import { finished } from 'node:stream/promises';
 import { InternalError, UsageError } from '../system/errors.js';
 import { drainedOrGone } from '../system/drained-or-gone.js';
 
-/**
- * A workbook written to stdout (`-o xlsx > file.xlsx`). Refused on a terminal, where the zip
- * bytes would only garble the screen; `redirect` is the command line that does it right.
- */
+/** A workbook written to stdout (`-o xlsx > file.xlsx`), refused on a terminal; `redirect` is the command that does it. */
 /** The part of a command's deps (context/command-deps.ts) a workbook on stdout needs. */
 interface WorkbookStdout {
   readonly stdoutIsTTY?: boolean;

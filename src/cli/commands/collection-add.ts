@@ -126,10 +126,7 @@ export async function run(
   return exitCode;
 }
 
-/**
- * The collections to add, from the file or from the flags (the title asked when prompts are
- * allowed), and their units: what the pipeline reads, and what `runs show` reads again.
- */
+/** The collections to add, from the file or the flags (the title asked when allowed), and their units. */
 export async function collectionAddInput(
   {
     file,

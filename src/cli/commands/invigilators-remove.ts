@@ -104,10 +104,7 @@ export const rerunInput: RerunInput = async (options, deps) =>
     Promise.reject(new UsageError('its ids were given at prompts')),
   );
 
-/**
- * The ids to remove (arguments, --file, else asked) and their units, each checked with the whole
- * list: what the pipeline reads, and what `runs show` reads again.
- */
+/** The ids to remove (arguments, --file, else asked) and their units, each checked with the whole list. */
 async function invigilatorsRemoveInput(
   input: Pick<
     InvigilatorsRemoveOptions,
@@ -236,9 +233,8 @@ async function idEntries(
 }
 
 /**
- * No id at all, however it came to be (none given, a --file without ids, prompts off): exit 2
- * naming the API's code 100 for such a list (docs/interpretations.md, "Invigilators"); `why`
- * says why nobody was asked.
+ * No id at all (none given, a --file without ids, prompts off): exit 2 naming the API's code 100 for such a
+ * list (docs/interpretations.md, "Invigilators"); `why` says why nobody was asked.
  */
 function noInvigilatorIds(why?: string): UsageError {
   return new UsageError(
@@ -246,10 +242,7 @@ function noInvigilatorIds(why?: string): UsageError {
   );
 }
 
-/**
- * No ids given: on a terminal, the local target offers the schedule's invigilators as a checklist;
- * a remote target cannot list them, so they are typed. Otherwise a usage error naming what is missing.
- */
+/** No ids given: on a terminal a checklist (local) or typed ids (remote); otherwise a usage error. */
 async function promptedIds(
   scheduleExtId: string,
   options: GlobalOptions,

@@ -5,9 +5,8 @@ import { InvalidArgumentError } from 'commander';
 import { portNumber, wholeNumberIn } from '../../flags/flag-values.js';
 
 /**
- * `--public-url`: where clients reach the server when it is behind something (a reverse proxy,
- * a port mapping); written into the OpenAPI document's `servers`. An http(s) URL, optionally
- * with a path prefix; no credentials, query or fragment (they would end up in every client).
+ * `--public-url`: where clients reach the server behind a proxy or port mapping (the OpenAPI `servers`): an
+ * http(s) URL, maybe with a path prefix; no credentials, query or fragment.
  */
 function publicUrl(value: string): string {
   let url: URL;

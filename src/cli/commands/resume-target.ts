@@ -122,10 +122,8 @@ export async function confirmResumeTarget(
 }
 
 /**
- * The token a resume sends is for the run's URL, else exit 2: EXAMCTL_TOKEN
- * while EXAMCTL_BASE_URL names no other (nor, as in a fresh run, the default profile's
- * URL the run took, unnamed now); a profile's that names it (named,
- * else the run's own, also after `config use` another, else the default).
+ * The token a resume sends is for the run's URL, else exit 2: EXAMCTL_TOKEN while EXAMCTL_BASE_URL names no
+ * other URL; a profile's that names it (named, else the run's own, else the default).
  */
 function chooseToken(
   { record }: OpenedResume,

@@ -61,14 +61,12 @@ async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf,
   const { delimiter, decimalSeparator } = settings;
   const ids = await idsOf({ externalIds, file, sheet, hiddenRows }, deps);
   const several = ids.length > 1 || file !== undefined;
-  // The times as asked (--timezone, --date-format, the profile's), else in this computer's zone:
-  // checked before the target is read, a bad zone or format is exit 2 with nothing asked.
+  // The times as asked, else this computer's zone: checked before the target is read (exit 2, nothing asked).
   const reading = readOutputTimes(settings.times, systemTimeZone(deps.env));
   if (!reading.ok) throw new UsageError(reading.message);
   const tableTimes = reading.times;
-  // Text files and scripts get the times as sent (RFC 3339, each with its offset) unless a flag or the
-  // profile asks. A date format writes wall times, which name no zone, and a workbook's date cells keep
-  // none: those are in the admin's zone, the table's (--timezone, the profile's, else this computer's), said on stderr.
+  // Text files and scripts get the times as sent unless a flag or the profile asks; wall times (a date format,
+  // a workbook's date cells) name no zone: they are in the table's zone, said on stderr.
   const zoneGiven = settings.times.timezone !== undefined;
   const wallTimes = settings.times.dateFormat !== undefined || output === 'xlsx';
   const fileTimes = zoneGiven || wallTimes ? tableTimes : undefined;

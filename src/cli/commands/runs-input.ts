@@ -15,9 +15,8 @@ import { resumeEntry } from '../resume-registry.js';
 import type { CliDeps } from '../command-declaration.js';
 
 /*
- * `runs show` reads a run's input again, with the job its command builds, so that the items the
- * run never reached are listed too: numbered by position as the pipeline numbers them (the key
- * of the journal), grouped as the command groups them (schedule push: one unit per request).
+ * `runs show` reads a run's input again with the job its command builds, so the items the run never reached
+ * are listed too, numbered and grouped as the pipeline does.
  */
 
 type JobInput = Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedItself' | 'summaryNotes'>;
@@ -26,9 +25,8 @@ type JobInput = Pick<RecordJob<unknown>, 'records' | 'units' | 'readsOnlyFailedI
 const FROM_PROMPTS = 'its items were given at prompts, which the journal does not keep';
 
 /**
- * The run's input read again, only when unchanged and through once before any item is reported
- * (docs/runs.md, "runs show"). `withUnits` false: only checked (unchanged, its job built), never
- * parsed, for a run whose journal lists every unit and a report that needs no input cells.
+ * The run's input read again, only when unchanged (docs/runs.md, "runs show"). `withUnits` false: only
+ * checked, never parsed (the journal lists every unit).
  */
 export async function runInput(
   record: Pick<JournalHead, 'header' | 'end'>,

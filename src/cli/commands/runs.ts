@@ -90,10 +90,7 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
   return 0;
 }
 
-/**
- * `runs show <id|last>`: the run report rebuilt from the journal, on the usual sinks; the journal
- * streamed, never held (docs/runs.md, "runs show").
- */
+/** `runs show <id|last>`: the run report rebuilt from the journal, streamed (docs/runs.md, "runs show"). */
 export async function runShow({ id, ...globals }: RunsShowOptions, deps: CliDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const runsDir = runsDirOf(options, deps);
@@ -144,9 +141,8 @@ export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions,
 }
 
 /**
- * `runs resume [id]`: takes the run over (refused with exit 2 when it is finished, held by
- * another process, or its input changed), then runs its command again with the recorded
- * options and target; the pipeline keeps what the journal settled and sends the rest.
+ * `runs resume [id]`: takes the run over (exit 2 when finished, held, or its input changed), then runs its
+ * command again with the recorded options and target; the pipeline sends what the journal did not settle.
  */
 export async function runResume(options: RunsResumeOptions, deps: CliDeps): Promise<number> {
   try {

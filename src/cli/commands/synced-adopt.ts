@@ -30,9 +30,8 @@ import type { LocalDirectory } from '../../port/local-directory.js';
 import { openTargetDirectory } from '../../context/target.js';
 
 /**
- * `synced adopt --file FILE [--population NAME]` (docs/sync.md, "When the memory is lost"): the
- * valid rows recorded as a real run would have (src/sync/adopt.ts), under the memory's lock; a
- * dry run only reads the memory.
+ * `synced adopt --file FILE [--population NAME]` (docs/sync.md, "When the memory is lost"): the valid rows
+ * recorded as a real run would have, under the memory's lock; a dry run only reads the memory.
  */
 export async function runAdopt(
   {
@@ -120,9 +119,8 @@ export async function runAdoptSchedules(
 }
 
 /**
- * `synced adopt-collections --file FILE`: collections (as `collection add --file` reads them)
- * recorded as examctl made them, with their fields: the way back for a collection whose request was
- * cut short, once checked on the platform (`--existing ok` then takes it for examctl's own).
+ * `synced adopt-collections --file FILE`: collections recorded as examctl made them, the way back for one
+ * whose request was cut short, once checked on the platform.
  */
 export async function runAdoptCollections(
   {

@@ -25,10 +25,7 @@ export function templateKindOf(kind: string): TemplateKind {
   throw new UsageError(`unknown kind "${kind}": ${hint}one of ${TEMPLATE_KINDS.join(', ')}`);
 }
 
-/**
- * `examctl template <kind>`: an input file the command accepts as it is (header, or an example
- * record for JSON), on stdout so it can be redirected anywhere. xlsx is refused on a terminal.
- */
+/** `examctl template <kind>`: an input file the command accepts as it is, on stdout (xlsx refused on a terminal). */
 export function run(
   { kind, output, out, bom, mapExample, example }: TemplateOptions,
   deps: CommandDeps,

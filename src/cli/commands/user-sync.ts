@@ -135,9 +135,8 @@ export async function run(
 }
 
 /**
- * A file run, with the sync memory (docs/sync.md): fed by every real run, read to leave out
- * unchanged users (--changed-only), to disable leavers (--disable-missing) and to remove the
- * links and flags examctl sent that the file no longer gives (--prune-memberships).
+ * A file run, with the sync memory (docs/sync.md): fed by every real run, read for --changed-only,
+ * --disable-missing and --prune-memberships.
  */
 async function syncFile(
   input: Parameters<typeof userSyncInput>[0] & Pick<UserSyncOptions, 'onlyFailed'>,
