@@ -446,29 +446,6 @@ process.on('exit', () => require('node:fs').writeSync(2, '\\nCOMPILED ' + JSON.s
       expect(JSON.parse(/\nCOMPILED (.*)\n/.exec(stderr)![1]!)).toEqual([packManifest().packed['examctl.mjs']]);
     });
   });
-
-  it('--version checks its pack without node:crypto; the entry pack edited, its length kept, is refused', async () => {
-    await inTempDir(async (dir) => {
-      const preload = join(dir, 'crypto.cjs');
-      await writeFile(
-        preload,
-        `process.on('exit', () => require('node:fs').writeSync(2, '\\nCRYPTO ' + process.moduleLoadList.filter((m) => /crypto/.test(m)).length + '\\n'));\n`,
-      );
-      const version = await startNode(['--require', preload, BIN, '--version'], dir).done;
-      expect(version.code, version.stderr).toBe(0);
-      expect(/\nCRYPTO (\d+)\n/.exec(version.stderr)![1]).toBe('0');
-
-      // One byte of the entry pack changed: its packDigest differs, so the module bundle runs.
-      const copy = await copyOfBuiltPackage(dir);
-      const entry = join(copy, 'dist/bundle/packed', packManifest(copy).packed['examctl.mjs']!);
-      const bytes = await readFile(entry);
-      bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0x01;
-      await writeFile(entry, bytes);
-      const edited = await loadedBy(dir, ['--version'], {}, join(copy, 'bin/examctl'));
-      expect(edited.code, edited.stderr).toBe(0);
-      expect(edited.urls).toContain(pathToFileURL(join(copy, 'dist/bundle/examctl.mjs')).href);
-    });
-  });
 });
 
 describe('bin/examctl starts the code-cached packs, not the ES module bundle', () => {
