@@ -467,9 +467,8 @@ export async function trainCodeCache(node, script, cache, trainer, alsoRuns = []
  * `--help`), as the one-file executable's are: a start compiles only the packs it loads, each
  * from its cache (`--version` its entry pack alone). Node 20 has no compile cache for modules
  * (module.enableCompileCache is Node 22), hence scripts. A cache is valid for one Node build:
- * code-cache.json names it, with each pack's and cache's digest (the entry pack's by bin/examctl's
- * packDigest, the others' SHA-256; V8 checks a cache only against its script's length: bin/examctl
- * uses a cache only with the pack it was made for).
+ * code-cache.json names it, with each pack's and cache's SHA-256 (V8 checks a cache only against
+ * its script's length: bin/examctl uses a cache only with the pack it was made for).
  */
 async function buildCodeCachedPacks() {
   const packedDir = join(BUNDLE_DIR, 'packed');
@@ -488,26 +487,18 @@ async function buildCodeCachedPacks() {
     ],
     { TRAIN_MODULE_DIR: BUNDLE_DIR },
   );
-  // bin/examctl checks each pack and its cache against these: the entry pack (all --version
-  // runs) by its packDigest, so that a start loading no other pack never loads node:crypto; every
-  // other pack by SHA-256.
-  const { packDigest } = createRequire(import.meta.url)('../bin/examctl');
-  const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
-  const record = (file) => {
-    const [key, check] = file === packed['examctl.mjs'] ? ['digest', packDigest] : ['sha256', sha256];
-    const cache = join(packedDir, `${file}.cache`);
-    return {
-      [key]: check(readFileSync(join(packedDir, file))),
-      cache: existsSync(cache) ? check(readFileSync(cache)) : null,
-    };
-  };
+  const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
+  const cached = (file) =>
+    existsSync(join(packedDir, `${file}.cache`)) ? sha256(join(packedDir, `${file}.cache`)) : null;
   const manifest = {
     node: process.version,
     v8: process.versions.v8,
     platform: process.platform,
     arch: process.arch,
     packed,
-    packs: Object.fromEntries([...files.keys()].sort().map((file) => [file, record(file)])),
+    packs: Object.fromEntries(
+      [...files.keys()].sort().map((file) => [file, { sha256: sha256(join(packedDir, file)), cache: cached(file) }]),
+    ),
   };
   writeFileSync(join(BUNDLE_DIR, 'code-cache.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 }

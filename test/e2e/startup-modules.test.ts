@@ -321,7 +321,7 @@ async function copyOfBuiltPackage(dir: string): Promise<string> {
 interface PackManifest {
   node: string;
   packed: Record<string, string>;
-  packs: Record<string, { sha256?: string; digest?: string; cache: string | null }>;
+  packs: Record<string, { sha256: string; cache: string | null }>;
 }
 const packManifest = (root = ROOT) =>
   JSON.parse(readFileSync(join(root, 'dist/bundle/code-cache.json'), 'utf8')) as PackManifest;
