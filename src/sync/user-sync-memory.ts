@@ -27,7 +27,7 @@ import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 import { byKey } from '../domain/key-order.js';
 import { localStoreExists, openTargetDirectory } from '../context/target.js';
-import { DISABLE_LOGIN, sentBefore, storedBefore, userChanges } from './user-changes.js';
+import { DISABLE_LOGIN, sentBefore, sentFields, storedBefore, userChanges } from './user-changes.js';
 
 export interface UserSyncFlags extends SyncFlags {
   disableMissing?: boolean;
@@ -727,6 +727,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const intent: MemoryEntry = { digest: '', run: entry?.run ?? run };
     if (firstName !== undefined) intent.firstName = firstName;
     if (lastName !== undefined) intent.lastName = lastName;
+    // What was acknowledged before stays until this request is: a cut-short request's values are not known sent.
+    if (entry?.sent !== undefined) intent.sent = entry.sent;
     if (leaver || entry?.disabled === true) intent.disabled = true;
     if (links !== undefined) intent.links = links;
     if (entry?.pruned !== undefined) intent.pruned = entry.pruned;
@@ -812,6 +814,8 @@ export function acknowledgedUser(
   if (sent.FirstName !== undefined) more.firstName = sent.FirstName;
   if (sent.LastName !== undefined) more.lastName = sent.LastName;
   if (sent.Email !== undefined) more.email = sent.Email;
+  const fields = sentFields(sent, before?.sent);
+  if (fields !== undefined) more.sent = fields;
   if (disabled) more.disabled = true;
   if (links !== undefined) more.links = links;
   const pruned = before && prunedAfter(before.links, links, before.pruned);
