@@ -113,6 +113,8 @@ export interface RecordJob<P, R = never> {
   syncMemory?(): SyncMemoryNote | undefined;
   /** A dry run: the run it planned against, its report's `run` column (docs/cli.md, "Run report"). */
   plannedAgainst?(): string | undefined;
+  /** The target's API once open (null: none), before any unit is read: user sync reads before values from a local engine's view. */
+  opened?(api: IntegrationApi | null): void;
   /** A real run started as `run`, nothing sent yet (docs/sync.md, "When the memory is lost"). */
   started?(run: string): Promise<void>;
   /**

@@ -110,6 +110,7 @@ export async function runPipeline<P, R = never>(
       plannedRun: job.plannedAgainst?.(),
     }),
   );
+  job.opened?.(api);
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
   const progress = runProgress(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};
