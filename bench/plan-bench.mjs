@@ -14,7 +14,13 @@ import { cliPath } from './paths.mjs';
 const ROWS = Number(process.env.EXAMCTL_BENCH_PLAN_ROWS ?? 50_000);
 const ROUNDS = Number(process.env.EXAMCTL_BENCH_ROUNDS ?? 2);
 
-const env = { ...process.env, EXAMCTL_RUNS_DIR: join(dataDir, 'plan-runs'), CI: 'true' };
+// A sync memory of its own, made anew with the store: one left from an earlier round names a store no longer there.
+const env = {
+  ...process.env,
+  EXAMCTL_RUNS_DIR: join(dataDir, 'plan-runs'),
+  EXAMCTL_SYNC_DIR: join(dataDir, 'plan-synced'),
+  CI: 'true',
+};
 
 function timed(args) {
   const out = join(dataDir, 'plan-time.txt');
@@ -34,6 +40,7 @@ const file = await usersCsv(ROWS, 'plan');
 const store = join(dataDir, 'plan-store');
 rmSync(store, { recursive: true, force: true });
 rmSync(env.EXAMCTL_RUNS_DIR, { recursive: true, force: true });
+rmSync(env.EXAMCTL_SYNC_DIR, { recursive: true, force: true });
 // The store holds every user; tonight's file changes each one's last name.
 timed(['user', 'sync', '--file', file, '--target', 'local', '--store', store]);
 const changed = join(dataDir, `plan-${ROWS}-changed.csv`);

@@ -103,6 +103,8 @@ export interface RecordJob<P, R = never> {
   send(api: IntegrationApi, payload: P, options: CallOptions): Promise<Outcome>;
   /** What the remote confirmation says will be sent ("3 schedules (120 candidates)"); default: the record count. */
   describeSend?(records: AsyncIterable<InputRecord>): Promise<string>;
+  /** The action of each valid unit's request: the remote confirmation counts units per action (plan-confirm.ts) unless `describePlan` says more. */
+  confirmAction?: 'send' | 'remove';
   /** What a real run would do, per action (`11 to send, 3 to disable`), counted before it sends: the remote confirmation says it instead. */
   describePlan?(records: AsyncIterable<InputRecord>): Promise<string>;
   /** Before the run is opened and the remote confirmation: a check refusing the whole run (--max-disable). */
@@ -111,6 +113,8 @@ export interface RecordJob<P, R = never> {
   syncMemory?(): SyncMemoryNote | undefined;
   /** A dry run: the run it planned against, its report's `run` column (docs/cli.md, "Run report"). */
   plannedAgainst?(): string | undefined;
+  /** The target's API once open (null: none), before any unit is read: user sync reads before values from a local engine's view. */
+  opened?(api: IntegrationApi | null): void;
   /** A real run started as `run`, nothing sent yet (docs/sync.md, "When the memory is lost"). */
   started?(run: string): Promise<void>;
   /**

@@ -70,6 +70,11 @@ export async function runPipeline<P, R = never>(
   const describeSend = async (): Promise<string | { plan: string }> => {
     // A resume's plan would count what its journal settled: it says what is left instead.
     if (job.describePlan && deps.resume === undefined) return { plan: await job.describePlan(input.records()) };
+    if (job.confirmAction !== undefined && deps.resume === undefined) {
+      const holding = job.describeSend ? await job.describeSend(input.records()) : undefined;
+      const { unitPlanWords } = await import('./plan-confirm.js');
+      return { plan: await unitPlanWords(job.units(input.batches()), job.confirmAction, holding) };
+    }
     const what = job.describeSend ? await job.describeSend(input.records()) : counted(total ?? 0, 'record');
     // A resume sends only what the journal did not settle: said, so the count is what remains.
     const kept = deps.resume === undefined ? 0 : deps.resume.plan.keptBelow(total ?? 0);
@@ -96,6 +101,7 @@ export async function runPipeline<P, R = never>(
       plannedRun: job.plannedAgainst?.(),
     }),
   );
+  job.opened?.(api);
   input.tellHeaderTo((header, dialect) => report.builder.sourceHeader(header, dialect));
   const progress = runProgress(job, unitTotal, options, deps);
   const callOptions: CallOptions = dryRun ? { dryRun: true } : {};

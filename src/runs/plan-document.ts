@@ -4,12 +4,13 @@
  * exactly that. Readable JSON, one item a line, checksummed (an edited plan is refused), 0600.
  */
 import { createHash, hash, randomBytes } from 'node:crypto';
-import { open, readFile, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../system/errors.js';
 import { fsyncDirectory } from '../system/atomic-file.js';
 import { describeSystemError } from '../system/system-error-words.js';
+import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from '../system/regular-file.js';
 
 export const PLAN_FORMAT = 'examctl-plan';
 export const PLAN_VERSION = 1;
@@ -128,7 +129,7 @@ export function shownRequest(request: unknown): unknown {
 
 const CHECKSUM_LINE = /\n {2}"checksum": "sha256:([0-9a-f]{64})"\n\}\n$/;
 /** A plan is read whole: its items are bounded by this many bytes. */
-const MAX_PLAN_BYTES = 1024 * 1024 * 1024;
+export const MAX_PLAN_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Writes a plan as its items come: the header, each item on its line, then counts and the
@@ -205,16 +206,17 @@ export class PlanWriter {
  * every field's type. Nothing of it is trusted before.
  */
 export async function readPlan(path: string): Promise<PlanDocument> {
-  const size = await stat(path).then(
-    (stats) => (stats.isFile() ? stats.size : -1),
+  // One handle: the bytes judged are the bytes of the file checked regular and bounded (no stat, then a read of a swapped path).
+  const text = await readRegularFileWithStat(path, { maxBytes: MAX_PLAN_BYTES, followLinks: true }).then(
+    ({ bytes }) => bytes.toString('utf8'),
     (error: unknown) => {
+      if (error instanceof NotRegularFileError)
+        throw new UsageError(`plan ${path}: not a file (${error.kind})`, { code: 'E2600' });
+      if (error instanceof FileTooLargeError)
+        throw new UsageError(`plan ${path}: larger than a plan can be (${MAX_PLAN_BYTES} bytes)`, { code: 'E2600' });
       throw new UsageError(`plan ${path}: cannot read it (${describeSystemError(error)})`, { code: 'E2600' });
     },
   );
-  if (size < 0) throw new UsageError(`plan ${path}: not a file`, { code: 'E2600' });
-  if (size > MAX_PLAN_BYTES)
-    throw new UsageError(`plan ${path}: larger than a plan can be (${MAX_PLAN_BYTES} bytes)`, { code: 'E2600' });
-  const text = await readFile(path, 'utf8');
   const end = CHECKSUM_LINE.exec(text);
   if (end === null)
     throw new UsageError(`plan ${path}: not an examctl plan, or cut short (no checksum at its end)`, { code: 'E2600' });

@@ -73,6 +73,12 @@ export interface MemoryEntry {
   /** Users: login disabled by --disable-missing (a leaver). */
   disabled?: boolean;
   /**
+   * Users: each other field examctl last sent and the target acknowledged (not the id, names, email,
+   * password or memberships, kept apart or never), as sent: a plan's before values (docs/plan.md).
+   * Absent: none sent, or an older examctl wrote the entry.
+   */
+  sent?: Record<string, unknown>;
+  /**
    * Users: the hierarchy links (and the flags sent true) examctl sent and did not delete since,
    * as `["H-A", ["coordinator", "reports"]]` (memberships.ts): what --prune-memberships may remove.
    */
@@ -181,6 +187,8 @@ export interface EntryBody {
   f?: string;
   l?: string;
   m?: string;
+  /** Users: MemoryEntry.sent; an older examctl reads past it. */
+  v?: unknown;
   x?: true;
   h?: unknown;
   /** Users: MemoryEntry.pruned, before `p` (populationAtEnd reads it last); an older examctl reads past it. */
@@ -231,6 +239,8 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
   if ([body.f, body.l, body.m].some((text) => text !== undefined && typeof text !== 'string'))
     return 'its names are not text';
   if (body.j !== undefined && typeof body.j !== 'string') return 'its first run is not text';
+  if (body.v !== undefined && (typeof body.v !== 'object' || body.v === null || Array.isArray(body.v)))
+    return 'its sent fields are not fields by name';
   if ((body.x !== undefined && body.x !== true) || (body.t !== undefined && body.t !== true))
     return 'its flags are not true';
   const entry: MemoryEntry = { digest: body.d, run: body.r };
@@ -238,6 +248,7 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
   if (body.f !== undefined) entry.firstName = body.f;
   if (body.l !== undefined) entry.lastName = body.l;
   if (body.m !== undefined) entry.email = body.m;
+  if (body.v !== undefined) entry.sent = body.v as Record<string, unknown>;
   if (body.x === true) entry.disabled = true;
   if (links.length > 0) entry.links = links;
   if (pruned.length > 0) entry.pruned = pruned;
@@ -383,6 +394,7 @@ export function entryBody(id: string, entry: MemoryEntry): string {
   if (entry.firstName !== undefined) body.f = entry.firstName;
   if (entry.lastName !== undefined) body.l = entry.lastName;
   if (entry.email !== undefined) body.m = entry.email;
+  if (entry.sent !== undefined) body.v = entry.sent;
   if (entry.disabled === true) body.x = true;
   if (entry.links !== undefined && entry.links.length > 0) body.h = entry.links;
   if (entry.pruned !== undefined && entry.pruned.length > 0) body.k = entry.pruned;

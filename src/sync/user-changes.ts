@@ -20,15 +20,36 @@ export function storedBefore(stored: object | null): KnownBefore | undefined {
   return { ...stored, DisableLogin: (stored as { DisableLogin?: unknown }).DisableLogin === true };
 }
 
-/** What examctl last sent, as the sync memory keeps it (MemoryEntry: names, email, the leaver's mark). */
+/** What examctl last sent, as the sync memory keeps it (MemoryEntry: names, email, the other fields sent, the leaver's mark). */
 export function sentBefore(entry: MemoryEntry | undefined): KnownBefore | undefined {
   if (entry === undefined || entry.tentative === true) return undefined;
-  const known: Record<string, unknown> = {};
+  const known: Record<string, unknown> = { ...entry.sent };
   if (entry.firstName !== undefined) known.FirstName = entry.firstName;
   if (entry.lastName !== undefined) known.LastName = entry.lastName;
   if (entry.email !== undefined) known.Email = entry.email;
   if (entry.disabled === true) known.DisableLogin = true;
   return known;
+}
+
+/** Fields a memory entry keeps apart (`f`, `l`, `m`, links) or never (the password), so not in MemoryEntry.sent. */
+const KEPT_APART = new Set(['ExternalId', 'FirstName', 'LastName', 'Email', SECRET, 'Hierarchies']);
+
+/**
+ * MemoryEntry.sent after `sent` was acknowledged: each of its other fields as sent, over those sent
+ * before (a field a request leaves out keeps its value on the target). Undefined for none.
+ */
+export function sentFields(
+  sent: UserRequest,
+  before: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> | undefined {
+  let fields: Record<string, unknown> | undefined;
+  for (const field in sent) {
+    const value = (sent as Record<string, unknown>)[field];
+    if (value === undefined || KEPT_APART.has(field)) continue;
+    fields ??= { ...before };
+    fields[field] = value;
+  }
+  return fields ?? (before === undefined ? undefined : { ...before });
 }
 
 /**

@@ -3,6 +3,8 @@ import { quotedValue, type Problem } from '../domain/problem.js';
 import { UsageError, InternalError } from '../system/errors.js';
 import type { UserRequest } from '../domain/types.js';
 import { counted, formatCount } from '../formats/number-format.js';
+import type { IntegrationApi } from '../port/integration-api.js';
+import type { LocalDirectory } from '../port/local-directory.js';
 import { describeTarget, populationWords } from '../report/report-writers.js';
 import { RunJournalError } from '../runs/run-errors.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
@@ -26,8 +28,7 @@ import { joinedOf, StaleInput } from './stale-input.js';
 import type { SourceRow } from '../report/run-report.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
 import { byKey } from '../domain/key-order.js';
-import { localStoreExists, openTargetDirectory } from '../context/target.js';
-import { DISABLE_LOGIN, sentBefore, storedBefore, userChanges } from './user-changes.js';
+import { DISABLE_LOGIN, sentBefore, sentFields, storedBefore, userChanges } from './user-changes.js';
 
 export interface UserSyncFlags extends SyncFlags {
   disableMissing?: boolean;
@@ -162,6 +163,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private counting = false;
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();
+  /** Where a local target's before values are read (`opened`); null: a remote target, or not open yet. */
+  private beforeView: Pick<LocalDirectory, 'userOf'> | null = null;
 
   constructor(
     flags: UserSyncFlags,
@@ -209,15 +212,20 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       }
       // Every file run reads the file once first: ids a spreadsheet stripped of their zeros are refused before anything is sent.
       if (disableMissing || pruneMemberships || this.userFlags.reallyNewIds !== true) await this.readFile(memory);
-      // Before and after (docs/plan.md): on the local target, the store's record of each user. With
-      // no store yet nothing is known before (and a plain run does not load the demo world for it).
-      const resolved = await this.target();
-      if (this.store === null && (await localStoreExists(resolved)))
-        this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
     } catch (error) {
       await this.close().catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * The target's API, open: on the local target each user's before values (docs/plan.md) are the
+   * store's record, read from the directory the memory opened, else from the engine's own view of
+   * the store (the store is not opened a second time for them). A remote API has none: what
+   * examctl last sent is known instead.
+   */
+  opened(api: IntegrationApi | null): void {
+    this.beforeView = this.store ?? (api !== null && 'userOf' in api ? (api as unknown as LocalDirectory) : null);
   }
 
   /** One read before the run: lost zeros, leavers, users who would lose a link or flag. */
@@ -475,7 +483,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** A unit sent, with each field it changes: before from the local store, else from what examctl last sent (docs/plan.md). */
   private withChanges(unit: Unit<UserRequest>, id: string): Unit<UserRequest> {
     if (!unit.prepared.ok) return unit;
-    const before = this.store !== null ? storedBefore(this.store.userOf(id)) : sentBefore(this.memory?.entries.get(id));
+    const before =
+      this.beforeView !== null ? storedBefore(this.beforeView.userOf(id)) : sentBefore(this.memory?.entries.get(id));
     const changes = userChanges(before, unit.prepared.value);
     return changes === undefined ? unit : { ...unit, changes };
   }
@@ -727,6 +736,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const intent: MemoryEntry = { digest: '', run: entry?.run ?? run };
     if (firstName !== undefined) intent.firstName = firstName;
     if (lastName !== undefined) intent.lastName = lastName;
+    // What was acknowledged before stays until this request is: a cut-short request's values are not known sent.
+    if (entry?.sent !== undefined) intent.sent = entry.sent;
     if (leaver || entry?.disabled === true) intent.disabled = true;
     if (links !== undefined) intent.links = links;
     if (entry?.pruned !== undefined) intent.pruned = entry.pruned;
@@ -812,6 +823,8 @@ export function acknowledgedUser(
   if (sent.FirstName !== undefined) more.firstName = sent.FirstName;
   if (sent.LastName !== undefined) more.lastName = sent.LastName;
   if (sent.Email !== undefined) more.email = sent.Email;
+  const fields = sentFields(sent, before?.sent);
+  if (fields !== undefined) more.sent = fields;
   if (disabled) more.disabled = true;
   if (links !== undefined) more.links = links;
   const pruned = before && prunedAfter(before.links, links, before.pruned);

@@ -1077,9 +1077,11 @@ describe('exit codes and targets', () => {
         env,
       );
       expect(run.code).toBe(2);
+      // Per action, then what the requests hold, and where to read every record first.
       expect(questions[0]).toContain(
-        'schedule push: 2 schedules (10 candidates) to send to remote https://exam.example.test',
+        'schedule push to remote https://exam.example.test, plan: 2 to send, in all 2 schedules (10 candidates).',
       );
+      expect(questions[0]).toContain('--dry-run --report plan.html');
       // A report in which one schedule's rows are ok: only the other one is counted.
       const lines = (await readFile(join(FIXTURES, 'sittings.csv'), 'utf8')).trim().split(/\r?\n/);
       const report = [
@@ -1095,7 +1097,7 @@ describe('exit codes and targets', () => {
         env,
       );
       expect(questions[1]).toContain(
-        `schedule push: 1 schedule (${failedRows} candidate${failedRows === 1 ? '' : 's'}) to send`,
+        `plan: 1 to send, in all 1 schedule (${failedRows} candidate${failedRows === 1 ? '' : 's'})`,
       );
     });
   });

@@ -185,6 +185,30 @@ describe('plan then apply (docs/plan.md)', () => {
       expect(items.find((item) => item.id === 'stu-2001')!.action).toBe('updated');
     }));
 
+  it("a plain local sync reads before values from the engine's own view: the store is not opened twice", () =>
+    withTempDir(async (dir) => {
+      const { cli, lines } = await firstNight(dir);
+      lines[1] = lines[1]!.replace('Haddad', 'Haddad-Smith');
+      await writeFile(join(dir, 'export.csv'), `${lines.join('\n')}\n`);
+      let directories = 0;
+      const openDirectory: CommandDeps['openDirectory'] = async () => {
+        directories += 1;
+        throw new Error('not opened here');
+      };
+      for (const dryRun of [['--dry-run'], []]) {
+        const run = await cli(['user', 'sync', '--file', 'export.csv', ...dryRun, '--json'], { openDirectory });
+        expect(run.code, run.stderr).toBe(0);
+        const haddad = (JSON.parse(run.stdout).items as Item[]).find((item) => item.id === 'stu-2001')!;
+        expect(haddad.changes).toContainEqual({
+          field: 'LastName',
+          known: true,
+          before: 'Haddad',
+          after: 'Haddad-Smith',
+        });
+      }
+      expect(directories).toBe(0);
+    }));
+
   it('--plan-out needs --dry-run', () =>
     withTempDir(async (dir) => {
       const { cli } = await firstNight(dir);

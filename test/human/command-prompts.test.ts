@@ -250,7 +250,7 @@ describe('invigilators remove on a terminal without ids', () => {
         { env: { EXAMCTL_BASE_URL: 'https://exam.example.test' }, deps: { openApi: async () => api } },
       );
       expect(session.code, session.stderr).toBe(0);
-      expect(session.screen).toContain('invigilators remove: 2 records to send to remote https://exam.example.test');
+      expect(session.screen).toContain('invigilators remove to remote https://exam.example.test, plan: 2 to remove.');
       expect(sent).toEqual([['inv-1', 'inv-2']]);
       expect(session.screen + session.stderr).not.toContain('tok-secret');
       expect(session.stderr.match(/is readable by group or others/g)).toHaveLength(1);

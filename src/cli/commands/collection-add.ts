@@ -89,6 +89,7 @@ export async function run(
       deps,
     )),
     prepare: async () => void (await memory.open(existing === 'ok')),
+    confirmAction: 'send',
     send: async (api, collection, callOptions) =>
       memory.existing(collection, await sendCollection(api, collection, callOptions), existing),
     ...memory.hooks(),

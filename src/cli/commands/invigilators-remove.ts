@@ -71,6 +71,7 @@ export async function run(
     )),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
+    confirmAction: 'remove',
     // With --missing-ok a 319 is ok and unchanged: still what a lost removal would leave (a resume cannot tell).
     lostAttemptDid:
       missingOk === true

@@ -136,6 +136,7 @@ export async function run(
       for await (const batch of units(batches)) yield batch.map((unit) => memory.leaveOut(memory.unit(unit)));
     },
     describeSend: (records) => describeRequests(records, defaults),
+    confirmAction: 'send',
     prepare: async () => {
       if (!isGiven(defaults.schedule.PIN)) await refuseWithheldPins(records(), onlyFailed ?? false);
       await memory.open(changedOnly ?? false);

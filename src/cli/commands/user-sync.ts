@@ -182,6 +182,7 @@ async function syncFile(
       yield* memory.leaverBatches();
     },
     prepare: () => memory.prepare(),
+    opened: (api) => memory.opened(api),
     // The memory decides before sending: the confirmation says what it decided, per action.
     ...(flags.changedOnly || flags.disableMissing || flags.pruneMemberships
       ? { describePlan: async (records: AsyncIterable<InputRecord>) => planWords(await memory.planCounts(records)) }

@@ -1,0 +1,89 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { clockFromEnv } from '../../src/engine/index.js';
+import { serveLocalStore } from '../../src/server/index.js';
+import { examctlStep as examctl } from '../support/in-process.js';
+import { PINNED_NOW } from '../support/cli.js';
+import { withTempDir } from './helpers.js';
+
+/**
+ * An apply interrupted at a marker (EXAMCTL_TEST_SIGNAL_AFTER, docs/runs.md), then `runs resume`:
+ * the resume sends the plan's requests the interrupted run did not, and nothing else (docs/plan.md).
+ * Remote, through `local serve`, so the server's log counts what each run sent.
+ */
+
+const USERS = 400;
+
+interface Item {
+  id: string;
+  action?: string;
+  status?: string;
+}
+
+const csv = (suffix: string) =>
+  `ExternalId,FirstName,LastName,Email,Role\n${Array.from(
+    { length: USERS },
+    (_, i) => `u-${String(i + 1).padStart(4, '0')},Ada,Ng${i + 1}${suffix},u${i + 1}@example.test,Candidate`,
+  ).join('\n')}\n`;
+
+describe('an interrupted apply, resumed', () => {
+  it('runs resume sends exactly the rest of the plan, from the plan (the export changed since)', () =>
+    withTempDir(async (dir) => {
+      const log: string[] = [];
+      const server = await serveLocalStore({
+        storeDir: join(dir, 'served'),
+        port: 0,
+        now: clockFromEnv({ EXAMCTL_NOW: PINNED_NOW }),
+        log: (line) => log.push(line),
+      });
+      const posts = () => log.filter((line) => line.startsWith('POST /api/v1/integrations/user 200')).length;
+      try {
+        const env = {
+          EXAMCTL_RUNS_DIR: join(dir, 'runs'),
+          EXAMCTL_TOKEN: 'dev-token',
+          EXAMCTL_TARGET: 'remote',
+          EXAMCTL_BASE_URL: server.url,
+        };
+        await writeFile(join(dir, 'users.csv'), csv(''));
+        expect((await examctl(['--yes', 'user', 'sync', '--file', 'users.csv'], dir, env)).code).toBe(0);
+        // Tonight every surname changes.
+        await writeFile(join(dir, 'export.csv'), csv('-Lee'));
+        const sync = ['user', 'sync', '--file', 'export.csv', '--changed-only'];
+        const planned = await examctl([...sync, '--dry-run', '--plan-out', 'plan.json'], dir, env);
+        expect(planned.code, planned.stderr).toBe(0);
+        const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8'));
+        expect(plan.counts).toEqual({ update: USERS });
+        // The apply stops (SIGTERM, as a real signal) after its 100th answer: in-flight work finishes.
+        const before = posts();
+        const stopped = await examctl(['--yes', 'apply', 'plan.json'], dir, {
+          ...env,
+          EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:100:SIGTERM',
+        });
+        expect(stopped.stderr).toContain('E1300');
+        const shown = JSON.parse((await examctl(['--json', 'runs', 'show', 'last'], dir, env)).stdout) as {
+          run: string;
+          summary: { ok: number; skipped: number };
+        };
+        const sentByApply = posts() - before;
+        expect(shown.summary.ok).toBe(sentByApply);
+        expect(shown.summary.skipped).toBe(USERS - sentByApply);
+        expect(sentByApply).toBeGreaterThanOrEqual(100);
+        expect(sentByApply).toBeLessThan(USERS);
+        // Before the resume the export changes again: the resume reads the plan's copy, not it.
+        await writeFile(join(dir, 'export.csv'), 'ExternalId,FirstName,LastName\n');
+        const resumed = await examctl(['--yes', 'runs', 'resume', shown.run, '--report', 'resumed.json'], dir, env);
+        expect(resumed.code, resumed.stderr).toBe(0);
+        expect(posts() - before).toBe(USERS);
+        const items = JSON.parse(await readFile(join(dir, 'resumed.json'), 'utf8')).items as Item[];
+        expect(items.filter((item) => item.action === 'updated')).toHaveLength(USERS);
+        // The target holds the plan: the same export, planned again, changes nothing.
+        await writeFile(join(dir, 'export.csv'), csv('-Lee'));
+        const check = await examctl([...sync, '--dry-run', '--json'], dir, env);
+        const after = JSON.parse(check.stdout) as { items: Item[] };
+        expect(after.items.filter((item) => item.action !== 'unchanged')).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    }));
+});

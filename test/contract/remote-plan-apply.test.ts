@@ -1,0 +1,126 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run-cli.js';
+import { clockFromEnv } from '../../src/engine/index.js';
+import { serveLocalStore } from '../../src/server/index.js';
+import { testDeps, withTempDir } from '../cli/helpers.js';
+
+/**
+ * Plan then apply on a remote target (docs/plan.md): the remote client against `local serve` over
+ * loopback. Before values come from what examctl last sent (the sync memory), every field it sent.
+ */
+
+const USERS = resolve(__dirname, '../../fixtures/users.csv');
+const NOW = '2026-11-21T10:00:00Z';
+
+interface Item {
+  id: string;
+  action?: string;
+  changes?: { field: string; known: boolean; before?: unknown; after?: unknown }[];
+}
+
+async function remoteNight(
+  dir: string,
+  run: (
+    cli: (args: string[], baseUrl?: string) => Promise<{ code: number; stderr: string }>,
+    log: string[],
+    baseUrl: string,
+  ) => Promise<void>,
+) {
+  const log: string[] = [];
+  const server = await serveLocalStore({
+    storeDir: join(dir, 'served'),
+    port: 0,
+    now: clockFromEnv({ EXAMCTL_NOW: NOW }),
+    log: (line) => log.push(line),
+  });
+  const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_TOKEN: 'dev-token' };
+  const cli = async (args: string[], baseUrl = server.url) => {
+    const io = testDeps(dir, {}, env);
+    const code = await runCli(['--target', 'remote', '--base-url', baseUrl, ...args], io.deps);
+    return { code, stderr: io.stderr.text };
+  };
+  try {
+    await run(cli, log, server.url);
+  } finally {
+    await server.close();
+  }
+}
+
+const posts = (log: string[]) => log.filter((line) => line.startsWith('POST /api/v1/integrations/user ')).length;
+
+describe('plan then apply on a remote target, through local serve', () => {
+  it('plan names the before values examctl sent; apply sends the plan; again sends nothing; a moved memory is refused (E2601)', () =>
+    withTempDir(async (dir) =>
+      remoteNight(dir, async (cli, log) => {
+        const lines = (await readFile(USERS, 'utf8')).trimEnd().split('\n');
+        await writeFile(join(dir, 'users.csv'), `${lines.join('\n')}\n`);
+        expect((await cli(['user', 'sync', '--file', 'users.csv', '--yes'])).code).toBe(0);
+        // Tonight: one surname, one user's role and labels, both fields examctl sent last night.
+        const tonight = [...lines];
+        tonight[1] = tonight[1]!.replace('Haddad', 'Haddad-Smith');
+        tonight[2] = tonight[2]!.replace(',Candidate,', ',Invigilator,').replace('cohort-2026', 'cohort-2027');
+        await writeFile(join(dir, 'export.csv'), `${tonight.join('\n')}\n`);
+        const sync = ['user', 'sync', '--file', 'export.csv', '--changed-only'];
+        const planned = await cli([...sync, '--dry-run', '--plan-out', 'plan.json']);
+        expect(planned.code).toBe(0);
+        const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8'));
+        expect(plan.target.kind).toBe('remote');
+        const items = plan.items as Item[];
+        expect(items.find((item) => item.id === 'stu-2001')!.changes).toEqual([
+          { field: 'LastName', known: true, before: 'Haddad', after: 'Haddad-Smith' },
+        ]);
+        expect(items.find((item) => item.id === 'stu-2002')!.changes).toEqual([
+          { field: 'Role', known: true, before: 'Candidate', after: 'Invigilator' },
+          { field: 'Labels', known: true, before: ['cohort-2026'], after: ['cohort-2027'] },
+        ]);
+        // Apply: exactly the plan's two requests.
+        const before = posts(log);
+        expect((await cli(['apply', 'plan.json', '--yes', '--report', 'applied.json'])).code).toBe(0);
+        expect(posts(log) - before).toBe(2);
+        const reported = JSON.parse(await readFile(join(dir, 'applied.json'), 'utf8')).items as Item[];
+        expect(reported.filter((item) => item.action === 'updated').map((item) => item.id)).toEqual([
+          'stu-2001',
+          'stu-2002',
+        ]);
+        // Again: nothing sent.
+        const again = await cli(['apply', 'plan.json', '--yes']);
+        expect(again.code).toBe(0);
+        expect(again.stderr).toContain('applied already');
+        expect(posts(log) - before).toBe(2);
+        // The next plan knows what apply sent: stu-2002's role is Invigilator before.
+        tonight[2] = tonight[2]!.replace(',Invigilator,', ',Candidate,');
+        await writeFile(join(dir, 'export.csv'), `${tonight.join('\n')}\n`);
+        expect((await cli([...sync, '--dry-run', '--plan-out', 'next.json'])).code).toBe(0);
+        const next = JSON.parse(await readFile(join(dir, 'next.json'), 'utf8')).items as Item[];
+        expect(next.find((item) => item.id === 'stu-2002')!.changes).toEqual([
+          { field: 'Role', known: true, before: 'Invigilator', after: 'Candidate' },
+        ]);
+        // Another run sends between plan and apply: the memory moved, apply refuses and sends nothing.
+        await writeFile(join(dir, 'one.csv'), `${lines[0]}\n${lines[3]!.replace('Martin', 'Martinez')}\n`);
+        expect((await cli(['user', 'sync', '--file', 'one.csv', '--yes'])).code).toBe(0);
+        const sent = posts(log);
+        const moved = await cli(['apply', 'next.json', '--yes']);
+        expect(moved.code).toBe(2);
+        expect(moved.stderr).toMatch(/E2601/);
+        expect(moved.stderr).toContain('sync memory');
+        expect(posts(log)).toBe(sent);
+      }),
+    ));
+
+  it('a plan made for one service is refused (E2601) against another, nothing sent', () =>
+    withTempDir(async (dir) =>
+      remoteNight(dir, async (cli, log, baseUrl) => {
+        await writeFile(join(dir, 'users.csv'), await readFile(USERS, 'utf8'));
+        expect((await cli(['user', 'sync', '--file', 'users.csv', '--dry-run', '--plan-out', 'plan.json'])).code).toBe(
+          0,
+        );
+        const other = await cli(['apply', 'plan.json', '--yes'], 'http://127.0.0.1:9/');
+        expect(other.code).toBe(2);
+        expect(other.stderr).toMatch(/E2601/);
+        expect(other.stderr).toContain(baseUrl.replace(/\/$/, ''));
+        expect(posts(log)).toBe(0);
+      }),
+    ));
+});
