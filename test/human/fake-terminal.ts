@@ -66,7 +66,11 @@ export class FakeTerminal {
     return this.output.text;
   }
 
-  /** Waits for `text` to appear after the last match, then moves the match cursor past it. */
+  /**
+   * Waits for `text` to appear after the last match, then moves the match cursor past it. The bound
+   * only turns a prompt that never comes into a message showing the screen, before the test's own
+   * limit (vitest.config.ts, 120 s): it is not a speed check, so it is far above any load's delay.
+   */
   waitFor(text: string): Promise<void> {
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
@@ -83,7 +87,7 @@ export class FakeTerminal {
             `never saw ${JSON.stringify(text)} on screen; screen after cursor:\n${this.output.text.slice(this.cursor)}`,
           ),
         );
-      }, 5000);
+      }, 100_000);
       const stop = this.output.onChange(() => {
         if (!check()) return;
         clearTimeout(timer);
