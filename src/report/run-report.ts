@@ -11,17 +11,6 @@ export type ItemStatus = 'ok' | 'partial' | 'failed' | 'skipped';
 /** What became of an item beyond its status: each action in docs/cli.md, "Created and updated". */
 export type ItemAction = PlannedAction | 'disabled' | 'sent' | 'removed' | 'left';
 
-/** Every action, in the order the summary counts them. */
-export const ITEM_ACTIONS: readonly ItemAction[] = [
-  'created',
-  'updated',
-  'unchanged',
-  'sent',
-  'disabled',
-  'removed',
-  'left',
-];
-
 export interface ReportItem {
   source: SourceRef;
   /** The record's external id (user ExternalId, ScheduleExtId, collection ExternalId, invigilator id); null when unknown. */
