@@ -213,6 +213,10 @@ describe('plan then apply (docs/plan.md)', () => {
       const moved = await cli(['apply', 'plan.json', '--report', 'moved.json']);
       expect(moved.code).toBe(2);
       expect(moved.stderr).toMatch(/^examctl: E2601: plan \S+: the local store \S+ changed since the plan was made/m);
+      // Plainly: the heads then and now, never 'its position is not the plan's'.
+      const made = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')).store as string;
+      expect(moved.stderr).toContain(`its head was ${made} then, `);
+      expect(moved.stderr).not.toContain('position');
       await expect(stat(join(dir, 'moved.json'))).rejects.toThrow();
       // The memory alone: forgotten since the plan.
       await plan();
