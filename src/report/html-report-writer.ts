@@ -40,7 +40,6 @@ const GROUPS: readonly Group[] = [
 /** Each table's heading: the action's words (as the plan file and the terminal say them), and what they mean. */
 const MEANING: Partial<Record<Group, readonly [dryRun: string, real: string]>> = {
   disable: ['not in the file', 'not in the file'],
-  prune: ['would lose a link or flag examctl sent', 'lost a link or flag examctl sent'],
   enable: ['a login examctl disabled', 'a login examctl disabled'],
   send: ['', 'what it did: not known'],
   invalid: ['not sent', 'not sent'],
