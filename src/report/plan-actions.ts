@@ -79,7 +79,8 @@ export function actionOf(facts: ActionFacts, item: Pick<ItemFacts, 'status' | 'a
   if (item.status === 'skipped') return 'skipped';
   if (facts.unsent !== undefined) return facts.unsent;
   if (item.status === 'failed') return 'fails';
-  if (facts.disables === true || item.action === 'disabled') return 'disable';
+  // A leaver the target answers as unchanged (not there, or disabled already) is what it said.
+  if (item.action !== 'unchanged' && (facts.disables === true || item.action === 'disabled')) return 'disable';
   if (facts.prunes === true) return 'prune';
   if (facts.enables === true) return 'enable';
   if (item.action === 'removed' || facts.removes === true) return 'remove';

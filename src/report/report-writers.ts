@@ -811,7 +811,10 @@ const shownId = (id: string): string => (id.length > 60 ? quotedValue(id) : id);
 /** How a record shows in the plan: `+ stu-1`, `~ stu-2 (LastName)`, a mover's move, `= stu-3`, `- stu-5 (disable login)`, `> stu-6`, `! stu-4 (invalid)`. */
 function planLine(action: PlanAction, item: ReportItem): string {
   const id = shownId(item.id ?? '-');
-  const fields = item.changedFields && item.changedFields.length > 0 ? ` (${item.changedFields.join(', ')})` : '';
+  // The fields that change: the engine's, else those examctl knows a remote send changes (what it last sent: docs/plan.md).
+  const named =
+    item.changedFields ?? item.changes?.filter((change) => change.known).map((change) => change.field) ?? [];
+  const fields = named.length > 0 ? ` (${named.join(', ')})` : '';
   switch (action) {
     // A mover (--prune-memberships): what it leaves and joins says more than `(Hierarchies)`.
     case 'prune':
