@@ -769,7 +769,7 @@ function differentMessages(entry: ErrorCodeCount): string {
 
 /*
  * What a dry run would do (docs/cli.md, "The local store"), by action (plan-actions.ts); the JSON
- * report's `plan` says the same counts in its older keys (docs/human.md, "The plan in --json").
+ * report's `plan` says the same counts in its older keys (docs/cli.md, "The local store").
  */
 interface PlanCounts {
   toCreate: number;
