@@ -50,7 +50,7 @@ export async function refuseMovedPlan(
   const store = await targetStoreMark(target, deps);
   if (store !== plan.store)
     throw refused(
-      `the ${describeTarget(target.report)} changed since the plan was made (its position is not the plan's: another run, a restore)`,
+      `the ${describeTarget(target.report)} changed since the plan was made: its head was ${plan.store ?? 'none'} then, ${store ?? 'none'} now (another run wrote to it, or it was restored)`,
     );
   const memory = await memoryMark(target, deps);
   if (memory !== plan.memory)

@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
-import type { ReportEntry, ReportItem } from '../report/run-report.js';
+import type { ReportEntry } from '../report/run-report.js';
+import { actionWords, type ActionCounts } from '../report/plan-actions.js';
 import { describeTarget } from '../report/report-writers.js';
 import { recordedOptions } from '../runs/recorded-options.js';
 import {
@@ -16,7 +17,6 @@ import {
   PLAN_FORMAT,
   PLAN_VERSION,
   shownRequest,
-  type PlanAction,
   type PlanGuard,
   type PlanHeader,
   type PlanInput,
@@ -28,7 +28,7 @@ import { counted } from '../formats/number-format.js';
 import { EXAMCTL_VERSION } from '../version.js';
 import { inputPathOf } from './command-input.js';
 import { memoryMark, targetStoreMark } from './plan-marks.js';
-import type { Unit } from './record-job.js';
+import { unitAction, type Unit } from './record-job.js';
 
 /** Options of the invocation a plan does not keep: how this dry run reported, not what the real run does. */
 const NOT_PLANNED = ['dryRun', 'planOut', 'report', 'json', 'output', 'quiet', 'verbose', 'yes'];
@@ -55,29 +55,12 @@ async function plannedInputs(deps: CommandDeps, planPath: string): Promise<PlanI
   return inputs;
 }
 
-/** What the real run does with the unit the dry run reported as `item`. */
-export function planActionOf(unit: Unit<unknown>, item: ReportItem, command: string): PlanAction {
-  if (!unit.prepared.ok) return 'invalid';
-  if (item.status === 'skipped') return 'skipped';
-  if (unit.unsent !== undefined) return unit.unsent.action === 'left' ? 'left' : 'unchanged';
-  if (item.status === 'failed') return 'fails';
-  if (unit.plannedAction === 'disabled' || item.action === 'disabled') return 'disable';
-  if (unit.membership?.removed !== undefined) return 'prune';
-  if (unit.plannedNote === 're-enables') return 'enable';
-  if (item.action === 'removed' || command === 'invigilators remove') return 'remove';
-  if (item.action === 'created') return 'create';
-  if (item.action === 'updated') return 'update';
-  if (item.action === 'unchanged') return 'unchanged';
-  // A remote target tells a dry run nothing: an update where examctl knows what it last sent.
-  return unit.changes !== undefined ? 'update' : 'send';
-}
-
 /** A dry run's plan, written as its items are reported. */
 export class PlanTap {
   private readonly units: Unit<unknown>[] = [];
   private head = 0;
   private n = 0;
-  private readonly counts: Record<string, number> = {};
+  private readonly counts: ActionCounts = {};
 
   private constructor(
     private readonly path: string,
@@ -129,7 +112,8 @@ export class PlanTap {
       this.head = 0;
     }
     const { item } = entry;
-    const action = unit === undefined ? 'invalid' : planActionOf(unit, item, this.command);
+    // The item's action, derived once (record-job.ts, unitAction): the page and the terminal count the same.
+    const action = item.plan ?? (unit === undefined ? 'invalid' : unitAction(unit, item, this.command));
     this.counts[action] = (this.counts[action] ?? 0) + 1;
     const planned: PlanItem = {
       n: this.n++,
@@ -163,9 +147,7 @@ export class PlanTap {
       );
     }
     await this.writer.finish(this.counts, judgedOf(this.deps, this.counts));
-    const counts = Object.entries(this.counts)
-      .map(([action, count]) => `${count} ${action}`)
-      .join(', ');
+    const counts = actionWords(this.counts, true);
     await say(
       this.deps,
       `plan ${this.header.id} written to ${this.path}: ${counted(this.n, 'item')} (${counts}); examctl apply ${this.path} sends exactly these requests`,
@@ -178,7 +160,7 @@ export class PlanTap {
 }
 
 /** The thresholds a plan was judged by (--max-disable, --max-prune): it was not refused, so within them. */
-function judgedOf(deps: CommandDeps, counts: Record<string, number>): string[] {
+function judgedOf(deps: CommandDeps, counts: ActionCounts): string[] {
   const invocation = deps.invocation ?? {};
   const judged: string[] = [];
   const limit = (flag: string, value: unknown) =>

@@ -9,7 +9,7 @@ import {
   TransientTargetError,
 } from '../system/errors.js';
 import { noDefiniteAnswerReason, notSentReason, type ReportItem, type ReportEntry } from '../report/run-report.js';
-import type { Outcome, RecordJob, Unit } from './record-job.js';
+import { unitAction, type Outcome, type RecordJob, type Unit } from './record-job.js';
 import type { RunJournaling } from './run-journaling.js';
 import { chosenId } from '../runs/run-id.js';
 
@@ -79,6 +79,11 @@ export class RecordDispatcher<P, R> {
   unreadable = 0;
   readonly remembered: R[] = [];
 
+  /** The job's command, for each item's action (record-job.ts, unitAction). */
+  private get command(): string {
+    return this.job.command ?? '';
+  }
+
   constructor(
     private readonly job: Pick<
       RecordJob<P, R>,
@@ -91,7 +96,8 @@ export class RecordDispatcher<P, R> {
       | 'intentsDurable'
       | 'withChosenId'
       | 'lostAttemptDid'
-    >,
+    > &
+      Partial<Pick<RecordJob<P, R>, 'command'>>,
     private readonly options: DispatchOptions,
   ) {
     this.signal = options.signal;
@@ -141,11 +147,15 @@ export class RecordDispatcher<P, R> {
         return kept;
     }
     this.checkStop();
-    if (this.stop !== undefined) return skipped(unit, this.notSent());
+    if (this.stop !== undefined) return skipped(unit, this.command, this.notSent());
     if (!prepared.ok) {
       this.countFailure();
       if (journal !== undefined) this.journalledSync(() => journal.refused(n, unit, prepared.problems));
-      return entryOf({ source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems }, unit);
+      return entryOf(
+        { source: unit.source, id: unit.id, status: 'failed', errors: prepared.problems },
+        unit,
+        this.command,
+      );
     }
     if (unit.unsent !== undefined) {
       const action = unit.unsent.action ?? 'unchanged';
@@ -157,7 +167,7 @@ export class RecordDispatcher<P, R> {
         this.journalledSync(() =>
           since === undefined ? journal.answered(n, unit, outcome) : journal.unchanged(n, since),
         );
-      return entryOf({ source: unit.source, id: unit.id, ...outcome }, unit);
+      return entryOf({ source: unit.source, id: unit.id, ...outcome }, unit, this.command);
     }
     const api = this.api;
     if (api === null) {
@@ -168,7 +178,11 @@ export class RecordDispatcher<P, R> {
         errors: [],
         ...(unit.plannedNote === undefined ? {} : { note: unit.plannedNote }),
       };
-      return entryOf(unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction }, unit);
+      return entryOf(
+        unit.plannedAction === undefined ? item : { ...item, action: unit.plannedAction },
+        unit,
+        this.command,
+      );
     }
     if (journal === undefined) {
       const payload = prepared.value;
@@ -204,7 +218,7 @@ export class RecordDispatcher<P, R> {
     // (the journal's "sent" without an answer makes a resume send it, harmlessly). A unit
     // dispatched before --max-errors was reached is sent, as it would be without a journal.
     this.checkStop();
-    if (this.stop !== undefined && this.stop.kind !== 'max-errors') return skipped(unit, this.notSent());
+    if (this.stop !== undefined && this.stop.kind !== 'max-errors') return skipped(unit, this.command, this.notSent());
     let outcome: Outcome;
     try {
       outcome = await this.job.send(api, payload, this.options.callOptions);
@@ -338,11 +352,11 @@ export class RecordDispatcher<P, R> {
   private failed(unit: Unit<P>, error: unknown): ReportEntry {
     if (error instanceof InterruptedError && this.signal?.aborted) {
       this.stop ??= { kind: 'interrupted' };
-      if (!(error instanceof AnswerLostError)) return skipped(unit, this.notSent());
+      if (!(error instanceof AnswerLostError)) return skipped(unit, this.command, this.notSent());
       // Sent, answer lost: said on the item as `runs show` says it; a resume sends it again.
       this.lost += 1;
       this.unsettled(unit);
-      return skipped(unit, [problem('', null, error.message)]);
+      return skipped(unit, this.command, [problem('', null, error.message)]);
     }
     // Answered 2xx but unreadable: this item's outcome is unknown. The others go on; the run
     // ends as a target failure (exit 3, resumable), as after a 5xx that retries did not cure.
@@ -351,12 +365,12 @@ export class RecordDispatcher<P, R> {
       if (this.signal?.aborted) this.stop ??= { kind: 'interrupted' };
       this.unreadable += 1;
       this.unsettled(unit);
-      return skipped(unit, [problem('', null, noDefiniteAnswerReason(error.message, this.journal?.id))]);
+      return skipped(unit, this.command, [problem('', null, noDefiniteAnswerReason(error.message, this.journal?.id))]);
     }
     const fatal = this.targetFailed(error);
     if (error instanceof TransientTargetError) this.unsettled(unit);
-    if (error instanceof StoreReplacedError) return skipped(unit, this.notSent());
-    return skipped(unit, [
+    if (error instanceof StoreReplacedError) return skipped(unit, this.command, this.notSent());
+    return skipped(unit, this.command, [
       problem(
         '',
         null,
@@ -388,7 +402,7 @@ export class RecordDispatcher<P, R> {
       item.action = outcome.action;
       if (outcome.changedFields) item.changedFields = outcome.changedFields;
     }
-    return entryOf(item, unit);
+    return entryOf(item, unit, this.command);
   }
 
   private unsettled(unit: Unit<P>): void {
@@ -416,12 +430,13 @@ function bothDurable(journal: Promise<void>, memory: Promise<void> | undefined):
   return memory === undefined ? journal : Promise.all([journal, memory]).then(() => undefined);
 }
 
-function skipped(unit: Unit<unknown>, errors: Problem[] = []): ReportEntry {
-  return entryOf({ source: unit.source, id: unit.id, status: 'skipped', errors }, unit);
+function skipped(unit: Unit<unknown>, command: string, errors: Problem[] = []): ReportEntry {
+  return entryOf({ source: unit.source, id: unit.id, status: 'skipped', errors }, unit, command);
 }
 
 /** The unit's report entry: its warnings (no key when none), what its request removed (--prune-memberships). */
-function entryOf(item: ReportItem, unit: Unit<unknown>): ReportEntry {
+function entryOf(item: ReportItem, unit: Unit<unknown>, command: string): ReportEntry {
+  item.plan = unitAction(unit, item, command);
   const done = item.status === 'ok' || item.status === 'partial';
   const withMembership = unit.membership !== undefined && done ? { ...item, ...unit.membership } : item;
   const withChanges =

@@ -7,6 +7,7 @@ import type { WrittenTime } from '../domain/local-time.js';
 import { quoteWrittenProblems } from '../domain/written-times.js';
 import type { InputRecord } from '../input/record.js';
 import type { SummaryNote } from '../report/report-writers.js';
+import { actionOf, type PlanAction } from '../report/plan-actions.js';
 import type {
   ItemAction,
   ItemStatus,
@@ -37,6 +38,26 @@ export interface Unit<P> extends Pick<ReportItem, 'source' | 'id' | 'warnings' |
   membership?: Pick<ReportItem, 'removed' | 'joined'>;
   /** Each field the request changes, before and after (docs/plan.md), carried to its report item unless it was created or unchanged. */
   changes?: ReportItem['changes'];
+}
+
+/** What the run does with `unit`, reported as `item` (plan-actions.ts): said once, on its report item. */
+export function unitAction(
+  unit: Unit<unknown>,
+  item: Pick<ReportItem, 'status' | 'action'>,
+  command: string,
+): PlanAction {
+  return actionOf(
+    {
+      valid: unit.prepared.ok,
+      ...(unit.unsent === undefined ? {} : { unsent: unit.unsent.action === 'left' ? 'left' : 'unchanged' }),
+      disables: unit.plannedAction === 'disabled',
+      prunes: unit.membership?.removed !== undefined,
+      enables: unit.plannedNote === 're-enables',
+      removes: command === 'invigilators remove',
+      knownChanges: unit.changes !== undefined,
+    },
+    item,
+  );
 }
 
 /** A unit with its record's findings: unreadable cells fail it first, doubtful values are warnings. */

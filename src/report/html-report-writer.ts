@@ -10,66 +10,48 @@ import { formatCount } from '../formats/number-format.js';
 import { messageOf } from '../system/errors.js';
 import type { TextSink } from '../system/text-sink.js';
 import { PAGE_POLICY, PAGE_SCRIPT, PAGE_STYLE } from './html-page-assets.js';
+import { ACTION_WORDS, itemAction, type PlanAction } from './plan-actions.js';
 import { describeTarget, noMemorySentence } from './report-writers.js';
 import type { ReportEntry, ReportHeader, ReportItem, ReportSink, ReportSummary } from './run-report.js';
 
 /** A value longer than this is cut on the page (the .json report has it whole): a hostile cell cannot swell it. */
 const VALUE_CHARS = 2000;
 
-/** What a row of the page is in: its table. */
-type Group =
-  | 'disabled'
-  | 'removed'
-  | 'moved'
-  | 'created'
-  | 'updated'
-  | 'sent'
-  | 'failed'
-  | 'partial'
-  | 'skipped'
-  | 'unchanged'
-  | 'left';
+/** What a row of the page is in: its table, one per action (plan-actions.ts); a real run's partial items apart. */
+type Group = PlanAction | 'partial';
 
 /** The tables in the page's order: what is least easy to take back first, what changes nothing last. */
 const GROUPS: readonly Group[] = [
-  'disabled',
-  'removed',
-  'moved',
-  'created',
-  'updated',
-  'sent',
-  'failed',
+  'disable',
+  'remove',
+  'prune',
+  'create',
+  'enable',
+  'update',
+  'send',
+  'fails',
+  'invalid',
   'partial',
   'skipped',
   'unchanged',
   'left',
 ];
 
-/** Each table's heading, in a dry run (what would happen) and in a real run (what did). */
-const TITLES: Readonly<Record<Group, readonly [dryRun: string, real: string]>> = {
-  disabled: ['To disable (not in the file)', 'Disabled (not in the file)'],
-  removed: ['To remove', 'Removed'],
-  moved: ['Movers (would lose a link or flag examctl sent)', 'Movers (lost a link or flag examctl sent)'],
-  created: ['To create', 'Created'],
-  updated: ['To update', 'Updated'],
-  sent: ['To send', 'Sent (what it did: not known)'],
-  failed: ['Invalid (not sent)', 'Failed'],
-  partial: ['Partial', 'Partial'],
-  skipped: ['Skipped', 'Skipped'],
-  unchanged: ['Unchanged (not sent)', 'Unchanged'],
-  left: ['Left alone', 'Left alone'],
+/** Each table's heading: the action's words (as the plan file and the terminal say them), and what they mean. */
+const MEANING: Partial<Record<Group, readonly [dryRun: string, real: string]>> = {
+  disable: ['not in the file', 'not in the file'],
+  enable: ['a login examctl disabled', 'a login examctl disabled'],
+  send: ['', 'what it did: not known'],
+  invalid: ['not sent', 'not sent'],
+  unchanged: ['not sent', ''],
 };
 
 /** Tables that change nothing start folded: a night of 40,000 unchanged users does not bury the 11 that change. */
 const FOLDED: ReadonlySet<Group> = new Set(['unchanged', 'left']);
 
 export function groupOf(item: ReportItem): Group {
-  if (item.status === 'failed') return 'failed';
-  if (item.status === 'partial') return item.dryRun ? 'failed' : 'partial';
-  if (item.status === 'skipped') return 'skipped';
-  if (item.removed !== undefined) return 'moved';
-  const action = item.action ?? 'sent';
-  return action;
+  if (item.status === 'partial' && item.dryRun !== true) return 'partial';
+  return itemAction(item);
 }
 
 /** One line of a before or after cell: a label and its value (null: not known), or a label alone. */
@@ -90,7 +72,7 @@ function shownValue(field: string, value: unknown): string {
 export function beforeAndAfter(item: ReportItem): { before: Line[]; after: Line[] } {
   const before: Line[] = [];
   const after: Line[] = [];
-  if (item.action === 'disabled') {
+  if (itemAction(item) === 'disable') {
     after.push(['', item.dryRun ? 'disable login' : 'login disabled']);
     return { before, after };
   }
@@ -231,7 +213,10 @@ export class HtmlReportWriter implements ReportSink {
   }
 
   private title(group: Group): string {
-    return TITLES[group][this.header.dryRun ? 0 : 1];
+    const at = this.header.dryRun ? 0 : 1;
+    const words = group === 'partial' ? 'partial' : ACTION_WORDS[group][at];
+    const meaning = MEANING[group]?.[at] ?? '';
+    return `${words.charAt(0).toUpperCase()}${words.slice(1)}${meaning === '' ? '' : ` (${meaning})`}`;
   }
 
   private table(group: Group): string {

@@ -3,7 +3,6 @@ import { quotedValue, redactUrl, type Problem } from '../domain/problem.js';
 import type { MappedValue } from '../input/record.js';
 import {
   isNotSentItem,
-  ITEM_ACTIONS,
   type ItemAction,
   type ItemStatus,
   type ReportEntry,
@@ -29,6 +28,7 @@ import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import type { TextSink } from '../system/text-sink.js';
 import { counted, formatCount } from '../formats/number-format.js';
 import { errorMember } from './error-document.js';
+import { ACTION_WORDS, actionWords, itemAction, type ActionCounts, type PlanAction } from './plan-actions.js';
 import { terminalLine } from '../formats/terminal-text.js';
 
 /**
@@ -609,6 +609,9 @@ export class RunReportBuilder {
     this.count(entry.item.status);
     if (entry.item.status === 'ok' && entry.item.action !== undefined && !this.dryRun)
       countAction(this.summary, entry.item.action);
+    const action = itemAction(entry.item);
+    const actions = (this.summary.actions ??= {});
+    actions[action] = (actions[action] ?? 0) + 1;
     // Marked in place (the dispatcher's own entry): a copy was a tenth of a 500k-row dry run's CPU.
     if (this.dryRun) entry.item.dryRun = true;
     const sinks = this.sinks;
@@ -646,24 +649,16 @@ export function countAction(summary: ReportSummary, action: ItemAction, count = 
   summary[action] = (summary[action] ?? 0) + count;
 }
 
-/** The words of an action in the human summary's `5 ok: 2 created, 3 updated`. */
-const ACTION_WORDS: Readonly<Record<ItemAction, string>> = {
-  created: 'created',
-  updated: 'updated',
-  unchanged: 'unchanged',
-  sent: 'sent (what it did: not known)',
-  disabled: 'disabled',
-  removed: 'removed',
-  left: 'left alone',
-};
+/** Actions that are not something a run did to the target. */
+const NOT_DONE: ReadonlySet<PlanAction> = new Set(['fails', 'invalid', 'skipped']);
 
-/** `5 ok: 2 created, 3 updated` (the zeros left out); none when no ok item had an action. */
+/** `5 ok: 2 created, 3 updated` by action (plan-actions.ts; the zeros left out); none when no ok item had an action. */
 function actionsLine(summary: ReportSummary): string[] {
-  if (summary.created === undefined) return [];
-  const counted = ITEM_ACTIONS.filter((action) => (summary[action] ?? 0) > 0).map(
-    (action) => `${formatCount(summary[action] ?? 0)} ${ACTION_WORDS[action]}`,
-  );
-  return counted.length === 0 ? [] : [`${formatCount(summary.ok)} ok: ${counted.join(', ')}`];
+  if (summary.created === undefined || summary.actions === undefined) return [];
+  const done: ActionCounts = {};
+  for (const [action, count] of Object.entries(summary.actions) as [PlanAction, number][])
+    if (!NOT_DONE.has(action)) done[action] = count;
+  return Object.keys(done).length === 0 ? [] : [`${formatCount(summary.ok)} ok: ${actionWords(done, false)}`];
 }
 
 /** Exit status of a completed run: 0 when every item is ok, else 1 (docs/cli-contract.md, "Exit status"). */
@@ -759,71 +754,87 @@ function differentMessages(entry: ErrorCodeCount): string {
   return ` (the first of ${distinct >= DISTINCT_KEPT ? `${DISTINCT_KEPT} or more` : formatCount(distinct)} different messages: the report has each)`;
 }
 
-/* What a dry run on the local engine would do (docs/cli.md, "The local store"); the JSON summary has the same words. */
+/*
+ * What a dry run would do (docs/cli.md, "The local store"), by action (plan-actions.ts); the JSON
+ * report's `plan` says the same counts in its older keys (docs/cli.md, "The local store").
+ */
 interface PlanCounts {
   toCreate: number;
   toUpdate: number;
   unchanged: number;
   invalid: number;
-  /** A plan from the sync memory (--changed-only on a remote target): records to send, the service not asked. */
   toSend?: number;
-  /** --disable-missing: leavers whose login would be disabled. */
   toDisable?: number;
-  /** --only-new or --only-existing: records it would not send. */
+  toEnable?: number;
+  /** Movers: --prune-memberships removes a link or flag examctl sent. */
+  toPrune?: number;
+  toRemove?: number;
   leftAlone?: number;
 }
 
 const SHOWN_RECORDS = 10;
 
-/** How a record shows in the plan: `+ stu-1`, `~ stu-2 (LastName)`, a mover's move, `= stu-3`, `- stu-5 (disable login)`, `> stu-6`, `! stu-4 (invalid)`. */
-type PlanSign = '+' | 'move' | '~' | '=' | 'left' | '-' | '>' | '!';
-
 /**
- * The plan's records by kind, up to SHOWN_RECORDS of each (docs/cli.md, "The local store"): leavers
- * to disable first (the step least easy to take back), then what changes, then what does not.
+ * The plan's sections, one per action, up to SHOWN_RECORDS records each (docs/cli.md, "The local
+ * store"): leavers to disable first (the step least easy to take back), then what changes, then what does not.
  */
-const PLAN_SECTIONS: readonly (readonly [PlanSign, string])[] = [
-  ['-', 'to disable'],
-  ['+', 'to create'],
-  ['move', 'movers'],
-  ['~', 'to update'],
-  ['>', 'to send'],
-  ['!', 'invalid'],
-  ['=', 'unchanged'],
-  ['left', 'left alone'],
+const PLAN_SECTIONS: readonly PlanAction[] = [
+  'disable',
+  'remove',
+  'create',
+  'prune',
+  'enable',
+  'update',
+  'send',
+  'fails',
+  'invalid',
+  'unchanged',
+  'left',
 ];
 
 /** An id in the summary: over 60 characters, cut as any quoted value (docs/security.md §2). */
 const shownId = (id: string): string => (id.length > 60 ? quotedValue(id) : id);
 
-function planLine(sign: PlanSign, item: ReportItem): string {
+/** How a record shows in the plan: `+ stu-1`, `~ stu-2 (LastName)`, a mover's move, `= stu-3`, `- stu-5 (disable login)`, `> stu-6`, `! stu-4 (invalid)`. */
+function planLine(action: PlanAction, item: ReportItem): string {
   const id = shownId(item.id ?? '-');
-  switch (sign) {
+  // The fields that change: the engine's, else those examctl knows a remote send changes (what it last sent: docs/plan.md).
+  const named =
+    item.changedFields ?? item.changes?.filter((change) => change.known).map((change) => change.field) ?? [];
+  const fields = named.length > 0 ? ` (${named.join(', ')})` : '';
+  switch (action) {
     // A mover (--prune-memberships): what it leaves and joins says more than `(Hierarchies)`.
-    case 'move':
+    case 'prune':
       return `~ ${id} (${describeMove(item.removed ?? [], item.joined)})`;
-    case '+':
-    case '~':
-      return `${sign} ${id}${item.changedFields && item.changedFields.length > 0 ? ` (${item.changedFields.join(', ')})` : ''}`;
-    case '-':
+    case 'create':
+      return `+ ${id}${fields}`;
+    case 'update':
+      return `~ ${id}${fields}`;
+    case 'enable':
+      return `~ ${id} (enable login)`;
+    case 'disable':
       return `- ${id} (disable login)`;
-    case '!':
+    case 'remove':
+      return `- ${id}`;
+    case 'invalid':
+    case 'fails':
       return `! ${id} (invalid)`;
     case 'left':
       return `= ${id} (left alone)`;
-    case '>': {
+    case 'send': {
       // A remote send: its note, else the fields examctl knows it changes (what it last sent: docs/plan.md).
       const known = item.changes?.filter((change) => change.known).map((change) => change.field) ?? [];
       const why = item.note ?? (known.length > 0 ? known.join(', ') : undefined);
       return `> ${id}${why === undefined ? '' : ` (${why})`}`;
     }
     default:
-      return `${sign} ${id}`;
+      return `= ${id}`;
   }
 }
 
 export class RunPlan {
-  readonly counts: PlanCounts = { toCreate: 0, toUpdate: 0, unchanged: 0, invalid: 0 };
+  /** Items by action (plan-actions.ts): the counts every other place says. */
+  readonly actions: ActionCounts = {};
   /**
    * True once an item carried an action (a local store planned, not only validated); from the start
    * when the run decides from the sync memory (a remote --changed-only dry run: all to send is a plan).
@@ -833,74 +844,57 @@ export class RunPlan {
   constructor(fromMemory = false) {
     this.planned = fromMemory;
   }
-  /** Up to SHOWN_RECORDS lines of each kind of record (PLAN_SECTIONS), and how many of that kind in all. */
-  private readonly sections = new Map<PlanSign, { lines: string[]; count: number }>();
+  /** Up to SHOWN_RECORDS lines of each action, and how many of that action in all. */
+  private readonly sections = new Map<PlanAction, { lines: string[]; count: number }>();
 
   add(item: ReportItem): void {
     // Counted for every item; a line only while its list has room (millions of rows wrote one each).
-    let sign: PlanSign;
-    if (item.action === 'created') {
-      this.counts.toCreate += 1;
-      sign = '+';
-    } else if (item.removed !== undefined && (item.status === 'ok' || item.status === 'partial')) {
-      if (item.action === 'updated') this.counts.toUpdate += 1;
-      else this.counts.toSend = (this.counts.toSend ?? 0) + 1;
-      sign = 'move';
-      this.planned = true;
-    } else if (item.action === 'updated') {
-      this.counts.toUpdate += 1;
-      sign = '~';
-    } else if (item.action === 'unchanged') {
-      this.counts.unchanged += 1;
-      sign = '=';
-    } else if (item.action === 'left') {
-      this.counts.leftAlone = (this.counts.leftAlone ?? 0) + 1;
-      sign = 'left';
-    } else if (item.action === 'disabled') {
-      this.counts.toDisable = (this.counts.toDisable ?? 0) + 1;
-      sign = '-';
-    } else if (item.status === 'ok') {
-      this.counts.toSend = (this.counts.toSend ?? 0) + 1;
-      sign = '>';
-    } else if (item.status === 'failed' || item.status === 'partial') {
-      this.counts.invalid += 1;
-      sign = '!';
-    } else {
-      return;
-    }
-    if (item.action !== undefined) this.planned = true;
-    let section = this.sections.get(sign);
-    if (section === undefined) this.sections.set(sign, (section = { lines: [], count: 0 }));
+    const action = itemAction(item);
+    if (action === 'skipped') return;
+    this.actions[action] = (this.actions[action] ?? 0) + 1;
+    if (item.action !== undefined || action === 'prune') this.planned = true;
+    let section = this.sections.get(action);
+    if (section === undefined) this.sections.set(action, (section = { lines: [], count: 0 }));
     section.count += 1;
-    if (section.lines.length < SHOWN_RECORDS) section.lines.push(planLine(sign, item));
+    if (section.lines.length < SHOWN_RECORDS) section.lines.push(planLine(action, item));
+  }
+
+  /** The JSON report's `plan`: the same counts in its keys (a zero left out but the first four). */
+  get counts(): PlanCounts {
+    const a = this.actions;
+    const counts: PlanCounts = {
+      toCreate: a.create ?? 0,
+      toUpdate: a.update ?? 0,
+      unchanged: a.unchanged ?? 0,
+      invalid: (a.invalid ?? 0) + (a.fails ?? 0),
+    };
+    const more = [
+      ['toSend', a.send],
+      ['toDisable', a.disable],
+      ['toEnable', a.enable],
+      ['toPrune', a.prune],
+      ['toRemove', a.remove],
+      ['leftAlone', a.left],
+    ] as const;
+    for (const [key, count] of more) if (count !== undefined && count > 0) counts[key] = count;
+    return counts;
   }
 
   /** `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero). */
   countsLine(): string {
-    const { toCreate, toUpdate, unchanged, invalid, toSend = 0, toDisable = 0, leftAlone = 0 } = this.counts;
-    const parts = [
-      [toCreate, 'to create'],
-      [toUpdate, 'to update'],
-      [toSend, 'to send'],
-      [unchanged, 'unchanged'],
-      [leftAlone, 'left alone'],
-      [toDisable, 'to disable'],
-      [invalid, 'invalid'],
-    ] as const;
-    const shown = parts.filter(([count]) => count > 0).map(([count, words]) => `${formatCount(count)} ${words}`);
-    return shown.length > 0 ? shown.join(', ') : 'nothing to do';
+    return actionWords(this.actions, true);
   }
 
   /** The plan block of the human summary; empty when nothing was planned (remote, or no store yet). */
   lines(): string[] {
     if (!this.planned) return [];
     const lines = [`plan: ${this.countsLine()}`];
-    for (const [sign, words] of PLAN_SECTIONS) {
-      const section = this.sections.get(sign);
+    for (const action of PLAN_SECTIONS) {
+      const section = this.sections.get(action);
       if (section === undefined) continue;
       lines.push(...section.lines.map((line) => `  ${line}`));
       const more = section.count - section.lines.length;
-      if (more > 0) lines.push(`  ... and ${formatCount(more)} more ${words}`);
+      if (more > 0) lines.push(`  ... and ${formatCount(more)} more ${ACTION_WORDS[action][0]}`);
     }
     return lines;
   }

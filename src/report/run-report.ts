@@ -3,23 +3,13 @@ import type { Problem } from '../domain/problem.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import type { MappedValue, SourceRef } from '../input/record.js';
 import type { CsvDialect } from '../formats/csv-cell.js';
+import type { ActionCounts, PlanAction } from './plan-actions.js';
 
 /** docs/cli-contract.md, "Run report". */
 export type ItemStatus = 'ok' | 'partial' | 'failed' | 'skipped';
 
 /** What became of an item beyond its status: each action in docs/cli.md, "Created and updated". */
 export type ItemAction = PlannedAction | 'disabled' | 'sent' | 'removed' | 'left';
-
-/** Every action, in the order the summary counts them. */
-export const ITEM_ACTIONS: readonly ItemAction[] = [
-  'created',
-  'updated',
-  'unchanged',
-  'sent',
-  'disabled',
-  'removed',
-  'left',
-];
 
 export interface ReportItem {
   source: SourceRef;
@@ -47,6 +37,8 @@ export interface ReportItem {
   inDoubt?: true;
   /** Each field the request changes, with its value before (where examctl knows it) and after. */
   changes?: readonly FieldChange[];
+  /** What the run does with it, derived once from its unit (plan-actions.ts): every count by action reads this. */
+  plan?: PlanAction;
 }
 
 /** One field's change: `before` is absent where examctl does not know the old value (`known` false). */
@@ -97,6 +89,8 @@ export interface ReportSummary {
   /** Remote runs: requests retried (each retry once), and by cause (`503`, `network`, `timeout`...). */
   retried?: number;
   retriedByCause?: Record<string, number>;
+  /** Every item by its action (plan-actions.ts): the counts the plan file, the page and the terminal say. */
+  actions?: ActionCounts;
   /** --prune-memberships: items whose request removed a link or flag examctl sent (docs/sync.md); the JSON report's only. */
   movers?: number;
   /** A real run's ok items by action (docs/cli.md, "Created and updated"). */

@@ -15,25 +15,9 @@ import { FileTooLargeError, NotRegularFileError, readRegularFileWithStat } from 
 export const PLAN_FORMAT = 'examctl-plan';
 export const PLAN_VERSION = 1;
 
-/**
- * What the real run does with an item: each request's action, then what it does not send
- * (`unchanged` without a request, `left`, `invalid`); docs/plan.md, "Actions".
- */
-export const PLAN_ACTIONS = [
-  'create',
-  'update',
-  'disable',
-  'enable',
-  'prune',
-  'remove',
-  'send',
-  'fails',
-  'unchanged',
-  'left',
-  'invalid',
-  'skipped',
-] as const;
-export type PlanAction = (typeof PLAN_ACTIONS)[number];
+/** What the real run does with an item (docs/plan.md, "Actions"): declared once, in plan-actions.ts. */
+export { PLAN_ACTIONS, type PlanAction } from '../report/plan-actions.js';
+import { PLAN_ACTIONS } from '../report/plan-actions.js';
 
 const SOURCE = z.object({ file: z.string(), line: z.number().int().nonnegative() }).loose();
 const CHANGE = z.object({

@@ -11,7 +11,8 @@ import { say, terminalLine } from '../formats/terminal-text.js';
 import { isPopulationName, populationKey, requestDigest, type MemoryEntry } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
-import type { Outcome, Unit } from '../pipeline/record-job.js';
+import { unitAction, type Outcome, type Unit } from '../pipeline/record-job.js';
+import { actionWords, type ActionCounts, type PlanAction } from '../report/plan-actions.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { registrations, SentMemory, type SyncFlags } from './sent-memory.js';
 import { parseCountOrPercent } from '../flags/flag-values.js';
@@ -106,30 +107,13 @@ function refuseOver(
 }
 
 /** The sync memory's part in `user sync` (docs/sync.md). */
-/** A user sync's plan, counted before it sends (`planCounts`): `toSend` does not count the movers. */
-export interface PlanCounts {
-  toSend: number;
-  movers: number;
-  unchanged: number;
-  leftAlone: number;
-  invalid: number;
-  toDisable: number;
+/** A user sync's plan, counted before it sends (`planCounts`), in the words every plan says (plan-actions.ts). */
+export function planWords(counts: ActionCounts): string {
+  return actionWords(counts, true);
 }
 
-/** `11 to send (2 of them movers: ...), 3 to disable (not in the file), 1,188 unchanged (not sent)`: a zero left out, but the sends. */
-export function planWords({ toSend, movers, unchanged, leftAlone, invalid, toDisable }: PlanCounts): string {
-  const moving =
-    movers === 0
-      ? ''
-      : ` (${formatCount(movers)} of them ${movers === 1 ? 'a mover' : 'movers'}: losing a link or flag examctl sent)`;
-  return [
-    `${formatCount(toSend + movers)} to send${moving}`,
-    ...(toDisable > 0 ? [`${formatCount(toDisable)} to disable (users not in the file)`] : []),
-    ...(unchanged > 0 ? [`${formatCount(unchanged)} unchanged (not sent)`] : []),
-    ...(leftAlone > 0 ? [`${formatCount(leftAlone)} left alone`] : []),
-    ...(invalid > 0 ? [`${formatCount(invalid)} invalid (not sent)`] : []),
-  ].join(', ');
-}
+/** A unit counted ahead of its run as the run reports it once sent. */
+const OK = { status: 'ok' } as const;
 
 export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly disables = new WeakSet<UserRequest>();
@@ -613,22 +597,19 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * What the run would do with `records` (the file, read again), each judged as the run judges it,
    * nothing sent: the remote confirmation's plan (docs/sync.md, "The plan"). Known once `prepare` ran.
    */
-  async planCounts(records: AsyncIterable<InputRecord>): Promise<PlanCounts> {
-    const counts: PlanCounts = { toSend: 0, movers: 0, unchanged: 0, leftAlone: 0, invalid: 0, toDisable: 0 };
+  async planCounts(records: AsyncIterable<InputRecord>): Promise<ActionCounts> {
+    const counts: ActionCounts = {};
+    const count = (action: PlanAction) => {
+      counts[action] = (counts[action] ?? 0) + 1;
+    };
     this.counting = true;
     try {
-      for await (const record of records) {
-        const unit = this.leaveOut(this.unit(this.recordUnit(record)));
-        if (!unit.prepared.ok) counts.invalid += 1;
-        else if (unit.unsent?.action === 'left') counts.leftAlone += 1;
-        else if (unit.unsent !== undefined) counts.unchanged += 1;
-        else if ((unit.membership?.removed?.length ?? 0) > 0) counts.movers += 1;
-        else counts.toSend += 1;
-      }
+      // Each unit's action as its report item will say it (record-job.ts, unitAction): sent, so `ok`.
+      for await (const record of records) count(unitAction(this.leaveOut(this.unit(this.recordUnit(record))), OK, ''));
     } finally {
       this.counting = false;
     }
-    for (const [, , withdrawn] of this.leavers) if (withdrawn === undefined) counts.toDisable += 1;
+    for (const [, , withdrawn] of this.leavers) if (withdrawn === undefined) count('disable');
     return counts;
   }
 

@@ -615,7 +615,7 @@ describe('5. the remote confirmation says the plan the memory decided, per actio
       ];
       expect((await cli(dir, night, {}, person)).code).toBe(2);
       expect(questions[0]).toContain(
-        `user sync to remote ${service.url}, plan: 2 to send, 3 to disable (users not in the file), 15 unchanged (not sent).`,
+        `user sync to remote ${service.url}, plan: 2 to update, 3 to disable, 15 unchanged.`,
       );
       expect(questions[0]).toContain('--dry-run --report plan.html');
       expect(service.received).toEqual([]);

@@ -125,6 +125,47 @@ describe('plan then apply (docs/plan.md)', () => {
       expect(nextItems.filter((item) => item.removed !== undefined)).toEqual([]);
     }));
 
+  it('one count per action: the plan file, the page, the dry run, --json and apply say the same', () =>
+    withTempDir(async (dir) => {
+      const { cli, lines } = await firstNight(dir);
+      const tonight = [...lines];
+      // A mover, two surname edits, three leavers.
+      tonight[1] = tonight[1]!.replace('H-NORTH', 'H-SOUTH');
+      tonight[2] = tonight[2]!.replace(/,([^,]*),/, ',$1-X,');
+      tonight[3] = tonight[3]!.replace(/,([^,]*),/, ',$1-X,');
+      tonight.splice(10, 3);
+      await writeFile(join(dir, 'export.csv'), `${tonight.join('\n')}\n`);
+      const flags = ['--file', 'export.csv', '--disable-missing', '--prune-memberships'];
+      const dry = await cli([
+        'user',
+        'sync',
+        ...flags,
+        '--dry-run',
+        '--plan-out',
+        'plan.json',
+        '--report',
+        'plan.html',
+      ]);
+      expect(dry.code).toBe(0);
+      const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8'));
+      expect(plan.counts).toMatchObject({ update: 2, prune: 1, disable: 3 });
+      // The terminal's plan line: the mover is not an update too.
+      expect(dry.stderr).toContain('plan: 2 to update, 3 to disable, 1 to prune (movers)');
+      // The page's tiles, one per action, the same numbers.
+      const page = await readFile(join(dir, 'plan.html'), 'utf8');
+      const tiles = [...page.matchAll(/href="#(\w+)"><span class="n">(\d+)</g)].map((m) => [m[1], Number(m[2])]);
+      expect(Object.fromEntries(tiles)).toEqual(plan.counts);
+      const json = await cli(['user', 'sync', ...flags, '--dry-run', '--json']);
+      const document = JSON.parse(json.stdout);
+      expect(document.summary.actions).toEqual(plan.counts);
+      expect(document.plan).toMatchObject({ toUpdate: 2, toPrune: 1, toDisable: 3 });
+      const applied = await cli(['apply', 'plan.json', '--report', 'applied.json']);
+      expect(applied.code).toBe(0);
+      expect(applied.stderr).toContain('2 updated, 3 disabled, 1 pruned (movers)');
+      const summary = JSON.parse(await readFile(join(dir, 'applied.json'), 'utf8')).summary;
+      expect(summary.actions).toEqual(plan.counts);
+    }));
+
   it('a plan applied twice sends nothing the second time, and says so', () =>
     withTempDir(async (dir) => {
       const { cli, lines } = await firstNight(dir);
@@ -172,6 +213,10 @@ describe('plan then apply (docs/plan.md)', () => {
       const moved = await cli(['apply', 'plan.json', '--report', 'moved.json']);
       expect(moved.code).toBe(2);
       expect(moved.stderr).toMatch(/^examctl: E2601: plan \S+: the local store \S+ changed since the plan was made/m);
+      // Plainly: the heads then and now, never 'its position is not the plan's'.
+      const made = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')).store as string;
+      expect(moved.stderr).toContain(`its head was ${made} then, `);
+      expect(moved.stderr).not.toContain('position');
       await expect(stat(join(dir, 'moved.json'))).rejects.toThrow();
       // The memory alone: forgotten since the plan.
       await plan();

@@ -58,7 +58,7 @@ describe('JSON report', () => {
     expect(doc.target).toEqual({ kind: 'local', store: '/tmp/s' });
     expect(doc.items.map((i: { id: string }) => i.id)).toEqual(['u-2', 'u-3']);
     expect(doc.items[1].errors[0]).toEqual({ field: 'Email', code: 209, message: 'bad' });
-    expect(doc.summary).toEqual({ total: 2, ok: 1, partial: 0, failed: 1, skipped: 0 });
+    expect(doc.summary).toEqual({ actions: { send: 1, fails: 1 }, total: 2, ok: 1, partial: 0, failed: 1, skipped: 0 });
     expect(exitCodeFor(builder.summary)).toBe(1);
   });
 

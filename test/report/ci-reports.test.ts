@@ -298,7 +298,16 @@ describe('JSON error document', () => {
     const doc = JSON.parse(out.text) as Record<string, unknown>;
     expect(Object.keys(doc)).toEqual(['command', 'target', 'dryRun', 'items', 'error', 'summary']);
     expect(doc['error']).toEqual(runErrorJson(new TargetError('x')));
-    expect(doc['summary']).toEqual({ total: 1, ok: 1, partial: 0, failed: 0, skipped: 0, created: 1, updated: 0 });
+    expect(doc['summary']).toEqual({
+      actions: { create: 1 },
+      total: 1,
+      ok: 1,
+      partial: 0,
+      failed: 0,
+      skipped: 0,
+      created: 1,
+      updated: 0,
+    });
     expect(Object.keys(errorDocument(new UsageError('u')))).toEqual(['error']);
     expect(JSON.parse(`{${errorMember(new UsageError('u'))}}`)).toEqual({
       error: { exitCode: 2, code: 'E2000', kind: 'usage', message: 'u' },

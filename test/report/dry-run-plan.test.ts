@@ -20,7 +20,9 @@ describe("a dry run's plan on stderr", () => {
     plan.add(item('mover-1', 'updated', { removed: ['H-A'], joined: ['H-B'] }));
     for (let i = 0; i < 3; i++) plan.add(item(`gone-${i}`, 'disabled'));
     const lines = plan.lines();
-    expect(lines[0]).toBe('plan: 15 to create, 13 to update, 30 unchanged, 3 to disable');
+    // One count per action: the mover is a prune, not an update too (plan-actions.ts).
+    expect(lines[0]).toBe('plan: 15 to create, 12 to update, 3 to disable, 1 to prune (movers), 30 unchanged');
+    expect(plan.actions).toEqual({ create: 15, update: 12, disable: 3, prune: 1, unchanged: 30 });
     expect(lines.slice(1, 4)).toEqual([
       '  - gone-0 (disable login)',
       '  - gone-1 (disable login)',

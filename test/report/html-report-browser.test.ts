@@ -55,7 +55,7 @@ describe('the HTML page in Chromium', () => {
       '8 Valid',
       '1 Invalid',
       '1 To disable (not in the file)',
-      '1 Movers (would lose a link or flag examctl sent)',
+      '1 To prune (movers)',
       '1 To create',
       '2 To update',
       '1 Invalid (not sent)',
@@ -68,11 +68,11 @@ describe('the HTML page in Chromium', () => {
 
   it("shows a mover's before and after, an update's old and new values, a leaver's one step", async () => {
     const { page } = await openPage(context, url);
-    const [mover] = await tableRows(page, 'moved');
+    const [mover] = await tableRows(page, 'prune');
     expect(mover![0]).toBe('stu-2');
     expect(mover![2]).toContain('leaves H-NORTH, H-NORTH:coordinator');
     expect(mover![3]).toContain('joins H-SOUTH');
-    const updates = await tableRows(page, 'updated');
+    const updates = await tableRows(page, 'update');
     expect(updates[0]!.slice(0, 4)).toEqual([
       'stu-1',
       'users.csv:2',
@@ -80,14 +80,14 @@ describe('the HTML page in Chromium', () => {
       'LastName Haddad-Jones\nPassword withheld',
     ]);
     expect(updates[1]![2]).toBe('Email not known');
-    expect((await tableRows(page, 'disabled'))[0]![3]).toBe('disable login');
+    expect((await tableRows(page, 'disable'))[0]![3]).toBe('disable login');
     await page.close();
   });
 
   it('shows a name or an id holding markup as text', async () => {
     const { page, dialogs } = await openPage(context, url);
-    expect((await tableRows(page, 'created'))[0]![3]).toBe('FirstName <script>alert("x")</script>');
-    expect((await tableRows(page, 'failed'))[0]![0]).toBe('stu-5</script><img src=x>');
+    expect((await tableRows(page, 'create'))[0]![3]).toBe('FirstName <script>alert("x")</script>');
+    expect((await tableRows(page, 'invalid'))[0]![0]).toBe('stu-5</script><img src=x>');
     expect(await page.locator('main script, main img').count()).toBe(0);
     expect(dialogs).toEqual([]);
     await page.close();
@@ -97,11 +97,11 @@ describe('the HTML page in Chromium', () => {
     const { page } = await openPage(context, url);
     await page.fill('#search', 'haddad');
     await expect.poll(() => page.locator('#matches').innerText()).toBe('1 of 9 rows match');
-    expect(await tableRows(page, 'updated')).toHaveLength(1);
-    expect(await tableRows(page, 'moved')).toHaveLength(0);
-    expect(await page.locator('section#moved .pager').innerText()).toBe('no row matches');
+    expect(await tableRows(page, 'update')).toHaveLength(1);
+    expect(await tableRows(page, 'prune')).toHaveLength(0);
+    expect(await page.locator('section#prune .pager').innerText()).toBe('no row matches');
     await page.fill('#search', '');
-    await expect.poll(() => tableRows(page, 'moved')).toHaveLength(1);
+    await expect.poll(() => tableRows(page, 'prune')).toHaveLength(1);
     await page.locator('section#unchanged summary').click();
     await page.locator('section#unchanged th button', { hasText: 'ID' }).click();
     await page.locator('section#unchanged th button', { hasText: 'ID' }).click();

@@ -60,7 +60,7 @@ describe('--report FILE.html', () => {
     expect(counts).toContain('<span class="n">3</span><span class="label">Unchanged (not sent)</span>');
     expect(page.indexOf('<ul class="counts"')).toBeLessThan(page.indexOf('<section class="group"'));
     const tables = [...page.matchAll(/<section class="group" id="(\w+)"/g)].map((match) => match[1]);
-    expect(tables).toEqual(['disabled', 'moved', 'created', 'updated', 'failed', 'unchanged']);
+    expect(tables).toEqual(['disable', 'prune', 'create', 'update', 'invalid', 'unchanged']);
   });
 
   it("gives each row its before and after: a field's values, a mover's links, a leaver's one step", () => {
@@ -75,7 +75,7 @@ describe('--report FILE.html', () => {
         ['Password', 'withheld'],
       ],
     });
-    expect(groupOf(mover!)).toBe('moved');
+    expect(groupOf(mover!)).toBe('prune');
     expect(beforeAndAfter(mover!)).toEqual({
       before: [['leaves', 'H-NORTH, H-NORTH:coordinator']],
       after: [['Hierarchies'], ['joins', 'H-SOUTH']],

@@ -310,13 +310,12 @@ describe('a remote --changed-only dry run whose every record changed (QA 41-A)',
     const dry = await examctl(args('renamed.csv', ['--changed-only', '--dry-run']), dir, env);
     expect(dry.code, dry.stderr).toBe(0);
     expect(server.requests.length).toBe(sent);
-    expect(dry.stderr).toMatch(/^plan: 5 to send$/m);
+    expect(dry.stderr).toMatch(/^plan: 5 to update$/m);
     expect((JSON.parse(dry.stdout) as { plan?: unknown }).plan).toEqual({
       toCreate: 0,
-      toUpdate: 0,
+      toUpdate: 5,
       unchanged: 0,
       invalid: 0,
-      toSend: 5,
     });
   });
 });

@@ -176,7 +176,7 @@ describe('the plan line of a mover', () => {
       removed: ['H-A:coordinator'],
     });
     expect(plan.lines()).toEqual([
-      'plan: 1 to update, 1 to send',
+      'plan: 2 to prune (movers)',
       '  ~ jm-0 (leaves H-A; joins H-D)',
       '  ~ jm-100 (H-A: no longer coordinator)',
     ]);

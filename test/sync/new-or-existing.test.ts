@@ -102,6 +102,7 @@ describe('remote: the sync memory tells created from updated; without one, sent'
         ['u-5', 'created'],
       ]);
       expect(doc.summary).toEqual({
+        actions: { create: 2, update: 3 },
         total: 5,
         ok: 5,
         partial: 0,
@@ -139,6 +140,7 @@ describe('remote: the sync memory tells created from updated; without one, sent'
       const shown = await run(dir, ['--json', 'runs', 'show', doc.run!, '--report', 'shown.csv']);
       expect(shown.code).toBe(0);
       expect(shown.json().summary).toEqual({
+        actions: { create: 2, update: 3 },
         total: 5,
         ok: 5,
         partial: 0,

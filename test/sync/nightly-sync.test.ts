@@ -252,7 +252,7 @@ describe('remote target: requests counted by the server', () => {
     expect(plan.code, plan.stderr).toBe(0);
     expect(server.received()).toBe(before);
     expect(plan.stderr).toContain(
-      `plan: ${CHANGED} to send, ${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged, ${REMOVED} to disable`,
+      `plan: ${CHANGED} to update, ${REMOVED} to disable, ${(USERS - CHANGED - REMOVED).toLocaleString('en-US')} unchanged`,
     );
     expect(plan.stderr).toContain(`- ${leavers[0]} (disable login)`);
   });

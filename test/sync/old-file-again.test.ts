@@ -239,9 +239,9 @@ describe("an old night's file run again", () => {
       expect(applied.filter((user) => user.DisableLogin === true).map((user) => user.ExternalId)).toEqual(['st-0']);
       const plan = await remote('night3.csv', '--dry-run');
       expect(plan.code, plan.stderr).toBe(0);
-      expect(plan.stderr).toContain('plan: 2 to send, 18 unchanged');
-      expect(plan.stderr).toContain('  > st-0 (re-enables)');
-      expect(plan.stderr).toContain('  > st-5 (LastName)\n');
+      expect(plan.stderr).toContain('plan: 1 to update, 1 to enable, 18 unchanged');
+      expect(plan.stderr).toContain('  ~ st-0 (enable login)');
+      expect(plan.stderr).toContain('  ~ st-5 (LastName)\n');
     } finally {
       await stopUserSyncService(setup);
     }

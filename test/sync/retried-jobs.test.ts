@@ -73,6 +73,7 @@ describe('invigilators remove, retried', () => {
         ['inv-2', 'ok', 'unchanged', NOTE, []],
       ]);
       expect(doc.summary).toEqual({
+        actions: { remove: 2 },
         total: 2,
         ok: 2,
         partial: 0,
