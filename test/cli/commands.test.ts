@@ -54,7 +54,16 @@ describe('user sync', () => {
         '6:ok',
       ]);
       expect(doc.items.map((i: Item) => i.errors[0]?.code ?? null)).toEqual([null, 209, 250, 219, null]);
-      expect(doc.summary).toEqual({ total: 5, ok: 2, partial: 0, failed: 3, skipped: 0, created: 2, updated: 0 });
+      expect(doc.summary).toEqual({
+        total: 5,
+        ok: 2,
+        partial: 0,
+        failed: 3,
+        skipped: 0,
+        created: 2,
+        updated: 0,
+        actions: { create: 2, invalid: 3 },
+      });
       expect(stderr).toContain('created local store');
       expect(stderr).toContain(`local store ${join(dir, 'store')}`);
     });
