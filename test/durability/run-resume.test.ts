@@ -278,12 +278,15 @@ describe('honest ends', () => {
   });
 
   it('a --report file that cannot be written mid-run stops the run: exit 3, the file not left half-written, stdout whole, the run resumable', async () => {
-    // About 1.5 KB a report row against 300 bytes a journal item: the report's first 1 MiB write
-    // meets the limit while the journal is far from it.
+    // About 1.5 KB a report row of an invalid user (its long addresses shown, never sent nor
+    // remembered) against 300 bytes a journal item and a short valid user's memory line: the
+    // report's first 1 MiB write meets the limit while the journal and the memory are far from it.
     const address = 'x'.repeat(480);
     const lines = ['ExternalId,FirstName,LastName,Email,UserName,Role,PostalAddress,AddressLine1,AddressLine2'];
-    for (const id of range('r', 2000))
-      lines.push(`${id},F,L,${id}@example.test,name-${id},Candidate,${address},${address},${address}`);
+    for (const id of range('r', 2000)) {
+      lines.push(`${id},F,L,${id}@example.test,name-${id},Candidate,,,`);
+      lines.push(`bad-${id},F,L,not-an-email,name-bad-${id},Candidate,${address},${address},${address}`);
+    }
     writeFileSync(join(dir, 'long.csv'), `${lines.join('\n')}\n`);
     await limitedRunThenResume('long.csv', 1024, ['--report', 'r.csv'], (ended) => {
       expect(ended.status, ended.stderr).toBe('3');
@@ -291,7 +294,7 @@ describe('honest ends', () => {
         /cannot write report r\.csv: the file would grow past .*\(EFBIG\): the run stopped, in-flight work finished, the report file was not kept \(examctl runs resume \S+ sends the rest\); examctl runs show \S+ --report r\.csv writes the report again/,
       );
       const report = JSON.parse(ended.stdout) as ShownReport;
-      expect(report.summary.total).toBe(2000);
+      expect(report.summary.total).toBe(4000);
       expect(report.summary.ok).toBeGreaterThan(0);
       expect(report.summary.skipped).toBeGreaterThan(0);
       expect(ended.stderr).not.toContain('report written to');
@@ -300,7 +303,7 @@ describe('honest ends', () => {
         '"reason":"target-error"',
       );
     });
-    expect((await showLast()).summary).toMatchObject({ total: 2000, ok: 2000 });
+    expect((await showLast()).summary).toMatchObject({ total: 4000, ok: 2000, failed: 2000 });
   });
 
   it('a dry run with invalid rows into a closed pipe is not exit 0', async () => {
