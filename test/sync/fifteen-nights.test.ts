@@ -149,8 +149,9 @@ it(
           }
         }
         if (n === 7 && population === 'staff') {
-          // The service answers 200 to the end store and keeps the start one: exit 3, not stored; the next night takes in what it wrote ahead.
-          state.fail('POST -delta-', 200, 2, '');
+          // The service answers 200 to the end store (a delta or the memory whole: the POST after the night's one batch of
+          // intents) and keeps the start one: exit 3, not stored; the next night takes in what it wrote ahead.
+          state.fail('POST', 200, 2, '', 1);
           const dropped = await step(faulty, n, population, runner);
           expect(dropped.code, say).toBe(3);
           expect(dropped.stderr).toMatch(/but still holds (no|another) document: the memory was not stored/);
