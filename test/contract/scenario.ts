@@ -312,8 +312,8 @@ export function mask(value: unknown, key = ''): unknown {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       // A remote run's token source (tokenFrom): the local engine needs no token.
       if (k === 'action' || k === 'retried' || k === 'retriedByCause' || k === 'tokenFrom') continue;
-      // The summary's counts by action: the sync memory decides a remote answer's (`sent` without one).
-      if (key === 'summary' && ACTION_COUNTS.has(k)) continue;
+      // The summary's counts by action (and `actions`): the sync memory decides a remote answer's (`sent` without one).
+      if (key === 'summary' && (ACTION_COUNTS.has(k) || k === 'actions')) continue;
       if (k === 'target' || k === 'targetFrom') {
         out[k] = '<target>';
         continue;
