@@ -40,7 +40,7 @@ describe('examctl binary', () => {
       expect(run.code).toBe(1);
       const doc = JSON.parse(run.stdout);
       expect(doc.dryRun).toBe(true);
-      expect(doc.summary).toEqual({ total: 5, ok: 2, partial: 0, failed: 3, skipped: 0 });
+      expect(doc.summary).toMatchObject({ total: 5, ok: 2, partial: 0, failed: 3, skipped: 0 });
       expect(existsSync(join(dir, '.examctl-store'))).toBe(false);
     });
   });
