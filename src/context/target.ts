@@ -1,5 +1,4 @@
 import { hash } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
 import { access, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { REMOTE_CONCURRENCY } from '../defaults.js';
@@ -50,30 +49,9 @@ export function memoryPlaceOf(
   };
 }
 
-/**
- * One directory per target (its LOCK, a memory file per kind), named by a digest of its identity,
- * or while that has none, an older examctl's: of it with the default port. Both: refused (exit 2).
- */
+/** One directory per target (its LOCK, a memory file per kind), named by a digest of its identity. */
 export function memoryDir(syncDir: string, target: ReportTarget): string {
-  const dirOf = (of: string) => join(syncDir, hash('sha256', of, 'hex').slice(0, 16));
-  const identity = targetIdentity(target);
-  const own = dirOf(identity);
-  const old = dirOf(
-    identity.replace(/^remote http(s?):\/\/[^/:]+(?=\/|$)/, (url, s: string) => `${url}:${s ? 443 : 80}`),
-  );
-  if (old === own || !existsSync(old)) return own;
-  if (!existsSync(own)) return old;
-  // Each kind's file says where its newest is (trial37 F06), whatever the kind run (trial39 F01).
-  const written = (dir: string, file: string) => statSync(join(dir, file), { throwIfNoEntry: false })?.mtimeMs ?? -1;
-  const files = readdirSync(old).filter((file) => file.endsWith('.ndjson'));
-  const newer = files.filter((file) => written(old, file) > written(own, file)).map((file) => join(old, file));
-  const across =
-    newer.length > 0
-      ? ` after moving into it ${newer.join(', ')} (written last)`
-      : ' (no memory in the other is newer)';
-  throw new UsageError(
-    `the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own}${across}, move ${old} out of ${syncDir}`,
-  );
+  return join(syncDir, hash('sha256', targetIdentity(target), 'hex').slice(0, 16));
 }
 
 async function ensureStore(store: string, deps: CommandDeps): Promise<void> {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { targetIdentity } from '../../src/report/run-report.js';
 import { memoryDir, SyncMemory } from '../../src/sync/sync-memory.js';
-import { range, ROOT, writeUsersCsv } from '../durability/helpers.js';
+import { range, writeUsersCsv } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { okEnvelope, startFaultServer } from '../support/fault-server.js';
 
@@ -17,34 +17,6 @@ import { okEnvelope, startFaultServer } from '../support/fault-server.js';
  */
 
 const remote = (baseUrl: string) => targetIdentity({ kind: 'remote', baseUrl });
-
-/**
- * A users memory of http://127.0.0.1 (and a schedules one, if asked, kept aside in the test's dir)
- * copied where an older examctl kept it, under the default port: two memories of one server.
- */
-async function twoMemories(withSchedules = false) {
-  const dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
-  const [synced, target] = [join(dir, 'synced'), { kind: 'remote', baseUrl: 'http://127.0.0.1' }] as const;
-  for (const [kind, id] of withSchedules
-    ? ([
-        ['users', 'stu-1'],
-        ['schedules', 'S-1'],
-      ] as const)
-    : ([['users', 'stu-1']] as const)) {
-    const memory = await SyncMemory.open(synced, target, kind, { lock: false, lockTimeoutMs: 0, readOnly: false });
-    memory.record(id, { digest: 'd1', run: 'r1' });
-    await memory.close();
-  }
-  const [own, old] = [
-    memoryDir(synced, target),
-    join(synced, createHash('sha256').update('remote http://127.0.0.1:80').digest('hex').slice(0, 16)),
-  ];
-  if (withSchedules) await rename(join(own, 'schedules.ndjson'), join(dir, 'schedules.ndjson'));
-  await cp(own, old, { recursive: true });
-  await writeUsersCsv(join(dir, 'users.csv'), range('stu', 2));
-  const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: synced, EXAMCTL_TOKEN: 'dev-token' };
-  return { dir, synced, own, old, env };
-}
 
 describe('targetIdentity', () => {
   it('is the base URL as given for a lower-case base URL', () => {
@@ -69,7 +41,7 @@ describe('targetIdentity', () => {
     expect(remote('https://exam.example.com:8443')).not.toBe(remote('https://exam.example.com'));
   });
 
-  it('finds a memory an older examctl kept under the base URL with its default port', async () => {
+  it("never reads an older examctl's directory of the URL with its default port; moved as docs/sync.md says, it is found", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'examctl-identity-'));
     const [spelt, plain] = [
       { kind: 'remote', baseUrl: 'https://exam.example.test:443/' },
@@ -79,127 +51,17 @@ describe('targetIdentity', () => {
     const memory = await SyncMemory.open(dir, spelt, 'users', options);
     memory.record('u1', { digest: 'd1', run: 'r1' });
     await memory.close();
-    // Where it was kept: the digest of its identity as given then.
-    const legacy = join(
-      dir,
-      createHash('sha256').update('remote https://exam.example.test:443').digest('hex').slice(0, 16),
-    );
+    // The directory names of the recipe: the first 16 hex digits of the identity's SHA-256.
+    const named = (identity: string) => createHash('sha256').update(identity).digest('hex').slice(0, 16);
+    expect(memoryDir(dir, plain)).toBe(join(dir, named('remote https://exam.example.test')));
+    const legacy = join(dir, named('remote https://exam.example.test:443'));
     await rename(memoryDir(dir, spelt), legacy);
+    const read = { ...options, readOnly: true };
     for (const target of [plain, spelt])
-      expect((await SyncMemory.open(dir, target, 'users', { ...options, readOnly: true })).entries.size).toBe(1);
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  it('where an older examctl kept one under the default port beside it: refused, naming both and the one written last (trial36 F04)', async () => {
-    const { dir, synced, own, old, env } = await twoMemories();
-    const later = new Date(Date.now() + 60_000);
-    await utimes(join(old, 'users.ndjson'), later, later);
-    for (const flags of [['--disable-missing'], ['--dry-run']]) {
-      const run = await examctl(
-        [
-          'user',
-          'sync',
-          '--file',
-          'users.csv',
-          '--target',
-          'remote',
-          '--base-url',
-          'http://127.0.0.1',
-          '--allow-insecure-http',
-          '--yes',
-          '--changed-only',
-          ...flags,
-        ],
-        dir,
-        env,
-      );
-      expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toContain(
-        `the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own} after moving into it ${join(old, 'users.ndjson')} (written last), move ${old} out of ${synced}`,
-      );
-    }
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  it('judged by the memory of the kind run, not by the directory: the newer users memory may sit in the other one (trial37 F06)', async () => {
-    const { dir, synced, own, old, env } = await twoMemories();
-    // The older build's users memory is older; its directory is newer (a schedules memory written there since).
-    const [earlier, later] = [new Date(Date.now() - 120_000), new Date(Date.now() + 60_000)];
-    await utimes(join(old, 'users.ndjson'), earlier, earlier);
-    await utimes(join(own, 'users.ndjson'), later, later);
-    await utimes(own, earlier, earlier);
-    await utimes(old, later, later);
-    const run = await examctl(
-      [
-        'user',
-        'sync',
-        '--file',
-        'users.csv',
-        '--target',
-        'remote',
-        '--base-url',
-        'http://127.0.0.1',
-        '--allow-insecure-http',
-        '--yes',
-        '--changed-only',
-      ],
-      dir,
-      env,
-    );
-    expect(run.code, run.stderr).toBe(2);
-    expect(run.stderr).toContain(
-      `the sync memories ${own} and ${old} (an older examctl's) are of one server: keep ${own} (no memory in the other is newer), move ${old} out of ${synced}`,
-    );
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  it('one verdict for the run of each kind, doctor and synced export|forget; followed, no newer memory is lost (trial39 F01)', async () => {
-    const { dir, synced, own, old, env } = await twoMemories(true);
-    const [earlier, later] = [new Date(Date.now() - 120_000), new Date(Date.now() + 60_000)];
-    await utimes(join(old, 'users.ndjson'), earlier, earlier);
-    await writeFile(join(dir, 'sittings.csv'), await readFile(join(ROOT, 'fixtures', 'sittings.csv'), 'utf8'));
-    const remote = ['--target', 'remote', '--base-url', 'http://127.0.0.1', '--allow-insecure-http', '--yes'];
-    const said = async () => {
-      const runs = [
-        ['user', 'sync', '--file', 'users.csv', '--changed-only'],
-        ['schedule', 'push', '--file', 'sittings.csv', '--changed-only', '--upsert'],
-        ['doctor'],
-        ['synced', 'export', '--out', 'e.ndjson'],
-        ['synced', 'forget'],
-      ];
-      const verdicts: (string | undefined)[] = [];
-      for (const args of runs)
-        verdicts.push(
-          /are of one server: (.*)/.exec(
-            await examctl([...remote, ...args], dir, env).then((run) => run.stderr + run.stdout),
-          )?.[1],
-        );
-      return verdicts;
-    };
-    // Neither holds a schedules memory: no "written last" by a missing file; own's users memory is newer.
-    expect(new Set(await said())).toEqual(
-      new Set([`keep ${own} (no memory in the other is newer), move ${old} out of ${synced}`]),
-    );
-    // Each kind's newest in another directory: keep own, the other's newer kind moved into it first.
-    await rename(join(dir, 'schedules.ndjson'), join(old, 'schedules.ndjson'));
-    expect(new Set(await said())).toEqual(
-      new Set([
-        `keep ${own} after moving into it ${join(old, 'schedules.ndjson')} (written last), move ${old} out of ${synced}`,
-      ]),
-    );
-    await rename(join(old, 'schedules.ndjson'), join(own, 'schedules.ndjson'));
-    await rename(old, join(dir, 'old'));
-    // The night after: one memory, both kinds kept.
-    const next = await examctl(
-      [...remote, 'user', 'sync', '--file', 'users.csv', '--changed-only', '--dry-run'],
-      dir,
-      env,
-    );
-    expect(next.code, next.stderr).toBe(0);
-    expect((await readdir(own)).filter((name) => name.endsWith('.ndjson')).sort()).toEqual([
-      'schedules.ndjson',
-      'users.ndjson',
-    ]);
+      expect((await SyncMemory.open(dir, target, 'users', read)).entries.size).toBe(0);
+    await rename(legacy, memoryDir(dir, plain));
+    for (const target of [plain, spelt])
+      expect((await SyncMemory.open(dir, target, 'users', read)).entries.size).toBe(1);
     await rm(dir, { recursive: true, force: true });
   });
 });
