@@ -3,7 +3,7 @@ import { idOf } from '../domain/record-id.js';
 import { isScheduleRequestRecord, type InputRecord } from '../input/record.js';
 import { describeTarget, type SummaryNote } from '../report/report-writers.js';
 import { namedFirst } from '../formats/number-format.js';
-import { say, terminalLine } from '../formats/terminal-text.js';
+import { terminalLine } from '../formats/terminal-text.js';
 import type { Outcome, Unit } from '../pipeline/record-job.js';
 import { NOT_SENT_NOTE, SentMemory } from './sent-memory.js';
 import { UsageError } from '../system/errors.js';
@@ -51,7 +51,6 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
   /** What each request leaves out (`withNote`); the first schedules', said after the run. */
   private readonly notes = new WeakMap<PreparedSchedule, string[]>();
   readonly said: string[] = [];
-  private told = false;
 
   override unit(unit: Unit<PreparedSchedule>): Unit<PreparedSchedule> {
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
@@ -62,17 +61,6 @@ export class ScheduleMemory extends SentMemory<PreparedSchedule> {
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     this.noteWithdrawn(unit.id, payload);
     const next = super.unit(unit);
-    // Unchanged, but the local store lacks it (the engine matches the exact id): sent.
-    if (next.unsent !== undefined && this.store?.invigilatorsOf(unit.id) === null) {
-      const why = `the local store no longer holds schedule ${unit.id}, which the sync memory recorded`;
-      if (!this.told)
-        void say(
-          this.deps,
-          `note: ${why} (a store restored or cut back): sent as changed, as is any other such schedule`,
-        );
-      this.told = true;
-      return unit;
-    }
     // Unchanged: an older examctl's entry learns the fields it set (docs/sync.md, "Fields left out").
     const entry =
       next.unsent?.since === undefined || this.flags.dryRun === true ? undefined : this.memory?.entries.get(unit.id);

@@ -46,9 +46,8 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { memoryPlaceOf, openTargetDirectory, storeHead, targetInstance } from '../context/target.js';
+import { memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
 import { headsToAsk, sentAgain, standing, standingWords, type SeenHead } from './store-standing.js';
-import type { OpenDirectory } from '../port/local-directory.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
 
 /**
@@ -113,7 +112,6 @@ export class SentMemory<P> {
   private heldAny = false;
   /** --only-new / --only-existing: which ids the target holds (found by `open`). */
   private known: KnownIds | undefined;
-  protected store: OpenDirectory | null = null;
   /** A replaced store's memory was found (`placeMemory`): not used. */
   private otherInstance = false;
   /** The words naming this target's memories under other paths (`placeMemory`). */
@@ -158,9 +156,6 @@ export class SentMemory<P> {
         this.heldAny,
         this.deps,
       );
-    // An unchanged verdict holds only if the store holds its id (docs/sync.md, "Drift").
-    if (decides && this.kind !== 'collections' && resolved.kind === 'local')
-      this.store = await (this.deps.openDirectory ?? openTargetDirectory)(resolved, this.deps);
     if (this.kind !== 'collections') await this.judgeStore(resolved, newest);
     // The platform cannot say where it stands: its runs here are all there is to tell by.
     if (decides && newest !== undefined && this.head === undefined && resolved.kind === 'remote')
@@ -681,7 +676,6 @@ export class SentMemory<P> {
     this.placed = undefined;
     this.known = undefined;
     await known?.close();
-    await this.store?.close();
     await placed?.close();
   }
 

@@ -126,7 +126,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private leavers: Leaver[] = [];
   /** Recorded leavers a resume leaves alone: a kept outcome of theirs is not remembered. */
   private readonly withdrawn = new WeakSet<UserRequest>();
-  private readonly told = new Set<string>();
+  private told = false;
   /** With --changed-only, the schedule memory's candidates (`registrations`). */
   private registered = new Map<string, string>();
   /** Rows of the file whose ids are one once leading zeros are removed (lost-zeros.ts): they fail. */
@@ -209,7 +209,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * examctl last sent is known instead.
    */
   opened(api: IntegrationApi | null): void {
-    this.beforeView = this.store ?? (api !== null && 'userOf' in api ? (api as unknown as LocalDirectory) : null);
+    this.beforeView = api !== null && 'userOf' in api ? (api as unknown as LocalDirectory) : null;
   }
 
   /** One read before the run: lost zeros, leavers, users who would lose a link or flag. */
@@ -325,10 +325,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       if (entry.disabled !== true) remembered += 1;
       stale.see(entry, missing);
       // A disable whose answer was lost (digest cleared: docs/sync.md, "A request cut short") goes again.
-      if (
-        missing &&
-        (entry.disabled !== true || entry.digest === '' || entry.run === thisRun || !this.holds(id, true))
-      ) {
+      if (missing && (entry.disabled !== true || entry.digest === '' || entry.run === thisRun)) {
         leavers.push([id, entry]);
         if (entry.disabled === true) remembered += 1;
       }
@@ -406,7 +403,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private enables(id: string, digest: string | undefined): boolean {
     if (this.userFlags.disableMissing !== true) return false;
     if (!this.flags.changedOnly) return true;
-    return digest === '' && (this.store === null || this.store.userOf(id)?.DisableLogin === true);
+    return digest === '' && (this.beforeView?.userOf(id)?.DisableLogin ?? true);
   }
 
   /** A unit of the file: a leaver back, --prune-memberships, --changed-only. */
@@ -460,7 +457,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         membership: { removed: prune.removed, ...(prune.joined.length > 0 ? { joined: prune.joined } : {}) },
       };
     const judged = value !== given ? next : super.unit(next, this.flags.changedOnly ? entry : undefined);
-    const sent = judged.unsent === undefined || this.holds(unit.id, false, judged.unsent.since) ? judged : next;
+    const sent = judged.unsent === undefined || this.holds(unit.id, judged.unsent.since) ? judged : next;
     return sent.unsent === undefined ? this.withChanges(sent, unit.id) : sent;
   }
 
@@ -536,7 +533,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
     const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
     const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
-    if (since !== undefined && this.holds(id!, false, since))
+    if (since !== undefined && this.holds(id!, since))
       return {
         source: record.source,
         id,
@@ -556,21 +553,16 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     return unit;
   }
 
-  /** Whether the target holds the verdict on `id` of run `since` (docs/sync.md, "Drift"). */
-  private holds(id: string, disabled = false, since = ''): boolean {
+  /** Whether no schedule push sent `id` as a candidate after run `since` synced it (docs/sync.md, "Drift"). */
+  private holds(id: string, since = ''): boolean {
     const pushed = since === '' ? '' : (this.registered.get(id) ?? '');
-    const user = this.store?.userOf(id);
-    if (
-      pushed <= since &&
-      (user === undefined || (disabled ? user === null || user.DisableLogin === true : user !== null))
-    )
-      return true;
-    const why =
-      pushed > since
-        ? `schedule push run ${pushed} sent ${id} as a candidate after run ${since} synced it`
-        : `the local store no longer holds what the sync memory recorded of ${id} (a store restored or cut back)`;
-    if (!this.told.has(why[0]!)) void say(this.deps, `note: ${why}: sent as changed, as is any other such user`);
-    this.told.add(why[0]!);
+    if (pushed <= since) return true;
+    if (!this.told)
+      void say(
+        this.deps,
+        `note: schedule push run ${pushed} sent ${id} as a candidate after run ${since} synced it: sent as changed, as is any other such user`,
+      );
+    this.told = true;
     return false;
   }
 
