@@ -276,10 +276,16 @@ export function overgrown(lines: number, ids: number): boolean {
   return lines > ids * 1.5 + COMPACT_SLACK;
 }
 
+/** How often this process rewrote each memory file (`compact`): a state service's copy knows its offsets no longer hold. */
+const rewrites = new Map<string, number>();
+export const rewritesOf = (file: string): number => rewrites.get(file) ?? 0;
+
 /** The memory rewritten one line per id (atomic, 0600) under LOCK: no appended line is lost. */
 export async function compact(contents: MemoryContents, target: ReportTarget): Promise<MemoryContents> {
   let length = 0;
   const populations = populationsOf(contents);
+  // Counted before (a copy read meanwhile is stored whole) and after the file is replaced.
+  rewrites.set(contents.file, rewritesOf(contents.file) + 1);
   await writeFileAtomic(
     contents.file,
     async (writer) => {
@@ -290,6 +296,7 @@ export async function compact(contents: MemoryContents, target: ReportTarget): P
     },
     { mode: 0o600 },
   );
+  rewrites.set(contents.file, rewritesOf(contents.file) + 1);
   return { ...contents, validLength: length, lines: contents.entries.size + 1 + populations.size, populations };
 }
 

@@ -12,7 +12,7 @@ import type { ReportTarget } from '../report/run-report.js';
 import { messageOf, TargetError } from '../system/errors.js';
 import { systemFailure } from '../system/system-error-words.js';
 import { SYNC_KINDS, type SyncKind } from './memory-lines.js';
-import { memoryDir, memoryFile, readMemory, type MemoryContents } from './memory-files.js';
+import { memoryDir, memoryFile, readMemory, rewritesOf, type MemoryContents } from './memory-files.js';
 import { SyncMemory, type OpenMemoryOptions } from './sync-memory.js';
 import { assertDocumentTarget, documentSum, documentText, readDocument } from './memory-document.js';
 import { StateService, type StateLockInfo } from './state-service.js';
@@ -121,8 +121,8 @@ export class ServiceCopy {
     readonly syncDir: string,
     private readonly lockInfo: StateLockInfo | undefined,
     private serial: number,
-    /** Each kind's copy as last stored or written ahead: its file's inode and the length on record. */
-    private readonly pushed: Map<SyncKind, { ino: number; size: number }>,
+    /** Each kind's copy as last stored or written ahead: its file's rewrites and the length on record. */
+    private readonly pushed: Map<SyncKind, Mark>,
     /** The memory as the service holds it: its document (checksum, size), the deltas on it, and where each kind's copy ends then. */
     private stored:
       | {
@@ -130,7 +130,7 @@ export class ServiceCopy {
           bytes: number;
           deltas: number;
           deltaBytes: number;
-          at: Map<SyncKind, { ino: number; size: number }>;
+          at: Map<SyncKind, Mark>;
         }
       | undefined,
   ) {}
@@ -225,7 +225,7 @@ export class ServiceCopy {
       const dir = memoryDir(syncDir, target);
       await mkdir(dir, { mode: 0o700 });
       await writeFile(join(syncDir, COPY_MARK), '', { mode: 0o600, flag: 'wx' });
-      const pushed = new Map<SyncKind, { ino: number; size: number }>();
+      const pushed = new Map<SyncKind, Mark>();
       // What a run that never stored its end wrote ahead is folded in: taken as that run left it
       // (its intents tentative, docs/sync.md, "Written ahead"), and written ahead again by this run.
       const folded = held.folded;
@@ -239,7 +239,7 @@ export class ServiceCopy {
         if (text === '') continue;
         const file = memoryFile(syncDir, target, kind);
         await writeFile(file, text, { mode: 0o600, flag: 'wx' });
-        pushed.set(kind, { ino: (await stat(file)).ino, size: Buffer.byteLength(memoryText ?? '') });
+        pushed.set(kind, { rewrites: rewritesOf(file), size: Buffer.byteLength(memoryText ?? '') });
       }
       const stored =
         document === undefined
@@ -316,7 +316,7 @@ export class ServiceCopy {
   }
 
   /** The memory stored whole (a new document, serial one up; the deltas of the one before left behind, until new ones replace them). */
-  private async storeWhole(at: Map<SyncKind, { ino: number; size: number }>): Promise<void> {
+  private async storeWhole(at: Map<SyncKind, Mark>): Promise<void> {
     await this.assertCopy();
     const text = documentText(this.target, await readMemories(this.syncDir, this.target), this.serial + 1);
     await this.service.write(text, this.lockInfo?.ID);
@@ -325,13 +325,13 @@ export class ServiceCopy {
   }
 
   /** The whole lines each kind's copy gained past `from`, where they end, and whether a copy was rewritten since (compacted, gone: its offsets mean nothing). */
-  private async tails(from: Map<SyncKind, { ino: number; size: number }>): Promise<{
+  private async tails(from: Map<SyncKind, Mark>): Promise<{
     lines: Partial<Record<SyncKind, string>>;
-    at: Map<SyncKind, { ino: number; size: number }>;
+    at: Map<SyncKind, Mark>;
     rewritten: boolean;
   }> {
     const lines: Partial<Record<SyncKind, string>> = {};
-    const at = new Map<SyncKind, { ino: number; size: number }>();
+    const at = new Map<SyncKind, Mark>();
     let rewritten = false;
     for (const kind of SYNC_KINDS) {
       const tail = await fileTail(memoryFile(this.syncDir, this.target, kind), from.get(kind));
@@ -358,6 +358,9 @@ export class ServiceCopy {
   }
 }
 
+/** Where a copy's file was last stored or written ahead: its rewrites by then (`rewritesOf`) and its length. */
+type Mark = { rewrites: number; size: number };
+
 /** A file beside the copy, made with it: gone, the copy was removed under the run (a writer of the copy makes its folder again, never this). */
 const COPY_MARK = 'copy-of-the-service';
 
@@ -367,21 +370,22 @@ const COPY_MARK = 'copy-of-the-service';
  */
 async function fileTail(
   file: string,
-  from: { ino: number; size: number } | undefined,
-): Promise<{ at: { ino: number; size: number }; text: string; rewritten: boolean } | undefined> {
+  from: Mark | undefined,
+): Promise<{ at: Mark; text: string; rewritten: boolean } | undefined> {
   const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) =>
     error.code === 'ENOENT' ? undefined : Promise.reject(error),
   );
   if (handle === undefined) return undefined;
   try {
-    const { ino, size } = await handle.stat();
-    // Another file, or this one cut (a memory of a replaced store begun anew): its offsets mean nothing.
-    const rewritten = from !== undefined && (from.ino !== ino || size < from.size);
+    const { size } = await handle.stat();
+    // Rewritten since (compacted, a memory of a replaced store begun anew), or cut: its offsets mean nothing.
+    const rewrites = rewritesOf(file);
+    const rewritten = from !== undefined && (from.rewrites !== rewrites || size < from.size);
     const start = from === undefined || rewritten ? 0 : from.size;
     const bytes = Buffer.alloc(Math.max(0, size - start));
     await handle.read(bytes, 0, bytes.length, start);
     const whole = bytes.lastIndexOf(0x0a) + 1;
-    return { at: { ino, size: start + whole }, text: bytes.toString('utf8', 0, whole), rewritten };
+    return { at: { rewrites, size: start + whole }, text: bytes.toString('utf8', 0, whole), rewritten };
   } finally {
     await handle.close();
   }
