@@ -403,7 +403,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private enables(id: string, digest: string | undefined): boolean {
     if (this.userFlags.disableMissing !== true) return false;
     if (!this.flags.changedOnly) return true;
-    return digest === '' && (this.beforeView?.userOf(id)?.DisableLogin ?? true);
+    return digest === '' && (this.beforeView === null || this.beforeView.userOf(id)?.DisableLogin === true);
   }
 
   /** A unit of the file: a leaver back, --prune-memberships, --changed-only. */
