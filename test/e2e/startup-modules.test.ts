@@ -452,6 +452,15 @@ process.on('exit', () => require('node:fs').writeSync(2, '\\nCOMPILED ' + JSON.s
     });
   });
 
+  it('every pack is ASCII: V8 holds a script with one other character as two-byte text (twice the bytes to scan)', () => {
+    const packs = [...new Set(Object.values(packManifest().packed))];
+    const wide = packs.filter((file) =>
+      /[^\x00-\x7f]/.test(readFileSync(join(ROOT, 'dist/bundle/packed', file), 'utf8')),
+    );
+    expect(packs.length).toBeGreaterThan(1);
+    expect(wide).toEqual([]);
+  });
+
   it('a large chunk is a pack of its own: a dry run compiles no pack holding zod, which it never runs', async () => {
     await inTempDir(async (dir) => {
       const { packed } = packManifest();
