@@ -257,12 +257,21 @@ export const COMMON = {
  * esbuild's split (an ES module chunk per lazily imported part: `outputFiles` and `metafile` of a
  * build with splitting) made CommonJS scripts, packed: the entry with what it imports (all
  * `--version` needs), then each lazily imported chunk with what it imports and no earlier pack
- * holds (run-cli's: the command tree, all `--help` needs; then each command's behaviour...). Each
+ * holds (run-cli's: the command tree, all `--help` needs; then each command's behaviour...), a
+ * chunk of OWN_PACK_BYTES or more alone (zod: a dry run compiles no pack that holds it). Each
  * pack is one script whose value is its chunks' module functions, compiled on the first require
  * of one of them with one code cache: a start compiles a few scripts, not dozens, and only what it
  * loads. `files`: each pack's name (its first chunk's) and text; `packed`: the pack of each chunk.
  * The npm install's (bin/examctl) and the one-file executable's (build-release.mjs) program.
  */
+/**
+ * A chunk of this size or more is packed alone: its bytes cost a start that does not need it more
+ * than a script of its own costs one that does (a pack's files read, hashed and compiled: ~0.2 ms).
+ */
+const OWN_PACK_BYTES = 64 * 1024;
+const TO_COMMON_JS = 'module.exports=__toCommonJS(stdin_exports);';
+const AS_COMMON_JS = 'module.exports=__defProp(stdin_exports,"__esModule",{value:true});';
+
 async function packChunks(outputFiles, metafile) {
   // Each ES module chunk made a CommonJS script: its imports become require()s of the other
   // chunks (import() too: a code-cached script cannot import), which PACK_LOADER resolves.
@@ -274,13 +283,17 @@ async function packChunks(outputFiles, metafile) {
       target: COMMON.target,
       supported: { 'dynamic-import': false },
       minifyWhitespace: true,
-      keepNames: true,
+      // No keepNames here: the chunk's own __name calls (the split's, COMMON.keepNames) already
+      // name every function and class, and run after any this pass would add.
       logLevel: 'warning',
     });
     const left = /[^\w$.]import\(\s*[^)]{0,40}/.exec(code);
     if (left !== null)
       throw new Error(`${basename(chunk.path)} would import() (${left[0]}), which a code-cached script cannot`);
-    codes.set(basename(chunk.path), code);
+    // The chunk's exports object is its module.exports (marked as an ES module's, as esbuild's
+    // copy would be), not a copy of it with a getter per export: one getter less on every use
+    // of an import, and no copy made per chunk at load.
+    codes.set(basename(chunk.path), code.replace(TO_COMMON_JS, AS_COMMON_JS));
   }
   const imports = new Map(
     Object.entries(metafile.outputs).map(([path, output]) => [
@@ -294,13 +307,19 @@ async function packChunks(outputFiles, metafile) {
       .filter((item) => item.kind === kind)
       .map((item) => basename(item.path));
   const packed = {};
+  const entries = ['examctl.mjs'];
   const closure = (name, pack = name) => {
     if (packed[name] !== undefined) return;
+    // A large chunk is a pack of its own (zod, for the commands that read plans and schemas): a
+    // run that loads a pack for the chunks it shares with it never reads, hashes or compiles it.
+    if (name !== pack && codes.get(name).length >= OWN_PACK_BYTES) {
+      if (!entries.includes(name)) entries.push(name);
+      return;
+    }
     packed[name] = pack;
     for (const next of imported(name, 'import-statement')) closure(next, pack);
   };
   // Breadth first from the entry: the packs a start needs first take the chunks they share.
-  const entries = ['examctl.mjs'];
   for (let i = 0; i < entries.length; i++) {
     closure(entries[i]);
     const members = Object.keys(packed).filter((name) => packed[name] === entries[i]);

@@ -432,18 +432,46 @@ process.stdout.write(JSON.stringify(rejected));`,
     });
   });
 
-  it('--version compiles the entry pack alone', async () => {
-    await inTempDir(async (dir) => {
-      const preload = join(dir, 'compiled.cjs');
-      await writeFile(
-        preload,
-        `const vm = require('node:vm'); const Script = vm.Script; const files = [];
+  /** The packs `examctl args` compiles, in `dir`. */
+  async function compiledPacks(dir: string, args: string[]): Promise<string[]> {
+    const preload = join(dir, 'compiled.cjs');
+    await writeFile(
+      preload,
+      `const vm = require('node:vm'); const Script = vm.Script; const files = [];
 vm.Script = class extends Script { constructor(text, options) { super(text, options); files.push(require('node:path').basename(options.filename)); } };
 process.on('exit', () => require('node:fs').writeSync(2, '\\nCOMPILED ' + JSON.stringify(files) + '\\n'));\n`,
-      );
-      const { code, stderr } = await startNode(['--require', preload, BIN, '--version'], dir).done;
-      expect(code, stderr).toBe(0);
-      expect(JSON.parse(/\nCOMPILED (.*)\n/.exec(stderr)![1]!)).toEqual([packManifest().packed['examctl.mjs']]);
+    );
+    const { code, stderr } = await startNode(['--require', preload, BIN, ...args], dir).done;
+    expect(code, stderr).toBe(0);
+    return JSON.parse(/\nCOMPILED (.*)\n/.exec(stderr)![1]!) as string[];
+  }
+
+  it('--version compiles the entry pack alone', async () => {
+    await inTempDir(async (dir) => {
+      expect(await compiledPacks(dir, ['--version'])).toEqual([packManifest().packed['examctl.mjs']]);
+    });
+  });
+
+  it('every pack is ASCII: V8 holds a script with one other character as two-byte text (twice the bytes to scan)', () => {
+    const packs = [...new Set(Object.values(packManifest().packed))];
+    const wide = packs.filter((file) =>
+      /[^\x00-\x7f]/.test(readFileSync(join(ROOT, 'dist/bundle/packed', file), 'utf8')),
+    );
+    expect(packs.length).toBeGreaterThan(1);
+    expect(wide).toEqual([]);
+  });
+
+  it('a large chunk is a pack of its own: a dry run compiles no pack holding zod, which it never runs', async () => {
+    await inTempDir(async (dir) => {
+      const { packed } = packManifest();
+      const holds = (file: string) =>
+        readFileSync(join(ROOT, 'dist/bundle/packed', file), 'utf8').includes('"$ZodType"');
+      const zod = [...new Set(Object.values(packed))].filter(holds); // zod's core (its schemas' class names)
+      expect(zod).toHaveLength(1);
+      expect(Object.values(packed).filter((file) => file === zod[0])).toHaveLength(1);
+      const compiled = await compiledPacks(dir, [...DRY_RUN, '--store', join(dir, 'store')]);
+      expect(compiled).toContain(packed['examctl.mjs']);
+      expect(compiled.filter(holds)).toEqual([]);
     });
   });
 });
