@@ -5,6 +5,7 @@ import { formatCount } from '../formats/number-format.js';
 import type { OutputTimes, OutputTimeSettings } from '../report/output-times.js';
 import { resolveSettings, settingText, type SettingFlags } from '../context/settings.js';
 import type { TablesWritten } from '../report/xlsx-report-writer.js';
+import { cutCellsWords } from '../report/xlsx-workbook.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { say } from '../formats/terminal-text.js';
 import * as cells from '../report/review-session-csv.js';
@@ -152,13 +153,7 @@ export async function writeXlsx(
 /** What did not fit Excel's limits, said on stderr: the workbook holds the markers. */
 export async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<void> {
   const lines: string[] = [];
-  if (cut.cutCells.count > 0) {
-    const first =
-      cut.cutCells.first === undefined ? '' : ` (first: ${cut.cutCells.first.sheet}!${cut.cutCells.first.reference})`;
-    lines.push(
-      `${formatCount(cut.cutCells.count)} cells of the service's answer longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}`,
-    );
-  }
+  if (cut.cutCells.count > 0) lines.push(cutCellsWords(cut.cutCells, " of the service's answer"));
   for (const [count, what, where] of [
     [cut.cutColumns, 'columns', 'column'],
     [cut.cutRows, 'results', 'row'],
