@@ -207,6 +207,11 @@ function errorCodes(errors: readonly Problem[]): string {
     .join('|');
 }
 
+/** `users.csv:12 [stu-1] Email 209 message`: one problem of an item, as the human summary and the JUnit report say it. */
+export function problemLine(item: ReportItem, problem: Problem, id = ''): string {
+  return `${item.source.file}:${problem.line ?? item.source.line}${id} ${problem.field || '-'} ${problem.code ?? '-'} ${problem.message}`;
+}
+
 /** Errors (or warnings) as one cell: `field: message`, joined with ` | `. */
 export function errorMessages(errors: readonly Pick<Problem, 'field' | 'message'>[] = []): string {
   return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join(' | ');
@@ -463,9 +468,8 @@ export class HumanSummaryWriter implements ReportSink {
           this.hidden += 1;
           continue;
         }
-        const where = `${item.source.file}:${error.line ?? item.source.line}`;
         // The file name, the id and the message can carry what the input or the service put there.
-        this.shown.push(terminalLine(`  ${where}${id} ${error.field || '-'} ${error.code ?? '-'} ${error.message}`));
+        this.shown.push(terminalLine(`  ${problemLine(item, error, id)}`));
       }
     // A failure's note (a resume's "may have created it") is said beside its errors; an ok item's stays in the report.
     if (item.note !== undefined && item.errors.length > 0 && !isNotSentItem(item)) {
