@@ -2,7 +2,8 @@ import { isKnownTimeZone } from '../domain/local-time.js';
 import type { ReviewSession } from '../domain/types.js';
 import { UsageError } from '../system/errors.js';
 import { formatCount } from '../formats/number-format.js';
-import type { OutputTimes, OutputTimeSettings } from '../report/output-times.js';
+import type { OutputTimes } from '../report/output-times.js';
+import type { TimeSettings } from '../domain/local-time.js';
 import { resolveSettings, settingText, type SettingFlags } from '../context/settings.js';
 import type { TablesWritten } from '../report/xlsx-report-writer.js';
 import { cutCellsWords } from '../report/xlsx-workbook.js';
@@ -39,7 +40,7 @@ export async function outputSettings(
   globals: Pick<SettingFlags, 'profile' | 'baseUrl' | 'target' | 'store'>,
   deps: CommandDeps,
 ): Promise<{
-  times: OutputTimeSettings;
+  times: TimeSettings;
   delimiter: OutputFlags['delimiter'];
   decimalSeparator: OutputFlags['decimalSeparator'];
   profile?: string;
@@ -89,7 +90,7 @@ export async function tableView(
   session: ReviewSession,
   options: { showPin?: boolean },
   times: OutputTimes,
-  settings: { times: OutputTimeSettings; profile?: string },
+  settings: { times: TimeSettings; profile?: string },
   deps: CommandDeps,
 ): Promise<string> {
   const { renderReviewSession } = await import('../terminal/review-session-view.js');
@@ -102,7 +103,7 @@ export async function tableView(
 }
 
 /** Where the times' zone came from, as the table's Times line and a workbook's header notes say it. */
-export function timesFromOf(settings: { times: OutputTimeSettings; profile?: string }): string {
+export function timesFromOf(settings: { times: TimeSettings; profile?: string }): string {
   const zoneFrom = settings.times.timezone?.origin;
   if (zoneFrom === undefined) return "this computer's zone; --timezone to change";
   return zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
