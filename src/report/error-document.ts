@@ -40,11 +40,6 @@ interface RunErrorJson {
   status?: number;
 }
 
-function httpStatusOf(error: unknown): number | undefined {
-  const status = (error as { status?: unknown } | null)?.status;
-  return typeof status === 'number' && Number.isInteger(status) ? status : undefined;
-}
-
 /** The error part of the document. Never a stack trace (those are for --debug on stderr). */
 export function runErrorJson(error: unknown): RunErrorJson {
   const message = messageOf(error);
@@ -57,7 +52,9 @@ export function runErrorJson(error: unknown): RunErrorJson {
   if (error instanceof StoreLockedError) return as('store-locked');
   if (error instanceof StoreDamagedError) return as('store-damaged');
   if (error instanceof TargetError) {
-    const status = httpStatusOf(error);
+    // The HTTP status, where the error carries one (TokenRefusedError).
+    const said = (error as { status?: unknown }).status;
+    const status = typeof said === 'number' && Number.isInteger(said) ? said : undefined;
     return {
       ...as(status === 401 || status === 403 ? 'refused' : 'target'),
       ...(status === undefined ? {} : { status }),
