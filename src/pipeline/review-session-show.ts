@@ -2,9 +2,11 @@ import { isKnownTimeZone } from '../domain/local-time.js';
 import type { ReviewSession } from '../domain/types.js';
 import { UsageError } from '../system/errors.js';
 import { formatCount } from '../formats/number-format.js';
-import type { OutputTimes, OutputTimeSettings } from '../report/output-times.js';
+import type { OutputTimes } from '../report/output-times.js';
+import type { TimeSettings } from '../domain/local-time.js';
 import { resolveSettings, settingText, type SettingFlags } from '../context/settings.js';
 import type { TablesWritten } from '../report/xlsx-report-writer.js';
+import { cutCellsWords } from '../report/xlsx-workbook.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { say } from '../formats/terminal-text.js';
 import * as cells from '../report/review-session-csv.js';
@@ -38,7 +40,7 @@ export async function outputSettings(
   globals: Pick<SettingFlags, 'profile' | 'baseUrl' | 'target' | 'store'>,
   deps: CommandDeps,
 ): Promise<{
-  times: OutputTimeSettings;
+  times: TimeSettings;
   delimiter: OutputFlags['delimiter'];
   decimalSeparator: OutputFlags['decimalSeparator'];
   profile?: string;
@@ -88,7 +90,7 @@ export async function tableView(
   session: ReviewSession,
   options: { showPin?: boolean },
   times: OutputTimes,
-  settings: { times: OutputTimeSettings; profile?: string },
+  settings: { times: TimeSettings; profile?: string },
   deps: CommandDeps,
 ): Promise<string> {
   const { renderReviewSession } = await import('../terminal/review-session-view.js');
@@ -101,7 +103,7 @@ export async function tableView(
 }
 
 /** Where the times' zone came from, as the table's Times line and a workbook's header notes say it. */
-export function timesFromOf(settings: { times: OutputTimeSettings; profile?: string }): string {
+export function timesFromOf(settings: { times: TimeSettings; profile?: string }): string {
   const zoneFrom = settings.times.timezone?.origin;
   if (zoneFrom === undefined) return "this computer's zone; --timezone to change";
   return zoneFrom.startsWith('profile ') ? `profile ${settings.profile ?? ''}` : zoneFrom;
@@ -152,13 +154,7 @@ export async function writeXlsx(
 /** What did not fit Excel's limits, said on stderr: the workbook holds the markers. */
 export async function warnCut(cut: TablesWritten, deps: CommandDeps): Promise<void> {
   const lines: string[] = [];
-  if (cut.cutCells.count > 0) {
-    const first =
-      cut.cutCells.first === undefined ? '' : ` (first: ${cut.cutCells.first.sheet}!${cut.cutCells.first.reference})`;
-    lines.push(
-      `${formatCount(cut.cutCells.count)} cells of the service's answer longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}`,
-    );
-  }
+  if (cut.cutCells.count > 0) lines.push(cutCellsWords(cut.cutCells, " of the service's answer"));
   for (const [count, what, where] of [
     [cut.cutColumns, 'columns', 'column'],
     [cut.cutRows, 'results', 'row'],

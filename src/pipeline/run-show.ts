@@ -2,7 +2,7 @@ import { UsageError } from '../system/errors.js';
 import { unlinedItem, unjournaledCount, unitsOf, type JournalHead, type RunIndex } from '../runs/index.js';
 import type { ProfileDefaults } from '../context/config-file.js';
 import { reportFormatOf } from '../report/report-file.js';
-import { countAction, type SummaryNote } from '../report/report-writers.js';
+import { countAction, exitCodeFor, type SummaryNote } from '../report/report-writers.js';
 import type { ReportItem, SourceRow } from '../report/run-report.js';
 import type { CommandDeps, GlobalOptions } from '../context/command-deps.js';
 import type { InputRecord } from '../input/record.js';
@@ -147,7 +147,7 @@ export async function showRun(
   // Nothing is sent here: a report that cannot be written stays the usage error (exit 2) it always was.
   const failure = report.failure();
   if (failure !== undefined) throw new UsageError(failure.message);
-  return builder.summary.ok === builder.summary.total ? 0 : 1;
+  return exitCodeFor(builder.summary);
 }
 
 const LEAVERS_UNLISTED =

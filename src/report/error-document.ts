@@ -40,38 +40,27 @@ interface RunErrorJson {
   status?: number;
 }
 
-function httpStatusOf(error: unknown): number | undefined {
-  const status = (error as { status?: unknown } | null)?.status;
-  return typeof status === 'number' && Number.isInteger(status) ? status : undefined;
-}
-
 /** The error part of the document. Never a stack trace (those are for --debug on stderr). */
 export function runErrorJson(error: unknown): RunErrorJson {
   const message = messageOf(error);
-  const status = httpStatusOf(error);
-  if (error instanceof InputFileError) {
+  if (!(error instanceof ExamctlError))
+    return { exitCode: ExitCode.Internal, code: 'E7001', kind: 'internal', message: `internal error: ${message}` };
+  const as = (kind: RunErrorKind): RunErrorJson => ({ exitCode: error.exitCode, code: error.code, kind, message });
+  if (error instanceof InputFileError)
+    return { ...as('input-file'), file: error.file, ...(error.line === undefined ? {} : { line: error.line }) };
+  if (error instanceof UsageError) return as('usage');
+  if (error instanceof StoreLockedError) return as('store-locked');
+  if (error instanceof StoreDamagedError) return as('store-damaged');
+  if (error instanceof TargetError) {
+    // The HTTP status, where the error carries one (TokenRefusedError).
+    const said = (error as { status?: unknown }).status;
+    const status = typeof said === 'number' && Number.isInteger(said) ? said : undefined;
     return {
-      exitCode: error.exitCode,
-      code: error.code,
-      kind: 'input-file',
-      message,
-      file: error.file,
-      ...(error.line === undefined ? {} : { line: error.line }),
+      ...as(status === 401 || status === 403 ? 'refused' : 'target'),
+      ...(status === undefined ? {} : { status }),
     };
   }
-  if (error instanceof UsageError) return { exitCode: error.exitCode, code: error.code, kind: 'usage', message };
-  if (error instanceof StoreLockedError)
-    return { exitCode: error.exitCode, code: error.code, kind: 'store-locked', message };
-  if (error instanceof StoreDamagedError)
-    return { exitCode: error.exitCode, code: error.code, kind: 'store-damaged', message };
-  if (error instanceof TargetError) {
-    const kind = status === 401 || status === 403 ? 'refused' : 'target';
-    return { exitCode: error.exitCode, code: error.code, kind, message, ...(status === undefined ? {} : { status }) };
-  }
-  if (error instanceof InterruptedError)
-    return { exitCode: error.exitCode, code: error.code, kind: 'interrupted', message };
-  if (error instanceof ExamctlError) return { exitCode: error.exitCode, code: error.code, kind: 'internal', message };
-  return { exitCode: ExitCode.Internal, code: 'E7001', kind: 'internal', message: `internal error: ${message}` };
+  return as(error instanceof InterruptedError ? 'interrupted' : 'internal');
 }
 
 /** The whole document of a run that reported nothing. */

@@ -2,8 +2,7 @@
  * The run report as JUnit XML (`--report x.xml`, docs/ci.md) that GitLab, Jenkins and GitHub all accept. The
  * counts come first but are known only at the end: test cases wait in a SpoolSink, memory flat.
  */
-import type { Problem } from '../domain/problem.js';
-import { describeTarget, noMemorySentence } from './report-writers.js';
+import { describeTarget, noMemorySentence, problemLine } from './report-writers.js';
 import {
   type ReportEntry,
   type ReportHeader,
@@ -44,11 +43,6 @@ function attributes(pairs: Record<string, string | number | undefined>): string 
     .filter((pair): pair is [string, string | number] => pair[1] !== undefined)
     .map(([name, value]) => ` ${name}="${xmlAttribute(String(value))}"`)
     .join('');
-}
-
-/** `users.csv:12 Email 209 message`, the human summary's form. */
-function problemLine(item: ReportItem, problem: Problem): string {
-  return `${item.source.file}:${problem.line ?? item.source.line} ${problem.field || '-'} ${problem.code ?? '-'} ${problem.message}`;
 }
 
 /** The failure's one-line message: status, the codes, the first problem (`failed: 209 Email: ...`). */

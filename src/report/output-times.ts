@@ -24,13 +24,10 @@ export interface OutputTimes {
   format?: DateFormat | undefined;
 }
 
-/** The settings as given (flags now; a profile may give the same values), each with where it came from for messages. */
-export type OutputTimeSettings = TimeSettings;
-
 type OutputTimesReading = { ok: true; times: OutputTimes } | { ok: false; message: string };
 
 /** The settings checked (readTimeSettings), the zone `defaultZone` when none was given. */
-export function readOutputTimes(settings: OutputTimeSettings, defaultZone: string): OutputTimesReading {
+export function readOutputTimes(settings: TimeSettings, defaultZone: string): OutputTimesReading {
   const reading = readTimeSettings(settings);
   if (!reading.ok) return reading;
   return { ok: true, times: { zone: reading.zone ?? defaultZone, format: reading.format } };

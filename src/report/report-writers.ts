@@ -207,6 +207,11 @@ function errorCodes(errors: readonly Problem[]): string {
     .join('|');
 }
 
+/** `users.csv:12 [stu-1] Email 209 message`: one problem of an item, as the human summary and the JUnit report say it. */
+export function problemLine(item: ReportItem, problem: Problem, id = ''): string {
+  return `${item.source.file}:${problem.line ?? item.source.line}${id} ${problem.field || '-'} ${problem.code ?? '-'} ${problem.message}`;
+}
+
 /** Errors (or warnings) as one cell: `field: message`, joined with ` | `. */
 export function errorMessages(errors: readonly Pick<Problem, 'field' | 'message'>[] = []): string {
   return errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join(' | ');
@@ -257,13 +262,8 @@ export function keptHeader(header: readonly string[], modes: readonly Column[]):
   return header.filter((_, i) => modes[i] !== Column.Drop);
 }
 
-/** What a report writes for an input cell holding a secret examctl holds or sees (a token pasted into a cell): never the cell. */
+/** What a report writes for an input cell holding a secret examctl holds or sees (a token pasted into a cell; domain/known-secrets.ts): never the cell. */
 const REDACTED_CELL = '[redacted]';
-
-/** An input cell as a report echoes it: itself, or REDACTED_CELL when it holds a known secret (domain/known-secrets.ts). */
-function echoedCell(cell: string): string {
-  return holdsKnownSecret(cell) ? REDACTED_CELL : cell;
-}
 
 /**
  * One source row of an item as a report row (CSV or xlsx): kept cells, then status, error_codes,
@@ -274,8 +274,10 @@ export function reportRowCells(item: ReportItem, row: SourceRow, modes: readonly
   const cells: string[] = [];
   for (let i = 0; i < row.header.length; i++) {
     const mode = modes[i];
-    if (mode === Column.Keep) cells.push(echoedCell(row.cells[i] ?? ''));
-    else if (mode === Column.Blank) cells.push('');
+    if (mode === Column.Keep) {
+      const cell = row.cells[i] ?? '';
+      cells.push(holdsKnownSecret(cell) ? REDACTED_CELL : cell);
+    } else if (mode === Column.Blank) cells.push('');
     else if (mode === Column.Withheld) cells.push((row.cells[i] ?? '').trim() === '' ? '' : WITHHELD_PIN);
   }
   // In doubt: the id to look for, and this run, whose resume settles it (docs/runs.md, "An id examctl chooses").
@@ -466,9 +468,8 @@ export class HumanSummaryWriter implements ReportSink {
           this.hidden += 1;
           continue;
         }
-        const where = `${item.source.file}:${error.line ?? item.source.line}`;
         // The file name, the id and the message can carry what the input or the service put there.
-        this.shown.push(terminalLine(`  ${where}${id} ${error.field || '-'} ${error.code ?? '-'} ${error.message}`));
+        this.shown.push(terminalLine(`  ${problemLine(item, error, id)}`));
       }
     // A failure's note (a resume's "may have created it") is said beside its errors; an ok item's stays in the report.
     if (item.note !== undefined && item.errors.length > 0 && !isNotSentItem(item)) {
@@ -835,15 +836,13 @@ function planLine(action: PlanAction, item: ReportItem): string {
 export class RunPlan {
   /** Items by action (plan-actions.ts): the counts every other place says. */
   readonly actions: ActionCounts = {};
-  /**
-   * True once an item carried an action (a local store planned, not only validated); from the start
-   * when the run decides from the sync memory (a remote --changed-only dry run: all to send is a plan).
-   */
-  planned: boolean;
-
-  constructor(fromMemory = false) {
-    this.planned = fromMemory;
-  }
+  constructor(
+    /**
+     * True once an item carried an action (a local store planned, not only validated); from the start
+     * when the run decides from the sync memory (a remote --changed-only dry run: all to send is a plan).
+     */
+    public planned = false,
+  ) {}
   /** Up to SHOWN_RECORDS lines of each action, and how many of that action in all. */
   private readonly sections = new Map<PlanAction, { lines: string[]; count: number }>();
 
@@ -880,15 +879,11 @@ export class RunPlan {
     return counts;
   }
 
-  /** `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero). */
-  countsLine(): string {
-    return actionWords(this.actions, true);
-  }
-
   /** The plan block of the human summary; empty when nothing was planned (remote, or no store yet). */
   lines(): string[] {
     if (!this.planned) return [];
-    const lines = [`plan: ${this.countsLine()}`];
+    // `1 to create, 1 to update, 1 unchanged, 1 invalid` (a zero count is left out, except when all are zero).
+    const lines = [`plan: ${actionWords(this.actions, true)}`];
     for (const action of PLAN_SECTIONS) {
       const section = this.sections.get(action);
       if (section === undefined) continue;

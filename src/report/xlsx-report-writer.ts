@@ -21,6 +21,7 @@ import { SOURCE_COLUMNS, WARNINGS_COLUMN, WRITTEN_COLUMNS } from '../formats/rep
 import { calendarDateOf, excelDate, excelDateFormats, excelDateTime, instantOf, plainNumber } from './output-times.js';
 import {
   CellFormat,
+  cutCellsWords,
   MAX_NOTES,
   MAX_SHEET_COLUMNS,
   MAX_SHEET_ROWS,
@@ -89,12 +90,7 @@ export class XlsxReportWriter implements ReportSink {
   warnings(path: string): string[] {
     const said: string[] = [];
     const cut = this.workbook.cutCells;
-    if (cut.count > 0) {
-      const first = cut.first === undefined ? '' : ` (first: ${cut.first.sheet}!${cut.first.reference})`;
-      said.push(
-        `${path}: ${formatCount(cut.count)} cells longer than a cell holds (32,767 characters) were cut, each ending with "…[cut by examctl: ...]"${first}; a .csv or .json report keeps them whole`,
-      );
-    }
+    if (cut.count > 0) said.push(`${path}: ${cutCellsWords(cut)}; a .csv or .json report keeps them whole`);
     const left = this.workbook.notesLeftOut;
     if (left > 0)
       said.push(

@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream';
 import { columnLetters as columnName } from '../input/sheet-rows.js';
 import { encodeXstring } from '../formats/xstring.js';
 import { ZipWriter, type ZipEntryStream } from './zip-writer.js';
+import { formatCount } from '../formats/number-format.js';
 
 /** How a row looks (its font and fill); `marked` is a cell's own look (a dry run's offending cell). */
 export const RowLook = {
@@ -234,6 +235,12 @@ function cutToCell(text: string): string {
 export interface CellPlace {
   sheet: string;
   reference: string;
+}
+
+/** The cells cut to fit (WorkbookWriter.cutCells) in words, for the caller's warning; `whose` says what they held. */
+export function cutCellsWords(cut: { count: number; first?: CellPlace }, whose = ''): string {
+  const first = cut.first === undefined ? '' : ` (first: ${cut.first.sheet}!${cut.first.reference})`;
+  return `${formatCount(cut.count)} cells${whose} longer than a cell holds (${formatCount(MAX_CELL_CHARS)} characters) were cut, each ending with "…[cut by examctl: ...]"${first}`;
 }
 
 /** One sheet being written: its header row first, then rows, each `void` unless the caller must wait (a promise). */

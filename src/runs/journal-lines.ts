@@ -118,7 +118,8 @@ interface ResumeLine {
 }
 
 /** How an attempt ended: docs/runs.md, "The journal" (and what finishes a run: finishesRun). */
-export type EndReason = 'completed' | 'max-errors' | 'interrupted' | 'closed-pipe' | 'target-error';
+const END_REASONS = ['completed', 'max-errors', 'interrupted', 'closed-pipe', 'target-error'] as const;
+export type EndReason = (typeof END_REASONS)[number];
 
 export interface EndLine {
   t: 'end';
@@ -135,13 +136,6 @@ export function finishesRun(reason: EndReason): boolean {
   return reason === 'completed' || reason === 'max-errors';
 }
 
-const END_REASONS: ReadonlySet<string> = new Set<EndReason>([
-  'completed',
-  'max-errors',
-  'interrupted',
-  'closed-pipe',
-  'target-error',
-]);
 const STATUSES: ReadonlySet<string> = new Set(['ok', 'partial', 'failed']);
 
 const isItemRef = (value: Record<string, unknown>): boolean =>
@@ -205,7 +199,7 @@ export function checkJournalLine(body: unknown, first: boolean): RunJournalLine 
     case 'end':
       return typeof body.at === 'string' &&
         typeof body.reason === 'string' &&
-        END_REASONS.has(body.reason) &&
+        (END_REASONS as readonly string[]).includes(body.reason) &&
         isPlainObject(body.summary)
         ? line
         : 'malformed end line';

@@ -2,7 +2,7 @@
  * Typed errors that carry the process exit code (docs/cli-contract.md, "Exit status").
  * Only src/cli/main.ts turns them into an exit; everything else throws them.
  */
-import type { CodeOfExit, ErrorCodeId } from './error-codes.js';
+import type { CodeOfExit, ErrorCodeEntry, ErrorCodeId } from './error-codes.js';
 
 export const ExitCode = {
   Ok: 0,
@@ -28,13 +28,14 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export abstract class ExamctlError extends Error {
+/** `Exit`: the exit status a subclass ends with, which types the codes its throws may give. */
+export abstract class ExamctlError<Exit extends ErrorCodeEntry['exit'] = ErrorCodeEntry['exit']> extends Error {
   abstract readonly exitCode: ExitCodeNumber;
   /** The class's code, when a throw gives none. */
   static readonly defaultCode: ErrorCodeId = 'E7000';
   /** The stable code of docs/errors.md: in the message's line (`examctl: E3020: ...`) and in --json's `error.code`. */
   readonly code: ErrorCodeId;
-  constructor(message: string, options?: ErrorOptions) {
+  constructor(message: string, options?: ErrorOptions<CodeOfExit<Exit>>) {
     super(message, options);
     this.name = new.target.name;
     this.code = options?.code ?? (new.target as unknown as typeof ExamctlError).defaultCode;
@@ -47,12 +48,9 @@ export function codedMessage(error: ExamctlError, message = error.message): stri
 }
 
 /** Bad flags, a missing value under --no-input, an unreadable or malformed input file. Nothing was sent. */
-export class UsageError extends ExamctlError {
+export class UsageError extends ExamctlError<2> {
   static override readonly defaultCode: ErrorCodeId = 'E2000';
   readonly exitCode = ExitCode.Usage;
-  constructor(message: string, options?: ErrorOptions<CodeOfExit<2>>) {
-    super(message, options);
-  }
 }
 
 /**
@@ -81,12 +79,9 @@ export class InputRefusedError extends InputFileError {
 }
 
 /** The target cannot be used: 403, network failure or 5xx after retries, store locked, damaged or unreadable. */
-export class TargetError extends ExamctlError {
+export class TargetError extends ExamctlError<3> {
   static override readonly defaultCode: ErrorCodeId = 'E3000';
   readonly exitCode = ExitCode.Target;
-  constructor(message: string, options?: ErrorOptions<CodeOfExit<3>>) {
-    super(message, options);
-  }
 }
 
 /** docs/runs.md, "Transient outcomes". */
@@ -134,12 +129,9 @@ export class StoreDamagedError extends TargetError {
 }
 
 /** SIGINT: in-flight work finished, report written, the rest left unsent. */
-export class InterruptedError extends ExamctlError {
+export class InterruptedError extends ExamctlError<130> {
   static override readonly defaultCode: ErrorCodeId = 'E1300';
   readonly exitCode = ExitCode.Interrupted;
-  constructor(message: string, options?: ErrorOptions<CodeOfExit<130>>) {
-    super(message, options);
-  }
 }
 
 /**
@@ -157,12 +149,9 @@ export const CLOSED_PIPE = 'closed-pipe';
  * The reader of stdout or stderr went away (EPIPE): handled like an interrupt (in-flight work
  * finished, the journal and the --report file written), but with its own exit code.
  */
-export class ClosedPipeError extends ExamctlError {
+export class ClosedPipeError extends ExamctlError<141> {
   static override readonly defaultCode: ErrorCodeId = 'E1410';
   readonly exitCode = ExitCode.ClosedPipe;
-  constructor(message: string, options?: ErrorOptions<CodeOfExit<141>>) {
-    super(message, options);
-  }
 }
 
 /**
@@ -182,9 +171,6 @@ export class ReportWriteError extends TargetError {
 }
 
 /** An examctl bug. The stack trace is shown only with --debug. */
-export class InternalError extends ExamctlError {
+export class InternalError extends ExamctlError<70> {
   readonly exitCode = ExitCode.Internal;
-  constructor(message: string, options?: ErrorOptions<CodeOfExit<70>>) {
-    super(message, options);
-  }
 }

@@ -14,8 +14,6 @@ import { decodeJournalLine } from './journal.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
 import type { StoreHead } from '../../port/integration-api.js';
 
-export { isHead } from '../../port/integration-api.js';
-
 /** A new store's first head: its history is its own. */
 export const firstHead = (): string => randomBytes(16).toString('base64url');
 
