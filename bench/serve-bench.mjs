@@ -1,5 +1,6 @@
 // `local serve` under load (issue 12): run after `npm run build`.
 //   node bench/serve-bench.mjs [rounds]
+//   node bench/serve-bench.mjs cpu [rounds]: pairedServeCpu (below), both processes' CPU per request
 // 1. Head-of-line blocking: 300 users with a Password created at concurrency 64 while 4 loops GET
 //    a review session; the GETs' latency percentiles during that load.
 //    Also how long the 300 creates took (scrypt on every one).
@@ -238,6 +239,82 @@ export async function runServeBench({ rounds = 5 } = {}) {
   return rows;
 }
 
+/**
+ * Issue 82: what each request costs `local serve` against the durable minimal server, in CPU (user+sys)
+ * of both processes: the server's from /proc, the loop's (this process) from process.cpuUsage(). Paired
+ * rounds, the order alternating, a fresh server each, `users` creates after a 2,000-user warm-up.
+ */
+export async function pairedServeCpu({ rounds = 5, users = 5_000, concurrency = 8 } = {}) {
+  const got = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const servers = [
+      ['durable', minimalDurableServer],
+      ['serve', localServe],
+    ];
+    if (round % 2 === 1) servers.reverse();
+    const one = { load: loadAverage() };
+    for (const [name, start] of servers) {
+      one[name] = await onFresh(start, async (target) => {
+        await bareLoop(target, 2_000, concurrency, 'warm');
+        const server = cpuMs(target.pid);
+        const client = process.cpuUsage();
+        const rate = await bareLoop(target, users, concurrency, 't');
+        const used = process.cpuUsage(client);
+        const perThousand = (ms) => (ms / users) * 1000;
+        return {
+          rate,
+          server: perThousand(cpuMs(target.pid) - server),
+          client: perThousand((used.user + used.system) / 1000),
+        };
+      });
+    }
+    got.push(one);
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const list = (values, digits = 2) => values.map((value) => value.toFixed(digits)).join(', ');
+  const column = (name, field) => got.map((round) => round[name][field]);
+  const rateRatios = got.map((round) => round.serve.rate / round.durable.rate);
+  const serverRatios = got.map((round) => round.serve.server / round.durable.server);
+  return [
+    {
+      measure: `users/s, bare loop, ${users} creates, concurrency ${concurrency}: local serve / durable minimal server`,
+      value: +median(rateRatios).toFixed(2),
+      goal: '>= 0.6',
+      detail: `paired rounds ${list(rateRatios)}`,
+    },
+    {
+      measure: '  server CPU ms per 1,000 users: local serve / durable minimal server',
+      value: +median(serverRatios).toFixed(2),
+      goal: '',
+      detail: `local serve ${list(column('serve', 'server'), 0)}; durable ${list(column('durable', 'server'), 0)}`,
+    },
+    {
+      measure: "  the loop's CPU ms per 1,000 users against local serve / against the durable minimal server",
+      value: +median(got.map((round) => round.serve.client / round.durable.client)).toFixed(2),
+      goal: '',
+      detail: `against local serve ${list(column('serve', 'client'), 0)}; the durable ${list(column('durable', 'client'), 0)}`,
+    },
+    {
+      measure: "  load average (1 minute) at each round's start",
+      value: +median(got.map((round) => round.load)).toFixed(1),
+      goal: '',
+      detail: `rounds ${list(
+        got.map((round) => round.load),
+        1,
+      )}`,
+    },
+  ];
+}
+
+function loadAverage() {
+  try {
+    return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  } catch {
+    return NaN;
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  console.table(await runServeBench({ rounds: Number(process.argv[2] ?? 5) }));
+  if (process.argv[2] === 'cpu') console.table(await pairedServeCpu({ rounds: Number(process.argv[3] ?? 5) }));
+  else console.table(await runServeBench({ rounds: Number(process.argv[2] ?? 5) }));
 }
