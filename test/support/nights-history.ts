@@ -62,7 +62,7 @@ const COMPACT_PAST_OLDER_MEMORY = false;
 /** What a night runs: `user sync --changed-only`, `schedule push --upsert --changed-only`, or a plain `schedule push` of new sittings. */
 type Kind = 'users' | 'upsert' | 'create';
 
-export type Step =
+type Step =
   /** A night of `file` (each record's value), interrupted at its `stop`-th request, a copy taken at its `copyAt`-th. */
   | { t: 'night'; kind: Kind; file: number[]; stop: number | null; copyAt: number | null }
   /** `runs resume` of the newest run, if it was interrupted. */
@@ -169,7 +169,7 @@ const SITTING_HEADER =
   'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email';
 
 const stop = fc.option(fc.integer({ min: 1, max: RECORDS }), { nil: null, freq: 2 });
-export const steps: fc.Arbitrary<Step[]> = fc.array(
+const steps: fc.Arbitrary<Step[]> = fc.array(
   fc.oneof(
     {
       weight: 5,
@@ -199,7 +199,7 @@ export const steps: fc.Arbitrary<Step[]> = fc.array(
 );
 
 /** What the histories did, in all: each kind of step must have happened. */
-export const tally = { requests: 0, schedules: 0, resumes: 0, restores: 0, stopped: 0 };
+const tally = { requests: 0, schedules: 0, resumes: 0, restores: 0, stopped: 0 };
 
 let root = '';
 let template = '';
@@ -285,7 +285,7 @@ function recordsOf(kind: Kind, index: number) {
 }
 
 /** What one history found wrong, if anything (thrown: fast-check shrinks it). */
-export async function history(served: boolean, history: readonly Step[]): Promise<void> {
+async function history(served: boolean, history: readonly Step[]): Promise<void> {
   const dir = join(root, `h${histories++}`);
   cpSync(template, dir, { recursive: true });
   const store = join(dir, 'store');
