@@ -2,7 +2,7 @@
  * The raw digest of an input record, what lets --changed-only judge a row unchanged without
  * building its request again, and what it hashes: docs/sync.md, "The raw digest".
  */
-import { createHash, hash, type Hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { shippedAsset } from '../system/shipped-file.js';
@@ -18,36 +18,48 @@ const RAW_DIGEST_BYTES = 16;
  * be read (no raw digest then): what it covers, docs/sync.md, "The raw digest".
  */
 export async function rulesFingerprint(build: { toString(): string }): Promise<string | undefined> {
+  const parts = await (rulesText ??= rulesParts());
+  if (parts === undefined) return undefined;
   const digest = createHash('sha256').update(`${RAW_FORMAT}\n${process.version}\n${build.toString()}\n`);
+  for (const part of parts) digest.update(part);
+  return `${digest.digest('base64url')}\n`;
+}
+
+/** The rules' text, read once per process: the code this process runs does not change under it. */
+let rulesText: Promise<(string | Buffer)[] | undefined> | undefined;
+
+/** What the fingerprint hashes after the build: the bundle's, or the domain modules' names and text. */
+async function rulesParts(): Promise<(string | Buffer)[] | undefined> {
   try {
-    if (await bundleInto(digest)) return `${digest.digest('base64url')}\n`;
+    const bundle = await bundleParts();
+    if (bundle !== undefined) return bundle;
     // The module's own extension: the built .js files, or the .ts sources when run from src/ (tests).
     const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const dir = new URL('../domain/', import.meta.url);
     const names = (await readdir(dir)).filter((name) => name.endsWith(extension)).sort();
     if (names.length === 0) return undefined;
-    for (const name of names) digest.update(`${name}\n`).update(await readFile(new URL(name, dir)));
-    return `${digest.digest('base64url')}\n`;
+    const parts: (string | Buffer)[] = [];
+    for (const name of names) parts.push(`${name}\n`, await readFile(new URL(name, dir)));
+    return parts;
   } catch {
     return undefined;
   }
 }
 
-/** The bundle's chunk names and its entry's text into `digest`; false when there is no bundle beside dist/ (src/ run by the tests). */
-async function bundleInto(digest: Hash): Promise<boolean> {
+/** The bundle's chunk names and its entry's text; undefined when there is no bundle beside dist/ (src/ run by the tests). */
+async function bundleParts(): Promise<(string | Buffer)[] | undefined> {
   const dir = new URL('../bundle/', import.meta.url);
   // The one-file executable: its script's SHA-256, an asset its build wrote (system/shipped-file.ts).
   const shipped = shippedAsset(fileURLToPath(new URL('examctl.sha256', dir)));
-  if (shipped !== undefined) return digest.update('executable\n').update(shipped) !== undefined;
+  if (shipped !== undefined) return ['executable\n', shipped];
   let names: string[];
   try {
     names = (await readdir(dir)).filter((name) => name.endsWith('.mjs')).sort();
   } catch {
-    return false;
+    return undefined;
   }
-  if (!names.includes('examctl.mjs')) return false;
-  digest.update(`bundle\n${names.join('\n')}\n`).update(await readFile(new URL('examctl.mjs', dir)));
-  return true;
+  if (!names.includes('examctl.mjs')) return undefined;
+  return [`bundle\n${names.join('\n')}\n`, await readFile(new URL('examctl.mjs', dir))];
 }
 
 /**

@@ -5,6 +5,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { stateServerPerTest } from '../support/state-server.js';
 import { ROOT } from '../durability/helpers.js';
+import { deltaEndIds, dropEndDelta } from '../support/end-store.js';
 
 /**
  * A state service that refuses the run's end store (docs/ci.md): the failure is the run's error
@@ -84,14 +85,13 @@ describe('an end store the state service refuses', () => {
   it('exit 3, and the JSON error, the JUnit stopped case and the ::error annotation say the memory was not saved', () =>
     withTempDir(async (dir) => {
       const env = { EXAMCTL_SYNC_DIR: server.address('sinks') };
-      // Twelve first, so the run's end (its population lines carry the store's heads) is under half the memory: a delta.
-      const twelve = Array.from({ length: 12 }, (_, i) => `es-${i + 1}`);
+      const twelve = deltaEndIds('es');
       writeUsers(dir, twelve);
       const first = await sync(dir, env);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).not.toContain('::error');
       writeUsers(dir, [...twelve, 'es-13']);
-      server.fail('POST -delta-', 200, 2, '');
+      dropEndDelta(server);
       const failed = await sync(dir, env, '--report', 'stu.xml');
       expectStoppedEverywhere(failed, dir, 13);
     }));
@@ -130,7 +130,7 @@ describe('an end store the state service refuses', () => {
       const first = await push();
       expect(first.code, first.stderr).toBe(0);
       writeFileSync(join(dir, 'sittings.csv'), sittings.replace('stu-2002,Ben,Okafor', 'stu-2002,Ben,Okafor-Smith'));
-      server.fail('POST -delta-', 200, 2, '');
+      dropEndDelta(server);
       const failed = await push('--report', 'stu.xml');
       expectStoppedEverywhere(failed, dir, (JSON.parse(first.stdout) as { summary: { total: number } }).summary.total);
     }));

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { stateServerPerTest } from '../support/state-server.js';
+import { deltaEndIds } from '../support/end-store.js';
 
 /**
  * A state service that keeps a store cut short and answers 200 (docs/sync.md, "A state service"):
@@ -13,8 +14,7 @@ import { stateServerPerTest } from '../support/state-server.js';
 
 const HEADER = 'ExternalId,FirstName,LastName,Email,UserName,Role,Hierarchies';
 const server = stateServerPerTest();
-// Enough users that a night's end (its population lines carry the store's heads) is under half the memory: a delta.
-const ids = Array.from({ length: 12 }, (_, i) => `ct-${i}`);
+const ids = deltaEndIds('ct');
 
 function writeUsers(dir: string, list: readonly string[]): void {
   writeFileSync(

@@ -7,6 +7,7 @@ import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { stateServerPerTest } from '../support/state-server.js';
 import { privateTempRoot } from '../../src/system/private-temp.js';
+import { deltaEndIds, dropEndDelta } from '../support/end-store.js';
 
 /**
  * A state service that does not do what it says (docs/sync.md, "A state service"): a store
@@ -31,8 +32,7 @@ async function cli(dir: string, argv: string[], env: Record<string, string> = {}
   return { code, stdout: io.stdout.text, stderr: io.stderr.text };
 }
 
-// Enough users that a night's end (its population lines carry the store's heads) is under half the memory: a delta.
-const ids = Array.from({ length: 12 }, (_, i) => `vs-${i}`);
+const ids = deltaEndIds('vs');
 const sync = (dir: string, env: Record<string, string>, ...flags: string[]) =>
   cli(
     dir,
@@ -72,7 +72,7 @@ describe('an end store that failed, on the same runner', () => {
   it('the next --require-memory night takes in what the run wrote ahead, not refused as a memory cut short (found by a trial)', () =>
     withTempDir(async (dir) => {
       const { env } = await joinerNight(dir, 'same');
-      server.fail('POST -delta-', 200, 2, '');
+      dropEndDelta(server);
       const failed = await sync(dir, env);
       expect(failed.code, failed.stderr).toBe(3);
       // Every record went, the memory's end was not stored: the run stays resumable, and says so.
@@ -133,7 +133,7 @@ describe('every store is read back', () => {
       const { address, env } = await joinerNight(dir, 'n');
       // Tonight's run with the joiner: the service takes what is written ahead (the start, the joiner's batch), acknowledges the end store (its delta) and drops it.
       server.requests.length = 0;
-      server.fail('POST -delta-', 200, 2, '');
+      dropEndDelta(server);
       const dropped = await sync(dir, env);
       expect(dropped.code).toBe(3);
       expect(dropped.stderr).toContain(
