@@ -88,3 +88,13 @@ export function standingWords(found: Standing, store: string): string | undefine
     at === undefined ? 'where the newest run found it' : `where run ${at[1]} ${at[3] ? 'left' : 'found'} it`;
   return `the ${store} store is back at ${where} (restored, or cut back): what the memory records as acknowledged since is sent again`;
 }
+
+/**
+ * What a night says where the store is ahead of the memory but was compacted since its newest head,
+ * so cannot name what it changed (compaction keeps the heads, not what each commit changed): the
+ * memory stands as it says, which is right unless the memory is older than the store (restored).
+ */
+export function unnamedWords(found: Standing, store: string): string | undefined {
+  if (found.is !== 'ahead' || found.changed !== undefined) return undefined;
+  return `the ${store} store was compacted since run ${found.at[1]}, the newest this memory records, so it cannot name what it changed since: the memory stands as it says; if the memory was restored from an older copy, run once without --changed-only (docs/sync.md, "Where the store stands")`;
+}

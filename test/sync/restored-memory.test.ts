@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { okEnvelope, startFaultServer } from '../support/fault-server.js';
+import { openStore } from '../../src/engine/store/index.js';
 
 /**
  * A memory restored from an older copy, or cut short, against the store it fed (docs/sync.md,
@@ -92,6 +93,37 @@ describe('a memory restored from an older copy or cut short (the store is ahead 
     expect(new Set((JSON.parse(night4.stdout) as { items: Item[] }).items.map((item) => item.action))).toEqual(
       new Set(['unchanged']),
     );
+  });
+
+  it("a store compacted since the restored memory's newest run cannot name what it changed: the night says so, naming that run", async () => {
+    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'cache') };
+    const night = (file: string) =>
+      examctl(
+        ['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--changed-only', '--json'],
+        dir,
+        env,
+      );
+    const first = await night('all.csv');
+    expect(first.code, first.stderr).toBe(0);
+    const firstRun = (JSON.parse(first.stdout) as { run: string }).run;
+    cpSync(join(dir, 'cache'), join(dir, 'cache-night1'), { recursive: true });
+    writeFileSync(
+      join(dir, 'renamed.csv'),
+      readFileSync(join(dir, 'all.csv'), 'utf8').replace('Last st-3,', 'Renamed,'),
+    );
+    const second = await night('renamed.csv');
+    expect(sent(second.stdout)).toEqual(['st-3']);
+    rmSync(join(dir, 'cache'), { recursive: true });
+    cpSync(join(dir, 'cache-night1'), join(dir, 'cache'), { recursive: true });
+    const store = await openStore(join(dir, 'store'));
+    await store.compact();
+    await store.close();
+
+    const third = await night('all.csv');
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).toContain('compacted since run');
+    expect(third.stderr).toContain(firstRun);
+    expect(third.stderr).toContain('--changed-only');
   });
 
   it('cut short after a night began: the leaver that night disabled, back in the file, is sent again, alone; nothing is refused', async () => {
