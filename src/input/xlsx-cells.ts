@@ -9,6 +9,7 @@ import {
   dateText,
   dateTimeText,
   pad,
+  utcWall,
   wallClockInZone,
   zoneConversionMessage,
   type WallClock,
@@ -118,15 +119,7 @@ export function isDateFormat(numFmt: string | undefined): boolean {
 function wallClockOf(date: Date): WallClock | undefined {
   if (!Number.isFinite(date.getTime())) return undefined;
   // Serial numbers carry float noise (09:10 may be 09:09:59.9996): round to the second.
-  const rounded = new Date(Math.round(date.getTime() / 1000) * 1000);
-  return {
-    y: rounded.getUTCFullYear(),
-    mo: rounded.getUTCMonth() + 1,
-    d: rounded.getUTCDate(),
-    h: rounded.getUTCHours(),
-    mi: rounded.getUTCMinutes(),
-    s: rounded.getUTCSeconds(),
-  };
+  return utcWall(new Date(Math.round(date.getTime() / 1000) * 1000));
 }
 
 /** `dateOnly`: the cell holds a date and no time (a whole day under a format without one), which no date-time field takes. */
