@@ -224,57 +224,36 @@ const UNIQUE_KEYS: readonly (readonly [WorldList, string, ((key: string) => stri
   ['Users', 'SynchronizationKey', normaliseGuid, ' (keys compare ignoring case and braces)'],
 ];
 
+/** Fields that name an entry of another list: the list, the field, the list it names, that list's key, the entry's kind. */
+const REFERENCES = [
+  ['Users', 'Role', 'Roles', 'Title', 'role'],
+  ['Hierarchies', 'Parent', 'Hierarchies', 'ExternalId', 'hierarchy'],
+  ['Schedules', 'AssessmentExtId', 'Assessments', 'ExternalId', 'assessment'],
+] as const;
+
 const WorldSchema = WorldObjectSchema.superRefine((world, ctx) => {
+  const issue = (path: (string | number)[], message: string): void => ctx.addIssue({ code: 'custom', path, message });
+  const entries = (list: WorldList) => world[list] as Record<string, unknown>[];
   for (const [list, keyField, compared = String, note = ''] of UNIQUE_KEYS) {
     const seen = new Set<string>();
-    (world[list] as Record<string, unknown>[]).forEach((entry, index) => {
+    entries(list).forEach((entry, index) => {
       const key = entry[keyField];
       if (key === undefined) return;
-      if (seen.size === seen.add(compared(String(key))).size) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [list, index, keyField],
-          message: `duplicate ${keyField} "${String(key)}"${note}`,
-        });
-      }
+      if (seen.size === seen.add(compared(String(key))).size)
+        issue([list, index, keyField], `duplicate ${keyField} "${String(key)}"${note}`);
     });
   }
-  const roles = new Set(world.Roles.map((role) => role.Title));
-  world.Users.forEach((user, index) => {
-    if (!roles.has(user.Role)) {
-      ctx.addIssue({ code: 'custom', path: ['Users', index, 'Role'], message: `unknown role "${user.Role}"` });
-    }
-  });
-  const hierarchies = new Set(world.Hierarchies.map((h) => h.ExternalId));
-  let roots = 0;
-  world.Hierarchies.forEach((hierarchy, index) => {
-    if (hierarchy.Parent === undefined) {
-      roots += 1;
-      if (roots > 1) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['Hierarchies', index, 'Parent'],
-          message: 'only one root hierarchy (without Parent) is allowed',
-        });
-      }
-    } else if (!hierarchies.has(hierarchy.Parent)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['Hierarchies', index, 'Parent'],
-        message: `unknown hierarchy "${hierarchy.Parent}"`,
-      });
-    }
-  });
-  const assessments = new Set(world.Assessments.map((a) => a.ExternalId));
-  world.Schedules.forEach((schedule, index) => {
-    if (!assessments.has(schedule.AssessmentExtId)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['Schedules', index, 'AssessmentExtId'],
-        message: `unknown assessment "${schedule.AssessmentExtId}"`,
-      });
-    }
-  });
+  for (const [list, field, named, key, what] of REFERENCES) {
+    const known = new Set(entries(named).map((entry) => entry[key]));
+    entries(list).forEach((entry, index) => {
+      // A hierarchy without Parent is the root.
+      if (entry[field] !== undefined && !known.has(entry[field]))
+        issue([list, index, field], `unknown ${what} "${String(entry[field])}"`);
+    });
+  }
+  const roots = world.Hierarchies.flatMap((hierarchy, index) => (hierarchy.Parent === undefined ? [index] : []));
+  for (const index of roots.slice(1))
+    issue(['Hierarchies', index, 'Parent'], 'only one root hierarchy (without Parent) is allowed');
 });
 
 export type WorldSettings = z.infer<typeof WorldSettingsSchema>;
