@@ -292,8 +292,6 @@ export const USER_VIEW_FIELDS: readonly StoredUserField[] = USER_FIELDS.filter(
   (name): name is StoredUserField => !notInView.has(name),
 );
 
-export type HierarchyField = FieldOf<typeof HIERARCHY_TABLE>;
-
 /**
  * Checks one user request: the wire-ready value or every problem. Role (240) depends on whether the user
  * exists, which only the engine knows (roleRequiredProblem); `isCreate: true` applies it here too.
