@@ -66,7 +66,8 @@ interface WorkbookInfo {
   date1904: boolean;
 }
 
-function isTrue(value: string | undefined): boolean {
+/** An XML boolean attribute that is true (`1` or `true`). */
+export function isTrue(value: string | undefined): boolean {
   return value === '1' || value === 'true';
 }
 
