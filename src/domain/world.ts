@@ -81,7 +81,7 @@ export const WorldMembershipSchema = z.strictObject(
   storedFields(HIERARCHY_TABLE, { ExternalId: nonEmpty }, ['Action']),
 );
 
-/** The stored user (its table's fields but the password) plus what only the world has: permissions, memberships with their flags, the password's hash. */
+/** The stored user (its table's fields but the password), its permissions, memberships with flags, password hash. */
 export const WorldUserSchema = z.strictObject({
   ...storedFields(
     USER_TABLE,

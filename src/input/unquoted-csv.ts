@@ -29,7 +29,7 @@ export class UnquotedCsvLines {
   /** Bytes not taken, for csv-parse, once `write` or `end` said false. */
   private left: Buffer | undefined;
   private started = false;
-  /** Characters of a line read here at most: its UTF-8 bytes (3 at most a character) stay within csv-parse's record size limit. */
+  /** Characters of a line read here at most: its UTF-8 bytes (3 a character at most) stay within csv-parse's limit. */
   private readonly maxChars: number;
 
   constructor(

@@ -461,7 +461,7 @@ async function* sheetRows(
       for (const { column, value, numFmt } of rowCells) {
         const field = column <= width ? names[column - 1] : undefined;
         const reading = readCell(value, numFmt, { field, timeZone: options.timeZone, date1904 });
-        // Trimmed, as CSV cells are; a cell that cannot be used: what the spreadsheet shows (the report gives the row back with it).
+        // Trimmed, as CSV cells are; an unusable cell: what the spreadsheet shows (the report gives it back).
         const text = ('text' in reading ? reading.text : (reading.shown ?? '')).trim();
         if (text === '' && !('problem' in reading)) continue;
         // A merged cell's value alone does not make a row: the rows a label is merged down are not records by it.
