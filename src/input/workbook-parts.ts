@@ -102,11 +102,6 @@ export async function readWorkbookInfo(chunks: AsyncIterable<Buffer>): Promise<W
   return info;
 }
 
-/** Hidden means the workbook's `hidden` or `veryHidden` state; any other (visible, show, absent) is shown. */
-export function isHiddenState(state: string): boolean {
-  return state === 'hidden' || state === 'veryHidden';
-}
-
 /** A copy of `text` that does not keep its chunk alive (V8 makes a slice of 13+ characters a view into its parent). */
 function detached(text: string): string {
   return text.length < 13 ? text : Buffer.from(text, 'utf8').toString('utf8');

@@ -25,7 +25,6 @@ import { plainNumber, readCell } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
 import { MergedColumns, verticalMerges, type VerticalMerge } from './sheet-merges.js';
 import {
-  isHiddenState,
   readCellFormats,
   readRelationships,
   readSharedStrings,
@@ -327,7 +326,8 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
     const isWorksheet = rel !== undefined && !rel.external && (rel.type === '' || relationshipIs(rel, 'worksheet'));
     return {
       name: sheet.name,
-      hidden: isHiddenState(sheet.state),
+      // The `hidden` or `veryHidden` state; any other (visible, show, absent) is shown.
+      hidden: sheet.state === 'hidden' || sheet.state === 'veryHidden',
       part: isWorksheet ? resolvePartName(workbookPart, rel.target) : undefined,
     };
   });
