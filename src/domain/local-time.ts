@@ -319,10 +319,6 @@ function realDate(w: WallClock): boolean {
   return isCalendarDate(w.y, w.mo, w.d);
 }
 
-function realTime(w: WallClock): boolean {
-  return w.h <= 23 && w.mi <= 59 && w.s <= 59;
-}
-
 /**
  * The format a non-ISO date looks like, for the hint (`15.07.2000` -> DD.MM.YYYY); a day and
  * month that could be either way are named both ways. Undefined when it looks like no date.
@@ -417,7 +413,7 @@ function placed(
   offset: string | undefined,
   options: LocalTimeOptions,
 ): TextReading {
-  if (!realDate(w) || !realTime(w)) return impossible(field, text);
+  if (!realDate(w) || w.h > 23 || w.mi > 59 || w.s > 59) return impossible(field, text);
   const frac = fraction === undefined ? '' : `.${fraction}`;
   if (offset !== undefined) {
     const zone =
