@@ -30,8 +30,6 @@ const TRUE_SPELLINGS = new Set(['true', 'yes', 'y', '1']);
 const FALSE_SPELLINGS = new Set(['false', 'no', 'n', '0']);
 const INTEGER = /^[+-]?[0-9]+$/;
 
-/** A user's value inside a message, cut short so one bad cell cannot flood a report. */
-
 /** Parses a boolean spelling (true/false, yes/no, Y/N, 1/0, any case); undefined when it is none of them. */
 export function parseBooleanSpelling(s: string): boolean | undefined {
   const lower = s.trim().toLowerCase();
@@ -57,16 +55,8 @@ const HIERARCHY_FLAG_NAMES = [...Object.keys(HIERARCHY_CELL_FLAGS), 'delete'].jo
 function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): Record<string, unknown> | string {
   const colon = entry.indexOf(':');
   const externalId = (colon < 0 ? entry : entry.slice(0, colon)).trim();
-  if (colon < 0)
-    return {
-      ExternalId: externalId,
-      IsCoordinator: false,
-      IsAdministrator: false,
-      HasViewReportsPermissions: false,
-      HasReScoringPermissions: false,
-    };
   const flags: string[] = [];
-  for (const part of entry.slice(colon + 1).split('+')) {
+  for (const part of colon < 0 ? [] : entry.slice(colon + 1).split('+')) {
     const flag = part.trim().toLowerCase();
     if (flag !== '') flags.push(flag);
   }

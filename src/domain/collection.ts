@@ -11,6 +11,7 @@ import {
   NAME_CHARACTERS_DOC,
   isPlainObject,
   isGiven,
+  notAString,
   ruleTable,
   stringRule,
   validateFields,
@@ -50,10 +51,7 @@ const titleRule: FieldRule<'Title', string, true> = {
       });
       return undefined;
     }
-    if (typeof value !== 'string') {
-      problems.push({ field: path, code: null, message: 'Title must be a string' });
-      return undefined;
-    }
+    if (typeof value !== 'string') return notAString('Title', path, problems);
     if (hasForbiddenNameCharacter(value)) {
       problems.push({ field: path, code: null, message: forbiddenNameCharacterMessage('Title') });
       return undefined;

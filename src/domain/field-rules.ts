@@ -346,10 +346,7 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
           problems.push({ field: path, code: requiredCode, message: `${name} is required and must not be empty` });
         return undefined;
       }
-      if (typeof value !== 'string') {
-        problems.push({ field: path, code: null, message: `${name} must be a string` });
-        return undefined;
-      }
+      if (typeof value !== 'string') return notAString(name, path, problems);
       if (isRequired && value.trim() === '') {
         problems.push({ field: path, code: requiredCode, message: `${name} is required and must not be blank` });
         return undefined;
@@ -374,6 +371,12 @@ export function stringRule<Name extends string, Required extends ProblemCode | u
       return normalised;
     },
   };
+}
+
+/** The problem of a value that is not a string (never quoted: it may be a password). */
+export function notAString(name: string, path: string, problems: Problem[]): undefined {
+  problems.push({ field: path, code: null, message: `${name} must be a string` });
+  return undefined;
 }
 
 export function forbiddenNameCharacterMessage(name: string): string {
@@ -440,11 +443,7 @@ export function passThroughRule<Name extends string>(name: Name): FieldRule<Name
     wire: (zod) => zod.string().describe('Any string, sent as given; null or empty leaves it unset.'),
     check(value, path, problems) {
       if (isUnset(value)) return undefined;
-      if (typeof value !== 'string') {
-        problems.push({ field: path, code: null, message: `${name} must be a string` });
-        return undefined;
-      }
-      return value;
+      return typeof value === 'string' ? value : notAString(name, path, problems);
     },
   };
 }

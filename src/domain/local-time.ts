@@ -109,17 +109,18 @@ interface ZonedTime {
 export function wallClockAt(epochMs: number, timeZone: string): ZonedTime {
   const offsetMinutes = offsetMinutesAt(timeZone, epochMs);
   const local = new Date(epochMs + offsetMinutes * 60_000);
+  return { wall: utcWall(local), ms: local.getUTCMilliseconds(), offsetMinutes };
+}
+
+/** The wall clock of a Date's UTC fields (milliseconds left out). */
+export function utcWall(date: Date): WallClock {
   return {
-    wall: {
-      y: local.getUTCFullYear(),
-      mo: local.getUTCMonth() + 1,
-      d: local.getUTCDate(),
-      h: local.getUTCHours(),
-      mi: local.getUTCMinutes(),
-      s: local.getUTCSeconds(),
-    },
-    ms: local.getUTCMilliseconds(),
-    offsetMinutes,
+    y: date.getUTCFullYear(),
+    mo: date.getUTCMonth() + 1,
+    d: date.getUTCDate(),
+    h: date.getUTCHours(),
+    mi: date.getUTCMinutes(),
+    s: date.getUTCSeconds(),
   };
 }
 
@@ -318,10 +319,6 @@ function realDate(w: WallClock): boolean {
   return isCalendarDate(w.y, w.mo, w.d);
 }
 
-function realTime(w: WallClock): boolean {
-  return w.h <= 23 && w.mi <= 59 && w.s <= 59;
-}
-
 /**
  * The format a non-ISO date looks like, for the hint (`15.07.2000` -> DD.MM.YYYY); a day and
  * month that could be either way are named both ways. Undefined when it looks like no date.
@@ -416,7 +413,7 @@ function placed(
   offset: string | undefined,
   options: LocalTimeOptions,
 ): TextReading {
-  if (!realDate(w) || !realTime(w)) return impossible(field, text);
+  if (!realDate(w) || w.h > 23 || w.mi > 59 || w.s > 59) return impossible(field, text);
   const frac = fraction === undefined ? '' : `.${fraction}`;
   if (offset !== undefined) {
     const zone =
@@ -470,25 +467,12 @@ export function readDateTimeText(field: string, text: string, options: LocalTime
     const dateTime = new RegExp(`^${format.date.source.slice(1, -1)}${TIME_TAIL}${OFFSET_TAIL}$`).exec(t);
     if (dateTime !== null) {
       const n = format.dateOrder.length;
-      const w = wallOf(format.dateOrder, dateTime.slice(1, n + 1));
-      w.h = Number(dateTime[n + 1]);
-      w.mi = Number(dateTime[n + 2]);
-      w.s = Number(dateTime[n + 3] ?? 0);
+      const w = wallOf([...format.dateOrder, 'HH', 'mm', 'ss'], dateTime.slice(1, n + 4));
       return placed(field, text, w, undefined, dateTime[n + 4], options);
     }
   }
   const iso = ISO_LOCAL.exec(t);
-  if (iso !== null) {
-    const w: WallClock = {
-      y: Number(iso[1]),
-      mo: Number(iso[2]),
-      d: Number(iso[3]),
-      h: Number(iso[4]),
-      mi: Number(iso[5]),
-      s: Number(iso[6] ?? 0),
-    };
-    return placed(field, text, w, iso[7], iso[8], options);
-  }
+  if (iso !== null) return placed(field, text, wallOf(TOKENS, iso.slice(1, 7)), iso[7], iso[8], options);
   return { ok: false, message: notReadMessage(field, text, 'date-time', options) };
 }
 

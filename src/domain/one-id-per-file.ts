@@ -191,11 +191,6 @@ const MAP_IDS = 1 << 16;
 /** Ids longer than this are kept as strings (no valid id is this long; it bounds the byte array's offsets). */
 const MAX_COMPACT_LENGTH = 255;
 
-/** The hash's high bits mixed into the low ones the table uses; never negative. */
-function fnvFinal(hash: number): number {
-  return (hash ^ (hash >>> 15)) & 0x7fffffff;
-}
-
 /** The FNV-1a hash of an ASCII text (A-Z folded to a-z when `fold`), or -1 for one that is not. */
 function asciiHash(text: string, fold: boolean): number {
   let hash = FNV_OFFSET;
@@ -204,7 +199,8 @@ function asciiHash(text: string, fold: boolean): number {
     if (c > 0x7f) return -1;
     hash = Math.imul(hash ^ (fold && c >= 0x41 && c <= 0x5a ? c | 0x20 : c), FNV_PRIME);
   }
-  return fnvFinal(hash);
+  // The high bits mixed into the low ones the table uses; never negative.
+  return (hash ^ (hash >>> 15)) & 0x7fffffff;
 }
 
 function grown<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(array: T, length: number): T {

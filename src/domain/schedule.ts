@@ -28,7 +28,7 @@ import {
 } from './common-rules.js';
 import { ALNUM, ALNUM_DASH } from './text-rules.js';
 
-const WORKFLOWS = ['DEFAULT', 'EXTERNAL_ATTEMPTS'] as const;
+export const WORKFLOWS = ['DEFAULT', 'EXTERNAL_ATTEMPTS'] as const;
 export type Workflow = (typeof WORKFLOWS)[number];
 const ALNUM_DASH_ID = { pattern: ALNUM_DASH, patternHint: 'letters, digits and dashes' };
 

@@ -46,7 +46,8 @@ export interface Sitting<T> {
   prepare(): Validation<PreparedSchedule>;
 }
 
-const ROW_SCHEDULE_FIELDS: ReadonlySet<string> = new Set<string>([...SCHEDULE_FIELDS, 'Workflow', 'Upsert']);
+/** A sittings row's schedule fields: the Schedule's, and the request's Workflow and Upsert. */
+export const ROW_SCHEDULE_FIELDS: ReadonlySet<string> = new Set<string>([...SCHEDULE_FIELDS, 'Workflow', 'Upsert']);
 
 class SittingGroup<T> implements Sitting<T> {
   readonly attached: T[] = [];

@@ -4,17 +4,9 @@
  */
 import type { z } from 'zod';
 import { CANDIDATE_COLUMNS, COLLECTION_COLUMNS, SCHEDULE_COLUMNS, USER_COLUMNS, type ColumnSpec } from './columns.js';
-import type { FieldRule, RuleTable } from './field-rules.js';
-import { USER_TABLE, type UserField } from './user.js';
-import {
-  CANDIDATE_TABLE,
-  SCHEDULE_TABLE,
-  UPSERT_RULE,
-  WORKFLOW_RULE,
-  type CandidateField,
-  type ScheduleField,
-} from './schedule.js';
-import { COLLECTION_TABLE, type CollectionField } from './collection.js';
+import type { UserField } from './user.js';
+import type { CandidateField, ScheduleField } from './schedule.js';
+import type { CollectionField } from './collection.js';
 import { HIERARCHY_CELL_FLAGS } from './coercion.js';
 import {
   candidateSchema,
@@ -140,40 +132,25 @@ const CONDITIONS: Readonly<Record<string, string>> = {
 } satisfies Partial<Record<ExampleField, string>>;
 
 interface KindSpec {
+  /** The columns, each with its rule (columns.ts). */
   columns: readonly ColumnSpec[];
-  tables: readonly RuleTable[];
-  /** Extra rules of the kind's rows that no table holds (a sittings row's Workflow and Upsert). */
-  extraRules?: readonly FieldRule[];
   /** One record of the kind's JSON input, and its name in the JSON Schema's $defs. */
   record: z.ZodType;
   recordName: string;
 }
 
 const KINDS: Readonly<Record<TemplateKind, KindSpec>> = {
-  users: { columns: USER_COLUMNS, tables: [USER_TABLE], record: userRequestSchema, recordName: 'user' },
-  candidates: {
-    columns: CANDIDATE_COLUMNS,
-    tables: [CANDIDATE_TABLE],
-    record: candidateSchema,
-    recordName: 'candidate',
-  },
+  users: { columns: USER_COLUMNS, record: userRequestSchema, recordName: 'user' },
+  candidates: { columns: CANDIDATE_COLUMNS, record: candidateSchema, recordName: 'candidate' },
   // The schedule's columns first: one sitting is the rows sharing a ScheduleExtId.
   sittings: {
     columns: [...SCHEDULE_COLUMNS, ...CANDIDATE_COLUMNS],
-    tables: [SCHEDULE_TABLE, CANDIDATE_TABLE],
-    extraRules: [WORKFLOW_RULE, UPSERT_RULE],
     record: scheduleRequestSchema,
     recordName: 'scheduleRequest',
   },
-  collection: {
-    columns: COLLECTION_COLUMNS,
-    tables: [COLLECTION_TABLE],
-    record: collectionRequestSchema,
-    recordName: 'collection',
-  },
+  collection: { columns: COLLECTION_COLUMNS, record: collectionRequestSchema, recordName: 'collection' },
   invigilators: {
     columns: [{ name: INVIGILATOR_ID_COLUMN, kind: 'string' }],
-    tables: [],
     record: invigilatorIdsSchema,
     recordName: 'invigilatorIds',
   },
@@ -212,24 +189,15 @@ function describeLimit(schema: JsonSchema): string {
   return parts.join('; ');
 }
 
-function ruleOf(spec: KindSpec, name: string): FieldRule | undefined {
-  for (const table of spec.tables) {
-    const rule = table.byName.get(name);
-    if (rule !== undefined) return rule;
-  }
-  return spec.extraRules?.find((rule) => rule.name === name);
-}
-
 function exampleOf(kind: TemplateKind, name: string): string {
   return KIND_EXAMPLES[kind]?.[name] ?? EXAMPLES[name] ?? '';
 }
 
 /** Every column of a kind's file, described for the template's second sheet. */
 export function templateColumns(kind: TemplateKind): ColumnDescription[] {
-  const spec = KINDS[kind];
   return templateColumnSpecs(kind).map((column) => {
     const example = exampleOf(kind, column.name);
-    const rule = ruleOf(spec, column.name);
+    const rule = column.rule;
     if (rule === undefined) {
       return {
         name: column.name,

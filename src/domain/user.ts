@@ -11,6 +11,7 @@ import {
   codeNote,
   enumRule,
   isUnset,
+  notAString,
   ruleTable,
   stringListRule,
   stringRule,
@@ -117,10 +118,7 @@ const passwordRule: FieldRule<'Password', string, false> = {
   check(value, path, problems) {
     if (isUnset(value)) return undefined;
     // The value never enters a message: passwords stay out of reports and logs.
-    if (typeof value !== 'string') {
-      problems.push({ field: path, code: null, message: 'Password must be a string' });
-      return undefined;
-    }
+    if (typeof value !== 'string') return notAString('Password', path, problems);
     const n = value.length > PASSWORD_MAX * 2 ? value.length : codePointLength(value);
     if (n < PASSWORD_MIN || n > PASSWORD_MAX) {
       problems.push({
@@ -291,8 +289,6 @@ const notInView: ReadonlySet<string> = new Set(USER_FIELDS_NOT_IN_VIEW);
 export const USER_VIEW_FIELDS: readonly StoredUserField[] = USER_FIELDS.filter(
   (name): name is StoredUserField => !notInView.has(name),
 );
-
-export type HierarchyField = FieldOf<typeof HIERARCHY_TABLE>;
 
 /**
  * Checks one user request: the wire-ready value or every problem. Role (240) depends on whether the user

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ReviewSession } from './types.js';
-import type { HierarchyField, StoredUserField } from './user.js';
-import type { CandidateField, ScheduleField } from './schedule.js';
+import { HIERARCHY_TABLE, USER_TABLE } from './user.js';
+import { CANDIDATE_TABLE, SCHEDULE_TABLE, WORKFLOWS } from './schedule.js';
+import { wireOf, type FieldRule, type RuleTable } from './field-rules.js';
 import { normaliseGuid } from './text-rules.js';
 
 /**
@@ -15,6 +16,38 @@ const instant = z.string().refine((value) => RFC3339.test(value) && !Number.isNa
 });
 const nonEmpty = z.string().min(1);
 const optionalString = z.string().optional();
+
+/** `Given`, then the other fields of a rule table but `Omitted`, each optional, typed by its rule. */
+type StoredFields<Rule extends FieldRule, Given, Omitted extends string> = Given & {
+  [R in Rule as R['name'] extends keyof Given | Omitted ? never : R['name']]: z.ZodOptional<
+    z.ZodType<R extends FieldRule<string, infer Value> ? Value : never>
+  >;
+};
+
+/**
+ * A stored record's fields (the table is their one declaration): those `given` first, then the table's others
+ * but `omitted`, each its rule's kind of value without the request's limits (text, yes/no, a whole number, a list of
+ * texts, or the rule's own values: a candidate's SpecialNeeds "true"/"false").
+ */
+function storedFields<
+  Rule extends FieldRule,
+  const Given extends Record<string, z.ZodType>,
+  Omitted extends string = never,
+>(table: RuleTable<Rule>, given: Given, omitted: readonly Omitted[] = []): StoredFields<Rule, Given, Omitted> {
+  const shape: Record<string, z.ZodType> = { ...given };
+  for (const rule of table.rules) {
+    if (rule.name in shape || (omitted as readonly string[]).includes(rule.name)) continue;
+    const wire = wireOf(z, rule);
+    const kinds: Record<string, z.ZodType> = {
+      boolean: z.boolean(),
+      number: z.number().int(),
+      array: z.array(z.string()),
+      enum: wire,
+    };
+    shape[rule.name] = (kinds[wire.def.type] ?? z.string()).optional();
+  }
+  return shape as StoredFields<Rule, Given, Omitted>;
+}
 
 /** A stored API token, the only form the store keeps (docs/engine-rules.md, "API tokens"). */
 const API_TOKEN_DIGEST = /^sha256:[0-9a-f]{64}$/i;
@@ -43,48 +76,25 @@ export const WorldRoleSchema = z.strictObject({
   Participate: z.boolean(),
 });
 
-/** A stored membership: the hierarchy table's fields but Action, which only a request carries (checked by tsc). */
-export const WorldMembershipSchema = z.strictObject({
-  ExternalId: nonEmpty,
-  IsCoordinator: z.boolean().optional(),
-  IsAdministrator: z.boolean().optional(),
-  HasViewReportsPermissions: z.boolean().optional(),
-  HasReScoringPermissions: z.boolean().optional(),
-} satisfies Record<Exclude<HierarchyField, 'Action'>, z.ZodType>);
+/** A stored membership: the hierarchy table's fields but Action, which only a request carries. */
+export const WorldMembershipSchema = z.strictObject(
+  storedFields(HIERARCHY_TABLE, { ExternalId: nonEmpty }, ['Action']),
+);
 
-/** The stored user's fields as the world file holds them (tsc refuses a field missing here or unknown to user.ts). */
-const worldUserFields = {
-  ExternalId: nonEmpty,
-  UserName: nonEmpty,
-  FirstName: z.string(),
-  LastName: z.string(),
-  Email: optionalString,
-  Role: nonEmpty,
-  Photo: optionalString,
-  DateOfBirth: optionalString,
-  Company: optionalString,
-  CountryCode: optionalString,
-  State: optionalString,
-  City: optionalString,
-  PostalCode: optionalString,
-  PostalAddress: optionalString,
-  AddressLine1: optionalString,
-  AddressLine2: optionalString,
-  PhoneNumber: optionalString,
-  CellularPhone: optionalString,
-  SpecialNeeds: z.boolean().optional(),
-  ReasonableAdjustmentPercentage: z.number().int().optional(),
-  EnableReadSpeaker: z.boolean().optional(),
-  DisableLogin: z.boolean().optional(),
-  DisablePasswordReset: z.boolean().optional(),
-  SynchronizationKey: optionalString,
-  Labels: z.array(z.string()).optional(),
-  AllowedIpAddresses: z.array(z.string()).optional(),
-} satisfies Record<StoredUserField, z.ZodType>;
-
-/** The stored user plus what only the world has: permissions, memberships with their flags, the password's hash. */
+/** The stored user (its table's fields but the password), its permissions, memberships with flags, password hash. */
 export const WorldUserSchema = z.strictObject({
-  ...worldUserFields,
+  ...storedFields(
+    USER_TABLE,
+    {
+      ExternalId: nonEmpty,
+      UserName: nonEmpty,
+      FirstName: z.string(),
+      LastName: z.string(),
+      Email: optionalString,
+      Role: nonEmpty,
+    },
+    ['Password', 'Hierarchies'],
+  ),
   /** Platform permissions the API's owner checks read. */
   CanManageSchedules: z.boolean().optional(),
   CanViewCollections: z.boolean().optional(),
@@ -136,62 +146,30 @@ export const WorldLoRepositorySchema = z.strictObject({
   AccessUserNames: z.array(nonEmpty),
 });
 
-/** A registered candidate's request fields as stored: the candidate table's, less the password (checked by tsc). */
-const worldCandidateFields = {
-  CandidateExtId: nonEmpty,
-  FirstName: z.string(),
-  LastName: z.string(),
-  Email: z.string(),
-  UserName: optionalString,
-  SpecialNeeds: z.enum(['true', 'false']).optional(),
-  ReasonableAdjustmentPercentage: z.number().int().optional(),
-  AttemptExtId: optionalString,
-  Photo: optionalString,
-  Company: optionalString,
-  City: optionalString,
-  State: optionalString,
-  CountryCode: optionalString,
-  PostalCode: optionalString,
-  AddressLine1: optionalString,
-  AddressLine2: optionalString,
-  PhoneNumber: optionalString,
-  RegistrationNumber: optionalString,
-  VoucherId: optionalString,
-  CompId: optionalString,
-  ProctorUIds: z.array(z.string()).optional(),
-} satisfies Record<Exclude<CandidateField, 'Password'>, z.ZodType>;
-
+/** A registered candidate's request fields as stored: the candidate table's, less the password. */
 export const WorldCandidateSchema = z.strictObject({
-  ...worldCandidateFields,
+  ...storedFields(
+    CANDIDATE_TABLE,
+    { CandidateExtId: nonEmpty, FirstName: z.string(), LastName: z.string(), Email: z.string() },
+    ['Password'],
+  ),
   /** Generated by the engine when the candidate is registered. */
   StartupLink: z.url(),
   LaunchUrl: z.url().optional(),
 });
 
-/** A stored schedule's own fields: the schedule table's (checked by tsc), its id and end always set. */
-const worldScheduleFields = {
-  ScheduleExtId: nonEmpty,
-  AssessmentExtId: nonEmpty,
-  Title: z.string(),
-  StartDateTime: instant,
-  EndDateTime: instant,
-  GroupExtId: nonEmpty,
-  GroupName: z.string(),
-  ScheduleGroupExtId: optionalString,
-  ScheduleGroupName: optionalString,
-  LockExamOnConnectionLoss: z.boolean().optional(),
-  Owner: optionalString,
-  PIN: optionalString,
-  UseProctoringService: z.boolean().optional(),
-  ProctoringServiceTemplateExternalId: optionalString,
-  UseKeyCode: z.boolean().optional(),
-  enableAutomaticDataCleanup: z.boolean().optional(),
-  dataCleanupNoticePeriod: optionalString,
-} satisfies Record<ScheduleField, z.ZodType>;
-
+/** A stored schedule: the schedule table's fields, its id and end always set. */
 export const WorldScheduleSchema = z.strictObject({
-  ...worldScheduleFields,
-  Workflow: z.enum(['DEFAULT', 'EXTERNAL_ATTEMPTS']),
+  ...storedFields(SCHEDULE_TABLE, {
+    ScheduleExtId: nonEmpty,
+    AssessmentExtId: nonEmpty,
+    Title: z.string(),
+    StartDateTime: instant,
+    EndDateTime: instant,
+    GroupExtId: nonEmpty,
+    GroupName: z.string(),
+  }),
+  Workflow: z.enum(WORKFLOWS),
   Archived: z.boolean(),
   /** External ids of the invigilator users. */
   Invigilators: z.array(nonEmpty),
@@ -246,57 +224,36 @@ const UNIQUE_KEYS: readonly (readonly [WorldList, string, ((key: string) => stri
   ['Users', 'SynchronizationKey', normaliseGuid, ' (keys compare ignoring case and braces)'],
 ];
 
+/** Fields that name an entry of another list: the list, the field, the list it names, that list's key, the entry's kind. */
+const REFERENCES = [
+  ['Users', 'Role', 'Roles', 'Title', 'role'],
+  ['Hierarchies', 'Parent', 'Hierarchies', 'ExternalId', 'hierarchy'],
+  ['Schedules', 'AssessmentExtId', 'Assessments', 'ExternalId', 'assessment'],
+] as const;
+
 const WorldSchema = WorldObjectSchema.superRefine((world, ctx) => {
+  const issue = (path: (string | number)[], message: string): void => ctx.addIssue({ code: 'custom', path, message });
+  const entries = (list: WorldList) => world[list] as Record<string, unknown>[];
   for (const [list, keyField, compared = String, note = ''] of UNIQUE_KEYS) {
     const seen = new Set<string>();
-    (world[list] as Record<string, unknown>[]).forEach((entry, index) => {
+    entries(list).forEach((entry, index) => {
       const key = entry[keyField];
       if (key === undefined) return;
-      if (seen.size === seen.add(compared(String(key))).size) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [list, index, keyField],
-          message: `duplicate ${keyField} "${String(key)}"${note}`,
-        });
-      }
+      if (seen.size === seen.add(compared(String(key))).size)
+        issue([list, index, keyField], `duplicate ${keyField} "${String(key)}"${note}`);
     });
   }
-  const roles = new Set(world.Roles.map((role) => role.Title));
-  world.Users.forEach((user, index) => {
-    if (!roles.has(user.Role)) {
-      ctx.addIssue({ code: 'custom', path: ['Users', index, 'Role'], message: `unknown role "${user.Role}"` });
-    }
-  });
-  const hierarchies = new Set(world.Hierarchies.map((h) => h.ExternalId));
-  let roots = 0;
-  world.Hierarchies.forEach((hierarchy, index) => {
-    if (hierarchy.Parent === undefined) {
-      roots += 1;
-      if (roots > 1) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['Hierarchies', index, 'Parent'],
-          message: 'only one root hierarchy (without Parent) is allowed',
-        });
-      }
-    } else if (!hierarchies.has(hierarchy.Parent)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['Hierarchies', index, 'Parent'],
-        message: `unknown hierarchy "${hierarchy.Parent}"`,
-      });
-    }
-  });
-  const assessments = new Set(world.Assessments.map((a) => a.ExternalId));
-  world.Schedules.forEach((schedule, index) => {
-    if (!assessments.has(schedule.AssessmentExtId)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['Schedules', index, 'AssessmentExtId'],
-        message: `unknown assessment "${schedule.AssessmentExtId}"`,
-      });
-    }
-  });
+  for (const [list, field, named, key, what] of REFERENCES) {
+    const known = new Set(entries(named).map((entry) => entry[key]));
+    entries(list).forEach((entry, index) => {
+      // A hierarchy without Parent is the root.
+      if (entry[field] !== undefined && !known.has(entry[field]))
+        issue([list, index, field], `unknown ${what} "${String(entry[field])}"`);
+    });
+  }
+  const roots = world.Hierarchies.flatMap((hierarchy, index) => (hierarchy.Parent === undefined ? [index] : []));
+  for (const index of roots.slice(1))
+    issue(['Hierarchies', index, 'Parent'], 'only one root hierarchy (without Parent) is allowed');
 });
 
 export type WorldSettings = z.infer<typeof WorldSettingsSchema>;

@@ -21,17 +21,13 @@ export interface BatchedRecords extends AsyncIterable<InputRecord> {
   keptRecords?(field: string): Iterable<Iterable<InputRecord>> | undefined;
 }
 
-function hasBatches(records: AsyncIterable<InputRecord>): records is BatchedRecords {
-  return typeof (records as Partial<BatchedRecords>).batches === 'function';
-}
-
 /** Records per array when the source has no batches of its own (JSON, prompts, tests). */
 const FALLBACK_BATCH = 256;
 
 /** The records of any source in arrays: the source's own batches, or groups of its records. */
 export async function* recordBatches(records: AsyncIterable<InputRecord>): AsyncGenerator<readonly InputRecord[]> {
-  if (hasBatches(records)) {
-    yield* records.batches();
+  if (typeof (records as Partial<BatchedRecords>).batches === 'function') {
+    yield* (records as BatchedRecords).batches();
     return;
   }
   let batch: InputRecord[] = [];

@@ -6,9 +6,9 @@ import { quotedValue, type Problem } from '../domain/problem.js';
 import { UsageError } from '../system/errors.js';
 import { coerceCell } from '../domain/coercion.js';
 import { listCellEntries } from '../domain/list-cells.js';
-import { RECORD_COLUMNS, SCHEDULE_COLUMNS, type ColumnSpec } from '../domain/columns.js';
+import { RECORD_COLUMNS, type ColumnSpec } from '../domain/columns.js';
 import { readRecordDates, readTimeSettings, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
-import { isScheduleRequest } from '../domain/sittings.js';
+import { isScheduleRequest, ROW_SCHEDULE_FIELDS } from '../domain/sittings.js';
 import { isPlainObject } from '../domain/field-rules.js';
 import { SECRET_FIELDS } from '../domain/text-rules.js';
 import { normalizeColumnName } from '../formats/column-name.js';
@@ -344,8 +344,6 @@ function withConstants(
   return out ?? fields;
 }
 
-const SCHEDULE_FIELDS: ReadonlySet<string> = new Set(SCHEDULE_COLUMNS.map((spec) => spec.name));
-
 /**
  * A whole schedule request with `each` applied to its Schedule and each Candidate (`prefix`: `Schedule.`,
  * `Candidates[3].`); a missing or mistyped part is the validator's. The request itself when nothing changed.
@@ -378,7 +376,7 @@ export function shapeRecord(record: InputRecord, shaping: RecordShaping): InputR
       withConstants(
         renamed(part, shaping.map, record, prefix),
         shaping.set,
-        (field) => SCHEDULE_FIELDS.has(field) === (prefix === 'Schedule.'),
+        (field) => ROW_SCHEDULE_FIELDS.has(field) === (prefix === 'Schedule.'),
       ),
     );
   } else {

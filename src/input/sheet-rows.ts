@@ -2,7 +2,7 @@
  * The rows of one worksheet part, streamed: each `<c>` becomes the value it stores (SheetValue) with its
  * number format. Rows and cells without an `r` follow the previous one; rows without cells are not passed on.
  */
-import { MAX_CELL_CHARS, type CellFormats } from './workbook-parts.js';
+import { isTrue, MAX_CELL_CHARS, type CellFormats } from './workbook-parts.js';
 import { decodeXstring } from '../formats/xstring.js';
 import {
   utf8Chunks,
@@ -126,14 +126,11 @@ class SheetHandler implements XmlHandler {
       const line = r === undefined ? this.line + 1 : digitsAt(r, 0, r.length);
       if (line < 1 || line > MAX_ROW) throw new XmlSyntaxError(`a row numbered "${r}", which is no sheet row`);
       this.line = line;
-      const hidden = attributes.raw('hidden');
       // A row dragged to no height (`ht="0"` with `customHeight`) is hidden to whoever looks at the sheet too.
       const height = attributes.raw('ht');
-      const custom = attributes.raw('customHeight');
       this.hidden =
-        hidden === '1' ||
-        hidden === 'true' ||
-        (height !== undefined && Number(height) === 0 && (custom === '1' || custom === 'true'));
+        isTrue(attributes.raw('hidden')) ||
+        (height !== undefined && Number(height) === 0 && isTrue(attributes.raw('customHeight')));
       this.cells = [];
       this.column = 0;
     }
@@ -258,7 +255,7 @@ class SheetHandler implements XmlHandler {
       value =
         stored === undefined
           ? undefined
-          : stored === '1' || stored === 'true'
+          : isTrue(stored)
             ? true
             : stored === '0' || stored === 'false'
               ? false

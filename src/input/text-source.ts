@@ -132,11 +132,6 @@ export interface TextOptions {
   same?: { stat?: string; sha256?: string };
 }
 
-/** An encoding of one byte per character (`windows-1252`, `iso-8859-2`...): not UTF-8, UTF-16 or a multi-byte Asian one. */
-function isSingleByte(encoding: string): boolean {
-  return !/^(utf-8|utf-16|shift_jis|euc-|iso-2022|gb|big5)/i.test(encoding);
-}
-
 function lineFeedsIn(bytes: Buffer, end = bytes.length): number {
   let count = 0;
   for (let i = bytes.indexOf(10); i !== -1 && i < end; i = bytes.indexOf(10, i + 1)) count++;
@@ -251,7 +246,9 @@ export async function* readUtf8Chunks(
         bom?.encoding ?? (options.encoding === undefined ? 'utf-8' : new TextDecoder(options.encoding).encoding);
       const rest = first.subarray(bom?.length ?? 0);
       if (encoding !== 'utf-8') decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: true });
-      if (isSingleByte(encoding)) legacy = { utf8: new TextDecoder('utf-8', { fatal: true }) };
+      // One byte a character (`windows-1252`, `iso-8859-2`...): not UTF-8, UTF-16 or a multi-byte Asian encoding.
+      if (!/^(utf-8|utf-16|shift_jis|euc-|iso-2022|gb|big5)/i.test(encoding))
+        legacy = { utf8: new TextDecoder('utf-8', { fatal: true }) };
       return rest;
     };
 

@@ -13,11 +13,6 @@ const LOOK_AHEAD = 3;
 const CR = 0x0d;
 const LF = 0x0a;
 
-/** Characters of a line read here at most: its UTF-8 bytes stay within csv-parse's record size limit. */
-function maxLineChars(maxRecordBytes: number): number {
-  return Math.floor(maxRecordBytes / 3);
-}
-
 /** What csv-parse takes over with: the bytes from an unfinished line's start, and how it is set up. */
 export interface CsvHandOver {
   bytes: Buffer;
@@ -34,6 +29,7 @@ export class UnquotedCsvLines {
   /** Bytes not taken, for csv-parse, once `write` or `end` said false. */
   private left: Buffer | undefined;
   private started = false;
+  /** Characters of a line read here at most: its UTF-8 bytes (3 a character at most) stay within csv-parse's limit. */
   private readonly maxChars: number;
 
   constructor(
@@ -42,7 +38,7 @@ export class UnquotedCsvLines {
     private readonly onRecord: (cells: string[], lineFeeds: 0) => void,
     maxRecordBytes: number,
   ) {
-    this.maxChars = maxLineChars(maxRecordBytes);
+    this.maxChars = Math.floor(maxRecordBytes / 3);
   }
 
   /** Only `,`, `;` and the tab are read here (an Excel `sep=` line may name any character). */

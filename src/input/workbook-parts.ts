@@ -66,7 +66,8 @@ interface WorkbookInfo {
   date1904: boolean;
 }
 
-function isTrue(value: string | undefined): boolean {
+/** An XML boolean attribute that is true (`1` or `true`). */
+export function isTrue(value: string | undefined): boolean {
   return value === '1' || value === 'true';
 }
 
@@ -99,11 +100,6 @@ export async function readWorkbookInfo(chunks: AsyncIterable<Buffer>): Promise<W
   });
   await readXmlPart(chunks, handler);
   return info;
-}
-
-/** Hidden means the workbook's `hidden` or `veryHidden` state; any other (visible, show, absent) is shown. */
-export function isHiddenState(state: string): boolean {
-  return state === 'hidden' || state === 'veryHidden';
 }
 
 /** A copy of `text` that does not keep its chunk alive (V8 makes a slice of 13+ characters a view into its parent). */

@@ -53,11 +53,6 @@ function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
 }
 
-function localName(name: string): string {
-  const colon = name.indexOf(':');
-  return colon === -1 ? name : name.slice(colon + 1);
-}
-
 const NAMED_ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 function isXmlChar(code: number): boolean {
@@ -218,7 +213,8 @@ export class XmlTokenizer {
       this.sawRoot = true;
       const selfClosing = tag.selfClosing;
       const gt = tag.end;
-      const name = localName(qualified);
+      // Its local name, without a namespace prefix (`x:sheet` is `sheet`).
+      const name = qualified.slice(qualified.indexOf(':') + 1);
       if (!selfClosing) {
         if (this.stack.push(qualified) > MAX_DEPTH)
           throw new XmlLimitError(`elements nested over ${MAX_DEPTH} deep (a workbook part nests about ten)`);

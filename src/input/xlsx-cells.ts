@@ -9,6 +9,7 @@ import {
   dateText,
   dateTimeText,
   pad,
+  utcWall,
   wallClockInZone,
   zoneConversionMessage,
   type WallClock,
@@ -92,16 +93,6 @@ function showsTime(numFmt: string | undefined): boolean {
   return numFmt !== undefined && (hasElapsedToken(numFmt) || /[hs]/i.test(formatTokens(numFmt)));
 }
 
-/** A number format that shows a time of day and no date (`hh:mm`, `h:mm AM/PM`, `[h]:mm:ss`): hour or second tokens, no year or day. */
-function isTimeOnlyFormat(numFmt: string | undefined): boolean {
-  return showsTime(numFmt) && !/[ydb]/i.test(formatTokens(numFmt ?? ''));
-}
-
-/** A number format that shows a percentage (`0%`, `0.0%`): a `%` among its own tokens. */
-function isPercentFormat(numFmt: string | undefined): boolean {
-  return numFmt !== undefined && numFmt.includes('%') && formatTokens(numFmt).includes('%');
-}
-
 const dateFormats = new Map<string, boolean>();
 
 /** True when a number format shows a date or time: a y m d h s or b token, or an elapsed [h] [m] [s], among its own tokens. */
@@ -118,15 +109,7 @@ export function isDateFormat(numFmt: string | undefined): boolean {
 function wallClockOf(date: Date): WallClock | undefined {
   if (!Number.isFinite(date.getTime())) return undefined;
   // Serial numbers carry float noise (09:10 may be 09:09:59.9996): round to the second.
-  const rounded = new Date(Math.round(date.getTime() / 1000) * 1000);
-  return {
-    y: rounded.getUTCFullYear(),
-    mo: rounded.getUTCMonth() + 1,
-    d: rounded.getUTCDate(),
-    h: rounded.getUTCHours(),
-    mi: rounded.getUTCMinutes(),
-    s: rounded.getUTCSeconds(),
-  };
+  return utcWall(new Date(Math.round(date.getTime() / 1000) * 1000));
 }
 
 /** `dateOnly`: the cell holds a date and no time (a whole day under a format without one), which no date-time field takes. */
@@ -262,8 +245,10 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
     };
   }
   if (isDateFormat(numFmt)) {
-    // Below 1 in a format of a time alone (`hh:mm`): a time of day (14:30 is 0.604...), shown as a time.
-    if (value >= 0 && value < 1 && isTimeOnlyFormat(numFmt)) return timeCell(value, context);
+    // Below 1 in a format of a time alone (`hh:mm`, `h:mm AM/PM`, `[h]:mm:ss`: no year or day token): a time of
+    // day (14:30 is 0.604...), shown as a time.
+    if (value >= 0 && value < 1 && showsTime(numFmt) && !/[ydb]/i.test(formatTokens(numFmt ?? '')))
+      return timeCell(value, context);
     // A formula's date result arrives as its serial number: read it as the date it shows.
     const date = serialDate(value, context.date1904 === true);
     if (date === undefined) {
@@ -275,8 +260,10 @@ function numberCell(value: number, numFmt: string | undefined, context: CellCont
     }
     return dateCell(date, context, Number.isInteger(value) && !showsTime(numFmt));
   }
-  // A percent-formatted number shows its value times 100 with a sign (0.25 as 25%): read as shown.
-  if (isPercentFormat(numFmt)) return { text: `${plainNumber(Number((value * 100).toPrecision(15)))}%` };
+  // A percent-formatted number (a `%` among its format's own tokens) shows its value times 100 with a sign
+  // (0.25 as 25%): read as shown.
+  if (numFmt?.includes('%') && formatTokens(numFmt).includes('%'))
+    return { text: `${plainNumber(Number((value * 100).toPrecision(15)))}%` };
   // A whole number under a format of digits and literals (`00000`, `"C"000000`, `00000-0000`): the text shown, leading zeros and all.
   const text = wholeNumberAsShown(value, numFmt) ?? plainNumber(value);
   if (Number.isInteger(value) && Math.abs(value) >= EXCEL_DIGITS && context.field !== undefined) {

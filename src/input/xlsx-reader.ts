@@ -21,11 +21,10 @@ import {
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
 import { cannotRead, INPUT_CHANGED } from './text-source.js';
-import { plainNumber, readCell, type CellReading } from './xlsx-cells.js';
+import { plainNumber, readCell } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';
 import { MergedColumns, verticalMerges, type VerticalMerge } from './sheet-merges.js';
 import {
-  isHiddenState,
   readCellFormats,
   readRelationships,
   readSharedStrings,
@@ -232,11 +231,6 @@ function isTemplateDescription(sheet: SheetEntry, names: ReadonlySet<string>): b
   );
 }
 
-/** The cell's text (trimmed, as CSV cells are); for a cell that cannot be used, what the spreadsheet shows in it (the report gives the row back with it). */
-function cellText(reading: CellReading): string {
-  return ('text' in reading ? reading.text : (reading.shown ?? '')).trim();
-}
-
 /** How much of a workbook examctl reads (docs/input-formats.md, "Hostile or broken workbooks"); tests lower them. */
 interface XlsxLimits {
   /** Inflated bytes of the worksheet part (streamed: this bounds time, not memory). */
@@ -332,7 +326,8 @@ export async function openWorkbook(path: string, file: string, limits: XlsxLimit
     const isWorksheet = rel !== undefined && !rel.external && (rel.type === '' || relationshipIs(rel, 'worksheet'));
     return {
       name: sheet.name,
-      hidden: isHiddenState(sheet.state),
+      // The `hidden` or `veryHidden` state; any other (visible, show, absent) is shown.
+      hidden: sheet.state === 'hidden' || sheet.state === 'veryHidden',
       part: isWorksheet ? resolvePartName(workbookPart, rel.target) : undefined,
     };
   });
@@ -466,7 +461,8 @@ async function* sheetRows(
       for (const { column, value, numFmt } of rowCells) {
         const field = column <= width ? names[column - 1] : undefined;
         const reading = readCell(value, numFmt, { field, timeZone: options.timeZone, date1904 });
-        const text = cellText(reading);
+        // Trimmed, as CSV cells are; an unusable cell: what the spreadsheet shows (the report gives it back).
+        const text = ('text' in reading ? reading.text : (reading.shown ?? '')).trim();
         if (text === '' && !('problem' in reading)) continue;
         // A merged cell's value alone does not make a row: the rows a label is merged down are not records by it.
         if (copied?.has(column) !== true) blank = false;
