@@ -322,7 +322,7 @@ function refuseSecondValue(registered: Option, spec: OptionSpec): void {
  * A table's options taken out of a command's options: `[those, the rest]`, typed by the table, so a group
  * of flags (how a file is read) goes on as one; the rest is taken apart (`onlyGlobals` checks it).
  */
-export function takeFlags<O extends object, const T extends SpecTable>(
+export function takeTableFlags<O extends object, const T extends SpecTable>(
   options: O,
   table: T,
 ): [Pick<O, Extract<keyof O, keyof OptionsOf<T>>>, Omit<O, keyof OptionsOf<T>>] {

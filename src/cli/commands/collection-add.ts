@@ -14,7 +14,7 @@ import { createdByLostAttempt, outcomeOf } from '../../pipeline/service-answer.j
 import type { TargetOf } from '../../context/resolved-target.js';
 import { COLLECTION_ADD, COLLECTION_FIELD_OPTIONS, type CollectionAddOptions } from './collection-add.options.js';
 import { FILE_OPTIONS, WHOLE_FILE_OPTIONS } from './file-options.js';
-import { takeFlags, type OptionsOf } from '../../flags/option-table.js';
+import { takeTableFlags, type OptionsOf } from '../../flags/option-table.js';
 import {
   idOf,
   inputFlagsOf,
@@ -33,8 +33,8 @@ const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
 export async function run(given: CollectionAddOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
-  const [input, rest] = takeFlags(given, FILE_OPTIONS);
-  const [fields, { file, existing = 'fail', syncDir, planOut: _planOut, ...globals }] = takeFlags(
+  const [input, rest] = takeTableFlags(given, FILE_OPTIONS);
+  const [fields, { file, existing = 'fail', syncDir, planOut: _planOut, ...globals }] = takeTableFlags(
     rest,
     COLLECTION_FIELD_OPTIONS,
   );
@@ -107,8 +107,8 @@ export async function collectionAddInput(
   deps: CommandDeps,
 ): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'readIds'>> {
   // Taken by the table: `runs show` hands over every option the run kept (--report, --sync-dir...), none a field.
-  const [fieldFlags] = takeFlags(given, COLLECTION_FIELD_OPTIONS);
-  const [read] = takeFlags(given, WHOLE_FILE_OPTIONS);
+  const [fieldFlags] = takeTableFlags(given, COLLECTION_FIELD_OPTIONS);
+  const [read] = takeTableFlags(given, WHOLE_FILE_OPTIONS);
   const { file, profile, baseUrl } = given;
   return {
     records:

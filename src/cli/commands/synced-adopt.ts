@@ -26,7 +26,7 @@ import type {
 } from './synced.options.js';
 import { collectionAddInput } from './collection-add.js';
 import { WHOLE_FILE_OPTIONS } from './file-options.js';
-import { takeFlags } from '../../flags/option-table.js';
+import { takeTableFlags } from '../../flags/option-table.js';
 import { sittingsOnStore, usersOnStore } from '../../sync/adopt-sittings.js';
 import type { LocalDirectory } from '../../port/local-directory.js';
 import { openTargetDirectory } from '../../context/target.js';
@@ -36,7 +36,7 @@ import { openTargetDirectory } from '../../context/target.js';
  * recorded as a real run would have, under the memory's lock; a dry run only reads the memory.
  */
 export async function runAdopt(all: SyncedAdoptOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
-  const [input, { file: files, tentative, population: given, syncDir, ...globals }] = takeFlags(
+  const [input, { file: files, tentative, population: given, syncDir, ...globals }] = takeTableFlags(
     all,
     WHOLE_FILE_OPTIONS,
   );
@@ -104,7 +104,7 @@ export async function runAdoptCollections(
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
-  const [flags, { file, syncDir, ...globals }] = takeFlags(all, WHOLE_FILE_OPTIONS);
+  const [flags, { file, syncDir, ...globals }] = takeTableFlags(all, WHOLE_FILE_OPTIONS);
   const options = onlyGlobals(globals);
   const input = await collectionAddInput({ file, ...flags, ...inputFlagsOf({ ...flags, ...globals }) }, options, deps);
   const source = new RecordSource(() => input.records(), false, 'collection add');

@@ -15,7 +15,7 @@ import { type TargetOf } from '../../context/resolved-target.js';
 import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { USER_SYNC, type UserSyncOptions } from './user-sync.options.js';
 import { FILE_OPTIONS } from './file-options.js';
-import { takeFlags } from '../../flags/option-table.js';
+import { takeTableFlags } from '../../flags/option-table.js';
 import { commandName, type RerunInput } from '../command-declaration.js';
 import type { SummaryNote } from '../../report/report-writers.js';
 import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
@@ -27,7 +27,7 @@ import { askUser, correctUser, promptedRecord } from '../../pipeline/user-questi
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(given: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
-  const [input, rest] = takeFlags(given, FILE_OPTIONS);
+  const [input, rest] = takeTableFlags(given, FILE_OPTIONS);
   const {
     file,
     changedOnly,
