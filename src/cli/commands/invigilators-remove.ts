@@ -27,6 +27,7 @@ import {
   type InputFlagOptions,
 } from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
+import { takeTableFlags } from '../../flags/option-table.js';
 
 const ARGUMENTS_SOURCE = '<arguments>';
 const PROMPT_SOURCE = '<prompt>';
@@ -41,34 +42,18 @@ interface IdEntry {
  * docs/interpretations.md, "Invigilators" (with --missing-ok, docs/ci.md, "A job that runs twice").
  */
 export async function run(
-  {
-    scheduleExtId,
-    userExtIds,
-    file,
-    sheet,
-    hiddenRows,
-    onlyFailed,
-    map,
-    mapFile,
-    missingOk,
-    // Read by the pipeline (a dry run's plan: plan-tap.ts).
-    planOut: _planOut,
-    ...globals
-  }: InvigilatorsRemoveOptions,
+  // `planOut` is read by the pipeline (a dry run's plan: plan-tap.ts).
+  { missingOk, planOut: _planOut, ...given }: InvigilatorsRemoveOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
+  const [{ scheduleExtId, onlyFailed }, globals] = takeTableFlags(given, INVIGILATORS_REMOVE.options);
   const options = onlyGlobals(globals);
   await checkReportOption(options, deps);
   const removal = new RemovalCall(scheduleExtId, missingOk ?? false);
   const job: RecordJob<string, RemovedId> = {
     command: commandName(INVIGILATORS_REMOVE),
-    ...(await invigilatorsRemoveInput(
-      { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, ...globals },
-      options,
-      deps,
-      target,
-    )),
+    ...(await invigilatorsRemoveInput(given, options, deps, target)),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
     confirmAction: 'remove',
