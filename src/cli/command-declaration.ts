@@ -13,7 +13,7 @@ import type { RecordKind } from '../domain/columns.js';
 /** A command's entry point, typed by the table it is declared with. */
 export type CommandRun<Options> = (options: Options, deps: CliDeps, target: TargetOf) => Promise<number>;
 
-/** Where a command's behaviour is loaded from (program.ts). */
+/** Where a command's behaviour is loaded from (command-behaviours.ts). */
 export interface CommandBehaviour {
   readonly run: () => Promise<CommandRun<never>>;
   readonly rerunInput?: () => Promise<RerunInput>;
@@ -71,7 +71,7 @@ export interface CommandDeclaration {
   readonly resume?: ResumeSupport;
 }
 
-/** A declaration that remembers its table's type, so its behaviour is checked against it (program.ts). */
+/** A declaration that remembers its table's type, so its behaviour is checked against it (command-behaviours.ts). */
 export interface DeclaredCommand<T extends SpecTable> extends CommandDeclaration {
   readonly options: T;
 }

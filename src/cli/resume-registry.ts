@@ -36,6 +36,8 @@ export function resumeEntry(
   if (support === undefined) return { notResumable: 'its command declares no way to resume' };
   if (support !== 'rerun') return support;
   if (behaviour.rerunInput === undefined)
-    throw new InternalError(`${command} is declared resumable but its behaviour names no rerunInput (cli/program.ts)`);
+    throw new InternalError(
+      `${command} is declared resumable but its behaviour names no rerunInput (cli/command-behaviours.ts)`,
+    );
   return { run: behaviour.run, input: behaviour.rerunInput, keptOptions: keptOptionNames(declaration) };
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { COMMANDS } from '../../src/cli/program.js';
 import { commandName, declareCommand, type Behaviours } from '../../src/cli/command-declaration.js';
-import { COMMAND_BEHAVIOURS } from '../../src/cli/program.js';
+import { COMMAND_BEHAVIOURS } from '../../src/cli/command-behaviours.js';
 import { ExitCode, UsageError } from '../../src/system/errors.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { NO_OPTIONS } from '../../src/flags/option-table.js';
 import { commandName, declareCommand, type CommandDeclaration } from '../../src/cli/command-declaration.js';
-import { COMMAND_BEHAVIOURS } from '../../src/cli/program.js';
+import { COMMAND_BEHAVIOURS } from '../../src/cli/command-behaviours.js';
 import { COMMANDS } from '../../src/cli/program.js';
 import { resumeEntry } from '../../src/cli/resume-registry.js';
 

@@ -180,7 +180,7 @@ async function resumeRun(
     let pin = await givenPin({ pin: pinFlag, pinFile }, pinned ? deps : { ...deps, env });
     // A run started with a PIN needs it again: asked on a terminal rather than typed where `ps` shows it.
     if (pin === undefined && pinned) pin = await askPin(`run ${wanted} was started with a PIN`, given, deps);
-    // The command as its declaration says (program.ts), run by its behaviour.
+    // The command as its declaration says (program.ts), run by its behaviour (command-behaviours.ts).
     const entry = resumeEntry(opened.record.header.command, deps.behaviours ?? new Map());
     if ('notResumable' in entry)
       throw new RunJournalError(
