@@ -144,13 +144,7 @@ type CollectionFieldFlags = OptionsOf<typeof COLLECTION_FIELD_OPTIONS>;
 
 async function fileRecords(
   file: string,
-  {
-    ignoreUnknownColumns,
-    sheet,
-    hiddenRows,
-    encoding,
-    ...input
-  }: SheetFlagOptions & Pick<CollectionAddOptions, 'ignoreUnknownColumns' | 'encoding'> & InputFlagOptions,
+  input: SheetFlagOptions & Pick<CollectionAddOptions, 'ignoreUnknownColumns' | 'encoding'> & InputFlagOptions,
   flags: CollectionFieldFlags,
   deps: CommandDeps,
 ): Promise<() => AsyncIterable<InputRecord>> {
@@ -161,13 +155,10 @@ async function fileRecords(
   let read: AsyncIterable<InputRecord> | undefined;
   return () =>
     (read ??= readInput(file, deps, {
-      columns: COLLECTION_COLUMNS,
-      ignoreUnknownColumns: ignoreUnknownColumns ?? false,
-      sheet,
-      hiddenRows,
-      encoding,
-      command: 'collection add',
       ...input,
+      columns: COLLECTION_COLUMNS,
+      ignoreUnknownColumns: input.ignoreUnknownColumns ?? false,
+      command: 'collection add',
     }));
 }
 
