@@ -19,6 +19,7 @@ import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
 import {
   displayNameOf,
+  inputFlagsOf,
   inputPathOf,
   inputShaping,
   noteRead,
@@ -173,12 +174,7 @@ async function idEntries(
     sheet,
     hiddenRows,
     onlyFailed,
-    map,
-    mapFile,
-    profile,
-    baseUrl,
-    target,
-    store,
+    ...flags
   }: Parameters<typeof invigilatorsRemoveInput>[0],
   deps: CommandDeps,
   prompted: () => Promise<IdEntry[]>,
@@ -191,7 +187,7 @@ async function idEntries(
   if (file !== undefined) {
     // --map "Staff ID=UserExtId" names the id column; a map onto any other field is refused (exit 2).
     const shaping = await inputShaping(
-      { map, mapFile, profile, baseUrl, target, store },
+      inputFlagsOf(flags),
       deps,
       [{ name: 'UserExtId', kind: 'string' }],
       'invigilators remove',
