@@ -406,13 +406,6 @@ export async function storeHead(
   return (api.storeHead?.(asked) ?? Promise.resolve(undefined)).finally(() => api.close());
 }
 
-/** Whether the local target's store exists yet (nothing of it is loaded to tell). */
-export async function localStoreExists(target: ResolvedTarget): Promise<boolean> {
-  if (target.kind !== 'local') return false;
-  const { storeExists } = await import('../engine/local-target.js');
-  return storeExists(target.store);
-}
-
 /**
  * The local directory for prompts: the store read-only, or with none yet the demo world it will be.
  */

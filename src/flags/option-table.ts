@@ -318,6 +318,24 @@ function refuseSecondValue(registered: Option, spec: OptionSpec): void {
   });
 }
 
+/**
+ * A table's options taken out of a command's options: `[those, the rest]`, typed by the table, so a group
+ * of flags (how a file is read) goes on as one; the rest is taken apart (`onlyGlobals` checks it).
+ */
+export function takeTableFlags<O extends object, const T extends SpecTable>(
+  options: O,
+  table: T,
+): [Pick<O, Extract<keyof O, keyof OptionsOf<T>>>, Omit<O, keyof OptionsOf<T>>] {
+  const rest = { ...options } as Record<string, unknown>;
+  const taken: Record<string, unknown> = {};
+  for (const spec of table) {
+    const key = spec.kind === 'argument' ? spec.key : attributeOf(spec.flags);
+    if (key in rest) taken[key] = rest[key];
+    delete rest[key];
+  }
+  return [taken, rest] as never;
+}
+
 /** The positional argument keys of a table, in order, to name what commander hands the action. */
 export function argumentKeys(table: SpecTable): string[] {
   return table.flatMap((spec) => (spec.kind === 'argument' ? [spec.key] : []));

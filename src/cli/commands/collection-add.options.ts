@@ -4,6 +4,31 @@ import { PLAN_OUT_OPTION } from './plan-option.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { FILE_OPTIONS } from './file-options.js';
 
+/** The flags that give one collection's fields; with --file the fields come from the file instead. */
+export const COLLECTION_FIELD_OPTIONS = grouped(HELP_GROUP.collectionFields, [
+  brief('Title, under 100 characters', option('--title <title>', 'Title (required, under 100 characters)'), 'asked'),
+  brief(
+    'ExternalId: a-z and 0-9',
+    option('--external-id <id>', 'ExternalId: a-z and 0-9 (upper case is sent with a warning; generated when absent)'),
+    'generated',
+  ),
+  brief(
+    undefined,
+    option('--owner <username>', 'Owner user name (default: the API settings owner)'),
+    'API settings owner',
+  ),
+  brief(
+    'taxonomy ExternalId; repeatable',
+    repeatable('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)'),
+    'all taxonomies',
+  ),
+  brief(
+    'learning objective repository ExternalId; repeatable',
+    repeatable('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)'),
+    'all',
+  ),
+] as const);
+
 const COLLECTION_ADD_OPTIONS = allKept([
   ...grouped(HELP_GROUP.input, [
     brief(
@@ -16,32 +41,7 @@ const COLLECTION_ADD_OPTIONS = allKept([
     ),
   ] as const),
   ...FILE_OPTIONS,
-  ...grouped(HELP_GROUP.collectionFields, [
-    brief('Title, under 100 characters', option('--title <title>', 'Title (required, under 100 characters)'), 'asked'),
-    brief(
-      'ExternalId: a-z and 0-9',
-      option(
-        '--external-id <id>',
-        'ExternalId: a-z and 0-9 (upper case is sent with a warning; generated when absent)',
-      ),
-      'generated',
-    ),
-    brief(
-      undefined,
-      option('--owner <username>', 'Owner user name (default: the API settings owner)'),
-      'API settings owner',
-    ),
-    brief(
-      'taxonomy ExternalId; repeatable',
-      repeatable('--taxonomy <id>', 'taxonomy ExternalId; repeat for several (none: all taxonomies)'),
-      'all taxonomies',
-    ),
-    brief(
-      'learning objective repository ExternalId; repeatable',
-      repeatable('--repository <id>', 'learning objective repository ExternalId; repeat for several (none: all)'),
-      'all',
-    ),
-  ] as const),
+  ...COLLECTION_FIELD_OPTIONS,
   ...grouped(HELP_GROUP.request, [
     brief(
       'an ExternalId used (810): ok if examctl sent it as is',

@@ -12,7 +12,9 @@ import { unitPerRecord, type Outcome, type RecordJob, type RunOutcome, type Unit
 import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { createdByLostAttempt, outcomeOf } from '../../pipeline/service-answer.js';
 import type { TargetOf } from '../../context/resolved-target.js';
-import { COLLECTION_ADD, type CollectionAddOptions } from './collection-add.options.js';
+import { COLLECTION_ADD, COLLECTION_FIELD_OPTIONS, type CollectionAddOptions } from './collection-add.options.js';
+import { FILE_OPTIONS, WHOLE_FILE_OPTIONS } from './file-options.js';
+import { takeTableFlags, type OptionsOf } from '../../flags/option-table.js';
 import {
   idOf,
   inputFlagsOf,
@@ -30,34 +32,15 @@ import { flagOf } from '../../runs/recorded-options.js';
 const FLAGS_SOURCE = '<flags>';
 
 /** `examctl collection add`: one POST /collections per collection, from flags or a JSON file. */
-export async function run(
-  {
-    file,
-    ignoreUnknownColumns,
-    onlyFailed,
-    sheet,
-    hiddenRows,
-    encoding,
-    map,
-    mapFile,
-    set,
-    dateFormat,
-    timezone,
-    title,
-    externalId,
-    owner,
-    taxonomy,
-    repository,
-    existing = 'fail',
-    syncDir,
-    // Read by the pipeline (a dry run's plan: plan-tap.ts).
-    planOut: _planOut,
-    ...globals
-  }: CollectionAddOptions,
-  deps: CommandDeps,
-  target: TargetOf,
-): Promise<number> {
+export async function run(given: CollectionAddOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+  const [input, rest] = takeTableFlags(given, FILE_OPTIONS);
+  const [fields, { file, existing = 'fail', syncDir, planOut: _planOut, ...globals }] = takeTableFlags(
+    rest,
+    COLLECTION_FIELD_OPTIONS,
+  );
+  // `planOut` is read by the pipeline (a dry run's plan: plan-tap.ts).
   const options = onlyGlobals(globals);
+  const { onlyFailed } = input;
   const fromFile = file !== undefined;
   if (onlyFailed === true && !fromFile) throw new UsageError('--only-failed reads a run report: give it with --file');
   // What examctl sent each target (docs/sync.md, "Collections"): fed by every real run, read by --existing ok.
@@ -72,19 +55,7 @@ export async function run(
   const job: RecordJob<CollectionRequest, Outcome> = {
     command: commandName(COLLECTION_ADD),
     ...(await collectionAddInput(
-      {
-        file,
-        ignoreUnknownColumns,
-        sheet,
-        hiddenRows,
-        encoding,
-        ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }),
-        title,
-        externalId,
-        owner,
-        taxonomy,
-        repository,
-      },
+      { file, ...input, ...inputFlagsOf({ ...input, ...globals }), ...fields },
       options,
       deps,
     )),
@@ -129,53 +100,20 @@ export async function run(
 
 /** The collections to add, from the file or the flags (the title asked when allowed), and their units. */
 export async function collectionAddInput(
-  {
-    file,
-    ignoreUnknownColumns,
-    sheet,
-    hiddenRows,
-    encoding,
-    map,
-    mapFile,
-    set,
-    dateFormat,
-    timezone,
-    profile,
-    baseUrl,
-    title,
-    externalId,
-    owner,
-    taxonomy,
-    repository,
-  }: Pick<CollectionAddOptions, 'file' | 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> &
+  given: Pick<CollectionAddOptions, 'file' | 'ignoreUnknownColumns' | 'sheet' | 'hiddenRows' | 'encoding'> &
     InputFlagOptions &
     CollectionFieldFlags,
   options: GlobalOptions,
   deps: CommandDeps,
 ): Promise<Pick<RecordJob<CollectionRequest>, 'records' | 'units' | 'oneUnitPerRecord' | 'readIds'>> {
-  // Named one by one: `runs show` hands over every option the run kept (--report, --sync-dir...), none a field.
-  const fieldFlags: CollectionFieldFlags = { title, externalId, owner, taxonomy, repository };
+  // Taken by the table: `runs show` hands over every option the run kept (--report, --sync-dir...), none a field.
+  const [fieldFlags] = takeTableFlags(given, COLLECTION_FIELD_OPTIONS);
+  const [read] = takeTableFlags(given, WHOLE_FILE_OPTIONS);
+  const { file, profile, baseUrl } = given;
   return {
     records:
       file !== undefined
-        ? await fileRecords(
-            file,
-            {
-              ignoreUnknownColumns,
-              sheet,
-              hiddenRows,
-              encoding,
-              map,
-              mapFile,
-              set,
-              dateFormat,
-              timezone,
-              profile,
-              baseUrl,
-            },
-            fieldFlags,
-            deps,
-          )
+        ? await fileRecords(file, { ...read, profile, baseUrl }, fieldFlags, deps)
         : await flagRecord(fieldFlags, options, deps),
     ...unitPerRecord(collectionUnit, COLLECTION_ID_RULE),
   };
@@ -201,24 +139,12 @@ function collectionUnit(record: InputRecord): Unit<CollectionRequest> {
   return warnings.length > 0 ? { ...unit, warnings } : unit;
 }
 
-/** The flags that give one collection's fields; with --file the fields come from the file instead. */
-interface CollectionFieldFlags {
-  title?: string | undefined;
-  externalId?: string | undefined;
-  owner?: string | undefined;
-  taxonomy?: string[] | undefined;
-  repository?: string[] | undefined;
-}
+/** The flags that give one collection's fields (COLLECTION_FIELD_OPTIONS). */
+type CollectionFieldFlags = OptionsOf<typeof COLLECTION_FIELD_OPTIONS>;
 
 async function fileRecords(
   file: string,
-  {
-    ignoreUnknownColumns,
-    sheet,
-    hiddenRows,
-    encoding,
-    ...input
-  }: SheetFlagOptions & Pick<CollectionAddOptions, 'ignoreUnknownColumns' | 'encoding'> & InputFlagOptions,
+  input: SheetFlagOptions & Pick<CollectionAddOptions, 'ignoreUnknownColumns' | 'encoding'> & InputFlagOptions,
   flags: CollectionFieldFlags,
   deps: CommandDeps,
 ): Promise<() => AsyncIterable<InputRecord>> {
@@ -229,13 +155,10 @@ async function fileRecords(
   let read: AsyncIterable<InputRecord> | undefined;
   return () =>
     (read ??= readInput(file, deps, {
-      columns: COLLECTION_COLUMNS,
-      ignoreUnknownColumns: ignoreUnknownColumns ?? false,
-      sheet,
-      hiddenRows,
-      encoding,
-      command: 'collection add',
       ...input,
+      columns: COLLECTION_COLUMNS,
+      ignoreUnknownColumns: input.ignoreUnknownColumns ?? false,
+      command: 'collection add',
     }));
 }
 

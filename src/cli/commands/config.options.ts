@@ -11,7 +11,7 @@ import {
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 
 /** The settings a profile keeps beside its target: how exports are read and how results are written (docs/input-formats.md, "Profiles"). */
-const PROFILE_SETTINGS = grouped('Settings kept in the profile', [
+export const PROFILE_SETTINGS = grouped('Settings kept in the profile', [
   brief(
     'map file record commands read exports with',
     option(

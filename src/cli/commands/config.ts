@@ -18,7 +18,8 @@ import { onlyGlobals } from '../../flags/global-options.js';
 import type { Env } from '../../system/env-values.js';
 import { readTokenFile } from '../../context/remote-settings.js';
 import { profileSettings, settingsText, unsetKeys } from '../../context/profile-settings.js';
-import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config.options.js';
+import { PROFILE_SETTINGS, type ConfigProfileNameOptions, type ConfigSetProfileOptions } from './config.options.js';
+import { takeTableFlags } from '../../flags/option-table.js';
 
 /*
  * `examctl config ...`: the profiles of the user's config file, one handler per subcommand.
@@ -26,25 +27,11 @@ import type { ConfigProfileNameOptions, ConfigSetProfileOptions } from './config
  */
 
 /** `config set-profile <name>`: the global --base-url, --token-file, --concurrency and --rate are its values; the rest its settings. */
-export async function runSetProfile(
-  {
-    name: given,
-    default: makeDefault,
-    mapFile,
-    map,
-    set,
-    dateFormat,
-    timezone,
-    encoding,
-    delimiter,
-    decimalSeparator,
-    strict,
-    ignoreUnknownColumns,
-    unset,
-    ...globals
-  }: ConfigSetProfileOptions,
-  deps: CommandDeps,
-): Promise<number> {
+export async function runSetProfile(all: ConfigSetProfileOptions, deps: CommandDeps): Promise<number> {
+  const [{ unset, ...settings }, { name: given, default: makeDefault, ...globals }] = takeTableFlags(
+    all,
+    PROFILE_SETTINGS,
+  );
   const options = onlyGlobals(globals);
   const env = deps.env;
   const name = profileName(given, 'set-profile');
@@ -55,20 +42,7 @@ export async function runSetProfile(
   if (options.tokenFile !== undefined) update.tokenFile = absoluteTokenFile(options.tokenFile, deps);
   const before = await loadConfig(env, true);
   const defaults = await profileSettings(
-    {
-      concurrency: options.concurrency,
-      rate: options.rate,
-      mapFile,
-      map,
-      set,
-      dateFormat,
-      timezone,
-      encoding,
-      delimiter,
-      decimalSeparator,
-      strict,
-      ignoreUnknownColumns,
-    },
+    { concurrency: options.concurrency, rate: options.rate, ...settings },
     before.profiles[name]?.defaults ?? {},
     deps,
   );

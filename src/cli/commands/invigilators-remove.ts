@@ -19,6 +19,7 @@ import { type TargetOf } from '../../context/resolved-target.js';
 import { INVIGILATORS_REMOVE, type InvigilatorsRemoveOptions } from './invigilators-remove.options.js';
 import {
   displayNameOf,
+  inputFlagsOf,
   inputPathOf,
   inputShaping,
   noteRead,
@@ -27,6 +28,7 @@ import {
   type InputFlagOptions,
 } from '../../pipeline/command-input.js';
 import { say } from '../../formats/terminal-text.js';
+import { takeTableFlags } from '../../flags/option-table.js';
 
 const ARGUMENTS_SOURCE = '<arguments>';
 const PROMPT_SOURCE = '<prompt>';
@@ -41,34 +43,18 @@ interface IdEntry {
  * docs/interpretations.md, "Invigilators" (with --missing-ok, docs/ci.md, "A job that runs twice").
  */
 export async function run(
-  {
-    scheduleExtId,
-    userExtIds,
-    file,
-    sheet,
-    hiddenRows,
-    onlyFailed,
-    map,
-    mapFile,
-    missingOk,
-    // Read by the pipeline (a dry run's plan: plan-tap.ts).
-    planOut: _planOut,
-    ...globals
-  }: InvigilatorsRemoveOptions,
+  // `planOut` is read by the pipeline (a dry run's plan: plan-tap.ts).
+  { missingOk, planOut: _planOut, ...given }: InvigilatorsRemoveOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
+  const [{ scheduleExtId, onlyFailed }, globals] = takeTableFlags(given, INVIGILATORS_REMOVE.options);
   const options = onlyGlobals(globals);
   await checkReportOption(options, deps);
   const removal = new RemovalCall(scheduleExtId, missingOk ?? false);
   const job: RecordJob<string, RemovedId> = {
     command: commandName(INVIGILATORS_REMOVE),
-    ...(await invigilatorsRemoveInput(
-      { scheduleExtId, userExtIds, file, sheet, hiddenRows, onlyFailed, map, mapFile, ...globals },
-      options,
-      deps,
-      target,
-    )),
+    ...(await invigilatorsRemoveInput(given, options, deps, target)),
     send: (api, id, callOptions) => removal.outcomeFor(api, id, callOptions),
     sendsTogether: true,
     confirmAction: 'remove',
@@ -188,12 +174,7 @@ async function idEntries(
     sheet,
     hiddenRows,
     onlyFailed,
-    map,
-    mapFile,
-    profile,
-    baseUrl,
-    target,
-    store,
+    ...flags
   }: Parameters<typeof invigilatorsRemoveInput>[0],
   deps: CommandDeps,
   prompted: () => Promise<IdEntry[]>,
@@ -206,7 +187,7 @@ async function idEntries(
   if (file !== undefined) {
     // --map "Staff ID=UserExtId" names the id column; a map onto any other field is refused (exit 2).
     const shaping = await inputShaping(
-      { map, mapFile, profile, baseUrl, target, store },
+      inputFlagsOf(flags),
       deps,
       [{ name: 'UserExtId', kind: 'string' }],
       'invigilators remove',

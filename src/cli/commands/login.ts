@@ -10,6 +10,7 @@ import {
   loadConfig,
   sameUrl,
   setProfileToken,
+  TOKEN_FILE_MAX_BYTES,
 } from '../../context/config-file.js';
 import { promptsAllowed, type CommandDeps } from '../../context/command-deps.js';
 import { nonEmpty } from '../../system/env-values.js';
@@ -111,7 +112,7 @@ async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Buffer);
     chunks.push(bytes);
     size += bytes.length;
-    if (size > 64 * 1024)
+    if (size > TOKEN_FILE_MAX_BYTES)
       throw new UsageError(
         'examctl login --with-token: stdin holds more than a token (over 64 KiB); nothing was changed',
       );

@@ -23,7 +23,14 @@ import { onlyGlobals } from '../../flags/global-options.js';
 import { refuseOverLaterRuns, refuseReplacedStore, resumedOptions } from '../../pipeline/run-journaling.js';
 import { resumeEntry } from '../resume-registry.js';
 import { instantOf } from '../../flags/flag-values.js';
-import type { RunsListOptions, RunsPruneOptions, RunsResumeOptions, RunsShowOptions } from './runs.options.js';
+import {
+  RUNS_RESUME,
+  type RunsListOptions,
+  type RunsPruneOptions,
+  type RunsResumeOptions,
+  type RunsShowOptions,
+} from './runs.options.js';
+import { takeTableFlags } from '../../flags/option-table.js';
 import { printLine, say } from '../../formats/terminal-text.js';
 import { formatCount } from '../../formats/number-format.js';
 import { runInput } from './runs-input.js';
@@ -150,15 +157,7 @@ export async function runResume(options: RunsResumeOptions, deps: CliDeps): Prom
   } catch (error) {
     if (!(error instanceof NothingToResumeError)) throw error;
     await say(deps, `examctl: ${error.message}`);
-    const {
-      id: _id,
-      pin: _pin,
-      pinFile: _pinFile,
-      targetFromRun: _from,
-      overLaterRuns: _over,
-      force: _force,
-      ...globals
-    } = options;
+    const [, globals] = takeTableFlags(options, RUNS_RESUME.options);
     if (error.finishedRun !== undefined) return runShow({ ...globals, id: error.finishedRun }, deps);
     if (globals.json === true) await printJson(deps, { run: null, resumed: false, reason: error.message });
     return ExitCode.Ok;

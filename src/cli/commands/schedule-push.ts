@@ -30,28 +30,21 @@ import { refuseWithheldPins } from '../../input/withheld-pins.js';
 import { givenPin, schedulePinToSend } from '../../context/pin-source.js';
 import { clockFromEnv } from '../../engine/clock.js';
 import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options.js';
+import { FILE_OPTIONS } from './file-options.js';
+import { takeTableFlags } from '../../flags/option-table.js';
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
-export async function run(
-  {
+export async function run(given: SchedulePushOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+  const [input, own] = takeTableFlags(given, FILE_OPTIONS);
+  const {
     file,
     schedule,
     workflow,
     upsert,
-    ignoreUnknownColumns,
-    onlyFailed,
-    sheet,
-    hiddenRows,
-    timezone,
     changedOnly,
     allowOldFile,
     requireMemory,
     syncDir,
-    encoding,
-    map,
-    mapFile,
-    set,
-    dateFormat,
     pinFile,
     clearPin,
     onlyNew,
@@ -60,10 +53,8 @@ export async function run(
     // Read by the pipeline (a dry run's plan: plan-tap.ts).
     planOut: _planOut,
     ...rest
-  }: SchedulePushOptions,
-  deps: CommandDeps,
-  target: TargetOf,
-): Promise<number> {
+  } = own;
+  const { onlyFailed, timezone, dateFormat } = input;
   const { taken: fieldFlags, rest: globals } = takeFlags(
     rest,
     Object.keys(FLAG_FIELDS) as (keyof typeof FLAG_FIELDS)[],
@@ -91,20 +82,8 @@ export async function run(
     target,
     (payload) => payload.request,
   );
-  const inputFlags = inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals });
   const { defaults, records, units, readIds, shaping } = await schedulePushInput(
-    {
-      file,
-      schedule,
-      workflow,
-      upsert,
-      ignoreUnknownColumns,
-      sheet,
-      hiddenRows,
-      encoding,
-      ...inputFlags,
-      ...fieldFlags,
-    },
+    { file, schedule, workflow, upsert, ...input, ...inputFlagsOf({ ...input, ...globals }), ...fieldFlags },
     deps,
   );
   const sent = await schedulePinToSend(

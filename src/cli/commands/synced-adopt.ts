@@ -25,6 +25,8 @@ import type {
   SyncedAdoptSchedulesOptions,
 } from './synced.options.js';
 import { collectionAddInput } from './collection-add.js';
+import { WHOLE_FILE_OPTIONS } from './file-options.js';
+import { takeTableFlags } from '../../flags/option-table.js';
 import { sittingsOnStore, usersOnStore } from '../../sync/adopt-sittings.js';
 import type { LocalDirectory } from '../../port/local-directory.js';
 import { openTargetDirectory } from '../../context/target.js';
@@ -33,42 +35,17 @@ import { openTargetDirectory } from '../../context/target.js';
  * `synced adopt --file FILE [--population NAME]` (docs/sync.md, "When the memory is lost"): the valid rows
  * recorded as a real run would have, under the memory's lock; a dry run only reads the memory.
  */
-export async function runAdopt(
-  {
-    file: files,
-    tentative,
-    population: given,
-    ignoreUnknownColumns,
-    sheet,
-    hiddenRows,
-    encoding,
-    map,
-    mapFile,
-    set,
-    dateFormat,
-    timezone,
-    syncDir,
-    ...globals
-  }: SyncedAdoptOptions,
-  deps: CommandDeps,
-  target: TargetOf,
-): Promise<number> {
+export async function runAdopt(all: SyncedAdoptOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+  const [input, { file: files, tentative, population: given, syncDir, ...globals }] = takeTableFlags(
+    all,
+    WHOLE_FILE_OPTIONS,
+  );
   const options = onlyGlobals(globals);
   const population = populationOf(given);
   let code = 0;
   // The missed nights' files in order: each adopted as its night left the memory, the next on top of it.
   for (const file of files ?? []) {
-    const read = userSyncInput(
-      {
-        file,
-        ignoreUnknownColumns,
-        sheet,
-        hiddenRows,
-        encoding,
-        ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }),
-      },
-      deps,
-    );
+    const read = userSyncInput({ file, ...input, ...inputFlagsOf({ ...input, ...globals }) }, deps);
     const source = new RecordSource(() => read.records(), false, 'user sync');
     const adoption = await userAdoption(userUnit, population, tentative === true);
     const unitsOf = (batches: AsyncIterable<readonly InputRecord[]>) =>
@@ -123,28 +100,13 @@ export async function runAdoptSchedules(
  * whose request was cut short, once checked on the platform.
  */
 export async function runAdoptCollections(
-  {
-    file,
-    sheet,
-    hiddenRows,
-    encoding,
-    map,
-    mapFile,
-    set,
-    dateFormat,
-    timezone,
-    syncDir,
-    ...globals
-  }: SyncedAdoptCollectionsOptions,
+  all: SyncedAdoptCollectionsOptions,
   deps: CommandDeps,
   target: TargetOf,
 ): Promise<number> {
+  const [flags, { file, syncDir, ...globals }] = takeTableFlags(all, WHOLE_FILE_OPTIONS);
   const options = onlyGlobals(globals);
-  const input = await collectionAddInput(
-    { file, sheet, hiddenRows, encoding, ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }) },
-    options,
-    deps,
-  );
+  const input = await collectionAddInput({ file, ...flags, ...inputFlagsOf({ ...flags, ...globals }) }, options, deps);
   const source = new RecordSource(() => input.records(), false, 'collection add');
   return adopt(
     'collections',

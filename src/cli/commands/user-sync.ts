@@ -14,6 +14,8 @@ import { outcomeOf } from '../../pipeline/service-answer.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
 import { USER_SYNC, type UserSyncOptions } from './user-sync.options.js';
+import { FILE_OPTIONS } from './file-options.js';
+import { takeTableFlags } from '../../flags/option-table.js';
 import { commandName, type RerunInput } from '../command-declaration.js';
 import type { SummaryNote } from '../../report/report-writers.js';
 import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
@@ -24,19 +26,10 @@ import { onlyFlag, onlyWhichOf } from '../../sync/known-ids.js';
 import { askUser, correctUser, promptedRecord } from '../../pipeline/user-questions.js';
 
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
-export async function run(
-  {
+export async function run(given: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
+  const [input, rest] = takeTableFlags(given, FILE_OPTIONS);
+  const {
     file,
-    ignoreUnknownColumns,
-    onlyFailed,
-    sheet,
-    hiddenRows,
-    timezone,
-    encoding,
-    map,
-    mapFile,
-    set,
-    dateFormat,
     changedOnly,
     disableMissing,
     maxDisable,
@@ -53,12 +46,14 @@ export async function run(
     // Read by the pipeline (a dry run's plan: plan-tap.ts).
     planOut: _planOut,
     ...globals
-  }: UserSyncOptions,
-  deps: CommandDeps,
-  target: TargetOf,
-): Promise<number> {
+  } = rest;
   const options = onlyGlobals(globals);
-  const runOptions = { ...options, onlyFailed, timezone, dateFormat };
+  const runOptions = {
+    ...options,
+    onlyFailed: input.onlyFailed,
+    timezone: input.timezone,
+    dateFormat: input.dateFormat,
+  };
   const only = onlyWhichOf(onlyNew, onlyExisting);
   if (file !== undefined) {
     const sync = {
@@ -78,21 +73,7 @@ export async function run(
       runsDir: options.runsDir,
       dryRun: options.dryRun,
     };
-    return syncFile(
-      {
-        file,
-        ignoreUnknownColumns,
-        onlyFailed,
-        sheet,
-        hiddenRows,
-        encoding,
-        ...inputFlagsOf({ map, mapFile, set, dateFormat, timezone, ...globals }),
-      },
-      sync,
-      runOptions,
-      deps,
-      target,
-    );
+    return syncFile({ file, ...input, ...inputFlagsOf({ ...input, ...globals }) }, sync, runOptions, deps, target);
   }
   const fileOnly = changedOnly
     ? '--changed-only'
