@@ -48,6 +48,7 @@ export async function memoryCheck(
               standingWords(
                 standing(record.heads, await storeHead(target, headsToAsk(record.heads), true)),
                 target.kind,
+                contents.entries.values(),
               ) ?? '',
             );
       held.push(

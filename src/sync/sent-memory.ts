@@ -307,7 +307,7 @@ export class SentMemory<P> {
     this.head = store?.head;
     this.headOf = async () => (await storeHead(resolved, [], false))?.head;
     const stands = standing(seen, store);
-    const words = standingWords(stands, resolved.report.kind);
+    const words = standingWords(stands, resolved.report.kind, this.memory!.entries.values());
     // Another store (or one restored to before every head seen) under --require-memory: this memory is not its.
     if (stands.is === 'other' && this.flags.requireMemory)
       await this.refuse(

@@ -78,12 +78,20 @@ export function headsToAsk(seen: readonly SeenHead[]): string[] {
   return [...new Set(seen.map(([head]) => head).reverse())].slice(0, KEPT_HEADS);
 }
 
-/** What a night or `doctor` says of a standing, if anything: a store restored, or another one. */
-export function standingWords(found: Standing, store: string): string | undefined {
+/**
+ * What a night or `doctor` says of a standing, if anything: a store restored, or another one. A store
+ * at the head an attempt began at, where `entries` hold nothing that attempt acknowledged, lost
+ * nothing: that attempt was killed before its first commit, and no restore is said.
+ */
+export function standingWords(
+  found: Standing,
+  store: string,
+  entries: Iterable<{ acked?: string | undefined }>,
+): string | undefined {
   if (found.is === 'other')
     return `the ${store} store holds none of the store heads this memory saw (another store, or one restored to before them all): everything the memory records is sent again`;
   const at = found.is === 'behind' ? found.at : undefined;
-  if (at === undefined && (found.is !== 'same' || found.undone.size === 0)) return undefined;
+  if (at === undefined && (found.is !== 'same' || !ackedByAny(entries, found.undone))) return undefined;
   const where =
     at === undefined ? 'where the newest run found it' : `where run ${at[1]} ${at[3] ? 'left' : 'found'} it`;
   return `the ${store} store is back at ${where} (restored, or cut back): what the memory records as acknowledged since is sent again`;
@@ -97,4 +105,11 @@ export function standingWords(found: Standing, store: string): string | undefine
 export function unnamedWords(found: Standing, store: string): string | undefined {
   if (found.is !== 'ahead' || found.changed !== undefined) return undefined;
   return `the ${store} store was compacted since run ${found.at[1]}, the newest this memory records, so it cannot name what it changed since: the memory stands as it says; if the memory was restored from an older copy, run once without --changed-only (docs/sync.md, "Where the store stands")`;
+}
+
+/** Whether an entry was acknowledged by one of `attempts`. */
+function ackedByAny(entries: Iterable<{ acked?: string | undefined }>, attempts: ReadonlySet<string>): boolean {
+  if (attempts.size === 0) return false;
+  for (const { acked } of entries) if (acked !== undefined && attempts.has(acked)) return true;
+  return false;
 }

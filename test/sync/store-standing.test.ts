@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createStore, openStore } from '../../src/engine/store/index.js';
-import { type SeenHead, sentAgain, standing } from '../../src/sync/store-standing.js';
+import { type SeenHead, sentAgain, standing, standingWords } from '../../src/sync/store-standing.js';
 
 const root = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'examctl-standing-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -36,6 +36,11 @@ describe('where the store stands (docs/sync.md, "Where the store stands")', () =
     const midNight = standing(seen, { head: 'F'.repeat(22), holds: ['B'.repeat(22)], changed: ['users:u1'] });
     const again = sentAgain(midNight, 'users')!;
     expect([again('u1', 'attemptB'), again('u2', 'attemptB'), again('u3', 'attemptA')]).toEqual([false, true, false]);
+    // At the head a killed attempt began at: a restore only if the memory holds what that attempt acknowledged.
+    const killed = standing([...seen, ['C'.repeat(22), 'r3', 'attemptC', false]], { head: 'C'.repeat(22), holds: [] });
+    expect(killed).toEqual({ is: 'same', undone: new Set(['attemptC']) });
+    expect(standingWords(killed, 'local', [{ acked: 'attemptB' }, {}])).toBeUndefined();
+    expect(standingWords(killed, 'local', [{ acked: 'attemptC' }])).toContain('restored');
     expect(standing([], { head: 'E'.repeat(22), holds: [] })).toEqual({ is: 'unknown' });
     expect(standing(seen, undefined)).toEqual({ is: 'unknown' });
   });
