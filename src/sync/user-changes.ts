@@ -4,6 +4,8 @@
  * what examctl last sent (the sync memory's entry).
  */
 import type { UserRequest } from '../domain/types.js';
+import { USER_VIEW_FIELDS } from '../domain/index.js';
+import type { StoredUserView } from '../domain/user.js';
 import type { FieldChange } from '../report/run-report.js';
 import { canonicalJson, type MemoryEntry } from './memory-lines.js';
 
@@ -11,13 +13,28 @@ import { canonicalJson, type MemoryEntry } from './memory-lines.js';
 const NOT_LISTED = new Set(['ExternalId', 'Hierarchies']);
 const SECRET = 'Password';
 
-/** What examctl knows of a user before the request: a value by field; a field it does not know is absent. */
+/**
+ * What examctl knows of a user before the request: a value by field; a field it does not know is
+ * absent; a field it knows has no value is there, `undefined`.
+ */
 export type KnownBefore = Readonly<Record<string, unknown>>;
 
-/** A local store's record (LocalDirectory.userOf): its fields are all known, a login not disabled is `false`. */
-export function storedBefore(stored: object | null): KnownBefore | undefined {
+/**
+ * A local store's record (LocalDirectory.storedUserOf): complete, so every field is known; one the
+ * record lacks has no value (`undefined`).
+ */
+export function storedBefore(stored: StoredUserView | null): KnownBefore | undefined {
   if (stored === null) return undefined;
-  return { ...stored, DisableLogin: (stored as { DisableLogin?: unknown }).DisableLogin === true };
+  const known: Record<string, unknown> = {};
+  for (const field of USER_VIEW_FIELDS) known[field] = (stored as Record<string, unknown>)[field];
+  // As a leaver's change says it (DISABLE_LOGIN): a login the record does not disable is enabled.
+  known.DisableLogin = stored.DisableLogin === true;
+  return known;
+}
+
+/** A field with no value reads as its default: a yes/no field `false`, a list empty (docs/plan.md, "Before and after"). */
+function isDefault(value: unknown): boolean {
+  return value === false || (Array.isArray(value) && value.length === 0);
 }
 
 /** What examctl last sent, as the sync memory keeps it (MemoryEntry: names, email, the other fields sent, the leaver's mark). */
@@ -54,7 +71,8 @@ export function sentFields(
 
 /**
  * Each field of `after` that differs from `before`, or whose old value is not known; the password
- * only as changed, never its value. Undefined for a user examctl knows nothing of (a create).
+ * only as changed, never its value. A field known to have no value changes unless `after` is its
+ * default: `known` with no `before`. Undefined for a user examctl knows nothing of (a create).
  */
 export function userChanges(before: KnownBefore | undefined, after: UserRequest): FieldChange[] | undefined {
   if (before === undefined) return undefined;
@@ -70,7 +88,10 @@ export function userChanges(before: KnownBefore | undefined, after: UserRequest)
       continue;
     }
     const old = before[field];
-    if (canonicalJson(old) !== canonicalJson(value)) changes.push({ field, known: true, before: old, after: value });
+    if (old === undefined) {
+      if (!isDefault(value)) changes.push({ field, known: true, after: value });
+    } else if (canonicalJson(old) !== canonicalJson(value))
+      changes.push({ field, known: true, before: old, after: value });
   }
   return changes;
 }

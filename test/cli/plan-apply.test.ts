@@ -61,10 +61,8 @@ describe('plan then apply (docs/plan.md)', () => {
       const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8'));
       expect(plan.counts).toEqual({ update: 2, unchanged: 17, disable: 1 });
       const haddad = (plan.items as Item[]).find((item) => item.id === 'stu-2001')!;
-      expect(haddad.changes).toEqual([
-        { field: 'LastName', known: true, before: 'Haddad', after: 'Haddad-Smith' },
-        expect.objectContaining({ field: 'Labels', known: false }),
-      ]);
+      // The store's record is whole: its labels are known, the same, so not listed.
+      expect(haddad.changes).toEqual([{ field: 'LastName', known: true, before: 'Haddad', after: 'Haddad-Smith' }]);
       // A leaver says "disable login" and nothing else.
       const leaver = (plan.items as Item[]).find((item) => item.action === 'disable')!;
       expect(leaver.changes).toEqual([{ field: 'DisableLogin', known: true, before: false, after: true }]);
@@ -252,6 +250,57 @@ describe('plan then apply (docs/plan.md)', () => {
         });
       }
       expect(directories).toBe(0);
+    }));
+
+  it("a field the store's record lacks has no value: left out or its default is no change, set is (none) -> value", () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      const cli = async (args: string[]) => {
+        const each = testDeps(dir, {}, env);
+        const code = await runCli(['--store', join(dir, 'store'), ...args], each.deps);
+        return { code, stderr: each.stderr.text, stdout: each.stdout.text };
+      };
+      // Made from a file without Labels, SpecialNeeds or Company: the store's records lack them.
+      const lines = (await readFile(USERS, 'utf8')).trimEnd().split('\n').slice(0, 5);
+      const bare = lines.map((line) => line.split(',').slice(0, 7).join(','));
+      await writeFile(join(dir, 'first.csv'), `${bare.join('\n')}\n`);
+      expect((await cli(['user', 'sync', '--file', 'first.csv'])).code).toBe(0);
+      // Tonight: stu-2001 gets labels, stu-2002 SpecialNeeds no and no labels, stu-2003 a company, stu-2004 as before.
+      const tonight = [
+        `${bare[0]},Labels,SpecialNeeds,Company`,
+        `${bare[1]},cohort-2026,,`,
+        `${bare[2]},,no,`,
+        `${bare[3]},,,Example Corp`,
+        `${bare[4]},,,`,
+      ];
+      await writeFile(join(dir, 'tonight.csv'), `${tonight.join('\n')}\n`);
+      const dry = await cli([
+        'user',
+        'sync',
+        '--file',
+        'tonight.csv',
+        '--dry-run',
+        '--plan-out',
+        'plan.json',
+        '--report',
+        'plan.html',
+      ]);
+      expect(dry.code, dry.stderr).toBe(0);
+      const planned = await items(join(dir, 'plan.json'));
+      const changes = (id: string) => planned.find((item) => item.id === id)!.changes;
+      expect(changes('stu-2001')).toEqual([{ field: 'Labels', known: true, after: ['cohort-2026'] }]);
+      // SpecialNeeds no where the record has none: no change listed (the engine stores the false: an update).
+      expect(planned.find((item) => item.id === 'stu-2002')!.action).toBe('update');
+      expect(changes('stu-2002') ?? []).toEqual([]);
+      expect(changes('stu-2003')).toEqual([{ field: 'Company', known: true, after: 'Example Corp' }]);
+      expect(planned.find((item) => item.id === 'stu-2004')!.action).toBe('unchanged');
+      expect(planned.flatMap((item) => item.changes ?? []).filter((change) => !change.known)).toEqual([]);
+      // The page draws it as (none) -> value, never "not known".
+      const page = await readFile(join(dir, 'plan.html'), 'utf8');
+      const row = page.split('\n').find((line) => line.includes('"stu-2001"'))!;
+      expect(row).toContain('[["Labels","(none)"]]');
+      expect(row).toContain('[["Labels","[\\"cohort-2026\\"]"]]');
+      expect(page).not.toMatch(/"stu-200\d".*\["\w+",null\]/);
     }));
 
   it('--plan-out needs --dry-run', () =>
