@@ -33,7 +33,10 @@ export function directoryOver(view: () => EngineView): LocalDirectory {
       const user = userIn(view(), externalId);
       if (user === undefined) return null;
       const stored: Record<string, unknown> = {};
-      for (const field of USER_VIEW_FIELDS) if (user[field] !== undefined) stored[field] = user[field];
+      for (const field in user) {
+        const value = user[field as keyof WorldUser];
+        if (value !== undefined && VIEW_FIELDS.has(field)) stored[field] = value;
+      }
       return stored as unknown as StoredUserView;
     },
     assessments: () => byId([...view().values<WorldAssessment>('assessments')].map(assessmentEntry)),
@@ -58,6 +61,8 @@ export function worldDirectory(world: World): LocalDirectory {
   view.apply(worldEntityChanges(world));
   return directoryOver(() => view);
 }
+
+const VIEW_FIELDS: ReadonlySet<string> = new Set(USER_VIEW_FIELDS);
 
 /** The user of this external id, or of it in another case. */
 function userIn(state: EngineView, externalId: string): WorldUser | undefined {

@@ -4,7 +4,6 @@
  * what examctl last sent (the sync memory's entry).
  */
 import type { UserRequest } from '../domain/types.js';
-import { USER_VIEW_FIELDS } from '../domain/index.js';
 import type { StoredUserView } from '../domain/user.js';
 import type { FieldChange } from '../report/run-report.js';
 import { canonicalJson, type MemoryEntry } from './memory-lines.js';
@@ -14,27 +13,33 @@ const NOT_LISTED = new Set(['ExternalId', 'Hierarchies']);
 const SECRET = 'Password';
 
 /**
- * What examctl knows of a user before the request: a value by field; a field it does not know is
- * absent; a field it knows has no value is there, `undefined`.
+ * What examctl knows of a user before the request: a value by field. `whole`: the record is
+ * complete (a local store's), so a field it lacks is known to have no value; else such a field is
+ * not known.
  */
-export type KnownBefore = Readonly<Record<string, unknown>>;
+export interface KnownBefore {
+  readonly fields: Readonly<Record<string, unknown>>;
+  readonly whole: boolean;
+}
 
-/**
- * A local store's record (LocalDirectory.storedUserOf): complete, so every field is known; one the
- * record lacks has no value (`undefined`).
- */
+/** A local store's record (LocalDirectory.storedUserOf): whole; a login it does not disable is enabled (`false`), as a leaver's change says it. */
 export function storedBefore(stored: StoredUserView | null): KnownBefore | undefined {
   if (stored === null) return undefined;
-  const known: Record<string, unknown> = {};
-  for (const field of USER_VIEW_FIELDS) known[field] = (stored as Record<string, unknown>)[field];
-  // As a leaver's change says it (DISABLE_LOGIN): a login the record does not disable is enabled.
-  known.DisableLogin = stored.DisableLogin === true;
-  return known;
+  return { fields: { ...stored, DisableLogin: stored.DisableLogin === true }, whole: true };
 }
 
 /** A field with no value reads as its default: a yes/no field `false`, a list empty (docs/plan.md, "Before and after"). */
 function isDefault(value: unknown): boolean {
   return value === false || (Array.isArray(value) && value.length === 0);
+}
+
+/** The same value: primitives by `===`, lists item by item, objects by their canonical JSON. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameValue(item, b[i]));
+  return (
+    typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && canonicalJson(a) === canonicalJson(b)
+  );
 }
 
 /** What examctl last sent, as the sync memory keeps it (MemoryEntry: names, email, the other fields sent, the leaver's mark). */
@@ -45,7 +50,7 @@ export function sentBefore(entry: MemoryEntry | undefined): KnownBefore | undefi
   if (entry.lastName !== undefined) known.LastName = entry.lastName;
   if (entry.email !== undefined) known.Email = entry.email;
   if (entry.disabled === true) known.DisableLogin = true;
-  return known;
+  return { fields: known, whole: false };
 }
 
 /** Fields a memory entry keeps apart (`f`, `l`, `m`, links) or never (the password), so not in MemoryEntry.sent. */
@@ -76,22 +81,20 @@ export function sentFields(
  */
 export function userChanges(before: KnownBefore | undefined, after: UserRequest): FieldChange[] | undefined {
   if (before === undefined) return undefined;
+  const { fields, whole } = before;
   const changes: FieldChange[] = [];
-  for (const [field, value] of Object.entries(after)) {
+  for (const field in after) {
+    const value = (after as Record<string, unknown>)[field];
     if (NOT_LISTED.has(field) || value === undefined) continue;
     if (field === SECRET) {
       changes.push({ field, known: false });
       continue;
     }
-    if (!Object.prototype.hasOwnProperty.call(before, field)) {
-      changes.push({ field, known: false, after: value });
-      continue;
-    }
-    const old = before[field];
-    if (old === undefined) {
-      if (!isDefault(value)) changes.push({ field, known: true, after: value });
-    } else if (canonicalJson(old) !== canonicalJson(value))
-      changes.push({ field, known: true, before: old, after: value });
+    const old = fields[field];
+    if (old !== undefined) {
+      if (!sameValue(old, value)) changes.push({ field, known: true, before: old, after: value });
+    } else if (!whole && !Object.hasOwn(fields, field)) changes.push({ field, known: false, after: value });
+    else if (!isDefault(value)) changes.push({ field, known: true, after: value });
   }
   return changes;
 }

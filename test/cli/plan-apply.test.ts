@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
@@ -60,6 +61,15 @@ describe('plan then apply (docs/plan.md)', () => {
       expect((await stat(join(dir, 'plan.json'))).mode & 0o777).toBe(0o600);
       const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8'));
       expect(plan.counts).toEqual({ update: 2, unchanged: 17, disable: 1 });
+      // The plan holds the input's digest; its copy, 0600, is kept under the runs directory.
+      expect(Object.keys(plan.inputs[0])).toEqual(['option', 'path', 'sha256', 'bytes']);
+      const kept = join(dir, 'runs', 'plans', plan.id, 'file-export.csv');
+      expect((await stat(kept)).mode & 0o777).toBe(0o600);
+      expect(
+        createHash('sha256')
+          .update(await readFile(kept))
+          .digest('hex'),
+      ).toBe(plan.inputs[0].sha256);
       const haddad = (plan.items as Item[]).find((item) => item.id === 'stu-2001')!;
       // The store's record is whole: its labels are known, the same, so not listed.
       expect(haddad.changes).toEqual([{ field: 'LastName', known: true, before: 'Haddad', after: 'Haddad-Smith' }]);
@@ -216,6 +226,13 @@ describe('plan then apply (docs/plan.md)', () => {
       expect(moved.stderr).toContain(`its head was ${made} then, `);
       expect(moved.stderr).not.toContain('position');
       await expect(stat(join(dir, 'moved.json'))).rejects.toThrow();
+      // The input's kept copy gone (another --runs-dir, removed): refused, nothing sent.
+      await plan();
+      const { id } = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')) as { id: string };
+      await rm(join(dir, 'runs', 'plans', id, 'file-export.csv'));
+      const gone = await cli(['apply', 'plan.json']);
+      expect(gone.code).toBe(2);
+      expect(gone.stderr).toMatch(/E2601: .*file-export\.csv/);
       // The memory alone: forgotten since the plan.
       await plan();
       expect((await cli(['synced', 'forget', '--target', 'local'])).code).toBe(0);

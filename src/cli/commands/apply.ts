@@ -56,7 +56,7 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   const runOptions: Record<string, unknown> = {
     ...plan.options,
     ...flags,
-    ...(await keptInputs(plan, place)),
+    ...(await keptInputs(plan, place, given)),
     yes: true,
   };
   const runDeps: CliDeps = {
