@@ -320,6 +320,25 @@ describe('plan then apply (docs/plan.md)', () => {
       expect(page).not.toMatch(/"stu-200\d".*\["\w+",null\]/);
     }));
 
+  it('a password is withheld in the plan, its digest still the request sent: apply sends it', () =>
+    withTempDir(async (dir) => {
+      const { cli, lines } = await firstNight(dir);
+      const header = `${lines[0]},Password`;
+      await writeFile(join(dir, 'export.csv'), `${header}\n${lines[1]},Secret-123\n${lines[2]},\n`);
+      expect((await cli(['user', 'sync', '--file', 'export.csv', '--dry-run', '--plan-out', 'plan.json'])).code).toBe(
+        0,
+      );
+      const text = await readFile(join(dir, 'plan.json'), 'utf8');
+      expect(text).not.toContain('Secret-123');
+      const planned = JSON.parse(text).items as (Item & { request?: { Password?: string } })[];
+      expect(planned[0]!.request!.Password).toBe('(withheld)');
+      expect(planned[0]!.changes).toEqual([{ field: 'Password', known: false }]);
+      const applied = await cli(['apply', 'plan.json', '--report', 'applied.json']);
+      expect(applied.code, applied.stderr).toBe(0);
+      const reported = JSON.parse(await readFile(join(dir, 'applied.json'), 'utf8')).items as Item[];
+      expect(byAction(reported, 'updated')).toEqual(['stu-2001']);
+    }));
+
   it('--plan-out needs --dry-run', () =>
     withTempDir(async (dir) => {
       const { cli } = await firstNight(dir);
