@@ -140,6 +140,8 @@ export class PlanWriter {
   private items = 0;
   private pending: string[] = [];
   private pendingChars = 0;
+  /** The write in flight: the run goes on while it is written; one chunk at most waits behind it. */
+  private writing: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly path: string,
@@ -179,6 +181,7 @@ export class PlanWriter {
       `${this.items === 0 ? '' : '\n  '}],\n  "counts": ${JSON.stringify(counts)},\n  "judged": ${JSON.stringify(judged)},`,
     );
     await this.flush();
+    await this.writing;
     const tail = `\n  "checksum": "sha256:${this.digest.digest('hex')}"\n}\n`;
     await this.handle.write(tail);
     await this.handle.sync();
@@ -188,6 +191,7 @@ export class PlanWriter {
   }
 
   async discard(): Promise<void> {
+    await this.writing.catch(() => undefined);
     await this.handle.close().catch(() => undefined);
     await unlink(this.temp).catch(() => undefined);
   }
@@ -203,7 +207,13 @@ export class PlanWriter {
     this.pending = [];
     this.pendingChars = 0;
     this.digest.update(text);
-    await this.handle.write(text);
+    const previous = this.writing;
+    this.writing = previous.then(async () => {
+      await this.handle.write(text);
+    });
+    // A failed write fails the next chunk's flush, or finish.
+    this.writing.catch(() => undefined);
+    await previous;
   }
 }
 
