@@ -59,9 +59,16 @@ const keep = (name, m) => {
       : { wall: Math.min(b.wall, m.wall), cpu: Math.min(b.cpu, m.cpu), rssMb: Math.min(b.rssMb, m.rssMb) };
 };
 const load = loadavg()[0];
+const pairRatio = (a, b, key) => (b[key] / a[key]).toFixed(2);
 for (let round = 0; round < ROUNDS; round++) {
-  keep('dry', timed(dry));
-  keep('plan', timed([...dry, '--plan-out', join(dataDir, 'plan.json')]));
+  // Each round's pair, run back to back: on a shared machine its ratios are the ones to compare.
+  const a = timed(dry);
+  const b = timed([...dry, '--plan-out', join(dataDir, 'plan.json')]);
+  keep('dry', a);
+  keep('plan', b);
+  console.log(
+    `round ${round + 1} (load ${loadavg()[0].toFixed(1)}): ratio wall ${pairRatio(a, b, 'wall')}x, CPU ${pairRatio(a, b, 'cpu')}x, RSS ${pairRatio(a, b, 'rssMb')}x`,
+  );
 }
 const ratio = (key) => (best.plan[key] / best.dry[key]).toFixed(2);
 console.log(

@@ -12,6 +12,8 @@ import type {
   ScheduleEntry,
   ScheduleLinks,
 } from '../port/local-directory.js';
+import { USER_VIEW_FIELDS } from '../domain/index.js';
+import type { StoredUserView } from '../domain/user.js';
 import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
 import { isRootHierarchy, OverlayView, StoreView, worldEntityChanges, type EngineView } from './view.js';
 
@@ -24,11 +26,18 @@ export function directoryOver(view: () => EngineView): LocalDirectory {
       return schedule ? [...schedule.Invigilators] : null;
     },
     userOf: (externalId) => {
-      const state = view();
-      const key =
-        state.get('users', externalId) !== undefined ? externalId : state.userKeyByExternalIdIgnoringCase(externalId);
-      const user = key === undefined ? undefined : state.get<WorldUser>('users', key);
+      const user = userIn(view(), externalId);
       return user ? knownUser(user) : null;
+    },
+    storedUserOf: (externalId) => {
+      const user = userIn(view(), externalId);
+      if (user === undefined) return null;
+      const stored: Record<string, unknown> = {};
+      for (const field in user) {
+        const value = user[field as keyof WorldUser];
+        if (value !== undefined && VIEW_FIELDS.has(field)) stored[field] = value;
+      }
+      return stored as unknown as StoredUserView;
     },
     assessments: () => byId([...view().values<WorldAssessment>('assessments')].map(assessmentEntry)),
     hierarchies: () => hierarchyEntries([...view().values<WorldHierarchy>('hierarchies')]),
@@ -51,6 +60,15 @@ export function worldDirectory(world: World): LocalDirectory {
   const view = new OverlayView(() => new StoreView(new Map(), () => undefined));
   view.apply(worldEntityChanges(world));
   return directoryOver(() => view);
+}
+
+const VIEW_FIELDS: ReadonlySet<string> = new Set(USER_VIEW_FIELDS);
+
+/** The user of this external id, or of it in another case. */
+function userIn(state: EngineView, externalId: string): WorldUser | undefined {
+  const key =
+    state.get('users', externalId) !== undefined ? externalId : state.userKeyByExternalIdIgnoringCase(externalId);
+  return key === undefined ? undefined : state.get<WorldUser>('users', key);
 }
 
 /** Only the fields a prompt may show as defaults: never a password hash or a link with a token. */

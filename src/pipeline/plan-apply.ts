@@ -11,7 +11,7 @@ import type { ResolvedTarget } from '../context/resolved-target.js';
 import { describeTarget } from '../report/report-writers.js';
 import { targetIdentity } from '../report/run-report.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
-import type { PlanDocument, PlanGuard } from '../runs/plan-document.js';
+import type { PlanDocument, PlanGuard, PlanInput } from '../runs/plan-document.js';
 import { UsageError } from '../system/errors.js';
 import { memoryMark, NO_MEMORY, targetStoreMark } from './plan-marks.js';
 
@@ -47,7 +47,7 @@ export async function refuseMovedPlan(
     throw refused(
       `made for ${describeTarget(plan.target)}, but this apply would send to ${describeTarget(target.report)}`,
     );
-  const store = await targetStoreMark(target, deps);
+  const store = await targetStoreMark(target);
   if (store !== plan.store)
     throw refused(
       `the ${describeTarget(target.report)} changed since the plan was made: its head was ${plan.store ?? 'none'} then, ${store ?? 'none'} now (another run wrote to it, or it was restored)`,
@@ -64,7 +64,10 @@ export async function refuseMovedPlan(
 }
 
 /** Where a plan's inputs and its record of being applied are kept: beside the runs. */
-export function planPlace(plan: Pick<PlanDocument, 'id'>, deps: CommandDeps): string {
+export function planPlace(
+  plan: Pick<PlanDocument, 'id'>,
+  deps: Pick<CommandDeps, 'invocation' | 'cwd' | 'env'>,
+): string {
   const runsDir = (deps.invocation as { runsDir?: string } | undefined)?.runsDir;
   return join(resolve(deps.cwd, resolveRunsDir(runsDir, deps.env)), 'plans', plan.id);
 }
@@ -94,20 +97,27 @@ export async function forgetApplied(place: string): Promise<void> {
   await rm(join(place, 'applied.json'), { force: true });
 }
 
+/** Where the dry run kept a copy of one of its inputs, for apply and a resume to read (plan-tap.ts). */
+export function keptInputPath(place: string, input: Pick<PlanInput, 'option' | 'path'>): string {
+  return join(place, `${input.option}-${basename(input.path) || 'input'}`);
+}
+
 /**
- * The plan's inputs written out (0600) where the run reads them, checked against their digests:
- * each file option of the plan's options pointed at its copy. The run reads these, never the files again.
+ * The plan's inputs as the dry run kept them, each checked against its digest: each file option of
+ * the plan's options pointed at its copy. The run reads these, never the files again; a copy gone
+ * or changed refuses the plan (E2601).
  */
-export async function keptInputs(plan: PlanDocument, place: string): Promise<Record<string, string>> {
-  await mkdir(place, { recursive: true, mode: 0o700 });
+export async function keptInputs(plan: PlanDocument, place: string, path: string): Promise<Record<string, string>> {
   const paths: Record<string, string> = {};
   for (const input of plan.inputs) {
-    const bytes = Buffer.from(input.content, 'base64');
-    if (createHash('sha256').update(bytes).digest('hex') !== input.sha256)
-      throw new UsageError(`plan ${plan.id}: its copy of ${input.path} is not the file it read (SHA-256 differs)`);
-    const path = join(place, `${input.option}-${basename(input.path) || 'input'}`);
-    await writeFile(path, bytes, { mode: 0o600 });
-    paths[input.option] = path;
+    const kept = keptInputPath(place, input);
+    const bytes = await readFile(kept).catch(() => undefined);
+    if (bytes === undefined || createHash('sha256').update(bytes).digest('hex') !== input.sha256)
+      throw new UsageError(
+        `plan ${path}: the copy of ${input.path} the dry run kept (${kept}) is ${bytes === undefined ? 'not there (another --runs-dir, or removed)' : 'not the file it read (SHA-256 differs)'}; nothing was sent: make a new plan (--dry-run --plan-out) and review that`,
+        { code: 'E2601' },
+      );
+    paths[input.option] = kept;
   }
   return paths;
 }

@@ -3,32 +3,23 @@
  * them (docs/plan.md, "Refusals"): opaque values, equal or not, never ordered or guessed.
  */
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { IntegrationApi } from '../port/integration-api.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import { memoryDir, memoryPlaceOf, openTargetApi } from '../context/target.js';
+import { memoryDir, memoryPlaceOf, storeHead } from '../context/target.js';
 import { openStateHttp } from '../context/state-http.js';
 
 /** There is no sync memory for the target (yet). */
 export const NO_MEMORY = 'none';
 
-/** The store's head (docs/sync.md, "Where the store stands"), exact; null where it tells none (a remote service). */
-export async function storeMark(api: Pick<IntegrationApi, 'storeHead'> | null): Promise<string | null> {
-  return (await api?.storeHead?.())?.head ?? null;
-}
-
-/** The target's store position: its API opened read-only for the one question (a local store; a remote target: null). */
-export async function targetStoreMark(target: ResolvedTarget, deps: CommandDeps): Promise<string | null> {
+/**
+ * The store's head (docs/sync.md, "Where the store stands"), exact, read from its files (its
+ * snapshot left unread); null where it tells none (a remote service) or there is no store yet.
+ */
+export async function targetStoreMark(target: ResolvedTarget): Promise<string | null> {
   if (target.kind !== 'local') return null;
-  const quiet: CommandDeps = { ...deps, stderr: { write: () => undefined } };
-  const api = await (deps.openApi ?? openTargetApi)(target, { dryRun: true, deps: quiet });
-  try {
-    return await storeMark(api);
-  } finally {
-    await api?.close();
-  }
+  return (await storeHead(target, [], false))?.head ?? null;
 }
 
 /**
@@ -53,10 +44,18 @@ export async function memoryMark(target: ResolvedTarget, deps: CommandDeps): Pro
   const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => name.endsWith('.ndjson')).sort();
   let any = false;
   for (const name of names) {
-    const bytes = await readFile(join(dir, name)).catch(() => undefined);
-    if (bytes === undefined || bytes.length === 0) continue;
-    any = true;
-    sum.update(`${name}\0${bytes.length}\0`).update(bytes);
+    // Streamed: 50,000 users' memory is ~20 MB, never held whole beside the run's own.
+    const file = await open(join(dir, name)).catch(() => undefined);
+    if (file === undefined) continue;
+    try {
+      const { size } = await file.stat();
+      if (size === 0) continue;
+      any = true;
+      sum.update(`${name}\0${size}\0`);
+      for await (const chunk of file.createReadStream({ autoClose: false, highWaterMark: 1 << 16 })) sum.update(chunk);
+    } finally {
+      await file.close();
+    }
   }
   return any ? sum.digest('hex') : NO_MEMORY;
 }

@@ -2,8 +2,8 @@
  * A record command's plan (docs/plan.md): written by a dry run with `--plan-out`, item by item as
  * the run reports them; and, on `examctl apply`, the check that each request is the plan's.
  */
-import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { hash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { TargetOf } from '../context/resolved-target.js';
@@ -12,6 +12,8 @@ import { actionWords, type ActionCounts } from '../report/plan-actions.js';
 import { describeTarget } from '../report/report-writers.js';
 import { recordedOptions } from '../runs/recorded-options.js';
 import {
+  digestOfJson,
+  mayHoldSecret,
   planDigest,
   PlanWriter,
   PLAN_FORMAT,
@@ -20,7 +22,8 @@ import {
   type PlanGuard,
   type PlanHeader,
   type PlanInput,
-  type PlanItem,
+  type PlanItemHead,
+  type PlanItemRest,
 } from '../runs/plan-document.js';
 import { TargetError, UsageError } from '../system/errors.js';
 import { say } from '../formats/terminal-text.js';
@@ -28,13 +31,18 @@ import { counted } from '../formats/number-format.js';
 import { EXAMCTL_VERSION } from '../version.js';
 import { inputPathOf } from './command-input.js';
 import { memoryMark, targetStoreMark } from './plan-marks.js';
+import { keptInputPath, planPlace } from './plan-apply.js';
 import { unitAction, type Unit } from './record-job.js';
 
 /** Options of the invocation a plan does not keep: how this dry run reported, not what the real run does. */
 const NOT_PLANNED = ['dryRun', 'planOut', 'report', 'json', 'output', 'quiet', 'verbose', 'yes'];
 
-/** The input files a plan keeps: the command's `--file`, and every file it keeps with its digest (--map-file, --schedule). */
-async function plannedInputs(deps: CommandDeps, planPath: string): Promise<PlanInput[]> {
+/**
+ * The input files a plan was made from (the command's `--file`, and every file it keeps with its
+ * digest: --map-file, --schedule), each copied (0600) where apply reads it, under the runs
+ * directory (`keptInputPath`): the plan holds their digests, not their bytes.
+ */
+async function plannedInputs(deps: CommandDeps, planPath: string, place: string): Promise<PlanInput[]> {
   const invocation = deps.invocation ?? {};
   const inputs: PlanInput[] = [];
   for (const option of ['file', ...(deps.keptOptions?.digested ?? [])]) {
@@ -43,14 +51,10 @@ async function plannedInputs(deps: CommandDeps, planPath: string): Promise<PlanI
     const path = option === 'file' ? inputPathOf(given, deps) : resolve(deps.cwd, given);
     if (path === planPath) throw new UsageError(`--plan-out ${planPath} is the input file itself: name another file`);
     const bytes = await readFile(path);
-    const { createHash } = await import('node:crypto');
-    inputs.push({
-      option,
-      path: given,
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      bytes: bytes.length,
-      content: bytes.toString('base64'),
-    });
+    const input: PlanInput = { option, path: given, sha256: hash('sha256', bytes, 'hex'), bytes: bytes.length };
+    await mkdir(place, { recursive: true, mode: 0o700 });
+    await writeFile(keptInputPath(place, input), bytes, { mode: 0o600 });
+    inputs.push(input);
   }
   return inputs;
 }
@@ -64,6 +68,8 @@ export class PlanTap {
 
   private constructor(
     private readonly path: string,
+    /** Where the plan's inputs are kept (plan-apply.ts, planPlace). */
+    private readonly place: string,
     private readonly header: PlanHeader,
     private readonly writer: PlanWriter,
     private readonly command: string,
@@ -77,22 +83,30 @@ export class PlanTap {
     const planPath = resolve(deps.cwd, path);
     const options = recordedOptions(deps.invocation ?? {}, deps.keptOptions?.names ?? []);
     for (const name of NOT_PLANNED) delete options[name];
+    const id = randomBytes(8).toString('hex');
+    const place = planPlace({ id }, deps);
     const header: PlanHeader = {
       format: PLAN_FORMAT,
       version: PLAN_VERSION,
-      id: randomBytes(8).toString('hex'),
+      id,
       created: deps.now().toISOString(),
       examctl: EXAMCTL_VERSION,
       command,
       target: target.report,
       cwd: deps.cwd,
       options,
-      inputs: await plannedInputs(deps, planPath),
-      store: await targetStoreMark(target, deps),
+      inputs: await plannedInputs(deps, planPath, place).catch(async (error: unknown) => {
+        await rm(place, { recursive: true, force: true });
+        throw error;
+      }),
+      store: await targetStoreMark(target),
       memory: await memoryMark(target, deps),
     };
-    const writer = await PlanWriter.open(planPath, header);
-    return new PlanTap(planPath, header, writer, command, deps, targetOf);
+    const writer = await PlanWriter.open(planPath, header).catch(async (error: unknown) => {
+      await rm(place, { recursive: true, force: true });
+      throw error;
+    });
+    return new PlanTap(planPath, place, header, writer, command, deps, targetOf);
   }
 
   /** The units as the run reads them, each kept until its entry is reported (in the same order). */
@@ -115,33 +129,37 @@ export class PlanTap {
     // The item's action, derived once (record-job.ts, unitAction): the page and the terminal count the same.
     const action = item.plan ?? (unit === undefined ? 'invalid' : unitAction(unit, item, this.command));
     this.counts[action] = (this.counts[action] ?? 0) + 1;
-    const planned: PlanItem = {
+    const head: PlanItemHead = {
       n: this.n++,
       id: item.id,
       source: { file: item.source.file, line: item.source.line },
       action,
     };
+    let request: string | undefined;
     const sends = unit !== undefined && unit.prepared.ok && unit.unsent === undefined && item.status !== 'skipped';
     if (sends) {
-      const request = (unit.prepared as { value: unknown }).value;
-      planned.digest = planDigest(request);
-      planned.request = shownRequest(request);
+      // One JSON of the request: its digest, and as the plan shows it unless it holds a secret.
+      const value = (unit.prepared as { value: unknown }).value;
+      const json = JSON.stringify(value);
+      head.digest = digestOfJson(json);
+      request = mayHoldSecret(json) ? JSON.stringify(shownRequest(value)) : json;
     }
-    if (item.note !== undefined) planned.note = item.note;
-    if (item.changes !== undefined) planned.changes = [...item.changes];
-    if (item.removed !== undefined) planned.removed = item.removed;
-    if (item.joined !== undefined) planned.joined = item.joined;
+    const rest: PlanItemRest = {};
+    if (item.note !== undefined) rest.note = item.note;
+    if (item.changes !== undefined) rest.changes = item.changes;
+    if (item.removed !== undefined) rest.removed = item.removed;
+    if (item.joined !== undefined) rest.joined = item.joined;
     if (item.errors.length > 0)
-      planned.errors = item.errors.map(({ field, code, message }) => ({ field, code: code ?? null, message }));
-    return this.writer.add(planned);
+      rest.errors = item.errors.map(({ field, code, message }) => ({ field, code: code ?? null, message }));
+    return this.writer.add(head, request, rest);
   }
 
   /** The run ended: the plan completed if the store and memory did not move meanwhile, and said. */
   async finish(): Promise<void> {
     const target = await this.targetOf();
-    const [store, memory] = [await targetStoreMark(target, this.deps), await memoryMark(target, this.deps)];
+    const [store, memory] = [await targetStoreMark(target), await memoryMark(target, this.deps)];
     if (store !== this.header.store || memory !== this.header.memory) {
-      await this.writer.discard();
+      await this.discard();
       throw new TargetError(
         `--plan-out ${this.path}: the ${store !== this.header.store ? 'store' : 'sync memory'} of ${describeTarget(target.report)} changed while the plan was made (another run?): no plan was written; make it again`,
       );
@@ -154,8 +172,10 @@ export class PlanTap {
     );
   }
 
+  /** No plan: neither its file nor its kept inputs. */
   async discard(): Promise<void> {
     await this.writer.discard();
+    await rm(this.place, { recursive: true, force: true });
   }
 }
 

@@ -1,3 +1,4 @@
+import type { StoredUserView } from '../domain/user.js';
 import type { WorldCandidate, WorldSchedule } from '../domain/world.js';
 /**
  * Read-only lookups only the local target answers (the integration API lists none of them): prompts
@@ -11,6 +12,8 @@ export interface LocalDirectory {
   invigilatorsOf(scheduleExtId: string): string[] | null;
   /** The editable fields of an existing user (never a password or its hash); null when unknown. */
   userOf(externalId: string): KnownUser | null;
+  /** The user's whole stored record as Content.User shows it (never a password or memberships); null when unknown. */
+  storedUserOf(externalId: string): StoredUserView | null;
   /** Every assessment, by external id (code-unit order). */
   assessments(): AssessmentEntry[];
   /** Every hierarchy, by external id; `path` is the titles from the root down, joined with " / ". */

@@ -3,8 +3,8 @@
  * SHA-256 in the page's Content-Security-Policy, nothing loaded from anywhere (docs/cli.md, "The HTML page").
  *
  * The script reads the rows from the page's JSON island (`#examctl-rows`: one array per item,
- * `[group, id, where, before, after, note]`, each of `before`/`after` a list of `[label, value]`
- * lines, value null where it is not known) and draws each group's table a page at a time, with
+ * `[group, id, where, before, after, note, record]`, each of `before`/`after` a list of `[label, value]`
+ * lines, value null where it is not known; `record` the row's own values as read) and draws each group's table a page at a time, with
  * the search box, sortable columns, and every row of the open groups when the page is printed.
  * Every value reaches the page as text (`textContent`), never as markup.
  */
@@ -41,7 +41,8 @@ th { background: var(--band); font-weight: 600; }
 th button { font: inherit; font-weight: 600; border: 0; background: none; padding: 0; cursor: pointer; color: inherit; }
 th[aria-sort="ascending"] button::after { content: " \\25B2"; }
 th[aria-sort="descending"] button::after { content: " \\25BC"; }
-col.id { width: 16%; } col.where { width: 12%; } col.before, col.after { width: 26%; } col.note { width: 20%; }
+col.id { width: 22%; } col.where { width: 10%; } col.before, col.after { width: 24%; } col.note { width: 20%; }
+td .record { color: var(--muted); font-size: 12px; margin-top: 2px; white-space: normal; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
 td.before div, td.after div { padding: 1px 4px; border-radius: 3px; margin: 1px 0; }
 td.before div { background: var(--before); }
@@ -88,7 +89,7 @@ export const PAGE_SCRIPT = `
   const textOf = (row) => {
     let text = searchText.get(row);
     if (text === undefined) {
-      text = [row[1], row[2], lineText(row[3]), lineText(row[4]), row[5]].join("\\n").toLowerCase();
+      text = [row[1], row[6], row[2], lineText(row[3]), lineText(row[4]), row[5]].join("\\n").toLowerCase();
       searchText.set(row, text);
     }
     return text;
@@ -97,6 +98,16 @@ export const PAGE_SCRIPT = `
   const textCell = (text) => {
     const td = document.createElement("td");
     td.textContent = text;
+    return td;
+  };
+  const idCell = (id, record) => {
+    const td = textCell(id);
+    if (record !== "") {
+      const values = document.createElement("div");
+      values.className = "record";
+      values.textContent = record;
+      td.append(values);
+    }
     return td;
   };
   const linesCell = (lines, kind) => {
@@ -132,7 +143,7 @@ export const PAGE_SCRIPT = `
     for (let i = from; i < to; i++) {
       const row = view[i];
       const tr = document.createElement("tr");
-      tr.append(textCell(row[1]), textCell(row[2]), linesCell(row[3], "before"), linesCell(row[4], "after"), textCell(row[5]));
+      tr.append(idCell(row[1], row[6]), textCell(row[2]), linesCell(row[3], "before"), linesCell(row[4], "after"), textCell(row[5]));
       fragment.append(tr);
     }
     table.body.replaceChildren(fragment);

@@ -12,7 +12,7 @@ import type { TextSink } from '../system/text-sink.js';
 import { PAGE_POLICY, PAGE_SCRIPT, PAGE_STYLE } from './html-page-assets.js';
 import { ACTION_WORDS, itemAction, type PlanAction } from './plan-actions.js';
 import { describeTarget, noMemorySentence } from './report-writers.js';
-import type { ReportEntry, ReportHeader, ReportItem, ReportSink, ReportSummary } from './run-report.js';
+import type { ReportEntry, ReportHeader, ReportItem, ReportSink, ReportSummary, SourceRow } from './run-report.js';
 
 /** A value longer than this is cut on the page (the .json report has it whole): a hostile cell cannot swell it. */
 const VALUE_CHARS = 2000;
@@ -91,6 +91,35 @@ export function beforeAndAfter(item: ReportItem): { before: Line[]; after: Line[
   return { before, after };
 }
 
+/** Columns of a header whose values the page shows: a secret's never. Kept by header, each file's read once. */
+const shownColumns = new WeakMap<readonly string[], readonly boolean[]>();
+
+/**
+ * The row's own values as read (`Email ada@example.test · Role Candidate`), its id and a secret's left out,
+ * the whole cut past VALUE_CHARS: shown under the id, so a search finds a row by a value that does not change.
+ */
+export function recordOf(rows: readonly SourceRow[] | undefined, id: string | null = null): string {
+  if (rows === undefined) return '';
+  const parts: string[] = [];
+  let chars = 0;
+  for (const { header, cells } of rows) {
+    let shown = shownColumns.get(header);
+    if (shown === undefined) {
+      shown = header.map((name) => !isSecretField(name));
+      shownColumns.set(header, shown);
+    }
+    for (let i = 0; i < cells.length && chars <= VALUE_CHARS; i++) {
+      const cell = cells[i]!.trim();
+      if (cell === '' || cell === id || shown[i] === false) continue;
+      const part = `${header[i] ?? `column ${i + 1}`} ${cell}`;
+      parts.push(part);
+      chars += part.length + 3;
+    }
+  }
+  const text = parts.join(' · ');
+  return text.length > VALUE_CHARS ? `${text.slice(0, VALUE_CHARS)}... (cut)` : text;
+}
+
 /** The note cell: the item's errors (`field code message`), then its note. */
 function noteOf(item: ReportItem): string {
   const errors = item.errors.map((error) =>
@@ -144,7 +173,7 @@ export class HtmlReportWriter implements ReportSink {
     return this.head();
   }
 
-  item({ item }: ReportEntry): void | Promise<void> {
+  item({ item, rows }: ReportEntry): void | Promise<void> {
     const group = groupOf(item);
     this.counts.set(group, (this.counts.get(group) ?? 0) + 1);
     const { before, after } = beforeAndAfter(item);
@@ -155,6 +184,7 @@ export class HtmlReportWriter implements ReportSink {
       before,
       after,
       noteOf(item),
+      recordOf(rows, item.id),
     ];
     const text = `${this.begin()}${this.rows === 0 ? '\n' : ',\n'}${islandJson(row)}`;
     this.rows += 1;

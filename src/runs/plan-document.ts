@@ -45,21 +45,24 @@ export const PLAN_ITEM = z.object({
   errors: z.array(PROBLEM).optional(),
 });
 export type PlanItem = z.infer<typeof PLAN_ITEM>;
+/** An item as written: its fields before `request`, and those after it. */
+export type PlanItemHead = Pick<PlanItem, 'n' | 'id' | 'source' | 'action' | 'digest'>;
+export type PlanItemRest = Omit<PlanItem, keyof PlanItemHead | 'request' | 'changes'> & {
+  changes?: readonly z.infer<typeof CHANGE>[];
+};
 
 const TARGET = z.union([
   z.object({ kind: z.literal('local'), store: z.string() }),
   z.object({ kind: z.literal('remote'), baseUrl: z.string() }),
 ]);
 
-/** An input file the plan was made from, kept whole: apply reads this copy, never the file again. */
+/** An input file the plan was made from: the dry run kept a copy under the runs directory, which apply reads, never the file again. */
 const INPUT = z.object({
   /** The option that named it (`file`, `mapFile`, `schedule`). */
   option: z.string(),
   path: z.string(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   bytes: z.number().int().nonnegative(),
-  /** The file's bytes, base64. */
-  content: z.string(),
 });
 export type PlanInput = z.infer<typeof INPUT>;
 
@@ -95,7 +98,20 @@ export type PlanDocument = z.infer<typeof PLAN_DOCUMENT>;
 
 /** The digest apply compares: of the request exactly as built (key order included), secrets in. */
 export function planDigest(request: unknown): string {
-  return hash('sha256', JSON.stringify(request), 'base64url');
+  return digestOfJson(JSON.stringify(request));
+}
+
+/** planDigest of a request whose JSON is at hand. */
+export function digestOfJson(json: string): string {
+  return hash('sha256', json, 'base64url');
+}
+
+/**
+ * Whether a request's JSON may hold a secret (shownRequest withholds it): a `"PIN":` or
+ * `"Password":` can only be a key, a value's quotes being escaped.
+ */
+export function mayHoldSecret(json: string): boolean {
+  return json.includes('"Password":') || json.includes('"PIN":');
 }
 
 /** Fields never written into a plan: their value is a secret (the digest covers it). */
@@ -124,6 +140,8 @@ export class PlanWriter {
   private items = 0;
   private pending: string[] = [];
   private pendingChars = 0;
+  /** The write in flight: the run goes on while it is written; one chunk at most waits behind it. */
+  private writing: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly path: string,
@@ -145,9 +163,15 @@ export class PlanWriter {
     return writer;
   }
 
-  async add(item: PlanItem): Promise<void> {
-    this.pending.push(`${this.items++ === 0 ? '' : ','}\n    ${JSON.stringify(item)}`);
-    this.pendingChars += this.pending.at(-1)!.length;
+  /** An item on its line: `head`, then `request` (its JSON, as the plan shows it), then `rest`. */
+  async add(head: PlanItemHead, request: string | undefined, rest: PlanItemRest): Promise<void> {
+    let line = JSON.stringify(head);
+    if (request !== undefined) line = `${line.slice(0, -1)},"request":${request}}`;
+    const after = JSON.stringify(rest);
+    if (after !== '{}') line = `${line.slice(0, -1)},${after.slice(1)}`;
+    line = `${this.items++ === 0 ? '' : ','}\n    ${line}`;
+    this.pending.push(line);
+    this.pendingChars += line.length;
     if (this.pendingChars > 1 << 20) await this.flush();
   }
 
@@ -157,6 +181,7 @@ export class PlanWriter {
       `${this.items === 0 ? '' : '\n  '}],\n  "counts": ${JSON.stringify(counts)},\n  "judged": ${JSON.stringify(judged)},`,
     );
     await this.flush();
+    await this.writing;
     const tail = `\n  "checksum": "sha256:${this.digest.digest('hex')}"\n}\n`;
     await this.handle.write(tail);
     await this.handle.sync();
@@ -166,6 +191,7 @@ export class PlanWriter {
   }
 
   async discard(): Promise<void> {
+    await this.writing.catch(() => undefined);
     await this.handle.close().catch(() => undefined);
     await unlink(this.temp).catch(() => undefined);
   }
@@ -181,7 +207,13 @@ export class PlanWriter {
     this.pending = [];
     this.pendingChars = 0;
     this.digest.update(text);
-    await this.handle.write(text);
+    const previous = this.writing;
+    this.writing = previous.then(async () => {
+      await this.handle.write(text);
+    });
+    // A failed write fails the next chunk's flush, or finish.
+    this.writing.catch(() => undefined);
+    await previous;
   }
 }
 

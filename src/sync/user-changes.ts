@@ -4,6 +4,7 @@
  * what examctl last sent (the sync memory's entry).
  */
 import type { UserRequest } from '../domain/types.js';
+import type { StoredUserView } from '../domain/user.js';
 import type { FieldChange } from '../report/run-report.js';
 import { canonicalJson, type MemoryEntry } from './memory-lines.js';
 
@@ -11,13 +12,34 @@ import { canonicalJson, type MemoryEntry } from './memory-lines.js';
 const NOT_LISTED = new Set(['ExternalId', 'Hierarchies']);
 const SECRET = 'Password';
 
-/** What examctl knows of a user before the request: a value by field; a field it does not know is absent. */
-export type KnownBefore = Readonly<Record<string, unknown>>;
+/**
+ * What examctl knows of a user before the request: a value by field. `whole`: the record is
+ * complete (a local store's), so a field it lacks is known to have no value; else such a field is
+ * not known.
+ */
+export interface KnownBefore {
+  readonly fields: Readonly<Record<string, unknown>>;
+  readonly whole: boolean;
+}
 
-/** A local store's record (LocalDirectory.userOf): its fields are all known, a login not disabled is `false`. */
-export function storedBefore(stored: object | null): KnownBefore | undefined {
+/** A local store's record (LocalDirectory.storedUserOf): whole; a login it does not disable is enabled (`false`), as a leaver's change says it. */
+export function storedBefore(stored: StoredUserView | null): KnownBefore | undefined {
   if (stored === null) return undefined;
-  return { ...stored, DisableLogin: (stored as { DisableLogin?: unknown }).DisableLogin === true };
+  return { fields: { ...stored, DisableLogin: stored.DisableLogin === true }, whole: true };
+}
+
+/** A field with no value reads as its default: a yes/no field `false`, a list empty (docs/plan.md, "Before and after"). */
+function isDefault(value: unknown): boolean {
+  return value === false || (Array.isArray(value) && value.length === 0);
+}
+
+/** The same value: primitives by `===`, lists item by item, objects by their canonical JSON. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameValue(item, b[i]));
+  return (
+    typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && canonicalJson(a) === canonicalJson(b)
+  );
 }
 
 /** What examctl last sent, as the sync memory keeps it (MemoryEntry: names, email, the other fields sent, the leaver's mark). */
@@ -28,7 +50,7 @@ export function sentBefore(entry: MemoryEntry | undefined): KnownBefore | undefi
   if (entry.lastName !== undefined) known.LastName = entry.lastName;
   if (entry.email !== undefined) known.Email = entry.email;
   if (entry.disabled === true) known.DisableLogin = true;
-  return known;
+  return { fields: known, whole: false };
 }
 
 /** Fields a memory entry keeps apart (`f`, `l`, `m`, links) or never (the password), so not in MemoryEntry.sent. */
@@ -54,23 +76,25 @@ export function sentFields(
 
 /**
  * Each field of `after` that differs from `before`, or whose old value is not known; the password
- * only as changed, never its value. Undefined for a user examctl knows nothing of (a create).
+ * only as changed, never its value. A field known to have no value changes unless `after` is its
+ * default: `known` with no `before`. Undefined for a user examctl knows nothing of (a create).
  */
 export function userChanges(before: KnownBefore | undefined, after: UserRequest): FieldChange[] | undefined {
   if (before === undefined) return undefined;
+  const { fields, whole } = before;
   const changes: FieldChange[] = [];
-  for (const [field, value] of Object.entries(after)) {
+  for (const field in after) {
+    const value = (after as Record<string, unknown>)[field];
     if (NOT_LISTED.has(field) || value === undefined) continue;
     if (field === SECRET) {
       changes.push({ field, known: false });
       continue;
     }
-    if (!Object.prototype.hasOwnProperty.call(before, field)) {
-      changes.push({ field, known: false, after: value });
-      continue;
-    }
-    const old = before[field];
-    if (canonicalJson(old) !== canonicalJson(value)) changes.push({ field, known: true, before: old, after: value });
+    const old = fields[field];
+    if (old !== undefined) {
+      if (!sameValue(old, value)) changes.push({ field, known: true, before: old, after: value });
+    } else if (!whole && !Object.hasOwn(fields, field)) changes.push({ field, known: false, after: value });
+    else if (!isDefault(value)) changes.push({ field, known: true, after: value });
   }
   return changes;
 }

@@ -148,7 +148,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();
   /** Where a local target's before values are read (`opened`); null: a remote target, or not open yet. */
-  private beforeView: Pick<LocalDirectory, 'userOf'> | null = null;
+  private beforeView: Pick<LocalDirectory, 'storedUserOf'> | null = null;
 
   constructor(
     flags: UserSyncFlags,
@@ -209,7 +209,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * examctl last sent is known instead.
    */
   opened(api: IntegrationApi | null): void {
-    this.beforeView = api !== null && 'userOf' in api ? (api as unknown as LocalDirectory) : null;
+    this.beforeView = api !== null && 'storedUserOf' in api ? (api as unknown as LocalDirectory) : null;
   }
 
   /** One read before the run: lost zeros, leavers, users who would lose a link or flag. */
@@ -403,7 +403,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private enables(id: string, digest: string | undefined): boolean {
     if (this.userFlags.disableMissing !== true) return false;
     if (!this.flags.changedOnly) return true;
-    return digest === '' && (this.beforeView === null || this.beforeView.userOf(id)?.DisableLogin === true);
+    return digest === '' && (this.beforeView === null || this.beforeView.storedUserOf(id)?.DisableLogin === true);
   }
 
   /** A unit of the file: a leaver back, --prune-memberships, --changed-only. */
@@ -465,7 +465,9 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private withChanges(unit: Unit<UserRequest>, id: string): Unit<UserRequest> {
     if (!unit.prepared.ok) return unit;
     const before =
-      this.beforeView !== null ? storedBefore(this.beforeView.userOf(id)) : sentBefore(this.memory?.entries.get(id));
+      this.beforeView !== null
+        ? storedBefore(this.beforeView.storedUserOf(id))
+        : sentBefore(this.memory?.entries.get(id));
     const changes = userChanges(before, unit.prepared.value);
     return changes === undefined ? unit : { ...unit, changes };
   }

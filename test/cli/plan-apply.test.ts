@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
@@ -60,11 +61,18 @@ describe('plan then apply (docs/plan.md)', () => {
       expect((await stat(join(dir, 'plan.json'))).mode & 0o777).toBe(0o600);
       const plan = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8'));
       expect(plan.counts).toEqual({ update: 2, unchanged: 17, disable: 1 });
+      // The plan holds the input's digest; its copy, 0600, is kept under the runs directory.
+      expect(Object.keys(plan.inputs[0])).toEqual(['option', 'path', 'sha256', 'bytes']);
+      const kept = join(dir, 'runs', 'plans', plan.id, 'file-export.csv');
+      expect((await stat(kept)).mode & 0o777).toBe(0o600);
+      expect(
+        createHash('sha256')
+          .update(await readFile(kept))
+          .digest('hex'),
+      ).toBe(plan.inputs[0].sha256);
       const haddad = (plan.items as Item[]).find((item) => item.id === 'stu-2001')!;
-      expect(haddad.changes).toEqual([
-        { field: 'LastName', known: true, before: 'Haddad', after: 'Haddad-Smith' },
-        expect.objectContaining({ field: 'Labels', known: false }),
-      ]);
+      // The store's record is whole: its labels are known, the same, so not listed.
+      expect(haddad.changes).toEqual([{ field: 'LastName', known: true, before: 'Haddad', after: 'Haddad-Smith' }]);
       // A leaver says "disable login" and nothing else.
       const leaver = (plan.items as Item[]).find((item) => item.action === 'disable')!;
       expect(leaver.changes).toEqual([{ field: 'DisableLogin', known: true, before: false, after: true }]);
@@ -218,6 +226,13 @@ describe('plan then apply (docs/plan.md)', () => {
       expect(moved.stderr).toContain(`its head was ${made} then, `);
       expect(moved.stderr).not.toContain('position');
       await expect(stat(join(dir, 'moved.json'))).rejects.toThrow();
+      // The input's kept copy gone (another --runs-dir, removed): refused, nothing sent.
+      await plan();
+      const { id } = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')) as { id: string };
+      await rm(join(dir, 'runs', 'plans', id, 'file-export.csv'));
+      const gone = await cli(['apply', 'plan.json']);
+      expect(gone.code).toBe(2);
+      expect(gone.stderr).toMatch(/E2601: .*file-export\.csv/);
       // The memory alone: forgotten since the plan.
       await plan();
       expect((await cli(['synced', 'forget', '--target', 'local'])).code).toBe(0);
@@ -252,6 +267,76 @@ describe('plan then apply (docs/plan.md)', () => {
         });
       }
       expect(directories).toBe(0);
+    }));
+
+  it("a field the store's record lacks has no value: left out or its default is no change, set is (none) -> value", () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      const cli = async (args: string[]) => {
+        const each = testDeps(dir, {}, env);
+        const code = await runCli(['--store', join(dir, 'store'), ...args], each.deps);
+        return { code, stderr: each.stderr.text, stdout: each.stdout.text };
+      };
+      // Made from a file without Labels, SpecialNeeds or Company: the store's records lack them.
+      const lines = (await readFile(USERS, 'utf8')).trimEnd().split('\n').slice(0, 5);
+      const bare = lines.map((line) => line.split(',').slice(0, 7).join(','));
+      await writeFile(join(dir, 'first.csv'), `${bare.join('\n')}\n`);
+      expect((await cli(['user', 'sync', '--file', 'first.csv'])).code).toBe(0);
+      // Tonight: stu-2001 gets labels, stu-2002 SpecialNeeds no and no labels, stu-2003 a company, stu-2004 as before.
+      const tonight = [
+        `${bare[0]},Labels,SpecialNeeds,Company`,
+        `${bare[1]},cohort-2026,,`,
+        `${bare[2]},,no,`,
+        `${bare[3]},,,Example Corp`,
+        `${bare[4]},,,`,
+      ];
+      await writeFile(join(dir, 'tonight.csv'), `${tonight.join('\n')}\n`);
+      const dry = await cli([
+        'user',
+        'sync',
+        '--file',
+        'tonight.csv',
+        '--dry-run',
+        '--plan-out',
+        'plan.json',
+        '--report',
+        'plan.html',
+      ]);
+      expect(dry.code, dry.stderr).toBe(0);
+      const planned = await items(join(dir, 'plan.json'));
+      const changes = (id: string) => planned.find((item) => item.id === id)!.changes;
+      expect(changes('stu-2001')).toEqual([{ field: 'Labels', known: true, after: ['cohort-2026'] }]);
+      // SpecialNeeds no where the record has none: no change listed (the engine stores the false: an update).
+      expect(planned.find((item) => item.id === 'stu-2002')!.action).toBe('update');
+      expect(changes('stu-2002') ?? []).toEqual([]);
+      expect(changes('stu-2003')).toEqual([{ field: 'Company', known: true, after: 'Example Corp' }]);
+      expect(planned.find((item) => item.id === 'stu-2004')!.action).toBe('unchanged');
+      expect(planned.flatMap((item) => item.changes ?? []).filter((change) => !change.known)).toEqual([]);
+      // The page draws it as (none) -> value, never "not known".
+      const page = await readFile(join(dir, 'plan.html'), 'utf8');
+      const row = page.split('\n').find((line) => line.includes('"stu-2001"'))!;
+      expect(row).toContain('[["Labels","(none)"]]');
+      expect(row).toContain('[["Labels","[\\"cohort-2026\\"]"]]');
+      expect(page).not.toMatch(/"stu-200\d".*\["\w+",null\]/);
+    }));
+
+  it('a password is withheld in the plan, its digest still the request sent: apply sends it', () =>
+    withTempDir(async (dir) => {
+      const { cli, lines } = await firstNight(dir);
+      const header = `${lines[0]},Password`;
+      await writeFile(join(dir, 'export.csv'), `${header}\n${lines[1]},Secret-123\n${lines[2]},\n`);
+      expect((await cli(['user', 'sync', '--file', 'export.csv', '--dry-run', '--plan-out', 'plan.json'])).code).toBe(
+        0,
+      );
+      const text = await readFile(join(dir, 'plan.json'), 'utf8');
+      expect(text).not.toContain('Secret-123');
+      const planned = JSON.parse(text).items as (Item & { request?: { Password?: string } })[];
+      expect(planned[0]!.request!.Password).toBe('(withheld)');
+      expect(planned[0]!.changes).toEqual([{ field: 'Password', known: false }]);
+      const applied = await cli(['apply', 'plan.json', '--report', 'applied.json']);
+      expect(applied.code, applied.stderr).toBe(0);
+      const reported = JSON.parse(await readFile(join(dir, 'applied.json'), 'utf8')).items as Item[];
+      expect(byAction(reported, 'updated')).toEqual(['stu-2001']);
     }));
 
   it('--plan-out needs --dry-run', () =>

@@ -74,7 +74,7 @@ describe('the HTML page in Chromium', () => {
     expect(mover![3]).toContain('joins H-SOUTH');
     const updates = await tableRows(page, 'update');
     expect(updates[0]!.slice(0, 4)).toEqual([
-      'stu-1',
+      'stu-1\nFirstName Amira · LastName Haddad-Jones · Email amira@example.test',
       'users.csv:2',
       'LastName Haddad\nPassword withheld',
       'LastName Haddad-Jones\nPassword withheld',
@@ -100,6 +100,13 @@ describe('the HTML page in Chromium', () => {
     expect(await tableRows(page, 'update')).toHaveLength(1);
     expect(await tableRows(page, 'prune')).toHaveLength(0);
     expect(await page.locator('section#prune .pager').innerText()).toBe('no row matches');
+    // A value that does not change (the email, when only the surname does) finds its row too.
+    await page.fill('#search', 'AMIRA@example');
+    await expect.poll(() => page.locator('#matches').innerText()).toBe('1 of 9 rows match');
+    const [found] = await tableRows(page, 'update');
+    expect(found![0]).toContain('stu-1');
+    expect(found![0]).toContain('Email amira@example.test');
+    expect(found![0]).not.toContain('new-secret');
     await page.fill('#search', '');
     await expect.poll(() => tableRows(page, 'prune')).toHaveLength(1);
     await page.locator('section#unchanged summary').click();

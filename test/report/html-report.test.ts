@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { cspHash, PAGE_SCRIPT, PAGE_STYLE } from '../../src/report/html-page-assets.js';
-import { beforeAndAfter, escapeHtml, groupOf, islandJson } from '../../src/report/html-report-writer.js';
+import { beforeAndAfter, escapeHtml, groupOf, islandJson, recordOf } from '../../src/report/html-report-writer.js';
 import { reportFormatOf } from '../../src/report/report-file.js';
 import { DRY_RUN, htmlPage, PLAN_ITEMS } from '../support/html-page.js';
 import { examctlStep } from '../support/in-process.js';
@@ -84,6 +84,17 @@ describe('--report FILE.html', () => {
     expect(beforeAndAfter({ ...leaver!, dryRun: undefined })).toEqual({ before: [], after: [['', 'login disabled']] });
     expect(beforeAndAfter(create!).before).toEqual([]);
     expect(beforeAndAfter(unknown!).before).toEqual([['Email', null]]);
+  });
+
+  it("carries each row's own values, never a password's, so a search finds it by one that does not change", async () => {
+    const rows = islandRows(await htmlPage(PLAN_ITEMS, DRY_RUN));
+    const haddad = rows.find((row) => row[1] === 'stu-1')!;
+    expect(haddad[6]).toContain('Email amira@example.test');
+    expect(haddad[6]).not.toContain('new-secret');
+    expect(rows.find((row) => row[1] === 'stu-9')![6]).toBe('');
+    const header = ['ExternalId', 'Labels'];
+    const many = Array.from({ length: 400 }, (_, i) => ({ line: i + 2, header, cells: [`c-${i}`, 'x'.repeat(20)] }));
+    expect(recordOf(many).length).toBeLessThan(2100);
   });
 
   it('cuts a value past 2,000 characters', () => {

@@ -1,6 +1,6 @@
 import { HtmlReportWriter } from '../../src/report/html-report-writer.js';
 import { RunReportBuilder } from '../../src/report/report-writers.js';
-import type { ReportHeader, ReportItem } from '../../src/report/run-report.js';
+import type { ReportHeader, ReportItem, SourceRow } from '../../src/report/run-report.js';
 import { StringSink } from './string-sink.js';
 
 /** A plan's page (html-report-writer.ts) for `items`, as the run's report builder writes it. */
@@ -10,7 +10,10 @@ export async function htmlPage(items: readonly ReportItem[], header: ReportHeade
     [new HtmlReportWriter(sink, header, () => new Date('2026-11-21T10:00:00Z'))],
     header.dryRun,
   );
-  for (const item of items) await builder.add({ item: { ...item } });
+  for (const item of items) {
+    const rows = PLAN_ROWS[item.id ?? ''];
+    await builder.add(rows === undefined ? { item: { ...item } } : { item: { ...item }, rows });
+  }
   await builder.finish();
   return sink.text;
 }
@@ -23,6 +26,13 @@ export const DRY_RUN: ReportHeader = {
 };
 
 const row = (line: number) => ({ file: 'users.csv', line });
+
+const HEADER = ['ExternalId', 'FirstName', 'LastName', 'Email', 'Password'];
+/** The rows some items were read from: the page shows their values, a password's never. */
+const PLAN_ROWS: Readonly<Record<string, readonly SourceRow[]>> = {
+  'stu-1': [{ line: 2, header: HEADER, cells: ['stu-1', 'Amira', 'Haddad-Jones', 'amira@example.test', 'new-secret'] }],
+  'stu-3': [{ line: 4, header: HEADER, cells: ['stu-3', '<script>alert("x")</script>', 'Ng', '', ''] }],
+};
 
 /**
  * One item of each kind a night's plan holds: an update with each field's before and after, a

@@ -12,7 +12,7 @@ export const APPLY = declareCommand({
     '# review tonight: the dry run writes the plan; a person reads it',
     'examctl user sync --file export.csv --changed-only --disable-missing --dry-run --plan-out tonight.plan.json',
     '# then send exactly that (a second apply of the same plan sends nothing)',
-    'examctl apply tonight.plan.json --yes --report applied.csv',
+    'examctl apply tonight.plan.json --report applied.csv',
   ],
   options: [
     argument('plan', '<plan>', 'the plan file a dry run wrote with --plan-out'),

@@ -4,6 +4,7 @@ import { printJson, type GlobalOptions } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { say } from '../../formats/terminal-text.js';
 import { readPlan } from '../../runs/plan-document.js';
+import { actionWords } from '../../report/plan-actions.js';
 import {
   appliedBefore,
   DEFAULT_PLAN_MAX_AGE_MS,
@@ -51,7 +52,13 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   // Apply's own paths mean where apply was typed; the plan's (its inputs, its --store) where the plan was made.
   for (const name of TYPED_PATHS)
     if (typeof flags[name] === 'string') flags[name] = resolve(deps.cwd, flags[name] as string);
-  const runOptions: Record<string, unknown> = { ...plan.options, ...flags, ...(await keptInputs(plan, place)) };
+  // Never asks, at a terminal or not, on either target: the plan a person reviewed is the confirmation (docs/plan.md, "At a terminal").
+  const runOptions: Record<string, unknown> = {
+    ...plan.options,
+    ...flags,
+    ...(await keptInputs(plan, place, given)),
+    yes: true,
+  };
   const runDeps: CliDeps = {
     ...deps,
     cwd: plan.cwd,
@@ -65,7 +72,10 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   await refuseMovedPlan(plan, given, await target(), maxAge ?? DEFAULT_PLAN_MAX_AGE_MS, runDeps);
   const started = deps.now().toISOString();
   if (!dryRun) await recordApplied(place, started);
-  await say(deps, `applying plan ${plan.id} (${plan.command}, made at ${plan.created}) from ${given}`);
+  await say(
+    deps,
+    `applying plan ${plan.id} (${plan.command}, made at ${plan.created}) from ${given}: ${actionWords(plan.counts, true)}`,
+  );
   const command = await entry.run();
   let exitCode: number;
   try {
