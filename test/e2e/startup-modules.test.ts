@@ -584,4 +584,20 @@ describe('the installed packages load when a record needs them', () => {
       expect(run.names).toContain('csv-parse');
     });
   });
+
+  it('ipaddr.js loads on the first IPv6 address to check, not for a file without one', async () => {
+    await inTempDir(async (dir) => {
+      const plain = await packagesRequired(dir, dryRun(dir, USERS));
+      expect(plain.code).toBe(0);
+      expect(plain.names).not.toContain('ipaddr.js');
+      const file = join(dir, 'ipv6.csv');
+      await writeFile(
+        file,
+        'ExternalId,FirstName,LastName,Email,Role,AllowedIpAddresses\nstu-1,A,B,a@b.example.test,Candidate,0::1\n',
+      );
+      const run = await packagesRequired(dir, dryRun(dir, file));
+      expect(run.code).toBe(0);
+      expect(run.names).toContain('ipaddr.js');
+    });
+  });
 });
