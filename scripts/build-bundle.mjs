@@ -272,6 +272,24 @@ const OWN_PACK_BYTES = 64 * 1024;
 const TO_COMMON_JS = 'module.exports=__toCommonJS(stdin_exports);';
 const AS_COMMON_JS = 'module.exports=__defProp(stdin_exports,"__esModule",{value:true});';
 
+/** An installed package's `require` at a chunk's top (esbuild's, for an `import` of it). */
+const PACKAGE_NAMES = RUNTIME_DEPENDENCIES.map((name) => name.replaceAll('.', '\\.')).join('|');
+const PACKAGE_REQUIRE = new RegExp(
+  `var (import_[\\w$]+)=((?:__toESM\\()?require\\("(?:${PACKAGE_NAMES})"\\)\\)?)`,
+  'g',
+);
+const LAZY_PACKAGE = 'var __lazyPackage=(load,loaded)=>new Proxy({},{get:(_,key)=>(loaded??=load())[key]});';
+
+/**
+ * Each installed package (ipaddr.js, imported by src/domain/text-rules.ts) required on the first
+ * use of one of its exports, not when its chunk loads: a run that checks no IPv6 address never
+ * resolves nor compiles it (installed packages have no code cache).
+ */
+function lazyPackages(code) {
+  const lazy = code.replace(PACKAGE_REQUIRE, 'var $1=__lazyPackage(()=>$2)');
+  return lazy === code ? code : `${LAZY_PACKAGE}${lazy}`;
+}
+
 async function packChunks(outputFiles, metafile) {
   // Each ES module chunk made a CommonJS script: its imports become require()s of the other
   // chunks (import() too: a code-cached script cannot import), which PACK_LOADER resolves.
@@ -293,7 +311,7 @@ async function packChunks(outputFiles, metafile) {
     // The chunk's exports object is its module.exports (marked as an ES module's, as esbuild's
     // copy would be), not a copy of it with a getter per export: one getter less on every use
     // of an import, and no copy made per chunk at load.
-    codes.set(basename(chunk.path), code.replace(TO_COMMON_JS, AS_COMMON_JS));
+    codes.set(basename(chunk.path), lazyPackages(code.replace(TO_COMMON_JS, AS_COMMON_JS)));
   }
   const imports = new Map(
     Object.entries(metafile.outputs).map(([path, output]) => [

@@ -1,4 +1,5 @@
-import { Parser, type CsvError, type Options } from 'csv-parse';
+import { createRequire } from 'node:module';
+import type { CsvError, Options, Parser } from 'csv-parse';
 import { InputFileError } from '../system/errors.js';
 import { looksLikeCredential } from '../domain/known-secrets.js';
 import { batchedRecords, collectedBatches, type BatchedRecords, type TableHeader } from './batches.js';
@@ -167,24 +168,32 @@ function lineFeedsIn(cells: readonly string[]): number {
  * Not `on_record`: csv-parse builds two info objects per record for that hook (a third of a
  * 500k-row dry run's parsing time).
  */
-class RecordParser extends Parser {
-  constructor(
-    options: Options,
-    private readonly onRecord: (cells: string[]) => void,
-  ) {
-    super(options);
-  }
+let RecordParser: (new (options: Options, onRecord: (cells: string[]) => void) => Parser) | undefined;
 
-  override push(record: unknown): boolean {
-    if (record === null) return super.push(null);
-    this.onRecord(record as string[]);
-    return true;
-  }
+/** RecordParser, made on first use: csv-parse is loaded only when a text needs it (UnquotedCsvLines reads the rest). */
+function recordParser(): new (options: Options, onRecord: (cells: string[]) => void) => Parser {
+  if (RecordParser !== undefined) return RecordParser;
+  const csvParse = createRequire(import.meta.url)('csv-parse') as typeof import('csv-parse');
+  RecordParser = class extends csvParse.Parser {
+    constructor(
+      options: Options,
+      private readonly onRecord: (cells: string[]) => void,
+    ) {
+      super(options);
+    }
+
+    override push(record: unknown): boolean {
+      if (record === null) return super.push(null);
+      this.onRecord(record as string[]);
+      return true;
+    }
+  };
+  return RecordParser;
 }
 
 /** csv-parse as examctl reads CSV: rows of any width (the reader says which is wrong, with the line). */
 function csvParser(delimiter: string, onRecord: (cells: string[]) => void, from?: CsvHandOver): Parser {
-  const parser = new RecordParser(
+  const parser = new (recordParser())(
     {
       delimiter,
       // Taking over after rows read by UnquotedCsvLines: as the parser that read them would go on.

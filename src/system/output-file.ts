@@ -4,7 +4,6 @@
  */
 import { closeSync, constants, createWriteStream, fstatSync, open as openFd, type Stats } from 'node:fs';
 import { lstat, open, readlink, realpath, stat } from 'node:fs/promises';
-import { Socket } from 'node:net';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -111,7 +110,11 @@ async function openInPlace(named: string, path: string): Promise<Writable> {
   }
   const entry = fstatSync(fd);
   // A pipe through the event loop: a full pipe waits for its reader.
-  if (entry.isFIFO()) return new Socket({ fd, readable: false, writable: true });
+  if (entry.isFIFO()) {
+    // node:net on use, not at every start.
+    const { Socket } = await import('node:net');
+    return new Socket({ fd, readable: false, writable: true });
+  }
   closeSync(fd);
   if (!entry.isCharacterDevice()) throw unwritable(named, entry);
   // A device through the thread pool, opened again without O_NONBLOCK (a slow terminal would

@@ -4,7 +4,6 @@
  */
 import { closeSync, constants, createWriteStream, open, openSync, readSync } from 'node:fs';
 import { open as openFile, rm, stat } from 'node:fs/promises';
-import { Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -101,6 +100,8 @@ export async function spoolPipe(
   // come: bytes a departed writer left (another reader kept them) would never end. A writer of
   // our own, opened and closed at once, counts as one seen.
   if (read === 1) closeSync(openSync(file, constants.O_WRONLY | constants.O_NONBLOCK));
+  // node:net on use: only a FIFO or socket is read through it, and a start should not load it.
+  const { Socket } = await import('node:net');
   const socket = new Socket({
     fd: read === 0 ? await writerOpened(file, signal) : fd,
     readable: true,

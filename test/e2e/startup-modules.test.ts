@@ -543,3 +543,61 @@ describe('--version and --help load only what they print (issue 62: start-up wit
     });
   });
 });
+
+/** The installed packages (node_modules/NAME) a run through bin/examctl requires: Node's CommonJS cache at exit. */
+async function packagesRequired(dir: string, args: string[]): Promise<{ code: number | null; names: string[] }> {
+  const preload = join(dir, 'required.cjs');
+  await writeFile(
+    preload,
+    `process.on('exit', () => require('node:fs').writeSync(2, '\\nREQUIRED ' + JSON.stringify(Object.keys(require('node:module')._cache)) + '\\n'));\n`,
+  );
+  const { code, stderr } = await startNode(['--require', preload, BIN, ...args], dir).done;
+  const files = JSON.parse(/\nREQUIRED (.*)\n/.exec(stderr)?.[1] ?? '[]') as string[];
+  const names = files.flatMap((file) => /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(file)?.[1] ?? []);
+  return { code, names: [...new Set(names)].sort() };
+}
+
+describe('the installed packages load when a record needs them', () => {
+  const dryRun = (dir: string, file: string) => [
+    'user',
+    'sync',
+    '--dry-run',
+    '--target',
+    'local',
+    '--store',
+    join(dir, 'store'),
+    '--file',
+    file,
+    '--no-input',
+  ];
+
+  it('a CSV file with no quote is read without csv-parse; a quoted cell loads it', async () => {
+    await inTempDir(async (dir) => {
+      const plain = await packagesRequired(dir, dryRun(dir, USERS));
+      expect(plain.code).toBe(0);
+      expect(plain.names).not.toContain('csv-parse');
+      const quoted = join(dir, 'quoted.csv');
+      const [header, first] = readFileSync(USERS, 'utf8').split('\n');
+      await writeFile(quoted, `${header}\n${first!.replace(/^([^,]*),([^,]*),/, '$1,"$2",')}\n`);
+      const run = await packagesRequired(dir, dryRun(dir, quoted));
+      expect(run.code).toBe(0);
+      expect(run.names).toContain('csv-parse');
+    });
+  });
+
+  it('ipaddr.js loads on the first IPv6 address to check, not for a file without one', async () => {
+    await inTempDir(async (dir) => {
+      const plain = await packagesRequired(dir, dryRun(dir, USERS));
+      expect(plain.code).toBe(0);
+      expect(plain.names).not.toContain('ipaddr.js');
+      const file = join(dir, 'ipv6.csv');
+      await writeFile(
+        file,
+        'ExternalId,FirstName,LastName,Email,Role,AllowedIpAddresses\nstu-1,A,B,a@b.example.test,Candidate,0::1\n',
+      );
+      const run = await packagesRequired(dir, dryRun(dir, file));
+      expect(run.code).toBe(0);
+      expect(run.names).toContain('ipaddr.js');
+    });
+  });
+});
