@@ -6,12 +6,13 @@
  * (html-page-assets.ts) draws them a page at a time; the counts and tables are written at `finish`.
  */
 import { isSecretField } from '../domain/field-names.js';
+import { holdsKnownSecret } from '../domain/known-secrets.js';
 import { formatCount } from '../formats/number-format.js';
 import { messageOf } from '../system/errors.js';
 import type { TextSink } from '../system/text-sink.js';
 import { PAGE_POLICY, PAGE_SCRIPT, PAGE_STYLE } from './html-page-assets.js';
 import { ACTION_WORDS, itemAction, type PlanAction } from './plan-actions.js';
-import { describeTarget, noMemorySentence } from './report-writers.js';
+import { describeTarget, noMemorySentence, REDACTED_CELL } from './report-writers.js';
 import type { ReportEntry, ReportHeader, ReportItem, ReportSink, ReportSummary, SourceRow } from './run-report.js';
 
 /** A value longer than this is cut on the page (the .json report has it whole): a hostile cell cannot swell it. */
@@ -111,7 +112,8 @@ export function recordOf(rows: readonly SourceRow[] | undefined, id: string | nu
     for (let i = 0; i < cells.length && chars <= VALUE_CHARS; i++) {
       const cell = cells[i]!.trim();
       if (cell === '' || cell === id || shown[i] === false) continue;
-      const part = `${header[i] ?? `column ${i + 1}`} ${cell}`;
+      // A cell holding a secret examctl knows is shown as the .csv report shows it (docs/security.md).
+      const part = `${header[i] ?? `column ${i + 1}`} ${holdsKnownSecret(cell) ? REDACTED_CELL : cell}`;
       parts.push(part);
       chars += part.length + 3;
     }

@@ -263,7 +263,7 @@ export function keptHeader(header: readonly string[], modes: readonly Column[]):
 }
 
 /** What a report writes for an input cell holding a secret examctl holds or sees (a token pasted into a cell; domain/known-secrets.ts): never the cell. */
-const REDACTED_CELL = '[redacted]';
+export const REDACTED_CELL = '[redacted]';
 
 /**
  * One source row of an item as a report row (CSV or xlsx): kept cells, then status, error_codes,
