@@ -18,11 +18,32 @@ import { memoryMark, NO_MEMORY, targetStoreMark } from './plan-marks.js';
 /** A plan older than this is refused unless --max-age says otherwise. */
 export const DEFAULT_PLAN_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-/** Whole seconds under 2 minutes (a `--max-age 30s` must not read "0 min"), else whole hours and minutes, for a refusal. */
+/** Milliseconds under a second, whole seconds under 2 minutes (30 s must not read "0 min"), else whole hours and minutes: a plan's age. */
 function ageWords(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, ms)} ms`;
   const minutes = Math.floor(ms / 60_000);
   if (minutes < 2) return `${Math.floor(ms / 1000)} s`;
   return minutes < 120 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+const LIMIT_UNITS: readonly (readonly [string, number])[] = [
+  ['h', 3_600_000],
+  ['min', 60_000],
+  ['s', 1000],
+  ['ms', 1],
+];
+
+/** A --max-age exactly, in the units it was given in: `1 ms`, `1 min`, `1 h 30 min`, `24 h`, `2 d` (whole days past one). */
+function limitWords(ms: number): string {
+  const day = 24 * 3_600_000;
+  if (ms > day && ms % day === 0) return `${ms / day} d`;
+  const parts: string[] = [];
+  let rest = ms;
+  for (const [unit, size] of LIMIT_UNITS) {
+    if (rest >= size) parts.push(`${Math.floor(rest / size)} ${unit}`);
+    rest %= size;
+  }
+  return parts.length === 0 ? '0 ms' : parts.join(' ');
 }
 
 /**
@@ -42,7 +63,7 @@ export async function refuseMovedPlan(
     });
   const age = deps.now().getTime() - Date.parse(plan.created);
   if (age > maxAgeMs)
-    throw refused(`made at ${plan.created}, ${ageWords(age)} ago, older than --max-age ${ageWords(maxAgeMs)} allows`);
+    throw refused(`made at ${plan.created}, ${ageWords(age)} ago, older than --max-age ${limitWords(maxAgeMs)} allows`);
   if (targetIdentity(target.report) !== targetIdentity(plan.target))
     throw refused(
       `made for ${describeTarget(plan.target)}, but this apply would send to ${describeTarget(target.report)}`,

@@ -186,8 +186,12 @@ export class RecordDispatcher<P, R> {
     }
     if (journal === undefined) {
       const payload = prepared.value;
+      // A dry run of a create examctl would name (no id of its own): the real run chooses the id
+      // from its run id, so the engine's made-up one is no id at all (docs/plan.md, "Ids").
+      const unnamed =
+        this.options.callOptions.dryRun === true && this.job.withChosenId !== undefined && unit.id === null;
       return this.job.send(api, payload, this.options.callOptions).then(
-        (outcome) => this.answer(unit, payload, outcome),
+        (outcome) => this.answer(unit, payload, unnamed ? withoutId(outcome) : outcome),
         (error: unknown) => this.failed(unit, error),
       );
     }
@@ -446,4 +450,10 @@ function entryOf(item: ReportItem, unit: Unit<unknown>, command: string): Report
   const withWarning =
     unit.warnings !== undefined && unit.warnings.length > 0 ? { ...withChanges, warnings: unit.warnings } : withChanges;
   return { item: unit.mapped !== undefined ? { ...withWarning, mapped: unit.mapped } : withWarning, rows: unit.rows };
+}
+
+/** An outcome without the id the target answered with. */
+function withoutId(outcome: Outcome): Outcome {
+  const { id: _id, ...rest } = outcome;
+  return rest;
 }

@@ -808,7 +808,8 @@ function planLine(action: PlanAction, item: ReportItem): string {
     case 'prune':
       return `~ ${id} (${describeMove(item.removed ?? [], item.joined)})`;
     case 'create':
-      return `+ ${id}${fields}`;
+      // Without an id of its own, examctl names it when the real run sends it (docs/plan.md, "Ids").
+      return item.id === null ? `+ ${item.source.file}:${item.source.line} (id chosen when sent)` : `+ ${id}${fields}`;
     case 'update':
       return `~ ${id}${fields}`;
     case 'enable':

@@ -209,12 +209,17 @@ describe('plan then apply (docs/plan.md)', () => {
       const old = await cli(['apply', 'plan.json'], { now: () => new Date(Date.now() + 25 * 3600_000) });
       expect(old.code).toBe(2);
       expect(old.stderr).toContain('older than --max-age');
-      // A limit under two minutes is said in seconds, not as "0 min".
-      const short = await cli(['apply', 'plan.json', '--max-age', '1m'], {
-        now: () => new Date(Date.parse(JSON.parse(text).created) + 90_000),
-      });
-      expect(short.code).toBe(2);
-      expect(short.stderr).toMatch(/E2601: .* 90 s ago, older than --max-age 60 s allows/);
+      // The limit is said as given: `1m` is 1 min, `1ms` 1 ms (never "0 s"); an age under two minutes in seconds.
+      const created = Date.parse(JSON.parse(text).created);
+      for (const [given, age, said] of [
+        ['1m', 90_000, '90 s ago, older than --max-age 1 min allows'],
+        ['1ms', 500, '500 ms ago, older than --max-age 1 ms allows'],
+        ['1h 30m', 100 * 60_000, '100 min ago, older than --max-age 1 h 30 min allows'],
+      ] as const) {
+        const short = await cli(['apply', 'plan.json', '--max-age', given], { now: () => new Date(created + age) });
+        expect(short.code).toBe(2);
+        expect(short.stderr).toContain(`E2601: plan plan.json: made at ${JSON.parse(text).created}, ${said}`);
+      }
       // Another run changes the store and its memory after the review.
       await writeFile(join(dir, 'one.csv'), `${lines[0]}\n${lines[2]!.replace('Okafor', 'Okafor-Lee')}\n`);
       expect((await cli(['user', 'sync', '--file', 'one.csv'])).code).toBe(0);

@@ -94,6 +94,8 @@ export async function run(given: CollectionAddOptions, deps: CommandDeps, target
   const last = remembered.at(-1);
   if (last?.status === 'ok' && last.id !== undefined) {
     await say(deps, `collection ${last.id} ${options.dryRun ? 'would be ' : ''}${last.action ?? 'created'}`);
+  } else if (last?.status === 'ok' && last.action === 'created' && options.dryRun) {
+    await say(deps, 'a collection would be created: examctl names it when the real run sends it');
   }
   return exitCode;
 }
