@@ -8,20 +8,25 @@ import { join } from 'node:path';
 import type { IntegrationApi } from '../port/integration-api.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
-import { memoryDir, memoryPlaceOf, openTargetApi } from '../context/target.js';
+import { memoryDir, memoryPlaceOf, openTargetApi, storeHead } from '../context/target.js';
 import { openStateHttp } from '../context/state-http.js';
 
 /** There is no sync memory for the target (yet). */
 export const NO_MEMORY = 'none';
 
-/** The store's head (docs/sync.md, "Where the store stands"), exact; null where it tells none (a remote service). */
+/** The store's head (docs/sync.md, "Where the store stands"), exact; null where it tells none (the platform). */
 export async function storeMark(api: Pick<IntegrationApi, 'storeHead'> | null): Promise<string | null> {
   return (await api?.storeHead?.())?.head ?? null;
 }
 
-/** The target's store position: its API opened read-only for the one question (a local store; a remote target: null). */
+/**
+ * The target's store position: a local store's, its API opened read-only for the one question; a
+ * remote target's as `local serve` answers it (GET .../examctl/store, with the token); null where
+ * the service cannot say (the platform) or cannot be asked (no token).
+ */
 export async function targetStoreMark(target: ResolvedTarget, deps: CommandDeps): Promise<string | null> {
-  if (target.kind !== 'local') return null;
+  if (target.kind !== 'local')
+    return target.tokenSource === undefined ? null : ((await storeHead(target, [], true))?.head ?? null);
   const quiet: CommandDeps = { ...deps, stderr: { write: () => undefined } };
   const api = await (deps.openApi ?? openTargetApi)(target, { dryRun: true, deps: quiet });
   try {
