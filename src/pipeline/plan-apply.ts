@@ -53,7 +53,7 @@ export async function refuseMovedPlan(
   const where =
     target.kind === 'local'
       ? `the ${describeTarget(target.report)}`
-      : `the store ${describeTarget(target.report)} serves`;
+      : `the store served by ${describeTarget(target.report)}`;
   if (store !== plan.store)
     moved.push(
       plan.store === null && target.kind === 'remote'
