@@ -68,20 +68,29 @@ export async function refuseMovedPlan(
     throw refused(
       `made for ${describeTarget(plan.target)}, but this apply would send to ${describeTarget(target.report)}`,
     );
+  // Everything that moved is named: a store another run wrote to has usually fed a memory too.
+  const moved: string[] = [];
   const store = await targetStoreMark(target);
+  const where =
+    target.kind === 'local'
+      ? `the ${describeTarget(target.report)}`
+      : `the store served by ${describeTarget(target.report)}`;
   if (store !== plan.store)
-    throw refused(
-      `the ${describeTarget(target.report)} changed since the plan was made: its head was ${plan.store ?? 'none'} then, ${store ?? 'none'} now (another run wrote to it, or it was restored)`,
+    moved.push(
+      plan.store === null && target.kind === 'remote'
+        ? `the plan does not say where ${where} stood (it was made without a token, or the service did not say), and it is at ${store} now`
+        : `${where} changed since the plan was made: its head was ${plan.store ?? 'none'} then, ${store ?? 'none'} now (another run wrote to it, or it was restored)`,
     );
   const memory = await memoryMark(target, deps);
   if (memory !== plan.memory)
-    throw refused(
+    moved.push(
       plan.memory === NO_MEMORY
         ? `a sync memory of ${describeTarget(target.report)} was made since the plan was made (another run)`
         : memory === NO_MEMORY
           ? `the sync memory of ${describeTarget(target.report)} the plan was made from is gone (forgotten, or another --sync-dir)`
           : `the sync memory of ${describeTarget(target.report)} changed since the plan was made (another run fed it)`,
     );
+  if (moved.length > 0) throw refused(moved.join('; '));
 }
 
 /** Where a plan's inputs and its record of being applied are kept: beside the runs. */

@@ -14,11 +14,14 @@ import { openStateHttp } from '../context/state-http.js';
 export const NO_MEMORY = 'none';
 
 /**
- * The store's head (docs/sync.md, "Where the store stands"), exact, read from its files (its
- * snapshot left unread); null where it tells none (a remote service) or there is no store yet.
+ * The store's head (docs/sync.md, "Where the store stands"), exact: a local store's read from its
+ * files (its snapshot left unread); a remote target's as `local serve` answers it (GET
+ * .../examctl/store, with the token); null where the service cannot say (the platform) or cannot
+ * be asked (no token), or there is no store yet.
  */
 export async function targetStoreMark(target: ResolvedTarget): Promise<string | null> {
-  if (target.kind !== 'local') return null;
+  if (target.kind !== 'local')
+    return target.tokenSource === undefined ? null : ((await storeHead(target, [], true))?.head ?? null);
   return (await storeHead(target, [], false))?.head ?? null;
 }
 

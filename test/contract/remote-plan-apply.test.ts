@@ -123,4 +123,51 @@ describe('plan then apply on a remote target, through local serve', () => {
         expect(posts(log)).toBe(0);
       }),
     ));
+  it('a plan records the served store head; another runner writing to it between plan and apply is refused (E2601), nothing sent', () =>
+    withTempDir(async (dir) =>
+      remoteNight(dir, async (_cli, log, baseUrl) => {
+        // Two runners, each with its own runs directory and sync memory: A's memory does not move.
+        const runner =
+          (name: string) =>
+          async (args: string[], token = 'dev-token') => {
+            const env = {
+              EXAMCTL_RUNS_DIR: join(dir, name, 'runs'),
+              EXAMCTL_SYNC_DIR: join(dir, name, 'synced'),
+              EXAMCTL_TOKEN: token,
+            };
+            const io = testDeps(dir, {}, env);
+            const code = await runCli(['--target', 'remote', '--base-url', baseUrl, ...args], io.deps);
+            return { code, stderr: io.stderr.text };
+          };
+        const [a, b] = [runner('a'), runner('b')];
+        const lines = (await readFile(USERS, 'utf8')).trimEnd().split('\n');
+        await writeFile(join(dir, 'users.csv'), `${lines.join('\n')}\n`);
+        expect((await a(['user', 'sync', '--file', 'users.csv', '--dry-run', '--plan-out', 'p.json'])).code).toBe(0);
+        const plan = JSON.parse(await readFile(join(dir, 'p.json'), 'utf8'));
+        expect(plan.store).toMatch(/^[A-Za-z0-9_-]{22}$/);
+        await writeFile(join(dir, 'b.csv'), `${lines[0]}\n${lines[3]!.replace('Martin', 'Martinez')}\n`);
+        expect((await b(['user', 'sync', '--file', 'b.csv', '--yes'])).code).toBe(0);
+        const sent = posts(log);
+        const moved = await a(['apply', 'p.json', '--yes']);
+        expect(moved.code).toBe(2);
+        expect(moved.stderr).toMatch(/E2601/);
+        expect(moved.stderr).toContain(plan.store);
+        expect(moved.stderr).toContain(baseUrl.replace(/\/$/, ''));
+        expect(posts(log)).toBe(sent);
+        // Nothing in between: the same head, the plan is sent whole.
+        expect((await a(['user', 'sync', '--file', 'users.csv', '--dry-run', '--plan-out', 'q.json'])).code).toBe(0);
+        const applied = await a(['apply', 'q.json', '--yes']);
+        expect(applied.code).toBe(0);
+        expect(posts(log) - sent).toBe(lines.length - 1);
+        // A dry run without a token cannot ask: its plan says no head, and is refused where the store answers one.
+        const c = runner('c');
+        expect((await c(['user', 'sync', '--file', 'b.csv', '--dry-run', '--plan-out', 'c.json'], '')).code).toBe(0);
+        expect(JSON.parse(await readFile(join(dir, 'c.json'), 'utf8')).store).toBeNull();
+        const unsaid = await c(['apply', 'c.json', '--yes']);
+        expect(unsaid.code).toBe(2);
+        expect(unsaid.stderr).toMatch(/E2601/);
+        expect(unsaid.stderr).not.toContain('sync memory');
+        expect(posts(log) - sent).toBe(lines.length - 1);
+      }),
+    ));
 });
