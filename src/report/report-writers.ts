@@ -526,7 +526,7 @@ export class HumanSummaryWriter implements ReportSink {
     const dryRunNote = !dryRun
       ? ''
       : target.kind === 'remote'
-        ? ' (dry run: only the file was checked; nothing was sent, the service was not asked)'
+        ? ' (dry run: only the file was checked; nothing was sent)'
         : ' (dry run: nothing changed)';
     const sync = (this.extras.notes ?? []).flatMap((note, i) => {
       const count = this.noted[i] ?? 0;
