@@ -139,6 +139,25 @@ describe('a killed schedule push with Upsert false, resumed', () => {
   });
 });
 
+describe('a killed user sync on a local store, resumed', () => {
+  it('what the store changed since the run began is done, not sent again; the next --changed-only night sends nothing', async () => {
+    await writeUsersCsv(join(dir, 'users.csv'), range('ap', 300));
+    expect(await killAt(['user', 'sync', '--file', 'users.csv', '--changed-only'], 'outcome:100')).toBe(true);
+    const answeredBefore = (await showLast()).items.filter((item) => item.status === 'ok').length;
+    writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
+    const held = storeRecords('Users').filter((user) => user.ExternalId?.startsWith('ap-')).length;
+    expect((await examctl(['--yes', 'runs', 'resume'], dir, env)).code).toBe(0);
+    const report = await showLast();
+    expect(report.summary).toMatchObject({ total: 300, ok: 300, failed: 0, skipped: 0 });
+    const applied = report.items.filter((item) => /applied by the interrupted attempt/.test(item.note ?? ''));
+    expect(applied.length).toBe(held - answeredBefore);
+    const night = await examctl(['--json', 'user', 'sync', '--file', 'users.csv', '--changed-only'], dir, env);
+    expect(night.code, night.stderr).toBe(0);
+    const items = (JSON.parse(night.stdout) as { items: { action?: string }[] }).items;
+    expect(items.filter((item) => item.action !== 'unchanged')).toEqual([]);
+  });
+});
+
 describe('honest ends', () => {
   it('a closed stdout (EPIPE) ends like Ctrl-C: exit 141, the report written, the run resumable', async () => {
     await writeUsersCsv(join(dir, 'big.csv'), range('p', 2000));
