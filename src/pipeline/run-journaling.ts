@@ -199,7 +199,8 @@ export async function startJournaling(
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
   const instance = await targetInstance(target.report, false, deps);
-  const head = storeKeys === undefined ? undefined : (await storeHead(target, [], false))?.head;
+  // A local store's head as the run begins: a resume asks what it changed since (changedSinceStart).
+  const head = storeKeys === undefined || target.kind !== 'local' ? undefined : (await storeHead(target, [], false))?.head;
   const journal = await RunJournal.start(runsDir, {
     command,
     options: recorded,
