@@ -105,7 +105,7 @@ export async function startJournaling(
   if (resumed !== undefined) {
     const { journal, plan, record } = resumed;
     const decisions = new Map<number, ResumeDecision>();
-    const applied = await changedSinceStart(target, record.header.storeHead, storeKeys);
+    const applied = storeKeys && (await changedSinceStart(target, record.header.storeHead, storeKeys));
     return journaling(
       journal,
       {
@@ -200,7 +200,8 @@ export async function startJournaling(
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
   const instance = await targetInstance(target.report, false, deps);
   // A local store's head as the run begins: a resume asks what it changed since (changedSinceStart).
-  const head = storeKeys === undefined || target.kind !== 'local' ? undefined : (await storeHead(target, [], false))?.head;
+  const head =
+    storeKeys === undefined || target.kind !== 'local' ? undefined : (await storeHead(target, [], false))?.head;
   const journal = await RunJournal.start(runsDir, {
     command,
     options: recorded,
@@ -225,9 +226,9 @@ export async function startJournaling(
 async function changedSinceStart(
   target: ResolvedTarget,
   head: string | undefined,
-  collection: 'users' | 'schedules' | undefined,
+  collection: 'users' | 'schedules',
 ): Promise<Set<string> | undefined> {
-  if (head === undefined || collection === undefined) return undefined;
+  if (head === undefined) return undefined;
   const standing = await storeHead(target, [head], true).catch(() => undefined);
   if (standing?.changed === undefined || !standing.holds.includes(head)) return undefined;
   const prefix = `${collection}:`;
