@@ -114,7 +114,8 @@ export async function startJournaling(
           // As `runs show` gives it (with the id examctl chose, if it did).
           if (decision.action === 'keep') return { item: decision.item, rows: unit.rows };
           const key = unit.id ?? (record.header.chosenIds === true ? chosenId(record.id, n) : null);
-          if (decision.maybeApplied && key !== null && applied?.has(key) === true) {
+          // A unit the memory does not send (acknowledged to this run: its own words) is left to it.
+          if (decision.maybeApplied && unit.unsent === undefined && key !== null && applied?.has(key) === true) {
             const outcome = appliedBeforeInterrupt(record.id);
             journal.outcome({ n, source: unit.source, id: unit.id, transient: false, ...outcome });
             return { item: { source: unit.source, id: key, ...outcome }, rows: unit.rows };
