@@ -171,6 +171,11 @@ export interface RecordJob<P, R = never> {
   readsOnlyFailedItself?: boolean;
   /** On `runs resume`: what a refused resend says the lost attempt did (service-answer.ts; docs/runs.md, "runs resume"). */
   lostAttemptDid?: LostAttemptDid;
+  /**
+   * The store collection a unit's id keys (a schedule's ScheduleExtId): on `runs resume`, a unit the
+   * interrupted attempt sent whose key the store changed since the run began is done (docs/runs.md).
+   */
+  storeKeys?: 'users' | 'schedules';
 }
 
 /**

@@ -24,7 +24,8 @@ import { describeSystemError } from '../system/system-error-words.js';
 import { say } from '../formats/terminal-text.js';
 import { givenSyncDir, isStateAddress } from '../context/state-http.js';
 import { resolveSettings } from '../context/settings.js';
-import { targetInstance } from '../context/target.js';
+import { storeHead, targetInstance } from '../context/target.js';
+import { chosenId } from '../runs/run-id.js';
 import { FILES_READ, PROFILE_READ } from './command-input.js';
 import type { Env } from '../system/env-values.js';
 
@@ -77,6 +78,7 @@ export async function refuseUntrustedRunsDir(options: RunOptions, deps: CommandD
 export interface JournaledTraits {
   lostAttemptDid?: LostAttemptDid;
   choosesIds?: boolean;
+  storeKeys?: 'users' | 'schedules';
 }
 
 /** Starts a new run's journal, or continues a resume's (docs/runs.md, "What a journal keeps"). */
@@ -86,7 +88,7 @@ export async function startJournaling(
   units: number | undefined,
   options: RunOptions,
   deps: CommandDeps,
-  { lostAttemptDid, choosesIds }: JournaledTraits = {},
+  { lostAttemptDid, choosesIds, storeKeys }: JournaledTraits = {},
 ): Promise<RunJournaling> {
   const { RunJournal, digestKey, fingerprintInput, recordedOptions, resolveRunsDir, settleInFlight } = await import(
     '../runs/index.js'
@@ -103,6 +105,7 @@ export async function startJournaling(
   if (resumed !== undefined) {
     const { journal, plan, record } = resumed;
     const decisions = new Map<number, ResumeDecision>();
+    const applied = storeKeys && (await changedSinceStart(target, record.header.storeHead, storeKeys));
     return journaling(
       journal,
       {
@@ -110,6 +113,13 @@ export async function startJournaling(
           const decision = plan.decide(refOf(n, unit));
           // As `runs show` gives it (with the id examctl chose, if it did).
           if (decision.action === 'keep') return { item: decision.item, rows: unit.rows };
+          const key = unit.id ?? (record.header.chosenIds === true ? chosenId(record.id, n) : null);
+          // A unit the memory does not send (acknowledged to this run: its own words) is left to it.
+          if (decision.maybeApplied && unit.unsent === undefined && key !== null && applied?.has(key) === true) {
+            const outcome = appliedBeforeInterrupt(record.id);
+            journal.outcome({ n, source: unit.source, id: unit.id, transient: false, ...outcome });
+            return { item: { source: unit.source, id: key, ...outcome }, rows: unit.rows };
+          }
           if (decision.maybeApplied) decisions.set(n, decision);
           return undefined;
         },
@@ -190,6 +200,9 @@ export async function startJournaling(
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
   const instance = await targetInstance(target.report, false, deps);
+  // A local store's head as the run begins: a resume asks what it changed since (changedSinceStart).
+  const head =
+    storeKeys === undefined || target.kind !== 'local' ? undefined : (await storeHead(target, [], false))?.head;
   const journal = await RunJournal.start(runsDir, {
     command,
     options: recorded,
@@ -199,10 +212,38 @@ export async function startJournaling(
     profile,
     syncDir,
     instance,
+    ...(head === undefined ? {} : { storeHead: head }),
     ...(choosesIds === true ? { chosenIds: true as const } : {}),
     ...(units === undefined ? {} : { units }),
   });
   return journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);
+}
+
+/**
+ * The keys of `collection` the store changed since `head`, the head the run began at (docs/runs.md,
+ * "Applied before the interrupt"); none where it cannot say: the platform, a store restored to
+ * before the run or compacted since, a run that recorded no head.
+ */
+async function changedSinceStart(
+  target: ResolvedTarget,
+  head: string | undefined,
+  collection: 'users' | 'schedules',
+): Promise<Set<string> | undefined> {
+  if (head === undefined) return undefined;
+  const standing = await storeHead(target, [head], true).catch(() => undefined);
+  if (standing?.changed === undefined || !standing.holds.includes(head)) return undefined;
+  const prefix = `${collection}:`;
+  return new Set(standing.changed.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length)));
+}
+
+/** A unit the interrupted attempt sent whose key the store changed after the run began: done, not sent again. */
+function appliedBeforeInterrupt(run: string): Pick<Outcome, 'status' | 'errors' | 'action' | 'note'> {
+  return {
+    status: 'ok',
+    errors: [],
+    action: 'sent',
+    note: `applied by the interrupted attempt of run ${run} before the interrupt (the store changed it after the run began): not sent again`,
+  };
 }
 
 function journaling(

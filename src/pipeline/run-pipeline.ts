@@ -97,6 +97,7 @@ export async function runPipeline<P, R = never>(
   const { api, report, target, journal } = await openPlanned(plan, () =>
     openRun(job.command, describeSend, options, deps, targetOf, unitTotal, job.syncMemory?.(), job.summaryNotes, {
       lostAttemptDid: job.lostAttemptDid,
+      storeKeys: job.storeKeys,
       choosesIds: job.withChosenId !== undefined,
       plannedRun: job.plannedAgainst?.(),
     }),

@@ -58,6 +58,8 @@ export interface RunHeaderLine {
   origin?: Pick<ReportHeader, 'targetFrom' | 'tokenFrom' | 'profile'>;
   syncDir?: string;
   instance?: string;
+  /** The store's head when the run began (local, served; docs/runs.md, "Applied before the interrupt"). */
+  storeHead?: string;
   startedAt: string;
   pid: number;
   host: string;

@@ -54,7 +54,7 @@ const REOPEN_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 /** What a new run's header says; the id, times, pid and host are filled in. */
 export type NewRunHeader = Pick<
   RunHeaderLine,
-  'command' | 'options' | 'target' | 'input' | 'chosenIds' | 'profile' | 'origin' | 'syncDir' | 'instance'
+  'command' | 'options' | 'target' | 'input' | 'chosenIds' | 'profile' | 'origin' | 'syncDir' | 'instance' | 'storeHead'
 > & { units?: number };
 
 interface Waiter {

@@ -102,7 +102,7 @@ describe('a killed user sync, resumed (also killed), holds every row once', () =
 });
 
 describe('a killed schedule push with Upsert false, resumed', () => {
-  it('creates every schedule once; one the killed attempt may have made keeps its refusal, noted, never ok by a guess', async () => {
+  it('the store says what the killed attempt applied: every schedule once, none sent again, nothing "already exists", exit 0', async () => {
     const lines = [
       'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email',
     ];
@@ -118,16 +118,17 @@ describe('a killed schedule push with Upsert false, resumed', () => {
     expect(killed.items).toHaveLength(300);
     expect(new Set(killed.items.map((item) => item.source.line)).size).toBe(300);
     expect(killed.items.filter((item) => item.status === 'failed')).toEqual([]);
-    await resumeUntilFinished();
+    writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
+    const held = storeRecords('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-K-')).length;
+    const resumed = await examctl(['--json', '--yes', 'runs', 'resume'], dir, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
     const report = await showLast();
-    // On record as sent, its answer lost, and "already exists" on the resend: made by the killed
-    // attempt, or there before the run; examctl cannot tell, so it says so (docs/runs.md).
-    const notOk = report.items.filter((item) => item.status !== 'ok');
-    for (const item of notOk) {
-      expect(item.status).toBe('failed');
-      expect(item.note).toMatch(/may have created it, or it existed before the run/);
-    }
-    expect(report.summary.total).toBe(300);
+    expect(report.summary).toMatchObject({ total: 300, ok: 300, failed: 0, skipped: 0 });
+    // What the store changed after the run began was applied by the killed attempt: not sent again.
+    const applied = report.items.filter((item) => /applied by the interrupted attempt/.test(item.note ?? ''));
+    const answeredBefore = killed.items.filter((item) => item.status === 'ok').length;
+    expect(applied.length).toBe(held - answeredBefore);
+    expect(report.items.filter((item) => item.errors.length > 0)).toEqual([]);
     // The resumed attempts name the input file as the run was given it.
     expect(new Set(report.items.map((item) => (item.source as { file?: string }).file))).toEqual(
       new Set(['sittings.csv']),
@@ -135,6 +136,25 @@ describe('a killed schedule push with Upsert false, resumed', () => {
     writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
     const created = storeRecords('Schedules').filter((schedule) => schedule.ScheduleExtId?.startsWith('S-K-'));
     expect(created).toHaveLength(300);
+  });
+});
+
+describe('a killed user sync on a local store, resumed', () => {
+  it('what the store changed since the run began is done, not sent again; the next --changed-only night sends nothing', async () => {
+    await writeUsersCsv(join(dir, 'users.csv'), range('ap', 300));
+    expect(await killAt(['user', 'sync', '--file', 'users.csv', '--changed-only'], 'outcome:100')).toBe(true);
+    const answeredBefore = (await showLast()).items.filter((item) => item.status === 'ok').length;
+    writeFileSync(join(dir, 'world.json'), (await examctl(['local', 'export'], dir, env)).stdout);
+    const held = storeRecords('Users').filter((user) => user.ExternalId?.startsWith('ap-')).length;
+    expect((await examctl(['--yes', 'runs', 'resume'], dir, env)).code).toBe(0);
+    const report = await showLast();
+    expect(report.summary).toMatchObject({ total: 300, ok: 300, failed: 0, skipped: 0 });
+    const applied = report.items.filter((item) => /applied by the interrupted attempt/.test(item.note ?? ''));
+    expect(applied.length).toBe(held - answeredBefore);
+    const night = await examctl(['--json', 'user', 'sync', '--file', 'users.csv', '--changed-only'], dir, env);
+    expect(night.code, night.stderr).toBe(0);
+    const items = (JSON.parse(night.stdout) as { items: { action?: string }[] }).items;
+    expect(items.filter((item) => item.action !== 'unchanged')).toEqual([]);
   });
 });
 

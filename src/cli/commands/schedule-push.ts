@@ -136,6 +136,7 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
       ),
     // No ScheduleExtId: examctl names it, so a resend after a lost answer is not a second schedule (docs/runs.md).
     lostAttemptDid: createdByLostAttempt('/schedule'),
+    storeKeys: 'schedules',
     withChosenId: withChosenScheduleId,
     // Ids the service chose: shown, since the admin needs them for the next command. A refused
     // schedule whose fields were asked: its problems, to offer correcting the answers.

@@ -169,6 +169,7 @@ async function syncFile(
       ? { describePlan: async (records: AsyncIterable<InputRecord>) => planWords(await memory.planCounts(records)) }
       : {}),
     ...memory.hooks(),
+    storeKeys: 'users',
     send: async (api, user, options) =>
       memory.answered(user, user.ExternalId, memory.outcome(user, await sendUser(api, user, options))),
   };
