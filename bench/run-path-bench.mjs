@@ -103,19 +103,19 @@ async function measureLines(root, count) {
 
 async function measure(root, count, journaled) {
   const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
-  const [{ startJournaling }, { RecordDispatcher }, { InOrderScheduler }, { recordAheadFor }] = await Promise.all([
+  const [{ startJournaling }, { RecordDispatcher }, { InOrderScheduler }] = await Promise.all([
     load('pipeline/run-journaling.js'),
     load('pipeline/record-dispatcher.js'),
     load('pipeline/in-order-scheduler.js'),
-    load('pipeline/run-pipeline.js'),
   ]);
   const dir = mkdtempSync(join(process.env.TMPDIR ?? '/tmp', 'examctl-run-path-bench-'));
   try {
-    const deps = { env: { EXAMCTL_RUNS_DIR: dir }, cwd: dir, invocation: {} };
+    // The options a command tree would say the command keeps (none here: the bench's run has no flags).
+    const deps = { env: { EXAMCTL_RUNS_DIR: dir }, cwd: dir, invocation: {}, keptOptions: { names: [], digested: [] } };
     const journal = journaled
       ? await startJournaling(
           'user sync',
-          { kind: 'remote', baseUrl: 'http://127.0.0.1:1' },
+          { kind: 'remote', baseUrl: 'http://127.0.0.1:1', report: { kind: 'remote', baseUrl: 'http://127.0.0.1:1' } },
           count,
           { runsDir: dir },
           deps,
@@ -130,7 +130,8 @@ async function measure(root, count, journaled) {
       maxErrors: undefined,
       signal: undefined,
       ...(journal === undefined ? {} : { journal }),
-      recordAhead: recordAheadFor(16),
+      // As run-pipeline.ts sets it for a window of 16: max(256, window).
+      recordAhead: 256,
     });
     let emitted = 0;
     const scheduler = new InOrderScheduler({ window: 16, maxBuffered: 1024, emit: () => void (emitted += 1) });
