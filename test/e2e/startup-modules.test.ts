@@ -18,6 +18,19 @@ const BUNDLE_MAIN = join(ROOT, 'dist/bundle/examctl.mjs');
 import { withTempDir } from '../support/temp-dir.js';
 
 const USERS = join(ROOT, 'fixtures/users.csv');
+/** A dry run of `file` on a local store in `dir` (none yet), asking nothing. */
+const localDryRun = (dir: string, file: string): string[] => [
+  'user',
+  'sync',
+  '--dry-run',
+  '--target',
+  'local',
+  '--store',
+  join(dir, 'store'),
+  '--file',
+  file,
+  '--no-input',
+];
 
 /** The dist/ modules among `urls` (bin/examctl itself is not one, whatever the checkout's path holds: /work/dist/bin/examctl). */
 const distUrls = (urls: string[]): string[] =>
@@ -88,18 +101,7 @@ function inTempDir(run: (dir: string) => Promise<void>): Promise<void> {
 describe('a run that validates and sends records does not load zod', () => {
   it('user sync --dry-run on the local target (no store yet)', async () => {
     await inTempDir(async (dir) => {
-      const run = await loadedBy(dir, [
-        'user',
-        'sync',
-        '--dry-run',
-        '--target',
-        'local',
-        '--store',
-        join(dir, 'store'),
-        '--file',
-        USERS,
-        '--no-input',
-      ]);
+      const run = await loadedBy(dir, localDryRun(dir, USERS));
       expect(run.code, run.stderr).toBe(0);
       // The hook saw the run's own modules, so an empty zod list means something.
       expect(run.urls.some((u) => u.endsWith('/dist/domain/user.js'))).toBe(true);
@@ -138,18 +140,7 @@ describe('a run that validates and sends records does not load zod', () => {
   it("user sync --dry-run of an .xlsx file (the reader knows a template's Columns sheet without the templates module)", async () => {
     await inTempDir(async (dir) => {
       const file = join(ROOT, 'fixtures/xlsx/users-libreoffice.xlsx');
-      const run = await loadedBy(dir, [
-        'user',
-        'sync',
-        '--dry-run',
-        '--target',
-        'local',
-        '--store',
-        join(dir, 'store'),
-        '--file',
-        file,
-        '--no-input',
-      ]);
+      const run = await loadedBy(dir, localDryRun(dir, file));
       expect(
         run.urls.some((u) => u.endsWith('/dist/input/xlsx-reader.js')),
         run.stderr,
@@ -558,28 +549,15 @@ async function packagesRequired(dir: string, args: string[]): Promise<{ code: nu
 }
 
 describe('the installed packages load when a record needs them', () => {
-  const dryRun = (dir: string, file: string) => [
-    'user',
-    'sync',
-    '--dry-run',
-    '--target',
-    'local',
-    '--store',
-    join(dir, 'store'),
-    '--file',
-    file,
-    '--no-input',
-  ];
-
   it('a CSV file with no quote is read without csv-parse; a quoted cell loads it', async () => {
     await inTempDir(async (dir) => {
-      const plain = await packagesRequired(dir, dryRun(dir, USERS));
+      const plain = await packagesRequired(dir, localDryRun(dir, USERS));
       expect(plain.code).toBe(0);
       expect(plain.names).not.toContain('csv-parse');
       const quoted = join(dir, 'quoted.csv');
       const [header, first] = readFileSync(USERS, 'utf8').split('\n');
       await writeFile(quoted, `${header}\n${first!.replace(/^([^,]*),([^,]*),/, '$1,"$2",')}\n`);
-      const run = await packagesRequired(dir, dryRun(dir, quoted));
+      const run = await packagesRequired(dir, localDryRun(dir, quoted));
       expect(run.code).toBe(0);
       expect(run.names).toContain('csv-parse');
     });
@@ -587,7 +565,7 @@ describe('the installed packages load when a record needs them', () => {
 
   it('ipaddr.js loads on the first IPv6 address to check, not for a file without one', async () => {
     await inTempDir(async (dir) => {
-      const plain = await packagesRequired(dir, dryRun(dir, USERS));
+      const plain = await packagesRequired(dir, localDryRun(dir, USERS));
       expect(plain.code).toBe(0);
       expect(plain.names).not.toContain('ipaddr.js');
       const file = join(dir, 'ipv6.csv');
@@ -595,7 +573,7 @@ describe('the installed packages load when a record needs them', () => {
         file,
         'ExternalId,FirstName,LastName,Email,Role,AllowedIpAddresses\nstu-1,A,B,a@b.example.test,Candidate,0::1\n',
       );
-      const run = await packagesRequired(dir, dryRun(dir, file));
+      const run = await packagesRequired(dir, localDryRun(dir, file));
       expect(run.code).toBe(0);
       expect(run.names).toContain('ipaddr.js');
     });
