@@ -35,17 +35,7 @@ const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 function zoneFormat(timeZone: string): Intl.DateTimeFormat {
   let format = zoneFormats.get(timeZone);
   if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-      era: 'short',
-    });
+    format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
     zoneFormats.set(timeZone, format);
   }
   return format;
@@ -86,16 +76,12 @@ export function readTimeSettings({ timezone, dateFormat }: TimeSettings): TimeSe
   return { ok: true, zone: timezone?.text, format: parsed?.format };
 }
 
-/** The zone's offset from UTC at an instant, in minutes. */
+/** The zone's offset from UTC at an instant, in minutes (ICU's `GMT+05:30`, `GMT-00:44:30`, `GMT`), rounded as the clock's seconds are. */
 function offsetMinutesAt(timeZone: string, epochMs: number): number {
-  const parts: Record<string, string> = {};
-  for (const part of zoneFormat(timeZone).formatToParts(new Date(epochMs))) parts[part.type] = part.value;
-  let year = Number(parts['year']);
-  if (parts['era'] === 'BC' || parts['era'] === 'B') year = 1 - year;
-  const date = new Date(0);
-  date.setUTCFullYear(year, Number(parts['month']) - 1, Number(parts['day']));
-  date.setUTCHours(Number(parts['hour']), Number(parts['minute']), Number(parts['second']), 0);
-  return Math.round((date.getTime() - Math.floor(epochMs / 1000) * 1000) / 60_000);
+  const m = /GMT([+-])(\d+):(\d+)(?::(\d+))?/.exec(zoneFormat(timeZone).format(epochMs));
+  if (m === null) return 0;
+  const seconds = Number(m[2]) * 3600 + Number(m[3]) * 60 + Number(m[4] ?? 0);
+  return Math.round((m[1] === '-' ? -seconds : seconds) / 60);
 }
 
 /** An instant as a zone's clock shows it (daylight saving included), with the zone's offset then. */
