@@ -418,6 +418,21 @@ VARIANTS.json = {
     for await (const batch of readJsonRecords(file, 'users.json').batches()) records += batch.length;
     return { result: records, start };
   },
+  async 'JSON.parse of the whole text, then a depth walk'(rows) {
+    const file = await usersJson(rows);
+    const { readFile } = await import('node:fs/promises');
+    const start = process.cpuUsage();
+    const records = JSON.parse(await readFile(file, 'utf8'));
+    // The depth check JSON.parse lacks, iterative (a deep text must not exhaust the stack here either).
+    const stack = [[records, 1]];
+    while (stack.length > 0) {
+      const [value, depth] = stack.pop();
+      if (depth > 64) throw new Error('nested too deep');
+      for (const child of Object.values(value))
+        if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    }
+    return { result: records.length, start };
+  },
   async 'stream-json (parser, StreamArray)'(rows) {
     const file = await usersJson(rows);
     const { withParser } = library('stream-json/streamers/StreamArray');
