@@ -4,16 +4,18 @@
  */
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})?$/;
 
-function isLeapYear(y: number): boolean {
-  return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+/** The instant of a wall clock read as UTC; years 0..99 stay literal, where Date.UTC would map them to 19xx. */
+export function utcDate(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): Date {
+  const date = new Date(0);
+  date.setUTCFullYear(y, mo - 1, d);
+  date.setUTCHours(h, mi, s, ms);
+  return date;
 }
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
+/** True when day `d` of month `m` is in year `y`'s calendar (Date rolls a day past the month's end over). */
 export function isCalendarDate(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
-  const max = m === 2 && isLeapYear(y) ? 29 : (DAYS_IN_MONTH[m - 1] ?? 0);
-  return d <= max;
+  const date = utcDate(y, m, d);
+  return date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
 type DateTimeParse =
@@ -44,11 +46,7 @@ export function parseDateTime(s: string): DateTimeParse {
     if (oh > 23 || om > 59) return { ok: false, reason: 'calendar' };
     offsetMin = (oh * 60 + om) * (zone[0] === '-' ? -1 : 1);
   }
-  // setUTCFullYear keeps years 0..99 literal, where Date.UTC would map them to 19xx.
-  const date = new Date(0);
-  date.setUTCFullYear(y, mo - 1, d);
-  date.setUTCHours(h, mi, sec, ms);
-  const epochMs = date.getTime() - offsetMin * 60_000;
+  const epochMs = utcDate(y, mo, d, h, mi, sec, ms).getTime() - offsetMin * 60_000;
   if (!Number.isFinite(epochMs)) return { ok: false, reason: 'calendar' };
   const iso = new Date(epochMs).toISOString();
   // The UTC form must still be a four-digit year to stay inside RFC 3339.

@@ -4,7 +4,7 @@
  * ICU) places a local time in its zone, no library (docs/architecture.md, "Written here, and why").
  */
 import { quotedValue, type Problem } from './problem.js';
-import { isCalendarDate, parseDateTime } from './date-time.js';
+import { isCalendarDate, parseDateTime, utcDate } from './date-time.js';
 import { ErrorCode } from './codes.js';
 import { isPlainObject } from './field-rules.js';
 
@@ -124,10 +124,7 @@ type ZoneConversion = { ok: true; text: string } | { ok: false; reason: 'gap' | 
  * pass twice has no single meaning: refused rather than guessed.
  */
 export function wallClockInZone(w: WallClock, timeZone: string): ZoneConversion {
-  const asUtc = new Date(0);
-  asUtc.setUTCFullYear(w.y, w.mo - 1, w.d);
-  asUtc.setUTCHours(w.h, w.mi, w.s, 0);
-  const wall = asUtc.getTime();
+  const wall = utcDate(w.y, w.mo, w.d, w.h, w.mi, w.s).getTime();
   // The instant is wall - offset, for the offset in force at that instant: try the offsets in
   // force a day around it (a zone changes offset at most once in that span).
   const candidates = new Set([

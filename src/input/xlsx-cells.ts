@@ -14,6 +14,7 @@ import {
   zoneConversionMessage,
   type WallClock,
 } from '../domain/local-time.js';
+import { isCalendarDate, utcDate } from '../domain/date-time.js';
 import { WARNING_CODES } from '../domain/codes.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { wholeNumberAsShown } from '../formats/digit-format.js';
@@ -194,17 +195,17 @@ function isoDateCell(iso: string, context: CellContext): CellReading {
       shown: iso,
     };
   const [, y, mo, d, h, mi, s, fraction, zone] = match;
-  const date = new Date(0);
-  date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
-  date.setUTCHours(
+  const date = utcDate(
+    Number(y),
+    Number(mo),
+    Number(d),
     Number(h ?? 0),
     Number(mi ?? 0),
     Number(s ?? 0),
     fraction === undefined ? 0 : Math.round(Number(`0.${fraction}`) * 1000),
   );
   if (
-    date.getUTCMonth() !== Number(mo) - 1 ||
-    date.getUTCDate() !== Number(d) ||
+    !isCalendarDate(Number(y), Number(mo), Number(d)) ||
     Number(h ?? 0) > 23 ||
     Number(mi ?? 0) > 59 ||
     Number(s ?? 0) > 59
