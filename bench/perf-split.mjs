@@ -87,7 +87,16 @@ function recorded(args, users, env) {
 }
 
 export async function runPerfSplit({ users = 10_000, rounds = 3 } = {}) {
-  const probe = spawnSync('perf', ['--version'], { encoding: 'utf8' });
+  // No perf, or not allowed to sample (kernel.perf_event_paranoid above 2): nothing measured.
+  const scratch = mkdtempSync(join(tmpdir(), 'examctl-bench-perf-probe-'));
+  const probe = spawnSync(
+    'perf',
+    ['record', '-q', '-e', 'cpu-clock', '-o', join(scratch, 'probe.data'), '--', 'true'],
+    {
+      encoding: 'utf8',
+    },
+  );
+  rmSync(scratch, { recursive: true, force: true });
   if (probe.status !== 0) return undefined;
   const file = await usersCsv(users, 'r');
   const loop = (script, extra) => (target) =>
@@ -145,6 +154,7 @@ export async function runPerfSplit({ users = 10_000, rounds = 3 } = {}) {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const rows = await runPerfSplit({ users: Number(process.argv[2] ?? 10_000), rounds: Number(process.argv[3] ?? 3) });
-  if (rows === undefined) console.log('perf-split: no `perf` on this machine (linux-tools); nothing measured');
+  if (rows === undefined)
+    console.log('perf-split: no `perf` (linux-tools) or not allowed to sample here; nothing measured');
   else console.table(rows);
 }

@@ -48,7 +48,8 @@ if (!only || only === 'limit') {
     '',
   );
   const split = await runPerfSplit();
-  if (split === undefined) process.stdout.write('no `perf` on this machine: not measured\n');
+  if (split === undefined)
+    process.stdout.write('no `perf` (linux-tools) or not allowed to sample here: not measured\n');
   else console.table(split);
   process.stdout.write(
     `load average (1, 5, 15 minutes) after the profiled runs: ${loadavg()
