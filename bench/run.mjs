@@ -12,6 +12,7 @@ import { runExecutableStartupBench, runStartupBench } from './startup-bench.mjs'
 import { runLimitBench } from './limit-bench.mjs';
 import { runStageProfile } from './stage-profile.mjs';
 import { runAllocProfile } from './alloc-profile.mjs';
+import { runPerfSplit } from './perf-split.mjs';
 import { runScaleBench } from './scale-bench.mjs';
 import { judge, printGoals } from './goals.mjs';
 import { runClientBench } from './client-bench.mjs';
@@ -42,6 +43,14 @@ if (!only || only === 'limit') {
     '',
   );
   console.table(await runAllocProfile());
+  section(
+    "issue 82, the CLI's CPU by thread and kind of work, counted by Linux perf on CPU time (not --cpu-prof's wall clock): the CLI as users run it against the durable loop as examctl writes and the bare loop, ms per 1,000 users (median of 3)",
+    '',
+  );
+  const split = await runPerfSplit();
+  if (split === undefined)
+    process.stdout.write('no `perf` (linux-tools) or not allowed to sample here: not measured\n');
+  else console.table(split);
   process.stdout.write(
     `load average (1, 5, 15 minutes) after the profiled runs: ${loadavg()
       .map((value) => value.toFixed(1))
