@@ -437,9 +437,21 @@ process.on('exit', () => require('node:fs').writeSync(2, '\\nCOMPILED ' + JSON.s
     return JSON.parse(/\nCOMPILED (.*)\n/.exec(stderr)![1]!) as string[];
   }
 
-  it('--version compiles the entry pack alone', async () => {
+  it("--version alone compiles no pack and loads no node:crypto; its line is the program's (--debug runs the program)", async () => {
     await inTempDir(async (dir) => {
-      expect(await compiledPacks(dir, ['--version'])).toEqual([packManifest().packed['examctl.mjs']]);
+      for (const flag of ['--version', '-V']) expect(await compiledPacks(dir, [flag])).toEqual([]);
+      const preload = join(dir, 'builtins.cjs');
+      await writeFile(
+        preload,
+        `process.on('exit', () => require('node:fs').writeSync(2, '\\nBUILTINS ' + JSON.stringify(process.moduleLoadList) + '\\n'));\n`,
+      );
+      const bare = await startNode(['--require', preload, BIN, '--version'], dir).done;
+      expect(bare.code, bare.stderr).toBe(0);
+      const builtins = JSON.parse(/\nBUILTINS (.*)\n/.exec(bare.stderr)![1]!) as string[];
+      expect(builtins.filter((name) => /^NativeModule (crypto|vm)$/.test(name))).toEqual([]);
+      const program = await startNode([BIN, '--version', '--debug'], dir).done;
+      expect(program.code, program.stderr).toBe(0);
+      expect(bare.stdout).toBe(program.stdout);
     });
   });
 
