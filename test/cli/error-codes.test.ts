@@ -38,6 +38,22 @@ describe('examctl explain', () => {
       expect(await runCli(['explain', 'nope', '--json'], json.deps)).toBe(2);
       expect(JSON.parse(json.stdout.text).error).toMatchObject({ code: 'E2004', exitCode: 2 });
     }));
+
+  it("a record's code a run printed (the API's 209, examctl's warning 9007): its condition, its exit, where it is listed", () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['explain', '209'], io.deps)).toBe(0);
+      expect(io.stdout.text).toMatch(/^209: email invalid .*\(exit 1\)/);
+      expect(io.stdout.text).toContain('docs/api-reference.md');
+      expect(io.stdout.text).toContain('--only-failed');
+      const json = testDeps(dir);
+      expect(await runCli(['explain', '9007', '--json'], json.deps)).toBe(0);
+      expect(JSON.parse(json.stdout.text)).toMatchObject({ code: '9007', title: 'wider than api text', exit: 0 });
+      expect(JSON.parse(json.stdout.text).cause).toContain('--strict');
+      const none = testDeps(dir);
+      expect(await runCli(['explain', '208'], none.deps)).toBe(2);
+      expect(none.stderr.text).toMatch(/^examctl: E2004: .*"208"/);
+    }));
 });
 
 describe('the table of codes', () => {
