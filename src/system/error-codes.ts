@@ -140,7 +140,7 @@ export const ERROR_CODES = {
     exit: 2,
     title: 'sync memory of another target',
     cause:
-      'The sync memory given was made for another target: used here it would leave out records never sent to this one. Nothing was sent.',
+      'The sync memory given was made for another target (or for the store this path held before it was replaced): used here it would leave out records never sent to this one. Nothing was sent.',
     fix: 'Give the memory of this target, or the target this memory belongs to (`examctl synced show`).',
   },
   E2505: {
@@ -148,6 +148,13 @@ export const ERROR_CODES = {
     title: 'written by a newer examctl',
     cause: 'A sync memory or its export was written by a newer examctl, in a format this one does not read.',
     fix: 'Upgrade examctl to the version that wrote it (or later).',
+  },
+  E2506: {
+    exit: 2,
+    title: 'an export older than the memory there',
+    cause:
+      '`synced import` was given an export older than the sync memory already there (its newest run is older), or one exported while a run still wrote whose end the memory there holds: importing it would forget what those runs sent. Nothing was written.',
+    fix: 'Import the newest export (export the memory there first if in doubt); `--force` replaces it anyway (docs/sync.md, "When the memory is lost").',
   },
   E2600: {
     exit: 2,

@@ -154,4 +154,22 @@ describe('codes a command line produces, in the text and in --json', () => {
       const again = [...sync('users.csv'), '--disable-missing', '--max-disable', '100%'];
       expect(await codeOf(dir, again, env)).toEqual(['E2502', 'E2502']);
     }));
+
+  it('E2506 an export older than the memory there, E2504 one of the store this path held before', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      const users = readFileSync(join(ROOT, 'fixtures/users.csv'), 'utf8').split('\n');
+      writeFileSync(join(dir, 'users.csv'), users.join('\n'));
+      writeFileSync(join(dir, 'users2.csv'), [users[0], users[1], ''].join('\n'));
+      const sync = (file: string) => ['user', 'sync', '--file', file, '--target', 'local'];
+      expect(await runCli(['local', 'init'], testDeps(dir, {}, env).deps)).toBe(0);
+      expect(await runCli(sync('users.csv'), testDeps(dir, {}, env).deps)).toBe(0);
+      const exported = ['synced', 'export', '--target', 'local', '--out', 'm.json'];
+      expect(await runCli(exported, testDeps(dir, {}, env).deps)).toBe(0);
+      expect(await runCli(sync('users2.csv'), testDeps(dir, {}, env).deps)).toBe(0);
+      const importing = ['synced', 'import', 'm.json', '--target', 'local'];
+      expect(await codeOf(dir, importing, env)).toEqual(['E2506', 'E2506']);
+      expect(await runCli(['local', 'init', '--force'], testDeps(dir, {}, env).deps)).toBe(0);
+      expect(await codeOf(dir, importing, env)).toEqual(['E2504', 'E2504']);
+    }));
 });
