@@ -108,6 +108,13 @@ export const ERROR_CODES = {
     cause: '`local init` (or `local import`) found a store where it would make one.',
     fix: 'Use the store that is there, give another `--store`, or add `--force` to replace it.',
   },
+  E2301: {
+    exit: 2,
+    title: 'the store the sync memory names is gone',
+    cause:
+      'There is no local store at the path, but the sync memory of that path names one there: it was moved, deleted or is not mounted. A new store made there would hold none of what the memory says was sent. Nothing was created or sent.',
+    fix: 'Point the job at where the store is now (`--store`), or mount it; if it is truly gone, `examctl local init --store PATH` makes a new one and moves that memory aside (docs/store.md, "Creating and replacing").',
+  },
   E2400: {
     exit: 2,
     title: 'state kept in an untrusted place',

@@ -25,6 +25,7 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E2200: ['test/cli/error-codes.test.ts', "toEqual(['E2200', 'E2200'])"],
   E2201: ['test/cli/error-codes.test.ts', "toEqual(['E2201', 'E2201'])"],
   E2300: ['test/cli/error-codes.test.ts', "toEqual(['E2300', 'E2300'])"],
+  E2301: ['test/cli/error-codes.test.ts', "toEqual(['E2301', 'E2301'])"],
   E2400: ['test/cli/error-codes.test.ts', "toEqual(['E2400', 'E2400'])"],
   E2501: ['test/sync/new-or-existing.test.ts', '/examctl: E2501: --only-new: no sync memory'],
   E2502: ['test/cli/error-codes.test.ts', "toEqual(['E2502', 'E2502'])"],

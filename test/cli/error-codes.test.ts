@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorsSection, renderErrorBlocks } from '../../scripts/doc-tables.js';
@@ -171,5 +171,15 @@ describe('codes a command line produces, in the text and in --json', () => {
       expect(await codeOf(dir, importing, env)).toEqual(['E2506', 'E2506']);
       expect(await runCli(['local', 'init', '--force'], testDeps(dir, {}, env).deps)).toBe(0);
       expect(await codeOf(dir, importing, env)).toEqual(['E2504', 'E2504']);
+    }));
+
+  it('E2301 no store where the sync memory names one (deleted, moved, not mounted): nothing made', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      const sync = ['user', 'sync', '--file', join(ROOT, 'fixtures/users.csv'), '--target', 'local'];
+      expect(await runCli(sync, testDeps(dir, {}, env).deps)).toBe(0);
+      rmSync(join(dir, '.examctl-store'), { recursive: true });
+      expect(await codeOf(dir, sync, env)).toEqual(['E2301', 'E2301']);
+      expect(existsSync(join(dir, '.examctl-store'))).toBe(false);
     }));
 });
