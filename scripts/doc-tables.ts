@@ -1,7 +1,7 @@
 import { Help, type Command, type Option } from 'commander';
 import { NAMED_DEFAULTS } from '../src/defaults.js';
 import { z } from 'zod';
-import { OWN_CODES, SPEC_CODES, WARNING_CODES } from '../src/domain/codes.js';
+import { codeCondition, OWN_CODES, SPEC_CODES, WARNING_CODES } from '../src/domain/codes.js';
 import { COLLECTION_TABLE, ID_TITLE_ENTRY_TABLE } from '../src/domain/collection.js';
 import type { RuleTable } from '../src/domain/field-rules.js';
 import { invigilatorIdsWire } from '../src/domain/invigilators.js';
@@ -134,7 +134,7 @@ function codesTable(): string {
       .sort((a, b) => a[1] - b[1])
       .map(([name, code, from]) => [
         String(code),
-        words(name),
+        codeCondition(name),
         from,
         warnings.has(code)
           ? 'locally, a warning: sent all the same, failed only with --strict (docs/input-formats.md, "Warnings")'
@@ -143,15 +143,6 @@ function codesTable(): string {
             : 'by the platform, on its state (the local engine: docs/engine-rules.md)',
       ]),
   );
-}
-
-/** `UserExternalIdTooLong` -> `user external id too long`. */
-function words(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .toLowerCase()
-    .replace(/\bexternal id\b/g, 'ExternalId');
 }
 
 function rows(header: readonly string[], body: readonly (readonly string[])[]): string {

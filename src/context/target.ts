@@ -77,6 +77,7 @@ export async function goneStore(store: string, deps: CommandDeps, refused?: stri
   const bare = memoryPlaceOf('', '', { ...deps, env: { ...deps.env, EXAMCTL_SYNC_DIR: '', EXAMCTL_RUNS_DIR: '' } });
   throw new UsageError(
     `no local store at ${store}, but the sync memory ${dir} names one there (moved? deleted? not mounted?): ${refused}; point the job at it, mount it, or examctl local init --store ${store}${bare.kind === 'dir' && sync === bare.syncDir ? '' : ` --sync-dir ${sync}`}`,
+    { code: 'E2301' },
   );
 }
 

@@ -109,3 +109,45 @@ type ErrorCodeName = keyof typeof ErrorCode;
 type ErrorCodeNumber = (typeof ErrorCode)[ErrorCodeName];
 /** A problem's code: a documented number, or null for the spec's "not numbered" conditions. */
 export type ProblemCode = ErrorCodeNumber | null;
+
+/** A code's name in words, as docs/api-reference.md ("Errors") lists it: `UserExternalIdTooLong` -> `user ExternalId too long`. */
+export function codeCondition(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/\bexternal id\b/g, 'ExternalId');
+}
+
+/**
+ * What `examctl explain 209` says of a record's numbered code: its condition, and the exit a run ends
+ * with for it: 1 for a record refused, 0 for a warning (sent all the same; with --strict it fails, exit 1).
+ */
+export interface RecordCodeEntry {
+  readonly code: string;
+  readonly exit: 0 | 1;
+  readonly title: string;
+  readonly cause: string;
+  readonly fix: string;
+}
+
+const LISTED = 'docs/api-reference.md, "Errors", lists every record code and where it is given';
+
+/** The entry of a record's code (`209`, `9007`), or undefined for a number no problem carries. */
+export function recordCodeEntry(code: string): RecordCodeEntry | undefined {
+  const name = Object.keys(ErrorCode).find((key) => String(ErrorCode[key as ErrorCodeName]) === code.trim());
+  if (name === undefined) return undefined;
+  const title = codeCondition(name);
+  const warning = Object.hasOwn(WARNING_CODES, name);
+  return {
+    code: code.trim(),
+    exit: warning ? 0 : 1,
+    title,
+    cause: warning
+      ? `A record's warning, examctl's own, not a run's code: ${title}. The record is sent all the same; with --strict it fails with this code, exit 1 (docs/input-formats.md, "Warnings").`
+      : `A record's code, the API's, not a run's: ${title}. examctl checks it before sending where the rule needs no platform state; otherwise the platform (or the local engine) answers it. The record's message names the field and the value.`,
+    fix: warning
+      ? `Check the value the message names: correct it in the file, or leave it if it is right. ${LISTED}.`
+      : `Correct the named field in that row (a report's error_messages column says which), then send only the rows that failed: --file <report>.csv --only-failed. ${LISTED}.`,
+  };
+}

@@ -66,6 +66,7 @@ export async function importMemory(
     throw new UsageError(
       `${source}: this sync memory is of the store instance ${document.instance ?? '(none recorded)'}, but the store at ${target.store} is instance ${options.instance ?? '(none yet)'}: ` +
         'refused, nothing written (a store replaced at the same path holds nothing the memory remembers)',
+      { code: 'E2504' },
     );
   }
   const newest = newestRunOfMemories(document.memories);
@@ -79,6 +80,7 @@ export async function importMemory(
       throw new UsageError(
         `${source}: its newest run is ${newest ?? '(none)'}, older than the memory already there (newest run ${replaced}): importing it would forget what the runs since sent; ` +
           'refused, nothing written. Export the memory there first if in doubt; give --force to replace it anyway',
+        { code: 'E2506' },
       );
     }
     for (const [kind, contents] of document.memories) {
@@ -90,6 +92,7 @@ export async function importMemory(
         throw new UsageError(
           `${source}: it was exported while run ${record.run} still wrote its ${kind} memory (it lacks that run's end), and the memory here holds the end: importing it would forget what that run did last; ` +
             'refused, nothing written. Export again now; give --force to replace it anyway',
+          { code: 'E2506' },
         );
       }
     }

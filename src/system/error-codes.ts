@@ -108,6 +108,13 @@ export const ERROR_CODES = {
     cause: '`local init` (or `local import`) found a store where it would make one.',
     fix: 'Use the store that is there, give another `--store`, or add `--force` to replace it.',
   },
+  E2301: {
+    exit: 2,
+    title: 'the store the sync memory names is gone',
+    cause:
+      'There is no local store at the path, but the sync memory of that path names one there: it was moved, deleted or is not mounted. A new store made there would hold none of what the memory says was sent. Nothing was created or sent.',
+    fix: 'Point the job at where the store is now (`--store`), or mount it; if it is truly gone, `examctl local init --store PATH` makes a new one and moves that memory aside (docs/store.md, "Creating and replacing").',
+  },
   E2400: {
     exit: 2,
     title: 'state kept in an untrusted place',
@@ -140,7 +147,7 @@ export const ERROR_CODES = {
     exit: 2,
     title: 'sync memory of another target',
     cause:
-      'The sync memory given was made for another target: used here it would leave out records never sent to this one. Nothing was sent.',
+      'The sync memory given was made for another target (or for the store this path held before it was replaced): used here it would leave out records never sent to this one. Nothing was sent.',
     fix: 'Give the memory of this target, or the target this memory belongs to (`examctl synced show`).',
   },
   E2505: {
@@ -148,6 +155,13 @@ export const ERROR_CODES = {
     title: 'written by a newer examctl',
     cause: 'A sync memory or its export was written by a newer examctl, in a format this one does not read.',
     fix: 'Upgrade examctl to the version that wrote it (or later).',
+  },
+  E2506: {
+    exit: 2,
+    title: 'an export older than the memory there',
+    cause:
+      '`synced import` was given an export older than the sync memory already there (its newest run is older), or one exported while a run still wrote whose end the memory there holds: importing it would forget what those runs sent. Nothing was written.',
+    fix: 'Import the newest export (export the memory there first if in doubt); `--force` replaces it anyway (docs/sync.md, "When the memory is lost").',
   },
   E2600: {
     exit: 2,

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorsSection, renderErrorBlocks } from '../../scripts/doc-tables.js';
@@ -37,6 +37,22 @@ describe('examctl explain', () => {
       const json = testDeps(dir);
       expect(await runCli(['explain', 'nope', '--json'], json.deps)).toBe(2);
       expect(JSON.parse(json.stdout.text).error).toMatchObject({ code: 'E2004', exitCode: 2 });
+    }));
+
+  it("a record's code a run printed (the API's 209, examctl's warning 9007): its condition, its exit, where it is listed", () =>
+    withTempDir(async (dir) => {
+      const io = testDeps(dir);
+      expect(await runCli(['explain', '209'], io.deps)).toBe(0);
+      expect(io.stdout.text).toMatch(/^209: email invalid .*\(exit 1\)/);
+      expect(io.stdout.text).toContain('docs/api-reference.md');
+      expect(io.stdout.text).toContain('--only-failed');
+      const json = testDeps(dir);
+      expect(await runCli(['explain', '9007', '--json'], json.deps)).toBe(0);
+      expect(JSON.parse(json.stdout.text)).toMatchObject({ code: '9007', title: 'wider than api text', exit: 0 });
+      expect(JSON.parse(json.stdout.text).cause).toContain('--strict');
+      const none = testDeps(dir);
+      expect(await runCli(['explain', '208'], none.deps)).toBe(2);
+      expect(none.stderr.text).toMatch(/^examctl: E2004: .*"208"/);
     }));
 });
 
@@ -137,5 +153,33 @@ describe('codes a command line produces, in the text and in --json', () => {
       expect(await runCli(users2, testDeps(dir, {}, env).deps)).toBe(0);
       const again = [...sync('users.csv'), '--disable-missing', '--max-disable', '100%'];
       expect(await codeOf(dir, again, env)).toEqual(['E2502', 'E2502']);
+    }));
+
+  it('E2506 an export older than the memory there, E2504 one of the store this path held before', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      const users = readFileSync(join(ROOT, 'fixtures/users.csv'), 'utf8').split('\n');
+      writeFileSync(join(dir, 'users.csv'), users.join('\n'));
+      writeFileSync(join(dir, 'users2.csv'), [users[0], users[1], ''].join('\n'));
+      const sync = (file: string) => ['user', 'sync', '--file', file, '--target', 'local'];
+      expect(await runCli(['local', 'init'], testDeps(dir, {}, env).deps)).toBe(0);
+      expect(await runCli(sync('users.csv'), testDeps(dir, {}, env).deps)).toBe(0);
+      const exported = ['synced', 'export', '--target', 'local', '--out', 'm.json'];
+      expect(await runCli(exported, testDeps(dir, {}, env).deps)).toBe(0);
+      expect(await runCli(sync('users2.csv'), testDeps(dir, {}, env).deps)).toBe(0);
+      const importing = ['synced', 'import', 'm.json', '--target', 'local'];
+      expect(await codeOf(dir, importing, env)).toEqual(['E2506', 'E2506']);
+      expect(await runCli(['local', 'init', '--force'], testDeps(dir, {}, env).deps)).toBe(0);
+      expect(await codeOf(dir, importing, env)).toEqual(['E2504', 'E2504']);
+    }));
+
+  it('E2301 no store where the sync memory names one (deleted, moved, not mounted): nothing made', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs') };
+      const sync = ['user', 'sync', '--file', join(ROOT, 'fixtures/users.csv'), '--target', 'local'];
+      expect(await runCli(sync, testDeps(dir, {}, env).deps)).toBe(0);
+      rmSync(join(dir, '.examctl-store'), { recursive: true });
+      expect(await codeOf(dir, sync, env)).toEqual(['E2301', 'E2301']);
+      expect(existsSync(join(dir, '.examctl-store'))).toBe(false);
     }));
 });
