@@ -253,7 +253,7 @@ describe('a store\'s head (docs/store.md, "Head")', () => {
     expect((await readStoreHead(dir, [mid])).holds).toEqual([]);
   });
 
-  it('of a store an older examctl compacted last: the heads before its generation are not held, its first one is', async () => {
+  it('of a store an older examctl compacted last: the heads before its generation are not held, its first one is; a damaged serials file is exit 3', async () => {
     await createStore(dir, [user('u-1')]);
     const store = await openStore(dir);
     const start = (await store.standing!()).head;
@@ -262,6 +262,12 @@ describe('a store\'s head (docs/store.md, "Head")', () => {
     const first = (await store.standing!()).head;
     await store.transact(put(user('u-3')));
     await store.close();
+    const serials = await readFile(join(dir, 'serials-2.ndjson'), 'utf8');
+    await writeFile(join(dir, 'serials-2.ndjson'), `{"damaged\n${serials}`);
+    await expect(readStoreHead(dir, [start])).rejects.toMatchObject({
+      exitCode: 3,
+      message: expect.stringContaining('serials-2.ndjson:1'),
+    });
     await rm(join(dir, 'serials-2.ndjson'));
     const answer = await readStoreHead(dir, [first, start]);
     expect([answer.holds, answer.changed]).toEqual([[first], ['users:u-3']]);

@@ -372,10 +372,13 @@ export async function readStoreHead(dir: string, asked: readonly string[] = []):
     if (journal === undefined) continue;
     try {
       await replayJournal(journal, path, position, () => undefined, false);
-      const standing = await standingOf(dir, generation, position.heads, asked, journal);
+      const standing = await standingOf(dir, generation, position.heads, asked, journal).catch(
+        (error: unknown) => error,
+      );
       // Its heads and serials files are removed once a compaction moved on: read again.
       if (attempt < 5 && (await readManifest(dir)).generation !== generation) continue;
-      return standing;
+      if (standing instanceof Error) throw standing;
+      return standing as StoreHead;
     } finally {
       await journal.close();
     }

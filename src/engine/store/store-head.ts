@@ -15,6 +15,7 @@ import { streamLines } from '../../system/file-lines.js';
 import { decodeJournalLine } from './journal.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
 import type { StoreHead } from '../../port/integration-api.js';
+import { StoreDamagedError } from '../../system/errors.js';
 
 /** A new store's first head: its history is its own. */
 export const firstHead = (): string => randomBytes(16).toString('base64url');
@@ -103,11 +104,16 @@ async function eachSerial(
   const handle = await openRegularFile(path).catch((error: unknown) => {
     throw storeFileUnreadable(path, error);
   });
+  let lineNo = 0;
   try {
     for await (const line of handle.readLines()) {
+      lineNo += 1;
       const entry = JSON.parse(line) as [number, string] | SerialsEnd;
       if (Array.isArray(entry)) await each(entry[0], entry[1]);
     }
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new StoreDamagedError(`${path}:${lineNo}: invalid JSON`);
+    throw error;
   } finally {
     await handle.close();
   }
