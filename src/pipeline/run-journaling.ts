@@ -222,7 +222,7 @@ export async function startJournaling(
 /**
  * The keys of `collection` the store changed since `head`, the head the run began at (docs/runs.md,
  * "Applied before the interrupt"); none where it cannot say: the platform, a store restored to
- * before the run or compacted since, a run that recorded no head.
+ * before the run, a run that recorded no head.
  */
 async function changedSinceStart(
   target: ResolvedTarget,
@@ -231,7 +231,7 @@ async function changedSinceStart(
 ): Promise<Set<string> | undefined> {
   if (head === undefined) return undefined;
   const standing = await storeHead(target, [head], true).catch(() => undefined);
-  if (standing?.changed === undefined || !standing.holds.includes(head)) return undefined;
+  if (standing === undefined || !standing.holds.includes(head)) return undefined;
   const prefix = `${collection}:`;
   return new Set(standing.changed.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length)));
 }

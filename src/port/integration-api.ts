@@ -83,11 +83,8 @@ export interface IntegrationApi {
 export interface StoreHead {
   head: string;
   holds: string[];
-  /**
-   * The `users` and `schedules` keys (`users:<id>`) the store changed after the first asked head it
-   * holds, where its journal still has what came after it; absent: not known (compacted since, none held).
-   */
-  changed?: string[];
+  /** The `users` and `schedules` keys (`users:<id>`) the store changed after the first asked head it holds. */
+  changed: string[];
 }
 
 /** A head as a store writes and answers it: 16 bytes, base64url. */
@@ -97,12 +94,15 @@ export const isHead = (value: unknown): value is string =>
 /** The most heads one question asks (`local serve`'s route takes them in its query). */
 export const MOST_ASKED_HEADS = 64;
 
-/** `local serve`'s answer (`{Head, Holds, Changed?}`) to `asked`, checked: a head, only asked ones held, keys as text; else none. */
+/**
+ * `local serve`'s answer (`{Head, Holds, Changed}`) to `asked`, checked: a head, only asked ones held,
+ * keys as text; else none. Without `Changed` (an older examctl's, compacted since) it holds none.
+ */
 export function servedStoreHead(content: unknown, asked: readonly string[]): StoreHead | undefined {
   const { Head, Holds, Changed } = (content ?? {}) as { Head?: unknown; Holds?: unknown; Changed?: unknown };
   if (!isHead(Head) || !Array.isArray(Holds) || !Holds.every((one) => isHead(one) && asked.includes(one)))
     return undefined;
-  const changed = Array.isArray(Changed) && Changed.every((one) => typeof one === 'string') ? Changed : undefined;
-  if (Changed !== undefined && changed === undefined) return undefined;
-  return { head: Head, holds: Holds as string[], ...(changed && { changed }) };
+  if (Changed === undefined) return { head: Head, holds: [], changed: [] };
+  if (!Array.isArray(Changed) || !Changed.every((one) => typeof one === 'string')) return undefined;
+  return { head: Head, holds: Holds as string[], changed: Changed as string[] };
 }

@@ -47,7 +47,7 @@ import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
 import { memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
-import { headsToAsk, sentAgain, standing, standingWords, unnamedWords, type SeenHead } from './store-standing.js';
+import { headsToAsk, sentAgain, standing, standingWords, type SeenHead } from './store-standing.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
 
 /**
@@ -322,8 +322,6 @@ export class SentMemory<P> {
       );
     }
     if (words !== undefined) await say(this.deps, `note: ${words}`);
-    const unnamed = unnamedWords(stands, resolved.report.kind);
-    if (unnamed !== undefined) await say(this.deps, `note: ${unnamed}`);
     this.undoneNow =
       stands.is === 'same' || stands.is === 'behind'
         ? [...stands.undone]

@@ -22,11 +22,11 @@ export type Standing =
   /**
    * The store holds the memory's newest head (`at`) and more after it: others wrote since, the run
    * that recorded it was killed, or the memory is older (restored, or lost then fed by an older
-   * export). `changed`: the keys the store changed since (`users:<id>`); none: not known (compacted since).
+   * export). `changed`: the keys the store changed since (`users:<id>`).
    */
-  | { is: 'ahead'; at: SeenHead; changed: ReadonlySet<string> | undefined }
+  | { is: 'ahead'; at: SeenHead; changed: ReadonlySet<string> }
   /** The store holds only an older head the memory saw (`at`): restored, or cut back; `changed` since, as for `ahead`. */
-  | { is: 'behind'; at: SeenHead; undone: ReadonlySet<string>; changed: ReadonlySet<string> | undefined }
+  | { is: 'behind'; at: SeenHead; undone: ReadonlySet<string>; changed: ReadonlySet<string> }
   /** The store holds none of them: another store, or one restored to before them all (everything goes again). */
   | { is: 'other' };
 
@@ -40,10 +40,9 @@ export function standing(seen: readonly SeenHead[], store: StoreHead | undefined
   if (newest < 0 || store === undefined) return { is: 'unknown' };
   const held = seen.findLastIndex(([head]) => head === store.head || store.holds.includes(head));
   if (held < 0) return { is: 'other' };
-  if (held === newest && seen[newest]![0] !== store.head)
-    return { is: 'ahead', at: seen[newest]!, changed: store.changed && new Set(store.changed) };
+  const changed = new Set(store.changed);
+  if (held === newest && seen[newest]![0] !== store.head) return { is: 'ahead', at: seen[newest]!, changed };
   const undone = new Set(seen.slice(held).flatMap(([, , attempt, end]) => (end ? [] : [attempt])));
-  const changed = store.changed && new Set(store.changed);
   return held === newest ? { is: 'same', undone } : { is: 'behind', at: seen[held]!, undone, changed };
 }
 
@@ -53,8 +52,7 @@ export function standing(seen: readonly SeenHead[], store: StoreHead | undefined
  * it undid acknowledged, but those of the attempt that began at the head it still holds that it
  * changed since (the copy was taken during that attempt: they are in it). Ahead: those the store
  * changed since the memory's newest head, but by that head's own attempt when it is a start (a run
- * killed after it): what the memory misses of the store. Where the store cannot say what it changed
- * (compacted since): restored, that attempt's all; ahead, none (as the memory says).
+ * killed after it): what the memory misses of the store.
  */
 export function sentAgain(
   found: Standing,
@@ -67,10 +65,9 @@ export function sentAgain(
   const own = (acked: string | undefined) => !end && acked === attempt;
   if (found.is === 'behind')
     return (id, acked) =>
-      acked !== undefined && found.undone.has(acked) && !(own(acked) && found.changed?.has(`${collection}:${id}`));
-  const ahead = found.changed;
-  if (ahead === undefined || ahead.size === 0) return undefined;
-  return (id, acked) => !own(acked) && ahead.has(`${collection}:${id}`);
+      acked !== undefined && found.undone.has(acked) && !(own(acked) && found.changed.has(`${collection}:${id}`));
+  if (found.changed.size === 0) return undefined;
+  return (id, acked) => !own(acked) && found.changed.has(`${collection}:${id}`);
 }
 
 /** The heads to ask the store about: each once, newest first, as many as one question takes. */
@@ -95,16 +92,6 @@ export function standingWords(
   const where =
     at === undefined ? 'where the newest run found it' : `where run ${at[1]} ${at[3] ? 'left' : 'found'} it`;
   return `the ${store} store is back at ${where} (restored, or cut back): what the memory records as acknowledged since is sent again`;
-}
-
-/**
- * What a night says where the store is ahead of the memory but was compacted since its newest head,
- * so cannot name what it changed (compaction keeps the heads, not what each commit changed): the
- * memory stands as it says, which is right unless the memory is older than the store (restored).
- */
-export function unnamedWords(found: Standing, store: string): string | undefined {
-  if (found.is !== 'ahead' || found.changed !== undefined) return undefined;
-  return `the ${store} store was compacted since run ${found.at[1]}, the newest this memory records, so it cannot name what it changed since: the memory stands as it says; if the memory was restored from an older copy, run once without --changed-only (docs/sync.md, "Where the store stands")`;
 }
 
 /** Whether an entry was acknowledged by one of `attempts`. */

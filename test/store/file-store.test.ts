@@ -203,12 +203,17 @@ describe('a store\'s head (docs/store.md, "Head")', () => {
     await store.compact();
     expect(store.currentGeneration).toBe(2);
     // Compaction keeps the head, and the history answers for every earlier one.
-    expect(await store.standing!([first.head, second, third, 'A'.repeat(22)])).toEqual({
+    expect(await store.standing!([third, second, first.head, 'A'.repeat(22)])).toEqual({
       head: third,
-      holds: [first.head, second, third],
+      holds: [third, second, first.head],
+      changed: [],
     });
     await store.close();
-    expect(await readStoreHead(dir, [first.head, second])).toEqual({ head: third, holds: [first.head, second] });
+    expect(await readStoreHead(dir, [second, first.head])).toEqual({
+      head: third,
+      holds: [second, first.head],
+      changed: ['users:u-3'],
+    });
     // Restored by copy to the backup: its head is back, the later one is not held.
     await rm(dir, { recursive: true });
     await mkdir(dir);
@@ -220,6 +225,53 @@ describe('a store\'s head (docs/store.md, "Head")', () => {
     await forked.close();
     const fork = await readStoreHead(dir, [second, third]);
     expect([fork.head === third, fork.holds]).toEqual([false, [second]]);
+  });
+
+  it('names exactly what changed after a head through compactions, deletions too, while it keeps no more deletions than records', async () => {
+    await createStore(dir, [user('u-1'), user('u-2')]);
+    const store = await openStore(dir);
+    const start = (await store.standing!()).head;
+    await store.transact(put(user('u-1', { UserName: 'renamed' })));
+    const mid = (await store.standing!()).head;
+    await store.compact();
+    await store.transact(() => ({ result: undefined, changes: [{ collection: 'users', key: 'u-2', value: null }] }));
+    await store.transact(put(user('u-3'), { collection: 'settings', key: 'settings', value: {} }));
+    await store.compact();
+    await store.transact(put(user('u-4')));
+    const changedAfter = async (head: string) => (await readStoreHead(dir, [head])).changed.sort();
+    expect(await changedAfter(start)).toEqual(['users:u-1', 'users:u-2', 'users:u-3', 'users:u-4']);
+    expect(await changedAfter(mid)).toEqual(['users:u-2', 'users:u-3', 'users:u-4']);
+    // Deletions past the records' count: the oldest go at the next compaction, and the heads before them.
+    for (const key of ['u-1', 'u-3', 'u-4'])
+      await store.transact(() => ({ result: undefined, changes: [{ collection: 'users', key, value: null }] }));
+    const late = (await store.standing!()).head;
+    await store.compact();
+    await store.compact();
+    await store.close();
+    const answer = await readStoreHead(dir, [late, mid, start]);
+    expect([answer.holds, answer.changed]).toEqual([[late], []]);
+    expect((await readStoreHead(dir, [mid])).holds).toEqual([]);
+  });
+
+  it('of a store an older examctl compacted last: the heads before its generation are not held, its first one is; a damaged serials file is exit 3', async () => {
+    await createStore(dir, [user('u-1')]);
+    const store = await openStore(dir);
+    const start = (await store.standing!()).head;
+    await store.transact(put(user('u-2')));
+    await store.compact();
+    const first = (await store.standing!()).head;
+    await store.transact(put(user('u-3')));
+    await store.close();
+    const serials = await readFile(join(dir, 'serials-2.ndjson'), 'utf8');
+    await writeFile(join(dir, 'serials-2.ndjson'), `{"damaged\n${serials}`);
+    await expect(readStoreHead(dir, [start])).rejects.toMatchObject({
+      exitCode: 3,
+      message: expect.stringContaining('serials-2.ndjson:1'),
+    });
+    await rm(join(dir, 'serials-2.ndjson'));
+    const answer = await readStoreHead(dir, [first, start]);
+    expect([answer.holds, answer.changed]).toEqual([[first], ['users:u-3']]);
+    expect((await readStoreHead(dir, [start])).holds).toEqual([]);
   });
 
   it('is its own for each store made, even of the same content', async () => {
@@ -330,6 +382,7 @@ describe('crash leftovers and large values', () => {
       'INSTANCE',
       'heads-2.ndjson',
       journalFileName(2),
+      'serials-2.ndjson',
       snapshotFileName(2),
     ]);
     const again = await openStore(dir);

@@ -95,7 +95,7 @@ describe('a memory restored from an older copy or cut short (the store is ahead 
     );
   });
 
-  it("a store compacted since the restored memory's newest run cannot name what it changed: the night says so, naming that run", async () => {
+  it("a store compacted since the restored memory's newest run still names what it changed: that, alone, is sent again", async () => {
     const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'cache') };
     const night = (file: string) =>
       examctl(
@@ -105,7 +105,6 @@ describe('a memory restored from an older copy or cut short (the store is ahead 
       );
     const first = await night('all.csv');
     expect(first.code, first.stderr).toBe(0);
-    const firstRun = (JSON.parse(first.stdout) as { run: string }).run;
     cpSync(join(dir, 'cache'), join(dir, 'cache-night1'), { recursive: true });
     writeFileSync(
       join(dir, 'renamed.csv'),
@@ -121,9 +120,47 @@ describe('a memory restored from an older copy or cut short (the store is ahead 
 
     const third = await night('all.csv');
     expect(third.code, third.stderr).toBe(0);
-    expect(third.stderr).toContain('compacted since run');
-    expect(third.stderr).toContain(firstRun);
-    expect(third.stderr).toContain('--changed-only');
+    expect(sent(third.stdout)).toEqual(['st-3']);
+    expect(third.stderr).not.toContain('note:');
+    const fourth = await night('all.csv');
+    expect(sent(fourth.stdout)).toEqual([]);
+  });
+
+  it('--disable-missing: a user the store changed since the restored memory is sent again, enabled only if the store has it disabled', async () => {
+    const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'cache') };
+    const night = (file: string) =>
+      examctl(
+        ['user', 'sync', '--file', file, '--target', 'local', '--store', 'store', '--changed-only', '--json'].concat([
+          '--disable-missing',
+          '--max-disable',
+          '5',
+        ]),
+        dir,
+        env,
+      );
+    const stored = async () => {
+      const exported = await examctl(['local', 'export', '--store', 'store'], dir, env);
+      const users = (JSON.parse(exported.stdout) as { Users: { ExternalId: string; DisableLogin?: boolean }[] }).Users;
+      return ['st-3', 'st-5'].map((id) => users.find((user) => user.ExternalId === id)?.DisableLogin);
+    };
+    expect((await night('all.csv')).code).toBe(0);
+    cpSync(join(dir, 'cache'), join(dir, 'cache-night1'), { recursive: true });
+    // Night 2: st-3 renamed, st-5 left (disabled).
+    writeFileSync(
+      join(dir, 'renamed.csv'),
+      readFileSync(join(dir, 'left.csv'), 'utf8').replace('Last st-3,', 'Renamed,'),
+    );
+    const second = await night('renamed.csv');
+    expect(sent(second.stdout)).toEqual(['st-3', 'st-5']);
+    const before = await stored();
+    expect(before).toEqual([undefined, true]);
+    rmSync(join(dir, 'cache'), { recursive: true });
+    cpSync(join(dir, 'cache-night1'), join(dir, 'cache'), { recursive: true });
+    // The memory of night 1 distrusts both (the store changed them since): st-5 is enabled, st-3 left as it is.
+    const third = await night('all.csv');
+    expect(third.code, third.stderr).toBe(0);
+    expect(sent(third.stdout)).toEqual(['st-3', 'st-5']);
+    expect(await stored()).toEqual([undefined, false]);
   });
 
   it('cut short after a night began: the leaver that night disabled, back in the file, is sent again, alone; nothing is refused', async () => {

@@ -314,8 +314,14 @@ describe('a server that does not say it is local serve', () => {
 
   it("takes an answer of the store route only whole and of local serve's shape (a hostile one makes nothing of it)", () => {
     const [head, asked] = ['A'.repeat(22), ['B'.repeat(22), 'C'.repeat(22)]];
-    expect(servedStoreHead({ Head: head, Holds: [asked[0]] }, asked)).toEqual({ head, holds: [asked[0]] });
-    expect(servedStoreHead({ Head: head, Holds: [] }, [])).toEqual({ head, holds: [] });
+    const changed = ['users:u1'];
+    expect(servedStoreHead({ Head: head, Holds: [asked[0]], Changed: changed }, asked)).toEqual({
+      head,
+      holds: [asked[0]],
+      changed,
+    });
+    // An older examctl's answer without what changed: it holds none.
+    expect(servedStoreHead({ Head: head, Holds: [asked[0]] }, asked)).toEqual({ head, holds: [], changed: [] });
     for (const wrong of [
       null,
       'x',
@@ -325,6 +331,7 @@ describe('a server that does not say it is local serve', () => {
       { Head: head, Holds: ['D'.repeat(22)] },
       { Head: head, Holds: ['\u001b[2J'] },
       { Head: 7, Holds: [] },
+      { Head: head, Holds: [], Changed: [7] },
     ])
       expect(servedStoreHead(wrong, asked)).toBeUndefined();
   });

@@ -21,14 +21,14 @@ describe('where the store stands (docs/sync.md, "Where the store stands")', () =
       ['B'.repeat(22), 'r2', 'attemptB', false],
       ['C'.repeat(22), 'r2', 'attemptB', true],
     ];
-    const at = (head: string, holds: string[]) => standing(seen, { head, holds });
+    const at = (head: string, holds: string[]) => standing(seen, { head, holds, changed: [] });
     expect(at('C'.repeat(22), [])).toEqual({ is: 'same', undone: new Set() });
-    expect(at('D'.repeat(22), ['C'.repeat(22)])).toEqual({ is: 'ahead', at: seen[3], changed: undefined });
+    expect(at('D'.repeat(22), ['C'.repeat(22)])).toEqual({ is: 'ahead', at: seen[3], changed: new Set() });
     expect(at('A'.repeat(22), [])).toEqual({
       is: 'behind',
       at: seen[0],
       undone: new Set(['attemptA', 'attemptB']),
-      changed: undefined,
+      changed: new Set(),
     });
     expect(at('E'.repeat(22), ['A'.repeat(22), 'B'.repeat(22)])).toMatchObject({ is: 'behind', at: seen[2] });
     expect(at('E'.repeat(22), [])).toEqual({ is: 'other' });
@@ -37,11 +37,15 @@ describe('where the store stands (docs/sync.md, "Where the store stands")', () =
     const again = sentAgain(midNight, 'users')!;
     expect([again('u1', 'attemptB'), again('u2', 'attemptB'), again('u3', 'attemptA')]).toEqual([false, true, false]);
     // At the head a killed attempt began at: a restore only if the memory holds what that attempt acknowledged.
-    const killed = standing([...seen, ['C'.repeat(22), 'r3', 'attemptC', false]], { head: 'C'.repeat(22), holds: [] });
+    const killed = standing([...seen, ['C'.repeat(22), 'r3', 'attemptC', false]], {
+      head: 'C'.repeat(22),
+      holds: [],
+      changed: [],
+    });
     expect(killed).toEqual({ is: 'same', undone: new Set(['attemptC']) });
     expect(standingWords(killed, 'local', [{ acked: 'attemptB' }, {}])).toBeUndefined();
     expect(standingWords(killed, 'local', [{ acked: 'attemptC' }])).toContain('restored');
-    expect(standing([], { head: 'E'.repeat(22), holds: [] })).toEqual({ is: 'unknown' });
+    expect(standing([], { head: 'E'.repeat(22), holds: [], changed: [] })).toEqual({ is: 'unknown' });
     expect(standing(seen, undefined)).toEqual({ is: 'unknown' });
   });
 
@@ -57,17 +61,19 @@ describe('where the store stands (docs/sync.md, "Where the store stands")', () =
     await write('schedules', 's1');
     const answer = await store.standing!([start]);
     expect(answer.holds).toEqual([start]);
-    expect(answer.changed?.sort()).toEqual(['schedules:s1', 'users:u1']);
+    expect(answer.changed.sort()).toEqual(['schedules:s1', 'users:u1']);
     // A run that began at `start` and was killed: its own acknowledgements stand, another's changed one goes again.
     const stands = standing([[start, 'r1', 'attemptA', false]], answer);
     expect(stands).toMatchObject({ is: 'ahead' });
     const again = sentAgain(stands, 'users')!;
     expect([again('u1', 'attemptA'), again('u1', 'attemptB'), again('u0', 'attemptB')]).toEqual([false, true, false]);
-    // Compacted since: the store cannot say what it changed; the memory stands as it says.
+    // Compacted since, and written after: the store still names exactly what it changed after `start`.
     await store.compact();
-    const compacted = standing([[start, 'r1', 'attemptA', true]], await store.standing!([start]));
-    expect(compacted).toMatchObject({ is: 'ahead', changed: undefined });
-    expect(sentAgain(compacted, 'users')).toBeUndefined();
+    await write('users', 'u2');
+    const compacted = await store.standing!([start]);
+    expect([compacted.holds, compacted.changed.sort()]).toEqual([[start], ['schedules:s1', 'users:u1', 'users:u2']]);
+    const after = sentAgain(standing([[start, 'r1', 'attemptA', true]], compacted), 'users')!;
+    expect([again('u0', 'attemptB'), after('u1', 'attemptA'), after('u2', 'attemptB')]).toEqual([false, true, true]);
     await store.close();
   });
 });

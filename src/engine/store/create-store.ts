@@ -17,7 +17,7 @@ import {
   snapshotFileName,
   writeManifest,
 } from './manifest.js';
-import { firstHead, writeEarlierHeads } from './store-head.js';
+import { firstHead } from './store-head.js';
 import { mapsFrom, type Maps, snapshotEntries } from './snapshot-entries.js';
 import { keepStoreInstance, writeStoreInstance } from './store-instance.js';
 import {
@@ -168,7 +168,7 @@ async function replaceStore(
 /* Writing a whole generation (a new store, a compaction, a replacement) and removing the old ones. */
 /**
  * Writes generation `generation` (snapshot + empty journal) into `dir`, then points CURRENT at it.
- * `history`: a compaction's, the head it keeps and every one before it; else a new history begins.
+ * `head`: a compaction's, the head it keeps (its history written before: store-head.ts); else a new history begins.
  */
 export async function writeGeneration(
   dir: string,
@@ -176,13 +176,12 @@ export async function writeGeneration(
   maps: Maps,
   indexer: StoreIndexer | undefined,
   hintsVersion: string | null,
-  history?: { head: string; earlier: Iterable<string> },
+  head?: string,
 ): Promise<void> {
   const entries = snapshotEntries(maps, indexer, hintsVersion);
   await writeSnapshot(join(dir, snapshotFileName(generation)), generation, entries, indexer?.version ?? null);
   await writeFileAtomic(join(dir, journalFileName(generation)), async () => undefined);
-  if (history) await writeEarlierHeads(dir, generation, history.earlier);
-  await writeManifest(dir, generation, history?.head ?? firstHead());
+  await writeManifest(dir, generation, head ?? firstHead());
 }
 
 /** Removes what older generations and killed processes left; only called under the lock. */

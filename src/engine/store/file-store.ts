@@ -22,7 +22,7 @@ import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { LockLease } from './lock-lease.js';
 import { journalFileName, readManifest, snapshotFileName } from './manifest.js';
-import { nextHead, readEarlierHeads, standingOf, unrecordedHead } from './store-head.js';
+import { nextHead, standingOf, unrecordedHead, writeHistory } from './store-head.js';
 import type { StoreHead } from '../../port/integration-api.js';
 import { readSnapshot } from './snapshot.js';
 import { readStoreInstance } from './store-instance.js';
@@ -277,19 +277,19 @@ class FileStore implements Store {
     this.journalPosition.heads.add(this.journalPosition.head);
   }
 
-  /** Where the store stands as of the last load, refresh or commit, and which of `asked` it held (store-head.ts). */
+  /** Where the store stands now, and which of `asked` it holds (store-head.ts). */
   standing(asked?: readonly string[]): Promise<StoreHead> {
-    const { head, heads } = this.journalPosition;
-    return standingOf(this.location, this.generation, heads, head, asked, this.journalPath);
+    return readStoreHead(this.location, asked);
   }
 
   /** New generation, switched in by CURRENT (docs/store.md, "Compaction": the steps, what a crash leaves). */
   private async compactUnderLock(): Promise<void> {
-    const next = this.generation + 1;
     const { head, heads } = this.journalPosition;
-    const earlier = [...(await readEarlierHeads(this.location, this.generation)), ...heads];
-    await writeGeneration(this.location, next, this.maps, this.indexer, this.hintsVersion, { head, earlier });
-    await removeLeftovers(this.location, next);
+    const [users, schedules] = [this.maps.get('users')!, this.maps.get('schedules')!];
+    const isLive = (key: string) => (key.startsWith('users:') ? users : schedules).has(key.slice(key.indexOf(':') + 1));
+    await writeHistory(this.location, this.generation, heads, this.journal!, isLive, users.size + schedules.size);
+    await writeGeneration(this.location, this.generation + 1, this.maps, this.indexer, this.hintsVersion, head);
+    await removeLeftovers(this.location, this.generation + 1);
     // Then load what was just written, as another process would: as snapshot bytes, the entities
     // cost the collector nothing and the next compaction copies them as they are.
     await this.load(true);
@@ -357,8 +357,8 @@ export async function openStore(dir: string, options: FileStoreOptions = {}): Pr
   return store;
 }
 
-/** A store's standing read from its files, its snapshot left unread (store-head.ts). */
-export async function readStoreHead(dir: string, asked?: readonly string[]): Promise<StoreHead> {
+/** Where a store stands, read from its files, its snapshot left unread (store-head.ts). */
+export async function readStoreHead(dir: string, asked: readonly string[] = []): Promise<StoreHead> {
   for (let attempt = 0; ; attempt += 1) {
     const { generation, head } = await readManifest(dir);
     const first = head ?? unrecordedHead(generation, await readStoreInstance(dir));
@@ -372,10 +372,16 @@ export async function readStoreHead(dir: string, asked?: readonly string[]): Pro
     if (journal === undefined) continue;
     try {
       await replayJournal(journal, path, position, () => undefined, false);
+      const standing = await standingOf(dir, generation, position.heads, asked, journal).catch(
+        (error: unknown) => error,
+      );
+      // Its heads and serials files are removed once a compaction moved on: read again.
+      if (attempt < 5 && (await readManifest(dir)).generation !== generation) continue;
+      if (standing instanceof Error) throw standing;
+      return standing as StoreHead;
     } finally {
       await journal.close();
     }
-    return standingOf(dir, generation, position.heads, position.head, asked, path);
   }
 }
 

@@ -15,9 +15,9 @@ export const CURRENT_FILE = 'CURRENT';
 
 export const snapshotFileName = (generation: number): string => `snapshot-${generation}.ndjson`;
 export const journalFileName = (generation: number): string => `journal-${generation}.ndjson`;
-const GENERATION_FILE = /^(?:snapshot|journal|heads)-(\d+)\.ndjson$/;
+const GENERATION_FILE = /^(?:snapshot|journal|heads|serials)-(\d+)\.ndjson$/;
 
-/** The generation a snapshot, journal or heads file belongs to; undefined for any other name. */
+/** The generation a snapshot, journal, heads or serials file belongs to; undefined for any other name. */
 export function generationOfFile(name: string): number | undefined {
   const generation = GENERATION_FILE.exec(name)?.[1];
   return generation === undefined ? undefined : Number(generation);

@@ -1,18 +1,21 @@
 /**
  * Where a store stands (docs/store.md, "Head"): a hash chain over its commits. A new store's
  * head is random; each journal line's head is a digest of the head before it and the line's
- * bytes; a compaction keeps the head and writes every earlier one to `heads-<generation>.ndjson`.
- * A restore by any means brings back the old head with the old data; no two histories share one.
+ * bytes. A commit's serial is its place in that chain. A compaction keeps the head, writes the
+ * earlier ones to `heads-<generation>.ndjson`, and the serial of the commit that last changed each
+ * user and schedule (a deletion too) to `serials-<generation>.ndjson`: what changed after any held
+ * head is known exactly. A restore by any means brings back the old head with the old data.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { readFile } from 'node:fs/promises';
+import { readFile, type FileHandle } from 'node:fs/promises';
 import { writeFileAtomic } from '../../system/atomic-file.js';
 import { openRegularFile } from '../../system/regular-file.js';
 import { streamLines } from '../../system/file-lines.js';
 import { decodeJournalLine } from './journal.js';
 import { storeFileUnreadable, systemErrorCode } from '../../system/system-error-words.js';
 import type { StoreHead } from '../../port/integration-api.js';
+import { StoreDamagedError } from '../../system/errors.js';
 
 /** A new store's first head: its history is its own. */
 export const firstHead = (): string => randomBytes(16).toString('base64url');
@@ -27,9 +30,10 @@ export const unrecordedHead = (generation: number, instance: string | undefined)
   nextHead('', Buffer.from(`examctl store ${instance ?? ''} ${generation}`));
 
 export const headsFileName = (generation: number): string => `heads-${generation}.ndjson`;
+export const serialsFileName = (generation: number): string => `serials-${generation}.ndjson`;
 
-/** Every head the store had before `generation` began (none: a store never compacted since it had heads). */
-export async function readEarlierHeads(dir: string, generation: number): Promise<string[]> {
+/** Every head the store kept from before `generation` began, its first head last (none: never compacted). */
+async function readEarlierHeads(dir: string, generation: number): Promise<string[]> {
   const path = join(dir, headsFileName(generation));
   let text: string;
   try {
@@ -44,52 +48,165 @@ export async function readEarlierHeads(dir: string, generation: number): Promise
     .map((line) => JSON.parse(line) as string);
 }
 
-/** Writes the heads before `generation` (a compaction's, before CURRENT switches to it). */
-export async function writeEarlierHeads(dir: string, generation: number, heads: Iterable<string>): Promise<void> {
-  await writeFileAtomic(join(dir, headsFileName(generation)), async (writer) => {
-    for (const head of heads) await writer.write(`"${head}"\n`);
-  });
+/** The serials file's last line: the head its generation begins at, the serial of the heads file's first line, its deletions. */
+interface SerialsEnd {
+  end: true;
+  head: string;
+  from: number;
+  tombstones: number;
 }
 
 /**
- * The head, which of `asked` the history holds (`current`: the generation's heads, in order), and
- * what the journal (`journal`) changed after the first of them it holds, where it has the lines after it.
+ * A generation's history: its kept heads with their serials, and its serials file's end. Without
+ * a serials file for its first head (an older examctl compacted it last), only that head answers.
+ */
+async function readHistory(
+  dir: string,
+  generation: number,
+  first: string,
+): Promise<{ heads: string[]; end: SerialsEnd | undefined; from: number }> {
+  const heads = await readEarlierHeads(dir, generation);
+  const end = heads.length === 0 ? undefined : await readSerialsEnd(join(dir, serialsFileName(generation)));
+  return end?.head === first
+    ? { heads, end, from: end.from }
+    : { heads: [first], end: undefined, from: Math.max(heads.length - 1, 0) };
+}
+
+/** The end line of a serials file (its last 4 KiB read); none: no such file, or not one. */
+async function readSerialsEnd(path: string): Promise<SerialsEnd | undefined> {
+  const handle = await openRegularFile(path).catch((error: unknown) => {
+    if (systemErrorCode(error) === 'ENOENT') return undefined;
+    throw storeFileUnreadable(path, error);
+  });
+  if (handle === undefined) return undefined;
+  try {
+    const { size } = await handle.stat();
+    const tail = Buffer.alloc(Math.min(size, 4096));
+    await handle.read(tail, 0, tail.length, size - tail.length);
+    const text = tail.toString('utf8').trimEnd();
+    const parsed = JSON.parse(text.slice(text.lastIndexOf('\n') + 1)) as Partial<SerialsEnd>;
+    return parsed.end === true && typeof parsed.head === 'string' ? (parsed as SerialsEnd) : undefined;
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw storeFileUnreadable(path, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Calls `each` with every `[serial, "users:<id>"]` of a generation's serials file, in serial order. */
+async function eachSerial(
+  dir: string,
+  generation: number,
+  each: (serial: number, key: string) => unknown,
+): Promise<void> {
+  const path = join(dir, serialsFileName(generation));
+  const handle = await openRegularFile(path).catch((error: unknown) => {
+    throw storeFileUnreadable(path, error);
+  });
+  let lineNo = 0;
+  try {
+    for await (const line of handle.readLines()) {
+      lineNo += 1;
+      const entry = JSON.parse(line) as [number, string] | SerialsEnd;
+      if (Array.isArray(entry)) await each(entry[0], entry[1]);
+    }
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new StoreDamagedError(`${path}:${lineNo}: invalid JSON`);
+    throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The `users` and `schedules` keys (`users:<id>`) journal lines `after`+1 to `last` changed, each with its last line. */
+async function journalChanges(journal: FileHandle, after: number, last: number): Promise<Map<string, number>> {
+  const changed = new Map<string, number>();
+  if (after === last) return changed;
+  await streamLines(journal, (line) => {
+    if (line.lineNo <= after || line.lineNo > last || !line.terminated) return;
+    const decoded = decodeJournalLine(line.bytes);
+    if (!decoded.ok) return;
+    for (const { collection, key } of decoded.changes)
+      if (collection === 'users' || collection === 'schedules') {
+        changed.delete(`${collection}:${key}`);
+        changed.set(`${collection}:${key}`, line.lineNo);
+      }
+  });
+  return changed;
+}
+
+/**
+ * The head, which of `asked` the history holds, and the keys it changed after the first of them it
+ * holds (`current`: the generation's heads in order; `journal`: its lines, `current.size - 1` of them).
  */
 export async function standingOf(
   dir: string,
   generation: number,
   current: ReadonlySet<string>,
-  head: string,
-  asked: readonly string[] = [],
-  journal = '',
+  asked: readonly string[],
+  journal: FileHandle,
 ): Promise<StoreHead> {
-  const missing = asked.filter((one) => !current.has(one));
-  const earlier = missing.length === 0 ? new Set<string>() : new Set(await readEarlierHeads(dir, generation));
-  const holds = asked.filter((one) => current.has(one) || earlier.has(one));
-  const after = holds[0] === undefined ? -1 : [...current].indexOf(holds[0]);
-  const changed = after < 0 || journal === '' ? undefined : await changedAfter(journal, after, current.size - 1);
-  return { head, holds, ...(changed && { changed }) };
+  const heads = [...current];
+  const head = heads.at(-1)!;
+  const missing = asked.some((one) => !current.has(one));
+  const history = missing ? await readHistory(dir, generation, heads[0]!) : undefined;
+  const serialOf = new Map((history?.heads ?? []).map((one, at) => [one, history!.from + at]));
+  const holds = asked.filter((one) => current.has(one) || serialOf.has(one));
+  if (holds[0] === undefined) return { head, holds, changed: [] };
+  const at = heads.indexOf(holds[0]);
+  const changed = new Set((await journalChanges(journal, Math.max(at, 0), heads.length - 1)).keys());
+  if (at < 0) {
+    const after = serialOf.get(holds[0])!;
+    await eachSerial(dir, generation, (serial, key) => {
+      if (serial > after) changed.add(key);
+    });
+  }
+  return { head, holds, changed: [...changed] };
 }
 
-/** The `users` and `schedules` keys (`users:<id>`) journal lines `after`+1 to `last` changed (none: compacted meanwhile). */
-async function changedAfter(journal: string, after: number, last: number): Promise<string[] | undefined> {
-  const changed = new Set<string>();
-  if (after === last) return [];
-  const handle = await openRegularFile(journal).catch((error: unknown) => {
-    if (systemErrorCode(error) === 'ENOENT') return undefined;
-    throw storeFileUnreadable(journal, error);
+/**
+ * Writes what a compaction of `generation` (`first`: its first head; `current`: its heads; `journal`:
+ * its lines) keeps for the next: the serial of the commit that last changed each user and schedule,
+ * and the heads from the oldest it can still answer for. A deletion's serial is kept while the
+ * store holds no more deletions than records (`live`); past that the oldest go, and the heads before them.
+ */
+export async function writeHistory(
+  dir: string,
+  generation: number,
+  current: ReadonlySet<string>,
+  journal: FileHandle,
+  isLive: (key: string) => boolean,
+  live: number,
+): Promise<void> {
+  const heads = [...current];
+  const history = await readHistory(dir, generation, heads[0]!);
+  const base = history.from + history.heads.length - 1;
+  const changed = await journalChanges(journal, 0, heads.length - 1);
+  let excess = (history.end?.tombstones ?? 0) + [...changed.keys()].filter((key) => !isLive(key)).length - live;
+  let from = history.from;
+  let tombstones = 0;
+  await writeFileAtomic(join(dir, serialsFileName(generation + 1)), async (writer) => {
+    if (history.end)
+      await eachSerial(dir, generation, async (serial, key) => {
+        if (changed.has(key)) return;
+        if (!isLive(key)) {
+          if (excess-- > 0) {
+            from = Math.max(from, serial);
+            return;
+          }
+          tombstones += 1;
+        }
+        await writer.write(`${JSON.stringify([serial, key])}\n`);
+      });
+    for (const [key, line] of changed) {
+      if (!isLive(key)) tombstones += 1;
+      await writer.write(`${JSON.stringify([base + line, key])}\n`);
+    }
+    await writer.write(`${JSON.stringify({ end: true, head: heads.at(-1), from, tombstones })}\n`);
   });
-  if (handle === undefined) return undefined;
-  try {
-    await streamLines(handle, (line) => {
-      if (line.lineNo <= after || line.lineNo > last || !line.terminated) return;
-      const decoded = decodeJournalLine(line.bytes);
-      if (!decoded.ok) return;
-      for (const { collection, key } of decoded.changes)
-        if (collection === 'users' || collection === 'schedules') changed.add(`${collection}:${key}`);
-    });
-  } finally {
-    await handle.close();
-  }
-  return [...changed];
+  const kept = [...history.heads.slice(from - history.from, -1), ...heads];
+  await writeFileAtomic(join(dir, headsFileName(generation + 1)), async (writer) => {
+    for (const one of kept) await writer.write(`"${one}"\n`);
+  });
 }
