@@ -105,10 +105,10 @@ export function minimalDurableServer() {
   );
 }
 
-/** `examctl local serve` on a fresh store from the demo world. */
-export function localServe() {
+/** `examctl local serve` on a fresh store from the demo world; `cli`: another build's bin/examctl. */
+export function localServe(cli = cliPath) {
   return inScratchDir('examctl-bench-serve-', (dir) =>
-    spawnServer([cliPath, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], DEMO_TOKEN),
+    spawnServer([cli, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], DEMO_TOKEN),
   );
 }
 

@@ -1,6 +1,7 @@
 // `local serve` under load (issue 12): run after `npm run build`.
 //   node bench/serve-bench.mjs [rounds]
-//   node bench/serve-bench.mjs cpu [rounds]: pairedServeCpu (below), both processes' CPU per request
+//   node bench/serve-bench.mjs cpu [rounds] [other bin/examctl]: pairedServeCpu (below), both processes' CPU per
+//   request; with another build's bin, its local serve in the same rounds (an A/B of two builds)
 // 1. Head-of-line blocking: 300 users with a Password created at concurrency 64 while 4 loops GET
 //    a review session; the GETs' latency percentiles during that load.
 //    Also how long the 300 creates took (scrypt on every one).
@@ -242,16 +243,18 @@ export async function runServeBench({ rounds = 5 } = {}) {
 /**
  * Issue 82: what each request costs `local serve` against the durable minimal server, in CPU (user+sys)
  * of both processes: the server's from /proc, the loop's (this process) from process.cpuUsage(). Paired
- * rounds, the order alternating, a fresh server each, `users` creates after a 2,000-user warm-up.
+ * rounds, the order rotating, a fresh server each, `users` creates after a 2,000-user warm-up. With
+ * `other` (another build's bin/examctl), its `local serve` is measured in the same rounds too.
  */
-export async function pairedServeCpu({ rounds = 5, users = 5_000, concurrency = 8 } = {}) {
+export async function pairedServeCpu({ rounds = 5, users = 5_000, concurrency = 8, other } = {}) {
   const got = [];
   for (let round = 0; round < rounds; round += 1) {
     const servers = [
       ['durable', minimalDurableServer],
-      ['serve', localServe],
+      ['serve', () => localServe()],
+      ...(other === undefined ? [] : [['other', () => localServe(other)]]),
     ];
-    if (round % 2 === 1) servers.reverse();
+    for (let turn = 0; turn < round % servers.length; turn += 1) servers.push(servers.shift());
     const one = { load: loadAverage() };
     for (const [name, start] of servers) {
       one[name] = await onFresh(start, async (target) => {
@@ -275,6 +278,23 @@ export async function pairedServeCpu({ rounds = 5, users = 5_000, concurrency = 
   const column = (name, field) => got.map((round) => round[name][field]);
   const rateRatios = got.map((round) => round.serve.rate / round.durable.rate);
   const serverRatios = got.map((round) => round.serve.server / round.durable.server);
+  const others =
+    other === undefined
+      ? []
+      : [
+          {
+            measure: `  ${other}'s local serve: users/s / durable minimal server`,
+            value: +median(got.map((round) => round.other.rate / round.durable.rate)).toFixed(2),
+            goal: '',
+            detail: `paired rounds ${list(got.map((round) => round.other.rate / round.durable.rate))}`,
+          },
+          {
+            measure: `  server CPU ms per 1,000 users: this build's local serve / ${other}'s`,
+            value: +median(got.map((round) => round.serve.server / round.other.server)).toFixed(2),
+            goal: '',
+            detail: `this build ${list(column('serve', 'server'), 0)}; ${other} ${list(column('other', 'server'), 0)}`,
+          },
+        ];
   return [
     {
       measure: `users/s, bare loop, ${users} creates, concurrency ${concurrency}: local serve / durable minimal server`,
@@ -303,6 +323,7 @@ export async function pairedServeCpu({ rounds = 5, users = 5_000, concurrency = 
         1,
       )}`,
     },
+    ...others,
   ];
 }
 
@@ -315,6 +336,7 @@ function loadAverage() {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  if (process.argv[2] === 'cpu') console.table(await pairedServeCpu({ rounds: Number(process.argv[3] ?? 5) }));
+  if (process.argv[2] === 'cpu')
+    console.table(await pairedServeCpu({ rounds: Number(process.argv[3] ?? 5), other: process.argv[4] }));
   else console.table(await runServeBench({ rounds: Number(process.argv[2] ?? 5) }));
 }
