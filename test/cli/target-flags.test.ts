@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { COMMANDS } from '../../src/cli/program.js';
 import { commandName, declareCommand, type Behaviours } from '../../src/cli/command-declaration.js';
@@ -188,7 +189,7 @@ describe('a target flag a command does not read', () => {
       const template = testDeps(dir, {}, env);
       expect(await runCli(['template', 'users', '--store', 'x', '-o', 'csv'], template.deps)).toBe(2);
       expect(template.stdout.text).toBe('');
-      expect(template.stderr.text).toContain('--store: template reads no target or profile; leave --store out');
+      expectCoded(template.stderr.text, 'E2000', '--store', 'template');
       expect(readdirSync(dir).filter((name) => name !== 'cfg')).toEqual([]);
     });
   });
