@@ -239,7 +239,8 @@ describe('the answer budget (QA D7)', () => {
       );
       expect(failure).toBeInstanceOf(TransientTargetError);
       expect(failure).not.toBeInstanceOf(AnswerUnreadableError);
-      expect((failure as Error).message).toContain('the response body is larger than 512 KiB');
+      expect((failure as TransientTargetError).code).toBe('E3001');
+      expect((failure as Error).message).toContain('512 KiB');
       expect(server.requests).toHaveLength(2);
     } finally {
       await client.close();
