@@ -11,3 +11,13 @@ export function expectCoded(stderr: string, code: string, ...facts: readonly (st
   const message = stderr.slice(at);
   for (const fact of facts) expect(message).toContain(String(fact));
 }
+
+/**
+ * The report line of one item's problem (`file:line [id] field code message`): stderr holds it, and
+ * the test then checks the facts on it (a run id, a flag) rather than the sentence.
+ */
+export function itemLine(text: string, id: string, field: string): string {
+  const line = text.split('\n').find((each) => each.includes(`[${id}] ${field} `));
+  expect(line, `no line for [${id}] ${field} in:\n${text}`).toBeDefined();
+  return line!;
+}
