@@ -142,7 +142,7 @@ describe("review-session show in the admin's zone", () => {
       ]);
       const format = await cli(dir, ['review-session', 'show', 'RS-MATH1-OCT', '--date-format', 'DD/MM/YY']);
       expect(format.code).toBe(2);
-      expect(format.stderr).toContain('examctl: E2000: --date-format DD/MM/YY: unknown token "YY"');
+      expectCoded(format.stderr, 'E2000', '--date-format DD/MM/YY', '"YY"');
     });
   });
 

@@ -181,7 +181,7 @@ describe('a target flag a command does not read', () => {
           profile.deps,
         ),
       ).toBe(2);
-      expect(profile.stderr.text).toContain('examctl: E2000: --target: config set-profile takes --base-url');
+      expectCoded(profile.stderr.text, 'E2000', '--target', 'config set-profile', '--base-url');
       expect(existsSync(join(dir, 'cfg', 'config.json'))).toBe(false);
       const runs = testDeps(dir, {}, env);
       expect(await runCli(['runs', 'list', '--store', './exams'], runs.deps)).toBe(2);
