@@ -14,7 +14,8 @@ it('collection add from flags without --external-id says a second run makes anot
     const unnamed = testDeps(dir);
     expect(await runCli(FLAGS, unnamed.deps), unnamed.stderr.text).toBe(0);
     expect(unnamed.stderr.text).toContain(NOTE);
-    expect(unnamed.stderr.text).toContain('give the id printed below with --external-id <id> and --existing ok');
+    expect(unnamed.stderr.text).toContain('--external-id <id>');
+    expect(unnamed.stderr.text).toContain('--existing ok');
     for (const extra of [['--external-id', 'geo27'], ['--dry-run']]) {
       const io = testDeps(dir);
       expect(await runCli([...FLAGS, ...extra], io.deps), io.stderr.text).toBe(0);

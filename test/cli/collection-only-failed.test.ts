@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { parse } from 'csv-parse/sync';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
@@ -72,6 +73,6 @@ describe('collection add --only-failed', () => {
     withTempDir(async (dir) => {
       const run = await cli(dir, ['collection', 'add', '--only-failed', '--title', 'T', '--store', 's']);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain('--only-failed reads a run report: give it with --file');
+      expectCoded(run.stderr, 'E2000', '--only-failed', '--file');
     }));
 });

@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { CommanderError } from 'commander';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { COMMANDS } from '../../src/cli/program.js';
@@ -349,7 +350,7 @@ describe('argv to options, per command', () => {
         io.deps,
       );
       expect(code).toBe(2);
-      expect(io.stderr.text).toContain('--file given twice: it takes one value; give it once');
+      expectCoded(io.stderr.text, 'E2000', '--file', 'twice');
       expect(io.stderr.text).not.toMatch(/a\.csv|b\.csv/);
       const reports = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs') });
       expect(
@@ -358,7 +359,7 @@ describe('argv to options, per command', () => {
           reports.deps,
         ),
       ).toBe(2);
-      expect(reports.stderr.text).toContain('--report given twice: it takes one value');
+      expectCoded(reports.stderr.text, 'E2000', '--report', 'twice');
       // A parsed and a choice flag keep their own checks under the guard.
       await expect(program.parse(['user', 'sync', '--concurrency', 'x'])).rejects.toThrow(
         '--concurrency must be a whole number of at least 1',

@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync } from 'node:fs';
@@ -453,7 +454,7 @@ describe('schedule push', () => {
       ];
       const { code, stderr } = await cli(dir, ['schedule', 'push', '--file', 'c.ndjson', ...flags]);
       expect(code).toBe(2);
-      expect(stderr).toContain('c.ndjson:2: is an empty object among candidate records');
+      expectCoded(stderr, 'E2100', 'c.ndjson:2:', 'empty object');
       expect(existsSync(join(dir, 'store'))).toBe(false);
     });
   });
@@ -569,7 +570,7 @@ describe('invigilators remove', () => {
       await writeFile(join(dir, 'mixed.json'), '["", "inv-2"]\n');
       const file = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '--file', 'mixed.json']);
       expect(file.code).toBe(2);
-      expect(file.stderr).toContain('mixed.json:1: array element 0 is an empty id');
+      expectCoded(file.stderr, 'E2100', 'mixed.json:1:', 'element 0', 'empty id');
       const argument = await cli(dir, ['invigilators', 'remove', 'S-FUTURE', '', 'inv-2', '--json']);
       expect(argument.code).toBe(1);
       const items = JSON.parse(argument.stdout).items as Item[];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -167,7 +168,7 @@ describe('a dry run fails where the real run would', () => {
           dry.deps,
         ),
       ).toBe(2);
-      expect(dry.stderr.text).toContain('refusing plain http:// to exam.example.test');
+      expectCoded(dry.stderr.text, 'E2000', 'http://', 'exam.example.test');
       const allowed = testDeps(dir);
       expect(
         await runCli(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { UsageError } from '../../src/system/errors.js';
 import { wholeMillisecondsFromEnv } from '../../src/system/env-values.js';
 import { lockTimeoutFromEnv } from '../../src/system/lock.js';
@@ -41,7 +42,7 @@ describe('environment variables in milliseconds', () => {
         ['--base-url', 'http://127.0.0.1:9', '--yes', 'user', 'sync', '--file', 'users.csv'],
         io.deps,
       );
-      expect(io.stderr.text).toContain('EXAMCTL_STOP_GRACE_MS must be a whole number of milliseconds, got "10s"');
+      expectCoded(io.stderr.text, 'E2000', 'EXAMCTL_STOP_GRACE_MS', '"10s"');
       expect(code).toBe(2);
     });
   });

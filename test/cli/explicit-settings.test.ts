@@ -7,6 +7,7 @@
 import { chmod, lstat, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 import { resolveSettings } from '../../src/context/settings.js';
@@ -326,13 +327,11 @@ describe('profiles: trust, links, names', () => {
       await chmod(join(dir, 'map.json'), 0o666);
       const refused = await cli(dir, ['--store', join(dir, 'store'), 'user', 'sync', '--file', 'sis.csv', '--dry-run']);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`profile sis: mapFile ${join(dir, 'map.json')}: `);
-      expect(refused.stderr).toContain('examctl trusts nothing another user can write');
+      expectCoded(refused.stderr, 'E2400', `profile sis: mapFile ${join(dir, 'map.json')}: `);
       // Refused where it is kept too, not at 2 am.
       const kept = await cli(dir, ['config', 'set-profile', 'sis', '--map-file', 'map.json']);
       expect(kept.code).toBe(2);
-      expect(kept.stderr).toContain('--map-file map.json: ');
-      expect(kept.stderr).toContain('examctl trusts nothing another user can write');
+      expectCoded(kept.stderr, 'E2400', '--map-file map.json: ');
     }));
 
   it('a config.json that is a link (a dotfiles repository) is written through: the link stays, the linked file gets the change', () =>

@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -30,7 +31,7 @@ describe('input files named wrongly', () => {
     withTempDir(async (dir) => {
       const said = await run(dir, [...args, '--file', '']);
       expect(said.code, said.stderr).toBe(2);
-      expect(said.stderr).toContain('--file is empty: give a value');
+      expectCoded(said.stderr, 'E2001', '--file', 'empty');
       expect(said.stderr).not.toContain('directory');
       expect(said.stdout).toBe('');
     }),

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { startFaultServer, type FaultServer } from '../support/fault-server.js';
 import { testDeps, withTempDir } from './helpers.js';
@@ -39,7 +40,7 @@ describe('login and EXAMCTL_BASE_URL', () => {
       ] as Record<string, string>[]) {
         const login = await cli(dir, ['login', '--with-token'], env, 'token-of-b\n');
         expect(login.code, login.stderr).toBe(2);
-        expect(login.stderr).toContain("EXAMCTL_BASE_URL names http://127.0.0.1:9, not profile staging's");
+        expectCoded(login.stderr, 'E2000', 'EXAMCTL_BASE_URL', 'http://127.0.0.1:9', 'profile staging');
       }
       expect(server.requests).toHaveLength(0);
       expect(existsSync(join(dir, '.config', 'staging.token'))).toBe(false);
@@ -66,7 +67,7 @@ it('login --profile <a profile without base URL>: exit 2 naming --base-url, noth
     const before = config(dir);
     const login = await cli(dir, ['login', '--profile', 'admin', '--with-token'], {}, 'secret\n');
     expect(login.code, login.stderr).toBe(2);
-    expect(login.stderr).toContain('profile admin has no base URL: add --base-url <url>');
+    expectCoded(login.stderr, 'E2000', 'profile admin', '--base-url');
     expect(config(dir)).toEqual(before);
     expect(existsSync(join(dir, '.config', 'admin.token'))).toBe(false);
   }));
@@ -209,7 +210,7 @@ describe('config list, show and use say what is true', () => {
       expect(list.stdout).not.toContain('abc123');
       const run = await cli(dir, ['--yes', 'user', 'sync', '--file', 'u.csv']);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain('holds a character outside visible ASCII (at position 5, not shown)');
+      expectCoded(run.stderr, 'E2000', 'position 5');
     }));
 
   it('config use while EXAMCTL_PROFILE names another: said on stderr', () =>

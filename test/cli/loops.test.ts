@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { parse } from 'csv-parse/sync';
 import { runCli } from '../../src/cli/run-cli.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
@@ -320,7 +321,7 @@ describe('4/5. a nightly run with no memory says so everywhere; --require-memory
       });
       expect(refused.code).toBe(2);
       expect(service.received).toEqual([]);
-      expect(refused.stderr).toContain(`--require-memory: no sync memory for remote ${service.url}`);
+      expectCoded(refused.stderr, 'E2000', '--require-memory', service.url);
       expect(refused.stderr).toContain(join(dir, 'synced'));
       expect(readFileSync(join(dir, 'r.xml'), 'utf8')).toContain('<failure message="--require-memory: no sync memory');
       expect(refused.stderr).toContain('::error title=examctl: the run stopped::--require-memory: no sync memory');

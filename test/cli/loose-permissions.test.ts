@@ -2,6 +2,7 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { StringSink } from '../support/string-sink.js';
 
@@ -127,7 +128,7 @@ describe('loose permissions', () => {
     await chmod(store, 0o777);
     const refused = await cli(['--target', 'local', '--store', store, 'user', 'sync', '--file', 'users.csv']);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`the local store: ${store} is writable by others (mode 777); chmod go-w ${store}`);
+    expectCoded(refused.stderr, 'E2400', store, 'mode 777', `chmod go-w ${store}`);
     const doctor = await cli(['--target', 'local', '--store', store, 'doctor']);
     expect(doctor.stdout).toMatch(
       /FAIL {2}permissions the runs directory .* writable by others.*; the local store .* writable by others/,

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { writeWorkbook } from '../xlsx/helpers.js';
 import { testDeps, withTempDir } from './helpers.js';
@@ -63,7 +64,7 @@ describe('a header of one cell: no header at all', () => {
       ]);
       const { code, stderr } = await dryRun(dir, 'titled.xlsx');
       expect(code).toBe(2);
-      expect(stderr).toContain('the header has one cell, "Spring term users": a title above the header?');
+      expectCoded(stderr, 'E2100', 'titled.xlsx', '"Spring term users"');
       expect(stderr).toContain('delete the title row');
     });
   });

@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { examctl } from '../support/cli.js';
 import { testDeps, withTempDir } from './helpers.js';
@@ -26,7 +27,7 @@ describe('an output named - or on stdout under --json', () => {
         expect(await runCli(onTarget(['--store', 'store'], [...command, '--out', '-']), io.deps), io.stderr.text).toBe(
           2,
         );
-        expect(io.stderr.text).toContain('--out - names no file: give a file name');
+        expectCoded(io.stderr.text, 'E2000', '--out -');
       }
       expect(existsSync(join(dir, '-'))).toBe(false);
     }));

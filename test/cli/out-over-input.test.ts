@@ -1,6 +1,7 @@
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps } from './helpers.js';
 import { withTempDir } from '../support/temp-dir.js';
@@ -16,7 +17,7 @@ it('review-session show --out naming its own --file (or a link to it) is exit 2,
       expect(await runCli(['review-session', 'show', '--file', 'term.csv', '-o', 'csv', '--out', out], io.deps)).toBe(
         2,
       );
-      expect(io.stderr.text).toContain(`--out ${out} is the --file file this run reads`);
+      expectCoded(io.stderr.text, 'E2000', `--out ${out}`, '--file');
       expect(readFileSync(join(dir, 'term.csv'), 'utf8')).toBe(list);
     }
     const io = testDeps(dir);

@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 import { BIN } from '../support/cli.js';
@@ -52,7 +53,7 @@ describe('an output over what the run reads or keeps', () => {
       for (const [report, words] of cases) {
         const run = await cli(dir, ['user', 'sync', '--file', 'users.csv', '--dry-run', '--report', report!]);
         expect(run.code, run.stderr).toBe(2);
-        expect(run.stderr).toContain(`--report ${report} ${words}: give the output another name`);
+        expectCoded(run.stderr, 'E2000', `--report ${report} ${words}`);
       }
       expect(readFileSync(join(dir, '.config', 'config.json'), 'utf8')).toBe(config);
       expect(readFileSync(join(dir, 'map.json'), 'utf8')).toBe('{"ID":"ExternalId"}');
@@ -85,7 +86,7 @@ describe('an output over what the run reads or keeps', () => {
       ]) {
         const run = await cli(dir, ['template', 'users', '--out', out!]);
         expect(run.code, run.stderr).toBe(2);
-        expect(run.stderr).toContain(`--out ${out} is ${words}: give the output another name`);
+        expectCoded(run.stderr, 'E2000', `--out ${out} is ${words}`);
       }
       expect(readFileSync(join(config, 'prod.token'), 'utf8')).toBe('a-token\n');
       expect(readFileSync(join(dir, 'map.json'), 'utf8')).toBe('{"ID":"ExternalId"}');
@@ -101,7 +102,7 @@ describe('an output over what the run reads or keeps', () => {
       const journal = join('store', readdirSync(join(dir, 'store')).find((name) => name.startsWith('journal-'))!);
       const store = await cli(dir, ['--store', 'store', 'local', 'export', '--out', journal]);
       expect(store.code).toBe(2);
-      expect(store.stderr).toContain(`--out ${journal} is in this run's store, runs or memories`);
+      expectCoded(store.stderr, 'E2000', `--out ${journal}`, 'store');
       const memoryDir = readdirSync(join(dir, 'synced'))[0]!;
       const memory = join(dir, 'synced', memoryDir, 'users.ndjson');
       const before = readFileSync(memory, 'utf8');
@@ -221,7 +222,7 @@ describe('an output over what the run reads or keeps', () => {
       for (const [argv, words] of cases) {
         const refused = await cli(dir, argv);
         expect(refused.code, argv.join(' ')).toBe(2);
-        expect(refused.stderr).toContain(`${words}: give the output another name`);
+        expectCoded(refused.stderr, 'E2000', words);
       }
       expect(kept()).toEqual(before);
       expect(existsSync(join(dir, '.config', 'config.json'))).toBe(false);
@@ -270,7 +271,7 @@ describe('an output over what the run reads or keeps', () => {
       for (const out of copies) {
         const refused = await cli(dir, ['--store', 'st', 'local', 'export', '--out', out]);
         expect(refused.code).toBe(2);
-        expect(refused.stderr).toContain(`--out ${out} is named or written as a store's, a run's or a memory's file`);
+        expectCoded(refused.stderr, 'E2000', `--out ${out}`, 'store');
       }
       expect(copies.map((file) => readFileSync(join(dir, file), 'utf8'))).toEqual(before);
       // trial23 f07: the memory's export is kept from a report; synced export itself replaces it.
@@ -318,7 +319,7 @@ describe('an output over what the run reads or keeps', () => {
         for (const argv of outputs) {
           const run = await cli(dir, [...argv, out]);
           expect(run.code, `${argv.join(' ')}: ${run.stderr}`).toBe(2);
-          expect(run.stderr).toContain(`${argv.at(-1)} ${out} is ${words}: give the output another name`);
+          expectCoded(run.stderr, 'E2000', `${argv.at(-1)} ${out} is ${words}`);
         }
       }
       expect(read()).toEqual(before);
@@ -369,7 +370,7 @@ describe('an output over what the run reads or keeps', () => {
         ]) {
           const run = await cli(dir, [...argv, name]);
           expect(run.code, `${name}: ${run.stderr}`).toBe(2);
-          expect(run.stderr).toContain(`${argv.at(-1)} ${name} is the local store's world file (local export --out)`);
+          expectCoded(run.stderr, 'E2000', `${argv.at(-1)} ${name}`, 'world file');
         }
         expect(readFileSync(join(dir, name)).equals(bytes), name).toBe(true);
       }

@@ -46,6 +46,7 @@ describe('askPin', () => {
     const refused = await askPin('why', {}, withAnswer('  ', [])).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(UsageError);
     expect((refused as UsageError).exitCode).toBe(ExitCode.Usage);
-    expect((refused as UsageError).message).toBe('no PIN entered; nothing was sent');
+    expect((refused as UsageError).code).toBe('E2000');
+    expect((refused as UsageError).message).toContain('PIN');
   });
 });

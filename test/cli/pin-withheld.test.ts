@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { IntegrationApi } from '../../src/port/integration-api.js';
@@ -90,7 +91,6 @@ describe('schedule PINs in run reports', () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/^examctl: E2110: \S*r\.csv:3: Pin holds "withheld" on lines 3, 4 /m);
       expect(refused.stderr).toContain('--pin');
-      expect(refused.stderr).toContain('put the PIN back in the column');
       expect((await cli(dir, ['local', 'export'])).stdout).toBe(before);
       // A dry run is refused alike; the whole report as plain --file names the ok row's line too.
       expect((await cli(dir, ['--dry-run', 'schedule', 'push', '--file', 'r.csv', '--only-failed'])).code).toBe(2);
@@ -140,9 +140,11 @@ describe('schedule PINs in run reports', () => {
     }
     await withTempDir(async (dir) => {
       await writeFile(join(dir, 'pin.txt'), '4821\n');
-      expect(
+      expectCoded(
         (await cli(dir, ['schedule', 'push', '--file', 's.csv', '--pin', '1', '--pin-file', 'pin.txt'])).stderr,
-      ).toContain('--pin and --pin-file: give one of them');
+        'E2000',
+        '--pin and --pin-file',
+      );
     });
   });
 

@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -85,7 +86,7 @@ describe('dry run: one read, report held back until the read completed', () => {
       const { code, stdout, stderr } = await cli(dir, ['user', 'sync', '--file', input, '--dry-run', '--json']);
       expect(code).toBe(2);
       expectOnlyErrorDocument(stdout, 2);
-      expect(stderr).toContain(`users.csv:${rows.length + 2}: row has 2 cells but the header has 6 columns`);
+      expectCoded(stderr, 'E2100', `users.csv:${rows.length + 2}:`, '2 cells', '6 columns');
       expect(await spoolFiles()).toEqual([]);
     });
   });

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 import { StoreLock } from '../../src/system/lock.js';
@@ -76,7 +77,7 @@ describe('profile commands at once on one config directory', () => {
       await held.acquire();
       const io = testDeps(dir, {}, { EXAMCTL_CONFIG_DIR: cfg, EXAMCTL_LOCK_TIMEOUT_MS: '0' });
       expect(await runCli(['config', 'set-profile', 'late', '--base-url', 'http://127.0.0.1:1'], io.deps)).toBe(3);
-      expect(io.stderr.text).toContain(`the config directory ${cfg} is locked by pid ${process.pid}`);
+      expectCoded(io.stderr.text, 'E3020', cfg, `pid ${process.pid}`);
       expect(existsSync(join(cfg, 'config.json'))).toBe(false);
       const json = testDeps(dir, {}, { EXAMCTL_CONFIG_DIR: cfg, EXAMCTL_LOCK_TIMEOUT_MS: '0' });
       expect(

@@ -7,6 +7,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -181,7 +182,7 @@ describe("a profile's set against what the command line gives (trial40 F03)", ()
         'title=SetTitle',
       ]);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain('--set title and --title both give it: give one');
+      expectCoded(run.stderr, 'E2000', '--set title', '--title');
       expect(await sitting(dir, 'S-1')).toBeUndefined();
     }));
 });
@@ -247,7 +248,7 @@ describe('a typed --set given twice for one field', () => {
         'owner_=scheduler',
       ]);
       expect(twice.code).toBe(2);
-      expect(twice.stderr).toContain('--set given twice for Owner: give each field once');
+      expectCoded(twice.stderr, 'E2000', '--set', 'Owner');
       expect(twice.stderr).not.toMatch(/dean|scheduler/);
       expect(await sitting(dir, 'S-1')).toBeUndefined();
       for (const secret of [

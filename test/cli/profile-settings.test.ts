@@ -7,6 +7,7 @@
 import { mkdir, open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { inputShaping } from '../../src/pipeline/command-input.js';
 import { USER_COLUMNS } from '../../src/domain/columns.js';
@@ -200,7 +201,7 @@ describe("a profile's settings apply unless a flag says otherwise", () => {
       // A base URL named another way: the default profile's settings (its encoding too) do not follow it.
       const elsewhere = testDeps(dir, {}, { EXAMCTL_BASE_URL: 'https://other.example.org' });
       expect(await runCli(['user', 'sync', '--file', 'sis.csv', '--dry-run'], elsewhere.deps)).toBe(2);
-      expect(elsewhere.stderr.text).toContain('or name its encoding with --encoding');
+      expectCoded(elsewhere.stderr.text, 'E2100', 'sis.csv', '--encoding');
     }));
 
   it("a UTF-8 export under a profile's windows-1252 is refused, not read as JÃ¼rgen; --encoding utf-8 reads it", () =>
@@ -230,10 +231,15 @@ describe("a profile's settings apply unless a flag says otherwise", () => {
       ).toBe(0);
       const refused = testDeps(dir);
       expect(await runCli(['user', 'sync', '--file', 'sis.csv', '--dry-run', '--json'], refused.deps)).toBe(2);
-      expect(refused.stderr.text).toContain(
-        'sis.csv:3: the file is UTF-8 text (these bytes read as UTF-8 are "ürgen;Müll"), but it is read as windows-1252',
+      expectCoded(
+        refused.stderr.text,
+        'E2100',
+        'sis.csv:3:',
+        'UTF-8',
+        '"ürgen;Müll"',
+        'windows-1252',
+        '--encoding utf-8',
       );
-      expect(refused.stderr.text).toContain('give --encoding utf-8 for this file');
       const flagged = testDeps(dir);
       expect(
         await runCli(['user', 'sync', '--file', 'sis.csv', '--dry-run', '--json', '--encoding', 'utf-8'], flagged.deps),

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -39,7 +40,7 @@ describe('--report naming a file the run reads', () => {
         's',
       ]);
       expect(map.code).toBe(2);
-      expect(map.stderr).toContain('is the --map-file file this run reads');
+      expectCoded(map.stderr, 'E2000', '--report map.json', '--map-file');
       writeFileSync(join(dir, 'token.json'), 'a-token\n');
       const token = await cli(dir, [
         'user',
@@ -55,7 +56,7 @@ describe('--report naming a file the run reads', () => {
         '--yes',
       ]);
       expect(token.code).toBe(2);
-      expect(token.stderr).toContain('is the --token-file file this run reads');
+      expectCoded(token.stderr, 'E2000', '--report token.json', '--token-file');
       expect(readFileSync(join(dir, 'token.json'), 'utf8')).toBe('a-token\n');
       expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(users);
       // Another name is fine.

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { startJournaling } from '../../src/pipeline/run-journaling.js';
 import { cannotWriteReport } from '../../src/report/report-file.js';
@@ -50,7 +51,7 @@ describe('system errors reach the admin in words', () => {
         'map.json',
       ]);
       expect(fifo.code).toBe(2);
-      expect(fifo.stderr).toContain('--map-file map.json: cannot read: it is a FIFO, not a regular file');
+      expectCoded(fifo.stderr, 'E2000', '--map-file map.json', 'FIFO');
       expect(bareCode(fifo.stderr)).toBeNull();
       const directory = await run(dir, [
         '--store',
@@ -64,7 +65,7 @@ describe('system errors reach the admin in words', () => {
         'maps',
       ]);
       expect(directory.code).toBe(2);
-      expect(directory.stderr).toContain('--map-file maps: cannot read: it is a directory, not a regular file');
+      expectCoded(directory.stderr, 'E2000', '--map-file maps', 'directory');
     }));
 
   it.each([

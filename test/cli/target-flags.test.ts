@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { buildProgram } from '../../src/cli/command-tree.js';
 import { COMMANDS } from '../../src/cli/program.js';
 import { commandName, declareCommand, type Behaviours } from '../../src/cli/command-declaration.js';
@@ -180,7 +181,7 @@ describe('a target flag a command does not read', () => {
           profile.deps,
         ),
       ).toBe(2);
-      expect(profile.stderr.text).toContain('examctl: E2000: --target: config set-profile takes --base-url');
+      expectCoded(profile.stderr.text, 'E2000', '--target', 'config set-profile', '--base-url');
       expect(existsSync(join(dir, 'cfg', 'config.json'))).toBe(false);
       const runs = testDeps(dir, {}, env);
       expect(await runCli(['runs', 'list', '--store', './exams'], runs.deps)).toBe(2);
@@ -188,7 +189,7 @@ describe('a target flag a command does not read', () => {
       const template = testDeps(dir, {}, env);
       expect(await runCli(['template', 'users', '--store', 'x', '-o', 'csv'], template.deps)).toBe(2);
       expect(template.stdout.text).toBe('');
-      expect(template.stderr.text).toContain('--store: template reads no target or profile; leave --store out');
+      expectCoded(template.stderr.text, 'E2000', '--store', 'template');
       expect(readdirSync(dir).filter((name) => name !== 'cfg')).toEqual([]);
     });
   });

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -343,7 +344,7 @@ describe('a refused base URL names where it came from (trial 10, F09)', () => {
         expect.stringContaining('EXAMCTL_BASE_URL: refusing plain http:// to exam.example.com'),
       ]);
       const api = await cli(dir, SYNC, { EXAMCTL_BASE_URL: 'https://exam.example.com/api/v1/integrations' });
-      expect(api.stderr).toContain('EXAMCTL_BASE_URL: the path ends with /api/v1/integrations');
+      expectCoded(api.stderr, 'E2000', 'EXAMCTL_BASE_URL', '/api/v1/integrations');
       const doctor = await cli(dir, ['doctor'], plain);
       expect(doctor.code).toBe(3);
       expect(doctor.stdout).toMatch(/FAIL\s+target\s+EXAMCTL_BASE_URL: refusing plain http:\/\//);
@@ -395,7 +396,7 @@ describe('the config file is checked strictly', () => {
       );
       const typo = await cli(dir, SYNC);
       expect(typo.code).toBe(2);
-      expect(typo.stderr).toContain(`${config}: profiles.prod: Unrecognized key: "baseURL"`);
+      expectCoded(typo.stderr, 'E2000', `${config}: profiles.prod:`, '"baseURL"');
       await writeFile(
         config,
         JSON.stringify({
@@ -404,7 +405,7 @@ describe('the config file is checked strictly', () => {
           profiles: { prod: { baseUrl: 'https://exam.example.org' } },
         }),
       );
-      expect((await cli(dir, SYNC)).stderr).toContain(`${config}: (top): Unrecognized key: "default_profile"`);
+      expectCoded((await cli(dir, SYNC)).stderr, 'E2000', `${config}: (top):`, '"default_profile"');
       await writeFile(
         config,
         JSON.stringify({
@@ -415,7 +416,7 @@ describe('the config file is checked strictly', () => {
       );
       const gone = await cli(dir, SYNC);
       expect(gone.code).toBe(2);
-      expect(gone.stderr).toContain('defaultProfile: no profile named "prod"');
+      expectCoded(gone.stderr, 'E2000', 'defaultProfile', '"prod"');
     }));
 });
 
@@ -674,9 +675,16 @@ describe('under CI=true a remote target is named (issue 81, item 7: a job whose 
       ] as [string[], Record<string, string>][]) {
         const run = await cli(dir, args, { CI: 'true', ...env });
         expect(run.code, run.stderr).toBe(2);
-        expect(run.stderr).toContain('only the default profile prod names the remote target http://127.0.0.1:18672');
         const token = env.EXAMCTL_TOKEN === undefined ? 'unset' : 'empty';
-        expect(run.stderr).toContain(`EXAMCTL_BASE_URL unset, EXAMCTL_TOKEN ${token}, EXAMCTL_PROFILE unset`);
+        expectCoded(
+          run.stderr,
+          'E2000',
+          'default profile prod',
+          'http://127.0.0.1:18672',
+          'EXAMCTL_BASE_URL unset',
+          `EXAMCTL_TOKEN ${token}`,
+          'EXAMCTL_PROFILE unset',
+        );
         expect(run.stdout).not.toContain('targetFrom');
       }
       const doctor = await cli(dir, ['doctor'], { CI: 'true' });

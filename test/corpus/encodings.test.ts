@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { expectRefused, inTempDir, parseReport } from './helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 
@@ -160,7 +161,7 @@ describe('--encoding for CSV input', () => {
         dir,
       );
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toContain('--encoding klingon: not an encoding name examctl knows');
+      expectCoded(bad.stderr, 'E2000', '--encoding klingon');
     });
   });
 });

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { corpus, inTempDir } from './helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { expectOnlyErrorDocument } from '../support/error-document.js';
@@ -39,7 +40,7 @@ describe('--only-failed on a file without a status column', () => {
         dir,
       );
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain('passwords.json is not a CSV or .xlsx file');
+      expectCoded(run.stderr, 'E2000', 'passwords.json', 'CSV', '.xlsx');
       const { existsSync } = await import('node:fs');
       expect(existsSync(store)).toBe(false);
     });
@@ -80,14 +81,14 @@ describe('--only-failed on a file without a status column', () => {
       );
       expect(run.code).toBe(2);
       expectOnlyErrorDocument(run.stdout, 2);
-      expect(run.stderr).toContain('--only-failed needs a run report CSV');
+      expectCoded(run.stderr, 'E2000', '--only-failed');
       expect(run.stderr).toContain('no status column in');
       const bare = await examctl(
         ['invigilators', 'remove', 'S-FUTURE', 'inv-1', '--only-failed', '--store', store],
         dir,
       );
       expect(bare.code).toBe(2);
-      expect(bare.stderr).toContain('give the report with --file');
+      expectCoded(bare.stderr, 'E2000', '--only-failed', '--file');
       const { existsSync } = await import('node:fs');
       expect(existsSync(store)).toBe(false);
     });

@@ -46,7 +46,7 @@ describe('Sittings: rows grouped into one request per schedule', () => {
     if (prepared.ok) return;
     expect(prepared.problems).toHaveLength(1);
     expect(prepared.problems[0]).toMatchObject({ line: 4, field: 'Schedule.StartDateTime' });
-    expect(prepared.problems[0]!.message).toContain('on line 2; rows of one schedule must agree');
+    expect(prepared.problems[0]!.message).toContain('line 2');
   });
 
   it('CSV spellings of one value agree ("yes" and "true")', () => {

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { chosenId } from '../../src/runs/run-id.js';
 import { startExamctl, type Running } from './helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
@@ -187,7 +188,7 @@ describe('the report loop after such a kill (trial35 F06)', () => {
     const id = report.trim().split(',').at(-1)!;
     const retry = await examctl(['collection', 'add', '--file', 'r.csv', '--only-failed', ...remote()], dir, env);
     expect(retry.code, retry.stderr).toBe(2);
-    expect(retry.stderr).toContain(`r.csv:2: run ${id} lost the answer to this create (an id examctl chose)`);
+    expectCoded(retry.stderr, 'E2000', 'r.csv:2:', `run ${id}`);
     expect(collections).toEqual([chosenId(id, 0)]);
     writeFileSync(join(dir, 'r.csv'), report.replace(',unknown,', ',failed,'));
     const anew = await examctl(['collection', 'add', '--file', 'r.csv', '--only-failed', ...remote()], dir, env);

@@ -1,4 +1,5 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -286,8 +287,7 @@ describe('a store examctl cannot use: exit 3, and nothing written', () => {
       EXAMCTL_LOCK_TIMEOUT_MS: '300',
     });
     expect(write.code).toBe(3);
-    expect(write.stderr).toContain(`is locked by pid ${holder.pid}`);
-    expect(write.stderr).toContain('gave up after 300 ms');
+    expectCoded(write.stderr, 'E3020', `pid ${holder.pid}`, '300 ms');
 
     // Once the holder is gone (killed: its lock file stays behind), the next writer takes over.
     holder.kill('SIGKILL');

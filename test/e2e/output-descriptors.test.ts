@@ -4,6 +4,7 @@
  * (docs/security.md, "Outputs"). The process's own descriptors are the subject: spawned.
  */
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { symlink } from 'node:fs/promises';
@@ -85,6 +86,6 @@ describe.skipIf(process.platform !== 'linux')('--out naming a descriptor of exam
     withTempDir(async (dir) => {
       const refused = await examctl(['template', 'users', '--out', `/proc/${process.pid}/fd/1`], dir);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(`cannot write /proc/${process.pid}/fd/1: it is another process's descriptor;`);
+      expectCoded(refused.stderr, 'E2000', `/proc/${process.pid}/fd/1`, 'another process');
     }));
 });

@@ -5,6 +5,7 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { BIN, examctl } from '../support/cli.js';
 
 /**
@@ -102,7 +103,7 @@ describe('--file naming a device or a socket', () => {
         { EXAMCTL_RUNS_DIR: join(dir, 'runs') },
       );
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toContain(`--file: ${device} is a device, not a file; to type or paste records use --file -`);
+      expectCoded(run.stderr, 'E2000', `--file: ${device}`, 'device');
       expect(existsSync(join(dir, 'store'))).toBe(false);
       expect(existsSync(join(dir, 'runs'))).toBe(false);
     }
@@ -118,7 +119,7 @@ describe('--file naming a device or a socket', () => {
         { EXAMCTL_RUNS_DIR: join(dir, 'runs') },
       );
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toContain('--file: in.sock is a socket, not a file; to type or paste records use --file -');
+      expectCoded(run.stderr, 'E2000', '--file: in.sock', 'socket');
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
@@ -196,6 +197,6 @@ describe('a FIFO planted in examctl’s own files is refused, naming it', () => 
     mkfifo(join(dir, '.config', 'config.json'));
     const run = await examctl(['config', 'list'], dir);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('config.json is a FIFO, not a regular file: refused');
+    expectCoded(run.stderr, 'E2000', 'config.json', 'FIFO');
   });
 });

@@ -19,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { memoryDir } from '../../src/sync/sync-memory.js';
 import { summedText } from '../../src/sync/memory-document.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
@@ -161,7 +162,7 @@ describe.skipIf(!canMakeUsers)(
       chmodSync(cfg, 0o777);
       const loose = await admin(['--yes', 'user', 'sync', '--file', 'users.csv'], { EXAMCTL_CONFIG_DIR: cfg });
       expect(loose.code).toBe(2);
-      expect(loose.stderr).toContain(`${cfg} is writable by others (mode 777); chmod go-w ${cfg}`);
+      expectCoded(loose.stderr, 'E2400', cfg, 'mode 777', `chmod go-w ${cfg}`);
       attack(`printf 'attacker-token' > ${shared}/token`);
       const token = await admin([
         '--yes',
@@ -224,7 +225,7 @@ describe.skipIf(!canMakeUsers)(
       execFileSync('mv', [memoryDir(synced, target(staging)), memoryDir(synced, target(prod))]);
       const night = await sync(prod, '--changed-only');
       expect(night.code).toBe(2);
-      expect(night.stderr).toContain(`records the target local ${staging}, but this run's target is local ${prod}`);
+      expectCoded(night.stderr, 'E2000', `local ${staging}`, `local ${prod}`);
     });
 
     it("2c. a link planted as a target's memory directory is never followed: the run and synced forget refuse, the linked folder is untouched", async () => {
@@ -246,7 +247,7 @@ describe.skipIf(!canMakeUsers)(
         '--changed-only',
       ]);
       expect(run.code).toBe(2);
-      expect(run.stderr).toContain('is a symbolic link: refused');
+      expectCoded(run.stderr, 'E2400', 'symbolic link');
       const forget = await admin(['--target', 'local', '--store', store, 'synced', 'forget']);
       expect(forget.code).toBe(2);
       expect(readdirSync(victim)).toEqual(['keep']);
@@ -269,7 +270,7 @@ describe.skipIf(!canMakeUsers)(
       expect(fingerprint(theirs)).toEqual(before);
       const named = await admin(['--target', 'local', '--store', theirs, 'user', 'sync', '--file', 'users.csv']);
       expect(named.code).toBe(2);
-      expect(named.stderr).toContain(`${theirs} is owned by uid ${attackerUid}`);
+      expectCoded(named.stderr, 'E2400', theirs, `uid ${attackerUid}`);
       const byEnv = await admin(['--target', 'local', 'schedule', 'links'], { EXAMCTL_STORE: theirs });
       expect(byEnv.code).toBe(2);
       expect(fingerprint(theirs)).toEqual(before);
@@ -378,7 +379,7 @@ describe.skipIf(!canMakeUsers)(
         { EXAMCTL_TOKEN: 'admin-secret-token' },
       );
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toContain(`owned by uid ${attackerUid}, in a folder another user can write`);
+      expectCoded(run.stderr, 'E2000', `uid ${attackerUid}`);
       expect(server.received()).toBe(0);
       expect(lstatSync(report).isSymbolicLink()).toBe(true);
       expect(readFileSync(`${report}.txt`, 'utf8')).toBe('theirs');
@@ -425,15 +426,14 @@ describe.skipIf(!canMakeUsers)(
       const before = fingerprint(synced);
       const imported = await admin([...local, 'synced', 'import', forged]);
       expect(imported.code, imported.stderr).toBe(2);
-      expect(imported.stderr).toContain(`synced import ${forged} (owner uid ${attackerUid}, mode 0666)`);
-      expect(imported.stderr).toContain(`${forged} is owned by uid ${attackerUid}, not by you`);
+      expectCoded(imported.stderr, 'E2400', `synced import ${forged}`, `uid ${attackerUid}`, 'mode 0666');
       expect(imported.stderr).toContain(`docs/sync.md, "A colleague's export"`);
       // Root's own file in the attacker's folder: the folder is named.
       const planted = join(shared, 'mine.json');
       writeFileSync(planted, readFileSync(exported), { mode: 0o600 });
       const inShared = await admin([...local, 'synced', 'import', planted]);
       expect(inShared.code).toBe(2);
-      expect(inShared.stderr).toContain(`${shared} is owned by uid ${attackerUid}, not by you`);
+      expectCoded(inShared.stderr, 'E2400', shared, `uid ${attackerUid}`);
       writeFileSync(join(shared, 'users.csv'), USERS_CSV);
       chownSync(join(shared, 'users.csv'), attackerUid, attackerUid);
       const adopted = await admin([...local, 'synced', 'adopt', '--file', join(shared, 'users.csv')]);

@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -156,7 +157,7 @@ describe('user sync on a terminal without --file', () => {
       ] as const) {
         const result = await cli(dir, [...argv], deps, env);
         expect(result.code).toBe(2);
-        expect(result.stderr).toContain('missing --file (prompts are off');
+        expectCoded(result.stderr, 'E2000', 'missing --file');
       }
       expect(existsSync(join(dir, '.examctl-store'))).toBe(false);
     });
@@ -211,7 +212,7 @@ describe('invigilators remove on a terminal without ids', () => {
     await withTempDir(async (dir) => {
       const result = await cli(dir, ['invigilators', 'remove', 'S-NOPE'], { isTTY: true });
       expect(result.code).toBe(2);
-      expect(result.stderr).toContain('no schedule S-NOPE on local store');
+      expectCoded(result.stderr, 'E2000', 'S-NOPE', 'local store');
     });
   });
 

@@ -39,7 +39,8 @@ describe('missingValue', () => {
     const error = missingValue('--title');
     expect(error).toBeInstanceOf(UsageError);
     expect(error.exitCode).toBe(2);
-    expect(error.message).toBe('missing --title (prompts are off: no TTY, --no-input or CI=true)');
+    expect(error.code).toBe('E2000');
+    expect(error.message).toMatch(/^missing --title \(.*TTY.*--no-input.*CI=true\)$/);
   });
 });
 

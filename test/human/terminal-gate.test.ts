@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import type { IntegrationApi } from '../../src/port/integration-api.js';
 import type { OpenDirectory } from '../../src/port/local-directory.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
@@ -170,7 +171,7 @@ describe('the terminal gate', () => {
           stdoutIsTTY: true,
         });
         expect(onTerminal.code).toBe(2);
-        expect(onTerminal.stderr).toContain('is not shown on a terminal');
+        expectCoded(onTerminal.stderr, 'E2000', '.xlsx', 'terminal', '--out <file>');
         expect(await openSpools()).toBe(before);
       });
     },

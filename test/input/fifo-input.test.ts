@@ -5,6 +5,7 @@
  * A process substitution, a pipe whose writer is there, keeps working under CI=true.
  */
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { open, writeFile } from 'node:fs/promises';
@@ -86,10 +87,10 @@ describe.skipIf(process.platform === 'win32')('--file naming a FIFO with no writ
       expect(await runCli(adopt, testDeps(dir, { isTTY: true, stderr, signal: interrupt.signal }).deps)).toBe(130);
       const twice = testDeps(dir, {}, { CI: 'true' });
       expect(await runCli([...adopt, '-f', '/dev/zero'], twice.deps)).toBe(2);
-      expect(twice.stderr.text).toContain('--file: /dev/zero is a device, not a file');
+      expectCoded(twice.stderr.text, 'E2000', '--file: /dev/zero', 'device');
       const both = testDeps(dir, {}, { CI: 'true' });
       expect(await runCli([...adopt, '-f', '-'], both.deps)).toBe(2);
-      expect(both.stderr.text).toContain('--file: one pipe (or -) at most is read, once');
+      expectCoded(both.stderr.text, 'E2000', '--file', 'one pipe');
     }));
 
   it('a process substitution <(cat users.csv) under CI=true: read like --file -', () =>

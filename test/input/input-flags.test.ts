@@ -6,6 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { usersAfterResume } from '../support/stopped-run.js';
@@ -154,7 +155,7 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       );
       const missing = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'nope.json']);
       expect(missing.code).toBe(2);
-      expect(missing.stderr).toContain('--map-file nope.json: cannot read: no such file');
+      expectCoded(missing.stderr, 'E2000', '--map-file nope.json', 'no such file');
       // A flag for the same field overrides the file's map rather than clashing with it.
       await writeFile(
         join(dir, 'users.csv'),
@@ -274,7 +275,7 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       );
       const io = testDeps(dir, {}, { EXAMCTL_TOKEN: 't' });
       expect(await runCli(['--profile', 'sis', 'user', 'sync', ...MISSING], io.deps)).toBe(2);
-      expect(io.stderr.text).toContain('profile sis: timezone: unknown time zone "Mars/Olympus"');
+      expectCoded(io.stderr.text, 'E2000', 'profile sis: timezone', '"Mars/Olympus"');
     }));
 });
 
@@ -555,7 +556,7 @@ describe('invigilators remove --map names the id column', () => {
         '--dry-run',
       ]);
       expect(wrong.code).toBe(2);
-      expect(wrong.stderr).toContain('invigilators remove takes no field ExternalId');
+      expectCoded(wrong.stderr, 'E2000', 'invigilators remove', 'ExternalId');
     }));
 });
 

@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
@@ -148,7 +149,7 @@ describe('template --map-example', () => {
     withTempDir(async (dir) => {
       const none = await cli(dir, ['template', 'invigilators', '--map-example']);
       expect(none.code).toBe(2);
-      expect(none.stderr).toContain('--map-example: invigilators has no map file example');
+      expectCoded(none.stderr, 'E2000', '--map-example', 'invigilators');
       // The command's own word for its file names the kind.
       const schedules = await cli(dir, ['template', 'schedules', '--map-example']);
       expect([schedules.code, schedules.stdout, schedules.stderr]).toEqual([
@@ -158,6 +159,6 @@ describe('template --map-example', () => {
       ]);
       const xlsx = await cli(dir, ['template', 'users', '--map-example', '-o', 'xlsx']);
       expect(xlsx.code).toBe(2);
-      expect(xlsx.stderr).toContain('--map-example prints a map file, which is JSON');
+      expectCoded(xlsx.stderr, 'E2000', '--map-example', 'JSON');
     }));
 });

@@ -8,6 +8,7 @@
 import { open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { writeWorkbook } from '../xlsx/helpers.js';
@@ -647,7 +648,7 @@ describe('map file refusals name the file, the line and the key', () => {
         '--dry-run',
       ]);
       expect(code).toBe(2);
-      expect(stderr).toContain('--map-file huge.json: cannot read: it is larger than 4 MiB, the most examctl reads');
+      expectCoded(stderr, 'E2000', '--map-file huge.json', '4 MiB');
     }));
 
   it("today's form, one object of column -> field, is read as it always was", () =>

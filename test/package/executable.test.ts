@@ -12,6 +12,7 @@ import {
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { ROOT, type Finished } from '../support/cli.js';
 import { json, startHostileServer } from '../support/hostile-server.js';
 
@@ -199,7 +200,7 @@ describe('the linux-x64 one-file executable, with no node on PATH', () => {
     expect(statSync(join(dir, 'wide.csv')).size).toBeGreaterThan(4 * 1024 * 1024);
     const big = await run(file, ['user', 'sync', '--file', 'wide.csv', '--dry-run'], dir);
     // The ragged last row, with its line.
-    expect(big.stderr).toContain(`wide.csv:${rows.length + 2}: row has 2 cells but the header has 5 columns`);
+    expectCoded(big.stderr, 'E2100', `wide.csv:${rows.length + 2}:`, '2 cells', '5 columns');
     expect(big.code).toBe(2);
   });
 

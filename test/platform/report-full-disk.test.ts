@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -51,7 +52,7 @@ describe("a --report that cannot be written (a full disk) leaves no earlier repo
         fake.stuck = /out\.xml\.earlier$/;
         const night3 = await sync();
         expect(night3.code).toBe(3);
-        expect(night3.stderr).toContain("(ENOSPC); the file there is an earlier run's (not renamed: ");
+        expectCoded(night3.stderr, 'E3040', 'out.xml', 'ENOSPC', 'not renamed');
       } finally {
         fake.full = undefined;
         fake.stuck = undefined;

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { ownStartTicks, processAlive } from '../../src/system/process-liveness.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
@@ -30,7 +31,7 @@ describe('Windows code paths', () => {
       try {
         const io = testDeps(dir, { platform: 'win32' });
         expect(await runCli(['template', 'users', '-o', 'xlsx', '--out', 'users.xlsx'], io.deps)).toBe(2);
-        expect(io.stderr.text).toContain('cannot write users.xlsx: the existing file cannot be replaced (EBUSY)');
+        expectCoded(io.stderr.text, 'E2000', 'users.xlsx', 'EBUSY');
         expect(io.stderr.text).toContain('close it in Excel');
         expect(await readFile(join(dir, 'users.xlsx'), 'utf8')).toBe('open in Excel');
       } finally {
@@ -63,7 +64,7 @@ describe('Windows code paths', () => {
       // UTF-16 without a BOM is not a token: refused with the hint, nothing stored.
       const bare = await login(Buffer.from('tok-XYZ789', 'utf16le'), 'win32');
       expect(bare.code).toBe(2);
-      expect(bare.stderr).toContain('does not hold a plain token');
+      expectCoded(bare.stderr, 'E2000', 'token');
       expect(await readFile(join(dir, 'config', 'p.token'), 'utf8')).toMatch(/^tok-DEF456\s*$/);
     }));
 

@@ -4,6 +4,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import type { CommandDeps } from '../../src/context/command-deps.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { BUILD_ID } from '../../src/version.js';
@@ -490,7 +491,7 @@ describe('examctl login verifies the token before storing it', () => {
       await cli(dir, ['config', 'set-profile', 'prod', '--base-url', server.url]);
       const io = testDeps(dir, { isTTY: true });
       expect(await runCli(['login'], typing(io))).toBe(3);
-      expect(io.stderr.text).toContain('refused the token (HTTP 403); nothing was stored');
+      expectCoded(io.stderr.text, 'E3010', '403');
       await expect(stat(tokenFile(dir))).rejects.toThrow();
       expect(io.stderr.text).not.toContain(TOKEN);
     });

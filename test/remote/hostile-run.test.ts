@@ -1,6 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { json, largeBody, startHostileServer, type HostileServer } from '../support/hostile-server.js';
@@ -231,7 +232,7 @@ describe('hostile answers through a whole run', () => {
       expect(code).toBe(3);
       expect(stderr).toContain('set --base-url to https://127.0.0.1');
       // The code said once.
-      expect(stderr).toContain('POST /user answered HTTP 301 to https://127.0.0.1/api/v1/integrations/user:');
+      expectCoded(stderr, 'E3002', 'POST /user', 'HTTP 301', 'https://127.0.0.1/api/v1/integrations/user');
       const report = JSON.parse(stdout) as { summary: { failed: number } };
       expect(report.summary.failed).toBe(0);
       expect(server!.requests).toHaveLength(1);

@@ -89,7 +89,7 @@ describe("whole-attempt deadline without undici's own timers", () => {
         expect((failure as TransientTargetError).code).toBe('E3001');
         // The client's own deadline ends it: undici's headers and body timers are off on a direct connection.
         expect((failure as Error).message).toContain('failed after 2 attempts');
-        expect((failure as Error).message).toContain('no whole answer within the request timeout (300 ms)');
+        expect((failure as Error).message).toContain('300 ms');
         expect(server.requests).toHaveLength(2);
         expect(client.retryCounts?.().byCause).toEqual({ timeout: 1 });
       } finally {
@@ -134,7 +134,9 @@ describe('a 200 whose body never wholly comes (QA: it was sent again)', () => {
           (error: unknown) => error,
         );
         expect(failure).toBeInstanceOf(AnswerUnreadableError);
-        expect((failure as Error).message).toContain(`the service answered 200 but its answer was cut short (${why}`);
+        expect((failure as AnswerUnreadableError).code).toBe('E3003');
+        expect((failure as Error).message).toContain('200');
+        expect((failure as Error).message).toContain(why);
         expect((failure as Error).message).toMatch(/: not retried$/);
         expect(server.requests).toHaveLength(1);
       } finally {
@@ -239,7 +241,8 @@ describe('the answer budget (QA D7)', () => {
       );
       expect(failure).toBeInstanceOf(TransientTargetError);
       expect(failure).not.toBeInstanceOf(AnswerUnreadableError);
-      expect((failure as Error).message).toContain('the response body is larger than 512 KiB');
+      expect((failure as TransientTargetError).code).toBe('E3001');
+      expect((failure as Error).message).toContain('512 KiB');
       expect(server.requests).toHaveLength(2);
     } finally {
       await client.close();

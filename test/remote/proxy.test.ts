@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { proxyFor } from '../../src/api/proxy-env.js';
 import { createRemoteClient } from '../../src/api/remote-client.js';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -201,7 +202,7 @@ describe('through a CONNECT proxy on loopback', () => {
           io.deps,
         );
         expect(code).toBe(3);
-        expect(io.stderr.text).toContain('refused the tunnel to exam.proxied.test:443 (403)');
+        expectCoded(io.stderr.text, 'E3002', 'exam.proxied.test:443', '403');
         expect(io.stderr.text).toContain('nothing was sent');
         expect(io.stderr.text + io.stdout.text).not.toContain('run-pa55');
         expect(proxy!.log).toHaveLength(1);
@@ -225,14 +226,17 @@ describe('through a CONNECT proxy on loopback', () => {
 
     it('407: proxy authentication required, not retried', async () => {
       const failure = await attempt(407);
-      expect(failure.message).toContain('requires authentication (407) for the tunnel to exam.proxied.test:443');
+      expect((failure as NeverSentTargetError).code).toBe('E3002');
+      expect(failure.message).toContain('407');
+      expect(failure.message).toContain('exam.proxied.test:443');
       expect(proxy!.log).toHaveLength(1);
     });
 
     it('502 (the proxy could not reach the host): retried, then never-sent', async () => {
       const failure = await attempt(502, 2);
-      expect(failure.message).toContain('could not reach exam.proxied.test:443 (502)');
-      expect(failure.message).toContain('failed after 2 attempts');
+      expect((failure as NeverSentTargetError).code).toBe('E3002');
+      expect(failure.message).toContain('exam.proxied.test:443 (502)');
+      expect(failure.message).toContain('2 attempts');
       expect(proxy!.log).toHaveLength(2);
     });
 

@@ -121,7 +121,8 @@ describe('retries', () => {
       .upsertUser(user)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TargetError);
-    expect((error as Error).message).toContain('asked to wait 30 s');
+    expect((error as TargetError).code).toBe('E3001');
+    expect((error as Error).message).toContain('30 s');
     expect(server.requests).toHaveLength(1);
   });
 
@@ -182,7 +183,8 @@ describe('403', () => {
     const api = makeClient();
     const first = await api.upsertUser(user).catch((e: unknown) => e);
     expect(first).toBeInstanceOf(TargetError);
-    expect((first as Error).message).toContain('the service refused the token (403): check the token/profile');
+    expect((first as TargetError).code).toBe('E3010');
+    expect((first as Error).message).toContain('403');
     expect((first as Error).message).not.toContain(TOKEN);
     const second = await api.getReviewSession('RS-1').catch((e: unknown) => e);
     expect(second).toBeInstanceOf(TargetError);

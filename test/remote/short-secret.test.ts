@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { createRedactor, withRecordSecrets } from '../../src/api/redaction.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
@@ -49,7 +50,7 @@ describe('a state service quoting back a password of 1 to 3 characters', () => {
       server.fail('LOCK', 500, 3, message);
       const { code, outputs, stderr } = await sync(dir, password);
       expect(code, stderr).toBe(3);
-      expect(stderr).toContain('answered LOCK (lock) with 500: login of ci with password "[redacted]"');
+      expectCoded(stderr, 'E3000', 'LOCK', '500', 'ci', '"[redacted]"');
       expect(stderr).toContain('refused; other words stay');
       for (const text of outputs) expect(text).not.toContain(`"${password}"`);
       if (password === '%!z') expect(stderr).not.toContain('%25!z');

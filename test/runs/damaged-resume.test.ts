@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { ROOT } from '../support/cli.js';
 import { examctlStep as examctl } from '../support/in-process.js';
@@ -50,7 +51,7 @@ describe('runs resume of a damaged journal', () => {
     editLine(journal, 5, (line) => line.replace('"id":"stu-', '"id":"stX-'));
     const resumed = await examctl(['--yes', 'runs', 'resume'], dir, env);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toContain(`${journal}:5: run journal damaged: checksum mismatch`);
+    expectCoded(resumed.stderr, 'E2200', `${journal}:5:`, 'checksum mismatch');
     const json = await examctl(['--yes', '--json', 'runs', 'resume'], dir, env);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toMatchObject({
@@ -70,7 +71,7 @@ describe('runs resume of a damaged journal', () => {
     writeFileSync(join(dir, 'runs', '20991231T000000.000Z-beef', 'journal.ndjson'), '{"crc":"0');
     const resumed = await examctl(['--yes', 'runs', 'resume'], dir, env);
     expect(resumed.code).toBe(2);
-    expect(resumed.stderr).toContain(`${journal}:1: run journal damaged: checksum mismatch`);
+    expectCoded(resumed.stderr, 'E2200', `${journal}:1:`, 'checksum mismatch');
     // Moved aside, as the refusal says: nothing to resume, exit 0.
     renameSync(join(journal, '..'), join(dir, 'aside'));
     const after = await examctl(['--yes', 'runs', 'resume'], dir, env);

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { examctlStep } from '../support/in-process.js';
 import { fingerprintInput, RunJournal } from '../../src/runs/index.js';
 import { serveLocalStore } from '../../src/server/index.js';
@@ -113,7 +114,7 @@ describe('runs resume and a profile named for another target', () => {
     );
     const fromEnv = await cli(['runs', 'resume', '--target-from-run'], { EXAMCTL_PROFILE: 'prod' });
     expect(fromEnv.code, fromEnv.stderr).toBe(2);
-    expect(fromEnv.stderr).toContain('but EXAMCTL_PROFILE prod gives https://prod.example.test');
+    expectCoded(fromEnv.stderr, 'E2200', 'EXAMCTL_PROFILE prod', 'https://prod.example.test');
     expect(posts()).toEqual([]);
   });
 
@@ -135,7 +136,7 @@ describe('runs resume and a profile named for another target', () => {
     );
     const fromEnv = await cli(['runs', 'resume'], { EXAMCTL_PROFILE: 'prod' });
     expect(fromEnv.code, fromEnv.stderr).toBe(2);
-    expect(fromEnv.stderr).toContain('but EXAMCTL_PROFILE prod gives https://prod.example.test');
+    expectCoded(fromEnv.stderr, 'E2200', 'EXAMCTL_PROFILE prod', 'https://prod.example.test');
   });
 
   it('another profile of the same base URL (--profile or EXAMCTL_PROFILE) gives the token; the line names it and where it was chosen (trial 6, 7)', async () => {

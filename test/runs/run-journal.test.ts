@@ -238,7 +238,9 @@ describe('writing and reading a journal', () => {
     );
     expect(error).toBeInstanceOf(RunJournalError);
     expect((error as RunJournalError).exitCode).toBe(2);
-    expect((error as Error).message).toContain(`${file}:2: run journal damaged: checksum mismatch`);
+    expect((error as RunJournalError).code).toBe('E2200');
+    expect((error as Error).message).toContain(`${file}:2:`);
+    expect((error as Error).message).toContain('checksum mismatch');
   });
 
   it('a runs directory that cannot be made (a file in the way, a full disk) is exit 3, not an internal error, and leaves no run behind', async () => {

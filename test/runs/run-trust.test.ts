@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { StringSink } from '../support/string-sink.js';
 import { fingerprintInput, RunJournal, type RunTrust } from '../../src/runs/index.js';
@@ -155,7 +156,7 @@ describe('runs resume and its recorded target', () => {
     // Nothing configured now (the run named its --base-url on the command line) differs.
     const unconfigured = await cli(['--yes', 'runs', 'resume'], env);
     expect(unconfigured.code).toBe(2);
-    expect(unconfigured.stderr).toContain(`run ${id} (user sync) was sent to remote ${server.url}`);
+    expectCoded(unconfigured.stderr, 'E2200', `run ${id}`, server.url);
     expect(unconfigured.stderr).toMatch(/is not configured now/);
     expect(unconfigured.stderr).toMatch(/add --target-from-run \(--yes alone does not confirm a target\)/);
     expect(requests()).toBe(0);

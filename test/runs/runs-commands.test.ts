@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { RunJournal } from '../../src/runs/index.js';
 import { ROOT } from '../support/cli.js';
 import { examctlStep as examctl } from '../support/in-process.js';
@@ -117,7 +118,7 @@ describe('runs list, show, prune', () => {
     // A duration without its unit is refused (days? seconds?), naming the flag, and nothing is removed.
     const bare = await examctl(['runs', 'prune', '--older-than', '30'], dir, env);
     expect(bare.code).toBe(2);
-    expect(bare.stderr).toContain('--older-than must be a duration with its unit');
+    expectCoded(bare.stderr, 'E2001', '--older-than', '30');
     // The run started before the commands above ran: older than no time at all.
     const all = JSON.parse((await examctl(['--json', 'runs', 'prune', '--older-than', '0s'], dir, env)).stdout) as {
       removed: string[];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { copyFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/cli/run-cli.js';
@@ -29,7 +30,7 @@ describe('a run whose store was replaced under it', () => {
       };
       const sync = await cli(['--json', '--store', 'store', 'user', 'sync', '--file', 'users.csv']);
       expect(sync.code, sync.stderr).toBe(3);
-      expect(sync.stderr).toContain('under this run: stopped; run the file again');
+      expectCoded(sync.stderr, 'E3031', 'store', 'local init --force');
       const listed = await cli(['--json', 'runs', 'list']);
       expect((JSON.parse(listed.stdout) as { runs: { state: string }[] }).runs.map((run) => run.state)).toEqual([
         'store-replaced',

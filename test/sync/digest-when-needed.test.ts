@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
@@ -30,7 +31,7 @@ describe("the input's digest is read when needed, after a wrong line 2 is refuse
       digests.read.length = 0;
       const said = await run(dir, ['user', 'sync', '--dry-run', '--file', 'dump.csv']);
       expect(said.code, said.stderr).toBe(2);
-      expect(said.stderr).toContain('dump.csv:2: not a text file (binary content)');
+      expectCoded(said.stderr, 'E2100', 'dump.csv:2:', 'binary');
       expect(digests.read).toEqual([]);
     }));
 

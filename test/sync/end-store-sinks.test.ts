@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { stateServerPerTest } from '../support/state-server.js';
@@ -161,8 +162,7 @@ describe('collection add with its memory on a state service', () => {
         server.fail('POST -delta-', 409, 1, '');
         const failed = await add(memory, id);
         expect(failed.code, failed.stderr).toBe(3);
-        expect(failed.stderr).toContain('the sync memory (collections) was not saved to');
-        expect(failed.stderr).toContain('plus what this run wrote ahead, which the next night takes in');
+        expectCoded(failed.stderr, 'E3000', '(collections)', memory);
         return /runs resume (\S+) stores it/.exec(failed.stderr)![1]!;
       };
       const run = await refusedEnd('resumed', 'c1', 'c2');

@@ -6,6 +6,7 @@ import { examctl } from '../durability/helpers.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps } from '../cli/helpers.js';
 import type { LocalServer } from '../../src/server/serve-local.js';
@@ -127,7 +128,7 @@ it(
           // docs/sync.md names: the files of the nights since that export adopted in order, then tonight.
           const refused = await cli(['synced', 'import', join(dir, 'night-4.json'), ...remote(faulty)], place);
           expect(refused.code, say).toBe(2);
-          expect(refused.stderr).toContain('older than the memory already there');
+          expectCoded(refused.stderr, 'E2000', 'night-4.json', '--force');
           const forced = await cli(
             ['synced', 'import', join(dir, 'night-4.json'), '--force', ...remote(faulty)],
             place,
@@ -171,7 +172,7 @@ it(
           state.drip('GET');
           const dripped = await step(faulty, n, population, runner, undefined, { EXAMCTL_REQUEST_TIMEOUT_MS: '1000' });
           expect(dripped.code, say).toBe(3);
-          expect(dripped.stderr).toContain('did not answer GET whole within the request timeout');
+          expectCoded(dripped.stderr, 'E3000', 'GET', 'EXAMCTL_REQUEST_TIMEOUT_MS');
           expect(state.locks.size).toBe(0);
         }
         if (n === 10 && population === 'students') {

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 
 /**
  * A full disk at a run's start (trial15 f05, f06): the memory's rewrite (compaction) that cannot
@@ -163,7 +164,7 @@ describe('a full disk at the start of a run', () => {
         () => (full.on = false),
       );
       expect(failed.code).toBe(3);
-      expect(failed.stderr).toContain(`cannot write ${config}: no space left on the device (ENOSPC)`);
+      expectCoded(failed.stderr, 'E3000', config, 'ENOSPC');
       expect(readFileSync(config, 'utf8')).toBe(before);
     }));
 });

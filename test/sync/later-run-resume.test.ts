@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { range, writeUsersCsv } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import {
@@ -69,7 +70,7 @@ describe('runs resume after a later run on the same target', () => {
       env,
     );
     expect(refused.code, refused.stderr).toBe(2);
-    expect(refused.stderr).toContain(`a later run of user sync went to the same target since it started (${newerRun})`);
+    expectCoded(refused.stderr, 'E2200', 'user sync', newerRun);
     expect(refused.stderr.replace(/\s+/g, ' ')).toContain(
       "If a later run was this run's own retry (its report with --only-failed) and ended ok, this run's work is done",
     );

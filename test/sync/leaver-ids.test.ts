@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { startUserSyncService, stopUserSyncService, type UserSyncService } from '../support/fault-server.js';
 import { LostZerosRule } from '../../src/sync/lost-zeros.js';
@@ -195,9 +196,11 @@ describe('leading zeros a spreadsheet dropped (docs/input-formats.md, "Leading z
         expect(setup.service.requests.length).toBe(requests);
       }
       const refused = await plain('all-stripped.csv', '--json');
-      expect(refused.stderr).toContain('examctl: E2000: the file gives 30 new ids that examctl synced to remote ');
-      expect(refused.stderr).toContain(
-        '(all-stripped.csv:2 1 for 000001; all-stripped.csv:3 2 for 000002; all-stripped.csv:4 3 for 000003, 27 more)',
+      expectCoded(
+        refused.stderr,
+        'E2000',
+        '30 new ids',
+        'all-stripped.csv:2 1 for 000001; all-stripped.csv:3 2 for 000002; all-stripped.csv:4 3 for 000003, 27 more',
       );
       const document = JSON.parse(refused.stdout) as { error: { exitCode: number }; items: { status: string }[] };
       expect(document.error.exitCode).toBe(2);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { stateServerPerTest } from '../support/state-server.js';
@@ -158,7 +159,7 @@ describe('stored as deltas', () => {
       server.fail('POST -delta-', 500, 3);
       const refused = await night(dir, 'runs-1');
       expect(refused.code).toBe(3);
-      expect(refused.stderr).toContain('the sync memory was not saved to');
+      expectCoded(refused.stderr, 'E3000', '-delta-1', '500');
       let file = writeUsers(dir, 298, 2, (i) => i < 10 || i === 20);
       const next = await night(dir, 'runs-2');
       expect(next.code, next.stderr).toBe(0);

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { ROOT } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { okEnvelope, startFaultServer } from '../support/fault-server.js';
@@ -331,6 +332,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect((await init('--force')).code).toBe(0);
     const refused = await sync(...elsewhere, '--require-memory');
     expect(refused.code).toBe(2);
+    expectCoded(refused.stderr, 'E2000', '--require-memory');
     expect(refused.stderr).toContain('is of the store this path held before: not used; left as it is');
     expect(refused.stderr).not.toContain('starts again');
     expect((JSON.parse(refused.stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { StoreLock } from '../../src/system/lock.js';
@@ -191,7 +192,7 @@ describe('the collections examctl sent travel with the memory', () => {
       ).toBe(0);
       const older = await cli(dir, ['synced', 'import', 'night1.json', ...local()]);
       expect(older.code).toBe(2);
-      expect(older.stderr).toContain('older than the memory already there');
+      expectCoded(older.stderr, 'E2000', 'night1.json', '--force');
       const kept = await cli(dir, [
         'collection',
         'add',
@@ -418,8 +419,7 @@ describe('a memory line whose checksum holds but whose fields have the wrong typ
       const run = await handEdited(dir, body);
       expect(run.code).toBe(2);
       const lines = readFileSync(run.file, 'utf8').trimEnd().split('\n').length;
-      expect(run.stderr).toContain(`${run.file}:${lines}: sync memory damaged: ${reason}`);
-      expect(run.stderr).toContain('; it is not used: move it aside. A night without it sends every record');
+      expectCoded(run.stderr, 'E2000', `${run.file}:${lines}:`, reason);
       expect(run.stderr).toContain('examctl synced adopt --file');
     }),
   );
@@ -577,10 +577,17 @@ describe("runs resume of a run older than the memory's newest run of its populat
       const newer = (JSON.parse(later.stdout) as { run: string }).run;
       const refused = await cli(dir, ['runs', 'resume', older], { EXAMCTL_RUNS_DIR: join(dir, 'runner-1') });
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(
-        `run ${older}: the sync memory of local store ${join(dir, 'store')} records a later run of user sync for --population staff, ${newer}`,
+      expectCoded(
+        refused.stderr,
+        'E2200',
+        `run ${older}`,
+        `local store ${join(dir, 'store')}`,
+        'user sync',
+        '--population staff',
+        newer,
+        '--force',
+        '--over-later-runs',
       );
-      expect(refused.stderr).toContain('give --force (or --over-later-runs) if that later run sent other records');
       const forced = await cli(dir, ['runs', 'resume', older, '--force'], { EXAMCTL_RUNS_DIR: join(dir, 'runner-1') });
       expect(forced.code, forced.stderr).toBe(0);
     }));

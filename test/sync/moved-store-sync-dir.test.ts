@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { PINNED_NOW } from '../support/cli.js';
 import { childEnv } from '../support/child-env.js';
@@ -211,7 +212,7 @@ describe('local init where the memory cannot be moved aside (trial37 F07)', () =
     writeFileSync(join(dir, 'real', 's', 'notes.txt'), 'not a store');
     const init = await examctl(['local', 'init', '--store', 'real/s', '--sync-dir', 'X'], dir, env);
     expect(init.code).toBe(2);
-    expect(init.stderr).toContain(`${real().store} exists and is not an examctl store`);
+    expectCoded(init.stderr, 'E2000', real().store, 'CURRENT');
     expect(readdirSync(syncDir())).toEqual([memoryDir(syncDir(), real()).slice(syncDir().length + 1)]);
     expect(actions((await night('moved', ['a', 'b'], '--sync-dir', 'X')).stdout)).toEqual([
       'a unchanged',

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { ROOT, range, startExamctl, writeUsersCsv } from '../durability/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 
@@ -263,8 +264,7 @@ describe('remote target: requests counted by the server', () => {
     const before = server.received();
     const refused = await sync('half.csv', '--changed-only', '--disable-missing');
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('would disable 500 of the 1,000 users');
-    expect(refused.stderr).toContain('--max-disable');
+    expectCoded(refused.stderr, 'E2503', '500 of the 1,000 users', '--max-disable');
     expect(server.received()).toBe(before);
     // Said plainly that it is meant: it goes.
     const meant = await sync('half.csv', '--changed-only', '--disable-missing', '--max-disable', '50%');
@@ -423,7 +423,7 @@ describe('remote target: requests counted by the server', () => {
     );
     expect(refused.code, refused.stderr).toBe(3);
     expect(refused.stderr).toMatch(/waiting for pid \d+ .*feeding the sync memory of this target/);
-    expect(refused.stderr).toContain('another run is feeding this memory: wait for it to end');
+    expectCoded(refused.stderr, 'E3021', 'EXAMCTL_LOCK_TIMEOUT_MS');
     expect(server.received()).toBe(before);
 
     // A second one waits, and goes on when the feeder is gone (killed: its marker is stale).

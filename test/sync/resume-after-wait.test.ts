@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { populationKey } from '../../src/sync/memory-lines.js';
 import { SyncMemory } from '../../src/sync/sync-memory.js';
@@ -92,8 +93,7 @@ describe('runs resume racing a later run for the memory lock', () => {
     await tonight.close();
 
     expect(await resume, stderr.text).toBe(2);
-    expect(stderr.text).toContain(`records a later run of user sync for`);
-    expect(stderr.text).toContain(later);
+    expectCoded(stderr.text, 'E2200', 'user sync', later);
     expect(applied).toEqual([]);
     // Still to be resumed (with --over-later-runs), as when refused before the wait.
     expect((await examctl(['runs', 'list'], dir, env)).stdout).toMatch(new RegExp(`${older}\\s+interrupted`));

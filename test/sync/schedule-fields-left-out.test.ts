@@ -2,6 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { encodeChecksummedLine } from '../../src/system/checksummed-line.js';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { examctlStep } from '../support/in-process.js';
 import { withTempDir } from '../support/temp-dir.js';
 import { okEnvelope, startFaultServer } from '../support/fault-server.js';
@@ -94,7 +95,7 @@ describe('schedule push --upsert: fields an earlier run set', () => {
       ]) {
         const both = await push(dir, 'full.csv', '--clear-pin', ...typed);
         expect(both.code).toBe(2);
-        expect(both.stderr).toContain(`--clear-pin and ${typed[0]}: give one of them`);
+        expectCoded(both.stderr, 'E2000', `--clear-pin and ${typed[0]}`);
       }
       expect((await fieldsOf(dir))[0]).toBe('1111');
       const cleared = await examctlStep(

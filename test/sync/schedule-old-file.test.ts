@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { itemLine } from '../support/coded-message.js';
 import { examctlStep } from '../support/in-process.js';
 import { withTempDir } from '../support/temp-dir.js';
 
@@ -74,8 +75,9 @@ describe("schedule push --changed-only of an old night's file", () => {
       const n2 = /run (\S+) \(examctl runs show/.exec(night2.stderr)![1]!;
       const retry = await push('n1.csv', '--report', 'r.csv');
       expect(retry.code, retry.stderr).toBe(1);
-      expect(retry.stderr).toContain(`[SW-0] ScheduleExtId - not sent: this row is of run `);
-      expect(retry.stderr).toContain(`a later run, ${n2}, left this schedule with another request`);
+      const line = itemLine(retry.stderr, 'SW-0', 'ScheduleExtId');
+      expect(line).toContain('not sent');
+      expect(line).toContain(n2);
       // SW-1, as night 2 sent it, goes.
       expect(retry.stderr).not.toContain('[SW-1]');
       const start = () => startOf(dir);
@@ -106,8 +108,10 @@ describe("schedule push --changed-only of an old night's file", () => {
       };
       const retry = await push('n1.csv', '--report', 'r.csv');
       expect(retry.code, retry.stderr).toBe(1);
-      expect(retry.stderr).toContain(`[SW-1] Candidates[0].CandidateExtId - not sent: this row is of run `);
-      expect(retry.stderr).toContain(`a later run, ${u}, sent candidate cw-1's user other names or another email`);
+      const line = itemLine(retry.stderr, 'SW-1', 'Candidates[0].CandidateExtId');
+      expect(line).toContain('not sent');
+      expect(line).toContain(u);
+      expect(line).toContain('cw-1');
       // SW-0's candidate no later run touched: it goes.
       expect(retry.stderr).not.toContain('[SW-0]');
       expect(await emailOf()).toBe('new1@ex.test');

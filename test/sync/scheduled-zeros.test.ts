@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { localStoreDirs } from '../support/local-store-dir.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 
@@ -63,8 +64,7 @@ describe('a user sync after a schedule push', () => {
       );
     const refused = await sync();
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('the file gives 1 new id that examctl synced to local ');
-    expect(refused.stderr).toContain('(users.csv:2 4512 for 004512)');
+    expectCoded(refused.stderr, 'E2000', '1 new id', 'users.csv:2 4512 for 004512', '--really-new-ids');
     expect((await stored()).users).not.toContain('4512');
     expect((await sync('--really-new-ids')).code).toBe(0);
   });
@@ -91,9 +91,7 @@ describe('a schedule push', () => {
     ]);
     const refused = await push('sittings.csv');
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('examctl: E2000: the file gives 1 new candidate id that examctl synced to local ');
-    expect(refused.stderr).toContain('(sittings.csv:3 4512 for 004512)');
-    expect(refused.stderr).toContain('run again with --really-new-ids');
+    expectCoded(refused.stderr, 'E2000', '1 new candidate id', 'sittings.csv:3 4512 for 004512', '--really-new-ids');
     const before = await stored();
     expect(before.users).not.toContain('4512');
     expect(before.users).not.toContain('C-1');
@@ -145,9 +143,7 @@ describe('a schedule push', () => {
     for (const flags of [['--dry-run'], []]) {
       const refused = await push('pair.csv', ...flags);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toContain(
-        'examctl: E2000: the file gives two candidate ids that are one once leading zeros are removed (pair.csv:2 0777 and pair.csv:4 777): a spreadsheet that read the id column as numbers dropped them? Nothing was sent',
-      );
+      expectCoded(refused.stderr, 'E2000', 'two candidate ids', 'pair.csv:2 0777', 'pair.csv:4 777');
     }
     const before = await stored();
     expect(before.users.filter((id) => ['0777', '777', 'C-2'].includes(id))).toEqual([]);
@@ -168,9 +164,7 @@ describe('a schedule push of a schedule id without its leading zeros', () => {
     ]);
     const refused = await push('again.csv');
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('the file gives 1 new schedule id that examctl synced to local ');
-    expect(refused.stderr).toContain('(again.csv:2 4512 for 004512)');
-    expect(refused.stderr).toContain('each would be created as a second schedule beside the one synced before');
+    expectCoded(refused.stderr, 'E2000', '1 new schedule id', 'again.csv:2 4512 for 004512', 'second schedule');
     expect((await stored()).schedules).not.toContain('4512');
     expect((await push('again.csv', '--really-new-ids')).code).toBe(0);
     expect((await stored()).schedules).toContain('4512');

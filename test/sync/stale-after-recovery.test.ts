@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 
@@ -52,8 +53,7 @@ async function night(dir: string, file: string) {
 
 function expectRefused(run: { code: number; stderr: string }): void {
   expect(run.code, run.stderr).toBe(2);
-  expect(run.stderr).toContain('--disable-missing would disable 5 users examctl created');
-  expect(run.stderr).toContain('j-01, j-02, j-03, j-04, j-05');
+  expectCoded(run.stderr, 'E2502', '--disable-missing', '5 users', 'j-01, j-02, j-03, j-04, j-05');
 }
 
 describe('an older export in another row order, after a lost memory', () => {

@@ -1,6 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { memoryDir, type MemoryEntry } from '../../src/sync/sync-memory.js';
 import { StaleInput } from '../../src/sync/stale-input.js';
@@ -108,9 +109,7 @@ describe("an older night's file run again", () => {
       for (const dry of [['--dry-run'], []]) {
         const again = await cli(dir, nightly('n1-again.csv', ...dry));
         expect(again.code).toBe(2);
-        expect(again.stderr).toContain('E2502');
-        expect(again.stderr).toContain('would disable 3 users');
-        expect(again.stderr).toContain(`(st-new-1, st-new-2, st-new-3; created by runs ${runs[1]}, ${runs[2]})`);
+        expectCoded(again.stderr, 'E2502', '3 users', 'st-new-1, st-new-2, st-new-3', runs[1]!, runs[2]!);
       }
       expect(await disabled(dir)).toEqual([]);
       // The next night's file, one leaver and one joiner: sent, the leaver disabled.
@@ -169,7 +168,7 @@ describe("an older night's file run again", () => {
       write(dir, 'n0-again.csv', staff.toReversed());
       const stale = await cli(dir, nightly('n0-again.csv'));
       expect(stale.code, stale.stderr).toBe(2);
-      expect(stale.stderr).toContain(`(r-new; created by run ${n1Run})`);
+      expectCoded(stale.stderr, 'E2502', 'r-new', n1Run);
       expect(await disabled(dir)).toEqual([]);
       // Really gone (a joiner who left the next night looks the same): it goes with the flag.
       const left = await cli(dir, nightly('n0-again.csv', '--allow-disable-recent'));

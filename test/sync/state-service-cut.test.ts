@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { stateServerPerTest } from '../support/state-server.js';
@@ -141,7 +142,7 @@ describe('what a refusal names', () => {
       server.fail('POST -delta-', 409, 1);
       const refused = await sync(dir, env);
       expect(refused.code).toBe(3);
-      expect(refused.stderr).toContain(`the state service at ${address}-delta-1 answered POST with 409`);
+      expectCoded(refused.stderr, 'E3000', `${address}-delta-1`, 'POST', '409');
       server.fail('DELETE -intents-', 500, 3);
       const forgot = await cli(dir, ['synced', 'forget', ...local], env);
       expect(forgot.code).toBe(3);

@@ -3,6 +3,7 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { stateServerPerTest } from '../support/state-server.js';
@@ -109,8 +110,7 @@ describe("the run's copy of the memory", () => {
       });
       const cut = await sync(dir, env);
       expect(cut.code, cut.stderr).toBe(3);
-      expect(cut.stderr).toContain('the sync memory was not saved to');
-      expect(cut.stderr).toContain('was removed while the run ran');
+      expectCoded(cut.stderr, 'E3000', 'removed');
       expect(
         server.states.get('/state/copy')!.length,
         JSON.stringify(server.requests.map((r) => [r.method, r.path, r.body.length])),
@@ -251,7 +251,7 @@ describe('an answer that drips past the request timeout', () => {
       server.drip('LOCK');
       const run = await sync(dir, env(server.address('n')));
       expect(run.code).toBe(3);
-      expect(run.stderr).toContain('did not answer LOCK whole within the request timeout');
+      expectCoded(run.stderr, 'E3000', 'LOCK', 'EXAMCTL_REQUEST_TIMEOUT_MS');
       expect(methods()).toEqual(['LOCK', 'UNLOCK']);
       expect(server.locks.size).toBe(0);
     }));

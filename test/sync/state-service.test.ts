@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
@@ -573,7 +574,7 @@ describe('addresses and credentials', () => {
         EXAMCTL_SYNC_PASSWORD: 'another-one-S3cret',
       });
       expect(quoted.code).toBe(3);
-      expect(quoted.stderr).toContain('answered LOCK (lock) with 500: no lock for');
+      expectCoded(quoted.stderr, 'E3000', 'LOCK', '500');
       expect(quoted.stderr).toContain('[redacted]');
       for (const text of [quoted.stdout, quoted.stderr])
         expect(text).not.toMatch(/another-one-S3cret|S3cret|Y2k6YW5vdGhlci1vbmUtUzNjcmV0/);

@@ -4,6 +4,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 import { PINNED_NOW, ROOT } from '../support/cli.js';
 import { childEnv } from '../support/child-env.js';
@@ -113,11 +114,11 @@ describe('a store reached through a link', () => {
     await asOlderExamctlKeptIt(false);
     const refused = await night('real/s', ['a']);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('refused, nothing sent: another memory of this store: ');
+    expectCoded(refused.stderr, 'E2000', memoryFile(syncDir(), alias(), 'users'));
     expect(refused.stderr).toContain(
       `${memoryFile(syncDir(), alias(), 'users')} (local store ${alias().store}), besides ${memoryFile(syncDir(), real(), 'users')}`,
     );
-    expect(refused.stderr).toContain("keep one: synced forget this one, or remove the other's directory");
+    expect(refused.stderr).toContain('synced forget');
     writeFileSync(join(dir, 'users.json'), users(['a']));
     const changedOnly = await examctl(
       ['user', 'sync', '--file', 'users.json', '--target', 'local', '--store', 'real/s', '--changed-only', '--json'],
@@ -272,7 +273,7 @@ describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', ()
       expect(
         await runCli(['--store', 'real/s', 'local', 'serve', '--port', '0'], { ...io, signal: AbortSignal.abort() }),
       ).toBe(2);
-      expect(stderr.text).toContain(`${gone()}: nothing was created or served; point the job at it`);
+      expectCoded(stderr.text, 'E2000', gone());
       expect(existsSync(join(dir, 'real', 's'))).toBe(false);
       expect(actions((await night('moved', ['a', 'b'])).stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
     });

@@ -2,6 +2,7 @@
 // the admin means: acting on them without a word, or leaving them out without one, could both
 // do what the admin did not mean (docs/input-formats.md, ".xlsx", "Hidden rows").
 import { describe, expect, it } from 'vitest';
+import { expectCoded } from '../support/coded-message.js';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { USER_COLUMNS } from '../../src/domain/columns.js';
@@ -200,7 +201,7 @@ describe("a sheet's flags on a file without sheets", () => {
         const io = testDeps(dir);
         const code = await runCli(['--store', join(dir, 'store'), ...argv], io.deps);
         expect(code, argv.join(' ')).toBe(2);
-        expect(io.stderr.text).toContain(`${flag} is for an .xlsx workbook`);
+        expectCoded(io.stderr.text, 'E2100', flag, '.xlsx');
       }
     });
   });
