@@ -36,10 +36,13 @@ const user = (id: string) => ({
   Hierarchies: [{ ExternalId: 'H-NORTH' }],
 });
 
-/** A copy of the store as a backup taken while no one writes (its LOCK, if caught, left out). */
+/** A copy of the store as a backup taken while no one writes: its LOCK (which the lease may remove meanwhile) left out. */
 async function backUp(store: string, to: string): Promise<void> {
-  await fs.cp(store, to, { recursive: true, preserveTimestamps: true });
-  await fs.rm(path.join(to, 'LOCK'), { force: true });
+  await fs.cp(store, to, {
+    recursive: true,
+    preserveTimestamps: true,
+    filter: (from) => path.basename(from) !== 'LOCK',
+  });
 }
 
 const restores = {

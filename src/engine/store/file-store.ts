@@ -48,7 +48,7 @@ class FileStore implements Store {
   private maps: Maps = emptyMaps();
   private generation = 0;
   private journal: FileHandle | undefined;
-  private readonly journalPosition: JournalPosition = { offset: 0, lines: 0, head: '', heads: new Set() };
+  private readonly journalPosition: JournalPosition = { offset: 0, lines: 0, last: 0, head: '', heads: new Set() };
   private snapshotBytes = 0;
   private indexer: StoreIndexer | undefined;
   /** The indexer version of the hints held by the loaded snapshot's raw entities (null: none). */
@@ -90,7 +90,7 @@ class FileStore implements Store {
       keepLock: () => lease!.batchDone(),
       catchUp: () => this.catchUpUnderLock(),
       decide: (decide) => this.runDecide(decide),
-      append: (serialized) => this.append(encodeJournalLine(serialized)),
+      append: (serialized) => this.append(encodeJournalLine(serialized, this.journalPosition.head)),
       markStale: () => {
         this.stale = true;
       },
@@ -185,7 +185,7 @@ class FileStore implements Store {
       this.hints.clear();
       this.generation = manifest.generation;
       const head = manifest.head ?? unrecordedHead(manifest.generation, instance);
-      Object.assign(this.journalPosition, { offset: 0, lines: 0, head, heads: new Set([head]) });
+      Object.assign(this.journalPosition, { offset: 0, lines: 0, last: 0, head, heads: new Set([head]) });
       this.stale = false;
       await previous?.close().catch(() => undefined);
       await this.readJournal(underLock);
@@ -245,13 +245,56 @@ class FileStore implements Store {
     return this.options.compactAtBytes ?? Math.max(DEFAULT_COMPACT_AT_BYTES, this.snapshotBytes / 4);
   }
 
+  /** Before each batch, under the kept lease too: the directory may have been replaced meanwhile (followPath). */
   private async catchUpUnderLock(): Promise<void> {
-    if (!(this.leaseKept && !this.stale)) {
-      const manifest = await readManifest(this.location);
-      if (this.stale || manifest.generation !== this.generation) await this.load(true);
-      else await this.readJournal(true);
-    }
+    await this.followPath(true);
     this.memoryCaughtUp = true;
+  }
+
+  /**
+   * Brings memory to the store at its path (docs/store.md, "A directory replaced"): the journal is
+   * opened there again and its line at memory's position must give memory's head; if it does not
+   * (the directory was restored, moved or copied back), the store is loaded from the path, or a
+   * run stops (it wrote to a history the path no longer holds). Never judged by file identity.
+   */
+  private async followPath(underLock: boolean): Promise<void> {
+    const manifest = await readManifest(this.location);
+    if (this.stale) return this.load(underLock);
+    if (manifest.generation !== this.generation) {
+      // Another INSTANCE (local init --force) is load's to refuse, in its own words.
+      if (this.options.stopWhenReplaced && (await readStoreInstance(this.location)) === this.instance)
+        await this.stopIfNotHeld(
+          manifest.head === this.journalPosition.head ||
+            (await readEarlierHeads(this.location, manifest.generation)).includes(this.journalPosition.head),
+        );
+      return this.load(underLock);
+    }
+    const path = this.journalPath;
+    const journal = await openRegularFile(path, this.lease ? { flags: JOURNAL_WRITE_FLAGS } : {}).catch(
+      (error: unknown) => {
+        if (systemErrorCode(error) === 'ENOENT') return undefined;
+        throw storeFileUnreadable(path, error);
+      },
+    );
+    const first = manifest.head ?? unrecordedHead(manifest.generation, await readStoreInstance(this.location));
+    const same = journal !== undefined && (await holdsPosition(journal, path, this.journalPosition, first));
+    if (!same) {
+      await journal?.close();
+      await this.stopIfNotHeld(false);
+      return this.load(underLock);
+    }
+    const previous = this.journal;
+    this.journal = journal;
+    await previous?.close().catch(() => undefined);
+    await this.readJournal(underLock);
+  }
+
+  /** A run's store whose history no longer holds what the run wrote: it stops, resumable (a server reloads). */
+  private async stopIfNotHeld(held: boolean): Promise<void> {
+    if (held || !this.options.stopWhenReplaced) return;
+    throw new TargetError(
+      `${this.location} was restored or replaced under this run (the store there does not hold what this run last wrote): stopped; runs resume sends what it lacks`,
+    );
   }
 
   private async append(line: string): Promise<void> {
@@ -271,14 +314,16 @@ class FileStore implements Store {
         cause: error,
       });
     }
+    this.journalPosition.last = at;
     this.journalPosition.offset += buffer.length;
     this.journalPosition.lines += 1;
     this.journalPosition.head = nextHead(this.journalPosition.head, buffer.subarray(0, -1));
     this.journalPosition.heads.add(this.journalPosition.head);
   }
 
-  /** Where the store stands as of the last load, refresh or commit, and which of `asked` it held (store-head.ts). */
-  standing(asked?: readonly string[]): Promise<StoreHead> {
+  /** Where the store at its path stands now, and which of `asked` it holds (store-head.ts). */
+  async standing(asked?: readonly string[]): Promise<StoreHead> {
+    await this.commits.exclusive(() => this.followPath(false));
     const { head, heads } = this.journalPosition;
     return standingOf(this.location, this.generation, heads, head, asked, this.journalPath);
   }
@@ -315,12 +360,8 @@ class FileStore implements Store {
     // The lock is ours and memory caught up: nobody else can have written, so there is nothing
     // to read, and a read need not queue behind our writes (whenDurable covers those).
     if (this.lease?.held && this.memoryCaughtUp && !this.stale) return Promise.resolve();
-    return this.commits.exclusive(async () => {
-      const manifest = await readManifest(this.location);
-      // Stale: a failed write left changes in memory that are not on the disk; a read must not see them.
-      if (this.stale || manifest.generation !== this.generation) await this.load(false);
-      else await this.readJournal(false);
-    });
+    // Stale: a failed write left changes in memory that are not on the disk; a read must not see them.
+    return this.commits.exclusive(() => this.followPath(false));
   }
 
   whenDurable(): Promise<void> {
@@ -362,7 +403,7 @@ export async function readStoreHead(dir: string, asked?: readonly string[]): Pro
   for (let attempt = 0; ; attempt += 1) {
     const { generation, head } = await readManifest(dir);
     const first = head ?? unrecordedHead(generation, await readStoreInstance(dir));
-    const position: JournalPosition = { offset: 0, lines: 0, head: first, heads: new Set([first]) };
+    const position: JournalPosition = { offset: 0, lines: 0, last: 0, head: first, heads: new Set([first]) };
     const path = join(dir, journalFileName(generation));
     const journal = await openRegularFile(path).catch((error: unknown) => {
       // A compaction by another process switched generations between the reads: read again.
@@ -384,6 +425,8 @@ export async function readStoreHead(dir: string, asked?: readonly string[]): Pro
 export interface JournalPosition {
   offset: number;
   lines: number;
+  /** Where the last line accepted begins. */
+  last: number;
   head: string;
   /** The generation's first head and each line's. */
   heads: Set<string>;
@@ -428,6 +471,7 @@ export async function replayJournal(
           return;
         }
         for (const change of decoded.changes) apply(change);
+        position.last = line.start;
         position.offset = line.end;
         position.lines = line.lineNo;
         position.head = nextHead(position.head, line.bytes);
@@ -443,6 +487,30 @@ export async function replayJournal(
     await journal.truncate(position.offset);
     await journal.datasync();
   }
+}
+
+/**
+ * Whether `journal` holds memory's head at memory's `position`: from the `p` of the line ending
+ * there (one small read), or, where that line has none (an older examctl's), from every line up
+ * to it, starting at `first`, the generation's first head at the path.
+ */
+async function holdsPosition(
+  journal: FileHandle,
+  file: string,
+  position: JournalPosition,
+  first: string,
+): Promise<boolean> {
+  if (position.heads.values().next().value !== first) return false;
+  if (position.lines === 0) return true;
+  const line = Buffer.alloc(position.offset - position.last);
+  const { bytesRead } = await journal.read(line, 0, line.length, position.last);
+  if (bytesRead < line.length || line[line.length - 1] !== 0x0a) return false;
+  const decoded = decodeJournalLine(line.subarray(0, -1));
+  if (decoded.ok && decoded.before !== undefined)
+    return nextHead(decoded.before, line.subarray(0, -1)) === position.head;
+  const replayed: JournalPosition = { offset: 0, lines: 0, last: 0, head: first, heads: new Set([first]) };
+  await replayJournal(journal, file, replayed, () => undefined, false);
+  return [...replayed.heads][position.lines] === position.head;
 }
 
 /**

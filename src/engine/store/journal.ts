@@ -2,7 +2,8 @@ import { decodeChecksummedLine, encodeChecksummedLine } from '../../system/check
 import { COLLECTION_NAMES, type Change, type CollectionName } from './contract.js';
 
 /* A journal line is one checksummed line (system/checksummed-line.ts) whose body is
- * {"ch":[[collection,key,value],...]}. */
+ * {"p":"<the store's head before it>","ch":[[collection,key,value],...]}; `p` lets a writer read the
+ * head at a position from one line (docs/store.md, "Head"); a line of an older examctl has none. */
 const collectionNames = new Set<string>(COLLECTION_NAMES);
 
 export function isCollectionName(name: unknown): name is CollectionName {
@@ -17,18 +18,22 @@ export function serializeChanges(changes: readonly Change[]): string {
   return changes.map((c) => JSON.stringify([c.collection, c.key, c.value ?? null])).join(',');
 }
 
-/** A batch (the serialized changes of its transactions) as one journal line, newline included. */
-export function encodeJournalLine(serialized: readonly string[]): string {
-  return encodeChecksummedLine(`{"ch":[${serialized.filter((part) => part.length > 0).join(',')}]}`);
+/** A batch (the serialized changes of its transactions) after head `before` as one journal line, newline included. */
+export function encodeJournalLine(serialized: readonly string[], before: string): string {
+  return encodeChecksummedLine(
+    `{"p":${JSON.stringify(before)},"ch":[${serialized.filter((part) => part.length > 0).join(',')}]}`,
+  );
 }
 
-export type DecodedLine = { ok: true; changes: Change[] } | { ok: false; reason: string };
+/** `before`: the head before the line, where it says it. */
+export type DecodedLine = { ok: true; changes: Change[]; before?: string } | { ok: false; reason: string };
 
 /** Checks and parses one journal line (without its newline). Never throws. */
 export function decodeJournalLine(bytes: Buffer): DecodedLine {
   const checked = decodeChecksummedLine(bytes);
   if (!checked.ok) return checked;
-  const list = (checked.body as { ch?: unknown } | null)?.ch;
+  const body = checked.body as { ch?: unknown; p?: unknown } | null;
+  const list = body?.ch;
   if (!Array.isArray(list)) return { ok: false, reason: 'no change list' };
   const changes: Change[] = [];
   for (const entry of list) {
@@ -38,5 +43,5 @@ export function decodeJournalLine(bytes: Buffer): DecodedLine {
     if (!isCollectionName(entry[0])) return { ok: false, reason: `unknown collection ${JSON.stringify(entry[0])}` };
     changes.push({ collection: entry[0], key: entry[1], value: entry[2] as unknown });
   }
-  return { ok: true, changes };
+  return { ok: true, changes, ...(typeof body!.p === 'string' && { before: body!.p }) };
 }
