@@ -25,15 +25,29 @@ export function encodeJournalLine(serialized: readonly string[], before: string)
   );
 }
 
-/** `before`: the head before the line, where it says it. */
-export type DecodedLine = { ok: true; changes: Change[]; before?: string } | { ok: false; reason: string };
+export type DecodedLine = { ok: true; changes: Change[] } | { ok: false; reason: string };
+
+/** Where a line written by encodeJournalLine has its `p` (the checksummed line's prefix, then `{"p":"`). */
+const BEFORE_AT = '{"crc":"00000000","b":{"p":"'.length;
+const HEAD_LENGTH = 22;
+
+/**
+ * The head before a journal line (without its newline), read from its place in the line without
+ * parsing or checking it (the head the line then gives is what is compared); undefined where the
+ * line has none there (an older examctl's, or not a line of this format).
+ */
+export function headBefore(line: Buffer): string | undefined {
+  const end = BEFORE_AT + HEAD_LENGTH;
+  if (line.length <= end || line[end] !== 0x22 || line.toString('latin1', BEFORE_AT - 6, BEFORE_AT) !== '{"p":"')
+    return undefined;
+  return line.toString('latin1', BEFORE_AT, end);
+}
 
 /** Checks and parses one journal line (without its newline). Never throws. */
 export function decodeJournalLine(bytes: Buffer): DecodedLine {
   const checked = decodeChecksummedLine(bytes);
   if (!checked.ok) return checked;
-  const body = checked.body as { ch?: unknown; p?: unknown } | null;
-  const list = body?.ch;
+  const list = (checked.body as { ch?: unknown } | null)?.ch;
   if (!Array.isArray(list)) return { ok: false, reason: 'no change list' };
   const changes: Change[] = [];
   for (const entry of list) {
@@ -43,5 +57,5 @@ export function decodeJournalLine(bytes: Buffer): DecodedLine {
     if (!isCollectionName(entry[0])) return { ok: false, reason: `unknown collection ${JSON.stringify(entry[0])}` };
     changes.push({ collection: entry[0], key: entry[1], value: entry[2] as unknown });
   }
-  return { ok: true, changes, ...(typeof body!.p === 'string' && { before: body!.p }) };
+  return { ok: true, changes };
 }
