@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createStore, openStore } from '../../src/engine/store/index.js';
-import { TargetError } from '../../src/system/errors.js';
+import { StoreReplacedError } from '../../src/system/errors.js';
 
 /* docs/store.md, "A directory replaced under a writer": the store at the path, never the files held open. */
 let dir: string;
@@ -36,7 +36,7 @@ async function usersAt(location: string): Promise<string[]> {
 }
 
 describe('a store directory replaced under a writer', () => {
-  it("a run's store restored under it: the next write stops it (TargetError, exit 3) and writes nothing", async () => {
+  it("a run's store restored under it: the next write stops it (E3031, exit 3) and writes nothing", async () => {
     const run = await openStore(store, { stopWhenReplaced: true });
     await run.transact(() => put('a'));
     await copy(store, path.join(dir, 'backup'));
@@ -44,8 +44,9 @@ describe('a store directory replaced under a writer', () => {
     await restoreFrom(path.join(dir, 'backup'));
     const error = await run.transact(() => put('c')).catch((e: unknown) => e);
     await run.close();
-    expect(error).toBeInstanceOf(TargetError);
-    expect((error as TargetError).exitCode).toBe(3);
+    expect(error).toBeInstanceOf(StoreReplacedError);
+    expect((error as StoreReplacedError).code).toBe('E3031');
+    expect((error as StoreReplacedError).exitCode).toBe(3);
     expect((error as Error).message).toContain(`${store} was restored or replaced under this run`);
     expect(await usersAt(store)).toEqual(['a']);
   });

@@ -311,11 +311,14 @@ class FileStore implements Store {
     this.pathJournal = fd;
   }
 
-  /** A run's store whose history no longer holds what the run wrote: it stops, resumable (a server reloads). */
+  /**
+   * A run's store whose history no longer holds what the run wrote: it stops, as for a replaced
+   * store (a resume would keep rows the restore undid); a server reloads.
+   */
   private async stopIfNotHeld(held: boolean): Promise<void> {
     if (held || !this.options.stopWhenReplaced) return;
-    throw new TargetError(
-      `${this.location} was restored or replaced under this run (the store there does not hold what this run last wrote): stopped; runs resume sends what it lacks`,
+    throw new StoreReplacedError(
+      `${this.location} was restored or replaced under this run (the store there does not hold what this run last wrote): stopped; run the file again`,
     );
   }
 
