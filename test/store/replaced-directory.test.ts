@@ -81,11 +81,8 @@ describe('a store directory replaced under a writer', () => {
     await copy(store, path.join(dir, 'backup'));
     await served.transact(() => put('b'));
     await restoreFrom(path.join(dir, 'backup'));
-    // The head asked (a read that must be current) is the path's; a refresh within the lease is as of the last batch.
-    const { readStoreHead } = await import('../../src/engine/store/file-store.js');
-    expect((await served.standing!()).head).toBe((await readStoreHead(store)).head);
-    expect([...served.state.get('users')!.keys()]).toEqual(['a']);
     await served.transact(() => put('c'));
+    expect([...served.state.get('users')!.keys()].sort()).toEqual(['a', 'c']);
     await served.close();
     expect(await usersAt(store)).toEqual(['a', 'c']);
   });

@@ -268,10 +268,7 @@ class FileStore implements Store {
     if (manifest.generation !== this.generation) {
       // Another INSTANCE (local init --force) is load's to refuse, in its own words.
       if (this.options.stopWhenReplaced && (await readStoreInstance(this.location)) === this.instance)
-        await this.stopIfNotHeld(
-          manifest.head === this.journalPosition.head ||
-            (await readEarlierHeads(this.location, manifest.generation)).includes(this.journalPosition.head),
-        );
+        await this.stopIfNotHeld((await readStoreHead(this.location, [this.journalPosition.head])).holds.length > 0);
       return this.load(underLock);
     }
     const first = manifest.head ?? unrecordedHead(manifest.generation, await readStoreInstance(this.location));
@@ -347,11 +344,9 @@ class FileStore implements Store {
     this.journalPosition.heads.add(this.journalPosition.head);
   }
 
-  /** Where the store at its path stands now, and which of `asked` it holds (store-head.ts). */
-  async standing(asked?: readonly string[]): Promise<StoreHead> {
-    await this.commits.exclusive(() => this.followPath(false));
-    const { head, heads } = this.journalPosition;
-    return standingOf(this.location, this.generation, heads, head, asked, this.journalPath);
+  /** Where the store stands now, and which of `asked` it holds (store-head.ts). */
+  standing(asked?: readonly string[]): Promise<StoreHead> {
+    return readStoreHead(this.location, asked);
   }
 
   /** New generation, switched in by CURRENT (docs/store.md, "Compaction": the steps, what a crash leaves). */
