@@ -1,4 +1,5 @@
-import { constants, fdatasyncSync, writeSync } from 'node:fs';
+import { constants, fdatasync, fdatasyncSync, write, writeSync } from 'node:fs';
+import { promisify } from 'node:util';
 import type { FileHandle } from 'node:fs/promises';
 
 /**
@@ -41,4 +42,15 @@ export function appendDurablySync(fd: number, bytes: Buffer, position: number): 
   let written = 0;
   while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written, position + written);
   if (NEEDS_DATASYNC) fdatasyncSync(fd);
+}
+
+const writeAt = promisify(write);
+const datasyncOf = promisify(fdatasync);
+
+/** appendDurably through the thread pool on a descriptor (a store journal opened on the event loop). */
+export async function appendDurablyTo(fd: number, bytes: Buffer, position: number): Promise<void> {
+  let written = 0;
+  while (written < bytes.length)
+    written += (await writeAt(fd, bytes, written, bytes.length - written, position + written)).bytesWritten;
+  if (NEEDS_DATASYNC) await datasyncOf(fd);
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /*
@@ -79,6 +79,28 @@ async function openChecked(path: string, options: RegularOpenOptions): Promise<{
 /** The whole of a regular file as UTF-8 text (see openRegularFile). */
 export async function readRegularFile(path: string): Promise<string> {
   return (await readRegularFileWithStat(path)).bytes.toString('utf8');
+}
+
+/**
+ * readRegularFile on the event loop, links not followed: for a small file read before every batch
+ * while the disk is fast (a store's CURRENT, docs/store.md), where a thread-pool round trip per
+ * step would cost more than the read.
+ */
+export function readRegularFileSync(path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | NONBLOCK | NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new NotRegularFileError(path, 'a symbolic link');
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new NotRegularFileError(path, kindOf(stat));
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface RegularReadOptions extends Omit<RegularOpenOptions, 'flags'> {

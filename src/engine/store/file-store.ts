@@ -1,5 +1,5 @@
 /** The file store: a generation loaded, transactions journaled, compaction; its modules: docs/store.md. */
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { InternalError, StoreDamagedError, StoreReplacedError, TargetError } from '../../system/errors.js';
@@ -15,13 +15,13 @@ import {
 import { EntityMap } from './entity-map.js';
 import { removeLeftovers, writeGeneration } from './create-store.js';
 import { GroupCommit, type Decide } from './group-commit.js';
-import { encodeJournalLine, serializeChanges, decodeJournalLine, type DecodedLine } from './journal.js';
+import { encodeJournalLine, serializeChanges, decodeJournalLine, headBefore, type DecodedLine } from './journal.js';
 import { openRegularFile } from '../../system/regular-file.js';
-import { DSYNC_FLAG, appendDurably, appendDurablySync } from '../../system/durable-write.js';
+import { DSYNC_FLAG, appendDurablySync, appendDurablyTo } from '../../system/durable-write.js';
 import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
 import { LockLease } from './lock-lease.js';
-import { journalFileName, readManifest, snapshotFileName } from './manifest.js';
+import { journalFileName, readManifest, readManifestSync, snapshotFileName } from './manifest.js';
 import { nextHead, standingOf, unrecordedHead, writeHistory } from './store-head.js';
 import type { StoreHead } from '../../port/integration-api.js';
 import { readSnapshot } from './snapshot.js';
@@ -48,7 +48,9 @@ class FileStore implements Store {
   private maps: Maps = emptyMaps();
   private generation = 0;
   private journal: FileHandle | undefined;
-  private readonly journalPosition: JournalPosition = { offset: 0, lines: 0, head: '', heads: new Set() };
+  /** The journal at the path as the last check opened it on the event loop, if not `journal` (followPath). */
+  private pathJournal: number | undefined;
+  private readonly journalPosition: JournalPosition = { offset: 0, lines: 0, last: 0, head: '', heads: new Set() };
   private snapshotBytes = 0;
   private indexer: StoreIndexer | undefined;
   /** The indexer version of the hints held by the loaded snapshot's raw entities (null: none). */
@@ -90,7 +92,7 @@ class FileStore implements Store {
       keepLock: () => lease!.batchDone(),
       catchUp: () => this.catchUpUnderLock(),
       decide: (decide) => this.runDecide(decide),
-      append: (serialized) => this.append(encodeJournalLine(serialized)),
+      append: (serialized) => this.append(encodeJournalLine(serialized, this.journalPosition.head)),
       markStale: () => {
         this.stale = true;
       },
@@ -180,12 +182,13 @@ class FileStore implements Store {
       }
       const previous = this.journal;
       this.journal = journal;
+      this.usePathJournal(undefined);
       this.maps = maps;
       this.hintsVersion = hintsVersion;
       this.hints.clear();
       this.generation = manifest.generation;
       const head = manifest.head ?? unrecordedHead(manifest.generation, instance);
-      Object.assign(this.journalPosition, { offset: 0, lines: 0, head, heads: new Set([head]) });
+      Object.assign(this.journalPosition, { offset: 0, lines: 0, last: 0, head, heads: new Set([head]) });
       this.stale = false;
       await previous?.close().catch(() => undefined);
       await this.readJournal(underLock);
@@ -245,32 +248,96 @@ class FileStore implements Store {
     return this.options.compactAtBytes ?? Math.max(DEFAULT_COMPACT_AT_BYTES, this.snapshotBytes / 4);
   }
 
+  /** Before each batch, under the kept lease too: the directory may have been replaced meanwhile (followPath). */
   private async catchUpUnderLock(): Promise<void> {
-    if (!(this.leaseKept && !this.stale)) {
-      const manifest = await readManifest(this.location);
-      if (this.stale || manifest.generation !== this.generation) await this.load(true);
-      else await this.readJournal(true);
-    }
+    await this.followPath(true);
     this.memoryCaughtUp = true;
   }
 
+  /**
+   * Brings memory to the store at its path (docs/store.md, "A directory replaced"): the journal is
+   * opened there again and its line at memory's position must give memory's head; if it does not
+   * (the directory was restored, moved or copied back), the store is loaded from the path, or a
+   * run stops (it wrote to a history the path no longer holds). Never judged by file identity.
+   * Its reads (a few hundred bytes, no sync) are made on the event loop, and the batch appends
+   * through the descriptor opened (`pathJournal`); the thread pool only where that cannot tell.
+   */
+  private async followPath(underLock: boolean): Promise<void> {
+    const manifest = readManifestSync(this.location);
+    if (this.stale) return this.load(underLock);
+    if (manifest.generation !== this.generation) {
+      // Another INSTANCE (local init --force) is load's to refuse, in its own words.
+      if (this.options.stopWhenReplaced && (await readStoreInstance(this.location)) === this.instance)
+        await this.stopIfNotHeld((await readStoreHead(this.location, [this.journalPosition.head])).holds.length > 0);
+      return this.load(underLock);
+    }
+    const first = manifest.head ?? unrecordedHead(manifest.generation, await readStoreInstance(this.location));
+    const path = this.journalPath;
+    const position = this.journalPosition;
+    const fd = openJournalSync(path, this.lease !== undefined);
+    const line = Buffer.alloc(position.offset - position.last);
+    // Nothing past memory's end: this batch needs no replay and appends through `fd`.
+    if (fd !== undefined && headAt(position, first, line, readSync(fd, line, 0, line.length, position.last)) === true)
+      if (fstatSync(fd).size === position.offset) return this.usePathJournal(fd);
+    if (fd !== undefined) closeSync(fd);
+    const journal = await openRegularFile(path, this.lease ? { flags: JOURNAL_WRITE_FLAGS } : {}).catch(
+      (error: unknown) => {
+        if (systemErrorCode(error) === 'ENOENT') return undefined;
+        throw storeFileUnreadable(path, error);
+      },
+    );
+    const same =
+      journal !== undefined &&
+      (headAt(position, first, line, (await journal.read(line, 0, line.length, position.last)).bytesRead) ??
+        (await replayedHeadAt(journal, path, position, first)));
+    if (!same) {
+      await journal?.close();
+      await this.stopIfNotHeld(false);
+      return this.load(underLock);
+    }
+    const previous = this.journal;
+    this.journal = journal;
+    this.usePathJournal(undefined);
+    await previous?.close().catch(() => undefined);
+    await this.readJournal(underLock);
+  }
+
+  /** The descriptor of the journal at the path this batch appends through (undefined: `journal`'s), the previous one closed. */
+  private usePathJournal(fd: number | undefined): void {
+    if (this.pathJournal !== undefined) closeSync(this.pathJournal);
+    this.pathJournal = fd;
+  }
+
+  /**
+   * A run's store whose history no longer holds what the run wrote: it stops, as for a replaced
+   * store (a resume would keep rows the restore undid); a server reloads.
+   */
+  private async stopIfNotHeld(held: boolean): Promise<void> {
+    if (held || !this.options.stopWhenReplaced) return;
+    throw new StoreReplacedError(
+      `${this.location} was restored or replaced under this run (the store there does not hold what this run last wrote): stopped; run the file again`,
+    );
+  }
+
   private async append(line: string): Promise<void> {
-    const journal = this.journal!;
+    // The journal at the path, as this batch's catch-up found it (followPath).
+    const fd = this.pathJournal ?? this.journal!.fd;
     const buffer = Buffer.from(line, 'utf8');
     const at = this.journalPosition.offset;
     try {
       if (this.writeMode.syncNext()) {
         const started = performance.now();
-        appendDurablySync(journal.fd, buffer, at);
+        appendDurablySync(fd, buffer, at);
         this.writeMode.recordSync(performance.now() - started);
       } else {
-        await appendDurably(journal, buffer, at);
+        await appendDurablyTo(fd, buffer, at);
       }
     } catch (error) {
       throw new TargetError(`cannot write ${this.journalPath}: ${describeSystemError(error, 'file')}`, {
         cause: error,
       });
     }
+    this.journalPosition.last = at;
     this.journalPosition.offset += buffer.length;
     this.journalPosition.lines += 1;
     this.journalPosition.head = nextHead(this.journalPosition.head, buffer.subarray(0, -1));
@@ -315,12 +382,8 @@ class FileStore implements Store {
     // The lock is ours and memory caught up: nobody else can have written, so there is nothing
     // to read, and a read need not queue behind our writes (whenDurable covers those).
     if (this.lease?.held && this.memoryCaughtUp && !this.stale) return Promise.resolve();
-    return this.commits.exclusive(async () => {
-      const manifest = await readManifest(this.location);
-      // Stale: a failed write left changes in memory that are not on the disk; a read must not see them.
-      if (this.stale || manifest.generation !== this.generation) await this.load(false);
-      else await this.readJournal(false);
-    });
+    // Stale: a failed write left changes in memory that are not on the disk; a read must not see them.
+    return this.commits.exclusive(() => this.followPath(false));
   }
 
   whenDurable(): Promise<void> {
@@ -332,6 +395,7 @@ class FileStore implements Store {
     this.closed = true;
     await this.commits.exclusive(async () => {
       await this.lease?.releaseNow();
+      this.usePathJournal(undefined);
       await this.journal?.close().catch(() => undefined);
       this.journal = undefined;
     });
@@ -362,7 +426,7 @@ export async function readStoreHead(dir: string, asked: readonly string[] = []):
   for (let attempt = 0; ; attempt += 1) {
     const { generation, head } = await readManifest(dir);
     const first = head ?? unrecordedHead(generation, await readStoreInstance(dir));
-    const position: JournalPosition = { offset: 0, lines: 0, head: first, heads: new Set([first]) };
+    const position: JournalPosition = { offset: 0, lines: 0, last: 0, head: first, heads: new Set([first]) };
     const path = join(dir, journalFileName(generation));
     const journal = await openRegularFile(path).catch((error: unknown) => {
       // A compaction by another process switched generations between the reads: read again.
@@ -390,6 +454,8 @@ export async function readStoreHead(dir: string, asked: readonly string[] = []):
 export interface JournalPosition {
   offset: number;
   lines: number;
+  /** Where the last line accepted begins. */
+  last: number;
   head: string;
   /** The generation's first head and each line's. */
   heads: Set<string>;
@@ -434,6 +500,7 @@ export async function replayJournal(
           return;
         }
         for (const change of decoded.changes) apply(change);
+        position.last = line.start;
         position.offset = line.end;
         position.lines = line.lineNo;
         position.head = nextHead(position.head, line.bytes);
@@ -449,6 +516,48 @@ export async function replayJournal(
     await journal.truncate(position.offset);
     await journal.datasync();
   }
+}
+
+/**
+ * Whether a journal at the store's path holds memory's head at memory's `position`, from `line`
+ * (`bytesRead` bytes read from `position.last` into a buffer of the last line's length): its `p`
+ * and its bytes, hashed; undefined where it has no `p` (an older examctl's): replayedHeadAt tells.
+ */
+function headAt(position: JournalPosition, first: string, line: Buffer, bytesRead: number): boolean | undefined {
+  if (position.heads.values().next().value !== first) return false;
+  if (position.lines === 0) return true;
+  if (bytesRead < line.length || line[line.length - 1] !== 0x0a) return false;
+  const before = headBefore(line.subarray(0, -1));
+  return before === undefined ? undefined : nextHead(before, line.subarray(0, -1)) === position.head;
+}
+
+/** headAt from every line of `journal` up to memory's position, starting at `first`. */
+async function replayedHeadAt(
+  journal: FileHandle,
+  file: string,
+  position: JournalPosition,
+  first: string,
+): Promise<boolean> {
+  const replayed: JournalPosition = { offset: 0, lines: 0, last: 0, head: first, heads: new Set([first]) };
+  await replayJournal(journal, file, replayed, () => undefined, false);
+  return [...replayed.heads][position.lines] === position.head;
+}
+
+/** The journal at `path` opened on the event loop (for writing, if `write`), regular files only; undefined if it is not there. */
+function openJournalSync(path: string, write: boolean): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(
+      path,
+      (write ? JOURNAL_WRITE_FLAGS : constants.O_RDONLY) | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0),
+    );
+  } catch {
+    // Not there, a link, unreadable: the thread-pool path opens it again and says why.
+    return undefined;
+  }
+  if (fstatSync(fd).isFile()) return fd;
+  closeSync(fd);
+  return undefined;
 }
 
 /**

@@ -2,7 +2,8 @@ import { decodeChecksummedLine, encodeChecksummedLine } from '../../system/check
 import { COLLECTION_NAMES, type Change, type CollectionName } from './contract.js';
 
 /* A journal line is one checksummed line (system/checksummed-line.ts) whose body is
- * {"ch":[[collection,key,value],...]}. */
+ * {"p":"<the store's head before it>","ch":[[collection,key,value],...]}; `p` lets a writer read the
+ * head at a position from one line (docs/store.md, "Head"); a line of an older examctl has none. */
 const collectionNames = new Set<string>(COLLECTION_NAMES);
 
 export function isCollectionName(name: unknown): name is CollectionName {
@@ -17,12 +18,30 @@ export function serializeChanges(changes: readonly Change[]): string {
   return changes.map((c) => JSON.stringify([c.collection, c.key, c.value ?? null])).join(',');
 }
 
-/** A batch (the serialized changes of its transactions) as one journal line, newline included. */
-export function encodeJournalLine(serialized: readonly string[]): string {
-  return encodeChecksummedLine(`{"ch":[${serialized.filter((part) => part.length > 0).join(',')}]}`);
+/** A batch (the serialized changes of its transactions) after head `before` as one journal line, newline included. */
+export function encodeJournalLine(serialized: readonly string[], before: string): string {
+  return encodeChecksummedLine(
+    `{"p":${JSON.stringify(before)},"ch":[${serialized.filter((part) => part.length > 0).join(',')}]}`,
+  );
 }
 
 export type DecodedLine = { ok: true; changes: Change[] } | { ok: false; reason: string };
+
+/** Where a line written by encodeJournalLine has its `p` (the checksummed line's prefix, then `{"p":"`). */
+const BEFORE_AT = '{"crc":"00000000","b":{"p":"'.length;
+const HEAD_LENGTH = 22;
+
+/**
+ * The head before a journal line (without its newline), read from its place in the line without
+ * parsing or checking it (the head the line then gives is what is compared); undefined where the
+ * line has none there (an older examctl's, or not a line of this format).
+ */
+export function headBefore(line: Buffer): string | undefined {
+  const end = BEFORE_AT + HEAD_LENGTH;
+  if (line.length <= end || line[end] !== 0x22 || line.toString('latin1', BEFORE_AT - 6, BEFORE_AT) !== '{"p":"')
+    return undefined;
+  return line.toString('latin1', BEFORE_AT, end);
+}
 
 /** Checks and parses one journal line (without its newline). Never throws. */
 export function decodeJournalLine(bytes: Buffer): DecodedLine {

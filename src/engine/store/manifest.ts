@@ -3,7 +3,7 @@
  * generation is one snapshot file plus one journal file. Switching CURRENT is the atomic step
  * of every compaction and every replacement.
  */
-import { readRegularFile } from '../../system/regular-file.js';
+import { readRegularFile, readRegularFileSync } from '../../system/regular-file.js';
 import { join } from 'node:path';
 import { StoreDamagedError } from '../../system/errors.js';
 import { writeFileAtomic } from '../../system/atomic-file.js';
@@ -32,15 +32,29 @@ interface Manifest {
 
 export async function readManifest(dir: string): Promise<Manifest> {
   const path = join(dir, CURRENT_FILE);
+  return parseManifest(path, await readRegularFile(path).catch((error: unknown) => unread(dir, path, error)));
+}
+
+/** readManifest on the event loop (regular-file.ts, readRegularFileSync: when). */
+export function readManifestSync(dir: string): Manifest {
+  const path = join(dir, CURRENT_FILE);
   let text: string;
   try {
-    text = await readRegularFile(path);
+    text = readRegularFileSync(path);
   } catch (error) {
-    if (systemErrorCode(error) === 'ENOENT')
-      throw new StoreDamagedError(`${dir}: not an examctl store (no ${CURRENT_FILE} file)`);
-    if (systemErrorCode(error) === 'ENOTREG') throw new StoreDamagedError((error as Error).message, { cause: error });
-    throw storeFileUnreadable(path, error);
+    unread(dir, path, error);
   }
+  return parseManifest(path, text);
+}
+
+function unread(dir: string, path: string, error: unknown): never {
+  if (systemErrorCode(error) === 'ENOENT')
+    throw new StoreDamagedError(`${dir}: not an examctl store (no ${CURRENT_FILE} file)`);
+  if (systemErrorCode(error) === 'ENOTREG') throw new StoreDamagedError((error as Error).message, { cause: error });
+  throw storeFileUnreadable(path, error);
+}
+
+function parseManifest(path: string, text: string): Manifest {
   let parsed: Partial<Manifest> & { examctl?: unknown };
   try {
     parsed = JSON.parse(text) as typeof parsed;

@@ -1,0 +1,84 @@
+// Paired A/B of local serve's CPU per 1,000 creates (bare undici loop, concurrency 8, after 2,000
+// warm-up creates; a fresh store each): two builds, their order alternating round by round.
+// node bench/ab-serve.mjs <binA> <binB> [rounds] [users]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { bareLoop } from './remote-bench.mjs';
+
+const [a, b, rounds = '5', users = '5000'] = process.argv.slice(2);
+const cpuMs = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+};
+async function serve(bin) {
+  const dir = mkdtempSync(join(tmpdir(), 'hserve-ab-'));
+  const log = join(dir, 'log');
+  const fd = openSync(log, 'w');
+  const child = spawn(process.execPath, [bin, 'local', 'serve', '--port', '0', '--store', join(dir, 'store')], {
+    stdio: ['ignore', 'ignore', fd],
+    env: { ...process.env, CI: 'true' },
+  });
+  closeSync(fd);
+  let url;
+  while (!url) {
+    await sleep(20);
+    url = /listening on (http:\/\/\S+)/.exec(readFileSync(log, 'utf8'))?.[1];
+  }
+  return {
+    url,
+    token: 'dev-token',
+    pid: child.pid,
+    close: async () => {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+const got = { a: [], b: [] };
+const loads = [];
+for (let r = 0; r < Number(rounds); r++) {
+  loads.push(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  const order =
+    r % 2
+      ? [
+          ['b', b],
+          ['a', a],
+        ]
+      : [
+          ['a', a],
+          ['b', b],
+        ];
+  for (const [k, bin] of order) {
+    const t = await serve(bin);
+    try {
+      await bareLoop(t, 2000, 8, 'warm');
+      const before = cpuMs(t.pid);
+      const started = performance.now();
+      await bareLoop(t, Number(users), 8, 't');
+      got[k].push({
+        cpu: ((cpuMs(t.pid) - before) / Number(users)) * 1000,
+        rate: Number(users) / ((performance.now() - started) / 1000),
+      });
+    } finally {
+      await t.close();
+    }
+  }
+}
+const med = (v) => [...v].sort((x, y) => x - y)[Math.floor(v.length / 2)];
+for (const k of ['a', 'b'])
+  console.log(
+    k,
+    'cpu ms/1000:',
+    got[k].map((x) => x.cpu.toFixed(0)).join(', '),
+    'median',
+    med(got[k].map((x) => x.cpu)).toFixed(0),
+    '| users/s median',
+    med(got[k].map((x) => x.rate)).toFixed(0),
+  );
+console.log('ratio b/a cpu (per-round):', got.a.map((x, i) => (got.b[i].cpu / x.cpu).toFixed(2)).join(', '));
+console.log('load 1-min at each round start:', loads.join(', '));

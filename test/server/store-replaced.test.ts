@@ -1,0 +1,84 @@
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createRemoteClient } from '../../src/api/remote-client.js';
+import { openStore } from '../../src/engine/store/index.js';
+import { readStoreHead } from '../../src/engine/store/file-store.js';
+import { serveLocalStore } from '../../src/server/index.js';
+import type { LocalServer } from '../../src/server/serve-local.js';
+
+/*
+ * The store directory replaced while `local serve` runs (docs/store.md, "A directory replaced under
+ * a writer"): what is served and written is the store at the path, never the files held open.
+ */
+let dir: string;
+let server: LocalServer | undefined;
+let client: ReturnType<typeof createRemoteClient> | undefined;
+
+beforeEach(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'examctl-serve-replaced-'));
+});
+
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = server = undefined;
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+const user = (id: string) => ({
+  ExternalId: id,
+  FirstName: 'Ann',
+  LastName: 'Lee',
+  Email: `${id}@example.test`,
+  Role: 'Candidate' as const,
+  Hierarchies: [{ ExternalId: 'H-NORTH' }],
+});
+
+/** A copy of the store as a backup taken while no one writes: its LOCK (which the lease may remove meanwhile) left out. */
+async function backUp(store: string, to: string): Promise<void> {
+  await fs.cp(store, to, {
+    recursive: true,
+    preserveTimestamps: true,
+    filter: (from) => path.basename(from) !== 'LOCK',
+  });
+}
+
+const restores = {
+  'rm -rf, then cp -a': async (store: string, backup: string) => {
+    await fs.rm(store, { recursive: true });
+    await fs.cp(backup, store, { recursive: true, preserveTimestamps: true });
+  },
+  'mv aside, then cp -a': async (store: string, backup: string) => {
+    await fs.rename(store, `${store}.old`);
+    await fs.cp(backup, store, { recursive: true, preserveTimestamps: true });
+  },
+};
+
+describe('a store directory replaced under local serve', () => {
+  it.each(Object.entries(restores))('%s: the restored store is served, and a write lands in it', async (_, restore) => {
+    const store = path.join(dir, 'store');
+    const backup = path.join(dir, 'backup');
+    server = await serveLocalStore({ storeDir: store });
+    client = createRemoteClient({ baseUrl: server.url, token: 'dev-token' });
+    expect((await client.upsertUser(user('u-before'))).status).toBe(200);
+    await backUp(store, backup);
+    expect((await client.upsertUser(user('u-undone'))).status).toBe(200);
+    await restore(store, backup);
+
+    // A read that must be current: the head of the store at the path, the backup's.
+    const restored = await readStoreHead(store);
+    expect((await client.storeHead!())?.head).toBe(restored.head);
+    expect((await client.upsertUser(user('u-after'))).status).toBe(200);
+    await client.close();
+    await server.close();
+    client = server = undefined;
+
+    const reopened = await openStore(store);
+    const users = reopened.state.get('users')!;
+    expect([users.has('u-before'), users.has('u-undone'), users.has('u-after')]).toEqual([true, false, true]);
+    expect((await reopened.standing!([restored.head])).holds).toEqual([restored.head]);
+    await reopened.close();
+  });
+});
