@@ -25,8 +25,11 @@ export type Standing =
    * export). `changed`: the keys the store changed since (`users:<id>`); none: not known (compacted since).
    */
   | { is: 'ahead'; at: SeenHead; changed: ReadonlySet<string> | undefined }
-  /** The store holds only an older head the memory saw (`at`): restored, or cut back; `changed` since, as for `ahead`. */
-  | { is: 'behind'; at: SeenHead; undone: ReadonlySet<string>; changed: ReadonlySet<string> | undefined }
+  /**
+   * The store holds only an older head the memory saw (`at`): restored, or cut back; `changed` since, as for `ahead`;
+   * `past`: its head is not `at` but later (a copy taken after it, with part of what came since).
+   */
+  | { is: 'behind'; at: SeenHead; undone: ReadonlySet<string>; changed: ReadonlySet<string> | undefined; past: boolean }
   /** The store holds none of them: another store, or one restored to before them all (everything goes again). */
   | { is: 'other' };
 
@@ -44,7 +47,8 @@ export function standing(seen: readonly SeenHead[], store: StoreHead | undefined
     return { is: 'ahead', at: seen[newest]!, changed: store.changed && new Set(store.changed) };
   const undone = new Set(seen.slice(held).flatMap(([, , attempt, end]) => (end ? [] : [attempt])));
   const changed = store.changed && new Set(store.changed);
-  return held === newest ? { is: 'same', undone } : { is: 'behind', at: seen[held]!, undone, changed };
+  if (held === newest) return { is: 'same', undone };
+  return { is: 'behind', at: seen[held]!, undone, changed, past: seen[held]![0] !== store.head };
 }
 
 /**
@@ -93,7 +97,11 @@ export function standingWords(
   const at = found.is === 'behind' ? found.at : undefined;
   if (at === undefined && (found.is !== 'same' || !ackedByAny(entries, found.undone))) return undefined;
   const where =
-    at === undefined ? 'where the newest run found it' : `where run ${at[1]} ${at[3] ? 'left' : 'found'} it`;
+    at === undefined
+      ? 'where the newest run found it'
+      : found.is === 'behind' && found.past
+        ? `a point after run ${at[1]} ${at[3] ? 'ended' : 'began'}, with only part of what was written since`
+        : `where run ${at[1]} ${at[3] ? 'left' : 'found'} it`;
   return `the ${store} store is back at ${where} (restored, or cut back): what the memory records as acknowledged since is sent again`;
 }
 
