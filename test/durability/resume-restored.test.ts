@@ -94,3 +94,16 @@ describe('a killed schedule push, the store restored to the copy taken before it
     await restoredHistory();
   });
 });
+
+describe('a killed schedule push resumed on the store it left (no restore)', () => {
+  it('sends none of its kept rows again and says nothing of a restore', async () => {
+    expect((await killedAt(['schedule', 'push', '--file', 'sittings.csv'], 'outcome:300')).signal).toBe('SIGKILL');
+    const resumed = await examctl(['--json', 'runs', 'resume'], dir, env);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).not.toContain('not in the store');
+    const items = (JSON.parse(resumed.stdout) as { items: { note?: string; errors: unknown[] }[] }).items;
+    expect(items.filter((item) => item.note?.startsWith('sent again') === true)).toEqual([]);
+    expect(items.filter((item) => item.errors.length > 0)).toEqual([]);
+    expect(await heldSchedules()).toBe(SCHEDULES);
+  });
+});
