@@ -27,9 +27,16 @@ export type Standing =
   | { is: 'ahead'; at: SeenHead; changed: ReadonlySet<string> | undefined }
   /**
    * The store holds only an older head the memory saw (`at`): restored, or cut back; `changed` since, as for `ahead`;
-   * `past`: its head is not `at` but later (a copy taken after it, with part of what came since).
+   * `partway`: it holds part of what came after where `at`'s run began or ended (its head is later than `at`,
+   * or `at` is where a resume of that run began).
    */
-  | { is: 'behind'; at: SeenHead; undone: ReadonlySet<string>; changed: ReadonlySet<string> | undefined; past: boolean }
+  | {
+      is: 'behind';
+      at: SeenHead;
+      undone: ReadonlySet<string>;
+      changed: ReadonlySet<string> | undefined;
+      partway: boolean;
+    }
   /** The store holds none of them: another store, or one restored to before them all (everything goes again). */
   | { is: 'other' };
 
@@ -48,7 +55,9 @@ export function standing(seen: readonly SeenHead[], store: StoreHead | undefined
   const undone = new Set(seen.slice(held).flatMap(([, , attempt, end]) => (end ? [] : [attempt])));
   const changed = store.changed && new Set(store.changed);
   if (held === newest) return { is: 'same', undone };
-  return { is: 'behind', at: seen[held]!, undone, changed, past: seen[held]![0] !== store.head };
+  const [head, run, attempt, end] = seen[held]!;
+  const resumed = !end && seen.slice(0, held).some((one) => one[1] === run && one[2] !== attempt);
+  return { is: 'behind', at: seen[held]!, undone, changed, partway: head !== store.head || resumed };
 }
 
 /**
@@ -99,8 +108,8 @@ export function standingWords(
   const where =
     at === undefined
       ? 'where the newest run found it'
-      : found.is === 'behind' && found.past
-        ? `a point after run ${at[1]} ${at[3] ? 'ended' : 'began'}, with only part of what was written since`
+      : found.is === 'behind' && found.partway
+        ? `a point after run ${at[1]} ${at[3] ? 'ended, with only part of what was written since' : 'began, with only part of what it sent'}`
         : `where run ${at[1]} ${at[3] ? 'left' : 'found'} it`;
   return `the ${store} store is back at ${where} (restored, or cut back): what the memory records as acknowledged since is sent again`;
 }
