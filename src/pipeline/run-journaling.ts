@@ -141,7 +141,13 @@ export async function startJournaling(
         },
         inStore: (n) => inStore.has(n),
         settle(n, unit, outcome) {
-          if (lost.has(n) && outcome.status !== 'failed' && outcome.note === undefined)
+          // A resend the store found unchanged had lost nothing.
+          if (
+            lost.has(n) &&
+            outcome.status !== 'failed' &&
+            outcome.action !== 'unchanged' &&
+            outcome.note === undefined
+          )
             return {
               ...outcome,
               note: `sent again: the store lost what an earlier attempt of run ${record.id} applied (restored since)`,
