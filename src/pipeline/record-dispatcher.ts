@@ -135,14 +135,17 @@ export class RecordDispatcher<P, R> {
     const kept = upcoming === undefined ? journal?.kept(n, unit) : upcoming.kept;
     if (kept !== undefined) {
       if (kept.item.status !== 'ok' || !prepared.ok || journal === undefined) return kept;
+      // One the store holds by its own word stands, and the memory takes it as acknowledged now.
+      const inStore = journal.inStore?.(n) === true;
       if (
         this.job.acknowledged?.(
           unit,
           prepared.value,
           { status: 'ok', errors: [], ...(kept.item.action === undefined ? {} : { action: kept.item.action }) },
           journal.id,
-          true,
-        ) !== false
+          !inStore,
+        ) !== false ||
+        inStore
       )
         return kept;
     }

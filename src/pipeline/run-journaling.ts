@@ -4,7 +4,9 @@ import { problem, type Problem } from '../domain/problem.js';
 import type { ReportEntry, ReportSummary } from '../report/run-report.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import {
+  appliedItem,
   currentTrust,
+  keptButLost,
   laterRunsOf,
   recordedFlags,
   type EndReason,
@@ -38,6 +40,11 @@ export interface RunJournaling {
   sending(n: number, unit: Unit<unknown>): Promise<void>;
   /** `count` units on record as sent, the memory's intents too: the crash rehearsal's `sent` point. */
   onRecord?(count: number): void;
+  /**
+   * On a resume, whether kept unit `n` is in the store by its own word (it changed the unit's key after
+   * the run began): it stands, whatever the sync memory says of the attempt that sent it.
+   */
+  inStore?(n: number): boolean;
   /** Journals the answer; on a resume, an "already exists" for a unit in flight before is ok with a note. */
   answered(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
   /** Journals a unit --changed-only did not send (unchanged since run `since`): compactly, no line of its own. */
@@ -105,25 +112,46 @@ export async function startJournaling(
   if (resumed !== undefined) {
     const { journal, plan, record } = resumed;
     const decisions = new Map<number, ResumeDecision>();
-    const applied = storeKeys && (await changedSinceStart(target, record.header.storeHead, storeKeys));
+    const { applied, lost } = storeKeys ? await storeSinceStart(target, record, storeKeys) : NOTHING_KNOWN;
+    if (lost.size > 0) await say(deps, `note: ${lostWords(record.id, lost.size, applied !== undefined)}`);
+    // Kept units the store holds (it changed their keys after the run began): they stand.
+    const inStore = new Set<number>();
     return journaling(
       journal,
       {
         kept(n, unit) {
+          // Acknowledged to an earlier attempt, then lost by a restore of the store: sent again.
+          if (lost.has(n)) return undefined;
           const decision = plan.decide(refOf(n, unit));
           // As `runs show` gives it (with the id examctl chose, if it did).
-          if (decision.action === 'keep') return { item: decision.item, rows: unit.rows };
+          if (decision.action === 'keep') {
+            if (applied !== undefined && appliedItem(decision.item)) inStore.add(n);
+            return { item: decision.item, rows: unit.rows };
+          }
           const key = unit.id ?? (record.header.chosenIds === true ? chosenId(record.id, n) : null);
           // A unit the memory does not send (acknowledged to this run: its own words) is left to it.
           if (decision.maybeApplied && unit.unsent === undefined && key !== null && applied?.has(key) === true) {
             const outcome = appliedBeforeInterrupt(record.id);
             journal.outcome({ n, source: unit.source, id: unit.id, transient: false, ...outcome });
+            inStore.add(n);
             return { item: { source: unit.source, id: key, ...outcome }, rows: unit.rows };
           }
           if (decision.maybeApplied) decisions.set(n, decision);
           return undefined;
         },
+        inStore: (n) => inStore.has(n),
         settle(n, unit, outcome) {
+          // A resend the store found unchanged had lost nothing.
+          if (
+            lost.has(n) &&
+            outcome.status !== 'failed' &&
+            outcome.action !== 'unchanged' &&
+            outcome.note === undefined
+          )
+            return {
+              ...outcome,
+              note: `sent again: the store lost what an earlier attempt of run ${record.id} applied (restored since)`,
+            };
           const decision = decisions.get(n);
           if (decision === undefined) return outcome;
           decisions.delete(n);
@@ -219,21 +247,46 @@ export async function startJournaling(
   return journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);
 }
 
+/** What the store says of a resumed run (storeSinceStart): nothing, where it cannot say. */
+interface SinceStart {
+  /** The keys of the collection the store changed after the run began; undefined: not known. */
+  applied: ReadonlySet<string> | undefined;
+  /** The kept units the store no longer holds (resume-plan.ts, keptButLost): sent again. */
+  lost: ReadonlySet<number>;
+}
+
+const NOTHING_KNOWN: SinceStart = { applied: undefined, lost: new Set() };
+
 /**
- * The keys of `collection` the store changed since `head`, the head the run began at (docs/runs.md,
- * "Applied before the interrupt"); none where it cannot say: the platform, a store restored to
- * before the run, a run that recorded no head.
+ * Where the store stands against the head the run began at (docs/runs.md, "A store restored under a
+ * run"): the keys of `collection` it changed since, and the kept units it lost. It cannot say for the
+ * platform, a run that recorded no head; there the journal stands.
  */
-async function changedSinceStart(
+async function storeSinceStart(
   target: ResolvedTarget,
-  head: string | undefined,
+  record: OpenedResume['record'],
   collection: 'users' | 'schedules',
-): Promise<Set<string> | undefined> {
-  if (head === undefined) return undefined;
+): Promise<SinceStart> {
+  const head = record.header.storeHead;
+  if (head === undefined) return NOTHING_KNOWN;
   const standing = await storeHead(target, [head], true).catch(() => undefined);
-  if (standing === undefined || !standing.holds.includes(head)) return undefined;
+  if (standing === undefined) return NOTHING_KNOWN;
+  // Restored to before the run began: every unit an attempt applied is gone.
+  if (!standing.holds.includes(head)) return { applied: undefined, lost: keptButLost(record, undefined) };
   const prefix = `${collection}:`;
-  return new Set(standing.changed.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length)));
+  const applied = new Set(
+    standing.changed.filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length)),
+  );
+  return { applied, lost: keptButLost(record, applied) };
+}
+
+/** The note a resume gives, once, where the store lost units an earlier attempt applied. */
+function lostWords(run: string, count: number, sinceStart: boolean): string {
+  const units = count === 1 ? 'row' : 'rows';
+  return (
+    `run ${run}: ${formatCount(count)} ${units} an earlier attempt applied ${count === 1 ? 'is' : 'are'} not in the store ` +
+    `(restored ${sinceStart ? 'since the run began' : 'to before the run began'}): sent again`
+  );
 }
 
 /** A unit the interrupted attempt sent whose key the store changed after the run began: done, not sent again. */
@@ -248,8 +301,7 @@ function appliedBeforeInterrupt(run: string): Pick<Outcome, 'status' | 'errors' 
 
 function journaling(
   journal: RunJournal,
-  resume: {
-    kept(n: number, unit: Unit<unknown>): ReportEntry | undefined;
+  resume: Pick<RunJournaling, 'kept' | 'inStore'> & {
     settle(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
   },
   testSignal: TestSignal,
@@ -262,6 +314,7 @@ function journaling(
   return {
     id: journal.id,
     kept: resume.kept,
+    inStore: resume.inStore,
     sending(n, unit) {
       const ref = refOf(n, unit);
       batch.push(ref);

@@ -30,6 +30,8 @@ export {
   fingerprintInput,
   inputChange,
   planResume,
+  appliedItem,
+  keptButLost,
   settleInFlight,
   openResume,
   type OpenedResume,

@@ -285,6 +285,13 @@ export class RunIndex {
     return kept;
   }
 
+  /** Each journaled item whose outcome a resume keeps, with its number, its line read back (resume-plan.ts, storeLost). */
+  *keptItems(): Generator<[number, ReportItem]> {
+    for (const n of this.states.numbers())
+      if ((this.states.flags(n) & (IN_FLIGHT | HAS_OUTCOME | TRANSIENT)) === HAS_OUTCOME)
+        yield [n, reportItemOf(this, this.historyAt(n)!)];
+  }
+
   /** The journaled items numbered `from` or above, in input order, as report items. */
   async *items(from = 0): AsyncGenerator<ReportItem> {
     for (const n of this.states.numbers(from)) yield (await this.itemAt(n)) as ReportItem;

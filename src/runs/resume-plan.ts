@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { openRegularFile } from '../system/regular-file.js';
 import { resolve } from 'node:path';
-import { finishesRun, type InputFingerprint, type ItemRef, type OutcomeLine } from './journal-lines.js';
+import {
+  finishesRun,
+  isUnchangedNote,
+  type InputFingerprint,
+  type ItemRef,
+  type OutcomeLine,
+} from './journal-lines.js';
 import type { ReportItem } from '../report/run-report.js';
 import { NothingToResumeError, RunJournalError } from './run-errors.js';
 import { flagOf, type RecordedValue } from './recorded-options.js';
@@ -94,6 +100,34 @@ export function planResume(
     },
   };
 }
+
+/**
+ * Whether a kept item is one the target acknowledged as applied, so a restore of the store can take
+ * it back: ok or partial, and sent (not one the sync memory left alone or judged unchanged).
+ */
+export function appliedItem(item: ReportItem): boolean {
+  return (item.status === 'ok' || item.status === 'partial') && item.action !== 'left' && !isUnchangedNote(item.note);
+}
+
+/**
+ * The kept items a store restored under the run no longer holds (docs/runs.md, "A store restored
+ * under a run"): each applied one whose key is not among `changed`, the keys the store changed after
+ * the run began; every applied one where `changed` is undefined (the store does not hold the run's
+ * start: restored to before it began). Sent again, as never sent. An `unchanged` answer (a no-op
+ * update) wrote nothing, so a store holding the run's start holds it as it was.
+ */
+export function keptButLost(
+  record: Pick<RunIndex, 'keptItems'>,
+  changed: ReadonlySet<string> | undefined,
+): Set<number> {
+  const lost = new Set<number>();
+  for (const [n, item] of record.keptItems())
+    if (appliedItem(item) && (changed === undefined || (changedHere(item) && !changed.has(item.id!)))) lost.add(n);
+  return lost;
+}
+
+/** Whether the store records a change of a kept item's key: an item with one, answered other than `unchanged`. */
+const changedHere = (item: ReportItem): boolean => item.id !== null && item.action !== 'unchanged';
 
 /** The answer to a resend, in report terms (the pipeline's Outcome). */
 export type ResentOutcome = Pick<OutcomeLine, 'status' | 'errors' | 'action' | 'note'>;
@@ -194,7 +228,7 @@ export function recordedFlags(
 export interface OpenedResume {
   journal: RunJournal;
   /** The run's index (open: its items' lines are read back as they are decided; `close` it after the journal). */
-  record: JournalHead & Pick<RunIndex, 'items' | 'countFrom'> & { close(): Promise<void> };
+  record: JournalHead & Pick<RunIndex, 'items' | 'countFrom' | 'keptItems'> & { close(): Promise<void> };
   plan: ResumePlan;
   /** runs resume's refusals, made again once the run holds its sync memory (sent-memory.ts). */
   check?: (held?: { name: string; populations: ReadonlyMap<string, { run: string }> }) => Promise<void>;

@@ -25,8 +25,18 @@ export type Standing =
    * export). `changed`: the keys the store changed since (`users:<id>`).
    */
   | { is: 'ahead'; at: SeenHead; changed: ReadonlySet<string> }
-  /** The store holds only an older head the memory saw (`at`): restored, or cut back; `changed` since, as for `ahead`. */
-  | { is: 'behind'; at: SeenHead; undone: ReadonlySet<string>; changed: ReadonlySet<string> }
+  /**
+   * The store holds only an older head the memory saw (`at`): restored, or cut back; `changed` since, as for `ahead`;
+   * `partway`: it holds part of what came after where `at`'s run began or ended (its head is later than `at`,
+   * or `at` is where a resume of that run began).
+   */
+  | {
+      is: 'behind';
+      at: SeenHead;
+      undone: ReadonlySet<string>;
+      changed: ReadonlySet<string>;
+      partway: boolean;
+    }
   /** The store holds none of them: another store, or one restored to before them all (everything goes again). */
   | { is: 'other' };
 
@@ -43,7 +53,10 @@ export function standing(seen: readonly SeenHead[], store: StoreHead | undefined
   const changed = new Set(store.changed);
   if (held === newest && seen[newest]![0] !== store.head) return { is: 'ahead', at: seen[newest]!, changed };
   const undone = new Set(seen.slice(held).flatMap(([, , attempt, end]) => (end ? [] : [attempt])));
-  return held === newest ? { is: 'same', undone } : { is: 'behind', at: seen[held]!, undone, changed };
+  if (held === newest) return { is: 'same', undone };
+  const [head, run, attempt, end] = seen[held]!;
+  const resumed = !end && seen.slice(0, held).some((one) => one[1] === run && one[2] !== attempt);
+  return { is: 'behind', at: seen[held]!, undone, changed, partway: head !== store.head || resumed };
 }
 
 /**
@@ -90,7 +103,11 @@ export function standingWords(
   const at = found.is === 'behind' ? found.at : undefined;
   if (at === undefined && (found.is !== 'same' || !ackedByAny(entries, found.undone))) return undefined;
   const where =
-    at === undefined ? 'where the newest run found it' : `where run ${at[1]} ${at[3] ? 'left' : 'found'} it`;
+    at === undefined
+      ? 'where the newest run found it'
+      : found.is === 'behind' && found.partway
+        ? `a point after run ${at[1]} ${at[3] ? 'ended, with only part of what was written since' : 'began, with only part of what it sent'}`
+        : `where run ${at[1]} ${at[3] ? 'left' : 'found'} it`;
   return `the ${store} store is back at ${where} (restored, or cut back): what the memory records as acknowledged since is sent again`;
 }
 

@@ -29,13 +29,23 @@ describe('where the store stands (docs/sync.md, "Where the store stands")', () =
       at: seen[0],
       undone: new Set(['attemptA', 'attemptB']),
       changed: new Set(),
+      partway: false,
     });
+    expect(standingWords(at('A'.repeat(22), []), 'local', [])).toContain('back at where run r1 found it');
     expect(at('E'.repeat(22), ['A'.repeat(22), 'B'.repeat(22)])).toMatchObject({ is: 'behind', at: seen[2] });
     expect(at('E'.repeat(22), [])).toEqual({ is: 'other' });
     // A copy taken during attempt B (after r2's start, before its end): what B acknowledged that the copy holds stands.
     const midNight = standing(seen, { head: 'F'.repeat(22), holds: ['B'.repeat(22)], changed: ['users:u1'] });
     const again = sentAgain(midNight, 'users')!;
     expect([again('u1', 'attemptB'), again('u2', 'attemptB'), again('u3', 'attemptA')]).toEqual([false, true, false]);
+    // It holds part of what r2 sent: not where r2 found it.
+    expect(midNight).toMatchObject({ is: 'behind', at: seen[2], partway: true });
+    expect(standingWords(midNight, 'local', [])).toContain('back at a point after run r2 began');
+    // At the head a resume of r2 began at: it holds what r2's first attempt sent before it was killed.
+    const resumedAt: SeenHead[] = [...seen.slice(0, 3), ['G'.repeat(22), 'r2', 'attemptB2', false], seen[3]!];
+    const copy = standing(resumedAt, { head: 'G'.repeat(22), holds: ['B'.repeat(22), 'G'.repeat(22)], changed: [] });
+    expect(copy).toMatchObject({ is: 'behind', at: resumedAt[3], partway: true });
+    expect(standingWords(copy, 'local', [])).toContain('back at a point after run r2 began');
     // At the head a killed attempt began at: a restore only if the memory holds what that attempt acknowledged.
     const killed = standing([...seen, ['C'.repeat(22), 'r3', 'attemptC', false]], {
       head: 'C'.repeat(22),
