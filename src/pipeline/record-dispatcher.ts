@@ -135,7 +135,7 @@ export class RecordDispatcher<P, R> {
     const kept = upcoming === undefined ? journal?.kept(n, unit) : upcoming.kept;
     if (kept !== undefined) {
       if (kept.item.status !== 'ok' || !prepared.ok || journal === undefined) return kept;
-      // One the store holds by its own word stands, and the memory takes it as acknowledged now.
+      // One the store holds by its own word stands, acknowledged to the attempt that applied it.
       const inStore = journal.inStore?.(n) === true;
       if (
         this.job.acknowledged?.(
@@ -143,7 +143,7 @@ export class RecordDispatcher<P, R> {
           prepared.value,
           { status: 'ok', errors: [], ...(kept.item.action === undefined ? {} : { action: kept.item.action }) },
           journal.id,
-          !inStore,
+          inStore ? 'held' : true,
         ) !== false ||
         inStore
       )

@@ -143,8 +143,11 @@ export interface RecordJob<P, R = never> {
    * the run's end (docs/sync.md, "Format"); a store that fails is the run's error in every sink (docs/ci.md).
    */
   ending?(): Promise<void>;
-  /** A real run's unit the target acknowledged `ok` (`kept`: in an earlier attempt of a resumed run; false: sent again). */
-  acknowledged?(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): boolean | void;
+  /**
+   * A real run's unit the target acknowledged `ok` (`kept`: in an earlier attempt of a resumed run; `held`: that,
+   * and the store says it holds it, so it stands whatever the memory says; false: sent again).
+   */
+  acknowledged?(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: Kept): boolean | void;
   /** A real run's unit that may have changed the target without an ok (docs/sync.md, "--changed-only"). */
   unsettled?(unit: Unit<P>): void;
   /** A real run's unit the target refused; `taken`: it exists already, whoever made it. */
@@ -260,3 +263,6 @@ export interface RunOutcome<R = never> {
   /** What `job.remember` kept. */
   remembered: R[];
 }
+
+/** How an acknowledged unit came (RecordJob.acknowledged). */
+export type Kept = boolean | 'held';

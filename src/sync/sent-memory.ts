@@ -43,7 +43,7 @@ import { inputPathOf } from '../pipeline/command-input.js';
 import { openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
-import type { Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
+import type { Kept, Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
 import { memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
@@ -551,20 +551,22 @@ export class SentMemory<P> {
    * have had (docs/sync.md, "The sync memory"). A schedule examctl named goes under the answer's `id`.
    * None stands on an older store: false, sent again (docs/runs.md).
    */
-  protected acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: boolean): boolean | void {
+  protected acknowledged(unit: Unit<P>, payload: P, outcome: Outcome, run: string, kept: Kept): boolean | void {
     const memory = this.memory;
     const id = unit.id ?? (this.kind === 'schedules' ? outcome.id : undefined);
     if (memory === undefined || id === undefined) return;
     // Kept by an attempt whose acknowledgements a restored store lost, and not in the copy: sent again (docs/runs.md).
     const { acked, digest: was } = memory.entries.get(id) ?? {};
-    if (kept && acked !== undefined && this.undone.has(acked) && was === '') return false;
+    const undone = acked !== undefined && this.undone.has(acked);
+    if (kept === true && undone && was === '') return false;
     if (kept && outcome.action === 'unchanged') return;
     const digest = this.digestOf(payload);
     if (kept && memory.entries.get(id)?.digest === digest) return;
     // A retry's request (a report fed back) is of the run its row names (docs/sync.md, "Stale input").
     const row = unit.rows?.[0];
     const retried = this.fedBack ? ((row === undefined ? undefined : reportRunOf(row)) ?? '') : undefined;
-    const attempt = kept ? acked : this.attempt;
+    // One the store holds is the applying attempt's, or this one's where a restore undid that one's.
+    const attempt = kept === true || (kept === 'held' && !undone) ? acked : this.attempt;
     memory.record(id, {
       digest,
       run,

@@ -11,7 +11,7 @@ import { say, terminalLine } from '../formats/terminal-text.js';
 import { isPopulationName, populationKey, requestDigest, type MemoryEntry } from './memory-lines.js';
 import type { SyncMemory } from './sync-memory.js';
 import type { CommandDeps } from '../context/command-deps.js';
-import { unitAction, type Outcome, type Unit } from '../pipeline/record-job.js';
+import { unitAction, type Kept, type Outcome, type Unit } from '../pipeline/record-job.js';
 import { actionWords, type ActionCounts, type PlanAction } from '../report/plan-actions.js';
 import type { TargetOf } from '../context/resolved-target.js';
 import { registrations, SentMemory, type SyncFlags } from './sent-memory.js';
@@ -641,7 +641,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     payload: UserRequest,
     outcome: Outcome,
     run: string,
-    kept: boolean,
+    kept: Kept,
   ): boolean | void {
     if (!this.withdrawn.has(payload)) return super.acknowledged(unit, payload, outcome, run, kept);
   }

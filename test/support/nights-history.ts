@@ -150,6 +150,14 @@ export const FOUND: Step[][] = [
     { t: 'resume', stop: 1 },
     { t: 'resume', stop: null },
   ],
+  // A night stopped with the store copied at its first request, resumed, the store restored to that copy: the
+  // resume's rows the store held stay the first attempt's acknowledgements, so the next night sends none again.
+  [
+    users([2, 0, 0], 1, 1),
+    { t: 'resume', stop: null },
+    { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
+    users([2, 0, 0]),
+  ],
   ...(MEMORY_RESTORES ? [RESTORED_MEMORY] : []),
   COMPACTED_PAST_MEMORY,
 ];
