@@ -192,7 +192,7 @@ describe('the collections examctl sent travel with the memory', () => {
       ).toBe(0);
       const older = await cli(dir, ['synced', 'import', 'night1.json', ...local()]);
       expect(older.code).toBe(2);
-      expectCoded(older.stderr, 'E2000', 'night1.json', '--force');
+      expectCoded(older.stderr, 'E2506', 'night1.json', '--force');
       const kept = await cli(dir, [
         'collection',
         'add',
