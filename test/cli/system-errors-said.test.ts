@@ -51,7 +51,7 @@ describe('system errors reach the admin in words', () => {
         'map.json',
       ]);
       expect(fifo.code).toBe(2);
-      expectCoded(fifo.stderr, 'E2000', '--map-file map.json', 'FIFO');
+      expectCoded(fifo.stderr, 'E2102', '--map-file map.json', 'FIFO');
       expect(bareCode(fifo.stderr)).toBeNull();
       const directory = await run(dir, [
         '--store',
@@ -65,7 +65,7 @@ describe('system errors reach the admin in words', () => {
         'maps',
       ]);
       expect(directory.code).toBe(2);
-      expectCoded(directory.stderr, 'E2000', '--map-file maps', 'directory');
+      expectCoded(directory.stderr, 'E2102', '--map-file maps', 'directory');
     }));
 
   it.each([
