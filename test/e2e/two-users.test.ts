@@ -379,7 +379,7 @@ describe.skipIf(!canMakeUsers)(
         { EXAMCTL_TOKEN: 'admin-secret-token' },
       );
       expect(run.code, run.stderr).toBe(2);
-      expectCoded(run.stderr, 'E2000', `uid ${attackerUid}`);
+      expectCoded(run.stderr, 'E2400', `uid ${attackerUid}`);
       expect(server.received()).toBe(0);
       expect(lstatSync(report).isSymbolicLink()).toBe(true);
       expect(readFileSync(`${report}.txt`, 'utf8')).toBe('theirs');
