@@ -126,7 +126,7 @@ export const ERROR_CODES = {
     exit: 2,
     title: 'no sync memory',
     cause:
-      'The run needs the sync memory of this target (`--only-new`, `--only-existing`, `--require-memory`) and none was found, so examctl cannot tell what it sent before. Nothing was sent.',
+      'The run needs the sync memory of this target (`--only-new`, `--only-existing`, `--require-memory`, or `runs resume` of a run that decided from it) and none was found, so examctl cannot tell what it sent before. Nothing was sent.',
     fix: 'Restore the memory (docs/ci.md, "A nightly sync"), or run once without the flag to start it (docs/sync.md).',
   },
   E2502: {
