@@ -1,4 +1,5 @@
 import { CLOSED_PIPE, ExitCode } from '../system/errors.js';
+import type { ErrorCodeId } from '../system/error-codes.js';
 import type { TextSink } from '../system/text-sink.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import { removeOpenTempsSync } from '../system/open-temp-files.js';
@@ -32,6 +33,8 @@ for (const signal of INTERRUPT_SIGNALS) process.on(signal, onInterrupt);
 
 /** A reader that went away: nothing to tell anyone. Any other failure (ENOSPC on a redirected file) is worth a line on the other stream. */
 const READER_GONE = new Set(['EPIPE', 'EIO', 'ERR_STREAM_DESTROYED']);
+/** The code of that line: output closed under the run, a full disk among its causes (error-codes.ts). */
+const OUTPUT_LOST: ErrorCodeId = 'E1410';
 
 /** Output that cannot be written ends as Ctrl-C does, exit 141 (docs/runs.md, "Honest ends"). */
 function onWriteError(stream: NodeJS.WriteStream, name: string) {
@@ -43,7 +46,9 @@ function onWriteError(stream: NodeJS.WriteStream, name: string) {
     stream.destroy();
     const other = stream === process.stdout ? process.stderr : process.stdout;
     if (!READER_GONE.has(error.code ?? '') && other === process.stderr && !lostStreams.has(other)) {
-      other.write(`examctl: cannot write ${name}: ${describeSystemError(error)}; stopping as for Ctrl-C\n`);
+      other.write(
+        `examctl: ${OUTPUT_LOST}: cannot write ${name}: ${describeSystemError(error)}; stopping as for Ctrl-C\n`,
+      );
     }
     if (!interrupt.signal.aborted) interrupt.abort(CLOSED_PIPE);
   };

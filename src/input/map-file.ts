@@ -6,7 +6,7 @@ import { HIERARCHY_CELL_FLAGS } from '../domain/coercion.js';
 import { UsageError } from '../system/errors.js';
 import { readRegularFileWithStat, SETTINGS_FILE_MAX_BYTES, type RegularReadOptions } from '../system/regular-file.js';
 import { normalizeColumnName, valueWordKey } from '../formats/column-name.js';
-import { cannotReadReason, decodeTextDocument } from './text-source.js';
+import { cannotRead, decodeTextDocument } from './text-source.js';
 import { jsonFaultError } from './json-document.js';
 import { keyLines, MAX_JSON_DEPTH, parseJson, scanJsonYielding, type DuplicateKey } from '../system/json-scan.js';
 import { quotedValue } from '../domain/problem.js';
@@ -118,7 +118,8 @@ export async function readMapFile(
     );
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`${origin}: cannot read: ${cannotReadReason(error)}`);
+    // Missing E2101, else (a FIFO, a directory, too large, denied) E2102: as --file's (text-source.ts).
+    throw cannotRead(origin, error);
   }
   return parseMapFile(text, origin);
 }

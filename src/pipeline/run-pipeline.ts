@@ -11,6 +11,7 @@ import { counted, formatCount } from '../formats/number-format.js';
 import {
   CLOSED_PIPE,
   ClosedPipeError,
+  errorLine,
   ExamctlError,
   InputFileError,
   InputRefusedError,
@@ -208,7 +209,7 @@ export async function runPipeline<P, R = never>(
     () => undefined,
     (error: unknown) => error,
   );
-  if (stopError !== undefined && endFailure !== undefined) await say(deps, `examctl: ${messageOf(endFailure)}`);
+  if (stopError !== undefined && endFailure !== undefined) await say(deps, errorLine(endFailure));
   // Not stored at the end: the run stays resumable, and its resume stores it (docs/sync.md, "Exit codes").
   const unstored = stopError === undefined && endFailure instanceof Error ? endFailure : undefined;
   if (unstored !== undefined && journal !== undefined)
@@ -258,7 +259,7 @@ export async function runPipeline<P, R = never>(
   // Stopped for something else (Ctrl-C, a closed pipe) while the report file failed too: that
   // stop keeps its exit code, and the missing file is said, with the way to get it back.
   if (runError !== undefined && reportFailure !== undefined && !(runError instanceof ReportWriteError)) {
-    await say(deps, `examctl: ${reportFailure.message}: ${reportFileFate(reportFailure, rebuildHint)}`);
+    await say(deps, `${errorLine(reportFailure)}: ${reportFileFate(reportFailure, rebuildHint)}`);
   }
   if (runError !== undefined) throw runError;
   // The report file failed only as it was completed: every record went, only the file is missing.
@@ -523,7 +524,7 @@ async function writeRefusedRun<P, R>(
     // The refusal is what the run ends with; a report that could not be completed is said below.
   }
   const failure = report.failure();
-  if (failure !== undefined) await say(deps, `examctl: ${failure.message}`);
+  if (failure !== undefined) await say(deps, errorLine(failure));
   return error;
 }
 

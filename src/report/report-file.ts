@@ -2,7 +2,7 @@ import { devNull } from 'node:os';
 import { lstat, rename, unlink } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { ReplaceFailedError } from '../system/atomic-file.js';
-import { openOutputFile, type OutputFile } from '../system/output-file.js';
+import { openOutputFile, PlantedEntryError, type OutputFile } from '../system/output-file.js';
 import { UsageError } from '../system/errors.js';
 import type { TextSink } from '../system/text-sink.js';
 import { describeSystemError } from '../system/system-error-words.js';
@@ -50,7 +50,9 @@ export function cannotWriteReport(
   // `reason` without the path, for a message that names the report already (cli/output.ts):
   // one path, spelt once, even when it has spaces (C:\Users\Ann Lee\...).
   const reason = (error instanceof ReplaceFailedError ? error.reason : describeSystemError(error, 'directory')) + aside;
-  return Object.assign(new UsageError(`cannot write ${what}${path}: ${reason}`, { cause: error }), { reason });
+  // Another user's entry there: refused as every untrusted place is (E2400).
+  const code = error instanceof PlantedEntryError ? 'E2400' : undefined;
+  return Object.assign(new UsageError(`cannot write ${what}${path}: ${reason}`, { cause: error, code }), { reason });
 }
 
 /** Opens the output at once (an unwritable location fails before anything is sent); mode 0666, kept when only its final replace fails. */

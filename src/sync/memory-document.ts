@@ -114,6 +114,7 @@ export function readDocument(text: string, source: string, damagedAdvice?: strin
   const refuse = (why: string): UsageError =>
     new UsageError(
       `${source}: not a sync memory examctl can use: ${why}${damagedAdvice === undefined ? '' : `; it is not used. ${damagedAdvice}`}`,
+      { code: 'E2507' },
     );
   let parsed: unknown;
   try {

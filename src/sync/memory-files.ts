@@ -208,6 +208,7 @@ function assertSameTarget(file: string, recorded: ReportTarget, expected: Report
     throw new UsageError(
       `${file}: this sync memory records the target ${got}, but this run's target is ${targetIdentity(expected)}: refused, nothing sent; ` +
         'a memory moved from another target would skip records never sent here (move it aside or run examctl synced forget for this target)',
+      { code: 'E2504' },
     );
   }
 }

@@ -216,6 +216,7 @@ export type PeekedEntry = Pick<MemoryEntry, 'digest' | 'run' | 'raw' | 'disabled
 export function damaged(file: string, line: number, reason: string): UsageError {
   return new UsageError(
     `${file}:${line}: sync memory damaged: ${reason}; it is not used: move it aside. ${lossAdvice()}`,
+    { code: 'E2507' },
   );
 }
 

@@ -284,7 +284,9 @@ export class ServiceCopy {
       const message =
         `the lock of the sync memory at ${this.service.address} was not released (${words}): the next run is refused until it is; ` +
         `release it with examctl synced unlock ${this.lockInfo!.ID} --sync-dir ${this.service.address}`;
-      failure = failure === undefined ? new TargetError(message) : new TargetError(`${failure.message}; ${message}`);
+      // Said after the store's failure, which keeps its code (E3050).
+      if (failure === undefined) failure = new TargetError(message);
+      else failure.message += `; ${message}`;
     } finally {
       await rm(this.syncDir, { recursive: true, force: true }).catch(() => undefined);
       await this.service.close();
@@ -354,6 +356,7 @@ export class ServiceCopy {
       : 'the service still holds it as it was before this run, so the next night sends again what this run sent (--changed-only), and cannot disable the users this run created or remove the links it added once they leave the file.';
     return new TargetError(
       `the sync memory${kind === 'users' || !kind ? '' : ` (${kind})`} was not saved to ${this.service.address} (${why}): ${cost}`,
+      { code: 'E3050' },
     );
   }
 }

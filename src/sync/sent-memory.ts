@@ -13,6 +13,7 @@ import { type ReportTarget, type SourceRow, type SyncMemoryNote } from '../repor
 import type { Problem } from '../domain/problem.js';
 import { isDryRunStatus, reportRunOf, statusColumnOf } from '../formats/report-csv-contract.js';
 import { messageOf, UsageError } from '../system/errors.js';
+import type { CodeOfExit } from '../system/error-codes.js';
 import { say, terminalLine } from '../formats/terminal-text.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
 import { finishedRunStart, laterFeedingRuns } from '../runs/read-run.js';
@@ -46,7 +47,7 @@ import type { CommandDeps } from '../context/command-deps.js';
 import type { Kept, Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
-import { memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
+import { goneStore, memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
 import { headsToAsk, sentAgain, standing, standingWords, type SeenHead } from './store-standing.js';
 import { type ResolvedTarget, type TargetOf } from '../context/resolved-target.js';
 
@@ -175,8 +176,11 @@ export class SentMemory<P> {
     const keepsOther = decides && this.flags.requireMemory === true;
     // A night that may not go without its memory makes no store (a store moved: the job's path holds none).
     if (keepsOther && resolved.kind === 'local' && !existsSync(resolved.store)) {
+      // A memory naming a store there: the store is gone (E2301); none, no memory to require (E2501).
+      const named = await goneStore(resolved.store, this.deps);
       throw new UsageError(
         `--require-memory: there is no local store at ${resolved.store}: moved? point the job at it; nothing was created or sent`,
+        { code: named === undefined ? 'E2501' : 'E2301' },
       );
     }
     this.instance = await targetInstance(resolved, !dryRun, this.deps);
@@ -287,6 +291,7 @@ export class SentMemory<P> {
       const missing = missingMemoryWords(target, this.placed!.name, found, this.otherInstance, population, populations);
       await this.refuse(
         `--require-memory: ${missing}; nothing was sent. ${this.otherInstance ? 'A store replaced by mistake: restore it from its backup (this memory is its own). Else run once without --require-memory' : lossAdvice(population)}`,
+        this.otherInstance ? 'E2504' : 'E2501',
       );
     }
     if (this.flags.changedOnly && !populationFound && !this.otherInstance) {
@@ -312,6 +317,7 @@ export class SentMemory<P> {
     if (stands.is === 'other' && this.flags.requireMemory)
       await this.refuse(
         `--require-memory: ${words}; nothing was sent. Point the run at the store this memory is of, or restore the store from its backup (docs/sync.md, "Where the store stands")`,
+        'E2504',
       );
     // A served store cannot be read: which ids it holds, its memory no longer tells (docs/sync.md, "New and existing").
     if (words !== undefined && this.known && resolved.kind !== 'local') {
@@ -388,9 +394,9 @@ export class SentMemory<P> {
     return oldest === undefined ? undefined : { run: oldest.id, since: oldest.startedAt, later: true };
   }
 
-  /** Refuses the run (the memory closed first): exit 2 with `words`. */
-  private refuse(words: string): Promise<never> {
-    return this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words))));
+  /** Refuses the run (the memory closed first): exit 2 with `words` and `code` (E2000 when none fits better). */
+  private refuse(words: string, code?: CodeOfExit<2>): Promise<never> {
+    return this.closingOnFailure(() => Promise.reject(new UsageError(terminalLine(words), { code })));
   }
 
   /**

@@ -57,6 +57,7 @@ export async function refuseResumeAgainstMemory(
         'Resumed without it, the run would decide as a first night (no record left out as unchanged, no leaver disabled, no link pruned) ' +
         'and leave a memory that a later --require-memory takes for a whole one. Restore the memory first (examctl synced import, or examctl synced adopt: ' +
         'docs/sync.md, "When the memory is lost"), then resume; or give --force to resume it as a first night',
+      { code: 'E2501' },
     );
   }
   if (!check.laterRuns || newest === undefined || newest <= header.id) return;

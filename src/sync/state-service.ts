@@ -99,7 +99,9 @@ export class StateService {
     await writeFile(file, text, { mode: 0o600, flag: 'wx' });
     const back = `once the service stores again, examctl synced import ${file} --sync-dir ${at} --force`;
     throw Object.assign(
-      new TargetError(`${words}nor what it held put back): this run's memory is in ${file}; ${back}`),
+      new TargetError(`${words}nor what it held put back): this run's memory is in ${file}; ${back}`, {
+        code: 'E3050',
+      }),
       { whole: true },
     );
   }

@@ -126,7 +126,7 @@ export const ERROR_CODES = {
     exit: 2,
     title: 'no sync memory',
     cause:
-      'The run needs the sync memory of this target (`--only-new`, `--only-existing`, `--require-memory`) and none was found, so examctl cannot tell what it sent before. Nothing was sent.',
+      'The run needs the sync memory of this target (`--only-new`, `--only-existing`, `--require-memory`, or `runs resume` of a run that decided from it) and none was found, so examctl cannot tell what it sent before. Nothing was sent.',
     fix: 'Restore the memory (docs/ci.md, "A nightly sync"), or run once without the flag to start it (docs/sync.md).',
   },
   E2502: {
@@ -162,6 +162,13 @@ export const ERROR_CODES = {
     cause:
       '`synced import` was given an export older than the sync memory already there (its newest run is older), or one exported while a run still wrote whose end the memory there holds: importing it would forget what those runs sent. Nothing was written.',
     fix: 'Import the newest export (export the memory there first if in doubt); `--force` replaces it anyway (docs/sync.md, "When the memory is lost").',
+  },
+  E2507: {
+    exit: 2,
+    title: 'sync memory damaged',
+    cause:
+      'A sync memory, or an export of one given to `synced import`, cannot be used as it is: a line whose checksum does not hold or whose fields are not what examctl writes (edited by hand), a file cut short, another file. The message names the file and, when known, the line. It is not used; nothing was sent.',
+    fix: 'Move the file aside as the message says, then bring the memory back from its newest export (`examctl synced import`) or adopt the last file fully synced (`examctl synced adopt --file`): docs/sync.md, "When the memory is lost".',
   },
   E2600: {
     exit: 2,

@@ -47,6 +47,11 @@ export function codedMessage(error: ExamctlError, message = error.message): stri
   return `${error.code}: ${message}`;
 }
 
+/** A line on stderr that says an error besides the one the run ends with: coded when it is examctl's. */
+export function errorLine(error: unknown): string {
+  return `examctl: ${error instanceof ExamctlError ? codedMessage(error) : messageOf(error)}`;
+}
+
 /** Bad flags, a missing value under --no-input, an unreadable or malformed input file. Nothing was sent. */
 export class UsageError extends ExamctlError<2> {
   static override readonly defaultCode: ErrorCodeId = 'E2000';

@@ -76,13 +76,16 @@ function unwritable(path: string, entry: Stats): Error {
   return refused(kindOf(entry));
 }
 
+/** Another user's entry at an output's name or on its way (trusted-place.ts, plantedEntryProblem): not written. */
+export class PlantedEntryError extends Error {}
+
 /**
  * Opens the output named `path` (absolute) at once, so an unwritable name fails before any work:
  * replaced, written in place or refused (see the top of this file).
  */
 export async function openOutputFile(path: string, options: OutputFileOptions = {}): Promise<OutputFile> {
   const planted = await (await import('./trusted-place.js')).plantedEntryProblem(path);
-  if (planted !== undefined) throw new Error(planted);
+  if (planted !== undefined) throw new PlantedEntryError(planted);
   const destination =
     (options.platform ?? process.platform) === 'win32' ? { kind: 'replace' as const, path } : await destinationOf(path);
   if (destination.kind === 'descriptor') return descriptorOutput(path, destination.fd, destination.entry);

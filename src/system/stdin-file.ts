@@ -52,7 +52,9 @@ export async function pipePath(file: string, cwd: string): Promise<string | unde
   if (entry === undefined) return undefined;
   if (entry.isFIFO() || (entry.isSocket() && (await opensForReading(path)))) return path;
   if (entry.isCharacterDevice() || entry.isBlockDevice() || entry.isSocket()) {
-    throw new UsageError(`--file: ${file} is ${kindOf(entry)}, not a file; to type or paste records use --file -`);
+    throw new UsageError(`--file: ${file} is ${kindOf(entry)}, not a file; to type or paste records use --file -`, {
+      code: 'E2102',
+    });
   }
   return undefined;
 }
@@ -93,6 +95,7 @@ export async function spoolPipe(
   if (read === 0 && !wait.canWait) {
     throw new UsageError(
       `--file: ${named} is a named pipe (FIFO) with no writer, and nobody can start one here (no terminal, --no-input or CI=true): start its writer first, or give a regular file`,
+      { code: 'E2102' },
     );
   }
   if (read === 0) wait.onWait();

@@ -33,6 +33,7 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E2504: ['test/cli/error-codes.test.ts', "toEqual(['E2504', 'E2504'])"],
   E2505: ['test/cli/error-codes.test.ts', "'E2505',"],
   E2506: ['test/cli/error-codes.test.ts', "toEqual(['E2506', 'E2506'])"],
+  E2507: ['test/sync/memory-recovery.test.ts', "expectCoded(run.stderr, 'E2507', `${run.file}:${lines}:`, reason);"],
   E2600: ['test/cli/plan-apply.test.ts', '/^examctl: E2600: plan \\S+: it was changed after examctl wrote it/m'],
   E2601: ['test/cli/plan-apply.test.ts', '/^examctl: E2601: plan \\S+: the local store \\S+ changed since'],
   E3000: ['test/sync/full-disk-start.test.ts', '/examctl: E3000: cannot write \\S+users\\.ndjson'],

@@ -5,6 +5,7 @@ import { errorsSection, renderErrorBlocks } from '../../scripts/doc-tables.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { ERROR_CODES, type ErrorCodeId } from '../../src/system/error-codes.js';
 import { ROOT } from '../support/cli.js';
+import { errorLine, TargetError } from '../../src/system/errors.js';
 import { testDeps, withTempDir } from './helpers.js';
 
 /**
@@ -182,4 +183,13 @@ describe('codes a command line produces, in the text and in --json', () => {
       expect(await codeOf(dir, sync, env)).toEqual(['E2301', 'E2301']);
       expect(existsSync(join(dir, '.examctl-store'))).toBe(false);
     }));
+});
+
+describe('a second error said beside the one a run ends with', () => {
+  it("carries its code when it is examctl's (a memory not saved under a Ctrl-C), none otherwise", () => {
+    const unsaved = new TargetError('the sync memory was not saved to http://127.0.0.1:1/state', { code: 'E3050' });
+    expect(errorLine(unsaved)).toMatch(/^examctl: E3050: /);
+    expect(errorLine(unsaved)).toContain('http://127.0.0.1:1/state');
+    expect(errorLine(new Error('EIO'))).toBe('examctl: EIO');
+  });
 });

@@ -321,7 +321,7 @@ describe('4/5. a nightly run with no memory says so everywhere; --require-memory
       });
       expect(refused.code).toBe(2);
       expect(service.received).toEqual([]);
-      expectCoded(refused.stderr, 'E2000', '--require-memory', service.url);
+      expectCoded(refused.stderr, 'E2501', '--require-memory', service.url);
       expect(refused.stderr).toContain(join(dir, 'synced'));
       expect(readFileSync(join(dir, 'r.xml'), 'utf8')).toContain('<failure message="--require-memory: no sync memory');
       expect(refused.stderr).toContain('::error title=examctl: the run stopped::--require-memory: no sync memory');

@@ -13,6 +13,7 @@ import { expectCoded } from '../support/coded-message.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import { startJournaling } from '../../src/pipeline/run-journaling.js';
 import { cannotWriteReport } from '../../src/report/report-file.js';
+import { PlantedEntryError } from '../../src/system/output-file.js';
 import { describeSystemError } from '../../src/system/system-error-words.js';
 import { testDeps, withTempDir } from './helpers.js';
 
@@ -51,7 +52,7 @@ describe('system errors reach the admin in words', () => {
         'map.json',
       ]);
       expect(fifo.code).toBe(2);
-      expectCoded(fifo.stderr, 'E2000', '--map-file map.json', 'FIFO');
+      expectCoded(fifo.stderr, 'E2102', '--map-file map.json', 'FIFO');
       expect(bareCode(fifo.stderr)).toBeNull();
       const directory = await run(dir, [
         '--store',
@@ -65,7 +66,7 @@ describe('system errors reach the admin in words', () => {
         'maps',
       ]);
       expect(directory.code).toBe(2);
-      expectCoded(directory.stderr, 'E2000', '--map-file maps', 'directory');
+      expectCoded(directory.stderr, 'E2102', '--map-file maps', 'directory');
     }));
 
   it.each([
@@ -111,6 +112,18 @@ describe('system errors reach the admin in words', () => {
     expect(cannotWriteReport('/mnt/ro/r.csv', readOnly).message).toBe(
       'cannot write report /mnt/ro/r.csv: the file system is read-only (EROFS)',
     );
+  });
+
+  it("another user's file at the report's name in a sticky folder is E2400, as every untrusted place (not E2000)", () => {
+    // Refused only for a user who is not root (root may replace it): the words plantedEntryProblem gives, as the gate throws them.
+    const planted = new PlantedEntryError(
+      '/tmp/r.csv is already there, owned by uid 1234, in a sticky folder (only its owner may replace it): choose another path',
+    );
+    const refused = cannotWriteReport('/tmp/r.csv', planted);
+    expect(refused.code).toBe('E2400');
+    expect(refused.message).toContain('/tmp/r.csv');
+    expect(refused.message).toContain('uid 1234');
+    expect(cannotWriteReport('/tmp/r.csv', new Error('EIO')).code).toBe('E2000');
   });
 
   it("the run journal's fingerprint of an input that is not a regular file says what it is", () =>

@@ -6,6 +6,7 @@ import { ROOT, examctl, startExamctl } from '../support/cli.js';
 import { withTempDir } from '../support/temp-dir.js';
 import { expectOnlyErrorDocument } from '../support/error-document.js';
 import { okEnvelope, startFaultServer } from '../support/fault-server.js';
+import { expectCoded } from '../support/coded-message.js';
 
 const FIXTURES = join(ROOT, 'fixtures');
 
@@ -206,7 +207,7 @@ describe('a workbook on stdout that cannot be written', () => {
         ),
       );
       expect(ended.stdout.trim()).toBe('status=141');
-      expect(ended.stderr).toContain('cannot write standard output: no space left on the device (ENOSPC)');
+      expectCoded(ended.stderr, 'E1410', 'standard output', 'ENOSPC');
     });
   });
 });

@@ -103,7 +103,7 @@ describe('--file naming a device or a socket', () => {
         { EXAMCTL_RUNS_DIR: join(dir, 'runs') },
       );
       expect(run.code, run.stderr).toBe(2);
-      expectCoded(run.stderr, 'E2000', `--file: ${device}`, 'device');
+      expectCoded(run.stderr, 'E2102', `--file: ${device}`, 'device');
       expect(existsSync(join(dir, 'store'))).toBe(false);
       expect(existsSync(join(dir, 'runs'))).toBe(false);
     }
@@ -119,7 +119,7 @@ describe('--file naming a device or a socket', () => {
         { EXAMCTL_RUNS_DIR: join(dir, 'runs') },
       );
       expect(run.code, run.stderr).toBe(2);
-      expectCoded(run.stderr, 'E2000', '--file: in.sock', 'socket');
+      expectCoded(run.stderr, 'E2102', '--file: in.sock', 'socket');
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

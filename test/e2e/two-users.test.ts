@@ -225,7 +225,7 @@ describe.skipIf(!canMakeUsers)(
       execFileSync('mv', [memoryDir(synced, target(staging)), memoryDir(synced, target(prod))]);
       const night = await sync(prod, '--changed-only');
       expect(night.code).toBe(2);
-      expectCoded(night.stderr, 'E2000', `local ${staging}`, `local ${prod}`);
+      expectCoded(night.stderr, 'E2504', `local ${staging}`, `local ${prod}`);
     });
 
     it("2c. a link planted as a target's memory directory is never followed: the run and synced forget refuse, the linked folder is untouched", async () => {
@@ -379,7 +379,7 @@ describe.skipIf(!canMakeUsers)(
         { EXAMCTL_TOKEN: 'admin-secret-token' },
       );
       expect(run.code, run.stderr).toBe(2);
-      expectCoded(run.stderr, 'E2000', `uid ${attackerUid}`);
+      expectCoded(run.stderr, 'E2400', `uid ${attackerUid}`);
       expect(server.received()).toBe(0);
       expect(lstatSync(report).isSymbolicLink()).toBe(true);
       expect(readFileSync(`${report}.txt`, 'utf8')).toBe('theirs');

@@ -87,7 +87,7 @@ describe.skipIf(process.platform === 'win32')('--file naming a FIFO with no writ
       expect(await runCli(adopt, testDeps(dir, { isTTY: true, stderr, signal: interrupt.signal }).deps)).toBe(130);
       const twice = testDeps(dir, {}, { CI: 'true' });
       expect(await runCli([...adopt, '-f', '/dev/zero'], twice.deps)).toBe(2);
-      expectCoded(twice.stderr.text, 'E2000', '--file: /dev/zero', 'device');
+      expectCoded(twice.stderr.text, 'E2102', '--file: /dev/zero', 'device');
       const both = testDeps(dir, {}, { CI: 'true' });
       expect(await runCli([...adopt, '-f', '-'], both.deps)).toBe(2);
       expectCoded(both.stderr.text, 'E2000', '--file', 'one pipe');

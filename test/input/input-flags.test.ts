@@ -155,7 +155,7 @@ describe('bad input flags: exit 2 before anything is read, naming the flag', () 
       );
       const missing = await run(dir, ['user', 'sync', ...MISSING, '--map-file', 'nope.json']);
       expect(missing.code).toBe(2);
-      expectCoded(missing.stderr, 'E2000', '--map-file nope.json', 'no such file');
+      expectCoded(missing.stderr, 'E2101', '--map-file nope.json', 'no such file');
       // A flag for the same field overrides the file's map rather than clashing with it.
       await writeFile(
         join(dir, 'users.csv'),

@@ -648,7 +648,7 @@ describe('map file refusals name the file, the line and the key', () => {
         '--dry-run',
       ]);
       expect(code).toBe(2);
-      expectCoded(stderr, 'E2000', '--map-file huge.json', '4 MiB');
+      expectCoded(stderr, 'E2102', '--map-file huge.json', '4 MiB');
     }));
 
   it("today's form, one object of column -> field, is read as it always was", () =>

@@ -10,6 +10,7 @@ import {
   type UserSyncService,
 } from '../support/fault-server.js';
 import { checkedLineBodies } from '../support/checked-lines.js';
+import { expectCoded } from '../support/coded-message.js';
 
 /**
  * A --changed-only night journals its unchanged rows compactly (issue 37, docs/runs.md "The
@@ -195,9 +196,8 @@ describe('--changed-only: unchanged rows journaled compactly', () => {
       env,
     );
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(
-      /holds no record of the runs without --population .* but this run decided from it \(--changed-only\)/,
-    );
+    // No sync memory for a run that needs it (E2501), as --require-memory's refusal.
+    expectCoded(refused.stderr, 'E2501', `run ${run}`, '--changed-only', '--force');
     expect(applied).toEqual([]);
     const resumed = await examctl(
       ['--json', '--base-url', service.url, '--allow-insecure-http', '--yes', 'runs', 'resume', run, '--force'],

@@ -62,7 +62,7 @@ function expectStoppedEverywhere(
   total: number,
 ): void {
   expect(failed.code, failed.stderr).toBe(3);
-  expect(failed.stderr).toMatch(/examctl: E3\d{3}: the sync memory (\(schedules\) )?was not saved to/);
+  expect(failed.stderr).toMatch(/examctl: E3050: the sync memory (\(schedules\) )?was not saved to/);
   // One document on stdout: the run's report, with why it stopped.
   const doc = JSON.parse(failed.stdout) as {
     error?: { exitCode: number; message: string };
@@ -162,7 +162,7 @@ describe('collection add with its memory on a state service', () => {
         server.fail('POST -delta-', 409, 1, '');
         const failed = await add(memory, id);
         expect(failed.code, failed.stderr).toBe(3);
-        expectCoded(failed.stderr, 'E3000', '(collections)', memory);
+        expectCoded(failed.stderr, 'E3050', '(collections)', memory);
         return /runs resume (\S+) stores it/.exec(failed.stderr)![1]!;
       };
       const run = await refusedEnd('resumed', 'c1', 'c2');

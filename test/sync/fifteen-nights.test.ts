@@ -128,7 +128,7 @@ it(
           // docs/sync.md names: the files of the nights since that export adopted in order, then tonight.
           const refused = await cli(['synced', 'import', join(dir, 'night-4.json'), ...remote(faulty)], place);
           expect(refused.code, say).toBe(2);
-          expectCoded(refused.stderr, 'E2000', 'night-4.json', '--force');
+          expectCoded(refused.stderr, 'E2506', 'night-4.json', '--force');
           const forced = await cli(
             ['synced', 'import', join(dir, 'night-4.json'), '--force', ...remote(faulty)],
             place,

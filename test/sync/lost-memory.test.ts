@@ -68,8 +68,8 @@ async function expectRefused(
   expect(document.syncMemory).toMatchObject({ found: holds !== undefined, population, populationFound: false });
   expect(document.items.every((item) => item.action === undefined)).toBe(true);
   const said = run.stderr.replace(/\s+/g, ' ');
-  if (holds === undefined) expectCoded(said, 'E2000', '--require-memory', url);
-  else expectCoded(said, 'E2000', '--require-memory', `--population ${population}`, holds);
+  if (holds === undefined) expectCoded(said, 'E2501', '--require-memory', url);
+  else expectCoded(said, 'E2501', '--require-memory', `--population ${population}`, holds);
   const at = [
     'examctl synced import',
     `examctl synced adopt --file <the last export fully synced> --population ${population}`,
@@ -242,7 +242,7 @@ describe('the memory lost before night 6', () => {
       const older = await examctl(['synced', 'import', join('exports', 'night-5.json'), ...remote()], dir, env);
       expect(older.code).toBe(2);
       expect(older.stderr).toMatch(
-        /^examctl: E2000: \S*night-5\.json: .*\d{8}T\S+Z-[0-9a-f]+.*\d{8}T\S+Z-[0-9a-f]+.*--force/m,
+        /^examctl: E2506: \S*night-5\.json: .*\d{8}T\S+Z-[0-9a-f]+.*\d{8}T\S+Z-[0-9a-f]+.*--force/m,
       );
       const imported = await examctl(
         ['synced', 'import', join('exports', 'night-5.json'), ...remote(), '--force'],

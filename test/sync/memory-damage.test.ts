@@ -41,7 +41,7 @@ function refused(text: string): UsageError {
   } catch (error) {
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).exitCode).toBe(2);
-    expect((error as UsageError).code).toBe('E2000');
+    expect((error as UsageError).code).toBe('E2507');
     return error as UsageError;
   }
   throw new Error('read, not refused');

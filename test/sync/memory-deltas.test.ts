@@ -159,7 +159,7 @@ describe('stored as deltas', () => {
       server.fail('POST -delta-', 500, 3);
       const refused = await night(dir, 'runs-1');
       expect(refused.code).toBe(3);
-      expectCoded(refused.stderr, 'E3000', '-delta-1', '500');
+      expectCoded(refused.stderr, 'E3050', '-delta-1', '500');
       let file = writeUsers(dir, 298, 2, (i) => i < 10 || i === 20);
       const next = await night(dir, 'runs-2');
       expect(next.code, next.stderr).toBe(0);

@@ -239,10 +239,30 @@ describe('a local store replaced at the same path (QA D2)', () => {
     // The job still pointing at the old path: its --require-memory night makes no store there (trial32 F09).
     const old = await sync('--require-memory');
     expect(old.code).toBe(2);
-    expect(old.stderr).toContain(
-      `--require-memory: there is no local store at ${join(dir, 'store')}: moved? point the job at it; nothing was created or sent`,
-    );
+    // Its memory names a store there: the store is gone (E2301).
+    expectCoded(old.stderr, 'E2301', '--require-memory', join(dir, 'store'));
     expect(existsSync(join(dir, 'store'))).toBe(false);
+    // A path no memory names: no memory to require (E2501), and no store made there either.
+    const none = await examctl(
+      [
+        'user',
+        'sync',
+        '--file',
+        'users.json',
+        '--target',
+        'local',
+        '--store',
+        'never',
+        '--json',
+        ...NIGHTLY,
+        '--require-memory',
+      ],
+      dir,
+      env,
+    );
+    expect(none.code).toBe(2);
+    expectCoded(none.stderr, 'E2501', '--require-memory', join(dir, 'never'));
+    expect(existsSync(join(dir, 'never'))).toBe(false);
     // doctor on the moved store: its memory is not lost, the next run takes it in (trial32 F07).
     const doctor = await examctl(['doctor', '--target', 'local', '--store', 'moved', '--json'], dir, env);
     const memoryCheck = (
@@ -332,7 +352,7 @@ describe('a local store replaced at the same path (QA D2)', () => {
     expect((await init('--force')).code).toBe(0);
     const refused = await sync(...elsewhere, '--require-memory');
     expect(refused.code).toBe(2);
-    expectCoded(refused.stderr, 'E2000', '--require-memory');
+    expectCoded(refused.stderr, 'E2504', '--require-memory');
     expect(refused.stderr).toContain('is of the store this path held before: not used; left as it is');
     expect(refused.stderr).not.toContain('starts again');
     expect((JSON.parse(refused.stdout) as { syncMemory: unknown }).syncMemory).toMatchObject({

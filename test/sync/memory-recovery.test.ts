@@ -192,7 +192,7 @@ describe('the collections examctl sent travel with the memory', () => {
       ).toBe(0);
       const older = await cli(dir, ['synced', 'import', 'night1.json', ...local()]);
       expect(older.code).toBe(2);
-      expectCoded(older.stderr, 'E2000', 'night1.json', '--force');
+      expectCoded(older.stderr, 'E2506', 'night1.json', '--force');
       const kept = await cli(dir, [
         'collection',
         'add',
@@ -419,7 +419,7 @@ describe('a memory line whose checksum holds but whose fields have the wrong typ
       const run = await handEdited(dir, body);
       expect(run.code).toBe(2);
       const lines = readFileSync(run.file, 'utf8').trimEnd().split('\n').length;
-      expectCoded(run.stderr, 'E2000', `${run.file}:${lines}:`, reason);
+      expectCoded(run.stderr, 'E2507', `${run.file}:${lines}:`, reason);
       expect(run.stderr).toContain('examctl synced adopt --file');
     }),
   );

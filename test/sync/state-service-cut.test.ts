@@ -142,7 +142,7 @@ describe('what a refusal names', () => {
       server.fail('POST -delta-', 409, 1);
       const refused = await sync(dir, env);
       expect(refused.code).toBe(3);
-      expectCoded(refused.stderr, 'E3000', `${address}-delta-1`, 'POST', '409');
+      expectCoded(refused.stderr, 'E3050', `${address}-delta-1`, 'POST', '409');
       server.fail('DELETE -intents-', 500, 3);
       const forgot = await cli(dir, ['synced', 'forget', ...local], env);
       expect(forgot.code).toBe(3);

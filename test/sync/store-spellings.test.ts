@@ -273,7 +273,7 @@ describe('a store copied or moved with its INSTANCE (trial17 f01, f02, f03)', ()
       expect(
         await runCli(['--store', 'real/s', 'local', 'serve', '--port', '0'], { ...io, signal: AbortSignal.abort() }),
       ).toBe(2);
-      expectCoded(stderr.text, 'E2000', gone());
+      expectCoded(stderr.text, 'E2301', gone());
       expect(existsSync(join(dir, 'real', 's'))).toBe(false);
       expect(actions((await night('moved', ['a', 'b'])).stdout)).toEqual(['a unchanged', 'b unchanged', 'c disabled']);
     });
