@@ -158,6 +158,14 @@ export const FOUND: Step[][] = [
     { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
     users([2, 0, 0]),
   ],
+  // A schedule push stopped, the memory restored to a copy from before it, the resume: refused (E2501), nothing sent.
+  [
+    users([0, 0, 0]),
+    { t: 'copy' },
+    { t: 'night', kind: 'upsert', file: [0, 0, 0], stop: 1, copyAt: null },
+    { t: 'restore', of: 'memory', copy: 0, inPlace: false, fresh: false },
+    { t: 'resume', stop: null },
+  ],
   ...(MEMORY_RESTORES ? [RESTORED_MEMORY] : []),
   COMPACTED_PAST_MEMORY,
 ];
@@ -301,7 +309,8 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
   /** Records a restore undid: sending one the store holds is no waste. */
   const mayResend = new Set<string>();
   /** The newest run, its records and file, and whether it ended. */
-  let newest: { run: string; keys: string[]; values: string[]; ended: boolean } | undefined;
+  // `memoryRestored`: the memory was put back since the run began, so a resume may be refused (E2501: docs/runs.md).
+  let newest: { run: string; keys: string[]; values: string[]; ended: boolean; memoryRestored?: boolean } | undefined;
   let server: RunningServer | undefined;
   let port = 0;
   let closeEngine: (() => Promise<void>) | undefined;
@@ -376,6 +385,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     file: string[],
     stopAt: number | null,
     copyAt: number | null,
+    refusable?: string,
   ) => {
     const before = new Map(values);
     now = { sent: 0, keys: new Set(), stopAt, copyAt, abort: new AbortController() };
@@ -386,7 +396,8 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
     // intents are written ahead: a kill leaves them so): the next run sends it again.
     if (!ended)
       for (const [n, key] of keys.entries()) if (!now.keys.has(key) && before.get(key) !== file[n]) mayResend.add(key);
-    expect(ended || (stopAt !== null && now.abort.signal.aborted), done.stderr).toBe(true);
+    const refused = refusable !== undefined && done.code === 2 && done.stderr.includes(`examctl: ${refusable}:`);
+    expect(ended || refused || (stopAt !== null && now.abort.signal.aborted), done.stderr).toBe(true);
     if (ended) {
       // A run that ends leaves the store as its file says.
       const held = await storeValues(store);
@@ -417,7 +428,8 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
           newest.run,
           ...(served ? ['--base-url', `http://127.0.0.1:${port}`, ...ONE_AT_A_TIME] : []),
         ];
-        newest.ended = (await attempt(args, newest.keys, newest.values, step.stop, null)).ended;
+        const refusable = newest.memoryRestored ? 'E2501' : undefined;
+        newest.ended = (await attempt(args, newest.keys, newest.values, step.stop, null, refusable)).ended;
         tally.resumes++;
       } else if (step.t === 'copy') {
         copy('store');
@@ -446,6 +458,7 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
         // What was acknowledged after the copy goes again, exactly that (docs/sync.md, "Where the store stands").
         for (const [key, ack] of lastAck) if (ack > before) mayResend.add(key);
         if (served && step.of === 'store') await serve();
+        if (step.of === 'memory' && newest !== undefined) newest.memoryRestored = true;
         if (step.of === 'memory' && step.fresh) {
           rmSync(join(dir, 'runs'), { recursive: true, force: true });
           newest = undefined;
