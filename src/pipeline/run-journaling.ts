@@ -20,7 +20,7 @@ import { InternalError, StoreReplacedError, TargetError, TransientTargetError, U
 import { RunJournalError } from '../runs/run-errors.js';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { GlobalOptions } from '../flags/global-options.js';
-import { formatCount, namedFirst } from '../formats/number-format.js';
+import { counted, formatCount, namedFirst } from '../formats/number-format.js';
 import type { Outcome, RunOptions, Unit } from './record-job.js';
 import { describeSystemError } from '../system/system-error-words.js';
 import { say } from '../formats/terminal-text.js';
@@ -282,9 +282,8 @@ async function storeSinceStart(
 
 /** The note a resume gives, once, where the store lost units an earlier attempt applied. */
 function lostWords(run: string, count: number, sinceStart: boolean): string {
-  const units = count === 1 ? 'row' : 'rows';
   return (
-    `run ${run}: ${formatCount(count)} ${units} an earlier attempt applied ${count === 1 ? 'is' : 'are'} not in the store ` +
+    `run ${run}: ${counted(count, 'row')} an earlier attempt applied ${count === 1 ? 'is' : 'are'} not in the store ` +
     `(restored ${sinceStart ? 'since the run began' : 'to before the run began'}): sent again`
   );
 }
