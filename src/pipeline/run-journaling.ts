@@ -435,6 +435,7 @@ export async function refuseOverLaterRuns(runsDir: string, header: OpenedResume[
       "If a later run was this run's own retry (its report with --only-failed) and ended ok, this run's work is done (examctl runs prune --all removes it from runs list); " +
       "else run the command again with today's file (safe where a second run is: user sync, --upsert, --missing-ok, --existing ok), " +
       'or give --over-later-runs if the later runs sent other records',
+    { code: 'E2202' },
   );
 }
 

@@ -65,5 +65,6 @@ export async function refuseResumeAgainstMemory(
     `run ${header.id}: the sync memory of ${describeTarget(header.target)} records a later run of ${header.command} for ${populationWords(population)}, ${newest} ` +
       "(in this runs directory or another, on this machine or another runner): resuming would send this run's older rows over what it sent. " +
       "Run the command again with today's file instead, or give --force (or --over-later-runs) if that later run sent other records",
+    { code: 'E2202' },
   );
 }

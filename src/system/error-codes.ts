@@ -102,6 +102,13 @@ export const ERROR_CODES = {
     cause: 'The run id given to `runs show` or `runs resume` is not in the runs directory.',
     fix: '`examctl runs list` shows the ids kept; check `EXAMCTL_RUNS_DIR` if the run was made elsewhere.',
   },
+  E2202: {
+    exit: 2,
+    title: 'a later run on record',
+    cause:
+      "`runs resume` of a run when a later run of the same command went to the same target since it started (in this runs directory, or recorded by the sync memory from another runner): resuming would send this run's older rows over what the later run sent. Nothing was sent.",
+    fix: 'If the later run was this run\'s own retry and ended ok, the work is done (`examctl runs prune --all`); else run the command again with today\'s file, or give `--over-later-runs` if the later run sent other records (docs/runs.md, "runs resume").',
+  },
   E2300: {
     exit: 2,
     title: 'a store is already there',

@@ -24,6 +24,7 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E2110: ['test/cli/pin-withheld.test.ts', '/^examctl: E2110: \\S*r\\.csv:3: Pin holds "withheld" on lines 3, 4 /m'],
   E2200: ['test/cli/error-codes.test.ts', "toEqual(['E2200', 'E2200'])"],
   E2201: ['test/cli/error-codes.test.ts', "toEqual(['E2201', 'E2201'])"],
+  E2202: ['test/sync/later-run-resume.test.ts', "expectCoded(refused.stderr, 'E2202', 'user sync', newerRun);"],
   E2300: ['test/cli/error-codes.test.ts', "toEqual(['E2300', 'E2300'])"],
   E2301: ['test/cli/error-codes.test.ts', "toEqual(['E2301', 'E2301'])"],
   E2400: ['test/cli/error-codes.test.ts', "toEqual(['E2400', 'E2400'])"],

@@ -70,7 +70,7 @@ describe('runs resume after a later run on the same target', () => {
       env,
     );
     expect(refused.code, refused.stderr).toBe(2);
-    expectCoded(refused.stderr, 'E2200', 'user sync', newerRun);
+    expectCoded(refused.stderr, 'E2202', 'user sync', newerRun);
     expect(refused.stderr.replace(/\s+/g, ' ')).toContain(
       "If a later run was this run's own retry (its report with --only-failed) and ended ok, this run's work is done",
     );

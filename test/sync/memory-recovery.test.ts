@@ -579,7 +579,7 @@ describe("runs resume of a run older than the memory's newest run of its populat
       expect(refused.code).toBe(2);
       expectCoded(
         refused.stderr,
-        'E2200',
+        'E2202',
         `run ${older}`,
         `local store ${join(dir, 'store')}`,
         'user sync',

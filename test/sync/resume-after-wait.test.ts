@@ -93,7 +93,7 @@ describe('runs resume racing a later run for the memory lock', () => {
     await tonight.close();
 
     expect(await resume, stderr.text).toBe(2);
-    expectCoded(stderr.text, 'E2200', 'user sync', later);
+    expectCoded(stderr.text, 'E2202', 'user sync', later);
     expect(applied).toEqual([]);
     // Still to be resumed (with --over-later-runs), as when refused before the wait.
     expect((await examctl(['runs', 'list'], dir, env)).stdout).toMatch(new RegExp(`${older}\\s+interrupted`));
