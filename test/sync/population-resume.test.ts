@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expectCoded } from '../support/coded-message.js';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run-cli.js';
 import { testDeps, withTempDir } from '../cli/helpers.js';
@@ -102,7 +103,7 @@ describe('runs resume of one population after another population ran', () => {
         expect((await cli(night('staff'))).code).toBe(0);
         const stale = await cli(['runs', 'resume', older.run, '--base-url', api.url, '--allow-insecure-http', '--yes']);
         expect(stale.code).toBe(2);
-        expect(stale.stderr).toMatch(/a later run of user sync went to the same target since it started/);
+        expectCoded(stale.stderr, 'E2202', `run ${older.run}`, 'user sync');
       } finally {
         await api.close();
       }
