@@ -42,9 +42,15 @@ function sameValue(a: unknown, b: unknown): boolean {
   );
 }
 
-/** What examctl last sent, as the sync memory keeps it (MemoryEntry: names, email, the other fields sent, the leaver's mark). */
+/**
+ * What examctl last sent, as the sync memory keeps it (MemoryEntry: names, email, the other fields
+ * sent, the leaver's mark). An entry distrusted (its digest cleared: the store changed the user since,
+ * or a request may have changed it unanswered) says an update with no field known: what it last sent
+ * is no longer what the target holds.
+ */
 export function sentBefore(entry: MemoryEntry | undefined): KnownBefore | undefined {
   if (entry === undefined || entry.tentative === true) return undefined;
+  if (entry.digest === '') return { fields: {}, whole: false };
   const known: Record<string, unknown> = { ...entry.sent };
   if (entry.firstName !== undefined) known.FirstName = entry.firstName;
   if (entry.lastName !== undefined) known.LastName = entry.lastName;

@@ -170,4 +170,61 @@ describe('plan then apply on a remote target, through local serve', () => {
         expect(posts(log) - sent).toBe(lines.length - 1);
       }),
     ));
+
+  it("another runner changed users on the served store since this memory's run: their before values are not known (htry6 d4)", () =>
+    withTempDir(async (dir) =>
+      remoteNight(dir, async (cli, _log, baseUrl) => {
+        const lines = (await readFile(USERS, 'utf8')).trimEnd().split('\n');
+        await writeFile(join(dir, 'users.csv'), `${lines.join('\n')}\n`);
+        expect((await cli(['user', 'sync', '--file', 'users.csv', '--yes'])).code).toBe(0);
+        // Another runner (its own memory) renames stu-2001 and stu-2002 on the same store.
+        const other = ['--sync-dir', join(dir, 'other-synced')];
+        const renamed = [
+          lines[0],
+          lines[1]!.replace('Haddad', 'Other'),
+          lines[2]!.replace(',Candidate,', ',Invigilator,'),
+        ];
+        await writeFile(join(dir, 'other.csv'), `${renamed.join('\n')}\n`);
+        const b = testDeps(dir, {}, { EXAMCTL_RUNS_DIR: join(dir, 'runs-b'), EXAMCTL_TOKEN: 'dev-token' });
+        expect(
+          await runCli(
+            ['--target', 'remote', '--base-url', baseUrl, 'user', 'sync', '--file', 'other.csv', ...other, '--yes'],
+            b.deps,
+          ),
+          b.stderr.text,
+        ).toBe(0);
+        // Tonight: stu-2001's surname changes again, stu-2002 is as the memory last sent it.
+        const tonight = [...lines];
+        tonight[1] = tonight[1]!.replace('Haddad', 'Haddad-Smith');
+        await writeFile(join(dir, 'export.csv'), `${tonight.join('\n')}\n`);
+        const planned = await cli([
+          'user',
+          'sync',
+          '--file',
+          'export.csv',
+          '--changed-only',
+          '--dry-run',
+          '--plan-out',
+          'plan.json',
+        ]);
+        expect(planned.code, planned.stderr).toBe(0);
+        const items = JSON.parse(await readFile(join(dir, 'plan.json'), 'utf8')).items as Item[];
+        const first = items.find((item) => item.id === 'stu-2001')!;
+        expect(first.action).toBe('update');
+        // The store holds "Other", not the "Haddad" this memory sent: not known, never a false before.
+        expect(first.changes!.find((change) => change.field === 'LastName')).toEqual({
+          field: 'LastName',
+          known: false,
+          after: 'Haddad-Smith',
+        });
+        const second = items.find((item) => item.id === 'stu-2002')!;
+        expect(second.action).toBe('update');
+        expect(second.changes!.find((change) => change.field === 'Role')).toEqual({
+          field: 'Role',
+          known: false,
+          after: 'Candidate',
+        });
+        expect(second.changes!.every((change) => !change.known)).toBe(true);
+      }),
+    ));
 });
