@@ -111,7 +111,6 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: CliDeps
 /** The prune policy counts age in days (src/runs/read-run.ts); --older-than is read in ms. */
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** `runs prune [--older-than <duration>] [--all]`. */
 export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
   const runsDir = resolveRunsDir(options.runsDir, deps.env);
