@@ -20,7 +20,7 @@ export async function configTokenExposed(file: string, holdsToken: boolean): Pro
   return `the config file ${file} holds a token and is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`;
 }
 
-/** A token file's mode lets group or others read it: the warning, for the reader (mode from its open handle) and doctor alike. */
+/** A token or PIN file's mode lets group or others read it: the warning, for the reader (mode from its open handle) and doctor alike. */
 export function tokenFileModeWarning(file: string, mode: number, via: string): string | undefined {
   if (process.platform === 'win32' || (mode & 0o077) === 0) return undefined;
   return `${via}: ${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}); consider chmod 600 ${file}`;

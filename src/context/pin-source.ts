@@ -5,6 +5,7 @@ import type { InputRecord } from '../input/record.js';
 import { say } from '../formats/terminal-text.js';
 import { promptsAllowed, type CommandDeps, type GlobalOptions } from './command-deps.js';
 import { nonEmpty } from '../system/env-values.js';
+import { tokenFileModeWarning } from './loose-permissions.js';
 
 /* Where a schedule PIN comes from, and why not only --pin (`ps` shows a command line to every user): docs/security.md, "Other local users". */
 
@@ -35,12 +36,8 @@ async function readPinFile(file: string, deps: CommandDeps): Promise<string> {
     deps.env,
     file,
   );
-  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
-    await say(
-      deps,
-      `warning: --pin-file: ${file} is readable by group or others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${file}`,
-    );
-  }
+  const exposed = tokenFileModeWarning(file, mode, '--pin-file');
+  if (exposed !== undefined) await say(deps, `warning: ${exposed}`);
   return text;
 }
 

@@ -32,8 +32,6 @@ export function wholeNumberIn(name: string, min: number, max: number) {
   };
 }
 
-export const portNumber = wholeNumberIn('--port', 0, 65535);
-
 const SECOND = 1000;
 const UNIT_MS: ReadonlyMap<string, number> = new Map([
   ...['ms', 'msec', 'millisecond', 'milliseconds'].map((unit) => [unit, 1] as const),

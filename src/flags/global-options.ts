@@ -1,62 +1,55 @@
 import { REMOTE_CONCURRENCY } from '../defaults.js';
 import { positiveInt, positiveNumber } from './flag-values.js';
-import { choice, grouped, HELP_GROUP, kept, option, parsed, type OptionsOf, brief } from './option-table.js';
+import { allKept, choice, grouped, HELP_GROUP, kept, option, parsed, type OptionsOf, brief } from './option-table.js';
 
 /** --dry-run with --out, refused before anything is read or written. */
 export const DRY_RUN_OUT = '--out writes a file, which --dry-run never does: leave one of them out';
 
 const HOW_IT_PRINTS = { notKept: 'how this invocation prints; runs resume and runs show take their own' };
 
-/** The global options (docs/cli-contract.md, "Global options"): registered on the program, read by every command. */
-export const GLOBAL_OPTIONS = [
+/**
+ * The global options (docs/cli-contract.md, "Global options"): registered on the program, read by every
+ * command; a run's journal keeps each unless it says why not.
+ */
+export const GLOBAL_OPTIONS = allKept([
   ...grouped(HELP_GROUP.target, [
-    kept(
-      brief(
-        'local engine or remote API',
-        choice(
-          '--target <target>',
-          'send to the local engine or the remote API (default: remote when a base URL is configured, else local)',
-          ['local', 'remote'],
-        ),
-        'remote with a base URL, else local',
+    brief(
+      'local engine or remote API',
+      choice(
+        '--target <target>',
+        'send to the local engine or the remote API (default: remote when a base URL is configured, else local)',
+        ['local', 'remote'],
       ),
+      'remote with a base URL, else local',
     ),
-    kept(
-      brief(
-        'local store directory (env EXAMCTL_STORE)',
-        option(
-          '--store <path>',
-          'local store directory (env EXAMCTL_STORE; default ./.examctl-store in the current directory)',
-        ),
-        './.examctl-store',
+    brief(
+      'local store directory (env EXAMCTL_STORE)',
+      option(
+        '--store <path>',
+        'local store directory (env EXAMCTL_STORE; default ./.examctl-store in the current directory)',
       ),
+      './.examctl-store',
     ),
-    kept(
-      brief(
-        "the service's base URL (env EXAMCTL_BASE_URL)",
-        option(
-          '--base-url <url>',
-          "the service's base URL; requests go to <url>/api/v1/integrations/... (env EXAMCTL_BASE_URL)",
-        ),
-        "the profile's",
+    brief(
+      "the service's base URL (env EXAMCTL_BASE_URL)",
+      option(
+        '--base-url <url>',
+        "the service's base URL; requests go to <url>/api/v1/integrations/... (env EXAMCTL_BASE_URL)",
       ),
+      "the profile's",
     ),
-    kept(
-      brief(
-        'file holding the EAPI token (or env EXAMCTL_TOKEN)',
-        option('--token-file <path>', 'file holding the EAPI token (or env EXAMCTL_TOKEN with the token itself)'),
-        "the profile's",
-      ),
+    brief(
+      'file holding the EAPI token (or env EXAMCTL_TOKEN)',
+      option('--token-file <path>', 'file holding the EAPI token (or env EXAMCTL_TOKEN with the token itself)'),
+      "the profile's",
     ),
-    kept(
-      brief(
-        'named profile from the config file (env EXAMCTL_PROFILE)',
-        option(
-          '--profile <name>',
-          'named profile from the config file: base URL, token file, defaults (env EXAMCTL_PROFILE)',
-        ),
-        'the default profile',
+    brief(
+      'named profile from the config file (env EXAMCTL_PROFILE)',
+      option(
+        '--profile <name>',
+        'named profile from the config file: base URL, token file, defaults (env EXAMCTL_PROFILE)',
       ),
+      'the default profile',
     ),
   ] as const),
   ...grouped(HELP_GROUP.output, [
@@ -80,13 +73,11 @@ export const GLOBAL_OPTIONS = [
       ),
       HOW_IT_PRINTS,
     ),
-    kept(
-      brief(
-        'also write the run report: .json, .csv, .xlsx, .xml (JUnit) or .html (a page)',
-        option(
-          '--report <file>',
-          'also write the per-record run report to a .json, .csv, .xlsx, .xml (JUnit) or .html (a page to read) file (written atomically)',
-        ),
+    brief(
+      'also write the run report: .json, .csv, .xlsx, .xml (JUnit) or .html (a page)',
+      option(
+        '--report <file>',
+        'also write the per-record run report to a .json, .csv, .xlsx, .xml (JUnit) or .html (a page to read) file (written atomically)',
       ),
     ),
   ] as const),
@@ -106,58 +97,48 @@ export const GLOBAL_OPTIONS = [
       ),
       { notKept: 'runs resume asks nothing: it runs with prompts off' },
     ),
-    kept(option('--yes', 'skip the confirmation before sending to a remote target')),
-    kept(
-      brief(
-        undefined,
-        parsed(
-          '--concurrency <n>',
-          `requests in flight at once on the remote target (default ${REMOTE_CONCURRENCY})`,
-          positiveInt('--concurrency'),
-        ),
-        String(REMOTE_CONCURRENCY),
+    option('--yes', 'skip the confirmation before sending to a remote target'),
+    brief(
+      undefined,
+      parsed(
+        '--concurrency <n>',
+        `requests in flight at once on the remote target (default ${REMOTE_CONCURRENCY})`,
+        positiveInt('--concurrency'),
       ),
+      String(REMOTE_CONCURRENCY),
     ),
-    kept(
-      brief(
-        'at most n requests started per minute (remote)',
-        parsed(
-          '--rate <n>',
-          'at most n requests started per minute on the remote target, retries included',
-          positiveNumber('--rate'),
-        ),
-        'unlimited',
+    brief(
+      'at most n requests started per minute (remote)',
+      parsed(
+        '--rate <n>',
+        'at most n requests started per minute on the remote target, retries included',
+        positiveNumber('--rate'),
       ),
+      'unlimited',
     ),
-    kept(
-      brief(
-        undefined,
-        parsed(
-          '--max-errors <n>',
-          'stop sending after n failed records; the rest are reported skipped',
-          positiveInt('--max-errors'),
-        ),
-        'no limit',
+    brief(
+      undefined,
+      parsed(
+        '--max-errors <n>',
+        'stop sending after n failed records; the rest are reported skipped',
+        positiveInt('--max-errors'),
       ),
+      'no limit',
     ),
-    kept(
-      brief(
-        'every warning fails its record, also in a dry run',
-        option(
-          '--strict',
-          "every warning fails its record (status failed, exit 1, not sent), in a dry run too; the report keeps the warning's code and text",
-        ),
-        "the profile's, else off",
+    brief(
+      'every warning fails its record, also in a dry run',
+      option(
+        '--strict',
+        "every warning fails its record (status failed, exit 1, not sent), in a dry run too; the report keeps the warning's code and text",
       ),
+      "the profile's, else off",
     ),
-    kept(option('--no-strict', 'warnings are said and their records sent, whatever the profile says')),
+    option('--no-strict', 'warnings are said and their records sent, whatever the profile says'),
   ] as const),
   ...grouped(HELP_GROUP.target, [
-    kept(
-      brief(
-        'permit plain http:// to a host other than loopback',
-        option('--allow-insecure-http', 'permit a plain http:// base URL for a host other than loopback'),
-      ),
+    brief(
+      'permit plain http:// to a host other than loopback',
+      option('--allow-insecure-http', 'permit a plain http:// base URL for a host other than loopback'),
     ),
   ] as const),
   ...grouped(HELP_GROUP.sending, [
@@ -182,7 +163,7 @@ export const GLOBAL_OPTIONS = [
       { notKept: 'diagnostics of one invocation' },
     ),
   ] as const),
-] as const;
+] as const);
 
 export type GlobalOptions = OptionsOf<typeof GLOBAL_OPTIONS>;
 

@@ -131,7 +131,6 @@ export function option<const F extends string, D extends ValueOfFlags<F> | undef
   return withDefault({ kind: 'option', flags, description }, defaultValue);
 }
 
-/** A flag whose value is required to run the command. */
 export function mandatory<const F extends string>(flags: F, description: string): OptionSpec<F, ValueOfFlags<F>, true> {
   return { kind: 'option', flags, description, always: true, mandatory: true };
 }
@@ -346,5 +345,4 @@ export function examples(...lines: readonly string[]): string {
   return `\nExamples:\n${lines.map((line) => (line.startsWith('#') ? `  ${line}` : `  $ ${line}`)).join('\n')}`;
 }
 
-/** A command without flags of its own. */
 export const NO_OPTIONS = [] as const;

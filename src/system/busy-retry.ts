@@ -43,7 +43,6 @@ export interface ReplaceOps {
 
 export const NODE_REPLACE_OPS: ReplaceOps = { rename, unlink };
 
-/** rename(2) with the busy retry. */
 export function renameRetrying(
   from: string,
   to: string,
@@ -53,7 +52,6 @@ export function renameRetrying(
   return retryWhileBusy(() => ops.rename(from, to), options);
 }
 
-/** unlink(2) with the busy retry. */
 export function unlinkRetrying(
   path: string,
   ops: ReplaceOps = NODE_REPLACE_OPS,

@@ -106,7 +106,6 @@ export class SpoolSink implements TextSink {
     }
   }
 
-  /** Drops everything held back. */
   async discard(): Promise<void> {
     this.done = true;
     this.parts = [];

@@ -17,7 +17,7 @@ describe('givenPin', () => {
         const io = testDeps(dir);
         expect(await givenPin({ pinFile: 'pin.txt' }, io.deps)).toBe('4821');
         expect(io.stderr.text).toBe(
-          'warning: --pin-file: pin.txt is readable by group or others (mode 644); chmod 600 pin.txt\n',
+          'warning: --pin-file: pin.txt is readable by group or others (mode 644); consider chmod 600 pin.txt\n',
         );
         await writeFile(join(dir, 'own.txt'), '4821\n', { mode: 0o600 });
         const quiet = testDeps(dir);

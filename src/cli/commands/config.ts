@@ -92,7 +92,6 @@ export async function profileDone(json: unknown, name: string, done: object, dep
   if (profile) await printJson(deps, { ...done, profile });
 }
 
-/** `config list`. */
 export async function runList(options: GlobalOptions, deps: CommandDeps): Promise<number> {
   const env = deps.env;
   const profiles = await profilesOf(env);
@@ -109,7 +108,6 @@ export async function runList(options: GlobalOptions, deps: CommandDeps): Promis
   return 0;
 }
 
-/** `config remove <name>`. */
 export async function runRemove(
   { name: given, ...globals }: ConfigProfileNameOptions,
   deps: CommandDeps,
@@ -124,7 +122,6 @@ export async function runRemove(
   return 0;
 }
 
-/** `config use <name>`. */
 export async function runUse(
   { name: given, ...globals }: ConfigProfileNameOptions,
   deps: CommandDeps,
@@ -140,7 +137,6 @@ export async function runUse(
   return 0;
 }
 
-/** `config show`. */
 export async function runShow(options: GlobalOptions, deps: CommandDeps): Promise<number> {
   const env = deps.env;
   const profiles = await profilesOf(env);

@@ -2,7 +2,7 @@ import { option, parsed, brief } from '../../flags/option-table.js';
 import { declareCommand, type CommandOptions } from '../command-declaration.js';
 import { SYNC_DIR_OPTION } from './sync-options.js';
 import { InvalidArgumentError } from 'commander';
-import { portNumber, wholeNumberIn } from '../../flags/flag-values.js';
+import { wholeNumberIn } from '../../flags/flag-values.js';
 
 /**
  * `--public-url`: where clients reach the server behind a proxy or port mapping (the OpenAPI `servers`): an
@@ -29,7 +29,7 @@ const LOCAL_SERVE_OPTIONS = [
   option('--host <host>', 'address to bind', '127.0.0.1'),
   brief(
     'port; 0 is any free port, printed on stderr',
-    parsed('--port <n>', 'port (0: any free port, printed on stderr)', portNumber, 0),
+    parsed('--port <n>', 'port (0: any free port, printed on stderr)', wholeNumberIn('--port', 0, 65535), 0),
   ),
   brief(
     'the URL clients use behind a proxy',

@@ -133,11 +133,10 @@ async function readTokenFromStdin(deps: CommandDeps): Promise<string> {
  * (docs/remote.md, "Limits, timeouts, retries"): a token stored unchecked is the next run's surprise.
  */
 async function verifyToken(baseUrl: string, token: string, options: LoginOptions, deps: CommandDeps): Promise<void> {
-  const [{ probeRemote }, { probeId }, { errorsOf }, { ErrorCode }] = await Promise.all([
+  const [{ probeRemote }, { probeId }, { authorisedVerdict }] = await Promise.all([
     import('../../api/remote-probe.js'),
     import('../../context/doctor-checks.js'),
-    import('../../api/envelope-errors.js'),
-    import('../../domain/codes.js'),
+    import('../../context/doctor-verdicts.js'),
   ]);
   const answer = await probeRemote(
     {
@@ -161,11 +160,7 @@ async function verifyToken(baseUrl: string, token: string, options: LoginOptions
       code: 'E3010',
     });
   }
-  const accepted =
-    answer.envelope !== undefined &&
-    (answer.envelope.Success ||
-      errorsOf(answer.envelope).some((problem) => problem.code === ErrorCode.ReviewSessionNotFound));
-  if (!accepted) {
+  if (authorisedVerdict(answer, true, baseUrl).status !== 'ok') {
     throw new TargetError(
       `examctl login: ${baseUrl} answered HTTP ${answer.status}${answer.envelope === undefined ? " without the API's JSON envelope (is it the integration API's base URL?)" : ''}, so the token could not be checked; ${unchecked}`,
     );

@@ -8,7 +8,8 @@ import { printJson, type CommandDeps } from '../../context/command-deps.js';
 import { onlyGlobals } from '../../flags/global-options.js';
 import { openTargetApi } from '../../context/target.js';
 import { type TargetOf } from '../../context/resolved-target.js';
-import type { ReviewSessionShowOptions } from './review-session-show.options.js';
+import { REVIEW_SESSION_SHOW, type ReviewSessionShowOptions } from './review-session-show.options.js';
+import { takeTableFlags } from '../../flags/option-table.js';
 import { dataForStdout, say } from '../../formats/terminal-text.js';
 import { withOutFile } from '../../context/out-file.js';
 import * as cells from '../../report/review-session-csv.js';
@@ -37,30 +38,14 @@ export function run(
 }
 
 async function show(options: ShowOptions, deps: CommandDeps, targetOf: TargetOf, outer: CommandDeps): Promise<number> {
-  const {
-    externalIds,
-    file,
-    sheet,
-    hiddenRows,
-    output,
-    showPin,
-    timezone,
-    dateFormat,
-    bom,
-    delimiter: delimiterFlag,
-    decimalSeparator: separatorFlag,
-    ...rest
-  } = options;
+  const [own, rest] = takeTableFlags(options, REVIEW_SESSION_SHOW.options);
+  const { output, showPin, bom } = own;
   const globals = onlyGlobals(rest);
   const json = globals.json === true || output === 'json';
-  const settings = await outputSettings(
-    { timezone, dateFormat, delimiter: delimiterFlag, decimalSeparator: separatorFlag },
-    globals,
-    deps,
-  );
+  const settings = await outputSettings(own, globals, deps);
   const { delimiter, decimalSeparator } = settings;
-  const ids = await idsOf({ externalIds, file, sheet, hiddenRows }, deps);
-  const several = ids.length > 1 || file !== undefined;
+  const ids = await idsOf(own, deps);
+  const several = ids.length > 1 || own.file !== undefined;
   // The times as asked, else this computer's zone: checked before the target is read (exit 2, nothing asked).
   const reading = readOutputTimes(settings.times, systemTimeZone(deps.env));
   if (!reading.ok) throw new UsageError(reading.message);

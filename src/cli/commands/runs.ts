@@ -42,10 +42,6 @@ import { leaverRows } from '../../sync/run-show-leavers.js';
  * run continued by the command that started it, with its recorded options.
  */
 
-function runsDirOf(options: GlobalOptions, deps: CommandDeps): string {
-  return resolveRunsDir(options.runsDir, deps.env);
-}
-
 /** Who "the current user" is for the runs' ownership checks (run-trust.ts); tests inject another. */
 function trustOf(deps: CommandDeps): RunTrust {
   return deps.runTrust ?? currentTrust();
@@ -63,7 +59,7 @@ async function trustedRunId(runsDir: string, wanted: string, deps: CommandDeps):
 /** `runs list`: newest first, with --since only those started at or after it; --json prints `{ runsDir, runs, unreadable }`. */
 export async function runList({ since, ...globals }: RunsListOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
-  const runsDir = runsDirOf(options, deps);
+  const runsDir = resolveRunsDir(options.runsDir, deps.env);
   const trust = trustOf(deps);
   await assertTrustedRunsDir(runsDir, trust);
   const from = since === undefined ? undefined : instantOf(since, deps.now());
@@ -100,7 +96,7 @@ export async function runList({ since, ...globals }: RunsListOptions, deps: Comm
 /** `runs show <id|last>`: the run report rebuilt from the journal, streamed (docs/runs.md, "runs show"). */
 export async function runShow({ id, ...globals }: RunsShowOptions, deps: CliDeps): Promise<number> {
   const options = onlyGlobals(globals);
-  const runsDir = runsDirOf(options, deps);
+  const runsDir = resolveRunsDir(options.runsDir, deps.env);
   const run = await scanRun(runsDir, await trustedRunId(runsDir, id, deps));
   try {
     return await showRun(run, options, deps, {
@@ -115,10 +111,9 @@ export async function runShow({ id, ...globals }: RunsShowOptions, deps: CliDeps
 /** The prune policy counts age in days (src/runs/read-run.ts); --older-than is read in ms. */
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** `runs prune [--older-than <duration>] [--all]`. */
 export async function runPrune({ all, olderThan, ...globals }: RunsPruneOptions, deps: CommandDeps): Promise<number> {
   const options = onlyGlobals(globals);
-  const runsDir = runsDirOf(options, deps);
+  const runsDir = resolveRunsDir(options.runsDir, deps.env);
   const maxAgeDays = olderThan === undefined ? DEFAULT_PRUNE_POLICY.maxAgeDays : olderThan / DAY_MS;
   const result = await pruneRuns(
     runsDir,
@@ -169,7 +164,7 @@ async function resumeRun(
   deps: CliDeps,
 ): Promise<number> {
   const given = onlyGlobals(globals);
-  const runsDir = runsDirOf(given, deps);
+  const runsDir = resolveRunsDir(given.runsDir, deps.env);
   const wanted = await trustedRunId(runsDir, id ?? 'unfinished', deps);
   const { askPin, givenPin } = await import('../../context/pin-source.js');
   const opened = await openResume(runsDir, wanted);

@@ -142,10 +142,8 @@ export const SCHEDULE_REQUEST_OPTIONS = [
   ] as const),
 ] as const;
 
-const SCHEDULE_PUSH_OPTIONS = allKept([
-  ...SCHEDULE_FILE_OPTIONS,
-  ...FILE_OPTIONS,
-  ...SCHEDULE_REQUEST_OPTIONS,
+/** The flags after the request's: the sync memory's (docs/sync.md) and --clear-pin; `run` takes them out as one. */
+export const SCHEDULE_PUSH_SYNC_OPTIONS = [
   REALLY_NEW_IDS_OPTION,
   CHANGED_ONLY_OPTION,
   ALLOW_OLD_FILE_OPTION,
@@ -156,6 +154,13 @@ const SCHEDULE_PUSH_OPTIONS = allKept([
   REQUIRE_MEMORY_OPTION,
   ...ONLY_NEW_OR_EXISTING_OPTIONS,
   SYNC_DIR_OPTION,
+] as const;
+
+const SCHEDULE_PUSH_OPTIONS = allKept([
+  ...SCHEDULE_FILE_OPTIONS,
+  ...FILE_OPTIONS,
+  ...SCHEDULE_REQUEST_OPTIONS,
+  ...SCHEDULE_PUSH_SYNC_OPTIONS,
   PLAN_OUT_OPTION,
 ] as const);
 

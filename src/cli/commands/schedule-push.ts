@@ -29,31 +29,16 @@ import {
 import { refuseWithheldPins } from '../../input/withheld-pins.js';
 import { givenPin, schedulePinToSend } from '../../context/pin-source.js';
 import { clockFromEnv } from '../../engine/clock.js';
-import { SCHEDULE_PUSH, type SchedulePushOptions } from './schedule-push.options.js';
+import { SCHEDULE_PUSH, SCHEDULE_PUSH_SYNC_OPTIONS, type SchedulePushOptions } from './schedule-push.options.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
 
 /** `examctl schedule push`: one POST /schedule per schedule request. */
 export async function run(given: SchedulePushOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const [input, own] = takeTableFlags(given, FILE_OPTIONS);
-  const {
-    file,
-    schedule,
-    workflow,
-    upsert,
-    changedOnly,
-    allowOldFile,
-    requireMemory,
-    syncDir,
-    pinFile,
-    clearPin,
-    onlyNew,
-    onlyExisting,
-    reallyNewIds,
-    // Read by the pipeline (a dry run's plan: plan-tap.ts).
-    planOut: _planOut,
-    ...rest
-  } = own;
+  // `planOut` is read by the pipeline (a dry run's plan: plan-tap.ts).
+  const [{ clearPin, ...memoryFlags }, { file, schedule, workflow, upsert, pinFile, planOut: _planOut, ...rest }] =
+    takeTableFlags(own, SCHEDULE_PUSH_SYNC_OPTIONS);
   const { onlyFailed, timezone, dateFormat } = input;
   const { taken: fieldFlags, rest: globals } = takeFlags(
     rest,
@@ -65,19 +50,10 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
   const pin = await givenPin({ pin: fieldFlags.pin, pinFile }, deps);
   if (typedPin !== undefined) fieldFlags.pin = pin;
   const runOptions = { ...options, onlyFailed, timezone, dateFormat };
-  const only = scheduleSyncFlags({ changedOnly, requireMemory, upsert, onlyNew, onlyExisting });
+  const only = scheduleSyncFlags({ ...memoryFlags, upsert });
   const memory = new ScheduleMemory(
     'schedules',
-    {
-      changedOnly,
-      requireMemory,
-      syncDir,
-      only,
-      reallyNewIds,
-      allowOldFile,
-      runsDir: options.runsDir,
-      dryRun: options.dryRun,
-    },
+    { ...memoryFlags, only, runsDir: options.runsDir, dryRun: options.dryRun },
     deps,
     target,
     (payload) => payload.request,
@@ -118,8 +94,12 @@ export async function run(given: SchedulePushOptions, deps: CommandDeps, target:
     confirmAction: 'send',
     prepare: async () => {
       if (!isGiven(defaults.schedule.PIN)) await refuseWithheldPins(records(), onlyFailed ?? false);
-      await memory.open(changedOnly ?? false);
-      await memory.refuseOldFile(file, allowOldFile === true || changedOnly !== true, records());
+      await memory.open(memoryFlags.changedOnly ?? false);
+      await memory.refuseOldFile(
+        file,
+        memoryFlags.allowOldFile === true || memoryFlags.changedOnly !== true,
+        records(),
+      );
       // Candidate ids a spreadsheet stripped of their leading zeros: refused before anything is sent.
       await memory.refuseLostZeros(records());
     },

@@ -11,18 +11,8 @@ import {
   SYNC_DIR_OPTION,
 } from './sync-options.js';
 
-const USER_SYNC_OPTIONS = allKept([
-  ...grouped(HELP_GROUP.input, [
-    brief(
-      'users: CSV, .xlsx, JSON array or NDJSON',
-      option(
-        '-f, --file <path>',
-        "users as CSV, .xlsx, JSON array or NDJSON: API field names as columns/keys, or the export's own names read with --map/--map-file",
-      ),
-      'prompt for one user',
-    ),
-  ] as const),
-  ...FILE_OPTIONS,
+/** The flags of the sync memory (docs/sync.md): `run` takes them out as one. */
+export const USER_SYNC_MEMORY_OPTIONS = [
   REALLY_NEW_IDS_OPTION,
   CHANGED_ONLY_OPTION,
   // After CHANGED_ONLY_OPTION: in its group (HELP_GROUP.nightlySync) without naming it.
@@ -75,6 +65,21 @@ const USER_SYNC_OPTIONS = allKept([
   REQUIRE_MEMORY_OPTION,
   ...ONLY_NEW_OR_EXISTING_OPTIONS,
   SYNC_DIR_OPTION,
+] as const;
+
+const USER_SYNC_OPTIONS = allKept([
+  ...grouped(HELP_GROUP.input, [
+    brief(
+      'users: CSV, .xlsx, JSON array or NDJSON',
+      option(
+        '-f, --file <path>',
+        "users as CSV, .xlsx, JSON array or NDJSON: API field names as columns/keys, or the export's own names read with --map/--map-file",
+      ),
+      'prompt for one user',
+    ),
+  ] as const),
+  ...FILE_OPTIONS,
+  ...USER_SYNC_MEMORY_OPTIONS,
   PLAN_OUT_OPTION,
 ] as const);
 

@@ -13,7 +13,7 @@ import { runPipeline } from '../../pipeline/run-pipeline.js';
 import { outcomeOf } from '../../pipeline/service-answer.js';
 import { type TargetOf } from '../../context/resolved-target.js';
 import { idOf, inputFlagsOf, readInput, sourceRowsOf, type InputFlagOptions } from '../../pipeline/command-input.js';
-import { USER_SYNC, type UserSyncOptions } from './user-sync.options.js';
+import { USER_SYNC, USER_SYNC_MEMORY_OPTIONS, type UserSyncOptions } from './user-sync.options.js';
 import { FILE_OPTIONS } from './file-options.js';
 import { takeTableFlags } from '../../flags/option-table.js';
 import { commandName, type RerunInput } from '../command-declaration.js';
@@ -28,25 +28,9 @@ import { askUser, correctUser, promptedRecord } from '../../pipeline/user-questi
 /** `examctl user sync`: one POST /user per record (create or update), or one prompted user on a terminal. */
 export async function run(given: UserSyncOptions, deps: CommandDeps, target: TargetOf): Promise<number> {
   const [input, rest] = takeTableFlags(given, FILE_OPTIONS);
-  const {
-    file,
-    changedOnly,
-    disableMissing,
-    maxDisable,
-    allowDisableRecent,
-    allowOldFile,
-    pruneMemberships,
-    maxPrune,
-    requireMemory,
-    syncDir,
-    population,
-    reallyNewIds,
-    onlyNew,
-    onlyExisting,
-    // Read by the pipeline (a dry run's plan: plan-tap.ts).
-    planOut: _planOut,
-    ...globals
-  } = rest;
+  // `planOut` is read by the pipeline (a dry run's plan: plan-tap.ts).
+  const [memoryFlags, { file, planOut: _planOut, ...globals }] = takeTableFlags(rest, USER_SYNC_MEMORY_OPTIONS);
+  const { population, onlyNew, onlyExisting, ...flags } = memoryFlags;
   const options = onlyGlobals(globals);
   const runOptions = {
     ...options,
@@ -57,31 +41,22 @@ export async function run(given: UserSyncOptions, deps: CommandDeps, target: Tar
   const only = onlyWhichOf(onlyNew, onlyExisting);
   if (file !== undefined) {
     const sync = {
+      ...flags,
       file,
-      changedOnly,
-      disableMissing,
-      maxDisable,
-      allowDisableRecent,
-      allowOldFile,
-      pruneMemberships,
-      maxPrune,
-      requireMemory,
-      syncDir,
       population: populationOf(population),
-      reallyNewIds,
       only,
       runsDir: options.runsDir,
       dryRun: options.dryRun,
     };
     return syncFile({ file, ...input, ...inputFlagsOf({ ...input, ...globals }) }, sync, runOptions, deps, target);
   }
-  const fileOnly = changedOnly
+  const fileOnly = flags.changedOnly
     ? '--changed-only'
-    : disableMissing
+    : flags.disableMissing
       ? '--disable-missing'
-      : pruneMemberships
+      : flags.pruneMemberships
         ? '--prune-memberships'
-        : requireMemory
+        : flags.requireMemory
           ? '--require-memory'
           : population !== undefined
             ? '--population'
