@@ -6,7 +6,7 @@
 import { quotedValue, type Problem } from './problem.js';
 import { isCalendarDate, parseDateTime, utcDate } from './date-time.js';
 import { ErrorCode } from './codes.js';
-import { isPlainObject } from './field-rules.js';
+import { requestParts } from './field-rules.js';
 
 export function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
@@ -503,9 +503,9 @@ export const DATE_TIME_FIELDS: ReadonlySet<string> = new Set(['StartDateTime', '
 
 const DATE_KEYS: readonly string[] = [...DATE_FIELDS, ...DATE_TIME_FIELDS];
 
-function hasDateKey(fields: Record<string, unknown>, top: boolean): boolean {
+function hasDateKey(fields: Record<string, unknown>): boolean {
   for (const key of DATE_KEYS) if (Object.hasOwn(fields, key)) return true;
-  return top && (Object.hasOwn(fields, 'Schedule') || Object.hasOwn(fields, 'Candidates'));
+  return false;
 }
 
 /** True when a text is the API's form already (a date, or RFC 3339 with an offset): the common case costs one test. */
@@ -525,25 +525,13 @@ export function readRecordDates(
   prefix = '',
   written?: WrittenTime[],
 ): Record<string, unknown> {
+  if (prefix === '' && (Object.hasOwn(fields, 'Schedule') || Object.hasOwn(fields, 'Candidates')))
+    return requestParts(fields, (part, at) => readRecordDates(part, options, problems, at, written));
   // Most records have no date field at all (a user without DateOfBirth): a few lookups, no key array.
-  if (!hasDateKey(fields, prefix === '')) return fields;
+  if (!hasDateKey(fields)) return fields;
   let out: Record<string, unknown> | undefined;
   for (const key of Object.keys(fields)) {
     const value = fields[key];
-    if ((key === 'Schedule' || key === 'Candidates') && prefix === '') {
-      if (key === 'Schedule' && isPlainObject(value)) {
-        const read = readRecordDates(value, options, problems, 'Schedule.', written);
-        if (read !== value) (out ??= { ...fields })[key] = read;
-      } else if (key === 'Candidates' && Array.isArray(value)) {
-        const read = value.map((candidate: unknown, i) =>
-          isPlainObject(candidate)
-            ? readRecordDates(candidate, options, problems, `Candidates[${i}].`, written)
-            : candidate,
-        );
-        if (read.some((candidate, i) => candidate !== value[i])) (out ??= { ...fields })[key] = read;
-      }
-      continue;
-    }
     if (typeof value !== 'string' || value.trim() === '') continue;
     const isDate = DATE_FIELDS.has(key);
     if (!isDate && !DATE_TIME_FIELDS.has(key)) continue;
