@@ -6,7 +6,7 @@ import { quotedValue, type Problem, type Validation } from './problem.js';
 import { withReaderProblems } from './spreadsheet-warnings.js';
 import { listCellParts } from './list-cells.js';
 import type { CollectionRequest, ScheduleRequest, UserRequest, Workflow, Candidate } from './types.js';
-import { BOOLEAN_SPELLINGS, isPlainObject, type CellKind, type FieldRule } from './field-rules.js';
+import { BOOLEAN_SPELLINGS, requestParts, type CellKind, type FieldRule } from './field-rules.js';
 import { USER_TABLE, validateUser } from './user.js';
 import {
   CANDIDATE_TABLE,
@@ -202,23 +202,12 @@ export function coerceScheduleRequestFields(body: Record<string, unknown>): Coer
   const problems: Problem[] = [];
   const top = coerceFields('request', body);
   problems.push(...top.problems);
-  const out: Record<string, unknown> = { ...top.fields };
-  const schedule = body['Schedule'];
-  if (isPlainObject(schedule)) {
-    const c = coerceFields('schedule', schedule);
-    out['Schedule'] = c.fields;
-    problems.push(...prefixed(c.problems, 'Schedule.'));
-  }
-  const candidates = body['Candidates'];
-  if (Array.isArray(candidates)) {
-    out['Candidates'] = candidates.map((candidate: unknown, i) => {
-      if (!isPlainObject(candidate)) return candidate;
-      const c = coerceFields('candidate', candidate);
-      problems.push(...prefixed(c.problems, `Candidates[${i}].`));
-      return c.fields;
-    });
-  }
-  return { fields: out, problems };
+  const fields = requestParts(top.fields, (part, prefix) => {
+    const c = coerceFields(prefix === 'Schedule.' ? 'schedule' : 'candidate', part);
+    problems.push(...prefixed(c.problems, prefix));
+    return c.fields;
+  });
+  return { fields, problems };
 }
 
 /** Coercion and validation of one user record in one call. */
