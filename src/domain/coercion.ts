@@ -48,18 +48,24 @@ export const HIERARCHY_CELL_FLAGS = {
 const HIERARCHY_FLAGS = Object.entries(HIERARCHY_CELL_FLAGS);
 const HIERARCHY_FLAG_NAMES = [...Object.keys(HIERARCHY_CELL_FLAGS), 'delete'].join(', ');
 
-/**
- * Parses one `EXTID[:flag+flag]` entry: flags not listed are sent as false (a row states the whole
- * membership); `delete` takes no other flag. An entry with a bad flag stays a string, for validation to refuse.
- */
-function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): Record<string, unknown> | string {
+/** One `EXTID[:flag+flag]` entry's parts: the id as written, the flags lower-cased (blank ones left out). */
+export function hierarchyEntryParts(entry: string): { id: string; flags: string[] } {
   const colon = entry.indexOf(':');
-  const externalId = (colon < 0 ? entry : entry.slice(0, colon)).trim();
   const flags: string[] = [];
   for (const part of colon < 0 ? [] : entry.slice(colon + 1).split('+')) {
     const flag = part.trim().toLowerCase();
     if (flag !== '') flags.push(flag);
   }
+  return { id: colon < 0 ? entry : entry.slice(0, colon), flags };
+}
+
+/**
+ * Parses one `EXTID[:flag+flag]` entry: flags not listed are sent as false (a row states the whole
+ * membership); `delete` takes no other flag. An entry with a bad flag stays a string, for validation to refuse.
+ */
+function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): Record<string, unknown> | string {
+  const { id, flags } = hierarchyEntryParts(entry);
+  const externalId = id.trim();
   if (flags.includes('delete')) {
     if (flags.length > 1) {
       problems.push({
