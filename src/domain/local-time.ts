@@ -298,10 +298,6 @@ function wallOf(order: readonly Token[], groups: readonly (string | undefined)[]
   return w;
 }
 
-function realDate(w: WallClock): boolean {
-  return isCalendarDate(w.y, w.mo, w.d);
-}
-
 /**
  * The format a non-ISO date looks like, for the hint (`15.07.2000` -> DD.MM.YYYY); a day and
  * month that could be either way are named both ways. Undefined when it looks like no date.
@@ -368,7 +364,7 @@ export function readDateText(field: string, text: string, options: LocalTimeOpti
     const m = format.date.exec(t);
     if (m !== null) {
       const w = wallOf(format.dateOrder, m.slice(1));
-      return realDate(w)
+      return isCalendarDate(w.y, w.mo, w.d)
         ? { ok: true, value: dateText(w) }
         : {
             ok: false,
@@ -379,7 +375,7 @@ export function readDateText(field: string, text: string, options: LocalTimeOpti
   const iso = ISO_DATE.exec(t) ?? ISO_COMPACT.exec(t);
   if (iso !== null) {
     const w: WallClock = { y: Number(iso[1]), mo: Number(iso[2]), d: Number(iso[3]), h: 0, mi: 0, s: 0 };
-    if (realDate(w)) return { ok: true, value: dateText(w) };
+    if (isCalendarDate(w.y, w.mo, w.d)) return { ok: true, value: dateText(w) };
     // An ISO date with an impossible day is that, with or without --date-format (not "neither format").
     if (ISO_DATE.test(t))
       return { ok: false, message: `${field} ${quotedValue(text)} is not a real date (month ${w.mo}, day ${w.d})` };
@@ -396,7 +392,7 @@ function placed(
   offset: string | undefined,
   options: LocalTimeOptions,
 ): TextReading {
-  if (!realDate(w) || w.h > 23 || w.mi > 59 || w.s > 59) return impossible(field, text);
+  if (!isCalendarDate(w.y, w.mo, w.d) || w.h > 23 || w.mi > 59 || w.s > 59) return impossible(field, text);
   const frac = fraction === undefined ? '' : `.${fraction}`;
   if (offset !== undefined) {
     const zone =
