@@ -70,6 +70,8 @@ export const SCHEDULE_TABLE = ruleTable('schedule', [
   passThroughRule('dataCleanupNoticePeriod'),
 ]);
 
+const SPECIAL_NEEDS_ANY_CASE = caseInsensitivePattern(['true', 'false']);
+
 const SPECIAL_NEEDS_DOC =
   'The string "true" or "false" (any case, surrounding spaces ignored; a JSON boolean is taken too), sent as the string. Null or empty leaves it unset.';
 const specialNeedsRule: FieldRule<'SpecialNeeds', 'true' | 'false', false> = {
@@ -80,11 +82,7 @@ const specialNeedsRule: FieldRule<'SpecialNeeds', 'true' | 'false', false> = {
   wire: (zod) => zod.enum(['true', 'false']).describe(SPECIAL_NEEDS_DOC),
   input: (zod) =>
     zod
-      .union([
-        zod.enum(['true', 'false']),
-        zod.string().regex(caseInsensitivePattern(['true', 'false'])),
-        zod.boolean(),
-      ])
+      .union([zod.enum(['true', 'false']), zod.string().regex(SPECIAL_NEEDS_ANY_CASE), zod.boolean()])
       .describe(SPECIAL_NEEDS_DOC),
   check(value, path, problems) {
     const state = candidateSpecialNeeds(value);
@@ -152,8 +150,6 @@ export type ScheduleField = FieldOf<typeof SCHEDULE_TABLE>;
 export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
 export const SCHEDULE_FIELDS: readonly ScheduleField[] = fieldNames(SCHEDULE_TABLE);
 export const SCHEDULE_REQUEST_FIELDS: readonly string[] = ['Workflow', 'Upsert', 'Schedule', 'Candidates'];
-
-const SPECIAL_NEEDS_ANY_CASE = caseInsensitivePattern(['true', 'false']);
 
 /** A candidate's SpecialNeeds (string "true"/"false" on the wire, boolean accepted): true/false, undefined when unset. */
 function candidateSpecialNeeds(value: unknown): boolean | undefined | 'invalid' {
