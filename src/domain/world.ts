@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ReviewSession } from './types.js';
-import { HIERARCHY_TABLE, USER_TABLE } from './user.js';
+import { HIERARCHY_TABLE, USER_FIELDS_NOT_IN_VIEW, USER_TABLE } from './user.js';
 import { CANDIDATE_TABLE, SCHEDULE_TABLE, WORKFLOWS } from './schedule.js';
 import { wireOf, type FieldRule, type RuleTable } from './field-rules.js';
 import { normaliseGuid } from './text-rules.js';
@@ -93,7 +93,7 @@ export const WorldUserSchema = z.strictObject({
       Email: optionalString,
       Role: nonEmpty,
     },
-    ['Password', 'Hierarchies'],
+    USER_FIELDS_NOT_IN_VIEW,
   ),
   /** Platform permissions the API's owner checks read. */
   CanManageSchedules: z.boolean().optional(),
