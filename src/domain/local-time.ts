@@ -7,6 +7,7 @@ import { quotedValue, type Problem } from './problem.js';
 import { isCalendarDate, parseDateTime, utcDate } from './date-time.js';
 import { ErrorCode } from './codes.js';
 import { requestParts } from './field-rules.js';
+import { DATE_DASHED, DATE_OF_BIRTH_PATTERN, normaliseDateOfBirth } from './text-rules.js';
 
 export function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
@@ -279,8 +280,6 @@ export interface LocalTimeOptions {
   timeZone?: string | undefined;
 }
 
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const ISO_COMPACT = /^(\d{4})(\d{2})(\d{2})$/;
 /** ISO date and time with or without seconds and offset: `2027-01-25 14:00`, `2027-01-25T14:00:00+01:00`. */
 const ISO_LOCAL = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?\s*(Z|z|[+-]\d{2}:?\d{2})?$/;
 
@@ -372,14 +371,15 @@ export function readDateText(field: string, text: string, options: LocalTimeOpti
           };
     }
   }
-  const iso = ISO_DATE.exec(t) ?? ISO_COMPACT.exec(t);
-  if (iso !== null) {
-    const w: WallClock = { y: Number(iso[1]), mo: Number(iso[2]), d: Number(iso[3]), h: 0, mi: 0, s: 0 };
-    if (isCalendarDate(w.y, w.mo, w.d)) return { ok: true, value: dateText(w) };
-    // An ISO date with an impossible day is that, with or without --date-format (not "neither format").
-    if (ISO_DATE.test(t))
-      return { ok: false, message: `${field} ${quotedValue(text)} is not a real date (month ${w.mo}, day ${w.d})` };
-  }
+  const iso = normaliseDateOfBirth(t);
+  if (iso !== null) return { ok: true, value: iso };
+  // An ISO date with an impossible day is that, with or without --date-format (not "neither format").
+  const dashed = DATE_DASHED.exec(t);
+  if (dashed !== null)
+    return {
+      ok: false,
+      message: `${field} ${quotedValue(text)} is not a real date (month ${Number(dashed[2])}, day ${Number(dashed[3])})`,
+    };
   return { ok: false, message: notReadMessage(field, text, 'date', options) };
 }
 
@@ -506,7 +506,7 @@ function hasDateKey(fields: Record<string, unknown>): boolean {
 
 /** True when a text is the API's form already (a date, or RFC 3339 with an offset): the common case costs one test. */
 function apiForm(field: string, text: string): boolean {
-  return DATE_FIELDS.has(field) ? ISO_DATE.test(text) || ISO_COMPACT.test(text) : parseDateTime(text).ok;
+  return DATE_FIELDS.has(field) ? DATE_OF_BIRTH_PATTERN.test(text) : parseDateTime(text).ok;
 }
 
 /**
