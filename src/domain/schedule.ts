@@ -15,7 +15,6 @@ import {
   stringRule,
   tableWire,
   validateFields,
-  fieldNames,
   type FieldOf,
   type FieldRule,
   type RecordOf,
@@ -148,7 +147,6 @@ export type Candidate = RecordOf<typeof CANDIDATE_TABLE>;
 /** A schedule's and a candidate's field names. */
 export type ScheduleField = FieldOf<typeof SCHEDULE_TABLE>;
 export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
-export const SCHEDULE_FIELDS: readonly ScheduleField[] = fieldNames(SCHEDULE_TABLE);
 export const SCHEDULE_REQUEST_FIELDS: readonly string[] = ['Workflow', 'Upsert', 'Schedule', 'Candidates'];
 
 /** A candidate's SpecialNeeds (string "true"/"false" on the wire, boolean accepted): true/false, undefined when unset. */
