@@ -147,7 +147,6 @@ export type Candidate = RecordOf<typeof CANDIDATE_TABLE>;
 /** A schedule's and a candidate's field names. */
 export type ScheduleField = FieldOf<typeof SCHEDULE_TABLE>;
 export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
-export const SCHEDULE_REQUEST_FIELDS: readonly string[] = ['Workflow', 'Upsert', 'Schedule', 'Candidates'];
 
 /** A candidate's SpecialNeeds (string "true"/"false" on the wire, boolean accepted): true/false, undefined when unset. */
 function candidateSpecialNeeds(value: unknown): boolean | undefined | 'invalid' {
@@ -221,7 +220,6 @@ function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Sch
 
 export const WORKFLOW_RULE = enumRule('Workflow', WORKFLOWS);
 export const UPSERT_RULE = booleanRule('Upsert', 'Update the schedule when it exists.');
-const requestFieldNames = new Set(SCHEDULE_REQUEST_FIELDS);
 /** The request's own fields: Schedule by its table; each candidate in validateScheduleRequest (it needs the Workflow). */
 const scheduleRule: FieldRule<'Schedule', Schedule, true> = {
   name: 'Schedule',
@@ -279,8 +277,8 @@ export function validateScheduleRequest(body: unknown): Validation<ScheduleReque
     };
   }
   // A request whose every field is empty: the one problem reported.
-  const allEmpty = SCHEDULE_REQUEST_FIELDS.every((name) => isEmptyValue(body[name]));
-  if (allEmpty && Object.keys(body).every((k) => requestFieldNames.has(k))) {
+  const allEmpty = SCHEDULE_REQUEST_TABLE.rules.every((rule) => isEmptyValue(body[rule.name]));
+  if (allEmpty && Object.keys(body).every((k) => SCHEDULE_REQUEST_TABLE.names.has(k))) {
     return { ok: false, problems: [{ field: '', code: null, message: 'All fields of the request body are empty' }] };
   }
   const problems: Problem[] = [];
