@@ -6,7 +6,7 @@ import { quotedValue, type Problem, type Validation } from './problem.js';
 import { withReaderProblems } from './spreadsheet-warnings.js';
 import { listCellParts } from './list-cells.js';
 import type { CollectionRequest, ScheduleRequest, UserRequest, Workflow, Candidate } from './types.js';
-import { BOOLEAN_SPELLINGS, isPlainObject, type CellKind, type FieldRule } from './field-rules.js';
+import { BOOLEAN_SPELLINGS, requestParts, type CellKind, type FieldRule } from './field-rules.js';
 import { USER_TABLE, validateUser } from './user.js';
 import {
   CANDIDATE_TABLE,
@@ -48,18 +48,24 @@ export const HIERARCHY_CELL_FLAGS = {
 const HIERARCHY_FLAGS = Object.entries(HIERARCHY_CELL_FLAGS);
 const HIERARCHY_FLAG_NAMES = [...Object.keys(HIERARCHY_CELL_FLAGS), 'delete'].join(', ');
 
-/**
- * Parses one `EXTID[:flag+flag]` entry: flags not listed are sent as false (a row states the whole
- * membership); `delete` takes no other flag. An entry with a bad flag stays a string, for validation to refuse.
- */
-function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): Record<string, unknown> | string {
+/** One `EXTID[:flag+flag]` entry's parts: the id as written, the flags lower-cased (blank ones left out). */
+export function hierarchyEntryParts(entry: string): { id: string; flags: string[] } {
   const colon = entry.indexOf(':');
-  const externalId = (colon < 0 ? entry : entry.slice(0, colon)).trim();
   const flags: string[] = [];
   for (const part of colon < 0 ? [] : entry.slice(colon + 1).split('+')) {
     const flag = part.trim().toLowerCase();
     if (flag !== '') flags.push(flag);
   }
+  return { id: colon < 0 ? entry : entry.slice(0, colon), flags };
+}
+
+/**
+ * Parses one `EXTID[:flag+flag]` entry: flags not listed are sent as false (a row states the whole
+ * membership); `delete` takes no other flag. An entry with a bad flag stays a string, for validation to refuse.
+ */
+function parseHierarchyEntry(entry: string, path: string, problems: Problem[]): Record<string, unknown> | string {
+  const { id, flags } = hierarchyEntryParts(entry);
+  const externalId = id.trim();
   if (flags.includes('delete')) {
     if (flags.length > 1) {
       problems.push({
@@ -202,23 +208,12 @@ export function coerceScheduleRequestFields(body: Record<string, unknown>): Coer
   const problems: Problem[] = [];
   const top = coerceFields('request', body);
   problems.push(...top.problems);
-  const out: Record<string, unknown> = { ...top.fields };
-  const schedule = body['Schedule'];
-  if (isPlainObject(schedule)) {
-    const c = coerceFields('schedule', schedule);
-    out['Schedule'] = c.fields;
-    problems.push(...prefixed(c.problems, 'Schedule.'));
-  }
-  const candidates = body['Candidates'];
-  if (Array.isArray(candidates)) {
-    out['Candidates'] = candidates.map((candidate: unknown, i) => {
-      if (!isPlainObject(candidate)) return candidate;
-      const c = coerceFields('candidate', candidate);
-      problems.push(...prefixed(c.problems, `Candidates[${i}].`));
-      return c.fields;
-    });
-  }
-  return { fields: out, problems };
+  const fields = requestParts(top.fields, (part, prefix) => {
+    const c = coerceFields(prefix === 'Schedule.' ? 'schedule' : 'candidate', part);
+    problems.push(...prefixed(c.problems, prefix));
+    return c.fields;
+  });
+  return { fields, problems };
 }
 
 /** Coercion and validation of one user record in one call. */

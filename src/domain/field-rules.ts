@@ -118,6 +118,26 @@ export function isGiven(v: unknown): boolean {
 }
 
 /**
+ * A whole schedule request with `each` applied to its Schedule and each Candidate (`prefix`: `Schedule.`,
+ * `Candidates[3].`); a missing or mistyped part is the validator's. The request itself when nothing changed.
+ */
+export function requestParts(
+  request: Record<string, unknown>,
+  each: (part: Record<string, unknown>, prefix: string) => Record<string, unknown>,
+): Record<string, unknown> {
+  const given = request.Schedule;
+  const schedule = isPlainObject(given) ? each(given, 'Schedule.') : given;
+  const list = request.Candidates;
+  const candidates = Array.isArray(list)
+    ? list.map((candidate: unknown, i) => (isPlainObject(candidate) ? each(candidate, `Candidates[${i}].`) : candidate))
+    : list;
+  const same =
+    schedule === given &&
+    (!Array.isArray(list) || (candidates as unknown[]).every((candidate, i) => candidate === list[i]));
+  return same ? request : { ...request, Schedule: schedule, Candidates: candidates };
+}
+
+/**
  * A list field's check: unset is undefined; not a list, one problem `<name> must be a list of <what>`;
  * else `entry` on each element and its path (undefined: left out), the list only when no problem was added.
  */

@@ -6,7 +6,8 @@
 import { quotedValue, type Problem } from './problem.js';
 import { isCalendarDate, parseDateTime, utcDate } from './date-time.js';
 import { ErrorCode } from './codes.js';
-import { isPlainObject } from './field-rules.js';
+import { requestParts } from './field-rules.js';
+import { DATE_DASHED, DATE_OF_BIRTH_PATTERN, normaliseDateOfBirth } from './text-rules.js';
 
 export function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
@@ -279,8 +280,6 @@ export interface LocalTimeOptions {
   timeZone?: string | undefined;
 }
 
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const ISO_COMPACT = /^(\d{4})(\d{2})(\d{2})$/;
 /** ISO date and time with or without seconds and offset: `2027-01-25 14:00`, `2027-01-25T14:00:00+01:00`. */
 const ISO_LOCAL = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?\s*(Z|z|[+-]\d{2}:?\d{2})?$/;
 
@@ -296,10 +295,6 @@ function wallOf(order: readonly Token[], groups: readonly (string | undefined)[]
     else w.s = n;
   });
   return w;
-}
-
-function realDate(w: WallClock): boolean {
-  return isCalendarDate(w.y, w.mo, w.d);
 }
 
 /**
@@ -368,7 +363,7 @@ export function readDateText(field: string, text: string, options: LocalTimeOpti
     const m = format.date.exec(t);
     if (m !== null) {
       const w = wallOf(format.dateOrder, m.slice(1));
-      return realDate(w)
+      return isCalendarDate(w.y, w.mo, w.d)
         ? { ok: true, value: dateText(w) }
         : {
             ok: false,
@@ -376,14 +371,15 @@ export function readDateText(field: string, text: string, options: LocalTimeOpti
           };
     }
   }
-  const iso = ISO_DATE.exec(t) ?? ISO_COMPACT.exec(t);
-  if (iso !== null) {
-    const w: WallClock = { y: Number(iso[1]), mo: Number(iso[2]), d: Number(iso[3]), h: 0, mi: 0, s: 0 };
-    if (realDate(w)) return { ok: true, value: dateText(w) };
-    // An ISO date with an impossible day is that, with or without --date-format (not "neither format").
-    if (ISO_DATE.test(t))
-      return { ok: false, message: `${field} ${quotedValue(text)} is not a real date (month ${w.mo}, day ${w.d})` };
-  }
+  const iso = normaliseDateOfBirth(t);
+  if (iso !== null) return { ok: true, value: iso };
+  // An ISO date with an impossible day is that, with or without --date-format (not "neither format").
+  const dashed = DATE_DASHED.exec(t);
+  if (dashed !== null)
+    return {
+      ok: false,
+      message: `${field} ${quotedValue(text)} is not a real date (month ${Number(dashed[2])}, day ${Number(dashed[3])})`,
+    };
   return { ok: false, message: notReadMessage(field, text, 'date', options) };
 }
 
@@ -396,7 +392,7 @@ function placed(
   offset: string | undefined,
   options: LocalTimeOptions,
 ): TextReading {
-  if (!realDate(w) || w.h > 23 || w.mi > 59 || w.s > 59) return impossible(field, text);
+  if (!isCalendarDate(w.y, w.mo, w.d) || w.h > 23 || w.mi > 59 || w.s > 59) return impossible(field, text);
   const frac = fraction === undefined ? '' : `.${fraction}`;
   if (offset !== undefined) {
     const zone =
@@ -503,14 +499,14 @@ export const DATE_TIME_FIELDS: ReadonlySet<string> = new Set(['StartDateTime', '
 
 const DATE_KEYS: readonly string[] = [...DATE_FIELDS, ...DATE_TIME_FIELDS];
 
-function hasDateKey(fields: Record<string, unknown>, top: boolean): boolean {
+function hasDateKey(fields: Record<string, unknown>): boolean {
   for (const key of DATE_KEYS) if (Object.hasOwn(fields, key)) return true;
-  return top && (Object.hasOwn(fields, 'Schedule') || Object.hasOwn(fields, 'Candidates'));
+  return false;
 }
 
 /** True when a text is the API's form already (a date, or RFC 3339 with an offset): the common case costs one test. */
 function apiForm(field: string, text: string): boolean {
-  return DATE_FIELDS.has(field) ? ISO_DATE.test(text) || ISO_COMPACT.test(text) : parseDateTime(text).ok;
+  return DATE_FIELDS.has(field) ? DATE_OF_BIRTH_PATTERN.test(text) : parseDateTime(text).ok;
 }
 
 /**
@@ -525,25 +521,13 @@ export function readRecordDates(
   prefix = '',
   written?: WrittenTime[],
 ): Record<string, unknown> {
+  if (prefix === '' && (Object.hasOwn(fields, 'Schedule') || Object.hasOwn(fields, 'Candidates')))
+    return requestParts(fields, (part, at) => readRecordDates(part, options, problems, at, written));
   // Most records have no date field at all (a user without DateOfBirth): a few lookups, no key array.
-  if (!hasDateKey(fields, prefix === '')) return fields;
+  if (!hasDateKey(fields)) return fields;
   let out: Record<string, unknown> | undefined;
   for (const key of Object.keys(fields)) {
     const value = fields[key];
-    if ((key === 'Schedule' || key === 'Candidates') && prefix === '') {
-      if (key === 'Schedule' && isPlainObject(value)) {
-        const read = readRecordDates(value, options, problems, 'Schedule.', written);
-        if (read !== value) (out ??= { ...fields })[key] = read;
-      } else if (key === 'Candidates' && Array.isArray(value)) {
-        const read = value.map((candidate: unknown, i) =>
-          isPlainObject(candidate)
-            ? readRecordDates(candidate, options, problems, `Candidates[${i}].`, written)
-            : candidate,
-        );
-        if (read.some((candidate, i) => candidate !== value[i])) (out ??= { ...fields })[key] = read;
-      }
-      continue;
-    }
     if (typeof value !== 'string' || value.trim() === '') continue;
     const isDate = DATE_FIELDS.has(key);
     if (!isDate && !DATE_TIME_FIELDS.has(key)) continue;

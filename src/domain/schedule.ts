@@ -15,7 +15,6 @@ import {
   stringRule,
   tableWire,
   validateFields,
-  fieldNames,
   type FieldOf,
   type FieldRule,
   type RecordOf,
@@ -70,6 +69,8 @@ export const SCHEDULE_TABLE = ruleTable('schedule', [
   passThroughRule('dataCleanupNoticePeriod'),
 ]);
 
+const SPECIAL_NEEDS_ANY_CASE = caseInsensitivePattern(['true', 'false']);
+
 const SPECIAL_NEEDS_DOC =
   'The string "true" or "false" (any case, surrounding spaces ignored; a JSON boolean is taken too), sent as the string. Null or empty leaves it unset.';
 const specialNeedsRule: FieldRule<'SpecialNeeds', 'true' | 'false', false> = {
@@ -80,11 +81,7 @@ const specialNeedsRule: FieldRule<'SpecialNeeds', 'true' | 'false', false> = {
   wire: (zod) => zod.enum(['true', 'false']).describe(SPECIAL_NEEDS_DOC),
   input: (zod) =>
     zod
-      .union([
-        zod.enum(['true', 'false']),
-        zod.string().regex(caseInsensitivePattern(['true', 'false'])),
-        zod.boolean(),
-      ])
+      .union([zod.enum(['true', 'false']), zod.string().regex(SPECIAL_NEEDS_ANY_CASE), zod.boolean()])
       .describe(SPECIAL_NEEDS_DOC),
   check(value, path, problems) {
     const state = candidateSpecialNeeds(value);
@@ -150,10 +147,6 @@ export type Candidate = RecordOf<typeof CANDIDATE_TABLE>;
 /** A schedule's and a candidate's field names. */
 export type ScheduleField = FieldOf<typeof SCHEDULE_TABLE>;
 export type CandidateField = FieldOf<typeof CANDIDATE_TABLE>;
-export const SCHEDULE_FIELDS: readonly ScheduleField[] = fieldNames(SCHEDULE_TABLE);
-export const SCHEDULE_REQUEST_FIELDS: readonly string[] = ['Workflow', 'Upsert', 'Schedule', 'Candidates'];
-
-const SPECIAL_NEEDS_ANY_CASE = caseInsensitivePattern(['true', 'false']);
 
 /** A candidate's SpecialNeeds (string "true"/"false" on the wire, boolean accepted): true/false, undefined when unset. */
 function candidateSpecialNeeds(value: unknown): boolean | undefined | 'invalid' {
@@ -227,7 +220,6 @@ function checkSchedule(input: unknown, prefix: string, problems: Problem[]): Sch
 
 export const WORKFLOW_RULE = enumRule('Workflow', WORKFLOWS);
 export const UPSERT_RULE = booleanRule('Upsert', 'Update the schedule when it exists.');
-const requestFieldNames = new Set(SCHEDULE_REQUEST_FIELDS);
 /** The request's own fields: Schedule by its table; each candidate in validateScheduleRequest (it needs the Workflow). */
 const scheduleRule: FieldRule<'Schedule', Schedule, true> = {
   name: 'Schedule',
@@ -285,8 +277,8 @@ export function validateScheduleRequest(body: unknown): Validation<ScheduleReque
     };
   }
   // A request whose every field is empty: the one problem reported.
-  const allEmpty = SCHEDULE_REQUEST_FIELDS.every((name) => isEmptyValue(body[name]));
-  if (allEmpty && Object.keys(body).every((k) => requestFieldNames.has(k))) {
+  const allEmpty = SCHEDULE_REQUEST_TABLE.rules.every((rule) => isEmptyValue(body[rule.name]));
+  if (allEmpty && Object.keys(body).every((k) => SCHEDULE_REQUEST_TABLE.names.has(k))) {
     return { ok: false, problems: [{ field: '', code: null, message: 'All fields of the request body are empty' }] };
   }
   const problems: Problem[] = [];

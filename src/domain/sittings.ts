@@ -8,7 +8,8 @@ import { coerceAndValidateScheduleRequest, coerceFields } from './coercion.js';
 import { isPlainObject } from './field-rules.js';
 import { CANDIDATE_ID_RULE, IdsOfOneInput } from './one-id-per-file.js';
 import { idOf } from './record-id.js';
-import { SCHEDULE_FIELDS, SCHEDULE_REQUEST_FIELDS, validateScheduleRequest } from './schedule.js';
+import { SCHEDULE_REQUEST_TABLE, validateScheduleRequest } from './schedule.js';
+import { SCHEDULE_COLUMNS } from './columns.js';
 import { SECRET_FIELDS } from './text-rules.js';
 import type { ScheduleRequest } from './types.js';
 
@@ -47,7 +48,7 @@ export interface Sitting<T> {
 }
 
 /** A sittings row's schedule fields: the Schedule's, and the request's Workflow and Upsert. */
-export const ROW_SCHEDULE_FIELDS: ReadonlySet<string> = new Set<string>([...SCHEDULE_FIELDS, 'Workflow', 'Upsert']);
+export const ROW_SCHEDULE_FIELDS: ReadonlySet<string> = new Set(SCHEDULE_COLUMNS.map((column) => column.name));
 
 class SittingGroup<T> implements Sitting<T> {
   readonly attached: T[] = [];
@@ -249,13 +250,11 @@ export function scheduleIdOf(fields: Record<string, unknown>, defaults: Schedule
 export function isScheduleRequest(fields: Record<string, unknown>): boolean {
   let members = 0;
   for (const key in fields) {
-    if (REQUEST_MEMBERS.has(key)) return true;
+    if (SCHEDULE_REQUEST_TABLE.names.has(key)) return true;
     members += 1;
   }
   return members === 0;
 }
-
-const REQUEST_MEMBERS: ReadonlySet<string> = new Set(SCHEDULE_REQUEST_FIELDS);
 
 /** Puts the candidate's own line on the service's `Candidates[i]...` problems. */
 export function withCandidateLines(problems: readonly Problem[], candidateLines: readonly number[]): Problem[] {
@@ -281,5 +280,5 @@ export function sittingFieldPath(name: string): string {
 }
 
 function requestPath(name: string): string {
-  return name === 'Workflow' || name === 'Upsert' ? name : `Schedule.${name}`;
+  return SCHEDULE_REQUEST_TABLE.names.has(name) ? name : `Schedule.${name}`;
 }

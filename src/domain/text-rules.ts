@@ -77,7 +77,7 @@ export function emailFault(s: string): string | undefined {
 /** SynchronizationKey (231): a GUID, any case, optionally in braces; also its schema pattern. */
 export const GUID_PATTERN =
   /^(?:\{[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
-const DATE_DASHED = /^(\d{4})-(\d{2})-(\d{2})$/;
+export const DATE_DASHED = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_COMPACT = /^(\d{4})(\d{2})(\d{2})$/;
 const IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const DIGITS = /^[0-9]+$/;

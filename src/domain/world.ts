@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import type { ReviewSession } from './types.js';
-import { HIERARCHY_TABLE, USER_TABLE } from './user.js';
+import { HIERARCHY_TABLE, USER_FIELDS_NOT_IN_VIEW, USER_TABLE } from './user.js';
 import { CANDIDATE_TABLE, SCHEDULE_TABLE, WORKFLOWS } from './schedule.js';
 import { wireOf, type FieldRule, type RuleTable } from './field-rules.js';
 import { normaliseGuid } from './text-rules.js';
+import { parseDateTime } from './date-time.js';
 
 /**
  * The world file (docs/cli-contract.md, "World file"): what exists before the API is called. Every object is
  * strict, except review sessions, kept exactly as the API returns them.
  */
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
-const instant = z.string().refine((value) => RFC3339.test(value) && !Number.isNaN(Date.parse(value)), {
+const instant = z.string().refine((value) => parseDateTime(value).ok, {
   message: 'must be an RFC 3339 date-time with a zone (e.g. 2026-11-21T09:00:00.000Z)',
 });
 const nonEmpty = z.string().min(1);
@@ -93,7 +93,7 @@ export const WorldUserSchema = z.strictObject({
       Email: optionalString,
       Role: nonEmpty,
     },
-    ['Password', 'Hierarchies'],
+    USER_FIELDS_NOT_IN_VIEW,
   ),
   /** Platform permissions the API's owner checks read. */
   CanManageSchedules: z.boolean().optional(),

@@ -10,7 +10,7 @@ const INSTANT_OR_DATE =
   /\b\d{4}-\d{2}-\d{2}(?:[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2}))?(?![\d:])/g;
 
 /** A value as the file wrote it, then the API's form: `28/03/2027 09:00 (Europe/London) = 2027-03-28T08:00:00.000Z`. */
-function writtenText(written: WrittenTime, shown: string = written.value): string {
+function writtenText(written: WrittenTime, shown: string): string {
   return `${written.text}${written.zone === undefined ? '' : ` (${written.zone})`} = ${shown}`;
 }
 

@@ -2,7 +2,7 @@
  * The map file's values: value tables and computed fields (docs/input-formats.md, "Map files"), from a row's
  * cells by its header or a JSON record's keys as written; what was computed is kept on the record (`mapped`).
  */
-import { coerceCell, parseBooleanSpelling } from '../domain/coercion.js';
+import { coerceCell, hierarchyEntryParts, parseBooleanSpelling } from '../domain/coercion.js';
 import { listCellEntries } from '../domain/list-cells.js';
 import type { FieldRule } from '../domain/field-rules.js';
 import { quotedValue, type Problem } from '../domain/problem.js';
@@ -98,17 +98,8 @@ type HeaderPlan = readonly (readonly Source[])[];
 /** Adds permission flags to a Hierarchies entry (`DEPT-MATH` -> `DEPT-MATH:coordinator+reports`), keeping flags it has. */
 function withFlags(entry: string, flags: readonly HierarchyFlag[]): string {
   if (flags.length === 0) return entry;
-  const colon = entry.indexOf(':');
-  const written =
-    colon < 0
-      ? []
-      : entry
-          .slice(colon + 1)
-          .split('+')
-          .map((flag) => flag.trim().toLowerCase())
-          .filter((flag) => flag !== '');
-  const all = [...new Set([...written, ...flags])];
-  return `${colon < 0 ? entry : entry.slice(0, colon)}:${all.join('+')}`;
+  const written = hierarchyEntryParts(entry);
+  return `${written.id}:${[...new Set([...written.flags, ...flags])].join('+')}`;
 }
 
 /** The map file's computations for one command: the columns they read, the header's checks, each record's shaping. */

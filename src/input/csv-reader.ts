@@ -49,8 +49,6 @@ interface CsvRowSink {
   row(cells: string[], line: number): void;
 }
 
-export { normalizeColumnName };
-
 /**
  * A record longer than this (bytes of its cells, as csv-parse's `max_record_size` counts them) is
  * refused: a runaway quote, not data. It keeps a hostile file's memory bounded and its time linear.

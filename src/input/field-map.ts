@@ -9,7 +9,7 @@ import { listCellEntries } from '../domain/list-cells.js';
 import { RECORD_COLUMNS, type ColumnSpec } from '../domain/columns.js';
 import { readRecordDates, readTimeSettings, type LocalTimeOptions, type WrittenTime } from '../domain/local-time.js';
 import { isScheduleRequest, ROW_SCHEDULE_FIELDS } from '../domain/sittings.js';
-import { isPlainObject } from '../domain/field-rules.js';
+import { requestParts } from '../domain/field-rules.js';
 import { SECRET_FIELDS } from '../domain/text-rules.js';
 import { normalizeColumnName } from '../formats/column-name.js';
 import { refuseUnknownEncoding } from '../formats/encoding-name.js';
@@ -342,26 +342,6 @@ function withConstants(
     (out ??= { ...fields })[field] = value;
   }
   return out ?? fields;
-}
-
-/**
- * A whole schedule request with `each` applied to its Schedule and each Candidate (`prefix`: `Schedule.`,
- * `Candidates[3].`); a missing or mistyped part is the validator's. The request itself when nothing changed.
- */
-export function requestParts(
-  request: Record<string, unknown>,
-  each: (part: Record<string, unknown>, prefix: string) => Record<string, unknown>,
-): Record<string, unknown> {
-  const given = request.Schedule;
-  const schedule = isPlainObject(given) ? each(given, 'Schedule.') : given;
-  const list = request.Candidates;
-  const candidates = Array.isArray(list)
-    ? list.map((candidate: unknown, i) => (isPlainObject(candidate) ? each(candidate, `Candidates[${i}].`) : candidate))
-    : list;
-  const same =
-    schedule === given &&
-    (!Array.isArray(list) || (candidates as unknown[]).every((candidate, i) => candidate === list[i]));
-  return same ? request : { ...request, Schedule: schedule, Candidates: candidates };
 }
 
 /** What shapeRecord's date reading found, copied out when there is any: most records have no date. */

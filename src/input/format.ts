@@ -6,9 +6,9 @@ import { isOkStatus } from '../formats/report-csv-contract.js';
 import type { InputRecord } from './record.js';
 import { quotedValue, type Problem } from '../domain/problem.js';
 import { isScheduleRequest } from '../domain/sittings.js';
-import { isPlainObject } from '../domain/field-rules.js';
+import { isPlainObject, requestParts } from '../domain/field-rules.js';
 import { readTextHead } from './text-source.js';
-import { requestParts, shapeRecord, type RecordShaping } from './field-map.js';
+import { shapeRecord, type RecordShaping } from './field-map.js';
 import type { HiddenRows, XlsxReadOptions } from './xlsx-reader.js';
 
 /** `json` covers one object, an array of objects and NDJSON: one reader handles all three. */

@@ -1,6 +1,7 @@
 import { NO_VALID_ID_REFUSAL } from '../domain/invigilators.js';
 import { InputFileError } from '../system/errors.js';
-import { csvRows, MAX_RECORD_BYTES, syntaxErrorReason, normalizeColumnName, reportStatusOf } from './csv-reader.js';
+import { csvRows, MAX_RECORD_BYTES, syntaxErrorReason, reportStatusOf } from './csv-reader.js';
+import { normalizeColumnName } from '../formats/column-name.js';
 import {
   isRunReportHeader,
   restoreNeutralisedCells,

@@ -14,12 +14,12 @@ import {
   listCellWarnings,
   mapHeader,
   MAX_RECORD_BYTES,
-  normalizeColumnName,
   rowFields,
   type CsvReadOptions,
   type HeaderMapping,
 } from './csv-reader.js';
 import type { InputRecord } from './record.js';
+import { normalizeColumnName } from '../formats/column-name.js';
 import { cannotRead, INPUT_CHANGED } from './text-source.js';
 import { plainNumber, readCell } from './xlsx-cells.js';
 import { columnLetters, SheetPartError, sheetRowBatches, type ParsedRow } from './sheet-rows.js';

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readCsvRecords, reportStatusOf, normalizeColumnName } from '../../src/input/csv-reader.js';
+import { readCsvRecords, reportStatusOf } from '../../src/input/csv-reader.js';
+import { normalizeColumnName } from '../../src/formats/column-name.js';
 import { listCellEntries } from '../../src/domain/list-cells.js';
 import { collect, expectInputFileError, fixture, userColumns } from './helpers.js';
 

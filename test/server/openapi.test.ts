@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/server/openapi.js';
 import { portablePattern } from '../../src/domain/portable-pattern.js';
 import { HIERARCHY_TABLE, USER_FIELDS } from '../../src/domain/user.js';
-import { CANDIDATE_TABLE, SCHEDULE_FIELDS, SCHEDULE_REQUEST_FIELDS } from '../../src/domain/schedule.js';
+import { CANDIDATE_TABLE, SCHEDULE_REQUEST_TABLE, SCHEDULE_TABLE } from '../../src/domain/schedule.js';
 import { COLLECTION_TABLE } from '../../src/domain/collection.js';
 import { fieldNames } from '../../src/domain/field-rules.js';
 
@@ -77,8 +77,10 @@ describe('OpenAPI document', () => {
   it('documents exactly the fields of the domain rule tables', () => {
     expect(names(schemas.UserRequest)).toEqual([...USER_FIELDS].sort());
     expect(names(prop(schemas.UserRequest, 'Hierarchies')?.items)).toEqual([...fieldNames(HIERARCHY_TABLE)].sort());
-    expect(names(schemas.ScheduleRequest)).toEqual([...SCHEDULE_REQUEST_FIELDS].sort());
-    expect(names(schemas.ScheduleRequest?.properties?.Schedule)).toEqual([...SCHEDULE_FIELDS].sort());
+    expect(names(schemas.ScheduleRequest)).toEqual([...SCHEDULE_REQUEST_TABLE.names].sort());
+    expect(names(schemas.ScheduleRequest?.properties?.Schedule)).toEqual(
+      SCHEDULE_TABLE.rules.map((rule) => rule.name).sort(),
+    );
     expect(names(schemas.ScheduleRequest?.properties?.Candidates?.items)).toEqual(
       [...fieldNames(CANDIDATE_TABLE)].sort(),
     );
