@@ -12,9 +12,8 @@ import type {
   ScheduleEntry,
   ScheduleLinks,
 } from '../port/local-directory.js';
-import { USER_VIEW_FIELDS } from '../domain/index.js';
-import type { StoredUserView } from '../domain/user.js';
 import type { World, WorldAssessment, WorldHierarchy, WorldRole, WorldSchedule, WorldUser } from '../domain/world.js';
+import { userView } from './user-rules.js';
 import { isRootHierarchy, OverlayView, StoreView, worldEntityChanges, type EngineView } from './view.js';
 
 /** Queries over `view()`, asked anew on each call so they read the state as it is then. */
@@ -31,13 +30,7 @@ export function directoryOver(view: () => EngineView): LocalDirectory {
     },
     storedUserOf: (externalId) => {
       const user = userIn(view(), externalId);
-      if (user === undefined) return null;
-      const stored: Record<string, unknown> = {};
-      for (const field in user) {
-        const value = user[field as keyof WorldUser];
-        if (value !== undefined && VIEW_FIELDS.has(field)) stored[field] = value;
-      }
-      return stored as unknown as StoredUserView;
+      return user ? userView(user) : null;
     },
     assessments: () => byId([...view().values<WorldAssessment>('assessments')].map(assessmentEntry)),
     hierarchies: () => hierarchyEntries([...view().values<WorldHierarchy>('hierarchies')]),
@@ -61,8 +54,6 @@ export function worldDirectory(world: World): LocalDirectory {
   view.apply(worldEntityChanges(world));
   return directoryOver(() => view);
 }
-
-const VIEW_FIELDS: ReadonlySet<string> = new Set(USER_VIEW_FIELDS);
 
 /** The user of this external id, or of it in another case. */
 function userIn(state: EngineView, externalId: string): WorldUser | undefined {

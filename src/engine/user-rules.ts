@@ -26,7 +26,8 @@ const NOT_STORED_AS_SENT: ReadonlySet<string> = new Set(USER_FIELDS_NOT_IN_VIEW)
 
 const FLAGS = HIERARCHY_FLAG_FIELDS;
 
-function userView(user: WorldUser): StoredUserView {
+/** The stored user as the API answers it (Content.User) and a local store's directory reads it. */
+export function userView(user: WorldUser): StoredUserView {
   const view: Record<string, unknown> = {};
   for (const field of USER_VIEW_FIELDS) if (user[field] !== undefined) view[field] = user[field];
   return view as unknown as StoredUserView;

@@ -33,13 +33,9 @@ interface AnnotationOptions {
   header?: ReportHeader | undefined;
 }
 
-/** Sources that name no file (flags, arguments, answers, stdin) get no `file=`. */
-function isPseudoSource(file: string): boolean {
-  return file === '-' || /^<.*>$/.test(file);
-}
-
 function annotationFile(file: string, options: AnnotationOptions): string | undefined {
-  if (isPseudoSource(file)) return undefined;
+  // Sources that name no file (flags, arguments, answers, stdin) get no `file=`.
+  if (file === '-' || /^<.*>$/.test(file)) return undefined;
   const absolute = resolve(options.cwd, file);
   if (options.workspace === undefined) return file;
   const inside = relative(options.workspace, absolute);

@@ -156,7 +156,10 @@ export class HtmlReportWriter implements ReportSink {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  private head(): string {
+  /** The page's head and the rows' island opened, once: at the first row, else at `finish`. */
+  private begin(): string {
+    if (this.started) return '';
+    this.started = true;
     const { command, dryRun } = this.header;
     const title = `${command}${dryRun ? ' (dry run)' : ''}: ${describeTarget(this.header.target)}`;
     return (
@@ -167,12 +170,6 @@ export class HtmlReportWriter implements ReportSink {
       `<title>${escapeHtml(title)}</title>\n<style>${PAGE_STYLE}</style>\n</head>\n<body>\n` +
       '<script type="application/json" id="examctl-rows">['
     );
-  }
-
-  private begin(): string {
-    if (this.started) return '';
-    this.started = true;
-    return this.head();
   }
 
   item({ item, rows }: ReportEntry): void | Promise<void> {

@@ -132,14 +132,9 @@ export function excelDate(w: WallClock): ExcelDate | undefined {
   return serial === undefined ? undefined : { serial, time: false };
 }
 
-/** A format's literal text as an Excel number format shows it: separators as they are, anything else escaped. */
-function excelLiteral(text: string): string {
-  return text.replace(/[^-/:., ]/g, (c) => `\\${c}`);
-}
-
 /**
  * The Excel number formats that show dates and date-times the way the `--date-format` writes
- * them (`DD/MM/YYYY HH:mm` -> `dd/mm/yyyy hh:mm`); ISO-like without one.
+ * them (`DD/MM/YYYY HH:mm` -> `dd/mm/yyyy hh:mm`; literal text escaped, separators as they are); ISO-like without one.
  */
 export function excelDateFormats(format: DateFormat | undefined): { date: string; dateTime: string } {
   if (format === undefined) return { date: 'yyyy-mm-dd', dateTime: 'yyyy-mm-dd hh:mm:ss' };
@@ -149,7 +144,7 @@ export function excelDateFormats(format: DateFormat | undefined): { date: string
       .map((part, i) =>
         i % 2 === 1
           ? ({ YYYY: 'yyyy', MM: 'mm', DD: 'dd', HH: 'hh', mm: 'mm', ss: 'ss' } as Record<string, string>)[part]
-          : excelLiteral(part),
+          : part.replace(/[^-/:., ]/g, (c) => `\\${c}`),
       )
       .join('');
   return {

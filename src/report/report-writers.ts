@@ -4,7 +4,6 @@ import type { MappedValue } from '../input/record.js';
 import {
   isNotSentItem,
   type ItemAction,
-  type ItemStatus,
   type ReportEntry,
   type ReportHeader,
   type ReportItem,
@@ -607,7 +606,8 @@ export class RunReportBuilder {
 
   /** Returns a promise only when a sink needs waiting for (back-pressure), so 500k items cost no 500k promises. */
   add(entry: ReportEntry): void | Promise<void> {
-    this.count(entry.item.status);
+    this.summary.total += 1;
+    this.summary[entry.item.status] += 1;
     if (entry.item.status === 'ok' && entry.item.action !== undefined && !this.dryRun)
       countAction(this.summary, entry.item.action);
     const action = itemAction(entry.item);
@@ -625,11 +625,6 @@ export class RunReportBuilder {
   private async addRest(pending: Promise<void>, entry: ReportEntry, from: number): Promise<void> {
     await pending;
     for (let i = from; i < this.sinks.length; i++) await (this.sinks[i] as ReportSink).item(entry);
-  }
-
-  private count(status: ItemStatus): void {
-    this.summary.total += 1;
-    this.summary[status] += 1;
   }
 
   /** Finishes every sink in order; `beforeLast` runs before the human summary, which says if the report was put in place. */
@@ -693,7 +688,7 @@ function causeOf(message: string): string {
   return message.replace(/"[^"]*"|'[^']*'|\[[^\]]*\]|\d+(?:[.,:]\d+)*/g, '#');
 }
 
-export class ErrorCodeTally implements ReportSink {
+export class ErrorCodeTally {
   private readonly counts = new Map<string, ErrorCodeCount>();
   /** Each entry's different messages (bounded: DISTINCT_KEPT). */
   private readonly messages = new Map<ErrorCodeCount, Set<string>>();
@@ -725,8 +720,6 @@ export class ErrorCodeTally implements ReportSink {
   item({ item }: ReportEntry): void {
     for (const problem of item.errors) this.add(problem);
   }
-
-  finish(): void {}
 
   /** Most frequent first; ties by code, unnumbered last. */
   entries(): ErrorCodeCount[] {
@@ -823,12 +816,9 @@ function planLine(action: PlanAction, item: ReportItem): string {
       return `! ${id} (invalid)`;
     case 'left':
       return `= ${id} (left alone)`;
-    case 'send': {
-      // A remote send: its note, else the fields examctl knows it changes (what it last sent: docs/plan.md).
-      const known = item.changes?.filter((change) => change.known).map((change) => change.field) ?? [];
-      const why = item.note ?? (known.length > 0 ? known.join(', ') : undefined);
-      return `> ${id}${why === undefined ? '' : ` (${why})`}`;
-    }
+    case 'send':
+      // A remote send: its note. One with changes examctl knows is an update (plan-actions.ts, actionOf).
+      return `> ${id}${item.note === undefined ? '' : ` (${item.note})`}`;
     default:
       return `= ${id}`;
   }

@@ -64,26 +64,16 @@ interface XlsxReportOptions extends ReportCellOptions {
 export class XlsxReportWriter implements ReportSink {
   private inputHeader: readonly string[] | undefined;
   private readonly columnModes = new ColumnModes();
+  private readonly workbook: WorkbookWriter;
   private readonly types: ReportCellTypes;
   private sheet: SheetWriter | undefined;
 
-  private constructor(
-    private readonly workbook: WorkbookWriter,
-    private readonly onlyNotOk: boolean,
-    options: ReportCellOptions,
-    private readonly run = '',
+  constructor(
+    stream: Writable,
+    private readonly options: XlsxReportOptions = {},
   ) {
+    this.workbook = new WorkbookWriter(stream, excelDateFormats(options.dateFormat));
     this.types = new ReportCellTypes(options);
-  }
-
-  static async create(stream: Writable, options: XlsxReportOptions = {}): Promise<XlsxReportWriter> {
-    const dateFormats: WorkbookDateFormats = excelDateFormats(options.dateFormat);
-    return new XlsxReportWriter(
-      new WorkbookWriter(stream, dateFormats),
-      options.onlyNotOk ?? false,
-      options,
-      options.run,
-    );
   }
 
   /** What the workbook could not hold as it was (the cells carry a visible marker), for warnings on stderr once it is written. */
@@ -117,7 +107,7 @@ export class XlsxReportWriter implements ReportSink {
 
   item(entry: ReportEntry): void | Promise<void> {
     const { item, rows } = entry;
-    if (this.onlyNotOk && item.status === 'ok') {
+    if (this.options.onlyNotOk === true && item.status === 'ok') {
       if (rows !== undefined && rows.length > 0) this.sourceHeader((rows[0] as SourceRow).header);
       return;
     }
@@ -139,7 +129,7 @@ export class XlsxReportWriter implements ReportSink {
     const look = LOOKS[item.status];
     const marking = item.dryRun === true && item.status === 'failed' && item.errors.length > 0;
     if (rows === undefined || rows.length === 0) {
-      const cells: SheetCell[] = [...sourceRowCells(item, this.run), errorMessages(item.warnings)];
+      const cells: SheetCell[] = [...sourceRowCells(item, this.options.run ?? ''), errorMessages(item.warnings)];
       // file, line, id, status...: the line a number.
       cells[1] = item.source.line;
       return sheet.row(
@@ -151,7 +141,7 @@ export class XlsxReportWriter implements ReportSink {
     // A sitting's warnings stay on the row the value is on, as its errors do.
     const write = (row: SourceRow) => () => {
       const modes = this.columnModes.of(row.header);
-      const cells: SheetCell[] = reportRowCells(item, row, modes, this.run);
+      const cells: SheetCell[] = reportRowCells(item, row, modes, this.options.run ?? '');
       const statusAt = cells.length - WRITTEN_COLUMNS.length;
       this.types.typed(cells, row, modes, failedFieldsOf(item.errors, row.line));
       cells.push(errorMessages(item.warnings && onRow(item.warnings, row.line)));
@@ -293,7 +283,7 @@ export async function openXlsxReportFile(
       resolve();
     });
   });
-  const sink = await XlsxReportWriter.create(stream, options);
+  const sink = new XlsxReportWriter(stream, options);
   return {
     sink,
     async commit() {

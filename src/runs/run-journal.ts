@@ -217,7 +217,7 @@ export class RunJournal {
   /** Records items as sent; resolves once the lines are durable. Call before sending them. */
   sent(items: readonly ItemRef[]): Promise<void> {
     for (const item of items) this.queueBody(refBody('sent', item));
-    return this.durable();
+    return this.flush();
   }
 
   /**
@@ -277,11 +277,6 @@ export class RunJournal {
     this.pending.push(JSON.stringify(line));
   }
 
-  /** Everything queued, on disk (nothing queued: a group of none, settled at once). */
-  flush(): Promise<void> {
-    return this.durable();
-  }
-
   /** Ends this attempt: the end line, durably; then the journal is closed and the lock released. */
   async end(reason: EndReason, summary: ReportSummary, stopError?: unknown): Promise<void> {
     try {
@@ -331,10 +326,11 @@ export class RunJournal {
     // Before the end line: the journal's last line is its end.
     this.sealUnchanged();
     this.queueBody(JSON.stringify(line));
-    return this.durable();
+    return this.flush();
   }
 
-  private durable(): Promise<void> {
+  /** Everything queued, on disk (nothing queued: a group of none, settled at once). */
+  flush(): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     this.kick();

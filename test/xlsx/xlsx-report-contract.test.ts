@@ -16,7 +16,7 @@ const entry = (line: number): ReportEntry => ({
 describe('the .xlsx report writer and an item not waited for', () => {
   it('a second item given before the first is written fails loudly', async () => {
     const stream = new Writable({ write: (_chunk, _encoding, done) => done() });
-    const writer = await XlsxReportWriter.create(stream);
+    const writer = new XlsxReportWriter(stream);
     const first = writer.item(entry(2));
     const second = writer.item(entry(3));
     const outcomes = await Promise.allSettled(

@@ -123,7 +123,7 @@ describe('xlsx run report', () => {
     await inTempDir(async (dir) => {
       const path = join(dir, 'j.xlsx');
       const stream = createWriteStream(path);
-      const writer = await XlsxReportWriter.create(stream, { run: '20261101T010000.000Z-aaaa' });
+      const writer = new XlsxReportWriter(stream, { run: '20261101T010000.000Z-aaaa' });
       await writer.item({
         item: {
           source: { file: 'users.json', line: 3 },

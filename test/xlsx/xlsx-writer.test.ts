@@ -58,7 +58,7 @@ describe('back-pressure: the report waits for its file', () => {
         held.push(() => done());
       },
     });
-    const writer = await XlsxReportWriter.create(stream);
+    const writer = new XlsxReportWriter(stream);
     const builder = new RunReportBuilder([writer]);
     const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
     let settled = true;
@@ -113,7 +113,7 @@ describe('back-pressure: the report waits for its file', () => {
       },
     });
     stream.on('error', () => undefined);
-    const writer = await XlsxReportWriter.create(stream);
+    const writer = new XlsxReportWriter(stream);
     const add = async (): Promise<void> => {
       for (let i = 1; i < 100_000; i++) {
         await writer.item({
