@@ -51,7 +51,7 @@ class FileStore implements Store {
   /** The journal at the path as the last check opened it on the event loop, if not `journal` (followPath). */
   private pathJournal: number | undefined;
   private readonly journalPosition: JournalPosition = { offset: 0, lines: 0, last: 0, head: '', heads: new Set() };
-  /** The bytes of the line at `journalPosition.last` when this process appended it (undefined: read from the file). */
+  /** The bytes of the line at `journalPosition.last`, as appended or as a check found them (undefined: not known). */
   private lastLine: Buffer | undefined;
   private snapshotBytes = 0;
   private indexer: StoreIndexer | undefined;
@@ -286,8 +286,11 @@ class FileStore implements Store {
       opened !== undefined &&
       opened.size === position.offset &&
       headAt(position, first, line, readSync(opened.fd, line, 0, line.length, position.last), this.lastLine) === true
-    )
+    ) {
+      // Bytes that give memory's head: the next check compares them instead of hashing (a serve that only reads).
+      this.lastLine = line;
       return this.usePathJournal(opened.fd);
+    }
     if (opened !== undefined) closeSync(opened.fd);
     const journal = await openRegularFile(path, this.lease ? { flags: JOURNAL_WRITE_FLAGS } : {}).catch(
       (error: unknown) => {
@@ -537,7 +540,7 @@ export async function replayJournal(
 /**
  * Whether a journal at the store's path holds memory's head at memory's `position`, from `line`
  * (`bytesRead` bytes read from `position.last` into a buffer of the last line's length): the same
- * bytes as `written` (that line as this process appended it: its `p` and its body, so its head), else
+ * bytes as `known` (that line as appended or found before: its `p` and its body, so its head), else
  * its `p` and its bytes, hashed; undefined where it has no `p` (an older examctl's): replayedHeadAt tells.
  */
 function headAt(
@@ -545,12 +548,12 @@ function headAt(
   first: string,
   line: Buffer,
   bytesRead: number,
-  written: Buffer | undefined,
+  known: Buffer | undefined,
 ): boolean | undefined {
   if (position.heads.values().next().value !== first) return false;
   if (position.lines === 0) return true;
   if (bytesRead < line.length || line[line.length - 1] !== 0x0a) return false;
-  if (written !== undefined) return line.equals(written);
+  if (known !== undefined) return line.equals(known);
   const before = headBefore(line.subarray(0, -1));
   return before === undefined ? undefined : nextHead(before, line.subarray(0, -1)) === position.head;
 }
