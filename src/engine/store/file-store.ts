@@ -73,6 +73,8 @@ class FileStore implements Store {
   private leaseKept = false;
   /** Memory holds everything committed by anyone, as long as the lock stays ours (see refresh). */
   private memoryCaughtUp = false;
+  /** refresh's check of the path, queued and not begun. */
+  private queuedCheck: Promise<void> | undefined;
 
   constructor(
     dir: string,
@@ -401,8 +403,19 @@ class FileStore implements Store {
     // The lock is ours and memory caught up: nobody else can have written, so there is nothing
     // to read, and a read need not queue behind our writes (whenDurable covers those).
     if (this.lease?.held && this.memoryCaughtUp && !this.stale) return Promise.resolve();
+    // The check begins at the end of this turn of the event loop, so after every call made in the
+    // turn, and those calls share it (a serve's requests whose bytes came in the turn, each asking
+    // twice: its token, then its answer), as a turn's writes share a session.
     // Stale: a failed write left changes in memory that are not on the disk; a read must not see them.
-    return this.commits.exclusive(() => this.followPath(false));
+    if (this.queuedCheck === undefined) {
+      const turnEnded = new Promise((resolve) => setImmediate(resolve));
+      this.queuedCheck = this.commits.exclusive(async () => {
+        await turnEnded;
+        this.queuedCheck = undefined;
+        await this.followPath(false);
+      });
+    }
+    return this.queuedCheck;
   }
 
   whenDurable(): Promise<void> {
