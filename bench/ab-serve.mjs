@@ -1,15 +1,34 @@
 // Paired A/B of local serve's CPU per 1,000 creates (bare undici loop, concurrency 8, after 2,000
 // warm-up creates; a fresh store each): two builds, their order alternating round by round.
-// node bench/ab-serve.mjs <binA> <binB> [rounds] [users]
+// node bench/ab-serve.mjs <binA> <binB> [rounds] [users] [get]
+// With `get`: GETs of a review session instead of creates (a serve that only reads: no lock lease is held,
+// so each request's token check catches the store up from its files).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bareLoop } from './remote-bench.mjs';
+import { Pool } from 'undici';
+import { bareLoop, closedLoop } from './remote-bench.mjs';
 
-const [a, b, rounds = '5', users = '5000'] = process.argv.slice(2);
+const [a, b, rounds = '5', users = '5000', mode = 'create'] = process.argv.slice(2);
+
+/** `count` GETs of the demo world's review session at concurrency 8. */
+async function getLoop(target, count) {
+  const pool = new Pool(target.url, { connections: 8, pipelining: 1 });
+  const headers = { authorization: `EAPI ${target.token}`, accept: 'application/json' };
+  await closedLoop(count, 8, async () => {
+    const res = await pool.request({
+      method: 'GET',
+      path: '/api/v1/integrations/external/review-sessions/RS-MATH1-OCT',
+      headers,
+    });
+    if (!JSON.parse(await res.body.text()).Success) throw new Error('GET review session: unexpected failure');
+  });
+  await pool.close();
+}
+const loop = mode === 'get' ? (t, count) => getLoop(t, count) : (t, count, prefix) => bareLoop(t, count, 8, prefix);
 const cpuMs = (pid) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
@@ -56,10 +75,10 @@ for (let r = 0; r < Number(rounds); r++) {
   for (const [k, bin] of order) {
     const t = await serve(bin);
     try {
-      await bareLoop(t, 2000, 8, 'warm');
+      await loop(t, 2000, 'warm');
       const before = cpuMs(t.pid);
       const started = performance.now();
-      await bareLoop(t, Number(users), 8, 't');
+      await loop(t, Number(users), 't');
       got[k].push({
         cpu: ((cpuMs(t.pid) - before) / Number(users)) * 1000,
         rate: Number(users) / ((performance.now() - started) / 1000),

@@ -63,6 +63,10 @@ function externalIdOf(raw: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+function holdsUser(view: EngineView, externalId: string | undefined): boolean {
+  return externalId !== undefined && view.get('users', externalId) !== undefined;
+}
+
 /**
  * Every state rule of docs/interpretations.md over a Store, each call run as docs/engine-rules.md
  * ("How a call runs") says: validated, prepared outside the lock, decided in one `store.transact`;
@@ -142,10 +146,8 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
 
     async upsertUser(raw, callOptions): Promise<ApiResult<UserResponseContent>> {
       const externalId = externalIdOf(raw);
-      const exists = (view: EngineView): boolean =>
-        externalId !== undefined && view.get('users', externalId) !== undefined;
       const before = viewFor(callOptions);
-      const assumedCreate = !exists(before);
+      const assumedCreate = !holdsUser(before, externalId);
       const validation = validateUser(raw, { isCreate: assumedCreate });
       if (!validation.ok) return refuse<UserResponseContent>(validation.problems).result;
       const request = validation.value;
@@ -155,7 +157,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
           : await preparePassword(request.Password, before.get<WorldUser>('users', request.ExternalId)?.PasswordHash);
       return run(callOptions, (view) => {
         // Another writer may have created the user meanwhile: Role (240) depends on it.
-        const isCreate = !exists(view);
+        const isCreate = !holdsUser(view, externalId);
         if (isCreate !== assumedCreate) {
           const again = validateUser(raw, { isCreate });
           if (!again.ok) return refuse<UserResponseContent>(again.problems);

@@ -121,6 +121,22 @@ describe('create, open, round trip', () => {
     expect(names.filter((n) => n.startsWith('snapshot-'))).toEqual([snapshotFileName(2)]);
   });
 
+  it('refreshes asked before a check begins share it; one asked after has its own and sees what was written meanwhile', async () => {
+    await createStore(dir, [user('old')]);
+    const reader = await openStore(dir);
+    const writer = await openStore(dir);
+    const first = reader.refresh();
+    expect(reader.refresh()).toBe(first);
+    await first;
+    await writer.transact(put(user('meanwhile')));
+    await writer.close();
+    const second = reader.refresh();
+    expect(second).not.toBe(first);
+    await second;
+    expect([...users(reader.state).keys()].sort()).toEqual(['meanwhile', 'old']);
+    await reader.close();
+  });
+
   it("a run's store replaced under it (local init --force between two of its batches): its next write and read fail, nothing lands on the new store (trial35 F04)", async () => {
     await createStore(dir, [user('old')]);
     const run = await openStore(dir, { stopWhenReplaced: true });

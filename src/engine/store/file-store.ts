@@ -51,6 +51,8 @@ class FileStore implements Store {
   /** The journal at the path as the last check opened it on the event loop, if not `journal` (followPath). */
   private pathJournal: number | undefined;
   private readonly journalPosition: JournalPosition = { offset: 0, lines: 0, last: 0, head: '', heads: new Set() };
+  /** The bytes of the line at `journalPosition.last`, as appended or as a check found them (undefined: not known). */
+  private lastLine: Buffer | undefined;
   private snapshotBytes = 0;
   private indexer: StoreIndexer | undefined;
   /** The indexer version of the hints held by the loaded snapshot's raw entities (null: none). */
@@ -71,6 +73,8 @@ class FileStore implements Store {
   private leaseKept = false;
   /** Memory holds everything committed by anyone, as long as the lock stays ours (see refresh). */
   private memoryCaughtUp = false;
+  /** refresh's check of the path, queued and not begun. */
+  private queuedCheck: Promise<void> | undefined;
 
   constructor(
     dir: string,
@@ -189,6 +193,7 @@ class FileStore implements Store {
       this.generation = manifest.generation;
       const head = manifest.head ?? unrecordedHead(manifest.generation, instance);
       Object.assign(this.journalPosition, { offset: 0, lines: 0, last: 0, head, heads: new Set([head]) });
+      this.lastLine = undefined;
       this.stale = false;
       await previous?.close().catch(() => undefined);
       await this.readJournal(underLock);
@@ -197,6 +202,7 @@ class FileStore implements Store {
   }
 
   private readJournal(underLock: boolean): Promise<void> {
+    this.lastLine = undefined;
     return replayJournal(
       this.journal!,
       this.journalPath,
@@ -274,12 +280,20 @@ class FileStore implements Store {
     const first = manifest.head ?? unrecordedHead(manifest.generation, await readStoreInstance(this.location));
     const path = this.journalPath;
     const position = this.journalPosition;
-    const fd = openJournalSync(path, this.lease !== undefined);
-    const line = Buffer.alloc(position.offset - position.last);
-    // Nothing past memory's end: this batch needs no replay and appends through `fd`.
-    if (fd !== undefined && headAt(position, first, line, readSync(fd, line, 0, line.length, position.last)) === true)
-      if (fstatSync(fd).size === position.offset) return this.usePathJournal(fd);
-    if (fd !== undefined) closeSync(fd);
+    const opened = openJournalSync(path, this.lease !== undefined);
+    const line = Buffer.allocUnsafe(position.offset - position.last);
+    // Nothing past memory's end (its size when opened: a line appended since is a later state): this
+    // batch needs no replay and appends through the descriptor.
+    if (
+      opened !== undefined &&
+      opened.size === position.offset &&
+      headAt(position, first, line, readSync(opened.fd, line, 0, line.length, position.last), this.lastLine) === true
+    ) {
+      // Bytes that give memory's head: the next check compares them instead of hashing (a serve that only reads).
+      this.lastLine = line;
+      return this.usePathJournal(opened.fd);
+    }
+    if (opened !== undefined) closeSync(opened.fd);
     const journal = await openRegularFile(path, this.lease ? { flags: JOURNAL_WRITE_FLAGS } : {}).catch(
       (error: unknown) => {
         if (systemErrorCode(error) === 'ENOENT') return undefined;
@@ -288,7 +302,13 @@ class FileStore implements Store {
     );
     const same =
       journal !== undefined &&
-      (headAt(position, first, line, (await journal.read(line, 0, line.length, position.last)).bytesRead) ??
+      (headAt(
+        position,
+        first,
+        line,
+        (await journal.read(line, 0, line.length, position.last)).bytesRead,
+        this.lastLine,
+      ) ??
         (await replayedHeadAt(journal, path, position, first)));
     if (!same) {
       await journal?.close();
@@ -342,6 +362,7 @@ class FileStore implements Store {
     this.journalPosition.lines += 1;
     this.journalPosition.head = nextHead(this.journalPosition.head, buffer.subarray(0, -1));
     this.journalPosition.heads.add(this.journalPosition.head);
+    this.lastLine = buffer;
   }
 
   /** Where the store stands now, and which of `asked` it holds (store-head.ts). */
@@ -382,8 +403,19 @@ class FileStore implements Store {
     // The lock is ours and memory caught up: nobody else can have written, so there is nothing
     // to read, and a read need not queue behind our writes (whenDurable covers those).
     if (this.lease?.held && this.memoryCaughtUp && !this.stale) return Promise.resolve();
+    // The check begins at the end of this turn of the event loop, so after every call made in the
+    // turn, and those calls share it (a serve's requests whose bytes came in the turn, each asking
+    // twice: its token, then its answer), as a turn's writes share a session.
     // Stale: a failed write left changes in memory that are not on the disk; a read must not see them.
-    return this.commits.exclusive(() => this.followPath(false));
+    if (this.queuedCheck === undefined) {
+      const turnEnded = new Promise((resolve) => setImmediate(resolve));
+      this.queuedCheck = this.commits.exclusive(async () => {
+        await turnEnded;
+        this.queuedCheck = undefined;
+        await this.followPath(false);
+      });
+    }
+    return this.queuedCheck;
   }
 
   whenDurable(): Promise<void> {
@@ -520,13 +552,21 @@ export async function replayJournal(
 
 /**
  * Whether a journal at the store's path holds memory's head at memory's `position`, from `line`
- * (`bytesRead` bytes read from `position.last` into a buffer of the last line's length): its `p`
- * and its bytes, hashed; undefined where it has no `p` (an older examctl's): replayedHeadAt tells.
+ * (`bytesRead` bytes read from `position.last` into a buffer of the last line's length): the same
+ * bytes as `known` (that line as appended or found before: its `p` and its body, so its head), else
+ * its `p` and its bytes, hashed; undefined where it has no `p` (an older examctl's): replayedHeadAt tells.
  */
-function headAt(position: JournalPosition, first: string, line: Buffer, bytesRead: number): boolean | undefined {
+function headAt(
+  position: JournalPosition,
+  first: string,
+  line: Buffer,
+  bytesRead: number,
+  known: Buffer | undefined,
+): boolean | undefined {
   if (position.heads.values().next().value !== first) return false;
   if (position.lines === 0) return true;
   if (bytesRead < line.length || line[line.length - 1] !== 0x0a) return false;
+  if (known !== undefined) return line.equals(known);
   const before = headBefore(line.subarray(0, -1));
   return before === undefined ? undefined : nextHead(before, line.subarray(0, -1)) === position.head;
 }
@@ -543,8 +583,11 @@ async function replayedHeadAt(
   return [...replayed.heads][position.lines] === position.head;
 }
 
-/** The journal at `path` opened on the event loop (for writing, if `write`), regular files only; undefined if it is not there. */
-function openJournalSync(path: string, write: boolean): number | undefined {
+/**
+ * The journal at `path` opened on the event loop (for writing, if `write`), regular files only, and its
+ * size then; undefined if it is not there.
+ */
+function openJournalSync(path: string, write: boolean): { fd: number; size: number } | undefined {
   let fd: number;
   try {
     fd = openSync(
@@ -555,7 +598,8 @@ function openJournalSync(path: string, write: boolean): number | undefined {
     // Not there, a link, unreadable: the thread-pool path opens it again and says why.
     return undefined;
   }
-  if (fstatSync(fd).isFile()) return fd;
+  const stat = fstatSync(fd);
+  if (stat.isFile()) return { fd, size: stat.size };
   closeSync(fd);
   return undefined;
 }
