@@ -74,7 +74,9 @@ const REPLACEMENT = '\uFFFD';
 /** `1.23457E+18`, `1,2E+18`, `9E17`: a spreadsheet's display of a long number in exponent form. */
 const EXPONENT_FORM = /^[+-]?\d(?:[.,]\d+)?E[+-]?\d+$/i;
 /** `??`, or a `?` between two letters (`Jos? Garc?a`): characters a legacy encoding could not hold. */
-const LOST_CHARACTERS = /\?\?|\p{L}\?\p{L}/u;
+let lostCharacters: RegExp | undefined;
+/** Made on first use, as text-rules.ts's isUnseen: `\p{L}` is resolved when the RegExp is made. */
+const hasLostCharacters = (text: string): boolean => (lostCharacters ??= /\?\?|\p{L}\?\p{L}/u).test(text);
 /** UTF-8 read as Windows-1252 or Latin-1, as docs/input-formats.md's "Warnings" says (`Zoë` as `ZoÃ«`). */
 const DOUBLE_ENCODED = new RegExp(
   '[\u00C2\u00C3][\u0080-\u00BF\u0152\u0153\u0160\u0161\u0178\u017D\u017E\u0192' +
@@ -167,7 +169,7 @@ function checkString(value: string, base: string, index: number, name: string, f
       code: WARNING_CODES.CharacterLostInEncoding,
       message: `${name} contains U+FFFD (\uFFFD), the mark of a character lost in a text-encoding conversion: check ${quotedValue(out)} and save the file as UTF-8 or .xlsx`,
     });
-  } else if ((checks & NAME) !== 0 && out.includes('?') && LOST_CHARACTERS.test(out)) {
+  } else if ((checks & NAME) !== 0 && out.includes('?') && hasLostCharacters(out)) {
     warnings.push({
       field: pathOf(base, index),
       code: WARNING_CODES.QuestionMarkForLetter,

@@ -26,13 +26,15 @@ const EMAIL_DOMAIN_CHAR = /[a-zA-Z0-9.-]/;
  * Characters a terminal shows as nothing or as something else: controls, format characters, every space but
  * the plain one, default-ignorables and combining marks (which draw over the quote before them).
  */
-const UNSEEN = /^[\p{C}\p{Z}\p{M}\p{Default_Ignorable_Code_Point}]$/u;
+let unseen: RegExp | undefined;
+/** Made on first use: a `\p{…}` class is resolved (ICU's property sets) when its RegExp is made, at every start that loads this module. */
+const isUnseen = (c: string): boolean => (unseen ??= /^[\p{C}\p{Z}\p{M}\p{Default_Ignorable_Code_Point}]$/u).test(c);
 
 /** A character as a message shows it: visible ones quoted, the invisible and format ones by code point. */
 function shownCharacter(c: string): string {
   const code = c.codePointAt(0) as number;
   if (c === ' ') return 'a space';
-  if (UNSEEN.test(c)) return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (isUnseen(c)) return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
   return JSON.stringify(c);
 }
 
@@ -55,9 +57,7 @@ export function emailFault(s: string): string | undefined {
     if (!allowed) {
       const where = seenAt ? 'in the domain' : 'before the @';
       const hint =
-        seenAt && c.codePointAt(0)! > 0x7f && !UNSEEN.test(c)
-          ? ' (write an international domain in its xn-- form)'
-          : '';
+        seenAt && c.codePointAt(0)! > 0x7f && !isUnseen(c) ? ' (write an international domain in its xn-- form)' : '';
       return `${shownCharacter(c)} at position ${position} is not allowed ${where}${hint}`;
     }
   }

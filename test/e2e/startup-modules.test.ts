@@ -464,6 +464,18 @@ process.on('exit', () => require('node:fs').writeSync(2, '\\nCOMPILED ' + JSON.s
     expect(wide).toEqual([]);
   });
 
+  it("no pack names a declared function what it is named already (keepNames' calls dropped at build)", async () => {
+    // @ts-expect-error: a build script, not typed
+    const { withoutSameNames } = await import('../../scripts/build-bundle.mjs');
+    const packs = [...new Set(Object.values(packManifest().packed))];
+    const texts = packs.map((file) => readFileSync(join(ROOT, 'dist/bundle/packed', file), 'utf8'));
+    expect(texts.filter((text) => withoutSameNames(text) !== text)).toEqual([]);
+    // A renamed function's call and an expression's stay: only the declaration's own name is dropped.
+    const code = 'function f(){}__name(f,"f");function f2(){}(0,c.__name)(f2,"f");var g=__name(()=>1,"g");';
+    expect(withoutSameNames(code)).toBe('function f(){}function f2(){}(0,c.__name)(f2,"f");var g=__name(()=>1,"g");');
+    expect(texts.join('').match(/__name\)\(/g)?.length).toBeGreaterThan(100);
+  });
+
   it('a large chunk is a pack of its own: a dry run compiles no pack holding zod, which it never runs', async () => {
     await inTempDir(async (dir) => {
       const { packed } = packManifest();
