@@ -141,13 +141,14 @@ export async function recordApplied(place: string, record: AppliedRecord): Promi
 export async function appliedRunNow(
   place: string,
   run: string,
-): Promise<{ finished: boolean; summary: ReportSummary } | undefined> {
+): Promise<{ state: 'finished' | 'running' | 'not finished'; summary: ReportSummary } | undefined> {
   // The plan's place is <runs directory>/plans/<id>.
   const runsDir = dirname(dirname(place));
   const index = await scanRun(runsDir, run).catch(() => undefined);
   if (index === undefined) return undefined;
   await index.close();
-  return { finished: (await runState(runsDir, index)) === 'finished', summary: summarize(index) };
+  const state = await runState(runsDir, index);
+  return { state: state === 'finished' || state === 'running' ? state : 'not finished', summary: summarize(index) };
 }
 
 export async function forgetApplied(place: string): Promise<void> {

@@ -104,9 +104,13 @@ async function appliedAlready(
   deps: CliDeps,
 ): Promise<number> {
   const now = before.run === undefined ? undefined : await appliedRunNow(place, before.run);
-  if (now !== undefined && !now.finished)
+  if (now !== undefined && now.state !== 'finished')
     throw new UsageError(
-      `plan ${id} (${given}) was applied already, at ${before.started}, and its run ${before.run} did not finish: examctl runs resume ${before.run} sends the rest; nothing was sent`,
+      `plan ${id} (${given}) was applied already, at ${before.started}, and its run ${before.run} ${
+        now.state === 'running'
+          ? 'is still running: examctl runs list shows when it ends'
+          : `did not finish: examctl runs resume ${before.run} sends the rest`
+      }; nothing was sent`,
       { code: 'E2602' },
     );
   const how =
