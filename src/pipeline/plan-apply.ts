@@ -126,11 +126,21 @@ export async function appliedBefore(place: string): Promise<AppliedRecord | unde
   }
 }
 
-/** Records that the plan is being applied (`run`: by which run; `exitCode`: how it ended); undone when nothing was sent. */
-export async function recordApplied(place: string, record: AppliedRecord): Promise<void> {
+/**
+ * Records that the plan is being applied (`run`: by which run; `exitCode`: how it ended); undone when nothing was
+ * sent. `first`: only if no record is there (created exclusively, so of two applies at once one goes): false if one was.
+ */
+export async function recordApplied(place: string, record: AppliedRecord, first = false): Promise<boolean> {
   await mkdir(place, { recursive: true, mode: 0o700 });
   const { started, run, exitCode } = record;
-  await writeFile(join(place, 'applied.json'), `${JSON.stringify({ started, run, exitCode })}\n`, { mode: 0o600 });
+  const text = `${JSON.stringify({ started, run, exitCode })}\n`;
+  try {
+    await writeFile(join(place, 'applied.json'), text, { mode: 0o600, flag: first ? 'wx' : 'w' });
+    return true;
+  } catch (error) {
+    if (first && (error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
 }
 
 /**

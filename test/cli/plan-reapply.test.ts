@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { examctlStep as examctl } from '../support/in-process.js';
@@ -47,5 +47,24 @@ describe('a plan applied again', () => {
       expect(done.code, done.stderr).toBe(0);
       expect(done.stderr).toContain(`run ${run}: ${USERS} ok, 0 partial, 0 failed, 0 skipped`);
       expect(done.stderr).not.toContain('did not finish');
+    }));
+
+  it('while another apply of it has begun and has no run yet (two jobs at once): E2602, nothing sent', () =>
+    withTempDir(async (dir) => {
+      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
+      const store = ['--store', join(dir, 'store')];
+      expect((await examctl([...store, 'local', 'init'], dir, env)).code).toBe(0);
+      await writeFile(join(dir, 'users.csv'), csv);
+      const args = [...store, 'user', 'sync', '--file', 'users.csv', '--dry-run', '--plan-out', 'p.json'];
+      expect((await examctl(args, dir, env)).code).toBe(0);
+      const { id } = JSON.parse(await readFile(join(dir, 'p.json'), 'utf8')) as { id: string };
+      // What the other apply has recorded between taking the plan and its run's journal: when, no run yet.
+      await mkdir(join(dir, 'runs', 'plans', id), { recursive: true });
+      await writeFile(join(dir, 'runs', 'plans', id, 'applied.json'), '{"started":"2026-11-21T10:00:00.000Z"}\n');
+      const second = await examctl([...store, 'apply', 'p.json'], dir, env);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(/^examctl: E2602: .*its run is not on record as ended/m);
+      const listed = await examctl(['runs', 'list', '--json'], dir, env);
+      expect(listed.stdout).not.toContain('user sync');
     }));
 });

@@ -72,7 +72,11 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   await refuseMovedPlan(plan, given, await target(), maxAge ?? DEFAULT_PLAN_MAX_AGE_MS, runDeps);
   const started = deps.now().toISOString();
   let run: string | undefined;
-  if (!dryRun) await recordApplied(place, { started });
+  // Of two applies at once, the one that records first goes; the other is judged as a plan applied already.
+  if (!dryRun && !(await recordApplied(place, { started }, true))) {
+    const first = (await appliedBefore(place)) ?? { started: 'an unknown time' };
+    return appliedAlready(plan.id, given, first, place, options.json === true, deps);
+  }
   await say(
     deps,
     `applying plan ${plan.id} (${plan.command}, made at ${plan.created}) from ${given}: ${actionWords(plan.counts, true)}`,
@@ -92,8 +96,9 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
 
 /**
  * A plan applied before sends nothing. Its run finished (by that apply or a `runs resume` since): exit 0, or 1 when
- * a record failed, as that run's; not finished: refused (E2602), naming the run to resume. A record of an examctl
- * that kept no run id, or a run pruned since, is judged by the exit the apply recorded.
+ * a record failed, as that run's. Not finished, still running, or with no run and no end on record (an apply before
+ * its run began, or killed by an examctl that kept no run id): refused (E2602), naming what to do. A run pruned
+ * since is judged by the exit the apply recorded (0 or 1; any other: refused too).
  */
 async function appliedAlready(
   id: string,
@@ -104,24 +109,28 @@ async function appliedAlready(
   deps: CliDeps,
 ): Promise<number> {
   const now = before.run === undefined ? undefined : await appliedRunNow(place, before.run);
-  if (now !== undefined && now.state !== 'finished')
+  const unfinished =
+    now !== undefined
+      ? now.state === 'running'
+        ? `its run ${before.run} is still running: examctl runs list shows when it ends`
+        : now.state === 'not finished'
+          ? `its run ${before.run} did not finish: examctl runs resume ${before.run} sends the rest`
+          : undefined
+      : before.exitCode === undefined || before.exitCode > ExitCode.RecordsFailed
+        ? `its run ${before.exitCode === undefined ? 'is not on record as ended' : `ended with exit ${before.exitCode}`}: examctl runs list shows it, examctl runs resume sends the rest`
+        : undefined;
+  if (unfinished !== undefined)
     throw new UsageError(
-      `plan ${id} (${given}) was applied already, at ${before.started}, and its run ${before.run} ${
-        now.state === 'running'
-          ? 'is still running: examctl runs list shows when it ends'
-          : `did not finish: examctl runs resume ${before.run} sends the rest`
-      }; nothing was sent`,
+      `plan ${id} (${given}) was applied already, at ${before.started}, and ${unfinished}; nothing was sent`,
       { code: 'E2602' },
     );
   const how =
     now !== undefined
       ? `run ${before.run}: ${now.summary.ok} ok, ${now.summary.partial} partial, ${now.summary.failed} failed, ${now.summary.skipped} skipped`
-      : before.exitCode === undefined
-        ? 'it did not finish: examctl runs list shows its run, examctl runs resume sends the rest'
-        : `it ended with exit ${before.exitCode}`;
+      : `it ended with exit ${before.exitCode}`;
   const words = `plan ${id} (${given}) was applied already, at ${before.started} (${how}): nothing was sent`;
   await say(deps, words);
   if (json) await printJson(deps, { plan: id, applied: false, reason: words });
   if (now !== undefined) return now.summary.failed + now.summary.partial > 0 ? ExitCode.RecordsFailed : ExitCode.Ok;
-  return ExitCode.Ok;
+  return before.exitCode === ExitCode.Ok ? ExitCode.Ok : ExitCode.RecordsFailed;
 }
