@@ -16,19 +16,25 @@ const csv = `ExternalId,FirstName,LastName,Email,Role\n${Array.from(
   (_, i) => `u-${String(i).padStart(4, '0')},Ada,Ng${i},u${i}@example.test,Candidate`,
 ).join('\n')}\n`;
 
+/** A local store, and p.json: the plan that creates the file's users. */
+async function planned(dir: string): Promise<{ env: Record<string, string>; store: string[] }> {
+  const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
+  const store = ['--store', join(dir, 'store')];
+  expect((await examctl([...store, 'local', 'init'], dir, env)).code).toBe(0);
+  await writeFile(join(dir, 'users.csv'), csv);
+  const made = await examctl(
+    [...store, 'user', 'sync', '--file', 'users.csv', '--dry-run', '--plan-out', 'p.json'],
+    dir,
+    env,
+  );
+  expect(made.code, made.stderr).toBe(0);
+  return { env, store };
+}
+
 describe('a plan applied again', () => {
   it('after an apply killed part-way: E2602 naming the run; after its resume finished: exit 0, the run named', () =>
     withTempDir(async (dir) => {
-      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
-      const store = ['--store', join(dir, 'store')];
-      expect((await examctl([...store, 'local', 'init'], dir, env)).code).toBe(0);
-      await writeFile(join(dir, 'users.csv'), csv);
-      const planned = await examctl(
-        [...store, 'user', 'sync', '--file', 'users.csv', '--dry-run', '--plan-out', 'p.json'],
-        dir,
-        env,
-      );
-      expect(planned.code, planned.stderr).toBe(0);
+      const { env, store } = await planned(dir);
       const stopped = await examctl([...store, 'apply', 'p.json'], dir, {
         ...env,
         EXAMCTL_TEST_SIGNAL_AFTER: 'outcome:100:SIGKILL',
@@ -51,12 +57,7 @@ describe('a plan applied again', () => {
 
   it('while another apply of it has begun and has no run yet (two jobs at once): E2602, nothing sent', () =>
     withTempDir(async (dir) => {
-      const env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_SYNC_DIR: join(dir, 'synced') };
-      const store = ['--store', join(dir, 'store')];
-      expect((await examctl([...store, 'local', 'init'], dir, env)).code).toBe(0);
-      await writeFile(join(dir, 'users.csv'), csv);
-      const args = [...store, 'user', 'sync', '--file', 'users.csv', '--dry-run', '--plan-out', 'p.json'];
-      expect((await examctl(args, dir, env)).code).toBe(0);
+      const { env, store } = await planned(dir);
       const { id } = JSON.parse(await readFile(join(dir, 'p.json'), 'utf8')) as { id: string };
       // What the other apply has recorded between taking the plan and its run's journal: when, no run yet.
       await mkdir(join(dir, 'runs', 'plans', id), { recursive: true });
