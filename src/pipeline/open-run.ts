@@ -75,6 +75,7 @@ export async function openRun(
       { notes },
     );
     // Named only once the run can go ahead: a run refused here (an unwritable --report) is not kept.
+    if (journal !== undefined && deps.resume === undefined) await deps.applying?.onRun?.(journal.id);
     if (journal !== undefined)
       await say(
         deps,

@@ -5,12 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { CommandDeps } from '../context/command-deps.js';
 import type { ResolvedTarget } from '../context/resolved-target.js';
 import { describeTarget } from '../report/report-writers.js';
 import { targetIdentity } from '../report/run-report.js';
 import { resolveRunsDir } from '../runs/runs-dir.js';
+import { runState, scanRun, summarize } from '../runs/read-run.js';
+import type { ReportSummary } from '../report/run-report.js';
 import type { PlanDocument, PlanGuard, PlanInput } from '../runs/plan-document.js';
 import { UsageError } from '../system/errors.js';
 import { memoryMark, NO_MEMORY, targetStoreMark } from './plan-marks.js';
@@ -102,14 +104,21 @@ export function planPlace(
   return join(resolve(deps.cwd, resolveRunsDir(runsDir, deps.env)), 'plans', plan.id);
 }
 
-/** When, and how, the plan was applied before: undefined if never. */
-export async function appliedBefore(place: string): Promise<{ started: string; exitCode?: number } | undefined> {
+/** How the plan was applied before (when, the run that applied it, its exit): undefined if never. */
+export interface AppliedRecord {
+  started: string;
+  run?: string;
+  exitCode?: number;
+}
+
+export async function appliedBefore(place: string): Promise<AppliedRecord | undefined> {
   const text = await readFile(join(place, 'applied.json'), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {
-    const record = JSON.parse(text) as { started?: unknown; exitCode?: unknown };
+    const record = JSON.parse(text) as { started?: unknown; run?: unknown; exitCode?: unknown };
     return {
       started: typeof record.started === 'string' ? record.started : 'an unknown time',
+      ...(typeof record.run === 'string' ? { run: record.run } : {}),
       ...(typeof record.exitCode === 'number' ? { exitCode: record.exitCode } : {}),
     };
   } catch {
@@ -117,10 +126,39 @@ export async function appliedBefore(place: string): Promise<{ started: string; e
   }
 }
 
-/** Records that the plan is being applied (`exitCode`: and how it ended); undone when nothing was sent. */
-export async function recordApplied(place: string, started: string, exitCode?: number): Promise<void> {
+/**
+ * Records that the plan is being applied (`run`: by which run; `exitCode`: how it ended); undone when nothing was
+ * sent. `first`: only if no record is there (created exclusively, so of two applies at once one goes): false if one was.
+ */
+export async function recordApplied(place: string, record: AppliedRecord, first = false): Promise<boolean> {
   await mkdir(place, { recursive: true, mode: 0o700 });
-  await writeFile(join(place, 'applied.json'), `${JSON.stringify({ started, exitCode })}\n`, { mode: 0o600 });
+  const { started, run, exitCode } = record;
+  const text = `${JSON.stringify({ started, run, exitCode })}\n`;
+  try {
+    await writeFile(join(place, 'applied.json'), text, { mode: 0o600, flag: first ? 'wx' : 'w' });
+    return true;
+  } catch (error) {
+    if (first && (error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+/**
+ * Where the run that applied the plan stands now (a `runs resume` may have finished it since the
+ * apply ended): undefined when that run is not in the runs directory (pruned, or recorded by an
+ * examctl that kept no run id).
+ */
+export async function appliedRunNow(
+  place: string,
+  run: string,
+): Promise<{ state: 'finished' | 'running' | 'not finished'; summary: ReportSummary } | undefined> {
+  // The plan's place is <runs directory>/plans/<id>.
+  const runsDir = dirname(dirname(place));
+  const index = await scanRun(runsDir, run).catch(() => undefined);
+  if (index === undefined) return undefined;
+  await index.close();
+  const state = await runState(runsDir, index);
+  return { state: state === 'finished' || state === 'running' ? state : 'not finished', summary: summarize(index) };
 }
 
 export async function forgetApplied(place: string): Promise<void> {

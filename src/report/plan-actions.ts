@@ -75,8 +75,10 @@ export interface ActionFacts {
 
 /** The one derivation of an item's action, from its unit's facts and what the run reported of it. */
 export function actionOf(facts: ActionFacts, item: Pick<ItemFacts, 'status' | 'action'>): PlanAction {
-  if (!facts.valid) return 'invalid';
+  // An item the run never reached (--max-errors, a refusal) is skipped, invalid or not: its status says so and its
+  // errors are the stop's, not its own, so the counts of actions and of statuses agree.
   if (item.status === 'skipped') return 'skipped';
+  if (!facts.valid) return 'invalid';
   if (facts.unsent !== undefined) return facts.unsent;
   if (item.status === 'failed') return 'fails';
   // A leaver the target answers as unchanged (not there, or disabled already) is what it said.

@@ -269,4 +269,6 @@ export interface PlanGuard {
   readonly path: string;
   /** The plan's item at position n, if any. */
   itemAt(n: number): PlanItem | undefined;
+  /** Told the id of the run that applies the plan, once its journal exists and before any request goes. */
+  onRun?(run: string): Promise<void>;
 }

@@ -37,6 +37,7 @@ const PRODUCED: Record<ErrorCodeId, readonly [string, string] | null> = {
   E2507: ['test/sync/memory-recovery.test.ts', "expectCoded(run.stderr, 'E2507', `${run.file}:${lines}:`, reason);"],
   E2600: ['test/cli/plan-apply.test.ts', '/^examctl: E2600: plan \\S+: it was changed after examctl wrote it/m'],
   E2601: ['test/cli/plan-apply.test.ts', '/^examctl: E2601: plan \\S+: the local store \\S+ changed since'],
+  E2602: ['test/cli/plan-reapply.test.ts', '/^examctl: E2602: plan \\S+ \\(p\\.json\\) was applied already/m'],
   E3000: ['test/sync/full-disk-start.test.ts', '/examctl: E3000: cannot write \\S+users\\.ndjson'],
   E3001: ['test/remote/hostile-server.test.ts', "expect((failure as TransientTargetError).code).toBe('E3001')"],
   E3002: ['test/cli/error-codes.test.ts', "toEqual(['E3002', 'E3002'])"],

@@ -6,7 +6,9 @@ import { say } from '../../formats/terminal-text.js';
 import { readPlan } from '../../runs/plan-document.js';
 import { actionWords } from '../../report/plan-actions.js';
 import {
+  type AppliedRecord,
   appliedBefore,
+  appliedRunNow,
   DEFAULT_PLAN_MAX_AGE_MS,
   forgetApplied,
   keptInputs,
@@ -34,16 +36,7 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   const place = planPlace(plan, deps);
   const dryRun = options.dryRun === true;
   const before = dryRun ? undefined : await appliedBefore(place);
-  if (before !== undefined) {
-    const how =
-      before.exitCode === undefined
-        ? 'it did not finish: examctl runs list shows its run, examctl runs resume sends the rest'
-        : `it ended with exit ${before.exitCode}`;
-    const words = `plan ${plan.id} (${given}) was applied already, at ${before.started} (${how}): nothing was sent`;
-    await say(deps, words);
-    if (options.json === true) await printJson(deps, { plan: plan.id, applied: false, reason: words });
-    return ExitCode.Ok;
-  }
+  if (before !== undefined) return appliedAlready(plan.id, given, before, place, options.json === true, deps);
   const entry = resumeEntry(plan.command, deps.behaviours ?? new Map());
   if ('notResumable' in entry)
     throw new UsageError(`plan ${given}: ${plan.command} cannot be applied: ${entry.notResumable}`);
@@ -65,13 +58,25 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
     invocation: runOptions,
     keptOptions: entry.keptOptions,
     commandFlags: entry.keptOptions.names,
-    applying: planGuard(plan, given),
+    applying: {
+      ...planGuard(plan, given),
+      // The run's id, on record before any request goes: applied again, the plan is judged by where that run stands.
+      onRun: async (id) => {
+        run = id;
+        if (!dryRun) await recordApplied(place, { started, run });
+      },
+    },
   };
   const { targetOnce } = await import('../../context/target.js');
   const target = targetOnce(runOptions as GlobalOptions, runDeps);
   await refuseMovedPlan(plan, given, await target(), maxAge ?? DEFAULT_PLAN_MAX_AGE_MS, runDeps);
   const started = deps.now().toISOString();
-  if (!dryRun) await recordApplied(place, started);
+  let run: string | undefined;
+  // Of two applies at once, the one that records first goes; the other is judged as a plan applied already.
+  if (!dryRun && !(await recordApplied(place, { started }, true))) {
+    const first = (await appliedBefore(place)) ?? { started: 'an unknown time' };
+    return appliedAlready(plan.id, given, first, place, options.json === true, deps);
+  }
   await say(
     deps,
     `applying plan ${plan.id} (${plan.command}, made at ${plan.created}) from ${given}: ${actionWords(plan.counts, true)}`,
@@ -85,6 +90,47 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
     if (!dryRun && error instanceof ExamctlError && error.exitCode === ExitCode.Usage) await forgetApplied(place);
     throw error;
   }
-  if (!dryRun) await recordApplied(place, started, exitCode);
+  if (!dryRun) await recordApplied(place, { started, ...(run === undefined ? {} : { run }), exitCode });
   return exitCode;
+}
+
+/**
+ * A plan applied before sends nothing. Its run finished (by that apply or a `runs resume` since): exit 0, or 1 when
+ * a record failed, as that run's. Not finished, still running, or with no run and no end on record (an apply before
+ * its run began, or killed by an examctl that kept no run id): refused (E2602), naming what to do. A run pruned
+ * since is judged by the exit the apply recorded (0 or 1; any other: refused too).
+ */
+async function appliedAlready(
+  id: string,
+  given: string,
+  before: AppliedRecord,
+  place: string,
+  json: boolean,
+  deps: CliDeps,
+): Promise<number> {
+  const now = before.run === undefined ? undefined : await appliedRunNow(place, before.run);
+  const unfinished =
+    now !== undefined
+      ? now.state === 'running'
+        ? `its run ${before.run} is still running: examctl runs list shows when it ends`
+        : now.state === 'not finished'
+          ? `its run ${before.run} did not finish: examctl runs resume ${before.run} sends the rest`
+          : undefined
+      : before.exitCode === undefined || before.exitCode > ExitCode.RecordsFailed
+        ? `its run ${before.exitCode === undefined ? 'is not on record as ended' : `ended with exit ${before.exitCode}`}: examctl runs list shows it, examctl runs resume sends the rest`
+        : undefined;
+  if (unfinished !== undefined)
+    throw new UsageError(
+      `plan ${id} (${given}) was applied already, at ${before.started}, and ${unfinished}; nothing was sent`,
+      { code: 'E2602' },
+    );
+  const how =
+    now !== undefined
+      ? `run ${before.run}: ${now.summary.ok} ok, ${now.summary.partial} partial, ${now.summary.failed} failed, ${now.summary.skipped} skipped`
+      : `it ended with exit ${before.exitCode}`;
+  const words = `plan ${id} (${given}) was applied already, at ${before.started} (${how}): nothing was sent`;
+  await say(deps, words);
+  if (json) await printJson(deps, { plan: id, applied: false, reason: words });
+  if (now !== undefined) return now.summary.failed + now.summary.partial > 0 ? ExitCode.RecordsFailed : ExitCode.Ok;
+  return before.exitCode === ExitCode.Ok ? ExitCode.Ok : ExitCode.RecordsFailed;
 }
