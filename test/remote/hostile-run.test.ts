@@ -377,7 +377,7 @@ describe('interrupts are bounded', () => {
  * Three users: a remote user sync sends its first request alone (its answer's store head is the run's,
  * docs/runs.md), so the servers here answer u-0 and meet the two after it in flight together.
  */
-async function twoUsers(dir: string, signal: AbortSignal) {
+async function threeUsers(dir: string, signal: AbortSignal) {
   const file = join(dir, 'users.json');
   const users = [0, 1, 2].map((i) => ({
     ExternalId: `u-${i}`,
@@ -405,7 +405,7 @@ describe('interrupted with requests in flight (QA D5): the run says what runs sh
       if (received === 3) interrupt.abort();
     });
     await withTempDir(async (dir) => {
-      const { file, io } = await twoUsers(dir, interrupt.signal);
+      const { file, io } = await threeUsers(dir, interrupt.signal);
       const code = await runCli(
         [
           '--target',
@@ -446,7 +446,7 @@ describe('interrupted with requests in flight (QA D5): the run says what runs sh
 });
 
 describe('interrupted while a 2xx answer trickles (trial31 F02): exit 130, the request said sent and maybe applied', () => {
-  for (const users of [1, 2]) {
+  for (const users of [1, 3]) {
     it(`${users} row(s), concurrency 1: never "nothing was sent", never a target failure`, async () => {
       const interrupt = new AbortController();
       // The marker: the first request reached the server, which starts a 200 it never finishes.
@@ -456,7 +456,7 @@ describe('interrupted while a 2xx answer trickles (trial31 F02): exit 130, the r
         interrupt.abort();
       });
       await withTempDir(async (dir) => {
-        const { file, io } = await twoUsers(dir, interrupt.signal);
+        const { file, io } = await threeUsers(dir, interrupt.signal);
         if (users === 1)
           await writeFile(
             file,
@@ -506,7 +506,7 @@ describe('interrupted while waiting to retry (QA): never "nothing was sent" once
       res.end('{"Content":null,"Success":false,"Errors":[{"Message":"busy"}]}');
     });
     await withTempDir(async (dir) => {
-      const { file, io } = await twoUsers(dir, interrupt.signal);
+      const { file, io } = await threeUsers(dir, interrupt.signal);
       // The marker: --debug says each retry wait before it starts; the first request (it goes alone) was answered 503 by then.
       let waits = 0;
       const write = io.deps.stderr.write.bind(io.deps.stderr);
