@@ -50,6 +50,7 @@ import type { Env } from '../system/env-values.js';
 import { createRedactor, withRecordSecrets, type Redactor } from './redaction.js';
 import { describeStatus, isEndpointMismatch, statusPolicy } from './http-status.js';
 import {
+  isHead,
   servedStoreHead,
   type ApiResult,
   type CallOptions,
@@ -302,6 +303,8 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
       readonly signal: AbortSignal | undefined,
       /** The gate for this call: the client's secrets and the record's own (Password, PIN). */
       readonly gate: Redactor,
+      /** Told each answer's store head (CallOptions.onHead): the one that settles the call last. */
+      readonly told: CallOptions | undefined,
     ) {}
 
     debugLabel(): string {
@@ -338,6 +341,9 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
           storeSaid = true;
           options.onStoreSaid?.();
         }
+        // A value compared with heads recorded before, and kept: never more than a head's 22 characters.
+        const head = headerValue(response.headers, 'x-examctl-store-head');
+        if (isHead(head)) this.told?.onHead?.(head);
         // A retried status's text is never read (its status and Retry-After are): not held through the backoff.
         if (statusPolicy(response.status) === 'retry') response.release();
         return response;
@@ -414,7 +420,10 @@ export function createRemoteClient(options: RemoteClientOptions): IntegrationApi
     // A free slot is taken at once, without a promise; only a call that must queue waits.
     if (!limiter.tryAcquire()) await limiter.acquire(signal);
     try {
-      return await withRetries<ApiResult<T>>(new Call<T>(method, route, path, payload, body, signal, gate), limits);
+      return await withRetries<ApiResult<T>>(
+        new Call<T>(method, route, path, payload, body, signal, gate, callOptions),
+        limits,
+      );
     } finally {
       limiter.release();
     }

@@ -93,7 +93,17 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
       view.apply(decision.changes);
       return decision.result;
     }
-    return store.transact((state) => decide(new StoreView(state, lookup)));
+    return store.transact((state) => {
+      // Decided in the session, before its line: the head that line follows (Store.head).
+      if (store.head !== undefined) callOptions?.onHead?.(store.head);
+      return decide(new StoreView(state, lookup));
+    });
+  }
+
+  /** An answer that wrote nothing, with the head of the state it stood on (CallOptions.onHead). */
+  function stood<R>(callOptions: CallOptions | undefined, result: R): R {
+    if (store.head !== undefined && callOptions?.dryRun !== true) callOptions?.onHead?.(store.head);
+    return result;
   }
 
   const engine: LocalEngine = {
@@ -107,7 +117,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
 
     async createSchedule(raw, callOptions) {
       const validation = validateScheduleRequest(raw);
-      if (!validation.ok) return refuse<string>(validation.problems).result;
+      if (!validation.ok) return stood(callOptions, refuse<string>(validation.problems).result);
       const request = validation.value;
       const before = viewFor(callOptions);
       const inputs: ScheduleInputs = {
@@ -133,12 +143,12 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
       const answer = decideReviewSession(live(), externalId).result;
       // Memory may show this process's writes still on their way to the disk: answer once they are there.
       await store.whenDurable();
-      return answer;
+      return stood(callOptions, answer);
     },
 
     async addCollection(raw, callOptions) {
       const validation = validateCollection(raw);
-      if (!validation.ok) return refuse<CollectionResponseContent>(validation.problems).result;
+      if (!validation.ok) return stood(callOptions, refuse<CollectionResponseContent>(validation.problems).result);
       const request = validation.value;
       const generated = newCollectionExternalId();
       return run(callOptions, (view) => decideCollection(view, request, generated));
@@ -149,7 +159,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
       const before = viewFor(callOptions);
       const assumedCreate = !holdsUser(before, externalId);
       const validation = validateUser(raw, { isCreate: assumedCreate });
-      if (!validation.ok) return refuse<UserResponseContent>(validation.problems).result;
+      if (!validation.ok) return stood(callOptions, refuse<UserResponseContent>(validation.problems).result);
       const request = validation.value;
       const password =
         request.Password === undefined
@@ -172,7 +182,7 @@ export function createLocalEngine(options: LocalEngineOptions): LocalEngine {
       // (docs/interpretations.md, "Tolerance (engine and local serve)").
       if (!validation.ok) {
         const listed = validation.problems.every((problem) => problem.code !== null);
-        return refuse<InvigilatorsResponseContent>(validation.problems, listed ? 200 : 400).result;
+        return stood(callOptions, refuse<InvigilatorsResponseContent>(validation.problems, listed ? 200 : 400).result);
       }
       const { scheduleExtId: id, userExtIds: ids } = validation.value;
       return run(callOptions, (view) => decideInvigilatorRemoval(view, id, ids, now()));

@@ -138,6 +138,8 @@ export interface RecordJob<P, R = never> {
   opened?(api: IntegrationApi | null): void;
   /** A real run started as `run`, nothing sent yet (docs/sync.md, "When the memory is lost"). */
   started?(run: string): Promise<void>;
+  /** The head a served store's first answer of the run stood on (RunJournaling.startHead), before that answer is acknowledged. */
+  began?(head: string): void;
   /**
    * A run's last step before its report sinks complete and its journal ends: the sync memory stores
    * the run's end (docs/sync.md, "Format"); a store that fails is the run's error in every sink (docs/ci.md).

@@ -45,6 +45,11 @@ export interface RunJournaling {
    * the run began): it stands, whatever the sync memory says of the attempt that sent it.
    */
   inStore?(n: number): boolean;
+  /**
+   * A new run on a remote target whose resume asks the store (`storeKeys`): records the head its first
+   * answer stood on (a served store's header), as the run's start head; the dispatcher sends that request alone.
+   */
+  startHead?(head: string): void;
   /** Journals the answer; on a resume, an "already exists" for a unit in flight before is ok with a note. */
   answered(n: number, unit: Unit<unknown>, outcome: Outcome): Outcome;
   /** Journals a unit --changed-only did not send (unchanged since run `since`): compactly, no line of its own. */
@@ -228,9 +233,11 @@ export async function startJournaling(
   const fed = givenSyncDir ?? resolve(deps.cwd, dirname(runsDir), 'synced');
   const syncDir = deps.keptOptions.names.includes('syncDir') ? fed : undefined;
   const instance = await targetInstance(target.report, false, deps);
-  // A local store's head as the run begins: a resume asks what it changed since (changedSinceStart).
+  // A local store's head as the run begins: a resume asks what it changed since (changedSinceStart); a
+  // served store's comes with the first answer (startHead).
   const head =
     storeKeys === undefined || target.kind !== 'local' ? undefined : (await storeHead(target, [], false))?.head;
+  const served = storeKeys !== undefined && target.kind === 'remote';
   const journal = await RunJournal.start(runsDir, {
     command,
     options: recorded,
@@ -243,8 +250,11 @@ export async function startJournaling(
     ...(head === undefined ? {} : { storeHead: head }),
     ...(choosesIds === true ? { chosenIds: true as const } : {}),
     ...(units === undefined ? {} : { units }),
+    ...(served ? { headLine: true } : {}),
   });
-  return journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);
+  const journaled = journaling(journal, { kept: () => undefined, settle: (_n, _unit, outcome) => outcome }, testSignal);
+  if (served) journaled.startHead = (said) => journal.startHead(said);
+  return journaled;
 }
 
 /** What the store says of a resumed run (storeSinceStart): nothing, where it cannot say. */

@@ -40,6 +40,12 @@ export interface CallOptions {
   /** Local engine: apply every state rule, write nothing. A remote target is never called in a dry run. */
   dryRun?: boolean;
   signal?: AbortSignal;
+  /**
+   * Told the store head an answer stood on (docs/remote.md, "The local server"): the local engine's
+   * (a write's: the head its commit followed; else the head of the state it answered from), the
+   * remote client's from `local serve`'s header `x-examctl-store-head`. The platform says none.
+   */
+  onHead?(head: string): void;
 }
 
 export interface RetryCounts {

@@ -4,14 +4,15 @@ import type { RecordedValue } from './recorded-options.js';
 import { isPlainObject } from '../domain/field-rules.js';
 
 /** The newest version of the run journal's line format this examctl reads; a reader refuses a newer one. */
-const RUN_JOURNAL_VERSION = 2;
+const RUN_JOURNAL_VERSION = 3;
 
 /**
- * The version a run's header says: 2 for a `--changed-only` run (it may write `unchanged` lines),
- * else 1, so an examctl that reads format 1 still shows every other run (docs/runs.md, "runs show").
+ * The version a run's header says: 3 for a run that may write a `head` line, 2 for a `--changed-only`
+ * run (it may write `unchanged` lines), else 1, so an older examctl still shows every other run
+ * (docs/runs.md, "runs show").
  */
-export function journalVersionFor(options: Record<string, RecordedValue>): number {
-  return options.changedOnly === true ? 2 : 1;
+export function journalVersionFor(options: Record<string, RecordedValue>, headLine: boolean): number {
+  return headLine ? 3 : options.changedOnly === true ? 2 : 1;
 }
 
 /** The input file as it was when the run started: a resume refuses a file that changed. */
@@ -110,6 +111,12 @@ export function isUnchangedNote(note: string | undefined): boolean {
   return note !== undefined && note.startsWith('unchanged since run ') && note.endsWith(': not sent (--changed-only)');
 }
 
+/** The store head the run's first answer stood on (a served store's: docs/runs.md, "Applied before the interrupt"). */
+interface HeadLine {
+  t: 'head';
+  head: string;
+}
+
 /** A resume took over the run (one per attempt after the first). */
 interface ResumeLine {
   t: 'resume';
@@ -132,7 +139,15 @@ export interface EndLine {
   stopped?: 'store-replaced';
 }
 
-export type RunJournalLine = RunHeaderLine | SentLine | UnsentLine | OutcomeLine | UnchangedLine | ResumeLine | EndLine;
+export type RunJournalLine =
+  | RunHeaderLine
+  | SentLine
+  | UnsentLine
+  | OutcomeLine
+  | UnchangedLine
+  | HeadLine
+  | ResumeLine
+  | EndLine;
 
 export function finishesRun(reason: EndReason): boolean {
   return reason === 'completed' || reason === 'max-errors';
@@ -196,6 +211,8 @@ export function checkJournalLine(body: unknown, first: boolean): RunJournalLine 
         : 'malformed outcome line';
     case 'unchanged':
       return isUnchangedLine(body) ? line : 'malformed unchanged line';
+    case 'head':
+      return typeof body.head === 'string' && /^[A-Za-z0-9_-]{22}$/.test(body.head) ? line : 'malformed head line';
     case 'resume':
       return typeof body.at === 'string' ? line : 'malformed resume line';
     case 'end':

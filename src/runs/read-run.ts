@@ -147,6 +147,10 @@ export async function readJournal(
         case 'run':
           header = line;
           break;
+        case 'head':
+          // The run's start head, recorded once its first answer came: as if in its header.
+          header = { ...header!, storeHead: header!.storeHead ?? line.head };
+          break;
         case 'resume':
           end = undefined;
           break;

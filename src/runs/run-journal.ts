@@ -55,7 +55,11 @@ const REOPEN_FLAGS = constants.O_RDWR | DSYNC_FLAG;
 export type NewRunHeader = Pick<
   RunHeaderLine,
   'command' | 'options' | 'target' | 'input' | 'chosenIds' | 'profile' | 'origin' | 'syncDir' | 'instance' | 'storeHead'
-> & { units?: number };
+> & {
+  units?: number;
+  /** The run may write a `head` line (startHead): its format is 3. */
+  headLine?: boolean;
+};
 
 interface Waiter {
   resolve: () => void;
@@ -144,11 +148,12 @@ export class RunJournal {
       return abandon(error);
     }
     const journal = new RunJournal(id, file, handle, lock, commit);
+    const { headLine, ...fields } = header;
     const line: RunHeaderLine = {
       t: 'run',
-      v: journalVersionFor(header.options),
+      v: journalVersionFor(header.options, headLine === true),
       id,
-      ...header,
+      ...fields,
       startedAt: now.toISOString(),
       pid: process.pid,
       host: hostname(),
@@ -234,6 +239,12 @@ export class RunJournal {
     this.queueBody(outcomeBody(outcome));
     if (this.pending.length >= this.commit.maxLines) this.kick();
     else if (this.timer === undefined && !this.again) this.armTimer();
+  }
+
+  /** Queues the `head` line: on the disk with the next durable write, ahead of the lines queued after it. */
+  startHead(head: string): void {
+    this.queueBody(JSON.stringify({ t: 'head', head }));
+    if (this.timer === undefined && !this.again) this.armTimer();
   }
 
   /** The oldest outcome queued and not yet in a group is written within the group commit's delay. */

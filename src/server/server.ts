@@ -109,9 +109,10 @@ const ROUTES: Route[] = [
     path: /^\/examctl\/store$/,
     methods: {
       // `?holds=H1,H2`: which of those heads its history holds (docs/remote.md, "The local server").
-      GET: async (api, [query]) => {
+      GET: async (api, [query], _b, call) => {
         const asked = /^\?holds=[A-Za-z0-9_,-]+$/.test(query!) ? query!.slice(7).split(',') : [];
         const standing = asked.every(isHead) ? await api.storeHead?.(asked.slice(0, MOST_ASKED_HEADS)) : undefined;
+        if (standing !== undefined) call.onHead?.(standing.head);
         const content = standing && { Head: standing.head, Holds: standing.holds, Changed: standing.changed };
         return { status: 200, envelope: { Success: true, Content: content ?? null, Errors: null } };
       },
@@ -271,8 +272,14 @@ function hasGoneAway(res: http.ServerResponse): boolean {
  */
 class RequestCall implements CallOptions {
   private controller: AbortController | undefined;
+  /** The store head the answer stood on (CallOptions.onHead): its header `x-examctl-store-head`. */
+  head: string | undefined;
 
   constructor(private readonly res: http.ServerResponse) {}
+
+  onHead(head: string): void {
+    this.head = head;
+  }
 
   get signal(): AbortSignal {
     if (this.controller === undefined) {
@@ -328,6 +335,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       };
       for (const name in headers) allHeaders[name] = headers[name]!;
       if (options.api.storeHead) allHeaders['x-examctl-store'] = '/examctl/store';
+      if (call.head !== undefined) allHeaders['x-examctl-store-head'] = call.head;
       // An unread body cannot be skipped on a kept-alive connection: closed, the rest read and dropped.
       if (closing || !bodyRead) allHeaders.connection = 'close';
       if (!bodyRead) lingerAfterAnswer(req, linger);

@@ -445,6 +445,22 @@ export class SentMemory<P> {
     await this.placed?.writeAhead(run);
   }
 
+  /**
+   * The head a served store's first answer stood on (RecordJob.began): the attempt's start head where
+   * the store was not asked as the memory opened (a first night), kept with what the run acknowledges.
+   */
+  began(head: string): void {
+    const [memory, run] = [this.memory, this.run];
+    if (memory === undefined || run === undefined || this.head !== undefined) return;
+    this.head = head;
+    memory.recordPopulation(populationKey(this.flags.population), run, false, undefined, [
+      head,
+      run,
+      this.attempt,
+      false,
+    ]);
+  }
+
   /** Before the run's journal ends (RecordJob.ending): the run's end marked on its population, durably. */
   async ending(): Promise<void> {
     const [memory, run] = [this.memory, this.run];
@@ -524,6 +540,7 @@ export class SentMemory<P> {
     | 'syncMemory'
     | 'plannedAgainst'
     | 'started'
+    | 'began'
     | 'ending'
     | 'acknowledged'
     | 'unsettled'
@@ -533,6 +550,7 @@ export class SentMemory<P> {
   > {
     return {
       started: this.started.bind(this),
+      began: this.began.bind(this),
       ending: () => this.close(),
       acknowledged: this.acknowledged.bind(this),
       unsettled: this.unsettled.bind(this),

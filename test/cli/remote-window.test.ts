@@ -8,17 +8,18 @@ import { testDeps, withTempDir } from './helpers.js';
 const USERS = fileURLToPath(new URL('../../fixtures/users.csv', import.meta.url));
 
 describe('the send window', () => {
-  it('a slow first request does not hold back the others: sending waits for a free slot, the report keeps input order', async () => {
+  it('a slow request does not hold back the others: sending waits for a free slot, the report keeps input order', async () => {
     await withTempDir(async (dir) => {
       let started = 0;
       let releaseFirst: (() => void) | undefined;
       const firstDone = new Promise<void>((resolve) => (releaseFirst = resolve));
-      // If the pipeline waited for the oldest answer, the first call would wait for calls that
+      // If the pipeline waited for the oldest answer, the slow call would wait for calls that
       // never start: the test's own timeout ends it as a failure (no timer here decides a pass).
+      // The second is the slow one: a remote run's first request goes alone (docs/runs.md, its start head).
       const api = {
         upsertUser: async (request: { ExternalId: string }) => {
           started += 1;
-          if (started === 1) await firstDone;
+          if (started === 2) await firstDone;
           else if (started === 20) releaseFirst?.();
           return {
             status: 200,

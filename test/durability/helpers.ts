@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 
 export { BIN, DIST_MAIN, ROOT, examctl, startExamctl, type Finished, type Running } from '../support/cli.js';
 
@@ -45,4 +47,27 @@ export function reportItems(stdout: string): ReportItem[] {
     }
   }
   return items;
+}
+
+/** A resume's `--json` report that finished the run: `total` items, every one ok, none with an error ("already exists"). */
+export function expectAllOk(finished: { code: number | null; stdout: string; stderr: string }, total: number): void {
+  expect(finished.code, finished.stderr).toBe(0);
+  const report = JSON.parse(finished.stdout) as {
+    summary: { total: number; ok: number; failed: number };
+    items: { errors: unknown[] }[];
+  };
+  expect(report.summary).toMatchObject({ total, ok: total, failed: 0 });
+  expect(report.items.filter((item) => item.errors.length > 0)).toEqual([]);
+}
+
+/** `sittings.csv` in `dir`: `count` schedules S-R-<n>, one new candidate each. */
+export function writeSittings(dir: string, count: number): void {
+  const lines = [
+    'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email',
+  ];
+  for (let s = 0; s < count; s++)
+    lines.push(
+      `S-R-${s},A-MATH-1,Sitting ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-R-${s},Group ${s},stu-r${s},Ann,Lee,ann${s}@students.example.test`,
+    );
+  writeFileSync(join(dir, 'sittings.csv'), `${lines.join('\n')}\n`);
 }

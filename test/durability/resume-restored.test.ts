@@ -1,9 +1,8 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
-import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT } from './helpers.js';
+import { ROOT, expectAllOk, writeSittings } from './helpers.js';
 import { examctlStep as examctl } from '../support/in-process.js';
 
 /**
@@ -21,14 +20,7 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'examctl-resume-restored-'));
   env = { EXAMCTL_RUNS_DIR: join(dir, 'runs'), EXAMCTL_STORE: join(dir, 'store') };
   expect((await examctl(['local', 'init', '--seed', join(ROOT, 'fixtures/world.json')], dir, env)).code).toBe(0);
-  const lines = [
-    'ScheduleExtId,AssessmentExtId,Title,StartDateTime,EndDateTime,GroupExtId,GroupName,CandidateExtId,FirstName,LastName,Email',
-  ];
-  for (let s = 0; s < SCHEDULES; s++)
-    lines.push(
-      `S-R-${s},A-MATH-1,Sitting ${s},2026-12-14T09:00:00Z,2026-12-14T12:00:00Z,H-R-${s},Group ${s},stu-r${s},Ann,Lee,ann${s}@students.example.test`,
-    );
-  writeFileSync(join(dir, 'sittings.csv'), `${lines.join('\n')}\n`);
+  writeSittings(dir, SCHEDULES);
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -69,13 +61,7 @@ async function restoredHistory(): Promise<void> {
   expect(said[0]).toContain(killed.run);
   expect(said[0]).toContain(` ${acknowledged} `);
   const second = await examctl(['--json', 'runs', 'resume'], dir, env);
-  expect(second.code, second.stderr).toBe(0);
-  const report = JSON.parse(second.stdout) as {
-    summary: { total: number; ok: number; failed: number };
-    items: { errors: unknown[] }[];
-  };
-  expect(report.summary).toMatchObject({ total: SCHEDULES, ok: SCHEDULES, failed: 0 });
-  expect(report.items.filter((item) => item.errors.length > 0)).toEqual([]);
+  expectAllOk(second, SCHEDULES);
   expect(await heldSchedules()).toBe(SCHEDULES);
 }
 

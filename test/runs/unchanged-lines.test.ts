@@ -175,6 +175,16 @@ describe('the journal format a run says it is written in', () => {
     await expect(readRun(runsDir, plain.id)).resolves.toBeDefined();
   });
 
+  it('a run that may write a head line is format 3; its head line reads as the header storeHead', async () => {
+    const served = await RunJournal.start(runsDir, { ...header(), headLine: true });
+    served.startHead('AAAAAAAAAAAAAAAAAAAAAA');
+    await served.close();
+    expect(headerBody(served.file).v).toBe(3);
+    expect(headerBody(served.file)).not.toHaveProperty('headLine');
+    const run = await readRun(runsDir, served.id);
+    expect(run.header.storeHead).toBe('AAAAAAAAAAAAAAAAAAAAAA');
+  });
+
   it('a newer format is refused as written by a newer examctl, not read', async () => {
     const journal = await RunJournal.start(runsDir, header({ options: { file: 'users.csv', changedOnly: true } }));
     await journal.close();
@@ -182,10 +192,10 @@ describe('the journal format a run says it is written in', () => {
     const body = headerBody(journal.file);
     writeFileSync(
       journal.file,
-      [encodeChecksummedLine(JSON.stringify({ ...body, v: 3 })).replace(/\n$/, ''), ...rest].join('\n'),
+      [encodeChecksummedLine(JSON.stringify({ ...body, v: 4 })).replace(/\n$/, ''), ...rest].join('\n'),
     );
     await expect(readRun(runsDir, journal.id)).rejects.toThrow(
-      /written by a newer examctl \(journal format 3; this one reads 2\): show or resume the run with that examctl$/,
+      /written by a newer examctl \(journal format 4; this one reads 3\): show or resume the run with that examctl$/,
     );
     // Not called damaged, nor advised aside: the newer examctl resumes it.
     await expect(readRun(runsDir, journal.id)).rejects.not.toThrow(/damaged|aside/);

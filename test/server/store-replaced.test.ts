@@ -82,3 +82,58 @@ describe('a store directory replaced under local serve', () => {
     await reopened.close();
   });
 });
+
+/*
+ * `local serve`'s header `x-examctl-store-head` (docs/remote.md, "The local server"): a write's
+ * answer carries the head its commit followed, any other answer the head of the state it stood on.
+ */
+/** A call's options that keep the heads its answers said. */
+function told(): { heads: string[]; onHead(head: string): void } {
+  const heads: string[] = [];
+  return { heads, onHead: (head) => void heads.push(head) };
+}
+
+describe("local serve's answer head", () => {
+  it('a write says the head before its change; a refusal and a read the head they stood on', async () => {
+    const store = path.join(dir, 'store');
+    server = await serveLocalStore({ storeDir: store });
+    client = createRemoteClient({ baseUrl: server.url, token: 'dev-token' });
+    const first = told();
+    expect((await client.upsertUser(user('u-1'), first)).status).toBe(200);
+    const before = (await readStoreHead(store, first.heads)).changed;
+    expect(first.heads).toHaveLength(1);
+    expect(before).toEqual(['users:u-1']);
+
+    const second = told();
+    expect((await client.upsertUser(user('u-2'), second)).status).toBe(200);
+    const now = await readStoreHead(store);
+    expect(second.heads[0]).not.toBe(first.heads[0]);
+    expect((await readStoreHead(store, second.heads)).changed).toEqual(['users:u-2']);
+
+    const refused = told();
+    const bad = await client.upsertUser({ ...user('u-3'), Email: 'not an email' }, refused);
+    expect(bad.envelope.Success).toBe(false);
+    expect(refused.heads).toEqual([now.head]);
+
+    const read = told();
+    await client.getReviewSession('no-such-session', read);
+    expect(read.heads).toEqual([now.head]);
+  });
+
+  it('requests committed in one line each say the head that line followed', async () => {
+    const store = path.join(dir, 'store');
+    server = await serveLocalStore({ storeDir: store });
+    client = createRemoteClient({ baseUrl: server.url, token: 'dev-token', concurrency: 8 });
+    await client.upsertUser(user('u-0'));
+    const ids = ['u-a', 'u-b', 'u-c', 'u-d', 'u-e', 'u-f'];
+    const calls = ids.map(() => told());
+    await Promise.all(ids.map((id, k) => client!.upsertUser(user(id), calls[k])));
+    for (const [k, id] of ids.entries()) {
+      const since = await readStoreHead(store, calls[k]!.heads);
+      // Held by the store, and its own change came after it.
+      expect(since.holds).toEqual(calls[k]!.heads);
+      expect(since.changed).toContain(`users:${id}`);
+      expect(since.changed).not.toContain('users:u-0');
+    }
+  });
+});

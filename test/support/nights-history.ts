@@ -40,15 +40,6 @@ import { StringSink } from './string-sink.js';
  */
 const MEMORY_RESTORES = true;
 
-/**
- * Whether a served store is copied in the middle of the first night its memory records. Off: that
- * night's start finds no head (the client asks a served store only once the memory has one, or
- * once the server said it is one), so a store restored to a copy taken then holds none of the
- * heads the memory saw, and the next night sends every user again ("the remote store holds none
- * of the store heads this memory saw"): safe, not exact. SERVED_FIRST_NIGHT, below, is the history.
- */
-export const SERVED_FIRST_COPIES = false;
-
 /** What a night runs: `user sync --changed-only`, `schedule push --upsert --changed-only`, or a plain `schedule push` of new sittings. */
 type Kind = 'users' | 'upsert' | 'create';
 
@@ -99,7 +90,10 @@ const COMPACTED_PAST_MEMORY: Step[] = [
   users([0, 0, 0]),
 ];
 
-/** With SERVED_FIRST_COPIES on, through local serve: the second night sends u0 and u2 again, which the store holds. */
+/**
+ * A served store copied in the middle of the first night its memory records, restored: that night's start
+ * head came with its first answer, so the next night sends exactly what the restore undid.
+ */
 export const SERVED_FIRST_NIGHT: Step[] = [
   users([0, 0, 0], null, 1),
   { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
@@ -417,9 +411,8 @@ async function history(served: boolean, history: readonly Step[]): Promise<void>
         const records = recordsOf(step.kind, index);
         writeFileSync(join(dir, name), records.text(step.file));
         const file = step.file.map(records.value);
-        const copyAt = served && !SERVED_FIRST_COPIES && !existsSync(memory) ? null : step.copyAt;
         const args = [...records.args(name), ...target()];
-        const { ended, run } = await attempt(args, records.keys, file, step.stop, copyAt);
+        const { ended, run } = await attempt(args, records.keys, file, step.stop, step.copyAt);
         newest = run === undefined ? undefined : { run, keys: records.keys, values: file, ended };
       } else if (step.t === 'resume' && newest !== undefined && !newest.ended) {
         const args = [

@@ -4,13 +4,7 @@
  * Each test starts with the found histories, so every kind of step happens however few run.
  */
 import { describe, it } from 'vitest';
-import {
-  checkHistories,
-  FOUND,
-  nightsTemplate,
-  SERVED_FIRST_COPIES,
-  SERVED_FIRST_NIGHT,
-} from '../support/nights-history.js';
+import { checkHistories, FOUND, nightsTemplate, SERVED_FIRST_NIGHT } from '../support/nights-history.js';
 
 nightsTemplate();
 
@@ -23,12 +17,7 @@ describe('the sync memory over random histories of nights (docs/sync.md, "Where 
 
   it(
     'through local serve: the same',
-    () =>
-      checkHistories(
-        true,
-        Number(process.env.NIGHTS_SERVED_HISTORIES ?? 50),
-        SERVED_FIRST_COPIES ? [...FOUND, SERVED_FIRST_NIGHT] : FOUND,
-      ),
+    () => checkHistories(true, Number(process.env.NIGHTS_SERVED_HISTORIES ?? 50), [...FOUND, SERVED_FIRST_NIGHT]),
     600_000,
   );
 });

@@ -78,6 +78,11 @@ export interface Store {
   whenDurable(): Promise<void>;
   /** Flushes and releases everything (lock, file handles). */
   close(): Promise<void>;
+  /**
+   * The head of the state memory holds (store-head.ts); inside a transaction's `decide`, the head the
+   * commit that applies it follows (every decide of a group commit's line runs before that line).
+   */
+  readonly head?: string;
   /** Where the store stands as of the last load, refresh or commit, and which of `asked` it held (store-head.ts). */
   standing?(asked?: readonly string[]): Promise<StoreHead>;
 }

@@ -111,6 +111,10 @@ class FileStore implements Store {
     return this.maps;
   }
 
+  get head(): string {
+    return this.journalPosition.head;
+  }
+
   /** The generation loaded (changes on compaction). For tests and diagnostics. */
   get currentGeneration(): number {
     return this.generation;
