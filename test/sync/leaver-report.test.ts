@@ -193,8 +193,14 @@ describe('runs list of an interrupted --disable-missing run', () => {
       summary: { total: number; ok: number; skipped: number };
       unlisted?: { count: number };
     };
-    // runs list counts by status; runs show's summary adds the items' actions (docs/plan.md, "Actions").
-    const { actions: _actions, ...byStatus } = report.summary as typeof report.summary & { actions?: unknown };
+    // runs list counts by status; runs show's summary adds the items' actions and the ok ones' created and
+    // updated counts (docs/plan.md, "Actions"), present once an ok item has an action.
+    const {
+      actions: _actions,
+      created: _created,
+      updated: _updated,
+      ...byStatus
+    } = report.summary as typeof report.summary & { actions?: unknown; created?: number; updated?: number };
     expect(run.summary).toEqual(byStatus);
     // The leaver was not reached: counted, not listed (the journal does not name it).
     expect(report.unlisted?.count).toBe(1);
