@@ -44,7 +44,7 @@ import { inputPathOf } from '../pipeline/command-input.js';
 import { openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
-import type { Kept, Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
+import type { Kept, Outcome, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
 import { goneStore, memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
@@ -519,18 +519,7 @@ export class SentMemory<P> {
    * The record job's hooks that feed the memory; its end is stored before the report sinks
    * complete, so a failed store reaches them (docs/ci.md).
    */
-  hooks(): Pick<
-    RecordJob<P>,
-    | 'syncMemory'
-    | 'plannedAgainst'
-    | 'started'
-    | 'ending'
-    | 'acknowledged'
-    | 'unsettled'
-    | 'refused'
-    | 'intend'
-    | 'intentsDurable'
-  > {
+  hooks() {
     return {
       started: this.started.bind(this),
       ending: () => this.close(),
