@@ -211,36 +211,19 @@ export async function userAdoption(
       if (raw !== undefined && unit.prepared.ok) rawOf.set(unit.prepared.value, raw);
       return unit;
     },
-    entryOf: (user, before) => {
-      const disabled = before?.disabled === true;
-      if (!tentative)
-        return {
-          digest: requestDigest(subject(user)),
-          ...acknowledgedUser(
-            user,
-            user,
-            linksAfter(before?.links, user.Hierarchies),
-            rawOf.get(user),
-            disabled,
-            population,
-            before,
-          ),
-        };
-      const unsure = before === undefined || before.tentative === true ? { tentative: true } : {};
-      return {
-        digest: '',
-        ...acknowledgedUser(
-          user,
-          user,
-          linksAfter(before?.links, user.Hierarchies, true),
-          undefined,
-          disabled,
-          population,
-          before,
-        ),
-        ...unsure,
-      };
-    },
+    entryOf: (user, before) => ({
+      digest: tentative ? '' : requestDigest(subject(user)),
+      ...acknowledgedUser(
+        user,
+        user,
+        linksAfter(before?.links, user.Hierarchies, tentative),
+        tentative ? undefined : rawOf.get(user),
+        before?.disabled === true,
+        population,
+        before,
+      ),
+      ...(tentative && (before === undefined || before.tentative === true) && { tentative: true }),
+    }),
   };
 }
 

@@ -97,19 +97,15 @@ export class KnownIds {
    */
   leftOut(only: OnlyWhich, id: string | null): { note: string; action: 'left' } | undefined {
     const holds = id !== null && this.has(id);
+    if (holds !== (only === 'new')) return undefined;
     const where =
-      this.directory === null
-        ? 'as the sync memory knows (examctl synced it there, or the target refused it as taken)'
-        : 'in the store';
-    if (only === 'new' && holds)
-      return { note: `on the target already, ${where}: not sent (--only-new)`, action: 'left' };
-    if (only === 'existing' && !holds) {
-      return {
-        note: `not on the target, ${this.directory === null ? 'as the sync memory knows (examctl never synced it there)' : 'in the store'}: not sent (--only-existing)`,
-        action: 'left',
-      };
-    }
-    return undefined;
+      this.directory !== null
+        ? 'in the store'
+        : `as the sync memory knows (${holds ? 'examctl synced it there, or the target refused it as taken' : 'examctl never synced it there'})`;
+    return {
+      note: `${holds ? 'on the target already' : 'not on the target'}, ${where}: not sent (${onlyFlag(only)})`,
+      action: 'left',
+    };
   }
 
   async close(): Promise<void> {

@@ -237,15 +237,7 @@ function isTarget(header: Partial<HeaderBody>): header is Partial<HeaderBody> & 
 }
 
 export function emptyContents(file: string, kind: SyncKind): MemoryContents {
-  return {
-    file,
-    target: undefined,
-    kind,
-    entries: new MemoryEntries(),
-    validLength: 0,
-    lines: 0,
-    populations: new Map(),
-  };
+  return memoryOfText(Buffer.alloc(0), file, kind);
 }
 
 /**

@@ -2,7 +2,8 @@
  * Where a target's sync memory is kept: a sync directory, or a state service worked on through a
  * private local copy (docs/sync.md, "Where" and "A state service"); a dry run only reads it.
  */
-import { mkdir, open, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, open, rm, writeFile } from 'node:fs/promises';
 import { makePrivateTempDir } from '../system/private-temp.js';
 import type { Env } from '../system/env-values.js';
 import { join } from 'node:path';
@@ -201,12 +202,7 @@ export class ServiceCopy {
    * stored, every user would be forgotten. Refused: the service keeps what it holds.
    */
   private async assertCopy(): Promise<void> {
-    if (
-      !(await stat(join(this.syncDir, COPY_MARK)).then(
-        () => true,
-        () => false,
-      ))
-    )
+    if (!existsSync(join(this.syncDir, COPY_MARK)))
       throw new TargetError(`this run's copy of the memory (${this.syncDir}) was removed while the run ran`);
   }
 

@@ -44,7 +44,7 @@ import { inputPathOf } from '../pipeline/command-input.js';
 import { openPlacedMemory, type PlacedMemory } from './memory-place.js';
 import { lossAdvice } from './memory-loss.js';
 import type { CommandDeps } from '../context/command-deps.js';
-import type { Kept, Outcome, RecordJob, Unit } from '../pipeline/record-job.js';
+import type { Kept, Outcome, Unit } from '../pipeline/record-job.js';
 import { KnownIds, onlyFlag, rememberedAction, type OnlyWhich } from './known-ids.js';
 import { isUnchangedNote, unsentVerdict } from '../runs/journal-lines.js';
 import { goneStore, memoryPlaceOf, storeHead, targetInstance } from '../context/target.js';
@@ -115,8 +115,6 @@ export class SentMemory<P> {
   private known: KnownIds | undefined;
   /** A replaced store's memory was found (`placeMemory`): not used. */
   private otherInstance = false;
-  /** The words naming this target's memories under other paths (`placeMemory`). */
-  private othersWords = '';
   /** The sync directory the memory is kept in (none: a state service). */
   private syncDir: string | undefined;
   /** This attempt's tag (store-standing.ts, SeenHead): each entry it acknowledges carries it. */
@@ -144,9 +142,9 @@ export class SentMemory<P> {
     const resolved = await this.target();
     // --only-new / --only-existing on a remote target: the memory chooses what is sent.
     decides ||= this.flags.only !== undefined && resolved.kind === 'remote';
-    const others = await this.placeMemory(resolved, decides, acts);
+    const othersWords = await this.placeMemory(resolved, decides, acts);
     const newest = await this.readPopulation(decides);
-    await this.sayWhatIsMissing(resolved.report, decides, others, newest !== undefined);
+    await this.sayWhatIsMissing(resolved.report, decides, othersWords, newest !== undefined);
     // --only-new / --only-existing (docs/sync.md, "New and existing"): what the target holds; refused (exit 2) when nothing can tell.
     if (this.flags.only !== undefined)
       this.known = await KnownIds.open(
@@ -166,9 +164,9 @@ export class SentMemory<P> {
 
   /**
    * Finds the memory (its spellings under other paths taken in or named), opens it where it is kept
-   * (locked when it decides), and returns the other memories of this target it did not take in.
+   * (locked when it decides), and returns the words naming the other memories of this target it did not take in, if any.
    */
-  private async placeMemory(resolved: ResolvedTarget, decides: boolean, acts: boolean): Promise<string[]> {
+  private async placeMemory(resolved: ResolvedTarget, decides: boolean, acts: boolean): Promise<string | undefined> {
     const target = resolved.report;
     const dryRun = this.flags.dryRun ?? false;
     const tell = (message: string) => void say(this.deps, message);
@@ -198,9 +196,9 @@ export class SentMemory<P> {
       else others.push(where);
       refuses ||= !taken && !other.moved;
     }
-    this.othersWords = otherMemoriesSentence(memoryFile(syncDir, target, this.kind), others);
+    const othersWords = otherMemoriesSentence(memoryFile(syncDir, target, this.kind), others);
     if (refuses && (acts || this.flags.requireMemory))
-      throw new UsageError(terminalLine(`refused, nothing sent: ${this.othersWords}`));
+      throw new UsageError(terminalLine(`refused, nothing sent: ${othersWords}`));
     const population = this.flags.population;
     this.placed = await openPlacedMemory(place, target, this.kind, {
       lock: decides && !dryRun,
@@ -234,7 +232,7 @@ export class SentMemory<P> {
           ...(others.length > 0 && { otherMemories: others }),
         }
       : undefined;
-    return others;
+    return others.length > 0 ? othersWords : undefined;
   }
 
   /** The record of this run's population (after a resume's checks again), and whether its ids are known new. */
@@ -271,12 +269,12 @@ export class SentMemory<P> {
   private async sayWhatIsMissing(
     target: ReportTarget,
     decides: boolean,
-    others: readonly string[],
+    othersWords: string | undefined,
     populationFound: boolean,
   ): Promise<void> {
     const tell = (message: string) => void say(this.deps, message);
     const found = this.memory!.entries.size > 0 || this.memory!.populations().size > 0;
-    if (others.length > 0) tell(`warning: ${this.othersWords}`);
+    if (othersWords !== undefined) tell(`warning: ${othersWords}`);
     if (decides && !found && !this.otherInstance && this.syncDir !== undefined) {
       // The same server under another name has a memory: said, as the likely cause.
       for (const other of await sameTargetElsewhere(this.syncDir, target, this.kind)) {
@@ -535,19 +533,7 @@ export class SentMemory<P> {
    * The record job's hooks that feed the memory; its end is stored before the report sinks
    * complete, so a failed store reaches them (docs/ci.md).
    */
-  hooks(): Pick<
-    RecordJob<P>,
-    | 'syncMemory'
-    | 'plannedAgainst'
-    | 'started'
-    | 'began'
-    | 'ending'
-    | 'acknowledged'
-    | 'unsettled'
-    | 'refused'
-    | 'intend'
-    | 'intentsDurable'
-  > {
+  hooks() {
     return {
       started: this.started.bind(this),
       began: this.began.bind(this),

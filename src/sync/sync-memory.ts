@@ -139,7 +139,7 @@ export class SyncMemory {
     private lines: number,
     private readonly instance: string | undefined,
     /** The populations the file records; undefined for a file of format 1 (taken from its entries, never appended to it). */
-    private populationRecords: Map<string, PopulationRecord> | undefined,
+    private readonly populationRecords: Map<string, PopulationRecord> | undefined,
   ) {}
 
   static async open(
@@ -297,11 +297,8 @@ export class SyncMemory {
       undoneNow.length === (before.undone?.length ?? 0)
     )
       return;
-    if (known === undefined) {
-      if (this.lines > 0) return;
-      this.populationRecords = new Map();
-    }
-    this.populationRecords!.set(key, record);
+    if (known === undefined) return;
+    known.set(key, record);
     this.append(populationBody(key, { ...record, files: added }));
   }
 

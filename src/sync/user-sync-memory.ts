@@ -106,7 +106,6 @@ function refuseOver(
   );
 }
 
-/** The sync memory's part in `user sync` (docs/sync.md). */
 /** A user sync's plan, counted before it sends (`planCounts`), in the words every plan says (plan-actions.ts). */
 export function planWords(counts: ActionCounts): string {
   return actionWords(counts, true);
@@ -115,6 +114,7 @@ export function planWords(counts: ActionCounts): string {
 /** A unit counted ahead of its run as the run reports it once sent. */
 const OK = { status: 'ok' } as const;
 
+/** The sync memory's part in `user sync` (docs/sync.md). */
 export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly disables = new WeakSet<UserRequest>();
   /** Leavers answered 240: not on the target. */
@@ -182,7 +182,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.userFlags;
     const decides = changedOnly || disableMissing || pruneMemberships;
     const memory = await this.open(decides, disableMissing || pruneMemberships);
-    try {
+    await this.closingOnFailure(async () => {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
       await this.refuseOldFile(
         this.userFlags.file,
@@ -196,10 +196,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       }
       // Every file run reads the file once first: ids a spreadsheet stripped of their zeros are refused before anything is sent.
       if (disableMissing || pruneMemberships || this.userFlags.reallyNewIds !== true) await this.readFile(memory);
-    } catch (error) {
-      await this.close().catch(() => undefined);
-      throw error;
-    }
+    });
   }
 
   /**

@@ -160,6 +160,14 @@ export const FOUND: Step[][] = [
     { t: 'restore', of: 'memory', copy: 0, inPlace: false, fresh: false },
     { t: 'resume', stop: null },
   ],
+  // Through local serve (seed 257822112): the store copied, a night stopped at its first request, the store restored
+  // to the copy, the same file again: every user is on the store.
+  [
+    { t: 'copy' },
+    users([0, 0, 0], 1),
+    { t: 'restore', of: 'store', copy: 0, inPlace: false, fresh: false },
+    users([0, 0, 0]),
+  ],
   ...(MEMORY_RESTORES ? [RESTORED_MEMORY] : []),
   COMPACTED_PAST_MEMORY,
 ];
