@@ -281,6 +281,13 @@ export class StoreLock {
     }
   }
 
+  /** Whether `LOCK` at the directory is this lock's own (false where it is held by none here). */
+  async heldAtPath(): Promise<boolean> {
+    if (this.heldToken === undefined) return false;
+    const current = await readLockInfo(this.lockPath);
+    return typeof current === 'object' && current.token === this.heldToken;
+  }
+
   async release(): Promise<void> {
     const token = this.heldToken;
     if (!token) return;

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -84,6 +84,25 @@ describe('a store directory replaced under a writer', () => {
     await served.transact(() => put('c'));
     expect([...served.state.get('users')!.keys()].sort()).toEqual(['a', 'c']);
     await served.close();
+    expect(await usersAt(store)).toEqual(['a', 'c']);
+  });
+
+  it('local serve keeping the lock lease: LOCK is taken again in the directory put in place, before the write lands there', async () => {
+    // A lease that never goes idle: the lock is held from the first write to close, whatever the timing.
+    const served = await openStore(store, { leaseTiming: { idleMs: 60_000, maxHoldMs: 60_000, handoverMs: 150 } });
+    await served.transact(() => put('a'));
+    await copy(store, path.join(dir, 'backup'));
+    await served.transact(() => put('b'));
+    await restoreFrom(path.join(dir, 'backup'));
+    const lock = path.join(store, 'LOCK');
+    let holder: unknown;
+    await served.transact(() => {
+      holder = JSON.parse(readFileSync(lock, 'utf8')).pid;
+      return put('c');
+    });
+    expect(holder).toBe(process.pid);
+    await served.close();
+    expect(existsSync(lock)).toBe(false);
     expect(await usersAt(store)).toEqual(['a', 'c']);
   });
 

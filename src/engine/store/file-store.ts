@@ -20,7 +20,7 @@ import { openRegularFile } from '../../system/regular-file.js';
 import { DSYNC_FLAG, appendDurablySync, appendDurablyTo } from '../../system/durable-write.js';
 import { JournalWriteMode, type JournalWriteTiming } from './journal-write-mode.js';
 import { DEFAULT_LOCK_TIMEOUT_MS, StoreLock } from '../../system/lock.js';
-import { LockLease } from './lock-lease.js';
+import { LockLease, type LeaseTiming } from './lock-lease.js';
 import { journalFileName, readManifest, readManifestSync, snapshotFileName } from './manifest.js';
 import { nextHead, standingOf, unrecordedHead, writeHistory } from './store-head.js';
 import type { StoreHead } from '../../port/integration-api.js';
@@ -41,6 +41,8 @@ interface FileStoreOptions extends StoreOpenOptions {
   compactAtBytes?: number;
   /** When journal lines are written on the event loop and when through the thread pool (journal-write-mode.ts); for tests. */
   journalWriteTiming?: JournalWriteTiming;
+  /** How long the lock lease is kept idle, held and handed over (lock-lease.ts); for tests. */
+  leaseTiming?: LeaseTiming;
 }
 
 class FileStore implements Store {
@@ -84,7 +86,7 @@ class FileStore implements Store {
     this.writeMode = new JournalWriteMode(options.journalWriteTiming);
     this.lease = options.readOnly
       ? undefined
-      : new LockLease(new StoreLock(dir, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS), dir);
+      : new LockLease(new StoreLock(dir, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS), dir, options.leaseTiming);
     const lease = this.lease;
     this.commits = new GroupCommit({
       acquireLock: async () => {
@@ -279,7 +281,7 @@ class FileStore implements Store {
       // Another INSTANCE (local init --force) is load's to refuse, in its own words.
       if (this.options.stopWhenReplaced && (await readStoreInstance(this.location)) === this.instance)
         await this.stopIfNotHeld((await readStoreHead(this.location, [this.journalPosition.head])).holds.length > 0);
-      return this.load(underLock);
+      return this.loadReplaced(underLock);
     }
     const first = manifest.head ?? unrecordedHead(manifest.generation, await readStoreInstance(this.location));
     const path = this.journalPath;
@@ -317,13 +319,23 @@ class FileStore implements Store {
     if (!same) {
       await journal?.close();
       await this.stopIfNotHeld(false);
-      return this.load(underLock);
+      return this.loadReplaced(underLock);
     }
     const previous = this.journal;
     this.journal = journal;
     this.usePathJournal(undefined);
     await previous?.close().catch(() => undefined);
     await this.readJournal(underLock);
+  }
+
+  /**
+   * Loads the store the path now holds. Under the lock, the `LOCK` this process holds may have gone
+   * with the directory it was in: it is taken again at the path first, so no other writer can
+   * take the new directory's while this batch writes there (docs/store.md, "A directory replaced").
+   */
+  private async loadReplaced(underLock: boolean): Promise<void> {
+    if (underLock) await this.lease?.retake();
+    return this.load(underLock);
   }
 
   /** The descriptor of the journal at the path this batch appends through (undefined: `journal`'s), the previous one closed. */

@@ -87,6 +87,17 @@ export class LockLease {
     return this.lock.held;
   }
 
+  /**
+   * Takes the lock again where `LOCK` at the directory is no longer ours (the directory was replaced
+   * under the lease): released (ours is not unlinked from another's place), then acquired as any writer.
+   */
+  async retake(): Promise<void> {
+    if (await this.lock.heldAtPath()) return;
+    await this.releaseNow();
+    await this.lock.acquire();
+    this.heldSince = Date.now();
+  }
+
   /** Releases now (a failed batch, a compaction on request, close). */
   async releaseNow(): Promise<void> {
     this.cancelIdle();
