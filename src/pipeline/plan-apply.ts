@@ -14,7 +14,7 @@ import { resolveRunsDir } from '../runs/runs-dir.js';
 import { runState, scanRun, summarize } from '../runs/read-run.js';
 import type { ReportSummary } from '../report/run-report.js';
 import type { PlanDocument, PlanGuard, PlanInput } from '../runs/plan-document.js';
-import { UsageError } from '../system/errors.js';
+import { ExitCode, UsageError } from '../system/errors.js';
 import { memoryMark, NO_MEMORY, targetStoreMark } from './plan-marks.js';
 
 /** A plan older than this is refused unless --max-age says otherwise. */
@@ -144,11 +144,50 @@ export async function recordApplied(place: string, record: AppliedRecord, first 
 }
 
 /**
+ * A plan applied before sends nothing (docs/plan.md, "Apply"). Its run finished (by that apply or a `runs resume`
+ * since): the words to say, and exit 0, or 1 when a record failed, as that run's. Not finished, still running, or
+ * with no run and no end on record (an apply before its run began, or killed by an examctl that kept no run id):
+ * refused (E2602), naming what to do. A run pruned since is judged by the exit the apply recorded (0 or 1; any
+ * other: refused too).
+ */
+export async function judgeApplied(
+  id: string,
+  given: string,
+  before: AppliedRecord,
+  place: string,
+): Promise<{ words: string; exitCode: number }> {
+  const now = before.run === undefined ? undefined : await appliedRunNow(place, before.run);
+  const unfinished =
+    now !== undefined
+      ? now.state === 'running'
+        ? `its run ${before.run} is still running: examctl runs list shows when it ends`
+        : now.state === 'not finished'
+          ? `its run ${before.run} did not finish: examctl runs resume ${before.run} sends the rest`
+          : undefined
+      : before.exitCode === undefined || before.exitCode > ExitCode.RecordsFailed
+        ? `its run ${before.exitCode === undefined ? 'is not on record as ended' : `ended with exit ${before.exitCode}`}: examctl runs list shows it, examctl runs resume sends the rest`
+        : undefined;
+  if (unfinished !== undefined)
+    throw new UsageError(
+      `plan ${id} (${given}) was applied already, at ${before.started}, and ${unfinished}; nothing was sent`,
+      { code: 'E2602' },
+    );
+  const how =
+    now !== undefined
+      ? `run ${before.run}: ${now.summary.ok} ok, ${now.summary.partial} partial, ${now.summary.failed} failed, ${now.summary.skipped} skipped`
+      : `it ended with exit ${before.exitCode}`;
+  const words = `plan ${id} (${given}) was applied already, at ${before.started} (${how}): nothing was sent`;
+  if (now !== undefined)
+    return { words, exitCode: now.summary.failed + now.summary.partial > 0 ? ExitCode.RecordsFailed : ExitCode.Ok };
+  return { words, exitCode: before.exitCode === ExitCode.Ok ? ExitCode.Ok : ExitCode.RecordsFailed };
+}
+
+/**
  * Where the run that applied the plan stands now (a `runs resume` may have finished it since the
  * apply ended): undefined when that run is not in the runs directory (pruned, or recorded by an
  * examctl that kept no run id).
  */
-export async function appliedRunNow(
+async function appliedRunNow(
   place: string,
   run: string,
 ): Promise<{ state: 'finished' | 'running' | 'not finished'; summary: ReportSummary } | undefined> {

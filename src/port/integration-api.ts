@@ -8,6 +8,7 @@ import type {
   UserRequest,
 } from '../domain/types.js';
 import type { UserResponseContent } from '../domain/user.js';
+import { isHead } from '../domain/store-head.js';
 
 /** What a call did (local engine only; a remote server does not say). */
 export type PlannedAction = 'created' | 'updated' | 'unchanged';
@@ -93,9 +94,7 @@ export interface StoreHead {
   changed: string[];
 }
 
-/** A head as a store writes and answers it: 16 bytes, base64url. */
-export const isHead = (value: unknown): value is string =>
-  typeof value === 'string' && /^[A-Za-z0-9_-]{22}$/.test(value);
+export { isHead };
 
 /** The most heads one question asks (`local serve`'s route takes them in its query). */
 export const MOST_ASKED_HEADS = 64;

@@ -2,6 +2,7 @@ import type { SourceRef } from '../input/record.js';
 import type { ItemStatus, ReportHeader, ReportItem, ReportSummary, ReportTarget } from '../report/run-report.js';
 import type { RecordedValue } from './recorded-options.js';
 import { isPlainObject } from '../domain/field-rules.js';
+import { isHead } from '../domain/store-head.js';
 
 /** The newest version of the run journal's line format this examctl reads; a reader refuses a newer one. */
 const RUN_JOURNAL_VERSION = 3;
@@ -212,7 +213,7 @@ export function checkJournalLine(body: unknown, first: boolean): RunJournalLine 
     case 'unchanged':
       return isUnchangedLine(body) ? line : 'malformed unchanged line';
     case 'head':
-      return typeof body.head === 'string' && /^[A-Za-z0-9_-]{22}$/.test(body.head) ? line : 'malformed head line';
+      return isHead(body.head) ? line : 'malformed head line';
     case 'resume':
       return typeof body.at === 'string' ? line : 'malformed resume line';
     case 'end':

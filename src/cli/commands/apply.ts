@@ -8,9 +8,9 @@ import { actionWords } from '../../report/plan-actions.js';
 import {
   type AppliedRecord,
   appliedBefore,
-  appliedRunNow,
   DEFAULT_PLAN_MAX_AGE_MS,
   forgetApplied,
+  judgeApplied,
   keptInputs,
   planGuard,
   planPlace,
@@ -52,6 +52,8 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
     ...(await keptInputs(plan, place, given)),
     yes: true,
   };
+  // The id of the run that applies the plan (applying.onRun).
+  let run: string | undefined;
   const runDeps: CliDeps = {
     ...deps,
     cwd: plan.cwd,
@@ -71,7 +73,6 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   const target = targetOnce(runOptions as GlobalOptions, runDeps);
   await refuseMovedPlan(plan, given, await target(), maxAge ?? DEFAULT_PLAN_MAX_AGE_MS, runDeps);
   const started = deps.now().toISOString();
-  let run: string | undefined;
   // Of two applies at once, the one that records first goes; the other is judged as a plan applied already.
   if (!dryRun && !(await recordApplied(place, { started }, true))) {
     const first = (await appliedBefore(place)) ?? { started: 'an unknown time' };
@@ -94,12 +95,7 @@ export async function run({ plan: given, maxAge, ...globals }: ApplyOptions, dep
   return exitCode;
 }
 
-/**
- * A plan applied before sends nothing. Its run finished (by that apply or a `runs resume` since): exit 0, or 1 when
- * a record failed, as that run's. Not finished, still running, or with no run and no end on record (an apply before
- * its run began, or killed by an examctl that kept no run id): refused (E2602), naming what to do. A run pruned
- * since is judged by the exit the apply recorded (0 or 1; any other: refused too).
- */
+/** A plan applied before sends nothing: says so, as its run ended (judgeApplied refuses one not finished). */
 async function appliedAlready(
   id: string,
   given: string,
@@ -108,29 +104,8 @@ async function appliedAlready(
   json: boolean,
   deps: CliDeps,
 ): Promise<number> {
-  const now = before.run === undefined ? undefined : await appliedRunNow(place, before.run);
-  const unfinished =
-    now !== undefined
-      ? now.state === 'running'
-        ? `its run ${before.run} is still running: examctl runs list shows when it ends`
-        : now.state === 'not finished'
-          ? `its run ${before.run} did not finish: examctl runs resume ${before.run} sends the rest`
-          : undefined
-      : before.exitCode === undefined || before.exitCode > ExitCode.RecordsFailed
-        ? `its run ${before.exitCode === undefined ? 'is not on record as ended' : `ended with exit ${before.exitCode}`}: examctl runs list shows it, examctl runs resume sends the rest`
-        : undefined;
-  if (unfinished !== undefined)
-    throw new UsageError(
-      `plan ${id} (${given}) was applied already, at ${before.started}, and ${unfinished}; nothing was sent`,
-      { code: 'E2602' },
-    );
-  const how =
-    now !== undefined
-      ? `run ${before.run}: ${now.summary.ok} ok, ${now.summary.partial} partial, ${now.summary.failed} failed, ${now.summary.skipped} skipped`
-      : `it ended with exit ${before.exitCode}`;
-  const words = `plan ${id} (${given}) was applied already, at ${before.started} (${how}): nothing was sent`;
+  const { words, exitCode } = await judgeApplied(id, given, before, place);
   await say(deps, words);
   if (json) await printJson(deps, { plan: id, applied: false, reason: words });
-  if (now !== undefined) return now.summary.failed + now.summary.partial > 0 ? ExitCode.RecordsFailed : ExitCode.Ok;
-  return before.exitCode === ExitCode.Ok ? ExitCode.Ok : ExitCode.RecordsFailed;
+  return exitCode;
 }
