@@ -301,7 +301,124 @@ const FUNCTION_DECLARATION = /function\s*\*?\s*([\w$]+)\s*\(/g;
  */
 export function withoutSameNames(code) {
   const declared = new Set(Array.from(code.matchAll(FUNCTION_DECLARATION), (match) => match[1]));
-  return code.replace(SAME_NAME, (call, name) => (declared.has(name) ? '' : call));
+  return withoutBindingNames(code.replace(SAME_NAME, (call, name) => (declared.has(name) ? '' : call)));
+}
+
+/** keepNames' call around an anonymous function bound to a name: `x=__name(() => {}, "x")`, `{x:__name(...)}`. */
+const BOUND_NAME =
+  /(?<=[^\w$.])([\w$]+)([=:])((?:\(0,[\w$]+\.__name\)|__name)\()(?=(?:async\s*)?(?:\(|[\w$]+=>|function\s*\())/g;
+
+/**
+ * A chunk without keepNames' calls around a function expression or arrow that a binding, a default or
+ * a property of its own name holds: the language names it so already (NamedEvaluation). `x=__name(f,"x")`
+ * becomes `x=(f)`. Such a call ran each time its closure was made: undici's `writeH1` made one per request
+ * (`abort`, ~2 us each, bench/README.md). Only a call whose first argument's end is found, followed by
+ * the same name, is changed; a computed or quoted key, a member or any other name keeps its call.
+ */
+function withoutBindingNames(code) {
+  let out = '';
+  let from = 0;
+  for (const match of code.matchAll(BOUND_NAME)) {
+    const [, name, sign, call] = match;
+    // A binding, an assignment or a default (`(a,x=`) after one of these; a property only after `{` or `,`.
+    if (match.index < from || !(sign === '=' ? '(,{;} \n' : '{,').includes(code[match.index - 1])) continue;
+    const open = match.index + name.length + 1;
+    const end = argumentEnd(code, open + call.length);
+    const tail = `,"${name}")`;
+    if (end === -1 || !code.startsWith(tail, end)) continue;
+    // Calls nested in this function are dropped too (the scan skips past it).
+    out += `${code.slice(from, open)}(${withoutBindingNames(code.slice(open + call.length, end))})`;
+    from = end + tail.length;
+  }
+  return out + code.slice(from);
+}
+
+const REGEX_AFTER = /(?:^|[^\w$])(?:return|typeof|case|do|else|in|of|new|void|delete|throw|yield|await)$/;
+
+/**
+ * Where the call argument starting at `start` ends (its top-level comma or closing parenthesis), skipping
+ * strings, templates, comments and regular expressions; -1 when the scan cannot tell.
+ */
+function argumentEnd(code, start) {
+  const stack = [];
+  let last = '(';
+  for (let i = start; i < code.length; i++) {
+    const c = code[i];
+    if (c === '"' || c === "'") {
+      i = stringEnd(code, i, c);
+      if (i === -1) return -1;
+    } else if (c === '`') {
+      stack.push('`');
+      i = templatePart(code, i + 1, stack);
+      if (i === -1) return -1;
+    } else if (c === '/' && code[i + 1] === '*') {
+      i = code.indexOf('*/', i + 2);
+      if (i === -1) return -1;
+      i += 1;
+      continue;
+    } else if (c === '/' && code[i + 1] === '/') {
+      i = code.indexOf('\n', i);
+      if (i === -1) return -1;
+      continue;
+    } else if (
+      c === '/' &&
+      ('(,=:[!&|?{};+-*%<>~^'.includes(last) || REGEX_AFTER.test(code.slice(Math.max(0, i - 8), i)))
+    ) {
+      i = regexEnd(code, i);
+      if (i === -1) return -1;
+    } else if (c === '(' || c === '[' || c === '{') stack.push(c);
+    else if (c === ')' || c === ']' || c === '}') {
+      if (stack.length === 0) return c === ')' ? i : -1;
+      const top = stack.pop();
+      if (top === '${') {
+        if (c !== '}') return -1;
+        i = templatePart(code, i + 1, stack);
+        if (i === -1) return -1;
+      } else if (top !== { ')': '(', ']': '[', '}': '{' }[c]) return -1;
+    } else if (c === ',' && stack.length === 0) return i;
+    if (!/\s/.test(c)) last = code[i];
+  }
+  return -1;
+}
+
+function stringEnd(code, i, quote) {
+  for (let j = i + 1; j < code.length; j++) {
+    if (code[j] === '\\') j++;
+    else if (code[j] === quote) return j;
+    else if (code[j] === '\n') return -1;
+  }
+  return -1;
+}
+
+/** From inside a template: the index of its closing backtick (popped), or of a `${` (pushed as such). */
+function templatePart(code, i, stack) {
+  for (let j = i; j < code.length; j++) {
+    if (code[j] === '\\') j++;
+    else if (code[j] === '`') {
+      stack.pop();
+      return j;
+    } else if (code[j] === '$' && code[j + 1] === '{') {
+      stack.push('${');
+      return j + 1;
+    }
+  }
+  return -1;
+}
+
+function regexEnd(code, i) {
+  let inClass = false;
+  for (let j = i + 1; j < code.length; j++) {
+    const c = code[j];
+    if (c === '\\') j++;
+    else if (c === '\n') return -1;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') inClass = true;
+    else if (c === '/') {
+      while (/[\w$]/.test(code[j + 1] ?? '')) j++;
+      return j;
+    }
+  }
+  return -1;
 }
 
 async function packChunks(outputFiles, metafile) {

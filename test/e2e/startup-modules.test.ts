@@ -470,9 +470,20 @@ process.on('exit', () => require('node:fs').writeSync(2, '\\nCOMPILED ' + JSON.s
     const packs = [...new Set(Object.values(packManifest().packed))];
     const texts = packs.map((file) => readFileSync(join(ROOT, 'dist/bundle/packed', file), 'utf8'));
     expect(texts.filter((text) => withoutSameNames(text) !== text)).toEqual([]);
-    // A renamed function's call and an expression's stay: only the declaration's own name is dropped.
+    // A renamed function's call stays; a declaration's own name, and a function bound to its own name, are dropped.
     const code = 'function f(){}__name(f,"f");function f2(){}(0,c.__name)(f2,"f");var g=__name(()=>1,"g");';
-    expect(withoutSameNames(code)).toBe('function f(){}function f2(){}(0,c.__name)(f2,"f");var g=__name(()=>1,"g");');
+    expect(withoutSameNames(code)).toBe('function f(){}function f2(){}(0,c.__name)(f2,"f");var g=(()=>1);');
+    // The language names a bound one (NamedEvaluation); a member, another name or a ternary's branch keeps its call.
+    const bound =
+      'let a=(0,m.__name)(e=>{x("),",`${y({z:1})}`,/[)}]/.test(e))},"a"),o={b:__name(async(v)=>v/2,"b"),c:__name(()=>1,"d")};' +
+      'o.e=__name(()=>1,"e");let f=q?g:__name(()=>1,"g");';
+    const kept = withoutSameNames(bound);
+    expect(kept).toBe(
+      'let a=(e=>{x("),",`${y({z:1})}`,/[)}]/.test(e))}),o={b:(async(v)=>v/2),c:__name(()=>1,"d")};' +
+        'o.e=__name(()=>1,"e");let f=q?g:__name(()=>1,"g");',
+    );
+    const names = new Function('m', '__name', 'q', 'g', `${kept.replace(/let f=.*/, '')}return [a.name,o.b.name];`);
+    expect(names({ __name: (f: unknown) => f }, (f: unknown) => f, true, 1)).toEqual(['a', 'b']);
     expect(texts.join('').match(/__name\)\(/g)?.length).toBeGreaterThan(100);
   });
 
