@@ -77,6 +77,8 @@ export function prunedAfter(
   after: readonly ManagedLink[] | undefined,
   pruned: readonly ManagedLink[] = [],
 ): ManagedLink[] | undefined {
+  // Nothing managed before, nothing lost (every acknowledged joiner): no map, copies or lists made.
+  if (before.length === 0 && pruned.length === 0) return undefined;
   const now = parseLinks(after);
   const kept = [...before, ...pruned].map(([id, words]): ManagedLink => {
     return [id, words.filter((word) => now.get(id)?.has(FIELD_OF.get(word)!) === false)];
