@@ -301,7 +301,51 @@ const FUNCTION_DECLARATION = /function\s*\*?\s*([\w$]+)\s*\(/g;
  */
 export function withoutSameNames(code) {
   const declared = new Set(Array.from(code.matchAll(FUNCTION_DECLARATION), (match) => match[1]));
-  return withoutBindingNames(code.replace(SAME_NAME, (call, name) => (declared.has(name) ? '' : call)));
+  return withoutClassNames(
+    withoutBindingNames(code.replace(SAME_NAME, (call, name) => (declared.has(name) ? '' : call))),
+  );
+}
+
+/** A class named in its head: `class X` (a declaration or expression) or `X=class` (a binding). */
+const CLASS_HEAD = /(?<=[^\w$.])(?:class\s+([\w$]+)|([\w$]+)=class)(?![\w$])/g;
+
+/**
+ * A chunk without keepNames' static block in a class its head names already (`class X{static{__name(this,"X")}}`,
+ * `X=class{...}`): one `defineProperty` and one static initializer less each time the class is made (most
+ * as their chunk loads). A class with a static `name` of its own, or whose body's end is not found, keeps it.
+ */
+function withoutClassNames(code) {
+  const cuts = [];
+  for (const match of code.matchAll(CLASS_HEAD)) {
+    const name = match[1] ?? match[2];
+    // The body's brace: after the head and its `extends` expression, at their depth.
+    let open = match.index + match[0].length;
+    for (let depth = 0; open < code.length && !(depth === 0 && code[open] === '{'); open++) {
+      if (code[open] === '(') depth++;
+      else if (code[open] === ')') depth--;
+      else if (/[;,=]/.test(code[open]) && depth === 0) break;
+    }
+    if (code[open] !== '{') continue;
+    const end = argumentEnd(code, open + 1, '}');
+    if (end === -1) continue;
+    const body = code.slice(open + 1, end);
+    const block = new RegExp(
+      `static\\{(?:\\(0,[\\w$]+\\.__name\\)|__name)\\(this,"${name.replaceAll('$', '\\$')}"\\)\\}`,
+      'g',
+    );
+    const found = Array.from(body.matchAll(block));
+    if (found.length !== 1 || /static\s*(?:get\s*|set\s*|async\s*)?["']?name\b/.test(body)) continue;
+    cuts.push([open + 1 + found[0].index, open + 1 + found[0].index + found[0][0].length]);
+  }
+  cuts.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let from = 0;
+  for (const [start, stop] of cuts) {
+    if (start < from) continue;
+    out += code.slice(from, start);
+    from = stop;
+  }
+  return out + code.slice(from);
 }
 
 /** keepNames' call around an anonymous function bound to a name: `x=__name(() => {}, "x")`, `{x:__name(...)}`. */
@@ -336,10 +380,11 @@ function withoutBindingNames(code) {
 const REGEX_AFTER = /(?:^|[^\w$])(?:return|typeof|case|do|else|in|of|new|void|delete|throw|yield|await)$/;
 
 /**
- * Where the call argument starting at `start` ends (its top-level comma or closing parenthesis), skipping
- * strings, templates, comments and regular expressions; -1 when the scan cannot tell.
+ * Where the call argument starting at `start` ends (its top-level comma or closing parenthesis), or with
+ * `close` '}' the block's closing brace, skipping strings, templates, comments and regular expressions;
+ * -1 when the scan cannot tell.
  */
-function argumentEnd(code, start) {
+function argumentEnd(code, start, close = ')') {
   const stack = [];
   let last = '(';
   for (let i = start; i < code.length; i++) {
@@ -362,20 +407,20 @@ function argumentEnd(code, start) {
       continue;
     } else if (
       c === '/' &&
-      ('(,=:[!&|?{};+-*%<>~^'.includes(last) || REGEX_AFTER.test(code.slice(Math.max(0, i - 8), i)))
+      ('(,=:[!&|?{};+-*%<>~^'.includes(last) || REGEX_AFTER.test(code.slice(Math.max(0, i - 12), i).trimEnd()))
     ) {
       i = regexEnd(code, i);
       if (i === -1) return -1;
     } else if (c === '(' || c === '[' || c === '{') stack.push(c);
     else if (c === ')' || c === ']' || c === '}') {
-      if (stack.length === 0) return c === ')' ? i : -1;
+      if (stack.length === 0) return c === close ? i : -1;
       const top = stack.pop();
       if (top === '${') {
         if (c !== '}') return -1;
         i = templatePart(code, i + 1, stack);
         if (i === -1) return -1;
       } else if (top !== { ')': '(', ']': '[', '}': '{' }[c]) return -1;
-    } else if (c === ',' && stack.length === 0) return i;
+    } else if (c === ',' && stack.length === 0 && close === ')') return i;
     if (!/\s/.test(c)) last = code[i];
   }
   return -1;
