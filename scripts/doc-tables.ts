@@ -8,7 +8,7 @@ import { invigilatorIdsWire } from '../src/domain/invigilators.js';
 import { CANDIDATE_TABLE, SCHEDULE_REQUEST_TABLE, SCHEDULE_TABLE } from '../src/domain/schedule.js';
 import { inputJsonSchema, wireSchema } from '../src/domain/schemas.js';
 import { HIERARCHY_TABLE, USER_TABLE } from '../src/domain/user.js';
-import { ERROR_CODES, type ErrorCodeId } from '../src/system/error-codes.js';
+import { ERROR_CODES, errorCodeEntry } from '../src/system/error-codes.js';
 
 /**
  * The generated blocks of the docs (docs/architecture.md, "Generated blocks in docs"): flag tables
@@ -226,9 +226,9 @@ export function renderErrorBlocks(markdown: string): { text: string; blocks: Doc
 /** Each code of the table as a heading (its anchor is the code), its cause and its fix, in the table's order. */
 export function errorsSection(marker: string): string {
   if (marker !== 'codes') throw new Error(`unknown errors block "${marker}"`);
-  return `${(Object.keys(ERROR_CODES) as ErrorCodeId[])
-    .map((code) => {
-      const { exit, title, cause, fix } = ERROR_CODES[code];
+  return `${Object.keys(ERROR_CODES)
+    .map((id) => {
+      const { code, exit, title, cause, fix } = errorCodeEntry(id)!;
       return `\n### ${code}\n\n**${title}** (exit ${exit})\n\nCause: ${cause}\n\nFix: ${fix}\n`;
     })
     .join('')}\n`;

@@ -25,41 +25,32 @@ export function readEnvelope<T>(text: string, status: number): Envelope<T> | und
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
   const body = parsed as Record<string, unknown>;
-  if (
-    !('Content' in body) &&
-    !('Success' in body) &&
-    !('Errors' in body) &&
-    !('content' in body) &&
-    !('success' in body) &&
-    !('errors' in body)
-  ) {
-    return undefined;
-  }
+  if (!ENVELOPE_MEMBERS.some((name) => name in body)) return undefined;
   // The parse made a fresh object no one else holds: completed in place, not copied.
-  const envelope = body;
-  if (!('Content' in envelope)) envelope.Content = 'content' in body ? body.content : null;
-  if (!('Errors' in envelope)) envelope.Errors = 'errors' in body ? body.errors : null;
+  if (!('Content' in body)) body.Content = 'content' in body ? body.content : null;
+  if (!('Errors' in body)) body.Errors = 'errors' in body ? body.errors : null;
   // Success is true only as the boolean true ({"Success":"true"} is not: said as what came), never
   // at a 4xx (the status is the protocol's verdict); only an envelope without the member at all
   // has it derived from the status and Errors.
   const said = 'Success' in body ? body.Success : body.success;
-  envelope.Success =
-    said === undefined
-      ? status >= 200 && status < 300 && errorsOf(envelope).length === 0
-      : said === true && status < 400;
+  body.Success =
+    said === undefined ? status >= 200 && status < 300 && errorsOf(body).length === 0 : said === true && status < 400;
   const type = said === null ? 'null' : typeof said === 'object' ? 'an object' : `a ${typeof said}`;
   let why =
     said === undefined || typeof said === 'boolean'
       ? undefined
       : `Success as ${type} (HTTP ${status}), not the boolean true`;
   if (said === true && status >= 400) {
-    saidSuccess.add(envelope);
+    saidSuccess.add(body);
     why = `HTTP ${status} with Success: true; an answer with status ${status} is never a success`;
   }
-  if (why !== undefined && errorsOf(envelope).length === 0)
-    envelope.Errors = [{ Code: null, Message: `the service answered ${why}` }];
-  return envelope as unknown as Envelope<T>;
+  if (why !== undefined && errorsOf(body).length === 0)
+    body.Errors = [{ Code: null, Message: `the service answered ${why}` }];
+  return body as unknown as Envelope<T>;
 }
+
+/** An object with none of these members is no envelope. */
+const ENVELOPE_MEMBERS = ['Content', 'Success', 'Errors', 'content', 'success', 'errors'];
 
 /** The envelopes of a 4xx saying Success true (`readEnvelope`). */
 export const saidSuccess = new WeakSet<object>();

@@ -217,17 +217,7 @@ function isWordAt(text: string, at: number): boolean {
 }
 
 /** A character of either base64 alphabet (standard or url-safe). */
-function isBase64Char(c: number): boolean {
-  return (
-    (c >= 48 && c <= 57) ||
-    (c >= 65 && c <= 90) ||
-    (c >= 97 && c <= 122) ||
-    c === 43 ||
-    c === 47 ||
-    c === 45 ||
-    c === 95
-  );
-}
+const BASE64_CHAR = /[\w+/-]/;
 
 /**
  * A base64 form's match widened to the whole encoding around it: the characters at its edges
@@ -239,9 +229,9 @@ function widenBase64(text: string, marks: Uint8Array): void {
   for (let i = 0; i < text.length; i += 1) {
     if ((marks[i]! & MARK_BASE64) === 0) continue;
     let from = i;
-    while (from > 0 && isBase64Char(text.charCodeAt(from - 1))) from -= 1;
+    while (from > 0 && BASE64_CHAR.test(text[from - 1]!)) from -= 1;
     let to = i;
-    while (to + 1 < text.length && (marks[to + 1] !== 0 || isBase64Char(text.charCodeAt(to + 1)))) to += 1;
+    while (to + 1 < text.length && (marks[to + 1] !== 0 || BASE64_CHAR.test(text[to + 1]!))) to += 1;
     while (to + 1 < text.length && text.charCodeAt(to + 1) === 61) to += 1; // '=' padding
     marks.fill(MARK, from, to + 1);
     i = to;

@@ -101,8 +101,6 @@ export async function probeRemote(options: ProbeOptions, path: string): Promise<
             debugLabel: () => `GET ${fullPath}`,
             errorLabel: () => `${origin}: GET ${path}`,
             signal: options.signal,
-            debug: undefined,
-            beforeAttempt: () => undefined,
             attempt,
             describeFailure: describe,
             settle: (answer) => answer,

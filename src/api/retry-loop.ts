@@ -45,9 +45,9 @@ export interface RetriedCall<T> {
   /** `host: METHOD route`, for the message when the call gives up (made only then). */
   errorLabel(): string;
   readonly signal: AbortSignal | undefined;
-  readonly debug: ((line: string) => void) | undefined;
+  readonly debug?: ((line: string) => void) | undefined;
   /** Runs before every attempt: throws if the client may no longer call; a promise only when it must wait (the rate gate). */
-  beforeAttempt(): Promise<void> | undefined;
+  beforeAttempt?(): Promise<void> | undefined;
   attempt(): Promise<HttpAnswer | NetworkFailure>;
   /** A network failure in words (with nothing secret in it). */
   describeFailure(error: Error): string;
@@ -95,7 +95,7 @@ export async function withRetries<T>(call: RetriedCall<T>, limits: RetryLimits):
   let nothingSent = true;
   try {
     for (let attempt = 1; ; attempt += 1) {
-      const waiting = call.beforeAttempt();
+      const waiting = call.beforeAttempt?.();
       if (waiting !== undefined) await waiting;
       const attemptStarted = now();
       if (call.signal?.aborted) throw interrupted();

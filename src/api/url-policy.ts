@@ -18,9 +18,7 @@ interface BaseUrl {
 /** Parses and checks a base URL: http(s) only, no credentials, plain http only to loopback unless allowed. */
 export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false, via = '--base-url'): BaseUrl {
   const url = secretFreeUrl(baseUrl, via);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`${via}: unsupported scheme ${url.protocol} (use https://)`);
-  }
+  checkHttpScheme(url, via);
   if (url.protocol === 'http:' && !allowInsecureHttp && !isLoopbackHost(url.hostname)) {
     throw new UsageError(
       `${via}: refusing plain http:// to ${url.hostname}: the token would cross the network in clear text. ` +
@@ -41,26 +39,35 @@ export function parseBaseUrl(baseUrl: string, allowInsecureHttp = false, via = '
 }
 
 /**
- * The base URL, refused when it is none or holds a user name, password, query or fragment: where
+ * The address, refused when it is none or holds a user name, password, query or fragment: where
  * a run takes it (settings.ts), before any line shows it or a journal or sync memory keeps it.
+ * `credentials`: where they go instead; `example`: after a text that is no URL.
  */
-export function secretFreeUrl(baseUrl: string, via: string): URL {
-  if (!URL.canParse(baseUrl.trim())) {
-    throw new UsageError(
-      `${via}: not a valid URL: ${quotedValue(redactUrl(baseUrl))} (expected e.g. https://exam.example.com)`,
-    );
+export function secretFreeUrl(
+  address: string,
+  via: string,
+  credentials = 'give the token with EXAMCTL_TOKEN, --token-file or a profile',
+  example = ' (expected e.g. https://exam.example.com)',
+): URL {
+  if (!URL.canParse(address.trim())) {
+    throw new UsageError(`${via}: not a valid URL: ${quotedValue(redactUrl(address))}${example}`);
   }
-  const url = new URL(baseUrl.trim());
+  const url = new URL(address.trim());
   if (url.username !== '' || url.password !== '') {
-    throw new UsageError(
-      `${via}: must not contain a user name or password; give the token with EXAMCTL_TOKEN, --token-file or a profile`,
-    );
+    throw new UsageError(`${via}: must not contain a user name or password; ${credentials}`);
   }
   // Even empty (`http://h/?`): no line would show it.
   if (/[?#]/.test(url.href)) {
     throw new UsageError(`${via}: must not contain a query string or fragment`);
   }
   return url;
+}
+
+/** http(s) only: `url`'s scheme, else refused. */
+export function checkHttpScheme(url: URL, via: string): void {
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`${via}: unsupported scheme ${url.protocol} (use https://)`);
+  }
 }
 
 /** 127.x.y.z in plain dotted decimal, the form a URL's hostname always has. */

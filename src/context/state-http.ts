@@ -4,11 +4,11 @@
  * and credentials: docs/sync.md, "A state service". Every text the service sends passes the
  * redaction gate before any sink sees it.
  */
-import { quotedValue, redactUrl } from '../domain/problem.js';
+import { redactUrl } from '../domain/problem.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { proxyFor, proxySecrets } from '../api/proxy-env.js';
-import { isLoopbackHost } from '../api/url-policy.js';
+import { checkHttpScheme, isLoopbackHost, secretFreeUrl } from '../api/url-policy.js';
 import { createRedactor, type Redactor } from '../api/redaction.js';
 import { TargetError, UsageError } from '../system/errors.js';
 import { nonEmpty, requestTimeoutFromEnv, type Env } from '../system/env-values.js';
@@ -67,21 +67,8 @@ export interface StateHttp {
  * secret into the run journal), plain http only to this machine.
  */
 export function checkStateAddress(address: string, what: string): URL {
-  let url: URL;
-  try {
-    url = new URL(address.trim());
-  } catch {
-    throw new UsageError(`${what}: not a valid URL: ${quotedValue(redactUrl(address))}`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new UsageError(`${what}: unsupported scheme ${url.protocol} (use https://)`);
-  if (url.username !== '' || url.password !== '') {
-    throw new UsageError(
-      `${what}: must not contain a user name or password; give them with EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD`,
-    );
-  }
-  if (url.search !== '' || url.hash !== '')
-    throw new UsageError(`${what}: must not contain a query string or fragment`);
+  const url = secretFreeUrl(address, what, 'give them with EXAMCTL_SYNC_USERNAME and EXAMCTL_SYNC_PASSWORD', '');
+  checkHttpScheme(url, what);
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new UsageError(
       `${what}: refusing plain http:// to ${url.hostname}: the sync memory (names, links) and the credentials would cross the network in clear text; use https://`,

@@ -213,13 +213,9 @@ const FAILURE_HEADERS: Record<string, Record<string, object>> = {
 };
 
 /** `path`: the operation's route under the API prefix (`/user`), for the examples that name it. */
-function responses(
-  path: string,
-  okRef: string,
-  okDescription: string,
-  hasBody: boolean,
-  examples: OperationExamples,
-): object {
+function responses(path: string, okRef: string, okDescription: string, examples: OperationExamples): object {
+  // Every operation but the GET sends a body, and its examples show one.
+  const hasBody = examples.request !== undefined;
   const failure = (example: unknown) => ({
     'application/json': { schema: { $ref: '#/components/schemas/FailureEnvelope' }, example },
   });
@@ -304,7 +300,6 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             '/schedule',
             'ScheduleEnvelope',
             'Content is the schedule external id.',
-            true,
             examples.schedule,
           ),
         },
@@ -323,7 +318,6 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             '/external/review-sessions/{externalId}',
             'ReviewSessionEnvelope',
             'Content is the review session. Unknown id: 400 code 1101.',
-            false,
             examples.reviewSession,
           ),
         },
@@ -342,7 +336,6 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             '/collections',
             'CollectionEnvelope',
             'Content has the ExternalId of the created collection.',
-            true,
             examples.collection,
           ),
         },
@@ -364,7 +357,6 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             '/user',
             'UserEnvelope',
             'Content.User is the stored user; failed hierarchies are in GroupErrors.',
-            true,
             examples.user,
           ),
         },
@@ -392,7 +384,6 @@ export function buildOpenApiDocument(version = '0.0.0', baseUrl?: string): objec
             '/schedule/{externalId}/invigilators',
             'InvigilatorsEnvelope',
             'Content lists the removed ids and per-user errors (319). Whole-request errors (100, 200, 300, 301, 302, 305) also come with 200 and Success false.',
-            true,
             examples.invigilators,
           ),
         },

@@ -66,6 +66,8 @@ export async function fsyncDirectory(dir: string): Promise<void> {
   }
 }
 
+const FLUSH_AT = 1 << 20;
+
 /** Collects small strings (and byte runs) into large writes: one syscall per ~1 MiB instead of one per entity. */
 class BufferedWriter {
   private pending: Array<string | Buffer> = [];
@@ -74,15 +76,12 @@ class BufferedWriter {
   /** Sees every flushed run of bytes (e.g. to checksum them without encoding each string twice). */
   onFlush: ((bytes: Buffer) => void) | undefined;
 
-  constructor(
-    private readonly handle: FileHandle,
-    private readonly flushAt = 1 << 20,
-  ) {}
+  constructor(private readonly handle: FileHandle) {}
 
   async write(text: string | Buffer): Promise<void> {
     this.pending.push(text);
     this.pendingLength += text.length;
-    if (this.pendingLength >= this.flushAt) await this.flush();
+    if (this.pendingLength >= FLUSH_AT) await this.flush();
   }
 
   async flush(): Promise<void> {

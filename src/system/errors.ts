@@ -2,7 +2,7 @@
  * Typed errors that carry the process exit code (docs/cli-contract.md, "Exit status").
  * Only src/cli/main.ts turns them into an exit; everything else throws them.
  */
-import type { CodeOfExit, ErrorCodeEntry, ErrorCodeId } from './error-codes.js';
+import type { CodeOfExit, ErrorCodeId, ErrorExit } from './error-codes.js';
 
 export const ExitCode = {
   Ok: 0,
@@ -29,7 +29,7 @@ export function messageOf(error: unknown): string {
 }
 
 /** `Exit`: the exit status a subclass ends with, which types the codes its throws may give. */
-export abstract class ExamctlError<Exit extends ErrorCodeEntry['exit'] = ErrorCodeEntry['exit']> extends Error {
+export abstract class ExamctlError<Exit extends ErrorExit = ErrorExit> extends Error {
   abstract readonly exitCode: ExitCodeNumber;
   /** The class's code, when a throw gives none. */
   static readonly defaultCode: ErrorCodeId = 'E7000';

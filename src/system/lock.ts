@@ -109,6 +109,12 @@ export async function readLockInfo(path: string): Promise<LockInfo | 'missing' |
   }
 }
 
+/** Whether the lock file at `path` is the one taken with `token`. */
+async function lockHasToken(path: string, token: string): Promise<boolean> {
+  const current = await readLockInfo(path);
+  return typeof current === 'object' && current.token === token;
+}
+
 /** A lock's record as examctl wrote it (a file's, or a state service lock's Info), else undefined. */
 export function lockInfoOf(info: Partial<LockInfo>): LockInfo | undefined {
   if (typeof info.pid !== 'number' || typeof info.host !== 'string' || typeof info.token !== 'string') return undefined;
@@ -241,8 +247,7 @@ export class StoreLock {
           await createExclusive(this.lockPath, text);
           // A writer stalled between creating LOCK and filling it (a suspended machine) may have
           // had it broken as an abandoned empty lock: it holds the lock only if LOCK is its own.
-          const written = await readLockInfo(this.lockPath);
-          if (typeof written === 'object' && written.token === token) {
+          if (await lockHasToken(this.lockPath, token)) {
             this.heldToken = token;
             return;
           }
@@ -283,20 +288,16 @@ export class StoreLock {
 
   /** Whether `LOCK` at the directory is this lock's own (false where it is held by none here). */
   async heldAtPath(): Promise<boolean> {
-    if (this.heldToken === undefined) return false;
-    const current = await readLockInfo(this.lockPath);
-    return typeof current === 'object' && current.token === this.heldToken;
+    return this.heldToken !== undefined && lockHasToken(this.lockPath, this.heldToken);
   }
 
   async release(): Promise<void> {
     const token = this.heldToken;
     if (!token) return;
     this.heldToken = undefined;
-    const current = await readLockInfo(this.lockPath);
     // Never remove a lock that is not ours (ours was broken as stale: the pid was reused or the clock lied).
     // Retried while another program holds it a moment (Windows: an antivirus scanning the new file).
-    if (typeof current === 'object' && current.token === token)
-      await unlinkRetrying(this.lockPath).catch(() => undefined);
+    if (await lockHasToken(this.lockPath, token)) await unlinkRetrying(this.lockPath).catch(() => undefined);
   }
 
   private lockedError(holder: LockInfo | 'unreadable'): StoreLockedError {
@@ -327,10 +328,7 @@ export class StoreLock {
   }
 
   private async breakStale(stale: LockInfo, text: string): Promise<void> {
-    await this.breakUnder(text, async () => {
-      const current = await readLockInfo(this.lockPath);
-      return typeof current === 'object' && current.token === stale.token;
-    });
+    await this.breakUnder(text, () => lockHasToken(this.lockPath, stale.token));
   }
 
   /** An unreadable LOCK older than UNREADABLE_LOCK_STALE_MS is broken; true when it was. */

@@ -10,23 +10,22 @@ export interface TextSink {
   write(text: string): void | Promise<void>;
 }
 
+const CHUNK_CHARS = 64 * 1024;
+
 /**
- * Gathers small writes into chunks of about `chunkSize` characters: a report of 500k items
+ * Gathers small writes into chunks of about CHUNK_CHARS characters: a report of 500k items
  * then costs a few hundred write calls instead of 500k. `flush` must be called at the end.
  */
 export class BufferedSink implements TextSink {
   private parts: string[] = [];
   private size = 0;
 
-  constructor(
-    private readonly target: TextSink,
-    private readonly chunkSize = 64 * 1024,
-  ) {}
+  constructor(private readonly target: TextSink) {}
 
   write(text: string): void | Promise<void> {
     this.parts.push(text);
     this.size += text.length;
-    if (this.size >= this.chunkSize) return this.flush();
+    if (this.size >= CHUNK_CHARS) return this.flush();
   }
 
   flush(): void | Promise<void> {

@@ -15,12 +15,9 @@ export interface Progress {
 }
 
 interface ProgressOptions extends Omit<ProgressLineContext, 'elapsedMs'> {
-  enabled: boolean;
   stream: NodeJS.WritableStream;
   /** How long a run must last before the line appears (ms). */
   delayMs?: number;
-  /** Injected clock (ms) so the text can be tested without waiting. */
-  now?: () => number;
   /** False: the spinner is drawn without colour (table-format.ts, colorEnabled: NO_COLOR, FORCE_COLOR=0). Default true. */
   color?: boolean;
 }
@@ -46,21 +43,16 @@ function isDrawableTerminal(stream: NodeJS.WritableStream): boolean {
   return terminal.columns === undefined || (typeof terminal.columns === 'number' && terminal.columns > 0);
 }
 
+/** The spinner line; none on a stream it cannot be drawn on. Its clock and timers are Date.now and setTimeout (tests fake them). */
 export function createProgress(options: ProgressOptions): Progress {
-  if (!options.enabled || !isDrawableTerminal(options.stream)) return NO_PROGRESS;
+  if (!isDrawableTerminal(options.stream)) return NO_PROGRESS;
   return new SpinnerProgress(options);
 }
 
 /** What both progress lines count, and since when. */
 abstract class CountedProgress {
   protected readonly counts: ProgressCounts = { done: 0, ok: 0, failed: 0, partial: 0, skipped: 0 };
-  protected readonly now: () => number;
-  protected readonly startedAt: number;
-
-  constructor(now: (() => number) | undefined) {
-    this.now = now ?? Date.now;
-    this.startedAt = this.now();
-  }
+  protected readonly startedAt = Date.now();
 
   tick(outcome: ItemStatus): void {
     // Counting only: the text is built by the redraw timer, so 500k ticks cost 500k increments.
@@ -76,7 +68,7 @@ class SpinnerProgress extends CountedProgress {
   private stopped = false;
 
   constructor(private readonly options: ProgressOptions) {
-    super(options.now);
+    super();
     this.showTimer = setTimeout(() => {
       // The line is a courtesy: a failure to draw it must never fail the run.
       this.show().catch(() => undefined);
@@ -115,7 +107,7 @@ class SpinnerProgress extends CountedProgress {
   }
 
   private text(): string {
-    const text = progressText(this.counts, { ...this.options, elapsedMs: this.now() - this.startedAt });
+    const text = progressText(this.counts, { ...this.options, elapsedMs: Date.now() - this.startedAt });
     // One line only: a wrapped line would leave copies behind; room is kept for the spinner frame.
     const columns = (this.options.stream as { columns?: unknown }).columns;
     const room = (typeof columns === 'number' && columns > 0 ? columns : 80) - 3;
@@ -165,50 +157,28 @@ export function plainProgressLine(counts: ProgressCounts, context: ProgressLineC
   return context.label ? `${context.label}: ${text}` : text;
 }
 
-/** The timer functions the ticker uses; tests pass their own and call `poll` with a fake clock. */
-export interface IntervalTimers {
-  setInterval(callback: () => void, ms: number): unknown;
-  clearInterval(handle: unknown): void;
-}
-
 interface PlainProgressOptions extends Omit<ProgressLineContext, 'elapsedMs'> {
   /** Receives each line, newline included (stderr in the CLI). */
   write: (line: string) => void;
-  /** Milliseconds since an arbitrary origin; default Date.now. */
-  now?: () => number;
-  timers?: IntervalTimers;
 }
 
 /** How often the plain line is written, the first time after as long: a short run stays quiet. */
 const PLAIN_PROGRESS_EVERY_MS = 10_000;
 
-const REAL_TIMERS: IntervalTimers = {
-  setInterval(callback, ms) {
-    const handle = setInterval(callback, ms);
-    // A forgotten stop() must never keep the process alive.
-    handle.unref();
-    return handle;
-  },
-  clearInterval(handle) {
-    clearInterval(handle as NodeJS.Timeout);
-  },
-};
-
 /** Counts outcomes and writes the plain line every 10 s, by a timer: a stalled run still shows it is alive. */
 export class PlainProgressTicker extends CountedProgress {
-  private readonly timers: IntervalTimers;
-  private readonly handle: unknown;
+  private readonly handle = setInterval(() => this.write(), PLAIN_PROGRESS_EVERY_MS);
   private stopped = false;
 
   constructor(private readonly options: PlainProgressOptions) {
-    super(options.now);
-    this.timers = options.timers ?? REAL_TIMERS;
-    this.handle = this.timers.setInterval(() => this.write(), PLAIN_PROGRESS_EVERY_MS);
+    super();
+    // A forgotten stop() must never keep the process alive.
+    this.handle.unref();
   }
 
   write(): void {
     if (this.stopped) return;
-    const line = plainProgressLine(this.counts, { ...this.options, elapsedMs: this.now() - this.startedAt });
+    const line = plainProgressLine(this.counts, { ...this.options, elapsedMs: Date.now() - this.startedAt });
     // A courtesy for the log reader: a failing write must never fail the run.
     try {
       this.options.write(`${line}\n`);
@@ -218,7 +188,7 @@ export class PlainProgressTicker extends CountedProgress {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.timers.clearInterval(this.handle);
+    clearInterval(this.handle);
   }
 }
 
@@ -234,7 +204,6 @@ export function createRunProgress(options: RunProgressOptions): Progress {
   if (!options.terminal)
     return new PlainProgressTicker({ write: options.write, total: options.total, label: options.label });
   return createProgress({
-    enabled: true,
     stream: options.stream,
     total: options.total,
     label: options.label,

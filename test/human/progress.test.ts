@@ -10,7 +10,6 @@ import {
   PlainProgressTicker,
   progressEnabled,
   progressText,
-  type IntervalTimers,
 } from '../../src/terminal/progress.js';
 import { formatCount, formatDuration, formatMilliseconds, formatRate } from '../../src/formats/number-format.js';
 
@@ -56,7 +55,7 @@ async function untilDrawn(control: Capture): Promise<void> {
 async function withControl(delayMs: number | undefined, test: (control: Capture) => Promise<void>): Promise<void> {
   vi.useFakeTimers();
   const control = new Capture();
-  const running = createProgress({ enabled: true, stream: control, total: 1, delayMs });
+  const running = createProgress({ stream: control, total: 1, delayMs });
   try {
     await test(control);
   } finally {
@@ -88,18 +87,7 @@ describe('progressEnabled', () => {
 });
 
 describe('createProgress', () => {
-  it('writes nothing at all when disabled', () =>
-    withControl(0, async (control) => {
-      const stream = new Capture();
-      const progress = createProgress({ enabled: false, stream, total: 3, delayMs: 0 });
-      progress.tick('ok');
-      progress.tick('failed');
-      await untilDrawn(control);
-      progress.stop();
-      expect(stream.writes).toBe(0);
-    }));
-
-  it('writes nothing to a stream that is not a terminal, even when enabled', () =>
+  it('writes nothing to a stream that is not a terminal', () =>
     withControl(0, async (control) => {
       const plain = new Writable({ write: (_chunk, _encoding, callback) => callback() });
       let writes = 0;
@@ -108,7 +96,7 @@ describe('createProgress', () => {
         writes += 1;
         return original(...args);
       }) as typeof plain.write;
-      const progress = createProgress({ enabled: true, stream: plain, total: 1, delayMs: 0 });
+      const progress = createProgress({ stream: plain, total: 1, delayMs: 0 });
       progress.tick('ok');
       await untilDrawn(control);
       progress.stop();
@@ -119,7 +107,7 @@ describe('createProgress', () => {
     withControl(0, async (control) => {
       const stream = new Capture();
       stream.columns = 0;
-      const progress = createProgress({ enabled: true, stream, total: 1, delayMs: 0 });
+      const progress = createProgress({ stream, total: 1, delayMs: 0 });
       progress.tick('ok');
       await untilDrawn(control);
       progress.stop();
@@ -130,7 +118,7 @@ describe('createProgress', () => {
     withControl(0, async () => {
       const stream = new Capture();
       stream.columns = 30;
-      const progress = createProgress({ enabled: true, stream, total: 10, delayMs: 0, label: 'users' });
+      const progress = createProgress({ stream, total: 10, delayMs: 0, label: 'users' });
       progress.tick('ok');
       await untilDrawn(stream);
       progress.stop();
@@ -153,7 +141,7 @@ describe('createProgress', () => {
     // The control has the same (default) delay: once it drew, a stopped line that was going to draw had.
     withControl(undefined, async (control) => {
       const stream = new Capture();
-      const progress = createProgress({ enabled: true, stream, total: 2 });
+      const progress = createProgress({ stream, total: 2 });
       progress.tick('ok');
       progress.tick('ok');
       progress.stop();
@@ -166,7 +154,7 @@ describe('createProgress', () => {
     vi.useFakeTimers();
     try {
       const stream = new Capture();
-      const progress = createProgress({ enabled: true, stream, total: 10, delayMs: 1000, label: 'users' });
+      const progress = createProgress({ stream, total: 10, delayMs: 1000, label: 'users' });
       for (let index = 0; index < 3; index += 1) progress.tick('ok');
       progress.tick('failed');
       await vi.advanceTimersByTimeAsync(999);
@@ -252,63 +240,38 @@ describe('plain progress line', () => {
   });
 });
 
-function fakeTimers(): IntervalTimers & { callback?: () => void; ms?: number; cleared: boolean } {
-  const timers = {
-    cleared: false,
-    callback: undefined as (() => void) | undefined,
-    ms: undefined as number | undefined,
-    setInterval(callback: () => void, ms: number) {
-      timers.callback = callback;
-      timers.ms = ms;
-      return 1;
-    },
-    clearInterval() {
-      timers.cleared = true;
-    },
-  };
-  return timers;
-}
-
 describe('PlainProgressTicker', () => {
   it('is quiet for the first 10 s, then writes a line every 10 s, driven by the timer', () => {
-    let clock = 0;
-    const lines: string[] = [];
-    const timers = fakeTimers();
-    const ticker = new PlainProgressTicker({
-      write: (line) => lines.push(line),
-      total: 100,
-      label: 'user sync',
-      now: () => clock,
-      timers,
-    });
-    for (let i = 0; i < 40; i++) ticker.tick(i % 10 === 0 ? 'failed' : 'ok');
-    // Nothing is written but by the timer, whose period is 10 s: the first line comes at 10 s.
-    expect(timers.ms).toBe(10_000);
-    expect(lines).toEqual([]);
-    clock = 10_000;
-    timers.callback!();
-    expect(lines).toEqual(['user sync: 40/100 ok 36 failed 4, 4.0/s, ETA 15 s\n']);
-    clock = 20_000;
-    timers.callback!();
-    expect(lines).toHaveLength(2);
-    ticker.stop();
-    clock = 60_000;
-    timers.callback!();
-    expect(lines).toHaveLength(2);
-    expect(timers.cleared).toBe(true);
+    // Its clock and its timer are vitest's fake ones: time is moved by hand, never waited for.
+    vi.useFakeTimers();
+    try {
+      const lines: string[] = [];
+      const ticker = new PlainProgressTicker({ write: (line) => lines.push(line), total: 100, label: 'user sync' });
+      for (let i = 0; i < 40; i++) ticker.tick(i % 10 === 0 ? 'failed' : 'ok');
+      // Nothing is written but by the timer, whose period is 10 s: the first line comes at 10 s.
+      vi.advanceTimersByTime(9_999);
+      expect(lines).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(lines).toEqual(['user sync: 40/100 ok 36 failed 4, 4.0/s, ETA 15 s\n']);
+      vi.advanceTimersByTime(10_000);
+      expect(lines).toHaveLength(2);
+      ticker.stop();
+      vi.advanceTimersByTime(40_000);
+      expect(lines).toHaveLength(2);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a failing write never fails the run', () => {
-    let clock = 0;
     const ticker = new PlainProgressTicker({
       write: () => {
         throw new Error('EPIPE');
       },
-      now: () => clock,
-      timers: fakeTimers(),
     });
-    clock = 10_000;
     expect(() => ticker.write()).not.toThrow();
+    ticker.stop();
   });
 });
 
