@@ -1,8 +1,11 @@
 // Paired A/B of local serve's CPU per 1,000 creates (bare undici loop, concurrency 8, after 2,000
 // warm-up creates; a fresh store each): two builds, their order alternating round by round.
-// node bench/ab-serve.mjs <binA> <binB> [rounds] [users] [get]
+// node bench/ab-serve.mjs <binA> <binB> [rounds] [users] [get|night]
 // With `get`: GETs of a review session instead of creates (a serve that only reads: no lock lease is held,
 // so each request's token check catches the store up from its files).
+// With `night`: a first night through each build's server, no warm-up: `user sync --target remote` of `users`
+// new users (bench/.data/users-n-<users>.csv) by this checkout's bin/examctl, the same CLI for both; the server's
+// CPU during the night, the CLI's, and the night's wall time.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +13,9 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { bareLoop, closedLoop } from './remote-bench.mjs';
+import { bareLoop, closedLoop, spawnedCpu } from './remote-bench.mjs';
+import { usersCsv } from './generate.mjs';
+import { cliPath } from './paths.mjs';
 
 const [a, b, rounds = '5', users = '5000', mode = 'create'] = process.argv.slice(2);
 
@@ -29,6 +34,7 @@ async function getLoop(target, count) {
   await pool.close();
 }
 const loop = mode === 'get' ? (t, count) => getLoop(t, count) : (t, count, prefix) => bareLoop(t, count, 8, prefix);
+const nightCsv = mode === 'night' ? await usersCsv(Number(users), 'n') : undefined;
 const cpuMs = (pid) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
@@ -75,6 +81,32 @@ for (let r = 0; r < Number(rounds); r++) {
   for (const [k, bin] of order) {
     const t = await serve(bin);
     try {
+      if (nightCsv !== undefined) {
+        const before = cpuMs(t.pid);
+        const cli = spawnedCpu(
+          [
+            cliPath,
+            '--target',
+            'remote',
+            '--base-url',
+            t.url,
+            'user',
+            'sync',
+            '--yes',
+            '--no-input',
+            '--file',
+            nightCsv,
+          ],
+          { EXAMCTL_TOKEN: t.token },
+        );
+        got[k].push({
+          cpu: ((cpuMs(t.pid) - before) / Number(users)) * 1000,
+          rate: Number(users) / cli.seconds,
+          cli: (cli.cpu / Number(users)) * 1000,
+          seconds: cli.seconds,
+        });
+        continue;
+      }
       await loop(t, 2000, 'warm');
       const before = cpuMs(t.pid);
       const started = performance.now();
@@ -100,4 +132,13 @@ for (const k of ['a', 'b'])
     med(got[k].map((x) => x.rate)).toFixed(0),
   );
 console.log('ratio b/a cpu (per-round):', got.a.map((x, i) => (got.b[i].cpu / x.cpu).toFixed(2)).join(', '));
+if (mode === 'night')
+  for (const k of ['a', 'b'])
+    console.log(
+      k,
+      "the CLI's cpu ms/1000:",
+      got[k].map((x) => x.cli.toFixed(0)).join(', '),
+      '| night s:',
+      got[k].map((x) => x.seconds.toFixed(1)).join(', '),
+    );
 console.log('load 1-min at each round start:', loads.join(', '));

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -49,6 +49,51 @@ describe('lock lease', () => {
     await eventually(async () => !(await lockExists()));
     expect(await lease.acquire()).toBe(false);
     await lease.releaseNow();
+  });
+
+  it('one idle timer for many batches: held through a batch the timer fires in, let go idleMs after the last batch', async () => {
+    await createStore(dir, []);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    // Timers made, counted around the fake one (put back before the real ones are).
+    const fake = globalThis.setTimeout;
+    let made = 0;
+    const counted = ((...args: Parameters<typeof setTimeout>) => {
+      made += 1;
+      return fake(...args);
+    }) as typeof setTimeout;
+    globalThis.setTimeout = counted;
+    const realTimers = (): void => {
+      if (globalThis.setTimeout === counted) globalThis.setTimeout = fake;
+      vi.useRealTimers();
+    };
+    try {
+      const lease = new LockLease(new StoreLock(dir, 1_000), dir, { ...HOLD_FOREVER, idleMs: 20 });
+      await lease.acquire();
+      await lease.batchDone();
+      // Nine more batches, 2 ms apart: the one timer set by the first.
+      for (let i = 0; i < 9; i++) {
+        await vi.advanceTimersByTimeAsync(2);
+        expect(await lease.acquire()).toBe(true);
+        await lease.batchDone();
+      }
+      expect(made).toBe(1);
+      // A batch begun before the timer fires (at 20): held through it; the timer is set again at its end.
+      expect(await lease.acquire()).toBe(true);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(await lockExists()).toBe(true);
+      await lease.batchDone();
+      expect(made).toBe(2);
+      // Released 20 ms after that last batch (at 28), not before.
+      await vi.advanceTimersByTimeAsync(19);
+      expect(await lockExists()).toBe(true);
+      await vi.advanceTimersByTimeAsync(2);
+      realTimers();
+      await eventually(async () => !(await lockExists()));
+      expect(await lease.acquire()).toBe(false);
+      await lease.releaseNow();
+    } finally {
+      realTimers();
+    }
   });
 
   it('past the maximum hold, hands the lock to a waiting writer at the end of a batch', async () => {

@@ -30,6 +30,14 @@ export interface LeaseTiming {
 
 export class LockLease {
   private heldSince = 0;
+  /** When the last batch ended (performance.now(): a clock set back holds nothing); the lock goes idleMs after. */
+  private lastBatchAt = 0;
+  /** Between acquire and the batch's end (batchDone, releaseNow): the idle timer lets the lock be. */
+  private inBatch = false;
+  /**
+   * One timer per idle period, not one per batch: batches only move lastBatchAt, and the timer, when
+   * it fires early, waits for the rest (a timer made and cleared per batch showed in profiles).
+   */
   private idleTimer: NodeJS.Timeout | undefined;
   /** An idle release in flight: the next acquire waits for it (its unlink must not meet our new LOCK). */
   private releasing: Promise<void> = Promise.resolve();
@@ -50,7 +58,7 @@ export class LockLease {
    * batch: then nobody else can have written, and the batch needs no catch-up.
    */
   async acquire(): Promise<boolean> {
-    this.cancelIdle();
+    this.inBatch = true;
     await this.releasing;
     if (this.lock.held) return true;
     if (this.handedOverAt !== undefined) {
@@ -67,7 +75,10 @@ export class LockLease {
    * someone waits. Either way it goes once no batch comes for the idle time.
    */
   async batchDone(): Promise<void> {
-    if (!this.lock.held) return;
+    if (!this.lock.held) {
+      this.inBatch = false;
+      return;
+    }
     if (Date.now() - this.heldSince >= this.timing.maxHoldMs) {
       if (await this.othersWaiting()) {
         await this.releaseNow();
@@ -76,11 +87,24 @@ export class LockLease {
       }
       this.heldSince = Date.now();
     }
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = undefined;
-      this.releasing = this.lock.release().catch(() => undefined);
-    }, this.timing.idleMs);
+    this.lastBatchAt = performance.now();
+    this.inBatch = false;
+    this.idleTimer ??= setTimeout(this.onIdle, this.timing.idleMs);
   }
+
+  /** The idle timer: the lock goes once idleMs passed since the last batch, none running. */
+  private readonly onIdle = (): void => {
+    this.idleTimer = undefined;
+    // A batch runs: its end sets the timer again.
+    if (this.inBatch || !this.lock.held) return;
+    const left = this.lastBatchAt + this.timing.idleMs - performance.now();
+    if (left > 0) {
+      // Whole milliseconds: node keeps one timer list per distinct delay.
+      this.idleTimer = setTimeout(this.onIdle, Math.ceil(left));
+      return;
+    }
+    this.releasing = this.lock.release().catch(() => undefined);
+  };
 
   /** Whether the lock is ours now (kept or taken); it may go on the idle timer at any moment after a batch. */
   get held(): boolean {
@@ -94,6 +118,8 @@ export class LockLease {
   async retake(): Promise<void> {
     if (await this.lock.heldAtPath()) return;
     await this.releaseNow();
+    // Still within the batch that found the directory replaced.
+    this.inBatch = true;
     await this.lock.acquire();
     this.heldSince = Date.now();
   }
@@ -101,6 +127,7 @@ export class LockLease {
   /** Releases now (a failed batch, a compaction on request, close). */
   async releaseNow(): Promise<void> {
     this.cancelIdle();
+    this.inBatch = false;
     await this.releasing;
     await this.lock.release();
   }

@@ -1,0 +1,69 @@
+// What a journal line of `local serve`'s store costs, in parts (issue 82 item 3), with a built dist/'s store
+// code: the per-batch steps each measured alone (CPU per call, 20,000 calls after 2,000), then the engine and
+// store together in process, no HTTP: the bench's users upserted in batches of 4 and of 64 per event-loop turn
+// (5,000 after 2,000), CPU per user; the difference is the lines. For one transaction a line, bench/ab-commit.mjs.
+//   node bench/line-cost.mjs [dist dir of a build]
+import { closeSync, constants, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { root } from './paths.mjs';
+import { userBody } from './remote-bench.mjs';
+
+const dist = resolve(process.argv[2] ?? join(root, 'dist'));
+const { createStore, openStore } = await import(join(dist, 'engine/store/index.js'));
+const { readManifestSync } = await import(join(dist, 'engine/store/manifest.js'));
+const { encodeJournalLine } = await import(join(dist, 'engine/store/journal.js'));
+const { nextHead } = await import(join(dist, 'engine/store/store-head.js'));
+const { createLocalEngine, ensureLocalStore } = await import(join(dist, 'engine/index.js'));
+
+const scratch = mkdtempSync(join(tmpdir(), 'examctl-line-cost-'));
+try {
+  const dir = join(scratch, 'steps');
+  await createStore(dir, []);
+  const calls = 20_000;
+  const time = (name, step) => {
+    for (let i = 0; i < 2_000; i++) step();
+    const cpu = process.cpuUsage();
+    for (let i = 0; i < calls; i++) step();
+    const used = process.cpuUsage(cpu);
+    console.log(`${name}: ${((used.user + used.system) / calls).toFixed(1)} us`);
+  };
+  time('CURRENT read (readManifestSync)', () => readManifestSync(dir));
+  const journal = join(dir, 'journal-1.ndjson');
+  const flags = constants.O_RDWR | constants.O_DSYNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  const line = Buffer.alloc(1_000);
+  time("the journal's open, fstat, read and close", () => {
+    const fd = openSync(journal, flags);
+    fstatSync(fd);
+    readSync(fd, line, 0, line.length, 0);
+    closeSync(fd);
+  });
+  const head = 'AAAAAAAAAAAAAAAAAAAAAA';
+  const changes = [1, 2, 3, 4].map((i) => JSON.stringify(['users', `u${i}`, userBody(i, 'c')]));
+  time('a line of 4 users encoded', () => encodeJournalLine(changes, head));
+  const encoded = Buffer.from(encodeJournalLine(changes, head));
+  time("the line's head (SHA-256)", () => nextHead(head, encoded));
+
+  for (const batch of [4, 64]) {
+    const store = await openStore(await ensureLocalStore(join(scratch, `store-${batch}`)));
+    const engine = createLocalEngine({ store });
+    const upsert = async (prefix, count) => {
+      const texts = Array.from({ length: count }, (_, i) => JSON.stringify(userBody(i + 1, prefix)));
+      for (let i = 0; i < count; i += batch) {
+        const answers = await Promise.all(
+          texts.slice(i, i + batch).map((text) => engine.upsertUser(JSON.parse(text), { onHead() {} })),
+        );
+        for (const answer of answers) if (!answer.envelope.Success) throw new Error(JSON.stringify(answer.envelope));
+      }
+    };
+    await upsert('w', 2_000);
+    const cpu = process.cpuUsage();
+    await upsert('t', 5_000);
+    const used = process.cpuUsage(cpu);
+    console.log(`engine and store, batches of ${batch}: ${((used.user + used.system) / 5_000).toFixed(0)} us a user`);
+    await engine.close();
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}
+console.log(`load ${(await import('node:fs')).readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`);
