@@ -106,11 +106,6 @@ function refuseOver(
   );
 }
 
-/** A user sync's plan, counted before it sends (`planCounts`), in the words every plan says (plan-actions.ts). */
-export function planWords(counts: ActionCounts): string {
-  return actionWords(counts, true);
-}
-
 /** A unit counted ahead of its run as the run reports it once sent. */
 const OK = { status: 'ok' } as const;
 
@@ -143,7 +138,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   private readonly keptLinks = { count: 0, first: [] as string[], seen: new Set<string>() };
   /** The ids of the file's records this read met: one id per file (record-job.ts) takes them (not --only-failed's). */
   fileIds: IdsOfOneInput | undefined;
-  /** Set while `planCounts` judges the file ahead of the run: what the run itself says (kept links) is not said twice. */
+  /** Set while `describePlan` judges the file ahead of the run: what the run itself says (kept links) is not said twice. */
   private counting = false;
   /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
   private readonly emptiedHierarchies = new WeakSet<UserRequest>();
@@ -586,9 +581,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
 
   /**
    * What the run would do with `records` (the file, read again), each judged as the run judges it,
-   * nothing sent: the remote confirmation's plan (docs/sync.md, "The plan"). Known once `prepare` ran.
+   * nothing sent: the remote confirmation's plan (docs/sync.md, "The plan"), in the words every plan
+   * says (plan-actions.ts). Known once `prepare` ran.
    */
-  async planCounts(records: AsyncIterable<InputRecord>): Promise<ActionCounts> {
+  async describePlan(records: AsyncIterable<InputRecord>): Promise<string> {
     const counts: ActionCounts = {};
     const count = (action: PlanAction) => {
       counts[action] = (counts[action] ?? 0) + 1;
@@ -601,7 +597,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       this.counting = false;
     }
     for (const [, , withdrawn] of this.leavers) if (withdrawn === undefined) count('disable');
-    return counts;
+    return actionWords(counts, true);
   }
 
   /** How many leavers `leaverBatches` gives (known once `prepare` ran). */
