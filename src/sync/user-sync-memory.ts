@@ -111,6 +111,7 @@ const OK = { status: 'ok' } as const;
 
 /** The sync memory's part in `user sync` (docs/sync.md). */
 export class UserSyncMemory extends SentMemory<UserRequest> {
+  declare protected readonly flags: UserSyncFlags;
   private readonly disables = new WeakSet<UserRequest>();
   /** Leavers answered 240: not on the target. */
   private readonly neverCreated = new WeakSet<UserRequest>();
@@ -159,38 +160,30 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
 
   /** The users of this run's population the memory holds, not disabled: what --max-disable's and --max-prune's percentages are of. */
   private rememberedHere(memory: SyncMemory): number {
-    const population = this.userFlags.population;
+    const population = this.flags.population;
     // A run that leaves users in their populations (populationOf) may touch any of them: all count.
-    const any = population === undefined && this.userFlags.disableMissing !== true;
+    const any = population === undefined && this.flags.disableMissing !== true;
     let count = 0;
     for (const entry of memory.entries.values())
       if (entry.disabled !== true && (any || entry.population === population)) count += 1;
     return count;
   }
 
-  private get userFlags(): UserSyncFlags {
-    return this.flags as UserSyncFlags;
-  }
-
   /** Opens the memory and checks --max-disable and --max-prune, before anything is sent. */
   async prepare(): Promise<void> {
-    const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.userFlags;
+    const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.flags;
     const decides = changedOnly || disableMissing || pruneMemberships;
     const memory = await this.open(decides, disableMissing || pruneMemberships);
     await this.closingOnFailure(async () => {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
-      await this.refuseOldFile(
-        this.userFlags.file,
-        !decides || this.userFlags.allowOldFile === true,
-        this.fileRecords(),
-      );
+      await this.refuseOldFile(this.flags.file, !decides || this.flags.allowOldFile === true, this.fileRecords());
       if (changedOnly) this.registered = registrations(await this.otherKind('schedules'));
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
-        this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);
+        this.fingerprint = await populationFingerprint(this.build, this.flags.population);
       }
       // Every file run reads the file once first: ids a spreadsheet stripped of their zeros are refused before anything is sent.
-      if (disableMissing || pruneMemberships || this.userFlags.reallyNewIds !== true) await this.readFile(memory);
+      if (disableMissing || pruneMemberships || this.flags.reallyNewIds !== true) await this.readFile(memory);
     });
   }
 
@@ -206,7 +199,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
 
   /** One read before the run: lost zeros, leavers, users who would lose a link or flag. */
   private async readFile(memory: SyncMemory): Promise<void> {
-    const { disableMissing = false, pruneMemberships = false } = this.userFlags;
+    const { disableMissing = false, pruneMemberships = false } = this.flags;
     const inFile = new Set<string>();
     const zeros = await this.zerosRule([
       { what: 'id', made: 'user', idsOf: (record) => [idOf(record.fields, 'ExternalId')] },
@@ -245,7 +238,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         if (!given) notStated += 1;
         else if (removalsOf(links, read, true) > 0) losing += 1;
       }
-    const file = this.userFlags.file;
+    const file = this.flags.file;
     if (last?.raw?.dialect !== undefined && file !== undefined)
       await this.unended(inputPathOf(file, this.deps), last.source);
     zeros?.settle(describeTarget(memory.target));
@@ -289,7 +282,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const what = '--prune-memberships would remove links or flags of';
     refuseOver(
       '--max-prune',
-      this.userFlags.maxPrune,
+      this.flags.maxPrune,
       losing,
       this.rememberedHere(memory),
       what,
@@ -299,7 +292,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   private async findLeavers(memory: SyncMemory, inFile: ReadonlySet<string>, records: number): Promise<void> {
-    const population = this.userFlags.population;
+    const population = this.flags.population;
     // A resume takes the same leavers again: those this very run disabled count as not yet disabled.
     const thisRun = this.deps.resume?.record.id;
     // One pass: this population's leavers, its remembered users (--max-disable's base: not
@@ -336,7 +329,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const target = `${describeTarget(memory.target)}${population === undefined ? '' : ` as --population ${population}`}`;
     refuseOver(
       '--max-disable',
-      this.userFlags.maxDisable,
+      this.flags.maxDisable,
       this.leavers.length,
       remembered,
       '--disable-missing would disable',
@@ -344,7 +337,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       'Is the file the whole population? Check the export first',
     );
     // A resume's leavers were judged when its run started (and a later run's by stale-resume.ts).
-    stale.refuse(leavers, this.userFlags.allowDisableRecent === true || thisRun !== undefined, population);
+    stale.refuse(leavers, this.flags.allowDisableRecent === true || thisRun !== undefined, population);
     if (thisRun !== undefined) await this.keepRecordedLeavers(memory, thisRun, records, new Map(leavers));
   }
 
@@ -370,7 +363,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       const why =
         entry === undefined
           ? 'the sync memory no longer holds it'
-          : entry.population !== this.userFlags.population
+          : entry.population !== this.flags.population
             ? `synced by ${words} since`
             : `run ${entry.run} ${entry.disabled === true ? 'disabled' : 'synced'} it since`;
       if (item.status === 'skipped') left.push(`${id} (${why})`);
@@ -393,7 +386,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * one whose verdict was distrusted (a store restored) unless a local store has it enabled.
    */
   private enables(id: string, digest: string | undefined): boolean {
-    if (this.userFlags.disableMissing !== true) return false;
+    if (this.flags.disableMissing !== true) return false;
     if (!this.flags.changedOnly) return true;
     return digest === '' && (this.beforeView === null || this.beforeView.storedUserOf(id)?.DisableLogin === true);
   }
@@ -407,14 +400,14 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (unit.unsent !== undefined) return unit;
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
     // Only --prune-memberships needs the entry's links: otherwise what --changed-only compares, unparsed.
-    const full = this.userFlags.pruneMemberships ? this.memory?.entries.get(unit.id) : undefined;
+    const full = this.flags.pruneMemberships ? this.memory?.entries.get(unit.id) : undefined;
     const entry = full ?? this.memory?.entries.peek(unit.id);
     const given = unit.prepared.value;
     const later = this.laterRequest(unit.rows?.[0], unit.id, given) ?? this.otherPopulation(unit.rows?.[0]);
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     if (
       !this.counting &&
-      !this.userFlags.pruneMemberships &&
+      !this.flags.pruneMemberships &&
       entry !== undefined &&
       entry.disabled !== true &&
       (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))
@@ -426,7 +419,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
     if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry?.digest)))
       value = { ...value, DisableLogin: false };
-    const prune = this.userFlags.pruneMemberships
+    const prune = this.flags.pruneMemberships
       ? pruneOf(prunableLinks(full), value, this.hierarchiesColumn ?? value.Hierarchies !== undefined)
       : undefined;
     if (prune?.added === true) {
@@ -474,7 +467,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         : [...(this.populations ?? [])].find(
             ([, held]) => held.run === run || held.files?.some(([id]) => id === run),
           )?.[0];
-    if (of === undefined || of === populationKey(this.userFlags.population)) return undefined;
+    if (of === undefined || of === populationKey(this.flags.population)) return undefined;
     const flag = of === '' ? 'without --population' : `with --population ${of}`;
     return {
       field: 'ExternalId',
@@ -748,8 +741,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * with neither --population nor --disable-missing (a one-off fix) leaves it where it was.
    */
   private populationOf(entry: MemoryEntry | undefined): { population?: string } {
-    const own = this.userFlags.population;
-    if (own === undefined && this.userFlags.disableMissing !== true && entry?.population !== undefined)
+    const own = this.flags.population;
+    if (own === undefined && this.flags.disableMissing !== true && entry?.population !== undefined)
       return { population: entry.population };
     return own === undefined ? {} : { population: own };
   }
