@@ -136,7 +136,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** The raw digest of the table row each file request was built from, remembered with it once acknowledged. */
   private readonly rawOf = new WeakMap<UserRequest, string>();
   /** Without --prune-memberships: who keeps what the file no longer gives (`keptLinksLine`). */
-  private readonly keptLinks = { count: 0, first: [] as string[], seen: new Set<string>() };
+  private readonly keptLinks = { first: [] as string[], seen: new Set<string>() };
   /** The ids of the file's records this read met: one id per file (record-job.ts) takes them (not --only-failed's). */
   fileIds: IdsOfOneInput | undefined;
   /** Set while `describePlan` judges the file ahead of the run: what the run itself says (kept links) is not said twice. */
@@ -490,7 +490,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const kept = this.keptLinks;
     if (prune?.added !== true || kept.seen.has(id)) return;
     kept.seen.add(id);
-    kept.count += 1;
     if (kept.first.length < 3)
       kept.first.push(
         prune.deleted.length > 0 ? `${id} still in ${prune.deleted.join(', ')}` : `${id} keeps a permission flag`,
@@ -499,7 +498,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
 
   /** After a run without --prune-memberships: docs/sync.md, "Movers". */
   keptLinksLine(): string | undefined {
-    const { count, first } = this.keptLinks;
+    const { first, seen } = this.keptLinks;
+    const count = seen.size;
     if (count === 0) return undefined;
     const users = count === 1 ? '1 user keeps' : `${formatCount(count)} users keep`;
     const more = count > first.length ? `, ${formatCount(count - first.length)} more` : '';
