@@ -106,9 +106,6 @@ function refuseOver(
   );
 }
 
-/** A unit counted ahead of its run as the run reports it once sent. */
-const OK = { status: 'ok' } as const;
-
 /** The sync memory's part in `user sync` (docs/sync.md). */
 export class UserSyncMemory extends SentMemory<UserRequest> {
   declare protected readonly flags: UserSyncFlags;
@@ -585,7 +582,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     this.counting = true;
     try {
       // Each unit's action as its report item will say it (record-job.ts, unitAction): sent, so `ok`.
-      for await (const record of records) count(unitAction(this.leaveOut(this.unit(this.recordUnit(record))), OK, ''));
+      for await (const record of records)
+        count(unitAction(this.leaveOut(this.unit(this.recordUnit(record))), { status: 'ok' }, ''));
     } finally {
       this.counting = false;
     }
