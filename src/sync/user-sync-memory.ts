@@ -822,13 +822,11 @@ class BuiltWhenAsked {
 
 /** How a leaver's row sits in a table input's report (docs/sync.md, "Leavers"). */
 interface LeaverTable {
-  /** The input's own header (the file's rows carry it: an equal array, each read of the file its own). */
+  /** The input's own header (the file's rows carry an equal array: each read of the file its own). */
   source: readonly string[];
   /** The report's header: `source`, or `source` and DisableLogin. */
   header: readonly string[];
   dialect?: CsvDialect;
-  /** The header array of the read being sent, once found equal to `source`. */
-  seen?: readonly string[];
   columns: { [K in LeaverField]: number };
 }
 
@@ -842,20 +840,16 @@ type LeaverField = (typeof LEAVER_FIELDS)[number];
 export function underLeaverHeader<R extends readonly SourceRow[]>(table: LeaverTable, rows: R): R | SourceRow[] {
   if (table.header === table.source) return rows;
   // The added column's cell is past the row's own: a row reads as empty there (reportRowCells), so no copy unless it has a ragged tail.
-  const width = table.source.length;
+  const { source } = table;
   return rows.map((row) =>
-    sameHeader(table, row.header)
-      ? { ...row, header: table.header, cells: row.cells.length > width ? row.cells.slice(0, width) : row.cells }
+    row.header.length === source.length && row.header.every((name, i) => name === source[i])
+      ? {
+          ...row,
+          header: table.header,
+          cells: row.cells.length > source.length ? row.cells.slice(0, source.length) : row.cells,
+        }
       : row,
   );
-}
-
-/** Whether `header` is the input's (compared once per array: the rows of one read share it). */
-function sameHeader(table: LeaverTable, header: readonly string[]): boolean {
-  if (header === table.seen) return true;
-  if (header.length !== table.source.length || header.some((name, i) => name !== table.source[i])) return false;
-  table.seen = header;
-  return true;
 }
 
 export function leaverTable(raw: NonNullable<InputRecord['raw']>): LeaverTable {
