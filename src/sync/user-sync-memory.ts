@@ -138,8 +138,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   fileIds: IdsOfOneInput | undefined;
   /** Set while `describePlan` judges the file ahead of the run: what the run itself says (kept links) is not said twice. */
   private counting = false;
-  /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
-  private readonly emptiedHierarchies = new WeakSet<UserRequest>();
   /** Where a local target's before values are read (`opened`); null: a remote target, or not open yet. */
   private beforeView: Pick<LocalDirectory, 'storedUserOf'> | null = null;
 
@@ -407,7 +405,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       !this.flags.pruneMemberships &&
       entry !== undefined &&
       entry.disabled !== true &&
-      (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))
+      (given.Hierarchies !== undefined || this.hierarchiesColumn === true)
     ) {
       this.noteKeptLinks(unit.id, given);
     }
@@ -514,6 +512,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // Made before the unit is built (coercion works in the record's fields), only where used: not
     // for an entry an older examctl wrote without one (that night costs what it did).
     const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
+    // A table's Hierarchies column states "no managed links" in an empty cell (a JSON record without the key states nothing).
+    if (record.raw !== undefined) this.hierarchiesColumn ??= record.raw.names?.includes('Hierarchies');
     const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
     const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
     const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
@@ -527,13 +527,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       };
     const unit = this.build(record);
     if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
-    // An empty Hierarchies cell states "no managed links" (a JSON record without the key states nothing).
-    if (
-      unit.prepared.ok &&
-      record.fields.Hierarchies === undefined &&
-      record.raw?.names?.includes('Hierarchies') === true
-    )
-      this.emptiedHierarchies.add(unit.prepared.value);
     return unit;
   }
 
