@@ -97,10 +97,9 @@ function refuseOver(
   check: string,
 ): void {
   const { limit, why } = thresholdOf(flag, value, remembered);
-  const n = formatCount;
   if (touched <= limit) return;
   throw new UsageError(
-    `${what} ${n(touched)} of the ${n(remembered)} users examctl synced to ${target}, more than ${n(limit)} (${why}); nothing was sent. ` +
+    `${what} ${formatCount(touched)} of the ${formatCount(remembered)} users examctl synced to ${target}, more than ${formatCount(limit)} (${why}); nothing was sent. ` +
       `${check}; only if it is, raise ${flag} (docs/sync.md).`,
     { code: 'E2503' },
   );
