@@ -115,12 +115,11 @@ class LostZeros {
    */
   settle(target: string): void {
     const { what, made } = this.kind;
-    const n = formatCount;
     const twins = this.twins
       .filter((twin) => !this.pairs.has(twin.line))
       .map((twin) => `${twin.file}:${twin.line} ${twin.id} for ${twin.remembered}`);
     if (twins.length > 0) {
-      const says = `the file gives ${n(twins.length)} new ${what}${twins.length === 1 ? '' : 's'} that examctl synced to ${target} with leading zeros`;
+      const says = `the file gives ${formatCount(twins.length)} new ${what}${twins.length === 1 ? '' : 's'} that examctl synced to ${target} with leading zeros`;
       throw refusal(
         says,
         twins,
@@ -130,7 +129,7 @@ class LostZeros {
     }
     const pairs = this.pairList;
     if (this.kind.pairsRefuseRun !== true || pairs.length === 0) return;
-    const says = `the file gives ${pairs.length === 1 ? `two ${what}s that are one` : `${n(pairs.length)} pairs of ${what}s that are each one`} once leading zeros are removed`;
+    const says = `the file gives ${pairs.length === 1 ? `two ${what}s that are one` : `${formatCount(pairs.length)} pairs of ${what}s that are each one`} once leading zeros are removed`;
     const named = pairs.map(
       ({ first, then, file }) => `${file}:${first.line} ${first.id} and ${file}:${then.line} ${then.id}`,
     );

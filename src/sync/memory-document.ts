@@ -15,13 +15,6 @@ const DOCUMENT_FORMAT = 'examctl-sync-memory';
 /** This document's own format; a reader refuses a newer one. */
 const DOCUMENT_VERSION = 1;
 
-/** A population as the document lists it, for a person reading the file. */
-interface DocumentPopulation {
-  population: string | null;
-  newestRun: string;
-  count: number;
-}
-
 interface DocumentBody {
   format: typeof DOCUMENT_FORMAT;
   version: number;
@@ -33,7 +26,8 @@ interface DocumentBody {
   instance?: string;
   memoryFormat: number;
   newestRun: string | null;
-  populations: Partial<Record<SyncKind, DocumentPopulation[]>>;
+  /** Each kind's populations as `populationList` lists them, for a person reading the file. */
+  populations: Partial<Record<SyncKind, ReturnType<typeof populationList>>>;
   memories: Partial<Record<SyncKind, string>>;
 }
 

@@ -80,12 +80,8 @@ export class MemoryEntries {
     );
   }
 
-  private get indexed(): number {
-    return this.slots.size;
-  }
-
   get size(): number {
-    return this.indexed + this.added - this.gone;
+    return this.slots.size + this.added - this.gone;
   }
 
   /**
@@ -136,7 +132,7 @@ export class MemoryEntries {
 
   get(id: string): MemoryEntry | undefined {
     const entry = this.byId.get(id);
-    if (entry !== undefined || this.indexed === 0) return entry === FORGOTTEN ? undefined : entry;
+    if (entry !== undefined || this.slots.size === 0) return entry === FORGOTTEN ? undefined : entry;
     const start = this.slots.at(this.slotOf(id));
     return start < 0 ? undefined : this.parse(id, start);
   }
@@ -145,7 +141,7 @@ export class MemoryEntries {
    * What --changed-only compares, read off the line when it has `entryLine`'s layout, else parsed.
    */
   peek(id: string): PeekedEntry | undefined {
-    if (this.byId.has(id) || this.indexed === 0) return this.get(id);
+    if (this.byId.has(id) || this.slots.size === 0) return this.get(id);
     const start = this.slots.at(this.slotOf(id));
     if (start < 0) return undefined;
     const at = this.layoutAt(start, id);
@@ -315,7 +311,7 @@ export class MemoryEntries {
 
   /** The offset of the id's latest line, -1 for none. */
   private lineStart(id: string): number {
-    return this.indexed === 0 ? -1 : this.slots.at(this.slotOf(id));
+    return this.slots.size === 0 ? -1 : this.slots.at(this.slotOf(id));
   }
 
   /** The slot of an id, by its UTF-8 bytes written into one scratch buffer (no Buffer made per lookup). */

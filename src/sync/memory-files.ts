@@ -1,5 +1,5 @@
 /** A target's memory files (docs/sync.md, "Where", "Format"): where, read and checked, compacted, listed, forgotten. */
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../system/atomic-file.js';
@@ -407,13 +407,7 @@ export async function forgetMemory(syncDir: string, target: ReportTarget, lockTi
   for (const [index, kind] of SYNC_KINDS.entries()) {
     forgotten += (await readMemory(files[index]!, kind).catch(() => ({ entries: new MemoryEntries() }))).entries.size;
   }
-  if (
-    !(await readdir(dir).then(
-      () => true,
-      () => false,
-    ))
-  )
-    return forgotten;
+  if (!existsSync(dir)) return forgotten;
   const lock = await lockForDeciding(dir, lockTimeoutMs);
   try {
     await removeMemoryFiles(files);

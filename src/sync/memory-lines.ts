@@ -280,12 +280,7 @@ export function entryOfBody(body: Partial<EntryBody>): { id: string; entry: Memo
 /** A collection entry's fields (`s`), checked: texts by name, or undefined. */
 function fieldsOfBody(value: unknown): Record<string, string> | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const fields: Record<string, string> = {};
-  for (const [name, text] of Object.entries(value)) {
-    if (typeof text !== 'string') return undefined;
-    fields[name] = text;
-  }
-  return fields;
+  return Object.values(value).every((text) => typeof text === 'string') ? (value as Record<string, string>) : undefined;
 }
 
 /** A population line's body (`populationBody`): `{"t":"population","p"?,"r","n"}`. */

@@ -97,25 +97,17 @@ function refuseOver(
   check: string,
 ): void {
   const { limit, why } = thresholdOf(flag, value, remembered);
-  const n = formatCount;
   if (touched <= limit) return;
   throw new UsageError(
-    `${what} ${n(touched)} of the ${n(remembered)} users examctl synced to ${target}, more than ${n(limit)} (${why}); nothing was sent. ` +
+    `${what} ${formatCount(touched)} of the ${formatCount(remembered)} users examctl synced to ${target}, more than ${formatCount(limit)} (${why}); nothing was sent. ` +
       `${check}; only if it is, raise ${flag} (docs/sync.md).`,
     { code: 'E2503' },
   );
 }
 
-/** A user sync's plan, counted before it sends (`planCounts`), in the words every plan says (plan-actions.ts). */
-export function planWords(counts: ActionCounts): string {
-  return actionWords(counts, true);
-}
-
-/** A unit counted ahead of its run as the run reports it once sent. */
-const OK = { status: 'ok' } as const;
-
 /** The sync memory's part in `user sync` (docs/sync.md). */
 export class UserSyncMemory extends SentMemory<UserRequest> {
+  declare protected readonly flags: UserSyncFlags;
   private readonly disables = new WeakSet<UserRequest>();
   /** Leavers answered 240: not on the target. */
   private readonly neverCreated = new WeakSet<UserRequest>();
@@ -140,13 +132,11 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   /** The raw digest of the table row each file request was built from, remembered with it once acknowledged. */
   private readonly rawOf = new WeakMap<UserRequest, string>();
   /** Without --prune-memberships: who keeps what the file no longer gives (`keptLinksLine`). */
-  private readonly keptLinks = { count: 0, first: [] as string[], seen: new Set<string>() };
+  private readonly keptLinks = { first: [] as string[], seen: new Set<string>() };
   /** The ids of the file's records this read met: one id per file (record-job.ts) takes them (not --only-failed's). */
   fileIds: IdsOfOneInput | undefined;
-  /** Set while `planCounts` judges the file ahead of the run: what the run itself says (kept links) is not said twice. */
+  /** Set while `describePlan` judges the file ahead of the run: what the run itself says (kept links) is not said twice. */
   private counting = false;
-  /** Requests of table rows whose Hierarchies cell is empty ("no managed links", docs/sync.md): their request has no Hierarchies. */
-  private readonly emptiedHierarchies = new WeakSet<UserRequest>();
   /** Where a local target's before values are read (`opened`); null: a remote target, or not open yet. */
   private beforeView: Pick<LocalDirectory, 'storedUserOf'> | null = null;
 
@@ -164,38 +154,30 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
 
   /** The users of this run's population the memory holds, not disabled: what --max-disable's and --max-prune's percentages are of. */
   private rememberedHere(memory: SyncMemory): number {
-    const population = this.userFlags.population;
+    const population = this.flags.population;
     // A run that leaves users in their populations (populationOf) may touch any of them: all count.
-    const any = population === undefined && this.userFlags.disableMissing !== true;
+    const any = population === undefined && this.flags.disableMissing !== true;
     let count = 0;
     for (const entry of memory.entries.values())
       if (entry.disabled !== true && (any || entry.population === population)) count += 1;
     return count;
   }
 
-  private get userFlags(): UserSyncFlags {
-    return this.flags as UserSyncFlags;
-  }
-
   /** Opens the memory and checks --max-disable and --max-prune, before anything is sent. */
   async prepare(): Promise<void> {
-    const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.userFlags;
+    const { changedOnly = false, disableMissing = false, pruneMemberships = false } = this.flags;
     const decides = changedOnly || disableMissing || pruneMemberships;
     const memory = await this.open(decides, disableMissing || pruneMemberships);
     await this.closingOnFailure(async () => {
       // Judged where the file is taken as tonight's state (a plain send is rows sent as given).
-      await this.refuseOldFile(
-        this.userFlags.file,
-        !decides || this.userFlags.allowOldFile === true,
-        this.fileRecords(),
-      );
+      await this.refuseOldFile(this.flags.file, !decides || this.flags.allowOldFile === true, this.fileRecords());
       if (changedOnly) this.registered = registrations(await this.otherKind('schedules'));
       // A real run remembers raw digests (a full run too: the next night compares with them).
       if (this.flags.dryRun !== true) {
-        this.fingerprint = await populationFingerprint(this.build, this.userFlags.population);
+        this.fingerprint = await populationFingerprint(this.build, this.flags.population);
       }
       // Every file run reads the file once first: ids a spreadsheet stripped of their zeros are refused before anything is sent.
-      if (disableMissing || pruneMemberships || this.userFlags.reallyNewIds !== true) await this.readFile(memory);
+      if (disableMissing || pruneMemberships || this.flags.reallyNewIds !== true) await this.readFile(memory);
     });
   }
 
@@ -211,7 +193,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
 
   /** One read before the run: lost zeros, leavers, users who would lose a link or flag. */
   private async readFile(memory: SyncMemory): Promise<void> {
-    const { disableMissing = false, pruneMemberships = false } = this.userFlags;
+    const { disableMissing = false, pruneMemberships = false } = this.flags;
     const inFile = new Set<string>();
     const zeros = await this.zerosRule([
       { what: 'id', made: 'user', idsOf: (record) => [idOf(record.fields, 'ExternalId')] },
@@ -250,7 +232,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         if (!given) notStated += 1;
         else if (removalsOf(links, read, true) > 0) losing += 1;
       }
-    const file = this.userFlags.file;
+    const file = this.flags.file;
     if (last?.raw?.dialect !== undefined && file !== undefined)
       await this.unended(inputPathOf(file, this.deps), last.source);
     zeros?.settle(describeTarget(memory.target));
@@ -294,7 +276,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const what = '--prune-memberships would remove links or flags of';
     refuseOver(
       '--max-prune',
-      this.userFlags.maxPrune,
+      this.flags.maxPrune,
       losing,
       this.rememberedHere(memory),
       what,
@@ -304,7 +286,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
   }
 
   private async findLeavers(memory: SyncMemory, inFile: ReadonlySet<string>, records: number): Promise<void> {
-    const population = this.userFlags.population;
+    const population = this.flags.population;
     // A resume takes the same leavers again: those this very run disabled count as not yet disabled.
     const thisRun = this.deps.resume?.record.id;
     // One pass: this population's leavers, its remembered users (--max-disable's base: not
@@ -341,7 +323,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const target = `${describeTarget(memory.target)}${population === undefined ? '' : ` as --population ${population}`}`;
     refuseOver(
       '--max-disable',
-      this.userFlags.maxDisable,
+      this.flags.maxDisable,
       this.leavers.length,
       remembered,
       '--disable-missing would disable',
@@ -349,7 +331,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       'Is the file the whole population? Check the export first',
     );
     // A resume's leavers were judged when its run started (and a later run's by stale-resume.ts).
-    stale.refuse(leavers, this.userFlags.allowDisableRecent === true || thisRun !== undefined, population);
+    stale.refuse(leavers, this.flags.allowDisableRecent === true || thisRun !== undefined, population);
     if (thisRun !== undefined) await this.keepRecordedLeavers(memory, thisRun, records, new Map(leavers));
   }
 
@@ -375,7 +357,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       const why =
         entry === undefined
           ? 'the sync memory no longer holds it'
-          : entry.population !== this.userFlags.population
+          : entry.population !== this.flags.population
             ? `synced by ${words} since`
             : `run ${entry.run} ${entry.disabled === true ? 'disabled' : 'synced'} it since`;
       if (item.status === 'skipped') left.push(`${id} (${why})`);
@@ -398,7 +380,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * one whose verdict was distrusted (a store restored) unless a local store has it enabled.
    */
   private enables(id: string, digest: string | undefined): boolean {
-    if (this.userFlags.disableMissing !== true) return false;
+    if (this.flags.disableMissing !== true) return false;
     if (!this.flags.changedOnly) return true;
     return digest === '' && (this.beforeView === null || this.beforeView.storedUserOf(id)?.DisableLogin === true);
   }
@@ -412,17 +394,17 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     if (unit.unsent !== undefined) return unit;
     if (!unit.prepared.ok || unit.id === null) return super.unit(unit);
     // Only --prune-memberships needs the entry's links: otherwise what --changed-only compares, unparsed.
-    const full = this.userFlags.pruneMemberships ? this.memory?.entries.get(unit.id) : undefined;
+    const full = this.flags.pruneMemberships ? this.memory?.entries.get(unit.id) : undefined;
     const entry = full ?? this.memory?.entries.peek(unit.id);
     const given = unit.prepared.value;
     const later = this.laterRequest(unit.rows?.[0], unit.id, given) ?? this.otherPopulation(unit.rows?.[0]);
     if (later !== undefined) return { ...unit, prepared: withProblem(unit.prepared, later) };
     if (
       !this.counting &&
-      !this.userFlags.pruneMemberships &&
+      !this.flags.pruneMemberships &&
       entry !== undefined &&
       entry.disabled !== true &&
-      (given.Hierarchies !== undefined || this.emptiedHierarchies.has(given))
+      (given.Hierarchies !== undefined || this.hierarchiesColumn === true)
     ) {
       this.noteKeptLinks(unit.id, given);
     }
@@ -431,7 +413,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // user of the file (docs/sync.md, "Drift"). Remembered as the file gives it (digestOf): no row is changed by it.
     if (value.DisableLogin === undefined && (entry?.disabled === true || this.enables(unit.id, entry?.digest)))
       value = { ...value, DisableLogin: false };
-    const prune = this.userFlags.pruneMemberships
+    const prune = this.flags.pruneMemberships
       ? pruneOf(prunableLinks(full), value, this.hierarchiesColumn ?? value.Hierarchies !== undefined)
       : undefined;
     if (prune?.added === true) {
@@ -479,7 +461,7 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
         : [...(this.populations ?? [])].find(
             ([, held]) => held.run === run || held.files?.some(([id]) => id === run),
           )?.[0];
-    if (of === undefined || of === populationKey(this.userFlags.population)) return undefined;
+    if (of === undefined || of === populationKey(this.flags.population)) return undefined;
     const flag = of === '' ? 'without --population' : `with --population ${of}`;
     return {
       field: 'ExternalId',
@@ -502,7 +484,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     const kept = this.keptLinks;
     if (prune?.added !== true || kept.seen.has(id)) return;
     kept.seen.add(id);
-    kept.count += 1;
     if (kept.first.length < 3)
       kept.first.push(
         prune.deleted.length > 0 ? `${id} still in ${prune.deleted.join(', ')}` : `${id} keeps a permission flag`,
@@ -511,7 +492,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
 
   /** After a run without --prune-memberships: docs/sync.md, "Movers". */
   keptLinksLine(): string | undefined {
-    const { count, first } = this.keptLinks;
+    const { first, seen } = this.keptLinks;
+    const count = seen.size;
     if (count === 0) return undefined;
     const users = count === 1 ? '1 user keeps' : `${formatCount(count)} users keep`;
     const more = count > first.length ? `, ${formatCount(count - first.length)} more` : '';
@@ -529,6 +511,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     // Made before the unit is built (coercion works in the record's fields), only where used: not
     // for an entry an older examctl wrote without one (that night costs what it did).
     const id = this.flags.changedOnly ? idOf(record.fields, 'ExternalId') : null;
+    // A table's Hierarchies column states "no managed links" in an empty cell (a JSON record without the key states nothing).
+    if (record.raw !== undefined) this.hierarchiesColumn ??= record.raw.names?.includes('Hierarchies');
     const state = id === null || this.memory === undefined ? 'absent' : this.memory.entries.rawState(id);
     const raw = state === 'none' ? undefined : rawDigestOfRecord(this.fingerprint, record);
     const since = raw === undefined || state !== 'raw' ? undefined : this.memory!.entries.rawMatch(id!, raw);
@@ -542,13 +526,6 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
       };
     const unit = this.build(record);
     if (raw !== undefined && unit.prepared.ok) this.rawOf.set(unit.prepared.value, raw);
-    // An empty Hierarchies cell states "no managed links" (a JSON record without the key states nothing).
-    if (
-      unit.prepared.ok &&
-      record.fields.Hierarchies === undefined &&
-      record.raw?.names?.includes('Hierarchies') === true
-    )
-      this.emptiedHierarchies.add(unit.prepared.value);
     return unit;
   }
 
@@ -586,9 +563,10 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
 
   /**
    * What the run would do with `records` (the file, read again), each judged as the run judges it,
-   * nothing sent: the remote confirmation's plan (docs/sync.md, "The plan"). Known once `prepare` ran.
+   * nothing sent: the remote confirmation's plan (docs/sync.md, "The plan"), in the words every plan
+   * says (plan-actions.ts). Known once `prepare` ran.
    */
-  async planCounts(records: AsyncIterable<InputRecord>): Promise<ActionCounts> {
+  async describePlan(records: AsyncIterable<InputRecord>): Promise<string> {
     const counts: ActionCounts = {};
     const count = (action: PlanAction) => {
       counts[action] = (counts[action] ?? 0) + 1;
@@ -596,12 +574,13 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
     this.counting = true;
     try {
       // Each unit's action as its report item will say it (record-job.ts, unitAction): sent, so `ok`.
-      for await (const record of records) count(unitAction(this.leaveOut(this.unit(this.recordUnit(record))), OK, ''));
+      for await (const record of records)
+        count(unitAction(this.leaveOut(this.unit(this.recordUnit(record))), { status: 'ok' }, ''));
     } finally {
       this.counting = false;
     }
     for (const [, , withdrawn] of this.leavers) if (withdrawn === undefined) count('disable');
-    return counts;
+    return actionWords(counts, true);
   }
 
   /** How many leavers `leaverBatches` gives (known once `prepare` ran). */
@@ -752,8 +731,8 @@ export class UserSyncMemory extends SentMemory<UserRequest> {
    * with neither --population nor --disable-missing (a one-off fix) leaves it where it was.
    */
   private populationOf(entry: MemoryEntry | undefined): { population?: string } {
-    const own = this.userFlags.population;
-    if (own === undefined && this.userFlags.disableMissing !== true && entry?.population !== undefined)
+    const own = this.flags.population;
+    if (own === undefined && this.flags.disableMissing !== true && entry?.population !== undefined)
       return { population: entry.population };
     return own === undefined ? {} : { population: own };
   }
@@ -835,13 +814,11 @@ class BuiltWhenAsked {
 
 /** How a leaver's row sits in a table input's report (docs/sync.md, "Leavers"). */
 interface LeaverTable {
-  /** The input's own header (the file's rows carry it: an equal array, each read of the file its own). */
+  /** The input's own header (the file's rows carry an equal array: each read of the file its own). */
   source: readonly string[];
   /** The report's header: `source`, or `source` and DisableLogin. */
   header: readonly string[];
   dialect?: CsvDialect;
-  /** The header array of the read being sent, once found equal to `source`. */
-  seen?: readonly string[];
   columns: { [K in LeaverField]: number };
 }
 
@@ -855,20 +832,16 @@ type LeaverField = (typeof LEAVER_FIELDS)[number];
 export function underLeaverHeader<R extends readonly SourceRow[]>(table: LeaverTable, rows: R): R | SourceRow[] {
   if (table.header === table.source) return rows;
   // The added column's cell is past the row's own: a row reads as empty there (reportRowCells), so no copy unless it has a ragged tail.
-  const width = table.source.length;
+  const { source } = table;
   return rows.map((row) =>
-    sameHeader(table, row.header)
-      ? { ...row, header: table.header, cells: row.cells.length > width ? row.cells.slice(0, width) : row.cells }
+    row.header.length === source.length && row.header.every((name, i) => name === source[i])
+      ? {
+          ...row,
+          header: table.header,
+          cells: row.cells.length > source.length ? row.cells.slice(0, source.length) : row.cells,
+        }
       : row,
   );
-}
-
-/** Whether `header` is the input's (compared once per array: the rows of one read share it). */
-function sameHeader(table: LeaverTable, header: readonly string[]): boolean {
-  if (header === table.seen) return true;
-  if (header.length !== table.source.length || header.some((name, i) => name !== table.source[i])) return false;
-  table.seen = header;
-  return true;
 }
 
 export function leaverTable(raw: NonNullable<InputRecord['raw']>): LeaverTable {

@@ -21,7 +21,7 @@ import type { SummaryNote } from '../../report/report-writers.js';
 import { NOT_SENT_NOTE } from '../../sync/sent-memory.js';
 import { say } from '../../formats/terminal-text.js';
 import { UsageError } from '../../system/errors.js';
-import { planWords, populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
+import { populationOf, UserSyncMemory, type UserSyncFlags } from '../../sync/user-sync-memory.js';
 import { onlyFlag, onlyWhichOf } from '../../sync/known-ids.js';
 import { askUser, correctUser, promptedRecord } from '../../pipeline/user-questions.js';
 
@@ -141,7 +141,7 @@ async function syncFile(
     opened: (api) => memory.opened(api),
     // The memory decides before sending: the confirmation says what it decided, per action.
     ...(flags.changedOnly || flags.disableMissing || flags.pruneMemberships
-      ? { describePlan: async (records: AsyncIterable<InputRecord>) => planWords(await memory.planCounts(records)) }
+      ? { describePlan: (records: AsyncIterable<InputRecord>) => memory.describePlan(records) }
       : {}),
     ...memory.hooks(),
     storeKeys: 'users',
