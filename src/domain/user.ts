@@ -17,7 +17,6 @@ import {
   stringRule,
   tableWire,
   validateFields,
-  fieldNames,
   type FieldOf,
   type FieldRule,
   type RecordOf,
@@ -266,7 +265,7 @@ export type UserRequest = RecordOf<typeof USER_TABLE>;
 export type UserField = FieldOf<typeof USER_TABLE>;
 
 /** The API names of every user field, in the spec's order. */
-export const USER_FIELDS: readonly UserField[] = fieldNames(USER_TABLE);
+export const USER_FIELDS: readonly UserField[] = USER_TABLE.rules.map((rule) => rule.name);
 
 /** Request fields Content.User never shows: the password is stored as its hash, memberships merged into the user's. */
 export const USER_FIELDS_NOT_IN_VIEW = ['Password', 'Hierarchies'] as const satisfies readonly UserField[];
