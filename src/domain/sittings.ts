@@ -10,7 +10,7 @@ import { CANDIDATE_ID_RULE, IdsOfOneInput } from './one-id-per-file.js';
 import { idOf } from './record-id.js';
 import { SCHEDULE_REQUEST_TABLE, validateScheduleRequest } from './schedule.js';
 import { SCHEDULE_COLUMNS } from './columns.js';
-import { SECRET_FIELDS } from './text-rules.js';
+import { SECRET_FIELDS } from './field-names.js';
 import type { ScheduleRequest } from './types.js';
 
 /** What flags and --schedule give: defaults for what a row or a request leaves out. */

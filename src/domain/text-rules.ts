@@ -14,7 +14,6 @@ export const ALNUM = /^[A-Za-z0-9]+$/;
 export const LOWER_ALNUM = /^[a-z0-9]+$/;
 /** User ExternalId: - _ a-z A-Z 0-9 @ (219). */
 export const USER_EXTERNAL_ID = /^[-_a-zA-Z0-9@]+$/;
-export { SECRET_FIELDS } from './field-names.js';
 export const WHITESPACE = /\s/;
 /** The e-mail check (docs/domain-rules.md, "Field decisions where the spec is open": Email); also the schema pattern. */
 export const EMAIL_PATTERN =

@@ -5,7 +5,7 @@
 import { InputFileError } from '../system/errors.js';
 import type { Problem } from '../domain/problem.js';
 import { TEMPLATE_DESCRIPTION_SHEET } from '../domain/columns.js';
-import { SECRET_FIELDS } from '../domain/text-rules.js';
+import { SECRET_FIELDS } from '../domain/field-names.js';
 import type { WrittenTime } from '../domain/local-time.js';
 import type { FieldWarning } from '../domain/spreadsheet-warnings.js';
 import { batchedRecords, collectedBatches, type BatchedRecords, type TableHeader } from './batches.js';
